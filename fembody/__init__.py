@@ -1,0 +1,26 @@
+"""fembody: finite-element flexible multibody dynamics in Python (planar).
+
+Quick start::
+
+    import fembody as fb
+    alu = fb.Material(E=70e9, rho=2700.0, nu=0.33)
+    sec = fb.Section.rectangle(b=0.02, h=0.005)
+    m = fb.Model()
+    beam = m.add_beam((0, 0), (1, 0), n=20, material=alu, section=sec)
+    m.fix(beam.first)
+    m.add_force(beam.last, (0.0, -10.0))
+    print(fb.static(m, steps=10).displacement(beam.last)[-1])
+"""
+from .errors import ConvergenceError, FembodyError, ModelError, SingularSystemError
+from .loads import ramp
+from .materials import Material, Section
+from .model import Body, ElementRef, Model, Node, RigidBody
+from .results import Result
+from .solvers import Modes, modes, static
+from .system import System
+
+__version__ = "0.1.0"
+
+__all__ = ["ConvergenceError", "FembodyError", "ModelError", "SingularSystemError", "ramp",
+           "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
+           "Modes", "modes", "static", "System", "__version__"]

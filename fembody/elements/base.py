@@ -1,0 +1,118 @@
+"""The element contract and the shared strain-based kernel.
+
+An element family is a *block*: all elements of one kind evaluated together on arrays shaped
+``(n_elements, ...)``. The :class:`Block` protocol is what :class:`fembody.system.System`
+collects and scatters; optional capabilities (configuration-dependent inertia, gravity with a
+moment arm) are found once at compile time, never per iteration.
+
+Strain-based families (beam, truss, springs) only supply generalised strains ``eps(x)``, their
+gradient ``B = d eps / dx`` and Hessian ``H = d^2 eps / dx^2``; :func:`strain_kernel` turns those
+into forces, tangents and energy for a quadratic potential ``U = w/2 eps^T D eps`` with a viscous
+strain-rate term ``w eps'^T Dd`` (objective: a rigid motion has zero strain rate, so no damping
+force).
+"""
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Block(Protocol):
+    """A family of elements evaluated at once.
+
+    1. ``dofs``: int array ``(n, k)`` of global DOF indices per element (order of ``x`` below).
+    2. ``forces(x, v, tangent)`` -> ``(f, K, C)``: internal force ``f`` ``(n, k)`` [N, N m], and if
+       ``tangent`` the stiffness ``K = df/dx`` and damping ``C = df/dv`` ``(n, k, k)``, else ``None``.
+       ``x`` holds nodal coordinates [m] and rotations [rad] gathered by ``dofs``; ``v`` their rates.
+    3. ``mass()`` -> constant element mass matrices ``(n, k, k)`` [kg, kg m^2] or ``None``.
+    4. ``strain_energy(x)`` -> ``(n,)`` [J].
+    5. ``label(i)`` -> a human-readable name of element ``i`` for error messages.
+    """
+
+    family: str
+    dofs: np.ndarray
+
+    def forces(self, x: np.ndarray, v: np.ndarray | None, tangent: bool
+               ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]: ...
+
+    def mass(self) -> np.ndarray | None: ...
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray: ...
+
+    def label(self, i: int) -> str: ...
+
+
+def strain_kernel(eps: np.ndarray, B: np.ndarray, H: np.ndarray | None, w: np.ndarray,
+                  D: np.ndarray, Dd: np.ndarray | None, v: np.ndarray | None, tangent: bool
+                  ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Forces and tangents of ``U = sum w/2 eps^T D eps`` plus strain-rate damping.
+
+    Shapes: ``eps (n, m)``, ``B (n, m, k)``, ``H (n, m, k, k)`` or ``None`` (linear strains),
+    ``w (n,)``, ``D, Dd (n, m)`` (diagonal constitutive and damping moduli), ``v (n, k)``.
+    Returns ``f = w B^T (D eps + Dd B v)``, ``K = df/dx`` and ``C = df/dv``.
+    """
+    S = D * eps
+    damped = Dd is not None and v is not None
+    if damped:
+        epsdot = np.einsum("nmk,nk->nm", B, v)
+        S = S + Dd * epsdot
+    f = w[:, None] * np.einsum("nmk,nm->nk", B, S)
+    if not tangent:
+        return f, None, None
+    BT = B.transpose(0, 2, 1)
+    K = BT @ (D[:, :, None] * B)
+    if H is not None:
+        K += np.einsum("nm,nmij->nij", S, H)
+    C = None
+    if damped:
+        C = BT @ (Dd[:, :, None] * B)
+        if H is not None:
+            # d/dx of B(x)^T Dd B(x) v: the strain rate depends on x through B
+            Hv = np.einsum("nmjk,nk->nmj", H, v)
+            K += BT @ (Dd[:, :, None] * Hv)
+        C *= w[:, None, None]
+    K *= w[:, None, None]
+    return f, K, C
+
+
+def chord(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Current length ``l (n,)``, unit direction ``e (n, 2)`` and projector ``P = I - e e^T``
+    of two-node chords ``x = (x1, y1, x2, y2)``."""
+    d = x[:, 2:4] - x[:, 0:2]
+    l = np.sqrt(np.einsum("ni,ni->n", d, d))
+    e = d / l[:, None]
+    P = np.eye(2)[None] - e[:, :, None] * e[:, None, :]
+    return l, e, P
+
+
+def two_node_hessian(A: np.ndarray) -> np.ndarray:
+    """Hessian of a function of ``x2 - x1`` with 2x2 block ``A (n, 2, 2)``: ``[[A, -A], [-A, A]]``
+    as ``(n, 1, 4, 4)``."""
+    n = A.shape[0]
+    H = np.empty((n, 1, 4, 4))
+    H[:, 0, :2, :2] = A
+    H[:, 0, 2:, 2:] = A
+    H[:, 0, :2, 2:] = -A
+    H[:, 0, 2:, :2] = -A
+    return H
+
+
+def linear_two_node_mass(m: np.ndarray, ncomp: int, lumped: np.ndarray) -> np.ndarray:
+    """Mass matrices of a two-node element with linear interpolation.
+
+    ``m (n, ncomp)``: the element's total mass per component (e.g. rho A L for x, y and rho I L
+    for the rotation); ``lumped (n,)`` bool chooses m/2 on the diagonal instead of the consistent
+    m/6 [[2, 1], [1, 2]]. DOF order is node-major: (c0, c1, ..., c0, c1, ...).
+    """
+    n = m.shape[0]
+    k = 2 * ncomp
+    M = np.zeros((n, k, k))
+    diag = np.where(lumped, 0.5, 1.0 / 3.0)
+    off = np.where(lumped, 0.0, 1.0 / 6.0)
+    for c in range(ncomp):
+        a, b = c, ncomp + c
+        M[:, a, a] = M[:, b, b] = diag * m[:, c]
+        M[:, a, b] = M[:, b, a] = off * m[:, c]
+    return M

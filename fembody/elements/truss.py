@@ -1,0 +1,75 @@
+"""Planar truss (bar) element, geometrically exact for large rotations.
+
+Two strain measures, both invariant under rigid motion:
+- ``"engineering"`` (co-rotational, Biot): eps = (l - L)/L, axial force N = EA eps;
+- ``"green"`` (Green-Lagrange, total Lagrangian): eps = (l^2 - L^2)/(2 L^2), N = EA eps l/L.
+Strain energy U = EA L eps^2 / 2 for both.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import chord, linear_two_node_mass, strain_kernel, two_node_hessian
+
+STRAINS = ("engineering", "green")
+
+
+class TrussBlock:
+    """All truss elements of a model. ``X (n, 4)`` reference coordinates [m]; ``EA`` [N];
+    ``rhoA`` [kg/m]; ``green`` (n,) bool selects the Green-Lagrange strain; ``beta`` Rayleigh
+    stiffness-proportional damping on strain rates [s]."""
+
+    family = "truss"
+
+    def __init__(self, dofs: np.ndarray, X: np.ndarray, EA: np.ndarray, rhoA: np.ndarray,
+                 green: np.ndarray, lumped: np.ndarray, beta: float = 0.0,
+                 labels: list[str] | None = None) -> None:
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.L0 = np.hypot(X[:, 2] - X[:, 0], X[:, 3] - X[:, 1])
+        self.D = np.asarray(EA, float)[:, None]
+        self.Dd = beta * self.D if beta > 0.0 else None
+        self.rhoA = np.asarray(rhoA, float)
+        self.green = np.asarray(green, bool)
+        self.lumped = np.asarray(lumped, bool)
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i] if self._labels else f"truss element {i}"
+
+    def _strains(self, x: np.ndarray):
+        l, e, P = chord(x)
+        L = self.L0
+        g = self.green[:, None]
+        eps = np.where(self.green, (l * l - L * L) / (2.0 * L * L), (l - L) / L)[:, None]
+        # engineering: d eps/d(x2-x1) = e/L, Hessian P/(l L); Green: d/L^2 and I/L^2
+        grad = np.where(g, (e * l[:, None]) / (L * L)[:, None], e / L[:, None])
+        A = np.where(g[:, :, None], np.eye(2)[None] / (L * L)[:, None, None],
+                     P / (l * L)[:, None, None])
+        B = np.concatenate([-grad, grad], axis=1)[:, None, :]
+        return eps, B, two_node_hessian(A)
+
+    def strains(self, x: np.ndarray) -> np.ndarray:
+        """Axial strain ``(n,)`` in the element's strain measure [-]."""
+        return self._strains(x)[0][:, 0]
+
+    def forces(self, x, v, tangent):
+        eps, B, H = self._strains(x)
+        return strain_kernel(eps, B, H, self.L0, self.D, self.Dd, v, tangent)
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        eps = self.strains(x)
+        return 0.5 * self.L0 * self.D[:, 0] * eps * eps
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Axial force ``(n, 3)`` as (N, 0, 0) [N]: the true (Cauchy) bar force ``dU/dl``."""
+        l, _, _ = chord(x)
+        eps = self.strains(x)
+        N = self.D[:, 0] * eps * np.where(self.green, l / self.L0, 1.0)
+        return np.column_stack([N, np.zeros_like(N), np.zeros_like(N)])
+
+    def mass(self) -> np.ndarray:
+        m = (self.rhoA * self.L0)[:, None] * np.ones((1, 2))
+        return linear_two_node_mass(m, 2, self.lumped)

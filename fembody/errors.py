@@ -1,0 +1,39 @@
+"""Exceptions raised by fembody.
+
+Every error names the offending item (node, element, joint, DOF) and says how to fix it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class FembodyError(Exception):
+    """Base class of all fembody errors."""
+
+
+class ModelError(FembodyError, ValueError):
+    """The model description is invalid (bad property, unknown node, zero-length element ...)."""
+
+
+class SingularSystemError(FembodyError, RuntimeError):
+    """A linear system could not be solved because its matrix is singular.
+
+    ``dofs`` lists the names of the DOFs that take part in the zero-energy (unsupported) motion.
+    """
+
+    def __init__(self, message: str, dofs: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.dofs = list(dofs or [])
+
+
+class ConvergenceError(FembodyError, RuntimeError):
+    """A nonlinear solve failed even after step reduction.
+
+    ``time`` (or load factor for statics) is how far the run got; ``result`` holds the states
+    computed so far.
+    """
+
+    def __init__(self, message: str, time: float | None = None, result: Any = None) -> None:
+        super().__init__(message)
+        self.time = time
+        self.result = result

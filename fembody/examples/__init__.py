@@ -1,0 +1,16 @@
+"""Demo models. Each module has ``build_model()`` and ``run()``; ``EXAMPLES`` maps names to
+modules for ``fembody demo NAME``."""
+from __future__ import annotations
+
+import importlib
+
+EXAMPLES = {
+    "cantilever": "fembody.examples.cantilever",
+}
+
+
+def load(name: str):
+    """Import the example module ``name``."""
+    if name not in EXAMPLES:
+        raise KeyError(f"unknown example {name!r}; choose from {', '.join(EXAMPLES)}")
+    return importlib.import_module(EXAMPLES[name])

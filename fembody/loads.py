@@ -1,0 +1,63 @@
+"""Nodal loads: constant vectors or functions of time."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Union
+
+import numpy as np
+
+from .errors import ModelError
+
+LoadValue = Union[float, tuple, list, np.ndarray, Callable[[float], object]]
+
+
+@dataclass
+class NodalLoad:
+    """A force (``kind='force'``, value (fx, fy) [N]) or a torque (``kind='torque'``, value m_z
+    [N m]) on one node; ``value`` may be a constant or a function of time ``t`` [s]."""
+
+    node: object
+    kind: str
+    value: LoadValue
+
+    @property
+    def width(self) -> int:
+        return 2 if self.kind == "force" else 1
+
+    @property
+    def is_constant(self) -> bool:
+        return not callable(self.value)
+
+    def evaluate(self, t: float) -> np.ndarray:
+        """Load vector at time ``t``; raises ModelError on a wrong shape or non-finite value."""
+        raw = self.value(t) if callable(self.value) else self.value
+        try:
+            val = np.asarray(raw, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise ModelError(f"{self.kind} on {self.node}: value {raw!r} is not numeric") from None
+        if val.size != self.width:
+            want = "(fx, fy)" if self.kind == "force" else "a scalar moment"
+            raise ModelError(f"{self.kind} on {self.node}: expected {want}, got {raw!r}")
+        if not np.all(np.isfinite(val)):
+            where = f" at t = {t:g} s" if callable(self.value) else ""
+            raise ModelError(f"{self.kind} on {self.node}: non-finite value {raw!r}{where}; "
+                             "check the load function")
+        return val
+
+
+def check_time_function(value: LoadValue, what: str) -> None:
+    """Validate a constant load early; functions are checked when evaluated."""
+    if callable(value):
+        return
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(f"{what}: non-finite value {value!r}")
+
+
+def ramp(t_ramp: float) -> Callable[[float], float]:
+    """A smooth ramp factor rising from 0 at t = 0 to 1 at ``t_ramp`` [s] (zero slope at both
+    ends, 0.5 (1 - cos(pi t / t_ramp)))."""
+    if not (t_ramp > 0.0 and math.isfinite(t_ramp)):
+        raise ModelError(f"ramp: t_ramp must be positive, got {t_ramp!r}")
+    return lambda t: 1.0 if t >= t_ramp else 0.5 * (1.0 - math.cos(math.pi * max(t, 0.0) / t_ramp))

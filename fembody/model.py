@@ -1,0 +1,373 @@
+"""The user's model: nodes, bodies, elements, supports and loads (SI units, planar x-y)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence, Union
+
+import numpy as np
+
+from .errors import ModelError
+from .loads import LoadValue, NodalLoad, check_time_function
+from .materials import Material, Section
+
+if TYPE_CHECKING:
+    from .system import System
+
+DOF_NAMES = ("x", "y", "rz")
+
+
+class Node:
+    """A point of the model with coordinates ``(x, y)`` [m]. Its DOFs are x, y and, when a
+    beam, rigid body, rotational spring or torque needs it, the rotation rz [rad]."""
+
+    __slots__ = ("id", "x", "y", "name", "internal", "_model")
+
+    def __init__(self, model: "Model", id: int, x: float, y: float, name: str | None,
+                 internal: bool = False) -> None:
+        self._model = model
+        self.id = id
+        self.x = x
+        self.y = y
+        self.name = name
+        self.internal = internal
+
+    @property
+    def position(self) -> np.ndarray:
+        """Reference position ``(x, y)`` [m]."""
+        return np.array([self.x, self.y])
+
+    def __repr__(self) -> str:
+        label = "ground" if self.internal and self.name == "ground" else f"node {self.id}"
+        if self.name and self.name != "ground":
+            label += f" '{self.name}'"
+        return f"{label} at ({self.x:g}, {self.y:g})"
+
+
+NodeLike = Union[Node, int]
+PointLike = Union[Node, Sequence[float], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ElementRef:
+    """Handle to one element: its family ('beam', 'truss', ...) and index within the family."""
+
+    family: str
+    index: int
+    nodes: tuple
+
+    def __repr__(self) -> str:
+        ids = "-".join(str(n.id) for n in self.nodes)
+        return f"{self.family} element {self.index} (nodes {ids})"
+
+
+@dataclass
+class Body:
+    """A meshed body (e.g. a beam line): its nodes in order and its elements."""
+
+    name: str
+    nodes: list
+    elements: list = field(default_factory=list)
+
+    @property
+    def first(self) -> Node:
+        return self.nodes[0]
+
+    @property
+    def last(self) -> Node:
+        return self.nodes[-1]
+
+    def __repr__(self) -> str:
+        return f"Body '{self.name}' ({len(self.nodes)} nodes, {len(self.elements)} elements)"
+
+
+@dataclass(frozen=True)
+class RigidBody:
+    """A planar rigid body carried by ``node``: mass [kg], inertia about the centre of mass
+    [kg m^2] and centre-of-mass offset from the node in the reference configuration [m]."""
+
+    node: Node
+    mass: float
+    inertia: float
+    offset: tuple
+    index: int
+
+
+class Model:
+    """A planar structure or mechanism.
+
+    Parameters
+    ----------
+    gravity : gravitational acceleration vector (gx, gy) [m/s^2], default no gravity.
+    name : label used in output.
+
+    Build it with ``add_node``, ``add_beam``, ``add_truss``, ``add_mass``, ``add_rigid_body``,
+    ``add_spring``, ``add_rotational_spring``; support it with ``fix``; load it with
+    ``add_force`` / ``add_torque``; then ``compile()`` or hand it to a solver.
+    """
+
+    def __init__(self, gravity: Sequence[float] = (0.0, 0.0), name: str = "model") -> None:
+        g = np.asarray(gravity, dtype=float).reshape(-1)
+        if g.size != 2 or not np.all(np.isfinite(g)):
+            raise ModelError(f"Model: gravity must be a finite 2-vector (gx, gy), got {gravity!r}")
+        self.gravity = g
+        self.name = name
+        self.nodes: list[Node] = []
+        self.bodies: list[Body] = []
+        self.beams: list[dict] = []
+        self.trusses: list[dict] = []
+        self.masses: list[dict] = []
+        self.rigid_bodies: list[RigidBody] = []
+        self.springs: list[dict] = []
+        self.rotational_springs: list[dict] = []
+        self.loads: list[NodalLoad] = []
+        self.supports: dict[int, set] = {}
+        self.rayleigh = (0.0, 0.0)
+        self.ground = self._new_node(0.0, 0.0, "ground", internal=True)
+        self.supports[self.ground.id] = {"x", "y", "rz*"}
+
+    # ------------------------------------------------------------------ nodes
+    def _new_node(self, x: float, y: float, name: str | None, internal: bool = False) -> Node:
+        node = Node(self, len(self.nodes), x, y, name, internal)
+        self.nodes.append(node)
+        return node
+
+    def add_node(self, position: Sequence[float], name: str | None = None) -> Node:
+        """Add a node at ``position`` (x, y) [m] and return it."""
+        p = self._point(position, "add_node")
+        return self._new_node(p[0], p[1], name)
+
+    @staticmethod
+    def _point(p: object, where: str) -> tuple[float, float]:
+        try:
+            arr = np.asarray(p, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise ModelError(f"{where}: position {p!r} is not a pair of numbers (x, y)") from None
+        if arr.size == 3 and arr[2] != 0.0:
+            raise ModelError(f"{where}: position {p!r} lies out of the x-y plane; fembody models "
+                             "are planar (z must be 0)")
+        if arr.size not in (2, 3):
+            raise ModelError(f"{where}: position {p!r} must be (x, y)")
+        if not np.all(np.isfinite(arr)):
+            raise ModelError(f"{where}: position {p!r} has NaN or infinite coordinates")
+        return float(arr[0]), float(arr[1])
+
+    def node(self, ref: NodeLike, where: str = "model") -> Node:
+        """Resolve a Node or a node index of this model; raise ModelError otherwise."""
+        if isinstance(ref, Node):
+            if ref._model is not self:
+                raise ModelError(f"{where}: {ref} belongs to another model; create nodes with "
+                                 "this model's add_node/add_beam")
+            return ref
+        if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
+            if 0 <= int(ref) < len(self.nodes):
+                return self.nodes[int(ref)]
+            raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
+                             f"0..{len(self.nodes) - 1})")
+        raise ModelError(f"{where}: expected a Node of this model, got {ref!r}")
+
+    def _node_or_point(self, ref: PointLike, where: str) -> Node:
+        if isinstance(ref, (Node, int, np.integer)):
+            return self.node(ref, where)
+        return self.add_node(self._point(ref, where))
+
+    # --------------------------------------------------------------- elements
+    @staticmethod
+    def _mass_kind(mass: str, where: str) -> bool:
+        if mass not in ("consistent", "lumped"):
+            raise ModelError(f"{where}: mass must be 'consistent' or 'lumped', got {mass!r}")
+        return mass == "lumped"
+
+    @staticmethod
+    def _check_props(material: Material, section: Section, where: str, beam: bool) -> None:
+        if not isinstance(material, Material):
+            raise ModelError(f"{where}: material must be a fembody.Material, got {material!r}")
+        if not isinstance(section, Section):
+            raise ModelError(f"{where}: section must be a fembody.Section, got {section!r}")
+        if beam and section.I <= 0.0:
+            raise ModelError(f"{where}: a beam needs a positive second moment of area I; "
+                             f"section '{section.name}' has I = {section.I}")
+
+    def _check_length(self, a: Node, b: Node, what: str) -> None:
+        if math.hypot(b.x - a.x, b.y - a.y) <= 1e-12 * max(1.0, abs(a.x), abs(a.y)):
+            raise ModelError(f"{what}: zero length, {a} and {b} coincide; move one node or "
+                             "remove the element")
+
+    def add_truss(self, a: NodeLike, b: NodeLike, material: Material, section: Section,
+                  strain: str = "engineering", mass: str = "consistent") -> ElementRef:
+        """Add a bar between nodes ``a`` and ``b``.
+
+        ``strain``: 'engineering' (co-rotational) or 'green' (Green-Lagrange); ``mass``:
+        'consistent' or 'lumped'.
+        """
+        where = f"add_truss (truss element {len(self.trusses)})"
+        a, b = self.node(a, where), self.node(b, where)
+        self._check_props(material, section, where, beam=False)
+        if strain not in ("engineering", "green"):
+            raise ModelError(f"{where}: strain must be 'engineering' or 'green', got {strain!r}")
+        ref = ElementRef("truss", len(self.trusses), (a, b))
+        self._check_length(a, b, repr(ref))
+        self.trusses.append(dict(nodes=(a, b), material=material, section=section,
+                                 green=strain == "green", lumped=self._mass_kind(mass, where)))
+        return ref
+
+    def add_beam(self, start: PointLike, end: PointLike, n: int = 1, *, material: Material,
+                 section: Section, mass: str = "consistent", name: str | None = None) -> Body:
+        """Mesh the straight line ``start`` -> ``end`` into ``n`` beam elements.
+
+        ``start``/``end`` are existing Nodes (to connect to them) or points (x, y) [m]. Returns a
+        :class:`Body` with ``.nodes``, ``.first``, ``.last``, ``.elements``.
+        """
+        where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
+        self._check_props(material, section, where, beam=True)
+        a = self._node_or_point(start, where)
+        b = self._node_or_point(end, where)
+        self._check_length(a, b, where)
+        nodes = [a]
+        for i in range(1, n):
+            s = i / n
+            nodes.append(self._new_node(a.x + s * (b.x - a.x), a.y + s * (b.y - a.y), None))
+        nodes.append(b)
+        body = Body(name or f"beam {len(self.bodies)}", nodes)
+        for p, q in zip(nodes[:-1], nodes[1:]):
+            ref = ElementRef("beam", len(self.beams), (p, q))
+            self.beams.append(dict(nodes=(p, q), material=material, section=section,
+                                   lumped=self._mass_kind(mass, where), body=body.name))
+            body.elements.append(ref)
+        self.bodies.append(body)
+        return body
+
+    def add_mass(self, node: NodeLike, m: float) -> None:
+        """Attach a point mass ``m`` [kg] to ``node``."""
+        node = self.node(node, "add_mass")
+        m = _positive(m, f"add_mass on {node}: mass")
+        self.masses.append(dict(node=node, m=m))
+
+    def add_rigid_body(self, node: PointLike, mass: float, inertia: float,
+                       offset: Sequence[float] = (0.0, 0.0)) -> RigidBody:
+        """Attach a planar rigid body to ``node`` (or to a new node at a point).
+
+        ``mass`` [kg]; ``inertia`` about the centre of mass [kg m^2]; ``offset`` the centre of
+        mass relative to the node in the reference configuration [m].
+        """
+        node = self._node_or_point(node, "add_rigid_body")
+        where = f"add_rigid_body on {node}"
+        m = _positive(mass, f"{where}: mass")
+        J = _positive(inertia, f"{where}: inertia")
+        c = self._point(offset, f"{where}: offset")
+        body = RigidBody(node, m, J, c, len(self.rigid_bodies))
+        self.rigid_bodies.append(body)
+        return body
+
+    def add_spring(self, a: NodeLike, b: PointLike, k: float, c: float = 0.0,
+                   length: float | None = None) -> ElementRef:
+        """Axial spring-damper between node ``a`` and node ``b`` (or a fixed point ``b``).
+
+        ``k`` [N/m] >= 0, ``c`` [N s/m] >= 0, ``length`` the rest length [m] (default: the
+        initial distance, which must be positive).
+        """
+        where = f"add_spring (spring {len(self.springs)})"
+        a = self.node(a, where)
+        if isinstance(b, (Node, int, np.integer)):
+            b = self.node(b, where)
+        else:
+            p = self._point(b, where)
+            b = self._new_node(p[0], p[1], "anchor", internal=True)
+            self.supports[b.id] = {"x", "y"}
+        k = _nonnegative(k, f"{where}: stiffness k")
+        c = _nonnegative(c, f"{where}: damping c")
+        ref = ElementRef("spring", len(self.springs), (a, b))
+        self._check_length(a, b, repr(ref))
+        l0 = math.hypot(b.x - a.x, b.y - a.y) if length is None else _positive(
+            length, f"{where}: rest length")
+        self.springs.append(dict(nodes=(a, b), k=k, c=c, l0=l0))
+        return ref
+
+    def add_rotational_spring(self, a: NodeLike, b: NodeLike | None = None, k: float = 0.0,
+                              c: float = 0.0, angle: float = 0.0) -> ElementRef:
+        """Rotational spring-damper ``k (theta_b - theta_a - angle)`` between the rotations of
+        nodes ``a`` and ``b`` (``b=None``: between ``a`` and the ground). ``k`` [N m/rad],
+        ``c`` [N m s/rad], ``angle`` the unstressed relative rotation [rad]."""
+        where = f"add_rotational_spring (rotational spring {len(self.rotational_springs)})"
+        a = self.node(a, where)
+        b = self.ground if b is None else self.node(b, where)
+        k = _nonnegative(k, f"{where}: stiffness k")
+        c = _nonnegative(c, f"{where}: damping c")
+        if not math.isfinite(angle):
+            raise ModelError(f"{where}: angle must be finite")
+        ref = ElementRef("rotational spring", len(self.rotational_springs), (a, b))
+        # stored as (ground-or-a, other) so that eps = theta_b - theta_a - angle
+        self.rotational_springs.append(dict(nodes=(a, b), k=k, c=c, angle=float(angle)))
+        return ref
+
+    # ---------------------------------------------------- supports and loads
+    def fix(self, node: NodeLike, *dofs: str) -> None:
+        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (default:
+        all the node has)."""
+        node = self.node(node, "fix")
+        if not dofs:
+            dofs = ("x", "y", "rz*")
+        for d in dofs:
+            if d not in DOF_NAMES and d != "rz*":
+                raise ModelError(f"fix {node}: unknown DOF {d!r}; use 'x', 'y' or 'rz'")
+        self.supports.setdefault(node.id, set()).update(dofs)
+
+    def add_force(self, node: NodeLike, force: LoadValue) -> NodalLoad:
+        """Apply a force (fx, fy) [N] at ``node``: constant, or a function of time t [s]."""
+        node = self.node(node, "add_force")
+        check_time_function(force, f"add_force on {node}")
+        load = NodalLoad(node, "force", force)
+        if load.is_constant:
+            load.evaluate(0.0)
+        self.loads.append(load)
+        return load
+
+    def add_torque(self, node: NodeLike, torque: LoadValue) -> NodalLoad:
+        """Apply a moment m_z [N m] at ``node``: constant, or a function of time t [s]."""
+        node = self.node(node, "add_torque")
+        check_time_function(torque, f"add_torque on {node}")
+        load = NodalLoad(node, "torque", torque)
+        if load.is_constant:
+            load.evaluate(0.0)
+        self.loads.append(load)
+        return load
+
+    def set_damping(self, alpha: float = 0.0, beta: float = 0.0) -> None:
+        """Rayleigh damping C = alpha M + beta K: ``alpha`` [1/s] on all masses, ``beta`` [s] on
+        the strain rates of beams and trusses (objective: rigid motion is not damped)."""
+        self.rayleigh = (_nonnegative(alpha, "set_damping: alpha"),
+                         _nonnegative(beta, "set_damping: beta"))
+
+    # ----------------------------------------------------------------- output
+    def compile(self) -> "System":
+        """Check the model and turn it into a :class:`fembody.system.System` for the solvers."""
+        from .system import System
+        return System(self)
+
+    def __repr__(self) -> str:
+        return (f"Model '{self.name}': {len(self.nodes) - 1} nodes, {len(self.beams)} beams, "
+                f"{len(self.trusses)} trusses, {len(self.masses)} masses, "
+                f"{len(self.rigid_bodies)} rigid bodies, {len(self.springs)} springs")
+
+
+def _positive(value: float, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(v) or v <= 0.0:
+        raise ModelError(f"{what} must be positive and finite, got {value!r}")
+    return v
+
+
+def _nonnegative(value: float, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(v) or v < 0.0:
+        raise ModelError(f"{what} must be >= 0 and finite, got {value!r}")
+    return v
+

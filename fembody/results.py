@@ -1,0 +1,166 @@
+"""Result: the states a solver kept, with accessors by node, energies, reactions and counters."""
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import ModelError
+
+if TYPE_CHECKING:
+    from .system import System
+
+_ARRAYS = ("time", "q", "v", "a", "load_factor", "reactions", "iterations")
+
+
+class Result:
+    """Saved states of a static or dynamic analysis.
+
+    Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
+    ``q`` (n, n_dof), ``v``, ``a`` (dynamics), ``load_factor``, ``reactions`` (n, n_dof: the
+    support forces on fixed DOFs, zero elsewhere) [N, N m], ``iterations`` (Newton iterations
+    per state). ``stats`` holds counters (residual evaluations, tangent assemblies,
+    factorisations, Newton iterations, wall time [s], linear solver).
+    """
+
+    def __init__(self, system: "System | None", kind: str) -> None:
+        self.system = system
+        self.kind = kind
+        self.stats: dict = {}
+        self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
+        self._cache: dict[str, np.ndarray] = {}
+        if system is not None:
+            self.node_dofs = system.node_dofs
+            self.q0 = system.q0
+
+    # --------------------------------------------------------------- record
+    def record(self, time: float, q: np.ndarray, v: np.ndarray | None = None,
+               a: np.ndarray | None = None, load_factor: float | None = None,
+               reactions: np.ndarray | None = None, iterations: int = 0) -> None:
+        """Append a state (copies are kept)."""
+        row = dict(time=time, q=q.copy(), v=None if v is None else v.copy(),
+                   a=None if a is None else a.copy(), load_factor=load_factor,
+                   reactions=None if reactions is None else reactions.copy(),
+                   iterations=iterations)
+        for k, val in row.items():
+            self._rows[k].append(val)
+        self._cache.clear()
+
+    def _array(self, key: str) -> np.ndarray | None:
+        if key not in self._cache:
+            rows = self._rows[key]
+            if not rows or rows[0] is None:
+                return None
+            self._cache[key] = np.array(rows)
+        return self._cache[key]
+
+    def __len__(self) -> int:
+        return len(self._rows["time"])
+
+    time = property(lambda self: self._array("time"), doc="Time [s] or load factor per state.")
+    q = property(lambda self: self._array("q"), doc="Coordinates (n, n_dof) [m, rad].")
+    v = property(lambda self: self._array("v"), doc="Velocities (n, n_dof).")
+    a = property(lambda self: self._array("a"), doc="Accelerations (n, n_dof).")
+    load_factor = property(lambda self: self._array("load_factor"), doc="Load factor per state.")
+    reactions = property(lambda self: self._array("reactions"),
+                         doc="Support reactions (n, n_dof) [N, N m].")
+    iterations = property(lambda self: self._array("iterations"),
+                          doc="Newton iterations per state.")
+
+    # ------------------------------------------------------------ accessors
+    def _dofs(self, node) -> np.ndarray:
+        nid = node.id if hasattr(node, "id") else int(node)
+        if self.system is not None:
+            nid = self.system.model.node(node, "Result").id
+        if not 0 <= nid < len(self.node_dofs):
+            raise ModelError(f"Result: node {nid} is not in this result's model")
+        return self.node_dofs[nid]
+
+    def position(self, node) -> np.ndarray:
+        """Current position (n, 2) [m] of ``node``."""
+        d = self._dofs(node)
+        return self.q[:, d[:2]]
+
+    def displacement(self, node) -> np.ndarray:
+        """Displacement (n, 2) [m] of ``node`` from its reference position."""
+        d = self._dofs(node)
+        return self.q[:, d[:2]] - self.q0[d[:2]]
+
+    def rotation(self, node) -> np.ndarray:
+        """Rotation (n,) [rad] of ``node`` (its cross-section or rigid-body angle increment)."""
+        d = self._dofs(node)
+        if d[2] < 0:
+            raise ModelError(f"Result: node {node} has no rotation DOF")
+        return self.q[:, d[2]]
+
+    def velocity(self, node) -> np.ndarray:
+        """Velocity (n, 2) [m/s] of ``node``."""
+        if self.v is None:
+            raise ModelError("Result: this analysis has no velocities (it is static)")
+        return self.v[:, self._dofs(node)[:2]]
+
+    def reaction(self, node) -> np.ndarray:
+        """Support reaction (n, 3) = (Fx [N], Fy [N], Mz [N m]) at ``node`` (zero where the
+        DOF is free or absent)."""
+        d = self._dofs(node)
+        R = self.reactions
+        out = np.zeros((len(self), 3))
+        ok = d >= 0
+        out[:, ok] = R[:, d[ok]]
+        return out
+
+    def resultants(self, family: str = "beam") -> np.ndarray:
+        """Stress resultants (n_states, n_elements, 3) = (N, V, M) of an element family."""
+        sys = self._need_system("resultants")
+        block = sys.block(family)
+        return np.array([block.resultants(q[block.dofs]) for q in self.q])
+
+    def _need_system(self, what: str) -> "System":
+        if self.system is None:
+            raise ModelError(f"Result.{what}: needs the model; this result was loaded from a file "
+                             "without one")
+        return self.system
+
+    @property
+    def energy(self) -> SimpleNamespace:
+        """Energies per state [J]: ``kinetic``, ``strain``, ``gravity``, ``total``."""
+        if "energy" in self._cache:
+            return self._cache["energy"]
+        sys = self._need_system("energy")
+        q = self.q
+        strain = np.array([sys.strain_energy(qi) for qi in q])
+        grav = np.array([sys.gravity_energy(qi) for qi in q])
+        kin = (np.array([sys.kinetic_energy(qi, vi) for qi, vi in zip(q, self.v)])
+               if self.v is not None else np.zeros(len(q)))
+        e = SimpleNamespace(kinetic=kin, strain=strain, gravity=grav, total=kin + strain + grav)
+        self._cache["energy"] = e
+        return e
+
+    # ---------------------------------------------------------------- files
+    def save(self, path: str) -> None:
+        """Write the result to a compressed ``.npz`` file."""
+        arrays = {k: v for k in _ARRAYS if (v := self._array(k)) is not None}
+        np.savez_compressed(path, node_dofs=self.node_dofs, q0=self.q0, kind=self.kind,
+                            stats=json.dumps(self.stats), **arrays)
+
+    @classmethod
+    def load(cls, path: str, model=None) -> "Result":
+        """Read a result saved with :meth:`save`; pass the ``model`` to get energies and
+        resultants back."""
+        data = np.load(path, allow_pickle=False)
+        res = cls(model.compile() if model is not None else None, str(data["kind"]))
+        res.node_dofs = data["node_dofs"]
+        res.q0 = data["q0"]
+        if res.system is not None and res.system.n_dof != len(res.q0):
+            raise ModelError("Result.load: the model does not match the saved result "
+                             f"({res.system.n_dof} DOFs vs {len(res.q0)})")
+        res.stats = json.loads(str(data["stats"]))
+        n = len(data["time"])
+        for k in _ARRAYS:
+            res._rows[k] = list(data[k]) if k in data else [None] * n
+        return res
+
+    def __repr__(self) -> str:
+        return f"Result({self.kind}, {len(self)} states, stats={self.stats})"

@@ -1,0 +1,6 @@
+"""Solvers: statics, modal analysis, linear algebra (dynamics follow)."""
+from .linalg import LinearSolver, backend_name
+from .modal import Modes, modes
+from .statics import static
+
+__all__ = ["LinearSolver", "backend_name", "Modes", "modes", "static"]

@@ -1,0 +1,174 @@
+"""Sparse linear solvers with a fixed pattern: CHOLMOD (scikit-sparse), SuperLU, dense LAPACK.
+
+A :class:`LinearSolver` is created once per analysis and ``factorize``-d at every Newton
+iteration; CHOLMOD's symbolic analysis (fill-reducing ordering) is done on the first call and
+reused. ``method="auto"`` takes dense LAPACK for small systems, CHOLMOD for large symmetric
+positive-definite ones, and switches to SuperLU (for good) when a matrix is not positive
+definite (past a limit point, with indefinite geometric stiffness). If scikit-sparse cannot be
+imported, fembody runs on SciPy's solvers and says so once.
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+log = logging.getLogger("fembody")
+
+try:  # pragma: no cover - depends on the machine
+    from sksparse.cholmod import CholmodNotPositiveDefiniteError, analyze as _cholmod_analyze
+    HAVE_CHOLMOD = True
+except Exception:  # ImportError, or a broken shared library
+    HAVE_CHOLMOD = False
+    _cholmod_analyze = None
+
+    class CholmodNotPositiveDefiniteError(Exception):  # type: ignore[no-redef]
+        pass
+
+_warned = False
+DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
+METHODS = ("auto", "cholmod", "superlu", "dense")
+
+
+def _warn_no_cholmod() -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn("fembody: scikit-sparse (CHOLMOD) is not available; using SciPy's SuperLU. "
+                      "Install it for faster solves: apt-get install libsuitesparse-dev && "
+                      "pip install 'scikit-sparse<0.5'", RuntimeWarning, stacklevel=3)
+
+
+def backend_name() -> str:
+    """The sparse factorisation used for large symmetric positive-definite systems."""
+    return "cholmod" if HAVE_CHOLMOD else "superlu"
+
+
+class NotPositiveDefinite(Exception):
+    """Raised by a Cholesky-only backend on an indefinite or singular matrix."""
+
+
+class LinearSolver:
+    """Factorise and solve ``A x = b`` for a sequence of matrices with one sparsity pattern.
+
+    Parameters
+    ----------
+    method : 'auto', 'cholmod', 'superlu' or 'dense'.
+    spd : whether matrices are expected symmetric positive definite (Cholesky is tried first).
+
+    Counters: ``n_factor`` (numeric factorisations), ``n_solve``.
+    """
+
+    def __init__(self, method: str = "auto", spd: bool = True) -> None:
+        if method not in METHODS:
+            raise ValueError(f"linear_solver must be one of {METHODS}, got {method!r}")
+        if method == "cholmod" and not HAVE_CHOLMOD:
+            raise ValueError("linear_solver='cholmod' needs scikit-sparse; install it or use "
+                             "'superlu'")
+        if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
+            _warn_no_cholmod()
+        self.method = method
+        self.spd = spd
+        self.active: str | None = None      # backend of the current factorisation
+        self._symbolic = None
+        self._fac = None
+        self._indefinite = False             # once seen, skip Cholesky attempts in 'auto'
+        self.n_factor = 0
+        self.n_solve = 0
+
+    def _choose(self, n: int) -> str:
+        if self.method != "auto":
+            return self.method
+        if n <= DENSE_MAX:
+            return "dense"
+        if self.spd and HAVE_CHOLMOD and not self._indefinite:
+            return "cholmod"
+        return "superlu"
+
+    def factorize(self, A: sp.spmatrix) -> None:
+        """Numeric factorisation of ``A`` (CSC); raises NotPositiveDefinite only when
+        ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
+        n = A.shape[0]
+        kind = self._choose(n)
+        self.n_factor += 1
+        if kind == "cholmod":
+            try:
+                if self._symbolic is None:
+                    self._symbolic = _cholmod_analyze(A.tocsc())
+                self._symbolic.cholesky_inplace(A.tocsc())
+                self._fac, self.active = self._symbolic, "cholmod"
+                return
+            except CholmodNotPositiveDefiniteError:
+                if self.method == "cholmod":
+                    raise NotPositiveDefinite("matrix is not positive definite") from None
+                self._indefinite = True
+                kind = "superlu"
+        if kind == "dense":
+            Ad = A.toarray() if sp.issparse(A) else np.asarray(A)
+            if self.spd and not self._indefinite:
+                try:
+                    self._fac, self.active = ("chol", sla.cho_factor(Ad, check_finite=False)), "dense"
+                    return
+                except np.linalg.LinAlgError:
+                    self._indefinite = True
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", sla.LinAlgWarning)
+                self._fac, self.active = ("lu", sla.lu_factor(Ad, check_finite=False)), "dense"
+            return
+        try:
+            self._fac = spla.splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A" if self.spd else "COLAMD",
+                                  diag_pivot_thresh=0.1 if self.spd else 1.0)
+        except RuntimeError:           # "Factor is exactly singular"
+            self._fac = _Singular()
+        self.active = "superlu"
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """Solve with the current factorisation; a singular one gives NaN."""
+        self.n_solve += 1
+        fac = self._fac
+        if isinstance(fac, _Singular):
+            return np.full(np.shape(b), np.nan)
+        if self.active == "dense":
+            kind, f = fac
+            return sla.cho_solve(f, b, check_finite=False) if kind == "chol" else \
+                sla.lu_solve(f, b, check_finite=False)
+        if self.active == "cholmod":
+            return fac(b)
+        return fac.solve(np.asarray(b, dtype=float))
+
+    def pivot_ratio(self) -> float:
+        """min |pivot| / max |pivot| of the current factorisation (for D of LDL^T, or the squared
+        diagonal of a Cholesky factor): about machine epsilon or less means singular."""
+        fac = self._fac
+        if isinstance(fac, _Singular):
+            return 0.0
+        if self.active == "dense":
+            kind, f = fac
+            d = np.abs(np.diag(f[0]))
+            d = d * d if kind == "chol" else d
+        elif self.active == "cholmod":
+            d = np.abs(fac.D())
+        else:
+            d = np.abs(fac.U.diagonal())
+        return float(d.min() / d.max()) if d.size and d.max() > 0 else 0.0
+
+
+class _Singular:
+    """Stands for a factorisation that failed on an exactly singular matrix."""
+
+
+def null_vectors(A: sp.spmatrix, rtol: float = 1e-10, k: int = 6) -> np.ndarray:
+    """Approximate null vectors ``(n, m)`` of a symmetric positive semi-definite matrix: the
+    eigenvectors whose eigenvalues are below ``rtol`` times the largest diagonal entry."""
+    n = A.shape[0]
+    scale = float(np.abs(A.diagonal()).max()) if n else 1.0
+    if n <= 2000:
+        w, V = sla.eigh(A.toarray())
+    else:
+        k = min(k, n - 2)
+        w, V = spla.eigsh(A.tocsc(), k=k, sigma=-1e-6 * scale, which="LM")
+    return V[:, np.abs(w) < rtol * scale]

@@ -1,0 +1,82 @@
+"""Natural frequencies and mode shapes about the reference or a given configuration."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse.linalg as spla
+
+from ..errors import ModelError, SingularSystemError
+from ..model import Model
+from ..system import System
+from .linalg import DENSE_MAX
+from .statics import as_system
+
+
+@dataclass
+class Modes:
+    """Result of a modal analysis.
+
+    ``frequencies`` [Hz] and ``omega`` [rad/s] in ascending order (rigid-body modes give 0);
+    ``shapes (n_dof, n)``: mass-normalised mode shapes (phi^T M phi = 1) as full-length vectors
+    (zero at fixed DOFs).
+    """
+
+    system: System
+    omega: np.ndarray
+    shapes: np.ndarray
+
+    @property
+    def frequencies(self) -> np.ndarray:
+        return self.omega / (2.0 * np.pi)
+
+    def shape(self, i: int, node) -> np.ndarray:
+        """Mode ``i`` at ``node``: (ux, uy, rz) with zero for a DOF the node does not have."""
+        d = self.system.node_dofs[self.system.model.node(node, "Modes.shape").id]
+        out = np.zeros(3)
+        ok = d >= 0
+        out[ok] = self.shapes[d[ok], i]
+        return out
+
+
+def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
+          load_factor: float = 0.0, t: float = 0.0) -> Modes:
+    """The ``n`` lowest natural modes of the model linearised about configuration ``q``
+    (default: the reference configuration; pass e.g. ``static_result.q[-1]`` with its
+    ``load_factor`` for modes about a loaded equilibrium, including geometric stiffness).
+
+    Small systems are solved densely; larger ones with ARPACK in shift-invert mode (sparse).
+    """
+    sys = as_system(model)
+    nf = sys.n_free
+    if not (isinstance(n, (int, np.integer)) and 1 <= n):
+        raise ModelError(f"modes: n must be a positive integer, got {n!r}")
+    if n > nf:
+        raise ModelError(f"modes: asked for {n} modes but the model has only {nf} free DOFs")
+    q = sys.q0 if q is None else np.asarray(q, float)
+    K = sys.stiffness_matrix(q, t, load_factor)
+    M = sys.mass_matrix(q)
+    Md = M.diagonal()
+    if np.any(Md <= 0.0):
+        bad = [sys.dof_label(int(sys.free[i])) for i in np.flatnonzero(Md <= 0.0)[:5]]
+        raise SingularSystemError(f"modes: DOFs without mass ({', '.join(bad)}); give them mass "
+                                  "(add_mass, add_rigid_body) or a beam/truss with density", bad)
+    if nf <= DENSE_MAX:
+        w2, V = sla.eigh(K.toarray(), M.toarray(), subset_by_index=[0, n - 1])
+    else:
+        # shift below zero so that K - sigma M is positive definite even with rigid-body modes
+        scale = float(np.median(np.abs(K.diagonal()) / Md))
+        w2, V = spla.eigsh(K, k=n, M=M, sigma=-1e-6 * scale, which="LM")
+        order = np.argsort(w2)
+        w2, V = w2[order], V[:, order]
+        V = V / np.sqrt(np.einsum("ij,ij->j", V, M @ V))
+    tiny = 1e-9 * float(np.max(np.abs(w2))) if w2.size else 0.0
+    if np.any(w2 < -max(tiny, 1e-12)):
+        neg = w2[w2 < 0].min()
+        raise SingularSystemError(f"modes: the tangent stiffness is not positive semi-definite "
+                                  f"(eigenvalue {neg:.3g}); the configuration is unstable")
+    omega = np.sqrt(np.clip(w2, 0.0, None))
+    shapes = np.zeros((sys.n_dof, n))
+    shapes[sys.free] = V
+    return Modes(sys, omega, shapes)

@@ -1,0 +1,272 @@
+"""Static equilibrium: Newton with load stepping and step cutting, and arc-length continuation
+(Crisfield's cylindrical method) to pass limit points and follow snap-through and snap-back.
+
+Equilibrium ``r(q, lam) = lam f_ext(q, t) - f_int(q) = 0`` on the free DOFs; ``lam`` scales all
+applied loads (nodal loads and gravity) evaluated at time ``t``. Support reactions are
+``f_int - lam f_ext`` on the fixed DOFs.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time as _time
+from typing import Callable
+
+import numpy as np
+
+from ..errors import ConvergenceError, SingularSystemError
+from ..model import Model
+from ..results import Result
+from ..system import System
+from .linalg import LinearSolver, null_vectors
+
+log = logging.getLogger("fembody")
+
+
+def as_system(model: Model | System) -> System:
+    """Compile a Model, or pass a System through."""
+    return model if isinstance(model, System) else model.compile()
+
+
+class _Equilibrium:
+    """Residual and tangent of the static problem, with counters."""
+
+    def __init__(self, system: System, t: float, linear_solver: str, tol: float) -> None:
+        self.sys = system
+        self.t = t
+        self.tol = tol
+        self.solver = LinearSolver(linear_solver, spd=True)
+        self.n_residual = 0
+        self.n_tangent = 0
+        self.n_iter = 0
+        # increments below this (in m or rad) are at the round-off level of the coordinates
+        span = float(np.ptp(system.q0)) if system.n_dof else 1.0
+        self.dq_floor = 1e-12 * max(span, 1.0)
+
+    def small_increment(self, dq: np.ndarray) -> bool:
+        return bool(np.max(np.abs(dq), initial=0.0) <= self.dq_floor)
+
+    def residual(self, q: np.ndarray, lam: float, tangent: bool):
+        """Full residual, reference load vector and, with ``tangent``, K_T data."""
+        s = self.sys
+        self.n_residual += 1
+        fint, K, _ = s.internal_forces(q, None, tangent)
+        fext, Kl = s.external_forces(q, self.t, tangent)
+        if tangent:
+            self.n_tangent += 1
+            if Kl is not None:
+                K = K + lam * Kl
+        return lam * fext - fint, fext, fint, K
+
+    def converged(self, r: np.ndarray, fext: np.ndarray, fint: np.ndarray, lam: float) -> bool:
+        free = self.sys.free
+        ref = max(np.linalg.norm(lam * fext), np.linalg.norm(fint), 1e-300)
+        return bool(np.linalg.norm(r[free]) <= self.tol * ref)
+
+    def factor(self, K: np.ndarray) -> None:
+        self.solver.factorize(self.sys.csc(K))
+
+    def reactions(self, r: np.ndarray) -> np.ndarray:
+        R = np.zeros_like(r)
+        R[self.sys.fixed] = -r[self.sys.fixed]
+        return R
+
+    def check_supported(self) -> None:
+        """Raise SingularSystemError naming the DOFs of any unsupported (zero-stiffness) motion
+        of the structure in its reference configuration."""
+        s = self.sys
+        if s.n_free == 0:
+            return
+        _, K, _ = s.internal_forces(s.q0, None, True)
+        probe = LinearSolver(self.solver.method, spd=True)
+        probe.factorize(s.csc(K))
+        if probe.pivot_ratio() > 1e-13:
+            return
+        N = null_vectors(s.csc(K))
+        if N.shape[1] == 0:
+            return
+        part = np.abs(N).max(axis=1)
+        idx = np.flatnonzero(part > 0.1 * part.max())
+        names = [s.dof_label(int(s.free[i])) for i in idx]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        raise SingularSystemError(
+            f"the structure is not supported: {N.shape[1]} zero-stiffness motion(s) involving "
+            f"{shown}. Add supports (model.fix) or elements that restrain these DOFs.", names)
+
+
+def static(model: Model | System, steps: int = 10, *, method: str = "newton", t: float = 0.0,
+           tol: float = 1e-9, max_iter: int = 30, max_cuts: int = 12, linear_solver: str = "auto",
+           arc_length: float | None = None, max_steps: int = 500, lam_max: float = 1.0,
+           stop: Callable[[np.ndarray, float], bool] | None = None) -> Result:
+    """Static equilibrium under the model's loads and gravity.
+
+    Parameters
+    ----------
+    steps : number of equal load increments (Newton) or the first arc length's load increment
+        1/steps (arc length).
+    method : 'newton' (load control with step cutting) or 'arc-length' (Crisfield).
+    t : time [s] at which time-dependent loads are evaluated.
+    tol : relative tolerance on the residual norm (relative to the larger of the applied and
+        internal force norms).
+    arc_length : arc-length radius in DOF units (default: the length of the first linear
+        increment); ``max_steps`` and ``lam_max`` end the continuation, as does ``stop(q, lam)``
+        returning True.
+
+    Returns a :class:`Result` with one state per converged load step (the load factor in
+    ``time`` and ``load_factor``) and the support ``reactions``.
+    """
+    sys = as_system(model)
+    if method not in ("newton", "arc-length"):
+        raise ValueError(f"static: method must be 'newton' or 'arc-length', got {method!r}")
+    if not (isinstance(steps, (int, np.integer)) and steps >= 1):
+        raise ValueError(f"static: steps must be a positive integer, got {steps!r}")
+    eq = _Equilibrium(sys, t, linear_solver, tol)
+    eq.check_supported()
+    result = Result(sys, "static")
+    t0 = _time.perf_counter()
+    try:
+        if method == "newton":
+            _load_stepping(eq, result, steps, max_iter, max_cuts)
+        else:
+            _arc_length(eq, result, 1.0 / steps, arc_length, max_iter, max_cuts, max_steps,
+                        lam_max, stop)
+    finally:
+        result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
+                            n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
+                            wall_time=_time.perf_counter() - t0,
+                            linear_solver=eq.solver.active or eq.solver.method)
+    return result
+
+
+def _newton(eq: _Equilibrium, q: np.ndarray, lam: float, max_iter: int):
+    """Newton at fixed load factor; returns (q, iterations, residual) or None on failure."""
+    s = eq.sys
+    r, fext, fint, K = eq.residual(q, lam, True)
+    for it in range(max_iter + 1):
+        if not np.all(np.isfinite(r)):
+            return None
+        if eq.converged(r, fext, fint, lam):
+            return q, it, r
+        if it == max_iter:
+            return None
+        eq.factor(K)
+        dq = eq.solver.solve(r[s.free])
+        eq.n_iter += 1
+        if not np.all(np.isfinite(dq)):
+            return None
+        q = s.update(q, dq)
+        r, fext, fint, K = eq.residual(q, lam, True)
+        if eq.small_increment(dq) and np.all(np.isfinite(r)):
+            return q, it + 1, r
+    return None
+
+
+def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
+                   max_cuts: int) -> None:
+    s = eq.sys
+    q, q_prev = s.q0.copy(), None
+    lam, dl0 = 0.0, 1.0 / steps
+    dl, dl_prev = dl0, dl0
+    min_dl = dl0 / 2.0**max_cuts
+    while lam < 1.0 - 1e-12:
+        dl = min(dl, 1.0 - lam)
+        # predictor: extrapolate the last increment (helps large load steps)
+        guess = q if q_prev is None else q + (dl / dl_prev) * (q - q_prev)
+        out = _newton(eq, guess, lam + dl, max_iter)
+        if out is None and q_prev is not None:
+            out = _newton(eq, q, lam + dl, max_iter)
+        if out is None:
+            dl *= 0.5
+            log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
+                     lam + 2 * dl, dl)
+            if dl < min_dl:
+                raise ConvergenceError(
+                    f"static: no equilibrium found beyond load factor {lam:.6g} even with load "
+                    f"increments of {2 * dl:.3g}; the structure may buckle or collapse there "
+                    "(try method='arc-length')", time=lam, result=result)
+            continue
+        q_new, it, r = out
+        q_prev, q, dl_prev = q, q_new, dl
+        lam += dl
+        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it)
+        if it <= 4 and dl < dl0:
+            dl = min(2.0 * dl, dl0)
+
+
+def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, max_iter: int,
+                max_cuts: int, max_steps: int, lam_max: float,
+                stop: Callable[[np.ndarray, float], bool] | None) -> None:
+    s = eq.sys
+    free = s.free
+    q, lam = s.q0.copy(), 0.0
+    prev: np.ndarray | None = None
+    ds_max: float | None = None
+    target_iter = 5
+    for _ in range(max_steps):
+        r, fext, fint, K = eq.residual(q, lam, True)
+        eq.factor(K)
+        dqf = eq.solver.solve(fext[free])
+        nf = float(np.linalg.norm(dqf))
+        if not np.isfinite(nf) or nf == 0.0:
+            raise ConvergenceError(f"arc length: singular tangent at load factor {lam:.6g}",
+                                   time=lam, result=result)
+        if ds is None:
+            ds = dl0 * nf
+        if ds_max is None:
+            ds_max = 4.0 * ds
+        sign = 1.0 if prev is None else math.copysign(1.0, float(dqf @ prev))
+        out = None
+        for cut in range(max_cuts + 1):
+            out = _arc_corrector(eq, q, lam, dqf, sign, ds, max_iter)
+            if out is not None:
+                break
+            ds *= 0.5
+            log.info("arc length: corrector failed at load factor %.6g; radius cut to %.3g",
+                     lam, ds)
+        if out is None:
+            raise ConvergenceError(f"arc length: no converged step beyond load factor {lam:.6g}",
+                                   time=lam, result=result)
+        q_new, lam_new, Dq, it, r = out
+        q, lam, prev = q_new, lam_new, Dq
+        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it)
+        ds = min(ds * min(2.0, max(0.5, math.sqrt(target_iter / max(it, 1)))), ds_max)
+        if lam >= lam_max or (stop is not None and stop(q, lam)):
+            return
+
+
+def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: float, dqf: np.ndarray, sign: float,
+                   ds: float, max_iter: int):
+    """One cylindrical arc-length step: ||Dq|| = ds. Returns (q, lam, Dq, iterations, r)."""
+    s = eq.sys
+    free = s.free
+    dl = sign * ds / float(np.linalg.norm(dqf))
+    Dq, Dl = dl * dqf, dl
+    for it in range(1, max_iter + 1):
+        qn = s.update(q, Dq)
+        r, fext, fint, K = eq.residual(qn, lam + Dl, True)
+        if not np.all(np.isfinite(r)):
+            return None
+        if eq.converged(r, fext, fint, lam + Dl):
+            return qn, lam + Dl, Dq, it - 1, r
+        eq.factor(K)
+        dqr = eq.solver.solve(r[free])
+        dqf_i = eq.solver.solve(fext[free])
+        eq.n_iter += 1
+        a = float(dqf_i @ dqf_i)
+        w = Dq + dqr
+        b = 2.0 * float(dqf_i @ w)
+        c = float(w @ w) - ds * ds
+        disc = b * b - 4.0 * a * c
+        if not np.isfinite(disc) or disc < 0.0 or a == 0.0:
+            return None
+        sq = math.sqrt(disc)
+        roots = ((-b + sq) / (2.0 * a), (-b - sq) / (2.0 * a))
+        # Crisfield: take the root whose new increment turns least from the current one
+        cands = [w + x * dqf_i for x in roots]
+        k = int(np.argmax([float(cand @ Dq) for cand in cands]))
+        Dq, Dl = cands[k], Dl + roots[k]
+        if eq.small_increment(dqr + roots[k] * dqf_i):
+            qn = s.update(q, Dq)
+            r, _, _, _ = eq.residual(qn, lam + Dl, False)
+            return qn, lam + Dl, Dq, it, r
+    return None

@@ -1,0 +1,406 @@
+"""System: a Model compiled for solving.
+
+Holds the DOF map, the element blocks and, fixed once, the sparse CSC pattern of every matrix on
+the free DOFs together with each block's scatter positions into the CSC ``data`` array. All
+matrices (M, K_T, C_T and their combinations) share the one pattern, so an iteration matrix
+``S = K + c1 C + c2 M`` is an operation on ``data`` arrays and the symbolic factorisation is done
+once.
+
+Sign convention (paper 004): residual ``r = f_ext - f_int - f_inertia``; ``K_T = -dr/dq`` and
+``C_T = -dr/dq'``. ``q`` holds node coordinates [m] and rotation increments [rad] for *all* DOFs;
+fixed DOFs keep their reference values and the solvers work on ``q[free]``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
+                       SpringBlock, TrussBlock)
+from .errors import ModelError
+from .model import DOF_NAMES, Model, Node
+
+
+@dataclass
+class _Scatter:
+    """Where one block's element vectors and matrices land."""
+
+    dofs: np.ndarray      # (n, k) global DOF indices
+    msel: np.ndarray      # flat indices into (n, k, k) of entries with both DOFs free
+    mpos: np.ndarray      # their positions in the CSC data array
+
+
+class System:
+    """A compiled model. Build it with ``model.compile()``.
+
+    Attributes: ``n_dof`` (all DOFs), ``free``/``fixed`` (global DOF indices), ``node_dofs``
+    ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0`` (reference state), ``nnz``.
+    """
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.gravity = model.gravity.copy()
+        self._build_dofs(model)
+        self._build_blocks(model)
+        self._check_nodes(model)
+        self._build_pattern()
+        self._build_constants(model)
+
+    # ------------------------------------------------------------ compile
+    def _build_dofs(self, model: Model) -> None:
+        needs_rot = set()
+        for e in model.beams:
+            needs_rot.update(n.id for n in e["nodes"])
+        for rb in model.rigid_bodies:
+            needs_rot.add(rb.node.id)
+        for s in model.rotational_springs:
+            needs_rot.update(n.id for n in s["nodes"])
+        for load in model.loads:
+            if load.kind == "torque" and load.node.id not in needs_rot:
+                raise ModelError(f"add_torque on {load.node}: the node has no rotation DOF (only "
+                                 "trusses, springs or point masses attach to it); apply the "
+                                 "torque to a node of a beam or rigid body")
+        n_nodes = len(model.nodes)
+        node_dofs = np.full((n_nodes, 3), -1, dtype=np.int64)
+        count = 0
+        for node in model.nodes:
+            k = 3 if node.id in needs_rot else 2
+            node_dofs[node.id, :k] = np.arange(count, count + k)
+            count += k
+        self.node_dofs = node_dofs
+        self.n_dof = count
+        q0 = np.zeros(count)
+        X = np.array([[n.x, n.y] for n in model.nodes])
+        q0[node_dofs[:, 0]] = X[:, 0]
+        q0[node_dofs[:, 1]] = X[:, 1]
+        self.q0 = q0
+        is_fixed = np.zeros(count, dtype=bool)
+        for nid, dofs in model.supports.items():
+            node = model.nodes[nid]
+            for d in dofs:
+                if d == "rz*":
+                    d = "rz"
+                    if node_dofs[nid, 2] < 0:
+                        continue
+                j = DOF_NAMES.index(d)
+                if node_dofs[nid, j] < 0:
+                    raise ModelError(f"fix {node}: the node has no rotation DOF 'rz' (no beam or "
+                                     "rigid body attaches to it); fix only 'x' and 'y'")
+                is_fixed[node_dofs[nid, j]] = True
+        self.is_fixed = is_fixed
+        self.free = np.flatnonzero(~is_fixed)
+        self.fixed = np.flatnonzero(is_fixed)
+        self.n_free = len(self.free)
+        free_index = np.full(count, -1, dtype=np.int64)
+        free_index[self.free] = np.arange(self.n_free)
+        self.free_index = free_index
+        owner = np.empty((count, 2), dtype=np.int64)
+        for j in range(3):
+            ok = node_dofs[:, j] >= 0
+            owner[node_dofs[ok, j], 0] = np.flatnonzero(ok)
+            owner[node_dofs[ok, j], 1] = j
+        self._dof_owner = owner
+        self.gvec = np.zeros(count)
+        self.gvec[node_dofs[:, 0]] = self.gravity[0]
+        self.gvec[node_dofs[:, 1]] = self.gravity[1]
+
+    def _build_blocks(self, model: Model) -> None:
+        nd = self.node_dofs
+        alpha, beta = model.rayleigh
+        self.rayleigh = (alpha, beta)
+        blocks: list = []
+
+        def ids(items, k=2):
+            return np.array([[n.id for n in it["nodes"]] for it in items], dtype=np.int64
+                            ).reshape(-1, k)
+
+        def coords(items):
+            return np.array([[c for n in it["nodes"] for c in (n.x, n.y)] for it in items]
+                            ).reshape(-1, 4)
+
+        if model.beams:
+            e = model.beams
+            nid = ids(e)
+            dofs = np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1)
+            mat = [b["material"] for b in e]
+            sec = [b["section"] for b in e]
+            labels = [f"beam element {i} of '{b['body']}' (nodes {nid[i, 0]}-{nid[i, 1]})"
+                      for i, b in enumerate(e)]
+            blocks.append(BeamBlock(
+                dofs, coords(e),
+                EA=np.array([m.E * s.A for m, s in zip(mat, sec)]),
+                GA=np.array([m.G * s.A * s.shear_factor for m, s in zip(mat, sec)]),
+                EI=np.array([m.E * s.I for m, s in zip(mat, sec)]),
+                rhoA=np.array([m.rho * s.A for m, s in zip(mat, sec)]),
+                rhoI=np.array([m.rho * s.I for m, s in zip(mat, sec)]),
+                lumped=np.array([b["lumped"] for b in e]), beta=beta, labels=labels))
+        if model.trusses:
+            e = model.trusses
+            nid = ids(e)
+            dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
+            labels = [f"truss element {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
+            blocks.append(TrussBlock(
+                dofs, coords(e),
+                EA=np.array([t["material"].E * t["section"].A for t in e]),
+                rhoA=np.array([t["material"].rho * t["section"].A for t in e]),
+                green=np.array([t["green"] for t in e]),
+                lumped=np.array([t["lumped"] for t in e]), beta=beta, labels=labels))
+        if model.springs:
+            e = model.springs
+            nid = ids(e)
+            dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
+            labels = [f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
+            blocks.append(SpringBlock(dofs, [s["k"] for s in e], [s["c"] for s in e],
+                                      [s["l0"] for s in e], labels=labels))
+        if model.rotational_springs:
+            e = model.rotational_springs
+            nid = ids(e)
+            dofs = np.column_stack([nd[nid[:, 0], 2], nd[nid[:, 1], 2]])
+            labels = [f"rotational spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})"
+                      for i in range(len(e))]
+            blocks.append(RotationalSpringBlock(dofs, [s["k"] for s in e], [s["c"] for s in e],
+                                                [s["angle"] for s in e], labels=labels))
+        if model.masses:
+            nid = np.array([m["node"].id for m in model.masses], dtype=np.int64)
+            blocks.append(PointMassBlock(nd[nid, :2], [m["m"] for m in model.masses],
+                                         labels=[f"point mass on node {i}" for i in nid]))
+        if model.rigid_bodies:
+            rbs = model.rigid_bodies
+            nid = np.array([rb.node.id for rb in rbs], dtype=np.int64)
+            blocks.append(RigidBodyBlock(nd[nid], [rb.mass for rb in rbs],
+                                         [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
+                                         labels=[f"rigid body {rb.index} on node {rb.node.id}"
+                                                 for rb in rbs]))
+        self.blocks = blocks
+        self.stiffness_blocks = [b for b in blocks if hasattr(b, "forces")]
+        self.mass_blocks = [b for b in blocks if b.mass() is not None]
+        self.nonlinear_inertia = [b for b in blocks if isinstance(b, RigidBodyBlock)
+                                  and not b.constant]
+
+    def _check_nodes(self, model: Model) -> None:
+        has_mass = np.zeros(self.n_dof, dtype=bool)
+        has_stiff = np.zeros(self.n_dof, dtype=bool)
+        for b in self.mass_blocks + self.nonlinear_inertia:
+            has_mass[b.dofs.ravel()] = True
+        for b in self.stiffness_blocks:
+            has_stiff[b.dofs.ravel()] = True
+        bad = ~(has_mass | has_stiff | self.is_fixed)
+        if np.any(bad):
+            nodes = sorted({int(self._dof_owner[i, 0]) for i in np.flatnonzero(bad)})
+            names = ", ".join(repr(model.nodes[i]) for i in nodes[:5])
+            more = f" and {len(nodes) - 5} more" if len(nodes) > 5 else ""
+            raise ModelError(f"{names}{more}: free DOFs with neither mass nor stiffness (the node is "
+                             "not connected to any element, mass or spring); connect it, fix it or "
+                             "remove it")
+
+    def _build_pattern(self) -> None:
+        nf = self.n_free
+        keys = [np.arange(nf, dtype=np.int64) * (nf + 1)]   # the diagonal is always present
+        local = []
+        for b in self.blocks:
+            fi = self.free_index[b.dofs]                     # (n, k)
+            k = fi.shape[1]
+            r = np.broadcast_to(fi[:, :, None], (fi.shape[0], k, k)).ravel()
+            c = np.broadcast_to(fi[:, None, :], (fi.shape[0], k, k)).ravel()
+            sel = np.flatnonzero((r >= 0) & (c >= 0))
+            key = c[sel] * nf + r[sel]
+            local.append((b, sel, key))
+            keys.append(key)
+        allkeys = np.unique(np.concatenate(keys))
+        cols = allkeys // max(nf, 1)
+        rows = allkeys - cols * nf
+        self.indices = rows.astype(np.int32)
+        self.indptr = np.searchsorted(cols, np.arange(nf + 1)).astype(np.int32)
+        self.nnz = len(allkeys)
+        self.diag_pos = np.searchsorted(allkeys, np.arange(nf, dtype=np.int64) * (nf + 1))
+        self.scatter = {id(b): _Scatter(b.dofs, sel, np.searchsorted(allkeys, key))
+                        for b, sel, key in local}
+
+    def _build_constants(self, model: Model) -> None:
+        self.M_const = np.zeros(self.nnz)
+        self.f_gravity = np.zeros(self.n_dof)
+        self._Me = {}
+        for b in self.mass_blocks:
+            Me = self._Me[id(b)] = b.mass()
+            self._add_matrix(self.M_const, b, Me)
+            ge = self.gvec[b.dofs]
+            self.f_gravity += np.bincount(b.dofs.ravel(), np.einsum("nij,nj->ni", Me, ge).ravel(),
+                                          minlength=self.n_dof)
+        self.f_const = np.zeros(self.n_dof)
+        self.variable_loads = []
+        for load in model.loads:
+            dofs = self.node_dofs[load.node.id, :2] if load.kind == "force" else \
+                self.node_dofs[load.node.id, 2:3]
+            if load.is_constant:
+                self.f_const[dofs] += load.evaluate(0.0)
+            else:
+                self.variable_loads.append((dofs, load))
+        self._load_cache: tuple[float, np.ndarray] | None = None
+
+    # ------------------------------------------------------------ assembly
+    def _add_matrix(self, data: np.ndarray, block, Ke: np.ndarray, scale: float = 1.0) -> None:
+        s = self.scatter[id(block)]
+        vals = Ke.reshape(-1)[s.msel]
+        data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)
+
+    def _add_vector(self, f: np.ndarray, block, fe: np.ndarray) -> None:
+        f += np.bincount(block.dofs.ravel(), fe.ravel(), minlength=self.n_dof)
+
+    def csc(self, data: np.ndarray) -> sp.csc_matrix:
+        """The free-DOF matrix with values ``data`` on the fixed pattern."""
+        return sp.csc_matrix((data, self.indices, self.indptr), shape=(self.n_free, self.n_free))
+
+    def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None, tangent: bool = True):
+        """Internal (elastic + damping) force ``f_int`` (n_dof,) [N, N m]; with ``tangent`` also
+        the CSC data of ``K = df_int/dq`` and ``C = df_int/dq'`` (C is None when undamped)."""
+        f = np.zeros(self.n_dof)
+        K = np.zeros(self.nnz) if tangent else None
+        C = None
+        for b in self.stiffness_blocks:
+            x = q[b.dofs]
+            ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
+            fe, Ke, Ce = b.forces(x, ve, tangent)
+            self._add_vector(f, b, fe)
+            if tangent:
+                self._add_matrix(K, b, Ke)
+                if Ce is not None:
+                    if C is None:
+                        C = np.zeros(self.nnz)
+                    self._add_matrix(C, b, Ce)
+        return f, K, C
+
+    def nodal_loads(self, t: float) -> np.ndarray:
+        """Applied nodal forces and torques at time ``t`` (n_dof,) (cached per ``t``)."""
+        if not self.variable_loads:
+            return self.f_const
+        if self._load_cache is not None and self._load_cache[0] == t:
+            return self._load_cache[1]
+        f = self.f_const.copy()
+        for dofs, load in self.variable_loads:
+            f[dofs] += load.evaluate(t)
+        self._load_cache = (t, f)
+        return f
+
+    def external_forces(self, q: np.ndarray, t: float = 0.0, tangent: bool = True):
+        """External force ``f_ext`` (nodal loads + gravity) and, with ``tangent``, the CSC data of
+        the load stiffness ``-df_ext/dq`` (non-zero only for offset rigid bodies under gravity),
+        or None."""
+        f = self.nodal_loads(t) + self.f_gravity
+        Kl = None
+        if self.nonlinear_inertia and np.any(self.gravity != 0.0):
+            f = f.copy()
+            for b in self.nonlinear_inertia:
+                fe, dK = b.gravity(q[b.dofs], self.gravity, tangent)
+                self._add_vector(f, b, fe)
+                if tangent:
+                    Kl = np.zeros(self.nnz) if Kl is None else Kl
+                    self._add_matrix(Kl, b, dK, scale=-1.0)
+        return f, Kl
+
+    def mass_data(self, q: np.ndarray | None = None) -> np.ndarray:
+        """CSC data of the mass matrix at ``q`` (constant unless offset rigid bodies exist)."""
+        if not self.nonlinear_inertia:
+            return self.M_const
+        q = self.q0 if q is None else q
+        M = self.M_const.copy()
+        for b in self.nonlinear_inertia:
+            self._add_matrix(M, b, b.mass_at(q[b.dofs]))
+        return M
+
+    def mass_matrix(self, q: np.ndarray | None = None) -> sp.csc_matrix:
+        """Mass matrix on the free DOFs [kg, kg m, kg m^2]."""
+        return self.csc(self.mass_data(q))
+
+    def stiffness_matrix(self, q: np.ndarray | None = None, t: float = 0.0,
+                         load_factor: float = 1.0) -> sp.csc_matrix:
+        """Static tangent stiffness ``K_T = dF_int/dq - load_factor * dF_ext/dq`` at ``q``."""
+        q = self.q0 if q is None else q
+        _, K, _ = self.internal_forces(q)
+        _, Kl = self.external_forces(q, t)
+        if Kl is not None:
+            K = K + load_factor * Kl
+        return self.csc(K)
+
+    def inertial_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool = True):
+        """Inertial force ``M(q) a + h(q, v)`` (n_dof,, including the rows of fixed DOFs, which
+        enter the reactions) and, with ``tangent``, the CSC data of M and of the derivatives
+        ``d/dq`` and ``d/dv`` (both None when M is constant)."""
+        f = np.zeros(self.n_dof)
+        for b in self.mass_blocks:
+            self._add_vector(f, b, np.einsum("nij,nj->ni", self._Me[id(b)], a[b.dofs]))
+        M, Kin, Cin = self.M_const, None, None
+        if self.nonlinear_inertia:
+            M = self.mass_data(q)
+            if tangent:
+                Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
+            for b in self.nonlinear_inertia:
+                d = b.dofs
+                fe, Ke, Ce = b.inertial(q[d], v[d], a[d], tangent)
+                self._add_vector(f, b, fe)
+                if tangent:
+                    self._add_matrix(Kin, b, Ke)
+                    self._add_matrix(Cin, b, Ce)
+        return f, M, Kin, Cin
+
+    # ------------------------------------------------------------ state
+    def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        """Return the configuration ``q`` moved by the free-DOF increment ``dq`` (the one place
+        where configurations are updated, so rotations can become multiplicative later)."""
+        out = q.copy()
+        out[self.free] += dq
+        return out
+
+    def expand(self, x_free: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        """Free-DOF vector to a full-length vector, ``fill`` at fixed DOFs."""
+        out = np.full(self.n_dof, fill, dtype=float)
+        out[self.free] = x_free
+        return out
+
+    def dof(self, node: Node | int, name: str) -> int:
+        """Global index of DOF ``name`` ('x', 'y', 'rz') of ``node``."""
+        node = self.model.node(node, "dof")
+        if name not in DOF_NAMES:
+            raise ModelError(f"unknown DOF {name!r}; use 'x', 'y' or 'rz'")
+        j = self.node_dofs[node.id, DOF_NAMES.index(name)]
+        if j < 0:
+            raise ModelError(f"{node} has no DOF {name!r}")
+        return int(j)
+
+    def dof_label(self, i: int) -> str:
+        """Human-readable name of global DOF ``i``, e.g. "node 3 at (1, 0) rz"."""
+        nid, j = self._dof_owner[i]
+        return f"{self.model.nodes[nid]} {DOF_NAMES[j]}"
+
+    # ------------------------------------------------------- post-processing
+    def strain_energy(self, q: np.ndarray) -> float:
+        """Elastic energy stored in all elements and springs [J]."""
+        return float(sum(b.strain_energy(q[b.dofs]).sum() for b in self.stiffness_blocks))
+
+    def kinetic_energy(self, q: np.ndarray, v: np.ndarray) -> float:
+        """Kinetic energy 1/2 v^T M(q) v [J]."""
+        T = sum(0.5 * np.einsum("ni,nij,nj->", v[b.dofs], self._Me[id(b)], v[b.dofs])
+                for b in self.mass_blocks)
+        for b in self.nonlinear_inertia:
+            T += b.kinetic_energy(q[b.dofs], v[b.dofs]).sum()
+        return float(T)
+
+    def gravity_energy(self, q: np.ndarray) -> float:
+        """Potential energy of gravity relative to the reference configuration [J]."""
+        u = q - self.q0
+        V = -float(self.f_gravity @ u)
+        for b in self.nonlinear_inertia:
+            V += float(b.gravity_potential(q[b.dofs], self.gravity, self.q0[b.dofs]).sum())
+        return V
+
+    def resultants(self, q: np.ndarray) -> dict[str, np.ndarray]:
+        """Stress resultants per element family: ``{family: (n, 3)}`` with (N, V, M) [N, N, N m]."""
+        return {b.family: b.resultants(q[b.dofs]) for b in self.stiffness_blocks}
+
+    def block(self, family: str):
+        """The block of an element family ('beam', 'truss', ...)."""
+        for b in self.blocks:
+            if b.family == family:
+                return b
+        raise KeyError(family)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Set up fembody's virtual environment: SuiteSparse headers (for CHOLMOD) through apt when
+# missing and when root, a venv, and the package with its test dependencies. If scikit-sparse
+# cannot be built, fembody is installed without it and runs on SciPy's solvers.
+set -euo pipefail
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+
+if ! [ -f /usr/include/suitesparse/cholmod.h ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "setup: installing libsuitesparse-dev (CHOLMOD headers)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null || echo "setup: apt-get update failed; trying the install anyway"
+        apt-get install -y -qq libsuitesparse-dev >/dev/null \
+            || echo "setup: could not install libsuitesparse-dev; continuing without CHOLMOD"
+    else
+        echo "setup: SuiteSparse headers missing and not root; CHOLMOD will not be built"
+    fi
+fi
+
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel
+if ! "$VENV/bin/python" -m pip install -q -e ".[dev,cholmod]"; then
+    echo "setup: scikit-sparse did not install; fembody will use SciPy's SuperLU (slower)"
+    "$VENV/bin/python" -m pip install -q -e ".[dev]"
+fi
+"$VENV/bin/python" -c "import fembody.solvers.linalg as l; print('setup: fembody installed, sparse backend:', l.backend_name())"
