@@ -97,7 +97,7 @@ class _Equilibrium:
 def static(model: Model | System, steps: int = 10, *, method: str = "newton", t: float = 0.0,
            tol: float = 1e-9, max_iter: int = 30, max_cuts: int = 12, linear_solver: str = "auto",
            arc_length: float | None = None, max_steps: int = 500, lam_max: float = 1.0,
-           stop: Callable[[np.ndarray, float], bool] | None = None) -> Result:
+           stop: Callable[[Result], bool] | None = None) -> Result:
     """Static equilibrium under the model's loads and gravity.
 
     Parameters
@@ -109,8 +109,8 @@ def static(model: Model | System, steps: int = 10, *, method: str = "newton", t:
     tol : relative tolerance on the residual norm (relative to the larger of the applied and
         internal force norms).
     arc_length : arc-length radius in DOF units (default: the length of the first linear
-        increment); ``max_steps`` and ``lam_max`` end the continuation, as does ``stop(q, lam)``
-        returning True.
+        increment); ``max_steps`` and ``lam_max`` end the continuation, as does
+        ``stop(result)`` returning True (e.g. ``lambda r: r.displacement(tip)[-1, 1] < -0.5``).
 
     Returns a :class:`Result` with one state per converged load step (the load factor in
     ``time`` and ``load_factor``) and the support ``reactions``.
@@ -195,7 +195,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
 
 def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, max_iter: int,
                 max_cuts: int, max_steps: int, lam_max: float,
-                stop: Callable[[np.ndarray, float], bool] | None) -> None:
+                stop: Callable[[Result], bool] | None) -> None:
     s = eq.sys
     free = s.free
     q, lam = s.q0.copy(), 0.0
@@ -230,7 +230,7 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
         q, lam, prev = q_new, lam_new, Dq
         result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it)
         ds = min(ds * min(2.0, max(0.5, math.sqrt(target_iter / max(it, 1)))), ds_max)
-        if lam >= lam_max or (stop is not None and stop(q, lam)):
+        if lam >= lam_max or (stop is not None and stop(result)):
             return
 
 
