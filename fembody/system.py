@@ -254,7 +254,8 @@ class System:
 
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None, tangent: bool = True):
         """Internal (elastic + damping) force ``f_int`` (n_dof,) [N, N m]; with ``tangent`` also
-        the CSC data of ``K = df_int/dq`` and ``C = df_int/dq'`` (C is None when undamped)."""
+        the CSC data of ``K = df_int/dq`` and ``C = df_int/dq'`` (C is None when undamped).
+        Damping: strain-rate damping of elements and springs, plus Rayleigh ``alpha M q'``."""
         f = np.zeros(self.n_dof)
         K = np.zeros(self.nnz) if tangent else None
         C = None
@@ -269,6 +270,20 @@ class System:
                     if C is None:
                         C = np.zeros(self.nnz)
                     self._add_matrix(C, b, Ce)
+        alpha = self.rayleigh[0]
+        if alpha > 0.0 and v is not None:
+            for b in self.mass_blocks:
+                self._add_vector(f, b, alpha * np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
+            if tangent:
+                C = alpha * self.M_const if C is None else C + alpha * self.M_const
+            for b in self.nonlinear_inertia:
+                # alpha M(q) v: the inertial kernel with a = v and no angular rate
+                x, ve = q[b.dofs], v[b.dofs]
+                fe, Ke, _ = b.inertial(x, np.zeros_like(ve), ve, tangent)
+                self._add_vector(f, b, alpha * fe)
+                if tangent:
+                    self._add_matrix(K, b, Ke, scale=alpha)
+                    self._add_matrix(C, b, b.mass_at(x), scale=alpha)
         return f, K, C
 
     def nodal_loads(self, t: float) -> np.ndarray:

@@ -98,7 +98,9 @@ class LinearSolver:
         if kind == "cholmod":
             try:
                 if self._symbolic is None:
-                    self._symbolic = _cholmod_analyze(A.tocsc())
+                    # supernodal LL^T: an indefinite matrix is reported, not factorised as
+                    # an unpivoted LDL^T
+                    self._symbolic = _cholmod_analyze(A.tocsc(), mode="supernodal")
                 self._symbolic.cholesky_inplace(A.tocsc())
                 self._fac, self.active = self._symbolic, "cholmod"
                 return

@@ -62,20 +62,39 @@ def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
         bad = [sys.dof_label(int(sys.free[i])) for i in np.flatnonzero(Md <= 0.0)[:5]]
         raise SingularSystemError(f"modes: DOFs without mass ({', '.join(bad)}); give them mass "
                                   "(add_mass, add_rigid_body) or a beam/truss with density", bad)
+    # Shift-invert about sigma <= 0 in both paths: the low modes are computed as the largest
+    # eigenvalues of (K - sigma M)^-1 M, which keeps them accurate when K mixes very stiff
+    # (axial) and soft (bending) terms; a direct dense eigh loses ~1e-5 there.
+    scale = float(np.median(np.abs(K.diagonal()) / Md))
     if nf <= DENSE_MAX:
-        w2, V = sla.eigh(K.toarray(), M.toarray(), subset_by_index=[0, n - 1])
+        Kd, Mdn = K.toarray(), M.toarray()
+        for sigma in (0.0, -1e-6 * scale):
+            try:
+                C = sla.cholesky(Kd - sigma * Mdn, lower=True)
+                break
+            except np.linalg.LinAlgError:
+                continue
+        else:
+            raise SingularSystemError("modes: the tangent stiffness is indefinite; the "
+                                      "configuration is unstable")
+        X = sla.solve_triangular(C, Mdn, lower=True)
+        A = sla.solve_triangular(C, X.T, lower=True)      # C^-1 M C^-T (symmetric)
+        mu, Y = sla.eigh(0.5 * (A + A.T), subset_by_index=[nf - n, nf - 1])
+        mu, Y = mu[::-1], Y[:, ::-1]
+        w2 = sigma + 1.0 / mu
+        V = sla.solve_triangular(C.T, Y, lower=False)
     else:
         # shift below zero so that K - sigma M is positive definite even with rigid-body modes
-        scale = float(np.median(np.abs(K.diagonal()) / Md))
         w2, V = spla.eigsh(K, k=n, M=M, sigma=-1e-6 * scale, which="LM")
         order = np.argsort(w2)
         w2, V = w2[order], V[:, order]
-        V = V / np.sqrt(np.einsum("ij,ij->j", V, M @ V))
-    tiny = 1e-9 * float(np.max(np.abs(w2))) if w2.size else 0.0
-    if np.any(w2 < -max(tiny, 1e-12)):
-        neg = w2[w2 < 0].min()
+    V = V / np.sqrt(np.einsum("ij,ij->j", V, M @ V))
+    # round-off in omega^2 of shift-invert is ~ eps * (K/M scale): only clearly negative
+    # eigenvalues mean an unstable configuration
+    if np.any(w2 < -1e-10 * scale):
         raise SingularSystemError(f"modes: the tangent stiffness is not positive semi-definite "
-                                  f"(eigenvalue {neg:.3g}); the configuration is unstable")
+                                  f"(eigenvalue {w2.min():.3g} rad^2/s^2); the configuration "
+                                  "is unstable")
     omega = np.sqrt(np.clip(w2, 0.0, None))
     shapes = np.zeros((sys.n_dof, n))
     shapes[sys.free] = V

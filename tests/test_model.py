@@ -1,0 +1,188 @@
+"""Model, System and Result: DOF map, assembly, loads, rigid bodies and springs in statics,
+damping, save/load."""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import fembody as fb
+from fembody.solvers import linalg
+
+from .conftest import fd_jacobian, rel_err
+
+MAT = fb.Material(E=1e7, rho=1000.0, nu=0.3)
+SEC = fb.Section.rectangle(0.05, 0.05)
+
+
+def mixed_model():
+    m = fb.Model(gravity=(0.0, -9.81))
+    beam = m.add_beam((0, 0), (1, 0), n=4, material=MAT, section=SEC)
+    post = m.add_node((1.0, -1.0))
+    m.add_truss(beam.last, post, MAT, SEC)
+    m.add_truss(beam.nodes[2], post, MAT, SEC, strain="green", mass="lumped")
+    m.add_mass(post, 2.0)
+    rb = m.add_rigid_body(beam.nodes[1], mass=1.5, inertia=0.1, offset=(0.1, 0.2))
+    m.add_spring(post, (2.0, -1.0), k=1e3, c=5.0)
+    m.add_rotational_spring(beam.last, beam.nodes[3], k=50.0, c=0.5)
+    m.fix(beam.first)
+    m.set_damping(alpha=0.1, beta=1e-3)
+    return m, beam, post, rb
+
+
+def test_rotation_dofs_only_where_needed():
+    m, beam, post, rb = mixed_model()
+    s = m.compile()
+    assert s.node_dofs[post.id, 2] == -1            # truss/mass/spring node: x, y only
+    assert np.all(s.node_dofs[[n.id for n in beam.nodes]] >= 0)
+    assert s.n_dof == 2 + 5 * 3 + 2 + 2             # ground, beam nodes, post, spring anchor
+    assert s.n_free == 4 * 3 + 2
+
+
+def test_assembled_tangents_match_finite_differences_of_the_residual():
+    """The whole assembled system (all families, damping, offset rigid body under gravity):
+    K_T = -dr/dq and C_T = -dr/dv with r = f_ext - f_int - f_inertia."""
+    m, *_ = mixed_model()
+    s = m.compile()
+    rng = np.random.default_rng(1)
+    q = s.q0.copy()
+    q[s.free] += 0.05 * rng.standard_normal(s.n_free)
+    v, a = s.expand(rng.standard_normal(s.n_free)), s.expand(rng.standard_normal(s.n_free))
+
+    def r(qf, vf=None):
+        qq, vv = s.expand(qf), v if vf is None else s.expand(vf)
+        qq[s.fixed] = s.q0[s.fixed]
+        fi, _, _ = s.internal_forces(qq, vv, False)
+        fe, _ = s.external_forces(qq, 0.0, False)
+        fin, *_ = s.inertial_forces(qq, vv, a, False)
+        return (fe - fi - fin)[s.free]
+
+    fi, K, C = s.internal_forces(q, v, True)
+    fe, Kl = s.external_forces(q, 0.0, True)
+    _, M, Kin, Cin = s.inertial_forces(q, v, a, True)
+    assert s.rayleigh[0] > 0 and s.rayleigh[1] > 0    # both Rayleigh terms are exercised
+    KT = s.csc(K + Kl + Kin).toarray()
+    CT = s.csc(C + Cin).toarray()
+    assert rel_err(KT, -fd_jacobian(r, q[s.free])) < 1e-6
+    assert rel_err(CT, -fd_jacobian(lambda vf: r(q[s.free], vf), v[s.free])) < 1e-6
+    Mfd = fd_jacobian(lambda af: s.inertial_forces(q, v, s.expand(af), False)[0][s.free],
+                      a[s.free])
+    assert rel_err(s.csc(M).toarray(), Mfd) < 1e-8
+
+
+def test_gravity_load_and_reactions_balance_weight():
+    m, beam, post, rb = mixed_model()
+    s = m.compile()
+    total_mass = MAT.rho * SEC.A * (1.0 + 1.0 + math.hypot(0.5, 1.0)) + 2.0 + 1.5
+    fext, _ = s.external_forces(s.q0)
+    assert fext[s.node_dofs[:, 1]].sum() == pytest.approx(-9.81 * total_mass, rel=1e-12)
+    assert fext[s.node_dofs[:, 0]].sum() == 0.0
+    # the offset rigid body's weight acts with the arm 0.1 m: moment -1.5 g 0.1 at its node
+    assert fext[s.node_dofs[rb.node.id, 2]] == pytest.approx(-1.5 * 9.81 * 0.1, rel=1e-12)
+    res = fb.static(m, steps=2)
+    R = res.reactions[-1]
+    assert R[s.node_dofs[:, 1]].sum() == pytest.approx(9.81 * total_mass, rel=1e-9)
+
+
+def test_rigid_body_offset_under_gravity_statics():
+    """Rigid body with a horizontal centre-of-mass offset c on a rotational spring k:
+    k theta = -m g c cos(theta) (theta negative, sagging)."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    rb = m.add_rigid_body((0.0, 0.0), mass=2.0, inertia=0.3, offset=(0.5, 0.0))
+    m.fix(rb.node, "x", "y")
+    m.add_rotational_spring(rb.node, k=10.0)
+    res = fb.static(m, steps=4)
+    th = res.rotation(rb.node)[-1]
+    assert 10.0 * th == pytest.approx(-2.0 * 9.81 * 0.5 * math.cos(th), rel=1e-9)
+    R = res.reaction(rb.node)[-1]
+    assert R[:2] == pytest.approx([0.0, 2.0 * 9.81], rel=1e-9)
+
+
+def test_springs_in_series_and_time_dependent_load():
+    """Two springs in series under a load given as a function of time, evaluated at t."""
+    m = fb.Model()
+    a, b = m.add_node((1.0, 0.0)), m.add_node((2.0, 0.0))
+    m.add_spring(a, (0.0, 0.0), k=100.0)
+    m.add_spring(a, b, k=300.0)
+    m.fix(a, "y")
+    m.fix(b, "y")
+    m.add_force(b, lambda t: (2.0 * t, 0.0))
+    res = fb.static(m, steps=2, t=3.0)
+    F = 6.0
+    assert res.displacement(b)[-1, 0] == pytest.approx(F / 100.0 + F / 300.0, rel=1e-10)
+    assert res.load_factor[-1] == 1.0 and len(res) == 2
+
+
+def test_lumped_truss_mass_is_diagonal_and_conserves_total():
+    m = fb.Model()
+    a, b = m.add_node((0, 0)), m.add_node((3, 4))
+    m.add_truss(a, b, MAT, SEC, mass="lumped")
+    M = m.compile().mass_matrix().toarray()
+    assert np.count_nonzero(M - np.diag(np.diag(M))) == 0
+    assert M.sum() == pytest.approx(2 * MAT.rho * SEC.A * 5.0)
+
+
+def test_result_save_load_round_trip(tmp_path):
+    m, beam, post, rb = mixed_model()
+    res = fb.static(m, steps=3)
+    path = tmp_path / "res.npz"
+    res.save(path)
+    back = fb.Result.load(path)
+    assert np.array_equal(back.q, res.q)
+    assert np.array_equal(back.displacement(beam.last), res.displacement(beam.last))
+    assert np.array_equal(back.reaction(beam.first), res.reaction(beam.first))
+    assert back.stats["n_newton"] == res.stats["n_newton"]
+    with pytest.raises(fb.ModelError, match="needs the model"):
+        back.energy
+    again = fb.Result.load(path, model=m)
+    assert again.energy.strain[-1] == pytest.approx(res.energy.strain[-1])
+
+
+def test_static_energy_equals_work_for_linear_spring():
+    m = fb.Model()
+    a = m.add_node((1.0, 0.0))
+    m.add_spring(a, (0.0, 0.0), k=100.0)
+    m.fix(a, "y")
+    m.add_force(a, (5.0, 0.0))
+    res = fb.static(m, steps=1)
+    assert res.energy.strain[-1] == pytest.approx(0.5 * 5.0**2 / 100.0, rel=1e-10)
+
+
+@pytest.mark.parametrize("method", ["dense", "superlu"] +
+                         (["cholmod"] if linalg.HAVE_CHOLMOD else []))
+def test_linear_solvers_agree(method):
+    rng = np.random.default_rng(0)
+    n = 400
+    A = sp.random(n, n, density=0.01, random_state=1)
+    A = (A @ A.T + sp.eye(n) * 5.0).tocsc()
+    b = rng.standard_normal(n)
+    s = linalg.LinearSolver(method)
+    s.factorize(A)
+    x = s.solve(b)
+    assert np.linalg.norm(A @ x - b) < 1e-10 * np.linalg.norm(b)
+    assert s.pivot_ratio() > 1e-6
+    s.factorize((A * 2.0).tocsc())            # refactorisation on the same pattern
+    assert np.allclose(s.solve(b), x / 2.0)
+    assert s.n_factor == 2
+
+
+def test_auto_solver_falls_back_for_indefinite_matrices():
+    n = 500
+    A = sp.diags(np.r_[np.ones(n - 1), -1.0]).tocsc()
+    s = linalg.LinearSolver("auto")
+    s.factorize(A)
+    assert s.active == "superlu"
+    assert np.allclose(s.solve(np.ones(n)), np.r_[np.ones(n - 1), -1.0])
+
+
+def test_missing_cholmod_warns_once(monkeypatch):
+    monkeypatch.setattr(linalg, "HAVE_CHOLMOD", False)
+    monkeypatch.setattr(linalg, "_warned", False)
+    with pytest.warns(RuntimeWarning, match="CHOLMOD.*SuperLU"):
+        linalg.LinearSolver("auto")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        linalg.LinearSolver("auto")          # second time: silent
+    with pytest.raises(ValueError, match="needs scikit-sparse"):
+        linalg.LinearSolver("cholmod")
