@@ -16,11 +16,14 @@ from .loads import ramp
 from .materials import Material, Section
 from .model import Body, ElementRef, Model, Node, RigidBody
 from .results import Result
-from .solvers import Modes, modes, static
+from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
+from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
 from .system import System
 
 __version__ = "0.1.0"
 
 __all__ = ["ConvergenceError", "FembodyError", "ModelError", "SingularSystemError", "ramp",
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
-           "Modes", "modes", "static", "System", "__version__"]
+           "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
+           "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
+           "simulate"]

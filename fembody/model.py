@@ -123,6 +123,8 @@ class Model:
         self.loads: list[NodalLoad] = []
         self.supports: dict[int, set] = {}
         self.rayleigh = (0.0, 0.0)
+        self.joints: list = []
+        self.initial_velocity: dict[int, np.ndarray] = {}
         self.ground = self._new_node(0.0, 0.0, "ground", internal=True)
         self.supports[self.ground.id] = {"x", "y", "rz*"}
 
@@ -339,6 +341,48 @@ class Model:
         the strain rates of beams and trusses (objective: rigid motion is not damped)."""
         self.rayleigh = (_nonnegative(alpha, "set_damping: alpha"),
                          _nonnegative(beta, "set_damping: beta"))
+
+    # ------------------------------------------------------------------ joints
+    def add_joint(self, joint):
+        """Add a joint (``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
+        ``fb.RigidLink``, ``fb.Support``) and return it."""
+        from .joints import Joint
+        if not isinstance(joint, Joint):
+            raise ModelError(f"add_joint: expected a fembody joint (fb.Pin, ...), got {joint!r}")
+        if any(j is joint for j in self.joints):
+            raise ModelError(f"add_joint: {joint.label} is already in the model")
+        joint.index = len(self.joints)
+        for n in joint.nodes():
+            if n is None:
+                continue
+            self.node(n, f"add_joint ({joint.kind} joint {joint.index})")
+        self.joints.append(joint)
+        return joint
+
+    def set_velocity(self, node: NodeLike, velocity: Sequence[float] = (0.0, 0.0),
+                     omega: float | None = None) -> None:
+        """Initial velocity (vx, vy) [m/s] and, for nodes with a rotation DOF, angular velocity
+        ``omega`` [rad/s] of ``node`` for dynamic analyses."""
+        node = self.node(node, "set_velocity")
+        v = np.asarray(velocity, dtype=float).reshape(-1)
+        if v.size != 2 or not np.all(np.isfinite(v)):
+            raise ModelError(f"set_velocity on {node}: velocity must be finite (vx, vy)")
+        w = np.nan if omega is None else float(omega)
+        if omega is not None and not math.isfinite(w):
+            raise ModelError(f"set_velocity on {node}: omega must be finite")
+        self.initial_velocity[node.id] = np.array([v[0], v[1], w])
+
+    def set_rigid_velocity(self, omega: float, center: Sequence[float] = (0.0, 0.0),
+                           velocity: Sequence[float] = (0.0, 0.0)) -> None:
+        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s] plus a
+        rotation ``omega`` [rad/s] about ``center`` [m]."""
+        c = self._point(center, "set_rigid_velocity")
+        for node in self.nodes:
+            if node.internal:
+                continue
+            vx = velocity[0] - omega * (node.y - c[1])
+            vy = velocity[1] + omega * (node.x - c[0])
+            self.set_velocity(node, (vx, vy), omega)
 
     # ----------------------------------------------------------------- output
     def compile(self) -> "System":

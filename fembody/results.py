@@ -12,16 +12,17 @@ from .errors import ModelError
 if TYPE_CHECKING:
     from .system import System
 
-_ARRAYS = ("time", "q", "v", "a", "load_factor", "reactions", "iterations")
+_ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
+           "constraint_work", "dissipated", "violation")
 
 
 class Result:
     """Saved states of a static or dynamic analysis.
 
     Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
-    ``q`` (n, n_dof), ``v``, ``a`` (dynamics), ``load_factor``, ``reactions`` (n, n_dof: the
-    support forces on fixed DOFs, zero elsewhere) [N, N m], ``iterations`` (Newton iterations
-    per state). ``stats`` holds counters (residual evaluations, tangent assemblies,
+    ``q`` (n, n_dof), ``v``, ``a`` (dynamics: velocities, accelerations), ``lam`` (joint
+    multipliers), ``load_factor``, ``reactions`` (n, n_dof: the support forces on fixed DOFs,
+    zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``. ``stats`` holds counters (residual evaluations, tangent assemblies,
     factorisations, Newton iterations, wall time [s], linear solver).
     """
 
@@ -36,14 +37,15 @@ class Result:
             self.q0 = system.q0
 
     # --------------------------------------------------------------- record
-    def record(self, time: float, q: np.ndarray, v: np.ndarray | None = None,
-               a: np.ndarray | None = None, load_factor: float | None = None,
-               reactions: np.ndarray | None = None, iterations: int = 0) -> None:
-        """Append a state (copies are kept)."""
-        row = dict(time=time, q=q.copy(), v=None if v is None else v.copy(),
-                   a=None if a is None else a.copy(), load_factor=load_factor,
-                   reactions=None if reactions is None else reactions.copy(),
-                   iterations=iterations)
+    def record(self, time: float, q: np.ndarray, **fields) -> None:
+        """Append a state; ``fields`` are any of the per-state arrays (copied)."""
+        unknown = set(fields) - set(_ARRAYS)
+        if unknown:
+            raise TypeError(f"Result.record: unknown fields {sorted(unknown)}")
+        row = {k: None for k in _ARRAYS}
+        row.update(time=time, q=q.copy(), iterations=0)
+        for k, val in fields.items():
+            row[k] = val.copy() if isinstance(val, np.ndarray) else val
         for k, val in row.items():
             self._rows[k].append(val)
         self._cache.clear()
@@ -68,6 +70,9 @@ class Result:
                          doc="Support reactions (n, n_dof) [N, N m].")
     iterations = property(lambda self: self._array("iterations"),
                           doc="Newton iterations per state.")
+    lam = property(lambda self: self._array("lam"), doc="Lagrange multipliers (n, n_con).")
+    violation = property(lambda self: self._array("violation"),
+                         doc="Largest position-constraint violation |phi| per state [m, rad].")
 
     # ------------------------------------------------------------ accessors
     def _dofs(self, node) -> np.ndarray:
@@ -111,6 +116,16 @@ class Result:
         out[:, ok] = R[:, d[ok]]
         return out
 
+    def joint_reaction(self, joint) -> np.ndarray:
+        """Reaction of ``joint`` per state (n, rows): for Pin/Weld/RigidLink the force (and
+        moment) the joint exerts on its second node [N, N m]; Distance: the link tension [N];
+        Slider: the normal force (and moment); Driver: the driving force or torque; Support:
+        the support reactions."""
+        sys = self._need_system("joint_reaction")
+        rows = sys.joint_rows[joint.index]
+        factor = -1.0 if joint.kind != "Distance" else 1.0
+        return factor * self.lam[:, rows]
+
     def resultants(self, family: str = "beam") -> np.ndarray:
         """Stress resultants (n_states, n_elements, 3) = (N, V, M) of an element family."""
         sys = self._need_system("resultants")
@@ -125,7 +140,10 @@ class Result:
 
     @property
     def energy(self) -> SimpleNamespace:
-        """Energies per state [J]: ``kinetic``, ``strain``, ``gravity``, ``total``."""
+        """Energies per state [J]: ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
+        (their sum), ``work`` of the applied nodal loads, ``constraint_work`` done by drivers,
+        ``dissipated`` by damping, and ``balance = total - work - constraint_work +
+        dissipated``, which stays constant up to the integrator's error."""
         if "energy" in self._cache:
             return self._cache["energy"]
         sys = self._need_system("energy")
@@ -134,7 +152,17 @@ class Result:
         grav = np.array([sys.gravity_energy(qi) for qi in q])
         kin = (np.array([sys.kinetic_energy(qi, vi) for qi, vi in zip(q, self.v)])
                if self.v is not None else np.zeros(len(q)))
-        e = SimpleNamespace(kinetic=kin, strain=strain, gravity=grav, total=kin + strain + grav)
+        zeros = np.zeros(len(q))
+        work = self._array("work")
+        cwork = self._array("constraint_work")
+        diss = self._array("dissipated")
+        work = zeros if work is None else work
+        cwork = zeros if cwork is None else cwork
+        diss = zeros if diss is None else diss
+        total = kin + strain + grav
+        e = SimpleNamespace(kinetic=kin, strain=strain, gravity=grav, total=total, work=work,
+                            constraint_work=cwork, dissipated=diss,
+                            balance=total - work - cwork + diss)
         self._cache["energy"] = e
         return e
 

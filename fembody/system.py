@@ -24,12 +24,46 @@ from .model import DOF_NAMES, Model, Node
 
 
 @dataclass
+class ConstraintEval:
+    """Constraint state: ``phi``, CSR data of B, constraint forces ``B^T lam`` (all DOFs),
+    geometric stiffness data (or None) and the per-block B arrays."""
+
+    phi: np.ndarray
+    Bdata: np.ndarray
+    force: np.ndarray
+    G: np.ndarray | None
+    blocks: list
+
+
+@dataclass
+class SaddlePattern:
+    """CSC pattern of the augmented matrix and where S, B, B^T and the (2,2) diagonal land."""
+
+    n: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    pos_S: np.ndarray
+    pos_B: np.ndarray
+    pos_BT: np.ndarray
+    pos_D: np.ndarray
+
+
+@dataclass
 class _Scatter:
     """Where one block's element vectors and matrices land."""
 
     dofs: np.ndarray      # (n, k) global DOF indices
     msel: np.ndarray      # flat indices into (n, k, k) of entries with both DOFs free
     mpos: np.ndarray      # their positions in the CSC data array
+
+
+def _pt(at, node, where: str) -> np.ndarray:
+    if at is None:
+        return np.array([node.x, node.y], dtype=float)
+    arr = np.asarray(at, dtype=float).reshape(-1)
+    if arr.size != 2 or not np.all(np.isfinite(arr)):
+        raise ModelError(f"{where}: 'at' must be a finite point (x, y), got {at!r}")
+    return arr
 
 
 class System:
@@ -44,9 +78,12 @@ class System:
         self.gravity = model.gravity.copy()
         self._build_dofs(model)
         self._build_blocks(model)
+        self._build_joints(model)
         self._check_nodes(model)
         self._build_pattern()
+        self._build_constraint_pattern()
         self._build_constants(model)
+        self._saddle = None
 
     # ------------------------------------------------------------ compile
     def _build_dofs(self, model: Model) -> None:
@@ -199,8 +236,9 @@ class System:
         nf = self.n_free
         keys = [np.arange(nf, dtype=np.int64) * (nf + 1)]   # the diagonal is always present
         local = []
-        for b in self.blocks:
-            fi = self.free_index[b.dofs]                     # (n, k)
+        joints = [b for b in self.joint_blocks if not b.linear]
+        for b in self.blocks + joints:
+            fi = (self._joint_free_index(b) if b in joints else self.free_index[b.dofs])
             k = fi.shape[1]
             r = np.broadcast_to(fi[:, :, None], (fi.shape[0], k, k)).ravel()
             c = np.broadcast_to(fi[:, None, :], (fi.shape[0], k, k)).ravel()
@@ -238,6 +276,223 @@ class System:
             else:
                 self.variable_loads.append((dofs, load))
         self._load_cache: tuple[float, np.ndarray] | None = None
+
+    # -------------------------------------------------------------- joints
+    def _endpoint(self, node, at: np.ndarray, where: str, need_rotation: bool = False):
+        """DOFs (3,) and body-frame offset of the point ``at`` carried by ``node`` (ground:
+        no DOFs, the offset is the absolute point)."""
+        if node is None or node is self.model.ground:
+            return np.array([-1, -1, -1]), at.copy()
+        d = at - np.array([node.x, node.y])
+        dofs = self.node_dofs[node.id].copy()
+        if dofs[2] < 0 and (need_rotation or np.hypot(*d) > 1e-12 * max(1.0, np.abs(at).max())):
+            why = "a rotation" if need_rotation else f"an offset point {tuple(at)}"
+            raise ModelError(f"{where}: {node} has no rotation DOF, so it cannot carry {why}; "
+                             "attach a beam or rigid body to it or place the joint at the node")
+        return dofs, d
+
+    def _build_joints(self, model: Model) -> None:
+        from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
+        from .joints.blocks import DistanceBlock, LinearBlock, PointBlock, SliderBlock
+        groups: dict[str, list] = {"pin": [], "weld": [], "slider": [], "slider_lock": [],
+                                   "distance": [], "linear": []}
+        for j in model.joints:
+            where = j.label
+            if isinstance(j, (Pin, RigidLink)):
+                a, b = (j.a, j.b) if isinstance(j, Pin) else (j.body, j.node)
+                rot = isinstance(j, Weld) or (isinstance(j, RigidLink) and j.rotation)
+                at = _pt(getattr(j, "at", None), b, where)
+                if isinstance(j, RigidLink) and (a is model.ground or
+                                                 self.node_dofs[a.id, 2] < 0):
+                    raise ModelError(f"{where}: the body node must have a rotation DOF (a rigid "
+                                     "body or beam node)")
+                da_dofs, da = self._endpoint(a, at, where, rot)
+                db_dofs, db = self._endpoint(b, at, where, rot)
+                groups["weld" if rot else "pin"].append((j, np.r_[da_dofs, db_dofs], da, db))
+            elif isinstance(j, Slider):
+                at = _pt(j.at, j.node, where)
+                dvec = np.asarray(j.direction, float).reshape(-1)
+                if dvec.size != 2 or not np.all(np.isfinite(dvec)) or np.hypot(*dvec) == 0.0:
+                    raise ModelError(f"{where}: direction must be a non-zero (dx, dy), got "
+                                     f"{j.direction!r}")
+                dvec = dvec / np.hypot(*dvec)
+                da_dofs, da = self._endpoint(j.body, at, where, j.lock_rotation)
+                db_dofs, db = self._endpoint(j.node, at, where, j.lock_rotation)
+                n0 = np.array([-dvec[1], dvec[0]])
+                groups["slider_lock" if j.lock_rotation else "slider"].append(
+                    (j, np.r_[da_dofs, db_dofs], da, db, n0))
+            elif isinstance(j, Distance):
+                pa, pb = (np.array([n.x, n.y]) for n in (j.a, j.b))
+                length = float(np.hypot(*(pb - pa))) if j.length is None else float(j.length)
+                if not (np.isfinite(length) and length > 0.0):
+                    raise ModelError(f"{where}: the length must be positive (the nodes coincide "
+                                     f"or length={j.length!r})")
+                da_dofs, da = self._endpoint(j.a, pa, where)
+                db_dofs, db = self._endpoint(j.b, pb, where)
+                groups["distance"].append((j, np.r_[da_dofs, db_dofs], da, db, length))
+            elif isinstance(j, Driver):
+                if j.dof not in DOF_NAMES:
+                    raise ModelError(f"{where}: unknown DOF {j.dof!r}; use 'x', 'y' or 'rz'")
+                k = DOF_NAMES.index(j.dof)
+                i = self.node_dofs[j.node.id, k]
+                if i < 0:
+                    raise ModelError(f"{where}: {j.node} has no DOF {j.dof!r}")
+                if self.is_fixed[i]:
+                    raise ModelError(f"{where}: DOF {j.dof!r} of {j.node} is fixed by "
+                                     "model.fix; remove the support or the driver")
+                if j.relative_to is None:
+                    groups["linear"].append((j, [i, -1], [1.0, 0.0], self.q0[i], j))
+                else:
+                    if j.dof != "rz":
+                        raise ModelError(f"{where}: a relative driver acts on 'rz' only")
+                    ia = self.node_dofs[j.relative_to.id, 2]
+                    if ia < 0:
+                        raise ModelError(f"{where}: {j.relative_to} has no rotation DOF")
+                    groups["linear"].append((j, [ia, i], [-1.0, 1.0], 0.0, j))
+                j.derivatives(0.0)          # validate the motion function early
+            elif isinstance(j, Support):
+                for dn in j.dofs:
+                    if dn not in DOF_NAMES:
+                        raise ModelError(f"{where}: unknown DOF {dn!r}; use 'x', 'y' or 'rz'")
+                    i = self.node_dofs[j.node.id, DOF_NAMES.index(dn)]
+                    if i < 0:
+                        raise ModelError(f"{where}: {j.node} has no DOF {dn!r}")
+                    groups["linear"].append((j, [i, -1], [1.0, 0.0], self.q0[i], None))
+            else:  # pragma: no cover - guarded by Model.add_joint
+                raise ModelError(f"{where}: unsupported joint type")
+        blocks = []
+        own = lambda g: np.array([e[0].index for e in g])  # noqa: E731
+        for key, rot in (("pin", False), ("weld", True)):
+            g = groups[key]
+            if g:
+                blocks.append(PointBlock(np.array([e[1] for e in g]), own(g),
+                                         np.array([e[2] for e in g]), np.array([e[3] for e in g]),
+                                         rot))
+        for key, lock in (("slider", False), ("slider_lock", True)):
+            g = groups[key]
+            if g:
+                blocks.append(SliderBlock(np.array([e[1] for e in g]), own(g),
+                                          np.array([e[2] for e in g]), np.array([e[3] for e in g]),
+                                          np.array([e[4] for e in g]), lock))
+        g = groups["distance"]
+        if g:
+            blocks.append(DistanceBlock(np.array([e[1] for e in g]), own(g),
+                                        np.array([e[2] for e in g]), np.array([e[3] for e in g]),
+                                        np.array([e[4] for e in g])))
+        g = groups["linear"]
+        if g:
+            blocks.append(LinearBlock(np.array([e[1] for e in g]), own(g),
+                                      np.array([e[2] for e in g]), np.array([e[3] for e in g]),
+                                      [e[4] for e in g]))
+        row = 0
+        joint_rows: dict[int, list] = {j.index: [] for j in model.joints}
+        for blk in blocks:
+            blk.rows = row + np.arange(len(blk) * blk.m).reshape(len(blk), blk.m)
+            row += len(blk) * blk.m
+            for inst, ji in enumerate(blk.owner):
+                joint_rows[int(ji)].extend(blk.rows[inst].tolist())
+        self.joint_blocks = blocks
+        self.n_con = row
+        self.joint_rows = {k: np.array(v, dtype=np.int64) for k, v in joint_rows.items()}
+        self.row_joint = np.empty(row, dtype=np.int64)
+        for k, v in self.joint_rows.items():
+            self.row_joint[v] = k
+        self.rheonomic = any(b.rheonomic for b in blocks)
+
+    def _joint_free_index(self, blk) -> np.ndarray:
+        return np.where(blk.mask, self.free_index[np.where(blk.mask, blk.dofs, 0)], -1)
+
+    def _build_constraint_pattern(self) -> None:
+        """CSR pattern of B (n_con x n_free) with each block's scatter positions."""
+        nf, keys, local = self.n_free, [], []
+        for blk in self.joint_blocks:
+            fi = self._joint_free_index(blk)                     # (n, k)
+            n, k, m = fi.shape[0], fi.shape[1], blk.m
+            rows = np.broadcast_to(blk.rows[:, :, None], (n, m, k)).ravel()
+            cols = np.broadcast_to(fi[:, None, :], (n, m, k)).ravel()
+            sel = np.flatnonzero(cols >= 0)
+            key = rows[sel] * nf + cols[sel]
+            local.append((blk, sel, key))
+            keys.append(key)
+        allkeys = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+        r = allkeys // max(nf, 1)
+        self.B_indices = (allkeys - r * nf).astype(np.int32)
+        self.B_indptr = np.searchsorted(r, np.arange(self.n_con + 1)).astype(np.int32)
+        self.B_nnz = len(allkeys)
+        self.B_scatter = {id(b): (sel, np.searchsorted(allkeys, key)) for b, sel, key in local}
+
+    def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
+                    hessian: bool = True) -> "ConstraintEval":
+        """Constraint values ``phi (n_con,)``, the CSR data of ``B`` on the free DOFs, the
+        constraint forces ``B^T lam`` on all DOFs and, with ``lam`` and ``hessian``, the CSC data
+        (K pattern) of the geometric stiffness ``d(B^T lam)/dq``."""
+        phi = np.zeros(self.n_con)
+        Bdata = np.zeros(self.B_nnz)
+        G = np.zeros(self.nnz) if (lam is not None and hessian) else None
+        fc = np.zeros(self.n_dof)
+        Bs = []
+        for blk in self.joint_blocks:
+            x = blk.gather(q)
+            ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
+            phi[blk.rows] = ph
+            sel, pos = self.B_scatter[id(blk)]
+            Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
+            Bs.append(B)
+            if lam is not None:
+                lb = lam[blk.rows]
+                fe = np.einsum("nmk,nm->nk", B, lb)
+                fc += np.bincount(blk.dofs[blk.mask], fe[blk.mask], minlength=self.n_dof)
+                if G is not None and H is not None:
+                    self._add_matrix(G, blk, np.einsum("nm,nmij->nij", lb, H))
+        return ConstraintEval(phi, Bdata, fc, G, Bs)
+
+    def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``."""
+        pt, ptt = np.zeros(self.n_con), np.zeros(self.n_con)
+        for blk in self.joint_blocks:
+            if blk.rheonomic:
+                a, b = blk.rates(t)
+                pt[blk.rows], ptt[blk.rows] = a, b
+        return pt, ptt
+
+    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
+        """``v^T H_i v`` per constraint row: the velocity-squared term of the acceleration-level
+        constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``)."""
+        out = np.zeros(self.n_con)
+        for blk in self.joint_blocks:
+            if blk.linear:
+                continue
+            x, ve = blk.gather(q), np.where(blk.mask, v[blk.dofs], 0.0)
+            _, _, H = blk.evaluate(x, t, True)
+            out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
+        return out
+
+    def B_matrix(self, Bdata: np.ndarray) -> sp.csr_matrix:
+        """Constraint Jacobian on the free DOFs, (n_con, n_free)."""
+        return sp.csr_matrix((Bdata, self.B_indices, self.B_indptr),
+                             shape=(self.n_con, self.n_free))
+
+    def saddle_pattern(self):
+        """CSC pattern of ``[[S, B^T], [B, D]]`` and the positions of S's, B's, B^T's and D's
+        entries in its data array (built once, cached)."""
+        if getattr(self, "_saddle", None) is not None:
+            return self._saddle
+        nf, m = self.n_free, self.n_con
+        N = nf + m
+        Sc = np.repeat(np.arange(nf), np.diff(self.indptr))
+        kS = Sc.astype(np.int64) * N + self.indices
+        Br = np.repeat(np.arange(m), np.diff(self.B_indptr)).astype(np.int64)
+        Bc = self.B_indices.astype(np.int64)
+        kB = Bc * N + (nf + Br)               # B at (nf + row, col)
+        kBT = (nf + Br) * N + Bc               # B^T at (col, nf + row)
+        kD = (nf + np.arange(m, dtype=np.int64)) * (N + 1)
+        allk = np.unique(np.concatenate([kS, kB, kBT, kD]))
+        cols = allk // N
+        indices = (allk - cols * N).astype(np.int32)
+        indptr = np.searchsorted(cols, np.arange(N + 1)).astype(np.int32)
+        pos = [np.searchsorted(allk, k) for k in (kS, kB, kBT, kD)]
+        self._saddle = SaddlePattern(N, indptr, indices, *pos)
+        return self._saddle
 
     # ------------------------------------------------------------ assembly
     def _add_matrix(self, data: np.ndarray, block, Ke: np.ndarray, scale: float = 1.0) -> None:

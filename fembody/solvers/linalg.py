@@ -174,3 +174,144 @@ def null_vectors(A: sp.spmatrix, rtol: float = 1e-10, k: int = 6) -> np.ndarray:
         k = min(k, n - 2)
         w, V = spla.eigsh(A.tocsc(), k=k, sigma=-1e-6 * scale, which="LM")
     return V[:, np.abs(w) < rtol * scale]
+
+
+class SaddlePointSolver:
+    """Solve ``[[S, B^T], [B, 0]] [dq; dlam] = [r; c]`` on a fixed augmented pattern.
+
+    The constraint rows and multipliers are scaled by ``s = mean |diag S| / rms(B)`` so that the
+    matrix stays balanced as ``h -> 0`` (S grows like M / (beta h^2)); the caller sees unscaled
+    quantities. Methods:
+
+    - ``"ldl"``: CHOLMOD simplicial LDL^T of the quasi-definite matrix ``[[S, sB^T], [sB, -d I]]``
+      (``d`` ~ 1e-10 of S's scale) with iterative refinement against the exact matrix; symbolic
+      analysis once. Valid while S is positive definite; checked by the inertia of D (n positive,
+      m negative pivots), otherwise the solver switches to SuperLU.
+    - ``"schur"``: CHOLMOD on S and a dense Schur complement ``B S^-1 B^T`` (few constraints).
+    - ``"superlu"``: LU of the full augmented matrix (general fallback).
+    - ``"dense"``: LAPACK LU (small systems).
+    - ``"auto"``: dense up to DENSE_MAX unknowns, else ldl with CHOLMOD, else SuperLU.
+
+    Without constraints it is a plain :class:`LinearSolver` on S.
+    """
+
+    METHODS = ("auto", "ldl", "schur", "superlu", "dense")
+
+    def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
+                 S_indices: np.ndarray | None = None, S_indptr: np.ndarray | None = None,
+                 B_indices: np.ndarray | None = None, B_indptr: np.ndarray | None = None,
+                 S_diag: np.ndarray | None = None) -> None:
+        if method not in self.METHODS:
+            raise ValueError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
+        if method in ("ldl", "schur") and not HAVE_CHOLMOD:
+            raise ValueError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
+        if method in ("auto", "superlu") and not HAVE_CHOLMOD:
+            _warn_no_cholmod()
+        self.p, self.nf, self.m = pattern, n_free, n_con
+        self.method = method
+        self.S_pat = (S_indices, S_indptr)
+        self.B_pat = (B_indices, B_indptr)
+        self.S_diag = S_diag
+        self._data = np.zeros(len(pattern.indices)) if pattern is not None else None
+        self._symbolic = None
+        self._fac = None
+        self._plain = LinearSolver({"ldl": "cholmod", "schur": "cholmod"}.get(method, method)) \
+            if n_con == 0 else None
+        self.active: str | None = None
+        self._fallback = False
+        self.n_factor = 0
+        self.n_solve = 0
+
+    def _choose(self) -> str:
+        if self.method != "auto":
+            return self.method
+        if self.nf + self.m <= DENSE_MAX:
+            return "dense"
+        if HAVE_CHOLMOD and not self._fallback:
+            return "ldl"
+        return "superlu"
+
+    def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray) -> None:
+        """Factorise with S (CSC data on the K pattern) and B (CSR data)."""
+        self.n_factor += 1
+        if self._plain is not None:
+            idx, ptr = self.S_pat
+            self._plain.factorize(sp.csc_matrix((Sdata, idx, ptr), shape=(self.nf, self.nf)))
+            self.active = self._plain.active
+            return
+        p = self.p
+        sdiag = float(np.mean(np.abs(Sdata[self.S_diag]))) if self.S_diag is not None else 1.0
+        brms = float(np.sqrt(np.mean(Bdata * Bdata))) if Bdata.size else 1.0
+        self.scale = s = max(sdiag, 1e-300) / max(brms, 1e-300)
+        kind = self._choose()
+        d = self._data
+        d[:] = 0.0
+        d[p.pos_S] = Sdata
+        d[p.pos_B] = s * Bdata
+        d[p.pos_BT] = s * Bdata
+        self.A0 = sp.csc_matrix((d.copy(), p.indices, p.indptr), shape=(p.n, p.n))
+        if kind == "ldl":
+            d[p.pos_D] = -1e-10 * sdiag
+            A = sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n))
+            try:
+                if self._symbolic is None:
+                    self._symbolic = _cholmod_analyze(A, mode="simplicial")
+                self._symbolic.cholesky_inplace(A)
+                D = self._symbolic.D()
+                if np.count_nonzero(D < 0) == self.m and np.all(np.isfinite(D)):
+                    self._fac, self.active = self._symbolic, "ldl"
+                    return
+            except CholmodNotPositiveDefiniteError:
+                pass
+            self._fallback = True        # S is not positive definite: LU from now on
+            kind = "superlu" if self.method == "auto" else kind
+            if kind == "ldl":
+                raise NotPositiveDefinite("the iteration matrix S is not positive definite; "
+                                          "use linear_solver='superlu'")
+        if kind == "schur":
+            idx, ptr = self.S_pat
+            S = sp.csc_matrix((Sdata, idx, ptr), shape=(self.nf, self.nf))
+            if self._symbolic is None:
+                self._symbolic = _cholmod_analyze(S, mode="supernodal")
+            self._symbolic.cholesky_inplace(S)
+            B = sp.csr_matrix((Bdata, *self.B_pat), shape=(self.m, self.nf))
+            SinvBT = self._symbolic(B.T.toarray())
+            self._fac = (B, SinvBT, sla.lu_factor(B @ SinvBT))
+            self.active = "schur"
+            return
+        if kind == "dense":
+            self._fac, self.active = sla.lu_factor(self.A0.toarray(), check_finite=False), "dense"
+            return
+        try:
+            self._fac = spla.splu(self.A0, permc_spec="COLAMD")
+        except RuntimeError:
+            self._fac = _Singular()
+        self.active = "superlu"
+
+    def solve(self, r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(dq, dlam) with ``S dq + B^T dlam = r`` and ``B dq = c``; NaN if singular."""
+        self.n_solve += 1
+        if self._plain is not None:
+            return self._plain.solve(r), np.zeros(0)
+        fac = self._fac
+        if isinstance(fac, _Singular):
+            return np.full(self.nf, np.nan), np.full(self.m, np.nan)
+        s = self.scale
+        if self.active == "schur":
+            B, SinvBT, lu = fac
+            y = self._symbolic(r)
+            mu = sla.lu_solve(lu, B @ y - c)
+            return y - SinvBT @ mu, mu
+        b = np.concatenate([r, s * c])
+        if self.active == "ldl":
+            x = fac(b)
+            for _ in range(3):          # refinement against the unregularised matrix
+                res = b - self.A0 @ x
+                if np.linalg.norm(res) <= 1e-14 * np.linalg.norm(b):
+                    break
+                x = x + fac(res)
+        elif self.active == "dense":
+            x = sla.lu_solve(fac, b, check_finite=False)
+        else:
+            x = fac.solve(b)
+        return x[:self.nf], s * x[self.nf:]

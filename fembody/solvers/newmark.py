@@ -1,0 +1,521 @@
+"""Newmark, HHT-alpha and generalized-alpha integrators with Newton on the saddle-point system.
+
+The equations of motion with constraints (paper 004)
+
+    r(q, q', q'', lam, t) = f_ext - f_int - f_inertia - B^T lam = 0,    phi(q, t) = 0
+
+are enforced at t_{n+1} (index 3) with the generalized-alpha scheme in the form of Arnold &
+Brüls (2007), which carries an acceleration-like variable ``a``:
+
+    q_{n+1}  = q_n + h q'_n + h^2 (1/2 - beta) a_n + h^2 beta a_{n+1}
+    q'_{n+1} = q'_n + h (1 - gamma) a_n + h gamma a_{n+1}
+    (1 - alpha_m) a_{n+1} + alpha_m a_n = (1 - alpha_f) q''_{n+1} + alpha_f q''_n
+
+Newmark is alpha_m = alpha_f = 0; HHT-alpha is alpha_m = 0, alpha_f = alpha, gamma = 1/2 +
+alpha, beta = (1 + alpha)^2 / 4 (for linear problems the same spectrum as the classical HHT);
+Chung-Hulbert generalized-alpha takes alpha_m = (2 rho - 1)/(rho + 1), alpha_f = rho/(rho + 1),
+gamma = 1/2 + alpha_f - alpha_m, beta = (gamma + 1/2)^2 / 4 from the spectral radius rho_inf.
+
+Newton corrects q with ``dq``, and with it q' += gamma/(beta h) dq and
+q'' += (1 - alpha_m)/((1 - alpha_f) beta h^2) dq, solving
+
+    [[S_T, B^T], [B, 0]] [dq; dlam] = [r; -phi],
+    S_T = K_T + gamma/(beta h) C_T + (1 - alpha_m)/((1 - alpha_f) beta h^2) M  (+ d(B^T lam)/dq).
+
+Non-dissipative schemes (gamma = 1/2, e.g. the trapezoidal rule) are only weakly stable on index-3
+constraints: the multipliers oscillate with growing amplitude. For those, every step ends with a
+projection of velocities onto ``B q' = -phi_t`` and a consistent (index-1) recomputation of
+accelerations and multipliers (``projection="auto"``), which removes the growing mode.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time as _time
+from typing import Callable
+
+import numpy as np
+
+from ..errors import ConvergenceError, ModelError, SingularSystemError
+from ..model import Model
+from ..results import Result
+from ..system import System
+from .linalg import SaddlePointSolver
+from .statics import as_system
+
+log = logging.getLogger("fembody")
+
+
+def saddle_solver(system: System, method: str = "auto") -> SaddlePointSolver:
+    """A saddle-point solver on the system's fixed augmented pattern."""
+    s = system
+    pat = s.saddle_pattern() if s.n_con else None
+    return SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
+                             s.B_indices, s.B_indptr, S_diag=s.diag_pos)
+
+
+class Integrator:
+    """Base class of the time integrators (the shape of SciPy's ``OdeSolver``).
+
+    Contract for implementers:
+
+    1. ``__init__`` takes the compiled :class:`System`, the step ``h`` [s] and options, then calls
+       :meth:`initialize`, which sets consistent ``q'', lam`` at ``t0``.
+    2. ``_step_impl(h)`` tries one step of size ``h`` from the current state. It returns
+       ``(success, message)``; on success it has advanced ``t, q, v, a, qdd, lam`` and set
+       ``last_iterations``; on failure the state is untouched.
+    3. :meth:`step` calls ``_step_impl`` and keeps the counters: ``n_residual`` (residual
+       evaluations), ``n_tangent`` (tangent assemblies), ``n_factor`` (factorisations),
+       ``n_solve``, ``n_newton`` (Newton iterations), ``n_steps``, ``n_rejected``.
+    """
+
+    name = "integrator"
+
+    def __init__(self, system: System, t0: float = 0.0) -> None:
+        self.sys = system
+        self.t = float(t0)
+        self.n_residual = self.n_tangent = self.n_newton = 0
+        self.n_steps = self.n_rejected = 0
+        self.last_iterations = 0
+
+    def step(self, h: float) -> tuple[bool, str]:
+        ok, msg = self._step_impl(h)
+        if ok:
+            self.n_steps += 1
+        else:
+            self.n_rejected += 1
+        return ok, msg
+
+    def _step_impl(self, h: float) -> tuple[bool, str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def counters(self) -> dict:
+        return dict(n_residual=self.n_residual, n_tangent=self.n_tangent,
+                    n_factor=self.n_factor, n_solve=self.n_solve, n_newton=self.n_newton,
+                    n_steps=self.n_steps, n_rejected=self.n_rejected)
+
+
+class GeneralizedAlpha(Integrator):
+    """Generalized-alpha (Chung-Hulbert, Arnold-Brüls form) with Newton on the saddle point.
+
+    Parameters
+    ----------
+    system : compiled model.
+    rho_inf : spectral radius at infinite frequency, 0 <= rho_inf <= 1 (1: no numerical damping,
+        0: asymptotic annihilation); ignored when the four parameters are given.
+    alpha_m, alpha_f, gamma, beta : the scheme's parameters explicitly.
+    tol : relative tolerance on the force residual (relative to the inertial, internal, external
+        and constraint force scale); constraints are held to ``ptol`` [m or rad] absolute.
+    max_iter : Newton iterations per step before the step is rejected.
+    newton : ``"full"`` (new tangent every iteration) or ``"modified"`` (reuse the factorisation
+        while the iterations contract by at least a factor ``reuse_rate``; refactorise otherwise).
+    linear_solver : see :class:`fembody.solvers.linalg.SaddlePointSolver`.
+    projection : ``"auto"`` (on for gamma = 1/2), True or False: velocity projection and
+        consistent accelerations after each step.
+    """
+
+    name = "generalized-alpha"
+
+    def __init__(self, system: System, rho_inf: float = 0.9, *, alpha_m: float | None = None,
+                 alpha_f: float | None = None, gamma: float | None = None,
+                 beta: float | None = None, t0: float = 0.0, tol: float = 1e-8,
+                 ptol: float | None = None, max_iter: int = 15, newton: str = "full",
+                 reuse_rate: float = 0.3, linear_solver: str = "auto",
+                 projection: bool | str = "auto", q0: np.ndarray | None = None,
+                 v0: np.ndarray | None = None) -> None:
+        super().__init__(system, t0)
+        if alpha_m is None:
+            if not 0.0 <= rho_inf <= 1.0:
+                raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
+            alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
+            alpha_f = rho_inf / (rho_inf + 1.0)
+            gamma = 0.5 + alpha_f - alpha_m
+            beta = 0.25 * (gamma + 0.5) ** 2
+        self.alpha_m, self.alpha_f, self.gamma, self.beta = alpha_m, alpha_f, gamma, beta
+        if newton not in ("full", "modified"):
+            raise ValueError(f"newton must be 'full' or 'modified', got {newton!r}")
+        self.newton = newton
+        self.reuse_rate = reuse_rate
+        self.tol = tol
+        span = float(np.ptp(system.q0)) if system.n_dof else 1.0
+        self.length = max(span, 1e-3)
+        self.ptol = 1e-10 * self.length if ptol is None else ptol
+        self.max_iter = max_iter
+        if projection == "auto":
+            projection = abs(self.gamma - 0.5) < 1e-12 and system.n_con > 0
+        self.projection = bool(projection) and system.n_con > 0
+        self.solver = saddle_solver(system, linear_solver)
+        self._mass_solver = saddle_solver(system, linear_solver) if system.n_con else None
+        self._fac_h: float | None = None       # step size of the current factorisation
+        self._damped = (system.rayleigh[0] > 0 or system.rayleigh[1] > 0 or
+                        any(getattr(b, "Dd", None) is not None for b in system.stiffness_blocks))
+        self.initialize(q0, v0)
+
+    # ---------------------------------------------------------------- set-up
+    @property
+    def n_factor(self) -> int:
+        extra = self._mass_solver.n_factor if self._mass_solver else 0
+        return self.solver.n_factor + extra
+
+    @property
+    def n_solve(self) -> int:
+        extra = self._mass_solver.n_solve if self._mass_solver else 0
+        return self.solver.n_solve + extra
+
+    def initialize(self, q0: np.ndarray | None, v0: np.ndarray | None) -> None:
+        """Consistent initial state: check phi(q0) = 0, project v0 onto the velocity
+        constraints, and solve for q''_0 and lam_0."""
+        s = self.sys
+        self.q = s.q0.copy() if q0 is None else np.asarray(q0, float).copy()
+        self.v = np.zeros(s.n_dof) if v0 is None else np.asarray(v0, float).copy()
+        self.v[s.fixed] = 0.0
+        if s.n_con:
+            ce = s.constraints(self.q, self.t)
+            bad = np.flatnonzero(np.abs(ce.phi) > max(self.ptol, 1e-9 * self.length))
+            if bad.size:
+                names = sorted({self.sys.model.joints[int(s.row_joint[i])].label for i in bad})
+                raise ModelError(f"initial configuration violates {', '.join(names)} "
+                                 f"(|phi| up to {np.abs(ce.phi).max():.3g}); place the nodes so "
+                                 "that the joints are closed and drivers start at motion(0) = 0")
+            check_redundant(s, ce.Bdata)
+        self.qdd = np.zeros(s.n_dof)
+        self.lam = np.zeros(s.n_con)
+        self._consistent(project_velocity=True)
+        self.a = self.qdd.copy()
+
+    def _consistent(self, project_velocity: bool) -> None:
+        """Project v onto B v = -phi_t (mass-weighted) and solve the index-1 system
+        [[M, B^T], [B, 0]] [q''; lam] = [f_ext - f_int - h; -(v^T H v + phi_tt)]."""
+        s = self.sys
+        q, v, t = self.q, self.v, self.t
+        _, M, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)
+        ce = s.constraints(q, t)
+        solver = self._mass_solver or saddle_solver(s, "auto")
+        if np.any(M[s.diag_pos] <= 0.0):
+            log.warning("some free DOFs have no mass; starting with zero accelerations")
+            return
+        solver.factorize(M, ce.Bdata)
+        if s.n_con and project_velocity:
+            phi_t, _ = s.constraint_rates(t)
+            Bv = s.B_matrix(ce.Bdata) @ v[s.free]
+            dv, _ = solver.solve(np.zeros(s.n_free), -(Bv + phi_t))
+            self.v[s.free] += dv
+            v = self.v
+        fint, _, _ = s.internal_forces(q, v, False)
+        fext, _ = s.external_forces(q, t, False)
+        fin, _, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)
+        self.n_residual += 1
+        rhs = (fext - fint - fin)[s.free]
+        c = np.zeros(0)
+        if s.n_con:
+            _, phi_tt = s.constraint_rates(t)
+            c = -(s.constraint_curvature(q, v, t) + phi_tt)
+        acc, lam = solver.solve(rhs, c)
+        if not (np.all(np.isfinite(acc)) and np.all(np.isfinite(lam))):
+            raise SingularSystemError("the mass matrix with the joints is singular: a body has "
+                                      "no mass in a direction its joints leave free")
+        self.qdd = s.expand(acc)
+        self.lam = lam
+
+    # ------------------------------------------------------------------ step
+    def _evaluate(self, q, v, qdd, lam, t, tangent):
+        s = self.sys
+        self.n_residual += 1
+        fint, K, C = s.internal_forces(q, v, tangent)
+        fext, Kl = s.external_forces(q, t, tangent)
+        fin, M, Kin, Cin = s.inertial_forces(q, v, qdd, tangent)
+        ce = s.constraints(q, t, lam, hessian=tangent)
+        r = fext - fint - fin - ce.force
+        scale = max(np.linalg.norm(fint), np.linalg.norm(fext), np.linalg.norm(fin),
+                    np.linalg.norm(ce.force), 1e-300)
+        mats = None
+        if tangent:
+            self.n_tangent += 1
+            mats = (K, C, M, Kl, Kin, Cin, ce.G)
+        return r, ce, scale, mats, (fint, fext)
+
+    def _iteration_matrix(self, mats, h):
+        K, C, M, Kl, Kin, Cin, G = mats
+        bp = (1.0 - self.alpha_m) / ((1.0 - self.alpha_f) * self.beta * h * h)
+        gp = self.gamma / (self.beta * h)
+        S = K + bp * M
+        for extra in (Kl, Kin, G):
+            if extra is not None:
+                S = S + extra
+        if C is not None:
+            S = S + gp * C
+        if Cin is not None:
+            S = S + gp * Cin
+        return S
+
+    def _step_impl(self, h: float) -> tuple[bool, str]:
+        s = self.sys
+        am, af, g, b = self.alpha_m, self.alpha_f, self.gamma, self.beta
+        t1 = self.t + h
+        free = s.free
+        qdd1 = self.qdd.copy()
+        a1 = (af * self.qdd - am * self.a + (1.0 - af) * qdd1) / (1.0 - am)
+        v1 = self.v + h * ((1.0 - g) * self.a + g * a1)
+        q1 = s.update(self.q, (h * self.v + h * h * ((0.5 - b) * self.a + b * a1))[free])
+        lam1 = self.lam.copy()
+        bp = (1.0 - am) / ((1.0 - af) * b * h * h)
+        gp = g / (b * h)
+        reuse = self.newton == "modified" and self._fac_h == h
+        prev_norm = None
+        for it in range(self.max_iter + 1):
+            want_tangent = not reuse
+            r, ce, scale, mats, _ = self._evaluate(q1, v1, qdd1, lam1, t1, want_tangent)
+            rf = r[free]
+            if not (np.all(np.isfinite(rf)) and np.all(np.isfinite(ce.phi))):
+                return False, f"non-finite residual at t = {t1:.6g} s"
+            res_ok = np.linalg.norm(rf) <= self.tol * scale
+            phi_ok = s.n_con == 0 or np.max(np.abs(ce.phi)) <= self.ptol
+            if res_ok and phi_ok and it > 0:
+                break
+            if it == self.max_iter:
+                self._fac_h = None
+                return False, (f"Newton did not converge in {self.max_iter} iterations at "
+                               f"t = {t1:.6g} s (residual {np.linalg.norm(rf) / scale:.2e}, "
+                               f"constraint violation {np.max(np.abs(ce.phi), initial=0):.2e})")
+            if want_tangent:
+                S = self._iteration_matrix(mats, h)
+                self.solver.factorize(S, ce.Bdata)
+                self._fac_h = h
+            dq, dlam = self.solver.solve(rf, -ce.phi)
+            self.n_newton += 1
+            if not np.all(np.isfinite(dq)):
+                self._fac_h = None
+                return False, f"singular iteration matrix at t = {t1:.6g} s"
+            norm = float(np.max(np.abs(dq)))
+            if prev_norm is not None and norm > 1e3 * max(prev_norm, 1e-300) and norm > self.ptol:
+                self._fac_h = None
+                return False, f"Newton diverged at t = {t1:.6g} s"
+            # modified Newton: keep the factorisation while it contracts fast enough
+            reuse = (self.newton == "modified" and
+                     (prev_norm is None or norm <= self.reuse_rate * prev_norm))
+            prev_norm = norm
+            q1 = s.update(q1, dq)
+            v1[free] += gp * dq
+            qdd1[free] += bp * dq
+            lam1 += dlam
+            if norm <= 1e-13 * self.length and phi_ok:
+                # increments at round-off level: accept once more evaluated
+                r, ce, scale, _, _ = self._evaluate(q1, v1, qdd1, lam1, t1, False)
+                if np.max(np.abs(ce.phi), initial=0.0) <= self.ptol:
+                    it += 1
+                    break
+        self.last_iterations = it
+        self.a = (af * self.qdd - am * self.a + (1.0 - af) * qdd1) / (1.0 - am)
+        self.t, self.q, self.v, self.qdd, self.lam = t1, q1, v1, qdd1, lam1
+        if self.projection:
+            self._consistent(project_velocity=True)
+            self.a = self.qdd.copy()
+        return True, "ok"
+
+
+class Newmark(GeneralizedAlpha):
+    """Newmark's method (gamma, beta); the default is the trapezoidal rule (1/2, 1/4)."""
+
+    name = "newmark"
+
+    def __init__(self, system: System, gamma: float = 0.5, beta: float = 0.25, **options) -> None:
+        if gamma < 0.5 or beta < 0.25 * (gamma + 0.5) ** 2 - 1e-15:
+            log.warning("Newmark gamma=%g, beta=%g is not unconditionally stable", gamma, beta)
+        super().__init__(system, alpha_m=0.0, alpha_f=0.0, gamma=gamma, beta=beta, **options)
+
+
+class HHT(GeneralizedAlpha):
+    """Hilber-Hughes-Taylor alpha method, 0 <= alpha <= 1/3 (numerical damping grows with
+    alpha; rho_inf = (1 - alpha)/(1 + alpha))."""
+
+    name = "hht"
+
+    def __init__(self, system: System, alpha: float = 0.05, **options) -> None:
+        if not 0.0 <= alpha <= 1.0 / 3.0:
+            raise ValueError(f"HHT alpha must lie in [0, 1/3], got {alpha}")
+        super().__init__(system, alpha_m=0.0, alpha_f=alpha, gamma=0.5 + alpha,
+                         beta=0.25 * (1.0 + alpha) ** 2, **options)
+
+
+METHODS: dict[str, type] = {
+    "generalized-alpha": GeneralizedAlpha,
+    "newmark": Newmark,
+    "trapezoidal": Newmark,
+    "hht": HHT,
+}
+
+
+def check_redundant(system: System, Bdata: np.ndarray, max_size: int = 20_000_000) -> None:
+    """Raise ModelError naming the joints whose constraint rows are linearly dependent on the
+    others (redundant constraints), from a pivoted QR of B^T."""
+    import scipy.linalg as sla
+    m, n = system.n_con, system.n_free
+    if m == 0 or m * n > max_size:
+        return
+    B = system.B_matrix(Bdata).toarray()
+    zero = np.flatnonzero(np.abs(B).max(axis=1) == 0.0)
+    if zero.size:
+        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
+        raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
+                         "remove the joint or the support")
+    if m > n:
+        raise ModelError(f"the joints impose {m} constraints on only {n} free DOFs: some are "
+                         "redundant; remove joints or supports")
+    _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > max(m, n) * np.finfo(float).eps * 1e3 * d[0]))
+    if rank < m:
+        dep = piv[rank:]
+        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in dep})
+        raise ModelError(f"redundant constraints: {', '.join(names)} repeat(s) what other joints "
+                         "or supports already impose (B is rank deficient by "
+                         f"{m - rank}); remove the duplicate or use fewer joint rows")
+
+
+def simulate(model: Model | System, t_end: float, dt: float, method: str | type = "generalized-alpha",
+             *, save_every: int = 1, min_dt: float | None = None, max_cuts: int = 10,
+             progress: bool = False, callback: Callable | None = None, **options) -> Result:
+    """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
+
+    ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
+    'trapezoidal' (``gamma``, ``beta``), or an Integrator class; ``options`` go to it (``tol``,
+    ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
+    with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
+    always landing on the output grid. Every ``save_every``-th grid point is kept.
+
+    Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
+    counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
+    time reached and the partial Result; Ctrl-C returns the partial Result with
+    ``stats['status'] == 'interrupted'``.
+    """
+    sys = as_system(model)
+    if not (dt > 0 and math.isfinite(dt)):
+        raise ValueError(f"simulate: dt must be positive, got {dt!r}")
+    if not (t_end > 0 and math.isfinite(t_end)):
+        raise ValueError(f"simulate: t_end must be positive, got {t_end!r}")
+    cls = METHODS.get(method) if isinstance(method, str) else method
+    if cls is None:
+        raise ValueError(f"simulate: unknown method {method!r}; choose from {sorted(METHODS)}")
+    v0 = initial_velocity(sys)
+    t_wall = _time.perf_counter()
+    integ = cls(sys, v0=v0, **options)
+    result = Result(sys, "dynamic")
+    acc = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
+    power = _Power(sys, integ)
+    p_prev = power(integ)
+
+    def record() -> None:
+        ce = sys.constraints(integ.q, integ.t) if sys.n_con else None
+        result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam,
+                      iterations=integ.last_iterations,
+                      violation=float(np.max(np.abs(ce.phi))) if ce is not None else 0.0,
+                      reactions=_reactions(sys, integ), **acc)
+
+    record()
+    n_grid = int(round(t_end / dt))
+    min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
+    h, good = dt, 0
+    result.stats["status"] = "running"
+    try:
+        for i in range(1, n_grid + 1):
+            t_target = i * dt
+            while t_target - integ.t > 1e-9 * dt:
+                remaining = t_target - integ.t
+                last = remaining <= h * (1.0 + 1e-9)
+                h_try = remaining if last else h
+                state = (integ.t, integ.q, integ.v, integ.a, integ.qdd, integ.lam)
+                ok, msg = integ.step(h_try)
+                if not ok:
+                    integ.t, integ.q, integ.v, integ.a, integ.qdd, integ.lam = state
+                    h = 0.5 * h_try
+                    good = 0
+                    log.info("step rejected (%s); retrying with h = %.3g s", msg, h)
+                    if h < min_h:
+                        raise ConvergenceError(
+                            f"simulate: {msg}; the step was cut to {h_try:.3g} s without success. "
+                            "The results up to the last converged step are kept in .result",
+                            time=integ.t, result=result)
+                    continue
+                if last:
+                    integ.t = t_target       # land exactly on the grid (no round-off drift)
+                p_new = power(integ)
+                acc["work"] += p_new["work"]
+                for k in ("constraint_work", "dissipated"):
+                    acc[k] += 0.5 * (p_prev[k] + p_new[k]) * h_try
+                p_prev = p_new
+                good += 1
+                if h < dt and good >= 4:
+                    h, good = min(2.0 * h, dt), 0
+            if i % save_every == 0 or i == n_grid:
+                record()
+                if callback is not None:
+                    callback(result)
+            if progress and i % max(1, n_grid // 20) == 0:
+                log.warning("t = %.4g s (%d%%)", integ.t, int(100 * i / n_grid))
+        result.stats["status"] = "finished"
+    except KeyboardInterrupt:
+        result.stats["status"] = "interrupted"
+        log.warning("simulate: interrupted at t = %.6g s; returning the results so far", integ.t)
+    except ConvergenceError:
+        result.stats["status"] = "failed"
+        raise
+    finally:
+        result.stats.update(integ.counters, method=integ.name, dt=dt,
+                            wall_time=_time.perf_counter() - t_wall,
+                            linear_solver=integ.solver.active or integ.solver.method)
+    return result
+
+
+class _Power:
+    """For the energy balance: the work increment of the applied nodal loads over the last step
+    (trapezoidal rule on (f, dq)), and the damping and constraint (driver) powers, which the
+    caller integrates in time."""
+
+    def __init__(self, sys: System, integ: Integrator) -> None:
+        self.sys = sys
+        self.damped = getattr(integ, "_damped", False)
+        self.q_prev = None
+        self.f_prev = None
+
+    def __call__(self, integ) -> dict:
+        s = self.sys
+        f = s.nodal_loads(integ.t)
+        work = 0.0
+        if self.q_prev is not None:
+            work = 0.5 * float((f + self.f_prev) @ (integ.q - self.q_prev))
+        self.q_prev, self.f_prev = integ.q.copy(), f.copy()
+        diss = 0.0
+        if self.damped:
+            fv, _, _ = s.internal_forces(integ.q, integ.v, False)
+            f0, _, _ = s.internal_forces(integ.q, None, False)
+            diss = float(integ.v @ (fv - f0))
+        cw = 0.0
+        if s.n_con:
+            ce = s.constraints(integ.q, integ.t, integ.lam, hessian=False)
+            cw = -float(ce.force @ integ.v)
+        return {"work": work, "constraint_work": cw, "dissipated": diss}
+
+
+def _reactions(sys: System, integ) -> np.ndarray:
+    """Support reactions on fixed DOFs: f_int + f_inertia + B^T lam - f_ext there."""
+    fint, _, _ = sys.internal_forces(integ.q, integ.v, False)
+    fext, _ = sys.external_forces(integ.q, integ.t, False)
+    fin, _, _, _ = sys.inertial_forces(integ.q, integ.v, integ.qdd, False)
+    R = np.zeros(sys.n_dof)
+    r = fint + fin - fext
+    if sys.n_con:
+        r = r + sys.constraints(integ.q, integ.t, integ.lam, hessian=False).force
+    R[sys.fixed] = r[sys.fixed]
+    return R
+
+
+def initial_velocity(sys: System) -> np.ndarray:
+    """Initial velocities from ``model.set_velocity`` (zero elsewhere)."""
+    v = np.zeros(sys.n_dof)
+    for nid, val in sys.model.initial_velocity.items():
+        d = sys.node_dofs[nid]
+        v[d[0]], v[d[1]] = val[0], val[1]
+        if d[2] >= 0 and not np.isnan(val[2]):
+            v[d[2]] = val[2]
+    return v
