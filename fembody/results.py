@@ -20,7 +20,7 @@ class Result:
     """Saved states of a static or dynamic analysis.
 
     Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
-    ``q`` (n, n_dof), ``v``, ``a`` (dynamics: velocities, accelerations), ``lam`` (joint
+    ``q`` (n, n_dof: displacements [m] and rotations [rad]; positions are ``X + q``), ``v``, ``a`` (dynamics: velocities, accelerations), ``lam`` (joint
     multipliers), ``load_factor``, ``reactions`` (n, n_dof: the support forces on fixed DOFs,
     zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``. ``stats`` holds counters (residual evaluations, tangent assemblies,
     factorisations, Newton iterations, wall time [s], linear solver).
@@ -35,6 +35,7 @@ class Result:
         if system is not None:
             self.node_dofs = system.node_dofs
             self.q0 = system.q0
+            self.X = system.X
 
     # --------------------------------------------------------------- record
     def record(self, time: float, q: np.ndarray, **fields) -> None:
@@ -66,8 +67,18 @@ class Result:
     v = property(lambda self: self._array("v"), doc="Velocities (n, n_dof).")
     a = property(lambda self: self._array("a"), doc="Accelerations (n, n_dof).")
     load_factor = property(lambda self: self._array("load_factor"), doc="Load factor per state.")
-    reactions = property(lambda self: self._array("reactions"),
-                         doc="Support reactions (n, n_dof) [N, N m].")
+    @property
+    def reactions(self) -> np.ndarray | None:
+        """Support reactions (n, n_dof) [N, N m] on the fixed DOFs (zero elsewhere); for a
+        dynamic result computed on first use from the saved states."""
+        R = self._array("reactions")
+        if R is None and self.kind == "dynamic" and self.system is not None and len(self):
+            from .solvers.newmark import dynamic_reactions
+            lam = self.lam if self.lam is not None else [np.zeros(0)] * len(self)
+            R = np.array([dynamic_reactions(self.system, q, v, a, l, t) for q, v, a, l, t in
+                          zip(self.q, self.v, self.a, lam, self.time)])
+            self._cache["reactions"] = R
+        return R
     iterations = property(lambda self: self._array("iterations"),
                           doc="Newton iterations per state.")
     lam = property(lambda self: self._array("lam"), doc="Lagrange multipliers (n, n_con).")
@@ -86,7 +97,7 @@ class Result:
     def position(self, node) -> np.ndarray:
         """Current position (n, 2) [m] of ``node``."""
         d = self._dofs(node)
-        return self.q[:, d[:2]]
+        return self.X[d[:2]] + self.q[:, d[:2]]
 
     def displacement(self, node) -> np.ndarray:
         """Displacement (n, 2) [m] of ``node`` from its reference position."""
@@ -170,7 +181,7 @@ class Result:
     def save(self, path: str) -> None:
         """Write the result to a compressed ``.npz`` file."""
         arrays = {k: v for k in _ARRAYS if (v := self._array(k)) is not None}
-        np.savez_compressed(path, node_dofs=self.node_dofs, q0=self.q0, kind=self.kind,
+        np.savez_compressed(path, node_dofs=self.node_dofs, q0=self.q0, X=self.X, kind=self.kind,
                             stats=json.dumps(self.stats), **arrays)
 
     @classmethod
@@ -181,6 +192,7 @@ class Result:
         res = cls(model.compile() if model is not None else None, str(data["kind"]))
         res.node_dofs = data["node_dofs"]
         res.q0 = data["q0"]
+        res.X = data["X"]
         if res.system is not None and res.system.n_dof != len(res.q0):
             raise ModelError("Result.load: the model does not match the saved result "
                              f"({res.system.n_dof} DOFs vs {len(res.q0)})")

@@ -108,11 +108,16 @@ class System:
             count += k
         self.node_dofs = node_dofs
         self.n_dof = count
-        q0 = np.zeros(count)
+        # q holds displacements and rotation increments: the state is exact to full relative
+        # precision even for tiny strains far from the origin; X is the reference coordinate
+        # of each DOF (0 for rotations), so positions are X + q.
         X = np.array([[n.x, n.y] for n in model.nodes])
-        q0[node_dofs[:, 0]] = X[:, 0]
-        q0[node_dofs[:, 1]] = X[:, 1]
-        self.q0 = q0
+        self.X = np.zeros(count)
+        self.X[node_dofs[:, 0]] = X[:, 0]
+        self.X[node_dofs[:, 1]] = X[:, 1]
+        self.q0 = np.zeros(count)
+        real = [n.id for n in model.nodes if not n.internal] or [0]
+        self.length = max(float(np.ptp(X[real, 0])), float(np.ptp(X[real, 1])), 1e-3)
         is_fixed = np.zeros(count, dtype=bool)
         for nid, dofs in model.supports.items():
             node = model.nodes[nid]
@@ -189,7 +194,7 @@ class System:
             nid = ids(e)
             dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
             labels = [f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
-            blocks.append(SpringBlock(dofs, [s["k"] for s in e], [s["c"] for s in e],
+            blocks.append(SpringBlock(dofs, coords(e), [s["k"] for s in e], [s["c"] for s in e],
                                       [s["l0"] for s in e], labels=labels))
         if model.rotational_springs:
             e = model.rotational_springs
@@ -266,6 +271,7 @@ class System:
             ge = self.gvec[b.dofs]
             self.f_gravity += np.bincount(b.dofs.ravel(), np.einsum("nij,nj->ni", Me, ge).ravel(),
                                           minlength=self.n_dof)
+        self._M_csc = self.csc(self.M_const)
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         for load in model.loads:
@@ -341,7 +347,7 @@ class System:
                     raise ModelError(f"{where}: DOF {j.dof!r} of {j.node} is fixed by "
                                      "model.fix; remove the support or the driver")
                 if j.relative_to is None:
-                    groups["linear"].append((j, [i, -1], [1.0, 0.0], self.q0[i], j))
+                    groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, j))
                 else:
                     if j.dof != "rz":
                         raise ModelError(f"{where}: a relative driver acts on 'rz' only")
@@ -357,7 +363,7 @@ class System:
                     i = self.node_dofs[j.node.id, DOF_NAMES.index(dn)]
                     if i < 0:
                         raise ModelError(f"{where}: {j.node} has no DOF {dn!r}")
-                    groups["linear"].append((j, [i, -1], [1.0, 0.0], self.q0[i], None))
+                    groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, None))
             else:  # pragma: no cover - guarded by Model.add_joint
                 raise ModelError(f"{where}: unsupported joint type")
         blocks = []
@@ -391,6 +397,8 @@ class System:
             row += len(blk) * blk.m
             for inst, ji in enumerate(blk.owner):
                 joint_rows[int(ji)].extend(blk.rows[inst].tolist())
+        for blk in blocks:
+            blk.X = np.where(blk.mask, self.X[np.where(blk.mask, blk.dofs, 0)], 0.0)
         self.joint_blocks = blocks
         self.n_con = row
         self.joint_rows = {k: np.array(v, dtype=np.int64) for k, v in joint_rows.items()}
@@ -600,6 +608,17 @@ class System:
         f = np.zeros(self.n_dof)
         for b in self.mass_blocks:
             self._add_vector(f, b, np.einsum("nij,nj->ni", self._Me[id(b)], a[b.dofs]))
+        return self._nonlinear_inertia(f, q, v, a, tangent)
+
+    def inertial_forces_free(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
+                             tangent: bool = True):
+        """As :meth:`inertial_forces` but exact on the free DOFs only (the hot path: one sparse
+        product for the constant mass); the entries of fixed DOFs are not meaningful."""
+        f = np.zeros(self.n_dof)
+        f[self.free] = self._M_csc @ a[self.free]
+        return self._nonlinear_inertia(f, q, v, a, tangent)
+
+    def _nonlinear_inertia(self, f, q, v, a, tangent):
         M, Kin, Cin = self.M_const, None, None
         if self.nonlinear_inertia:
             M = self.mass_data(q)

@@ -25,7 +25,8 @@ class Block(Protocol):
     1. ``dofs``: int array ``(n, k)`` of global DOF indices per element (order of ``x`` below).
     2. ``forces(x, v, tangent)`` -> ``(f, K, C)``: internal force ``f`` ``(n, k)`` [N, N m], and if
        ``tangent`` the stiffness ``K = df/dx`` and damping ``C = df/dv`` ``(n, k, k)``, else ``None``.
-       ``x`` holds nodal coordinates [m] and rotations [rad] gathered by ``dofs``; ``v`` their rates.
+       ``x`` holds nodal displacements [m] and rotations [rad] gathered by ``dofs`` (the block
+       knows its reference geometry); ``v`` their rates.
     3. ``mass()`` -> constant element mass matrices ``(n, k, k)`` [kg, kg m^2] or ``None``.
     4. ``strain_energy(x)`` -> ``(n,)`` [J].
     5. ``label(i)`` -> a human-readable name of element ``i`` for error messages.
@@ -77,14 +78,17 @@ def strain_kernel(eps: np.ndarray, B: np.ndarray, H: np.ndarray | None, w: np.nd
     return f, K, C
 
 
-def chord(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Current length ``l (n,)``, unit direction ``e (n, 2)`` and projector ``P = I - e e^T``
-    of two-node chords ``x = (x1, y1, x2, y2)``."""
-    d = x[:, 2:4] - x[:, 0:2]
+def chord(x: np.ndarray, DX: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Two-node chords from displacements ``x = (u1, v1, u2, v2)`` and reference chords
+    ``DX (n, 2)``: current length ``l``, unit direction ``e``, projector ``P = I - e e^T`` and
+    the stretch ``l^2 - L^2 = 2 DX.du + du.du`` computed without cancellation."""
+    du = x[:, 2:4] - x[:, 0:2]
+    d = DX + du
     l = np.sqrt(np.einsum("ni,ni->n", d, d))
     e = d / l[:, None]
     P = np.eye(2)[None] - e[:, :, None] * e[:, None, :]
-    return l, e, P
+    stretch = np.einsum("ni,ni->n", 2.0 * DX + du, du)
+    return l, e, P, stretch
 
 
 def two_node_hessian(A: np.ndarray) -> np.ndarray:

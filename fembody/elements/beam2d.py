@@ -1,7 +1,7 @@
 """Planar geometrically exact (Simo-Reissner) beam, two nodes, linear interpolation.
 
-Kinematics: node DOFs ``(x, y, theta)`` with ``theta`` the rotation *increment* of the cross
-section from the reference configuration, so the cross-section angle is ``alpha0 + theta`` where
+Kinematics: node DOFs ``(u, v, theta)``, displacements from the reference position and the
+rotation *increment* of the cross section from the reference configuration, so the cross-section angle is ``alpha0 + theta`` where
 ``alpha0`` is the element's reference direction. This lets elements of different directions share
 a node (frame corners) without a stress-free kink becoming a strain.
 
@@ -22,23 +22,36 @@ import numpy as np
 from .base import linear_two_node_mass, strain_kernel
 
 
+def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
+    """Axial strain ``a1 - 1`` and shear ``a2`` of ``R(phi)^T x'`` from displacements, free of
+    cancellation: with ``dx = L0 (cos alpha0, sin alpha0) + du`` and ``phi = alpha0 + tm``,
+    ``a1 - 1 = -2 sin^2(tm/2) + (cos(phi) du_x + sin(phi) du_y)/L0`` and
+    ``a2 = -sin(tm) + (cos(phi) du_y - sin(phi) du_x)/L0``. Also returns ``cos(phi)/L0``,
+    ``sin(phi)/L0`` and ``tm``."""
+    dux = x[:, 3] - x[:, 0]
+    duy = x[:, 4] - x[:, 1]
+    tm = 0.5 * (x[:, 2] + x[:, 5])
+    phi = alpha0 + tm
+    c = np.cos(phi) / L0
+    s = np.sin(phi) / L0
+    sh = np.sin(0.5 * tm)
+    e1 = -2.0 * sh * sh + c * dux + s * duy
+    a2 = -np.sin(tm) + c * duy - s * dux
+    return e1, a2, c, s, tm
+
+
 def beam_strains(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray, hessian: bool = True
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Strains ``(n, 3)``, gradient ``(n, 3, 6)`` and Hessian ``(n, 3, 6, 6)`` of the element.
 
-    ``x (n, 6)`` = (x1, y1, theta1, x2, y2, theta2) [m, rad]; ``L0`` reference lengths [m];
-    ``alpha0`` reference directions [rad].
+    ``x (n, 6)`` = displacements and rotations (u1, v1, theta1, u2, v2, theta2) [m, rad];
+    ``L0`` reference lengths [m]; ``alpha0`` reference directions [rad].
     """
     n = x.shape[0]
-    dx = x[:, 3] - x[:, 0]
-    dy = x[:, 4] - x[:, 1]
-    phi = alpha0 + 0.5 * (x[:, 2] + x[:, 5])
-    c = np.cos(phi) / L0
-    s = np.sin(phi) / L0
-    a1 = c * dx + s * dy           # stretch along the cross-section normal
-    a2 = c * dy - s * dx           # shear
+    e1, a2, c, s, tm = _stretch_shear(x, L0, alpha0)
+    a1 = 1.0 + e1
     eps = np.empty((n, 3))
-    eps[:, 0] = a1 - 1.0
+    eps[:, 0] = e1
     eps[:, 1] = a2
     eps[:, 2] = (x[:, 5] - x[:, 2]) / L0
     B = np.zeros((n, 3, 6))
@@ -60,6 +73,53 @@ def beam_strains(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray, hessian: boo
             H[:, 0, t, u] = -0.25 * a1
             H[:, 1, t, u] = -0.25 * a2
     return eps, B, H
+
+
+def beam_forces(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray, D: np.ndarray,
+                tangent: bool) -> tuple[np.ndarray, np.ndarray | None, None]:
+    """Internal force ``(n, 6)`` and tangent ``(n, 6, 6)`` of undamped elements in closed form.
+
+    The same quantities as :func:`strain_kernel` on :func:`beam_strains`, written out so that
+    the hot path needs a few dozen array operations: ``K = L0 (B^T D B + N H_1 + V H_2)`` where
+    ``H_1, H_2`` only couple the rotations with the translations and with each other.
+    """
+    n = x.shape[0]
+    e1, a2, c, s, _ = _stretch_shear(x, L0, alpha0)
+    a1 = 1.0 + e1
+    iL = 1.0 / L0
+    N = D[:, 0] * e1
+    V = D[:, 1] * a2
+    M = D[:, 2] * (x[:, 5] - x[:, 2]) * iL
+    b1 = np.empty((n, 6))
+    b2 = np.empty((n, 6))
+    b1[:, 0], b1[:, 1], b1[:, 3], b1[:, 4] = -c, -s, c, s
+    b1[:, 2] = b1[:, 5] = 0.5 * a2
+    b2[:, 0], b2[:, 1], b2[:, 3], b2[:, 4] = s, -c, -s, c
+    b2[:, 2] = b2[:, 5] = -0.5 * a1
+    f = b1 * (L0 * N)[:, None] + b2 * (L0 * V)[:, None]
+    f[:, 2] -= M
+    f[:, 5] += M
+    if not tangent:
+        return f, None, None
+    u1 = b1 * np.sqrt(L0 * D[:, 0])[:, None]
+    u2 = b2 * np.sqrt(L0 * D[:, 1])[:, None]
+    K = u1[:, :, None] * u1[:, None, :]
+    K += u2[:, :, None] * u2[:, None, :]
+    # bending plus the geometric rotation-rotation term -L0 (N a1 + V a2) / 4
+    kb = D[:, 2] * iL
+    gtt = -0.25 * L0 * (N * a1 + V * a2)
+    K[:, 2, 2] += kb + gtt
+    K[:, 5, 5] += kb + gtt
+    K[:, 2, 5] += gtt - kb
+    K[:, 5, 2] += gtt - kb
+    # geometric rotation-translation coupling: L0 (N H_1 + V H_2)
+    g = 0.5 * L0[:, None] * (N[:, None] * b2 - V[:, None] * b1)
+    for t in (2, 5):
+        K[:, t, 0:2] += g[:, 0:2]
+        K[:, t, 3:5] += g[:, 3:5]
+        K[:, 0:2, t] += g[:, 0:2]
+        K[:, 3:5, t] += g[:, 3:5]
+    return f, K, None
 
 
 class BeamBlock:
@@ -97,8 +157,10 @@ class BeamBlock:
         return beam_strains(x, self.L0, self.alpha0, hessian=False)[0]
 
     def forces(self, x, v, tangent):
-        eps, B, H = beam_strains(x, self.L0, self.alpha0, hessian=tangent or self.Dd is not None)
-        return strain_kernel(eps, B, H, self.L0, self.D, self.Dd, v, tangent)
+        if self.Dd is not None:
+            eps, B, H = beam_strains(x, self.L0, self.alpha0, hessian=True)
+            return strain_kernel(eps, B, H, self.L0, self.D, self.Dd, v, tangent)
+        return beam_forces(x, self.L0, self.alpha0, self.D, tangent)
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         eps = self.strains(x)

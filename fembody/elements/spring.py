@@ -8,7 +8,8 @@ from .base import chord, strain_kernel, two_node_hessian
 
 
 class SpringBlock:
-    """Axial spring-dampers: force ``k (l - l0) + c l'`` along the current chord.
+    """Axial spring-dampers: force ``k (l - l0) + c l'`` along the current chord. ``X (n, 4)``
+    reference coordinates of the two nodes [m].
 
     ``k`` [N/m], ``c`` [N s/m], ``l0`` rest lengths [m] (> 0: the direction of a zero-length
     spring is undefined).
@@ -16,9 +17,11 @@ class SpringBlock:
 
     family = "spring"
 
-    def __init__(self, dofs: np.ndarray, k: np.ndarray, c: np.ndarray, l0: np.ndarray,
-                 labels: list[str] | None = None) -> None:
+    def __init__(self, dofs: np.ndarray, X: np.ndarray, k: np.ndarray, c: np.ndarray,
+                 l0: np.ndarray, labels: list[str] | None = None) -> None:
         self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.DX = np.asarray(X, float)[:, 2:4] - np.asarray(X, float)[:, 0:2]
+        self.L = np.hypot(self.DX[:, 0], self.DX[:, 1])
         self.D = np.asarray(k, float)[:, None]
         c = np.asarray(c, float)[:, None]
         self.Dd = c if np.any(c > 0.0) else None
@@ -33,9 +36,10 @@ class SpringBlock:
         return self._labels[i] if self._labels else f"spring {i}"
 
     def _strains(self, x):
-        l, e, P = chord(x)
+        l, e, P, st = chord(x, self.DX)
         B = np.concatenate([-e, e], axis=1)[:, None, :]
-        return (l - self.l0)[:, None], B, two_node_hessian(P / l[:, None, None])
+        eps = st / (l + self.L) + (self.L - self.l0)     # l - l0 without cancellation
+        return eps[:, None], B, two_node_hessian(P / l[:, None, None])
 
     def forces(self, x, v, tangent):
         eps, B, H = self._strains(x)

@@ -15,7 +15,8 @@ STRAINS = ("engineering", "green")
 
 
 class TrussBlock:
-    """All truss elements of a model. ``X (n, 4)`` reference coordinates [m]; ``EA`` [N];
+    """All truss elements of a model. ``X (n, 4)`` reference coordinates [m] (the state ``x``
+    holds displacements); ``EA`` [N];
     ``rhoA`` [kg/m]; ``green`` (n,) bool selects the Green-Lagrange strain; ``beta`` Rayleigh
     stiffness-proportional damping on strain rates [s]."""
 
@@ -25,7 +26,8 @@ class TrussBlock:
                  green: np.ndarray, lumped: np.ndarray, beta: float = 0.0,
                  labels: list[str] | None = None) -> None:
         self.dofs = np.asarray(dofs, dtype=np.int64)
-        self.L0 = np.hypot(X[:, 2] - X[:, 0], X[:, 3] - X[:, 1])
+        self.DX = X[:, 2:4] - X[:, 0:2]
+        self.L0 = np.hypot(self.DX[:, 0], self.DX[:, 1])
         self.D = np.asarray(EA, float)[:, None]
         self.Dd = beta * self.D if beta > 0.0 else None
         self.rhoA = np.asarray(rhoA, float)
@@ -40,10 +42,10 @@ class TrussBlock:
         return self._labels[i] if self._labels else f"truss element {i}"
 
     def _strains(self, x: np.ndarray):
-        l, e, P = chord(x)
+        l, e, P, st = chord(x, self.DX)
         L = self.L0
         g = self.green[:, None]
-        eps = np.where(self.green, (l * l - L * L) / (2.0 * L * L), (l - L) / L)[:, None]
+        eps = np.where(self.green, st / (2.0 * L * L), st / ((l + L) * L))[:, None]
         # engineering: d eps/d(x2-x1) = e/L, Hessian P/(l L); Green: d/L^2 and I/L^2
         grad = np.where(g, (e * l[:, None]) / (L * L)[:, None], e / L[:, None])
         A = np.where(g[:, :, None], np.eye(2)[None] / (L * L)[:, None, None],
@@ -65,7 +67,7 @@ class TrussBlock:
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Axial force ``(n, 3)`` as (N, 0, 0) [N]: the true (Cauchy) bar force ``dU/dl``."""
-        l, _, _ = chord(x)
+        l = chord(x, self.DX)[0]
         eps = self.strains(x)
         N = self.D[:, 0] * eps * np.where(self.green, l / self.L0, 1.0)
         return np.column_stack([N, np.zeros_like(N), np.zeros_like(N)])

@@ -1,6 +1,6 @@
 """Vectorised joint blocks: every joint family evaluated at once.
 
-A block gathers ``x (n, k)`` from the state by ``dofs`` (``-1`` marks a DOF that does not exist,
+A block gathers ``x (n, k)`` (positions X + q and rotations) from the state by ``dofs`` (``-1`` marks a DOF that does not exist,
 e.g. the ground or a node without rotation; it reads as 0) and returns
 
     phi (n, m), B = dphi/dx (n, m, k), H = d^2 phi/dx^2 (n, m, k, k) or None (linear rows),
@@ -46,7 +46,8 @@ class JointBlock:
         return self.dofs.shape[0]
 
     def gather(self, q: np.ndarray) -> np.ndarray:
-        return np.where(self.mask, q[self.dofs], 0.0)
+        """Positions and rotations of the block's DOFs (reference ``X`` plus displacement)."""
+        return np.where(self.mask, q[self.dofs] + self.X, 0.0)
 
 
 class PointBlock(JointBlock):

@@ -190,12 +190,15 @@ class SaddlePointSolver:
     - ``"schur"``: CHOLMOD on S and a dense Schur complement ``B S^-1 B^T`` (few constraints).
     - ``"superlu"``: LU of the full augmented matrix (general fallback).
     - ``"dense"``: LAPACK LU (small systems).
-    - ``"auto"``: dense up to DENSE_MAX unknowns, else ldl with CHOLMOD, else SuperLU.
+    - ``"auto"``: dense up to DENSE_MAX unknowns; else with CHOLMOD the Schur complement for up
+      to SCHUR_MAX constraint rows and ldl beyond; SuperLU without CHOLMOD or when S is not
+      positive definite.
 
     Without constraints it is a plain :class:`LinearSolver` on S.
     """
 
     METHODS = ("auto", "ldl", "schur", "superlu", "dense")
+    SCHUR_MAX = 64
 
     def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
                  S_indices: np.ndarray | None = None, S_indptr: np.ndarray | None = None,
@@ -228,7 +231,7 @@ class SaddlePointSolver:
         if self.nf + self.m <= DENSE_MAX:
             return "dense"
         if HAVE_CHOLMOD and not self._fallback:
-            return "ldl"
+            return "schur" if self.m <= self.SCHUR_MAX else "ldl"
         return "superlu"
 
     def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray) -> None:
@@ -249,7 +252,7 @@ class SaddlePointSolver:
         d[p.pos_S] = Sdata
         d[p.pos_B] = s * Bdata
         d[p.pos_BT] = s * Bdata
-        self.A0 = sp.csc_matrix((d.copy(), p.indices, p.indptr), shape=(p.n, p.n))
+        self._A0_data = d.copy() if kind == "ldl" else d
         if kind == "ldl":
             d[p.pos_D] = -1e-10 * sdiag
             A = sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n))
@@ -271,25 +274,39 @@ class SaddlePointSolver:
         if kind == "schur":
             idx, ptr = self.S_pat
             S = sp.csc_matrix((Sdata, idx, ptr), shape=(self.nf, self.nf))
-            if self._symbolic is None:
-                self._symbolic = _cholmod_analyze(S, mode="supernodal")
-            self._symbolic.cholesky_inplace(S)
-            B = sp.csr_matrix((Bdata, *self.B_pat), shape=(self.m, self.nf))
-            SinvBT = self._symbolic(B.T.toarray())
-            self._fac = (B, SinvBT, sla.lu_factor(B @ SinvBT))
-            self.active = "schur"
-            return
+            try:
+                if self._symbolic is None:
+                    self._symbolic = _cholmod_analyze(S, mode="supernodal")
+                self._symbolic.cholesky_inplace(S)
+                B = sp.csr_matrix((Bdata, *self.B_pat), shape=(self.m, self.nf))
+                SinvBT = self._symbolic(B.T.toarray())
+                self._fac = (B, SinvBT, sla.lu_factor(B @ SinvBT, check_finite=False))
+                self.active = "schur"
+                return
+            except CholmodNotPositiveDefiniteError:
+                if self.method == "schur":
+                    raise NotPositiveDefinite("the iteration matrix S is not positive definite; "
+                                              "use linear_solver='superlu'") from None
+                self._fallback = True
+                kind = "superlu"
         if kind == "dense":
-            self._fac, self.active = sla.lu_factor(self.A0.toarray(), check_finite=False), "dense"
+            A = sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n)).toarray()
+            self._fac, self.active = sla.lu_factor(A, check_finite=False), "dense"
             return
         try:
-            self._fac = spla.splu(self.A0, permc_spec="COLAMD")
+            self._fac = spla.splu(sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n)),
+                                  permc_spec="COLAMD")
         except RuntimeError:
             self._fac = _Singular()
         self.active = "superlu"
 
-    def solve(self, r: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(dq, dlam) with ``S dq + B^T dlam = r`` and ``B dq = c``; NaN if singular."""
+    def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(dq, dlam) with ``S dq + B^T dlam = r`` and ``B dq = c``; NaN if singular.
+
+        The ``"ldl"`` factorisation is of the regularised matrix and, unpivoted, loses accuracy
+        on ill-conditioned problems: it is always followed by iterative refinement against the
+        exact matrix (up to ``3`` steps, or 8 with ``refine``)."""
         self.n_solve += 1
         if self._plain is not None:
             return self._plain.solve(r), np.zeros(0)
@@ -305,8 +322,10 @@ class SaddlePointSolver:
         b = np.concatenate([r, s * c])
         if self.active == "ldl":
             x = fac(b)
-            for _ in range(3):          # refinement against the unregularised matrix
-                res = b - self.A0 @ x
+            A0 = sp.csc_matrix((self._A0_data, self.p.indices, self.p.indptr),
+                               shape=(self.p.n, self.p.n))
+            for _ in range(8 if refine else 3):
+                res = b - A0 @ x
                 if np.linalg.norm(res) <= 1e-14 * np.linalg.norm(b):
                     break
                 x = x + fac(res)

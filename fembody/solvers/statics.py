@@ -40,8 +40,7 @@ class _Equilibrium:
         self.n_tangent = 0
         self.n_iter = 0
         # increments below this (in m or rad) are at the round-off level of the coordinates
-        span = float(np.ptp(system.q0)) if system.n_dof else 1.0
-        self.dq_floor = 1e-12 * max(span, 1.0)
+        self.dq_floor = 1e-12 * max(system.length, 1.0)
 
     def small_increment(self, dq: np.ndarray) -> bool:
         return bool(np.max(np.abs(dq), initial=0.0) <= self.dq_floor)

@@ -40,6 +40,7 @@ def beam_case(draw):
     x[0:2] = R @ p1 + t + [draw(small), draw(small)]
     x[3:5] = R @ p2 + t + [draw(small), draw(small)]
     x[2], x[5] = th + draw(small), th + draw(small)
+    x -= np.r_[p1, 0.0, p2, 0.0]          # the state holds displacements
     v = np.array([draw(coord) for _ in range(6)])
     return blk, x, v, (R, t, th, p1, p2)
 
@@ -57,7 +58,7 @@ def truss_case(draw):
     th, t = draw(angle), np.array([draw(coord), draw(coord)])
     R = rot(th)
     x = np.concatenate([R @ p1 + t + [draw(small), draw(small)],
-                        R @ p2 + t + [draw(small), draw(small)]])
+                        R @ p2 + t + [draw(small), draw(small)]]) - np.r_[p1, p2]
     v = np.array([draw(coord) for _ in range(4)])
     return blk, x, v, (R, t, p1, p2)
 
@@ -87,11 +88,12 @@ def test_beam_tangent_and_energy(case):
 @given(beam_case())
 def test_beam_rigid_motion_is_stress_free(case):
     blk, _, v, (R, t, th, p1, p2) = case
-    x = np.concatenate([R @ p1 + t, [th], R @ p2 + t, [th]])
+    xa = np.concatenate([R @ p1 + t, [th], R @ p2 + t, [th]])
+    x = xa - np.r_[p1, 0.0, p2, 0.0]
     # a rigid velocity field: translation + rotation about the origin
     w, vt = v[0], v[1:3]
-    xdot = np.concatenate([vt + w * np.array([-x[1], x[0]]), [w],
-                           vt + w * np.array([-x[4], x[3]]), [w]])
+    xdot = np.concatenate([vt + w * np.array([-xa[1], xa[0]]), [w],
+                           vt + w * np.array([-xa[4], xa[3]]), [w]])
     f, _, _ = blk.forces(x[None], xdot[None], False)
     scale = np.abs(blk.D).max()
     assert np.abs(f).max() < 1e-12 * scale
@@ -109,10 +111,11 @@ def test_truss_tangent_and_energy(case):
 @given(truss_case())
 def test_truss_rigid_motion_is_stress_free(case):
     blk, _, v, (R, t, p1, p2) = case
-    x = np.concatenate([R @ p1 + t, R @ p2 + t])
+    xa = np.concatenate([R @ p1 + t, R @ p2 + t])
+    x = xa - np.r_[p1, p2]
     w = v[0]
-    xdot = np.concatenate([v[1:3] + w * np.array([-x[1], x[0]]),
-                           v[1:3] + w * np.array([-x[3], x[2]])])
+    xdot = np.concatenate([v[1:3] + w * np.array([-xa[1], xa[0]]),
+                           v[1:3] + w * np.array([-xa[3], xa[2]])])
     f, _, _ = blk.forces(x[None], xdot[None], False)
     assert np.abs(f).max() < 1e-12 * blk.D.max()
 
@@ -121,10 +124,9 @@ def test_truss_rigid_motion_is_stress_free(case):
 @given(st.lists(coord, min_size=4, max_size=4), st.lists(coord, min_size=4, max_size=4),
        prop, prop, st.floats(0.3, 2.0, **finite))
 def test_spring_tangent_and_energy(xs, vs, k, c, l0):
-    x = np.array(xs)
-    if np.hypot(x[2] - x[0], x[3] - x[1]) < 0.1:
-        x[2] += 0.5
-    blk = SpringBlock(np.arange(4)[None], [k], [c], [l0])
+    X = np.array([[0.0, 0.0, 2.5, 0.5]])        # reference chord; x are displacements
+    x = np.array(xs) * 0.5
+    blk = SpringBlock(np.arange(4)[None], X, [k], [c], [l0])
     check_tangents(blk, x, np.array(vs))
 
 
@@ -205,3 +207,17 @@ def test_beam_mass_total_and_rotary_inertia():
     ones_t = np.array([0, 0, 1, 0, 0, 1.0])
     assert np.isclose(ones_x @ M @ ones_x, 3.0 * 1.0)
     assert np.isclose(ones_t @ M @ ones_t, 0.2 * 1.0)
+
+
+@SETTINGS
+@given(beam_case())
+def test_beam_closed_form_kernel_equals_generic_kernel(case):
+    """The hot-path closed form equals the generic strain kernel on beam_strains."""
+    from fembody.elements.base import strain_kernel
+    from fembody.elements.beam2d import beam_forces, beam_strains
+    blk, x, _, _ = case
+    X = x[None]
+    f, K, _ = beam_forces(X, blk.L0, blk.alpha0, blk.D, True)
+    eps, B, H = beam_strains(X, blk.L0, blk.alpha0, True)
+    fg, Kg, _ = strain_kernel(eps, B, H, blk.L0, blk.D, None, None, True)
+    assert rel_err(f, fg, 1.0) < 1e-13 and rel_err(K, Kg, 1.0) < 1e-13
