@@ -399,6 +399,8 @@ class System:
                 joint_rows[int(ji)].extend(blk.rows[inst].tolist())
         for blk in blocks:
             blk.X = np.where(blk.mask, self.X[np.where(blk.mask, blk.dofs, 0)], 0.0)
+            blk.flat_sel = np.flatnonzero(blk.mask.ravel())
+            blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
         self.joint_blocks = blocks
         self.n_con = row
         self.joint_rows = {k: np.array(v, dtype=np.int64) for k, v in joint_rows.items()}
@@ -448,10 +450,10 @@ class System:
             Bs.append(B)
             if lam is not None:
                 lb = lam[blk.rows]
-                fe = np.einsum("nmk,nm->nk", B, lb)
-                fc += np.bincount(blk.dofs[blk.mask], fe[blk.mask], minlength=self.n_dof)
+                fe = (B * lb[:, :, None]).sum(axis=1)
+                fc += np.bincount(blk.flat_dofs, fe.reshape(-1)[blk.flat_sel], minlength=self.n_dof)
                 if G is not None and H is not None:
-                    self._add_matrix(G, blk, np.einsum("nm,nmij->nij", lb, H))
+                    self._add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
         return ConstraintEval(phi, Bdata, fc, G, Bs)
 
     def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:

@@ -19,13 +19,18 @@ def carried_points(x: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """Current points ``p (n, 2)`` and rotated offsets ``r (n, 2)`` for node states
     ``x (n, 3)`` = (x, y, theta) and body-frame offsets ``d (n, 2)``."""
     c, s = np.cos(x[:, 2]), np.sin(x[:, 2])
-    r = np.column_stack([c * d[:, 0] - s * d[:, 1], s * d[:, 0] + c * d[:, 1]])
+    r = np.empty((x.shape[0], 2))
+    r[:, 0] = c * d[:, 0] - s * d[:, 1]
+    r[:, 1] = s * d[:, 0] + c * d[:, 1]
     return x[:, :2] + r, r
 
 
 def perp(v: np.ndarray) -> np.ndarray:
     """J v = (-v_y, v_x): rotation by +90 degrees."""
-    return np.column_stack([-v[:, 1], v[:, 0]])
+    out = np.empty_like(v)
+    out[:, 0] = -v[:, 1]
+    out[:, 1] = v[:, 0]
+    return out
 
 
 class JointBlock:
@@ -133,7 +138,7 @@ class DistanceBlock(JointBlock):
         pa, ra = carried_points(x[:, 0:3], self.da)
         pb, rb = carried_points(x[:, 3:6], self.db)
         u = pb - pa
-        l = np.hypot(u[:, 0], u[:, 1])
+        l = np.sqrt(u[:, 0] * u[:, 0] + u[:, 1] * u[:, 1])
         e = u / l[:, None]
         G = np.zeros((n, 2, 6))                # du/dx
         G[:, 0, 0] = G[:, 1, 1] = -1.0
@@ -141,13 +146,16 @@ class DistanceBlock(JointBlock):
         G[:, :, 2] = -perp(ra)
         G[:, :, 5] = perp(rb)
         phi = (l - self.length)[:, None]
-        B = np.einsum("ni,nik->nk", e, G)[:, None, :]
+        B = (e[:, :, None] * G).sum(axis=1)[:, None, :]
         H = None
         if hessian:
-            P = (np.eye(2)[None] - e[:, :, None] * e[:, None, :]) / l[:, None, None]
-            H = np.einsum("nik,nij,njl->nkl", G, P, G)
-            H[:, 2, 2] += np.einsum("ni,ni->n", e, ra)
-            H[:, 5, 5] -= np.einsum("ni,ni->n", e, rb)
+            P = -e[:, :, None] * e[:, None, :]
+            P[:, 0, 0] += 1.0
+            P[:, 1, 1] += 1.0
+            P /= l[:, None, None]
+            H = G.transpose(0, 2, 1) @ (P @ G)
+            H[:, 2, 2] += e[:, 0] * ra[:, 0] + e[:, 1] * ra[:, 1]
+            H[:, 5, 5] -= e[:, 0] * rb[:, 0] + e[:, 1] * rb[:, 1]
             H = H[:, None]
         return phi, B, H
 

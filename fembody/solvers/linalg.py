@@ -52,6 +52,43 @@ class NotPositiveDefinite(Exception):
     """Raised by a Cholesky-only backend on an indefinite or singular matrix."""
 
 
+class _CholmodSPD:
+    """CHOLMOD Cholesky of a sequence of SPD matrices with one pattern.
+
+    The symbolic analysis is done once. The first factorisation is simplicial; if its
+    flops / nnz(L) exceed 40 (CHOLMOD's own switch: much fill, e.g. 2-D grids) it is redone
+    supernodal. Simplicial CHOLMOD computes LDL^T, which does not stop at a negative pivot, so
+    there positive definiteness is checked on D (cheap); supernodal LL^T raises by itself."""
+
+    def __init__(self) -> None:
+        self.f = None
+        self.mode = "simplicial"
+
+    def factorize(self, A: sp.csc_matrix) -> None:
+        try:
+            if self.f is None:
+                self.f = _cholmod_analyze(A, mode="simplicial")
+                self.f.cholesky_inplace(A)
+                L = self.f.L()
+                counts = np.diff(L.indptr).astype(float)
+                if float(counts @ counts) / max(float(counts.sum()), 1.0) > 40.0:
+                    self.mode = "supernodal"
+                    self.f = _cholmod_analyze(A, mode="supernodal")
+            self.f.cholesky_inplace(A)
+        except CholmodNotPositiveDefiniteError:
+            raise NotPositiveDefinite("matrix is not positive definite") from None
+        if self.mode == "simplicial":
+            D = self.f.D()
+            if not (D.min() > 0.0 and np.all(np.isfinite(D))):
+                raise NotPositiveDefinite("matrix is not positive definite")
+
+    def __call__(self, b: np.ndarray) -> np.ndarray:
+        return self.f(b)
+
+    def D(self) -> np.ndarray:
+        return self.f.D()
+
+
 class LinearSolver:
     """Factorise and solve ``A x = b`` for a sequence of matrices with one sparsity pattern.
 
@@ -98,15 +135,13 @@ class LinearSolver:
         if kind == "cholmod":
             try:
                 if self._symbolic is None:
-                    # supernodal LL^T: an indefinite matrix is reported, not factorised as
-                    # an unpivoted LDL^T
-                    self._symbolic = _cholmod_analyze(A.tocsc(), mode="supernodal")
-                self._symbolic.cholesky_inplace(A.tocsc())
+                    self._symbolic = _CholmodSPD()
+                self._symbolic.factorize(A.tocsc())
                 self._fac, self.active = self._symbolic, "cholmod"
                 return
-            except CholmodNotPositiveDefiniteError:
+            except NotPositiveDefinite:
                 if self.method == "cholmod":
-                    raise NotPositiveDefinite("matrix is not positive definite") from None
+                    raise
                 self._indefinite = True
                 kind = "superlu"
         if kind == "dense":
@@ -276,14 +311,14 @@ class SaddlePointSolver:
             S = sp.csc_matrix((Sdata, idx, ptr), shape=(self.nf, self.nf))
             try:
                 if self._symbolic is None:
-                    self._symbolic = _cholmod_analyze(S, mode="supernodal")
-                self._symbolic.cholesky_inplace(S)
+                    self._symbolic = _CholmodSPD()
+                self._symbolic.factorize(S)
                 B = sp.csr_matrix((Bdata, *self.B_pat), shape=(self.m, self.nf))
                 SinvBT = self._symbolic(B.T.toarray())
                 self._fac = (B, SinvBT, sla.lu_factor(B @ SinvBT, check_finite=False))
                 self.active = "schur"
                 return
-            except CholmodNotPositiveDefiniteError:
+            except NotPositiveDefinite:
                 if self.method == "schur":
                     raise NotPositiveDefinite("the iteration matrix S is not positive definite; "
                                               "use linear_solver='superlu'") from None

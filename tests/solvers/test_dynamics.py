@@ -1,0 +1,271 @@
+"""Dynamics: integrators and joints against analytic solutions, published values, energy
+balances and the schemes' known spectral properties."""
+import logging
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.special import ellipk
+
+import fembody as fb
+from fembody.solvers.newmark import GeneralizedAlpha, Newmark
+
+G = 9.81
+
+
+# --------------------------------------------------------------------------- crank (paper 001)
+def rigid_crank():
+    """Paper 001: L = 0.75 m, m = 1.4 kg, horizontal plane, torque 62 N m from rest."""
+    m = fb.Model()
+    L, mass = 0.75, 1.4
+    rb = m.add_rigid_body((0.0, 0.0), mass=mass, inertia=mass * L**2 / 12, offset=(L / 2, 0.0))
+    m.add_joint(fb.Pin(m.ground, rb.node))
+    m.add_torque(rb.node, 62.0)
+    return m, rb.node
+
+
+@pytest.mark.parametrize("method", ["generalized-alpha", "trapezoidal", "hht"])
+def test_rigid_crank_angular_acceleration(method):
+    m, node = rigid_crank()
+    res = fb.simulate(m, t_end=0.2, dt=1e-3, method=method)
+    alpha = 62.0 / (1.4 * 0.75**2 / 3)
+    assert alpha == pytest.approx(236.19, abs=0.005)                    # paper 001's value
+    qdd = res.a[:, m.compile().dof(node, "rz")]
+    assert qdd[-1] == pytest.approx(alpha, rel=1e-6)
+    assert res.rotation(node) == pytest.approx(0.5 * alpha * res.time**2, rel=1e-6, abs=1e-12)
+
+
+def test_crank_as_a_very_stiff_beam():
+    """The same crank as a steel-stiff beam of 8 elements with the mass of the rod."""
+    L, mass = 0.75, 1.4
+    sec = fb.Section(A=1e-3, I=1e-6)
+    mat = fb.Material(E=2e11, rho=mass / (L * 1e-3), nu=0.3)
+    m = fb.Model()
+    beam = m.add_beam((0.0, 0.0), (L, 0.0), n=8, material=mat, section=sec)
+    m.add_joint(fb.Pin(m.ground, beam.first))
+    m.add_torque(beam.first, 62.0)
+    res = fb.simulate(m, t_end=0.1, dt=1e-3)
+    # rotary inertia of the section adds rho I L to m L^2/3
+    I = mass * L**2 / 3 + mat.rho * sec.I * L
+    th = res.rotation(beam.last)[-1]
+    assert th == pytest.approx(0.5 * 62.0 / I * 0.1**2, rel=1e-3)
+
+
+# ------------------------------------------------------------------------------ pendulum
+def rigid_pendulum(theta0, d=0.8, mass=2.0, Jc=0.05):
+    """Rigid body whose node is its centre of mass, pinned at the origin (offset pin: the
+    constraint is nonlinear, index 3). theta0 from the downward vertical."""
+    m = fb.Model(gravity=(0.0, -G))
+    rb = m.add_rigid_body((d * math.sin(theta0), -d * math.cos(theta0)), mass=mass,
+                          inertia=Jc)
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
+    return m, rb.node, (Jc + mass * d * d) / (mass * G * d)
+
+
+def period_from_crossings(t, th):
+    """Mean period from upward zero crossings (linear interpolation)."""
+    s = np.flatnonzero((th[:-1] < 0) & (th[1:] >= 0))
+    tc = t[s] - th[s] * (t[s + 1] - t[s]) / (th[s + 1] - th[s])
+    return float(np.mean(np.diff(tc)))
+
+
+@pytest.mark.parametrize("theta0", [0.05, 2.0])
+@pytest.mark.parametrize("method", ["generalized-alpha", "trapezoidal"])
+def test_rigid_pendulum_period(theta0, method):
+    m, node, ratio = rigid_pendulum(theta0)
+    T_ref = 4 * math.sqrt(ratio) * ellipk(math.sin(theta0 / 2) ** 2)   # scipy: parameter k^2
+    if theta0 < 0.1:
+        assert T_ref == pytest.approx(2 * math.pi * math.sqrt(ratio), rel=2e-4)
+    res = fb.simulate(m, t_end=2.2 * T_ref, dt=T_ref / 400, method=method)
+    th = theta0 + res.rotation(node)
+    assert period_from_crossings(res.time, th) == pytest.approx(T_ref, rel=1e-3)
+    assert res.violation.max() <= 1e-10 * m.compile().length
+
+
+@pytest.mark.parametrize("method", ["generalized-alpha", "trapezoidal"])
+def test_pendulum_second_order_convergence(method):
+    theta0 = 1.0
+    m, node, ratio = rigid_pendulum(theta0)
+    t_end = 1.0
+    ref = solve_ivp(lambda t, y: [y[1], -math.sin(y[0]) / ratio], (0, t_end), [theta0, 0.0],
+                    rtol=1e-12, atol=1e-12).y[0, -1]
+    errs, hs = [], [0.02, 0.01, 0.005]
+    for h in hs:
+        res = fb.simulate(m, t_end=t_end, dt=h, method=method)
+        errs.append(abs(theta0 + res.rotation(node)[-1] - ref))
+    order = np.polyfit(np.log(hs), np.log(errs), 1)[0]
+    assert order == pytest.approx(2.0, abs=0.2)
+
+
+def test_trapezoidal_rule_on_index3_needs_the_projection():
+    """Paper 004 gives no beta, gamma; the plain trapezoidal rule on index-3 constraints lets the
+    multiplier of a point-mass pendulum grow without bound. fembody's default for gamma = 1/2
+    projects after each step and keeps it at the physical 3 m g (the largest tension)."""
+    m = fb.Model(gravity=(0.0, -G))
+    piv, bob = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.0))
+    m.add_mass(bob, 1.0)
+    m.fix(piv)
+    m.add_joint(fb.Distance(piv, bob))
+    good = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal")
+    assert np.abs(good.lam).max() == pytest.approx(3 * G, rel=2e-3)
+    bad = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False)
+    assert np.abs(bad.lam).max() > 100 * 3 * G
+
+
+def test_hanging_pendulum_reactions_equal_weight():
+    """A rigid pendulum hanging at rest: the pin carries exactly its weight at every step. A
+    beam pendulum released unstrained vibrates axially; with mass-proportional damping it
+    settles on the weight."""
+    m = fb.Model(gravity=(0.0, -G))
+    rb = m.add_rigid_body((0.0, -0.5), mass=2.0, inertia=0.1)
+    pin = m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
+    res = fb.simulate(m, t_end=0.5, dt=1e-2)
+    assert res.joint_reaction(pin) == pytest.approx(np.tile([0.0, 2.0 * G], (len(res), 1)),
+                                                    rel=1e-10, abs=1e-10)
+    m = fb.Model(gravity=(0.0, -G))
+    beam = m.add_beam((0.0, 0.0), (0.0, -1.0), n=4, material=fb.Material(E=1e9, rho=1000.0),
+                      section=fb.Section.rectangle(0.02, 0.02))
+    pin = m.add_joint(fb.Pin(m.ground, beam.first))
+    m.set_damping(alpha=2000.0)
+    res = fb.simulate(m, t_end=0.2, dt=1e-3)
+    W = 1000.0 * 0.02 * 0.02 * 1.0 * G
+    R = res.joint_reaction(pin)
+    assert np.abs(R[:, 0]).max() < 1e-9 * W
+    assert R[-1, 1] == pytest.approx(W, rel=1e-4)
+    assert np.abs(res.displacement(beam.last)[:, 0]).max() < 1e-12
+
+
+def test_distance_link_tension_of_a_whirling_mass():
+    """A point mass on a massless rigid link spinning at omega (no gravity): tension m w^2 r."""
+    m = fb.Model()
+    hub, ball = m.add_node((0.0, 0.0)), m.add_node((0.5, 0.0))
+    m.fix(hub)
+    m.add_mass(ball, 3.0)
+    link = m.add_joint(fb.Distance(hub, ball))
+    m.set_velocity(ball, (0.0, 0.5 * 4.0))
+    res = fb.simulate(m, t_end=1.0, dt=1e-3)
+    # generalized-alpha multipliers carry an O(h) start-up transient on index-3 constraints
+    assert res.joint_reaction(link)[:, 0] == pytest.approx(3.0 * 16.0 * 0.5, rel=1e-4)
+    assert res.joint_reaction(link)[-1, 0] == pytest.approx(3.0 * 16.0 * 0.5, rel=1e-6)
+    r = np.hypot(*res.position(ball).T)
+    assert r == pytest.approx(0.5, abs=1e-10)
+
+
+# ------------------------------------------------------------------------------ drivers
+def test_driven_crank_torque_and_slider_crank_kinematics():
+    """A rigid crank driven at constant acceleration: the driver torque is I alpha. A slider
+    crank (rigid crank, rigid rod as a massive body with two pins, slider on the x axis) follows
+    x = r cos(th) + sqrt(l^2 - r^2 sin^2(th))."""
+    r, l, alpha = 0.1, 0.3, 20.0
+    m = fb.Model()
+    crank = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=0.01, offset=(r / 2, 0.0))
+    m.add_joint(fb.Pin(m.ground, crank.node))
+    drv = m.add_joint(fb.Driver(crank.node, "rz", lambda t: 0.5 * alpha * t * t,
+                                velocity=lambda t: alpha * t, acceleration=lambda t: alpha))
+    rod = m.add_rigid_body((r + l / 2, 0.0), mass=0.5, inertia=0.5 * l * l / 12)
+    m.add_joint(fb.Pin(crank.node, rod.node, at=(r, 0.0)))
+    slider = m.add_rigid_body((r + l, 0.0), mass=0.2, inertia=1e-4)
+    m.add_joint(fb.Pin(rod.node, slider.node, at=(r + l, 0.0)))
+    m.add_joint(fb.Slider(slider.node, direction=(1.0, 0.0), lock_rotation=True))
+    res = fb.simulate(m, t_end=0.5, dt=1e-3)
+    th = res.rotation(crank.node)
+    assert th == pytest.approx(0.5 * alpha * res.time**2, abs=1e-9)
+    x = res.position(slider.node)[:, 0]
+    assert x == pytest.approx(r * np.cos(th) + np.sqrt(l * l - (r * np.sin(th)) ** 2), abs=1e-8)
+    assert np.abs(res.position(slider.node)[:, 1]).max() < 1e-10
+    # energy: the driver's work equals the kinetic energy gained (no gravity, no damping)
+    E = res.energy
+    assert E.constraint_work[-1] == pytest.approx(E.kinetic[-1], rel=1e-3)
+    assert res.joint_reaction(drv).shape == (len(res), 1)
+
+
+# ---------------------------------------------------------------------------- energy
+def cantilever_model(alpha=0.0, beta=0.0):
+    m = fb.Model()
+    beam = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=fb.Material(E=7e10, rho=2700.0),
+                      section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(beam.first)
+    for i, node in enumerate(beam.nodes[1:], 1):
+        m.set_velocity(node, (0.0, 0.05 * i / 10))
+    m.set_damping(alpha, beta)
+    return m, beam
+
+
+def test_trapezoidal_conserves_energy_of_free_vibration():
+    m, beam = cantilever_model()
+    res = fb.simulate(m, t_end=0.2, dt=5e-4, method="trapezoidal")
+    E = res.energy.total
+    assert np.abs(E - E[0]).max() <= 1e-6 * E[0]
+    assert res.energy.strain.max() > 0.3 * E[0]          # it really vibrates
+
+
+def test_energy_balance_closes_with_damping_and_loads():
+    m, beam = cantilever_model(alpha=2.0, beta=1e-4)
+    m.add_force(beam.last, lambda t: (0.0, 5.0 * math.sin(30.0 * t)))
+    res = fb.simulate(m, t_end=0.15, dt=5e-4, method="trapezoidal")
+    E = res.energy
+    assert E.dissipated[-1] > 0.1 * E.total.max() and E.work.max() > 0
+    assert np.abs(E.balance - E.balance[0]).max() <= 2e-4 * max(E.total.max(), E.work.max())
+
+
+# -------------------------------------------------------------------- linear SDOF spectra
+def amplification(integ_cls, omega_h, **opts):
+    """Amplification matrix of one step on x'' + w^2 x = 0 (w = 1), state (q, v, a): a rigid
+    body on a rotational spring, which is exactly linear for any excursion."""
+    m = fb.Model()
+    rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
+    m.fix(rb.node, "x", "y")
+    m.add_rotational_spring(rb.node, k=1.0)
+    s = m.compile()
+    i = s.dof(rb.node, "rz")
+    g = integ_cls(s, tol=1e-12, **opts)
+    A = np.zeros((3, 3))
+    for j in range(3):
+        e = np.eye(3)[j]
+        g.t, g.q, g.v, g.a = 0.0, np.zeros(s.n_dof), np.zeros(s.n_dof), np.zeros(s.n_dof)
+        g.q[i], g.v[i], g.a[i] = e
+        g.qdd = -g.q.copy()                 # equilibrium at t_n
+        ok, msg = g.step(omega_h)
+        assert ok, msg
+        A[:, j] = g.q[i], g.v[i], g.a[i]
+    return np.linalg.eigvals(A)
+
+
+@pytest.mark.parametrize("omega_h", [0.1, 0.5, 1.5])
+def test_trapezoidal_period_elongation(omega_h):
+    lam = amplification(Newmark, omega_h)
+    lam = lam[np.argmax(np.abs(lam.imag))]
+    assert abs(lam) == pytest.approx(1.0, abs=1e-10)                 # no amplitude decay
+    assert abs(np.angle(lam)) == pytest.approx(2 * math.atan(omega_h / 2), rel=1e-9)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 0.9])
+def test_generalized_alpha_spectral_radius(rho):
+    assert np.abs(amplification(GeneralizedAlpha, 1e8, rho_inf=rho)).max() == pytest.approx(
+        rho, abs=2e-3)
+    assert np.abs(amplification(GeneralizedAlpha, 1e-3, rho_inf=rho)).max() == pytest.approx(
+        1.0, abs=1e-6)
+
+
+# ---------------------------------------------------------------------------- Newton options
+def test_modified_newton_matches_full_newton_with_fewer_factorisations():
+    m = fb.Model(gravity=(0.0, -G))
+    beam = m.add_beam((0.0, 0.0), (1.0, 0.0), n=8, material=fb.Material(E=1e8, rho=1000.0),
+                      section=fb.Section.rectangle(0.02, 0.02))
+    m.add_joint(fb.Pin(m.ground, beam.first))
+    full = fb.simulate(m, t_end=0.3, dt=1e-3)
+    mod = fb.simulate(m, t_end=0.3, dt=1e-3, newton="modified")
+    assert mod.position(beam.last) == pytest.approx(full.position(beam.last), abs=1e-7)
+    assert mod.stats["n_factor"] < 0.5 * full.stats["n_factor"]
+    assert full.stats["n_newton"] == full.iterations.sum()
+    assert full.stats["n_residual"] >= full.stats["n_newton"] + full.stats["n_steps"]
+
+
+def test_save_every_and_result_round_trip(tmp_path):
+    m, node = rigid_crank()
+    res = fb.simulate(m, t_end=0.1, dt=1e-3, save_every=10)
+    assert len(res) == 11 and res.time[-1] == pytest.approx(0.1)
+    res.save(tmp_path / "r.npz")
+    back = fb.Result.load(tmp_path / "r.npz")
+    assert np.array_equal(back.lam, res.lam) and np.array_equal(back.v, res.v)
