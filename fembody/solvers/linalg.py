@@ -369,3 +369,11 @@ class SaddlePointSolver:
         else:
             x = fac.solve(b)
         return x[:self.nf], s * x[self.nf:]
+
+
+def saddle_solver(system, method: str = "auto") -> SaddlePointSolver:
+    """A saddle-point solver on a compiled System's fixed augmented pattern."""
+    s = system
+    pat = s.saddle_pattern() if s.n_con else None
+    return SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
+                             s.B_indices, s.B_indptr, S_diag=s.diag_pos)

@@ -40,18 +40,10 @@ from ..errors import ConvergenceError, ModelError, SingularSystemError
 from ..model import Model
 from ..results import Result
 from ..system import System
-from .linalg import SaddlePointSolver
+from .linalg import saddle_solver
 from .statics import as_system
 
 log = logging.getLogger("fembody")
-
-
-def saddle_solver(system: System, method: str = "auto") -> SaddlePointSolver:
-    """A saddle-point solver on the system's fixed augmented pattern."""
-    s = system
-    pat = s.saddle_pattern() if s.n_con else None
-    return SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
-                             s.B_indices, s.B_indptr, S_diag=s.diag_pos)
 
 
 class Integrator:
@@ -363,9 +355,6 @@ def check_redundant(system: System, Bdata: np.ndarray, max_size: int = 20_000_00
         names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
         raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
                          "remove the joint or the support")
-    if m > n:
-        raise ModelError(f"the joints impose {m} constraints on only {n} free DOFs: some are "
-                         "redundant; remove joints or supports")
     _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     rank = int(np.sum(d > max(m, n) * np.finfo(float).eps * 1e3 * d[0]))

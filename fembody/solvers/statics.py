@@ -14,11 +14,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import ConvergenceError, SingularSystemError
+from ..errors import ConvergenceError, ModelError, SingularSystemError
 from ..model import Model
 from ..results import Result
 from ..system import System
-from .linalg import LinearSolver, null_vectors
+from .linalg import LinearSolver, null_vectors, saddle_solver
 
 log = logging.getLogger("fembody")
 
@@ -29,41 +29,56 @@ def as_system(model: Model | System) -> System:
 
 
 class _Equilibrium:
-    """Residual and tangent of the static problem, with counters."""
+    """Residual and tangent of the static problem with joints, and counters.
+
+    Unknowns: the free DOFs ``q`` and the joint multipliers ``mu``; equations
+    ``r = lam f_ext(q) - f_int(q) - B^T mu = 0`` and ``phi(q, t) = 0``, solved with the saddle-point
+    solver on ``[[K_T, B^T], [B, 0]]`` (K_T includes the constraint geometric stiffness)."""
 
     def __init__(self, system: System, t: float, linear_solver: str, tol: float) -> None:
         self.sys = system
         self.t = t
         self.tol = tol
-        self.solver = LinearSolver(linear_solver, spd=True)
+        self.method = linear_solver
+        self.solver = saddle_solver(system, linear_solver)
         self.n_residual = 0
         self.n_tangent = 0
         self.n_iter = 0
         # increments below this (in m or rad) are at the round-off level of the coordinates
         self.dq_floor = 1e-12 * max(system.length, 1.0)
+        self.ptol = 1e-10 * system.length
 
     def small_increment(self, dq: np.ndarray) -> bool:
         return bool(np.max(np.abs(dq), initial=0.0) <= self.dq_floor)
 
-    def residual(self, q: np.ndarray, lam: float, tangent: bool):
-        """Full residual, reference load vector and, with ``tangent``, K_T data."""
+    def residual(self, q: np.ndarray, mu: np.ndarray, lam: float, tangent: bool):
+        """Full residual, constraint state, reference load vector, internal force and, with
+        ``tangent``, the K_T data."""
         s = self.sys
         self.n_residual += 1
         fint, K, _ = s.internal_forces(q, None, tangent)
         fext, Kl = s.external_forces(q, self.t, tangent)
+        ce = s.constraints(q, self.t, mu, hessian=tangent)
         if tangent:
             self.n_tangent += 1
             if Kl is not None:
                 K = K + lam * Kl
-        return lam * fext - fint, fext, fint, K
+            if ce.G is not None:
+                K = K + ce.G
+        return lam * fext - fint - ce.force, ce, fext, fint, K
 
-    def converged(self, r: np.ndarray, fext: np.ndarray, fint: np.ndarray, lam: float) -> bool:
+    def converged(self, r, ce, fext, fint, lam: float) -> bool:
         free = self.sys.free
-        ref = max(np.linalg.norm(lam * fext), np.linalg.norm(fint), 1e-300)
-        return bool(np.linalg.norm(r[free]) <= self.tol * ref)
+        ref = max(np.linalg.norm(lam * fext), np.linalg.norm(fint), np.linalg.norm(ce.force),
+                  1e-300)
+        phi_ok = self.sys.n_con == 0 or float(np.max(np.abs(ce.phi))) <= self.ptol
+        return bool(np.linalg.norm(r[free]) <= self.tol * ref) and phi_ok
 
-    def factor(self, K: np.ndarray) -> None:
-        self.solver.factorize(self.sys.csc(K))
+    def factor(self, K: np.ndarray, ce) -> None:
+        self.solver.factorize(K, ce.Bdata)
+
+    def solve(self, rhs: np.ndarray, c: np.ndarray):
+        return self.solver.solve(rhs, c)
 
     def reactions(self, r: np.ndarray) -> np.ndarray:
         R = np.zeros_like(r)
@@ -72,16 +87,23 @@ class _Equilibrium:
 
     def check_supported(self) -> None:
         """Raise SingularSystemError naming the DOFs of any unsupported (zero-stiffness) motion
-        of the structure in its reference configuration."""
+        of the structure in its reference configuration that its joints do not prevent either
+        (null space of K_0 + c B^T B)."""
         s = self.sys
         if s.n_free == 0:
             return
         _, K, _ = s.internal_forces(s.q0, None, True)
-        probe = LinearSolver(self.solver.method, spd=True)
-        probe.factorize(s.csc(K))
+        A = s.csc(K)
+        if s.n_con:
+            B = s.B_matrix(s.constraints(s.q0, self.t).Bdata)
+            base = float(np.abs(A.diagonal()).mean()) or 1.0
+            c = base / max(float(np.abs(B.data).max(initial=0.0)), 1e-300) ** 2
+            A = (A + c * (B.T @ B)).tocsc()
+        probe = LinearSolver(self.method if self.method in ("superlu", "dense") else "auto")
+        probe.factorize(A)
         if probe.pivot_ratio() > 1e-13:
             return
-        N = null_vectors(s.csc(K))
+        N = null_vectors(A)
         if N.shape[1] == 0:
             return
         part = np.abs(N).max(axis=1)
@@ -90,7 +112,8 @@ class _Equilibrium:
         shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
         raise SingularSystemError(
             f"the structure is not supported: {N.shape[1]} zero-stiffness motion(s) involving "
-            f"{shown}. Add supports (model.fix) or elements that restrain these DOFs.", names)
+            f"{shown}. Add supports (model.fix), joints or elements that restrain these DOFs.",
+            names)
 
 
 def static(model: Model | System, steps: int = 10, *, method: str = "newton", t: float = 0.0,
@@ -120,6 +143,14 @@ def static(model: Model | System, steps: int = 10, *, method: str = "newton", t:
     if not (isinstance(steps, (int, np.integer)) and steps >= 1):
         raise ValueError(f"static: steps must be a positive integer, got {steps!r}")
     eq = _Equilibrium(sys, t, linear_solver, tol)
+    if sys.n_con:
+        from .newmark import check_redundant
+        ce = sys.constraints(sys.q0, t)
+        check_redundant(sys, ce.Bdata)
+        if np.max(np.abs(ce.phi)) > 1e-9 * sys.length:
+            bad = sorted({sys.model.joints[int(sys.row_joint[i])].label
+                          for i in np.flatnonzero(np.abs(ce.phi) > 1e-9 * sys.length)})
+            raise ModelError(f"the reference configuration violates {', '.join(bad)}")
     eq.check_supported()
     result = Result(sys, "static")
     t0 = _time.perf_counter()
@@ -137,26 +168,27 @@ def static(model: Model | System, steps: int = 10, *, method: str = "newton", t:
     return result
 
 
-def _newton(eq: _Equilibrium, q: np.ndarray, lam: float, max_iter: int):
-    """Newton at fixed load factor; returns (q, iterations, residual) or None on failure."""
+def _newton(eq: _Equilibrium, q: np.ndarray, mu: np.ndarray, lam: float, max_iter: int):
+    """Newton at fixed load factor; returns (q, mu, iterations, residual) or None on failure."""
     s = eq.sys
-    r, fext, fint, K = eq.residual(q, lam, True)
+    r, ce, fext, fint, K = eq.residual(q, mu, lam, True)
     for it in range(max_iter + 1):
-        if not np.all(np.isfinite(r)):
+        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ce.phi))):
             return None
-        if eq.converged(r, fext, fint, lam):
-            return q, it, r
+        if eq.converged(r, ce, fext, fint, lam):
+            return q, mu, it, r
         if it == max_iter:
             return None
-        eq.factor(K)
-        dq = eq.solver.solve(r[s.free])
+        eq.factor(K, ce)
+        dq, dmu = eq.solve(r[s.free], -ce.phi)
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
             return None
-        q = s.update(q, dq)
-        r, fext, fint, K = eq.residual(q, lam, True)
-        if eq.small_increment(dq) and np.all(np.isfinite(r)):
-            return q, it + 1, r
+        q, mu = s.update(q, dq), mu + dmu
+        r, ce, fext, fint, K = eq.residual(q, mu, lam, True)
+        if eq.small_increment(dq) and np.all(np.isfinite(r)) and (
+                s.n_con == 0 or np.max(np.abs(ce.phi)) <= eq.ptol):
+            return q, mu, it + 1, r
     return None
 
 
@@ -164,6 +196,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                    max_cuts: int) -> None:
     s = eq.sys
     q, q_prev = s.q0.copy(), None
+    mu = np.zeros(s.n_con)
     lam, dl0 = 0.0, 1.0 / steps
     dl, dl_prev = dl0, dl0
     min_dl = dl0 / 2.0**max_cuts
@@ -171,9 +204,9 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         dl = min(dl, 1.0 - lam)
         # predictor: extrapolate the last increment (helps large load steps)
         guess = q if q_prev is None else q + (dl / dl_prev) * (q - q_prev)
-        out = _newton(eq, guess, lam + dl, max_iter)
+        out = _newton(eq, guess, mu, lam + dl, max_iter)
         if out is None and q_prev is not None:
-            out = _newton(eq, q, lam + dl, max_iter)
+            out = _newton(eq, q, mu, lam + dl, max_iter)
         if out is None:
             dl *= 0.5
             log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
@@ -184,10 +217,10 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                     f"increments of {2 * dl:.3g}; the structure may buckle or collapse there "
                     "(try method='arc-length')", time=lam, result=result)
             continue
-        q_new, it, r = out
+        q_new, mu, it, r = out
         q_prev, q, dl_prev = q, q_new, dl
         lam += dl
-        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it)
+        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it, lam=mu)
         if it <= 4 and dl < dl0:
             dl = min(2.0 * dl, dl0)
 
@@ -198,13 +231,15 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
     s = eq.sys
     free = s.free
     q, lam = s.q0.copy(), 0.0
+    mu = np.zeros(s.n_con)
     prev: np.ndarray | None = None
     ds_max: float | None = None
     target_iter = 5
+    zero_c = np.zeros(s.n_con)
     for _ in range(max_steps):
-        r, fext, fint, K = eq.residual(q, lam, True)
-        eq.factor(K)
-        dqf = eq.solver.solve(fext[free])
+        r, ce, fext, fint, K = eq.residual(q, mu, lam, True)
+        eq.factor(K, ce)
+        dqf, _ = eq.solve(fext[free], zero_c)
         nf = float(np.linalg.norm(dqf))
         if not np.isfinite(nf) or nf == 0.0:
             raise ConvergenceError(f"arc length: singular tangent at load factor {lam:.6g}",
@@ -216,7 +251,7 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
         sign = 1.0 if prev is None else math.copysign(1.0, float(dqf @ prev))
         out = None
         for cut in range(max_cuts + 1):
-            out = _arc_corrector(eq, q, lam, dqf, sign, ds, max_iter)
+            out = _arc_corrector(eq, q, mu, lam, dqf, sign, ds, max_iter)
             if out is not None:
                 break
             ds *= 0.5
@@ -225,31 +260,33 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
         if out is None:
             raise ConvergenceError(f"arc length: no converged step beyond load factor {lam:.6g}",
                                    time=lam, result=result)
-        q_new, lam_new, Dq, it, r = out
+        q_new, mu, lam_new, Dq, it, r = out
         q, lam, prev = q_new, lam_new, Dq
-        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it)
+        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it, lam=mu)
         ds = min(ds * min(2.0, max(0.5, math.sqrt(target_iter / max(it, 1)))), ds_max)
         if lam >= lam_max or (stop is not None and stop(result)):
             return
 
 
-def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: float, dqf: np.ndarray, sign: float,
-                   ds: float, max_iter: int):
-    """One cylindrical arc-length step: ||Dq|| = ds. Returns (q, lam, Dq, iterations, r)."""
+def _arc_corrector(eq: _Equilibrium, q: np.ndarray, mu: np.ndarray, lam: float,
+                   dqf: np.ndarray, sign: float, ds: float, max_iter: int):
+    """One cylindrical arc-length step: ||Dq|| = ds. Returns (q, mu, lam, Dq, iterations, r)."""
     s = eq.sys
     free = s.free
+    zero_c = np.zeros(s.n_con)
     dl = sign * ds / float(np.linalg.norm(dqf))
     Dq, Dl = dl * dqf, dl
+    mu = mu.copy()
     for it in range(1, max_iter + 1):
         qn = s.update(q, Dq)
-        r, fext, fint, K = eq.residual(qn, lam + Dl, True)
+        r, ce, fext, fint, K = eq.residual(qn, mu, lam + Dl, True)
         if not np.all(np.isfinite(r)):
             return None
-        if eq.converged(r, fext, fint, lam + Dl):
-            return qn, lam + Dl, Dq, it - 1, r
-        eq.factor(K)
-        dqr = eq.solver.solve(r[free])
-        dqf_i = eq.solver.solve(fext[free])
+        if eq.converged(r, ce, fext, fint, lam + Dl):
+            return qn, mu, lam + Dl, Dq, it - 1, r
+        eq.factor(K, ce)
+        dqr, dmur = eq.solve(r[free], -ce.phi)
+        dqf_i, dmuf = eq.solve(fext[free], zero_c)
         eq.n_iter += 1
         a = float(dqf_i @ dqf_i)
         w = Dq + dqr
@@ -264,8 +301,9 @@ def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: float, dqf: np.ndarray,
         cands = [w + x * dqf_i for x in roots]
         k = int(np.argmax([float(cand @ Dq) for cand in cands]))
         Dq, Dl = cands[k], Dl + roots[k]
+        mu = mu + dmur + roots[k] * dmuf
         if eq.small_increment(dqr + roots[k] * dqf_i):
             qn = s.update(q, Dq)
-            r, _, _, _ = eq.residual(qn, lam + Dl, False)
-            return qn, lam + Dl, Dq, it, r
+            r, ce, _, _, _ = eq.residual(qn, mu, lam + Dl, False)
+            return qn, mu, lam + Dl, Dq, it, r
     return None

@@ -1,0 +1,174 @@
+"""Joints in statics and dynamics: analytic structures, reactions, and bad input."""
+import math
+
+import numpy as np
+import pytest
+
+import fembody as fb
+
+from ..conftest import fd_jacobian, rel_err
+
+MAT = fb.Material(E=2e11, rho=7850.0, nu=0.3)
+SEC = fb.Section.rectangle(0.05, 0.1)
+
+
+def test_simply_supported_beam_by_multipliers_and_a_weld():
+    """Two beam halves welded at midspan, held by Support joints (multipliers): the central
+    deflection is P L^3/(48 EI) + P L/(4 kGA) (Timoshenko) and each support carries P/2."""
+    L, P, n = 4.0, 1e3, 16
+    m = fb.Model()
+    left = m.add_beam((0.0, 0.0), (L / 2, 0.0), n=n, material=MAT, section=SEC)
+    mid = m.add_node((L / 2, 0.0))
+    right = m.add_beam(mid, (L, 0.0), n=n, material=MAT, section=SEC)
+    m.add_joint(fb.Weld(left.last, right.first))
+    sa = m.add_joint(fb.Support(left.first, "x", "y"))
+    sb = m.add_joint(fb.Support(right.last, "y"))
+    m.add_force(left.last, (0.0, -P))
+    res = fb.static(m, steps=1)
+    EI, kGA = MAT.E * SEC.I, MAT.G * SEC.A * SEC.shear_factor
+    w_ref = P * L**3 / (48 * EI) + P * L / (4 * kGA)
+    w = -res.displacement(left.last)[-1, 1]
+    assert w == pytest.approx(w_ref, rel=2e-3)             # O(h^2) discretisation error
+    assert res.displacement(right.first)[-1] == pytest.approx(res.displacement(left.last)[-1],
+                                                              abs=1e-12)
+    assert res.joint_reaction(sa)[-1] == pytest.approx([0.0, P / 2], abs=1e-6 * P)
+    assert res.joint_reaction(sb)[-1] == pytest.approx([P / 2], rel=1e-6)
+
+
+def test_three_hinged_arch_member_forces():
+    """Two bars as beams, pinned at the supports and to each other at the apex: two-force
+    members, each with axial force -P / (2 sin a)."""
+    a = math.radians(30.0)
+    L, P = 2.0, 5e3
+    m = fb.Model()
+    apex = (L * math.cos(a), L * math.sin(a))
+    b1 = m.add_beam((0.0, 0.0), apex, n=6, material=MAT, section=SEC)
+    b2 = m.add_beam((2 * L * math.cos(a), 0.0), apex, n=6, material=MAT, section=SEC)
+    m.add_joint(fb.Pin(m.ground, b1.first))
+    m.add_joint(fb.Pin(m.ground, b2.first))
+    top = m.add_joint(fb.Pin(b1.last, b2.last))
+    m.add_force(b1.last, (0.0, -P))
+    res = fb.static(m, steps=1)
+    N = res.resultants("beam")[-1][:, 0]
+    assert N == pytest.approx(np.full(12, -P / (2 * math.sin(a))), rel=1e-4)
+    # the apex pin passes the horizontal thrust P / (2 tan a) between the members
+    assert abs(res.joint_reaction(top)[-1][0]) == pytest.approx(P / (2 * math.tan(a)), rel=1e-4)
+
+
+def test_slider_and_distance_in_statics():
+    """A node on a frictionless inclined slider held by a spring: the spring carries only the
+    load component along the slide."""
+    m = fb.Model()
+    node = m.add_node((0.0, 0.0))
+    m.add_mass(node, 1.0)
+    d = np.array([math.cos(0.3), math.sin(0.3)])
+    m.add_spring(node, (-d[0], -d[1]), k=200.0)
+    sl = m.add_joint(fb.Slider(node, direction=d))
+    F = np.array([3.0, -7.0])
+    m.add_force(node, F)
+    res = fb.static(m, steps=1)
+    u = res.displacement(node)[-1]
+    assert u == pytest.approx((F @ d) / 200.0 * d, rel=1e-6, abs=1e-12)
+    n = np.array([-d[1], d[0]])
+    assert res.joint_reaction(sl)[-1, 0] == pytest.approx(-(F @ n), rel=1e-6)
+
+
+def jointed_model():
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.2), n=3, material=fb.Material(E=50.0, rho=2.0),
+                   section=fb.Section(A=1.0, I=0.5))
+    rb = m.add_rigid_body((1.5, 0.0), mass=1.0, inertia=0.2, offset=(0.1, 0.05))
+    c = m.add_node((2.0, 1.0))
+    m.add_mass(c, 0.5)
+    m.add_joint(fb.Pin(m.ground, b.first, at=(0.0, 0.0)))
+    m.add_joint(fb.Pin(b.last, rb.node, at=(1.2, 0.1)))
+    m.add_joint(fb.Distance(rb.node, c))
+    m.add_joint(fb.Slider(c, direction=(1.0, 1.0), body=rb.node))
+    m.add_joint(fb.Driver(b.nodes[1], "rz", lambda t: 0.1 * math.sin(t)))
+    return m
+
+
+def test_constraint_forces_and_geometric_stiffness_assembled():
+    """d(B^T lam)/dq from the assembled joint blocks against finite differences of the
+    assembled constraint forces, at a random configuration and multipliers."""
+    s = jointed_model().compile()
+    rng = np.random.default_rng(3)
+    q = s.q0.copy()
+    q[s.free] += 0.05 * rng.standard_normal(s.n_free)
+    lam = rng.standard_normal(s.n_con)
+    ce = s.constraints(q, 0.3, lam, hessian=True)
+
+    def force(qf):
+        qq = s.expand(qf)
+        return s.constraints(qq, 0.3, lam, hessian=False).force[s.free]
+
+    assert rel_err(s.csc(ce.G).toarray(), fd_jacobian(force, q[s.free]), 1.0) < 1e-6
+    Bfd = fd_jacobian(lambda qf: s.constraints(s.expand(qf), 0.3).phi, q[s.free])
+    assert rel_err(s.B_matrix(ce.Bdata).toarray(), Bfd, 1.0) < 1e-7
+    assert np.allclose(ce.force[s.free], s.B_matrix(ce.Bdata).T @ lam)
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_joint_bad_input():
+    m, other = fb.Model(), fb.Model()
+    a = m.add_node((0.0, 0.0))
+    b = other.add_node((0.0, 0.0))
+    m.add_mass(a, 1.0)
+    with pytest.raises(fb.ModelError, match="belongs to another model"):
+        m.add_joint(fb.Pin(a, b))
+    with pytest.raises(fb.ModelError, match="expected a fembody joint"):
+        m.add_joint("pin")
+    m.add_joint(fb.Pin(m.ground, a, at=(0.5, 0.0)))
+    with pytest.raises(fb.ModelError, match="no rotation DOF, so it cannot carry an offset"):
+        m.compile()
+
+
+def test_redundant_constraints_are_named():
+    m = fb.Model(gravity=(0.0, -9.81))
+    rb = m.add_rigid_body((0.5, 0.0), mass=1.0, inertia=0.1)
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0), name="main"))
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0), name="copy"))
+    with pytest.raises(fb.ModelError, match=r"redundant constraints: .*'copy'|'main'"):
+        fb.simulate(m, t_end=0.01, dt=1e-3)
+    with pytest.raises(fb.ModelError, match="redundant"):
+        fb.static(m)
+
+
+def test_mechanism_in_statics_and_violated_joints():
+    m = fb.Model(gravity=(0.0, -9.81))
+    rb = m.add_rigid_body((0.5, 0.0), mass=1.0, inertia=0.1)
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
+    with pytest.raises(fb.SingularSystemError, match="not supported.*rz"):
+        fb.static(m)
+    m = fb.Model()
+    p, q = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.0))
+    m.add_mass(q, 1.0)
+    m.fix(p)
+    m.add_joint(fb.Distance(p, q, length=2.0))
+    with pytest.raises(fb.ModelError, match=r"initial configuration violates joint 0"):
+        fb.simulate(m, t_end=0.01, dt=1e-3)
+    m = fb.Model()
+    rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
+    m.add_joint(fb.Driver(rb.node, "x", lambda t: 1.0 + t))
+    with pytest.raises(fb.ModelError, match="drivers start at motion\\(0\\) = 0"):
+        fb.simulate(m, t_end=0.01, dt=1e-3)
+
+
+def test_nan_load_and_diverging_run_keep_partial_results():
+    m = fb.Model()
+    rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
+    m.add_force(rb.node, lambda t: (math.nan if t > 0.0055 else 1.0, 0.0))
+    with pytest.raises(fb.ModelError, match=r"non-finite value.*t = 0.006"):
+        fb.simulate(m, t_end=0.01, dt=1e-3)
+    # a stiff pendulum stepped far too coarsely with almost no Newton iterations allowed
+    m = fb.Model(gravity=(0.0, -9.81))
+    piv, bob = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.0))
+    m.fix(piv)
+    m.add_mass(bob, 1.0)
+    m.add_joint(fb.Distance(piv, bob))
+    with pytest.raises(fb.ConvergenceError) as exc:
+        fb.simulate(m, t_end=5.0, dt=0.5, max_iter=1, max_cuts=2)
+    err = exc.value
+    assert err.time is not None and err.result is not None
+    assert len(err.result) >= 1 and err.result.time[-1] == pytest.approx(err.time)
+    assert err.result.stats["status"] == "failed"
