@@ -6,6 +6,11 @@ import importlib
 
 EXAMPLES = {
     "cantilever": "fembody.examples.cantilever",
+    "crank": "fembody.examples.crank",
+    "flexible-pendulum": "fembody.examples.flexible_pendulum",
+    "double-pendulum": "fembody.examples.double_pendulum",
+    "dynamic-truss": "fembody.examples.dynamic_truss",
+    "slider-crank": "fembody.examples.slider_crank",
 }
 
 
