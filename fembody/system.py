@@ -474,7 +474,8 @@ class System:
                 continue
             x, ve = blk.gather(q), np.where(blk.mask, v[blk.dofs], 0.0)
             _, _, H = blk.evaluate(x, t, True)
-            out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
+            if H is not None:
+                out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
         return out
 
     def B_matrix(self, Bdata: np.ndarray) -> sp.csr_matrix:

@@ -62,21 +62,28 @@ class PointBlock(JointBlock):
     def __init__(self, dofs, owner, da: np.ndarray, db: np.ndarray, rotation: bool) -> None:
         super().__init__(dofs, owner, 3 if rotation else 2)
         self.da, self.db, self.rotation = np.asarray(da, float), np.asarray(db, float), rotation
+        # points at the nodes themselves (the common pin): no rotation terms at all
+        self.at_nodes = not (np.any(self.da) or np.any(self.db))
+        self._Bconst = np.zeros((len(self.dofs), self.m, 6))
+        self._Bconst[:, 0, 0] = self._Bconst[:, 1, 1] = -1.0
+        self._Bconst[:, 0, 3] = self._Bconst[:, 1, 4] = 1.0
+        if rotation:
+            self._Bconst[:, 2, 2], self._Bconst[:, 2, 5] = -1.0, 1.0
 
     def evaluate(self, x, t, hessian):
         n = x.shape[0]
-        pa, ra = carried_points(x[:, 0:3], self.da)
-        pb, rb = carried_points(x[:, 3:6], self.db)
         phi = np.empty((n, self.m))
-        phi[:, :2] = pb - pa
-        B = np.zeros((n, self.m, 6))
-        B[:, 0, 0] = B[:, 1, 1] = -1.0
-        B[:, 0, 3] = B[:, 1, 4] = 1.0
-        B[:, :2, 2] = -perp(ra)
-        B[:, :2, 5] = perp(rb)
         if self.rotation:
             phi[:, 2] = x[:, 5] - x[:, 2]
-            B[:, 2, 2], B[:, 2, 5] = -1.0, 1.0
+        if self.at_nodes:
+            phi[:, :2] = x[:, 3:5] - x[:, 0:2]
+            return phi, self._Bconst, None          # linear: no geometric stiffness
+        pa, ra = carried_points(x[:, 0:3], self.da)
+        pb, rb = carried_points(x[:, 3:6], self.db)
+        phi[:, :2] = pb - pa
+        B = self._Bconst.copy()
+        B[:, :2, 2] = -perp(ra)
+        B[:, :2, 5] = perp(rb)
         H = None
         if hessian:
             H = np.zeros((n, self.m, 6, 6))

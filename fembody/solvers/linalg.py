@@ -325,8 +325,14 @@ class SaddlePointSolver:
                 self._fallback = True
                 kind = "superlu"
         if kind == "dense":
-            A = sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n)).toarray()
-            self._fac, self.active = sla.lu_factor(A, check_finite=False), "dense"
+            if getattr(self, "_dense_idx", None) is None:
+                cols = np.repeat(np.arange(p.n), np.diff(p.indptr))
+                self._dense_idx = p.indices.astype(np.int64) * p.n + cols
+            A = np.zeros(p.n * p.n)
+            A[self._dense_idx] = d           # positions are unique: no accumulation needed
+            self._fac = sla.lu_factor(A.reshape(p.n, p.n), check_finite=False,
+                                      overwrite_a=True)
+            self.active = "dense"
             return
         try:
             self._fac = spla.splu(sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n)),
