@@ -59,3 +59,15 @@ def test_double_pendulum_default_method_long_run():
     assert abs(E[i10] - E[0]) < 0.01 * scale
     assert np.all(np.isfinite(res.q)) and res.stats["status"] == "finished"
     assert np.abs(E - E[0]).max() < 0.05 * scale
+
+
+def test_readme_code_blocks_run(tmp_path, monkeypatch):
+    """The README's Python blocks run as written."""
+    import pathlib
+    import re
+    readme = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+    assert len(blocks) >= 2
+    monkeypatch.chdir(tmp_path)
+    for code in blocks:
+        exec(compile(code, str(readme), "exec"), {"__name__": "__readme__"})
