@@ -7,14 +7,21 @@ from dataclasses import dataclass
 from .errors import ModelError
 
 
-def _positive(name: str, value: float, owner: str) -> float:
+def check_number(value: float, what: str, strict: bool = True) -> float:
+    """``value`` as a float that is finite and positive (``strict``) or non-negative; raise
+    ModelError naming ``what`` otherwise."""
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v <= 0.0:
-        raise ModelError(f"{owner}: {name} must be positive and finite, got {value!r}")
+        raise ModelError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(v) or (v <= 0.0 if strict else v < 0.0):
+        rule = "positive and finite" if strict else ">= 0 and finite"
+        raise ModelError(f"{what} must be {rule}, got {value!r}")
     return v
+
+
+def _positive(name: str, value: float, owner: str) -> float:
+    return check_number(value, f"{owner}: {name}")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .errors import ModelError
 from .loads import LoadValue, NodalLoad, check_time_function
-from .materials import Material, Section
+from .materials import Material, Section, check_number
 
 if TYPE_CHECKING:
     from .system import System
@@ -318,21 +318,19 @@ class Model:
 
     def add_force(self, node: NodeLike, force: LoadValue) -> NodalLoad:
         """Apply a force (fx, fy) [N] at ``node``: constant, or a function of time t [s]."""
-        node = self.node(node, "add_force")
-        check_time_function(force, f"add_force on {node}")
-        load = NodalLoad(node, "force", force)
-        if load.is_constant:
-            load.evaluate(0.0)
-        self.loads.append(load)
-        return load
+        return self._add_load(node, "force", force)
 
     def add_torque(self, node: NodeLike, torque: LoadValue) -> NodalLoad:
         """Apply a moment m_z [N m] at ``node``: constant, or a function of time t [s]."""
-        node = self.node(node, "add_torque")
-        check_time_function(torque, f"add_torque on {node}")
-        load = NodalLoad(node, "torque", torque)
+        return self._add_load(node, "torque", torque)
+
+    def _add_load(self, node: NodeLike, kind: str, value: LoadValue) -> NodalLoad:
+        where = f"add_{kind}"
+        node = self.node(node, where)
+        check_time_function(value, f"{where} on {node}")
+        load = NodalLoad(node, kind, value)
         if load.is_constant:
-            load.evaluate(0.0)
+            load.evaluate(0.0)          # shape and finiteness checked now, not at solve time
         self.loads.append(load)
         return load
 
@@ -397,21 +395,8 @@ class Model:
 
 
 def _positive(value: float, what: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v <= 0.0:
-        raise ModelError(f"{what} must be positive and finite, got {value!r}")
-    return v
+    return check_number(value, what, strict=True)
 
 
 def _nonnegative(value: float, what: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0.0:
-        raise ModelError(f"{what} must be >= 0 and finite, got {value!r}")
-    return v
-
+    return check_number(value, what, strict=False)
