@@ -55,6 +55,7 @@ class _Scatter:
     dofs: np.ndarray      # (n, k) global DOF indices
     msel: np.ndarray      # flat indices into (n, k, k) of entries with both DOFs free
     mpos: np.ndarray      # their positions in the CSC data array
+    pos: np.ndarray       # (n, k*k) position of every entry, -1 where a DOF is fixed
 
 
 def _pt(at, node, where: str) -> np.ndarray:
@@ -258,8 +259,12 @@ class System:
         self.indptr = np.searchsorted(cols, np.arange(nf + 1)).astype(np.int32)
         self.nnz = len(allkeys)
         self.diag_pos = np.searchsorted(allkeys, np.arange(nf, dtype=np.int64) * (nf + 1))
-        self.scatter = {id(b): _Scatter(b.dofs, sel, np.searchsorted(allkeys, key))
-                        for b, sel, key in local}
+        self.scatter = {}
+        for b, sel, key in local:
+            mpos = np.searchsorted(allkeys, key)
+            pos = np.full(b.dofs.shape[0] * b.dofs.shape[1] ** 2, -1, dtype=np.int64)
+            pos[sel] = mpos
+            self.scatter[id(b)] = _Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
 
     def _build_constants(self, model: Model) -> None:
         self.M_const = np.zeros(self.nnz)
@@ -400,6 +405,8 @@ class System:
         for blk in blocks:
             blk.X = np.where(blk.mask, self.X[np.where(blk.mask, blk.dofs, 0)], 0.0)
             blk.flat_sel = np.flatnonzero(blk.mask.ravel())
+            blk.constant_B = blk.linear or getattr(blk, "at_nodes", False)
+            blk._Bdata = None
             blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
         self.joint_blocks = blocks
         self.n_con = row
@@ -445,8 +452,14 @@ class System:
             x = blk.gather(q)
             ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
             phi[blk.rows] = ph
-            sel, pos = self.B_scatter[id(blk)]
-            Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
+            if blk.constant_B:          # pins at nodes, drivers, supports: B never changes
+                if blk._Bdata is None:
+                    sel, pos = self.B_scatter[id(blk)]
+                    blk._Bdata = np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
+                Bdata += blk._Bdata
+            else:
+                sel, pos = self.B_scatter[id(blk)]
+                Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
             Bs.append(B)
             if lam is not None:
                 lb = lam[blk.rows]
@@ -526,6 +539,8 @@ class System:
         K = np.zeros(self.nnz) if tangent else None
         C = None
         for b in self.stiffness_blocks:
+            if hasattr(b, "assemble") and b.assemble(q, f, K, self.scatter[id(b)].pos):
+                continue
             x = q[b.dofs]
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
             fe, Ke, Ce = b.forces(x, ve, tangent)

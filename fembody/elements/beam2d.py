@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _compiled
 from .base import linear_two_node_mass, strain_kernel
+
+_EMPTY = np.zeros(0)
 
 
 def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
@@ -155,6 +158,17 @@ class BeamBlock:
     def strains(self, x: np.ndarray) -> np.ndarray:
         """Axial strain, shear strain, curvature ``(n, 3)`` [-, -, 1/m]."""
         return beam_strains(x, self.L0, self.alpha0, hessian=False)[0]
+
+    def assemble(self, q: np.ndarray, f: np.ndarray, Kdata: np.ndarray | None,
+                 pos: np.ndarray) -> bool:
+        """Compiled fast path: add forces (and stiffness into CSC data at ``pos``) straight
+        into the global arrays; returns False when it does not apply (no numba, damping)."""
+        if not _compiled.AVAILABLE or self.Dd is not None:
+            return False
+        tangent = Kdata is not None
+        _compiled.beam_assemble(q, self.dofs, self.L0, self.alpha0, self.D, f,
+                                Kdata if tangent else _EMPTY, pos, tangent)
+        return True
 
     def forces(self, x, v, tangent):
         if self.Dd is not None:

@@ -221,12 +221,20 @@ class GeneralizedAlpha(Integrator):
         stiffness), damping-like (C_T) and mass matrices."""
         s = self.sys
         self.n_residual += 1
+        free = s.free
         fint, K, C = s.internal_forces(q, v, tangent)
         fext, Kl = s.external_forces(q, t, tangent)
-        fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
+        if s.nonlinear_inertia:
+            fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
+            fin = fin[free]
+        else:                       # constant mass: one sparse product on the free DOFs
+            fin, M, Kin, Cin = s._M_csc @ qdd[free], s.M_const, None, None
         ce = s.constraints(q, t, lam, hessian=tangent)
-        r = (fext - fint - fin - ce.force)[s.free]
-        scale = max(_norm(fint), _norm(fext), _norm(fin[s.free]), _norm(ce.force), 1e-300)
+        rf = fext - fint
+        if s.n_con:
+            rf -= ce.force
+        r = rf[free] - fin
+        scale = max(_norm(fint), _norm(fext), _norm(fin), _norm(ce.force), 1e-300)
         mats = None
         if tangent:
             self.n_tangent += 1
