@@ -25,14 +25,21 @@ from .model import DOF_NAMES, Model, Node
 
 @dataclass
 class ConstraintEval:
-    """Constraint state: ``phi``, CSR data of B, constraint forces ``B^T lam`` (all DOFs),
-    geometric stiffness data (or None) and the per-block B arrays."""
+    """Constraint state: ``phi``, CSR data of B, constraint forces ``B^T lam`` (all DOFs) and
+    the geometric stiffness data (or None)."""
 
     phi: np.ndarray
     Bdata: np.ndarray
     force: np.ndarray
     G: np.ndarray | None
-    blocks: list
+
+
+def _matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
+    """``A x`` for a CSC matrix with n rows, compiled when numba is available."""
+    from .elements import _compiled
+    if _compiled.AVAILABLE:
+        return _compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
+    return A @ x
 
 
 @dataclass
@@ -85,6 +92,7 @@ class System:
         self._build_constraint_pattern()
         self._build_constants(model)
         self._saddle = None
+        self._constB = None
 
     # ------------------------------------------------------------ compile
     def _build_dofs(self, model: Model) -> None:
@@ -441,33 +449,57 @@ class System:
     def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
                     hessian: bool = True) -> "ConstraintEval":
         """Constraint values ``phi (n_con,)``, the CSR data of ``B`` on the free DOFs, the
-        constraint forces ``B^T lam`` on all DOFs and, with ``lam`` and ``hessian``, the CSC data
-        (K pattern) of the geometric stiffness ``d(B^T lam)/dq``."""
-        phi = np.zeros(self.n_con)
-        Bdata = np.zeros(self.B_nnz)
-        G = np.zeros(self.nnz) if (lam is not None and hessian) else None
+        constraint forces ``B^T lam`` on all DOFs (zero without ``lam``) and, with ``lam`` and
+        ``hessian``, the CSC data (K pattern) of the geometric stiffness ``d(B^T lam)/dq`` (None
+        when every joint is linear in q)."""
+        if self._constB is None:
+            self._build_constant_B(q, t)
+        phi = np.empty(self.n_con)
+        Bdata = self._constB.copy()
         fc = np.zeros(self.n_dof)
-        Bs = []
+        if lam is not None and self._constBT is not None:
+            BT = self._constBT
+            fc = _matvec(self.n_dof, BT, lam)
+        G = None
         for blk in self.joint_blocks:
             x = blk.gather(q)
             ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
             phi[blk.rows] = ph
-            if blk.constant_B:          # pins at nodes, drivers, supports: B never changes
-                if blk._Bdata is None:
-                    sel, pos = self.B_scatter[id(blk)]
-                    blk._Bdata = np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
-                Bdata += blk._Bdata
-            else:
-                sel, pos = self.B_scatter[id(blk)]
-                Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
-            Bs.append(B)
+            if blk.constant_B:
+                continue
+            sel, pos = self.B_scatter[id(blk)]
+            Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
             if lam is not None:
                 lb = lam[blk.rows]
                 fe = (B * lb[:, :, None]).sum(axis=1)
                 fc += np.bincount(blk.flat_dofs, fe.reshape(-1)[blk.flat_sel], minlength=self.n_dof)
-                if G is not None and H is not None:
+                if H is not None:
+                    G = np.zeros(self.nnz) if G is None else G
                     self._add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
-        return ConstraintEval(phi, Bdata, fc, G, Bs)
+        return ConstraintEval(phi, Bdata, fc, G)
+
+    def _build_constant_B(self, q: np.ndarray, t: float) -> None:
+        """B data and B^T (all DOFs) of the joint blocks whose Jacobian never changes."""
+        self._constB = np.zeros(self.B_nnz)
+        rows, cols, vals = [], [], []
+        for blk in self.joint_blocks:
+            if not blk.constant_B:
+                continue
+            _, B, _ = blk.evaluate(blk.gather(q), t, False)
+            sel, pos = self.B_scatter[id(blk)]
+            self._constB += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
+            n, m, k = B.shape
+            r = np.broadcast_to(blk.rows[:, :, None], (n, m, k))
+            c = np.broadcast_to(blk.dofs[:, None, :], (n, m, k))
+            ok = np.broadcast_to(blk.mask[:, None, :], (n, m, k))
+            rows.append(r[ok])
+            cols.append(c[ok])
+            vals.append(B[ok])
+        self._constBT = None
+        if rows:
+            self._constBT = sp.csc_matrix((np.concatenate(vals), (np.concatenate(cols),
+                                                                  np.concatenate(rows))),
+                                          shape=(self.n_dof, self.n_con))
 
     def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``."""
@@ -627,6 +659,10 @@ class System:
         for b in self.mass_blocks:
             self._add_vector(f, b, np.einsum("nij,nj->ni", self._Me[id(b)], a[b.dofs]))
         return self._nonlinear_inertia(f, q, v, a, tangent)
+
+    def mass_product(self, a_free: np.ndarray) -> np.ndarray:
+        """``M a`` on the free DOFs for the constant mass matrix."""
+        return _matvec(self.n_free, self._M_csc, a_free)
 
     def inertial_forces_free(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
                              tangent: bool = True):

@@ -107,3 +107,15 @@ def beam_assemble(q, dofs, L0, alpha0, D, f, Kdata, pos, tangent):  # pragma: no
                 p = pos[e, 6 * i + j]
                 if p >= 0:
                     Kdata[p] += K[i, j]
+
+
+@njit(cache=True)
+def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
+    """y = A x for a CSC matrix of shape (n, len(indptr) - 1) (no scipy dispatch overhead)."""
+    y = np.zeros(n)
+    for j in range(indptr.shape[0] - 1):
+        xj = x[j]
+        if xj != 0.0:
+            for k in range(indptr[j], indptr[j + 1]):
+                y[indices[k]] += data[k] * xj
+    return y

@@ -278,10 +278,14 @@ class SaddlePointSolver:
             self.active = self._plain.active
             return
         p = self.p
+        kind = self._choose()
+        if kind == "schur" and self._schur(Sdata, Bdata):
+            return
+        if kind == "schur":
+            kind = "superlu"
         sdiag = float(np.mean(np.abs(Sdata[self.S_diag]))) if self.S_diag is not None else 1.0
         brms = float(np.sqrt(np.mean(Bdata * Bdata))) if Bdata.size else 1.0
         self.scale = s = max(sdiag, 1e-300) / max(brms, 1e-300)
-        kind = self._choose()
         d = self._data
         d[:] = 0.0
         d[p.pos_S] = Sdata
@@ -306,24 +310,6 @@ class SaddlePointSolver:
             if kind == "ldl":
                 raise NotPositiveDefinite("the iteration matrix S is not positive definite; "
                                           "use linear_solver='superlu'")
-        if kind == "schur":
-            idx, ptr = self.S_pat
-            S = sp.csc_matrix((Sdata, idx, ptr), shape=(self.nf, self.nf))
-            try:
-                if self._symbolic is None:
-                    self._symbolic = _CholmodSPD()
-                self._symbolic.factorize(S)
-                B = sp.csr_matrix((Bdata, *self.B_pat), shape=(self.m, self.nf))
-                SinvBT = self._symbolic(B.T.toarray())
-                self._fac = (B, SinvBT, sla.lu_factor(B @ SinvBT, check_finite=False))
-                self.active = "schur"
-                return
-            except NotPositiveDefinite:
-                if self.method == "schur":
-                    raise NotPositiveDefinite("the iteration matrix S is not positive definite; "
-                                              "use linear_solver='superlu'") from None
-                self._fallback = True
-                kind = "superlu"
         if kind == "dense":
             if getattr(self, "_dense_idx", None) is None:
                 cols = np.repeat(np.arange(p.n), np.diff(p.indptr))
@@ -341,6 +327,34 @@ class SaddlePointSolver:
             self._fac = _Singular()
         self.active = "superlu"
 
+    def _schur(self, Sdata: np.ndarray, Bdata: np.ndarray) -> bool:
+        """CHOLMOD on S and the dense Schur complement of the few constraint rows; False (and
+        SuperLU from then on) when S is not positive definite."""
+        if getattr(self, "_S", None) is None:
+            idx, ptr = self.S_pat
+            self._S = sp.csc_matrix((Sdata.copy(), idx, ptr), shape=(self.nf, self.nf))
+            rows = np.repeat(np.arange(self.m), np.diff(self.B_pat[1]))
+            self._B_dense_idx = rows * self.nf + self.B_pat[0]
+        self._S.data[:] = Sdata             # refill in place: no sparse-matrix construction
+        try:
+            if self._symbolic is None:
+                self._symbolic = _CholmodSPD()
+            self._symbolic.factorize(self._S)
+        except NotPositiveDefinite:
+            if self.method == "schur":
+                raise NotPositiveDefinite("the iteration matrix S is not positive definite; "
+                                          "use linear_solver='superlu'") from None
+            self._fallback = True
+            return False
+        B = np.zeros(self.m * self.nf)
+        B[self._B_dense_idx] = Bdata
+        B = B.reshape(self.m, self.nf)
+        SinvBT = self._symbolic(B.T)
+        # few constraints: keep B dense and the Schur complement's inverse (m x m)
+        self._fac = (B, SinvBT, np.linalg.inv(B @ SinvBT))
+        self.active = "schur"
+        return True
+
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
         """(dq, dlam) with ``S dq + B^T dlam = r`` and ``B dq = c``; NaN if singular.
@@ -354,12 +368,12 @@ class SaddlePointSolver:
         fac = self._fac
         if isinstance(fac, _Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
-        s = self.scale
         if self.active == "schur":
-            B, SinvBT, lu = fac
+            B, SinvBT, Zinv = fac
             y = self._symbolic(r)
-            mu = sla.lu_solve(lu, B @ y - c)
+            mu = Zinv @ (B @ y - c)
             return y - SinvBT @ mu, mu
+        s = self.scale
         b = np.concatenate([r, s * c])
         if self.active == "ldl":
             x = fac(b)

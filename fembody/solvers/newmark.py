@@ -228,7 +228,7 @@ class GeneralizedAlpha(Integrator):
             fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
             fin = fin[free]
         else:                       # constant mass: one sparse product on the free DOFs
-            fin, M, Kin, Cin = s._M_csc @ qdd[free], s.M_const, None, None
+            fin, M, Kin, Cin = s.mass_product(qdd[free]), s.M_const, None, None
         ce = s.constraints(q, t, lam, hessian=tangent)
         rf = fext - fint
         if s.n_con:
@@ -265,12 +265,12 @@ class GeneralizedAlpha(Integrator):
         while True:
             want_tangent = not reuse
             r, ce, scale, mats = self._evaluate(q1, v1, qdd1, lam1, t1, want_tangent)
-            if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ce.phi))):
+            res = _norm(r)
+            viol = float(np.max(np.abs(ce.phi))) if s.n_con else 0.0
+            if not (math.isfinite(res) and math.isfinite(viol)):
                 self._fac_h = None
                 return False, f"non-finite residual at t = {t1:.6g} s"
-            viol = float(np.max(np.abs(ce.phi))) if s.n_con else 0.0
             if it > 0 and viol <= self.ptol:
-                res = _norm(r)
                 # converged on the residual, or on an increment at the round-off level of the
                 # step's own motion (stiff elements put a floor of ~cond(S) eps under |r|)
                 if res <= self.tol * scale or (
@@ -280,7 +280,7 @@ class GeneralizedAlpha(Integrator):
             if it == self.max_iter:
                 self._fac_h = None
                 return False, (f"Newton did not converge in {self.max_iter} iterations at "
-                               f"t = {t1:.6g} s (residual {_norm(r) / scale:.2e}, "
+                               f"t = {t1:.6g} s (residual {res / scale:.2e}, "
                                f"constraint violation {viol:.2e})")
             if want_tangent:
                 K, C, M = mats
