@@ -46,13 +46,17 @@ class JointBlock:
         self.mask = self.dofs >= 0
         self.owner = np.asarray(owner, dtype=np.int64)
         self.m = m
+        self._safe_dofs = None
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
 
     def gather(self, q: np.ndarray) -> np.ndarray:
         """Positions and rotations of the block's DOFs (reference ``X`` plus displacement)."""
-        return np.where(self.mask, q[self.dofs] + self.X, 0.0)
+        if self._safe_dofs is None:
+            self._safe_dofs = np.where(self.mask, self.dofs, 0)
+            self._fmask = self.mask.astype(float)
+        return (q[self._safe_dofs] + self.X) * self._fmask
 
 
 class PointBlock(JointBlock):

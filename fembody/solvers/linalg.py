@@ -265,9 +265,9 @@ class SaddlePointSolver:
             return self.method
         if self.nf + self.m <= DENSE_MAX:
             return "dense"
-        if HAVE_CHOLMOD and not self._fallback:
-            return "schur" if self.m <= self.SCHUR_MAX else "ldl"
-        return "superlu"
+        if self._fallback or not HAVE_CHOLMOD:
+            return "superlu"
+        return "schur" if self.m <= self.SCHUR_MAX else "ldl"
 
     def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray) -> None:
         """Factorise with S (CSC data on the K pattern) and B (CSR data)."""

@@ -266,7 +266,7 @@ class GeneralizedAlpha(Integrator):
             want_tangent = not reuse
             r, ce, scale, mats = self._evaluate(q1, v1, qdd1, lam1, t1, want_tangent)
             res = _norm(r)
-            viol = float(np.max(np.abs(ce.phi))) if s.n_con else 0.0
+            viol = float(abs(ce.phi).max()) if s.n_con else 0.0
             if not (math.isfinite(res) and math.isfinite(viol)):
                 self._fac_h = None
                 return False, f"non-finite residual at t = {t1:.6g} s"
@@ -290,7 +290,7 @@ class GeneralizedAlpha(Integrator):
             dq, dlam = self.solver.solve(r, -ce.phi)
             self.n_newton += 1
             it += 1
-            norm = float(np.max(np.abs(dq))) if dq.size else 0.0
+            norm = float(abs(dq).max()) if dq.size else 0.0
             if not np.isfinite(norm) or (prev_norm is not None and norm > 1e3 * prev_norm
                                          and norm > self.ptol):
                 self._fac_h = None
