@@ -72,15 +72,21 @@ def run(n: int, solver: str, newton: str, t_end: float, split: bool) -> dict:
     else:
         method = "generalized-alpha"
     t0 = time.perf_counter()
-    res = fb.simulate(sys_, t_end=t_end, dt=1e-3, method=method, rho_inf=0.9, newton=newton,
-                      linear_solver=solver, save_every=max(1, int(round(t_end / 1e-3 / 10))))
+    failed = None
+    try:
+        res = fb.simulate(sys_, t_end=t_end, dt=1e-3, method=method, rho_inf=0.9, newton=newton,
+                          linear_solver=solver, save_every=max(1, int(round(t_end / 1e-3 / 10))))
+    except fb.ConvergenceError as exc:          # reported in the table, not hidden
+        res, failed = exc.result, exc.time
+        print(f"  {n} elements, {solver}, {newton} Newton: FAILED at t = {failed:.4g} s: {exc}")
     wall = time.perf_counter() - t0
     st = res.stats
     row = {"elements": n, "dofs": sys_.n_free, "solver": st["linear_solver"], "newton": newton,
            "ms_per_step": 1e3 * wall / st["n_steps"],
            "iterations_per_step": st["n_newton"] / st["n_steps"],
            "factorisations_per_step": st["n_factor"] / st["n_steps"],
-           "tip_y": float(res.position(beam.last)[-1, 1]), "steps": st["n_steps"]}
+           "tip_y": float(res.position(beam.last)[-1, 1]), "steps": st["n_steps"],
+           "failed_at": failed}
     if split:
         for k, v in timer.t.items():
             row[f"{k}_share"] = v / wall

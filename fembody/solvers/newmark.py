@@ -100,8 +100,10 @@ class GeneralizedAlpha(Integrator):
     tol : relative tolerance on the force residual (relative to the inertial, internal, external
         and constraint force scale); constraints are held to ``ptol`` [m or rad] absolute
         (default 1e-10 of the model size). A step also converges when the Newton increment is
-        below ``xtol`` times the step's displacement and the residual below ``1e3 tol``: very
-        stiff elements put a round-off floor of about cond(S) * eps under the residual.
+        below ``xtol`` times the step's displacement and the residual below ``1e3 tol``, or when
+        the increment is at the round-off of the coordinates (1e-12 of the model size) with the
+        residual below 1e-3: very short stiff elements put a round-off floor of about
+        K_e * eps * |q| under the force residual.
     max_iter : Newton iterations per step before the step is rejected.
     newton : ``"full"`` (new tangent every iteration) or ``"modified"`` (reuse the factorisation
         while the iterations contract by at least a factor ``reuse_rate``; refactorise otherwise).
@@ -115,7 +117,7 @@ class GeneralizedAlpha(Integrator):
     def __init__(self, system: System, rho_inf: float = 0.9, *, alpha_m: float | None = None,
                  alpha_f: float | None = None, gamma: float | None = None,
                  beta: float | None = None, t0: float = 0.0, tol: float = 1e-8,
-                 ptol: float | None = None, xtol: float = 1e-10, max_iter: int = 15,
+                 ptol: float | None = None, xtol: float = 1e-8, max_iter: int = 15,
                  newton: str = "full",
                  reuse_rate: float = 0.3, linear_solver: str = "auto",
                  projection: bool | str = "auto", q0: np.ndarray | None = None,
@@ -275,7 +277,10 @@ class GeneralizedAlpha(Integrator):
                 # step's own motion (stiff elements put a floor of ~cond(S) eps under |r|)
                 if res <= self.tol * scale or (
                         norm <= self.xtol * float(np.max(np.abs(q1 - self.q)))
-                        and res <= 1e3 * self.tol * scale):
+                        and res <= 1e3 * self.tol * scale) or (
+                        norm <= 1e-12 * self.length and res <= 1e-3 * scale):
+                    # the last: increments at the round-off of the coordinates themselves
+                    # (very short stiff elements: K_e * 1e-16 m of noise in every force)
                     break
             if it == self.max_iter:
                 self._fac_h = None
