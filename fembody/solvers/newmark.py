@@ -217,6 +217,18 @@ class GeneralizedAlpha(Integrator):
         self.lam = lam
 
     # ------------------------------------------------------------------ step
+    def _diagnose_singular(self, S: np.ndarray, ce, t: float) -> None:
+        """Raise SingularSystemError naming the DOFs with neither mass nor stiffness nor a
+        joint in some direction (an under-constrained massless mechanism)."""
+        names = _singular_dofs(self.sys, S, ce.Bdata)
+        if names:
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8
+                                            else "")
+            raise SingularSystemError(
+                f"at t = {t:.6g} s the iteration matrix is singular: {shown} can move with "
+                "neither mass, stiffness nor a joint resisting; give them mass, support them or "
+                "connect them", names)
+
     def _evaluate(self, q, v, qdd, lam, t, tangent):
         """Residual on the free DOFs, constraint state, force scale and (with ``tangent``)
         the CSC data of the stiffness-like (K_T + load, inertial and constraint geometric
@@ -296,6 +308,8 @@ class GeneralizedAlpha(Integrator):
             self.n_newton += 1
             it += 1
             norm = float(abs(dq).max()) if dq.size else 0.0
+            if not math.isfinite(norm) and want_tangent:
+                self._diagnose_singular(S, ce, t1)
             if not np.isfinite(norm) or (prev_norm is not None and norm > 1e3 * prev_norm
                                          and norm > self.ptol):
                 self._fac_h = None
@@ -317,6 +331,23 @@ class GeneralizedAlpha(Integrator):
             self.a = self.qdd.copy()
             self.last = None
         return True, "ok"
+
+
+def _singular_dofs(system: System, S: np.ndarray, Bdata: np.ndarray) -> list[str]:
+    """Names of the DOFs in the null space of the iteration matrix S restricted to the
+    constraints' null space (S + c B^T B), or [] if there is none."""
+    from .linalg import null_vectors
+    A = system.csc(S)
+    if system.n_con:
+        B = system.B_matrix(Bdata)
+        c = (float(np.abs(A.diagonal()).mean()) or 1.0) / max(float(np.abs(B.data).max(
+            initial=0.0)), 1e-300) ** 2
+        A = (A + c * (B.T @ B)).tocsc()
+    N = null_vectors(A)
+    if N.shape[1] == 0:
+        return []
+    part = np.abs(N).max(axis=1)
+    return [system.dof_label(int(system.free[i])) for i in np.flatnonzero(part > 0.1 * part.max())]
 
 
 def _norm(x: np.ndarray) -> float:

@@ -187,3 +187,29 @@ def test_saddle_point_solvers_agree_on_a_flexible_pendulum(solver):
     assert res.stats["linear_solver"] == solver
     assert res.position(beam.last) == pytest.approx(ref.position(beam.last), abs=1e-9)
     assert res.lam == pytest.approx(ref.lam, rel=1e-6, abs=1e-9)
+
+
+def test_massless_mechanism_in_dynamics_is_named():
+    """A massless node hanging on one spring can move sideways freely: the iteration matrix is
+    singular and the error names that DOF instead of returning a wrong run."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=0.1)
+    m.add_joint(fb.Pin(m.ground, rb.node))
+    loose = m.add_node((0.0, -1.0), name="loose")
+    m.add_spring(rb.node, loose, k=100.0)
+    with pytest.raises(fb.SingularSystemError, match="node 2 'loose' at \\(0, -1\\) x") as exc:
+        fb.simulate(m, t_end=0.01, dt=1e-3)
+    assert any("'loose'" in d and d.endswith(" x") for d in exc.value.dofs)
+
+
+def test_interrupted_run_returns_partial_result():
+    from fembody.examples.crank import build_model
+    model, node = build_model()
+
+    def stop(result):
+        if result.time[-1] >= 0.05:
+            raise KeyboardInterrupt
+
+    res = fb.simulate(model, t_end=1.0, dt=1e-3, callback=stop)
+    assert res.stats["status"] == "interrupted"
+    assert res.time[-1] == pytest.approx(0.05) and len(res) == 51
