@@ -205,3 +205,12 @@ def test_missing_cholmod_warns_once(monkeypatch):
         linalg.LinearSolver("auto")          # second time: silent
     with pytest.raises(ValueError, match="needs scikit-sparse"):
         linalg.LinearSolver("cholmod")
+
+
+def test_ramp_time_function():
+    r = fb.ramp(2.0)
+    assert r(0.0) == 0.0 and r(1.0) == pytest.approx(0.5) and r(2.0) == 1.0 and r(5.0) == 1.0
+    eps = 1e-6            # zero slope at both ends (smooth start and finish)
+    assert (r(eps) - r(0.0)) / eps < 1e-5 and (r(2.0) - r(2.0 - eps)) / eps < 1e-5
+    with pytest.raises(fb.ModelError, match="t_ramp must be positive"):
+        fb.ramp(0.0)

@@ -316,8 +316,10 @@ class SaddlePointSolver:
                 self._dense_idx = p.indices.astype(np.int64) * p.n + cols
             A = np.zeros(p.n * p.n)
             A[self._dense_idx] = d           # positions are unique: no accumulation needed
-            self._fac = sla.lu_factor(A.reshape(p.n, p.n), check_finite=False,
-                                      overwrite_a=True)
+            with warnings.catch_warnings():   # a singular matrix is reported by the caller
+                warnings.simplefilter("ignore", sla.LinAlgWarning)
+                self._fac = sla.lu_factor(A.reshape(p.n, p.n), check_finite=False,
+                                          overwrite_a=True)
             self.active = "dense"
             return
         try:
