@@ -416,7 +416,9 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
-    'trapezoidal' (``gamma``, ``beta``), or an Integrator class; ``options`` go to it (``tol``,
+    'trapezoidal' (``gamma``, ``beta``), the index-1 ODE integrators 'rk4', 'gill',
+    'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
+    ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
     ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
     with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
     always landing on the output grid. Every ``save_every``-th grid point is kept.
@@ -431,9 +433,17 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
         raise ValueError(f"simulate: dt must be positive, got {dt!r}")
     if not (t_end > 0 and math.isfinite(t_end)):
         raise ValueError(f"simulate: t_end must be positive, got {t_end!r}")
-    cls = METHODS.get(method) if isinstance(method, str) else method
+    if isinstance(method, str) and method.startswith("scipy:"):
+        from .ode import ScipyIVP
+        cls, options = ScipyIVP, {**options, "method": method.split(":", 1)[1]}
+    else:
+        if isinstance(method, str) and method in ("rk4", "gill"):
+            from . import ode
+            METHODS.update(rk4=ode.RK4, gill=ode.Gill)
+        cls = METHODS.get(method) if isinstance(method, str) else method
     if cls is None:
-        raise ValueError(f"simulate: unknown method {method!r}; choose from {sorted(METHODS)}")
+        raise ValueError(f"simulate: unknown method {method!r}; choose from "
+                         f"{sorted(METHODS) + ['rk4', 'gill', 'scipy:RK45', 'scipy:Radau', '...']}")
     v0 = initial_velocity(sys)
     t_wall = _time.perf_counter()
     integ = cls(sys, v0=v0, **options)
