@@ -68,7 +68,7 @@ def test_unknown_and_foreign_nodes():
 def test_dangling_node_is_reported():
     m = fb.Model()
     beam = m.add_beam((0, 0), (1, 0), n=2, material=MAT, section=SEC)
-    lonely = m.add_node((5.0, 5.0), name="lonely")
+    m.add_node((5.0, 5.0), name="lonely")
     m.fix(beam.first)
     with pytest.raises(fb.ModelError, match=r"node \d+ 'lonely'.*neither mass nor stiffness"):
         m.compile()

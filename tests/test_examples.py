@@ -1,6 +1,5 @@
 """Every shipped example runs, and one key number of each is pinned to its independent
 reference (so the documented examples cannot rot)."""
-import math
 
 import numpy as np
 import pytest

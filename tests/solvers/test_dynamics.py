@@ -1,6 +1,5 @@
 """Dynamics: integrators and joints against analytic solutions, published values, energy
 balances and the schemes' known spectral properties."""
-import logging
 import math
 
 import numpy as np
