@@ -437,9 +437,12 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
         from .ode import ScipyIVP
         cls, options = ScipyIVP, {**options, "method": method.split(":", 1)[1]}
     else:
-        if isinstance(method, str) and method in ("rk4", "gill"):
+        if isinstance(method, str) and (method in ("rk4", "gill") or method.startswith("bdf")):
             from . import ode
             METHODS.update(rk4=ode.RK4, gill=ode.Gill)
+            if method[3:] in ("1", "2", "3", "4", "5", "6"):
+                cls, options = ode.BDF, {**options, "k": int(method[3:])}
+                method = ode.BDF
         cls = METHODS.get(method) if isinstance(method, str) else method
     if cls is None:
         raise ValueError(f"simulate: unknown method {method!r}; choose from "

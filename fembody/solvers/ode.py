@@ -6,6 +6,7 @@
   (1 + sqrt(1/2)) (the paper prints (1 - sqrt(1/2))); without the register the step reduces to
   y + k1/6 + (1 - sqrt(1/2)) k2/3 + (1 + sqrt(1/2)) k3/3 + k4/6, whose weights satisfy the four
   fourth-order conditions (a test checks them and the observed order).
+- ``"bdf1"`` .. ``"bdf6"``: Gear's backward differentiation formulas, fixed step.
 - ``"scipy:NAME"``: any of SciPy's ``solve_ivp`` methods (RK45, DOP853, Radau, BDF, LSODA) driven
   step by step with dense output at the grid points.
 
@@ -179,4 +180,122 @@ class ScipyIVP(_ODEIntegrator):
                 return False, f"SciPy {self.name}: {msg} at t = {ivp.t:.6g} s"
         y1 = ivp.dense_output()(t1) if ivp.t > t1 else ivp.y.copy()
         self._set_x(t1, y1)
+        return True, "ok"
+
+
+# ----------------------------------------------------------------------------- Gear / BDF
+def bdf_coefficients(k: int) -> tuple[np.ndarray, float]:
+    """Gear's backward differentiation formula of order k (1..6), normalised to
+    ``y_{n+1} = sum_j a[j] y_{n-j} + h b f(t_{n+1}, y_{n+1})`` (j = 0..k-1).
+
+    Derived here from the order conditions (exact for polynomials of degree <= k) rather than
+    copied: paper 001 prints y_{n-1} for y_{n+1} at k = 2, 2 y_n for 12 y_n at k = 5 and -255 for
+    -225 at k = 6 (a test checks the conditions and these published values)."""
+    if k not in range(1, 7):
+        raise ValueError(f"BDF order must be 1..6, got {k}")
+    # unknowns: a_0..a_{k-1}, b; nodes t_{n+1-i} = 1 - i (h = 1), exact for y = t^p, p = 0..k
+    A = np.zeros((k + 1, k + 1))
+    rhs = np.zeros(k + 1)
+    for p in range(k + 1):
+        for j in range(k):
+            A[p, j] = float(-j) ** p if p else 1.0
+        A[p, k] = p * 1.0 ** (p - 1) if p else 0.0       # derivative of t^p at t = 1
+        rhs[p] = 1.0
+    sol = np.linalg.solve(A, rhs)
+    return sol[:k], float(sol[k])
+
+
+def bdf_solve(f, t0: float, y0: np.ndarray, h: float, n: int, k: int,
+              jac=None, tol: float = 1e-12, max_iter: int = 20) -> np.ndarray:
+    """Integrate ``y' = f(t, y)`` with fixed-step BDF-k; the first k - 1 steps are RK4 steps
+    (local error h^5, so the start keeps the order up to 4; a BDF-1 start would cap it at 2).
+    Newton on the implicit stage with the Jacobian ``jac(t, y)`` (finite differences by
+    default), kept for the whole step. Returns the states (n + 1, len(y0))."""
+    ys = [np.asarray(y0, float)]
+    a, b = bdf_coefficients(k)
+    for i in range(n):
+        t1 = t0 + (i + 1) * h
+        if len(ys) < k:
+            ys.append(rk4_solve(f, t1 - h, ys[-1], h, 1)[-1])
+            continue
+        past = sum(a[j] * ys[-1 - j] for j in range(k))
+        y = ys[-1].copy()
+        J = _fd_jacobian(f, t1, y) if jac is None else jac(t1, y)
+        G = np.eye(len(y)) - h * b * J
+        for _ in range(max_iter):
+            dy = np.linalg.solve(G, -(y - past - h * b * f(t1, y)))
+            y = y + dy
+            if np.max(np.abs(dy)) <= tol * (1.0 + np.max(np.abs(y))):
+                break
+        ys.append(y)
+    return np.array(ys)
+
+
+def _fd_jacobian(f, t: float, y: np.ndarray) -> np.ndarray:
+    f0 = f(t, y)
+    J = np.empty((len(f0), len(y)))
+    for j in range(len(y)):
+        d = 1e-7 * max(1.0, abs(y[j]))
+        e = y.copy()
+        e[j] += d
+        J[:, j] = (f(t, e) - f0) / d
+    return J
+
+
+def rk4_solve(f, t0: float, y0: np.ndarray, h: float, n: int) -> np.ndarray:
+    """Integrate ``y' = f(t, y)`` with the classical RK4 (n fixed steps)."""
+    ys = [np.asarray(y0, float)]
+    t = t0
+    for _ in range(n):
+        y = ys[-1]
+        k1 = f(t, y)
+        k2 = f(t + 0.5 * h, y + 0.5 * h * k1)
+        k3 = f(t + 0.5 * h, y + 0.5 * h * k2)
+        k4 = f(t + h, y + h * k3)
+        ys.append(y + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4))
+        t += h
+    return np.array(ys)
+
+
+class BDF(_ODEIntegrator):
+    """Gear's BDF of order ``k`` (1..6) on the augmented ODE, fixed step; the first k - 1 steps
+    (and the first after a projection or a step change) are RK4 steps; Newton on the implicit
+    stage with a finite-difference Jacobian of the index-1 right-hand side (dense: meant for
+    models up to a few hundred DOFs)."""
+
+    def __init__(self, system: System, k: int = 2, tol: float = 1e-10, max_iter: int = 20,
+                 **options) -> None:
+        self._ca, self._cb = bdf_coefficients(k)      # (self.a is the acceleration state)
+        super().__init__(system, **options)
+        self.k, self.tol, self.max_iter = k, tol, max_iter
+        self.name = f"bdf{k}"
+        self._hist: list[np.ndarray] = [self.x]
+        self._h = None
+
+    def _projected(self) -> None:
+        self._restart = True                 # the state jumped: rebuild the history
+
+    def _step_impl(self, h: float) -> tuple[bool, str]:
+        if self._h != h or getattr(self, "_restart", False):
+            self._hist, self._h, self._restart = [self.x], h, False
+        t1 = self.t + h
+        if len(self._hist) < self.k:
+            y = rk4_solve(self.ode, self.t, self._hist[-1], h, 1)[-1]
+        else:
+            past = sum(self._ca[j] * self._hist[-1 - j] for j in range(self.k))
+            y = self._hist[-1].copy()
+            G = np.eye(len(y)) - h * self._cb * _fd_jacobian(self.ode, t1, y)
+            for _ in range(self.max_iter):
+                dy = np.linalg.solve(G, -(y - past - h * self._cb * self.ode(t1, y)))
+                if not np.all(np.isfinite(dy)):
+                    return False, f"BDF Newton failed at t = {t1:.6g} s"
+                y = y + dy
+                if np.max(np.abs(dy)) <= self.tol * (1.0 + np.max(np.abs(y))):
+                    break
+            else:
+                return False, f"BDF Newton did not converge at t = {t1:.6g} s"
+        if not np.all(np.isfinite(y)):
+            return False, f"non-finite state at t = {t1:.6g} s"
+        self._hist = (self._hist + [y])[-self.k:]
+        self._set_x(t1, y)
         return True, "ok"

@@ -88,3 +88,61 @@ def test_unknown_method_is_reported():
         fb.simulate(m, t_end=0.1, dt=0.01, method="rk5")
     with pytest.raises(ValueError, match="unknown SciPy method 'Euler'"):
         fb.simulate(m, t_end=0.1, dt=0.01, method="scipy:Euler")
+
+
+def test_bdf_coefficients_satisfy_order_conditions_and_published_values():
+    from fembody.solvers.ode import bdf_coefficients
+    for k in range(1, 7):
+        a, b = bdf_coefficients(k)
+        for p in range(k + 1):                       # exact for t^p on t_{n+1-i} = 1 - i
+            lhs = sum(a[j] * (float(-j) ** p if p else 1.0) for j in range(k)) + b * p
+            assert lhs == pytest.approx(1.0, abs=1e-12)
+    # Hairer-Wanner values, where paper 001 has misprints (k = 2, 5, 6)
+    a, b = bdf_coefficients(2)
+    assert np.allclose(a, [4 / 3, -1 / 3]) and b == pytest.approx(2 / 3)
+    a, b = bdf_coefficients(5)
+    assert np.allclose(137 * a, [300, -300, 200, -75, 12]) and 137 * b == pytest.approx(60)
+    a, b = bdf_coefficients(6)
+    assert np.allclose(147 * a, [360, -450, 400, -225, 72, -10]) and 147 * b == pytest.approx(60)
+
+
+def test_gear_bdf2_is_stable_on_a_stiff_problem_where_rk4_blows_up():
+    """y' = -1000 (y - cos t), h = 0.01 (h lambda = -10): BDF2 follows the slow solution
+    cos t + sin(t)/1000 + O(1e-6); RK4 (stable only for |h lambda| < 2.8) explodes."""
+    from fembody.solvers.ode import bdf_solve, rk4_solve
+    f = lambda t, y: -1000.0 * (y - np.cos(t))  # noqa: E731
+    n, h = 300, 0.01
+    yb = bdf_solve(f, 0.0, np.array([0.0]), h, n, 2)[:, 0]
+    t = np.arange(n + 1) * h
+    slow = (np.cos(t) + 1e-3 * np.sin(t)) / (1 + 1e-6)
+    assert np.abs(yb[20:] - slow[20:]).max() < 1e-5
+    with np.errstate(over="ignore", invalid="ignore"):
+        yr = rk4_solve(f, 0.0, np.array([0.0]), h, n)[:, 0]
+    assert not np.all(np.isfinite(yr)) or np.abs(yr).max() > 1e10
+
+
+@pytest.mark.parametrize("k", [2, pytest.param(1, marks=pytest.mark.slow),
+                               pytest.param(3, marks=pytest.mark.slow),
+                               pytest.param(4, marks=pytest.mark.slow)])
+def test_gear_bdf_order_on_a_constrained_pendulum(k):
+    """Largest angle error over 2 s against DOP853: fitted order k +- 0.3 (BDF-1..4)."""
+    theta0 = 1.0
+    m, node, ratio = rigid_pendulum(theta0)
+    t_end = 2.0
+    ref = solve_ivp(lambda t, y: [y[1], -math.sin(y[0]) / ratio], (0, t_end), [theta0, 0.0],
+                    rtol=1e-13, atol=1e-13, method="DOP853", dense_output=True)
+    hs = [0.02, 0.01, 0.005]
+    errs = []
+    for h in hs:
+        res = fb.simulate(m, t_end=t_end, dt=h, method=f"bdf{k}", projection=False)
+        errs.append(np.abs(theta0 + res.rotation(node) - ref.sol(res.time)[0]).max())
+    assert np.polyfit(np.log(hs), np.log(errs), 1)[0] == pytest.approx(k, abs=0.3)
+
+
+def test_gear_bdf_reproduces_the_crank_exactly():
+    """Constant angular acceleration: BDF-2 and higher are exact for quadratic motion."""
+    from fembody.examples.crank import build_model
+    model, node = build_model()
+    res = fb.simulate(model, t_end=0.05, dt=1e-3, method="bdf3")
+    alpha = 62.0 / (1.4 * 0.75**2 / 3)
+    assert res.rotation(node) == pytest.approx(0.5 * alpha * res.time**2, rel=1e-9, abs=1e-13)
