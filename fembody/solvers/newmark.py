@@ -416,7 +416,8 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
-    'trapezoidal' (``gamma``, ``beta``), the index-1 ODE integrators 'rk4', 'gill',
+    'trapezoidal' (``gamma``, ``beta``), the index-1 ODE integrators 'rk4', 'gill', 'treanor',
+    'bdf1'..'bdf6',
     'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
     ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
     ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
@@ -437,9 +438,10 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
         from .ode import ScipyIVP
         cls, options = ScipyIVP, {**options, "method": method.split(":", 1)[1]}
     else:
-        if isinstance(method, str) and (method in ("rk4", "gill") or method.startswith("bdf")):
+        if isinstance(method, str) and (method in ("rk4", "gill", "treanor")
+                                        or method.startswith("bdf")):
             from . import ode
-            METHODS.update(rk4=ode.RK4, gill=ode.Gill)
+            METHODS.update(rk4=ode.RK4, gill=ode.Gill, treanor=ode.Treanor)
             if method[3:] in ("1", "2", "3", "4", "5", "6"):
                 cls, options = ode.BDF, {**options, "k": int(method[3:])}
                 method = ode.BDF

@@ -146,3 +146,39 @@ def test_gear_bdf_reproduces_the_crank_exactly():
     res = fb.simulate(model, t_end=0.05, dt=1e-3, method="bdf3")
     alpha = 62.0 / (1.4 * 0.75**2 / 3)
     assert res.rotation(node) == pytest.approx(0.5 * alpha * res.time**2, rel=1e-9, abs=1e-13)
+
+
+def test_treanor_is_exact_on_stiff_decay_and_stable_on_the_stiff_test():
+    from fembody.solvers.ode import treanor_step
+    y = treanor_step(lambda t, y: -50.0 * y, 0.0, np.array([1.0]), 0.1)
+    assert y[0] == pytest.approx(math.exp(-5.0), rel=1e-12)          # p h = 5: exact
+    f = lambda t, y: -1000.0 * (y - np.cos(t))  # noqa: E731
+    y, t, h = np.array([0.0]), 0.0, 0.01
+    for _ in range(300):
+        y, t = treanor_step(f, t, y, h), t + h
+    assert y[0] == pytest.approx((math.cos(3.0) + 1e-3 * math.sin(3.0)) / (1 + 1e-6), abs=1e-5)
+
+
+@pytest.mark.parametrize("hs", [(0.04, 0.02, 0.01), (0.01, 0.005, 0.0025)])
+def test_treanor_fourth_order_on_a_non_stiff_problem(hs):
+    from fembody.solvers.ode import treanor_step
+    g = lambda t, y: np.array([y[1], -3.0 * math.sin(y[0])])  # noqa: E731
+    ref = solve_ivp(g, (0, 2.0), [1.0, 0.0], rtol=1e-13, atol=1e-13, method="DOP853",
+                    dense_output=True)
+    errs = []
+    for h in hs:
+        y, t, e = np.array([1.0, 0.0]), 0.0, 0.0
+        for _ in range(int(round(2.0 / h))):
+            y, t = treanor_step(g, t, y, h), t + h
+            e = max(e, abs(y[0] - ref.sol(t)[0]))
+        errs.append(e)
+    assert np.polyfit(np.log(hs), np.log(errs), 1)[0] == pytest.approx(4.0, abs=0.3)
+
+
+def test_treanor_on_the_crank():
+    from fembody.examples.crank import build_model
+    model, node = build_model()
+    res = fb.simulate(model, t_end=0.1, dt=1e-3, method="treanor")
+    alpha = 62.0 / (1.4 * 0.75**2 / 3)
+    assert res.a[-1, model.compile().dof(node, "rz")] == pytest.approx(alpha, rel=1e-9)
+    assert res.rotation(node) == pytest.approx(0.5 * alpha * res.time**2, rel=1e-8, abs=1e-13)
