@@ -35,6 +35,7 @@ class AugmentedODE:
         self.last_lam = np.zeros(system.n_con)
         self.last_qdd = np.zeros(system.n_dof)
         self.n_eval = 0
+        self._m_factored = False
 
     def split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Full-length (q, v) from the free-DOF state ``x``."""
@@ -44,12 +45,16 @@ class AugmentedODE:
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
         s = self.sys
         self.n_eval += 1
+        if not np.all(np.isfinite(x)):
+            return np.full_like(x, np.nan)       # an unstable explicit step: let it be rejected
         q, v = self.split(x)
         fint, _, _ = s.internal_forces(q, v, False)
         fext, _ = s.external_forces(q, t, False)
         fin, M, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)   # h(q, v) only
         ce = s.constraints(q, t)
-        self.solver.factorize(M, ce.Bdata)
+        # a constant mass matrix is factorised once; only the constraint part is redone
+        self.solver.factorize(M, ce.Bdata, same_S=self._m_factored)
+        self._m_factored = not s.nonlinear_inertia
         c = np.zeros(0)
         if s.n_con:
             phi_t, phi_tt = s.constraint_rates(t)

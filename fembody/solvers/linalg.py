@@ -269,8 +269,13 @@ class SaddlePointSolver:
             return "superlu"
         return "schur" if self.m <= self.SCHUR_MAX else "ldl"
 
-    def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray) -> None:
-        """Factorise with S (CSC data on the K pattern) and B (CSR data)."""
+    def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray, same_S: bool = False) -> None:
+        """Factorise with S (CSC data on the K pattern) and B (CSR data). ``same_S``: S is the
+        one of the previous call (e.g. a constant mass matrix), so the Schur path keeps its
+        factor of S and only redoes the small complement with the new B."""
+        if same_S and self.active == "schur" and self._plain is None:
+            self._schur_complement(Bdata)
+            return
         self.n_factor += 1
         if self._plain is not None:
             idx, ptr = self.S_pat
@@ -348,14 +353,17 @@ class SaddlePointSolver:
                                           "use linear_solver='superlu'") from None
             self._fallback = True
             return False
+        self._schur_complement(Bdata)
+        self.active = "schur"
+        return True
+
+    def _schur_complement(self, Bdata: np.ndarray) -> None:
         B = np.zeros(self.m * self.nf)
         B[self._B_dense_idx] = Bdata
         B = B.reshape(self.m, self.nf)
         SinvBT = self._symbolic(B.T)
         # few constraints: keep B dense and the Schur complement's inverse (m x m)
         self._fac = (B, SinvBT, np.linalg.inv(B @ SinvBT))
-        self.active = "schur"
-        return True
 
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
