@@ -70,3 +70,8 @@ def test_readme_code_blocks_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for code in blocks:
         exec(compile(code, str(readme), "exec"), {"__name__": "__readme__"})
+
+
+def test_two_link_manipulator_example_starts_from_rest_and_turns():
+    out = load("two-link-manipulator").run(verbose=False, t_end=0.3, dt=2e-3)
+    assert out["theta1"] > 0.0 and out["rejected"] == 0

@@ -11,6 +11,7 @@ EXAMPLES = {
     "double-pendulum": "fembody.examples.double_pendulum",
     "dynamic-truss": "fembody.examples.dynamic_truss",
     "slider-crank": "fembody.examples.slider_crank",
+    "two-link-manipulator": "fembody.examples.two_link_manipulator",
 }
 
 

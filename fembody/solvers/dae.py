@@ -61,7 +61,10 @@ class AugmentedODE:
             dphi = s.B_matrix(ce.Bdata) @ v[s.free] + phi_t
             c = (-(s.constraint_curvature(q, v, t) + phi_tt) - 2.0 * self.alpha * dphi
                  - self.beta ** 2 * ce.phi)
-        a, lam = self.solver.solve((fext - fint - fin)[s.free], c)
+        rhs = (fext - fint - fin)[s.free]
+        if not (np.all(np.isfinite(rhs)) and np.all(np.isfinite(c))):
+            return np.full_like(x, np.nan)       # overflowing state of an unstable step
+        a, lam = self.solver.solve(rhs, c)
         if not np.all(np.isfinite(a)):
             raise SingularSystemError("the mass matrix with the joints is singular: a DOF has no "
                                       "mass in a direction its joints leave free; the index-1 "

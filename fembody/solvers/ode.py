@@ -90,7 +90,42 @@ class _ODEIntegrator(Integrator):
         self.last = None
 
 
-class RK4(_ODEIntegrator):
+def highest_frequency(system: System) -> tuple[float, str]:
+    """Upper bound of the model's highest natural frequency [rad/s] in the reference state:
+    the largest element eigenvalue of K_e phi = w^2 M_e phi over the beam and truss blocks
+    (Irons' bound: no global eigenvalue exceeds it), with the element that sets it."""
+    best, where = 0.0, ""
+    for b in system.stiffness_blocks:
+        if not hasattr(b, "mass") or b.mass() is None:
+            continue
+        _, K, _ = b.forces(np.zeros(b.dofs.shape), None, True)
+        w2 = np.linalg.eigvals(np.linalg.solve(b.mass(), K)).real.max(axis=1)
+        i = int(np.argmax(w2))
+        if w2[i] > best:
+            best, where = float(w2[i]), b.label(i)
+    return math.sqrt(best), where
+
+
+class _Explicit(_ODEIntegrator):
+    """Explicit methods: refuse steps beyond the stability limit on the imaginary axis (about
+    2.8 / w_max for the fourth-order Runge-Kutta family) instead of returning a run that has
+    silently blown up."""
+
+    stability = 2.8
+
+    def step(self, h: float) -> tuple[bool, str]:
+        if getattr(self, "_w_max", None) is None:
+            self._w_max, self._w_where = highest_frequency(self.sys)
+        if h * self._w_max > self.stability:
+            raise ValueError(
+                f"{self.name}: h = {h:g} s is beyond the explicit stability limit for this model: "
+                f"its highest natural frequency is about {self._w_max:.3g} rad/s ({self._w_where}),"
+                f" so h must stay below {self.stability / self._w_max:.2g} s; use a smaller "
+                "step or an implicit method (generalized-alpha, bdf2)")
+        return super().step(h)
+
+
+class RK4(_Explicit):
     """Classical fourth-order Runge-Kutta on the augmented ODE (fixed step)."""
 
     name = "rk4"
@@ -108,7 +143,7 @@ class RK4(_ODEIntegrator):
         return True, "ok"
 
 
-class Gill(_ODEIntegrator):
+class Gill(_Explicit):
     """Runge-Kutta-Gill with Gill's round-off compensation (the register q carries the
     rounding error of each stage to the next step)."""
 
@@ -354,7 +389,7 @@ def treanor_step(f, t: float, y: np.ndarray, h: float) -> np.ndarray:
     return y + np.where(stiff, ex, rk)
 
 
-class Treanor(_ODEIntegrator):
+class Treanor(_Explicit):
     """Treanor's method (paper 001) on the augmented ODE, fixed step: RK4 for non-stiff
     components, exponential fitting for stiff ones (see :func:`treanor_step`)."""
 

@@ -182,3 +182,15 @@ def test_treanor_on_the_crank():
     alpha = 62.0 / (1.4 * 0.75**2 / 3)
     assert res.a[-1, model.compile().dof(node, "rz")] == pytest.approx(alpha, rel=1e-9)
     assert res.rotation(node) == pytest.approx(0.5 * alpha * res.time**2, rel=1e-8, abs=1e-13)
+
+
+def test_explicit_methods_refuse_unstable_steps_with_the_reason():
+    """Timoshenko beam elements have shear/rotary-inertia modes near 2e6 rad/s: RK4 at 1e-5 s
+    would blow up silently, so it is refused naming the element and the largest stable step."""
+    from fembody.examples.two_link_manipulator import build_model
+    model, l1, l2 = build_model()
+    with pytest.raises(ValueError, match=r"rk4: h = 1e-05 s is beyond the explicit stability "
+                                         r"limit.*beam element .*below 1.4e-06 s"):
+        fb.simulate(model, t_end=1e-4, dt=1e-5, method="rk4")
+    res = fb.simulate(model, t_end=2e-5, dt=1e-6, method="rk4")
+    assert res.stats["status"] == "finished"
