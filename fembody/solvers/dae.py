@@ -97,12 +97,23 @@ def project(system: System, q: np.ndarray, v: np.ndarray, t: float, *,
         dq, _ = solver.solve(zeros, -ce.phi)       # W dq + B^T mu = 0, B dq = -phi
         q = s.update(q, dq)
         ce = s.constraints(q, t)
+    return q, project_velocity(s, solver, W, q, v, t, ce.Bdata), before
+
+
+def project_velocity(system: System, solver, W: np.ndarray, q: np.ndarray, v: np.ndarray,
+                     t: float, Bdata: np.ndarray | None = None) -> np.ndarray:
+    """Velocities moved onto B v + phi_t = 0 by the ``W``-weighted minimal-norm correction
+    (``W``: CSC data of the weight, e.g. the mass matrix); ``solver`` is a saddle-point
+    solver of the system, refactorised here."""
+    s = system
+    if Bdata is None:
+        Bdata = s.constraints(q, t).Bdata
     phi_t, _ = s.constraint_rates(t)
-    solver.factorize(W, ce.Bdata)
-    dv, _ = solver.solve(zeros, -(s.B_matrix(ce.Bdata) @ v[s.free] + phi_t))
+    solver.factorize(W, Bdata)
+    dv, _ = solver.solve(np.zeros(s.n_free), -(s.B_matrix(Bdata) @ v[s.free] + phi_t))
     v = v.copy()
     v[s.free] += dv
-    return q, v, before
+    return v
 
 
 def _identity_data(s: System) -> np.ndarray:

@@ -40,6 +40,8 @@ from ..errors import ConvergenceError, ModelError, SingularSystemError
 from ..model import Model
 from ..results import Result
 from ..system import System
+from .dae import AugmentedODE
+from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
 from .statics import as_system
 
@@ -144,7 +146,8 @@ class GeneralizedAlpha(Integrator):
             projection = abs(self.gamma - 0.5) < 1e-12 and system.n_con > 0
         self.projection = bool(projection) and system.n_con > 0
         self.solver = saddle_solver(system, linear_solver)
-        self._mass_solver = saddle_solver(system, linear_solver) if system.n_con else None
+        # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
+        self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver)
         self._fac_h: float | None = None       # step size of the current factorisation
         self._damped = (system.rayleigh[0] > 0 or system.rayleigh[1] > 0 or
                         any(getattr(b, "Dd", None) is not None for b in system.stiffness_blocks))
@@ -153,13 +156,11 @@ class GeneralizedAlpha(Integrator):
     # ---------------------------------------------------------------- set-up
     @property
     def n_factor(self) -> int:
-        extra = self._mass_solver.n_factor if self._mass_solver else 0
-        return self.solver.n_factor + extra
+        return self.solver.n_factor + self._index1.solver.n_factor
 
     @property
     def n_solve(self) -> int:
-        extra = self._mass_solver.n_solve if self._mass_solver else 0
-        return self.solver.n_solve + extra
+        return self.solver.n_solve + self._index1.solver.n_solve
 
     def initialize(self, q0: np.ndarray | None, v0: np.ndarray | None) -> None:
         """Consistent initial state: check phi(q0) = 0, project v0 onto the velocity
@@ -184,37 +185,23 @@ class GeneralizedAlpha(Integrator):
 
     def _consistent(self, project_velocity: bool) -> None:
         """Project v onto B v = -phi_t (mass-weighted) and solve the index-1 system
-        [[M, B^T], [B, 0]] [q''; lam] = [f_ext - f_int - h; -(v^T H v + phi_tt)]."""
+        [[M, B^T], [B, 0]] [q''; lam] = [f_ext - f_int - h; -(v^T H v + phi_tt)] (the augmented
+        right-hand side of fembody.solvers.dae without Baumgarte terms)."""
         s = self.sys
-        q, v, t = self.q, self.v, self.t
-        _, M, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)
-        ce = s.constraints(q, t)
-        solver = self._mass_solver or saddle_solver(s, "auto")
+        M = s.mass_data(self.q)
         if np.any(M[s.diag_pos] <= 0.0):
             log.warning("some free DOFs have no mass; starting with zero accelerations")
             return
-        solver.factorize(M, ce.Bdata)
         if s.n_con and project_velocity:
-            phi_t, _ = s.constraint_rates(t)
-            Bv = s.B_matrix(ce.Bdata) @ v[s.free]
-            dv, _ = solver.solve(np.zeros(s.n_free), -(Bv + phi_t))
-            self.v[s.free] += dv
-            v = self.v
-        fint, _, _ = s.internal_forces(q, v, False)
-        fext, _ = s.external_forces(q, t, False)
-        fin, _, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)
+            self.v = dae_project_velocity(s, self._index1.solver, M, self.q, self.v, self.t)
+        free = s.free
+        xdot = self._index1(self.t, np.concatenate([self.q[free], self.v[free]]))
         self.n_residual += 1
-        rhs = (fext - fint - fin)[s.free]
-        c = np.zeros(0)
-        if s.n_con:
-            _, phi_tt = s.constraint_rates(t)
-            c = -(s.constraint_curvature(q, v, t) + phi_tt)
-        acc, lam = solver.solve(rhs, c)
-        if not (np.all(np.isfinite(acc)) and np.all(np.isfinite(lam))):
+        if not np.all(np.isfinite(xdot)):
             raise SingularSystemError("the mass matrix with the joints is singular: a body has "
                                       "no mass in a direction its joints leave free")
-        self.qdd = s.expand(acc)
-        self.lam = lam
+        self.qdd = self._index1.last_qdd
+        self.lam = self._index1.last_lam
 
     # ------------------------------------------------------------------ step
     def _diagnose_singular(self, S: np.ndarray, ce, t: float) -> None:
