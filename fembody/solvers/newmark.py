@@ -421,21 +421,7 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
         raise ValueError(f"simulate: dt must be positive, got {dt!r}")
     if not (t_end > 0 and math.isfinite(t_end)):
         raise ValueError(f"simulate: t_end must be positive, got {t_end!r}")
-    if isinstance(method, str) and method.startswith("scipy:"):
-        from .ode import ScipyIVP
-        cls, options = ScipyIVP, {**options, "method": method.split(":", 1)[1]}
-    else:
-        if isinstance(method, str) and (method in ("rk4", "gill", "treanor")
-                                        or method.startswith("bdf")):
-            from . import ode
-            METHODS.update(rk4=ode.RK4, gill=ode.Gill, treanor=ode.Treanor)
-            if method[3:] in ("1", "2", "3", "4", "5", "6"):
-                cls, options = ode.BDF, {**options, "k": int(method[3:])}
-                method = ode.BDF
-        cls = METHODS.get(method) if isinstance(method, str) else method
-    if cls is None:
-        raise ValueError(f"simulate: unknown method {method!r}; choose from "
-                         f"{sorted(METHODS) + ['rk4', 'gill', 'scipy:RK45', 'scipy:Radau', '...']}")
+    cls, options = _method(method, options)
     v0 = initial_velocity(sys)
     t_wall = _time.perf_counter()
     integ = cls(sys, v0=v0, **options)
@@ -504,6 +490,23 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
                             wall_time=_time.perf_counter() - t_wall,
                             linear_solver=integ.solver.active or integ.solver.method)
     return result
+
+
+def _method(method: str | type, options: dict) -> tuple[type, dict]:
+    """The integrator class of a method name (plus the options the name implies)."""
+    if not isinstance(method, str):
+        return method, options
+    if method in METHODS:
+        return METHODS[method], options
+    from . import ode          # imported here: ode builds on this module
+    if method in ("rk4", "gill", "treanor"):
+        return {"rk4": ode.RK4, "gill": ode.Gill, "treanor": ode.Treanor}[method], options
+    if method.startswith("bdf") and method[3:] in ("1", "2", "3", "4", "5", "6"):
+        return ode.BDF, {**options, "k": int(method[3:])}
+    if method.startswith("scipy:"):
+        return ode.ScipyIVP, {**options, "method": method.split(":", 1)[1]}
+    raise ValueError(f"simulate: unknown method {method!r}; choose from "
+                     f"{sorted(METHODS) + ['rk4', 'gill', 'treanor', 'bdf1..bdf6', 'scipy:NAME']}")
 
 
 class _Power:
