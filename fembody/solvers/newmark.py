@@ -43,7 +43,7 @@ from ..system import System
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
-from .statics import as_system
+from .statics import as_system, null_space_dofs, with_constraint_penalty
 
 log = logging.getLogger("fembody")
 
@@ -207,7 +207,7 @@ class GeneralizedAlpha(Integrator):
     def _diagnose_singular(self, S: np.ndarray, ce, t: float) -> None:
         """Raise SingularSystemError naming the DOFs with neither mass nor stiffness nor a
         joint in some direction (an under-constrained massless mechanism)."""
-        names = _singular_dofs(self.sys, S, ce.Bdata)
+        _, names = null_space_dofs(self.sys, with_constraint_penalty(self.sys, S, ce.Bdata))
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8
                                             else "")
@@ -318,23 +318,6 @@ class GeneralizedAlpha(Integrator):
             self.a = self.qdd.copy()
             self.last = None
         return True, "ok"
-
-
-def _singular_dofs(system: System, S: np.ndarray, Bdata: np.ndarray) -> list[str]:
-    """Names of the DOFs in the null space of the iteration matrix S restricted to the
-    constraints' null space (S + c B^T B), or [] if there is none."""
-    from .linalg import null_vectors
-    A = system.csc(S)
-    if system.n_con:
-        B = system.B_matrix(Bdata)
-        c = (float(np.abs(A.diagonal()).mean()) or 1.0) / max(float(np.abs(B.data).max(
-            initial=0.0)), 1e-300) ** 2
-        A = (A + c * (B.T @ B)).tocsc()
-    N = null_vectors(A)
-    if N.shape[1] == 0:
-        return []
-    part = np.abs(N).max(axis=1)
-    return [system.dof_label(int(system.free[i])) for i in np.flatnonzero(part > 0.1 * part.max())]
 
 
 def _norm(x: np.ndarray) -> float:

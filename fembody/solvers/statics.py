@@ -93,27 +93,42 @@ class _Equilibrium:
         if s.n_free == 0:
             return
         _, K, _ = s.internal_forces(s.q0, None, True)
-        A = s.csc(K)
-        if s.n_con:
-            B = s.B_matrix(s.constraints(s.q0, self.t).Bdata)
-            base = float(np.abs(A.diagonal()).mean()) or 1.0
-            c = base / max(float(np.abs(B.data).max(initial=0.0)), 1e-300) ** 2
-            A = (A + c * (B.T @ B)).tocsc()
+        A = with_constraint_penalty(s, K, s.constraints(s.q0, self.t).Bdata)
         probe = LinearSolver(self.method if self.method in ("superlu", "dense") else "auto")
         probe.factorize(A)
         if probe.pivot_ratio() > 1e-13:
             return
-        N = null_vectors(A)
-        if N.shape[1] == 0:
+        n_modes, names = null_space_dofs(s, A)
+        if not n_modes:
             return
-        part = np.abs(N).max(axis=1)
-        idx = np.flatnonzero(part > 0.1 * part.max())
-        names = [s.dof_label(int(s.free[i])) for i in idx]
         shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
         raise SingularSystemError(
-            f"the structure is not supported: {N.shape[1]} zero-stiffness motion(s) involving "
+            f"the structure is not supported: {n_modes} zero-stiffness motion(s) involving "
             f"{shown}. Add supports (model.fix), joints or elements that restrain these DOFs.",
             names)
+
+
+def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray):
+    """``S + c B^T B`` (CSC) with c scaling B to S: its null space is that of S restricted to
+    the motions the joints allow."""
+    A = system.csc(Sdata)
+    if system.n_con:
+        B = system.B_matrix(Bdata)
+        base = float(np.abs(A.diagonal()).mean()) or 1.0
+        c = base / max(float(np.abs(B.data).max(initial=0.0)), 1e-300) ** 2
+        A = (A + c * (B.T @ B)).tocsc()
+    return A
+
+
+def null_space_dofs(system: System, A) -> tuple[int, list[str]]:
+    """Number of zero-energy modes of the symmetric semi-definite ``A`` and the names of the DOFs
+    taking part in them (participation above 10 % of the largest)."""
+    N = null_vectors(A)
+    if N.shape[1] == 0:
+        return 0, []
+    part = np.abs(N).max(axis=1)
+    return N.shape[1], [system.dof_label(int(system.free[i]))
+                        for i in np.flatnonzero(part > 0.1 * part.max())]
 
 
 def static(model: Model | System, steps: int = 10, *, method: str = "newton", t: float = 0.0,
