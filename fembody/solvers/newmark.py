@@ -43,7 +43,7 @@ from ..system import System
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
-from .statics import as_system, null_space_dofs, with_constraint_penalty
+from .statics import as_system, check_redundant, null_space_dofs, with_constraint_penalty
 
 log = logging.getLogger("fembody")
 
@@ -354,30 +354,6 @@ METHODS: dict[str, type] = {
     "trapezoidal": Newmark,
     "hht": HHT,
 }
-
-
-def check_redundant(system: System, Bdata: np.ndarray, max_size: int = 20_000_000) -> None:
-    """Raise ModelError naming the joints whose constraint rows are linearly dependent on the
-    others (redundant constraints), from a pivoted QR of B^T."""
-    import scipy.linalg as sla
-    m, n = system.n_con, system.n_free
-    if m == 0 or m * n > max_size:
-        return
-    B = system.B_matrix(Bdata).toarray()
-    zero = np.flatnonzero(np.abs(B).max(axis=1) == 0.0)
-    if zero.size:
-        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
-        raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
-                         "remove the joint or the support")
-    _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    rank = int(np.sum(d > max(m, n) * np.finfo(float).eps * 1e3 * d[0]))
-    if rank < m:
-        dep = piv[rank:]
-        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in dep})
-        raise ModelError(f"redundant constraints: {', '.join(names)} repeat(s) what other joints "
-                         "or supports already impose (B is rank deficient by "
-                         f"{m - rank}); remove the duplicate or use fewer joint rows")
 
 
 def simulate(model: Model | System, t_end: float, dt: float, method: str | type = "generalized-alpha",

@@ -108,6 +108,30 @@ class _Equilibrium:
             names)
 
 
+def check_redundant(system: System, Bdata: np.ndarray, max_size: int = 20_000_000) -> None:
+    """Raise ModelError naming the joints whose constraint rows are linearly dependent on the
+    others (redundant constraints), from a pivoted QR of B^T."""
+    import scipy.linalg as sla
+    m, n = system.n_con, system.n_free
+    if m == 0 or m * n > max_size:
+        return
+    B = system.B_matrix(Bdata).toarray()
+    zero = np.flatnonzero(np.abs(B).max(axis=1) == 0.0)
+    if zero.size:
+        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
+        raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
+                         "remove the joint or the support")
+    _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > max(m, n) * np.finfo(float).eps * 1e3 * d[0]))
+    if rank < m:
+        dep = piv[rank:]
+        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in dep})
+        raise ModelError(f"redundant constraints: {', '.join(names)} repeat(s) what other joints "
+                         "or supports already impose (B is rank deficient by "
+                         f"{m - rank}); remove the duplicate or use fewer joint rows")
+
+
 def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray):
     """``S + c B^T B`` (CSC) with c scaling B to S: its null space is that of S restricted to
     the motions the joints allow."""
@@ -159,7 +183,6 @@ def static(model: Model | System, steps: int = 10, *, method: str = "newton", t:
         raise ValueError(f"static: steps must be a positive integer, got {steps!r}")
     eq = _Equilibrium(sys, t, linear_solver, tol)
     if sys.n_con:
-        from .newmark import check_redundant
         ce = sys.constraints(sys.q0, t)
         check_redundant(sys, ce.Bdata)
         if np.max(np.abs(ce.phi)) > 1e-9 * sys.length:
