@@ -58,13 +58,14 @@ class HubBeam:
     def __post_init__(self) -> None:
         for name in ("l", "kappa", "EI"):
             setattr(self, name, check_number(getattr(self, name), f"HubBeam: {name}"))
-            if getattr(self, name) <= 0.0:
-                raise ModelError(f"HubBeam: {name} must be positive, got {getattr(self, name)}")
         for name in ("R", "J"):
-            setattr(self, name, check_number(getattr(self, name), f"HubBeam: {name}"))
-            if getattr(self, name) < 0.0:
-                raise ModelError(f"HubBeam: {name} must be >= 0, got {getattr(self, name)}")
-        self.tau = check_number(self.tau, "HubBeam: tau")
+            setattr(self, name, check_number(getattr(self, name), f"HubBeam: {name}", strict=False))
+        try:
+            self.tau = float(self.tau)
+        except (TypeError, ValueError):
+            raise ModelError(f"HubBeam: tau must be a number, got {self.tau!r}") from None
+        if not math.isfinite(self.tau):
+            raise ModelError(f"HubBeam: tau must be finite, got {self.tau!r}")
         self.shapes = ModeShapes(self.l, int(self.modes), self.shape)
         I = self.shapes.integrals(self.R)
         l, R, k = self.l, self.R, self.kappa
