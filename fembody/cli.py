@@ -16,10 +16,8 @@ converge exits with 1.
 from __future__ import annotations
 
 import argparse
-import contextlib
+import importlib
 import importlib.util
-import io as _io
-import math
 import pathlib
 import platform
 import sys

@@ -12,6 +12,8 @@ series, with point data ``displacement``, ``rotation``, ``velocity`` and cell da
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import pathlib
 import xml.etree.ElementTree as ET
@@ -47,12 +49,15 @@ def read_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str = "rea
     if not path.is_file():
         raise ModelError(f"{where}: mesh file '{path}' does not exist; check the path (relative "
                          f"paths start from {pathlib.Path.cwd()})")
+    chatter = io.StringIO()
     try:
-        return meshio.read(path)
-    except Exception as exc:          # meshio raises ReadError, KeyError, ValueError, ...
-        raise ModelError(f"{where}: meshio could not read '{path}' ({type(exc).__name__}: "
-                         f"{exc}); give a mesh file in a format meshio knows (.msh, .vtu, "
-                         ".xdmf, ...)") from None
+        # meshio prints its complaints and, for an unknown content, calls sys.exit(1)
+        with contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
+            return meshio.read(path)
+    except (Exception, SystemExit) as exc:
+        detail = " ".join(chatter.getvalue().split()) or f"{type(exc).__name__}: {exc}"
+        raise ModelError(f"{where}: meshio could not read '{path}' ({detail}); give a mesh "
+                         "file in a format meshio knows (.msh, .vtu, .xdmf, ...)") from None
 
 
 class MeshBody(Body):

@@ -15,18 +15,21 @@ class Progress:
     """Progress of a run from 0 to ``t_end`` [s].
 
     ``enabled``: True (always), False (never) or None (when ``stream`` is a TTY). ``delay`` [s]
-    of wall time before the bar first appears; ``interval`` [s] between redraws.
+    of wall time before the bar first appears (default ``DELAY``); ``interval`` [s] between
+    redraws.
     """
 
+    DELAY = 2.0
+
     def __init__(self, t_end: float, enabled: bool | None = None, *, stream: TextIO | None = None,
-                 delay: float = 2.0, interval: float = 0.2, width: int = 24) -> None:
+                 delay: float | None = None, interval: float = 0.2, width: int = 24) -> None:
         self.stream = sys.stderr if stream is None else stream
         if enabled is None:
             isatty = getattr(self.stream, "isatty", None)
             enabled = bool(isatty and isatty())
         self.enabled = bool(enabled)
         self.t_end = float(t_end)
-        self.delay = delay
+        self.delay = self.DELAY if delay is None else delay
         self.interval = interval
         self.width = width
         self.start = time.perf_counter()

@@ -230,7 +230,8 @@ def _scene(pv, plotter, fr: _Frame, field: str | None, clim, beam_style: str,
         plotter.add_mesh(pv.PolyData(_xyz(fr.pos[sup])).glyph(geom=tri, scale=False,
                                                                orient=False), color="darkred")
     if mapper is not None:
-        plotter.add_scalar_bar(title=FIELDS[field][1], mapper=mapper, n_labels=4, fmt="%.3g",
+        plotter.add_scalar_bar(title=FIELDS[field][1], mapper=mapper, fmt="%.3g",
+                               n_labels=5 if plotter.window_size[0] >= 700 else 3,
                                vertical=False, position_x=0.25, position_y=0.03, width=0.5)
     if label:
         plotter.add_text(label, position="upper_left", font_size=11, color="black")
