@@ -19,6 +19,7 @@ from .results import Result
 from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
 from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
 from .system import System
+from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
 
 __version__ = "0.1.0"
 
@@ -26,4 +27,4 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "SingularSystemErro
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
-           "simulate"]
+           "simulate", "io", "viz"]

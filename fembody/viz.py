@@ -170,8 +170,9 @@ def _lines(pv, fr: _Frame, items: list, family: str | None, field: str | None):
     return mesh
 
 
-def _joint_points(fr: _Frame) -> np.ndarray:
-    pts = []
+def _joint_points(fr: _Frame) -> tuple[np.ndarray, list]:
+    """Current position of every joint and the node ids it connects."""
+    pts, owners = [], []
     for j in fr.model.joints:
         nodes = [n for n in j.nodes() if isinstance(n, Node) and not n.internal]
         if not nodes:
@@ -183,7 +184,8 @@ def _joint_points(fr: _Frame) -> np.ndarray:
             d = np.asarray(at, float) - fr.X[node.id]
             p = p + _rot(np.array([fr.rot[node.id]]), d[None, :])[0]
         pts.append(p)
-    return np.array(pts).reshape(-1, 2)
+        owners.append({n.id for n in nodes})
+    return np.array(pts).reshape(-1, 2), owners
 
 
 def _scene(pv, plotter, fr: _Frame, field: str | None, clim, beam_style: str,
@@ -208,18 +210,27 @@ def _scene(pv, plotter, fr: _Frame, field: str | None, clim, beam_style: str,
     if springs is not None:
         plotter.add_mesh(springs, color="dimgray", line_width=2)
     glyph = 0.012 * L
+    jp, owners = _joint_points(fr)
     for rb in fr.model.rigid_bodies:
         c = fr.pos[rb.node.id] + _rot(np.array([fr.rot[rb.node.id]]),
                                       np.asarray(rb.offset, float)[None, :])[0]
-        r = min(max(math.sqrt(rb.inertia / rb.mass), 2 * glyph), 0.15 * L)
+        r = min(max(math.sqrt(rb.inertia / rb.mass), 2 * glyph), 0.08 * L)
         plotter.add_mesh(pv.Disc(center=(c[0], c[1], 0.0), inner=0.0, outer=r, normal=(0, 0, 1),
                                  c_res=36), color="tan", opacity=0.85)
+        # the body's arms: from its centre of mass to its node and to the joints it carries
+        ends = [fr.pos[rb.node.id]] + [p for p, o in zip(jp, owners) if rb.node.id in o]
+        ends = [e for e in ends if np.hypot(*(e - c)) > 1e-9 * L]
+        if ends:
+            pts = _xyz(np.vstack([np.repeat(c[None, :], len(ends), axis=0), ends]))
+            k = len(ends)
+            arms = np.column_stack([np.full(k, 2), np.arange(k), np.arange(k) + k]).ravel()
+            plotter.add_mesh(pv.PolyData(pts, lines=arms).tube(radius=0.6 * glyph),
+                             color="tan")
     masses = np.array([fr.pos[m["node"].id] for m in fr.model.masses]).reshape(-1, 2)
     if len(masses):
         plotter.add_mesh(pv.PolyData(_xyz(masses)).glyph(geom=pv.Sphere(radius=1.5 * glyph),
                                                           scale=False, orient=False),
                          color="black")
-    jp = _joint_points(fr)
     if len(jp):
         plotter.add_mesh(pv.PolyData(_xyz(jp)).glyph(geom=pv.Sphere(radius=glyph), scale=False,
                                                       orient=False), color="orange")
