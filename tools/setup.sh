@@ -20,9 +20,9 @@ fi
 
 # VTK (pyvista) renders off-screen through EGL with Mesa's software rasteriser when there is no
 # display; a minimal Debian lacks those libraries (VTK loads them at run time, pip cannot)
-LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
-if ! "$LDCONFIG" -p 2>/dev/null | grep -q libEGL_mesa.so.0 \
-        || ! "$LDCONFIG" -p 2>/dev/null | grep -q libGL.so.1; then
+# (the library list is read once: `ldconfig -p | grep -q` can fail on SIGPIPE under pipefail)
+SHLIBS=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null || true)
+if ! grep -q libEGL_mesa.so.0 <<<"$SHLIBS" || ! grep -q libGL.so.1 <<<"$SHLIBS"; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "setup: installing Mesa EGL/GL libraries (off-screen rendering for fembody.viz)"
         export DEBIAN_FRONTEND=noninteractive
