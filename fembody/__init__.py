@@ -20,6 +20,7 @@ from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
 from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
+from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
 
 __version__ = "0.1.0"
 
@@ -27,4 +28,4 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "SingularSystemErro
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
-           "simulate", "integrate_hamiltonian", "Trajectory"]
+           "simulate", "integrate_hamiltonian", "Trajectory", "io", "viz"]

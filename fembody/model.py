@@ -234,12 +234,26 @@ class Model:
         nodes.append(b)
         body = Body(name or f"beam {len(self.bodies)}", nodes)
         for p, q in zip(nodes[:-1], nodes[1:]):
-            ref = ElementRef("beam", len(self.beams), (p, q))
-            self.beams.append(dict(nodes=(p, q), material=material, section=section,
-                                   lumped=self._mass_kind(mass, where), body=body.name))
-            body.elements.append(ref)
+            body.elements.append(self._beam_element(p, q, material, section, mass, body.name))
         self.bodies.append(body)
         return body
+
+    def _beam_element(self, a: Node, b: Node, material: Material, section: Section, mass: str,
+                      body: str) -> ElementRef:
+        """Append one beam element between existing nodes (properties already checked)."""
+        ref = ElementRef("beam", len(self.beams), (a, b))
+        self.beams.append(dict(nodes=(a, b), material=material, section=section,
+                               lumped=self._mass_kind(mass, repr(ref)), body=body))
+        return ref
+
+    def add_body(self, mesh, material: Material | None = None, section: Section | None = None,
+                 kind: str = "beam", **options) -> "Body":
+        """Import the line cells of a mesh (a ``meshio.Mesh`` or a file meshio reads: Gmsh
+        .msh, .vtu, ...) as beam or truss elements; see :func:`fembody.io.add_body` for the
+        options (``groups`` mapping physical groups to material/section, ``merge_tol``, ...).
+        Returns a :class:`fembody.io.MeshBody` with node sets per physical group."""
+        from .io import add_body
+        return add_body(self, mesh, material, section, kind, **options)
 
     def add_mass(self, node: NodeLike, m: float) -> None:
         """Attach a point mass ``m`` [kg] to ``node``."""

@@ -177,6 +177,12 @@ class Result:
         self._cache["energy"] = e
         return e
 
+    def plot(self, *what, **options):
+        """Time histories with matplotlib (see :func:`fembody.viz.history`): e.g.
+        ``result.plot("tip", "energy", filename="h.png")``. Returns the Figure."""
+        from .viz import history
+        return history(self, *what, **options)
+
     # ---------------------------------------------------------------- files
     def save(self, path: str) -> None:
         """Write the result to a compressed ``.npz`` file."""

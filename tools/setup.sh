@@ -18,6 +18,22 @@ if ! [ -f /usr/include/suitesparse/cholmod.h ]; then
     fi
 fi
 
+# VTK (pyvista) renders off-screen through EGL with Mesa's software rasteriser when there is no
+# display; a minimal Debian lacks those libraries (VTK loads them at run time, pip cannot)
+# (the library list is read once: `ldconfig -p | grep -q` can fail on SIGPIPE under pipefail)
+SHLIBS=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null || true)
+if ! grep -q libEGL_mesa.so.0 <<<"$SHLIBS" || ! grep -q libGL.so.1 <<<"$SHLIBS"; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "setup: installing Mesa EGL/GL libraries (off-screen rendering for fembody.viz)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null || echo "setup: apt-get update failed; trying the install anyway"
+        apt-get install -y -qq libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libxrender1 >/dev/null \
+            || echo "setup: could not install the Mesa libraries; pictures (fembody.viz) may fail"
+    else
+        echo "setup: Mesa EGL/GL libraries missing and not root; pictures (fembody.viz) may fail"
+    fi
+fi
+
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel
 if ! "$VENV/bin/python" -m pip install -q -e ".[dev,cholmod]"; then

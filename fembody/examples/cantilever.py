@@ -20,6 +20,10 @@ MATTIASSON = {1.0: (0.05643, 0.30172), 2.0: (0.16064, 0.49346),
               5.0: (0.38763, 0.71379), 10.0: (0.55500, 0.81061)}
 
 
+#: the showcase of ``fembody demo cantilever`` (see fembody.cli): load steps up to k = 10
+DEMO = {"analysis": "static", "build": {"n": 40, "k": 10.0}, "steps": 20, "field": "M"}
+
+
 def elastica_tip(k: float) -> tuple[float, float, float]:
     """Inextensible elastica reference, solved independently by shooting on
     theta'' = -k cos(theta) (s = arc length / L, theta(0) = 0, theta'(1) = 0).

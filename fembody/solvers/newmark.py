@@ -38,6 +38,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, ModelError, SingularSystemError
 from ..model import Model
+from ..progress import Progress
 from ..results import Result
 from ..system import System
 from .dae import AugmentedODE
@@ -358,7 +359,7 @@ METHODS: dict[str, type] = {
 
 def simulate(model: Model | System, t_end: float, dt: float, method: str | type = "generalized-alpha",
              *, save_every: int = 1, min_dt: float | None = None, max_cuts: int = 10,
-             progress: bool = False, callback: Callable | None = None, **options) -> Result:
+             progress: bool | None = None, callback: Callable | None = None, **options) -> Result:
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
@@ -368,7 +369,8 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
     ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
     with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
-    always landing on the output grid. Every ``save_every``-th grid point is kept.
+    always landing on the output grid. Every ``save_every``-th grid point is kept. ``progress``:
+    a progress bar on stderr for runs longer than 2 s (None: only when stderr is a terminal).
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
@@ -404,6 +406,7 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
     h, good = dt, 0
     result.stats["status"] = "running"
+    bar = Progress(t_end, progress)
     try:
         for i in range(1, n_grid + 1):
             t_target = i * dt
@@ -431,12 +434,12 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
                 good += 1
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
+                    log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
             if i % save_every == 0 or i == n_grid:
                 record()
                 if callback is not None:
                     callback(result)
-            if progress and i % max(1, n_grid // 20) == 0:
-                log.warning("t = %.4g s (%d%%)", integ.t, int(100 * i / n_grid))
+            bar.update(integ.t, integ.n_steps, integ.n_newton)
         result.stats["status"] = "finished"
     except KeyboardInterrupt:
         result.stats["status"] = "interrupted"
@@ -445,6 +448,7 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
         result.stats["status"] = "failed"
         raise
     finally:
+        bar.close(integ.t, integ.n_steps, integ.n_newton)
         result.stats.update(integ.counters, method=integ.name, dt=dt,
                             wall_time=_time.perf_counter() - t_wall,
                             linear_solver=integ.solver.active or integ.solver.method)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..system import System
 from .dae import AugmentedODE, project
-from .newmark import Integrator
+from .newmark import Integrator, log
 
 SQ = math.sqrt(0.5)
 
@@ -74,6 +74,7 @@ class _ODEIntegrator(Integrator):
                 self.q, self.v, _ = project(s, self.q, self.v, t,
                                             mass_weighted=self.mass_weighted)
                 self.n_projections += 1
+                log.debug("projection at t = %.6g s (|phi| was %.3g)", t, viol)
                 self._projected()
         self._finish_state()
 

@@ -1,0 +1,107 @@
+"""The ``fembody`` command: demo, run, info, and clear failures for bad input."""
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from fembody.cli import main
+from fembody.io import read_pvd
+
+pytest.importorskip("pyvista").OFF_SCREEN = True
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+SCRIPT = '''
+import fembody as fb
+
+def build_model():
+    m = fb.Model(gravity=(0.0, -9.81), name="swing")
+    b = m.add_beam((0, 0), (0.5, 0), n=4, material=fb.Material(E=1e8, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.add_joint(fb.Pin(m.ground, b.first))
+    return m, b
+'''
+
+
+def _files(out: pathlib.Path, plot: str = "energy.png") -> None:
+    for name in ("result.pvd", "shape.png", "motion.gif", plot, "summary.txt"):
+        assert (out / name).stat().st_size > 0, name
+    entries = read_pvd(out / "result.pvd")
+    assert len(entries) == len(list((out / "result").glob("*.vtu"))) and entries
+    assert all(f.exists() for _, f in entries)
+
+
+def test_demo_list(capsys):
+    assert main(["demo", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "* flexible-pendulum" in out and "cantilever" in out
+
+
+def test_default_demo_writes_the_results_folder(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--t-end", "0.1"]) == 0
+    _files(out)
+    summary = (out / "summary.txt").read_text()
+    assert "flexible pendulum" in summary and "energy balance drift" in summary
+    assert "t_end = 0.1 s" in summary and "ms/step" in summary
+    assert len(read_pvd(out / "result.pvd")) == 6          # DEMO saves every 20th of 100 steps
+
+
+def test_static_demo(tmp_path, capsys):
+    out = tmp_path / "cant"
+    assert main(["demo", "cantilever", "--out", str(out), "--no-gif"]) == 0
+    assert (out / "history.png").exists() and not (out / "motion.gif").exists()
+    assert "load factor" in (out / "summary.txt").read_text()
+
+
+def test_run_a_script(tmp_path, capsys):
+    script = tmp_path / "swing.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "swing_out"
+    assert main(["run", str(script), "--t-end", "0.02", "--dt", "2e-3", "--method", "hht",
+                 "--out", str(out)]) == 0
+    _files(out)
+    summary = (out / "summary.txt").read_text()
+    assert "hht" in summary and "swing" in summary
+
+
+@pytest.mark.parametrize("setup, args, message", [
+    (None, ["run", "missing.py"], "script 'missing.py' does not exist"),
+    ("x = 1\n", ["run", "{dir}/s.py"], "defines no build_model()"),
+    ("def build_model():\n    return 42\n", ["run", "{dir}/s.py"], "returned int"),
+    ("import fembody as fb\nimport meshio, numpy as np\n"
+     "def build_model():\n    m = fb.Model()\n"
+     "    mesh = meshio.Mesh(np.array([[0., 0, 0], [1, 0, 0], [0, 1, 0]]),"
+     " [('triangle', np.array([[0, 1, 2]]))])\n"
+     "    m.add_body(mesh, material=fb.Material(E=1e9, rho=1.0),"
+     " section=fb.Section(A=1.0, I=1.0), other_cells='ignore')\n    return m\n",
+     ["run", "{dir}/s.py"], "no line cells"),
+    ("import fembody as fb\ndef build_model():\n    m = fb.Model()\n"
+     "    m.add_body('no/such/mesh.msh')\n    return m\n", ["run", "{dir}/s.py"],
+     "mesh file 'no/such/mesh.msh' does not exist"),
+    (None, ["demo", "no-such-demo"], "unknown example 'no-such-demo'"),
+])
+def test_bad_input_exits_nonzero_with_a_clear_message(tmp_path, monkeypatch, capsys, setup,
+                                                      args, message):
+    monkeypatch.chdir(tmp_path)
+    if setup is not None:
+        (tmp_path / "s.py").write_text(setup)
+    assert main([a.format(dir=tmp_path) for a in args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_console_exit_status_and_message_without_traceback(tmp_path):
+    (tmp_path / "s.py").write_text("x = 1\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "fembody.cli", "run", "s.py"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("fembody run: error: script 's.py' defines no build_model(); "
+                                   "add a function build_model() that returns the fembody Model")
+
+
+def test_info(capsys):
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "sparse SPD solver:" in out and "meshio" in out and "pyvista" in out
