@@ -177,6 +177,20 @@ class Result:
         self._cache["energy"] = e
         return e
 
+    def noether(self) -> np.ndarray:
+        """Noether quantity of time invariance per state [J]: the work of the applied loads and
+        drivers minus the energy (kinetic + strain + gravity) and the dissipated energy, i.e.
+        paper 000's I_N = tau theta - E generalised (constant up to the integrator's error)."""
+        return -self.energy.balance
+
+    def angular_momentum(self, about=(0.0, 0.0)) -> np.ndarray:
+        """Angular momentum about the point ``about`` per state [kg m^2/s] (conserved when no
+        external moment acts about that point, e.g. a free body or one pinned there)."""
+        sys = self._need_system("angular_momentum")
+        if self.v is None:
+            raise ModelError("Result: this analysis has no velocities (it is static)")
+        return np.array([sys.angular_momentum(q, v, about) for q, v in zip(self.q, self.v)])
+
     def plot(self, *what, **options):
         """Time histories with matplotlib (see :func:`fembody.viz.history`): e.g.
         ``result.plot("tip", "energy", filename="h.png")``. Returns the Figure."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Sequence
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -728,6 +730,27 @@ class System:
         for b in self.nonlinear_inertia:
             T += b.kinetic_energy(q[b.dofs], v[b.dofs]).sum()
         return float(T)
+
+    def momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Generalised momentum p = M(q) v on every DOF (n_dof,) [kg m/s, kg m^2/s]."""
+        p = np.zeros(self.n_dof)
+        for b in self.mass_blocks:
+            self._add_vector(p, b, np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
+        for b in self.nonlinear_inertia:
+            self._add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(q[b.dofs]), v[b.dofs]))
+        return p
+
+    def angular_momentum(self, q: np.ndarray, v: np.ndarray,
+                         about: Sequence[float] = (0.0, 0.0)) -> float:
+        """Angular momentum about the point ``about`` [kg m^2/s]: the Noether quantity of
+        rigid rotation, sum over nodes of (x - about) x p_xy plus the rotational momenta."""
+        p = self.momentum(q, v)
+        nd = self.node_dofs
+        x = self.X[nd[:, 0]] + q[nd[:, 0]] - about[0]
+        y = self.X[nd[:, 1]] + q[nd[:, 1]] - about[1]
+        L = float(np.sum(x * p[nd[:, 1]] - y * p[nd[:, 0]]))
+        rz = nd[:, 2][nd[:, 2] >= 0]
+        return L + float(p[rz].sum())
 
     def gravity_energy(self, q: np.ndarray) -> float:
         """Potential energy of gravity relative to the reference configuration [J]."""

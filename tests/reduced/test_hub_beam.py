@@ -138,3 +138,26 @@ def test_bad_input():
         HubBeam(l=2.0, kappa=1.0, EI=1.0, shape="parabola")
     with pytest.raises(ModelError, match="integer"):
         HubBeam(l=2.0, kappa=1.0, EI=1.0, modes=0)
+
+
+def test_fe_angular_momentum_drift_is_second_order_and_noether_on_result():
+    """FE hub-beam, tau = 0, spinning at 1 rad/s with a bent beam: the angular momentum about
+    the hub pin starts at I0 * omega (the modal model's p_theta) and generalized-alpha
+    (rho_inf = 1) lets it drift by 1.2e-4, 3.1e-5 (relative) at h = 4, 2 ms: second order.
+    The discrete gradient keeps the modal model's p_theta exactly (test above)."""
+    u0 = np.array([0.01, 0.0, 0.0, 0.0])
+    hb = HubBeam(l=2.0, kappa=0.216, EI=70e9 * 2.67e-11, R=0.1, J=0.025, tau=0.0, modes=4)
+    drift = []
+    for dt in (4e-3, 2e-3):
+        model, hub, beam = ex.fe_model(hb, n=8)
+        model.set_rigid_velocity(1.0)
+        q0 = ex.fe_initial_state(model, hub, beam, hb, theta=0.0, u=u0)
+        res = fb.simulate(model, t_end=1.0, dt=dt, save_every=int(0.04 / dt), q0=q0,
+                          rho_inf=1.0)
+        L = res.angular_momentum()
+        z0 = hb.state(theta=0.0, u=u0, theta_dot=1.0)
+        assert L[0] == pytest.approx(hb.angular_momentum(z0), rel=1e-3)
+        drift.append(np.abs(L - L[0]).max() / abs(L[0]))
+        IN = res.noether()
+        assert np.abs(IN - IN[0]).max() < 1e-3 * res.energy.kinetic[0]
+    assert 3.3 < drift[0] / drift[1] < 4.7
