@@ -124,6 +124,7 @@ class Model:
         self.supports: dict[int, set] = {}
         self.rayleigh = (0.0, 0.0)
         self.joints: list = []
+        self.modal_bodies: list = []
         self.initial_velocity: dict[int, np.ndarray] = {}
         self.ground = self._new_node(0.0, 0.0, "ground", internal=True)
         self.supports[self.ground.id] = {"x", "y", "rz*"}
@@ -276,6 +277,22 @@ class Model:
         body = RigidBody(node, m, J, c, len(self.rigid_bodies))
         self.rigid_bodies.append(body)
         return body
+
+    def add_modal_body(self, modal, at: Sequence[float] | None = None, angle: float = 0.0,
+                       name: str | None = None):
+        """Place a reduced body (``fembody.reduced.ModalBody``) in the model with its reference
+        node at ``at`` [m] (default: where it was in its template) and its frame turned by
+        ``angle`` [rad]. Returns a ``ModalBodyRef``: attach joints, loads and springs to its
+        ``.node``; ``.positions(result)`` gives the mesh motion."""
+        from .reduced.modal_body import ModalBody, ModalBodyRef
+        if not isinstance(modal, ModalBody):
+            raise ModelError(f"add_modal_body: expected a fembody.reduced.ModalBody, got "
+                             f"{type(modal).__name__}")
+        p = self._point(modal.origin if at is None else at, "add_modal_body")
+        node = self._new_node(p[0], p[1], name or modal.name)
+        ref = ModalBodyRef(node, modal, float(angle), len(self.modal_bodies))
+        self.modal_bodies.append(ref)
+        return ref
 
     def add_spring(self, a: NodeLike, b: PointLike, k: float, c: float = 0.0,
                    length: float | None = None) -> ElementRef:

@@ -105,6 +105,8 @@ class System:
             needs_rot.add(rb.node.id)
         for s in model.rotational_springs:
             needs_rot.update(n.id for n in s["nodes"])
+        for mb in model.modal_bodies:
+            needs_rot.add(mb.node.id)
         for load in model.loads:
             if load.kind == "torque" and load.node.id not in needs_rot:
                 raise ModelError(f"add_torque on {load.node}: the node has no rotation DOF (only "
@@ -118,6 +120,15 @@ class System:
             node_dofs[node.id, :k] = np.arange(count, count + k)
             count += k
         self.node_dofs = node_dofs
+        # modal bodies: their elastic coordinates follow the node DOFs
+        self.modal_dofs = []
+        self.extra_labels = {}
+        for mb in model.modal_bodies:
+            d = np.arange(count, count + mb.body.n)
+            self.modal_dofs.append(d)
+            for k, i in enumerate(d):
+                self.extra_labels[int(i)] = f"modal body '{mb.body.name}' eta_{k + 1}"
+            count += mb.body.n
         self.n_dof = count
         # q holds displacements and rotation increments: the state is exact to full relative
         # precision even for tiny strains far from the origin; X is the reference coordinate
@@ -149,7 +160,7 @@ class System:
         free_index = np.full(count, -1, dtype=np.int64)
         free_index[self.free] = np.arange(self.n_free)
         self.free_index = free_index
-        owner = np.empty((count, 2), dtype=np.int64)
+        owner = np.full((count, 2), -1, dtype=np.int64)
         for j in range(3):
             ok = node_dofs[:, j] >= 0
             owner[node_dofs[ok, j], 0] = np.flatnonzero(ok)
@@ -226,11 +237,14 @@ class System:
                                          [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
                                          labels=[f"rigid body {rb.index} on node {rb.node.id}"
                                                  for rb in rbs]))
+        for mb, md in zip(model.modal_bodies, self.modal_dofs):
+            from .reduced.modal_body import ModalBodyBlock
+            blocks.append(ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
+                                         beta=beta, label=f"modal body '{mb.body.name}'"))
         self.blocks = blocks
         self.stiffness_blocks = [b for b in blocks if hasattr(b, "forces")]
         self.mass_blocks = [b for b in blocks if b.mass() is not None]
-        self.nonlinear_inertia = [b for b in blocks if isinstance(b, RigidBodyBlock)
-                                  and not b.constant]
+        self.nonlinear_inertia = [b for b in blocks if getattr(b, "constant", True) is False]
 
     def _check_nodes(self, model: Model) -> None:
         has_mass = np.zeros(self.n_dof, dtype=bool)
@@ -715,6 +729,8 @@ class System:
 
     def dof_label(self, i: int) -> str:
         """Human-readable name of global DOF ``i``, e.g. "node 3 at (1, 0) rz"."""
+        if i in self.extra_labels:
+            return self.extra_labels[i]
         nid, j = self._dof_owner[i]
         return f"{self.model.nodes[nid]} {DOF_NAMES[j]}"
 

@@ -1,0 +1,375 @@
+"""Modal (floating-frame-of-reference) bodies reduced from fembody's own beam meshes.
+
+A body's motion is a rigid reference motion -- the position r and angle theta of a reference
+frame carried by a *reference node* -- plus N elastic modes in that frame:
+
+    node a:  x_a = r + A(theta) (s_a + Phi_a eta),   section angle theta + Phi^r_a eta.
+
+The modes Phi come from fembody's modal analysis of the body's own finite-element mesh, clamped at
+the reference node (``boundary="clamped"``) or free-free with the rigid modes dropped
+(``"free"``). The kinetic energy is the FE one, T = 1/2 x'^T M_FE x', written with inertia
+invariants computed once from the FE mass matrix (total mass, first moments s0 and S_Phi,
+J0, j1, M_tt, the skew Coriolis matrix G, rotary terms), so the reduced mass matrix M(q), the
+quadratic velocity forces and their exact tangents cost O(N^2) per evaluation. The elastic
+energy is 1/2 eta^T (Phi^T K_FE Phi) eta (linear, as classical floating-frame models).
+Optional centrifugal stiffening about an axis: the FE geometric stiffness of the axial force a
+unit spin rate produces, K_g = Phi^T K_G Phi, enters T as -1/2 theta'^2 eta^T K_g eta.
+
+In a Model the body is its reference node (x, y, rz DOFs: joints, loads and springs attach there
+as to any node) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the mesh.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ModelError
+
+S2 = np.array([[0.0, -1.0], [1.0, 0.0]])
+
+
+def _rot(t: float) -> np.ndarray:
+    c, s = math.cos(t), math.sin(t)
+    return np.array([[c, -s], [s, c]])
+
+
+@dataclass
+class ModalBody:
+    """Inertia and stiffness data of a reduced body (see the module docstring).
+
+    Build it with :meth:`from_body`; add it to a model with ``Model.add_modal_body``.
+    ``omega`` [rad/s]: natural frequencies of the kept modes (clamped or free-free).
+    """
+
+    name: str
+    s: np.ndarray            # (n_nodes, 2) node offsets from the reference node [m]
+    phi_t: np.ndarray        # (n_nodes, 2, N) translational mode components [m]
+    phi_r: np.ndarray        # (n_nodes, N) rotational mode components [rad]
+    Mt: np.ndarray           # (n_nodes, n_nodes) translational FE mass (isotropic blocks) [kg]
+    Mr: np.ndarray           # (n_nodes, n_nodes) rotary FE mass [kg m^2]
+    K: np.ndarray            # (N, N) modal stiffness [N/m]
+    omega: np.ndarray
+    boundary: str
+    origin: tuple = (0.0, 0.0)         # reference node position in the template [m]
+    Kg: np.ndarray | None = None       # (N, N) unit-rate centrifugal geometric stiffness
+    source: object = field(default=None, repr=False)   # (sub-system, beam block) for resultants
+
+    @property
+    def n(self) -> int:
+        return self.phi_t.shape[2]
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_body(cls, model, body, n_modes: int, *, boundary: str = "clamped",
+                  reference=None, stiffening_axis=None, name: str | None = None) -> "ModalBody":
+        """Reduce the beam ``body`` of ``model`` (left unchanged) to ``n_modes`` modes.
+
+        ``reference``: the node carrying the frame (default ``body.first``); ``boundary``:
+        "clamped" (modes of the body clamped at the reference node) or "free" (free-free modes,
+        rigid ones dropped); ``stiffening_axis``: a point (x, y) [m] in the reference
+        configuration about which the body spins, to add centrifugal stiffening (None: off).
+        """
+        from .. import Model
+        from ..solvers.modal import modes as fe_modes
+        where = f"ModalBody from '{getattr(body, 'name', body)}'"
+        if boundary not in ("clamped", "free"):
+            raise ModelError(f"{where}: boundary must be 'clamped' or 'free', got {boundary!r}")
+        elems = [e for e in body.elements if e.family == "beam"]
+        if not elems or len(elems) != len(body.elements):
+            raise ModelError(f"{where}: only bodies made of beam elements can be reduced")
+        ref = body.first if reference is None else model.node(reference, where)
+        if ref not in body.nodes:
+            raise ModelError(f"{where}: the reference node {ref} is not a node of the body")
+        def template():
+            sub = Model(name=f"{where} (template)")
+            nodes = {nd_.id: sub.add_node((nd_.x, nd_.y)) for nd_ in body.nodes}
+            for e in elems:
+                d = model.beams[e.index]
+                a, b = d["nodes"]
+                sub.add_beam(nodes[a.id], nodes[b.id], n=1, material=d["material"],
+                             section=d["section"], mass="lumped" if d["lumped"] else "consistent")
+            return sub, nodes
+        sub, nodes = template()
+        sys_free = sub.compile()
+        nd = sys_free.node_dofs[[nodes[x.id].id for x in body.nodes]]
+        n_free = sys_free.n_free
+        if not (isinstance(n_modes, (int, np.integer)) and 1 <= n_modes):
+            raise ModelError(f"{where}: n_modes must be a positive integer, got {n_modes!r}")
+        clamp, cnodes = template()     # same DOF numbering; only the supports differ
+        clamp.fix(cnodes[ref.id])
+        if boundary == "clamped":
+            if n_modes > n_free - 3:
+                raise ModelError(f"{where}: at most {n_free - 3} clamped modes exist, asked "
+                                 f"for {n_modes}")
+            md = fe_modes(clamp, n=n_modes)
+            V, omega = md.shapes, md.omega
+        else:
+            if n_modes > n_free - 3:
+                raise ModelError(f"{where}: at most {n_free - 3} elastic free-free modes exist, "
+                                 f"asked for {n_modes}")
+            md = fe_modes(sub, n=n_modes + 3)
+            if np.any(md.omega[:3] > 1e-4 * max(md.omega[3], 1e-300)):
+                raise ModelError(f"{where}: the free-free body does not show three rigid modes")
+            V, omega = md.shapes[:, 3:], md.omega[3:]
+        fr = sys_free.free                 # all but the template's ground node
+        M = np.zeros((sys_free.n_dof, sys_free.n_dof))
+        K = np.zeros_like(M)
+        M[np.ix_(fr, fr)] = sys_free.mass_matrix().toarray()
+        K[np.ix_(fr, fr)] = sys_free.stiffness_matrix().toarray()
+        Vf = V
+        t_idx, r_idx = nd[:, :2], nd[:, 2]
+        Mt = M[np.ix_(t_idx[:, 0], t_idx[:, 0])]
+        if (np.abs(M[np.ix_(t_idx[:, 0], t_idx[:, 1])]).max() > 1e-12 * np.abs(Mt).max() or
+                np.abs(Mt - M[np.ix_(t_idx[:, 1], t_idx[:, 1])]).max() > 1e-12 * np.abs(Mt).max()
+                or np.abs(M[np.ix_(t_idx.ravel(), r_idx)]).max() > 1e-12 * np.abs(Mt).max()):
+            raise ModelError(f"{where}: the FE mass matrix is not isotropic in translation and "
+                             "uncoupled from rotation; cannot form the inertia invariants")
+        Mr = M[np.ix_(r_idx, r_idx)]
+        X = np.array([[x.x, x.y] for x in body.nodes])
+        s = X - np.array([ref.x, ref.y])
+        phi_t = np.stack([Vf[t_idx[:, 0]], Vf[t_idx[:, 1]]], axis=1)
+        phi_r = Vf[r_idx]
+        Kred = Vf.T @ K @ Vf
+        Kred = 0.5 * (Kred + Kred.T)
+        Kg = None
+        if stiffening_axis is not None:
+            Kg = _centrifugal_geometric_stiffness(clamp, sys_free,
+                                                  np.asarray(stiffening_axis, float), Vf)
+        blk = sys_free.block("beam")
+        return cls(name or f"modal {body.name}", s, phi_t, phi_r, Mt, Mr, Kred, omega, boundary,
+                   (ref.x, ref.y), Kg, source=(sys_free, blk, nd))
+
+    # ------------------------------------------------------------------ invariants
+    def invariants(self, angle: float = 0.0) -> dict:
+        """Inertia invariants in the frame's reference orientation rotated by ``angle``."""
+        R = _rot(angle)
+        s = self.s @ R.T
+        pt = np.einsum("ij,ajn->ain", R, self.phi_t)
+        Mt, Mr = self.Mt, self.Mr
+        n = self.n
+        S0 = s.reshape(-1)                                  # (2 nn)
+        Pt = pt.reshape(-1, n)                              # (2 nn, N)
+        Mt2 = np.kron(Mt, np.eye(2))
+        P = np.kron(np.eye(len(s)), S2)
+        E = np.tile(np.eye(2), (len(s), 1))
+        e = E.T @ Mt2
+        one = np.ones(len(s))
+        inv = dict(
+            m=float(Mt.sum()), s0=e @ S0, SPhi=e @ Pt,
+            J0=float(S0 @ Mt2 @ S0 + one @ Mr @ one), j1=Pt.T @ Mt2 @ S0,
+            Mtt=Pt.T @ Mt2 @ Pt, Y0=(P @ S0) @ Mt2 @ Pt, jr=self.phi_r.T @ Mr @ one,
+            Gs=Pt.T @ Mt2 @ P @ Pt,
+            Mee=Pt.T @ Mt2 @ Pt + self.phi_r.T @ Mr @ self.phi_r)
+        return inv
+
+    def node_positions(self, r: np.ndarray, theta: np.ndarray, eta: np.ndarray,
+                       angle: float = 0.0) -> np.ndarray:
+        """Positions (n_states, n_nodes, 2) [m] of the mesh nodes for frame states."""
+        R0 = _rot(angle)
+        u = (self.s @ R0.T)[None] + np.einsum("ij,ajn,kn->kai", R0, self.phi_t, eta)
+        c, s_ = np.cos(theta), np.sin(theta)
+        x = c[:, None] * u[..., 0] - s_[:, None] * u[..., 1]
+        y = s_[:, None] * u[..., 0] + c[:, None] * u[..., 1]
+        return np.stack([x, y], axis=-1) + r[:, None, :]
+
+
+def _centrifugal_geometric_stiffness(clamp, sys_free, axis, Vf):
+    """K_g = Phi^T K_G(N) Phi for the axial forces N of a unit spin rate about ``axis``
+    (the body clamped at the reference node carries its own centrifugal load)."""
+    sysc = clamp.compile()
+    fr = sys_free.free
+    Mfull = sys_free.mass_matrix().toarray()
+    X = sysc.X
+    nd = sysc.node_dofs
+    rvec = np.zeros(sysc.n_dof)
+    rvec[nd[:, 0]] = X[nd[:, 0]] - axis[0]
+    rvec[nd[:, 1]] = X[nd[:, 1]] - axis[1]
+    rvec[nd[:, 2][nd[:, 2] >= 0]] = 0.0
+    # centrifugal load omega^2 M (x - axis) with omega = 1 rad/s on the clamped template
+    f = np.zeros(sysc.n_dof)
+    f[fr] = Mfull @ rvec[fr]
+    K = sysc.stiffness_matrix().toarray()
+    u = np.zeros(sysc.n_dof)
+    u[sysc.free] = np.linalg.solve(K, f[sysc.free])
+    blk = sysc.block("beam")
+    N = blk.resultants(u[blk.dofs])[:, 0]
+    KG = np.zeros((sys_free.n_dof, sys_free.n_dof))
+    for k in range(len(N)):
+        d = blk.dofs[k]
+        xa, xb = sysc.X[d[0:2]], sysc.X[d[3:5]]
+        L = float(np.hypot(*(xb - xa)))
+        t = (xb - xa) / L
+        Pn = np.eye(2) - np.outer(t, t)
+        ke = N[k] / L * np.kron(np.array([[1.0, -1.0], [-1.0, 1.0]]), Pn)
+        idx = np.r_[d[0:2], d[3:5]]
+        KG[np.ix_(idx, idx)] += ke
+    Kg = Vf.T @ KG @ Vf
+    return 0.5 * (Kg + Kg.T)
+
+
+class ModalBodyBlock:
+    """Element block of one modal body: DOFs [x, y, theta of the reference node, eta_1..N]."""
+
+    family = "modal body"
+    constant = False
+
+    def __init__(self, dofs: np.ndarray, body: ModalBody, angle: float, beta: float = 0.0,
+                 label: str = "modal body") -> None:
+        self.dofs = np.asarray(dofs, dtype=np.int64).reshape(1, -1)
+        self.body = body
+        self.angle = angle
+        iv = body.invariants(angle)
+        self.m, self.s0, self.SPhi = iv["m"], iv["s0"], iv["SPhi"]
+        self.J0, self.j1, self.Gs = iv["J0"], iv["j1"], iv["Gs"]
+        self.Mtt, self.Mee, self.cth = iv["Mtt"], iv["Mee"], iv["Y0"] + iv["jr"]
+        self.D = self.Mtt - (body.Kg if body.Kg is not None else 0.0)
+        self.K = body.K
+        self.Dd = beta * body.K if beta > 0.0 else None
+        self._label = label
+        self.n = body.n
+
+    def __len__(self) -> int:
+        return 1
+
+    def label(self, i: int) -> str:
+        return self._label
+
+    def mass(self):
+        return None
+
+    # ---- kinematics helpers
+    def _parts(self, x):
+        x = x[0]
+        th, eta = x[2], x[3:]
+        c, s = math.cos(th), math.sin(th)
+        A = np.array([[c, -s], [s, c]])
+        sx = self.s0 + self.SPhi @ eta
+        return A, th, eta, sx
+
+    def mass_at(self, x: np.ndarray) -> np.ndarray:
+        A, _, eta, sx = self._parts(x)
+        n = self.n
+        M = np.zeros((1, 3 + n, 3 + n))
+        m = M[0]
+        m[0, 0] = m[1, 1] = self.m
+        m[:2, 2] = m[2, :2] = A @ (S2 @ sx)
+        m[:2, 3:] = A @ self.SPhi
+        m[3:, :2] = m[:2, 3:].T
+        m[2, 2] = self.J0 + 2.0 * self.j1 @ eta + eta @ self.D @ eta
+        m[2, 3:] = m[3:, 2] = self.cth + self.Gs @ eta
+        m[3:, 3:] = self.Mee
+        return M
+
+    def inertial(self, x: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool):
+        """``M(x) a + h(x, v)`` and its exact derivatives d/dx, d/dv (see module docstring)."""
+        A, th, eta, sx = self._parts(x)
+        v, a = v[0], a[0]
+        n = self.n
+        ar, at, ae = a[:2], a[2], a[3:]
+        w, ed = v[2], v[3:]
+        SSP = S2 @ self.SPhi
+        g1 = self.j1 + self.D @ eta
+        b = A.T @ ar
+        wr = S2 @ sx * at + self.SPhi @ ae - w * w * sx + 2.0 * w * SSP @ ed
+        f = np.empty(3 + n)
+        f[:2] = self.m * ar + A @ wr
+        Jtt = self.J0 + 2.0 * self.j1 @ eta + eta @ self.D @ eta
+        Mte = self.cth + self.Gs @ eta
+        f[2] = (S2 @ sx) @ b + Jtt * at + Mte @ ae + 2.0 * w * g1 @ ed
+        f[3:] = self.SPhi.T @ b + Mte * at + self.Mee @ ae - w * w * g1 + 2.0 * w * self.Gs @ ed
+        if not tangent:
+            return f[None], None, None
+        K = np.zeros((3 + n, 3 + n))
+        C = np.zeros((3 + n, 3 + n))
+        K[:2, 2] = A @ (S2 @ wr)
+        K[:2, 3:] = A @ (SSP * at - w * w * self.SPhi)
+        K[2, 2] = -sx @ b
+        K[2, 3:] = SSP.T @ b + 2.0 * at * g1 + self.Gs.T @ ae + 2.0 * w * self.D @ ed
+        K[3:, 2] = -self.SPhi.T @ (S2 @ b)
+        K[3:, 3:] = self.Gs * at - w * w * self.D
+        C[:2, 2] = A @ (-2.0 * w * sx + 2.0 * SSP @ ed)
+        C[:2, 3:] = 2.0 * w * A @ SSP
+        C[2, 2] = 2.0 * g1 @ ed
+        C[2, 3:] = 2.0 * w * g1
+        C[3:, 2] = -2.0 * w * g1 + 2.0 * self.Gs @ ed
+        C[3:, 3:] = 2.0 * w * self.Gs
+        return f[None], K[None], C[None]
+
+    def gravity(self, x: np.ndarray, g: np.ndarray, tangent: bool):
+        A, th, eta, sx = self._parts(x)
+        n = self.n
+        f = np.zeros(3 + n)
+        f[:2] = self.m * g
+        f[2] = (A @ (S2 @ sx)) @ g
+        f[3:] = (A @ self.SPhi).T @ g
+        if not tangent:
+            return f[None], None
+        dK = np.zeros((3 + n, 3 + n))
+        dK[2, 2] = -(A @ sx) @ g
+        dK[2, 3:] = (A @ S2 @ self.SPhi).T @ g
+        dK[3:, 2] = (A @ S2 @ self.SPhi).T @ g
+        return f[None], dK[None]
+
+    def kinetic_energy(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return np.array([0.5 * v[0] @ self.mass_at(x)[0] @ v[0]])
+
+    def gravity_potential(self, x: np.ndarray, g: np.ndarray, x0: np.ndarray) -> np.ndarray:
+        A, _, _, sx = self._parts(x)
+        A0, _, _, sx0 = self._parts(x0)
+        return np.array([-(self.m * (x[0, :2] - x0[0, :2]) + A @ sx - A0 @ sx0) @ g])
+
+    # ---- elasticity
+    def forces(self, x: np.ndarray, v: np.ndarray | None, tangent: bool):
+        n = self.n
+        f = np.zeros((1, 3 + n))
+        eta = x[0, 3:]
+        f[0, 3:] = self.K @ eta
+        Kt = Ct = None
+        if tangent:
+            Kt = np.zeros((1, 3 + n, 3 + n))
+            Kt[0, 3:, 3:] = self.K
+        if self.Dd is not None and v is not None:
+            f[0, 3:] += self.Dd @ v[0, 3:]
+            if tangent:
+                Ct = np.zeros((1, 3 + n, 3 + n))
+                Ct[0, 3:, 3:] = self.Dd
+        return f, Kt, Ct
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        eta = x[0, 3:]
+        return np.array([0.5 * eta @ self.K @ eta])
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field."""
+        sys_free, blk, nd = self.body.source
+        eta = x[0, 3:]
+        q = np.zeros(sys_free.n_dof)
+        q[nd[:, 0]] = self.body.phi_t[:, 0] @ eta
+        q[nd[:, 1]] = self.body.phi_t[:, 1] @ eta
+        q[nd[:, 2]] = self.body.phi_r @ eta
+        return blk.resultants(q[blk.dofs])
+
+
+@dataclass
+class ModalBodyRef:
+    """A modal body placed in a Model: ``node`` (the reference node), ``body`` (ModalBody),
+    ``angle`` [rad] of its frame in the reference configuration, ``index`` among the model's
+    modal bodies."""
+
+    node: object
+    body: ModalBody
+    angle: float
+    index: int
+
+    def modal_coordinates(self, result) -> np.ndarray:
+        """eta (n_states, N) [m-normalised modal amplitudes]."""
+        d = result.system.modal_dofs[self.index]
+        return result.q[:, d]
+
+    def positions(self, result) -> np.ndarray:
+        """Mesh node positions (n_states, n_nodes, 2) [m] recovered from the modal state."""
+        r = result.position(self.node)
+        th = result.rotation(self.node)
+        return self.body.node_positions(r, th, self.modal_coordinates(result), self.angle)
