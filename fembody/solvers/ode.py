@@ -151,12 +151,13 @@ class RK4(_Explicit):
         return True, "ok"
 
 
-def gill_step(f, t: float, y: np.ndarray, h: float, reg: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
+def gill_step(f, t: float, y: np.ndarray, h: float, reg: np.ndarray,
+              f0: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One Runge-Kutta-Gill step of ``y' = f(t, y)`` from ``y`` with Gill's round-off register
-    ``reg`` (zeros at the start); returns the new state and register."""
+    ``reg`` (zeros at the start); ``f0`` is f(t, y) if known. Returns the new state and
+    register."""
     qr = reg
-    k = h * f(t, y)
+    k = h * (f(t, y) if f0 is None else f0)
     r = 0.5 * (k - 2.0 * qr)
     y = y + r
     qr = qr + 3.0 * r - 0.5 * k
@@ -217,7 +218,8 @@ class AdaptiveGill(Gill):
     rejections. ``max_step`` [s] caps them further.
 
     Counters: ``n_steps`` and ``n_rejected`` count internal steps; ``h_min``, ``h_max``,
-    ``h_last`` [s] describe the accepted ones. Each step costs 11 evaluations.
+    ``h_last`` [s] describe the accepted ones. Each step costs 11 evaluations of the
+    right-hand side, each rejected one 10 (plus one per grid point for the output state).
     """
 
     name = "gill-adaptive"
@@ -271,7 +273,7 @@ class AdaptiveGill(Gill):
         t, y, reg, t1 = self.t, self.x, self._reg, self.t + h
         if self._h is None:
             self._h = self._first_step(t, y, h)
-        f = self.ode
+        f, f0 = self.ode, None
         rejected_last = False
         while t1 - t > 1e-12 * h:
             H = min(self._h, self.max_step)
@@ -280,13 +282,15 @@ class AdaptiveGill(Gill):
                 H = t1 - t
             if H <= 1e-14 * max(abs(t), h):
                 return False, f"gill-adaptive: step size underflow at t = {t:.6g} s"
-            y_big, _ = gill_step(f, t, y, H, reg)
-            y_mid, reg_mid = gill_step(f, t, y, 0.5 * H, reg)
+            if f0 is None:                  # kept through rejections (same t, y)
+                f0 = f(t, y)
+            y_big, _ = gill_step(f, t, y, H, reg, f0)
+            y_mid, reg_mid = gill_step(f, t, y, 0.5 * H, reg, f0)
             y_new, reg_new = gill_step(f, t + 0.5 * H, y_mid, 0.5 * H, reg_mid)
             err = self._norm((y_new - y_big) / 15.0, y, y_new) \
                 if np.all(np.isfinite(y_new)) and np.all(np.isfinite(y_big)) else math.inf
             if err <= 1.0:
-                t, y, reg = (t1 if landing else t + H), y_new, reg_new
+                t, y, reg, f0 = (t1 if landing else t + H), y_new, reg_new, None
                 self.n_steps += 1
                 self.h_min, self.h_max, self.h_last = min(self.h_min, H), max(self.h_max, H), H
                 fac = self.max_factor if err == 0.0 else min(self.max_factor,
@@ -558,6 +562,10 @@ class BDF(_ODEIntegrator):
         nf = s.n_free
         Pq, Pv = past[:nf], past[nf:]
         qf = (_extrapolation(len(self._hist)) @ np.array(self._hist)[::-1])[:nf]  # predictor
+        if nf and float(np.max(np.abs(qf))) > 1e3 * s.length:
+            return None, (f"{self.name}: the solution has blown up at t = {t1:.6g} s (displacements "
+                          f"{np.max(np.abs(qf)):.3g} m); BDF of order >= 3 is not A-stable and lets "
+                          "undamped oscillations grow: use bdf2, damping, or generalized-alpha")
         lam = self.lam.copy()
         gam = 1.0 / c**2 + 2.0 * self.ode.alpha / c + self.ode.beta**2
         fresh = False
@@ -587,7 +595,7 @@ class BDF(_ODEIntegrator):
             # increment of x = (q, v): v moves by dq / c
             norm = float(np.max(np.abs(dq))) * max(1.0, 1.0 / c) if dq.size else 0.0
             if not math.isfinite(norm):
-                if refactor:
+                if refactor and np.all(np.isfinite(S)):    # (not an overflowing state)
                     self._diagnose_singular(S, ce, t1)
                 self._fac_c = None
                 return None, f"BDF Newton failed (singular iteration matrix) at t = {t1:.6g} s"
