@@ -316,3 +316,26 @@ def test_bdf2_runs_a_128_element_flexible_pendulum_and_agrees_with_generalized_a
     diff = np.abs(tips["bdf2", 1e-3] - tips["generalized-alpha", 1e-3]).max()
     assert diff <= est["bdf2"] + est["generalized-alpha"]
     assert np.abs(tips["bdf2", 5e-4] - tips["generalized-alpha", 5e-4]).max() < diff
+
+
+def test_bdf_of_order_three_lets_an_undamped_oscillation_grow():
+    """Why Table 3 uses BDF-2 on the flexible links: BDF-k for k >= 3 is only A(alpha)-stable,
+    and on the imaginary axis at h w = 1 its largest characteristic root is 1.0436 (k = 3);
+    BDF-2 (A-stable) has 0.9333. An undamped rotational oscillator (w = 100 rad/s, h = 0.01 s,
+    amplitude 1 rad) run through simulate decays (k = 2) or grows (k = 3) by those factors."""
+    from fembody.solvers.ode import bdf_coefficients
+    m = fb.Model()
+    rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
+    m.fix(rb.node, "x", "y")
+    m.add_rotational_spring(rb.node, k=1e4)
+    m.set_velocity(rb.node, (0.0, 0.0), omega=100.0)
+    roots, amp = {}, {}
+    for k in (2, 3):
+        a, b = bdf_coefficients(k)            # zeta^k (1 - b z) = sum_j a_j zeta^(k-1-j)
+        roots[k] = np.abs(np.roots(np.concatenate([[1.0 - b * 1j], -a]))).max()
+        res = fb.simulate(m, t_end=1.0, dt=0.01, method=f"bdf{k}")
+        amp[k] = np.abs(res.rotation(rb.node)[-20:]).max()
+    assert roots[2] == pytest.approx(0.933321, abs=1e-6)
+    assert roots[3] == pytest.approx(1.043587, abs=1e-6)
+    assert amp[2] < 1e-2                        # 0.9333^100 ~ 1e-3
+    assert amp[3] > 10.0                        # 1.0436^100 ~ 70
