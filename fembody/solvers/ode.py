@@ -31,7 +31,7 @@ import numpy as np
 from ..system import System
 from .dae import AugmentedODE, project
 from .linalg import saddle_solver
-from .newmark import Integrator
+from .newmark import GeneralizedAlpha, Integrator
 
 SQ = math.sqrt(0.5)
 
@@ -493,7 +493,6 @@ class BDF(_ODEIntegrator):
         self._explicit_h: float | None = None
         self.newton_solver = saddle_solver(system, options.get("linear_solver", "auto"))
         # the Newmark path's residual/tangent evaluation (needs only sys and the counters)
-        from .newmark import GeneralizedAlpha
         self._evaluate = GeneralizedAlpha._evaluate.__get__(self)
         self._diagnose_singular = GeneralizedAlpha._diagnose_singular.__get__(self)
 
