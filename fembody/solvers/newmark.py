@@ -463,7 +463,7 @@ def _method(method: str | type, options: dict) -> tuple[type, dict]:
         return METHODS[method], options
     from . import ode          # imported here: ode builds on this module
     if method in ("rk4", "gill", "treanor"):
-        return {"rk4": ode.RK4, "gill": ode.Gill, "treanor": ode.Treanor}[method], options
+        return ode.explicit_method(method, options)
     if method.startswith("bdf") and method[3:] in ("1", "2", "3", "4", "5", "6"):
         return ode.BDF, {**options, "k": int(method[3:])}
     if method.startswith("scipy:"):

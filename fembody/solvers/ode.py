@@ -6,8 +6,15 @@
   (1 + sqrt(1/2)) (the paper prints (1 - sqrt(1/2))); without the register the step reduces to
   y + k1/6 + (1 - sqrt(1/2)) k2/3 + (1 + sqrt(1/2)) k3/3 + k4/6, whose weights satisfy the four
   fourth-order conditions (a test checks them and the observed order).
+  ``method="gill", adaptive=True`` (options ``rtol``, ``atol``, ``safety``, ``min_factor``,
+  ``max_factor``, ``first_step``, ``max_step``): the variable-step Gill of paper 001's
+  Table 3, step size by step doubling (:class:`AdaptiveGill`); options go through
+  ``simulate`` the way ``rtol``/``atol`` go to the SciPy adapters.
 - ``"treanor"``: Treanor's method for systems with stiff components (exponential fitting).
-- ``"bdf1"`` .. ``"bdf6"``: Gear's backward differentiation formulas, fixed step.
+- ``"bdf1"`` .. ``"bdf6"``: Gear's backward differentiation formulas, fixed step, Newton on the
+  System's sparse M, C_T, K_T bordered by B (``jacobian="fd"``: dense finite differences).
+  Orders >= 3 are not A-stable (A(alpha) with alpha < 90 deg): undamped structural modes near
+  the imaginary axis grow (measured on the two-link manipulator); ``bdf2`` is the safe one.
 - ``"scipy:NAME"``: any of SciPy's ``solve_ivp`` methods (RK45, DOP853, Radau, BDF, LSODA) driven
   step by step with dense output at the grid points.
 
@@ -23,7 +30,8 @@ import numpy as np
 
 from ..system import System
 from .dae import AugmentedODE, project
-from .newmark import Integrator, log
+from .linalg import saddle_solver
+from .newmark import GeneralizedAlpha, Integrator, log
 
 SQ = math.sqrt(0.5)
 
@@ -49,6 +57,7 @@ class _ODEIntegrator(Integrator):
         q, v, _ = project(system, q, v, self.t, mass_weighted=mass_weighted)
         self.q, self.v = q, v
         self.n_projections = 0
+        self._ode_counted = 0
         self._finish_state()
 
     @property
@@ -81,10 +90,16 @@ class _ODEIntegrator(Integrator):
     def _projected(self) -> None:
         """Hook: the state was changed by a projection."""
 
+    def _count_rhs(self) -> None:
+        """Add the right-hand-side evaluations since the last call to ``n_residual`` (which
+        may also count other residuals, e.g. BDF's Newton)."""
+        self.n_residual += self.ode.n_eval - self._ode_counted
+        self._ode_counted = self.ode.n_eval
+
     def _finish_state(self) -> None:
         """Accelerations and multipliers consistent with the current state."""
         self.ode(self.t, self.x)
-        self.n_residual = self.ode.n_eval
+        self._count_rhs()
         self.qdd = self.ode.last_qdd
         self.a = self.qdd
         self.lam = self.ode.last_lam
@@ -144,6 +159,31 @@ class RK4(_Explicit):
         return True, "ok"
 
 
+def gill_step(f, t: float, y: np.ndarray, h: float, reg: np.ndarray,
+              f0: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One Runge-Kutta-Gill step of ``y' = f(t, y)`` from ``y`` with Gill's round-off register
+    ``reg`` (zeros at the start); ``f0`` is f(t, y) if known. Returns the new state and
+    register."""
+    qr = reg
+    k = h * (f(t, y) if f0 is None else f0)
+    r = 0.5 * (k - 2.0 * qr)
+    y = y + r
+    qr = qr + 3.0 * r - 0.5 * k
+    k = h * f(t + 0.5 * h, y)
+    r = (1.0 - SQ) * (k - qr)
+    y = y + r
+    qr = qr + 3.0 * r - (1.0 - SQ) * k
+    k = h * f(t + 0.5 * h, y)
+    r = (1.0 + SQ) * (k - qr)
+    y = y + r
+    qr = qr + 3.0 * r - (1.0 + SQ) * k
+    k = h * f(t + h, y)
+    r = (k - 2.0 * qr) / 6.0
+    y = y + r
+    qr = qr + 3.0 * r - 0.5 * k
+    return y, qr
+
+
 class Gill(_Explicit):
     """Runge-Kutta-Gill with Gill's round-off compensation (the register q carries the
     rounding error of each stage to the next step)."""
@@ -158,29 +198,137 @@ class Gill(_Explicit):
         self._reg[:] = 0.0
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
-        f, t, y = self.ode, self.t, self.x
-        qr = self._reg
-        k = h * f(t, y)
-        r = 0.5 * (k - 2.0 * qr)
-        y = y + r
-        qr = qr + 3.0 * r - 0.5 * k
-        k = h * f(t + 0.5 * h, y)
-        r = (1.0 - SQ) * (k - qr)
-        y = y + r
-        qr = qr + 3.0 * r - (1.0 - SQ) * k
-        k = h * f(t + 0.5 * h, y)
-        r = (1.0 + SQ) * (k - qr)
-        y = y + r
-        qr = qr + 3.0 * r - (1.0 + SQ) * k
-        k = h * f(t + h, y)
-        r = (k - 2.0 * qr) / 6.0
-        y = y + r
-        qr = qr + 3.0 * r - 0.5 * k
+        y, qr = gill_step(self.ode, self.t, self.x, h, self._reg)
         if not np.all(np.isfinite(y)):
-            return False, f"non-finite state at t = {t + h:.6g} s"
+            return False, f"non-finite state at t = {self.t + h:.6g} s"
         self._reg = qr
-        self._set_x(t + h, y)
+        self._set_x(self.t + h, y)
         return True, "ok"
+
+
+class AdaptiveGill(Gill):
+    """Variable-step Runge-Kutta-Gill (the variable-step method of paper 001's Table 3).
+
+    Gill's method has no embedded pair, so the local error is estimated the classical way, by
+    step doubling: one step of ``H`` and two of ``H/2`` from the same state; their difference
+    over 2^4 - 1 = 15 estimates the error of the two half steps (Hairer-Norsett-Wanner I,
+    II.4). The two half steps are kept (with their round-off register); no local
+    extrapolation, which would add a correction the register does not compensate. The error
+    norm is the RMS of ``err / (atol + rtol max(|y_n|, |y_n+1|))`` over the state (positions
+    [m, rad] and velocities); a step is accepted when it is <= 1, and the next step is
+    ``H * clip(safety * err^(-1/5), min_factor, max_factor)`` (no growth right after a
+    rejection). Steps are clipped to land on the output grid of :func:`simulate` (the same
+    ``step(h)`` contract as the SciPy adapters); projection (if any) happens there.
+
+    On finite-element models the internal steps are capped at ``2 * 2.8 / w_max`` (``w_max``
+    the Irons bound of :func:`highest_frequency`): the kept solution is two half steps, each
+    inside the explicit stability limit, which the error test alone would only find by
+    rejections. ``max_step`` [s] caps them further.
+
+    Counters: ``n_steps`` and ``n_rejected`` count internal steps; ``h_min``, ``h_max``,
+    ``h_last`` [s] describe the accepted ones. Each step costs 11 evaluations of the
+    right-hand side, each rejected one 10 (plus one per grid point for the output state).
+    """
+
+    name = "gill-adaptive"
+
+    def __init__(self, system: System, rtol: float = 1e-6, atol: float = 1e-9,
+                 safety: float = 0.9, min_factor: float = 0.2, max_factor: float = 5.0,
+                 first_step: float | None = None, max_step: float = math.inf,
+                 **options) -> None:
+        if not (rtol > 0 and atol >= 0):
+            raise ValueError(f"gill-adaptive: need rtol > 0 and atol >= 0, got {rtol}, {atol}")
+        if not 0 < min_factor < 1 < max_factor or not 0 < safety < 1:
+            raise ValueError("gill-adaptive: need 0 < min_factor < 1 < max_factor and "
+                             "0 < safety < 1")
+        super().__init__(system, **options)
+        self.rtol, self.atol = float(rtol), float(atol)
+        self.safety, self.min_factor, self.max_factor = safety, min_factor, max_factor
+        w_max, _ = highest_frequency(system)
+        cap = 2.0 * self.stability / w_max if w_max > 0 else math.inf
+        self.max_step = min(float(max_step), cap)
+        self._h = first_step
+        self.h_min, self.h_max, self.h_last = math.inf, 0.0, math.nan
+
+    @property
+    def counters(self) -> dict:
+        return {**super().counters, "h_min": self.h_min, "h_max": self.h_max}
+
+    def step(self, h: float) -> tuple[bool, str]:
+        # no stability refusal: the grid step h only sets where output is produced
+        ok, msg = self._step_impl(h)
+        if not ok:
+            self.n_rejected += 1
+        return ok, msg
+
+    def _norm(self, e: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> float:
+        w = self.atol + self.rtol * np.maximum(np.abs(y0), np.abs(y1))
+        return float(np.sqrt(np.mean((e / w) ** 2))) if e.size else 0.0
+
+    def _first_step(self, t: float, y: np.ndarray, span: float) -> float:
+        """Initial step (Hairer-Norsett-Wanner I, II.4, as SciPy's select_initial_step)."""
+        f0 = self.ode(t, y)
+        d0, d1 = self._norm(y, y, y), self._norm(f0, y, y)
+        h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+        h0 = min(h0, span, self.max_step)
+        f1 = self.ode(t + h0, y + h0 * f0)
+        d2 = self._norm(f1 - f0, y, y) / h0
+        h1 = (max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15
+              else (0.01 / max(d1, d2)) ** 0.2)
+        return min(100.0 * h0, h1, self.max_step)
+
+    def _step_impl(self, h: float) -> tuple[bool, str]:
+        t, y, reg, t1 = self.t, self.x, self._reg, self.t + h
+        if self._h is None:
+            self._h = self._first_step(t, y, h)
+        f, f0 = self.ode, None
+        rejected_last = False
+        while t1 - t > 1e-12 * h:
+            H = min(self._h, self.max_step)
+            landing = H >= t1 - t
+            if landing:
+                H = t1 - t
+            if H <= 1e-14 * max(abs(t), h):
+                return False, f"gill-adaptive: step size underflow at t = {t:.6g} s"
+            if f0 is None:                  # kept through rejections (same t, y)
+                f0 = f(t, y)
+            y_big, _ = gill_step(f, t, y, H, reg, f0)
+            y_mid, reg_mid = gill_step(f, t, y, 0.5 * H, reg, f0)
+            y_new, reg_new = gill_step(f, t + 0.5 * H, y_mid, 0.5 * H, reg_mid)
+            err = self._norm((y_new - y_big) / 15.0, y, y_new) \
+                if np.all(np.isfinite(y_new)) and np.all(np.isfinite(y_big)) else math.inf
+            if err <= 1.0:
+                t, y, reg, f0 = (t1 if landing else t + H), y_new, reg_new, None
+                self.n_steps += 1
+                self.h_min, self.h_max, self.h_last = min(self.h_min, H), max(self.h_max, H), H
+                fac = self.max_factor if err == 0.0 else min(self.max_factor,
+                                                             self.safety * err ** -0.2)
+                if rejected_last:
+                    fac = min(fac, 1.0)
+                # a step shortened to land on the grid says little about the next one
+                self._h = max(self._h, H * fac) if landing else H * fac
+                rejected_last = False
+            else:
+                self.n_rejected += 1
+                fac = self.min_factor if not math.isfinite(err) else max(
+                    self.min_factor, self.safety * err ** -0.2)
+                self._h = H * fac
+                rejected_last = True
+        self._reg = reg
+        self._set_x(t1, y)
+        return True, "ok"
+
+
+def explicit_method(name: str, options: dict) -> tuple[type, dict]:
+    """The class of 'rk4', 'gill' or 'treanor' (``adaptive=True``: the variable-step Gill)."""
+    options = dict(options)
+    adaptive = options.pop("adaptive", False)
+    if adaptive:
+        if name != "gill":
+            raise ValueError(f"simulate: adaptive=True is available for method='gill' (step "
+                             f"doubling) and the 'scipy:NAME' methods, not for {name!r}")
+        return AdaptiveGill, options
+    return {"rk4": RK4, "gill": Gill, "treanor": Treanor}[name], options
 
 
 class ScipyIVP(_ODEIntegrator):
@@ -294,48 +442,194 @@ def rk4_solve(f, t0: float, y0: np.ndarray, h: float, n: int) -> np.ndarray:
     return np.array(ys)
 
 
+def _extrapolation(m: int) -> np.ndarray:
+    """Weights e_j of the polynomial through m equally spaced past values y_{n-j}
+    (j = 0..m-1) evaluated one step ahead: y_{n+1} ~ sum_j e_j y_{n-j}."""
+    return np.array([math.prod((1.0 + i) / (i - j) for i in range(m) if i != j)
+                     for j in range(m)])
+
+
 class BDF(_ODEIntegrator):
-    """Gear's BDF of order ``k`` (1..6) on the augmented ODE, fixed step; the first k - 1 steps
-    (and the first after a projection or a step change) are RK4 steps; Newton on the implicit
-    stage with a finite-difference Jacobian of the index-1 right-hand side (dense: meant for
-    models up to a few hundred DOFs)."""
+    """Gear's BDF of order ``k`` (1..6) on the augmented ODE, fixed step.
+
+    ``jacobian="sparse"`` (default): Newton in second-order form. With ``c = h b`` the stage
+    ``x_{n+1} = sum_j a_j x_{n-j} + c f(x_{n+1})`` is, for ``x = (q, v)``,
+    ``v = (q - P_q)/c``, ``q'' = (v - P_v)/c``, and the unknowns are ``q`` and the
+    multipliers: the residual of the equations of motion ``r = f_ext - f_int - f_inertia -
+    B^T lam`` and the Baumgarte acceleration constraint
+    ``c_a = B q'' + q'^T H q' + phi_tt + 2 alpha phi' + beta^2 phi`` vanish. The iteration
+    matrix is the System's sparse ``S = K_T + C_T / c + M / c^2`` (with the load, inertial
+    and constraint geometric stiffness, as the Newmark path) bordered by ``B``, the
+    constraint row taken as ``(1/c^2 + 2 alpha / c + beta^2) B`` (the terms of ``dB/dq``
+    times q'', v are O(1) against O(1/c^2) and only slow the iteration), factorised with
+    the project's saddle-point solver. Simplified Newton: the factorisation is kept across
+    iterations and steps (same h) and refreshed at the current iterate when an iteration
+    contracts by less than ``refactor_rate``, as SciPy's BDF does. The solution is the same
+    BDF solution as with the exact Jacobian, to ``tol``.
+
+    ``jacobian="fd"``: Newton on the first-order state with a dense finite-difference
+    Jacobian of the index-1 right-hand side (models up to a few hundred DOFs; kept as the
+    independent check of the sparse one).
+
+    Start (and restart after a projection or a step change): RK4 steps while they are
+    stable (``h w_max <= 2.8``, ``w_max`` the Irons bound of :func:`highest_frequency`: RK4's
+    local error h^5 keeps the order up to 4), else implicit BDF steps of rising order
+    1, 2, .., k (stable on stiff finite-element models; the first steps' O(h^2), O(h^3)
+    local errors then cap the global order at 2 for k > 2 on such models)."""
 
     def __init__(self, system: System, k: int = 2, tol: float = 1e-10, max_iter: int = 20,
-                 **options) -> None:
+                 jacobian: str = "sparse", refactor_rate: float = 0.3, **options) -> None:
+        if jacobian not in ("sparse", "fd"):
+            raise ValueError(f"BDF jacobian must be 'sparse' or 'fd', got {jacobian!r}")
         self._ca, self._cb = bdf_coefficients(k)      # (self.a is the acceleration state)
+        self._newton_state = None
         super().__init__(system, **options)
         self.k, self.tol, self.max_iter = k, tol, max_iter
+        self.jacobian, self.refactor_rate = jacobian, refactor_rate
         self.name = f"bdf{k}"
         self._hist: list[np.ndarray] = [self.x]
         self._h = None
+        self._restart = False
+        self._fac_c: float | None = None      # c = h b of the current factorisation
+        self._explicit_h: float | None = None
+        self.newton_solver = saddle_solver(system, options.get("linear_solver", "auto"))
+        # the Newmark path's residual/tangent evaluation (needs only sys and the counters)
+        self._evaluate = GeneralizedAlpha._evaluate.__get__(self)
+        self._diagnose_singular = GeneralizedAlpha._diagnose_singular.__get__(self)
+
+    @property
+    def n_factor(self) -> int:
+        return self.solver.n_factor + self.newton_solver.n_factor
+
+    @property
+    def n_solve(self) -> int:
+        return self.solver.n_solve + self.newton_solver.n_solve
 
     def _projected(self) -> None:
         self._restart = True                 # the state jumped: rebuild the history
+        self._newton_state = None
+
+    def _finish_state(self) -> None:
+        if self._newton_state is None:
+            super()._finish_state()
+            return
+        # Newton already solved the index-1 equations at this state (to tol)
+        self._count_rhs()
+        a, self.lam = self._newton_state
+        self.qdd = self.sys.expand(a)
+        self.a = self.qdd
+        self.last = None
+        self._newton_state = None
+
+    def _rk4_stable(self, h: float) -> bool:
+        if self._explicit_h is None:
+            w, _ = highest_frequency(self.sys)
+            self._explicit_h = 2.8 / w if w > 0 else math.inf
+        return h <= self._explicit_h
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
-        if self._h != h or getattr(self, "_restart", False):
+        # simulate lands on its grid with steps that differ from dt in the last bits: the
+        # same step for BDF (a restart there cost a third of the steps an RK4 start)
+        if self._h is None or abs(h - self._h) > 1e-9 * self._h or self._restart:
             self._hist, self._h, self._restart = [self.x], h, False
         t1 = self.t + h
-        if len(self._hist) < self.k:
+        order = min(len(self._hist), self.k)
+        if order < self.k and self._rk4_stable(h):
             y = rk4_solve(self.ode, self.t, self._hist[-1], h, 1)[-1]
         else:
-            past = sum(self._ca[j] * self._hist[-1 - j] for j in range(self.k))
-            y = self._hist[-1].copy()
-            G = np.eye(len(y)) - h * self._cb * _fd_jacobian(self.ode, t1, y)
-            for _ in range(self.max_iter):
-                dy = np.linalg.solve(G, -(y - past - h * self._cb * self.ode(t1, y)))
-                if not np.all(np.isfinite(dy)):
-                    return False, f"BDF Newton failed at t = {t1:.6g} s"
-                y = y + dy
-                if np.max(np.abs(dy)) <= self.tol * (1.0 + np.max(np.abs(y))):
-                    break
-            else:
-                return False, f"BDF Newton did not converge at t = {t1:.6g} s"
+            a, b = (self._ca, self._cb) if order == self.k else bdf_coefficients(order)
+            past = sum(a[j] * self._hist[-1 - j] for j in range(order))
+            newton = self._newton_sparse if self.jacobian == "sparse" else self._newton_fd
+            y, msg = newton(past, h * b, t1)
+            if y is None:
+                return False, msg
         if not np.all(np.isfinite(y)):
+            self._newton_state = None
             return False, f"non-finite state at t = {t1:.6g} s"
-        self._hist = (self._hist + [y])[-self.k:]
+        self._hist = (self._hist + [y])[-self.k - 1:]    # k + 1 for the predictor
         self._set_x(t1, y)
         return True, "ok"
+
+    def _newton_fd(self, past: np.ndarray, c: float, t1: float):
+        y = self._hist[-1].copy()
+        self.n_tangent += 1
+        G = np.eye(len(y)) - c * _fd_jacobian(self.ode, t1, y)
+        for _ in range(self.max_iter):
+            dy = np.linalg.solve(G, -(y - past - c * self.ode(t1, y)))
+            self.n_newton += 1
+            if not np.all(np.isfinite(dy)):
+                return None, f"BDF Newton failed at t = {t1:.6g} s"
+            y = y + dy
+            if np.max(np.abs(dy)) <= self.tol * (1.0 + np.max(np.abs(y))):
+                return y, "ok"
+        return None, f"BDF Newton did not converge at t = {t1:.6g} s"
+
+    def _newton_sparse(self, past: np.ndarray, c: float, t1: float):
+        s = self.sys
+        nf = s.n_free
+        Pq, Pv = past[:nf], past[nf:]
+        qf = (_extrapolation(len(self._hist)) @ np.array(self._hist)[::-1])[:nf]  # predictor
+        lam = self.lam.copy()
+        gam = 1.0 / c**2 + 2.0 * self.ode.alpha / c + self.ode.beta**2
+        fresh = False
+        prev = None
+        for it in range(self.max_iter):
+            vf = (qf - Pq) / c
+            af = (vf - Pv) / c
+            q, v, acc = s.expand(qf), s.expand(vf), s.expand(af)
+            refactor = self._fac_c is None or abs(c - self._fac_c) > 1e-9 * c
+            r, ce, _, mats = self._evaluate(q, v, acc, lam, t1, refactor)
+            ca = np.zeros(0)
+            if s.n_con:
+                phi_t, phi_tt = s.constraint_rates(t1)
+                B = s.B_matrix(ce.Bdata)
+                ca = (B @ af + s.constraint_curvature(q, v, t1) + phi_tt
+                      + 2.0 * self.ode.alpha * (B @ vf + phi_t) + self.ode.beta**2 * ce.phi)
+            if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ca))):
+                self._fac_c = None
+                return None, f"BDF: non-finite residual at t = {t1:.6g} s"
+            if refactor:
+                K, C, M = mats
+                S = K + M / c**2 if C is None else K + C / c + M / c**2
+                self.newton_solver.factorize(S, ce.Bdata)
+                self._fac_c, fresh = c, True
+            dq, dlam = self.newton_solver.solve(r, -ca / gam)
+            self.n_newton += 1
+            # increment of x = (q, v): v moves by dq / c
+            norm = float(np.max(np.abs(dq))) * max(1.0, 1.0 / c) if dq.size else 0.0
+            if not math.isfinite(norm):
+                self._fac_c = None
+                big = float(np.max(np.abs(self.q))) if nf else 0.0
+                if big > 1e3 * max(s.length, 1.0):
+                    hint = ("; BDF of order >= 3 is not A-stable and lets undamped oscillations "
+                            "grow: use bdf2, damping or generalized-alpha" if self.k >= 3 else "")
+                    return None, (f"{self.name}: the solution has blown up before t = {t1:.6g} s "
+                                  f"(displacements {big:.3g}){hint}")
+                if refactor and np.all(np.isfinite(S)):
+                    self._diagnose_singular(S, ce, t1)
+                return None, f"BDF Newton failed (singular iteration matrix) at t = {t1:.6g} s"
+            qf = qf + dq
+            lam = lam + dlam
+            vf = (qf - Pq) / c
+            size = max(float(np.max(np.abs(qf))), float(np.max(np.abs(vf)))) if nf else 0.0
+            rate = norm / prev if prev else None
+            prev = norm
+            # error of the iterate: the increment, or rate/(1 - rate) of it once the (linear)
+            # contraction rate of the simplified iteration is known (Hairer-Wanner II, IV.8)
+            est = norm if rate is None or rate >= 1.0 else norm * rate / (1.0 - rate)
+            if est <= self.tol * (1.0 + size):
+                self._newton_state = ((vf - Pv) / c, lam)
+                self.last_iterations = it + 1
+                return np.concatenate([qf, vf]), "ok"
+            rate = 0.0 if rate is None else rate
+            if rate > 1.0 and fresh:
+                self._fac_c = None
+                return None, f"BDF Newton diverged at t = {t1:.6g} s"
+            if rate > self.refactor_rate:
+                self._fac_c = None           # slow: a new tangent at the current iterate
+                prev = None
+        self._fac_c = None
+        return None, f"BDF Newton did not converge in {self.max_iter} iterations at t = {t1:.6g} s"
 
 
 # ------------------------------------------------------------------------------- Treanor
