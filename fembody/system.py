@@ -393,6 +393,8 @@ class System:
                     if i < 0:
                         raise ModelError(f"{where}: {j.node} has no DOF {dn!r}")
                     groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, None))
+            elif getattr(j, "kind", "") == "ModalPin":
+                groups.setdefault("modal", []).append(j)
             else:  # pragma: no cover - guarded by Model.add_joint
                 raise ModelError(f"{where}: unsupported joint type")
         blocks = []
@@ -419,6 +421,8 @@ class System:
             blocks.append(LinearBlock(np.array([e[1] for e in g]), own(g),
                                       np.array([e[2] for e in g]), np.array([e[3] for e in g]),
                                       [e[4] for e in g]))
+        for j in groups.get("modal", []):
+            blocks.append(self._modal_pin_block(j))
         row = 0
         joint_rows: dict[int, list] = {j.index: [] for j in model.joints}
         for blk in blocks:
@@ -439,6 +443,37 @@ class System:
         for k, v in self.joint_rows.items():
             self.row_joint[v] = k
         self.rheonomic = any(b.rheonomic for b in blocks)
+
+    def _modal_pin_block(self, j):
+        """One ModalPin as a block (rows depend on the body's number of modes)."""
+        from .reduced.modal_body import ModalPinBlock, _rot
+        ref, mb = j.body, j.body.body
+        where = j.label
+        if j.node is None or j.node is self.model.ground:
+            od = np.array([-1, -1, -1])
+            if j.rotation:
+                raise ModelError(f"{where}: a rotation lock to the ground is a weld; use a "
+                                 "Support or fix on the reference node instead")
+        else:
+            od = self.node_dofs[j.node.id].copy()
+            if j.rotation and od[2] < 0:
+                raise ModelError(f"{where}: {j.node} has no rotation DOF to lock")
+        R0 = _rot(ref.angle)
+        a = j.point
+        s_a = R0 @ mb.s[a]
+        p_a = np.array([ref.node.x, ref.node.y]) + s_a
+        if j.node is not None and j.node is not self.model.ground:
+            gap = np.hypot(j.node.x - p_a[0], j.node.y - p_a[1])
+            if gap > 1e-9 * max(1.0, self.length):
+                raise ModelError(f"{where}: {j.node} is at ({j.node.x:g}, {j.node.y:g}) but mesh "
+                                 f"point {a} of '{mb.name}' is at ({p_a[0]:g}, {p_a[1]:g}); "
+                                 "place the node on the point")
+        dofs = np.r_[od, self.node_dofs[ref.node.id], self.modal_dofs[ref.index]]
+        blk = ModalPinBlock(dofs[None], [j.index], s_a[None], (R0 @ mb.phi_t[a])[None],
+                            mb.phi_r[a][None], j.rotation)
+        if j.node is None or j.node is self.model.ground:
+            blk.ground_point = p_a
+        return blk
 
     def _joint_free_index(self, blk) -> np.ndarray:
         return np.where(blk.mask, self.free_index[np.where(blk.mask, blk.dofs, 0)], -1)

@@ -53,6 +53,7 @@ class ModalBody:
     omega: np.ndarray
     boundary: str
     origin: tuple = (0.0, 0.0)         # reference node position in the template [m]
+    node_ids: tuple = ()               # ids of the template body's nodes, in mesh order
     Kg: np.ndarray | None = None       # (N, N) unit-rate centrifugal geometric stiffness
     source: object = field(default=None, repr=False)   # (sub-system, beam block) for resultants
 
@@ -139,7 +140,8 @@ class ModalBody:
                                                   np.asarray(stiffening_axis, float), Vf)
         blk = sys_free.block("beam")
         return cls(name or f"modal {body.name}", s, phi_t, phi_r, Mt, Mr, Kred, omega, boundary,
-                   (ref.x, ref.y), Kg, source=(sys_free, blk, nd))
+                   (ref.x, ref.y), tuple(x.id for x in body.nodes), Kg,
+                   source=(sys_free, blk, nd))
 
     # ------------------------------------------------------------------ invariants
     def invariants(self, angle: float = 0.0) -> dict:
@@ -163,6 +165,19 @@ class ModalBody:
             Gs=Pt.T @ Mt2 @ P @ Pt,
             Mee=Pt.T @ Mt2 @ Pt + self.phi_r.T @ Mr @ self.phi_r)
         return inv
+
+    def point_index(self, point) -> int:
+        """Index in the mesh of ``point``: an index, or a node of the template body."""
+        if isinstance(point, (int, np.integer)):
+            if not 0 <= point < len(self.s):
+                raise ModelError(f"{self.name}: mesh node index {point} out of range "
+                                 f"0..{len(self.s) - 1}")
+            return int(point)
+        pid = getattr(point, "id", None)
+        if pid is None or pid not in self.node_ids:
+            raise ModelError(f"{self.name}: {point!r} is not a node of the reduced body's mesh "
+                             "(give a node of the template body or its index)")
+        return self.node_ids.index(pid)
 
     def node_positions(self, r: np.ndarray, theta: np.ndarray, eta: np.ndarray,
                        angle: float = 0.0) -> np.ndarray:
@@ -373,3 +388,97 @@ class ModalBodyRef:
         r = result.position(self.node)
         th = result.rotation(self.node)
         return self.body.node_positions(r, th, self.modal_coordinates(result), self.angle)
+
+
+class ModalPinBlock:
+    """Joint block: mesh point a of a modal body coincides with node o (and, with
+    ``rotation``, their rotations stay equal). x = (x_o, y_o, th_o, r_x, r_y, th, eta_1..N);
+    phi = p_o - r - A(th) u_a, u_a = s_a + Phi_a eta (placed frame)."""
+
+    rheonomic = False
+    reaction_factor = -1.0
+    linear = False
+
+    def __init__(self, dofs, owner, s, phi_t, phi_r, rotation: bool) -> None:
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.mask = self.dofs >= 0
+        self.owner = np.asarray(owner, dtype=np.int64)
+        self.m = 3 if rotation else 2
+        self.s, self.phi_t, self.phi_r = s, phi_t, phi_r     # (n, 2), (n, 2, N), (n, N)
+        self.rotation = rotation
+        self.ground_point = None        # fixed point (2,) when attached to the ground
+        self._safe_dofs = None
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def gather(self, q: np.ndarray) -> np.ndarray:
+        if self._safe_dofs is None:
+            self._safe_dofs = np.where(self.mask, self.dofs, 0)
+            self._fmask = self.mask.astype(float)
+        x = (q[self._safe_dofs] + self.X) * self._fmask
+        if self.ground_point is not None:
+            x[:, 0:2] += self.ground_point
+        return x
+
+    def evaluate(self, x, t, hessian):
+        n, k = x.shape
+        eta = x[:, 6:]
+        th = x[:, 5]
+        c, s_ = np.cos(th), np.sin(th)
+        u = self.s + np.einsum("nij,nj->ni", self.phi_t, eta)
+        Au = np.column_stack([c * u[:, 0] - s_ * u[:, 1], s_ * u[:, 0] + c * u[:, 1]])
+        APhi = np.stack([c[:, None] * self.phi_t[:, 0] - s_[:, None] * self.phi_t[:, 1],
+                         s_[:, None] * self.phi_t[:, 0] + c[:, None] * self.phi_t[:, 1]], axis=1)
+        SAu = np.column_stack([-Au[:, 1], Au[:, 0]])
+        SAPhi = np.stack([-APhi[:, 1], APhi[:, 0]], axis=1)
+        phi = np.empty((n, self.m))
+        phi[:, :2] = x[:, 0:2] - x[:, 3:5] - Au
+        B = np.zeros((n, self.m, k))
+        B[:, 0, 0] = B[:, 1, 1] = 1.0
+        B[:, 0, 3] = B[:, 1, 4] = -1.0
+        B[:, :2, 5] = -SAu
+        B[:, :2, 6:] = -APhi
+        if self.rotation:
+            phi[:, 2] = x[:, 2] - x[:, 5] - np.einsum("nj,nj->n", self.phi_r, eta)
+            B[:, 2, 2], B[:, 2, 5] = 1.0, -1.0
+            B[:, 2, 6:] = -self.phi_r
+        H = None
+        if hessian:
+            H = np.zeros((n, self.m, k, k))
+            H[:, :2, 5, 5] = Au
+            H[:, :2, 5, 6:] = -SAPhi
+            H[:, :2, 6:, 5] = -SAPhi
+        return phi, B, H
+
+
+def _modal_pin_class():
+    from ..joints.joints import Joint
+
+    class ModalPin(Joint):
+        """Attach mesh point ``point`` (index or template node) of the modal body ``body`` (a
+        ``ModalBodyRef``) to ``node`` (or ``model.ground``): coincident positions, and equal
+        rotation increments with ``rotation=True``. Reaction: the force (Fx, Fy) [N] (and Mz)
+        on ``node``."""
+
+        kind = "ModalPin"
+
+        def __init__(self, body, point, node, rotation: bool = False,
+                     name: str | None = None) -> None:
+            if not isinstance(body, ModalBodyRef):
+                raise ModelError(f"ModalPin: body must be the ModalBodyRef returned by "
+                                 f"Model.add_modal_body, got {type(body).__name__}")
+            self.body, self.node, self.rotation, self.name = body, node, bool(rotation), name
+            self.point = body.body.point_index(point)
+
+        @property
+        def n_rows(self) -> int:
+            return 3 if self.rotation else 2
+
+        def nodes(self):
+            return (self.body.node, self.node)
+
+    return ModalPin
+
+
+ModalPin = _modal_pin_class()
