@@ -15,7 +15,11 @@ is the same flow as S grad(H - tau theta) with the canonical S = [[0, I], [-I, 0
 
 A degenerate increment (z1_i == z0_i, or so close that the quotient would be dominated by the
 cancellation error eps |H| / |dz_i|) uses the partial derivative at the coordinate's midpoint,
-whose error O(dz_i^3) is far below round-off there.
+whose error O(dz_i^3) is far below round-off there. A system may provide
+``flow_difference(za, zb)`` = H(zb) - H(za) in a cancellation-free form (HubBeam does); the
+quotients then stay exact for any increment, which is what keeps I_N to ~1e-12 over 400,000
+steps of a fast-spinning hub (with plain differences of H ~ 70 J the quotient noise left a
+1.2e-9 drift).
 """
 from __future__ import annotations
 
@@ -63,11 +67,13 @@ class _Problem:
     """H, grad H and S from a system object or plain callables, with evaluation counters."""
 
     def __init__(self, system, dim: int, grad, structure) -> None:
+        self._dH = None
         if callable(system) and not hasattr(system, "flow_hamiltonian"):
             self._H, self._g = system, grad
         elif hasattr(system, "flow_hamiltonian"):
             self._H = system.flow_hamiltonian
             self._g = grad or getattr(system, "flow_gradient", None)
+            self._dH = getattr(system, "flow_difference", None)
             structure = structure if structure is not None else getattr(system, "structure", None)
         else:
             raise ModelError("integrate_hamiltonian: pass a callable H(z) or an object with "
@@ -116,6 +122,20 @@ def _itoh_abe(P: _Problem, z0: np.ndarray, z1: np.ndarray, order) -> np.ndarray:
     """Coordinate-increment discrete gradient, coordinates replaced in ``order``."""
     g = np.empty(len(z0))
     w = z0.copy()
+    if P._dH is not None:
+        # exact differences from the system: no cancellation, quotients accurate to round-off
+        for i in order:
+            dz = z1[i] - z0[i]
+            if dz == 0.0:
+                wm = w.copy()
+                g[i] = P.grad(wm)[i]
+                continue
+            wn = w.copy()
+            wn[i] = z1[i]
+            P.nH += 1
+            g[i] = P._dH(w, wn) / dz
+            w = wn
+        return g
     Hprev = P.H(w)
     for i in order:
         dz = z1[i] - z0[i]

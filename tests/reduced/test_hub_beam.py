@@ -81,6 +81,17 @@ def test_discrete_gradient_conserves_noether_quantity_on_paper_case():
     assert np.abs(hb.tip_deflection(dg.z[::40]) - hb.tip_deflection(mp.z)).max() < 2e-2
 
 
+def test_flow_difference_is_the_difference_of_the_flow_hamiltonian():
+    rng = np.random.default_rng(0)
+    for hb in (HubBeam.paper(), HubBeam(l=2.0, kappa=0.216, EI=1.869, R=0.1, J=0.025, tau=0.1,
+                                        modes=3, stiffening=True)):
+        for _ in range(5):
+            za = rng.normal(size=hb.dim)
+            zb = za + 0.3 * rng.normal(size=hb.dim)
+            exact = hb.flow_hamiltonian(zb) - hb.flow_hamiltonian(za)
+            assert hb.flow_difference(za, zb) == pytest.approx(exact, rel=1e-12, abs=1e-13)
+
+
 def test_angular_momentum_conserved_without_torque():
     hb = HubBeam(l=2.0, kappa=0.216, EI=1.869, R=0.1, J=0.025, tau=0.0, modes=2)
     z0 = hb.state(theta=0.0, u=[0.05, -0.01], theta_dot=1.0)
