@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import ConvergenceError, ModelError
 from ..joints.blocks import JointBlock
 from ..system import System, _Scatter
-from .dae import project
+from .dae import project, project_velocity
 from .linalg import saddle_solver
 
 log = logging.getLogger("fembody")
@@ -195,28 +195,52 @@ class ImpactHandler:
         if hasattr(integ, "_projected"):
             integ._projected()
 
+    def _advance(self, integ, state: tuple, hp: float) -> None:
+        """Integrate ``hp`` from ``state`` (in 1, 2, 4, ... 16 sub-steps if Newton fails)."""
+        for k in (1, 2, 4, 8, 16):
+            self._restore(integ, state)
+            ok, msg = True, ""
+            for _ in range(k if hp > 0.0 else 0):
+                ok, msg = integ.step(hp / k)
+                self.n_locate += 1
+                if not ok:
+                    break
+            if ok:
+                return
+        raise ConvergenceError(f"locating an impact: {msg}", time=integ.t)
+
     def _locate(self, integ, state: tuple, h: float, cand: np.ndarray) -> float:
         """Step size from ``state`` at which the first of the contacts ``cand`` closes (the
         integrator is left there)."""
         def f(hp: float) -> float:
-            self._restore(integ, state)
-            if hp > 0.0:
-                ok, msg = integ.step(hp)
-                self.n_locate += 1
-                if not ok:
-                    raise ConvergenceError(f"locating an impact: {msg}", time=integ.t)
+            self._advance(integ, state, hp)
             return float(self._gaps(integ.q)[0][cand].min())
 
         g0, gd0, _, _ = self._gaps(state[1], state[2])
         g1, gd1, _, _ = self._gaps(integ.q, integ.v)
         a, fa = 0.0, float(g0[cand].min())
         b, fb = h, float(g1[cand].min())
-        if fa <= self.gtol:
-            f(0.0)
-            return 0.0
         # first guess: earliest root of the cubic Hermite interpolants of the gaps
         taus = [_hermite_root(g0[j], h * gd0[j], g1[j], h * gd1[j]) for j in cand]
         c = h * min(taus)
+        if fa <= self.gtol:
+            if np.all(gd0[cand] <= 0.0):
+                f(0.0)                   # closing at the start of the step
+                return 0.0
+            # touching but separating at the start (just after an impact): the gap returns to
+            # zero inside the step; find a point of the step where it is open
+            x = min(0.5 * h, c if c > 1e-9 * h else 0.5 * h)
+            while True:
+                fx = f(x)
+                if fx > self.gtol:
+                    a, fa = x, fx
+                    break
+                b, fb = x, fx
+                x *= 0.5
+                if x < 1e-9 * h:
+                    f(0.0)
+                    return 0.0
+            c = 0.5 * (a + b)
         side = 0
         for _ in range(60):
             if not a < c < b:
@@ -254,25 +278,24 @@ class ImpactHandler:
         cand = np.flatnonzero(near)
         if cand.size == 0:
             return integ
-        M = s.mass_data(q)
-        solver = self._solver(s)
-        solver.factorize(M, s.constraints(q, t).Bdata)
+        if s.n_con:
+            # the pre-impact velocity on the velocity constraints (index-3 schemes satisfy them
+            # only to O(h^2)): the impulse then leaves B v = -phi_t exact, and e = 1 keeps the
+            # kinetic energy to round-off
+            v0 = v
+            v = project_velocity(s, self._solver(s), s.mass_data(q), q, v, t)
+            gd[cand] = [float(Gs[j] @ v[self.items[j][0].dofs[self.items[j][1]]])
+                        for j in cand]
         D = np.column_stack([self._D(j, Gs[j], s) for j in cand])
-        X = np.column_stack([solver.solve(D[:, k], np.zeros(s.n_con))[0]
-                             for k in range(cand.size)])
-        W = D.T @ X
         vn = gd[cand]
         e = np.where(self.e[cand] * np.abs(vn) <= self.v_rest[cand], 0.0, self.e[cand])
-        P = _lcp_impulse(W, -(1.0 + e) * vn)
-        v1 = v.copy()
-        v1[s.free] += X @ P
+        v1, P, _ = solve_impulse(s, q, v, D, e, t, self._solver(s))
         T0, T1 = s.kinetic_energy(q, v), s.kinetic_energy(q, v1)
-        acc["dissipated"] += T0 - T1
+        acc["dissipated"] += (s.kinetic_energy(q, v0) if s.n_con else T0) - T1
         vn1 = D.T @ v1[s.free]
         new_rest = []
         for k, j in enumerate(cand):
             c = self.contacts[j]
-            grp, i = self.items[j]
             rest = e[k] == 0.0 and vn1[k] <= max(self.v_rest[j], 1e-12)
             if rest:
                 new_rest.append(int(j))
@@ -281,7 +304,7 @@ class ImpactHandler:
             rec = dict(time=float(t), contact=int(c.index), name=c.name, node=int(c.node.id),
                        impulse=float(P[k]), impulse_vector=[float(x) for x in P[k] * Gs[j][:2]],
                        v_before=float(vn[k]), v_after=float(vn1[k]), persistent=bool(rest),
-                       energy_loss=float(T0 - T1))
+                       kinetic_before=float(T0), energy_loss=float(T0 - T1))
             self.impacts.append(rec)
             log.info("impact at t = %.6g s: %s, normal impulse %.4g N s, normal velocity "
                      "%.4g -> %.4g m/s%s", t, c.label, P[k], vn[k], vn1[k],
@@ -336,6 +359,29 @@ class ImpactHandler:
         out["n_impacts"] = len(self.impacts)
         out["n_locate_steps"] = self.n_locate
         return out
+
+
+def solve_impulse(system: System, q: np.ndarray, v: np.ndarray, D: np.ndarray, e: np.ndarray,
+                  t: float = 0.0, solver=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Velocity jump of an impact at state ``(q, v)`` (full-length) with the contact gradients
+    ``D (n_free, n_c)`` and restitution ``e (n_c,)``, every joint of ``system`` held.
+
+    Solves ``[[M, B^T], [B, 0]] [X; Y] = [D; 0]`` (the joint-constrained response to unit
+    impulses), then the Delassus LCP ``W P = -(1 + e) D^T v-`` with ``W = D^T X`` for the normal
+    impulses ``P >= 0`` [N s]. Returns ``(v+, P, W)``; ``v+ = v- + X P`` satisfies
+    ``B (v+ - v-) = 0`` to round-off."""
+    s = system
+    if solver is None:
+        solver = saddle_solver(s)
+    solver.factorize(s.mass_data(q), s.constraints(q, t).Bdata)
+    zero = np.zeros(s.n_con)
+    X = np.column_stack([solver.solve(D[:, k], zero)[0] for k in range(D.shape[1])])
+    W = D.T @ X
+    W = 0.5 * (W + W.T)
+    P = _lcp_impulse(W, -(1.0 + np.asarray(e, float)) * (D.T @ v[s.free]))
+    v1 = v.copy()
+    v1[s.free] += X @ P
+    return v1, P, W
 
 
 def _hermite_root(g0: float, d0: float, g1: float, d1: float) -> float:
