@@ -51,7 +51,9 @@ class Contact:
     ``point``/``normal`` of a plane [m, unit]; ``radius`` the touching distance of a node pair
     [m]; ``restitution`` e in [0, 1]; ``method`` 'impulse' | 'penalty'; ``stiffness`` [N/m^n] and
     ``exponent`` n of the penalty force; ``rest_velocity`` [m/s]: below this rebound speed an
-    impulse contact becomes a persistent unilateral constraint (None: 2 |g| dt).
+    impulse contact becomes a persistent unilateral constraint (None: when the rebound would
+    land again within one step, e |v-| <= a dt / 2 with a the normal acceleration pressing the
+    node on, e.g. g for a ball on the ground).
     """
 
     index: int

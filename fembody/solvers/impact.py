@@ -23,7 +23,9 @@ Between impacts the ordinary dynamics runs. After every accepted step the handle
    generalized-alpha acceleration-like variables are re-initialised, the index-1 integrators
    reset their histories);
 5. **rests**: a contact with e = 0, or whose rebound speed ``e |D^T v-|`` is below its
-   ``rest_velocity`` (default ``2 |gravity| dt``), becomes a persistent unilateral constraint:
+   ``rest_velocity`` (default: the rebound would land again within one step, ``e |v-| <= a dt /
+   2`` with ``a`` the normal acceleration pressing the node on, e.g. g for a ball, or the pull
+   of a flexible body on its own node), becomes a persistent unilateral constraint:
    one more constraint row ``g(q) = 0`` in the ordinary solver (a copy of the System with the
    row added, and a fresh integrator on it), until its multiplier turns tensile; then it lifts
    off and the contact is watched for impacts again. This removes the chattering of endless
@@ -119,8 +121,7 @@ class ImpactHandler:
         self.cls, self.options, self.dt = cls, options, dt
         self.items = [(grp, i) for grp in self.groups for i in range(len(grp))]
         self.contacts = [grp.contacts[i] for grp, i in self.items]
-        default = 2.0 * float(np.hypot(*system.gravity)) * dt
-        self.v_rest = np.array([default if c.rest_velocity is None else c.rest_velocity
+        self.v_rest = np.array([np.nan if c.rest_velocity is None else c.rest_velocity
                                 for c in self.contacts])
         self.e = np.array([c.restitution for c in self.contacts])
         self.gtol = 1e-10 * system.length
@@ -228,8 +229,11 @@ class ImpactHandler:
                 f(0.0)                   # closing at the start of the step
                 return 0.0
             # touching but separating at the start (just after an impact): the gap returns to
-            # zero inside the step; find a point of the step where it is open
-            x = min(0.5 * h, c if c > 1e-9 * h else 0.5 * h)
+            # zero inside the step; find a point of the step where it is open, starting halfway
+            # to the re-closing root of the Hermite interpolant
+            last = max(_hermite_roots(g0[j], h * gd0[j], g1[j], h * gd1[j])[-1:] or [1.0]
+                       for j in cand)[0]
+            x = 0.5 * last * h
             while True:
                 fx = f(x)
                 if fx > self.gtol:
@@ -288,7 +292,12 @@ class ImpactHandler:
                         for j in cand]
         D = np.column_stack([self._D(j, Gs[j], s) for j in cand])
         vn = gd[cand]
-        e = np.where(self.e[cand] * np.abs(vn) <= self.v_rest[cand], 0.0, self.e[cand])
+        # rebounds that would land again within one step (flight time 2 e |v-| / a, with a the
+        # normal acceleration pressing the node on, e.g. g for a ball) cannot be resolved:
+        # the contact rests instead (unless the contact sets its own rest_velocity)
+        press = np.maximum(-(D.T @ integ.qdd[s.free]), 0.0)
+        v_rest = np.where(np.isnan(self.v_rest[cand]), 0.5 * press * self.dt, self.v_rest[cand])
+        e = np.where(self.e[cand] * np.abs(vn) <= v_rest, 0.0, self.e[cand])
         v1, P, _ = solve_impulse(s, q, v, D, e, t, self._solver(s))
         T0, T1 = s.kinetic_energy(q, v), s.kinetic_energy(q, v1)
         acc["dissipated"] += (s.kinetic_energy(q, v0) if s.n_con else T0) - T1
@@ -296,7 +305,7 @@ class ImpactHandler:
         new_rest = []
         for k, j in enumerate(cand):
             c = self.contacts[j]
-            rest = e[k] == 0.0 and vn1[k] <= max(self.v_rest[j], 1e-12)
+            rest = e[k] == 0.0 and vn1[k] <= max(v_rest[k], 1e-12)
             if rest:
                 new_rest.append(int(j))
             elif P[k] <= 0.0:
@@ -384,16 +393,20 @@ def solve_impulse(system: System, q: np.ndarray, v: np.ndarray, D: np.ndarray, e
     return v1, P, W
 
 
-def _hermite_root(g0: float, d0: float, g1: float, d1: float) -> float:
-    """Smallest root in (0, 1) of the cubic Hermite interpolant with values g0, g1 and scaled
-    slopes d0, d1 at 0 and 1 (the secant root when it has none)."""
+def _hermite_roots(g0: float, d0: float, g1: float, d1: float) -> list:
+    """Roots in (0, 1), ascending, of the cubic Hermite interpolant with values g0, g1 and
+    scaled slopes d0, d1 at 0 and 1."""
     coef = [2 * g0 + d0 - 2 * g1 + d1, -3 * g0 - 2 * d0 + 3 * g1 - d1, d0, g0]
     r = np.roots(coef)
     r = r[np.abs(r.imag) < 1e-12].real
-    r = r[(r > 0.0) & (r < 1.0)]
-    if r.size:
-        return float(r.min())
-    return g0 / (g0 - g1)
+    return sorted(float(x) for x in r if 0.0 < x < 1.0)
+
+
+def _hermite_root(g0: float, d0: float, g1: float, d1: float) -> float:
+    """Smallest root in (0, 1) of the cubic Hermite interpolant (the secant root when it has
+    none)."""
+    r = _hermite_roots(g0, d0, g1, d1)
+    return r[0] if r else g0 / (g0 - g1)
 
 
 def _lcp_impulse(W: np.ndarray, b: np.ndarray) -> np.ndarray:

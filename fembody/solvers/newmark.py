@@ -449,8 +449,10 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     except KeyboardInterrupt:
         result.stats["status"] = "interrupted"
         log.warning("simulate: interrupted at t = %.6g s; returning the results so far", integ.t)
-    except ConvergenceError:
+    except ConvergenceError as err:
         result.stats["status"] = "failed"
+        if err.result is None:          # raised below the loop (e.g. locating an impact)
+            err.result = result
         raise
     finally:
         counters = integ.counters if contacts is None else contacts.counters(integ)
