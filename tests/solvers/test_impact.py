@@ -239,3 +239,47 @@ def test_penalty_contact_converges_to_the_impulse_solution():
     rate = -np.polyfit(np.log(ks), np.log(errs), 1)[0]
     assert errs[-1] < 2e-3
     assert rate == pytest.approx(0.5, abs=0.05)
+
+
+# ------------------------------------------------------------------- contacts between bodies
+@pytest.mark.parametrize("e", [1.0, 0.4])
+def test_node_to_node_collision_is_newtons_cradle(e):
+    """Head-on collision of point masses m1 (moving) and m2 (at rest) touching at distance r:
+    time (d - r)/v and velocities (m1 - e m2)/(m1 + m2) v, (1 + e) m1/(m1 + m2) v."""
+    m1, m2, v, d, r = 2.0, 3.0, 1.5, 1.0, 0.2
+    m = fb.Model()
+    a, b = m.add_node((0.0, 0.0)), m.add_node((d, 0.0))
+    m.add_mass(a, m1)
+    m.add_mass(b, m2)
+    m.set_velocity(a, (v, 0.0))
+    m.add_contact(a, other=b, radius=r, restitution=e)
+    res = fb.simulate(m, t_end=1.0, dt=1e-2)
+    assert len(res.impacts) == 1
+    assert res.impacts[0]["time"] == pytest.approx((d - r) / v, abs=1e-12)
+    va, vb = res.velocity(a)[-1, 0], res.velocity(b)[-1, 0]
+    assert va == pytest.approx((m1 - e * m2) / (m1 + m2) * v, rel=1e-12)
+    assert vb == pytest.approx((1 + e) * m1 / (m1 + m2) * v, rel=1e-12)
+
+
+def test_node_to_segment_impact_on_a_free_dumbbell():
+    """A point mass falls on the middle of a free dumbbell (two masses, rigid link): effective
+    inverse mass 1/mp + 1/(4 ma) + 1/(4 mb) in the normal direction."""
+    mp, ma, mb, v, e = 0.5, 1.0, 2.0, 2.0, 0.7
+    m = fb.Model()
+    a, b = m.add_node((-0.5, 0.0)), m.add_node((0.5, 0.0))
+    p = m.add_node((0.0, 0.3))
+    for nd, mass in ((a, ma), (b, mb), (p, mp)):
+        m.add_mass(nd, mass)
+    m.add_joint(fb.Distance(a, b))
+    m.set_velocity(p, (0.0, -v))
+    m.add_contact(p, segment=(a, b), restitution=e)
+    res = fb.simulate(m, t_end=0.3, dt=1e-2)
+    assert len(res.impacts) == 1
+    imp = res.impacts[0]
+    assert imp["time"] == pytest.approx(0.3 / v, abs=1e-12)
+    w = 1 / mp + 1 / (4 * ma) + 1 / (4 * mb)
+    assert imp["impulse"] == pytest.approx((1 + e) * v / w, rel=1e-10)
+    assert imp["v_after"] == pytest.approx(e * v, rel=1e-10)
+    # momentum is conserved (no external forces)
+    mom = mp * res.velocity(p) + ma * res.velocity(a) + mb * res.velocity(b)
+    assert np.abs(mom - mom[0]).max() <= 1e-12
