@@ -159,8 +159,9 @@ class Result:
     def energy(self) -> SimpleNamespace:
         """Energies per state [J]: ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
         (their sum), ``work`` of the applied nodal loads, ``constraint_work`` done by drivers,
-        ``dissipated`` by damping, and ``balance = total - work - constraint_work +
-        dissipated``, which stays constant up to the integrator's error."""
+        ``dissipated`` by damping and impacts (the kinetic energy impulses remove), and
+        ``balance = total - work - constraint_work + dissipated``, which stays constant up to
+        the integrator's error."""
         if "energy" in self._cache:
             return self._cache["energy"]
         sys = self._need_system("energy")

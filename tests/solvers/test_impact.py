@@ -49,9 +49,10 @@ def test_ball_bounce_heights_fall_by_e_squared_and_impact_times_are_analytic(e):
     assert res.stats["n_impacts"] == len(res.impacts)
 
 
-def test_ball_with_e_zero_comes_to_rest_without_chattering_or_penetration():
+@pytest.mark.parametrize("method", ["generalized-alpha", "rk4"])
+def test_ball_with_e_zero_comes_to_rest_without_chattering_or_penetration(method):
     m, b = ball(0.0)
-    res = fb.simulate(m, t_end=1.0, dt=1e-3)
+    res = fb.simulate(m, t_end=1.0, dt=1e-3, method=method)
     assert len(res.impacts) == 1 and res.impacts[0]["persistent"]
     assert res.impacts[0]["time"] == pytest.approx(math.sqrt(2 / G), abs=1e-11)
     y = res.position(b)[:, 1]
@@ -283,3 +284,50 @@ def test_node_to_segment_impact_on_a_free_dumbbell():
     # momentum is conserved (no external forces)
     mom = mp * res.velocity(p) + ma * res.velocity(a) + mb * res.velocity(b)
     assert np.abs(mom - mom[0]).max() <= 1e-12
+
+
+def test_resting_on_a_tilted_segment_slides_like_on_an_incline():
+    """e = 0 on a fixed, tilted segment: the point mass then rests on it as a unilateral
+    constraint row (nonlinear gap) and slides without friction, a = g sin(alpha)."""
+    alpha = 0.3
+    m = fb.Model(gravity=(0.0, -G))
+    a = m.add_node((-2.0 * math.cos(alpha), 2.0 * math.sin(alpha)))
+    b = m.add_node((2.0 * math.cos(alpha), -2.0 * math.sin(alpha)))
+    m.add_mass(a, 1.0)
+    m.add_mass(b, 1.0)
+    m.fix(a)
+    m.fix(b)
+    p = m.add_node((0.0, 0.2))
+    m.add_mass(p, 0.5)
+    m.add_contact(p, segment=(a, b), restitution=0.0)
+    res = fb.simulate(m, t_end=0.6, dt=1e-3)
+    assert len(res.impacts) == 1 and res.impacts[0]["persistent"]
+    t0 = res.impacts[0]["time"]
+    assert t0 == pytest.approx(math.sqrt(2 * 0.2 / G), abs=1e-10)
+    # after the plastic impact the velocity along the incline is v0 sin(alpha) (down-slope),
+    # then it accelerates with g sin(alpha); the distance to the line stays zero
+    pos, t = res.position(p), res.time
+    nrm = np.array([math.sin(alpha), math.cos(alpha)])
+    after = t > t0 + 1e-9
+    assert np.abs(pos[after] @ nrm).max() <= 1e-9
+    s_along = pos[after] @ np.array([math.cos(alpha), -math.sin(alpha)])
+    v0 = G * t0 * math.sin(alpha)
+    tt = t[after] - t0
+    assert s_along == pytest.approx(v0 * tt + 0.5 * G * math.sin(alpha) * tt ** 2, abs=1e-8)
+
+
+def test_bar_falling_flat_hits_with_both_ends_in_one_event():
+    m = fb.Model(gravity=(0.0, -G))
+    a, b = m.add_node((0.0, 0.5)), m.add_node((1.0, 0.5))
+    m.add_mass(a, 1.0)
+    m.add_mass(b, 2.0)
+    m.add_joint(fb.Distance(a, b))
+    for nd in (a, b):
+        m.add_contact(nd, plane=((0.0, 0.0), (0.0, 1.0)), restitution=0.8)
+    res = fb.simulate(m, t_end=0.4, dt=1e-3)
+    first = [i for i in res.impacts if i["time"] == res.impacts[0]["time"]]
+    assert len(first) == 2 and {i["node"] for i in first} == {a.id, b.id}
+    t0 = math.sqrt(2 * 0.5 / G)
+    for i in first:
+        assert i["time"] == pytest.approx(t0, abs=1e-11)
+        assert i["v_after"] == pytest.approx(0.8 * G * t0, rel=1e-10)
