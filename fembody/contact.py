@@ -148,7 +148,8 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
         try:
             a, b = segment
         except (TypeError, ValueError):
-            raise ModelError(f"{where}: segment must be (node_a, node_b); got {segment!r}") from None
+            raise ModelError(f"{where}: segment must be (node_a, node_b); got "
+                             f"{segment!r}") from None
         a, b = model.node(a, where), model.node(b, where)
         if len({node.id, a.id, b.id}) < 3:
             raise ModelError(f"{where}: the segment nodes must differ from each other and from "
