@@ -126,6 +126,7 @@ class Model:
         self.joints: list = []
         self.modal_bodies: list = []
         self.initial_velocity: dict[int, np.ndarray] = {}
+        self.contacts: list = []
         self.ground = self._new_node(0.0, 0.0, "ground", internal=True)
         self.supports[self.ground.id] = {"x", "y", "rz*"}
 
@@ -387,6 +388,27 @@ class Model:
             self.node(n, f"add_joint ({joint.kind} joint {joint.index})")
         self.joints.append(joint)
         return joint
+
+    def add_contact(self, node: NodeLike, plane=None, *, other: NodeLike | None = None,
+                    segment=None, radius: float = 0.0, restitution: float = 1.0,
+                    method: str = "impulse", stiffness: float | None = None,
+                    exponent: float = 1.5, rest_velocity: float | None = None,
+                    name: str | None = None):
+        """Let ``node`` hit an obstacle: a rigid ``plane=(point, normal)`` [m] (normal into the
+        free side, any orientation), another node (``other``, touching at ``radius`` [m]) or a
+        ``segment=(node_a, node_b)`` (free side on the left of a -> b).
+
+        ``restitution`` e in [0, 1]; ``method`` 'impulse' (instantaneous impulse, Newton's law
+        v+ = -e v-, see fembody.solvers.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
+        force with ``stiffness`` [N/m^exponent] and ``exponent``); ``rest_velocity`` [m/s]: an
+        impulse contact whose rebound speed is below it (or e = 0) rests as a unilateral
+        constraint until it is pulled off. Returns the :class:`fembody.contact.Contact`."""
+        from .contact import make_contact
+        c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
+                         restitution=restitution, method=method, stiffness=stiffness,
+                         exponent=exponent, rest_velocity=rest_velocity, name=name)
+        self.contacts.append(c)
+        return c
 
     def set_velocity(self, node: NodeLike, velocity: Sequence[float] = (0.0, 0.0),
                      omega: float | None = None) -> None:

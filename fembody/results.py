@@ -23,13 +23,19 @@ class Result:
     ``q`` (n, n_dof: displacements [m] and rotations [rad]; positions are ``X + q``), ``v``, ``a`` (dynamics: velocities, accelerations), ``lam`` (joint
     multipliers), ``load_factor``, ``reactions`` (n, n_dof: the support forces on fixed DOFs,
     zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``. ``stats`` holds counters (residual evaluations, tangent assemblies,
-    factorisations, Newton iterations, wall time [s], linear solver).
+    factorisations, Newton iterations, wall time [s], linear solver). ``impacts`` lists the
+    impacts of a dynamic analysis with impulse contacts, one dict each: ``time`` [s],
+    ``contact`` (index), ``name``, ``node`` (id), ``impulse`` (normal impulse [N s]),
+    ``impulse_vector`` (impulse on the node [N s]), ``v_before``/``v_after`` (normal gap
+    rates [m/s]), ``persistent`` (the contact went on resting), ``energy_loss`` [J] (of the
+    whole impact event).
     """
 
     def __init__(self, system: "System | None", kind: str) -> None:
         self.system = system
         self.kind = kind
         self.stats: dict = {}
+        self.impacts: list[dict] = []
         self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
         self._cache: dict[str, np.ndarray] = {}
         if system is not None:
@@ -153,8 +159,9 @@ class Result:
     def energy(self) -> SimpleNamespace:
         """Energies per state [J]: ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
         (their sum), ``work`` of the applied nodal loads, ``constraint_work`` done by drivers,
-        ``dissipated`` by damping, and ``balance = total - work - constraint_work +
-        dissipated``, which stays constant up to the integrator's error."""
+        ``dissipated`` by damping and impacts (the kinetic energy impulses remove), and
+        ``balance = total - work - constraint_work + dissipated``, which stays constant up to
+        the integrator's error."""
         if "energy" in self._cache:
             return self._cache["energy"]
         sys = self._need_system("energy")
@@ -202,7 +209,8 @@ class Result:
         """Write the result to a compressed ``.npz`` file."""
         arrays = {k: v for k in _ARRAYS if (v := self._array(k)) is not None}
         np.savez_compressed(path, node_dofs=self.node_dofs, q0=self.q0, X=self.X, kind=self.kind,
-                            stats=json.dumps(self.stats), **arrays)
+                            stats=json.dumps(self.stats), impacts=json.dumps(self.impacts),
+                            **arrays)
 
     @classmethod
     def load(cls, path: str, model=None) -> "Result":
@@ -217,6 +225,7 @@ class Result:
             raise ModelError("Result.load: the model does not match the saved result "
                              f"({res.system.n_dof} DOFs vs {len(res.q0)})")
         res.stats = json.loads(str(data["stats"]))
+        res.impacts = json.loads(str(data["impacts"])) if "impacts" in data else []
         n = len(data["time"])
         for k in _ARRAYS:
             res._rows[k] = list(data[k]) if k in data else [None] * n

@@ -88,6 +88,7 @@ class System:
         self.gravity = model.gravity.copy()
         self._build_dofs(model)
         self._build_blocks(model)
+        self._build_contacts(model)
         self._build_joints(model)
         self._check_nodes(model)
         self._build_pattern()
@@ -246,6 +247,16 @@ class System:
         self.mass_blocks = [b for b in blocks if b.mass() is not None]
         self.nonlinear_inertia = [b for b in blocks if getattr(b, "constant", True) is False]
 
+    def _build_contacts(self, model: Model) -> None:
+        """Penalty contacts become a force block; impulse contacts are watched by the impact
+        handler and only reserve their entries in the matrix pattern (the geometric stiffness of
+        a resting contact's constraint row lands there)."""
+        from .contact import build_groups
+        penalty, self.contact_groups = build_groups(model, self.node_dofs)
+        self.blocks += penalty
+        self.stiffness_blocks += penalty
+        self.penalty_blocks = penalty
+
     def _check_nodes(self, model: Model) -> None:
         has_mass = np.zeros(self.n_dof, dtype=bool)
         has_stiff = np.zeros(self.n_dof, dtype=bool)
@@ -267,7 +278,7 @@ class System:
         keys = [np.arange(nf, dtype=np.int64) * (nf + 1)]   # the diagonal is always present
         local = []
         joints = [b for b in self.joint_blocks if not b.linear]
-        for b in self.blocks + joints:
+        for b in self.blocks + joints + self.contact_groups:
             fi = (self._joint_free_index(b) if b in joints else self.free_index[b.dofs])
             k = fi.shape[1]
             r = np.broadcast_to(fi[:, :, None], (fi.shape[0], k, k)).ravel()

@@ -12,6 +12,7 @@ EXAMPLES = {
     "dynamic-truss": "fembody.examples.dynamic_truss",
     "slider-crank": "fembody.examples.slider_crank",
     "two-link-manipulator": "fembody.examples.two_link_manipulator",
+    "falling-two-link": "fembody.examples.falling_two_link",
 }
 
 

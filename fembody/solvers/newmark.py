@@ -387,6 +387,11 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     t_wall = _time.perf_counter()
     integ = cls(sys, v0=v0, **options)
     result = Result(sys, "dynamic")
+    contacts = None
+    if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
+        from .impact import ImpactHandler
+        contacts = ImpactHandler(sys, integ, cls, options, dt)
+        result.impacts = contacts.impacts
     acc = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
     power = _Power(sys, integ)
     power(integ, 0.0)
@@ -398,7 +403,7 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
             viol = float(np.max(np.abs(phi)))
         else:
             viol = 0.0
-        result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam,
+        result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
                       iterations=integ.last_iterations, violation=viol, **acc)
 
     record()
@@ -427,6 +432,9 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
                             "The results up to the last converged step are kept in .result",
                             time=integ.t, result=result)
                     continue
+                if contacts is not None:    # may cut the step at an impact, swap integrator
+                    integ, h_try, landed = contacts.after_step(integ, state, h_try, acc)
+                    last = last and landed
                 if last:
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
                 for k, val in power(integ, h_try).items():
@@ -444,12 +452,15 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     except KeyboardInterrupt:
         result.stats["status"] = "interrupted"
         log.warning("simulate: interrupted at t = %.6g s; returning the results so far", integ.t)
-    except ConvergenceError:
+    except ConvergenceError as err:
         result.stats["status"] = "failed"
+        if err.result is None:          # raised below the loop (e.g. locating an impact)
+            err.result = result
         raise
     finally:
         bar.close(integ.t, integ.n_steps, integ.n_newton)
-        result.stats.update(integ.counters, method=integ.name, dt=dt,
+        counters = integ.counters if contacts is None else contacts.counters(integ)
+        result.stats.update(counters, method=integ.name, dt=dt,
                             wall_time=_time.perf_counter() - t_wall,
                             linear_solver=integ.solver.active or integ.solver.method)
     return result
@@ -491,7 +502,7 @@ class _Power:
         if s.n_con:
             last = getattr(integ, "last", None)
             fc = (last[1].force if last is not None else
-                  s.constraints(integ.q, integ.t, integ.lam, hessian=False).force)
+                  s.constraints(integ.q, integ.t, integ.lam[:s.n_con], hessian=False).force)
         out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
         if self.prev is not None:
             q0, v0, f0, fc0 = self.prev

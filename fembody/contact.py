@@ -1,0 +1,354 @@
+"""Contact: definitions, gap geometry and the continuous (penalty) contact force.
+
+A contact watches one node against an obstacle and measures the **gap** ``g(x)`` [m], positive
+when apart and negative when penetrating:
+
+- ``"plane"``: a rigid ground line through ``point`` with unit ``normal`` (any orientation),
+  ``g = n . (x - p)``;
+- ``"node"``: another node, touching at distance ``radius``, ``g = |x_b - x_a| - radius``;
+- ``"segment"``: the straight segment between two nodes ``a -> b`` (e.g. a beam element),
+  ``g = ((x_b - x_a) x (x - x_a)) / |x_b - x_a|``, the signed distance to its line, positive on
+  the left of ``a -> b``; it counts only while the node projects inside the segment
+  (``0 <= s <= 1``).
+
+Each kernel returns the gap, its gradient ``D^T = dg/dx`` (the contact row of the impulse
+equations) and its Hessian, vectorised over all contacts of a kind.
+
+Two models of the impact (paper 003): ``method="impulse"`` (instantaneous impulse with Newton's
+restitution law, :mod:`fembody.solvers.impact`) and ``method="penalty"``, the Lankarani-Nikravesh
+form of the Hunt-Crossley force on the penetration ``delta = -g``
+
+    F = k delta^n (1 + 3 (1 - e^2) / 4 * delta' / v^-),     F >= 0,
+
+with stiffness ``k`` [N/m^n], exponent ``n`` (3/2: Hertz) and the damping derived from the
+restitution coefficient ``e`` and the approach speed ``v^-`` at the start of the contact (recorded
+by the simulation each time the contact is open). The damping law is the Lankarani-Nikravesh
+approximation, accurate for e close to 1.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from .errors import ModelError
+
+if TYPE_CHECKING:
+    from .model import Model, Node
+
+METHODS = ("impulse", "penalty")
+KINDS = ("plane", "node", "segment")
+V_MINUS_FLOOR = 1e-4      # [m/s] smallest approach speed in the damping law (resting contact)
+
+
+@dataclass
+class Contact:
+    """One contact of a model (create it with ``Model.add_contact``).
+
+    ``kind`` 'plane' | 'node' | 'segment'; ``nodes`` the nodes involved (the watched node first);
+    ``point``/``normal`` of a plane [m, unit]; ``radius`` the touching distance of a node pair
+    [m]; ``restitution`` e in [0, 1]; ``method`` 'impulse' | 'penalty'; ``stiffness`` [N/m^n] and
+    ``exponent`` n of the penalty force; ``rest_velocity`` [m/s]: below this rebound speed an
+    impulse contact becomes a persistent unilateral constraint (None: when the rebound would
+    land again within one step, e |v-| <= a dt / 2 with a the normal acceleration pressing the
+    node on, e.g. g for a ball on the ground).
+    """
+
+    index: int
+    name: str
+    kind: str
+    nodes: tuple
+    restitution: float
+    method: str
+    point: np.ndarray | None = None
+    normal: np.ndarray | None = None
+    radius: float = 0.0
+    stiffness: float | None = None
+    exponent: float = 1.5
+    rest_velocity: float | None = None
+
+    @property
+    def node(self) -> "Node":
+        return self.nodes[0]
+
+    @property
+    def label(self) -> str:
+        return f"contact {self.index} '{self.name}' ({self.kind}, {self.node})"
+
+    def __repr__(self) -> str:
+        return f"Contact({self.label}, e={self.restitution:g}, {self.method})"
+
+
+def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
+                 radius: float = 0.0, restitution: float = 1.0, method: str = "impulse",
+                 stiffness: float | None = None, exponent: float = 1.5,
+                 rest_velocity: float | None = None, name: str | None = None) -> Contact:
+    """Validate the arguments of ``Model.add_contact`` and build the :class:`Contact`."""
+    index = len(model.contacts)
+    where = f"add_contact (contact {index}{'' if name is None else f' {name!r}'})"
+    node = model.node(node, where)
+    if node.internal:
+        raise ModelError(f"{where}: {node} is the ground or an internal anchor; attach the "
+                         "contact to a node of a body")
+    given = [k for k, v in (("plane", plane), ("other", other), ("segment", segment))
+             if v is not None]
+    if len(given) != 1:
+        raise ModelError(f"{where}: give exactly one obstacle: plane=(point, normal), other=node "
+                         f"or segment=(node_a, node_b); got {given or 'none'}")
+    if method not in METHODS:
+        raise ModelError(f"{where}: unknown method {method!r}; use 'impulse' or 'penalty'")
+    e = _number(restitution, f"{where}: restitution")
+    if not 0.0 <= e <= 1.0:
+        raise ModelError(f"{where}: restitution must lie in [0, 1] (0: plastic, 1: elastic), "
+                         f"got {restitution!r}")
+    kw = dict(index=index, restitution=e, method=method, exponent=1.5)
+    if method == "penalty":
+        if stiffness is None:
+            raise ModelError(f"{where}: method='penalty' needs a contact stiffness "
+                             "(stiffness=... [N/m^n])")
+        k = _number(stiffness, f"{where}: stiffness")
+        if k <= 0.0:
+            raise ModelError(f"{where}: stiffness must be positive, got {stiffness!r}")
+        n = _number(exponent, f"{where}: exponent")
+        if n < 1.0:
+            raise ModelError(f"{where}: exponent must be >= 1 (1: linear, 1.5: Hertz), got "
+                             f"{exponent!r}")
+        kw.update(stiffness=k, exponent=n)
+    if rest_velocity is not None:
+        rv = _number(rest_velocity, f"{where}: rest_velocity")
+        if rv < 0.0:
+            raise ModelError(f"{where}: rest_velocity must be >= 0 [m/s], got {rest_velocity!r}")
+        kw["rest_velocity"] = rv
+    if plane is not None:
+        try:
+            p, nrm = plane
+        except (TypeError, ValueError):
+            raise ModelError(f"{where}: plane must be (point, normal), e.g. ((0, 0), (0, 1)); "
+                             f"got {plane!r}") from None
+        p = np.array(model._point(p, f"{where}: plane point"))
+        nrm = np.array(model._point(nrm, f"{where}: plane normal"))
+        length = math.hypot(*nrm)
+        if length == 0.0:
+            raise ModelError(f"{where}: the plane normal is zero; give the direction pointing "
+                             "from the obstacle into the free space, e.g. (0, 1)")
+        c = Contact(name=name or f"plane {index}", kind="plane", nodes=(node,), point=p,
+                    normal=nrm / length, **kw)
+    elif other is not None:
+        b = model.node(other, where)
+        if b is node:
+            raise ModelError(f"{where}: other must be a different node than {node}")
+        r = _number(radius, f"{where}: radius")
+        if r <= 0.0:
+            raise ModelError(f"{where}: a node-to-node contact needs a positive radius (the "
+                             f"distance at which the nodes touch) [m], got {radius!r}")
+        c = Contact(name=name or f"node {index}", kind="node", nodes=(node, b), radius=r, **kw)
+    else:
+        try:
+            a, b = segment
+        except (TypeError, ValueError):
+            raise ModelError(f"{where}: segment must be (node_a, node_b); got "
+                             f"{segment!r}") from None
+        a, b = model.node(a, where), model.node(b, where)
+        if len({node.id, a.id, b.id}) < 3:
+            raise ModelError(f"{where}: the segment nodes must differ from each other and from "
+                             f"{node}")
+        if math.hypot(b.x - a.x, b.y - a.y) == 0.0:
+            raise ModelError(f"{where}: the segment {a} - {b} has zero length")
+        c = Contact(name=name or f"segment {index}", kind="segment", nodes=(node, a, b), **kw)
+    return c
+
+
+def _number(value, what: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise ModelError(f"{what} must be finite, got {value!r}")
+    return x
+
+
+# ----------------------------------------------------------------------------- geometry
+def gap_plane(x: np.ndarray, point: np.ndarray, normal: np.ndarray):
+    """Gap of points ``x (n, 2)`` to planes ``(point, normal) (n, 2)``: ``g (n,)``, gradient
+    ``(n, 2)`` and Hessian ``(n, 2, 2)`` (zero)."""
+    g = np.einsum("ni,ni->n", normal, x - point)
+    return g, normal.copy(), np.zeros((x.shape[0], 2, 2))
+
+
+def gap_node(x: np.ndarray, radius: np.ndarray):
+    """Gap between node pairs ``x (n, 4) = (xa, ya, xb, yb)`` touching at ``radius (n,)``:
+    ``g = |x_b - x_a| - r``, gradient ``(n, 4)``, Hessian ``(n, 4, 4)``."""
+    d = x[:, 2:4] - x[:, 0:2]
+    L = np.sqrt(np.einsum("ni,ni->n", d, d))
+    u = d / L[:, None]
+    G = np.concatenate([-u, u], axis=1)
+    P = (np.eye(2)[None] - u[:, :, None] * u[:, None, :]) / L[:, None, None]
+    H = np.empty((x.shape[0], 4, 4))
+    H[:, :2, :2] = H[:, 2:, 2:] = P
+    H[:, :2, 2:] = H[:, 2:, :2] = -P
+    return L - radius, G, H
+
+
+# selectors of d = x_b - x_a and w = x_p - x_a from x = (x_p, x_a, x_b) (2 x 6)
+_SD = np.array([[0, 0, -1, 0, 1, 0], [0, 0, 0, -1, 0, 1]], dtype=float)
+_SW = np.array([[1, 0, -1, 0, 0, 0], [0, 1, 0, -1, 0, 0]], dtype=float)
+_A = np.array([[0.0, 1.0], [-1.0, 0.0]])            # c = d^T A w = d_x w_y - d_y w_x
+_HC = _SD.T @ _A @ _SW + _SW.T @ _A.T @ _SD         # Hessian of the bilinear c (constant)
+
+
+def gap_segment(x: np.ndarray):
+    """Signed distance of points to segment lines, ``x (n, 6) = (x_p, x_a, x_b)``: ``g (n,)``
+    (positive on the left of a -> b), the projection parameter ``s (n,)`` (0 at a, 1 at b),
+    gradient ``(n, 6)`` and Hessian ``(n, 6, 6)``."""
+    d = x[:, 4:6] - x[:, 2:4]
+    w = x[:, 0:2] - x[:, 2:4]
+    L2 = np.einsum("ni,ni->n", d, d)
+    L = np.sqrt(L2)
+    c = d[:, 0] * w[:, 1] - d[:, 1] * w[:, 0]
+    s = np.einsum("ni,ni->n", d, w) / L2
+    u = d / L[:, None]
+    Jd = np.column_stack([-d[:, 1], d[:, 0]])
+    Jw = np.column_stack([-w[:, 1], w[:, 0]])
+    dc = np.concatenate([Jd, Jw - Jd, -Jw], axis=1)             # dc/d(x_p, x_a, x_b)
+    dL = u @ _SD                                                 # (n, 6)
+    g = c / L
+    G = dc / L[:, None] - (c / L2)[:, None] * dL
+    P = (np.eye(2)[None] - u[:, :, None] * u[:, None, :]) / L[:, None, None]
+    HL = np.einsum("ai,nab,bj->nij", _SD, P, _SD)
+    outer = dc[:, :, None] * dL[:, None, :]
+    H = (_HC[None] / L[:, None, None] - (outer + outer.transpose(0, 2, 1)) / L2[:, None, None]
+         - (c / L2)[:, None, None] * HL
+         + (2.0 * c / (L2 * L))[:, None, None] * dL[:, :, None] * dL[:, None, :])
+    return g, s, G, H
+
+
+class ContactGroup:
+    """All contacts of one kind and method, evaluated at once.
+
+    ``dofs (n, k)`` are the x, y DOFs of the involved nodes (watched node first), ``X (n, k)``
+    their reference coordinates; ``contacts`` the :class:`Contact` objects in row order.
+    """
+
+    family = "contact"
+
+    def __init__(self, kind: str, contacts: list, node_dofs: np.ndarray) -> None:
+        self.kind = kind
+        self.contacts = list(contacts)
+        self.index = np.array([c.index for c in contacts], dtype=np.int64)
+        self.dofs = np.array([[d for nd in c.nodes for d in node_dofs[nd.id, :2]]
+                              for c in contacts], dtype=np.int64)
+        self.X = np.array([[v for nd in c.nodes for v in (nd.x, nd.y)] for c in contacts])
+        self.e = np.array([c.restitution for c in contacts])
+        if kind == "plane":
+            self.point = np.array([c.point for c in contacts])
+            self.normal = np.array([c.normal for c in contacts])
+        self.radius = np.array([c.radius for c in contacts])
+
+    def __len__(self) -> int:
+        return len(self.contacts)
+
+    def label(self, i: int) -> str:
+        return self.contacts[i].label
+
+    def evaluate(self, pos: np.ndarray, rows: np.ndarray | slice = slice(None)):
+        """Gap ``g (n,)``, gradient ``(n, k)``, Hessian ``(n, k, k)`` and validity ``(n,)``
+        (False where a node projects outside its segment) at positions ``pos (n, k)`` of the
+        contacts ``rows``."""
+        if self.kind == "plane":
+            g, G, H = gap_plane(pos, self.point[rows], self.normal[rows])
+            return g, G, H, np.ones(len(g), dtype=bool)
+        if self.kind == "node":
+            g, G, H = gap_node(pos, self.radius[rows])
+            return g, G, H, np.ones(len(g), dtype=bool)
+        g, s, G, H = gap_segment(pos)
+        return g, G, H, (s >= 0.0) & (s <= 1.0)
+
+    def gaps(self, q: np.ndarray, v: np.ndarray | None = None):
+        """Gaps, gap rates (or None), gradients and validity of all contacts at state
+        ``(q, v)`` (full-length vectors)."""
+        pos = q[self.dofs] + self.X
+        g, G, _, ok = self.evaluate(pos)
+        gd = None if v is None else np.einsum("nk,nk->n", G, v[self.dofs])
+        return g, gd, G, ok
+
+
+class PenaltyBlock(ContactGroup):
+    """Penalty contacts as a force block of the System (same contract as the elements:
+    ``forces(x, v, tangent)`` on displacements ``x = q[dofs]``).
+
+    Lankarani-Nikravesh force ``F = k delta^n (1 + c delta')``, ``c = 3 (1 - e^2)/(4 v^-)``,
+    clamped at F >= 0; internal force ``f = -F dg/dx``. Tangents (delta = -g, delta' = -g'):
+    ``K = F_delta D D^T + F_rate D (H v)^T - F H`` and ``C = F_rate D D^T``. ``v_minus`` holds the
+    approach speed of each contact, updated by the simulation while the contact is open.
+    """
+
+    def __init__(self, contacts: list, kind: str, node_dofs: np.ndarray) -> None:
+        super().__init__(kind, contacts, node_dofs)
+        self.k = np.array([c.stiffness for c in contacts])
+        self.n = np.array([c.exponent for c in contacts])
+        self.v_minus = np.full(len(contacts), V_MINUS_FLOOR)
+        self.Dd = self.e if np.any(self.e < 1.0) else None    # non-None: velocities wanted
+
+    def mass(self):
+        return None
+
+    def _force(self, x, v):
+        g, G, H, ok = self.evaluate(x + self.X)
+        delta = np.where(ok & (g < 0.0), -g, 0.0)
+        rate = np.zeros_like(g) if v is None else -np.einsum("nk,nk->n", G, v)
+        c = 0.75 * (1.0 - self.e ** 2) / self.v_minus
+        dn = delta ** self.n
+        F = self.k * dn * (1.0 + c * rate)
+        on = (delta > 0.0) & (F > 0.0)
+        F = np.where(on, F, 0.0)
+        F_delta = np.where(on, self.n * self.k * delta ** np.maximum(self.n - 1.0, 0.0)
+                           * (1.0 + c * rate), 0.0)
+        F_rate = np.where(on, self.k * dn * c, 0.0)
+        return F, F_delta, F_rate, G, H
+
+    def forces(self, x, v, tangent):
+        F, F_delta, F_rate, G, H = self._force(x, v)
+        f = -F[:, None] * G
+        if not tangent:
+            return f, None, None
+        DD = G[:, :, None] * G[:, None, :]
+        K = F_delta[:, None, None] * DD - F[:, None, None] * H
+        C = None
+        if v is not None and self.Dd is not None:
+            Hv = np.einsum("nij,nj->ni", H, v)
+            K += F_rate[:, None, None] * G[:, :, None] * Hv[:, None, :]
+            C = F_rate[:, None, None] * DD
+        return f, K, C
+
+    def strain_energy(self, x):
+        """Elastic contact energy ``k delta^(n+1) / (n+1)`` [J] (kept in the strain energy)."""
+        g, _, _, ok = self.evaluate(x + self.X)
+        delta = np.where(ok & (g < 0.0), -g, 0.0)
+        return self.k * delta ** (self.n + 1.0) / (self.n + 1.0)
+
+    def resultants(self, x):
+        """Per contact (elastic normal force [N], gap [m], 0)."""
+        g, _, _, ok = self.evaluate(x + self.X)
+        delta = np.where(ok & (g < 0.0), -g, 0.0)
+        return np.column_stack([self.k * delta ** self.n, g, np.zeros_like(g)])
+
+    def update_approach(self, q: np.ndarray, v: np.ndarray) -> None:
+        """Record the approach speed of every open contact (the v^- of the damping law)."""
+        g, gd, _, ok = self.gaps(q, v)
+        open_ = ~(ok & (g < 0.0))
+        self.v_minus = np.where(open_, np.maximum(-gd, V_MINUS_FLOOR), self.v_minus)
+
+
+def build_groups(model: "Model", node_dofs: np.ndarray) -> tuple[list, list]:
+    """The model's contacts grouped by kind: (penalty force blocks, impulse contact groups)."""
+    penalty, impulse = [], []
+    for kind in KINDS:
+        for method, out in (("penalty", penalty), ("impulse", impulse)):
+            cs = [c for c in model.contacts if c.kind == kind and c.method == method]
+            if cs:
+                out.append(PenaltyBlock(cs, kind, node_dofs) if method == "penalty"
+                           else ContactGroup(kind, cs, node_dofs))
+    return penalty, impulse
