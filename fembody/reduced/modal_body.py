@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError
+from ..joints.blocks import JointBlock
 
 S2 = np.array([[0.0, -1.0], [1.0, 0.0]])
 
@@ -390,33 +391,19 @@ class ModalBodyRef:
         return self.body.node_positions(r, th, self.modal_coordinates(result), self.angle)
 
 
-class ModalPinBlock:
+class ModalPinBlock(JointBlock):
     """Joint block: mesh point a of a modal body coincides with node o (and, with
     ``rotation``, their rotations stay equal). x = (x_o, y_o, th_o, r_x, r_y, th, eta_1..N);
     phi = p_o - r - A(th) u_a, u_a = s_a + Phi_a eta (placed frame)."""
 
-    rheonomic = False
-    reaction_factor = -1.0
-    linear = False
-
     def __init__(self, dofs, owner, s, phi_t, phi_r, rotation: bool) -> None:
-        self.dofs = np.asarray(dofs, dtype=np.int64)
-        self.mask = self.dofs >= 0
-        self.owner = np.asarray(owner, dtype=np.int64)
-        self.m = 3 if rotation else 2
+        super().__init__(dofs, owner, 3 if rotation else 2)
         self.s, self.phi_t, self.phi_r = s, phi_t, phi_r     # (n, 2), (n, 2, N), (n, N)
         self.rotation = rotation
         self.ground_point = None        # fixed point (2,) when attached to the ground
-        self._safe_dofs = None
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
 
     def gather(self, q: np.ndarray) -> np.ndarray:
-        if self._safe_dofs is None:
-            self._safe_dofs = np.where(self.mask, self.dofs, 0)
-            self._fmask = self.mask.astype(float)
-        x = (q[self._safe_dofs] + self.X) * self._fmask
+        x = super().gather(q)
         if self.ground_point is not None:
             x[:, 0:2] += self.ground_point
         return x
