@@ -156,27 +156,26 @@ class HubBeam:
         """H - tau theta: the Hamiltonian whose canonical flow is the forced motion (= -I_N)."""
         return self.hamiltonian(z) - self.tau * float(z[0])
 
-    def flow_difference(self, za: np.ndarray, zb: np.ndarray) -> float:
-        """flow_hamiltonian(zb) - flow_hamiltonian(za) [J] in factored form (differences of
-        squares as products with the coordinate differences), free of the cancellation
-        eps * |H| that the plain difference suffers when H is large (a fast-spinning hub):
-        this keeps the discrete gradient's quotients exact down to tiny increments."""
+    def flow_difference(self, za: np.ndarray, dz: np.ndarray) -> float:
+        """flow_hamiltonian(za + dz) - flow_hamiltonian(za) [J] for the exact increment ``dz``,
+        in factored form (differences of squares as products with the increments): free of
+        the cancellation eps * |H| of the plain difference when H is large (a fast-spinning
+        hub), and exact in the increment, so the discrete gradient's quotients stay exact."""
         n = self.n
-        za, zb = np.asarray(za, float), np.asarray(zb, float)
+        za, dz = np.asarray(za, float), np.asarray(dz, float)
         ua, pta, pua = za[1:1 + n], za[1 + n], za[2 + n:]
-        ub, ptb, pub = zb[1:1 + n], zb[1 + n], zb[2 + n:]
-        du, dpt, dpu = ub - ua, ptb - pta, pub - pua
+        du, dpt, dpu = dz[1:1 + n], dz[1 + n], dz[2 + n:]
+        su = 2.0 * ua + du                                  # ua + ub
         sa = self._s0 + ua @ self.D @ ua
-        sb = self._s0 + ub @ self.D @ ub
-        ds = du @ self.D @ (ua + ub)
+        ds = du @ self.D @ su
+        sb = sa + ds
         aa = pta - self._Minv_c @ pua
-        ab = ptb - self._Minv_c @ pub
         da = dpt - self._Minv_c @ dpu
-        # 1/2 (ab^2/sb - aa^2/sa) = 1/2 (da (aa + ab) / sb - aa^2 ds / (sa sb))
-        d_rot = 0.5 * (da * (aa + ab) / sb - aa * aa * ds / (sa * sb))
-        d_mod = 0.5 * dpu @ self._Minv_uu @ (pua + pub)
-        d_el = 0.5 * du @ self.K @ (ua + ub)
-        return float(d_rot + d_mod + d_el - self.tau * (zb[0] - za[0]))
+        # 1/2 (ab^2/sb - aa^2/sa) = 1/2 (da (2 aa + da) / sb - aa^2 ds / (sa sb))
+        d_rot = 0.5 * (da * (2.0 * aa + da) / sb - aa * aa * ds / (sa * sb))
+        d_mod = 0.5 * dpu @ self._Minv_uu @ (2.0 * pua + dpu)
+        d_el = 0.5 * du @ self.K @ su
+        return float(d_rot + d_mod + d_el - self.tau * dz[0])
 
     def flow_gradient(self, z: np.ndarray) -> np.ndarray:
         """Gradient of ``flow_hamiltonian``: [-tau, dH/du, theta', u']."""
