@@ -238,8 +238,9 @@ class System:
                                          [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
                                          labels=[f"rigid body {rb.index} on node {rb.node.id}"
                                                  for rb in rbs]))
-        for mb, md in zip(model.modal_bodies, self.modal_dofs):
+        if model.modal_bodies:
             from .reduced.modal_body import ModalBodyBlock
+        for mb, md in zip(model.modal_bodies, self.modal_dofs):
             blocks.append(ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
                                          beta=beta, label=f"modal body '{mb.body.name}'"))
         self.blocks = blocks

@@ -98,11 +98,6 @@ class HubBeam:
         """Size of the canonical state z = [theta, u, p_theta, p_u]."""
         return 2 * (1 + self.n)
 
-    def split(self, z: np.ndarray):
-        z = np.asarray(z, float)
-        m = 1 + self.n
-        return z[..., 0], z[..., 1:m], z[..., m], z[..., m + 1:]
-
     def mass(self, u: np.ndarray) -> np.ndarray:
         """Generalised mass matrix M(u) [(1+N)^2] of q = [theta, u]."""
         m = np.empty((1 + self.n, 1 + self.n))
@@ -121,8 +116,10 @@ class HubBeam:
 
     def velocities(self, z: np.ndarray) -> np.ndarray:
         """[theta', u'] from a canonical state."""
-        _, u, pt, pu = self.split(z)
-        return np.linalg.solve(self.mass(u), np.concatenate([[pt], pu]))
+        z = np.asarray(z, float)
+        n = self.n
+        w, ud = self._velocities(z[1:1 + n], z[1 + n], z[2 + n:])
+        return np.concatenate([[w], ud])
 
     # ---- energies and conserved quantities ------------------------------------------------
     def _velocities(self, u: np.ndarray, pt: float, pu: np.ndarray):
@@ -227,23 +224,16 @@ class HubBeam:
             return np.concatenate([ud, Minv @ (-(self.K - w * w * self.D) @ u - self.c * a)])
         return rhs
 
-    def hub_torque(self, t: float, x: np.ndarray, theta) -> float:
-        """Torque [N m] a motor must apply to follow a prescribed hub angle (state x = [u, u'])."""
-        n = self.n
-        _, w, a = theta(t)
-        u, ud = x[:n], x[n:]
-        udd = self.prescribed_rhs(theta)(t, x)[n:]
-        return float((self.I0 + u @ self.D @ u) * a + self.c @ udd + 2 * w * (u @ self.D @ ud))
-
     def frequencies(self) -> np.ndarray:
         """Clamped natural frequencies [rad/s] of the beam with the hub held fixed."""
         import scipy.linalg as sla
         return np.sqrt(sla.eigh(self.K, self.Muu, eigvals_only=True))
 
     def critical_speed(self) -> float:
-        """Hub rate [rad/s] above which the model without stiffening has a negative effective
-        stiffness K - theta'^2 M_uu (infinite when stiffening keeps it positive definite)."""
+        """Hub rate [rad/s] at which the effective stiffness K - theta'^2 D of the elastic
+        coordinates (D = M_uu, or M_uu - K_g with stiffening) first loses definiteness;
+        infinite when it never does. From D x = mu K x (K is positive definite, D need not
+        be): theta'^2 = 1 / max mu."""
         import scipy.linalg as sla
-        lam = sla.eigh(self.K, self.D, eigvals_only=True) if np.all(
-            np.linalg.eigvalsh(self.D) > 0) else np.array([np.inf])
-        return float(math.sqrt(lam.min())) if np.isfinite(lam.min()) else math.inf
+        mu = sla.eigh(self.D, self.K, eigvals_only=True).max()
+        return float(1.0 / math.sqrt(mu)) if mu > 0.0 else math.inf

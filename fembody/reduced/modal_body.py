@@ -101,17 +101,18 @@ class ModalBody:
             raise ModelError(f"{where}: n_modes must be a positive integer, got {n_modes!r}")
         clamp, cnodes = template()     # same DOF numbering; only the supports differ
         clamp.fix(cnodes[ref.id])
+        sys_clamp = clamp.compile()
         if boundary == "clamped":
             if n_modes > n_free - 3:
                 raise ModelError(f"{where}: at most {n_free - 3} clamped modes exist, asked "
                                  f"for {n_modes}")
-            md = fe_modes(clamp, n=n_modes)
+            md = fe_modes(sys_clamp, n=n_modes)
             V, omega = md.shapes, md.omega
         else:
             if n_modes > n_free - 3:
                 raise ModelError(f"{where}: at most {n_free - 3} elastic free-free modes exist, "
                                  f"asked for {n_modes}")
-            md = fe_modes(sub, n=n_modes + 3)
+            md = fe_modes(sys_free, n=n_modes + 3)
             if np.any(md.omega[:3] > 1e-4 * max(md.omega[3], 1e-300)):
                 raise ModelError(f"{where}: the free-free body does not show three rigid modes")
             V, omega = md.shapes[:, 3:], md.omega[3:]
@@ -120,7 +121,6 @@ class ModalBody:
         K = np.zeros_like(M)
         M[np.ix_(fr, fr)] = sys_free.mass_matrix().toarray()
         K[np.ix_(fr, fr)] = sys_free.stiffness_matrix().toarray()
-        Vf = V
         t_idx, r_idx = nd[:, :2], nd[:, 2]
         Mt = M[np.ix_(t_idx[:, 0], t_idx[:, 0])]
         if (np.abs(M[np.ix_(t_idx[:, 0], t_idx[:, 1])]).max() > 1e-12 * np.abs(Mt).max() or
@@ -131,14 +131,14 @@ class ModalBody:
         Mr = M[np.ix_(r_idx, r_idx)]
         X = np.array([[x.x, x.y] for x in body.nodes])
         s = X - np.array([ref.x, ref.y])
-        phi_t = np.stack([Vf[t_idx[:, 0]], Vf[t_idx[:, 1]]], axis=1)
-        phi_r = Vf[r_idx]
-        Kred = Vf.T @ K @ Vf
+        phi_t = np.stack([V[t_idx[:, 0]], V[t_idx[:, 1]]], axis=1)
+        phi_r = V[r_idx]
+        Kred = V.T @ K @ V
         Kred = 0.5 * (Kred + Kred.T)
         Kg = None
         if stiffening_axis is not None:
-            Kg = _centrifugal_geometric_stiffness(clamp, sys_free,
-                                                  np.asarray(stiffening_axis, float), Vf)
+            Kg = _centrifugal_geometric_stiffness(sys_clamp, M,
+                                                  np.asarray(stiffening_axis, float), V)
         blk = sys_free.block("beam")
         return cls(name or f"modal {body.name}", s, phi_t, phi_r, Mt, Mr, Kred, omega, boundary,
                    (ref.x, ref.y), tuple(x.id for x in body.nodes), Kg,
@@ -191,27 +191,21 @@ class ModalBody:
         return np.stack([x, y], axis=-1) + r[:, None, :]
 
 
-def _centrifugal_geometric_stiffness(clamp, sys_free, axis, Vf):
-    """K_g = Phi^T K_G(N) Phi for the axial forces N of a unit spin rate about ``axis``
-    (the body clamped at the reference node carries its own centrifugal load)."""
-    sysc = clamp.compile()
-    fr = sys_free.free
-    Mfull = sys_free.mass_matrix().toarray()
-    X = sysc.X
+def _centrifugal_geometric_stiffness(sysc, M, axis, V):
+    """K_g = V^T K_G(N) V for the axial forces N of a unit spin rate about ``axis``: the body
+    clamped at the reference node (System ``sysc``) under its own centrifugal load M (x - axis)
+    (``M`` the full-DOF mass matrix, rotations carry no centrifugal load)."""
     nd = sysc.node_dofs
     rvec = np.zeros(sysc.n_dof)
-    rvec[nd[:, 0]] = X[nd[:, 0]] - axis[0]
-    rvec[nd[:, 1]] = X[nd[:, 1]] - axis[1]
-    rvec[nd[:, 2][nd[:, 2] >= 0]] = 0.0
-    # centrifugal load omega^2 M (x - axis) with omega = 1 rad/s on the clamped template
-    f = np.zeros(sysc.n_dof)
-    f[fr] = Mfull @ rvec[fr]
+    rvec[nd[:, 0]] = sysc.X[nd[:, 0]] - axis[0]
+    rvec[nd[:, 1]] = sysc.X[nd[:, 1]] - axis[1]
+    f = M @ rvec
     K = sysc.stiffness_matrix().toarray()
     u = np.zeros(sysc.n_dof)
     u[sysc.free] = np.linalg.solve(K, f[sysc.free])
     blk = sysc.block("beam")
     N = blk.resultants(u[blk.dofs])[:, 0]
-    KG = np.zeros((sys_free.n_dof, sys_free.n_dof))
+    KG = np.zeros((sysc.n_dof, sysc.n_dof))
     for k in range(len(N)):
         d = blk.dofs[k]
         xa, xb = sysc.X[d[0:2]], sysc.X[d[3:5]]
@@ -221,7 +215,7 @@ def _centrifugal_geometric_stiffness(clamp, sys_free, axis, Vf):
         ke = N[k] / L * np.kron(np.array([[1.0, -1.0], [-1.0, 1.0]]), Pn)
         idx = np.r_[d[0:2], d[3:5]]
         KG[np.ix_(idx, idx)] += ke
-    Kg = Vf.T @ KG @ Vf
+    Kg = V.T @ KG @ V
     return 0.5 * (Kg + Kg.T)
 
 

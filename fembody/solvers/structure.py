@@ -176,9 +176,11 @@ def integrate_hamiltonian(system, z0, h: float, steps: int, method: str = "discr
     ``system``: an object with ``flow_hamiltonian(z)`` (and optionally ``flow_gradient(z)``,
     ``structure``), e.g. ``fembody.reduced.HubBeam``, or a callable H(z) with optional ``grad``
     and ``structure`` (default canonical [[0, I], [-I, 0]] for z = [q, p]).
-    Each step solves the implicit equation by Newton's method with the matrix
-    I - h S Hess H(midpoint), until the correction is below ``tol`` relative to the state (near
-    machine precision by default); a step that does not get there raises ConvergenceError.
+    Each step solves the implicit equation for the increment d = z1 - z0 by simplified Newton
+    (matrix I - h S Hess H(midpoint), triangular part for the plain discrete gradient) until the
+    correction is below ``tol`` relative to d (near machine precision by default) or stalls at
+    round-off; a step that does not get there raises ConvergenceError. The state is accumulated
+    with compensated summation.
     """
     if method not in METHODS:
         raise ModelError(f"integrate_hamiltonian: method must be one of {METHODS}, got {method!r}")
