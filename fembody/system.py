@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from .elements import _compiled
 from .elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
                        SpringBlock, TrussBlock)
 from .errors import ModelError
@@ -38,7 +39,6 @@ class ConstraintEval:
 
 def _matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
     """``A x`` for a CSC matrix with n rows, compiled when numba is available."""
-    from .elements import _compiled
     if _compiled.AVAILABLE:
         return _compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
     return A @ x
@@ -518,11 +518,12 @@ class System:
         if self._constB is None:
             self._build_constant_B(q, t)
         phi = np.empty(self.n_con)
-        Bdata = self._constB.copy()
-        fc = np.zeros(self.n_dof)
+        # the shared constant part is handed out read-only when no block adds to it
+        Bdata = self._constB if self._all_constant_B else self._constB.copy()
         if lam is not None and self._constBT is not None:
-            BT = self._constBT
-            fc = _matvec(self.n_dof, BT, lam)
+            fc = _matvec(self.n_dof, self._constBT, lam)
+        else:
+            fc = np.zeros(self.n_dof)
         G = None
         for blk in self.joint_blocks:
             x = blk.gather(q)
@@ -558,6 +559,8 @@ class System:
             rows.append(r[ok])
             cols.append(c[ok])
             vals.append(B[ok])
+        self._all_constant_B = all(b.constant_B for b in self.joint_blocks)
+        self._constB.flags.writeable = not self._all_constant_B
         self._constBT = None
         if rows:
             self._constBT = sp.csc_matrix((np.concatenate(vals), (np.concatenate(cols),
@@ -752,8 +755,11 @@ class System:
 
     # ------------------------------------------------------------ state
     def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """Return the configuration ``q`` moved by the free-DOF increment ``dq`` (the one place
-        where configurations are updated, so rotations can become multiplicative later)."""
+        """Return the configuration ``q`` moved by the increment ``dq`` on the free DOFs, or by a
+        full-length ``dq`` that is zero on the fixed DOFs (the one place where configurations
+        are updated, so rotations can become multiplicative later)."""
+        if dq.shape[0] == self.n_dof and self.n_dof != self.n_free:
+            return q + dq
         out = q.copy()
         out[self.free] += dq
         return out
