@@ -167,7 +167,7 @@ def test_static_energy_equals_work_for_linear_spring():
     assert res.energy.strain[-1] == pytest.approx(0.5 * 5.0**2 / 100.0, rel=1e-10)
 
 
-@pytest.mark.parametrize("method", ["dense", "superlu"] +
+@pytest.mark.parametrize("method", ["dense", "superlu", "envelope"] +
                          (["cholmod"] if linalg.HAVE_CHOLMOD else []))
 def test_linear_solvers_agree(method):
     rng = np.random.default_rng(0)

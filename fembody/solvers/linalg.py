@@ -2,10 +2,12 @@
 
 A :class:`LinearSolver` is created once per analysis and ``factorize``-d at every Newton
 iteration; CHOLMOD's symbolic analysis (fill-reducing ordering) is done on the first call and
-reused. ``method="auto"`` takes dense LAPACK for small systems, CHOLMOD for large symmetric
-positive-definite ones, and switches to SuperLU (for good) when a matrix is not positive
-definite (past a limit point, with indefinite geometric stiffness). If scikit-sparse cannot be
-imported, fembody runs on SciPy's solvers and says so once.
+reused. ``method="auto"`` takes the compiled envelope LDL^T (:mod:`.envelope`) when the
+matrix, reordered by reverse Cuthill-McKee, has a narrow envelope (beam chains, trees, most
+frames), else dense LAPACK for small systems and CHOLMOD for large symmetric positive-definite
+ones, and switches to SuperLU (for good) when a matrix is not positive definite (past a limit
+point, with indefinite geometric stiffness). If scikit-sparse cannot be imported, fembody runs
+on SciPy's solvers and says so once.
 """
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+
+from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
+from .envelope import EnvelopeLDL, envelope_width
 
 log = logging.getLogger("fembody")
 
@@ -31,7 +36,17 @@ except Exception:  # ImportError, or a broken shared library
 
 _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
-METHODS = ("auto", "cholmod", "superlu", "dense")
+# mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
+# like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
+ENVELOPE_WIDTH = 24
+METHODS = ("auto", "envelope", "cholmod", "superlu", "dense")
+
+
+def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
+    """An envelope solver for the pattern if it is narrow enough for ``auto`` (else None)."""
+    if not ENVELOPE_AVAILABLE or n == 0 or envelope_width(indptr, indices, n) > ENVELOPE_WIDTH:
+        return None
+    return EnvelopeLDL(indptr, indices, n)
 
 
 def _warn_no_cholmod() -> None:
@@ -94,7 +109,7 @@ class LinearSolver:
 
     Parameters
     ----------
-    method : 'auto', 'cholmod', 'superlu' or 'dense'.
+    method : 'auto', 'envelope', 'cholmod', 'superlu' or 'dense'.
     spd : whether matrices are expected symmetric positive definite (Cholesky is tried first).
 
     Counters: ``n_factor`` (numeric factorisations), ``n_solve``.
@@ -106,6 +121,8 @@ class LinearSolver:
         if method == "cholmod" and not HAVE_CHOLMOD:
             raise ValueError("linear_solver='cholmod' needs scikit-sparse; install it or use "
                              "'superlu'")
+        if method == "envelope" and not ENVELOPE_AVAILABLE:
+            raise ValueError("linear_solver='envelope' needs numba; install it or use 'superlu'")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
             _warn_no_cholmod()
         self.method = method
@@ -114,12 +131,25 @@ class LinearSolver:
         self._symbolic = None
         self._fac = None
         self._indefinite = False             # once seen, skip Cholesky attempts in 'auto'
+        self._env: EnvelopeLDL | None = None
+        self._env_pattern = None             # (indptr, indices) the envelope was built for
         self.n_factor = 0
         self.n_solve = 0
 
-    def _choose(self, n: int) -> str:
+    def _envelope(self, A: sp.csc_matrix) -> EnvelopeLDL | None:
+        pat = self._env_pattern
+        if pat is None or not ((pat[0] is A.indptr and pat[1] is A.indices) or (
+                np.array_equal(pat[0], A.indptr) and np.array_equal(pat[1], A.indices))):
+            self._env_pattern = (A.indptr, A.indices)
+            self._env = (EnvelopeLDL(A.indptr, A.indices, A.shape[0]) if self.method == "envelope"
+                         else _envelope_for(A.indptr, A.indices, A.shape[0]))
+        return self._env
+
+    def _choose(self, n: int, A: sp.csc_matrix) -> str:
         if self.method != "auto":
             return self.method
+        if self.spd and not self._indefinite and self._envelope(A) is not None:
+            return "envelope"
         if n <= DENSE_MAX:
             return "dense"
         if self.spd and HAVE_CHOLMOD and not self._indefinite:
@@ -130,8 +160,21 @@ class LinearSolver:
         """Numeric factorisation of ``A`` (CSC); raises NotPositiveDefinite only when
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
         n = A.shape[0]
-        kind = self._choose(n)
+        if sp.issparse(A):
+            A = A.tocsc()
+        kind = self._choose(n, A) if sp.issparse(A) else ("dense" if self.method == "auto"
+                                                          else self.method)
         self.n_factor += 1
+        if kind == "envelope":
+            env = self._envelope(A)
+            if env.factorize(A.data):
+                self._fac, self.active = env, "envelope"
+                return
+            if self.method == "envelope":
+                raise NotPositiveDefinite(f"matrix is not positive definite (pivot of unknown "
+                                          f"{env.bad_row}); use linear_solver='superlu'")
+            self._indefinite = True
+            kind = self._choose(n, A)
         if kind == "cholmod":
             try:
                 if self._symbolic is None:
@@ -173,7 +216,7 @@ class LinearSolver:
             kind, f = fac
             return sla.cho_solve(f, b, check_finite=False) if kind == "chol" else \
                 sla.lu_solve(f, b, check_finite=False)
-        if self.active == "cholmod":
+        if self.active in ("cholmod", "envelope"):
             return fac(b)
         return fac.solve(np.asarray(b, dtype=float))
 
@@ -187,7 +230,7 @@ class LinearSolver:
             kind, f = fac
             d = np.abs(np.diag(f[0]))
             d = d * d if kind == "chol" else d
-        elif self.active == "cholmod":
+        elif self.active in ("cholmod", "envelope"):
             d = np.abs(fac.D())
         else:
             d = np.abs(fac.U.diagonal())
@@ -222,17 +265,20 @@ class SaddlePointSolver:
       (``d`` ~ 1e-10 of S's scale) with iterative refinement against the exact matrix; symbolic
       analysis once. Valid while S is positive definite; checked by the inertia of D (n positive,
       m negative pivots), otherwise the solver switches to SuperLU.
+    - ``"envelope"``: the compiled envelope LDL^T of S (:mod:`.envelope`) and a dense Schur
+      complement ``B S^-1 B^T`` (few constraints).
     - ``"schur"``: CHOLMOD on S and a dense Schur complement ``B S^-1 B^T`` (few constraints).
     - ``"superlu"``: LU of the full augmented matrix (general fallback).
     - ``"dense"``: LAPACK LU (small systems).
-    - ``"auto"``: dense up to DENSE_MAX unknowns; else with CHOLMOD the Schur complement for up
-      to SCHUR_MAX constraint rows and ldl beyond; SuperLU without CHOLMOD or when S is not
-      positive definite.
+    - ``"auto"``: the envelope when S's envelope is narrow (ENVELOPE_WIDTH) and there are at
+      most SCHUR_MAX constraint rows; else dense up to DENSE_MAX unknowns; else with CHOLMOD the
+      Schur complement for up to SCHUR_MAX constraint rows and ldl beyond; SuperLU without
+      CHOLMOD or when S is not positive definite.
 
     Without constraints it is a plain :class:`LinearSolver` on S.
     """
 
-    METHODS = ("auto", "ldl", "schur", "superlu", "dense")
+    METHODS = ("auto", "envelope", "ldl", "schur", "superlu", "dense")
     SCHUR_MAX = 64
 
     def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
@@ -243,6 +289,8 @@ class SaddlePointSolver:
             raise ValueError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
         if method in ("ldl", "schur") and not HAVE_CHOLMOD:
             raise ValueError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
+        if method == "envelope" and not ENVELOPE_AVAILABLE:
+            raise ValueError("linear_solver='envelope' needs numba; install it or use 'superlu'")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD:
             _warn_no_cholmod()
         self.p, self.nf, self.m = pattern, n_free, n_con
@@ -255,14 +303,24 @@ class SaddlePointSolver:
         self._fac = None
         self._plain = LinearSolver({"ldl": "cholmod", "schur": "cholmod"}.get(method, method)) \
             if n_con == 0 else None
+        self._env: EnvelopeLDL | None = None
+        self._narrow: bool | None = None     # S's envelope is narrow (decided once)
         self.active: str | None = None
         self._fallback = False
+        self._B_dense_idx = None
+        self._B_cache: tuple = (None, None, None)
         self.n_factor = 0
         self.n_solve = 0
 
     def _choose(self) -> str:
         if self.method != "auto":
             return self.method
+        if not self._fallback and self.m <= self.SCHUR_MAX:
+            if self._narrow is None:
+                self._env = _envelope_for(self.S_pat[1], self.S_pat[0], self.nf)
+                self._narrow = self._env is not None
+            if self._narrow:
+                return "envelope"
         if self.nf + self.m <= DENSE_MAX:
             return "dense"
         if self._fallback or not HAVE_CHOLMOD:
@@ -273,7 +331,7 @@ class SaddlePointSolver:
         """Factorise with S (CSC data on the K pattern) and B (CSR data). ``same_S``: S is the
         one of the previous call (e.g. a constant mass matrix), so the Schur path keeps its
         factor of S and only redoes the small complement with the new B."""
-        if same_S and self.active == "schur" and self._plain is None:
+        if same_S and self.active in ("schur", "envelope") and self._plain is None:
             self._schur_complement(Bdata)
             return
         self.n_factor += 1
@@ -284,6 +342,10 @@ class SaddlePointSolver:
             return
         p = self.p
         kind = self._choose()
+        if kind == "envelope":
+            if self._envelope_schur(Sdata, Bdata):
+                return
+            kind = self._choose()
         if kind == "schur" and self._schur(Sdata, Bdata):
             return
         if kind == "schur":
@@ -340,8 +402,6 @@ class SaddlePointSolver:
         if getattr(self, "_S", None) is None:
             idx, ptr = self.S_pat
             self._S = sp.csc_matrix((Sdata.copy(), idx, ptr), shape=(self.nf, self.nf))
-            rows = np.repeat(np.arange(self.m), np.diff(self.B_pat[1]))
-            self._B_dense_idx = rows * self.nf + self.B_pat[0]
         self._S.data[:] = Sdata             # refill in place: no sparse-matrix construction
         try:
             if self._symbolic is None:
@@ -353,15 +413,39 @@ class SaddlePointSolver:
                                           "use linear_solver='superlu'") from None
             self._fallback = True
             return False
+        self._S_solve = self._symbolic
         self._schur_complement(Bdata)
         self.active = "schur"
         return True
 
+    def _envelope_schur(self, Sdata: np.ndarray, Bdata: np.ndarray) -> bool:
+        """Envelope LDL^T of S and the dense Schur complement; False (and the fallback from
+        then on) when S is not positive definite."""
+        if self._env is None:
+            self._env = EnvelopeLDL(self.S_pat[1], self.S_pat[0], self.nf)
+        if not self._env.factorize(Sdata):
+            if self.method == "envelope":
+                raise NotPositiveDefinite("the iteration matrix S is not positive definite; "
+                                          "use linear_solver='superlu'")
+            self._fallback = True
+            return False
+        self._S_solve = self._env.solve
+        self._schur_complement(Bdata)
+        self.active = "envelope"
+        return True
+
     def _schur_complement(self, Bdata: np.ndarray) -> None:
-        B = np.zeros(self.m * self.nf)
-        B[self._B_dense_idx] = Bdata
-        B = B.reshape(self.m, self.nf)
-        SinvBT = self._symbolic(B.T)
+        if self._B_dense_idx is None:
+            rows = np.repeat(np.arange(self.m), np.diff(self.B_pat[1]))
+            self._B_dense_idx = rows * self.nf + self.B_pat[0]
+        # constant joints hand in the same read-only array every time: B is built once
+        if Bdata is not self._B_cache[0] or Bdata.flags.writeable:
+            B = np.zeros(self.m * self.nf)
+            B[self._B_dense_idx] = Bdata
+            B = B.reshape(self.m, self.nf)
+            self._B_cache = (Bdata, B, np.ascontiguousarray(B.T))
+        _, B, BT = self._B_cache
+        SinvBT = self._S_solve(BT)
         # few constraints: keep B dense and the Schur complement's inverse (m x m)
         self._fac = (B, SinvBT, np.linalg.inv(B @ SinvBT))
 
@@ -378,9 +462,9 @@ class SaddlePointSolver:
         fac = self._fac
         if isinstance(fac, _Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
-        if self.active == "schur":
+        if self.active in ("schur", "envelope"):
             B, SinvBT, Zinv = fac
-            y = self._symbolic(r)
+            y = self._S_solve(r)
             mu = Zinv @ (B @ y - c)
             return y - SinvBT @ mu, mu
         s = self.scale

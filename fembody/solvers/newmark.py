@@ -41,6 +41,7 @@ from ..model import Model
 from ..progress import Progress
 from ..results import Result
 from ..system import System
+from . import _kernels
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
@@ -218,8 +219,8 @@ class GeneralizedAlpha(Integrator):
                 "connect them", names)
 
     def _evaluate(self, q, v, qdd, lam, t, tangent, scale=None):
-        """Residual on the free DOFs, constraint state, force scale (computed unless given) and
-        (with ``tangent``) the CSC data of the stiffness-like (K_T + load, inertial and
+        """Residual on the free DOFs (its norm in ``self._res``), constraint state, force scale
+        (computed unless given) and (with ``tangent``) the CSC data of the stiffness-like (K_T + load, inertial and
         constraint geometric stiffness), damping-like (C_T) and mass matrices."""
         s = self.sys
         self.n_residual += 1
@@ -232,12 +233,8 @@ class GeneralizedAlpha(Integrator):
         else:                       # constant mass: one sparse product on the free DOFs
             fin, M, Kin, Cin = s.mass_product(qdd[free]), s.M_const, None, None
         ce = s.constraints(q, t, lam, hessian=tangent)
-        rf = fext - fint
-        if s.n_con:
-            rf -= ce.force
-        r = rf[free] - fin
-        if scale is None:
-            scale = max(_norm(fint), _norm(fext), _norm(fin), _norm(ce.force), 1e-300)
+        r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin, scale is None)
+        scale = sc if scale is None else scale
         mats = None
         if tangent:
             self.n_tangent += 1
@@ -266,7 +263,6 @@ class GeneralizedAlpha(Integrator):
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)
         reuse = self.newton == "modified" and self._fac_h == h
-        dfull = np.zeros(s.n_dof)
         prev_norm = None
         norm = np.inf
         scale = None
@@ -275,7 +271,7 @@ class GeneralizedAlpha(Integrator):
             want_tangent = not reuse
             r, ce, scale, mats = self._evaluate(q1, v1, qdd1, lam1, t1, want_tangent,
                                                 None if want_tangent else scale)
-            res = _norm(r)
+            res = self._res
             viol = float(abs(ce.phi).max()) if s.n_con else 0.0
             if not (math.isfinite(res) and math.isfinite(viol)):
                 self._fac_h = None
@@ -302,17 +298,14 @@ class GeneralizedAlpha(Integrator):
             dq, dlam = self.solver.solve(r, -ce.phi)
             self.n_newton += 1
             it += 1
-            norm = float(abs(dq).max()) if dq.size else 0.0
+            # q1, v1, qdd1 are this step's own arrays: corrected in place
+            norm = _kernels.correct(q1, v1, qdd1, free, dq, gp, bp)
             if not math.isfinite(norm) and want_tangent:
                 self._diagnose_singular(S, ce, t1)
             if not np.isfinite(norm) or (prev_norm is not None and norm > 1e3 * prev_norm
                                          and norm > self.ptol):
                 self._fac_h = None
                 return False, f"Newton diverged at t = {t1:.6g} s"
-            dfull[free] = dq
-            q1 = s.update(q1, dfull)
-            v1 += gp * dfull
-            qdd1 += bp * dfull
             lam1 += dlam
             # contraction-rate test (as in IDA or Chrono): with theta = |dq_k| / |dq_k-1| the
             # error left after this increment is about theta / (1 - theta) |dq_k|; when that

@@ -174,7 +174,7 @@ def test_nan_load_and_diverging_run_keep_partial_results():
     assert err.result.stats["status"] == "failed"
 
 
-@pytest.mark.parametrize("solver", ["schur", "ldl", "superlu", "dense"])
+@pytest.mark.parametrize("solver", ["envelope", "schur", "ldl", "superlu", "dense"])
 def test_saddle_point_solvers_agree_on_a_flexible_pendulum(solver):
     """Above the dense limit every saddle-point backend gives the same motion."""
     from fembody.solvers import linalg

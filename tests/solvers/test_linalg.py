@@ -1,0 +1,102 @@
+"""The envelope LDL^T backend and the fused Newton kernels against independent references."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+import fembody as fb
+from fembody.solvers import _kernels, linalg
+from fembody.solvers.envelope import EnvelopeLDL, envelope_width
+
+pytestmark = pytest.mark.skipif(not linalg.ENVELOPE_AVAILABLE, reason="needs numba")
+
+
+def random_spd(n: int, density: float, seed: int) -> sp.csc_matrix:
+    A = sp.random(n, n, density=density, random_state=seed)
+    return (A @ A.T + sp.eye(n) * 0.5).tocsc()
+
+
+@pytest.mark.parametrize("n, density, seed", [(1, 1.0, 0), (7, 0.3, 1), (60, 0.05, 2),
+                                              (300, 0.01, 3)])
+def test_envelope_ldl_solves_like_lapack(n, density, seed):
+    """Random sparse SPD matrices (random pattern, so RCM and wide rows are exercised):
+    solutions for one and several right-hand sides equal dense Cholesky, and the pivots'
+    product is the determinant."""
+    A = random_spd(n, density, seed)
+    env = EnvelopeLDL(A.indptr, A.indices, n)
+    assert env.factorize(A.data)
+    rng = np.random.default_rng(seed)
+    B = rng.standard_normal((n, 3))
+    ref = sla.cho_solve(sla.cho_factor(A.toarray()), B)
+    assert env.solve(B) == pytest.approx(ref, rel=1e-9, abs=1e-9 * np.abs(ref).max())
+    assert env.solve(B[:, 1]) == pytest.approx(ref[:, 1], rel=1e-9, abs=1e-9 * np.abs(ref).max())
+    sign, logdet = np.linalg.slogdet(A.toarray())
+    assert sign > 0 and np.sum(np.log(env.D())) == pytest.approx(logdet, rel=1e-10, abs=1e-10)
+
+
+def test_envelope_refactorises_and_rejects_indefinite_matrices():
+    A = random_spd(40, 0.1, 4)
+    env = EnvelopeLDL(A.indptr, A.indices, 40)
+    b = np.ones(40)
+    assert env.factorize(A.data)
+    x = env.solve(b)
+    assert env.factorize(2.0 * A.data) and env.solve(b) == pytest.approx(x / 2.0, rel=1e-12)
+    C = A.copy()
+    C.data = C.data.copy()
+    C[17, 17] = -1e3                      # same pattern, one very negative diagonal entry
+    assert not env.factorize(C.data)
+    assert 0 <= env.bad_row < 40
+    with pytest.raises(linalg.NotPositiveDefinite, match="pivot"):
+        linalg.LinearSolver("envelope").factorize(C)
+
+
+def test_envelope_width_of_a_beam_chain_and_of_a_grid():
+    """A beam chain has a narrow envelope after RCM (auto takes the envelope); a 2-D grid's
+    envelope grows with its side (auto leaves it to CHOLMOD/SuperLU)."""
+    m = fb.Model()
+    m.add_beam((0.0, 0.0), (1.0, 0.0), n=200, material=fb.Material(E=1e9, rho=1e3),
+               section=fb.Section.rectangle(0.02, 0.02))
+    s = m.compile()
+    assert envelope_width(s.indptr, s.indices, s.n_free) < 6
+    k = 40
+    grid = sp.kronsum(sp.diags([1.0, -2.0, 1.0], [-1, 0, 1], (k, k)),
+                      sp.diags([1.0, -2.0, 1.0], [-1, 0, 1], (k, k))).tocsc()
+    assert envelope_width(grid.indptr, grid.indices, k * k) > linalg.ENVELOPE_WIDTH
+
+
+def test_auto_chooses_the_envelope_for_a_flexible_pendulum_and_agrees_with_superlu():
+    from fembody.examples.flexible_pendulum import build_model
+    model, beam = build_model(n=40)
+    auto = fb.simulate(model, t_end=0.02, dt=1e-3)
+    ref = fb.simulate(model, t_end=0.02, dt=1e-3, linear_solver="superlu")
+    assert auto.stats["linear_solver"] == "envelope"
+    assert auto.position(beam.last) == pytest.approx(ref.position(beam.last), abs=1e-12)
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_fused_kernels_equal_their_numpy_twins(bad):
+    rng = np.random.default_rng(5)
+    n = 50
+    free = np.sort(rng.choice(n, 40, replace=False))
+    dq = rng.standard_normal(40)
+    if bad:
+        dq[7] = np.nan
+    state = [rng.standard_normal(n) for _ in range(3)]
+    a = [x.copy() for x in state]
+    b = [x.copy() for x in state]
+    m1 = _kernels._correct_nb(*a, free, dq, 3.0, 7.0)
+    m2 = _kernels._correct_np(*b, free, dq, 3.0, 7.0)
+    if bad:
+        assert np.isnan(m1) and np.isnan(m2)
+    else:
+        assert m1 == m2 == np.abs(dq).max()
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
+    fext, fint, fc = (rng.standard_normal(n) for _ in range(3))
+    fin = rng.standard_normal(40)
+    r1, n1, s1 = _kernels._residual_nb(fext, fint, fc, free, fin, True)
+    r2, n2, s2 = _kernels._residual_np(fext, fint, fc, free, fin, True)
+    assert r1 == pytest.approx(r2, rel=1e-14) and n1 == pytest.approx(n2, rel=1e-14)
+    assert s1 == pytest.approx(s2, rel=1e-14)
