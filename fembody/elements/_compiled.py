@@ -120,13 +120,3 @@ def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
                 y[indices[k]] += data[k] * xj
     return y
 
-
-@njit(cache=True)
-def sym_matvec(indptr, indices, data, x, y):  # pragma: no cover - jitted
-    """y = A x for a symmetric CSC matrix A, read by rows (A^T = A): each entry of y is one
-    short reduction, written once (faster than the column scatter of csc_matvec)."""
-    for i in range(indptr.shape[0] - 1):
-        s = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            s += data[k] * x[indices[k]]
-        y[i] = s

@@ -55,28 +55,80 @@ def _factor(data, src, dst, env, first, rowptr, dinv, work):  # pragma: no cover
 
 
 @njit(cache=True, error_model="numpy")
+def _solve1(env, first, rowptr, dinv, perm, b, x, y):  # pragma: no cover - jitted
+    """x = A^-1 b for vectors (``y``: work vector of length n)."""
+    n = b.shape[0]
+    for i in range(n):                      # L y = P b (rows: a short reduction per row)
+        fi = first[i]
+        ri = rowptr[i] - fi
+        s = b[perm[i]]
+        for k in range(fi, i):
+            s -= env[ri + k] * y[k]
+        y[i] = s
+    for i in range(n):
+        y[i] *= dinv[i]
+    for i in range(n - 1, -1, -1):          # L^T x = y (rows of L = columns of L^T)
+        fi = first[i]
+        ri = rowptr[i] - fi
+        yi = y[i]
+        for k in range(fi, i):
+            y[k] -= env[ri + k] * yi
+    for i in range(n):
+        x[perm[i]] = y[i]
+
+
+@njit(cache=True, error_model="numpy")
 def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
-    """x = A^-1 b for ``b, x`` of shape (n, m) (C order), with the factor of :func:`_factor`."""
+    """x = A^-1 b for ``b, x`` of shape (n, m), column by column."""
     n, m = b.shape
     y = np.empty(n)
+    bc = np.empty(n)
+    xc = np.empty(n)
     for c in range(m):
-        for i in range(n):                  # L y = P b (rows: a short reduction per row)
-            fi = first[i]
-            ri = rowptr[i] - fi
-            s = b[perm[i], c]
-            for k in range(fi, i):
-                s -= env[ri + k] * y[k]
-            y[i] = s
         for i in range(n):
-            y[i] *= dinv[i]
-        for i in range(n - 1, -1, -1):      # L^T x = y (rows of L = columns of L^T)
-            fi = first[i]
-            ri = rowptr[i] - fi
-            yi = y[i]
-            for k in range(fi, i):
-                y[k] -= env[ri + k] * yi
+            bc[i] = b[i, c]
+        _solve1(env, first, rowptr, dinv, perm, bc, xc, y)
         for i in range(n):
-            x[perm[i], c] = y[i]
+            x[i, c] = xc[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _schur_solve(env, first, rowptr, dinv, perm, r, c, B, SinvBT, Zinv):  # pragma: no cover
+    """Saddle point by the Schur complement: y = S^-1 r, mu = Z^-1 (B y - c),
+    dq = y - S^-1 B^T mu (``B`` dense (m, n), ``SinvBT`` (n, m), ``Zinv`` (m, m))."""
+    n = r.shape[0]
+    m = c.shape[0]
+    y = np.empty(n)
+    work = np.empty(n)
+    _solve1(env, first, rowptr, dinv, perm, r, y, work)
+    w = np.empty(m)
+    for i in range(m):
+        s = -c[i]
+        for k in range(n):
+            s += B[i, k] * y[k]
+        w[i] = s
+    mu = np.zeros(m)
+    for i in range(m):
+        s = 0.0
+        for j in range(m):
+            s += Zinv[i, j] * w[j]
+        mu[i] = s
+    for k in range(n):
+        s = y[k]
+        for j in range(m):
+            s -= SinvBT[k, j] * mu[j]
+        y[k] = s
+    return y, mu
+
+
+@njit(cache=True, error_model="numpy")
+def _schur_factor(env, first, rowptr, dinv, perm, B, BT):  # pragma: no cover - jitted
+    """``A^-1 B^T`` (n, m) and the inverse Schur complement ``(B A^-1 B^T)^-1`` (m, m)."""
+    n, m = BT.shape
+    X = np.empty((n, m))
+    _solve(env, first, rowptr, dinv, perm, BT, X)
+    Z = B @ X
+    return X, np.linalg.inv(Z)
 
 
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
@@ -143,10 +195,27 @@ class EnvelopeLDL:
     def solve(self, b: np.ndarray) -> np.ndarray:
         """``A^-1 b`` for ``b`` of shape (n,) or (n, m)."""
         b = np.asarray(b, dtype=float)
-        b2 = np.ascontiguousarray(b.reshape(self.n, -1))
-        x = np.empty_like(b2)
-        _solve(self.env, self.first, self.rowptr, self.dinv, self.perm, b2, x)
-        return x.reshape(b.shape)
+        if b.ndim == 1:
+            x = np.empty(self.n)
+            _solve1(self.env, self.first, self.rowptr, self.dinv, self.perm, b, x,
+                    np.empty(self.n))
+            return x
+        x = np.empty(b.shape)
+        _solve(self.env, self.first, self.rowptr, self.dinv, self.perm, b, x)
+        return x
+
+    def schur_factor(self, B: np.ndarray, BT: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``A^-1 B^T`` and ``(B A^-1 B^T)^-1`` for a dense ``B`` (m, n) and its transpose
+        (n, m), both C-contiguous."""
+        return _schur_factor(self.env, self.first, self.rowptr, self.dinv, self.perm, B, BT)
+
+    def schur_solve(self, r: np.ndarray, c: np.ndarray, B: np.ndarray, SinvBT: np.ndarray,
+                    Zinv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(dq, mu) of ``[[A, B^T], [B, 0]] [dq; mu] = [r; c]`` given ``A^-1 B^T`` and the inverse
+        Schur complement ``(B A^-1 B^T)^-1``, in one compiled call."""
+        return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm,
+                            np.asarray(r, dtype=float), np.asarray(c, dtype=float), B, SinvBT,
+                            Zinv)
 
     __call__ = solve
 

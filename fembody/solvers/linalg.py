@@ -413,9 +413,8 @@ class SaddlePointSolver:
                                           "use linear_solver='superlu'") from None
             self._fallback = True
             return False
-        self._S_solve = self._symbolic
-        self._schur_complement(Bdata)
         self.active = "schur"
+        self._schur_complement(Bdata)
         return True
 
     def _envelope_schur(self, Sdata: np.ndarray, Bdata: np.ndarray) -> bool:
@@ -429,9 +428,8 @@ class SaddlePointSolver:
                                           "use linear_solver='superlu'")
             self._fallback = True
             return False
-        self._S_solve = self._env.solve
-        self._schur_complement(Bdata)
         self.active = "envelope"
+        self._schur_complement(Bdata)
         return True
 
     def _schur_complement(self, Bdata: np.ndarray) -> None:
@@ -445,7 +443,10 @@ class SaddlePointSolver:
             B = B.reshape(self.m, self.nf)
             self._B_cache = (Bdata, B, np.ascontiguousarray(B.T))
         _, B, BT = self._B_cache
-        SinvBT = self._S_solve(BT)
+        if self.active == "envelope":
+            self._fac = (B, *self._env.schur_factor(B, BT))
+            return
+        SinvBT = self._symbolic(BT)
         # few constraints: keep B dense and the Schur complement's inverse (m x m)
         self._fac = (B, SinvBT, np.linalg.inv(B @ SinvBT))
 
@@ -462,9 +463,11 @@ class SaddlePointSolver:
         fac = self._fac
         if isinstance(fac, _Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
-        if self.active in ("schur", "envelope"):
+        if self.active == "envelope":
+            return self._env.schur_solve(r, c, *fac)
+        if self.active == "schur":
             B, SinvBT, Zinv = fac
-            y = self._S_solve(r)
+            y = self._symbolic(r)
             mu = Zinv @ (B @ y - c)
             return y - SinvBT @ mu, mu
         s = self.scale

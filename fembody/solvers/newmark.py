@@ -227,13 +227,16 @@ class GeneralizedAlpha(Integrator):
         free = s.free
         fint, K, C = s.internal_forces(q, v, tangent)
         fext, Kl = s.external_forces(q, t, tangent)
+        ce = s.constraints(q, t, lam, hessian=tangent)
         if s.nonlinear_inertia:
             fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
-            fin = fin[free]
-        else:                       # constant mass: one sparse product on the free DOFs
-            fin, M, Kin, Cin = s.mass_product(qdd[free]), s.M_const, None, None
-        ce = s.constraints(q, t, lam, hessian=tangent)
-        r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin, scale is None)
+            r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
+                                                 scale is None)
+        else:                       # constant mass: M q'' inside the residual kernel
+            M, Kin, Cin = s.M_const, None, None
+            Mc = s._M_csc
+            r, self._res, sc = _kernels.residual_mass(fext, fint, ce.force, free, Mc.indptr,
+                                                      Mc.indices, Mc.data, qdd, scale is None)
         scale = sc if scale is None else scale
         mats = None
         if tangent:
@@ -252,13 +255,10 @@ class GeneralizedAlpha(Integrator):
         t1 = self.t + h
         free = s.free
         qdd1 = self.qdd.copy()
-        a1 = (af * self.qdd - am * self.a + (1.0 - af) * qdd1) / (1.0 - am)
-        v1 = self.v + h * ((1.0 - g) * self.a + g * a1)
-        dq_pred = h * self.v + h * h * ((0.5 - b) * self.a + b * a1)
-        dq_pred[s.fixed] = 0.0
-        q1 = s.update(self.q, dq_pred)
-        # size of the step's motion: the yardstick of the increment tests (xtol)
-        motion = float(np.max(np.abs(dq_pred))) if dq_pred.size else 0.0
+        # predictor q''_{n+1} = q''_n (the additive update of System.update); ``motion``, the
+        # size of the step, is the yardstick of the increment tests (xtol)
+        q1, v1, motion = _kernels.predict(self.q, self.v, self.a, self.qdd, free, h, am, af,
+                                          g, b)
         lam1 = self.lam.copy()
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)

@@ -100,3 +100,41 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     r2, n2, s2 = _kernels._residual_np(fext, fint, fc, free, fin, True)
     assert r1 == pytest.approx(r2, rel=1e-14) and n1 == pytest.approx(n2, rel=1e-14)
     assert s1 == pytest.approx(s2, rel=1e-14)
+    M = sp.random(40, 40, density=0.2, random_state=9, format="csc")
+    M = (M + M.T).tocsc()
+    qdd = rng.standard_normal(n)
+    r3, n3, s3 = _kernels._residual_mass_nb(fext, fint, fc, free, M.indptr, M.indices, M.data,
+                                           qdd, True)
+    r4, n4, s4 = _kernels._residual_np(fext, fint, fc, free, M @ qdd[free], True)
+    assert r3 == pytest.approx(r4, rel=1e-13) and n3 == pytest.approx(n4, rel=1e-13)
+    assert s3 == pytest.approx(s4, rel=1e-13)
+
+
+def test_predictor_kernel_equals_its_numpy_twin():
+    rng = np.random.default_rng(6)
+    n = 30
+    free = np.sort(rng.choice(n, 25, replace=False))
+    q, v, a, qdd = (rng.standard_normal(n) for _ in range(4))
+    args = (q, v, a, qdd, free, 1e-3, -0.05, 0.47, 0.52, 0.26)
+    q1, v1, m1 = _kernels._predict_nb(*args)
+    q2, v2, m2 = _kernels._predict_np(*args)
+    assert q1 == pytest.approx(q2, rel=1e-15, abs=1e-15)
+    assert v1 == pytest.approx(v2, rel=1e-15, abs=1e-15)
+    assert m1 == pytest.approx(m2, rel=1e-14)
+    fixed = np.setdiff1d(np.arange(n), free)
+    assert np.array_equal(q1[fixed], q[fixed])           # fixed DOFs never move
+
+
+def test_envelope_schur_solve_satisfies_the_saddle_point_system():
+    rng = np.random.default_rng(7)
+    n, m = 50, 3
+    A = random_spd(n, 0.1, 8)
+    B = rng.standard_normal((m, n))
+    env = EnvelopeLDL(A.indptr, A.indices, n)
+    assert env.factorize(A.data)
+    SinvBT = env.solve(np.ascontiguousarray(B.T))
+    Zinv = np.linalg.inv(B @ SinvBT)
+    r, c = rng.standard_normal(n), rng.standard_normal(m)
+    dq, mu = env.schur_solve(r, c, B, SinvBT, Zinv)
+    assert A @ dq + B.T @ mu == pytest.approx(r, abs=1e-10)
+    assert B @ dq == pytest.approx(c, abs=1e-10)
