@@ -5,9 +5,11 @@ Why: beam chains, trees and frames give matrices whose rows, after a reverse Cut
 ordering, reach only a few columns left of the diagonal. Their LDL^T fills nothing outside that
 envelope, costs about n w^2 / 2 flops for a mean row width w, and — more important at the sizes
 of multibody models — one compiled call replaces the wrapper layers of a general sparse package.
-On a 1024-element beam (3075 unknowns, w ~ 5) CHOLMOD through scikit-sparse spends ~0.4 ms per
-factorisation, this ~0.03 ms (benchmarks/dynamics.py). Matrices with wide envelopes (2-D
-grids of beams) are left to CHOLMOD: :func:`envelope_width` tells the caller which to use.
+Measured on a beam's iteration matrix (Xeon 2.5 GHz VM, fastest of 10): 387 unknowns, factor
+18 us vs 57-77 us for CHOLMOD's simplicial factorisation through scikit-sparse, one solve ~10 us
+either way; 3075 unknowns, factor 142 us vs 283 us, but a solve 71 us vs 37 us (the row loops
+are latency-bound). Matrices with wide envelopes (2-D grids of beams) are left to CHOLMOD:
+:func:`envelope_width` tells the caller which to use.
 
 Storage: row ``i`` of the permuted lower triangle holds columns ``first[i] .. i`` at
 ``env[rowptr[i] + j - first[i]]``; the factor overwrites it (unit L below the diagonal, D on it).
