@@ -264,8 +264,8 @@ class DiscreteGradient(GeneralizedAlpha):
 
     with q_m, v_m, t_m the midpoints and f_d the damping forces. Since gbar . dq = U(q1) - U(q0)
     exactly and B dq = 0 for linear constraints (supports, pins, plane contacts), kinetic +
-    strain + gravity energy change by exactly the work of the applied loads and damping, to the
-    Newton tolerance, whatever h: the unresolved element modes an impulse excites keep their
+    strain + gravity energy change per step by exactly (f_loads(t_m) - f_d) . dq, to the Newton
+    tolerance, whatever h (free motion: conserved): the unresolved element modes an impulse excites keep their
     energy instead of being damped (generalized-alpha) or pumping energy up through the
     geometric nonlinearity (the trapezoidal rule). Second order. Nonlinear constraints (distance
     joints, segment contacts) are held at t1 with their gradient at the midpoint, so there the
@@ -273,8 +273,8 @@ class DiscreteGradient(GeneralizedAlpha):
     bodies or modal bodies).
 
     Newton starts from q1 = q0 rather than from extrapolated accelerations: the accelerations of
-    element modes far above 1/h are meaningless at step h, and extrapolating them puts the start
-    radians away from the solution of a geometrically exact beam. Options as
+    element modes far above 1/h are meaningless at step h, and extrapolating them starts Newton
+    far from the solution of a geometrically exact beam (it then fails). Options as
     :class:`GeneralizedAlpha` (``tol``, ``ptol``, ``xtol``, ``max_iter``, ``linear_solver``).
     """
 
@@ -334,7 +334,8 @@ class DiscreteGradient(GeneralizedAlpha):
                 return False, f"non-finite residual at t = {t1:.6g} s"
             if it > 0 and viol <= self.ptol and (
                     res <= self.tol * scale
-                    or (norm <= self.xtol * float(np.max(np.abs(dq))) and res <= 1e3 * self.tol * scale)
+                    or (norm <= self.xtol * float(np.max(np.abs(dq)))
+                        and res <= 1e3 * self.tol * scale)
                     or (norm <= 1e-12 * self.length and res <= 1e-3 * scale)):
                 break
             if it == self.max_iter:
