@@ -51,9 +51,10 @@ class Contact:
     ``point``/``normal`` of a plane [m, unit]; ``radius`` the touching distance of a node pair
     [m]; ``restitution`` e in [0, 1]; ``method`` 'impulse' | 'penalty'; ``stiffness`` [N/m^n] and
     ``exponent`` n of the penalty force; ``rest_velocity`` [m/s]: below this rebound speed an
-    impulse contact becomes a persistent unilateral constraint (None: when the rebound would
-    land again within one step, e |v-| <= a dt / 2 with a the normal acceleration pressing the
-    node on, e.g. g for a ball on the ground).
+    impulse contact becomes a persistent unilateral constraint (None: for e < 1 when the
+    rebound would land again within one step, e |v-| <= a dt / 2 with a the normal acceleration
+    pressing the node on, e.g. g for a ball on the ground; for e = 1 only at round-off level,
+    |v-| <= 1e-10 L / dt with L the model size, so that e = 1 stays lossless).
     """
 
     index: int

@@ -402,7 +402,9 @@ class Model:
         v+ = -e v-, see fembody.solvers.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
         force with ``stiffness`` [N/m^exponent] and ``exponent``); ``rest_velocity`` [m/s]: an
         impulse contact whose rebound speed is below it (or e = 0) rests as a unilateral
-        constraint until it is pulled off. Returns the :class:`fembody.contact.Contact`."""
+        constraint until it is pulled off (default: for e < 1 when the rebound would land again
+        within one step; for e = 1 only at round-off level). Returns the
+        :class:`fembody.contact.Contact`."""
         from .contact import make_contact
         c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,

@@ -21,11 +21,19 @@ Between impacts the ordinary dynamics runs. After every accepted step the handle
    ``dissipated`` energy so the energy balance stays constant;
 4. **restarts** the integrator with consistent accelerations and multipliers (as at t = 0: the
    generalized-alpha acceleration-like variables are re-initialised, the index-1 integrators
-   reset their histories);
+   reset their histories). From the first impact on, the generalized-alpha family starts Newton
+   from ``q_{n+1} = q_n`` (``predictor="displacement"``): an impulse on one node of a
+   finite-element mesh excites element modes far above 1/h, and extrapolating their
+   accelerations over the next step starts Newton far from the solution (paper 003's flexible
+   links after a 17 us step to the output grid: a tip rotation rate of 300 rad/s and 3e6
+   rad/s^2, so the next 0.5 ms step started about a radian off and failed at every size);
 5. **rests**: a contact with e = 0, or whose rebound speed ``e |D^T v-|`` is below its
-   ``rest_velocity`` (default: the rebound would land again within one step, ``e |v-| <= a dt /
-   2`` with ``a`` the normal acceleration pressing the node on, e.g. g for a ball, or the pull
-   of a flexible body on its own node), becomes a persistent unilateral constraint:
+   ``rest_velocity``, becomes a persistent unilateral constraint. Default ``rest_velocity``:
+   for e < 1 the rebound would land again within one step, ``e |v-| <= a dt / 2`` with ``a``
+   the normal acceleration pressing the node on (e.g. g for a ball, or the pull of a flexible
+   body on its own node: a plastic shortcut through an endless sequence of ever smaller
+   bounces); for e = 1 only a rebound at the round-off level, ``|v-| <= 1e-10 L / dt`` (L the
+   model size), since resting turns the impact plastic and e = 1 promises no loss. Resting is
    one more constraint row ``g(q) = 0`` in the ordinary solver (a copy of the System with the
    row added, and a fresh integrator on it), until its multiplier turns tensile; then it lifts
    off and the contact is watched for impacts again. This removes the chattering of endless
@@ -97,6 +105,8 @@ def restart(integ, q: np.ndarray, v: np.ndarray) -> None:
     drop their step histories)."""
     integ.q, integ.v = q, v
     integ.last = None
+    if hasattr(integ, "predictor"):
+        integ.predictor = "displacement"
     if hasattr(integ, "_finish_state"):
         integ._projected()
         integ._finish_state()
@@ -125,6 +135,7 @@ class ImpactHandler:
                                 for c in self.contacts])
         self.e = np.array([c.restitution for c in self.contacts])
         self.gtol = 1e-10 * system.length
+        self.v_round = self.gtol / dt        # a rebound speed at round-off level [m/s]
         self.touch = 1e-7 * system.length
         self.resting: list[int] = []
         self.impacts: list[dict] = []
@@ -301,8 +312,10 @@ class ImpactHandler:
         # rebounds that would land again within one step (flight time 2 e |v-| / a, with a the
         # normal acceleration pressing the node on, e.g. g for a ball) cannot be resolved:
         # the contact rests instead (unless the contact sets its own rest_velocity)
+        # (e = 1: only at round-off level, resting would make the impact plastic)
         press = np.maximum(-(D.T @ integ.qdd[s.free]), 0.0)
-        v_rest = np.where(np.isnan(self.v_rest[cand]), 0.5 * press * self.dt, self.v_rest[cand])
+        default = np.where(self.e[cand] == 1.0, self.v_round, 0.5 * press * self.dt)
+        v_rest = np.where(np.isnan(self.v_rest[cand]), default, self.v_rest[cand])
         if forced:          # barely separating yet pressed back within the step: rest
             v_rest = np.where(vn >= 0.0, np.maximum(v_rest, vn), v_rest)
         e = np.where(self.e[cand] * np.abs(vn) <= v_rest, 0.0, self.e[cand])
@@ -348,6 +361,8 @@ class ImpactHandler:
             s = self._systems[key]
             qp, vp, _ = project(s, q, v, t)
             new = self.cls(s, q0=qp, v0=vp, t0=t, **self.options)
+            if hasattr(new, "predictor") and self.impacts:
+                new.predictor = "displacement"
             lam_c = new.lam[self.base.n_con:]
             pull = [j for j, lc in zip(key, lam_c) if lc > 0.0 and j in added]
             if not pull:

@@ -114,6 +114,10 @@ class GeneralizedAlpha(Integrator):
     linear_solver : see :class:`fembody.solvers.linalg.SaddlePointSolver`.
     projection : ``"auto"`` (on for gamma = 1/2), True or False: velocity projection and
         consistent accelerations after each step.
+    predictor : Newton's start: ``"acceleration"`` (q''_{n+1} = q''_n, best for smooth motion)
+        or ``"displacement"`` (q_{n+1} = q_n: robust when modes far above 1/h are excited, e.g.
+        by impacts, whose extrapolated accelerations would start Newton far away; the impact
+        handler switches to it after the first impact).
     """
 
     name = "generalized-alpha"
@@ -124,9 +128,13 @@ class GeneralizedAlpha(Integrator):
                  ptol: float | None = None, xtol: float = 1e-8, max_iter: int = 15,
                  newton: str = "full",
                  reuse_rate: float = 0.3, linear_solver: str = "auto",
-                 projection: bool | str = "auto", q0: np.ndarray | None = None,
-                 v0: np.ndarray | None = None) -> None:
+                 projection: bool | str = "auto", predictor: str = "acceleration",
+                 q0: np.ndarray | None = None, v0: np.ndarray | None = None) -> None:
         super().__init__(system, t0)
+        if predictor not in ("acceleration", "displacement"):
+            raise ValueError(f"predictor must be 'acceleration' or 'displacement', got "
+                             f"{predictor!r}")
+        self.predictor = predictor
         if alpha_m is None:
             if not 0.0 <= rho_inf <= 1.0:
                 raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
@@ -254,11 +262,19 @@ class GeneralizedAlpha(Integrator):
         am, af, g, b = self.alpha_m, self.alpha_f, self.gamma, self.beta
         t1 = self.t + h
         free = s.free
-        qdd1 = self.qdd.copy()
-        # predictor q''_{n+1} = q''_n (the additive update of System.update); ``motion``, the
-        # size of the step, is the yardstick of the increment tests (xtol)
-        q1, v1, motion = _kernels.predict(self.q, self.v, self.a, self.qdd, free, h, am, af,
-                                          g, b)
+        if self.predictor == "displacement":        # q1 = q: no extrapolation
+            a1 = -(self.v / h + (0.5 - b) * self.a) / b
+            qdd1 = ((1.0 - am) * a1 - af * self.qdd + am * self.a) / (1.0 - af)
+            v1 = self.v + h * ((1.0 - g) * self.a + g * a1)
+            q1 = self.q.copy()
+            # nothing predicted: the yardstick of the increment tests is h |q'|
+            motion = h * float(np.max(np.abs(self.v[free]))) if free.size else 0.0
+        else:
+            # q''_{n+1} = q''_n (the additive update of System.update); ``motion``, the size of
+            # the step, is the yardstick of the increment tests (xtol)
+            qdd1 = self.qdd.copy()
+            q1, v1, motion = _kernels.predict(self.q, self.v, self.a, self.qdd, free, h, am, af,
+                                              g, b)
         lam1 = self.lam.copy()
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)
@@ -375,8 +391,9 @@ def simulate(model: Model | System, t_end: float, dt: float, method: str | type 
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
-    'trapezoidal' (``gamma``, ``beta``), the index-1 ODE integrators 'rk4', 'gill', 'treanor',
-    'bdf1'..'bdf6',
+    'trapezoidal' (``gamma``, ``beta``), 'discrete-gradient' (energy-conserving midpoint rule,
+    :class:`fembody.solvers.structure.DiscreteGradient`), the index-1 ODE integrators 'rk4',
+    'gill', 'treanor', 'bdf1'..'bdf6',
     'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
     ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
     ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
@@ -484,6 +501,9 @@ def _method(method: str | type, options: dict) -> tuple[type, dict]:
         return method, options
     if method in METHODS:
         return METHODS[method], options
+    if method == "discrete-gradient":
+        from .structure import DiscreteGradient     # builds on this module
+        return DiscreteGradient, options
     from . import ode          # imported here: ode builds on this module
     if method in ("rk4", "gill", "treanor"):
         return ode.explicit_method(method, options)
@@ -491,8 +511,9 @@ def _method(method: str | type, options: dict) -> tuple[type, dict]:
         return ode.BDF, {**options, "k": int(method[3:])}
     if method.startswith("scipy:"):
         return ode.ScipyIVP, {**options, "method": method.split(":", 1)[1]}
-    raise ValueError(f"simulate: unknown method {method!r}; choose from "
-                     f"{sorted(METHODS) + ['rk4', 'gill', 'treanor', 'bdf1..bdf6', 'scipy:NAME']}")
+    names = sorted(METHODS) + ['discrete-gradient', 'rk4', 'gill', 'treanor', 'bdf1..bdf6',
+                               'scipy:NAME']
+    raise ValueError(f"simulate: unknown method {method!r}; choose from {names}")
 
 
 class _Power:

@@ -1,5 +1,7 @@
 """Structure-preserving integrators (paper 000, eq. (17) and (20)) against invariants and exact
 solutions."""
+import math
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,61 @@ def test_bad_input():
 def test_public_entry_point():
     assert fb.integrate_hamiltonian is integrate_hamiltonian
     assert set(METHODS) == {"discrete-gradient", "discrete-gradient-symmetric", "midpoint"}
+
+
+# ------------------------------------------------- the discrete gradient on finite elements
+G = 9.81
+
+
+def soft_pendulum(n=6):
+    """A soft beam pinned at one end, released horizontally: large rotation, bending and
+    stretching (geometrically exact beam); highest element mode 4.2e4 rad/s (period 0.15 ms)."""
+    m = fb.Model(gravity=(0.0, -G))
+    beam = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=fb.Material(E=5e7, rho=1100.0),
+                      section=fb.Section.rectangle(0.03, 0.01))
+    m.add_joint(fb.Pin(m.ground, beam.first))
+    return m, beam
+
+
+def test_discrete_gradient_conserves_energy_of_a_flexible_pendulum_at_any_step():
+    """Kinetic + strain + gravity energy is conserved to the Newton tolerance at steps 13 and
+    130 times the period of the highest element mode (measured 5e-14 and 9e-11 J of 1.6 J);
+    the trapezoidal rule (exact only for quadratic energies) and generalized-alpha are not
+    (measured 1e-4 J each)."""
+    m, beam = soft_pendulum()
+    for dt in (2e-3, 2e-2):
+        res = fb.simulate(m, t_end=0.6, dt=dt, method="discrete-gradient", tol=1e-12)
+        E = res.energy
+        swing = np.abs(E.gravity).max()
+        assert swing > 1.5 and E.strain.max() > 1e-2 * swing      # it swings and bends
+        assert np.abs(E.total - E.total[0]).max() <= 1e-9 * swing
+    for method in ("trapezoidal", "generalized-alpha"):
+        E = fb.simulate(m, t_end=0.6, dt=2e-3, method=method).energy
+        assert np.abs(E.total - E.total[0]).max() > 1e-6 * np.abs(E.gravity).max()
+
+
+def test_discrete_gradient_is_second_order():
+    """Mass on a spring (x'' = -k/m x): error of x(1 s) against cos(w t) falls as h^2."""
+    m = fb.Model()
+    a, b = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.0))
+    m.fix(a)
+    m.add_mass(b, 2.0)
+    m.add_spring(a, b, k=50.0)
+    m.set_velocity(b, (0.3, 0.0))
+    w = math.sqrt(25.0)
+    errs, hs = [], [0.02, 0.01, 0.005]
+    for h in hs:
+        res = fb.simulate(m, t_end=1.0, dt=h, method="discrete-gradient", tol=1e-12)
+        errs.append(abs(res.displacement(b)[-1, 0] - 0.3 / w * math.sin(w)))
+    assert np.polyfit(np.log(hs), np.log(errs), 1)[0] == pytest.approx(2.0, abs=0.1)
+
+
+def test_discrete_gradient_refuses_a_configuration_dependent_mass():
+    m = fb.Model(gravity=(0.0, -G))
+    rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=0.1, offset=(0.5, 0.0))
+    m.add_joint(fb.Pin(m.ground, rb.node))
+    with pytest.raises(ModelError, match="configuration-dependent mass"):
+        fb.simulate(m, t_end=0.1, dt=1e-2, method="discrete-gradient")
+    with pytest.raises(TypeError, match="rho_inf"):
+        fb.simulate(soft_pendulum()[0], t_end=0.1, dt=1e-2, method="discrete-gradient",
+                    rho_inf=0.5)
