@@ -313,7 +313,10 @@ class System:
             ge = self.gvec[b.dofs]
             self.f_gravity += np.bincount(b.dofs.ravel(), np.einsum("nij,nj->ni", Me, ge).ravel(),
                                           minlength=self.n_dof)
-        self._M_csc = self.csc(self.M_const)
+        # the product M a runs on M's own non-zeros (beam masses fill a third of K's pattern)
+        self._M_csc = sp.csc_matrix((self.M_const.copy(), self.indices.copy(), self.indptr.copy()),
+                                    shape=(self.n_free, self.n_free))
+        self._M_csc.eliminate_zeros()       # in place: hence the copies of the shared pattern
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         for load in model.loads:

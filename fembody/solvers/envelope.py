@@ -95,9 +95,10 @@ def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
 
 
 @njit(cache=True, error_model="numpy")
-def _schur_solve(env, first, rowptr, dinv, perm, r, c, B, SinvBT, Zinv):  # pragma: no cover
-    """Saddle point by the Schur complement: y = S^-1 r, mu = Z^-1 (B y - c),
-    dq = y - S^-1 B^T mu (``B`` dense (m, n), ``SinvBT`` (n, m), ``Zinv`` (m, m))."""
+def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
+                 Zinv):  # pragma: no cover - jitted
+    """Saddle point by the Schur complement: y = A^-1 r, mu = Z^-1 (B y - c),
+    dq = y - A^-1 B^T mu (``B`` as CSR arrays (m rows), ``SinvBT`` (n, m), ``Zinv`` (m, m))."""
     n = r.shape[0]
     m = c.shape[0]
     y = np.empty(n)
@@ -106,8 +107,8 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, B, SinvBT, Zinv):  # prag
     w = np.empty(m)
     for i in range(m):
         s = -c[i]
-        for k in range(n):
-            s += B[i, k] * y[k]
+        for k in range(Bp[i], Bp[i + 1]):
+            s += Bx[k] * y[Bi[k]]
         w[i] = s
     mu = np.zeros(m)
     for i in range(m):
@@ -130,7 +131,7 @@ def _schur_factor(env, first, rowptr, dinv, perm, B, BT):  # pragma: no cover - 
     X = np.empty((n, m))
     _solve(env, first, rowptr, dinv, perm, BT, X)
     Z = B @ X
-    return X, np.linalg.inv(Z)
+    return X, np.ascontiguousarray(np.linalg.inv(Z))
 
 
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
@@ -211,12 +212,13 @@ class EnvelopeLDL:
         (n, m), both C-contiguous."""
         return _schur_factor(self.env, self.first, self.rowptr, self.dinv, self.perm, B, BT)
 
-    def schur_solve(self, r: np.ndarray, c: np.ndarray, B: np.ndarray, SinvBT: np.ndarray,
+    def schur_solve(self, r: np.ndarray, c: np.ndarray, B: tuple, SinvBT: np.ndarray,
                     Zinv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(dq, mu) of ``[[A, B^T], [B, 0]] [dq; mu] = [r; c]`` given ``A^-1 B^T`` and the inverse
-        Schur complement ``(B A^-1 B^T)^-1``, in one compiled call."""
+        """(dq, mu) of ``[[A, B^T], [B, 0]] [dq; mu] = [r; c]`` given B as CSR arrays
+        ``(indptr, indices, data)``, ``A^-1 B^T`` and the inverse Schur complement
+        ``(B A^-1 B^T)^-1``, in one compiled call."""
         return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm,
-                            np.asarray(r, dtype=float), np.asarray(c, dtype=float), B, SinvBT,
+                            np.asarray(r, dtype=float), np.asarray(c, dtype=float), *B, SinvBT,
                             Zinv)
 
     __call__ = solve

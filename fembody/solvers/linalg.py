@@ -444,7 +444,8 @@ class SaddlePointSolver:
             self._B_cache = (Bdata, B, np.ascontiguousarray(B.T))
         _, B, BT = self._B_cache
         if self.active == "envelope":
-            self._fac = (B, *self._env.schur_factor(B, BT))
+            Bcsr = (self.B_pat[1], self.B_pat[0], np.ascontiguousarray(Bdata, dtype=float))
+            self._fac = (Bcsr, *self._env.schur_factor(B, BT))
             return
         SinvBT = self._symbolic(BT)
         # few constraints: keep B dense and the Schur complement's inverse (m x m)

@@ -135,6 +135,7 @@ def test_envelope_schur_solve_satisfies_the_saddle_point_system():
     SinvBT = env.solve(np.ascontiguousarray(B.T))
     Zinv = np.linalg.inv(B @ SinvBT)
     r, c = rng.standard_normal(n), rng.standard_normal(m)
-    dq, mu = env.schur_solve(r, c, B, SinvBT, Zinv)
+    Bc = sp.csr_matrix(B)
+    dq, mu = env.schur_solve(r, c, (Bc.indptr, Bc.indices, Bc.data), SinvBT, Zinv)
     assert A @ dq + B.T @ mu == pytest.approx(r, abs=1e-10)
     assert B @ dq == pytest.approx(c, abs=1e-10)
