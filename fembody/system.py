@@ -40,7 +40,7 @@ class ConstraintEval:
 def _matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
     """``A x`` for a CSC matrix with n rows: compiled for small matrices, where SciPy's call
     overhead dominates; SciPy's loop is faster above ~1e4 entries (measured on a beam's M)."""
-    if _compiled.AVAILABLE and A.nnz < 10000:
+    if _compiled.AVAILABLE and len(A.data) < 10000:     # (A.nnz is a slow property)
         return _compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
     return A @ x
 
