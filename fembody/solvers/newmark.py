@@ -117,7 +117,9 @@ class GeneralizedAlpha(Integrator):
     predictor : Newton's start: ``"acceleration"`` (q''_{n+1} = q''_n, best for smooth motion)
         or ``"displacement"`` (q_{n+1} = q_n: robust when modes far above 1/h are excited, e.g.
         by impacts, whose extrapolated accelerations would start Newton far away; the impact
-        handler switches to it after the first impact).
+        handler switches to it after the first impact). A step that fails from
+        ``"acceleration"`` is retried from q1 = q before the driver cuts it (counted in
+        ``stats["n_predictor_fallbacks"]``).
     """
 
     name = "generalized-alpha"
@@ -135,6 +137,7 @@ class GeneralizedAlpha(Integrator):
             raise ValueError(f"predictor must be 'acceleration' or 'displacement', got "
                              f"{predictor!r}")
         self.predictor = predictor
+        self.n_predictor_fallbacks = 0
         if alpha_m is None:
             if not 0.0 <= rho_inf <= 1.0:
                 raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
@@ -258,11 +261,30 @@ class GeneralizedAlpha(Integrator):
         return r, ce, scale, mats
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
+        ok, msg = self._newton_step(h, self.predictor)
+        if not ok and self.predictor == "acceleration":
+            # extrapolated accelerations of unresolved modes (an unbalanced initial state, an
+            # impulse) can start Newton out of reach: retry the same step from q1 = q before
+            # the driver halves it
+            ok, msg2 = self._newton_step(h, "displacement")
+            if ok:
+                self.n_predictor_fallbacks += 1
+                log.info("t = %.6g s: Newton converged from q1 = q after failing from the "
+                         "extrapolated accelerations (%s)", self.t, msg)
+            else:
+                msg = f"{msg}; from q1 = q: {msg2}"
+        return ok, msg
+
+    @property
+    def counters(self) -> dict:
+        return {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks}
+
+    def _newton_step(self, h: float, predictor: str) -> tuple[bool, str]:
         s = self.sys
         am, af, g, b = self.alpha_m, self.alpha_f, self.gamma, self.beta
         t1 = self.t + h
         free = s.free
-        if self.predictor == "displacement":        # q1 = q: no extrapolation
+        if predictor == "displacement":             # q1 = q: no extrapolation
             a1 = -(self.v / h + (0.5 - b) * self.a) / b
             qdd1 = ((1.0 - am) * a1 - af * self.qdd + am * self.a) / (1.0 - af)
             v1 = self.v + h * ((1.0 - g) * self.a + g * a1)
