@@ -759,13 +759,10 @@ class System:
 
     # ------------------------------------------------------------ state
     def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """Return the configuration ``q`` moved by the increment ``dq`` on the free DOFs, or by a
-        full-length ``dq`` that is zero on the fixed DOFs (the one place where configurations
-        are updated, so rotations can become multiplicative later; the Newton loop of
-        generalized-alpha applies the same additive update in place, in
-        ``fembody.solvers._kernels.correct``)."""
-        if dq.shape[0] == self.n_dof and self.n_dof != self.n_free:
-            return q + dq
+        """Return the configuration ``q`` moved by the free-DOF increment ``dq`` (the one place
+        where configurations are updated, so rotations can become multiplicative later; the
+        generalized-alpha Newton loop applies the same additive update in place, in
+        ``fembody.solvers._kernels.predict`` and ``correct``)."""
         out = q.copy()
         out[self.free] += dq
         return out

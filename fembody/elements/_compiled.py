@@ -119,4 +119,3 @@ def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
             for k in range(indptr[j], indptr[j + 1]):
                 y[indices[k]] += data[k] * xj
     return y
-

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..elements._compiled import AVAILABLE, njit
 
@@ -86,7 +87,6 @@ def _residual_mass_nb(fext, fint, fc, free, indptr, indices, data, qdd,
 
 def _residual_mass_np(fext, fint, fc, free, indptr, indices, data, qdd, with_scale):
     """numpy twin of :func:`_residual_mass_nb`."""
-    import scipy.sparse as sp
     M = sp.csc_matrix((data, indices, indptr), shape=(free.size, free.size))
     return _residual_np(fext, fint, fc, free, M @ qdd[free], with_scale)
 

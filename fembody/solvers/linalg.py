@@ -145,10 +145,11 @@ class LinearSolver:
                          else _envelope_for(A.indptr, A.indices, A.shape[0]))
         return self._env
 
-    def _choose(self, n: int, A: sp.csc_matrix) -> str:
+    def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
         if self.method != "auto":
             return self.method
-        if self.spd and not self._indefinite and self._envelope(A) is not None:
+        if self.spd and not self._indefinite and sp.issparse(A) and \
+                self._envelope(A) is not None:
             return "envelope"
         if n <= DENSE_MAX:
             return "dense"
@@ -160,10 +161,8 @@ class LinearSolver:
         """Numeric factorisation of ``A`` (CSC); raises NotPositiveDefinite only when
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
         n = A.shape[0]
-        if sp.issparse(A):
-            A = A.tocsc()
-        kind = self._choose(n, A) if sp.issparse(A) else ("dense" if self.method == "auto"
-                                                          else self.method)
+        A = A.tocsc() if sp.issparse(A) else A
+        kind = self._choose(n, A)
         self.n_factor += 1
         if kind == "envelope":
             env = self._envelope(A)

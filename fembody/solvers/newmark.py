@@ -231,8 +231,9 @@ class GeneralizedAlpha(Integrator):
 
     def _evaluate(self, q, v, qdd, lam, t, tangent, scale=None):
         """Residual on the free DOFs (its norm in ``self._res``), constraint state, force scale
-        (computed unless given) and (with ``tangent``) the CSC data of the stiffness-like (K_T + load, inertial and
-        constraint geometric stiffness), damping-like (C_T) and mass matrices."""
+        (computed unless given) and (with ``tangent``) the CSC data of the stiffness-like (K_T +
+        load, inertial and constraint geometric stiffness), damping-like (C_T) and mass
+        matrices."""
         s = self.sys
         self.n_residual += 1
         free = s.free
@@ -259,6 +260,18 @@ class GeneralizedAlpha(Integrator):
                 C = Cin if C is None else C + Cin
             mats = (K, C, M)
         return r, ce, scale, mats
+
+    def _converged(self, res: float, scale: float, norm: float, motion: float,
+                   viol: float) -> bool:
+        """Newton's residual tests after an increment of size ``norm`` (max |dq|): constraints
+        held, and the residual ``res`` below ``tol`` of the force ``scale``, or the increment at
+        the round-off level of the step's own ``motion`` (stiff elements put a floor of
+        ~cond(S) eps under |r|), or at the round-off of the coordinates themselves (very short
+        stiff elements: K_e * 1e-16 m of noise in every force)."""
+        return viol <= self.ptol and (
+            res <= self.tol * scale
+            or (norm <= self.xtol * motion and res <= 1e3 * self.tol * scale)
+            or (norm <= 1e-12 * self.length and res <= 1e-3 * scale))
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
         ok, msg = self._newton_step(h, self.predictor)
@@ -314,15 +327,8 @@ class GeneralizedAlpha(Integrator):
             if not (math.isfinite(res) and math.isfinite(viol)):
                 self._fac_h = None
                 return False, f"non-finite residual at t = {t1:.6g} s"
-            if it > 0 and viol <= self.ptol:
-                # converged on the residual, or on an increment at the round-off level of the
-                # step's own motion (stiff elements put a floor of ~cond(S) eps under |r|)
-                if res <= self.tol * scale or (
-                        norm <= self.xtol * motion and res <= 1e3 * self.tol * scale) or (
-                        norm <= 1e-12 * self.length and res <= 1e-3 * scale):
-                    # the last: increments at the round-off of the coordinates themselves
-                    # (very short stiff elements: K_e * 1e-16 m of noise in every force)
-                    break
+            if it > 0 and self._converged(res, scale, norm, motion, viol):
+                break
             if it == self.max_iter:
                 self._fac_h = None
                 return False, (f"Newton did not converge in {self.max_iter} iterations at "

@@ -332,11 +332,7 @@ class DiscreteGradient(GeneralizedAlpha):
             viol = float(abs(c1.phi).max()) if s.n_con else 0.0
             if not (math.isfinite(res) and math.isfinite(viol)):
                 return False, f"non-finite residual at t = {t1:.6g} s"
-            if it > 0 and viol <= self.ptol and (
-                    res <= self.tol * scale
-                    or (norm <= self.xtol * float(np.max(np.abs(dq)))
-                        and res <= 1e3 * self.tol * scale)
-                    or (norm <= 1e-12 * self.length and res <= 1e-3 * scale)):
+            if it > 0 and self._converged(res, scale, norm, float(np.max(np.abs(dq))), viol):
                 break
             if it == self.max_iter:
                 return False, (f"Newton did not converge in {self.max_iter} iterations at "
