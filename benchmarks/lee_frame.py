@@ -24,7 +24,7 @@ import fembody as fb  # noqa: E402
 def limit_load(n: int) -> tuple[float, int, float]:
     m, node = lee_frame(n)
     t0 = time.perf_counter()
-    res = fb.static(m, steps=4, method="arc-length", max_steps=400, lam_max=1e9,
+    res = fb.static(m, steps=4, method="arc-length", max_steps=400, load_max=1e9,
                     stop=lambda r: r.load_factor[-1] < 0.0)
     # refine the peak: a parabola through the three points around the largest load factor
     lam, i = res.load_factor, int(np.argmax(res.load_factor))

@@ -267,10 +267,11 @@ class ContactGroup:
         g, s, G, H = gap_segment(pos)
         return g, G, H, (s >= 0.0) & (s <= 1.0)
 
-    def gaps(self, q: np.ndarray, v: np.ndarray | None = None):
-        """Gaps, gap rates (or None), gradients and validity of all contacts at state
-        ``(q, v)`` (full-length vectors)."""
-        pos = q[self.dofs] + self.X
+    def gaps(self, u: np.ndarray, v: np.ndarray | None = None):
+        """Gaps, gap rates (or None), gradients and validity of all contacts for the node
+        displacements ``u (n, k)`` at ``dofs`` (the configuration space's gather) and the
+        full-length velocities ``v``."""
+        pos = u + self.X
         g, G, _, ok = self.evaluate(pos)
         gd = None if v is None else np.einsum("nk,nk->n", G, v[self.dofs])
         return g, gd, G, ok
@@ -278,7 +279,7 @@ class ContactGroup:
 
 class PenaltyBlock(ContactGroup):
     """Penalty contacts as a force block of the System (same contract as the elements:
-    ``forces(x, v, tangent)`` on displacements ``x = q[dofs]``).
+    ``forces(x, v, tangent)`` on the displacements ``x`` the configuration space gathers).
 
     Lankarani-Nikravesh force ``F = k delta^n (1 + c delta')``, ``c = 3 (1 - e^2)/(4 v^-)``,
     clamped at F >= 0; internal force ``f = -F dg/dx``. Tangents (delta = -g, delta' = -g'):
@@ -336,9 +337,10 @@ class PenaltyBlock(ContactGroup):
         delta = np.where(ok & (g < 0.0), -g, 0.0)
         return np.column_stack([self.k * delta ** self.n, g, np.zeros_like(g)])
 
-    def update_approach(self, q: np.ndarray, v: np.ndarray) -> None:
-        """Record the approach speed of every open contact (the v^- of the damping law)."""
-        g, gd, _, ok = self.gaps(q, v)
+    def update_approach(self, u: np.ndarray, v: np.ndarray) -> None:
+        """Record the approach speed of every open contact (the v^- of the damping law) from
+        displacements ``u`` at ``dofs`` and full-length velocities ``v``."""
+        g, gd, _, ok = self.gaps(u, v)
         open_ = ~(ok & (g < 0.0))
         self.v_minus = np.where(open_, np.maximum(-gd, V_MINUS_FLOOR), self.v_minus)
 

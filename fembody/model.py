@@ -438,10 +438,14 @@ class Model:
             self.set_velocity(node, (vx, vy), omega)
 
     # ----------------------------------------------------------------- output
-    def compile(self) -> "System":
-        """Check the model and turn it into a :class:`fembody.system.System` for the solvers."""
+    def compile(self, space: str | None = None) -> "System":
+        """Check the model and turn it into a :class:`fembody.system.System` for the solvers.
+
+        ``space``: how configurations are stored (:data:`fembody.space.SPACES`; default
+        :func:`fembody.space.default`, 'planar': angles; 'planar-complex': unit complex
+        numbers updated multiplicatively)."""
         from .system import System
-        return System(self)
+        return System(self, space)
 
     def __repr__(self) -> str:
         return (f"Model '{self.name}': {len(self.nodes) - 1} nodes, {len(self.beams)} beams, "

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import space as spaces
 from .errors import ModelError
 
 if TYPE_CHECKING:
@@ -20,7 +21,9 @@ class Result:
     """Saved states of a static or dynamic analysis.
 
     Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
-    ``q`` (n, n_dof: displacements [m] and rotations [rad]; positions are ``X + q``), ``v``, ``a`` (dynamics: velocities, accelerations), ``lam`` (joint
+    ``q`` (n, nq: configurations as the model's configuration space stores them; read them
+    through :meth:`position`, :meth:`displacement`, :meth:`rotation` or :meth:`coordinates`),
+    ``v``, ``a`` (n, n_dof: velocities, accelerations per velocity DOF), ``lam`` (joint
     multipliers), ``load_factor``, ``reactions`` (n, n_dof: the support forces on fixed DOFs,
     zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``. ``stats`` holds counters (residual evaluations, tangent assemblies,
     factorisations, Newton iterations, wall time [s], linear solver). ``impacts`` lists the
@@ -39,6 +42,7 @@ class Result:
         self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
         self._cache: dict[str, np.ndarray] = {}
         if system is not None:
+            self.space = system.space
             self.node_dofs = system.node_dofs
             self.q0 = system.q0
             self.X = system.X
@@ -69,7 +73,7 @@ class Result:
         return len(self._rows["time"])
 
     time = property(lambda self: self._array("time"), doc="Time [s] or load factor per state.")
-    q = property(lambda self: self._array("q"), doc="Coordinates (n, n_dof) [m, rad].")
+    q = property(lambda self: self._array("q"), doc="Configurations (n, nq) as stored.")
     v = property(lambda self: self._array("v"), doc="Velocities (n, n_dof).")
     a = property(lambda self: self._array("a"), doc="Accelerations (n, n_dof).")
     load_factor = property(lambda self: self._array("load_factor"), doc="Load factor per state.")
@@ -79,9 +83,8 @@ class Result:
         dynamic result computed on first use from the saved states."""
         R = self._array("reactions")
         if R is None and self.kind == "dynamic" and self.system is not None and len(self):
-            from .solvers.newmark import dynamic_reactions
             lam = self.lam if self.lam is not None else [np.zeros(0)] * len(self)
-            R = np.array([dynamic_reactions(self.system, q, v, a, l, t) for q, v, a, l, t in
+            R = np.array([self.system.reactions(q, v, a, l, t) for q, v, a, l, t in
                           zip(self.q, self.v, self.a, lam, self.time)])
             self._cache["reactions"] = R
         return R
@@ -100,22 +103,37 @@ class Result:
             raise ModelError(f"Result: node {nid} is not in this result's model")
         return self.node_dofs[nid]
 
+    def coordinates(self, dofs=None) -> np.ndarray:
+        """Coordinates per velocity DOF (n, n_dof), or of the DOFs ``dofs``: displacements from
+        the reference [m], rotation increments [rad] (continuous in time, through any number
+        of turns, as long as a node turns less than pi between saved states) and scalar
+        coordinates (modal amplitudes)."""
+        sp_ = self.space
+        u = sp_.difference(self.q, self.q0[None])
+        if not sp_.additive and len(u) > 1:
+            rot = sp_.rotation
+            u[:, rot] = np.unwrap(sp_.coordinates(self.q)[:, rot], axis=0)
+        return u if dofs is None else u[:, dofs]
+
     def position(self, node) -> np.ndarray:
         """Current position (n, 2) [m] of ``node``."""
         d = self._dofs(node)
-        return self.X[d[:2]] + self.q[:, d[:2]]
+        return self.X[d[:2]] + self.space.gather(self.q, d[:2])
 
     def displacement(self, node) -> np.ndarray:
         """Displacement (n, 2) [m] of ``node`` from its reference position."""
         d = self._dofs(node)
-        return self.q[:, d[:2]] - self.q0[d[:2]]
+        return self.space.gather(self.q, d[:2]) - self.space.gather(self.q0, d[:2])
 
     def rotation(self, node) -> np.ndarray:
-        """Rotation (n,) [rad] of ``node`` (its cross-section or rigid-body angle increment)."""
+        """Rotation (n,) [rad] of ``node`` (its cross-section or rigid-body angle increment,
+        continuous through full turns)."""
         d = self._dofs(node)
         if d[2] < 0:
             raise ModelError(f"Result: node {node} has no rotation DOF")
-        return self.q[:, d[2]]
+        if self.space.additive:
+            return self.q[:, d[2]]
+        return self.coordinates(d[2])
 
     def velocity(self, node) -> np.ndarray:
         """Velocity (n, 2) [m/s] of ``node``."""
@@ -147,7 +165,7 @@ class Result:
         """Stress resultants (n_states, n_elements, 3) = (N, V, M) of an element family."""
         sys = self._need_system("resultants")
         block = sys.block(family)
-        return np.array([block.resultants(q[block.dofs]) for q in self.q])
+        return np.array([block.resultants(sys.gather(q, block.dofs)) for q in self.q])
 
     def _need_system(self, what: str) -> "System":
         if self.system is None:
@@ -208,22 +226,25 @@ class Result:
     def save(self, path: str) -> None:
         """Write the result to a compressed ``.npz`` file."""
         arrays = {k: v for k in _ARRAYS if (v := self._array(k)) is not None}
-        np.savez_compressed(path, node_dofs=self.node_dofs, q0=self.q0, X=self.X, kind=self.kind,
-                            stats=json.dumps(self.stats), impacts=json.dumps(self.impacts),
-                            **arrays)
+        np.savez_compressed(path, q0=self.q0, kind=self.kind, stats=json.dumps(self.stats),
+                            impacts=json.dumps(self.impacts), **self.space.state(), **arrays)
 
     @classmethod
     def load(cls, path: str, model=None) -> "Result":
         """Read a result saved with :meth:`save`; pass the ``model`` to get energies and
         resultants back."""
         data = np.load(path, allow_pickle=False)
-        res = cls(model.compile() if model is not None else None, str(data["kind"]))
-        res.node_dofs = data["node_dofs"]
+        space = (spaces.from_state(data) if "space" in data else
+                 spaces.make("planar", data["node_dofs"], len(data["q0"]), data["X"]))
+        res = cls(model.compile(space=space.name) if model is not None else None,
+                  str(data["kind"]))
+        res.space = space
+        res.node_dofs = space.node_dofs
         res.q0 = data["q0"]
-        res.X = data["X"]
-        if res.system is not None and res.system.n_dof != len(res.q0):
+        res.X = space.X
+        if res.system is not None and res.system.n_dof != space.nv:
             raise ModelError("Result.load: the model does not match the saved result "
-                             f"({res.system.n_dof} DOFs vs {len(res.q0)})")
+                             f"({res.system.n_dof} DOFs vs {space.nv})")
         res.stats = json.loads(str(data["stats"]))
         res.impacts = json.loads(str(data["impacts"])) if "impacts" in data else []
         n = len(data["time"])

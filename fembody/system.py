@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from . import space as spaces
 from .elements import _compiled
 from .elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
                        SpringBlock, TrussBlock)
@@ -84,10 +85,10 @@ class System:
     ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0`` (reference state), ``nnz``.
     """
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, space: str | None = None) -> None:
         self.model = model
         self.gravity = model.gravity.copy()
-        self._build_dofs(model)
+        self._build_dofs(model, spaces.default() if space is None else space)
         self._build_blocks(model)
         self._build_contacts(model)
         self._build_joints(model)
@@ -99,7 +100,7 @@ class System:
         self._constB = None
 
     # ------------------------------------------------------------ compile
-    def _build_dofs(self, model: Model) -> None:
+    def _build_dofs(self, model: Model, space: str) -> None:
         needs_rot = set()
         for e in model.beams:
             needs_rot.update(n.id for n in e["nodes"])
@@ -139,7 +140,10 @@ class System:
         self.X = np.zeros(count)
         self.X[node_dofs[:, 0]] = X[:, 0]
         self.X[node_dofs[:, 1]] = X[:, 1]
-        self.q0 = np.zeros(count)
+        self.space = spaces.make(space, node_dofs, count, self.X)
+        self.nq = self.space.nq
+        self.q0 = self.space.q0
+        self.gather = self.space.gather
         real = [n.id for n in model.nodes if not n.internal] or [0]
         self.length = max(float(np.ptp(X[real, 0])), float(np.ptp(X[real, 1])), 1e-3)
         is_fixed = np.zeros(count, dtype=bool)
@@ -168,6 +172,13 @@ class System:
             owner[node_dofs[ok, j], 0] = np.flatnonzero(ok)
             owner[node_dofs[ok, j], 1] = j
         self._dof_owner = owner
+        # initial velocities from model.set_velocity (zero elsewhere)
+        self.v0 = np.zeros(count)
+        for nid, val in model.initial_velocity.items():
+            d = node_dofs[nid]
+            self.v0[d[0]], self.v0[d[1]] = val[0], val[1]
+            if d[2] >= 0 and not np.isnan(val[2]):
+                self.v0[d[2]] = val[2]
         self.gvec = np.zeros(count)
         self.gvec[node_dofs[:, 0]] = self.gravity[0]
         self.gvec[node_dofs[:, 1]] = self.gravity[1]
@@ -449,6 +460,10 @@ class System:
         for blk in blocks:
             blk.X = np.where(blk.mask, self.X[np.where(blk.mask, blk.dofs, 0)], 0.0)
             blk.flat_sel = np.flatnonzero(blk.mask.ravel())
+            blk.safe_dofs = np.where(blk.mask, blk.dofs, 0)
+            if blk.linear and hasattr(blk, "angular") and not self.space.additive:
+                ang = (self.space.rotation[blk.safe_dofs] & blk.mask).any(axis=1)
+                blk.angular = ang if ang.any() else None
             blk.constant_B = blk.linear or getattr(blk, "at_nodes", False)
             blk._Bdata = None
             blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
@@ -530,7 +545,7 @@ class System:
             fc = np.zeros(self.n_dof)
         G = None
         for blk in self.joint_blocks:
-            x = blk.gather(q)
+            x = blk.gather(self.gather(q, blk.safe_dofs))
             ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
             phi[blk.rows] = ph
             if blk.constant_B:
@@ -553,7 +568,7 @@ class System:
         for blk in self.joint_blocks:
             if not blk.constant_B:
                 continue
-            _, B, _ = blk.evaluate(blk.gather(q), t, False)
+            _, B, _ = blk.evaluate(blk.gather(self.gather(q, blk.safe_dofs)), t, False)
             sel, pos = self.B_scatter[id(blk)]
             self._constB += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
             n, m, k = B.shape
@@ -587,7 +602,8 @@ class System:
         for blk in self.joint_blocks:
             if blk.linear:
                 continue
-            x, ve = blk.gather(q), np.where(blk.mask, v[blk.dofs], 0.0)
+            x = blk.gather(self.gather(q, blk.safe_dofs))
+            ve = np.where(blk.mask, v[blk.dofs], 0.0)
             _, _, H = blk.evaluate(x, t, True)
             if H is not None:
                 out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
@@ -626,6 +642,16 @@ class System:
         vals = Ke.reshape(-1)[s.msel]
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)
 
+    def _assemble(self, block, q: np.ndarray, f: np.ndarray, K: np.ndarray | None) -> bool:
+        """A block's compiled fast path (forces and stiffness straight into the global
+        arrays); additive spaces hand it ``q`` itself, others the gathered poses."""
+        pos = self.scatter[id(block)].pos
+        if self.space.additive:
+            return block.assemble(q, f, K, pos)
+        x = self.gather(q, block.dofs)
+        return block.assemble(x.ravel(), f, K, pos,
+                              np.arange(x.size, dtype=np.int64).reshape(x.shape))
+
     def _add_vector(self, f: np.ndarray, block, fe: np.ndarray) -> None:
         f += np.bincount(block.dofs.ravel(), fe.ravel(), minlength=self.n_dof)
 
@@ -641,9 +667,9 @@ class System:
         K = np.zeros(self.nnz) if tangent else None
         C = None
         for b in self.stiffness_blocks:
-            if hasattr(b, "assemble") and b.assemble(q, f, K, self.scatter[id(b)].pos):
+            if hasattr(b, "assemble") and self._assemble(b, q, f, K):
                 continue
-            x = q[b.dofs]
+            x = self.gather(q, b.dofs)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
             fe, Ke, Ce = b.forces(x, ve, tangent)
             self._add_vector(f, b, fe)
@@ -661,7 +687,7 @@ class System:
                 C = alpha * self.M_const if C is None else C + alpha * self.M_const
             for b in self.nonlinear_inertia:
                 # alpha M(q) v: the inertial kernel with a = v and no angular rate
-                x, ve = q[b.dofs], v[b.dofs]
+                x, ve = self.gather(q, b.dofs), v[b.dofs]
                 fe, Ke, _ = b.inertial(x, np.zeros_like(ve), ve, tangent)
                 self._add_vector(f, b, alpha * fe)
                 if tangent:
@@ -690,7 +716,7 @@ class System:
         if self.nonlinear_inertia and np.any(self.gravity != 0.0):
             f = f.copy()
             for b in self.nonlinear_inertia:
-                fe, dK = b.gravity(q[b.dofs], self.gravity, tangent)
+                fe, dK = b.gravity(self.gather(q, b.dofs), self.gravity, tangent)
                 self._add_vector(f, b, fe)
                 if tangent:
                     Kl = np.zeros(self.nnz) if Kl is None else Kl
@@ -704,7 +730,7 @@ class System:
         q = self.q0 if q is None else q
         M = self.M_const.copy()
         for b in self.nonlinear_inertia:
-            self._add_matrix(M, b, b.mass_at(q[b.dofs]))
+            self._add_matrix(M, b, b.mass_at(self.gather(q, b.dofs)))
         return M
 
     def mass_matrix(self, q: np.ndarray | None = None) -> sp.csc_matrix:
@@ -750,7 +776,7 @@ class System:
                 Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
             for b in self.nonlinear_inertia:
                 d = b.dofs
-                fe, Ke, Ce = b.inertial(q[d], v[d], a[d], tangent)
+                fe, Ke, Ce = b.inertial(self.gather(q, d), v[d], a[d], tangent)
                 self._add_vector(f, b, fe)
                 if tangent:
                     self._add_matrix(Kin, b, Ke)
@@ -759,13 +785,27 @@ class System:
 
     # ------------------------------------------------------------ state
     def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """Return the configuration ``q`` moved by the free-DOF increment ``dq`` (the one place
-        where configurations are updated, so rotations can become multiplicative later; the
-        generalized-alpha Newton loop applies the same additive update in place, in
-        ``fembody.solvers._kernels.predict`` and ``correct``)."""
-        out = q.copy()
-        out[self.free] += dq
-        return out
+        """The configuration ``q`` moved by the free-DOF increment ``dq`` (a new array; the
+        configuration space composes: adds translations, rotates rotations)."""
+        return self.space.update_free(q, dq, self.free)
+
+    def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
+        """The velocity-space increment (n_dof,) that moves ``q0`` to ``q1``."""
+        return self.space.difference(q1, q0)
+
+    def reactions(self, q: np.ndarray, v: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
+                  t: float) -> np.ndarray:
+        """Support reactions on the fixed DOFs of a dynamic state: f_int + f_inertia + B^T lam -
+        f_ext there (zero on free DOFs) [N, N m]."""
+        fint, _, _ = self.internal_forces(q, v, False)
+        fext, _ = self.external_forces(q, t, False)
+        fin, _, _, _ = self.inertial_forces(q, v, qdd, False)
+        r = fint + fin - fext
+        if self.n_con:
+            r = r + self.constraints(q, t, lam, hessian=False).force
+        R = np.zeros(self.n_dof)
+        R[self.fixed] = r[self.fixed]
+        return R
 
     def expand(self, x_free: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """Free-DOF vector to a full-length vector, ``fill`` at fixed DOFs."""
@@ -793,14 +833,15 @@ class System:
     # ------------------------------------------------------- post-processing
     def strain_energy(self, q: np.ndarray) -> float:
         """Elastic energy stored in all elements and springs [J]."""
-        return float(sum(b.strain_energy(q[b.dofs]).sum() for b in self.stiffness_blocks))
+        return float(sum(b.strain_energy(self.gather(q, b.dofs)).sum()
+                         for b in self.stiffness_blocks))
 
     def kinetic_energy(self, q: np.ndarray, v: np.ndarray) -> float:
         """Kinetic energy 1/2 v^T M(q) v [J]."""
         T = sum(0.5 * np.einsum("ni,nij,nj->", v[b.dofs], self._Me[id(b)], v[b.dofs])
                 for b in self.mass_blocks)
         for b in self.nonlinear_inertia:
-            T += b.kinetic_energy(q[b.dofs], v[b.dofs]).sum()
+            T += b.kinetic_energy(self.gather(q, b.dofs), v[b.dofs]).sum()
         return float(T)
 
     def momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -809,7 +850,8 @@ class System:
         for b in self.mass_blocks:
             self._add_vector(p, b, np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
         for b in self.nonlinear_inertia:
-            self._add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(q[b.dofs]), v[b.dofs]))
+            self._add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(self.gather(q, b.dofs)),
+                                             v[b.dofs]))
         return p
 
     def angular_momentum(self, q: np.ndarray, v: np.ndarray,
@@ -818,23 +860,23 @@ class System:
         rigid rotation, sum over nodes of (x - about) x p_xy plus the rotational momenta."""
         p = self.momentum(q, v)
         nd = self.node_dofs
-        x = self.X[nd[:, 0]] + q[nd[:, 0]] - about[0]
-        y = self.X[nd[:, 1]] + q[nd[:, 1]] - about[1]
-        L = float(np.sum(x * p[nd[:, 1]] - y * p[nd[:, 0]]))
+        xy = self.space.positions(q) - np.asarray(about, float)
+        L = float(np.sum(xy[:, 0] * p[nd[:, 1]] - xy[:, 1] * p[nd[:, 0]]))
         rz = nd[:, 2][nd[:, 2] >= 0]
         return L + float(p[rz].sum())
 
     def gravity_energy(self, q: np.ndarray) -> float:
         """Potential energy of gravity relative to the reference configuration [J]."""
-        u = q - self.q0
+        u = self.space.difference(q, self.q0)
         V = -float(self.f_gravity @ u)
         for b in self.nonlinear_inertia:
-            V += float(b.gravity_potential(q[b.dofs], self.gravity, self.q0[b.dofs]).sum())
+            V += float(b.gravity_potential(self.gather(q, b.dofs), self.gravity,
+                                           self.gather(self.q0, b.dofs)).sum())
         return V
 
     def resultants(self, q: np.ndarray) -> dict[str, np.ndarray]:
         """Stress resultants per element family: ``{family: (n, 3)}`` with (N, V, M) [N, N, N m]."""
-        return {b.family: b.resultants(q[b.dofs]) for b in self.stiffness_blocks}
+        return {b.family: b.resultants(self.gather(q, b.dofs)) for b in self.stiffness_blocks}
 
     def block(self, family: str):
         """The block of an element family ('beam', 'truss', ...)."""

@@ -26,10 +26,12 @@ except Exception:  # ImportError or a broken llvmlite
 
 
 @njit(cache=True)
-def beam_assemble(q, dofs, L0, alpha0, D, f, Kdata, pos, tangent):  # pragma: no cover - jitted
-    """Add the undamped Simo-Reissner beam forces to ``f`` (n_dof,) and, if ``tangent``, the
-    element stiffness matrices to the CSC data ``Kdata`` at positions ``pos (n, 36)``
-    (-1: a fixed DOF). ``q`` holds displacements and rotations."""
+def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos,
+                  tangent):  # pragma: no cover - jitted
+    """Add the undamped Simo-Reissner beam forces to ``f`` (n_dof,) at ``dofs (n, 6)`` and, if
+    ``tangent``, the element stiffness matrices to the CSC data ``Kdata`` at positions
+    ``pos (n, 36)`` (-1: a fixed DOF). ``q`` holds displacements and rotations, read at
+    ``qdofs (n, 6)`` (the block's DOFs, or the rows of gathered element states)."""
     n = dofs.shape[0]
     b1 = np.empty(6)
     b2 = np.empty(6)
@@ -43,9 +45,11 @@ def beam_assemble(q, dofs, L0, alpha0, D, f, Kdata, pos, tangent):  # pragma: no
         d4 = dofs[e, 4]
         d5 = dofs[e, 5]
         L = L0[e]
-        dux = q[d3] - q[d0]
-        duy = q[d4] - q[d1]
-        tm = 0.5 * (q[d2] + q[d5])
+        dux = q[qdofs[e, 3]] - q[qdofs[e, 0]]
+        duy = q[qdofs[e, 4]] - q[qdofs[e, 1]]
+        th1 = q[qdofs[e, 2]]
+        th2 = q[qdofs[e, 5]]
+        tm = 0.5 * (th1 + th2)
         phi = alpha0[e] + tm
         c = math.cos(phi) / L
         s = math.sin(phi) / L
@@ -58,7 +62,7 @@ def beam_assemble(q, dofs, L0, alpha0, D, f, Kdata, pos, tangent):  # pragma: no
         EI = D[e, 2]
         N = EA * e1
         V = GA * a2
-        M = EI * (q[d5] - q[d2]) / L
+        M = EI * (th2 - th1) / L
         b1[0] = -c
         b1[1] = -s
         b1[3] = c

@@ -160,14 +160,16 @@ class BeamBlock:
         return beam_strains(x, self.L0, self.alpha0, hessian=False)[0]
 
     def assemble(self, q: np.ndarray, f: np.ndarray, Kdata: np.ndarray | None,
-                 pos: np.ndarray) -> bool:
+                 pos: np.ndarray, qdofs: np.ndarray | None = None) -> bool:
         """Compiled fast path: add forces (and stiffness into CSC data at ``pos``) straight
-        into the global arrays; returns False when it does not apply (no numba, damping)."""
+        into the global arrays; returns False when it does not apply (no numba, damping).
+        The element states are read from ``q`` at ``qdofs`` (default: the block's DOFs)."""
         if not _compiled.AVAILABLE or self.Dd is not None:
             return False
         tangent = Kdata is not None
-        _compiled.beam_assemble(q, self.dofs, self.L0, self.alpha0, self.D, f,
-                                Kdata if tangent else _EMPTY, pos, tangent)
+        _compiled.beam_assemble(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0,
+                                self.alpha0, self.D, f, Kdata if tangent else _EMPTY, pos,
+                                tangent)
         return True
 
     def forces(self, x, v, tangent):

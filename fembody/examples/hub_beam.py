@@ -49,7 +49,7 @@ def fe_initial_state(model: fb.Model, hub, beam, hb: HubBeam, theta: float, u) -
     (putting the nodes at (x, w(x)) would stretch it by w'^2/2 and start a violent axial
     vibration); the whole rotated by theta about the hub centre."""
     sys = model.compile()
-    q = sys.q0.copy()
+    dq = np.zeros(sys.n_dof)           # displacements and rotations, per velocity DOF
     u = np.broadcast_to(np.asarray(u, float), (hb.n,))
     X = np.array([n.x for n in beam.nodes]) - hb.R
     phi = hb.shapes(X, 1) @ u
@@ -58,11 +58,12 @@ def fe_initial_state(model: fb.Model, hub, beam, hb: HubBeam, theta: float, u) -
         a = 0.5 * (phi[k] + phi[k + 1])
         pts.append(pts[-1] + (X[k + 1] - X[k]) * np.array([math.cos(a), math.sin(a)]))
     c, s = math.cos(theta), math.sin(theta)
-    q[sys.dof(hub, "rz")] = theta
+    dq[sys.dof(hub, "rz")] = theta
     for node, p, f in zip(beam.nodes, pts, phi):
-        q[sys.dof(node, "x")] = c * p[0] - s * p[1] - node.x
-        q[sys.dof(node, "y")] = s * p[0] + c * p[1] - node.y
-        q[sys.dof(node, "rz")] = theta + f
+        dq[sys.dof(node, "x")] = c * p[0] - s * p[1] - node.x
+        dq[sys.dof(node, "y")] = s * p[0] + c * p[1] - node.y
+        dq[sys.dof(node, "rz")] = theta + f
+    q = sys.space.update(sys.q0, dq)
     # With the positions held, put the section rotations in equilibrium (Newton on the rotation
     # DOFs): a non-uniform curvature needs the small shear strain V / GA. Without this the
     # moment imbalance acts on the tiny rotary inertia rho I and starts a ~1e6 rad/s shear
@@ -73,7 +74,9 @@ def fe_initial_state(model: fb.Model, hub, beam, hb: HubBeam, theta: float, u) -
         f, K, _ = sys.internal_forces(q)
         Kr = sys.csc(K)[sel][:, sel].toarray()
         d = np.linalg.solve(Kr, -f[rz])
-        q[rz] += d
+        dv = np.zeros(sys.n_dof)
+        dv[rz] = d
+        q = sys.space.update(q, dv)
         if np.abs(d).max() < 1e-14:
             break
     return q

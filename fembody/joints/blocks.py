@@ -1,7 +1,8 @@
 """Vectorised joint blocks: every joint family evaluated at once.
 
-A block gathers ``x (n, k)`` (positions X + q and rotations) from the state by ``dofs`` (``-1`` marks a DOF that does not exist,
-e.g. the ground or a node without rotation; it reads as 0) and returns
+A block gathers ``x (n, k)`` (positions X + u and rotations) from the node poses the
+configuration space hands it for ``dofs`` (``-1`` marks a DOF that does not exist, e.g. the
+ground or a node without rotation; it reads as 0) and returns
 
     phi (n, m), B = dphi/dx (n, m, k), H = d^2 phi/dx^2 (n, m, k, k) or None (linear rows),
 
@@ -46,17 +47,18 @@ class JointBlock:
         self.mask = self.dofs >= 0
         self.owner = np.asarray(owner, dtype=np.int64)
         self.m = m
-        self._safe_dofs = None
+        self._fmask = None
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
 
-    def gather(self, q: np.ndarray) -> np.ndarray:
-        """Positions and rotations of the block's DOFs (reference ``X`` plus displacement)."""
-        if self._safe_dofs is None:
-            self._safe_dofs = np.where(self.mask, self.dofs, 0)
+    def gather(self, u: np.ndarray) -> np.ndarray:
+        """Positions and rotations of the block's DOFs from their displacements and rotation
+        increments ``u (n, k)`` (the configuration space's gather at ``safe_dofs``, which
+        the System sets with ``X``): reference ``X`` plus ``u``, 0 where a DOF is absent."""
+        if self._fmask is None:
             self._fmask = self.mask.astype(float)
-        return (q[self._safe_dofs] + self.X) * self._fmask
+        return (u + self.X) * self._fmask
 
 
 class PointBlock(JointBlock):
@@ -183,6 +185,7 @@ class LinearBlock(JointBlock):
         self.motions = motions
         self.rheonomic = any(mo is not None for mo in motions)
         self._cache: tuple | None = None
+        self.angular: np.ndarray | None = None    # rows on rotations (set by the System)
 
     def _f(self, t: float):
         if self._cache is None or self._cache[0] != t:
@@ -196,6 +199,12 @@ class LinearBlock(JointBlock):
     def evaluate(self, x, t, hessian):
         f = self._f(t)[:, 0] if self.rheonomic else 0.0
         phi = (np.einsum("nk,nk->n", self.c, x) - self.c0 - f)[:, None]
+        if self.angular is not None:
+            # rotations are known modulo full turns when stored on the circle (the space's
+            # gather gives relative angles below pi exactly): the violation is the shorter
+            # way round, exactly phi itself whenever |phi| < pi
+            a = phi[self.angular]
+            phi[self.angular] = a - (2.0 * np.pi) * np.round(a / (2.0 * np.pi))
         return phi, self.c[:, None, :], None
 
     def rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:

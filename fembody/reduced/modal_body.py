@@ -396,8 +396,8 @@ class ModalPinBlock(JointBlock):
         self.rotation = rotation
         self.ground_point = None        # fixed point (2,) when attached to the ground
 
-    def gather(self, q: np.ndarray) -> np.ndarray:
-        x = super().gather(q)
+    def gather(self, u: np.ndarray) -> np.ndarray:
+        x = super().gather(u)
         if self.ground_point is not None:
             x[:, 0:2] += self.ground_point
         return x

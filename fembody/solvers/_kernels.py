@@ -1,6 +1,6 @@
 """Fused vector updates of the Newton loop of :mod:`.newmark` (compiled when numba is present).
 
-Why: per Newton iteration the integrator updates q, q', q'' on the free DOFs, forms the
+Why: per Newton iteration the integrator updates q', q'' on the free DOFs, forms the
 residual and takes three norms; as numpy expressions that is a dozen calls of ~1.5 us each on
 vectors of a few hundred entries, as much as the element assembly itself. Each function here
 has a numpy twin with the same results, used without numba (``tests/solvers`` compares them).
@@ -16,15 +16,15 @@ from ..elements._compiled import AVAILABLE, njit
 
 
 @njit(cache=True)
-def _correct_nb(q, v, a, free, dq, gp, bp):  # pragma: no cover - jitted
-    """In place on full-length ``q, v, a``: add ``dq``, ``gp dq``, ``bp dq`` at the free DOFs;
-    returns max |dq|, NaN if any entry is not finite."""
+def _correct_nb(v, a, free, dq, gp, bp):  # pragma: no cover - jitted
+    """In place on full-length ``v, a``: add ``gp dq``, ``bp dq`` at the free DOFs (the
+    configuration moves by ``dq`` through the configuration space); returns max |dq|, NaN if
+    any entry is not finite."""
     m = 0.0
     bad = False
     for j in range(free.shape[0]):
         d = dq[j]
         i = free[j]
-        q[i] += d
         v[i] += gp * d
         a[i] += bp * d
         ad = abs(d)
@@ -35,9 +35,8 @@ def _correct_nb(q, v, a, free, dq, gp, bp):  # pragma: no cover - jitted
     return np.nan if bad else m
 
 
-def _correct_np(q, v, a, free, dq, gp, bp):
+def _correct_np(v, a, free, dq, gp, bp):
     """numpy twin of :func:`_correct_nb`."""
-    q[free] += dq
     v[free] += gp * dq
     a[free] += bp * dq
     return float(np.max(np.abs(dq))) if dq.size else 0.0
@@ -108,11 +107,11 @@ else:  # pragma: no cover - depends on the environment
 
 
 @njit(cache=True)
-def _predict_nb(q, v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
-    """Generalized-alpha predictor with q''_{n+1} = q''_n: new ``q1`` (moved on the free DOFs
-    only) and ``v1``, and the step's motion max |q1 - q|."""
-    n = q.shape[0]
-    q1 = q.copy()
+def _predict_nb(v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
+    """Generalized-alpha predictor with q''_{n+1} = q''_n: the configuration increment ``d``
+    on the free DOFs, the new velocities ``v1`` and the step's motion max |d|."""
+    n = v.shape[0]
+    d = np.empty(free.shape[0])
     v1 = np.empty(n)
     for i in range(n):
         a1 = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
@@ -121,21 +120,19 @@ def _predict_nb(q, v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitt
     for j in range(free.shape[0]):
         i = free[j]
         a1 = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
-        d = h * v[i] + h * h * ((0.5 - b) * a[i] + b * a1)
-        q1[i] += d
-        if abs(d) > m:
-            m = abs(d)
-    return q1, v1, m
+        dj = h * v[i] + h * h * ((0.5 - b) * a[i] + b * a1)
+        d[j] = dj
+        if abs(dj) > m:
+            m = abs(dj)
+    return d, v1, m
 
 
-def _predict_np(q, v, a, qdd, free, h, am, af, g, b):
+def _predict_np(v, a, qdd, free, h, am, af, g, b):
     """numpy twin of :func:`_predict_nb`."""
     a1 = (af * qdd - am * a + (1.0 - af) * qdd) / (1.0 - am)
     v1 = v + h * ((1.0 - g) * a + g * a1)
     d = (h * v + h * h * ((0.5 - b) * a + b * a1))[free]
-    q1 = q.copy()
-    q1[free] += d
-    return q1, v1, float(np.max(np.abs(d))) if d.size else 0.0
+    return d, v1, float(np.max(np.abs(d))) if d.size else 0.0
 
 
 if AVAILABLE:

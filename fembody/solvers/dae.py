@@ -6,7 +6,12 @@ At every evaluation the accelerations and multipliers solve
 
 with ``F = f_ext - f_int - h(q, q')`` and ``eta = -(q'^T H q' + phi_tt)`` (Baumgarte
 stabilisation, alpha and beta in 1/s), which turns the model into a first-order ODE
-``x' = f(t, x)`` with ``x = (q, q')`` on the free DOFs that any ODE integrator can advance.
+``x' = f(t, x)`` with ``x = (u, q')`` on the free DOFs that any ODE integrator can advance.
+``u`` are coordinates in a chart of the configuration space anchored at a configuration
+``anchor``: ``q = update(anchor, u)``; the integrators re-anchor it at the start of their steps
+(:meth:`AugmentedODE.reanchor`), so a chart never has to reach far (rotations). In the plane
+``u' = q'`` exactly (the rotation group is abelian); on SO(3) the chart's velocity map
+(the inverse of the exponential's tangent) enters here.
 Drift of the constraints is removed by minimal-norm projection of coordinates
 ``dq = -W^-1 B^T (B W^-1 B^T)^-1 phi`` (``W = I`` or ``M``) and velocities.
 """
@@ -24,6 +29,7 @@ class AugmentedODE:
 
     ``alpha``, ``beta`` [1/s]: Baumgarte parameters (paper 001 recommends 5..50; 0 disables).
     ``last_lam`` holds the multipliers of the last evaluation; ``n_eval`` counts evaluations.
+    ``anchor`` is the configuration at the origin of the chart the state ``x`` lives in.
     """
 
     def __init__(self, system: System, alpha: float = 10.0, beta: float = 10.0,
@@ -36,18 +42,37 @@ class AugmentedODE:
         self.last_qdd = np.zeros(system.n_dof)
         self.n_eval = 0
         self._m_factored = False
+        self.anchor = system.q0
 
     def split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Full-length (q, v) from the free-DOF state ``x``."""
+        """Configuration (nq,) and full-length velocities of the free-DOF chart state ``x``."""
         s = self.sys
-        return s.expand(x[:self.nf]), s.expand(x[self.nf:])
+        return s.update(self.anchor, x[:self.nf]), s.expand(x[self.nf:])
+
+    def chart(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The chart state ``x = (u, v)`` on the free DOFs of the configuration ``q`` and
+        velocities ``v`` (the inverse of :meth:`split`)."""
+        f = self.sys.free
+        return np.concatenate([self.sys.difference(q, self.anchor)[f], v[f]])
+
+    def reanchor(self, q: np.ndarray) -> None:
+        """Put the chart's origin at the configuration ``q``."""
+        self.anchor = q
 
     def __call__(self, t: float, x: np.ndarray) -> np.ndarray:
-        s = self.sys
-        self.n_eval += 1
         if not np.all(np.isfinite(x)):
+            self.n_eval += 1
             return np.full_like(x, np.nan)       # an unstable explicit step: let it be rejected
         q, v = self.split(x)
+        a = self.at(t, q, v)
+        return np.concatenate([x[self.nf:], a]) if a is not None else np.full_like(x, np.nan)
+
+    def at(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray | None:
+        """Free-DOF accelerations of the configuration ``q`` with velocities ``v`` at ``t``
+        (multipliers in ``last_lam``, full-length accelerations in ``last_qdd``); None when
+        the state overflows (an unstable step)."""
+        s = self.sys
+        self.n_eval += 1
         fint, _, _ = s.internal_forces(q, v, False)
         fext, _ = s.external_forces(q, t, False)
         fin, M, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)   # h(q, v) only
@@ -63,7 +88,7 @@ class AugmentedODE:
                  - self.beta ** 2 * ce.phi)
         rhs = (fext - fint - fin)[s.free]
         if not (np.all(np.isfinite(rhs)) and np.all(np.isfinite(c))):
-            return np.full_like(x, np.nan)       # overflowing state of an unstable step
+            return None                          # overflowing state of an unstable step
         a, lam = self.solver.solve(rhs, c)
         if not np.all(np.isfinite(a)):
             raise SingularSystemError("the mass matrix with the joints is singular: a DOF has no "
@@ -71,7 +96,7 @@ class AugmentedODE:
                                       "formulation needs mass on every free DOF")
         self.last_lam = lam
         self.last_qdd = s.expand(a)
-        return np.concatenate([x[self.nf:], a])
+        return a
 
 
 def project(system: System, q: np.ndarray, v: np.ndarray, t: float, *,

@@ -72,6 +72,7 @@ class ContactRow(JointBlock):
         self.rows = np.array([[row]])
         self.flat_sel = np.arange(self.dofs.size)
         self.flat_dofs = self.dofs.ravel()
+        self.safe_dofs = self.dofs
         self._Bdata = None
 
     def evaluate(self, x, t, hessian):
@@ -158,7 +159,7 @@ class ImpactHandler:
         """Gaps, gap rates, gradients (list) and validity of all impulse contacts."""
         gs, gds, Gs, oks = [], [], [], []
         for grp in self.groups:
-            g, gd, G, ok = grp.gaps(q, v)
+            g, gd, G, ok = grp.gaps(self.base.gather(q, grp.dofs), v)
             gs.append(g)
             gds.append(np.zeros_like(g) if gd is None else gd)
             Gs.extend(G)
@@ -178,7 +179,7 @@ class ImpactHandler:
         ``(t, q, v, a, qdd, lam)``. Returns ``(integrator, step actually taken, landed)``:
         ``landed`` is False when the step was cut at an impact."""
         for b in self.penalty:
-            b.update_approach(integ.q, integ.v)
+            b.update_approach(integ.sys.gather(integ.q, b.dofs), integ.v)
         if not self.items:
             return integ, h, True
         g0, _, _, _ = self._gaps(state[1])
@@ -379,8 +380,7 @@ class ImpactHandler:
         if hasattr(integ, "_index1"):
             # the index-3 multipliers of the generalized-alpha family oscillate about the true
             # contact force: decide on the consistent (index-1) ones
-            free = integ.sys.free
-            integ._index1(integ.t, np.concatenate([integ.q[free], integ.v[free]]))
+            integ._index1.at(integ.t, integ.q, integ.v)
             lam = integ._index1.last_lam
         lam_c = lam[self.base.n_con:]
         _, _, _, ok = self._gaps(integ.q)

@@ -207,10 +207,9 @@ class GeneralizedAlpha(Integrator):
             return
         if s.n_con and project_velocity:
             self.v = dae_project_velocity(s, self._index1.solver, M, self.q, self.v, self.t)
-        free = s.free
-        xdot = self._index1(self.t, np.concatenate([self.q[free], self.v[free]]))
+        acc = self._index1.at(self.t, self.q, self.v)
         self.n_residual += 1
-        if not np.all(np.isfinite(xdot)):
+        if acc is None or not np.all(np.isfinite(acc)):
             raise SingularSystemError("the mass matrix with the joints is singular: a body has "
                                       "no mass in a direction its joints leave free")
         self.qdd = self._index1.last_qdd
@@ -305,11 +304,11 @@ class GeneralizedAlpha(Integrator):
             # nothing predicted: the yardstick of the increment tests is h |q'|
             motion = h * float(np.max(np.abs(self.v[free]))) if free.size else 0.0
         else:
-            # q''_{n+1} = q''_n (the additive update of System.update); ``motion``, the size of
-            # the step, is the yardstick of the increment tests (xtol)
+            # q''_{n+1} = q''_n; ``motion``, the size of the step, is the yardstick of the
+            # increment tests (xtol)
             qdd1 = self.qdd.copy()
-            q1, v1, motion = _kernels.predict(self.q, self.v, self.a, self.qdd, free, h, am, af,
-                                              g, b)
+            d, v1, motion = _kernels.predict(self.v, self.a, self.qdd, free, h, am, af, g, b)
+            q1 = s.space.update_free(self.q, d, free)
         lam1 = self.lam.copy()
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)
@@ -343,7 +342,8 @@ class GeneralizedAlpha(Integrator):
             self.n_newton += 1
             it += 1
             # q1, v1, qdd1 are this step's own arrays: corrected in place
-            norm = _kernels.correct(q1, v1, qdd1, free, dq, gp, bp)
+            norm = _kernels.correct(v1, qdd1, free, dq, gp, bp)
+            s.space.update_free(q1, dq, free, out=q1)
             if not math.isfinite(norm) and want_tangent:
                 self._diagnose_singular(S, ce, t1)
             if not np.isfinite(norm) or (prev_norm is not None and norm > 1e3 * prev_norm
@@ -567,12 +567,12 @@ class _Power:
         out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
         if self.prev is not None:
             q0, v0, f0, fc0 = self.prev
-            dq = integ.q - q0
+            dq = s.difference(integ.q, q0)
             out["work"] = 0.5 * float((f + f0) @ dq)
             if fc is not None:
                 out["constraint_work"] = -0.5 * float((fc + fc0) @ dq)
             if self.damped:
-                qm, vm = 0.5 * (q0 + integ.q), 0.5 * (v0 + integ.v)
+                qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
                 fv, _, _ = s.internal_forces(qm, vm, False)
                 fe, _, _ = s.internal_forces(qm, None, False)
                 out["dissipated"] = h * float(vm @ (fv - fe))
@@ -580,27 +580,6 @@ class _Power:
         return out
 
 
-def dynamic_reactions(sys: System, q: np.ndarray, v: np.ndarray, qdd: np.ndarray,
-                      lam: np.ndarray, t: float) -> np.ndarray:
-    """Support reactions on the fixed DOFs of a dynamic state: f_int + f_inertia + B^T lam -
-    f_ext there (zero on free DOFs)."""
-    fint, _, _ = sys.internal_forces(q, v, False)
-    fext, _ = sys.external_forces(q, t, False)
-    fin, _, _, _ = sys.inertial_forces(q, v, qdd, False)
-    r = fint + fin - fext
-    if sys.n_con:
-        r = r + sys.constraints(q, t, lam, hessian=False).force
-    R = np.zeros(sys.n_dof)
-    R[sys.fixed] = r[sys.fixed]
-    return R
-
-
 def initial_velocity(sys: System) -> np.ndarray:
     """Initial velocities from ``model.set_velocity`` (zero elsewhere)."""
-    v = np.zeros(sys.n_dof)
-    for nid, val in sys.model.initial_velocity.items():
-        d = sys.node_dofs[nid]
-        v[d[0]], v[d[1]] = val[0], val[1]
-        if d[2] >= 0 and not np.isnan(val[2]):
-            v[d[2]] = val[2]
-    return v
+    return sys.v0.copy()

@@ -70,8 +70,12 @@ class _ODEIntegrator(Integrator):
 
     @property
     def x(self) -> np.ndarray:
-        f = self.sys.free
-        return np.concatenate([self.q[f], self.v[f]])
+        """The state (chart coordinates, velocities) on the free DOFs in the current chart."""
+        return self.ode.chart(self.q, self.v)
+
+    def _anchor(self) -> None:
+        """Start a step: the chart's origin moves to the current configuration."""
+        self.ode.reanchor(self.q)
 
     def _set_x(self, t: float, x: np.ndarray) -> None:
         self.t = t
@@ -98,7 +102,7 @@ class _ODEIntegrator(Integrator):
 
     def _finish_state(self) -> None:
         """Accelerations and multipliers consistent with the current state."""
-        self.ode(self.t, self.x)
+        self.ode.at(self.t, self.q, self.v)
         self._count_rhs()
         self.qdd = self.ode.last_qdd
         self.a = self.qdd
@@ -147,6 +151,7 @@ class RK4(_Explicit):
     name = "rk4"
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
+        self._anchor()
         f, t, y = self.ode, self.t, self.x
         k1 = f(t, y)
         k2 = f(t + 0.5 * h, y + 0.5 * h * k1)
@@ -198,6 +203,7 @@ class Gill(_Explicit):
         self._reg[:] = 0.0
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
+        self._anchor()
         y, qr = gill_step(self.ode, self.t, self.x, h, self._reg)
         if not np.all(np.isfinite(y)):
             return False, f"non-finite state at t = {self.t + h:.6g} s"
@@ -278,6 +284,7 @@ class AdaptiveGill(Gill):
         return min(100.0 * h0, h1, self.max_step)
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
+        self._anchor()
         t, y, reg, t1 = self.t, self.x, self._reg, self.t + h
         if self._h is None:
             self._h = self._first_step(t, y, h)
@@ -348,13 +355,28 @@ class ScipyIVP(_ODEIntegrator):
         self.name = f"scipy:{method}"
         self._cls, self.rtol, self.atol = methods[method], rtol, atol
         self._ivp = None
+        self.n_reanchored = 0
+
+    def _chart_exhausted(self) -> bool:
+        """SciPy keeps its own history, so its chart is kept until a rotation coordinate
+        reaches the space's ``chart_radius`` (never in the plane, whose charts are global)."""
+        radius = self.sys.space.chart_radius
+        if not math.isfinite(radius):
+            return False
+        u = self.sys.difference(self.q, self.ode.anchor)
+        rot = self.sys.space.rotation
+        return bool(rot.any() and np.max(np.abs(u[rot])) > radius)
 
     def _projected(self) -> None:
         self._ivp = None                 # the state jumped: restart SciPy's integrator
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
         t1 = self.t + h
+        if self._ivp is not None and self._chart_exhausted():
+            self._ivp = None             # re-anchor: SciPy's history lives in the old chart
+            self.n_reanchored += 1
         if self._ivp is None:
+            self._anchor()
             self._ivp = self._cls(self.ode, self.t, self.x, t_bound=np.inf, rtol=self.rtol,
                                   atol=self.atol)
         ivp = self._ivp
@@ -487,7 +509,8 @@ class BDF(_ODEIntegrator):
         self.k, self.tol, self.max_iter = k, tol, max_iter
         self.jacobian, self.refactor_rate = jacobian, refactor_rate
         self.name = f"bdf{k}"
-        self._hist: list[np.ndarray] = [self.x]
+        # past states as configurations and velocities (charts move from step to step)
+        self._hist: list[tuple[np.ndarray, np.ndarray]] = [(self.q, self.v)]
         self._h = None
         self._restart = False
         self._fac_c: float | None = None      # c = h b of the current factorisation
@@ -531,14 +554,17 @@ class BDF(_ODEIntegrator):
         # simulate lands on its grid with steps that differ from dt in the last bits: the
         # same step for BDF (a restart there cost a third of the steps an RK4 start)
         if self._h is None or abs(h - self._h) > 1e-9 * self._h or self._restart:
-            self._hist, self._h, self._restart = [self.x], h, False
+            self._hist, self._h, self._restart = [(self.q, self.v)], h, False
+        self._anchor()
+        # the history in the chart of this step
+        self._xhist = [self.ode.chart(q, v) for q, v in self._hist]
         t1 = self.t + h
         order = min(len(self._hist), self.k)
         if order < self.k and self._rk4_stable(h):
-            y = rk4_solve(self.ode, self.t, self._hist[-1], h, 1)[-1]
+            y = rk4_solve(self.ode, self.t, self._xhist[-1], h, 1)[-1]
         else:
             a, b = (self._ca, self._cb) if order == self.k else bdf_coefficients(order)
-            past = sum(a[j] * self._hist[-1 - j] for j in range(order))
+            past = sum(a[j] * self._xhist[-1 - j] for j in range(order))
             newton = self._newton_sparse if self.jacobian == "sparse" else self._newton_fd
             y, msg = newton(past, h * b, t1)
             if y is None:
@@ -546,12 +572,12 @@ class BDF(_ODEIntegrator):
         if not np.all(np.isfinite(y)):
             self._newton_state = None
             return False, f"non-finite state at t = {t1:.6g} s"
-        self._hist = (self._hist + [y])[-self.k - 1:]    # k + 1 for the predictor
         self._set_x(t1, y)
+        self._hist = (self._hist + [(self.q, self.v)])[-self.k - 1:]   # k + 1 for the predictor
         return True, "ok"
 
     def _newton_fd(self, past: np.ndarray, c: float, t1: float):
-        y = self._hist[-1].copy()
+        y = self._xhist[-1].copy()
         self.n_tangent += 1
         G = np.eye(len(y)) - c * _fd_jacobian(self.ode, t1, y)
         for _ in range(self.max_iter):
@@ -568,7 +594,7 @@ class BDF(_ODEIntegrator):
         s = self.sys
         nf = s.n_free
         Pq, Pv = past[:nf], past[nf:]
-        qf = (_extrapolation(len(self._hist)) @ np.array(self._hist)[::-1])[:nf]  # predictor
+        qf = (_extrapolation(len(self._xhist)) @ np.array(self._xhist)[::-1])[:nf]  # predictor
         lam = self.lam.copy()
         gam = 1.0 / c**2 + 2.0 * self.ode.alpha / c + self.ode.beta**2
         fresh = False
@@ -576,7 +602,7 @@ class BDF(_ODEIntegrator):
         for it in range(self.max_iter):
             vf = (qf - Pq) / c
             af = (vf - Pv) / c
-            q, v, acc = s.expand(qf), s.expand(vf), s.expand(af)
+            q, v, acc = s.update(self.ode.anchor, qf), s.expand(vf), s.expand(af)
             refactor = self._fac_c is None or abs(c - self._fac_c) > 1e-9 * c
             r, ce, _, mats = self._evaluate(q, v, acc, lam, t1, refactor)
             ca = np.zeros(0)
@@ -611,7 +637,9 @@ class BDF(_ODEIntegrator):
             qf = qf + dq
             lam = lam + dlam
             vf = (qf - Pq) / c
-            size = max(float(np.max(np.abs(qf))), float(np.max(np.abs(vf)))) if nf else 0.0
+            # the yardstick: the displacements from the reference (not from the chart's origin)
+            u = s.difference(s.update(self.ode.anchor, qf), s.q0)[s.free]
+            size = max(float(np.max(np.abs(u))), float(np.max(np.abs(vf)))) if nf else 0.0
             rate = norm / prev if prev else None
             prev = norm
             # error of the iterate: the increment, or rate/(1 - rate) of it once the (linear)
@@ -691,6 +719,7 @@ class Treanor(_Explicit):
     name = "treanor"
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
+        self._anchor()
         y1 = treanor_step(self.ode, self.t, self.x, h)
         if not np.all(np.isfinite(y1)):
             return False, f"non-finite state at t = {self.t + h:.6g} s"

@@ -31,8 +31,9 @@ def as_system(model: Model | System) -> System:
 class _Equilibrium:
     """Residual and tangent of the static problem with joints, and counters.
 
-    Unknowns: the free DOFs ``q`` and the joint multipliers ``mu``; equations
-    ``r = lam f_ext(q) - f_int(q) - B^T mu = 0`` and ``phi(q, t) = 0``, solved with the saddle-point
+    Unknowns: the free DOFs ``q`` and the joint multipliers ``lam``; with the load factor
+    ``load`` the equations ``r = load f_ext(q) - f_int(q) - B^T lam = 0`` and ``phi(q, t) = 0``
+    are solved with the saddle-point
     solver on ``[[K_T, B^T], [B, 0]]`` (K_T includes the constraint geometric stiffness)."""
 
     def __init__(self, system: System, t: float, linear_solver: str, tol: float) -> None:
@@ -51,25 +52,25 @@ class _Equilibrium:
     def small_increment(self, dq: np.ndarray) -> bool:
         return bool(np.max(np.abs(dq), initial=0.0) <= self.dq_floor)
 
-    def residual(self, q: np.ndarray, mu: np.ndarray, lam: float, tangent: bool):
+    def residual(self, q: np.ndarray, lam: np.ndarray, load: float, tangent: bool):
         """Full residual, constraint state, reference load vector, internal force and, with
         ``tangent``, the K_T data."""
         s = self.sys
         self.n_residual += 1
         fint, K, _ = s.internal_forces(q, None, tangent)
         fext, Kl = s.external_forces(q, self.t, tangent)
-        ce = s.constraints(q, self.t, mu, hessian=tangent)
+        ce = s.constraints(q, self.t, lam, hessian=tangent)
         if tangent:
             self.n_tangent += 1
             if Kl is not None:
-                K = K + lam * Kl
+                K = K + load * Kl
             if ce.G is not None:
                 K = K + ce.G
-        return lam * fext - fint - ce.force, ce, fext, fint, K
+        return load * fext - fint - ce.force, ce, fext, fint, K
 
-    def converged(self, r, ce, fext, fint, lam: float) -> bool:
+    def converged(self, r, ce, fext, fint, load: float) -> bool:
         free = self.sys.free
-        ref = max(np.linalg.norm(lam * fext), np.linalg.norm(fint), np.linalg.norm(ce.force),
+        ref = max(np.linalg.norm(load * fext), np.linalg.norm(fint), np.linalg.norm(ce.force),
                   1e-300)
         phi_ok = self.sys.n_con == 0 or float(np.max(np.abs(ce.phi))) <= self.ptol
         return bool(np.linalg.norm(r[free]) <= self.tol * ref) and phi_ok
@@ -157,8 +158,9 @@ def null_space_dofs(system: System, A) -> tuple[int, list[str]]:
 
 def static(model: Model | System, steps: int = 10, *, method: str = "newton", t: float = 0.0,
            tol: float = 1e-9, max_iter: int = 30, max_cuts: int = 12, linear_solver: str = "auto",
-           arc_length: float | None = None, max_steps: int = 500, lam_max: float = 1.0,
-           stop: Callable[[Result], bool] | None = None) -> Result:
+           arc_length: float | None = None, max_steps: int = 500, load_max: float = 1.0,
+           stop: Callable[[Result], bool] | None = None,
+           lam_max: float | None = None) -> Result:
     """Static equilibrium under the model's loads and gravity.
 
     Parameters
@@ -170,13 +172,16 @@ def static(model: Model | System, steps: int = 10, *, method: str = "newton", t:
     tol : relative tolerance on the residual norm (relative to the larger of the applied and
         internal force norms).
     arc_length : arc-length radius in DOF units (default: the length of the first linear
-        increment); ``max_steps`` and ``lam_max`` end the continuation, as does
+        increment); ``max_steps`` and ``load_max`` (the largest load factor; ``lam_max`` is
+        its former name, still accepted) end the continuation, as does
         ``stop(result)`` returning True (e.g. ``lambda r: r.displacement(tip)[-1, 1] < -0.5``).
 
     Returns a :class:`Result` with one state per converged load step (the load factor in
     ``time`` and ``load_factor``) and the support ``reactions``.
     """
     sys = as_system(model)
+    if lam_max is not None:
+        load_max = lam_max
     if method not in ("newton", "arc-length"):
         raise ValueError(f"static: method must be 'newton' or 'arc-length', got {method!r}")
     if not (isinstance(steps, (int, np.integer)) and steps >= 1):
@@ -197,7 +202,7 @@ def static(model: Model | System, steps: int = 10, *, method: str = "newton", t:
             _load_stepping(eq, result, steps, max_iter, max_cuts)
         else:
             _arc_length(eq, result, 1.0 / steps, arc_length, max_iter, max_cuts, max_steps,
-                        lam_max, stop)
+                        load_max, stop)
     finally:
         result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
                             n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
@@ -206,27 +211,27 @@ def static(model: Model | System, steps: int = 10, *, method: str = "newton", t:
     return result
 
 
-def _newton(eq: _Equilibrium, q: np.ndarray, mu: np.ndarray, lam: float, max_iter: int):
-    """Newton at fixed load factor; returns (q, mu, iterations, residual) or None on failure."""
+def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_iter: int):
+    """Newton at fixed load factor; returns (q, lam, iterations, residual) or None on failure."""
     s = eq.sys
-    r, ce, fext, fint, K = eq.residual(q, mu, lam, True)
+    r, ce, fext, fint, K = eq.residual(q, lam, load, True)
     for it in range(max_iter + 1):
         if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ce.phi))):
             return None
-        if eq.converged(r, ce, fext, fint, lam):
-            return q, mu, it, r
+        if eq.converged(r, ce, fext, fint, load):
+            return q, lam, it, r
         if it == max_iter:
             return None
         eq.factor(K, ce)
-        dq, dmu = eq.solve(r[s.free], -ce.phi)
+        dq, dlam = eq.solve(r[s.free], -ce.phi)
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
             return None
-        q, mu = s.update(q, dq), mu + dmu
-        r, ce, fext, fint, K = eq.residual(q, mu, lam, True)
+        q, lam = s.update(q, dq), lam + dlam
+        r, ce, fext, fint, K = eq.residual(q, lam, load, True)
         if eq.small_increment(dq) and np.all(np.isfinite(r)) and (
                 s.n_con == 0 or np.max(np.abs(ce.phi)) <= eq.ptol):
-            return q, mu, it + 1, r
+            return q, lam, it + 1, r
     return None
 
 
@@ -234,54 +239,56 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                    max_cuts: int) -> None:
     s = eq.sys
     q, q_prev = s.q0.copy(), None
-    mu = np.zeros(s.n_con)
-    lam, dl0 = 0.0, 1.0 / steps
+    lam = np.zeros(s.n_con)
+    load, dl0 = 0.0, 1.0 / steps
     dl, dl_prev = dl0, dl0
     min_dl = dl0 / 2.0**max_cuts
-    while lam < 1.0 - 1e-12:
-        dl = min(dl, 1.0 - lam)
+    while load < 1.0 - 1e-12:
+        dl = min(dl, 1.0 - load)
         # predictor: extrapolate the last increment (helps large load steps)
-        guess = q if q_prev is None else q + (dl / dl_prev) * (q - q_prev)
-        out = _newton(eq, guess, mu, lam + dl, max_iter)
+        guess = q if q_prev is None else s.space.update(
+            q, (dl / dl_prev) * s.difference(q, q_prev))
+        out = _newton(eq, guess, lam, load + dl, max_iter)
         if out is None and q_prev is not None:
-            out = _newton(eq, q, mu, lam + dl, max_iter)
+            out = _newton(eq, q, lam, load + dl, max_iter)
         if out is None:
             dl *= 0.5
             log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
-                     lam + 2 * dl, dl)
+                     load + 2 * dl, dl)
             if dl < min_dl:
                 raise ConvergenceError(
-                    f"static: no equilibrium found beyond load factor {lam:.6g} even with load "
+                    f"static: no equilibrium found beyond load factor {load:.6g} even with load "
                     f"increments of {2 * dl:.3g}; the structure may buckle or collapse there "
-                    "(try method='arc-length')", time=lam, result=result)
+                    "(try method='arc-length')", time=load, result=result)
             continue
-        q_new, mu, it, r = out
+        q_new, lam, it, r = out
         q_prev, q, dl_prev = q, q_new, dl
-        lam += dl
-        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it, lam=mu)
+        load += dl
+        result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
+                      lam=lam)
         if it <= 4 and dl < dl0:
             dl = min(2.0 * dl, dl0)
 
 
 def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, max_iter: int,
-                max_cuts: int, max_steps: int, lam_max: float,
+                max_cuts: int, max_steps: int, load_max: float,
                 stop: Callable[[Result], bool] | None) -> None:
     s = eq.sys
     free = s.free
-    q, lam = s.q0.copy(), 0.0
-    mu = np.zeros(s.n_con)
+    q, load = s.q0.copy(), 0.0
+    lam = np.zeros(s.n_con)
     prev: np.ndarray | None = None
     ds_max: float | None = None
     target_iter = 5
     zero_c = np.zeros(s.n_con)
     for _ in range(max_steps):
-        r, ce, fext, fint, K = eq.residual(q, mu, lam, True)
+        r, ce, fext, fint, K = eq.residual(q, lam, load, True)
         eq.factor(K, ce)
         dqf, _ = eq.solve(fext[free], zero_c)
         nf = float(np.linalg.norm(dqf))
         if not np.isfinite(nf) or nf == 0.0:
-            raise ConvergenceError(f"arc length: singular tangent at load factor {lam:.6g}",
-                                   time=lam, result=result)
+            raise ConvergenceError(f"arc length: singular tangent at load factor {load:.6g}",
+                                   time=load, result=result)
         if ds is None:
             ds = dl0 * nf
         if ds_max is None:
@@ -289,42 +296,43 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
         sign = 1.0 if prev is None else math.copysign(1.0, float(dqf @ prev))
         out = None
         for cut in range(max_cuts + 1):
-            out = _arc_corrector(eq, q, mu, lam, dqf, sign, ds, max_iter)
+            out = _arc_corrector(eq, q, lam, load, dqf, sign, ds, max_iter)
             if out is not None:
                 break
             ds *= 0.5
             log.info("arc length: corrector failed at load factor %.6g; radius cut to %.3g",
-                     lam, ds)
+                     load, ds)
         if out is None:
-            raise ConvergenceError(f"arc length: no converged step beyond load factor {lam:.6g}",
-                                   time=lam, result=result)
-        q_new, mu, lam_new, Dq, it, r = out
-        q, lam, prev = q_new, lam_new, Dq
-        result.record(lam, q, load_factor=lam, reactions=eq.reactions(r), iterations=it, lam=mu)
+            raise ConvergenceError(f"arc length: no converged step beyond load factor {load:.6g}",
+                                   time=load, result=result)
+        q_new, lam, load_new, Dq, it, r = out
+        q, load, prev = q_new, load_new, Dq
+        result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
+                      lam=lam)
         ds = min(ds * min(2.0, max(0.5, math.sqrt(target_iter / max(it, 1)))), ds_max)
-        if lam >= lam_max or (stop is not None and stop(result)):
+        if load >= load_max or (stop is not None and stop(result)):
             return
 
 
-def _arc_corrector(eq: _Equilibrium, q: np.ndarray, mu: np.ndarray, lam: float,
+def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float,
                    dqf: np.ndarray, sign: float, ds: float, max_iter: int):
-    """One cylindrical arc-length step: ||Dq|| = ds. Returns (q, mu, lam, Dq, iterations, r)."""
+    """One cylindrical arc-length step: ||Dq|| = ds. Returns (q, lam, load, Dq, iterations, r)."""
     s = eq.sys
     free = s.free
     zero_c = np.zeros(s.n_con)
     dl = sign * ds / float(np.linalg.norm(dqf))
     Dq, Dl = dl * dqf, dl
-    mu = mu.copy()
+    lam = lam.copy()
     for it in range(1, max_iter + 1):
         qn = s.update(q, Dq)
-        r, ce, fext, fint, K = eq.residual(qn, mu, lam + Dl, True)
+        r, ce, fext, fint, K = eq.residual(qn, lam, load + Dl, True)
         if not np.all(np.isfinite(r)):
             return None
-        if eq.converged(r, ce, fext, fint, lam + Dl):
-            return qn, mu, lam + Dl, Dq, it - 1, r
+        if eq.converged(r, ce, fext, fint, load + Dl):
+            return qn, lam, load + Dl, Dq, it - 1, r
         eq.factor(K, ce)
-        dqr, dmur = eq.solve(r[free], -ce.phi)
-        dqf_i, dmuf = eq.solve(fext[free], zero_c)
+        dqr, dlam_r = eq.solve(r[free], -ce.phi)
+        dqf_i, dlam_f = eq.solve(fext[free], zero_c)
         eq.n_iter += 1
         a = float(dqf_i @ dqf_i)
         w = Dq + dqr
@@ -339,9 +347,9 @@ def _arc_corrector(eq: _Equilibrium, q: np.ndarray, mu: np.ndarray, lam: float,
         cands = [w + x * dqf_i for x in roots]
         k = int(np.argmax([float(cand @ Dq) for cand in cands]))
         Dq, Dl = cands[k], Dl + roots[k]
-        mu = mu + dmur + roots[k] * dmuf
+        lam = lam + dlam_r + roots[k] * dlam_f
         if eq.small_increment(dqr + roots[k] * dqf_i):
             qn = s.update(q, Dq)
-            r, ce, _, _, _ = eq.residual(qn, mu, lam + Dl, False)
-            return qn, mu, lam + Dl, Dq, it, r
+            r, ce, _, _, _ = eq.residual(qn, lam, load + Dl, False)
+            return qn, lam, load + Dl, Dq, it, r
     return None

@@ -122,7 +122,7 @@ def test_von_mises_truss_snap_through_by_arc_length(strain):
     m, top = von_mises(strain=strain)
     P = 10.0
     m.add_force(top, (0.0, -P))
-    res = fb.static(m, steps=20, method="arc-length", max_steps=400, lam_max=1e9,
+    res = fb.static(m, steps=20, method="arc-length", max_steps=400, load_max=1e9,
                     stop=lambda r: r.displacement(top)[-1, 1] < -0.9)
     w = -res.displacement(top)[:, 1]
     lam = res.load_factor
@@ -212,7 +212,7 @@ def lee_frame(n_per_member):
 
 def lee_limit_load(n):
     m, load_node = lee_frame(n)
-    res = fb.static(m, steps=4, method="arc-length", max_steps=300, lam_max=1e9,
+    res = fb.static(m, steps=4, method="arc-length", max_steps=300, load_max=1e9,
                     stop=lambda r: r.load_factor[-1] < 0.0)
     lam = res.load_factor
     assert lam.max() > lam[-1] * 1.05, "the path must pass the limit point"

@@ -1,0 +1,233 @@
+"""The configuration space: where every coordinate of a compiled model lives.
+
+A configuration ``q`` has ``nq`` entries; velocities, accelerations, increments and every
+matrix row have ``nv`` (the *velocity DOFs*, numbered by the System: ``node_dofs``,
+``free``). The two index spaces differ as soon as a rotation is stored by more numbers than
+it has degrees of freedom (a unit complex number in the plane, a unit quaternion in space),
+so nothing outside this module indexes ``q`` by a node layout. Solvers move configurations
+only with :meth:`update` (compose: add for translations, the exponential map for rotations)
+and measure them only with :meth:`difference` (its inverse: the logarithm); elements, joints
+and contacts receive their node poses from :meth:`gather` in the layout of today's planar
+kernels: displacement from the reference [m] and rotation increment [rad] per velocity DOF.
+
+Two planar spaces share this contract:
+
+- :class:`PlanarSpace` (``"planar"``, the default) stores the rotation angle itself, so
+  ``nq == nv`` and every map is the identity or an addition (the fast path).
+- :class:`PlanarComplexSpace` (``"planar-complex"``) stores each rotation as the unit complex
+  number ``(cos theta, sin theta)`` and updates it multiplicatively,
+  ``z <- z exp(i dtheta)``: the planar twin of a unit quaternion, which proves that no solver
+  adds to ``q`` or assumes ``q.shape == v.shape``. Its charts are global (the plane's rotation
+  group is abelian), so ``chart_radius`` is infinite.
+
+The space is chosen when a model is compiled (``Model.compile(space=...)``), or for a whole
+process with :func:`set_default` (the test suite runs under both planar spaces that way).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+SPACES = ("planar", "planar-complex")
+_default = "planar"
+
+
+def set_default(name: str) -> str:
+    """Make ``name`` (one of :data:`SPACES`) the space of models compiled from now on;
+    returns the previous default."""
+    global _default
+    if name not in SPACES:
+        raise ValueError(f"unknown configuration space {name!r}; choose from {SPACES}")
+    old, _default = _default, name
+    return old
+
+
+def default() -> str:
+    """The space new Systems get when ``Model.compile`` is not told one."""
+    return _default
+
+
+def _wrap(a: np.ndarray) -> np.ndarray:
+    """Angles to [-pi, pi] (exactly ``a`` where ``|a| < pi``)."""
+    return a - (2.0 * math.pi) * np.round(a / (2.0 * math.pi))
+
+
+class PlanarSpace:
+    """Planar nodes (x, y[, rz]) plus scalar coordinates (modal amplitudes), all additive.
+
+    ``node_dofs (n_nodes, 3)``: velocity-DOF index of x, y, rz (-1: absent); ``rotation
+    (nv,)``: True at rotation DOFs; ``X (nv,)``: reference coordinate of each velocity DOF
+    (node positions [m]; 0 for rotations and scalars).
+    """
+
+    name = "planar"
+    additive = True
+    chart_radius = math.inf
+
+    def __init__(self, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> None:
+        self.node_dofs = np.asarray(node_dofs, dtype=np.int64)
+        self.nv = int(nv)
+        self.X = np.asarray(X, float)
+        self.rotation = np.zeros(self.nv, dtype=bool)
+        rz = self.node_dofs[:, 2]
+        self.rotation[rz[rz >= 0]] = True
+        self._setup()
+
+    def _setup(self) -> None:
+        self.nq = self.nv
+        self.q0 = np.zeros(self.nq)
+
+    # ----------------------------------------------------------------- moves
+    def update(self, q: np.ndarray, dv: np.ndarray) -> np.ndarray:
+        """``q`` moved by the velocity-space increment ``dv (nv,)`` (a new array)."""
+        return q + dv
+
+    def update_free(self, q: np.ndarray, dv: np.ndarray, free: np.ndarray,
+                    out: np.ndarray | None = None) -> np.ndarray:
+        """``q`` moved by ``dv`` given on the velocity DOFs ``free`` only (in place when
+        ``out is q``)."""
+        out = q.copy() if out is None else out
+        out[free] += dv
+        return out
+
+    def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
+        """The increment ``dv (nv,)`` with ``update(q0, dv) == q1`` (rotations: the
+        logarithm, the shorter way round for non-additive spaces)."""
+        return q1 - q0
+
+    def normalize(self, q: np.ndarray) -> np.ndarray:
+        """``q`` with its rotations back on the unit circle (sphere)."""
+        return q
+
+    # ------------------------------------------------------------- measures
+    def gather(self, q: np.ndarray, dofs: np.ndarray) -> np.ndarray:
+        """Node poses for a block: ``x (..., n, k)`` with, per velocity DOF of ``dofs (n,
+        k)``, the displacement [m] (or scalar coordinate) and the rotation increment [rad];
+        within a row, rotations are continuous with the row's first rotation (so relative
+        rotations below pi are exact whatever the storage). Every index must exist (blocks
+        with absent DOFs pass a safe index and mask the value). ``q`` may carry leading axes
+        (a history)."""
+        return q[..., dofs]
+
+    def coordinates(self, q: np.ndarray) -> np.ndarray:
+        """All velocity-DOF coordinates ``(..., nv)`` (displacements and rotation angles, the
+        latter in (-pi, pi] unless the space stores angles)."""
+        return q
+
+    def positions(self, q: np.ndarray) -> np.ndarray:
+        """Node positions ``(..., n_nodes, 2)`` [m]."""
+        nd = self.node_dofs[:, :2]
+        return self.X[nd] + self.gather(q, nd)
+
+    def rotations(self, q: np.ndarray) -> np.ndarray:
+        """Node rotation angles ``(..., n_nodes)`` [rad] (0 where a node has no rotation);
+        non-additive spaces return them in (-pi, pi]."""
+        rz = self.node_dofs[:, 2]
+        return np.where(rz >= 0, self.gather(q, np.where(rz >= 0, rz, 0)), 0.0)
+
+    def frames(self, q: np.ndarray) -> np.ndarray:
+        """Node rotation matrices ``(..., n_nodes, 2, 2)`` (the cross-section frames)."""
+        th = self.rotations(q)
+        c, s = np.cos(th), np.sin(th)
+        return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+    # -------------------------------------------------------------- storage
+    def state(self) -> dict:
+        """What :func:`from_state` needs to rebuild the space (arrays, for ``Result.save``)."""
+        return {"space": np.array(self.name), "node_dofs": self.node_dofs,
+                "nv": np.array(self.nv), "X": self.X}
+
+
+class PlanarComplexSpace(PlanarSpace):
+    """Planar space storing each rotation as a unit complex number ``(cos, sin)``: ``nq =
+    nv + n_rotations``; updates multiply by ``exp(i dtheta)`` and renormalise."""
+
+    name = "planar-complex"
+    additive = False
+
+    def _setup(self) -> None:
+        # q index of each velocity DOF: a rotation takes two entries (cos, sin)
+        width = np.where(self.rotation, 2, 1)
+        self.qindex = np.concatenate([[0], np.cumsum(width)[:-1]]).astype(np.int64)
+        self.nq = int(width.sum())
+        self._lin_v = np.flatnonzero(~self.rotation)
+        self._lin_q = self.qindex[self._lin_v]
+        self._rot_v = np.flatnonzero(self.rotation)
+        self._rot_c = self.qindex[self._rot_v]
+        self._rot_s = self._rot_c + 1
+        self.q0 = np.zeros(self.nq)
+        self.q0[self._rot_c] = 1.0
+        self._free_cache: tuple | None = None
+
+    def _rotate(self, out: np.ndarray, ic: np.ndarray, dth: np.ndarray) -> None:
+        c, s = out[..., ic], out[..., ic + 1]
+        cd, sd = np.cos(dth), np.sin(dth)
+        c1, s1 = c * cd - s * sd, s * cd + c * sd
+        r = np.hypot(c1, s1)               # renormalise: many turns stay on the circle
+        out[..., ic], out[..., ic + 1] = c1 / r, s1 / r
+
+    def update(self, q, dv):
+        out = q.copy()
+        out[..., self._lin_q] += dv[..., self._lin_v]
+        self._rotate(out, self._rot_c, dv[..., self._rot_v])
+        return out
+
+    def update_free(self, q, dv, free, out=None):
+        out = q.copy() if out is None else out
+        if self._free_cache is None or self._free_cache[0] is not free:
+            rot = self.rotation[free]
+            self._free_cache = (free, np.flatnonzero(~rot), self.qindex[free[~rot]],
+                                np.flatnonzero(rot), self.qindex[free[rot]])
+        _, jl, il, jr, ir = self._free_cache
+        out[il] += dv[jl]
+        self._rotate(out, ir, dv[jr])
+        return out
+
+    def difference(self, q1, q0):
+        dv = np.empty(q1.shape[:-1] + (self.nv,))
+        dv[..., self._lin_v] = q1[..., self._lin_q] - q0[..., self._lin_q]
+        c1, s1 = q1[..., self._rot_c], q1[..., self._rot_s]
+        c0, s0 = q0[..., self._rot_c], q0[..., self._rot_s]
+        dv[..., self._rot_v] = np.arctan2(s1 * c0 - c1 * s0, c1 * c0 + s1 * s0)
+        return dv
+
+    def normalize(self, q):
+        out = q.copy()
+        self._rotate(out, self._rot_c, np.zeros(out.shape[:-1] + (len(self._rot_c),)))
+        return out
+
+    def coordinates(self, q):
+        x = np.empty(q.shape[:-1] + (self.nv,))
+        x[..., self._lin_v] = q[..., self._lin_q]
+        x[..., self._rot_v] = np.arctan2(q[..., self._rot_s], q[..., self._rot_c])
+        return x
+
+    def gather(self, q, dofs):
+        x = self.coordinates(q)[..., dofs]
+        rot = self.rotation[dofs]
+        if dofs.ndim < 2 or not rot.any():
+            return x
+        # each row's rotations continuous with its first rotation (relative angles exact)
+        first = np.argmax(rot, axis=-1)
+        rows = np.arange(dofs.shape[0])
+        ref = x[..., rows, first][..., None]
+        return np.where(rot, ref + _wrap(x - ref), x)
+
+    def state(self):
+        return {**super().state(), "space": np.array(self.name)}
+
+
+_CLASSES = {"planar": PlanarSpace, "planar-complex": PlanarComplexSpace}
+
+
+def make(name: str, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> PlanarSpace:
+    """A space by name (:data:`SPACES`) for the given velocity-DOF layout."""
+    if name not in _CLASSES:
+        raise ValueError(f"unknown configuration space {name!r}; choose from {SPACES}")
+    return _CLASSES[name](node_dofs, nv, X)
+
+
+def from_state(state: dict) -> PlanarSpace:
+    """Rebuild a space from :meth:`PlanarSpace.state` (e.g. read back from a file)."""
+    return make(str(state["space"]), state["node_dofs"], int(state["nv"]), state["X"])
