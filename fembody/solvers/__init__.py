@@ -1,7 +1,9 @@
 """Solvers: statics, modal analysis, linear algebra (dynamics follow)."""
 from .linalg import LinearSolver, backend_name
 from .modal import Modes, modes
-from .newmark import HHT, GeneralizedAlpha, Integrator, Newmark, simulate
+from .base import Integrator
+from .newmark import HHT, GeneralizedAlpha, Newmark
+from .simulate import simulate
 from .statics import static
 
 __all__ = ["LinearSolver", "backend_name", "Modes", "modes", "static", "HHT",

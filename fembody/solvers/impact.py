@@ -104,16 +104,8 @@ def restart(integ, q: np.ndarray, v: np.ndarray) -> None:
     """Set a new state after a velocity jump and make accelerations and multipliers consistent
     with it (the generalized-alpha ``a`` is re-initialised as at t = 0; the index-1 integrators
     drop their step histories)."""
-    integ.q, integ.v = q, v
-    integ.last = None
-    if hasattr(integ, "predictor"):
-        integ.predictor = "displacement"
-    if hasattr(integ, "_finish_state"):
-        integ._projected()
-        integ._finish_state()
-    else:
-        integ._consistent(project_velocity=False)
-        integ.a = integ.qdd.copy()
+    integ.restart(q, v)
+    integ.after_impact()
 
 
 class ImpactHandler:
@@ -206,16 +198,10 @@ class ImpactHandler:
         integ = self._impact(integ, acc, forced=h_star <= 1e-12 * self.dt)
         return integ, h_star, False
 
-    def _restore(self, integ, state: tuple) -> None:
-        integ.t, integ.q, integ.v, integ.a, integ.qdd, integ.lam = state
-        integ.last = None
-        if hasattr(integ, "_projected"):
-            integ._projected()
-
     def _advance(self, integ, state: tuple, hp: float) -> None:
         """Integrate ``hp`` from ``state`` (in 1, 2, 4, ... 16 sub-steps if Newton fails)."""
         for k in (1, 2, 4, 8, 16):
-            self._restore(integ, state)
+            integ.restore_state(state)
             ok, msg = True, ""
             for _ in range(k if hp > 0.0 else 0):
                 ok, msg = integ.step(hp / k)
@@ -362,8 +348,8 @@ class ImpactHandler:
             s = self._systems[key]
             qp, vp, _ = project(s, q, v, t)
             new = self.cls(s, q0=qp, v0=vp, t0=t, **self.options)
-            if hasattr(new, "predictor") and self.impacts:
-                new.predictor = "displacement"
+            if self.impacts:
+                new.after_impact()
             lam_c = new.lam[self.base.n_con:]
             pull = [j for j, lc in zip(key, lam_c) if lc > 0.0 and j in added]
             if not pull:
@@ -376,12 +362,9 @@ class ImpactHandler:
     def _lift_off(self, integ):
         """Release the resting contacts whose multiplier turned tensile (or whose node left its
         segment)."""
-        lam = integ.lam
-        if hasattr(integ, "_index1"):
-            # the index-3 multipliers of the generalized-alpha family oscillate about the true
-            # contact force: decide on the consistent (index-1) ones
-            integ._index1.at(integ.t, integ.q, integ.v)
-            lam = integ._index1.last_lam
+        # (the index-3 multipliers of the generalized-alpha family oscillate about the true
+        # contact force: decide on the consistent index-1 ones)
+        lam = integ.consistent_multipliers()
         lam_c = lam[self.base.n_con:]
         _, _, _, ok = self._gaps(integ.q)
         key = sorted(self.resting)

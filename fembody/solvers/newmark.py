@@ -31,65 +31,19 @@ from __future__ import annotations
 
 import logging
 import math
-import time as _time
-from typing import Callable
 
 import numpy as np
 
-from ..errors import ConvergenceError, ModelError, SingularSystemError
-from ..model import Model
-from ..progress import Progress
-from ..results import Result
+from ..errors import ModelError, SingularSystemError
 from ..system import System
 from . import _kernels
+from .base import Integrator, contraction_error
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
-from .statics import as_system, check_redundant, null_space_dofs, with_constraint_penalty
+from .statics import check_redundant
 
 log = logging.getLogger("fembody")
-
-
-class Integrator:
-    """Base class of the time integrators (the shape of SciPy's ``OdeSolver``).
-
-    Contract for implementers:
-
-    1. ``__init__`` takes the compiled :class:`System`, the step ``h`` [s] and options, then calls
-       :meth:`initialize`, which sets consistent ``q'', lam`` at ``t0``.
-    2. ``_step_impl(h)`` tries one step of size ``h`` from the current state. It returns
-       ``(success, message)``; on success it has advanced ``t, q, v, a, qdd, lam`` and set
-       ``last_iterations``; on failure the state is untouched.
-    3. :meth:`step` calls ``_step_impl`` and keeps the counters: ``n_residual`` (residual
-       evaluations), ``n_tangent`` (tangent assemblies), ``n_factor`` (factorisations),
-       ``n_solve``, ``n_newton`` (Newton iterations), ``n_steps``, ``n_rejected``.
-    """
-
-    name = "integrator"
-
-    def __init__(self, system: System, t0: float = 0.0) -> None:
-        self.sys = system
-        self.t = float(t0)
-        self.n_residual = self.n_tangent = self.n_newton = 0
-        self.n_steps = self.n_rejected = 0
-        self.last_iterations = 0
-
-    def step(self, h: float) -> tuple[bool, str]:
-        ok, msg = self._step_impl(h)
-        if ok:
-            self.n_steps += 1
-        else:
-            self.n_rejected += 1
-        return ok, msg
-
-    def _step_impl(self, h: float) -> tuple[bool, str]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    @property
-    def counters(self) -> dict:
-        return dict(n_residual=self.n_residual, n_tangent=self.n_tangent,
-                    n_factor=self.n_factor, n_solve=self.n_solve, n_newton=self.n_newton,
-                    n_steps=self.n_steps, n_rejected=self.n_rejected)
 
 
 class GeneralizedAlpha(Integrator):
@@ -215,63 +169,19 @@ class GeneralizedAlpha(Integrator):
         self.qdd = self._index1.last_qdd
         self.lam = self._index1.last_lam
 
+    def restart(self, q: np.ndarray, v: np.ndarray) -> None:
+        self.q, self.v, self.last = q, v, None
+        self._consistent(project_velocity=False)
+        self.a = self.qdd.copy()
+
+    def after_impact(self) -> None:
+        self.predictor = "displacement"
+
+    def consistent_multipliers(self) -> np.ndarray:
+        self._index1.at(self.t, self.q, self.v)
+        return self._index1.last_lam
+
     # ------------------------------------------------------------------ step
-    def _diagnose_singular(self, S: np.ndarray, ce, t: float) -> None:
-        """Raise SingularSystemError naming the DOFs with neither mass nor stiffness nor a
-        joint in some direction (an under-constrained massless mechanism)."""
-        _, names = null_space_dofs(self.sys, with_constraint_penalty(self.sys, S, ce.Bdata))
-        if names:
-            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8
-                                            else "")
-            raise SingularSystemError(
-                f"at t = {t:.6g} s the iteration matrix is singular: {shown} can move with "
-                "neither mass, stiffness nor a joint resisting; give them mass, support them or "
-                "connect them", names)
-
-    def _evaluate(self, q, v, qdd, lam, t, tangent, scale=None):
-        """Residual on the free DOFs (its norm in ``self._res``), constraint state, force scale
-        (computed unless given) and (with ``tangent``) the CSC data of the stiffness-like (K_T +
-        load, inertial and constraint geometric stiffness), damping-like (C_T) and mass
-        matrices."""
-        s = self.sys
-        self.n_residual += 1
-        free = s.free
-        fint, K, C = s.internal_forces(q, v, tangent)
-        fext, Kl = s.external_forces(q, t, tangent)
-        ce = s.constraints(q, t, lam, hessian=tangent)
-        if s.nonlinear_inertia:
-            fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
-            r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
-                                                 scale is None)
-        else:                       # constant mass: M q'' inside the residual kernel
-            M, Kin, Cin = s.M_const, None, None
-            Mc = s._M_csc
-            r, self._res, sc = _kernels.residual_mass(fext, fint, ce.force, free, Mc.indptr,
-                                                      Mc.indices, Mc.data, qdd, scale is None)
-        scale = sc if scale is None else scale
-        mats = None
-        if tangent:
-            self.n_tangent += 1
-            for extra in (Kl, Kin, ce.G):
-                if extra is not None:
-                    K += extra
-            if Cin is not None:
-                C = Cin if C is None else C + Cin
-            mats = (K, C, M)
-        return r, ce, scale, mats
-
-    def _converged(self, res: float, scale: float, norm: float, motion: float,
-                   viol: float) -> bool:
-        """Newton's residual tests after an increment of size ``norm`` (max |dq|): constraints
-        held, and the residual ``res`` below ``tol`` of the force ``scale``, or the increment at
-        the round-off level of the step's own ``motion`` (stiff elements put a floor of
-        ~cond(S) eps under |r|), or at the round-off of the coordinates themselves (very short
-        stiff elements: K_e * 1e-16 m of noise in every force)."""
-        return viol <= self.ptol and (
-            res <= self.tol * scale
-            or (norm <= self.xtol * motion and res <= 1e3 * self.tol * scale)
-            or (norm <= 1e-12 * self.length and res <= 1e-3 * scale))
-
     def _step_impl(self, h: float) -> tuple[bool, str]:
         ok, msg = self._newton_step(h, self.predictor)
         if not ok and self.predictor == "acceleration":
@@ -319,14 +229,14 @@ class GeneralizedAlpha(Integrator):
         it = 0
         while True:
             want_tangent = not reuse
-            r, ce, scale, mats = self._evaluate(q1, v1, qdd1, lam1, t1, want_tangent,
+            r, ce, scale, mats = self.evaluate(q1, v1, qdd1, lam1, t1, want_tangent,
                                                 None if want_tangent else scale)
             res = self._res
             viol = float(abs(ce.phi).max()) if s.n_con else 0.0
             if not (math.isfinite(res) and math.isfinite(viol)):
                 self._fac_h = None
                 return False, f"non-finite residual at t = {t1:.6g} s"
-            if it > 0 and self._converged(res, scale, norm, motion, viol):
+            if it > 0 and self.converged(res, scale, norm, motion, viol):
                 break
             if it == self.max_iter:
                 self._fac_h = None
@@ -345,7 +255,7 @@ class GeneralizedAlpha(Integrator):
             norm = _kernels.correct(v1, qdd1, free, dq, gp, bp)
             s.space.update_free(q1, dq, free, out=q1)
             if not math.isfinite(norm) and want_tangent:
-                self._diagnose_singular(S, ce, t1)
+                self.diagnose_singular(S, ce, t1)
             if not np.isfinite(norm) or (prev_norm is not None and norm > 1e3 * prev_norm
                                          and norm > self.ptol):
                 self._fac_h = None
@@ -355,10 +265,9 @@ class GeneralizedAlpha(Integrator):
             # error left after this increment is about theta / (1 - theta) |dq_k|; when that
             # is below xtol times the step's motion, and the constraints were already held
             # before it, the step is done without another residual evaluation
-            if prev_norm is not None and viol <= self.ptol and norm < prev_norm and (
-                    want_tangent or it >= 3):
-                theta = norm / prev_norm
-                if theta / (1.0 - theta) * norm <= self.xtol * motion:
+            if viol <= self.ptol and (want_tangent or it >= 3):
+                err = contraction_error(norm, prev_norm)
+                if err is not None and err <= self.xtol * motion:
                     break
             # modified Newton: keep the factorisation while it contracts fast enough
             reuse = (self.newton == "modified" and
@@ -375,10 +284,6 @@ class GeneralizedAlpha(Integrator):
             self.a = self.qdd.copy()
             self.last = None
         return True, "ok"
-
-
-def _norm(x: np.ndarray) -> float:
-    return math.sqrt(float(x @ x))
 
 
 class Newmark(GeneralizedAlpha):
@@ -403,183 +308,3 @@ class HHT(GeneralizedAlpha):
             raise ValueError(f"HHT alpha must lie in [0, 1/3], got {alpha}")
         super().__init__(system, alpha_m=0.0, alpha_f=alpha, gamma=0.5 + alpha,
                          beta=0.25 * (1.0 + alpha) ** 2, **options)
-
-
-METHODS: dict[str, type] = {
-    "generalized-alpha": GeneralizedAlpha,
-    "newmark": Newmark,
-    "trapezoidal": Newmark,
-    "hht": HHT,
-}
-
-
-def simulate(model: Model | System, t_end: float, dt: float, method: str | type = "generalized-alpha",
-             *, save_every: int = 1, min_dt: float | None = None, max_cuts: int = 10,
-             progress: bool | None = None, callback: Callable | None = None, **options) -> Result:
-    """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
-
-    ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
-    'trapezoidal' (``gamma``, ``beta``), 'discrete-gradient' (energy-conserving midpoint rule,
-    :class:`fembody.solvers.structure.DiscreteGradient`), the index-1 ODE integrators 'rk4',
-    'gill', 'treanor', 'bdf1'..'bdf6',
-    'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
-    ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
-    ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
-    with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
-    always landing on the output grid. Every ``save_every``-th grid point is kept. ``progress``:
-    a progress bar on stderr for runs longer than 2 s (None: only when stderr is a terminal).
-
-    Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
-    counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
-    time reached and the partial Result; Ctrl-C returns the partial Result with
-    ``stats['status'] == 'interrupted'``.
-    """
-    sys = as_system(model)
-    if not (dt > 0 and math.isfinite(dt)):
-        raise ValueError(f"simulate: dt must be positive, got {dt!r}")
-    if not (t_end > 0 and math.isfinite(t_end)):
-        raise ValueError(f"simulate: t_end must be positive, got {t_end!r}")
-    cls, options = _method(method, options)
-    v0 = initial_velocity(sys)
-    t_wall = _time.perf_counter()
-    integ = cls(sys, v0=v0, **options)
-    result = Result(sys, "dynamic")
-    contacts = None
-    if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
-        from .impact import ImpactHandler
-        contacts = ImpactHandler(sys, integ, cls, options, dt)
-        result.impacts = contacts.impacts
-    acc = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
-    power = _Power(sys, integ)
-    power(integ, 0.0)
-
-    def record() -> None:
-        if sys.n_con:
-            last = getattr(integ, "last", None)
-            phi = last[1].phi if last is not None else sys.constraints(integ.q, integ.t).phi
-            viol = float(np.max(np.abs(phi)))
-        else:
-            viol = 0.0
-        result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
-                      iterations=integ.last_iterations, violation=viol, **acc)
-
-    record()
-    n_grid = int(round(t_end / dt))
-    min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
-    h, good = dt, 0
-    result.stats["status"] = "running"
-    bar = Progress(t_end, progress)
-    try:
-        for i in range(1, n_grid + 1):
-            t_target = i * dt
-            while t_target - integ.t > 1e-9 * dt:
-                remaining = t_target - integ.t
-                last = remaining <= h * (1.0 + 1e-9)
-                h_try = remaining if last else h
-                state = (integ.t, integ.q, integ.v, integ.a, integ.qdd, integ.lam)
-                ok, msg = integ.step(h_try)
-                if not ok:
-                    integ.t, integ.q, integ.v, integ.a, integ.qdd, integ.lam = state
-                    h = 0.5 * h_try
-                    good = 0
-                    log.info("step rejected (%s); retrying with h = %.3g s", msg, h)
-                    if h < min_h:
-                        raise ConvergenceError(
-                            f"simulate: {msg}; the step was cut to {h_try:.3g} s without success. "
-                            "The results up to the last converged step are kept in .result",
-                            time=integ.t, result=result)
-                    continue
-                if contacts is not None:    # may cut the step at an impact, swap integrator
-                    integ, h_try, landed = contacts.after_step(integ, state, h_try, acc)
-                    last = last and landed
-                if last:
-                    integ.t = t_target       # land exactly on the grid (no round-off drift)
-                for k, val in power(integ, h_try).items():
-                    acc[k] += val
-                good += 1
-                if h < dt and good >= 4:
-                    h, good = min(2.0 * h, dt), 0
-                    log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
-            if i % save_every == 0 or i == n_grid:
-                record()
-                if callback is not None:
-                    callback(result)
-            bar.update(integ.t, integ.n_steps, integ.n_newton)
-        result.stats["status"] = "finished"
-    except KeyboardInterrupt:
-        result.stats["status"] = "interrupted"
-        log.warning("simulate: interrupted at t = %.6g s; returning the results so far", integ.t)
-    except ConvergenceError as err:
-        result.stats["status"] = "failed"
-        if err.result is None:          # raised below the loop (e.g. locating an impact)
-            err.result = result
-        raise
-    finally:
-        bar.close(integ.t, integ.n_steps, integ.n_newton)
-        counters = integ.counters if contacts is None else contacts.counters(integ)
-        result.stats.update(counters, method=integ.name, dt=dt,
-                            wall_time=_time.perf_counter() - t_wall,
-                            linear_solver=integ.solver.active or integ.solver.method)
-    return result
-
-
-def _method(method: str | type, options: dict) -> tuple[type, dict]:
-    """The integrator class of a method name (plus the options the name implies)."""
-    if not isinstance(method, str):
-        return method, options
-    if method in METHODS:
-        return METHODS[method], options
-    if method == "discrete-gradient":
-        from .structure import DiscreteGradient     # builds on this module
-        return DiscreteGradient, options
-    from . import ode          # imported here: ode builds on this module
-    if method in ("rk4", "gill", "treanor"):
-        return ode.explicit_method(method, options)
-    if method.startswith("bdf") and method[3:] in ("1", "2", "3", "4", "5", "6"):
-        return ode.BDF, {**options, "k": int(method[3:])}
-    if method.startswith("scipy:"):
-        return ode.ScipyIVP, {**options, "method": method.split(":", 1)[1]}
-    names = sorted(METHODS) + ['discrete-gradient', 'rk4', 'gill', 'treanor', 'bdf1..bdf6',
-                               'scipy:NAME']
-    raise ValueError(f"simulate: unknown method {method!r}; choose from {names}")
-
-
-class _Power:
-    """Energy-balance increments over the last step: the work of the applied nodal loads and of
-    the constraint forces (drivers) by the trapezoidal rule on force times displacement
-    increment, and the damping dissipation ``h v_m . f_d(q_m, v_m)`` at the step's midpoint,
-    which is what the trapezoidal rule dissipates (endpoint powers would count the undamped
-    alternating velocities of unresolved high modes)."""
-
-    def __init__(self, sys: System, integ: Integrator) -> None:
-        self.sys = sys
-        self.damped = getattr(integ, "_damped", False)
-        self.prev = None
-
-    def __call__(self, integ, h: float) -> dict:
-        s = self.sys
-        f = s.nodal_loads(integ.t)
-        fc = None
-        if s.n_con:
-            last = getattr(integ, "last", None)
-            fc = (last[1].force if last is not None else
-                  s.constraints(integ.q, integ.t, integ.lam[:s.n_con], hessian=False).force)
-        out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
-        if self.prev is not None:
-            q0, v0, f0, fc0 = self.prev
-            dq = s.difference(integ.q, q0)
-            out["work"] = 0.5 * float((f + f0) @ dq)
-            if fc is not None:
-                out["constraint_work"] = -0.5 * float((fc + fc0) @ dq)
-            if self.damped:
-                qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
-                fv, _, _ = s.internal_forces(qm, vm, False)
-                fe, _, _ = s.internal_forces(qm, None, False)
-                out["dissipated"] = h * float(vm @ (fv - fe))
-        self.prev = (integ.q, integ.v, f, fc)
-        return out
-
-
-def initial_velocity(sys: System) -> np.ndarray:
-    """Initial velocities from ``model.set_velocity`` (zero elsewhere)."""
-    return sys.v0.copy()

@@ -31,7 +31,7 @@ import numpy as np
 from ..system import System
 from .dae import AugmentedODE, project
 from .linalg import saddle_solver
-from .newmark import GeneralizedAlpha, Integrator, log
+from .base import Integrator, contraction_error, log
 
 SQ = math.sqrt(0.5)
 
@@ -88,10 +88,10 @@ class _ODEIntegrator(Integrator):
                                             mass_weighted=self.mass_weighted)
                 self.n_projections += 1
                 log.debug("projection at t = %.6g s (|phi| was %.3g)", t, viol)
-                self._projected()
+                self.state_changed()
         self._finish_state()
 
-    def _projected(self) -> None:
+    def state_changed(self) -> None:
         """Hook: the state was changed by a projection."""
 
     def _count_rhs(self) -> None:
@@ -99,6 +99,11 @@ class _ODEIntegrator(Integrator):
         may also count other residuals, e.g. BDF's Newton)."""
         self.n_residual += self.ode.n_eval - self._ode_counted
         self._ode_counted = self.ode.n_eval
+
+    def restart(self, q: np.ndarray, v: np.ndarray) -> None:
+        self.q, self.v = q, v
+        self.state_changed()
+        self._finish_state()
 
     def _finish_state(self) -> None:
         """Accelerations and multipliers consistent with the current state."""
@@ -152,15 +157,10 @@ class RK4(_Explicit):
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
         self._anchor()
-        f, t, y = self.ode, self.t, self.x
-        k1 = f(t, y)
-        k2 = f(t + 0.5 * h, y + 0.5 * h * k1)
-        k3 = f(t + 0.5 * h, y + 0.5 * h * k2)
-        k4 = f(t + h, y + h * k3)
-        y1 = y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        y1 = rk4_step(self.ode, self.t, self.x, h)
         if not np.all(np.isfinite(y1)):
-            return False, f"non-finite state at t = {t + h:.6g} s"
-        self._set_x(t + h, y1)
+            return False, f"non-finite state at t = {self.t + h:.6g} s"
+        self._set_x(self.t + h, y1)
         return True, "ok"
 
 
@@ -199,7 +199,7 @@ class Gill(_Explicit):
         super().__init__(system, **options)
         self._reg = np.zeros(2 * system.n_free)
 
-    def _projected(self) -> None:
+    def state_changed(self) -> None:
         self._reg[:] = 0.0
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
@@ -367,7 +367,7 @@ class ScipyIVP(_ODEIntegrator):
         rot = self.sys.space.rotation
         return bool(rot.any() and np.max(np.abs(u[rot])) > radius)
 
-    def _projected(self) -> None:
+    def state_changed(self) -> None:
         self._ivp = None                 # the state jumped: restart SciPy's integrator
 
     def _step_impl(self, h: float) -> tuple[bool, str]:
@@ -449,17 +449,21 @@ def _fd_jacobian(f, t: float, y: np.ndarray) -> np.ndarray:
     return J
 
 
+def rk4_step(f, t: float, y: np.ndarray, h: float) -> np.ndarray:
+    """One step of the classical fourth-order Runge-Kutta method for ``y' = f(t, y)``."""
+    k1 = f(t, y)
+    k2 = f(t + 0.5 * h, y + 0.5 * h * k1)
+    k3 = f(t + 0.5 * h, y + 0.5 * h * k2)
+    k4 = f(t + h, y + h * k3)
+    return y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+
+
 def rk4_solve(f, t0: float, y0: np.ndarray, h: float, n: int) -> np.ndarray:
     """Integrate ``y' = f(t, y)`` with the classical RK4 (n fixed steps)."""
     ys = [np.asarray(y0, float)]
     t = t0
     for _ in range(n):
-        y = ys[-1]
-        k1 = f(t, y)
-        k2 = f(t + 0.5 * h, y + 0.5 * h * k1)
-        k3 = f(t + 0.5 * h, y + 0.5 * h * k2)
-        k4 = f(t + h, y + h * k3)
-        ys.append(y + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4))
+        ys.append(rk4_step(f, t, ys[-1], h))
         t += h
     return np.array(ys)
 
@@ -516,9 +520,6 @@ class BDF(_ODEIntegrator):
         self._fac_c: float | None = None      # c = h b of the current factorisation
         self._explicit_h: float | None = None
         self.newton_solver = saddle_solver(system, options.get("linear_solver", "auto"))
-        # the Newmark path's residual/tangent evaluation (needs only sys and the counters)
-        self._evaluate = GeneralizedAlpha._evaluate.__get__(self)
-        self._diagnose_singular = GeneralizedAlpha._diagnose_singular.__get__(self)
 
     @property
     def n_factor(self) -> int:
@@ -528,7 +529,7 @@ class BDF(_ODEIntegrator):
     def n_solve(self) -> int:
         return self.solver.n_solve + self.newton_solver.n_solve
 
-    def _projected(self) -> None:
+    def state_changed(self) -> None:
         self._restart = True                 # the state jumped: rebuild the history
         self._newton_state = None
 
@@ -604,7 +605,7 @@ class BDF(_ODEIntegrator):
             af = (vf - Pv) / c
             q, v, acc = s.update(self.ode.anchor, qf), s.expand(vf), s.expand(af)
             refactor = self._fac_c is None or abs(c - self._fac_c) > 1e-9 * c
-            r, ce, _, mats = self._evaluate(q, v, acc, lam, t1, refactor)
+            r, ce, _, mats = self.evaluate(q, v, acc, lam, t1, refactor)
             ca = np.zeros(0)
             if s.n_con:
                 phi_t, phi_tt = s.constraint_rates(t1)
@@ -632,7 +633,7 @@ class BDF(_ODEIntegrator):
                     return None, (f"{self.name}: the solution has blown up before t = {t1:.6g} s "
                                   f"(displacements {big:.3g}){hint}")
                 if refactor and np.all(np.isfinite(S)):
-                    self._diagnose_singular(S, ce, t1)
+                    self.diagnose_singular(S, ce, t1)
                 return None, f"BDF Newton failed (singular iteration matrix) at t = {t1:.6g} s"
             qf = qf + dq
             lam = lam + dlam
@@ -641,10 +642,11 @@ class BDF(_ODEIntegrator):
             u = s.difference(s.update(self.ode.anchor, qf), s.q0)[s.free]
             size = max(float(np.max(np.abs(u))), float(np.max(np.abs(vf)))) if nf else 0.0
             rate = norm / prev if prev else None
-            prev = norm
             # error of the iterate: the increment, or rate/(1 - rate) of it once the (linear)
-            # contraction rate of the simplified iteration is known (Hairer-Wanner II, IV.8)
-            est = norm if rate is None or rate >= 1.0 else norm * rate / (1.0 - rate)
+            # contraction rate of the simplified iteration is known
+            est = contraction_error(norm, prev if prev else None)
+            est = norm if est is None else est
+            prev = norm
             if est <= self.tol * (1.0 + size):
                 self._newton_state = ((vf - Pv) / c, lam)
                 self.last_iterations = it + 1

@@ -31,7 +31,8 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ConvergenceError, ModelError
-from .newmark import GeneralizedAlpha, _norm
+from .base import vector_norm
+from .newmark import GeneralizedAlpha
 
 EPS = np.finfo(float).eps
 METHODS = ("discrete-gradient", "discrete-gradient-symmetric", "midpoint")
@@ -326,13 +327,14 @@ class DiscreteGradient(GeneralizedAlpha):
                 # the discrete-gradient correction; below ~1e-9 of the model size its
                 # cancellation error would exceed the O(dq^3) it corrects
                 r -= (U1 - U0[1] - float(fe[free] @ dq)) / dd * dq
-            scale = max(_norm(fint), _norm(fext), _norm(inertia), _norm(ce.force), 1e-300)
-            res = _norm(r)
+            scale = max(vector_norm(fint), vector_norm(fext), vector_norm(inertia),
+                        vector_norm(ce.force), 1e-300)
+            res = vector_norm(r)
             c1 = s.constraints(q1, t1)
             viol = float(abs(c1.phi).max()) if s.n_con else 0.0
             if not (math.isfinite(res) and math.isfinite(viol)):
                 return False, f"non-finite residual at t = {t1:.6g} s"
-            if it > 0 and self._converged(res, scale, norm, float(np.max(np.abs(dq))), viol):
+            if it > 0 and self.converged(res, scale, norm, float(np.max(np.abs(dq))), viol):
                 break
             if it == self.max_iter:
                 return False, (f"Newton did not converge in {self.max_iter} iterations at "

@@ -228,7 +228,7 @@ def test_adaptive_gill_step_grows_as_the_motion_smooths_out():
     amplitude is below atol/rtol the local error ~ h^5 |theta| is held at atol, so h grows
     like e^(3t/5) - about 3x between the first and the last second of 4 s. Accuracy against
     the closed form: the global error stays within 100 rtol of the amplitude (0.1 rad)."""
-    from fembody.solvers.newmark import initial_velocity
+    from fembody.solvers.simulate import initial_velocity
     from fembody.solvers.ode import AdaptiveGill
     m = fb.Model()
     rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)

@@ -1,0 +1,173 @@
+"""The integrator contract shared by every time integrator of fembody (the shape of SciPy's
+``OdeSolver``), with the pieces the implicit ones share: one evaluation of residual and
+tangents on the System, the Newton convergence tests, and the diagnosis of a singular
+iteration matrix.
+"""
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+
+from ..errors import SingularSystemError
+from ..system import System
+from . import _kernels
+from .statics import null_space_dofs, with_constraint_penalty
+
+log = logging.getLogger("fembody")
+
+
+def vector_norm(x: np.ndarray) -> float:
+    """Euclidean norm of a vector (plain Python float, no numpy call overhead)."""
+    return math.sqrt(float(x @ x))
+
+
+def contraction_error(norm_k: float, norm_prev: float | None) -> float | None:
+    """Error left after a Newton increment of size ``norm_k`` estimated from the contraction
+    rate ``theta = norm_k / norm_prev`` of a (simplified) Newton iteration: ``theta / (1 -
+    theta) norm_k`` (Hairer-Wanner II, IV.8; IDA and Chrono use it too); None while no rate is
+    known or the iteration does not contract."""
+    if norm_prev is None or not norm_k < norm_prev:
+        return None
+    theta = norm_k / norm_prev
+    return theta / (1.0 - theta) * norm_k
+
+
+class Integrator:
+    """Base class of the time integrators (the shape of SciPy's ``OdeSolver``).
+
+    Contract for implementers:
+
+    1. ``__init__`` takes the compiled :class:`System`, the step ``h`` [s] and options, then calls
+       :meth:`initialize`, which sets consistent ``q'', lam`` at ``t0``.
+    2. ``_step_impl(h)`` tries one step of size ``h`` from the current state. It returns
+       ``(success, message)``; on success it has advanced ``t, q, v, a, qdd, lam`` and set
+       ``last_iterations``; on failure the state is untouched.
+    3. :meth:`step` calls ``_step_impl`` and keeps the counters: ``n_residual`` (residual
+       evaluations), ``n_tangent`` (tangent assemblies), ``n_factor`` (factorisations),
+       ``n_solve``, ``n_newton`` (Newton iterations), ``n_steps``, ``n_rejected``.
+    4. Configurations ``q`` (``nq`` entries) move only through the System's configuration
+       space (``sys.update``, ``sys.space.update_free``) and are measured only with
+       ``sys.difference``; velocities, accelerations and increments have ``n_dof`` entries.
+    5. :meth:`save_state` / :meth:`restore_state` roll a step back (the driver's step cutting,
+       the impact handler's event location); :meth:`state_changed` is the hook for
+       integrators with histories (multistep methods, SciPy's solvers) to drop them.
+    6. :meth:`restart` takes a new state after a velocity jump (an impact) and makes the
+       accelerations and multipliers consistent with it; :meth:`consistent_multipliers` gives
+       the index-1 multipliers of the current state (lift-off decisions); :meth:`after_impact`
+       lets an integrator switch to settings robust against the excited high modes.
+    """
+
+    name = "integrator"
+
+    def __init__(self, system: System, t0: float = 0.0) -> None:
+        self.sys = system
+        self.t = float(t0)
+        self.n_residual = self.n_tangent = self.n_newton = 0
+        self.n_steps = self.n_rejected = 0
+        self.last_iterations = 0
+
+    def step(self, h: float) -> tuple[bool, str]:
+        ok, msg = self._step_impl(h)
+        if ok:
+            self.n_steps += 1
+        else:
+            self.n_rejected += 1
+        return ok, msg
+
+    def _step_impl(self, h: float) -> tuple[bool, str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def counters(self) -> dict:
+        return dict(n_residual=self.n_residual, n_tangent=self.n_tangent,
+                    n_factor=self.n_factor, n_solve=self.n_solve, n_newton=self.n_newton,
+                    n_steps=self.n_steps, n_rejected=self.n_rejected)
+
+    # ------------------------------------------------------------ state
+    def save_state(self) -> tuple:
+        """The state a rejected step or an event location rolls back to."""
+        return (self.t, self.q, self.v, self.a, self.qdd, self.lam)
+
+    def restore_state(self, state: tuple, jumped: bool = True) -> None:
+        """Go back to a state from :meth:`save_state`; ``jumped``: the integrator had moved on
+        from it (histories are dropped), False after a step that failed (which leaves the
+        state untouched by contract item 2: this only re-asserts it)."""
+        self.t, self.q, self.v, self.a, self.qdd, self.lam = state
+        if jumped:
+            self.last = None
+            self.state_changed()
+
+    def state_changed(self) -> None:
+        """Hook: the state was set from outside (rollback, projection, impact)."""
+
+    def restart(self, q: np.ndarray, v: np.ndarray) -> None:  # pragma: no cover - abstract
+        """Continue from the configuration ``q`` with the velocities ``v`` (after a jump)."""
+        raise NotImplementedError
+
+    def consistent_multipliers(self) -> np.ndarray:
+        """The multipliers of the index-1 equations at the current state."""
+        return self.lam
+
+    def after_impact(self) -> None:
+        """Hook: an impact has excited modes far above 1/h."""
+
+    # ------------------------------------------------- implicit integrators
+    def evaluate(self, q, v, qdd, lam, t, tangent, scale=None):
+        """Residual on the free DOFs (its norm in ``self._res``), constraint state, force scale
+        (computed unless given) and (with ``tangent``) the CSC data of the stiffness-like (K_T +
+        load, inertial and constraint geometric stiffness), damping-like (C_T) and mass
+        matrices."""
+        s = self.sys
+        self.n_residual += 1
+        free = s.free
+        fint, K, C = s.internal_forces(q, v, tangent)
+        fext, Kl = s.external_forces(q, t, tangent)
+        ce = s.constraints(q, t, lam, hessian=tangent)
+        if s.nonlinear_inertia:
+            fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
+            r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
+                                                 scale is None)
+        else:                       # constant mass: M q'' inside the residual kernel
+            M, Kin, Cin = s.M_const, None, None
+            Mc = s._M_csc
+            r, self._res, sc = _kernels.residual_mass(fext, fint, ce.force, free, Mc.indptr,
+                                                      Mc.indices, Mc.data, qdd, scale is None)
+        scale = sc if scale is None else scale
+        mats = None
+        if tangent:
+            self.n_tangent += 1
+            for extra in (Kl, Kin, ce.G):
+                if extra is not None:
+                    K += extra
+            if Cin is not None:
+                C = Cin if C is None else C + Cin
+            mats = (K, C, M)
+        return r, ce, scale, mats
+
+
+    def converged(self, res: float, scale: float, norm: float, motion: float,
+                   viol: float) -> bool:
+        """Newton's residual tests after an increment of size ``norm`` (max |dq|): constraints
+        held, and the residual ``res`` below ``tol`` of the force ``scale``, or the increment at
+        the round-off level of the step's own ``motion`` (stiff elements put a floor of
+        ~cond(S) eps under |r|), or at the round-off of the coordinates themselves (very short
+        stiff elements: K_e * 1e-16 m of noise in every force)."""
+        return viol <= self.ptol and (
+            res <= self.tol * scale
+            or (norm <= self.xtol * motion and res <= 1e3 * self.tol * scale)
+            or (norm <= 1e-12 * self.length and res <= 1e-3 * scale))
+
+
+    def diagnose_singular(self, S: np.ndarray, ce, t: float) -> None:
+        """Raise SingularSystemError naming the DOFs with neither mass nor stiffness nor a
+        joint in some direction (an under-constrained massless mechanism)."""
+        _, names = null_space_dofs(self.sys, with_constraint_penalty(self.sys, S, ce.Bdata))
+        if names:
+            shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8
+                                            else "")
+            raise SingularSystemError(
+                f"at t = {t:.6g} s the iteration matrix is singular: {shown} can move with "
+                "neither mass, stiffness nor a joint resisting; give them mass, support them or "
+                "connect them", names)

@@ -1,0 +1,202 @@
+"""The ``simulate`` driver: the method registry, step control (cutting and regrowth), events
+(impacts), progress, energy bookkeeping and the Result."""
+from __future__ import annotations
+
+import logging
+import math
+import time as _time
+from typing import Callable
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from ..progress import Progress
+from ..results import Result
+from ..system import System
+from . import ode
+from .base import Integrator
+from .impact import ImpactHandler
+from .newmark import HHT, GeneralizedAlpha, Newmark
+from .statics import as_system
+from .structure import DiscreteGradient
+
+log = logging.getLogger("fembody")
+
+METHODS: dict[str, type] = {
+    "generalized-alpha": GeneralizedAlpha,
+    "newmark": Newmark,
+    "trapezoidal": Newmark,
+    "hht": HHT,
+    "discrete-gradient": DiscreteGradient,
+}
+
+
+
+def simulate(model: "Model | System", t_end: float, dt: float, method: str | type = "generalized-alpha",
+             *, save_every: int = 1, min_dt: float | None = None, max_cuts: int = 10,
+             progress: bool | None = None, callback: Callable | None = None, **options) -> Result:
+    """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
+
+    ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
+    'trapezoidal' (``gamma``, ``beta``), 'discrete-gradient' (energy-conserving midpoint rule,
+    :class:`fembody.solvers.structure.DiscreteGradient`), the index-1 ODE integrators 'rk4',
+    'gill', 'treanor', 'bdf1'..'bdf6',
+    'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
+    ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
+    ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
+    with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
+    always landing on the output grid. Every ``save_every``-th grid point is kept. ``progress``:
+    a progress bar on stderr for runs longer than 2 s (None: only when stderr is a terminal).
+
+    Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
+    counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
+    time reached and the partial Result; Ctrl-C returns the partial Result with
+    ``stats['status'] == 'interrupted'``.
+    """
+    sys = as_system(model)
+    if not (dt > 0 and math.isfinite(dt)):
+        raise ValueError(f"simulate: dt must be positive, got {dt!r}")
+    if not (t_end > 0 and math.isfinite(t_end)):
+        raise ValueError(f"simulate: t_end must be positive, got {t_end!r}")
+    cls, options = _method(method, options)
+    v0 = initial_velocity(sys)
+    t_wall = _time.perf_counter()
+    integ = cls(sys, v0=v0, **options)
+    result = Result(sys, "dynamic")
+    contacts = None
+    if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
+        contacts = ImpactHandler(sys, integ, cls, options, dt)
+        result.impacts = contacts.impacts
+    acc = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
+    power = _Power(sys, integ)
+    power(integ, 0.0)
+
+    def record() -> None:
+        if sys.n_con:
+            last = getattr(integ, "last", None)
+            phi = last[1].phi if last is not None else sys.constraints(integ.q, integ.t).phi
+            viol = float(np.max(np.abs(phi)))
+        else:
+            viol = 0.0
+        result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
+                      iterations=integ.last_iterations, violation=viol, **acc)
+
+    record()
+    n_grid = int(round(t_end / dt))
+    min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
+    h, good = dt, 0
+    result.stats["status"] = "running"
+    bar = Progress(t_end, progress)
+    try:
+        for i in range(1, n_grid + 1):
+            t_target = i * dt
+            while t_target - integ.t > 1e-9 * dt:
+                remaining = t_target - integ.t
+                last = remaining <= h * (1.0 + 1e-9)
+                h_try = remaining if last else h
+                state = integ.save_state()
+                ok, msg = integ.step(h_try)
+                if not ok:
+                    integ.restore_state(state, jumped=False)
+                    h = 0.5 * h_try
+                    good = 0
+                    log.info("step rejected (%s); retrying with h = %.3g s", msg, h)
+                    if h < min_h:
+                        raise ConvergenceError(
+                            f"simulate: {msg}; the step was cut to {h_try:.3g} s without success. "
+                            "The results up to the last converged step are kept in .result",
+                            time=integ.t, result=result)
+                    continue
+                if contacts is not None:    # may cut the step at an impact, swap integrator
+                    integ, h_try, landed = contacts.after_step(integ, state, h_try, acc)
+                    last = last and landed
+                if last:
+                    integ.t = t_target       # land exactly on the grid (no round-off drift)
+                for k, val in power(integ, h_try).items():
+                    acc[k] += val
+                good += 1
+                if h < dt and good >= 4:
+                    h, good = min(2.0 * h, dt), 0
+                    log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
+            if i % save_every == 0 or i == n_grid:
+                record()
+                if callback is not None:
+                    callback(result)
+            bar.update(integ.t, integ.n_steps, integ.n_newton)
+        result.stats["status"] = "finished"
+    except KeyboardInterrupt:
+        result.stats["status"] = "interrupted"
+        log.warning("simulate: interrupted at t = %.6g s; returning the results so far", integ.t)
+    except ConvergenceError as err:
+        result.stats["status"] = "failed"
+        if err.result is None:          # raised below the loop (e.g. locating an impact)
+            err.result = result
+        raise
+    finally:
+        bar.close(integ.t, integ.n_steps, integ.n_newton)
+        counters = integ.counters if contacts is None else contacts.counters(integ)
+        result.stats.update(counters, method=integ.name, dt=dt,
+                            wall_time=_time.perf_counter() - t_wall,
+                            linear_solver=integ.solver.active or integ.solver.method)
+    return result
+
+
+
+def _method(method: str | type, options: dict) -> tuple[type, dict]:
+    """The integrator class of a method name (plus the options the name implies)."""
+    if not isinstance(method, str):
+        return method, options
+    if method in METHODS:
+        return METHODS[method], options
+    if method in ("rk4", "gill", "treanor"):
+        return ode.explicit_method(method, options)
+    if method.startswith("bdf") and method[3:] in ("1", "2", "3", "4", "5", "6"):
+        return ode.BDF, {**options, "k": int(method[3:])}
+    if method.startswith("scipy:"):
+        return ode.ScipyIVP, {**options, "method": method.split(":", 1)[1]}
+    names = sorted(METHODS) + ['discrete-gradient', 'rk4', 'gill', 'treanor', 'bdf1..bdf6',
+                               'scipy:NAME']
+    raise ValueError(f"simulate: unknown method {method!r}; choose from {names}")
+
+
+
+class _Power:
+    """Energy-balance increments over the last step: the work of the applied nodal loads and of
+    the constraint forces (drivers) by the trapezoidal rule on force times displacement
+    increment, and the damping dissipation ``h v_m . f_d(q_m, v_m)`` at the step's midpoint,
+    which is what the trapezoidal rule dissipates (endpoint powers would count the undamped
+    alternating velocities of unresolved high modes)."""
+
+    def __init__(self, sys: System, integ: Integrator) -> None:  # noqa: D107
+        self.sys = sys
+        self.damped = getattr(integ, "_damped", False)
+        self.prev = None
+
+    def __call__(self, integ, h: float) -> dict:
+        s = self.sys
+        f = s.nodal_loads(integ.t)
+        fc = None
+        if s.n_con:
+            last = getattr(integ, "last", None)
+            fc = (last[1].force if last is not None else
+                  s.constraints(integ.q, integ.t, integ.lam[:s.n_con], hessian=False).force)
+        out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
+        if self.prev is not None:
+            q0, v0, f0, fc0 = self.prev
+            dq = s.difference(integ.q, q0)
+            out["work"] = 0.5 * float((f + f0) @ dq)
+            if fc is not None:
+                out["constraint_work"] = -0.5 * float((fc + fc0) @ dq)
+            if self.damped:
+                qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
+                fv, _, _ = s.internal_forces(qm, vm, False)
+                fe, _, _ = s.internal_forces(qm, None, False)
+                out["dissipated"] = h * float(vm @ (fv - fe))
+        self.prev = (integ.q, integ.v, f, fc)
+        return out
+
+
+
+def initial_velocity(sys: System) -> np.ndarray:
+    """Initial velocities from ``model.set_velocity`` (zero elsewhere)."""
+    return sys.v0.copy()
