@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import math
 
 import numpy as np
 

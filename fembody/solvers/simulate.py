@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import time as _time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -14,11 +14,15 @@ from ..progress import Progress
 from ..results import Result
 from ..system import System
 from . import ode
+from .bdf import BDF
 from .base import Integrator
 from .impact import ImpactHandler
 from .newmark import HHT, GeneralizedAlpha, Newmark
 from .statics import as_system
 from .structure import DiscreteGradient
+
+if TYPE_CHECKING:
+    from ..model import Model
 
 log = logging.getLogger("fembody")
 
@@ -151,7 +155,7 @@ def _method(method: str | type, options: dict) -> tuple[type, dict]:
     if method in ("rk4", "gill", "treanor"):
         return ode.explicit_method(method, options)
     if method.startswith("bdf") and method[3:] in ("1", "2", "3", "4", "5", "6"):
-        return ode.BDF, {**options, "k": int(method[3:])}
+        return BDF, {**options, "k": int(method[3:])}
     if method.startswith("scipy:"):
         return ode.ScipyIVP, {**options, "method": method.split(":", 1)[1]}
     names = sorted(METHODS) + ['discrete-gradient', 'rk4', 'gill', 'treanor', 'bdf1..bdf6',

@@ -91,7 +91,7 @@ def test_unknown_method_is_reported():
 
 
 def test_bdf_coefficients_satisfy_order_conditions_and_published_values():
-    from fembody.solvers.ode import bdf_coefficients
+    from fembody.solvers.bdf import bdf_coefficients
     for k in range(1, 7):
         a, b = bdf_coefficients(k)
         for p in range(k + 1):                       # exact for t^p on t_{n+1-i} = 1 - i
@@ -109,7 +109,8 @@ def test_bdf_coefficients_satisfy_order_conditions_and_published_values():
 def test_gear_bdf2_is_stable_on_a_stiff_problem_where_rk4_blows_up():
     """y' = -1000 (y - cos t), h = 0.01 (h lambda = -10): BDF2 follows the slow solution
     cos t + sin(t)/1000 + O(1e-6); RK4 (stable only for |h lambda| < 2.8) explodes."""
-    from fembody.solvers.ode import bdf_solve, rk4_solve
+    from fembody.solvers.bdf import bdf_solve
+    from fembody.solvers.ode import rk4_solve
     f = lambda t, y: -1000.0 * (y - np.cos(t))  # noqa: E731
     n, h = 300, 0.01
     yb = bdf_solve(f, 0.0, np.array([0.0]), h, n, 2)[:, 0]
@@ -324,7 +325,7 @@ def test_bdf_of_order_three_lets_an_undamped_oscillation_grow():
     BDF-2 (A-stable) has 0.9333. An undamped rotational oscillator (w = 100 rad/s, h = 0.01 s,
     amplitude 1 mrad: linear, and within a half turn when rotations are stored on the circle)
     run through simulate decays (k = 2) or grows (k = 3) by those factors."""
-    from fembody.solvers.ode import bdf_coefficients
+    from fembody.solvers.bdf import bdf_coefficients
     m = fb.Model()
     rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
     m.fix(rb.node, "x", "y")
