@@ -354,21 +354,19 @@ class _MeshMap:
     def state(self, result: "Result", k: int) -> tuple[dict, dict]:
         """Point and cell data of saved state ``k``."""
         nd = result.node_dofs[self.node_ids]
-        q = result.q[k]
+        c = result.coordinates()[k]        # displacements and rotations per velocity DOF
         u = np.zeros((len(nd), 3))
-        u[:, :2] = q[nd[:, :2]] - result.q0[nd[:, :2]]
-        rot = np.where(nd[:, 2] >= 0, q[nd[:, 2]], 0.0)
+        u[:, :2] = c[nd[:, :2]]
+        rot = np.where(nd[:, 2] >= 0, c[nd[:, 2]], 0.0)
         pd = {"displacement": u, "rotation": rot}
         if result.v is not None:
             vel = np.zeros((len(nd), 3))
             vel[:, :2] = result.v[k][nd[:, :2]]
             pd["velocity"] = vel
-        sys = result.system
         NVM = []
         for family, items in (("beam", self.model.beams), ("truss", self.model.trusses)):
             if items:
-                block = sys.block(family)
-                NVM.append(block.resultants(q[block.dofs]))
+                NVM.append(result.resultants(family, step=k))
         NVM = np.concatenate(NVM) if NVM else np.zeros((0, 3))
         cd = {"N": NVM[:, 0], "V": NVM[:, 1], "M": NVM[:, 2]}
         return pd, cd

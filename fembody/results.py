@@ -108,11 +108,14 @@ class Result:
         the reference [m], rotation increments [rad] (continuous in time, through any number
         of turns, as long as a node turns less than pi between saved states) and scalar
         coordinates (modal amplitudes)."""
-        sp_ = self.space
-        u = sp_.difference(self.q, self.q0[None])
-        if not sp_.additive and len(u) > 1:
-            rot = sp_.rotation
-            u[:, rot] = np.unwrap(sp_.coordinates(self.q)[:, rot], axis=0)
+        u = self._cache.get("coordinates")
+        if u is None:
+            sp_ = self.space
+            u = sp_.difference(self.q, self.q0[None])
+            if not sp_.additive and len(u) > 1:
+                rot = sp_.rotation
+                u[:, rot] = np.unwrap(sp_.coordinates(self.q)[:, rot], axis=0)
+            self._cache["coordinates"] = u
         return u if dofs is None else u[:, dofs]
 
     def position(self, node) -> np.ndarray:
@@ -161,10 +164,13 @@ class Result:
         factor = -1.0 if joint.kind != "Distance" else 1.0
         return factor * self.lam[:, rows]
 
-    def resultants(self, family: str = "beam") -> np.ndarray:
-        """Stress resultants (n_states, n_elements, 3) = (N, V, M) of an element family."""
+    def resultants(self, family: str = "beam", step: int | None = None) -> np.ndarray:
+        """Stress resultants (n_states, n_elements, 3) = (N, V, M) of an element family, or
+        (n_elements, 3) of the saved state ``step`` alone."""
         sys = self._need_system("resultants")
         block = sys.block(family)
+        if step is not None:
+            return block.resultants(sys.gather(self.q[step], block.dofs))
         return np.array([block.resultants(sys.gather(q, block.dofs)) for q in self.q])
 
     def _need_system(self, what: str) -> "System":

@@ -65,8 +65,8 @@ class _Frame:
         self.sys = result.system if result is not None else model.compile()
         sys_ = self.sys
         nd = sys_.node_dofs
-        q = sys_.q0 if result is None else result.q[k]
-        u = q - sys_.q0
+        # displacements and rotations per velocity DOF (the reference: none)
+        u = np.zeros(sys_.n_dof) if result is None else result.coordinates()[k]
         X = np.array([[n.x, n.y] for n in model.nodes])
         self.X = X
         disp = np.zeros((len(X), 2))
@@ -78,7 +78,7 @@ class _Frame:
         self.vel = None
         if result is not None and result.v is not None:
             self.vel = result.v[k][nd[:, :2]]
-        self.q = q
+        self.result, self.k = result, k
 
     def node_field(self, field: str) -> np.ndarray:
         if field == "displacement":
@@ -92,8 +92,11 @@ class _Frame:
         raise KeyError(field)
 
     def element_field(self, family: str, field: str) -> np.ndarray:
-        block = self.sys.block(family)
-        return block.resultants(self.q[block.dofs])[:, "NVM".index(field)]
+        if self.result is None:         # the reference configuration
+            block = self.sys.block(family)
+            return block.resultants(self.sys.gather(self.sys.q0, block.dofs))[
+                :, "NVM".index(field)]
+        return self.result.resultants(family, step=self.k)[:, "NVM".index(field)]
 
 
 def _extent(model: Model) -> float:

@@ -376,7 +376,7 @@ class ModalBodyRef:
     def modal_coordinates(self, result) -> np.ndarray:
         """eta (n_states, N) [m-normalised modal amplitudes]."""
         d = result.system.modal_dofs[self.index]
-        return result.q[:, d]
+        return result.coordinates(d)
 
     def positions(self, result) -> np.ndarray:
         """Mesh node positions (n_states, n_nodes, 2) [m] recovered from the modal state."""
