@@ -20,12 +20,14 @@ def crank_angle(t: float) -> float:
     return OMEGA * (t - T_UP / 2)
 
 
-def build_model(n: int = 8):
+def build_model(n: int = 8, driven: bool = True):
+    """The mechanism; ``driven=False`` leaves the crank free (no Driver: one rigid mode)."""
     steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
     m = fb.Model(name="slider crank")
     crank = m.add_rigid_body((0.0, 0.0), mass=0.4, inertia=0.4 * R**2 / 12, offset=(R / 2, 0.0))
     m.add_joint(fb.Pin(m.ground, crank.node))
-    m.add_joint(fb.Driver(crank.node, "rz", crank_angle))
+    if driven:
+        m.add_joint(fb.Driver(crank.node, "rz", crank_angle))
     rod = m.add_beam((R, 0.0), (R + L, 0.0), n=n, material=steel, section=fb.Section.circle(0.008))
     m.add_joint(fb.Pin(crank.node, rod.first, at=(R, 0.0)))
     block = m.add_rigid_body((R + L, 0.0), mass=0.1, inertia=1e-5)

@@ -10,8 +10,8 @@ import scipy.sparse.linalg as spla
 from ..errors import ModelError, SingularSystemError
 from ..model import Model
 from ..system import System
-from .linalg import DENSE_MAX
-from .statics import as_system
+from .linalg import DENSE_MAX, saddle_solver
+from .statics import as_system, check_redundant
 
 
 @dataclass
@@ -41,21 +41,43 @@ class Modes:
 
 
 def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
-          load_factor: float = 0.0, t: float = 0.0) -> Modes:
+          load_factor: float = 0.0, t: float = 0.0, lam: np.ndarray | None = None) -> Modes:
     """The ``n`` lowest natural modes of the model linearised about configuration ``q``
     (default: the reference configuration; pass e.g. ``static_result.q[-1]`` with its
-    ``load_factor`` for modes about a loaded equilibrium, including geometric stiffness).
+    ``load_factor`` and joint multipliers ``lam`` (``static_result.lam[-1]``) for modes about a
+    loaded equilibrium, including the geometric stiffness of elements and joints).
 
-    Small systems are solved densely; larger ones with ARPACK in shift-invert mode (sparse).
+    Joints (supports, pins, sliders, drivers frozen at ``t``, ...) hold: the eigenproblem is
+    solved on the constraint manifold, K x + B^T mu = w^2 M x with B x = 0, so rigid-body
+    modes (0 Hz) remain only where the joints allow motion. Small systems are solved densely
+    on a null-space basis of B; larger ones with ARPACK in shift-invert mode on the bordered
+    (saddle-point) system.
     """
     sys = as_system(model)
     nf = sys.n_free
     if not (isinstance(n, (int, np.integer)) and 1 <= n):
         raise ModelError(f"modes: n must be a positive integer, got {n!r}")
-    if n > nf:
-        raise ModelError(f"modes: asked for {n} modes but the model has only {nf} free DOFs")
     q = sys.q0 if q is None else np.asarray(q, float)
+    if q.shape != (sys.nq,):
+        raise ModelError(f"modes: q must be a configuration of this model, shape ({sys.nq},) "
+                         f"(e.g. static_result.q[-1]); got shape {q.shape}")
+    if lam is not None:
+        lam = np.asarray(lam, float)
+        if lam.shape != (sys.n_con,):
+            raise ModelError(f"modes: lam must hold the model's {sys.n_con} joint multipliers "
+                             f"(e.g. static_result.lam[-1]); got shape {lam.shape}")
+    ce = None
+    n_dof_free = nf
+    if sys.n_con:
+        ce = sys.constraints(q, t, lam, hessian=lam is not None)
+        check_redundant(sys, ce.Bdata)
+        n_dof_free = nf - sys.n_con
+    if n > n_dof_free:
+        raise ModelError(f"modes: asked for {n} modes but the model has only {n_dof_free} "
+                         "degrees of freedom (free DOFs less joint constraints)")
     K = sys.stiffness_matrix(q, t, load_factor)
+    if ce is not None and ce.G is not None:
+        K = K + sys.csc(ce.G)
     M = sys.mass_matrix(q)
     Md = M.diagonal()
     if np.any(Md <= 0.0):
@@ -66,8 +88,16 @@ def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
     # eigenvalues of (K - sigma M)^-1 M, which keeps them accurate when K mixes very stiff
     # (axial) and soft (bending) terms; a direct dense eigh loses ~1e-5 there.
     scale = float(np.median(np.abs(K.diagonal()) / Md))
-    if nf <= DENSE_MAX:
+    Z = None
+    if ce is not None and nf <= DENSE_MAX:
+        # an orthonormal basis of the motions the joints allow (null space of B)
+        Z = sla.null_space(sys.B_matrix(ce.Bdata).toarray())
+        nf = Z.shape[1]
+    if Z is not None or nf <= DENSE_MAX:
         Kd, Mdn = K.toarray(), M.toarray()
+        if Z is not None:
+            Kd, Mdn = Z.T @ Kd @ Z, Z.T @ Mdn @ Z
+            Kd, Mdn = 0.5 * (Kd + Kd.T), 0.5 * (Mdn + Mdn.T)
         for sigma in (0.0, -1e-6 * scale):
             try:
                 C = sla.cholesky(Kd - sigma * Mdn, lower=True)
@@ -83,9 +113,13 @@ def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
         mu, Y = mu[::-1], Y[:, ::-1]
         w2 = sigma + 1.0 / mu
         V = sla.solve_triangular(C.T, Y, lower=False)
+        if Z is not None:
+            V = Z @ V
     else:
         # shift below zero so that K - sigma M is positive definite even with rigid-body modes
-        w2, V = spla.eigsh(K, k=n, M=M, sigma=-1e-6 * scale, which="LM")
+        sigma = -1e-6 * scale
+        OPinv = None if ce is None else _constrained_resolvent(sys, K, M, sigma, ce.Bdata)
+        w2, V = spla.eigsh(K, k=n, M=M, sigma=sigma, which="LM", OPinv=OPinv)
         order = np.argsort(w2)
         w2, V = w2[order], V[:, order]
     V = V / np.sqrt(np.einsum("ij,ij->j", V, M @ V))
@@ -99,3 +133,26 @@ def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
     shapes = np.zeros((sys.n_dof, n))
     shapes[sys.free] = V
     return Modes(sys, omega, shapes)
+
+
+def _constrained_resolvent(sys: System, K, M, sigma: float, Bdata: np.ndarray):
+    """``x -> y`` with ``[[K - sigma M, B^T], [B, 0]] [y; mu] = [x; 0]``: the shift-invert
+    operator of the pencil restricted to the constraint manifold (symmetric, with range in
+    the null space of B), factorised once with the saddle-point solver."""
+    solver = saddle_solver(sys)
+    solver.factorize(_pattern_data(sys, K - sigma * M), Bdata)
+    zeros = np.zeros(sys.n_con)
+    return spla.LinearOperator(K.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
+                               dtype=float)
+
+
+def _pattern_data(sys: System, A) -> np.ndarray:
+    """The values of the sparse matrix ``A`` on the System's fixed pattern."""
+    A = A.tocsc()
+    A.sort_indices()
+    out = np.zeros(sys.nnz)
+    dense_pos = sys.csc(np.arange(1, sys.nnz + 1, dtype=float))
+    P = dense_pos.tocoo()
+    vals = np.asarray(A[P.row, P.col]).ravel()
+    out[P.data.astype(np.int64) - 1] = vals
+    return out

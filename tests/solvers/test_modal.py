@@ -123,3 +123,58 @@ def test_modes_about_loaded_configuration_soften_under_compression():
     st = fb.static(m, steps=1)
     f = fb.modes(m, n=1, q=st.q[-1], load_factor=1.0).frequencies[0]
     assert f == pytest.approx(compressed_cantilever_frequency(P, EI, rhoA, L), rel=1e-3)
+
+
+# ------------------------------------------------------------- modes of jointed structures
+def strip(n: int = 40):
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    sec = fb.Section.rectangle(b=0.02, h=0.02)
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=steel, section=sec)
+    return m, b, steel.E * sec.I, steel.rho * sec.A
+
+
+@pytest.mark.parametrize("n", [40, 120])          # dense (null space) and sparse (bordered)
+def test_cantilever_clamped_by_a_joint_has_the_modes_of_fix(n):
+    """Before: the joint rows were ignored and a Support-clamped beam reported free-free
+    modes (0 Hz rigid modes instead of 4.1/25.9 Hz)."""
+    (a, ba, EI, rhoA), (b, bb, _, _) = strip(n), strip(n)
+    a.fix(ba.first, "x", "y", "rz")
+    b.add_joint(fb.Support(bb.first, "x", "y", "rz"))
+    fa, fj = fb.modes(a, n=3).frequencies, fb.modes(b, n=3).frequencies
+    assert fj == pytest.approx(fa, rel=1e-9)
+    assert fj[0] == pytest.approx(eb_freq(BETA_L[0], EI, rhoA, 1.0), rel=2e-3)
+
+
+def test_pinned_beam_has_one_rigid_mode_and_the_pinned_free_spectrum():
+    """A beam held by a Pin to the ground: one rigid rotation (0 Hz) and then the pinned-free
+    Euler-Bernoulli frequencies (beta L = 3.92660, 7.06858), the same as fixing x and y."""
+    (m, b, EI, rhoA), (f, bf, _, _) = strip(), strip()
+    m.add_joint(fb.Pin(m.ground, b.first))
+    f.fix(bf.first, "x", "y")
+    fp, ff = fb.modes(m, n=3).frequencies, fb.modes(f, n=3).frequencies
+    # the rigid rotation: zero up to round-off (eps * K/M ~ 1e-8 (rad/s)^2 here; measured
+    # 3e-6 of the first elastic frequency)
+    assert fp[0] < 1e-4 * fp[1]
+    assert fp[1:] == pytest.approx(ff[1:], rel=1e-9)
+    assert fp[1:] == pytest.approx(eb_freq(np.array([3.92660, 7.06858]), EI, rhoA, 1.0),
+                                   rel=3e-3)
+
+
+def test_slider_crank_at_rest_has_exactly_one_rigid_mode():
+    from fembody.examples import slider_crank
+    free, *_ = slider_crank.build_model(driven=False)
+    f = fb.modes(free, n=3).frequencies
+    assert f[0] < 1e-4 * f[1] and f[1] > 50.0        # one mechanism motion, then the rod
+    driven, *_ = slider_crank.build_model()
+    fd = fb.modes(driven, n=2).frequencies            # the driver (frozen at t) locks it
+    assert fd[0] > 50.0 and fd[0] == pytest.approx(f[1], rel=0.5)
+
+
+def test_modes_refuse_states_of_the_wrong_size():
+    m, b, *_ = strip(4)
+    m.fix(b.first)
+    with pytest.raises(fb.ModelError, match=r"q must be a configuration of this model"):
+        fb.modes(m, n=2, q=np.zeros(3))
+    with pytest.raises(fb.ModelError, match="degrees of freedom"):
+        fb.modes(m, n=100)
