@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 
+from .elements import _compiled
+
 SPACES = ("planar", "planar-complex")
 _default = "planar"
 
@@ -88,7 +90,10 @@ class PlanarSpace:
         """``q`` moved by ``dv`` given on the velocity DOFs ``free`` only (in place when
         ``out is q``)."""
         out = q.copy() if out is None else out
-        out[free] += dv
+        if _compiled.AVAILABLE:
+            _compiled.add_at(out, free, dv)
+        else:
+            out[free] += dv
         return out
 
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
@@ -108,7 +113,7 @@ class PlanarSpace:
         rotations below pi are exact whatever the storage). Every index must exist (blocks
         with absent DOFs pass a safe index and mask the value). ``q`` may carry leading axes
         (a history)."""
-        return q[..., dofs]
+        return q[dofs] if q.ndim == 1 else q[..., dofs]
 
     def coordinates(self, q: np.ndarray) -> np.ndarray:
         """All velocity-DOF coordinates ``(..., nv)`` (displacements and rotation angles, the
