@@ -37,13 +37,44 @@ import numpy as np
 from ..errors import ModelError, SingularSystemError
 from ..system import System
 from . import _kernels
-from .base import Integrator, contraction_error
+from .base import Integrator, contraction_error, initial_state
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
 from .statics import check_redundant
 
 log = logging.getLogger("fembody")
+
+
+def spectral_radius(alpha_m: float, alpha_f: float, gamma: float, beta: float,
+                    omega_h: np.ndarray) -> np.ndarray:
+    """Spectral radius of one step on x'' + w^2 x = 0 at ``omega_h = w h``: the eigenvalues of
+    the amplification matrix of the state (x, h x', h^2 a) of the Arnold-Bruls form."""
+    W2 = np.asarray(omega_h, float) ** 2
+    D = (1.0 - alpha_m) + (1.0 - alpha_f) * W2 * beta
+    # A1 = cX X + cV V + cA A
+    cX, cV = -W2 / D, -(1.0 - alpha_f) * W2 / D
+    cA = -((1.0 - alpha_f) * W2 * (0.5 - beta) + alpha_m) / D
+    A = np.zeros(W2.shape + (3, 3))
+    A[..., 2, :] = np.stack([cX, cV, cA], -1)
+    A[..., 0, :] = np.array([1.0, 1.0, 0.5 - beta]) + beta * A[..., 2, :]
+    A[..., 1, :] = np.array([0.0, 1.0, 1.0 - gamma]) + gamma * A[..., 2, :]
+    return np.abs(np.linalg.eigvals(A)).max(axis=-1)
+
+
+def stability_violation(alpha_m: float, alpha_f: float, gamma: float, beta: float) -> str:
+    """Why the parameters are not unconditionally stable on linear structural dynamics ('' when
+    they are): the spectral radius of the step exceeds 1 at some w h (checked from 1e-3 to
+    1e8; Chung & Hulbert's alpha_m <= alpha_f <= 1/2, beta >= 1/4 + (alpha_f - alpha_m)/2
+    for second-order gamma, Hughes' 2 beta >= gamma >= 1/2 for Newmark)."""
+    wh = np.logspace(-3.0, 8.0, 600)
+    with np.errstate(all="ignore"):
+        rho = spectral_radius(alpha_m, alpha_f, gamma, beta, wh)
+    bad = ~(rho <= 1.0 + 1e-9)
+    if not bad.any():
+        return ""
+    k = int(np.argmax(np.where(np.isfinite(rho), rho, np.inf)))
+    return f"spectral radius {rho[k]:.4g} > 1 at omega h = {wh[k]:.3g}"
 
 
 class GeneralizedAlpha(Integrator):
@@ -77,6 +108,8 @@ class GeneralizedAlpha(Integrator):
     """
 
     name = "generalized-alpha"
+    # gamma = 1/2 without projection lets index-3 multipliers grow (refused unless asked for)
+    weakly_unstable_on_index3 = True
 
     def __init__(self, system: System, rho_inf: float = 0.9, *, alpha_m: float | None = None,
                  alpha_f: float | None = None, gamma: float | None = None,
@@ -85,7 +118,8 @@ class GeneralizedAlpha(Integrator):
                  newton: str = "full",
                  reuse_rate: float = 0.3, linear_solver: str = "auto",
                  projection: bool | str = "auto", predictor: str = "acceleration",
-                 q0: np.ndarray | None = None, v0: np.ndarray | None = None) -> None:
+                 q0: np.ndarray | None = None, v0: np.ndarray | None = None,
+                 unstable_ok: bool = False) -> None:
         super().__init__(system, t0)
         if predictor not in ("acceleration", "displacement"):
             raise ValueError(f"predictor must be 'acceleration' or 'displacement', got "
@@ -100,6 +134,13 @@ class GeneralizedAlpha(Integrator):
             gamma = 0.5 + alpha_f - alpha_m
             beta = 0.25 * (gamma + 0.5) ** 2
         self.alpha_m, self.alpha_f, self.gamma, self.beta = alpha_m, alpha_f, gamma, beta
+        why = stability_violation(alpha_m, alpha_f, gamma, beta)
+        if why and not unstable_ok:
+            raise ModelError(f"{self.name}: alpha_m={alpha_m:g}, alpha_f={alpha_f:g}, "
+                             f"gamma={gamma:g}, beta={beta:g} is not unconditionally stable "
+                             f"({why}); a run would grow without bound at any step larger "
+                             "than its stability limit. Use rho_inf, or pass "
+                             "unstable_ok=True to run it anyway")
         if newton not in ("full", "modified"):
             raise ValueError(f"newton must be 'full' or 'modified', got {newton!r}")
         self.newton = newton
@@ -112,6 +153,13 @@ class GeneralizedAlpha(Integrator):
         if projection == "auto":
             projection = abs(self.gamma - 0.5) < 1e-12 and system.n_con > 0
         self.projection = bool(projection) and system.n_con > 0
+        if (self.weakly_unstable_on_index3 and not self.projection and system.n_con
+                and abs(self.gamma - 0.5) < 1e-12 and not unstable_ok):
+            raise ModelError(f"{self.name}: gamma = 1/2 (no numerical damping) with "
+                             "projection=False on a model with joints: the index-3 multipliers "
+                             "grow without bound (a pendulum's link force reaches 1e6 times "
+                             "its weight) while the energy balance still looks closed. Keep "
+                             "projection='auto', use rho_inf < 1, or pass unstable_ok=True")
         self.solver = saddle_solver(system, linear_solver)
         # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
         self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver)
@@ -133,9 +181,7 @@ class GeneralizedAlpha(Integrator):
         """Consistent initial state: check phi(q0) = 0, project v0 onto the velocity
         constraints, and solve for q''_0 and lam_0."""
         s = self.sys
-        self.q = s.q0.copy() if q0 is None else np.asarray(q0, float).copy()
-        self.v = np.zeros(s.n_dof) if v0 is None else np.asarray(v0, float).copy()
-        self.v[s.fixed] = 0.0
+        self.q, self.v = initial_state(s, q0, v0)
         if s.n_con:
             ce = s.constraints(self.q, self.t)
             bad = np.flatnonzero(np.abs(ce.phi) > max(self.ptol, 1e-9 * self.length))
@@ -292,8 +338,6 @@ class Newmark(GeneralizedAlpha):
     name = "newmark"
 
     def __init__(self, system: System, gamma: float = 0.5, beta: float = 0.25, **options) -> None:
-        if gamma < 0.5 or beta < 0.25 * (gamma + 0.5) ** 2 - 1e-15:
-            log.warning("Newmark gamma=%g, beta=%g is not unconditionally stable", gamma, beta)
         super().__init__(system, alpha_m=0.0, alpha_f=0.0, gamma=gamma, beta=beta, **options)
 
 

@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ..system import System
-from .base import Integrator, log
+from .base import Integrator, initial_state, log
 from .dae import AugmentedODE, project
 
 SQ = math.sqrt(0.5)
@@ -50,9 +50,7 @@ class IndexOneIntegrator(Integrator):
         self.projection = "always" if projection is True else projection
         self.project_tol = 1e-8 * system.length if project_tol is None else project_tol
         self.mass_weighted = mass_weighted
-        q = system.q0.copy() if q0 is None else np.asarray(q0, float).copy()
-        v = np.zeros(system.n_dof) if v0 is None else np.asarray(v0, float).copy()
-        v[system.fixed] = 0.0
+        q, v = initial_state(system, q0, v0)
         q, v, _ = project(system, q, v, self.t, mass_weighted=mass_weighted)
         self.q, self.v = q, v
         self.n_projections = 0

@@ -49,7 +49,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
     ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
     with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
-    always landing on the output grid. Every ``save_every``-th grid point is kept. ``progress``:
+    always landing on the output grid ``dt, 2 dt, ...``, whose last point is ``t_end`` exactly
+    (reached by a shorter step when ``dt`` does not divide ``t_end``; ``dt > t_end`` is an
+    error). Every ``save_every``-th grid point is kept, and the last one. ``progress``:
     a progress bar on stderr for runs longer than 2 s (None: only when stderr is a terminal).
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
@@ -62,8 +64,12 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         raise ValueError(f"simulate: dt must be positive, got {dt!r}")
     if not (t_end > 0 and math.isfinite(t_end)):
         raise ValueError(f"simulate: t_end must be positive, got {t_end!r}")
+    if dt > t_end * (1.0 + 1e-12):
+        raise ValueError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
+                         "one step would be taken; use dt <= t_end")
     cls, options = _method(method, options)
-    v0 = initial_velocity(sys)
+    v0 = options.pop("v0", None)
+    v0 = initial_velocity(sys) if v0 is None else v0
     t_wall = _time.perf_counter()
     integ = cls(sys, v0=v0, **options)
     result = Result(sys, "dynamic")
@@ -86,14 +92,15 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                       iterations=integ.last_iterations, violation=viol, **acc)
 
     record()
-    n_grid = int(round(t_end / dt))
+    # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
+    n_grid = max(1, math.ceil(t_end / dt - 1e-9))
     min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
     h, good = dt, 0
     result.stats["status"] = "running"
     bar = Progress(t_end, progress)
     try:
         for i in range(1, n_grid + 1):
-            t_target = i * dt
+            t_target = t_end if i == n_grid else i * dt
             while t_target - integ.t > 1e-9 * dt:
                 remaining = t_target - integ.t
                 last = remaining <= h * (1.0 + 1e-9)

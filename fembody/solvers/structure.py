@@ -280,6 +280,8 @@ class DiscreteGradient(GeneralizedAlpha):
     """
 
     name = "discrete-gradient"
+    # its constraints hold at t1 with the midpoint gradient: not the index-3 trapezoidal rule
+    weakly_unstable_on_index3 = False
 
     def __init__(self, system, **options) -> None:
         if system.nonlinear_inertia:

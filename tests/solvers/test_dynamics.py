@@ -108,8 +108,76 @@ def test_trapezoidal_rule_on_index3_needs_the_projection():
     m.add_joint(fb.Distance(piv, bob))
     good = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal")
     assert np.abs(good.lam).max() == pytest.approx(3 * G, rel=2e-3)
-    bad = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False)
+    # without it the run is refused (it used to report 'finished' with a link force of 1e7 N
+    # while the energy balance looked closed) ...
+    with pytest.raises(fb.ModelError, match="projection=False .* unstable_ok=True"):
+        fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False)
+    # ... unless asked for, and then it shows why
+    bad = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False,
+                      unstable_ok=True)
     assert np.abs(bad.lam).max() > 100 * 3 * G
+
+
+@pytest.mark.parametrize("params", [
+    dict(method="generalized-alpha", alpha_m=0.5, alpha_f=0.2, gamma=0.2, beta=0.1225),
+    dict(method="newmark", gamma=0.4, beta=0.3),
+    dict(method="newmark", gamma=0.6, beta=0.25),
+    dict(method="generalized-alpha", alpha_m=0.0, alpha_f=0.6, gamma=1.1, beta=0.6)])
+def test_unconditionally_unstable_parameters_are_refused(params):
+    """alpha_m > alpha_f (Chung-Hulbert's gamma, beta) used to run 10 s with the energy growing
+    4e49-fold and report 'finished'; Newmark gamma = 0.4 grew it 96-fold with a log line. Now
+    refused; with unstable_ok=True the run grows as the step's spectral radius says."""
+    from fembody.solvers.newmark import spectral_radius
+    coef = dict(alpha_m=0.0, alpha_f=0.0) | {k: params[k] for k in params if k != "method"}
+    wh = np.array([0.5, 1.0, 2.0, 5.0, 10.0, 50.0])
+    rho = spectral_radius(coef["alpha_m"], coef["alpha_f"], coef["gamma"], coef["beta"], wh)
+    k = int(np.argmax(rho))
+    assert rho[k] > 1.01
+    m = fb.Model()
+    rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
+    m.fix(rb.node, "x", "y")
+    m.add_rotational_spring(rb.node, k=1.0)                 # w = 1 rad/s: w h = dt
+    m.set_velocity(rb.node, (0.0, 0.0), omega=1e-6)
+    n = int(np.ceil(4.0 / np.log10(rho[k])))      # ~1e4-fold: the angle stays below 0.01 rad
+    with pytest.raises(fb.ModelError, match="not unconditionally stable .* unstable_ok=True"):
+        fb.simulate(m, t_end=n * wh[k], dt=wh[k], **params)
+    res = fb.simulate(m, t_end=n * wh[k], dt=wh[k], unstable_ok=True, **params)
+    v = res.v[:, m.compile().dof(rb.node, "rz")]
+    growth = np.abs(v[-3:]).max() / 1e-6
+    assert growth > 100.0
+    assert growth ** (1.0 / n) == pytest.approx(rho[k], rel=0.3)
+
+
+def test_spectral_radius_of_the_stable_families():
+    """The formula behind the refusal reproduces the textbook spectral radii: rho_inf at
+    w h -> infinity and 1 at w h -> 0 for Chung-Hulbert, 1 for the trapezoidal rule."""
+    from fembody.solvers.newmark import spectral_radius, stability_violation
+    for r in (0.0, 0.5, 0.9, 1.0):
+        am, af = (2 * r - 1) / (r + 1), r / (r + 1)
+        g = 0.5 + af - am
+        b = 0.25 * (g + 0.5) ** 2
+        lo, hi = spectral_radius(am, af, g, b, np.array([1e-4, 1e9]))
+        assert lo == pytest.approx(1.0, abs=1e-8) and hi == pytest.approx(r, abs=1e-5)
+        assert stability_violation(am, af, g, b) == ""
+    assert np.allclose(spectral_radius(0, 0, 0.5, 0.25, np.logspace(-2, 4, 50)), 1.0)
+
+
+def test_time_span_is_exact():
+    """The last state lands on t_end even when dt does not divide it (t_end = 0.01 with
+    dt = 0.003 used to stop at 0.009 s); dt > t_end is refused (it ran zero steps and
+    reported 'finished')."""
+    m = fb.Model(gravity=(0.0, -G))
+    rb = m.add_rigid_body((0.0, -0.5), mass=1.0, inertia=0.1)
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
+    res = fb.simulate(m, t_end=0.01, dt=0.003)
+    assert res.time[-1] == 0.01 and len(res) == 5
+    assert np.allclose(np.diff(res.time), [0.003, 0.003, 0.003, 0.001])
+    with pytest.raises(ValueError, match="longer than t_end"):
+        fb.simulate(m, t_end=1e-3, dt=1e-2)
+    with pytest.raises(fb.ModelError, match="q0 must be a configuration of this model"):
+        fb.simulate(m, t_end=0.01, dt=0.003, q0=np.zeros(2))
+    with pytest.raises(fb.ModelError, match="v0 must hold one velocity per DOF"):
+        fb.simulate(m, t_end=0.01, dt=0.003, v0=np.zeros(1))
 
 
 def test_hanging_pendulum_reactions_equal_weight():
