@@ -232,3 +232,22 @@ def test_mass_and_inertial_terms():
     assert np.abs(np.einsum("ni,ni->n", W, g)).max() < 1e-14
     T = b3.kinetic_energy(L0, rhoA, rhoJ, rhoIy, rhoIz, lumped, W)
     assert np.allclose(T, 0.5 * np.einsum("ni,nij,nj->n", W, M, W))
+
+
+def test_tangent_exact_to_round_off_against_full_complex_step():
+    """All 12 columns by the complex step of the force (no invariance shortcut): the kernel's
+    tangent agrees to round-off, not just to finite-difference accuracy."""
+    x, L, L0, G0, K0, Cn, Cm = random_elements(13, spread=1.0)
+    _, K = b3.forces(x, L, L0, G0, K0, Cn, Cm)
+    h = 1e-40
+    n = x.shape[0]
+    for j in range(12):
+        node, k = divmod(j, 6)
+        xc, Lc = x.astype(complex), L.astype(complex)
+        if k < 3:
+            xc[:, node, k] += 1j * h
+        else:
+            Lc[:, node] = Lc[:, node] @ rot.exp(1j * h * np.eye(3)[k - 3])
+        col = b3.forces(xc, Lc, L0, G0, K0, Cn, Cm, False)[0].imag / h
+        assert np.abs(K[:, :, j] - col).max() < 1e-13 * np.abs(K).max(), j
+    assert n == 6
