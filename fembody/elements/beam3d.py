@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import rotations as rot
+from . import beam3d_numba
 
 _H = 1e-40     # complex step; any h << sqrt(eps) * scale gives round-off exact derivatives
 
@@ -168,6 +169,18 @@ def forces(x: np.ndarray, L: np.ndarray, L0: np.ndarray, Gamma0: np.ndarray, K0:
     rhs -= Kt[:, :, 3:6] @ np.swapaxes(L[:, 0], 1, 2)
     Kt[:, :, 9:12] = rhs @ L[:, 1]
     return f, Kt
+
+
+def forces_fast(x: np.ndarray, L: np.ndarray, L0: np.ndarray, Gamma0: np.ndarray,
+                K0: np.ndarray, Cn: np.ndarray, Cm: np.ndarray, tangent: bool = True
+                ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`forces` through the compiled kernel when numba is installed (same results to
+    round-off, ~4x faster at 64 elements), else the numpy kernel."""
+    if not beam3d_numba.AVAILABLE:
+        return forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent)
+    args = [np.ascontiguousarray(a, dtype=float) for a in (x, L, L0, Gamma0, K0, Cn, Cm)]
+    f, K = beam3d_numba.forces(*args, tangent)
+    return f, (K if tangent else None)
 
 
 def to_node_frames(f: np.ndarray, K: np.ndarray | None, C: np.ndarray

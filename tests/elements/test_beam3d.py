@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from fembody import rotations as rot
 from fembody.elements import beam3d as b3
+from fembody.elements import beam3d_numba
 from fembody.materials import rectangle_torsion
 
 from .beam3d_solve import Chain
@@ -251,3 +252,14 @@ def test_tangent_exact_to_round_off_against_full_complex_step():
         col = b3.forces(xc, Lc, L0, G0, K0, Cn, Cm, False)[0].imag / h
         assert np.abs(K[:, :, j] - col).max() < 1e-13 * np.abs(K).max(), j
     assert n == 6
+
+
+@pytest.mark.skipif(not beam3d_numba.AVAILABLE, reason="numba not installed")
+@pytest.mark.parametrize("spread", [0.0, 0.05, 1.2])
+def test_compiled_kernel_matches_numpy(spread):
+    x, L, L0, G0, K0, Cn, Cm = random_elements(14, n=7, spread=spread)
+    f, K = b3.forces(x, L, L0, G0, K0, Cn, Cm)
+    fc, Kc = b3.forces_fast(x, L, L0, G0, K0, Cn, Cm)
+    assert np.abs(fc - f).max() < 1e-14 * max(1.0, np.abs(f).max())
+    assert np.abs(Kc - K).max() < 1e-14 * np.abs(K).max()
+    assert b3.forces_fast(x, L, L0, G0, K0, Cn, Cm, False)[1] is None
