@@ -66,7 +66,8 @@ def _optional(value, what: str) -> float | None:
 def rectangle_torsion(b: float, h: float, terms: int = 50) -> float:
     """Saint-Venant torsion constant ``J`` [m^4] of a solid ``b x h`` rectangle by the exact series
     (Timoshenko & Goodier, Theory of Elasticity, sec. 109), with ``a = max(b, h)``,
-    ``t = min(b, h)``: ``J = a t^3 / 3 (1 - 192 t / (pi^5 a) sum_{n odd} tanh(n pi a / (2 t)) / n^5)``.
+    ``t = min(b, h)``:
+    ``J = a t^3 / 3 (1 - 192 t / (pi^5 a) sum_{n odd} tanh(n pi a / (2 t)) / n^5)``.
     ``terms`` odd terms leave a truncation error below ``(2 terms)^-4 ~ 1e-8`` relative."""
     a, t = max(b, h), min(b, h)
     s = sum(math.tanh(n * math.pi * a / (2.0 * t)) / n**5 for n in range(1, 2 * terms, 2))

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-# Below this squared angle (|psi| < 0.5) the coefficient functions are evaluated by their Taylor
-# series in t = |psi|^2, summed until the next term is below round-off; above it the closed
-# forms lose at most ~1e-15 to cancellation.
+# Below this squared angle (|psi| < 0.5) the coefficient functions are evaluated by Taylor series
+# in t = |psi|^2 with enough terms that the truncation is below round-off; above it the closed
+# forms lose at most ~5e-15 (relative, in the small second-order coefficients) to cancellation.
 _SERIES = 0.25
 _FACT = [1.0]
 for _k in range(1, 40):

@@ -187,7 +187,8 @@ def to_node_frames(f: np.ndarray, K: np.ndarray | None, C: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray | None]:
     """Map element forces/tangents from section increments to node increments when the
     section triads are ``L_i = R_i C_i`` with constant ``C (n, 2, 3, 3)``: ``theta_i = C_i^T
-    Theta_i``, so ``f_Theta = C f_theta`` and ``K -> T^T K T`` with ``T = diag(I, C1^T, I, C2^T)``."""
+    Theta_i``, so ``f_Theta = C f_theta`` and ``K -> T^T K T`` with
+    ``T = diag(I, C1^T, I, C2^T)``."""
     n = f.shape[0]
     T = np.zeros((n, 12, 12))
     for i in range(2):

@@ -12,7 +12,8 @@ With ``J_o = Jc + m (c.c I - c c^T)`` (inertia about the node) the inertial forc
     f_x = m (x'' + R (W' x c + W x (W x c))),
     f_T = m c x (R^T x'') + J_o W' + W x (J_o W),
 
-the virtual work of ``m a_c`` and of the moment of momentum, with ``delta x_c = dx - R hat(c) Theta``.
+the virtual work of ``m a_c`` and of the moment of momentum, with
+``delta x_c = dx - R hat(c) Theta``.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def _Jo(m, Jc, c):
 
 
 def mass_matrix(R: np.ndarray, m: np.ndarray, Jc: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Mass matrices ``(n, 6, 6)`` on ``(x'', W')``: ``[[m I, -m R hat(c)], [m hat(c) R^T, J_o]]``."""
+    """Mass matrices ``(n, 6, 6)`` on ``(x'', W')``:
+    ``[[m I, -m R hat(c)], [m hat(c) R^T, J_o]]``."""
     n = m.shape[0]
     M = np.zeros((n, 6, 6))
     M[:, :3, :3] = m[:, None, None] * np.eye(3)
