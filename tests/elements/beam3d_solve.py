@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from fembody import rotations as rot
 from fembody.elements import beam3d as b3
@@ -33,34 +35,44 @@ class Chain:
 
     def internal(self, tangent=True):
         xe, Le = self.element_state()
-        f, K = b3.forces(xe, Le, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        f, K = b3.forces_fast(xe, Le, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
         f, K = b3.to_node_frames(f, K, self.C)
         n = 6 * len(self.X)
         F = np.zeros(n)
         np.add.at(F, self.dofs, f)
         if not tangent:
             return F, None
-        KG = np.zeros((n, n))
-        np.add.at(KG, (self.dofs[:, :, None], self.dofs[:, None, :]), K)
-        return F, KG
+        rows = np.broadcast_to(self.dofs[:, :, None], K.shape).ravel()
+        cols = np.broadcast_to(self.dofs[:, None, :], K.shape).ravel()
+        return F, sp.csc_matrix((K.ravel(), (rows, cols)), shape=(n, n))
 
     def update(self, d):
         d = d.reshape(-1, 6)
         self.x += d[:, :3]
         self.q = rot.compose(self.q, d[:, 3:])
 
-    def solve(self, load, steps, tol=1e-10, maxit=30):
+    def solve(self, load, steps, tol=1e-10, maxit=30, spatial=None):
         """Load steps ``load(lam) -> (n_dof,)`` generalised external force (global forces,
-        material moments, i.e. no load stiffness); returns Newton iteration counts."""
+        material moments, i.e. no load stiffness), and optionally ``spatial(lam) -> (nn, 3)``
+        moments of fixed global direction (material components ``R^T m``, load stiffness
+        ``hat(R^T m)``); returns Newton iteration counts."""
         free = np.arange(6, 6 * len(self.X))
         its = []
         for k in range(1, steps + 1):
             Fe = load(k / steps)
             for it in range(maxit):
                 F, K = self.internal()
+                if spatial is not None:
+                    m = np.einsum("nji,nj->ni", rot.quat_to_matrix(self.q), spatial(k / steps))
+                    Fe = load(k / steps).copy()
+                    Fe.reshape(-1, 6)[:, 3:] += m
+                    K = K.tolil()
+                    for i in np.flatnonzero(np.abs(m).max(1) > 0):
+                        K[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] -= rot.hat(m[i])
+                    K = K.tocsc()
                 r = (Fe - F)[free]
                 d = np.zeros(6 * len(self.X))
-                d[free] = np.linalg.solve(K[np.ix_(free, free)], r)
+                d[free] = spla.spsolve(K[6:, 6:], r)      # free = all but node 0
                 self.update(d)
                 if np.linalg.norm(d[free]) < tol * max(1.0, np.abs(self.x).max()):
                     break
