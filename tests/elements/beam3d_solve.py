@@ -51,30 +51,18 @@ class Chain:
         self.x += d[:, :3]
         self.q = rot.compose(self.q, d[:, 3:])
 
-    def solve(self, load, steps, tol=1e-10, maxit=30, spatial=None):
+    def solve(self, load, steps, tol=1e-10, maxit=30):
         """Load steps ``load(lam) -> (n_dof,)`` generalised external force (global forces,
-        material moments, i.e. no load stiffness), and optionally ``spatial(lam) -> (nn, 3)``
-        moments of fixed global direction (material components ``R^T m``, load stiffness
-        ``hat(R^T m)``); returns Newton iteration counts."""
-        free = np.arange(6, 6 * len(self.X))
+        material moments, i.e. no load stiffness); returns Newton iteration counts."""
         its = []
         for k in range(1, steps + 1):
             Fe = load(k / steps)
             for it in range(maxit):
                 F, K = self.internal()
-                if spatial is not None:
-                    m = np.einsum("nji,nj->ni", rot.quat_to_matrix(self.q), spatial(k / steps))
-                    Fe = load(k / steps).copy()
-                    Fe.reshape(-1, 6)[:, 3:] += m
-                    K = K.tolil()
-                    for i in np.flatnonzero(np.abs(m).max(1) > 0):
-                        K[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] -= rot.hat(m[i])
-                    K = K.tocsc()
-                r = (Fe - F)[free]
                 d = np.zeros(6 * len(self.X))
-                d[free] = spla.spsolve(K[6:, 6:], r)      # free = all but node 0
+                d[6:] = spla.spsolve(K[6:, 6:], (Fe - F)[6:])      # node 0 clamped
                 self.update(d)
-                if np.linalg.norm(d[free]) < tol * max(1.0, np.abs(self.x).max()):
+                if np.linalg.norm(d) < tol * max(1.0, np.abs(self.x).max()):
                     break
             else:
                 raise RuntimeError(f"Newton did not converge in step {k}")
