@@ -37,3 +37,8 @@ class ConvergenceError(FembodyError, RuntimeError):
         super().__init__(message)
         self.time = time
         self.result = result
+
+
+class StabilityWarning(UserWarning):
+    """A converged static state is an unstable equilibrium (the constrained tangent stiffness
+    has a negative eigenvalue): the structure has passed a limit point or a bifurcation."""

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .system import System
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
-           "constraint_work", "dissipated", "violation")
+           "constraint_work", "dissipated", "violation", "stability")
 
 
 class Result:
@@ -91,6 +91,9 @@ class Result:
     iterations = property(lambda self: self._array("iterations"),
                           doc="Newton iterations per state.")
     lam = property(lambda self: self._array("lam"), doc="Lagrange multipliers (n, n_con).")
+    stability = property(lambda self: self._array("stability"),
+                         doc="Statics: lowest eigenvalue of the constrained tangent per state "
+                             "(negative: an unstable equilibrium; see stats['unstable']).")
     violation = property(lambda self: self._array("violation"),
                          doc="Largest position-constraint violation |phi| per state [m, rad].")
 
@@ -160,7 +163,13 @@ class Result:
         Slider: the normal force (and moment); Driver: the driving force or torque; Support:
         the support reactions."""
         sys = self._need_system("joint_reaction")
-        rows = sys.joint_rows[joint.index]
+        index = getattr(joint, "index", None)
+        joints = sys.model.joints
+        if index is None or not (0 <= index < len(joints)) or joints[index] is not joint:
+            raise ModelError(f"Result.joint_reaction: {joint!r} is not a joint of this result's "
+                             "model (add it with model.add_joint before the analysis, and ask "
+                             "the result of that model)")
+        rows = sys.joint_rows[index]
         factor = -1.0 if joint.kind != "Distance" else 1.0
         return factor * self.lam[:, rows]
 

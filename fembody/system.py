@@ -878,6 +878,24 @@ class System:
         """Stress resultants per element family: ``{family: (n, 3)}`` with (N, V, M) [N, N, N m]."""
         return {b.family: b.resultants(self.gather(q, b.dofs)) for b in self.stiffness_blocks}
 
+    def inverted_elements(self, q: np.ndarray, q_prev: np.ndarray | None = None) -> list[str]:
+        """Labels of the beam and truss elements that have passed through zero length: a beam
+        whose axial stretch is <= 0, a bar whose chord turned by more than 90 degrees since the
+        configuration ``q_prev`` (a bar pushed through its support, which the co-rotational
+        strain alone would read as a bar stretched the other way)."""
+        bad = []
+        for b in self.stiffness_blocks:
+            if b.family == "beam":
+                stretch = 1.0 + b.strains(self.gather(q, b.dofs))[:, 0]
+                bad += [b.label(int(i)) for i in np.flatnonzero(stretch <= 0.0)]
+            elif b.family == "truss" and q_prev is not None:
+                def chord(qq):
+                    x = self.gather(qq, b.dofs)
+                    return b.DX + x[:, 2:4] - x[:, 0:2]
+                turn = np.einsum("ni,ni->n", chord(q), chord(q_prev))
+                bad += [b.label(int(i)) for i in np.flatnonzero(turn <= 0.0)]
+        return bad
+
     def block(self, family: str):
         """The block of an element family ('beam', 'truss', ...)."""
         for b in self.blocks:

@@ -11,7 +11,7 @@ from ..errors import ModelError, SingularSystemError
 from ..model import Model
 from ..system import System
 from .linalg import DENSE_MAX, saddle_solver
-from .statics import as_system, check_redundant
+from .statics import as_system, check_redundant, constrained_resolvent
 
 
 @dataclass
@@ -118,7 +118,7 @@ def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
     else:
         # shift below zero so that K - sigma M is positive definite even with rigid-body modes
         sigma = -1e-6 * scale
-        OPinv = None if ce is None else _constrained_resolvent(sys, K, M, sigma, ce.Bdata)
+        OPinv = None if ce is None else constrained_resolvent(sys, K - sigma * M, ce.Bdata)
         w2, V = spla.eigsh(K, k=n, M=M, sigma=sigma, which="LM", OPinv=OPinv)
         order = np.argsort(w2)
         w2, V = w2[order], V[:, order]
@@ -133,26 +133,3 @@ def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
     shapes = np.zeros((sys.n_dof, n))
     shapes[sys.free] = V
     return Modes(sys, omega, shapes)
-
-
-def _constrained_resolvent(sys: System, K, M, sigma: float, Bdata: np.ndarray):
-    """``x -> y`` with ``[[K - sigma M, B^T], [B, 0]] [y; mu] = [x; 0]``: the shift-invert
-    operator of the pencil restricted to the constraint manifold (symmetric, with range in
-    the null space of B), factorised once with the saddle-point solver."""
-    solver = saddle_solver(sys)
-    solver.factorize(_pattern_data(sys, K - sigma * M), Bdata)
-    zeros = np.zeros(sys.n_con)
-    return spla.LinearOperator(K.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
-                               dtype=float)
-
-
-def _pattern_data(sys: System, A) -> np.ndarray:
-    """The values of the sparse matrix ``A`` on the System's fixed pattern."""
-    A = A.tocsc()
-    A.sort_indices()
-    out = np.zeros(sys.nnz)
-    dense_pos = sys.csc(np.arange(1, sys.nnz + 1, dtype=float))
-    P = dense_pos.tocoo()
-    vals = np.asarray(A[P.row, P.col]).ravel()
-    out[P.data.astype(np.int64) - 1] = vals
-    return out

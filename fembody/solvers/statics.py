@@ -10,15 +10,19 @@ from __future__ import annotations
 import logging
 import math
 import time as _time
+import warnings
 from typing import Callable
 
 import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
-from ..errors import ConvergenceError, ModelError, SingularSystemError
+from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
 from ..model import Model
 from ..results import Result
 from ..system import System
-from .linalg import LinearSolver, null_vectors, saddle_solver
+from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
 
 log = logging.getLogger("fembody")
 
@@ -262,10 +266,9 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                     "(try method='arc-length')", time=load, result=result)
             continue
         q_new, lam, it, r = out
+        _accept(eq, result, q, q_new, load + dl, lam, r, it)
         q_prev, q, dl_prev = q, q_new, dl
         load += dl
-        result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
-                      lam=lam)
         if it <= 4 and dl < dl0:
             dl = min(2.0 * dl, dl0)
 
@@ -306,9 +309,8 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
             raise ConvergenceError(f"arc length: no converged step beyond load factor {load:.6g}",
                                    time=load, result=result)
         q_new, lam, load_new, Dq, it, r = out
+        _accept(eq, result, q, q_new, load_new, lam, r, it, warn=False)
         q, load, prev = q_new, load_new, Dq
-        result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
-                      lam=lam)
         ds = min(ds * min(2.0, max(0.5, math.sqrt(target_iter / max(it, 1)))), ds_max)
         if load >= load_max or (stop is not None and stop(result)):
             return
@@ -353,3 +355,79 @@ def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float
             r, ce, _, _, _ = eq.residual(qn, lam, load + Dl, False)
             return qn, lam, load + Dl, Dq, it, r
     return None
+
+
+# --------------------------------------------------------------- stability of equilibria
+def constrained_resolvent(sys: System, A, Bdata: np.ndarray) -> spla.LinearOperator:
+    """``x -> y`` with ``[[A, B^T], [B, 0]] [y; mu] = [x; 0]`` for a symmetric sparse ``A`` on
+    the System's pattern: the inverse of ``A`` restricted to the constraint manifold
+    (symmetric, range in the null space of B), factorised once with the saddle-point solver."""
+    solver = saddle_solver(sys)
+    solver.factorize(pattern_data(sys, A), Bdata)
+    zeros = np.zeros(sys.n_con)
+    return spla.LinearOperator(A.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
+                               dtype=float)
+
+
+def pattern_data(sys: System, A) -> np.ndarray:
+    """The values of the sparse matrix ``A`` on the System's fixed pattern (CSC data order)."""
+    P = sys.csc(np.arange(1, sys.nnz + 1, dtype=float)).tocoo()
+    out = np.zeros(sys.nnz)
+    out[P.data.astype(np.int64) - 1] = np.asarray(A.tocsr()[P.row, P.col]).ravel()
+    return out
+
+
+def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None) -> float:
+    """The lowest eigenvalue of the tangent stiffness ``K`` (free DOFs, sparse) on the motions
+    the joints allow (null space of B) [N/m, N m/rad mixed]: negative at an unstable
+    equilibrium. Dense on a null-space basis for small models, else the eigenvalue nearest
+    zero by shift-invert on the bordered system (its sign is what matters)."""
+    n = sys.n_free
+    if n == 0:
+        return math.inf
+    if n <= DENSE_MAX:
+        Kd = K.toarray()
+        if sys.n_con:
+            Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+            if Z.shape[1] == 0:
+                return math.inf
+            Kd = Z.T @ Kd @ Z
+        return float(sla.eigvalsh(0.5 * (Kd + Kd.T), subset_by_index=[0, 0])[0])
+    sigma = -1e-9 * float(np.abs(K.diagonal()).max())
+    shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
+    OPinv = constrained_resolvent(sys, shifted, Bdata) if sys.n_con else None
+    w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
+    return float(w[0])
+
+
+def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray, load: float,
+            lam: np.ndarray, r: np.ndarray, it: int, warn: bool = True) -> None:
+    """Record a converged load step after checking it: an element passed through zero length
+    is an error naming it; an unstable equilibrium (negative lowest eigenvalue of the
+    constrained tangent) is recorded in ``result.stability`` and ``stats['unstable']``, and
+    warned about with ``warn`` (load control; arc length follows unstable branches on
+    purpose)."""
+    s = eq.sys
+    bad = s.inverted_elements(q, q_prev)
+    if bad:
+        shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise ConvergenceError(
+            f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
+            "the load crushes it: reduce the load, or check supports and section", time=load,
+            result=result)
+    _, ce, _, _, K = eq.residual(q, lam, load, True)
+    lowest = lowest_eigenvalue(s, s.csc(K), ce.Bdata if s.n_con else None)
+    scale = float(np.abs(s.csc(K).diagonal()).max()) if s.n_free else 1.0
+    result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
+                  stability=lowest)
+    if lowest < -1e-9 * scale:
+        result.stats.setdefault("unstable", []).append(float(load))
+        if not warn:
+            return
+        msg = (f"static: the equilibrium at load factor {load:.6g} is unstable (lowest eigenvalue "
+               f"of the constrained tangent {lowest:.3g}); the structure has passed a limit "
+               "point or a bifurcation (e.g. buckling): this state would not be reached in "
+               "reality. Use method='arc-length' to follow the path, or perturb the model to "
+               "take the post-buckled branch")
+        log.warning(msg)
+        warnings.warn(msg, StabilityWarning, stacklevel=3)

@@ -224,3 +224,68 @@ def test_lee_frame_limit_load():
     is checked here; the mesh study is in benchmarks/lee_frame.py."""
     k, res, node = lee_limit_load(20)
     assert k == pytest.approx(18.5, rel=0.01)
+
+
+# ------------------------------------------------------ equilibria that are no answers
+def column(n: int = 16, factor: float = 5.0):
+    """A pinned-pinned straight column (Euler load pi^2 EI / L^2) pushed axially by
+    ``factor`` times its buckling load."""
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    sec = fb.Section.rectangle(0.02, 0.02)
+    m = fb.Model()
+    c = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=steel, section=sec)
+    m.fix(c.first, "x", "y")
+    m.fix(c.last, "y")
+    P = math.pi ** 2 * steel.E * sec.I
+    m.add_force(c.last, (-factor * P, 0.0))
+    return m, c, P
+
+
+def test_column_beyond_its_buckling_load_is_flagged_unstable():
+    """Before: the straight column at 5x its Euler load came back as an answer, silently."""
+    m, c, P = column()
+    with pytest.warns(fb.errors.StabilityWarning, match="unstable"):
+        res = fb.static(m, steps=10)
+    st = res.stability
+    assert st.shape == (10,)
+    # stable below P_cr (load factor 0.2 = 1 x P_cr), unstable above
+    assert np.all(st[res.load_factor < 0.19] > 0) and np.all(st[res.load_factor > 0.21] < 0)
+    assert res.stats["unstable"][0] == pytest.approx(0.3)
+    ok, _, _ = column(factor=0.5)
+    safe = fb.static(ok, steps=2)
+    assert np.all(safe.stability > 0) and "unstable" not in safe.stats
+
+
+def test_stability_sign_changes_at_the_euler_load():
+    """The lowest constrained eigenvalue falls linearly with the axial load and crosses zero at
+    the (discrete) Euler load, within the mesh's 0.1 %."""
+    m, c, P = column(n=32, factor=1.0)
+    res = fb.static(m, steps=5)
+    lf, st = res.load_factor, res.stability
+    cross = lf[0] - st[0] * (lf[1] - lf[0]) / (st[1] - st[0])      # linear: the shear terms
+    assert cross == pytest.approx(1.0, rel=2e-3)
+
+
+def test_bar_pushed_through_its_support_is_an_error_naming_it():
+    """Before: a bar pushed past zero length inverted through its support and came back as a
+    stretched bar."""
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    m = fb.Model()
+    a, b = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.0))
+    m.add_truss(a, b, material=steel, section=fb.Section(A=1e-4, I=0.0))
+    m.fix(a)
+    m.fix(b, "y")
+    m.add_force(b, (-3.0 * 210e9 * 1e-4, 0.0))        # three times what crushes it to zero
+    with pytest.raises(fb.ConvergenceError, match=r"truss element 0 .* zero length") as err:
+        fb.static(m, steps=4)
+    assert err.value.result is not None
+
+
+def test_joint_reaction_of_another_models_joint_is_refused():
+    m1, c1, _ = column(factor=0.1)
+    m2, c2, _ = column(factor=0.1)
+    j1 = m1.add_joint(fb.Support(c1.first, "rz"))
+    m2.add_joint(fb.Support(c2.first, "rz"))
+    res = fb.static(m2, steps=1)
+    with pytest.raises(fb.ModelError, match="is not a joint of this result's model"):
+        res.joint_reaction(j1)
