@@ -2,95 +2,20 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence, Union
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .errors import ModelError
 from .loads import LoadValue, NodalLoad, check_time_function
+from .bodies import Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody
+from .elements.modal import ModalBodyRef
 from .materials import Material, Section, check_number
+from .space import DOF_NAMES
 
 if TYPE_CHECKING:
     from .system import System
 
-DOF_NAMES = ("x", "y", "rz")
-
-
-class Node:
-    """A point of the model with coordinates ``(x, y)`` [m]. Its DOFs are x, y and, when a
-    beam, rigid body, rotational spring or torque needs it, the rotation rz [rad]."""
-
-    __slots__ = ("id", "x", "y", "name", "internal", "_model")
-
-    def __init__(self, model: "Model", id: int, x: float, y: float, name: str | None,
-                 internal: bool = False) -> None:
-        self._model = model
-        self.id = id
-        self.x = x
-        self.y = y
-        self.name = name
-        self.internal = internal
-
-    @property
-    def position(self) -> np.ndarray:
-        """Reference position ``(x, y)`` [m]."""
-        return np.array([self.x, self.y])
-
-    def __repr__(self) -> str:
-        label = "ground" if self.internal and self.name == "ground" else f"node {self.id}"
-        if self.name and self.name != "ground":
-            label += f" '{self.name}'"
-        return f"{label} at ({self.x:g}, {self.y:g})"
-
-
-NodeLike = Union[Node, int]
-PointLike = Union[Node, Sequence[float], np.ndarray]
-
-
-@dataclass(frozen=True)
-class ElementRef:
-    """Handle to one element: its family ('beam', 'truss', ...) and index within the family."""
-
-    family: str
-    index: int
-    nodes: tuple
-
-    def __repr__(self) -> str:
-        ids = "-".join(str(n.id) for n in self.nodes)
-        return f"{self.family} element {self.index} (nodes {ids})"
-
-
-@dataclass
-class Body:
-    """A meshed body (e.g. a beam line): its nodes in order and its elements."""
-
-    name: str
-    nodes: list
-    elements: list = field(default_factory=list)
-
-    @property
-    def first(self) -> Node:
-        return self.nodes[0]
-
-    @property
-    def last(self) -> Node:
-        return self.nodes[-1]
-
-    def __repr__(self) -> str:
-        return f"Body '{self.name}' ({len(self.nodes)} nodes, {len(self.elements)} elements)"
-
-
-@dataclass(frozen=True)
-class RigidBody:
-    """A planar rigid body carried by ``node``: mass [kg], inertia about the centre of mass
-    [kg m^2] and centre-of-mass offset from the node in the reference configuration [m]."""
-
-    node: Node
-    mass: float
-    inertia: float
-    offset: tuple
-    index: int
 
 
 class Model:
@@ -249,13 +174,46 @@ class Model:
         return ref
 
     def add_body(self, mesh, material: Material | None = None, section: Section | None = None,
-                 kind: str = "beam", **options) -> "Body":
+                 kind: str = "beam", *, groups=None, cell_data: str = "gmsh:physical",
+                 merge_tol: float | None = None, other_cells: str = "error",
+                 mass: str = "consistent", strain: str = "engineering",
+                 name: str | None = None) -> MeshBody:
         """Import the line cells of a mesh (a ``meshio.Mesh`` or a file meshio reads: Gmsh
-        .msh, .vtu, ...) as beam or truss elements; see :func:`fembody.io.add_body` for the
-        options (``groups`` mapping physical groups to material/section, ``merge_tol``, ...).
-        Returns a :class:`fembody.io.MeshBody` with node sets per physical group."""
-        from .io import add_body
-        return add_body(self, mesh, material, section, kind, **options)
+        .msh, .vtu, ...) as beam (``kind="beam"``) or truss (``"truss"``) elements.
+
+        material, section : the properties of every element not covered by ``groups``.
+        groups : mapping from a physical group name (Gmsh ``$PhysicalNames``) or a value of the
+            cell data ``cell_data`` to a Section, a Material, a (Material, Section) pair or a
+            dict with 'material'/'section'.
+        cell_data : the integer cell data that tags the elements (Gmsh: 'gmsh:physical').
+        merge_tol : points closer than this [m] become one node (default 1e-9 of the mesh size).
+        other_cells : 'error' (default) or 'ignore' for cells that are neither lines nor points.
+        mass, strain : as for ``add_beam`` / ``add_truss``.
+
+        Returns a :class:`fembody.bodies.MeshBody`: ``nodes_in("clamp")``, ``node_in("load")``
+        and ``nodes_where(lambda x, y: x < 1e-9)`` select nodes for supports, loads, joints."""
+        from .meshes import read_line_mesh
+        body_name = name or f"mesh {len(self.bodies)}"
+        where = f"add_body ('{body_name}')"
+        lm = read_line_mesh(mesh, where, material, section, kind, groups, cell_data, merge_tol,
+                            other_cells)
+        node_of = {p: self._new_node(float(lm.points[p, 0]), float(lm.points[p, 1]), None)
+                   for p in lm.nodes}
+        elements, element_groups, checked = [], {}, set()
+        for i, (c, (mat, sec), group) in enumerate(zip(lm.conn, lm.props, lm.groups)):
+            if (id(mat), id(sec)) not in checked:
+                self._check_props(mat, sec, f"{where}: line cell {i} (group {group!r})",
+                                  beam=kind == "beam")
+                checked.add((id(mat), id(sec)))
+            a, b = node_of[int(c[0])], node_of[int(c[1])]
+            ref = (self._beam_element(a, b, mat, sec, mass, body_name) if kind == "beam" else
+                   self.add_truss(a, b, mat, sec, strain=strain, mass=mass))
+            elements.append(ref)
+            element_groups.setdefault(group, []).append(ref)
+        node_sets = {g: [node_of[p] for p in pts] for g, pts in lm.node_sets.items()}
+        body = MeshBody(body_name, list(node_of.values()), elements, node_sets, element_groups)
+        self.bodies.append(body)
+        return body
 
     def add_mass(self, node: NodeLike, m: float) -> None:
         """Attach a point mass ``m`` [kg] to ``node``."""
@@ -285,8 +243,7 @@ class Model:
         node at ``at`` [m] (default: where it was in its template) and its frame turned by
         ``angle`` [rad]. Returns a ``ModalBodyRef``: attach joints, loads and springs to its
         ``.node``; ``.positions(result)`` gives the mesh motion."""
-        from .reduced.modal_body import ModalBody, ModalBodyRef
-        if not isinstance(modal, ModalBody):
+        if not (hasattr(modal, "invariants") and hasattr(modal, "phi_t")):
             raise ModelError(f"add_modal_body: expected a fembody.reduced.ModalBody, got "
                              f"{type(modal).__name__}")
         p = self._point(modal.origin if at is None else at, "add_modal_body")

@@ -29,9 +29,10 @@ import math
 
 import numpy as np
 
-from .elements import _compiled
+from .elements import compiled
 
 SPACES = ("planar", "planar-complex")
+DOF_NAMES = ("x", "y", "rz")        # the velocity DOFs of a planar node, in their order
 _default = "planar"
 
 
@@ -90,8 +91,8 @@ class PlanarSpace:
         """``q`` moved by ``dv`` given on the velocity DOFs ``free`` only (in place when
         ``out is q``)."""
         out = q.copy() if out is None else out
-        if _compiled.AVAILABLE:
-            _compiled.add_at(out, free, dv)
+        if compiled.AVAILABLE:
+            compiled.add_at(out, free, dv)
         else:
             out[free] += dv
         return out

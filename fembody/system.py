@@ -14,17 +14,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import space as spaces
-from .elements import _compiled
+from .elements import compiled
 from .elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
                        SpringBlock, TrussBlock)
+from .elements.modal import ModalBodyBlock, rotation_matrix
 from .errors import ModelError
-from .model import DOF_NAMES, Model, Node
+from .joints.modal import ModalPinBlock
+from .space import DOF_NAMES
+
+if TYPE_CHECKING:
+    from .model import Model, Node
 
 
 @dataclass
@@ -41,8 +46,8 @@ class ConstraintEval:
 def _matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
     """``A x`` for a CSC matrix with n rows: compiled for small matrices, where SciPy's call
     overhead dominates; SciPy's loop is faster above ~1e4 entries (measured on a beam's M)."""
-    if _compiled.AVAILABLE and len(A.data) < 10000:     # (A.nnz is a slow property)
-        return _compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
+    if compiled.AVAILABLE and len(A.data) < 10000:     # (A.nnz is a slow property)
+        return compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
     return A @ x
 
 
@@ -60,7 +65,7 @@ class SaddlePattern:
 
 
 @dataclass
-class _Scatter:
+class Scatter:
     """Where one block's element vectors and matrices land."""
 
     dofs: np.ndarray      # (n, k) global DOF indices
@@ -250,8 +255,6 @@ class System:
                                          [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
                                          labels=[f"rigid body {rb.index} on node {rb.node.id}"
                                                  for rb in rbs]))
-        if model.modal_bodies:
-            from .reduced.modal_body import ModalBodyBlock
         for mb, md in zip(model.modal_bodies, self.modal_dofs):
             blocks.append(ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
                                          beta=beta, label=f"modal body '{mb.body.name}'"))
@@ -312,7 +315,7 @@ class System:
             mpos = np.searchsorted(allkeys, key)
             pos = np.full(b.dofs.shape[0] * b.dofs.shape[1] ** 2, -1, dtype=np.int64)
             pos[sel] = mpos
-            self.scatter[id(b)] = _Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
+            self.scatter[id(b)] = Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
 
     def _build_constants(self, model: Model) -> None:
         self.M_const = np.zeros(self.nnz)
@@ -477,7 +480,6 @@ class System:
 
     def _modal_pin_block(self, j):
         """One ModalPin as a block (rows depend on the body's number of modes)."""
-        from .reduced.modal_body import ModalPinBlock, _rot
         ref, mb = j.body, j.body.body
         where = j.label
         if j.node is None or j.node is self.model.ground:
@@ -489,7 +491,7 @@ class System:
             od = self.node_dofs[j.node.id].copy()
             if j.rotation and od[2] < 0:
                 raise ModelError(f"{where}: {j.node} has no rotation DOF to lock")
-        R0 = _rot(ref.angle)
+        R0 = rotation_matrix(ref.angle)
         a = j.point
         s_a = R0 @ mb.s[a]
         p_a = np.array([ref.node.x, ref.node.y]) + s_a
@@ -813,7 +815,7 @@ class System:
         out[self.free] = x_free
         return out
 
-    def dof(self, node: Node | int, name: str) -> int:
+    def dof(self, node: "Node | int", name: str) -> int:
         """Global index of DOF ``name`` ('x', 'y', 'rz') of ``node``."""
         node = self.model.node(node, "dof")
         if name not in DOF_NAMES:

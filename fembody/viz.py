@@ -289,10 +289,10 @@ def _set_camera(plotter, bounds) -> None:
 
 
 def _split(obj: "Model | Result") -> tuple[Model, "Result | None"]:
-    from .results import Result
     if isinstance(obj, Model):
         return obj, None
-    if isinstance(obj, Result):
+    # a Result (viz sits above results and reads them through their public attributes only)
+    if all(hasattr(obj, a) for a in ("system", "time", "coordinates", "resultants")):
         if obj.system is None:
             raise ModelError("plot: the result has no model (loaded without one); use "
                              "Result.load(path, model=...)")
@@ -332,8 +332,8 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
         raise ModelError(f"plot: beam_style must be 'ribbon' or 'tube', got {beam_style!r}")
     k = None
     if result is not None:
-        from .io import _step_index
-        k = _step_index(result, step)
+        from .io import step_index
+        k = step_index(result, step)
     pv = _pyvista()
     if off_screen is None:
         off_screen = filename is not None or not has_display()

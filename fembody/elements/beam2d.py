@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _compiled
+from . import compiled
 from .base import linear_two_node_mass, strain_kernel
 
 _EMPTY = np.zeros(0)
@@ -164,10 +164,10 @@ class BeamBlock:
         """Compiled fast path: add forces (and stiffness into CSC data at ``pos``) straight
         into the global arrays; returns False when it does not apply (no numba, damping).
         The element states are read from ``q`` at ``qdofs`` (default: the block's DOFs)."""
-        if not _compiled.AVAILABLE or self.Dd is not None:
+        if not compiled.AVAILABLE or self.Dd is not None:
             return False
         tangent = Kdata is not None
-        _compiled.beam_assemble(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0,
+        compiled.beam_assemble(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0,
                                 self.alpha0, self.D, f, Kdata if tangent else _EMPTY, pos,
                                 tangent)
         return True

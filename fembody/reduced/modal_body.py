@@ -20,20 +20,17 @@ as to any node) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers t
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..elements.modal import S2, ModalBodyBlock, ModalBodyRef, rotation_matrix
 from ..errors import ModelError
-from ..joints.blocks import JointBlock
+from ..joints.modal import ModalPin, ModalPinBlock
+from ..model import Model
+from ..solvers.modal import modes as fe_modes
 
-S2 = np.array([[0.0, -1.0], [1.0, 0.0]])
-
-
-def _rot(t: float) -> np.ndarray:
-    c, s = math.cos(t), math.sin(t)
-    return np.array([[c, -s], [s, c]])
+__all__ = ["ModalBody", "ModalBodyBlock", "ModalBodyRef", "ModalPin", "ModalPinBlock"]
 
 
 @dataclass
@@ -73,8 +70,6 @@ class ModalBody:
         rigid ones dropped); ``stiffening_axis``: a point (x, y) [m] in the reference
         configuration about which the body spins, to add centrifugal stiffening (None: off).
         """
-        from .. import Model
-        from ..solvers.modal import modes as fe_modes
         where = f"ModalBody from '{getattr(body, 'name', body)}'"
         if boundary not in ("clamped", "free"):
             raise ModelError(f"{where}: boundary must be 'clamped' or 'free', got {boundary!r}")
@@ -147,7 +142,7 @@ class ModalBody:
     # ------------------------------------------------------------------ invariants
     def invariants(self, angle: float = 0.0) -> dict:
         """Inertia invariants in the frame's reference orientation rotated by ``angle``."""
-        R = _rot(angle)
+        R = rotation_matrix(angle)
         s = self.s @ R.T
         pt = np.einsum("ij,ajn->ain", R, self.phi_t)
         Mt, Mr = self.Mt, self.Mr
@@ -183,7 +178,7 @@ class ModalBody:
     def node_positions(self, r: np.ndarray, theta: np.ndarray, eta: np.ndarray,
                        angle: float = 0.0) -> np.ndarray:
         """Positions (n_states, n_nodes, 2) [m] of the mesh nodes for frame states."""
-        R0 = _rot(angle)
+        R0 = rotation_matrix(angle)
         u = (self.s @ R0.T)[None] + np.einsum("ij,ajn,kn->kai", R0, self.phi_t, eta)
         c, s_ = np.cos(theta), np.sin(theta)
         x = c[:, None] * u[..., 0] - s_[:, None] * u[..., 1]
@@ -217,249 +212,3 @@ def _centrifugal_geometric_stiffness(sysc, M, axis, V):
         KG[np.ix_(idx, idx)] += ke
     Kg = V.T @ KG @ V
     return 0.5 * (Kg + Kg.T)
-
-
-class ModalBodyBlock:
-    """Element block of one modal body: DOFs [x, y, theta of the reference node, eta_1..N]."""
-
-    family = "modal body"
-    constant = False
-
-    def __init__(self, dofs: np.ndarray, body: ModalBody, angle: float, beta: float = 0.0,
-                 label: str = "modal body") -> None:
-        self.dofs = np.asarray(dofs, dtype=np.int64).reshape(1, -1)
-        self.body = body
-        self.angle = angle
-        iv = body.invariants(angle)
-        self.m, self.s0, self.SPhi = iv["m"], iv["s0"], iv["SPhi"]
-        self.J0, self.j1, self.Gs = iv["J0"], iv["j1"], iv["Gs"]
-        self.Mtt, self.Mee, self.cth = iv["Mtt"], iv["Mee"], iv["Y0"] + iv["jr"]
-        self.D = self.Mtt - (body.Kg if body.Kg is not None else 0.0)
-        self.K = body.K
-        self.Dd = beta * body.K if beta > 0.0 else None
-        self._label = label
-        self.n = body.n
-
-    def __len__(self) -> int:
-        return 1
-
-    def label(self, i: int) -> str:
-        return self._label
-
-    def mass(self):
-        return None
-
-    # ---- kinematics helpers
-    def _parts(self, x):
-        x = x[0]
-        th, eta = x[2], x[3:]
-        c, s = math.cos(th), math.sin(th)
-        A = np.array([[c, -s], [s, c]])
-        sx = self.s0 + self.SPhi @ eta
-        return A, th, eta, sx
-
-    def mass_at(self, x: np.ndarray) -> np.ndarray:
-        A, _, eta, sx = self._parts(x)
-        n = self.n
-        M = np.zeros((1, 3 + n, 3 + n))
-        m = M[0]
-        m[0, 0] = m[1, 1] = self.m
-        m[:2, 2] = m[2, :2] = A @ (S2 @ sx)
-        m[:2, 3:] = A @ self.SPhi
-        m[3:, :2] = m[:2, 3:].T
-        m[2, 2] = self.J0 + 2.0 * self.j1 @ eta + eta @ self.D @ eta
-        m[2, 3:] = m[3:, 2] = self.cth + self.Gs @ eta
-        m[3:, 3:] = self.Mee
-        return M
-
-    def inertial(self, x: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool):
-        """``M(x) a + h(x, v)`` and its exact derivatives d/dx, d/dv (see module docstring)."""
-        A, th, eta, sx = self._parts(x)
-        v, a = v[0], a[0]
-        n = self.n
-        ar, at, ae = a[:2], a[2], a[3:]
-        w, ed = v[2], v[3:]
-        SSP = S2 @ self.SPhi
-        g1 = self.j1 + self.D @ eta
-        b = A.T @ ar
-        wr = S2 @ sx * at + self.SPhi @ ae - w * w * sx + 2.0 * w * SSP @ ed
-        f = np.empty(3 + n)
-        f[:2] = self.m * ar + A @ wr
-        Jtt = self.J0 + 2.0 * self.j1 @ eta + eta @ self.D @ eta
-        Mte = self.cth + self.Gs @ eta
-        f[2] = (S2 @ sx) @ b + Jtt * at + Mte @ ae + 2.0 * w * g1 @ ed
-        f[3:] = self.SPhi.T @ b + Mte * at + self.Mee @ ae - w * w * g1 + 2.0 * w * self.Gs @ ed
-        if not tangent:
-            return f[None], None, None
-        K = np.zeros((3 + n, 3 + n))
-        C = np.zeros((3 + n, 3 + n))
-        K[:2, 2] = A @ (S2 @ wr)
-        K[:2, 3:] = A @ (SSP * at - w * w * self.SPhi)
-        K[2, 2] = -sx @ b
-        K[2, 3:] = SSP.T @ b + 2.0 * at * g1 + self.Gs.T @ ae + 2.0 * w * self.D @ ed
-        K[3:, 2] = -self.SPhi.T @ (S2 @ b)
-        K[3:, 3:] = self.Gs * at - w * w * self.D
-        C[:2, 2] = A @ (-2.0 * w * sx + 2.0 * SSP @ ed)
-        C[:2, 3:] = 2.0 * w * A @ SSP
-        C[2, 2] = 2.0 * g1 @ ed
-        C[2, 3:] = 2.0 * w * g1
-        C[3:, 2] = -2.0 * w * g1 + 2.0 * self.Gs @ ed
-        C[3:, 3:] = 2.0 * w * self.Gs
-        return f[None], K[None], C[None]
-
-    def gravity(self, x: np.ndarray, g: np.ndarray, tangent: bool):
-        A, th, eta, sx = self._parts(x)
-        n = self.n
-        f = np.zeros(3 + n)
-        f[:2] = self.m * g
-        f[2] = (A @ (S2 @ sx)) @ g
-        f[3:] = (A @ self.SPhi).T @ g
-        if not tangent:
-            return f[None], None
-        dK = np.zeros((3 + n, 3 + n))
-        dK[2, 2] = -(A @ sx) @ g
-        dK[2, 3:] = (A @ S2 @ self.SPhi).T @ g
-        dK[3:, 2] = (A @ S2 @ self.SPhi).T @ g
-        return f[None], dK[None]
-
-    def kinetic_energy(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
-        return np.array([0.5 * v[0] @ self.mass_at(x)[0] @ v[0]])
-
-    def gravity_potential(self, x: np.ndarray, g: np.ndarray, x0: np.ndarray) -> np.ndarray:
-        A, _, _, sx = self._parts(x)
-        A0, _, _, sx0 = self._parts(x0)
-        return np.array([-(self.m * (x[0, :2] - x0[0, :2]) + A @ sx - A0 @ sx0) @ g])
-
-    # ---- elasticity
-    def forces(self, x: np.ndarray, v: np.ndarray | None, tangent: bool):
-        n = self.n
-        f = np.zeros((1, 3 + n))
-        eta = x[0, 3:]
-        f[0, 3:] = self.K @ eta
-        Kt = Ct = None
-        if tangent:
-            Kt = np.zeros((1, 3 + n, 3 + n))
-            Kt[0, 3:, 3:] = self.K
-        if self.Dd is not None and v is not None:
-            f[0, 3:] += self.Dd @ v[0, 3:]
-            if tangent:
-                Ct = np.zeros((1, 3 + n, 3 + n))
-                Ct[0, 3:, 3:] = self.Dd
-        return f, Kt, Ct
-
-    def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        eta = x[0, 3:]
-        return np.array([0.5 * eta @ self.K @ eta])
-
-    def resultants(self, x: np.ndarray) -> np.ndarray:
-        """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field."""
-        sys_free, blk, nd = self.body.source
-        eta = x[0, 3:]
-        q = np.zeros(sys_free.n_dof)
-        q[nd[:, 0]] = self.body.phi_t[:, 0] @ eta
-        q[nd[:, 1]] = self.body.phi_t[:, 1] @ eta
-        q[nd[:, 2]] = self.body.phi_r @ eta
-        return blk.resultants(q[blk.dofs])
-
-
-@dataclass
-class ModalBodyRef:
-    """A modal body placed in a Model: ``node`` (the reference node), ``body`` (ModalBody),
-    ``angle`` [rad] of its frame in the reference configuration, ``index`` among the model's
-    modal bodies."""
-
-    node: object
-    body: ModalBody
-    angle: float
-    index: int
-
-    def modal_coordinates(self, result) -> np.ndarray:
-        """eta (n_states, N) [m-normalised modal amplitudes]."""
-        d = result.system.modal_dofs[self.index]
-        return result.coordinates(d)
-
-    def positions(self, result) -> np.ndarray:
-        """Mesh node positions (n_states, n_nodes, 2) [m] recovered from the modal state."""
-        r = result.position(self.node)
-        th = result.rotation(self.node)
-        return self.body.node_positions(r, th, self.modal_coordinates(result), self.angle)
-
-
-class ModalPinBlock(JointBlock):
-    """Joint block: mesh point a of a modal body coincides with node o (and, with
-    ``rotation``, their rotations stay equal). x = (x_o, y_o, th_o, r_x, r_y, th, eta_1..N);
-    phi = p_o - r - A(th) u_a, u_a = s_a + Phi_a eta (placed frame)."""
-
-    def __init__(self, dofs, owner, s, phi_t, phi_r, rotation: bool) -> None:
-        super().__init__(dofs, owner, 3 if rotation else 2)
-        self.s, self.phi_t, self.phi_r = s, phi_t, phi_r     # (n, 2), (n, 2, N), (n, N)
-        self.rotation = rotation
-        self.ground_point = None        # fixed point (2,) when attached to the ground
-
-    def gather(self, u: np.ndarray) -> np.ndarray:
-        x = super().gather(u)
-        if self.ground_point is not None:
-            x[:, 0:2] += self.ground_point
-        return x
-
-    def evaluate(self, x, t, hessian):
-        n, k = x.shape
-        eta = x[:, 6:]
-        th = x[:, 5]
-        c, s_ = np.cos(th), np.sin(th)
-        u = self.s + np.einsum("nij,nj->ni", self.phi_t, eta)
-        Au = np.column_stack([c * u[:, 0] - s_ * u[:, 1], s_ * u[:, 0] + c * u[:, 1]])
-        APhi = np.stack([c[:, None] * self.phi_t[:, 0] - s_[:, None] * self.phi_t[:, 1],
-                         s_[:, None] * self.phi_t[:, 0] + c[:, None] * self.phi_t[:, 1]], axis=1)
-        SAu = np.column_stack([-Au[:, 1], Au[:, 0]])
-        SAPhi = np.stack([-APhi[:, 1], APhi[:, 0]], axis=1)
-        phi = np.empty((n, self.m))
-        phi[:, :2] = x[:, 0:2] - x[:, 3:5] - Au
-        B = np.zeros((n, self.m, k))
-        B[:, 0, 0] = B[:, 1, 1] = 1.0
-        B[:, 0, 3] = B[:, 1, 4] = -1.0
-        B[:, :2, 5] = -SAu
-        B[:, :2, 6:] = -APhi
-        if self.rotation:
-            phi[:, 2] = x[:, 2] - x[:, 5] - np.einsum("nj,nj->n", self.phi_r, eta)
-            B[:, 2, 2], B[:, 2, 5] = 1.0, -1.0
-            B[:, 2, 6:] = -self.phi_r
-        H = None
-        if hessian:
-            H = np.zeros((n, self.m, k, k))
-            H[:, :2, 5, 5] = Au
-            H[:, :2, 5, 6:] = -SAPhi
-            H[:, :2, 6:, 5] = -SAPhi
-        return phi, B, H
-
-
-def _modal_pin_class():
-    from ..joints.joints import Joint
-
-    class ModalPin(Joint):
-        """Attach mesh point ``point`` (index or template node) of the modal body ``body`` (a
-        ``ModalBodyRef``) to ``node`` (or ``model.ground``): coincident positions, and equal
-        rotation increments with ``rotation=True``. Reaction: the force (Fx, Fy) [N] (and Mz)
-        on ``node``."""
-
-        kind = "ModalPin"
-
-        def __init__(self, body, point, node, rotation: bool = False,
-                     name: str | None = None) -> None:
-            if not isinstance(body, ModalBodyRef):
-                raise ModelError(f"ModalPin: body must be the ModalBodyRef returned by "
-                                 f"Model.add_modal_body, got {type(body).__name__}")
-            self.body, self.node, self.rotation, self.name = body, node, bool(rotation), name
-            self.point = body.body.point_index(point)
-
-        @property
-        def n_rows(self) -> int:
-            return 3 if self.rotation else 2
-
-        def nodes(self):
-            return (self.body.node, self.node)
-
-    return ModalPin
-
-
-ModalPin = _modal_pin_class()

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..elements._compiled import AVAILABLE, njit
+from ..elements.compiled import AVAILABLE, njit
 
 
 @njit(cache=True)

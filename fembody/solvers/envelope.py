@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-from ..elements._compiled import AVAILABLE, njit
+from ..elements.compiled import AVAILABLE, njit
 
 
 @njit(cache=True, error_model="numpy")

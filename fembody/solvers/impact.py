@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, ModelError
 from ..joints.blocks import JointBlock
-from ..system import System, _Scatter
+from ..system import System, Scatter
 from .dae import project, project_velocity
 from .linalg import saddle_solver
 
@@ -91,7 +91,7 @@ def with_contact_rows(base: System, items: list) -> System:
     for blk in rows:
         pos = base.scatter[id(blk.group)].pos[blk.i:blk.i + 1]
         sel = np.flatnonzero(pos.ravel() >= 0)
-        s.scatter[id(blk)] = _Scatter(blk.dofs, sel, pos.ravel()[sel], pos)
+        s.scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel], pos)
     s._saddle = None
     s._constB = None
     s._build_constraint_pattern()

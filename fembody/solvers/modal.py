@@ -1,6 +1,8 @@
 """Natural frequencies and mode shapes about the reference or a given configuration."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -8,10 +10,12 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
 from ..errors import ModelError, SingularSystemError
-from ..model import Model
 from ..system import System
-from .linalg import DENSE_MAX, saddle_solver
+from .linalg import DENSE_MAX
 from .statics import as_system, check_redundant, constrained_resolvent
+
+if TYPE_CHECKING:
+    from ..model import Model
 
 
 @dataclass
@@ -40,7 +44,7 @@ class Modes:
         return out
 
 
-def modes(model: Model | System, n: int = 6, q: np.ndarray | None = None,
+def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
           load_factor: float = 0.0, t: float = 0.0, lam: np.ndarray | None = None) -> Modes:
     """The ``n`` lowest natural modes of the model linearised about configuration ``q``
     (default: the reference configuration; pass e.g. ``static_result.q[-1]`` with its

@@ -7,11 +7,12 @@ applied loads (nodal loads and gravity) evaluated at time ``t``. Support reactio
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import logging
 import math
 import time as _time
 import warnings
-from typing import Callable
 
 import numpy as np
 import scipy.linalg as sla
@@ -19,15 +20,17 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
-from ..model import Model
 from ..results import Result
 from ..system import System
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
 
+if TYPE_CHECKING:
+    from ..model import Model
+
 log = logging.getLogger("fembody")
 
 
-def as_system(model: Model | System) -> System:
+def as_system(model: "Model | System") -> System:
     """Compile a Model, or pass a System through."""
     return model if isinstance(model, System) else model.compile()
 
@@ -160,7 +163,7 @@ def null_space_dofs(system: System, A) -> tuple[int, list[str]]:
                         for i in np.flatnonzero(part > 0.1 * part.max())]
 
 
-def static(model: Model | System, steps: int = 10, *, method: str = "newton", t: float = 0.0,
+def static(model: "Model | System", steps: int = 10, *, method: str = "newton", t: float = 0.0,
            tol: float = 1e-9, max_iter: int = 30, max_cuts: int = 12, linear_solver: str = "auto",
            arc_length: float | None = None, max_steps: int = 500, load_max: float = 1.0,
            stop: Callable[[Result], bool] | None = None,

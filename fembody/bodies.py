@@ -1,0 +1,136 @@
+"""The handles a Model hands out: nodes, elements, bodies (meshed lines and imported meshes),
+rigid bodies. Plain data, below the Model and everything that reads models."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, Union
+
+import numpy as np
+
+from .errors import ModelError
+
+if TYPE_CHECKING:
+    from .model import Model
+
+
+class Node:
+    """A point of the model with coordinates ``(x, y)`` [m]. Its DOFs are x, y and, when a
+    beam, rigid body, rotational spring or torque needs it, the rotation rz [rad]."""
+
+    __slots__ = ("id", "x", "y", "name", "internal", "_model")
+
+    def __init__(self, model: "Model", id: int, x: float, y: float, name: str | None,
+                 internal: bool = False) -> None:
+        self._model = model
+        self.id = id
+        self.x = x
+        self.y = y
+        self.name = name
+        self.internal = internal
+
+    @property
+    def position(self) -> np.ndarray:
+        """Reference position ``(x, y)`` [m]."""
+        return np.array([self.x, self.y])
+
+    def __repr__(self) -> str:
+        label = "ground" if self.internal and self.name == "ground" else f"node {self.id}"
+        if self.name and self.name != "ground":
+            label += f" '{self.name}'"
+        return f"{label} at ({self.x:g}, {self.y:g})"
+
+
+NodeLike = Union[Node, int]
+PointLike = Union[Node, Sequence[float], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ElementRef:
+    """Handle to one element: its family ('beam', 'truss', ...) and index within the family."""
+
+    family: str
+    index: int
+    nodes: tuple
+
+    def __repr__(self) -> str:
+        ids = "-".join(str(n.id) for n in self.nodes)
+        return f"{self.family} element {self.index} (nodes {ids})"
+
+
+@dataclass
+class Body:
+    """A meshed body (e.g. a beam line): its nodes in order and its elements."""
+
+    name: str
+    nodes: list
+    elements: list = field(default_factory=list)
+
+    @property
+    def first(self) -> Node:
+        return self.nodes[0]
+
+    @property
+    def last(self) -> Node:
+        return self.nodes[-1]
+
+    def __repr__(self) -> str:
+        return f"Body '{self.name}' ({len(self.nodes)} nodes, {len(self.elements)} elements)"
+
+
+@dataclass(frozen=True)
+class RigidBody:
+    """A planar rigid body carried by ``node``: mass [kg], inertia about the centre of mass
+    [kg m^2] and centre-of-mass offset from the node in the reference configuration [m]."""
+
+    node: Node
+    mass: float
+    inertia: float
+    offset: tuple
+    index: int
+
+
+class MeshBody(Body):
+    """A body imported from a mesh: ``nodes``, ``elements`` as for any :class:`Body`, plus
+    ``node_sets`` (group name or cell-data value -> nodes, from every physical group of the
+    mesh, points and lines alike) and ``element_groups`` (group -> element refs)."""
+
+    def __init__(self, name: str, nodes: list, elements: list, node_sets: dict,
+                 element_groups: dict) -> None:
+        super().__init__(name, nodes, elements)
+        self.node_sets = node_sets
+        self.element_groups = element_groups
+
+    def nodes_in(self, group: str | int) -> list[Node]:
+        """Nodes of a physical group (by name, or by cell-data value)."""
+        if group not in self.node_sets:
+            raise ModelError(f"Body '{self.name}': no group {group!r}; the mesh has "
+                             f"{group_listing(self.node_sets)}")
+        return list(self.node_sets[group])
+
+    def node_in(self, group: str | int) -> Node:
+        """The single node of a point group (e.g. a Gmsh physical point)."""
+        nodes = self.nodes_in(group)
+        if len(nodes) != 1:
+            raise ModelError(f"Body '{self.name}': group {group!r} has {len(nodes)} nodes, not "
+                             "one; use nodes_in() for a set")
+        return nodes[0]
+
+    def nodes_where(self, predicate: Callable[[float, float], bool]) -> list[Node]:
+        """Nodes whose reference coordinates satisfy ``predicate(x, y)`` (e.g.
+        ``lambda x, y: abs(x) < 1e-9``); ModelError if none does."""
+        nodes = [n for n in self.nodes if predicate(n.x, n.y)]
+        if not nodes:
+            raise ModelError(f"Body '{self.name}': no node satisfies the coordinate predicate; "
+                             f"the body spans x in [{min(n.x for n in self.nodes):g}, "
+                             f"{max(n.x for n in self.nodes):g}], y in "
+                             f"[{min(n.y for n in self.nodes):g}, "
+                             f"{max(n.y for n in self.nodes):g}] m")
+        return nodes
+
+    def __repr__(self) -> str:
+        return (f"MeshBody '{self.name}' ({len(self.nodes)} nodes, {len(self.elements)} "
+                f"elements, groups {list(self.node_sets)})")
+
+
+def group_listing(d: Mapping) -> str:
+    return ("groups " + ", ".join(repr(k) for k in d)) if d else "no groups"
