@@ -1,0 +1,90 @@
+"""The element blocks of a compiled model: every element family of the Model as one
+vectorised block on the System's DOF numbering."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
+                       SpringBlock, TrussBlock)
+from .elements.modal import ModalBodyBlock
+
+if TYPE_CHECKING:
+    from .model import Model
+
+
+def build_blocks(sys, model: Model) -> None:
+    nd = sys.node_dofs
+    alpha, beta = model.rayleigh
+    sys.rayleigh = (alpha, beta)
+    blocks: list = []
+
+    def ids(items, k=2):
+        return np.array([[n.id for n in it["nodes"]] for it in items], dtype=np.int64
+                        ).reshape(-1, k)
+
+    def coords(items):
+        return np.array([[c for n in it["nodes"] for c in (n.x, n.y)] for it in items]
+                        ).reshape(-1, 4)
+
+    if model.beams:
+        e = model.beams
+        nid = ids(e)
+        dofs = np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1)
+        mat = [b["material"] for b in e]
+        sec = [b["section"] for b in e]
+        labels = [f"beam element {i} of '{b['body']}' (nodes {nid[i, 0]}-{nid[i, 1]})"
+                  for i, b in enumerate(e)]
+        blocks.append(BeamBlock(
+            dofs, coords(e),
+            EA=np.array([m.E * s.A for m, s in zip(mat, sec)]),
+            GA=np.array([m.G * s.A * s.shear_factor for m, s in zip(mat, sec)]),
+            EI=np.array([m.E * s.I for m, s in zip(mat, sec)]),
+            rhoA=np.array([m.rho * s.A for m, s in zip(mat, sec)]),
+            rhoI=np.array([m.rho * s.I for m, s in zip(mat, sec)]),
+            lumped=np.array([b["lumped"] for b in e]), beta=beta, labels=labels))
+    if model.trusses:
+        e = model.trusses
+        nid = ids(e)
+        dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
+        labels = [f"truss element {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
+        blocks.append(TrussBlock(
+            dofs, coords(e),
+            EA=np.array([t["material"].E * t["section"].A for t in e]),
+            rhoA=np.array([t["material"].rho * t["section"].A for t in e]),
+            green=np.array([t["green"] for t in e]),
+            lumped=np.array([t["lumped"] for t in e]), beta=beta, labels=labels))
+    if model.springs:
+        e = model.springs
+        nid = ids(e)
+        dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
+        labels = [f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
+        blocks.append(SpringBlock(dofs, coords(e), [s["k"] for s in e], [s["c"] for s in e],
+                                  [s["l0"] for s in e], labels=labels))
+    if model.rotational_springs:
+        e = model.rotational_springs
+        nid = ids(e)
+        dofs = np.column_stack([nd[nid[:, 0], 2], nd[nid[:, 1], 2]])
+        labels = [f"rotational spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})"
+                  for i in range(len(e))]
+        blocks.append(RotationalSpringBlock(dofs, [s["k"] for s in e], [s["c"] for s in e],
+                                            [s["angle"] for s in e], labels=labels))
+    if model.masses:
+        nid = np.array([m["node"].id for m in model.masses], dtype=np.int64)
+        blocks.append(PointMassBlock(nd[nid, :2], [m["m"] for m in model.masses],
+                                     labels=[f"point mass on node {i}" for i in nid]))
+    if model.rigid_bodies:
+        rbs = model.rigid_bodies
+        nid = np.array([rb.node.id for rb in rbs], dtype=np.int64)
+        blocks.append(RigidBodyBlock(nd[nid], [rb.mass for rb in rbs],
+                                     [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
+                                     labels=[f"rigid body {rb.index} on node {rb.node.id}"
+                                             for rb in rbs]))
+    for mb, md in zip(model.modal_bodies, sys.modal_dofs):
+        blocks.append(ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
+                                     beta=beta, label=f"modal body '{mb.body.name}'"))
+    sys.blocks = blocks
+    sys.stiffness_blocks = [b for b in blocks if hasattr(b, "forces")]
+    sys.mass_blocks = [b for b in blocks if b.mass() is not None]
+    sys.nonlinear_inertia = [b for b in blocks if getattr(b, "constant", True) is False]

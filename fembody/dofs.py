@@ -1,0 +1,117 @@
+"""DOF numbering of a compiled model: which nodes carry a rotation, the velocity-DOF index
+of every node coordinate and modal amplitude, supports, free/fixed sets, the configuration
+space, reference coordinates, gravity and initial velocities."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import space as spaces
+from .errors import ModelError
+from .space import DOF_NAMES
+
+if TYPE_CHECKING:
+    from .model import Model
+
+
+def number_dofs(sys, model: Model, space: str) -> None:
+    needs_rot = set()
+    for e in model.beams:
+        needs_rot.update(n.id for n in e["nodes"])
+    for rb in model.rigid_bodies:
+        needs_rot.add(rb.node.id)
+    for s in model.rotational_springs:
+        needs_rot.update(n.id for n in s["nodes"])
+    for mb in model.modal_bodies:
+        needs_rot.add(mb.node.id)
+    for load in model.loads:
+        if load.kind == "torque" and load.node.id not in needs_rot:
+            raise ModelError(f"add_torque on {load.node}: the node has no rotation DOF (only "
+                             "trusses, springs or point masses attach to it); apply the "
+                             "torque to a node of a beam or rigid body")
+    n_nodes = len(model.nodes)
+    node_dofs = np.full((n_nodes, 3), -1, dtype=np.int64)
+    count = 0
+    for node in model.nodes:
+        k = 3 if node.id in needs_rot else 2
+        node_dofs[node.id, :k] = np.arange(count, count + k)
+        count += k
+    sys.node_dofs = node_dofs
+    # modal bodies: their elastic coordinates follow the node DOFs
+    sys.modal_dofs = []
+    sys.extra_labels = {}
+    for mb in model.modal_bodies:
+        d = np.arange(count, count + mb.body.n)
+        sys.modal_dofs.append(d)
+        for k, i in enumerate(d):
+            sys.extra_labels[int(i)] = f"modal body '{mb.body.name}' eta_{k + 1}"
+        count += mb.body.n
+    sys.n_dof = count
+    # q holds displacements and rotation increments: the state is exact to full relative
+    # precision even for tiny strains far from the origin; X is the reference coordinate
+    # of each DOF (0 for rotations), so positions are X + q.
+    X = np.array([[n.x, n.y] for n in model.nodes])
+    sys.X = np.zeros(count)
+    sys.X[node_dofs[:, 0]] = X[:, 0]
+    sys.X[node_dofs[:, 1]] = X[:, 1]
+    sys.space = spaces.make(space, node_dofs, count, sys.X)
+    sys.nq = sys.space.nq
+    sys.q0 = sys.space.q0
+    sys.gather = sys.space.gather
+    real = [n.id for n in model.nodes if not n.internal] or [0]
+    sys.length = max(float(np.ptp(X[real, 0])), float(np.ptp(X[real, 1])), 1e-3)
+    is_fixed = np.zeros(count, dtype=bool)
+    for nid, dofs in model.supports.items():
+        node = model.nodes[nid]
+        for d in dofs:
+            if d == "rz*":
+                d = "rz"
+                if node_dofs[nid, 2] < 0:
+                    continue
+            j = DOF_NAMES.index(d)
+            if node_dofs[nid, j] < 0:
+                raise ModelError(f"fix {node}: the node has no rotation DOF 'rz' (no beam or "
+                                 "rigid body attaches to it); fix only 'x' and 'y'")
+            is_fixed[node_dofs[nid, j]] = True
+    sys.is_fixed = is_fixed
+    sys.free = np.flatnonzero(~is_fixed)
+    sys.fixed = np.flatnonzero(is_fixed)
+    sys.n_free = len(sys.free)
+    free_index = np.full(count, -1, dtype=np.int64)
+    free_index[sys.free] = np.arange(sys.n_free)
+    sys.free_index = free_index
+    owner = np.full((count, 2), -1, dtype=np.int64)
+    for j in range(3):
+        ok = node_dofs[:, j] >= 0
+        owner[node_dofs[ok, j], 0] = np.flatnonzero(ok)
+        owner[node_dofs[ok, j], 1] = j
+    sys._dof_owner = owner
+    # initial velocities from model.set_velocity (zero elsewhere)
+    sys.v0 = np.zeros(count)
+    for nid, val in model.initial_velocity.items():
+        d = node_dofs[nid]
+        sys.v0[d[0]], sys.v0[d[1]] = val[0], val[1]
+        if d[2] >= 0 and not np.isnan(val[2]):
+            sys.v0[d[2]] = val[2]
+    sys.gvec = np.zeros(count)
+    sys.gvec[node_dofs[:, 0]] = sys.gravity[0]
+    sys.gvec[node_dofs[:, 1]] = sys.gravity[1]
+
+
+def check_nodes(sys, model: "Model") -> None:
+    """ModelError naming the nodes whose free DOFs have neither mass nor stiffness."""
+    has_mass = np.zeros(sys.n_dof, dtype=bool)
+    has_stiff = np.zeros(sys.n_dof, dtype=bool)
+    for b in sys.mass_blocks + sys.nonlinear_inertia:
+        has_mass[b.dofs.ravel()] = True
+    for b in sys.stiffness_blocks:
+        has_stiff[b.dofs.ravel()] = True
+    bad = ~(has_mass | has_stiff | sys.is_fixed)
+    if np.any(bad):
+        nodes = sorted({int(sys._dof_owner[i, 0]) for i in np.flatnonzero(bad)})
+        names = ", ".join(repr(model.nodes[i]) for i in nodes[:5])
+        more = f" and {len(nodes) - 5} more" if len(nodes) > 5 else ""
+        raise ModelError(f"{names}{more}: free DOFs with neither mass nor stiffness (the node is "
+                         "not connected to any element, mass or spring); connect it, fix it or "
+                         "remove it")

@@ -1,0 +1,92 @@
+"""What a compiled model measures at a state: energies, momenta, stress resultants, support
+reactions, elements turned inside out. A mixin of :class:`fembody.system.System` (one of its
+jobs, kept apart from DOF numbering, assembly and joints)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+
+class Measures:
+    """Post-processing of states of the System it is mixed into (uses its blocks, mass
+    matrices, constraints and configuration space)."""
+
+    def reactions(self, q: np.ndarray, v: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
+                  t: float) -> np.ndarray:
+        """Support reactions on the fixed DOFs of a dynamic state: f_int + f_inertia + B^T lam -
+        f_ext there (zero on free DOFs) [N, N m]."""
+        fint, _, _ = self.internal_forces(q, v, False)
+        fext, _ = self.external_forces(q, t, False)
+        fin, _, _, _ = self.inertial_forces(q, v, qdd, False)
+        r = fint + fin - fext
+        if self.n_con:
+            r = r + self.constraints(q, t, lam, hessian=False).force
+        R = np.zeros(self.n_dof)
+        R[self.fixed] = r[self.fixed]
+        return R
+
+    def strain_energy(self, q: np.ndarray) -> float:
+        """Elastic energy stored in all elements and springs [J]."""
+        return float(sum(b.strain_energy(self.gather(q, b.dofs)).sum()
+                         for b in self.stiffness_blocks))
+
+    def kinetic_energy(self, q: np.ndarray, v: np.ndarray) -> float:
+        """Kinetic energy 1/2 v^T M(q) v [J]."""
+        T = sum(0.5 * np.einsum("ni,nij,nj->", v[b.dofs], self._Me[id(b)], v[b.dofs])
+                for b in self.mass_blocks)
+        for b in self.nonlinear_inertia:
+            T += b.kinetic_energy(self.gather(q, b.dofs), v[b.dofs]).sum()
+        return float(T)
+
+    def momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Generalised momentum p = M(q) v on every DOF (n_dof,) [kg m/s, kg m^2/s]."""
+        p = np.zeros(self.n_dof)
+        for b in self.mass_blocks:
+            self._add_vector(p, b, np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
+        for b in self.nonlinear_inertia:
+            self._add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(self.gather(q, b.dofs)),
+                                             v[b.dofs]))
+        return p
+
+    def angular_momentum(self, q: np.ndarray, v: np.ndarray,
+                         about: Sequence[float] = (0.0, 0.0)) -> float:
+        """Angular momentum about the point ``about`` [kg m^2/s]: the Noether quantity of
+        rigid rotation, sum over nodes of (x - about) x p_xy plus the rotational momenta."""
+        p = self.momentum(q, v)
+        nd = self.node_dofs
+        xy = self.space.positions(q) - np.asarray(about, float)
+        L = float(np.sum(xy[:, 0] * p[nd[:, 1]] - xy[:, 1] * p[nd[:, 0]]))
+        rz = nd[:, 2][nd[:, 2] >= 0]
+        return L + float(p[rz].sum())
+
+    def gravity_energy(self, q: np.ndarray) -> float:
+        """Potential energy of gravity relative to the reference configuration [J]."""
+        u = self.space.difference(q, self.q0)
+        V = -float(self.f_gravity @ u)
+        for b in self.nonlinear_inertia:
+            V += float(b.gravity_potential(self.gather(q, b.dofs), self.gravity,
+                                           self.gather(self.q0, b.dofs)).sum())
+        return V
+
+    def resultants(self, q: np.ndarray) -> dict[str, np.ndarray]:
+        """Stress resultants per element family: ``{family: (n, 3)}`` with (N, V, M) [N, N, N m]."""
+        return {b.family: b.resultants(self.gather(q, b.dofs)) for b in self.stiffness_blocks}
+
+    def inverted_elements(self, q: np.ndarray, q_prev: np.ndarray | None = None) -> list[str]:
+        """Labels of the beam and truss elements that have passed through zero length: a beam
+        whose axial stretch is <= 0, a bar whose chord turned by more than 90 degrees since the
+        configuration ``q_prev`` (a bar pushed through its support, which the co-rotational
+        strain alone would read as a bar stretched the other way)."""
+        bad = []
+        for b in self.stiffness_blocks:
+            if b.family == "beam":
+                stretch = 1.0 + b.strains(self.gather(q, b.dofs))[:, 0]
+                bad += [b.label(int(i)) for i in np.flatnonzero(stretch <= 0.0)]
+            elif b.family == "truss" and q_prev is not None:
+                def chord(qq):
+                    x = self.gather(qq, b.dofs)
+                    return b.DX + x[:, 2:4] - x[:, 0:2]
+                turn = np.einsum("ni,ni->n", chord(q), chord(q_prev))
+                bad += [b.label(int(i)) for i in np.flatnonzero(turn <= 0.0)]
+        return bad
