@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import hashlib
+
 import numpy as np
 
 from . import space as spaces
@@ -115,3 +117,17 @@ def check_nodes(sys, model: "Model") -> None:
         raise ModelError(f"{names}{more}: free DOFs with neither mass nor stiffness (the node is "
                          "not connected to any element, mass or spring); connect it, fix it or "
                          "remove it")
+
+
+def fingerprint(sys) -> str:
+    """A digest of what a saved state means for the compiled model ``sys``: the configuration
+    space and DOF layout, reference coordinates, supports, element families and their DOFs,
+    joint rows. Two models with the same digest read each other's states alike."""
+    h = hashlib.sha256()
+    h.update(sys.space.name.encode())
+    for a in (sys.node_dofs, sys.free, np.round(sys.X, 12), sys.row_joint):
+        h.update(np.ascontiguousarray(a).tobytes())
+    for b in sys.blocks:
+        h.update(b.family.encode())
+        h.update(np.ascontiguousarray(b.dofs).tobytes())
+    return h.hexdigest()[:32]

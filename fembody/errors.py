@@ -26,17 +26,20 @@ class SingularSystemError(FembodyError, RuntimeError):
         self.dofs = list(dofs or [])
 
 
-class ConvergenceError(FembodyError, RuntimeError):
-    """A nonlinear solve failed even after step reduction.
-
-    ``time`` (or load factor for statics) is how far the run got; ``result`` holds the states
-    computed so far.
-    """
+class RunError(FembodyError, RuntimeError):
+    """An analysis stopped before its end: ``time`` (or load factor for statics) is how far it
+    got, ``result`` holds the states computed so far, and the cause (a load function that
+    raised or turned NaN, ...) is chained as ``__cause__``."""
 
     def __init__(self, message: str, time: float | None = None, result: Any = None) -> None:
         super().__init__(message)
         self.time = time
         self.result = result
+
+
+class ConvergenceError(RunError):
+    """A nonlinear solve failed even after step reduction (a :class:`RunError`: ``time`` and
+    the partial ``result`` are kept)."""
 
 
 class StabilityWarning(UserWarning):

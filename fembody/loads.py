@@ -31,7 +31,11 @@ class NodalLoad:
 
     def evaluate(self, t: float) -> np.ndarray:
         """Load vector at time ``t``; raises ModelError on a wrong shape or non-finite value."""
-        raw = self.value(t) if callable(self.value) else self.value
+        try:
+            raw = self.value(t) if callable(self.value) else self.value
+        except Exception as exc:
+            raise ModelError(f"{self.kind} on {self.node}: the load function raised "
+                             f"{type(exc).__name__}: {exc} at t = {t:g} s") from exc
         try:
             val = np.asarray(raw, dtype=float).reshape(-1)
         except (TypeError, ValueError):

@@ -1,7 +1,12 @@
 """Result: the states a solver kept, with accessors by node, energies, reactions and counters."""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pathlib
+import tempfile
+import zipfile
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -9,6 +14,7 @@ import numpy as np
 
 from . import space as spaces
 from .errors import ModelError
+from .version import __version__
 
 if TYPE_CHECKING:
     from .system import System
@@ -41,6 +47,7 @@ class Result:
         self.impacts: list[dict] = []
         self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
         self._cache: dict[str, np.ndarray] = {}
+        self._fingerprint: str | None = None
         if system is not None:
             self.space = system.space
             self.node_dofs = system.node_dofs
@@ -238,34 +245,79 @@ class Result:
         return history(self, *what, **options)
 
     # ---------------------------------------------------------------- files
-    def save(self, path: str) -> None:
-        """Write the result to a compressed ``.npz`` file."""
+    def save(self, path) -> pathlib.Path:
+        """Write the result to a compressed ``.npz`` file (``path`` without a suffix gets
+        ``.npz``; another suffix is refused), whole or not at all (a temporary file renamed
+        into place). The file carries fembody's version and a fingerprint of the model, so
+        :meth:`load` refuses it for another model. Returns the path written."""
+        path = _npz_path(path, "Result.save")
         arrays = {k: v for k in _ARRAYS if (v := self._array(k)) is not None}
-        np.savez_compressed(path, q0=self.q0, kind=self.kind, stats=json.dumps(self.stats),
-                            impacts=json.dumps(self.impacts), **self.space.state(), **arrays)
+        meta = dict(q0=self.q0, kind=self.kind, stats=json.dumps(self.stats),
+                    impacts=json.dumps(self.impacts), version=__version__,
+                    fingerprint=self.system.fingerprint() if self.system is not None else
+                    self._fingerprint or "")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez_compressed(f, **meta, **self.space.state(), **arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise
+        return path
 
     @classmethod
-    def load(cls, path: str, model=None) -> "Result":
-        """Read a result saved with :meth:`save`; pass the ``model`` to get energies and
-        resultants back."""
-        data = np.load(path, allow_pickle=False)
-        space = (spaces.from_state(data) if "space" in data else
-                 spaces.make("planar", data["node_dofs"], len(data["q0"]), data["X"]))
-        res = cls(model.compile(space=space.name) if model is not None else None,
-                  str(data["kind"]))
+    def load(cls, path, model=None) -> "Result":
+        """Read a result saved with :meth:`save` (``"r"`` finds ``r.npz``); pass the ``model``
+        to get energies and resultants back: it must be the model the result was computed
+        with (its fingerprint is checked)."""
+        path = _npz_path(path, "Result.load")
+        if not path.is_file():
+            raise ModelError(f"Result.load: no file '{path}'")
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                data = {k: f[k] for k in f.files}
+            n = len(data["time"])
+            space = (spaces.from_state(data) if "space" in data else
+                     spaces.make("planar", data["node_dofs"], len(data["q0"]), data["X"]))
+            kind, stats = str(data["kind"]), json.loads(str(data["stats"]))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise ModelError(f"Result.load: '{path}' is not a readable fembody result "
+                             f"(corrupt, truncated or another kind of file: "
+                             f"{type(exc).__name__}: {exc})") from exc
+        saved = str(data.get("fingerprint", ""))
+        system = None
+        if model is not None:
+            system = model.compile(space=space.name)
+            if system.n_dof != space.nv or (saved and saved != system.fingerprint()):
+                raise ModelError(
+                    f"Result.load: '{path}' was computed with another model (fembody "
+                    f"{data.get('version', '?')}; its DOF layout, elements or joints differ "
+                    "from this model's); load it with the model that produced it")
+        res = cls(system, kind)
         res.space = space
         res.node_dofs = space.node_dofs
         res.q0 = data["q0"]
         res.X = space.X
-        if res.system is not None and res.system.n_dof != space.nv:
-            raise ModelError("Result.load: the model does not match the saved result "
-                             f"({res.system.n_dof} DOFs vs {space.nv})")
-        res.stats = json.loads(str(data["stats"]))
+        res._fingerprint = saved
+        res.stats = stats
         res.impacts = json.loads(str(data["impacts"])) if "impacts" in data else []
-        n = len(data["time"])
         for k in _ARRAYS:
             res._rows[k] = list(data[k]) if k in data else [None] * n
         return res
 
     def __repr__(self) -> str:
         return f"Result({self.kind}, {len(self)} states, stats={self.stats})"
+
+
+def _npz_path(path, where: str) -> pathlib.Path:
+    """``path`` as a ``.npz`` path: no suffix gets one, another suffix is an error."""
+    p = pathlib.Path(path)
+    if p.suffix == "":
+        return p.with_name(p.name + ".npz")
+    if p.suffix.lower() != ".npz":
+        raise ModelError(f"{where}: results are stored as .npz files, not '{p.suffix}'; use "
+                         f"'{p.with_suffix('.npz')}' (fb.io.write_result exports VTU/XDMF)")
+    return p

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from . import space as spaces
 from .blocks import build_blocks
-from .dofs import check_nodes, number_dofs
+from .dofs import check_nodes, fingerprint, number_dofs
 from .elements import compiled
 from .errors import ModelError
 from .joints.compile import compile_joints
@@ -437,6 +437,11 @@ class System(Measures):
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
         """The velocity-space increment (n_dof,) that moves ``q0`` to ``q1``."""
         return self.space.difference(q1, q0)
+
+    def fingerprint(self) -> str:
+        """Digest of the model's DOF layout, space, element families and joints (files of
+        states carry it, so a state is never read into a different model)."""
+        return fingerprint(self)
 
     def expand(self, x_free: np.ndarray, fill: float = 0.0) -> np.ndarray:
         """Free-DOF vector to a full-length vector, ``fill`` at fixed DOFs."""

@@ -144,3 +144,65 @@ def test_bad_element_parameters():
         m.add_beam(a, b, n=0, material=MAT, section=SEC)
     with pytest.raises(fb.ModelError, match="gravity must be"):
         fb.Model(gravity=(0.0, -9.81, 0.0))
+
+
+# ------------------------------------------------------------ files that know their model
+def _pendulum(L: float = 1.0):
+    m = fb.Model(gravity=(0.0, -9.81))
+    rb = m.add_rigid_body((L, 0.0), mass=1.0, inertia=0.01)
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
+    return m, rb
+
+
+def test_result_files_round_trip_names_and_refuse_other_models(tmp_path):
+    m, rb = _pendulum()
+    res = fb.simulate(m, t_end=0.05, dt=1e-2)
+    written = res.save(tmp_path / "r")                   # no suffix: r.npz
+    assert written == tmp_path / "r.npz" and written.is_file()
+    assert not list(tmp_path.glob("*.tmp"))               # written whole, then renamed
+    back = fb.Result.load(tmp_path / "r", m)              # the same name finds it
+    assert np.array_equal(back.position(rb.node), res.position(rb.node))
+    with pytest.raises(fb.ModelError, match=r"not '\.h5'"):
+        res.save(tmp_path / "r.h5")                       # used to write r.h5.npz
+    other, _ = _pendulum(L=2.0)                            # same size, another model
+    with pytest.raises(fb.ModelError, match="computed with another model"):
+        fb.Result.load(written, other)                    # used to give wrong energies
+    data = written.read_bytes()
+    (tmp_path / "cut.npz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(fb.ModelError, match="not a readable fembody result"):
+        fb.Result.load(tmp_path / "cut.npz", m)
+    (tmp_path / "junk.npz").write_text("hello")
+    with pytest.raises(fb.ModelError, match="not a readable fembody result"):
+        fb.Result.load(tmp_path / "junk.npz")
+
+
+def test_failures_inside_a_run_keep_time_cause_and_partial_result():
+    """A load function that raises, or turns NaN, mid-run: the error says when and which load,
+    chains the user's exception and keeps the states computed so far (it used to lose them)."""
+    def push(t):
+        if t > 0.0305:
+            raise ZeroDivisionError("user bug")
+        return (0.0, -1.0)
+    m, rb = _pendulum()
+    m.add_force(rb.node, push)
+    with pytest.raises(fb.ModelError, match=r"force on node .*raised ZeroDivisionError: user bug"
+                       r" at t = 0.04") as err:
+        fb.simulate(m, t_end=0.1, dt=1e-2)
+    assert isinstance(err.value.__cause__, ZeroDivisionError)
+    assert err.value.time == pytest.approx(0.03) and len(err.value.result) == 4
+    assert err.value.result.stats["status"] == "failed"
+    m2, rb2 = _pendulum()
+    m2.add_force(rb2.node, lambda t: (0.0, math.nan if t > 0.05 else 0.0))
+    with pytest.raises(fb.ModelError, match=r"non-finite value") as err:
+        fb.simulate(m2, t_end=0.1, dt=1e-2)
+    assert err.value.result.time[-1] == pytest.approx(0.05)
+
+
+def test_an_unexpected_exception_inside_a_run_is_a_run_error():
+    def callback(result):
+        if len(result) > 3:
+            raise KeyError("from the user's callback")
+    m, rb = _pendulum()
+    with pytest.raises(fb.RunError, match=r"stopped at t = 0.03 s .*KeyError") as err:
+        fb.simulate(m, t_end=0.1, dt=1e-2, callback=callback)
+    assert isinstance(err.value.__cause__, KeyError) and len(err.value.result) == 4

@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from ..errors import ModelError
 from ..system import System
 from .base import Integrator, initial_state, log
 from .dae import AugmentedODE, project
@@ -139,7 +140,7 @@ class ExplicitIntegrator(IndexOneIntegrator):
         if getattr(self, "_w_max", None) is None:
             self._w_max, self._w_where = highest_frequency(self.sys)
         if h * self._w_max > self.stability:
-            raise ValueError(
+            raise ModelError(
                 f"{self.name}: h = {h:g} s is beyond the explicit stability limit for this model: "
                 f"its highest natural frequency is about {self._w_max:.3g} rad/s ({self._w_where}),"
                 f" so h must stay below {self.stability / self._w_max:.2g} s; use a smaller "
@@ -353,6 +354,11 @@ class ScipyIVP(IndexOneIntegrator):
         self._cls, self.rtol, self.atol = methods[method], rtol, atol
         self._ivp = None
         self.n_reanchored = 0
+        # explicit Runge-Kutta pairs cannot step past ~3 / w_max whatever the tolerance
+        self.stable_step = math.inf
+        if method in ("RK45", "RK23", "DOP853"):
+            w, self._w_where = highest_frequency(system)
+            self.stable_step = 3.0 / w if w > 0 else math.inf
 
     def _chart_exhausted(self) -> bool:
         """SciPy keeps its own history, so its chart is kept until a rotation coordinate

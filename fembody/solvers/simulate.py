@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 import math
 import time as _time
+import warnings
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, FembodyError, RunError
 from ..progress import Progress
 from ..results import Result
 from ..system import System
@@ -98,6 +99,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     h, good = dt, 0
     result.stats["status"] = "running"
     bar = Progress(t_end, progress)
+    clock = _RunClock(integ, t_end, t_wall)
     try:
         for i in range(1, n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -134,6 +136,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                 if callback is not None:
                     callback(result)
             bar.update(integ.t, integ.n_steps, integ.n_newton)
+            clock.check(integ.t)
         result.stats["status"] = "finished"
     except KeyboardInterrupt:
         result.stats["status"] = "interrupted"
@@ -143,6 +146,19 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         if err.result is None:          # raised below the loop (e.g. locating an impact)
             err.result = result
         raise
+    except FembodyError as err:
+        # a load that turned NaN or whose function raised (a ModelError naming it, the user's
+        # exception chained), a singular iteration matrix naming its DOFs: the error keeps its
+        # type and message, and carries when it happened and what was computed
+        result.stats["status"] = "failed"
+        err.time, err.result = integ.t, result
+        raise
+    except Exception as exc:
+        # anything else (a bug of ours or a user callback's): say when, keep what was computed
+        result.stats["status"] = "failed"
+        raise RunError(f"simulate: stopped at t = {integ.t:.6g} s (the last converged step): "
+                       f"{type(exc).__name__}: {exc}. The results up to there are kept in "
+                       ".result", time=integ.t, result=result) from exc
     finally:
         bar.close(integ.t, integ.n_steps, integ.n_newton)
         counters = integ.counters if contacts is None else contacts.counters(integ)
@@ -211,3 +227,38 @@ class _Power:
 def initial_velocity(sys: System) -> np.ndarray:
     """Initial velocities from ``model.set_velocity`` (zero elsewhere)."""
     return sys.v0.copy()
+
+
+class _RunClock:
+    """Warns once when a run will take more than ``HOURS`` of wall time: up front for explicit
+    methods from their stability limit, and from the pace of the first seconds for any."""
+
+    HOURS = 1.0          # warn beyond this many hours
+    SETTLE = 5.0         # [s] of wall time before the pace is trusted
+
+    def __init__(self, integ: Integrator, t_end: float, t_wall: float) -> None:
+        self.t_end, self.t_wall, self.warned = t_end, t_wall, False
+        limit = getattr(integ, "stable_step", math.inf)
+        if t_end / limit > 1e6:
+            self._warn(f"{integ.name} is an explicit method: its steps cannot exceed about "
+                       f"{limit:.2g} s on this model (the highest natural frequency, "
+                       f"{getattr(integ, '_w_where', 'an element')}), so {t_end:g} s take "
+                       f"at least {t_end / limit:.3g} steps")
+
+    def _warn(self, why: str) -> None:
+        self.warned = True
+        msg = (f"simulate: this run will take hours: {why}. Consider an implicit method "
+               "(generalized-alpha, bdf2) or a shorter t_end")
+        log.warning(msg)
+        warnings.warn(msg, RuntimeWarning, stacklevel=4)
+
+    def check(self, t: float) -> None:
+        if self.warned or t <= 0.0:
+            return
+        elapsed = _time.perf_counter() - self.t_wall
+        if elapsed < self.SETTLE:
+            return
+        remaining = elapsed / t * (self.t_end - t)
+        if remaining > 3600.0 * self.HOURS:
+            self._warn(f"{t:.3g} s of {self.t_end:g} s took {elapsed:.0f} s of wall time, so the "
+                       f"rest needs about {remaining / 3600.0:.1f} h")

@@ -158,8 +158,10 @@ def test_nan_load_and_diverging_run_keep_partial_results():
     m = fb.Model()
     rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
     m.add_force(rb.node, lambda t: (math.nan if t > 0.0055 else 1.0, 0.0))
-    with pytest.raises(fb.ModelError, match=r"non-finite value.*t = 0.006"):
+    with pytest.raises(fb.ModelError, match=r"non-finite value.*t = 0.006") as nan:
         fb.simulate(m, t_end=0.01, dt=1e-3)
+    assert nan.value.time == pytest.approx(0.005)               # when, and what was computed
+    assert nan.value.result.time[-1] == pytest.approx(0.005)
     # a stiff pendulum stepped far too coarsely with almost no Newton iterations allowed
     m = fb.Model(gravity=(0.0, -9.81))
     piv, bob = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.0))

@@ -341,3 +341,34 @@ def test_bdf_of_order_three_lets_an_undamped_oscillation_grow():
     assert roots[3] == pytest.approx(1.043587, abs=1e-6)
     assert amp[2] < 1e-5                        # 1e-3 * 0.9333^100 ~ 1e-6
     assert amp[3] > 1e-2                        # 1e-3 * 1.0436^100 ~ 0.07
+
+
+def test_explicit_scipy_run_of_hours_is_announced():
+    """scipy:RK45 on a flexible beam needs ~2 h per simulated second (its steps are held below
+    3 / w_max); it used to start without a word while rk4 refused the same model."""
+    m = fb.Model()
+    b = m.add_beam((0, 0), (1, 0), n=8, material=fb.Material(E=210e9, rho=7850.0),
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.fix(b.first)
+    from fembody.solvers.ode import ScipyIVP, highest_frequency
+    g = ScipyIVP(m.compile(), method="RK45")
+    w, _ = highest_frequency(m.compile())
+    assert g.stable_step == pytest.approx(3.0 / w)
+    with pytest.warns(RuntimeWarning, match="will take hours.*explicit method"):
+        with pytest.raises(fb.ModelError):        # stopped at once by a failing load
+            m.add_force(b.last, lambda t: (0.0, 1 / 0) if t > 0 else (0.0, 0.0))
+            fb.simulate(m, t_end=10.0, dt=1e-3, method="scipy:RK45")
+
+
+def test_slow_pace_is_announced(monkeypatch):
+    """Any method: the pace of the first steps predicts the run time (here the thresholds are
+    lowered so that a short run counts as 'hours')."""
+    import sys
+    drv = sys.modules["fembody.solvers.simulate"]      # (the package exports the function)
+    monkeypatch.setattr(drv._RunClock, "HOURS", 1e-12)
+    monkeypatch.setattr(drv._RunClock, "SETTLE", 0.0)
+    m = fb.Model(gravity=(0.0, -9.81))
+    rb = m.add_rigid_body((1.0, 0.0), mass=1.0, inertia=0.01)
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
+    with pytest.warns(RuntimeWarning, match=r"will take hours: .* of wall time"):
+        fb.simulate(m, t_end=0.05, dt=1e-2)
