@@ -30,6 +30,8 @@ DEFAULT_DEMO = "flexible-pendulum"
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fembody", description="Finite-element flexible "
                                      "multibody dynamics (planar).")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error (default: one line)")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="run a showcase model and write a results folder")
     demo.add_argument("name", nargs="?", default=DEFAULT_DEMO,
@@ -64,11 +66,32 @@ def main(argv: list[str] | None = None) -> int:
             return _run(args)
         return _info()
     except ConvergenceError as exc:
+        if args.debug:
+            raise
         print(f"fembody {args.command}: the run did not converge: {exc}", file=sys.stderr)
         return 1
-    except (FembodyError, OSError) as exc:
-        print(f"fembody {args.command}: error: {exc}", file=sys.stderr)
+    except Exception as exc:        # a user error (bad option, model, script): one line, exit 2
+        if args.debug:
+            raise
+        kind = "" if isinstance(exc, (FembodyError, OSError)) else f"{type(exc).__name__}: "
+        where = _script_line(exc, getattr(args, "script", None))
+        print(f"fembody {args.command}: error: {where}{kind}{exc} (--debug shows the "
+              "traceback)", file=sys.stderr)
         return 2
+
+
+def _script_line(exc: BaseException, script: str | None) -> str:
+    """'script.py:LINE: ' of the innermost frame of the user's script in the traceback."""
+    if not script:
+        return ""
+    target = pathlib.Path(script).resolve()
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        if pathlib.Path(tb.tb_frame.f_code.co_filename).resolve() == target:
+            where = f"{target.name}:{tb.tb_lineno}: "
+        tb = tb.tb_next
+    return where
 
 
 # ------------------------------------------------------------------- commands

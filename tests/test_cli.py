@@ -98,10 +98,36 @@ def test_console_exit_status_and_message_without_traceback(tmp_path):
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("fembody run: error: script 's.py' defines no build_model(); "
-                                   "add a function build_model() that returns the fembody Model")
+                                   "add a function build_model() that returns the fembody Model "
+                                   "(--debug shows the traceback)")
 
 
 def test_info(capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
     assert "sparse SPD solver:" in out and "meshio" in out and "pyvista" in out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "bogus"], "unknown method 'bogus'"),
+    (["--dt", "-1"], "dt must be positive"),
+    (["--t-end", "0"], "t_end must be positive"),
+    (["--steps", "0", "--static"], "steps must be a positive integer")])
+def test_user_errors_are_one_line_and_exit_2(tmp_path, capsys, extra, message):
+    """Plain ValueErrors used to end in a 19-line traceback with exit 1."""
+    script = tmp_path / "swing.py"
+    script.write_text(SCRIPT)
+    code = main(["run", str(script), "--no-gif", "--out", str(tmp_path / "o"), *extra])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and message in lines[0], lines
+
+
+def test_an_error_inside_the_users_script_names_its_line(tmp_path, capsys):
+    script = tmp_path / "broken.py"
+    script.write_text("import fembody as fb\n\ndef build_model():\n    m = fb.Model()\n"
+                      "    return m.add_node((0, 0)) / 2\n")
+    assert main(["run", str(script), "--no-gif", "--out", str(tmp_path / "o")]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "broken.py:5: TypeError" in lines[0], lines
+    with pytest.raises(TypeError):
+        main(["--debug", "run", str(script), "--no-gif", "--out", str(tmp_path / "o")])
