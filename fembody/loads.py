@@ -37,6 +37,9 @@ class NodalLoad:
             raise ModelError(f"{self.kind} on {self.node}: the load function raised "
                              f"{type(exc).__name__}: {exc} at t = {t:g} s") from exc
         try:
+            if isinstance(raw, (str, bytes)) or any(isinstance(x, (str, bytes))
+                                                    for x in np.ravel(np.asarray(raw, object))):
+                raise TypeError("a string")
             val = np.asarray(raw, dtype=float).reshape(-1)
         except (TypeError, ValueError):
             raise ModelError(f"{self.kind} on {self.node}: value {raw!r} is not numeric") from None
@@ -54,7 +57,15 @@ def check_time_function(value: LoadValue, what: str) -> None:
     """Validate a constant load early; functions are checked when evaluated."""
     if callable(value):
         return
-    arr = np.asarray(value, dtype=float)
+    flat = np.ravel(np.asarray(value, dtype=object))
+    if any(isinstance(x, (str, bytes)) for x in flat):
+        raise ModelError(f"{what}: the value must be numbers [N or N m], got {value!r}; write "
+                         "the magnitude alone (SI units)")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what}: the value must be numbers or a function of t, got "
+                         f"{value!r}") from None
     if not np.all(np.isfinite(arr)):
         raise ModelError(f"{what}: non-finite value {value!r}")
 

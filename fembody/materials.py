@@ -4,12 +4,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import validate
 from .errors import ModelError
 
 
 def check_number(value: float, what: str, strict: bool = True) -> float:
     """``value`` as a float that is finite and positive (``strict``) or non-negative; raise
     ModelError naming ``what`` otherwise."""
+    if isinstance(value, (str, bytes, bool)):
+        raise ModelError(f"{what} must be a number, got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -52,7 +55,7 @@ class Material:
             if self.nu is None:
                 object.__setattr__(self, "nu", self.E / (2.0 * self.G) - 1.0)
         else:
-            nu = 0.3 if self.nu is None else float(self.nu)
+            nu = 0.3 if self.nu is None else validate.number("nu", self.nu, where=owner)
             if not (-1.0 < nu < 0.5):
                 raise ModelError(f"{owner}: nu must lie in (-1, 0.5), got {self.nu!r}")
             object.__setattr__(self, "nu", nu)
@@ -128,7 +131,7 @@ class Section:
     def __post_init__(self) -> None:
         owner = f"Section '{self.name}'"
         object.__setattr__(self, "A", _positive("A", self.A, owner))
-        I = float(self.I)
+        I = check_number(self.I, f"{owner}: I", strict=False)
         if not math.isfinite(I) or I < 0.0:
             raise ModelError(f"{owner}: I must be >= 0 and finite, got {self.I!r}")
         object.__setattr__(self, "shear_factor", _positive("shear_factor", self.shear_factor, owner))

@@ -110,9 +110,9 @@ def test_info(capsys):
 
 @pytest.mark.parametrize("extra, message", [
     (["--method", "bogus"], "unknown method 'bogus'"),
-    (["--dt", "-1"], "dt must be positive"),
-    (["--t-end", "0"], "t_end must be positive"),
-    (["--steps", "0", "--static"], "steps must be a positive integer")])
+    (["--dt", "-1"], "dt must be > 0"),
+    (["--t-end", "0"], "t_end must be > 0"),
+    (["--steps", "0", "--static"], "steps must be >= 1")])
 def test_user_errors_are_one_line_and_exit_2(tmp_path, capsys, extra, message):
     """Plain ValueErrors used to end in a 19-line traceback with exit 1."""
     script = tmp_path / "swing.py"

@@ -206,3 +206,25 @@ def test_an_unexpected_exception_inside_a_run_is_a_run_error():
     with pytest.raises(fb.RunError, match=r"stopped at t = 0.03 s .*KeyError") as err:
         fb.simulate(m, t_end=0.1, dt=1e-2, callback=callback)
     assert isinstance(err.value.__cause__, KeyError) and len(err.value.result) == 4
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda m: fb.Material(E=1e9, rho=1.0, nu="0.3x"), "nu"),
+    (lambda m: fb.Material(E="1e9", rho=1.0), "E"),
+    (lambda m: fb.Section(A=1.0, I="big"), "I"),
+    (lambda m: m.add_force(m.nodes[1], "10 N"), "add_force"),
+    (lambda m: m.add_force(m.nodes[1], (0.0, "10")), "add_force"),
+    (lambda m: fb.simulate(m, t_end=0.1, dt="0.01"), "dt"),
+    (lambda m: fb.simulate(m, t_end="1", dt=0.01), "t_end"),
+    (lambda m: fb.simulate(m, t_end=0.1, dt=0.01, rho_inf="0.9"), "rho_inf"),
+    (lambda m: fb.simulate(m, t_end=0.1, dt=0.01, save_every=0), "save_every"),
+    (lambda m: fb.simulate(m, t_end=0.1, dt=0.01, tol="x"), "tol"),
+    (lambda m: fb.simulate(m, t_end=0.1, dt=0.01, max_iter=2.5), "max_iter"),
+    (lambda m: fb.static(m, steps=2, tol=-1.0), "tol"),
+])
+def test_numbers_given_as_strings_or_out_of_range_name_the_argument(call, name):
+    """They used to raise raw conversion/comparison errors (or a ZeroDivisionError for
+    save_every=0) naming nothing."""
+    m, _ = _pendulum()
+    with pytest.raises(fb.ModelError, match=rf"\b{name}\b"):
+        call(m)

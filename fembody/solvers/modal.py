@@ -9,6 +9,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
+from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..system import System
 from .linalg import DENSE_MAX
@@ -59,8 +60,7 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     """
     sys = as_system(model)
     nf = sys.n_free
-    if not (isinstance(n, (int, np.integer)) and 1 <= n):
-        raise ModelError(f"modes: n must be a positive integer, got {n!r}")
+    n = validate.integer("n", n, where="modes")
     q = sys.q0 if q is None else np.asarray(q, float)
     if q.shape != (sys.nq,):
         raise ModelError(f"modes: q must be a configuration of this model, shape ({sys.nq},) "

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..errors import ConvergenceError, FembodyError, RunError
+from .. import validate
+from ..errors import ConvergenceError, FembodyError, ModelError, RunError
 from ..progress import Progress
 from ..results import Result
 from ..system import System
@@ -60,13 +61,16 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     time reached and the partial Result; Ctrl-C returns the partial Result with
     ``stats['status'] == 'interrupted'``.
     """
+    dt = validate.number("dt", dt, minimum=0.0, strict_min=True, where="simulate")
+    t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="simulate")
+    save_every = validate.integer("save_every", save_every, where="simulate")
+    validate.integer("max_cuts", max_cuts, minimum=0, where="simulate")
+    if min_dt is not None:
+        validate.number("min_dt", min_dt, minimum=0.0, strict_min=True, where="simulate")
+    validate.solver_options(options, "simulate")
     sys = as_system(model)
-    if not (dt > 0 and math.isfinite(dt)):
-        raise ValueError(f"simulate: dt must be positive, got {dt!r}")
-    if not (t_end > 0 and math.isfinite(t_end)):
-        raise ValueError(f"simulate: t_end must be positive, got {t_end!r}")
     if dt > t_end * (1.0 + 1e-12):
-        raise ValueError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
+        raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
                          "one step would be taken; use dt <= t_end")
     cls, options = _method(method, options)
     v0 = options.pop("v0", None)
@@ -183,7 +187,7 @@ def _method(method: str | type, options: dict) -> tuple[type, dict]:
         return ode.ScipyIVP, {**options, "method": method.split(":", 1)[1]}
     names = sorted(METHODS) + ['discrete-gradient', 'rk4', 'gill', 'treanor', 'bdf1..bdf6',
                                'scipy:NAME']
-    raise ValueError(f"simulate: unknown method {method!r}; choose from {names}")
+    raise ModelError(f"simulate: unknown method {method!r}; choose from {names}")
 
 
 

@@ -19,6 +19,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .. import validate
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
 from ..results import Result
 from ..system import System
@@ -186,13 +187,16 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     Returns a :class:`Result` with one state per converged load step (the load factor in
     ``time`` and ``load_factor``) and the support ``reactions``.
     """
+    validate.solver_options(dict(tol=tol, max_iter=max_iter, max_cuts=max_cuts,
+                                 max_steps=max_steps), "static")
+    validate.number("t", t, where="static")
+    if arc_length is not None:
+        validate.number("arc_length", arc_length, minimum=0.0, strict_min=True, where="static")
     sys = as_system(model)
     if lam_max is not None:
         load_max = lam_max
-    if method not in ("newton", "arc-length"):
-        raise ValueError(f"static: method must be 'newton' or 'arc-length', got {method!r}")
-    if not (isinstance(steps, (int, np.integer)) and steps >= 1):
-        raise ValueError(f"static: steps must be a positive integer, got {steps!r}")
+    validate.choice("method", method, ("newton", "arc-length"), where="static")
+    steps = validate.integer("steps", steps, where="static")
     eq = _Equilibrium(sys, t, linear_solver, tol)
     if sys.n_con:
         ce = sys.constraints(sys.q0, t)

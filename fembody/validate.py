@@ -1,0 +1,69 @@
+"""One validation layer for the public boundary: numbers, integers and choices are checked
+here (strings, booleans, NaN and out-of-range values refused naming the argument), so every
+public function says the same thing the same way."""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Iterable
+
+from .errors import ModelError
+
+
+def number(name: str, value: Any, *, minimum: float | None = None,
+           maximum: float | None = None, strict_min: bool = False,
+           where: str = "") -> float:
+    """``value`` as a finite float within [minimum, maximum] (``strict_min``: > minimum);
+    ModelError naming ``where: name`` otherwise (a number given as a string is refused)."""
+    label = f"{where}: {name}" if where else name
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+        kind = "a string" if isinstance(value, str) else type(value).__name__
+        raise ModelError(f"{label} must be a number, got {value!r} ({kind})")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ModelError(f"{label} must be finite, got {value!r}")
+    if minimum is not None and (v <= minimum if strict_min else v < minimum):
+        raise ModelError(f"{label} must be {'>' if strict_min else '>='} {minimum:g}, "
+                         f"got {value!r}")
+    if maximum is not None and v > maximum:
+        raise ModelError(f"{label} must be <= {maximum:g}, got {value!r}")
+    return v
+
+
+def integer(name: str, value: Any, *, minimum: int = 1, where: str = "") -> int:
+    """``value`` as an int >= ``minimum``; ModelError naming the argument otherwise."""
+    label = f"{where}: {name}" if where else name
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ModelError(f"{label} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ModelError(f"{label} must be >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def choice(name: str, value: Any, choices: Iterable, where: str = "") -> Any:
+    """``value`` if it is one of ``choices``; ModelError listing them otherwise."""
+    choices = list(choices)
+    if value not in choices:
+        label = f"{where}: {name}" if where else name
+        raise ModelError(f"{label} must be one of {choices}, got {value!r}")
+    return value
+
+
+# solver options shared by the integrators and statics: name -> (minimum, strictly above it)
+NUMERIC_OPTIONS = {"tol": (0.0, True), "xtol": (0.0, True), "ptol": (0.0, True),
+                   "rtol": (0.0, True), "atol": (0.0, False), "rho_inf": (0.0, False),
+                   "alpha": (None, False), "beta": (None, False), "gamma": (None, False),
+                   "alpha_m": (None, False), "alpha_f": (None, False),
+                   "reuse_rate": (0.0, True), "project_tol": (0.0, True),
+                   "first_step": (0.0, True), "max_step": (0.0, True)}
+INTEGER_OPTIONS = ("max_iter", "k", "max_cuts", "max_steps")
+
+
+def solver_options(options: dict, where: str) -> None:
+    """Check the numeric and integer solver options in ``options`` (others pass through)."""
+    for key, val in options.items():
+        if key in NUMERIC_OPTIONS and val is not None:
+            lo, strict = NUMERIC_OPTIONS[key]
+            number(key, val, minimum=lo, strict_min=strict, where=where)
+        elif key in INTEGER_OPTIONS:
+            integer(key, val, minimum=0 if key == "max_cuts" else 1, where=where)
