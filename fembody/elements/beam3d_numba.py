@@ -11,16 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # pragma: no cover - depends on the environment
-    from numba import njit
-    AVAILABLE = True
-except Exception:  # ImportError or a broken llvmlite
-    AVAILABLE = False
-
-    def njit(*args, **kwargs):          # type: ignore[no-redef]
-        def wrap(fn):
-            return fn
-        return wrap
+from .compiled import AVAILABLE, njit  # noqa: F401  (AVAILABLE: read by beam3d and tests)
 
 _H = 1e-40
 _FACT = np.cumprod(np.concatenate([[1.0], np.arange(1.0, 40.0)]))
