@@ -59,10 +59,14 @@ NUMERIC_OPTIONS = {"tol": (0.0, True), "xtol": (0.0, True), "ptol": (0.0, True),
 INTEGER_OPTIONS = ("max_iter", "k", "max_cuts", "max_steps")
 
 
+# options whose None means "not given" (their defaults are None)
+OPTIONAL = ("ptol", "alpha_m", "alpha_f", "gamma", "beta", "first_step", "project_tol")
+
+
 def solver_options(options: dict, where: str) -> None:
     """Check the numeric and integer solver options in ``options`` (others pass through)."""
     for key, val in options.items():
-        if key in NUMERIC_OPTIONS and val is not None:
+        if key in NUMERIC_OPTIONS and not (val is None and key in OPTIONAL):
             lo, strict = NUMERIC_OPTIONS[key]
             number(key, val, minimum=lo, strict_min=strict, where=where)
         elif key in INTEGER_OPTIONS:

@@ -49,7 +49,8 @@ def finite(out) -> bool:
     return True
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, derandomize=True,      # the same cases in every CI run
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(CALLS)), VALUE)
 def test_every_call_names_the_bad_argument_or_returns_finite_results(which, value):
     try:

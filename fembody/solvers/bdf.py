@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..errors import ModelError
 from ..system import System
 from .base import contraction_error
 from .linalg import saddle_solver
@@ -20,7 +21,7 @@ def bdf_coefficients(k: int) -> tuple[np.ndarray, float]:
     copied: paper 001 prints y_{n-1} for y_{n+1} at k = 2, 2 y_n for 12 y_n at k = 5 and -255 for
     -225 at k = 6 (a test checks the conditions and these published values)."""
     if k not in range(1, 7):
-        raise ValueError(f"BDF order must be 1..6, got {k}")
+        raise ModelError(f"BDF order must be 1..6, got {k}")
     # unknowns: a_0..a_{k-1}, b; nodes t_{n+1-i} = 1 - i (h = 1), exact for y = t^p, p = 0..k
     A = np.zeros((k + 1, k + 1))
     rhs = np.zeros(k + 1)
@@ -108,7 +109,7 @@ class BDF(IndexOneIntegrator):
     def __init__(self, system: System, k: int = 2, tol: float = 1e-10, max_iter: int = 20,
                  jacobian: str = "sparse", refactor_rate: float = 0.3, **options) -> None:
         if jacobian not in ("sparse", "fd"):
-            raise ValueError(f"BDF jacobian must be 'sparse' or 'fd', got {jacobian!r}")
+            raise ModelError(f"BDF jacobian must be 'sparse' or 'fd', got {jacobian!r}")
         self._ca, self._cb = bdf_coefficients(k)      # (self.a is the acceleration state)
         self._newton_state = None
         super().__init__(system, **options)

@@ -19,6 +19,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ..errors import ModelError
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, envelope_width
 
@@ -117,12 +118,12 @@ class LinearSolver:
 
     def __init__(self, method: str = "auto", spd: bool = True) -> None:
         if method not in METHODS:
-            raise ValueError(f"linear_solver must be one of {METHODS}, got {method!r}")
+            raise ModelError(f"linear_solver must be one of {METHODS}, got {method!r}")
         if method == "cholmod" and not HAVE_CHOLMOD:
-            raise ValueError("linear_solver='cholmod' needs scikit-sparse; install it or use "
+            raise ModelError("linear_solver='cholmod' needs scikit-sparse; install it or use "
                              "'superlu'")
         if method == "envelope" and not ENVELOPE_AVAILABLE:
-            raise ValueError("linear_solver='envelope' needs numba; install it or use 'superlu'")
+            raise ModelError("linear_solver='envelope' needs numba; install it or use 'superlu'")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
             _warn_no_cholmod()
         self.method = method
@@ -285,11 +286,11 @@ class SaddlePointSolver:
                  B_indices: np.ndarray | None = None, B_indptr: np.ndarray | None = None,
                  S_diag: np.ndarray | None = None) -> None:
         if method not in self.METHODS:
-            raise ValueError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
+            raise ModelError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
         if method in ("ldl", "schur") and not HAVE_CHOLMOD:
-            raise ValueError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
+            raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
         if method == "envelope" and not ENVELOPE_AVAILABLE:
-            raise ValueError("linear_solver='envelope' needs numba; install it or use 'superlu'")
+            raise ModelError("linear_solver='envelope' needs numba; install it or use 'superlu'")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD:
             _warn_no_cholmod()
         self.p, self.nf, self.m = pattern, n_free, n_con

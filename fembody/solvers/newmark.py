@@ -122,13 +122,13 @@ class GeneralizedAlpha(Integrator):
                  unstable_ok: bool = False) -> None:
         super().__init__(system, t0)
         if predictor not in ("acceleration", "displacement"):
-            raise ValueError(f"predictor must be 'acceleration' or 'displacement', got "
+            raise ModelError(f"predictor must be 'acceleration' or 'displacement', got "
                              f"{predictor!r}")
         self.predictor = predictor
         self.n_predictor_fallbacks = 0
         if alpha_m is None:
             if not 0.0 <= rho_inf <= 1.0:
-                raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
+                raise ModelError(f"rho_inf must lie in [0, 1], got {rho_inf}")
             alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
             alpha_f = rho_inf / (rho_inf + 1.0)
             gamma = 0.5 + alpha_f - alpha_m
@@ -142,7 +142,7 @@ class GeneralizedAlpha(Integrator):
                              "than its stability limit. Use rho_inf, or pass "
                              "unstable_ok=True to run it anyway")
         if newton not in ("full", "modified"):
-            raise ValueError(f"newton must be 'full' or 'modified', got {newton!r}")
+            raise ModelError(f"newton must be 'full' or 'modified', got {newton!r}")
         self.newton = newton
         self.reuse_rate = reuse_rate
         self.tol = tol
@@ -349,6 +349,6 @@ class HHT(GeneralizedAlpha):
 
     def __init__(self, system: System, alpha: float = 0.05, **options) -> None:
         if not 0.0 <= alpha <= 1.0 / 3.0:
-            raise ValueError(f"HHT alpha must lie in [0, 1/3], got {alpha}")
+            raise ModelError(f"HHT alpha must lie in [0, 1/3], got {alpha}")
         super().__init__(system, alpha_m=0.0, alpha_f=alpha, gamma=0.5 + alpha,
                          beta=0.25 * (1.0 + alpha) ** 2, **options)

@@ -45,7 +45,7 @@ class IndexOneIntegrator(Integrator):
                  q0: np.ndarray | None = None, v0: np.ndarray | None = None) -> None:
         super().__init__(system, t0)
         if projection not in ("always", "threshold", True, False):
-            raise ValueError(f"projection must be 'always', 'threshold' or False, got {projection!r}")
+            raise ModelError(f"projection must be 'always', 'threshold' or False, got {projection!r}")
         self.ode = AugmentedODE(system, alpha, beta, linear_solver)
         self.solver = self.ode.solver
         self.projection = "always" if projection is True else projection
@@ -241,9 +241,9 @@ class AdaptiveGill(Gill):
                  first_step: float | None = None, max_step: float = math.inf,
                  **options) -> None:
         if not (rtol > 0 and atol >= 0):
-            raise ValueError(f"gill-adaptive: need rtol > 0 and atol >= 0, got {rtol}, {atol}")
+            raise ModelError(f"gill-adaptive: need rtol > 0 and atol >= 0, got {rtol}, {atol}")
         if not 0 < min_factor < 1 < max_factor or not 0 < safety < 1:
-            raise ValueError("gill-adaptive: need 0 < min_factor < 1 < max_factor and "
+            raise ModelError("gill-adaptive: need 0 < min_factor < 1 < max_factor and "
                              "0 < safety < 1")
         super().__init__(system, **options)
         self.rtol, self.atol = float(rtol), float(atol)
@@ -330,7 +330,7 @@ def explicit_method(name: str, options: dict) -> tuple[type, dict]:
     adaptive = options.pop("adaptive", False)
     if adaptive:
         if name != "gill":
-            raise ValueError(f"simulate: adaptive=True is available for method='gill' (step "
+            raise ModelError(f"simulate: adaptive=True is available for method='gill' (step "
                              f"doubling) and the 'scipy:NAME' methods, not for {name!r}")
         return AdaptiveGill, options
     return {"rk4": RK4, "gill": Gill, "treanor": Treanor}[name], options
@@ -348,7 +348,7 @@ class ScipyIVP(IndexOneIntegrator):
         methods = {"RK45": _ivp.RK45, "RK23": _ivp.RK23, "DOP853": _ivp.DOP853,
                    "Radau": _ivp.Radau, "BDF": _ivp.BDF, "LSODA": _ivp.LSODA}
         if method not in methods:
-            raise ValueError(f"unknown SciPy method {method!r}; choose from {sorted(methods)}")
+            raise ModelError(f"unknown SciPy method {method!r}; choose from {sorted(methods)}")
         super().__init__(system, **options)
         self.name = f"scipy:{method}"
         self._cls, self.rtol, self.atol = methods[method], rtol, atol
