@@ -9,6 +9,7 @@ import numpy as np
 from .elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
                        SpringBlock, TrussBlock)
 from .elements.modal import ModalBodyBlock
+from .blocks3d import build_blocks3d
 
 if TYPE_CHECKING:
     from .model import Model
@@ -18,6 +19,10 @@ def build_blocks(sys, model: Model) -> None:
     nd = sys.node_dofs
     alpha, beta = model.rayleigh
     sys.rayleigh = (alpha, beta)
+    if sys.dim == 3:
+        blocks = build_blocks3d(sys, model)
+        _classify(sys, blocks)
+        return
     blocks: list = []
 
     def ids(items, k=2):
@@ -84,6 +89,10 @@ def build_blocks(sys, model: Model) -> None:
     for mb, md in zip(model.modal_bodies, sys.modal_dofs):
         blocks.append(ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
                                      beta=beta, label=f"modal body '{mb.body.name}'"))
+    _classify(sys, blocks)
+
+
+def _classify(sys, blocks: list) -> None:
     sys.blocks = blocks
     sys.stiffness_blocks = [b for b in blocks if hasattr(b, "forces")]
     sys.mass_blocks = [b for b in blocks if b.mass() is not None]

@@ -14,29 +14,35 @@ if TYPE_CHECKING:
 
 
 class Node:
-    """A point of the model with coordinates ``(x, y)`` [m]. Its DOFs are x, y and, when a
-    beam, rigid body, rotational spring or torque needs it, the rotation rz [rad]."""
+    """A point of the model with coordinates ``(x, y)`` (planar) or ``(x, y, z)`` (spatial
+    models) [m]. Its DOFs are the translations and, when a beam, rigid body, rotational spring or
+    torque needs it, the rotation (rz in the plane; rx, ry, rz in space) [rad]."""
 
-    __slots__ = ("id", "x", "y", "name", "internal", "_model")
+    __slots__ = ("id", "x", "y", "z", "name", "internal", "_model")
 
     def __init__(self, model: "Model", id: int, x: float, y: float, name: str | None,
-                 internal: bool = False) -> None:
+                 internal: bool = False, z: float = 0.0) -> None:
         self._model = model
         self.id = id
         self.x = x
         self.y = y
+        self.z = z
         self.name = name
         self.internal = internal
 
     @property
     def position(self) -> np.ndarray:
-        """Reference position ``(x, y)`` [m]."""
+        """Reference position ``(x, y)`` or ``(x, y, z)`` [m] (the model's dimension)."""
+        if getattr(self._model, "dim", 2) == 3:
+            return np.array([self.x, self.y, self.z])
         return np.array([self.x, self.y])
 
     def __repr__(self) -> str:
         label = "ground" if self.internal and self.name == "ground" else f"node {self.id}"
         if self.name and self.name != "ground":
             label += f" '{self.name}'"
+        if getattr(self._model, "dim", 2) == 3:
+            return f"{label} at ({self.x:g}, {self.y:g}, {self.z:g})"
         return f"{label} at ({self.x:g}, {self.y:g})"
 
 

@@ -11,13 +11,22 @@ import numpy as np
 
 from . import space as spaces
 from .errors import ModelError
-from .space import DOF_NAMES
 
 if TYPE_CHECKING:
     from .model import Model
 
 
 def number_dofs(sys, model: Model, space: str) -> None:
+    dim = getattr(model, "dim", 2)
+    if dim == 3:
+        space = "spatial"
+    elif space == "spatial":
+        raise ModelError("the 'spatial' configuration space is for spatial models "
+                         "(fb.Model(dim=3)); planar models use 'planar' or 'planar-complex'")
+    names = model.dof_names
+    width = len(names)
+    sys.dim = dim
+    sys.dof_names = names
     needs_rot = set()
     for e in model.beams:
         needs_rot.update(n.id for n in e["nodes"])
@@ -32,11 +41,15 @@ def number_dofs(sys, model: Model, space: str) -> None:
             raise ModelError(f"add_torque on {load.node}: the node has no rotation DOF (only "
                              "trusses, springs or point masses attach to it); apply the "
                              "torque to a node of a beam or rigid body")
+        if load.follower and load.node.id not in needs_rot:
+            raise ModelError(f"follower {load.kind} on {load.node}: the node has no rotation "
+                             "for the load to follow; apply it to a node of a beam or rigid "
+                             "body")
     n_nodes = len(model.nodes)
-    node_dofs = np.full((n_nodes, 3), -1, dtype=np.int64)
+    node_dofs = np.full((n_nodes, width), -1, dtype=np.int64)
     count = 0
     for node in model.nodes:
-        k = 3 if node.id in needs_rot else 2
+        k = width if node.id in needs_rot else dim
         node_dofs[node.id, :k] = np.arange(count, count + k)
         count += k
     sys.node_dofs = node_dofs
@@ -53,28 +66,27 @@ def number_dofs(sys, model: Model, space: str) -> None:
     # q holds displacements and rotation increments: the state is exact to full relative
     # precision even for tiny strains far from the origin; X is the reference coordinate
     # of each DOF (0 for rotations), so positions are X + q.
-    X = np.array([[n.x, n.y] for n in model.nodes])
+    X = np.array([[n.x, n.y, n.z][:dim] for n in model.nodes])
     sys.X = np.zeros(count)
-    sys.X[node_dofs[:, 0]] = X[:, 0]
-    sys.X[node_dofs[:, 1]] = X[:, 1]
+    for k in range(dim):
+        sys.X[node_dofs[:, k]] = X[:, k]
     sys.space = spaces.make(space, node_dofs, count, sys.X)
     sys.nq = sys.space.nq
     sys.q0 = sys.space.q0
     sys.gather = sys.space.gather
     real = [n.id for n in model.nodes if not n.internal] or [0]
-    sys.length = max(float(np.ptp(X[real, 0])), float(np.ptp(X[real, 1])), 1e-3)
+    sys.length = max(max(float(np.ptp(X[real, k])) for k in range(dim)), 1e-3)
     is_fixed = np.zeros(count, dtype=bool)
     for nid, dofs in model.supports.items():
         node = model.nodes[nid]
         for d in dofs:
-            if d == "rz*":
-                d = "rz"
-                if node_dofs[nid, 2] < 0:
-                    continue
-            j = DOF_NAMES.index(d)
+            optional = d.endswith("*")
+            j = names.index(d.rstrip("*"))
             if node_dofs[nid, j] < 0:
-                raise ModelError(f"fix {node}: the node has no rotation DOF 'rz' (no beam or "
-                                 "rigid body attaches to it); fix only 'x' and 'y'")
+                if optional:
+                    continue
+                raise ModelError(f"fix {node}: the node has no rotation DOF {d!r} (no beam or "
+                                 "rigid body attaches to it); fix only its translations")
             is_fixed[node_dofs[nid, j]] = True
     sys.is_fixed = is_fixed
     sys.free = np.flatnonzero(~is_fixed)
@@ -84,7 +96,7 @@ def number_dofs(sys, model: Model, space: str) -> None:
     free_index[sys.free] = np.arange(sys.n_free)
     sys.free_index = free_index
     owner = np.full((count, 2), -1, dtype=np.int64)
-    for j in range(3):
+    for j in range(width):
         ok = node_dofs[:, j] >= 0
         owner[node_dofs[ok, j], 0] = np.flatnonzero(ok)
         owner[node_dofs[ok, j], 1] = j
@@ -93,12 +105,12 @@ def number_dofs(sys, model: Model, space: str) -> None:
     sys.v0 = np.zeros(count)
     for nid, val in model.initial_velocity.items():
         d = node_dofs[nid]
-        sys.v0[d[0]], sys.v0[d[1]] = val[0], val[1]
-        if d[2] >= 0 and not np.isnan(val[2]):
-            sys.v0[d[2]] = val[2]
+        sys.v0[d[:dim]] = val[:dim]
+        if d[dim] >= 0 and not np.isnan(val[dim]):
+            sys.v0[d[dim:]] = val[dim:]
     sys.gvec = np.zeros(count)
-    sys.gvec[node_dofs[:, 0]] = sys.gravity[0]
-    sys.gvec[node_dofs[:, 1]] = sys.gravity[1]
+    for k in range(dim):
+        sys.gvec[node_dofs[:, k]] = sys.gravity[k]
 
 
 def check_nodes(sys, model: "Model") -> None:

@@ -14,16 +14,19 @@ LoadValue = Union[float, tuple, list, np.ndarray, Callable[[float], object]]
 
 @dataclass
 class NodalLoad:
-    """A force (``kind='force'``, value (fx, fy) [N]) or a torque (``kind='torque'``, value m_z
-    [N m]) on one node; ``value`` may be a constant or a function of time ``t`` [s]."""
+    """A force (``kind='force'``, value (fx, fy) [N], or (fx, fy, fz) in space) or a torque
+    (``kind='torque'``, value m_z [N m], or (mx, my, mz) in space) on one node; ``value`` may be
+    a constant or a function of time ``t`` [s]. ``follower``: given in the node's axes."""
 
     node: object
     kind: str
     value: LoadValue
+    dim: int = 2
+    follower: bool = False
 
     @property
     def width(self) -> int:
-        return 2 if self.kind == "force" else 1
+        return self.dim if self.kind == "force" else (1 if self.dim == 2 else 3)
 
     @property
     def is_constant(self) -> bool:
@@ -44,7 +47,9 @@ class NodalLoad:
         except (TypeError, ValueError):
             raise ModelError(f"{self.kind} on {self.node}: value {raw!r} is not numeric") from None
         if val.size != self.width:
-            want = "(fx, fy)" if self.kind == "force" else "a scalar moment"
+            want = {(2, "force"): "(fx, fy)", (3, "force"): "(fx, fy, fz)",
+                    (2, "torque"): "a scalar moment", (3, "torque"): "(mx, my, mz)"}[
+                (self.dim, self.kind)]
             raise ModelError(f"{self.kind} on {self.node}: expected {want}, got {raw!r}")
         if not np.all(np.isfinite(val)):
             where = f" at t = {t:g} s" if callable(self.value) else ""

@@ -28,7 +28,7 @@ class Measures:
 
     def strain_energy(self, q: np.ndarray) -> float:
         """Elastic energy stored in all elements and springs [J]."""
-        return float(sum(b.strain_energy(self.gather(q, b.dofs)).sum()
+        return float(sum(b.strain_energy(self.pose(b, q)).sum()
                          for b in self.stiffness_blocks))
 
     def kinetic_energy(self, q: np.ndarray, v: np.ndarray) -> float:
@@ -36,7 +36,7 @@ class Measures:
         T = sum(0.5 * np.einsum("ni,nij,nj->", v[b.dofs], self._Me[id(b)], v[b.dofs])
                 for b in self.mass_blocks)
         for b in self.nonlinear_inertia:
-            T += b.kinetic_energy(self.gather(q, b.dofs), v[b.dofs]).sum()
+            T += b.kinetic_energy(self.pose(b, q), v[b.dofs]).sum()
         return float(T)
 
     def momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -45,7 +45,7 @@ class Measures:
         for b in self.mass_blocks:
             self._add_vector(p, b, np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
         for b in self.nonlinear_inertia:
-            self._add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(self.gather(q, b.dofs)),
+            self._add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(self.pose(b, q)),
                                              v[b.dofs]))
         return p
 
@@ -65,13 +65,13 @@ class Measures:
         u = self.space.difference(q, self.q0)
         V = -float(self.f_gravity @ u)
         for b in self.nonlinear_inertia:
-            V += float(b.gravity_potential(self.gather(q, b.dofs), self.gravity,
-                                           self.gather(self.q0, b.dofs)).sum())
+            V += float(b.gravity_potential(self.pose(b, q), self.gravity,
+                                           self.pose(b, self.q0)).sum())
         return V
 
     def resultants(self, q: np.ndarray) -> dict[str, np.ndarray]:
         """Stress resultants per element family: ``{family: (n, 3)}`` with (N, V, M) [N, N, N m]."""
-        return {b.family: b.resultants(self.gather(q, b.dofs)) for b in self.stiffness_blocks}
+        return {b.family: b.resultants(self.pose(b, q)) for b in self.stiffness_blocks}
 
     def inverted_elements(self, q: np.ndarray, q_prev: np.ndarray | None = None) -> list[str]:
         """Labels of the beam and truss elements that have passed through zero length: a beam
@@ -81,7 +81,7 @@ class Measures:
         bad = []
         for b in self.stiffness_blocks:
             if b.family == "beam":
-                stretch = 1.0 + b.strains(self.gather(q, b.dofs))[:, 0]
+                stretch = 1.0 + b.strains(self.pose(b, q))[:, 0]
                 bad += [b.label(int(i)) for i in np.flatnonzero(stretch <= 0.0)]
             elif b.family == "truss" and q_prev is not None:
                 def chord(qq):

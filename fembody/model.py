@@ -6,35 +6,52 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from .conditions import Conditions
 from .errors import ModelError
-from .loads import LoadValue, NodalLoad, check_time_function
+from .loads import NodalLoad
 from .bodies import Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody
 from .elements.modal import ModalBodyRef
-from .materials import Material, Section, check_number
-from .space import DOF_NAMES
+from . import modelcheck as chk
+from .materials import Material, Section
+from .space import DOF_NAMES, DOF_NAMES_3D
 
 if TYPE_CHECKING:
     from .system import System
 
 
 
-class Model:
-    """A planar structure or mechanism.
+class Model(Conditions):
+    """A planar or spatial structure or mechanism.
 
     Parameters
     ----------
-    gravity : gravitational acceleration vector (gx, gy) [m/s^2], default no gravity.
+    gravity : gravitational acceleration vector (gx, gy) [m/s^2], or (gx, gy, gz) for
+        ``dim=3``; default no gravity.
     name : label used in output.
+    dim : 2 (planar, the default: nodes (x, y), DOFs x, y, rz) or 3 (spatial: nodes (x, y, z),
+        DOFs x, y, z, rx, ry, rz; rotations stored as unit quaternions).
 
     Build it with ``add_node``, ``add_beam``, ``add_truss``, ``add_mass``, ``add_rigid_body``,
     ``add_spring``, ``add_rotational_spring``; support it with ``fix``; load it with
     ``add_force`` / ``add_torque``; then ``compile()`` or hand it to a solver.
     """
 
-    def __init__(self, gravity: Sequence[float] = (0.0, 0.0), name: str = "model") -> None:
-        g = np.asarray(gravity, dtype=float).reshape(-1)
-        if g.size != 2 or not np.all(np.isfinite(g)):
-            raise ModelError(f"Model: gravity must be a finite 2-vector (gx, gy), got {gravity!r}")
+    def __init__(self, gravity: Sequence[float] | None = None, name: str = "model",
+                 dim: int = 2) -> None:
+        if dim not in (2, 3) or isinstance(dim, bool):
+            raise ModelError(f"Model: dim must be 2 (planar) or 3 (spatial), got {dim!r}")
+        self.dim = dim
+        self.dof_names = DOF_NAMES if dim == 2 else DOF_NAMES_3D
+        g = np.zeros(dim) if gravity is None else gravity
+        try:
+            g = np.asarray(g, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            g = np.full(1, np.nan)
+        if g.size != dim or not np.all(np.isfinite(g)):
+            hint = ("; for a spatial model pass dim=3" if dim == 2 and g.size == 3 else "")
+            raise ModelError(f"Model: gravity must be a finite {dim}-vector "
+                             f"{'(gx, gy)' if dim == 2 else '(gx, gy, gz)'}, got {gravity!r}"
+                             f"{hint}")
         self.gravity = g
         self.name = name
         self.nodes: list[Node] = []
@@ -52,34 +69,22 @@ class Model:
         self.modal_bodies: list = []
         self.initial_velocity: dict[int, np.ndarray] = {}
         self.contacts: list = []
-        self.ground = self._new_node(0.0, 0.0, "ground", internal=True)
-        self.supports[self.ground.id] = {"x", "y", "rz*"}
+        self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
+        self.supports[self.ground.id] = set(self._all_dofs())
 
     # ------------------------------------------------------------------ nodes
-    def _new_node(self, x: float, y: float, name: str | None, internal: bool = False) -> Node:
-        node = Node(self, len(self.nodes), x, y, name, internal)
+    def _new_node(self, p: Sequence[float], name: str | None, internal: bool = False) -> Node:
+        z = p[2] if len(p) > 2 else 0.0
+        node = Node(self, len(self.nodes), p[0], p[1], name, internal, z)
         self.nodes.append(node)
         return node
 
     def add_node(self, position: Sequence[float], name: str | None = None) -> Node:
-        """Add a node at ``position`` (x, y) [m] and return it."""
-        p = self._point(position, "add_node")
-        return self._new_node(p[0], p[1], name)
+        """Add a node at ``position`` (x, y) or, in a spatial model, (x, y, z) [m]."""
+        return self._new_node(self._point(position, "add_node"), name)
 
-    @staticmethod
-    def _point(p: object, where: str) -> tuple[float, float]:
-        try:
-            arr = np.asarray(p, dtype=float).reshape(-1)
-        except (TypeError, ValueError):
-            raise ModelError(f"{where}: position {p!r} is not a pair of numbers (x, y)") from None
-        if arr.size == 3 and arr[2] != 0.0:
-            raise ModelError(f"{where}: position {p!r} lies out of the x-y plane; fembody models "
-                             "are planar (z must be 0)")
-        if arr.size not in (2, 3):
-            raise ModelError(f"{where}: position {p!r} must be (x, y)")
-        if not np.all(np.isfinite(arr)):
-            raise ModelError(f"{where}: position {p!r} has NaN or infinite coordinates")
-        return float(arr[0]), float(arr[1])
+    def _point(self, p: object, where: str) -> tuple[float, ...]:
+        return chk.point(p, where, self.dim)
 
     def node(self, ref: NodeLike, where: str = "model") -> Node:
         """Resolve a Node or a node index of this model; raise ModelError otherwise."""
@@ -101,26 +106,6 @@ class Model:
         return self.add_node(self._point(ref, where))
 
     # --------------------------------------------------------------- elements
-    @staticmethod
-    def _mass_kind(mass: str, where: str) -> bool:
-        if mass not in ("consistent", "lumped"):
-            raise ModelError(f"{where}: mass must be 'consistent' or 'lumped', got {mass!r}")
-        return mass == "lumped"
-
-    @staticmethod
-    def _check_props(material: Material, section: Section, where: str, beam: bool) -> None:
-        if not isinstance(material, Material):
-            raise ModelError(f"{where}: material must be a fembody.Material, got {material!r}")
-        if not isinstance(section, Section):
-            raise ModelError(f"{where}: section must be a fembody.Section, got {section!r}")
-        if beam and section.I <= 0.0:
-            raise ModelError(f"{where}: a beam needs a positive second moment of area I; "
-                             f"section '{section.name}' has I = {section.I}")
-
-    def _check_length(self, a: Node, b: Node, what: str) -> None:
-        if math.hypot(b.x - a.x, b.y - a.y) <= 1e-12 * max(1.0, abs(a.x), abs(a.y)):
-            raise ModelError(f"{what}: zero length, {a} and {b} coincide; move one node or "
-                             "remove the element")
 
     def add_truss(self, a: NodeLike, b: NodeLike, material: Material, section: Section,
                   strain: str = "engineering", mass: str = "consistent") -> ElementRef:
@@ -131,46 +116,58 @@ class Model:
         """
         where = f"add_truss (truss element {len(self.trusses)})"
         a, b = self.node(a, where), self.node(b, where)
-        self._check_props(material, section, where, beam=False)
+        chk.check_props(material, section, where, beam=False)
         if strain not in ("engineering", "green"):
             raise ModelError(f"{where}: strain must be 'engineering' or 'green', got {strain!r}")
         ref = ElementRef("truss", len(self.trusses), (a, b))
-        self._check_length(a, b, repr(ref))
+        chk.check_length(a, b, repr(ref))
         self.trusses.append(dict(nodes=(a, b), material=material, section=section,
-                                 green=strain == "green", lumped=self._mass_kind(mass, where)))
+                                 green=strain == "green", lumped=chk.mass_kind(mass, where)))
         return ref
 
     def add_beam(self, start: PointLike, end: PointLike, n: int = 1, *, material: Material,
-                 section: Section, mass: str = "consistent", name: str | None = None) -> Body:
+                 section: Section, mass: str = "consistent", name: str | None = None,
+                 orientation: Sequence[float] | None = None) -> Body:
         """Mesh the straight line ``start`` -> ``end`` into ``n`` beam elements.
 
-        ``start``/``end`` are existing Nodes (to connect to them) or points (x, y) [m]. Returns a
-        :class:`Body` with ``.nodes``, ``.first``, ``.last``, ``.elements``.
-        """
+        ``start``/``end`` are existing Nodes (to connect to them) or points [m]. ``mass``:
+        'consistent' or 'lumped' translational mass. ``orientation`` (spatial models only): a
+        vector [-] that, with the beam axis, spans the section's local x-y plane (local z is
+        normal to both); default: local z along the global Z made normal to the beam (a beam in
+        the x-y plane bends in it about local z, as a planar beam does), or local y = global Y
+        for a beam along Z. The section's ``Iz`` governs bending in the local x-y plane, ``Iy``
+        out of it. Returns a :class:`Body` with ``.nodes``, ``.first``, ``.last``,
+        ``.elements``."""
         where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
-        self._check_props(material, section, where, beam=True)
+        chk.check_props(material, section, where, beam=True, dim=self.dim)
+        if orientation is not None and self.dim == 2:
+            raise ModelError(f"{where}: orientation is for spatial models (fb.Model(dim=3)); "
+                             "planar beams bend in the x-y plane")
         a = self._node_or_point(start, where)
         b = self._node_or_point(end, where)
-        self._check_length(a, b, where)
+        chk.check_length(a, b, where)
+        orient = chk.orientation(a, b, orientation, where) if self.dim == 3 else None
+        pa, pb = np.array([a.x, a.y, a.z]), np.array([b.x, b.y, b.z])
         nodes = [a]
         for i in range(1, n):
-            s = i / n
-            nodes.append(self._new_node(a.x + s * (b.x - a.x), a.y + s * (b.y - a.y), None))
+            nodes.append(self._new_node(tuple(pa + (i / n) * (pb - pa)), None))
         nodes.append(b)
         body = Body(name or f"beam {len(self.bodies)}", nodes)
         for p, q in zip(nodes[:-1], nodes[1:]):
-            body.elements.append(self._beam_element(p, q, material, section, mass, body.name))
+            body.elements.append(self._beam_element(p, q, material, section, mass, body.name,
+                                                    orient))
         self.bodies.append(body)
         return body
 
     def _beam_element(self, a: Node, b: Node, material: Material, section: Section, mass: str,
-                      body: str) -> ElementRef:
+                      body: str, orientation: np.ndarray | None = None) -> ElementRef:
         """Append one beam element between existing nodes (properties already checked)."""
         ref = ElementRef("beam", len(self.beams), (a, b))
         self.beams.append(dict(nodes=(a, b), material=material, section=section,
-                               lumped=self._mass_kind(mass, repr(ref)), body=body))
+                               lumped=chk.mass_kind(mass, repr(ref)), body=body,
+                               orientation=orientation))
         return ref
 
     def add_body(self, mesh, material: Material | None = None, section: Section | None = None,
@@ -193,16 +190,17 @@ class Model:
         Returns a :class:`fembody.bodies.MeshBody`: ``nodes_in("clamp")``, ``node_in("load")``
         and ``nodes_where(lambda x, y: x < 1e-9)`` select nodes for supports, loads, joints."""
         from .meshes import read_line_mesh
+        self._spatial_only("add_body (mesh import)")
         body_name = name or f"mesh {len(self.bodies)}"
         where = f"add_body ('{body_name}')"
         lm = read_line_mesh(mesh, where, material, section, kind, groups, cell_data, merge_tol,
                             other_cells)
-        node_of = {p: self._new_node(float(lm.points[p, 0]), float(lm.points[p, 1]), None)
+        node_of = {p: self._new_node((float(lm.points[p, 0]), float(lm.points[p, 1])), None)
                    for p in lm.nodes}
         elements, element_groups, checked = [], {}, set()
         for i, (c, (mat, sec), group) in enumerate(zip(lm.conn, lm.props, lm.groups)):
             if (id(mat), id(sec)) not in checked:
-                self._check_props(mat, sec, f"{where}: line cell {i} (group {group!r})",
+                chk.check_props(mat, sec, f"{where}: line cell {i} (group {group!r})",
                                   beam=kind == "beam")
                 checked.add((id(mat), id(sec)))
             a, b = node_of[int(c[0])], node_of[int(c[1])]
@@ -218,21 +216,24 @@ class Model:
     def add_mass(self, node: NodeLike, m: float) -> None:
         """Attach a point mass ``m`` [kg] to ``node``."""
         node = self.node(node, "add_mass")
-        m = _positive(m, f"add_mass on {node}: mass")
+        m = chk.positive(m, f"add_mass on {node}: mass")
         self.masses.append(dict(node=node, m=m))
 
-    def add_rigid_body(self, node: PointLike, mass: float, inertia: float,
-                       offset: Sequence[float] = (0.0, 0.0)) -> RigidBody:
-        """Attach a planar rigid body to ``node`` (or to a new node at a point).
+    def add_rigid_body(self, node: PointLike, mass: float, inertia,
+                       offset: Sequence[float] | None = None) -> RigidBody:
+        """Attach a rigid body to ``node`` (or to a new node at a point).
 
-        ``mass`` [kg]; ``inertia`` about the centre of mass [kg m^2]; ``offset`` the centre of
-        mass relative to the node in the reference configuration [m].
+        ``mass`` [kg]; ``inertia`` about the centre of mass [kg m^2]: a number in the plane; in
+        space three principal values or a symmetric 3x3 tensor in the node's (reference =
+        global) axes; ``offset`` the centre of mass relative to the node in the reference
+        configuration [m] (default: at the node).
         """
         node = self._node_or_point(node, "add_rigid_body")
         where = f"add_rigid_body on {node}"
-        m = _positive(mass, f"{where}: mass")
-        J = _positive(inertia, f"{where}: inertia")
-        c = self._point(offset, f"{where}: offset")
+        m = chk.positive(mass, f"{where}: mass")
+        J = (chk.positive(inertia, f"{where}: inertia") if self.dim == 2 else
+             chk.inertia_tensor(inertia, where))
+        c = self._point((0.0,) * self.dim if offset is None else offset, f"{where}: offset")
         body = RigidBody(node, m, J, c, len(self.rigid_bodies))
         self.rigid_bodies.append(body)
         return body
@@ -243,11 +244,12 @@ class Model:
         node at ``at`` [m] (default: where it was in its template) and its frame turned by
         ``angle`` [rad]. Returns a ``ModalBodyRef``: attach joints, loads and springs to its
         ``.node``; ``.positions(result)`` gives the mesh motion."""
+        self._spatial_only("add_modal_body")
         if not (hasattr(modal, "invariants") and hasattr(modal, "phi_t")):
             raise ModelError(f"add_modal_body: expected a fembody.reduced.ModalBody, got "
                              f"{type(modal).__name__}")
         p = self._point(modal.origin if at is None else at, "add_modal_body")
-        node = self._new_node(p[0], p[1], name or modal.name)
+        node = self._new_node(p, name or modal.name)
         ref = ModalBodyRef(node, modal, float(angle), len(self.modal_bodies))
         self.modal_bodies.append(ref)
         return ref
@@ -265,14 +267,14 @@ class Model:
             b = self.node(b, where)
         else:
             p = self._point(b, where)
-            b = self._new_node(p[0], p[1], "anchor", internal=True)
-            self.supports[b.id] = {"x", "y"}
-        k = _nonnegative(k, f"{where}: stiffness k")
-        c = _nonnegative(c, f"{where}: damping c")
+            b = self._new_node(p, "anchor", internal=True)
+            self.supports[b.id] = {d for d in self.dof_names if not d.startswith("r")}
+        k = chk.nonnegative(k, f"{where}: stiffness k")
+        c = chk.nonnegative(c, f"{where}: damping c")
         ref = ElementRef("spring", len(self.springs), (a, b))
-        self._check_length(a, b, repr(ref))
-        l0 = math.hypot(b.x - a.x, b.y - a.y) if length is None else _positive(
-            length, f"{where}: rest length")
+        chk.check_length(a, b, repr(ref))
+        l0 = float(np.linalg.norm(b.position - a.position)) if length is None else \
+            chk.positive(length, f"{where}: rest length")
         self.springs.append(dict(nodes=(a, b), k=k, c=c, l0=l0))
         return ref
 
@@ -282,52 +284,17 @@ class Model:
         nodes ``a`` and ``b`` (``b=None``: between ``a`` and the ground). ``k`` [N m/rad],
         ``c`` [N m s/rad], ``angle`` the unstressed relative rotation [rad]."""
         where = f"add_rotational_spring (rotational spring {len(self.rotational_springs)})"
+        self._spatial_only("add_rotational_spring")
         a = self.node(a, where)
         b = self.ground if b is None else self.node(b, where)
-        k = _nonnegative(k, f"{where}: stiffness k")
-        c = _nonnegative(c, f"{where}: damping c")
+        k = chk.nonnegative(k, f"{where}: stiffness k")
+        c = chk.nonnegative(c, f"{where}: damping c")
         if not math.isfinite(angle):
             raise ModelError(f"{where}: angle must be finite")
         ref = ElementRef("rotational spring", len(self.rotational_springs), (a, b))
         # stored as (ground-or-a, other) so that eps = theta_b - theta_a - angle
         self.rotational_springs.append(dict(nodes=(a, b), k=k, c=c, angle=float(angle)))
         return ref
-
-    # ---------------------------------------------------- supports and loads
-    def fix(self, node: NodeLike, *dofs: str) -> None:
-        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (default:
-        all the node has)."""
-        node = self.node(node, "fix")
-        if not dofs:
-            dofs = ("x", "y", "rz*")
-        for d in dofs:
-            if d not in DOF_NAMES and d != "rz*":
-                raise ModelError(f"fix {node}: unknown DOF {d!r}; use 'x', 'y' or 'rz'")
-        self.supports.setdefault(node.id, set()).update(dofs)
-
-    def add_force(self, node: NodeLike, force: LoadValue) -> NodalLoad:
-        """Apply a force (fx, fy) [N] at ``node``: constant, or a function of time t [s]."""
-        return self._add_load(node, "force", force)
-
-    def add_torque(self, node: NodeLike, torque: LoadValue) -> NodalLoad:
-        """Apply a moment m_z [N m] at ``node``: constant, or a function of time t [s]."""
-        return self._add_load(node, "torque", torque)
-
-    def _add_load(self, node: NodeLike, kind: str, value: LoadValue) -> NodalLoad:
-        where = f"add_{kind}"
-        node = self.node(node, where)
-        check_time_function(value, f"{where} on {node}")
-        load = NodalLoad(node, kind, value)
-        if load.is_constant:
-            load.evaluate(0.0)          # shape and finiteness checked now, not at solve time
-        self.loads.append(load)
-        return load
-
-    def set_damping(self, alpha: float = 0.0, beta: float = 0.0) -> None:
-        """Rayleigh damping C = alpha M + beta K: ``alpha`` [1/s] on all masses, ``beta`` [s] on
-        the strain rates of beams and trusses (objective: rigid motion is not damped)."""
-        self.rayleigh = (_nonnegative(alpha, "set_damping: alpha"),
-                         _nonnegative(beta, "set_damping: beta"))
 
     # ------------------------------------------------------------------ joints
     def add_joint(self, joint):
@@ -363,36 +330,12 @@ class Model:
         within one step; for e = 1 only at round-off level). Returns the
         :class:`fembody.contact.Contact`."""
         from .contact import make_contact
+        self._spatial_only("add_contact")
         c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
                          exponent=exponent, rest_velocity=rest_velocity, name=name)
         self.contacts.append(c)
         return c
-
-    def set_velocity(self, node: NodeLike, velocity: Sequence[float] = (0.0, 0.0),
-                     omega: float | None = None) -> None:
-        """Initial velocity (vx, vy) [m/s] and, for nodes with a rotation DOF, angular velocity
-        ``omega`` [rad/s] of ``node`` for dynamic analyses."""
-        node = self.node(node, "set_velocity")
-        v = np.asarray(velocity, dtype=float).reshape(-1)
-        if v.size != 2 or not np.all(np.isfinite(v)):
-            raise ModelError(f"set_velocity on {node}: velocity must be finite (vx, vy)")
-        w = np.nan if omega is None else float(omega)
-        if omega is not None and not math.isfinite(w):
-            raise ModelError(f"set_velocity on {node}: omega must be finite")
-        self.initial_velocity[node.id] = np.array([v[0], v[1], w])
-
-    def set_rigid_velocity(self, omega: float, center: Sequence[float] = (0.0, 0.0),
-                           velocity: Sequence[float] = (0.0, 0.0)) -> None:
-        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s] plus a
-        rotation ``omega`` [rad/s] about ``center`` [m]."""
-        c = self._point(center, "set_rigid_velocity")
-        for node in self.nodes:
-            if node.internal:
-                continue
-            vx = velocity[0] - omega * (node.y - c[1])
-            vy = velocity[1] + omega * (node.x - c[0])
-            self.set_velocity(node, (vx, vy), omega)
 
     # ----------------------------------------------------------------- output
     def compile(self, space: str | None = None) -> "System":
@@ -408,11 +351,3 @@ class Model:
         return (f"Model '{self.name}': {len(self.nodes) - 1} nodes, {len(self.beams)} beams, "
                 f"{len(self.trusses)} trusses, {len(self.masses)} masses, "
                 f"{len(self.rigid_bodies)} rigid bodies, {len(self.springs)} springs")
-
-
-def _positive(value: float, what: str) -> float:
-    return check_number(value, what, strict=True)
-
-
-def _nonnegative(value: float, what: str) -> float:
-    return check_number(value, what, strict=False)

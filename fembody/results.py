@@ -128,38 +128,66 @@ class Result:
             self._cache["coordinates"] = u
         return u if dofs is None else u[:, dofs]
 
+    @property
+    def dim(self) -> int:
+        """2 (planar) or 3 (spatial)."""
+        return getattr(self.space, "dim", 2)
+
     def position(self, node) -> np.ndarray:
-        """Current position (n, 2) [m] of ``node``."""
-        d = self._dofs(node)
-        return self.X[d[:2]] + self.space.gather(self.q, d[:2])
+        """Current position (n, 2) or, in space, (n, 3) [m] of ``node``."""
+        d = self._dofs(node)[:self.dim]
+        return self.X[d] + self.space.gather(self.q, d)
 
     def displacement(self, node) -> np.ndarray:
-        """Displacement (n, 2) [m] of ``node`` from its reference position."""
-        d = self._dofs(node)
-        return self.space.gather(self.q, d[:2]) - self.space.gather(self.q0, d[:2])
+        """Displacement (n, 2) or (n, 3) [m] of ``node`` from its reference position."""
+        d = self._dofs(node)[:self.dim]
+        return self.space.gather(self.q, d) - self.space.gather(self.q0, d)
 
-    def rotation(self, node) -> np.ndarray:
-        """Rotation (n,) [rad] of ``node`` (its cross-section or rigid-body angle increment,
-        continuous through full turns)."""
+    def rotation(self, node, as_: str = "matrix") -> np.ndarray:
+        """Rotation of ``node`` per state. Planar: the angle (n,) [rad] (its cross-section or
+        rigid-body angle increment, continuous through full turns). Spatial: the rotation
+        matrices (n, 3, 3) (columns: the node's axes in the global frame), or with
+        ``as_="quaternion"`` unit quaternions (n, 4) (w first), or ``as_="vector"`` the
+        rotation vector from the reference (n, 3) [rad]."""
         d = self._dofs(node)
-        if d[2] < 0:
+        if d[self.dim] < 0:
             raise ModelError(f"Result: node {node} has no rotation DOF")
+        if self.dim == 3:
+            nid = int(np.flatnonzero((self.node_dofs == d).all(axis=1))[0])
+            choices = {"matrix": lambda: self.space.frames(self.q)[:, nid],
+                       "quaternion": lambda: self.space.rotations(self.q)[:, nid],
+                       "vector": lambda: self.space.coordinates(self.q)[:, d[3:]]}
+            if as_ not in choices:
+                raise ModelError(f"Result.rotation: as_ must be one of {tuple(choices)}, got "
+                                 f"{as_!r}")
+            return choices[as_]()
         if self.space.additive:
             return self.q[:, d[2]]
         return self.coordinates(d[2])
 
     def velocity(self, node) -> np.ndarray:
-        """Velocity (n, 2) [m/s] of ``node``."""
+        """Velocity (n, 2) or (n, 3) [m/s] of ``node``."""
         if self.v is None:
             raise ModelError("Result: this analysis has no velocities (it is static)")
-        return self.v[:, self._dofs(node)[:2]]
+        return self.v[:, self._dofs(node)[:self.dim]]
+
+    def angular_velocity(self, node) -> np.ndarray:
+        """Angular velocity of ``node`` [rad/s]: (n,) planar; (n, 3) spatial, in the node's own
+        (material) axes."""
+        if self.v is None:
+            raise ModelError("Result: this analysis has no velocities (it is static)")
+        d = self._dofs(node)
+        if d[self.dim] < 0:
+            raise ModelError(f"Result: node {node} has no rotation DOF")
+        return self.v[:, d[2]] if self.dim == 2 else self.v[:, d[3:]]
 
     def reaction(self, node) -> np.ndarray:
-        """Support reaction (n, 3) = (Fx [N], Fy [N], Mz [N m]) at ``node`` (zero where the
-        DOF is free or absent)."""
+        """Support reaction per state at ``node``: (n, 3) = (Fx [N], Fy [N], Mz [N m]) planar,
+        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) spatial, the moments on the node's material
+        rotation DOFs (zero where the DOF is free or absent)."""
         d = self._dofs(node)
         R = self.reactions
-        out = np.zeros((len(self), 3))
+        out = np.zeros((len(self), len(d)))
         ok = d >= 0
         out[:, ok] = R[:, d[ok]]
         return out
@@ -181,13 +209,14 @@ class Result:
         return factor * self.lam[:, rows]
 
     def resultants(self, family: str = "beam", step: int | None = None) -> np.ndarray:
-        """Stress resultants (n_states, n_elements, 3) = (N, V, M) of an element family, or
-        (n_elements, 3) of the saved state ``step`` alone."""
+        """Stress resultants (n_states, n_elements, k) of an element family, or (n_elements, k)
+        of the saved state ``step`` alone: planar (N, V, M) [N, N, N m]; spatial beams
+        (N, Vy, Vz, T, My, Mz) in the section frame; spatial bars (N,)."""
         sys = self._need_system("resultants")
         block = sys.block(family)
         if step is not None:
-            return block.resultants(sys.gather(self.q[step], block.dofs))
-        return np.array([block.resultants(sys.gather(q, block.dofs)) for q in self.q])
+            return block.resultants(sys.pose(block, self.q[step]))
+        return np.array([block.resultants(sys.pose(block, q)) for q in self.q])
 
     def _need_system(self, what: str) -> "System":
         if self.system is None:

@@ -29,10 +29,13 @@ import math
 
 import numpy as np
 
+from . import rotations as rot
 from .elements import compiled
 
-SPACES = ("planar", "planar-complex")
+SPACES = ("planar", "planar-complex")       # the spaces of planar models
+SPATIAL = "spatial"                          # the space of every spatial model
 DOF_NAMES = ("x", "y", "rz")        # the velocity DOFs of a planar node, in their order
+DOF_NAMES_3D = ("x", "y", "z", "rx", "ry", "rz")   # ... and of a spatial node
 _default = "planar"
 
 
@@ -40,7 +43,7 @@ def set_default(name: str) -> str:
     """Make ``name`` (one of :data:`SPACES`) the space of models compiled from now on;
     returns the previous default."""
     global _default
-    if name not in SPACES:
+    if name not in SPACES:  # (spatial models always get the spatial space)
         raise ValueError(f"unknown configuration space {name!r}; choose from {SPACES}")
     old, _default = _default, name
     return old
@@ -65,6 +68,8 @@ class PlanarSpace:
     """
 
     name = "planar"
+    dim = 2
+    dof_names = DOF_NAMES
     additive = True
     chart_radius = math.inf
 
@@ -224,7 +229,141 @@ class PlanarComplexSpace(PlanarSpace):
         return {**super().state(), "space": np.array(self.name)}
 
 
-_CLASSES = {"planar": PlanarSpace, "planar-complex": PlanarComplexSpace}
+class SpatialSpace:
+    """Spatial nodes (x, y, z[, rx, ry, rz]): translations additive, each rotation stored as a
+    unit quaternion ``(w, x, y, z)`` and updated in the *material* form,
+    ``Q <- Q exp(Theta / 2)`` (``R <- R exp(hat(Theta))``), so a rotation vector increment
+    ``Theta`` and the angular velocity are in the node's own frame (see
+    :mod:`fembody.rotations`). Never Euler angles: any number of full turns is exact.
+
+    ``q`` holds the displacements of the translational DOFs (in velocity-DOF order) followed by
+    one quaternion per node with a rotation: ``nq = n_translational + 4 n_rotating``. Blocks of
+    spatial elements read node poses with :meth:`poses` (positions and rotation matrices);
+    :meth:`gather` serves translational-only blocks (point masses, contacts). Node frames are
+    the global axes in the reference configuration.
+    """
+
+    name = "spatial"
+    dim = 3
+    dof_names = DOF_NAMES_3D
+    additive = False
+    # the index-1 family integrates in a chart q_a exp(psi): keep |psi| well inside pi
+    chart_radius = 1.0
+
+    def __init__(self, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> None:
+        self.node_dofs = np.asarray(node_dofs, dtype=np.int64)
+        self.nv = int(nv)
+        self.X = np.asarray(X, float)
+        nd = self.node_dofs
+        self.rotation = np.zeros(self.nv, dtype=bool)
+        has_rot = nd[:, 3] >= 0
+        self.rot_nodes = np.flatnonzero(has_rot)
+        self._rot_v = nd[self.rot_nodes, 3:6]                      # (m, 3)
+        self.rotation[self._rot_v.ravel()] = True
+        self._lin_v = np.flatnonzero(~self.rotation)
+        n_lin = len(self._lin_v)
+        qi = np.full(self.nv, -1, dtype=np.int64)
+        qi[self._lin_v] = np.arange(n_lin)
+        self._qi = qi
+        m = len(self.rot_nodes)
+        self._quat = n_lin + 4 * np.arange(m)[:, None] + np.arange(4)      # (m, 4) q indices
+        self.nq = n_lin + 4 * m
+        self.q0 = np.zeros(self.nq)
+        self.q0[self._quat[:, 0]] = 1.0
+        # per node: q index of its x, y, z and row of its quaternion (-1: none)
+        self._node_q = qi[np.maximum(nd[:, :3], 0)]
+        self._node_rot = np.full(len(nd), -1, dtype=np.int64)
+        self._node_rot[self.rot_nodes] = np.arange(m)
+        self._node_X = self.X[np.maximum(nd[:, :3], 0)]
+
+    # ----------------------------------------------------------------- moves
+    def _rotate(self, out: np.ndarray, theta: np.ndarray) -> None:
+        Q = out[..., self._quat]
+        out[..., self._quat] = rot.quat_normalize(rot.quat_mul(Q, rot.quat_exp(theta)))
+
+    def update(self, q: np.ndarray, dv: np.ndarray) -> np.ndarray:
+        """``q`` moved by ``dv (nv,)``: translations added, rotations composed on the right
+        with ``exp(Theta)`` (material increments)."""
+        out = np.array(q, dtype=float, copy=True)
+        out[..., self._qi[self._lin_v]] += dv[..., self._lin_v]
+        self._rotate(out, dv[..., self._rot_v])
+        return out
+
+    def update_free(self, q, dv, free, out=None):
+        full = np.zeros(q.shape[:-1] + (self.nv,))
+        full[..., free] = dv
+        res = self.update(q, full)
+        if out is None:
+            return res
+        out[...] = res
+        return out
+
+    def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
+        """``dv`` with ``update(q0, dv) == q1``: rotations ``log(Q0^-1 Q1)`` (material, the
+        shorter way round)."""
+        dv = np.empty(np.shape(q1)[:-1] + (self.nv,))
+        li = self._qi[self._lin_v]
+        dv[..., self._lin_v] = q1[..., li] - q0[..., li]
+        dv[..., self._rot_v] = rot.quat_log(rot.quat_mul(rot.quat_conj(q0[..., self._quat]),
+                                                         q1[..., self._quat]))
+        return dv
+
+    def normalize(self, q: np.ndarray) -> np.ndarray:
+        out = np.array(q, dtype=float, copy=True)
+        out[..., self._quat] = rot.quat_normalize(out[..., self._quat])
+        return out
+
+    # ------------------------------------------------------------- measures
+    def coordinates(self, q: np.ndarray) -> np.ndarray:
+        """Displacements and, for rotations, the rotation vector of each node's rotation from
+        the reference ``(..., nv)`` (angle in [0, pi])."""
+        x = np.empty(np.shape(q)[:-1] + (self.nv,))
+        x[..., self._lin_v] = q[..., self._qi[self._lin_v]]
+        x[..., self._rot_v] = rot.quat_log(q[..., self._quat])
+        return x
+
+    def gather(self, q: np.ndarray, dofs: np.ndarray) -> np.ndarray:
+        """Coordinates of the velocity DOFs ``dofs`` (translational blocks: displacements)."""
+        if not self.rotation[dofs].any():
+            return q[..., self._qi[dofs]]
+        return self.coordinates(q)[..., dofs]
+
+    def poses(self, q: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Positions ``(*nodes.shape, 3)`` [m] and rotation matrices ``(*nodes.shape, 3, 3)``
+        of the nodes ``nodes`` (integer array; -1 is the ground: origin and identity; a node
+        without rotation reads the identity)."""
+        nodes = np.asarray(nodes)
+        safe = np.maximum(nodes, 0)
+        ground = (nodes < 0)[..., None]
+        x = np.where(ground, 0.0, self._node_X[safe] + q[..., self._node_q[safe]])
+        R = rot.quat_to_matrix(self.rotations(q)[..., safe, :])
+        if ground.any():
+            R = np.where(ground[..., None], np.eye(3), R)
+        return x, R
+
+    def positions(self, q: np.ndarray) -> np.ndarray:
+        """Node positions ``(..., n_nodes, 3)`` [m]."""
+        return self._node_X + q[..., self._node_q]
+
+    def rotations(self, q: np.ndarray) -> np.ndarray:
+        """Node rotations as unit quaternions ``(..., n_nodes, 4)`` (w first; identity where a
+        node has no rotation)."""
+        Q = np.zeros(np.shape(q)[:-1] + (len(self.node_dofs), 4))
+        Q[..., 0] = 1.0
+        Q[..., self.rot_nodes, :] = q[..., self._quat]
+        return Q
+
+    def frames(self, q: np.ndarray) -> np.ndarray:
+        """Node rotation matrices ``(..., n_nodes, 3, 3)`` (columns: the node's axes)."""
+        return rot.quat_to_matrix(self.rotations(q))
+
+    def state(self) -> dict:
+        return {"space": np.array(self.name), "node_dofs": self.node_dofs,
+                "nv": np.array(self.nv), "X": self.X}
+
+
+_CLASSES = {"planar": PlanarSpace, "planar-complex": PlanarComplexSpace,
+            "spatial": SpatialSpace}
 
 
 def make(name: str, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> PlanarSpace:

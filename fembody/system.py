@@ -22,47 +22,15 @@ import scipy.sparse as sp
 from . import space as spaces
 from .blocks import build_blocks
 from .dofs import check_nodes, fingerprint, number_dofs
-from .elements import compiled
 from .errors import ModelError
 from .joints.compile import compile_joints
+from .constraints import Constraints, matvec
 from .measures import Measures
 from .patterns import Pattern
-from .space import DOF_NAMES
+from .turning import TurningLoads
 
 if TYPE_CHECKING:
     from .model import Model, Node
-
-
-@dataclass
-class ConstraintEval:
-    """Constraint state: ``phi``, CSR data of B, constraint forces ``B^T lam`` (all DOFs) and
-    the geometric stiffness data (or None)."""
-
-    phi: np.ndarray
-    Bdata: np.ndarray
-    force: np.ndarray
-    G: np.ndarray | None
-
-
-def _matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
-    """``A x`` for a CSC matrix with n rows: compiled for small matrices, where SciPy's call
-    overhead dominates; SciPy's loop is faster above ~1e4 entries (measured on a beam's M)."""
-    if compiled.AVAILABLE and len(A.data) < 10000:     # (A.nnz is a slow property)
-        return compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
-    return A @ x
-
-
-@dataclass
-class SaddlePattern:
-    """CSC pattern of the augmented matrix and where S, B, B^T and the (2,2) diagonal land."""
-
-    n: int
-    indptr: np.ndarray
-    indices: np.ndarray
-    pos_S: np.ndarray
-    pos_B: np.ndarray
-    pos_BT: np.ndarray
-    pos_D: np.ndarray
 
 
 @dataclass
@@ -75,7 +43,7 @@ class Scatter:
     pos: np.ndarray       # (n, k*k) position of every entry, -1 where a DOF is fixed
 
 
-class System(Measures):
+class System(Measures, Constraints):
     """A compiled model. Build it with ``model.compile()``.
 
     Attributes: ``n_dof`` (all DOFs), ``free``/``fixed`` (global DOF indices), ``node_dofs``
@@ -89,6 +57,7 @@ class System(Measures):
         build_blocks(self, model)
         self._build_contacts(model)
         compile_joints(self, model)
+        self.turning_loads = TurningLoads(self, model)
         check_nodes(self, model)
         self._build_pattern()
         self._build_constraint_pattern()
@@ -112,7 +81,8 @@ class System(Measures):
         keys = [np.arange(nf, dtype=np.int64) * (nf + 1)]   # the diagonal is always present
         local = []
         joints = [b for b in self.joint_blocks if not b.linear]
-        for b in self.blocks + joints + self.contact_groups:
+        extra = [self.turning_loads] if self.turning_loads else []
+        for b in self.blocks + joints + self.contact_groups + extra:
             fi = (self._joint_free_index(b) if b in joints else self.free_index[b.dofs])
             k = fi.shape[1]
             r = np.broadcast_to(fi[:, :, None], (fi.shape[0], k, k)).ravel()
@@ -147,139 +117,18 @@ class System(Measures):
         self._M_csc.eliminate_zeros()       # in place: hence the copies of the shared pattern
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
+        d = self.dim
         for load in model.loads:
-            dofs = self.node_dofs[load.node.id, :2] if load.kind == "force" else \
-                self.node_dofs[load.node.id, 2:3]
+            if self.turning_loads.takes(load, d):
+                continue
+            dofs = self.node_dofs[load.node.id, :d] if load.kind == "force" else \
+                self.node_dofs[load.node.id, d:]
             if load.is_constant:
                 self.f_const[dofs] += load.evaluate(0.0)
             else:
                 self.variable_loads.append((dofs, load))
         self._load_cache: tuple[float, np.ndarray] | None = None
 
-    # -------------------------------------------------------------- joints
-    def _joint_free_index(self, blk) -> np.ndarray:
-        return np.where(blk.mask, self.free_index[np.where(blk.mask, blk.dofs, 0)], -1)
-
-    def _build_constraint_pattern(self) -> None:
-        """CSR pattern of B (n_con x n_free) with each block's scatter positions."""
-        nf, keys, local = self.n_free, [], []
-        for blk in self.joint_blocks:
-            fi = self._joint_free_index(blk)                     # (n, k)
-            n, k, m = fi.shape[0], fi.shape[1], blk.m
-            rows = np.broadcast_to(blk.rows[:, :, None], (n, m, k)).ravel()
-            cols = np.broadcast_to(fi[:, None, :], (n, m, k)).ravel()
-            sel = np.flatnonzero(cols >= 0)
-            key = rows[sel] * nf + cols[sel]
-            local.append((blk, sel, key))
-            keys.append(key)
-        pat = Pattern(self.n_con, nf, keys)                      # CSR: rows are major
-        self.B_indices, self.B_indptr, self.B_nnz = pat.indices, pat.indptr, pat.nnz
-        self.B_scatter = {id(b): (sel, pat.positions(key)) for b, sel, key in local}
-
-    def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
-                    hessian: bool = True) -> "ConstraintEval":
-        """Constraint values ``phi (n_con,)``, the CSR data of ``B`` on the free DOFs, the
-        constraint forces ``B^T lam`` on all DOFs (zero without ``lam``) and, with ``lam`` and
-        ``hessian``, the CSC data (K pattern) of the geometric stiffness ``d(B^T lam)/dq`` (None
-        when every joint is linear in q)."""
-        if self._constB is None:
-            self._build_constant_B(q, t)
-        phi = np.empty(self.n_con)
-        # the shared constant part is handed out read-only when no block adds to it
-        Bdata = self._constB if self._all_constant_B else self._constB.copy()
-        if lam is not None and self._constBT is not None:
-            fc = _matvec(self.n_dof, self._constBT, lam)
-        else:
-            fc = np.zeros(self.n_dof)
-        G = None
-        for blk in self.joint_blocks:
-            x = blk.gather(self.gather(q, blk.safe_dofs))
-            ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
-            phi[blk.rows] = ph
-            if blk.constant_B:
-                continue
-            sel, pos = self.B_scatter[id(blk)]
-            Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
-            if lam is not None:
-                lb = lam[blk.rows]
-                fe = (B * lb[:, :, None]).sum(axis=1)
-                fc += np.bincount(blk.flat_dofs, fe.reshape(-1)[blk.flat_sel], minlength=self.n_dof)
-                if H is not None:
-                    G = np.zeros(self.nnz) if G is None else G
-                    self._add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
-        return ConstraintEval(phi, Bdata, fc, G)
-
-    def _build_constant_B(self, q: np.ndarray, t: float) -> None:
-        """B data and B^T (all DOFs) of the joint blocks whose Jacobian never changes."""
-        self._constB = np.zeros(self.B_nnz)
-        rows, cols, vals = [], [], []
-        for blk in self.joint_blocks:
-            if not blk.constant_B:
-                continue
-            _, B, _ = blk.evaluate(blk.gather(self.gather(q, blk.safe_dofs)), t, False)
-            sel, pos = self.B_scatter[id(blk)]
-            self._constB += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
-            n, m, k = B.shape
-            r = np.broadcast_to(blk.rows[:, :, None], (n, m, k))
-            c = np.broadcast_to(blk.dofs[:, None, :], (n, m, k))
-            ok = np.broadcast_to(blk.mask[:, None, :], (n, m, k))
-            rows.append(r[ok])
-            cols.append(c[ok])
-            vals.append(B[ok])
-        self._all_constant_B = all(b.constant_B for b in self.joint_blocks)
-        self._constB.flags.writeable = not self._all_constant_B
-        self._constBT = None
-        if rows:
-            self._constBT = sp.csc_matrix((np.concatenate(vals), (np.concatenate(cols),
-                                                                  np.concatenate(rows))),
-                                          shape=(self.n_dof, self.n_con))
-
-    def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``."""
-        pt, ptt = np.zeros(self.n_con), np.zeros(self.n_con)
-        for blk in self.joint_blocks:
-            if blk.rheonomic:
-                a, b = blk.rates(t)
-                pt[blk.rows], ptt[blk.rows] = a, b
-        return pt, ptt
-
-    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
-        """``v^T H_i v`` per constraint row: the velocity-squared term of the acceleration-level
-        constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``)."""
-        out = np.zeros(self.n_con)
-        for blk in self.joint_blocks:
-            if blk.linear:
-                continue
-            x = blk.gather(self.gather(q, blk.safe_dofs))
-            ve = np.where(blk.mask, v[blk.dofs], 0.0)
-            _, _, H = blk.evaluate(x, t, True)
-            if H is not None:
-                out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
-        return out
-
-    def B_matrix(self, Bdata: np.ndarray) -> sp.csr_matrix:
-        """Constraint Jacobian on the free DOFs, (n_con, n_free)."""
-        return sp.csr_matrix((Bdata, self.B_indices, self.B_indptr),
-                             shape=(self.n_con, self.n_free))
-
-    def saddle_pattern(self):
-        """CSC pattern of ``[[S, B^T], [B, D]]`` and the positions of S's, B's, B^T's and D's
-        entries in its data array (built once, cached)."""
-        if getattr(self, "_saddle", None) is not None:
-            return self._saddle
-        nf, m = self.n_free, self.n_con
-        N = nf + m
-        Sc = np.repeat(np.arange(nf), np.diff(self.indptr))
-        kS = Sc.astype(np.int64) * N + self.indices
-        Br = np.repeat(np.arange(m), np.diff(self.B_indptr)).astype(np.int64)
-        Bc = self.B_indices.astype(np.int64)
-        kB = Bc * N + (nf + Br)               # B at (nf + row, col)
-        kBT = (nf + Br) * N + Bc               # B^T at (col, nf + row)
-        kD = (nf + np.arange(m, dtype=np.int64)) * (N + 1)
-        pat = Pattern(N, N, [kS, kB, kBT, kD])
-        self._saddle = SaddlePattern(N, pat.indptr, pat.indices,
-                                     *(pat.positions(k) for k in (kS, kB, kBT, kD)))
-        return self._saddle
 
     # ------------------------------------------------------------ assembly
     def _add_matrix(self, data: np.ndarray, block, Ke: np.ndarray, scale: float = 1.0) -> None:
@@ -314,7 +163,7 @@ class System(Measures):
         for b in self.stiffness_blocks:
             if hasattr(b, "assemble") and self._assemble(b, q, f, K):
                 continue
-            x = self.gather(q, b.dofs)
+            x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
             fe, Ke, Ce = b.forces(x, ve, tangent)
             self._add_vector(f, b, fe)
@@ -332,7 +181,7 @@ class System(Measures):
                 C = alpha * self.M_const if C is None else C + alpha * self.M_const
             for b in self.nonlinear_inertia:
                 # alpha M(q) v: the inertial kernel with a = v and no angular rate
-                x, ve = self.gather(q, b.dofs), v[b.dofs]
+                x, ve = self.pose(b, q), v[b.dofs]
                 fe, Ke, _ = b.inertial(x, np.zeros_like(ve), ve, tangent)
                 self._add_vector(f, b, alpha * fe)
                 if tangent:
@@ -358,10 +207,13 @@ class System(Measures):
         or None."""
         f = self.nodal_loads(t) + self.f_gravity
         Kl = None
+        if self.turning_loads:
+            f = f.copy()
+            Kl = self.turning_loads.add(q, t, f, tangent)        # -df_ext/dq
         if self.nonlinear_inertia and np.any(self.gravity != 0.0):
             f = f.copy()
             for b in self.nonlinear_inertia:
-                fe, dK = b.gravity(self.gather(q, b.dofs), self.gravity, tangent)
+                fe, dK = b.gravity(self.pose(b, q), self.gravity, tangent)
                 self._add_vector(f, b, fe)
                 if tangent:
                     Kl = np.zeros(self.nnz) if Kl is None else Kl
@@ -375,7 +227,7 @@ class System(Measures):
         q = self.q0 if q is None else q
         M = self.M_const.copy()
         for b in self.nonlinear_inertia:
-            self._add_matrix(M, b, b.mass_at(self.gather(q, b.dofs)))
+            self._add_matrix(M, b, b.mass_at(self.pose(b, q)))
         return M
 
     def mass_matrix(self, q: np.ndarray | None = None) -> sp.csc_matrix:
@@ -403,7 +255,7 @@ class System(Measures):
 
     def mass_product(self, a_free: np.ndarray) -> np.ndarray:
         """``M a`` on the free DOFs for the constant mass matrix."""
-        return _matvec(self.n_free, self._M_csc, a_free)
+        return matvec(self.n_free, self._M_csc, a_free)
 
     def inertial_forces_free(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
                              tangent: bool = True):
@@ -421,7 +273,7 @@ class System(Measures):
                 Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
             for b in self.nonlinear_inertia:
                 d = b.dofs
-                fe, Ke, Ce = b.inertial(self.gather(q, d), v[d], a[d], tangent)
+                fe, Ke, Ce = b.inertial(self.pose(b, q), v[d], a[d], tangent)
                 self._add_vector(f, b, fe)
                 if tangent:
                     self._add_matrix(Kin, b, Ke)
@@ -429,6 +281,14 @@ class System(Measures):
         return f, M, Kin, Cin
 
     # ------------------------------------------------------------ state
+    def pose(self, block, q: np.ndarray):
+        """What a block's kernels read at ``q``: spatial blocks the positions and rotation
+        matrices of their ``nodes`` (``space.poses``), the others the coordinates of their
+        ``dofs`` (``space.gather``)."""
+        if getattr(block, "spatial", False):
+            return self.space.poses(q, block.nodes)
+        return self.gather(q, block.dofs)
+
     def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         """The configuration ``q`` moved by the free-DOF increment ``dq`` (a new array; the
         configuration space composes: adds translations, rotates rotations)."""
@@ -450,11 +310,12 @@ class System(Measures):
         return out
 
     def dof(self, node: "Node | int", name: str) -> int:
-        """Global index of DOF ``name`` ('x', 'y', 'rz') of ``node``."""
+        """Global index of DOF ``name`` ('x', 'y', 'rz'; in space also 'z', 'rx', 'ry') of
+        ``node``."""
         node = self.model.node(node, "dof")
-        if name not in DOF_NAMES:
-            raise ModelError(f"unknown DOF {name!r}; use 'x', 'y' or 'rz'")
-        j = self.node_dofs[node.id, DOF_NAMES.index(name)]
+        if name not in self.dof_names:
+            raise ModelError(f"unknown DOF {name!r}; use one of {', '.join(self.dof_names)}")
+        j = self.node_dofs[node.id, self.dof_names.index(name)]
         if j < 0:
             raise ModelError(f"{node} has no DOF {name!r}")
         return int(j)
@@ -464,7 +325,7 @@ class System(Measures):
         if i in self.extra_labels:
             return self.extra_labels[i]
         nid, j = self._dof_owner[i]
-        return f"{self.model.nodes[nid]} {DOF_NAMES[j]}"
+        return f"{self.model.nodes[nid]} {self.dof_names[j]}"
 
     # ------------------------------------------------------- post-processing
     def block(self, family: str):

@@ -21,7 +21,7 @@ class PointMassBlock:
         return self._labels[i] if self._labels else f"point mass {i}"
 
     def mass(self) -> np.ndarray:
-        return self.m[:, None, None] * np.eye(2)[None]
+        return self.m[:, None, None] * np.eye(self.dofs.shape[1])[None]
 
 
 class RigidBodyBlock:

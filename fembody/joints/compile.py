@@ -13,7 +13,6 @@ import numpy as np
 
 from ..elements.modal import rotation_matrix
 from ..errors import ModelError
-from ..space import DOF_NAMES
 from .blocks import DistanceBlock, LinearBlock, PointBlock, SliderBlock
 from .modal import ModalPinBlock
 
@@ -99,9 +98,9 @@ def _distance(sys, j, groups: dict) -> None:
 @builder("Driver")
 def _driver(sys, j, groups: dict) -> None:
     where = j.label
-    if j.dof not in DOF_NAMES:
+    if j.dof not in sys.dof_names:
         raise ModelError(f"{where}: unknown DOF {j.dof!r}; use 'x', 'y' or 'rz'")
-    i = sys.node_dofs[j.node.id, DOF_NAMES.index(j.dof)]
+    i = sys.node_dofs[j.node.id, sys.dof_names.index(j.dof)]
     if i < 0:
         raise ModelError(f"{where}: {j.node} has no DOF {j.dof!r}")
     if sys.is_fixed[i]:
@@ -123,9 +122,9 @@ def _driver(sys, j, groups: dict) -> None:
 def _support(sys, j, groups: dict) -> None:
     where = j.label
     for dn in j.dofs:
-        if dn not in DOF_NAMES:
+        if dn not in sys.dof_names:
             raise ModelError(f"{where}: unknown DOF {dn!r}; use 'x', 'y' or 'rz'")
-        i = sys.node_dofs[j.node.id, DOF_NAMES.index(dn)]
+        i = sys.node_dofs[j.node.id, sys.dof_names.index(dn)]
         if i < 0:
             raise ModelError(f"{where}: {j.node} has no DOF {dn!r}")
         groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, None))

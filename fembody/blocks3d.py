@@ -1,0 +1,76 @@
+"""The element blocks of a compiled spatial model (``Model(dim=3)``)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .elements import PointMassBlock
+from .elements.beam3d import straight_reference
+from .elements.spatial import Beam3DBlock, GyroBlock, Rigid3DBlock, Truss3DBlock
+from .errors import ModelError
+
+if TYPE_CHECKING:
+    from .model import Model
+
+
+def _pairs(items) -> np.ndarray:
+    return np.array([[n.id for n in it["nodes"]] for it in items], dtype=np.int64).reshape(-1, 2)
+
+
+def _coords(model, nid: np.ndarray) -> np.ndarray:
+    P = np.array([[n.x, n.y, n.z] for n in model.nodes])
+    return P[nid]
+
+
+def build_blocks3d(sys, model: Model) -> list:
+    nd = sys.node_dofs
+    if model.rayleigh[1] > 0.0:
+        raise ModelError("set_damping: beta (strain-rate) damping is planar only for now; in "
+                         "spatial models use alpha (mass-proportional) damping")
+    if model.springs:
+        raise ModelError("add_spring is planar only for now; in a spatial model use a truss "
+                         "element (add_truss) for an axial spring")
+    blocks: list = []
+    rotary = np.zeros((len(model.nodes), 3, 3))
+    if model.beams:
+        e = model.beams
+        nid = _pairs(e)
+        X = _coords(model, nid)
+        C, _ = straight_reference(X, np.array([b["orientation"] for b in e]))
+        st = [b["section"].beam3d(b["material"]) for b in e]
+        stiff = np.array([[s.EA, s.GA_y, s.GA_z, s.GJ, s.EI_y, s.EI_z] for s in st])
+        inert = np.array([[s.rhoA, s.rhoJ, s.rhoI_y, s.rhoI_z] for s in st])
+        labels = [f"beam element {i} of '{b['body']}' (nodes {nid[i, 0]}-{nid[i, 1]})"
+                  for i, b in enumerate(e)]
+        blk = Beam3DBlock(nid, np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1), X, C,
+                          stiff, inert, np.array([b["lumped"] for b in e]), labels)
+        blocks.append(blk)
+        J = blk.rotary_inertia()
+        np.add.at(rotary, nid[:, 0], J[:, 0])
+        np.add.at(rotary, nid[:, 1], J[:, 1])
+    if model.trusses:
+        e = model.trusses
+        nid = _pairs(e)
+        labels = [f"truss element {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
+        blocks.append(Truss3DBlock(
+            nid, np.concatenate([nd[nid[:, 0], :3], nd[nid[:, 1], :3]], axis=1),
+            _coords(model, nid),
+            EA=[t["material"].E * t["section"].A for t in e],
+            rhoA=[t["material"].rho * t["section"].A for t in e],
+            green=[t["green"] for t in e], lumped=[t["lumped"] for t in e], labels=labels))
+    if model.masses:
+        nid = np.array([m["node"].id for m in model.masses], dtype=np.int64)
+        blocks.append(PointMassBlock(nd[nid, :3], [m["m"] for m in model.masses],
+                                     labels=[f"point mass on node {i}" for i in nid]))
+    if model.rigid_bodies:
+        rbs = model.rigid_bodies
+        nid = np.array([rb.node.id for rb in rbs], dtype=np.int64)
+        blocks.append(Rigid3DBlock(nid, nd[nid], [rb.mass for rb in rbs],
+                                   [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
+                                   labels=[f"rigid body {rb.index} on node {rb.node.id}"
+                                           for rb in rbs]))
+    spinning = np.flatnonzero(np.abs(rotary).reshape(len(rotary), -1).max(axis=1) > 0.0)
+    if spinning.size:
+        blocks.append(GyroBlock(spinning, nd[spinning, 3:6], rotary[spinning]))
+    return blocks

@@ -1,0 +1,103 @@
+"""What acts on a model besides its bodies: supports, loads, damping and initial velocities.
+A mixin of :class:`fembody.model.Model` (one of its jobs, kept apart from building bodies,
+elements and joints)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from . import modelcheck as chk
+from .bodies import NodeLike
+from .errors import ModelError
+from .loads import LoadValue, NodalLoad, check_time_function
+
+
+class Conditions:
+    """Supports (``fix``), loads (``add_force``/``add_torque``), damping (``set_damping``) and
+    initial velocities (``set_velocity``, ``set_rigid_velocity``) of the Model it is mixed
+    into."""
+
+    def _all_dofs(self) -> tuple[str, ...]:
+        """Every DOF name, rotations marked optional ('rz*': only where the node has one)."""
+        return tuple(d + "*" if d.startswith("r") else d for d in self.dof_names)
+
+    def _spatial_only(self, what: str) -> None:
+        if self.dim == 3:
+            raise ModelError(f"{what} is not available in spatial models yet (planar models "
+                             "only)")
+
+    # ---------------------------------------------------- supports and loads
+    def fix(self, node: NodeLike, *dofs: str) -> None:
+        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (planar) or
+        'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); no names or ``"all"``: every DOF the node
+        has (a clamp)."""
+        node = self.node(node, "fix")
+        if not dofs or dofs == ("all",):
+            dofs = self._all_dofs()
+        for d in dofs:
+            if d not in self.dof_names and d.rstrip("*") not in self.dof_names:
+                raise ModelError(f"fix {node}: unknown DOF {d!r}; use "
+                                 f"{', '.join(repr(n) for n in self.dof_names)} or 'all'")
+        self.supports.setdefault(node.id, set()).update(dofs)
+
+    def add_force(self, node: NodeLike, force: LoadValue, *, follower: bool = False
+                  ) -> NodalLoad:
+        """Apply a force (fx, fy) or, in space, (fx, fy, fz) [N] at ``node``: constant, or a
+        function of time t [s]. ``follower=True`` (spatial models): the force is given in the
+        node's own axes and turns with the node (its load stiffness enters the tangent)."""
+        return self._add_load(node, "force", force, follower)
+
+    def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
+                   ) -> NodalLoad:
+        """Apply a moment m_z [N m] (planar) or (mx, my, mz) [N m] (spatial) at ``node``:
+        constant, or a function of time t [s]. In space the moment keeps its global direction
+        (with its load stiffness), or with ``follower=True`` is given in the node's axes and
+        turns with it (a 'section-fixed' moment)."""
+        return self._add_load(node, "torque", torque, follower)
+
+    def _add_load(self, node: NodeLike, kind: str, value: LoadValue,
+                  follower: bool = False) -> NodalLoad:
+        where = f"add_{kind}"
+        node = self.node(node, where)
+        check_time_function(value, f"{where} on {node}")
+        if follower and self.dim == 2:
+            raise ModelError(f"{where} on {node}: follower loads are for spatial models "
+                             "(a planar torque always follows; a planar force is global)")
+        load = NodalLoad(node, kind, value, self.dim, bool(follower))
+        if load.is_constant:
+            load.evaluate(0.0)          # shape and finiteness checked now, not at solve time
+        self.loads.append(load)
+        return load
+
+    def set_damping(self, alpha: float = 0.0, beta: float = 0.0) -> None:
+        """Rayleigh damping C = alpha M + beta K: ``alpha`` [1/s] on all masses, ``beta`` [s] on
+        the strain rates of beams and trusses (objective: rigid motion is not damped)."""
+        self.rayleigh = (chk.nonnegative(alpha, "set_damping: alpha"),
+                         chk.nonnegative(beta, "set_damping: beta"))
+
+    def set_velocity(self, node: NodeLike, velocity: Sequence[float] | None = None,
+                     omega=None) -> None:
+        """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
+        angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
+        plane; a 3-vector in space, in the node's axes = global axes at the reference)."""
+        node = self.node(node, "set_velocity")
+        v = chk.vector(np.zeros(self.dim) if velocity is None else velocity,
+                       f"set_velocity on {node}: velocity", self.dim)
+        nw = 1 if self.dim == 2 else 3
+        w = (np.full(nw, np.nan) if omega is None else
+             chk.vector(omega, f"set_velocity on {node}: omega", nw))
+        self.initial_velocity[node.id] = np.concatenate([v, w])
+
+    def set_rigid_velocity(self, omega: float, center: Sequence[float] = (0.0, 0.0),
+                           velocity: Sequence[float] = (0.0, 0.0)) -> None:
+        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s] plus a
+        rotation ``omega`` [rad/s] about ``center`` [m]."""
+        self._spatial_only("set_rigid_velocity")
+        c = self._point(center, "set_rigid_velocity")
+        for node in self.nodes:
+            if node.internal:
+                continue
+            vx = velocity[0] - omega * (node.y - c[1])
+            vy = velocity[1] + omega * (node.x - c[0])
+            self.set_velocity(node, (vx, vy), omega)

@@ -1,0 +1,176 @@
+"""The constraint side of a compiled model: joint rows evaluated at a state (phi, B, B^T lam
+and the geometric stiffness), their time derivatives, and the sparse patterns of B and of the
+saddle-point matrix. A mixin of :class:`fembody.system.System`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .elements import compiled
+from .patterns import Pattern
+
+
+@dataclass
+class ConstraintEval:
+    """Constraint state: ``phi``, CSR data of B, constraint forces ``B^T lam`` (all DOFs) and
+    the geometric stiffness data (or None)."""
+
+    phi: np.ndarray
+    Bdata: np.ndarray
+    force: np.ndarray
+    G: np.ndarray | None
+
+
+@dataclass
+class SaddlePattern:
+    """CSC pattern of the augmented matrix and where S, B, B^T and the (2,2) diagonal land."""
+
+    n: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    pos_S: np.ndarray
+    pos_B: np.ndarray
+    pos_BT: np.ndarray
+    pos_D: np.ndarray
+
+
+
+def matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
+    """``A x`` for a CSC matrix with n rows: compiled for small matrices, where SciPy's call
+    overhead dominates; SciPy's loop is faster above ~1e4 entries (measured on a beam's M)."""
+    if compiled.AVAILABLE and len(A.data) < 10000:     # (A.nnz is a slow property)
+        return compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
+    return A @ x
+
+
+
+
+class Constraints:
+    """Evaluation of the joint blocks of the System it is mixed into."""
+
+    # -------------------------------------------------------------- joints
+    def _joint_free_index(self, blk) -> np.ndarray:
+        return np.where(blk.mask, self.free_index[np.where(blk.mask, blk.dofs, 0)], -1)
+
+    def _build_constraint_pattern(self) -> None:
+        """CSR pattern of B (n_con x n_free) with each block's scatter positions."""
+        nf, keys, local = self.n_free, [], []
+        for blk in self.joint_blocks:
+            fi = self._joint_free_index(blk)                     # (n, k)
+            n, k, m = fi.shape[0], fi.shape[1], blk.m
+            rows = np.broadcast_to(blk.rows[:, :, None], (n, m, k)).ravel()
+            cols = np.broadcast_to(fi[:, None, :], (n, m, k)).ravel()
+            sel = np.flatnonzero(cols >= 0)
+            key = rows[sel] * nf + cols[sel]
+            local.append((blk, sel, key))
+            keys.append(key)
+        pat = Pattern(self.n_con, nf, keys)                      # CSR: rows are major
+        self.B_indices, self.B_indptr, self.B_nnz = pat.indices, pat.indptr, pat.nnz
+        self.B_scatter = {id(b): (sel, pat.positions(key)) for b, sel, key in local}
+
+    def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
+                    hessian: bool = True) -> "ConstraintEval":
+        """Constraint values ``phi (n_con,)``, the CSR data of ``B`` on the free DOFs, the
+        constraint forces ``B^T lam`` on all DOFs (zero without ``lam``) and, with ``lam`` and
+        ``hessian``, the CSC data (K pattern) of the geometric stiffness ``d(B^T lam)/dq`` (None
+        when every joint is linear in q)."""
+        if self._constB is None:
+            self._build_constant_B(q, t)
+        phi = np.empty(self.n_con)
+        # the shared constant part is handed out read-only when no block adds to it
+        Bdata = self._constB if self._all_constant_B else self._constB.copy()
+        if lam is not None and self._constBT is not None:
+            fc = matvec(self.n_dof, self._constBT, lam)
+        else:
+            fc = np.zeros(self.n_dof)
+        G = None
+        for blk in self.joint_blocks:
+            x = blk.gather(self.gather(q, blk.safe_dofs))
+            ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
+            phi[blk.rows] = ph
+            if blk.constant_B:
+                continue
+            sel, pos = self.B_scatter[id(blk)]
+            Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
+            if lam is not None:
+                lb = lam[blk.rows]
+                fe = (B * lb[:, :, None]).sum(axis=1)
+                fc += np.bincount(blk.flat_dofs, fe.reshape(-1)[blk.flat_sel], minlength=self.n_dof)
+                if H is not None:
+                    G = np.zeros(self.nnz) if G is None else G
+                    self._add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
+        return ConstraintEval(phi, Bdata, fc, G)
+
+    def _build_constant_B(self, q: np.ndarray, t: float) -> None:
+        """B data and B^T (all DOFs) of the joint blocks whose Jacobian never changes."""
+        self._constB = np.zeros(self.B_nnz)
+        rows, cols, vals = [], [], []
+        for blk in self.joint_blocks:
+            if not blk.constant_B:
+                continue
+            _, B, _ = blk.evaluate(blk.gather(self.gather(q, blk.safe_dofs)), t, False)
+            sel, pos = self.B_scatter[id(blk)]
+            self._constB += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
+            n, m, k = B.shape
+            r = np.broadcast_to(blk.rows[:, :, None], (n, m, k))
+            c = np.broadcast_to(blk.dofs[:, None, :], (n, m, k))
+            ok = np.broadcast_to(blk.mask[:, None, :], (n, m, k))
+            rows.append(r[ok])
+            cols.append(c[ok])
+            vals.append(B[ok])
+        self._all_constant_B = all(b.constant_B for b in self.joint_blocks)
+        self._constB.flags.writeable = not self._all_constant_B
+        self._constBT = None
+        if rows:
+            self._constBT = sp.csc_matrix((np.concatenate(vals), (np.concatenate(cols),
+                                                                  np.concatenate(rows))),
+                                          shape=(self.n_dof, self.n_con))
+
+    def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``."""
+        pt, ptt = np.zeros(self.n_con), np.zeros(self.n_con)
+        for blk in self.joint_blocks:
+            if blk.rheonomic:
+                a, b = blk.rates(t)
+                pt[blk.rows], ptt[blk.rows] = a, b
+        return pt, ptt
+
+    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
+        """``v^T H_i v`` per constraint row: the velocity-squared term of the acceleration-level
+        constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``)."""
+        out = np.zeros(self.n_con)
+        for blk in self.joint_blocks:
+            if blk.linear:
+                continue
+            x = blk.gather(self.gather(q, blk.safe_dofs))
+            ve = np.where(blk.mask, v[blk.dofs], 0.0)
+            _, _, H = blk.evaluate(x, t, True)
+            if H is not None:
+                out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
+        return out
+
+    def B_matrix(self, Bdata: np.ndarray) -> sp.csr_matrix:
+        """Constraint Jacobian on the free DOFs, (n_con, n_free)."""
+        return sp.csr_matrix((Bdata, self.B_indices, self.B_indptr),
+                             shape=(self.n_con, self.n_free))
+
+    def saddle_pattern(self):
+        """CSC pattern of ``[[S, B^T], [B, D]]`` and the positions of S's, B's, B^T's and D's
+        entries in its data array (built once, cached)."""
+        if getattr(self, "_saddle", None) is not None:
+            return self._saddle
+        nf, m = self.n_free, self.n_con
+        N = nf + m
+        Sc = np.repeat(np.arange(nf), np.diff(self.indptr))
+        kS = Sc.astype(np.int64) * N + self.indices
+        Br = np.repeat(np.arange(m), np.diff(self.B_indptr)).astype(np.int64)
+        Bc = self.B_indices.astype(np.int64)
+        kB = Bc * N + (nf + Br)               # B at (nf + row, col)
+        kBT = (nf + Br) * N + Bc               # B^T at (col, nf + row)
+        kD = (nf + np.arange(m, dtype=np.int64)) * (N + 1)
+        pat = Pattern(N, N, [kS, kB, kBT, kD])
+        self._saddle = SaddlePattern(N, pat.indptr, pat.indices,
+                                     *(pat.positions(k) for k in (kS, kB, kBT, kD)))
+        return self._saddle

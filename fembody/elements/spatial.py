@@ -1,0 +1,228 @@
+"""Blocks of the spatial element families on a compiled model's DOF numbering.
+
+Each block reads its nodes' poses from the configuration space (``space.poses``: positions and
+rotation matrices; ``spatial = True`` tells the System to hand them over) and returns element
+vectors and matrices on the velocity DOFs ``(dx global, Theta material)`` of its nodes, in the
+order of ``dofs``. The kernels are :mod:`fembody.elements.beam3d`, :mod:`truss3d` and
+:mod:`rigid3d`; node frames are the global axes in the reference configuration, so a beam
+section's triad is ``L = R_node C`` with its constant reference triad ``C``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import rotations as rot
+from . import beam3d, rigid3d, truss3d
+
+
+def _element_T(C: np.ndarray) -> np.ndarray:
+    """``T = diag(I, C1^T, I, C2^T)`` (n, 12, 12): node increments -> section increments."""
+    n = C.shape[0]
+    T = np.zeros((n, 12, 12))
+    for i in range(2):
+        T[:, 6 * i:6 * i + 3, 6 * i:6 * i + 3] = np.eye(3)
+        T[:, 6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] = np.swapaxes(C, -1, -2)
+    return T
+
+
+class Beam3DBlock:
+    """Geometrically exact (Simo-Reissner) two-node beams, one-point integration
+    (:mod:`fembody.elements.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)`` reference
+    positions; ``C (n, 3, 3)`` reference section triads (columns: beam axis, local y, local z);
+    ``stiff (n, 6) = (EA, GA_y, GA_z, GJ, EI_y, EI_z)``, ``inert (n, 4) = (rhoA, rhoJ, rhoI_y,
+    rhoI_z)``, ``lumped (n,)`` translational mass lumping. Rotary inertia is lumped to the nodes
+    (its gyroscopic part is in :class:`GyroBlock`)."""
+
+    family = "beam"
+    spatial = True
+    Dd = None
+
+    def __init__(self, nodes, dofs, X, C, stiff, inert, lumped, labels=None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        X = np.asarray(X, float)
+        self.C2 = np.repeat(np.asarray(C, float)[:, None], 2, 1)      # (n, 2, 3, 3)
+        self.T = _element_T(np.asarray(C, float))
+        self.L0 = np.linalg.norm(X[:, 1] - X[:, 0], axis=-1)
+        self.Cn = np.ascontiguousarray(stiff[:, :3])
+        self.Cm = np.ascontiguousarray(stiff[:, 3:])
+        self.inert = np.asarray(inert, float)
+        self.lumped = np.asarray(lumped, bool)
+        self.G0, self.K0 = beam3d.reference_strains(X, self.C2, self.L0)
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i] if self._labels else f"beam element {i}"
+
+    def _triads(self, poses):
+        x, R = poses
+        return x, R @ self.C2
+
+    def forces(self, poses, v, tangent):
+        x, L = self._triads(poses)
+        f, K = beam3d.forces_fast(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        f = np.einsum("nji,nj->ni", self.T, f)
+        if K is not None:
+            K = np.swapaxes(self.T, 1, 2) @ K @ self.T
+        return f, K, None
+
+    def strains(self, poses) -> np.ndarray:
+        x, L = self._triads(poses)
+        return beam3d.strains(x, L, self.L0, self.G0, self.K0)
+
+    def strain_energy(self, poses) -> np.ndarray:
+        x, L = self._triads(poses)
+        return beam3d.strain_energy(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm)
+
+    def resultants(self, poses) -> np.ndarray:
+        """(N, Vy, Vz [N], T, My, Mz [N m]) per element in its section frame at mid-length."""
+        x, L = self._triads(poses)
+        return beam3d.resultants(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm)
+
+    def rotary_inertia(self) -> np.ndarray:
+        """Lumped nodal rotary inertia in node axes ``(n, 2, 3, 3)`` [kg m^2]."""
+        J = 0.5 * self.L0[:, None] * self.inert[:, 1:]
+        Js = J[:, None, :, None] * np.eye(3)                           # (n, 1, 3, 3)
+        return self.C2 @ Js @ np.swapaxes(self.C2, -1, -2)
+
+    def mass(self) -> np.ndarray:
+        M = beam3d.mass(self.L0, *self.inert.T, self.lumped)
+        return np.swapaxes(self.T, 1, 2) @ M @ self.T
+
+
+class Truss3DBlock:
+    """Spatial bars (:mod:`fembody.elements.truss3d`): ``nodes (n, 2)``, ``dofs (n, 6)``
+    (translations), ``DX (n, 3)`` reference chords, ``EA``, ``rhoA``, ``green``, ``lumped``."""
+
+    family = "truss"
+    spatial = True
+    Dd = None
+
+    def __init__(self, nodes, dofs, X, EA, rhoA, green, lumped, labels=None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        X = np.asarray(X, float)
+        self.DX = X[:, 1] - X[:, 0]
+        self.EA, self.rhoA = np.asarray(EA, float), np.asarray(rhoA, float)
+        self.green, self.lumped = np.asarray(green, bool), np.asarray(lumped, bool)
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i] if self._labels else f"truss element {i}"
+
+    def forces(self, poses, v, tangent):
+        f, K = truss3d.forces(poses[0], self.DX, self.EA, self.green, tangent)
+        return f, K, None
+
+    def strains(self, poses) -> np.ndarray:
+        return truss3d.strains(poses[0], self.DX, self.green)[:, None]
+
+    def strain_energy(self, poses) -> np.ndarray:
+        return truss3d.strain_energy(poses[0], self.DX, self.EA, self.green)
+
+    def resultants(self, poses) -> np.ndarray:
+        """Axial force N [N] per bar ``(n, 1)``."""
+        return truss3d.axial_force(poses[0], self.DX, self.EA, self.green)[:, None]
+
+    def mass(self) -> np.ndarray:
+        return truss3d.mass(self.DX, self.rhoA, self.lumped)
+
+
+class GyroBlock:
+    """The gyroscopic moments ``W x (J W)`` of constant nodal rotary inertias ``J (n, 3, 3)``
+    (node axes) whose mass ``J`` itself is already in the constant mass matrix. In the material
+    form the inertial moment ``J W' + W x J W`` does not depend on the configuration."""
+
+    family = "gyroscopic"
+    spatial = True
+    constant = False
+
+    def __init__(self, nodes, dofs, J) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)[:, None]
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.J = np.asarray(J, float)
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def mass(self):
+        return None
+
+    def mass_at(self, poses) -> np.ndarray:
+        return np.zeros_like(self.J)
+
+    def inertial(self, poses, v, a, tangent):
+        JW = np.einsum("nij,nj->ni", self.J, v)
+        f = np.cross(v, JW)
+        if not tangent:
+            return f, None, None
+        return f, np.zeros_like(self.J), rot.hat(v) @ self.J - rot.hat(JW)
+
+    def kinetic_energy(self, poses, v) -> np.ndarray:
+        return np.zeros(len(self.J))
+
+    def gravity(self, poses, g, tangent):
+        return np.zeros((len(self.J), 3)), (np.zeros_like(self.J) if tangent else None)
+
+    def gravity_potential(self, poses, g, poses0) -> np.ndarray:
+        return np.zeros(len(self.J))
+
+
+class Rigid3DBlock:
+    """Spatial rigid bodies on their reference nodes (:mod:`fembody.elements.rigid3d`): mass
+    ``m (n,)``, inertia ``Jc (n, 3, 3)`` about the centre of mass in node axes, centre-of-mass
+    offset ``c (n, 3)`` in node axes. ``dofs (n, 6)``."""
+
+    family = "rigid body"
+    spatial = True
+    constant = False
+
+    def __init__(self, nodes, dofs, m, Jc, c, labels=None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)[:, None]
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.m = np.asarray(m, float)
+        self.Jc = np.asarray(Jc, float).reshape(-1, 3, 3)
+        self.c = np.asarray(c, float).reshape(-1, 3)
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i] if self._labels else f"rigid body {i}"
+
+    def mass(self):
+        return None
+
+    @staticmethod
+    def _R(poses):
+        return poses[1][:, 0]
+
+    def mass_at(self, poses) -> np.ndarray:
+        return rigid3d.mass_matrix(self._R(poses), self.m, self.Jc, self.c)
+
+    def inertial(self, poses, v, a, tangent):
+        f, mats = rigid3d.inertial(self._R(poses), v, a, self.m, self.Jc, self.c, tangent)
+        if not tangent:
+            return f, None, None
+        return f, mats[1], mats[2]
+
+    def kinetic_energy(self, poses, v) -> np.ndarray:
+        return rigid3d.kinetic_energy(self._R(poses), v, self.m, self.Jc, self.c)
+
+    def momentum(self, poses, v) -> tuple[np.ndarray, np.ndarray]:
+        return rigid3d.momentum(poses[0][:, 0], self._R(poses), v, self.m, self.Jc, self.c)
+
+    def gravity(self, poses, g, tangent):
+        return rigid3d.gravity(self._R(poses), g, self.m, self.c, tangent)
+
+    def gravity_potential(self, poses, g, poses0) -> np.ndarray:
+        return (rigid3d.gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)
+                - rigid3d.gravity_potential(poses0[0][:, 0], self._R(poses0), g, self.m,
+                                            self.c))

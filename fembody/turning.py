@@ -1,0 +1,64 @@
+"""Loads of spatial models whose nodal values turn with the configuration: moments of fixed
+global direction and follower forces (both act through the node's rotation, so they carry a
+load stiffness). Global forces and follower moments map to constant nodal values and stay in
+the System's constant or time-dependent load vectors.
+
+Material rotation increments (``R <- R exp(hat(Theta))``): a global moment ``M`` does the
+virtual work ``M . (R dTheta)``, so its nodal value is ``R^T M`` with
+``d(R^T M)/dTheta = hat(R^T M)``; a follower force ``F0`` (node axes) is ``R F0`` on the
+translations with ``d(R F0)/dTheta = -R hat(F0)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rotations import hat
+
+
+class TurningLoads:
+    """The configuration-dependent loads of a compiled spatial model, evaluated as one block
+    (``dofs (n, 6)``: the node's x, y, z, rx, ry, rz)."""
+
+    family = "turning loads"
+    spatial = True
+
+    def __init__(self, sys, model) -> None:
+        self.loads = [ld for ld in model.loads if self.takes(ld, sys.dim)]
+        ids = np.array([ld.node.id for ld in self.loads], dtype=np.int64)
+        self.nodes = ids[:, None]
+        self.dofs = sys.node_dofs[ids] if len(ids) else np.zeros((0, 6), dtype=np.int64)
+        self.force = np.array([ld.kind == "force" for ld in self.loads], dtype=bool)
+        self.sys = sys
+
+    @staticmethod
+    def takes(load, dim: int = 3) -> bool:
+        """True for the loads this block owns (spatial global moments, follower forces)."""
+        return dim == 3 and ((load.kind == "torque") != bool(load.follower))
+
+    def __bool__(self) -> bool:
+        return bool(self.loads)
+
+    def __len__(self) -> int:
+        return len(self.loads)
+
+    def add(self, q: np.ndarray, t: float, f: np.ndarray, tangent: bool):
+        """Add the loads at ``(q, t)`` to ``f`` (all DOFs); return the CSC data of their load
+        stiffness ``-df/dq`` (or None without ``tangent``)."""
+        s = self.sys
+        R = s.space.poses(q, self.nodes)[1][:, 0]
+        val = np.array([ld.evaluate(t) for ld in self.loads])          # (n, 3)
+        fe = np.zeros((len(self.loads), 6))
+        Ke = np.zeros((len(self.loads), 6, 6))
+        RF = np.einsum("nij,nj->ni", R, val)                            # follower force
+        RtM = np.einsum("nji,nj->ni", R, val)                           # global moment
+        fe[self.force, :3] = RF[self.force]
+        fe[~self.force, 3:] = RtM[~self.force]
+        # -df/dq
+        Ke[self.force, :3, 3:] = R[self.force] @ hat(val[self.force])
+        Ke[~self.force, 3:, 3:] = -hat(RtM[~self.force])
+        s._add_vector(f, self, fe)
+        if not tangent:
+            return None
+        K = np.zeros(s.nnz)
+        s._add_matrix(K, self, Ke)
+        return K
