@@ -275,6 +275,7 @@ class SpatialSpace:
         self._node_rot = np.full(len(nd), -1, dtype=np.int64)
         self._node_rot[self.rot_nodes] = np.arange(m)
         self._node_X = self.X[np.maximum(nd[:, :3], 0)]
+        self._pose_cache: tuple | None = None
 
     # ----------------------------------------------------------------- moves
     def _rotate(self, out: np.ndarray, theta: np.ndarray) -> None:
@@ -335,11 +336,24 @@ class SpatialSpace:
         nodes = np.asarray(nodes)
         safe = np.maximum(nodes, 0)
         ground = (nodes < 0)[..., None]
-        x = np.where(ground, 0.0, self._node_X[safe] + q[..., self._node_q[safe]])
-        R = rot.quat_to_matrix(self.rotations(q)[..., safe, :])
+        P, F = self._all_poses(q)
+        x, R = P[..., safe, :], F[..., safe, :, :]
         if ground.any():
+            x = np.where(ground, 0.0, x)
             R = np.where(ground[..., None], np.eye(3), R)
         return x, R
+
+    def _all_poses(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # every block asks for poses at the same q several times per Newton iteration: the
+        # frames of all nodes are computed once per distinct q (a copy is the key: solvers
+        # update q in place)
+        c = self._pose_cache
+        if c is not None and c[0].shape == q.shape and np.array_equal(c[0], q):
+            return c[1], c[2]
+        P, F = self.positions(q), self.frames(q)
+        if q.ndim == 1:
+            self._pose_cache = (q.copy(), P, F)
+        return P, F
 
     def positions(self, q: np.ndarray) -> np.ndarray:
         """Node positions ``(..., n_nodes, 3)`` [m]."""
@@ -355,7 +369,9 @@ class SpatialSpace:
 
     def frames(self, q: np.ndarray) -> np.ndarray:
         """Node rotation matrices ``(..., n_nodes, 3, 3)`` (columns: the node's axes)."""
-        return rot.quat_to_matrix(self.rotations(q))
+        F = np.broadcast_to(np.eye(3), np.shape(q)[:-1] + (len(self.node_dofs), 3, 3)).copy()
+        F[..., self.rot_nodes, :, :] = rot.quat_to_matrix(q[..., self._quat])
+        return F
 
     def state(self) -> dict:
         return {"space": np.array(self.name), "node_dofs": self.node_dofs,

@@ -36,7 +36,7 @@ class AugmentedODE:
                  linear_solver: str = "auto") -> None:
         self.sys = system
         self.alpha, self.beta = float(alpha), float(beta)
-        self.solver = saddle_solver(system, linear_solver)
+        self.solver = saddle_solver(system, linear_solver, symmetric=True)
         self.nf = system.n_free
         self.last_lam = np.zeros(system.n_con)
         self.last_qdd = np.zeros(system.n_dof)
@@ -109,7 +109,7 @@ def project(system: System, q: np.ndarray, v: np.ndarray, t: float, *,
     if s.n_con == 0:
         return q, v, 0.0
     tol = 1e-12 * s.length if tol is None else tol
-    solver = saddle_solver(s, "auto")
+    solver = saddle_solver(s, "auto", symmetric=True)
     W = s.mass_data(q) if mass_weighted else _identity_data(s)
     zeros = np.zeros(s.n_free)
     ce = s.constraints(q, t)

@@ -284,9 +284,14 @@ class SaddlePointSolver:
     def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
                  S_indices: np.ndarray | None = None, S_indptr: np.ndarray | None = None,
                  B_indices: np.ndarray | None = None, B_indptr: np.ndarray | None = None,
-                 S_diag: np.ndarray | None = None) -> None:
+                 S_diag: np.ndarray | None = None, symmetric: bool = True) -> None:
         if method not in self.METHODS:
             raise ModelError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
+        if not symmetric and method in ("envelope", "ldl", "schur"):
+            raise ModelError(f"linear_solver={method!r} factorises symmetric matrices; the "
+                             "tangent of a spatial model is not symmetric: use 'auto', "
+                             "'superlu' or 'dense'")
+        self.symmetric = symmetric
         if method in ("ldl", "schur") and not HAVE_CHOLMOD:
             raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
         if method == "envelope" and not ENVELOPE_AVAILABLE:
@@ -301,8 +306,8 @@ class SaddlePointSolver:
         self._data = np.zeros(len(pattern.indices)) if pattern is not None else None
         self._symbolic = None
         self._fac = None
-        self._plain = LinearSolver({"ldl": "cholmod", "schur": "cholmod"}.get(method, method)) \
-            if n_con == 0 else None
+        self._plain = LinearSolver({"ldl": "cholmod", "schur": "cholmod"}.get(method, method),
+                                   spd=symmetric) if n_con == 0 else None
         self._env: EnvelopeLDL | None = None
         self._narrow: bool | None = None     # S's envelope is narrow (decided once)
         self.active: str | None = None
@@ -315,6 +320,8 @@ class SaddlePointSolver:
     def _choose(self) -> str:
         if self.method != "auto":
             return self.method
+        if not self.symmetric:      # LU: dense for small systems, SuperLU beyond
+            return "dense" if self.nf + self.m <= DENSE_MAX else "superlu"
         if not self._fallback and self.m <= self.SCHUR_MAX:
             if self._narrow is None:
                 self._env = _envelope_for(self.S_pat[1], self.S_pat[0], self.nf)
@@ -489,9 +496,14 @@ class SaddlePointSolver:
         return x[:self.nf], s * x[self.nf:]
 
 
-def saddle_solver(system, method: str = "auto") -> SaddlePointSolver:
-    """A saddle-point solver on a compiled System's fixed augmented pattern."""
+def saddle_solver(system, method: str = "auto", symmetric: bool | None = None
+                  ) -> SaddlePointSolver:
+    """A saddle-point solver on a compiled System's fixed augmented pattern. ``symmetric``:
+    whether S is symmetric (default: planar models; spatial tangents are not, so they get LU
+    factorisations)."""
     s = system
     pat = s.saddle_pattern() if s.n_con else None
+    if symmetric is None:
+        symmetric = getattr(s, "dim", 2) == 2
     return SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
-                             s.B_indices, s.B_indptr, S_diag=s.diag_pos)
+                             s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)

@@ -252,11 +252,16 @@ class GeneralizedAlpha(Integrator):
         am, af, g, b = self.alpha_m, self.alpha_f, self.gamma, self.beta
         t1 = self.t + h
         free = s.free
+        # Lie-group form (Bruls, Cardona & Arnold 2012) for non-additive spaces: the step's
+        # whole increment D (velocity space) is kept and q1 = q_n (+) D, so v, a and q stay the
+        # scheme's; planar spaces commute and update in place (the same numbers)
+        lie = not s.space.additive
         if predictor == "displacement":             # q1 = q: no extrapolation
             a1 = -(self.v / h + (0.5 - b) * self.a) / b
             qdd1 = ((1.0 - am) * a1 - af * self.qdd + am * self.a) / (1.0 - af)
             v1 = self.v + h * ((1.0 - g) * self.a + g * a1)
             q1 = self.q.copy()
+            D = np.zeros(free.size) if lie else None
             # nothing predicted: the yardstick of the increment tests is h |q'|
             motion = h * float(np.max(np.abs(self.v[free]))) if free.size else 0.0
         else:
@@ -265,6 +270,7 @@ class GeneralizedAlpha(Integrator):
             qdd1 = self.qdd.copy()
             d, v1, motion = _kernels.predict(self.v, self.a, self.qdd, free, h, am, af, g, b)
             q1 = s.space.update_free(self.q, d, free)
+            D = d.copy() if lie else None
         lam1 = self.lam.copy()
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)
@@ -299,7 +305,11 @@ class GeneralizedAlpha(Integrator):
             it += 1
             # q1, v1, qdd1 are this step's own arrays: corrected in place
             norm = _kernels.correct(v1, qdd1, free, dq, gp, bp)
-            s.space.update_free(q1, dq, free, out=q1)
+            if lie:
+                D += dq
+                s.space.update_free(self.q, D, free, out=q1)
+            else:
+                s.space.update_free(q1, dq, free, out=q1)
             if not math.isfinite(norm) and want_tangent:
                 self.diagnose_singular(S, ce, t1)
             if not np.isfinite(norm) or (prev_norm is not None and norm > 1e3 * prev_norm

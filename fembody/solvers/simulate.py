@@ -73,6 +73,10 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
                          "one step would be taken; use dt <= t_end")
     cls, options = _method(method, options)
+    if getattr(sys, "dim", 2) == 3 and not issubclass(cls, GeneralizedAlpha):
+        raise ModelError(f"simulate: method {method!r} is planar only for now; spatial models "
+                         "run with the Lie-group 'generalized-alpha' (default), 'hht', "
+                         "'newmark' or 'trapezoidal'")
     v0 = options.pop("v0", None)
     v0 = initial_velocity(sys) if v0 is None else v0
     t_wall = _time.perf_counter()
