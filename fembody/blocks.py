@@ -97,3 +97,6 @@ def _classify(sys, blocks: list) -> None:
     sys.stiffness_blocks = [b for b in blocks if hasattr(b, "forces")]
     sys.mass_blocks = [b for b in blocks if b.mass() is not None]
     sys.nonlinear_inertia = [b for b in blocks if getattr(b, "constant", True) is False]
+    # of those, the blocks whose mass matrix or weight depends on the configuration (not the
+    # gyroscopic block: its inertia is constant and already in M)
+    sys.varying_mass = [b for b in sys.nonlinear_inertia if getattr(b, "mass_varies", True)]

@@ -64,7 +64,7 @@ class Measures:
         """Potential energy of gravity relative to the reference configuration [J]."""
         u = self.space.difference(q, self.q0)
         V = -float(self.f_gravity @ u)
-        for b in self.nonlinear_inertia:
+        for b in self.varying_mass:
             V += float(b.gravity_potential(self.pose(b, q), self.gravity,
                                            self.pose(b, self.q0)).sum())
         return V

@@ -71,6 +71,8 @@ class PlanarSpace:
     dim = 2
     dof_names = DOF_NAMES
     additive = True
+    # the plane's rotations commute: composing increments one by one is composing their sum
+    commutative = True
     chart_radius = math.inf
 
     def __init__(self, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> None:
@@ -94,8 +96,11 @@ class PlanarSpace:
     def update_free(self, q: np.ndarray, dv: np.ndarray, free: np.ndarray,
                     out: np.ndarray | None = None) -> np.ndarray:
         """``q`` moved by ``dv`` given on the velocity DOFs ``free`` only (in place when
-        ``out is q``)."""
-        out = q.copy() if out is None else out
+        ``out is q``; any other ``out`` receives the result)."""
+        if out is None:
+            out = q.copy()
+        elif out is not q:
+            out[...] = q
         if compiled.AVAILABLE:
             compiled.add_at(out, free, dv)
         else:
@@ -185,7 +190,10 @@ class PlanarComplexSpace(PlanarSpace):
         return out
 
     def update_free(self, q, dv, free, out=None):
-        out = q.copy() if out is None else out
+        if out is None:
+            out = q.copy()
+        elif out is not q:
+            out[...] = q
         if self._free_cache is None or self._free_cache[0] is not free:
             rot = self.rotation[free]
             self._free_cache = (free, np.flatnonzero(~rot), self.qindex[free[~rot]],
@@ -247,6 +255,7 @@ class SpatialSpace:
     dim = 3
     dof_names = DOF_NAMES_3D
     additive = False
+    commutative = False
     # the index-1 family integrates in a chart q_a exp(psi): keep |psi| well inside pi
     chart_radius = 1.0
 
@@ -279,8 +288,7 @@ class SpatialSpace:
 
     # ----------------------------------------------------------------- moves
     def _rotate(self, out: np.ndarray, theta: np.ndarray) -> None:
-        Q = out[..., self._quat]
-        out[..., self._quat] = rot.quat_normalize(rot.quat_mul(Q, rot.quat_exp(theta)))
+        out[..., self._quat] = _compose(out[..., self._quat], theta)
 
     def update(self, q: np.ndarray, dv: np.ndarray) -> np.ndarray:
         """``q`` moved by ``dv (nv,)``: translations added, rotations composed on the right
@@ -370,12 +378,50 @@ class SpatialSpace:
     def frames(self, q: np.ndarray) -> np.ndarray:
         """Node rotation matrices ``(..., n_nodes, 3, 3)`` (columns: the node's axes)."""
         F = np.broadcast_to(np.eye(3), np.shape(q)[:-1] + (len(self.node_dofs), 3, 3)).copy()
-        F[..., self.rot_nodes, :, :] = rot.quat_to_matrix(q[..., self._quat])
+        F[..., self.rot_nodes, :, :] = _matrices(q[..., self._quat])
         return F
 
     def state(self) -> dict:
         return {"space": np.array(self.name), "node_dofs": self.node_dofs,
                 "nv": np.array(self.nv), "X": self.X}
+
+
+def _compose(Q: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """``Q exp(theta / 2)`` renormalised, for quaternions ``(..., 4)`` and rotation vectors
+    ``(..., 3)``: rotations.quat_mul/quat_exp in plain component arithmetic (this runs at every
+    Newton iteration; the library's forms are complex-analytic for tangents, not needed here).
+    """
+    t = np.sqrt(np.einsum("...i,...i->...", theta, theta))
+    h = 0.5 * t
+    small = t < 1e-4
+    # sin(t/2)/t without 0/0: its series 1/2 - t^2/48 is exact to round-off below 1e-4
+    s = np.where(small, 0.5 - t * t / 48.0, np.sin(h) / np.where(small, 1.0, t))
+    bw = np.cos(h)
+    bx, by, bz = s * theta[..., 0], s * theta[..., 1], s * theta[..., 2]
+    aw, ax, ay, az = Q[..., 0], Q[..., 1], Q[..., 2], Q[..., 3]
+    out = np.empty(np.broadcast_shapes(Q.shape, theta.shape[:-1] + (4,)))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
+    out /= np.sqrt(np.einsum("...i,...i->...", out, out))[..., None]
+    return out
+
+
+def _matrices(Q: np.ndarray) -> np.ndarray:
+    """Rotation matrices of unit quaternions (as rotations.quat_to_matrix, written out)."""
+    w, x, y, z = Q[..., 0], Q[..., 1], Q[..., 2], Q[..., 3]
+    R = np.empty(Q.shape[:-1] + (3, 3))
+    R[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    R[..., 0, 1] = 2 * (x * y - w * z)
+    R[..., 0, 2] = 2 * (x * z + w * y)
+    R[..., 1, 0] = 2 * (x * y + w * z)
+    R[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    R[..., 1, 2] = 2 * (y * z - w * x)
+    R[..., 2, 0] = 2 * (x * z - w * y)
+    R[..., 2, 1] = 2 * (y * z + w * x)
+    R[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return R
 
 
 _CLASSES = {"planar": PlanarSpace, "planar-complex": PlanarComplexSpace,

@@ -179,7 +179,7 @@ class System(Measures, Constraints):
                 self._add_vector(f, b, alpha * np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
             if tangent:
                 C = alpha * self.M_const if C is None else C + alpha * self.M_const
-            for b in self.nonlinear_inertia:
+            for b in self.varying_mass:
                 # alpha M(q) v: the inertial kernel with a = v and no angular rate
                 x, ve = self.pose(b, q), v[b.dofs]
                 fe, Ke, _ = b.inertial(x, np.zeros_like(ve), ve, tangent)
@@ -210,9 +210,9 @@ class System(Measures, Constraints):
         if self.turning_loads:
             f = f.copy()
             Kl = self.turning_loads.add(q, t, f, tangent)        # -df_ext/dq
-        if self.nonlinear_inertia and np.any(self.gravity != 0.0):
+        if self.varying_mass and np.any(self.gravity != 0.0):
             f = f.copy()
-            for b in self.nonlinear_inertia:
+            for b in self.varying_mass:
                 fe, dK = b.gravity(self.pose(b, q), self.gravity, tangent)
                 self._add_vector(f, b, fe)
                 if tangent:
@@ -222,11 +222,11 @@ class System(Measures, Constraints):
 
     def mass_data(self, q: np.ndarray | None = None) -> np.ndarray:
         """CSC data of the mass matrix at ``q`` (constant unless offset rigid bodies exist)."""
-        if not self.nonlinear_inertia:
+        if not self.varying_mass:
             return self.M_const
         q = self.q0 if q is None else q
         M = self.M_const.copy()
-        for b in self.nonlinear_inertia:
+        for b in self.varying_mass:
             self._add_matrix(M, b, b.mass_at(self.pose(b, q)))
         return M
 
@@ -276,7 +276,8 @@ class System(Measures, Constraints):
                 fe, Ke, Ce = b.inertial(self.pose(b, q), v[d], a[d], tangent)
                 self._add_vector(f, b, fe)
                 if tangent:
-                    self._add_matrix(Kin, b, Ke)
+                    if Ke is not None:
+                        self._add_matrix(Kin, b, Ke)
                     self._add_matrix(Cin, b, Ce)
         return f, M, Kin, Cin
 

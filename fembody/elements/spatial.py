@@ -142,6 +142,7 @@ class GyroBlock:
     family = "gyroscopic"
     spatial = True
     constant = False
+    mass_varies = False
 
     def __init__(self, nodes, dofs, J) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)[:, None]
@@ -162,7 +163,7 @@ class GyroBlock:
         f = np.cross(v, JW)
         if not tangent:
             return f, None, None
-        return f, np.zeros_like(self.J), rot.hat(v) @ self.J - rot.hat(JW)
+        return f, None, rot.hat(v) @ self.J - rot.hat(JW)
 
     def kinetic_energy(self, poses, v) -> np.ndarray:
         return np.zeros(len(self.J))

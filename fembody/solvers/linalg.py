@@ -22,6 +22,7 @@ import scipy.sparse.linalg as spla
 from ..errors import ModelError
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, envelope_width
+from .banded import BAND_MAX, BandedLU, half_bandwidth
 
 log = logging.getLogger("fembody")
 
@@ -40,7 +41,7 @@ DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkee
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
 # like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
 ENVELOPE_WIDTH = 24
-METHODS = ("auto", "envelope", "cholmod", "superlu", "dense")
+METHODS = ("auto", "envelope", "cholmod", "superlu", "dense", "banded")
 
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
@@ -149,6 +150,8 @@ class LinearSolver:
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
         if self.method != "auto":
             return self.method
+        if not self.spd and sp.issparse(A) and self._band(A):
+            return "banded"
         if self.spd and not self._indefinite and sp.issparse(A) and \
                 self._envelope(A) is not None:
             return "envelope"
@@ -158,6 +161,15 @@ class LinearSolver:
             return "cholmod"
         return "superlu"
 
+    def _band(self, A: sp.csc_matrix) -> BandedLU | None:
+        """The banded LU for A's pattern if its band is narrow (built once per pattern)."""
+        if getattr(self, "_band_pattern", None) is not A.indptr:
+            self._band_pattern = A.indptr
+            bw, _ = half_bandwidth(A.indptr, A.indices, A.shape[0])
+            self._banded = (BandedLU(A.indptr, A.indices, A.shape[0])
+                            if bw <= BAND_MAX or self.method == "banded" else None)
+        return self._banded
+
     def factorize(self, A: sp.spmatrix) -> None:
         """Numeric factorisation of ``A`` (CSC); raises NotPositiveDefinite only when
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
@@ -165,6 +177,9 @@ class LinearSolver:
         A = A.tocsc() if sp.issparse(A) else A
         kind = self._choose(n, A)
         self.n_factor += 1
+        if kind == "banded":
+            self._fac, self.active = self._band(A).factorize(A.data), "banded"
+            return
         if kind == "envelope":
             env = self._envelope(A)
             if env.factorize(A.data):
@@ -218,7 +233,7 @@ class LinearSolver:
                 sla.lu_solve(f, b, check_finite=False)
         if self.active in ("cholmod", "envelope"):
             return fac(b)
-        return fac.solve(np.asarray(b, dtype=float))
+        return fac.solve(np.asarray(b, dtype=float))    # SuperLU, banded
 
     def pivot_ratio(self) -> float:
         """min |pivot| / max |pivot| of the current factorisation (for D of LDL^T, or the squared
@@ -233,7 +248,7 @@ class LinearSolver:
         elif self.active in ("cholmod", "envelope"):
             d = np.abs(fac.D())
         else:
-            d = np.abs(fac.U.diagonal())
+            d = np.abs(fac.U_diagonal() if self.active == "banded" else fac.U.diagonal())
         return float(d.min() / d.max()) if d.size and d.max() > 0 else 0.0
 
 
@@ -278,7 +293,7 @@ class SaddlePointSolver:
     Without constraints it is a plain :class:`LinearSolver` on S.
     """
 
-    METHODS = ("auto", "envelope", "ldl", "schur", "superlu", "dense")
+    METHODS = ("auto", "envelope", "ldl", "schur", "superlu", "dense", "banded")
     SCHUR_MAX = 64
 
     def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
@@ -292,6 +307,7 @@ class SaddlePointSolver:
                              "tangent of a spatial model is not symmetric: use 'auto', "
                              "'superlu' or 'dense'")
         self.symmetric = symmetric
+        self._banded: BandedLU | bool | None = None
         if method in ("ldl", "schur") and not HAVE_CHOLMOD:
             raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
         if method == "envelope" and not ENVELOPE_AVAILABLE:
@@ -320,7 +336,12 @@ class SaddlePointSolver:
     def _choose(self) -> str:
         if self.method != "auto":
             return self.method
-        if not self.symmetric:      # LU: dense for small systems, SuperLU beyond
+        if not self.symmetric:      # LU: banded for narrow bands, else dense or SuperLU
+            if self._banded is None:
+                bw, _ = half_bandwidth(self.p.indptr, self.p.indices, self.p.n)
+                self._banded = bw <= BAND_MAX
+            if self._banded:
+                return "banded"
             return "dense" if self.nf + self.m <= DENSE_MAX else "superlu"
         if not self._fallback and self.m <= self.SCHUR_MAX:
             if self._narrow is None:
@@ -395,6 +416,11 @@ class SaddlePointSolver:
                 self._fac = sla.lu_factor(A.reshape(p.n, p.n), check_finite=False,
                                           overwrite_a=True)
             self.active = "dense"
+            return
+        if kind == "banded":
+            if not isinstance(self._banded, BandedLU):
+                self._banded = BandedLU(p.indptr, p.indices, p.n)
+            self._fac, self.active = self._banded.factorize(d), "banded"
             return
         try:
             self._fac = spla.splu(sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n)),

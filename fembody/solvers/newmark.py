@@ -252,10 +252,11 @@ class GeneralizedAlpha(Integrator):
         am, af, g, b = self.alpha_m, self.alpha_f, self.gamma, self.beta
         t1 = self.t + h
         free = s.free
-        # Lie-group form (Bruls, Cardona & Arnold 2012) for non-additive spaces: the step's
-        # whole increment D (velocity space) is kept and q1 = q_n (+) D, so v, a and q stay the
-        # scheme's; planar spaces commute and update in place (the same numbers)
-        lie = not s.space.additive
+        # Lie-group form (Bruls, Cardona & Arnold 2012) for spaces whose rotations do not
+        # commute: the step's whole increment D (velocity space) is kept and q1 = q_n (+) D, so
+        # v, a and q stay the scheme's; where they commute (the plane), composing each Newton
+        # increment in place is the same map
+        lie = not s.space.commutative
         if predictor == "displacement":             # q1 = q: no extrapolation
             a1 = -(self.v / h + (0.5 - b) * self.a) / b
             qdd1 = ((1.0 - am) * a1 - af * self.qdd + am * self.a) / (1.0 - af)
