@@ -307,10 +307,3 @@ def reaction(B: np.ndarray, lam: np.ndarray, Ra: np.ndarray, Rb: np.ndarray,
     R = Ra if frame == "a" else Rb
     return np.einsum("nji,nj->ni", R, F), np.einsum("nji,nj->ni", R, M)
 
-
-# ------------------------------------------------------------------------ contact
-def gap_plane3(x: np.ndarray, point: np.ndarray, normal: np.ndarray):
-    """Gap ``g = n . (x - p0)`` of points ``x (n, 3)`` to planes (``point``, unit ``normal``,
-    (n, 3)): ``g (n,)``, gradient ``(n, 3)``, Hessian ``(n, 3, 3)`` (zero: a flat plane)."""
-    g = np.einsum("ni,ni->n", normal, x - point)
-    return g, np.array(normal, dtype=float), np.zeros((x.shape[0], 3, 3))

@@ -1,8 +1,7 @@
 """Spatial joint kernels (fembody.joints.spatial): B and the Lie-group Hessian H against central
 finite differences of phi(config (+) eps) and B(config (+) delta) on random configurations
 (every joint kind, with the ground as a), invariance through full turns, the driver angle
-through ten turns, reactions against a hand case, driver rates against differences in t, and
-the 3D plane-contact gap."""
+through ten turns, reactions against a hand case, driver rates against differences in t."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -228,19 +227,3 @@ def test_weld_multipliers_are_force_and_moment():
     assert np.allclose(B[:, 3:, 9:12], np.eye(3)) and np.allclose(B[:, 3:, 3:6], -np.eye(3))
     assert np.allclose(B[:, :3, 6:9], np.eye(3)) and np.allclose(B[:, :3, 0:3], -np.eye(3))
 
-
-def test_plane_gap_3d():
-    """g = n . (x - p0), its gradient and (zero) Hessian against differences."""
-    rng = np.random.default_rng(2)
-    x, p, nrm = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), unit(rng.normal(size=(5, 3)))
-    g, G, H = sj.gap_plane3(x, p, nrm)
-    h = 1e-6
-    for k in range(3):
-        e = np.zeros(3)
-        e[k] = h
-        gp, Gp, _ = sj.gap_plane3(x + e, p, nrm)
-        gm, Gm, _ = sj.gap_plane3(x - e, p, nrm)
-        assert np.allclose((gp - gm) / (2 * h), G[:, k], atol=1e-9)
-        assert np.allclose((Gp - Gm) / (2 * h), H[:, :, k], atol=1e-9)
-    # a point 0.25 above a plane through p0: gap 0.25
-    assert np.isclose(sj.gap_plane3(p[:1] + 0.25 * nrm[:1], p[:1], nrm[:1])[0][0], 0.25)
