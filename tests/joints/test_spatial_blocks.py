@@ -291,3 +291,48 @@ def test_bad_input_is_named():
     j.index = 0
     with pytest.raises(ModelError, match=r"dim=3"):
         cmp.lookup(j, 2)
+
+
+def test_statics_newton_with_geometric_stiffness_and_reactions():
+    """A pendulum on a ground hinge about x (hinge at the origin, node b hanging L below),
+    loaded by a force (Fx, 0, -W) and a follower moment (T, Ty, 0) in b's frame: Newton on
+    (pose of b, lam) with the tangent sum lam_i H_i converges quadratically to the
+    analytic angle asin(T / (W L)); the reaction balances the loads: F = -f, M = -(R m +
+    r x f) about the hinge, with no component along the axis."""
+    from fembody.joints.compile3d import perpendicular
+    from fembody.joints.spatial_blocks import SpatialBlock
+    L, W, Fx, T, Ty = 0.8, 30.0, 4.0, 12.0, -3.0
+    axis = np.array([1.0, 0, 0])
+    u1, u2 = perpendicular(axis)
+    blk = SpatialBlock("revolute", np.r_[np.full(6, -1), np.arange(6)][None], [0], [[-1, 1]],
+                       {"da": np.zeros((1, 3)), "db": [[0, 0, L]], "ua1": [u1], "ua2": [u2],
+                        "wb": [axis]})
+    f, m = np.array([Fx, 0, -W]), np.array([T, Ty, 0])
+    xb, Rb = np.array([0, 0, -L]), np.eye(3)
+    poses = lambda: (np.stack([np.zeros(3), xb])[None],  # noqa: E731
+                     np.stack([np.eye(3), Rb])[None])
+    _, B, _ = blk.evaluate(poses(), 0.0, False)
+    lam = np.linalg.lstsq(B[0, :, 6:].T, np.r_[f, m], rcond=None)[0]
+    norms = []
+    for _ in range(12):
+        phi, B, H = blk.evaluate(poses(), 0.0, True)
+        Bb, Hb = B[0, :, 6:], H[0][:, 6:, 6:]
+        r = np.r_[f, m] - Bb.T @ lam
+        norms.append(np.abs(np.r_[r, phi[0]]).max())
+        if norms[-1] < 1e-12:
+            break
+        A = np.block([[np.einsum("i,ijk->jk", lam, Hb), Bb.T], [Bb, np.zeros((5, 5))]])
+        sol = np.linalg.solve(A, np.r_[r, -phi[0]])
+        xb, Rb = xb + sol[:3], Rb @ rot.exp(sol[3:6])
+        lam = lam + sol[6:]
+    assert norms[-1] < 1e-12 and len(norms) <= 8, norms
+    # quadratic: once small, each error is below a constant times the previous one squared
+    tail = [(b / a ** 2) for a, b in zip(norms[:-1], norms[1:]) if a < 1e-2 and b > 1e-14]
+    assert all(c < 10.0 for c in tail), norms
+    theta = np.arctan2(Rb[2, 1], Rb[1, 1])
+    assert theta == pytest.approx(np.arcsin(T / (W * L)), abs=1e-12)
+    assert np.allclose(xb, L * np.array([0, np.sin(theta), -np.cos(theta)]), atol=1e-12)
+    F, M = blk.reaction(poses(), lam[None], frame="global")
+    assert np.allclose(F[0], -f, atol=1e-10)
+    assert np.allclose(M[0], -(Rb @ m + np.cross(xb, f)), atol=1e-10)
+    assert abs(M[0] @ axis) < 1e-10
