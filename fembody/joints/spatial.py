@@ -49,22 +49,25 @@ K = 12                                            # increments per instance
 
 class Quantity(NamedTuple):
     """A 3-vector per instance with its derivatives: ``v (n, 3)``, ``J (n, 3, 12)``
-    (``dv(config (+) eps)/d eps``) and ``D (n, 3, 12, 12)`` (``D[:, :, j, k] = d J[:, :, j]
-    (config (+) delta)/d delta_k``) or None when J is constant."""
+    (``dv(config (+) eps)/d eps``) and ``D``, the second derivative ``D[:, :, j, k] = d J[:, :,
+    j](config (+) delta)/d delta_k`` stored by its non-zero 3 x 3 blocks: a tuple of
+    ``(column offset o, block (n, 3, 3, 3))`` (columns and increments ``o .. o + 2``), empty
+    when J is constant, None when not computed."""
 
     v: np.ndarray
     J: np.ndarray
-    D: np.ndarray | None
+    D: tuple | None
 
 
 def _mv(R, u):
     return np.einsum("nij,nj->ni", R, u)
 
 
-def carried(x: np.ndarray, R: np.ndarray, u: np.ndarray, side: int,
-            point: bool) -> Quantity:
+def carried(x: np.ndarray | None, R: np.ndarray, u: np.ndarray, side: int,
+            point: bool, hessian: bool = True) -> Quantity:
     """The vector ``R u`` (``point=False``) or the point ``x + R u`` (``point=True``) carried
-    by the node on ``side`` (0: a, 1: b), ``u (n, 3)`` in its frame.
+    by the node on ``side`` (0: a, 1: b), ``u (n, 3)`` in its frame (``D`` only with
+    ``hessian``).
 
     ``d(R exp(e) u)/de_j = -R hat(u) e_j``; ``d^2(R exp(d) exp(e) u)/de_j dd_k = R hat(e_k)
     hat(e_j) u = R e_j u_k - delta_jk R u``."""
@@ -75,15 +78,15 @@ def carried(x: np.ndarray, R: np.ndarray, u: np.ndarray, side: int,
     if point:
         J[:, :, o:o + 3] = np.eye(3)
     J[:, :, o + 3:o + 6] = -R @ hat(u)
-    D = np.zeros((n, 3, K, K))
-    D[:, :, o + 3:o + 6, o + 3:o + 6] = (R[:, :, :, None] * u[:, None, None, :]
-                                         - np.eye(3) * r[:, :, None, None])
-    return Quantity(x + r if point else r, J, D)
+    if not hessian:
+        return Quantity(x + r if point else r, J, None)
+    D = R[:, :, :, None] * u[:, None, None, :] - np.eye(3) * r[:, :, None, None]
+    return Quantity(x + r if point else r, J, ((o + 3, D),))
 
 
 def constant(w: np.ndarray) -> Quantity:
     """A fixed global vector ``w (n, 3)`` (a ground axis)."""
-    return Quantity(np.asarray(w, float), np.zeros(w.shape + (K,)), None)
+    return Quantity(np.asarray(w, float), np.zeros(w.shape + (K,)), ())
 
 
 def combine(c1, q1: Quantity, c2, q2: Quantity) -> Quantity:
@@ -91,11 +94,16 @@ def combine(c1, q1: Quantity, c2, q2: Quantity) -> Quantity:
     c1, c2 = np.asarray(c1, float), np.asarray(c2, float)
     v = _scale(c1, q1.v) + _scale(c2, q2.v)
     J = _scale(c1, q1.J) + _scale(c2, q2.J)
-    if q1.D is None and q2.D is None:
-        D = None
-    else:
-        D = sum(_scale(c, q.D) for c, q in ((c1, q1), (c2, q2)) if q.D is not None)
+    D = None if q1.D is None or q2.D is None else tuple(
+        (o, _scale(c, blk)) for c, q in ((c1, q1), (c2, q2)) for o, blk in q.D)
     return Quantity(v, J, D)
+
+
+def _add_D(H: np.ndarray, c: np.ndarray, D: tuple) -> np.ndarray:
+    """``H += c . D`` (the contraction over the vector index) on D's blocks."""
+    for o, blk in D:
+        H[:, o:o + 3, o:o + 3] += np.einsum("ni,nijk->njk", c, blk)
+    return H
 
 
 def _scale(c, a):
@@ -108,12 +116,10 @@ def dot(q1: Quantity, q2: Quantity, hessian: bool):
     B = np.einsum("ni,nij->nj", q2.v, q1.J) + np.einsum("ni,nij->nj", q1.v, q2.J)
     if not hessian:
         return phi, B, None
-    C = np.einsum("nij,nik->njk", q1.J, q2.J)
+    C = q1.J.transpose(0, 2, 1) @ q2.J
     H = C + C.transpose(0, 2, 1)
-    if q1.D is not None:
-        H += np.einsum("ni,nijk->njk", q2.v, q1.D)
-    if q2.D is not None:
-        H += np.einsum("ni,nijk->njk", q1.v, q2.D)
+    _add_D(H, q2.v, q1.D)
+    _add_D(H, q1.v, q2.D)
     return phi, B, H
 
 
@@ -125,10 +131,8 @@ def norm(q: Quantity, hessian: bool):
     if not hessian:
         return length, B, None
     P = (np.eye(3) - e[:, :, None] * e[:, None, :]) / length[:, None, None]
-    H = np.einsum("nij,nik,nkl->njl", q.J, P, q.J)
-    if q.D is not None:
-        H += np.einsum("ni,nijk->njk", e, q.D)
-    return length, B, H
+    H = q.J.transpose(0, 2, 1) @ (P @ q.J)
+    return length, B, _add_D(H, e, q.D)
 
 
 def _stack(rows, hessian):
@@ -139,20 +143,26 @@ def _stack(rows, hessian):
 
 
 # ------------------------------------------------------------------------ row families
+def separation(xa, Ra, xb, Rb, da, db, hessian) -> Quantity:
+    """``p_b - p_a`` of the points ``xa + Ra da`` and ``xb + Rb db``."""
+    return combine(1.0, carried(xb, Rb, db, 1, True, hessian),
+                   -1.0, carried(xa, Ra, da, 0, True, hessian))
+
+
 def point_rows(xa, Ra, xb, Rb, da, db, hessian):
     """Coincident points: ``p_b - p_a`` (3 rows, global components)."""
-    pa = carried(xa, Ra, da, 0, True)
-    pb = carried(xb, Rb, db, 1, True)
-    u = combine(1.0, pb, -1.0, pa)
+    u = separation(xa, Ra, xb, Rb, da, db, hessian)
+    n = len(u.v)
     E = np.eye(3)
-    return [dot(constant(np.broadcast_to(E[i], u.v.shape)), u, hessian) for i in range(3)]
+    return [(u.v[:, i], u.J[:, i], _add_D(np.zeros((n, K, K)), np.broadcast_to(E[i], (n, 3)),
+                                          u.D) if hessian else None) for i in range(3)]
 
 
 def lock_rows(Ra, Rb, C0, hessian):
     """Locked relative rotation: ``vee(skew(C))``, ``C_ij = (Ra C0 e_i) . (Rb e_j)``."""
     n = Ra.shape[0]
-    a = [carried(np.zeros((n, 3)), Ra, C0[:, :, i], 0, False) for i in range(3)]
-    b = [carried(np.zeros((n, 3)), Rb, np.broadcast_to(np.eye(3)[i], (n, 3)), 1, False)
+    a = [carried(None, Ra, C0[:, :, i], 0, False, hessian) for i in range(3)]
+    b = [carried(None, Rb, np.broadcast_to(np.eye(3)[i], (n, 3)), 1, False, hessian)
          for i in range(3)]
     rows = []
     for i, j in ((2, 1), (0, 2), (1, 0)):   # vee: (C21 - C12, C02 - C20, C10 - C01) / 2
@@ -164,18 +174,14 @@ def lock_rows(Ra, Rb, C0, hessian):
 
 def axis_rows(Ra, Rb, ua1, ua2, wb, hessian):
     """b's axis ``Rb wb`` perpendicular to ``Ra ua1`` and ``Ra ua2`` (2 rows)."""
-    z = np.zeros_like(ua1)
-    w = carried(z, Rb, wb, 1, False)
-    return [dot(carried(z, Ra, u, 0, False), w, hessian) for u in (ua1, ua2)]
+    w = carried(None, Rb, wb, 1, False, hessian)
+    return [dot(carried(None, Ra, u, 0, False, hessian), w, hessian) for u in (ua1, ua2)]
 
 
 def line_rows(xa, Ra, xb, Rb, da, db, n1, n2, hessian):
     """b's point on a's line: ``(Ra n_i) . (p_b - p_a) = 0`` for the two normals n1, n2."""
-    pa = carried(xa, Ra, da, 0, True)
-    pb = carried(xb, Rb, db, 1, True)
-    u = combine(1.0, pb, -1.0, pa)
-    z = np.zeros_like(n1)
-    return [dot(carried(z, Ra, nv, 0, False), u, hessian) for nv in (n1, n2)]
+    u = separation(xa, Ra, xb, Rb, da, db, hessian)
+    return [dot(carried(None, Ra, nv, 0, False, hessian), u, hessian) for nv in (n1, n2)]
 
 
 # ------------------------------------------------------------------------ joints
@@ -202,8 +208,8 @@ def revolute(xa, Ra, xb, Rb, da, db, ua1, ua2, wb, hessian=True):
 def universal(xa, Ra, xb, Rb, da, db, ua, ub, hessian=True):
     """Cardan joint: coincident points (3 rows) and the cross arms ``Ra ua``, ``Rb ub`` stay
     orthogonal (1 row)."""
-    z = np.zeros_like(ua)
-    arm = dot(carried(z, Ra, ua, 0, False), carried(z, Rb, ub, 1, False), hessian)
+    arm = dot(carried(None, Ra, ua, 0, False, hessian),
+              carried(None, Rb, ub, 1, False, hessian), hessian)
     return _stack(point_rows(xa, Ra, xb, Rb, da, db, hessian) + [arm], hessian)
 
 
@@ -222,15 +228,15 @@ def cylindrical(xa, Ra, xb, Rb, da, db, ua1, ua2, wb, hessian=True):
 
 def distance(xa, Ra, xb, Rb, da, db, length, hessian=True):
     """``|p_b - p_a| - L`` (1 row)."""
-    u = combine(1.0, carried(xb, Rb, db, 1, True), -1.0, carried(xa, Ra, da, 0, True))
+    u = separation(xa, Ra, xb, Rb, da, db, hessian)
     ph, B, H = norm(u, hessian)
     return _stack([(ph - length, B, H)], hessian)
 
 
 def slide_driver(xa, Ra, xb, Rb, da, db, ua, f, hessian=True):
     """Prescribed slide: ``(Ra ua) . (p_b - p_a) - f`` (1 row; ``ua`` unit)."""
-    u = combine(1.0, carried(xb, Rb, db, 1, True), -1.0, carried(xa, Ra, da, 0, True))
-    ph, B, H = dot(carried(np.zeros_like(ua), Ra, ua, 0, False), u, hessian)
+    u = separation(xa, Ra, xb, Rb, da, db, hessian)
+    ph, B, H = dot(carried(None, Ra, ua, 0, False, hessian), u, hessian)
     return _stack([(ph - f, B, H)], hessian)
 
 
@@ -242,10 +248,9 @@ def wrap(a: np.ndarray) -> np.ndarray:
 def relative_angle(Ra, Rb, ua1, ua2, vb1, hessian=True):
     """Angle ``theta = atan2(a2 . b1, a1 . b1)`` in (-pi, pi] of b about a's axis
     (``a_i = Ra ua_i``, ``b1 = Rb vb1``; ``ua2 = axis x ua1``), with its B and H."""
-    z = np.zeros_like(ua1)
-    b1 = carried(z, Rb, vb1, 1, False)
-    c, Bc, Hc = dot(carried(z, Ra, ua1, 0, False), b1, hessian)
-    s, Bs, Hs = dot(carried(z, Ra, ua2, 0, False), b1, hessian)
+    b1 = carried(None, Rb, vb1, 1, False, hessian)
+    c, Bc, Hc = dot(carried(None, Ra, ua1, 0, False, hessian), b1, hessian)
+    s, Bs, Hs = dot(carried(None, Ra, ua2, 0, False, hessian), b1, hessian)
     r2 = c * c + s * s
     theta = np.arctan2(s, c)
     g = (c[:, None] * Bs - s[:, None] * Bc) / r2[:, None]
@@ -277,9 +282,8 @@ def support_translation(xb, X, e, f=0.0):
 def support_rotation(Rb, u1, w1, c2, u2, w2, hessian=True):
     """Rotation rows of a ground support: ``(Rb u1) . w1 + c2 (Rb u2) . w2`` (1 row); the
     builder chooses the vectors (see :mod:`fembody.joints.compile3d`)."""
-    z = np.zeros_like(u1)
-    r1 = dot(carried(z, Rb, u1, 1, False), constant(w1), hessian)
-    r2 = dot(carried(z, Rb, u2, 1, False), constant(w2), hessian)
+    r1 = dot(carried(None, Rb, u1, 1, False, hessian), constant(w1), hessian)
+    r2 = dot(carried(None, Rb, u2, 1, False, hessian), constant(w2), hessian)
     c2 = np.asarray(c2, float)
     H = r1[2] + c2[:, None, None] * r2[2] if hessian else None
     return _stack([(r1[0] + c2 * r2[0], r1[1] + c2[:, None] * r2[1], H)], hessian)
