@@ -336,3 +336,13 @@ def test_statics_newton_with_geometric_stiffness_and_reactions():
     assert np.allclose(F[0], -f, atol=1e-10)
     assert np.allclose(M[0], -(Rb @ m + np.cross(xb, f)), atol=1e-10)
     assert abs(M[0] @ axis) < 1e-10
+
+
+def test_spatial_joint_in_a_planar_model_is_named():
+    """A real planar Model with a Revolute: compiling it names the joint and Model(dim=3)."""
+    m = fb.Model()
+    b = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=1e9, rho=1e3),
+                   section=fb.Section(A=1e-3, I=1e-8))
+    m.add_joint(fb.Revolute(m.ground, b.first, axis=(0, 0, 1)))
+    with pytest.raises(ModelError, match=r"joint 0 \(Revolute ground-\d+\).*dim=3"):
+        m.compile()
