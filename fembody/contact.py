@@ -122,18 +122,24 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
         if rv < 0.0:
             raise ModelError(f"{where}: rest_velocity must be >= 0 [m/s], got {rest_velocity!r}")
         kw["rest_velocity"] = rv
+    dim = getattr(model, "dim", 2)
     if plane is not None:
+        eg = "((0, 0), (0, 1))" if dim == 2 else "((0, 0, 0), (0, 0, 1))"
         try:
             p, nrm = plane
         except (TypeError, ValueError):
-            raise ModelError(f"{where}: plane must be (point, normal), e.g. ((0, 0), (0, 1)); "
+            raise ModelError(f"{where}: plane must be (point, normal), e.g. {eg}; "
                              f"got {plane!r}") from None
-        p = np.array(model._point(p, f"{where}: plane point"))
-        nrm = np.array(model._point(nrm, f"{where}: plane normal"))
-        length = math.hypot(*nrm)
+        if dim == 2:
+            p = np.array(model._point(p, f"{where}: plane point"))
+            nrm = np.array(model._point(nrm, f"{where}: plane normal"))
+        else:
+            p, nrm = _vector3(p, f"{where}: plane point"), _vector3(nrm, f"{where}: plane normal")
+        length = math.sqrt(float(nrm @ nrm))
         if length == 0.0:
             raise ModelError(f"{where}: the plane normal is zero; give the direction pointing "
-                             "from the obstacle into the free space, e.g. (0, 1)")
+                             "from the obstacle into the free space, e.g. "
+                             + ("(0, 1)" if dim == 2 else "(0, 0, 1)"))
         c = Contact(name=name or f"plane {index}", kind="plane", nodes=(node,), point=p,
                     normal=nrm / length, **kw)
     elif other is not None:
@@ -145,6 +151,9 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: a node-to-node contact needs a positive radius (the "
                              f"distance at which the nodes touch) [m], got {radius!r}")
         c = Contact(name=name or f"node {index}", kind="node", nodes=(node, b), radius=r, **kw)
+    elif dim == 3:
+        raise ModelError(f"{where}: segment contact is planar (a signed distance to a line); in "
+                         "a 3D model use plane=(point, normal) or other=node with a radius")
     else:
         try:
             a, b = segment
@@ -161,6 +170,16 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
     return c
 
 
+def _vector3(value, what: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        arr = np.zeros(0)
+    if arr.size != 3 or not np.all(np.isfinite(arr)):
+        raise ModelError(f"{what}: expected a finite 3-vector (x, y, z), got {value!r}")
+    return arr
+
+
 def _number(value, what: str) -> float:
     try:
         x = float(value)
@@ -173,23 +192,26 @@ def _number(value, what: str) -> float:
 
 # ----------------------------------------------------------------------------- geometry
 def gap_plane(x: np.ndarray, point: np.ndarray, normal: np.ndarray):
-    """Gap of points ``x (n, 2)`` to planes ``(point, normal) (n, 2)``: ``g (n,)``, gradient
-    ``(n, 2)`` and Hessian ``(n, 2, 2)`` (zero)."""
+    """Gap of points ``x (n, d)`` to planes ``(point, normal) (n, d)`` (d = 2: lines of the
+    plane, 3: planes in space): ``g (n,)``, gradient ``(n, d)`` and Hessian ``(n, d, d)``
+    (zero)."""
     g = np.einsum("ni,ni->n", normal, x - point)
-    return g, normal.copy(), np.zeros((x.shape[0], 2, 2))
+    d = x.shape[1]
+    return g, np.array(normal, dtype=float), np.zeros((x.shape[0], d, d))
 
 
 def gap_node(x: np.ndarray, radius: np.ndarray):
-    """Gap between node pairs ``x (n, 4) = (xa, ya, xb, yb)`` touching at ``radius (n,)``:
-    ``g = |x_b - x_a| - r``, gradient ``(n, 4)``, Hessian ``(n, 4, 4)``."""
-    d = x[:, 2:4] - x[:, 0:2]
+    """Gap between node pairs ``x (n, 2d) = (x_a, x_b)`` (d = 2 or 3) touching at ``radius
+    (n,)``: ``g = |x_b - x_a| - r``, gradient ``(n, 2d)``, Hessian ``(n, 2d, 2d)``."""
+    k = x.shape[1] // 2
+    d = x[:, k:] - x[:, :k]
     L = np.sqrt(np.einsum("ni,ni->n", d, d))
     u = d / L[:, None]
     G = np.concatenate([-u, u], axis=1)
-    P = (np.eye(2)[None] - u[:, :, None] * u[:, None, :]) / L[:, None, None]
-    H = np.empty((x.shape[0], 4, 4))
-    H[:, :2, :2] = H[:, 2:, 2:] = P
-    H[:, :2, 2:] = H[:, 2:, :2] = -P
+    P = (np.eye(k)[None] - u[:, :, None] * u[:, None, :]) / L[:, None, None]
+    H = np.empty((x.shape[0], 2 * k, 2 * k))
+    H[:, :k, :k] = H[:, k:, k:] = P
+    H[:, :k, k:] = H[:, k:, :k] = -P
     return L - radius, G, H
 
 
@@ -229,8 +251,9 @@ def gap_segment(x: np.ndarray):
 class ContactGroup:
     """All contacts of one kind and method, evaluated at once.
 
-    ``dofs (n, k)`` are the x, y DOFs of the involved nodes (watched node first), ``X (n, k)``
-    their reference coordinates; ``contacts`` the :class:`Contact` objects in row order.
+    ``dofs (n, k)`` are the translation DOFs (x, y; in a spatial model, whose ``node_dofs``
+    have 6 columns, x, y, z) of the involved nodes (watched node first), ``X (n, k)`` their
+    reference coordinates; ``contacts`` the :class:`Contact` objects in row order.
     """
 
     family = "contact"
@@ -239,9 +262,11 @@ class ContactGroup:
         self.kind = kind
         self.contacts = list(contacts)
         self.index = np.array([c.index for c in contacts], dtype=np.int64)
-        self.dofs = np.array([[d for nd in c.nodes for d in node_dofs[nd.id, :2]]
+        dim = 3 if node_dofs.shape[1] == 6 else 2
+        self.dofs = np.array([[d for nd in c.nodes for d in node_dofs[nd.id, :dim]]
                               for c in contacts], dtype=np.int64)
-        self.X = np.array([[v for nd in c.nodes for v in (nd.x, nd.y)] for c in contacts])
+        self.X = np.array([[v for nd in c.nodes for v in np.asarray(nd.position, float)[:dim]]
+                           for c in contacts])
         self.e = np.array([c.restitution for c in contacts])
         if kind == "plane":
             self.point = np.array([c.point for c in contacts])

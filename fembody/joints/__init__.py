@@ -10,10 +10,20 @@ User-facing classes (add them with ``model.add_joint``):
 - :class:`Driver`   prescribed motion of a DOF or of a relative joint angle, a function of time
 - :class:`Support`  ground support by Lagrange multiplier (reaction forces come out as lambda)
 
+Spatial models (``fembody.joints.joints3d``; Weld, RigidLink, Distance, Support and
+translation Drivers work there too): :class:`Spherical`, :class:`Revolute`,
+:class:`Universal`, :class:`Prismatic`, :class:`Cylindrical`, :class:`RotationDriver`,
+:class:`SlideDriver`; kernels in ``fembody.joints.spatial``, blocks in
+``fembody.joints.spatial_blocks``, builders in ``fembody.joints.compile3d``.
+
 Each family is evaluated as a vectorised block (``fembody.joints.blocks``) giving phi, B, the
 constraint Hessians (for the geometric stiffness d(B^T lambda)/dq) and, for rheonomic joints,
 phi_t and phi_tt.
 """
 from .joints import Distance, Driver, Joint, Pin, RigidLink, Slider, Support, Weld
+from .joints3d import (Cylindrical, Prismatic, Revolute, RotationDriver, SlideDriver,
+                       Spherical, Universal)
 
-__all__ = ["Distance", "Driver", "Joint", "Pin", "RigidLink", "Slider", "Support", "Weld"]
+__all__ = ["Distance", "Driver", "Joint", "Pin", "RigidLink", "Slider", "Support", "Weld",
+           "Cylindrical", "Prismatic", "Revolute", "RotationDriver", "SlideDriver", "Spherical",
+           "Universal"]

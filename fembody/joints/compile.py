@@ -17,15 +17,59 @@ from .blocks import DistanceBlock, LinearBlock, PointBlock, SliderBlock
 from .modal import ModalPinBlock
 
 BUILDERS: dict[str, Callable] = {}
+BUILDERS3D: dict[str, Callable] = {}      # spatial models (sys.dim == 3): fembody.joints.compile3d
+# what to use instead of a joint kind that exists in one dimension only
+HINTS = {(3, "Pin"): "use fb.Spherical(a, b, at) for a ball joint or fb.Revolute(a, b, axis, "
+                     "at) for a hinge",
+         (3, "Slider"): "use fb.Prismatic(a, b, axis, at) (rotation locked) or "
+                        "fb.Cylindrical(a, b, axis, at)",
+         (2, "*"): "it is a spatial joint: build the model with fb.Model(dim=3), or use "
+                   "fb.Pin / fb.Slider / fb.Driver in a planar model"}
 
 
-def builder(*kinds: str) -> Callable:
-    """Register the decorated ``f(sys, joint, groups)`` for joints of the given kinds."""
+def builder(*kinds: str, dim: int = 2) -> Callable:
+    """Register the decorated ``f(sys, joint, groups)`` for joints of the given kinds in
+    models of dimension ``dim`` (2: planar, 3: spatial)."""
+    table = BUILDERS3D if dim == 3 else BUILDERS
+
     def wrap(f: Callable) -> Callable:
         for k in kinds:
-            BUILDERS[k] = f
+            table[k] = f
         return f
     return wrap
+
+
+def lookup(joint, dim: int) -> Callable:
+    """The builder of ``joint`` in a model of dimension ``dim``; a ModelError naming the joint
+    (and what to use instead) when its kind has none there."""
+    kind = getattr(joint, "kind", "")
+    build = (BUILDERS3D if dim == 3 else BUILDERS).get(kind)
+    if build is None:
+        hint = HINTS.get((dim, kind))
+        if hint is None and dim == 2 and 3 in getattr(joint, "dims", ()):
+            hint = HINTS[(2, "*")]
+        raise ModelError(f"{joint.label}: a {type(joint).__name__} joint is not available in "
+                         f"a {dim}D model" + (f"; {hint}" if hint else ""))
+    return build
+
+
+def number_rows(sys, model, blocks: list) -> None:
+    """Number the constraint rows block by block and set ``joint_blocks``, ``n_con``,
+    ``joint_rows``, ``row_joint`` and ``rheonomic`` on ``sys``."""
+    row = 0
+    joint_rows: dict[int, list] = {j.index: [] for j in model.joints}
+    for blk in blocks:
+        blk.rows = row + np.arange(len(blk) * blk.m).reshape(len(blk), blk.m)
+        row += len(blk) * blk.m
+        for inst, ji in enumerate(blk.owner):
+            joint_rows[int(ji)].extend(blk.rows[inst].tolist())
+    sys.joint_blocks = blocks
+    sys.n_con = row
+    sys.joint_rows = {k: np.array(v, dtype=np.int64) for k, v in joint_rows.items()}
+    sys.row_joint = np.empty(row, dtype=np.int64)
+    for k, v in sys.joint_rows.items():
+        sys.row_joint[v] = k
+    sys.rheonomic = any(b.rheonomic for b in blocks)
 
 
 def point(at, node, where: str) -> np.ndarray:
@@ -142,10 +186,7 @@ def compile_joints(sys, model) -> None:
     groups: dict[str, list] = {"pin": [], "weld": [], "slider": [], "slider_lock": [],
                                "distance": [], "linear": []}
     for j in model.joints:
-        build = BUILDERS.get(getattr(j, "kind", ""))
-        if build is None:  # pragma: no cover - guarded by Model.add_joint
-            raise ModelError(f"{j.label}: unsupported joint type {type(j).__name__}")
-        build(sys, j, groups)
+        lookup(j, 2)(sys, j, groups)
     blocks = []
     own = lambda g: np.array([e[0].index for e in g])  # noqa: E731
     for key, rot in (("pin", False), ("weld", True)):
@@ -172,13 +213,7 @@ def compile_joints(sys, model) -> None:
                                   [e[4] for e in g]))
     for j in groups.get("modal", []):
         blocks.append(modal_pin_block(sys, j))
-    row = 0
-    joint_rows: dict[int, list] = {j.index: [] for j in model.joints}
-    for blk in blocks:
-        blk.rows = row + np.arange(len(blk) * blk.m).reshape(len(blk), blk.m)
-        row += len(blk) * blk.m
-        for inst, ji in enumerate(blk.owner):
-            joint_rows[int(ji)].extend(blk.rows[inst].tolist())
+    number_rows(sys, model, blocks)
     for blk in blocks:
         blk.X = np.where(blk.mask, sys.X[np.where(blk.mask, blk.dofs, 0)], 0.0)
         blk.flat_sel = np.flatnonzero(blk.mask.ravel())
@@ -189,13 +224,6 @@ def compile_joints(sys, model) -> None:
         blk.constant_B = blk.linear or getattr(blk, "at_nodes", False)
         blk._Bdata = None
         blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
-    sys.joint_blocks = blocks
-    sys.n_con = row
-    sys.joint_rows = {k: np.array(v, dtype=np.int64) for k, v in joint_rows.items()}
-    sys.row_joint = np.empty(row, dtype=np.int64)
-    for k, v in sys.joint_rows.items():
-        sys.row_joint[v] = k
-    sys.rheonomic = any(b.rheonomic for b in blocks)
 
 
 def modal_pin_block(sys, j):

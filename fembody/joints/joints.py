@@ -19,6 +19,7 @@ class Joint:
     kind = "joint"
     name: str | None = None
     index: int = -1
+    dims: tuple = (2,)           # model dimensions the joint exists in (2: planar, 3: spatial)
 
     def nodes(self) -> tuple:
         raise NotImplementedError
@@ -64,6 +65,7 @@ class Weld(Pin):
     its initial value. Reaction: (Fx, Fy, Mz) on ``b`` [N, N m]."""
 
     kind = "Weld"
+    dims = (2, 3)
     n_rows = 3
 
 
@@ -78,6 +80,7 @@ class RigidLink(Joint):
     rotation: bool = False
     name: str | None = None
     kind = "RigidLink"
+    dims = (2, 3)
 
     @property
     def n_rows(self) -> int:
@@ -121,6 +124,7 @@ class Distance(Joint):
     length: float | None = None
     name: str | None = None
     kind = "Distance"
+    dims = (2, 3)
     n_rows = 1
 
     def nodes(self):
@@ -149,6 +153,7 @@ class Driver(Joint):
     acceleration: Callable[[float], float] | None = None
     name: str | None = None
     kind = "Driver"
+    dims = (2, 3)
     n_rows = 1
 
     def nodes(self):
@@ -177,7 +182,8 @@ class Driver(Joint):
 
 @dataclass(eq=False, repr=False)
 class Support(Joint):
-    """Ground support of ``dofs`` ('x', 'y', 'rz') of ``node`` by Lagrange multipliers instead
+    """Ground support of ``dofs`` ('x', 'y', 'rz'; in 3D 'x', 'y', 'z', 'rx', 'ry', 'rz',
+    default x, y, z) of ``node`` by Lagrange multipliers instead
     of DOF elimination: the reactions are the multipliers. Reaction: (Fx, Fy, Mz) components
     for the supported DOFs, in the order given."""
 
@@ -185,10 +191,12 @@ class Support(Joint):
     dofs: tuple = field(default=("x", "y"))
     name: str | None = None
     kind = "Support"
+    dims = (2, 3)
 
     def __init__(self, node, *dofs: str, name: str | None = None) -> None:
         self.node = node
         self.dofs = tuple(dofs) if dofs else ("x", "y")
+        self.default_dofs = not dofs     # a spatial model then supports x, y and z
         self.name = name
 
     @property
