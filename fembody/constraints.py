@@ -50,6 +50,14 @@ def matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
 class Constraints:
     """Evaluation of the joint blocks of the System it is mixed into."""
 
+    def joint_poses(self, blk, q: np.ndarray):
+        """What a joint block evaluates: spatial blocks the poses of their two nodes (the
+        ground reads x = 0, R = I), planar blocks the positions and rotations of their DOFs."""
+        ids = getattr(blk, "node_ids", None)
+        if ids is not None:
+            return self.space.poses(q, ids)
+        return blk.gather(self.gather(q, blk.safe_dofs))
+
     # -------------------------------------------------------------- joints
     def _joint_free_index(self, blk) -> np.ndarray:
         return np.where(blk.mask, self.free_index[np.where(blk.mask, blk.dofs, 0)], -1)
@@ -87,7 +95,7 @@ class Constraints:
             fc = np.zeros(self.n_dof)
         G = None
         for blk in self.joint_blocks:
-            x = blk.gather(self.gather(q, blk.safe_dofs))
+            x = self.joint_poses(blk, q)
             ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
             phi[blk.rows] = ph
             if blk.constant_B:
@@ -110,7 +118,7 @@ class Constraints:
         for blk in self.joint_blocks:
             if not blk.constant_B:
                 continue
-            _, B, _ = blk.evaluate(blk.gather(self.gather(q, blk.safe_dofs)), t, False)
+            _, B, _ = blk.evaluate(self.joint_poses(blk, q), t, False)
             sel, pos = self.B_scatter[id(blk)]
             self._constB += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
             n, m, k = B.shape
@@ -144,7 +152,7 @@ class Constraints:
         for blk in self.joint_blocks:
             if blk.linear:
                 continue
-            x = blk.gather(self.gather(q, blk.safe_dofs))
+            x = self.joint_poses(blk, q)
             ve = np.where(blk.mask, v[blk.dofs], 0.0)
             _, _, H = blk.evaluate(x, t, True)
             if H is not None:

@@ -24,6 +24,7 @@ from .blocks import build_blocks
 from .dofs import check_nodes, fingerprint, number_dofs
 from .errors import ModelError
 from .joints.compile import compile_joints
+from .joints.compile3d import compile_joints3d
 from .constraints import Constraints, matvec
 from .measures import Measures
 from .patterns import Pattern
@@ -56,7 +57,7 @@ class System(Measures, Constraints):
         number_dofs(self, model, spaces.default() if space is None else space)
         build_blocks(self, model)
         self._build_contacts(model)
-        compile_joints(self, model)
+        (compile_joints3d if self.dim == 3 else compile_joints)(self, model)
         self.turning_loads = TurningLoads(self, model)
         check_nodes(self, model)
         self._build_pattern()
