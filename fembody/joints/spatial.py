@@ -22,10 +22,10 @@ a few lines of geometry. Choices:
 - locked relative rotation (weld, prismatic): the three rows ``vee(skew(C))``,
   ``C = (Ra C0)^T Rb`` (``C0`` the reference relative rotation). They equal the relative
   rotation vector to first order (``sin(angle) * axis`` exactly), so ``B`` at the solution is
-  exactly ``(-I, I)`` on the material rotations and the multipliers are the joint moment
-  components in b's frame; unlike three single dot products they do not depend on which
-  axis is called first. Their only other root is a half turn, never reached from a locked
-  joint.
+  exactly ``(-I, I)`` on the material rotations and the multipliers are (minus, as
+  ``-B^T lam``) the constraint moment on b about its node, in b's frame; unlike three single
+  dot products they do not depend on which axis is called first. Their only other root is a
+  half turn, never reached from a locked joint.
 - revolute / cylindrical rotation rows: b's axis stays perpendicular to two vectors of a
   orthogonal to a's axis (two dot products: regular for every angle about the axis).
 - rotation driver: ``phi = wrap(theta - f(t))`` with ``theta = atan2(a2 . b1, a1 . b1)`` the
