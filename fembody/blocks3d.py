@@ -7,7 +7,7 @@ import numpy as np
 
 from .elements import PointMassBlock
 from .elements.beam3d import straight_reference
-from .elements.spatial import Beam3DBlock, GyroBlock, Rigid3DBlock, Truss3DBlock
+from .elements.spatial import Beam3DBlock, GyroBlock, Rigid3DBlock, Spring3DBlock, Truss3DBlock
 from .errors import ModelError
 
 if TYPE_CHECKING:
@@ -28,9 +28,6 @@ def build_blocks3d(sys, model: Model) -> list:
     if model.rayleigh[1] > 0.0:
         raise ModelError("set_damping: beta (strain-rate) damping is planar only for now; in "
                          "spatial models use alpha (mass-proportional) damping")
-    if model.springs:
-        raise ModelError("add_spring is planar only for now; in a spatial model use a truss "
-                         "element (add_truss) for an axial spring")
     blocks: list = []
     rotary = np.zeros((len(model.nodes), 3, 3))
     if model.beams:
@@ -59,6 +56,13 @@ def build_blocks3d(sys, model: Model) -> list:
             EA=[t["material"].E * t["section"].A for t in e],
             rhoA=[t["material"].rho * t["section"].A for t in e],
             green=[t["green"] for t in e], lumped=[t["lumped"] for t in e], labels=labels))
+    if model.springs:
+        e = model.springs
+        nid = _pairs(e)
+        blocks.append(Spring3DBlock(
+            nid, np.concatenate([nd[nid[:, 0], :3], nd[nid[:, 1], :3]], axis=1),
+            _coords(model, nid), [s["k"] for s in e], [s["c"] for s in e], [s["l0"] for s in e],
+            labels=[f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]))
     if model.masses:
         nid = np.array([m["node"].id for m in model.masses], dtype=np.int64)
         blocks.append(PointMassBlock(nd[nid, :3], [m["m"] for m in model.masses],

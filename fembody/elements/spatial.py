@@ -227,3 +227,64 @@ class Rigid3DBlock:
         return (rigid3d.gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)
                 - rigid3d.gravity_potential(poses0[0][:, 0], self._R(poses0), g, self.m,
                                             self.c))
+
+
+class Spring3DBlock:
+    """Axial spring-dampers between two nodes in space: force ``k (l - l0) + c l'`` along the
+    current chord (``k`` [N/m], ``c`` [N s/m], rest length ``l0 > 0`` [m]); ``dofs (n, 6)``."""
+
+    family = "spring"
+    spatial = True
+
+    def __init__(self, nodes, dofs, X, k, c, l0, labels=None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        X = np.asarray(X, float)
+        self.DX = X[:, 1] - X[:, 0]
+        self.k, self.c, self.l0 = (np.asarray(a, float) for a in (k, c, l0))
+        self.Dd = self.c if np.any(self.c > 0.0) else None
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i] if self._labels else f"spring {i}"
+
+    def _chord(self, poses):
+        d = poses[0][:, 1] - poses[0][:, 0]
+        l = np.sqrt(np.einsum("ni,ni->n", d, d))
+        du = d - self.DX
+        L = np.sqrt(np.einsum("ni,ni->n", self.DX, self.DX))
+        # l - l0 without cancellation for small stretches: (l^2 - L^2)/(l + L) + (L - l0)
+        ext = np.einsum("ni,ni->n", 2.0 * self.DX + du, du) / (l + L) + (L - self.l0)
+        return d / l[:, None], l, ext
+
+    def forces(self, poses, v, tangent):
+        e, l, ext = self._chord(poses)
+        N = self.k * ext
+        C = None
+        if v is not None and self.Dd is not None:
+            rate = np.einsum("ni,ni->n", e, v[:, 3:] - v[:, :3])
+            N = N + self.c * rate
+            if tangent:
+                ce = self.c[:, None, None] * e[:, :, None] * e[:, None, :]
+                C = np.block([[ce, -ce], [-ce, ce]])
+        f = np.concatenate([-N[:, None] * e, N[:, None] * e], -1)
+        if not tangent:
+            return f, None, None
+        ee = e[:, :, None] * e[:, None, :]
+        kk = self.k[:, None, None] * ee + (N / l)[:, None, None] * (np.eye(3) - ee)
+        K = np.block([[kk, -kk], [-kk, kk]])
+        return f, K, C
+
+    def strain_energy(self, poses) -> np.ndarray:
+        ext = self._chord(poses)[2]
+        return 0.5 * self.k * ext * ext
+
+    def resultants(self, poses) -> np.ndarray:
+        """Spring force k (l - l0) [N] ``(n, 1)``."""
+        return (self.k * self._chord(poses)[2])[:, None]
+
+    def mass(self):
+        return None
