@@ -49,12 +49,29 @@ class Measures:
                                              v[b.dofs]))
         return p
 
+    def linear_momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Total linear momentum (dim,) [kg m/s]: the translational generalised momenta."""
+        p = self.momentum(q, v)
+        return np.array([p[self.node_dofs[:, k]].sum() for k in range(self.dim)])
+
     def angular_momentum(self, q: np.ndarray, v: np.ndarray,
-                         about: Sequence[float] = (0.0, 0.0)) -> float:
-        """Angular momentum about the point ``about`` [kg m^2/s]: the Noether quantity of
-        rigid rotation, sum over nodes of (x - about) x p_xy plus the rotational momenta."""
+                         about: Sequence[float] | None = None):
+        """Angular momentum about the point ``about`` [kg m^2/s] (default the origin): the
+        Noether quantity of rigid rotation, sum over nodes of (x - about) x p_x plus the
+        rotational momenta. Planar: a number; spatial: a 3-vector in global axes, where a
+        node's rotational momentum (material, conjugate to its material angular velocity)
+        is turned to global axes by its rotation, R p_Theta."""
         p = self.momentum(q, v)
         nd = self.node_dofs
+        if self.dim == 3:
+            x = self.space.positions(q) - np.asarray((0.0,) * 3 if about is None else about)
+            L = np.cross(x, p[nd[:, :3]]).sum(axis=0)
+            rn = self.space.rot_nodes
+            if rn.size:
+                R = self.space.frames(q)[rn]
+                L = L + np.einsum("nij,nj->i", R, p[nd[rn, 3:]])
+            return L
+        about = (0.0, 0.0) if about is None else about
         xy = self.space.positions(q) - np.asarray(about, float)
         L = float(np.sum(xy[:, 0] * p[nd[:, 1]] - xy[:, 1] * p[nd[:, 0]]))
         rz = nd[:, 2][nd[:, 2] >= 0]

@@ -259,13 +259,21 @@ class Result:
         paper 000's I_N = tau theta - E generalised (constant up to the integrator's error)."""
         return -self.energy.balance
 
-    def angular_momentum(self, about=(0.0, 0.0)) -> np.ndarray:
-        """Angular momentum about the point ``about`` per state [kg m^2/s] (conserved when no
-        external moment acts about that point, e.g. a free body or one pinned there)."""
+    def angular_momentum(self, about=None) -> np.ndarray:
+        """Angular momentum about the point ``about`` (default the origin) per state
+        [kg m^2/s]: (n,) planar, (n, 3) spatial in global axes (conserved when no external
+        moment acts about that point, e.g. a free body or one pinned there)."""
         sys = self._need_system("angular_momentum")
         if self.v is None:
             raise ModelError("Result: this analysis has no velocities (it is static)")
         return np.array([sys.angular_momentum(q, v, about) for q, v in zip(self.q, self.v)])
+
+    def linear_momentum(self) -> np.ndarray:
+        """Total linear momentum per state (n, dim) [kg m/s]."""
+        sys = self._need_system("linear_momentum")
+        if self.v is None:
+            raise ModelError("Result: this analysis has no velocities (it is static)")
+        return np.array([sys.linear_momentum(q, v) for q, v in zip(self.q, self.v)])
 
     def plot(self, *what, **options):
         """Time histories with matplotlib (see :func:`fembody.viz.history`): e.g.

@@ -132,6 +132,26 @@ def test_free_asymmetric_body_energy_momentum_and_flip():
     assert np.abs(L - L[0]).max() <= 1e-5 * np.linalg.norm(L[0])
     assert W[:, 1].min() < -3.5          # the intermediate axis flips over
     np.testing.assert_allclose(r.energy.kinetic, E, rtol=1e-12)
+    np.testing.assert_allclose(r.angular_momentum(), L, rtol=1e-12, atol=1e-12)
+
+
+def test_free_flexible_body_keeps_its_momenta():
+    # a beam with an offset rigid body tumbling freely: internal forces sum to zero; the
+    # momenta are kept to the integrator's accuracy (the offset body's momentum m (x' +
+    # R (W x c)) is not linear in the scheme's variables, so not even the linear one exactly:
+    # measured 1.1e-7 and 5.8e-7 relative at h = 1 ms over 1 s)
+    m = fb.Model(dim=3)
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=fb.Material(E=1e8, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(b=0.02, h=0.03))
+    m.add_rigid_body(b.last, 0.5, (0.01, 0.02, 0.015), offset=(0.05, 0.1, 0.0))
+    w = np.array([0.5, -1.0, 2.0])
+    for node in b.nodes:
+        m.set_velocity(node, np.cross(w, node.position) + np.array([0.1, 0.0, 0.2]), omega=w)
+    r = fb.simulate(m, t_end=1.0, dt=1e-3, rho_inf=1.0, tol=1e-12, save_every=20)
+    P, L = r.linear_momentum(), r.angular_momentum()
+    assert np.abs(P - P[0]).max() <= 1e-6 * np.linalg.norm(P[0])
+    assert np.abs(L - L[0]).max() <= 1e-4 * np.linalg.norm(L[0])
+    assert np.linalg.norm(L[0]) > 0.1
 
 
 def test_lie_group_generalized_alpha_is_second_order_on_a_spinning_body():
