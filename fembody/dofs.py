@@ -32,6 +32,10 @@ def number_dofs(sys, model: Model, space: str) -> None:
             raise ModelError(f"add_torque on {load.node}: the node has no rotation DOF (only "
                              "trusses, springs or point masses attach to it); apply the "
                              "torque to a node of a beam or rigid body")
+        if load.follower and load.node.id not in needs_rot:
+            raise ModelError(f"add_force(follower=True) on {load.node}: the node has no "
+                             "rotation DOF for the force to follow; apply it to a node of a "
+                             "beam or rigid body")
     n_nodes = len(model.nodes)
     node_dofs = np.full((n_nodes, 3), -1, dtype=np.int64)
     count = 0

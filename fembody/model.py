@@ -8,7 +8,8 @@ import numpy as np
 
 from .errors import ModelError
 from .loads import LoadValue, NodalLoad, check_time_function
-from .bodies import Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody
+from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody,
+                     resolve_node)
 from .elements.modal import ModalBodyRef
 from .materials import Material, Section, check_number
 from .space import DOF_NAMES
@@ -82,21 +83,13 @@ class Model:
         return float(arr[0]), float(arr[1])
 
     def node(self, ref: NodeLike, where: str = "model") -> Node:
-        """Resolve a Node or a node index of this model; raise ModelError otherwise."""
-        if isinstance(ref, Node):
-            if ref._model is not self:
-                raise ModelError(f"{where}: {ref} belongs to another model; create nodes with "
-                                 "this model's add_node/add_beam")
-            return ref
-        if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
-            if 0 <= int(ref) < len(self.nodes):
-                return self.nodes[int(ref)]
-            raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
-                             f"0..{len(self.nodes) - 1})")
-        raise ModelError(f"{where}: expected a Node of this model, got {ref!r}")
+        """Resolve a Node, a node index or a node name (``add_node(name=...)``; 'ground' is
+        the ground) of this model; raise ModelError otherwise. Every method that takes a
+        node goes through here."""
+        return resolve_node(self, ref, where)
 
     def _node_or_point(self, ref: PointLike, where: str) -> Node:
-        if isinstance(ref, (Node, int, np.integer)):
+        if isinstance(ref, (Node, int, np.integer, str)):
             return self.node(ref, where)
         return self.add_node(self._point(ref, where))
 
@@ -152,13 +145,17 @@ class Model:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
         self._check_props(material, section, where, beam=True)
         a = self._node_or_point(start, where)
-        b = self._node_or_point(end, where)
-        self._check_length(a, b, where)
-        nodes = [a]
+        pb = (end if isinstance(end, (Node, int, np.integer, str)) else self._point(end, where))
+        b = self.node(pb, where) if not isinstance(pb, tuple) else None
+        bx, by = (b.x, b.y) if b is not None else pb
+        if math.hypot(bx - a.x, by - a.y) <= 1e-12 * max(1.0, abs(a.x), abs(a.y)):
+            raise ModelError(f"{where}: zero length, start and end coincide at ({a.x:g}, "
+                             f"{a.y:g}); move one end or remove the beam")
+        nodes = [a]     # numbered along the beam: start, the interior nodes, end
         for i in range(1, n):
             s = i / n
-            nodes.append(self._new_node(a.x + s * (b.x - a.x), a.y + s * (b.y - a.y), None))
-        nodes.append(b)
+            nodes.append(self._new_node(a.x + s * (bx - a.x), a.y + s * (by - a.y), None))
+        nodes.append(b if b is not None else self._new_node(bx, by, None))
         body = Body(name or f"beam {len(self.bodies)}", nodes)
         for p, q in zip(nodes[:-1], nodes[1:]):
             body.elements.append(self._beam_element(p, q, material, section, mass, body.name))
@@ -261,7 +258,7 @@ class Model:
         """
         where = f"add_spring (spring {len(self.springs)})"
         a = self.node(a, where)
-        if isinstance(b, (Node, int, np.integer)):
+        if isinstance(b, (Node, int, np.integer, str)):
             b = self.node(b, where)
         else:
             p = self._point(b, where)
@@ -305,19 +302,29 @@ class Model:
                 raise ModelError(f"fix {node}: unknown DOF {d!r}; use 'x', 'y' or 'rz'")
         self.supports.setdefault(node.id, set()).update(dofs)
 
-    def add_force(self, node: NodeLike, force: LoadValue) -> NodalLoad:
-        """Apply a force (fx, fy) [N] at ``node``: constant, or a function of time t [s]."""
-        return self._add_load(node, "force", force)
+    def add_force(self, node: NodeLike, force: LoadValue, follower: bool = False) -> NodalLoad:
+        """Apply a force (fx, fy) [N] at ``node``: constant, or a function of time t [s] (e.g.
+        ``fb.functions.Ramp(...) * (0, -10)``). ``follower=True``: (fx, fy) in the node's
+        rotated frame, turning with the node (which needs a rotation DOF); a planar torque
+        is the same in every frame, so every torque already follows."""
+        return self._add_load(node, "force", force, follower)
 
     def add_torque(self, node: NodeLike, torque: LoadValue) -> NodalLoad:
         """Apply a moment m_z [N m] at ``node``: constant, or a function of time t [s]."""
         return self._add_load(node, "torque", torque)
 
-    def _add_load(self, node: NodeLike, kind: str, value: LoadValue) -> NodalLoad:
+    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None):
+        """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
+        (ground: none); see :class:`fembody.loads.Motor`."""
+        from .loads import attach_motor
+        return attach_motor(self, a, b, torque, name)
+
+    def _add_load(self, node: NodeLike, kind: str, value: LoadValue,
+                  follower: bool = False) -> NodalLoad:
         where = f"add_{kind}"
         node = self.node(node, where)
         check_time_function(value, f"{where} on {node}")
-        load = NodalLoad(node, kind, value)
+        load = NodalLoad(node, kind, value, bool(follower))
         if load.is_constant:
             load.evaluate(0.0)          # shape and finiteness checked now, not at solve time
         self.loads.append(load)
@@ -334,15 +341,15 @@ class Model:
         """Add a joint (``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
         ``fb.RigidLink``, ``fb.Support``) and return it."""
         from .joints import Joint
+        from .loads import Motor
+        if isinstance(joint, Motor):        # a torque, not a constraint (as users guess it)
+            return self.add_motor(joint)
         if not isinstance(joint, Joint):
             raise ModelError(f"add_joint: expected a fembody joint (fb.Pin, ...), got {joint!r}")
         if any(j is joint for j in self.joints):
             raise ModelError(f"add_joint: {joint.label} is already in the model")
         joint.index = len(self.joints)
-        for n in joint.nodes():
-            if n is None:
-                continue
-            self.node(n, f"add_joint ({joint.kind} joint {joint.index})")
+        joint.resolve_nodes(self, f"add_joint ({joint.kind} joint {joint.index})")
         self.joints.append(joint)
         return joint
 

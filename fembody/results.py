@@ -106,9 +106,13 @@ class Result:
 
     # ------------------------------------------------------------ accessors
     def _dofs(self, node) -> np.ndarray:
-        nid = node.id if hasattr(node, "id") else int(node)
-        if self.system is not None:
+        if self.system is not None:         # a Node, an index or a name (add_node(name=))
             nid = self.system.model.node(node, "Result").id
+        elif isinstance(node, str):
+            raise ModelError(f"Result: node names ({node!r}) need the model; load the result "
+                             "with Result.load(path, model=...) or pass the node index")
+        else:
+            nid = node.id if hasattr(node, "id") else int(node)
         if not 0 <= nid < len(self.node_dofs):
             raise ModelError(f"Result: node {nid} is not in this result's model")
         return self.node_dofs[nid]

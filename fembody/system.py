@@ -25,6 +25,7 @@ from .dofs import check_nodes, fingerprint, number_dofs
 from .elements import compiled
 from .errors import ModelError
 from .joints.compile import compile_joints
+from .loads import FollowerForces
 from .measures import Measures
 from .patterns import Pattern
 from .space import DOF_NAMES
@@ -90,6 +91,7 @@ class System(Measures):
         self._build_contacts(model)
         compile_joints(self, model)
         check_nodes(self, model)
+        self.follower = FollowerForces.of(model, self.node_dofs)   # a block of its own
         self._build_pattern()
         self._build_constraint_pattern()
         self._build_constants(model)
@@ -112,7 +114,7 @@ class System(Measures):
         keys = [np.arange(nf, dtype=np.int64) * (nf + 1)]   # the diagonal is always present
         local = []
         joints = [b for b in self.joint_blocks if not b.linear]
-        for b in self.blocks + joints + self.contact_groups:
+        for b in self.blocks + joints + self.contact_groups + self.follower.as_blocks():
             fi = (self._joint_free_index(b) if b in joints else self.free_index[b.dofs])
             k = fi.shape[1]
             r = np.broadcast_to(fi[:, :, None], (fi.shape[0], k, k)).ravel()
@@ -147,7 +149,7 @@ class System(Measures):
         self._M_csc.eliminate_zeros()       # in place: hence the copies of the shared pattern
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
-        for load in model.loads:
+        for load in (ld for ld in model.loads if not ld.follower):     # followers: f(q)
             dofs = self.node_dofs[load.node.id, :2] if load.kind == "force" else \
                 self.node_dofs[load.node.id, 2:3]
             if load.is_constant:
@@ -356,8 +358,7 @@ class System(Measures):
         """External force ``f_ext`` (nodal loads + gravity) and, with ``tangent``, the CSC data of
         the load stiffness ``-df_ext/dq`` (non-zero only for offset rigid bodies under gravity),
         or None."""
-        f = self.nodal_loads(t) + self.f_gravity
-        Kl = None
+        f, Kl = self.follower.assemble(self, q, t, tangent, self.nodal_loads(t) + self.f_gravity)
         if self.nonlinear_inertia and np.any(self.gravity != 0.0):
             f = f.copy()
             for b in self.nonlinear_inertia:

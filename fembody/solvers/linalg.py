@@ -490,8 +490,12 @@ class SaddlePointSolver:
 
 
 def saddle_solver(system, method: str = "auto") -> SaddlePointSolver:
-    """A saddle-point solver on a compiled System's fixed augmented pattern."""
+    """A saddle-point solver on a compiled System's fixed augmented pattern. With follower
+    loads the tangent is not symmetric: 'auto' takes LU (SuperLU) then, since the envelope,
+    Cholesky and LDL^T paths read one triangle only."""
     s = system
+    if method == "auto" and len(getattr(s, "follower", ())):
+        method = "superlu"
     pat = s.saddle_pattern() if s.n_con else None
     return SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
                              s.B_indices, s.B_indptr, S_diag=s.diag_pos)

@@ -17,6 +17,7 @@ from ..results import Result
 from ..system import System
 from . import ode
 from .bdf import BDF
+from .dae import consistent_velocity
 from .base import Integrator
 from .impact import ImpactHandler
 from .newmark import HHT, GeneralizedAlpha, Newmark
@@ -75,6 +76,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     cls, options = _method(method, options)
     v0 = options.pop("v0", None)
     v0 = initial_velocity(sys) if v0 is None else v0
+    v0 = _consistent_v0(sys, options.get("q0"), v0)
     t_wall = _time.perf_counter()
     integ = cls(sys, v0=v0, **options)
     result = Result(sys, "dynamic")
@@ -206,6 +208,8 @@ class _Power:
     def __call__(self, integ, h: float) -> dict:
         s = self.sys
         f = s.nodal_loads(integ.t)
+        if len(s.follower):
+            f = f + s.follower.assemble(s, integ.q, integ.t, False)[0]
         fc = None
         if s.n_con:
             last = getattr(integ, "last", None)
@@ -226,6 +230,20 @@ class _Power:
         self.prev = (integ.q, integ.v, f, fc)
         return out
 
+
+
+def _consistent_v0(sys: System, q0, v0) -> np.ndarray:
+    """v0 projected onto the joints' velocity constraints, with a logged note when it moved."""
+    q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
+    if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
+        return v0           # nothing to do, or a wrong shape the integrator reports
+    v, change, i = consistent_velocity(sys, q, v0)
+    scale = max(float(np.abs(v0).max()), float(np.abs(v).max()), 1e-300)
+    if change > 1e-9 * scale:
+        log.warning("simulate: the initial velocities violate the joints' velocity constraints; "
+                    "moved onto them by a mass-weighted projection, largest change %.3g at %s "
+                    "(%.3g -> %.3g)", change, sys.dof_label(i), v0[i], v[i])
+    return v
 
 
 def initial_velocity(sys: System) -> np.ndarray:
