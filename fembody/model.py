@@ -53,6 +53,7 @@ class Model:
         self.modal_bodies: list = []
         self.initial_velocity: dict[int, np.ndarray] = {}
         self.contacts: list = []
+        self.sensors: list = []
         self.ground = self._new_node(0.0, 0.0, "ground", internal=True)
         self.supports[self.ground.id] = {"x", "y", "rz*"}
 
@@ -145,12 +146,7 @@ class Model:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
         self._check_props(material, section, where, beam=True)
         a = self._node_or_point(start, where)
-        pb = (end if isinstance(end, (Node, int, np.integer, str)) else self._point(end, where))
-        b = self.node(pb, where) if not isinstance(pb, tuple) else None
-        bx, by = (b.x, b.y) if b is not None else pb
-        if math.hypot(bx - a.x, by - a.y) <= 1e-12 * max(1.0, abs(a.x), abs(a.y)):
-            raise ModelError(f"{where}: zero length, start and end coincide at ({a.x:g}, "
-                             f"{a.y:g}); move one end or remove the beam")
+        b, (bx, by) = _beam_end(self, a, end, where)
         nodes = [a]     # numbered along the beam: start, the interior nodes, end
         for i in range(1, n):
             s = i / n
@@ -401,6 +397,13 @@ class Model:
             vy = velocity[1] + omega * (node.x - c[0])
             self.set_velocity(node, (vx, vy), omega)
 
+    def add_sensor(self, target, quantity: str, name: str | None = None):
+        """Record ``quantity`` of a node, joint, element or ``"energy"`` at every step of a
+        simulation (see :func:`fembody.sensors.make_sensor`); read ``result.sensor(name)``."""
+        from .sensors import make_sensor
+        self.sensors.append(make_sensor(self, target, quantity, name))
+        return self.sensors[-1]
+
     # ----------------------------------------------------------------- output
     def compile(self, space: str | None = None) -> "System":
         """Check the model and turn it into a :class:`fembody.system.System` for the solvers.
@@ -415,6 +418,20 @@ class Model:
         return (f"Model '{self.name}': {len(self.nodes) - 1} nodes, {len(self.beams)} beams, "
                 f"{len(self.trusses)} trusses, {len(self.masses)} masses, "
                 f"{len(self.rigid_bodies)} rigid bodies, {len(self.springs)} springs")
+
+
+def _beam_end(model: Model, a: Node, end: PointLike, where: str):
+    """The end Node of a beam (None when it is a new point) and its (x, y), checked against
+    the start ``a`` for zero length; a new end node is created after the interior ones."""
+    if isinstance(end, (Node, int, np.integer, str)):
+        b = model.node(end, where)
+        p = (b.x, b.y)
+    else:
+        b, p = None, model._point(end, where)
+    if math.hypot(p[0] - a.x, p[1] - a.y) <= 1e-12 * max(1.0, abs(a.x), abs(a.y)):
+        raise ModelError(f"{where}: zero length, start and end coincide at ({a.x:g}, "
+                         f"{a.y:g}); move one end or remove the beam")
+    return b, p
 
 
 def _positive(value: float, what: str) -> float:

@@ -48,6 +48,9 @@ class Result:
         self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
         self._cache: dict[str, np.ndarray] = {}
         self._fingerprint: str | None = None
+        self._sensors: dict[str, list] = {}         # name -> rows, at self._sensor_time
+        self._sensor_time: list[float] = []
+        self.sensor_components: dict[str, tuple] = {}
         if system is not None:
             self.space = system.space
             self.node_dofs = system.node_dofs
@@ -67,6 +70,39 @@ class Result:
         for k, val in row.items():
             self._rows[k].append(val)
         self._cache.clear()
+
+    def record_sensors(self, time: float, sensors: list, values: list) -> None:
+        """Append one row of every sensor (``fembody.sensors.Sensor`` list, their values)."""
+        self._sensor_time.append(float(time))
+        for s, val in zip(sensors, values):
+            self._sensors.setdefault(s.name, []).append(np.asarray(val, dtype=float))
+            self.sensor_components[s.name] = tuple(s.components)
+
+    @property
+    def sensor_names(self) -> list[str]:
+        """Names of the recorded sensors (``model.add_sensor``)."""
+        return list(self._sensors)
+
+    def sensor(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(time [s], values) of sensor ``name``, recorded at every output step: values (n,)
+        for a one-component quantity, else (n, k) (components in ``sensor_components``)."""
+        if name not in self._sensors:
+            raise ModelError(f"Result.sensor: no sensor {name!r}; recorded: "
+                             f"{', '.join(map(repr, self._sensors)) or 'none'} (declare them "
+                             "with model.add_sensor before simulate)")
+        vals = np.array(self._sensors[name])
+        return np.array(self._sensor_time), (vals[:, 0] if vals.shape[1] == 1 else vals)
+
+    def to_dataframe(self, *what, **options):
+        """A pandas DataFrame of chosen histories (pandas is needed; see
+        :func:`fembody.tables.dataframe` for ``what``: nodes, joints, 'energy', sensors)."""
+        from .tables import dataframe
+        return dataframe(self, *what, **options)
+
+    def to_csv(self, path, *what, **options) -> pathlib.Path:
+        """Write :meth:`to_dataframe` ``(*what)`` to a CSV file (folders are created)."""
+        from .tables import write_csv
+        return write_csv(self, path, *what, **options)
 
     def _array(self, key: str) -> np.ndarray | None:
         if key not in self._cache:
@@ -260,6 +296,10 @@ class Result:
                     impacts=json.dumps(self.impacts), version=__version__,
                     fingerprint=self.system.fingerprint() if self.system is not None else
                     self._fingerprint or "")
+        if self._sensors:
+            arrays["sensor_time"] = np.array(self._sensor_time)
+            arrays.update({f"sensor:{k}": np.array(v) for k, v in self._sensors.items()})
+            meta["sensor_components"] = json.dumps(self.sensor_components)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
@@ -310,6 +350,11 @@ class Result:
         res.impacts = json.loads(str(data["impacts"])) if "impacts" in data else []
         for k in _ARRAYS:
             res._rows[k] = list(data[k]) if k in data else [None] * n
+        if "sensor_time" in data:
+            res._sensor_time = list(data["sensor_time"])
+            res.sensor_components = {k: tuple(v) for k, v in
+                                     json.loads(str(data["sensor_components"])).items()}
+            res._sensors = {k[7:]: list(data[k]) for k in data if k.startswith("sensor:")}
         return res
 
     def __repr__(self) -> str:

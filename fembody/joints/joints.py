@@ -37,8 +37,8 @@ class Joint:
 
     @property
     def label(self) -> str:
-        nodes = "-".join("ground" if getattr(n, "internal", False) else str(n.id)
-                         for n in self.nodes())
+        nodes = "-".join("ground" if getattr(n, "internal", False) else
+                         str(getattr(n, "id", n)) for n in self.nodes())
         tag = f" '{self.name}'" if self.name else ""
         return f"joint {self.index}{tag} ({self.kind} {nodes})"
 

@@ -14,6 +14,7 @@ from .. import validate
 from ..errors import ConvergenceError, FembodyError, ModelError, RunError
 from ..progress import Progress
 from ..results import Result
+from ..sensors import SensorRecorder
 from ..system import System
 from . import ode
 from .bdf import BDF
@@ -99,6 +100,15 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                       iterations=integ.last_iterations, violation=viol, **acc)
 
     record()
+    sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
+
+    def record_sensors() -> None:       # every grid point, whatever save_every keeps
+        if len(sensors):
+            lam = integ.lam[:sys.n_con]
+            result.record_sensors(integ.t, sensors.sensors,
+                                  sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
+
+    record_sensors()
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
     n_grid = max(1, math.ceil(t_end / dt - 1e-9))
     min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
@@ -137,6 +147,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
+            record_sensors()
             if i % save_every == 0 or i == n_grid:
                 record()
                 if callback is not None:
