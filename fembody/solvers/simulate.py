@@ -248,7 +248,14 @@ def _consistent_v0(sys: System, q0, v0) -> np.ndarray:
     q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
     if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
         return v0           # nothing to do, or a wrong shape the integrator reports
-    v, change, i = consistent_velocity(sys, q, v0)
+    try:        # a violated or redundant joint set is the integrator's to report, by name
+        if np.abs(sys.constraints(q, 0.0).phi).max() > 1e-9 * max(sys.length, 1.0):
+            return v0
+        v, change, i = consistent_velocity(sys, q, v0)
+    except (np.linalg.LinAlgError, FembodyError):
+        return v0
+    if not np.all(np.isfinite(v)):
+        return v0
     scale = max(float(np.abs(v0).max()), float(np.abs(v).max()), 1e-300)
     if change > 1e-9 * scale:
         log.warning("simulate: the initial velocities violate the joints' velocity constraints; "
