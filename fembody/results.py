@@ -48,8 +48,11 @@ class Result:
         self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
         self._cache: dict[str, np.ndarray] = {}
         self._fingerprint: str | None = None
-        self._sensors: dict[str, list] = {}         # name -> rows, at self._sensor_time
-        self._sensor_time: list[float] = []
+        # sensors: one float row per step (time, then every sensor's components) in a buffer
+        # that doubles when full: 8 bytes per number, no per-step Python objects
+        self._sensor_buf: np.ndarray | None = None
+        self._sensor_n = 0
+        self._sensor_cols: dict[str, tuple[int, int]] = {}
         self.sensor_components: dict[str, tuple] = {}
         if system is not None:
             self.space = system.space
@@ -73,25 +76,34 @@ class Result:
 
     def record_sensors(self, time: float, sensors: list, values: list) -> None:
         """Append one row of every sensor (``fembody.sensors.Sensor`` list, their values)."""
-        self._sensor_time.append(float(time))
-        for s, val in zip(sensors, values):
-            self._sensors.setdefault(s.name, []).append(np.asarray(val, dtype=float))
-            self.sensor_components[s.name] = tuple(s.components)
+        row = np.concatenate([[float(time)], *(np.ravel(v) for v in values)])
+        if self._sensor_buf is None:
+            col = 1
+            for sen, val in zip(sensors, values):
+                self._sensor_cols[sen.name] = (col, col + np.size(val))
+                self.sensor_components[sen.name] = tuple(sen.components)
+                col += np.size(val)
+            self._sensor_buf = np.empty((64, len(row)))
+        elif self._sensor_n == len(self._sensor_buf):
+            self._sensor_buf = np.concatenate([self._sensor_buf, np.empty_like(self._sensor_buf)])
+        self._sensor_buf[self._sensor_n] = row
+        self._sensor_n += 1
 
     @property
     def sensor_names(self) -> list[str]:
         """Names of the recorded sensors (``model.add_sensor``)."""
-        return list(self._sensors)
+        return list(self._sensor_cols)
 
     def sensor(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(time [s], values) of sensor ``name``, recorded at every output step: values (n,)
         for a one-component quantity, else (n, k) (components in ``sensor_components``)."""
-        if name not in self._sensors:
+        if name not in self._sensor_cols:
             raise ModelError(f"Result.sensor: no sensor {name!r}; recorded: "
-                             f"{', '.join(map(repr, self._sensors)) or 'none'} (declare them "
-                             "with model.add_sensor before simulate)")
-        vals = np.array(self._sensors[name])
-        return np.array(self._sensor_time), (vals[:, 0] if vals.shape[1] == 1 else vals)
+                             f"{', '.join(map(repr, self._sensor_cols)) or 'none'} (declare "
+                             "them with model.add_sensor before simulate)")
+        a, b = self._sensor_cols[name]
+        data = self._sensor_buf[:self._sensor_n]
+        return data[:, 0].copy(), (data[:, a].copy() if b == a + 1 else data[:, a:b].copy())
 
     def to_dataframe(self, *what, **options):
         """A pandas DataFrame of chosen histories (pandas is needed; see
@@ -296,10 +308,11 @@ class Result:
                     impacts=json.dumps(self.impacts), version=__version__,
                     fingerprint=self.system.fingerprint() if self.system is not None else
                     self._fingerprint or "")
-        if self._sensors:
-            arrays["sensor_time"] = np.array(self._sensor_time)
-            arrays.update({f"sensor:{k}": np.array(v) for k, v in self._sensors.items()})
-            meta["sensor_components"] = json.dumps(self.sensor_components)
+        if self._sensor_buf is not None:
+            arrays["sensor_data"] = self._sensor_buf[:self._sensor_n]
+            meta["sensor_layout"] = json.dumps({k: [*self._sensor_cols[k],
+                                                    self.sensor_components[k]]
+                                                for k in self._sensor_cols})
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
@@ -350,11 +363,11 @@ class Result:
         res.impacts = json.loads(str(data["impacts"])) if "impacts" in data else []
         for k in _ARRAYS:
             res._rows[k] = list(data[k]) if k in data else [None] * n
-        if "sensor_time" in data:
-            res._sensor_time = list(data["sensor_time"])
-            res.sensor_components = {k: tuple(v) for k, v in
-                                     json.loads(str(data["sensor_components"])).items()}
-            res._sensors = {k[7:]: list(data[k]) for k in data if k.startswith("sensor:")}
+        if "sensor_data" in data:
+            res._sensor_buf = data["sensor_data"]
+            res._sensor_n = len(res._sensor_buf)
+            for k, (a, b, comps) in json.loads(str(data["sensor_layout"])).items():
+                res._sensor_cols[k], res.sensor_components[k] = (a, b), tuple(comps)
         return res
 
     def __repr__(self) -> str:

@@ -106,7 +106,8 @@ def test_follower_force_needs_a_rotation():
         m.compile()
 
 
-def test_free_body_under_follower_force_rotating_frame():
+@pytest.mark.parametrize("space", ["planar", "planar-complex"])
+def test_free_body_under_follower_force_rotating_frame(space):
     """A free rigid disc spun at omega with a follower force F along its body x axis through the
     centre: in the body frame the force is constant, so the centre moves on the exact path
     x'' = F/m (cos wt, sin wt)  ->  x = F/(m w^2) (1 - cos wt), y = F/(m w^2) (w t - sin wt)."""
@@ -115,9 +116,12 @@ def test_free_body_under_follower_force_rotating_frame():
     rb = m.add_rigid_body((0.0, 0.0), mass=mass, inertia=J)
     m.add_force(rb.node, (F, 0.0), follower=True)
     m.set_velocity(rb.node, (0.0, 0.0), omega=w)
-    res = fb.simulate(m, 1.0, 1e-3)
+    m.add_sensor(rb.node, "rotation")              # through more than half a turn
+    res = fb.simulate(m.compile(space=space), 1.0, 1e-3, save_every=50)
     t = res.time
     exact = F / (mass * w * w) * np.column_stack([1 - np.cos(w * t), w * t - np.sin(w * t)])
     err = np.abs(res.position(rb.node) - exact).max()
     assert err < 1e-5 * np.abs(exact).max()
     assert res.rotation(rb.node) == pytest.approx(w * t, abs=1e-9)
+    ts, th = res.sensor(f"node{rb.node.id}.rotation")
+    assert len(ts) == 1001 and th == pytest.approx(w * ts, abs=1e-9)

@@ -260,7 +260,10 @@ def _consistent_v0(sys: System, q0, v0) -> np.ndarray:
     if change > 1e-9 * scale:
         log.warning("simulate: the initial velocities violate the joints' velocity constraints; "
                     "moved onto them by a mass-weighted projection, largest change %.3g at %s "
-                    "(%.3g -> %.3g)", change, sys.dof_label(i), v0[i], v[i])
+                    "(%.3g -> %.3g); the bodies the joints leave free keep their velocities, "
+                    "so flexible parts start vibrating: give consistent velocities "
+                    "(model.set_velocity) or start drives smoothly (fb.functions.SmoothStep)",
+                    change, sys.dof_label(i), v0[i], v[i])
     return v
 
 
