@@ -8,8 +8,8 @@ velocity and acceleration from them instead of finite differences) and ``f.integ
 valued function for ``add_force``.
 
 - :class:`Constant`        c
-- :class:`Ramp`            linear from 0 at ``t0`` to ``value`` at ``t1``, then held (or
-                           unbounded, ``t1=inf``: a constant rate)
+- :class:`Ramp`            linear from ``v0`` at ``t0`` to ``v1`` at ``t1``, then held (or
+                           unbounded with ``rate=``: a constant speed)
 - :class:`SmoothStep`      from ``v0`` at ``t0`` to ``v1`` at ``t1`` by a cubic (C1) or quintic
                            (C2) polynomial
 - :class:`Harmonic`        ``amplitude sin(2 pi frequency t + phase) + offset``
@@ -101,39 +101,40 @@ class Constant(TimeFunction):
 
 
 class Ramp(TimeFunction):
-    """0 until ``t0`` [s], rising linearly to ``value`` at ``t1`` [s], then held at ``value``;
-    ``t1=inf`` with ``rate`` gives the unbounded ``rate (t - t0)`` (a constant speed). The
-    second derivative is 0 (the kinks at ``t0``/``t1`` are jumps of the rate)."""
+    """``v0`` until ``t0`` [s], linear to ``v1`` at ``t1`` [s], then held at ``v1`` (the same
+    arguments as :class:`SmoothStep`); with ``rate`` instead of ``t1``/``v1``: the unbounded
+    ``v0 + rate (t - t0)`` after ``t0`` (a constant speed). The second derivative is 0 (the
+    kinks at ``t0``/``t1`` are jumps of the rate)."""
 
-    def __init__(self, value: float = 1.0, t1: float = 1.0, t0: float = 0.0, *,
+    def __init__(self, t0: float = 0.0, t1: float = 1.0, v0: float = 0.0, v1: float = 1.0, *,
                  rate: float | None = None) -> None:
         self.t0 = _finite(t0, "Ramp: t0")
+        self.v0 = _finite(v0, "Ramp: v0")
         if rate is not None:
             self.rate, self.t1 = _finite(rate, "Ramp: rate"), math.inf
         else:
             self.t1 = _finite(t1, "Ramp: t1")
             if self.t1 <= self.t0:
                 raise ModelError(f"Ramp: t1 = {t1!r} must be after t0 = {t0!r}")
-            self.rate = _finite(value, "Ramp: value") / (self.t1 - self.t0)
+            self.rate = (_finite(v1, "Ramp: v1") - self.v0) / (self.t1 - self.t0)
 
-    def _prim(self, t):  # integral from -inf (0 before t0)
+    def _prim(self, t):  # integral from t0 of (f - v0), 0 before t0
         if t <= self.t0:
             return 0.0
         s = min(t, self.t1) - self.t0
-        held = self.rate * s * max(t - self.t1, 0.0)
-        return 0.5 * self.rate * s * s + held
+        return 0.5 * self.rate * s * s + self.rate * s * max(t - self.t1, 0.0)
 
     def evaluate(self, t, order):
         if order == -1:
-            return self._prim(t) - self._prim(0.0)
+            return self.v0 * t + self._prim(t) - self._prim(0.0)
         if order == 0:
-            return self.rate * (min(max(t, self.t0), self.t1) - self.t0)
+            return self.v0 + self.rate * (min(max(t, self.t0), self.t1) - self.t0)
         if order == 1:
             return self.rate if self.t0 <= t < self.t1 else 0.0
         return 0.0
 
     def __repr__(self):
-        return f"Ramp(rate={self.rate:g}, t0={self.t0:g}, t1={self.t1:g})"
+        return f"Ramp(t0={self.t0:g}, t1={self.t1:g}, v0={self.v0:g}, rate={self.rate:g})"
 
 
 class SmoothStep(TimeFunction):

@@ -11,8 +11,8 @@ from fembody import functions as ff
 
 CASES = [
     ff.Constant(2.5),
-    ff.Ramp(3.0, t1=0.8, t0=0.1),
-    ff.Ramp(rate=-1.5, t0=0.2),
+    ff.Ramp(0.1, 0.8, v0=-0.5, v1=2.5),
+    ff.Ramp(0.2, v0=0.3, rate=-1.5),
     ff.SmoothStep(0.1, 0.9, v0=-1.0, v1=2.0, order=3),
     ff.SmoothStep(0.1, 0.9, v0=-1.0, v1=2.0, order=5),
     ff.Harmonic(0.7, frequency=1.3, phase=0.4, offset=0.2),
@@ -20,7 +20,7 @@ CASES = [
     ff.PiecewiseLinear([0.0, 0.3, 0.7, 1.2], [0.0, 1.0, -0.5, 0.25]),
     ff.CubicSpline([0.0, 0.25, 0.5, 0.9, 1.2], [0.0, 0.4, -0.3, 0.8, 1.0]),
     ff.CubicSpline([0.0, 0.25, 0.5, 0.9, 1.2], [0.0, 0.4, -0.3, 0.8, 1.0], bc_type="clamped"),
-    2.0 * ff.Harmonic(1.0, omega=3.0) + ff.Ramp(1.0, t1=2.0),
+    2.0 * ff.Harmonic(1.0, omega=3.0) + ff.Ramp(0.0, 2.0),
     ff.SmoothStep(0.0, 1.0) * ff.Harmonic(1.0, omega=4.0, phase=0.3),
     ff.Harmonic(1.0, omega=2.0) - 0.5,
 ]
@@ -60,20 +60,23 @@ def test_shapes_and_end_conditions():
         assert s.derivative(2.0) == pytest.approx(3.0 * (1.5 if s is s3 else 1.875) / 2.0)
     assert s5.derivative(1.0 + 1e-9, 2) == pytest.approx(0.0, abs=1e-6)   # C2 quintic
     assert s3.derivative(1.0 + 1e-9, 2) == pytest.approx(6 * 3 / 4, rel=1e-6)   # C1 cubic
-    r = ff.Ramp(4.0, t1=2.0)
+    r = ff.Ramp(0.0, 2.0, v1=4.0)
     assert (r(-1.0), r(1.0), r(2.0), r(5.0)) == (0.0, 2.0, 4.0, 4.0)
     assert r.integral(3.0) == pytest.approx(0.5 * 2 * 4 + 4.0)
+    r = ff.Ramp(1.0, 3.0, v0=1.0, v1=2.0)
+    assert (r(0.0), r(2.0), r(4.0)) == (1.0, 1.5, 2.0)
+    assert r.integral(4.0) == pytest.approx(1.0 + 2 * 1.5 + 2.0)
     p = ff.PiecewiseLinear([1.0, 2.0], [3.0, 5.0])
     assert (p(0.0), p(1.5), p(3.0)) == (3.0, 4.0, 5.0)
     assert p.integral(3.0) == pytest.approx(3.0 + 4.0 + 5.0)
     c = ff.CubicSpline([0, 1, 2, 3], [0, 1, 8, 27])         # not-a-knot: x^3 exactly
     assert c(1.5) == pytest.approx(1.5**3) and c.derivative(1.5, 2) == pytest.approx(9.0)
-    v = ff.Ramp(1.0, t1=1.0) * (0.0, -10.0)
+    v = ff.Ramp(0.0, 1.0) * (0.0, -10.0)
     assert np.allclose(v(0.5), [0.0, -5.0]) and np.allclose(v.derivative(0.5), [0.0, -10.0])
 
 
 @pytest.mark.parametrize("make, msg", [
-    (lambda: ff.Ramp(1.0, t1=0.0), "t1"),
+    (lambda: ff.Ramp(1.0, 0.5), "t1"),
     (lambda: ff.SmoothStep(0.0, 1.0, order=4), "order"),
     (lambda: ff.Harmonic(1.0), "exactly one"),
     (lambda: ff.PiecewiseLinear([0.0, 1.0, 1.0], [0, 1, 2]), "increase strictly"),
