@@ -17,9 +17,12 @@ from .loads import ramp
 from .materials import Material, Section
 from .model import Body, ElementRef, Model, Node, RigidBody
 from .results import Result
-from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
+from .joints import (AngleDriver, Distance, Driver, Pin, RigidLink, Slider, SpeedDriver, Support,
+                     Weld)
 from .joints import (Cylindrical, Prismatic, Revolute, RotationDriver, SlideDriver,  # 3D
                      Spherical, Universal)
+from .loads import Motor
+from . import functions
 from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
@@ -32,6 +35,7 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "Singul
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
-           "simulate", "integrate_hamiltonian", "Trajectory", "io", "viz",
+           "simulate", "integrate_hamiltonian", "Trajectory", "io", "viz", "AngleDriver",
+           "SpeedDriver", "Motor", "functions",
            "Cylindrical", "Prismatic", "Revolute", "RotationDriver", "SlideDriver", "Spherical",
            "Universal"]

@@ -46,8 +46,36 @@ class Node:
         return f"{label} at ({self.x:g}, {self.y:g})"
 
 
-NodeLike = Union[Node, int]
-PointLike = Union[Node, Sequence[float], np.ndarray]
+NodeLike = Union[Node, int, str]
+PointLike = Union[Node, str, Sequence[float], np.ndarray]
+
+
+def resolve_node(model: "Model", ref: "NodeLike", where: str) -> Node:
+    """``Model.node``: a Node of ``model`` from a Node, a node index or a node name."""
+    if isinstance(ref, str):
+        hits = [n for n in model.nodes if n.name == ref and not n.internal]
+        if ref == "ground":
+            return model.ground
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise ModelError(f"{where}: {len(hits)} nodes are named {ref!r} "
+                             f"({', '.join(str(n.id) for n in hits)}); give them distinct "
+                             "names or pass the Node")
+        names = sorted({n.name for n in model.nodes if n.name and not n.internal})
+        raise ModelError(f"{where}: no node named {ref!r}; named nodes: "
+                         f"{', '.join(map(repr, names)) or 'none'}")
+    if isinstance(ref, Node):
+        if ref._model is not model:
+            raise ModelError(f"{where}: {ref} belongs to another model; create nodes with "
+                             "this model's add_node/add_beam")
+        return ref
+    if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
+        if 0 <= int(ref) < len(model.nodes):
+            return model.nodes[int(ref)]
+        raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
+                         f"0..{len(model.nodes) - 1})")
+    raise ModelError(f"{where}: expected a Node of this model, got {ref!r}")
 
 
 @dataclass(frozen=True)

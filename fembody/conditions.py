@@ -10,7 +10,7 @@ import numpy as np
 from . import modelcheck as chk
 from .bodies import NodeLike
 from .errors import ModelError
-from .loads import LoadValue, NodalLoad, check_time_function
+from .loads import LoadValue, NodalLoad, attach_motor, check_time_function
 
 
 class Conditions:
@@ -44,8 +44,9 @@ class Conditions:
     def add_force(self, node: NodeLike, force: LoadValue, *, follower: bool = False
                   ) -> NodalLoad:
         """Apply a force (fx, fy) or, in space, (fx, fy, fz) [N] at ``node``: constant, or a
-        function of time t [s]. ``follower=True`` (spatial models): the force is given in the
-        node's own axes and turns with the node (its load stiffness enters the tangent)."""
+        function of time t [s] (e.g. ``fb.functions.Ramp(...) * (0, -10)``). ``follower=True``:
+        the force is given in the node's rotated frame and turns with the node (which needs a
+        rotation DOF); its non-symmetric load stiffness enters the tangent."""
         return self._add_load(node, "force", force, follower)
 
     def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
@@ -56,14 +57,19 @@ class Conditions:
         turns with it (a 'section-fixed' moment)."""
         return self._add_load(node, "torque", torque, follower)
 
+    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None):
+        """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
+        (ground: none); see :class:`fembody.loads.Motor`."""
+        self._spatial_only("add_motor")
+        return attach_motor(self, a, b, torque, name)
+
     def _add_load(self, node: NodeLike, kind: str, value: LoadValue,
                   follower: bool = False) -> NodalLoad:
         where = f"add_{kind}"
         node = self.node(node, where)
         check_time_function(value, f"{where} on {node}")
-        if follower and self.dim == 2:
-            raise ModelError(f"{where} on {node}: follower loads are for spatial models "
-                             "(a planar torque always follows; a planar force is global)")
+        if follower and self.dim == 2 and kind == "torque":
+            follower = False        # a planar moment is the same in every frame
         load = NodalLoad(node, kind, value, self.dim, bool(follower))
         if load.is_constant:
             load.evaluate(0.0)          # shape and finiteness checked now, not at solve time

@@ -43,8 +43,8 @@ def number_dofs(sys, model: Model, space: str) -> None:
                              "torque to a node of a beam or rigid body")
         if load.follower and load.node.id not in needs_rot:
             raise ModelError(f"follower {load.kind} on {load.node}: the node has no rotation "
-                             "for the load to follow; apply it to a node of a beam or rigid "
-                             "body")
+                             "DOF for the load to follow; apply it to a node of a beam or "
+                             "rigid body")
     n_nodes = len(model.nodes)
     node_dofs = np.full((n_nodes, width), -1, dtype=np.int64)
     count = 0

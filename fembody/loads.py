@@ -16,7 +16,8 @@ LoadValue = Union[float, tuple, list, np.ndarray, Callable[[float], object]]
 class NodalLoad:
     """A force (``kind='force'``, value (fx, fy) [N], or (fx, fy, fz) in space) or a torque
     (``kind='torque'``, value m_z [N m], or (mx, my, mz) in space) on one node; ``value`` may be
-    a constant or a function of time ``t`` [s]. ``follower``: given in the node's axes."""
+    a constant or a function of time ``t`` [s]. A ``follower`` load is given in the node's
+    rotated frame (it turns with the node)."""
 
     node: object
     kind: str
@@ -81,3 +82,97 @@ def ramp(t_ramp: float) -> Callable[[float], float]:
     if not (t_ramp > 0.0 and math.isfinite(t_ramp)):
         raise ModelError(f"ramp: t_ramp must be positive, got {t_ramp!r}")
     return lambda t: 1.0 if t >= t_ramp else 0.5 * (1.0 - math.cos(math.pi * max(t, 0.0) / t_ramp))
+
+
+class FollowerForces:
+    """The follower forces of a model as one block on the (x, y, rz) DOFs of their nodes:
+    ``f = R(theta) F(t)`` with the load stiffness ``-df/dq``, whose only entries are the
+    columns of theta: ``-d(R F)/dtheta = -S R F``, S the 90-degree rotation (non-symmetric:
+    follower loads are not conservative)."""
+
+    def __init__(self, loads: list, dofs: np.ndarray) -> None:
+        self.loads = loads
+        self.dofs = np.asarray(dofs, dtype=np.int64).reshape(-1, 3)
+
+    def __len__(self) -> int:
+        return len(self.loads)
+
+    @classmethod
+    def of(cls, model, node_dofs: np.ndarray) -> "FollowerForces":
+        """The follower loads of ``model`` with their nodes' (x, y, rz) DOFs."""
+        loads = [ld for ld in model.loads if ld.follower]
+        return cls(loads, [node_dofs[ld.node.id] for ld in loads])
+
+    def as_blocks(self) -> list:
+        """[self] when there are follower loads (for the matrix pattern), else []."""
+        return [self] if len(self) else []
+
+    def assemble(self, sys, q: np.ndarray, t: float, tangent: bool,
+                 f: np.ndarray | None = None):
+        """Follower forces (n_dof,) [N] at ``q`` on the System ``sys`` (added to a copy of ``f``
+        when given) and, with ``tangent``, the CSC data of their load stiffness ``-df/dq``
+        (else None)."""
+        if not len(self):
+            return (np.zeros(sys.n_dof) if f is None else f), None
+        fe, Ke = self.forces(sys.gather(q, self.dofs)[:, 2], t, tangent)
+        f = np.bincount(self.dofs.ravel(), fe.ravel(), minlength=sys.n_dof) + (
+            0.0 if f is None else f)
+        if not tangent:
+            return f, None
+        sc = sys.scatter[id(self)]
+        return f, np.bincount(sc.mpos, Ke.reshape(-1)[sc.msel], minlength=sys.nnz)
+
+    def forces(self, theta: np.ndarray, t: float, tangent: bool):
+        """Nodal forces (n, 3) and, with ``tangent``, the load stiffness blocks (n, 3, 3)
+        ``-df/dx`` at the rotations ``theta`` (n,) [rad]."""
+        F = np.array([ld.evaluate(t) for ld in self.loads]).reshape(-1, 2)
+        c, s = np.cos(theta), np.sin(theta)
+        RF = np.column_stack([c * F[:, 0] - s * F[:, 1], s * F[:, 0] + c * F[:, 1]])
+        fe = np.zeros((len(self), 3))
+        fe[:, :2] = RF
+        if not tangent:
+            return fe, None
+        Ke = np.zeros((len(self), 3, 3))
+        Ke[:, 0, 2] = RF[:, 1]           # -d(RF)_x/dtheta = (RF)_y
+        Ke[:, 1, 2] = -RF[:, 0]          # -d(RF)_y/dtheta = -(RF)_x
+        return fe, Ke
+
+
+class Motor:
+    """An actuator torque between two nodes with rotation DOFs: ``torque`` [N m] (a number or a
+    function of time t [s], e.g. a :mod:`fembody.functions` function) acts on ``b`` and the
+    opposite torque on ``a`` (``a`` may be ``model.ground``: then only ``b`` is loaded). Add it
+    with ``model.add_motor(a, b, torque)`` or ``model.add_joint(fb.Motor(a, b, torque))``."""
+
+    kind = "Motor"
+
+    def __init__(self, a, b, torque: LoadValue, name: str | None = None) -> None:
+        self.a, self.b, self.torque, self.name = a, b, torque, name
+        self.loads: list[NodalLoad] = []
+
+    def __repr__(self) -> str:
+        tag = f" '{self.name}'" if self.name else ""
+        return f"Motor{tag} ({self.a} -> {self.b})"
+
+
+def negated(value: LoadValue) -> LoadValue:
+    """``-value`` for a constant or a function of time (the reaction half of a Motor)."""
+    if not callable(value):
+        return -np.asarray(value, dtype=float)
+    if hasattr(value, "derivative"):        # a fembody.functions TimeFunction
+        return -value
+    return lambda t: -np.asarray(value(t), dtype=float)
+
+
+def attach_motor(model, a, b, torque: LoadValue, name: str | None) -> Motor:
+    """``Model.add_motor``: resolve the ends and add the two opposite torque loads."""
+    motor = a if isinstance(a, Motor) else Motor(a, b, torque, name)
+    where = f"add_motor ({motor!r})"
+    motor.a, motor.b = model.node(motor.a, where), model.node(motor.b, where)
+    if motor.a is motor.b:
+        raise ModelError(f"{where}: the two ends are the same node; a motor acts between two "
+                         "bodies")
+    motor.loads = [model.add_torque(motor.b, motor.torque)]
+    if motor.a is not model.ground:
+        motor.loads.append(model.add_torque(motor.a, negated(motor.torque)))
+    return motor

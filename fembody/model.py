@@ -9,7 +9,8 @@ import numpy as np
 from .conditions import Conditions
 from .errors import ModelError
 from .loads import NodalLoad
-from .bodies import Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody
+from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody,
+                     resolve_node)
 from .elements.modal import ModalBodyRef
 from . import modelcheck as chk
 from .materials import Material, Section
@@ -69,6 +70,7 @@ class Model(Conditions):
         self.modal_bodies: list = []
         self.initial_velocity: dict[int, np.ndarray] = {}
         self.contacts: list = []
+        self.sensors: list = []
         self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
         self.supports[self.ground.id] = set(self._all_dofs())
 
@@ -87,21 +89,13 @@ class Model(Conditions):
         return chk.point(p, where, self.dim)
 
     def node(self, ref: NodeLike, where: str = "model") -> Node:
-        """Resolve a Node or a node index of this model; raise ModelError otherwise."""
-        if isinstance(ref, Node):
-            if ref._model is not self:
-                raise ModelError(f"{where}: {ref} belongs to another model; create nodes with "
-                                 "this model's add_node/add_beam")
-            return ref
-        if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
-            if 0 <= int(ref) < len(self.nodes):
-                return self.nodes[int(ref)]
-            raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
-                             f"0..{len(self.nodes) - 1})")
-        raise ModelError(f"{where}: expected a Node of this model, got {ref!r}")
+        """Resolve a Node, a node index or a node name (``add_node(name=...)``; 'ground' is
+        the ground) of this model; raise ModelError otherwise. Every method that takes a
+        node goes through here."""
+        return resolve_node(self, ref, where)
 
     def _node_or_point(self, ref: PointLike, where: str) -> Node:
-        if isinstance(ref, (Node, int, np.integer)):
+        if isinstance(ref, (Node, int, np.integer, str)):
             return self.node(ref, where)
         return self.add_node(self._point(ref, where))
 
@@ -146,14 +140,13 @@ class Model(Conditions):
             raise ModelError(f"{where}: orientation is for spatial models (fb.Model(dim=3)); "
                              "planar beams bend in the x-y plane")
         a = self._node_or_point(start, where)
-        b = self._node_or_point(end, where)
-        chk.check_length(a, b, where)
-        orient = chk.orientation(a, b, orientation, where) if self.dim == 3 else None
-        pa, pb = np.array([a.x, a.y, a.z]), np.array([b.x, b.y, b.z])
-        nodes = [a]
+        b, pb = _beam_end(self, a, end, where)
+        pa, pb = np.array([a.x, a.y, a.z]), np.array(tuple(pb) + (0.0,) * (3 - len(pb)))
+        orient = chk.orientation(a, b, orientation, where, pb) if self.dim == 3 else None
+        nodes = [a]     # numbered along the beam: start, the interior nodes, end
         for i in range(1, n):
-            nodes.append(self._new_node(tuple(pa + (i / n) * (pb - pa)), None))
-        nodes.append(b)
+            nodes.append(self._new_node(tuple((pa + (i / n) * (pb - pa))[:self.dim]), None))
+        nodes.append(b if b is not None else self._new_node(tuple(pb[:self.dim]), None))
         body = Body(name or f"beam {len(self.bodies)}", nodes)
         for p, q in zip(nodes[:-1], nodes[1:]):
             body.elements.append(self._beam_element(p, q, material, section, mass, body.name,
@@ -263,7 +256,7 @@ class Model(Conditions):
         """
         where = f"add_spring (spring {len(self.springs)})"
         a = self.node(a, where)
-        if isinstance(b, (Node, int, np.integer)):
+        if isinstance(b, (Node, int, np.integer, str)):
             b = self.node(b, where)
         else:
             p = self._point(b, where)
@@ -301,15 +294,15 @@ class Model(Conditions):
         """Add a joint (``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
         ``fb.RigidLink``, ``fb.Support``) and return it."""
         from .joints import Joint
+        from .loads import Motor
+        if isinstance(joint, Motor):        # a torque, not a constraint (as users guess it)
+            return self.add_motor(joint)
         if not isinstance(joint, Joint):
             raise ModelError(f"add_joint: expected a fembody joint (fb.Pin, ...), got {joint!r}")
         if any(j is joint for j in self.joints):
             raise ModelError(f"add_joint: {joint.label} is already in the model")
         joint.index = len(self.joints)
-        for n in joint.nodes():
-            if n is None:
-                continue
-            self.node(n, f"add_joint ({joint.kind} joint {joint.index})")
+        joint.resolve_nodes(self, f"add_joint ({joint.kind} joint {joint.index})")
         self.joints.append(joint)
         return joint
 
@@ -337,6 +330,13 @@ class Model(Conditions):
         self.contacts.append(c)
         return c
 
+    def add_sensor(self, target, quantity: str, name: str | None = None):
+        """Record ``quantity`` of a node, joint, element or ``"energy"`` at every step of a
+        simulation (see :func:`fembody.sensors.make_sensor`); read ``result.sensor(name)``."""
+        from .sensors import make_sensor
+        self.sensors.append(make_sensor(self, target, quantity, name))
+        return self.sensors[-1]
+
     # ----------------------------------------------------------------- output
     def compile(self, space: str | None = None) -> "System":
         """Check the model and turn it into a :class:`fembody.system.System` for the solvers.
@@ -351,3 +351,20 @@ class Model(Conditions):
         return (f"Model '{self.name}': {len(self.nodes) - 1} nodes, {len(self.beams)} beams, "
                 f"{len(self.trusses)} trusses, {len(self.masses)} masses, "
                 f"{len(self.rigid_bodies)} rigid bodies, {len(self.springs)} springs")
+
+
+
+def _beam_end(model: Model, a: Node, end: PointLike, where: str):
+    """The end Node of a beam (None when it is a new point) and its coordinates, checked
+    against the start ``a`` for zero length; a new end node is created after the interior
+    ones."""
+    if isinstance(end, (Node, int, np.integer, str)):
+        b = model.node(end, where)
+        p = (b.x, b.y, b.z)[:model.dim]
+    else:
+        b, p = None, model._point(end, where)
+    d = np.array(p) - np.array((a.x, a.y, a.z)[:model.dim])
+    if np.sqrt(d @ d) <= 1e-12 * max(1.0, abs(a.x), abs(a.y), abs(a.z)):
+        raise ModelError(f"{where}: zero length, start and end coincide at {a.position}; "
+                         "move one end or remove the beam")
+    return b, p

@@ -91,12 +91,14 @@ def check_length(a, b, what: str) -> None:
                          "remove the element")
 
 
-def orientation(a, b, given: object, where: str) -> np.ndarray:
+def orientation(a, b, given: object, where: str, end: np.ndarray | None = None) -> np.ndarray:
     """The vector fixing a 3D beam's section axes (local y lies in the plane of the beam axis
     and this vector). Default: local z along the global Z made normal to the beam, so a beam in
     the x-y plane bends in that plane about local z as a planar beam does; for a beam along Z,
-    the global Y. Refused when parallel to the beam axis."""
-    e1 = np.array([b.x - a.x, b.y - a.y, b.z - a.z])
+    the global Y. Refused when parallel to the beam axis. ``end``: the end point when ``b`` is
+    not built yet."""
+    pb = np.array([b.x, b.y, b.z]) if end is None else np.asarray(end, float)
+    e1 = pb - np.array([a.x, a.y, a.z])
     e1 /= np.linalg.norm(e1)
     if given is None:
         z = np.array([0.0, 0.0, 1.0])

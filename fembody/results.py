@@ -48,6 +48,12 @@ class Result:
         self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
         self._cache: dict[str, np.ndarray] = {}
         self._fingerprint: str | None = None
+        # sensors: one float row per step (time, then every sensor's components) in a buffer
+        # that doubles when full: 8 bytes per number, no per-step Python objects
+        self._sensor_buf: np.ndarray | None = None
+        self._sensor_n = 0
+        self._sensor_cols: dict[str, tuple[int, int]] = {}
+        self.sensor_components: dict[str, tuple] = {}
         if system is not None:
             self.space = system.space
             self.node_dofs = system.node_dofs
@@ -67,6 +73,48 @@ class Result:
         for k, val in row.items():
             self._rows[k].append(val)
         self._cache.clear()
+
+    def record_sensors(self, time: float, sensors: list, values: list) -> None:
+        """Append one row of every sensor (``fembody.sensors.Sensor`` list, their values)."""
+        row = np.concatenate([[float(time)], *(np.ravel(v) for v in values)])
+        if self._sensor_buf is None:
+            col = 1
+            for sen, val in zip(sensors, values):
+                self._sensor_cols[sen.name] = (col, col + np.size(val))
+                self.sensor_components[sen.name] = tuple(sen.components)
+                col += np.size(val)
+            self._sensor_buf = np.empty((64, len(row)))
+        elif self._sensor_n == len(self._sensor_buf):
+            self._sensor_buf = np.concatenate([self._sensor_buf, np.empty_like(self._sensor_buf)])
+        self._sensor_buf[self._sensor_n] = row
+        self._sensor_n += 1
+
+    @property
+    def sensor_names(self) -> list[str]:
+        """Names of the recorded sensors (``model.add_sensor``)."""
+        return list(self._sensor_cols)
+
+    def sensor(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(time [s], values) of sensor ``name``, recorded at every output step: values (n,)
+        for a one-component quantity, else (n, k) (components in ``sensor_components``)."""
+        if name not in self._sensor_cols:
+            raise ModelError(f"Result.sensor: no sensor {name!r}; recorded: "
+                             f"{', '.join(map(repr, self._sensor_cols)) or 'none'} (declare "
+                             "them with model.add_sensor before simulate)")
+        a, b = self._sensor_cols[name]
+        data = self._sensor_buf[:self._sensor_n]
+        return data[:, 0].copy(), (data[:, a].copy() if b == a + 1 else data[:, a:b].copy())
+
+    def to_dataframe(self, *what, **options):
+        """A pandas DataFrame of chosen histories (pandas is needed; see
+        :func:`fembody.tables.dataframe` for ``what``: nodes, joints, 'energy', sensors)."""
+        from .tables import dataframe
+        return dataframe(self, *what, **options)
+
+    def to_csv(self, path, *what, **options) -> pathlib.Path:
+        """Write :meth:`to_dataframe` ``(*what)`` to a CSV file (folders are created)."""
+        from .tables import write_csv
+        return write_csv(self, path, *what, **options)
 
     def _array(self, key: str) -> np.ndarray | None:
         if key not in self._cache:
@@ -106,9 +154,13 @@ class Result:
 
     # ------------------------------------------------------------ accessors
     def _dofs(self, node) -> np.ndarray:
-        nid = node.id if hasattr(node, "id") else int(node)
-        if self.system is not None:
+        if self.system is not None:         # a Node, an index or a name (add_node(name=))
             nid = self.system.model.node(node, "Result").id
+        elif isinstance(node, str):
+            raise ModelError(f"Result: node names ({node!r}) need the model; load the result "
+                             "with Result.load(path, model=...) or pass the node index")
+        else:
+            nid = node.id if hasattr(node, "id") else int(node)
         if not 0 <= nid < len(self.node_dofs):
             raise ModelError(f"Result: node {nid} is not in this result's model")
         return self.node_dofs[nid]
@@ -293,6 +345,11 @@ class Result:
                     impacts=json.dumps(self.impacts), version=__version__,
                     fingerprint=self.system.fingerprint() if self.system is not None else
                     self._fingerprint or "")
+        if self._sensor_buf is not None:
+            arrays["sensor_data"] = self._sensor_buf[:self._sensor_n]
+            meta["sensor_layout"] = json.dumps({k: [*self._sensor_cols[k],
+                                                    self.sensor_components[k]]
+                                                for k in self._sensor_cols})
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
@@ -343,6 +400,11 @@ class Result:
         res.impacts = json.loads(str(data["impacts"])) if "impacts" in data else []
         for k in _ARRAYS:
             res._rows[k] = list(data[k]) if k in data else [None] * n
+        if "sensor_data" in data:
+            res._sensor_buf = data["sensor_data"]
+            res._sensor_n = len(res._sensor_buf)
+            for k, (a, b, comps) in json.loads(str(data["sensor_layout"])).items():
+                res._sensor_cols[k], res.sensor_components[k] = (a, b), tuple(comps)
         return res
 
     def __repr__(self) -> str:

@@ -1,7 +1,7 @@
-"""Loads of spatial models whose nodal values turn with the configuration: moments of fixed
-global direction and follower forces (both act through the node's rotation, so they carry a
-load stiffness). Global forces and follower moments map to constant nodal values and stay in
-the System's constant or time-dependent load vectors.
+"""Loads whose nodal values turn with the configuration: follower forces (planar and spatial)
+and, in space, moments of fixed global direction (both act through the node's rotation, so
+they carry a load stiffness). Global forces, planar moments and spatial follower moments map to
+constant nodal values and stay in the System's constant or time-dependent load vectors.
 
 Material rotation increments (``R <- R exp(hat(Theta))``): a global moment ``M`` does the
 virtual work ``M . (R dTheta)``, so its nodal value is ``R^T M`` with
@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .loads import FollowerForces
 from .rotations import hat
 
 
 class TurningLoads:
-    """The configuration-dependent loads of a compiled spatial model, evaluated as one block
-    (``dofs (n, 6)``: the node's x, y, z, rx, ry, rz)."""
+    """The configuration-dependent loads of a compiled model, evaluated as one block (``dofs
+    (n, 6)``: the node's x, y, z, rx, ry, rz; planar ``(n, 3)``: x, y, rz)."""
 
     family = "turning loads"
     spatial = True
@@ -29,11 +30,14 @@ class TurningLoads:
         self.dofs = sys.node_dofs[ids] if len(ids) else np.zeros((0, 6), dtype=np.int64)
         self.force = np.array([ld.kind == "force" for ld in self.loads], dtype=bool)
         self.sys = sys
+        self.planar = FollowerForces(self.loads, self.dofs) if sys.dim == 2 else None
 
     @staticmethod
     def takes(load, dim: int = 3) -> bool:
-        """True for the loads this block owns (spatial global moments, follower forces)."""
-        return dim == 3 and ((load.kind == "torque") != bool(load.follower))
+        """True for the loads this block owns (follower forces, spatial global moments)."""
+        if dim == 2:
+            return bool(load.follower)
+        return (load.kind == "torque") != bool(load.follower)
 
     def __bool__(self) -> bool:
         return bool(self.loads)
@@ -45,6 +49,14 @@ class TurningLoads:
         """Add the loads at ``(q, t)`` to ``f`` (all DOFs); return the CSC data of their load
         stiffness ``-df/dq`` (or None without ``tangent``)."""
         s = self.sys
+        if self.planar is not None:
+            fe, Ke = self.planar.forces(s.gather(q, self.dofs)[:, 2], t, tangent)
+            s._add_vector(f, self, fe)
+            if not tangent:
+                return None
+            K = np.zeros(s.nnz)
+            s._add_matrix(K, self, Ke)
+            return K
         R = s.space.poses(q, self.nodes)[1][:, 0]
         val = np.array([ld.evaluate(t) for ld in self.loads])          # (n, 3)
         fe = np.zeros((len(self.loads), 6))

@@ -204,10 +204,10 @@ def test_result_series_pvd_and_xdmf(tmp_path):
     assert np.abs(meshio.read(entries[-1][1]).point_data["displacement"]).max() > 0.0
 
     fio.write_result(res, tmp_path / "frame.xdmf", every=2)
-    with meshio.xdmf.TimeSeriesReader(tmp_path / "frame.xdmf") as r:
-        points, cells = r.read_points_cells()
-        assert r.num_steps == 3
-        t, pd, cd = r.read_data(2)
+    states = fio.read_xdmf(tmp_path / "frame.xdmf")     # one grid per cell block, HDF5 data
+    assert len(states) == 3
+    t, mesh = states[2]
+    pd, cd = mesh.point_data, mesh.cell_data
     assert t == pytest.approx(res.time[4])
     j = [n.id for n in m.nodes if not n.internal].index(tip.id)    # points in node order
     assert np.allclose(pd["displacement"][j, :2], res.displacement(tip)[4], rtol=1e-10,
@@ -220,7 +220,11 @@ def test_export_errors(tmp_path):
     res = fb.static(m, steps=1)
     with pytest.raises(fb.ModelError, match="must end in .pvd"):
         fio.write_result(res, tmp_path / "x.vtk")
-    with pytest.raises(fb.ModelError, match="does not exist"):
-        fio.write_result(res, tmp_path / "missing" / "x.pvd")
+    # missing folders are created (a long run must not fail at its export)
+    assert fio.write_result(res, tmp_path / "missing" / "deep" / "x.pvd").is_file()
+    assert fio.write_model(m, tmp_path / "missing2" / "m.vtu").is_file()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(fb.ModelError, match="cannot create the folder"):
+        fio.write_result(res, tmp_path / "file" / "x.pvd")
     with pytest.raises(fb.ModelError, match="out of range"):
         fio.result_mesh(res, step=5)

@@ -8,6 +8,7 @@ User-facing classes (add them with ``model.add_joint``):
 - :class:`Slider`   a point on a line fixed in the ground or carried by a body (prismatic)
 - :class:`Distance` a massless rigid link keeping the distance of two points
 - :class:`Driver`   prescribed motion of a DOF or of a relative joint angle, a function of time
+  (:func:`AngleDriver`, :func:`SpeedDriver`: relative angle or speed between two nodes)
 - :class:`Support`  ground support by Lagrange multiplier (reaction forces come out as lambda)
 
 Spatial models (``fembody.joints.joints3d``; Weld, RigidLink, Distance, Support and
@@ -20,10 +21,11 @@ Each family is evaluated as a vectorised block (``fembody.joints.blocks``) givin
 constraint Hessians (for the geometric stiffness d(B^T lambda)/dq) and, for rheonomic joints,
 phi_t and phi_tt.
 """
-from .joints import Distance, Driver, Joint, Pin, RigidLink, Slider, Support, Weld
+from .joints import (AngleDriver, Distance, Driver, Joint, Pin, RigidLink, Slider, SpeedDriver,
+                     Support, Weld)
 from .joints3d import (Cylindrical, Prismatic, Revolute, RotationDriver, SlideDriver,
                        Spherical, Universal)
 
-__all__ = ["Distance", "Driver", "Joint", "Pin", "RigidLink", "Slider", "Support", "Weld",
-           "Cylindrical", "Prismatic", "Revolute", "RotationDriver", "SlideDriver", "Spherical",
-           "Universal"]
+__all__ = ["AngleDriver", "Distance", "Driver", "Joint", "Pin", "RigidLink", "Slider",
+           "SpeedDriver", "Support", "Weld", "Cylindrical", "Prismatic", "Revolute",
+           "RotationDriver", "SlideDriver", "Spherical", "Universal"]

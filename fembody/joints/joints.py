@@ -7,6 +7,7 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 
+from .. import functions
 from ..errors import ModelError
 
 Motion = Union[float, Callable[[float], float]]
@@ -20,14 +21,25 @@ class Joint:
     name: str | None = None
     index: int = -1
     dims: tuple = (2,)           # model dimensions the joint exists in (2: planar, 3: spatial)
+    node_fields: tuple = ()     # attributes holding nodes (Node, index or name until added)
 
     def nodes(self) -> tuple:
         raise NotImplementedError
 
+    def resolve_nodes(self, model, where: str) -> None:
+        """Replace node indices and names by the model's Nodes (``model.node``), checking each."""
+        for attr in self.node_fields:
+            ref = getattr(self, attr, None)
+            if ref is not None:
+                setattr(self, attr, model.node(ref, where))
+        for n in self.nodes():
+            if n is not None:
+                model.node(n, where)
+
     @property
     def label(self) -> str:
-        nodes = "-".join("ground" if getattr(n, "internal", False) else str(n.id)
-                         for n in self.nodes())
+        nodes = "-".join("ground" if getattr(n, "internal", False) else
+                         str(getattr(n, "id", n)) for n in self.nodes())
         tag = f" '{self.name}'" if self.name else ""
         return f"joint {self.index}{tag} ({self.kind} {nodes})"
 
@@ -54,6 +66,7 @@ class Pin(Joint):
     name: str | None = None
     kind = "Pin"
     n_rows = 2
+    node_fields = ("a", "b")
 
     def nodes(self):
         return (self.a, self.b)
@@ -81,6 +94,7 @@ class RigidLink(Joint):
     name: str | None = None
     kind = "RigidLink"
     dims = (2, 3)
+    node_fields = ("body", "node")
 
     @property
     def n_rows(self) -> int:
@@ -90,21 +104,53 @@ class RigidLink(Joint):
         return (self.body, self.node)
 
 
-@dataclass(eq=False, repr=False)
 class Slider(Joint):
-    """Prismatic joint: the point ``at`` (default: ``node``'s position) of ``node``'s body moves
-    on the line through that point with ``direction``; the line is fixed in the ground
-    (``body=None``) or carried by ``body``. ``lock_rotation`` also keeps the relative rotation
-    (a true prismatic pair of two rigid bodies). Reaction: the normal force [N] on ``node``
-    (positive along the line's left normal) and, if locked, the moment [N m]."""
+    """Prismatic joint: the point ``at`` (default: the sliding node's position) of the sliding
+    node's body moves on the line through that point along ``axis``; the line is carried by
+    the first end (``model.ground``: fixed). Both ends first, as for every joint::
 
-    node: object
-    direction: Sequence[float] = (1.0, 0.0)
-    body: object | None = None
-    at: Sequence[float] | None = None
-    lock_rotation: bool = False
-    name: str | None = None
+        fb.Slider(m.ground, node, axis=(1, 0))      # node slides along x
+        fb.Slider(body_node, node, axis=(0, 1))     # the line turns with body_node
+
+    The older form ``Slider(node, direction=(dx, dy), body=None)`` means the same.
+    ``lock_rotation`` also keeps the relative rotation (a true prismatic pair of two rigid
+    bodies). Reaction: the normal force [N] on the sliding node (positive along the line's
+    left normal) and, if locked, the moment [N m]."""
+
     kind = "Slider"
+    node_fields = ("node", "body")
+
+    def __init__(self, a, b=None, axis: Sequence[float] | None = None, *,
+                 direction: Sequence[float] | None = None, body=None,
+                 at: Sequence[float] | None = None, lock_rotation: bool = False,
+                 name: str | None = None) -> None:
+        if b is not None and not _is_node_ref(b):      # Slider(node, (dx, dy)[, body]): old
+            if direction is not None:
+                raise ModelError(f"Slider: the second argument {b!r} is not a node, and the "
+                                 "direction is given by keyword too; use Slider(a, b, axis=...)")
+            if axis is not None and body is None and _is_node_ref(axis):
+                axis, body = None, axis
+            if axis is not None:
+                raise ModelError(f"Slider: the second argument {b!r} is not a node; write "
+                                 "Slider(a, b, axis=(dx, dy)) with both ends first")
+            b, direction = None, b
+        if axis is not None and direction is not None:
+            raise ModelError("Slider: give the line's direction once (axis= or direction=)")
+        if b is None:
+            self.node, self.body = a, body
+        else:
+            if body is not None:
+                raise ModelError("Slider(a, b, ...): the line is carried by a; body= is the "
+                                 "older one-node form's way to say it, drop it")
+            self.node, self.body = b, a
+        d = axis if axis is not None else direction
+        self.direction = (1.0, 0.0) if d is None else d
+        self.at, self.lock_rotation, self.name = at, bool(lock_rotation), name
+
+    @property
+    def axis(self):
+        """The line's direction (dx, dy) (also ``direction``)."""
+        return self.direction
 
     @property
     def n_rows(self) -> int:
@@ -112,6 +158,11 @@ class Slider(Joint):
 
     def nodes(self):
         return (self.node,) if self.body is None else (self.body, self.node)
+
+
+def _is_node_ref(x) -> bool:
+    """A node reference (Node, index, name) rather than a direction vector."""
+    return isinstance(x, (str, int, np.integer)) or hasattr(x, "id")
 
 
 @dataclass(eq=False, repr=False)
@@ -126,6 +177,7 @@ class Distance(Joint):
     kind = "Distance"
     dims = (2, 3)
     n_rows = 1
+    node_fields = ("a", "b")
 
     def nodes(self):
         return (self.a, self.b)
@@ -140,9 +192,12 @@ class Driver(Joint):
     - ``Driver(node, "rz", motion, relative_to=other)``: the relative rotation
       ``theta_node - theta_other`` is ``motion(t)`` (a motor on a joint).
 
-    ``motion`` is a number or a callable; its first and second time derivatives are taken from
-    ``velocity``/``acceleration`` when given, else by fourth-order central differences.
-    Reaction: the generalised force [N or N m] the driver applies to ``node``.
+    ``motion`` is a number or a callable; its first and second time derivatives are exact for
+    a :mod:`fembody.functions` function, taken from ``velocity``/``acceleration`` when given,
+    else by fourth-order central differences. ``speed`` (instead of ``motion``): the rate
+    [m/s or rad/s] as a number or function of t; the motion is its integral from 0 (exact for
+    :mod:`fembody.functions`, adaptive quadrature otherwise). See also :func:`AngleDriver`
+    and :func:`SpeedDriver`. Reaction: the generalised force [N or N m] on ``node``.
     """
 
     node: object
@@ -152,28 +207,34 @@ class Driver(Joint):
     velocity: Callable[[float], float] | None = None
     acceleration: Callable[[float], float] | None = None
     name: str | None = None
+    speed: Motion | None = None
     kind = "Driver"
     dims = (2, 3)
     n_rows = 1
+    node_fields = ("node", "relative_to")
+
+    def __post_init__(self) -> None:
+        if self.speed is not None and (self.motion != 0.0 or self.velocity is not None):
+            raise ModelError("Driver: give either motion (with velocity/acceleration) or speed, "
+                             "not both")
 
     def nodes(self):
         return (self.node,) if self.relative_to is None else (self.relative_to, self.node)
 
     def f(self, t: float) -> float:
+        if self.speed is not None:
+            return functions.integral(self.speed, t)
         return float(self.motion(t)) if callable(self.motion) else float(self.motion)
 
     def derivatives(self, t: float) -> tuple[float, float, float]:
         """(f, f', f'') at ``t``; raises ModelError on a non-finite value."""
-        f = self.f(t)
-        if not callable(self.motion):
-            d1 = d2 = 0.0
+        if self.speed is not None:
+            d1, d2, _ = functions.derivatives(self.speed, t)
+            f = self.f(t)
         else:
-            h = 1e-3 * max(1.0, abs(t))
-            fm2, fm1, fp1, fp2 = (self.f(t + k * h) for k in (-2, -1, 1, 2))
-            d1 = (self.velocity(t) if self.velocity else
-                  (fm2 - 8 * fm1 + 8 * fp1 - fp2) / (12 * h))
-            d2 = (self.acceleration(t) if self.acceleration else
-                  (-fm2 + 16 * fm1 - 30 * f + 16 * fp1 - fp2) / (12 * h * h))
+            f, d1, d2 = functions.derivatives(self.motion, t)
+            d1 = float(self.velocity(t)) if self.velocity else d1
+            d2 = float(self.acceleration(t)) if self.acceleration else d2
         if not (math.isfinite(f) and math.isfinite(d1) and math.isfinite(d2)):
             raise ModelError(f"{self.label}: motion is not finite at t = {t:g} s "
                              f"(value {f}, rate {d1}, acceleration {d2})")
@@ -192,6 +253,7 @@ class Support(Joint):
     name: str | None = None
     kind = "Support"
     dims = (2, 3)
+    node_fields = ("node",)
 
     def __init__(self, node, *dofs: str, name: str | None = None) -> None:
         self.node = node
@@ -205,3 +267,21 @@ class Support(Joint):
 
     def nodes(self):
         return (self.node,)
+
+
+def AngleDriver(a, b, angle: Motion, name: str | None = None) -> Driver:
+    """Prescribed relative rotation ``theta_b - theta_a = angle(t)`` [rad] (``a`` may be
+    ``model.ground``: then b's rotation from its reference). A :class:`Driver`."""
+    return _rotation_driver(a, b, name, motion=angle)
+
+
+def SpeedDriver(a, b, omega: Motion, name: str | None = None) -> Driver:
+    """Prescribed relative angular speed ``d(theta_b - theta_a)/dt = omega(t)`` [rad/s],
+    integrated exactly from 0 (``a`` may be ``model.ground``). A :class:`Driver`."""
+    return _rotation_driver(a, b, name, speed=omega)
+
+
+def _rotation_driver(a, b, name, **motion) -> Driver:
+    ground = getattr(a, "internal", False) and getattr(a, "name", None) == "ground"
+    return Driver(b, "rz", relative_to=None if (ground or a == "ground") else a, name=name,
+                  **motion)

@@ -64,6 +64,7 @@ class ModalPin(Joint):
     on ``node``."""
 
     kind = "ModalPin"
+    node_fields = ("node",)
 
     def __init__(self, body, point, node, rotation: bool = False,
                  name: str | None = None) -> None:

@@ -145,3 +145,23 @@ def _identity_data(s: System) -> np.ndarray:
     d = np.zeros(s.nnz)
     d[s.diag_pos] = 1.0
     return d
+
+
+def consistent_velocity(system: System, q: np.ndarray, v: np.ndarray, t: float = 0.0
+                        ) -> tuple[np.ndarray, float, int]:
+    """Initial velocities made consistent with the joints (``B v + phi_t = 0``) by the
+    mass-weighted minimal-norm correction (which keeps the momentum the joints allow).
+    Returns the new velocities, the largest change [m/s or rad/s] and its DOF (-1: none).
+    Without joints, or with free DOFs that carry no mass, ``v`` is returned unchanged."""
+    s = system
+    if s.n_con == 0:
+        return v, 0.0, -1
+    M = s.mass_data(q)
+    if np.any(M[s.diag_pos] <= 0.0):
+        return v, 0.0, -1
+    v = np.asarray(v, dtype=float).copy()
+    v[s.fixed] = 0.0
+    new = project_velocity(s, saddle_solver(s, "auto"), M, q, v, t)
+    change = np.abs(new - v)
+    i = int(np.argmax(change))
+    return new, float(change[i]), i

@@ -525,11 +525,12 @@ class SaddlePointSolver:
 def saddle_solver(system, method: str = "auto", symmetric: bool | None = None
                   ) -> SaddlePointSolver:
     """A saddle-point solver on a compiled System's fixed augmented pattern. ``symmetric``:
-    whether S is symmetric (default: planar models; spatial tangents are not, so they get LU
-    factorisations)."""
+    whether S is symmetric (default: yes for planar models without follower loads; spatial
+    tangents and follower loads' load stiffness are not, so those get LU factorisations, since
+    the envelope, Cholesky and LDL^T paths read one triangle only)."""
     s = system
     pat = s.saddle_pattern() if s.n_con else None
     if symmetric is None:
-        symmetric = getattr(s, "dim", 2) == 2
+        symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
     return SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
                              s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)

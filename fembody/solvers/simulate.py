@@ -14,9 +14,11 @@ from .. import validate
 from ..errors import ConvergenceError, FembodyError, ModelError, RunError
 from ..progress import Progress
 from ..results import Result
+from ..sensors import SensorRecorder
 from ..system import System
 from . import ode
 from .bdf import BDF
+from .dae import consistent_velocity
 from .base import Integrator
 from .impact import ImpactHandler
 from .newmark import HHT, GeneralizedAlpha, Newmark
@@ -79,6 +81,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                          "'newmark' or 'trapezoidal'")
     v0 = options.pop("v0", None)
     v0 = initial_velocity(sys) if v0 is None else v0
+    v0 = _consistent_v0(sys, options.get("q0"), v0)
     t_wall = _time.perf_counter()
     integ = cls(sys, v0=v0, **options)
     result = Result(sys, "dynamic")
@@ -101,6 +104,15 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                       iterations=integ.last_iterations, violation=viol, **acc)
 
     record()
+    sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
+
+    def record_sensors() -> None:       # every grid point, whatever save_every keeps
+        if len(sensors):
+            lam = integ.lam[:sys.n_con]
+            result.record_sensors(integ.t, sensors.sensors,
+                                  sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
+
+    record_sensors()
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
     n_grid = max(1, math.ceil(t_end / dt - 1e-9))
     min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
@@ -139,6 +151,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
+            record_sensors()
             if i % save_every == 0 or i == n_grid:
                 record()
                 if callback is not None:
@@ -210,6 +223,9 @@ class _Power:
     def __call__(self, integ, h: float) -> dict:
         s = self.sys
         f = s.nodal_loads(integ.t)
+        if s.turning_loads:        # follower forces, spatial moments: f(q)
+            f = f.copy()
+            s.turning_loads.add(integ.q, integ.t, f, False)
         fc = None
         if s.n_con:
             last = getattr(integ, "last", None)
@@ -230,6 +246,30 @@ class _Power:
         self.prev = (integ.q, integ.v, f, fc)
         return out
 
+
+
+def _consistent_v0(sys: System, q0, v0) -> np.ndarray:
+    """v0 projected onto the joints' velocity constraints, with a logged note when it moved."""
+    q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
+    if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
+        return v0           # nothing to do, or a wrong shape the integrator reports
+    try:        # a violated or redundant joint set is the integrator's to report, by name
+        if np.abs(sys.constraints(q, 0.0).phi).max() > 1e-9 * max(sys.length, 1.0):
+            return v0
+        v, change, i = consistent_velocity(sys, q, v0)
+    except (np.linalg.LinAlgError, FembodyError):
+        return v0
+    if not np.all(np.isfinite(v)):
+        return v0
+    scale = max(float(np.abs(v0).max()), float(np.abs(v).max()), 1e-300)
+    if change > 1e-9 * scale:
+        log.warning("simulate: the initial velocities violate the joints' velocity constraints; "
+                    "moved onto them by a mass-weighted projection, largest change %.3g at %s "
+                    "(%.3g -> %.3g); the bodies the joints leave free keep their velocities, "
+                    "so flexible parts start vibrating: give consistent velocities "
+                    "(model.set_velocity) or start drives smoothly (fb.functions.SmoothStep)",
+                    change, sys.dof_label(i), v0[i], v[i])
+    return v
 
 
 def initial_velocity(sys: System) -> np.ndarray:
