@@ -244,12 +244,16 @@ class Result:
         out[:, ok] = R[:, d[ok]]
         return out
 
-    def joint_reaction(self, joint) -> np.ndarray:
+    def joint_reaction(self, joint, frame: str | None = None) -> np.ndarray:
         """Reaction of ``joint`` per state (n, rows): for Pin/Weld/RigidLink the force (and
         moment) the joint exerts on its second node [N, N m]; Distance: the link tension [N];
         Slider: the normal force (and moment); Driver: the driving force or torque; Support:
-        the support reactions."""
+        the support reactions. Spatial joints with a ``frame`` ('global', 'a' or 'b'): the
+        force and the moment about the joint point that the joint exerts on its second node,
+        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) in that frame."""
         sys = self._need_system("joint_reaction")
+        if frame is not None:
+            return self._spatial_reaction(sys, joint, frame)
         index = getattr(joint, "index", None)
         joints = sys.model.joints
         if index is None or not (0 <= index < len(joints)) or joints[index] is not joint:
@@ -259,6 +263,23 @@ class Result:
         rows = sys.joint_rows[index]
         factor = -1.0 if joint.kind != "Distance" else 1.0
         return factor * self.lam[:, rows]
+
+    def _spatial_reaction(self, sys, joint, frame: str) -> np.ndarray:
+        self.joint_reaction(joint)              # the joint is checked to be this model's
+        for blk in sys.joint_blocks:
+            inst = np.flatnonzero(blk.owner == joint.index)
+            if inst.size and hasattr(blk, "reaction"):
+                break
+        else:
+            raise ModelError(f"Result.joint_reaction: frame= is for spatial joints; "
+                             f"{joint.label} reports its multipliers (call without frame)")
+        i = int(inst[0])
+        out = np.zeros((len(self), 6))
+        for k, q in enumerate(self.q):
+            F, M = blk.reaction(sys.joint_poses(blk, q), self.lam[k, blk.rows],
+                                float(self.time[k]), frame)
+            out[k, :3], out[k, 3:] = F[i], M[i]
+        return out
 
     def resultants(self, family: str = "beam", step: int | None = None) -> np.ndarray:
         """Stress resultants (n_states, n_elements, k) of an element family, or (n_elements, k)

@@ -98,3 +98,26 @@ def test_heavy_symmetric_top_precesses_at_the_steady_rate():
     assert t1 / t2 == pytest.approx(4.0, rel=0.15)
     assert (w1 - Om) / (w2 - Om) == pytest.approx(4.0, rel=0.15)
     assert w2 + (w2 - w1) / 3 == pytest.approx(Om, rel=3e-4)      # Richardson
+
+
+def test_revolute_reactions_balance_a_static_cantilever_load():
+    # a rigid arm on a hinge about y, held level by a rotational driver (angle 0), carries
+    # its weight W at the offset centre of mass: force (0, 0, W) and moment W c about the
+    # joint point, in the global frame and in the hinge's frames (no rotation at rest)
+    m_, c = 3.0, 0.4
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -G))
+    rb = m.add_rigid_body((0.0, 0.0, 0.0), m_, (0.1, 0.1, 0.1), offset=(c, 0.0, 0.0))
+    hinge = m.add_joint(fb.Revolute(m.ground, rb.node, axis=(0.0, 1.0, 0.0)))
+    m.add_joint(fb.RotationDriver(m.ground, rb.node, axis=(0.0, 1.0, 0.0), angle=0.0))
+    r = fb.static(m, steps=1)
+    W = m_ * G
+    for frame in ("global", "a", "b"):
+        FM = r.joint_reaction(hinge, frame=frame)[-1]
+        # the hinge takes the force and the moment about x and z; the driver the moment
+        # about y (m g c)
+        np.testing.assert_allclose(FM[:3], [0.0, 0.0, W], atol=1e-9 * W)
+        np.testing.assert_allclose(FM[[3, 5]], [0.0, 0.0], atol=1e-9 * W)
+    drive = [j for j in m.joints if j.kind == "RotationDriver"][0]
+    assert abs(abs(r.joint_reaction(drive)[-1, 0]) - W * c) <= 1e-9 * W * c
+    with pytest.raises(fb.ModelError, match="frame"):
+        r.joint_reaction(drive, frame="c")
