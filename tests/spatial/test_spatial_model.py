@@ -241,3 +241,23 @@ def test_spatial_input_errors_name_the_thing():
         fb.simulate(m, t_end=0.01, dt=1e-3, method="rk4")
     with pytest.raises(fb.ModelError, match="unknown DOF"):
         m.fix(b.last, "theta")
+
+
+@pytest.mark.slow
+def test_helix_ten_turns_converges_in_the_mesh():
+    # L = 10, EA = GA = 1e4, GJ = EI = 1e2, an out-of-plane tip force 50 and a section-fixed
+    # end moment 200 pi (ten turns) load the cantilever into a helix; Newton with load steps
+    def tip(n):
+        sec = fb.Section.from_stiffness(EA=1e4, GA_y=1e4, GA_z=1e4, GJ=1e2, EI_y=1e2,
+                                        EI_z=1e2, rhoA=1.0, rhoJ=1.0)
+        m = fb.Model(dim=3)
+        b = m.add_beam((0, 0, 0), (10, 0, 0), n=n, material=STEEL, section=sec)
+        m.fix(b.first)
+        m.add_torque(b.last, (0.0, 0.0, 200 * math.pi), follower=True)
+        m.add_force(b.last, (0.0, 0.0, 50.0))
+        return fb.static(m, steps=100).position(b.last)[-1]
+
+    t1, t2, t3 = tip(40), tip(80), tip(160)
+    d12, d23 = np.linalg.norm(t1 - t2), np.linalg.norm(t2 - t3)
+    assert d23 < 2e-2 * 10.0
+    assert d12 / d23 == pytest.approx(4.0, rel=0.25)        # mesh order 2
