@@ -31,3 +31,5 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "Singul
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
            "simulate", "integrate_hamiltonian", "Trajectory", "io", "viz"]
+from .solvers.buckling import Buckling, buckling  # noqa: E402
+__all__ += ["Buckling", "buckling"]

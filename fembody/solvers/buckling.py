@@ -1,0 +1,298 @@
+"""Linear buckling: critical load factors and buckling shapes about the reference or a loaded
+equilibrium, on the constraint manifold.
+
+Along the (linearised) static path ``q(s)`` through the state ``q*`` at load factor ``s*``,
+the tangent stiffness is ``K_T(s* + s) ~ K_T* + s K_G`` with ``K_G = dK_T/ds`` its derivative
+along the path (the geometric stiffness of elements, joints and load-dependent loads, taken by a
+central difference of the exact tangent). Buckling is where this pencil turns singular on the
+motions the joints allow: ``(K_T* + s K_G) x + B^T nu = 0``, ``B x = 0``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .. import validate
+from ..errors import ModelError, SingularSystemError
+from ..results import Result
+from ..system import System
+from .linalg import DENSE_MAX, saddle_solver
+from .modal import manifold_basis
+from .statics import as_system, check_redundant, constrained_resolvent, lowest_eigenvalue, \
+    pattern_data
+
+if TYPE_CHECKING:
+    from ..model import Model
+
+# relative size of the central-difference step along the path: cbrt(machine eps) balances the
+# O(h^2) truncation against the O(eps/h) round-off of the difference of two tangents
+STEP = float(np.finfo(float).eps) ** (1.0 / 3.0)
+# eigenvalues 1/s of the pencil below this fraction of the largest are round-off (s beyond
+# 1e8 times the lowest critical factor: those modes do not buckle under these loads)
+MU_FLOOR = 1e-8
+
+
+@dataclass
+class Buckling:
+    """Result of a linear buckling analysis.
+
+    ``factors (k,)``: critical load factors, the multiples of the load increment (``load`` times
+    the model's loads) at which the structure buckles, positive ones first in ascending order,
+    then negative ones (buckling under the reversed loads) by ascending magnitude; about a
+    loaded state they are the *extra* factors beyond it. ``shapes (n_dof, k)``: buckling shapes
+    in velocity-DOF space (full-length, zero at fixed DOFs), scaled to a largest entry of 1.
+    ``path (n_dof,)``: the pre-buckling displacement per unit factor [m, rad].
+    ``load``: the load increment's factor; ``load_factor``: the state's load factor.
+    """
+
+    system: System
+    factors: np.ndarray
+    shapes: np.ndarray
+    path: np.ndarray
+    load: float
+    load_factor: float
+
+    @property
+    def critical_load_factors(self) -> np.ndarray:
+        """The model's load factors at buckling: ``load_factor + load * factors``."""
+        return self.load_factor + self.load * self.factors
+
+    def shape(self, i: int, node) -> np.ndarray:
+        """Buckling shape ``i`` at ``node``, one entry per node DOF (x, y, rz in the plane), zero
+        for a DOF the node does not have."""
+        d = self.system.node_dofs[self.system.model.node(node, "Buckling.shape").id]
+        out = np.zeros(d.shape[0])
+        ok = d >= 0
+        out[ok] = self.shapes[d[ok], i]
+        return out
+
+
+def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
+             state: "Result | np.ndarray | None" = None, lam: np.ndarray | None = None,
+             load_factor: float | None = None, t: float = 0.0,
+             method: str = "auto") -> Buckling:
+    """The ``n`` lowest critical load factors and buckling shapes.
+
+    Parameters
+    ----------
+    load : factor of the model's loads (forces, torques, gravity, evaluated at ``t`` [s]) that
+        makes the load increment; ``factors`` are multiples of it. Default 1.
+    state : None (about the unloaded reference configuration), a static :class:`Result` (about
+        its last state, with its load factor and joint multipliers) or a configuration ``q``
+        (then give ``load_factor``, the load factor it is in equilibrium at, and for a model
+        with joints their multipliers ``lam``, e.g. ``result.lam[-1]``).
+    method : 'auto' (dense up to the dense limit of free DOFs, else sparse), 'dense' (LAPACK on a
+        null-space basis of the joints) or 'sparse' (ARPACK on the bordered system).
+
+    The pre-buckling path is linearised at the state (linear buckling): about the reference
+    the critical load factors of a path that stays linear are exact, about a loaded state they
+    are ``reference factor - state's factor`` to first order. Raises SingularSystemError when the
+    state is unsupported or unstable, ModelError for bad input or a state out of equilibrium.
+    """
+    sys = as_system(model)
+    n = validate.integer("n", n, where="buckling")
+    load = validate.number("load", load, where="buckling")
+    if load == 0.0:
+        raise ModelError("buckling: load must be non-zero (the factor of the model's loads that "
+                         "makes the load increment), got 0")
+    t = validate.number("t", t, where="buckling")
+    validate.choice("method", method, ("auto", "dense", "sparse"), where="buckling")
+    q, lam, s0 = _state(sys, state, lam, load_factor)
+    dim = sys.n_free - sys.n_con
+    if n > dim:
+        raise ModelError(f"buckling: asked for {n} modes but the model has only {dim} degrees of "
+                         "freedom (free DOFs less joint constraints)")
+    ce = sys.constraints(q, t, lam, hessian=False) if sys.n_con else None
+    if ce is not None:
+        check_redundant(sys, ce.Bdata)
+    _check_equilibrium(sys, q, lam, s0, t, ce)
+    f = sys.external_forces(q, t, False)[0][sys.free]
+    if not np.any(f):
+        raise ModelError(f"buckling: the model has no loads at t = {t:g} (forces, torques or "
+                         "gravity on free DOFs) to scale")
+    K = _tangent(sys, q, s0, lam, t)
+    Bdata = ce.Bdata if ce is not None else np.zeros(0)
+    dense = method == "dense" or (method == "auto" and sys.n_free <= DENSE_MAX)
+    if not dense:
+        _check_stable(sys, K, Bdata)
+    # the path tangent dq/ds (and the multipliers' rate) from K_T* v + B^T mu = f, B v = 0
+    solver = saddle_solver(sys)
+    solver.factorize(pattern_data(sys, K), Bdata)
+    v, mu = solver.solve(f, np.zeros(sys.n_con))
+    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(mu))):
+        raise SingularSystemError("buckling: the tangent stiffness is singular at the state: the "
+                                  "structure is not supported (add supports or joints) or the "
+                                  "state is at a critical point")
+    h = STEP / _path_scale(sys, v)
+    KG = (_tangent(sys, sys.update(q, h * v), s0 + h, lam + h * mu, t)
+          - _tangent(sys, sys.update(q, -h * v), s0 - h, lam - h * mu, t)) / (2.0 * h)
+    Ks, KGs = 0.5 * (K + K.T), 0.5 * (KG + KG.T)
+    if dense:
+        mu_all, V = _dense_pencil(sys, Ks, KGs, Bdata)
+        pick = _select(mu_all, n)
+    else:
+        mu_all, V = _sparse_pencil(sys, Ks, KGs, Bdata, n)
+        pick = _select(mu_all, n)
+    factors = 1.0 / (mu_all[pick] * load)
+    V = V[:, pick]
+    V = V / _signed_max(V)
+    shapes = np.zeros((sys.n_dof, len(pick)))
+    shapes[sys.free] = V
+    return Buckling(sys, factors, shapes, sys.expand(load * v), load, s0)
+
+
+# ------------------------------------------------------------------------------ the state
+def _state(sys: System, state, lam, load_factor):
+    """(q, lam, load factor) of the state to buckle about, checked against the model."""
+    nc = sys.n_con
+    if state is None:
+        if lam is not None or load_factor not in (None, 0, 0.0):
+            raise ModelError("buckling: lam and load_factor describe a loaded state; pass it as "
+                             "state= (a static Result or a configuration q)")
+        return sys.q0, np.zeros(nc), 0.0
+    if isinstance(state, Result):
+        if state.load_factor is None or not len(state):
+            raise ModelError("buckling: state must be a static Result (with load factors) or a "
+                             f"configuration q; got a {state.kind} Result with "
+                             f"{len(state)} state(s)")
+        if state.system is not None and state.system is not sys and \
+                state.system.fingerprint() != sys.fingerprint():
+            raise ModelError("buckling: state is a Result of a different model")
+        q = state.q[-1]
+        if load_factor is None:
+            load_factor = float(state.load_factor[-1])
+        if lam is None:
+            lam = state.lam[-1] if state.lam is not None else np.zeros(nc)
+    else:
+        q = np.asarray(state, float)
+        if load_factor is None:
+            raise ModelError("buckling: give load_factor=, the load factor at which state is an "
+                             "equilibrium (e.g. result.load_factor[-1])")
+        if lam is None and nc:
+            raise ModelError(f"buckling: the model has {nc} joint constraint rows; give their "
+                             "multipliers at state as lam= (e.g. result.lam[-1])")
+    if q.shape != (sys.nq,):
+        raise ModelError(f"buckling: state must be a configuration of this model, shape "
+                         f"({sys.nq},) (e.g. static_result.q[-1]); got shape {q.shape}")
+    lam = np.zeros(nc) if lam is None else np.asarray(lam, float)
+    if lam.shape != (nc,):
+        raise ModelError(f"buckling: lam must hold the model's {nc} joint multipliers (e.g. "
+                         f"static_result.lam[-1]); got shape {lam.shape}")
+    load_factor = validate.number("load_factor", load_factor, where="buckling")
+    return q, lam, load_factor
+
+
+def _check_equilibrium(sys: System, q, lam, s0: float, t: float, ce) -> None:
+    """Linear buckling is about an equilibrium: refuse a state that is not one."""
+    fint = sys.internal_forces(q, None, False)[0]
+    fext = sys.external_forces(q, t, False)[0]
+    fc = np.zeros(sys.n_dof) if ce is None else ce.force
+    r = (s0 * fext - fint - fc)[sys.free]
+    ref = max(float(np.linalg.norm((s0 * fext)[sys.free])), float(np.linalg.norm(fint)),
+              float(np.linalg.norm(fc)), 1e-300)
+    bad = float(np.linalg.norm(r)) > 1e-6 * ref
+    if ce is not None and float(np.max(np.abs(ce.phi), initial=0.0)) > 1e-8 * sys.length:
+        bad = True
+    if bad:
+        raise ModelError(f"buckling: the state is not an equilibrium at load factor {s0:.6g} "
+                         f"(residual {np.linalg.norm(r):.3g} against forces {ref:.3g}); pass a "
+                         "converged static state with its load_factor and lam")
+
+
+def _tangent(sys: System, q: np.ndarray, s: float, lam: np.ndarray, t: float) -> sp.csc_matrix:
+    """The static tangent at load factor ``s`` with the joints' geometric stiffness."""
+    K = sys.stiffness_matrix(q, t, s)
+    if sys.n_con:
+        G = sys.constraints(q, t, lam, hessian=True).G
+        if G is not None:
+            K = K + sys.csc(G)
+    return K.tocsc()
+
+
+def _path_scale(sys: System, v: np.ndarray) -> float:
+    """Size of the path tangent relative to the scales the tangent varies on: translations per
+    the model's length, rotations in rad."""
+    rot = getattr(sys.space, "rotation", np.zeros(sys.n_dof, bool))[sys.free]
+    a = np.abs(v)
+    s = max(float(a[~rot].max(initial=0.0)) / sys.length, float(a[rot].max(initial=0.0)))
+    if s == 0.0:
+        raise ModelError("buckling: the loads cause no displacement (they act only where the "
+                         "joints hold)")
+    return s
+
+
+def _check_stable(sys: System, K: sp.csc_matrix, Bdata: np.ndarray) -> None:
+    low = lowest_eigenvalue(sys, K, Bdata if sys.n_con else None)
+    scale = float(np.abs(K.diagonal()).max())
+    if low < -1e-9 * scale:
+        raise SingularSystemError(f"buckling: the state is unstable (lowest eigenvalue of the "
+                                  f"constrained tangent {low:.3g}); it is past buckling")
+    if abs(low) <= 1e-13 * scale:
+        raise SingularSystemError("buckling: the tangent stiffness is singular on the motions "
+                                  "the joints allow: the structure is not supported (add "
+                                  "supports or joints) or the state is at a critical point")
+
+
+# --------------------------------------------------------------------------- the pencil
+def _dense_pencil(sys: System, K, KG, Bdata: np.ndarray):
+    """All eigenpairs ``mu = 1/s`` of ``-K_G x = mu K x`` on a null-space basis of B."""
+    Kd, Gd = K.toarray(), KG.toarray()
+    Z = manifold_basis(sys, Bdata) if sys.n_con else None
+    if Z is not None:
+        Kd, Gd = Z.T @ Kd @ Z, Z.T @ Gd @ Z
+    try:
+        C = sla.cholesky(0.5 * (Kd + Kd.T), lower=True)
+    except np.linalg.LinAlgError:
+        raise SingularSystemError("buckling: the tangent stiffness is not positive definite on "
+                                  "the motions the joints allow: the structure is not supported "
+                                  "(add supports or joints) or the state is unstable") from None
+    X = sla.solve_triangular(C, Gd, lower=True)
+    A = -sla.solve_triangular(C, X.T, lower=True)        # -C^-1 K_G C^-T (symmetric)
+    mu, Y = sla.eigh(0.5 * (A + A.T))
+    V = sla.solve_triangular(C.T, Y, lower=False)
+    return mu, (V if Z is None else Z @ V)
+
+
+def _sparse_pencil(sys: System, K, KG, Bdata: np.ndarray, n: int):
+    """The ``n`` largest positive ``mu = 1/s`` (and, if fewer, the most negative) of
+    ``-K_G x = mu K x`` on the manifold by ARPACK with K as the (positive definite on the
+    manifold) inner product, inverted by the bordered saddle-point system."""
+    R = constrained_resolvent(sys, K, Bdata)
+    dim = sys.n_free - sys.n_con
+    k = min(n, dim - 1)
+    rng = np.random.default_rng(0)
+    v0 = R.matvec(rng.standard_normal(sys.n_free))        # start on the manifold
+    A = (-KG).tocsc()
+    mu, V = spla.eigsh(A, k=k, M=K, Minv=R, which="LA", v0=v0)
+    npos = int(np.sum(mu > MU_FLOOR * np.abs(mu).max(initial=0.0)))
+    if npos < n:
+        m2, V2 = spla.eigsh(A, k=min(n - npos, dim - 1), M=K, Minv=R, which="SA", v0=v0)
+        mu, V = np.concatenate([mu, m2]), np.hstack([V, V2])
+    return mu, V
+
+
+def _select(mu: np.ndarray, n: int) -> np.ndarray:
+    """Indices of up to ``n`` critical factors ``1/mu``: positive ascending, then negative by
+    magnitude; eigenvalues at the round-off level (no buckling) are dropped."""
+    big = float(np.abs(mu).max(initial=0.0))
+    if big == 0.0 or not math.isfinite(big):
+        raise ModelError("buckling: the loads cause no geometric stiffness: the structure does "
+                         "not buckle under them")
+    floor = MU_FLOOR * big
+    pos = np.flatnonzero(mu > floor)
+    neg = np.flatnonzero(mu < -floor)
+    pos = pos[np.argsort(-mu[pos])]
+    neg = neg[np.argsort(mu[neg])]
+    return np.concatenate([pos, neg])[:n]
+
+
+def _signed_max(V: np.ndarray) -> np.ndarray:
+    """Per column, the entry of largest magnitude (so scaled shapes have +1 there)."""
+    return V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
