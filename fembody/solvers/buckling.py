@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import logging
 import math
 from dataclasses import dataclass
 
@@ -31,9 +32,15 @@ from .statics import as_system, check_redundant, constrained_resolvent, lowest_e
 if TYPE_CHECKING:
     from ..model import Model
 
+log = logging.getLogger("fembody")
+
 # relative size of the central-difference step along the path: cbrt(machine eps) balances the
 # O(h^2) truncation against the O(eps/h) round-off of the difference of two tangents
 STEP = float(np.finfo(float).eps) ** (1.0 / 3.0)
+# linear buckling assumes a small pre-buckling path: factors at which the linearised path moves
+# the structure by more than this fraction of its size (or rotates it by this many rad) are
+# outside its validity, e.g. the tensile instability N = EA - GA of shear-deformable beams
+MAX_PATH = 0.1
 # eigenvalues 1/s of the pencil below this fraction of the largest are round-off (s beyond
 # 1e8 times the lowest critical factor: those modes do not buckle under these loads)
 MU_FLOOR = 1e-8
@@ -44,10 +51,12 @@ class Buckling:
     """Result of a linear buckling analysis.
 
     ``factors (k,)``: critical load factors, the multiples of the load increment (``load`` times
-    the model's loads) at which the structure buckles, positive ones first in ascending order,
-    then negative ones (buckling under the reversed loads) by ascending magnitude; about a
+    the model's loads) at which the structure buckles: the ``k <= n`` of smallest magnitude,
+    positive ones first in ascending order, then negative ones (buckling under the reversed
+    loads) by ascending magnitude; about a
     loaded state they are the *extra* factors beyond it. ``shapes (n_dof, k)``: buckling shapes
-    in velocity-DOF space (full-length, zero at fixed DOFs), scaled to a largest entry of 1.
+    in velocity-DOF space (full-length, zero at fixed DOFs), scaled to a largest translation
+    of +1 (of any entry when no translation moves).
     ``path (n_dof,)``: the pre-buckling displacement per unit factor [m, rad].
     ``load``: the load increment's factor; ``load_factor``: the state's load factor.
     """
@@ -130,19 +139,20 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
         raise SingularSystemError("buckling: the tangent stiffness is singular at the state: the "
                                   "structure is not supported (add supports or joints) or the "
                                   "state is at a critical point")
-    h = STEP / _path_scale(sys, v)
+    scale = _path_scale(sys, v)
+    h = STEP / scale
     KG = (_tangent(sys, sys.update(q, h * v), s0 + h, lam + h * mu, t)
           - _tangent(sys, sys.update(q, -h * v), s0 - h, lam - h * mu, t)) / (2.0 * h)
     Ks, KGs = 0.5 * (K + K.T), 0.5 * (KG + KG.T)
     if dense:
         mu_all, V = _dense_pencil(sys, Ks, KGs, Bdata)
-        pick = _select(mu_all, n)
     else:
         mu_all, V = _sparse_pencil(sys, Ks, KGs, Bdata, n)
-        pick = _select(mu_all, n)
+    pick = _select(mu_all, n, MAX_PATH / scale)
     factors = 1.0 / (mu_all[pick] * load)
     V = V[:, pick]
-    V = V / _signed_max(V)
+    rot = _rotation_mask(sys)
+    V = V / _signed_max(V[~rot] if np.any(V[~rot]) else V)
     shapes = np.zeros((sys.n_dof, len(pick)))
     shapes[sys.free] = V
     return Buckling(sys, factors, shapes, sys.expand(load * v), load, s0)
@@ -219,13 +229,18 @@ def _tangent(sys: System, q: np.ndarray, s: float, lam: np.ndarray, t: float) ->
 def _path_scale(sys: System, v: np.ndarray) -> float:
     """Size of the path tangent relative to the scales the tangent varies on: translations per
     the model's length, rotations in rad."""
-    rot = getattr(sys.space, "rotation", np.zeros(sys.n_dof, bool))[sys.free]
+    rot = _rotation_mask(sys)
     a = np.abs(v)
     s = max(float(a[~rot].max(initial=0.0)) / sys.length, float(a[rot].max(initial=0.0)))
     if s == 0.0:
         raise ModelError("buckling: the loads cause no displacement (they act only where the "
                          "joints hold)")
     return s
+
+
+def _rotation_mask(sys: System) -> np.ndarray:
+    """True at the free DOFs that are rotations [rad]."""
+    return getattr(sys.space, "rotation", np.zeros(sys.n_dof, bool))[sys.free]
 
 
 def _check_stable(sys: System, K: sp.csc_matrix, Bdata: np.ndarray) -> None:
@@ -261,36 +276,35 @@ def _dense_pencil(sys: System, K, KG, Bdata: np.ndarray):
 
 
 def _sparse_pencil(sys: System, K, KG, Bdata: np.ndarray, n: int):
-    """The ``n`` largest positive ``mu = 1/s`` (and, if fewer, the most negative) of
-    ``-K_G x = mu K x`` on the manifold by ARPACK with K as the (positive definite on the
-    manifold) inner product, inverted by the bordered saddle-point system."""
+    """The ``n`` eigenpairs of largest magnitude ``mu = 1/s`` of ``-K_G x = mu K x`` on the
+    manifold, by ARPACK with K as the inner product (positive definite on the manifold),
+    inverted by the bordered saddle-point system."""
     R = constrained_resolvent(sys, K, Bdata)
-    dim = sys.n_free - sys.n_con
-    k = min(n, dim - 1)
-    rng = np.random.default_rng(0)
-    v0 = R.matvec(rng.standard_normal(sys.n_free))        # start on the manifold
-    A = (-KG).tocsc()
-    mu, V = spla.eigsh(A, k=k, M=K, Minv=R, which="LA", v0=v0)
-    npos = int(np.sum(mu > MU_FLOOR * np.abs(mu).max(initial=0.0)))
-    if npos < n:
-        m2, V2 = spla.eigsh(A, k=min(n - npos, dim - 1), M=K, Minv=R, which="SA", v0=v0)
-        mu, V = np.concatenate([mu, m2]), np.hstack([V, V2])
-    return mu, V
+    k = min(n, sys.n_free - sys.n_con - 1)
+    v0 = R.matvec(np.random.default_rng(0).standard_normal(sys.n_free))   # on the manifold
+    return spla.eigsh((-KG).tocsc(), k=k, M=K, Minv=R, which="LM", v0=v0)
 
 
-def _select(mu: np.ndarray, n: int) -> np.ndarray:
-    """Indices of up to ``n`` critical factors ``1/mu``: positive ascending, then negative by
-    magnitude; eigenvalues at the round-off level (no buckling) are dropped."""
+def _select(mu: np.ndarray, n: int, s_max: float) -> np.ndarray:
+    """Indices of the ``n`` critical factors ``1/mu`` of smallest magnitude, positive ones first
+    (ascending), then negative ones by magnitude; eigenvalues at the round-off level (no
+    buckling) are dropped, and so, with a warning, are factors beyond ``s_max`` (where the
+    linear pre-buckling path is not small)."""
     big = float(np.abs(mu).max(initial=0.0))
     if big == 0.0 or not math.isfinite(big):
         raise ModelError("buckling: the loads cause no geometric stiffness: the structure does "
                          "not buckle under them")
-    floor = MU_FLOOR * big
-    pos = np.flatnonzero(mu > floor)
-    neg = np.flatnonzero(mu < -floor)
-    pos = pos[np.argsort(-mu[pos])]
-    neg = neg[np.argsort(mu[neg])]
-    return np.concatenate([pos, neg])[:n]
+    keep = np.flatnonzero(np.abs(mu) > MU_FLOOR * big)
+    keep = keep[np.argsort(-np.abs(mu[keep]))][:n]
+    valid = keep[np.abs(mu[keep]) >= 1.0 / s_max]
+    if valid.size < keep.size:
+        log.warning("buckling: %d critical factor(s) beyond %.3g left out: the linear "
+                    "pre-buckling path there moves the structure by more than %g of its size "
+                    "(or %g rad), outside linear buckling's validity (e.g. the tensile "
+                    "instability of shear-deformable beams); use statics for such loads",
+                    keep.size - valid.size, s_max, MAX_PATH, MAX_PATH)
+    pos, neg = valid[mu[valid] > 0], valid[mu[valid] < 0]
+    return np.concatenate([pos[np.argsort(-mu[pos])], neg[np.argsort(mu[neg])]])
 
 
 def _signed_max(V: np.ndarray) -> np.ndarray:
