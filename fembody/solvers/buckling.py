@@ -228,14 +228,13 @@ def _tangent(sys: System, q: np.ndarray, s: float, lam: np.ndarray, t: float) ->
 
 def _path_scale(sys: System, v: np.ndarray) -> float:
     """Size of the path tangent relative to the scales the tangent varies on: translations per
-    the model's length, rotations in rad."""
+    the model's length, rotations in rad (``STEP`` when nothing moves)."""
     rot = _rotation_mask(sys)
     a = np.abs(v)
     s = max(float(a[~rot].max(initial=0.0)) / sys.length, float(a[rot].max(initial=0.0)))
-    if s == 0.0:
-        raise ModelError("buckling: the loads cause no displacement (they act only where the "
-                         "joints hold)")
-    return s
+    # a path that only loads rigid joints (no displacement): the tangent then changes only
+    # through the multipliers and the load factor, linearly, so any step is exact
+    return s if s > 0.0 else STEP
 
 
 def _rotation_mask(sys: System) -> np.ndarray:

@@ -79,6 +79,30 @@ def test_pinned_column_by_fix_and_by_joints(how, n):
     assert abs(r.shape(0, mid)[1]) == pytest.approx(1.0, abs=1e-3)
 
 
+def test_inverted_pendulum_buckles_through_the_joint_geometric_stiffness():
+    """A rigid link (Distance joint) of length l standing on a ground pin, its top held sideways
+    by a spring k, pushed down at the top: P_cr = k l. Nothing deforms before buckling: the
+    whole geometric stiffness is the joint's (its Hessian times the link force). About the
+    loaded equilibrium (multipliers from the static Result) the extra factor is k l - P."""
+    k, ell = 800.0, 1.5
+    m = fb.Model()
+    top = m.add_node((0.0, ell))
+    m.add_joint(fb.Distance(m.ground, top))
+    m.add_spring(top, (1.0, ell), k)
+    m.add_force(top, (0.0, -100.0))
+    r = fb.buckling(m, n=1)
+    assert r.factors[0] * 100.0 == pytest.approx(k * ell, rel=1e-9)
+    assert r.shape(0, top)[:2] == pytest.approx([1.0, 0.0], abs=1e-9)
+    st = fb.static(m, steps=1)
+    about = fb.buckling(m, n=1, state=st)
+    assert about.factors[0] * 100.0 == pytest.approx(k * ell - 100.0, rel=1e-9)
+    again = fb.buckling(m, n=1, state=st.q[-1], load_factor=1.0, lam=st.lam[-1])
+    assert again.factors == pytest.approx(about.factors, rel=1e-12)
+    # multipliers that do not hold the load: not an equilibrium, refused (not a wrong answer)
+    with pytest.raises(fb.ModelError, match="not an equilibrium"):
+        fb.buckling(m, n=1, state=st.q[-1], load_factor=1.0, lam=np.zeros(1))
+
+
 def test_dense_and_sparse_paths_agree():
     m, _ = cantilever(60)
     dense = fb.buckling(m, n=4, method="dense")
