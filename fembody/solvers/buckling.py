@@ -122,10 +122,11 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
     if ce is not None:
         check_redundant(sys, ce.Bdata)
     _check_equilibrium(sys, q, lam, s0, t, ce)
-    f = sys.external_forces(q, t, False)[0][sys.free]
-    if not np.any(f):
+    f_all, Kl = sys.external_forces(q, t, True)
+    if not np.any(f_all) and (Kl is None or not np.any(Kl)):
         raise ModelError(f"buckling: the model has no loads at t = {t:g} (forces, torques or "
-                         "gravity on free DOFs) to scale")
+                         "gravity) to scale")
+    f = f_all[sys.free]
     K = _tangent(sys, q, s0, lam, t)
     Bdata = ce.Bdata if ce is not None else np.zeros(0)
     dense = method == "dense" or (method == "auto" and sys.n_free <= DENSE_MAX)

@@ -103,6 +103,20 @@ def test_inverted_pendulum_buckles_through_the_joint_geometric_stiffness():
         fb.buckling(m, n=1, state=st.q[-1], load_factor=1.0, lam=np.zeros(1))
 
 
+def test_heavy_inverted_pendulum_buckles_through_the_load_stiffness():
+    """A rigid body of mass m with its centre l above a pinned node, held by a rotational spring
+    k: gravity topples it at the factor k / (m g l). The load (gravity on the offset centre)
+    acts on the pin only before buckling; its stiffness (d f_ext/d q) is all of K_G."""
+    mass, g, ell, kr = 2.0, 9.81, 0.5, 40.0
+    m = fb.Model(gravity=(0.0, -g))
+    nd = m.add_node((0.0, 0.0))
+    m.add_rigid_body(nd, mass, 0.1, offset=(0.0, ell))
+    m.fix(nd, "x", "y")
+    m.add_rotational_spring(nd, None, kr)
+    r = fb.buckling(m, n=1)
+    assert r.factors[0] == pytest.approx(kr / (mass * g * ell), rel=1e-9)
+
+
 def test_dense_and_sparse_paths_agree():
     m, _ = cantilever(60)
     dense = fb.buckling(m, n=4, method="dense")
