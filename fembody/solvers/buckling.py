@@ -41,6 +41,13 @@ STEP = float(np.finfo(float).eps) ** (1.0 / 3.0)
 # the structure by more than this fraction of its size (or rotates it by this many rad) are
 # outside its validity, e.g. the tensile instability N = EA - GA of shear-deformable beams
 MAX_PATH = 0.1
+# a root s of the linearised pencil is an instability only if the exact tangent at the state the
+# second-order path predicts for s is (nearly) singular in the mode: measured |x K(s) x / x K x|
+# <= 4e-4 at real buckling loads (columns, frames, Prandtl's strip, pendula), 0.5 at the
+# spurious roots of rotating stiff axial terms (a cantilever under a transverse tip load)
+REMAINDER = 0.1
+# candidates examined beyond n (roots left out are replaced by the next ones)
+EXTRA = 4
 # eigenvalues 1/s of the pencil below this fraction of the largest are round-off (s beyond
 # 1e8 times the lowest critical factor: those modes do not buckle under these loads)
 MU_FLOOR = 1e-8
@@ -59,6 +66,8 @@ class Buckling:
     of +1 (of any entry when no translation moves).
     ``path (n_dof,)``: the pre-buckling displacement per unit factor [m, rad].
     ``load``: the load increment's factor; ``load_factor``: the state's load factor.
+    ``rejected``: roots of the linearised problem left out (with a warning) because the
+    linearisation does not hold there (see :func:`buckling`).
     """
 
     system: System
@@ -67,6 +76,7 @@ class Buckling:
     path: np.ndarray
     load: float
     load_factor: float
+    rejected: np.ndarray
 
     @property
     def critical_load_factors(self) -> np.ndarray:
@@ -76,6 +86,10 @@ class Buckling:
     def shape(self, i: int, node) -> np.ndarray:
         """Buckling shape ``i`` at ``node``, one entry per node DOF (x, y, rz in the plane), zero
         for a DOF the node does not have."""
+        k = len(self.factors)
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -k <= i < k:
+            raise ModelError(f"Buckling.shape: mode index {i!r} out of range: {k} critical "
+                             "factor(s) were found (see the warnings and .rejected)")
         d = self.system.node_dofs[self.system.model.node(node, "Buckling.shape").id]
         out = np.zeros(d.shape[0])
         ok = d >= 0
@@ -102,7 +116,13 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
 
     The pre-buckling path is linearised at the state (linear buckling): about the reference
     the critical load factors of a path that stays linear are exact, about a loaded state they
-    are ``reference factor - state's factor`` to first order. Raises SingularSystemError when the
+    are ``reference factor - state's factor`` to first order. The pencil's K_G is the full
+    derivative of the exact tangent (stress, load and joint stiffness and the change of
+    geometry), so limit points count too; each root is checked against the exact tangent at the
+    buckled state the second-order path predicts, and roots of the linearisation that are no
+    instability (it keeps more than ``REMAINDER`` of the mode's stiffness there, e.g. a
+    cantilever under a transverse tip load) or lie beyond a small pre-buckling path are left out
+    with a warning (``rejected``), so fewer than ``n`` may come back. Raises SingularSystemError when the
     state is unsupported or unstable, ModelError for bad input or a state out of equilibrium.
     """
     sys = as_system(model)
@@ -148,15 +168,37 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
     if dense:
         mu_all, V = _dense_pencil(sys, Ks, KGs, Bdata)
     else:
-        mu_all, V = _sparse_pencil(sys, Ks, KGs, Bdata, n)
-    pick = _select(mu_all, n, MAX_PATH / scale)
+        mu_all, V = _sparse_pencil(sys, Ks, KGs, Bdata, n + EXTRA)
+    # the second-order path q(s) = q* (+) (s v + s^2/2 w), from d2/ds2 of the equilibrium:
+    # K_T w + B^T mu2 = -K_G v + (d f_ext/dq) v - G(mu) v, B w = -v^T H v
+    rhs = -(KG @ v)
+    if Kl is not None:
+        rhs -= sys.csc(Kl) @ v
+    curv = np.zeros(sys.n_con)
+    if sys.n_con:
+        Gmu = sys.constraints(q, t, mu, hessian=True).G
+        if Gmu is not None:
+            rhs -= sys.csc(Gmu) @ v
+        curv = sys.constraint_curvature(q, sys.expand(v), t)
+    w, mu2 = solver.solve(rhs, -curv)
+
+    def remainder(j: int) -> float:
+        """Stiffness left in mode j by the exact tangent at the predicted buckled state,
+        relative to the state's: ~0 where the linearisation holds."""
+        sj, x = 1.0 / mu_all[j], V[:, j]
+        Kj = _tangent(sys, sys.update(q, sj * v + 0.5 * sj**2 * w), s0 + sj,
+                      lam + sj * mu + 0.5 * sj**2 * mu2, t)
+        return float(x @ (Kj @ x)) / float(x @ (Ks @ x))
+
+    pick, rejected = _select(mu_all, n, MAX_PATH / scale, remainder)
     factors = 1.0 / (mu_all[pick] * load)
     V = V[:, pick]
     rot = _rotation_mask(sys)
     V = V / _signed_max(V[~rot] if np.any(V[~rot]) else V)
     shapes = np.zeros((sys.n_dof, len(pick)))
     shapes[sys.free] = V
-    return Buckling(sys, factors, shapes, sys.expand(load * v), load, s0)
+    return Buckling(sys, factors, shapes, sys.expand(load * v), load, s0,
+                    1.0 / (mu_all[rejected] * load))
 
 
 # ------------------------------------------------------------------------------ the state
@@ -285,26 +327,44 @@ def _sparse_pencil(sys: System, K, KG, Bdata: np.ndarray, n: int):
     return spla.eigsh((-KG).tocsc(), k=k, M=K, Minv=R, which="LM", v0=v0)
 
 
-def _select(mu: np.ndarray, n: int, s_max: float) -> np.ndarray:
+def _select(mu: np.ndarray, n: int, s_max: float, remainder) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the ``n`` critical factors ``1/mu`` of smallest magnitude, positive ones first
-    (ascending), then negative ones by magnitude; eigenvalues at the round-off level (no
-    buckling) are dropped, and so, with a warning, are factors beyond ``s_max`` (where the
-    linear pre-buckling path is not small)."""
+    (ascending), then negative ones by magnitude, and of the roots left out. Eigenvalues at the
+    round-off level (no buckling) are dropped; roots beyond ``s_max`` (where the linear
+    pre-buckling path is not small) or where the exact tangent at the predicted buckled state
+    keeps more than REMAINDER of the mode's stiffness are left out, with a warning."""
     big = float(np.abs(mu).max(initial=0.0))
     if big == 0.0 or not math.isfinite(big):
         raise ModelError("buckling: the loads cause no geometric stiffness: the structure does "
                          "not buckle under them")
-    keep = np.flatnonzero(np.abs(mu) > MU_FLOOR * big)
-    keep = keep[np.argsort(-np.abs(mu[keep]))][:n]
-    valid = keep[np.abs(mu[keep]) >= 1.0 / s_max]
-    if valid.size < keep.size:
-        log.warning("buckling: %d critical factor(s) beyond %.3g left out: the linear "
-                    "pre-buckling path there moves the structure by more than %g of its size "
-                    "(or %g rad), outside linear buckling's validity (e.g. the tensile "
-                    "instability of shear-deformable beams); use statics for such loads",
-                    keep.size - valid.size, s_max, MAX_PATH, MAX_PATH)
-    pos, neg = valid[mu[valid] > 0], valid[mu[valid] < 0]
-    return np.concatenate([pos[np.argsort(-mu[pos])], neg[np.argsort(mu[neg])]])
+    cand = np.flatnonzero(np.abs(mu) > MU_FLOOR * big)
+    cand = cand[np.argsort(-np.abs(mu[cand]))][:n + EXTRA]
+    keep, far, off = [], [], []
+    for j in cand:
+        if len(keep) == n:
+            break
+        if abs(mu[j]) < 1.0 / s_max:
+            far.append(j)
+        elif abs(remainder(j)) > REMAINDER:
+            off.append(j)
+        else:
+            keep.append(j)
+    if far:
+        log.warning("buckling: %d root(s) beyond %.3g left out: the linear pre-buckling path "
+                    "there moves the structure by more than %g of its size (or %g rad), outside "
+                    "linear buckling's validity (e.g. the tensile instability of "
+                    "shear-deformable beams); use statics for such loads", len(far), s_max,
+                    MAX_PATH, MAX_PATH)
+    if off:
+        log.warning("buckling: root(s) %s of the linearised problem left out: there the exact "
+                    "tangent keeps more than %g of the mode's stiffness (a root of the "
+                    "linearisation, e.g. of rotating stiff axial terms, not an instability); "
+                    "use statics (arc length) to follow the path",
+                    ", ".join(f"{1.0 / mu[j]:.4g}" for j in off), REMAINDER)
+    keep = np.array(keep, dtype=np.int64)
+    pos, neg = keep[mu[keep] > 0], keep[mu[keep] < 0]
+    order = np.concatenate([pos[np.argsort(-mu[pos])], neg[np.argsort(mu[neg])]])
+    return order, np.array(far + off, dtype=np.int64)
 
 
 def _signed_max(V: np.ndarray) -> np.ndarray:
