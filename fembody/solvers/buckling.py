@@ -119,14 +119,16 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
 
     The pre-buckling path is linearised at the state (linear buckling): about the reference
     the critical load factors of a path that stays linear are exact, about a loaded state they
-    are ``reference factor - state's factor`` to first order. The pencil's K_G is the full
-    derivative of the exact tangent (stress, load and joint stiffness and the change of
-    geometry), so limit points count too; each root is checked against the exact tangent at the
-    buckled state the second-order path predicts, and roots of the linearisation that are no
-    instability (it keeps more than ``REMAINDER`` of the mode's stiffness there, e.g. a
-    cantilever under a transverse tip load) or lie beyond a small pre-buckling path are left out
-    with a warning (``rejected``), so fewer than ``n`` may come back. Raises SingularSystemError when the
-    state is unsupported or unstable, ModelError for bad input or a state out of equilibrium.
+    are ``reference factor - state's factor`` to first order. K_G is the full derivative of the
+    exact tangent along the path (stress, load and joint stiffness and the change of
+    geometry). Each root is checked against the exact tangent at the state the second-order
+    path predicts for it; roots where that tangent keeps more than 2 % of the mode's stiffness
+    (no instability there: e.g. a cantilever under a transverse tip load, whose bending
+    rotates its stiff axial terms; or a column of L/h = 100 whose lateral load exceeds ~3e-4 of
+    the axial one) or beyond a small pre-buckling path are left out with a warning and listed
+    in ``rejected``, so fewer than ``n`` may come back: follow such loadings with statics.
+    Raises SingularSystemError when the state is unsupported or unstable, ModelError for bad
+    input or a state out of equilibrium.
     """
     sys = as_system(model)
     n = validate.integer("n", n, where="buckling")
