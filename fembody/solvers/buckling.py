@@ -5,7 +5,9 @@ Along the (linearised) static path ``q(s)`` through the state ``q*`` at load fac
 the tangent stiffness is ``K_T(s* + s) ~ K_T* + s K_G`` with ``K_G = dK_T/ds`` its derivative
 along the path (the geometric stiffness of elements, joints and load-dependent loads, taken by a
 central difference of the exact tangent). Buckling is where this pencil turns singular on the
-motions the joints allow: ``(K_T* + s K_G) x + B^T nu = 0``, ``B x = 0``.
+motions the joints allow: ``(K_T* + s K_G) x + B^T nu = 0``, ``B x = 0``. Each root is then
+checked against the exact tangent at the state the second-order path predicts for it, which
+tells real instabilities from roots of the linearisation alone.
 """
 from __future__ import annotations
 
@@ -63,8 +65,8 @@ class Buckling:
     ``factors (k,)``: critical load factors, the multiples of the load increment (``load`` times
     the model's loads) at which the structure buckles: the ``k <= n`` of smallest magnitude,
     positive ones first in ascending order, then negative ones (buckling under the reversed
-    loads) by ascending magnitude; about a
-    loaded state they are the *extra* factors beyond it. ``shapes (n_dof, k)``: buckling shapes
+    loads) by ascending magnitude; about a loaded state they are the *extra* factors beyond
+    it. ``shapes (n_dof, k)``: buckling shapes
     in velocity-DOF space (full-length, zero at fixed DOFs), scaled to a largest translation
     of +1 (of any entry when no translation moves).
     ``path (n_dof,)``: the pre-buckling displacement per unit factor [m, rad].
