@@ -26,12 +26,14 @@ from . import functions
 from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
+from .solvers.buckling import Buckling, buckling
 from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
 
 from .version import __version__  # noqa: E402
 
 __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "SingularSystemError",
            "StabilityWarning", "ramp",
+           "Buckling", "buckling",
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import space as spaces
 from .errors import ModelError
+from .result_access import StateAccess
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations
            "constraint_work", "dissipated", "violation", "stability")
 
 
-class Result:
+class Result(StateAccess):
     """Saved states of a static or dynamic analysis.
 
     Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
@@ -153,134 +154,6 @@ class Result:
                          doc="Largest position-constraint violation |phi| per state [m, rad].")
 
     # ------------------------------------------------------------ accessors
-    def _dofs(self, node) -> np.ndarray:
-        if self.system is not None:         # a Node, an index or a name (add_node(name=))
-            nid = self.system.model.node(node, "Result").id
-        elif isinstance(node, str):
-            raise ModelError(f"Result: node names ({node!r}) need the model; load the result "
-                             "with Result.load(path, model=...) or pass the node index")
-        else:
-            nid = node.id if hasattr(node, "id") else int(node)
-        if not 0 <= nid < len(self.node_dofs):
-            raise ModelError(f"Result: node {nid} is not in this result's model")
-        return self.node_dofs[nid]
-
-    def coordinates(self, dofs=None) -> np.ndarray:
-        """Coordinates per velocity DOF (n, n_dof), or of the DOFs ``dofs``: displacements from
-        the reference [m], rotation increments [rad] (continuous in time, through any number
-        of turns, as long as a node turns less than pi between saved states) and scalar
-        coordinates (modal amplitudes)."""
-        u = self._cache.get("coordinates")
-        if u is None:
-            sp_ = self.space
-            u = sp_.difference(self.q, self.q0[None])
-            if not sp_.additive and len(u) > 1:
-                rot = sp_.rotation
-                u[:, rot] = np.unwrap(sp_.coordinates(self.q)[:, rot], axis=0)
-            self._cache["coordinates"] = u
-        return u if dofs is None else u[:, dofs]
-
-    @property
-    def dim(self) -> int:
-        """2 (planar) or 3 (spatial)."""
-        return getattr(self.space, "dim", 2)
-
-    def position(self, node) -> np.ndarray:
-        """Current position (n, 2) or, in space, (n, 3) [m] of ``node``."""
-        d = self._dofs(node)[:self.dim]
-        return self.X[d] + self.space.gather(self.q, d)
-
-    def displacement(self, node) -> np.ndarray:
-        """Displacement (n, 2) or (n, 3) [m] of ``node`` from its reference position."""
-        d = self._dofs(node)[:self.dim]
-        return self.space.gather(self.q, d) - self.space.gather(self.q0, d)
-
-    def rotation(self, node, as_: str = "matrix") -> np.ndarray:
-        """Rotation of ``node`` per state. Planar: the angle (n,) [rad] (its cross-section or
-        rigid-body angle increment, continuous through full turns). Spatial: the rotation
-        matrices (n, 3, 3) (columns: the node's axes in the global frame), or with
-        ``as_="quaternion"`` unit quaternions (n, 4) (w first), or ``as_="vector"`` the
-        rotation vector from the reference (n, 3) [rad]."""
-        d = self._dofs(node)
-        if d[self.dim] < 0:
-            raise ModelError(f"Result: node {node} has no rotation DOF")
-        if self.dim == 3:
-            nid = int(np.flatnonzero((self.node_dofs == d).all(axis=1))[0])
-            choices = {"matrix": lambda: self.space.frames(self.q)[:, nid],
-                       "quaternion": lambda: self.space.rotations(self.q)[:, nid],
-                       "vector": lambda: self.space.coordinates(self.q)[:, d[3:]]}
-            if as_ not in choices:
-                raise ModelError(f"Result.rotation: as_ must be one of {tuple(choices)}, got "
-                                 f"{as_!r}")
-            return choices[as_]()
-        if self.space.additive:
-            return self.q[:, d[2]]
-        return self.coordinates(d[2])
-
-    def velocity(self, node) -> np.ndarray:
-        """Velocity (n, 2) or (n, 3) [m/s] of ``node``."""
-        if self.v is None:
-            raise ModelError("Result: this analysis has no velocities (it is static)")
-        return self.v[:, self._dofs(node)[:self.dim]]
-
-    def angular_velocity(self, node) -> np.ndarray:
-        """Angular velocity of ``node`` [rad/s]: (n,) planar; (n, 3) spatial, in the node's own
-        (material) axes."""
-        if self.v is None:
-            raise ModelError("Result: this analysis has no velocities (it is static)")
-        d = self._dofs(node)
-        if d[self.dim] < 0:
-            raise ModelError(f"Result: node {node} has no rotation DOF")
-        return self.v[:, d[2]] if self.dim == 2 else self.v[:, d[3:]]
-
-    def reaction(self, node) -> np.ndarray:
-        """Support reaction per state at ``node``: (n, 3) = (Fx [N], Fy [N], Mz [N m]) planar,
-        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) spatial, the moments on the node's material
-        rotation DOFs (zero where the DOF is free or absent)."""
-        d = self._dofs(node)
-        R = self.reactions
-        out = np.zeros((len(self), len(d)))
-        ok = d >= 0
-        out[:, ok] = R[:, d[ok]]
-        return out
-
-    def joint_reaction(self, joint, frame: str | None = None) -> np.ndarray:
-        """Reaction of ``joint`` per state (n, rows): for Pin/Weld/RigidLink the force (and
-        moment) the joint exerts on its second node [N, N m]; Distance: the link tension [N];
-        Slider: the normal force (and moment); Driver: the driving force or torque; Support:
-        the support reactions. Spatial joints with a ``frame`` ('global', 'a' or 'b'): the
-        force and the moment about the joint point that the joint exerts on its second node,
-        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) in that frame."""
-        sys = self._need_system("joint_reaction")
-        if frame is not None:
-            return self._spatial_reaction(sys, joint, frame)
-        index = getattr(joint, "index", None)
-        joints = sys.model.joints
-        if index is None or not (0 <= index < len(joints)) or joints[index] is not joint:
-            raise ModelError(f"Result.joint_reaction: {joint!r} is not a joint of this result's "
-                             "model (add it with model.add_joint before the analysis, and ask "
-                             "the result of that model)")
-        rows = sys.joint_rows[index]
-        factor = -1.0 if joint.kind != "Distance" else 1.0
-        return factor * self.lam[:, rows]
-
-    def _spatial_reaction(self, sys, joint, frame: str) -> np.ndarray:
-        self.joint_reaction(joint)              # the joint is checked to be this model's
-        for blk in sys.joint_blocks:
-            inst = np.flatnonzero(blk.owner == joint.index)
-            if inst.size and hasattr(blk, "reaction"):
-                break
-        else:
-            raise ModelError(f"Result.joint_reaction: frame= is for spatial joints; "
-                             f"{joint.label} reports its multipliers (call without frame)")
-        i = int(inst[0])
-        out = np.zeros((len(self), 6))
-        for k, q in enumerate(self.q):
-            F, M = blk.reaction(sys.joint_poses(blk, q), self.lam[k, blk.rows],
-                                float(self.time[k]), frame)
-            out[k, :3], out[k, 3:] = F[i], M[i]
-        return out
-
     def resultants(self, family: str = "beam", step: int | None = None) -> np.ndarray:
         """Stress resultants (n_states, n_elements, k) of an element family, or (n_elements, k)
         of the saved state ``step`` alone: planar (N, V, M) [N, N, N m]; spatial beams

@@ -45,6 +45,12 @@ class Modes:
         return out
 
 
+def manifold_basis(sys: System, Bdata: np.ndarray) -> np.ndarray:
+    """An orthonormal basis ``Z (n_free, n_free - rank B)`` of the motions the joints allow
+    (the null space of B, dense SVD: for small models)."""
+    return sla.null_space(sys.B_matrix(Bdata).toarray())
+
+
 def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
           load_factor: float = 0.0, t: float = 0.0, lam: np.ndarray | None = None) -> Modes:
     """The ``n`` lowest natural modes of the model linearised about configuration ``q``
@@ -94,8 +100,7 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     scale = float(np.median(np.abs(K.diagonal()) / Md))
     Z = None
     if ce is not None and nf <= DENSE_MAX:
-        # an orthonormal basis of the motions the joints allow (null space of B)
-        Z = sla.null_space(sys.B_matrix(ce.Bdata).toarray())
+        Z = manifold_basis(sys, ce.Bdata)
         nf = Z.shape[1]
     if Z is not None or nf <= DENSE_MAX:
         Kd, Mdn = K.toarray(), M.toarray()
