@@ -224,8 +224,10 @@ def show(result: "Result", *, field: str | None = "displacement", scale: float =
 
     field, scale, beam_style, cmap : as in :func:`plot`.
     step : the saved state shown first (default 0).
-    interactive : hand the window to the user (default True); False renders it once, saves
-        ``screenshot`` (a PNG path, default None) if given, closes it and returns.
+    interactive : hand the window to the user (default True; ``screenshot``, a PNG path, is
+        saved when it closes); False renders it once, saves ``screenshot`` if given and returns
+        the open Plotter (its slider is ``plotter.slider_widgets[0]``; close it with
+        ``plotter.close()``).
 
     Needs a display (X or Wayland); off-screen pictures are :func:`plot` and :func:`animate`.
     Returns the pyvista Plotter.
@@ -265,5 +267,4 @@ def show(result: "Result", *, field: str | None = "displacement", scale: float =
         if screenshot is not None:
             check_parent(screenshot, "show")
             p.screenshot(str(screenshot))
-        p.close()
     return p
