@@ -21,14 +21,16 @@ if TYPE_CHECKING:
 class Model:
     """A planar structure or mechanism.
 
-    Parameters
-    ----------
-    gravity : gravitational acceleration vector (gx, gy) [m/s^2], default no gravity.
-    name : label used in output.
-
     Build it with ``add_node``, ``add_beam``, ``add_truss``, ``add_mass``, ``add_rigid_body``,
     ``add_spring``, ``add_rotational_spring``; support it with ``fix``; load it with
     ``add_force`` / ``add_torque``; then ``compile()`` or hand it to a solver.
+
+    Parameters
+    ----------
+    gravity : (gx, gy), default (0, 0)
+        Gravitational acceleration vector [m/s^2] (default: no gravity).
+    name : str, default "model"
+        Label used in output.
     """
 
     def __init__(self, gravity: Sequence[float] = (0.0, 0.0), name: str = "model") -> None:
@@ -144,7 +146,9 @@ class Model:
                  section: Section, mass: str = "consistent", name: str | None = None) -> Body:
         """Mesh the straight line ``start`` -> ``end`` into ``n`` beam elements.
 
-        ``start``/``end`` are existing Nodes (to connect to them) or points (x, y) [m]. Returns a
+        ``start``/``end`` are existing Nodes (to connect to them) or points (x, y) [m]; ``n``
+        (default 1) elements of ``material`` and ``section``; ``mass``: 'consistent' (default,
+        with rotary inertia) or 'lumped' (diagonal); ``name`` (default 'beam K'). Returns a
         :class:`Body` with ``.nodes``, ``.first``, ``.last``, ``.elements``.
         """
         where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
