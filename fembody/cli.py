@@ -181,12 +181,16 @@ def info(script: str | None, params: dict) -> int:
 def _auto_solver(model) -> str:
     """What linear_solver='auto' uses for ``model``: one short time step of the default
     integrator (the same code path as a run), and the sizes the choice depends on."""
+    from .errors import FembodyError
     from .solvers import simulate
     system = model.compile()
-    res = simulate(model, t_end=1e-6, dt=1e-6)
     n_con = int(getattr(system, "n_con", 0) or 0)
-    return (f"{model!r}; {system.n_dof} unknowns, {n_con} constraint rows: "
-            f"linear_solver='auto' uses '{res.stats['linear_solver']}' in dynamics")
+    head = f"{model!r}; {system.n_dof} unknowns, {n_con} constraint rows: "
+    try:
+        res = simulate(model, t_end=1e-6, dt=1e-6)
+    except FembodyError as exc:           # e.g. a model without mass: say so, do not fail
+        return head + f"no dynamic step possible ({exc})"
+    return head + f"linear_solver='auto' uses '{res.stats['linear_solver']}' in dynamics"
 
 
 @cli.command(short_help="run a shipped example and write its results folder")
