@@ -301,3 +301,24 @@ def test_interactive_window_under_xvfb(tmp_path):
     # at t = 0 the beam is at rest along x: the picture changed and the bar is still there
     img0 = imageio.v3.imread(tmp_path / "t0.png")
     assert not np.array_equal(img0, img) and _bar_row(img0, "viridis")[1].size > 0.45 * 500
+
+
+def test_scale_bar_has_the_length_it_says(tmp_path):
+    """The black bar in the lower left is nice_length(...) metres long: its length in pixels
+    over a 1 m beam's length in pixels is that number."""
+    from fembody.viz.scene import nice_length
+    assert [nice_length(x) for x in (0.53, 2.1, 0.099, 1.0, 7.0)] == [0.5, 2.0, 0.05, 1.0, 5.0]
+    m = fb.Model(name="")
+    m.add_beam((0, 0), (1, 0), n=4, material=STEEL, section=fb.Section.rectangle(.01, .01))
+    f = tmp_path / "s.png"
+    viz.plot(m, filename=f, window_size=(800, 400), field=None)
+    img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
+    beam = _coloured(img)                    # the steel-blue ribbon (shaded), nothing else
+    cols = np.flatnonzero(beam.any(axis=0))
+    beam_px = cols.max() - cols.min() + 1
+    black = img.max(axis=2) < 60
+    runs = [np.flatnonzero(row) for row in black[int(0.8 * 400):]]
+    bar_px = max((r.max() - r.min() + 1) for r in runs if r.size)
+    # the world width of the window: the 1 m beam plus 6 % padding each side fills 96 % of it
+    width = 1.12 / 0.96
+    assert bar_px / beam_px == pytest.approx(nice_length(0.2 * width), rel=0.04)

@@ -182,9 +182,10 @@ def _field_data(mesh, fr: Frame, family: str | None, field: str | None, ia, ib,
         return
     if FIELDS[field][0] == "point":
         f = fr.node_field(field)
-        cols = {"ab": (f[ia], f[ib]), "abba": (f[ia], f[ib], f[ib], f[ia])}[pattern]
-        mesh.point_data[field] = np.column_stack(cols).T.ravel() if pattern == "ab" else \
-            np.column_stack(cols).ravel()
+        if pattern == "ab":               # points: all first ends, then all second ends
+            mesh.point_data[field] = np.concatenate([f[ia], f[ib]])
+        else:                             # quads: corners a, b, b, a of each element
+            mesh.point_data[field] = np.column_stack([f[ia], f[ib], f[ib], f[ia]]).ravel()
     else:
         mesh.cell_data[field] = fr.element_field(family, field)
 
@@ -429,7 +430,7 @@ class Scene:
         w, h = p.window_size
         free = 1.0 - BOTTOM - TOP
         wx, wy = box[1] - box[0], box[3] - box[2]
-        height = max(wy / free, 0.98 * wx * h / w / 1.0, 1e-6)
+        height = max(wy / free, wx / 0.96 * h / w, 1e-6)
         cx, cy = 0.5 * (box[0] + box[1]), 0.5 * (box[2] + box[3])
         cy -= (BOTTOM + 0.5 * free - 0.5) * height          # the model's centre in the band
         cam = p.camera
