@@ -64,7 +64,8 @@ class Model:
         return node
 
     def add_node(self, position: Sequence[float], name: str | None = None) -> Node:
-        """Add a node at ``position`` (x, y) [m] and return it."""
+        """Add a node at ``position`` (x, y) [m] and return it; ``name`` (default None) labels
+        it in errors, results and plots."""
         p = self._point(position, "add_node")
         return self._new_node(p[0], p[1], name)
 

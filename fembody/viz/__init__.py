@@ -90,6 +90,7 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
     title : text in the upper left (default: the model's name), followed by the time [s] or
         the load factor of a result's state.
     scale_bar : draw a length scale bar [m] in the lower left corner (default True).
+    background : colour name or RGB (default 'white').
 
     Returns the pyvista Plotter (closed when it rendered off-screen).
     """
@@ -146,6 +147,7 @@ def animate(result: "Result", filename: str, *, field: str | None = "displacemen
     every : every ``every``-th saved state is a frame (default: as many as keep the count at
         most ``max_frames``, default 80).
     window_size : (width, height) in pixels (default (800, 500)).
+    background : colour name or RGB (default 'white').
 
     The scene is built once and its meshes are moved in place each frame; GIF frames share one
     palette taken from the first frame (it holds the whole colour bar). Returns the number of
@@ -222,8 +224,9 @@ def show(result: "Result", *, field: str | None = "displacement", scale: float =
     """Open a window on ``result`` with a time slider (drag it to move through the saved
     states; the title shows the time and the scalar bar one colour range over all states).
 
-    field, scale, beam_style, cmap : as in :func:`plot`.
+    field, scale, beam_style, cmap, background : as in :func:`plot`.
     step : the saved state shown first (default 0).
+    window_size : (width, height) in pixels (default (1024, 680)).
     interactive : hand the window to the user (default True; ``screenshot``, a PNG path, is
         saved when it closes); False renders it once, saves ``screenshot`` if given and returns
         the open Plotter (its slider is ``plotter.slider_widgets[0]``; close it with

@@ -69,7 +69,8 @@ def history(result: "Result", *what: Any, filename: str | None = None,
     - 'iterations': Newton iterations per saved step.
 
     Default ``what``: ('tip', 'energy'). Saves to ``filename`` if given, shows a window when
-    ``show`` (default: when there is a display and no filename). Returns the Figure.
+    ``show`` (default: when there is a display and no filename). ``figsize`` (width, height)
+    in inches (default: 7 wide, 2.6 per panel). Returns the Figure.
     """
     import matplotlib
     if not has_display():
