@@ -258,3 +258,13 @@ def test_demo_list_does_not_cut_the_descriptions(capsys):
     for name in examples.EXAMPLES:
         first = (examples.load(name).__doc__ or "").strip().split("\n\n")[0]
         assert " ".join(first.split()) in text, name
+
+
+def test_demo_takes_parameters_too(tmp_path, capsys):
+    out = tmp_path / "d"
+    assert main(["demo", "--out", str(out), "--t-end", "0.02", "--no-gif", "-p", "n=4"]) == 0
+    assert "4 beams" in (out / "summary.txt").read_text()
+    assert main(["demo", "--no-gif", "-p", "stiff=1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "example 'flexible-pendulum': build_model() has no parameter " \
+        "'stiff'; its parameters: n, E" in err[0]
