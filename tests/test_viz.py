@@ -322,3 +322,14 @@ def test_scale_bar_has_the_length_it_says(tmp_path):
     # the world width of the window: the 1 m beam plus 6 % padding each side fills 96 % of it
     width = 1.12 / 0.96
     assert bar_px / beam_px == pytest.approx(nice_length(0.2 * width), rel=0.04)
+
+
+def test_show_without_a_display_says_what_to_use(monkeypatch, pendulum):
+    m, beam, pin, res = pendulum
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    with pytest.raises(fb.FembodyError, match="show: no display.*viz.animate"):
+        viz.show(res)
+    with pytest.raises(fb.ModelError, match="needs a Result"):
+        viz.show(m)
