@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.fembody-installed
 
-.PHONY: setup test test-all demo bench clean
+.PHONY: setup test test-all demo bench docs clean
 
 setup: $(STAMP)
 
@@ -24,5 +24,14 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/assembly.py
 
+# the API reference and the example gallery (docs/_build/html/index.html); warnings are errors
+DOCS_STAMP := $(VENV)/.fembody-docs-installed
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install -q -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples

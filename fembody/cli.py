@@ -1,83 +1,133 @@
-"""The ``fembody`` command.
+"""The ``fembody`` command (click).
 
-- ``fembody demo [NAME] [--out DIR] [--t-end T]``: run a showcase model (default: the flexible
-  pendulum) and write a results folder: a VTU series with its ``.pvd`` index, a PNG of the most
-  deformed state, a GIF, a plot of the energies (or of the tip for statics) and ``summary.txt``.
-  ``--verify`` also runs the example's comparison with its published reference.
+- ``fembody demo [NAME] [--out DIR] [--t-end T] [-p name=value ...]``: run a showcase model
+  (default: the flexible pendulum) and write a results folder: a VTU series with its ``.pvd``
+  index, a PNG of the most deformed state, a GIF, a plot of the energies (or of the tip for
+  statics) and ``summary.txt``. ``--verify`` also runs the example's comparison with its
+  published reference.
 - ``fembody demo --list``: the examples.
-- ``fembody run model.py [--t-end --dt --method --static --out]``: the same for a script that
-  defines ``build_model()`` (returning a Model, or a tuple whose first item is one).
-- ``fembody info``: versions and the active linear solver.
+- ``fembody run model.py [--t-end --dt --method --static --steps --out -p name=value]``: the
+  same for a script that defines ``build_model(**params)`` (returning a Model, or a tuple whose
+  first item is one).
+- ``fembody info [model.py]``: versions, the linear solvers, and (given a script) the one
+  ``linear_solver="auto"`` picks for its model.
 
-Errors in the input (a missing file, a mesh without line cells, a script without
-``build_model()``) print one clear line on stderr and exit with status 2; a run that does not
-converge exits with 1.
+Every user error (a missing file, a bad option or value, a script without ``build_model()``, an
+exception inside the script) prints one line on stderr and exits with status 2; a run that does
+not converge exits with 1; ``fembody --debug ...`` shows the traceback instead. A new command
+is a function decorated with ``@cli.command()`` (its options with ``@click.option``).
 """
 from __future__ import annotations
 
-import argparse
-import importlib
+import ast
+import importlib.metadata
 import importlib.util
+import inspect
 import pathlib
 import platform
 import sys
+import textwrap
 import time
 from typing import Any
 
+import click
+
+from .version import __version__
+
 DEFAULT_DEMO = "flexible-pendulum"
+#: --method choices: the time integrators of fembody.simulate (plus 'scipy:NAME' for SciPy's
+#: solve_ivp methods) and, with --static, the static solvers
+DYNAMIC_METHODS = ("generalized-alpha", "hht", "newmark", "trapezoidal", "discrete-gradient",
+                   "rk4", "gill", "treanor", "bdf1", "bdf2", "bdf3", "bdf4", "bdf5", "bdf6")
+STATIC_METHODS = ("newton", "arc-length")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fembody", description="Finite-element flexible "
-                                     "multibody dynamics (planar).")
-    parser.add_argument("--debug", action="store_true",
-                        help="show the full traceback of an error (default: one line)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="run a showcase model and write a results folder")
-    demo.add_argument("name", nargs="?", default=DEFAULT_DEMO,
-                      help=f"example name (default {DEFAULT_DEMO}; see --list)")
-    demo.add_argument("--list", action="store_true", help="list the examples")
-    demo.add_argument("--out", default=None, help="results folder (default ./fembody-NAME)")
-    demo.add_argument("--t-end", type=float, default=None, help="simulated time [s]")
-    demo.add_argument("--no-gif", action="store_true", help="skip the animation")
-    demo.add_argument("--verify", action="store_true",
-                      help="also run the example's check against its reference")
-    run = sub.add_parser("run", help="simulate a script that defines build_model()")
-    run.add_argument("script", help="a Python file defining build_model()")
-    run.add_argument("--t-end", type=float, default=1.0, help="simulated time [s] (default 1)")
-    run.add_argument("--dt", type=float, default=1e-3, help="time step [s] (default 1e-3)")
-    run.add_argument("--method", default="generalized-alpha", help="integrator (see "
-                     "fembody.simulate; default generalized-alpha)")
-    run.add_argument("--static", action="store_true", help="static analysis instead")
-    run.add_argument("--steps", type=int, default=10, help="load steps for --static")
-    run.add_argument("--out", default=None, help="results folder (default ./SCRIPT_results)")
-    run.add_argument("--no-gif", action="store_true", help="skip the animation")
-    sub.add_parser("info", help="versions and the active linear solver")
-    return parser
+class _Method(click.ParamType):
+    name = "method"
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "[" + "|".join(DYNAMIC_METHODS + STATIC_METHODS) + "|scipy:NAME]"
+
+    def convert(self, value, param, ctx):
+        if value in DYNAMIC_METHODS + STATIC_METHODS or (
+                isinstance(value, str) and value.startswith("scipy:") and len(value) > 6):
+            return value
+        self.fail(f"unknown method {value!r}; choose from {', '.join(DYNAMIC_METHODS)}, "
+                  f"scipy:NAME (dynamics) or {', '.join(STATIC_METHODS)} (with --static)",
+                  param, ctx)
+
+
+def parse_value(text: str) -> Any:
+    """A -p value: an int, a float, a Python literal (True, None, a tuple ...) or the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _params(ctx, param, values: tuple[str, ...]) -> dict[str, Any]:
+    out = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise click.BadParameter(f"{item!r} is not name=value (e.g. -p E=1e7 -p n=8)",
+                                     ctx, param)
+        out[name.strip()] = parse_value(value.strip())
+    return out
+
+
+_PARAM_HELP = ("a parameter of build_model, NAME=VALUE (repeatable; VALUE is parsed as an int, "
+               "a float, a Python literal or else text)")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "show_default": True,
+                               "max_content_width": 100})
+@click.version_option(__version__, "-V", "--version", prog_name="fembody",
+                      message="%(prog)s %(version)s")
+@click.option("--debug", is_flag=True, help="show the full traceback of an error instead of one "
+              "line")
+def cli(debug: bool) -> None:
+    """Finite-element flexible multibody dynamics (planar complete; spatial elements in
+    progress)."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    command = next((a for a in argv if a in cli.commands), "")
     from .errors import ConvergenceError, FembodyError
     try:
-        if args.command == "demo":
-            return _demo(args)
-        if args.command == "run":
-            return _run(args)
-        return _info()
-    except ConvergenceError as exc:
-        if args.debug:
+        code = cli.main(args=argv, prog_name="fembody", standalone_mode=False)
+    except click.exceptions.Abort:
+        print("fembody: aborted", file=sys.stderr)
+        return 1
+    except click.ClickException as exc:           # a bad option or value: one line, exit 2
+        if debug:
             raise
-        print(f"fembody {args.command}: the run did not converge: {exc}", file=sys.stderr)
+        print(f"fembody {command}: error: {' '.join(exc.format_message().split())} (see "
+              f"fembody {command} --help)".replace("fembody  ", "fembody "), file=sys.stderr)
+        return 2
+    except ConvergenceError as exc:
+        if debug:
+            raise
+        print(f"fembody {command}: the run did not converge: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:        # a user error (bad option, model, script): one line, exit 2
-        if args.debug:
+        if debug:
             raise
         kind = "" if isinstance(exc, (FembodyError, OSError)) else f"{type(exc).__name__}: "
-        where = _script_line(exc, getattr(args, "script", None))
-        print(f"fembody {args.command}: error: {where}{kind}{exc} (--debug shows the "
+        script = next((a for a in argv if a.endswith(".py")), None)
+        where = _script_line(exc, script)
+        print(f"fembody {command}: error: {where}{kind}{exc} (--debug shows the "
               "traceback)", file=sys.stderr)
         return 2
+    return code if isinstance(code, int) else 0
 
 
 def _script_line(exc: BaseException, script: str | None) -> str:
@@ -95,57 +145,155 @@ def _script_line(exc: BaseException, script: str | None) -> str:
 
 
 # ------------------------------------------------------------------- commands
-def _info() -> int:
+@cli.command(short_help="versions, linear solvers, the solver auto picks for a script")
+@click.argument("script", required=False, type=click.Path(dir_okay=False))
+@click.option("-p", "--param", "params", multiple=True, callback=_params, metavar="NAME=VALUE",
+              help=_PARAM_HELP)
+def info(script: str | None, params: dict) -> int:
+    """Versions, the linear solvers, and the one linear_solver='auto' picks for SCRIPT's model."""
     import numpy
     import scipy
 
-    from . import __version__
-    from .solvers.linalg import backend_name
+    from .solvers import linalg
     versions = [f"fembody {__version__}", f"python {platform.python_version()}",
                 f"numpy {numpy.__version__}", f"scipy {scipy.__version__}"]
-    for mod in ("numba", "meshio", "pyvista", "vtk", "matplotlib", "sksparse"):
+    for dist in ("numba", "meshio", "pyvista", "vtk", "matplotlib", "scikit-sparse", "click"):
         try:
-            m = importlib.import_module(mod)
-            versions.append(f"{mod} {getattr(m, '__version__', '?')}")
-        except ImportError:
-            versions.append(f"{mod} (not installed)")
-    print("  ".join(versions))
-    print(f"sparse SPD solver: {backend_name()}")
+            versions.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{dist} (not installed)")
+    print("\n".join(textwrap.wrap("  ".join(versions), 100)))
+    rule = (f"sparse SPD solver: {linalg.backend_name()} (for large models); "
+            f"linear_solver='auto' picks per model: the envelope LDL^T when the mean envelope "
+            f"row width is <= {linalg.ENVELOPE_WIDTH} (beam chains, trees, most frames), else "
+            f"dense LAPACK up to {linalg.DENSE_MAX} unknowns, else CHOLMOD, SuperLU without "
+            "CHOLMOD or for an indefinite matrix (fembody info SCRIPT: its model's choice)")
+    print("\n  ".join(textwrap.wrap(rule, 98)))
     from .viz import has_display
     print(f"display: {'yes' if has_display() else 'none (pictures render off-screen)'}")
     print(f"cpu: {_cpu()}")
+    if script is not None:
+        model = _model_of(_build(pathlib.Path(script), params), script)
+        print(f"{script}: {_auto_solver(model)}")
     return 0
 
 
-def _demo(args) -> int:
+def _auto_solver(model) -> str:
+    """What linear_solver='auto' uses for ``model``: one short time step of the default
+    integrator (the same code path as a run), and the sizes the choice depends on."""
+    from .errors import FembodyError
+    from .solvers import simulate
+    system = model.compile()
+    n_con = int(getattr(system, "n_con", 0) or 0)
+    head = f"{model!r}; {system.n_dof} unknowns, {n_con} constraint rows: "
+    try:
+        res = simulate(model, t_end=1e-6, dt=1e-6)
+    except FembodyError as exc:           # e.g. a model without mass: say so, do not fail
+        return head + f"no dynamic step possible ({exc})"
+    return head + f"linear_solver='auto' uses '{res.stats['linear_solver']}' in dynamics"
+
+
+@cli.command(short_help="run a shipped example and write its results folder")
+@click.argument("name", required=False, default=DEFAULT_DEMO)
+@click.option("--list", "list_", is_flag=True, help="list the examples and exit")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="results folder  [default: ./fembody-NAME]")
+@click.option("--t-end", type=click.FloatRange(min=0.0, min_open=True), default=None,
+              help="simulated time [s]  [default: the example's]")
+@click.option("-p", "--param", "params", multiple=True, callback=_params, metavar="NAME=VALUE",
+              help=_PARAM_HELP)
+@click.option("--no-gif", is_flag=True, help="skip the animation")
+@click.option("--verify", is_flag=True, help="also run the example's check against its "
+              "reference")
+def demo(name: str, list_: bool, out: str | None, t_end: float | None, params: dict,
+         no_gif: bool, verify: bool) -> int:
+    """Run a shipped example NAME (see --list) and write its results folder."""
     from . import examples
-    if args.list:
-        for name in examples.EXAMPLES:
-            doc = (examples.load(name).__doc__ or "").strip().splitlines()[0]
-            mark = "*" if name == DEFAULT_DEMO else " "
-            print(f"{mark} {name:22s} {doc}")
+    if list_:
+        width = 24
+        for key in examples.EXAMPLES:
+            doc = (examples.load(key).__doc__ or "").strip().split("\n\n")[0]
+            mark = "*" if key == DEFAULT_DEMO else " "
+            lines = textwrap.wrap(" ".join(doc.split()), 96 - width) or [""]
+            print(f"{mark} {key:{width - 2}s}{lines[0]}")
+            for line in lines[1:]:
+                print(" " * width + line)
         print("(* the default demo)")
         return 0
     try:
-        module = examples.load(args.name)
+        module = examples.load(name)
     except KeyError as exc:
         print(f"fembody demo: {exc.args[0]}", file=sys.stderr)
         return 2
     spec = dict(getattr(module, "DEMO", {}))
-    if args.t_end is not None:
-        spec["t_end"] = args.t_end
-    out = pathlib.Path(args.out or f"fembody-{args.name}")
-    model = _model_of(module.build_model(**spec.get("build", {})), args.name)
-    code = _showcase(model, out, spec, gif=not args.no_gif, title=f"fembody demo {args.name}")
-    if args.verify:
-        print(f"\n{args.name}: comparison with its reference")
+    if t_end is not None:
+        spec["t_end"] = t_end
+    folder = pathlib.Path(out or f"fembody-{name}")
+    kwargs = {**spec.get("build", {}), **params}
+    _check_params(module.build_model, kwargs, f"example '{name}'")
+    model = _model_of(module.build_model(**kwargs), name)
+    code = _showcase(model, folder, spec, gif=not no_gif, title=f"fembody demo {name}")
+    if verify:
+        print(f"\n{name}: comparison with its reference")
         module.run()
     return code
 
 
-def _run(args) -> int:
+@cli.command(short_help="run the build_model() of a script and write a results folder")
+@click.argument("script", type=click.Path(dir_okay=False))
+@click.option("--t-end", type=float, default=1.0, help="simulated time [s]")
+@click.option("--dt", type=float, default=1e-3, help="time step [s]")
+@click.option("--method", type=_Method(), default=None,
+              help="integrator (see fembody.simulate), or with --static the static solver  "
+              "[default: generalized-alpha; newton with --static]")
+@click.option("--static", "static_", is_flag=True, help="static analysis instead (--steps load "
+              "steps; --method arc-length follows limit points)")
+@click.option("--steps", type=int, default=10, help="load steps for --static (arc length: the "
+              "first increment is 1/STEPS of the load)")
+@click.option("-p", "--param", "params", multiple=True, callback=_params, metavar="NAME=VALUE",
+              help=_PARAM_HELP)
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="results folder  [default: ./SCRIPT_results]")
+@click.option("--no-gif", is_flag=True, help="skip the animation")
+def run(script: str, t_end: float, dt: float, method: str | None, static_: bool, steps: int,
+        params: dict, out: str | None, no_gif: bool) -> int:
+    """Simulate (or with --static solve) the model of SCRIPT, a Python file defining
+    build_model(), and write a results folder."""
     from .errors import ModelError
-    path = pathlib.Path(args.script)
+    path = pathlib.Path(script)
+    if static_ and method is not None and method not in STATIC_METHODS:
+        raise ModelError(f"--method {method} is a time integrator; with --static choose "
+                         f"{' or '.join(STATIC_METHODS)}")
+    if not static_ and method in STATIC_METHODS:
+        raise ModelError(f"--method {method} is a static solver; add --static (or choose a "
+                         "time integrator)")
+    model = _model_of(_build(path, params), str(path))
+    spec: dict[str, Any] = {"t_end": t_end, "dt": dt, "method": method or "generalized-alpha"}
+    if static_:
+        spec = {"analysis": "static", "steps": steps, "method": method or "newton"}
+    folder = pathlib.Path(out or f"{path.stem}_results")
+    return _showcase(model, folder, spec, gif=not no_gif, title=f"fembody run {path.name}")
+
+
+def _check_params(build, params: dict, where: str) -> None:
+    from .errors import ModelError
+    try:
+        sig = inspect.signature(build)
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return
+    names = [n for n, p in sig.parameters.items()
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [k for k in params if k not in names]
+    if unknown:
+        raise ModelError(f"{where}: build_model() has no parameter {unknown[0]!r}; its "
+                         f"parameters: {', '.join(names) or '(none)'}")
+
+
+def _build(path: pathlib.Path, params: dict):
+    """build_model(**params) of the script at ``path``."""
+    from .errors import ModelError
     if not path.is_file():
         raise ModelError(f"script '{path}' does not exist")
     module = _load_script(path)
@@ -153,12 +301,8 @@ def _run(args) -> int:
     if not callable(build):
         raise ModelError(f"script '{path}' defines no build_model(); add a function "
                          "build_model() that returns the fembody Model")
-    model = _model_of(build(), str(path))
-    spec: dict[str, Any] = {"t_end": args.t_end, "dt": args.dt, "method": args.method}
-    if args.static:
-        spec = {"analysis": "static", "steps": args.steps}
-    out = pathlib.Path(args.out or f"{path.stem}_results")
-    return _showcase(model, out, spec, gif=not args.no_gif, title=f"fembody run {path.name}")
+    _check_params(build, params, f"script '{path}'")
+    return build(**params)
 
 
 def _load_script(path: pathlib.Path):
@@ -201,8 +345,10 @@ def _showcase(model, out: pathlib.Path, spec: dict, gif: bool, title: str) -> in
     field = spec.get("field", "displacement")
     t0 = time.perf_counter()
     if spec.get("analysis") == "static":
-        res = static(model, steps=spec.get("steps", 10))
-        what = f"static, {spec.get('steps', 10)} load steps"
+        method = spec.get("method", "newton")
+        res = static(model, steps=spec.get("steps", 10), method=method)
+        what = f"static ({method}), {spec.get('steps', 10)} load steps" if method == "newton" \
+            else f"static ({method}), {len(res) - 1} arc-length steps"
     else:
         t_end, dt = float(spec.get("t_end", 1.0)), float(spec.get("dt", 1e-3))
         n_grid = max(1, int(round(t_end / dt)))
@@ -297,6 +443,7 @@ def _tlabel(res, t: float) -> str:
 
 
 def _cpu() -> str:
+    # (platform.processor() is empty on Linux; /proc/cpuinfo names the model)
     try:
         for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):

@@ -234,7 +234,8 @@ def _check_dir(path: pathlib.Path, where: str) -> None:
 
 
 def result_mesh(result: "Result", step: int = -1) -> "meshio.Mesh":
-    """One saved state of a Result as a ``meshio.Mesh`` (reference points, point data
+    """Saved state ``step`` (default -1: the last) of a Result as a ``meshio.Mesh`` (reference
+    points, point data
     displacement (n, 3) [m], rotation (n,) [rad], velocity (n, 3) [m/s]; cell data N, V [N],
     M [N m] per line cell, reaction, gap, contact_force per vertex cell)."""
     mm = _MeshMap(_result_model(result, "result_mesh"))

@@ -24,17 +24,19 @@ if TYPE_CHECKING:
 class Model(Conditions):
     """A planar or spatial structure or mechanism.
 
-    Parameters
-    ----------
-    gravity : gravitational acceleration vector (gx, gy) [m/s^2], or (gx, gy, gz) for
-        ``dim=3``; default no gravity.
-    name : label used in output.
-    dim : 2 (planar, the default: nodes (x, y), DOFs x, y, rz) or 3 (spatial: nodes (x, y, z),
-        DOFs x, y, z, rx, ry, rz; rotations stored as unit quaternions).
-
     Build it with ``add_node``, ``add_beam``, ``add_truss``, ``add_mass``, ``add_rigid_body``,
     ``add_spring``, ``add_rotational_spring``; support it with ``fix``; load it with
     ``add_force`` / ``add_torque``; then ``compile()`` or hand it to a solver.
+
+    Parameters
+    ----------
+    gravity : (gx, gy) or (gx, gy, gz), default None
+        Gravitational acceleration vector [m/s^2] (default: no gravity).
+    name : str, default "model"
+        Label used in output.
+    dim : int, default 2
+        2: planar (nodes (x, y), DOFs x, y, rz); 3: spatial (nodes (x, y, z), DOFs x, y, z,
+        rx, ry, rz; rotations stored as unit quaternions).
     """
 
     def __init__(self, gravity: Sequence[float] | None = None, name: str = "model",
@@ -82,7 +84,8 @@ class Model(Conditions):
         return node
 
     def add_node(self, position: Sequence[float], name: str | None = None) -> Node:
-        """Add a node at ``position`` (x, y) or, in a spatial model, (x, y, z) [m]."""
+        """Add a node at ``position`` (x, y) or, in a spatial model, (x, y, z) [m] and return
+        it; ``name`` (default None) labels it in errors, results and plots."""
         return self._new_node(self._point(position, "add_node"), name)
 
     def _point(self, p: object, where: str) -> tuple[float, ...]:
@@ -124,14 +127,15 @@ class Model(Conditions):
                  orientation: Sequence[float] | None = None) -> Body:
         """Mesh the straight line ``start`` -> ``end`` into ``n`` beam elements.
 
-        ``start``/``end`` are existing Nodes (to connect to them) or points [m]. ``mass``:
-        'consistent' or 'lumped' translational mass. ``orientation`` (spatial models only): a
-        vector [-] that, with the beam axis, spans the section's local x-y plane (local z is
-        normal to both); default: local z along the global Z made normal to the beam (a beam in
-        the x-y plane bends in it about local z, as a planar beam does), or local y = global Y
-        for a beam along Z. The section's ``Iz`` governs bending in the local x-y plane, ``Iy``
-        out of it. Returns a :class:`Body` with ``.nodes``, ``.first``, ``.last``,
-        ``.elements``."""
+        ``start``/``end`` are existing Nodes (to connect to them) or points [m]; ``n`` (default
+        1) elements of ``material`` and ``section``; ``mass``: 'consistent' (default, with
+        rotary inertia) or 'lumped' (diagonal) translational mass; ``name`` (default 'beam K').
+        ``orientation`` (spatial models only): a vector [-] that, with the beam axis, spans the
+        section's local x-y plane (local z is normal to both); default: local z along the
+        global Z made normal to the beam (a beam in the x-y plane bends in it about local z, as
+        a planar beam does), or local y = global Y for a beam along Z. The section's ``Iz``
+        governs bending in the local x-y plane, ``Iy`` out of it. Returns a :class:`Body` with
+        ``.nodes``, ``.first``, ``.last``, ``.elements``."""
         where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")

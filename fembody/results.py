@@ -172,7 +172,7 @@ class Result(StateAccess):
 
     @property
     def energy(self) -> SimpleNamespace:
-        """Energies per state [J]: ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
+        """Energies per state [J], namespaced as ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
         (their sum), ``work`` of the applied nodal loads, ``constraint_work`` done by drivers,
         ``dissipated`` by damping and impacts (the kinetic energy impulses remove), and
         ``balance = total - work - constraint_work + dissipated``, which stays constant up to

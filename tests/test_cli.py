@@ -131,3 +131,140 @@ def test_an_error_inside_the_users_script_names_its_line(tmp_path, capsys):
     assert len(lines) == 1 and "broken.py:5: TypeError" in lines[0], lines
     with pytest.raises(TypeError):
         main(["--debug", "run", str(script), "--no-gif", "--out", str(tmp_path / "o")])
+
+
+PARAM_SCRIPT = '''
+import fembody as fb
+
+def build_model(n: int = 4, E: float = 1e8, label: str = "swing", tip=(0.5, 0.0)):
+    assert isinstance(n, int) and isinstance(E, float) and isinstance(tip, tuple)
+    m = fb.Model(gravity=(0.0, -9.81), name=f"{label} n={n} E={E:g} tip={tip}")
+    b = m.add_beam((0, 0), tip, n=n, material=fb.Material(E=E, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.add_joint(fb.Pin(m.ground, b.first))
+    return m, b
+'''
+
+CANTILEVER = '''
+import fembody as fb
+
+def build_model(P: float = 3.0):
+    m = fb.Model(name="cantilever")
+    b = m.add_beam((0, 0), (1, 0), n=8, material=fb.Material(E=1e6, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.fix(b.first)
+    m.add_force(b.last, (0.0, -P))
+    return m, b
+'''
+
+
+def test_version_and_help_show_choices_and_defaults(capsys):
+    from fembody import __version__
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"fembody {__version__}"
+    assert main(["run", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for text in ("[default: 0.001]", "[default: 1.0]", "[default: 10]", "arc-length",
+                 "generalized-alpha|hht|newmark", "scipy:NAME", "NAME=VALUE"):
+        assert text in out, text
+
+
+def test_parameters_reach_build_model_typed(tmp_path, capsys):
+    from fembody.cli import parse_value
+    assert [parse_value(v) for v in ("3", "1e7", "2.5", "(1, 2)", "True", "abc")] == \
+        [3, 1e7, 2.5, (1, 2), True, "abc"]
+    assert type(parse_value("3")) is int and type(parse_value("1e7")) is float
+    script = tmp_path / "p.py"
+    script.write_text(PARAM_SCRIPT)
+    out = tmp_path / "o"
+    assert main(["run", str(script), "--t-end", "0.004", "--dt", "2e-3", "--no-gif", "--out",
+                 str(out), "-p", "n=6", "-p", "E=2e8", "-p", "label=arm", "-p",
+                 "tip=(0.4, 0.3)"]) == 0
+    summary = (out / "summary.txt").read_text()
+    assert "'arm n=6 E=2e+08 tip=(0.4, 0.3)'" in summary and "6 beams" in summary
+    assert main(["run", str(script), "--no-gif", "-p", "bogus=1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "has no parameter 'bogus'; its parameters: n, E, label, tip" in err[0]
+    assert main(["run", str(script), "-p", "n"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'n' is not name=value" in err[0]
+
+
+def test_static_arc_length_is_reached(tmp_path, capsys):
+    """--static --method arc-length runs fb.static(method='arc-length'): its states sit at the
+    load factors the continuation chose (the last past 1), and the last one is the equilibrium
+    a separate Newton solve finds under that load factor times the load."""
+    import meshio
+    import numpy as np
+
+    import fembody as fb
+    script = tmp_path / "cant.py"
+    script.write_text(CANTILEVER)
+    out = tmp_path / "arc"
+    assert main(["run", str(script), "--static", "--method", "arc-length", "--steps", "5",
+                 "--no-gif", "--out", str(out)]) == 0
+    assert "static (arc-length)" in (out / "summary.txt").read_text()
+    lam, last = read_pvd(out / "result.pvd")[-1]
+    assert lam > 1.0 and lam != pytest.approx(round(lam * 5) / 5)     # not a Newton step
+    tip_cli = meshio.read(last).point_data["displacement"][1]         # node 1: the tip
+    model, beam = _load(script).build_model(P=3.0 * lam)
+    tip = fb.static(model, steps=10).displacement(beam.last)[-1]
+    assert np.allclose(tip_cli[:2], tip, atol=1e-6) and abs(tip[1]) > 0.5
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--static", "--method", "hht"], "--method hht is a time integrator; with --static choose "
+                                      "newton or arc-length"),
+    (["--method", "arc-length"], "--method arc-length is a static solver; add --static"),
+    (["--dt", "abc"], "'abc' is not a valid float"),
+    (["--bogus"], "No such option '--bogus'"),
+    (["-p", "x=1"], "has no parameter 'x'")])
+def test_option_errors_are_one_line_and_exit_2(tmp_path, capsys, extra, message):
+    script = tmp_path / "swing.py"
+    script.write_text(SCRIPT)
+    code = main(["run", str(script), "--no-gif", "--out", str(tmp_path / "o"), *extra])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and message in lines[0], lines
+
+
+def test_info_reports_what_auto_picks_for_a_model(tmp_path, capsys):
+    """`fembody info` used to print the machine's CHOLMOD while runs used the envelope solver;
+    given a script it names the solver a run of that model uses."""
+    import fembody as fb
+    script = tmp_path / "swing.py"
+    script.write_text(SCRIPT)
+    assert main(["info", str(script)]) == 0
+    out = capsys.readouterr().out
+    model, _ = _load(script).build_model()
+    used = fb.simulate(model, t_end=2e-3, dt=1e-3).stats["linear_solver"]
+    assert f"linear_solver='auto' uses '{used}' in dynamics" in out
+    assert "10 unknowns" not in out and "constraint rows" in out
+
+
+def _load(path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("s", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_demo_list_does_not_cut_the_descriptions(capsys):
+    from fembody import examples
+    assert main(["demo", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    text = " ".join(out.split())
+    for name in examples.EXAMPLES:
+        first = (examples.load(name).__doc__ or "").strip().split("\n\n")[0]
+        assert " ".join(first.split()) in text, name
+
+
+def test_demo_takes_parameters_too(tmp_path, capsys):
+    out = tmp_path / "d"
+    assert main(["demo", "--out", str(out), "--t-end", "0.02", "--no-gif", "-p", "n=4"]) == 0
+    assert "4 beams" in (out / "summary.txt").read_text()
+    assert main(["demo", "--no-gif", "-p", "stiff=1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "example 'flexible-pendulum': build_model() has no parameter " \
+        "'stiff'; its parameters: n, E" in err[0]

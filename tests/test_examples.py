@@ -72,6 +72,34 @@ def test_readme_code_blocks_run(tmp_path, monkeypatch):
         exec(compile(code, str(readme), "exec"), {"__name__": "__readme__"})
 
 
+def test_readme_commands_run(tmp_path, monkeypatch, capsys):
+    """Every `fembody ...` line of the README's shell blocks runs as written (exit 0), on the
+    scripts the README defines (the Python blocks that start with '# NAME.py')."""
+    import pathlib
+    import re
+    import shlex
+
+    from fembody.cli import main
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    monkeypatch.chdir(tmp_path)
+    scripts = 0
+    for code in re.findall(r"```python\n(.*?)```", readme, re.S):
+        name = re.match(r"# (\w+\.py)", code)
+        if name:
+            (tmp_path / name.group(1)).write_text(code)
+            scripts += 1
+    commands = [line.split(" #")[0].strip()
+                for block in re.findall(r"```sh\n(.*?)```", readme, re.S)
+                for line in block.splitlines() if line.startswith("fembody ")]
+    assert scripts >= 2 and len(commands) >= 6
+    for line in commands:
+        assert main(shlex.split(line)[1:]) == 0, line
+    out = capsys.readouterr().out
+    assert "linear_solver='auto' uses" in out                   # fembody info swing.py
+    arch = (tmp_path / "arch_results" / "summary.txt").read_text()
+    assert "static (arc-length)" in arch
+
+
 def test_two_link_manipulator_example_starts_from_rest_and_turns():
     out = load("two-link-manipulator").run(verbose=False, t_end=0.3, dt=2e-3)
     assert out["theta1"] > 0.0 and out["rejected"] == 0

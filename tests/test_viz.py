@@ -1,6 +1,7 @@
 """fembody.viz (off-screen pyvista pictures and animations, matplotlib histories), the progress
 bar and the solver's log messages."""
 import io
+import pathlib
 import logging
 
 import numpy as np
@@ -145,3 +146,190 @@ def test_simulate_progress_and_step_cut_logging(monkeypatch, capsys, caplog):
     msgs = [r.getMessage() for r in caplog.records]
     assert any(s.startswith("step rejected") for s in msgs)
     assert any(s.startswith("step grown back") for s in msgs)
+
+
+def _cmap_distance(img: np.ndarray, cmap: str) -> np.ndarray:
+    """Per pixel, the distance (max over RGB, 0-255) to the nearest colour of ``cmap``."""
+    import matplotlib
+    lut = (255 * matplotlib.colormaps[cmap](np.linspace(0, 1, 256))[:, :3]).astype(int)
+    px = img[..., :3].astype(int).reshape(-1, 1, 3)
+    return np.abs(px - lut[None]).max(axis=2).min(axis=1).reshape(img.shape[:2])
+
+
+def _bar_row(img: np.ndarray, cmap: str) -> tuple[int, np.ndarray]:
+    """(row, columns) of the bottom-band row with most colormap pixels that are not grey."""
+    h = img.shape[0]
+    band = img[int(0.85 * h):]
+    sat = (band[..., :3].max(axis=2).astype(int) - band[..., :3].min(axis=2)) > 40
+    match = (_cmap_distance(band, cmap) < 25) & sat
+    r = int(np.argmax(match.sum(axis=1)))
+    return r, np.flatnonzero(match[r])
+
+
+def test_every_gif_frame_has_the_colour_bar(tmp_path, pendulum):
+    """Issue 16: `animate` cleared all actors each frame, so only frame 1 had its bar. Every
+    frame's bottom band must hold a row of coolwarm colours across most of the bar's width,
+    blue (the colormap's low end) on the left and red (its high end) on the right."""
+    import matplotlib
+    m, beam, pin, res = pendulum
+    f = tmp_path / "m.gif"
+    n = viz.animate(res, f, field="M", window_size=(400, 250))
+    frames = imageio.v3.imread(f, index=None)
+    assert frames.shape[0] == n == len(res)
+    lo, hi = (255 * np.array(matplotlib.colormaps["coolwarm"]([0.0, 1.0]))[:, :3]).astype(int)
+    for k, img in enumerate(frames):
+        r, cols = _bar_row(img, "coolwarm")
+        assert cols.size > 0.45 * img.shape[1], k          # the bar is 0.6 of the width
+        row = img[int(0.85 * img.shape[0]) + r, :, :3].astype(int)
+        assert np.abs(row[cols[:3]] - lo).max() < 30 and np.abs(row[cols[-3:]] - hi).max() < 30
+    # the frames differ (the beam moves, the title's time changes) but share the bar
+    assert not np.array_equal(frames[1], frames[-1])
+
+
+def test_a_model_has_no_scalar_bar_and_a_result_has_one(tmp_path, pendulum):
+    """`fb.viz.plot(model)` drew a bar 'u [m]' from 0 to 1e-300; a model at rest has no field."""
+    m, beam, pin, res = pendulum
+    viz.plot(m, filename=tmp_path / "m.png", window_size=(400, 250))
+    viz.plot(res, field="displacement", filename=tmp_path / "r.png", window_size=(400, 250))
+    _, cols = _bar_row(imageio.v3.imread(tmp_path / "r.png"), "viridis")
+    assert cols.size > 0.45 * 400
+    bottom = imageio.v3.imread(tmp_path / "m.png")[int(0.85 * 250):, int(0.3 * 400):]
+    assert not _coloured(bottom).any()                  # only the black scale bar is there
+
+
+def _components(mask: np.ndarray) -> list[tuple[int, float]]:
+    """(pixel count, fill ratio of the bounding box) of each connected blob of ``mask``."""
+    from scipy import ndimage
+    lab, n = ndimage.label(mask)
+    out = []
+    for sl, k in zip(ndimage.find_objects(lab), range(1, n + 1)):
+        box = (sl[0].stop - sl[0].start) * (sl[1].stop - sl[1].start)
+        cnt = int((lab[sl] == k).sum())
+        out.append((cnt, cnt / box))
+    return sorted(out, reverse=True)
+
+
+def test_supports_joints_and_loads_have_distinct_glyphs(tmp_path):
+    """A clamp is a filled block (fills its bounding box), a pin support a triangle (fills
+    half of it); a force is a green arrow, a slider an orange block on a longer guide."""
+    m = fb.Model(name="")
+    sec = fb.Section.rectangle(0.02, 0.02)
+    left = m.add_beam((0, 0), (0, 1), n=2, material=STEEL, section=sec)
+    right = m.add_beam((3, 0), (3, 1), n=2, material=STEEL, section=sec)
+    m.fix(left.first)                                    # clamp
+    m.fix(right.first, "x", "y")                         # pin support
+    m.add_joint(fb.Slider(right.last, direction=(1.0, 0.0)))
+    m.add_force(left.last, (1000.0, 0.0))
+    f = tmp_path / "g.png"
+    viz.plot(m, filename=f, window_size=(600, 400), scale_bar=False)
+    img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
+    dark_red = (np.abs(img - [139, 0, 0]).max(axis=2) < 40)
+    blobs = _components(dark_red)
+    assert len(blobs) == 2, blobs
+    fills = sorted(fill for _, fill in blobs)
+    assert fills[0] == pytest.approx(0.5, abs=0.12) and fills[1] > 0.9
+    green = (np.abs(img - [0, 128, 0]).max(axis=2) < 40)
+    assert len(_components(green)) == 1
+    orange = (np.abs(img - [255, 165, 0]).max(axis=2) < 60)
+    ys, xs = np.nonzero(orange)
+    assert np.ptp(xs) > 2.5 * np.ptp(ys)                    # the guide lies along x
+    m.loads.clear()
+    viz.plot(m, filename=f, window_size=(600, 400))
+    img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
+    assert not (np.abs(img - [0, 128, 0]).max(axis=2) < 40).any()
+
+
+SHOW_SCRIPT = """
+import sys
+import fembody as fb
+m = fb.Model(gravity=(0.0, -9.81), name="pendulum")
+b = m.add_beam((0, 0), (1, 0), n=4, material=fb.Material(E=1e7, rho=1000.0, nu=0.3),
+               section=fb.Section.rectangle(0.02, 0.02))
+m.add_joint(fb.Pin(m.ground, b.first))
+res = fb.simulate(m, t_end=0.2, dt=5e-3, save_every=4)
+p = fb.viz.show(res, field="velocity", step=-1, interactive=False, screenshot=sys.argv[1],
+                window_size=(500, 350))
+kind, n = type(p.ren_win).__name__, len(p.slider_widgets)
+p.slider_widgets[0].GetRepresentation().SetValue(0.0)     # drag the slider back to t = 0
+p.slider_widgets[0].InvokeEvent("InteractionEvent")
+p.render()
+p.screenshot(sys.argv[2])
+p.close()
+print(kind, n)
+"""
+
+
+def test_interactive_window_under_xvfb(tmp_path):
+    """fb.viz.show opens a real X window (Xvfb) with a time slider; its screenshot is the
+    picture (the beam, the slider, the bar), not a blank window."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import time
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb; tools/setup.sh does it)")
+    display = next(d for d in range(90, 200) if not os.path.exists(f"/tmp/.X{d}-lock")
+                   and not os.path.exists(f"/tmp/.X11-unix/X{d}"))
+    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "800x600x24", "-nolisten",
+                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(f"/tmp/.X11-unix/X{display}"):
+                break
+            time.sleep(0.05)
+        env = {k: v for k, v in os.environ.items() if k != "VTK_DEFAULT_OPENGL_WINDOW"}
+        env.update(DISPLAY=f":{display}", PYTHONPATH=str(pathlib.Path(fb.__file__).parents[1]))
+        (tmp_path / "show.py").write_text(SHOW_SCRIPT)
+        shot = tmp_path / "show.png"
+        proc = subprocess.run([sys.executable, "show.py", str(shot), str(tmp_path / "t0.png")],
+                              cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=240)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    finally:
+        xvfb.terminate()
+        xvfb.wait(timeout=10)
+    kind, sliders = proc.stdout.split()[-2:]
+    assert "EGL" not in kind and sliders == "1"           # an X window, with its slider
+    img = imageio.v3.imread(shot)
+    assert img.shape[:2] == (350, 500)
+    assert _coloured(img).sum() > 500                     # the beam and the scalar bar
+    _, cols = _bar_row(img, "viridis")
+    assert cols.size > 0.45 * 500
+    dark = img[..., :3].max(axis=2) < 80                   # the slider, title and scale bar
+    assert dark[: int(0.15 * 350)].sum() > 100
+    # at t = 0 the beam is at rest along x: the picture changed and the bar is still there
+    img0 = imageio.v3.imread(tmp_path / "t0.png")
+    assert not np.array_equal(img0, img) and _bar_row(img0, "viridis")[1].size > 0.45 * 500
+
+
+def test_scale_bar_has_the_length_it_says(tmp_path):
+    """The black bar in the lower left is nice_length(...) metres long: its length in pixels
+    over a 1 m beam's length in pixels is that number."""
+    from fembody.viz.scene import nice_length
+    assert [nice_length(x) for x in (0.53, 2.1, 0.099, 1.0, 7.0)] == [0.5, 2.0, 0.05, 1.0, 5.0]
+    m = fb.Model(name="")
+    m.add_beam((0, 0), (1, 0), n=4, material=STEEL, section=fb.Section.rectangle(.01, .01))
+    f = tmp_path / "s.png"
+    viz.plot(m, filename=f, window_size=(800, 400), field=None)
+    img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
+    beam = _coloured(img)                    # the steel-blue ribbon (shaded), nothing else
+    cols = np.flatnonzero(beam.any(axis=0))
+    beam_px = cols.max() - cols.min() + 1
+    black = img.max(axis=2) < 60
+    runs = [np.flatnonzero(row) for row in black[int(0.8 * 400):]]
+    bar_px = max((r.max() - r.min() + 1) for r in runs if r.size)
+    # the world width of the window: the 1 m beam plus 6 % padding each side fills 96 % of it
+    width = 1.12 / 0.96
+    assert bar_px / beam_px == pytest.approx(nice_length(0.2 * width), rel=0.04)
+
+
+def test_show_without_a_display_says_what_to_use(monkeypatch, pendulum):
+    m, beam, pin, res = pendulum
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    with pytest.raises(fb.FembodyError, match="show: no display.*viz.animate"):
+        viz.show(res)
+    with pytest.raises(fb.ModelError, match="needs a Result"):
+        viz.show(m)

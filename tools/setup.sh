@@ -34,6 +34,18 @@ if ! grep -q libEGL_mesa.so.0 <<<"$SHLIBS" || ! grep -q libGL.so.1 <<<"$SHLIBS";
     fi
 fi
 
+# Xvfb: a virtual X display, for the test of fb.viz.show's interactive window (skipped without it)
+if ! command -v Xvfb >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "setup: installing xvfb (a virtual display for the interactive-window test)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -qq xvfb >/dev/null \
+            || echo "setup: could not install xvfb; the interactive-window test will be skipped"
+    else
+        echo "setup: Xvfb missing and not root; the interactive-window test will be skipped"
+    fi
+fi
+
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel
 if ! "$VENV/bin/python" -m pip install -q -e ".[dev,cholmod]"; then

@@ -35,7 +35,7 @@ def clamped_roots(n: int) -> np.ndarray:
 class ModeShapes:
     """``n`` shape functions phi_i(x) on [0, l] [m] with derivatives.
 
-    ``kind``: "clamped" (cantilever modes, int phi_i^2 dx = l, |phi_i(l)| = 2) or "sine"
+    ``kind``: "clamped" (cantilever modes, int phi_i^2 dx = l, abs(phi_i(l)) = 2) or "sine"
     (the single shape sin(pi x / 2 l) of paper 000, phi(l) = 1).
     """
 

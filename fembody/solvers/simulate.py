@@ -55,8 +55,21 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
     always landing on the output grid ``dt, 2 dt, ...``, whose last point is ``t_end`` exactly
     (reached by a shorter step when ``dt`` does not divide ``t_end``; ``dt > t_end`` is an
-    error). Every ``save_every``-th grid point is kept, and the last one. ``progress``:
-    a progress bar on stderr for runs longer than 2 s (None: only when stderr is a terminal).
+    error). Every ``save_every``-th grid point (default 1: all) is kept, and the last one.
+    ``min_dt``: the smallest step [s] a failing step may be cut to (default ``dt / 2**max_cuts``,
+    ``max_cuts`` default 10). ``progress``: a progress bar on stderr for runs longer than 2 s
+    (default None: only when stderr is a terminal).
+
+    ``callback(result)`` is called after every saved state with the :class:`Result` being
+    filled (its last entry, ``result.time[-1]``, ``result.q[-1]`` ..., is the state just
+    saved); it may read it (e.g. print or plot progress) but not change it.
+
+    Newton options of the Newmark family (``options``): ``tol`` (default 1e-8, relative force
+    residual), ``xtol`` (default 1e-8, the estimated remaining increment relative to the step's
+    motion), ``ptol`` (default 1e-10 of the model's size [m or rad], the constraints),
+    ``max_iter`` (default 15), ``newton`` ('full', default, or 'modified'), ``linear_solver``
+    ('auto', default; see ``fembody info``), ``predictor`` ('acceleration', default, or
+    'displacement'); see :class:`fembody.GeneralizedAlpha`.
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the

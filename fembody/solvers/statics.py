@@ -173,19 +173,33 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
 
     Parameters
     ----------
-    steps : number of equal load increments (Newton) or the first arc length's load increment
+    steps : int, default 10
+        Number of equal load increments (Newton) or the first arc length's load increment
         1/steps (arc length).
-    method : 'newton' (load control with step cutting) or 'arc-length' (Crisfield).
-    t : time [s] at which time-dependent loads are evaluated.
-    tol : relative tolerance on the residual norm (relative to the larger of the applied and
+    method : {'newton', 'arc-length'}, default 'newton'
+        Load control with step cutting, or Crisfield's arc length (through limit points and
+        snap-back).
+    t : float, default 0.0
+        Time [s] at which time-dependent loads are evaluated.
+    tol : float, default 1e-9
+        Relative tolerance on the residual norm (relative to the larger of the applied and
         internal force norms).
-    arc_length : arc-length radius in DOF units (default: the length of the first linear
-        increment); ``max_steps`` and ``load_max`` (the largest load factor; ``lam_max`` is
-        its former name, still accepted) end the continuation, as does
+    max_iter : int, default 30
+        Newton iterations per load step before the step is cut (at most ``max_cuts``, default
+        12, halvings).
+    linear_solver : {'auto', 'envelope', 'cholmod', 'superlu', 'dense'}, default 'auto'
+        The sparse solver of the tangent (see ``fembody info``).
+    arc_length : float, optional
+        Arc-length radius in DOF units (default: the length of the first linear increment);
+        ``max_steps`` (default 500) and ``load_max`` (default 1.0, the largest load factor;
+        ``lam_max`` is its former name, still accepted) end the continuation, as does
         ``stop(result)`` returning True (e.g. ``lambda r: r.displacement(tip)[-1, 1] < -0.5``).
 
-    Returns a :class:`Result` with one state per converged load step (the load factor in
-    ``time`` and ``load_factor``) and the support ``reactions``.
+    Returns
+    -------
+    Result
+        One state per converged load step (the load factor in ``time`` and ``load_factor``)
+        and the support ``reactions``.
     """
     validate.solver_options(dict(tol=tol, max_iter=max_iter, max_cuts=max_cuts,
                                  max_steps=max_steps), "static")

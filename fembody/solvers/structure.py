@@ -184,6 +184,11 @@ def integrate_hamiltonian(system, z0, h: float, steps: int, method: str = "discr
     correction is below ``tol`` relative to d (near machine precision by default) or stalls at
     round-off; a step that does not get there raises ConvergenceError. The state is accumulated
     with compensated summation.
+
+    ``method``: 'discrete-gradient' (default; first order, conserves H), 'discrete-gradient-
+    symmetric' (second order, conserves H) or 'midpoint' (symplectic, second order). Every
+    ``save_every``-th state is kept (default 1: all); ``tol`` default 4 machine epsilons,
+    ``max_iter`` default 50 Newton iterations per step.
     """
     if method not in METHODS:
         raise ModelError(f"integrate_hamiltonian: method must be one of {METHODS}, got {method!r}")

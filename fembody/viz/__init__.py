@@ -1,0 +1,273 @@
+"""Pictures of models and results: pyvista scenes, animations and an interactive window,
+matplotlib time histories.
+
+- :func:`plot` draws a Model (reference configuration) or one saved state of a Result: beams as
+  ribbons in the x-y plane as deep as their section (``beam_style="tube"``: tubes), trusses and
+  springs as lines, rigid bodies as discs (radius of gyration), point masses as black discs,
+  supports (dark red: a block for a clamp, a triangle for a pin, a triangle on a bar for a
+  roller), joints (orange: a disc for a pin, a square for a weld, a block on its guide for a
+  slider), nodal forces and torques as green arrows, a length scale bar, the time in the title,
+  and a scalar bar when a field colours the picture.
+- :func:`animate` writes a GIF (or an MP4 when imageio-ffmpeg is installed) off-screen, with
+  the scalar bar, scale bar and time on every frame.
+- :func:`show` opens an interactive window with a time slider.
+- :func:`history` plots time histories (node displacements, joint reactions, energies,
+  constraint violation, Newton iterations) with matplotlib; ``Result.plot`` calls it.
+
+Without a display (no ``DISPLAY``/``WAYLAND_DISPLAY`` on Linux) everything renders off-screen
+(VTK's EGL/OSMesa back-ends); with one, ``plot`` opens a window unless ``off_screen=True`` or a
+``filename`` is given.
+"""
+from __future__ import annotations
+
+import math
+import os
+import pathlib
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import FembodyError, ModelError
+from ..model import Model
+from .history import has_display, history
+from .scene import FIELDS, Frame, Scene, bounds, check_parent, extent, field_range
+
+if TYPE_CHECKING:
+    import pyvista as pv
+
+    from ..results import Result
+
+__all__ = ["FIELDS", "plot", "animate", "show", "history", "has_display"]
+
+
+def _pyvista():
+    if not has_display():
+        # without X, go straight to VTK's EGL window (else VTK first tries X and warns)
+        os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
+    import pyvista as pv
+    return pv
+
+
+def _split(obj: "Model | Result") -> tuple[Model, "Result | None"]:
+    if isinstance(obj, Model):
+        return obj, None
+    # a Result (viz sits above results and reads them through their public attributes only)
+    if all(hasattr(obj, a) for a in ("system", "time", "coordinates", "resultants")):
+        if obj.system is None:
+            raise ModelError("plot: the result has no model (loaded without one); use "
+                             "Result.load(path, model=...)")
+        return obj.system.model, obj
+    raise ModelError(f"plot: expected a fembody Model or Result, got {type(obj).__name__}")
+
+
+def _check(field: str | None, beam_style: str, where: str) -> None:
+    if field is not None and field not in FIELDS:
+        raise ModelError(f"{where}: unknown field {field!r}; choose from {list(FIELDS)} or None")
+    if beam_style not in ("ribbon", "tube"):
+        raise ModelError(f"{where}: beam_style must be 'ribbon' or 'tube', got {beam_style!r}")
+
+
+def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = "displacement",
+         scale: float = 1.0, *, off_screen: bool | None = None, filename: str | None = None,
+         window_size: tuple[int, int] = (1024, 640), beam_style: str = "ribbon",
+         cmap: str | None = None, background: str = "white", title: str | None = None,
+         scale_bar: bool = True) -> "pv.Plotter":
+    """Draw a model (reference configuration) or state ``step`` of a result.
+
+    step : index of the saved state (default -1: the last; negative counts from the end).
+    field : 'displacement' (default), 'velocity', 'rotation' (nodal) or 'N', 'V', 'M' (element
+        stress resultants), or None for plain colours; a scalar bar shows its range. A Model
+        has no field (it is at rest in its reference configuration): it is drawn in plain
+        colours without a scalar bar.
+    scale : deformation magnification (default 1: the true shape).
+    off_screen : render without a window (default: when there is no display or a ``filename``).
+    filename : save a PNG screenshot there (default None).
+    window_size : (width, height) in pixels (default (1024, 640)).
+    beam_style : 'ribbon' (default: a quad as deep as the section, following the cross-section
+        rotations) or 'tube'.
+    cmap : matplotlib colormap name (default: 'coolwarm' for the signed fields N, V, M,
+        rotation, 'viridis' for magnitudes).
+    title : text in the upper left (default: the model's name), followed by the time [s] or
+        the load factor of a result's state.
+    scale_bar : draw a length scale bar [m] in the lower left corner (default True).
+    background : colour name or RGB (default 'white').
+
+    Returns the pyvista Plotter (closed when it rendered off-screen).
+    """
+    model, result = _split(model_or_result)
+    _check(field, beam_style, "plot")
+    if result is None:
+        field = None                  # a model at rest has no displacements, velocities, stresses
+    k = None
+    if result is not None:
+        from ..io import step_index
+        k = step_index(result, step)
+    pv = _pyvista()
+    if off_screen is None:
+        off_screen = filename is not None or not has_display()
+    fr = Frame(model, result, k, scale)
+    p = pv.Plotter(off_screen=off_screen, window_size=list(window_size))
+    p.set_background(background)
+    scene = Scene(pv, p, model, field, field_range([fr], field), beam_style=beam_style,
+                  cmap=cmap, force_scale=Scene.force_scale_of([fr]), scale_bar=scale_bar)
+    p.suppress_rendering = True
+    scene.build(fr, fr.title(title if title is not None else model.name, scale))
+    scene.camera(bounds([fr], 0.06 * extent(model)))
+    p.suppress_rendering = False
+    if filename is not None:
+        check_parent(filename, "plot")
+        p.screenshot(str(filename))
+    if off_screen:
+        p.close()
+    else:
+        p.show()
+    return p
+
+
+def _frames(model, result, field, scale, every, max_frames, where):
+    n = len(result)
+    if every is None:
+        every = max(1, math.ceil(n / max_frames))
+    if not isinstance(every, (int, np.integer)) or every < 1:
+        raise ModelError(f"{where}: every must be a positive integer, got {every!r}")
+    frames = [Frame(model, result, k, scale) for k in range(0, n, every)]
+    return frames, field_range(frames, field), bounds(frames, 0.06 * extent(model))
+
+
+def animate(result: "Result", filename: str, *, field: str | None = "displacement",
+            scale: float = 1.0, fps: int = 20, every: int | None = None, max_frames: int = 80,
+            window_size: tuple[int, int] = (800, 500), beam_style: str = "ribbon",
+            cmap: str | None = None, background: str = "white") -> int:
+    """Write an animation of ``result`` off-screen to ``filename`` (.gif, or .mp4 with
+    imageio-ffmpeg installed): the scalar bar of ``field`` with one colour range over all
+    frames, the length scale bar and the time on every frame.
+
+    field, scale, beam_style, cmap : as in :func:`plot` (default field 'displacement').
+    fps : frames per second (default 20).
+    every : every ``every``-th saved state is a frame (default: as many as keep the count at
+        most ``max_frames``, default 80).
+    window_size : (width, height) in pixels (default (800, 500)).
+    background : colour name or RGB (default 'white').
+
+    The scene is built once and its meshes are moved in place each frame; GIF frames share one
+    palette taken from the first frame (it holds the whole colour bar). Returns the number of
+    frames written.
+    """
+    model, result = _split(result)
+    if result is None:
+        raise ModelError("animate: needs a Result (a model alone does not move)")
+    _check(field, beam_style, "animate")
+    suffix = pathlib.Path(filename).suffix.lower()
+    if suffix not in (".gif", ".mp4"):
+        raise ModelError(f"animate: '{filename}' must end in .gif or .mp4")
+    check_parent(filename, "animate")
+    if suffix == ".mp4":
+        try:
+            import imageio_ffmpeg  # noqa: F401
+        except ImportError:
+            raise FembodyError("animate: writing MP4 needs the imageio-ffmpeg package "
+                               "(pip install imageio-ffmpeg); or write a .gif") from None
+    frames, clim, box = _frames(model, result, field, scale, every, max_frames, "animate")
+    pv = _pyvista()
+    p = pv.Plotter(off_screen=True, window_size=list(window_size))
+    try:
+        # no multi-sampling: software rendering pays ~2x for it and a GIF's palette blurs it
+        p.disable_anti_aliasing()
+        p.set_background(background)
+        scene = Scene(pv, p, model, field, clim, beam_style=beam_style, cmap=cmap,
+                      force_scale=Scene.force_scale_of(frames))
+        p.suppress_rendering = True
+        scene.build(frames[0], frames[0].title(model.name, scale))
+        scene.camera(box)
+        p.suppress_rendering = False
+        images = []
+        for fr in frames:
+            scene.update(fr, fr.title(model.name, scale))
+            p.render()
+            images.append(np.asarray(p.screenshot(return_img=True))[..., :3])
+            if suffix == ".gif":
+                images[-1] = _paletted(images[-1], images[0] if len(images) > 1 else None)
+    finally:
+        p.close()
+    _write_movie(filename, images, fps, suffix)
+    return len(frames)
+
+
+def _paletted(img: np.ndarray, first):
+    """A GIF frame: quantised to the palette of the first frame (fast, and the colours stay
+    the same from frame to frame: no flicker)."""
+    from PIL import Image
+    im = Image.fromarray(img)
+    if first is None:
+        return im.quantize(colors=255, method=Image.Quantize.FASTOCTREE,
+                           dither=Image.Dither.NONE)
+    return im.quantize(palette=first, dither=Image.Dither.NONE)
+
+
+def _write_movie(filename, images: list, fps: int, suffix: str) -> None:
+    if suffix == ".gif":
+        # PIL writes the paletted frames as they are; imageio's GIF writer would quantise each
+        # frame again (about 35 ms a frame at 800 x 500)
+        images[0].save(str(filename), save_all=True, append_images=images[1:],
+                       duration=round(1000 / fps), loop=0)
+        return
+    import imageio.v2 as imageio
+    with imageio.get_writer(str(filename), fps=fps, macro_block_size=1) as writer:
+        for img in images:
+            writer.append_data(img)
+
+
+def show(result: "Result", *, field: str | None = "displacement", scale: float = 1.0,
+         step: int = 0, window_size: tuple[int, int] = (1024, 680),
+         beam_style: str = "ribbon", cmap: str | None = None, background: str = "white",
+         interactive: bool = True, screenshot: str | None = None) -> "pv.Plotter":
+    """Open a window on ``result`` with a time slider (drag it to move through the saved
+    states; the title shows the time and the scalar bar one colour range over all states).
+
+    field, scale, beam_style, cmap, background : as in :func:`plot`.
+    step : the saved state shown first (default 0).
+    window_size : (width, height) in pixels (default (1024, 680)).
+    interactive : hand the window to the user (default True; ``screenshot``, a PNG path, is
+        saved when it closes); False renders it once, saves ``screenshot`` if given and returns
+        the open Plotter (its slider is ``plotter.slider_widgets[0]``; close it with
+        ``plotter.close()``).
+
+    Needs a display (X or Wayland); off-screen pictures are :func:`plot` and :func:`animate`.
+    Returns the pyvista Plotter.
+    """
+    model, result = _split(result)
+    if result is None:
+        raise ModelError("show: needs a Result; fb.viz.plot(model) draws a model")
+    _check(field, beam_style, "show")
+    if not has_display():
+        raise FembodyError("show: no display (DISPLAY and WAYLAND_DISPLAY are unset); use "
+                           "fb.viz.plot(..., filename=) or fb.viz.animate(...) off-screen")
+    from ..io import step_index
+    k0 = step_index(result, step)
+    frames, clim, box = _frames(model, result, field, scale, 1, len(result), "show")
+    pv = _pyvista()
+    p = pv.Plotter(window_size=list(window_size))
+    p.set_background(background)
+    scene = Scene(pv, p, model, field, clim, beam_style=beam_style, cmap=cmap,
+                  force_scale=Scene.force_scale_of(frames))
+    scene.build(frames[k0], frames[k0].title(model.name, scale))
+    scene.camera(box)
+    times = np.asarray(result.time, float)
+
+    def move(value: float) -> None:
+        k = int(np.argmin(np.abs(times - value)))
+        scene.update(frames[k], frames[k].title(model.name, scale))
+
+    label = "t [s]" if result.kind == "dynamic" else "load factor"
+    lo, hi = float(times[0]), float(max(times[-1], times[0] + 1e-12))
+    p.add_slider_widget(move, [lo, hi], value=float(times[k0]), title=label,
+                        pointa=(0.62, 0.93), pointb=(0.97, 0.93), fmt="%.3g",
+                        style="modern", color="black")
+    if interactive:
+        p.show(screenshot=screenshot)
+    else:
+        p.show(auto_close=False, interactive=False)
+        if screenshot is not None:
+            check_parent(screenshot, "show")
+            p.screenshot(str(screenshot))
+    return p

@@ -1,0 +1,135 @@
+"""Time histories of a Result with matplotlib (``fembody.viz.history``, ``Result.plot``)."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ModelError
+from ..model import Node
+from .scene import check_parent
+
+if TYPE_CHECKING:
+    from ..results import Result
+
+
+def has_display() -> bool:
+    """True when a window can be opened (always off Linux; on Linux, an X or Wayland display)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _resolve(result: "Result", item: Any):
+    """(kind, object, label) of one history request."""
+    from ..joints.joints import Joint
+    model = result.system.model
+    if isinstance(item, Joint):
+        return "joint", item, item.label
+    if isinstance(item, (Node, int, np.integer)) and not isinstance(item, bool):
+        node = model.node(item, "history")
+        return "node", node, repr(node)
+    if isinstance(item, str):
+        key = item.lower()
+        if key in ("energy", "energies"):
+            return "energy", None, "energies"
+        if key in ("violation", "constraint", "constraints"):
+            return "violation", None, "constraint violation"
+        if key in ("iterations", "newton"):
+            return "iterations", None, "Newton iterations"
+        named = [n for n in model.nodes if n.name == item]
+        if named:
+            return "node", named[0], repr(named[0])
+        joints = [j for j in model.joints if j.name == item]
+        if joints:
+            return "joint", joints[0], joints[0].label
+        bodies = [b for b in model.bodies if b.name == item]
+        if bodies:
+            return "node", bodies[0].last, f"end of '{item}' ({bodies[0].last!r})"
+        if key == "tip" and model.bodies:
+            node = model.bodies[0].last
+            return "node", node, f"tip ({node!r})"
+        raise ModelError(f"history: {item!r} is not 'energy', 'violation', 'iterations', 'tip' "
+                         "or the name of a node, joint or body of the model")
+    raise ModelError(f"history: cannot plot {item!r}; give a Node, a joint, 'energy', "
+                     "'violation', 'iterations' or a name")
+
+
+def history(result: "Result", *what: Any, filename: str | None = None,
+            show: bool | None = None, figsize: tuple[float, float] | None = None):
+    """Time histories of a Result with matplotlib, one panel per item of ``what``:
+
+    - a Node, node index or node name ('tip': the last node of the first body): displacement
+      components u_x, u_y [m] (and the rotation [rad] on a second axis when the node has one);
+    - a joint (object or name): its reaction components;
+    - 'energy': kinetic, strain, gravity, total and the balance [J];
+    - 'violation': the largest constraint violation |phi| (log scale);
+    - 'iterations': Newton iterations per saved step.
+
+    Default ``what``: ('tip', 'energy'). Saves to ``filename`` if given, shows a window when
+    ``show`` (default: when there is a display and no filename). ``figsize`` (width, height)
+    in inches (default: 7 wide, 2.6 per panel). Returns the Figure.
+    """
+    import matplotlib
+    if not has_display():
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if result.system is None:
+        raise ModelError("history: the result has no model; use Result.load(path, model=...)")
+    items = [_resolve(result, w) for w in (what or ("tip", "energy"))]
+    t = result.time
+    xlabel = "t [s]" if result.kind == "dynamic" else "load factor"
+    fig, axes = plt.subplots(len(items), 1, sharex=True, squeeze=False,
+                             figsize=figsize or (7.0, 2.6 * len(items) + 0.6))
+    for ax, (kind, obj, label) in zip(axes[:, 0], items):
+        if kind == "node":
+            u = result.displacement(obj)
+            ax.plot(t, u[:, 0], label="$u_x$")
+            ax.plot(t, u[:, 1], label="$u_y$")
+            ax.set_ylabel("displacement [m]")
+            if result.node_dofs[obj.id, 2] >= 0:
+                ax2 = ax.twinx()
+                ax2.plot(t, result.rotation(obj), "k--", lw=1, label=r"$\theta$")
+                ax2.set_ylabel("rotation [rad]")
+                ax2.legend(loc="lower right", fontsize=8)
+        elif kind == "joint":
+            R = result.joint_reaction(obj)
+            names = (["$F_x$", "$F_y$", "$M$"] if obj.kind in ("Pin", "Weld", "RigidLink")
+                     else [f"component {i}" for i in range(R.shape[1])])
+            for i in range(R.shape[1]):
+                ax.plot(t, R[:, i], label=names[i])
+            ax.set_ylabel("reaction [N, N m]")
+        elif kind == "energy":
+            E = result.energy
+            for name in ("kinetic", "strain", "gravity", "total", "balance"):
+                ax.plot(t, getattr(E, name), lw=2 if name == "balance" else 1.2,
+                        ls="--" if name == "balance" else "-", label=name)
+            ax.set_ylabel("energy [J]")
+        elif kind == "violation":
+            v = result.violation
+            if v is None:
+                v = np.zeros(len(t))
+            ax.semilogy(t, np.maximum(v, 1e-18))
+            ax.set_ylabel("max |phi|")
+        else:
+            ax.plot(t, result.iterations, drawstyle="steps-mid")
+            ax.set_ylabel("iterations")
+        ax.set_title(label, fontsize=10)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper right")
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel(xlabel)
+    fig.tight_layout()
+    if filename is not None:
+        check_parent(filename, "history")
+        fig.savefig(filename, dpi=100)
+    if show is None:
+        show = filename is None and has_display()
+    if show:
+        plt.show()
+    else:
+        plt.close(fig)
+    return fig
