@@ -18,7 +18,7 @@ from .materials import Material, Section
 from .model import Body, ElementRef, Model, Node, RigidBody
 from .results import Result
 from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
-from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
+from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, resume, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
 from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
@@ -30,4 +30,4 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "Singul
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
-           "simulate", "integrate_hamiltonian", "Trajectory", "io", "viz"]
+           "simulate", "resume", "integrate_hamiltonian", "Trajectory", "io", "viz"]
