@@ -21,6 +21,7 @@ from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
 from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, resume, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
+from .study import sweep  # noqa: E402  (dask and pandas load on first use)
 from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
 
 from .version import __version__  # noqa: E402
@@ -30,4 +31,4 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "Singul
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
-           "simulate", "resume", "integrate_hamiltonian", "Trajectory", "io", "viz"]
+           "simulate", "resume", "sweep", "integrate_hamiltonian", "Trajectory", "io", "viz"]
