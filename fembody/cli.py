@@ -8,6 +8,10 @@
 - ``fembody run model.py [--t-end --dt --method --static --out]``: the same for a script that
   defines ``build_model()`` (returning a Model, or a tuple whose first item is one).
 - ``fembody info``: versions and the active linear solver.
+- ``fembody sweep spec.py [--out DIR] [--scheduler ADDRESS | --workers N | --serial]``: a
+  parameter study on Dask (:func:`fembody.sweep`); exit 1 when a case failed.
+- ``fembody verify [--quick] [--report report.html] [--case NAME] [--list]``: the verification
+  cases against their references (:mod:`fembody.verify`); exit 1 when a reference is missed.
 
 Errors in the input (a missing file, a mesh without line cells, a script without
 ``build_model()``) print one clear line on stderr and exit with status 2; a run that does not
@@ -53,6 +57,25 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default=None, help="results folder (default ./SCRIPT_results)")
     run.add_argument("--no-gif", action="store_true", help="skip the animation")
     sub.add_parser("info", help="versions and the active linear solver")
+    sw = sub.add_parser("sweep", help="run a parameter study defined in a spec script on Dask")
+    sw.add_argument("spec", help="a Python file defining build_model and params (and "
+                    "optionally run, metrics, options, run_params, out, plot)")
+    sw.add_argument("--out", default=None, help="study folder (default: the spec's `out`, "
+                    "else ./SPEC_sweep)")
+    sw.add_argument("--scheduler", default=None, help="address of a running Dask scheduler "
+                    "(default: a local cluster)")
+    sw.add_argument("--workers", type=int, default=None, help="worker processes of the local "
+                    "cluster")
+    sw.add_argument("--serial", action="store_true", help="run the cases here, one by one")
+    ver = sub.add_parser("verify", help="run the verification cases against their references")
+    ver.add_argument("--quick", action="store_true", help="only the quick cases (minutes)")
+    ver.add_argument("--report", default=None, help="write a report (.html, or .md for "
+                     "Markdown) with the table and the convergence plots")
+    ver.add_argument("--case", action="append", default=None, help="run only this case "
+                     "(repeatable; --list shows them)")
+    ver.add_argument("--list", action="store_true", help="list the cases")
+    # a deliberately wrong reference, to show that a miss is caught (used by the tests)
+    ver.add_argument("--perturb", action="append", default=[], help=argparse.SUPPRESS)
     return parser
 
 
@@ -64,6 +87,10 @@ def main(argv: list[str] | None = None) -> int:
             return _demo(args)
         if args.command == "run":
             return _run(args)
+        if args.command == "sweep":
+            return _sweep(args)
+        if args.command == "verify":
+            return _verify(args)
         return _info()
     except ConvergenceError as exc:
         if args.debug:
@@ -95,6 +122,36 @@ def _script_line(exc: BaseException, script: str | None) -> str:
 
 
 # ------------------------------------------------------------------- commands
+def _sweep(args) -> int:
+    from .study import run_spec
+    client = "serial" if args.serial else args.scheduler
+    df = run_spec(args.spec, out=args.out, client=client, n_workers=args.workers)
+    print(df.drop(columns=["key"]).to_string(index=False))
+    n_bad = int((df["status"] != "ok").sum())
+    print(f"{len(df)} cases ({df.attrs['computed']} computed now), {n_bad} failed; table in "
+          f"{df.attrs['out']}/table.csv")
+    return 1 if n_bad else 0
+
+
+def _verify(args) -> int:
+    from . import verify
+    if args.list:
+        for c in verify.cases():
+            print(f"{c.name:28s} {'quick' if c.quick else 'full '}  {c.source}")
+        return 0
+
+    def show(o) -> None:
+        print(f"  {o.case.name:30s} {'pass' if o.passed else 'FAIL'}  ({o.wall:.1f} s)",
+              file=sys.stderr, flush=True)
+    outcomes = verify.run(quick=args.quick, names=args.case, perturb=tuple(args.perturb),
+                          progress=show)
+    print(verify.table(outcomes))
+    if args.report:
+        from .verify.report import write
+        print(f"report: {write(outcomes, args.report)}")
+    return 0 if all(o.passed for o in outcomes) else 1
+
+
 def _info() -> int:
     import numpy
     import scipy

@@ -85,11 +85,10 @@ def case_key(p: Mapping[str, Any]) -> str:
 
 
 def _jsonable(x: Any) -> Any:
-    """Metric values as JSON numbers, lists or strings."""
+    """Metric values as JSON numbers (NaN and inf kept: Python's json reads them back),
+    lists or strings."""
     if hasattr(x, "tolist"):
         x = x.tolist()
-    if isinstance(x, float) and not math.isfinite(x):
-        return repr(x)
     if isinstance(x, (list, tuple)):
         return [_jsonable(v) for v in x]
     if isinstance(x, (str, int, float, bool)) or x is None:
@@ -320,3 +319,65 @@ def to_xarray(df, metrics: Iterable[str] | None = None):
     cols = list(metrics) if metrics is not None else \
         [c for c in df.columns if c not in skip and df[c].dtype.kind in "fiub"]
     return df.set_index(grid)[cols].to_xarray()
+
+
+def run_spec(path: str | os.PathLike, out: str | os.PathLike | None = None, client: Any = None,
+             n_workers: int | None = None):
+    """Run the sweep a spec script defines (``fembody sweep spec.py``): ``build_model`` and
+    ``params`` (required), ``run``, ``metrics``, ``options``, ``run_params``, ``out``,
+    ``keep_results`` and ``plot = (parameter, metric)`` (a PNG beside the table) (optional).
+    The script's functions travel to the workers by value, so they need not be importable
+    there."""
+    import importlib.util
+
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ModelError(f"fembody sweep: no spec file {str(path)!r}")
+    name = f"fembody_sweep_spec_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    for need in ("build_model", "params"):
+        if not hasattr(module, need):
+            raise ModelError(f"fembody sweep: {path.name} defines no `{need}`; a spec defines "
+                             "build_model(**params) and params (a dict of lists or a list of "
+                             "dicts)")
+    if client != "serial":
+        import cloudpickle
+        cloudpickle.register_pickle_by_value(module)
+    out = out or getattr(module, "out", None) or path.with_name(f"{path.stem}_sweep")
+    df = sweep(module.build_model, module.params, getattr(module, "run", "simulate"),
+               metrics=getattr(module, "metrics", None), out=out,
+               options=getattr(module, "options", None),
+               run_params=getattr(module, "run_params", ()), client=client, n_workers=n_workers,
+               keep_results=getattr(module, "keep_results", False))
+    if getattr(module, "plot", None):
+        plot(df, *module.plot, path=pathlib.Path(out) / "plot.png")
+    return df
+
+
+def plot(df, x: str, metric: str, path: str | os.PathLike | None = None, hue: str | None = None,
+         ax=None):
+    """Plot ``metric`` against the parameter ``x`` (one line per value of ``hue``), from a
+    sweep's table; saved to ``path`` when given. Returns the matplotlib Axes."""
+    import matplotlib
+    if path is not None and ax is None:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    ok = df[df["status"] == "ok"]
+    groups = [(None, ok)] if hue is None else list(ok.groupby(hue))
+    for value, g in groups:
+        g = g.sort_values(x)
+        ax.plot(g[x], g[metric], "o-", label=None if hue is None else f"{hue} = {value}")
+    ax.set(xlabel=x, ylabel=metric)
+    ax.grid(True, alpha=0.3)
+    if hue is not None:
+        ax.legend()
+    if path is not None:
+        ax.figure.tight_layout()
+        ax.figure.savefig(path, dpi=90)
+    return ax

@@ -204,3 +204,77 @@ def test_killing_a_worker_mid_sweep_loses_no_finished_case(client, tmp_path):
     for name, data in written.items():          # finished cases untouched
         assert (out / "cases" / name).read_bytes() == data
     assert np.allclose(df["f1"], [euler_bernoulli_f1(p["L"]) for p in params], rtol=2e-3)
+
+
+def test_hub_beam_mass_ratio_study_example(tmp_path):
+    """Paper 000's mass-ratio study through fb.sweep (serial here; shortened to 1000 steps):
+    the table holds what the direct run gives, the discrete gradient keeps I_N, and the
+    clamped frequency goes as 1 / sqrt(beam mass)."""
+    from fembody.examples import hub_beam_studies as hs
+    df = hs.mass_ratio_study(tmp_path, client="serial", steps=1000)
+    assert list(df["lam"]) == [0.1, 0.2, 0.5] and (df["status"] == "ok").all()
+    hb = hs.mass_ratio_model(0.5)
+    tr = hs.integrate(hb, 1000)
+    assert df["amplitude [m]"].iloc[2] == hs.amplitude_period(tr.t, hb.tip_deflection(tr.z))[0]
+    assert (df["I_N drift"] < 1e-12).all()
+    w = df["omega1 [rad/s]"] * np.sqrt(df["lam"])
+    assert np.allclose(w, w.iloc[0], rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_hub_beam_studies_reproduce_the_benchmark_table(tmp_path):
+    """The full studies on a local cluster: the mass-ratio rows equal benchmarks/hub_beam.py's
+    (8000 steps; benchmarks/results/hub_beam.json), the FE spin-up follows the stiffened
+    modal model within 1 % of the deflection at every rate, and the plot is written."""
+    import pathlib
+    from fembody.examples import hub_beam_studies as hs
+    out = hs.run(verbose=False, out=tmp_path)
+    bench = json.loads((pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+                        / "hub_beam.json").read_text())["mass_ratio"]
+    mass = out["mass_ratio"]
+    assert np.allclose(mass["amplitude [m]"], [r["amplitude"] for r in bench], rtol=1e-12)
+    assert np.allclose(mass["period [s]"], [r["period"] for r in bench], rtol=1e-12)
+    spin = out["spin_rate"]
+    assert (spin["FE - modal [m]"] < 0.01 * spin["FE max |tip| [m]"]).all()
+    assert out["plot"].is_file()
+
+
+SPEC = '''
+import fembody as fb
+
+params = {"L": [1.0, 2.0, 0.0]}
+run = "modes"
+options = {"n": 1}
+plot = ("L", "f1")
+
+
+def build_model(L):
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (L, 0.0), n=8, material=fb.Material(E=210e9, rho=7850.0),
+                   section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(b.first)
+    return m
+
+
+def metrics(modes, model):
+    return {"f1": float(modes.frequencies[0])}
+'''
+
+
+def test_sweep_command_runs_a_spec_script(tmp_path, capsys):
+    from fembody import cli
+    spec = tmp_path / "beams.py"
+    spec.write_text(SPEC)
+    code = cli.main(["sweep", str(spec), "--serial", "--out", str(tmp_path / "study")])
+    out = capsys.readouterr().out
+    assert code == 1                                    # the L = 0 case failed
+    assert "3 cases (3 computed now), 1 failed" in out
+    df = pd.read_csv(tmp_path / "study" / "table.csv")
+    f1 = df.set_index("L")["f1"]
+    assert f1[1.0] / f1[2.0] == pytest.approx(4.0, rel=1e-3)      # f ~ 1 / L^2
+    assert (tmp_path / "study" / "plot.png").stat().st_size > 1000
+    assert cli.main(["sweep", str(spec), "--serial", "--out", str(tmp_path / "study")]) == 1
+    assert "3 cases (1 computed now)" in capsys.readouterr().out
+    (tmp_path / "bad.py").write_text("x = 1\n")
+    assert cli.main(["sweep", str(tmp_path / "bad.py"), "--serial"]) == 2
+    assert "defines no `build_model`" in capsys.readouterr().err
