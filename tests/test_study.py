@@ -278,3 +278,11 @@ def test_sweep_command_runs_a_spec_script(tmp_path, capsys):
     (tmp_path / "bad.py").write_text("x = 1\n")
     assert cli.main(["sweep", str(tmp_path / "bad.py"), "--serial"]) == 2
     assert "defines no `build_model`" in capsys.readouterr().err
+
+
+def test_import_fembody_loads_neither_dask_nor_pandas():
+    code = ("import sys, fembody; print(sorted(m for m in ('dask', 'distributed', 'pandas', "
+            "'xarray') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, check=True)
+    assert out.stdout.strip() == "[]"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import pickle
 import time as _time
 import warnings
 from typing import TYPE_CHECKING, Callable
@@ -127,6 +128,10 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
     n_grid = max(1, math.ceil(t_end / dt - 1e-9))
     min_h, h, good = run["min_h"], run["h"], run["good"]
+    if checkpoint is not None and isinstance(integ, ode.ScipyIVP):
+        raise ModelError(f"simulate: method {integ.name!r} cannot be checkpointed (SciPy's "
+                         "solver objects cannot be saved); use rk4, bdf2 or generalized-alpha "
+                         "for a run with checkpoints")
     saver = _Saver(checkpoint, checkpoint_every, sys)
     result.stats["status"] = "running"
     bar = Progress(t_end, progress)
@@ -230,7 +235,12 @@ class _Saver:
         if due or final:
             run["wall"] = wall
             run["penalty"] = [b.v_minus.copy() for b in self.sys.penalty_blocks]
-            ckpt.write(self.path, run, self.sys, self.fingerprint)
+            try:
+                ckpt.write(self.path, run, self.sys, self.fingerprint)
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                raise ModelError(f"simulate: the state of this run cannot be written to the "
+                                 f"checkpoint {str(self.path)!r} ({exc}); run without "
+                                 "checkpoint= or with another method") from exc
             self.since = _time.perf_counter()
 
 
