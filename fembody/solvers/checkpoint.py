@@ -34,6 +34,7 @@ import tempfile
 import numpy as np
 
 from ..errors import ModelError
+from ..results import Result
 from ..system import System
 from .. import version as fembody_version
 from .linalg import LinearSolver, SaddlePointSolver
@@ -111,6 +112,39 @@ def _rebuild_solver(cls: type, state: dict):
     return obj
 
 
+def _pack_rows(rows: dict) -> dict:
+    """A Result's recorded rows with each list of equal-shape numbers or arrays stacked into
+    one array (pickling thousands of small arrays one by one is what a write would cost);
+    :func:`_unpack_rows` gives the same values back, bit for bit."""
+    out = {}
+    for key, vals in rows.items():
+        if vals:
+            try:
+                stacked = np.array(vals)
+            except ValueError:                # ragged rows: kept as they are
+                stacked = None
+            # None among the values or a mix of kinds gives an object array: kept as is
+            if stacked is not None and stacked.dtype.kind in "fiub" and \
+                    stacked.shape[0] == len(vals):
+                out[key] = ("packed", stacked, isinstance(vals[0], np.ndarray))
+                continue
+        out[key] = vals
+    return out
+
+
+def _unpack_rows(rows: dict) -> dict:
+    return {k: ((list(v[1]) if v[2] else v[1].tolist()) if isinstance(v, tuple) else v)
+            for k, v in rows.items()}
+
+
+def _rebuild_result(state: dict) -> Result:
+    obj = Result.__new__(Result)
+    obj.__dict__.update(state)
+    obj._rows = _unpack_rows(state["_rows"])
+    obj._cache = {}
+    return obj
+
+
 class _Pickler(pickle.Pickler):
     def __init__(self, f, system: System) -> None:
         super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -136,6 +170,9 @@ class _Pickler(pickle.Pickler):
             state = {k: v for k, v in vars(obj).items() if k not in _VOLATILE}
             state.pop("_B_cache", None)
             return _rebuild_solver, (type(obj), state)
+        if type(obj) is Result:
+            state = {**vars(obj), "_rows": _pack_rows(obj._rows), "_cache": {}}
+            return _rebuild_result, (state,)
         return NotImplemented
 
 
