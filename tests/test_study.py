@@ -286,3 +286,24 @@ def test_import_fembody_loads_neither_dask_nor_pandas():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_interrupted_sweep_keeps_its_finished_cases_and_shows_progress(tmp_path, capsys):
+    params = [dict(L=1.0), dict(L=2.0), dict(L=3.0)]
+    calls = []
+
+    def run(model, **options):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt            # the user's Ctrl-C during the third case
+        return fb.modes(model, **options)
+
+    with pytest.raises(KeyboardInterrupt):
+        study.sweep(cantilever, params, run, metrics=first_frequency, out=tmp_path,
+                    options=dict(n=2), client="serial", progress=True)
+    assert len(list((tmp_path / "cases").glob("*.json"))) == 2
+    err = capsys.readouterr().err
+    assert "2/3 cases" in err and "3/3" not in err
+    df = study.sweep(cantilever, params, "modes", metrics=first_frequency, out=tmp_path,
+                     options=dict(n=2), client="serial")
+    assert df.attrs["computed"] == 1 and (df["status"] == "ok").all()

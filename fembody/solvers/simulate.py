@@ -241,6 +241,14 @@ class _Saver:
                 raise ModelError(f"simulate: the state of this run cannot be written to the "
                                  f"checkpoint {str(self.path)!r} ({exc}); run without "
                                  "checkpoint= or with another method") from exc
+            except OSError as exc:
+                # a full disk or a lost mount: the previous checkpoint is intact and the run
+                # itself is fine, so it goes on (the next write tries again)
+                stats = run["result"].stats
+                stats["checkpoint_failures"] = stats.get("checkpoint_failures", 0) + 1
+                log.warning("simulate: could not write the checkpoint %s at t = %.6g s (%s); "
+                            "the previous one is kept, the run goes on", self.path,
+                            run["integ"].t, exc)
             self.since = _time.perf_counter()
 
 

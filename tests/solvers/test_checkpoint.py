@@ -103,6 +103,23 @@ def test_a_finished_run_extends_to_a_later_t_end(tmp_path):
         fb.resume(path, pendulum(), t_end=0.1)
 
 
+def test_a_failed_write_keeps_the_previous_checkpoint_and_the_run_goes_on(tmp_path,
+                                                                        monkeypatch):
+    """A write that fails (here os.replace, as on a full disk) keeps the last good checkpoint,
+    leaves no temporary file, is counted and logged, and does not stop the run."""
+    path = tmp_path / "run.ckpt"
+    fb.simulate(pendulum(), t_end=0.05, dt=DT, checkpoint=path)
+    good = path.read_bytes()
+
+    def fail(*a):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(ckpt.os, "replace", fail)
+    res = fb.resume(path, pendulum(), t_end=0.1, checkpoint_every=5)
+    assert res.stats["status"] == "finished" and res.stats["checkpoint_failures"] == 6
+    assert path.read_bytes() == good
+    assert [p.name for p in tmp_path.iterdir()] == ["run.ckpt"]
+
+
 def test_wall_clock_interval_writes_at_the_end_at_least(tmp_path):
     path = tmp_path / "run.ckpt"
     fb.simulate(pendulum(), t_end=0.05, dt=DT, checkpoint=path, checkpoint_every=3600.0)
