@@ -38,6 +38,17 @@ def ball():
     return m
 
 
+def penalty_ball():
+    """A ball dropped 0.2 m on a Hertz-type penalty contact (its damping remembers the
+    approach speed: state that the checkpoint must carry)."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_node((0.0, 0.2))
+    m.add_mass(b, 1.0)
+    m.add_contact(b, plane=((0.0, 0.0), (0.0, 1.0)), restitution=0.5, method="penalty",
+                  stiffness=1e6)
+    return m
+
+
 def same(a: fb.Result, b: fb.Result) -> None:
     for key in ("time", "q", "v", "a", "lam"):
         x, y = getattr(a, key), getattr(b, key)
@@ -64,6 +75,7 @@ CASES = {
     "hht": (pendulum, dict(t_end=0.25, dt=DT, method="hht", alpha=0.1)),
     "rk4 (explicit, Baumgarte)": (rigid_pendulum, dict(t_end=0.25, dt=DT, method="rk4")),
     "impacts, rest and lift-off": (ball, dict(t_end=1.8, dt=1e-3)),
+    "penalty contact": (penalty_ball, dict(t_end=0.4, dt=1e-3)),
 }
 
 
@@ -71,7 +83,7 @@ CASES = {
 def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(name, tmp_path,
                                                               configuration_space):
     build, kw = CASES[name]
-    if build is ball and configuration_space != "planar":
+    if build in (ball, penalty_ball) and configuration_space != "planar":
         pytest.skip("a point mass has no rotation: the configuration space changes nothing")
     full = fb.simulate(build(), **kw)
     assert full.stats["status"] == "finished"
@@ -81,7 +93,9 @@ def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(name, tmp_path,
     path = tmp_path / "run.ckpt"
     # pendulum: one stop; ball: its last checkpoints while bouncing (t = 1.261 s) and while
     # resting (1.552 s, resumed through the lift-off)
-    stops, every = ((0.13,), 7) if build is not ball else ((1.3, 1.6), 97)
+    # the penalty ball: a checkpoint during the contact (t = 0.202 .. 0.21 s)
+    stops, every = {ball: ((1.3, 1.6), 97), penalty_ball: ((0.208, 0.3), 3)}.get(
+        build, ((0.13,), 7))
     for t_stop in stops:
         part = stopped(build, path, t_stop, checkpoint_every=every, **kw)
         # the checkpoint is older than the stop: the resumed run redoes some steps
