@@ -23,10 +23,11 @@ from .joints import (Cylindrical, Prismatic, Revolute, RotationDriver, SlideDriv
                      Spherical, Universal)
 from .loads import Motor
 from . import functions
-from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
+from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, resume, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
 from .solvers.buckling import Buckling, buckling
+from .study import sweep  # noqa: E402  (dask and pandas load on first use)
 from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
 
 from .version import __version__  # noqa: E402
@@ -37,7 +38,7 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "Singul
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
-           "simulate", "integrate_hamiltonian", "Trajectory", "io", "viz", "AngleDriver",
-           "SpeedDriver", "Motor", "functions",
+           "simulate", "resume", "sweep", "integrate_hamiltonian", "Trajectory", "io", "viz",
+           "AngleDriver", "SpeedDriver", "Motor", "functions",
            "Cylindrical", "Prismatic", "Revolute", "RotationDriver", "SlideDriver", "Spherical",
            "Universal"]

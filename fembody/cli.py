@@ -11,6 +11,10 @@
   first item is one).
 - ``fembody info [model.py]``: versions, the linear solvers, and (given a script) the one
   ``linear_solver="auto"`` picks for its model.
+- ``fembody sweep spec.py [--out DIR] [--scheduler ADDRESS | --workers N | --serial]``: a
+  parameter study on Dask (:func:`fembody.sweep`); exit 1 when a case failed.
+- ``fembody verify [--quick] [--report report.html] [--case NAME] [--list]``: the verification
+  cases against their references (:mod:`fembody.verify`); exit 1 when a reference is missed.
 
 Every user error (a missing file, a bad option or value, a script without ``build_model()``, an
 exception inside the script) prints one line on stderr and exits with status 2; a run that does
@@ -145,6 +149,58 @@ def _script_line(exc: BaseException, script: str | None) -> str:
 
 
 # ------------------------------------------------------------------- commands
+@cli.command(short_help="a parameter study defined in a spec script, on Dask")
+@click.argument("spec", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", default=None, help="study folder (default: the spec's `out`, else "
+              "./SPEC_sweep)")
+@click.option("--scheduler", default=None, help="address of a running Dask scheduler (default: "
+              "a local cluster)")
+@click.option("--workers", type=int, default=None, help="worker processes of the local cluster")
+@click.option("--serial", is_flag=True, help="run the cases here, one by one")
+def sweep(spec: str, out: str | None, scheduler: str | None, workers: int | None,
+          serial: bool) -> int:
+    """Run the parameter study of SPEC (build_model and params, optionally run, metrics,
+    options, run_params, out, plot); exit 1 when a case failed."""
+    from .study import run_spec
+    client = "serial" if serial else scheduler
+    df = run_spec(spec, out=out, client=client, n_workers=workers)
+    print(df.drop(columns=["key"]).to_string(index=False))
+    n_bad = int((df["status"] != "ok").sum())
+    print(f"{len(df)} cases ({df.attrs['computed']} computed now), {n_bad} failed; table in "
+          f"{df.attrs['out']}/table.csv")
+    return 1 if n_bad else 0
+
+
+@cli.command(short_help="run the verification cases against their references")
+@click.option("--quick", is_flag=True, help="only the quick cases (minutes)")
+@click.option("--report", default=None, help="write a report (.html, or .md for Markdown) with "
+              "the table and the convergence plots")
+@click.option("--case", "names", multiple=True, help="run only this case (repeatable; --list "
+              "shows them)")
+@click.option("--list", "list_", is_flag=True, help="list the cases")
+# a deliberately wrong reference, to show that a miss is caught (used by the tests)
+@click.option("--perturb", multiple=True, hidden=True)
+def verify(quick: bool, report: str | None, names: tuple, list_: bool, perturb: tuple) -> int:
+    """Every verification case against its reference (the same registry the tests use);
+    exit 1 when a reference is missed."""
+    from . import verify as registry
+    if list_:
+        for c in registry.cases():
+            print(f"{c.name:28s} {'quick' if c.quick else 'full '}  {c.source}")
+        return 0
+
+    def show(o) -> None:
+        print(f"  {o.case.name:30s} {'pass' if o.passed else 'FAIL'}  ({o.wall:.1f} s)",
+              file=sys.stderr, flush=True)
+    outcomes = registry.run(quick=quick, names=list(names) or None, perturb=tuple(perturb),
+                            progress=show)
+    print(registry.table(outcomes))
+    if report:
+        from .verify.report import write
+        print(f"report: {write(outcomes, report)}")
+    return 0 if all(o.passed for o in outcomes) else 1
+
+
 @cli.command(short_help="versions, linear solvers, the solver auto picks for a script")
 @click.argument("script", required=False, type=click.Path(dir_okay=False))
 @click.option("-p", "--param", "params", multiple=True, callback=_params, metavar="NAME=VALUE",

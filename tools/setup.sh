@@ -48,8 +48,8 @@ fi
 
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip setuptools wheel
-if ! "$VENV/bin/python" -m pip install -q -e ".[dev,cholmod]"; then
+if ! "$VENV/bin/python" -m pip install -q -e ".[dev,study,cholmod]"; then
     echo "setup: scikit-sparse did not install; fembody will use SciPy's SuperLU (slower)"
-    "$VENV/bin/python" -m pip install -q -e ".[dev]"
+    "$VENV/bin/python" -m pip install -q -e ".[dev,study]"
 fi
 "$VENV/bin/python" -c "import fembody.solvers.linalg as l; print('setup: fembody installed, sparse backend:', l.backend_name())"

@@ -3,8 +3,8 @@ from .linalg import LinearSolver, backend_name
 from .modal import Modes, modes
 from .base import Integrator
 from .newmark import HHT, GeneralizedAlpha, Newmark
-from .simulate import simulate
+from .simulate import resume, simulate
 from .statics import static
 
 __all__ = ["LinearSolver", "backend_name", "Modes", "modes", "static", "HHT",
-           "GeneralizedAlpha", "Integrator", "Newmark", "simulate"]
+           "GeneralizedAlpha", "Integrator", "Newmark", "resume", "simulate"]

@@ -135,6 +135,7 @@ class LinearSolver:
         self._indefinite = False             # once seen, skip Cholesky attempts in 'auto'
         self._env: EnvelopeLDL | None = None
         self._env_pattern = None             # (indptr, indices) the envelope was built for
+        self.factorized = None
         self.n_factor = 0
         self.n_solve = 0
 
@@ -175,6 +176,7 @@ class LinearSolver:
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
         n = A.shape[0]
         A = A.tocsc() if sp.issparse(A) else A
+        self.factorized = A.copy()           # a checkpoint rebuilds the factorisation from it
         kind = self._choose(n, A)
         self.n_factor += 1
         if kind == "banded":
@@ -330,6 +332,7 @@ class SaddlePointSolver:
         self._fallback = False
         self._B_dense_idx = None
         self._B_cache: tuple = (None, None, None)
+        self.factorized: tuple | None = None
         self.n_factor = 0
         self.n_solve = 0
 
@@ -359,6 +362,10 @@ class SaddlePointSolver:
         """Factorise with S (CSC data on the K pattern) and B (CSR data). ``same_S``: S is the
         one of the previous call (e.g. a constant mass matrix), so the Schur path keeps its
         factor of S and only redoes the small complement with the new B."""
+        # the inputs of the current factorisation: a checkpoint rebuilds it from them
+        # (fembody.solvers.checkpoint), so a resumed modified Newton reuses the same matrix
+        self.factorized = (Sdata.copy() if not same_S or self.factorized is None
+                           else self.factorized[0], np.array(Bdata, dtype=float))
         if same_S and self.active in ("schur", "envelope") and self._plain is None:
             self._schur_complement(Bdata)
             return

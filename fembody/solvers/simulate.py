@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import pickle
 import time as _time
 import warnings
 from typing import TYPE_CHECKING, Callable
@@ -16,7 +18,7 @@ from ..progress import Progress
 from ..results import Result
 from ..sensors import SensorRecorder
 from ..system import System
-from . import ode
+from . import checkpoint as ckpt, ode
 from .bdf import BDF
 from .dae import consistent_velocity
 from .base import Integrator
@@ -42,7 +44,9 @@ METHODS: dict[str, type] = {
 
 def simulate(model: "Model | System", t_end: float, dt: float, method: str | type = "generalized-alpha",
              *, save_every: int = 1, min_dt: float | None = None, max_cuts: int = 10,
-             progress: bool | None = None, callback: Callable | None = None, **options) -> Result:
+             progress: bool | None = None, callback: Callable | None = None,
+             checkpoint: "str | os.PathLike | None" = None,
+             checkpoint_every: int | float | None = None, **options) -> Result:
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
@@ -75,6 +79,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
     time reached and the partial Result; Ctrl-C returns the partial Result with
     ``stats['status'] == 'interrupted'``.
+
+    ``checkpoint``: a file the complete state of the run is written to (atomically: a
+    temporary file renamed over it) every ``checkpoint_every`` output points (an int) or
+    seconds of wall time (a float; default: every 10 % of the output points) and at the end;
+    ``fembody.resume(checkpoint, model)`` continues it, bit for bit as if never stopped.
     """
     dt = validate.number("dt", dt, minimum=0.0, strict_min=True, where="simulate")
     t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="simulate")
@@ -102,21 +111,40 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
         contacts = ImpactHandler(sys, integ, cls, options, dt)
         result.impacts = contacts.impacts
-    acc = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
     power = _Power(sys, integ)
     power(integ, 0.0)
+    run = dict(integ=integ, contacts=contacts, power=power, result=result,
+               acc={"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0},
+               i=1, h=dt, good=0, dt=dt, t_end=t_end, save_every=save_every,
+               min_h=dt / 2.0**max_cuts if min_dt is None else min_dt, wall=0.0)
+    _record(run, sys)
+    return drive(run, sys, progress, callback, checkpoint, checkpoint_every, t_wall)
 
-    def record() -> None:
-        if sys.n_con:
-            last = getattr(integ, "last", None)
-            phi = last[1].phi if last is not None else sys.constraints(integ.q, integ.t).phi
-            viol = float(np.max(np.abs(phi)))
-        else:
-            viol = 0.0
-        result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
-                      iterations=integ.last_iterations, violation=viol, **acc)
 
-    record()
+def _record(run: dict, sys: System) -> None:
+    integ = run["integ"]
+    if sys.n_con:
+        last = getattr(integ, "last", None)
+        phi = last[1].phi if last is not None else sys.constraints(integ.q, integ.t).phi
+        viol = float(np.max(np.abs(phi)))
+    else:
+        viol = 0.0
+    run["result"].record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
+                         iterations=integ.last_iterations, violation=viol, **run["acc"])
+
+
+def drive(run: dict, sys: System, progress: bool | None, callback: Callable | None,
+          checkpoint=None, checkpoint_every: int | float | None = None,
+          t_wall: float | None = None) -> Result:
+    """The time loop of ``simulate`` from the driver state ``run`` (a dict: the integrator,
+    impact handler, energy bookkeeping, Result, the grid index ``i`` of the next output point
+    and the step control ``h``, ``good``); ``resume`` enters here with a state read from a
+    checkpoint. ``checkpoint_every``: an int is a number of output points, a float a wall time
+    [s]; a checkpoint is written at output points only, and at the end."""
+    integ, contacts, power, acc = run["integ"], run["contacts"], run["power"], run["acc"]
+    result, dt, t_end = run["result"], run["dt"], run["t_end"]
+    t_wall = _time.perf_counter() if t_wall is None else t_wall
+    wall0 = run["wall"] - t_wall     # wall time of earlier sessions of this run
     sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
 
     def record_sensors() -> None:       # every grid point, whatever save_every keeps
@@ -125,16 +153,21 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
             result.record_sensors(integ.t, sensors.sensors,
                                   sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
 
-    record_sensors()
+    if run["i"] == 1:                   # a fresh run (a resumed one has its start already)
+        record_sensors()
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
     n_grid = max(1, math.ceil(t_end / dt - 1e-9))
-    min_h = dt / 2.0**max_cuts if min_dt is None else min_dt
-    h, good = dt, 0
+    min_h, h, good = run["min_h"], run["h"], run["good"]
+    if checkpoint is not None and isinstance(integ, ode.ScipyIVP):
+        raise ModelError(f"simulate: method {integ.name!r} cannot be checkpointed (SciPy's "
+                         "solver objects cannot be saved); use rk4, bdf2 or generalized-alpha "
+                         "for a run with checkpoints")
+    saver = _Saver(checkpoint, checkpoint_every, sys)
     result.stats["status"] = "running"
     bar = Progress(t_end, progress)
     clock = _RunClock(integ, t_end, t_wall)
     try:
-        for i in range(1, n_grid + 1):
+        for i in range(run["i"], n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
             while t_target - integ.t > 1e-9 * dt:
                 remaining = t_target - integ.t
@@ -165,10 +198,12 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
             record_sensors()
-            if i % save_every == 0 or i == n_grid:
-                record()
+            run.update(integ=integ, i=i + 1, h=h, good=good)
+            if i % run["save_every"] == 0 or i == n_grid:
+                _record(run, sys)
                 if callback is not None:
                     callback(result)
+            saver(run, i == n_grid, wall0 + _time.perf_counter())
             bar.update(integ.t, integ.n_steps, integ.n_newton)
             clock.check(integ.t)
         result.stats["status"] = "finished"
@@ -197,10 +232,86 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         bar.close(integ.t, integ.n_steps, integ.n_newton)
         counters = integ.counters if contacts is None else contacts.counters(integ)
         result.stats.update(counters, method=integ.name, dt=dt,
-                            wall_time=_time.perf_counter() - t_wall,
+                            wall_time=wall0 + _time.perf_counter(),
                             linear_solver=integ.solver.active or integ.solver.method)
     return result
 
+
+
+class _Saver:
+    """Writes the run's checkpoint at output points: every ``every`` points (int) or seconds
+    of wall time (float), and at the last one."""
+
+    def __init__(self, path, every: int | float | None, sys: System) -> None:
+        self.path, self.sys = path, sys
+        if path is None:
+            return
+        if every is None:
+            every = 0
+        elif isinstance(every, bool) or not isinstance(every, (int, float)) or not every > 0:
+            raise ModelError(f"simulate: checkpoint_every must be a number of output points "
+                             f"(int > 0) or of seconds (float > 0), got {every!r}")
+        self.every, self.count, self.since = every, 0, _time.perf_counter()
+        self.fingerprint = ckpt.model_fingerprint(sys)
+
+    def __call__(self, run: dict, final: bool, wall: float) -> None:
+        if self.path is None:
+            return
+        self.count += 1
+        if isinstance(self.every, float):
+            due = _time.perf_counter() - self.since >= self.every
+        else:
+            every = self.every or max(1, math.ceil(run["t_end"] / run["dt"] / 10))
+            due = self.count % every == 0
+        if due or final:
+            run["wall"] = wall
+            run["penalty"] = [b.v_minus.copy() for b in self.sys.penalty_blocks]
+            try:
+                ckpt.write(self.path, run, self.sys, self.fingerprint)
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                raise ModelError(f"simulate: the state of this run cannot be written to the "
+                                 f"checkpoint {str(self.path)!r} ({exc}); run without "
+                                 "checkpoint= or with another method") from exc
+            except OSError as exc:
+                # a full disk or a lost mount: the previous checkpoint is intact and the run
+                # itself is fine, so it goes on (the next write tries again)
+                stats = run["result"].stats
+                stats["checkpoint_failures"] = stats.get("checkpoint_failures", 0) + 1
+                log.warning("simulate: could not write the checkpoint %s at t = %.6g s (%s); "
+                            "the previous one is kept, the run goes on", self.path,
+                            run["integ"].t, exc)
+            self.since = _time.perf_counter()
+
+
+def resume(path: "str | os.PathLike", model: "Model | System | Callable", t_end: float | None = None,
+           *, progress: bool | None = None, callback: Callable | None = None,
+           checkpoint_every: int | float | None = None) -> Result:
+    """Continue the run saved in the checkpoint file ``path`` (``simulate(...,
+    checkpoint=path)``) to ``t_end`` [s] (default: the run's own t_end; a later one extends
+    it) and return its whole Result from t = 0, equal bit for bit to a run never stopped.
+
+    ``model``: the model the run was started with (a Model, its compiled System, or a
+    function without arguments that builds it, e.g. a script's ``build_model``). The
+    checkpoint stores the state, not the model, because models hold the user's load
+    functions; the model is checked against the checkpoint's fingerprint (ModelError for
+    another model, another fembody version or a truncated file). The checkpoint keeps being
+    written to ``path`` as the run goes on.
+    """
+    if callable(model) and not hasattr(model, "compile") and not isinstance(model, System):
+        model = model()
+        if isinstance(model, tuple):         # build_model() -> (model, parts...)
+            model = model[0]
+    sys = as_system(model)
+    run = ckpt.read(path, sys)
+    for b, vm in zip(sys.penalty_blocks, run.get("penalty", [])):
+        b.v_minus = vm.copy()
+    if t_end is not None:
+        t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="resume")
+        if t_end < run["integ"].t - 1e-9 * run["dt"]:
+            raise ModelError(f"resume: t_end = {t_end!r} s is before the checkpoint's time "
+                             f"{run['integ'].t:.6g} s; give a later t_end")
+        run["t_end"] = t_end
+    return drive(run, sys, progress, callback, path, checkpoint_every)
 
 
 def _method(method: str | type, options: dict) -> tuple[type, dict]:

@@ -1,0 +1,270 @@
+"""Checkpoint files of a running simulation (``simulate(..., checkpoint=...)``, ``resume``).
+
+A checkpoint holds the complete state of the ``simulate`` driver: the integrator (state,
+step-size history, Newton counters, the modified-Newton reuse decision), the impact handler
+(resting contacts, impacts so far), the energy bookkeeping and the Result recorded so far. It
+does NOT hold the model: a model carries the user's load and motion functions (lambdas,
+closures), which pickle cannot store reliably. The model is given again on resume; it is
+compiled afresh and every object the state refers to inside it (the System, its element,
+joint and contact blocks, the model's nodes and contacts) is re-attached by its place, so
+the state points into the new model as it pointed into the old one. A fingerprint of the
+compiled model (DOF layout, blocks, joints, reference configuration) and fembody's version
+are checked before anything is read.
+
+Linear-solver factorisations (CHOLMOD, SuperLU objects) cannot be pickled: the solvers keep
+the inputs of their current factorisation (``factorized``), and loading factorises them
+again. Factorisation is deterministic, so a resumed modified Newton iteration reuses the same
+matrix and the run continues bit for bit.
+
+File layout: ``MAGIC``, an 8-byte header length, a JSON header (format, version,
+fingerprint, payload length and SHA-256), the pickled payload. It is written to a temporary
+file in the same directory and renamed over the old one (``os.replace``), so a crash while
+writing leaves the previous checkpoint intact.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+import struct
+import tempfile
+
+import numpy as np
+
+from ..errors import ModelError
+from ..results import Result
+from ..system import System
+from .. import version as fembody_version
+from .linalg import LinearSolver, SaddlePointSolver
+
+MAGIC = b"FEMBODY-CKPT\n"
+FORMAT = 1
+VERSION = fembody_version.__version__
+# solver attributes that hold factorisations (rebuilt from ``factorized`` on load)
+_VOLATILE = ("_fac", "_symbolic", "_env", "_env_pattern", "_S")
+
+
+def model_fingerprint(system: System) -> str:
+    """The System's fingerprint plus a digest of its reference configuration, constant mass
+    and tangent stiffness there (a checkpoint of a model with other node positions, masses,
+    materials or sections is refused too; load functions cannot be compared)."""
+    h = hashlib.sha256(system.fingerprint().encode())
+    _, K, _ = system.internal_forces(system.q0, None, True)
+    for x in (system.q0, system.M_const, K):
+        h.update(np.ascontiguousarray(x, dtype=float).tobytes())
+    return h.hexdigest()[:32]
+
+
+def _owned(root: object, prefix: str, table: dict) -> None:
+    """Map id -> place for ``root`` and the objects it holds one level down (attributes, and
+    the items of list, tuple and dict attributes); arrays and plain values are data."""
+    def plain(x) -> bool:
+        return isinstance(x, (np.ndarray, str, bytes, int, float, bool, complex, type(None),
+                              np.generic, type))
+
+    table.setdefault(id(root), (prefix,))
+    for name, val in vars(root).items():
+        if plain(val):
+            continue
+        if isinstance(val, (list, tuple)):
+            for k, item in enumerate(val):
+                if not plain(item):
+                    table.setdefault(id(item), (prefix, name, k))
+        elif isinstance(val, dict):
+            continue                  # caches keyed by id(): rebuilt with the System
+        else:
+            table.setdefault(id(val), (prefix, name))
+
+
+def _places(system: System) -> dict:
+    table: dict = {}
+    _owned(system, "system", table)
+    _owned(system.model, "model", table)
+    return table
+
+
+def _resolve(system: System, place: tuple):
+    root = system if place[0] == "system" else system.model
+    if len(place) == 1:
+        return root
+    val = getattr(root, place[1])
+    return val if len(place) == 2 else val[place[2]]
+
+
+def _rebuild_solver(cls: type, state: dict):
+    """A linear solver from its pickled attributes, its factorisation redone."""
+    obj = cls.__new__(cls)
+    obj.__dict__.update(state)
+    for name in _VOLATILE:
+        setattr(obj, name, None)
+    if isinstance(obj, SaddlePointSolver):
+        obj._B_cache = (None, None, None)
+    counts = (obj.n_factor, obj.n_solve)
+    fac = state.get("factorized")
+    if fac is not None:
+        if isinstance(obj, SaddlePointSolver):
+            obj.factorize(*fac)
+        else:
+            obj.factorize(fac)
+    obj.n_factor, obj.n_solve = counts
+    return obj
+
+
+def _pack_rows(rows: dict) -> dict:
+    """A Result's recorded rows with each list of equal-shape numbers or arrays stacked into
+    one array (pickling thousands of small arrays one by one is what a write would cost);
+    :func:`_unpack_rows` gives the same values back, bit for bit."""
+    out = {}
+    for key, vals in rows.items():
+        if vals:
+            try:
+                stacked = np.array(vals)
+            except ValueError:                # ragged rows: kept as they are
+                stacked = None
+            # None among the values or a mix of kinds gives an object array: kept as is
+            if stacked is not None and stacked.dtype.kind in "fiub" and \
+                    stacked.shape[0] == len(vals):
+                out[key] = ("packed", stacked, isinstance(vals[0], np.ndarray))
+                continue
+        out[key] = vals
+    return out
+
+
+def _unpack_rows(rows: dict) -> dict:
+    return {k: ((list(v[1]) if v[2] else v[1].tolist()) if isinstance(v, tuple) else v)
+            for k, v in rows.items()}
+
+
+def _rebuild_result(state: dict) -> Result:
+    obj = Result.__new__(Result)
+    obj.__dict__.update(state)
+    obj._rows = _unpack_rows(state["_rows"])
+    obj._cache = {}
+    return obj
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, f, system: System) -> None:
+        super().__init__(f, protocol=pickle.HIGHEST_PROTOCOL)
+        self.system = system
+        self.places = _places(system)
+        self.derived: dict[int, tuple] = {}
+
+    def persistent_id(self, obj):
+        if id(obj) in self.places:
+            return ("place", self.places[id(obj)])
+        if isinstance(obj, System):
+            # a System with resting-contact rows (fembody.solvers.impact): rebuilt from the
+            # base System and the places of its contact groups
+            base = self.system
+            if obj.model is not base.model or not hasattr(obj, "joint_blocks"):
+                raise ModelError("checkpoint: the run refers to a System of another model")
+            rows = obj.joint_blocks[len(base.joint_blocks):]
+            return ("contact-rows", tuple((self.places[id(r.group)], int(r.i)) for r in rows))
+        return None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, (SaddlePointSolver, LinearSolver)):
+            state = {k: v for k, v in vars(obj).items() if k not in _VOLATILE}
+            state.pop("_B_cache", None)
+            return _rebuild_solver, (type(obj), state)
+        if type(obj) is Result:
+            state = {**vars(obj), "_rows": _pack_rows(obj._rows), "_cache": {}}
+            return _rebuild_result, (state,)
+        return NotImplemented
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, f, system: System) -> None:
+        super().__init__(f)
+        self.system = system
+        self.derived: dict[tuple, System] = {}
+
+    def persistent_load(self, pid):
+        kind, arg = pid
+        if kind == "place":
+            try:
+                return _resolve(self.system, arg)
+            except (AttributeError, IndexError) as exc:
+                raise ModelError(f"checkpoint: the model has no {'.'.join(map(str, arg))}; "
+                                 "give resume the model the run was started with") from exc
+        if kind == "contact-rows":
+            if arg not in self.derived:
+                from .impact import with_contact_rows
+                items = [(_resolve(self.system, place), i) for place, i in arg]
+                self.derived[arg] = with_contact_rows(self.system, items)
+            return self.derived[arg]
+        raise pickle.UnpicklingError(f"unknown reference {kind!r}")
+
+
+def write(path: str | os.PathLike, state: dict, system: System,
+          fingerprint: str | None = None) -> None:
+    """Write the driver ``state`` of a run on ``system`` to ``path`` atomically
+    (``fingerprint``: :func:`model_fingerprint` of ``system`` when already known)."""
+    buf = io.BytesIO()
+    _Pickler(buf, system).dump(state)
+    payload = buf.getvalue()
+    header = json.dumps(dict(format=FORMAT, version=VERSION,
+                             fingerprint=fingerprint or model_fingerprint(system),
+                             length=len(payload), sha256=hashlib.sha256(payload).hexdigest(),
+                             t=float(state["integ"].t))).encode()
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + struct.pack("<Q", len(header)) + header + payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_header(path: str | os.PathLike) -> tuple[dict, bytes]:
+    """The header and payload of a checkpoint file; ModelError for a file that is not one,
+    is truncated or corrupt."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise ModelError(f"checkpoint {path!r} cannot be read: {exc}") from exc
+    n = len(MAGIC)
+    if data[:n] != MAGIC:
+        raise ModelError(f"{path!r} is not a fembody checkpoint (written by simulate(..., "
+                         "checkpoint=...))")
+    try:
+        (hlen,) = struct.unpack("<Q", data[n:n + 8])
+        header = json.loads(data[n + 8:n + 8 + hlen].decode())
+        payload = data[n + 8 + hlen:]
+    except (struct.error, ValueError, UnicodeDecodeError) as exc:
+        raise ModelError(f"checkpoint {path!r} is truncated or corrupt (its header cannot be "
+                         "read); use an earlier checkpoint or start the run again") from exc
+    if len(payload) != header.get("length") or \
+            hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise ModelError(f"checkpoint {path!r} is truncated or corrupt ({len(payload)} of "
+                         f"{header.get('length')} bytes, checksum mismatch); use an earlier "
+                         "checkpoint or start the run again")
+    return header, payload
+
+
+def read(path: str | os.PathLike, system: System) -> dict:
+    """The driver state stored in ``path``, attached to ``system`` (the model compiled
+    afresh); ModelError when the file is of another model, another fembody version, or is
+    truncated."""
+    header, payload = read_header(path)
+    if header.get("version") != VERSION or header.get("format") != FORMAT:
+        raise ModelError(f"checkpoint {os.fspath(path)!r} was written by fembody "
+                         f"{header.get('version')} (format {header.get('format')}), this is "
+                         f"fembody {VERSION}: a run resumes only with the version that "
+                         "started it; finish it with that version or start it again")
+    if header.get("fingerprint") != model_fingerprint(system):
+        raise ModelError(f"checkpoint {os.fspath(path)!r} is of another model (its nodes, "
+                         "DOFs, elements, joints or masses differ from the model given); "
+                         "give resume the model the run was started with")
+    return _Unpickler(io.BytesIO(payload), system).load()

@@ -1,0 +1,189 @@
+"""Checkpoint and restart (issue 15 item 2): a run stopped after a checkpoint and resumed from
+it equals the run never stopped, bit for bit (every recorded array, the impacts and the
+counters), for generalized-alpha with modified Newton (whose factorisation reuse is part of
+the state), the index-1 BDF2 on the augmented DAE, and impact runs (impulses, a resting
+contact, lift-off); a truncated file, another model and another version are refused."""
+import os
+
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.examples import flexible_pendulum
+from fembody.solvers import checkpoint as ckpt
+
+DT = 2.0 ** -9
+
+
+def pendulum():
+    return flexible_pendulum.build_model(n=8)[0]
+
+
+def rigid_pendulum():
+    """A rigid body pinned off its centre (index-3 constraint), from 1 rad."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    rb = m.add_rigid_body((0.8 * np.sin(1.0), -0.8 * np.cos(1.0)), mass=2.0, inertia=0.05)
+    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
+    return m
+
+
+def ball():
+    """A ball bouncing with e = 0.5 until it rests (t = 1.375 s), pulled up by 20 (t - 1.2) N
+    from t = 1.2 s: it lifts off at t = 1.69 s."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_node((0.0, 1.0))
+    m.add_mass(b, 1.0)
+    m.add_contact(b, plane=((0.0, 0.0), (0.0, 1.0)), restitution=0.5)
+    m.add_force(b, lambda t: (0.0, 20.0 * max(t - 1.2, 0.0)))
+    return m
+
+
+def penalty_ball():
+    """A ball dropped 0.2 m on a Hertz-type penalty contact (its damping remembers the
+    approach speed: state that the checkpoint must carry)."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_node((0.0, 0.2))
+    m.add_mass(b, 1.0)
+    m.add_contact(b, plane=((0.0, 0.0), (0.0, 1.0)), restitution=0.5, method="penalty",
+                  stiffness=1e6)
+    return m
+
+
+def same(a: fb.Result, b: fb.Result) -> None:
+    for key in ("time", "q", "v", "a", "lam"):
+        x, y = getattr(a, key), getattr(b, key)
+        assert x.shape == y.shape and np.array_equal(x, y), key
+    assert np.array_equal(a.energy.balance, b.energy.balance)
+    assert a.impacts == b.impacts
+    for key in ("n_steps", "n_newton", "n_factor", "n_residual", "n_rejected"):
+        assert a.stats[key] == b.stats[key], key
+
+
+def stopped(build, path, t_stop, **kw):
+    """A run interrupted (Ctrl-C, as a killed job) at the first output point past t_stop."""
+    def cb(res):
+        if res.time[-1] >= t_stop:
+            raise KeyboardInterrupt
+    part = fb.simulate(build(), checkpoint=path, callback=cb, **kw)
+    assert part.stats["status"] == "interrupted"
+    return part
+
+
+CASES = {
+    "generalized-alpha, modified Newton": (pendulum, dict(t_end=0.25, dt=DT, newton="modified")),
+    "bdf2 (index-1 DAE)": (pendulum, dict(t_end=0.25, dt=DT, method="bdf2")),
+    "hht": (pendulum, dict(t_end=0.25, dt=DT, method="hht", alpha=0.1)),
+    "rk4 (explicit, Baumgarte)": (rigid_pendulum, dict(t_end=0.25, dt=DT, method="rk4")),
+    "impacts, rest and lift-off": (ball, dict(t_end=1.8, dt=1e-3)),
+    "penalty contact": (penalty_ball, dict(t_end=0.4, dt=1e-3)),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(name, tmp_path,
+                                                              configuration_space):
+    build, kw = CASES[name]
+    if build in (ball, penalty_ball) and configuration_space != "planar":
+        pytest.skip("a point mass has no rotation: the configuration space changes nothing")
+    full = fb.simulate(build(), **kw)
+    assert full.stats["status"] == "finished"
+    if build is ball:                   # it bounced, came to rest and lifted off
+        assert len(full.impacts) > 5 and full.impacts[-1]["persistent"]
+        assert full.position(1)[-1, 1] > 1e-3
+    path = tmp_path / "run.ckpt"
+    # pendulum: one stop; ball: its last checkpoints while bouncing (t = 1.261 s) and while
+    # resting (1.552 s, resumed through the lift-off)
+    # the penalty ball: a checkpoint during the contact (t = 0.202 .. 0.21 s)
+    stops, every = {ball: ((1.3, 1.6), 97), penalty_ball: ((0.208, 0.3), 3)}.get(
+        build, ((0.13,), 7))
+    for t_stop in stops:
+        part = stopped(build, path, t_stop, checkpoint_every=every, **kw)
+        # the checkpoint is older than the stop: the resumed run redoes some steps
+        assert ckpt.read_header(path)[0]["t"] < part.time[-1]
+        res = fb.resume(path, build)
+        assert res.stats["status"] == "finished"
+        same(full, res)
+    if kw.get("newton") == "modified":     # the reuse happened, so its state mattered
+        assert full.stats["n_factor"] < full.stats["n_newton"] / 3
+    assert [p.name for p in tmp_path.iterdir()] == ["run.ckpt"]     # no temporary files left
+
+
+def test_a_finished_run_extends_to_a_later_t_end(tmp_path):
+    path = tmp_path / "run.ckpt"
+    fb.simulate(pendulum(), t_end=0.125, dt=DT, newton="modified", checkpoint=path)
+    res = fb.resume(path, pendulum(), t_end=0.25)
+    same(fb.simulate(pendulum(), t_end=0.25, dt=DT, newton="modified"), res)
+    with pytest.raises(fb.ModelError, match="before the checkpoint"):
+        fb.resume(path, pendulum(), t_end=0.1)
+
+
+def test_a_failed_write_keeps_the_previous_checkpoint_and_the_run_goes_on(tmp_path,
+                                                                        monkeypatch):
+    """A write that fails (here os.replace, as on a full disk) keeps the last good checkpoint,
+    leaves no temporary file, is counted and logged, and does not stop the run."""
+    path = tmp_path / "run.ckpt"
+    fb.simulate(pendulum(), t_end=0.05, dt=DT, checkpoint=path)
+    good = path.read_bytes()
+
+    def fail(*a):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(ckpt.os, "replace", fail)
+    res = fb.resume(path, pendulum(), t_end=0.1, checkpoint_every=5)
+    assert res.stats["status"] == "finished" and res.stats["checkpoint_failures"] == 6
+    assert path.read_bytes() == good
+    assert [p.name for p in tmp_path.iterdir()] == ["run.ckpt"]
+
+
+def test_wall_clock_interval_writes_at_the_end_at_least(tmp_path):
+    path = tmp_path / "run.ckpt"
+    fb.simulate(pendulum(), t_end=0.05, dt=DT, checkpoint=path, checkpoint_every=3600.0)
+    assert ckpt.read_header(path)[0]["t"] == pytest.approx(0.05, abs=1e-15)
+
+
+def test_truncated_corrupt_and_foreign_files_are_refused(tmp_path):
+    path = tmp_path / "run.ckpt"
+    fb.simulate(pendulum(), t_end=0.05, dt=DT, checkpoint=path)
+    data = path.read_bytes()
+    for cut in (len(data) - 1, len(data) // 2, 20, 5):
+        bad = tmp_path / f"cut{cut}.ckpt"
+        bad.write_bytes(data[:cut])
+        with pytest.raises(fb.ModelError, match="truncated or corrupt|not a fembody checkpoint"):
+            fb.resume(bad, pendulum())
+    flipped = bytearray(data)
+    flipped[-100] ^= 1
+    (tmp_path / "flip.ckpt").write_bytes(bytes(flipped))
+    with pytest.raises(fb.ModelError, match="truncated or corrupt"):
+        fb.resume(tmp_path / "flip.ckpt", pendulum())
+    (tmp_path / "other.txt").write_text("hello")
+    with pytest.raises(fb.ModelError, match="not a fembody checkpoint"):
+        fb.resume(tmp_path / "other.txt", pendulum())
+    with pytest.raises(fb.ModelError, match="cannot be read"):
+        fb.resume(tmp_path / "missing.ckpt", pendulum())
+
+
+def test_another_model_or_version_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "run.ckpt"
+    fb.simulate(pendulum(), t_end=0.05, dt=DT, checkpoint=path)
+    with pytest.raises(fb.ModelError, match="another model"):
+        fb.resume(path, flexible_pendulum.build_model(n=6)[0])
+    # the same layout and masses, another Young's modulus
+    with pytest.raises(fb.ModelError, match="another model"):
+        fb.resume(path, flexible_pendulum.build_model(n=8, E=2e9)[0])
+    with pytest.raises(fb.ModelError, match="another model"):
+        fb.resume(path, ball())
+    monkeypatch.setattr(ckpt, "VERSION", "9.9.9")
+    with pytest.raises(fb.ModelError, match="written by fembody 0.1.0.*this is fembody 9.9.9"):
+        fb.resume(path, pendulum())
+
+
+def test_scipy_methods_are_refused_up_front(tmp_path):
+    with pytest.raises(fb.ModelError, match="cannot be checkpointed"):
+        fb.simulate(rigid_pendulum(), t_end=0.01, dt=DT, method="scipy:RK45",
+                    checkpoint=tmp_path / "x.ckpt")
+
+
+def test_bad_checkpoint_every_is_refused(tmp_path):
+    for bad in (0, -1, "often", True):
+        with pytest.raises(fb.ModelError, match="checkpoint_every"):
+            fb.simulate(pendulum(), t_end=0.01, dt=DT, checkpoint=tmp_path / "x.ckpt",
+                        checkpoint_every=bad)
