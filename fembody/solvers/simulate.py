@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from .. import validate
-from ..errors import ConvergenceError, FembodyError, ModelError, RunError
+from ..errors import ConvergenceError, FembodyError, InstabilityError, ModelError, RunError
 from ..progress import Progress
 from ..results import Result
 from ..system import System
@@ -19,6 +19,7 @@ from . import ode
 from .bdf import BDF
 from .base import Integrator
 from .impact import ImpactHandler
+from .monitor import RunMonitor
 from .newmark import HHT, GeneralizedAlpha, Newmark
 from .statics import as_system
 from .structure import DiscreteGradient
@@ -40,7 +41,8 @@ METHODS: dict[str, type] = {
 
 def simulate(model: "Model | System", t_end: float, dt: float, method: str | type = "generalized-alpha",
              *, save_every: int = 1, min_dt: float | None = None, max_cuts: int = 10,
-             progress: bool | None = None, callback: Callable | None = None, **options) -> Result:
+             progress: bool | None = None, callback: Callable | None = None,
+             monitor: bool = True, monitor_bound: float = 10.0, **options) -> Result:
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
@@ -55,6 +57,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     (reached by a shorter step when ``dt`` does not divide ``t_end``; ``dt > t_end`` is an
     error). Every ``save_every``-th grid point is kept, and the last one. ``progress``:
     a progress bar on stderr for runs longer than 2 s (None: only when stderr is a terminal).
+    ``monitor`` (default True): every 50th grid point and at the end, stop with :class:`InstabilityError`
+    (time and partial Result kept) when the energy grows beyond the initial energy and the work
+    of loads and drivers, or the constraint forces beyond the loads, weights, internal and
+    inertial forces, by more than ``monitor_bound`` (default 10) times
+    (:mod:`fembody.solvers.monitor`); False turns it off.
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
@@ -68,6 +75,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     if min_dt is not None:
         validate.number("min_dt", min_dt, minimum=0.0, strict_min=True, where="simulate")
     validate.solver_options(options, "simulate")
+    monitor_bound = validate.number("monitor_bound", monitor_bound, minimum=1.0,
+                                    where="simulate")
+    validate.choice("monitor", monitor, (True, False), where="simulate")
     sys = as_system(model)
     if dt > t_end * (1.0 + 1e-12):
         raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
@@ -104,6 +114,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     result.stats["status"] = "running"
     bar = Progress(t_end, progress)
     clock = _RunClock(integ, t_end, t_wall)
+    watch = RunMonitor(sys, integ, monitor_bound) if monitor else None
     try:
         for i in range(1, n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -112,6 +123,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                 last = remaining <= h * (1.0 + 1e-9)
                 h_try = remaining if last else h
                 state = integ.save_state()
+                if watch is not None:
+                    watch.before_step(integ)
                 ok, msg = integ.step(h_try)
                 if not ok:
                     integ.restore_state(state, jumped=False)
@@ -135,10 +148,18 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
-            if i % save_every == 0 or i == n_grid:
+            saved = i % save_every == 0 or i == n_grid
+            if saved:
                 record()
                 if callback is not None:
                     callback(result)
+            if watch is not None:
+                try:
+                    watch.check(integ, h_try, acc, last=i == n_grid)
+                except InstabilityError:
+                    if not saved:
+                        record()        # keep the state where the growth was seen
+                    raise
             bar.update(integ.t, integ.n_steps, integ.n_newton)
             clock.check(integ.t)
         result.stats["status"] = "finished"
@@ -166,6 +187,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     finally:
         bar.close(integ.t, integ.n_steps, integ.n_newton)
         counters = integ.counters if contacts is None else contacts.counters(integ)
+        if watch is not None:
+            counters = {**counters, "monitor_energy_ratio": watch.ratio_energy,
+                        "monitor_force_ratio": watch.ratio_force}
         result.stats.update(counters, method=integ.name, dt=dt,
                             wall_time=_time.perf_counter() - t_wall,
                             linear_solver=integ.solver.active or integ.solver.method)

@@ -112,10 +112,20 @@ def test_trapezoidal_rule_on_index3_needs_the_projection():
     # while the energy balance looked closed) ...
     with pytest.raises(fb.ModelError, match="projection=False .* unstable_ok=True"):
         fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False)
-    # ... unless asked for, and then it shows why
+    # ... and when asked for, the run monitor stops it (the energy balance stays closed, so
+    # it is the link force against the weight and inertia that gives it away) ...
+    with pytest.raises(fb.InstabilityError, match="constraint forces .*Distance") as err:
+        fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False,
+                    unstable_ok=True)
+    assert 0.0 < err.value.time < 6.0 and err.value.result.time[-1] == err.value.time
+    assert np.abs(err.value.result.lam).max() > 10 * 3 * G
+    assert good.stats["monitor_force_ratio"] < 2.0     # the physical run: about 1
+    # ... and with the monitor off too, it shows why
     bad = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False,
-                      unstable_ok=True)
+                      unstable_ok=True, monitor=False)
     assert np.abs(bad.lam).max() > 100 * 3 * G
+    balance = bad.energy.balance
+    assert np.ptp(balance) < 1e-3 * 3 * G        # closed balance: an energy check is fooled
 
 
 @pytest.mark.parametrize("params", [
@@ -141,7 +151,10 @@ def test_unconditionally_unstable_parameters_are_refused(params):
     n = int(np.ceil(4.0 / np.log10(rho[k])))      # ~1e4-fold: the angle stays below 0.01 rad
     with pytest.raises(fb.ModelError, match="not unconditionally stable .* unstable_ok=True"):
         fb.simulate(m, t_end=n * wh[k], dt=wh[k], **params)
-    res = fb.simulate(m, t_end=n * wh[k], dt=wh[k], unstable_ok=True, **params)
+    with pytest.raises(fb.InstabilityError, match="energy grew") as err:
+        fb.simulate(m, t_end=n * wh[k], dt=wh[k], unstable_ok=True, **params)
+    assert 0.0 < err.value.time <= n * wh[k] and len(err.value.result) > 1
+    res = fb.simulate(m, t_end=n * wh[k], dt=wh[k], unstable_ok=True, monitor=False, **params)
     v = res.v[:, m.compile().dof(rb.node, "rz")]
     growth = np.abs(v[-3:]).max() / 1e-6
     assert growth > 100.0
