@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from . import validate
 from .errors import ModelError
 
 if TYPE_CHECKING:
@@ -162,13 +163,8 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
 
 
 def _number(value, what: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise ModelError(f"{what} must be finite, got {value!r}")
-    return x
+    """A finite number (strings refused) through the shared validation layer."""
+    return validate.number(what, value)
 
 
 # ----------------------------------------------------------------------------- geometry

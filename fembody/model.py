@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from . import validate
 from .errors import ModelError
 from .loads import LoadValue, NodalLoad, check_time_function
 from .bodies import Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody
@@ -93,7 +94,8 @@ class Model:
                 return self.nodes[int(ref)]
             raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
                              f"0..{len(self.nodes) - 1})")
-        raise ModelError(f"{where}: expected a Node of this model, got {ref!r}")
+        raise ModelError(f"{where}: expected a Node of this model (e.g. beam.last, "
+                         f"model.add_node(...)) or a node index, got {ref!r}")
 
     def _node_or_point(self, ref: PointLike, where: str) -> Node:
         if isinstance(ref, (Node, int, np.integer)):
@@ -374,12 +376,9 @@ class Model:
         """Initial velocity (vx, vy) [m/s] and, for nodes with a rotation DOF, angular velocity
         ``omega`` [rad/s] of ``node`` for dynamic analyses."""
         node = self.node(node, "set_velocity")
-        v = np.asarray(velocity, dtype=float).reshape(-1)
-        if v.size != 2 or not np.all(np.isfinite(v)):
-            raise ModelError(f"set_velocity on {node}: velocity must be finite (vx, vy)")
-        w = np.nan if omega is None else float(omega)
-        if omega is not None and not math.isfinite(w):
-            raise ModelError(f"set_velocity on {node}: omega must be finite")
+        where = f"set_velocity on {node}"
+        v = validate.array("velocity", velocity, (2,), where=where, hint="(vx, vy) [m/s]")
+        w = np.nan if omega is None else validate.number("omega", omega, where=where)
         self.initial_velocity[node.id] = np.array([v[0], v[1], w])
 
     def set_rigid_velocity(self, omega: float, center: Sequence[float] = (0.0, 0.0),
@@ -387,6 +386,8 @@ class Model:
         """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s] plus a
         rotation ``omega`` [rad/s] about ``center`` [m]."""
         c = self._point(center, "set_rigid_velocity")
+        omega = validate.number("omega", omega, where="set_rigid_velocity")
+        velocity = validate.array("velocity", velocity, (2,), where="set_rigid_velocity")
         for node in self.nodes:
             if node.internal:
                 continue

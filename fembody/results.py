@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import space as spaces
+from . import validate
 from .errors import ModelError
+from .joints.joints import Joint
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -106,9 +108,12 @@ class Result:
 
     # ------------------------------------------------------------ accessors
     def _dofs(self, node) -> np.ndarray:
-        nid = node.id if hasattr(node, "id") else int(node)
         if self.system is not None:
             nid = self.system.model.node(node, "Result").id
+        elif hasattr(node, "id"):
+            nid = node.id
+        else:
+            nid = validate.integer("node", node, minimum=0, where="Result")
         if not 0 <= nid < len(self.node_dofs):
             raise ModelError(f"Result: node {nid} is not in this result's model")
         return self.node_dofs[nid]
@@ -170,8 +175,8 @@ class Result:
         Slider: the normal force (and moment); Driver: the driving force or torque; Support:
         the support reactions."""
         sys = self._need_system("joint_reaction")
-        index = getattr(joint, "index", None)
         joints = sys.model.joints
+        index = joint.index if isinstance(joint, Joint) else None
         if index is None or not (0 <= index < len(joints)) or joints[index] is not joint:
             raise ModelError(f"Result.joint_reaction: {joint!r} is not a joint of this result's "
                              "model (add it with model.add_joint before the analysis, and ask "
@@ -184,8 +189,15 @@ class Result:
         """Stress resultants (n_states, n_elements, 3) = (N, V, M) of an element family, or
         (n_elements, 3) of the saved state ``step`` alone."""
         sys = self._need_system("resultants")
+        families = [b.family for b in sys.blocks if hasattr(b, "resultants")]
+        validate.choice("family", family, families, where="Result.resultants")
         block = sys.block(family)
         if step is not None:
+            n = len(self)
+            step = validate.integer("step", step, minimum=-n, where="Result.resultants")
+            if step >= n:
+                raise ModelError(f"Result.resultants: step {step} is out of range: the result "
+                                 f"has {n} saved states (0..{n - 1}, or negative from the end)")
             return block.resultants(sys.gather(self.q[step], block.dofs))
         return np.array([block.resultants(sys.gather(q, block.dofs)) for q in self.q])
 
@@ -234,6 +246,8 @@ class Result:
         """Angular momentum about the point ``about`` per state [kg m^2/s] (conserved when no
         external moment acts about that point, e.g. a free body or one pinned there)."""
         sys = self._need_system("angular_momentum")
+        about = validate.array("about", about, (2,), where="Result.angular_momentum",
+                               hint="a point (x, y) [m]")
         if self.v is None:
             raise ModelError("Result: this analysis has no velocities (it is static)")
         return np.array([sys.angular_momentum(q, v, about) for q, v in zip(self.q, self.v)])
@@ -274,6 +288,9 @@ class Result:
         to get energies and resultants back: it must be the model the result was computed
         with (its fingerprint is checked)."""
         path = _npz_path(path, "Result.load")
+        if model is not None and not callable(getattr(model, "compile", None)):
+            raise ModelError(f"Result.load: model must be the fb.Model the result was computed "
+                             f"with, got {model!r}")
         if not path.is_file():
             raise ModelError(f"Result.load: no file '{path}'")
         try:
@@ -314,7 +331,12 @@ class Result:
 
 def _npz_path(path, where: str) -> pathlib.Path:
     """``path`` as a ``.npz`` path: no suffix gets one, another suffix is an error."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ModelError(f"{where}: path must be a file name (str or pathlib.Path), got {path!r}")
     p = pathlib.Path(path)
+    if str(path).endswith(("/", os.sep)) or p.name == "":
+        raise ModelError(f"{where}: '{path}' is a folder; give a file name, e.g. "
+                         f"'{p / 'result.npz'}'")
     if p.suffix == "":
         return p.with_name(p.name + ".npz")
     if p.suffix.lower() != ".npz":

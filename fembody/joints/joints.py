@@ -7,6 +7,7 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 
+from .. import validate
 from ..errors import ModelError
 
 Motion = Union[float, Callable[[float], float]]
@@ -33,6 +34,23 @@ class Joint:
     def __repr__(self) -> str:
         return self.label
 
+    def _check(self, points=(), flags=(), lengths=()) -> None:
+        """The shared constructor checks: ``name`` a string or None, the named ``points``
+        (x, y) or None, ``flags`` booleans, ``lengths`` positive numbers or None."""
+        where = type(self).__name__
+        if self.name is not None and not isinstance(self.name, str):
+            raise ModelError(f"{where}: name must be a string, got {self.name!r}")
+        for attr in points:
+            val = getattr(self, attr)
+            if val is not None:
+                validate.array(attr, val, (2,), where=where, hint="a point or direction (x, y)")
+        for attr in flags:
+            validate.choice(attr, getattr(self, attr), (True, False), where=where)
+        for attr in lengths:
+            if getattr(self, attr) is not None:
+                validate.number(attr, getattr(self, attr), minimum=0.0, strict_min=True,
+                                where=where)
+
 
 def _point(p, what: str) -> np.ndarray:
     arr = np.asarray(p, dtype=float).reshape(-1)
@@ -53,6 +71,9 @@ class Pin(Joint):
     name: str | None = None
     kind = "Pin"
     n_rows = 2
+
+    def __post_init__(self) -> None:
+        self._check(points=("at",))
 
     def nodes(self):
         return (self.a, self.b)
@@ -79,6 +100,9 @@ class RigidLink(Joint):
     name: str | None = None
     kind = "RigidLink"
 
+    def __post_init__(self) -> None:
+        self._check(flags=("rotation",))
+
     @property
     def n_rows(self) -> int:
         return 3 if self.rotation else 2
@@ -103,6 +127,12 @@ class Slider(Joint):
     name: str | None = None
     kind = "Slider"
 
+    def __post_init__(self) -> None:
+        self._check(points=("direction", "at"), flags=("lock_rotation",))
+        if not np.any(np.asarray(self.direction, dtype=float)):
+            raise ModelError("Slider: direction is zero; give the line's direction, e.g. "
+                             "(1, 0)")
+
     @property
     def n_rows(self) -> int:
         return 2 if self.lock_rotation else 1
@@ -122,6 +152,9 @@ class Distance(Joint):
     name: str | None = None
     kind = "Distance"
     n_rows = 1
+
+    def __post_init__(self) -> None:
+        self._check(lengths=("length",))
 
     def nodes(self):
         return (self.a, self.b)
@@ -150,6 +183,19 @@ class Driver(Joint):
     name: str | None = None
     kind = "Driver"
     n_rows = 1
+
+    def __post_init__(self) -> None:
+        self._check()
+        validate.choice("dof", self.dof, ("x", "y", "rz"), where="Driver")
+        if not callable(self.motion):
+            validate.number("motion", self.motion, where="Driver")
+        for attr in ("velocity", "acceleration"):
+            if getattr(self, attr) is not None and not callable(getattr(self, attr)):
+                raise ModelError(f"Driver: {attr} must be a function of t or None, got "
+                                 f"{getattr(self, attr)!r}")
+        if self.relative_to is not None and self.dof != "rz":
+            raise ModelError(f"Driver: relative_to drives a relative rotation, so dof must be "
+                             f"'rz', got {self.dof!r}")
 
     def nodes(self):
         return (self.node,) if self.relative_to is None else (self.relative_to, self.node)
@@ -190,6 +236,11 @@ class Support(Joint):
         self.node = node
         self.dofs = tuple(dofs) if dofs else ("x", "y")
         self.name = name
+        self._check()
+        for d in self.dofs:
+            validate.choice("dofs", d, ("x", "y", "rz"), where="Support")
+        if len(set(self.dofs)) != len(self.dofs):
+            raise ModelError(f"Support: dofs {self.dofs} repeat a DOF; name each once")
 
     @property
     def n_rows(self) -> int:

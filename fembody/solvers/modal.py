@@ -39,6 +39,11 @@ class Modes:
 
     def shape(self, i: int, node) -> np.ndarray:
         """Mode ``i`` at ``node``: (ux, uy, rz) with zero for a DOF the node does not have."""
+        n = self.shapes.shape[1]
+        i = validate.integer("i", i, minimum=-n, where="Modes.shape")
+        if i >= n:
+            raise ModelError(f"Modes.shape: mode {i} does not exist; {n} modes were computed "
+                             f"(0..{n - 1})")
         d = self.system.node_dofs[self.system.model.node(node, "Modes.shape").id]
         out = np.zeros(3)
         ok = d >= 0

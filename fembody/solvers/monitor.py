@@ -47,6 +47,34 @@ class RunMonitor:
         self.v_prev = v.copy()
         self.h_prev = 0.0
 
+    MAX_STRAIN = 1.0      # |axial or shear strain| of a beam beyond which its law means nothing
+
+    def _check_strains(self, q: np.ndarray, t: float) -> None:
+        """A beam element inverted (stretch <= 0), stretched to more than twice its length or
+        sheared by a strain above 1:
+        the loads are far beyond what the structure can take (a 1e12 N load used to 'finish'
+        with a 1 m cantilever stretched 5e4-fold)."""
+        for b in self.sys.stiffness_blocks:
+            if b.family != "beam":
+                continue
+            strain = b.strains(self.sys.gather(q, b.dofs))
+            eps, gam = strain[:, 0], strain[:, 1]
+            bad = np.flatnonzero((eps <= -1.0) | (eps > self.MAX_STRAIN)
+                                 | (np.abs(gam) > self.MAX_STRAIN))
+            if bad.size:
+                size = np.maximum(np.abs(eps[bad]), np.abs(gam[bad]))
+                i = int(bad[np.argmax(size)])
+                what = ("passed through zero length (inverted)" if eps[i] <= -1.0 else
+                        f"is stretched to {1.0 + eps[i]:.3g} times its length"
+                        if abs(eps[i]) >= abs(gam[i]) else
+                        f"is sheared by a strain of {gam[i]:.3g}")
+                raise InstabilityError(
+                    f"simulate: by t = {t:.6g} s {b.label(i)} {what}"
+                    + (f" ({bad.size} elements in all)" if bad.size > 1 else "")
+                    + ": the loads are far beyond what the structure can take (the elastic "
+                    "law holds for small strains). Check the load magnitudes and units; "
+                    "monitor=False turns this check off", time=t)
+
     @staticmethod
     def _energy(sys: System, q: np.ndarray, v: np.ndarray) -> float:
         return sys.kinetic_energy(q, v) + sys.strain_energy(q) + sys.gravity_energy(q)
@@ -66,6 +94,7 @@ class RunMonitor:
         self.work_max = max(self.work_max, work,
                             float(np.abs(s.nodal_loads(integ.t)).sum()) * self.size)
         q, v, t = integ.q, integ.v, integ.t
+        self._check_strains(q, t)
         # energy: growth beyond the work done, relative to a scale of the inputs
         scale = self.scale0 + self.work_max + acc["dissipated"]
         growth = (self._energy(self.sys, q, v) - self.E0 - acc["work"]
