@@ -69,6 +69,10 @@ class Model:
 
     @staticmethod
     def _point(p: object, where: str) -> tuple[float, float]:
+        if isinstance(p, (str, bytes)) or any(isinstance(x, (str, bytes, bool, np.bool_))
+                                              for x in np.ravel(np.asarray(p, dtype=object))):
+            raise ModelError(f"{where}: position {p!r} must be numbers (x, y) [m], not strings "
+                             "or booleans")
         try:
             arr = np.asarray(p, dtype=float).reshape(-1)
         except (TypeError, ValueError):
@@ -94,6 +98,16 @@ class Model:
                 return self.nodes[int(ref)]
             raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
                              f"0..{len(self.nodes) - 1})")
+        if isinstance(ref, str):            # a node's name (add_node(..., name=...))
+            found = [n for n in self.nodes if n.name == ref and not n.internal]
+            if len(found) == 1:
+                return found[0]
+            names = sorted({n.name for n in self.nodes if n.name and not n.internal})
+            raise ModelError(f"{where}: " + (f"{len(found)} nodes are named {ref!r}; pass the "
+                                             "Node itself" if found else
+                                             f"no node is named {ref!r} (named nodes: "
+                                             f"{names or 'none'}); pass a Node (e.g. "
+                                             "beam.last) or a node index"))
         raise ModelError(f"{where}: expected a Node of this model (e.g. beam.last, "
                          f"model.add_node(...)) or a node index, got {ref!r}")
 

@@ -60,6 +60,12 @@ def array(name: str, value: Any, shape: tuple, *, where: str = "", hint: str = "
     if isinstance(value, (str, bytes)):
         raise ModelError(f"{label} must be an array of numbers, got the string {value!r}")
     try:
+        flat = np.ravel(np.asarray(value, dtype=object))
+    except ValueError:          # ragged nesting
+        raise ModelError(f"{label} must be an array of numbers, got {value!r}") from None
+    if any(isinstance(x, (str, bytes, bool, np.bool_)) for x in flat):
+        raise ModelError(f"{label} must hold numbers, not strings or booleans: got {value!r}")
+    try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ModelError(f"{label} must be an array of numbers, got {value!r}") from None
