@@ -117,7 +117,11 @@ def write_model(model: Model, path: str | os.PathLike, **kwargs) -> pathlib.Path
     _model(model, "write_model")
     path = _path(path, "write_model")
     _check_dir(path, "write_model")
-    meshio.write(path, model_mesh(model), **kwargs)
+    try:
+        meshio.write(path, model_mesh(model), **kwargs)
+    except (meshio.ReadError, meshio.WriteError, KeyError) as exc:
+        raise ModelError(f"write_model: meshio cannot write '{path}' ({exc}); use a suffix "
+                         "meshio knows: .vtu, .xdmf, .msh, .vtk, ...") from exc
     return path
 
 

@@ -33,7 +33,8 @@ class Model:
     """
 
     def __init__(self, gravity: Sequence[float] = (0.0, 0.0), name: str = "model") -> None:
-        g = np.asarray(gravity, dtype=float).reshape(-1)
+        g = validate.array("gravity", gravity, (None,), where="Model",
+                           hint="a finite 2-vector (gx, gy) [m/s^2]")
         if g.size != 2 or not np.all(np.isfinite(g)):
             raise ModelError(f"Model: gravity must be a finite 2-vector (gx, gy), got {gravity!r}")
         self.gravity = g

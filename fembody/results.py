@@ -131,7 +131,13 @@ class Result:
                 rot = sp_.rotation
                 u[:, rot] = np.unwrap(sp_.coordinates(self.q)[:, rot], axis=0)
             self._cache["coordinates"] = u
-        return u if dofs is None else u[:, dofs]
+        if dofs is None:
+            return u
+        idx = np.asarray(dofs)
+        if idx.dtype.kind not in "iu" or np.any(idx >= u.shape[1]) or np.any(idx < -u.shape[1]):
+            raise ModelError(f"Result.coordinates: dofs must be DOF indices 0..{u.shape[1] - 1} "
+                             f"(e.g. model.compile().dof(node, 'x')), got {dofs!r}")
+        return u[:, idx]
 
     def position(self, node) -> np.ndarray:
         """Current position (n, 2) [m] of ``node``."""
@@ -270,8 +276,12 @@ class Result:
                     impacts=json.dumps(self.impacts), version=__version__,
                     fingerprint=self.system.fingerprint() if self.system is not None else
                     self._fingerprint or "")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        except OSError as exc:
+            raise ModelError(f"Result.save: cannot write '{path}' ({exc.strerror}); choose a "
+                             "folder you can write to") from exc
         try:
             with os.fdopen(fd, "wb") as f:
                 np.savez_compressed(f, **meta, **self.space.state(), **arrays)

@@ -159,3 +159,26 @@ def test_a_broken_pvd_index_is_one_clear_error(tmp_path):
     (tmp_path / "bad.pvd").write_text("<VTKFile><Collection>")
     with pytest.raises(fb.ModelError, match="not a readable .pvd"):
         fb.io.read_pvd(tmp_path / "bad.pvd")
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda m: fb.Model(gravity="down"), "gravity"),                      # was ValueError
+    (lambda m: fb.simulate(m, 0.01, 1e-3, method=3), "method"),            # was TypeError
+    (lambda m: fb.simulate(m, 0.01, 1e-3, method=dict), "Integrator"),
+    (lambda m: fb.simulate(m, 0.01, 1e-3, bogus=1), "'bogus'"),            # was TypeError
+    (lambda m: fb.simulate(m, 0.01, 1e-3, callback=3), "callback"),        # failed mid-run
+    (lambda m: fb.simulate(m, 0.01, 1e-3, progress="yes"), "progress"),    # was accepted
+    (lambda m: fb.simulate(None, 0.01, 1e-3), "fembody Model"),            # AttributeError
+    (lambda m: fb.static("m"), "fembody Model"),
+    (lambda m: fb.modes(None), "fembody Model"),
+    (lambda m: fb.static(m, stop=3), "stop"),                              # was accepted
+    (lambda m: fb.static(m, load_max="1"), "load_max"),
+    (lambda m: fb.io.write_model(m, "/tmp/fembody-model.foo"), "suffix"),  # meshio ReadError
+    (lambda m: fb.simulate(m, 0.01, 1e-3).save("/proc/fembody/x.npz"), "cannot write"),
+    (lambda m: fb.simulate(m, 0.01, 1e-3).coordinates("a"), "dofs"),       # was IndexError
+    (lambda m: fb.simulate(m, 0.01, 1e-3).coordinates([999]), "dofs"),
+])
+def test_solver_entry_points_and_files_refuse_what_they_cannot_use(call, word):
+    m, _ = cantilever()
+    with pytest.raises(fb.ModelError, match=word):
+        call(m)

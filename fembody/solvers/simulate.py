@@ -78,6 +78,10 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     monitor_bound = validate.number("monitor_bound", monitor_bound, minimum=1.0,
                                     where="simulate")
     validate.choice("monitor", monitor, (True, False), where="simulate")
+    validate.choice("progress", progress, (True, False, None), where="simulate")
+    if callback is not None and not callable(callback):
+        raise ModelError(f"simulate: callback must be a function of the Result or None, got "
+                         f"{callback!r}")
     sys = as_system(model)
     if dt > t_end * (1.0 + 1e-12):
         raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
@@ -86,7 +90,14 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     v0 = options.pop("v0", None)
     v0 = initial_velocity(sys) if v0 is None else v0
     t_wall = _time.perf_counter()
-    integ = cls(sys, v0=v0, **options)
+    try:
+        integ = cls(sys, v0=v0, **options)
+    except TypeError as exc:            # an option the method does not know
+        if "unexpected keyword" not in str(exc):
+            raise
+        raise ModelError(f"simulate: method {method!r} does not take the option "
+                         f"{str(exc).rsplit(' ', 1)[-1]} (check its spelling and the "
+                         "method's options)") from None
     result = Result(sys, "dynamic")
     contacts = None
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
@@ -200,6 +211,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
 def _method(method: str | type, options: dict) -> tuple[type, dict]:
     """The integrator class of a method name (plus the options the name implies)."""
     if not isinstance(method, str):
+        if not (isinstance(method, type) and issubclass(method, Integrator)):
+            raise ModelError(f"simulate: method must be a method name (e.g. "
+                             f"'generalized-alpha') or an Integrator class, got {method!r}")
         return method, options
     if method in METHODS:
         return METHODS[method], options
