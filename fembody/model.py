@@ -100,15 +100,7 @@ class Model:
             raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
                              f"0..{len(self.nodes) - 1})")
         if isinstance(ref, str):            # a node's name (add_node(..., name=...))
-            found = [n for n in self.nodes if n.name == ref and not n.internal]
-            if len(found) == 1:
-                return found[0]
-            names = sorted({n.name for n in self.nodes if n.name and not n.internal})
-            raise ModelError(f"{where}: " + (f"{len(found)} nodes are named {ref!r}; pass the "
-                                             "Node itself" if found else
-                                             f"no node is named {ref!r} (named nodes: "
-                                             f"{names or 'none'}); pass a Node (e.g. "
-                                             "beam.last) or a node index"))
+            return node_by_name(self.nodes, ref, where)
         raise ModelError(f"{where}: expected a Node of this model (e.g. beam.last, "
                          f"model.add_node(...)) or a node index, got {ref!r}")
 
@@ -432,3 +424,15 @@ def _positive(value: float, what: str) -> float:
 
 def _nonnegative(value: float, what: str) -> float:
     return check_number(value, what, strict=False)
+
+
+def node_by_name(nodes: list, name: str, where: str) -> Node:
+    """The one node of ``nodes`` called ``name``; ModelError listing the names otherwise."""
+    found = [n for n in nodes if n.name == name and not n.internal]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise ModelError(f"{where}: {len(found)} nodes are named {name!r}; pass the Node itself")
+    names = sorted({n.name for n in nodes if n.name and not n.internal})
+    raise ModelError(f"{where}: no node is named {name!r} (named nodes: {names or 'none'}); "
+                     "pass a Node (e.g. beam.last) or a node index")
