@@ -84,17 +84,18 @@ class RunMonitor:
         self.v_prev = integ.v
 
     def check(self, integ, h: float, acc: dict, last: bool = False) -> None:
-        """After a grid point: every ``every``-th call (and at the last) run both checks;
-        raise InstabilityError when either ratio exceeds ``bound``."""
+        """After a grid point: at the 1st, 2nd, 4th, ... (fast growth shows early), every
+        ``every``-th and the last call run the checks; raise InstabilityError when a ratio
+        exceeds ``bound``."""
         self.calls += 1
-        if not last and self.calls % self.every:
+        early = self.calls < self.every and self.calls & (self.calls - 1) == 0  # 1, 2, 4, ...
+        if not (last or early or self.calls % self.every == 0):
             return
         s = integ.sys
         work = abs(acc["work"]) + abs(acc["constraint_work"])
         self.work_max = max(self.work_max, work,
                             float(np.abs(s.nodal_loads(integ.t)).sum()) * self.size)
         q, v, t = integ.q, integ.v, integ.t
-        self._check_strains(q, t)
         # energy: growth beyond the work done, relative to a scale of the inputs
         scale = self.scale0 + self.work_max + acc["dissipated"]
         growth = (self._energy(self.sys, q, v) - self.E0 - acc["work"]
@@ -109,6 +110,7 @@ class RunMonitor:
                     f"({scale:.3g} J): the integration is unstable (unstable parameters or a "
                     "step too long for an explicit method). Use a stable method or shorter "
                     "steps; monitor=False turns this check off", time=t)
+        self._check_strains(q, t)       # after the energy: an instability says so first
         if not s.n_con or h <= 0.0:
             return
         last_eval = getattr(integ, "last", None)

@@ -181,6 +181,14 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         result.stats["status"] = "failed"
         if err.result is None:          # raised below the loop (e.g. locating an impact)
             err.result = result
+        if watch is not None:           # a divergence is often an instability's end: say so
+            try:
+                watch.check(integ, h, acc, last=True)
+            except InstabilityError as inst:
+                if integ.t > result.time[-1]:
+                    record()            # the last converged state, where the growth shows
+                inst.time, inst.result = integ.t, result
+                raise inst from err
         raise
     except FembodyError as err:
         # a load that turned NaN or whose function raised (a ModelError naming it, the user's

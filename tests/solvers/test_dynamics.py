@@ -161,6 +161,27 @@ def test_unconditionally_unstable_parameters_are_refused(params):
     assert growth ** (1.0 / n) == pytest.approx(rho[k], rel=0.3)
 
 
+@pytest.mark.parametrize("params", [
+    dict(method="generalized-alpha", alpha_m=0.5, alpha_f=0.2, gamma=0.2, beta=0.1225),
+    dict(method="newmark", gamma=0.4, beta=0.3)])
+def test_run_monitor_names_the_instability_of_the_issues_settings(params):
+    """The issue's unstable settings on the flexible pendulum, run with unstable_ok=True: the
+    energy grows 1e3..1e6-fold within a second; the monitor stops the run with an
+    InstabilityError saying so (at a check, or when Newton finally fails), where it used to
+    report 'finished' (10 s, energy x 4e49) or, here, a bare Newton failure."""
+    from fembody.examples import flexible_pendulum
+    m, _ = flexible_pendulum.build_model(n=8)
+    with pytest.raises(fb.InstabilityError, match="energy grew") as err:
+        fb.simulate(m, t_end=10.0, dt=1e-2, unstable_ok=True, **params)
+    assert 0.0 < err.value.time < 1.0 and err.value.result.stats["status"] == "failed"
+    e = err.value.result.energy.total                   # released at rest: e[0] = 0
+    weight_drop = float(np.abs(m.compile().f_gravity).sum()) * 1.0     # m g L
+    assert e[-1] > 100.0 * weight_drop          # far beyond what gravity can supply
+    with pytest.raises(fb.ConvergenceError) as off:
+        fb.simulate(m, t_end=10.0, dt=1e-2, unstable_ok=True, monitor=False, **params)
+    assert not isinstance(off.value, fb.InstabilityError)
+
+
 def test_spectral_radius_of_the_stable_families():
     """The formula behind the refusal reproduces the textbook spectral radii: rho_inf at
     w h -> infinity and 1 at w h -> 0 for Chung-Hulbert, 1 for the trapezoidal rule."""
