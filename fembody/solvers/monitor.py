@@ -17,10 +17,12 @@ grows the energy while the multipliers of a model without joints stay zero.
   M a``, so its ratio is about 1 or less; a spurious one that alternates from step to step
   is balanced by an equally spurious acceleration ``a`` but not by the velocity change.
 
-Both are evaluated every ``every``-th grid point only (default 50: one internal-force and one
-strain-energy assembly each time), which keeps the cost near 1 % of a run (measured with
-benchmarks/dynamics.py) while an exponential growth is still caught long before it
-overflows.
+Beam elements inverted or strained beyond 100 % are a third check (the loads are far beyond
+what the structure can take). All are evaluated at grid points 1, 2, 4, ..., 64, then every
+``every``-th (default 100) and at the last, and once more when Newton fails. One check costs
+about one step (an internal-force, a strain-energy and a strain evaluation), so the monitor
+adds about 1-2 % to a run (benchmarks/monitor_overhead.py) while an exponential growth is
+still caught long before it overflows.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from ..system import System
 class RunMonitor:
     """Checks a run every ``every`` grid points; ``bound`` is the factor beyond the scales."""
 
-    def __init__(self, sys: System, integ, bound: float = 10.0, every: int = 50) -> None:
+    def __init__(self, sys: System, integ, bound: float = 10.0, every: int = 100) -> None:
         self.sys, self.bound, self.every = sys, float(bound), int(every)
         self.calls = 0
         self.ratio_energy = 0.0        # largest ratios seen (kept in result.stats)

@@ -57,11 +57,12 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     (reached by a shorter step when ``dt`` does not divide ``t_end``; ``dt > t_end`` is an
     error). Every ``save_every``-th grid point is kept, and the last one. ``progress``:
     a progress bar on stderr for runs longer than 2 s (None: only when stderr is a terminal).
-    ``monitor`` (default True): every 50th grid point and at the end, stop with :class:`InstabilityError`
-    (time and partial Result kept) when the energy grows beyond the initial energy and the work
-    of loads and drivers, or the constraint forces beyond the loads, weights, internal and
-    inertial forces, by more than ``monitor_bound`` (default 10) times
-    (:mod:`fembody.solvers.monitor`); False turns it off.
+    ``monitor`` (default True): every 100th grid point (and early, and at the end) stop with
+    :class:`InstabilityError` (time and partial Result kept) when the energy grows beyond the
+    initial energy and the work of loads and drivers, or the constraint forces beyond the loads,
+    weights, internal and inertial forces, by more than ``monitor_bound`` (default 10) times, or
+    a beam element inverts or strains beyond 100 % (:mod:`fembody.solvers.monitor`); False
+    turns it off.
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
