@@ -74,5 +74,6 @@ def check_time_function(value: LoadValue, what: str) -> None:
 def ramp(t_ramp: float) -> Callable[[float], float]:
     """A smooth ramp factor rising from 0 at t = 0 to 1 at ``t_ramp`` [s] (zero slope at both
     ends, 0.5 (1 - cos(pi t / t_ramp)))."""
-    t_ramp = validate.number("t_ramp", t_ramp, minimum=0.0, strict_min=True, where="ramp")
+    if validate.number("t_ramp", t_ramp, where="ramp") <= 0.0:
+        raise ModelError(f"ramp: t_ramp must be positive, got {t_ramp!r}")
     return lambda t: 1.0 if t >= t_ramp else 0.5 * (1.0 - math.cos(math.pi * max(t, 0.0) / t_ramp))
