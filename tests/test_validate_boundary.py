@@ -174,6 +174,7 @@ def test_a_broken_pvd_index_is_one_clear_error(tmp_path):
     (lambda m: fb.modes(None), "fembody Model"),
     (lambda m: fb.static(m, stop=3), "stop"),                              # was accepted
     (lambda m: fb.static(m, load_max="1"), "load_max"),
+    (lambda m: fb.static(m, load_max=-1.0), "load_max"),                  # ran one step
     (lambda m: fb.io.write_model(m, "/tmp/fembody-model.foo"), "suffix"),  # meshio ReadError
     (lambda m: fb.simulate(m, 0.01, 1e-3).save("/proc/fembody/x.npz"), "cannot write"),
     (lambda m: fb.simulate(m, 0.01, 1e-3).coordinates("a"), "dofs"),       # was IndexError

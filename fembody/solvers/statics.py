@@ -202,7 +202,8 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         load_max = lam_max
     validate.choice("method", method, ("newton", "arc-length"), where="static")
     steps = validate.integer("steps", steps, where="static")
-    load_max = validate.number("load_max", load_max, where="static")
+    load_max = validate.number("load_max", load_max, minimum=0.0, strict_min=True,
+                               where="static")
     if stop is not None and not callable(stop):
         raise ModelError(f"static: stop must be a function of the Result or None, got {stop!r}")
     eq = _Equilibrium(sys, t, linear_solver, tol)
