@@ -156,6 +156,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
                 for k, val in power(integ, h_try).items():
                     acc[k] += val
+                if watch is not None:
+                    watch.after_step(integ, h_try)
                 good += 1
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
@@ -209,7 +211,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         counters = integ.counters if contacts is None else contacts.counters(integ)
         if watch is not None:
             counters = {**counters, "monitor_energy_ratio": watch.ratio_energy,
-                        "monitor_force_ratio": watch.ratio_force}
+                        "monitor_force_ratio": watch.ratio_force,
+                        "monitor_driver_work": watch.driver_work}
         result.stats.update(counters, method=integ.name, dt=dt,
                             wall_time=_time.perf_counter() - t_wall,
                             linear_solver=integ.solver.active or integ.solver.method)
