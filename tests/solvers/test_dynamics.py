@@ -230,7 +230,7 @@ def test_time_span_is_exact():
         fb.simulate(m, t_end=1e-3, dt=1e-2)
     with pytest.raises(fb.ModelError, match="q0 must be a configuration of this model"):
         fb.simulate(m, t_end=0.01, dt=0.003, q0=np.zeros(2))
-    with pytest.raises(fb.ModelError, match="v0 must hold one velocity per DOF"):
+    with pytest.raises(fb.ModelError, match="v0 must be one velocity per DOF"):
         fb.simulate(m, t_end=0.01, dt=0.003, v0=np.zeros(1))
 
 
