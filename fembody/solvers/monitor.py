@@ -57,9 +57,8 @@ class RunMonitor:
 
     def _check_strains(self, q: np.ndarray, t: float) -> None:
         """A beam element inverted (stretch <= 0), stretched to more than twice its length or
-        sheared by a strain above 1:
-        the loads are far beyond what the structure can take (a 1e12 N load used to 'finish'
-        with a 1 m cantilever stretched 5e4-fold)."""
+        sheared by a strain above 1: the loads are far beyond what the structure can take (a
+        1e12 N load used to 'finish' with a 1 m cantilever sheared by a strain of 6e4)."""
         for b in self.sys.stiffness_blocks:
             if b.family != "beam":
                 continue
@@ -94,8 +93,9 @@ class RunMonitor:
         return float(integ.lam[:s.n_con] @ s.constraint_rates(integ.t)[0])
 
     def before_step(self, integ) -> None:
-        """Remember the velocities the next step starts from (for its mean acceleration)."""
-        self.v_prev = integ.v
+        """Remember the velocities the next step starts from (for its mean acceleration; a
+        copy, as an integrator may update its arrays in place)."""
+        self.v_prev = integ.v.copy()
 
     def after_step(self, integ, h: float) -> None:
         """Accumulate the drivers' work over an accepted step (trapezoidal rule)."""
