@@ -434,5 +434,5 @@ def node_by_name(nodes: list, name: str, where: str) -> Node:
     if found:
         raise ModelError(f"{where}: {len(found)} nodes are named {name!r}; pass the Node itself")
     names = sorted({n.name for n in nodes if n.name and not n.internal})
-    raise ModelError(f"{where}: no node is named {name!r} (named nodes: {names or 'none'}); "
-                     "pass a Node (e.g. beam.last) or a node index")
+    raise ModelError(f"{where}: no node named {name!r}; named nodes: "
+                     f"{', '.join(map(repr, names)) or 'none'}")

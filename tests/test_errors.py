@@ -61,7 +61,7 @@ def test_unknown_and_foreign_nodes():
         m.add_truss(a, b, MAT, SEC)
     with pytest.raises(fb.ModelError, match="node index 7 does not exist"):
         m.add_mass(7, 1.0)
-    with pytest.raises(fb.ModelError, match="no node is named 'tip'"):    # names resolve
+    with pytest.raises(fb.ModelError, match="no node named 'tip'"):   # names are accepted
         m.fix("tip")
     with pytest.raises(fb.ModelError, match="expected a Node"):
         m.fix(2.5)

@@ -68,13 +68,13 @@ def test_nodes_by_name(run):
     res = fb.simulate(m, t_end=0.1, dt=1e-3)
     assert np.array_equal(res.position("tip"), res.position(tip))
     assert res.position("tip")[-1, 0] == pytest.approx(1.0 + 0.5 * np.sin(0.2), rel=1e-4)
-    with pytest.raises(fb.ModelError, match=r"no node is named 'tap' \(named nodes: \['tip'\]\)"):
+    with pytest.raises(fb.ModelError, match=r"no node named 'tap'; named nodes: 'tip'"):
         res.position("tap")
     m.add_node((2.0, 0.0), name="tip")
     with pytest.raises(fb.ModelError, match="2 nodes are named 'tip'"):
         m.node("tip")
     _, _, r = run
-    with pytest.raises(fb.ModelError, match="no node is named 'x'"):
+    with pytest.raises(fb.ModelError, match="no node named 'x'"):
         r.rotation("x")
 
 
@@ -97,8 +97,7 @@ def test_joints_not_in_the_model(run):
     (lambda m, b: fb.Driver(b.last, "q", 1.0), "dof"),
     (lambda m, b: fb.Driver(b.last, "x", "1"), "motion"),
     (lambda m, b: fb.Driver(b.last, "x", 0.0, velocity=1.0), "velocity"),
-    (lambda m, b: fb.Driver(b.last, "x", 0.0, relative_to=b.first), "relative_to"),
-    (lambda m, b: fb.Support(b.last, "z"), "dofs"),
+    (lambda m, b: fb.Support(b.last, "q"), "dofs"),
     (lambda m, b: fb.Support(b.last, "x", "x"), "dofs"),
     (lambda m, b: fb.Weld(m.ground, b.last, at="a"), "at"),
     (lambda m, b: fb.Pin(m.ground, b.last, at=(np.nan, 0.0)), "at"),

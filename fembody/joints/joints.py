@@ -34,6 +34,17 @@ class Joint:
     def __repr__(self) -> str:
         return self.label
 
+    # DOF names a joint may name (planar and spatial; the compiler checks the model's own)
+    DOF_NAMES = ("x", "y", "z", "rx", "ry", "rz")
+
+    def __post_init__(self) -> None:
+        self.check_arguments()
+
+    def check_arguments(self) -> None:
+        """Constructor checks of the joint's own arguments (nodes are resolved when it is
+        added to a model); ModelError naming the argument."""
+        self._check()
+
     def _check(self, points=(), flags=(), lengths=()) -> None:
         """The shared constructor checks: ``name`` a string or None, the named ``points``
         (x, y) or None, ``flags`` booleans, ``lengths`` positive numbers or None."""
@@ -72,7 +83,7 @@ class Pin(Joint):
     kind = "Pin"
     n_rows = 2
 
-    def __post_init__(self) -> None:
+    def check_arguments(self) -> None:
         self._check(points=("at",))
 
     def nodes(self):
@@ -100,7 +111,7 @@ class RigidLink(Joint):
     name: str | None = None
     kind = "RigidLink"
 
-    def __post_init__(self) -> None:
+    def check_arguments(self) -> None:
         self._check(flags=("rotation",))
 
     @property
@@ -127,7 +138,7 @@ class Slider(Joint):
     name: str | None = None
     kind = "Slider"
 
-    def __post_init__(self) -> None:
+    def check_arguments(self) -> None:
         self._check(points=("direction", "at"), flags=("lock_rotation",))
         if not np.any(np.asarray(self.direction, dtype=float)):
             raise ModelError("Slider: direction is zero; give the line's direction, e.g. "
@@ -153,7 +164,7 @@ class Distance(Joint):
     kind = "Distance"
     n_rows = 1
 
-    def __post_init__(self) -> None:
+    def check_arguments(self) -> None:
         self._check(lengths=("length",))
 
     def nodes(self):
@@ -184,18 +195,15 @@ class Driver(Joint):
     kind = "Driver"
     n_rows = 1
 
-    def __post_init__(self) -> None:
+    def check_arguments(self) -> None:
         self._check()
-        validate.choice("dof", self.dof, ("x", "y", "rz"), where="Driver")
+        validate.choice("dof", self.dof, self.DOF_NAMES, where="Driver")
         if not callable(self.motion):
             validate.number("motion", self.motion, where="Driver")
         for attr in ("velocity", "acceleration"):
             if getattr(self, attr) is not None and not callable(getattr(self, attr)):
                 raise ModelError(f"Driver: {attr} must be a function of t or None, got "
                                  f"{getattr(self, attr)!r}")
-        if self.relative_to is not None and self.dof != "rz":
-            raise ModelError(f"Driver: relative_to drives a relative rotation, so dof must be "
-                             f"'rz', got {self.dof!r}")
 
     def nodes(self):
         return (self.node,) if self.relative_to is None else (self.relative_to, self.node)
@@ -238,7 +246,7 @@ class Support(Joint):
         self.name = name
         self._check()
         for d in self.dofs:
-            validate.choice("dofs", d, ("x", "y", "rz"), where="Support")
+            validate.choice("dofs", d, self.DOF_NAMES, where="Support")
         if len(set(self.dofs)) != len(self.dofs):
             raise ModelError(f"Support: dofs {self.dofs} repeat a DOF; name each once")
 
