@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .. import validate
-from ..errors import ModelError, SingularSystemError
+from ..errors import SingularSystemError
 from ..system import System
 from . import _kernels
 from .statics import null_space_dofs, with_constraint_penalty
