@@ -11,8 +11,8 @@ Quick start::
     m.add_force(beam.last, (0.0, -10.0))
     print(fb.static(m, steps=10).displacement(beam.last)[-1])
 """
-from .errors import (ConvergenceError, FembodyError, ModelError, RunError, SingularSystemError,
-                     StabilityWarning)
+from .errors import (ConvergenceError, FembodyError, InstabilityError, ModelError, RunError,
+                     SingularSystemError, StabilityWarning)
 from .loads import ramp
 from .materials import Material, Section
 from .model import Body, ElementRef, Model, Node, RigidBody
@@ -32,7 +32,7 @@ from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on fir
 
 from .version import __version__  # noqa: E402
 
-__all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "SingularSystemError",
+__all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError", "RunError", "SingularSystemError",
            "StabilityWarning", "ramp",
            "Buckling", "buckling",
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from . import validate
 from .errors import ModelError
 
 if TYPE_CHECKING:
@@ -181,13 +182,8 @@ def _vector3(value, what: str) -> np.ndarray:
 
 
 def _number(value, what: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise ModelError(f"{what} must be finite, got {value!r}")
-    return x
+    """A finite number (strings refused) through the shared validation layer."""
+    return validate.number(what, value)
 
 
 # ----------------------------------------------------------------------------- geometry

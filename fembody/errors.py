@@ -45,3 +45,9 @@ class ConvergenceError(RunError):
 class StabilityWarning(UserWarning):
     """A converged static state is an unstable equilibrium (the constrained tangent stiffness
     has a negative eigenvalue): the structure has passed a limit point or a bifurcation."""
+
+
+class InstabilityError(RunError):
+    """A run's energy or constraint forces grew beyond what its loads can explain (an unstable
+    integrator or step): raised by the run monitor of ``simulate`` with the ``time`` it was
+    noticed and the partial ``result`` (a :class:`RunError`)."""

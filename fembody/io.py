@@ -212,17 +212,34 @@ def model_mesh(model: Model) -> "meshio.Mesh":
     cell per beam and truss element (beams first, in model order), point data ``node_id`` and
     cell data ``family`` (1 beam, 2 truss), ``A`` [m^2], ``I`` [m^4], ``E`` [Pa]; the vertex
     and modal-mesh blocks described in the module docstring."""
-    return _MeshMap(model).mesh()
+    return _MeshMap(_model(model, "model_mesh")).mesh()
+
+
+def _model(model, where: str) -> "Model":
+    if not (hasattr(model, "nodes") and callable(getattr(model, "compile", None))):
+        raise ModelError(f"{where}: expected a fembody Model, got {model!r}")
+    return model
 
 
 def write_model(model: Model, path: str | os.PathLike, **kwargs) -> pathlib.Path:
     """Write the reference mesh of ``model`` to any format meshio writes (by the suffix:
     .vtu, .xdmf, .msh, ...)."""
     import meshio
-    path = pathlib.Path(path)
+    _model(model, "write_model")
+    path = _path(path, "write_model")
     _check_dir(path, "write_model")
-    meshio.write(path, model_mesh(model), **kwargs)
+    try:
+        meshio.write(path, model_mesh(model), **kwargs)
+    except (meshio.ReadError, meshio.WriteError, KeyError) as exc:
+        raise ModelError(f"write_model: meshio cannot write '{path}' ({exc}); use a suffix "
+                         "meshio knows: .vtu, .xdmf, .msh, .vtk, ...") from exc
     return path
+
+
+def _path(path, where: str) -> pathlib.Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise ModelError(f"{where}: path must be a file name (str or pathlib.Path), got {path!r}")
+    return pathlib.Path(path)
 
 
 def _check_dir(path: pathlib.Path, where: str) -> None:
@@ -244,6 +261,9 @@ def result_mesh(result: "Result", step: int = -1) -> "meshio.Mesh":
 
 
 def _result_model(result: "Result", where: str) -> Model:
+    if not hasattr(result, "system") or not hasattr(result, "kind"):
+        raise ModelError(f"{where}: expected a fembody Result (from simulate, static or "
+                         f"Result.load), got {result!r}")
     if result.system is None:
         raise ModelError(f"{where}: the result has no model (it was loaded from a file without "
                          "one); use Result.load(path, model=...)")
@@ -267,7 +287,7 @@ def write_result(result: "Result", path: str | os.PathLike, every: int = 1) -> p
     created. Returns ``path``.
     """
     import meshio
-    path = pathlib.Path(path)
+    path = _path(path, "write_result")
     _check_dir(path, "write_result")
     mm = _MeshMap(_result_model(result, "write_result"))
     if not isinstance(every, (int, np.integer)) or every < 1:
@@ -311,7 +331,12 @@ def read_xdmf(path: str | os.PathLike) -> list:
 
 def read_pvd(path: str | os.PathLike) -> list[tuple[float, pathlib.Path]]:
     """(time, VTU file) pairs of a ``.pvd`` index, in order."""
-    path = pathlib.Path(path)
-    root = ET.parse(path).getroot()
+    path = _path(path, "read_pvd")
+    if not path.is_file():
+        raise ModelError(f"read_pvd: no file '{path}'")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ModelError(f"read_pvd: '{path}' is not a readable .pvd index ({exc})") from exc
     return [(float(d.get("timestep")), path.parent / d.get("file"))
             for d in root.iter("DataSet")]

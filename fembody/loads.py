@@ -7,6 +7,7 @@ from typing import Callable, Union
 
 import numpy as np
 
+from . import validate
 from .errors import ModelError
 
 LoadValue = Union[float, tuple, list, np.ndarray, Callable[[float], object]]
@@ -79,7 +80,7 @@ def check_time_function(value: LoadValue, what: str) -> None:
 def ramp(t_ramp: float) -> Callable[[float], float]:
     """A smooth ramp factor rising from 0 at t = 0 to 1 at ``t_ramp`` [s] (zero slope at both
     ends, 0.5 (1 - cos(pi t / t_ramp)))."""
-    if not (t_ramp > 0.0 and math.isfinite(t_ramp)):
+    if validate.number("t_ramp", t_ramp, where="ramp") <= 0.0:
         raise ModelError(f"ramp: t_ramp must be positive, got {t_ramp!r}")
     return lambda t: 1.0 if t >= t_ramp else 0.5 * (1.0 - math.cos(math.pi * max(t, 0.0) / t_ramp))
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from . import validate
@@ -11,14 +12,12 @@ from .errors import ModelError
 def check_number(value: float, what: str, strict: bool = True) -> float:
     """``value`` as a float that is finite and positive (``strict``) or non-negative; raise
     ModelError naming ``what`` otherwise."""
-    if isinstance(value, (str, bytes, bool)):
-        raise ModelError(f"{what} must be a number, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or (v <= 0.0 if strict else v < 0.0):
-        rule = "positive and finite" if strict else ">= 0 and finite"
+    rule = "positive and finite" if strict else ">= 0 and finite"
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) \
+            and not math.isfinite(float(value)):
+        raise ModelError(f"{what} must be {rule}, got {value!r}")
+    v = validate.number(what, value)         # the shared layer: strings, bools, non-numbers
+    if v <= 0.0 if strict else v < 0.0:
         raise ModelError(f"{what} must be {rule}, got {value!r}")
     return v
 

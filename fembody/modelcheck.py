@@ -14,6 +14,7 @@ def point(p: object, where: str, dim: int = 2) -> tuple[float, ...]:
     """A finite point of the model's dimension ``dim`` (2: (x, y); 3: (x, y, z)) [m]; planar
     models also take (x, y, 0)."""
     names = "(x, y)" if dim == 2 else "(x, y, z)"
+    _numbers_only(p, where, f"position {p!r} must be numbers {names} [m]")
     try:
         arr = np.asarray(p, dtype=float).reshape(-1)
     except (TypeError, ValueError):
@@ -28,8 +29,16 @@ def point(p: object, where: str, dim: int = 2) -> tuple[float, ...]:
     return tuple(float(v) for v in arr[:dim])
 
 
+def _numbers_only(p: object, where: str, what: str) -> None:
+    """Refuse strings and booleans where numbers are meant (float('1') would pass them)."""
+    if isinstance(p, (str, bytes)) or any(isinstance(x, (str, bytes, bool, np.bool_))
+                                          for x in np.ravel(np.asarray(p, dtype=object))):
+        raise ModelError(f"{where}: {what}, not strings or booleans")
+
+
 def vector(v: object, where: str, dim: int, nonzero: bool = False) -> np.ndarray:
     """A finite ``dim``-vector (a direction when ``nonzero``)."""
+    _numbers_only(v, where, f"{v!r} must be {dim} numbers")
     try:
         arr = np.asarray(v, dtype=float).reshape(-1)
     except (TypeError, ValueError):

@@ -6,20 +6,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import validate
 from .errors import ModelError
+from .joints.joints import Joint
 
 
 class StateAccess:
     """Per-node and per-joint histories of the Result it is mixed into."""
 
     def _dofs(self, node) -> np.ndarray:
-        if self.system is not None:         # a Node, an index or a name (add_node(name=))
+        if self.system is not None:
             nid = self.system.model.node(node, "Result").id
-        elif isinstance(node, str):
-            raise ModelError(f"Result: node names ({node!r}) need the model; load the result "
-                             "with Result.load(path, model=...) or pass the node index")
+        elif hasattr(node, "id"):
+            nid = node.id
         else:
-            nid = node.id if hasattr(node, "id") else int(node)
+            nid = validate.integer("node", node, minimum=0, where="Result")
         if not 0 <= nid < len(self.node_dofs):
             raise ModelError(f"Result: node {nid} is not in this result's model")
         return self.node_dofs[nid]
@@ -37,7 +38,13 @@ class StateAccess:
                 rot = sp_.rotation
                 u[:, rot] = np.unwrap(sp_.coordinates(self.q)[:, rot], axis=0)
             self._cache["coordinates"] = u
-        return u if dofs is None else u[:, dofs]
+        if dofs is None:
+            return u
+        idx = np.asarray(dofs)
+        if idx.dtype.kind not in "iu" or np.any(idx >= u.shape[1]) or np.any(idx < -u.shape[1]):
+            raise ModelError(f"Result.coordinates: dofs must be DOF indices 0..{u.shape[1] - 1} "
+                             f"(e.g. model.compile().dof(node, 'x')), got {dofs!r}")
+        return u[:, idx]
 
     @property
     def dim(self) -> int:
@@ -113,8 +120,8 @@ class StateAccess:
         sys = self._need_system("joint_reaction")
         if frame is not None:
             return self._spatial_reaction(sys, joint, frame)
-        index = getattr(joint, "index", None)
         joints = sys.model.joints
+        index = joint.index if isinstance(joint, Joint) else None
         if index is None or not (0 <= index < len(joints)) or joints[index] is not joint:
             raise ModelError(f"Result.joint_reaction: {joint!r} is not a joint of this result's "
                              "model (add it with model.add_joint before the analysis, and ask "

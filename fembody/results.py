@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import space as spaces
+from . import validate
 from .errors import ModelError
 from .result_access import StateAccess
 from .version import __version__
@@ -159,8 +160,15 @@ class Result(StateAccess):
         of the saved state ``step`` alone: planar (N, V, M) [N, N, N m]; spatial beams
         (N, Vy, Vz, T, My, Mz) in the section frame; spatial bars (N,)."""
         sys = self._need_system("resultants")
+        families = [b.family for b in sys.blocks if hasattr(b, "resultants")]
+        validate.choice("family", family, families, where="Result.resultants")
         block = sys.block(family)
         if step is not None:
+            n = len(self)
+            step = validate.integer("step", step, minimum=-n, where="Result.resultants")
+            if step >= n:
+                raise ModelError(f"Result.resultants: step {step} is out of range: the result "
+                                 f"has {n} saved states (0..{n - 1}, or negative from the end)")
             return block.resultants(sys.pose(block, self.q[step]))
         return np.array([block.resultants(sys.pose(block, q)) for q in self.q])
 
@@ -210,6 +218,8 @@ class Result(StateAccess):
         [kg m^2/s]: (n,) planar, (n, 3) spatial in global axes (conserved when no external
         moment acts about that point, e.g. a free body or one pinned there)."""
         sys = self._need_system("angular_momentum")
+        about = validate.array("about", about, (2,), where="Result.angular_momentum",
+                               hint="a point (x, y) [m]")
         if self.v is None:
             raise ModelError("Result: this analysis has no velocities (it is static)")
         return np.array([sys.angular_momentum(q, v, about) for q, v in zip(self.q, self.v)])
@@ -244,8 +254,12 @@ class Result(StateAccess):
             meta["sensor_layout"] = json.dumps({k: [*self._sensor_cols[k],
                                                     self.sensor_components[k]]
                                                 for k in self._sensor_cols})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        except OSError as exc:
+            raise ModelError(f"Result.save: cannot write '{path}' ({exc.strerror}); choose a "
+                             "folder you can write to") from exc
         try:
             with os.fdopen(fd, "wb") as f:
                 np.savez_compressed(f, **meta, **self.space.state(), **arrays)
@@ -262,6 +276,9 @@ class Result(StateAccess):
         to get energies and resultants back: it must be the model the result was computed
         with (its fingerprint is checked)."""
         path = _npz_path(path, "Result.load")
+        if model is not None and not callable(getattr(model, "compile", None)):
+            raise ModelError(f"Result.load: model must be the fb.Model the result was computed "
+                             f"with, got {model!r}")
         if not path.is_file():
             raise ModelError(f"Result.load: no file '{path}'")
         try:
@@ -307,7 +324,12 @@ class Result(StateAccess):
 
 def _npz_path(path, where: str) -> pathlib.Path:
     """``path`` as a ``.npz`` path: no suffix gets one, another suffix is an error."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ModelError(f"{where}: path must be a file name (str or pathlib.Path), got {path!r}")
     p = pathlib.Path(path)
+    if str(path).endswith(("/", os.sep)) or p.name == "":
+        raise ModelError(f"{where}: '{path}' is a folder; give a file name, e.g. "
+                         f"'{p / 'result.npz'}'")
     if p.suffix == "":
         return p.with_name(p.name + ".npz")
     if p.suffix.lower() != ".npz":

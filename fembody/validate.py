@@ -7,6 +7,8 @@ import math
 import numbers
 from typing import Any, Iterable
 
+import numpy as np
+
 from .errors import ModelError
 
 
@@ -47,6 +49,34 @@ def choice(name: str, value: Any, choices: Iterable, where: str = "") -> Any:
         label = f"{where}: {name}" if where else name
         raise ModelError(f"{label} must be one of {choices}, got {value!r}")
     return value
+
+
+def array(name: str, value: Any, shape: tuple, *, where: str = "", hint: str = "",
+          finite: bool = True) -> np.ndarray:
+    """``value`` as a float array of ``shape`` (None: any length on that axis); ModelError
+    naming the argument when it holds strings or non-numbers, has another shape (a state
+    vector of the wrong length) or, with ``finite``, NaN or infinity."""
+    label = f"{where}: {name}" if where else name
+    if isinstance(value, (str, bytes)):
+        raise ModelError(f"{label} must be an array of numbers, got the string {value!r}")
+    try:
+        flat = np.ravel(np.asarray(value, dtype=object))
+    except ValueError:          # ragged nesting
+        raise ModelError(f"{label} must be an array of numbers, got {value!r}") from None
+    if any(isinstance(x, (str, bytes, bool, np.bool_)) for x in flat):
+        raise ModelError(f"{label} must hold numbers, not strings or booleans: got {value!r}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{label} must be an array of numbers, got {value!r}") from None
+    expect = "(" + ", ".join("any" if s is None else str(s) for s in shape) + \
+        (",)" if len(shape) == 1 else ")")
+    if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+        raise ModelError(f"{label} must be {hint or 'an array'} of shape {expect}, got shape "
+                         f"{arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ModelError(f"{label} must be finite, got {value!r}")
+    return arr
 
 
 # solver options shared by the integrators and statics: name -> (minimum, strictly above it)

@@ -8,6 +8,7 @@ from typing import Callable, Sequence, Union
 import numpy as np
 
 from .. import functions
+from .. import validate
 from ..errors import ModelError
 
 Motion = Union[float, Callable[[float], float]]
@@ -46,6 +47,38 @@ class Joint:
     def __repr__(self) -> str:
         return self.label
 
+    # DOF names a joint may name (planar and spatial; the compiler checks the model's own)
+    DOF_NAMES = ("x", "y", "z", "rx", "ry", "rz")
+
+    def __post_init__(self) -> None:
+        self.check_arguments()
+
+    def check_arguments(self) -> None:
+        """Constructor checks of the joint's own arguments (nodes are resolved when it is
+        added to a model); ModelError naming the argument."""
+        self._check()
+
+    def _check(self, points=(), flags=(), lengths=()) -> None:
+        """The shared constructor checks: ``name`` a string or None, the named ``points``
+        (x, y) or None, ``flags`` booleans, ``lengths`` positive numbers or None."""
+        where = type(self).__name__
+        if self.name is not None and not isinstance(self.name, str):
+            raise ModelError(f"{where}: name must be a string, got {self.name!r}")
+        for attr in points:
+            val = getattr(self, attr)
+            if val is not None:
+                arr = validate.array(attr, val, (None,), where=where,
+                                     hint="a point or direction (x, y) or (x, y, z)")
+                if arr.size not in (2, 3):      # the model's dimension is checked when compiled
+                    raise ModelError(f"{where}: {attr} must be a point or direction (x, y) or "
+                                     f"(x, y, z), got {val!r}")
+        for attr in flags:
+            validate.choice(attr, getattr(self, attr), (True, False), where=where)
+        for attr in lengths:
+            if getattr(self, attr) is not None:
+                validate.number(attr, getattr(self, attr), minimum=0.0, strict_min=True,
+                                where=where)
+
 
 def _point(p, what: str) -> np.ndarray:
     arr = np.asarray(p, dtype=float).reshape(-1)
@@ -67,6 +100,9 @@ class Pin(Joint):
     kind = "Pin"
     n_rows = 2
     node_fields = ("a", "b")
+
+    def check_arguments(self) -> None:
+        self._check(points=("at",))
 
     def nodes(self):
         return (self.a, self.b)
@@ -95,6 +131,9 @@ class RigidLink(Joint):
     kind = "RigidLink"
     dims = (2, 3)
     node_fields = ("body", "node")
+
+    def check_arguments(self) -> None:
+        self._check(flags=("rotation",))
 
     @property
     def n_rows(self) -> int:
@@ -145,12 +184,19 @@ class Slider(Joint):
             self.node, self.body = b, a
         d = axis if axis is not None else direction
         self.direction = (1.0, 0.0) if d is None else d
-        self.at, self.lock_rotation, self.name = at, bool(lock_rotation), name
+        self.at, self.lock_rotation, self.name = at, lock_rotation, name
+        self.check_arguments()
 
     @property
     def axis(self):
         """The line's direction (dx, dy) (also ``direction``)."""
         return self.direction
+
+    def check_arguments(self) -> None:
+        self._check(points=("direction", "at"), flags=("lock_rotation",))
+        if not np.any(np.asarray(self.direction, dtype=float)):
+            raise ModelError("Slider: direction is zero; give the line's direction, e.g. "
+                             "(1, 0)")
 
     @property
     def n_rows(self) -> int:
@@ -178,6 +224,9 @@ class Distance(Joint):
     dims = (2, 3)
     n_rows = 1
     node_fields = ("a", "b")
+
+    def check_arguments(self) -> None:
+        self._check(lengths=("length",))
 
     def nodes(self):
         return (self.a, self.b)
@@ -217,6 +266,17 @@ class Driver(Joint):
         if self.speed is not None and (self.motion != 0.0 or self.velocity is not None):
             raise ModelError("Driver: give either motion (with velocity/acceleration) or speed, "
                              "not both")
+        self.check_arguments()
+
+    def check_arguments(self) -> None:
+        self._check()
+        validate.choice("dof", self.dof, self.DOF_NAMES, where="Driver")
+        if not callable(self.motion):
+            validate.number("motion", self.motion, where="Driver")
+        for attr in ("velocity", "acceleration"):
+            if getattr(self, attr) is not None and not callable(getattr(self, attr)):
+                raise ModelError(f"Driver: {attr} must be a function of t or None, got "
+                                 f"{getattr(self, attr)!r}")
 
     def nodes(self):
         return (self.node,) if self.relative_to is None else (self.relative_to, self.node)
@@ -260,6 +320,11 @@ class Support(Joint):
         self.dofs = tuple(dofs) if dofs else ("x", "y")
         self.default_dofs = not dofs     # a spatial model then supports x, y and z
         self.name = name
+        self._check()
+        for d in self.dofs:
+            validate.choice("dofs", d, self.DOF_NAMES, where="Support")
+        if len(set(self.dofs)) != len(self.dofs):
+            raise ModelError(f"Support: dofs {self.dofs} repeat a DOF; name each once")
 
     @property
     def n_rows(self) -> int:

@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from ..errors import ModelError, SingularSystemError
+from .. import validate
+from ..errors import SingularSystemError
 from ..system import System
 from . import _kernels
 from .statics import null_space_dofs, with_constraint_penalty
@@ -38,16 +39,11 @@ def initial_state(system: System, q0: np.ndarray | None, v0: np.ndarray | None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Copies of the initial configuration (nq,) and velocities (n_dof,), the reference state
     and rest by default; ModelError naming the argument for a wrong length."""
-    q = system.q0.copy() if q0 is None else np.array(q0, dtype=float)
-    if q.shape != (system.nq,):
-        raise ModelError(f"q0 must be a configuration of this model, {system.nq} values (e.g. "
-                         f"a row of result.q or model.compile().q0); got shape {q.shape}")
-    v = np.zeros(system.n_dof) if v0 is None else np.array(v0, dtype=float)
-    if v.shape != (system.n_dof,):
-        raise ModelError(f"v0 must hold one velocity per DOF of this model, {system.n_dof} "
-                         f"values; got shape {v.shape}")
-    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
-        raise ModelError("q0 and v0 must be finite")
+    q = system.q0.copy() if q0 is None else validate.array(
+        "q0", q0, (system.nq,), hint="a configuration of this model (e.g. a row of result.q "
+        "or model.compile().q0),").copy()
+    v = np.zeros(system.n_dof) if v0 is None else validate.array(
+        "v0", v0, (system.n_dof,), hint="one velocity per DOF of this model").copy()
     v[system.fixed] = 0.0
     return q, v
 

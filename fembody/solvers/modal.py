@@ -12,6 +12,7 @@ import scipy.sparse.linalg as spla
 from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..system import System
+from .impact import with_contact_rows
 from .linalg import DENSE_MAX
 from .statics import as_system, check_redundant, constrained_resolvent
 
@@ -38,6 +39,11 @@ class Modes:
 
     def shape(self, i: int, node) -> np.ndarray:
         """Mode ``i`` at ``node``: (ux, uy, rz) with zero for a DOF the node does not have."""
+        n = self.shapes.shape[1]
+        i = validate.integer("i", i, minimum=-n, where="Modes.shape")
+        if i >= n:
+            raise ModelError(f"Modes.shape: mode {i} does not exist; {n} modes were computed "
+                             f"(0..{n - 1})")
         d = self.system.node_dofs[self.system.model.node(node, "Modes.shape").id]
         out = np.zeros(3)
         ok = d >= 0
@@ -52,7 +58,8 @@ def manifold_basis(sys: System, Bdata: np.ndarray) -> np.ndarray:
 
 
 def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
-          load_factor: float = 0.0, t: float = 0.0, lam: np.ndarray | None = None) -> Modes:
+          load_factor: float = 0.0, t: float = 0.0, lam: np.ndarray | None = None,
+          contacts: bool = True) -> Modes:
     """The ``n`` lowest natural modes of the model linearised about configuration ``q``
     (default: the reference configuration; pass e.g. ``static_result.q[-1]`` with its
     ``load_factor`` and joint multipliers ``lam`` (``static_result.lam[-1]``) for modes about a
@@ -63,19 +70,28 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     modes (0 Hz) remain only where the joints allow motion. Small systems are solved densely
     on a null-space basis of B; larger ones with ARPACK in shift-invert mode on the bordered
     (saddle-point) system.
+
+    ``contacts`` (default True): an impulse contact at rest in ``q`` (its gap zero within
+    1e-7 of the model size) holds its node on the obstacle as a bilateral constraint row:
+    small vibrations about a resting state are assumed to keep the contact closed (true while
+    the contact force, e.g. the weight it carries, exceeds the vibration's dynamic force).
+    Penalty contacts enter through their stiffness. False: contacts are ignored.
     """
     sys = as_system(model)
-    nf = sys.n_free
     n = validate.integer("n", n, where="modes")
-    q = sys.q0 if q is None else np.asarray(q, float)
-    if q.shape != (sys.nq,):
-        raise ModelError(f"modes: q must be a configuration of this model, shape ({sys.nq},) "
-                         f"(e.g. static_result.q[-1]); got shape {q.shape}")
+    load_factor = validate.number("load_factor", load_factor, where="modes")
+    t = validate.number("t", t, where="modes")
+    validate.choice("contacts", contacts, (True, False), where="modes")
+    q = sys.q0 if q is None else validate.array("q", q, (sys.nq,), where="modes",
+                                                 hint="a configuration of this model "
+                                                      "(e.g. static_result.q[-1]),")
     if lam is not None:
-        lam = np.asarray(lam, float)
-        if lam.shape != (sys.n_con,):
-            raise ModelError(f"modes: lam must hold the model's {sys.n_con} joint multipliers "
-                             f"(e.g. static_result.lam[-1]); got shape {lam.shape}")
+        lam = validate.array("lam", lam, (sys.n_con,), where="modes",
+                             hint="the model's joint multipliers (e.g. "
+                                  "static_result.lam[-1]),")
+    if contacts:
+        sys, lam = _with_resting_contacts(sys, q, lam)
+    nf = sys.n_free
     ce = None
     n_dof_free = nf
     if sys.n_con:
@@ -142,3 +158,23 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     shapes = np.zeros((sys.n_dof, n))
     shapes[sys.free] = V
     return Modes(sys, omega, shapes)
+
+
+def _with_resting_contacts(sys: System, q: np.ndarray, lam: np.ndarray | None):
+    """``sys`` with a constraint row per impulse contact at rest in ``q`` (and ``lam``
+    extended by zeros for them: a resting plane contact is linear, so its multiplier adds no
+    geometric stiffness)."""
+    if not sys.contact_groups:
+        return sys, lam
+    touch = 1e-7 * sys.length
+    items = []
+    for grp in sys.contact_groups:
+        g, _, _, ok = grp.gaps(sys.gather(q, grp.dofs))
+        items += [(grp, i) for i in np.flatnonzero(ok & (np.abs(g) <= touch))]
+    if not items:
+        return sys, lam
+    base_con = sys.n_con
+    sys = with_contact_rows(sys, items)
+    if lam is not None:
+        lam = np.r_[lam, np.zeros(sys.n_con - base_con)]
+    return sys, lam

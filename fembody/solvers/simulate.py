@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from .. import validate
-from ..errors import ConvergenceError, FembodyError, ModelError, RunError
+from ..errors import ConvergenceError, FembodyError, InstabilityError, ModelError, RunError
 from ..progress import Progress
 from ..results import Result
 from ..sensors import SensorRecorder
@@ -23,6 +23,7 @@ from .bdf import BDF
 from .dae import consistent_velocity
 from .base import Integrator
 from .impact import ImpactHandler
+from .monitor import RunMonitor
 from .newmark import HHT, GeneralizedAlpha, Newmark
 from .statics import as_system
 from .structure import DiscreteGradient
@@ -46,7 +47,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
              *, save_every: int = 1, min_dt: float | None = None, max_cuts: int = 10,
              progress: bool | None = None, callback: Callable | None = None,
              checkpoint: "str | os.PathLike | None" = None,
-             checkpoint_every: int | float | None = None, **options) -> Result:
+             checkpoint_every: int | float | None = None, monitor: bool = True,
+             monitor_bound: float = 10.0, **options) -> Result:
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
@@ -75,6 +77,13 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     ('auto', default; see ``fembody info``), ``predictor`` ('acceleration', default, or
     'displacement'); see :class:`fembody.GeneralizedAlpha`.
 
+    ``monitor`` (default True): every 100th grid point (and early, and at the end) stop with
+    :class:`InstabilityError` (time and partial Result kept) when the energy grows beyond the
+    initial energy and the work of loads and drivers, or the constraint forces beyond the loads,
+    weights, internal and inertial forces, by more than ``monitor_bound`` (default 10) times, or
+    a beam element inverts or strains beyond 100 % (:mod:`fembody.solvers.monitor`); False
+    turns it off.
+
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
     time reached and the partial Result; Ctrl-C returns the partial Result with
@@ -92,6 +101,13 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     if min_dt is not None:
         validate.number("min_dt", min_dt, minimum=0.0, strict_min=True, where="simulate")
     validate.solver_options(options, "simulate")
+    monitor_bound = validate.number("monitor_bound", monitor_bound, minimum=1.0,
+                                    where="simulate")
+    validate.choice("monitor", monitor, (True, False), where="simulate")
+    validate.choice("progress", progress, (True, False, None), where="simulate")
+    if callback is not None and not callable(callback):
+        raise ModelError(f"simulate: callback must be a function of the Result or None, got "
+                         f"{callback!r}")
     sys = as_system(model)
     if dt > t_end * (1.0 + 1e-12):
         raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
@@ -105,7 +121,14 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     v0 = initial_velocity(sys) if v0 is None else v0
     v0 = _consistent_v0(sys, options.get("q0"), v0)
     t_wall = _time.perf_counter()
-    integ = cls(sys, v0=v0, **options)
+    try:
+        integ = cls(sys, v0=v0, **options)
+    except TypeError as exc:            # an option the method does not know
+        if "unexpected keyword" not in str(exc):
+            raise
+        raise ModelError(f"simulate: method {method!r} does not take the option "
+                         f"{str(exc).rsplit(' ', 1)[-1]} (check its spelling and the "
+                         "method's options)") from None
     result = Result(sys, "dynamic")
     contacts = None
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
@@ -116,7 +139,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     run = dict(integ=integ, contacts=contacts, power=power, result=result,
                acc={"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0},
                i=1, h=dt, good=0, dt=dt, t_end=t_end, save_every=save_every,
-               min_h=dt / 2.0**max_cuts if min_dt is None else min_dt, wall=0.0)
+               min_h=dt / 2.0**max_cuts if min_dt is None else min_dt, wall=0.0,
+               monitor=(bool(monitor), monitor_bound))
     _record(run, sys)
     return drive(run, sys, progress, callback, checkpoint, checkpoint_every, t_wall)
 
@@ -166,6 +190,9 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     result.stats["status"] = "running"
     bar = Progress(t_end, progress)
     clock = _RunClock(integ, t_end, t_wall)
+    # the run monitor starts afresh in every session of a run (a resumed one included)
+    monitor, monitor_bound = run.get("monitor", (True, 10.0))
+    watch = RunMonitor(sys, integ, monitor_bound) if monitor else None
     try:
         for i in range(run["i"], n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -174,6 +201,8 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                 last = remaining <= h * (1.0 + 1e-9)
                 h_try = remaining if last else h
                 state = integ.save_state()
+                if watch is not None:
+                    watch.before_step(integ)
                 ok, msg = integ.step(h_try)
                 if not ok:
                     integ.restore_state(state, jumped=False)
@@ -193,16 +222,26 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
                 for k, val in power(integ, h_try).items():
                     acc[k] += val
+                if watch is not None:
+                    watch.after_step(integ, h_try)
                 good += 1
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
             record_sensors()
             run.update(integ=integ, i=i + 1, h=h, good=good)
-            if i % run["save_every"] == 0 or i == n_grid:
+            saved = i % run["save_every"] == 0 or i == n_grid
+            if saved:
                 _record(run, sys)
                 if callback is not None:
                     callback(result)
+            if watch is not None:
+                try:
+                    watch.check(integ, h_try, acc, last=i == n_grid)
+                except InstabilityError:
+                    if not saved:
+                        _record(run, sys)   # keep the state where the growth was seen
+                    raise
             saver(run, i == n_grid, wall0 + _time.perf_counter())
             bar.update(integ.t, integ.n_steps, integ.n_newton)
             clock.check(integ.t)
@@ -214,6 +253,14 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
         result.stats["status"] = "failed"
         if err.result is None:          # raised below the loop (e.g. locating an impact)
             err.result = result
+        if watch is not None:           # a divergence is often an instability's end: say so
+            try:
+                watch.check(integ, h, acc, last=True)
+            except InstabilityError as inst:
+                if integ.t > result.time[-1]:
+                    _record(run, sys)   # the last converged state, where the growth shows
+                inst.time, inst.result = integ.t, result
+                raise inst from err
         raise
     except FembodyError as err:
         # a load that turned NaN or whose function raised (a ModelError naming it, the user's
@@ -231,6 +278,10 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     finally:
         bar.close(integ.t, integ.n_steps, integ.n_newton)
         counters = integ.counters if contacts is None else contacts.counters(integ)
+        if watch is not None:
+            counters = {**counters, "monitor_energy_ratio": watch.ratio_energy,
+                        "monitor_force_ratio": watch.ratio_force,
+                        "monitor_driver_work": watch.driver_work}
         result.stats.update(counters, method=integ.name, dt=dt,
                             wall_time=wall0 + _time.perf_counter(),
                             linear_solver=integ.solver.active or integ.solver.method)
@@ -317,6 +368,9 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable", t_end:
 def _method(method: str | type, options: dict) -> tuple[type, dict]:
     """The integrator class of a method name (plus the options the name implies)."""
     if not isinstance(method, str):
+        if not (isinstance(method, type) and issubclass(method, Integrator)):
+            raise ModelError(f"simulate: method must be a method name (e.g. "
+                             f"'generalized-alpha') or an Integrator class, got {method!r}")
         return method, options
     if method in METHODS:
         return METHODS[method], options

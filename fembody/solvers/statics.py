@@ -32,8 +32,13 @@ log = logging.getLogger("fembody")
 
 
 def as_system(model: "Model | System") -> System:
-    """Compile a Model, or pass a System through."""
-    return model if isinstance(model, System) else model.compile()
+    """Compile a Model, or pass a System through (ModelError for anything else)."""
+    if isinstance(model, System):
+        return model
+    if not callable(getattr(model, "compile", None)):
+        raise ModelError(f"expected a fembody Model (fb.Model()) or its compiled System as "
+                         f"the model, got {model!r}")
+    return model.compile()
 
 
 class _Equilibrium:
@@ -211,6 +216,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         load_max = lam_max
     validate.choice("method", method, ("newton", "arc-length"), where="static")
     steps = validate.integer("steps", steps, where="static")
+    load_max = validate.number("load_max", load_max, minimum=0.0, strict_min=True,
+                               where="static")
+    if stop is not None and not callable(stop):
+        raise ModelError(f"static: stop must be a function of the Result or None, got {stop!r}")
     eq = _Equilibrium(sys, t, linear_solver, tol)
     if sys.n_con:
         ce = sys.constraints(sys.q0, t)

@@ -112,10 +112,26 @@ def test_trapezoidal_rule_on_index3_needs_the_projection():
     # while the energy balance looked closed) ...
     with pytest.raises(fb.ModelError, match="projection=False .* unstable_ok=True"):
         fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False)
-    # ... unless asked for, and then it shows why
+    # ... and when asked for, the run monitor stops it (the energy balance stays closed, so
+    # it is the link force against the weight and inertia that gives it away) ...
+    with pytest.raises(fb.InstabilityError, match="constraint forces .*Distance") as err:
+        fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False,
+                    unstable_ok=True)
+    assert 0.0 < err.value.time < 6.0 and err.value.result.time[-1] == err.value.time
+    assert np.abs(err.value.result.lam).max() > 10 * 3 * G
+    assert good.stats["monitor_force_ratio"] < 2.0     # the physical run: about 1
+    # ... and with the monitor off too, it shows why
     bad = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False,
-                      unstable_ok=True)
+                      unstable_ok=True, monitor=False)
     assert np.abs(bad.lam).max() > 100 * 3 * G
+    balance = bad.energy.balance
+    assert np.ptp(balance) < 1e-3 * G * 1.0     # closed (by 2.9e6 J of spurious joint work)
+    # the monitor's energy check counts only what ideal joints can do (lam . phi_t, zero
+    # here), so it is not fooled either: with both bounds out of reach, both ratios show it
+    seen = fb.simulate(m, t_end=6.0, dt=1e-2, method="trapezoidal", projection=False,
+                       unstable_ok=True, monitor_bound=1e12)
+    assert seen.stats["monitor_energy_ratio"] > 1e3 and seen.stats["monitor_force_ratio"] > 10
+    assert seen.stats["monitor_driver_work"] == 0.0
 
 
 @pytest.mark.parametrize("params", [
@@ -141,11 +157,49 @@ def test_unconditionally_unstable_parameters_are_refused(params):
     n = int(np.ceil(4.0 / np.log10(rho[k])))      # ~1e4-fold: the angle stays below 0.01 rad
     with pytest.raises(fb.ModelError, match="not unconditionally stable .* unstable_ok=True"):
         fb.simulate(m, t_end=n * wh[k], dt=wh[k], **params)
-    res = fb.simulate(m, t_end=n * wh[k], dt=wh[k], unstable_ok=True, **params)
+    with pytest.raises(fb.InstabilityError, match="energy grew") as err:
+        fb.simulate(m, t_end=n * wh[k], dt=wh[k], unstable_ok=True, **params)
+    assert 0.0 < err.value.time <= n * wh[k] and len(err.value.result) > 1
+    res = fb.simulate(m, t_end=n * wh[k], dt=wh[k], unstable_ok=True, monitor=False, **params)
     v = res.v[:, m.compile().dof(rb.node, "rz")]
     growth = np.abs(v[-3:]).max() / 1e-6
     assert growth > 100.0
     assert growth ** (1.0 / n) == pytest.approx(rho[k], rel=0.3)
+
+
+@pytest.mark.parametrize("params", [
+    dict(method="generalized-alpha", alpha_m=0.5, alpha_f=0.2, gamma=0.2, beta=0.1225),
+    dict(method="newmark", gamma=0.4, beta=0.3)])
+def test_run_monitor_names_the_instability_of_the_issues_settings(params):
+    """The issue's unstable settings on the flexible pendulum, run with unstable_ok=True: the
+    energy grows 1e3..1e6-fold within a second; the monitor stops the run with an
+    InstabilityError saying so (at a check, or when Newton finally fails), where it used to
+    report 'finished' (10 s, energy x 4e49) or, here, a bare Newton failure."""
+    from fembody.examples import flexible_pendulum
+    m, _ = flexible_pendulum.build_model(n=8)
+    with pytest.raises(fb.InstabilityError, match="energy grew") as err:
+        fb.simulate(m, t_end=10.0, dt=1e-2, unstable_ok=True, **params)
+    assert 0.0 < err.value.time < 1.0 and err.value.result.stats["status"] == "failed"
+    e = err.value.result.energy.total                   # released at rest: e[0] = 0
+    weight_drop = float(np.abs(m.compile().f_gravity).sum()) * 1.0     # m g L
+    assert e[-1] > 100.0 * weight_drop          # far beyond what gravity can supply
+    with pytest.raises(fb.ConvergenceError) as off:
+        fb.simulate(m, t_end=10.0, dt=1e-2, unstable_ok=True, monitor=False, **params)
+    assert not isinstance(off.value, fb.InstabilityError)
+
+
+def test_run_monitor_counts_the_drivers_work():
+    """A driven slider-crank: the drivers' work the monitor integrates (lam . phi_t) equals
+    the constraint work of the energy balance (force times displacement) and the energy
+    gained, so a physical driven run stays far below the bound."""
+    from fembody.examples import slider_crank
+    m, *_ = slider_crank.build_model()
+    res = fb.simulate(m, t_end=0.5, dt=1e-3)
+    w = res.stats["monitor_driver_work"]
+    assert w > 10.0
+    assert w == pytest.approx(res.energy.constraint_work[-1], rel=1e-2)
+    assert w == pytest.approx(res.energy.total[-1] - res.energy.total[0], rel=1e-2)
+    assert res.stats["monitor_energy_ratio"] < 1e-2 and res.stats["monitor_force_ratio"] < 5
 
 
 def test_spectral_radius_of_the_stable_families():
@@ -176,7 +230,7 @@ def test_time_span_is_exact():
         fb.simulate(m, t_end=1e-3, dt=1e-2)
     with pytest.raises(fb.ModelError, match="q0 must be a configuration of this model"):
         fb.simulate(m, t_end=0.01, dt=0.003, q0=np.zeros(2))
-    with pytest.raises(fb.ModelError, match="v0 must hold one velocity per DOF"):
+    with pytest.raises(fb.ModelError, match="v0 must be one velocity per DOF"):
         fb.simulate(m, t_end=0.01, dt=0.003, v0=np.zeros(1))
 
 

@@ -178,3 +178,123 @@ def test_modes_refuse_states_of_the_wrong_size():
         fb.modes(m, n=2, q=np.zeros(3))
     with pytest.raises(fb.ModelError, match="degrees of freedom"):
         fb.modes(m, n=100)
+
+
+# ------------------------------------------------ contacts at rest and every joint type
+def simply_supported(n, how):
+    """Slender strip (L/h = 500) resting at both ends: on two frictionless planes (impulse
+    contacts at rest), or held by Support(y) joints."""
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    sec = fb.Section.rectangle(b=0.02, h=0.002)
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=steel, section=sec)
+    for node in (b.first, b.last):
+        if how == "contact":
+            m.add_contact(node, plane=((0.0, 0.0), (0.0, 1.0)))
+        else:
+            m.add_joint(fb.Support(node, "y"))
+    return m, steel.E * sec.I, steel.rho * sec.A
+
+
+@pytest.mark.parametrize("n", [40, 120])          # dense (null space) and sparse (bordered)
+def test_beam_resting_on_planes_has_the_simply_supported_modes(n):
+    """Before: contacts were ignored by modes (a beam lying on the floor had the free-free
+    spectrum). A resting plane contact is a constraint row: the modes equal those of Support
+    joints, one rigid (sliding) mode, then the simply supported (k pi)^2 sqrt(EI/rhoA)/L^2."""
+    (mc, EI, rhoA), (ms, _, _) = simply_supported(n, "contact"), simply_supported(n, "support")
+    fc, fs = fb.modes(mc, n=4).frequencies, fb.modes(ms, n=4).frequencies
+    assert fc[0] < 1e-4 * fc[1]                          # sliding along the floor
+    assert fc[1:] == pytest.approx(fs[1:], rel=1e-9)
+    ss = np.array([1.0, 2.0]) ** 2 * math.pi * math.sqrt(EI / rhoA) / 2.0
+    bending = [f for f in fc[1:] if f < 2.5 * ss[1]]
+    # the element's error falls as 1/n^2 (measured 3.1e-3 for k = 2 at n = 40)
+    assert bending[:2] == pytest.approx(ss, rel=4e-3 * (40 / n) ** 2)
+    # contacts=False (or a node lifted off the plane) is the free-free beam
+    ff = fb.modes(mc, n=4, contacts=False).frequencies
+    assert np.all(ff[:3] < 1e-4 * ff[3])
+    assert ff[3] == pytest.approx(eb_freq(BETA_FREE[0], EI, rhoA, 1.0), rel=2e-3)
+
+
+def test_a_contact_with_a_gap_is_not_a_support():
+    m, *_ = simply_supported(40, "contact")
+    lifted = fb.Model(gravity=(0.0, -9.81))
+    b = lifted.add_beam((0.0, 0.0), (1.0, 0.0), n=40, material=fb.Material(
+        E=210e9, rho=7850.0, nu=0.3), section=fb.Section.rectangle(b=0.02, h=0.002))
+    lifted.add_contact(b.first, plane=((0.0, -1e-3), (0.0, 1.0)))
+    lifted.add_contact(b.last, plane=((0.0, 0.0), (0.0, 1.0)))
+    f = fb.modes(lifted, n=4).frequencies
+    assert f[0] < 1e-4 * f[2] and f[1] < 1e-4 * f[2]    # slides and rocks about the last node
+    assert f[2] > 1.0
+
+
+def cantilever_strip(n=20):
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    return steel, fb.Section.rectangle(b=0.02, h=0.02)
+
+
+def test_weld_of_two_beams_equals_one_beam():
+    mat, sec = cantilever_strip()
+    one = fb.Model()
+    b = one.add_beam((0.0, 0.0), (1.0, 0.0), n=20, material=mat, section=sec)
+    one.fix(b.first)
+    two = fb.Model()
+    b1 = two.add_beam((0.0, 0.0), (0.5, 0.0), n=10, material=mat, section=sec)
+    b2 = two.add_beam((0.5, 0.0), (1.0, 0.0), n=10, material=mat, section=sec)
+    two.fix(b1.first)
+    two.add_joint(fb.Weld(b1.last, b2.first))
+    assert fb.modes(two, n=4).frequencies == pytest.approx(fb.modes(one, n=4).frequencies,
+                                                           rel=1e-9)
+    # a Pin instead leaves a hinge: the first mode drops below the welded one
+    hinge = fb.Model()
+    h1 = hinge.add_beam((0.0, 0.0), (0.5, 0.0), n=10, material=mat, section=sec)
+    h2 = hinge.add_beam((0.5, 0.0), (1.0, 0.0), n=10, material=mat, section=sec)
+    hinge.fix(h1.first)
+    hinge.add_joint(fb.Pin(h1.last, h2.first))
+    fh = fb.modes(hinge, n=2).frequencies
+    assert fh[0] < 1e-4 * fh[1]                          # the free hinge: a mechanism
+
+
+def test_driver_on_a_pin_and_a_rigid_link_clamp_like_fix():
+    """Pin + a rotation Driver frozen at t, or a beam carried rotation-locked by a fixed rigid
+    body through a RigidLink, both clamp the beam: the cantilever's modes."""
+    mat, sec = cantilever_strip()
+    ref = fb.Model()
+    b = ref.add_beam((0.0, 0.0), (1.0, 0.0), n=20, material=mat, section=sec)
+    ref.fix(b.first)
+    f_ref = fb.modes(ref, n=3).frequencies
+    drv = fb.Model()
+    b = drv.add_beam((0.0, 0.0), (1.0, 0.0), n=20, material=mat, section=sec)
+    drv.add_joint(fb.Pin(drv.ground, b.first))
+    drv.add_joint(fb.Driver(b.first, "rz", lambda t: 0.3 * t))
+    assert fb.modes(drv, n=3, t=0.5).frequencies == pytest.approx(f_ref, rel=1e-9)
+    link = fb.Model()
+    rb = link.add_rigid_body((-0.2, 0.0), mass=5.0, inertia=0.1)
+    link.fix(rb.node)
+    b = link.add_beam((0.0, 0.0), (1.0, 0.0), n=20, material=mat, section=sec)
+    link.add_joint(fb.RigidLink(rb.node, b.first, rotation=True))
+    assert fb.modes(link, n=3).frequencies == pytest.approx(f_ref, rel=1e-9)
+
+
+def test_slider_and_distance_oscillators():
+    """A mass on a Slider along (1, 1)/sqrt 2 between springs kx, ky: w^2 = (kx + ky)/(2 m).
+    A hanging point-mass pendulum (Distance link) about its equilibrium, with the link tension
+    (the multiplier of a run at rest) giving the geometric stiffness: w^2 = g / L."""
+    m = fb.Model()
+    a = m.add_node((0.0, 0.0))
+    m.add_mass(a, 2.0)
+    m.add_spring(a, (1.0, 0.0), k=50.0)
+    m.add_spring(a, (0.0, 1.0), k=200.0)
+    m.add_joint(fb.Slider(a, direction=(1.0, 1.0)))
+    assert fb.modes(m, n=1).omega[0] == pytest.approx(math.sqrt(250.0 / 4.0), rel=1e-12)
+    g, L = 9.81, 0.8
+    p = fb.Model(gravity=(0.0, -g))
+    piv, bob = p.add_node((0.0, 0.0)), p.add_node((0.0, -L))
+    p.add_mass(bob, 1.5)
+    p.fix(piv)
+    p.add_joint(fb.Distance(piv, bob))
+    rest = fb.simulate(p, t_end=0.01, dt=1e-3)
+    assert rest.lam[-1] == pytest.approx([1.5 * g], rel=1e-9)           # the tension
+    w = fb.modes(p, n=1, q=rest.q[-1], load_factor=1.0, lam=rest.lam[-1]).omega[0]
+    assert w == pytest.approx(math.sqrt(g / L), rel=1e-9)
+    with pytest.raises(fb.SingularSystemError, match="unstable"):      # a strut: inverted
+        fb.modes(p, n=1, load_factor=1.0, lam=-rest.lam[-1])
