@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from . import modelcheck as chk
+from . import validate
 from .bodies import NodeLike
 from .errors import ModelError
 from .loads import LoadValue, NodalLoad, attach_motor, check_time_function
@@ -101,6 +102,8 @@ class Conditions:
         rotation ``omega`` [rad/s] about ``center`` [m]."""
         self._spatial_only("set_rigid_velocity")
         c = self._point(center, "set_rigid_velocity")
+        omega = validate.number("omega", omega, where="set_rigid_velocity")
+        velocity = validate.array("velocity", velocity, (2,), where="set_rigid_velocity")
         for node in self.nodes:
             if node.internal:
                 continue

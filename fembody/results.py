@@ -218,8 +218,10 @@ class Result(StateAccess):
         [kg m^2/s]: (n,) planar, (n, 3) spatial in global axes (conserved when no external
         moment acts about that point, e.g. a free body or one pinned there)."""
         sys = self._need_system("angular_momentum")
-        about = validate.array("about", about, (2,), where="Result.angular_momentum",
-                               hint="a point (x, y) [m]")
+        if about is not None:
+            about = validate.array("about", about, (sys.dim,), where="Result.angular_momentum",
+                                   hint="a point (x, y) [m]" if sys.dim == 2 else
+                                   "a point (x, y, z) [m]")
         if self.v is None:
             raise ModelError("Result: this analysis has no velocities (it is static)")
         return np.array([sys.angular_momentum(q, v, about) for q, v in zip(self.q, self.v)])

@@ -62,8 +62,11 @@ class RunMonitor:
         for b in self.sys.stiffness_blocks:
             if b.family != "beam":
                 continue
-            strain = b.strains(self.sys.gather(q, b.dofs))
-            eps, gam = strain[:, 0], strain[:, 1]
+            strain = b.strains(self.sys.pose(b, q))
+            # (axial, shear[, shear], curvatures...): two shears in space
+            eps = strain[:, 0]
+            gam = strain[:, 1:3 if getattr(b, "spatial", False) else 2]
+            gam = gam[np.arange(len(gam)), np.argmax(np.abs(gam), axis=1)]
             bad = np.flatnonzero((eps <= -1.0) | (eps > self.MAX_STRAIN)
                                  | (np.abs(gam) > self.MAX_STRAIN))
             if bad.size:

@@ -118,7 +118,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                          "run with the Lie-group 'generalized-alpha' (default), 'hht', "
                          "'newmark' or 'trapezoidal'")
     v0 = options.pop("v0", None)
-    v0 = initial_velocity(sys) if v0 is None else v0
+    v0 = initial_velocity(sys) if v0 is None else validate.array(
+        "v0", v0, (sys.n_dof,), where="simulate", hint="one velocity per DOF")
     v0 = _consistent_v0(sys, options.get("q0"), v0)
     t_wall = _time.perf_counter()
     try:
