@@ -102,7 +102,10 @@ class Measures:
                 bad += [b.label(int(i)) for i in np.flatnonzero(stretch <= 0.0)]
             elif b.family == "truss" and q_prev is not None:
                 def chord(qq):
-                    x = self.gather(qq, b.dofs)
+                    if getattr(b, "spatial", False):            # node positions
+                        x = self.pose(b, qq)[0]
+                        return x[:, 1] - x[:, 0]
+                    x = self.gather(qq, b.dofs)                 # displacements
                     return b.DX + x[:, 2:4] - x[:, 0:2]
                 turn = np.einsum("ni,ni->n", chord(q), chord(q_prev))
                 bad += [b.label(int(i)) for i in np.flatnonzero(turn <= 0.0)]

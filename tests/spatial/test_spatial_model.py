@@ -261,3 +261,27 @@ def test_helix_ten_turns_converges_in_the_mesh():
     d12, d23 = np.linalg.norm(t1 - t2), np.linalg.norm(t2 - t3)
     assert d23 < 2e-2 * 10.0
     assert d12 / d23 == pytest.approx(4.0, rel=0.25)        # mesh order 2
+
+
+def test_arc_length_through_the_snap_of_a_spatial_von_mises_truss_equals_the_planar_path():
+    mat, sec = fb.Material(E=2e11, rho=7850.0), fb.Section(A=1e-4)
+
+    def path(dim):
+        m = fb.Model(dim=dim)
+        P = (lambda *p: p) if dim == 3 else (lambda *p: p[:2])     # noqa: E731
+        a, b = m.add_node(P(0.0, 0.0, 0.0)), m.add_node(P(2.0, 0.0, 0.0))
+        c = m.add_node(P(1.0, 0.1, 0.0))
+        m.add_truss(a, c, mat, sec)
+        m.add_truss(b, c, mat, sec)
+        m.fix(a)
+        m.fix(b)
+        if dim == 3:
+            m.fix(c, "z")
+        m.add_force(c, P(0.0, -2e5, 0.0))
+        r = fb.static(m, method="arc-length", arc_length=0.02, max_steps=60)
+        return r.load_factor, r.displacement(c)[:, :2]
+
+    (l2, u2), (l3, u3) = path(2), path(3)
+    assert u2[:, 1].min() < -0.2                 # through the snap, past the flat position
+    np.testing.assert_allclose(l3, l2, rtol=1e-9)
+    np.testing.assert_allclose(u3, u2, atol=1e-12)
