@@ -285,3 +285,13 @@ def test_arc_length_through_the_snap_of_a_spatial_von_mises_truss_equals_the_pla
     assert u2[:, 1].min() < -0.2                 # through the snap, past the flat position
     np.testing.assert_allclose(l3, l2, rtol=1e-9)
     np.testing.assert_allclose(u3, u2, atol=1e-12)
+
+
+def test_spatial_modes_of_a_cantilever_held_by_a_weld_equal_those_of_fix():
+    m1, _ = cantilever(3, n=8)
+    m2 = fb.Model(dim=3)
+    b = m2.add_beam((0, 0, 0), (1, 0, 0), n=8, material=STEEL, section=SEC)
+    m2.add_joint(fb.Weld(m2.ground, b.first))
+    f1, f2 = fb.modes(m1, n=6).frequencies, fb.modes(m2, n=6).frequencies
+    np.testing.assert_allclose(f2, f1, rtol=1e-8)
+    assert f1[0] > 1.0                          # no rigid mode left
