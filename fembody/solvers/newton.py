@@ -50,6 +50,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from ..errors import ModelError
+
 FULL, MODIFIED, SIMPLIFIED = "full", "modified", "simplified"
 MODES = (FULL, MODIFIED, SIMPLIFIED)
 # growth of the increment that counts as divergence for full and modified Newton
@@ -82,6 +84,8 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
 
     Returns ``(converged, message, increments)``.
     """
+    if mode not in MODES:
+        raise ModelError(f"Newton mode must be one of {MODES}, got {mode!r}")
     simplified = mode == SIMPLIFIED
     modified = mode == MODIFIED
     factorize, solve = solver.factorize, solver.solve

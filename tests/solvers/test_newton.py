@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from fembody.errors import ModelError
 from fembody.solvers.newton import FULL, MODIFIED, SIMPLIFIED, newton
 
 ROOT = np.array([1.0, 2.0])
@@ -152,3 +153,8 @@ def test_non_finite_residual_and_iteration_limit_are_reported():
     p = Problem([1.1, 1.9], bound=1e-300)
     ok, msg, it, _ = p.run(SIMPLIFIED, rate=1.0, residual_tol=None, max_iter=3)
     assert (ok, msg, it, p.n_eval) == (False, "iterations", 3, 3)
+
+
+def test_unknown_mode_is_refused():
+    with pytest.raises(ModelError, match="Newton mode must be one of"):
+        Problem([1.1, 1.9]).run("quasi")
