@@ -1,7 +1,8 @@
 """The integrator contract shared by every time integrator of fembody (the shape of SciPy's
 ``OdeSolver``), with the pieces the implicit ones share: one evaluation of residual and
-tangents on the System, the Newton convergence tests, and the diagnosis of a singular
-iteration matrix.
+tangents on the System, the Newton residual test, and the diagnosis of a singular
+iteration matrix (the Newton loop itself, with its contraction test, is
+:mod:`fembody.solvers.newton`).
 """
 from __future__ import annotations
 
@@ -22,17 +23,6 @@ log = logging.getLogger("fembody")
 def vector_norm(x: np.ndarray) -> float:
     """Euclidean norm of a vector (plain Python float, no numpy call overhead)."""
     return math.sqrt(float(x @ x))
-
-
-def contraction_error(norm_k: float, norm_prev: float | None) -> float | None:
-    """Error left after a Newton increment of size ``norm_k`` estimated from the contraction
-    rate ``theta = norm_k / norm_prev`` of a (simplified) Newton iteration: ``theta / (1 -
-    theta) norm_k`` (Hairer-Wanner II, IV.8; IDA and Chrono use it too); None while no rate is
-    known or the iteration does not contract."""
-    if norm_prev is None or not norm_k < norm_prev:
-        return None
-    theta = norm_k / norm_prev
-    return theta / (1.0 - theta) * norm_k
 
 
 def initial_state(system: System, q0: np.ndarray | None, v0: np.ndarray | None

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..errors import ModelError
 from ..system import System
-from .base import contraction_error
 from .linalg import saddle_solver
+from .newton import SIMPLIFIED, newton
 from .ode import IndexOneIntegrator, highest_frequency, rk4_solve
 
 
@@ -201,65 +201,70 @@ class BDF(IndexOneIntegrator):
         qf = (_extrapolation(len(self._xhist)) @ np.array(self._xhist)[::-1])[:nf]  # predictor
         lam = self.lam.copy()
         gam = 1.0 / c**2 + 2.0 * self.ode.alpha / c + self.ode.beta**2
-        fresh = False
-        prev = None
-        for it in range(self.max_iter):
+        alpha, beta2, anchor = self.ode.alpha, self.ode.beta**2, self.ode.anchor
+        vf = ce = None
+
+        # the callbacks of the one Newton loop (fembody.solvers.newton): simplified Newton on
+        # (qf, lam), stopped by the contraction-rate estimate of the increment of x = (q, v)
+        def evaluate(tangent):
+            nonlocal vf, ce
             vf = (qf - Pq) / c
             af = (vf - Pv) / c
-            q, v, acc = s.update(self.ode.anchor, qf), s.expand(vf), s.expand(af)
-            refactor = self._fac_c is None or abs(c - self._fac_c) > 1e-9 * c
-            r, ce, _, mats = self.evaluate(q, v, acc, lam, t1, refactor)
+            q, v, acc = s.update(anchor, qf), s.expand(vf), s.expand(af)
+            r, ce, _, mats = self.evaluate(q, v, acc, lam, t1, tangent)
             ca = np.zeros(0)
             if s.n_con:
                 phi_t, phi_tt = s.constraint_rates(t1)
                 B = s.B_matrix(ce.Bdata)
                 ca = (B @ af + s.constraint_curvature(q, v, t1) + phi_tt
-                      + 2.0 * self.ode.alpha * (B @ vf + phi_t) + self.ode.beta**2 * ce.phi)
-            if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ca))):
-                self._fac_c = None
-                return None, f"BDF: non-finite residual at t = {t1:.6g} s"
-            if refactor:
-                K, C, M = mats
-                S = K + M / c**2 if C is None else K + C / c + M / c**2
-                self.newton_solver.factorize(S, ce.Bdata)
-                self._fac_c, fresh = c, True
-            dq, dlam = self.newton_solver.solve(r, -ca / gam)
-            self.n_newton += 1
+                      + 2.0 * alpha * (B @ vf + phi_t) + beta2 * ce.phi)
+            finite = np.all(np.isfinite(r)) and np.all(np.isfinite(ca))
+            return r, ca / gam, ce.Bdata, mats, (0.0 if finite else math.nan), None, 0.0, None
+
+        def assemble(mats):
+            K, C, M = mats
+            return K + M / c**2 if C is None else K + C / c + M / c**2
+
+        def apply(dq, dlam):
+            nonlocal qf, lam, vf
             # increment of x = (q, v): v moves by dq / c
             norm = float(np.max(np.abs(dq))) * max(1.0, 1.0 / c) if dq.size else 0.0
             if not math.isfinite(norm):
-                self._fac_c = None
-                big = float(np.max(np.abs(self.q))) if nf else 0.0
-                if big > 1e3 * max(s.length, 1.0):
-                    hint = ("; BDF of order >= 3 is not A-stable and lets undamped oscillations "
-                            "grow: use bdf2, damping or generalized-alpha" if self.k >= 3 else "")
-                    return None, (f"{self.name}: the solution has blown up before t = {t1:.6g} s "
-                                  f"(displacements {big:.3g}){hint}")
-                if refactor and np.all(np.isfinite(S)):
-                    self.diagnose_singular(S, ce, t1)
-                return None, f"BDF Newton failed (singular iteration matrix) at t = {t1:.6g} s"
+                return norm, None
             qf = qf + dq
             lam = lam + dlam
             vf = (qf - Pq) / c
             # the yardstick: the displacements from the reference (not from the chart's origin)
-            u = s.difference(s.update(self.ode.anchor, qf), s.q0)[s.free]
+            u = s.difference(s.update(anchor, qf), s.q0)[s.free]
             size = max(float(np.max(np.abs(u))), float(np.max(np.abs(vf)))) if nf else 0.0
-            rate = norm / prev if prev else None
-            # error of the iterate: the increment, or rate/(1 - rate) of it once the (linear)
-            # contraction rate of the simplified iteration is known
-            est = contraction_error(norm, prev if prev else None)
-            est = norm if est is None else est
-            prev = norm
-            if est <= self.tol * (1.0 + size):
-                self._newton_state = ((vf - Pv) / c, lam)
-                self.last_iterations = it + 1
-                return np.concatenate([qf, vf]), "ok"
-            rate = 0.0 if rate is None else rate
-            if rate > 1.0 and fresh:
-                self._fac_c = None
-                return None, f"BDF Newton diverged at t = {t1:.6g} s"
-            if rate > self.refactor_rate:
-                self._fac_c = None           # slow: a new tangent at the current iterate
-                prev = None
-        self._fac_c = None
-        return None, f"BDF Newton did not converge in {self.max_iter} iterations at t = {t1:.6g} s"
+            return norm, self.tol * (1.0 + size)
+
+        def fail(kind, res, scale, viol, S):
+            if kind == "residual":
+                return f"BDF: non-finite residual at t = {t1:.6g} s"
+            if kind == "diverged":
+                return f"BDF Newton diverged at t = {t1:.6g} s"
+            if kind == "iterations":
+                return (f"BDF Newton did not converge in {self.max_iter} iterations at "
+                        f"t = {t1:.6g} s")
+            big = float(np.max(np.abs(self.q))) if nf else 0.0
+            if big > 1e3 * max(s.length, 1.0):
+                hint = ("; BDF of order >= 3 is not A-stable and lets undamped oscillations "
+                        "grow: use bdf2, damping or generalized-alpha" if self.k >= 3 else "")
+                return (f"{self.name}: the solution has blown up before t = {t1:.6g} s "
+                        f"(displacements {big:.3g}){hint}")
+            if S is not None and np.all(np.isfinite(S)):
+                self.diagnose_singular(S, ce, t1)
+            return f"BDF Newton failed (singular iteration matrix) at t = {t1:.6g} s"
+
+        refactor = self._fac_c is None or abs(c - self._fac_c) > 1e-9 * c
+        ok, msg, it = newton(self, self.newton_solver, evaluate, assemble, apply, None, fail,
+                             refactor, self.max_iter, SIMPLIFIED, self.refactor_rate,
+                             settle=0, plain=True)
+        if not ok:
+            self._fac_c = None
+            return None, msg
+        self._fac_c = c          # a converged iteration holds a factorisation at c
+        self._newton_state = ((vf - Pv) / c, lam)
+        self.last_iterations = it
+        return np.concatenate([qf, vf]), "ok"

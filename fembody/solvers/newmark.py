@@ -30,17 +30,17 @@ accelerations and multipliers (``projection="auto"``), which removes the growing
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 
 from ..errors import ModelError, SingularSystemError
 from ..system import System
 from . import _kernels
-from .base import Integrator, contraction_error, initial_state
+from .base import Integrator, initial_state
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
+from .newton import newton
 from .statics import check_redundant
 
 log = logging.getLogger("fembody")
@@ -285,60 +285,50 @@ class GeneralizedAlpha(Integrator):
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)
         reuse = self.newton == "modified" and self._fac_h == h
-        prev_norm = None
-        norm = np.inf
-        scale = None
-        it = 0
-        while True:
-            want_tangent = not reuse
-            r, ce, scale, mats = self.evaluate(q1, v1, qdd1, lam1, t1, want_tangent,
-                                                None if want_tangent else scale)
-            res = self._res
-            viol = float(abs(ce.phi).max()) if s.n_con else 0.0
-            if not (math.isfinite(res) and math.isfinite(viol)):
-                self._fac_h = None
-                return False, f"non-finite residual at t = {t1:.6g} s"
-            if it > 0 and self.converged(res, scale, norm, motion, viol):
-                break
-            if it == self.max_iter:
-                self._fac_h = None
-                return False, (f"Newton did not converge in {self.max_iter} iterations at "
-                               f"t = {t1:.6g} s (residual {res / scale:.2e}, "
-                               f"constraint violation {viol:.2e})")
-            if want_tangent:
-                K, C, M = mats
-                S = K + bp * M if C is None else K + gp * C + bp * M
-                self.solver.factorize(S, ce.Bdata)
-                self._fac_h = h
-            dq, dlam = self.solver.solve(r, -ce.phi)
-            self.n_newton += 1
-            it += 1
-            # q1, v1, qdd1 are this step's own arrays: corrected in place
-            norm = _kernels.correct(v1, qdd1, free, dq, gp, bp)
+        # the callbacks of the one Newton loop, closures over this step's own arrays (q1, v1,
+        # qdd1, lam1, D are corrected in place); the bound methods are fetched once per step
+        ev, correct, update_free = self.evaluate, _kernels.correct, s.space.update_free
+        n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
+        r = ce = scale = None
+
+        def evaluate(tangent):
+            nonlocal r, ce, scale
+            r, ce, scale, mats = ev(q1, v1, qdd1, lam1, t1, tangent, None if tangent else scale)
+            viol = float(abs(ce.phi).max()) if n_con else 0.0
+            return r, ce.phi, ce.Bdata, mats, self._res, scale, viol, motion
+
+        def assemble(mats):
+            K, C, M = mats
+            return K + bp * M if C is None else K + gp * C + bp * M
+
+        def apply(dq, dlam):
+            nonlocal D, lam1             # (in place: += on the step's own arrays)
+            norm = correct(v1, qdd1, free, dq, gp, bp)
             if lie:
                 D += dq
-                s.space.update_free(self.q, D, free, out=q1)
+                update_free(q_n, D, free, out=q1)
             else:
-                s.space.update_free(q1, dq, free, out=q1)
-            if not math.isfinite(norm) and want_tangent:
-                self.diagnose_singular(S, ce, t1)
-            if not np.isfinite(norm) or (prev_norm is not None and norm > 1e3 * prev_norm
-                                         and norm > self.ptol):
-                self._fac_h = None
-                return False, f"Newton diverged at t = {t1:.6g} s"
+                update_free(q1, dq, free, out=q1)
             lam1 += dlam
-            # contraction-rate test (as in IDA or Chrono): with theta = |dq_k| / |dq_k-1| the
-            # error left after this increment is about theta / (1 - theta) |dq_k|; when that
-            # is below xtol times the step's motion, and the constraints were already held
-            # before it, the step is done without another residual evaluation
-            if viol <= self.ptol and (want_tangent or it >= 3):
-                err = contraction_error(norm, prev_norm)
-                if err is not None and err <= self.xtol * motion:
-                    break
-            # modified Newton: keep the factorisation while it contracts fast enough
-            reuse = (self.newton == "modified" and
-                     (prev_norm is None or norm <= self.reuse_rate * prev_norm))
-            prev_norm = norm
+            return norm, bound
+
+        def fail(kind, res, scale, viol, S):
+            if kind == "residual":
+                return f"non-finite residual at t = {t1:.6g} s"
+            if kind == "iterations":
+                return (f"Newton did not converge in {self.max_iter} iterations at "
+                        f"t = {t1:.6g} s (residual {res / scale:.2e}, "
+                        f"constraint violation {viol:.2e})")
+            if S is not None:                   # a non-finite increment from a fresh tangent
+                self.diagnose_singular(S, ce, t1)
+            return f"Newton diverged at t = {t1:.6g} s"
+
+        ok, msg, it = newton(self, self.solver, evaluate, assemble, apply, self.converged, fail,
+                             not reuse, self.max_iter, self.newton, self.reuse_rate, self.ptol, 3)
+        if not ok:
+            self._fac_h = None
+            return False, msg
+        self._fac_h = h          # a converged step has factorised at h (or reused one of h)
         self.last_iterations = it
         # the last evaluation (before the final, negligible increment when it was skipped):
         # its |phi| bounds the violation, its B^T lam feeds the energy balance

@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import ConvergenceError, ModelError
 from .base import vector_norm
 from .newmark import GeneralizedAlpha
+from .newton import newton
 
 EPS = np.finfo(float).eps
 METHODS = ("discrete-gradient", "discrete-gradient-symmetric", "midpoint")
@@ -309,8 +310,13 @@ class DiscreteGradient(GeneralizedAlpha):
         dq = np.zeros(s.n_free)
         lam = self.lam.copy()
         small = 1e-9 * self.length
-        it, prev, norm = 0, None, np.inf
-        while True:
+        M_const, damped = s.M_const, self._damped
+        q1 = v1 = U1 = None
+
+        # the callbacks of the one Newton loop (fembody.solvers.newton): full Newton on the
+        # total increment dq, with the Jacobian of 2 r
+        def evaluate(tangent):
+            nonlocal q1, v1, U1
             q1 = s.update(q0, dq)
             qm = s.update(q0, 0.5 * dq)
             v1 = np.zeros(s.n_dof)
@@ -319,7 +325,7 @@ class DiscreteGradient(GeneralizedAlpha):
             self.n_residual += 1
             fe, K, _ = s.internal_forces(qm, None, True)
             fint, C = fe, None
-            if self._damped:
+            if damped:
                 fint, _, C = s.internal_forces(qm, vm, True)
             fext, Kl = s.external_forces(qm, tm, True)
             ce = s.constraints(qm, tm, lam, hessian=True)
@@ -339,35 +345,42 @@ class DiscreteGradient(GeneralizedAlpha):
             res = vector_norm(r)
             c1 = s.constraints(q1, t1)
             viol = float(abs(c1.phi).max()) if s.n_con else 0.0
-            if not (math.isfinite(res) and math.isfinite(viol)):
-                return False, f"non-finite residual at t = {t1:.6g} s"
-            if it > 0 and self.converged(res, scale, norm, float(np.max(np.abs(dq))), viol):
-                break
-            if it == self.max_iter:
-                return False, (f"Newton did not converge in {self.max_iter} iterations at "
-                               f"t = {t1:.6g} s (residual {res / scale:.2e}, constraint "
-                               f"violation {viol:.2e})")
+            motion = float(np.max(np.abs(dq))) if dq.size else 0.0
+            return 2.0 * r, c1.phi, c1.Bdata, (K, Kl, ce.G, C), res, scale, viol, motion
+
+        def assemble(mats):
+            K, Kl, G, C = mats
             self.n_tangent += 1
             # Jacobian of 2 r with respect to dq (the discrete-gradient correction left out:
             # it is O(dq^2))
-            S = K + 4.0 / (h * h) * s.M_const
+            S = K + 4.0 / (h * h) * M_const
             if Kl is not None:
                 S = S + Kl
-            if ce.G is not None:
-                S = S + ce.G
+            if G is not None:
+                S = S + G
             if C is not None:
                 S = S + 2.0 / h * C
-            self.solver.factorize(S, c1.Bdata)
-            ddq, dlam = self.solver.solve(2.0 * r, -c1.phi)
-            self.n_newton += 1
-            it += 1
-            norm = float(abs(ddq).max()) if ddq.size else 0.0
-            if not math.isfinite(norm) or (prev is not None and norm > 1e3 * prev
-                                           and norm > self.ptol):
-                return False, f"Newton diverged at t = {t1:.6g} s"
-            prev = norm
+            return S
+
+        def apply(ddq, dlam):
+            nonlocal dq, lam
             dq = dq + ddq
             lam = lam + 0.5 * dlam
+            return (float(abs(ddq).max()) if ddq.size else 0.0), None   # no contraction test
+
+        def fail(kind, res, scale, viol, S):
+            if kind == "iterations":
+                return (f"Newton did not converge in {self.max_iter} iterations at "
+                        f"t = {t1:.6g} s (residual {res / scale:.2e}, constraint "
+                        f"violation {viol:.2e})")
+            if kind == "residual":
+                return f"non-finite residual at t = {t1:.6g} s"
+            return f"Newton diverged at t = {t1:.6g} s"
+
+        ok, msg, it = newton(self, self.solver, evaluate, assemble, apply, self.converged, fail,
+                             True, self.max_iter, ptol=self.ptol)
+        if not ok:
+            return False, msg
         self.last_iterations = it
         self.last = None
         self.qdd = np.zeros(s.n_dof)

@@ -1,0 +1,138 @@
+"""The one Newton loop of the implicit integrators (generalized-alpha / HHT / Newmark, BDF on
+the augmented index-1 form, the discrete gradient): residual test, contraction test, modified
+and simplified Newton.
+
+Each iteration: evaluate the residual and the constraint right-hand side at the current iterate
+(with the tangent matrices when a fresh tangent is wanted) -> residual test -> assemble and
+factorise the bordered iteration matrix [[S, B^T], [B, 0]] (fresh tangent only) -> solve ->
+apply the increment (dq, dlam) -> contraction test -> divergence test -> decide whether the
+next iteration gets a fresh tangent. What differs between the integrators comes in as
+callbacks (closures over the integrator's own iterate, so no state is copied per iteration):
+
+``evaluate(tangent) -> (r, c, Bdata, mats, res, scale, viol, motion)``
+    the residual ``r`` on the free DOFs and the constraint function ``c`` (the Newton system
+    is [[S, B^T], [B, 0]] [dq; dlam] = [r; -c]), the constraint gradient data ``Bdata``, the tangent matrices (only read when ``tangent``), the residual
+    norm ``res``, its force ``scale``, the constraint violation ``viol`` and the step's motion
+    (the yardstick of the residual test); ``res`` or ``viol`` not finite fails the step.
+``assemble(mats) -> S``
+    the iteration matrix from the tangent matrices (e.g. K + gamma/(beta h) C + .. M).
+``apply(dq, dlam) -> (norm, bound)``
+    moves the integrator's iterate by the increment; ``norm`` is the increment's size (NaN
+    if it is not finite), ``bound`` the tolerance of the contraction test (None: no test).
+``converged(res, scale, norm, motion, viol) -> bool``
+    the residual test after an increment (:meth:`.base.Integrator.converged`), or None for
+    integrators that stop on the increment alone (BDF).
+``fail(kind, res, scale, viol, S) -> str``
+    the integrator's message for ``kind`` in "residual" (not finite), "increment" (not finite;
+    ``S`` is the fresh iteration matrix or None, for a diagnosis that may raise
+    SingularSystemError), "diverged", "iterations".
+
+The contraction test (Hairer-Wanner II, IV.8; IDA and Chrono use it too): with ``theta =
+|dx_k| / |dx_k-1|`` the error left after the increment is about ``theta / (1 - theta)
+|dx_k|``; the step is done when that is below ``bound`` (without another evaluation).
+
+Newton variants (``mode``):
+
+- ``"full"``: a fresh tangent every iteration.
+- ``"modified"``: keep the factorisation while the increments contract by at least ``rate``
+  (the first increment of a step always reuses it); the contraction test runs with a fresh
+  tangent or from the ``settle``-th iteration on.
+- ``"simplified"``: keep the factorisation (across steps too) and refresh it at the current
+  iterate when an increment contracts by less than ``rate`` (the rate estimate starts again);
+  growth with a factorisation made in this step fails it, growth with an older one refreshes
+  it (SciPy's BDF does the same).
+
+With ``"full"`` and ``"modified"`` an increment larger than 1e3 times the previous one (and
+than ``ptol``) fails the step.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from ..errors import ModelError
+
+FULL, MODIFIED, SIMPLIFIED = "full", "modified", "simplified"
+MODES = (FULL, MODIFIED, SIMPLIFIED)
+# growth of the increment that counts as divergence for full and modified Newton
+DIVERGENCE = 1e3
+
+_isfinite = math.isfinite
+
+
+def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callable,
+           converged: Callable | None, fail: Callable, tangent: bool, max_iter: int,
+           mode: str = FULL, rate: float = 0.3, ptol: float = 0.0, settle: int = 1,
+           plain: bool = False) -> tuple[bool, str, int]:
+    """Run Newton from the integrator's current iterate until it converges or fails.
+
+    Parameters
+    ----------
+    owner : the integrator; its ``n_newton`` counts the solved increments.
+    solver : a :class:`.linalg.SaddlePointSolver` (``factorize(S, Bdata)``, ``solve(r, c)``).
+    evaluate, assemble, apply, converged, fail : the callbacks of the module docstring.
+    tangent : whether the first iteration assembles a fresh tangent (False: the solver still
+        holds a valid factorisation).
+    max_iter : increments before the step fails.
+    mode : ``"full"``, ``"modified"`` or ``"simplified"`` (module docstring).
+    rate : contraction rate below which the factorisation is kept (modified, simplified).
+    ptol : the contraction test needs ``viol <= ptol`` of the evaluation before the increment;
+        it is also the divergence floor of full and modified Newton.
+    settle : with a reused factorisation the contraction test waits for this many increments.
+    plain : before a contraction rate is known the increment itself is the error estimate
+        (simplified Newton; otherwise the test waits for a rate).
+
+    Returns ``(converged, message, increments)``.
+    """
+    if mode not in MODES:
+        raise ModelError(f"Newton mode must be one of {MODES}, got {mode!r}")
+    simplified = mode == SIMPLIFIED
+    modified = mode == MODIFIED
+    factorize, solve = solver.factorize, solver.solve
+    it = 0
+    prev = None
+    norm = math.inf
+    fresh = False          # a factorisation made in this call
+    S = None
+    while True:
+        r, c, Bdata, mats, res, scale, viol, motion = evaluate(tangent)
+        if not (_isfinite(res) and _isfinite(viol)):
+            return False, fail("residual", res, scale, viol, None), it
+        if converged is not None:
+            if it > 0 and converged(res, scale, norm, motion, viol):
+                return True, "ok", it
+            if it == max_iter:
+                return False, fail("iterations", res, scale, viol, None), it
+        if tangent:
+            S = assemble(mats)
+            factorize(S, Bdata)
+            fresh = True
+        dq, dlam = solve(r, -c)
+        owner.n_newton += 1
+        it += 1
+        norm, bound = apply(dq, dlam)
+        if not _isfinite(norm):
+            return False, fail("increment", res, scale, viol, S if tangent else None), it
+        # contraction test
+        if bound is not None and viol <= ptol and (tangent or it >= settle):
+            if prev is not None and norm < prev:
+                theta = norm / prev
+                if theta / (1.0 - theta) * norm <= bound:
+                    return True, "ok", it
+            elif plain and norm <= bound:
+                return True, "ok", it
+        if simplified:
+            theta = norm / prev if prev else 0.0
+            if theta > 1.0 and fresh:
+                return False, fail("diverged", res, scale, viol, None), it
+            if theta > rate:         # slow: a fresh tangent at the current iterate
+                tangent, prev = True, None
+            else:
+                tangent, prev = False, norm
+        else:
+            if prev is not None and norm > DIVERGENCE * prev and norm > ptol:
+                return False, fail("diverged", res, scale, viol, None), it
+            tangent = not modified or not (prev is None or norm <= rate * prev)
+            prev = norm
+        if converged is None and it == max_iter:      # no residual test: no last evaluation
+            return False, fail("iterations", res, scale, viol, None), it

@@ -1,0 +1,160 @@
+"""The one Newton loop (fembody.solvers.newton) on small algebraic problems with known roots:
+full Newton converges quadratically, modified and simplified Newton linearly, the
+contraction-rate stop leaves an error below its bound, growth and NaN are reported."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from fembody.errors import ModelError
+from fembody.solvers.newton import FULL, MODIFIED, SIMPLIFIED, newton
+
+ROOT = np.array([1.0, 2.0])
+
+
+class Dense:
+    """A stand-in for the saddle-point solver: dense LU, no constraints."""
+
+    def __init__(self) -> None:
+        self.n_factor = 0
+        self.S = None
+
+    def factorize(self, S, Bdata) -> None:
+        self.S = np.array(S, float)
+        self.n_factor += 1
+
+    def solve(self, r, c):
+        return np.linalg.solve(self.S, r), np.zeros(0)
+
+
+class Problem:
+    """F(x) = 0 in the loop's sign convention: residual r = -F(x), tangent S = dF/dx.
+
+    Default: x^2 + y^2 = 5, x y = 2, root (1, 2) (Jacobian [[2x, 2y], [y, x]], regular there)."""
+
+    def __init__(self, x0, F=None, J=None, root=ROOT, bound=None) -> None:
+        self.x = np.array(x0, float)
+        self.F = F or (lambda x: np.array([x[0] ** 2 + x[1] ** 2 - 5.0, x[0] * x[1] - 2.0]))
+        self.J = J or (lambda x: np.array([[2 * x[0], 2 * x[1]], [x[1], x[0]]]))
+        self.root = root
+        self.bound = bound
+        self.errors = [self.err()]
+        self.n_eval = 0
+        self.n_newton = 0              # the loop counts its increments on the owner
+        self.failed = None
+
+    def err(self) -> float:
+        return float(np.abs(self.x - self.root).max()) if self.root is not None else math.nan
+
+    def evaluate(self, tangent):
+        self.n_eval += 1
+        r = -self.F(self.x)
+        res = float(np.linalg.norm(r))
+        return r, np.zeros(0), None, self.J(self.x) if tangent else None, res, 1.0, 0.0, 1.0
+
+    def apply(self, dq, dlam):
+        self.x = self.x + dq
+        self.errors.append(self.err())
+        return float(np.abs(dq).max()), self.bound
+
+    def fail(self, kind, res, scale, viol, S):
+        self.failed = kind
+        return kind
+
+    def run(self, mode=FULL, rate=0.3, max_iter=50, residual_tol=1e-13, **kw):
+        solver = Dense()
+        conv = None
+        if residual_tol is not None:
+            def conv(res, scale, norm, motion, viol):
+                return res <= residual_tol * scale
+        ok, msg, it = newton(self, solver, self.evaluate, lambda S: S, self.apply, conv,
+                             self.fail, True, max_iter, mode, rate, **kw)
+        return ok, msg, it, solver
+
+
+def test_full_newton_converges_quadratically():
+    p = Problem([1.3, 1.6])
+    ok, msg, it, solver = p.run(FULL)
+    assert ok and msg == "ok"
+    e = np.array(p.errors)
+    assert e[-1] <= 1e-14
+    assert it == p.n_newton == solver.n_factor == len(e) - 1 <= 6
+    assert p.n_eval == it + 1                 # the residual test after the last increment
+    # e_{k+1} / e_k^2 bounded while e_k is above round-off (2.6 from the far start, then
+    # towards |J^-1 F''| / 2 ~ 1 along the error's direction here); e_{k+1} / e_k -> 0
+    k = np.flatnonzero(e[:-1] > 1e-7)
+    ratios = e[k + 1] / e[k] ** 2
+    assert ratios.max() <= 3.0
+    assert 0.5 <= ratios[-1] <= 1.5
+    assert e[k[-1] + 1] / e[k[-1]] <= 1e-4
+
+
+def test_modified_newton_converges_linearly_with_one_factorisation():
+    p = Problem([1.1, 1.9])
+    # rate 1: the first tangent is kept as long as the increments shrink (from this start
+    # they do, by ~0.25 per iteration)
+    ok, _, it, solver = p.run(MODIFIED, rate=1.0)
+    assert ok and solver.n_factor == 1
+    e = np.array(p.errors)
+    assert e[-1] <= 1e-12
+    q = e[1:] / e[:-1]
+    tail = q[2:np.flatnonzero(e > 1e-10)[-1]]
+    # linear: a rate bounded away from 0 and from 1, nearly constant (the stale Jacobian's
+    # error |I - J0^-1 J*|), unlike the quadratic ratios that go to 0
+    assert tail.size >= 4
+    assert 0.02 <= tail.min() and tail.max() <= 0.5
+    assert tail.max() / tail.min() <= 1.5
+    assert it > 8
+
+
+@pytest.mark.parametrize("mode, rate", [(MODIFIED, 1.0), (SIMPLIFIED, 0.9)])
+def test_contraction_stop_leaves_an_error_below_its_bound(mode, rate):
+    bound = 1e-6
+    p = Problem([1.1, 1.9], bound=bound)
+    ok, _, it, solver = p.run(mode, rate=rate, residual_tol=None)
+    assert ok
+    # stopped on theta / (1 - theta) |dx| <= bound without another evaluation ...
+    assert p.n_eval == it
+    # ... with the true error below the bound, and early (far above round-off)
+    assert p.errors[-1] <= bound
+    assert p.errors[-1] >= 1e-12
+    assert solver.n_factor == 1
+
+
+def test_simplified_newton_refreshes_a_slow_tangent():
+    # a rate threshold of 0.05 is slower than the stale Jacobian's (~0.15): refreshed
+    p = Problem([1.1, 1.9], bound=1e-10)
+    ok, _, _, solver = p.run(SIMPLIFIED, rate=0.05, residual_tol=None)
+    assert ok and solver.n_factor >= 2
+    assert p.errors[-1] <= 1e-10
+
+
+@pytest.mark.parametrize("mode", [FULL, SIMPLIFIED])
+def test_divergence_is_reported(mode):
+    # Newton on arctan(x) = 0 from |x0| > 1.392 overshoots further every iteration
+    p = Problem([1.5], F=lambda x: np.arctan(x), J=lambda x: np.array([[1.0 / (1.0 + x[0] ** 2)]]),
+                root=np.array([0.0]), bound=1e-10)
+    ok, msg, it, _ = p.run(mode, residual_tol=1e-12, max_iter=50)
+    assert not ok and msg == p.failed == "diverged"
+    assert it < 50
+    assert p.errors[-1] > p.errors[0]
+
+
+def test_non_finite_residual_and_iteration_limit_are_reported():
+    p = Problem([1.3, 1.6], F=lambda x: np.array([math.nan, 0.0]))
+    ok, msg, it, _ = p.run(FULL)
+    assert (ok, msg, it) == (False, "residual", 0)
+    p = Problem([1.3, 1.6])
+    ok, msg, it, _ = p.run(FULL, max_iter=2)
+    assert (ok, msg, it, p.n_eval) == (False, "iterations", 2, 3)
+    # without a residual test the limit comes without a last evaluation
+    p = Problem([1.1, 1.9], bound=1e-300)
+    ok, msg, it, _ = p.run(SIMPLIFIED, rate=1.0, residual_tol=None, max_iter=3)
+    assert (ok, msg, it, p.n_eval) == (False, "iterations", 3, 3)
+
+
+def test_unknown_mode_is_refused():
+    with pytest.raises(ModelError, match="Newton mode must be one of"):
+        Problem([1.1, 1.9]).run("quasi")
