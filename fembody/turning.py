@@ -51,12 +51,27 @@ class TurningLoads:
         s = self.sys
         if self.planar is not None:
             fe, Ke = self.planar.forces(s.gather(q, self.dofs)[:, 2], t, tangent)
-            s._add_vector(f, self, fe)
-            if not tangent:
-                return None
-            K = np.zeros(s.nnz)
-            s._add_matrix(K, self, Ke)
-            return K
+        else:
+            fe, Ke = self._spatial(s.space.poses(q, self.nodes)[1][:, 0], t)
+        s._add_vector(f, self, fe)
+        if not tangent:
+            return None
+        K = np.zeros(s.nnz)
+        s._add_matrix(K, self, Ke)
+        return K
+
+    def _spatial(self, R: np.ndarray, t: float):
+        """Nodal loads (n, 6) and their -df/dq (n, 6, 6) at the node rotations ``R``."""
+        val = np.array([ld.evaluate(t) for ld in self.loads])          # (n, 3)
+        fe = np.zeros((len(self.loads), 6))
+        Ke = np.zeros((len(self.loads), 6, 6))
+        RF = np.einsum("nij,nj->ni", R, val)                            # follower force
+        RtM = np.einsum("nji,nj->ni", R, val)                           # global moment
+        fe[self.force, :3] = RF[self.force]
+        fe[~self.force, 3:] = RtM[~self.force]
+        Ke[self.force, :3, 3:] = R[self.force] @ hat(val[self.force])
+        Ke[~self.force, 3:, 3:] = -hat(RtM[~self.force])
+        return fe, Ke
         R = s.space.poses(q, self.nodes)[1][:, 0]
         val = np.array([ld.evaluate(t) for ld in self.loads])          # (n, 3)
         fe = np.zeros((len(self.loads), 6))

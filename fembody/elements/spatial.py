@@ -25,7 +25,26 @@ def _element_T(C: np.ndarray) -> np.ndarray:
     return T
 
 
-class Beam3DBlock:
+class Block3D:
+    """What every spatial block shares: its ``nodes (n, k)`` (whose poses it reads), ``dofs``
+    (where its vectors land) and element labels for messages."""
+
+    spatial = True
+    noun = "element"
+
+    def __init__(self, nodes, dofs, labels=None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i] if self._labels else f"{self.noun} {i}"
+
+
+class Beam3DBlock(Block3D):
     """Geometrically exact (Simo-Reissner) two-node beams, one-point integration
     (:mod:`fembody.elements.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)`` reference
     positions; ``C (n, 3, 3)`` reference section triads (columns: beam axis, local y, local z);
@@ -33,13 +52,12 @@ class Beam3DBlock:
     rhoI_z)``, ``lumped (n,)`` translational mass lumping. Rotary inertia is lumped to the nodes
     (its gyroscopic part is in :class:`GyroBlock`)."""
 
+    noun = "beam element"
     family = "beam"
-    spatial = True
     Dd = None
 
     def __init__(self, nodes, dofs, X, C, stiff, inert, lumped, labels=None) -> None:
-        self.nodes = np.asarray(nodes, dtype=np.int64)
-        self.dofs = np.asarray(dofs, dtype=np.int64)
+        super().__init__(np.asarray(nodes), dofs, labels)
         X = np.asarray(X, float)
         self.C2 = np.repeat(np.asarray(C, float)[:, None], 2, 1)      # (n, 2, 3, 3)
         self.T = _element_T(np.asarray(C, float))
@@ -49,13 +67,8 @@ class Beam3DBlock:
         self.inert = np.asarray(inert, float)
         self.lumped = np.asarray(lumped, bool)
         self.G0, self.K0 = beam3d.reference_strains(X, self.C2, self.L0)
-        self._labels = labels
 
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
 
-    def label(self, i: int) -> str:
-        return self._labels[i] if self._labels else f"beam element {i}"
 
     def _triads(self, poses):
         x, R = poses
@@ -93,28 +106,22 @@ class Beam3DBlock:
         return np.swapaxes(self.T, 1, 2) @ M @ self.T
 
 
-class Truss3DBlock:
+class Truss3DBlock(Block3D):
     """Spatial bars (:mod:`fembody.elements.truss3d`): ``nodes (n, 2)``, ``dofs (n, 6)``
     (translations), ``DX (n, 3)`` reference chords, ``EA``, ``rhoA``, ``green``, ``lumped``."""
 
+    noun = "truss element"
     family = "truss"
-    spatial = True
     Dd = None
 
     def __init__(self, nodes, dofs, X, EA, rhoA, green, lumped, labels=None) -> None:
-        self.nodes = np.asarray(nodes, dtype=np.int64)
-        self.dofs = np.asarray(dofs, dtype=np.int64)
+        super().__init__(np.asarray(nodes), dofs, labels)
         X = np.asarray(X, float)
         self.DX = X[:, 1] - X[:, 0]
         self.EA, self.rhoA = np.asarray(EA, float), np.asarray(rhoA, float)
         self.green, self.lumped = np.asarray(green, bool), np.asarray(lumped, bool)
-        self._labels = labels
 
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
 
-    def label(self, i: int) -> str:
-        return self._labels[i] if self._labels else f"truss element {i}"
 
     def forces(self, poses, v, tangent):
         f, K = truss3d.forces(poses[0], self.DX, self.EA, self.green, tangent)
@@ -134,23 +141,19 @@ class Truss3DBlock:
         return truss3d.mass(self.DX, self.rhoA, self.lumped)
 
 
-class GyroBlock:
+class GyroBlock(Block3D):
     """The gyroscopic moments ``W x (J W)`` of constant nodal rotary inertias ``J (n, 3, 3)``
     (node axes) whose mass ``J`` itself is already in the constant mass matrix. In the material
     form the inertial moment ``J W' + W x J W`` does not depend on the configuration."""
 
+    noun = "rotary inertia of node"
     family = "gyroscopic"
-    spatial = True
     constant = False
     mass_varies = False
 
     def __init__(self, nodes, dofs, J) -> None:
-        self.nodes = np.asarray(nodes, dtype=np.int64)[:, None]
-        self.dofs = np.asarray(dofs, dtype=np.int64)
+        super().__init__(np.asarray(nodes)[:, None], dofs)
         self.J = np.asarray(J, float)
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
 
     def mass(self):
         return None
@@ -175,28 +178,22 @@ class GyroBlock:
         return np.zeros(len(self.J))
 
 
-class Rigid3DBlock:
+class Rigid3DBlock(Block3D):
     """Spatial rigid bodies on their reference nodes (:mod:`fembody.elements.rigid3d`): mass
     ``m (n,)``, inertia ``Jc (n, 3, 3)`` about the centre of mass in node axes, centre-of-mass
     offset ``c (n, 3)`` in node axes. ``dofs (n, 6)``."""
 
+    noun = "rigid body"
     family = "rigid body"
-    spatial = True
     constant = False
 
     def __init__(self, nodes, dofs, m, Jc, c, labels=None) -> None:
-        self.nodes = np.asarray(nodes, dtype=np.int64)[:, None]
-        self.dofs = np.asarray(dofs, dtype=np.int64)
+        super().__init__(np.asarray(nodes)[:, None], dofs, labels)
         self.m = np.asarray(m, float)
         self.Jc = np.asarray(Jc, float).reshape(-1, 3, 3)
         self.c = np.asarray(c, float).reshape(-1, 3)
-        self._labels = labels
 
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
 
-    def label(self, i: int) -> str:
-        return self._labels[i] if self._labels else f"rigid body {i}"
 
     def mass(self):
         return None
@@ -229,27 +226,21 @@ class Rigid3DBlock:
                                             self.c))
 
 
-class Spring3DBlock:
+class Spring3DBlock(Block3D):
     """Axial spring-dampers between two nodes in space: force ``k (l - l0) + c l'`` along the
     current chord (``k`` [N/m], ``c`` [N s/m], rest length ``l0 > 0`` [m]); ``dofs (n, 6)``."""
 
+    noun = "spring"
     family = "spring"
-    spatial = True
 
     def __init__(self, nodes, dofs, X, k, c, l0, labels=None) -> None:
-        self.nodes = np.asarray(nodes, dtype=np.int64)
-        self.dofs = np.asarray(dofs, dtype=np.int64)
+        super().__init__(np.asarray(nodes), dofs, labels)
         X = np.asarray(X, float)
         self.DX = X[:, 1] - X[:, 0]
         self.k, self.c, self.l0 = (np.asarray(a, float) for a in (k, c, l0))
         self.Dd = self.c if np.any(self.c > 0.0) else None
-        self._labels = labels
 
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
 
-    def label(self, i: int) -> str:
-        return self._labels[i] if self._labels else f"spring {i}"
 
     def _chord(self, poses):
         d = poses[0][:, 1] - poses[0][:, 0]
