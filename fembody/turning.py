@@ -72,20 +72,3 @@ class TurningLoads:
         Ke[self.force, :3, 3:] = R[self.force] @ hat(val[self.force])
         Ke[~self.force, 3:, 3:] = -hat(RtM[~self.force])
         return fe, Ke
-        R = s.space.poses(q, self.nodes)[1][:, 0]
-        val = np.array([ld.evaluate(t) for ld in self.loads])          # (n, 3)
-        fe = np.zeros((len(self.loads), 6))
-        Ke = np.zeros((len(self.loads), 6, 6))
-        RF = np.einsum("nij,nj->ni", R, val)                            # follower force
-        RtM = np.einsum("nji,nj->ni", R, val)                           # global moment
-        fe[self.force, :3] = RF[self.force]
-        fe[~self.force, 3:] = RtM[~self.force]
-        # -df/dq
-        Ke[self.force, :3, 3:] = R[self.force] @ hat(val[self.force])
-        Ke[~self.force, 3:, 3:] = -hat(RtM[~self.force])
-        s._add_vector(f, self, fe)
-        if not tangent:
-            return None
-        K = np.zeros(s.nnz)
-        s._add_matrix(K, self, Ke)
-        return K

@@ -227,7 +227,9 @@ register(Case(
                 "RK4 with h = 40, 20, 10 ms."))
 
 
-def _vibrating_cantilever(alpha=0.0, beta=0.0):
+def vibrating_cantilever(alpha=0.0, beta=0.0):
+    """A 10-element aluminium cantilever started with a linear velocity profile (the energy
+    balance cases; the test suite uses it too)."""
     m = fb.Model()
     beam = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=fb.Material(E=7e10, rho=2700.0),
                       section=fb.Section.rectangle(0.02, 0.01))
@@ -239,11 +241,11 @@ def _vibrating_cantilever(alpha=0.0, beta=0.0):
 
 
 def energy_balances() -> dict:
-    m, beam = _vibrating_cantilever()
+    m, beam = vibrating_cantilever()
     res = fb.simulate(m, t_end=0.2, dt=5e-4, method="trapezoidal")
     E = res.energy.total
     free = float(np.abs(E - E[0]).max() / E[0])
-    m, beam = _vibrating_cantilever(alpha=2.0, beta=1e-4)
+    m, beam = vibrating_cantilever(alpha=2.0, beta=1e-4)
     m.add_force(beam.last, lambda t: (0.0, 5.0 * math.sin(30.0 * t)))
     res = fb.simulate(m, t_end=0.15, dt=5e-4, method="trapezoidal")
     En = res.energy

@@ -10,6 +10,8 @@ from fembody.elements import beam3d as b3
 from fembody.elements import beam3d_numba
 from fembody.materials import rectangle_torsion
 
+from fembody.verify.spatial import bathe_bolourchi     # the registry's case, one copy
+
 from .beam3d_solve import Chain
 
 
@@ -176,20 +178,6 @@ def test_roll_up_into_a_full_circle(axis, EI):
         assert np.abs(ch.x[:, 3 - plane]).max() < 1e-12
     orders = np.log2(np.array(errs[:-1]) / np.array(errs[1:]))
     assert np.all(np.abs(orders - 2.0) < 0.05), orders
-
-
-def bathe_bolourchi(ne, J):
-    """45-degree arc of radius 100 in, root tangent along z, bending towards +x (arc in the x-z
-    plane), 1 x 1 in section, E = 1e7 psi, nu = 0, tip load 600 lb along y."""
-    R = 100.0
-    s = np.linspace(0, np.pi / 4, ne + 1)
-    X = np.stack([R * (1 - np.cos(s)), 0 * s, R * np.sin(s)], 1)
-    E, G, A, I = 1e7, 5e6, 1.0, 1.0 / 12.0
-    conn = np.stack([np.arange(ne), np.arange(1, ne + 1)], 1)
-    ch = Chain(X, conn, (0.0, 1.0, 0.0), (E * A, 5 / 6 * G * A, 5 / 6 * G * A),
-               (G * J, E * I, E * I))
-    ch.solve(lambda lam: moment(ne, 1, 600.0 * lam), 10)
-    return ch.x[-1] - X[-1]
 
 
 def test_bathe_bolourchi_45_degree_bend():

@@ -8,6 +8,7 @@ from scipy.integrate import solve_ivp
 from scipy.special import ellipk
 
 import fembody as fb
+from fembody.verify.planar import vibrating_cantilever  # the registry's model, one copy
 from fembody.solvers.newmark import GeneralizedAlpha, Newmark
 
 G = 9.81
@@ -302,19 +303,8 @@ def test_driven_crank_torque_and_slider_crank_kinematics():
 
 
 # ---------------------------------------------------------------------------- energy
-def cantilever_model(alpha=0.0, beta=0.0):
-    m = fb.Model()
-    beam = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=fb.Material(E=7e10, rho=2700.0),
-                      section=fb.Section.rectangle(0.02, 0.01))
-    m.fix(beam.first)
-    for i, node in enumerate(beam.nodes[1:], 1):
-        m.set_velocity(node, (0.0, 0.05 * i / 10))
-    m.set_damping(alpha, beta)
-    return m, beam
-
-
 def test_trapezoidal_conserves_energy_of_free_vibration():
-    m, beam = cantilever_model()
+    m, beam = vibrating_cantilever()
     res = fb.simulate(m, t_end=0.2, dt=5e-4, method="trapezoidal")
     E = res.energy.total
     assert np.abs(E - E[0]).max() <= 1e-6 * E[0]
@@ -322,7 +312,7 @@ def test_trapezoidal_conserves_energy_of_free_vibration():
 
 
 def test_energy_balance_closes_with_damping_and_loads():
-    m, beam = cantilever_model(alpha=2.0, beta=1e-4)
+    m, beam = vibrating_cantilever(alpha=2.0, beta=1e-4)
     m.add_force(beam.last, lambda t: (0.0, 5.0 * math.sin(30.0 * t)))
     res = fb.simulate(m, t_end=0.15, dt=5e-4, method="trapezoidal")
     E = res.energy
