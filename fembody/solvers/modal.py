@@ -13,7 +13,8 @@ from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..system import System
 from .linalg import DENSE_MAX
-from .statics import as_system, check_redundant, constrained_resolvent
+from .redundancy import check_redundant
+from .statics import as_system, constrained_resolvent
 
 if TYPE_CHECKING:
     from ..model import Model

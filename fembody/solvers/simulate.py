@@ -22,6 +22,7 @@ from .dae import consistent_velocity
 from .base import Integrator
 from .impact import ImpactHandler
 from .newmark import HHT, GeneralizedAlpha, Newmark
+from .redundancy import MODES as REDUNDANT_MODES
 from .statics import as_system
 from .structure import DiscreteGradient
 
@@ -74,6 +75,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     if dt > t_end * (1.0 + 1e-12):
         raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
                          "one step would be taken; use dt <= t_end")
+    # redundant joint rows: 'error' (default), 'drop' or 'regularize' (solvers.redundancy)
+    sys.redundant_mode = validate.choice("redundant", options.pop("redundant", "error"),
+                                         REDUNDANT_MODES, where="simulate")
     cls, options = _method(method, options)
     if getattr(sys, "dim", 2) == 3 and not issubclass(cls, GeneralizedAlpha):
         raise ModelError(f"simulate: method {method!r} is planar only for now; spatial models "
@@ -85,6 +89,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     t_wall = _time.perf_counter()
     integ = cls(sys, v0=v0, **options)
     result = Result(sys, "dynamic")
+    result.stats["redundant_rows"] = list(getattr(sys, "redundant_rows", []))
     contacts = None
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
         contacts = ImpactHandler(sys, integ, cls, options, dt)
