@@ -387,6 +387,8 @@ class SaddlePointSolver:
             kind = "superlu"
         sdiag = float(np.mean(np.abs(Sdata[self.S_diag]))) if self.S_diag is not None else 1.0
         brms = float(np.sqrt(np.mean(Bdata * Bdata))) if Bdata.size else 1.0
+        if not sdiag > 0.0 and self.compliance() is not None:
+            sdiag = brms     # S = 0 (rigid bodies in statics): unit scaling, a finite (2,2) block
         self.scale = s = max(sdiag, 1e-300) / max(brms, 1e-300)
         d = self._data
         d[:] = 0.0

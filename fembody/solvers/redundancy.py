@@ -120,3 +120,84 @@ def check_redundant(system: System, Bdata: np.ndarray, mode: str | None = None,
     log.warning("%d redundant constraint row(s) %s: %s", len(dep),
                 "dropped (multipliers 0)" if mode == "drop" else "regularised", "; ".join(names))
     return names
+
+
+AXES6 = ("x", "y", "z", "rx", "ry", "rz")
+
+
+def node_motions(system: System, v: np.ndarray) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Per node, the translation ``(3,)`` and rotation ``(3,)`` (global axes at the reference;
+    planar models: z = 0 and rotations about z) of the free-DOF vector ``v``."""
+    full = np.zeros(system.n_dof)
+    full[system.free] = v
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for nid in range(1, system.node_dofs.shape[0]):
+        g = np.zeros(6)
+        for j, name in enumerate(system.dof_names):
+            d = int(system.node_dofs[nid, j])
+            if d >= 0 and name in AXES6:
+                g[AXES6.index(name)] = full[d]
+        if np.any(g):
+            out[nid] = (g[:3], g[3:])
+    return out
+
+
+def _xyz(system: System, nid: int) -> np.ndarray:
+    p = np.zeros(3)
+    pos = system.model.nodes[nid].position
+    p[:len(pos)] = pos
+    return p
+
+
+def describe_motion(system: System, v: np.ndarray) -> str:
+    """Plain words for a zero-stiffness motion ``v`` (free DOFs): which nodes move and how -
+    a rigid translation along a direction, a rigid rotation about an axis through a point,
+    or, when the nodes do not move as one body, each node's translation and rotation."""
+    mot = node_motions(system, v)
+    if not mot:
+        return "no node moves (an internal DOF)"
+    size = max(max(np.linalg.norm(t), np.linalg.norm(r) * system.length)
+               for t, r in mot.values())
+    moving = [n for n, (t, r) in mot.items()
+              if max(np.linalg.norm(t), np.linalg.norm(r) * system.length) > 0.1 * size]
+    names = _node_list(system, moving)
+    X = np.array([_xyz(system, n) for n in moving])
+    T = np.array([mot[n][0] for n in moving])
+    Rv = np.array([mot[n][1] for n in moving])
+    w = Rv.mean(axis=0)
+    # a rigid motion: every moving node turns by the same w and translates by u + w x X
+    u = (T - np.cross(w, X)).mean(axis=0)
+    rigid = (np.abs(Rv - w).max() <= 1e-3 * size / system.length and
+             np.abs(T - u - np.cross(w, X)).max() <= 1e-3 * size)
+    if rigid and np.linalg.norm(w) * system.length > 1e-3 * size:
+        # axis through p with u = -w x p + s w: p = w x u / |w|^2 (the point nearest the origin)
+        p = np.cross(w, u) / float(w @ w)
+        slide = float(u @ w) / float(w @ w)
+        extra = (f" while sliding along it ({slide:.3g} m/rad)"
+                 if abs(slide) > 1e-6 * system.length else "")
+        p = np.where(np.abs(p) < 1e-9 * system.length, 0.0, p)
+        verb = "turns" if len(moving) == 1 else "turn together"
+        return (f"{names} {verb} about the axis {_vec(w)} through "
+                f"({', '.join(f'{x + 0.0:.4g}' for x in p)}){extra}")
+    if rigid:
+        verb = "translates" if len(moving) == 1 else "translate together"
+        return f"{names} {verb} along {_vec(u)}"
+    parts = []
+    for n in moving[:6]:
+        t, r = mot[n]
+        bits = []
+        if np.linalg.norm(t) > 0.1 * size:
+            bits.append(f"along {_vec(t)}")
+        if np.linalg.norm(r) * system.length > 0.1 * size:
+            bits.append(f"turning about {_vec(r)}")
+        parts.append(f"{system.model.nodes[n]} " + " and ".join(bits))
+    more = f"; and {len(moving) - 6} more nodes" if len(moving) > 6 else ""
+    return "; ".join(parts) + more
+
+
+def _node_list(system: System, ids: list[int]) -> str:
+    if len(ids) == 1:
+        return str(system.model.nodes[ids[0]])
+    if len(ids) <= 4:
+        return "nodes " + ", ".join(str(i) for i in ids)
+    return f"{len(ids)} nodes ({ids[0]} ... {ids[-1]})"

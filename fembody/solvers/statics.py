@@ -25,7 +25,7 @@ from ..results import Result
 from ..system import System
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
 from .redundancy import MODES as REDUNDANT_MODES
-from .redundancy import check_redundant
+from .redundancy import check_redundant, describe_motion
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -109,14 +109,17 @@ class _Equilibrium:
         probe.factorize(A)
         if probe.pivot_ratio() > 1e-13:
             return
-        n_modes, names = null_space_dofs(s, A)
+        N = null_vectors(A)
+        n_modes, names = null_space_dofs(s, A, N)
         if not n_modes:
             return
         shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        how = "; ".join(f"motion {k + 1}: {describe_motion(s, N[:, k])}"
+                        for k in range(min(n_modes, 4)))
         raise SingularSystemError(
             f"the structure is not supported: {n_modes} zero-stiffness motion(s) involving "
-            f"{shown}. Add supports (model.fix), joints or elements that restrain these DOFs.",
-            names)
+            f"{shown} ({how}). Add supports (model.fix), joints or elements that restrain "
+            "these motions.", names)
 
 
 def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray):
@@ -131,10 +134,11 @@ def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray
     return A
 
 
-def null_space_dofs(system: System, A) -> tuple[int, list[str]]:
-    """Number of zero-energy modes of the symmetric semi-definite ``A`` and the names of the DOFs
-    taking part in them (participation above 10 % of the largest)."""
-    N = null_vectors(A)
+def null_space_dofs(system: System, A, N: np.ndarray | None = None) -> tuple[int, list[str]]:
+    """Number of zero-energy modes of the symmetric semi-definite ``A`` (or of its null vectors
+    ``N`` when given) and the names of the DOFs taking part in them (participation above 10 %
+    of the largest)."""
+    N = null_vectors(A) if N is None else N
     if N.shape[1] == 0:
         return 0, []
     part = np.abs(N).max(axis=1)
