@@ -64,10 +64,22 @@ class SpeedProfile:
         return float(self._psi[-1] + self.w[-1] * (t - self._fine[-1]))
 
 
-def build_model(speed=None, n: int = 8, ecc: float = ECC):
+def benchmark_speed() -> SpeedProfile:
+    """The run-up: 0 -> 48 rad/s in 2 s, held 1 s, 48 -> 72 rad/s in 1 s, then held."""
+    return SpeedProfile([(0.0, 0.0), (2.0, 48.0), (3.0, 48.0), (4.0, 72.0)])
+
+
+DEMO = {"t_end": 6.0, "dt": 2e-3, "save_every": 10}
+
+
+def build_model(speed: "SpeedProfile | str | None" = "benchmark", n: int = 8,
+                ecc: float = ECC):
     """The shaft along x with ``n`` beam elements (even), the disk at mid-span with its
     centre of mass ``ecc`` [m] off the axis along y, driven by ``speed`` (a
-    :class:`SpeedProfile` or None: not driven, for modes). Returns (model, parts)."""
+    :class:`SpeedProfile`, 'benchmark' for :func:`benchmark_speed`, or None: not driven, the
+    drive end's axial rotation held, for modes). Returns (model, parts)."""
+    if isinstance(speed, str):
+        speed = benchmark_speed()
     if n % 2:
         raise fb.ModelError(f"rotating shaft: n must be even to put a node at mid-span, got {n}")
     steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
@@ -118,8 +130,8 @@ def jeffcott(w, wn: float, e: float):
 
 
 def run(t_end: float = 6.0, dt: float = 2e-3, n: int = 8, verbose: bool = True) -> dict:
-    """The benchmark's run-up: 0 -> 48 rad/s in 2 s, held 1 s, 48 -> 72 rad/s in 1 s, held."""
-    speed = SpeedProfile([(0.0, 0.0), (2.0, 48.0), (3.0, 48.0), (4.0, 72.0)])
+    """The benchmark's run-up (:func:`benchmark_speed`); the whirl radius over time."""
+    speed = benchmark_speed()
     model, parts = build_model(speed, n)
     res = fb.simulate(model, t_end=t_end, dt=dt, save_every=5)
     r = whirl_radius(res, parts)

@@ -26,6 +26,7 @@ import fembody as fb
 L_CRANK, L_COUPLER, L_FOLLOWER = 0.12, 0.24, 0.12
 OMEGA, T_END, T_RAMP = 0.6, 12.0, 1.0
 Z = (0.0, 0.0, 1.0)
+DEMO = {"t_end": T_END, "dt": 4e-3, "save_every": 10}
 
 
 def crank_angle(t: float) -> float:
@@ -83,9 +84,7 @@ def build_model(flexible: bool = True, tilt: float = 5.0, n: int = 4,
     hinges.append(m.add_joint(fb.Revolute(ends[2][1], m.ground,
                                           axis=(0.0, -math.sin(a), math.cos(a)), at=tuple(D),
                                           name="D")))
-    fn = crank_angle
-    fn.d1, fn.d2 = _rate, _accel
-    driver = m.add_joint(fb.RotationDriver(m.ground, ends[0][0], axis=Z, angle=fn,
+    driver = m.add_joint(fb.RotationDriver(m.ground, ends[0][0], axis=Z, angle=crank_angle,
                                            velocity=_rate, acceleration=_accel, name="motor"))
     tips = (ends[0][1], ends[2][0])
     return m, {"crank_tip": tips[0], "follower_tip": tips[1], "hinges": hinges,

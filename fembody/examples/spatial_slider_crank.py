@@ -26,6 +26,7 @@ J_ROD_AXIAL, J_ROD_TRANSVERSE = 4e-4, 4e-3   # about the rod's own axis and acro
 J_SLIDER = (1e-4, 1e-4, 1e-4)
 OMEGA0 = 6.0                                 # initial crank rate about +x [rad/s]
 ARM_SLIDER = np.array([0.0, 1.0, 0.0])       # universal joint's cross arm on the slider
+DEMO = {"t_end": 5.0, "dt": 1e-3, "save_every": 10}
 
 
 def build_model(omega0: float = OMEGA0, gravity: float = 9.81):
