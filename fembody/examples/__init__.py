@@ -16,6 +16,7 @@ EXAMPLES = {
     "spatial-slider-crank": "fembody.examples.spatial_slider_crank",
     "spatial-four-bar": "fembody.examples.spatial_four_bar",
     "rotating-shaft": "fembody.examples.rotating_shaft",
+    "spatial-manipulator": "fembody.examples.spatial_manipulator",
 }
 
 
