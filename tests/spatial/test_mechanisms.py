@@ -183,3 +183,26 @@ def test_spatial_manipulator_out_of_plane_energy_balance():
         work = float(np.abs(e.work).max())
     assert drift[1] < 1e-5 * work
     assert 3.5 < drift[0] / drift[1] < 4.5
+
+
+@pytest.mark.parametrize("mode", ["drop", "regularize"])
+def test_planar_duplicate_pin_dropped_equals_single_pin(mode):
+    """Planar models keep their behaviour: a pendulum on two identical pins runs with the
+    duplicate dropped or regularised and swings exactly as on one pin."""
+    def pendulum(copies):
+        m = fb.Model(gravity=(0.0, -9.81))
+        rb = m.add_rigid_body((0.5, 0.0), mass=1.0, inertia=0.1)
+        for k in range(copies):
+            m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0), name=f"pin{k}"))
+        return m, rb
+    m1, rb1 = pendulum(1)
+    m2, rb2 = pendulum(2)
+    with pytest.raises(fb.ModelError, match=r"redundant constraints: joint 1 'pin1' .* row 1 of 2"):
+        fb.simulate(m2, t_end=0.01, dt=1e-3)
+    r1 = fb.simulate(m1, t_end=0.5, dt=1e-3)
+    r2 = fb.simulate(m2, t_end=0.5, dt=1e-3, redundant=mode)
+    assert len(r2.stats["redundant_rows"]) == 2
+    assert np.abs(r2.position(rb2.node) - r1.position(rb1.node)).max() < 1e-10
+    # the pin force is shared (regularize) or carried by the kept pin (drop), same total
+    total = r2.lam[:, :2] + r2.lam[:, 2:]
+    assert np.abs(total - r1.lam).max() < 1e-6 * np.abs(r1.lam).max()
