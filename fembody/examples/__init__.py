@@ -17,6 +17,7 @@ EXAMPLES = {
     "spatial-four-bar": "fembody.examples.spatial_four_bar",
     "rotating-shaft": "fembody.examples.rotating_shaft",
     "spatial-manipulator": "fembody.examples.spatial_manipulator",
+    "lateral-buckling": "fembody.examples.lateral_buckling",
 }
 
 
