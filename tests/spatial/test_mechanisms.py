@@ -251,3 +251,19 @@ def test_lateral_buckling_example_buckles_beyond_the_dead_load_value():
     assert z.max() > 0.01
     first = int(np.flatnonzero(z > 0.01)[0])
     assert f[:first + 1].max() > 1.0
+
+
+def test_singular_iteration_matrix_names_the_motion():
+    """The dynamic solvers' diagnosis of a singular iteration matrix (no mass, stiffness or
+    joint in some direction) describes the motion like statics does: with S = 0, a body on a
+    hinge about y turns about the axis (0, 1, 0) through its pivot."""
+    from fembody.solvers.newmark import GeneralizedAlpha
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    rb = m.add_rigid_body((0.0, 0.0, 0.0), 1.0, (0.1, 0.1, 0.1), offset=(0.5, 0.0, 0.0))
+    m.add_joint(fb.Revolute(m.ground, rb.node, axis=(0.0, 1.0, 0.0), at=(0.0, 0.0, 0.0)))
+    sys = m.compile()
+    integ = GeneralizedAlpha(sys)
+    with pytest.raises(fb.SingularSystemError,
+                       match=r"singular: .*ry.*turns about the axis \(0, 1, 0\) through "
+                             r"\(0, 0, 0\)"):
+        integ.diagnose_singular(np.zeros(sys.nnz), sys.constraints(sys.q0), 0.0)
