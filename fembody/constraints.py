@@ -86,6 +86,10 @@ class Constraints:
         when every joint is linear in q)."""
         if self._constB is None:
             self._build_constant_B(q, t)
+        drop = getattr(self, "dropped_rows", None)
+        if drop is not None and lam is not None:
+            lam = lam.copy()
+            lam[drop] = 0.0
         phi = np.empty(self.n_con)
         # the shared constant part is handed out read-only when no block adds to it
         Bdata = self._constB if self._all_constant_B else self._constB.copy()
@@ -109,7 +113,18 @@ class Constraints:
                 if H is not None:
                     G = np.zeros(self.nnz) if G is None else G
                     self._add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
+        if drop is not None:
+            # rows taken out by redundant='drop' (fembody.solvers.redundancy): zero phi and B
+            phi[drop] = 0.0
+            Bdata = Bdata.copy()
+            Bdata[self.row_positions(drop)] = 0.0
         return ConstraintEval(phi, Bdata, fc, G)
+
+    def row_positions(self, rows: np.ndarray) -> np.ndarray:
+        """Positions of the entries of the constraint ``rows`` in the CSR data of B."""
+        ptr = self.B_indptr
+        return np.concatenate([np.arange(ptr[r], ptr[r + 1]) for r in rows] or
+                              [np.zeros(0, dtype=np.int64)]).astype(np.int64)
 
     def _build_constant_B(self, q: np.ndarray, t: float) -> None:
         """B data and B^T (all DOFs) of the joint blocks whose Jacobian never changes."""
@@ -143,6 +158,9 @@ class Constraints:
             if blk.rheonomic:
                 a, b = blk.rates(t)
                 pt[blk.rows], ptt[blk.rows] = a, b
+        drop = getattr(self, "dropped_rows", None)
+        if drop is not None:
+            pt[drop] = ptt[drop] = 0.0
         return pt, ptt
 
     def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
@@ -157,6 +175,9 @@ class Constraints:
             _, _, H = blk.evaluate(x, t, True)
             if H is not None:
                 out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
+        drop = getattr(self, "dropped_rows", None)
+        if drop is not None:
+            out[drop] = 0.0
         return out
 
     def B_matrix(self, Bdata: np.ndarray) -> sp.csr_matrix:

@@ -13,6 +13,11 @@ EXAMPLES = {
     "slider-crank": "fembody.examples.slider_crank",
     "two-link-manipulator": "fembody.examples.two_link_manipulator",
     "falling-two-link": "fembody.examples.falling_two_link",
+    "spatial-slider-crank": "fembody.examples.spatial_slider_crank",
+    "spatial-four-bar": "fembody.examples.spatial_four_bar",
+    "rotating-shaft": "fembody.examples.rotating_shaft",
+    "spatial-manipulator": "fembody.examples.spatial_manipulator",
+    "lateral-buckling": "fembody.examples.lateral_buckling",
 }
 
 

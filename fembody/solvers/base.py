@@ -15,6 +15,8 @@ from .. import validate
 from ..errors import SingularSystemError
 from ..system import System
 from . import _kernels
+from .linalg import null_vectors
+from .redundancy import describe_motion
 from .statics import null_space_dofs, with_constraint_penalty
 
 log = logging.getLogger("fembody")
@@ -167,11 +169,14 @@ class Integrator:
     def diagnose_singular(self, S: np.ndarray, ce, t: float) -> None:
         """Raise SingularSystemError naming the DOFs with neither mass nor stiffness nor a
         joint in some direction (an under-constrained massless mechanism)."""
-        _, names = null_space_dofs(self.sys, with_constraint_penalty(self.sys, S, ce.Bdata))
+        N = null_vectors(with_constraint_penalty(self.sys, S, ce.Bdata))
+        _, names = null_space_dofs(self.sys, None, N)
         if names:
             shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8
                                             else "")
+            how = "; ".join(describe_motion(self.sys, N[:, k])
+                            for k in range(min(N.shape[1], 3)))
             raise SingularSystemError(
                 f"at t = {t:.6g} s the iteration matrix is singular: {shown} can move with "
-                "neither mass, stiffness nor a joint resisting; give them mass, support them or "
-                "connect them", names)
+                f"neither mass, stiffness nor a joint resisting ({how}); give them mass, support "
+                "them or connect them", names)

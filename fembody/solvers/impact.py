@@ -96,6 +96,9 @@ def with_contact_rows(base: System, items: list) -> System:
     s._constB = None
     s._build_constraint_pattern()
     s.rheonomic = base.rheonomic
+    comp = getattr(base, "row_compliance", None)    # redundant joint rows (solvers.redundancy)
+    if comp is not None:
+        s.row_compliance = np.r_[comp, np.zeros(len(rows))]
     return s
 
 

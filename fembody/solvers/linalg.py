@@ -335,8 +335,15 @@ class SaddlePointSolver:
         self.factorized: tuple | None = None
         self.n_factor = 0
         self.n_solve = 0
+        # relative compliance of constraint rows, (m,) or None: the (2,2) block -C of
+        # fembody.solvers.redundancy's redundant='drop'/'regularize' (read at each factorize)
+        self.compliance = lambda: None
 
     def _choose(self) -> str:
+        if self.compliance() is not None and self.method in ("auto", "envelope", "schur"):
+            # the Schur paths invert B S^-1 B^T, singular for redundant rows: factorise the
+            # whole bordered matrix, whose (2,2) block carries the compliance
+            return "dense" if self.nf + self.m <= DENSE_MAX else "superlu"
         if self.method != "auto":
             return self.method
         if not self.symmetric:      # LU: banded for narrow bands, else dense or SuperLU
@@ -387,15 +394,20 @@ class SaddlePointSolver:
             kind = "superlu"
         sdiag = float(np.mean(np.abs(Sdata[self.S_diag]))) if self.S_diag is not None else 1.0
         brms = float(np.sqrt(np.mean(Bdata * Bdata))) if Bdata.size else 1.0
+        if not sdiag > 0.0 and self.compliance() is not None:
+            sdiag = brms     # S = 0 (rigid bodies in statics): unit scaling, a finite (2,2) block
         self.scale = s = max(sdiag, 1e-300) / max(brms, 1e-300)
         d = self._data
         d[:] = 0.0
         d[p.pos_S] = Sdata
         d[p.pos_B] = s * Bdata
         d[p.pos_BT] = s * Bdata
+        comp = self.compliance()
+        if comp is not None:
+            d[p.pos_D] = -comp * sdiag        # B dq - C' lam = c with C' = comp sdiag / s^2
         self._A0_data = d.copy() if kind == "ldl" else d
         if kind == "ldl":
-            d[p.pos_D] = -1e-10 * sdiag
+            d[p.pos_D] -= 1e-10 * sdiag
             A = sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n))
             try:
                 if self._symbolic is None:
@@ -539,5 +551,7 @@ def saddle_solver(system, method: str = "auto", symmetric: bool | None = None
     pat = s.saddle_pattern() if s.n_con else None
     if symmetric is None:
         symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
-    return SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
-                             s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)
+    solver = SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
+                               s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)
+    solver.compliance = lambda: getattr(s, "row_compliance", None)
+    return solver

@@ -14,7 +14,8 @@ from ..errors import ModelError, SingularSystemError
 from ..system import System
 from .impact import with_contact_rows
 from .linalg import DENSE_MAX
-from .statics import as_system, check_redundant, constrained_resolvent
+from .redundancy import check_redundant
+from .statics import as_system, constrained_resolvent
 
 if TYPE_CHECKING:
     from ..model import Model

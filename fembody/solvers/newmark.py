@@ -41,7 +41,7 @@ from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .linalg import saddle_solver
 from .newton import newton
-from .statics import check_redundant
+from .redundancy import check_redundant
 
 log = logging.getLogger("fembody")
 
@@ -199,7 +199,7 @@ class GeneralizedAlpha(Integrator):
                 raise ModelError(f"initial configuration violates {', '.join(names)} "
                                  f"(|phi| up to {np.abs(ce.phi).max():.3g}); place the nodes so "
                                  "that the joints are closed and drivers start at motion(0) = 0")
-            check_redundant(s, ce.Bdata)
+            check_redundant(s, ce.Bdata, q=self.q, t=self.t)
         self.qdd = np.zeros(s.n_dof)
         self.lam = np.zeros(s.n_con)
         self._consistent(project_velocity=True)

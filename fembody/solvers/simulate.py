@@ -25,6 +25,7 @@ from .base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
 from .newmark import HHT, GeneralizedAlpha, Newmark
+from .redundancy import MODES as REDUNDANT_MODES
 from .statics import as_system
 from .structure import DiscreteGradient
 
@@ -112,6 +113,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     if dt > t_end * (1.0 + 1e-12):
         raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
                          "one step would be taken; use dt <= t_end")
+    # redundant joint rows: 'error' (default), 'drop' or 'regularize' (solvers.redundancy)
+    sys.redundant_mode = validate.choice("redundant", options.pop("redundant", "error"),
+                                         REDUNDANT_MODES, where="simulate")
     cls, options = _method(method, options)
     if getattr(sys, "dim", 2) == 3 and not issubclass(cls, GeneralizedAlpha):
         raise ModelError(f"simulate: method {method!r} is planar only for now; spatial models "
@@ -131,6 +135,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                          f"{str(exc).rsplit(' ', 1)[-1]} (check its spelling and the "
                          "method's options)") from None
     result = Result(sys, "dynamic")
+    result.stats["redundant_rows"] = list(getattr(sys, "redundant_rows", []))
     contacts = None
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
         contacts = ImpactHandler(sys, integ, cls, options, dt)

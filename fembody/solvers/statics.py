@@ -24,6 +24,8 @@ from ..errors import ConvergenceError, ModelError, SingularSystemError, Stabilit
 from ..results import Result
 from ..system import System
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
+from .redundancy import MODES as REDUNDANT_MODES
+from .redundancy import check_redundant, describe_motion
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -112,38 +114,17 @@ class _Equilibrium:
         probe.factorize(A)
         if probe.pivot_ratio() > 1e-13:
             return
-        n_modes, names = null_space_dofs(s, A)
+        N = null_vectors(A)
+        n_modes, names = null_space_dofs(s, A, N)
         if not n_modes:
             return
         shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        how = "; ".join(f"motion {k + 1}: {describe_motion(s, N[:, k])}"
+                        for k in range(min(n_modes, 4)))
         raise SingularSystemError(
             f"the structure is not supported: {n_modes} zero-stiffness motion(s) involving "
-            f"{shown}. Add supports (model.fix), joints or elements that restrain these DOFs.",
-            names)
-
-
-def check_redundant(system: System, Bdata: np.ndarray, max_size: int = 20_000_000) -> None:
-    """Raise ModelError naming the joints whose constraint rows are linearly dependent on the
-    others (redundant constraints), from a pivoted QR of B^T."""
-    import scipy.linalg as sla
-    m, n = system.n_con, system.n_free
-    if m == 0 or m * n > max_size:
-        return
-    B = system.B_matrix(Bdata).toarray()
-    zero = np.flatnonzero(np.abs(B).max(axis=1) == 0.0)
-    if zero.size:
-        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
-        raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
-                         "remove the joint or the support")
-    _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    rank = int(np.sum(d > max(m, n) * np.finfo(float).eps * 1e3 * d[0]))
-    if rank < m:
-        dep = piv[rank:]
-        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in dep})
-        raise ModelError(f"redundant constraints: {', '.join(names)} repeat(s) what other joints "
-                         "or supports already impose (B is rank deficient by "
-                         f"{m - rank}); remove the duplicate or use fewer joint rows")
+            f"{shown} ({how}). Add supports (model.fix), joints or elements that restrain "
+            "these motions.", names)
 
 
 def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray):
@@ -158,10 +139,11 @@ def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray
     return A
 
 
-def null_space_dofs(system: System, A) -> tuple[int, list[str]]:
-    """Number of zero-energy modes of the symmetric semi-definite ``A`` and the names of the DOFs
-    taking part in them (participation above 10 % of the largest)."""
-    N = null_vectors(A)
+def null_space_dofs(system: System, A, N: np.ndarray | None = None) -> tuple[int, list[str]]:
+    """Number of zero-energy modes of the symmetric semi-definite ``A`` (or of its null vectors
+    ``N`` when given) and the names of the DOFs taking part in them (participation above 10 %
+    of the largest)."""
+    N = null_vectors(A) if N is None else N
     if N.shape[1] == 0:
         return 0, []
     part = np.abs(N).max(axis=1)
@@ -173,7 +155,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
            tol: float = 1e-9, max_iter: int = 30, max_cuts: int = 12, linear_solver: str = "auto",
            arc_length: float | None = None, max_steps: int = 500, load_max: float = 1.0,
            stop: Callable[[Result], bool] | None = None,
-           lam_max: float | None = None) -> Result:
+           lam_max: float | None = None, redundant: str = "error") -> Result:
     """Static equilibrium under the model's loads and gravity.
 
     Parameters
@@ -199,6 +181,9 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         ``max_steps`` (default 500) and ``load_max`` (default 1.0, the largest load factor;
         ``lam_max`` is its former name, still accepted) end the continuation, as does
         ``stop(result)`` returning True (e.g. ``lambda r: r.displacement(tip)[-1, 1] < -0.5``).
+    redundant : 'error' (default: redundant joint rows are a ModelError naming them), 'drop'
+        or 'regularize' (run anyway; see :mod:`fembody.solvers.redundancy`; the rows are in
+        ``stats['redundant_rows']``).
 
     Returns
     -------
@@ -215,6 +200,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     if lam_max is not None:
         load_max = lam_max
     validate.choice("method", method, ("newton", "arc-length"), where="static")
+    validate.choice("redundant", redundant, REDUNDANT_MODES, where="static")
     steps = validate.integer("steps", steps, where="static")
     load_max = validate.number("load_max", load_max, minimum=0.0, strict_min=True,
                                where="static")
@@ -223,13 +209,14 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     eq = _Equilibrium(sys, t, linear_solver, tol)
     if sys.n_con:
         ce = sys.constraints(sys.q0, t)
-        check_redundant(sys, ce.Bdata)
+        check_redundant(sys, ce.Bdata, redundant, t=t)
         if np.max(np.abs(ce.phi)) > 1e-9 * sys.length:
             bad = sorted({sys.model.joints[int(sys.row_joint[i])].label
                           for i in np.flatnonzero(np.abs(ce.phi) > 1e-9 * sys.length)})
             raise ModelError(f"the reference configuration violates {', '.join(bad)}")
     eq.check_supported()
     result = Result(sys, "static")
+    result.stats["redundant_rows"] = list(getattr(sys, "redundant_rows", []))
     t0 = _time.perf_counter()
     try:
         if method == "newton":
