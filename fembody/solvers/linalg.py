@@ -337,7 +337,7 @@ class SaddlePointSolver:
         self.n_solve = 0
         # relative compliance of constraint rows, (m,) or None: the (2,2) block -C of
         # fembody.solvers.redundancy's redundant='drop'/'regularize' (read at each factorize)
-        self.compliance = lambda: None
+        self.compliance = _NoCompliance()
 
     def _choose(self) -> str:
         if self.compliance() is not None and self.method in ("auto", "envelope", "schur"):
@@ -553,5 +553,24 @@ def saddle_solver(system, method: str = "auto", symmetric: bool | None = None
         symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
     solver = SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
                                s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)
-    solver.compliance = lambda: getattr(s, "row_compliance", None)
+    solver.compliance = _RowCompliance(s)
     return solver
+
+
+class _NoCompliance:
+    """No constraint row is compliant (a callable, so solvers pickle into checkpoints)."""
+
+    def __call__(self):
+        return None
+
+
+class _RowCompliance:
+    """The System's redundant-row compliance, read when the solver factorises (a callable
+    object, not a closure, so solvers pickle into checkpoints with the System as a
+    reference)."""
+
+    def __init__(self, system) -> None:
+        self.system = system
+
+    def __call__(self):
+        return getattr(self.system, "row_compliance", None)
