@@ -21,8 +21,6 @@ from .joints import Distance, Driver, Pin, RigidLink, Slider, Support, Weld
 from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
-from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
-
 from .version import __version__  # noqa: E402
 
 __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "SingularSystemError",
@@ -31,3 +29,12 @@ __all__ = ["ConvergenceError", "FembodyError", "ModelError", "RunError", "Singul
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",
            "RigidLink", "Slider", "Support", "Weld", "HHT", "GeneralizedAlpha", "Newmark",
            "simulate", "integrate_hamiltonian", "Trajectory", "io", "viz"]
+
+
+def __getattr__(name: str):
+    """``fembody.io`` and ``fembody.viz`` are imported when first used (PEP 562): they are not
+    needed to build and solve a model, and ``import fembody`` stays fast."""
+    if name in ("io", "viz"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

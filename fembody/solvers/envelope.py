@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ..elements.compiled import AVAILABLE, njit
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="i8(f8[:], i8[:], i8[:], f8[:], i8[:], i8[:], f8[:], f8[:])")
 def _factor(data, src, dst, env, first, rowptr, dinv, work):  # pragma: no cover - jitted
     """Scatter the matrix values ``data[src]`` to ``env[dst]`` and factorise in place.
     Returns -1, or the (permuted) row whose pivot is not positive."""
@@ -56,7 +56,8 @@ def _factor(data, src, dst, env, first, rowptr, dinv, work):  # pragma: no cover
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="void(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], f8[:])")
 def _solve1(env, first, rowptr, dinv, perm, b, x, y):  # pragma: no cover - jitted
     """x = A^-1 b for vectors (``y``: work vector of length n)."""
     n = b.shape[0]
@@ -79,7 +80,8 @@ def _solve1(env, first, rowptr, dinv, perm, b, x, y):  # pragma: no cover - jitt
         x[perm[i]] = y[i]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="void(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:, :], f8[:, :])")
 def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
     """x = A^-1 b for ``b, x`` of shape (n, m), column by column."""
     n, m = b.shape
@@ -94,7 +96,9 @@ def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
             x[i, c] = xc[i]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="Tuple((f8[:], f8[:]))(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], "
+          "f8[:], f8[:, :], f8[:, :])")
 def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
                  Zinv):  # pragma: no cover - jitted
     """Saddle point by the Schur complement: y = A^-1 r, mu = Z^-1 (B y - c),
@@ -124,19 +128,19 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
     return y, mu
 
 
-@njit(cache=True, error_model="numpy")
-def _schur_factor(env, first, rowptr, dinv, perm, B, BT):  # pragma: no cover - jitted
-    """``A^-1 B^T`` (n, m) and the inverse Schur complement ``(B A^-1 B^T)^-1`` (m, m)."""
+def _schur_factor(env, first, rowptr, dinv, perm, B, BT):
+    """``A^-1 B^T`` (n, m) and the inverse Schur complement ``(B A^-1 B^T)^-1`` (m, m) (the
+    small product and inverse in numpy: LAPACK is not linked into the AOT extension)."""
     n, m = BT.shape
     X = np.empty((n, m))
     _solve(env, first, rowptr, dinv, perm, BT, X)
-    Z = B @ X
-    return X, np.ascontiguousarray(np.linalg.inv(Z))
+    return X, np.ascontiguousarray(np.linalg.inv(B @ X))
 
 
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """RCM permutation and the envelope (first column, row pointers) of a symmetric pattern."""
+    from scipy.sparse.csgraph import reverse_cuthill_mckee     # at first use: fast start-up
     A = sp.csc_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
     A = (A + A.T).tocsr()
     perm = np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int64)

@@ -14,26 +14,35 @@ from __future__ import annotations
 import logging
 import warnings
 
+import importlib.util
+
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..errors import ModelError
+from ..lazy import lazy_module
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, envelope_width
 
 log = logging.getLogger("fembody")
 
-try:  # pragma: no cover - depends on the machine
-    from sksparse.cholmod import CholmodNotPositiveDefiniteError, analyze as _cholmod_analyze
-    HAVE_CHOLMOD = True
-except Exception:  # ImportError, or a broken shared library
-    HAVE_CHOLMOD = False
-    _cholmod_analyze = None
+# imported at the first factorisation that needs them (``import fembody`` stays fast)
+sla = lazy_module("scipy.linalg")
+spla = lazy_module("scipy.sparse.linalg")
+cholmod = lazy_module("sksparse.cholmod")
+# scikit-sparse is installed (a library that then fails to load is reported at first use)
+HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 
-    class CholmodNotPositiveDefiniteError(Exception):  # type: ignore[no-redef]
-        pass
+
+def _cholmod_analyze(A: sp.csc_matrix, mode: str):
+    return cholmod.analyze(A, mode=mode)
+
+
+def _not_positive_definite() -> type:
+    """CHOLMOD's exception for a matrix that is not positive definite (read only when an
+    exception is being handled, i.e. after sksparse was imported)."""
+    return cholmod.CholmodNotPositiveDefiniteError
+
 
 _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
@@ -91,7 +100,7 @@ class _CholmodSPD:
                     self.mode = "supernodal"
                     self.f = _cholmod_analyze(A, mode="supernodal")
             self.f.cholesky_inplace(A)
-        except CholmodNotPositiveDefiniteError:
+        except _not_positive_definite():
             raise NotPositiveDefinite("matrix is not positive definite") from None
         if self.mode == "simplicial":
             D = self.f.D()
@@ -370,7 +379,7 @@ class SaddlePointSolver:
                 if np.count_nonzero(D < 0) == self.m and np.all(np.isfinite(D)):
                     self._fac, self.active = self._symbolic, "ldl"
                     return
-            except CholmodNotPositiveDefiniteError:
+            except _not_positive_definite():
                 pass
             self._fallback = True        # S is not positive definite: LU from now on
             kind = "superlu" if self.method == "auto" else kind

@@ -15,15 +15,17 @@ import time as _time
 import warnings
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .. import validate
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
+from ..lazy import lazy_module
 from ..results import Result
 from ..system import System
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
+
+sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
+spla = lazy_module("scipy.sparse.linalg")
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -120,7 +122,6 @@ class _Equilibrium:
 def check_redundant(system: System, Bdata: np.ndarray, max_size: int = 20_000_000) -> None:
     """Raise ModelError naming the joints whose constraint rows are linearly dependent on the
     others (redundant constraints), from a pivoted QR of B^T."""
-    import scipy.linalg as sla
     m, n = system.n_con, system.n_free
     if m == 0 or m * n > max_size:
         return
