@@ -131,6 +131,11 @@ def check_redundant(system: System, Bdata: np.ndarray, max_size: int = 20_000_00
         names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
         raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
                          "remove the joint or the support")
+    # full rank by the singular values (numpy's LAPACK, no scipy.linalg import at start-up):
+    # sigma_min <= |R_mm| of any QR, so this never passes a matrix the test below would fail
+    sv = np.linalg.svd(B, compute_uv=False)
+    if m <= n and sv[-1] > max(m, n) * np.finfo(float).eps * 1e3 * sv[0]:
+        return
     _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     rank = int(np.sum(d > max(m, n) * np.finfo(float).eps * 1e3 * d[0]))
