@@ -30,7 +30,7 @@ import numpy as np
 
 import fembody as fb
 from fembody.solvers import linalg
-from fembody.solvers.envelope import EnvelopeLDL, envelope_width
+from fembody.solvers.envelope import EnvelopeLDL, ordering
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import RESULTS, machine, save  # noqa: E402
@@ -39,6 +39,8 @@ MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
 SEC = fb.Section.rectangle(0.02, 0.02)
 H, BETA = 1e-3, 0.3025          # generalized-alpha's beta at rho_inf = 0.9 (about)
 ORDERINGS = ("amd", "metis", "nesdis")
+REPEAT = 5
+STATIC_MAX = 2e5        # fb.static's stability check (Lanczos) takes minutes beyond
 MEM_LIMIT = float(os.environ.get("FEMBODY_BENCH_MEM_GB", "6")) * 2**30
 
 
@@ -76,9 +78,9 @@ def grid(ndof: float) -> fb.Model:
     return m
 
 
-def best(fn, repeat: int = 3) -> float:
+def best(fn) -> float:
     t = []
-    for _ in range(repeat):
+    for _ in range(REPEAT):
         t0 = time.perf_counter()
         fn()
         t.append(time.perf_counter() - t0)
@@ -89,11 +91,12 @@ def backends(A, b: np.ndarray) -> list[dict]:
     """Analysis, factorisation and solve times [ms] and factor size of every backend on A."""
     n = A.shape[0]
     out = []
-    width = envelope_width(A.indptr, A.indices, n)
+    t0 = time.perf_counter()
+    order = ordering(A.indptr, A.indices, n)
+    width = float(order[2][-1]) / n
     env_bytes = 8.0 * width * n
     if env_bytes < MEM_LIMIT:
-        t0 = time.perf_counter()
-        e = EnvelopeLDL(A.indptr, A.indices, n)
+        e = EnvelopeLDL(A.indptr, A.indices, n, order)
         e.factorize(A.data)                               # first call (loads the kernel)
         first = time.perf_counter() - t0
         out.append({"backend": "envelope", "analyse_ms": 1e3 * first,
@@ -141,21 +144,48 @@ def backends(A, b: np.ndarray) -> list[dict]:
     return out
 
 
-def newton_cost(model: fb.Model, kind: str) -> dict:
-    """Wall time per Newton iteration of a static solve (one load step) and of a few dynamic
-    steps with full Newton, with linear_solver='auto'."""
-    t0 = time.perf_counter()
-    r = fb.static(model, steps=1)
-    t_static = time.perf_counter() - t0
-    st = r.stats
-    out = {"static_ms_per_iteration": 1e3 * t_static / max(st["n_newton"], 1),
-           "static_iterations": st["n_newton"], "static_solver": st.get("linear_solver")}
-    t0 = time.perf_counter()
-    r = fb.simulate(model, t_end=3 * H, dt=H, rho_inf=0.9, newton="full")
-    t_dyn = time.perf_counter() - t0
-    st = r.stats
-    out.update({"dynamic_ms_per_iteration": 1e3 * t_dyn / max(st["n_newton"], 1),
-                "dynamic_iterations": st["n_newton"]})
+def newton_cost(model: fb.Model, kind: str, statics: bool) -> dict:
+    """Wall and CPU time of one Newton iteration of ``fb.simulate`` (full Newton, auto solver)
+    and of ``fb.static``, as the marginal cost between a short and a longer run (so that the
+    one-off set-up - orderings, symbolic analysis, the initial accelerations - is not counted).
+    ``fb.static`` checks the stability of every converged load step (lowest eigenvalue of K by
+    shift-invert Lanczos): timed separately, per load step."""
+    from fembody.solvers import statics as st_mod
+    s = model.compile()
+
+    def dyn(steps: int) -> tuple[float, float, int]:
+        w, c = time.perf_counter(), time.process_time()
+        r = fb.simulate(s, t_end=steps * H, dt=H, rho_inf=0.9, newton="full")
+        return time.perf_counter() - w, time.process_time() - c, r.stats["n_newton"]
+    w1, c1, n1 = dyn(2)
+    w2, c2, n2 = dyn(6)
+    out = {"dynamic_ms_per_iteration": 1e3 * (w2 - w1) / max(n2 - n1, 1),
+           "dynamic_cpu_ms_per_iteration": 1e3 * (c2 - c1) / max(n2 - n1, 1),
+           "dynamic_solver": fb.simulate(s, t_end=H, dt=H).stats.get("linear_solver")}
+    if not statics:
+        return out
+    eig = [0.0]
+    orig = st_mod.lowest_eigenvalue
+
+    def timed(*a, **k):
+        t0 = time.perf_counter()
+        try:
+            return orig(*a, **k)
+        finally:
+            eig[0] += time.perf_counter() - t0
+    st_mod.lowest_eigenvalue = timed
+    try:
+        def sta(steps: int) -> tuple[float, float, int]:
+            eig[0] = 0.0
+            w = time.perf_counter()
+            r = fb.static(s, steps=steps)
+            return time.perf_counter() - w, eig[0], r.stats["n_newton"]
+        w1, e1, n1 = sta(1)
+        w2, e2, n2 = sta(4)
+    finally:
+        st_mod.lowest_eigenvalue = orig
+    out.update({"static_ms_per_iteration": 1e3 * ((w2 - e2) - (w1 - e1)) / max(n2 - n1, 1),
+                "stability_check_ms_per_step": 1e3 * e2 / 4})
     return out
 
 
@@ -185,10 +215,11 @@ def measure(kind: str, ndof: float, skip_newton: bool) -> dict:
     row["peak_rss_mib"] = __import__("resource").getrusage(
         __import__("resource").RUSAGE_SELF).ru_maxrss / 1024
     if not skip_newton:
-        row.update(newton_cost(model, kind))
+        row.update(newton_cost(model, kind, statics=s.n_free <= STATIC_MAX))
         auto = [x for x in row["statics"] if x["backend"] == "auto"][0]
-        row["static_iteration_over_factor_solve"] = row["static_ms_per_iteration"] / (
-            auto["factor_ms"] + auto["solve_ms"])
+        if "static_ms_per_iteration" in row:
+            row["static_iteration_over_factor_solve"] = row["static_ms_per_iteration"] / (
+                auto["factor_ms"] + auto["solve_ms"])
         if "dynamics" in row:
             auto = [x for x in row["dynamics"] if x["backend"] == "auto"][0]
             row["dynamic_iteration_over_factor_solve"] = row["dynamic_ms_per_iteration"] / (
@@ -202,11 +233,14 @@ def show(rows: list[dict]) -> None:
               f"compile {r['compile_s']:.1f} s, {r['model_and_system_bytes_per_dof']:.0f} B/DOF"
               f" (model + System), assembly {r['assemble_ms']:.1f} ms, "
               f"peak {r['peak_rss_mib']:.0f} MiB")
-        if "static_ms_per_iteration" in r:
-            print(f"  Newton iteration: static {r['static_ms_per_iteration']:.1f} ms "
-                  f"({r['static_iteration_over_factor_solve']:.2f} x factor+solve of auto), "
-                  f"dynamic {r.get('dynamic_ms_per_iteration', float('nan')):.1f} ms "
-                  f"({r.get('dynamic_iteration_over_factor_solve', float('nan')):.2f} x)")
+        if "dynamic_ms_per_iteration" in r:
+            nan = float("nan")
+            print(f"  Newton iteration (marginal): dynamic {r['dynamic_ms_per_iteration']:.1f} ms"
+                  f" wall, {r['dynamic_cpu_ms_per_iteration']:.1f} ms CPU "
+                  f"({r.get('dynamic_iteration_over_factor_solve', nan):.2f} x factor+solve of "
+                  f"auto); static {r.get('static_ms_per_iteration', nan):.1f} ms "
+                  f"({r.get('static_iteration_over_factor_solve', nan):.2f} x), stability check "
+                  f"{r.get('stability_check_ms_per_step', nan):.0f} ms per load step")
         for what in ("statics", "dynamics"):
             if what not in r:
                 continue
@@ -226,6 +260,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="1e4,1e5")
     ap.add_argument("--models", default="chain,grid")
     ap.add_argument("--skip-newton", action="store_true")
+    ap.add_argument("--repeat", type=int, default=5, help="timings: the fastest of these")
     ap.add_argument("--show", action="store_true", help="print the saved results only")
     args = ap.parse_args()
     path = RESULTS / "large.json"
@@ -233,6 +268,8 @@ def main() -> None:
     if args.show:
         show(old)
         return
+    global REPEAT
+    REPEAT = args.repeat
     rows = []
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
@@ -240,6 +277,7 @@ def main() -> None:
             show([row])
             rows.append(row)
             sys.stdout.flush()
+    old = json.loads(path.read_text())["rows"] if path.exists() else []   # a parallel run's
     keep = [r for r in old if (r["model"], r["target_dofs"]) not in
             {(r2["model"], r2["target_dofs"]) for r2 in rows}]
     allrows = sorted(keep + rows, key=lambda r: (r["model"], r["target_dofs"]))

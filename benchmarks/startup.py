@@ -33,7 +33,7 @@ def run(cmd: list[str], env: dict) -> dict:
     """One process: its JSON line, wall and CPU time [s], peak memory [MiB]."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                         cwd=HERE.parent)
+                         cwd=env.get("PYTHONPATH", HERE.parent).split(os.pathsep)[0])
     out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
@@ -54,11 +54,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--sizes", default="128,1024")
+    ap.add_argument("--fembody-path", default=str(HERE.parent),
+                    help="the fembody source tree to time (e.g. an older commit's, for "
+                         "before/after tables)")
+    ap.add_argument("--name", default="startup", help="results/<name>.json")
     ap.add_argument("--exudyn-path", default=None,
                     help="directory holding the exudyn package (pip install --target DIR)")
     args = ap.parse_args()
     py = sys.executable
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    env = dict(os.environ, PYTHONPATH=args.fembody_path)
     exu_env = dict(os.environ)
     if args.exudyn_path:
         exu_env["PYTHONPATH"] = args.exudyn_path
@@ -124,7 +128,8 @@ def main() -> None:
             print(f"{'':>18s} Exudyn/fembody whole-process wall time: {ratio:.2f} "
                   f"(CPU {e['cpu_s']['median'] / f['cpu_s']['median']:.2f}); tips "
                   f"{f['tip'][1]:.7f} / {e['tip'][1]:.7f}")
-    out = save("startup", {"machine": info, "load_average": load, "repeat": args.repeat,
+    out = save(args.name, {"machine": info, "fembody_path": args.fembody_path,
+                           "load_average": load, "repeat": args.repeat,
                            "exudyn": have_exu, "table": table, "runs": runs})
     print(f"\nsaved {out}")
 

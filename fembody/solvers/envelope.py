@@ -196,6 +196,12 @@ def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
     return perm, first, rowptr
 
 
+def ordering(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple:
+    """RCM ``(perm, first, rowptr)`` of a symmetric pattern, for :class:`EnvelopeLDL`; the mean
+    envelope row width is ``rowptr[-1] / n``."""
+    return _ordering(indptr, indices, n)
+
+
 def envelope_width(indptr: np.ndarray, indices: np.ndarray, n: int) -> float:
     """Mean row width of the envelope of a symmetric pattern after RCM (1 = diagonal)."""
     if n == 0:
@@ -211,11 +217,13 @@ class EnvelopeLDL:
     ``factorize(data)`` returns False (and keeps no factor) when a pivot is not positive, i.e.
     the matrix is not positive definite; ``solve(b)`` takes (n,) or (n, m) right-hand sides."""
 
-    def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int) -> None:
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int,
+                 ordering: tuple | None = None) -> None:
         if not AVAILABLE:
             raise RuntimeError("the envelope solver needs numba")
         self.n = n
-        self.perm, self.first, self.rowptr = _ordering(indptr, indices, n)
+        # ``ordering``: the pattern's (perm, first, rowptr) when the caller computed it already
+        self.perm, self.first, self.rowptr = ordering or _ordering(indptr, indices, n)
         iperm = np.empty(n, np.int64)
         iperm[self.perm] = np.arange(n)
         cols = np.repeat(np.arange(n), np.diff(indptr))     # CSC: column of every entry

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from ..errors import ModelError
 from ..lazy import lazy_module
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
-from .envelope import EnvelopeLDL, envelope_width
+from .envelope import EnvelopeLDL, ordering
 
 log = logging.getLogger("fembody")
 
@@ -54,9 +54,12 @@ METHODS = ("auto", "envelope", "cholmod", "superlu", "dense")
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
     """An envelope solver for the pattern if it is narrow enough for ``auto`` (else None)."""
-    if not ENVELOPE_AVAILABLE or n == 0 or envelope_width(indptr, indices, n) > ENVELOPE_WIDTH:
+    if not ENVELOPE_AVAILABLE or n == 0:
         return None
-    return EnvelopeLDL(indptr, indices, n)
+    order = ordering(indptr, indices, n)             # once: the width test and the solver
+    if float(order[2][-1]) / n > ENVELOPE_WIDTH:
+        return None
+    return EnvelopeLDL(indptr, indices, n, order)
 
 
 def _warn_no_cholmod() -> None:
