@@ -48,6 +48,13 @@ _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
 # like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
+# Measured basis of ``auto`` (benchmarks/large.py, results/large.json; 2-core EPYC shared at
+# load ~10, fastest of 5): beam chains (width 5) factor by the envelope in 0.3 ms at 1e4 DOFs
+# and 12-28 ms at 1e5 vs CHOLMOD simplicial 0.6 / 42-56 ms, supernodal 2.6-5.4 / 171-186 ms,
+# SuperLU 10-12 / 442-460 ms; a 1e4-DOF frame grid (width ~80) factors by CHOLMOD supernodal
+# (CHOLMOD's flops/nnz(L) > 40 switch, below) in 52-58 ms vs simplicial 109-137 ms, SuperLU
+# 163-183 ms, envelope 507-586 ms; AMD, METIS and nested dissection gave factor times within
+# the noise, AMD the cheapest analysis.
 ENVELOPE_WIDTH = 24
 METHODS = ("auto", "envelope", "cholmod", "superlu", "dense")
 
