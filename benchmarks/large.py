@@ -270,18 +270,16 @@ def main() -> None:
         return
     global REPEAT
     REPEAT = args.repeat
-    rows = []
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
             row = measure(kind, float(size), args.skip_newton)
             show([row])
-            rows.append(row)
             sys.stdout.flush()
-    old = json.loads(path.read_text())["rows"] if path.exists() else []   # a parallel run's
-    keep = [r for r in old if (r["model"], r["target_dofs"]) not in
-            {(r2["model"], r2["target_dofs"]) for r2 in rows}]
-    allrows = sorted(keep + rows, key=lambda r: (r["model"], r["target_dofs"]))
-    out = save("large", {"machine": machine(), "rows": allrows})
+            # saved after every model: 1e6 runs take long and may be stopped
+            old = json.loads(path.read_text())["rows"] if path.exists() else []
+            keep = [r for r in old if (r["model"], r["target_dofs"]) != (kind, float(size))]
+            rows = sorted(keep + [row], key=lambda r: (r["model"], r["target_dofs"]))
+            out = save("large", {"machine": machine(), "rows": rows})
     print(f"saved {out}")
 
 
