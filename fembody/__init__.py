@@ -28,7 +28,6 @@ from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
 from .solvers.buckling import Buckling, buckling
 from .study import sweep  # noqa: E402  (dask and pandas load on first use)
-from . import io, viz  # noqa: E402  (meshio, pyvista and matplotlib load on first use)
 
 from .version import __version__  # noqa: E402
 
@@ -42,3 +41,12 @@ __all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError",
            "AngleDriver", "SpeedDriver", "Motor", "functions",
            "Cylindrical", "Prismatic", "Revolute", "RotationDriver", "SlideDriver", "Spherical",
            "Universal"]
+
+
+def __getattr__(name: str):
+    """``fembody.io`` and ``fembody.viz`` are imported when first used (PEP 562): they are not
+    needed to build and solve a model, and ``import fembody`` stays fast."""
+    if name in ("io", "viz"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,8 @@ Why compiled code: a Newton iteration of a beam chain calls a few hundred small 
 operations; at 2 microseconds of overhead each that alone is ~0.5 ms, several times the
 arithmetic. One compiled loop that evaluates each element and scatters straight into the
 global residual and the CSC data of K_T removes the overhead and the temporaries. If numba
-is not installed, ``AVAILABLE`` is False and fembody uses the numpy kernels.
+is not installed, ``AVAILABLE`` is False and fembody uses the numpy kernels. Nothing here is
+compiled at import: see :mod:`.kernels`.
 """
 from __future__ import annotations
 
@@ -13,19 +14,15 @@ import math
 
 import numpy as np
 
-try:  # pragma: no cover - depends on the environment
-    from numba import njit
-    AVAILABLE = True
-except Exception:  # ImportError or a broken llvmlite
-    AVAILABLE = False
+from .kernels import NUMBA, njit
 
-    def njit(*args, **kwargs):          # type: ignore[no-redef]
-        def wrap(fn):
-            return fn
-        return wrap
+#: compiled kernels can run: numba is installed (imported only at a first call that the
+#: ahead-of-time extension does not serve, see :mod:`.kernels`)
+AVAILABLE = NUMBA
 
 
-@njit(cache=True)
+@njit(cache=True, aot="void(f8[:], i8[:, :], i8[:, :], f8[:], f8[:], f8[:, :], f8[:], f8[:], "
+                          "i8[:, :], b1)")
 def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos,
                   tangent):  # pragma: no cover - jitted
     """Add the undamped Simo-Reissner beam forces to ``f`` (n_dof,) at ``dofs (n, 6)`` and, if
@@ -113,7 +110,7 @@ def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos,
                     Kdata[p] += K[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, aot="f8[:](i8, i4[:], i4[:], f8[:], f8[:])")
 def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
     """y = A x for a CSC matrix of shape (n, len(indptr) - 1) (no scipy dispatch overhead)."""
     y = np.zeros(n)
@@ -125,7 +122,7 @@ def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, aot="void(f8[:], i8[:], f8[:])")
 def add_at(x, idx, dx):  # pragma: no cover - jitted
     """``x[idx] += dx`` in place (indices distinct): a quarter of numpy's fancy-index cost on
     the few hundred entries of a Newton update."""

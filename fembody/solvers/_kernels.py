@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from ..elements.compiled import AVAILABLE, njit
 
 
-@njit(cache=True)
+@njit(cache=True, aot="f8(f8[:], f8[:], i8[:], f8[:], f8, f8)")
 def _correct_nb(v, a, free, dq, gp, bp):  # pragma: no cover - jitted
     """In place on full-length ``v, a``: add ``gp dq``, ``bp dq`` at the free DOFs (the
     configuration moves by ``dq`` through the configuration space); returns max |dq|, NaN if
@@ -42,7 +42,7 @@ def _correct_np(v, a, free, dq, gp, bp):
     return float(np.max(np.abs(dq))) if dq.size else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1)")
 def _residual_nb(fext, fint, fc, free, fin, with_scale):  # pragma: no cover - jitted
     """r = (fext - fint - fc)[free] - fin, |r| and (with_scale) the force scale."""
     n = free.shape[0]
@@ -69,7 +69,8 @@ def _residual_nb(fext, fint, fc, free, fin, with_scale):  # pragma: no cover - j
     return r, math.sqrt(rr), scale
 
 
-@njit(cache=True)
+@njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], i4[:], i4[:], "
+                          "f8[:], f8[:], b1)")
 def _residual_mass_nb(fext, fint, fc, free, indptr, indices, data, qdd,
                       with_scale):  # pragma: no cover - jitted
     """As :func:`_residual_nb` with ``fin = M qdd[free]`` for the constant mass matrix given by
@@ -106,7 +107,8 @@ else:  # pragma: no cover - depends on the environment
     correct, residual, residual_mass = _correct_np, _residual_np, _residual_mass_np
 
 
-@njit(cache=True)
+@njit(cache=True, aot="Tuple((f8[:], f8[:], f8))(f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, "
+                          "f8)")
 def _predict_nb(v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
     """Generalized-alpha predictor with q''_{n+1} = q''_n: the configuration increment ``d``
     on the free DOFs, the new velocities ``v1`` and the step's motion max |d|."""

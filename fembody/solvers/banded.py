@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import lapack
-from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+from ..lazy import lazy_module
+
+# imported at first use (fast start-up): LAPACK's band LU and SciPy's RCM ordering
+lapack = lazy_module("scipy.linalg.lapack")
+csgraph = lazy_module("scipy.sparse.csgraph")
 
 # half-bandwidth (after RCM) up to which ``auto`` takes the banded LU for non-symmetric
 # matrices; a spatial beam chain has 11, a chain with a joint at each end about 15
@@ -22,7 +26,8 @@ BAND_MAX = 48
 def half_bandwidth(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int, np.ndarray]:
     """Largest |i - j| of the pattern after reverse Cuthill-McKee, and the ordering."""
     A = sp.csc_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
-    perm = reverse_cuthill_mckee((A + A.T).tocsr(), symmetric_mode=True).astype(np.int64)
+    perm = csgraph.reverse_cuthill_mckee((A + A.T).tocsr(),
+                                         symmetric_mode=True).astype(np.int64)
     inv = np.empty(n, dtype=np.int64)
     inv[perm] = np.arange(n)
     cols = np.repeat(np.arange(n), np.diff(indptr))

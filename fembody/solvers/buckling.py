@@ -18,9 +18,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
+
+from ..lazy import lazy_module
 
 from .. import validate
 from ..errors import ModelError, SingularSystemError
@@ -30,6 +30,9 @@ from .linalg import DENSE_MAX, saddle_solver
 from .modal import manifold_basis
 from .statics import as_system, check_redundant, constrained_resolvent, lowest_eigenvalue, \
     pattern_data
+
+sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
+spla = lazy_module("scipy.sparse.linalg")
 
 if TYPE_CHECKING:
     from ..model import Model

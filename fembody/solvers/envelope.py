@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from ..elements.compiled import AVAILABLE, njit
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="i8(f8[:], i8[:], i8[:], f8[:], i8[:], i8[:], f8[:], f8[:])")
 def _factor(data, src, dst, env, first, rowptr, dinv, work):  # pragma: no cover - jitted
     """Scatter the matrix values ``data[src]`` to ``env[dst]`` and factorise in place.
     Returns -1, or the (permuted) row whose pivot is not positive."""
@@ -56,7 +56,8 @@ def _factor(data, src, dst, env, first, rowptr, dinv, work):  # pragma: no cover
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="void(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], f8[:])")
 def _solve1(env, first, rowptr, dinv, perm, b, x, y):  # pragma: no cover - jitted
     """x = A^-1 b for vectors (``y``: work vector of length n)."""
     n = b.shape[0]
@@ -79,7 +80,8 @@ def _solve1(env, first, rowptr, dinv, perm, b, x, y):  # pragma: no cover - jitt
         x[perm[i]] = y[i]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="void(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:, :], f8[:, :])")
 def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
     """x = A^-1 b for ``b, x`` of shape (n, m), column by column."""
     n, m = b.shape
@@ -94,7 +96,9 @@ def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
             x[i, c] = xc[i]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy",
+      aot="Tuple((f8[:], f8[:]))(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], "
+          "f8[:], f8[:, :], f8[:, :])")
 def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
                  Zinv):  # pragma: no cover - jitted
     """Saddle point by the Schur complement: y = A^-1 r, mu = Z^-1 (B y - c),
@@ -124,14 +128,55 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
     return y, mu
 
 
-@njit(cache=True, error_model="numpy")
-def _schur_factor(env, first, rowptr, dinv, perm, B, BT):  # pragma: no cover - jitted
-    """``A^-1 B^T`` (n, m) and the inverse Schur complement ``(B A^-1 B^T)^-1`` (m, m)."""
+def _schur_factor(env, first, rowptr, dinv, perm, B, BT):
+    """``A^-1 B^T`` (n, m) and the inverse Schur complement ``(B A^-1 B^T)^-1`` (m, m) (the
+    small product and inverse in numpy: LAPACK is not linked into the AOT extension)."""
     n, m = BT.shape
     X = np.empty((n, m))
     _solve(env, first, rowptr, dinv, perm, BT, X)
-    Z = B @ X
-    return X, np.ascontiguousarray(np.linalg.inv(Z))
+    return X, np.ascontiguousarray(np.linalg.inv(B @ X))
+
+
+@njit(cache=True, aot="i8[:](i8[:], i8[:], i8)")
+def _rcm(indptr, indices, n):  # pragma: no cover - jitted
+    """Reverse Cuthill-McKee order of a symmetric CSR pattern: breadth-first from each
+    not yet reached node of least degree, neighbours taken by increasing degree, reversed
+    (the algorithm of SciPy's ``reverse_cuthill_mckee``, whose import costs ~0.07 s of
+    start-up: scipy.sparse.csgraph loads scipy.sparse.linalg and scipy.linalg)."""
+    deg = np.empty(n, np.int64)
+    for i in range(n):
+        deg[i] = indptr[i + 1] - indptr[i]
+    order = np.argsort(deg, kind="mergesort")
+    seen = np.zeros(n, np.bool_)
+    out = np.empty(n, np.int64)
+    m = 0
+    for z in range(n):
+        s = order[z]
+        if seen[s]:
+            continue
+        seen[s] = True
+        out[m] = s
+        m += 1
+        head = m - 1
+        while head < m:
+            i = out[head]
+            head += 1
+            start = m
+            for k in range(indptr[i], indptr[i + 1]):
+                j = indices[k]
+                if not seen[j]:
+                    seen[j] = True
+                    out[m] = j
+                    m += 1
+            for a in range(start + 1, m):           # insertion sort of the new level part
+                v = out[a]
+                dv = deg[v]
+                b = a - 1
+                while b >= start and deg[out[b]] > dv:
+                    out[b + 1] = out[b]
+                    b -= 1
+                out[b + 1] = v
+    return out[::-1].copy()
 
 
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
@@ -139,7 +184,7 @@ def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
     """RCM permutation and the envelope (first column, row pointers) of a symmetric pattern."""
     A = sp.csc_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
     A = (A + A.T).tocsr()
-    perm = np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int64)
+    perm = _rcm(A.indptr.astype(np.int64), A.indices.astype(np.int64), n)
     iperm = np.empty(n, np.int64)
     iperm[perm] = np.arange(n)
     cols = np.repeat(np.arange(n), np.diff(A.indptr))      # CSR: row index of every entry
@@ -149,6 +194,12 @@ def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
     rowptr = np.zeros(n + 1, np.int64)
     np.cumsum(np.arange(n) - first + 1, out=rowptr[1:])
     return perm, first, rowptr
+
+
+def ordering(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple:
+    """RCM ``(perm, first, rowptr)`` of a symmetric pattern, for :class:`EnvelopeLDL`; the mean
+    envelope row width is ``rowptr[-1] / n``."""
+    return _ordering(indptr, indices, n)
 
 
 def envelope_width(indptr: np.ndarray, indices: np.ndarray, n: int) -> float:
@@ -166,11 +217,13 @@ class EnvelopeLDL:
     ``factorize(data)`` returns False (and keeps no factor) when a pivot is not positive, i.e.
     the matrix is not positive definite; ``solve(b)`` takes (n,) or (n, m) right-hand sides."""
 
-    def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int) -> None:
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int,
+                 ordering: tuple | None = None) -> None:
         if not AVAILABLE:
             raise RuntimeError("the envelope solver needs numba")
         self.n = n
-        self.perm, self.first, self.rowptr = _ordering(indptr, indices, n)
+        # ``ordering``: the pattern's (perm, first, rowptr) when the caller computed it already
+        self.perm, self.first, self.rowptr = ordering or _ordering(indptr, indices, n)
         iperm = np.empty(n, np.int64)
         iperm[self.perm] = np.arange(n)
         cols = np.repeat(np.arange(n), np.diff(indptr))     # CSC: column of every entry

@@ -14,41 +14,60 @@ from __future__ import annotations
 import logging
 import warnings
 
+import importlib.util
+
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..errors import ModelError
+from ..lazy import lazy_module
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
-from .envelope import EnvelopeLDL, envelope_width
+from .envelope import EnvelopeLDL, ordering
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 
 log = logging.getLogger("fembody")
 
-try:  # pragma: no cover - depends on the machine
-    from sksparse.cholmod import CholmodNotPositiveDefiniteError, analyze as _cholmod_analyze
-    HAVE_CHOLMOD = True
-except Exception:  # ImportError, or a broken shared library
-    HAVE_CHOLMOD = False
-    _cholmod_analyze = None
+# imported at the first factorisation that needs them (``import fembody`` stays fast)
+sla = lazy_module("scipy.linalg")
+spla = lazy_module("scipy.sparse.linalg")
+cholmod = lazy_module("sksparse.cholmod")
+# scikit-sparse is installed (a library that then fails to load is reported at first use)
+HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 
-    class CholmodNotPositiveDefiniteError(Exception):  # type: ignore[no-redef]
-        pass
+
+def _cholmod_analyze(A: sp.csc_matrix, mode: str):
+    return cholmod.analyze(A, mode=mode)
+
+
+def _not_positive_definite() -> type:
+    """CHOLMOD's exception for a matrix that is not positive definite (read only when an
+    exception is being handled, i.e. after sksparse was imported)."""
+    return cholmod.CholmodNotPositiveDefiniteError
+
 
 _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
 # like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
+# Measured basis of ``auto`` (benchmarks/large.py, results/large.json; 2-core EPYC shared at
+# load ~10, fastest of 5): beam chains (width 5) factor by the envelope in 0.3 ms at 1e4 DOFs
+# and 12-28 ms at 1e5 vs CHOLMOD simplicial 0.6 / 42-56 ms, supernodal 2.6-5.4 / 171-186 ms,
+# SuperLU 10-12 / 442-460 ms; a 1e4-DOF frame grid (width ~80) factors by CHOLMOD supernodal
+# (CHOLMOD's flops/nnz(L) > 40 switch, below) in 52-58 ms vs simplicial 109-137 ms, SuperLU
+# 163-183 ms, envelope 507-586 ms; AMD, METIS and nested dissection gave factor times within
+# the noise, AMD the cheapest analysis.
 ENVELOPE_WIDTH = 24
 METHODS = ("auto", "envelope", "cholmod", "superlu", "dense", "banded")
 
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
     """An envelope solver for the pattern if it is narrow enough for ``auto`` (else None)."""
-    if not ENVELOPE_AVAILABLE or n == 0 or envelope_width(indptr, indices, n) > ENVELOPE_WIDTH:
+    if not ENVELOPE_AVAILABLE or n == 0:
         return None
-    return EnvelopeLDL(indptr, indices, n)
+    order = ordering(indptr, indices, n)             # once: the width test and the solver
+    if float(order[2][-1]) / n > ENVELOPE_WIDTH:
+        return None
+    return EnvelopeLDL(indptr, indices, n, order)
 
 
 def _warn_no_cholmod() -> None:
@@ -92,7 +111,7 @@ class _CholmodSPD:
                     self.mode = "supernodal"
                     self.f = _cholmod_analyze(A, mode="supernodal")
             self.f.cholesky_inplace(A)
-        except CholmodNotPositiveDefiniteError:
+        except _not_positive_definite():
             raise NotPositiveDefinite("matrix is not positive definite") from None
         if self.mode == "simplicial":
             D = self.f.D()
@@ -417,7 +436,7 @@ class SaddlePointSolver:
                 if np.count_nonzero(D < 0) == self.m and np.all(np.isfinite(D)):
                     self._fac, self.active = self._symbolic, "ldl"
                     return
-            except CholmodNotPositiveDefiniteError:
+            except _not_positive_definite():
                 pass
             self._fallback = True        # S is not positive definite: LU from now on
             kind = "superlu" if self.method == "auto" else kind

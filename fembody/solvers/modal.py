@@ -6,16 +6,18 @@ from typing import TYPE_CHECKING
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
-import scipy.sparse.linalg as spla
 
 from .. import validate
 from ..errors import ModelError, SingularSystemError
+from ..lazy import lazy_module
 from ..system import System
 from .impact import with_contact_rows
 from .linalg import DENSE_MAX
 from .redundancy import check_redundant
 from .statics import as_system, constrained_resolvent
+
+sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
+spla = lazy_module("scipy.sparse.linalg")
 
 if TYPE_CHECKING:
     from ..model import Model

@@ -13,10 +13,12 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-import scipy.linalg as sla
+from ..lazy import lazy_module
 
 from ..errors import ModelError
 from ..system import System
+
+sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
 
 log = logging.getLogger("fembody")
 
@@ -31,6 +33,14 @@ def dependent_rows(system: System, Bdata: np.ndarray) -> tuple[np.ndarray, int]:
     column-pivoted QR of B^T) and the rank deficiency."""
     m, n = system.n_con, system.n_free
     B = system.B_matrix(Bdata).toarray()
+    # full rank by the singular values first (numpy's LAPACK: no scipy.linalg import at the
+    # first simulate); sigma_min <= |R_mm| of any QR, so this never passes a matrix the
+    # pivoted QR below would call deficient
+    tol = max(m, n) * np.finfo(float).eps * 1e3
+    if 0 < m <= n:
+        sv = np.linalg.svd(B, compute_uv=False)
+        if sv[-1] > tol * sv[0]:
+            return np.zeros(0, dtype=np.int64), 0
     _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     if d.size == 0 or d[0] == 0.0:

@@ -15,17 +15,19 @@ import time as _time
 import warnings
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .. import validate
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
+from ..lazy import lazy_module
 from ..results import Result
 from ..system import System
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
 from .redundancy import MODES as REDUNDANT_MODES
 from .redundancy import check_redundant, describe_motion
+
+sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
+spla = lazy_module("scipy.sparse.linalg")
 
 if TYPE_CHECKING:
     from ..model import Model

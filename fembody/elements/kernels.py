@@ -1,0 +1,167 @@
+"""Compiled kernels that cost nothing until they are called, and little then.
+
+Why: importing numba takes ~0.2 s and ~90 MiB (LLVM), and loading a dozen kernels from its
+cache another ~0.2 s; a user running short scripts pays that on every process. So
+:func:`njit` does not compile: it returns a :class:`Kernel` that, on its first call, takes the
+function from the ahead-of-time compiled extension ``fembody.elements.kernels_aot`` (built
+from these same functions by ``tools/build_kernels.py`` at set-up, loads in ~1 ms without
+numba), and otherwise compiles it with numba (from numba's cache when there).
+
+Safety: an AOT function trusts its argument types (a wrong dtype is read as raw memory), so a
+call goes to it only when every array argument has the exact dtype and dimension of the
+exported signature; any other call goes to numba, which types it. An export is named with a
+digest of the function's byte code and signature, so a kernel edited after the build is never
+served by the stale extension.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import re
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+AOT_MODULE = "fembody.elements.kernels_aot"
+#: numba is installed (not imported: that happens at the first call that needs it)
+NUMBA = importlib.util.find_spec("numba") is not None
+_DTYPES = {"f8": np.dtype(np.float64), "i8": np.dtype(np.int64), "i4": np.dtype(np.int32)}
+REGISTRY: list["Kernel"] = []      # every kernel, for tools/build_kernels.py
+_aot: Any = None                   # the extension module, False when absent
+
+
+def _load_aot() -> Any:
+    global _aot
+    if _aot is None:
+        try:
+            _aot = importlib.import_module(AOT_MODULE)
+        except ImportError:
+            _aot = False
+    return _aot
+
+
+def _split_args(sig: str) -> list[str]:
+    """The argument types of a numba signature string ``"ret(a, b[:, :], ...)"``."""
+    depth, start = 0, 0
+    for i in range(len(sig) - 1, -1, -1):          # the parenthesis matching the last one
+        depth += {")": 1, "(": -1}.get(sig[i], 0)
+        if depth == 0:
+            start = i
+            break
+    out, depth, cur = [], 0, ""
+    for ch in sig[start + 1:-1]:
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+def _guards(sig: str) -> list[tuple[int, np.dtype, int]]:
+    """(position, dtype, ndim) of every array argument of ``sig``."""
+    out = []
+    for i, a in enumerate(_split_args(sig)):
+        m = re.fullmatch(r"(f8|i8|i4)\[([:, ]*)\]", a)
+        if m:
+            out.append((i, _DTYPES[m.group(1)], m.group(2).count(":")))
+        elif a not in ("f8", "i8", "b1"):
+            raise ValueError(f"kernel signature {sig!r}: argument type {a!r} not supported")
+    return out
+
+
+def _digest(code: types.CodeType, h: "hashlib._Hash") -> None:
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames)).encode())
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _digest(c, h)
+        else:
+            h.update(repr(c).encode())
+
+
+class Kernel:
+    """A function compiled on first call: by the AOT extension for calls matching its
+    signature ``aot``, by numba otherwise (``options``: numba.njit's keywords)."""
+
+    def __init__(self, fn: Callable, options: dict, aot: str | None) -> None:
+        self.py_func = fn
+        self.options = options
+        self.aot = aot
+        self.__name__, self.__doc__ = fn.__name__, fn.__doc__
+        self.__module__, self.__qualname__ = fn.__module__, fn.__qualname__
+        self._impl: Callable | None = None
+        self._jit: Any = None
+        REGISTRY.append(self)
+
+    def __call__(self, *args: Any) -> Any:
+        impl = self._impl
+        if impl is None:
+            impl = self._impl = self._resolve()
+        return impl(*args)
+
+    def __repr__(self) -> str:
+        return f"<fembody kernel {self.__module__}.{self.__qualname__}>"
+
+    @property
+    def export_name(self) -> str:
+        """The AOT export's name: module, function and a digest of code and signature."""
+        h = hashlib.sha1((self.aot or "").encode())
+        _digest(self.py_func.__code__, h)
+        mod = self.__module__.rsplit(".", 1)[-1].strip("_")
+        return f"{mod}__{self.__name__.strip('_')}_{h.hexdigest()[:10]}"
+
+    def numba_function(self) -> Callable:
+        """A copy of the Python function whose global kernels are numba dispatchers (numba
+        compiles a call to another kernel only through its dispatcher)."""
+        g = dict(self.py_func.__globals__)
+        for k in self.py_func.__code__.co_names:    # the globals it reads
+            v = g.get(k)
+            if isinstance(v, Kernel) and v is not self:
+                g[k] = v.dispatcher()
+        f = self.py_func
+        return types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
+
+    def dispatcher(self) -> Any:
+        """The numba dispatcher (imports numba; compiles, or loads from numba's cache, on
+        the first call of each argument types)."""
+        if self._jit is None:
+            if not NUMBA:
+                raise RuntimeError(f"{self.__qualname__} needs numba (not installed)")
+            import numba
+            self._jit = numba.njit(**self.options)(self.numba_function())
+        return self._jit
+
+    def _resolve(self) -> Callable:
+        aot = _load_aot()
+        fast = getattr(aot, self.export_name, None) if (aot and self.aot) else None
+        if fast is None:
+            return self.dispatcher()
+        guards = _guards(self.aot)
+        n = len(_split_args(self.aot))
+        names = [f"a{i}" for i in range(n)]
+        cond = " or ".join(f"type({names[i]}) is not ndarray or {names[i]}.dtype != d{i}"
+                           f" or {names[i]}.ndim != {nd}" for i, _, nd in guards) or "False"
+        src = (f"def call({', '.join(names)}):\n"
+               f"    if {cond}:\n"
+               f"        return slow({', '.join(names)})\n"
+               f"    return fast({', '.join(names)})\n")
+        env = {"ndarray": np.ndarray, "fast": fast, "slow": lambda *a: self.dispatcher()(*a)}
+        env.update({f"d{i}": dt for i, dt, _ in guards})
+        exec(src, env)                              # a flat guard: ~50 ns per array argument
+        return env["call"]
+
+
+def njit(*args: Any, aot: str | None = None, **options: Any) -> Any:
+    """``numba.njit`` deferred to the first call (see the module docstring); ``aot``: the
+    numba signature string under which ``tools/build_kernels.py`` compiles the function ahead
+    of time (None: numba only). Array arguments ``f8/i8/i4[:]`` (any dimension), scalars
+    ``f8/i8/b1``."""
+    if aot is not None:
+        _guards(aot)                                # refuse unsupported types at definition
+    if args and callable(args[0]):
+        return Kernel(args[0], options, aot)
+    return lambda fn: Kernel(fn, options, aot)

@@ -1,0 +1,120 @@
+"""Start-up (issue 17): ``import fembody`` loads none of the heavy optional modules, and a
+simulation served by the ahead-of-time kernels does not import numba. Import *times* are not
+tested (a shared machine makes them flaky); benchmarks/startup.py measures them."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fembody.elements import compiled, kernels
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("numba", "llvmlite", "pyvista", "vtk", "matplotlib", "meshio", "sksparse",
+         "scipy.linalg", "scipy.sparse.linalg")
+
+
+def _run(code: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=ROOT, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_import_loads_no_heavy_module():
+    loaded = _run("import sys, json; import fembody; "
+                  f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+    assert loaded == []
+
+
+def test_io_and_viz_load_on_first_use():
+    got = _run("import sys, json; import fembody as fb; a = 'fembody.viz' in sys.modules; "
+               "fb.viz; fb.io; print(json.dumps([a, 'fembody.viz' in sys.modules, "
+               "'fembody.io' in sys.modules, fb.io is sys.modules['fembody.io']]))")
+    assert got == [False, True, True, True]
+
+
+@pytest.mark.skipif(kernels._load_aot() is False, reason="AOT kernels not built "
+                    "(python tools/build_kernels.py)")
+def test_small_simulation_runs_without_numba():
+    got = _run("import sys, json; import fembody as fb\n"
+               "m = fb.Model(gravity=(0, -9.81))\n"
+               "b = m.add_beam((0, 0), (1, 0), n=8, material=fb.Material(E=1e9, rho=1000.0, "
+               "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
+               "m.add_joint(fb.Pin(m.ground, b.first))\n"
+               "r = fb.simulate(m, t_end=0.01, dt=1e-3)\n"
+               "print(json.dumps(['numba' in sys.modules, 'llvmlite' in sys.modules]))")
+    assert got == [False, False]
+
+
+def _jit_twin(k: kernels.Kernel) -> kernels.Kernel:
+    """The same function served by numba only (no ``aot`` signature)."""
+    return kernels.Kernel(k.py_func, dict(k.options), None)
+
+
+def test_aot_and_numba_give_the_same_numbers():
+    """A pinned flexible pendulum (beam kernel, envelope solver with a Schur complement for the
+    pin, the fused Newton updates) run once on the AOT kernels and once on numba's: the same
+    machine code source, so the trajectories agree to round-off."""
+    import fembody as fb
+
+    def tip(jit: bool) -> np.ndarray:
+        saved = kernels._aot
+        kernels._aot = False if jit else None
+        for k in kernels.REGISTRY:
+            k._impl = None
+        try:
+            m = fb.Model(gravity=(0.0, -9.81))
+            b = m.add_beam((0, 0), (1, 0), n=16, material=fb.Material(E=1e9, rho=1000.0, nu=0.3),
+                           section=fb.Section.rectangle(0.02, 0.02))
+            m.add_joint(fb.Pin(m.ground, b.first))
+            return fb.simulate(m, t_end=0.05, dt=1e-3, rho_inf=0.9).position(b.last)
+        finally:
+            kernels._aot = saved
+            for k in kernels.REGISTRY:
+                k._impl = None
+    a, j = tip(False), tip(True)
+    assert np.abs(a - j).max() <= 1e-12 * np.abs(j).max()
+    assert abs(j[-1, 1]) > 1e-3                 # it moved
+
+
+def test_unexpected_dtypes_go_to_numba():
+    """An AOT function reads its arguments' memory as the exported types: a call with other
+    dtypes (int64 CSC indices, float32 values) or dimensions must reach numba instead and
+    still give the right product."""
+    import scipy.sparse as sp
+    rng = np.random.default_rng(0)
+    A = sp.random(30, 20, density=0.2, format="csc", random_state=1)
+    x = rng.standard_normal(20)
+    ref = A @ x
+    k = compiled.csc_matvec
+    assert np.allclose(k(30, A.indptr, A.indices, A.data, x), ref, rtol=1e-14, atol=1e-14)
+    ip, ix = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    assert np.allclose(k(30, ip, ix, A.data, x), ref, rtol=1e-14, atol=1e-14)
+    got = k(30, A.indptr, A.indices, A.data.astype(np.float32), x.astype(np.float32))
+    assert np.allclose(got, ref, rtol=1e-5, atol=1e-5)
+    if kernels._load_aot():
+        assert k._jit is not None and len(k._jit.signatures) >= 2   # the odd calls: numba
+
+
+def test_export_names_follow_the_code():
+    """A kernel edited after the AOT build must not be served by the stale extension: the
+    export name digests the byte code and the signature."""
+    def f1(x):
+        return x + 1.0
+
+    def f2(x):
+        return x + 2.0
+
+    a = kernels.Kernel(f1, {}, "f8(f8)")
+    b = kernels.Kernel(f2, {}, "f8(f8)")
+    c = kernels.Kernel(f1, {}, "f8(i8)")
+    assert len({a.export_name, b.export_name, c.export_name}) == 3
+    assert a.export_name == kernels.Kernel(f1, {}, "f8(f8)").export_name
+    assert a(1.0) == 2.0 and b(1.0) == 3.0         # not in the extension: numba compiles them
+    with pytest.raises(ValueError, match="not supported"):
+        kernels.njit(aot="f8(c16[:])")(f1)
+    kernels.REGISTRY[:] = [k for k in kernels.REGISTRY if k.py_func not in (f1, f2)]
