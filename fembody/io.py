@@ -81,7 +81,7 @@ class _MeshMap:
         self.cells = np.array(cells, dtype=np.int64).reshape(-1, 2)
         self.cell_data = {"family": np.array(fam, dtype=np.int32), "A": np.array(A),
                           "I": np.array(I), "E": np.array(E)}
-        X = np.array([[n.x, n.y, 0.0] for n in model.nodes])
+        X = np.array([[n.x, n.y, n.z] for n in model.nodes])
         self.points = X[self.node_ids].reshape(-1, 3)
         self._vertices(model)
         self._modal(model)
@@ -92,7 +92,9 @@ class _MeshMap:
         for i, ms in enumerate(model.masses):
             rows.append((self.index[ms["node"].id], "mass", ms["m"], 0.0, 0, i))
         for rb in model.rigid_bodies:
-            rows.append((self.index[rb.node.id], "rigid_body", rb.mass, rb.inertia, 0, rb.index))
+            # spatial bodies: the mean of the principal inertias (the tensor's trace / 3)
+            J = rb.inertia if np.ndim(rb.inertia) == 0 else float(np.trace(rb.inertia)) / 3.0
+            rows.append((self.index[rb.node.id], "rigid_body", rb.mass, J, 0, rb.index))
         for j in model.joints:
             ends = [n for n in j.nodes() if n is not None and not n.internal]
             at = self.index[ends[-1].id] if ends else -1
@@ -162,6 +164,8 @@ class _MeshMap:
 
     def state(self, result: "Result", k: int) -> tuple[dict, dict, dict]:
         """Point, line-cell and vertex-cell data of saved state ``k``."""
+        if getattr(result.space, "dim", 2) == 3:
+            return self._state3d(result, k)
         nd = result.node_dofs[self.node_ids]
         c = result.coordinates()[k]        # displacements and rotations per velocity DOF
         n_all = len(self.points)
@@ -182,6 +186,35 @@ class _MeshMap:
                 NVM.append(result.resultants(family, step=k))
         NVM = np.concatenate(NVM) if NVM else np.zeros((0, 3))
         cd = {"N": NVM[:, 0], "V": NVM[:, 1], "M": NVM[:, 2]}
+        return pd, cd, self._vertex_state(result, k)
+
+    def _state3d(self, result: "Result", k: int) -> tuple[dict, dict, dict]:
+        """Spatial state ``k``: displacement and velocity 3-vectors, each node's rotation as a
+        unit quaternion (w, x, y, z) and as its three director vectors d1, d2, d3 (the columns
+        of its rotation matrix), and per cell the stress resultants N, Vy, Vz [N], T, My, Mz
+        [N m] (beams, section frame at mid-length; bars: N)."""
+        sp_, q = result.space, result.q[k]
+        ids, n_all = self.node_ids, len(self.points)
+        u = np.zeros((n_all, 3))
+        u[:len(ids)] = (sp_.positions(q) - sp_.positions(result.q0))[ids]
+        quat = np.zeros((n_all, 4))
+        quat[:, 0] = 1.0
+        quat[:len(ids)] = sp_.rotations(q)[ids]
+        F = np.broadcast_to(np.eye(3), (n_all, 3, 3)).copy()
+        F[:len(ids)] = sp_.frames(q)[ids]
+        pd = {"displacement": u, "quaternion": quat,
+              **{f"d{i + 1}": F[:, :, i] for i in range(3)}}
+        if result.v is not None:
+            vel = np.zeros((n_all, 3))
+            vel[:len(ids)] = result.v[k][result.node_dofs[ids, :3]]
+            pd["velocity"] = vel
+        res = []
+        for family, items in (("beam", self.model.beams), ("truss", self.model.trusses)):
+            if items:
+                r = result.resultants(family, step=k)
+                res.append(np.pad(r, ((0, 0), (0, 6 - r.shape[1]))))
+        res = np.concatenate(res) if res else np.zeros((0, 6))
+        cd = {name: res[:, i] for i, name in enumerate(("N", "Vy", "Vz", "T", "My", "Mz"))}
         return pd, cd, self._vertex_state(result, k)
 
     def _vertex_state(self, result: "Result", k: int) -> dict:

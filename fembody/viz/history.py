@@ -87,12 +87,18 @@ def history(result: "Result", *what: Any, filename: str | None = None,
     for ax, (kind, obj, label) in zip(axes[:, 0], items):
         if kind == "node":
             u = result.displacement(obj)
-            ax.plot(t, u[:, 0], label="$u_x$")
-            ax.plot(t, u[:, 1], label="$u_y$")
+            for i, c in enumerate("xyz"[:u.shape[1]]):
+                ax.plot(t, u[:, i], label=f"$u_{c}$")
             ax.set_ylabel("displacement [m]")
-            if result.node_dofs[obj.id, 2] >= 0:
+            spatial = u.shape[1] == 3
+            if result.node_dofs[obj.id, 3 if spatial else 2] >= 0:
                 ax2 = ax.twinx()
-                ax2.plot(t, result.rotation(obj), "k--", lw=1, label=r"$\theta$")
+                if spatial:     # the rotation vector from the reference (angle <= pi)
+                    psi = result.rotation(obj, as_="vector")
+                    for i, (c, style) in enumerate(zip("xyz", ("k--", "k:", "k-."))):
+                        ax2.plot(t, psi[:, i], style, lw=1, label=rf"$\psi_{c}$")
+                else:
+                    ax2.plot(t, result.rotation(obj), "k--", lw=1, label=r"$\theta$")
                 ax2.set_ylabel("rotation [rad]")
                 ax2.legend(loc="lower right", fontsize=8)
         elif kind == "joint":

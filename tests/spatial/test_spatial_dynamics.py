@@ -121,3 +121,43 @@ def test_revolute_reactions_balance_a_static_cantilever_load():
     assert abs(abs(r.joint_reaction(drive)[-1, 0]) - W * c) <= 1e-9 * W * c
     with pytest.raises(fb.ModelError, match="frame"):
         r.joint_reaction(drive, frame="c")
+
+
+def test_spatial_results_export_to_vtu_and_xdmf(tmp_path):
+    import meshio
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -G))
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=steel,
+                   section=fb.Section.rectangle(b=0.01, h=0.02))
+    m.add_joint(fb.Spherical(m.ground, b.first))
+    m.add_rigid_body(b.last, 1.0, (0.01, 0.02, 0.03))
+    t = m.add_node((1.0, 0.5, 0.0))
+    m.add_truss(b.last, t, steel, fb.Section(A=1e-5))
+    m.add_mass(t, 0.1)
+    m.set_velocity(t, (0.0, 0.0, 1.0))
+    r = fb.simulate(m, t_end=0.02, dt=1e-3)
+    steps = fb.io.read_pvd(fb.io.write_result(r, tmp_path / "r.pvd"))
+    assert len(steps) == len(r)
+    mesh = meshio.read(steps[-1][1])
+    k = list(mesh.point_data["node_id"]).index(b.last.id)
+    # VTK keeps 11 significant digits or more
+    np.testing.assert_allclose(mesh.point_data["displacement"][k], r.displacement(b.last)[-1],
+                               rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(mesh.point_data["quaternion"][k],
+                               r.rotation(b.last, as_="quaternion")[-1], atol=1e-12)
+    R = r.rotation(b.last)[-1]
+    for i in range(3):
+        np.testing.assert_allclose(mesh.point_data[f"d{i + 1}"][k], R[:, i], atol=1e-12)
+    lines = mesh.cell_data["My"][0]
+    np.testing.assert_allclose(lines[:4], r.resultants("beam")[-1][:, 4], rtol=1e-9, atol=1e-9)
+    assert fb.io.write_result(r, tmp_path / "r.xdmf").exists()
+
+
+@pytest.mark.parametrize("name", ["spatial-slider-crank", "spatial-four-bar", "rotating-shaft",
+                                  "lateral-buckling", "spatial-manipulator"])
+def test_spatial_demos_run_and_write_their_results(name, tmp_path, capsys):
+    from fembody.cli import main
+    out = tmp_path / name
+    assert main(["demo", name, "--t-end", "0.01", "--no-gif", "--out", str(out)]) == 0
+    assert len(fb.io.read_pvd(out / "result.pvd")) >= 2
+    assert "tip" in (out / "summary.txt").read_text() or name == "spatial-slider-crank"
