@@ -104,13 +104,14 @@ def _both(run):
     return out
 
 
-def _same(ra: fb.Result, rb: fb.Result, tol: float) -> None:
+def _same(ra: fb.Result, rb: fb.Result, tol: float, vtol: float | None = None) -> None:
     assert ra.q.shape[0] == rb.q.shape[0] and ra.q.shape[1] < rb.q.shape[1]
     ua, ub = ra.coordinates(), rb.coordinates()
     scale = max(np.abs(ua).max(), 1e-3)
     assert np.abs(ua - ub).max() <= tol * scale
     if ra.v is not None:
-        assert np.abs(ra.v - rb.v).max() <= tol * max(np.abs(ra.v).max(), 1e-3)
+        vtol = tol if vtol is None else vtol
+        assert np.abs(ra.v - rb.v).max() <= vtol * max(np.abs(ra.v).max(), 1e-3)
 
 
 @pytest.mark.parametrize("method, tol", [("generalized-alpha", 1e-9), ("hht", 1e-9),
@@ -162,13 +163,16 @@ def test_driven_mechanism_and_impact_agree_in_both_spaces():
         return crank, fall
     (ca, fa), (cb, fb_) = _both(run)
     _same(ca, cb, 1e-8)
-    # Newton stops at its tolerance (xtol 1e-8 of a step's motion) in each space, so the
-    # two trajectories agree to that level, and so do the located impact times; the impact
-    # amplifies it (measured: 6e-9 s on the impact times, 1.4e-6 of the motion after it)
+    # Newton stops at its tolerance in each space, so the two trajectories agree to that
+    # level, and so do the located impact times; the train of 42 micro-impacts (0.3415 to
+    # 0.359 s) amplifies what differs: measured 6e-9 s on the impact times, positions 9e-7 and
+    # 2.3e-6 of the motion, velocities 2.7e-6 of their scale with numba's kernels and 1.15e-5
+    # with the same kernels compiled ahead of time (round-off alone differs between the two
+    # builds): positions to 1e-5, velocities to 5e-5
     assert len(fa.impacts) == len(fb_.impacts) >= 1
     assert [i["time"] for i in fa.impacts] == pytest.approx([i["time"] for i in fb_.impacts],
                                                             abs=1e-7)
-    _same(fa, fb_, 1e-5)
+    _same(fa, fb_, 1e-5, vtol=5e-5)
 
 
 def test_result_files_keep_their_space(tmp_path):
