@@ -124,22 +124,32 @@ register(Case(
 
 
 # ------------------------------------------------------------------------ dynamics
-def _rigid_pendulum(theta0, d=0.8, mass=2.0, Jc=0.05):
+def rigid_pendulum(theta0, d=0.8, mass=2.0, Jc=0.05):
+    """Rigid body whose node is its centre of mass, pinned at the origin (offset pin: the
+    constraint is nonlinear, index 3), theta0 from the downward vertical; returns the model, the
+    node and (Jc + m d^2)/(m g d), the squared period ratio. The test suite uses it too."""
     m = fb.Model(gravity=(0.0, -G))
     rb = m.add_rigid_body((d * math.sin(theta0), -d * math.cos(theta0)), mass=mass, inertia=Jc)
     m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
     return m, rb.node, (Jc + mass * d * d) / (mass * G * d)
 
 
-def crank() -> dict:
+def crank_model():
+    """Paper 001's rigid crank: L = 0.75 m, m = 1.4 kg, pinned at one end, horizontal plane,
+    torque 62 N m from rest; returns the model and the node (the test suite uses it too)."""
     m = fb.Model()
     L, mass = 0.75, 1.4
     rb = m.add_rigid_body((0.0, 0.0), mass=mass, inertia=mass * L**2 / 12, offset=(L / 2, 0.0))
     m.add_joint(fb.Pin(m.ground, rb.node))
     m.add_torque(rb.node, 62.0)
+    return m, rb.node
+
+
+def crank() -> dict:
+    m, node = crank_model()
     res = fb.simulate(m, t_end=0.2, dt=1e-3)
-    alpha = float(res.a[-1, m.compile().dof(rb.node, "rz")])
-    th = res.rotation(rb.node)
+    alpha = float(res.a[-1, m.compile().dof(node, "rz")])
+    th = res.rotation(node)
     return {"values": {"alpha [rad/s^2]": alpha,
                        "theta error": float(np.abs(th - 0.5 * alpha * res.time**2).max())}}
 
@@ -152,7 +162,8 @@ register(Case(
     description="Generalized-alpha, pinned rigid crank under a constant torque."))
 
 
-def _period(t, th) -> float:
+def period(t, th) -> float:
+    """Mean period from upward zero crossings (linear interpolation)."""
     s = np.flatnonzero((th[:-1] < 0) & (th[1:] >= 0))
     tc = t[s] - th[s] * (t[s + 1] - t[s]) / (th[s + 1] - th[s])
     return float(np.mean(np.diff(tc)))
@@ -160,17 +171,17 @@ def _period(t, th) -> float:
 
 def _exact_period(theta0: float) -> float:
     from scipy.special import ellipk
-    _, _, ratio = _rigid_pendulum(theta0)
+    _, _, ratio = rigid_pendulum(theta0)
     return 4 * math.sqrt(ratio) * float(ellipk(math.sin(theta0 / 2) ** 2))
 
 
 def pendulum_periods() -> dict:
     values = {}
     for theta0 in (0.05, 2.0):
-        m, node, _ = _rigid_pendulum(theta0)
+        m, node, _ = rigid_pendulum(theta0)
         T = _exact_period(theta0)
         res = fb.simulate(m, t_end=2.2 * T, dt=T / 400)
-        values[f"T(theta0={theta0:g}) [s]"] = _period(res.time, theta0 + res.rotation(node))
+        values[f"T(theta0={theta0:g}) [s]"] = period(res.time, theta0 + res.rotation(node))
     return {"values": values}
 
 
@@ -188,7 +199,7 @@ def integrator_orders(methods=("generalized-alpha", "trapezoidal")) -> dict:
     reference (rtol 1e-13) for three steps; the index-1 methods without projection."""
     from scipy.integrate import solve_ivp
     theta0, t_end = 1.0, 2.0
-    m, node, ratio = _rigid_pendulum(theta0)
+    m, node, ratio = rigid_pendulum(theta0)
     ref = solve_ivp(lambda t, y: [y[1], -math.sin(y[0]) / ratio], (0, t_end), [theta0, 0.0],
                     rtol=1e-13, atol=1e-13, method="DOP853", dense_output=True)
     hs = {"rk4": [0.04, 0.02, 0.01]}

@@ -8,26 +8,17 @@ from scipy.integrate import solve_ivp
 from scipy.special import ellipk
 
 import fembody as fb
-from fembody.verify.planar import vibrating_cantilever  # the registry's model, one copy
+from fembody.verify.planar import (crank_model, period, rigid_pendulum,  # the registry's
+                                   vibrating_cantilever)                    # models, one copy
 from fembody.solvers.newmark import GeneralizedAlpha, Newmark
 
 G = 9.81
 
 
 # --------------------------------------------------------------------------- crank (paper 001)
-def rigid_crank():
-    """Paper 001: L = 0.75 m, m = 1.4 kg, horizontal plane, torque 62 N m from rest."""
-    m = fb.Model()
-    L, mass = 0.75, 1.4
-    rb = m.add_rigid_body((0.0, 0.0), mass=mass, inertia=mass * L**2 / 12, offset=(L / 2, 0.0))
-    m.add_joint(fb.Pin(m.ground, rb.node))
-    m.add_torque(rb.node, 62.0)
-    return m, rb.node
-
-
 @pytest.mark.parametrize("method", ["generalized-alpha", "trapezoidal", "hht"])
 def test_rigid_crank_angular_acceleration(method):
-    m, node = rigid_crank()
+    m, node = crank_model()
     res = fb.simulate(m, t_end=0.2, dt=1e-3, method=method)
     alpha = 62.0 / (1.4 * 0.75**2 / 3)
     assert alpha == pytest.approx(236.19, abs=0.005)                    # paper 001's value
@@ -53,23 +44,6 @@ def test_crank_as_a_very_stiff_beam():
 
 
 # ------------------------------------------------------------------------------ pendulum
-def rigid_pendulum(theta0, d=0.8, mass=2.0, Jc=0.05):
-    """Rigid body whose node is its centre of mass, pinned at the origin (offset pin: the
-    constraint is nonlinear, index 3). theta0 from the downward vertical."""
-    m = fb.Model(gravity=(0.0, -G))
-    rb = m.add_rigid_body((d * math.sin(theta0), -d * math.cos(theta0)), mass=mass,
-                          inertia=Jc)
-    m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
-    return m, rb.node, (Jc + mass * d * d) / (mass * G * d)
-
-
-def period_from_crossings(t, th):
-    """Mean period from upward zero crossings (linear interpolation)."""
-    s = np.flatnonzero((th[:-1] < 0) & (th[1:] >= 0))
-    tc = t[s] - th[s] * (t[s + 1] - t[s]) / (th[s + 1] - th[s])
-    return float(np.mean(np.diff(tc)))
-
-
 @pytest.mark.parametrize("theta0", [0.05, 2.0])
 @pytest.mark.parametrize("method", ["generalized-alpha", "trapezoidal"])
 def test_rigid_pendulum_period(theta0, method):
@@ -79,7 +53,7 @@ def test_rigid_pendulum_period(theta0, method):
         assert T_ref == pytest.approx(2 * math.pi * math.sqrt(ratio), rel=2e-4)
     res = fb.simulate(m, t_end=2.2 * T_ref, dt=T_ref / 400, method=method)
     th = theta0 + res.rotation(node)
-    assert period_from_crossings(res.time, th) == pytest.approx(T_ref, rel=1e-3)
+    assert period(res.time, th) == pytest.approx(T_ref, rel=1e-3)
     assert res.violation.max() <= 1e-10 * m.compile().length
 
 
@@ -403,7 +377,7 @@ def test_contraction_rate_test_keeps_newton_error_below_xtol():
 
 
 def test_save_every_and_result_round_trip(tmp_path):
-    m, node = rigid_crank()
+    m, node = crank_model()
     res = fb.simulate(m, t_end=0.1, dt=1e-3, save_every=10)
     assert len(res) == 11 and res.time[-1] == pytest.approx(0.1)
     res.save(tmp_path / "r.npz")
