@@ -306,3 +306,11 @@ def test_spatial_modes_of_a_cantilever_held_by_a_weld_equal_those_of_fix():
     f1, f2 = fb.modes(m1, n=6).frequencies, fb.modes(m2, n=6).frequencies
     np.testing.assert_allclose(f2, f1, rtol=1e-8)
     assert f1[0] > 1.0                          # no rigid mode left
+
+
+def test_bathe_bolourchi_through_the_model_equals_the_kernel_level_chain():
+    # the registry's case runs through fb.Model/fb.static; the kernel tests drive the element
+    # kernel with their own Newton: both must give the same tip
+    from fembody.verify.spatial import bathe_bolourchi, bathe_bolourchi_model
+    np.testing.assert_allclose(bathe_bolourchi_model(8), bathe_bolourchi(8, 1.0 / 6.0),
+                               rtol=1e-8, atol=1e-10)
