@@ -30,6 +30,7 @@ import os
 import pickle
 import struct
 import tempfile
+import weakref
 
 import numpy as np
 
@@ -199,16 +200,35 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unknown reference {kind!r}")
 
 
+_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # System -> pickled Model
+
+
+def _model_blob(system: System) -> bytes:
+    """The Model pickled once per System, or b"" when it cannot be (its load or motion
+    functions are lambdas or closures): a checkpoint then needs the model again on resume."""
+    blob = _MODELS.get(system)
+    if blob is None:
+        try:
+            blob = pickle.dumps(system.model, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, AttributeError, TypeError):
+            blob = b""
+        _MODELS[system] = blob
+    return blob
+
+
 def write(path: str | os.PathLike, state: dict, system: System,
           fingerprint: str | None = None) -> None:
     """Write the driver ``state`` of a run on ``system`` to ``path`` atomically
-    (``fingerprint``: :func:`model_fingerprint` of ``system`` when already known)."""
+    (``fingerprint``: :func:`model_fingerprint` of ``system`` when already known), with the
+    model itself when it can be pickled."""
     buf = io.BytesIO()
     _Pickler(buf, system).dump(state)
-    payload = buf.getvalue()
+    model = _model_blob(system)
+    payload = buf.getvalue() + model
     header = json.dumps(dict(format=FORMAT, version=VERSION,
                              fingerprint=fingerprint or model_fingerprint(system),
-                             length=len(payload), sha256=hashlib.sha256(payload).hexdigest(),
+                             length=len(payload), model_length=len(model),
+                             sha256=hashlib.sha256(payload).hexdigest(),
                              t=float(state["integ"].t))).encode()
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -267,4 +287,22 @@ def read(path: str | os.PathLike, system: System) -> dict:
         raise ModelError(f"checkpoint {os.fspath(path)!r} is of another model (its nodes, "
                          "DOFs, elements, joints or masses differ from the model given); "
                          "give resume the model the run was started with")
-    return _Unpickler(io.BytesIO(payload), system).load()
+    state = payload[:len(payload) - header.get("model_length", 0)]
+    return _Unpickler(io.BytesIO(state), system).load()
+
+
+def read_model(path: str | os.PathLike):
+    """The Model stored in the checkpoint ``path``; ModelError when it holds none (a model
+    whose load or motion functions are lambdas or closures cannot be stored)."""
+    header, payload = read_header(path)
+    n = header.get("model_length", 0)
+    if not n:
+        raise ModelError(f"checkpoint {os.fspath(path)!r} does not hold its model (its load or "
+                         "motion functions are lambdas or closures, which cannot be stored): "
+                         "pass it, fb.resume(path, model) (a Model, System or build_model)")
+    try:
+        return pickle.loads(payload[len(payload) - n:])
+    except Exception as exc:            # a module of the model's functions is gone, ...
+        raise ModelError(f"checkpoint {os.fspath(path)!r}: its model cannot be read back "
+                         f"({type(exc).__name__}: {exc}); pass it, fb.resume(path, model)"
+                         ) from exc

@@ -340,7 +340,8 @@ class _Saver:
             self.since = _time.perf_counter()
 
 
-def resume(path: "str | os.PathLike", model: "Model | System | Callable", t_end: float | None = None,
+def resume(path: "str | os.PathLike", model: "Model | System | Callable | None" = None,
+           t_end: float | None = None,
            *, progress: bool | None = None, callback: Callable | None = None,
            checkpoint_every: int | float | None = None) -> Result:
     """Continue the run saved in the checkpoint file ``path`` (``simulate(...,
@@ -348,12 +349,15 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable", t_end:
     it) and return its whole Result from t = 0, equal bit for bit to a run never stopped.
 
     ``model``: the model the run was started with (a Model, its compiled System, or a
-    function without arguments that builds it, e.g. a script's ``build_model``). The
-    checkpoint stores the state, not the model, because models hold the user's load
-    functions; the model is checked against the checkpoint's fingerprint (ModelError for
-    another model, another fembody version or a truncated file). The checkpoint keeps being
-    written to ``path`` as the run goes on.
+    function without arguments that builds it, e.g. a script's ``build_model``); default None:
+    the model stored in the checkpoint, which holds it when it can be pickled (not when its
+    load or motion functions are lambdas or closures: then pass it). The model is checked
+    against the checkpoint's fingerprint (ModelError for another model, another fembody
+    version or a truncated file). The checkpoint keeps being written to ``path`` as the run
+    goes on.
     """
+    if model is None:
+        model = ckpt.read_model(path)
     if callable(model) and not hasattr(model, "compile") and not isinstance(model, System):
         model = model()
         if isinstance(model, tuple):         # build_model() -> (model, parts...)

@@ -187,3 +187,26 @@ def test_bad_checkpoint_every_is_refused(tmp_path):
         with pytest.raises(fb.ModelError, match="checkpoint_every"):
             fb.simulate(pendulum(), t_end=0.01, dt=DT, checkpoint=tmp_path / "x.ckpt",
                         checkpoint_every=bad)
+
+
+def test_resume_without_the_model_when_the_checkpoint_holds_it(tmp_path):
+    # fb.resume("run.ckpt", t_end=...) as the issue writes it: a model without lambdas is
+    # stored in the checkpoint; one with a load function given as a lambda is not, and
+    # resume then asks for it by name
+    def build():
+        m = fb.Model(gravity=(0.0, -9.81))
+        b = m.add_beam((0, 0), (1, 0), n=8, material=fb.Material(E=1e8, rho=1000.0),
+                       section=fb.Section.rectangle(0.02, 0.02))
+        m.add_joint(fb.Pin(m.ground, b.first))
+        return m, b
+    path = tmp_path / "run.ckpt"
+    full = fb.simulate(build()[0], t_end=0.06, dt=1e-3, newton="modified")
+    fb.simulate(build()[0], t_end=0.03, dt=1e-3, newton="modified", checkpoint=path)
+    res = fb.resume(path, t_end=0.06)
+    assert np.array_equal(res.q, full.q) and np.array_equal(res.v, full.v)
+    m, b = build()
+    m.add_force(b.last, lambda t: (0.0, t))
+    fb.simulate(m, t_end=0.005, dt=1e-3, checkpoint=path)
+    with pytest.raises(fb.ModelError, match="does not hold its model"):
+        fb.resume(path)
+    assert len(fb.resume(path, m, t_end=0.01)) > 0
