@@ -52,15 +52,15 @@ class Conditions:
 
     def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
                    ) -> NodalLoad:
-        """Apply a moment m_z [N m] (planar) or (mx, my, mz) [N m] (spatial) at ``node``:
-        constant, or a function of time t [s]. In space the moment keeps its global direction
+        """Apply a moment ``torque``, m_z [N m] (planar) or (mx, my, mz) [N m] (spatial), at
+        ``node``: constant, or a function of time t [s]. In space the moment keeps its global direction
         (with its load stiffness), or with ``follower=True`` is given in the node's axes and
         turns with it (a 'section-fixed' moment)."""
         return self._add_load(node, "torque", torque, follower)
 
     def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None):
         """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
-        (ground: none); see :class:`fembody.loads.Motor`."""
+        (ground: none); ``name`` labels it (default None); see :class:`fembody.loads.Motor`."""
         self._spatial_only("add_motor")
         return attach_motor(self, a, b, torque, name)
 

@@ -106,10 +106,11 @@ class Model(Conditions):
 
     def add_truss(self, a: NodeLike, b: NodeLike, material: Material, section: Section,
                   strain: str = "engineering", mass: str = "consistent") -> ElementRef:
-        """Add a bar between nodes ``a`` and ``b``.
+        """Add a bar between nodes ``a`` and ``b`` of ``material`` (E [Pa], rho [kg/m^3]) and
+        ``section`` (its area A [m^2]).
 
-        ``strain``: 'engineering' (co-rotational) or 'green' (Green-Lagrange); ``mass``:
-        'consistent' or 'lumped'.
+        ``strain``: 'engineering' (default, co-rotational) or 'green' (Green-Lagrange);
+        ``mass``: 'consistent' (default) or 'lumped'.
         """
         where = f"add_truss (truss element {len(self.trusses)})"
         a, b = self.node(a, where), self.node(b, where)
@@ -240,7 +241,8 @@ class Model(Conditions):
         """Place a reduced body (``fembody.reduced.ModalBody``) in the model with its reference
         node at ``at`` [m] (default: where it was in its template) and its frame turned by
         ``angle`` [rad]. Returns a ``ModalBodyRef``: attach joints, loads and springs to its
-        ``.node``; ``.positions(result)`` gives the mesh motion."""
+        ``.node``; ``.positions(result)`` gives the mesh motion. ``modal``: the ModalBody;
+        ``name``: its reference node's name (default: the modal body's)."""
         self._spatial_only("add_modal_body")
         if not (hasattr(modal, "invariants") and hasattr(modal, "phi_t")):
             raise ModelError(f"add_modal_body: expected a fembody.reduced.ModalBody, got "
@@ -325,7 +327,8 @@ class Model(Conditions):
         impulse contact whose rebound speed is below it (or e = 0) rests as a unilateral
         constraint until it is pulled off (default: for e < 1 when the rebound would land again
         within one step; for e = 1 only at round-off level). Returns the
-        :class:`fembody.contact.Contact`."""
+        :class:`fembody.contact.Contact`. ``name``: a label for results and
+        errors (default None)."""
         from .contact import make_contact
         self._spatial_only("add_contact")
         c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
@@ -336,7 +339,9 @@ class Model(Conditions):
 
     def add_sensor(self, target, quantity: str, name: str | None = None):
         """Record ``quantity`` of a node, joint, element or ``"energy"`` at every step of a
-        simulation (see :func:`fembody.sensors.make_sensor`); read ``result.sensor(name)``."""
+        simulation (see :func:`fembody.sensors.make_sensor`); read ``result.sensor(name)``.
+        ``target``: a node (Node, index or name), a joint, an element ref or ``"energy"``;
+        ``name``: the sensor's label (default: built from the target and quantity)."""
         from .sensors import make_sensor
         self.sensors.append(make_sensor(self, target, quantity, name))
         return self.sensors[-1]

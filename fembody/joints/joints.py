@@ -15,8 +15,9 @@ Motion = Union[float, Callable[[float], float]]
 
 
 class Joint:
-    """Base class. ``name`` labels the joint in errors and results; ``index`` is set by
-    ``Model.add_joint``. Subclasses declare the rows they contribute (``n_rows``)."""
+    """Base class of every joint. Each joint takes ``name`` (keyword, default None): a label
+    for the joint in errors and results. ``index`` is set by ``Model.add_joint``. Subclasses
+    declare the rows they contribute (``n_rows``)."""
 
     kind = "joint"
     name: str | None = None
@@ -245,8 +246,9 @@ class Driver(Joint):
     a :mod:`fembody.functions` function, taken from ``velocity``/``acceleration`` when given,
     else by fourth-order central differences. ``speed`` (instead of ``motion``): the rate
     [m/s or rad/s] as a number or function of t; the motion is its integral from 0 (exact for
-    :mod:`fembody.functions`, adaptive quadrature otherwise). See also :func:`AngleDriver`
-    and :func:`SpeedDriver`. Reaction: the generalised force [N or N m] on ``node``.
+    :mod:`fembody.functions`, adaptive quadrature otherwise). ``dof``: the driven DOF's name
+    ('x', 'y', 'rz'; in a spatial model also 'z'). See also :func:`AngleDriver` and
+    :func:`SpeedDriver`. Reaction: the generalised force [N or N m] on ``node``.
     """
 
     node: object

@@ -226,7 +226,9 @@ class RotationDriver(DriverMixin, Joint3):
 class SlideDriver(DriverMixin, Joint3):
     """Prescribed slide ``position(t)`` [m] of b's point ``at`` (default: b's position) along
     a's ``axis``, 0 in the reference configuration: one row, added to a :class:`Prismatic` (or
-    :class:`Cylindrical`). Rates as :class:`RotationDriver`. Reaction: the driving force [N]."""
+    :class:`Cylindrical`). Rates as :class:`RotationDriver` (``velocity``, ``acceleration``:
+    functions of t, default None: from the function's ``.d1``/``.d2`` or differences).
+    Reaction: the driving force [N]."""
 
     a: object
     b: object

@@ -354,7 +354,8 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable | None" 
     load or motion functions are lambdas or closures: then pass it). The model is checked
     against the checkpoint's fingerprint (ModelError for another model, another fembody
     version or a truncated file). The checkpoint keeps being written to ``path`` as the run
-    goes on.
+    goes on, every ``checkpoint_every`` output points (int) or seconds (float; default: every
+    10 % of the run). ``progress`` and ``callback`` as for :func:`simulate`.
     """
     if model is None:
         model = ckpt.read_model(path)
