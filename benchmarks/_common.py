@@ -43,3 +43,20 @@ def save(name: str, payload: dict) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(payload, indent=2))
     return path
+
+
+def frame_grid(k: int, material, section):
+    """A square frame of k x k cells of 0.1 m beams (one element per member), clamped along
+    the side x = 0; returns the model and its nodes ``[i][j]`` (the benchmarks' 2-D grid)."""
+    import fembody as fb
+    m = fb.Model(gravity=(0.0, -9.81))
+    nodes = [[m.add_node((i * 0.1, j * 0.1)) for j in range(k + 1)] for i in range(k + 1)]
+    for i in range(k + 1):
+        for j in range(k + 1):
+            if i < k:
+                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=material, section=section)
+            if j < k:
+                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=material, section=section)
+    for j in range(k + 1):
+        m.fix(nodes[0][j])
+    return m, nodes

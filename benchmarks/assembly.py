@@ -19,7 +19,7 @@ import fembody as fb
 from fembody.solvers import linalg
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
-from _common import best_of, machine, save  # noqa: E402
+from _common import best_of, frame_grid, machine, save  # noqa: E402
 
 MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
 SEC = fb.Section.rectangle(0.02, 0.02)
@@ -34,17 +34,7 @@ def chain(n: int) -> fb.Model:
 
 def grid(k: int) -> fb.Model:
     """k x k cells of beams (one element per member)."""
-    m = fb.Model(gravity=(0.0, -9.81))
-    nodes = [[m.add_node((i * 0.1, j * 0.1)) for j in range(k + 1)] for i in range(k + 1)]
-    for i in range(k + 1):
-        for j in range(k + 1):
-            if i < k:
-                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=MAT, section=SEC)
-            if j < k:
-                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=MAT, section=SEC)
-    for j in range(k + 1):
-        m.fix(nodes[0][j])
-    return m
+    return frame_grid(k, MAT, SEC)[0]
 
 
 def measure(model: fb.Model, kind: str) -> dict:

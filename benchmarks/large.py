@@ -33,7 +33,7 @@ from fembody.solvers import linalg
 from fembody.solvers.envelope import EnvelopeLDL, ordering
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import RESULTS, machine, save  # noqa: E402
+from _common import RESULTS, frame_grid, machine, save  # noqa: E402
 
 MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
 SEC = fb.Section.rectangle(0.02, 0.02)
@@ -64,16 +64,7 @@ def grid(ndof: float) -> fb.Model:
     """A square frame of k x k cells of 0.1 m beams (one element per member, 3 DOFs per node,
     (k + 1)^2 nodes), clamped along one side."""
     k = max(1, int(round(math.sqrt(ndof / 3)))) - 1
-    m = fb.Model(gravity=(0.0, -9.81))
-    nodes = [[m.add_node((i * 0.1, j * 0.1)) for j in range(k + 1)] for i in range(k + 1)]
-    for i in range(k + 1):
-        for j in range(k + 1):
-            if i < k:
-                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=MAT, section=SEC)
-            if j < k:
-                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=MAT, section=SEC)
-    for j in range(k + 1):
-        m.fix(nodes[0][j])
+    m, nodes = frame_grid(k, MAT, SEC)
     m.add_force(nodes[k][k], (0.0, -1.0))
     return m
 
