@@ -1,6 +1,6 @@
 """Pictures of spatial models (``fb.Model(dim=3)``): beams as tubes as thick as their section,
 trusses as thin tubes, rigid bodies as spheres, supports as dark red cubes, joints as orange
-spheres with their axis (Revolute, Cylindrical, Prismatic, RotationDriver: a bar along the axis
+spheres (with tan arms from the nodes they join) and their axis (Revolute, Cylindrical, Prismatic, RotationDriver: a bar along the axis
 carried by the first node's rotation), coloured by a field with a scalar bar, the title with the
 time, and an isometric camera fitting every frame. Perspective views have no length scale bar:
 the title gives the model's size instead."""
@@ -151,11 +151,14 @@ class Scene3:
 
     def _markers(self, fr: Frame3) -> None:
         p, pv = self.p, self.pv
-        rig = [b.node.id for b in self.model.rigid_bodies]
+        # a rigid body: a sphere at its centre of mass, carried by its node's rotation
+        rig = [fr.pos[b.node.id] + fr.R[b.node.id] @ np.resize(np.asarray(b.offset, float), 3)
+               for b in self.model.rigid_bodies]
         if rig:
-            glyph = pv.PolyData(fr.pos[rig]).glyph(geom=pv.Sphere(radius=1.6 * self.r_node),
-                                                    scale=False, orient=False)
+            glyph = pv.PolyData(np.array(rig)).glyph(geom=pv.Sphere(radius=1.6 * self.r_node),
+                                                     scale=False, orient=False)
             p.add_mesh(glyph, color=COLOURS["rigid"], name="rigid", smooth_shading=True)
+        links = [(fr.pos[b.node.id], c) for b, c in zip(self.model.rigid_bodies, rig)]
         fixed = [i for i in self.model.supports
                  if not self.model.nodes[i].internal and self.model.supports[i]]
         if fixed:
@@ -173,6 +176,9 @@ class Scene3:
             c = fr.pos[node.id] if at is None else (
                 fr.pos[node.id] + fr.R[node.id] @ (np.asarray(at, float) - fr.X[node.id]))
             centres.append(c)
+            # rigid arms: each joined node to the joint's centre (rigid bodies have no shape)
+            links += [(fr.pos[n.id], c) for n in (getattr(j, "a", None), getattr(j, "b", None))
+                      if isinstance(n, Node) and not n.internal]
             axis = getattr(j, "axis", None)
             if axis is not None and np.size(axis) == 3:
                 d = fr.R[node.id] @ (np.asarray(axis, float) / np.linalg.norm(axis))
@@ -181,6 +187,13 @@ class Scene3:
             glyph = pv.PolyData(np.array(centres)).glyph(
                 geom=pv.Sphere(radius=1.3 * self.r_node), scale=False, orient=False)
             p.add_mesh(glyph, color=COLOURS["joint"], name="joints", smooth_shading=True)
+        arms = [(a, c) for a, c in links if np.linalg.norm(c - a) > 1e-9 * self.size]
+        if arms:
+            lines = pv.PolyData(np.array([x for pair in arms for x in pair]),
+                                lines=np.array([(2, 2 * i, 2 * i + 1) for i in range(len(arms))
+                                                ]).ravel())
+            p.add_mesh(lines.tube(radius=self.r_truss, n_sides=12), color=COLOURS["rigid"],
+                       name="arms", smooth_shading=True)
         if axes:
             L = 0.08 * self.size
             bars = pv.merge([pv.Cylinder(center=c, direction=d, radius=0.45 * self.r_node,
