@@ -424,16 +424,11 @@ def _showcase(model, out: pathlib.Path, spec: dict, gif: bool, title: str) -> in
         k_shape = len(res) - 1
         history = ("tip",)
     n_frames = 0
-    if getattr(model, "dim", 2) == 3:
-        # 3D scenes are not drawn yet: the VTU series carries positions, quaternions,
-        # directors and resultants for ParaView
-        print("  (pictures of spatial models are not drawn yet: open result.pvd in ParaView)")
-    else:
-        viz.plot(res, step=k_shape, field=field, filename=out / "shape.png", off_screen=True)
-        files.append(out / "shape.png")
-        if gif:
-            n_frames = viz.animate(res, out / "motion.gif", field=field)
-            files.append(out / "motion.gif")
+    viz.plot(res, step=k_shape, field=field, filename=out / "shape.png", off_screen=True)
+    files.append(out / "shape.png")
+    if gif:
+        n_frames = viz.animate(res, out / "motion.gif", field=field)
+        files.append(out / "motion.gif")
     plot_name = "energy.png" if res.kind == "dynamic" else "history.png"
     if model.bodies:
         viz.history(res, *history, filename=out / plot_name, show=False)

@@ -49,26 +49,30 @@ def read_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str = "rea
 
 
 def group_properties(value: Any, default_mat: Material | None, default_sec: Section | None,
-           where: str) -> tuple[Material | None, Section | None]:
-    """(material, section) from a mapping value: a Section, a Material, a (Material, Section)
-    pair or a dict with 'material' and/or 'section'."""
+           where: str) -> tuple[Material | None, Section | None, Any]:
+    """(material, section, orientation) from a mapping value: a Section, a Material, a
+    (Material, Section) pair, a (Material, Section, orientation) triple (spatial models) or a
+    dict with 'material', 'section' and/or 'orientation'; orientation None: the default."""
     if isinstance(value, Section):
-        return default_mat, value
+        return default_mat, value, None
     if isinstance(value, Material):
-        return value, default_sec
+        return value, default_sec, None
     if isinstance(value, Mapping):
-        unknown = set(value) - {"material", "section"}
+        unknown = set(value) - {"material", "section", "orientation"}
         if unknown:
-            raise ModelError(f"{where}: unknown keys {sorted(unknown)}; use 'material' and "
-                             "'section'")
-        return value.get("material", default_mat), value.get("section", default_sec)
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        mat, sec = value
+            raise ModelError(f"{where}: unknown keys {sorted(unknown)}; use 'material', "
+                             "'section' and (spatial models) 'orientation'")
+        return (value.get("material", default_mat), value.get("section", default_sec),
+                value.get("orientation"))
+    if isinstance(value, (tuple, list)) and len(value) in (2, 3):
+        mat, sec = value[:2]
         if isinstance(mat, Section) and isinstance(sec, Material):
             mat, sec = sec, mat
-        return mat, sec
-    raise ModelError(f"{where}: expected a Section, a Material, a (Material, Section) pair or "
-                     f"a dict with 'material'/'section', got {value!r}")
+        if isinstance(mat, Material) and isinstance(sec, Section):
+            return mat, sec, (value[2] if len(value) == 3 else None)
+    raise ModelError(f"{where}: expected a Section, a Material, a (Material, Section) pair, a "
+                     "(Material, Section, orientation) triple or a dict with 'material'/"
+                     f"'section'/'orientation', got {value!r}")
 
 
 def merge_map(points: np.ndarray, tol: float) -> np.ndarray:
@@ -90,10 +94,10 @@ def merge_map(points: np.ndarray, tol: float) -> np.ndarray:
 
 @dataclass
 class LineMesh:
-    """A line mesh ready to become nodes and elements: ``points (n, 2)`` [m], ``nodes`` (the
+    """A line mesh ready to become nodes and elements: ``points (n, dim)`` [m], ``nodes`` (the
     merged point indices that become nodes, in order), ``conn (m, 2)`` (element ends as point
-    indices), ``props`` (material, section) and ``group`` per element, ``node_sets`` (group ->
-    point indices, lines and points alike)."""
+    indices), ``props`` (material, section, orientation or None) and ``group`` per element,
+    ``node_sets`` (group -> point indices, lines and points alike)."""
 
     points: np.ndarray
     nodes: list
@@ -106,8 +110,9 @@ class LineMesh:
 def read_line_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str,
                    material: Material | None, section: Section | None, kind: str,
                    groups: Mapping | None, cell_data: str, merge_tol: float | None,
-                   other_cells: str) -> LineMesh:
-    """Read and check a line mesh (see ``Model.add_body`` for the options)."""
+                   other_cells: str, dim: int = 2) -> LineMesh:
+    """Read and check a line mesh (see ``Model.add_body`` for the options); ``dim`` 2 (planar
+    model: the points must lie in z = 0) or 3 (spatial: 3D points kept)."""
     if kind not in FAMILY_CODE:
         raise ModelError(f"{where}: kind must be 'beam' or 'truss', got {kind!r}")
     if other_cells not in ("error", "ignore"):
@@ -118,7 +123,7 @@ def read_line_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str,
         raise ModelError(f"{where}: the mesh has no points (points array of shape {pts.shape})")
     if not np.all(np.isfinite(pts)):
         raise ModelError(f"{where}: the mesh has NaN or infinite coordinates")
-    size = float(np.ptp(pts[:, :2], axis=0).max()) or 1.0
+    size = float(np.ptp(pts[:, :dim], axis=0).max()) or 1.0
     tol = 1e-9 * size if merge_tol is None else float(merge_tol)
     if not tol >= 0.0:
         raise ModelError(f"{where}: merge_tol must be >= 0, got {merge_tol!r}")
@@ -155,16 +160,20 @@ def read_line_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str,
     if used.max() >= len(pts) or used.min() < 0:
         raise ModelError(f"{where}: a cell refers to point {used.max()} but the mesh has "
                          f"{len(pts)} points")
-    if pts.shape[1] == 3:
+    if pts.shape[1] == 3 and dim == 2:
         z = np.abs(pts[used, 2])
         if z.max() > max(tol, 1e-12 * size):
             i = int(used[np.argmax(z)])
             raise ModelError(f"{where}: point {i} at {tuple(pts[i])} lies out of the x-y plane "
                              f"(|z| = {z.max():.3g} m); fembody models are planar: rotate or "
-                             "project the mesh onto z = 0")
+                             "project the mesh onto z = 0, or "
+                             "import it into a spatial model (fb.Model(dim=3))")
 
+    if pts.shape[1] == 2:
+        pts = np.column_stack([pts, np.zeros(len(pts))])
+    pts = pts[:, :dim]
     # ---- merge duplicate points, then one model node per distinct point used by a line
-    rep = merge_map(pts[:, :2], tol) if tol > 0 else np.arange(len(pts))
+    rep = merge_map(pts, tol) if tol > 0 else np.arange(len(pts))
     conn = rep[conn]
     zero = np.flatnonzero(conn[:, 0] == conn[:, 1])
     if zero.size:
@@ -207,16 +216,20 @@ def read_line_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str,
             tag = int(gkey)
         else:
             raise ModelError(f"{wk}: keys must be group names or integer cell-data values")
-        by_tag[int(tag)] = group_properties(value, material, section, wk)
+        mat_g, sec_g, orient = group_properties(value, material, section, wk)
+        if orient is not None and dim == 2:
+            raise ModelError(f"{wk}: an orientation is for spatial models (fb.Model(dim=3)); "
+                             "planar beams bend in the x-y plane")
+        by_tag[int(tag)] = (mat_g, sec_g, orient)
 
     props, group_of = [], []
     for i, t in enumerate(tags):
-        mat, sec = by_tag.get(int(t), (material, section))
+        mat, sec, orient = by_tag.get(int(t), (material, section, None))
         if mat is None or sec is None:
             raise ModelError(f"{where}: line cell {i} (group {line_group[int(t)]!r}) has no "
                              f"{'material' if mat is None else 'section'}; pass "
                              "material=/section= or map its group in groups=")
-        props.append((mat, sec))
+        props.append((mat, sec, orient))
         group_of.append(line_group[int(t)])
     node_points = [int(p) for p in np.unique(conn.ravel())]
     known = set(node_points)
@@ -234,4 +247,4 @@ def read_line_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str,
             node_sets.setdefault(g, [])
             if int(p) not in node_sets[g]:
                 node_sets[g].append(int(p))
-    return LineMesh(pts[:, :2], node_points, conn, props, group_of, node_sets)
+    return LineMesh(pts, node_points, conn, props, group_of, node_sets)

@@ -172,14 +172,18 @@ class Model(Conditions):
                  kind: str = "beam", *, groups=None, cell_data: str = "gmsh:physical",
                  merge_tol: float | None = None, other_cells: str = "error",
                  mass: str = "consistent", strain: str = "engineering",
-                 name: str | None = None) -> MeshBody:
+                 name: str | None = None, orientation: Sequence[float] | None = None
+                 ) -> MeshBody:
         """Import the line cells of a mesh (a ``meshio.Mesh`` or a file meshio reads: Gmsh
         .msh, .vtu, ...) as beam (``kind="beam"``) or truss (``"truss"``) elements.
 
         material, section : the properties of every element not covered by ``groups``.
         groups : mapping from a physical group name (Gmsh ``$PhysicalNames``) or a value of the
-            cell data ``cell_data`` to a Section, a Material, a (Material, Section) pair or a
-            dict with 'material'/'section'.
+            cell data ``cell_data`` to a Section, a Material, a (Material, Section) pair, a
+            (Material, Section, orientation) triple or a dict with 'material'/'section'/
+            'orientation' (orientation: spatial beams only, as for ``add_beam``).
+        orientation : the section orientation vector of the beams no group orients (spatial
+            models; default None: the ``add_beam`` default per element).
         cell_data : the integer cell data that tags the elements (Gmsh: 'gmsh:physical').
         merge_tol : points closer than this [m] become one node (default 1e-9 of the mesh size).
         other_cells : 'error' (default) or 'ignore' for cells that are neither lines nor points.
@@ -188,22 +192,27 @@ class Model(Conditions):
         Returns a :class:`fembody.bodies.MeshBody`: ``nodes_in("clamp")``, ``node_in("load")``
         and ``nodes_where(lambda x, y: x < 1e-9)`` select nodes for supports, loads, joints."""
         from .meshes import read_line_mesh
-        self._spatial_only("add_body (mesh import)")
         body_name = name or f"mesh {len(self.bodies)}"
         where = f"add_body ('{body_name}')"
         lm = read_line_mesh(mesh, where, material, section, kind, groups, cell_data, merge_tol,
-                            other_cells)
-        node_of = {p: self._new_node((float(lm.points[p, 0]), float(lm.points[p, 1])), None)
+                            other_cells, self.dim)
+        if (orientation is not None or any(o is not None for *_, o in lm.props)) and (
+                self.dim == 2 or kind != "beam"):
+            raise ModelError(f"{where}: orientation is for the beams of spatial models "
+                             "(fb.Model(dim=3), kind='beam'); planar beams and trusses have none")
+        node_of = {p: self._new_node(tuple(float(v) for v in lm.points[p]), None)
                    for p in lm.nodes}
         elements, element_groups, checked = [], {}, set()
-        for i, (c, (mat, sec), group) in enumerate(zip(lm.conn, lm.props, lm.groups)):
+        for i, (c, (mat, sec, orient), group) in enumerate(zip(lm.conn, lm.props, lm.groups)):
+            wc = f"{where}: line cell {i} (group {group!r})"
             if (id(mat), id(sec)) not in checked:
-                chk.check_props(mat, sec, f"{where}: line cell {i} (group {group!r})",
-                                  beam=kind == "beam")
+                chk.check_props(mat, sec, wc, beam=kind == "beam", dim=self.dim)
                 checked.add((id(mat), id(sec)))
             a, b = node_of[int(c[0])], node_of[int(c[1])]
-            ref = (self._beam_element(a, b, mat, sec, mass, body_name) if kind == "beam" else
-                   self.add_truss(a, b, mat, sec, strain=strain, mass=mass))
+            if self.dim == 3 and kind == "beam":
+                orient = chk.orientation(a, b, orientation if orient is None else orient, wc)
+            ref = (self._beam_element(a, b, mat, sec, mass, body_name, orient)
+                   if kind == "beam" else self.add_truss(a, b, mat, sec, strain=strain, mass=mass))
             elements.append(ref)
             element_groups.setdefault(group, []).append(ref)
         node_sets = {g: [node_of[p] for p in pts] for g, pts in lm.node_sets.items()}

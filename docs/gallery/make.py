@@ -1,4 +1,5 @@
-"""Regenerate the README's gallery: the default demo's pictures and the imported antenna panel.
+"""Regenerate the README's gallery: the default demo's pictures, the imported antenna panel
+and a spatial manipulator.
 
 Run from the repository root: ``python docs/gallery/make.py`` (about half a minute).
 """
@@ -31,5 +32,15 @@ m.add_force(panel.node_in("feed"), (0.0, -2000.0))
 res = fb.static(m, steps=2)
 fb.viz.plot(res, field="N", scale=50.0, filename=HERE / "antenna_panel.png",
             window_size=(900, 420))
+
+# a spatial model: the flexible two-link manipulator in 3D, coloured by the bending moment |M|
+from fembody.examples import spatial_manipulator  # noqa: E402
+
+built = spatial_manipulator.build_model(**spatial_manipulator.DEMO.get("build", {}))
+model3 = built[0] if isinstance(built, tuple) else built
+demo = spatial_manipulator.DEMO
+res3 = fb.simulate(model3, t_end=demo["t_end"], dt=demo["dt"], save_every=10)
+fb.viz.plot(res3, step=len(res3) // 2, field="M", filename=HERE / "spatial_manipulator.png",
+            window_size=(900, 560))
 for f in sorted(HERE.glob("*.png")) + sorted(HERE.glob("*.gif")):
     print(f"{f.name}: {f.stat().st_size / 1024:.0f} kB")

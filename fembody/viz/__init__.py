@@ -31,6 +31,7 @@ from ..errors import FembodyError, ModelError
 from ..model import Model
 from .history import has_display, history
 from .scene import FIELDS, Frame, Scene, bounds, check_parent, extent, field_range
+from .scene3d import Frame3, Scene3, field_range3
 
 if TYPE_CHECKING:
     import pyvista as pv
@@ -105,15 +106,25 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
     pv = _pyvista()
     if off_screen is None:
         off_screen = filename is not None or not has_display()
-    fr = Frame(model, result, k, scale)
     p = pv.Plotter(off_screen=off_screen, window_size=list(window_size))
     p.set_background(background)
+    if model.dim == 3:
+        fr3 = Frame3(model, result, k, scale)
+        scene3 = Scene3(pv, p, model, field, field_range3([fr3], field), cmap, [fr3])
+        scene3.draw(fr3, fr3.title(title if title is not None else model.name, scale))
+        scene3.camera()
+        return _finish(p, filename, off_screen)
+    fr = Frame(model, result, k, scale)
     scene = Scene(pv, p, model, field, field_range([fr], field), beam_style=beam_style,
                   cmap=cmap, force_scale=Scene.force_scale_of([fr]), scale_bar=scale_bar)
     p.suppress_rendering = True
     scene.build(fr, fr.title(title if title is not None else model.name, scale))
     scene.camera(bounds([fr], 0.06 * extent(model)))
     p.suppress_rendering = False
+    return _finish(p, filename, off_screen)
+
+
+def _finish(p, filename, off_screen: bool):
     if filename is not None:
         check_parent(filename, "plot")
         p.screenshot(str(filename))
@@ -130,6 +141,9 @@ def _frames(model, result, field, scale, every, max_frames, where):
         every = max(1, math.ceil(n / max_frames))
     if not isinstance(every, (int, np.integer)) or every < 1:
         raise ModelError(f"{where}: every must be a positive integer, got {every!r}")
+    if model.dim == 3:
+        frames3 = [Frame3(model, result, k, scale) for k in range(0, n, every)]
+        return frames3, field_range3(frames3, field), None
     frames = [Frame(model, result, k, scale) for k in range(0, n, every)]
     return frames, field_range(frames, field), bounds(frames, 0.06 * extent(model))
 
@@ -174,12 +188,18 @@ def animate(result: "Result", filename: str, *, field: str | None = "displacemen
         # no multi-sampling: software rendering pays ~2x for it and a GIF's palette blurs it
         p.disable_anti_aliasing()
         p.set_background(background)
-        scene = Scene(pv, p, model, field, clim, beam_style=beam_style, cmap=cmap,
-                      force_scale=Scene.force_scale_of(frames))
-        p.suppress_rendering = True
-        scene.build(frames[0], frames[0].title(model.name, scale))
-        scene.camera(box)
-        p.suppress_rendering = False
+        if model.dim == 3:
+            scene = Scene3(pv, p, model, field, clim, cmap, frames)
+            scene.draw(frames[0], frames[0].title(model.name, scale))
+            scene.camera()
+            scene.update = scene.draw
+        else:
+            scene = Scene(pv, p, model, field, clim, beam_style=beam_style, cmap=cmap,
+                          force_scale=Scene.force_scale_of(frames))
+            p.suppress_rendering = True
+            scene.build(frames[0], frames[0].title(model.name, scale))
+            scene.camera(box)
+            p.suppress_rendering = False
         images = []
         for fr in frames:
             scene.update(fr, fr.title(model.name, scale))
@@ -248,10 +268,16 @@ def show(result: "Result", *, field: str | None = "displacement", scale: float =
     pv = _pyvista()
     p = pv.Plotter(window_size=list(window_size))
     p.set_background(background)
-    scene = Scene(pv, p, model, field, clim, beam_style=beam_style, cmap=cmap,
-                  force_scale=Scene.force_scale_of(frames))
-    scene.build(frames[k0], frames[k0].title(model.name, scale))
-    scene.camera(box)
+    if model.dim == 3:
+        scene = Scene3(pv, p, model, field, clim, cmap, frames)
+        scene.draw(frames[k0], frames[k0].title(model.name, scale))
+        scene.camera()
+        scene.update = scene.draw
+    else:
+        scene = Scene(pv, p, model, field, clim, beam_style=beam_style, cmap=cmap,
+                      force_scale=Scene.force_scale_of(frames))
+        scene.build(frames[k0], frames[k0].title(model.name, scale))
+        scene.camera(box)
     times = np.asarray(result.time, float)
 
     def move(value: float) -> None:

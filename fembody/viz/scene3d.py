@@ -1,0 +1,208 @@
+"""Pictures of spatial models (``fb.Model(dim=3)``): beams as tubes as thick as their section,
+trusses as thin tubes, rigid bodies as spheres, supports as dark red cubes, joints as orange
+spheres (with tan arms from the nodes they join) and their axis (Revolute, Cylindrical, Prismatic, RotationDriver: a bar along the axis
+carried by the first node's rotation), coloured by a field with a scalar bar, the title with the
+time, and an isometric camera fitting every frame. Perspective views have no length scale bar:
+the title gives the model's size instead."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ModelError
+from ..model import Model, Node
+from .scene import COLOURS, FIELDS, SIGNED
+
+#: resultant columns (N, Vy, Vz, T, My, Mz) behind the planar field names
+CELL_COLUMNS = {"N": (0,), "V": (1, 2), "M": (4, 5)}
+
+
+class Frame3:
+    """Node positions, rotation matrices and fields of a spatial model at one saved state
+    (``result=None``: the reference configuration); ``scale`` magnifies the displacements."""
+
+    def __init__(self, model: Model, result: Any, k: int | None, scale: float):
+        self.model, self.result, self.k = model, result, k
+        self.sys = result.system if result is not None else model.compile()
+        space = self.sys.space
+        q = self.sys.q0 if result is None else result.q[k]
+        self.X = space.positions(self.sys.q0)
+        self.u = space.positions(q) - self.X
+        self.pos = self.X + scale * self.u
+        self.R = space.frames(q)
+        self.time = None if result is None else float(result.time[k])
+        self.static = result is not None and result.kind != "dynamic"
+        self.vel = None
+        if result is not None and result.v is not None:
+            self.vel = result.v[k][self.sys.node_dofs[:, :3]]
+
+    def node_field(self, field: str) -> np.ndarray:
+        if field == "displacement":
+            return np.linalg.norm(self.u, axis=1)
+        if field == "velocity":
+            if self.vel is None:
+                raise ModelError("plot: field 'velocity' needs a dynamic Result")
+            return np.linalg.norm(self.vel, axis=1)
+        if field == "rotation":      # the rotation angle of each node's frame [rad]
+            tr = np.trace(self.R, axis1=-2, axis2=-1)
+            return np.arccos(np.clip((tr - 1.0) / 2.0, -1.0, 1.0))
+        raise KeyError(field)
+
+    def beam_field(self, field: str) -> np.ndarray:
+        if self.result is None:
+            return np.zeros(len(self.model.beams))
+        r = np.asarray(self.result.resultants("beam", step=self.k), float)
+        cols = CELL_COLUMNS[field]
+        return r[:, cols[0]] if len(cols) == 1 else np.hypot(r[:, cols[0]], r[:, cols[1]])
+
+    def title(self, name: str, scale: float = 1.0) -> str:
+        label = name
+        if self.time is not None:
+            label += f"   load factor {self.time:.3g}" if self.static else \
+                f"   t = {self.time:.3f} s"
+        if scale != 1.0:
+            label += f"   (deformation x {scale:g})"
+        return label
+
+
+def extent3(model: Model) -> float:
+    """Largest side of the spatial model's bounding box [m] (at least 1 mm)."""
+    pts = np.array([[n.x, n.y, n.z] for n in model.nodes if not n.internal] or [[0.0] * 3])
+    return max(float(np.ptp(pts, axis=0).max()), 1e-3)
+
+
+def field_range3(frames: Sequence[Frame3], field: str | None) -> tuple[float, float] | None:
+    """One colour range over ``frames`` (symmetric about zero for signed fields; the spatial
+    V and M are magnitudes)."""
+    if field not in FIELDS:
+        return None
+    vals = [fr.node_field(field) if FIELDS[field][0] == "point" else fr.beam_field(field)
+            for fr in frames]
+    v = np.concatenate(vals) if vals else np.zeros(1)
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 0.0)
+    if field == "N":
+        m = max(abs(lo), abs(hi), 1e-300)
+        return -m, m
+    return lo, max(hi, lo + 1e-300)
+
+
+def _label(field: str) -> str:
+    if field in ("V", "M"):
+        return {"V": "|V| [N]", "M": "|M| [N m]"}[field]
+    return FIELDS[field][1]
+
+
+class Scene3:
+    """A spatial scene drawn into ``plotter``; :meth:`draw` (re)places every part for a frame
+    (actors are named, so a new frame replaces the previous one's)."""
+
+    def __init__(self, pv, plotter, model: Model, field: str | None, clim, cmap: str | None,
+                 frames: Sequence[Frame3]):
+        self.pv, self.p, self.model, self.field, self.clim = pv, plotter, model, field, clim
+        self.cmap = cmap or ("coolwarm" if field == "N" else "viridis")
+        size = extent3(model)
+        self.size = size
+        depth = [max(getattr(b["section"], "h", 0.0) or 0.0, getattr(b["section"], "b", 0.0)
+                     or 0.0) for b in model.beams]
+        self.r_beam = float(np.clip(max(depth, default=0.0) / 2, 0.004 * size, 0.02 * size))
+        self.r_truss = 0.5 * self.r_beam if model.beams else 0.006 * size
+        self.r_node = 2.0 * self.r_beam
+        pts = np.concatenate([fr.pos for fr in frames])
+        self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
+
+    def _lines(self, pos: np.ndarray, items: list) -> Any:
+        pv = self.pv
+        if not items:
+            return None
+        ends = np.array([[e["nodes"][0].id, e["nodes"][1].id] for e in items])
+        cells = np.column_stack([np.full(len(ends), 2), ends]).ravel()
+        return pv.PolyData(pos, lines=cells)
+
+    def draw(self, fr: Frame3, title: str) -> None:
+        p, pv, field = self.p, self.pv, self.field
+        bar = dict(title=_label(field), vertical=False, position_x=0.2, position_y=0.03,
+                   width=0.6, height=0.06, color="black", fmt="%.3g", title_font_size=14,
+                   label_font_size=12) if field else None
+        for fam, items, radius in (("beam", self.model.beams, self.r_beam),
+                                   ("truss", self.model.trusses, self.r_truss)):
+            mesh = self._lines(fr.pos, items)
+            if mesh is None:
+                continue
+            scalars = None
+            if field and FIELDS[field][0] == "point":
+                mesh.point_data["f"] = fr.node_field(field)
+                scalars = "f"
+            elif field and fam == "beam":
+                mesh.cell_data["f"] = fr.beam_field(field)
+                scalars = "f"
+            tube = mesh.tube(radius=radius, n_sides=16, capping=True)
+            if scalars:
+                p.add_mesh(tube, scalars=scalars, clim=self.clim, cmap=self.cmap, name=fam,
+                           scalar_bar_args=bar, show_scalar_bar=fam == "beam" or
+                           not self.model.beams, smooth_shading=True)
+            else:
+                p.add_mesh(tube, color=COLOURS["beam" if fam == "beam" else "spring"],
+                           name=fam, smooth_shading=True)
+        self._markers(fr)
+        p.add_text(title, position="upper_left", font_size=11, color="black", name="title")
+        p.add_text(f"size {self.size:.3g} m", position="lower_left", font_size=9,
+                   color="black", name="size")
+
+    def _markers(self, fr: Frame3) -> None:
+        p, pv = self.p, self.pv
+        # a rigid body: a sphere at its centre of mass, carried by its node's rotation
+        rig = [fr.pos[b.node.id] + fr.R[b.node.id] @ np.resize(np.asarray(b.offset, float), 3)
+               for b in self.model.rigid_bodies]
+        if rig:
+            glyph = pv.PolyData(np.array(rig)).glyph(geom=pv.Sphere(radius=1.6 * self.r_node),
+                                                     scale=False, orient=False)
+            p.add_mesh(glyph, color=COLOURS["rigid"], name="rigid", smooth_shading=True)
+        links = [(fr.pos[b.node.id], c) for b, c in zip(self.model.rigid_bodies, rig)]
+        fixed = [i for i in self.model.supports
+                 if not self.model.nodes[i].internal and self.model.supports[i]]
+        if fixed:
+            cube = pv.Cube(x_length=2.2 * self.r_node, y_length=2.2 * self.r_node,
+                           z_length=2.2 * self.r_node)
+            glyph = pv.PolyData(fr.pos[fixed]).glyph(geom=cube, scale=False, orient=False)
+            p.add_mesh(glyph, color=COLOURS["support"], name="supports")
+        centres, axes = [], []
+        for j in self.model.joints:
+            node = next((n for n in (getattr(j, "a", None), getattr(j, "b", None))
+                         if isinstance(n, Node) and not n.internal), None)
+            if node is None:
+                continue
+            at = getattr(j, "at", None)
+            c = fr.pos[node.id] if at is None else (
+                fr.pos[node.id] + fr.R[node.id] @ (np.asarray(at, float) - fr.X[node.id]))
+            centres.append(c)
+            # rigid arms: each joined node to the joint's centre (rigid bodies have no shape)
+            links += [(fr.pos[n.id], c) for n in (getattr(j, "a", None), getattr(j, "b", None))
+                      if isinstance(n, Node) and not n.internal]
+            axis = getattr(j, "axis", None)
+            if axis is not None and np.size(axis) == 3:
+                d = fr.R[node.id] @ (np.asarray(axis, float) / np.linalg.norm(axis))
+                axes.append((c, d))
+        if centres:
+            glyph = pv.PolyData(np.array(centres)).glyph(
+                geom=pv.Sphere(radius=1.3 * self.r_node), scale=False, orient=False)
+            p.add_mesh(glyph, color=COLOURS["joint"], name="joints", smooth_shading=True)
+        arms = [(a, c) for a, c in links if np.linalg.norm(c - a) > 1e-9 * self.size]
+        if arms:
+            lines = pv.PolyData(np.array([x for pair in arms for x in pair]),
+                                lines=np.array([(2, 2 * i, 2 * i + 1) for i in range(len(arms))
+                                                ]).ravel())
+            p.add_mesh(lines.tube(radius=self.r_truss, n_sides=12), color=COLOURS["rigid"],
+                       name="arms", smooth_shading=True)
+        if axes:
+            L = 0.08 * self.size
+            bars = pv.merge([pv.Cylinder(center=c, direction=d, radius=0.45 * self.r_node,
+                                         height=L) for c, d in axes])
+            p.add_mesh(bars, color="darkorange", name="joint axes")
+
+    def camera(self) -> None:
+        """Isometric view fitting every frame (the colour bar and title kept clear)."""
+        self.p.camera_position = "iso"
+        if self.box is not None:
+            self.p.reset_camera(bounds=self.box)
+        self.p.camera.zoom(0.9)

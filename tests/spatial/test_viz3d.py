@@ -1,0 +1,83 @@
+"""Pictures of spatial models: an off-screen PNG of a 3D result that is not blank (the tubes,
+the joint, the colour bar), a model at rest drawn without a bar, a GIF with the bar on every
+frame; the same pixel checks as tests/test_viz.py for planar scenes."""
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody import viz
+
+pv = pytest.importorskip("pyvista")
+imageio = pytest.importorskip("imageio")
+pv.OFF_SCREEN = True
+
+
+def coloured(img) -> np.ndarray:
+    img = np.asarray(img)[..., :3].astype(int)
+    return (img.max(axis=2) - img.min(axis=2)) > 40
+
+
+def bar_row(img: np.ndarray, cmap: str) -> tuple[int, np.ndarray]:
+    """(row, columns) of the bottom-band row with most colormap pixels that are not grey."""
+    import matplotlib
+    lut = (255 * matplotlib.colormaps[cmap](np.linspace(0, 1, 256))[:, :3]).astype(int)
+    h = img.shape[0]
+    band = img[int(0.85 * h):, :, :3].astype(int)
+    dist = np.abs(band.reshape(-1, 1, 3) - lut[None]).max(axis=2).min(axis=1)
+    sat = (band.max(axis=2) - band.min(axis=2)) > 40
+    match = (dist.reshape(band.shape[:2]) < 25) & sat
+    r = int(np.argmax(match.sum(axis=1)))
+    return r, np.flatnonzero(match[r])
+
+
+@pytest.fixture(scope="module")
+def pendulum3d():
+    mat = fb.Material(E=1e7, rho=1000.0, nu=0.3)
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81), name="spatial pendulum")
+    beam = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=6, material=mat,
+                      section=fb.Section.rectangle(0.02, 0.03))
+    m.add_rigid_body(beam.last, mass=0.05, inertia=np.diag([1e-4, 1e-4, 1e-4]))
+    m.add_joint(fb.Revolute(m.ground, beam.first, axis=(0.0, 1.0, 0.0), name="hinge"))
+    res = fb.simulate(m, t_end=0.1, dt=2e-3, save_every=5)
+    return m, beam, res
+
+
+def test_plot_of_a_3d_result_is_not_blank_and_has_its_bar(tmp_path, pendulum3d):
+    m, beam, res = pendulum3d
+    f = tmp_path / "r.png"
+    viz.plot(res, filename=f, window_size=(800, 500))
+    img = imageio.v3.imread(f)
+    assert img.shape[:2] == (500, 800)
+    mask = coloured(img)
+    assert mask.sum() > 800 and mask.mean() < 0.3
+    r, cols = bar_row(img, "viridis")
+    assert cols.size > 0.45 * img.shape[1]
+    # the coloured tube lies above the bar band too (the beam itself, not only the bar)
+    assert coloured(img[: int(0.8 * img.shape[0])]).sum() > 300
+    orange = (np.abs(img[..., :3].astype(int) - (255, 140, 0)).max(axis=2) < 60)
+    assert orange.sum() > 20                            # the hinge and its axis
+
+
+def test_plot_of_a_3d_model_has_no_bar(tmp_path, pendulum3d):
+    m, beam, res = pendulum3d
+    f = tmp_path / "m.png"
+    viz.plot(m, filename=f, window_size=(600, 400))
+    img = imageio.v3.imread(f)
+    assert coloured(img).sum() > 300                    # steel-blue tubes, joint, rigid body
+    assert not coloured(img[int(0.88 * img.shape[0]):, int(0.2 * img.shape[1]):]).any()
+
+
+def test_every_3d_gif_frame_has_the_colour_bar(tmp_path, pendulum3d):
+    import matplotlib
+    m, beam, res = pendulum3d
+    f = tmp_path / "n.gif"
+    n = viz.animate(res, f, field="N", window_size=(400, 250))
+    frames = imageio.v3.imread(f, index=None)
+    assert frames.shape[0] == n == len(res)
+    lo, hi = (255 * np.array(matplotlib.colormaps["coolwarm"]([0.0, 1.0]))[:, :3]).astype(int)
+    for k, img in enumerate(frames):
+        r, cols = bar_row(img, "coolwarm")
+        assert cols.size > 0.45 * img.shape[1], k
+        row = img[int(0.85 * img.shape[0]) + r, :, :3].astype(int)
+        assert np.abs(row[cols[:3]] - lo).max() < 30 and np.abs(row[cols[-3:]] - hi).max() < 30
+    assert not np.array_equal(frames[1], frames[-1])
