@@ -85,18 +85,24 @@ class Frame:
         return out
 
     def title(self, name: str, scale: float = 1.0) -> str:
-        label = name
-        if self.time is not None:
-            label += f"   load factor {self.time:.3g}" if self.static else \
-                f"   t = {self.time:.3f} s"
-        if scale != 1.0:
-            label += f"   (deformation x {scale:g})"
-        return label
+        return frame_title(name, self.time, self.static, scale)
+
+
+def frame_title(name: str, time: float | None, static: bool, scale: float = 1.0) -> str:
+    """A picture's title: the name, the time [s] (or the load factor of a static result) and
+    the deformation scale when it is not 1 (planar and spatial scenes)."""
+    label = name
+    if time is not None:
+        label += f"   load factor {time:.3g}" if static else f"   t = {time:.3f} s"
+    if scale != 1.0:
+        label += f"   (deformation x {scale:g})"
+    return label
 
 
 def extent(model: Model) -> float:
-    """Largest side of the model's bounding box [m] (at least 1 mm)."""
-    pts = np.array([[n.x, n.y] for n in model.nodes if not n.internal] or [[0.0, 0.0]])
+    """Largest side of the model's bounding box [m] (at least 1 mm), in its dimension."""
+    pts = np.array([n.position for n in model.nodes if not n.internal]
+                   or [np.zeros(getattr(model, "dim", 2))])
     return max(float(np.ptp(pts, axis=0).max()), 1e-3)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model import Model, Node
-from .scene import COLOURS, FIELDS, SIGNED
+from .scene import COLOURS, FIELDS, extent, frame_title
 
 #: resultant columns (N, Vy, Vz, T, My, Mz) behind the planar field names
 CELL_COLUMNS = {"N": (0,), "V": (1, 2), "M": (4, 5)}
@@ -57,19 +57,7 @@ class Frame3:
         return r[:, cols[0]] if len(cols) == 1 else np.hypot(r[:, cols[0]], r[:, cols[1]])
 
     def title(self, name: str, scale: float = 1.0) -> str:
-        label = name
-        if self.time is not None:
-            label += f"   load factor {self.time:.3g}" if self.static else \
-                f"   t = {self.time:.3f} s"
-        if scale != 1.0:
-            label += f"   (deformation x {scale:g})"
-        return label
-
-
-def extent3(model: Model) -> float:
-    """Largest side of the spatial model's bounding box [m] (at least 1 mm)."""
-    pts = np.array([[n.x, n.y, n.z] for n in model.nodes if not n.internal] or [[0.0] * 3])
-    return max(float(np.ptp(pts, axis=0).max()), 1e-3)
+        return frame_title(name, self.time, self.static, scale)
 
 
 def field_range3(frames: Sequence[Frame3], field: str | None) -> tuple[float, float] | None:
@@ -101,7 +89,7 @@ class Scene3:
                  frames: Sequence[Frame3]):
         self.pv, self.p, self.model, self.field, self.clim = pv, plotter, model, field, clim
         self.cmap = cmap or ("coolwarm" if field == "N" else "viridis")
-        size = extent3(model)
+        size = extent(model)
         self.size = size
         depth = [max(getattr(b["section"], "h", 0.0) or 0.0, getattr(b["section"], "b", 0.0)
                      or 0.0) for b in model.beams]
@@ -120,7 +108,7 @@ class Scene3:
         return pv.PolyData(pos, lines=cells)
 
     def draw(self, fr: Frame3, title: str) -> None:
-        p, pv, field = self.p, self.pv, self.field
+        p, field = self.p, self.field
         bar = dict(title=_label(field), vertical=False, position_x=0.2, position_y=0.03,
                    width=0.6, height=0.06, color="black", fmt="%.3g", title_font_size=14,
                    label_font_size=12) if field else None
