@@ -58,11 +58,13 @@ class Conditions:
         turns with it (a 'section-fixed' moment)."""
         return self._add_load(node, "torque", torque, follower)
 
-    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None):
+    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
+                  axis: Sequence[float] | None = None):
         """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
-        (ground: none); ``name`` labels it (default None); see :class:`fembody.loads.Motor`."""
-        self._spatial_only("add_motor")
-        return attach_motor(self, a, b, torque, name)
+        (ground: none); ``name`` labels it (default None); ``axis``: the torque's direction in
+        spatial models (required there; the axis of the Revolute it drives); see
+        :class:`fembody.loads.Motor`."""
+        return attach_motor(self, a, b, torque, name, axis)
 
     def _add_load(self, node: NodeLike, kind: str, value: LoadValue,
                   follower: bool = False) -> NodalLoad:
