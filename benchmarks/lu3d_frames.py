@@ -2,9 +2,10 @@
 measurement, beyond the chains of ``lu3d.py``). A spatial frame tower (an nx x nx grid of
 columns, nz storeys, beams along x, y and z, each beam one element, the base clamped, one
 Spherical joint at the top corner to make it a saddle point) at a perturbed configuration with
-its non-symmetric tangent: one numeric factorisation plus one solve with SciPy's SuperLU (COLAMD
-and MMD_AT_PLUS_A, and in its symmetric mode after CHOLMOD's METIS ordering of |A| + |A^T|), UMFPACK (scikit-umfpack, if installed), MKL Pardiso (pypardiso, if
-installed), the banded LU (when its half-bandwidth allows) and dense LU (small only); wall
+its non-symmetric tangent: one numeric factorisation plus one solve with SciPy's SuperLU
+(COLAMD and MMD_AT_PLUS_A, and in its symmetric mode after CHOLMOD's METIS ordering of
+|A| + |A^T|), UMFPACK (scikit-umfpack, if installed), MKL Pardiso (pypardiso, if installed),
+the banded LU (when its half-bandwidth allows) and dense LU (small only); wall
 time (CPU time would count the spinning threads of multi-threaded libraries), fastest of
 ``--repeat``, interleaved; backward errors. Prints a table and writes
 benchmarks/results/lu3d_frames.json. Optional backends are found on ``sys.path``
