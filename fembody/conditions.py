@@ -58,11 +58,13 @@ class Conditions:
         turns with it (a 'section-fixed' moment)."""
         return self._add_load(node, "torque", torque, follower)
 
-    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None):
+    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
+                  axis: Sequence[float] | None = None):
         """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
-        (ground: none); ``name`` labels it (default None); see :class:`fembody.loads.Motor`."""
-        self._spatial_only("add_motor")
-        return attach_motor(self, a, b, torque, name)
+        (ground: none); ``name`` labels it (default None); ``axis``: the torque's direction in
+        spatial models (required there; the axis of the Revolute it drives); see
+        :class:`fembody.loads.Motor`."""
+        return attach_motor(self, a, b, torque, name, axis)
 
     def _add_load(self, node: NodeLike, kind: str, value: LoadValue,
                   follower: bool = False) -> NodalLoad:
@@ -96,17 +98,28 @@ class Conditions:
              chk.vector(omega, f"set_velocity on {node}: omega", nw))
         self.initial_velocity[node.id] = np.concatenate([v, w])
 
-    def set_rigid_velocity(self, omega: float, center: Sequence[float] = (0.0, 0.0),
-                           velocity: Sequence[float] = (0.0, 0.0)) -> None:
-        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s] plus a
-        rotation ``omega`` [rad/s] about ``center`` [m]."""
-        self._spatial_only("set_rigid_velocity")
-        c = self._point(center, "set_rigid_velocity")
-        omega = validate.number("omega", omega, where="set_rigid_velocity")
-        velocity = validate.array("velocity", velocity, (2,), where="set_rigid_velocity")
+    def set_rigid_velocity(self, omega, center: Sequence[float] | None = None,
+                           velocity: Sequence[float] | None = None) -> None:
+        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s]
+        (default 0) plus a rotation ``omega`` [rad/s] about ``center`` [m] (default the origin):
+        ``v = velocity + omega x (x - center)``. Planar: ``omega`` a number; spatial: a
+        3-vector in global axes (the nodes' axes at the reference, so every rotating node
+        gets the same material angular velocity)."""
+        where = "set_rigid_velocity"
+        c = np.zeros(self.dim) if center is None else np.asarray(self._point(center, where))
+        velocity = validate.array("velocity", np.zeros(self.dim) if velocity is None else
+                                  velocity, (self.dim,), where=where)
+        if self.dim == 2:
+            omega = validate.number("omega", omega, where=where)
+        else:
+            omega = validate.array("omega", omega, (3,), where=where,
+                                   hint="an angular velocity (wx, wy, wz) [rad/s]")
         for node in self.nodes:
             if node.internal:
                 continue
-            vx = velocity[0] - omega * (node.y - c[1])
-            vy = velocity[1] + omega * (node.x - c[0])
-            self.set_velocity(node, (vx, vy), omega)
+            r = np.asarray(node.position, float) - c
+            if self.dim == 2:
+                v = (velocity[0] - omega * r[1], velocity[1] + omega * r[0])
+            else:
+                v = velocity + np.cross(omega, r)
+            self.set_velocity(node, v, omega)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Callable, Sequence, Union
 
 import numpy as np
 
@@ -143,12 +143,19 @@ class Motor:
     """An actuator torque between two nodes with rotation DOFs: ``torque`` [N m] (a number or a
     function of time t [s], e.g. a :mod:`fembody.functions` function) acts on ``b`` and the
     opposite torque on ``a`` (``a`` may be ``model.ground``: then only ``b`` is loaded). Add it
-    with ``model.add_motor(a, b, torque)`` or ``model.add_joint(fb.Motor(a, b, torque))``."""
+    with ``model.add_motor(a, b, torque)`` or ``model.add_joint(fb.Motor(a, b, torque))``.
+
+    Spatial models need the motor's ``axis`` (unit vector in the reference configuration, e.g.
+    the axis of the Revolute it drives): from the ground the torque keeps that global
+    direction; between two nodes it turns with each node (b gets ``torque * axis`` in its
+    axes, a the opposite in its axes), which is the same direction on both as long as a
+    Revolute or Cylindrical about ``axis`` joins them."""
 
     kind = "Motor"
 
-    def __init__(self, a, b, torque: LoadValue, name: str | None = None) -> None:
-        self.a, self.b, self.torque, self.name = a, b, torque, name
+    def __init__(self, a, b, torque: LoadValue, name: str | None = None,
+                 axis: Sequence[float] | None = None) -> None:
+        self.a, self.b, self.torque, self.name, self.axis = a, b, torque, name, axis
         self.loads: list[NodalLoad] = []
 
     def __repr__(self) -> str:
@@ -165,15 +172,40 @@ def negated(value: LoadValue) -> LoadValue:
     return lambda t: -np.asarray(value(t), dtype=float)
 
 
-def attach_motor(model, a, b, torque: LoadValue, name: str | None) -> Motor:
+def attach_motor(model, a, b, torque: LoadValue, name: str | None,
+                 axis: Sequence[float] | None = None) -> Motor:
     """``Model.add_motor``: resolve the ends and add the two opposite torque loads."""
-    motor = a if isinstance(a, Motor) else Motor(a, b, torque, name)
+    motor = a if isinstance(a, Motor) else Motor(a, b, torque, name, axis)
     where = f"add_motor ({motor!r})"
     motor.a, motor.b = model.node(motor.a, where), model.node(motor.b, where)
     if motor.a is motor.b:
         raise ModelError(f"{where}: the two ends are the same node; a motor acts between two "
                          "bodies")
-    motor.loads = [model.add_torque(motor.b, motor.torque)]
-    if motor.a is not model.ground:
-        motor.loads.append(model.add_torque(motor.a, negated(motor.torque)))
+    if model.dim == 2:
+        if motor.axis is not None:
+            raise ModelError(f"{where}: axis is for spatial models (a planar motor turns "
+                             "about z); leave it out")
+        motor.loads = [model.add_torque(motor.b, motor.torque)]
+        if motor.a is not model.ground:
+            motor.loads.append(model.add_torque(motor.a, negated(motor.torque)))
+        return motor
+    if motor.axis is None:
+        raise ModelError(f"{where}: a spatial motor needs its axis, e.g. axis=(0, 0, 1) (the "
+                         "axis of the Revolute it drives)")
+    axis = validate.array("axis", motor.axis, (3,), where=where, hint="a unit direction")
+    norm = float(np.linalg.norm(axis))
+    if norm < 1e-12:
+        raise ModelError(f"{where}: axis has zero length; give a direction")
+    motor.axis = axis / norm
+    if callable(motor.torque) and hasattr(motor.torque, "derivative"):
+        moment = motor.torque * tuple(motor.axis)          # a TimeFunction times a vector
+    elif callable(motor.torque):
+        f, u = motor.torque, motor.axis
+        moment = lambda t: float(f(t)) * u                  # noqa: E731
+    else:
+        moment = validate.number("torque", motor.torque, where=where) * motor.axis
+    ground = motor.a is model.ground
+    motor.loads = [model.add_torque(motor.b, moment, follower=not ground)]
+    if not ground:
+        motor.loads.append(model.add_torque(motor.a, negated(moment), follower=True))
     return motor

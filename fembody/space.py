@@ -116,6 +116,11 @@ class PlanarSpace:
         """``q`` with its rotations back on the unit circle (sphere)."""
         return q
 
+    def chart_rate(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The rate ``u'`` of chart coordinates ``u (nv,)`` (``q = update(anchor, u)``) moving
+        with velocities ``v (nv,)``; the plane's rotations commute, so ``u' = v``."""
+        return v
+
     # ------------------------------------------------------------- measures
     def gather(self, q: np.ndarray, dofs: np.ndarray) -> np.ndarray:
         """Node poses for a block: ``x (..., n, k)`` with, per velocity DOF of ``dofs (n,
@@ -320,6 +325,17 @@ class SpatialSpace:
     def normalize(self, q: np.ndarray) -> np.ndarray:
         out = np.array(q, dtype=float, copy=True)
         out[..., self._quat] = rot.quat_normalize(out[..., self._quat])
+        return out
+
+    def chart_rate(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``u'`` of chart coordinates ``u`` with ``R = R_anchor exp(hat(u))``: translations
+        ``v``, rotations ``T(u)^-1 Omega`` (``R' = R hat(Omega)`` and ``d exp(u) = exp(u)
+        hat(T(u) du)``, so ``Omega = T(u) u'``; T is the right Jacobian,
+        :func:`fembody.rotations.tangent`)."""
+        out = np.array(v, dtype=float, copy=True)
+        w = v[..., self._rot_v]
+        out[..., self._rot_v] = np.einsum("...ij,...j->...i",
+                                          rot.tangent_inv(u[..., self._rot_v]), w)
         return out
 
     # ------------------------------------------------------------- measures

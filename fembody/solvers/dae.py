@@ -11,7 +11,8 @@ stabilisation, alpha and beta in 1/s), which turns the model into a first-order 
 ``anchor``: ``q = update(anchor, u)``; the integrators re-anchor it at the start of their steps
 (:meth:`AugmentedODE.reanchor`), so a chart never has to reach far (rotations). In the plane
 ``u' = q'`` exactly (the rotation group is abelian); on SO(3) the chart's velocity map
-(the inverse of the exponential's tangent) enters here.
+``u' = T(u)^-1 Omega`` (the inverse of the exponential's right Jacobian, the space's
+``chart_rate``) enters here, so every integrator keeps its order on the rotation manifold.
 Drift of the constraints is removed by minimal-norm projection of coordinates
 ``dq = -W^-1 B^T (B W^-1 B^T)^-1 phi`` (``W = I`` or ``M``) and velocities.
 """
@@ -65,7 +66,14 @@ class AugmentedODE:
             return np.full_like(x, np.nan)       # an unstable explicit step: let it be rejected
         q, v = self.split(x)
         a = self.at(t, q, v)
-        return np.concatenate([x[self.nf:], a]) if a is not None else np.full_like(x, np.nan)
+        if a is None:
+            return np.full_like(x, np.nan)
+        s = self.sys
+        if s.space.commutative:
+            du = x[self.nf:]
+        else:                       # on SO(3) the chart moves by T(u)^-1 Omega, not Omega
+            du = s.space.chart_rate(s.expand(x[:self.nf]), v)[s.free]
+        return np.concatenate([du, a])
 
     def at(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray | None:
         """Free-DOF accelerations of the configuration ``q`` with velocities ``v`` at ``t``

@@ -24,6 +24,7 @@ from ..lazy import lazy_module
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering
 from .banded import BAND_MAX, BandedLU, half_bandwidth
+from .sparse_lu import OrderedSuperLU
 
 log = logging.getLogger("fembody")
 
@@ -236,8 +237,12 @@ class LinearSolver:
                 self._fac, self.active = ("lu", sla.lu_factor(Ad, check_finite=False)), "dense"
             return
         try:
-            self._fac = spla.splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A" if self.spd else "COLAMD",
-                                  diag_pivot_thresh=0.1 if self.spd else 1.0)
+            if self.spd:
+                self._fac = spla.splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A",
+                                      diag_pivot_thresh=0.1)
+            else:
+                self._lu = getattr(self, "_lu", None) or OrderedSuperLU()
+                self._fac = self._lu.factorize(A.tocsc())
         except RuntimeError:           # "Factor is exactly singular"
             self._fac = _Singular()
         self.active = "superlu"
@@ -460,9 +465,9 @@ class SaddlePointSolver:
                 self._banded = BandedLU(p.indptr, p.indices, p.n)
             self._fac, self.active = self._banded.factorize(d), "banded"
             return
+        self._lu = getattr(self, "_lu", None) or OrderedSuperLU()
         try:
-            self._fac = spla.splu(sp.csc_matrix((d, p.indices, p.indptr), shape=(p.n, p.n)),
-                                  permc_spec="COLAMD")
+            self._fac = self._lu.factorize(sp.csc_matrix((d, p.indices, p.indptr), (p.n, p.n)))
         except RuntimeError:
             self._fac = _Singular()
         self.active = "superlu"

@@ -117,10 +117,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     sys.redundant_mode = validate.choice("redundant", options.pop("redundant", "error"),
                                          REDUNDANT_MODES, where="simulate")
     cls, options = _method(method, options)
-    if getattr(sys, "dim", 2) == 3 and not issubclass(cls, GeneralizedAlpha):
+    if getattr(sys, "dim", 2) == 3 and not issubclass(cls, (GeneralizedAlpha,
+                                                             ode.IndexOneIntegrator)):
         raise ModelError(f"simulate: method {method!r} is planar only for now; spatial models "
                          "run with the Lie-group 'generalized-alpha' (default), 'hht', "
-                         "'newmark' or 'trapezoidal'")
+                         "'newmark', 'trapezoidal' or an index-1 method (rk4, bdf2, ...)")
     v0 = options.pop("v0", None)
     v0 = initial_velocity(sys) if v0 is None else validate.array(
         "v0", v0, (sys.n_dof,), where="simulate", hint="one velocity per DOF")

@@ -292,7 +292,8 @@ class DiscreteGradient(GeneralizedAlpha):
     def __init__(self, system, **options) -> None:
         if system.nonlinear_inertia:
             raise ModelError("discrete-gradient: the model has a configuration-dependent mass "
-                             "matrix (offset rigid bodies or modal bodies); use "
+                             "matrix (offset rigid bodies, modal bodies or the rotary inertia of spatial "
+                             "beams and bodies); use "
                              "'generalized-alpha' or 'newmark'")
         for key in ("rho_inf", "alpha_m", "alpha_f", "gamma", "beta", "newton", "projection"):
             if key in options:

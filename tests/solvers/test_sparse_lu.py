@@ -1,0 +1,83 @@
+"""SuperLU after a nested-dissection ordering of the symmetric pattern (solvers.sparse_lu):
+the same solution as dense LU on non-symmetric spatial saddle matrices, and the same run."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import fembody as fb
+from fembody.solvers import sparse_lu
+
+STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+SEC = fb.Section.rectangle(b=0.05, h=0.08)
+
+
+def tower(nx=3, nz=3):
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    node = {}
+    for k in range(nz + 1):
+        for j in range(nx):
+            for i in range(nx):
+                node[i, j, k] = m.add_node((1.0 * i, 1.0 * j, 1.0 * k))
+                if k == 0:
+                    m.fix(node[i, j, k])
+    for (i, j, k), a in node.items():
+        for d in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
+            b = node.get((i + d[0], j + d[1], k + d[2]))
+            if b is not None:
+                m.add_beam(a, b, n=1, material=STEEL, section=SEC,
+                           orientation=(0, 1, 0) if d[2] else (0, 0, 1))
+    top = node[nx - 1, nx - 1, nz]
+    m.add_joint(fb.Spherical(m.ground, top))
+    m.add_force(node[0, 0, nz], (2e5, 1e5, 0.0))
+    return m, top
+
+
+def saddle(m):
+    s = m.compile()
+    rng = np.random.default_rng(1)
+    q = s.space.update(s.q0, 1e-2 * rng.standard_normal(s.n_dof) * ~s.is_fixed)
+    _, K, _ = s.internal_forces(q)
+    S = s.csc(K + 1e6 * s.M_const).tocsc()
+    B = s.B_matrix(s.constraints(q).Bdata)
+    return sp.bmat([[S, B.T], [B, None]], format="csc")
+
+
+def test_ordered_superlu_equals_dense_lu_on_a_non_symmetric_saddle_matrix():
+    A = saddle(tower()[0])
+    assert abs(A - A.T).max() > 1e-3 * abs(A).max()        # really non-symmetric
+    rng = np.random.default_rng(2)
+    b = rng.standard_normal((A.shape[0], 2))
+    lu = sparse_lu.OrderedSuperLU(min_size=0)
+    x = lu.factorize(A).solve(b)
+    assert lu.ordering in ("metis", "amd")
+    ref = np.linalg.solve(A.toarray(), b)
+    np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())
+    np.testing.assert_allclose(lu.factorize(A).solve(b[:, 0]), ref[:, 0], rtol=1e-9,
+                               atol=1e-12 * np.abs(ref).max())
+
+
+def test_ordered_superlu_reports_a_singular_matrix():
+    A = sp.csc_matrix(np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]]))
+    with pytest.raises(RuntimeError):
+        sparse_lu.OrderedSuperLU(min_size=0).factorize(A)
+
+
+def test_a_spatial_run_with_the_ordered_superlu_equals_the_dense_run(monkeypatch):
+    made = []
+
+    class Counted(sparse_lu.PermutedLU):
+        def __init__(self, *args):
+            made.append(1)
+            super().__init__(*args)
+    monkeypatch.setattr(sparse_lu, "PermutedLU", Counted)
+    runs = {}
+    for name, size in (("dense", None), ("ordered", 0)):
+        if size is not None:
+            monkeypatch.setattr(sparse_lu, "SYM_MIN", size)
+        m, top = tower(3, 2)
+        solver = "dense" if name == "dense" else "superlu"
+        runs[name] = fb.simulate(m, t_end=0.01, dt=1e-3, linear_solver=solver, tol=1e-12)
+    a, b = runs["dense"].q, runs["ordered"].q
+    assert np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(a).max())
+    assert np.abs(a[-1] - a[0]).max() > 1e-8                 # it moved
+    assert len(made) >= runs["ordered"].stats["n_factor"] > 0  # every factorisation ordered
