@@ -5,13 +5,17 @@ still give smooth histories at little memory.
 
 ``model.add_sensor(target, quantity, name=None)``:
 
-- a node (Node, index or name): ``'position'`` (x, y) [m], ``'displacement'`` (ux, uy) [m],
-  ``'velocity'`` (vx, vy) [m/s], ``'acceleration'`` (ax, ay) [m/s^2], ``'rotation'`` [rad]
-  (continuous through turns), ``'angular_velocity'`` [rad/s], ``'reaction'`` (Fx, Fy, Mz) of
-  its supports [N, N m];
-- a joint (added with ``add_joint``): ``'reaction'`` (as ``Result.joint_reaction``);
+- a node (Node, index or name): ``'position'`` (x, y[, z]) [m], ``'displacement'``
+  (ux, uy[, uz]) [m], ``'velocity'`` [m/s], ``'acceleration'`` [m/s^2], ``'rotation'`` (planar:
+  the angle [rad], continuous through turns; spatial: the unit quaternion (qw, qx, qy, qz),
+  as ``Result.rotation(node, as_="quaternion")``), ``'angular_velocity'`` [rad/s] (spatial:
+  material (wx, wy, wz)), ``'reaction'`` of its supports (Fx, Fy, Mz) or (Fx, Fy, Fz, Mx, My,
+  Mz) [N, N m];
+- a joint (added with ``add_joint``): ``'reaction'`` (as ``Result.joint_reaction``; spatial
+  joints: the force and moment on b about the joint point, global axes, as
+  ``joint_reaction(joint, frame="global")``);
 - an element (the ElementRef of ``add_truss``, or ``body.elements[i]``): ``'resultants'``
-  (N, V, M) [N, N, N m], or one of ``'N'``, ``'V'``, ``'M'``;
+  (N, V, M) [N, N, N m] (spatial beams (N, Vy, Vz, T, My, Mz)), or one of them by name;
 - ``"energy"``: ``'kinetic'``, ``'strain'``, ``'gravity'`` or ``'total'`` [J].
 
 The histories are in the Result (``result.sensor(name)`` -> (time, values)), saved and loaded
@@ -32,6 +36,17 @@ NODE_QUANTITIES = {"position": ("x", "y"), "displacement": ("ux", "uy"),
                    "rotation": ("rz",), "angular_velocity": ("wz",),
                    "reaction": ("Fx", "Fy", "Mz")}
 ELEMENT_QUANTITIES = {"resultants": ("N", "V", "M"), "N": ("N",), "V": ("V",), "M": ("M",)}
+# spatial models: three components, quaternions, six reactions and six beam resultants
+NODE_QUANTITIES_3D = {"position": ("x", "y", "z"), "displacement": ("ux", "uy", "uz"),
+                      "velocity": ("vx", "vy", "vz"), "acceleration": ("ax", "ay", "az"),
+                      "rotation": ("qw", "qx", "qy", "qz"), "angular_velocity": ("wx", "wy", "wz"),
+                      "reaction": ("Fx", "Fy", "Fz", "Mx", "My", "Mz")}
+BEAM_3D = ("N", "Vy", "Vz", "T", "My", "Mz")
+ELEMENT_QUANTITIES_3D = {"resultants": BEAM_3D, **{c: (c,) for c in BEAM_3D}}
+# spatial joints whose sensor records (Fx, Fy, Fz, Mx, My, Mz) on b about the joint point;
+# the others (Distance, Support, drivers) record their multipliers as in the plane
+FORCE_MOMENT_JOINTS = ("Spherical", "Revolute", "Universal", "Prismatic", "Cylindrical",
+                       "Weld", "RigidLink")
 ENERGY_QUANTITIES = ("kinetic", "strain", "gravity", "total")
 
 
@@ -66,16 +81,21 @@ def make_sensor(model, target, quantity: str, name: str | None = None) -> Sensor
         if quantity != "reaction":
             raise ModelError(f"{where}: a joint sensor records 'reaction'")
         kind, comps = "joint", tuple(f"r{i}" for i in range(target.n_rows))
+        if model.dim == 3 and target.kind in FORCE_MOMENT_JOINTS:
+            comps = NODE_QUANTITIES_3D["reaction"]      # force and moment, global axes
     elif isinstance(target, ElementRef):
-        if quantity not in ELEMENT_QUANTITIES:
-            raise ModelError(f"{where}: element quantities are "
-                             f"{', '.join(ELEMENT_QUANTITIES)}")
-        kind, comps = "element", ELEMENT_QUANTITIES[quantity]
+        table = ELEMENT_QUANTITIES_3D if model.dim == 3 else ELEMENT_QUANTITIES
+        if model.dim == 3 and target.family != "beam":
+            table = {"resultants": ("N",), "N": ("N",)}
+        if quantity not in table:
+            raise ModelError(f"{where}: {target.family} quantities are {', '.join(table)}")
+        kind, comps = "element", table[quantity]
     else:
         target = model.node(target, where)
-        if quantity not in NODE_QUANTITIES:
-            raise ModelError(f"{where}: node quantities are {', '.join(NODE_QUANTITIES)}")
-        kind, comps = "node", NODE_QUANTITIES[quantity]
+        table = NODE_QUANTITIES_3D if model.dim == 3 else NODE_QUANTITIES
+        if quantity not in table:
+            raise ModelError(f"{where}: node quantities are {', '.join(table)}")
+        kind, comps = "node", table[quantity]
     name = name or _default_name(kind, target, quantity)
     if any(s.name == name for s in model.sensors):
         raise ModelError(f"{where}: a sensor named {name!r} exists; pass name=...")
@@ -116,15 +136,22 @@ class SensorRecorder:
                 return np.array([sum(f() for f in parts.values())])
             return np.array([parts[s.quantity]()])
         if s.kind == "joint":
+            if len(s.components) == 6 and s.components[0] == "Fx":
+                return self._spatial_reaction(s, q, lam, t)
             rows = sys.joint_rows[s.target.index]
             factor = -1.0 if s.target.kind != "Distance" else 1.0
             return factor * np.asarray(lam)[rows]
         if s.kind == "element":
             block = sys.block(s.target.family)
-            r = block.resultants(sys.gather(q, block.dofs))[s.target.index]
-            return r if s.quantity == "resultants" else r["NVM".index(s.quantity)][None]
+            r = block.resultants(sys.pose(block, q))[s.target.index]
+            if s.quantity == "resultants":
+                return np.asarray(r, dtype=float)
+            names = BEAM_3D if sys.dim == 3 else ("N", "V", "M")
+            return np.asarray(r[names.index(s.quantity)], dtype=float).reshape(1)
         d = sys.node_dofs[s.target.id]
         qn = s.quantity
+        if sys.dim == 3:
+            return self._spatial_node(s, d, q, v, a, lam, t)
         if qn == "position":
             return sys.X[d[:2]] + sys.space.gather(q, d[:2])
         if qn == "displacement":
@@ -146,3 +173,30 @@ class SensorRecorder:
         th = prev + math.remainder(th - prev, 2.0 * math.pi)
         self.last_rot[k] = th
         return np.array([th])
+
+    def _spatial_node(self, s: Sensor, d, q, v, a, lam, t) -> np.ndarray:
+        sys, qn = self.sys, s.quantity
+        if qn in ("position", "displacement"):
+            x = sys.space.positions(q)[s.target.id]
+            return x - sys.space.positions(sys.q0)[s.target.id] if qn == "displacement" else x
+        if qn in ("velocity", "acceleration"):
+            return np.asarray(v if qn == "velocity" else a)[d[:3]].copy()
+        if qn == "reaction":
+            R = sys.reactions(q, v, a, lam, t)
+            return np.where(d >= 0, R[np.maximum(d, 0)], 0.0)
+        if d[3] < 0:
+            raise ModelError(f"{s!r}: {s.target} has no rotation DOFs")
+        if qn == "angular_velocity":
+            return np.asarray(v)[d[3:6]].copy()
+        return np.asarray(sys.space.rotations(q)[s.target.id], dtype=float).copy()
+
+    def _spatial_reaction(self, s: Sensor, q, lam, t) -> np.ndarray:
+        sys = self.sys
+        for blk in sys.joint_blocks:
+            inst = np.flatnonzero(blk.owner == s.target.index)
+            if inst.size and hasattr(blk, "reaction"):
+                F, M = blk.reaction(sys.joint_poses(blk, q), np.asarray(lam)[blk.rows],
+                                    float(t), "global")
+                return np.concatenate([F[int(inst[0])], M[int(inst[0])]])
+        rows = sys.joint_rows[s.target.index]
+        return -np.asarray(lam)[rows]

@@ -105,3 +105,48 @@ def test_import_fembody_does_not_import_pandas_or_h5py():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_spatial_sensors_equal_the_saved_states():
+    # every quantity with its 3D components: positions with z, quaternions, material angular
+    # velocities, 6 support reactions, a Revolute's force and moment, the six beam resultants
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    beam = m.add_beam((0, 0, 0), (1.0, 0.3, 0.0), n=4, material=STEEL, section=SEC)
+    hinge = m.add_joint(fb.Revolute(m.ground, beam.first, axis=(0.0, 1.0, 0.2)))
+    arm = m.add_beam((0, 0, 0.5), (0.5, 0, 0.5), n=2, material=STEEL, section=SEC)
+    m.fix(arm.first)
+    m.set_velocity(beam.last, (0.0, 0.0, 0.5))
+    for q in ("position", "displacement", "velocity", "acceleration", "rotation",
+              "angular_velocity"):
+        m.add_sensor(beam.last, q, name=q)
+    m.add_sensor(arm.first, "reaction", name="clamp")
+    m.add_sensor(hinge, "reaction", name="hinge")
+    m.add_sensor(beam.elements[0], "resultants", name="root")
+    m.add_sensor(beam.elements[0], "My", name="root My")
+    res = fb.simulate(m, 0.05, 1e-3, save_every=10)
+    t, pos = res.sensor("position")
+    saved = np.searchsorted(t, res.time)
+    tip = beam.last
+    np.testing.assert_allclose(pos[saved], res.position(tip), rtol=0, atol=1e-14)
+    assert np.abs(pos[:, 2]).max() > 1e-3                      # z is recorded
+    np.testing.assert_allclose(res.sensor("displacement")[1][saved], res.displacement(tip),
+                               atol=1e-14)
+    np.testing.assert_allclose(res.sensor("velocity")[1][saved], res.velocity(tip), atol=1e-14)
+    np.testing.assert_allclose(res.sensor("rotation")[1][saved],
+                               res.rotation(tip, as_="quaternion"), atol=1e-14)
+    np.testing.assert_allclose(res.sensor("angular_velocity")[1][saved],
+                               res.angular_velocity(tip), atol=1e-14)
+    np.testing.assert_allclose(res.sensor("clamp")[1][saved], res.reaction(arm.first),
+                               rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(res.sensor("hinge")[1][saved],
+                               res.joint_reaction(hinge, frame="global"), rtol=1e-12,
+                               atol=1e-9)
+    rb = res.resultants("beam")[:, 0]
+    np.testing.assert_allclose(res.sensor("root")[1][saved], rb, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(res.sensor("root My")[1][saved], rb[:, 4], rtol=1e-12,
+                               atol=1e-9)
+    assert res.sensor("hinge")[1].shape[1] == 6
+    with pytest.raises(fb.ModelError, match="node quantities"):
+        m.add_sensor(tip, "rz")
+    with pytest.raises(fb.ModelError, match="beam quantities"):
+        m.add_sensor(beam.elements[0], "V")
