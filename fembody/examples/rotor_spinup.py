@@ -16,9 +16,9 @@ Checks (``--verify`` and ``tests/spatial/test_rotor_spinup.py``):
   planar example's (:func:`fembody.examples.hub_beam.spinup_fe`: planar beams and integrator);
 - the tip deflection against the stiffened modal model of the same blade (assumed modes with
   the centrifugal geometric stiffness, :func:`fembody.examples.hub_beam.spinup_modal`), an
-  independent formulation: Simo & Vu-Quoc publish the curve only as a plot (their Fig. of the
-  tip deflection, about -0.57 m at its trough near t = 6 s as read here), so no number of
-  theirs is compared;
+  independent formulation. Simo & Vu-Quoc publish the tip deflection only as a plot, and no
+  tabulated value of theirs was at hand, so none is compared (the trough here is -0.574 m,
+  16 elements);
 - centrifugal stiffening of the flapwise frequency: spun up and held at ``omega``, the blade
   gets a short flapwise tip pulse and its flap frequency (from the tip's z motion) is compared
   with the Southwell relation omega_f^2 = omega_0^2 + K_s Omega^2 (K_s = 1.193 computed from
