@@ -63,8 +63,13 @@ class Frame3:
     def title(self, name: str, scale: float = 1.0) -> str:
         return frame_title(name, self.time, self.static, scale)
 
-    #: (node id, 'force' | 'torque', value) of the nodal loads at this state, as in the plane
-    loads = Frame.loads
+    def loads(self) -> list[tuple[int, str, np.ndarray]]:
+        """(node id, 'force' | 'torque', global value) of the nodal loads at this state, as in
+        the plane; a follower load's value, given in its node's axes, turned by the node."""
+        drawn = [ld for ld in self.model.loads
+                 if isinstance(getattr(ld, "node", None), Node) and not ld.node.internal]
+        return [(nid, kind, self.R[nid] @ v if getattr(ld, "follower", False) else v)
+                for (nid, kind, v), ld in zip(Frame.loads(self), drawn)]
 
 
 def field_range3(frames: Sequence[Frame3], field: str | None) -> tuple[float, float] | None:

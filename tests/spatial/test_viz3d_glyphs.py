@@ -162,3 +162,40 @@ def test_supports_are_drawn_by_the_dofs_they_hold(tmp_path):
         for j in range(i + 1, len(keys)):
             assert np.abs(imgs[keys[i]] - imgs[keys[j]]).max(axis=2).astype(bool).sum() > 30, \
                 (keys[i], keys[j])
+
+
+def test_follower_loads_are_drawn_turned_with_their_node():
+    from fembody.viz.scene3d import Frame3
+    m = fb.Model(dim=3, name="follower")
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=STEEL,
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.fix(b.first)
+    # an end moment (pi/2) EI / L turns the tip by 90 deg
+    m.add_torque(b.last, (0.0, 0.0, np.pi / 2 * 2e11 * 0.02**4 / 12), follower=True)
+    m.add_force(b.last, (0.0, 1.0, 0.0), follower=True)
+    m.add_force(b.last, (0.0, 1.0, 0.0))
+    res = fb.static(m, steps=8)
+    fr = Frame3(m, res, len(res) - 1, 1.0)
+    loads = fr.loads()
+    R = fr.R[b.last.id]
+    assert np.degrees(np.arccos((np.trace(R) - 1) / 2)) > 60          # a large rotation
+    np.testing.assert_allclose(loads[1][2], R @ (0.0, 1.0, 0.0), atol=1e-12)
+    np.testing.assert_allclose(loads[2][2], (0.0, 1.0, 0.0), atol=1e-12)
+
+
+def test_box_animation_has_the_boxes_on_every_frame(tmp_path):
+    m = fb.Model(dim=3, name="swinging strip")
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=STEEL,
+                   section=fb.Section.rectangle(0.02, 0.15), orientation=(0, 1, 0))
+    m.add_joint(fb.Revolute(m.ground, b.first, axis=(0.0, 0.0, 1.0)))
+    m.add_torque(b.first, (0.0, 0.0, 50.0))
+    res = fb.simulate(m, t_end=0.2, dt=1e-2, save_every=5)
+    f = tmp_path / "box.gif"
+    box = viz.animate(res, f, field=None, beam_style="box", window_size=(400, 250))
+    frames = imageio.v3.imread(f, index=None)[..., :3].astype(int)
+    viz.animate(res, tmp_path / "tube.gif", field=None, window_size=(400, 250))
+    tubes = imageio.v3.imread(tmp_path / "tube.gif", index=None)[..., :3].astype(int)
+    assert frames.shape[0] == box == len(res)
+    for a, t in zip(frames, tubes):
+        assert drawn(a) > 2 * drawn(t)
+    assert not np.array_equal(frames[0], frames[-1])
