@@ -89,7 +89,7 @@ def _rot(axis: int, a: float) -> np.ndarray:
     return R
 
 
-def stowed_points(refine: int = 1) -> dict:
+def stowed_points() -> dict:
     """Reference (stowed) points: boom nodes, the panel's edge stations (left, right), the
     panel root's middle node and the hinge points."""
     tip = SHOULDER + (0.0, BOOM_LENGTH, 0.0)
