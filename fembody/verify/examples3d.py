@@ -3,7 +3,6 @@
 (:mod:`fembody.examples.deployable_antenna`)."""
 from __future__ import annotations
 
-
 from .registry import Case, register
 
 
