@@ -1,5 +1,5 @@
-"""Regenerate the README's gallery: the default demo's pictures, the imported antenna panel
-and a spatial manipulator.
+"""Regenerate the README's gallery: the default demo's pictures, the imported antenna panel,
+a spatial manipulator and the deployable antenna in 3D.
 
 Run from the repository root: ``python docs/gallery/make.py`` (about half a minute).
 """
@@ -41,6 +41,13 @@ model3 = built[0] if isinstance(built, tuple) else built
 demo = spatial_manipulator.DEMO
 res3 = fb.simulate(model3, t_end=demo["t_end"], dt=demo["dt"], save_every=10)
 fb.viz.plot(res3, step=len(res3) // 2, field="M", filename=HERE / "spatial_manipulator.png",
+            window_size=(900, 560))
+# the deployable antenna (free-floating hub) during the panel's swing, beams drawn as boxes
+from fembody.examples import deployable_antenna  # noqa: E402
+
+ant = deployable_antenna.deploy(True, deployable_antenna.T_DEPLOY, hold=0.0)["result"]
+k = int(abs(ant.time - 1.45 * deployable_antenna.T_DEPLOY).argmin())
+fb.viz.plot(ant, step=k, field="M", beam_style="box", filename=HERE / "deployable_antenna.png",
             window_size=(900, 560))
 for f in sorted(HERE.glob("*.png")) + sorted(HERE.glob("*.gif")):
     print(f"{f.name}: {f.stat().st_size / 1024:.0f} kB")

@@ -18,6 +18,8 @@ EXAMPLES = {
     "rotating-shaft": "fembody.examples.rotating_shaft",
     "spatial-manipulator": "fembody.examples.spatial_manipulator",
     "lateral-buckling": "fembody.examples.lateral_buckling",
+    "deployable-antenna": "fembody.examples.deployable_antenna",
+    "rotor-spinup": "fembody.examples.rotor_spinup",
 }
 
 

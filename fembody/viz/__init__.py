@@ -64,8 +64,9 @@ def _split(obj: "Model | Result") -> tuple[Model, "Result | None"]:
 def _check(field: str | None, beam_style: str, where: str) -> None:
     if field is not None and field not in FIELDS:
         raise ModelError(f"{where}: unknown field {field!r}; choose from {list(FIELDS)} or None")
-    if beam_style not in ("ribbon", "tube"):
-        raise ModelError(f"{where}: beam_style must be 'ribbon' or 'tube', got {beam_style!r}")
+    if beam_style not in ("ribbon", "tube", "box"):
+        raise ModelError(f"{where}: beam_style must be 'ribbon', 'tube' or 'box' (spatial "
+                         f"models), got {beam_style!r}")
 
 
 def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = "displacement",
@@ -85,7 +86,9 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
     filename : save a PNG screenshot there (default None).
     window_size : (width, height) in pixels (default (1024, 640)).
     beam_style : 'ribbon' (default: a quad as deep as the section, following the cross-section
-        rotations) or 'tube'.
+        rotations), 'tube', or 'box' (spatial models: a box of the section's depths
+        sqrt(12 Iz/A) by sqrt(12 Iy/A) turned by each element's section triad; in the plane
+        the same as 'ribbon'). Spatial models draw 'ribbon' as tubes.
     cmap : matplotlib colormap name (default: 'coolwarm' for the signed fields N, V, M,
         rotation, 'viridis' for magnitudes).
     title : text in the upper left (default: the model's name), followed by the time [s] or
@@ -110,7 +113,8 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
     p.set_background(background)
     if model.dim == 3:
         fr3 = Frame3(model, result, k, scale)
-        scene3 = Scene3(pv, p, model, field, field_range3([fr3], field), cmap, [fr3])
+        scene3 = Scene3(pv, p, model, field, field_range3([fr3], field), cmap, [fr3],
+                        beam_style=beam_style)
         scene3.draw(fr3, fr3.title(title if title is not None else model.name, scale))
         scene3.camera()
         return _finish(p, filename, off_screen)
@@ -189,7 +193,7 @@ def animate(result: "Result", filename: str, *, field: str | None = "displacemen
         p.disable_anti_aliasing()
         p.set_background(background)
         if model.dim == 3:
-            scene = Scene3(pv, p, model, field, clim, cmap, frames)
+            scene = Scene3(pv, p, model, field, clim, cmap, frames, beam_style=beam_style)
             scene.draw(frames[0], frames[0].title(model.name, scale))
             scene.camera()
             scene.update = scene.draw
@@ -269,7 +273,7 @@ def show(result: "Result", *, field: str | None = "displacement", scale: float =
     p = pv.Plotter(window_size=list(window_size))
     p.set_background(background)
     if model.dim == 3:
-        scene = Scene3(pv, p, model, field, clim, cmap, frames)
+        scene = Scene3(pv, p, model, field, clim, cmap, frames, beam_style=beam_style)
         scene.draw(frames[k0], frames[k0].title(model.name, scale))
         scene.camera()
         scene.update = scene.draw

@@ -1,9 +1,12 @@
-"""Pictures of spatial models (``fb.Model(dim=3)``): beams as tubes as thick as their section,
-trusses as thin tubes, rigid bodies as spheres, supports as dark red cubes, joints as orange
-spheres (with tan arms from the nodes they join) and their axis (Revolute, Cylindrical, Prismatic, RotationDriver: a bar along the axis
-carried by the first node's rotation), coloured by a field with a scalar bar, the title with the
-time, and an isometric camera fitting every frame. Perspective views have no length scale bar:
-the title gives the model's size instead."""
+"""Pictures of spatial models (``fb.Model(dim=3)``): beams as tubes as thick as their section
+(or, ``beam_style="box"``, as boxes of the section's depths turned by each element's section
+triad), trusses as thin tubes, rigid bodies as spheres, supports in dark red by the DOFs they
+hold, loads in green (forces arrows, moments double-headed arrows), joints as orange spheres
+(with tan arms from the nodes they join) and their axes (Revolute, Cylindrical, Prismatic,
+RotationDriver: a bar along the axis carried by the first node's rotation; Universal: its two
+arms, the second in gold), coloured by a field with a scalar bar, the title with the time, and
+an isometric camera fitting every frame. Perspective views have no length scale bar: the title
+gives the model's size instead; the glyphs are built in :mod:`fembody.viz.glyphs3d`."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -12,7 +15,8 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model import Model, Node
-from .scene import COLOURS, FIELDS, extent, frame_title
+from . import glyphs3d as gl
+from .scene import COLOURS, FIELDS, Frame, extent, frame_title
 
 #: resultant columns (N, Vy, Vz, T, My, Mz) behind the planar field names
 CELL_COLUMNS = {"N": (0,), "V": (1, 2), "M": (4, 5)}
@@ -59,6 +63,14 @@ class Frame3:
     def title(self, name: str, scale: float = 1.0) -> str:
         return frame_title(name, self.time, self.static, scale)
 
+    def loads(self) -> list[tuple[int, str, np.ndarray]]:
+        """(node id, 'force' | 'torque', global value) of the nodal loads at this state, as in
+        the plane; a follower load's value, given in its node's axes, turned by the node."""
+        drawn = [ld for ld in self.model.loads
+                 if isinstance(getattr(ld, "node", None), Node) and not ld.node.internal]
+        return [(nid, kind, self.R[nid] @ v if getattr(ld, "follower", False) else v)
+                for (nid, kind, v), ld in zip(Frame.loads(self), drawn)]
+
 
 def field_range3(frames: Sequence[Frame3], field: str | None) -> tuple[float, float] | None:
     """One colour range over ``frames`` (symmetric about zero for signed fields; the spatial
@@ -86,8 +98,9 @@ class Scene3:
     (actors are named, so a new frame replaces the previous one's)."""
 
     def __init__(self, pv, plotter, model: Model, field: str | None, clim, cmap: str | None,
-                 frames: Sequence[Frame3]):
+                 frames: Sequence[Frame3], beam_style: str = "tube"):
         self.pv, self.p, self.model, self.field, self.clim = pv, plotter, model, field, clim
+        self.boxes = beam_style == "box"
         self.cmap = cmap or ("coolwarm" if field == "N" else "viridis")
         size = extent(model)
         self.size = size
@@ -96,6 +109,8 @@ class Scene3:
         self.r_beam = float(np.clip(max(depth, default=0.0) / 2, 0.004 * size, 0.02 * size))
         self.r_truss = 0.5 * self.r_beam if model.beams else 0.006 * size
         self.r_node = 2.0 * self.r_beam
+        self.g = max(self.r_node, 0.015 * size)          # the glyphs' size (supports, loads)
+        self.load_scales = gl.load_scale(frames, size)
         pts = np.concatenate([fr.pos for fr in frames])
         self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
 
@@ -125,6 +140,11 @@ class Scene3:
                 mesh.cell_data["f"] = fr.beam_field(field)
                 scalars = "f"
             tube = mesh.tube(radius=radius, n_sides=16, capping=True)
+            if fam == "beam" and self.boxes:
+                tube = gl.beam_boxes(
+                    self.pv, fr, items, 0.004 * self.size,
+                    fr.node_field(field) if scalars and FIELDS[field][0] == "point" else None,
+                    fr.beam_field(field) if scalars and FIELDS[field][0] != "point" else None)
             if scalars:
                 p.add_mesh(tube, scalars=scalars, clim=self.clim, cmap=self.cmap, name=fam,
                            scalar_bar_args=bar, show_scalar_bar=fam == "beam" or
@@ -147,13 +167,10 @@ class Scene3:
                                                      scale=False, orient=False)
             p.add_mesh(glyph, color=COLOURS["rigid"], name="rigid", smooth_shading=True)
         links = [(fr.pos[b.node.id], c) for b, c in zip(self.model.rigid_bodies, rig)]
-        fixed = [i for i in self.model.supports
-                 if not self.model.nodes[i].internal and self.model.supports[i]]
-        if fixed:
-            cube = pv.Cube(x_length=2.2 * self.r_node, y_length=2.2 * self.r_node,
-                           z_length=2.2 * self.r_node)
-            glyph = pv.PolyData(fr.pos[fixed]).glyph(geom=cube, scale=False, orient=False)
-            p.add_mesh(glyph, color=COLOURS["support"], name="supports")
+        self._put(gl.support_glyphs(pv, fr, self.model, self.g), "supports",
+                  COLOURS["support"])
+        self._put(gl.load_glyphs(pv, fr, 0.6 * self.g, self.load_scales), "loads",
+                  COLOURS["load"])
         centres, axes = [], []
         for j in self.model.joints:
             node = next((n for n in (getattr(j, "a", None), getattr(j, "b", None))
@@ -167,10 +184,7 @@ class Scene3:
             # rigid arms: each joined node to the joint's centre (rigid bodies have no shape)
             links += [(fr.pos[n.id], c) for n in (getattr(j, "a", None), getattr(j, "b", None))
                       if isinstance(n, Node) and not n.internal]
-            axis = getattr(j, "axis", None)
-            if axis is not None and np.size(axis) == 3:
-                d = fr.R[node.id] @ (np.asarray(axis, float) / np.linalg.norm(axis))
-                axes.append((c, d))
+            axes += gl.joint_axes(fr, j, c)
         if centres:
             glyph = pv.PolyData(np.array(centres)).glyph(
                 geom=pv.Sphere(radius=1.3 * self.r_node), scale=False, orient=False)
@@ -182,11 +196,16 @@ class Scene3:
                                                 ]).ravel())
             p.add_mesh(lines.tube(radius=self.r_truss, n_sides=12), color=COLOURS["rigid"],
                        name="arms", smooth_shading=True)
-        if axes:
-            L = 0.08 * self.size
-            bars = pv.merge([pv.Cylinder(center=c, direction=d, radius=0.45 * self.r_node,
-                                         height=L) for c, d in axes])
-            p.add_mesh(bars, color="darkorange", name="joint axes")
+        bars = gl.bars(pv, axes, 0.15 * self.size, 0.6 * self.g)
+        for colour in ("darkorange", gl.UNIVERSAL_B_COLOUR):
+            self._put(bars.get(colour), f"joint axes {colour}", colour)
+
+    def _put(self, mesh, name: str, colour: str) -> None:
+        """Add (or replace) the named actor; remove it when this frame has nothing of it."""
+        if mesh is None:
+            self.p.remove_actor(name)
+        else:
+            self.p.add_mesh(mesh, color=colour, name=name, smooth_shading=True)
 
     def camera(self) -> None:
         """Isometric view fitting every frame (the colour bar and title kept clear)."""
