@@ -339,7 +339,6 @@ class Model(Conditions):
         :class:`fembody.contact.Contact`. ``name``: a label for results and
         errors (default None)."""
         from .contact import make_contact
-        self._spatial_only("add_contact")
         c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
                          exponent=exponent, rest_velocity=rest_velocity, name=name)
