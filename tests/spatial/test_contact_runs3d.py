@@ -262,3 +262,114 @@ def test_hertz_penalty_penetration_of_a_ball_on_a_tilted_plane():
     v = res.velocity(b)
     assert float(v[-1] @ NRM) == pytest.approx(vn, rel=1e-5)
     assert np.abs(v - (v @ NRM)[:, None] * NRM - vt).max() <= 1e-12
+
+
+# ------------------------------------------------------------- between nodes, other kinds
+@pytest.mark.parametrize("e", [1.0, 0.4])
+def test_oblique_sphere_collision_in_space(e):
+    """Sphere a (m1, velocity v along x) hits sphere b (m2, at rest) off-centre: contact at
+    |x_b - x_a(t)| = r; along the line of centres u the 1D law (m1 - e m2)/(m1 + m2) and
+    (1 + e) m1/(m1 + m2), across it a keeps its velocity and b stays at rest."""
+    m1, m2, v, r = 2.0, 3.0, 1.5, 0.2
+    xb = np.array([1.0, 0.08, -0.11])
+    m = fb.Model(dim=3)
+    a, b = m.add_node((0.0, 0.0, 0.0)), m.add_node(tuple(xb))
+    m.add_mass(a, m1)
+    m.add_mass(b, m2)
+    m.set_velocity(a, (v, 0.0, 0.0))
+    m.add_contact(a, other=b, radius=r, restitution=e)
+    res = fb.simulate(m, t_end=1.0, dt=1e-2)
+    t_star = (xb[0] - math.sqrt(r * r - xb[1] ** 2 - xb[2] ** 2)) / v
+    (imp,) = res.impacts
+    # the impact is located to a gap of 1e-10 of the model size (1.0 m here)
+    assert imp["time"] == pytest.approx(t_star, abs=2e-10)
+    u = (xb - [v * t_star, 0.0, 0.0]) / r
+    va, vb = np.array([v, 0.0, 0.0]), np.zeros(3)
+    un = float(u @ va)
+    va1 = va + ((m1 - e * m2) / (m1 + m2) - 1.0) * un * u
+    vb1 = (1 + e) * m1 / (m1 + m2) * un * u
+    assert np.abs(res.velocity(a)[-1] - va1).max() <= 1e-8     # the normal to 1e-10 / r
+    assert np.abs(res.velocity(b)[-1] - vb1).max() <= 1e-8
+    assert np.array(imp["impulse_vector"]) == pytest.approx(-m2 * vb1, rel=1e-8)
+    mom = m1 * res.velocity(a) + m2 * res.velocity(b)
+    assert np.abs(mom - mom[0]).max() <= 1e-12
+
+
+def test_segment_contact_is_refused_in_space():
+    m = fb.Model(dim=3)
+    p, a, b = (m.add_node(x) for x in ((0, 1, 0), (-1, 0, 0), (1, 0, 0)))
+    with pytest.raises(fb.ModelError, match="segment contact is planar.*plane=.*other=node"):
+        m.add_contact(p, segment=(a, b))
+    with pytest.raises(fb.ModelError, match="3-vector"):
+        m.add_contact(p, plane=((0, 0), (0, 1)))
+
+
+# ------------------------------------------------------------------ state and analyses
+def ball3(e=0.5):
+    """A 3D ball bouncing on the tilted plane until it rests (e = 0.5), pulled off along the
+    normal by 40 (t - 1.2) N from t = 1.2 s."""
+    m, b = point_mass(e, (0.1, 0.2, 1.0), (0.0, 0.0, 0.0))
+    m.add_force(b, lambda t: tuple(40.0 * max(t - 1.2, 0.0) * NRM))
+    return m
+
+
+def test_resumed_3d_contact_run_equals_the_uninterrupted_one(tmp_path):
+    """Checkpoints carry the resting contact rows and impacts of a 3D run: resumed while
+    bouncing and while resting (through the lift-off), every array and impact equals."""
+    kw = dict(t_end=1.8, dt=1e-3)
+    full = fb.simulate(ball3(), **kw)
+    assert len(full.impacts) > 5 and full.impacts[-1]["persistent"]
+    assert float(full.position(1)[-1] @ NRM) > 1e-3               # lifted off
+    path = tmp_path / "run.ckpt"
+    for t_stop in (1.0, 1.5):
+        def cb(res, t_stop=t_stop):
+            if res.time[-1] >= t_stop:
+                raise KeyboardInterrupt
+        part = fb.simulate(ball3(), checkpoint=path, checkpoint_every=97, callback=cb, **kw)
+        assert part.stats["status"] == "interrupted"
+        res = fb.resume(path, ball3)
+        for key in ("time", "q", "v", "lam"):
+            assert np.array_equal(getattr(full, key), getattr(res, key)), key
+        assert res.impacts == full.impacts
+
+
+def test_saved_3d_result_keeps_its_impacts(tmp_path):
+    m, _ = point_mass(0.8)
+    res = fb.simulate(m, t_end=1.0, dt=1e-3)
+    res.save(tmp_path / "b.npz")
+    back = fb.Result.load(tmp_path / "b.npz")
+    assert back.impacts == res.impacts and len(back.impacts[0]["impulse_vector"]) == 3
+
+
+def test_beam_resting_on_planes_has_the_supported_modes_in_space():
+    """A 3D beam whose ends rest on the plane z = 0 (impulse contacts at rest) has the modes of
+    the same beam with Support(z) at both ends (the resting contacts are constraint rows)."""
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    sec = fb.Section.rectangle(b=0.02, h=0.004)
+
+    def beam(how):
+        m = fb.Model(dim=3, gravity=GRAV)
+        b = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=20, material=steel, section=sec)
+        for nd in (b.first, b.last):
+            if how == "contact":
+                m.add_contact(nd, plane=((0.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
+            else:
+                m.add_joint(fb.Support(nd, "z"))
+        return m
+    fc = fb.modes(beam("contact"), n=10).frequencies
+    fs = fb.modes(beam("support"), n=10).frequencies
+    free = fb.modes(beam("contact"), n=10, contacts=False).frequencies
+    assert fc == pytest.approx(fs, rel=1e-9, abs=1e-6 * fs[-1])
+    assert np.sum(fc < 1e-4 * fc[-1]) == 4          # x, y, rotation about z, about x
+    assert np.sum(free < 1e-4 * free[-1]) == 6      # the free beam: six rigid motions
+
+
+def test_3d_contact_result_exports_its_gap():
+    """The exported vertex cell of the contact carries the gap n . x of the final state."""
+    from fembody.io import result_mesh
+    m, _ = point_mass(0.8)
+    res = fb.simulate(m, t_end=0.6, dt=1e-2)
+    mesh = result_mesh(res, step=-1)
+    gap = np.concatenate([c for c in mesh.cell_data["gap"]])
+    x = res.position(1)[-1]
+    assert float(np.abs(gap).max()) == pytest.approx(float(x @ NRM), rel=1e-12)
