@@ -328,7 +328,8 @@ class Model(Conditions):
                     name: str | None = None):
         """Let ``node`` hit an obstacle: a rigid ``plane=(point, normal)`` [m] (normal into the
         free side, any orientation), another node (``other``, touching at ``radius`` [m]) or a
-        ``segment=(node_a, node_b)`` (free side on the left of a -> b).
+        ``segment=(node_a, node_b)`` (free side on the left of a -> b; planar models only).
+        Points and normals have the model's dimension (2 or 3).
 
         ``restitution`` e in [0, 1]; ``method`` 'impulse' (instantaneous impulse, Newton's law
         v+ = -e v-, see fembody.solvers.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
