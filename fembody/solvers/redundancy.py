@@ -157,10 +157,13 @@ class RankWatch:
     with ``time`` [s], ``rows`` (constraint rows), ``names`` and ``action`` ('drop',
     'regularize' or 'restore')."""
 
-    def __init__(self, system: System, max_size: int = 20_000_000) -> None:
+    def __init__(self, system: System, max_size: int = 1_000_000) -> None:
         self.sys = system
         self.mode = getattr(system, "redundant_mode", "error")
-        self.on = 0 < system.n_con and system.n_con * system.n_free <= max_size
+        # (a re-check is a dense SVD of B: models with m n above max_size are not re-checked;
+        # nor are runs with impulse contacts, whose resting rows live in copies of the System)
+        self.on = (0 < system.n_con and system.n_con * system.n_free <= max_size
+                   and not getattr(system, "contact_groups", None))
         self.base_drop = getattr(system, "dropped_rows", None)
         comp = getattr(system, "row_compliance", None)
         self.base_comp = None if comp is None else np.array(comp)
@@ -185,6 +188,9 @@ class RankWatch:
         if not np.all(np.isfinite(Bdata)):
             return np.zeros(0, dtype=np.int64)
         B = s.B_matrix(Bdata).toarray()
+        sv = np.linalg.svd(B, compute_uv=False)       # the cheap test first
+        if s.n_con <= s.n_free and sv.size and sv[-1] > rtol * sv[0]:
+            return np.zeros(0, dtype=np.int64)
         U, sv, _ = np.linalg.svd(B, full_matrices=True)
         if sv.size == 0 or sv[0] == 0.0:
             return np.arange(s.n_con)
