@@ -68,7 +68,7 @@ def test_point_mass_bounces_on_a_tilted_plane_as_the_analytic_flights(e):
         assert i["impulse"] == pytest.approx(2.0 * (1 + e) * -i["v_before"], rel=1e-12)
     # the whole trajectory (heights of every flight, the tangential drift) to round-off
     x = res.position(b)
-    assert np.abs(x - ref).max() <= 1e-9
+    assert np.abs(x - ref).max() <= 1e-11                  # measured 2.5e-13
     assert float((x @ NRM).min()) >= -1e-10
     # tangential velocity kept through the impacts
     v = res.velocity(b)
@@ -131,7 +131,7 @@ def test_in_plane_3d_run_equals_the_planar_run(contact):
     assert r3.time.shape == r2.time.shape
     for n2, n3 in ((a2, a3), (b2, b3)):
         x2, x3 = r2.position(n2), r3.position(n3)
-        assert np.abs(x3[:, :2] - x2).max() <= 1e-10
+        assert np.abs(x3[:, :2] - x2).max() <= 1e-12        # measured 4e-14
         assert np.abs(x3[:, 2]).max() == 0.0
     if contact.get("method") != "penalty":
         assert len(r2.impacts) >= 1 and len(r3.impacts) == len(r2.impacts)
@@ -210,8 +210,8 @@ def test_rigid_body_with_offset_hits_a_plane():
     after = res.time > t_star
     p1 = RB_M * vc1
     L1 = np.cross(RB_P0 + RB_C, RB_M * RB_V0) + np.cross(RB_P0 + t_star * RB_V0, P_ref * NRM)
-    # measured 4e-6 (linear) and 1e-6 (angular) relative: the Lie-group generalized-alpha
-    # steps of the tumbling body after the impact
+    # measured 9.6e-6 (linear) and 3.4e-6 (angular) relative: the Lie-group
+    # generalized-alpha steps of the tumbling body after the impact
     assert np.abs(res.linear_momentum()[after] - p1).max() <= 2e-5 * np.abs(p1).max()
     assert np.abs(res.angular_momentum()[after] - L1).max() <= 2e-5 * np.abs(L1).max()
     assert np.abs(res.linear_momentum()[~after] - RB_M * RB_V0).max() <= 1e-12
