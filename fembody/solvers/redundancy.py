@@ -173,6 +173,7 @@ class RankWatch:
         self.redone = False      # the last accepted step was redone without the rows
         self.settle = False      # the next accepted step is the first past them
         self.t_out = 0.0         # the time of the singular state
+        self.lam_size = 0.0      # max |lambda| of the last accepted step
 
     def _dependent(self, q: np.ndarray, t: float, rtol: float) -> np.ndarray:
         """Rows of the full B (no row dropped) dependent at ``q`` with tolerance ``rtol``: of
@@ -219,18 +220,24 @@ class RankWatch:
     # a rejected step is retried with halved steps: the singular state is reached by one of
     # the next few (at most max_cuts + 1 for the first grid interval)
     CHECK_AFTER_REJECTION = 12
+    LAMBDA_JUMP = 1e3
 
     def failed(self) -> None:
         """A step was rejected: check the states the next converged steps reach."""
         self.troubled = self.CHECK_AFTER_REJECTION
 
     def accepted(self, integ, result) -> bool:
-        """After a converged step: re-detect if a rejection preceded it, or put the rows back
-        after the step that was redone without them (the next step ends away from the
-        singular state, where they are independent again). True when rows were just taken
-        out (redo the step)."""
+        """After a converged step: re-detect if a rejection preceded it or the multipliers
+        jumped by more than LAMBDA_JUMP (a converged singular state: its multipliers are not
+        determined), or put the rows back after the step that was redone without them (the
+        next step ends away from the singular state, where they are independent again). True
+        when rows were just taken out (redo the step)."""
         if not self.on:
             return False
+        size = float(np.abs(integ.lam[:self.sys.n_con]).max())
+        if size > self.LAMBDA_JUMP * self.lam_size > 0.0 and not self.redone:
+            self.troubled = max(self.troubled, 1)
+        self.lam_size = size
         if self.settle:
             # the first state past the singular one, all rows in and B regular again: make
             # accelerations and multipliers consistent (those carried over the singular state
@@ -270,8 +277,8 @@ class RankWatch:
                 f"{'; '.join(names)} repeat(s) what the other rows impose in this "
                 "configuration (a toggle, change or dead point, or a chain that straightens), "
                 "so their forces are not determined. Run with redundant='drop' or "
-                "'regularize' to pass it (the rows are out while they stay dependent); the "
-                "results up to there are kept in .result", time=t, result=result)
+                "'regularize' to pass it (the rows are out for the step that ends there); "
+                "the results up to there are kept in .result", time=t, result=result)
         self.extra = np.union1d(self.extra, new).astype(np.int64)
         self.redone, self.t_out = True, float(t)
         self._apply()
