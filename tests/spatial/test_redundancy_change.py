@@ -116,3 +116,47 @@ def test_steps_that_miss_the_singular_state_report_nothing():
     assert res.stats["status"] == "finished" and res.stats["redundant_rows"] == []
     assert "redundancy_events" not in res.stats
     assert np.abs(res.rotation(c2) - res.rotation(c1)).max() <= 1e-8
+
+
+def spatial_parallelogram():
+    """The same four-bar in a spatial model: Revolute joints about z to the ground, the crank
+    turned by a RotationDriver."""
+    m = fb.Model(dim=3)
+    c1 = m.add_rigid_body((0.0, 0.0, 0.0), mass=1.0, inertia=(0.01, 0.01, 0.01))
+    c2 = m.add_rigid_body((D, 0.0, 0.0), mass=1.0, inertia=(0.01, 0.01, 0.01))
+    tip = (A * math.cos(TH0), A * math.sin(TH0), 0.0)
+    t1, t2 = m.add_node(tip), m.add_node((D + tip[0], tip[1], 0.0))
+    m.add_mass(t1, 0.5)
+    m.add_mass(t2, 0.5)
+    m.add_joint(fb.Revolute(m.ground, c1.node, axis=(0, 0, 1), at=(0, 0, 0)))
+    m.add_joint(fb.Revolute(m.ground, c2.node, axis=(0, 0, 1), at=(D, 0, 0)))
+    m.add_joint(fb.RigidLink(c1.node, t1))
+    m.add_joint(fb.RigidLink(c2.node, t2))
+    m.add_joint(fb.Distance(t1, t2))
+    m.add_joint(fb.RotationDriver(m.ground, c1.node, axis=(0, 0, 1), angle=lambda t: W * t,
+                                  velocity=lambda t: W, acceleration=lambda t: 0.0))
+    vt = (-A * W * math.sin(TH0), A * W * math.cos(TH0), 0.0)
+    for nd in (c1.node, c2.node):
+        m.set_velocity(nd, (0.0, 0.0, 0.0), (0.0, 0.0, W))
+    m.set_velocity(t1, vt)
+    m.set_velocity(t2, vt)
+    return m, t2
+
+
+def test_spatial_four_bar_driven_through_its_toggle_is_named_and_passed():
+    """The row is named with what it restrains (the coupler's pull along x when all links lie
+    along x); with 'drop' the spatial run equals the planar one."""
+    with pytest.raises(fb.RunError, match=r"at t = 0.5 s the joints became redundant: joint 4 "
+                       r"\(Distance 3-4\) row 1 of 1 \(translation along \(1, 0, 0\)\)"):
+        fb.simulate(spatial_parallelogram()[0], t_end=1.0, dt=0.1)
+    m3, tip3 = spatial_parallelogram()
+    r3 = fb.simulate(m3, t_end=1.0, dt=0.1, redundant="drop")
+    m2, _, _ = parallelogram()
+    r2 = fb.simulate(m2, t_end=1.0, dt=0.1, redundant="drop")
+    assert r3.stats["status"] == "finished"
+    assert r3.stats["redundant_rows"] == [
+        "t = 0.5 s: joint 4 (Distance 3-4) row 1 of 1 (translation along (1, 0, 0))"]
+    x3 = r3.position(tip3)
+    assert np.abs(x3[:, :2] - r2.position(4)).max() <= 1e-9
+    assert np.abs(x3[:, 2]).max() <= 1e-12
+    assert r3.violation.max() <= 1e-10 * r3.system.length
