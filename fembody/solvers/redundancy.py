@@ -10,10 +10,12 @@ rows are logged and listed in ``result.stats["redundant_rows"]``.
 
 The rank of B can change during a run: a mechanism at a toggle or change point (a
 parallelogram four-bar whose links line up), a chain that straightens. :class:`RankWatch`
-re-detects the rows when it matters - after a step that Newton could not take at its first
-size (divergence or a singular factorisation), before a run gives up, and while rows are out -
-at the state reached, with the looser tolerance :data:`RECHECK_RTOL` (a converged state lies
-only near the singular configuration). ``"error"`` raises a :class:`RunError` naming the rows,
+re-detects the rows when it matters - at the states reached after a step that Newton could
+not take at its first size (divergence or a singular factorisation), after a step whose
+multipliers jumped by 1e3 (a converged singular state), and before a run gives up - with the
+looser tolerance :data:`RECHECK_RTOL` (a converged state lies only near the singular
+configuration). Off for models with m n above 1e6 (a re-check is a dense SVD of B) and for runs
+with impulse contacts. ``"error"`` raises a :class:`RunError` naming the rows,
 with the time and the partial result; ``"drop"``/``"regularize"`` redo the step that ends at
 the singular state without them and put them back for the next step (which ends where they
 are independent again), so the constraints hold to the Newton tolerance on the far side.
