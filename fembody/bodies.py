@@ -2,6 +2,7 @@
 rigid bodies. Plain data, below the Model and everything that reads models."""
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, Union
 
@@ -149,16 +150,27 @@ class MeshBody(Body):
                              "one; use nodes_in() for a set")
         return nodes[0]
 
-    def nodes_where(self, predicate: Callable[[float, float], bool]) -> list[Node]:
-        """Nodes whose reference coordinates satisfy ``predicate(x, y)`` (e.g.
-        ``lambda x, y: abs(x) < 1e-9``); ModelError if none does."""
-        nodes = [n for n in self.nodes if predicate(n.x, n.y)]
+    def nodes_where(self, predicate: Callable[..., bool]) -> list[Node]:
+        """Nodes whose reference coordinates satisfy ``predicate(x, y)`` in a planar model or
+        ``predicate(x, y, z)`` in a spatial one [m] (e.g. ``lambda x, y, z: abs(z) < 1e-9``);
+        ModelError if none does, or if a spatial model's predicate does not take z."""
+        spatial = bool(self.nodes) and getattr(self.nodes[0]._model, "dim", 2) == 3
+        names = ("x", "y", "z") if spatial else ("x", "y")
+        try:
+            inspect.signature(predicate).bind(*names)
+        except TypeError:
+            raise ModelError(f"Body '{self.name}': nodes_where needs a function of "
+                             f"({', '.join(names)}) in this {'spatial' if spatial else 'planar'} "
+                             f"model, e.g. lambda {', '.join(names)}: abs(x) < 1e-9") from None
+        except ValueError:          # no signature to inspect (a builtin): just call it
+            pass
+        nodes = [n for n in self.nodes
+                 if predicate(*((n.x, n.y, n.z) if spatial else (n.x, n.y)))]
         if not nodes:
+            span = ", ".join(f"{c} in [{min(getattr(n, c) for n in self.nodes):g}, "
+                             f"{max(getattr(n, c) for n in self.nodes):g}]" for c in names)
             raise ModelError(f"Body '{self.name}': no node satisfies the coordinate predicate; "
-                             f"the body spans x in [{min(n.x for n in self.nodes):g}, "
-                             f"{max(n.x for n in self.nodes):g}], y in "
-                             f"[{min(n.y for n in self.nodes):g}, "
-                             f"{max(n.y for n in self.nodes):g}] m")
+                             f"the body spans {span} m")
         return nodes
 
     def __repr__(self) -> str:

@@ -328,7 +328,8 @@ class Model(Conditions):
                     name: str | None = None):
         """Let ``node`` hit an obstacle: a rigid ``plane=(point, normal)`` [m] (normal into the
         free side, any orientation), another node (``other``, touching at ``radius`` [m]) or a
-        ``segment=(node_a, node_b)`` (free side on the left of a -> b).
+        ``segment=(node_a, node_b)`` (free side on the left of a -> b; planar models only).
+        Points and normals have the model's dimension (2 or 3).
 
         ``restitution`` e in [0, 1]; ``method`` 'impulse' (instantaneous impulse, Newton's law
         v+ = -e v-, see fembody.solvers.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
@@ -339,7 +340,6 @@ class Model(Conditions):
         :class:`fembody.contact.Contact`. ``name``: a label for results and
         errors (default None)."""
         from .contact import make_contact
-        self._spatial_only("add_contact")
         c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
                          exponent=exponent, rest_velocity=rest_velocity, name=name)

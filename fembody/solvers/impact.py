@@ -321,7 +321,8 @@ class ImpactHandler:
             elif P[k] <= 0.0:
                 continue                 # grazing, released by the active set: no impact
             rec = dict(time=float(t), contact=int(c.index), name=c.name, node=int(c.node.id),
-                       impulse=float(P[k]), impulse_vector=[float(x) for x in P[k] * Gs[j][:2]],
+                       impulse=float(P[k]),
+                       impulse_vector=[float(x) for x in P[k] * Gs[j][:s.dim]],
                        v_before=float(vn[k]), v_after=float(vn1[k]), persistent=bool(rest),
                        kinetic_before=float(T0), energy_loss=float(T0 - T1))
             self.impacts.append(rec)

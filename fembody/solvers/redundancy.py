@@ -7,6 +7,18 @@ System's ``dropped_rows``) and ``"regularize"`` keeps them with a small complian
 saddle-point matrix (``[[S, B^T], [B, -C]]``, the System's ``row_compliance``; the load
 shared by a redundant set then depends on C, so its multipliers are not unique). Either way the
 rows are logged and listed in ``result.stats["redundant_rows"]``.
+
+The rank of B can change during a run: a mechanism at a toggle or change point (a
+parallelogram four-bar whose links line up), a chain that straightens. :class:`RankWatch`
+re-detects the rows when it matters - at the states reached after a step that Newton could
+not take at its first size (divergence or a singular factorisation), after a step whose
+multipliers jumped by 1e3 (a converged singular state), and before a run gives up - with the
+looser tolerance :data:`RECHECK_RTOL` (a converged state lies only near the singular
+configuration). Off for models with m n above 1e6 (a re-check is a dense SVD of B) and for runs
+with impulse contacts. ``"error"`` raises a :class:`RunError` naming the rows,
+with the time and the partial result; ``"drop"``/``"regularize"`` redo the step that ends at
+the singular state without them and put them back for the next step (which ends where they
+are independent again), so the constraints hold to the Newton tolerance on the far side.
 """
 from __future__ import annotations
 
@@ -15,7 +27,7 @@ import logging
 import numpy as np
 from ..lazy import lazy_module
 
-from ..errors import ModelError
+from ..errors import ModelError, RunError
 from ..system import System
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
@@ -26,17 +38,23 @@ MODES = ("error", "drop", "regularize")
 # compliance of a regularised row relative to the saddle matrix's scale: small enough that a
 # consistent redundant row stays satisfied to the Newton tolerance, large enough to pivot on
 REGULARIZATION = 1e-8
+# a state is singular for the re-check when B's smallest singular value relative to its
+# largest is below this (a converged state at a toggle: measured 1.4e-9 on the parallelogram
+# four-bar at its flat configuration, against 9e-3 one 0.1 s step before)
+RECHECK_RTOL = 1e-6
 
 
-def dependent_rows(system: System, Bdata: np.ndarray) -> tuple[np.ndarray, int]:
+def dependent_rows(system: System, Bdata: np.ndarray,
+                   rtol: float | None = None) -> tuple[np.ndarray, int]:
     """Rows of B (free DOFs) linearly dependent on the others (the last pivots of a
-    column-pivoted QR of B^T) and the rank deficiency."""
+    column-pivoted QR of B^T) and the rank deficiency; ``rtol``: the relative size below which
+    a pivot counts as zero (default: 1e3 round-offs, i.e. exact dependence)."""
     m, n = system.n_con, system.n_free
     B = system.B_matrix(Bdata).toarray()
     # full rank by the singular values first (numpy's LAPACK: no scipy.linalg import at the
     # first simulate); sigma_min <= |R_mm| of any QR, so this never passes a matrix the
     # pivoted QR below would call deficient
-    tol = max(m, n) * np.finfo(float).eps * 1e3
+    tol = max(m, n) * np.finfo(float).eps * 1e3 if rtol is None else rtol
     if 0 < m <= n:
         sv = np.linalg.svd(B, compute_uv=False)
         if sv[-1] > tol * sv[0]:
@@ -45,7 +63,7 @@ def dependent_rows(system: System, Bdata: np.ndarray) -> tuple[np.ndarray, int]:
     d = np.abs(np.diag(R))
     if d.size == 0 or d[0] == 0.0:
         return np.arange(m), m
-    rank = int(np.sum(d > max(m, n) * np.finfo(float).eps * 1e3 * d[0]))
+    rank = int(np.sum(d > tol * d[0]))
     rank = min(rank, m)
     return np.sort(piv[rank:]), m - rank
 
@@ -130,6 +148,155 @@ def check_redundant(system: System, Bdata: np.ndarray, mode: str | None = None,
     log.warning("%d redundant constraint row(s) %s: %s", len(dep),
                 "dropped (multipliers 0)" if mode == "drop" else "regularised", "; ".join(names))
     return names
+
+
+class RankWatch:
+    """Re-detection of redundant constraint rows during a run (see the module docstring).
+
+    ``simulate`` calls :meth:`failed` when a step is rejected, :meth:`accepted` after a step
+    converged (True: redo that step, rows were just taken out) and :meth:`giving_up` before it
+    stops on a step that failed at the smallest size. ``events`` lists what happened: dicts
+    with ``time`` [s], ``rows`` (constraint rows), ``names`` and ``action`` ('drop',
+    'regularize' or 'restore')."""
+
+    def __init__(self, system: System, max_size: int = 1_000_000) -> None:
+        self.sys = system
+        self.mode = getattr(system, "redundant_mode", "error")
+        # (a re-check is a dense SVD of B: models with m n above max_size are not re-checked;
+        # nor are runs with impulse contacts, whose resting rows live in copies of the System)
+        self.on = (0 < system.n_con and system.n_con * system.n_free <= max_size
+                   and not getattr(system, "contact_groups", None))
+        self.base_drop = getattr(system, "dropped_rows", None)
+        comp = getattr(system, "row_compliance", None)
+        self.base_comp = None if comp is None else np.array(comp)
+        self.extra = np.zeros(0, dtype=np.int64)       # rows out since the run started
+        self.events: list[dict] = []
+        self.troubled = 0        # accepted steps still to check after a rejection
+        self.redone = False      # the last accepted step was redone without the rows
+        self.settle = False      # the next accepted step is the first past them
+        self.t_out = 0.0         # the time of the singular state
+        self.lam_size = 0.0      # max |lambda| of the last accepted step
+
+    def _dependent(self, q: np.ndarray, t: float, rtol: float) -> np.ndarray:
+        """Rows of the full B (no row dropped) dependent at ``q`` with tolerance ``rtol``: of
+        the left null vectors y (y^T B ~ 0) the rows that carry them most (column-pivoted QR of
+        the null basis), so the rows taken out are the ones the dependence is about, and what
+        stays is as well conditioned as it can be."""
+        s = self.sys
+        drop, s.dropped_rows = getattr(s, "dropped_rows", None), None
+        try:
+            Bdata = s.constraints(q, t, hessian=False).Bdata
+        finally:
+            s.dropped_rows = drop
+        if not np.all(np.isfinite(Bdata)):
+            return np.zeros(0, dtype=np.int64)
+        B = s.B_matrix(Bdata).toarray()
+        sv = np.linalg.svd(B, compute_uv=False)       # the cheap test first
+        if s.n_con <= s.n_free and sv.size and sv[-1] > rtol * sv[0]:
+            return np.zeros(0, dtype=np.int64)
+        U, sv, _ = np.linalg.svd(B, full_matrices=True)
+        if sv.size == 0 or sv[0] == 0.0:
+            return np.arange(s.n_con)
+        rank = int(np.sum(sv > rtol * sv[0]))
+        if rank >= s.n_con:
+            return np.zeros(0, dtype=np.int64)
+        # near ties (a loop's rows carry its dependence equally) go to the later rows: the
+        # joint added last usually closes the loop
+        null = U[:, rank:].T * (1.0 + 1e-6 * np.arange(s.n_con) / s.n_con)
+        _, _, piv = sla.qr(null, mode="economic", pivoting=True)
+        return np.sort(piv[:s.n_con - rank])
+
+    def _apply(self) -> None:
+        """Write the rows out (the run's initial ones and ``extra``) into the System."""
+        s, m = self.sys, self.sys.n_con
+        comp = np.zeros(m) if self.base_comp is None else self.base_comp.copy()
+        if self.mode == "drop":
+            rows = np.union1d(np.zeros(0, dtype=np.int64) if self.base_drop is None
+                              else self.base_drop, self.extra).astype(np.int64)
+            s.dropped_rows = rows if rows.size else None
+            comp[self.extra] = 1.0
+        else:
+            comp[self.extra] = REGULARIZATION
+        s.row_compliance = comp if np.any(comp) else None
+
+    # a rejected step is retried with halved steps: the singular state is reached by one of
+    # the next few (at most max_cuts + 1 for the first grid interval)
+    CHECK_AFTER_REJECTION = 12
+    LAMBDA_JUMP = 1e3
+
+    def failed(self) -> None:
+        """A step was rejected: check the states the next converged steps reach."""
+        self.troubled = self.CHECK_AFTER_REJECTION
+
+    def accepted(self, integ, result) -> bool:
+        """After a converged step: re-detect if a rejection preceded it or the multipliers
+        jumped by more than LAMBDA_JUMP (a converged singular state: its multipliers are not
+        determined), or put the rows back after the step that was redone without them (the
+        next step ends away from the singular state, where they are independent again). True
+        when rows were just taken out (redo the step)."""
+        if not self.on:
+            return False
+        size = float(np.abs(integ.lam[:self.sys.n_con]).max())
+        if size > self.LAMBDA_JUMP * self.lam_size > 0.0 and not self.redone:
+            self.troubled = max(self.troubled, 1)
+        self.lam_size = size
+        if self.settle:
+            # the first state past the singular one, all rows in and B regular again: make
+            # accelerations and multipliers consistent (those carried over the singular state
+            # came from a nearly singular iteration)
+            self.settle = False
+            integ.restart(integ.q, integ.v)
+        if self.redone and integ.t >= self.t_out - 1e-12 * max(1.0, abs(self.t_out)):
+            self.redone, self.settle = False, True
+            self._restore(integ)
+            return False
+        if not self.troubled:
+            return False
+        self.troubled -= 1
+        return self._detect(integ, result)
+
+    def giving_up(self, integ, result) -> bool:
+        """Before a run stops on a failed step: True when rows were taken out (retry)."""
+        return self.on and self._detect(integ, result)
+
+    def _detect(self, integ, result) -> bool:
+        q, t = integ.q, integ.t
+        known = set(self.extra.tolist()) | set(
+            [] if self.base_drop is None else self.base_drop.tolist())
+        if self.base_comp is not None:
+            known |= set(np.flatnonzero(self.base_comp).tolist())
+        new = [int(r) for r in self._dependent(q, t, RECHECK_RTOL) if int(r) not in known]
+        if not new:
+            return False
+        names = [row_name(self.sys, r, q, t) for r in new]
+        stamped = [f"t = {t:.6g} s: {n}" for n in names]
+        result.stats.setdefault("redundant_rows", []).extend(stamped)
+        self.events.append(dict(time=float(t), rows=new, names=names, action=self.mode))
+        if self.mode == "error":
+            result.stats["redundancy_events"] = list(self.events)
+            raise RunError(
+                f"simulate: at t = {t:.6g} s the joints became redundant: "
+                f"{'; '.join(names)} repeat(s) what the other rows impose in this "
+                "configuration (a toggle, change or dead point, or a chain that straightens), "
+                "so their forces are not determined. Run with redundant='drop' or "
+                "'regularize' to pass it (the rows are out for the step that ends there); "
+                "the results up to there are kept in .result", time=t, result=result)
+        self.extra = np.union1d(self.extra, new).astype(np.int64)
+        self.redone, self.t_out = True, float(t)
+        self._apply()
+        log.warning("t = %.6g s: %d constraint row(s) became redundant and are %s for the step "
+                    "that ends there: %s", t, len(new),
+                    "dropped" if self.mode == "drop" else "regularised", "; ".join(names))
+        return True
+
+    def _restore(self, integ) -> None:
+        back = [int(r) for r in self.extra]
+        self.extra = np.zeros(0, dtype=np.int64)
+        self._apply()
+        names = [row_name(self.sys, r, integ.q, integ.t) for r in back]
+        self.events.append(dict(time=float(integ.t), rows=back, names=names, action="restore"))
+        log.info("t = %.6g s: constraint row(s) independent again, back in: %s", integ.t,
+                 "; ".join(names))
 
 
 AXES6 = ("x", "y", "z", "rx", "ry", "rz")

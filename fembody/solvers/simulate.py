@@ -26,6 +26,7 @@ from .impact import ImpactHandler
 from .monitor import RunMonitor
 from .newmark import HHT, GeneralizedAlpha, Newmark
 from .redundancy import MODES as REDUNDANT_MODES
+from .redundancy import RankWatch
 from .statics import as_system
 from .structure import DiscreteGradient
 
@@ -200,6 +201,7 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     # the run monitor starts afresh in every session of a run (a resumed one included)
     monitor, monitor_bound = run.get("monitor", (True, 10.0))
     watch = RunMonitor(sys, integ, monitor_bound) if monitor else None
+    rank = RankWatch(sys)       # rows that turn redundant on the way (solvers.redundancy)
     try:
         for i in range(run["i"], n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -211,11 +213,18 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                 if watch is not None:
                     watch.before_step(integ)
                 ok, msg = integ.step(h_try)
+                if ok and rank.accepted(integ, result):
+                    integ.restore_state(state)      # redo it without the redundant rows
+                    continue
                 if not ok:
                     integ.restore_state(state, jumped=False)
+                    rank.failed()
                     h = 0.5 * h_try
                     good = 0
                     log.info("step rejected (%s); retrying with h = %.3g s", msg, h)
+                    if h < min_h and rank.giving_up(integ, result):
+                        h = h_try
+                        continue
                     if h < min_h:
                         raise ConvergenceError(
                             f"simulate: {msg}; the step was cut to {h_try:.3g} s without success. "
@@ -292,6 +301,8 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
         result.stats.update(counters, method=integ.name, dt=dt,
                             wall_time=wall0 + _time.perf_counter(),
                             linear_solver=integ.solver.active or integ.solver.method)
+        if rank.events:
+            result.stats["redundancy_events"] = rank.events
     return result
 
 

@@ -87,7 +87,7 @@ def test_gmsh_3d_truss_tripod_matches_add_truss(tmp_path):
         field_data={"legs": np.array([1, 1])}), file_format="gmsh22", binary=False)
     m1 = fb.Model(dim=3)
     body = m1.add_body(tmp_path / "tripod.msh", STEEL, sec, kind="truss")
-    top = body.nodes_where(lambda x, y: abs(x) < 1e-9 and abs(y) < 1e-9)[0]
+    top = body.nodes_where(lambda x, y, z: abs(x) < 1e-9 and abs(y) < 1e-9)[0]
     for n in body.nodes:
         if n is not top:
             m1.fix(n, "x", "y", "z")

@@ -1,0 +1,162 @@
+"""Redundancy that appears during a run (issue 14 item 2): a parallelogram four-bar driven
+through its flat (change-point) configuration, where the loop's x-rows become dependent. The
+row named and the time are checked against the left null vector of B at the hand-built flat
+configuration; 'drop' and 'regularize' pass the point on the parallelogram branch with every
+constraint held to the Newton tolerance; a run whose steps do not land on the singular state
+reports nothing."""
+import math
+
+import numpy as np
+import pytest
+
+import fembody as fb
+
+A, D, W = 0.2, 0.5, 2.0          # crank = follower [m], frame = coupler [m], crank speed [rad/s]
+TH0 = math.pi - 1.0              # the links line up (theta = pi) at t = 0.5 s
+
+
+def parallelogram(th0: float = TH0):
+    """Crank and follower (rigid bodies pinned to the ground at (0, 0) and (D, 0)) carrying
+    their tips (point masses) by RigidLinks, joined by a Distance coupler; the crank is driven
+    at W from th0 with consistent initial velocities."""
+    m = fb.Model()
+    c1 = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=0.01)
+    c2 = m.add_rigid_body((D, 0.0), mass=1.0, inertia=0.01)
+    tip = (A * math.cos(th0), A * math.sin(th0))
+    t1 = m.add_node(tip)
+    t2 = m.add_node((D + tip[0], tip[1]))
+    m.add_mass(t1, 0.5)
+    m.add_mass(t2, 0.5)
+    m.add_joint(fb.Pin(m.ground, c1.node))
+    m.add_joint(fb.Pin(m.ground, c2.node))
+    m.add_joint(fb.RigidLink(c1.node, t1))
+    m.add_joint(fb.RigidLink(c2.node, t2))
+    m.add_joint(fb.Distance(t1, t2))
+    m.add_joint(fb.Driver(c1.node, "rz", speed=W))
+    vt = (-A * W * math.sin(th0), A * W * math.cos(th0))
+    m.set_velocity(c1.node, (0.0, 0.0), W)
+    m.set_velocity(c2.node, (0.0, 0.0), W)
+    m.set_velocity(t1, vt)
+    m.set_velocity(t2, vt)
+    return m, c1.node, c2.node
+
+
+def flat_null_rows():
+    """Rows carrying the left null vector of B at the flat configuration (theta = pi), from the
+    same model built there (independent of the run)."""
+    m, _, _ = parallelogram(math.pi)
+    s = m.compile()
+    B = s.B_matrix(s.constraints(s.q0, 0.0, hessian=False).Bdata).toarray()
+    U, sv, _ = np.linalg.svd(B)
+    assert sv[-1] < 1e-12 * sv[0] and sv[-2] > 1e-3 * sv[0]     # rank deficient by one
+    y = U[:, -1]
+    assert np.abs(y @ B).max() < 1e-12
+    return s, set(np.flatnonzero(np.abs(y) > 1e-8 * np.abs(y).max()).tolist())
+
+
+def test_flat_parallelogram_dependence_is_the_loop_x_rows():
+    """By hand: with every link along x, the x-rows of both pins, both rigid links and the
+    coupler close a loop (their sum with signs is zero); nothing else takes part."""
+    s, rows = flat_null_rows()
+    jr = s.joint_rows
+    assert rows == {int(jr[0][0]), int(jr[1][0]), int(jr[2][0]), int(jr[3][0]), int(jr[4][0])}
+
+
+# dt = 0.1: Newton fails on the step into the singular state (then re-checked after the
+# rejection); dt = 0.002: it converges there and only the multipliers jump (4e5 N from 1 N)
+@pytest.mark.parametrize("dt", [0.1, 0.002])
+def test_toggle_reached_in_a_run_is_an_error_naming_the_row_and_time(dt):
+    m, _, _ = parallelogram()
+    with pytest.raises(fb.RunError, match=r"at t = 0.5 s the joints became redundant: joint 4 "
+                       r"\(Distance 3-4\) row 1 of 1") as info:
+        fb.simulate(m, t_end=1.0 if dt > 0.01 else 0.6, dt=dt)
+    err = info.value
+    assert not isinstance(err, fb.errors.InstabilityError)
+    assert err.time == pytest.approx(0.5, abs=1e-12)
+    res = err.result
+    assert res.time[-1] == pytest.approx(0.5 - dt, abs=1e-12)     # the states before it
+    assert res.stats["status"] == "failed"
+    assert res.stats["redundant_rows"] == ["t = 0.5 s: joint 4 (Distance 3-4) row 1 of 1"]
+    (ev,) = res.stats["redundancy_events"]
+    s, rows = flat_null_rows()
+    assert set(ev["rows"]) <= rows                 # a row of the dependent set
+    assert ev["rows"] == [int(s.joint_rows[4][0])]
+
+
+@pytest.mark.parametrize("mode, dt", [("drop", 0.1), ("regularize", 0.1), ("drop", 0.002)])
+def test_drop_or_regularize_passes_the_flat_point_on_the_parallelogram_branch(mode, dt):
+    m, c1, c2 = parallelogram()
+    res = fb.simulate(m, t_end=1.0 if dt > 0.01 else 0.6, dt=dt, redundant=mode)
+    assert res.stats["status"] == "finished"
+    assert res.stats["redundant_rows"] == ["t = 0.5 s: joint 4 (Distance 3-4) row 1 of 1"]
+    acts = [(e["action"], e["time"]) for e in res.stats["redundancy_events"]]
+    assert acts == [(mode, pytest.approx(0.5)), ("restore", pytest.approx(0.5))]
+    # every row back in, every constraint held to the Newton tolerance (1e-10 of the size)
+    s = res.system
+    assert getattr(s, "dropped_rows", None) is None and getattr(s, "row_compliance", None) is None
+    phi = np.array([s.constraints(q, t, hessian=False).phi for q, t in zip(res.q, res.time)])
+    away = np.abs(res.time - 0.5) > 1e-9
+    assert np.abs(phi[away]).max() <= 1e-10 * s.length        # measured 5e-13
+    # the follower keeps turning with the crank (the parallelogram branch); at the singular
+    # state itself, reached by the step redone without the row, to 3e-5 rad (measured 2.5e-5
+    # dropped, 4.3e-6 regularised), where the coupler's length error is of second order in it
+    crank, follower = res.rotation(c1), res.rotation(c2)
+    assert crank == pytest.approx(W * res.time, abs=1e-10)
+    assert np.abs(follower - crank)[away].max() <= 1e-8
+    dev = float(np.abs(follower - crank)[~away].max())
+    assert dev <= 3e-5
+    assert np.abs(phi[~away]).max() <= max(A * dev ** 2, 1e-10 * s.length)
+    # the multipliers stay physical (7.9e5 N when the singular state was solved with the row)
+    assert np.abs(res.lam).max() <= 20.0
+
+
+def test_steps_that_miss_the_singular_state_report_nothing():
+    m, c1, c2 = parallelogram()
+    res = fb.simulate(m, t_end=1.0, dt=0.013)
+    assert res.stats["status"] == "finished" and res.stats["redundant_rows"] == []
+    assert "redundancy_events" not in res.stats
+    assert np.abs(res.rotation(c2) - res.rotation(c1)).max() <= 1e-8
+
+
+def spatial_parallelogram():
+    """The same four-bar in a spatial model: Revolute joints about z to the ground, the crank
+    turned by a RotationDriver."""
+    m = fb.Model(dim=3)
+    c1 = m.add_rigid_body((0.0, 0.0, 0.0), mass=1.0, inertia=(0.01, 0.01, 0.01))
+    c2 = m.add_rigid_body((D, 0.0, 0.0), mass=1.0, inertia=(0.01, 0.01, 0.01))
+    tip = (A * math.cos(TH0), A * math.sin(TH0), 0.0)
+    t1, t2 = m.add_node(tip), m.add_node((D + tip[0], tip[1], 0.0))
+    m.add_mass(t1, 0.5)
+    m.add_mass(t2, 0.5)
+    m.add_joint(fb.Revolute(m.ground, c1.node, axis=(0, 0, 1), at=(0, 0, 0)))
+    m.add_joint(fb.Revolute(m.ground, c2.node, axis=(0, 0, 1), at=(D, 0, 0)))
+    m.add_joint(fb.RigidLink(c1.node, t1))
+    m.add_joint(fb.RigidLink(c2.node, t2))
+    m.add_joint(fb.Distance(t1, t2))
+    m.add_joint(fb.RotationDriver(m.ground, c1.node, axis=(0, 0, 1), angle=lambda t: W * t,
+                                  velocity=lambda t: W, acceleration=lambda t: 0.0))
+    vt = (-A * W * math.sin(TH0), A * W * math.cos(TH0), 0.0)
+    for nd in (c1.node, c2.node):
+        m.set_velocity(nd, (0.0, 0.0, 0.0), (0.0, 0.0, W))
+    m.set_velocity(t1, vt)
+    m.set_velocity(t2, vt)
+    return m, t2
+
+
+def test_spatial_four_bar_driven_through_its_toggle_is_named_and_passed():
+    """The row is named with what it restrains (the coupler's pull along x when all links lie
+    along x); with 'drop' the spatial run equals the planar one."""
+    with pytest.raises(fb.RunError, match=r"at t = 0.5 s the joints became redundant: joint 4 "
+                       r"\(Distance 3-4\) row 1 of 1 \(translation along \(1, 0, 0\)\)"):
+        fb.simulate(spatial_parallelogram()[0], t_end=1.0, dt=0.1)
+    m3, tip3 = spatial_parallelogram()
+    r3 = fb.simulate(m3, t_end=1.0, dt=0.1, redundant="drop")
+    m2, _, _ = parallelogram()
+    r2 = fb.simulate(m2, t_end=1.0, dt=0.1, redundant="drop")
+    assert r3.stats["status"] == "finished"
+    assert r3.stats["redundant_rows"] == [
+        "t = 0.5 s: joint 4 (Distance 3-4) row 1 of 1 (translation along (1, 0, 0))"]
+    x3 = r3.position(tip3)
+    assert np.abs(x3[:, :2] - r2.position(4)).max() <= 1e-12       # measured 4e-15
+    assert np.abs(x3[:, 2]).max() <= 1e-12
+    assert r3.violation.max() <= 1e-10 * r3.system.length
