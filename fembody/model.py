@@ -190,7 +190,8 @@ class Model(Conditions):
         mass, strain : as for ``add_beam`` / ``add_truss``.
 
         Returns a :class:`fembody.bodies.MeshBody`: ``nodes_in("clamp")``, ``node_in("load")``
-        and ``nodes_where(lambda x, y: x < 1e-9)`` select nodes for supports, loads, joints."""
+        and ``nodes_where(lambda x, y: x < 1e-9)`` (spatial: ``lambda x, y, z: ...``) select nodes
+        for supports, loads, joints."""
         from .meshes import read_line_mesh
         body_name = name or f"mesh {len(self.bodies)}"
         where = f"add_body ('{body_name}')"
