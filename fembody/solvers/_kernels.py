@@ -141,3 +141,8 @@ if AVAILABLE:
     predict = _predict_nb
 else:  # pragma: no cover - depends on the environment
     predict = _predict_np
+
+# the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
+# fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
+for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np):
+    _twin.trusted = _twin

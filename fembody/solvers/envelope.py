@@ -128,13 +128,31 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
     return y, mu
 
 
+try:    # the gufunc behind np.linalg.inv, without its ~4 us of argument checks per call
+    from numpy.linalg import _umath_linalg
+    _inv = _umath_linalg.inv
+except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
+    _inv = None
+
+
+def small_inv(Z: np.ndarray) -> np.ndarray:
+    """``np.linalg.inv(Z)`` of a float64 matrix, the same numbers; LinAlgError if singular."""
+    if _inv is not None:
+        try:
+            with np.errstate(invalid="raise", over="ignore", divide="ignore", under="ignore"):
+                return _inv(Z, signature="d->d")
+        except FloatingPointError:
+            pass                    # singular: np.linalg.inv raises its LinAlgError
+    return np.linalg.inv(Z)
+
+
 def _schur_factor(env, first, rowptr, dinv, perm, B, BT):
     """``A^-1 B^T`` (n, m) and the inverse Schur complement ``(B A^-1 B^T)^-1`` (m, m) (the
     small product and inverse in numpy: LAPACK is not linked into the AOT extension)."""
     n, m = BT.shape
     X = np.empty((n, m))
-    _solve(env, first, rowptr, dinv, perm, BT, X)
-    return X, np.ascontiguousarray(np.linalg.inv(B @ X))
+    _solve.trusted(env, first, rowptr, dinv, perm, BT, X)
+    return X, np.ascontiguousarray(small_inv(B @ X))
 
 
 @njit(cache=True, aot="i8[:](i8[:], i8[:], i8)")
@@ -242,8 +260,9 @@ class EnvelopeLDL:
     def factorize(self, data: np.ndarray) -> bool:
         """Factorise the matrix with CSC values ``data``; False if not positive definite (the
         original index of the failing row is kept in ``bad_row``)."""
-        k = _factor(np.ascontiguousarray(data, dtype=float), self.src, self.dst, self.env,
-                    self.first, self.rowptr, self.dinv, self._work)
+        # the arrays are this object's own (checked when built) and ``data`` made C float64
+        k = _factor.trusted(np.ascontiguousarray(data, dtype=float), self.src, self.dst,
+                            self.env, self.first, self.rowptr, self.dinv, self._work)
         self.ok = k < 0
         self.bad_row = int(self.perm[k]) if k >= 0 else -1
         return self.ok
@@ -263,6 +282,7 @@ class EnvelopeLDL:
     def schur_factor(self, B: np.ndarray, BT: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 B^T`` and ``(B A^-1 B^T)^-1`` for a dense ``B`` (m, n) and its transpose
         (n, m), both C-contiguous."""
+        B, BT = np.ascontiguousarray(B, dtype=float), np.ascontiguousarray(BT, dtype=float)
         return _schur_factor(self.env, self.first, self.rowptr, self.dinv, self.perm, B, BT)
 
     def schur_solve(self, r: np.ndarray, c: np.ndarray, B: tuple, SinvBT: np.ndarray,
@@ -270,9 +290,16 @@ class EnvelopeLDL:
         """(dq, mu) of ``[[A, B^T], [B, 0]] [dq; mu] = [r; c]`` given B as CSR arrays
         ``(indptr, indices, data)``, ``A^-1 B^T`` and the inverse Schur complement
         ``(B A^-1 B^T)^-1``, in one compiled call."""
-        return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm,
-                            np.asarray(r, dtype=float), np.asarray(c, dtype=float), *B, SinvBT,
-                            Zinv)
+        Bp, Bi, Bx = B
+        if Bp.dtype != np.int32 or Bi.dtype != np.int32:    # (a pattern of > 2^31 entries)
+            return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm,
+                                np.asarray(r, dtype=float), np.asarray(c, dtype=float), *B,
+                                SinvBT, Zinv)
+        # SinvBT, Zinv from schur_factor (C float64), Bx made so by the saddle-point solver
+        return _schur_solve.trusted(self.env, self.first, self.rowptr, self.dinv, self.perm,
+                                    np.ascontiguousarray(r, dtype=float),
+                                    np.ascontiguousarray(c, dtype=float), Bp, Bi, Bx, SinvBT,
+                                    Zinv)
 
     __call__ = solve
 

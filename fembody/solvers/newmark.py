@@ -278,7 +278,9 @@ class GeneralizedAlpha(Integrator):
             # q''_{n+1} = q''_n; ``motion``, the size of the step, is the yardstick of the
             # increment tests (xtol)
             qdd1 = self.qdd.copy()
-            d, v1, motion = _kernels.predict(self.v, self.a, self.qdd, free, h, am, af, g, b)
+            # trusted: the integrator's own float arrays, the System's int64 free DOFs
+            d, v1, motion = _kernels.predict.trusted(self.v, self.a, self.qdd, free, h, am, af,
+                                                     g, b)
             q1 = s.space.update_free(self.q, d, free)
             D = d.copy() if lie else None
         lam1 = self.lam.copy()
