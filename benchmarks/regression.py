@@ -13,7 +13,7 @@ spread (min..max) of the rounds, and the ratio of every tree to the first one. T
 of every run is printed too: trees with the same arithmetic agree to the last bit.
 
     python benchmarks/regression.py --ref base=/work/wt/base --ref main=/path/to/main \
-        [--sizes 8,128,1024] [--rounds 5] [--t-end 0.5] [--modes aot,jit] [--out NAME]
+        [--sizes 8,128,1024] [--rounds 5] [--t-end 1.0] [--modes aot,jit] [--out NAME]
 
 Writes benchmarks/results/NAME.json (default ``regression``).
 """
@@ -89,7 +89,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="8,128,1024")
     ap.add_argument("--newton", default="full,modified")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--t-end", type=float, default=0.5)
+    ap.add_argument("--t-end", type=float, default=1.0)
     ap.add_argument("--modes", default="aot,jit")
     ap.add_argument("--out", default="regression")
     ap.add_argument("--worker", help=argparse.SUPPRESS)

@@ -142,7 +142,48 @@ if AVAILABLE:
 else:  # pragma: no cover - depends on the environment
     predict = _predict_np
 
+@njit(cache=True, aot="f8(f8[:], f8[:], f8[:], i8[:], f8[:], f8, f8)")
+def _correct_add_nb(q, v, a, free, dq, gp, bp):  # pragma: no cover - jitted
+    """:func:`_correct_nb` and ``q[free] += dq`` in one call, for the additive planar space
+    (whose ``update_free`` is that addition: the same numbers as the two calls)."""
+    for j in range(free.shape[0]):
+        q[free[j]] += dq[j]
+    return _correct_nb(v, a, free, dq, gp, bp)
+
+
+def _correct_add_np(q, v, a, free, dq, gp, bp):
+    """numpy twin of :func:`_correct_add_nb`."""
+    q[free] += dq
+    return _correct_np(v, a, free, dq, gp, bp)
+
+
+@njit(cache=True, aot="Tuple((f8[:], f8[:], f8))(f8[:], f8[:], f8[:], f8[:], i8[:], f8, f8, f8, "
+                          "f8, f8)")
+def _predict_add_nb(q, v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
+    """:func:`_predict_nb` with the configuration moved additively: ``(q1, v1, motion)``,
+    ``q1 = q`` with ``d`` added at the free DOFs (the additive planar space's update)."""
+    d, v1, m = _predict_nb(v, a, qdd, free, h, am, af, g, b)
+    q1 = q.copy()
+    for j in range(free.shape[0]):
+        q1[free[j]] += d[j]
+    return q1, v1, m
+
+
+def _predict_add_np(q, v, a, qdd, free, h, am, af, g, b):
+    """numpy twin of :func:`_predict_add_nb`."""
+    d, v1, m = _predict_np(v, a, qdd, free, h, am, af, g, b)
+    q1 = q.copy()
+    q1[free] += d
+    return q1, v1, m
+
+
+if AVAILABLE:
+    correct_add, predict_add = _correct_add_nb, _predict_add_nb
+else:  # pragma: no cover - depends on the environment
+    correct_add, predict_add = _correct_add_np, _predict_add_np
+
 # the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
 # fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
-for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np):
+for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
+              _predict_add_np):
     _twin.trusted = _twin

@@ -281,25 +281,20 @@ class EnvelopeLDL:
 
     def schur_factor(self, B: np.ndarray, BT: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 B^T`` and ``(B A^-1 B^T)^-1`` for a dense ``B`` (m, n) and its transpose
-        (n, m), both C-contiguous."""
-        B, BT = np.ascontiguousarray(B, dtype=float), np.ascontiguousarray(BT, dtype=float)
+        (n, m), both C-contiguous float64 (read by a trusted kernel call)."""
         return _schur_factor(self.env, self.first, self.rowptr, self.dinv, self.perm, B, BT)
 
     def schur_solve(self, r: np.ndarray, c: np.ndarray, B: tuple, SinvBT: np.ndarray,
-                    Zinv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    Zinv: np.ndarray, trusted: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(dq, mu) of ``[[A, B^T], [B, 0]] [dq; mu] = [r; c]`` given B as CSR arrays
         ``(indptr, indices, data)``, ``A^-1 B^T`` and the inverse Schur complement
-        ``(B A^-1 B^T)^-1``, in one compiled call."""
-        Bp, Bi, Bx = B
-        if Bp.dtype != np.int32 or Bi.dtype != np.int32:    # (a pattern of > 2^31 entries)
-            return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm,
-                                np.asarray(r, dtype=float), np.asarray(c, dtype=float), *B,
-                                SinvBT, Zinv)
-        # SinvBT, Zinv from schur_factor (C float64), Bx made so by the saddle-point solver
-        return _schur_solve.trusted(self.env, self.first, self.rowptr, self.dinv, self.perm,
-                                    np.ascontiguousarray(r, dtype=float),
-                                    np.ascontiguousarray(c, dtype=float), Bp, Bi, Bx, SinvBT,
-                                    Zinv)
+        ``(B A^-1 B^T)^-1``, in one compiled call. ``trusted``: ``B``, ``SinvBT``, ``Zinv``
+        are the caller's own C-contiguous arrays (int32 indices, float64 values, e.g. from
+        :meth:`schur_factor`): the kernel is called without its per-call argument guard."""
+        r, c = np.ascontiguousarray(r, dtype=float), np.ascontiguousarray(c, dtype=float)
+        kernel = _schur_solve.trusted if trusted else _schur_solve
+        return kernel(self.env, self.first, self.rowptr, self.dinv, self.perm, r, c, *B,
+                      SinvBT, Zinv)
 
     __call__ = solve
 

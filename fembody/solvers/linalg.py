@@ -317,6 +317,8 @@ class SaddlePointSolver:
     METHODS = ("auto", "envelope", "ldl", "schur", "superlu", "dense", "banded")
     SCHUR_MAX = 64
 
+    _B_int32 = False         # (set in __init__; the default for solvers of older checkpoints)
+
     def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
                  S_indices: np.ndarray | None = None, S_indptr: np.ndarray | None = None,
                  B_indices: np.ndarray | None = None, B_indptr: np.ndarray | None = None,
@@ -339,6 +341,10 @@ class SaddlePointSolver:
         self.method = method
         self.S_pat = (S_indices, S_indptr)
         self.B_pat = (B_indices, B_indptr)
+        # the envelope's Schur solve kernel is called trusted with B's pattern (int32 CSR
+        # arrays; not beyond 2^31 entries, where they are int64)
+        self._B_int32 = all(type(a) is np.ndarray and a.dtype == np.int32
+                            and a.flags.c_contiguous for a in self.B_pat)
         self.S_diag = S_diag
         self._data = np.zeros(len(pattern.indices)) if pattern is not None else None
         self._symbolic = None
@@ -543,7 +549,7 @@ class SaddlePointSolver:
         if isinstance(fac, _Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
         if self.active == "envelope":
-            return self._env.schur_solve(r, c, *fac)
+            return self._env.schur_solve(r, c, *fac, trusted=self._B_int32)
         if self.active == "schur":
             B, SinvBT, Zinv = fac
             y = self._symbolic(r)

@@ -266,6 +266,9 @@ class GeneralizedAlpha(Integrator):
         # v, a and q stay the scheme's; where they commute (the plane), composing each Newton
         # increment in place is the same map
         lie = not s.space.commutative
+        # the additive planar space: q moves by plain addition, fused into the predictor and
+        # corrector kernels (the same numbers as update_free, one call fewer per iteration)
+        add = s.space.additive
         if predictor == "displacement":             # q1 = q: no extrapolation
             a1 = -(self.v / h + (0.5 - b) * self.a) / b
             qdd1 = ((1.0 - am) * a1 - af * self.qdd + am * self.a) / (1.0 - af)
@@ -279,10 +282,15 @@ class GeneralizedAlpha(Integrator):
             # increment tests (xtol)
             qdd1 = self.qdd.copy()
             # trusted: the integrator's own float arrays, the System's int64 free DOFs
-            d, v1, motion = _kernels.predict.trusted(self.v, self.a, self.qdd, free, h, am, af,
-                                                     g, b)
-            q1 = s.space.update_free(self.q, d, free)
-            D = d.copy() if lie else None
+            if add:
+                q1, v1, motion = _kernels.predict_add.trusted(self.q, self.v, self.a, self.qdd,
+                                                              free, h, am, af, g, b)
+                D = None
+            else:
+                d, v1, motion = _kernels.predict.trusted(self.v, self.a, self.qdd, free, h, am,
+                                                         af, g, b)
+                q1 = s.space.update_free(self.q, d, free)
+                D = d.copy() if lie else None
         lam1 = self.lam.copy()
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)
@@ -290,6 +298,7 @@ class GeneralizedAlpha(Integrator):
         # the callbacks of the one Newton loop, closures over this step's own arrays (q1, v1,
         # qdd1, lam1, D are corrected in place); the bound methods are fetched once per step
         ev, correct, update_free = self.evaluate, _kernels.correct, s.space.update_free
+        correct_add = _kernels.correct_add
         n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
         r = ce = scale = None
 
@@ -305,6 +314,10 @@ class GeneralizedAlpha(Integrator):
 
         def apply(dq, dlam):
             nonlocal D, lam1             # (in place: += on the step's own arrays)
+            if add:
+                norm = correct_add(q1, v1, qdd1, free, dq, gp, bp)
+                lam1 += dlam
+                return norm, bound
             norm = correct(v1, qdd1, free, dq, gp, bp)
             if lie:
                 D += dq

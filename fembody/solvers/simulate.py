@@ -183,6 +183,7 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
             result.record_sensors(integ.t, sensors.sensors,
                                   sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
 
+    has_sensors = len(sensors) > 0
     if run["i"] == 1:                   # a fresh run (a resumed one has its start already)
         record_sensors()
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
@@ -234,7 +235,8 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
-            record_sensors()
+            if has_sensors:
+                record_sensors()
             run.update(integ=integ, i=i + 1, h=h, good=good)
             saved = i % run["save_every"] == 0 or i == n_grid
             if saved:
@@ -242,13 +244,16 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                 if callback is not None:
                     callback(result)
             if watch is not None:
+                watch.calls += 1            # RunMonitor.tick inlined: 1, 2, 4, ..., 64, 100, ..
+            if watch is not None and (i == n_grid or watch.calls == watch.due):
                 try:
                     watch.check(integ, h_try, acc, last=i == n_grid)
                 except InstabilityError:
                     if not saved:
                         _record(run, sys)   # keep the state where the growth was seen
                     raise
-            saver(run, i == n_grid, wall0 + _time.perf_counter())
+            if saver.path is not None:
+                saver(run, i == n_grid, wall0 + _time.perf_counter())
             bar.update(integ.t, integ.n_steps, integ.n_newton)
             clock.check(integ.t)
         result.stats["status"] = "finished"

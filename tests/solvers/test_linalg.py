@@ -110,6 +110,31 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     assert s3 == pytest.approx(s4, rel=1e-13)
 
 
+def test_fused_additive_kernels_equal_the_separate_calls():
+    """The additive planar space's fused predictor and corrector give bit for bit what the
+    separate kernels and ``update_free`` give, and equal their numpy twins."""
+    from fembody.elements import compiled
+    rng = np.random.default_rng(8)
+    n = 30
+    free = np.sort(rng.choice(n, 25, replace=False))
+    q, v, a, qdd = (rng.standard_normal(n) for _ in range(4))
+    args = (v, a, qdd, free, 1e-3, -0.05, 0.47, 0.52, 0.26)
+    d, v1, m = _kernels._predict_nb(*args)
+    q1 = q.copy()
+    compiled.add_at(q1, free, d)
+    for fused in (_kernels._predict_add_nb, _kernels._predict_add_np):
+        q2, v2, m2 = fused(q, *args)
+        assert np.array_equal(q2, q1) and np.array_equal(v2, v1) and m2 == m
+    dq = rng.standard_normal(len(free))
+    ref = [q1.copy(), v1.copy(), qdd.copy()]
+    norm = _kernels._correct_nb(ref[1], ref[2], free, dq, 3.0, 7.0)
+    compiled.add_at(ref[0], free, dq)
+    for fused in (_kernels._correct_add_nb, _kernels._correct_add_np):
+        got = [q1.copy(), v1.copy(), qdd.copy()]
+        assert fused(*got, free, dq, 3.0, 7.0) == norm
+        assert all(np.array_equal(x, y) for x, y in zip(got, ref))
+
+
 def test_predictor_kernel_equals_its_numpy_twin():
     rng = np.random.default_rng(6)
     n = 30
