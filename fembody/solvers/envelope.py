@@ -97,16 +97,16 @@ def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
 
 
 @njit(cache=True, error_model="numpy",
-      aot="Tuple((f8[:], f8[:]))(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], "
-          "f8[:], f8[:, :], f8[:, :])")
-def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
-                 Zinv):  # pragma: no cover - jitted
+      aot="void(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], f8[:], f8[:, :], "
+          "f8[:, :], f8[:], f8[:], f8[:])")
+def _schur_solve_into(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT, Zinv, y, mu,
+                      work):  # pragma: no cover - jitted
     """Saddle point by the Schur complement: y = A^-1 r, mu = Z^-1 (B y - c),
-    dq = y - A^-1 B^T mu (``B`` as CSR arrays (m rows), ``SinvBT`` (n, m), ``Zinv`` (m, m))."""
-    n = r.shape[0]
+    dq = y - A^-1 B^T mu (``B`` as CSR arrays (m rows), ``SinvBT`` (n, m), ``Zinv`` (m, m)),
+    written into ``y`` (dq) and ``mu``; ``work`` (n,) is scratch. (Arrays handed in rather
+    than returned: an ahead-of-time compiled function boxes returned arrays ~1 us slower than
+    numba's JIT does.)"""
     m = c.shape[0]
-    y = np.empty(n)
-    work = np.empty(n)
     _solve1(env, first, rowptr, dinv, perm, r, y, work)
     w = np.empty(m)
     for i in range(m):
@@ -114,17 +114,28 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
         for k in range(Bp[i], Bp[i + 1]):
             s += Bx[k] * y[Bi[k]]
         w[i] = s
-    mu = np.zeros(m)
     for i in range(m):
         s = 0.0
         for j in range(m):
             s += Zinv[i, j] * w[j]
         mu[i] = s
-    for k in range(n):
+    for k in range(y.shape[0]):
         s = y[k]
         for j in range(m):
             s -= SinvBT[k, j] * mu[j]
         y[k] = s
+
+
+@njit(cache=True, error_model="numpy",
+      aot="Tuple((f8[:], f8[:]))(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], "
+          "f8[:], f8[:, :], f8[:, :])")
+def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
+                 Zinv):  # pragma: no cover - jitted
+    """:func:`_schur_solve_into` returning ``(dq, mu)``."""
+    y = np.empty(r.shape[0])
+    mu = np.zeros(c.shape[0])
+    _schur_solve_into(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT, Zinv, y, mu,
+                      np.empty(r.shape[0]))
     return y, mu
 
 
@@ -235,6 +246,8 @@ class EnvelopeLDL:
     ``factorize(data)`` returns False (and keeps no factor) when a pivot is not positive, i.e.
     the matrix is not positive definite; ``solve(b)`` takes (n,) or (n, m) right-hand sides."""
 
+    _scratch: np.ndarray | None = None
+
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int,
                  ordering: tuple | None = None) -> None:
         if not AVAILABLE:
@@ -254,6 +267,7 @@ class EnvelopeLDL:
         self.width = float(self.rowptr[-1]) / max(n, 1)
         w = int(np.max(np.arange(n) - self.first)) + 1 if n else 1
         self._work = np.zeros(w)
+        self._scratch = np.zeros(n)          # the Schur solve's work vector
         self.ok = False
         self.bad_row = -1
 
@@ -292,9 +306,15 @@ class EnvelopeLDL:
         are the caller's own C-contiguous arrays (int32 indices, float64 values, e.g. from
         :meth:`schur_factor`): the kernel is called without its per-call argument guard."""
         r, c = np.ascontiguousarray(r, dtype=float), np.ascontiguousarray(c, dtype=float)
-        kernel = _schur_solve.trusted if trusted else _schur_solve
-        return kernel(self.env, self.first, self.rowptr, self.dinv, self.perm, r, c, *B,
-                      SinvBT, Zinv)
+        if not trusted:
+            return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm, r, c,
+                                *B, SinvBT, Zinv)
+        y, mu, work = np.empty(self.n), np.empty(c.shape[0]), self._scratch
+        if work is None:                    # (an object unpickled from an older checkpoint)
+            work = self._scratch = np.zeros(self.n)
+        _schur_solve_into.trusted(self.env, self.first, self.rowptr, self.dinv, self.perm, r,
+                                  c, *B, SinvBT, Zinv, y, mu, work)
+        return y, mu
 
     __call__ = solve
 

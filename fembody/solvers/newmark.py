@@ -44,6 +44,7 @@ from .newton import newton
 from .redundancy import check_redundant
 
 log = logging.getLogger("fembody")
+ndarray, F8 = np.ndarray, np.dtype(np.float64)
 
 
 def spectral_radius(alpha_m: float, alpha_f: float, gamma: float, beta: float,
@@ -283,8 +284,9 @@ class GeneralizedAlpha(Integrator):
             qdd1 = self.qdd.copy()
             # trusted: the integrator's own float arrays, the System's int64 free DOFs
             if add:
-                q1, v1, motion = _kernels.predict_add.trusted(self.q, self.v, self.a, self.qdd,
-                                                              free, h, am, af, g, b)
+                q1, v1 = np.empty(self.q.shape[0]), np.empty(self.v.shape[0])
+                motion = _kernels.predict_add.trusted(self.q, self.v, self.a, self.qdd, free, h,
+                                                      am, af, g, b, q1, v1)
                 D = None
             else:
                 d, v1, motion = _kernels.predict.trusted(self.v, self.a, self.qdd, free, h, am,
@@ -315,7 +317,12 @@ class GeneralizedAlpha(Integrator):
         def apply(dq, dlam):
             nonlocal D, lam1             # (in place: += on the step's own arrays)
             if add:
-                norm = correct_add(q1, v1, qdd1, free, dq, gp, bp)
+                # trusted when the solver's increment is a C float64 vector (every built-in
+                # solver's is; q1, v1, qdd1 are this step's own)
+                kernel = correct_add.trusted if (type(dq) is ndarray and dq.dtype == F8 and
+                                                 dq.ndim == 1 and dq.flags.c_contiguous) \
+                    else correct_add
+                norm = kernel(q1, v1, qdd1, free, dq, gp, bp)
                 lam1 += dlam
                 return norm, bound
             norm = correct(v1, qdd1, free, dq, gp, bp)

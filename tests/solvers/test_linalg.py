@@ -108,6 +108,12 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     r4, n4, s4 = _kernels._residual_np(fext, fint, fc, free, M @ qdd[free], True)
     assert r3 == pytest.approx(r4, rel=1e-13) and n3 == pytest.approx(n4, rel=1e-13)
     assert s3 == pytest.approx(s4, rel=1e-13)
+    # the variants writing into a given array: the same numbers (bit for bit from numba)
+    for into, ref in ((_kernels._residual_mass_into, (r3, n3, s3)),
+                      (_kernels._residual_mass_into_np, (r4, n4, s4))):
+        r5 = np.full(40, np.nan)
+        n5, s5 = into(fext, fint, fc, free, M.indptr, M.indices, M.data, qdd, True, r5)
+        assert np.array_equal(r5, ref[0]) and (n5, s5) == ref[1:]
 
 
 def test_fused_additive_kernels_equal_the_separate_calls():
@@ -123,7 +129,8 @@ def test_fused_additive_kernels_equal_the_separate_calls():
     q1 = q.copy()
     compiled.add_at(q1, free, d)
     for fused in (_kernels._predict_add_nb, _kernels._predict_add_np):
-        q2, v2, m2 = fused(q, *args)
+        q2, v2 = np.full(n, np.nan), np.full(n, np.nan)
+        m2 = fused(q, *args, q2, v2)
         assert np.array_equal(q2, q1) and np.array_equal(v2, v1) and m2 == m
     dq = rng.standard_normal(len(free))
     ref = [q1.copy(), v1.copy(), qdd.copy()]
