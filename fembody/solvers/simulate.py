@@ -447,6 +447,8 @@ def _consistent_v0(sys: System, q0, v0) -> np.ndarray:
     q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
     if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
         return v0           # nothing to do, or a wrong shape the integrator reports
+    if not np.any(v0) and not any(b.rheonomic for b in sys.joint_blocks):
+        return v0           # rest is consistent with scleronomic joints (B 0 = 0 = -phi_t)
     try:        # a violated or redundant joint set is the integrator's to report, by name
         if np.abs(sys.constraints(q, 0.0).phi).max() > 1e-9 * max(sys.length, 1.0):
             return v0
