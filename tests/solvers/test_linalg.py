@@ -36,6 +36,18 @@ def test_envelope_ldl_solves_like_lapack(n, density, seed):
     assert sign > 0 and np.sum(np.log(env.D())) == pytest.approx(logdet, rel=1e-10, abs=1e-10)
 
 
+def test_small_inverse_equals_numpy_and_refuses_singular_matrices():
+    """The Schur complement's inverse skips np.linalg.inv's argument checks, not its numbers:
+    bit for bit the same, and a singular matrix still raises LinAlgError."""
+    from fembody.solvers.envelope import small_inv
+    rng = np.random.default_rng(11)
+    for m in (1, 2, 3, 6):
+        Z = rng.standard_normal((m, m)) + m * np.eye(m)
+        assert np.array_equal(small_inv(Z), np.linalg.inv(Z))
+    with pytest.raises(np.linalg.LinAlgError):
+        small_inv(np.ones((2, 2)))
+
+
 def test_envelope_refactorises_and_rejects_indefinite_matrices():
     A = random_spd(40, 0.1, 4)
     env = EnvelopeLDL(A.indptr, A.indices, 40)
