@@ -227,8 +227,7 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                     last = last and landed
                 if last:
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
-                for k, val in power(integ, h_try).items():
-                    acc[k] += val
+                power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
                 good += 1
@@ -415,6 +414,14 @@ class _Power:
         self.prev = None
 
     def __call__(self, integ, h: float) -> dict:
+        """The increments over the last step of ``h`` [s] (zero at the first call)."""
+        out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
+        self.add_to(integ, h, out)
+        return out
+
+    def add_to(self, integ, h: float, acc: dict) -> None:
+        """Add the increments over the last step to the sums ``acc`` (the driver's hot path:
+        no dictionary per step; increments that are always zero are not added)."""
         s = self.sys
         f = s.nodal_loads(integ.t)
         if s.turning_loads:        # follower forces, spatial moments: f(q)
@@ -425,20 +432,18 @@ class _Power:
             last = getattr(integ, "last", None)
             fc = (last[1].force if last is not None else
                   s.constraints(integ.q, integ.t, integ.lam[:s.n_con], hessian=False).force)
-        out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
         if self.prev is not None:
             q0, v0, f0, fc0 = self.prev
             dq = s.difference(integ.q, q0)
-            out["work"] = 0.5 * float((f + f0) @ dq)
+            acc["work"] += 0.5 * float((f + f0) @ dq)
             if fc is not None:
-                out["constraint_work"] = -0.5 * float((fc + fc0) @ dq)
+                acc["constraint_work"] += -0.5 * float((fc + fc0) @ dq)
             if self.damped:
                 qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
                 fv, _, _ = s.internal_forces(qm, vm, False)
                 fe, _, _ = s.internal_forces(qm, None, False)
-                out["dissipated"] = h * float(vm @ (fv - fe))
+                acc["dissipated"] += h * float(vm @ (fv - fe))
         self.prev = (integ.q, integ.v, f, fc)
-        return out
 
 
 
