@@ -11,6 +11,8 @@ import scipy.sparse as sp
 from .elements import compiled
 from .patterns import Pattern
 
+_F8 = np.dtype(np.float64)
+
 
 @dataclass
 class ConstraintEval:
@@ -49,6 +51,8 @@ def matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
 
 class Constraints:
     """Evaluation of the joint blocks of the System it is mixed into."""
+
+    _constBT_trusted = False     # B^T of the constant joints is called trusted (set at build)
 
     def joint_poses(self, blk, q: np.ndarray):
         """What a joint block evaluates: spatial blocks the poses of their two nodes (the
@@ -94,7 +98,14 @@ class Constraints:
         # the shared constant part is handed out read-only when no block adds to it
         Bdata = self._constB if self._all_constant_B else self._constB.copy()
         if lam is not None and self._constBT is not None:
-            fc = matvec(self.n_dof, self._constBT, lam)
+            A = self._constBT
+            if (self._constBT_trusted and type(lam) is np.ndarray and lam.dtype == _F8
+                    and lam.flags.c_contiguous):
+                # the integrators' hot path: no per-call guard (A is the System's own)
+                fc = np.zeros(self.n_dof)
+                compiled.csc_matvec_add.trusted(A.indptr, A.indices, A.data, lam, fc)
+            else:
+                fc = matvec(self.n_dof, A, lam)
         else:
             fc = np.zeros(self.n_dof)
         G = None
@@ -146,10 +157,16 @@ class Constraints:
         self._all_constant_B = all(b.constant_B for b in self.joint_blocks)
         self._constB.flags.writeable = not self._all_constant_B
         self._constBT = None
+        self._constBT_trusted = False
         if rows:
             self._constBT = sp.csc_matrix((np.concatenate(vals), (np.concatenate(cols),
                                                                   np.concatenate(rows))),
                                           shape=(self.n_dof, self.n_con))
+            A = self._constBT
+            # the compiled product is called without its guard when the arrays are its types
+            self._constBT_trusted = compiled.AVAILABLE and len(A.data) < 10000 and all(
+                a.dtype == t and a.flags.c_contiguous for a, t in
+                ((A.indptr, np.int32), (A.indices, np.int32), (A.data, _F8)))
 
     def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``."""

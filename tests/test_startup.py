@@ -65,7 +65,7 @@ def test_aot_and_numba_give_the_same_numbers():
         saved = kernels._aot
         kernels._aot = False if jit else None
         for k in kernels.REGISTRY:
-            k._impl = None
+            k.reset()
         try:
             m = fb.Model(gravity=(0.0, -9.81))
             b = m.add_beam((0, 0), (1, 0), n=16, material=fb.Material(E=1e9, rho=1000.0, nu=0.3),
@@ -75,7 +75,7 @@ def test_aot_and_numba_give_the_same_numbers():
         finally:
             kernels._aot = saved
             for k in kernels.REGISTRY:
-                k._impl = None
+                k.reset()
     a, j = tip(False), tip(True)
     assert np.abs(a - j).max() <= 1e-12 * np.abs(j).max()
     assert abs(j[-1, 1]) > 1e-3                 # it moved
@@ -98,6 +98,48 @@ def test_unexpected_dtypes_go_to_numba():
     assert np.allclose(got, ref, rtol=1e-5, atol=1e-5)
     if kernels._load_aot():
         assert k._jit is not None and len(k._jit.signatures) >= 2   # the odd calls: numba
+
+
+def test_strided_arrays_go_to_numba():
+    """The exports are compiled for C-contiguous arrays: a strided view (same dtype and
+    dimension) must not be read as if contiguous but reach numba, with the right product."""
+    import scipy.sparse as sp
+    A = sp.random(30, 20, density=0.2, format="csc", random_state=2)
+    xx = np.random.default_rng(1).standard_normal(40)
+    x = xx[::2]                                   # float64, 1-D, stride 16 bytes
+    assert not x.flags.c_contiguous
+    got = compiled.csc_matvec(30, A.indptr, A.indices, A.data, x)
+    assert np.allclose(got, A @ x, rtol=1e-14, atol=1e-14)
+
+
+def test_export_signature_is_c_contiguous():
+    """Every array argument of the exported signature is C-contiguous, scalars unchanged."""
+    sig = "Tuple((f8[:], f8, f8))(f8[:], i8[:, :], i4[:], f8, b1)"
+    assert kernels.export_signature(sig) == \
+        "Tuple((f8[:], f8, f8))(f8[::1], i8[:, ::1], i4[::1], f8, b1)"
+
+
+def test_trusted_call_checks_its_first_arguments():
+    """``Kernel.trusted`` skips the per-call guard, so its first call checks the arguments:
+    a wrong dtype or a strided array is refused with a TypeError naming the kernel, and a
+    right call gives the guarded call's numbers."""
+    import scipy.sparse as sp
+    A = sp.random(12, 9, density=0.3, format="csc", random_state=3)
+    x = np.arange(9.0)
+    k = compiled.csc_matvec
+    fresh = kernels.Kernel(k.py_func, dict(k.options), k.aot)
+    try:
+        with pytest.raises(TypeError, match="csc_matvec"):
+            fresh.trusted(12, A.indptr.astype(np.int64), A.indices, A.data, x)
+        fresh.reset()
+        with pytest.raises(TypeError, match="C-contiguous"):
+            fresh.trusted(12, A.indptr, A.indices, A.data, np.arange(18.0)[::2])
+        fresh.reset()
+        got = fresh.trusted(12, A.indptr, A.indices, A.data, x)
+        assert np.array_equal(got, k(12, A.indptr, A.indices, A.data, x))
+        assert "trusted" in vars(fresh)           # bound: later calls skip the check
+    finally:
+        kernels.REGISTRY.remove(fresh)
 
 
 def test_export_names_follow_the_code():

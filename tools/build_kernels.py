@@ -41,7 +41,8 @@ def main() -> int:
         n = 0
         for k in kernels.REGISTRY:
             if k.aot:
-                cc.export(k.export_name, k.aot)(k.numba_function())
+                # compiled for C-contiguous arrays (the guard in kernels.py checks it)
+                cc.export(k.export_name, kernels.export_signature(k.aot))(k.numba_function())
                 n += 1
         cc.compile()
         built = list(pathlib.Path(tmp).glob(f"{name}*"))

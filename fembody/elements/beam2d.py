@@ -22,6 +22,7 @@ import numpy as np
 from . import compiled
 from .base import linear_two_node_mass, strain_kernel
 
+_F8, _I8 = np.dtype(np.float64), np.dtype(np.int64)
 _EMPTY = np.zeros(0)
 
 
@@ -138,7 +139,7 @@ class BeamBlock:
     def __init__(self, dofs: np.ndarray, X: np.ndarray, EA: np.ndarray, GA: np.ndarray,
                  EI: np.ndarray, rhoA: np.ndarray, rhoI: np.ndarray, lumped: np.ndarray,
                  beta: float = 0.0, labels: list[str] | None = None) -> None:
-        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.dofs = np.ascontiguousarray(dofs, dtype=np.int64)
         d = X[:, 2:4] - X[:, 0:2]
         self.L0 = np.hypot(d[:, 0], d[:, 1])
         self.alpha0 = np.arctan2(d[:, 1], d[:, 0])
@@ -167,9 +168,14 @@ class BeamBlock:
         if not compiled.AVAILABLE or self.Dd is not None:
             return False
         tangent = Kdata is not None
-        compiled.beam_assemble(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0,
-                                self.alpha0, self.D, f, Kdata if tangent else _EMPTY, pos,
-                                tangent)
+        # trusted (no per-call guard): the block's arrays are its own (built as C int64 and
+        # float64 at compile), f, Kdata the System's fresh ones; q is checked here
+        kernel = compiled.beam_assemble.trusted if (
+            type(q) is np.ndarray and q.dtype == _F8 and q.flags.c_contiguous
+            and (qdofs is None or qdofs.dtype == _I8 and qdofs.flags.c_contiguous)
+            and f.dtype == _F8 and f.flags.c_contiguous) else compiled.beam_assemble
+        kernel(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0, self.alpha0,
+               self.D, f, Kdata if tangent else _EMPTY, pos, tangent)
         return True
 
     def forces(self, x, v, tangent):

@@ -57,8 +57,10 @@ class JointBlock:
         increments ``u (n, k)`` (the configuration space's gather at ``safe_dofs``, which
         the System sets with ``X``): reference ``X`` plus ``u``, 0 where a DOF is absent."""
         if self._fmask is None:
-            self._fmask = self.mask.astype(float)
-        return (u + self.X) * self._fmask
+            # every DOF present (the common case): the product with ones is skipped
+            self._fmask = False if self.mask.all() else self.mask.astype(float)
+        x = u + self.X
+        return x if self._fmask is False else x * self._fmask
 
 
 class PointBlock(JointBlock):

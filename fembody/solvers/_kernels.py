@@ -42,11 +42,12 @@ def _correct_np(v, a, free, dq, gp, bp):
     return float(np.max(np.abs(dq))) if dq.size else 0.0
 
 
-@njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1)")
-def _residual_nb(fext, fint, fc, free, fin, with_scale):  # pragma: no cover - jitted
-    """r = (fext - fint - fc)[free] - fin, |r| and (with_scale) the force scale."""
+@njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1, f8[:])")
+def _residual_into(fext, fint, fc, free, fin, with_scale, r):  # pragma: no cover - jitted
+    """r = (fext - fint - fc)[free] - fin written into ``r``; returns |r| and (with_scale)
+    the force scale. (Arrays handed in rather than returned: an ahead-of-time compiled
+    function boxes a returned array ~1 us slower than numba's JIT does.)"""
     n = free.shape[0]
-    r = np.empty(n)
     rr = 0.0
     for j in range(n):
         i = free[j]
@@ -66,15 +67,24 @@ def _residual_nb(fext, fint, fc, free, fin, with_scale):  # pragma: no cover - j
         for j in range(n):
             s4 += fin[j] * fin[j]
         scale = max(math.sqrt(max(s1, s2, s3, s4)), 1e-300)
-    return r, math.sqrt(rr), scale
+    return math.sqrt(rr), scale
 
 
-@njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], i4[:], i4[:], "
-                          "f8[:], f8[:], b1)")
-def _residual_mass_nb(fext, fint, fc, free, indptr, indices, data, qdd,
-                      with_scale):  # pragma: no cover - jitted
-    """As :func:`_residual_nb` with ``fin = M qdd[free]`` for the constant mass matrix given by
-    its CSC arrays on the free DOFs (one call instead of a gather, a product and a residual)."""
+@njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1)")
+def _residual_nb(fext, fint, fc, free, fin, with_scale):  # pragma: no cover - jitted
+    """r = (fext - fint - fc)[free] - fin, |r| and (with_scale) the force scale."""
+    r = np.empty(free.shape[0])
+    norm, scale = _residual_into(fext, fint, fc, free, fin, with_scale, r)
+    return r, norm, scale
+
+
+@njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], i8[:], i4[:], i4[:], f8[:], f8[:], "
+                          "b1, f8[:])")
+def _residual_mass_into(fext, fint, fc, free, indptr, indices, data, qdd, with_scale,
+                        r):  # pragma: no cover - jitted
+    """As :func:`_residual_into` with ``fin = M qdd[free]`` for the constant mass matrix given
+    by its CSC arrays on the free DOFs (one call instead of a gather, a product and a
+    residual)."""
     n = free.shape[0]
     fin = np.zeros(n)
     for j in range(n):
@@ -82,7 +92,25 @@ def _residual_mass_nb(fext, fint, fc, free, indptr, indices, data, qdd,
         if x != 0.0:
             for k in range(indptr[j], indptr[j + 1]):
                 fin[indices[k]] += data[k] * x
-    return _residual_nb(fext, fint, fc, free, fin, with_scale)
+    return _residual_into(fext, fint, fc, free, fin, with_scale, r)
+
+
+@njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], i4[:], i4[:], "
+                          "f8[:], f8[:], b1)")
+def _residual_mass_nb(fext, fint, fc, free, indptr, indices, data, qdd,
+                      with_scale):  # pragma: no cover - jitted
+    """:func:`_residual_mass_into` returning ``(r, |r|, scale)``."""
+    r = np.empty(free.shape[0])
+    norm, scale = _residual_mass_into(fext, fint, fc, free, indptr, indices, data, qdd,
+                                      with_scale, r)
+    return r, norm, scale
+
+
+def _residual_mass_into_np(fext, fint, fc, free, indptr, indices, data, qdd, with_scale, r):
+    """numpy twin of :func:`_residual_mass_into`."""
+    r[:], norm, scale = _residual_mass_np(fext, fint, fc, free, indptr, indices, data, qdd,
+                                          with_scale)
+    return norm, scale
 
 
 def _residual_mass_np(fext, fint, fc, free, indptr, indices, data, qdd, with_scale):
@@ -103,18 +131,18 @@ def _residual_np(fext, fint, fc, free, fin, with_scale):
 
 if AVAILABLE:
     correct, residual, residual_mass = _correct_nb, _residual_nb, _residual_mass_nb
+    residual_mass_into = _residual_mass_into
 else:  # pragma: no cover - depends on the environment
     correct, residual, residual_mass = _correct_np, _residual_np, _residual_mass_np
+    residual_mass_into = _residual_mass_into_np
 
 
-@njit(cache=True, aot="Tuple((f8[:], f8[:], f8))(f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, "
-                          "f8)")
-def _predict_nb(v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
+@njit(cache=True, aot="f8(f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, f8, f8[:], f8[:])")
+def _predict_into(v, a, qdd, free, h, am, af, g, b, d, v1):  # pragma: no cover - jitted
     """Generalized-alpha predictor with q''_{n+1} = q''_n: the configuration increment ``d``
-    on the free DOFs, the new velocities ``v1`` and the step's motion max |d|."""
+    on the free DOFs and the new velocities ``v1`` written into the arrays given; returns the
+    step's motion max |d|."""
     n = v.shape[0]
-    d = np.empty(free.shape[0])
-    v1 = np.empty(n)
     for i in range(n):
         a1 = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
         v1[i] = v[i] + h * ((1.0 - g) * a[i] + g * a1)
@@ -126,6 +154,16 @@ def _predict_nb(v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
         d[j] = dj
         if abs(dj) > m:
             m = abs(dj)
+    return m
+
+
+@njit(cache=True, aot="Tuple((f8[:], f8[:], f8))(f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, "
+                          "f8)")
+def _predict_nb(v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
+    """:func:`_predict_into` returning ``(d, v1, motion)``."""
+    d = np.empty(free.shape[0])
+    v1 = np.empty(v.shape[0])
+    m = _predict_into(v, a, qdd, free, h, am, af, g, b, d, v1)
     return d, v1, m
 
 
@@ -141,3 +179,51 @@ if AVAILABLE:
     predict = _predict_nb
 else:  # pragma: no cover - depends on the environment
     predict = _predict_np
+
+@njit(cache=True, aot="f8(f8[:], f8[:], f8[:], i8[:], f8[:], f8, f8)")
+def _correct_add_nb(q, v, a, free, dq, gp, bp):  # pragma: no cover - jitted
+    """:func:`_correct_nb` and ``q[free] += dq`` in one call, for the additive planar space
+    (whose ``update_free`` is that addition: the same numbers as the two calls)."""
+    for j in range(free.shape[0]):
+        q[free[j]] += dq[j]
+    return _correct_nb(v, a, free, dq, gp, bp)
+
+
+def _correct_add_np(q, v, a, free, dq, gp, bp):
+    """numpy twin of :func:`_correct_add_nb`."""
+    q[free] += dq
+    return _correct_np(v, a, free, dq, gp, bp)
+
+
+@njit(cache=True, aot="f8(f8[:], f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, f8, f8[:], f8[:])")
+def _predict_add_nb(q, v, a, qdd, free, h, am, af, g, b, q1, v1):  # pragma: no cover - jitted
+    """:func:`_predict_into` with the configuration moved additively: ``q1 = q`` with ``d``
+    added at the free DOFs (the additive planar space's update) and ``v1`` written into the
+    arrays given; returns the step's motion."""
+    d = np.empty(free.shape[0])
+    m = _predict_into(v, a, qdd, free, h, am, af, g, b, d, v1)
+    for i in range(q.shape[0]):
+        q1[i] = q[i]
+    for j in range(free.shape[0]):
+        q1[free[j]] += d[j]
+    return m
+
+
+def _predict_add_np(q, v, a, qdd, free, h, am, af, g, b, q1, v1):
+    """numpy twin of :func:`_predict_add_nb`."""
+    d, v1[:], m = _predict_np(v, a, qdd, free, h, am, af, g, b)
+    q1[:] = q
+    q1[free] += d
+    return m
+
+
+if AVAILABLE:
+    correct_add, predict_add = _correct_add_nb, _predict_add_nb
+else:  # pragma: no cover - depends on the environment
+    correct_add, predict_add = _correct_add_np, _predict_add_np
+
+# the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
+# fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
+for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
+              _predict_add_np, _residual_mass_into_np):
+    _twin.trusted = _twin

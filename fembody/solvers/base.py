@@ -138,8 +138,13 @@ class Integrator:
         else:                       # constant mass: M q'' inside the residual kernel
             M, Kin, Cin = s.M_const, None, None
             Mc = s._M_csc
-            r, self._res, sc = _kernels.residual_mass(fext, fint, ce.force, free, Mc.indptr,
-                                                      Mc.indices, Mc.data, qdd, scale is None)
+            # trusted: fext, fint, ce.force are the System's fresh float arrays, free and the
+            # mass pattern its own (int64, int32), qdd the integrator's iterate
+            r = np.empty(free.shape[0])
+            kernel = (_kernels.residual_mass_into.trusted if Mc.indices.dtype == np.int32
+                      else _kernels.residual_mass_into)  # (SciPy's int64 beyond 2^31 entries)
+            self._res, sc = kernel(fext, fint, ce.force, free, Mc.indptr, Mc.indices, Mc.data,
+                                   qdd, scale is None, r)
         scale = sc if scale is None else scale
         mats = None
         if tangent:

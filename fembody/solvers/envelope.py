@@ -97,16 +97,16 @@ def _solve(env, first, rowptr, dinv, perm, b, x):  # pragma: no cover - jitted
 
 
 @njit(cache=True, error_model="numpy",
-      aot="Tuple((f8[:], f8[:]))(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], "
-          "f8[:], f8[:, :], f8[:, :])")
-def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
-                 Zinv):  # pragma: no cover - jitted
+      aot="void(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], f8[:], f8[:, :], "
+          "f8[:, :], f8[:], f8[:], f8[:])")
+def _schur_solve_into(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT, Zinv, y, mu,
+                      work):  # pragma: no cover - jitted
     """Saddle point by the Schur complement: y = A^-1 r, mu = Z^-1 (B y - c),
-    dq = y - A^-1 B^T mu (``B`` as CSR arrays (m rows), ``SinvBT`` (n, m), ``Zinv`` (m, m))."""
-    n = r.shape[0]
+    dq = y - A^-1 B^T mu (``B`` as CSR arrays (m rows), ``SinvBT`` (n, m), ``Zinv`` (m, m)),
+    written into ``y`` (dq) and ``mu``; ``work`` (n,) is scratch. (Arrays handed in rather
+    than returned: an ahead-of-time compiled function boxes returned arrays ~1 us slower than
+    numba's JIT does.)"""
     m = c.shape[0]
-    y = np.empty(n)
-    work = np.empty(n)
     _solve1(env, first, rowptr, dinv, perm, r, y, work)
     w = np.empty(m)
     for i in range(m):
@@ -114,18 +114,47 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
         for k in range(Bp[i], Bp[i + 1]):
             s += Bx[k] * y[Bi[k]]
         w[i] = s
-    mu = np.zeros(m)
     for i in range(m):
         s = 0.0
         for j in range(m):
             s += Zinv[i, j] * w[j]
         mu[i] = s
-    for k in range(n):
+    for k in range(y.shape[0]):
         s = y[k]
         for j in range(m):
             s -= SinvBT[k, j] * mu[j]
         y[k] = s
+
+
+@njit(cache=True, error_model="numpy",
+      aot="Tuple((f8[:], f8[:]))(f8[:], i8[:], i8[:], f8[:], i8[:], f8[:], f8[:], i4[:], i4[:], "
+          "f8[:], f8[:, :], f8[:, :])")
+def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
+                 Zinv):  # pragma: no cover - jitted
+    """:func:`_schur_solve_into` returning ``(dq, mu)``."""
+    y = np.empty(r.shape[0])
+    mu = np.zeros(c.shape[0])
+    _schur_solve_into(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT, Zinv, y, mu,
+                      np.empty(r.shape[0]))
     return y, mu
+
+
+try:    # the gufunc behind np.linalg.inv, without its ~4 us of argument checks per call
+    from numpy.linalg import _umath_linalg
+    _inv = _umath_linalg.inv
+except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
+    _inv = None
+
+
+def small_inv(Z: np.ndarray) -> np.ndarray:
+    """``np.linalg.inv(Z)`` of a float64 matrix, the same numbers; LinAlgError if singular."""
+    if _inv is not None:
+        try:
+            with np.errstate(invalid="raise", over="ignore", divide="ignore", under="ignore"):
+                return _inv(Z, signature="d->d")
+        except FloatingPointError:
+            pass                    # singular: np.linalg.inv raises its LinAlgError
+    return np.linalg.inv(Z)
 
 
 def _schur_factor(env, first, rowptr, dinv, perm, B, BT):
@@ -133,8 +162,8 @@ def _schur_factor(env, first, rowptr, dinv, perm, B, BT):
     small product and inverse in numpy: LAPACK is not linked into the AOT extension)."""
     n, m = BT.shape
     X = np.empty((n, m))
-    _solve(env, first, rowptr, dinv, perm, BT, X)
-    return X, np.ascontiguousarray(np.linalg.inv(B @ X))
+    _solve.trusted(env, first, rowptr, dinv, perm, BT, X)
+    return X, np.ascontiguousarray(small_inv(B @ X))
 
 
 @njit(cache=True, aot="i8[:](i8[:], i8[:], i8)")
@@ -217,6 +246,8 @@ class EnvelopeLDL:
     ``factorize(data)`` returns False (and keeps no factor) when a pivot is not positive, i.e.
     the matrix is not positive definite; ``solve(b)`` takes (n,) or (n, m) right-hand sides."""
 
+    _scratch: np.ndarray | None = None
+
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int,
                  ordering: tuple | None = None) -> None:
         if not AVAILABLE:
@@ -236,14 +267,16 @@ class EnvelopeLDL:
         self.width = float(self.rowptr[-1]) / max(n, 1)
         w = int(np.max(np.arange(n) - self.first)) + 1 if n else 1
         self._work = np.zeros(w)
+        self._scratch = np.zeros(n)          # the Schur solve's work vector
         self.ok = False
         self.bad_row = -1
 
     def factorize(self, data: np.ndarray) -> bool:
         """Factorise the matrix with CSC values ``data``; False if not positive definite (the
         original index of the failing row is kept in ``bad_row``)."""
-        k = _factor(np.ascontiguousarray(data, dtype=float), self.src, self.dst, self.env,
-                    self.first, self.rowptr, self.dinv, self._work)
+        # the arrays are this object's own (checked when built) and ``data`` made C float64
+        k = _factor.trusted(np.ascontiguousarray(data, dtype=float), self.src, self.dst,
+                            self.env, self.first, self.rowptr, self.dinv, self._work)
         self.ok = k < 0
         self.bad_row = int(self.perm[k]) if k >= 0 else -1
         return self.ok
@@ -262,17 +295,26 @@ class EnvelopeLDL:
 
     def schur_factor(self, B: np.ndarray, BT: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``A^-1 B^T`` and ``(B A^-1 B^T)^-1`` for a dense ``B`` (m, n) and its transpose
-        (n, m), both C-contiguous."""
+        (n, m), both C-contiguous float64 (read by a trusted kernel call)."""
         return _schur_factor(self.env, self.first, self.rowptr, self.dinv, self.perm, B, BT)
 
     def schur_solve(self, r: np.ndarray, c: np.ndarray, B: tuple, SinvBT: np.ndarray,
-                    Zinv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    Zinv: np.ndarray, trusted: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(dq, mu) of ``[[A, B^T], [B, 0]] [dq; mu] = [r; c]`` given B as CSR arrays
         ``(indptr, indices, data)``, ``A^-1 B^T`` and the inverse Schur complement
-        ``(B A^-1 B^T)^-1``, in one compiled call."""
-        return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm,
-                            np.asarray(r, dtype=float), np.asarray(c, dtype=float), *B, SinvBT,
-                            Zinv)
+        ``(B A^-1 B^T)^-1``, in one compiled call. ``trusted``: ``B``, ``SinvBT``, ``Zinv``
+        are the caller's own C-contiguous arrays (int32 indices, float64 values, e.g. from
+        :meth:`schur_factor`): the kernel is called without its per-call argument guard."""
+        r, c = np.ascontiguousarray(r, dtype=float), np.ascontiguousarray(c, dtype=float)
+        if not trusted:
+            return _schur_solve(self.env, self.first, self.rowptr, self.dinv, self.perm, r, c,
+                                *B, SinvBT, Zinv)
+        y, mu, work = np.empty(self.n), np.empty(c.shape[0]), self._scratch
+        if work is None:                    # (an object unpickled from an older checkpoint)
+            work = self._scratch = np.zeros(self.n)
+        _schur_solve_into.trusted(self.env, self.first, self.rowptr, self.dinv, self.perm, r,
+                                  c, *B, SinvBT, Zinv, y, mu, work)
+        return y, mu
 
     __call__ = solve
 

@@ -322,6 +322,8 @@ class SaddlePointSolver:
     METHODS = ("auto", "envelope", "ldl", "schur", "superlu", "dense", "banded")
     SCHUR_MAX = 64
 
+    _B_int32 = False         # B's pattern is int32 CSR: the envelope's Schur solve is trusted
+
     def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
                  S_indices: np.ndarray | None = None, S_indptr: np.ndarray | None = None,
                  B_indices: np.ndarray | None = None, B_indptr: np.ndarray | None = None,
@@ -344,6 +346,7 @@ class SaddlePointSolver:
         self.method = method
         self.S_pat = (S_indices, S_indptr)
         self.B_pat = (B_indices, B_indptr)
+        self._B_int32 = all(getattr(a, "dtype", None) == np.int32 for a in self.B_pat)
         self.S_diag = S_diag
         self._data = np.zeros(len(pattern.indices)) if pattern is not None else None
         self._symbolic = None
@@ -389,14 +392,16 @@ class SaddlePointSolver:
             return "superlu"
         return "schur" if self.m <= self.SCHUR_MAX else "ldl"
 
-    def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray, same_S: bool = False) -> None:
+    def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray, same_S: bool = False,
+                  owned: bool = False) -> None:
         """Factorise with S (CSC data on the K pattern) and B (CSR data). ``same_S``: S is the
         one of the previous call (e.g. a constant mass matrix), so the Schur path keeps its
-        factor of S and only redoes the small complement with the new B."""
+        factor of S and only redoes the small complement with the new B. ``owned``: the
+        caller hands over a fresh ``Sdata`` it never changes, kept without a copy."""
         # the inputs of the current factorisation: a checkpoint rebuilds it from them
         # (fembody.solvers.checkpoint), so a resumed modified Newton reuses the same matrix
-        self.factorized = (Sdata.copy() if not same_S or self.factorized is None
-                           else self.factorized[0], np.array(Bdata, dtype=float))
+        self.factorized = ((Sdata if owned else Sdata.copy()) if not same_S or self.factorized
+                           is None else self.factorized[0], np.array(Bdata, dtype=float))
         if same_S and self.active in ("schur", "envelope") and self._plain is None:
             self._schur_complement(Bdata)
             return
@@ -541,7 +546,7 @@ class SaddlePointSolver:
         if isinstance(fac, _Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
         if self.active == "envelope":
-            return self._env.schur_solve(r, c, *fac)
+            return self._env.schur_solve(r, c, *fac, trusted=self._B_int32)
         if self.active == "schur":
             B, SinvBT, Zinv = fac
             y = self._symbolic(r)

@@ -40,7 +40,8 @@ class RunMonitor:
 
     def __init__(self, sys: System, integ, bound: float = 10.0, every: int = 100) -> None:
         self.sys, self.bound, self.every = sys, float(bound), int(every)
-        self.calls = 0
+        self.calls = 0                 # grid points seen (the driver counts them)
+        self.due = 1                   # the next grid point that is checked
         self.ratio_energy = 0.0        # largest ratios seen (kept in result.stats)
         self.ratio_force = 0.0
         q, v = integ.q, integ.v
@@ -109,13 +110,13 @@ class RunMonitor:
         self.power_prev = power
 
     def check(self, integ, h: float, acc: dict, last: bool = False) -> None:
-        """After a grid point: at the 1st, 2nd, 4th, ... (fast growth shows early), every
-        ``every``-th and the last call run the checks; raise InstabilityError when a ratio
-        exceeds ``bound``."""
-        self.calls += 1
-        early = self.calls < self.every and self.calls & (self.calls - 1) == 0  # 1, 2, 4, ...
-        if not (last or early or self.calls % self.every == 0):
-            return
+        """Run the checks; raise InstabilityError when a ratio exceeds ``bound``. The driver
+        counts the grid points in ``calls`` and calls this when ``calls == due`` (the 1st,
+        2nd, 4th, ... grid point: fast growth shows early, then every ``every``-th), at the
+        last one and after a failure: one integer compare per grid point otherwise."""
+        c = self.calls
+        if c >= self.due:           # the next grid point to check: 2c below ``every``, then
+            self.due = 2 * c if 2 * c < self.every else (c // self.every + 1) * self.every
         s = integ.sys
         work = abs(acc["work"]) + abs(self.driver_work)
         self.work_max = max(self.work_max, work,

@@ -15,7 +15,8 @@ callbacks (closures over the integrator's own iterate, so no state is copied per
     norm ``res``, its force ``scale``, the constraint violation ``viol`` and the step's motion
     (the yardstick of the residual test); ``res`` or ``viol`` not finite fails the step.
 ``assemble(mats) -> S``
-    the iteration matrix from the tangent matrices (e.g. K + gamma/(beta h) C + .. M).
+    the iteration matrix from the tangent matrices (e.g. K + gamma/(beta h) C + .. M), a
+    fresh array (the solver keeps it for checkpoints without a copy).
 ``apply(dq, dlam) -> (norm, bound)``
     moves the integrator's iterate by the increment; ``norm`` is the increment's size (NaN
     if it is not finite), ``bound`` the tolerance of the contraction test (None: no test).
@@ -69,7 +70,8 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
     Parameters
     ----------
     owner : the integrator; its ``n_newton`` counts the solved increments.
-    solver : a :class:`.linalg.SaddlePointSolver` (``factorize(S, Bdata)``, ``solve(r, c)``).
+    solver : a :class:`.linalg.SaddlePointSolver` (``factorize(S, Bdata, owned)``,
+        ``solve(r, c)``).
     evaluate, assemble, apply, converged, fail : the callbacks of the module docstring.
     tangent : whether the first iteration assembles a fresh tangent (False: the solver still
         holds a valid factorisation).
@@ -105,7 +107,7 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
                 return False, fail("iterations", res, scale, viol, None), it
         if tangent:
             S = assemble(mats)
-            factorize(S, Bdata)
+            factorize(S, Bdata, owned=True)     # ``assemble`` returns a fresh S
             fresh = True
         dq, dlam = solve(r, -c)
         owner.n_newton += 1

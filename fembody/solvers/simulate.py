@@ -185,6 +185,7 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
             result.record_sensors(integ.t, sensors.sensors,
                                   sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
 
+    has_sensors = len(sensors) > 0
     if run["i"] == 1:                   # a fresh run (a resumed one has its start already)
         record_sensors()
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
@@ -236,15 +237,15 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                     last = last and landed
                 if last:
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
-                for k, val in power(integ, h_try).items():
-                    acc[k] += val
+                power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
                 good += 1
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
-            record_sensors()
+            if has_sensors:
+                record_sensors()
             run.update(integ=integ, i=i + 1, h=h, good=good)
             saved = i % run["save_every"] == 0 or i == n_grid
             if saved:
@@ -252,13 +253,16 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                 if callback is not None:
                     callback(result)
             if watch is not None:
+                watch.calls += 1            # RunMonitor.tick inlined: 1, 2, 4, ..., 64, 100, ..
+            if watch is not None and (i == n_grid or watch.calls == watch.due):
                 try:
                     watch.check(integ, h_try, acc, last=i == n_grid)
                 except InstabilityError:
                     if not saved:
                         _record(run, sys)   # keep the state where the growth was seen
                     raise
-            saver(run, i == n_grid, wall0 + _time.perf_counter())
+            if saver.path is not None:
+                saver(run, i == n_grid, wall0 + _time.perf_counter())
             bar.update(integ.t, integ.n_steps, integ.n_newton)
             clock.check(integ.t)
         result.stats["status"] = "finished"
@@ -422,6 +426,14 @@ class _Power:
         self.prev = None
 
     def __call__(self, integ, h: float) -> dict:
+        """The increments over the last step of ``h`` [s] (zero at the first call)."""
+        out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
+        self.add_to(integ, h, out)
+        return out
+
+    def add_to(self, integ, h: float, acc: dict) -> None:
+        """Add the increments over the last step to the sums ``acc`` (the driver's hot path:
+        no dictionary per step; increments that are always zero are not added)."""
         s = self.sys
         f = s.nodal_loads(integ.t)
         if s.turning_loads:        # follower forces, spatial moments: f(q)
@@ -432,20 +444,18 @@ class _Power:
             last = getattr(integ, "last", None)
             fc = (last[1].force if last is not None else
                   s.constraints(integ.q, integ.t, integ.lam[:s.n_con], hessian=False).force)
-        out = {"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0}
         if self.prev is not None:
             q0, v0, f0, fc0 = self.prev
             dq = s.difference(integ.q, q0)
-            out["work"] = 0.5 * float((f + f0) @ dq)
+            acc["work"] += 0.5 * float((f + f0) @ dq)
             if fc is not None:
-                out["constraint_work"] = -0.5 * float((fc + fc0) @ dq)
+                acc["constraint_work"] += -0.5 * float((fc + fc0) @ dq)
             if self.damped:
                 qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
                 fv, _, _ = s.internal_forces(qm, vm, False)
                 fe, _, _ = s.internal_forces(qm, None, False)
-                out["dissipated"] = h * float(vm @ (fv - fe))
+                acc["dissipated"] += h * float(vm @ (fv - fe))
         self.prev = (integ.q, integ.v, f, fc)
-        return out
 
 
 
@@ -454,6 +464,8 @@ def _consistent_v0(sys: System, q0, v0) -> np.ndarray:
     q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
     if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
         return v0           # nothing to do, or a wrong shape the integrator reports
+    if not np.any(v0) and not any(b.rheonomic for b in sys.joint_blocks):
+        return v0           # rest is consistent with scleronomic joints (B 0 = 0 = -phi_t)
     try:        # a violated or redundant joint set is the integrator's to report, by name
         if np.abs(sys.constraints(q, 0.0).phi).max() > 1e-9 * max(sys.length, 1.0):
             return v0

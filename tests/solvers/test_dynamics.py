@@ -163,6 +163,23 @@ def test_run_monitor_names_the_instability_of_the_issues_settings(params):
     assert not isinstance(off.value, fb.InstabilityError)
 
 
+def test_run_monitor_checks_at_its_grid_points(monkeypatch):
+    """The driver selects the grid points the monitor checks with an integer compare: the 1st,
+    2nd, 4th, ..., 64th, then every 100th, and the last (here 250 of 250)."""
+    from fembody.solvers.monitor import RunMonitor
+    seen = []
+    original = RunMonitor.check
+
+    def spy(self, integ, h, acc, last=False):
+        seen.append(self.calls)
+        return original(self, integ, h, acc, last)
+
+    monkeypatch.setattr(RunMonitor, "check", spy)
+    model, _, _ = rigid_pendulum(0.5)
+    fb.simulate(model, t_end=0.25, dt=1e-3)
+    assert seen == [1, 2, 4, 8, 16, 32, 64, 100, 200, 250]
+
+
 def test_run_monitor_counts_the_drivers_work():
     """A driven slider-crank: the drivers' work the monitor integrates (lam . phi_t) equals
     the constraint work of the energy balance (force times displacement) and the energy

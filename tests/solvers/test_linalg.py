@@ -36,6 +36,18 @@ def test_envelope_ldl_solves_like_lapack(n, density, seed):
     assert sign > 0 and np.sum(np.log(env.D())) == pytest.approx(logdet, rel=1e-10, abs=1e-10)
 
 
+def test_small_inverse_equals_numpy_and_refuses_singular_matrices():
+    """The Schur complement's inverse skips np.linalg.inv's argument checks, not its numbers:
+    bit for bit the same, and a singular matrix still raises LinAlgError."""
+    from fembody.solvers.envelope import small_inv
+    rng = np.random.default_rng(11)
+    for m in (1, 2, 3, 6):
+        Z = rng.standard_normal((m, m)) + m * np.eye(m)
+        assert np.array_equal(small_inv(Z), np.linalg.inv(Z))
+    with pytest.raises(np.linalg.LinAlgError):
+        small_inv(np.ones((2, 2)))
+
+
 def test_envelope_refactorises_and_rejects_indefinite_matrices():
     A = random_spd(40, 0.1, 4)
     env = EnvelopeLDL(A.indptr, A.indices, 40)
@@ -108,6 +120,38 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     r4, n4, s4 = _kernels._residual_np(fext, fint, fc, free, M @ qdd[free], True)
     assert r3 == pytest.approx(r4, rel=1e-13) and n3 == pytest.approx(n4, rel=1e-13)
     assert s3 == pytest.approx(s4, rel=1e-13)
+    # the variants writing into a given array: the same numbers (bit for bit from numba)
+    for into, ref in ((_kernels._residual_mass_into, (r3, n3, s3)),
+                      (_kernels._residual_mass_into_np, (r4, n4, s4))):
+        r5 = np.full(40, np.nan)
+        n5, s5 = into(fext, fint, fc, free, M.indptr, M.indices, M.data, qdd, True, r5)
+        assert np.array_equal(r5, ref[0]) and (n5, s5) == ref[1:]
+
+
+def test_fused_additive_kernels_equal_the_separate_calls():
+    """The additive planar space's fused predictor and corrector give bit for bit what the
+    separate kernels and ``update_free`` give, and equal their numpy twins."""
+    from fembody.elements import compiled
+    rng = np.random.default_rng(8)
+    n = 30
+    free = np.sort(rng.choice(n, 25, replace=False))
+    q, v, a, qdd = (rng.standard_normal(n) for _ in range(4))
+    args = (v, a, qdd, free, 1e-3, -0.05, 0.47, 0.52, 0.26)
+    d, v1, m = _kernels._predict_nb(*args)
+    q1 = q.copy()
+    compiled.add_at(q1, free, d)
+    for fused in (_kernels._predict_add_nb, _kernels._predict_add_np):
+        q2, v2 = np.full(n, np.nan), np.full(n, np.nan)
+        m2 = fused(q, *args, q2, v2)
+        assert np.array_equal(q2, q1) and np.array_equal(v2, v1) and m2 == m
+    dq = rng.standard_normal(len(free))
+    ref = [q1.copy(), v1.copy(), qdd.copy()]
+    norm = _kernels._correct_nb(ref[1], ref[2], free, dq, 3.0, 7.0)
+    compiled.add_at(ref[0], free, dq)
+    for fused in (_kernels._correct_add_nb, _kernels._correct_add_np):
+        got = [q1.copy(), v1.copy(), qdd.copy()]
+        assert fused(*got, free, dq, 3.0, 7.0) == norm
+        assert all(np.array_equal(x, y) for x, y in zip(got, ref))
 
 
 def test_predictor_kernel_equals_its_numpy_twin():

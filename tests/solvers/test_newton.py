@@ -21,7 +21,7 @@ class Dense:
         self.n_factor = 0
         self.S = None
 
-    def factorize(self, S, Bdata) -> None:
+    def factorize(self, S, Bdata, owned=False) -> None:
         self.S = np.array(S, float)
         self.n_factor += 1
 
