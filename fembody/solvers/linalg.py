@@ -11,10 +11,9 @@ on SciPy's solvers and says so once.
 """
 from __future__ import annotations
 
+import importlib.util
 import logging
 import warnings
-
-import importlib.util
 
 import numpy as np
 import scipy.sparse as sp
@@ -237,12 +236,8 @@ class LinearSolver:
                 self._fac, self.active = ("lu", sla.lu_factor(Ad, check_finite=False)), "dense"
             return
         try:
-            if self.spd:
-                self._fac = spla.splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A",
-                                      diag_pivot_thresh=0.1)
-            else:
-                self._lu = getattr(self, "_lu", None) or OrderedSuperLU()
-                self._fac = self._lu.factorize(A.tocsc())
+            self._lu = getattr(self, "_lu", None) or OrderedSuperLU(spd=self.spd)
+            self._fac = self._lu.factorize(A.tocsc())
         except RuntimeError:           # "Factor is exactly singular"
             self._fac = _Singular()
         self.active = "superlu"

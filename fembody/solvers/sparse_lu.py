@@ -50,8 +50,11 @@ class OrderedSuperLU:
     the first factorisation and reused. Raises RuntimeError on an exactly singular matrix, as
     ``scipy.sparse.linalg.splu`` does."""
 
-    def __init__(self, min_size: int | None = None) -> None:
+    def __init__(self, min_size: int | None = None, spd: bool = False) -> None:
         self.min_size = min_size
+        # expected symmetric positive definite (Cholesky failed): SuperLU's own symmetric
+        # ordering, as before this module (those matrices are not the spatial saddle ones)
+        self.spd = spd
         self.perm: np.ndarray | None = None
         self.ordering = "colamd"
 
@@ -73,6 +76,8 @@ class OrderedSuperLU:
     def factorize(self, A: sp.csc_matrix):
         """The factor of ``A`` (CSC), an object with ``solve(b)``."""
         n = A.shape[0]
+        if self.spd:
+            return spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.1)
         if n < (SYM_MIN if self.min_size is None else self.min_size) or not HAVE_CHOLMOD:
             return spla.splu(A, permc_spec="COLAMD")
         if self.perm is None:
