@@ -242,6 +242,17 @@ def gyroscopic(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
 
     by 2-point Gauss (exact: the integrands are cubic in s). ``sum_i W_i . g_i = int W . (W x
     J W) ds = 0``: the gyroscopic moments do no work. Lumped: ``g_i = L/2 W_i x J W_i``."""
+    lumped = np.asarray(lumped, bool)
+    if not beam3d_numba.AVAILABLE:
+        return gyroscopic_numpy(L0, J, W, lumped, tangent)
+    g, C = beam3d_numba.gyroscopic(*(np.ascontiguousarray(a, dtype=float) for a in (L0, J, W)),
+                                   lumped, tangent)
+    return g, (C if tangent else None)
+
+
+def gyroscopic_numpy(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
+                     tangent: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`gyroscopic` in numpy (used without numba; a test compares the two)."""
     n = L0.shape[0]
     lumped = np.asarray(lumped, bool)
     W2 = W.reshape(n, 2, 3)

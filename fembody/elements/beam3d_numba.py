@@ -25,7 +25,7 @@ _ATN = np.array([(-1) ** k / (2 * k + 1) for k in range(10)])
 
 @njit(cache=True)
 def _poly(t, c):  # pragma: no cover - jitted
-    out = c[c.shape[0] - 1] + 0j
+    out = c[c.shape[0] - 1] + 0.0 * t          # real or complex, as t
     for k in range(c.shape[0] - 2, -1, -1):
         out = out * t + c[k]
     return out
@@ -44,7 +44,7 @@ def _coeffs(t):  # pragma: no cover - jitted
 @njit(cache=True)
 def _mm(A, B):  # pragma: no cover - jitted
     """3x3 product by loops: numba's ``@`` calls BLAS, whose overhead dominates at this size."""
-    C = np.zeros((A.shape[0], B.shape[1]), np.complex128)
+    C = np.zeros((A.shape[0], B.shape[1]), A.dtype)
     for i in range(A.shape[0]):
         for k in range(A.shape[1]):
             aik = A[i, k]
@@ -55,7 +55,7 @@ def _mm(A, B):  # pragma: no cover - jitted
 
 @njit(cache=True)
 def _mv(A, v):  # pragma: no cover - jitted
-    out = np.zeros(A.shape[0], np.complex128)
+    out = np.zeros(A.shape[0], A.dtype)
     for i in range(A.shape[0]):
         for k in range(A.shape[1]):
             out[i] += A[i, k] * v[k]
@@ -64,7 +64,7 @@ def _mv(A, v):  # pragma: no cover - jitted
 
 @njit(cache=True)
 def _hat(v):  # pragma: no cover - jitted
-    P = np.zeros((3, 3), np.complex128)
+    P = np.zeros((3, 3), v.dtype)
     P[0, 1] = -v[2]
     P[0, 2] = v[1]
     P[1, 0] = v[2]
@@ -86,7 +86,7 @@ def _so3(v, kind):  # pragma: no cover - jitted
     elif kind == 1:
         c1, c2 = -b, c
     else:
-        c1 = 0.5 + 0j
+        c1 = 0.5 + 0.0 * t
         if abs(t.real) < 0.25:
             c2 = _poly(t, _D)
         else:
@@ -103,7 +103,7 @@ def _log(R):  # pragma: no cover - jitted
     tr = R[0, 0] + R[1, 1] + R[2, 2]
     cand = np.array([tr.real, R[0, 0].real, R[1, 1].real, R[2, 2].real])
     k = np.argmax(cand)
-    q = np.zeros(4, np.complex128)
+    q = np.zeros(4, R.dtype)
     if k == 0:
         row = (1 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1])
     elif k == 1:
@@ -128,7 +128,7 @@ def _log(R):  # pragma: no cover - jitted
         else:
             ang = 0.5 * np.pi - np.arctan(w / s)
         f = 2.0 * ang / s
-    out = np.empty(3, np.complex128)
+    out = np.empty(3, R.dtype)
     out[0] = f * q[1]
     out[1] = f * q[2]
     out[2] = f * q[3]
@@ -152,7 +152,7 @@ def _element(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f):  # pragma: no cover - jitte
     A2 = _mm(Th, Ti)
     A1 = half.T + _mm(Th, B1)
     fx = _mv(Lr, nres)
-    gr = np.empty(3, np.complex128)
+    gr = np.empty(3, x1.dtype)
     gr[0] = L0 * (nres[1] * a[2] - nres[2] * a[1])
     gr[1] = L0 * (nres[2] * a[0] - nres[0] * a[2])
     gr[2] = L0 * (nres[0] * a[1] - nres[1] * a[0])
@@ -172,6 +172,15 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     n = x.shape[0]
     f = np.empty((n, 12))
     K = np.empty((n if tangent else 0, 12, 12))
+    if not tangent:
+        # real arithmetic (the helpers follow their arguments' dtype): ~3x faster per element
+        fr = np.empty(12)
+        for e in range(n):
+            _element(x[e, 0], x[e, 1], L[e, 0], L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e],
+                     Cm[e], fr)
+            for i in range(12):
+                f[e, i] = fr[i]
+        return f, K
     fe = np.empty(12, np.complex128)
     fc = np.empty(12, np.complex128)
     for e in range(n):
@@ -248,3 +257,57 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
                     acc += rhs[i, k] * L[e, 1, k, j]
                 K[e, i, 9 + j] = acc
     return f, K
+
+
+@njit(cache=True)
+def gyroscopic(L0, J, W, lumped, tangent):  # pragma: no cover - jitted
+    """Same contract as beam3d.gyroscopic; returns (g (n, 6), C (n, 6, 6) or a (0, 6, 6))."""
+    n = L0.shape[0]
+    g = np.zeros((n, 6))
+    C = np.zeros((n if tangent else 0, 6, 6))
+    gs = 0.5 - 0.5 / np.sqrt(3.0)
+    Wp = np.empty(3)
+    JW = np.empty(3)
+    N = np.empty(2)
+    for e in range(n):
+        w = 0.5 * L0[e]
+        for p in range(2):
+            if lumped[e]:
+                N[0] = 1.0 - p
+                N[1] = 1.0 * p
+            else:
+                N[0] = 1.0 - gs if p == 0 else gs
+                N[1] = 1.0 - N[0]
+            for k in range(3):
+                Wp[k] = N[0] * W[e, k] + N[1] * W[e, 3 + k]
+            for k in range(3):
+                JW[k] = J[e, k, 0] * Wp[0] + J[e, k, 1] * Wp[1] + J[e, k, 2] * Wp[2]
+            c0 = Wp[1] * JW[2] - Wp[2] * JW[1]
+            c1 = Wp[2] * JW[0] - Wp[0] * JW[2]
+            c2 = Wp[0] * JW[1] - Wp[1] * JW[0]
+            for i in range(2):
+                wi = w * N[i]
+                g[e, 3 * i] += wi * c0
+                g[e, 3 * i + 1] += wi * c1
+                g[e, 3 * i + 2] += wi * c2
+            if not tangent:
+                continue
+            # D = hat(Wp) J - hat(J Wp)
+            D = np.empty((3, 3))
+            for b in range(3):
+                D[0, b] = Wp[1] * J[e, 2, b] - Wp[2] * J[e, 1, b]
+                D[1, b] = Wp[2] * J[e, 0, b] - Wp[0] * J[e, 2, b]
+                D[2, b] = Wp[0] * J[e, 1, b] - Wp[1] * J[e, 0, b]
+            D[0, 1] += JW[2]
+            D[0, 2] -= JW[1]
+            D[1, 0] -= JW[2]
+            D[1, 2] += JW[0]
+            D[2, 0] += JW[1]
+            D[2, 1] -= JW[0]
+            for i in range(2):
+                for j in range(2):
+                    nn = w * N[i] * N[j]
+                    for a in range(3):
+                        for b in range(3):
+                            C[e, 3 * i + a, 3 * j + b] += nn * D[a, b]
+    return g, C

@@ -59,7 +59,9 @@ class Beam3DBlock(Block3D):
         super().__init__(np.asarray(nodes), dofs, labels)
         X = np.asarray(X, float)
         self.C2 = np.repeat(np.asarray(C, float)[:, None], 2, 1)      # (n, 2, 3, 3)
-        self.T = _element_T(np.asarray(C, float))
+        # section axes = node axes (a beam along its reference triad, e.g. along x with the
+        # default orientation): the map T is the identity and is skipped
+        self.T = None if np.all(self.C2 == np.eye(3)) else _element_T(np.asarray(C, float))
         self.L0 = np.linalg.norm(X[:, 1] - X[:, 0], axis=-1)
         self.Cn = np.ascontiguousarray(stiff[:, :3])
         self.Cm = np.ascontiguousarray(stiff[:, 3:])
@@ -71,11 +73,13 @@ class Beam3DBlock(Block3D):
 
     def _triads(self, poses):
         x, R = poses
-        return x, R @ self.C2
+        return x, (R if self.T is None else R @ self.C2)
 
     def forces(self, poses, v, tangent):
         x, L = self._triads(poses)
         f, K = beam3d.forces_fast(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        if self.T is None:
+            return f, K, None
         f = np.einsum("nji,nj->ni", self.T, f)
         if K is not None:
             K = np.swapaxes(self.T, 1, 2) @ K @ self.T
@@ -96,7 +100,7 @@ class Beam3DBlock(Block3D):
 
     def mass(self) -> np.ndarray:
         M = beam3d.mass(self.L0, *self.inert.T, self.lumped)
-        return np.swapaxes(self.T, 1, 2) @ M @ self.T
+        return M if self.T is None else np.swapaxes(self.T, 1, 2) @ M @ self.T
 
 
 class Truss3DBlock(Block3D):

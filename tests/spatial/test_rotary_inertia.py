@@ -33,13 +33,21 @@ def test_gyroscopic_moments_equal_the_closed_form_integrals():
     mixed = np.cross(a, Jb) + np.cross(b, Ja)
     g1 = L0[:, None] * (np.cross(a, Ja) / 4 + (mixed + np.cross(b, Jb)) / 12)
     g2 = L0[:, None] * (np.cross(b, Jb) / 4 + (mixed + np.cross(a, Ja)) / 12)
-    g, _ = b3.gyroscopic(L0, J, W, np.zeros(n, bool))
-    np.testing.assert_allclose(g, np.hstack([g1, g2]), rtol=1e-13, atol=1e-13 * np.abs(g).max())
-    gl, _ = b3.gyroscopic(L0, J, W, np.ones(n, bool))
-    np.testing.assert_allclose(gl, 0.5 * L0[:, None] * np.hstack([np.cross(a, Ja),
-                                                                  np.cross(b, Jb)]), rtol=1e-13)
-    # no work: W . g = int W . (W x J W) ds = 0
-    assert np.abs(np.einsum("ni,ni->n", W, g)).max() <= 1e-13 * np.abs(g).max()
+    for kernel in (b3.gyroscopic, b3.gyroscopic_numpy):      # compiled (with numba) and numpy
+        g, C = kernel(L0, J, W, np.zeros(n, bool))
+        np.testing.assert_allclose(g, np.hstack([g1, g2]), rtol=1e-13,
+                                   atol=1e-13 * np.abs(g).max())
+        gl, Cl = kernel(L0, J, W, np.ones(n, bool))
+        np.testing.assert_allclose(gl, 0.5 * L0[:, None] * np.hstack([np.cross(a, Ja),
+                                                                      np.cross(b, Jb)]),
+                                   rtol=1e-13)
+        # no work: W . g = int W . (W x J W) ds = 0
+        assert np.abs(np.einsum("ni,ni->n", W, g)).max() <= 1e-13 * np.abs(g).max()
+        # tangents of both kernels agree
+        np.testing.assert_allclose(C, b3.gyroscopic_numpy(L0, J, W, np.zeros(n, bool))[1],
+                                   rtol=1e-13, atol=1e-13 * np.abs(C).max())
+        np.testing.assert_allclose(Cl, b3.gyroscopic_numpy(L0, J, W, np.ones(n, bool))[1],
+                                   rtol=1e-13, atol=1e-13 * np.abs(Cl).max())
 
 
 @pytest.mark.parametrize("lumped", [False, True])
