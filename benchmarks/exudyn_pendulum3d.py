@@ -67,7 +67,7 @@ def solve(mbs, t_end: float) -> None:
     # this stiffness
     ss.timeIntegration.newton.relativeTolerance = 1e-6
     ss.timeIntegration.verboseMode = int(os.environ.get("EXU_VERBOSE", 0))
-    ss.solutionSettings.writeSolutionToFile = False
+    ss.solution.file.write = False
     ss.linearSolver.solverType = exu.LinearSolverType.EigenSparse
     ss.show.statistics = False
     mbs.SolveDynamic(ss)

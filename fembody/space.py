@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from . import rotations as rot
-from .elements import compiled
+from .elements import compiled, quat_numba
 
 SPACES = ("planar", "planar-complex")       # the spaces of planar models
 SPATIAL = "spatial"                          # the space of every spatial model
@@ -274,6 +274,7 @@ class SpatialSpace:
         qi = np.full(self.nv, -1, dtype=np.int64)
         qi[self._lin_v] = np.arange(n_lin)
         self._qi = qi
+        self._lin_q = qi[self._lin_v]
         m = len(self.rot_nodes)
         self._quat = n_lin + 4 * np.arange(m)[:, None] + np.arange(4)      # (m, 4) q indices
         self.nq = n_lin + 4 * m
@@ -293,6 +294,9 @@ class SpatialSpace:
     def update(self, q: np.ndarray, dv: np.ndarray) -> np.ndarray:
         """``q`` moved by ``dv (nv,)``: translations added, rotations composed on the right
         with ``exp(Theta)`` (material increments)."""
+        if quat_numba.AVAILABLE and np.ndim(q) == 1 and np.ndim(dv) == 1:
+            return quat_numba.update(np.asarray(q, dtype=float), np.asarray(dv, dtype=float),
+                                     self._lin_q, self._lin_v, self._quat, self._rot_v)
         out = np.array(q, dtype=float, copy=True)
         out[..., self._qi[self._lin_v]] += dv[..., self._lin_v]
         self._rotate(out, dv[..., self._rot_v])
@@ -310,6 +314,10 @@ class SpatialSpace:
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
         """``dv`` with ``update(q0, dv) == q1``: rotations ``log(Q0^-1 Q1)`` (material, the
         shorter way round)."""
+        if quat_numba.AVAILABLE and np.ndim(q1) == 1 and np.ndim(q0) == 1:
+            return quat_numba.difference(np.asarray(q1, dtype=float), np.asarray(q0, dtype=float),
+                                         self._lin_q, self._lin_v, self._quat, self._rot_v,
+                                         self.nv)
         dv = np.empty(np.shape(q1)[:-1] + (self.nv,))
         li = self._qi[self._lin_v]
         dv[..., self._lin_v] = q1[..., li] - q0[..., li]
@@ -377,6 +385,9 @@ class SpatialSpace:
 
     def frames(self, q: np.ndarray) -> np.ndarray:
         """Node rotation matrices ``(..., n_nodes, 3, 3)`` (columns: the node's axes)."""
+        if quat_numba.AVAILABLE and np.ndim(q) == 1:
+            return quat_numba.frames(np.asarray(q, dtype=float), self._quat, self.rot_nodes,
+                                     len(self.node_dofs))
         F = np.broadcast_to(np.eye(3), np.shape(q)[:-1] + (len(self.node_dofs), 3, 3)).copy()
         F[..., self.rot_nodes, :, :] = _matrices(q[..., self._quat])
         return F
