@@ -8,8 +8,8 @@ generalized-alpha rho_inf = 0.9, h = 1e-3, sparse solver (EigenSparse), modified
     python benchmarks/exudyn_pendulum3d.py [n_elements] [t_end]
 
 Nodes: NodeRigidBodyEP (Euler parameters; Exudyn's implicit solver with its Lie-group nodes,
-NodeRigidBodyRotVecLG, took 260 x longer on this run). Prints one JSON line: wall and CPU time of the solve, ms per step, the tip position. Exits
-with status 3 when exudyn is not installed (add its install to PYTHONPATH).
+NodeRigidBodyRotVecLG, took 260 x longer on this run). Prints one JSON line: wall and CPU
+time of the solve, ms per step, the tip position. Exits with status 3 when exudyn is not installed (add its install to PYTHONPATH).
 """
 from __future__ import annotations
 

@@ -2,8 +2,6 @@
 material angular velocity, ``fembody.elements.beam3d.gyroscopic``): each test against an
 independent value (closed-form integrals, finite differences, the derived momentum balance,
 the planar beam, a rigid spin)."""
-import math
-
 import numpy as np
 import pytest
 
