@@ -42,30 +42,6 @@ def _coeffs(t):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _mm(A, B):  # pragma: no cover - jitted
-    """3x3 product by loops: numba's ``@`` calls BLAS, whose overhead dominates at this size."""
-    C = np.zeros((A.shape[0], B.shape[1]), A.dtype)
-    for i in range(A.shape[0]):
-        for k in range(A.shape[1]):
-            aik = A[i, k]
-            for j in range(B.shape[1]):
-                C[i, j] += aik * B[k, j]
-    return C
-
-
-@njit(cache=True)
-def _hat(v):  # pragma: no cover - jitted
-    P = np.zeros((3, 3), v.dtype)
-    P[0, 1] = -v[2]
-    P[0, 2] = v[1]
-    P[1, 0] = v[2]
-    P[1, 2] = -v[0]
-    P[2, 0] = -v[1]
-    P[2, 1] = v[0]
-    return P
-
-
-@njit(cache=True)
 def _mm_to(A, B, C):  # pragma: no cover - jitted
     """``C = A B`` for 3x3 (views such as ``A.T`` allowed; C distinct from A and B)."""
     for i in range(3):
@@ -201,65 +177,54 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     n = x.shape[0]
     f = np.empty((n, 12))
     K = np.empty((n if tangent else 0, 12, 12))
-    if not tangent:
-        # real arithmetic (the helpers follow their arguments' dtype): ~3x faster per element
-        Wm = np.empty((9, 3, 3))
-        Wv = np.empty((6, 3))
-        for e in range(n):
-            _element_to(x[e, 0], x[e, 1], L[e, 0], L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e],
-                          Cm[e], f[e], Wm, Wv)
-        return f, K
-    fe = np.empty(12, np.complex128)
+    # real arithmetic for the forces and the closed-form columns (the helpers follow their
+    # arguments' dtype); complex only for the three complex-step columns of node 1's rotation
+    Wm = np.empty((9, 3, 3))
+    Wv = np.empty((6, 3))
     fc = np.empty(12, np.complex128)
-    Wm = np.empty((9, 3, 3), np.complex128)
-    Wv = np.empty((6, 3), np.complex128)
     Wm2 = np.empty((9, 3, 3), np.complex128)
     Wv2 = np.empty((6, 3), np.complex128)
     L1v = np.empty((3, 3), np.complex128)
     Ev = np.empty((3, 3), np.complex128)
+    kxx = np.empty((3, 3))
+    Gm = np.empty((3, 3))
+    T3 = np.empty((3, 3))
+    K1 = np.empty((3, 3))
+    K2 = np.empty((3, 3))
     for e in range(n):
-        x1 = x[e, 0].astype(np.complex128)
-        x2 = x[e, 1].astype(np.complex128)
-        L1 = L[e, 0].astype(np.complex128)
-        L2 = L[e, 1].astype(np.complex128)
-        G0 = Gamma0[e].astype(np.complex128)
-        k0 = K0[e].astype(np.complex128)
-        cn = Cn[e].astype(np.complex128)
-        cm = Cm[e].astype(np.complex128)
-        _element_to(x1, x2, L1, L2, L0[e], G0, k0, cn, cm, fe, Wm, Wv)
-        nres, a, Lr, A2, A1 = Wv[2], Wv[1], Wm[2], Wm[6], Wm[7]
-        for i in range(12):
-            f[e, i] = fe[i].real
+        _element_to(x[e, 0], x[e, 1], L[e, 0], L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e], Cm[e],
+                    f[e], Wm, Wv)
         if not tangent:
             continue
-        LrT = Lr.T
-        kxx = np.zeros((3, 3), np.complex128)
+        nres, a, Lr, A2, A1 = Wv[2], Wv[1], Wm[2], Wm[6], Wm[7]
+        cn = Cn[e]
         for i in range(3):
             for j in range(3):
-                kxx[i, j] = Lr[i, j] * cn[j] / L0[e]
-        kxx = _mm(kxx, LrT)
-        Gm = _hat(nres)
-        Ha = _hat(a)
+                T3[i, j] = Lr[i, j] * cn[j] / L0[e]
+        _mm_to(T3, Lr.T, kxx)
+        # Gm = (hat(n) - hat(a) Cn) Lr^T
+        T3[0, 0] = T3[1, 1] = T3[2, 2] = 0.0
+        T3[0, 1], T3[0, 2] = -nres[2] + a[2] * cn[1], nres[1] - a[1] * cn[2]
+        T3[1, 0], T3[1, 2] = nres[2] - a[2] * cn[0], -nres[0] + a[0] * cn[2]
+        T3[2, 0], T3[2, 1] = -nres[1] + a[1] * cn[0], nres[0] - a[0] * cn[1]
+        _mm_to(T3, Lr.T, Gm)
+        _mm_to(A1.T, Gm, K1)
+        _mm_to(A2.T, Gm, K2)
         for i in range(3):
             for j in range(3):
-                Gm[i, j] -= Ha[i, j] * cn[j]
-        Gm = _mm(Gm, LrT)
-        K1 = _mm(A1.T, Gm)
-        K2 = _mm(A2.T, Gm)
-        for i in range(3):
-            for j in range(3):
-                K[e, i, 6 + j] = -kxx[i, j].real
-                K[e, 3 + i, 6 + j] = K1[i, j].real
-                K[e, 6 + i, 6 + j] = kxx[i, j].real
-                K[e, 9 + i, 6 + j] = K2[i, j].real
+                K[e, i, 6 + j] = -kxx[i, j]
+                K[e, 3 + i, 6 + j] = K1[i, j]
+                K[e, 6 + i, 6 + j] = kxx[i, j]
+                K[e, 9 + i, 6 + j] = K2[i, j]
         for i in range(12):
             for j in range(3):
                 K[e, i, j] = -K[e, i, 6 + j]
         for j in range(3):
             _so3_to(1j * _H if j == 0 else 0j, 1j * _H if j == 1 else 0j,
                     1j * _H if j == 2 else 0j, 0, Ev)
-            _mm_to(L1, Ev, L1v)
-            _element_to(x1, x2, L1v, L2, L0[e], G0, k0, cn, cm, fc, Wm2, Wv2)
+            _mm_to(L[e, 0], Ev, L1v)
+            _element_to(x[e, 0], x[e, 1], L1v, L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e], Cm[e],
+                        fc, Wm2, Wv2)
             for i in range(12):
                 K[e, i, 3 + j] = fc[i].imag / _H
         # theta2 columns from the rigid-rotation invariance about node 1
