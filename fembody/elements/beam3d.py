@@ -179,7 +179,7 @@ def forces_fast(x: np.ndarray, L: np.ndarray, L0: np.ndarray, Gamma0: np.ndarray
     if not beam3d_numba.AVAILABLE:
         return forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent)
     args = [np.ascontiguousarray(a, dtype=float) for a in (x, L, L0, Gamma0, K0, Cn, Cm)]
-    f, K = beam3d_numba.forces(*args, tangent)
+    f, K = beam3d_numba.forces(*args, bool(tangent))
     return f, (K if tangent else None)
 
 
@@ -245,8 +245,8 @@ def gyroscopic(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
     lumped = np.asarray(lumped, bool)
     if not beam3d_numba.AVAILABLE:
         return gyroscopic_numpy(L0, J, W, lumped, tangent)
-    g, C = beam3d_numba.gyroscopic(*(np.ascontiguousarray(a, dtype=float) for a in (L0, J, W)),
-                                   lumped, tangent)
+    g, C = beam3d_numba.gyroscopic(*(np.ascontiguousarray(a, dtype=float)
+                                     for a in (L0, J, W, lumped)), bool(tangent))
     return g, (C if tangent else None)
 
 

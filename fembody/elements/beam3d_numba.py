@@ -171,7 +171,8 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
         f[9 + i] = f2
 
 
-@njit(cache=True)
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:, :, :], f8[:, :, :, :], f8[:], "
+                          "f8[:, :], f8[:, :], f8[:, :], f8[:, :], b1)")
 def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     """Same contract as beam3d.forces; returns (f (n, 12), K (n, 12, 12) or a (0, 12, 12))."""
     n = x.shape[0]
@@ -260,9 +261,10 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     return f, K
 
 
-@njit(cache=True)
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:], f8[:, :, :], f8[:, :], f8[:], b1)")
 def gyroscopic(L0, J, W, lumped, tangent):  # pragma: no cover - jitted
-    """Same contract as beam3d.gyroscopic; returns (g (n, 6), C (n, 6, 6) or a (0, 6, 6))."""
+    """Same contract as beam3d.gyroscopic (``lumped`` as 1.0 / 0.0 per element); returns
+    (g (n, 6), C (n, 6, 6) or a (0, 6, 6))."""
     n = L0.shape[0]
     g = np.zeros((n, 6))
     C = np.zeros((n if tangent else 0, 6, 6))
@@ -273,7 +275,7 @@ def gyroscopic(L0, J, W, lumped, tangent):  # pragma: no cover - jitted
     for e in range(n):
         w = 0.5 * L0[e]
         for p in range(2):
-            if lumped[e]:
+            if lumped[e] != 0.0:
                 N[0] = 1.0 - p
                 N[1] = 1.0 * p
             else:

@@ -16,7 +16,7 @@ from .kernels import NUMBA, njit
 AVAILABLE = NUMBA
 
 
-@njit(cache=True)
+@njit(cache=True, aot="f8[:](f8[:], f8[:], i8[:], i8[:], i8[:, :], i8[:, :])")
 def update(q, dv, lin_q, lin_v, quat, rot_v):  # pragma: no cover - jitted
     """``q`` moved by ``dv (nv,)``: ``q[lin_q] += dv[lin_v]``; each quaternion at ``quat (m, 4)``
     composed on the right with ``exp(dv[rot_v] / 2)`` and renormalised. Returns a new array."""
@@ -42,7 +42,7 @@ def update(q, dv, lin_q, lin_v, quat, rot_v):  # pragma: no cover - jitted
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, aot="f8[:, :, :](f8[:], i8[:, :], i8[:], i8)")
 def frames(q, quat, rot_nodes, n_nodes):  # pragma: no cover - jitted
     """Rotation matrices ``(n_nodes, 3, 3)``: identity, and at ``rot_nodes`` the matrices of
     the unit quaternions at ``quat (m, 4)``."""
@@ -64,7 +64,7 @@ def frames(q, quat, rot_nodes, n_nodes):  # pragma: no cover - jitted
     return F
 
 
-@njit(cache=True)
+@njit(cache=True, aot="f8[:](f8[:], f8[:], i8[:], i8[:], i8[:, :], i8[:, :], i8)")
 def difference(q1, q0, lin_q, lin_v, quat, rot_v, nv):  # pragma: no cover - jitted
     """``dv (nv,)`` with ``update(q0, dv) == q1``: translations subtracted, rotations
     ``log(Q0^-1 Q1)`` the shorter way round (as ``rotations.quat_log``)."""
