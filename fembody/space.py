@@ -295,9 +295,8 @@ class SpatialSpace:
     def update(self, q: np.ndarray, dv: np.ndarray) -> np.ndarray:
         """``q`` moved by ``dv (nv,)``: translations added, rotations composed on the right
         with ``exp(Theta)`` (material increments)."""
-        if quat_numba.AVAILABLE and np.ndim(q) == 1 and np.ndim(dv) == 1:
-            return quat_numba.update(np.asarray(q, dtype=float), np.asarray(dv, dtype=float),
-                                     self._lin_q, self._lin_v, self._quat, self._rot_v)
+        if _single(q) and _single(dv):
+            return quat_numba.update(q, dv, self._lin_q, self._lin_v, self._quat, self._rot_v)
         out = np.array(q, dtype=float, copy=True)
         out[..., self._qi[self._lin_v]] += dv[..., self._lin_v]
         self._rotate(out, dv[..., self._rot_v])
@@ -315,10 +314,9 @@ class SpatialSpace:
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
         """``dv`` with ``update(q0, dv) == q1``: rotations ``log(Q0^-1 Q1)`` (material, the
         shorter way round)."""
-        if quat_numba.AVAILABLE and np.ndim(q1) == 1 and np.ndim(q0) == 1:
-            return quat_numba.difference(np.asarray(q1, dtype=float), np.asarray(q0, dtype=float),
-                                         self._lin_q, self._lin_v, self._quat, self._rot_v,
-                                         self.nv)
+        if _single(q1) and _single(q0):
+            return quat_numba.difference(q1, q0, self._lin_q, self._lin_v, self._quat,
+                                         self._rot_v, self.nv)
         dv = np.empty(np.shape(q1)[:-1] + (self.nv,))
         li = self._qi[self._lin_v]
         dv[..., self._lin_v] = q1[..., li] - q0[..., li]
@@ -395,9 +393,8 @@ class SpatialSpace:
 
     def frames(self, q: np.ndarray) -> np.ndarray:
         """Node rotation matrices ``(..., n_nodes, 3, 3)`` (columns: the node's axes)."""
-        if quat_numba.AVAILABLE and np.ndim(q) == 1:
-            return quat_numba.frames(np.asarray(q, dtype=float), self._quat, self.rot_nodes,
-                                     len(self.node_dofs))
+        if _single(q):
+            return quat_numba.frames(q, self._quat, self.rot_nodes, len(self.node_dofs))
         F = np.broadcast_to(np.eye(3), np.shape(q)[:-1] + (len(self.node_dofs), 3, 3)).copy()
         F[..., self.rot_nodes, :, :] = _matrices(q[..., self._quat])
         return F
@@ -405,6 +402,13 @@ class SpatialSpace:
     def state(self) -> dict:
         return {"space": np.array(self.name), "node_dofs": self.node_dofs,
                 "nv": np.array(self.nv), "X": self.X}
+
+
+def _single(a) -> bool:
+    """One real state: the compiled quaternion kernels take it (batches, complex states and
+    installs without numba take the numpy forms)."""
+    return (quat_numba.AVAILABLE and type(a) is np.ndarray and a.ndim == 1
+            and a.dtype == np.float64)
 
 
 def _compose(Q: np.ndarray, theta: np.ndarray) -> np.ndarray:

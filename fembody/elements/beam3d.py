@@ -33,11 +33,18 @@ complex-analytic, see :mod:`fembody.rotations`, so ``Im f(config (+) i h e_j) / 
 ``h = 1e-40`` has no subtraction and no truncation error), the node-2 rotation columns from the
 exact rigid-rotation invariance. Finite differences are only the test oracle.
 
-Inertia (material form, Bruls-Cardona-Arnold): translational mass consistent
-(``rho A L0 / 6 [[2, 1], [1, 2]]``) or lumped; rotary inertia lumped to the nodes,
-``J_i = L0/2 diag(rho J, rho I_y, rho I_z)`` in the section frame (``rho J = rho (I_y + I_z)`` for a
-homogeneous section), with inertial moment ``J W' + W x (J W)`` for the material angular
-velocity ``W`` and acceleration ``W'`` of the section.
+Inertia (material form, Bruls-Cardona-Arnold), :func:`mass` and :func:`gyroscopic`. Consistent:
+the section's material angular velocity is interpolated like the displacements,
+``W(s) = N_1 W_1 + N_2 W_2`` (a Petrov-Galerkin velocity interpolation, as in Harsch, Capobianco
+& Eugster's two-node rod, IJNME 2023), which keeps the mass matrix constant in the material
+velocities: ``rho A L0 / 6 [[2, 1], [1, 2]]`` for translations and ``int N_i N_j rho J ds =
+L0/6 [[2, 1], [1, 2]] (x) diag(rho J, rho I_y, rho I_z)`` for rotations (section frame; ``rho J =
+rho (I_y + I_z)`` for a homogeneous section), with the gyroscopic moments
+``g_i = int N_i W x (rho J W) ds``. Lumped: ``rho A L0/2`` and ``L0/2 rho J`` per node with
+``g_i = L0/2 W_i x (rho J W_i)``. Both keep the energy of the semi-discrete beam (``W . g = 0``);
+the lumped form keeps its angular momentum exactly, the consistent one up to
+``dH/dt = sum_e L0/12 (R_1 - R_2) [(W_1 - W_2) x rho J (W_1 + W_2)]`` (zero when an element's
+two node triads agree; tests/spatial/test_rotary_inertia.py derives and checks it).
 """
 from __future__ import annotations
 
