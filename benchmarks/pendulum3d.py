@@ -58,11 +58,16 @@ def run(n: int, t_end: float, newton: str) -> dict:
             "energy_drift": float(abs(res.energy.total[-1] - res.energy.total[0]))}
 
 
-def run_exudyn(n: int, t_end: float, path: str) -> dict | None:
-    """benchmarks/exudyn_pendulum3d.py in a subprocess (None when Exudyn is not importable)."""
+def run_exudyn(n: int, t_end: float, path: str, timeout: float = 120.0) -> dict | None:
+    """benchmarks/exudyn_pendulum3d.py in a subprocess (None when Exudyn is not importable;
+    ``{"timeout": s}`` when it has not finished within ``timeout`` seconds of wall time)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([path, os.path.dirname(HERE)]))
-    p = subprocess.run([sys.executable, os.path.join(HERE, "exudyn_pendulum3d.py"), str(n),
-                        str(t_end)], capture_output=True, text=True, env=env)
+    try:
+        p = subprocess.run([sys.executable, os.path.join(HERE, "exudyn_pendulum3d.py"), str(n),
+                            str(t_end)], capture_output=True, text=True, env=env,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"timeout": timeout}
     if p.returncode != 0:
         return None
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -74,6 +79,8 @@ def main() -> None:
     ap.add_argument("--t-end", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--exudyn", default="/tmp/h17/exu", help="where exudyn is importable from")
+    ap.add_argument("--exudyn-timeout", type=float, default=120.0,
+                    help="wall seconds after which an Exudyn run counts as not finished")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     run(4, 0.005, "modified")                    # warm-up: compiled kernels loaded
@@ -85,7 +92,7 @@ def main() -> None:
             for nw in ("modified", "full"):
                 runs[(n, nw)].append(run(n, args.t_end, nw))
             if have_exu:
-                exu[n].append(run_exudyn(n, args.t_end, args.exudyn))
+                exu[n].append(run_exudyn(n, args.t_end, args.exudyn, args.exudyn_timeout))
     rows = []
     for key, rs in runs.items():
         row = dict(rs[0])
@@ -93,7 +100,8 @@ def main() -> None:
         row.update(cpu_ms_runs=cpu, cpu_ms_per_step=statistics.median(cpu),
                    cpu_ms_fastest=min(cpu),
                    ms_per_step=statistics.median([r["ms_per_step"] for r in rs]))
-        ex = [e for e in exu[key[0]] if e]
+        ex = [e for e in exu[key[0]] if e and "timeout" not in e]
+        row["exudyn_timeouts"] = sum(1 for e in exu[key[0]] if e and "timeout" in e)
         if ex:
             row["exudyn_cpu_ms_runs"] = [e["cpu_ms_per_step"] for e in ex]
             row["exudyn_cpu_ms_per_step"] = statistics.median(row["exudyn_cpu_ms_runs"])
@@ -110,7 +118,8 @@ def main() -> None:
           f" {'it/step':>7} {'fac/step':>8} {'Exudyn cpu':>10} {'ratio':>6}  tip (x, y, z) [m]")
     for r in rows:
         ex = (f"{r['exudyn_cpu_ms_per_step']:>10.3f} {r['ratio_cpu']:>6.2f}"
-              if "ratio_cpu" in r else f"{'-':>10} {'-':>6}")
+              if "ratio_cpu" in r else
+              f"{'timeout' if r['exudyn_timeouts'] else '-':>10} {'-':>6}")
         tip = ", ".join(f"{v:.5f}" for v in r["tip"])
         print(f"{r['elements']:>8d} {r['dofs']:>6d} {r['newton']:>9s} {r['solver']:>7s} "
               f"{r['cpu_ms_per_step']:>7.3f} {r['ms_per_step']:>8.3f} "
