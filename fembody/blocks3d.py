@@ -7,7 +7,7 @@ import numpy as np
 
 from .elements import PointMassBlock
 from .elements.beam3d import straight_reference
-from .elements.spatial import Beam3DBlock, GyroBlock, Rigid3DBlock, Spring3DBlock, Truss3DBlock
+from .elements.spatial import Beam3DBlock, BeamGyroBlock, Rigid3DBlock, Spring3DBlock, Truss3DBlock
 from .errors import ModelError
 
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ def build_blocks3d(sys, model: Model) -> list:
         raise ModelError("set_damping: beta (strain-rate) damping is planar only for now; in "
                          "spatial models use alpha (mass-proportional) damping")
     blocks: list = []
-    rotary = np.zeros((len(model.nodes), 3, 3))
     if model.beams:
         e = model.beams
         nid = _pairs(e)
@@ -43,9 +42,9 @@ def build_blocks3d(sys, model: Model) -> list:
         blk = Beam3DBlock(nid, np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1), X, C,
                           stiff, inert, np.array([b["lumped"] for b in e]), labels)
         blocks.append(blk)
-        J = blk.rotary_inertia()
-        np.add.at(rotary, nid[:, 0], J[:, 0])
-        np.add.at(rotary, nid[:, 1], J[:, 1])
+        blocks.append(BeamGyroBlock(nid, np.concatenate([nd[nid[:, 0], 3:], nd[nid[:, 1], 3:]],
+                                                        axis=1), C, blk.L0, inert, blk.lumped,
+                                    labels))
     if model.trusses:
         e = model.trusses
         nid = _pairs(e)
@@ -74,7 +73,4 @@ def build_blocks3d(sys, model: Model) -> list:
                                    [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
                                    labels=[f"rigid body {rb.index} on node {rb.node.id}"
                                            for rb in rbs]))
-    spinning = np.flatnonzero(np.abs(rotary).reshape(len(rotary), -1).max(axis=1) > 0.0)
-    if spinning.size:
-        blocks.append(GyroBlock(spinning, nd[spinning, 3:6], rotary[spinning]))
     return blocks

@@ -130,7 +130,8 @@ class Model(Conditions):
 
         ``start``/``end`` are existing Nodes (to connect to them) or points [m]; ``n`` (default
         1) elements of ``material`` and ``section``; ``mass``: 'consistent' (default, with
-        rotary inertia) or 'lumped' (diagonal) translational mass; ``name`` (default 'beam K').
+        rotary inertia; in 3D the rotary inertia tensor too, with its gyroscopic moments) or
+        'lumped' (diagonal) mass; ``name`` (default 'beam K').
         ``orientation`` (spatial models only): a vector [-] that, with the beam axis, spans the
         section's local x-y plane (local z is normal to both); default: local z along the
         global Z made normal to the beam (a beam in the x-y plane bends in it about local z, as

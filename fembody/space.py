@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from . import rotations as rot
-from .elements import compiled
+from .elements import compiled, quat_numba
 
 SPACES = ("planar", "planar-complex")       # the spaces of planar models
 SPATIAL = "spatial"                          # the space of every spatial model
@@ -279,6 +279,7 @@ class SpatialSpace:
         qi = np.full(self.nv, -1, dtype=np.int64)
         qi[self._lin_v] = np.arange(n_lin)
         self._qi = qi
+        self._lin_q = qi[self._lin_v]
         m = len(self.rot_nodes)
         self._quat = n_lin + 4 * np.arange(m)[:, None] + np.arange(4)      # (m, 4) q indices
         self.nq = n_lin + 4 * m
@@ -290,6 +291,7 @@ class SpatialSpace:
         self._node_rot[self.rot_nodes] = np.arange(m)
         self._node_X = self.X[np.maximum(nd[:, :3], 0)]
         self._pose_cache: tuple | None = None
+        self._block_poses: dict = {}
 
     # ----------------------------------------------------------------- moves
     def _rotate(self, out: np.ndarray, theta: np.ndarray) -> None:
@@ -298,6 +300,8 @@ class SpatialSpace:
     def update(self, q: np.ndarray, dv: np.ndarray) -> np.ndarray:
         """``q`` moved by ``dv (nv,)``: translations added, rotations composed on the right
         with ``exp(Theta)`` (material increments)."""
+        if _single(q) and _single(dv):
+            return quat_numba.update(q, dv, self._lin_q, self._lin_v, self._quat, self._rot_v)
         out = np.array(q, dtype=float, copy=True)
         out[..., self._qi[self._lin_v]] += dv[..., self._lin_v]
         self._rotate(out, dv[..., self._rot_v])
@@ -315,6 +319,9 @@ class SpatialSpace:
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
         """``dv`` with ``update(q0, dv) == q1``: rotations ``log(Q0^-1 Q1)`` (material, the
         shorter way round)."""
+        if _single(q1) and _single(q0):
+            return quat_numba.difference(q1, q0, self._lin_q, self._lin_v, self._quat,
+                                         self._rot_v, self.nv)
         dv = np.empty(np.shape(q1)[:-1] + (self.nv,))
         li = self._qi[self._lin_v]
         dv[..., self._lin_v] = q1[..., li] - q0[..., li]
@@ -357,14 +364,22 @@ class SpatialSpace:
         """Positions ``(*nodes.shape, 3)`` [m] and rotation matrices ``(*nodes.shape, 3, 3)``
         of the nodes ``nodes`` (integer array; -1 is the ground: origin and identity; a node
         without rotation reads the identity)."""
-        nodes = np.asarray(nodes)
-        safe = np.maximum(nodes, 0)
-        ground = (nodes < 0)[..., None]
         P, F = self._all_poses(q)
+        # blocks ask with the same node arrays at every evaluation: their gathered poses are
+        # kept with the frames of this q (the key holds the array, so its id is not reused)
+        key = id(nodes)
+        hit = self._block_poses.get(key)
+        if hit is not None and hit[0] is nodes:
+            return hit[1], hit[2]
+        nodes_a = np.asarray(nodes)
+        safe = np.maximum(nodes_a, 0)
+        ground = (nodes_a < 0)[..., None]
         x, R = P[..., safe, :], F[..., safe, :, :]
         if ground.any():
             x = np.where(ground, 0.0, x)
             R = np.where(ground[..., None], np.eye(3), R)
+        if np.ndim(q) == 1 and isinstance(nodes, np.ndarray):
+            self._block_poses[key] = (nodes, x, R)
         return x, R
 
     def _all_poses(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -375,6 +390,7 @@ class SpatialSpace:
         if c is not None and c[0].shape == q.shape and np.array_equal(c[0], q):
             return c[1], c[2]
         P, F = self.positions(q), self.frames(q)
+        self._block_poses = {}
         if q.ndim == 1:
             self._pose_cache = (q.copy(), P, F)
         return P, F
@@ -393,6 +409,8 @@ class SpatialSpace:
 
     def frames(self, q: np.ndarray) -> np.ndarray:
         """Node rotation matrices ``(..., n_nodes, 3, 3)`` (columns: the node's axes)."""
+        if _single(q):
+            return quat_numba.frames(q, self._quat, self.rot_nodes, len(self.node_dofs))
         F = np.broadcast_to(np.eye(3), np.shape(q)[:-1] + (len(self.node_dofs), 3, 3)).copy()
         F[..., self.rot_nodes, :, :] = _matrices(q[..., self._quat])
         return F
@@ -400,6 +418,13 @@ class SpatialSpace:
     def state(self) -> dict:
         return {"space": np.array(self.name), "node_dofs": self.node_dofs,
                 "nv": np.array(self.nv), "X": self.X}
+
+
+def _single(a) -> bool:
+    """One real state: the compiled quaternion kernels take it (batches, complex states and
+    installs without numba take the numpy forms)."""
+    return (quat_numba.AVAILABLE and type(a) is np.ndarray and a.ndim == 1
+            and a.dtype == np.float64)
 
 
 def _compose(Q: np.ndarray, theta: np.ndarray) -> np.ndarray:

@@ -33,11 +33,18 @@ complex-analytic, see :mod:`fembody.rotations`, so ``Im f(config (+) i h e_j) / 
 ``h = 1e-40`` has no subtraction and no truncation error), the node-2 rotation columns from the
 exact rigid-rotation invariance. Finite differences are only the test oracle.
 
-Inertia (material form, Bruls-Cardona-Arnold): translational mass consistent
-(``rho A L0 / 6 [[2, 1], [1, 2]]``) or lumped; rotary inertia lumped to the nodes,
-``J_i = L0/2 diag(rho J, rho I_y, rho I_z)`` in the section frame (``rho J = rho (I_y + I_z)`` for a
-homogeneous section), with inertial moment ``J W' + W x (J W)`` for the material angular
-velocity ``W`` and acceleration ``W'`` of the section.
+Inertia (material form, Bruls-Cardona-Arnold), :func:`mass` and :func:`gyroscopic`. Consistent:
+the section's material angular velocity is interpolated like the displacements,
+``W(s) = N_1 W_1 + N_2 W_2`` (a Petrov-Galerkin velocity interpolation, as in Harsch, Capobianco
+& Eugster's two-node rod, IJNME 2023), which keeps the mass matrix constant in the material
+velocities: ``rho A L0 / 6 [[2, 1], [1, 2]]`` for translations and ``int N_i N_j rho J ds =
+L0/6 [[2, 1], [1, 2]] (x) diag(rho J, rho I_y, rho I_z)`` for rotations (section frame; ``rho J =
+rho (I_y + I_z)`` for a homogeneous section), with the gyroscopic moments
+``g_i = int N_i W x (rho J W) ds``. Lumped: ``rho A L0/2`` and ``L0/2 rho J`` per node with
+``g_i = L0/2 W_i x (rho J W_i)``. Both keep the energy of the semi-discrete beam (``W . g = 0``);
+the lumped form keeps its angular momentum exactly, the consistent one up to
+``dH/dt = sum_e L0/12 (R_1 - R_2) [(W_1 - W_2) x rho J (W_1 + W_2)]`` (zero when an element's
+two node triads agree; tests/spatial/test_rotary_inertia.py derives and checks it).
 """
 from __future__ import annotations
 
@@ -179,7 +186,7 @@ def forces_fast(x: np.ndarray, L: np.ndarray, L0: np.ndarray, Gamma0: np.ndarray
     if not beam3d_numba.AVAILABLE:
         return forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent)
     args = [np.ascontiguousarray(a, dtype=float) for a in (x, L, L0, Gamma0, K0, Cn, Cm)]
-    f, K = beam3d_numba.forces(*args, tangent)
+    f, K = beam3d_numba.forces(*args, bool(tangent))
     return f, (K if tangent else None)
 
 
@@ -202,40 +209,97 @@ def to_node_frames(f: np.ndarray, K: np.ndarray | None, C: np.ndarray
 
 def mass(L0: np.ndarray, rhoA: np.ndarray, rhoJ: np.ndarray, rhoIy: np.ndarray,
          rhoIz: np.ndarray, lumped: np.ndarray) -> np.ndarray:
-    """Element mass matrices ``(n, 12, 12)`` on ``(dx1, W1, dx2, W2)`` accelerations: translational
-    consistent (or lumped where ``lumped``), rotary inertia lumped in the section frame."""
+    """Element mass matrices ``(n, 12, 12)`` on ``(dx1, W1, dx2, W2)`` accelerations (``W_i``
+    material angular velocities in section axes).
+
+    Consistent (``lumped`` False): translations ``rho A L/6 [[2, 1], [1, 2]]``; rotary inertia
+    ``int N_i N_j rho J ds = L/6 [[2, 1], [1, 2]] (x) diag(rho J, rho I_y, rho I_z)`` from the
+    interpolation of the section's material angular velocity ``W(s) = N_1 W_1 + N_2 W_2``
+    (see :func:`gyroscopic`). Lumped: ``rho A L/2`` and ``L/2 diag(rho J, ...)`` per node."""
     n = L0.shape[0]
     M = np.zeros((n, 12, 12))
-    m = rhoA * L0
-    diag = np.where(lumped, 0.5, 1.0 / 3.0) * m
-    off = np.where(lumped, 0.0, 1.0 / 6.0) * m
-    J = 0.5 * L0[:, None] * np.stack([rhoJ, rhoIy, rhoIz], -1)
-    for k in range(3):
-        M[:, k, k] = M[:, 6 + k, 6 + k] = diag
-        M[:, k, 6 + k] = M[:, 6 + k, k] = off
-        M[:, 3 + k, 3 + k] = M[:, 9 + k, 9 + k] = J[:, k]
+    lumped = np.asarray(lumped, bool)
+    diag = np.where(lumped, 0.5, 1.0 / 3.0) * L0
+    off = np.where(lumped, 0.0, 1.0 / 6.0) * L0
+    J = np.stack([rhoA, rhoA, rhoA, rhoJ, rhoIy, rhoIz], -1)
+    for k in range(6):
+        M[:, k, k] = M[:, 6 + k, 6 + k] = diag * J[:, k]
+        M[:, k, 6 + k] = M[:, 6 + k, k] = off * J[:, k]
     return M
+
+
+# two-point Gauss on [0, 1]: exact for the cubic integrands N_i (W x J W) and N_i N_j W
+_GS = 0.5 - 0.5 / np.sqrt(3.0)
+_GN = np.array([[1.0 - _GS, _GS], [_GS, 1.0 - _GS]])           # N_i at point p: _GN[p, i]
+
+
+def gyroscopic(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
+               tangent: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Gyroscopic moments of the rotary inertia ``(n, 6)`` on ``(W_1, W_2)`` and, with
+    ``tangent``, their derivative ``d g / d W (n, 6, 6)``.
+
+    ``J (n, 3, 3)``: section inertia per unit length (``rho J`` tensor [kg m]) in the axes
+    of the nodal angular velocities ``W (n, 6)`` [rad/s] (both nodes' material axes; for a
+    straight element in its reference both are the section axes turned by the same constant
+    ``C``). Consistent (``lumped`` False): with ``W(s) = N_1 W_1 + N_2 W_2`` (a Petrov-Galerkin
+    velocity interpolation, Harsch, Capobianco & Eugster 2023, which keeps the mass matrix
+    constant in the material velocities),
+
+        g_i = int N_i W(s) x J W(s) ds,   dg_i/dW_j = int N_i N_j (hat(W) J - hat(J W)) ds,
+
+    by 2-point Gauss (exact: the integrands are cubic in s). ``sum_i W_i . g_i = int W . (W x
+    J W) ds = 0``: the gyroscopic moments do no work. Lumped: ``g_i = L/2 W_i x J W_i``."""
+    lumped = np.asarray(lumped, bool)
+    if not beam3d_numba.AVAILABLE:
+        return gyroscopic_numpy(L0, J, W, lumped, tangent)
+    g, C = beam3d_numba.gyroscopic(*(np.ascontiguousarray(a, dtype=float)
+                                     for a in (L0, J, W, lumped)), bool(tangent))
+    return g, (C if tangent else None)
+
+
+def gyroscopic_numpy(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
+                     tangent: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`gyroscopic` in numpy (used without numba; a test compares the two)."""
+    n = L0.shape[0]
+    lumped = np.asarray(lumped, bool)
+    W2 = W.reshape(n, 2, 3)
+    g = np.zeros((n, 2, 3))
+    C = np.zeros((n, 2, 3, 2, 3)) if tangent else None
+    # lumped: each node its own point with weight L/2 and N = delta
+    Nl = np.where(lumped[:, None, None], np.eye(2), _GN)           # (n, p, i)
+    w = 0.5 * L0
+    for p in range(2):
+        N = Nl[:, p]                                                # (n, 2)
+        Wp = np.einsum("ni,nik->nk", N, W2)
+        JW = np.einsum("nkl,nl->nk", J, Wp)
+        c = np.cross(Wp, JW)
+        g += (w[:, None] * N)[:, :, None] * c[:, None, :]
+        if tangent:
+            D = rot.hat(Wp) @ J - rot.hat(JW)                       # (n, 3, 3)
+            NN = w[:, None, None] * N[:, :, None] * N[:, None, :]   # (n, 2, 2)
+            C += NN[:, :, None, :, None] * D[:, None, :, None, :]
+    return g.reshape(n, 6), (C.reshape(n, 6, 6) if tangent else None)
 
 
 def inertial(L0, rhoA, rhoJ, rhoIy, rhoIz, lumped, W: np.ndarray, A: np.ndarray,
              tangent: bool = True):
-    """Inertial force ``M A + g(W)`` ``(n, 12)`` with the gyroscopic moment ``W x (J W)`` at each
-    node, and if ``tangent`` ``(M, C)`` with ``C = d g / d W`` ``(n, 12, 12)``.
+    """Inertial force ``M A + g(W)`` ``(n, 12)`` with the gyroscopic moments of
+    :func:`gyroscopic` (section axes), and if ``tangent`` ``(M, C)`` with ``C = d g / d W``
+    ``(n, 12, 12)``.
 
     ``W, A (n, 12)``: velocities and accelerations in the DOF order (global translational,
     material angular). In the material form the inertial force does not depend on the
     configuration at fixed ``(W, A)``, so its stiffness part is zero."""
     M = mass(L0, rhoA, rhoJ, rhoIy, rhoIz, lumped)
     f = np.einsum("nij,nj->ni", M, A)
-    J = 0.5 * L0[:, None] * np.stack([rhoJ, rhoIy, rhoIz], -1)
-    Cg = np.zeros_like(M) if tangent else None
-    for i in range(2):
-        w = W[:, 6 * i + 3:6 * i + 6]
-        Jw = J * w
-        f[:, 6 * i + 3:6 * i + 6] += np.cross(w, Jw)
-        if tangent:
-            Cg[:, 6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] = (rot.hat(w) * J[:, None, :]
-                                                               - rot.hat(Jw))
+    J = np.stack([rhoJ, rhoIy, rhoIz], -1)[:, :, None] * np.eye(3)
+    rows = np.r_[3:6, 9:12]
+    g, Cr = gyroscopic(L0, J, W[:, rows], lumped, tangent)
+    f[:, rows] += g
+    Cg = None
+    if tangent:
+        Cg = np.zeros_like(M)
+        Cg[:, rows[:, None], rows] = Cr
     return f, M, Cg
 
 

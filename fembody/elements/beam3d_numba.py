@@ -25,7 +25,7 @@ _ATN = np.array([(-1) ** k / (2 * k + 1) for k in range(10)])
 
 @njit(cache=True)
 def _poly(t, c):  # pragma: no cover - jitted
-    out = c[c.shape[0] - 1] + 0j
+    out = c[c.shape[0] - 1] + 0.0 * t          # real or complex, as t
     for k in range(c.shape[0] - 2, -1, -1):
         out = out * t + c[k]
     return out
@@ -42,179 +42,190 @@ def _coeffs(t):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _mm(A, B):  # pragma: no cover - jitted
-    """3x3 product by loops: numba's ``@`` calls BLAS, whose overhead dominates at this size."""
-    C = np.zeros((A.shape[0], B.shape[1]), np.complex128)
-    for i in range(A.shape[0]):
-        for k in range(A.shape[1]):
-            aik = A[i, k]
-            for j in range(B.shape[1]):
-                C[i, j] += aik * B[k, j]
-    return C
+def _mm_to(A, B, C):  # pragma: no cover - jitted
+    """``C = A B`` for 3x3 (views such as ``A.T`` allowed; C distinct from A and B)."""
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
 @njit(cache=True)
-def _mv(A, v):  # pragma: no cover - jitted
-    out = np.zeros(A.shape[0], np.complex128)
-    for i in range(A.shape[0]):
-        for k in range(A.shape[1]):
-            out[i] += A[i, k] * v[k]
-    return out
-
-
-@njit(cache=True)
-def _hat(v):  # pragma: no cover - jitted
-    P = np.zeros((3, 3), np.complex128)
-    P[0, 1] = -v[2]
-    P[0, 2] = v[1]
-    P[1, 0] = v[2]
-    P[1, 2] = -v[0]
-    P[2, 0] = -v[1]
-    P[2, 1] = v[0]
-    return P
-
-
-@njit(cache=True)
-def _so3(v, kind):  # pragma: no cover - jitted
-    """kind 0: exp, 1: tangent T, 2: T^-1."""
-    t = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+def _so3_to(v0, v1, v2, kind, M):  # pragma: no cover - jitted
+    """``exp`` (kind 0), its tangent ``T`` (1) or ``T^-1`` (2) of ``v = (v0, v1, v2)`` into
+    ``M``: ``I + c1 hat(v) + c2 hat(v)^2`` with ``hat(v)^2 = v v^T - t I``."""
+    t = v0 * v0 + v1 * v1 + v2 * v2
     a, b, c = _coeffs(t)
-    P = _hat(v)
-    P2 = _mm(P, P)
     if kind == 0:
         c1, c2 = a, b
     elif kind == 1:
         c1, c2 = -b, c
     else:
-        c1 = 0.5 + 0j
-        if abs(t.real) < 0.25:
-            c2 = _poly(t, _D)
-        else:
-            c2 = (1.0 - a / (2.0 * b)) / t
-    M = c1 * P + c2 * P2
+        c1 = 0.5
+        c2 = _poly(t, _D) if abs(t.real) < 0.25 else (1.0 - a / (2.0 * b)) / t
+    v = (v0, v1, v2)
     for i in range(3):
-        M[i, i] += 1.0
-    return M
+        for j in range(3):
+            M[i, j] = c2 * v[i] * v[j]
+        M[i, i] += 1.0 - c2 * t
+    M[0, 1] -= c1 * v2
+    M[0, 2] += c1 * v1
+    M[1, 0] += c1 * v2
+    M[1, 2] -= c1 * v0
+    M[2, 0] -= c1 * v1
+    M[2, 1] += c1 * v0
 
 
 @njit(cache=True)
-def _log(R):  # pragma: no cover - jitted
-    """Rotation vector of R via Shepperd's quaternion and an atan2-free log (as rotations.log)."""
+def _log_to(R, out):  # pragma: no cover - jitted
+    """Rotation vector of R into ``out (3,)`` (real or complex, as R), via Shepperd's
+    quaternion and an atan2-free log (as rotations.log)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]
-    cand = np.array([tr.real, R[0, 0].real, R[1, 1].real, R[2, 2].real])
-    k = np.argmax(cand)
-    q = np.zeros(4, np.complex128)
+    k, best = 0, tr.real
+    for i in range(3):
+        if R[i, i].real > best:
+            k, best = i + 1, R[i, i].real
     if k == 0:
-        row = (1 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1])
+        r0, r1, r2, r3 = 1 + tr, R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]
+        rk = r0
     elif k == 1:
-        row = (R[2, 1] - R[1, 2], 1 + 2 * R[0, 0] - tr, R[0, 1] + R[1, 0], R[0, 2] + R[2, 0])
+        r0, r1 = R[2, 1] - R[1, 2], 1 + 2 * R[0, 0] - tr
+        r2, r3 = R[0, 1] + R[1, 0], R[0, 2] + R[2, 0]
+        rk = r1
     elif k == 2:
-        row = (R[0, 2] - R[2, 0], R[0, 1] + R[1, 0], 1 + 2 * R[1, 1] - tr, R[1, 2] + R[2, 1])
+        r0, r1 = R[0, 2] - R[2, 0], R[0, 1] + R[1, 0]
+        r2, r3 = 1 + 2 * R[1, 1] - tr, R[1, 2] + R[2, 1]
+        rk = r2
     else:
-        row = (R[1, 0] - R[0, 1], R[0, 2] + R[2, 0], R[1, 2] + R[2, 1], 1 + 2 * R[2, 2] - tr)
-    r = 0.5 * np.sqrt(row[k])
-    for j in range(4):
-        q[j] = r if j == k else row[j] / (4 * r)
-    if q[0].real < 0:
-        q = -q
-    w = q[0]
-    s2 = q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
-    if abs(s2.real) < 1e-2:
+        r0, r1 = R[1, 0] - R[0, 1], R[0, 2] + R[2, 0]
+        r2, r3 = R[1, 2] + R[2, 1], 1 + 2 * R[2, 2] - tr
+        rk = r3
+    r = 0.5 * np.sqrt(rk)
+    d = 4.0 * r
+    w, x, y, z = r0 / d, r1 / d, r2 / d, r3 / d
+    if k == 0:
+        w = r
+    elif k == 1:
+        x = r
+    elif k == 2:
+        y = r
+    else:
+        z = r
+    if w.real < 0:
+        w, x, y, z = -w, -x, -y, -z
+    s2 = x * x + y * y + z * z
+    if s2.real < 1e-2:
         f = 2.0 / w * _poly(s2 / (w * w), _ATN)
     else:
-        s = np.sqrt(s2)
-        if abs(w.real) >= s.real:
-            ang = np.arctan(s / w)
+        sq = np.sqrt(s2)
+        if w.real >= sq.real:
+            ang = np.arctan(sq / w)
         else:
-            ang = 0.5 * np.pi - np.arctan(w / s)
-        f = 2.0 * ang / s
-    out = np.empty(3, np.complex128)
-    out[0] = f * q[1]
-    out[1] = f * q[2]
-    out[2] = f * q[3]
-    return out
+            ang = 0.5 * np.pi - np.arctan(w / sq)
+        f = 2.0 * ang / sq
+    out[0] = f * x
+    out[1] = f * y
+    out[2] = f * z
 
 
 @njit(cache=True)
-def _element(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f):  # pragma: no cover - jitted
-    """Force (12,) into ``f``; returns (n, a, Lr, A1, A2) for the closed-form columns."""
-    E = _mm(L1.T, L2)
-    Phi = _log(E)
-    half = _so3(0.5 * Phi, 0)
-    Lr = _mm(L1, half)
-    d = x2 - x1
-    a = _mv(Lr.T, d) / L0
-    nres = Cn * (a - G0)
-    mres = Cm * (Phi / L0 - K0)
-    Ti = _so3(Phi, 2)
-    B1 = -_mm(Ti, E.T)
-    Th = 0.5 * _so3(0.5 * Phi, 1)
-    A2 = _mm(Th, Ti)
-    A1 = half.T + _mm(Th, B1)
-    fx = _mv(Lr, nres)
-    gr = np.empty(3, np.complex128)
+def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no cover - jitted
+    """One element's force (real or complex, as its arguments; no temporaries) into
+    ``f (12,)``; ``Wm (9, 3, 3)`` and ``Wv (6, 3)`` are work space, and hold afterwards
+    ``a = Wv[1]``, ``n = Wv[2]``, ``L_r = Wm[2]``, ``A2 = Wm[6]``, ``A1 = Wm[7]``."""
+    E, half, Lr, Ti, B1, Th, A2, A1, T = (Wm[0], Wm[1], Wm[2], Wm[3], Wm[4], Wm[5], Wm[6],
+                                          Wm[7], Wm[8])
+    Phi, a, nres, mres, gr, d = Wv[0], Wv[1], Wv[2], Wv[3], Wv[4], Wv[5]
+    _mm_to(L1.T, L2, E)
+    _log_to(E, Phi)
+    _so3_to(0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2], 0, half)
+    _mm_to(L1, half, Lr)
+    for i in range(3):
+        d[i] = x2[i] - x1[i]
+    for i in range(3):
+        a[i] = (Lr[0, i] * d[0] + Lr[1, i] * d[1] + Lr[2, i] * d[2]) / L0
+        nres[i] = Cn[i] * (a[i] - G0[i])
+        mres[i] = Cm[i] * (Phi[i] / L0 - K0[i])
+    _so3_to(Phi[0], Phi[1], Phi[2], 2, Ti)
+    _mm_to(Ti, E.T, B1)
+    _so3_to(0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2], 1, Th)
+    _mm_to(Th, Ti, A2)
+    _mm_to(Th, B1, T)                   # B1 carries its minus sign below
+    for i in range(3):
+        for j in range(3):
+            A2[i, j] *= 0.5
+            A1[i, j] = half[j, i] - 0.5 * T[i, j]
+            B1[i, j] = -B1[i, j]
     gr[0] = L0 * (nres[1] * a[2] - nres[2] * a[1])
     gr[1] = L0 * (nres[2] * a[0] - nres[0] * a[2])
     gr[2] = L0 * (nres[0] * a[1] - nres[1] * a[0])
-    f1 = _mv(A1.T, gr) + _mv(B1.T, mres)
-    f2 = _mv(A2.T, gr) + _mv(Ti.T, mres)
     for i in range(3):
-        f[i] = -fx[i]
-        f[3 + i] = f1[i]
-        f[6 + i] = fx[i]
-        f[9 + i] = f2[i]
-    return nres, a, Lr, A1, A2
+        fx = Lr[i, 0] * nres[0] + Lr[i, 1] * nres[1] + Lr[i, 2] * nres[2]
+        f1 = 0.0
+        f2 = 0.0
+        for k in range(3):
+            f1 += A1[k, i] * gr[k] + B1[k, i] * mres[k]
+            f2 += A2[k, i] * gr[k] + Ti[k, i] * mres[k]
+        f[i] = -fx
+        f[3 + i] = f1
+        f[6 + i] = fx
+        f[9 + i] = f2
 
 
-@njit(cache=True)
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:, :, :], f8[:, :, :, :], f8[:], "
+                          "f8[:, :], f8[:, :], f8[:, :], f8[:, :], b1)")
 def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     """Same contract as beam3d.forces; returns (f (n, 12), K (n, 12, 12) or a (0, 12, 12))."""
     n = x.shape[0]
     f = np.empty((n, 12))
     K = np.empty((n if tangent else 0, 12, 12))
-    fe = np.empty(12, np.complex128)
+    # real arithmetic for the forces and the closed-form columns (the helpers follow their
+    # arguments' dtype); complex only for the three complex-step columns of node 1's rotation
+    Wm = np.empty((9, 3, 3))
+    Wv = np.empty((6, 3))
     fc = np.empty(12, np.complex128)
+    Wm2 = np.empty((9, 3, 3), np.complex128)
+    Wv2 = np.empty((6, 3), np.complex128)
+    L1v = np.empty((3, 3), np.complex128)
+    Ev = np.empty((3, 3), np.complex128)
+    kxx = np.empty((3, 3))
+    Gm = np.empty((3, 3))
+    T3 = np.empty((3, 3))
+    K1 = np.empty((3, 3))
+    K2 = np.empty((3, 3))
     for e in range(n):
-        x1 = x[e, 0].astype(np.complex128)
-        x2 = x[e, 1].astype(np.complex128)
-        L1 = L[e, 0].astype(np.complex128)
-        L2 = L[e, 1].astype(np.complex128)
-        G0 = Gamma0[e].astype(np.complex128)
-        k0 = K0[e].astype(np.complex128)
-        cn = Cn[e].astype(np.complex128)
-        cm = Cm[e].astype(np.complex128)
-        nres, a, Lr, A1, A2 = _element(x1, x2, L1, L2, L0[e], G0, k0, cn, cm, fe)
-        for i in range(12):
-            f[e, i] = fe[i].real
+        _element_to(x[e, 0], x[e, 1], L[e, 0], L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e], Cm[e],
+                    f[e], Wm, Wv)
         if not tangent:
             continue
-        LrT = Lr.T
-        kxx = np.zeros((3, 3), np.complex128)
+        nres, a, Lr, A2, A1 = Wv[2], Wv[1], Wm[2], Wm[6], Wm[7]
+        cn = Cn[e]
         for i in range(3):
             for j in range(3):
-                kxx[i, j] = Lr[i, j] * cn[j] / L0[e]
-        kxx = _mm(kxx, LrT)
-        Gm = _hat(nres)
-        Ha = _hat(a)
+                T3[i, j] = Lr[i, j] * cn[j] / L0[e]
+        _mm_to(T3, Lr.T, kxx)
+        # Gm = (hat(n) - hat(a) Cn) Lr^T
+        T3[0, 0] = T3[1, 1] = T3[2, 2] = 0.0
+        T3[0, 1], T3[0, 2] = -nres[2] + a[2] * cn[1], nres[1] - a[1] * cn[2]
+        T3[1, 0], T3[1, 2] = nres[2] - a[2] * cn[0], -nres[0] + a[0] * cn[2]
+        T3[2, 0], T3[2, 1] = -nres[1] + a[1] * cn[0], nres[0] - a[0] * cn[1]
+        _mm_to(T3, Lr.T, Gm)
+        _mm_to(A1.T, Gm, K1)
+        _mm_to(A2.T, Gm, K2)
         for i in range(3):
             for j in range(3):
-                Gm[i, j] -= Ha[i, j] * cn[j]
-        Gm = _mm(Gm, LrT)
-        K1 = _mm(A1.T, Gm)
-        K2 = _mm(A2.T, Gm)
-        for i in range(3):
-            for j in range(3):
-                K[e, i, 6 + j] = -kxx[i, j].real
-                K[e, 3 + i, 6 + j] = K1[i, j].real
-                K[e, 6 + i, 6 + j] = kxx[i, j].real
-                K[e, 9 + i, 6 + j] = K2[i, j].real
+                K[e, i, 6 + j] = -kxx[i, j]
+                K[e, 3 + i, 6 + j] = K1[i, j]
+                K[e, 6 + i, 6 + j] = kxx[i, j]
+                K[e, 9 + i, 6 + j] = K2[i, j]
         for i in range(12):
             for j in range(3):
                 K[e, i, j] = -K[e, i, 6 + j]
         for j in range(3):
-            v = np.zeros(3, np.complex128)
-            v[j] = 1j * _H
-            _element(x1, x2, _mm(L1, _so3(v, 0)), L2, L0[e], G0, k0, cn, cm, fc)
+            _so3_to(1j * _H if j == 0 else 0j, 1j * _H if j == 1 else 0j,
+                    1j * _H if j == 2 else 0j, 0, Ev)
+            _mm_to(L[e, 0], Ev, L1v)
+            _element_to(x[e, 0], x[e, 1], L1v, L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e], Cm[e],
+                        fc, Wm2, Wv2)
             for i in range(12):
                 K[e, i, 3 + j] = fc[i].imag / _H
         # theta2 columns from the rigid-rotation invariance about node 1
@@ -248,3 +259,58 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
                     acc += rhs[i, k] * L[e, 1, k, j]
                 K[e, i, 9 + j] = acc
     return f, K
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:], f8[:, :, :], f8[:, :], f8[:], b1)")
+def gyroscopic(L0, J, W, lumped, tangent):  # pragma: no cover - jitted
+    """Same contract as beam3d.gyroscopic (``lumped`` as 1.0 / 0.0 per element); returns
+    (g (n, 6), C (n, 6, 6) or a (0, 6, 6))."""
+    n = L0.shape[0]
+    g = np.zeros((n, 6))
+    C = np.zeros((n if tangent else 0, 6, 6))
+    gs = 0.5 - 0.5 / np.sqrt(3.0)
+    Wp = np.empty(3)
+    JW = np.empty(3)
+    N = np.empty(2)
+    for e in range(n):
+        w = 0.5 * L0[e]
+        for p in range(2):
+            if lumped[e] != 0.0:
+                N[0] = 1.0 - p
+                N[1] = 1.0 * p
+            else:
+                N[0] = 1.0 - gs if p == 0 else gs
+                N[1] = 1.0 - N[0]
+            for k in range(3):
+                Wp[k] = N[0] * W[e, k] + N[1] * W[e, 3 + k]
+            for k in range(3):
+                JW[k] = J[e, k, 0] * Wp[0] + J[e, k, 1] * Wp[1] + J[e, k, 2] * Wp[2]
+            c0 = Wp[1] * JW[2] - Wp[2] * JW[1]
+            c1 = Wp[2] * JW[0] - Wp[0] * JW[2]
+            c2 = Wp[0] * JW[1] - Wp[1] * JW[0]
+            for i in range(2):
+                wi = w * N[i]
+                g[e, 3 * i] += wi * c0
+                g[e, 3 * i + 1] += wi * c1
+                g[e, 3 * i + 2] += wi * c2
+            if not tangent:
+                continue
+            # D = hat(Wp) J - hat(J Wp)
+            D = np.empty((3, 3))
+            for b in range(3):
+                D[0, b] = Wp[1] * J[e, 2, b] - Wp[2] * J[e, 1, b]
+                D[1, b] = Wp[2] * J[e, 0, b] - Wp[0] * J[e, 2, b]
+                D[2, b] = Wp[0] * J[e, 1, b] - Wp[1] * J[e, 0, b]
+            D[0, 1] += JW[2]
+            D[0, 2] -= JW[1]
+            D[1, 0] -= JW[2]
+            D[1, 2] += JW[0]
+            D[2, 0] += JW[1]
+            D[2, 1] -= JW[0]
+            for i in range(2):
+                for j in range(2):
+                    nn = w * N[i] * N[j]
+                    for a in range(3):
+                        for b in range(3):
+                            C[e, 3 * i + a, 3 * j + b] += nn * D[a, b]
+    return g, C

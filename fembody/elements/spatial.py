@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import rotations as rot
 from . import beam3d, rigid3d, truss3d
 
 
@@ -49,8 +48,8 @@ class Beam3DBlock(Block3D):
     (:mod:`fembody.elements.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)`` reference
     positions; ``C (n, 3, 3)`` reference section triads (columns: beam axis, local y, local z);
     ``stiff (n, 6) = (EA, GA_y, GA_z, GJ, EI_y, EI_z)``, ``inert (n, 4) = (rhoA, rhoJ, rhoI_y,
-    rhoI_z)``, ``lumped (n,)`` translational mass lumping. Rotary inertia is lumped to the nodes
-    (its gyroscopic part is in :class:`GyroBlock`)."""
+    rhoI_z)``, ``lumped (n,)`` mass lumping (translations and rotary inertia; consistent
+    otherwise, :func:`beam3d.mass`). The gyroscopic moments are in :class:`BeamGyroBlock`."""
 
     noun = "beam element"
     family = "beam"
@@ -60,7 +59,9 @@ class Beam3DBlock(Block3D):
         super().__init__(np.asarray(nodes), dofs, labels)
         X = np.asarray(X, float)
         self.C2 = np.repeat(np.asarray(C, float)[:, None], 2, 1)      # (n, 2, 3, 3)
-        self.T = _element_T(np.asarray(C, float))
+        # section axes = node axes (a beam along its reference triad, e.g. along x with the
+        # default orientation): the map T is the identity and is skipped
+        self.T = None if np.all(self.C2 == np.eye(3)) else _element_T(np.asarray(C, float))
         self.L0 = np.linalg.norm(X[:, 1] - X[:, 0], axis=-1)
         self.Cn = np.ascontiguousarray(stiff[:, :3])
         self.Cm = np.ascontiguousarray(stiff[:, 3:])
@@ -72,11 +73,13 @@ class Beam3DBlock(Block3D):
 
     def _triads(self, poses):
         x, R = poses
-        return x, R @ self.C2
+        return x, (R if self.T is None else R @ self.C2)
 
     def forces(self, poses, v, tangent):
         x, L = self._triads(poses)
         f, K = beam3d.forces_fast(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        if self.T is None:
+            return f, K, None
         f = np.einsum("nji,nj->ni", self.T, f)
         if K is not None:
             K = np.swapaxes(self.T, 1, 2) @ K @ self.T
@@ -95,15 +98,9 @@ class Beam3DBlock(Block3D):
         x, L = self._triads(poses)
         return beam3d.resultants(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm)
 
-    def rotary_inertia(self) -> np.ndarray:
-        """Lumped nodal rotary inertia in node axes ``(n, 2, 3, 3)`` [kg m^2]."""
-        J = 0.5 * self.L0[:, None] * self.inert[:, 1:]
-        Js = J[:, None, :, None] * np.eye(3)                           # (n, 1, 3, 3)
-        return self.C2 @ Js @ np.swapaxes(self.C2, -1, -2)
-
     def mass(self) -> np.ndarray:
         M = beam3d.mass(self.L0, *self.inert.T, self.lumped)
-        return np.swapaxes(self.T, 1, 2) @ M @ self.T
+        return M if self.T is None else np.swapaxes(self.T, 1, 2) @ M @ self.T
 
 
 class Truss3DBlock(Block3D):
@@ -141,41 +138,46 @@ class Truss3DBlock(Block3D):
         return truss3d.mass(self.DX, self.rhoA, self.lumped)
 
 
-class GyroBlock(Block3D):
-    """The gyroscopic moments ``W x (J W)`` of constant nodal rotary inertias ``J (n, 3, 3)``
-    (node axes) whose mass ``J`` itself is already in the constant mass matrix. In the material
-    form the inertial moment ``J W' + W x J W`` does not depend on the configuration."""
+class BeamGyroBlock(Block3D):
+    """The gyroscopic moments of the beams' rotary inertia (:func:`beam3d.gyroscopic`), whose
+    constant mass is in :meth:`Beam3DBlock.mass`: consistent ``g_i = int N_i W x rho J W ds``
+    with the interpolated material angular velocity ``W(s)``, or lumped ``L/2 W_i x rho J W_i``.
+    ``nodes (n, 2)``, ``dofs (n, 6)`` the rotation DOFs of both nodes, ``C (n, 3, 3)`` reference
+    section triads, ``inert (n, 4)`` as for :class:`Beam3DBlock`. In the material form the
+    inertial moment ``M W' + g(W)`` does not depend on the configuration."""
 
-    noun = "rotary inertia of node"
+    noun = "beam element"
     family = "gyroscopic"
     constant = False
     mass_varies = False
 
-    def __init__(self, nodes, dofs, J) -> None:
-        super().__init__(np.asarray(nodes)[:, None], dofs)
-        self.J = np.asarray(J, float)
+    def __init__(self, nodes, dofs, C, L0, inert, lumped, labels=None) -> None:
+        super().__init__(np.asarray(nodes), dofs, labels)
+        C = np.asarray(C, float)
+        Js = np.asarray(inert, float)[:, 1:, None] * np.eye(3)          # section axes
+        self.J = C @ Js @ np.swapaxes(C, -1, -2)                        # node axes
+        self.L0 = np.asarray(L0, float)
+        self.lumped = np.asarray(lumped, bool)
+        self._zeros = np.zeros((len(self.L0), 6, 6))
 
     def mass(self):
         return None
 
     def mass_at(self, poses) -> np.ndarray:
-        return np.zeros_like(self.J)
+        return self._zeros
 
     def inertial(self, poses, v, a, tangent):
-        JW = np.einsum("nij,nj->ni", self.J, v)
-        f = np.cross(v, JW)
-        if not tangent:
-            return f, None, None
-        return f, None, rot.hat(v) @ self.J - rot.hat(JW)
+        g, C = beam3d.gyroscopic(self.L0, self.J, v, self.lumped, tangent)
+        return g, None, C
 
     def kinetic_energy(self, poses, v) -> np.ndarray:
-        return np.zeros(len(self.J))
+        return np.zeros(len(self.L0))
 
     def gravity(self, poses, g, tangent):
-        return np.zeros((len(self.J), 3)), (np.zeros_like(self.J) if tangent else None)
+        return np.zeros((len(self.L0), 6)), (self._zeros if tangent else None)
 
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
-        return np.zeros(len(self.J))
+        return np.zeros(len(self.L0))
 
 
 class Rigid3DBlock(Block3D):
