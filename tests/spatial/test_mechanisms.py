@@ -190,6 +190,24 @@ def test_four_bar_benchmark_mesh_and_step_converged():
     assert diff < FOURBAR_TOL
 
 
+def test_rotating_shaft_benchmark_speed_law():
+    """The published drive 0 -> 48 -> 72 rad/s (half-cosine ramps, closed-form angle): the
+    angle's central differences give the speed and the speed's the acceleration (to 1e-6
+    relative), the plateaus are 48 and 72 rad/s, and angle and speed are continuous at the
+    breakpoints 0.5, 1, 1.25 s."""
+    from fembody.examples import rotating_shaft as shaft
+    sp = shaft.benchmark_speed()
+    h = 1e-6
+    for t in np.linspace(0.01, 2.49, 97):
+        assert (sp(t + h) - sp(t - h)) / (2 * h) == pytest.approx(sp.d1(t), rel=1e-6, abs=1e-6)
+        assert (sp.d1(t + h) - sp.d1(t - h)) / (2 * h) == pytest.approx(sp.d2(t), rel=1e-5,
+                                                                          abs=1e-3)
+    assert sp.d1(0.75) == 48.0 and sp.d1(2.0) == 72.0 and sp(0.0) == 0.0
+    for tb in (0.5, 1.0, 1.25):
+        assert sp(tb - 1e-12) == pytest.approx(sp(tb), abs=1e-9)
+        assert sp.d1(tb - 1e-12) == pytest.approx(sp.d1(tb), abs=1e-8)
+
+
 def test_rotating_shaft_whirl_below_critical_matches_jeffcott():
     """Shaft with an unbalanced disk at mid-span spun up slowly to half its first bending
     frequency (wn from fb.modes of the same model): the mean whirl radius over the last two
