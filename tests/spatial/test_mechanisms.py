@@ -225,8 +225,8 @@ def test_rotating_shaft_whirl_below_critical_matches_jeffcott():
 @pytest.mark.slow
 @pytest.mark.parametrize("ratio", [0.3, 0.7])
 def test_rotating_shaft_whirl_other_speeds(ratio):
-    """As above at 0.3 and 0.7 wn (measured 0.3 % and 0.2 % off; 7 s and 6 s on the shared
-    2-core machine when quiet, 22 s and 54 s under load)."""
+    """As above at 0.3 and 0.7 wn (benchmark data, 8 elements: measured 0.78 % and 0.16 %
+    off, 36 s and 49 s on the shared 2-core machine under load)."""
     from fembody.examples import rotating_shaft as shaft
     o = shaft.steady_whirl(ratio, n=8, dt=4e-3)
     assert o["radius"] == pytest.approx(o["jeffcott"], rel=0.02)
