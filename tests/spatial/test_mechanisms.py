@@ -11,7 +11,7 @@ from fembody.examples import spatial_four_bar as four_bar
 from fembody.examples import spatial_slider_crank as slider_crank
 
 SC_TOL_QUICK = 1e-4     # [m], slider vs the IFToMM reference, 0.6 s at dt = 2 ms (measured 2.2e-5)
-SC_TOL_FULL = 5e-4      # [m], 5 s at dt = 0.5 ms
+SC_TOL_FULL = 1e-4      # [m], 5 s at dt = 0.5 ms (measured 4.6e-5; 1185 s wall under load)
 FOURBAR_TOL = 5e-4      # [m], point C, n = 4 / dt = 2 ms vs n = 8 / dt = 1 ms over 12 s
 #                         (measured 2.5e-4; 216 s and 635 s wall under load)
 
