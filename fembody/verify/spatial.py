@@ -161,3 +161,51 @@ register(Case(
     "L / (2 pi) (Simo & Vu-Quoc 1986, sec. 7.1; Bernoulli-Euler elastica)", relative=False,
     description="3D kernel, end moment about a principal axis, 8/16/32 elements: tip back at "
                 "the root, mid-node at the diameter L/pi with order 2."))
+
+
+def _iftomm_slider_crank() -> dict:
+    from fembody.examples import spatial_slider_crank as ex
+    out = ex.run(2.5, 1e-3, verbose=False)
+    t, x = out["t"], out["slider_x"]
+    keep = ex.REFERENCE_T <= 2.5 + 1e-12
+    vals = {f"x({tk:g} s) [m]": float(np.interp(tk, t, x)) for tk in (0.25, 0.5, 1.0, 2.5)}
+    vals["max |x - x_ref| [m]"] = out["reference_error"]
+    return {"values": vals,
+            "plots": [dict(title="IFToMM spatial slider-crank: slider position", xlabel="t [s]",
+                           ylabel="x [m]", x=ex.REFERENCE_T[keep].tolist(),
+                           series={"fembody": np.interp(ex.REFERENCE_T[keep], t, x).tolist(),
+                                   "reference (Gonzalez)": ex.REFERENCE_X[keep].tolist()})]}
+
+
+register(Case(
+    "iftomm-spatial-slider-crank", _iftomm_slider_crank,
+    {"x(0.25 s) [m]": 0.284855404, "x(0.5 s) [m]": 0.184952803, "x(1 s) [m]": 0.211754668,
+     "x(2.5 s) [m]": 0.256509783, "max |x - x_ref| [m]": 0.0},
+    {"x(0.25 s) [m]": 1e-4, "x(0.5 s) [m]": 1e-4, "x(1 s) [m]": 1e-4, "x(2.5 s) [m]": 2e-4,
+     "max |x - x_ref| [m]": 2e-4},
+    "IFToMM multibody benchmark library, spatial rigid slider-crank mechanism: reference "
+    "solution of M. Gonzalez (slider x every 0.01 s; stored in github jgerstmayr/EXUDYN, "
+    "docs/verification/Slidercrank3DiftommBenchmark)", relative=False, quick=False,
+    description="Rigid crank, rod and slider on revolute, spherical, universal and prismatic "
+                "joints, free motion under gravity from 6 rad/s; 2.5 s at dt = 1 ms, "
+                "rho_inf = 1 (measured 5.1e-5 m off the reference)."))
+
+
+def _shaft_jeffcott() -> dict:
+    from fembody.examples import rotating_shaft as ex
+    vals = {}
+    for ratio in (0.5,):
+        o = ex.steady_whirl(ratio, n=8, dt=4e-3)
+        vals[f"whirl radius / Jeffcott at {ratio} wn"] = o["radius"] / o["jeffcott"]
+    return {"values": vals}
+
+
+register(Case(
+    "rotating-shaft-jeffcott", _shaft_jeffcott, {"whirl radius / Jeffcott at 0.5 wn": 1.0},
+    {"whirl radius / Jeffcott at 0.5 wn": 0.02},
+    "Jeffcott rotor r = e' s / |1 - s|, s = (w / wn)^2, with wn and the modal unbalance e' "
+    "from fb.modes of the same model; data of the rotating-shaft benchmark of Bauchau et al., "
+    "Multibody Syst Dyn 37 (2016) 29-48 (MBDyn deck tests/benchmarks/rotatingshaft)",
+    quick=False,
+    description="6 m tube with the 70.573 kg unbalanced disk, 8 elements, spun up slowly to "
+                "half the first bending frequency and held (measured 0.6 % off)."))
