@@ -135,8 +135,10 @@ def reference_error(t: np.ndarray, x: np.ndarray) -> tuple[float, float]:
 
 def run(t_end: float = T_END, dt: float = 1e-3, verbose: bool = True, **options) -> dict:
     """Free motion from the benchmark's initial state; ``options`` go to fb.simulate
-    (default ``rho_inf=1.0``: no numerical damping, as the energy is to be kept)."""
-    options.setdefault("rho_inf", 1.0)
+    (default generalized-alpha with ``rho_inf=1.0``: no numerical damping, as the energy is
+    to be kept; another ``method`` takes its own options)."""
+    if "method" not in options:
+        options.setdefault("rho_inf", 1.0)
     model, parts = build_model()
     res = fb.simulate(model, t_end=t_end, dt=dt, **options)
     e = res.energy
