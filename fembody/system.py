@@ -274,7 +274,8 @@ class System(Measures, Constraints):
                 Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
             for b in self.nonlinear_inertia:
                 d = b.dofs
-                fe, Ke, Ce = b.inertial(self.pose(b, q), v[d], a[d], tangent)
+                x = self.pose(b, q) if getattr(b, "reads_pose", True) else None
+                fe, Ke, Ce = b.inertial(x, v[d], a[d], tangent)
                 self._add_vector(f, b, fe)
                 if tangent:
                     if Ke is not None:

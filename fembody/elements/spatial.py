@@ -150,6 +150,7 @@ class BeamGyroBlock(Block3D):
     family = "gyroscopic"
     constant = False
     mass_varies = False
+    reads_pose = False          # material form: the moments need the velocities only
 
     def __init__(self, nodes, dofs, C, L0, inert, lumped, labels=None) -> None:
         super().__init__(np.asarray(nodes), dofs, labels)
