@@ -31,6 +31,12 @@ def saddle(n: int) -> sp.csc_matrix:
     b = m.add_beam((0, 0, 0), (1, 0, 0), n=n, material=steel,
                    section=fb.Section.rectangle(b=0.01, h=0.01))
     m.add_joint(fb.Spherical(m.ground, b.first))
+    return saddle_of(m)
+
+
+def saddle_of(m: fb.Model) -> sp.csc_matrix:
+    """The saddle matrix [[K + 1e6 M, B^T], [B, 0]] of a model at a perturbed state (its
+    non-symmetric spatial tangent)."""
     s = m.compile()
     rng = np.random.default_rng(0)
     q = s.space.update(s.q0, 1e-2 * rng.standard_normal(s.n_dof) * ~s.is_fixed)

@@ -30,6 +30,7 @@ from fembody.solvers.banded import BandedLU, half_bandwidth
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import machine, save  # noqa: E402
+from lu3d import saddle_of  # noqa: E402
 
 
 def tower(nx: int, nz: int) -> sp.csc_matrix:
@@ -50,13 +51,7 @@ def tower(nx: int, nz: int) -> sp.csc_matrix:
                 ori = (0, 1, 0) if d[2] else (0, 0, 1)
                 m.add_beam(a, b, n=1, material=steel, section=sec, orientation=ori)
     m.add_joint(fb.Spherical(m.ground, node[nx - 1, nx - 1, nz]))
-    s = m.compile()
-    rng = np.random.default_rng(0)
-    q = s.space.update(s.q0, 1e-2 * rng.standard_normal(s.n_dof) * ~s.is_fixed)
-    _, K, _ = s.internal_forces(q)
-    S = s.csc(K + 1e6 * s.M_const).tocsc()
-    B = s.B_matrix(s.constraints(q).Bdata)
-    return sp.bmat([[S, B.T], [B, None]], format="csc")
+    return saddle_of(m)
 
 
 def wall(fn, repeat: int) -> float:

@@ -150,17 +150,17 @@ class SensorRecorder:
             return np.asarray(r[names.index(s.quantity)], dtype=float).reshape(1)
         d = sys.node_dofs[s.target.id]
         qn = s.quantity
+        if qn in ("velocity", "acceleration"):
+            return np.asarray(v if qn == "velocity" else a)[d[:sys.dim]].copy()
+        if qn == "reaction":
+            R = sys.reactions(q, v, a, lam, t)
+            return np.where(d >= 0, R[np.maximum(d, 0)], 0.0)
         if sys.dim == 3:
-            return self._spatial_node(s, d, q, v, a, lam, t)
+            return self._spatial_node(s, d, q, v)
         if qn == "position":
             return sys.X[d[:2]] + sys.space.gather(q, d[:2])
         if qn == "displacement":
             return sys.space.gather(q, d[:2]) - sys.space.gather(sys.q0, d[:2])
-        if qn in ("velocity", "acceleration"):
-            return np.asarray(v if qn == "velocity" else a)[d[:2]].copy()
-        if qn == "reaction":
-            R = sys.reactions(q, v, a, lam, t)
-            return np.where(d >= 0, R[np.maximum(d, 0)], 0.0)
         if d[2] < 0:
             raise ModelError(f"{s!r}: {s.target} has no rotation DOF")
         if qn == "angular_velocity":
@@ -174,16 +174,11 @@ class SensorRecorder:
         self.last_rot[k] = th
         return np.array([th])
 
-    def _spatial_node(self, s: Sensor, d, q, v, a, lam, t) -> np.ndarray:
+    def _spatial_node(self, s: Sensor, d, q, v) -> np.ndarray:
         sys, qn = self.sys, s.quantity
         if qn in ("position", "displacement"):
             x = sys.space.positions(q)[s.target.id]
             return x - sys.space.positions(sys.q0)[s.target.id] if qn == "displacement" else x
-        if qn in ("velocity", "acceleration"):
-            return np.asarray(v if qn == "velocity" else a)[d[:3]].copy()
-        if qn == "reaction":
-            R = sys.reactions(q, v, a, lam, t)
-            return np.where(d >= 0, R[np.maximum(d, 0)], 0.0)
         if d[3] < 0:
             raise ModelError(f"{s!r}: {s.target} has no rotation DOFs")
         if qn == "angular_velocity":
