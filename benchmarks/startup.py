@@ -25,10 +25,13 @@ sys.path.insert(0, str(HERE))
 from _common import machine, save  # noqa: E402
 
 TIMEOUT = 300.0                 # [s] per process
-IMPORT = ("import time, sys, json; t0 = time.perf_counter(); import fembody; "
-          "t = time.perf_counter() - t0; print(json.dumps({'import_s': t, 'heavy': [m for m in "
-          "('numba', 'scipy.linalg', 'sksparse', 'meshio', 'pyvista', 'matplotlib') "
-          "if m in sys.modules]}))")
+# CPU time as well as wall time: on a shared, loaded machine the wall time of a short import
+# mostly measures waiting for a core
+IMPORT = ("import time, sys, json; t0 = time.perf_counter(); c0 = time.process_time(); "
+          "import {mod}; t = time.perf_counter() - t0; c = time.process_time() - c0; "
+          "print(json.dumps({{'import_s': t, 'import_cpu_s': c, 'heavy': [m for m in "
+          "('numba', 'scipy', 'scipy.sparse', 'scipy.linalg', 'sksparse', 'meshio', 'pyvista', "
+          "'matplotlib') if m in sys.modules]}}))")
 
 
 def run(cmd: list[str], env: dict) -> dict:
@@ -80,7 +83,9 @@ def main() -> None:
     have_exu = subprocess.run([py, "-c", "import exudyn"], env=exu_env,
                               capture_output=True).returncode == 0
     sizes = [int(s) for s in args.sizes.split(",")]
-    jobs = {"import fembody": [py, "-c", IMPORT]}
+    jobs = {"import fembody": [py, "-c", IMPORT.format(mod="fembody")],
+            "import numpy": [py, "-c", IMPORT.format(mod="numpy")],
+            "import numpy, scipy.sparse": [py, "-c", IMPORT.format(mod="numpy, scipy.sparse")]}
     for n in sizes:
         jobs[f"fembody {n}"] = [py, str(HERE / "pendulum_process.py"), str(n), "1.0"]
         jobs[f"fembody {n} twice"] = [py, str(HERE / "pendulum_process.py"), str(n), "1.0",
@@ -97,13 +102,17 @@ def main() -> None:
           f"{info['cores']} cores, python {info['python']}, load average {load[0]:.1f}")
     print("median [min - max] over the rounds\n")
     table: dict = {}
-    imp = [r for r in runs["import fembody"] if "error" not in r]
-    table["import fembody"] = {"import_s": stats([r["import_s"] for r in imp]),
-                               "process_wall_s": stats([r["wall_s"] for r in imp]),
-                               "heavy_modules": imp[0].get("heavy")}
-    print(f"import fembody (in-process): {fmt(table['import fembody']['import_s'])} s; "
-          f"python -c 'import fembody' whole process {fmt(table['import fembody']['process_wall_s'])}"
-          f" s; heavy modules loaded: {imp[0].get('heavy')}")
+    print(f"{'import':>28s} {'in-process wall s':>22s} {'in-process CPU s':>22s} "
+          f"{'whole process wall s':>22s}  heavy modules loaded")
+    for key in ("import numpy", "import numpy, scipy.sparse", "import fembody"):
+        imp = [r for r in runs[key] if "error" not in r]
+        row = {"import_s": stats([r["import_s"] for r in imp]),
+               "import_cpu_s": stats([r["import_cpu_s"] for r in imp]),
+               "process_wall_s": stats([r["wall_s"] for r in imp]),
+               "heavy_modules": imp[0].get("heavy")}
+        table[key] = row
+        print(f"{key:>28s} {fmt(row['import_s']):>22s} {fmt(row['import_cpu_s']):>22s} "
+              f"{fmt(row['process_wall_s']):>22s}  {row['heavy_modules']}")
     print(f"\n{'run':>18s} {'process wall s':>22s} {'process CPU s':>22s} {'peak MiB':>18s} "
           f"{'import s':>8s} {'simulate s':>10s} {'1st-call set-up s':>18s}")
     for n in sizes:

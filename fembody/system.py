@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import space as spaces
 from .blocks import build_blocks
@@ -29,6 +28,8 @@ from .constraints import Constraints, matvec
 from .measures import Measures
 from .patterns import Pattern
 from .turning import TurningLoads
+from .lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 
 if TYPE_CHECKING:
     from .model import Model, Node

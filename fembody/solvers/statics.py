@@ -15,11 +15,11 @@ import time as _time
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
 from .. import validate
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
 from ..lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from ..results import Result
 from ..system import System
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
