@@ -37,9 +37,12 @@ class InertiaCheck:
     space of ``B`` (proved by a factorisation), False when the factorisation found a
     negative or zero pivot (to be confirmed by an eigenvalue), None without a Cholesky backend
     (no CHOLMOD and no compiled envelope). The factoriser is kept while the pattern of ``A``
-    stays the same (one ordering for all load steps)."""
+    stays the same (one ordering for all load steps). ``diag_pos``: where the diagonal sits in
+    the data of the ``K`` passed (the System's pattern, sorted, diagonal present): without
+    ``B`` the shift is then added in place of a sparse sum."""
 
-    def __init__(self) -> None:
+    def __init__(self, diag_pos: np.ndarray | None = None) -> None:
+        self.diag_pos = diag_pos
         self._pattern: tuple[np.ndarray, np.ndarray] | None = None
         self._env: EnvelopeLDL | None = None
         self._chol: LinearSolver | None = None
@@ -47,6 +50,10 @@ class InertiaCheck:
     def matrix(self, K, B, tol: float):
         """``K + tol I + c B^T B`` (CSC, sorted indices)."""
         n = K.shape[0]
+        if (B is None or not B.shape[0]) and self.diag_pos is not None:
+            data = K.data.copy()
+            data[self.diag_pos] += tol
+            return sp.csc_matrix((data, K.indices, K.indptr), shape=K.shape)
         A = K + tol * sp.identity(n, format="csc")
         if B is not None and B.shape[0]:
             scale = float(np.abs(K.diagonal()).max(initial=0.0)) or 1.0
@@ -62,9 +69,9 @@ class InertiaCheck:
         if n == 0:
             return True
         pat = self._pattern
-        if pat is None or not (np.array_equal(pat[0], A.indptr) and
-                               np.array_equal(pat[1], A.indices)):
-            self._pattern = (A.indptr.copy(), A.indices.copy())
+        if pat is None or not ((pat[0] is A.indptr and pat[1] is A.indices) or (
+                np.array_equal(pat[0], A.indptr) and np.array_equal(pat[1], A.indices))):
+            self._pattern = (A.indptr, A.indices)
             self._env, self._chol = None, None
             if ENVELOPE_AVAILABLE:
                 order = ordering(A.indptr, A.indices, n)

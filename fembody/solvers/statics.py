@@ -228,7 +228,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         raise ModelError(f"static: stop must be a function of the Result or None, got {stop!r}")
     eq = _Equilibrium(sys, t, linear_solver, tol)
     eq.stability = ("eigenvalue" if stability == "eigenvalue" or (
-        stability == "auto" and sys.n_free <= DENSE_MAX) else InertiaCheck())
+        stability == "auto" and sys.n_free <= DENSE_MAX) else InertiaCheck(sys.diag_pos))
     if sys.n_con:
         ce = sys.constraints(sys.q0, t)
         check_redundant(sys, ce.Bdata, redundant, t=t)
@@ -459,7 +459,7 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             result=result)
     _, ce, _, _, K = eq.residual(q, lam, load, True)
     Kc = s.csc(K)
-    scale = float(np.abs(Kc.diagonal()).max()) if s.n_free else 1.0
+    scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
     Bdata = ce.Bdata if s.n_con else None
     lowest = math.nan                   # stable by the factorisation test: not computed
     check = eq.stability
