@@ -59,6 +59,7 @@ class _Equilibrium:
         self.t = t
         self.tol = tol
         self.stability: str | InertiaCheck = "eigenvalue"     # see static(stability=...)
+        self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
         self.method = linear_solver
         self.solver = saddle_solver(system, linear_solver)
         self.n_residual = 0
@@ -85,6 +86,7 @@ class _Equilibrium:
                 K = K + load * Kl
             if ce.G is not None:
                 K = K + ce.G
+            self.last = (q, lam, load, ce, K)
         return load * fext - fint - ce.force, ce, fext, fint, K
 
     def converged(self, r, ce, fext, fint, load: float) -> bool:
@@ -457,7 +459,11 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
             "the load crushes it: reduce the load, or check supports and section", time=load,
             result=result)
-    _, ce, _, _, K = eq.residual(q, lam, load, True)
+    last = eq.last
+    if last is not None and last[0] is q and last[1] is lam and last[2] == load:
+        ce, K = last[3], last[4]            # Newton's last evaluation was at this state
+    else:
+        _, ce, _, _, K = eq.residual(q, lam, load, True)
     Kc = s.csc(K)
     scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
     Bdata = ce.Bdata if s.n_con else None
