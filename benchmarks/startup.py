@@ -25,10 +25,13 @@ sys.path.insert(0, str(HERE))
 from _common import machine, save  # noqa: E402
 
 TIMEOUT = 300.0                 # [s] per process
-IMPORT = ("import time, sys, json; t0 = time.perf_counter(); import fembody; "
-          "t = time.perf_counter() - t0; print(json.dumps({'import_s': t, 'heavy': [m for m in "
-          "('numba', 'scipy.linalg', 'sksparse', 'meshio', 'pyvista', 'matplotlib') "
-          "if m in sys.modules]}))")
+# CPU time as well as wall time: on a shared, loaded machine the wall time of a short import
+# mostly measures waiting for a core
+IMPORT = ("import time, sys, json; t0 = time.perf_counter(); c0 = time.process_time(); "
+          "import {mod}; t = time.perf_counter() - t0; c = time.process_time() - c0; "
+          "print(json.dumps({{'import_s': t, 'import_cpu_s': c, 'heavy': [m for m in "
+          "('numba', 'scipy', 'scipy.sparse', 'scipy.linalg', 'sksparse', 'meshio', 'pyvista', "
+          "'matplotlib') if m in sys.modules]}}))")
 
 
 def run(cmd: list[str], env: dict) -> dict:
@@ -73,14 +76,20 @@ def main() -> None:
                     help="directory holding the exudyn package (pip install --target DIR)")
     args = ap.parse_args()
     py = sys.executable
-    env = dict(os.environ, PYTHONPATH=args.fembody_path)
-    exu_env = dict(os.environ)
+    # as a user's Python runs: with bytecode caches (a session environment that sets
+    # PYTHONDONTWRITEBYTECODE makes every import compile fembody's 72 modules from source,
+    # 0.3-0.6 s of CPU); one untimed warm-up round below writes them
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = dict(base_env, PYTHONPATH=args.fembody_path)
+    exu_env = dict(base_env)
     if args.exudyn_path:
         exu_env["PYTHONPATH"] = args.exudyn_path
     have_exu = subprocess.run([py, "-c", "import exudyn"], env=exu_env,
                               capture_output=True).returncode == 0
     sizes = [int(s) for s in args.sizes.split(",")]
-    jobs = {"import fembody": [py, "-c", IMPORT]}
+    jobs = {"import fembody": [py, "-c", IMPORT.format(mod="fembody")],
+            "import numpy": [py, "-c", IMPORT.format(mod="numpy")],
+            "import numpy, scipy.sparse": [py, "-c", IMPORT.format(mod="numpy, scipy.sparse")]}
     for n in sizes:
         jobs[f"fembody {n}"] = [py, str(HERE / "pendulum_process.py"), str(n), "1.0"]
         jobs[f"fembody {n} twice"] = [py, str(HERE / "pendulum_process.py"), str(n), "1.0",
@@ -88,6 +97,9 @@ def main() -> None:
         if have_exu and str(n) in args.exudyn_sizes.split(","):
             jobs[f"exudyn {n}"] = [py, str(HERE / "exudyn_pendulum.py"), str(n), "1.0"]
     runs: dict = {k: [] for k in jobs}
+    for k, cmd in jobs.items():                  # warm-up: bytecode and page caches
+        if k.startswith("import") or k == f"fembody {sizes[0]}" or k == f"exudyn {sizes[0]}":
+            run(cmd, exu_env if k.startswith("exudyn") else env)
     for _ in range(args.repeat):             # rounds: a busy phase hits every job alike
         for k, cmd in jobs.items():
             runs[k].append(run(cmd, exu_env if k.startswith("exudyn") else env))
@@ -97,13 +109,17 @@ def main() -> None:
           f"{info['cores']} cores, python {info['python']}, load average {load[0]:.1f}")
     print("median [min - max] over the rounds\n")
     table: dict = {}
-    imp = [r for r in runs["import fembody"] if "error" not in r]
-    table["import fembody"] = {"import_s": stats([r["import_s"] for r in imp]),
-                               "process_wall_s": stats([r["wall_s"] for r in imp]),
-                               "heavy_modules": imp[0].get("heavy")}
-    print(f"import fembody (in-process): {fmt(table['import fembody']['import_s'])} s; "
-          f"python -c 'import fembody' whole process {fmt(table['import fembody']['process_wall_s'])}"
-          f" s; heavy modules loaded: {imp[0].get('heavy')}")
+    print(f"{'import':>28s} {'in-process wall s':>22s} {'in-process CPU s':>22s} "
+          f"{'whole process wall s':>22s}  heavy modules loaded")
+    for key in ("import numpy", "import numpy, scipy.sparse", "import fembody"):
+        imp = [r for r in runs[key] if "error" not in r]
+        row = {"import_s": stats([r["import_s"] for r in imp]),
+               "import_cpu_s": stats([r["import_cpu_s"] for r in imp]),
+               "process_wall_s": stats([r["wall_s"] for r in imp]),
+               "heavy_modules": imp[0].get("heavy")}
+        table[key] = row
+        print(f"{key:>28s} {fmt(row['import_s']):>22s} {fmt(row['import_cpu_s']):>22s} "
+              f"{fmt(row['process_wall_s']):>22s}  {row['heavy_modules']}")
     print(f"\n{'run':>18s} {'process wall s':>22s} {'process CPU s':>22s} {'peak MiB':>18s} "
           f"{'import s':>8s} {'simulate s':>10s} {'1st-call set-up s':>18s}")
     for n in sizes:
@@ -120,6 +136,9 @@ def main() -> None:
                    "maxrss_mib": stats([r["process_maxrss_mib"] for r in rs]),
                    "import_s": stats([r["import_s"] for r in rs]),
                    "simulate_s": stats([r.get("simulate_s", r.get("solve_s")) for r in rs]),
+                   "simulate_cpu_s": stats([r.get("simulate_cpu_s", r.get("solve_cpu_s",
+                                                                         float("nan")))
+                                            for r in rs]),
                    "tip": rs[0]["tip"]}
             setup = "-"
             if who == "fembody":
@@ -135,10 +154,14 @@ def main() -> None:
         if f"exudyn {n}" in table and f"fembody {n}" in table:
             f, e = table[f"fembody {n}"], table[f"exudyn {n}"]
             ratio = f["wall_s"]["median"] / e["wall_s"]["median"]     # issue 17's convention
-            table[f"fembody/exudyn {n}"] = {"wall": ratio,
-                                            "cpu": f["cpu_s"]["median"] / e["cpu_s"]["median"]}
-            print(f"{'':>18s} fembody/Exudyn whole-process wall time: {ratio:.2f} "
-                  f"(CPU {table[f'fembody/exudyn {n}']['cpu']:.2f}); tips "
+            table[f"fembody/exudyn {n}"] = {
+                "wall": ratio, "cpu": f["cpu_s"]["median"] / e["cpu_s"]["median"],
+                "in_process_wall": f["simulate_s"]["median"] / e["simulate_s"]["median"],
+                "in_process_cpu": f["simulate_cpu_s"]["median"] / e["simulate_cpu_s"]["median"]}
+            rt = table[f"fembody/exudyn {n}"]
+            print(f"{'':>18s} fembody/Exudyn whole process: wall {ratio:.2f}, CPU "
+                  f"{rt['cpu']:.2f}; inside the process (simulate / SolveDynamic): wall "
+                  f"{rt['in_process_wall']:.2f}, CPU {rt['in_process_cpu']:.2f}; tips "
                   f"{f['tip'][1]:.7f} / {e['tip'][1]:.7f}")
     out = save(args.name, {"machine": info, "fembody_path": args.fembody_path,
                            "load_average": load, "repeat": args.repeat,

@@ -26,8 +26,6 @@ from . import functions
 from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, resume, simulate, static
 from .system import System
 from .solvers.structure import Trajectory, integrate_hamiltonian
-from .solvers.buckling import Buckling, buckling
-from .study import sweep  # noqa: E402  (dask and pandas load on first use)
 
 from .version import __version__  # noqa: E402
 
@@ -43,10 +41,18 @@ __all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError",
            "Universal"]
 
 
+_LAZY = {"Buckling": ".solvers.buckling", "buckling": ".solvers.buckling", "sweep": ".study"}
+
+
 def __getattr__(name: str):
-    """``fembody.io`` and ``fembody.viz`` are imported when first used (PEP 562): they are not
-    needed to build and solve a model, and ``import fembody`` stays fast."""
+    """``fembody.io``, ``fembody.viz``, ``buckling`` and ``sweep`` are imported when first used
+    (PEP 562): they are not needed to build and solve a model, and ``import fembody`` stays
+    fast."""
+    import importlib
     if name in ("io", "viz"):
-        import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY:       # rarely used at start-up: their modules load on first use
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

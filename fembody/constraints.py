@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .elements import compiled
 from .patterns import Pattern
+from .lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 
 _F8 = np.dtype(np.float64)
 

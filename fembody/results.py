@@ -150,7 +150,9 @@ class Result(StateAccess):
     lam = property(lambda self: self._array("lam"), doc="Lagrange multipliers (n, n_con).")
     stability = property(lambda self: self._array("stability"),
                          doc="Statics: lowest eigenvalue of the constrained tangent per state "
-                             "(negative: an unstable equilibrium; see stats['unstable']).")
+                             "(negative: an unstable equilibrium; see stats['unstable']); NaN "
+                             "where static(stability='check') proved the state stable "
+                             "without computing it.")
     violation = property(lambda self: self._array("violation"),
                          doc="Largest position-constraint violation |phi| per state [m, rad].")
 

@@ -14,7 +14,8 @@ from fembody.elements import compiled, kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numba", "llvmlite", "pyvista", "vtk", "matplotlib", "meshio", "sksparse",
-         "scipy.linalg", "scipy.sparse.linalg")
+         "scipy", "scipy.sparse", "scipy.linalg", "scipy.sparse.linalg",
+         "fembody.solvers.buckling", "fembody.study", "fembody.io", "fembody.viz")
 
 
 def _run(code: str) -> dict:
@@ -28,6 +29,25 @@ def test_import_loads_no_heavy_module():
     loaded = _run("import sys, json; import fembody; "
                   f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
     assert loaded == []
+
+
+def test_lazy_names_are_the_modules_objects():
+    """``fb.buckling``, ``fb.Buckling`` and ``fb.sweep`` load their modules on first use and
+    are the very objects those modules define; compiling a model loads scipy.sparse."""
+    got = _run("import sys, json; import fembody as fb\n"
+               "from fembody.solvers import buckling as bm\n"
+               "from fembody import study\n"
+               "same = [fb.buckling is bm.buckling, fb.Buckling is bm.Buckling, "
+               "fb.sweep is study.sweep]\n"
+               "a = 'scipy.sparse' in sys.modules\n"
+               "m = fb.Model()\n"
+               "b = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=1e9, rho=1e3, "
+               "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
+               "m.fix(b.first)\n"
+               "s = fb.System(m)\n"
+               "print(json.dumps(same + [a, 'scipy.sparse' in sys.modules, "
+               "type(s.mass_matrix()).__module__.startswith('scipy.sparse')]))")
+    assert got == [True, True, True, False, True, True]
 
 
 def test_io_and_viz_load_on_first_use():

@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..elements.compiled import AVAILABLE, njit
+from ..lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], i8[:], f8[:], f8, f8)")

@@ -10,9 +10,9 @@ storage is computed once and a factorisation only scatters the values.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 
 # imported at first use (fast start-up): LAPACK's band LU and SciPy's RCM ordering
 lapack = lazy_module("scipy.linalg.lapack")

@@ -18,9 +18,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 
 from .. import validate
 from ..errors import ModelError, SingularSystemError

@@ -17,9 +17,10 @@ Storage: row ``i`` of the permuted lower triangle holds columns ``first[i] .. i`
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..elements.compiled import AVAILABLE, njit
+from ..lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 
 
 @njit(cache=True, error_model="numpy",

@@ -16,10 +16,10 @@ import logging
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import ModelError
 from ..lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering
 from .banded import BAND_MAX, BandedLU, half_bandwidth

@@ -15,13 +15,14 @@ import time as _time
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
 from .. import validate
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
 from ..lazy import lazy_module
+sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from ..results import Result
 from ..system import System
+from .inertia import InertiaCheck
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
 from .redundancy import MODES as REDUNDANT_MODES
 from .redundancy import check_redundant, describe_motion
@@ -57,6 +58,8 @@ class _Equilibrium:
         self.sys = system
         self.t = t
         self.tol = tol
+        self.stability: str | InertiaCheck = "eigenvalue"     # see static(stability=...)
+        self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
         self.method = linear_solver
         self.solver = saddle_solver(system, linear_solver)
         self.n_residual = 0
@@ -83,14 +86,15 @@ class _Equilibrium:
                 K = K + load * Kl
             if ce.G is not None:
                 K = K + ce.G
+            self.last = (q, lam, load, ce, K)
         return load * fext - fint - ce.force, ce, fext, fint, K
 
     def converged(self, r, ce, fext, fint, load: float) -> bool:
         free = self.sys.free
-        ref = max(np.linalg.norm(load * fext), np.linalg.norm(fint), np.linalg.norm(ce.force),
+        ref = max(abs(load) * norm2(fext), norm2(fint), norm2(ce.force),
                   1e-300)
         phi_ok = self.sys.n_con == 0 or float(np.max(np.abs(ce.phi))) <= self.ptol
-        return bool(np.linalg.norm(r[free]) <= self.tol * ref) and phi_ok
+        return bool(norm2(r[free]) <= self.tol * ref) and phi_ok
 
     def factor(self, K: np.ndarray, ce) -> None:
         self.solver.factorize(K, ce.Bdata)
@@ -129,6 +133,13 @@ class _Equilibrium:
             "these motions.", names)
 
 
+def norm2(x: np.ndarray) -> float:
+    """Euclidean norm without BLAS: OpenBLAS runs ddot beyond 1e4 entries on two threads, and
+    on a loaded machine waking the second one cost 44 ms per call (measured: 3.0 of 3.8 s of
+    a 1e4-DOF chain's fb.static went to np.linalg.norm)."""
+    return math.sqrt(float(np.einsum("i,i->", x, x)))
+
+
 def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray):
     """``S + c B^T B`` (CSC) with c scaling B to S: its null space is that of S restricted to
     the motions the joints allow."""
@@ -157,7 +168,8 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
            tol: float = 1e-9, max_iter: int = 30, max_cuts: int = 12, linear_solver: str = "auto",
            arc_length: float | None = None, max_steps: int = 500, load_max: float = 1.0,
            stop: Callable[[Result], bool] | None = None,
-           lam_max: float | None = None, redundant: str = "error") -> Result:
+           lam_max: float | None = None, redundant: str = "error",
+           stability: str = "auto") -> Result:
     """Static equilibrium under the model's loads and gravity.
 
     Parameters
@@ -186,6 +198,13 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     redundant : 'error' (default: redundant joint rows are a ModelError naming them), 'drop'
         or 'regularize' (run anyway; see :mod:`fembody.solvers.redundancy`; the rows are in
         ``stats['redundant_rows']``).
+    stability : {'auto', 'eigenvalue', 'check'}, default 'auto'
+        How every converged state's stability is checked. 'eigenvalue': the lowest eigenvalue
+        of the tangent on the motions the joints allow (dense, or shift-invert Lanczos: many
+        factorisations per load step), recorded in ``result.stability``. 'check': one Cholesky
+        attempt of the penalised tangent (:mod:`fembody.solvers.inertia`), the eigenvalue only
+        when it fails (unstable states, recorded as before); stable states record NaN in
+        ``result.stability``. 'auto': 'eigenvalue' up to 300 free DOFs, else 'check'.
 
     Returns
     -------
@@ -203,12 +222,15 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         load_max = lam_max
     validate.choice("method", method, ("newton", "arc-length"), where="static")
     validate.choice("redundant", redundant, REDUNDANT_MODES, where="static")
+    validate.choice("stability", stability, ("auto", "eigenvalue", "check"), where="static")
     steps = validate.integer("steps", steps, where="static")
     load_max = validate.number("load_max", load_max, minimum=0.0, strict_min=True,
                                where="static")
     if stop is not None and not callable(stop):
         raise ModelError(f"static: stop must be a function of the Result or None, got {stop!r}")
     eq = _Equilibrium(sys, t, linear_solver, tol)
+    eq.stability = ("eigenvalue" if stability == "eigenvalue" or (
+        stability == "auto" and sys.n_free <= DENSE_MAX) else InertiaCheck(sys.diag_pos))
     if sys.n_con:
         ce = sys.constraints(sys.q0, t)
         check_redundant(sys, ce.Bdata, redundant, t=t)
@@ -396,11 +418,13 @@ def pattern_data(sys: System, A) -> np.ndarray:
     return out
 
 
-def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None) -> float:
+def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
+                      sigma: float | None = None) -> float:
     """The lowest eigenvalue of the tangent stiffness ``K`` (free DOFs, sparse) on the motions
     the joints allow (null space of B) [N/m, N m/rad mixed]: negative at an unstable
     equilibrium. Dense on a null-space basis for small models, else the eigenvalue nearest
-    zero by shift-invert on the bordered system (its sign is what matters)."""
+    ``sigma`` (default ``-1e-9 max|diag K|``) by shift-invert on the bordered system (the
+    lowest one when all lie above ``sigma``)."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -412,7 +436,8 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None) -> float:
                 return math.inf
             Kd = Z.T @ Kd @ Z
         return float(sla.eigvalsh(0.5 * (Kd + Kd.T), subset_by_index=[0, 0])[0])
-    sigma = -1e-9 * float(np.abs(K.diagonal()).max())
+    if sigma is None:
+        sigma = -1e-9 * float(np.abs(K.diagonal()).max())
     shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
     OPinv = constrained_resolvent(sys, shifted, Bdata) if sys.n_con else None
     w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
@@ -434,9 +459,29 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
             "the load crushes it: reduce the load, or check supports and section", time=load,
             result=result)
-    _, ce, _, _, K = eq.residual(q, lam, load, True)
-    lowest = lowest_eigenvalue(s, s.csc(K), ce.Bdata if s.n_con else None)
-    scale = float(np.abs(s.csc(K).diagonal()).max()) if s.n_free else 1.0
+    last = eq.last
+    if last is not None and last[0] is q and last[1] is lam and last[2] == load:
+        ce, K = last[3], last[4]            # Newton's last evaluation was at this state
+    else:
+        _, ce, _, _, K = eq.residual(q, lam, load, True)
+    Kc = s.csc(K)
+    scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
+    Bdata = ce.Bdata if s.n_con else None
+    lowest = math.nan                   # stable by the factorisation test: not computed
+    check = eq.stability
+    if isinstance(check, str):
+        lowest = lowest_eigenvalue(s, Kc, Bdata)
+    else:
+        B = s.B_matrix(Bdata) if s.n_con else None
+        if not check.positive_definite(Kc, B, 1e-9 * scale):
+            # a negative pivot: find a shift below the spectrum (K + shift I positive definite
+            # on the joints' motions), then the eigenvalue nearest it is the lowest one
+            shift = 1e-9 * scale
+            for _ in range(16):
+                shift *= 10.0
+                if check.positive_definite(Kc, B, shift):
+                    break
+            lowest = lowest_eigenvalue(s, Kc, Bdata, sigma=-shift)
     result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
                   stability=lowest)
     if lowest < -1e-9 * scale:

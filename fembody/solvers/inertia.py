@@ -1,0 +1,96 @@
+"""A cheap stability check of a static equilibrium: a Cholesky attempt instead of an eigenvalue.
+
+The equilibrium is stable when the tangent ``K`` is positive definite on the motions the joints
+allow (the null space ``Z`` of ``B``); ``fb.static`` flags it unstable when the lowest
+eigenvalue of ``Z^T K Z`` is below ``-tol`` (``tol = 1e-9 max|diag K|``). A shift-invert
+Lanczos (ARPACK) per load step finds that eigenvalue but costs many factorisations and solves;
+this module decides the sign with one factorisation of
+
+    A = K + tol I + c B^T B        (c = PENALTY max|diag K| / max|B|^2)
+
+If ``A`` is positive definite, so is ``Z^T (K + tol I) Z = Z^T A Z`` (``B Z = 0``, ``Z``
+orthonormal): the lowest constrained eigenvalue is above ``-tol`` and the state is stable, the
+same verdict as the eigenvalue's - rigorously, whatever ``c``. If the factorisation fails, ``A``
+has a negative pivot (Sylvester's law of inertia: a negative eigenvalue); with a large enough
+``c`` that means an unstable state, but a too small ``c`` could fail a stable one, so a failure
+is only a suspicion and the caller computes the eigenvalue (which also names the mode's size).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..lazy import lazy_module
+from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
+from .envelope import EnvelopeLDL, ordering
+from .linalg import ENVELOPE_WIDTH, HAVE_CHOLMOD, LinearSolver, NotPositiveDefinite
+
+sp = lazy_module("scipy.sparse")
+sla = lazy_module("scipy.linalg")
+
+# c B^T B at 1e3 times the stiffest diagonal: large enough for Finsler's lemma on joint rows of
+# unit size, small enough that its round-off (1e-16 * 1e3 * scale) stays far below tol
+PENALTY = 1e3
+
+
+class InertiaCheck:
+    """``positive_definite(K, B)``: True when ``K + tol I`` is positive definite on the null
+    space of ``B`` (proved by a factorisation), False when the factorisation found a
+    negative or zero pivot (to be confirmed by an eigenvalue), None without a Cholesky backend
+    (no CHOLMOD and no compiled envelope). The factoriser is kept while the pattern of ``A``
+    stays the same (one ordering for all load steps). ``diag_pos``: where the diagonal sits in
+    the data of the ``K`` passed (the System's pattern, sorted, diagonal present): without
+    ``B`` the shift is then added in place of a sparse sum."""
+
+    def __init__(self, diag_pos: np.ndarray | None = None) -> None:
+        self.diag_pos = diag_pos
+        self._pattern: tuple[np.ndarray, np.ndarray] | None = None
+        self._env: EnvelopeLDL | None = None
+        self._chol: LinearSolver | None = None
+
+    def matrix(self, K, B, tol: float):
+        """``K + tol I + c B^T B`` (CSC, sorted indices)."""
+        n = K.shape[0]
+        if (B is None or not B.shape[0]) and self.diag_pos is not None:
+            data = K.data.copy()
+            data[self.diag_pos] += tol
+            return sp.csc_matrix((data, K.indices, K.indptr), shape=K.shape)
+        A = K + tol * sp.identity(n, format="csc")
+        if B is not None and B.shape[0]:
+            scale = float(np.abs(K.diagonal()).max(initial=0.0)) or 1.0
+            c = PENALTY * scale / max(float(np.abs(B.data).max(initial=0.0)), 1e-300) ** 2
+            A = A + c * (B.T @ B)
+        A = A.tocsc()
+        A.sort_indices()
+        return A
+
+    def positive_definite(self, K, B, tol: float) -> bool | None:
+        A = self.matrix(K, B, tol)
+        n = A.shape[0]
+        if n == 0:
+            return True
+        pat = self._pattern
+        if pat is None or not ((pat[0] is A.indptr and pat[1] is A.indices) or (
+                np.array_equal(pat[0], A.indptr) and np.array_equal(pat[1], A.indices))):
+            self._pattern = (A.indptr, A.indices)
+            self._env, self._chol = None, None
+            if ENVELOPE_AVAILABLE:
+                order = ordering(A.indptr, A.indices, n)
+                if float(order[2][-1]) / n <= ENVELOPE_WIDTH:
+                    self._env = EnvelopeLDL(A.indptr, A.indices, n, order)
+            if self._env is None and HAVE_CHOLMOD:
+                self._chol = LinearSolver("cholmod")
+        if self._env is not None:
+            return bool(self._env.factorize(A.data))
+        if self._chol is not None:
+            try:
+                self._chol.factorize(A)
+                return True
+            except NotPositiveDefinite:
+                return False
+        try:                                   # no sparse Cholesky: dense, if it fits
+            if n > 5000:
+                return None
+            sla.cholesky(A.toarray(), check_finite=False)
+            return True
+        except np.linalg.LinAlgError:
+            return False

@@ -1,0 +1,121 @@
+"""The cheap stability check of fb.static (fembody/solvers/inertia.py): one Cholesky attempt
+of the penalised tangent per load step instead of a shift-invert Lanczos. Compared with the
+dense lowest eigenvalue of the tangent on the joints' motions (LAPACK on a null-space basis:
+the reference, made to run beyond 300 DOFs by raising statics.DENSE_MAX) and with the old
+ARPACK answer, on columns just below and above their Euler load and a snap-through arch."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+import fembody as fb
+from fembody.solvers import statics
+from fembody.solvers.inertia import InertiaCheck
+
+STEEL = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+SEC = fb.Section.rectangle(0.02, 0.02)
+
+
+def column(factor: float, joints: bool, n: int = 110):
+    """A pinned-pinned column (330 free DOFs, 333 with joints: above the dense limit of 300) pushed by
+    ``factor`` times its Euler load, supported by model.fix or by joints (constraint rows)."""
+    m = fb.Model()
+    c = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=STEEL, section=SEC)
+    if joints:
+        m.add_joint(fb.Pin(m.ground, c.first))
+        m.add_joint(fb.Support(c.last, "y"))
+    else:
+        m.fix(c.first, "x", "y")
+        m.fix(c.last, "y")
+    m.add_force(c.last, (-factor * math.pi ** 2 * STEEL.E * SEC.I, 0.0))
+    return m
+
+
+def arch():
+    """A shallow clamped two-beam arch (359 free DOFs) loaded at its apex: it snaps through;
+    arc length follows the unstable, falling branch."""
+    m = fb.Model()
+    a, top, b = m.add_node((0, 0)), m.add_node((1.0, 0.03)), m.add_node((2.0, 0))
+    m.add_beam(a, top, 60, material=STEEL, section=SEC)
+    m.add_beam(top, b, 60, material=STEEL, section=SEC)
+    m.fix(a, "x", "y")
+    m.fix(b, "x", "y")
+    m.add_force(top, (0.0, -2e4))
+    return m
+
+
+def run(m, monkeypatch=None, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fb.StabilityWarning)
+        if monkeypatch is not None:                 # the dense reference at any size
+            with monkeypatch.context() as mp:
+                mp.setattr(statics, "DENSE_MAX", 10 ** 4)
+                return fb.static(m, stability="eigenvalue", **kw)
+        return fb.static(m, **kw)
+
+
+def same_verdicts(check, ref):
+    assert check.stats.get("unstable") == ref.stats.get("unstable")
+    assert np.allclose(check.load_factor, ref.load_factor, rtol=1e-12)
+    known = ~np.isnan(check.stability)
+    # computed where the factorisation failed: the lowest eigenvalue itself
+    assert np.allclose(check.stability[known], ref.stability[known], rtol=1e-6, atol=1e-6)
+    # not computed: proved above -1e-9 max|diag K| (the flag's threshold)
+    assert np.all(ref.stability[~known] > -1e-9 * 4e10)
+
+
+@pytest.mark.parametrize("joints", [False, True])
+def test_column_below_and_above_euler_load(joints, monkeypatch):
+    """Load steps of 0.1 P_E up to 1.3 P_E: stable up to P_E and, beyond the flag's tolerance,
+    unstable, as the dense eigenvalue and the old ARPACK answer say."""
+    m = column(1.3, joints)
+    check = run(m, steps=13)
+    assert m.compile().n_free > statics.DENSE_MAX          # the sparse path
+    ref = run(m, monkeypatch, steps=13)
+    old = run(m, steps=13, stability="eigenvalue")
+    same_verdicts(check, ref)
+    assert check.stats["unstable"] == old.stats["unstable"]
+    unstable = np.array(check.stats["unstable"]) * 1.3
+    assert unstable.min() > 1.0 and unstable.max() == pytest.approx(1.3)
+    assert np.all(np.isnan(check.stability[check.load_factor * 1.3 < 1.0 - 1e-9]))
+    below = run(column(0.95, joints), steps=2)
+    assert "unstable" not in below.stats and np.all(np.isnan(below.stability))
+
+
+def test_snap_through_unstable_branch(monkeypatch):
+    """Arc length through the arch's limit point: the state on the falling branch is unstable
+    (dense eigenvalue -210); the check finds it and its lowest eigenvalue. (The old ARPACK
+    value there was +36: shift-invert at a shift near zero found an eigenvalue nearest zero,
+    not the lowest.)"""
+    kw = dict(steps=10, method="arc-length", max_steps=5)
+    check, ref = run(arch(), **kw), run(arch(), monkeypatch, **kw)
+    same_verdicts(check, ref)
+    assert len(check.stats["unstable"]) >= 1
+    k = int(np.flatnonzero(~np.isnan(check.stability))[0])
+    assert check.load_factor[k] < check.load_factor[k - 1]       # on the falling branch
+    assert check.stability[k] < -100.0
+
+
+def test_inertia_check_against_the_dense_constrained_eigenvalue():
+    """Random symmetric K and constraint rows B: the check says positive definite exactly when
+    the lowest eigenvalue of Z^T K Z (Z: orthonormal null space of B) is above -tol, for
+    eigenvalues placed well away from the threshold."""
+    rng = np.random.default_rng(3)
+    n, m_con, tol = 40, 6, 1e-3
+    for trial in range(20):
+        B = rng.standard_normal((m_con, n))
+        Z = sla.null_space(B)
+        Q = np.linalg.qr(rng.standard_normal((n - m_con, n - m_con)))[0]
+        lam = rng.uniform(0.5, 5.0, n - m_con)
+        if trial % 2:
+            lam[0] = -rng.uniform(0.01, 1.0)
+        # K: the chosen spectrum on the joints' motions plus anything (even negative) across
+        C = np.linalg.qr(B.T)[0]                                  # range of B^T
+        K = Z @ Q @ np.diag(lam) @ Q.T @ Z.T + C @ np.diag(rng.uniform(-3, 3, m_con)) @ C.T
+        K = 0.5 * (K + K.T)
+        lowest = np.linalg.eigvalsh(Z.T @ K @ Z)[0]
+        got = InertiaCheck().positive_definite(sp.csc_matrix(K), sp.csr_matrix(B), tol)
+        assert got == bool(lowest > -tol), (trial, lowest)
