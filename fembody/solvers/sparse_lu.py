@@ -22,10 +22,10 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..lazy import lazy_module
 
+sp = lazy_module("scipy.sparse")          # imported when a model is compiled, not with fembody
 spla = lazy_module("scipy.sparse.linalg")
 cholmod = lazy_module("sksparse.cholmod")
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
@@ -60,7 +60,7 @@ class OrderedSuperLU:
         self.perm: np.ndarray | None = None
         self.ordering = "colamd"
 
-    def _order(self, A: sp.csc_matrix) -> np.ndarray:
+    def _order(self, A) -> np.ndarray:
         n = A.shape[0]
         P = abs(A) + abs(A.T)
         # a dominant diagonal: CHOLMOD only orders here (the values are not factorised)
@@ -75,7 +75,7 @@ class OrderedSuperLU:
         self.ordering = "colamd"
         return np.empty(0, dtype=np.int64)
 
-    def factorize(self, A: sp.csc_matrix):
+    def factorize(self, A):
         """The factor of ``A`` (CSC), an object with ``solve(b)``."""
         n = A.shape[0]
         if self.spd:
