@@ -119,3 +119,17 @@ def test_inertia_check_against_the_dense_constrained_eigenvalue():
         lowest = np.linalg.eigvalsh(Z.T @ K @ Z)[0]
         got = InertiaCheck().positive_definite(sp.csc_matrix(K), sp.csr_matrix(B), tol)
         assert got == bool(lowest > -tol), (trial, lowest)
+
+
+def test_eigenvalue_mode_finds_the_lowest_eigenvalue_beyond_the_dense_limit(monkeypatch):
+    """stability='eigenvalue' on the arch (359 DOFs, ARPACK): the shift is first moved below
+    the spectrum by factorisations, so the falling branch's state reports the dense -210, not
+    the +36 nearest zero that the old shift reported (an unstable state called stable)."""
+    kw = dict(steps=10, method="arc-length", max_steps=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fb.StabilityWarning)
+        eig = fb.static(arch(), stability="eigenvalue", **kw)
+    ref = run(arch(), monkeypatch, **kw)
+    assert eig.stats.get("unstable") == ref.stats.get("unstable")
+    np.testing.assert_allclose(eig.stability, ref.stability, rtol=1e-6, atol=1e-3)
+    assert eig.stability.min() < -100.0
