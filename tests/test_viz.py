@@ -263,21 +263,24 @@ def test_interactive_window_under_xvfb(tmp_path):
     """fb.viz.show opens a real X window (Xvfb) with a time slider; its screenshot is the
     picture (the beam, the slider, the bar), not a blank window."""
     import os
+    import select
     import shutil
     import subprocess
     import sys
-    import time
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb; tools/setup.sh does it)")
-    display = next(d for d in range(90, 200) if not os.path.exists(f"/tmp/.X{d}-lock")
-                   and not os.path.exists(f"/tmp/.X11-unix/X{d}"))
-    xvfb = subprocess.Popen(["Xvfb", f":{display}", "-screen", "0", "800x600x24", "-nolisten",
-                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # -displayfd: Xvfb picks a free display itself and writes its number once it accepts
+    # connections (no race with other servers, no guessing how long start-up takes on a
+    # loaded machine)
+    rfd, wfd = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(wfd), "-screen", "0", "800x600x24",
+                             "-nolisten", "tcp"], pass_fds=(wfd,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(wfd)
     try:
-        for _ in range(100):
-            if os.path.exists(f"/tmp/.X11-unix/X{display}"):
-                break
-            time.sleep(0.05)
+        ready, _, _ = select.select([rfd], [], [], 120.0)
+        assert ready, "Xvfb did not start within 120 s"
+        display = int(os.read(rfd, 64).split()[0])
         env = {k: v for k, v in os.environ.items() if k != "VTK_DEFAULT_OPENGL_WINDOW"}
         env.update(DISPLAY=f":{display}", PYTHONPATH=str(pathlib.Path(fb.__file__).parents[1]))
         (tmp_path / "show.py").write_text(SHOW_SCRIPT)
@@ -287,6 +290,7 @@ def test_interactive_window_under_xvfb(tmp_path):
                               capture_output=True, text=True, timeout=240)
         assert proc.returncode == 0, proc.stderr[-2000:]
     finally:
+        os.close(rfd)
         xvfb.terminate()
         xvfb.wait(timeout=10)
     kind, sliders = proc.stdout.split()[-2:]
