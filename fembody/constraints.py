@@ -181,6 +181,19 @@ class Constraints:
             pt[drop] = ptt[drop] = 0.0
         return pt, ptt
 
+    def frame_reaction(self, index: int, q: np.ndarray, lam: np.ndarray, t: float = 0.0,
+                       frame: str = "global") -> np.ndarray | None:
+        """Force and moment (6,) [N, N m] that spatial joint ``index`` exerts on its second node
+        about the joint point at the state (q, lam, t), in the ``frame`` 'global', 'a' or 'b';
+        None for a joint whose block reports multipliers only."""
+        for blk in self.joint_blocks:
+            inst = np.flatnonzero(blk.owner == index)
+            if inst.size and hasattr(blk, "reaction"):
+                F, M = blk.reaction(self.joint_poses(blk, q), np.asarray(lam)[blk.rows],
+                                    float(t), frame)
+                return np.concatenate([F[int(inst[0])], M[int(inst[0])]])
+        return None
+
     def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
         """``v^T H_i v`` per constraint row: the velocity-squared term of the acceleration-level
         constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``)."""

@@ -132,17 +132,9 @@ class StateAccess:
 
     def _spatial_reaction(self, sys, joint, frame: str) -> np.ndarray:
         self.joint_reaction(joint)              # the joint is checked to be this model's
-        for blk in sys.joint_blocks:
-            inst = np.flatnonzero(blk.owner == joint.index)
-            if inst.size and hasattr(blk, "reaction"):
-                break
-        else:
+        rows = [sys.frame_reaction(joint.index, q, self.lam[k], float(self.time[k]), frame)
+                for k, q in enumerate(self.q)]
+        if len(rows) and rows[0] is None:
             raise ModelError(f"Result.joint_reaction: frame= is for spatial joints; "
                              f"{joint.label} reports its multipliers (call without frame)")
-        i = int(inst[0])
-        out = np.zeros((len(self), 6))
-        for k, q in enumerate(self.q):
-            F, M = blk.reaction(sys.joint_poses(blk, q), self.lam[k, blk.rows],
-                                float(self.time[k]), frame)
-            out[k, :3], out[k, 3:] = F[i], M[i]
-        return out
+        return np.array(rows).reshape(len(self), 6)

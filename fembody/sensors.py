@@ -136,8 +136,8 @@ class SensorRecorder:
                 return np.array([sum(f() for f in parts.values())])
             return np.array([parts[s.quantity]()])
         if s.kind == "joint":
-            if len(s.components) == 6 and s.components[0] == "Fx":
-                return self._spatial_reaction(s, q, lam, t)
+            if len(s.components) == 6 and s.components[0] == "Fx":   # FORCE_MOMENT_JOINTS
+                return sys.frame_reaction(s.target.index, q, lam, t)
             rows = sys.joint_rows[s.target.index]
             factor = -1.0 if s.target.kind != "Distance" else 1.0
             return factor * np.asarray(lam)[rows]
@@ -184,14 +184,3 @@ class SensorRecorder:
         if qn == "angular_velocity":
             return np.asarray(v)[d[3:6]].copy()
         return np.asarray(sys.space.rotations(q)[s.target.id], dtype=float).copy()
-
-    def _spatial_reaction(self, s: Sensor, q, lam, t) -> np.ndarray:
-        sys = self.sys
-        for blk in sys.joint_blocks:
-            inst = np.flatnonzero(blk.owner == s.target.index)
-            if inst.size and hasattr(blk, "reaction"):
-                F, M = blk.reaction(sys.joint_poses(blk, q), np.asarray(lam)[blk.rows],
-                                    float(t), "global")
-                return np.concatenate([F[int(inst[0])], M[int(inst[0])]])
-        rows = sys.joint_rows[s.target.index]
-        return -np.asarray(lam)[rows]
