@@ -163,13 +163,21 @@ class Motor:
         return f"Motor{tag} ({self.a} -> {self.b})"
 
 
+def scaled(value: LoadValue, factor) -> LoadValue:
+    """``value * factor`` for a constant or a function of time; ``factor`` a number, or a
+    direction (3,) that a scalar ``value`` (a torque) is turned into a vector along."""
+    if not callable(value):
+        return np.asarray(value, dtype=float) * factor
+    if hasattr(value, "derivative"):        # a fembody.functions TimeFunction
+        return value * (tuple(factor) if np.ndim(factor) else factor)
+    if np.ndim(factor):                     # float(): a vector-valued torque is refused
+        return lambda t: float(value(t)) * factor
+    return lambda t: np.asarray(value(t), dtype=float) * factor
+
+
 def negated(value: LoadValue) -> LoadValue:
     """``-value`` for a constant or a function of time (the reaction half of a Motor)."""
-    if not callable(value):
-        return -np.asarray(value, dtype=float)
-    if hasattr(value, "derivative"):        # a fembody.functions TimeFunction
-        return -value
-    return lambda t: -np.asarray(value(t), dtype=float)
+    return scaled(value, -1.0)
 
 
 def attach_motor(model, a, b, torque: LoadValue, name: str | None,
@@ -197,13 +205,9 @@ def attach_motor(model, a, b, torque: LoadValue, name: str | None,
     if norm < 1e-12:
         raise ModelError(f"{where}: axis has zero length; give a direction")
     motor.axis = axis / norm
-    if callable(motor.torque) and hasattr(motor.torque, "derivative"):
-        moment = motor.torque * tuple(motor.axis)          # a TimeFunction times a vector
-    elif callable(motor.torque):
-        f, u = motor.torque, motor.axis
-        moment = lambda t: float(f(t)) * u                  # noqa: E731
-    else:
-        moment = validate.number("torque", motor.torque, where=where) * motor.axis
+    torque = motor.torque if callable(motor.torque) else validate.number(
+        "torque", motor.torque, where=where)
+    moment = scaled(torque, motor.axis)
     ground = motor.a is model.ground
     motor.loads = [model.add_torque(motor.b, moment, follower=not ground)]
     if not ground:
