@@ -69,8 +69,6 @@ class Beam3DBlock(Block3D):
         self.lumped = np.asarray(lumped, bool)
         self.G0, self.K0 = beam3d.reference_strains(X, self.C2, self.L0)
 
-
-
     def _triads(self, poses):
         x, R = poses
         return x, (R if self.T is None else R @ self.C2)
@@ -117,8 +115,6 @@ class Truss3DBlock(Block3D):
         self.DX = X[:, 1] - X[:, 0]
         self.EA, self.rhoA = np.asarray(EA, float), np.asarray(rhoA, float)
         self.green, self.lumped = np.asarray(green, bool), np.asarray(lumped, bool)
-
-
 
     def forces(self, poses, v, tangent):
         f, K = truss3d.forces(poses[0], self.DX, self.EA, self.green, tangent)
