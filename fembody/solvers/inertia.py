@@ -94,3 +94,14 @@ class InertiaCheck:
             return True
         except np.linalg.LinAlgError:
             return False
+
+    def shift_below(self, K, B, shift: float, tries: int = 17) -> float:
+        """The first of ``shift``, 10 ``shift``, 100 ``shift`` ... for which ``K + shift I`` is
+        proved positive definite on the null space of ``B`` (so every constrained eigenvalue
+        lies above ``-shift``); the last one tried if none is, and ``shift`` itself without a
+        Cholesky backend."""
+        for _ in range(tries - 1):
+            if self.positive_definite(K, B, shift) is not False:
+                break
+            shift *= 10.0
+        return shift

@@ -419,14 +419,15 @@ def pattern_data(sys: System, A) -> np.ndarray:
 
 
 def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
-                      sigma: float | None = None, check: InertiaCheck | None = None) -> float:
+                      sigma: float | None = None) -> float:
     """The lowest eigenvalue of the tangent stiffness ``K`` (free DOFs, sparse) on the motions
     the joints allow (null space of B) [N/m, N m/rad mixed]: negative at an unstable
     equilibrium. Dense on a null-space basis for small models, else the eigenvalue nearest
     ``sigma`` by shift-invert on the bordered system, which is the lowest one when all lie
     above ``sigma``. Without ``sigma`` a shift below the spectrum is found first (``K +
-    shift I`` proved positive definite on the joints' motions by a factorisation, ``check``),
-    so an unstable eigenvalue farther from zero than a stable one is not missed."""
+    shift I`` proved positive definite on the joints' motions by a factorisation,
+    :meth:`InertiaCheck.shift_below`), so an unstable eigenvalue farther from zero than a
+    stable one is not missed."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -439,14 +440,9 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
             Kd = Z.T @ Kd @ Z
         return float(sla.eigvalsh(0.5 * (Kd + Kd.T), subset_by_index=[0, 0])[0])
     if sigma is None:
-        check = InertiaCheck(sys.diag_pos) if check is None else check
+        # no diag_pos: K may come from a sparse sum (buckling) whose pattern is not the System's
         B = sys.B_matrix(Bdata) if sys.n_con else None
-        shift = 1e-9 * float(np.abs(K.diagonal()).max())
-        for _ in range(17):
-            if check.positive_definite(K, B, shift) is not False:
-                break               # proved (or no Cholesky backend: as before)
-            shift *= 10.0
-        sigma = -shift
+        sigma = -InertiaCheck().shift_below(K, B, 1e-9 * float(np.abs(K.diagonal()).max()))
     shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
     OPinv = constrained_resolvent(sys, shifted, Bdata) if sys.n_con else None
     w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
@@ -483,8 +479,10 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
     else:
         B = s.B_matrix(Bdata) if s.n_con else None
         if not check.positive_definite(Kc, B, 1e-9 * scale):
-            # a negative pivot: the eigenvalue (below a shift under the spectrum)
-            lowest = lowest_eigenvalue(s, Kc, Bdata, check=check)
+            # a negative pivot: the eigenvalue nearest a shift under the spectrum is the
+            # lowest (the shift search goes on from the one that just failed)
+            lowest = lowest_eigenvalue(s, Kc, Bdata,
+                                       sigma=-check.shift_below(Kc, B, 1e-8 * scale, 16))
     result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
                   stability=lowest)
     if lowest < -1e-9 * scale:
