@@ -56,6 +56,7 @@ MAX_PATH = 0.1
 REMAINDER = 0.02
 # candidates examined beyond n (roots left out are replaced by the next ones)
 EXTRA = 4
+TIE = 1e-6        # relative: roots this close in magnitude are one root of either sign
 # eigenvalues 1/s of the pencil below this fraction of the largest are round-off (s beyond
 # 1e8 times the lowest critical factor: those modes do not buckle under these loads)
 MU_FLOOR = 1e-8
@@ -351,7 +352,9 @@ def _select(mu: np.ndarray, n: int, s_max: float, remainder) -> tuple[np.ndarray
     cand = cand[np.argsort(-np.abs(mu[cand]))][:n + EXTRA]
     keep, far, off = [], [], []
     for j in cand:
-        if len(keep) == n:
+        # a root as large as the n-th kept one (a load that buckles either way, +-s) is kept
+        # too, so the order below, not round-off, decides which of the pair is returned
+        if len(keep) >= n and abs(mu[j]) < (1.0 - TIE) * abs(mu[keep[-1]]):
             break
         if abs(mu[j]) < 1.0 / s_max:
             far.append(j)
@@ -373,7 +376,7 @@ def _select(mu: np.ndarray, n: int, s_max: float, remainder) -> tuple[np.ndarray
                     ", ".join(f"{1.0 / mu[j]:.4g}" for j in off), REMAINDER)
     keep = np.array(keep, dtype=np.int64)
     pos, neg = keep[mu[keep] > 0], keep[mu[keep] < 0]
-    order = np.concatenate([pos[np.argsort(-mu[pos])], neg[np.argsort(mu[neg])]])
+    order = np.concatenate([pos[np.argsort(-mu[pos])], neg[np.argsort(mu[neg])]])[:n]
     return order, np.array(far + off, dtype=np.int64)
 
 

@@ -272,6 +272,26 @@ def test_3d_strip_held_by_a_support_joint_and_about_a_loaded_state():
     assert about == pytest.approx(ref - 1.0, rel=2e-3)
 
 
+def test_a_load_that_buckles_either_way_gives_the_positive_factor_first():
+    """A strip loaded across its stiff axis buckles sideways at +-P_cr alike (the pair ties to
+    round-off). ``n=1`` must return +P_cr whatever order the eigensolver finds the pair in
+    (dense and ARPACK paths, load in +y and -y); ``n=2`` the pair, positive first, of equal
+    magnitude. Before the tie rule the first of the pair by round-off was kept: -69.4 on one
+    machine, which also turned the loaded-state check below into -3 instead of +1."""
+    sec = fb.Section.rectangle(b=0.002, h=0.1)
+    for sign in (1.0, -1.0):
+        m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0))
+        b = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=20, material=STEEL, section=sec)
+        m.fix(b.first)
+        m.add_force(b.last, (0.0, sign, 0.0))
+        for method in ("dense", "sparse"):
+            one = fb.buckling(m, n=1, method=method).factors
+            two = fb.buckling(m, n=2, method=method).factors
+            assert len(one) == 1 and one[0] > 0.0
+            assert two[0] == pytest.approx(one[0], rel=1e-9)
+            assert two[1] == pytest.approx(-one[0], rel=1e-6)
+
+
 def test_bad_input_is_refused_naming_the_argument():
     m, b = cantilever(4)
     with pytest.raises(fb.ModelError, match="n must be"):
