@@ -19,8 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..elements.compiled import AVAILABLE, njit
-from ..lazy import lazy_module
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
+from ..patterns import symmetric_pattern
 
 
 @njit(cache=True, error_model="numpy",
@@ -212,13 +211,12 @@ def _rcm(indptr, indices, n):  # pragma: no cover - jitted
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """RCM permutation and the envelope (first column, row pointers) of a symmetric pattern."""
-    A = sp.csc_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
-    A = (A + A.T).tocsr()
-    perm = _rcm(A.indptr.astype(np.int64), A.indices.astype(np.int64), n)
+    sym_ptr, sym_idx = symmetric_pattern(indptr, indices, n)      # (A + A^T), sorted
+    perm = _rcm(sym_ptr.astype(np.int64), sym_idx.astype(np.int64), n)
     iperm = np.empty(n, np.int64)
     iperm[perm] = np.arange(n)
-    cols = np.repeat(np.arange(n), np.diff(A.indptr))      # CSR: row index of every entry
-    pr, pc = iperm[cols], iperm[A.indices]
+    cols = np.repeat(np.arange(n), np.diff(sym_ptr))      # CSR: row index of every entry
+    pr, pc = iperm[cols], iperm[sym_idx]
     first = np.arange(n, dtype=np.int64)
     np.minimum.at(first, pr, pc)
     rowptr = np.zeros(n + 1, np.int64)
