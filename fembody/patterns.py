@@ -31,7 +31,12 @@ def symmetric_pattern(indptr: np.ndarray, indices: np.ndarray, n: int
     indices sorted: the pattern SciPy's ``(A + A.T).tocsr()`` has, without scipy.sparse."""
     cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
     rows = np.asarray(indices, dtype=np.int64)
-    pat = Pattern(n, n, [cols * n + rows, rows * n + cols])
+    keys, tkeys = cols * n + rows, rows * n + cols
+    if len(keys) and np.all(keys[1:] > keys[:-1]):      # sorted and unique, as fembody's are
+        # already symmetric (every transposed entry is there: the System's K pattern): as is
+        if np.array_equal(np.sort(tkeys), keys):
+            return np.asarray(indptr), np.asarray(indices)
+    pat = Pattern(n, n, [keys, tkeys])
     return pat.indptr, pat.indices
 
 

@@ -224,10 +224,21 @@ def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
     return perm, first, rowptr
 
 
+_last: tuple = (None, None, 0, None)     # (indptr, indices, n, ordering) of the last call
+
+
 def ordering(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple:
     """RCM ``(perm, first, rowptr)`` of a symmetric pattern, for :class:`EnvelopeLDL`; the mean
-    envelope row width is ``rowptr[-1] / n``."""
-    return _ordering(indptr, indices, n)
+    envelope row width is ``rowptr[-1] / n``. The last pattern's is kept: an integrator's two
+    solvers (the step's and the initial accelerations') ask for the System's one pattern (the
+    same array objects, never changed) one after the other."""
+    global _last
+    p, i, m, order = _last
+    if p is indptr and i is indices and m == n:
+        return order
+    order = _ordering(indptr, indices, n)
+    _last = (indptr, indices, n, order)
+    return order
 
 
 def envelope_width(indptr: np.ndarray, indices: np.ndarray, n: int) -> float:
