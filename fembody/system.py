@@ -72,6 +72,9 @@ class System(Measures, Constraints):
         """Penalty contacts become a force block; impulse contacts are watched by the impact
         handler and only reserve their entries in the matrix pattern (the geometric stiffness of
         a resting contact's constraint row lands there)."""
+        if not model.contacts:                  # (the contact module loads when first used)
+            self.contact_groups, self.penalty_blocks = [], []
+            return
         from .contact import build_groups
         penalty, self.contact_groups = build_groups(model, self.node_dofs)
         self.blocks += penalty
