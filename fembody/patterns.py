@@ -99,6 +99,9 @@ class CSC:
         col = np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))
         return np.bincount(self.indices, self.data * x[col], minlength=self.shape[0])
 
+    def copy(self) -> "CSC":
+        return CSC(self.data.copy(), self.indices, self.indptr, self.shape)
+
     def toarray(self) -> np.ndarray:
         A = np.zeros(self.shape)
         col = np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))

@@ -89,6 +89,26 @@ def test_small_simulation_loads_no_scipy(n):
     assert got == ["envelope", []]
 
 
+def test_unconstrained_simulation_loads_no_scipy_sparse():
+    """A cantilever (supports only: the plain solver on S, no Schur complement) runs on the
+    envelope without scipy.sparse; a spatial one (banded LU) loads SciPy's LAPACK only."""
+    code = ("import sys, json; import fembody as fb\n"
+            "mat, sec = fb.Material(E=1e9, rho=1e3, nu=0.3), fb.Section.rectangle(0.02, 0.02)\n"
+            "out = []\n"
+            "for dim in (2, 3):\n"
+            "    m = fb.Model(dim=dim)\n"
+            "    b = m.add_beam((0,) * dim, (1,) + (0,) * (dim - 1), n=8, material=mat, "
+            "section=sec, **({'orientation': (0, 0, 1)} if dim == 3 else {}))\n"
+            "    m.fix(b.first)\n"
+            "    m.add_force(b.last, (0.0, -1.0) + (0.0,) * (dim - 2))\n"
+            "    r = fb.simulate(m, t_end=0.003, dt=1e-3)\n"
+            "    out.append([r.stats['linear_solver'], sorted(k for k in sys.modules if "
+            "k.startswith(('scipy.sparse', 'sksparse')))])\n"
+            "print(json.dumps(out))")
+    got = _run(code)
+    assert got == [["envelope", []], ["banded", []]]
+
+
 def _jit_twin(k: kernels.Kernel) -> kernels.Kernel:
     """The same function served by numba only (no ``aot`` signature)."""
     return kernels.Kernel(k.py_func, dict(k.options), None)

@@ -208,6 +208,17 @@ def _rcm(indptr, indices, n):  # pragma: no cover - jitted
     return out[::-1].copy()
 
 
+def rcm(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
+    """Reverse Cuthill-McKee permutation (int64) of a symmetric pattern (CSR or CSC); without
+    numba SciPy's (a Python loop over the edges would be slow on large models)."""
+    if AVAILABLE:
+        return _rcm(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), n)
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+    A = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
+    return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int64)
+
+
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """RCM permutation and the envelope (first column, row pointers) of a symmetric pattern."""
