@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ModelError
 from ..lazy import lazy_module
 from ..patterns import CSC
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
+sp = lazy_module("scipy.sparse")     # imported for CHOLMOD, SuperLU or SciPy matrices only
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering
 from .banded import BAND_MAX, BandedLU, half_bandwidth
