@@ -52,6 +52,11 @@ def sorted_unique(a: np.ndarray) -> np.ndarray:
     return a[keep]
 
 
+def is_sparse(A) -> bool:
+    """A SciPy sparse matrix or fembody's own :class:`CSC` (without importing scipy.sparse)."""
+    return isinstance(A, CSC) or type(A).__module__.startswith("scipy.sparse")
+
+
 class CSC:
     """A compressed-sparse-column matrix of fembody's own (``data``, ``indices``, ``indptr``,
     ``shape``, SciPy's attribute names) for the System's fixed matrices on the solvers' hot

@@ -19,10 +19,9 @@ import numpy as np
 
 from ..errors import ModelError
 from ..lazy import lazy_module
-from ..patterns import CSC
-sp = lazy_module("scipy.sparse")     # imported for CHOLMOD, SuperLU or SciPy matrices only
-from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
-from .envelope import EnvelopeLDL, ordering
+from ..patterns import CSC, is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
+sp = lazy_module("scipy.sparse")
+from .envelope import AVAILABLE as ENVELOPE_AVAILABLE, EnvelopeLDL, ordering
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import OrderedSuperLU
 
@@ -69,11 +68,6 @@ def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLD
     if float(order[2][-1]) / n > ENVELOPE_WIDTH:
         return None
     return EnvelopeLDL(indptr, indices, n, order)
-
-
-def _is_sparse(A) -> bool:
-    """A SciPy sparse matrix or fembody's own CSC (without importing scipy.sparse)."""
-    return isinstance(A, CSC) or type(A).__module__.startswith("scipy.sparse")
 
 
 def _warn_no_cholmod() -> None:
