@@ -3,22 +3,33 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.fembody-installed
+# the ahead-of-time kernels are rebuilt when a module holding kernels changes (a stale
+# extension is not used: numba would compile those kernels at the first run, seconds)
+KSTAMP := $(VENV)/.fembody-kernels
+KERNEL_SRC := fembody/elements/kernels.py fembody/elements/compiled.py \
+	fembody/solvers/_kernels.py fembody/solvers/envelope.py \
+	fembody/elements/beam3d_numba.py fembody/elements/quat_numba.py tools/build_kernels.py
 
 .PHONY: setup test test-all demo bench docs clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(KSTAMP)
 
 $(STAMP): pyproject.toml tools/setup.sh
 	PYTHON=$(PYTHON) VENV=$(VENV) bash tools/setup.sh
 	touch $(STAMP)
+	touch $(KSTAMP)
 
-test: $(STAMP)
+$(KSTAMP): $(KERNEL_SRC) | $(STAMP)
+	$(PY) tools/build_kernels.py
+	touch $(KSTAMP)
+
+test: $(STAMP) $(KSTAMP)
 	$(PY) -m pytest -q
 
-test-all: $(STAMP)
+test-all: $(STAMP) $(KSTAMP)
 	$(PY) -m pytest -q -m ""
 
-demo: $(STAMP)
+demo: $(STAMP) $(KSTAMP)
 	$(VENV)/bin/fembody demo
 
 bench: $(STAMP)

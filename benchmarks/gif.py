@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -43,6 +44,7 @@ def main() -> None:
             rows.append({"case": case, "frames": n, "best_s": min(times),
                          "median_s": sorted(times)[len(times) // 2],
                          "ms_per_frame": 1e3 * min(times) / n, "kB": size / 1024})
+    print(f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'case':24s} {'frames':>6s} {'best [s]':>9s} {'median':>8s} {'ms/frame':>9s} {'kB':>7s}")
     for r in rows:
         print(f"{r['case']:24s} {r['frames']:6d} {r['best_s']:9.2f} {r['median_s']:8.2f} "
@@ -50,7 +52,7 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "gif.json"
     data = json.loads(path.read_text()) if path.exists() else {}
-    data[args.label] = {"machine": machine(), "rows": rows}
+    data[args.label] = {"machine": machine(), "load_average": os.getloadavg(), "rows": rows}
     path.write_text(json.dumps(data, indent=1))
     print(f"saved {path} ({args.label})")
 

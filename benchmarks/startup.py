@@ -6,6 +6,10 @@ median and spread (min-max) are printed; wall and CPU time and peak memory (ru_m
 from the parent's rusage of its children and the process's own ru_maxrss. Saves benchmarks/results/startup.json.
 
     python benchmarks/startup.py [--repeat 5] [--sizes 128,1024] [--exudyn-path DIR]
+                                 [--ref-path OTHER_TREE]
+
+``--ref-path``: another fembody source tree (e.g. the main branch's, with its kernels built)
+timed in the same interleaved rounds ("ref ..." rows), so before and after share the load.
 """
 from __future__ import annotations
 
@@ -71,6 +75,8 @@ def main() -> None:
     ap.add_argument("--fembody-path", default=str(HERE.parent),
                     help="the fembody source tree to time (e.g. an older commit's, for "
                          "before/after tables)")
+    ap.add_argument("--ref-path", default=None,
+                    help="a second fembody tree timed in the same rounds (before/after)")
     ap.add_argument("--name", default="startup", help="results/<name>.json")
     ap.add_argument("--exudyn-path", default=None,
                     help="directory holding the exudyn package (pip install --target DIR)")
@@ -81,6 +87,7 @@ def main() -> None:
     # 0.3-0.6 s of CPU); one untimed warm-up round below writes them
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env = dict(base_env, PYTHONPATH=args.fembody_path)
+    ref_env = dict(base_env, PYTHONPATH=args.ref_path or "")
     exu_env = dict(base_env)
     if args.exudyn_path:
         exu_env["PYTHONPATH"] = args.exudyn_path
@@ -90,19 +97,26 @@ def main() -> None:
     jobs = {"import fembody": [py, "-c", IMPORT.format(mod="fembody")],
             "import numpy": [py, "-c", IMPORT.format(mod="numpy")],
             "import numpy, scipy.sparse": [py, "-c", IMPORT.format(mod="numpy, scipy.sparse")]}
+    if args.ref_path:
+        jobs["ref import fembody"] = jobs["import fembody"]
     for n in sizes:
+        if args.ref_path:
+            jobs[f"ref fembody {n}"] = [py, str(HERE / "pendulum_process.py"), str(n), "1.0"]
         jobs[f"fembody {n}"] = [py, str(HERE / "pendulum_process.py"), str(n), "1.0"]
         jobs[f"fembody {n} twice"] = [py, str(HERE / "pendulum_process.py"), str(n), "1.0",
                                       "--twice"]
         if have_exu and str(n) in args.exudyn_sizes.split(","):
             jobs[f"exudyn {n}"] = [py, str(HERE / "exudyn_pendulum.py"), str(n), "1.0"]
     runs: dict = {k: [] for k in jobs}
+    def env_of(k: str) -> dict:
+        return exu_env if k.startswith("exudyn") else ref_env if k.startswith("ref") else env
+
     for k, cmd in jobs.items():                  # warm-up: bytecode and page caches
-        if k.startswith("import") or k == f"fembody {sizes[0]}" or k == f"exudyn {sizes[0]}":
-            run(cmd, exu_env if k.startswith("exudyn") else env)
+        if "import" in k or k.endswith(f"fembody {sizes[0]}") or k == f"exudyn {sizes[0]}":
+            run(cmd, env_of(k))
     for _ in range(args.repeat):             # rounds: a busy phase hits every job alike
         for k, cmd in jobs.items():
-            runs[k].append(run(cmd, exu_env if k.startswith("exudyn") else env))
+            runs[k].append(run(cmd, env_of(k)))
     info = machine()
     load = os.getloadavg()
     print(f"issue 17 start-up and whole-process benchmark, {args.repeat} rounds - {info['cpu']}, "
@@ -111,7 +125,10 @@ def main() -> None:
     table: dict = {}
     print(f"{'import':>28s} {'in-process wall s':>22s} {'in-process CPU s':>22s} "
           f"{'whole process wall s':>22s}  heavy modules loaded")
-    for key in ("import numpy", "import numpy, scipy.sparse", "import fembody"):
+    for key in ("import numpy", "import numpy, scipy.sparse", "import fembody",
+                "ref import fembody"):
+        if key not in runs:
+            continue
         imp = [r for r in runs[key] if "error" not in r]
         row = {"import_s": stats([r["import_s"] for r in imp]),
                "import_cpu_s": stats([r["import_cpu_s"] for r in imp]),
@@ -121,9 +138,9 @@ def main() -> None:
         print(f"{key:>28s} {fmt(row['import_s']):>22s} {fmt(row['import_cpu_s']):>22s} "
               f"{fmt(row['process_wall_s']):>22s}  {row['heavy_modules']}")
     print(f"\n{'run':>18s} {'process wall s':>22s} {'process CPU s':>22s} {'peak MiB':>18s} "
-          f"{'import s':>8s} {'simulate s':>10s} {'1st-call set-up s':>18s}")
+          f"{'import s':>8s} {'simulate s':>10s} {'1st-call set-up s':>24s}")
     for n in sizes:
-        for who in ("fembody", "exudyn"):
+        for who in ("ref fembody", "fembody", "exudyn"):
             key = f"{who} {n}"
             if key not in runs:
                 continue
@@ -145,25 +162,36 @@ def main() -> None:
                 tw = [r for r in runs[f"{key} twice"] if "error" not in r]
                 d = [r["simulate_s"] - r["simulate_again_s"] for r in tw]
                 row["first_call_setup_s"] = stats(d)
+                # CPU time too: on a loaded machine the wall-time difference of two 1 s runs
+                # is mostly waiting for a core
+                dc = [r["simulate_cpu_s"] - r["simulate_again_cpu_s"] for r in tw
+                      if "simulate_again_cpu_s" in r]
+                if dc:
+                    row["first_call_setup_cpu_s"] = stats(dc)
                 row["numba_imported"] = rs[0]["numba_imported"]
-                setup = f"{statistics.median(d):.3f}"
+                setup = f"{statistics.median(d):.3f}" + (
+                    f" (CPU {statistics.median(dc):.3f})" if dc else "")
             table[key] = row
             print(f"{key:>18s} {fmt(row['wall_s']):>22s} {fmt(row['cpu_s']):>22s} "
                   f"{fmt(row['maxrss_mib'], 0):>18s} {row['import_s']['median']:>8.3f} "
-                  f"{row['simulate_s']['median']:>10.3f} {setup:>18s}")
-        if f"exudyn {n}" in table and f"fembody {n}" in table:
-            f, e = table[f"fembody {n}"], table[f"exudyn {n}"]
+                  f"{row['simulate_s']['median']:>10.3f} {setup:>24s}")
+        for who in ("ref fembody", "fembody"):
+            if f"exudyn {n}" not in table or f"{who} {n}" not in table:
+                continue
+            f, e = table[f"{who} {n}"], table[f"exudyn {n}"]
             ratio = f["wall_s"]["median"] / e["wall_s"]["median"]     # issue 17's convention
-            table[f"fembody/exudyn {n}"] = {
+            label = "fembody" if who == "fembody" else "ref"
+            table[f"{label}/exudyn {n}"] = {
                 "wall": ratio, "cpu": f["cpu_s"]["median"] / e["cpu_s"]["median"],
                 "in_process_wall": f["simulate_s"]["median"] / e["simulate_s"]["median"],
                 "in_process_cpu": f["simulate_cpu_s"]["median"] / e["simulate_cpu_s"]["median"]}
-            rt = table[f"fembody/exudyn {n}"]
-            print(f"{'':>18s} fembody/Exudyn whole process: wall {ratio:.2f}, CPU "
+            rt = table[f"{label}/exudyn {n}"]
+            print(f"{'':>18s} {label}/Exudyn whole process: wall {ratio:.2f}, CPU "
                   f"{rt['cpu']:.2f}; inside the process (simulate / SolveDynamic): wall "
                   f"{rt['in_process_wall']:.2f}, CPU {rt['in_process_cpu']:.2f}; tips "
                   f"{f['tip'][1]:.7f} / {e['tip'][1]:.7f}")
     out = save(args.name, {"machine": info, "fembody_path": args.fembody_path,
+                           "ref_path": args.ref_path,
                            "load_average": load, "repeat": args.repeat,
                            "exudyn": have_exu, "table": table, "runs": runs})
     print(f"\nsaved {out}")

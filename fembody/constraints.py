@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .elements import compiled
-from .patterns import Pattern
+from .patterns import CSC, Pattern
 from .lazy import lazy_module
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
+sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 
 _F8 = np.dtype(np.float64)
 
@@ -40,8 +40,8 @@ class SaddlePattern:
 
 
 
-def matvec(n: int, A: sp.csc_matrix, x: np.ndarray) -> np.ndarray:
-    """``A x`` for a CSC matrix with n rows: compiled for small matrices, where SciPy's call
+def matvec(n: int, A, x: np.ndarray) -> np.ndarray:
+    """``A x`` for a CSC matrix (SciPy's or :class:`~fembody.patterns.CSC`) with n rows: compiled for small matrices, where SciPy's call
     overhead dominates; SciPy's loop is faster above ~1e4 entries (measured on a beam's M)."""
     if compiled.AVAILABLE and len(A.data) < 10000:     # (A.nnz is a slow property)
         return compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
@@ -160,9 +160,8 @@ class Constraints:
         self._constBT = None
         self._constBT_trusted = False
         if rows:
-            self._constBT = sp.csc_matrix((np.concatenate(vals), (np.concatenate(cols),
-                                                                  np.concatenate(rows))),
-                                          shape=(self.n_dof, self.n_con))
+            self._constBT = CSC.from_triplets(np.concatenate(cols), np.concatenate(rows),
+                                              np.concatenate(vals), (self.n_dof, self.n_con))
             A = self._constBT
             # the compiled product is called without its guard when the arrays are its types
             self._constBT_trusted = compiled.AVAILABLE and len(A.data) < 10000 and all(
@@ -212,9 +211,30 @@ class Constraints:
         return out
 
     def B_matrix(self, Bdata: np.ndarray) -> sp.csr_matrix:
-        """Constraint Jacobian on the free DOFs, (n_con, n_free)."""
+        """Constraint Jacobian on the free DOFs, (n_con, n_free), as SciPy's CSR matrix."""
         return sp.csr_matrix((Bdata, self.B_indices, self.B_indptr),
                              shape=(self.n_con, self.n_free))
+
+    def B_dense(self, Bdata: np.ndarray) -> np.ndarray:
+        """Constraint Jacobian on the free DOFs as a dense array (n_con, n_free) (no
+        scipy.sparse import: the first simulate of a small model needs none)."""
+        B = np.zeros((self.n_con, self.n_free))
+        rows = np.repeat(np.arange(self.n_con), np.diff(self.B_indptr))
+        B[rows, self.B_indices] = Bdata          # CSR entries are unique
+        return B
+
+    def B_product(self, Bdata: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``B x`` (n_con,) for a vector ``x`` on the free DOFs (no scipy.sparse import)."""
+        rows = np.repeat(np.arange(self.n_con), np.diff(self.B_indptr))
+        return np.bincount(rows, np.asarray(Bdata) * np.asarray(x)[self.B_indices],
+                           minlength=self.n_con)
+
+    def B_zero_rows(self, Bdata: np.ndarray) -> np.ndarray:
+        """The constraint rows whose every entry on the free DOFs is zero."""
+        rows = np.repeat(np.arange(self.n_con), np.diff(self.B_indptr))
+        some = np.zeros(self.n_con, dtype=bool)
+        some[rows[np.asarray(Bdata) != 0.0]] = True
+        return np.flatnonzero(~some)
 
     def saddle_pattern(self):
         """CSC pattern of ``[[S, B^T], [B, D]]`` and the positions of S's, B's, B^T's and D's

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import hashlib
-
 import numpy as np
 
 from . import space as spaces
@@ -137,6 +135,7 @@ def fingerprint(sys) -> str:
     """A digest of what a saved state means for the compiled model ``sys``: the configuration
     space and DOF layout, reference coordinates, supports, element families and their DOFs,
     joint rows. Two models with the same digest read each other's states alike."""
+    import hashlib                      # when used: its OpenSSL load is ~2 ms of start-up
     h = hashlib.sha256()
     h.update(sys.space.name.encode())
     for a in (sys.node_dofs, sys.free, np.round(sys.X, 12), sys.row_joint):

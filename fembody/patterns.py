@@ -25,6 +25,21 @@ class Pattern:
         return np.searchsorted(self.keys, keys)
 
 
+def symmetric_pattern(indptr: np.ndarray, indices: np.ndarray, n: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, indices)`` of the pattern of ``A + A^T`` for an n x n CSC (or CSR) pattern,
+    indices sorted: the pattern SciPy's ``(A + A.T).tocsr()`` has, without scipy.sparse."""
+    cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    rows = np.asarray(indices, dtype=np.int64)
+    keys, tkeys = cols * n + rows, rows * n + cols
+    if len(keys) and np.all(keys[1:] > keys[:-1]):      # sorted and unique, as fembody's are
+        # already symmetric (every transposed entry is there: the System's K pattern): as is
+        if np.array_equal(np.sort(tkeys), keys):
+            return np.asarray(indptr), np.asarray(indices)
+    pat = Pattern(n, n, [keys, tkeys])
+    return pat.indptr, pat.indices
+
+
 def sorted_unique(a: np.ndarray) -> np.ndarray:
     """``np.unique(a)`` for integer keys by one sort: NumPy >= 2.3's hash-based unique took
     4 s of a 1e5-DOF chain's 9 s compile (a sort and a mask: 0.1 s)."""
@@ -35,3 +50,70 @@ def sorted_unique(a: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(a[1:], a[:-1], out=keep[1:])
     return a[keep]
+
+
+def is_sparse(A) -> bool:
+    """A SciPy sparse matrix or fembody's own :class:`CSC` (without importing scipy.sparse)."""
+    return isinstance(A, CSC) or type(A).__module__.startswith("scipy.sparse")
+
+
+class CSC:
+    """A compressed-sparse-column matrix of fembody's own (``data``, ``indices``, ``indptr``,
+    ``shape``, SciPy's attribute names) for the System's fixed matrices on the solvers' hot
+    path: the product ``A @ x`` with a vector needs no scipy.sparse import (about 0.1 s of
+    start-up, issue 17). :meth:`tocsc` gives SciPy's matrix."""
+
+    format = "csc"
+
+    def __init__(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
+                 shape: tuple[int, int]) -> None:
+        self.data, self.indices, self.indptr = data, indices, indptr
+        self.shape = (int(shape[0]), int(shape[1]))
+
+    @classmethod
+    def from_triplets(cls, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
+                      shape: tuple[int, int]) -> "CSC":
+        """The matrix with entries ``vals`` at ``(rows, cols)``, duplicates summed, indices
+        sorted within each column (as ``scipy.sparse.csc_matrix((vals, (rows, cols)))``)."""
+        nr, nc = int(shape[0]), int(shape[1])
+        keys = np.asarray(cols, np.int64) * nr + np.asarray(rows, np.int64)
+        pat = Pattern(nc, nr, [keys])
+        data = np.bincount(pat.positions(keys), np.asarray(vals, dtype=float),
+                           minlength=pat.nnz)
+        return cls(data, pat.indices, pat.indptr, (nr, nc))
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1])
+
+    def eliminate_zeros(self) -> None:
+        """Drop the stored zeros, in place (new arrays: the old ones may be shared)."""
+        keep = self.data != 0.0
+        if keep.all():
+            return
+        col = np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))[keep]
+        self.data, self.indices = self.data[keep], self.indices[keep]
+        self.indptr = np.searchsorted(col, np.arange(self.shape[1] + 1)).astype(
+            self.indptr.dtype)
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        """``A x`` for a vector ``x``."""
+        x = np.asarray(x)
+        if x.ndim != 1 or x.shape[0] != self.shape[1]:
+            raise ValueError(f"CSC {self.shape} @ vector of shape {x.shape}")
+        col = np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))
+        return np.bincount(self.indices, self.data * x[col], minlength=self.shape[0])
+
+    def copy(self) -> "CSC":
+        return CSC(self.data.copy(), self.indices, self.indptr, self.shape)
+
+    def toarray(self) -> np.ndarray:
+        A = np.zeros(self.shape)
+        col = np.repeat(np.arange(self.shape[1]), np.diff(self.indptr))
+        np.add.at(A, (self.indices, col), self.data)
+        return A
+
+    def tocsc(self):
+        """SciPy's ``csc_matrix`` of the same arrays (imports scipy.sparse)."""
+        import scipy.sparse as sp
+        return sp.csc_matrix((self.data, self.indices, self.indptr), shape=self.shape)

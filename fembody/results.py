@@ -2,11 +2,8 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import pathlib
-import tempfile
-import zipfile
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -247,6 +244,8 @@ class Result(StateAccess):
         ``.npz``; another suffix is refused), whole or not at all (a temporary file renamed
         into place). The file carries fembody's version and a fingerprint of the model, so
         :meth:`load` refuses it for another model. Returns the path written."""
+        import json
+        import tempfile                  # (json, tempfile, zipfile: when used, fast start-up)
         path = _npz_path(path, "Result.save")
         arrays = {k: v for k in _ARRAYS if (v := self._array(k)) is not None}
         meta = dict(q0=self.q0, kind=self.kind, stats=json.dumps(self.stats),
@@ -279,6 +278,8 @@ class Result(StateAccess):
         """Read a result saved with :meth:`save` (``"r"`` finds ``r.npz``); pass the ``model``
         to get energies and resultants back: it must be the model the result was computed
         with (its fingerprint is checked)."""
+        import json
+        import zipfile
         path = _npz_path(path, "Result.load")
         if model is not None and not callable(getattr(model, "compile", None)):
             raise ModelError(f"Result.load: model must be the fb.Model the result was computed "

@@ -26,10 +26,10 @@ from .joints.compile import compile_joints
 from .joints.compile3d import compile_joints3d
 from .constraints import Constraints, matvec
 from .measures import Measures
-from .patterns import Pattern
+from .patterns import CSC, Pattern
 from .turning import TurningLoads
 from .lazy import lazy_module
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
+sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 
 if TYPE_CHECKING:
     from .model import Model, Node
@@ -72,6 +72,9 @@ class System(Measures, Constraints):
         """Penalty contacts become a force block; impulse contacts are watched by the impact
         handler and only reserve their entries in the matrix pattern (the geometric stiffness of
         a resting contact's constraint row lands there)."""
+        if not model.contacts:                  # (the contact module loads when first used)
+            self.contact_groups, self.penalty_blocks = [], []
+            return
         from .contact import build_groups
         penalty, self.contact_groups = build_groups(model, self.node_dofs)
         self.blocks += penalty
@@ -118,9 +121,10 @@ class System(Measures, Constraints):
             self.f_gravity += np.bincount(b.dofs.ravel(), np.einsum("nij,nj->ni", Me, ge).ravel(),
                                           minlength=self.n_dof)
         # the product M a runs on M's own non-zeros (beam masses fill a third of K's pattern)
-        self._M_csc = sp.csc_matrix((self.M_const.copy(), self.indices.copy(), self.indptr.copy()),
-                                    shape=(self.n_free, self.n_free))
-        self._M_csc.eliminate_zeros()       # in place: hence the copies of the shared pattern
+        # (fembody's own CSC: a small model's simulation never imports scipy.sparse)
+        self._M_csc = CSC(self.M_const.copy(), self.indices, self.indptr,
+                          (self.n_free, self.n_free))
+        self._M_csc.eliminate_zeros()
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         d = self.dim

@@ -33,7 +33,8 @@ def test_import_loads_no_heavy_module():
 
 def test_lazy_names_are_the_modules_objects():
     """``fb.buckling``, ``fb.Buckling`` and ``fb.sweep`` load their modules on first use and
-    are the very objects those modules define; compiling a model loads scipy.sparse."""
+    are the very objects those modules define; compiling a model loads no scipy.sparse, asking
+    for a SciPy matrix does."""
     got = _run("import sys, json; import fembody as fb\n"
                "from fembody.solvers import buckling as bm\n"
                "from fembody import study\n"
@@ -45,9 +46,10 @@ def test_lazy_names_are_the_modules_objects():
                "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
                "m.fix(b.first)\n"
                "s = fb.System(m)\n"
-               "print(json.dumps(same + [a, 'scipy.sparse' in sys.modules, "
+               "c = 'scipy.sparse' in sys.modules\n"
+               "print(json.dumps(same + [a, c, "
                "type(s.mass_matrix()).__module__.startswith('scipy.sparse')]))")
-    assert got == [True, True, True, False, True, True]
+    assert got == [True, True, True, False, False, True]
 
 
 def test_io_and_viz_load_on_first_use():
@@ -68,6 +70,43 @@ def test_small_simulation_runs_without_numba():
                "r = fb.simulate(m, t_end=0.01, dt=1e-3)\n"
                "print(json.dumps(['numba' in sys.modules, 'llvmlite' in sys.modules]))")
     assert got == [False, False]
+
+
+@pytest.mark.parametrize("n", [8, 128, 1024])
+def test_small_simulation_loads_no_scipy(n):
+    """The planar pendulum of benchmarks/pendulum_process.py (envelope solver with a Schur
+    complement for the pin) runs on fembody's own CSC and ordering: no SciPy module at all
+    (scipy.sparse alone cost ~0.1 s of a 0.6 s whole process)."""
+    got = _run("import sys, json; import fembody as fb\n"
+               "m = fb.Model(gravity=(0, -9.81))\n"
+               f"b = m.add_beam((0, 0), (1, 0), n={n}, material=fb.Material(E=1e9, "
+               "rho=1000.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
+               "m.add_joint(fb.Pin(m.ground, b.first))\n"
+               "r = fb.simulate(m, t_end=0.003, dt=1e-3, method='generalized-alpha', "
+               "rho_inf=0.9)\n"
+               "print(json.dumps([r.stats['linear_solver'], "
+               "sorted(k for k in sys.modules if k.split('.')[0] in ('scipy', 'sksparse'))]))")
+    assert got == ["envelope", []]
+
+
+def test_unconstrained_simulation_loads_no_scipy_sparse():
+    """A cantilever (supports only: the plain solver on S, no Schur complement) runs on the
+    envelope without scipy.sparse; a spatial one (banded LU) loads SciPy's LAPACK only."""
+    code = ("import sys, json; import fembody as fb\n"
+            "mat, sec = fb.Material(E=1e9, rho=1e3, nu=0.3), fb.Section.rectangle(0.02, 0.02)\n"
+            "out = []\n"
+            "for dim in (2, 3):\n"
+            "    m = fb.Model(dim=dim)\n"
+            "    b = m.add_beam((0,) * dim, (1,) + (0,) * (dim - 1), n=8, material=mat, "
+            "section=sec, **({'orientation': (0, 0, 1)} if dim == 3 else {}))\n"
+            "    m.fix(b.first)\n"
+            "    m.add_force(b.last, (0.0, -1.0) + (0.0,) * (dim - 2))\n"
+            "    r = fb.simulate(m, t_end=0.003, dt=1e-3)\n"
+            "    out.append([r.stats['linear_solver'], sorted(k for k in sys.modules if "
+            "k.startswith(('scipy.sparse', 'sksparse')))])\n"
+            "print(json.dumps(out))")
+    got = _run(code)
+    assert got == [["envelope", []], ["banded", []]]
 
 
 def _jit_twin(k: kernels.Kernel) -> kernels.Kernel:

@@ -21,7 +21,6 @@ guard (about 1 us per call of a kernel with eight arrays).
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import re
@@ -92,7 +91,17 @@ def export_signature(sig: str) -> str:
     return f"{sig[:_arglist_start(sig)]}({', '.join(c_args)})"
 
 
-def _digest(code: types.CodeType, h: "hashlib._Hash") -> None:
+def _sha1(data: bytes = b"") -> Any:
+    """SHA-1 from CPython's built-in module (the same digest as hashlib's, without loading
+    OpenSSL: ~2 ms of the first simulate)."""
+    try:
+        from _sha1 import sha1
+    except ImportError:                             # pragma: no cover - other Pythons
+        from hashlib import sha1
+    return sha1(data)
+
+
+def _digest(code: types.CodeType, h: Any) -> None:
     h.update(code.co_code)
     h.update(repr((code.co_names, code.co_varnames)).encode())
     for c in code.co_consts:
@@ -154,7 +163,7 @@ class Kernel:
     @property
     def export_name(self) -> str:
         """The AOT export's name: module, function and a digest of code and signature."""
-        h = hashlib.sha1(export_signature(self.aot).encode() if self.aot else b"")
+        h = _sha1(export_signature(self.aot).encode() if self.aot else b"")
         _digest(self.py_func.__code__, h)
         mod = self.__module__.rsplit(".", 1)[-1].strip("_")
         return f"{mod}__{self.__name__.strip('_')}_{h.hexdigest()[:10]}"

@@ -12,8 +12,7 @@ import math
 import numpy as np
 
 from ..elements.compiled import AVAILABLE, njit
-from ..lazy import lazy_module
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
+from ..patterns import CSC
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], i8[:], f8[:], f8, f8)")
@@ -116,7 +115,7 @@ def _residual_mass_into_np(fext, fint, fc, free, indptr, indices, data, qdd, wit
 
 def _residual_mass_np(fext, fint, fc, free, indptr, indices, data, qdd, with_scale):
     """numpy twin of :func:`_residual_mass_nb`."""
-    M = sp.csc_matrix((data, indices, indptr), shape=(free.size, free.size))
+    M = CSC(data, indices, indptr, (free.size, free.size))
     return _residual_np(fext, fint, fc, free, M @ qdd[free], with_scale)
 
 

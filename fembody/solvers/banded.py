@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..lazy import lazy_module
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
+from ..patterns import symmetric_pattern
+from .envelope import rcm
 
-# imported at first use (fast start-up): LAPACK's band LU and SciPy's RCM ordering
+# imported at first use (fast start-up): LAPACK's band LU
 lapack = lazy_module("scipy.linalg.lapack")
-csgraph = lazy_module("scipy.sparse.csgraph")
 
 # half-bandwidth (after RCM) up to which ``auto`` takes the banded LU for non-symmetric
 # matrices; a spatial beam chain has 11, a chain with a joint at each end about 15
@@ -24,10 +24,10 @@ BAND_MAX = 48
 
 
 def half_bandwidth(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int, np.ndarray]:
-    """Largest |i - j| of the pattern after reverse Cuthill-McKee, and the ordering."""
-    A = sp.csc_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
-    perm = csgraph.reverse_cuthill_mckee((A + A.T).tocsr(),
-                                         symmetric_mode=True).astype(np.int64)
+    """Largest |i - j| of the pattern after reverse Cuthill-McKee, and the ordering (the
+    envelope solver's RCM, :func:`.envelope.rcm`: scipy.sparse.csgraph's cost ~0.05 s of
+    imports; tests/solvers/test_envelope_ordering.py holds the band no wider than SciPy's)."""
+    perm = rcm(*symmetric_pattern(indptr, indices, n), n)
     inv = np.empty(n, dtype=np.int64)
     inv[perm] = np.arange(n)
     cols = np.repeat(np.arange(n), np.diff(indptr))

@@ -23,22 +23,26 @@ writing leaves the previous checkpoint intact.
 """
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import os
 import pickle
 import struct
-import tempfile
 import weakref
 
 import numpy as np
 
 from ..errors import ModelError
+from ..lazy import lazy_module
 from ..results import Result
 from ..system import System
 from .. import version as fembody_version
 from .linalg import LinearSolver, SaddlePointSolver
+
+# imported when a checkpoint is written or read (their OpenSSL and file-system modules are a
+# few ms of every start-up otherwise)
+hashlib = lazy_module("hashlib")
+json = lazy_module("json")
+tempfile = lazy_module("tempfile")
 
 MAGIC = b"FEMBODY-CKPT\n"
 FORMAT = 1

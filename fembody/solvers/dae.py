@@ -91,7 +91,7 @@ class AugmentedODE:
         c = np.zeros(0)
         if s.n_con:
             phi_t, phi_tt = s.constraint_rates(t)
-            dphi = s.B_matrix(ce.Bdata) @ v[s.free] + phi_t
+            dphi = s.B_product(ce.Bdata, v[s.free]) + phi_t
             c = (-(s.constraint_curvature(q, v, t) + phi_tt) - 2.0 * self.alpha * dphi
                  - self.beta ** 2 * ce.phi)
         rhs = (fext - fint - fin)[s.free]
@@ -143,7 +143,7 @@ def project_velocity(system: System, solver, W: np.ndarray, q: np.ndarray, v: np
         Bdata = s.constraints(q, t).Bdata
     phi_t, _ = s.constraint_rates(t)
     solver.factorize(W, Bdata)
-    dv, _ = solver.solve(np.zeros(s.n_free), -(s.B_matrix(Bdata) @ v[s.free] + phi_t))
+    dv, _ = solver.solve(np.zeros(s.n_free), -(s.B_product(Bdata, v[s.free]) + phi_t))
     v = v.copy()
     v[s.free] += dv
     return v

@@ -19,8 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..elements.compiled import AVAILABLE, njit
-from ..lazy import lazy_module
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
+from ..patterns import symmetric_pattern
 
 
 @njit(cache=True, error_model="numpy",
@@ -209,16 +208,26 @@ def _rcm(indptr, indices, n):  # pragma: no cover - jitted
     return out[::-1].copy()
 
 
+def rcm(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
+    """Reverse Cuthill-McKee permutation (int64) of a symmetric pattern (CSR or CSC); without
+    numba SciPy's (a Python loop over the edges would be slow on large models)."""
+    if AVAILABLE:
+        return _rcm(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), n)
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+    A = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
+    return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int64)
+
+
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """RCM permutation and the envelope (first column, row pointers) of a symmetric pattern."""
-    A = sp.csc_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
-    A = (A + A.T).tocsr()
-    perm = _rcm(A.indptr.astype(np.int64), A.indices.astype(np.int64), n)
+    sym_ptr, sym_idx = symmetric_pattern(indptr, indices, n)      # (A + A^T), sorted
+    perm = _rcm(sym_ptr.astype(np.int64), sym_idx.astype(np.int64), n)
     iperm = np.empty(n, np.int64)
     iperm[perm] = np.arange(n)
-    cols = np.repeat(np.arange(n), np.diff(A.indptr))      # CSR: row index of every entry
-    pr, pc = iperm[cols], iperm[A.indices]
+    cols = np.repeat(np.arange(n), np.diff(sym_ptr))      # CSR: row index of every entry
+    pr, pc = iperm[cols], iperm[sym_idx]
     first = np.arange(n, dtype=np.int64)
     np.minimum.at(first, pr, pc)
     rowptr = np.zeros(n + 1, np.int64)
@@ -226,10 +235,21 @@ def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
     return perm, first, rowptr
 
 
+_last: tuple = (None, None, 0, None)     # (indptr, indices, n, ordering) of the last call
+
+
 def ordering(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple:
     """RCM ``(perm, first, rowptr)`` of a symmetric pattern, for :class:`EnvelopeLDL`; the mean
-    envelope row width is ``rowptr[-1] / n``."""
-    return _ordering(indptr, indices, n)
+    envelope row width is ``rowptr[-1] / n``. The last pattern's is kept: an integrator's two
+    solvers (the step's and the initial accelerations') ask for the System's one pattern (the
+    same array objects, never changed) one after the other."""
+    global _last
+    p, i, m, order = _last
+    if p is indptr and i is indices and m == n:
+        return order
+    order = _ordering(indptr, indices, n)
+    _last = (indptr, indices, n, order)
+    return order
 
 
 def envelope_width(indptr: np.ndarray, indices: np.ndarray, n: int) -> float:

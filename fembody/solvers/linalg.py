@@ -19,9 +19,9 @@ import numpy as np
 
 from ..errors import ModelError
 from ..lazy import lazy_module
-sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
-from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
-from .envelope import EnvelopeLDL, ordering
+from ..patterns import CSC, is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
+sp = lazy_module("scipy.sparse")
+from .envelope import AVAILABLE as ENVELOPE_AVAILABLE, EnvelopeLDL, ordering
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import OrderedSuperLU
 
@@ -170,9 +170,9 @@ class LinearSolver:
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
         if self.method != "auto":
             return self.method
-        if not self.spd and sp.issparse(A) and self._band(A):
+        if not self.spd and _is_sparse(A) and self._band(A):
             return "banded"
-        if self.spd and not self._indefinite and sp.issparse(A) and \
+        if self.spd and not self._indefinite and _is_sparse(A) and \
                 self._envelope(A) is not None:
             return "envelope"
         if n <= DENSE_MAX:
@@ -194,7 +194,7 @@ class LinearSolver:
         """Numeric factorisation of ``A`` (CSC); raises NotPositiveDefinite only when
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
         n = A.shape[0]
-        A = A.tocsc() if sp.issparse(A) else A
+        A = A.tocsc() if _is_sparse(A) and not isinstance(A, CSC) else A
         self.factorized = A.copy()           # a checkpoint rebuilds the factorisation from it
         kind = self._choose(n, A)
         self.n_factor += 1
@@ -224,7 +224,7 @@ class LinearSolver:
                 self._indefinite = True
                 kind = "superlu"
         if kind == "dense":
-            Ad = A.toarray() if sp.issparse(A) else np.asarray(A)
+            Ad = A.toarray() if _is_sparse(A) else np.asarray(A)
             if self.spd and not self._indefinite:
                 try:
                     self._fac, self.active = ("chol", sla.cho_factor(Ad, check_finite=False)), "dense"
@@ -403,7 +403,7 @@ class SaddlePointSolver:
         self.n_factor += 1
         if self._plain is not None:
             idx, ptr = self.S_pat
-            self._plain.factorize(sp.csc_matrix((Sdata, idx, ptr), shape=(self.nf, self.nf)))
+            self._plain.factorize(CSC(Sdata, idx, ptr, (self.nf, self.nf)))
             self.active = self._plain.active
             return
         p = self.p

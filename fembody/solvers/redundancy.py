@@ -52,7 +52,7 @@ def dependent_rows(system: System, Bdata: np.ndarray,
     column-pivoted QR of B^T) and the rank deficiency; ``rtol``: the relative size below which
     a pivot counts as zero (default: 1e3 round-offs, i.e. exact dependence)."""
     m, n = system.n_con, system.n_free
-    B = system.B_matrix(Bdata).toarray()
+    B = system.B_dense(Bdata)
     # full rank by the singular values first (numpy's LAPACK: no scipy.linalg import at the
     # first simulate); sigma_min <= |R_mm| of any QR, so this never passes a matrix the
     # pivoted QR below would call deficient
@@ -121,8 +121,7 @@ def check_redundant(system: System, Bdata: np.ndarray, mode: str | None = None,
     m, n = system.n_con, system.n_free
     if m == 0 or m * n > max_size:
         return []
-    B = system.B_matrix(Bdata)
-    zero = np.flatnonzero(np.abs(B).max(axis=1).toarray().ravel() == 0.0)
+    zero = system.B_zero_rows(Bdata)
     if zero.size and mode == "error":
         names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
         raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
@@ -192,7 +191,7 @@ class RankWatch:
             s.dropped_rows = drop
         if not np.all(np.isfinite(Bdata)):
             return np.zeros(0, dtype=np.int64)
-        B = s.B_matrix(Bdata).toarray()
+        B = s.B_dense(Bdata)
         sv = np.linalg.svd(B, compute_uv=False)       # the cheap test first
         if s.n_con <= s.n_free and sv.size and sv[-1] > rtol * sv[0]:
             return np.zeros(0, dtype=np.int64)
