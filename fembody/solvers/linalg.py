@@ -21,28 +21,20 @@ from ..errors import ModelError
 from ..lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
-from .envelope import EnvelopeLDL, ordering
+from .envelope import EnvelopeLDL, ordering, same_pattern
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import OrderedSuperLU
+from .cholmod_spd import CholmodSPD, NotPositiveDefinite
+from .cholmod_spd import analyze as _cholmod_analyze
+from .cholmod_spd import not_positive_definite as _not_positive_definite
 
 log = logging.getLogger("fembody")
 
 # imported at the first factorisation that needs them (``import fembody`` stays fast)
 sla = lazy_module("scipy.linalg")
 spla = lazy_module("scipy.sparse.linalg")
-cholmod = lazy_module("sksparse.cholmod")
 # scikit-sparse is installed (a library that then fails to load is reported at first use)
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
-
-
-def _cholmod_analyze(A: sp.csc_matrix, mode: str):
-    return cholmod.analyze(A, mode=mode)
-
-
-def _not_positive_definite() -> type:
-    """CHOLMOD's exception for a matrix that is not positive definite (read only when an
-    exception is being handled, i.e. after sksparse was imported)."""
-    return cholmod.CholmodNotPositiveDefiniteError
 
 
 _warned = False
@@ -84,47 +76,6 @@ def backend_name() -> str:
     return "cholmod" if HAVE_CHOLMOD else "superlu"
 
 
-class NotPositiveDefinite(Exception):
-    """Raised by a Cholesky-only backend on an indefinite or singular matrix."""
-
-
-class _CholmodSPD:
-    """CHOLMOD Cholesky of a sequence of SPD matrices with one pattern.
-
-    The symbolic analysis is done once. The first factorisation is simplicial; if its
-    flops / nnz(L) exceed 40 (CHOLMOD's own switch: much fill, e.g. 2-D grids) it is redone
-    supernodal. Simplicial CHOLMOD computes LDL^T, which does not stop at a negative pivot, so
-    there positive definiteness is checked on D (cheap); supernodal LL^T raises by itself."""
-
-    def __init__(self) -> None:
-        self.f = None
-        self.mode = "simplicial"
-
-    def factorize(self, A: sp.csc_matrix) -> None:
-        try:
-            if self.f is None:
-                self.f = _cholmod_analyze(A, mode="simplicial")
-                self.f.cholesky_inplace(A)
-                L = self.f.L()
-                counts = np.diff(L.indptr).astype(float)
-                if float(counts @ counts) / max(float(counts.sum()), 1.0) > 40.0:
-                    self.mode = "supernodal"
-                    self.f = _cholmod_analyze(A, mode="supernodal")
-            self.f.cholesky_inplace(A)
-        except _not_positive_definite():
-            raise NotPositiveDefinite("matrix is not positive definite") from None
-        if self.mode == "simplicial":
-            D = self.f.D()
-            if not (D.min() > 0.0 and np.all(np.isfinite(D))):
-                raise NotPositiveDefinite("matrix is not positive definite")
-
-    def __call__(self, b: np.ndarray) -> np.ndarray:
-        return self.f(b)
-
-    def D(self) -> np.ndarray:
-        return self.f.D()
-
-
 class LinearSolver:
     """Factorise and solve ``A x = b`` for a sequence of matrices with one sparsity pattern.
 
@@ -160,8 +111,7 @@ class LinearSolver:
 
     def _envelope(self, A: sp.csc_matrix) -> EnvelopeLDL | None:
         pat = self._env_pattern
-        if pat is None or not ((pat[0] is A.indptr and pat[1] is A.indices) or (
-                np.array_equal(pat[0], A.indptr) and np.array_equal(pat[1], A.indices))):
+        if pat is None or not same_pattern(pat, (A.indptr, A.indices)):
             self._env_pattern = (A.indptr, A.indices)
             self._env = (EnvelopeLDL(A.indptr, A.indices, A.shape[0]) if self.method == "envelope"
                          else _envelope_for(A.indptr, A.indices, A.shape[0]))
@@ -170,7 +120,7 @@ class LinearSolver:
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
         if self.method != "auto":
             return self.method
-        if not self.spd and sp.issparse(A) and self._band(A):
+        if (not self.spd or self._indefinite) and sp.issparse(A) and self._band(A):
             return "banded"
         if self.spd and not self._indefinite and sp.issparse(A) and \
                 self._envelope(A) is not None:
@@ -195,12 +145,10 @@ class LinearSolver:
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
         n = A.shape[0]
         A = A.tocsc() if sp.issparse(A) else A
-        self.factorized = A.copy()           # a checkpoint rebuilds the factorisation from it
+        self.factorized = (sp.csc_matrix((A.data.copy(), A.indices, A.indptr), shape=A.shape)
+                           if sp.issparse(A) else A.copy())   # for a checkpoint: pattern shared
         kind = self._choose(n, A)
         self.n_factor += 1
-        if kind == "banded":
-            self._fac, self.active = self._band(A).factorize(A.data), "banded"
-            return
         if kind == "envelope":
             env = self._envelope(A)
             if env.factorize(A.data):
@@ -211,10 +159,13 @@ class LinearSolver:
                                           f"{env.bad_row}); use linear_solver='superlu'")
             self._indefinite = True
             kind = self._choose(n, A)
+        if kind == "banded":
+            self._fac, self.active = self._band(A).factorize(A.data), "banded"
+            return
         if kind == "cholmod":
             try:
                 if self._symbolic is None:
-                    self._symbolic = _CholmodSPD()
+                    self._symbolic = CholmodSPD()
                 self._symbolic.factorize(A.tocsc())
                 self._fac, self.active = self._symbolic, "cholmod"
                 return
@@ -481,7 +432,7 @@ class SaddlePointSolver:
         self._S.data[:] = Sdata             # refill in place: no sparse-matrix construction
         try:
             if self._symbolic is None:
-                self._symbolic = _CholmodSPD()
+                self._symbolic = CholmodSPD()
             self._symbolic.factorize(self._S)
         except NotPositiveDefinite:
             if self.method == "schur":
