@@ -20,6 +20,9 @@ cholmod = lazy_module("sksparse.cholmod")
 # flops / nnz(L) of the simplicial factor above which the supernodal one is taken (CHOLMOD's
 # own switch: much fill, e.g. 2-D grids); see fembody.solvers.linalg for the measured basis
 SUPERNODAL_RATIO = 40.0
+# the fill-reducing ordering of the supernodal factorisation: CHOLMOD's nested dissection
+# (METIS on the separators' subgraphs), measured fastest on frame grids (linalg's docstring)
+SUPERNODAL_ORDERING = "nesdis"
 
 
 class NotPositiveDefinite(Exception):
@@ -27,8 +30,14 @@ class NotPositiveDefinite(Exception):
 
 
 def analyze(A, mode: str):
-    """CHOLMOD's symbolic analysis of ``A`` (its default ordering: AMD, and METIS when AMD
-    fills much)."""
+    """CHOLMOD's symbolic analysis of ``A``: supernodal with nested dissection
+    (``SUPERNODAL_ORDERING``, if CHOLMOD was built with METIS), simplicial with CHOLMOD's
+    default ordering (AMD, and METIS when AMD fills much)."""
+    if mode == "supernodal":
+        try:
+            return cholmod.analyze(A, mode=mode, ordering_method=SUPERNODAL_ORDERING)
+        except cholmod.CholmodError:             # no METIS in this CHOLMOD
+            pass
     return cholmod.analyze(A, mode=mode)
 
 

@@ -2,12 +2,27 @@
 
 A :class:`LinearSolver` is created once per analysis and ``factorize``-d at every Newton
 iteration; CHOLMOD's symbolic analysis (fill-reducing ordering) is done on the first call and
-reused. ``method="auto"`` takes the compiled envelope LDL^T (:mod:`.envelope`) when the
-matrix, reordered by reverse Cuthill-McKee, has a narrow envelope (beam chains, trees, most
-frames), else dense LAPACK for small systems and CHOLMOD for large symmetric positive-definite
-ones, and switches to SuperLU (for good) when a matrix is not positive definite (past a limit
-point, with indefinite geometric stiffness). If scikit-sparse cannot be imported, fembody runs
-on SciPy's solvers and says so once.
+reused. ``method="auto"``, for symmetric matrices expected positive definite:
+
+1. the compiled envelope LDL^T (:mod:`.envelope`) when the mean envelope row width after
+   reverse Cuthill-McKee is at most ``ENVELOPE_WIDTH`` (beam chains, trees, most frames);
+2. else dense LAPACK up to ``DENSE_MAX`` unknowns;
+3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the first
+   factorisation stay at most 40, supernodal with nested dissection above (2-D frame grids);
+4. once a matrix is found not positive definite (past a limit point; round-off on very
+   ill-conditioned chains), for good: LAPACK's banded LU when the band after RCM is narrow
+   (:mod:`.banded`), else dense or SuperLU.
+
+Measured basis (``benchmarks/large.py``, results/large_17L.*; the shared 2-core EPYC at load
+7-8, interleaved repetitions, median CPU time of the numeric factorisation, statics /
+dynamics): beam chain 1e5 DOFs: envelope 3-5 ms, CHOLMOD simplicial 6-10, supernodal 26-34,
+SuperLU 50-57; frame grid 1e4 DOFs (RCM width 80): CHOLMOD simplicial AMD 46-50 ms, supernodal
+nested dissection 57-63 (but fastest by wall time: 41 vs 51-67 ms, fastest of 21), SuperLU 70,
+envelope 115-145; frame grid 1e5 DOFs: CHOLMOD supernodal nested dissection 1.11 / 1.30 s,
+supernodal METIS 1.39 / 1.74, SuperLU 1.42 / 1.76, supernodal AMD (CHOLMOD's default ordering
+there) 1.93 / 2.04, simplicial 2.6-4.0 s, envelope ~30 s. CHOLMOD here links the reference
+(netlib) BLAS, which is why supernodal pays only on large grids. If scikit-sparse cannot be
+imported, fembody runs on SciPy's solvers and says so once.
 """
 from __future__ import annotations
 
@@ -40,14 +55,8 @@ HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
-# like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
-# Measured basis of ``auto`` (benchmarks/large.py, results/large.json; 2-core EPYC shared at
-# load ~10, fastest of 5): beam chains (width 5) factor by the envelope in 0.3 ms at 1e4 DOFs
-# and 12-28 ms at 1e5 vs CHOLMOD simplicial 0.6 / 42-56 ms, supernodal 2.6-5.4 / 171-186 ms,
-# SuperLU 10-12 / 442-460 ms; a 1e4-DOF frame grid (width ~80) factors by CHOLMOD supernodal
-# (CHOLMOD's flops/nnz(L) > 40 switch, below) in 52-58 ms vs simplicial 109-137 ms, SuperLU
-# 163-183 ms, envelope 507-586 ms; AMD, METIS and nested dissection gave factor times within
-# the noise, AMD the cheapest analysis.
+# like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering (measured basis: the
+# module docstring)
 ENVELOPE_WIDTH = 24
 METHODS = ("auto", "envelope", "cholmod", "superlu", "dense", "banded")
 
@@ -106,6 +115,7 @@ class LinearSolver:
         self._env: EnvelopeLDL | None = None
         self._env_pattern = None             # (indptr, indices) the envelope was built for
         self.factorized = None
+        self.keep_factorized = True       # a copy of the matrix for checkpoints
         self.n_factor = 0
         self.n_solve = 0
 
@@ -145,8 +155,9 @@ class LinearSolver:
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
         n = A.shape[0]
         A = A.tocsc() if sp.issparse(A) else A
-        self.factorized = (sp.csc_matrix((A.data.copy(), A.indices, A.indptr), shape=A.shape)
-                           if sp.issparse(A) else A.copy())   # for a checkpoint: pattern shared
+        # for a checkpoint (the pattern shared); a saddle-point solver keeps its own inputs
+        self.factorized = None if not getattr(self, "keep_factorized", True) else (sp.csc_matrix(
+            (A.data.copy(), A.indices, A.indptr), shape=A.shape) if sp.issparse(A) else A.copy())
         kind = self._choose(n, A)
         self.n_factor += 1
         if kind == "envelope":
@@ -299,6 +310,8 @@ class SaddlePointSolver:
         self._fac = None
         self._plain = LinearSolver({"ldl": "cholmod", "schur": "cholmod"}.get(method, method),
                                    spd=symmetric) if n_con == 0 else None
+        if self._plain is not None:
+            self._plain.keep_factorized = False
         self._env: EnvelopeLDL | None = None
         self._narrow: bool | None = None     # S's envelope is narrow (decided once)
         self.active: str | None = None
