@@ -13,16 +13,20 @@ reused. ``method="auto"``, for symmetric matrices expected positive definite:
    ill-conditioned chains), for good: LAPACK's banded LU when the band after RCM is narrow
    (:mod:`.banded`), else dense or SuperLU.
 
-Measured basis (``benchmarks/large.py``, results/large_17L.*; the shared 2-core EPYC at load
-7-8, interleaved repetitions, median CPU time of the numeric factorisation, statics /
-dynamics): beam chain 1e5 DOFs: envelope 3-5 ms, CHOLMOD simplicial 6-10, supernodal 26-34,
-SuperLU 50-57; frame grid 1e4 DOFs (RCM width 80): CHOLMOD simplicial AMD 46-50 ms, supernodal
-nested dissection 57-63 (but fastest by wall time: 41 vs 51-67 ms, fastest of 21), SuperLU 70,
-envelope 115-145; frame grid 1e5 DOFs: CHOLMOD supernodal nested dissection 1.11 / 1.30 s,
-supernodal METIS 1.39 / 1.74, SuperLU 1.42 / 1.76, supernodal AMD (CHOLMOD's default ordering
-there) 1.93 / 2.04, simplicial 2.6-4.0 s, envelope ~30 s. CHOLMOD here links the reference
-(netlib) BLAS, which is why supernodal pays only on large grids. If scikit-sparse cannot be
-imported, fembody runs on SciPy's solvers and says so once.
+Measured basis (``benchmarks/large.py``, results/large_17L*; the shared 2-core EPYC at load
+7-12, interleaved repetitions, median CPU time of one numeric factorisation, statics /
+dynamics matrix): beam chain 1e5 DOFs: envelope 5.8 / 6.5 ms, CHOLMOD simplicial AMD 11.6 /
+13.5, supernodal 46-84, SuperLU 96 / 113; frame grid 1e4 DOFs (RCM width 80): CHOLMOD
+simplicial AMD 46-50 ms, supernodal 56-68, SuperLU 70-82, envelope 115-145 (but by wall time,
+fastest of 21, supernodal 40-42 ms and simplicial 51-67: the order there depends on the
+measure); frame grid 1e5 DOFs, two runs: supernodal nested dissection 1.11 / 1.30 and 1.77 /
+1.33 s, supernodal METIS 1.39 / 1.74 and 1.64 / 1.26, SuperLU 1.42 / 1.76 and 1.48 / 1.47,
+supernodal AMD (CHOLMOD's default ordering there, ``auto`` before) 1.93 / 2.04 and 2.33 /
+1.74, simplicial 2.4-4.4 s, envelope ~30 s. The first three are within the noise of a loaded
+machine (nested dissection had the lowest median over both runs); CHOLMOD here links the
+reference (netlib) BLAS, which is why supernodal pays only on large grids.
+
+If scikit-sparse cannot be imported, fembody runs on SciPy's solvers and says so once.
 """
 from __future__ import annotations
 
