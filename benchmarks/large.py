@@ -293,7 +293,7 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
 
 
 def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = None,
-            steps: tuple[int, int] = (2, 6)) -> dict:
+            steps: tuple[int, int] = (2, 6), dynamics: bool = True) -> dict:
     r0 = rss()
     t0 = time.perf_counter()
     model = (chain if kind == "chain" else grid)(ndof)
@@ -312,9 +312,12 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
     Kc = s.csc(K)
     row["statics"] = backends(Kc, b, names)
     Md = s.mass_data(q)
-    if Md.shape == K.shape:
+    if dynamics and Md.shape == K.shape:
         row["dynamics"] = backends(s.csc(K + Md / (BETA * H * H)), b, names)
     del Kc, Md
+    if kind == "grid" or ndof > 5e5:               # what auto's first test reads
+        order = ordering(s.indptr, s.indices, s.n_free)
+        row["rcm_width"] = float(order[2][-1]) / s.n_free
     row["peak_rss_mib"] = __import__("resource").getrusage(
         __import__("resource").RUSAGE_SELF).ru_maxrss / 1024
     row["peak_rss_bytes_per_dof"] = row["peak_rss_mib"] * 2**20 / s.n_free
@@ -397,6 +400,8 @@ def main() -> None:
                     help="comma-separated subset, e.g. auto,superlu,cholmod-supernodal-metis")
     ap.add_argument("--steps", default="2,6",
                     help="load (time) steps of the two Newton runs, e.g. 1,2 at 1e6 DOFs")
+    ap.add_argument("--no-dynamics", action="store_true",
+                    help="factorise the statics matrix only (1e6-DOF grids on a loaded machine)")
     ap.add_argument("--out", default="large", help="results file name (merged by model, size)")
     ap.add_argument("--show", action="store_true", help="print the saved results only")
     args = ap.parse_args()
@@ -411,7 +416,8 @@ def main() -> None:
     steps = tuple(int(x) for x in args.steps.split(","))
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
-            row = measure(kind, float(size), args.skip_newton, names, steps)
+            row = measure(kind, float(size), args.skip_newton, names, steps,
+                          not args.no_dynamics)
             show([row])
             sys.stdout.flush()
             # saved after every model: 1e6 runs take long and may be stopped
