@@ -78,183 +78,316 @@ def best(fn) -> float:
     return min(t)
 
 
-def backends(A, b: np.ndarray) -> list[dict]:
-    """Analysis, factorisation and solve times [ms] and factor size of every backend on A."""
+def load() -> float:
+    """The machine's 1-minute load average (other sessions share its 2 cores)."""
+    return os.getloadavg()[0]
+
+
+class _Timed:
+    """One backend under test: ``factor()`` and ``solve()`` closures and what they cost."""
+
+    def __init__(self, name: str, factor, solve, **info) -> None:
+        self.name, self.factor, self.solve, self.info = name, factor, solve, info
+        self.fw: list[float] = []
+        self.fc: list[float] = []
+        self.sw: list[float] = []
+        self.sc: list[float] = []
+
+
+def _clock(fn, wall: list, cpu: list) -> None:
+    w, c = time.perf_counter(), time.process_time()
+    fn()
+    wall.append(time.perf_counter() - w)
+    cpu.append(time.process_time() - c)
+
+
+def _candidates(A, names: set[str] | None) -> list:
+    """Analyse (and factorise once) every backend in ``names`` (all by default); returns
+    (_Timed | dict of a skipped backend) in a fixed order."""
     n = A.shape[0]
+    want = (lambda x: names is None or x in names)
     out = []
-    t0 = time.perf_counter()
-    order = ordering(A.indptr, A.indices, n)
-    width = float(order[2][-1]) / n
-    env_bytes = 8.0 * width * n
-    if env_bytes < MEM_LIMIT:
-        e = EnvelopeLDL(A.indptr, A.indices, n, order)
-        e.factorize(A.data)                               # first call (loads the kernel)
-        first = time.perf_counter() - t0
-        out.append({"backend": "envelope", "analyse_ms": 1e3 * first,
-                    "factor_ms": 1e3 * best(lambda: e.factorize(A.data)),
-                    "solve_ms": 1e3 * best(lambda: e.solve(b)),
-                    "factor_mib": env_bytes / 2**20, "width": width})
-    else:
-        out.append({"backend": "envelope", "skipped": f"envelope would need "
-                    f"{env_bytes / 2**30:.1f} GiB (mean row width {width:.0f})"})
+    if want("envelope"):
+        w, c = time.perf_counter(), time.process_time()
+        order = ordering(A.indptr, A.indices, n)
+        width = float(order[2][-1]) / n
+        env_bytes = 8.0 * width * n
+        if env_bytes < MEM_LIMIT:
+            e = EnvelopeLDL(A.indptr, A.indices, n, order)
+            e.factorize(A.data)                           # first call (loads the kernel)
+            out.append(_Timed("envelope", lambda: e.factorize(A.data), lambda b: e.solve(b),
+                              analyse_ms=1e3 * (time.perf_counter() - w),
+                              analyse_cpu_ms=1e3 * (time.process_time() - c),
+                              factor_mib=env_bytes / 2**20, width=width))
+        else:
+            out.append({"backend": "envelope", "skipped": f"envelope would need "
+                        f"{env_bytes / 2**30:.1f} GiB (mean row width {width:.0f})"})
     if linalg.HAVE_CHOLMOD:
         from sksparse.cholmod import analyze
         for mode in ("simplicial", "supernodal"):
             for order in ORDERINGS:
-                t0 = time.perf_counter()
+                name = f"cholmod-{mode}-{order}"
+                if not want(name):
+                    continue
+                w, c = time.perf_counter(), time.process_time()
                 try:
                     f = analyze(A, mode=mode, ordering_method=order)
                 except Exception as exc:                  # e.g. METIS not compiled in
-                    out.append({"backend": f"cholmod-{mode}-{order}", "skipped": str(exc)})
+                    out.append({"backend": name, "skipped": str(exc)})
                     continue
-                an = time.perf_counter() - t0
+                an, anc = time.perf_counter() - w, time.process_time() - c
                 f.cholesky_inplace(A)
-                L = f.L()
-                out.append({"backend": f"cholmod-{mode}-{order}", "analyse_ms": 1e3 * an,
-                            "factor_ms": 1e3 * best(lambda: f.cholesky_inplace(A)),
-                            "solve_ms": 1e3 * best(lambda: f(b)),
-                            "factor_mib": 12.0 * L.nnz / 2**20, "nnz_L": int(L.nnz)})
-                del f, L
-    s = linalg.LinearSolver("superlu")
-    t0 = time.perf_counter()
-    s.factorize(A)
-    first = time.perf_counter() - t0
-    out.append({"backend": "superlu", "analyse_ms": 1e3 * first,
-                "factor_ms": 1e3 * best(lambda: s.factorize(A)),
-                "solve_ms": 1e3 * best(lambda: s.solve(b)),
-                "factor_mib": 12.0 * (s._fac.L.nnz + s._fac.U.nnz) / 2**20})
-    del s
-    a = linalg.LinearSolver("auto")
-    t0 = time.perf_counter()
-    a.factorize(A)
-    first = time.perf_counter() - t0
-    out.append({"backend": "auto", "picked": a.active + (
-        f"-{a._symbolic.mode}" if a.active == "cholmod" else ""), "analyse_ms": 1e3 * first,
-        "factor_ms": 1e3 * best(lambda: a.factorize(A)),
-        "solve_ms": 1e3 * best(lambda: a.solve(b))})
+                nnz_L = int(f.L().nnz)
+                out.append(_Timed(name, (lambda f=f: f.cholesky_inplace(A)),
+                                  (lambda b, f=f: f(b)), analyse_ms=1e3 * an,
+                                  analyse_cpu_ms=1e3 * anc, factor_mib=12.0 * nnz_L / 2**20,
+                                  nnz_L=nnz_L))
+    if want("superlu"):
+        s = linalg.LinearSolver("superlu")
+        w, c = time.perf_counter(), time.process_time()
+        s.factorize(A)
+        out.append(_Timed("superlu", lambda: s.factorize(A), lambda b: s.solve(b),
+                          analyse_ms=1e3 * (time.perf_counter() - w),
+                          analyse_cpu_ms=1e3 * (time.process_time() - c),
+                          factor_mib=12.0 * (s._fac.L.nnz + s._fac.U.nnz) / 2**20))
+    if want("auto"):
+        a = linalg.LinearSolver("auto")
+        w, c = time.perf_counter(), time.process_time()
+        a.factorize(A)
+        picked = a.active + (f"-{a._symbolic.mode}" if a.active == "cholmod" else "")
+        out.append(_Timed("auto", lambda: a.factorize(A), lambda b: a.solve(b),
+                          analyse_ms=1e3 * (time.perf_counter() - w),
+                          analyse_cpu_ms=1e3 * (time.process_time() - c), picked=picked))
     return out
 
 
-def newton_cost(model: fb.Model, kind: str, statics: bool) -> dict:
-    """Wall and CPU time of one Newton iteration of ``fb.simulate`` (full Newton, auto solver)
-    and of ``fb.static``, as the marginal cost between a short and a longer run (so that the
-    one-off set-up - orderings, symbolic analysis, the initial accelerations - is not counted).
-    ``fb.static`` checks the stability of every converged load step (beyond 300 DOFs one
-    Cholesky attempt, fembody/solvers/inertia.py): timed separately, per load step."""
-    from fembody.solvers import statics as st_mod
-    s = model.compile()
+def backends(A, b: np.ndarray, names: set[str] | None = None) -> list[dict]:
+    """Analysis, factorisation and solve times [ms] and factor size of every backend on A.
 
-    def dyn(steps: int) -> tuple[float, float, int]:
+    Repetitions are interleaved (round r factorises with every backend in turn, the order
+    rotated each round) so that a change of the machine's load hits all backends alike; both
+    wall and CPU time are kept, and the median and the fastest reported."""
+    cands = _candidates(A, names)
+    timed = [c for c in cands if isinstance(c, _Timed)]
+    loads = [load()]
+    for r in range(REPEAT):
+        k = r % max(len(timed), 1)
+        for c in timed[k:] + timed[:k]:
+            _clock(c.factor, c.fw, c.fc)
+            _clock(lambda: c.solve(b), c.sw, c.sc)
+        loads.append(load())
+    out = []
+    for c in cands:
+        if not isinstance(c, _Timed):
+            out.append(c)
+            continue
+        med = (lambda x: 1e3 * float(np.median(x)))
+        out.append({"backend": c.name, **c.info,
+                    "factor_ms": med(c.fw), "factor_min_ms": 1e3 * min(c.fw),
+                    "factor_cpu_ms": med(c.fc), "solve_ms": med(c.sw),
+                    "solve_min_ms": 1e3 * min(c.sw), "solve_cpu_ms": med(c.sc),
+                    "load": [min(loads), max(loads)]})
+    return out
+
+
+def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
+    """What one Newton iteration of ``fb.static`` and ``fb.simulate`` (full Newton, auto
+    solver) costs on the compiled System ``s``, counted two ways, wall and CPU:
+
+    - ``whole``: the time of a whole call with ``steps[1]`` load (time) steps divided by its
+      Newton iterations: everything a user waits for (the support check's factorisation,
+      orderings and symbolic analyses, initial accelerations, stability checks, recording);
+    - ``loop``: the marginal cost between runs of ``steps[0]`` and ``steps[1]`` steps, per
+      extra iteration: the once-per-call set-up cancels, the per-step work (``fb.static``'s
+      stability check of every converged load step, recording) is spread over the
+      iterations. The stability check is also timed on its own (per load step).
+    """
+    from fembody.solvers import statics as st_mod
+    from fembody.solvers.inertia import InertiaCheck
+    from fembody.solvers.linalg import SaddlePointSolver
+    n1, n2 = steps
+    out: dict = {"newton_steps": list(steps)}
+    # the Newton solver's own factorisations and solves, timed inside the run (CPU)
+    inner = [0.0, 0]
+    orig_f, orig_s = SaddlePointSolver.factorize, SaddlePointSolver.solve
+
+    def clocked(fn, count: bool):
+        def run(*a, **k):
+            c = time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                inner[0] += time.process_time() - c
+                inner[1] += count
+        return run
+    SaddlePointSolver.factorize = clocked(orig_f, True)
+    SaddlePointSolver.solve = clocked(orig_s, False)
+
+    def dyn(k: int) -> tuple[float, float, int]:
         w, c = time.perf_counter(), time.process_time()
-        r = fb.simulate(s, t_end=steps * H, dt=H, rho_inf=0.9, newton="full")
+        r = fb.simulate(s, t_end=k * H, dt=H, rho_inf=0.9, newton="full")
+        out["dynamic_solver"] = r.stats.get("linear_solver")
         return time.perf_counter() - w, time.process_time() - c, r.stats["n_newton"]
-    w1, c1, n1 = dyn(2)
-    w2, c2, n2 = dyn(6)
-    out = {"dynamic_ms_per_iteration": 1e3 * (w2 - w1) / max(n2 - n1, 1),
-           "dynamic_cpu_ms_per_iteration": 1e3 * (c2 - c1) / max(n2 - n1, 1),
-           "dynamic_solver": fb.simulate(s, t_end=H, dt=H).stats.get("linear_solver")}
+    try:
+        if s.n_free < 500_000:          # warm-up: first-call imports and kernel loads
+            dyn(1)
+        out["load_dynamic"] = [load()]
+        w1, c1, i1 = dyn(n1)
+        inner[:] = [0.0, 0]
+        w2, c2, i2 = dyn(n2)
+        out["load_dynamic"].append(load())
+        out["dynamic_in_run_factor_solve_cpu_ms"] = 1e3 * inner[0] / max(inner[1], 1)
+    finally:
+        SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
+    out.update(dynamic_iterations=[i1, i2],
+               dynamic_whole_ms=1e3 * w2 / i2, dynamic_whole_cpu_ms=1e3 * c2 / i2,
+               dynamic_loop_ms=1e3 * (w2 - w1) / max(i2 - i1, 1),
+               dynamic_loop_cpu_ms=1e3 * (c2 - c1) / max(i2 - i1, 1))
     if not statics:
         return out
-    from fembody.solvers.inertia import InertiaCheck
-    eig = [0.0]
+    eig = [0.0, 0.0]
     orig_low, orig_pd = st_mod.lowest_eigenvalue, InertiaCheck.positive_definite
 
     def timer(fn):
         def timed(*a, **k):
-            t0 = time.perf_counter()
+            w, c = time.perf_counter(), time.process_time()
             try:
                 return fn(*a, **k)
             finally:
-                eig[0] += time.perf_counter() - t0
+                eig[0] += time.perf_counter() - w
+                eig[1] += time.process_time() - c
         return timed
     st_mod.lowest_eigenvalue = timer(orig_low)
     InertiaCheck.positive_definite = timer(orig_pd)
     try:
-        def sta(steps: int) -> tuple[float, float, int]:
-            eig[0] = 0.0
-            w = time.perf_counter()
-            r = fb.static(s, steps=steps)
-            return time.perf_counter() - w, eig[0], r.stats["n_newton"]
-        w1, e1, n1 = sta(1)
-        w2, e2, n2 = sta(4)
+        def sta(k: int) -> tuple[float, float, float, float, int]:
+            eig[:] = [0.0, 0.0]
+            w, c = time.perf_counter(), time.process_time()
+            r = fb.static(s, steps=k)
+            out["static_solver"] = r.stats.get("linear_solver")
+            return (time.perf_counter() - w, time.process_time() - c, eig[0], eig[1],
+                    r.stats["n_newton"])
+        if s.n_free < 500_000:          # warm-up, as above
+            sta(1)
+        out["load_static"] = [load()]
+        w1, c1, e1, ec1, i1 = sta(n1)
+        SaddlePointSolver.factorize = clocked(orig_f, True)
+        SaddlePointSolver.solve = clocked(orig_s, False)
+        inner[:] = [0.0, 0]
+        w2, c2, e2, ec2, i2 = sta(n2)
+        out["load_static"].append(load())
+        out["static_in_run_factor_solve_cpu_ms"] = 1e3 * inner[0] / max(inner[1], 1)
     finally:
         st_mod.lowest_eigenvalue = orig_low
         InertiaCheck.positive_definite = orig_pd
-    # per iteration with the stability check of the load steps (the cost a user sees) and
-    # without it; the check's own cost per load step
-    out.update({"static_ms_per_iteration": 1e3 * (w2 - w1) / max(n2 - n1, 1),
-                "static_ms_per_iteration_without_check": 1e3 * ((w2 - e2) - (w1 - e1))
-                / max(n2 - n1, 1),
-                "stability_check_ms_per_step": 1e3 * (e2 - e1) / 3})
+        SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
+    di = max(i2 - i1, 1)
+    out.update(static_iterations=[i1, i2],
+               static_whole_ms=1e3 * w2 / i2, static_whole_cpu_ms=1e3 * c2 / i2,
+               static_loop_ms=1e3 * (w2 - w1) / di, static_loop_cpu_ms=1e3 * (c2 - c1) / di,
+               static_loop_without_check_ms=1e3 * ((w2 - e2) - (w1 - e1)) / di,
+               static_loop_without_check_cpu_ms=1e3 * ((c2 - ec2) - (c1 - ec1)) / di,
+               stability_check_ms_per_step=1e3 * (e2 - e1) / max(n2 - n1, 1),
+               stability_check_cpu_ms_per_step=1e3 * (ec2 - ec1) / max(n2 - n1, 1))
     return out
 
 
-def measure(kind: str, ndof: float, skip_newton: bool) -> dict:
+def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = None,
+            steps: tuple[int, int] = (2, 6), dynamics: bool = True) -> dict:
     r0 = rss()
     t0 = time.perf_counter()
     model = (chain if kind == "chain" else grid)(ndof)
     t1 = time.perf_counter()
     s = model.compile()
     t2 = time.perf_counter()
+    del model                          # the System keeps what it needs
     row = {"model": kind, "target_dofs": ndof, "dofs": s.n_free, "nnz": int(s.nnz),
-           "build_s": t1 - t0, "compile_s": t2 - t1,
+           "build_s": t1 - t0, "compile_s": t2 - t1, "load": load(),
            "model_and_system_bytes_per_dof": (rss() - r0) / s.n_free}
     q = s.q0
-    t0 = time.perf_counter()
     _, K, _ = s.internal_forces(q, None, True)
-    row["assemble_ms"] = 1e3 * (time.perf_counter() - t0)
     row["assemble_ms"] = 1e3 * best(lambda: s.internal_forces(q, None, True))
     rng = np.random.default_rng(0)
     b = rng.standard_normal(s.n_free)
     Kc = s.csc(K)
-    M = s.csc(s.mass_data(q)) if s.mass_data(q).shape == K.shape else None
-    row["statics"] = backends(Kc, b)
-    if M is not None:
-        S = s.csc(K + s.mass_data(q) / (BETA * H * H))
-        row["dynamics"] = backends(S, b)
+    row["statics"] = backends(Kc, b, names)
+    Md = s.mass_data(q)
+    if dynamics and Md.shape == K.shape:
+        row["dynamics"] = backends(s.csc(K + Md / (BETA * H * H)), b, names)
+    del Kc, Md
+    if kind == "grid" or ndof > 5e5:               # what auto's first test reads
+        order = ordering(s.indptr, s.indices, s.n_free)
+        row["rcm_width"] = float(order[2][-1]) / s.n_free
     row["peak_rss_mib"] = __import__("resource").getrusage(
         __import__("resource").RUSAGE_SELF).ru_maxrss / 1024
+    row["peak_rss_bytes_per_dof"] = row["peak_rss_mib"] * 2**20 / s.n_free
     if not skip_newton:
-        row.update(newton_cost(model, kind, statics=s.n_free <= STATIC_MAX))
-        auto = [x for x in row["statics"] if x["backend"] == "auto"][0]
-        if "static_ms_per_iteration" in row:
-            row["static_iteration_over_factor_solve"] = row["static_ms_per_iteration"] / (
-                auto["factor_ms"] + auto["solve_ms"])
-        if "dynamics" in row:
-            auto = [x for x in row["dynamics"] if x["backend"] == "auto"][0]
-            row["dynamic_iteration_over_factor_solve"] = row["dynamic_ms_per_iteration"] / (
-                auto["factor_ms"] + auto["solve_ms"])
+        row.update(newton_cost(s, s.n_free <= STATIC_MAX, steps))
+        for what, pre in (("statics", "static"), ("dynamics", "dynamic")):
+            auto = [x for x in row.get(what, ()) if x["backend"] == "auto"]
+            if not auto or f"{pre}_loop_ms" not in row:
+                continue
+            ref, ref_cpu = (auto[0]["factor_ms"] + auto[0]["solve_ms"],
+                            auto[0]["factor_cpu_ms"] + auto[0]["solve_cpu_ms"])
+            row[f"{pre}_reference_ms"] = [ref, ref_cpu]
+            for how in ("whole", "loop"):
+                row[f"{pre}_{how}_ratio"] = [row[f"{pre}_{how}_ms"] / ref,
+                                             row[f"{pre}_{how}_cpu_ms"] / ref_cpu]
+        row["peak_rss_mib_after_newton"] = __import__("resource").getrusage(
+            __import__("resource").RUSAGE_SELF).ru_maxrss / 1024
     return row
 
 
 def show(rows: list[dict]) -> None:
+    nan = float("nan")
     for r in rows:
-        print(f"\n{r['model']} {r['dofs']} DOFs, nnz {r['nnz']}: build {r['build_s']:.1f} s, "
-              f"compile {r['compile_s']:.1f} s, {r['model_and_system_bytes_per_dof']:.0f} B/DOF"
-              f" (model + System), assembly {r['assemble_ms']:.1f} ms, "
-              f"peak {r['peak_rss_mib']:.0f} MiB")
-        if "dynamic_ms_per_iteration" in r:
-            nan = float("nan")
-            print(f"  Newton iteration (marginal): dynamic {r['dynamic_ms_per_iteration']:.1f} ms"
-                  f" wall, {r['dynamic_cpu_ms_per_iteration']:.1f} ms CPU "
-                  f"({r.get('dynamic_iteration_over_factor_solve', nan):.2f} x factor+solve of "
-                  f"auto); static {r.get('static_ms_per_iteration', nan):.1f} ms "
-                  f"({r.get('static_iteration_over_factor_solve', nan):.2f} x; "
-                  f"{r.get('static_ms_per_iteration_without_check', nan):.1f} ms without the "
-                  f"stability check), stability check "
-                  f"{r.get('stability_check_ms_per_step', nan):.0f} ms per load step")
+        print(f"\n{r['model']} {r['dofs']} DOFs, nnz {r['nnz']} (load {r.get('load', nan):.1f}): "
+              f"build {r['build_s']:.1f} s, compile {r['compile_s']:.1f} s, "
+              f"{r['model_and_system_bytes_per_dof']:.0f} B/DOF (model + System), assembly "
+              f"{r['assemble_ms']:.1f} ms, peak {r['peak_rss_mib']:.0f} MiB = "
+              f"{r.get('peak_rss_bytes_per_dof', nan):.0f} B/DOF (peak RSS / DOF)")
+        for pre, name in (("static", "fb.static"), ("dynamic", "fb.simulate")):
+            if f"{pre}_loop_ms" not in r:
+                continue
+            ref = r.get(f"{pre}_reference_ms", [nan, nan])
+            rw = r.get(f"{pre}_whole_ratio", [nan, nan])
+            rl = r.get(f"{pre}_loop_ratio", [nan, nan])
+            ld = r.get(f"load_{pre}", [nan, nan])
+            print(f"  Newton iteration of {name} (iterations {r[f'{pre}_iterations']}, load "
+                  f"{min(ld):.1f}-{max(ld):.1f}), wall / CPU ms and x (factor + solve of auto "
+                  f"= {ref[0]:.1f} / {ref[1]:.1f} ms):")
+            print(f"    whole call / iterations {r[f'{pre}_whole_ms']:8.1f} / "
+                  f"{r[f'{pre}_whole_cpu_ms']:8.1f} ms  = {rw[0]:.2f} / {rw[1]:.2f} x")
+            print(f"    loop (marginal)         {r[f'{pre}_loop_ms']:8.1f} / "
+                  f"{r[f'{pre}_loop_cpu_ms']:8.1f} ms  = {rl[0]:.2f} / {rl[1]:.2f} x")
+            if f"{pre}_in_run_factor_solve_cpu_ms" in r:
+                print(f"    (the Newton solver's own factor + solve inside the run: "
+                      f"{r[f'{pre}_in_run_factor_solve_cpu_ms']:.1f} ms CPU per iteration)")
+            if pre == "static":
+                print(f"    loop without the stability check "
+                      f"{r['static_loop_without_check_ms']:.1f} / "
+                      f"{r['static_loop_without_check_cpu_ms']:.1f} ms; the check "
+                      f"{r['stability_check_ms_per_step']:.1f} / "
+                      f"{r['stability_check_cpu_ms_per_step']:.1f} ms per load step")
         for what in ("statics", "dynamics"):
             if what not in r:
                 continue
-            print(f"  {what:9s} {'backend':>28s} {'analyse ms':>11s} {'factor ms':>10s} "
-                  f"{'solve ms':>9s} {'factor MiB':>10s}")
+            print(f"  {what:9s} {'backend':>28s} {'analyse ms':>11s} {'factor ms':>20s} "
+                  f"{'solve ms':>17s} {'factor MiB':>10s}  (median wall [fastest] / CPU)")
             for x in r[what]:
                 if "skipped" in x:
                     print(f"  {'':9s} {x['backend']:>28s}  skipped: {x['skipped']}")
                     continue
                 name = x["backend"] + (f" ({x['picked']})" if "picked" in x else "")
-                print(f"  {'':9s} {name:>28s} {x['analyse_ms']:>11.1f} {x['factor_ms']:>10.1f} "
-                      f"{x['solve_ms']:>9.2f} {x.get('factor_mib', float('nan')):>10.1f}")
+                fac = (f"{x['factor_ms']:.1f} [{x.get('factor_min_ms', nan):.1f}] / "
+                       f"{x.get('factor_cpu_ms', nan):.1f}")
+                sol = f"{x['solve_ms']:.2f} / {x.get('solve_cpu_ms', nan):.2f}"
+                print(f"  {'':9s} {name:>28s} {x['analyse_ms']:>11.1f} {fac:>20s} "
+                      f"{sol:>17s} {x.get('factor_mib', nan):>10.1f}")
+            ld = [x["load"] for x in r[what] if "load" in x]
+            if ld:
+                print(f"  {'':9s} load during these repetitions {min(l[0] for l in ld):.1f}-"
+                      f"{max(l[1] for l in ld):.1f}")
 
 
 def main() -> None:
@@ -262,26 +395,36 @@ def main() -> None:
     ap.add_argument("--sizes", default="1e4,1e5")
     ap.add_argument("--models", default="chain,grid")
     ap.add_argument("--skip-newton", action="store_true")
-    ap.add_argument("--repeat", type=int, default=5, help="timings: the fastest of these")
+    ap.add_argument("--repeat", type=int, default=5, help="interleaved repetitions (median)")
+    ap.add_argument("--backends", default=None,
+                    help="comma-separated subset, e.g. auto,superlu,cholmod-supernodal-metis")
+    ap.add_argument("--steps", default="2,6",
+                    help="load (time) steps of the two Newton runs, e.g. 1,2 at 1e6 DOFs")
+    ap.add_argument("--no-dynamics", action="store_true",
+                    help="factorise the statics matrix only (1e6-DOF grids on a loaded machine)")
+    ap.add_argument("--out", default="large", help="results file name (merged by model, size)")
     ap.add_argument("--show", action="store_true", help="print the saved results only")
     args = ap.parse_args()
-    path = RESULTS / "large.json"
+    path = RESULTS / f"{args.out}.json"
     old = json.loads(path.read_text())["rows"] if path.exists() else []
     if args.show:
         show(old)
         return
     global REPEAT
     REPEAT = args.repeat
+    names = set(args.backends.split(",")) if args.backends else None
+    steps = tuple(int(x) for x in args.steps.split(","))
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
-            row = measure(kind, float(size), args.skip_newton)
+            row = measure(kind, float(size), args.skip_newton, names, steps,
+                          not args.no_dynamics)
             show([row])
             sys.stdout.flush()
             # saved after every model: 1e6 runs take long and may be stopped
             old = json.loads(path.read_text())["rows"] if path.exists() else []
             keep = [r for r in old if (r["model"], r["target_dofs"]) != (kind, float(size))]
             rows = sorted(keep + [row], key=lambda r: (r["model"], r["target_dofs"]))
-            out = save("large", {"machine": machine(), "rows": rows})
+            out = save(args.out, {"machine": machine(), "rows": rows})
     print(f"saved {out}")
 
 

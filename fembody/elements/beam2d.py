@@ -157,8 +157,13 @@ class BeamBlock:
         return self._labels[i] if self._labels else f"beam element {i}"
 
     def strains(self, x: np.ndarray) -> np.ndarray:
-        """Axial strain, shear strain, curvature ``(n, 3)`` [-, -, 1/m]."""
-        return beam_strains(x, self.L0, self.alpha0, hessian=False)[0]
+        """Axial strain, shear strain, curvature ``(n, 3)`` [-, -, 1/m] (``beam_strains``'s
+        first output, without its gradient: ``fb.static`` reads the stretch of every element
+        at every load step)."""
+        e1, a2, _, _, _ = _stretch_shear(x, self.L0, self.alpha0)
+        eps = np.empty((x.shape[0], 3))
+        eps[:, 0], eps[:, 1], eps[:, 2] = e1, a2, (x[:, 5] - x[:, 2]) / self.L0
+        return eps
 
     def assemble(self, q: np.ndarray, f: np.ndarray, Kdata: np.ndarray | None,
                  pos: np.ndarray, qdofs: np.ndarray | None = None) -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..lazy import lazy_module
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
-from .envelope import EnvelopeLDL, ordering
+from .envelope import EnvelopeLDL, ordering, same_pattern
 from .linalg import ENVELOPE_WIDTH, HAVE_CHOLMOD, LinearSolver, NotPositiveDefinite
 
 sp = lazy_module("scipy.sparse")
@@ -64,23 +64,32 @@ class InertiaCheck:
         return A
 
     def positive_definite(self, K, B, tol: float) -> bool | None:
-        A = self.matrix(K, B, tol)
-        n = A.shape[0]
+        n = K.shape[0]
         if n == 0:
             return True
+        if (B is None or not B.shape[0]) and self.diag_pos is not None:
+            A = None                            # K's pattern: the shift added to its values
+            data = K.data.copy()
+            data[self.diag_pos] += tol
+            indptr, indices = K.indptr, K.indices
+        else:
+            A = self.matrix(K, B, tol)
+            data, indptr, indices = A.data, A.indptr, A.indices
         pat = self._pattern
-        if pat is None or not ((pat[0] is A.indptr and pat[1] is A.indices) or (
-                np.array_equal(pat[0], A.indptr) and np.array_equal(pat[1], A.indices))):
-            self._pattern = (A.indptr, A.indices)
+        if pat is None or not same_pattern(pat, (indptr, indices)):
+            self._pattern = (indptr, indices)
             self._env, self._chol = None, None
             if ENVELOPE_AVAILABLE:
-                order = ordering(A.indptr, A.indices, n)
+                # the Newton solver's ordering of the same pattern, computed once (cached)
+                order = ordering(indptr, indices, n)
                 if float(order[2][-1]) / n <= ENVELOPE_WIDTH:
-                    self._env = EnvelopeLDL(A.indptr, A.indices, n, order)
+                    self._env = EnvelopeLDL(indptr, indices, n, order)
             if self._env is None and HAVE_CHOLMOD:
                 self._chol = LinearSolver("cholmod")
         if self._env is not None:
-            return bool(self._env.factorize(A.data))
+            return bool(self._env.factorize(data))
+        if A is None:
+            A = sp.csc_matrix((data, indices, indptr), shape=K.shape)
         if self._chol is not None:
             try:
                 self._chol.factorize(A)

@@ -2,12 +2,31 @@
 
 A :class:`LinearSolver` is created once per analysis and ``factorize``-d at every Newton
 iteration; CHOLMOD's symbolic analysis (fill-reducing ordering) is done on the first call and
-reused. ``method="auto"`` takes the compiled envelope LDL^T (:mod:`.envelope`) when the
-matrix, reordered by reverse Cuthill-McKee, has a narrow envelope (beam chains, trees, most
-frames), else dense LAPACK for small systems and CHOLMOD for large symmetric positive-definite
-ones, and switches to SuperLU (for good) when a matrix is not positive definite (past a limit
-point, with indefinite geometric stiffness). If scikit-sparse cannot be imported, fembody runs
-on SciPy's solvers and says so once.
+reused. ``method="auto"``, for symmetric matrices expected positive definite:
+
+1. the compiled envelope LDL^T (:mod:`.envelope`) when the mean envelope row width after
+   reverse Cuthill-McKee is at most ``ENVELOPE_WIDTH`` (beam chains, trees, most frames);
+2. else dense LAPACK up to ``DENSE_MAX`` unknowns;
+3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the first
+   factorisation stay at most 40, supernodal with nested dissection above (2-D frame grids);
+4. once a matrix is found not positive definite (past a limit point; round-off on very
+   ill-conditioned chains), for good: LAPACK's banded LU when the band after RCM is narrow
+   (:mod:`.banded`), else dense or SuperLU.
+
+Measured basis (``benchmarks/large.py``, results/large_17L*; the shared 2-core EPYC at load
+7-12, interleaved repetitions, median CPU time of one numeric factorisation, statics /
+dynamics matrix): beam chain 1e5 DOFs: envelope 5.8 / 6.5 ms, CHOLMOD simplicial AMD 11.6 /
+13.5, supernodal 46-84, SuperLU 96 / 113; frame grid 1e4 DOFs (RCM width 80): CHOLMOD
+simplicial AMD 46-50 ms, supernodal 56-68, SuperLU 70-82, envelope 115-145 (but by wall time,
+fastest of 21, supernodal 40-42 ms and simplicial 51-67: the order there depends on the
+measure); frame grid 1e5 DOFs, two runs: supernodal nested dissection 1.11 / 1.30 and 1.77 /
+1.33 s, supernodal METIS 1.39 / 1.74 and 1.64 / 1.26, SuperLU 1.42 / 1.76 and 1.48 / 1.47,
+supernodal AMD (CHOLMOD's default ordering there, ``auto`` before) 1.93 / 2.04 and 2.33 /
+1.74, simplicial 2.4-4.4 s, envelope ~30 s. The first three are within the noise of a loaded
+machine (nested dissection had the lowest median over both runs); CHOLMOD here links the
+reference (netlib) BLAS, which is why supernodal pays only on large grids.
+
+If scikit-sparse cannot be imported, fembody runs on SciPy's solvers and says so once.
 """
 from __future__ import annotations
 
@@ -21,41 +40,28 @@ from ..errors import ModelError
 from ..lazy import lazy_module
 from ..patterns import CSC, is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
 sp = lazy_module("scipy.sparse")
-from .envelope import AVAILABLE as ENVELOPE_AVAILABLE, EnvelopeLDL, ordering
+from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
+from .envelope import EnvelopeLDL, ordering, same_pattern
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import OrderedSuperLU
+from .cholmod_spd import CholmodSPD, NotPositiveDefinite
+from .cholmod_spd import analyze as _cholmod_analyze
+from .cholmod_spd import not_positive_definite as _not_positive_definite
 
 log = logging.getLogger("fembody")
 
 # imported at the first factorisation that needs them (``import fembody`` stays fast)
 sla = lazy_module("scipy.linalg")
 spla = lazy_module("scipy.sparse.linalg")
-cholmod = lazy_module("sksparse.cholmod")
 # scikit-sparse is installed (a library that then fails to load is reported at first use)
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
-
-
-def _cholmod_analyze(A: sp.csc_matrix, mode: str):
-    return cholmod.analyze(A, mode=mode)
-
-
-def _not_positive_definite() -> type:
-    """CHOLMOD's exception for a matrix that is not positive definite (read only when an
-    exception is being handled, i.e. after sksparse was imported)."""
-    return cholmod.CholmodNotPositiveDefiniteError
 
 
 _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
-# like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
-# Measured basis of ``auto`` (benchmarks/large.py, results/large.json; 2-core EPYC shared at
-# load ~10, fastest of 5): beam chains (width 5) factor by the envelope in 0.3 ms at 1e4 DOFs
-# and 12-28 ms at 1e5 vs CHOLMOD simplicial 0.6 / 42-56 ms, supernodal 2.6-5.4 / 171-186 ms,
-# SuperLU 10-12 / 442-460 ms; a 1e4-DOF frame grid (width ~80) factors by CHOLMOD supernodal
-# (CHOLMOD's flops/nnz(L) > 40 switch, below) in 52-58 ms vs simplicial 109-137 ms, SuperLU
-# 163-183 ms, envelope 507-586 ms; AMD, METIS and nested dissection gave factor times within
-# the noise, AMD the cheapest analysis.
+# like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering (measured basis: the
+# module docstring)
 ENVELOPE_WIDTH = 24
 METHODS = ("auto", "envelope", "cholmod", "superlu", "dense", "banded")
 
@@ -82,47 +88,6 @@ def _warn_no_cholmod() -> None:
 def backend_name() -> str:
     """The sparse factorisation used for large symmetric positive-definite systems."""
     return "cholmod" if HAVE_CHOLMOD else "superlu"
-
-
-class NotPositiveDefinite(Exception):
-    """Raised by a Cholesky-only backend on an indefinite or singular matrix."""
-
-
-class _CholmodSPD:
-    """CHOLMOD Cholesky of a sequence of SPD matrices with one pattern.
-
-    The symbolic analysis is done once. The first factorisation is simplicial; if its
-    flops / nnz(L) exceed 40 (CHOLMOD's own switch: much fill, e.g. 2-D grids) it is redone
-    supernodal. Simplicial CHOLMOD computes LDL^T, which does not stop at a negative pivot, so
-    there positive definiteness is checked on D (cheap); supernodal LL^T raises by itself."""
-
-    def __init__(self) -> None:
-        self.f = None
-        self.mode = "simplicial"
-
-    def factorize(self, A: sp.csc_matrix) -> None:
-        try:
-            if self.f is None:
-                self.f = _cholmod_analyze(A, mode="simplicial")
-                self.f.cholesky_inplace(A)
-                L = self.f.L()
-                counts = np.diff(L.indptr).astype(float)
-                if float(counts @ counts) / max(float(counts.sum()), 1.0) > 40.0:
-                    self.mode = "supernodal"
-                    self.f = _cholmod_analyze(A, mode="supernodal")
-            self.f.cholesky_inplace(A)
-        except _not_positive_definite():
-            raise NotPositiveDefinite("matrix is not positive definite") from None
-        if self.mode == "simplicial":
-            D = self.f.D()
-            if not (D.min() > 0.0 and np.all(np.isfinite(D))):
-                raise NotPositiveDefinite("matrix is not positive definite")
-
-    def __call__(self, b: np.ndarray) -> np.ndarray:
-        return self.f(b)
-
-    def D(self) -> np.ndarray:
-        return self.f.D()
 
 
 class LinearSolver:
@@ -155,13 +120,13 @@ class LinearSolver:
         self._env: EnvelopeLDL | None = None
         self._env_pattern = None             # (indptr, indices) the envelope was built for
         self.factorized = None
+        self.keep_factorized = True       # a copy of the matrix for checkpoints
         self.n_factor = 0
         self.n_solve = 0
 
     def _envelope(self, A: sp.csc_matrix) -> EnvelopeLDL | None:
         pat = self._env_pattern
-        if pat is None or not ((pat[0] is A.indptr and pat[1] is A.indices) or (
-                np.array_equal(pat[0], A.indptr) and np.array_equal(pat[1], A.indices))):
+        if pat is None or not same_pattern(pat, (A.indptr, A.indices)):
             self._env_pattern = (A.indptr, A.indices)
             self._env = (EnvelopeLDL(A.indptr, A.indices, A.shape[0]) if self.method == "envelope"
                          else _envelope_for(A.indptr, A.indices, A.shape[0]))
@@ -170,7 +135,7 @@ class LinearSolver:
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
         if self.method != "auto":
             return self.method
-        if not self.spd and _is_sparse(A) and self._band(A):
+        if (not self.spd or self._indefinite) and _is_sparse(A) and self._band(A):
             return "banded"
         if self.spd and not self._indefinite and _is_sparse(A) and \
                 self._envelope(A) is not None:
@@ -195,12 +160,12 @@ class LinearSolver:
         ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
         n = A.shape[0]
         A = A.tocsc() if _is_sparse(A) and not isinstance(A, CSC) else A
-        self.factorized = A.copy()           # a checkpoint rebuilds the factorisation from it
+        # for a checkpoint (the pattern shared); a saddle-point solver keeps its own inputs
+        self.factorized = None if not getattr(self, "keep_factorized", True) else (
+            A.copy() if not _is_sparse(A) or isinstance(A, CSC) else
+            sp.csc_matrix((A.data.copy(), A.indices, A.indptr), shape=A.shape))
         kind = self._choose(n, A)
         self.n_factor += 1
-        if kind == "banded":
-            self._fac, self.active = self._band(A).factorize(A.data), "banded"
-            return
         if kind == "envelope":
             env = self._envelope(A)
             if env.factorize(A.data):
@@ -211,10 +176,13 @@ class LinearSolver:
                                           f"{env.bad_row}); use linear_solver='superlu'")
             self._indefinite = True
             kind = self._choose(n, A)
+        if kind == "banded":
+            self._fac, self.active = self._band(A).factorize(A.data), "banded"
+            return
         if kind == "cholmod":
             try:
                 if self._symbolic is None:
-                    self._symbolic = _CholmodSPD()
+                    self._symbolic = CholmodSPD()
                 self._symbolic.factorize(A.tocsc())
                 self._fac, self.active = self._symbolic, "cholmod"
                 return
@@ -348,6 +316,8 @@ class SaddlePointSolver:
         self._fac = None
         self._plain = LinearSolver({"ldl": "cholmod", "schur": "cholmod"}.get(method, method),
                                    spd=symmetric) if n_con == 0 else None
+        if self._plain is not None:
+            self._plain.keep_factorized = False
         self._env: EnvelopeLDL | None = None
         self._narrow: bool | None = None     # S's envelope is narrow (decided once)
         self.active: str | None = None
@@ -481,7 +451,7 @@ class SaddlePointSolver:
         self._S.data[:] = Sdata             # refill in place: no sparse-matrix construction
         try:
             if self._symbolic is None:
-                self._symbolic = _CholmodSPD()
+                self._symbolic = CholmodSPD()
             self._symbolic.factorize(self._S)
         except NotPositiveDefinite:
             if self.method == "schur":

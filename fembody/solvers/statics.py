@@ -97,7 +97,8 @@ class _Equilibrium:
         return bool(norm2(r[free]) <= self.tol * ref) and phi_ok
 
     def factor(self, K: np.ndarray, ce) -> None:
-        self.solver.factorize(K, ce.Bdata)
+        # K is this iteration's own array (residual() builds it), never changed afterwards
+        self.solver.factorize(K, ce.Bdata, owned=True)
 
     def solve(self, rhs: np.ndarray, c: np.ndarray):
         return self.solver.solve(rhs, c)
