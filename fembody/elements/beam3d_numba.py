@@ -54,14 +54,28 @@ def _so3_to(v0, v1, v2, kind, M):  # pragma: no cover - jitted
     """``exp`` (kind 0), its tangent ``T`` (1) or ``T^-1`` (2) of ``v = (v0, v1, v2)`` into
     ``M``: ``I + c1 hat(v) + c2 hat(v)^2`` with ``hat(v)^2 = v v^T - t I``."""
     t = v0 * v0 + v1 * v1 + v2 * v2
+    if kind == 2:
+        _fill_to(v0, v1, v2, t, 0.5, _ti_coeff(t), M)
+        return
     a, b, c = _coeffs(t)
     if kind == 0:
-        c1, c2 = a, b
-    elif kind == 1:
-        c1, c2 = -b, c
+        _fill_to(v0, v1, v2, t, a, b, M)
     else:
-        c1 = 0.5
-        c2 = _poly(t, _D) if abs(t.real) < 0.25 else (1.0 - a / (2.0 * b)) / t
+        _fill_to(v0, v1, v2, t, -b, c, M)
+
+
+@njit(cache=True)
+def _ti_coeff(t):  # pragma: no cover - jitted
+    """``c2`` of ``T^-1``: ``(1 - a / (2 b)) / t`` (its series below ``t = 0.25``)."""
+    if abs(t.real) < 0.25:
+        return _poly(t, _D)
+    a, b, c = _coeffs(t)
+    return (1.0 - a / (2.0 * b)) / t
+
+
+@njit(cache=True)
+def _fill_to(v0, v1, v2, t, c1, c2, M):  # pragma: no cover - jitted
+    """``M = I + c1 hat(v) + c2 (v v^T - t I)``, ``t = |v|^2``."""
     v = (v0, v1, v2)
     for i in range(3):
         for j in range(3):
@@ -137,7 +151,11 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
     Phi, a, nres, mres, gr, d = Wv[0], Wv[1], Wv[2], Wv[3], Wv[4], Wv[5]
     _mm_to(L1.T, L2, E)
     _log_to(E, Phi)
-    _so3_to(0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2], 0, half)
+    # exp(Phi/2) and T(Phi/2) share their coefficients (the numbers of _so3_to, fewer series)
+    h0, h1, h2 = 0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2]
+    th = h0 * h0 + h1 * h1 + h2 * h2
+    ah, bh, ch = _coeffs(th)
+    _fill_to(h0, h1, h2, th, ah, bh, half)
     _mm_to(L1, half, Lr)
     for i in range(3):
         d[i] = x2[i] - x1[i]
@@ -147,7 +165,7 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
         mres[i] = Cm[i] * (Phi[i] / L0 - K0[i])
     _so3_to(Phi[0], Phi[1], Phi[2], 2, Ti)
     _mm_to(Ti, E.T, B1)
-    _so3_to(0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2], 1, Th)
+    _fill_to(h0, h1, h2, th, -bh, ch, Th)
     _mm_to(Th, Ti, A2)
     _mm_to(Th, B1, T)                   # B1 carries its minus sign below
     for i in range(3):
@@ -179,33 +197,33 @@ _DD = np.array([(k + 1) * _D[k + 1] for k in range(_D.shape[0] - 1)])
 
 @njit(cache=True)
 def _dcoeffs(t):  # pragma: no cover - jitted
-    """The coefficients of :func:`_so3_to` and their derivatives in ``t = |v|^2`` (real):
-    ``(a, b, c, d, a', b', c', d')`` with ``d = (1 - a/(2b))/t`` (of ``T^-1``); series below
-    ``t = 0.25``, else ``a' = (c - b)/2``, ``b' = (a/2 - b)/t``, ``c' = (b - 3c)/(2t)``."""
+    """The coefficients ``(a, b, c)`` of exp and T (:func:`_coeffs`) and their derivatives in
+    ``t = |v|^2`` (real): series below ``t = 0.25``, else ``a' = (c - b)/2``,
+    ``b' = (a/2 - b)/t``, ``c' = (b - 3c)/(2t)``."""
     if t < 0.25:
-        return (_poly(t, _A), _poly(t, _B), _poly(t, _C), _poly(t, _D), _poly(t, _DA),
-                _poly(t, _DB), _poly(t, _DC), _poly(t, _DD))
+        return (_poly(t, _A), _poly(t, _B), _poly(t, _C), _poly(t, _DA), _poly(t, _DB),
+                _poly(t, _DC))
     a, b, c = _coeffs(t)
-    d = (1.0 - a / (2.0 * b)) / t
-    da = 0.5 * (c - b)
-    db = (0.5 * a - b) / t
-    return a, b, c, d, da, db, 0.5 * (b - 3.0 * c) / t, -(d + (da * b - a * db)
-                                                            / (2.0 * b * b)) / t
+    return a, b, c, 0.5 * (c - b), (0.5 * a - b) / t, 0.5 * (b - 3.0 * c) / t
 
 
 @njit(cache=True)
-def _dmap_to(v0, v1, v2, kind, y, D):  # pragma: no cover - jitted
-    """``D = d/dv [M(v) y]`` (3x3, real) for the map ``M = I + c1 hat(v) + c2 hat(v)^2`` of
-    :func:`_so3_to` (kind 0 exp, 1 T, 2 T^-1): ``2 c1' (v x y) v^T - c1 hat(y) + 2 c2'
-    (v (v.y) - t y) v^T + c2 ((v.y) I + v y^T - 2 y v^T)`` with ``c' = dc/dt``."""
-    t = v0 * v0 + v1 * v1 + v2 * v2
-    a, b, c, d, da, db, dc, dd = _dcoeffs(t)
-    if kind == 0:
-        c1, c2, e1, e2 = a, b, da, db
-    elif kind == 1:
-        c1, c2, e1, e2 = -b, c, -db, dc
-    else:
-        c1, c2, e1, e2 = 0.5, d, 0.0, dd
+def _dti_coeffs(t):  # pragma: no cover - jitted
+    """``c2 = d = (1 - a/(2b))/t`` of ``T^-1`` and ``d' = -(d + (a' b - a b')/(2 b^2))/t``
+    (series below ``t = 0.25``)."""
+    if t < 0.25:
+        return _poly(t, _D), _poly(t, _DD)
+    a, b, c, da, db, dc = _dcoeffs(t)
+    d = (1.0 - a / (2.0 * b)) / t
+    return d, -(d + (da * b - a * db) / (2.0 * b * b)) / t
+
+
+@njit(cache=True)
+def _dmap_to(v0, v1, v2, t, c1, c2, e1, e2, y, D):  # pragma: no cover - jitted
+    """``D = d/dv [M(v) y]`` (3x3, real) for ``M = I + c1 hat(v) + c2 hat(v)^2`` (the maps of
+    :func:`_so3_to`), ``t = |v|^2``, ``e1 = dc1/dt``, ``e2 = dc2/dt`` (:func:`_dcoeffs`):
+    ``2 e1 (v x y) v^T - c1 hat(y) + 2 e2 (v (v.y) - t y) v^T + c2 ((v.y) I + v y^T -
+    2 y v^T)``."""
     v = (v0, v1, v2)
     vy = v0 * y[0] + v1 * y[1] + v2 * y[2]
     cx = (v1 * y[2] - v2 * y[1], v2 * y[0] - v0 * y[2], v0 * y[1] - v1 * y[0])
@@ -248,12 +266,17 @@ def _rotation_columns_to(Wm, Wv, cn, cm, L0, P, Ke):  # pragma: no cover - jitte
     for i in range(3):                                      # z = T(-Phi/2) g_r
         z[i] = Th[0, i] * gr[0] + Th[1, i] * gr[1] + Th[2, i] * gr[2]
     p0, p1, p2 = Phi[0], Phi[1], Phi[2]
-    _dmap_to(0.5 * p0, 0.5 * p1, 0.5 * p2, 0, gr, P[0])
-    _dmap_to(-0.5 * p0, -0.5 * p1, -0.5 * p2, 1, gr, P[1])
-    _dmap_to(p0, p1, p2, 2, z, P[2])
-    _dmap_to(-p0, -p1, -p2, 2, z, P[3])
-    _dmap_to(p0, p1, p2, 2, mres, P[4])
-    _dmap_to(-p0, -p1, -p2, 2, mres, P[5])
+    h0, h1, h2 = 0.5 * p0, 0.5 * p1, 0.5 * p2
+    th = h0 * h0 + h1 * h1 + h2 * h2
+    t = p0 * p0 + p1 * p1 + p2 * p2
+    ca, cb, cc, dca, dcb, dcc = _dcoeffs(th)             # exp and T at +-Phi/2
+    _dmap_to(h0, h1, h2, th, ca, cb, dca, dcb, gr, P[0])
+    _dmap_to(-h0, -h1, -h2, th, -cb, cc, -dcb, dcc, gr, P[1])
+    cd, dcd = _dti_coeffs(t)                             # T^-1 at +-Phi
+    _dmap_to(p0, p1, p2, t, 0.5, cd, 0.0, dcd, z, P[2])
+    _dmap_to(-p0, -p1, -p2, t, 0.5, cd, 0.0, dcd, z, P[3])
+    _dmap_to(p0, p1, p2, t, 0.5, cd, 0.0, dcd, mres, P[4])
+    _dmap_to(-p0, -p1, -p2, t, 0.5, cd, 0.0, dcd, mres, P[5])
     _mm_to(Ti, P[1], P[6])
     _mm_to(Ti.T, P[1], P[7])
     M1, M2, ha, hn, S, Q, Pn, Px = P[8], P[9], P[10], P[11], P[12], P[13], P[14], P[15]
