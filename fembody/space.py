@@ -290,7 +290,7 @@ class SpatialSpace:
         self._node_rot = np.full(len(nd), -1, dtype=np.int64)
         self._node_rot[self.rot_nodes] = np.arange(m)
         self._node_X = self.X[np.maximum(nd[:, :3], 0)]
-        self._pose_cache: tuple | None = None
+        self._pose_cache: np.ndarray | None = None
         self._block_poses: dict = {}
 
     # ----------------------------------------------------------------- moves
@@ -308,6 +308,12 @@ class SpatialSpace:
         return out
 
     def update_free(self, q, dv, free, out=None):
+        if (_single(q) and _single(dv) and (out is None or _single(out))
+                and type(free) is np.ndarray and free.dtype == np.int64):
+            res = np.empty(q.shape[0]) if out is None else out
+            quat_numba.update_free(q, dv, free, self.nv, self._lin_q, self._lin_v, self._quat,
+                                   self._rot_v, res)
+            return res
         full = np.zeros(q.shape[:-1] + (self.nv,))
         full[..., free] = dv
         res = self.update(q, full)
@@ -364,13 +370,9 @@ class SpatialSpace:
         """Positions ``(*nodes.shape, 3)`` [m] and rotation matrices ``(*nodes.shape, 3, 3)``
         of the nodes ``nodes`` (integer array; -1 is the ground: origin and identity; a node
         without rotation reads the identity)."""
+        if _single(q) and type(nodes) is np.ndarray and nodes.dtype == np.int64:
+            return self._block_pose(q, nodes)
         P, F = self._all_poses(q)
-        # blocks ask with the same node arrays at every evaluation: their gathered poses are
-        # kept with the frames of this q (the key holds the array, so its id is not reused)
-        key = id(nodes)
-        hit = self._block_poses.get(key)
-        if hit is not None and hit[0] is nodes:
-            return hit[1], hit[2]
         nodes_a = np.asarray(nodes)
         safe = np.maximum(nodes_a, 0)
         ground = (nodes_a < 0)[..., None]
@@ -378,23 +380,31 @@ class SpatialSpace:
         if ground.any():
             x = np.where(ground, 0.0, x)
             R = np.where(ground[..., None], np.eye(3), R)
-        if np.ndim(q) == 1 and isinstance(nodes, np.ndarray):
-            self._block_poses[key] = (nodes, x, R)
+        return x, R
+
+    def _block_pose(self, q: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`poses` of one real state in one compiled call, kept per distinct ``q`` (a
+        byte comparison with a copy: solvers update q in place) and node array (blocks ask
+        with the same arrays at every evaluation; the key holds the array, so its id is not
+        reused)."""
+        c = self._pose_cache
+        if c is None or c.shape != q.shape or c.tobytes() != q.tobytes():
+            self._pose_cache = q.copy()
+            self._block_poses = {}
+        hit = self._block_poses.get(id(nodes))
+        if hit is not None and hit[0] is nodes:
+            return hit[1], hit[2]
+        # trusted: the space's own int64/float64 arrays (built once), a C float64 q
+        kernel = quat_numba.poses.trusted if q.flags.c_contiguous else quat_numba.poses
+        x, R = kernel(q, self._node_q, self._node_X, self._node_rot, self._quat,
+                      np.ascontiguousarray(nodes).reshape(-1))
+        x, R = x.reshape(nodes.shape + (3,)), R.reshape(nodes.shape + (3, 3))
+        self._block_poses[id(nodes)] = (nodes, x, R)
         return x, R
 
     def _all_poses(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # every block asks for poses at the same q several times per Newton iteration: the
-        # frames of all nodes are computed once per distinct q (a copy is the key: solvers
-        # update q in place)
-        c = self._pose_cache
-        # a byte comparison: np.array_equal's checks cost more than the compare itself
-        if c is not None and c[0].shape == q.shape and c[0].tobytes() == q.tobytes():
-            return c[1], c[2]
-        P, F = self.positions(q), self.frames(q)
-        self._block_poses = {}
-        if q.ndim == 1:
-            self._pose_cache = (q.copy(), P, F)
-        return P, F
+        # batches, complex states, installs without numba
+        return self.positions(q), self.frames(q)
 
     def positions(self, q: np.ndarray) -> np.ndarray:
         """Node positions ``(..., n_nodes, 3)`` [m]."""

@@ -25,6 +25,7 @@ from .errors import ModelError
 from .joints.compile import compile_joints
 from .joints.compile3d import compile_joints3d
 from .constraints import Constraints, matvec
+from .elements import compiled
 from .measures import Measures
 from .patterns import CSC, Pattern
 from .turning import TurningLoads
@@ -143,7 +144,11 @@ class System(Measures, Constraints):
     # ------------------------------------------------------------ assembly
     def _add_matrix(self, data: np.ndarray, block, Ke: np.ndarray, scale: float = 1.0) -> None:
         s = self.scatter[id(block)]
-        vals = Ke.reshape(-1)[s.msel]
+        flat = Ke.reshape(-1)
+        if compiled.AVAILABLE and flat.dtype == np.float64 and data.dtype == np.float64:
+            compiled.scatter_add(data, s.mpos, flat, s.msel, scale)
+            return
+        vals = flat[s.msel]
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)
 
     def _assemble(self, block, q: np.ndarray, f: np.ndarray, K: np.ndarray | None) -> bool:
@@ -272,7 +277,7 @@ class System(Measures, Constraints):
         """As :meth:`inertial_forces` but exact on the free DOFs only (the hot path: one sparse
         product for the constant mass); the entries of fixed DOFs are not meaningful."""
         f = np.zeros(self.n_dof)
-        f[self.free] = self._M_csc @ a[self.free]
+        f[self.free] = matvec(self.n_free, self._M_csc, a[self.free])
         return self._nonlinear_inertia(f, q, v, a, tangent)
 
     def _nonlinear_inertia(self, f, q, v, a, tangent):

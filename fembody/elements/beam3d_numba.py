@@ -1,6 +1,7 @@
-"""Compiled (numba) version of :func:`fembody.elements.beam3d.forces`: the same formulas, one
-loop over elements, complex arithmetic for the complex-step columns of the tangent. A test
-compares it with the numpy kernel to round-off. Without numba, ``AVAILABLE`` is False and callers
+"""Compiled (numba) version of :func:`fembody.elements.beam3d.forces`: the same force formulas,
+one loop over elements, real arithmetic only. The rotation columns of the tangent are in closed
+form (:func:`_rotation_columns_to`, where the numpy kernel takes the complex step); tests compare
+it with the numpy kernel and with the complex step of every column to round-off. Without numba, ``AVAILABLE`` is False and callers
 use the numpy kernel.
 
 Why: the numpy kernel spends most of its time in the overhead of a few hundred small array
@@ -13,7 +14,6 @@ import numpy as np
 
 from .compiled import AVAILABLE, njit  # noqa: F401  (AVAILABLE: read by beam3d and tests)
 
-_H = 1e-40
 _FACT = np.cumprod(np.concatenate([[1.0], np.arange(1.0, 40.0)]))
 _A = np.array([(-1) ** k / _FACT[2 * k + 1] for k in range(10)])
 _B = np.array([(-1) ** k / _FACT[2 * k + 2] for k in range(10)])
@@ -54,14 +54,28 @@ def _so3_to(v0, v1, v2, kind, M):  # pragma: no cover - jitted
     """``exp`` (kind 0), its tangent ``T`` (1) or ``T^-1`` (2) of ``v = (v0, v1, v2)`` into
     ``M``: ``I + c1 hat(v) + c2 hat(v)^2`` with ``hat(v)^2 = v v^T - t I``."""
     t = v0 * v0 + v1 * v1 + v2 * v2
+    if kind == 2:
+        _fill_to(v0, v1, v2, t, 0.5, _ti_coeff(t), M)
+        return
     a, b, c = _coeffs(t)
     if kind == 0:
-        c1, c2 = a, b
-    elif kind == 1:
-        c1, c2 = -b, c
+        _fill_to(v0, v1, v2, t, a, b, M)
     else:
-        c1 = 0.5
-        c2 = _poly(t, _D) if abs(t.real) < 0.25 else (1.0 - a / (2.0 * b)) / t
+        _fill_to(v0, v1, v2, t, -b, c, M)
+
+
+@njit(cache=True)
+def _ti_coeff(t):  # pragma: no cover - jitted
+    """``c2`` of ``T^-1``: ``(1 - a / (2 b)) / t`` (its series below ``t = 0.25``)."""
+    if abs(t.real) < 0.25:
+        return _poly(t, _D)
+    a, b, c = _coeffs(t)
+    return (1.0 - a / (2.0 * b)) / t
+
+
+@njit(cache=True)
+def _fill_to(v0, v1, v2, t, c1, c2, M):  # pragma: no cover - jitted
+    """``M = I + c1 hat(v) + c2 (v v^T - t I)``, ``t = |v|^2``."""
     v = (v0, v1, v2)
     for i in range(3):
         for j in range(3):
@@ -137,7 +151,11 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
     Phi, a, nres, mres, gr, d = Wv[0], Wv[1], Wv[2], Wv[3], Wv[4], Wv[5]
     _mm_to(L1.T, L2, E)
     _log_to(E, Phi)
-    _so3_to(0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2], 0, half)
+    # exp(Phi/2) and T(Phi/2) share their coefficients (the numbers of _so3_to, fewer series)
+    h0, h1, h2 = 0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2]
+    th = h0 * h0 + h1 * h1 + h2 * h2
+    ah, bh, ch = _coeffs(th)
+    _fill_to(h0, h1, h2, th, ah, bh, half)
     _mm_to(L1, half, Lr)
     for i in range(3):
         d[i] = x2[i] - x1[i]
@@ -147,7 +165,7 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
         mres[i] = Cm[i] * (Phi[i] / L0 - K0[i])
     _so3_to(Phi[0], Phi[1], Phi[2], 2, Ti)
     _mm_to(Ti, E.T, B1)
-    _so3_to(0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2], 1, Th)
+    _fill_to(h0, h1, h2, th, -bh, ch, Th)
     _mm_to(Th, Ti, A2)
     _mm_to(Th, B1, T)                   # B1 carries its minus sign below
     for i in range(3):
@@ -171,6 +189,130 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
         f[9 + i] = f2
 
 
+_DA = np.array([(k + 1) * _A[k + 1] for k in range(_A.shape[0] - 1)])
+_DB = np.array([(k + 1) * _B[k + 1] for k in range(_B.shape[0] - 1)])
+_DC = np.array([(k + 1) * _C[k + 1] for k in range(_C.shape[0] - 1)])
+_DD = np.array([(k + 1) * _D[k + 1] for k in range(_D.shape[0] - 1)])
+
+
+@njit(cache=True)
+def _dcoeffs(t):  # pragma: no cover - jitted
+    """The coefficients ``(a, b, c)`` of exp and T (:func:`_coeffs`) and their derivatives in
+    ``t = |v|^2`` (real): series below ``t = 0.25``, else ``a' = (c - b)/2``,
+    ``b' = (a/2 - b)/t``, ``c' = (b - 3c)/(2t)``."""
+    if t < 0.25:
+        return (_poly(t, _A), _poly(t, _B), _poly(t, _C), _poly(t, _DA), _poly(t, _DB),
+                _poly(t, _DC))
+    a, b, c = _coeffs(t)
+    return a, b, c, 0.5 * (c - b), (0.5 * a - b) / t, 0.5 * (b - 3.0 * c) / t
+
+
+@njit(cache=True)
+def _dti_coeffs(t):  # pragma: no cover - jitted
+    """``c2 = d = (1 - a/(2b))/t`` of ``T^-1`` and ``d' = -(d + (a' b - a b')/(2 b^2))/t``
+    (series below ``t = 0.25``)."""
+    if t < 0.25:
+        return _poly(t, _D), _poly(t, _DD)
+    a, b, c, da, db, dc = _dcoeffs(t)
+    d = (1.0 - a / (2.0 * b)) / t
+    return d, -(d + (da * b - a * db) / (2.0 * b * b)) / t
+
+
+@njit(cache=True)
+def _dmap_to(v0, v1, v2, t, c1, c2, e1, e2, y, D):  # pragma: no cover - jitted
+    """``D = d/dv [M(v) y]`` (3x3, real) for ``M = I + c1 hat(v) + c2 hat(v)^2`` (the maps of
+    :func:`_so3_to`), ``t = |v|^2``, ``e1 = dc1/dt``, ``e2 = dc2/dt`` (:func:`_dcoeffs`):
+    ``2 e1 (v x y) v^T - c1 hat(y) + 2 e2 (v (v.y) - t y) v^T + c2 ((v.y) I + v y^T -
+    2 y v^T)``."""
+    v = (v0, v1, v2)
+    vy = v0 * y[0] + v1 * y[1] + v2 * y[2]
+    cx = (v1 * y[2] - v2 * y[1], v2 * y[0] - v0 * y[2], v0 * y[1] - v1 * y[0])
+    for i in range(3):
+        u = 2.0 * (e1 * cx[i] + e2 * (v[i] * vy - t * y[i]))
+        for j in range(3):
+            D[i, j] = u * v[j] + c2 * (v[i] * y[j] - 2.0 * y[i] * v[j])
+        D[i, i] += c2 * vy
+    D[0, 1] += c1 * y[2]
+    D[0, 2] -= c1 * y[1]
+    D[1, 0] -= c1 * y[2]
+    D[1, 2] += c1 * y[0]
+    D[2, 0] += c1 * y[1]
+    D[2, 1] -= c1 * y[0]
+
+
+@njit(cache=True)
+def _hat_to(v, M):  # pragma: no cover - jitted
+    M[0, 0] = M[1, 1] = M[2, 2] = 0.0
+    M[0, 1], M[0, 2], M[1, 2] = -v[2], v[1], -v[0]
+    M[1, 0], M[2, 0], M[2, 1] = v[2], -v[1], v[0]
+
+
+@njit(cache=True)
+def _rotation_columns_to(Wm, Wv, cn, cm, L0, P, Ke):  # pragma: no cover - jitted
+    """The rotation columns ``Ke[:, 3:6]`` (theta_1) and ``Ke[:, 9:12]`` (theta_2) in closed
+    form, from the work space of :func:`_element_to` (``P (16, 3, 3)`` scratch).
+
+    With ``psi`` the material increment of ``L_r`` (``dpsi = A_j dtheta_j``) and
+    ``dPhi = B_j dtheta_j`` (``B_1 = -T^-1(-Phi)``, ``B_2 = T^-1(Phi)``, ``A_1 = exp(-Phi/2) +
+    T(Phi/2) B_1 / 2``, ``A_2 = T(Phi/2) T^-1(Phi) / 2``): ``da = hat(a) dpsi``, so
+    ``d(L_r n) = L_r (Cn hat(a) - hat(n)) dpsi`` and ``dg_r = L0 (hat(n) - hat(a) Cn) hat(a)
+    dpsi``; ``dm = Cm dPhi / L0``; and the matrices' own change ``d(A_i^T g_r + B_i^T m) / dPhi``
+    from :func:`_dmap_to`, with ``M(v)^T = M(-v)``:
+
+        A_1^T g = exp(Phi/2) g - T^-1(Phi) T(-Phi/2) g / 2,   B_1^T m = -T^-1(Phi) m,
+        A_2^T g = T^-1(-Phi) T(-Phi/2) g / 2,                 B_2^T m = T^-1(-Phi) m."""
+    Lr, Ti, B1, Th, A2, A1 = Wm[2], Wm[3], Wm[4], Wm[5], Wm[6], Wm[7]
+    Phi, a, nres, mres, gr, z = Wv[0], Wv[1], Wv[2], Wv[3], Wv[4], Wv[5]
+    for i in range(3):                                      # z = T(-Phi/2) g_r
+        z[i] = Th[0, i] * gr[0] + Th[1, i] * gr[1] + Th[2, i] * gr[2]
+    p0, p1, p2 = Phi[0], Phi[1], Phi[2]
+    h0, h1, h2 = 0.5 * p0, 0.5 * p1, 0.5 * p2
+    th = h0 * h0 + h1 * h1 + h2 * h2
+    t = p0 * p0 + p1 * p1 + p2 * p2
+    ca, cb, cc, dca, dcb, dcc = _dcoeffs(th)             # exp and T at +-Phi/2
+    _dmap_to(h0, h1, h2, th, ca, cb, dca, dcb, gr, P[0])
+    _dmap_to(-h0, -h1, -h2, th, -cb, cc, -dcb, dcc, gr, P[1])
+    cd, dcd = _dti_coeffs(t)                             # T^-1 at +-Phi
+    _dmap_to(p0, p1, p2, t, 0.5, cd, 0.0, dcd, z, P[2])
+    _dmap_to(-p0, -p1, -p2, t, 0.5, cd, 0.0, dcd, z, P[3])
+    _dmap_to(p0, p1, p2, t, 0.5, cd, 0.0, dcd, mres, P[4])
+    _dmap_to(-p0, -p1, -p2, t, 0.5, cd, 0.0, dcd, mres, P[5])
+    _mm_to(Ti, P[1], P[6])
+    _mm_to(Ti.T, P[1], P[7])
+    M1, M2, ha, hn, S, Q, Pn, Px = P[8], P[9], P[10], P[11], P[12], P[13], P[14], P[15]
+    for i in range(3):
+        for j in range(3):
+            M1[i, j] = (0.5 * (P[0, i, j] - P[2, i, j]) + 0.25 * P[6, i, j] - P[4, i, j]
+                        + B1[j, i] * cm[j] / L0)
+            M2[i, j] = -0.5 * P[3, i, j] - 0.25 * P[7, i, j] - P[5, i, j] + Ti[j, i] * cm[j] / L0
+    _hat_to(a, ha)
+    _hat_to(nres, hn)
+    for i in range(3):
+        for j in range(3):
+            S[i, j] = L0 * (hn[i, j] - ha[i, j] * cn[j])
+            Pn[i, j] = cn[i] * ha[i, j] - hn[i, j]
+    _mm_to(S, ha, Q)                                        # dg_r / dpsi
+    _mm_to(Lr, Pn, Px)                                      # d(L_r n) / dpsi
+    N1, N2 = P[0], P[1]
+    _mm_to(A1.T, Q, N1)
+    _mm_to(A2.T, Q, N2)
+    X, Y1, Y2 = P[2], P[3], P[4]
+    for col in (3, 9):
+        Aj, Bj = (A1, B1) if col == 3 else (A2, Ti)
+        _mm_to(Px, Aj, X)
+        for i in range(3):
+            for j in range(3):
+                y1 = 0.0
+                y2 = 0.0
+                for k in range(3):
+                    y1 += M1[i, k] * Bj[k, j] + N1[i, k] * Aj[k, j]
+                    y2 += M2[i, k] * Bj[k, j] + N2[i, k] * Aj[k, j]
+                Ke[i, col + j] = -X[i, j]
+                Ke[3 + i, col + j] = y1
+                Ke[6 + i, col + j] = X[i, j]
+                Ke[9 + i, col + j] = y2
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:, :, :], f8[:, :, :, :], f8[:], "
                           "f8[:, :], f8[:, :], f8[:, :], f8[:, :], b1)")
 def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
@@ -178,15 +320,10 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     n = x.shape[0]
     f = np.empty((n, 12))
     K = np.empty((n if tangent else 0, 12, 12))
-    # real arithmetic for the forces and the closed-form columns (the helpers follow their
-    # arguments' dtype); complex only for the three complex-step columns of node 1's rotation
+    # work space of one element (the force helpers follow their arguments' dtype: real here)
     Wm = np.empty((9, 3, 3))
     Wv = np.empty((6, 3))
-    fc = np.empty(12, np.complex128)
-    Wm2 = np.empty((9, 3, 3), np.complex128)
-    Wv2 = np.empty((6, 3), np.complex128)
-    L1v = np.empty((3, 3), np.complex128)
-    Ev = np.empty((3, 3), np.complex128)
+    P3 = np.empty((16, 3, 3))
     kxx = np.empty((3, 3))
     Gm = np.empty((3, 3))
     T3 = np.empty((3, 3))
@@ -220,44 +357,7 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
         for i in range(12):
             for j in range(3):
                 K[e, i, j] = -K[e, i, 6 + j]
-        for j in range(3):
-            _so3_to(1j * _H if j == 0 else 0j, 1j * _H if j == 1 else 0j,
-                    1j * _H if j == 2 else 0j, 0, Ev)
-            _mm_to(L[e, 0], Ev, L1v)
-            _element_to(x[e, 0], x[e, 1], L1v, L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e], Cm[e],
-                        fc, Wm2, Wv2)
-            for i in range(12):
-                K[e, i, 3 + j] = fc[i].imag / _H
-        # theta2 columns from the rigid-rotation invariance about node 1
-        d = (x[e, 1] - x[e, 0])
-        hd = np.zeros((3, 3))
-        hd[0, 1] = -d[2]
-        hd[0, 2] = d[1]
-        hd[1, 0] = d[2]
-        hd[1, 2] = -d[0]
-        hd[2, 0] = -d[1]
-        hd[2, 1] = d[0]
-        rhs = np.zeros((12, 3))
-        for blk in (0, 6):
-            fv = f[e, blk:blk + 3]
-            rhs[blk + 0, 1] += fv[2]
-            rhs[blk + 0, 2] -= fv[1]
-            rhs[blk + 1, 0] -= fv[2]
-            rhs[blk + 1, 2] += fv[0]
-            rhs[blk + 2, 0] += fv[1]
-            rhs[blk + 2, 1] -= fv[0]
-        for i in range(12):
-            for j in range(3):
-                acc = rhs[i, j]
-                for k in range(3):
-                    acc += K[e, i, 6 + k] * hd[k, j] - K[e, i, 3 + k] * L[e, 0, j, k]
-                rhs[i, j] = acc
-        for i in range(12):
-            for j in range(3):
-                acc = 0.0
-                for k in range(3):
-                    acc += rhs[i, k] * L[e, 1, k, j]
-                K[e, i, 9 + j] = acc
+        _rotation_columns_to(Wm, Wv, Cn[e], Cm[e], L0[e], P3, K[e])
     return f, K
 
 

@@ -135,3 +135,11 @@ def add_at(x, idx, dx):  # pragma: no cover - jitted
     the few hundred entries of a Newton update."""
     for j in range(idx.shape[0]):
         x[idx[j]] += dx[j]
+
+
+@njit(cache=True, aot="void(f8[:], i8[:], f8[:], i8[:], f8)")
+def scatter_add(data, mpos, vals, msel, scale):  # pragma: no cover - jitted
+    """``data[mpos[k]] += scale * vals[msel[k]]`` in order (element matrices into the CSC
+    data: numpy's bincount builds and adds a full-length array at every call)."""
+    for k in range(mpos.shape[0]):
+        data[mpos[k]] += scale * vals[msel[k]]

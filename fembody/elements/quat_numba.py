@@ -16,11 +16,13 @@ from .kernels import NUMBA, njit
 AVAILABLE = NUMBA
 
 
-@njit(cache=True, aot="f8[:](f8[:], f8[:], i8[:], i8[:], i8[:, :], i8[:, :])")
-def update(q, dv, lin_q, lin_v, quat, rot_v):  # pragma: no cover - jitted
-    """``q`` moved by ``dv (nv,)``: ``q[lin_q] += dv[lin_v]``; each quaternion at ``quat (m, 4)``
-    composed on the right with ``exp(dv[rot_v] / 2)`` and renormalised. Returns a new array."""
-    out = q.copy()
+@njit(cache=True)
+def _update_to(q, dv, lin_q, lin_v, quat, rot_v, out):  # pragma: no cover - jitted
+    """``out = q`` moved by ``dv (nv,)`` (``out`` may be ``q`` itself): ``q[lin_q] +=
+    dv[lin_v]``; each quaternion at ``quat (m, 4)`` composed on the right with
+    ``exp(dv[rot_v] / 2)`` and renormalised."""
+    for k in range(q.shape[0]):
+        out[k] = q[k]
     for k in range(lin_q.shape[0]):
         out[lin_q[k]] += dv[lin_v[k]]
     for r in range(quat.shape[0]):
@@ -39,7 +41,59 @@ def update(q, dv, lin_q, lin_v, quat, rot_v):  # pragma: no cover - jitted
         z = aw * bz + ax * by - ay * bx + az * bw
         n = math.sqrt(w * w + x * x + y * y + z * z)
         out[i0], out[i1], out[i2], out[i3] = w / n, x / n, y / n, z / n
+
+
+@njit(cache=True, aot="f8[:](f8[:], f8[:], i8[:], i8[:], i8[:, :], i8[:, :])")
+def update(q, dv, lin_q, lin_v, quat, rot_v):  # pragma: no cover - jitted
+    """``q`` moved by ``dv (nv,)`` (:func:`_update_to`). Returns a new array."""
+    out = np.empty(q.shape[0])
+    _update_to(q, dv, lin_q, lin_v, quat, rot_v, out)
     return out
+
+
+@njit(cache=True, aot="void(f8[:], f8[:], i8[:], i8, i8[:], i8[:], i8[:, :], i8[:, :], f8[:])")
+def update_free(q, dv, free, nv, lin_q, lin_v, quat, rot_v, out):  # pragma: no cover - jitted
+    """``out = q`` moved by the increment ``dv`` of the velocity DOFs ``free`` (zero on the
+    others; ``out`` may be ``q``): :func:`_update_to` without building the full vector in
+    numpy."""
+    full = np.zeros(nv)
+    for k in range(free.shape[0]):
+        full[free[k]] = dv[k]
+    _update_to(q, full, lin_q, lin_v, quat, rot_v, out)
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:], i8[:, :], f8[:, :], i8[:], i8[:, :], "
+                          "i8[:])")
+def poses(q, node_q, node_X, node_rot, quat, nodes):  # pragma: no cover - jitted
+    """Positions ``(k, 3)`` and rotation matrices ``(k, 3, 3)`` of the nodes ``nodes (k,)``
+    (-1: the ground, origin and identity): ``node_X + q[node_q]`` and the matrix of the unit
+    quaternion at ``quat[node_rot]`` (identity where ``node_rot`` is -1), the formulas of
+    :func:`frames`."""
+    k = nodes.shape[0]
+    x = np.zeros((k, 3))
+    R = np.zeros((k, 3, 3))
+    for j in range(k):
+        nd = nodes[j]
+        if nd < 0:
+            R[j, 0, 0] = R[j, 1, 1] = R[j, 2, 2] = 1.0
+            continue
+        for i in range(3):
+            x[j, i] = node_X[nd, i] + q[node_q[nd, i]]
+        r = node_rot[nd]
+        if r < 0:
+            R[j, 0, 0] = R[j, 1, 1] = R[j, 2, 2] = 1.0
+            continue
+        w, xx, y, z = q[quat[r, 0]], q[quat[r, 1]], q[quat[r, 2]], q[quat[r, 3]]
+        R[j, 0, 0] = 1 - 2 * (y * y + z * z)
+        R[j, 0, 1] = 2 * (xx * y - w * z)
+        R[j, 0, 2] = 2 * (xx * z + w * y)
+        R[j, 1, 0] = 2 * (xx * y + w * z)
+        R[j, 1, 1] = 1 - 2 * (xx * xx + z * z)
+        R[j, 1, 2] = 2 * (y * z - w * xx)
+        R[j, 2, 0] = 2 * (xx * z - w * y)
+        R[j, 2, 1] = 2 * (y * z + w * xx)
+        R[j, 2, 2] = 1 - 2 * (xx * xx + y * y)
+    return x, R
 
 
 @njit(cache=True, aot="f8[:, :, :](f8[:], i8[:, :], i8[:], i8)")

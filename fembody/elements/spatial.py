@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import beam3d, rigid3d, truss3d
+from . import beam3d, beam3d_numba, rigid3d, truss3d
+
+
+def _c64(a) -> bool:
+    """A C-contiguous float64 array (what a trusted compiled call may take)."""
+    return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
 
 
 def _element_T(C: np.ndarray) -> np.ndarray:
@@ -68,6 +73,9 @@ class Beam3DBlock(Block3D):
         self.inert = np.asarray(inert, float)
         self.lumped = np.asarray(lumped, bool)
         self.G0, self.K0 = beam3d.reference_strains(X, self.C2, self.L0)
+        # the compiled kernel's constant arguments, float64 and C-contiguous once
+        self._consts = tuple(np.ascontiguousarray(a, dtype=float)
+                             for a in (self.L0, self.G0, self.K0, self.Cn, self.Cm))
 
     def _triads(self, poses):
         x, R = poses
@@ -75,7 +83,13 @@ class Beam3DBlock(Block3D):
 
     def forces(self, poses, v, tangent):
         x, L = self._triads(poses)
-        f, K = beam3d.forces_fast(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        if beam3d_numba.AVAILABLE and _c64(x) and _c64(L):
+            # trusted: the block's own constants and C float64 poses (the space's, checked)
+            f, K = beam3d_numba.forces.trusted(x, L, *self._consts, bool(tangent))
+            K = K if tangent else None
+        else:
+            f, K = beam3d.forces_fast(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm,
+                                      tangent)
         if self.T is None:
             return f, K, None
         f = np.einsum("nji,nj->ni", self.T, f)
@@ -156,6 +170,8 @@ class BeamGyroBlock(Block3D):
         self.L0 = np.asarray(L0, float)
         self.lumped = np.asarray(lumped, bool)
         self._zeros = np.zeros((len(self.L0), 6, 6))
+        self._consts = (np.ascontiguousarray(self.L0), np.ascontiguousarray(self.J),
+                        self.lumped.astype(float))
 
     def mass(self):
         return None
@@ -164,6 +180,10 @@ class BeamGyroBlock(Block3D):
         return self._zeros
 
     def inertial(self, poses, v, a, tangent):
+        if beam3d_numba.AVAILABLE and _c64(v) and v.ndim == 2:
+            L0, J, lumped = self._consts          # trusted: the block's own constants
+            g, C = beam3d_numba.gyroscopic.trusted(L0, J, v, lumped, bool(tangent))
+            return g, None, (C if tangent else None)
         g, C = beam3d.gyroscopic(self.L0, self.J, v, self.lumped, tangent)
         return g, None, C
 
