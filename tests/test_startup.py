@@ -219,3 +219,24 @@ def test_export_names_follow_the_code():
     with pytest.raises(ValueError, match="not supported"):
         kernels.njit(aot="f8(c16[:])")(f1)
     kernels.REGISTRY[:] = [k for k in kernels.REGISTRY if k.py_func not in (f1, f2)]
+
+
+def test_export_names_follow_the_kernels_called_and_the_constants_read():
+    """numba freezes a called kernel and a global constant into the caller's machine code, so
+    editing either must rename the caller's export (an edited helper was once served stale)."""
+    def outer_of(helper_body: str, scale: float) -> "kernels.Kernel":
+        env: dict = {"SCALE": scale, "__name__": "fembody.elements.probe"}
+        exec(f"def helper(x):\n    return {helper_body}\n"
+             "def outer(x):\n    return SCALE * helper(x)\n", env)
+        env["helper"] = kernels.Kernel(env["helper"], {}, "f8(f8)")
+        return kernels.Kernel(env["outer"], {}, "f8(f8)")
+
+    made = [outer_of("x + 1.0", 2.0), outer_of("x + 1.0", 2.0), outer_of("x + 2.0", 2.0),
+            outer_of("x + 1.0", 3.0)]
+    try:
+        names = [k.export_name for k in made]
+        assert names[0] == names[1]                    # the same code: the same name
+        assert len(set(names[1:])) == 3                # helper or constant edited: renamed
+    finally:
+        kernels.REGISTRY[:] = [k for k in kernels.REGISTRY
+                               if k.py_func.__name__ not in ("helper", "outer")]

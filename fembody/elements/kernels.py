@@ -12,8 +12,9 @@ call goes to it only when every array argument has the exact dtype and dimension
 exported signature and is C-contiguous (the export is compiled for C-contiguous arrays, as
 numba's JIT specialises for the arrays it sees: strided code is not vectorised and was ~35 %
 slower on the envelope solve); any other call goes to numba, which types it. An export is named
-with a digest of the function's byte code and signature, so a kernel edited after the build is
-never served by the stale extension.
+with a digest of the function's byte code and signature, of the kernels it calls and of the
+global constants it reads (numba freezes both into the machine code), so a kernel, a kernel it
+calls or such a constant edited after the build is never served by the stale extension.
 
 Hot paths whose arrays are fembody's own (float64/int64, C-contiguous, checked once where they
 are built) call :attr:`Kernel.trusted`, the compiled entry point itself without the per-call
@@ -101,14 +102,26 @@ def _sha1(data: bytes = b"") -> Any:
     return sha1(data)
 
 
-def _digest(code: types.CodeType, h: Any) -> None:
+def _digest(code: types.CodeType, h: Any, env: dict, seen: set) -> None:
+    """Feed ``h`` with what the compiled code of ``code`` depends on: its byte code and
+    constants, and, since numba freezes them into the machine code, the kernels it calls
+    (their own digests, recursively) and the plain global values it reads (``env``: the
+    function's globals)."""
     h.update(code.co_code)
     h.update(repr((code.co_names, code.co_varnames)).encode())
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            _digest(c, h)
+            _digest(c, h, env, seen)
         else:
             h.update(repr(c).encode())
+    for name in code.co_names:
+        v = env.get(name)
+        if isinstance(v, Kernel):
+            if id(v) not in seen:
+                seen.add(id(v))
+                _digest(v.py_func.__code__, h, v.py_func.__globals__, seen)
+        elif isinstance(v, (bool, int, float, complex, str, tuple)):
+            h.update(repr((name, v)).encode())
 
 
 class Kernel:
@@ -164,7 +177,7 @@ class Kernel:
     def export_name(self) -> str:
         """The AOT export's name: module, function and a digest of code and signature."""
         h = _sha1(export_signature(self.aot).encode() if self.aot else b"")
-        _digest(self.py_func.__code__, h)
+        _digest(self.py_func.__code__, h, self.py_func.__globals__, {id(self)})
         mod = self.__module__.rsplit(".", 1)[-1].strip("_")
         return f"{mod}__{self.__name__.strip('_')}_{h.hexdigest()[:10]}"
 
