@@ -62,6 +62,21 @@ def update_free(q, dv, free, nv, lin_q, lin_v, quat, rot_v, out):  # pragma: no 
     _update_to(q, full, lin_q, lin_v, quat, rot_v, out)
 
 
+@njit(cache=True)
+def _matrix_to(q, quat, r, out, k):  # pragma: no cover - jitted
+    """``out[k]``: the rotation matrix of the unit quaternion (w, x, y, z) at ``q[quat[r]]``."""
+    w, x, y, z = q[quat[r, 0]], q[quat[r, 1]], q[quat[r, 2]], q[quat[r, 3]]
+    out[k, 0, 0] = 1 - 2 * (y * y + z * z)
+    out[k, 0, 1] = 2 * (x * y - w * z)
+    out[k, 0, 2] = 2 * (x * z + w * y)
+    out[k, 1, 0] = 2 * (x * y + w * z)
+    out[k, 1, 1] = 1 - 2 * (x * x + z * z)
+    out[k, 1, 2] = 2 * (y * z - w * x)
+    out[k, 2, 0] = 2 * (x * z - w * y)
+    out[k, 2, 1] = 2 * (y * z + w * x)
+    out[k, 2, 2] = 1 - 2 * (x * x + y * y)
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:], i8[:, :], f8[:, :], i8[:], i8[:, :], "
                           "i8[:])")
 def poses(q, node_q, node_X, node_rot, quat, nodes):  # pragma: no cover - jitted
@@ -83,16 +98,7 @@ def poses(q, node_q, node_X, node_rot, quat, nodes):  # pragma: no cover - jitte
         if r < 0:
             R[j, 0, 0] = R[j, 1, 1] = R[j, 2, 2] = 1.0
             continue
-        w, xx, y, z = q[quat[r, 0]], q[quat[r, 1]], q[quat[r, 2]], q[quat[r, 3]]
-        R[j, 0, 0] = 1 - 2 * (y * y + z * z)
-        R[j, 0, 1] = 2 * (xx * y - w * z)
-        R[j, 0, 2] = 2 * (xx * z + w * y)
-        R[j, 1, 0] = 2 * (xx * y + w * z)
-        R[j, 1, 1] = 1 - 2 * (xx * xx + z * z)
-        R[j, 1, 2] = 2 * (y * z - w * xx)
-        R[j, 2, 0] = 2 * (xx * z - w * y)
-        R[j, 2, 1] = 2 * (y * z + w * xx)
-        R[j, 2, 2] = 1 - 2 * (xx * xx + y * y)
+        _matrix_to(q, quat, r, R, j)
     return x, R
 
 
@@ -104,17 +110,7 @@ def frames(q, quat, rot_nodes, n_nodes):  # pragma: no cover - jitted
     for k in range(n_nodes):
         F[k, 0, 0] = F[k, 1, 1] = F[k, 2, 2] = 1.0
     for r in range(quat.shape[0]):
-        w, x, y, z = q[quat[r, 0]], q[quat[r, 1]], q[quat[r, 2]], q[quat[r, 3]]
-        k = rot_nodes[r]
-        F[k, 0, 0] = 1 - 2 * (y * y + z * z)
-        F[k, 0, 1] = 2 * (x * y - w * z)
-        F[k, 0, 2] = 2 * (x * z + w * y)
-        F[k, 1, 0] = 2 * (x * y + w * z)
-        F[k, 1, 1] = 1 - 2 * (x * x + z * z)
-        F[k, 1, 2] = 2 * (y * z - w * x)
-        F[k, 2, 0] = 2 * (x * z - w * y)
-        F[k, 2, 1] = 2 * (y * z + w * x)
-        F[k, 2, 2] = 1 - 2 * (x * x + y * y)
+        _matrix_to(q, quat, r, F, rot_nodes[r])
     return F
 
 

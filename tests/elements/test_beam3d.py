@@ -15,6 +15,20 @@ from fembody.verify.spatial import bathe_bolourchi     # the registry's case, on
 from .beam3d_solve import Chain
 
 
+def complex_step_columns(x, L, L0, G0, K0, Cn, Cm):
+    """The 12 tangent columns of the numpy force by the complex step (h = 1e-40: exact to
+    round-off): nodal translations, then material rotations R exp(i h e_k)."""
+    h = 1e-40
+    for j in range(12):
+        node, k = divmod(j, 6)
+        xc, Lc = x.astype(complex), L.astype(complex)
+        if k < 3:
+            xc[:, node, k] += 1j * h
+        else:
+            Lc[:, node] = Lc[:, node] @ rot.exp(1j * h * np.eye(3)[k - 3])
+        yield b3.forces(xc, Lc, L0, G0, K0, Cn, Cm, False)[0].imag / h
+
+
 def random_elements(seed, n=6, spread=0.6):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 2, 3))
@@ -233,16 +247,8 @@ def test_tangent_exact_to_round_off_against_full_complex_step():
     tangent agrees to round-off, not just to finite-difference accuracy."""
     x, L, L0, G0, K0, Cn, Cm = random_elements(13, spread=1.0)
     _, K = b3.forces(x, L, L0, G0, K0, Cn, Cm)
-    h = 1e-40
     n = x.shape[0]
-    for j in range(12):
-        node, k = divmod(j, 6)
-        xc, Lc = x.astype(complex), L.astype(complex)
-        if k < 3:
-            xc[:, node, k] += 1j * h
-        else:
-            Lc[:, node] = Lc[:, node] @ rot.exp(1j * h * np.eye(3)[k - 3])
-        col = b3.forces(xc, Lc, L0, G0, K0, Cn, Cm, False)[0].imag / h
+    for j, col in enumerate(complex_step_columns(x, L, L0, G0, K0, Cn, Cm)):
         assert np.abs(K[:, :, j] - col).max() < 1e-13 * np.abs(K).max(), j
     assert n == 6
 
@@ -272,15 +278,7 @@ def test_compiled_closed_form_tangent_against_complex_step(seed, spread, stiff):
     x, L, L0, G0, K0, Cn, Cm = random_elements(seed, n=5, spread=spread)
     Cn = stiff * Cn
     _, K = b3.forces_fast(x, L, L0, G0, K0, Cn, Cm)
-    h = 1e-40
-    for j in range(12):
-        node, k = divmod(j, 6)
-        xc, Lc = x.astype(complex), L.astype(complex)
-        if k < 3:
-            xc[:, node, k] += 1j * h
-        else:
-            Lc[:, node] = Lc[:, node] @ rot.exp(1j * h * np.eye(3)[k - 3])
-        col = b3.forces(xc, Lc, L0, G0, K0, Cn, Cm, False)[0].imag / h
+    for j, col in enumerate(complex_step_columns(x, L, L0, G0, K0, Cn, Cm)):
         assert np.abs(K[:, :, j] - col).max() < 1e-13 * np.abs(K).max(), j
 
 
