@@ -81,6 +81,8 @@ class Constraints:
             keys.append(key)
         pat = Pattern(self.n_con, nf, keys)                      # CSR: rows are major
         self.B_indices, self.B_indptr, self.B_nnz = pat.indices, pat.indptr, pat.nnz
+        # the row of every entry of B's CSR data (fixed with the pattern)
+        self.B_rows = np.repeat(np.arange(self.n_con), np.diff(pat.indptr)).astype(np.int64)
         self.B_scatter = {id(b): (sel, pat.positions(key)) for b, sel, key in local}
 
     def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
@@ -219,21 +221,18 @@ class Constraints:
         """Constraint Jacobian on the free DOFs as a dense array (n_con, n_free) (no
         scipy.sparse import: the first simulate of a small model needs none)."""
         B = np.zeros((self.n_con, self.n_free))
-        rows = np.repeat(np.arange(self.n_con), np.diff(self.B_indptr))
-        B[rows, self.B_indices] = Bdata          # CSR entries are unique
+        B[self.B_rows, self.B_indices] = Bdata          # CSR entries are unique
         return B
 
     def B_product(self, Bdata: np.ndarray, x: np.ndarray) -> np.ndarray:
         """``B x`` (n_con,) for a vector ``x`` on the free DOFs (no scipy.sparse import)."""
-        rows = np.repeat(np.arange(self.n_con), np.diff(self.B_indptr))
-        return np.bincount(rows, np.asarray(Bdata) * np.asarray(x)[self.B_indices],
+        return np.bincount(self.B_rows, np.asarray(Bdata) * np.asarray(x)[self.B_indices],
                            minlength=self.n_con)
 
     def B_zero_rows(self, Bdata: np.ndarray) -> np.ndarray:
         """The constraint rows whose every entry on the free DOFs is zero."""
-        rows = np.repeat(np.arange(self.n_con), np.diff(self.B_indptr))
         some = np.zeros(self.n_con, dtype=bool)
-        some[rows[np.asarray(Bdata) != 0.0]] = True
+        some[self.B_rows[np.asarray(Bdata) != 0.0]] = True
         return np.flatnonzero(~some)
 
     def saddle_pattern(self):
@@ -245,7 +244,7 @@ class Constraints:
         N = nf + m
         Sc = np.repeat(np.arange(nf), np.diff(self.indptr))
         kS = Sc.astype(np.int64) * N + self.indices
-        Br = np.repeat(np.arange(m), np.diff(self.B_indptr)).astype(np.int64)
+        Br = self.B_rows
         Bc = self.B_indices.astype(np.int64)
         kB = Bc * N + (nf + Br)               # B at (nf + row, col)
         kBT = (nf + Br) * N + Bc               # B^T at (col, nf + row)

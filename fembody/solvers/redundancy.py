@@ -184,14 +184,9 @@ class RankWatch:
         the null basis), so the rows taken out are the ones the dependence is about, and what
         stays is as well conditioned as it can be."""
         s = self.sys
-        drop, s.dropped_rows = getattr(s, "dropped_rows", None), None
-        try:
-            Bdata = s.constraints(q, t, hessian=False).Bdata
-        finally:
-            s.dropped_rows = drop
-        if not np.all(np.isfinite(Bdata)):
+        B = self._full_B(q, t)
+        if not np.all(np.isfinite(B)):
             return np.zeros(0, dtype=np.int64)
-        B = s.B_dense(Bdata)
         sv = np.linalg.svd(B, compute_uv=False)       # the cheap test first
         if s.n_con <= s.n_free and sv.size and sv[-1] > rtol * sv[0]:
             return np.zeros(0, dtype=np.int64)
@@ -297,16 +292,20 @@ class RankWatch:
         constraint forces B^T lambda and the least norm. The part along B's left null vectors
         is what the compliance made of a violation at round-off level (it moves nothing: 51 N
         circling the parallelogram's loop on one machine, 1 N on another), not a load."""
-        s, m = self.sys, self.sys.n_con
-        drop, s.dropped_rows = getattr(s, "dropped_rows", None), None
-        try:
-            B = s.B_matrix(s.constraints(integ.q, integ.t, hessian=False).Bdata).toarray()
-        finally:
-            s.dropped_rows = drop
-        U, sv, _ = np.linalg.svd(B, full_matrices=True)
+        m = self.sys.n_con
+        U, sv, _ = np.linalg.svd(self._full_B(integ.q, integ.t), full_matrices=True)
         rank = int(np.sum(sv > RECHECK_RTOL * sv[0])) if sv.size and sv[0] > 0.0 else 0
         Y = U[:, rank:]
         integ.lam[:m] -= Y @ (Y.T @ integ.lam[:m])
+
+    def _full_B(self, q: np.ndarray, t: float) -> np.ndarray:
+        """The dense B (free DOFs) at ``q``, ``t`` with every row in (none dropped)."""
+        s = self.sys
+        drop, s.dropped_rows = getattr(s, "dropped_rows", None), None
+        try:
+            return s.B_dense(s.constraints(q, t, hessian=False).Bdata)
+        finally:
+            s.dropped_rows = drop
 
     def _restore(self, integ) -> None:
         back = [int(r) for r in self.extra]
