@@ -18,7 +18,13 @@ configuration). Off for models with m n above 1e6 (a re-check is a dense SVD of 
 with impulse contacts. ``"error"`` raises a :class:`RunError` naming the rows,
 with the time and the partial result; ``"drop"``/``"regularize"`` redo the step that ends at
 the singular state without them and put them back for the next step (which ends where they
-are independent again), so the constraints hold to the Newton tolerance on the far side. With
+are independent again), so the constraints hold to the Newton tolerance on the far side.
+Whether Newton converges at an exactly singular state, and so after how many halvings the
+state is found, is a matter of round-off; when a rejection led there, the redo therefore starts
+from where the first rejection of the grid interval started, with the rows in and steps that
+halve the way left each time, until it is 1/16 of that rejected step, and takes the rows out
+only for that last step, which lands on the singular state: the same steps whatever the
+round-off, and a small deviation let through by the rows' absence. With
 ``"regularize"`` the multipliers recorded at the singular state are the least-norm ones with
 the same constraint forces (their part along B's left null vectors is undetermined there).
 """
@@ -177,6 +183,9 @@ class RankWatch:
         self.settle = False      # the next accepted step is the first past them
         self.t_out = 0.0         # the time of the singular state
         self.lam_size = 0.0      # max |lambda| of the last accepted step
+        self.origin: tuple | None = None     # (state, h) of the interval's first rejection
+        self.t_stop: float | None = None     # a redo from origin is under way to this time
+        self.h_last = 0.0                    # and its last step [s]
 
     def _dependent(self, q: np.ndarray, t: float, rtol: float) -> np.ndarray:
         """Rows of the full B (no row dropped) dependent at ``q`` with tolerance ``rtol``: of
@@ -220,9 +229,53 @@ class RankWatch:
     CHECK_AFTER_REJECTION = 12
     LAMBDA_JUMP = 1e3
 
-    def failed(self) -> None:
-        """A step was rejected: check the states the next converged steps reach."""
+    # the redo's steps are the first rejected step's size over this (see the module docstring)
+    REDO_DIVISOR = 16
+
+    def interval(self) -> None:
+        """A grid interval starts: a redo never goes back past its start."""
+        self.origin = None
+
+    def failed(self, state: tuple, h: float) -> None:
+        """A step of size ``h`` [s] from ``state`` (``Integrator.save_state``) was rejected:
+        check the states the next converged steps reach."""
         self.troubled = self.CHECK_AFTER_REJECTION
+        if self.t_stop is not None:
+            # the guided approach did not go through: the rows stay out from here to the
+            # singular state, and the driver halves the steps as usual
+            self.t_stop = None
+            self._apply()
+        elif self.on and self.origin is None:
+            self.origin = (tuple(x.copy() if isinstance(x, np.ndarray) else x for x in state), h)
+
+    def redo_from(self, state: tuple, h: float, min_h: float) -> tuple[tuple, float]:
+        """After rows were taken out (:meth:`accepted` True): the state to redo from and the
+        step size [s] to go on with after the singular state. When that state lies within the
+        first step rejected in this grid interval: that step's start, the rows back in for the
+        steps that approach the singular state (:meth:`clip`) and 1/16 of its size (at least
+        ``min_h``); else the step just taken (``state``, ``h``), without the rows."""
+        origin, self.origin = self.origin, None
+        if origin is None:
+            return state, h
+        (t0, *_), h0 = origin
+        if not t0 < self.t_out <= t0 + h0 * (1.0 + 1e-9):
+            return state, h
+        self.t_stop, self.h_last = self.t_out, max(h0 / self.REDO_DIVISOR, min_h)
+        self.extra, held = np.zeros(0, dtype=np.int64), self.extra
+        self._apply()                       # the rows are in for the steps before t_stop
+        self.extra = held
+        return origin[0], self.h_last
+
+    def clip(self, t: float) -> float:
+        """During a redo from the origin (``t_stop`` set): the next step size [s] from ``t``
+        [s]. Each step halves the way left to the singular state (the sizes a run reaches it
+        with by halving) until it is ``h_last``; that last step, which lands on it, is taken
+        without the rows."""
+        rest = self.t_stop - t
+        if rest <= self.h_last * (1.0 + 1e-9):
+            self._apply()
+            return rest
+        return 0.5 * rest
 
     def accepted(self, integ, result) -> bool:
         """After a converged step: re-detect if a rejection preceded it or the multipliers
@@ -243,7 +296,7 @@ class RankWatch:
             self.settle = False
             integ.restart(integ.q, integ.v)
         if self.redone and integ.t >= self.t_out - 1e-12 * max(1.0, abs(self.t_out)):
-            self.redone, self.settle = False, True
+            self.redone, self.settle, self.t_stop = False, True, None
             if self.mode == "regularize":
                 self._least_multipliers(integ)
             self._restore(integ)

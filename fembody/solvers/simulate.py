@@ -206,20 +206,28 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     try:
         for i in range(run["i"], n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
+            rank.interval()
             while t_target - integ.t > 1e-9 * dt:
                 remaining = t_target - integ.t
                 last = remaining <= h * (1.0 + 1e-9)
                 h_try = remaining if last else h
+                if rank.t_stop is not None:     # redoing the way into a singular state
+                    h_try = rank.clip(integ.t)
+                    last = h_try >= remaining * (1.0 - 1e-9)
+                    good = 0
                 state = integ.save_state()
                 if watch is not None:
                     watch.before_step(integ)
                 ok, msg = integ.step(h_try)
                 if ok and rank.accepted(integ, result):
-                    integ.restore_state(state)      # redo it without the redundant rows
+                    state, h_redo = rank.redo_from(state, h_try, min_h)
+                    integ.restore_state(state)      # redo without the redundant rows
+                    if h_redo != h_try:             # the way in is redone from its start
+                        h, good = h_redo, 0
                     continue
                 if not ok:
                     integ.restore_state(state, jumped=False)
-                    rank.failed()
+                    rank.failed(state, h_try)
                     h = 0.5 * h_try
                     good = 0
                     log.info("step rejected (%s); retrying with h = %.3g s", msg, h)

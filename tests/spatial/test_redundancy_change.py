@@ -98,13 +98,13 @@ def test_drop_or_regularize_passes_the_flat_point_on_the_parallelogram_branch(mo
     away = np.abs(res.time - 0.5) > 1e-9
     assert np.abs(phi[away]).max() <= 1e-10 * s.length        # measured 5e-13
     # the follower keeps turning with the crank (the parallelogram branch); at the singular
-    # state itself, reached by the step redone without the row, to 3e-5 rad (measured 2.5e-5
-    # dropped, 4.3e-6 regularised), where the coupler's length error is of second order in it
+    # state itself, reached by the step redone without the row, to 1e-5 rad (measured 4.8e-6
+    # either way), where the coupler's length error is of second order in it
     crank, follower = res.rotation(c1), res.rotation(c2)
     assert crank == pytest.approx(W * res.time, abs=1e-10)
     assert np.abs(follower - crank)[away].max() <= 1e-8
     dev = float(np.abs(follower - crank)[~away].max())
-    assert dev <= 3e-5
+    assert dev <= 1e-5
     assert np.abs(phi[~away]).max() <= max(A * dev ** 2, 1e-10 * s.length)
     # the multipliers stay physical (7.9e5 N when the singular state was solved with the row)
     assert np.abs(res.lam).max() <= 20.0
@@ -168,3 +168,25 @@ def test_spatial_four_bar_driven_through_its_toggle_is_named_and_passed():
     assert np.abs(x3[:, :2] - r2.position(4)).max() <= 1e-12       # measured 4e-15
     assert np.abs(x3[:, 2]).max() <= 1e-12
     assert r3.violation.max() <= 1e-10 * r3.system.length
+
+
+def test_the_passage_does_not_depend_on_how_round_off_let_newton_reach_the_singular_state():
+    """Starting angles a few ulps apart reach the flat state after 1, 2, 4 or 5 rejected
+    steps (whether Newton converges at an exactly singular state is round-off). The redo
+    starts where the interval's first rejection did and approaches the state by the same
+    halving steps, so every run records the same states (before the redo started there:
+    a deviation of 3.2e-6 to 1.07e-4 rad at the flat state, by path)."""
+    runs = []
+    for k in range(10):
+        m, c1, c2 = parallelogram(TH0 + k * 2.2e-16)
+        res = fb.simulate(m, t_end=1.0, dt=0.1, redundant="drop")
+        assert res.stats["status"] == "finished"
+        runs.append((res.stats["n_rejected"], res.rotation(c2) - res.rotation(c1),
+                     res.position(4)))
+    if len({n for n, _, _ in runs}) == 1:
+        pytest.skip("round-off took one path to the flat state on this machine")
+    _, dev0, x0 = runs[0]
+    for n, dev, x in runs[1:]:
+        assert np.abs(dev - dev0).max() <= 1e-12         # measured 0 (<= 1.07e-4 before)
+        assert np.abs(x - x0).max() <= 1e-12
+    assert np.abs(dev0).max() <= 1e-5                     # measured 4.8e-6
