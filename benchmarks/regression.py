@@ -15,6 +15,14 @@ of every run is printed too: trees with the same arithmetic agree to the last bi
 
     python benchmarks/regression.py --ref base=/work/wt/base --ref main=/path/to/main \
         [--sizes 8,128,1024] [--rounds 5] [--t-end 1.0] [--modes aot,jit] [--out NAME]
+        [--callgrind]
+
+``--callgrind`` counts instructions instead (valgrind's callgrind, one run per tree and case,
+whatever else the shared machine is doing): each case runs to ``t_end`` and to a quarter of it,
+and the difference divided by the difference of the steps is the steady cost per step, free of
+import, build and first-call set-up. Instructions are not seconds (cache misses and
+vectorisation are not weighed), but they are repeatable to the last digit, where CPU times on a
+loaded 2-core machine scatter by tens of percent.
 
 Writes benchmarks/results/NAME.json (default ``regression``).
 """
@@ -23,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -64,17 +73,55 @@ def worker(mode: str, sizes: list[int], newtons: list[str], t_end: float) -> Non
     print(json.dumps({"fembody": fb.__file__, "rows": out}))
 
 
-def run_worker(path: str, mode: str, args) -> dict:
+def run_worker(path: str, mode: str, args, sizes: str | None = None,
+               newton: str | None = None, t_end: float | None = None,
+               callgrind: bool = False) -> dict:
     env = dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED="0")
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", mode, "--sizes", args.sizes,
-           "--newton", args.newton, "--t-end", str(args.t_end)]
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", mode,
+           "--sizes", sizes or args.sizes, "--newton", newton or args.newton,
+           "--t-end", str(t_end or args.t_end)]
+    if callgrind:
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd
     p = subprocess.run(cmd, env=env, cwd=path, capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError(f"worker {path} {mode} failed:\n{p.stderr[-3000:]}")
     data = json.loads(p.stdout.strip().splitlines()[-1])
     if not os.path.abspath(data["fembody"]).startswith(os.path.abspath(path)):
         raise RuntimeError(f"worker for {path} imported {data['fembody']}")
+    if callgrind:
+        found = re.search(r"Collected\s*:\s*(\d+)", p.stderr)
+        if found is None:
+            raise RuntimeError(f"no callgrind total in:\n{p.stderr[-2000:]}")
+        data["instructions"] = int(found.group(1))
     return data
+
+
+def instructions(jobs: list, sizes: list[int], newtons: list[str], args) -> None:
+    """``--callgrind``: instructions per step of every tree and case (see the docstring)."""
+    from _common import machine, save
+    rows = []
+    ref: dict = {}
+    print(f"flexible pendulum, h = 1e-3, instructions per step (callgrind, {args.t_end:g} s "
+          f"minus {args.t_end / 4:g} s)")
+    for label, path, mode in jobs:          # numba's on-disk cache filled, not measured
+        run_worker(path, mode, args, ",".join(map(str, sizes)), ",".join(newtons), 0.01)
+    for n in sizes:
+        for nt in newtons:
+            for label, path, mode in jobs:
+                a, b = (run_worker(path, mode, args, str(n), nt, t, callgrind=True)
+                        for t in (args.t_end / 4, args.t_end))
+                steps = b["rows"][0]["steps"] - a["rows"][0]["steps"]
+                per = (b["instructions"] - a["instructions"]) / steps
+                ref.setdefault((n, nt), per)
+                rows.append({"elements": n, "newton": nt, "tree": label,
+                             "instructions_per_step": per, "ratio": per / ref[(n, nt)],
+                             "iterations_per_step": b["rows"][0]["iterations"]
+                             / b["rows"][0]["steps"], "tip": b["rows"][0]["tip"]})
+                print(f"{n:>6} {nt:>9} {label:>14} {per:12.0f} {per / ref[(n, nt)]:6.3f}x  "
+                      f"it/step {rows[-1]['iterations_per_step']:.3f}", flush=True)
+    out = save(args.out, {"machine": machine(), "t_end": args.t_end, "measure": "callgrind",
+                          "trees": {lab: p for lab, p, _ in jobs}, "rows": rows})
+    print(f"saved {out}")
 
 
 def has_aot(path: str) -> bool:
@@ -93,6 +140,8 @@ def main() -> None:
     ap.add_argument("--t-end", type=float, default=1.0)
     ap.add_argument("--modes", default="aot,jit")
     ap.add_argument("--out", default="regression")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions per step with valgrind instead of CPU time")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -108,6 +157,9 @@ def main() -> None:
         # a tree without the AOT extension runs once, with numba's JIT (its default build)
         for mode in (args.modes.split(",") if has_aot(path) else ["jit"]):
             jobs.append((f"{name}:{mode}", path, mode))
+    if args.callgrind:
+        instructions(jobs, sizes, newtons, args)
+        return
     times: dict = {j[0]: {} for j in jobs}
     tips: dict = {j[0]: {} for j in jobs}
     iters: dict = {j[0]: {} for j in jobs}

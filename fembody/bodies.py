@@ -17,13 +17,14 @@ if TYPE_CHECKING:
 class Node:
     """A point of the model with coordinates ``(x, y)`` (planar) or ``(x, y, z)`` (spatial
     models) [m]. Its DOFs are the translations and, when a beam, rigid body, rotational spring or
-    torque needs it, the rotation (rz in the plane; rx, ry, rz in space) [rad]."""
+    torque needs it, the rotation (rz in the plane; rx, ry, rz in space) [rad]. ``model`` is
+    the Model it belongs to."""
 
-    __slots__ = ("id", "x", "y", "z", "name", "internal", "_model")
+    __slots__ = ("id", "x", "y", "z", "name", "internal", "model")
 
     def __init__(self, model: "Model", id: int, x: float, y: float, name: str | None,
                  internal: bool = False, z: float = 0.0) -> None:
-        self._model = model
+        self.model = model
         self.id = id
         self.x = x
         self.y = y
@@ -34,7 +35,7 @@ class Node:
     @property
     def position(self) -> np.ndarray:
         """Reference position ``(x, y)`` or ``(x, y, z)`` [m] (the model's dimension)."""
-        if getattr(self._model, "dim", 2) == 3:
+        if getattr(self.model, "dim", 2) == 3:
             return np.array([self.x, self.y, self.z])
         return np.array([self.x, self.y])
 
@@ -42,7 +43,7 @@ class Node:
         label = "ground" if self.internal and self.name == "ground" else f"node {self.id}"
         if self.name and self.name != "ground":
             label += f" '{self.name}'"
-        if getattr(self._model, "dim", 2) == 3:
+        if getattr(self.model, "dim", 2) == 3:
             return f"{label} at ({self.x:g}, {self.y:g}, {self.z:g})"
         return f"{label} at ({self.x:g}, {self.y:g})"
 
@@ -67,7 +68,7 @@ def resolve_node(model: "Model", ref: "NodeLike", where: str) -> Node:
         raise ModelError(f"{where}: no node named {ref!r}; named nodes: "
                          f"{', '.join(map(repr, names)) or 'none'}")
     if isinstance(ref, Node):
-        if ref._model is not model:
+        if ref.model is not model:
             raise ModelError(f"{where}: {ref} belongs to another model; create nodes with "
                              "this model's add_node/add_beam")
         return ref
@@ -154,7 +155,7 @@ class MeshBody(Body):
         """Nodes whose reference coordinates satisfy ``predicate(x, y)`` in a planar model or
         ``predicate(x, y, z)`` in a spatial one [m] (e.g. ``lambda x, y, z: abs(z) < 1e-9``);
         ModelError if none does, or if a spatial model's predicate does not take z."""
-        spatial = bool(self.nodes) and getattr(self.nodes[0]._model, "dim", 2) == 3
+        spatial = bool(self.nodes) and getattr(self.nodes[0].model, "dim", 2) == 3
         names = ("x", "y", "z") if spatial else ("x", "y")
         try:
             inspect.signature(predicate).bind(*names)

@@ -67,6 +67,13 @@ class Constraints:
     def _joint_free_index(self, blk) -> np.ndarray:
         return np.where(blk.mask, self.free_index[np.where(blk.mask, blk.dofs, 0)], -1)
 
+    def rebuild_constraints(self) -> None:
+        """Rebuild B's pattern and caches after ``joint_blocks`` changed (the impact handler's
+        copies with resting-contact rows)."""
+        self._saddle = None
+        self._constB = None
+        self._build_constraint_pattern()
+
     def _build_constraint_pattern(self) -> None:
         """CSR pattern of B (n_con x n_free) with each block's scatter positions."""
         nf, keys, local = self.n_free, [], []
@@ -126,7 +133,7 @@ class Constraints:
                 fc += np.bincount(blk.flat_dofs, fe.reshape(-1)[blk.flat_sel], minlength=self.n_dof)
                 if H is not None:
                     G = np.zeros(self.nnz) if G is None else G
-                    self._add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
+                    self.add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
         if drop is not None:
             # rows taken out by redundant='drop' (fembody.solvers.redundancy): zero phi and B
             phi[drop] = 0.0

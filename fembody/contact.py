@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from . import validate
+from . import modelcheck, validate
 from .errors import ModelError
 
 if TYPE_CHECKING:
@@ -132,8 +132,8 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: plane must be (point, normal), e.g. {eg}; "
                              f"got {plane!r}") from None
         if dim == 2:
-            p = np.array(model._point(p, f"{where}: plane point"))
-            nrm = np.array(model._point(nrm, f"{where}: plane normal"))
+            p = np.array(modelcheck.point(p, f"{where}: plane point", 2))
+            nrm = np.array(modelcheck.point(nrm, f"{where}: plane normal", 2))
         else:
             p, nrm = _vector3(p, f"{where}: plane point"), _vector3(nrm, f"{where}: plane normal")
         length = math.sqrt(float(nrm @ nrm))

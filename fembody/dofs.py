@@ -100,7 +100,7 @@ def number_dofs(sys, model: Model, space: str) -> None:
         ok = node_dofs[:, j] >= 0
         owner[node_dofs[ok, j], 0] = np.flatnonzero(ok)
         owner[node_dofs[ok, j], 1] = j
-    sys._dof_owner = owner
+    sys.dof_owner = owner
     # initial velocities from model.set_velocity (zero elsewhere)
     sys.v0 = np.zeros(count)
     for nid, val in model.initial_velocity.items():
@@ -123,7 +123,7 @@ def check_nodes(sys, model: "Model") -> None:
         has_stiff[b.dofs.ravel()] = True
     bad = ~(has_mass | has_stiff | sys.is_fixed)
     if np.any(bad):
-        nodes = sorted({int(sys._dof_owner[i, 0]) for i in np.flatnonzero(bad)})
+        nodes = sorted({int(sys.dof_owner[i, 0]) for i in np.flatnonzero(bad)})
         names = ", ".join(repr(model.nodes[i]) for i in nodes[:5])
         more = f" and {len(nodes) - 5} more" if len(nodes) > 5 else ""
         raise ModelError(f"{names}{more}: free DOFs with neither mass nor stiffness (the node is "

@@ -43,9 +43,9 @@ class Measures:
         """Generalised momentum p = M(q) v on every DOF (n_dof,) [kg m/s, kg m^2/s]."""
         p = np.zeros(self.n_dof)
         for b in self.mass_blocks:
-            self._add_vector(p, b, np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
+            self.add_vector(p, b, np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
         for b in self.nonlinear_inertia:
-            self._add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(self.pose(b, q)),
+            self.add_vector(p, b, np.einsum("nij,nj->ni", b.mass_at(self.pose(b, q)),
                                              v[b.dofs]))
         return p
 

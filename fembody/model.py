@@ -382,7 +382,7 @@ def _beam_end(model: Model, a: Node, end: PointLike, where: str):
         b = model.node(end, where)
         p = (b.x, b.y, b.z)[:model.dim]
     else:
-        b, p = None, model._point(end, where)
+        b, p = None, chk.point(end, where, model.dim)
     d = np.array(p) - np.array((a.x, a.y, a.z)[:model.dim])
     if np.sqrt(d @ d) <= 1e-12 * max(1.0, abs(a.x), abs(a.y), abs(a.z)):
         raise ModelError(f"{where}: zero length, start and end coincide at {a.position}; "

@@ -117,15 +117,15 @@ class System(Measures, Constraints):
         self._Me = {}
         for b in self.mass_blocks:
             Me = self._Me[id(b)] = b.mass()
-            self._add_matrix(self.M_const, b, Me)
+            self.add_matrix(self.M_const, b, Me)
             ge = self.gvec[b.dofs]
             self.f_gravity += np.bincount(b.dofs.ravel(), np.einsum("nij,nj->ni", Me, ge).ravel(),
                                           minlength=self.n_dof)
         # the product M a runs on M's own non-zeros (beam masses fill a third of K's pattern)
         # (fembody's own CSC: a small model's simulation never imports scipy.sparse)
-        self._M_csc = CSC(self.M_const.copy(), self.indices, self.indptr,
+        self.M_csc = CSC(self.M_const.copy(), self.indices, self.indptr,
                           (self.n_free, self.n_free))
-        self._M_csc.eliminate_zeros()
+        self.M_csc.eliminate_zeros()
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         d = self.dim
@@ -142,7 +142,9 @@ class System(Measures, Constraints):
 
 
     # ------------------------------------------------------------ assembly
-    def _add_matrix(self, data: np.ndarray, block, Ke: np.ndarray, scale: float = 1.0) -> None:
+    def add_matrix(self, data: np.ndarray, block, Ke: np.ndarray, scale: float = 1.0) -> None:
+        """Add ``scale`` times the block's element matrices ``Ke`` into the CSC data ``data``
+        of the global pattern (the block's scatter map)."""
         s = self.scatter[id(block)]
         flat = Ke.reshape(-1)
         if compiled.AVAILABLE and flat.dtype == np.float64 and data.dtype == np.float64:
@@ -161,7 +163,8 @@ class System(Measures, Constraints):
         return block.assemble(x.ravel(), f, K, pos,
                               np.arange(x.size, dtype=np.int64).reshape(x.shape))
 
-    def _add_vector(self, f: np.ndarray, block, fe: np.ndarray) -> None:
+    def add_vector(self, f: np.ndarray, block, fe: np.ndarray) -> None:
+        """Add the block's element vectors ``fe`` into ``f`` (all DOFs)."""
         f += np.bincount(block.dofs.ravel(), fe.ravel(), minlength=self.n_dof)
 
     def csc(self, data: np.ndarray) -> sp.csc_matrix:
@@ -181,27 +184,27 @@ class System(Measures, Constraints):
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
             fe, Ke, Ce = b.forces(x, ve, tangent)
-            self._add_vector(f, b, fe)
+            self.add_vector(f, b, fe)
             if tangent:
-                self._add_matrix(K, b, Ke)
+                self.add_matrix(K, b, Ke)
                 if Ce is not None:
                     if C is None:
                         C = np.zeros(self.nnz)
-                    self._add_matrix(C, b, Ce)
+                    self.add_matrix(C, b, Ce)
         alpha = self.rayleigh[0]
         if alpha > 0.0 and v is not None:
             for b in self.mass_blocks:
-                self._add_vector(f, b, alpha * np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
+                self.add_vector(f, b, alpha * np.einsum("nij,nj->ni", self._Me[id(b)], v[b.dofs]))
             if tangent:
                 C = alpha * self.M_const if C is None else C + alpha * self.M_const
             for b in self.varying_mass:
                 # alpha M(q) v: the inertial kernel with a = v and no angular rate
                 x, ve = self.pose(b, q), v[b.dofs]
                 fe, Ke, _ = b.inertial(x, np.zeros_like(ve), ve, tangent)
-                self._add_vector(f, b, alpha * fe)
+                self.add_vector(f, b, alpha * fe)
                 if tangent:
-                    self._add_matrix(K, b, Ke, scale=alpha)
-                    self._add_matrix(C, b, b.mass_at(x), scale=alpha)
+                    self.add_matrix(K, b, Ke, scale=alpha)
+                    self.add_matrix(C, b, b.mass_at(x), scale=alpha)
         return f, K, C
 
     def nodal_loads(self, t: float) -> np.ndarray:
@@ -229,10 +232,10 @@ class System(Measures, Constraints):
             f = f.copy()
             for b in self.varying_mass:
                 fe, dK = b.gravity(self.pose(b, q), self.gravity, tangent)
-                self._add_vector(f, b, fe)
+                self.add_vector(f, b, fe)
                 if tangent:
                     Kl = np.zeros(self.nnz) if Kl is None else Kl
-                    self._add_matrix(Kl, b, dK, scale=-1.0)
+                    self.add_matrix(Kl, b, dK, scale=-1.0)
         return f, Kl
 
     def mass_data(self, q: np.ndarray | None = None) -> np.ndarray:
@@ -242,7 +245,7 @@ class System(Measures, Constraints):
         q = self.q0 if q is None else q
         M = self.M_const.copy()
         for b in self.varying_mass:
-            self._add_matrix(M, b, b.mass_at(self.pose(b, q)))
+            self.add_matrix(M, b, b.mass_at(self.pose(b, q)))
         return M
 
     def mass_matrix(self, q: np.ndarray | None = None) -> sp.csc_matrix:
@@ -265,19 +268,19 @@ class System(Measures, Constraints):
         ``d/dq`` and ``d/dv`` (both None when M is constant)."""
         f = np.zeros(self.n_dof)
         for b in self.mass_blocks:
-            self._add_vector(f, b, np.einsum("nij,nj->ni", self._Me[id(b)], a[b.dofs]))
+            self.add_vector(f, b, np.einsum("nij,nj->ni", self._Me[id(b)], a[b.dofs]))
         return self._nonlinear_inertia(f, q, v, a, tangent)
 
     def mass_product(self, a_free: np.ndarray) -> np.ndarray:
         """``M a`` on the free DOFs for the constant mass matrix."""
-        return matvec(self.n_free, self._M_csc, a_free)
+        return matvec(self.n_free, self.M_csc, a_free)
 
     def inertial_forces_free(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
                              tangent: bool = True):
         """As :meth:`inertial_forces` but exact on the free DOFs only (the hot path: one sparse
         product for the constant mass); the entries of fixed DOFs are not meaningful."""
         f = np.zeros(self.n_dof)
-        f[self.free] = matvec(self.n_free, self._M_csc, a[self.free])
+        f[self.free] = matvec(self.n_free, self.M_csc, a[self.free])
         return self._nonlinear_inertia(f, q, v, a, tangent)
 
     def _nonlinear_inertia(self, f, q, v, a, tangent):
@@ -290,11 +293,11 @@ class System(Measures, Constraints):
                 d = b.dofs
                 x = self.pose(b, q) if getattr(b, "reads_pose", True) else None
                 fe, Ke, Ce = b.inertial(x, v[d], a[d], tangent)
-                self._add_vector(f, b, fe)
+                self.add_vector(f, b, fe)
                 if tangent:
                     if Ke is not None:
-                        self._add_matrix(Kin, b, Ke)
-                    self._add_matrix(Cin, b, Ce)
+                        self.add_matrix(Kin, b, Ke)
+                    self.add_matrix(Cin, b, Ce)
         return f, M, Kin, Cin
 
     # ------------------------------------------------------------ state
@@ -341,7 +344,7 @@ class System(Measures, Constraints):
         """Human-readable name of global DOF ``i``, e.g. "node 3 at (1, 0) rz"."""
         if i in self.extra_labels:
             return self.extra_labels[i]
-        nid, j = self._dof_owner[i]
+        nid, j = self.dof_owner[i]
         return f"{self.model.nodes[nid]} {self.dof_names[j]}"
 
     # ------------------------------------------------------- post-processing

@@ -53,11 +53,11 @@ class TurningLoads:
             fe, Ke = self.planar.forces(s.gather(q, self.dofs)[:, 2], t, tangent)
         else:
             fe, Ke = self._spatial(s.space.poses(q, self.nodes)[1][:, 0], t)
-        s._add_vector(f, self, fe)
+        s.add_vector(f, self, fe)
         if not tangent:
             return None
         K = np.zeros(s.nnz)
-        s._add_matrix(K, self, Ke)
+        s.add_matrix(K, self, Ke)
         return K
 
     def _spatial(self, R: np.ndarray, t: float):

@@ -222,7 +222,6 @@ def compile_joints(sys, model) -> None:
             ang = (sys.space.rotation[blk.safe_dofs] & blk.mask).any(axis=1)
             blk.angular = ang if ang.any() else None
         blk.constant_B = blk.linear or getattr(blk, "at_nodes", False)
-        blk._Bdata = None
         blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
 
 

@@ -137,7 +137,7 @@ class Integrator:
                                                  scale is None)
         else:                       # constant mass: M q'' inside the residual kernel
             M, Kin, Cin = s.M_const, None, None
-            Mc = s._M_csc
+            Mc = s.M_csc
             # trusted: fext, fint, ce.force are the System's fresh float arrays, free and the
             # mass pattern its own (int64, int32), qdd the integrator's iterate
             r = np.empty(free.shape[0])

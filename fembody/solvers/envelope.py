@@ -141,31 +141,59 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
     return y, mu
 
 
-try:    # the gufunc behind np.linalg.inv, without its ~4 us of argument checks per call
-    from numpy.linalg import _umath_linalg
-    _inv = _umath_linalg.inv
-except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
-    _inv = None
-
-
-def small_inv(Z: np.ndarray) -> np.ndarray:
-    """``np.linalg.inv(Z)`` of a float64 matrix, the same numbers; LinAlgError if singular."""
-    if _inv is not None:
-        try:
-            with np.errstate(invalid="raise", over="ignore", divide="ignore", under="ignore"):
-                return _inv(Z, signature="d->d")
-        except FloatingPointError:
-            pass                    # singular: np.linalg.inv raises its LinAlgError
-    return np.linalg.inv(Z)
-
-
-def _schur_factor(env, first, rowptr, dinv, perm, B, BT):
-    """``A^-1 B^T`` (n, m) and the inverse Schur complement ``(B A^-1 B^T)^-1`` (m, m) (the
-    small product and inverse in numpy: LAPACK is not linked into the AOT extension)."""
+@njit(cache=True, error_model="numpy",
+      aot="b1(f8[:], i8[:], i8[:], f8[:], i8[:], i4[:], i4[:], f8[:], f8[:, :], f8[:, :], "
+          "f8[:, :], f8[:])")
+def _schur_factor_into(env, first, rowptr, dinv, perm, Bp, Bi, Bx, BT, X, Zinv,
+                       work):  # pragma: no cover - jitted
+    """``X = A^-1 B^T`` (n, m) and ``Zinv = (B X)^-1`` (m, m) with B as CSR arrays, in one
+    call: the product by B's nonzeros only and the small inverse by Gauss-Jordan elimination
+    with partial pivoting (LAPACK is not linked into the AOT extension; numpy's inverse cost
+    ~10 us of call overhead per factorisation on a 2-row pendulum). False, and ``Zinv``
+    undefined, when a pivot is exactly zero (where ``np.linalg.inv`` raises)."""
     n, m = BT.shape
-    X = np.empty((n, m))
-    _solve.trusted(env, first, rowptr, dinv, perm, BT, X)
-    return X, np.ascontiguousarray(small_inv(B @ X))
+    bc = np.empty(n)
+    xc = np.empty(n)
+    for c in range(m):
+        for i in range(n):
+            bc[i] = BT[i, c]
+        _solve1(env, first, rowptr, dinv, perm, bc, xc, work)
+        for i in range(n):
+            X[i, c] = xc[i]
+    Z = np.empty((m, m))
+    for i in range(m):
+        for j in range(m):
+            s = 0.0
+            for k in range(Bp[i], Bp[i + 1]):
+                s += Bx[k] * X[Bi[k], j]
+            Z[i, j] = s
+    for i in range(m):
+        for j in range(m):
+            Zinv[i, j] = 1.0 if i == j else 0.0
+    for c in range(m):
+        p = c
+        big = abs(Z[c, c])
+        for i in range(c + 1, m):
+            if abs(Z[i, c]) > big:
+                p, big = i, abs(Z[i, c])
+        if big == 0.0 or big != big:
+            return False
+        if p != c:
+            for j in range(m):
+                Z[c, j], Z[p, j] = Z[p, j], Z[c, j]
+                Zinv[c, j], Zinv[p, j] = Zinv[p, j], Zinv[c, j]
+        d = 1.0 / Z[c, c]
+        for j in range(m):
+            Z[c, j] *= d
+            Zinv[c, j] *= d
+        for i in range(m):
+            if i != c:
+                f = Z[i, c]
+                if f != 0.0:
+                    for j in range(m):
+                        Z[i, j] -= f * Z[c, j]
+                        Zinv[i, j] -= f * Zinv[c, j]
+    return True
 
 
 @njit(cache=True, aot="i8[:](i8[:], i8[:], i8)")
@@ -376,10 +404,21 @@ class EnvelopeLDL:
         _solve(self.env, self.first, self.rowptr, self.dinv, self.perm, b, x)
         return x
 
-    def schur_factor(self, B: np.ndarray, BT: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``A^-1 B^T`` and ``(B A^-1 B^T)^-1`` for a dense ``B`` (m, n) and its transpose
-        (n, m), both C-contiguous float64 (read by a trusted kernel call)."""
-        return _schur_factor(self.env, self.first, self.rowptr, self.dinv, self.perm, B, BT)
+    def schur_factor(self, B: tuple, BT: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``A^-1 B^T`` and ``(B A^-1 B^T)^-1`` for B as CSR arrays ``(indptr, indices,
+        data)`` (int32, int32, float64) and its dense transpose (n, m), all C-contiguous (read
+        by a trusted kernel call); LinAlgError when the Schur complement is singular."""
+        n, m = BT.shape
+        X, Zinv = np.empty((n, m)), np.empty((m, m))
+        if self._scratch is None:           # (an object unpickled from an older checkpoint)
+            self._scratch = np.zeros(self.n)
+        Bp, Bi, Bx = B
+        if Bp.dtype != np.int32 or Bi.dtype != np.int32:
+            Bp, Bi = Bp.astype(np.int32), Bi.astype(np.int32)
+        if not _schur_factor_into.trusted(self.env, self.first, self.rowptr, self.dinv,
+                                          self.perm, Bp, Bi, Bx, BT, X, Zinv, self._scratch):
+            raise np.linalg.LinAlgError("Singular matrix")
+        return X, Zinv
 
     def schur_solve(self, r: np.ndarray, c: np.ndarray, B: tuple, SinvBT: np.ndarray,
                     Zinv: np.ndarray, trusted: bool = False) -> tuple[np.ndarray, np.ndarray]:

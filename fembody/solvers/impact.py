@@ -92,9 +92,7 @@ def with_contact_rows(base: System, items: list) -> System:
         pos = base.scatter[id(blk.group)].pos[blk.i:blk.i + 1]
         sel = np.flatnonzero(pos.ravel() >= 0)
         s.scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel], pos)
-    s._saddle = None
-    s._constB = None
-    s._build_constraint_pattern()
+    s.rebuild_constraints()
     s.rheonomic = base.rheonomic
     comp = getattr(base, "row_compliance", None)    # redundant joint rows (solvers.redundancy)
     if comp is not None:

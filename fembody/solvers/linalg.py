@@ -491,7 +491,7 @@ class SaddlePointSolver:
         _, B, BT = self._B_cache
         if self.active == "envelope":
             Bcsr = (self.B_pat[1], self.B_pat[0], np.ascontiguousarray(Bdata, dtype=float))
-            self._fac = (Bcsr, *self._env.schur_factor(B, BT))
+            self._fac = (Bcsr, *self._env.schur_factor(Bcsr, BT))
             return
         SinvBT = self._symbolic(BT)
         # few constraints: keep B dense and the Schur complement's inverse (m x m)

@@ -36,16 +36,39 @@ def test_envelope_ldl_solves_like_lapack(n, density, seed):
     assert sign > 0 and np.sum(np.log(env.D())) == pytest.approx(logdet, rel=1e-10, abs=1e-10)
 
 
-def test_small_inverse_equals_numpy_and_refuses_singular_matrices():
-    """The Schur complement's inverse skips np.linalg.inv's argument checks, not its numbers:
-    bit for bit the same, and a singular matrix still raises LinAlgError."""
-    from fembody.solvers.envelope import small_inv
-    rng = np.random.default_rng(11)
-    for m in (1, 2, 3, 6):
-        Z = rng.standard_normal((m, m)) + m * np.eye(m)
-        assert np.array_equal(small_inv(Z), np.linalg.inv(Z))
+@pytest.mark.parametrize("m", [1, 2, 3, 7])
+def test_envelope_schur_factor_equals_lapack_and_refuses_a_singular_complement(m):
+    """The compiled Schur factor (A^-1 B^T by the envelope, B X over B's nonzeros,
+    Gauss-Jordan inverse) against LAPACK on a dense copy. B's rows are scaled so the
+    complement's largest entries lie off the diagonal (row exchanges are exercised); B's
+    pattern has holes. A repeated row of B makes the complement singular: LinAlgError, as
+    np.linalg.inv gives."""
+    rng = np.random.default_rng(20 + m)
+    n = 40
+    A = random_spd(n, 0.1, m)
+    B = rng.standard_normal((m, n)) * (rng.random((m, n)) < 0.5)
+    B[:, 0] = 1.0                                       # no empty row
+    B = B[::-1] * np.logspace(0, 3, m)[:, None]
+    env = EnvelopeLDL(A.indptr, A.indices, n)
+    assert env.factorize(A.data)
+    Bc = sp.csr_matrix(B)
+    csr = (Bc.indptr.astype(np.int32), Bc.indices.astype(np.int32), Bc.data)
+    X, Zinv = env.schur_factor(csr, np.ascontiguousarray(B.T))
+    Ad = A.toarray()
+    X_ref = np.linalg.solve(Ad, B.T)
+    Z = B @ X_ref
+    assert X == pytest.approx(X_ref, rel=1e-11, abs=1e-12 * np.abs(X_ref).max())
+    assert Zinv @ Z == pytest.approx(np.eye(m), abs=1e-11 * np.linalg.cond(Z))
+    assert Zinv == pytest.approx(np.linalg.inv(Z), rel=1e-9,
+                                 abs=1e-12 * np.linalg.cond(Z) * np.abs(Zinv).max())
+    B2 = B.copy()
+    B2[-1] = 0.0                       # a row that restrains nothing: a zero pivot, exactly
+    Bc2 = sp.csr_matrix(B2)
+    csr2 = (Bc2.indptr.astype(np.int32), Bc2.indices.astype(np.int32), Bc2.data)
     with pytest.raises(np.linalg.LinAlgError):
-        small_inv(np.ones((2, 2)))
+        np.linalg.inv(B2 @ np.linalg.solve(Ad, B2.T))
+    with pytest.raises(np.linalg.LinAlgError):
+        env.schur_factor(csr2, np.ascontiguousarray(B2.T))
 
 
 def test_envelope_refactorises_and_rejects_indefinite_matrices():
