@@ -217,13 +217,52 @@ def _predict_add_np(q, v, a, qdd, free, h, am, af, g, b, q1, v1):
     return m
 
 
+@njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:])")
+def _work_nb(f, f0, fc, fc0, dq):  # pragma: no cover - jitted
+    """The trapezoidal work of the applied loads ``0.5 (f + f0) . dq`` and of the constraint
+    forces ``-0.5 (fc + fc0) . dq`` over a step (``fc``, ``fc0`` empty without joints)."""
+    w = 0.0
+    for i in range(dq.shape[0]):
+        w += (f[i] + f0[i]) * dq[i]
+    c = 0.0
+    for i in range(fc.shape[0]):
+        c += (fc[i] + fc0[i]) * dq[i]
+    return 0.5 * w, -0.5 * c
+
+
+def _work_np(f, f0, fc, fc0, dq):
+    """numpy twin of :func:`_work_nb`."""
+    c = -0.5 * float((fc + fc0) @ dq) if fc.size else 0.0
+    return 0.5 * float((f + f0) @ dq), c
+
+
+@njit(cache=True, aot="f8(f8[:])")
+def _absmax_nb(x):  # pragma: no cover - jitted
+    """max |x| (0 for an empty vector, NaN if any entry is NaN, as numpy's)."""
+    m = 0.0
+    for i in range(x.shape[0]):
+        a = abs(x[i])
+        if a > m:
+            m = a
+        elif not a <= m:
+            return np.nan
+    return m
+
+
+def _absmax_np(x):
+    """numpy twin of :func:`_absmax_nb`."""
+    return float(np.abs(x).max()) if x.size else 0.0
+
+
 if AVAILABLE:
-    correct_add, predict_add = _correct_add_nb, _predict_add_nb
+    correct_add, predict_add, work = _correct_add_nb, _predict_add_nb, _work_nb
+    absmax = _absmax_nb
 else:  # pragma: no cover - depends on the environment
-    correct_add, predict_add = _correct_add_np, _predict_add_np
+    correct_add, predict_add, work = _correct_add_np, _predict_add_np, _work_np
+    absmax = _absmax_np
 
 # the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
 # fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
 for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
-              _predict_add_np, _residual_mass_into_np):
+              _predict_add_np, _residual_mass_into_np, _work_np, _absmax_np):
     _twin.trusted = _twin

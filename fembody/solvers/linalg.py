@@ -365,8 +365,11 @@ class SaddlePointSolver:
         caller hands over a fresh ``Sdata`` it never changes, kept without a copy."""
         # the inputs of the current factorisation: a checkpoint rebuilds it from them
         # (fembody.solvers.checkpoint), so a resumed modified Newton reuses the same matrix
+        # (a read-only float B is the constant joints' own, never changed: kept, not copied)
+        keepB = (Bdata if type(Bdata) is np.ndarray and Bdata.dtype == np.float64
+                 and not Bdata.flags.writeable else np.array(Bdata, dtype=float))
         self.factorized = ((Sdata if owned else Sdata.copy()) if not same_S or self.factorized
-                           is None else self.factorized[0], np.array(Bdata, dtype=float))
+                           is None else self.factorized[0], keepB)
         if same_S and self.active in ("schur", "envelope") and self._plain is None:
             self._schur_complement(Bdata)
             return

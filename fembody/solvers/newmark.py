@@ -311,19 +311,22 @@ class GeneralizedAlpha(Integrator):
         # the callbacks of the one Newton loop, closures over this step's own arrays (q1, v1,
         # qdd1, lam1, D are corrected in place); the bound methods are fetched once per step
         ev, correct, update_free = self.evaluate, _kernels.correct, s.space.update_free
-        correct_add = _kernels.correct_add
+        correct_add, absmax = _kernels.correct_add, _kernels.absmax
         n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
         r = ce = scale = None
 
         def evaluate(tangent):
             nonlocal r, ce, scale
             r, ce, scale, mats = ev(q1, v1, qdd1, lam1, t1, tangent, None if tangent else scale)
-            viol = float(abs(ce.phi).max()) if n_con else 0.0
+            viol = absmax(ce.phi) if n_con else 0.0
             return r, ce.phi, ce.Bdata, mats, self._res, scale, viol, motion
 
         def assemble(mats):
-            K, C, M = mats
-            return K + bp * M if C is None else K + gp * C + bp * M
+            K, C, M = mats          # K is this evaluation's own: S is formed in it
+            K += bp * M
+            if C is not None:
+                K += gp * C
+            return K
 
         def apply(dq, dlam):
             nonlocal D, lam1             # (in place: += on the step's own arrays)

@@ -37,6 +37,7 @@ from ..lazy import lazy_module
 
 from ..errors import ModelError, RunError
 from ..system import System
+from ._kernels import absmax
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
 
@@ -285,7 +286,7 @@ class RankWatch:
         when rows were just taken out (redo the step)."""
         if not self.on:
             return False
-        size = float(np.abs(integ.lam[:self.sys.n_con]).max())
+        size = absmax(integ.lam[:self.sys.n_con])
         if size > self.LAMBDA_JUMP * self.lam_size > 0.0 and not self.redone:
             self.troubled = max(self.troubled, 1)
         self.lam_size = size

@@ -18,7 +18,7 @@ from ..progress import Progress
 from ..results import Result
 from ..sensors import SensorRecorder
 from ..system import System
-from . import checkpoint as ckpt, ode
+from . import _kernels, checkpoint as ckpt, ode
 from .bdf import BDF
 from .dae import consistent_velocity
 from .base import Integrator
@@ -421,6 +421,9 @@ def _method(method: str | type, options: dict) -> tuple[type, dict]:
 
 
 
+_EMPTY = np.zeros(0)
+
+
 class _Power:
     """Energy-balance increments over the last step: the work of the applied nodal loads and of
     the constraint forces (drivers) by the trapezoidal rule on force times displacement
@@ -455,9 +458,11 @@ class _Power:
         if self.prev is not None:
             q0, v0, f0, fc0 = self.prev
             dq = s.difference(integ.q, q0)
-            acc["work"] += 0.5 * float((f + f0) @ dq)
+            w, cw = _kernels.work(f, f0, _EMPTY if fc is None else fc,
+                                  _EMPTY if fc0 is None else fc0, dq)
+            acc["work"] += w
             if fc is not None:
-                acc["constraint_work"] += -0.5 * float((fc + fc0) @ dq)
+                acc["constraint_work"] += cw
             if self.damped:
                 qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
                 fv, _, _ = s.internal_forces(qm, vm, False)

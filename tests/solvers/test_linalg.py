@@ -151,6 +151,32 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
         assert np.array_equal(r5, ref[0]) and (n5, s5) == ref[1:]
 
 
+def test_trapezoidal_work_kernel_equals_the_dot_products():
+    """The energy balance's work over a step (applied loads and constraint forces), compiled,
+    against the plain dot products; without joints the constraint forces are empty."""
+    rng = np.random.default_rng(12)
+    f, f0, fc, fc0, dq = (rng.standard_normal(33) for _ in range(5))
+    for kernel in (_kernels._work_nb, _kernels._work_np):
+        w, c = kernel(f, f0, fc, fc0, dq)
+        assert w == pytest.approx(0.5 * (f + f0) @ dq, rel=1e-13)
+        assert c == pytest.approx(-0.5 * (fc + fc0) @ dq, rel=1e-13)
+        e = np.zeros(0)
+        assert kernel(f, f0, e, e, dq) == (pytest.approx(0.5 * (f + f0) @ dq, rel=1e-13), 0.0)
+
+
+def test_absmax_kernel_equals_numpy_with_nan_and_empty_vectors():
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(17)
+    for kernel in (_kernels._absmax_nb, _kernels._absmax_np):
+        assert kernel(x) == np.abs(x).max() and kernel(-x) == np.abs(x).max()
+        assert kernel(np.zeros(0)) == 0.0
+        y = x.copy()
+        y[3] = np.nan
+        assert np.isnan(kernel(y))
+        y[3] = -np.inf
+        assert kernel(y) == np.inf
+
+
 def test_fused_additive_kernels_equal_the_separate_calls():
     """The additive planar space's fused predictor and corrector give bit for bit what the
     separate kernels and ``update_free`` give, and equal their numpy twins."""
