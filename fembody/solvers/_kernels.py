@@ -217,13 +217,35 @@ def _predict_add_np(q, v, a, qdd, free, h, am, af, g, b, q1, v1):
     return m
 
 
+@njit(cache=True, aot="void(f8[:], f8[:], f8[:], f8, f8, b1)")
+def _iteration_matrix_nb(K, C, M, gp, bp, with_c):  # pragma: no cover - jitted
+    """``K <- K + gp C + bp M`` in place (CSC data of one pattern; ``C`` read only with
+    ``with_c``), summed in numpy's order of ``K + gp * C + bp * M``: the same numbers without
+    the two or four temporaries of the matrix size (at 1e5 DOFs of a beam chain 7 MB each,
+    about 4 ms per Newton iteration)."""
+    if with_c:
+        for i in range(K.shape[0]):
+            K[i] = (K[i] + gp * C[i]) + bp * M[i]
+    else:
+        for i in range(K.shape[0]):
+            K[i] = K[i] + bp * M[i]
+
+
+def _iteration_matrix_np(K, C, M, gp, bp, with_c):
+    if with_c:
+        K += gp * C
+    K += bp * M
+
+
 if AVAILABLE:
     correct_add, predict_add = _correct_add_nb, _predict_add_nb
+    iteration_matrix = _iteration_matrix_nb
 else:  # pragma: no cover - depends on the environment
     correct_add, predict_add = _correct_add_np, _predict_add_np
+    iteration_matrix = _iteration_matrix_np
 
 # the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
 # fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
 for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
-              _predict_add_np, _residual_mass_into_np):
+              _predict_add_np, _residual_mass_into_np, _iteration_matrix_np):
     _twin.trusted = _twin

@@ -311,7 +311,7 @@ class GeneralizedAlpha(Integrator):
         # the callbacks of the one Newton loop, closures over this step's own arrays (q1, v1,
         # qdd1, lam1, D are corrected in place); the bound methods are fetched once per step
         ev, correct, update_free = self.evaluate, _kernels.correct, s.space.update_free
-        correct_add = _kernels.correct_add
+        correct_add, iteration_matrix = _kernels.correct_add, _kernels.iteration_matrix
         n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
         r = ce = scale = None
 
@@ -322,7 +322,15 @@ class GeneralizedAlpha(Integrator):
             return r, ce.phi, ce.Bdata, mats, self._res, scale, viol, motion
 
         def assemble(mats):
+            # S = K + gp C + bp M formed in K, this evaluation's own fresh array (nothing else
+            # reads it): no matrix-size temporaries, numpy's order of summation
             K, C, M = mats
+            with_c = C is not None
+            Cx = C if with_c else M
+            if all(type(x) is ndarray and x.dtype == F8 and x.flags.c_contiguous
+                   and x.shape == K.shape for x in (K, Cx, M)) and K.ndim == 1:
+                iteration_matrix.trusted(K, Cx, M, gp, bp, with_c)
+                return K
             return K + bp * M if C is None else K + gp * C + bp * M
 
         def apply(dq, dlam):

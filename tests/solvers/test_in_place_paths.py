@@ -1,0 +1,136 @@
+"""The in-place paths of the large-model Newton iteration (issue 17 item 3) give the numbers of
+the allocating paths they replace: bit for bit, not to a tolerance.
+
+- generalized-alpha's iteration matrix S = K + gp C + bp M formed in K's own array;
+- the stability check's K + tol I formed in K's data and put back;
+- the banded LU's RCM ordering taken from the envelope solver's plan of the same pattern.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import fembody as fb
+from fembody.elements import compiled
+from fembody.solvers import _kernels
+from fembody.solvers.banded import BandedLU, half_bandwidth
+from fembody.solvers.envelope import ordering, pattern_plan, rcm
+from fembody.solvers.inertia import InertiaCheck
+from fembody.patterns import symmetric_pattern
+
+MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
+SEC = fb.Section.rectangle(0.02, 0.02)
+
+
+@pytest.mark.parametrize("with_c", [False, True])
+def test_iteration_matrix_kernel_is_numpys_sum_bit_for_bit(with_c):
+    rng = np.random.default_rng(3)
+    n = 1001
+    # values of very different sizes: a different order of summation would show in the bits
+    K, C, M = (rng.standard_normal(n) * 10.0 ** rng.uniform(-8, 12, n) for _ in range(3))
+    gp, bp = 1.7e3, 3.3e6
+    ref = K + gp * C + bp * M if with_c else K + bp * M
+    for fn in (_kernels.iteration_matrix, _kernels._iteration_matrix_np):
+        out = K.copy()
+        fn(out, C if with_c else M, M, gp, bp, with_c)
+        assert np.array_equal(out, ref)
+    if compiled.AVAILABLE:
+        out = K.copy()
+        _kernels.iteration_matrix.trusted(out, C if with_c else M, M, gp, bp, with_c)
+        assert np.array_equal(out, ref)
+
+
+def _pendulum(n: int = 8, rayleigh: tuple = (0.0, 0.0), dim: int = 2) -> fb.Model:
+    if dim == 3:
+        m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+        b = m.add_beam((0, 0, 0), (1, 0, 0), n=n, material=MAT, section=SEC,
+                       orientation=(0, 0, 1))
+        m.add_joint(fb.Spherical(m.ground, b.first))
+    else:
+        m = fb.Model(gravity=(0.0, -9.81))
+        b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=MAT, section=SEC)
+        m.add_joint(fb.Pin(m.ground, b.first))
+    m.rayleigh = rayleigh
+    return m
+
+
+@pytest.mark.parametrize("newton", ["full", "modified"])
+@pytest.mark.parametrize("rayleigh,dim", [((0.0, 0.0), 2), ((2.0, 0.0), 2), ((0.0, 0.0), 3)])
+def test_simulation_with_the_in_place_iteration_matrix_is_unchanged(monkeypatch, newton,
+                                                                   rayleigh, dim):
+    """Whole runs (damped: the C term; spatial: nonlinear inertia) against the old allocating
+    expression, forced by failing the in-place path's dtype guard: the same states, bit for
+    bit, and the in-place path was taken."""
+    from fembody.solvers import newmark
+    calls = [0]
+    kernel = _kernels.iteration_matrix
+
+    class Counting:
+        def trusted(self, *a):
+            calls[0] += 1
+            return kernel.trusted(*a) if compiled.AVAILABLE else kernel(*a)
+    runs = []
+    for old in (False, True):
+        with monkeypatch.context() as mp:
+            if old:
+                mp.setattr(newmark, "F8", np.dtype(np.float32))
+            mp.setattr(_kernels, "iteration_matrix", Counting())
+            runs.append(fb.simulate(_pendulum(rayleigh=rayleigh, dim=dim), t_end=0.02, dt=1e-3,
+                                    newton=newton))
+        if not old:
+            assert 0 < calls[0] <= runs[0].stats["n_factor"]
+            calls[0] = 0
+    assert calls[0] == 0                        # the old path
+    a, b = runs
+    assert a.stats["n_newton"] == b.stats["n_newton"]
+    assert np.array_equal(a.q, b.q) and np.array_equal(a.v, b.v)
+
+
+def _chain_tangent(n: int = 40, load: float = 0.0):
+    """The free-DOF tangent of a cantilever chain with ``load`` added to its diagonal."""
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    _, K, _ = s.internal_forces(s.q0, None, True)
+    K[s.diag_pos] += load       # a shift of the spectrum: indefinite when far enough below
+    return s, s.csc(K)
+
+
+@pytest.mark.parametrize("shift", [0.0, -1e3, -1e12])
+def test_stability_check_in_place_leaves_k_unchanged_with_the_verdict_of_the_copy(shift):
+    """positive_definite on K's own data (shift added, the diagonal put back) gives the copy
+    path's verdict and returns K bit for bit unchanged; also when K's data cannot be written
+    (then the copy path is taken)."""
+    s, K = _chain_tangent(load=shift)
+    before = K.data.copy()
+    tol = 1e-9 * float(np.abs(K.diagonal()).max())
+    fast = InertiaCheck(s.diag_pos).positive_definite(K, None, tol)
+    assert np.array_equal(K.data, before)
+    ref_data = K.data.copy()
+    ref_data[s.diag_pos] += tol
+    A = sp.csc_matrix((ref_data, K.indices, K.indptr), shape=K.shape)
+    ref = bool(np.linalg.eigvalsh(A.toarray()).min() > 0.0)
+    assert fast is ref
+    assert InertiaCheck(None).positive_definite(K, None, tol) is ref   # the general path
+    K.data.flags.writeable = False
+    assert InertiaCheck(s.diag_pos).positive_definite(K, None, tol) is ref
+    assert np.array_equal(K.data, before)
+
+
+def test_banded_ordering_from_the_envelope_plan_is_the_same_permutation():
+    s, K = _chain_tangent(n=60)
+    n = s.n_free
+    direct = rcm(*symmetric_pattern(s.indptr, s.indices, n), n)
+    fresh = half_bandwidth(s.indptr, s.indices, n)
+    assert "order" not in pattern_plan(s.indptr, s.indices, n)   # (a fresh System)
+    ordering(s.indptr, s.indices, n)                         # the envelope's plan exists now
+    cached = half_bandwidth(s.indptr, s.indices, n)
+    assert np.array_equal(fresh[1], direct) and np.array_equal(cached[1], direct)
+    assert fresh[0] == cached[0]
+    b = np.arange(n, dtype=float)
+    x = BandedLU(s.indptr, s.indices, n).factorize(K.data).solve(b)
+    # backward error at round-off (the chain's tangent is ill-conditioned: not the forward)
+    Kd = K.toarray()
+    assert np.linalg.norm(Kd @ x - b) <= 1e-13 * np.linalg.norm(Kd, 2) * np.linalg.norm(x)
