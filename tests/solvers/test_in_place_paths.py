@@ -134,3 +134,45 @@ def test_banded_ordering_from_the_envelope_plan_is_the_same_permutation():
     # backward error at round-off (the chain's tangent is ill-conditioned: not the forward)
     Kd = K.toarray()
     assert np.linalg.norm(Kd @ x - b) <= 1e-13 * np.linalg.norm(Kd, 2) * np.linalg.norm(x)
+
+
+def _narrow_symmetric(n: int, shift: float, seed: int) -> sp.csc_matrix:
+    """A random symmetric band matrix (half-bandwidth 4) shifted by ``shift`` I."""
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, n, density=1.0, random_state=rng, format="csc")
+    A = sp.triu(sp.tril(A, 4), -4)
+    A = (A + A.T + (8.0 + shift) * sp.identity(n)).tocsc()
+    A.sort_indices()
+    return A
+
+
+@pytest.mark.parametrize("shift,seed,accepted", [(0.0, 1, True), (-4.0, 2, True), (-5.0, 2, True),
+                                                 (-6.5, 3, True), (-7.5, 3, False),
+                                                 (-10.0, 4, False)])
+def test_indefinite_envelope_ldl(shift, seed, accepted):
+    """The envelope's LDL^T without the sign test: on a positive definite matrix the very
+    numbers of the Cholesky-like factorize; on an indefinite one, as many negative pivots as
+    negative eigenvalues (Sylvester's law of inertia), a solve to round-off when accepted, and
+    the growth bound refuses a factorisation whose pivots grow beyond it."""
+    from fembody.solvers.envelope import EnvelopeLDL
+    n = 300
+    A = _narrow_symmetric(n, shift, seed)
+    lam = np.linalg.eigvalsh(A.toarray())
+    e1 = EnvelopeLDL(A.indptr, A.indices, n)
+    e2 = EnvelopeLDL(A.indptr, A.indices, n)
+    definite = e1.factorize(A.data)
+    assert definite is bool(lam.min() > 0.0)
+    ok = e2.factorize_indefinite(A.data)
+    assert ok is accepted             # (the cases: some indefinite accepted, some refused)
+    if definite:
+        assert ok and e2.negative == 0
+        assert np.array_equal(e1.env, e2.env) and np.array_equal(e1.dinv, e2.dinv)
+    if ok:
+        assert e2.negative == int(np.count_nonzero(lam < 0.0))
+        b = np.linspace(-1.0, 1.0, n)
+        x = e2.solve(b)
+        Ad = A.toarray()
+        assert np.linalg.norm(Ad @ x - b) <= 1e-12 * np.linalg.norm(Ad, 2) * np.linalg.norm(x)
+    # the same matrix with a growth bound it exceeds (every indefinite one grows above 1)
+    if not definite:
+        assert not e2.factorize_indefinite(A.data, growth_max=1.0) and e2.bad_row >= 0
