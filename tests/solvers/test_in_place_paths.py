@@ -176,3 +176,37 @@ def test_indefinite_envelope_ldl(shift, seed, accepted):
     # the same matrix with a growth bound it exceeds (every indefinite one grows above 1)
     if not definite:
         assert not e2.factorize_indefinite(A.data, growth_max=1.0) and e2.bad_row >= 0
+
+
+def test_compiled_beam_strains_match_the_numpy_formulas():
+    """BeamBlock.strains' compiled pass against beam2d's numpy strains (the gradient's
+    source), on states with large rotations and stretches, to round-off."""
+    from fembody.elements.beam2d import beam_strains
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=50, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    blk = s.block("beam")
+    rng = np.random.default_rng(5)
+    for amp in (1e-6, 0.1, 2.0):
+        x = s.pose(blk, s.update(s.q0, amp * rng.standard_normal(s.n_free)))
+        ref = beam_strains(x, blk.L0, blk.alpha0, hessian=False)[0]
+        got = blk.strains(x)
+        np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-15)
+
+
+def test_energies_match_the_assembled_matrices():
+    """kinetic_energy = v^T M v / 2 with the assembled CSC mass, gravity_energy = -f_g . u."""
+    m = fb.Model(gravity=(0.3, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=30, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    rng = np.random.default_rng(6)
+    q = s.update(s.q0, 1e-3 * rng.standard_normal(s.n_free))
+    v = rng.standard_normal(s.n_dof)
+    v[s.fixed] = 0.0
+    M = s.mass_matrix().toarray()
+    vf = v[s.free]
+    np.testing.assert_allclose(s.kinetic_energy(q, v), 0.5 * vf @ M @ vf, rtol=1e-13)
+    np.testing.assert_allclose(s.gravity_energy(q), -s.f_gravity @ s.difference(q, s.q0),
+                               rtol=1e-13)
