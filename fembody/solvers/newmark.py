@@ -327,9 +327,9 @@ class GeneralizedAlpha(Integrator):
             K, C, M = mats
             with_c = C is not None
             Cx = C if with_c else M
-            if all(type(x) is ndarray and x.dtype == F8 and x.flags.c_contiguous
-                   and x.shape == K.shape for x in (K, Cx, M)) and K.ndim == 1:
-                iteration_matrix.trusted(K, Cx, M, gp, bp, with_c)
+            if iteration_matrix is not None and K.shape == M.shape == Cx.shape:
+                # (the kernel's own guard sends arrays of other types to numba)
+                iteration_matrix(K, Cx, M, gp, bp, with_c)
                 return K
             return K + bp * M if C is None else K + gp * C + bp * M
 
