@@ -10,8 +10,10 @@ reused. ``method="auto"``, for symmetric matrices expected positive definite:
 3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the first
    factorisation stay at most 40, supernodal with nested dissection above (2-D frame grids);
 4. once a matrix is found not positive definite (past a limit point; round-off on very
-   ill-conditioned chains), for good: LAPACK's banded LU when the band after RCM is narrow
-   (:mod:`.banded`), else dense or SuperLU.
+   ill-conditioned chains), for good: on the envelope, its LDL^T without pivoting while every
+   row's pivot growth stays under ``envelope.GROWTH_MAX`` (the 1e5-DOF chain's dynamic
+   iteration matrix, which turns indefinite: 2.6); else LAPACK's banded LU when the band
+   after RCM is narrow (:mod:`.banded`), else dense or SuperLU.
 
 Measured basis (``benchmarks/large.py``, results/large_17L*; the shared 2-core EPYC at load
 7-12, interleaved repetitions, median CPU time of one numeric factorisation, statics /
