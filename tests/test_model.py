@@ -190,8 +190,17 @@ def test_auto_solver_falls_back_for_indefinite_matrices():
     A = sp.diags(np.r_[np.ones(n - 1), -1.0]).tocsc()
     s = linalg.LinearSolver("auto")
     s.factorize(A)
-    assert s.active == "banded"        # a narrow band: LAPACK's banded LU (SuperLU before)
+    # the envelope's LDL^T without the sign test (growth 1: one negative pivot); LAPACK's
+    # banded LU before, SuperLU before that
+    assert s.active == "envelope" and s._fac.negative == 1
     assert np.allclose(s.solve(np.ones(n)), np.r_[np.ones(n - 1), -1.0])
+    A = sp.diags([np.r_[np.ones(n - 1), 0.0], np.ones(n - 1), np.ones(n - 1)],
+                 [0, -1, 1]).tocsc()       # a zero pivot: the LDL^T refused, the banded LU
+    s = linalg.LinearSolver("auto")
+    s.factorize(A)
+    assert s.active == "banded"
+    b = np.linspace(1.0, 2.0, n)
+    assert np.allclose(A @ s.solve(b), b)
 
 
 def test_missing_cholmod_warns_once(monkeypatch):

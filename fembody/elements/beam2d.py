@@ -160,6 +160,11 @@ class BeamBlock:
         """Axial strain, shear strain, curvature ``(n, 3)`` [-, -, 1/m] (``beam_strains``'s
         first output, without its gradient: ``fb.static`` reads the stretch of every element
         at every load step)."""
+        if compiled.AVAILABLE and x.dtype == _F8 and x.ndim == 2 and x.shape[1] == 6:
+            eps = np.empty((x.shape[0], 3))
+            compiled.beam_strains_into(np.ascontiguousarray(x, dtype=float), self.L0,
+                                       self.alpha0, eps)
+            return eps
         e1, a2, _, _, _ = _stretch_shear(x, self.L0, self.alpha0)
         eps = np.empty((x.shape[0], 3))
         eps[:, 0], eps[:, 1], eps[:, 2] = e1, a2, (x[:, 5] - x[:, 2]) / self.L0

@@ -254,15 +254,36 @@ def _absmax_np(x):
     return float(np.abs(x).max()) if x.size else 0.0
 
 
+@njit(cache=True, aot="void(f8[:], f8[:], f8[:], f8, f8, b1)")
+def _iteration_matrix_nb(K, C, M, gp, bp, with_c):  # pragma: no cover - jitted
+    """``K <- K + gp C + bp M`` in place (CSC data of one pattern; ``C`` read only with
+    ``with_c``), summed in numpy's order of ``K + gp * C + bp * M``: the same numbers without
+    the two or four temporaries of the matrix size (at 1e5 DOFs of a beam chain 7 MB each,
+    about 4 ms per Newton iteration)."""
+    if with_c:
+        for i in range(K.shape[0]):
+            K[i] = (K[i] + gp * C[i]) + bp * M[i]
+    else:
+        for i in range(K.shape[0]):
+            K[i] = K[i] + bp * M[i]
+
+
+def _iteration_matrix_np(K, C, M, gp, bp, with_c):
+    if with_c:
+        K += gp * C
+    K += bp * M
+
+
 if AVAILABLE:
     correct_add, predict_add, work = _correct_add_nb, _predict_add_nb, _work_nb
-    absmax = _absmax_nb
+    absmax, iteration_matrix = _absmax_nb, _iteration_matrix_nb
 else:  # pragma: no cover - depends on the environment
     correct_add, predict_add, work = _correct_add_np, _predict_add_np, _work_np
-    absmax = _absmax_np
+    absmax, iteration_matrix = _absmax_np, _iteration_matrix_np
 
 # the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
 # fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
 for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
-              _predict_add_np, _residual_mass_into_np, _work_np, _absmax_np):
+              _predict_add_np, _residual_mass_into_np, _work_np, _absmax_np,
+              _iteration_matrix_np):
     _twin.trusted = _twin

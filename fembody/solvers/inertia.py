@@ -67,14 +67,32 @@ class InertiaCheck:
         n = K.shape[0]
         if n == 0:
             return True
+        if (B is None or not B.shape[0]) and self.diag_pos is not None \
+                and K.data.flags.writeable:
+            # K's pattern: the shift added to K's own values for the factorisation and its
+            # diagonal put back exactly afterwards (not a copy of the whole matrix: 7 MB,
+            # about 1.5 ms per load step of a 1e5-DOF chain); K is unchanged on return
+            d = self.diag_pos
+            saved = K.data[d]
+            K.data[d] += tol
+            try:
+                return self._factorize(K, None, K.data, K.indptr, K.indices)
+            finally:
+                K.data[d] = saved
         if (B is None or not B.shape[0]) and self.diag_pos is not None:
-            A = None                            # K's pattern: the shift added to its values
+            A = None
             data = K.data.copy()
             data[self.diag_pos] += tol
             indptr, indices = K.indptr, K.indices
         else:
             A = self.matrix(K, B, tol)
             data, indptr, indices = A.data, A.indptr, A.indices
+        return self._factorize(K, A, data, indptr, indices)
+
+    def _factorize(self, K, A, data, indptr, indices) -> bool | None:
+        """Whether the matrix of values ``data`` on ``(indptr, indices)`` (``A``, or None: on
+        K's pattern) factorises as positive definite; None without a Cholesky backend."""
+        n = K.shape[0]
         pat = self._pattern
         if pat is None or not same_pattern(pat, (indptr, indices)):
             self._pattern = (indptr, indices)

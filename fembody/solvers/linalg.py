@@ -10,8 +10,10 @@ reused. ``method="auto"``, for symmetric matrices expected positive definite:
 3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the first
    factorisation stay at most 40, supernodal with nested dissection above (2-D frame grids);
 4. once a matrix is found not positive definite (past a limit point; round-off on very
-   ill-conditioned chains), for good: LAPACK's banded LU when the band after RCM is narrow
-   (:mod:`.banded`), else dense or SuperLU.
+   ill-conditioned chains), for good: on the envelope, its LDL^T without pivoting while every
+   row's pivot growth stays under ``envelope.GROWTH_MAX`` (the 1e5-DOF chain's dynamic
+   iteration matrix, which turns indefinite: 2.6); else LAPACK's banded LU when the band
+   after RCM is narrow (:mod:`.banded`), else dense or SuperLU.
 
 Measured basis (``benchmarks/large.py``, results/large_17L*; the shared 2-core EPYC at load
 7-12, interleaved repetitions, median CPU time of one numeric factorisation, statics /
@@ -117,6 +119,7 @@ class LinearSolver:
         self._symbolic = None
         self._fac = None
         self._indefinite = False             # once seen, skip Cholesky attempts in 'auto'
+        self._ldl = False                    # once seen indefinite: the envelope's plain LDL^T
         self._env: EnvelopeLDL | None = None
         self._env_pattern = None             # (indptr, indices) the envelope was built for
         self.factorized = None
@@ -168,12 +171,24 @@ class LinearSolver:
         self.n_factor += 1
         if kind == "envelope":
             env = self._envelope(A)
-            if env.factorize(A.data):
+            # once a matrix of this solver was indefinite, the LDL^T without the sign test
+            # (on a definite matrix the same numbers): an indefinite matrix whose pivots
+            # grow little stays on the envelope (the 1e5-DOF chain's dynamic iteration
+            # matrix: 5 ms instead of the banded LU's 13 ms), else the banded LU below
+            ldl = getattr(self, "_ldl", False)       # (solvers of older checkpoints)
+            if ldl and env.factorize_indefinite(A.data):
+                self._fac, self.active = env, "envelope"
+                return
+            if not ldl and env.factorize(A.data):
                 self._fac, self.active = env, "envelope"
                 return
             if self.method == "envelope":
                 raise NotPositiveDefinite(f"matrix is not positive definite (pivot of unknown "
                                           f"{env.bad_row}); use linear_solver='superlu'")
+            if not ldl and env.factorize_indefinite(A.data):
+                self._ldl = True
+                self._fac, self.active = env, "envelope"
+                return
             self._indefinite = True
             kind = self._choose(n, A)
         if kind == "banded":

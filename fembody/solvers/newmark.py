@@ -312,6 +312,7 @@ class GeneralizedAlpha(Integrator):
         # qdd1, lam1, D are corrected in place); the bound methods are fetched once per step
         ev, correct, update_free = self.evaluate, _kernels.correct, s.space.update_free
         correct_add, absmax = _kernels.correct_add, _kernels.absmax
+        iteration_matrix = _kernels.iteration_matrix
         n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
         r = ce = scale = None
 
@@ -322,11 +323,16 @@ class GeneralizedAlpha(Integrator):
             return r, ce.phi, ce.Bdata, mats, self._res, scale, viol, motion
 
         def assemble(mats):
-            K, C, M = mats          # K is this evaluation's own: S is formed in it
-            K += bp * M
-            if C is not None:
-                K += gp * C
-            return K
+            # S = K + gp C + bp M formed in K, this evaluation's own fresh array (nothing else
+            # reads it): no matrix-size temporaries, numpy's order of summation
+            K, C, M = mats
+            with_c = C is not None
+            Cx = C if with_c else M
+            if iteration_matrix is not None and K.shape == M.shape == Cx.shape:
+                # (the kernel's own guard sends arrays of other types to numba)
+                iteration_matrix(K, Cx, M, gp, bp, with_c)
+                return K
+            return K + bp * M if C is None else K + gp * C + bp * M
 
         def apply(dq, dlam):
             nonlocal D, lam1             # (in place: += on the step's own arrays)

@@ -2,6 +2,7 @@
 solver, the support check and the stability check), ``auto``'s banded LU for a narrow matrix
 found indefinite, and the beam's strains without their gradient."""
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import fembody as fb
@@ -50,20 +51,29 @@ def test_static_results_unchanged_by_shared_ordering():
     np.testing.assert_allclose(r1.q[-1], r2.q[-1], rtol=1e-9, atol=1e-14)
 
 
-def test_auto_takes_banded_lu_for_an_indefinite_narrow_matrix():
+@pytest.mark.parametrize("middle,active", [(-1.0, "envelope"), (0.0, "banded")])
+def test_auto_on_an_indefinite_narrow_matrix(middle, active):
+    """A narrow matrix found indefinite: the envelope's LDL^T without pivoting when its pivots
+    grow little (one negative diagonal: growth 1.3, one negative pivot), else the banded LU
+    (a zero diagonal: the LDL^T's growth is unbounded); either solves it to round-off, and
+    the solver stays on that choice."""
     n = 2000
     main = np.full(n, 2.0)
-    main[n // 2] = -1.0                  # one negative eigen-direction: not positive definite
+    main[n // 2] = middle                # one negative eigen-direction: not positive definite
     A = sp.diags([main, -0.5 * np.ones(n - 1), -0.5 * np.ones(n - 1)], [0, -1, 1],
                  format="csc")
     A.sort_indices()
+    assert np.linalg.eigvalsh(A.toarray()).min() < 0.0
     s = LinearSolver("auto")
     s.factorize(A)
-    assert s.active == "banded"
+    assert s.active == active
+    if active == "envelope":
+        assert s._fac.negative == 1      # Sylvester: one negative eigenvalue
     b = np.linspace(-1.0, 1.0, n)
     np.testing.assert_allclose(A @ s.solve(b), b, atol=1e-10)
-    s.factorize(A)                       # indefinite once: stays on the banded LU
-    assert s.active == "banded" and s.pivot_ratio() > 0.0
+    s.factorize(A)                       # indefinite once: stays on that choice
+    assert s.active == active and s.pivot_ratio() > 0.0
+    np.testing.assert_allclose(A @ s.solve(b), b, atol=1e-10)
 
 
 def test_beam_strains_without_gradient():

@@ -1,0 +1,209 @@
+"""The in-place paths of the large-model Newton iteration (issue 17 item 3) give the numbers of
+the allocating paths they replace: bit for bit, not to a tolerance.
+
+- generalized-alpha's iteration matrix S = K + gp C + bp M formed in K's own array;
+- the stability check's K + tol I formed in K's data and put back;
+- the banded LU's RCM ordering taken from the envelope solver's plan of the same pattern.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import fembody as fb
+from fembody.elements import compiled
+from fembody.solvers import _kernels
+from fembody.solvers.banded import BandedLU, half_bandwidth
+from fembody.solvers.envelope import ordering, pattern_plan, rcm
+from fembody.solvers.inertia import InertiaCheck
+from fembody.patterns import symmetric_pattern
+
+MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
+SEC = fb.Section.rectangle(0.02, 0.02)
+
+
+@pytest.mark.parametrize("with_c", [False, True])
+def test_iteration_matrix_kernel_is_numpys_sum_bit_for_bit(with_c):
+    rng = np.random.default_rng(3)
+    n = 1001
+    # values of very different sizes: a different order of summation would show in the bits
+    K, C, M = (rng.standard_normal(n) * 10.0 ** rng.uniform(-8, 12, n) for _ in range(3))
+    gp, bp = 1.7e3, 3.3e6
+    ref = K + gp * C + bp * M if with_c else K + bp * M
+    for fn in (_kernels.iteration_matrix, _kernels._iteration_matrix_np):
+        out = K.copy()
+        fn(out, C if with_c else M, M, gp, bp, with_c)
+        assert np.array_equal(out, ref)
+    if compiled.AVAILABLE:
+        out = K.copy()
+        _kernels.iteration_matrix.trusted(out, C if with_c else M, M, gp, bp, with_c)
+        assert np.array_equal(out, ref)
+
+
+def _pendulum(n: int = 8, rayleigh: tuple = (0.0, 0.0), dim: int = 2) -> fb.Model:
+    if dim == 3:
+        m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+        b = m.add_beam((0, 0, 0), (1, 0, 0), n=n, material=MAT, section=SEC,
+                       orientation=(0, 0, 1))
+        m.add_joint(fb.Spherical(m.ground, b.first))
+    else:
+        m = fb.Model(gravity=(0.0, -9.81))
+        b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=MAT, section=SEC)
+        m.add_joint(fb.Pin(m.ground, b.first))
+    m.rayleigh = rayleigh
+    return m
+
+
+@pytest.mark.parametrize("newton", ["full", "modified"])
+@pytest.mark.parametrize("rayleigh,dim", [((0.0, 0.0), 2), ((2.0, 0.0), 2), ((0.0, 0.0), 3)])
+def test_simulation_with_the_in_place_iteration_matrix_is_unchanged(monkeypatch, newton,
+                                                                   rayleigh, dim):
+    """Whole runs (damped: the C term; spatial: nonlinear inertia) against the old allocating
+    expression (the kernel taken away): the same states, bit for bit, and the in-place path
+    was taken."""
+    calls = [0]
+    kernel = _kernels.iteration_matrix
+
+    def counting(*a):
+        calls[0] += 1
+        return kernel(*a)
+    runs = []
+    for old in (False, True):
+        with monkeypatch.context() as mp:
+            # the old path: no in-place kernel
+            mp.setattr(_kernels, "iteration_matrix", None if old else counting)
+            runs.append(fb.simulate(_pendulum(rayleigh=rayleigh, dim=dim), t_end=0.02, dt=1e-3,
+                                    newton=newton))
+        if not old:
+            assert 0 < calls[0] <= runs[0].stats["n_factor"]
+            calls[0] = 0
+    assert calls[0] == 0                        # the old path
+    a, b = runs
+    assert a.stats["n_newton"] == b.stats["n_newton"]
+    assert np.array_equal(a.q, b.q) and np.array_equal(a.v, b.v)
+
+
+def _chain_tangent(n: int = 40, load: float = 0.0):
+    """The free-DOF tangent of a cantilever chain with ``load`` added to its diagonal."""
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    _, K, _ = s.internal_forces(s.q0, None, True)
+    K[s.diag_pos] += load       # a shift of the spectrum: indefinite when far enough below
+    return s, s.csc(K)
+
+
+@pytest.mark.parametrize("shift", [0.0, -1e3, -1e12])
+def test_stability_check_in_place_leaves_k_unchanged_with_the_verdict_of_the_copy(shift):
+    """positive_definite on K's own data (shift added, the diagonal put back) gives the copy
+    path's verdict and returns K bit for bit unchanged; also when K's data cannot be written
+    (then the copy path is taken)."""
+    s, K = _chain_tangent(load=shift)
+    before = K.data.copy()
+    tol = 1e-9 * float(np.abs(K.diagonal()).max())
+    fast = InertiaCheck(s.diag_pos).positive_definite(K, None, tol)
+    assert np.array_equal(K.data, before)
+    ref_data = K.data.copy()
+    ref_data[s.diag_pos] += tol
+    A = sp.csc_matrix((ref_data, K.indices, K.indptr), shape=K.shape)
+    ref = bool(np.linalg.eigvalsh(A.toarray()).min() > 0.0)
+    assert fast is ref
+    assert InertiaCheck(None).positive_definite(K, None, tol) is ref   # the general path
+    K.data.flags.writeable = False
+    assert InertiaCheck(s.diag_pos).positive_definite(K, None, tol) is ref
+    assert np.array_equal(K.data, before)
+
+
+def test_banded_ordering_from_the_envelope_plan_is_the_same_permutation():
+    s, K = _chain_tangent(n=60)
+    n = s.n_free
+    direct = rcm(*symmetric_pattern(s.indptr, s.indices, n), n)
+    fresh = half_bandwidth(s.indptr, s.indices, n)
+    assert "order" not in pattern_plan(s.indptr, s.indices, n)   # (a fresh System)
+    ordering(s.indptr, s.indices, n)                         # the envelope's plan exists now
+    cached = half_bandwidth(s.indptr, s.indices, n)
+    assert np.array_equal(fresh[1], direct) and np.array_equal(cached[1], direct)
+    assert fresh[0] == cached[0]
+    b = np.arange(n, dtype=float)
+    x = BandedLU(s.indptr, s.indices, n).factorize(K.data).solve(b)
+    # backward error at round-off (the chain's tangent is ill-conditioned: not the forward)
+    Kd = K.toarray()
+    assert np.linalg.norm(Kd @ x - b) <= 1e-13 * np.linalg.norm(Kd, 2) * np.linalg.norm(x)
+
+
+def _narrow_symmetric(n: int, shift: float, seed: int) -> sp.csc_matrix:
+    """A random symmetric band matrix (half-bandwidth 4) shifted by ``shift`` I."""
+    rng = np.random.default_rng(seed)
+    A = sp.random(n, n, density=1.0, random_state=rng, format="csc")
+    A = sp.triu(sp.tril(A, 4), -4)
+    A = (A + A.T + (8.0 + shift) * sp.identity(n)).tocsc()
+    A.sort_indices()
+    return A
+
+
+@pytest.mark.parametrize("shift,seed,accepted", [(0.0, 1, True), (-4.0, 2, True), (-5.0, 2, True),
+                                                 (-6.5, 3, True), (-7.5, 3, False),
+                                                 (-10.0, 4, False)])
+def test_indefinite_envelope_ldl(shift, seed, accepted):
+    """The envelope's LDL^T without the sign test: on a positive definite matrix the very
+    numbers of the Cholesky-like factorize; on an indefinite one, as many negative pivots as
+    negative eigenvalues (Sylvester's law of inertia), a solve to round-off when accepted, and
+    the growth bound refuses a factorisation whose pivots grow beyond it."""
+    from fembody.solvers.envelope import EnvelopeLDL
+    n = 300
+    A = _narrow_symmetric(n, shift, seed)
+    lam = np.linalg.eigvalsh(A.toarray())
+    e1 = EnvelopeLDL(A.indptr, A.indices, n)
+    e2 = EnvelopeLDL(A.indptr, A.indices, n)
+    definite = e1.factorize(A.data)
+    assert definite is bool(lam.min() > 0.0)
+    ok = e2.factorize_indefinite(A.data)
+    assert ok is accepted             # (the cases: some indefinite accepted, some refused)
+    if definite:
+        assert ok and e2.negative == 0
+        assert np.array_equal(e1.env, e2.env) and np.array_equal(e1.dinv, e2.dinv)
+    if ok:
+        assert e2.negative == int(np.count_nonzero(lam < 0.0))
+        b = np.linspace(-1.0, 1.0, n)
+        x = e2.solve(b)
+        Ad = A.toarray()
+        assert np.linalg.norm(Ad @ x - b) <= 1e-12 * np.linalg.norm(Ad, 2) * np.linalg.norm(x)
+    # the same matrix with a growth bound it exceeds (every indefinite one grows above 1)
+    if not definite:
+        assert not e2.factorize_indefinite(A.data, growth_max=1.0) and e2.bad_row >= 0
+
+
+def test_compiled_beam_strains_match_the_numpy_formulas():
+    """BeamBlock.strains' compiled pass against beam2d's numpy strains (the gradient's
+    source), on states with large rotations and stretches, to round-off."""
+    from fembody.elements.beam2d import beam_strains
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=50, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    blk = s.block("beam")
+    rng = np.random.default_rng(5)
+    for amp in (1e-6, 0.1, 2.0):
+        x = s.pose(blk, s.update(s.q0, amp * rng.standard_normal(s.n_free)))
+        ref = beam_strains(x, blk.L0, blk.alpha0, hessian=False)[0]
+        got = blk.strains(x)
+        np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-15)
+
+
+def test_energies_match_the_assembled_matrices():
+    """kinetic_energy = v^T M v / 2 with the assembled CSC mass, gravity_energy = -f_g . u."""
+    m = fb.Model(gravity=(0.3, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=30, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    rng = np.random.default_rng(6)
+    q = s.update(s.q0, 1e-3 * rng.standard_normal(s.n_free))
+    v = rng.standard_normal(s.n_dof)
+    v[s.fixed] = 0.0
+    M = s.mass_matrix().toarray()
+    vf = v[s.free]
+    np.testing.assert_allclose(s.kinetic_energy(q, v), 0.5 * vf @ M @ vf, rtol=1e-13)
+    np.testing.assert_allclose(s.gravity_energy(q), -s.f_gravity @ s.difference(q, s.q0),
+                               rtol=1e-13)
