@@ -214,3 +214,33 @@ def test_ramp_time_function():
     assert (r(eps) - r(0.0)) / eps < 1e-5 and (r(2.0) - r(2.0 - eps)) / eps < 1e-5
     with pytest.raises(fb.ModelError, match="t_ramp must be positive"):
         fb.ramp(0.0)
+
+
+def test_compiled_blocks_read_coordinates_and_labels_from_the_model():
+    """The planar blocks' geometry and element labels, gathered per node and formatted
+    lazily, against the model's own nodes and the labels' old eager formula."""
+    mat, sec = fb.Material(E=2e11, rho=7800.0), fb.Section.rectangle(0.01, 0.02)
+    m = fb.Model()
+    a, b, c = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.5)), m.add_node((2.5, -1.0))
+    m.add_beam(a, b, n=3, material=mat, section=sec)
+    m.add_beam(c, b, n=2, material=mat, section=sec)
+    m.add_truss(a, c, mat, sec)
+    m.add_spring(b, c, k=10.0)
+    m.fix(a)
+    s = m.compile()
+    beams = next(x for x in s.blocks if x.family == "beam")
+    nid = np.array([[n.id for n in e["nodes"]] for e in m.beams])
+    P = np.array([[n.x, n.y] for n in m.nodes])
+    d = P[nid[:, 1]] - P[nid[:, 0]]
+    assert np.array_equal(beams.L0, np.hypot(d[:, 0], d[:, 1]))
+    assert np.array_equal(beams.alpha0, np.arctan2(d[:, 1], d[:, 0]))
+    assert [beams.label(i) for i in range(len(beams))] == [
+        f"beam element {i} of '{e['body']}' (nodes {nid[i, 0]}-{nid[i, 1]})"
+        for i, e in enumerate(m.beams)]
+    assert beams.label(len(beams) - 1) == beams._labels[-1]
+    truss = next(x for x in s.blocks if x.family == "truss")
+    t = [n.id for n in m.trusses[0]["nodes"]]
+    assert np.array_equal(truss.DX[0], P[t[1]] - P[t[0]])
+    assert truss.label(0) == f"truss element 0 (nodes {t[0]}-{t[1]})"
+    spring = next(x for x in s.blocks if x.family == "spring")
+    assert spring.label(0) == "spring 0 (nodes 2-3)"
