@@ -19,9 +19,11 @@ from .envelope import pattern_plan
 sp = lazy_module("scipy.sparse")
 cholmod = lazy_module("sksparse.cholmod")
 
-# flops / nnz(L) of the simplicial factor above which the supernodal one is taken (CHOLMOD's
-# own switch: much fill, e.g. 2-D grids); see fembody.solvers.linalg for the measured basis
-SUPERNODAL_RATIO = 40.0
+# flops / nnz(L) of the simplicial factor above which the supernodal one is taken (much fill,
+# e.g. 2-D grids): the measured crossover by CPU time on frame grids here, where CHOLMOD links
+# the reference BLAS (CHOLMOD's own switch, 40, assumes an optimised BLAS); measured basis in
+# fembody.solvers.linalg's docstring
+SUPERNODAL_RATIO = 180.0
 # the fill-reducing ordering of the supernodal factorisation: CHOLMOD's nested dissection
 # (METIS on the separators' subgraphs), measured fastest on frame grids (linalg's docstring)
 SUPERNODAL_ORDERING = "nesdis"

@@ -134,3 +134,21 @@ def test_not_positive_definite_still_raised_on_the_first_factorisation():
     A[3, 3] = -1e6
     with pytest.raises(cholmod_spd.NotPositiveDefinite):
         CholmodSPD().factorize(sp.csc_matrix(A))
+
+
+def _auto(A) -> str:
+    s = linalg.LinearSolver("auto")
+    s.factorize(A)
+    return s.active + (f"-{s._symbolic.mode}" if s.active == "cholmod" else "")
+
+
+def test_auto_decisions_on_synthetic_patterns():
+    """The rule of linalg's docstring: a chain takes the envelope, a small wide pattern (200
+    unknowns) dense LAPACK, a frame grid of 1e4 DOFs CHOLMOD simplicial (flops / nnz(L) ~100), one of
+    1e5 DOFs supernodal (~340, decided from the symbolic analysis alone)."""
+    assert _auto(chain(2000)) == "envelope"
+    assert _auto(spd(sp.random(200, 200, density=0.3, random_state=1))) == "dense"
+    assert _auto(frame_grid(58)) == "cholmod-simplicial"   # 10092 unknowns
+    A = frame_grid(183)                                    # 100467 unknowns
+    f = cholmod_spd.cholmod.analyze(A, mode="simplicial")
+    assert cholmod_spd.choose_mode(A, f) == ("supernodal", False)
