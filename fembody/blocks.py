@@ -43,7 +43,8 @@ def build_blocks(sys, model: Model) -> None:
         dofs = np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1)
         mat = [b["material"] for b in e]
         sec = [b["section"] for b in e]
-        labels = Labels(lambda i, e=e, nid=nid: f"beam element {i} of '{e[i]['body']}' "
+        body = [b["body"] for b in e]          # (not the model's element list: kept alive)
+        labels = Labels(lambda i, body=body, nid=nid: f"beam element {i} of '{body[i]}' "
                         f"(nodes {nid[i, 0]}-{nid[i, 1]})", len(e))
         blocks.append(BeamBlock(
             dofs, coords(nid),
