@@ -244,3 +244,38 @@ def test_compiled_blocks_read_coordinates_and_labels_from_the_model():
     assert truss.label(0) == f"truss element 0 (nodes {t[0]}-{t[1]})"
     spring = next(x for x in s.blocks if x.family == "spring")
     assert spring.label(0) == "spring 0 (nodes 2-3)"
+
+
+def test_solvers_given_a_model_see_a_change_made_after_a_first_call():
+    """fb.static, fb.simulate and fb.modes take a Model and compile it for the call: a load
+    added, a node moved or a property changed after a first call is seen by the next one, as
+    by a model built with it (a System cached on the Model would have to see all of these)."""
+    def build(moved=False, extra=False):
+        m = fb.Model(gravity=(0.0, -9.81))
+        a = m.add_node((0.0, 0.0))
+        b = m.add_node((1.0, 0.0))
+        m.add_beam(a, b, n=4, material=MAT, section=SEC)
+        m.fix(a)
+        m.add_force(b, (0.0, -10.0))
+        if extra:
+            m.add_force(b, (5.0, 20.0))
+        if moved:
+            b.y = 0.2
+        return m, b
+
+    def runs(m):
+        return (fb.static(m, steps=1).q[-1],
+                fb.simulate(m, t_end=2e-3, dt=1e-3).q[-1],
+                fb.modes(m, n=2).omega)
+
+    m, tip = build()
+    before = runs(m)
+    m.add_force(tip, (5.0, 20.0))
+    after_load = runs(m)
+    tip.y = 0.2
+    after_move = runs(m)
+    for got, ref, old in list(zip(after_load, runs(build(extra=True)[0]), before))[:2]:
+        assert np.array_equal(got, ref) and not np.allclose(got, old, rtol=1e-9, atol=0)
+    assert np.array_equal(after_load[2], before[2])     # modes about the reference state
+    for got, ref, old in zip(after_move, runs(build(True, True)[0]), after_load):
+        assert np.array_equal(got, ref) and not np.allclose(got, old, rtol=1e-9, atol=0)
