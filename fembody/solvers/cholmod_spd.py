@@ -71,9 +71,9 @@ class CholmodSPD:
     """CHOLMOD Cholesky of SPD matrices with one pattern; the symbolic analysis is done once.
 
     The mode is decided once per pattern from its symbolic analysis (:func:`choose_mode`) and
-    kept with the pattern for every later solver of it. Simplicial CHOLMOD computes LDL^T, which does
-    not stop at a negative pivot, so there positive definiteness is checked on D (cheap);
-    supernodal LL^T raises by itself."""
+    kept with the pattern for every later solver of it. Simplicial CHOLMOD computes LDL^T,
+    which does not stop at a negative pivot, so there positive definiteness is checked on D
+    (cheap); supernodal LL^T raises by itself."""
 
     def __init__(self) -> None:
         self.f = None

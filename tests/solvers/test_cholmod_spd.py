@@ -144,8 +144,8 @@ def _auto(A) -> str:
 
 def test_auto_decisions_on_synthetic_patterns():
     """The rule of linalg's docstring: a chain takes the envelope, a small wide pattern (200
-    unknowns) dense LAPACK, a frame grid of 1e4 DOFs CHOLMOD simplicial (flops / nnz(L) ~100), one of
-    1e5 DOFs supernodal (~340, decided from the symbolic analysis alone)."""
+    unknowns) dense LAPACK, a frame grid of 1e4 DOFs CHOLMOD simplicial (flops / nnz(L)
+    ~100), one of 1e5 DOFs supernodal (~290, decided from the symbolic analysis alone)."""
     assert _auto(chain(2000)) == "envelope"
     assert _auto(spd(sp.random(200, 200, density=0.3, random_state=1))) == "dense"
     assert _auto(frame_grid(58)) == "cholmod-simplicial"   # 10092 unknowns
