@@ -25,7 +25,7 @@ DOFs (17L) while at load 2 the wall and CPU rankings agree. Statics / dynamics m
 
 - beam chain 1e5 DOFs: envelope 5.8 / 6.5 ms, CHOLMOD simplicial AMD 11.6 / 13.5, supernodal
   46-84, SuperLU 96 / 113 (17L); the envelope also at 1e4 and 1e6.
-- frame grid 1e4 DOFs (RCM width 80, flops/nnz(L) 98), load 2.2-2.6, 11 repetitions:
+- frame grid 1e4 DOFs (mean RCM width 118, flops/nnz(L) 98), load 2.2-2.6, 11 repetitions:
   simplicial AMD 25.8 / 46.0 ms (wall 25.8 / 90.8), supernodal nested dissection 38.7 / 65.7,
   supernodal METIS 39.2 / 64.1, SuperLU 40.5 / 65.0, envelope 86 / 133.
 - grid 2e4 (ratio 143), load 5.5-6.2, 7 repetitions: simplicial AMD 93 / 100 ms, supernodal
@@ -39,11 +39,16 @@ DOFs (17L) while at load 2 the wall and CPU rankings agree. Statics / dynamics m
   METIS 1.21 / 1.15, AMD 1.62 / 1.65, SuperLU 1.27 / 1.16, simplicial AMD / METIS / nested
   dissection 2.34 / 2.26, 1.63 / 1.92, 2.02 / 1.63, envelope ~30 s (17L). Nested dissection,
   METIS and SuperLU are within the noise of each other (17L's two runs: the same).
-- grid 1e6 (ratio above 1000): supernodal nested dissection 48.6 s CPU per factorisation
+- grid 1e6 (ratio ~700): supernodal nested dissection 48.6 s CPU per factorisation
   (17L, statics); the dynamics in results/large_17g_grid1e6.
 
-So the threshold 180 lies between the last size where simplicial wins (2e4, 143) and the first
-where supernodal does (5e4, 213), at the measured tie. CHOLMOD's own switch (40) assumes an
+With this rule (results/large_17g_grid_tables.txt, "after"), ``auto`` took simplicial on the
+1e4 grid, 28.7 / 30.2 ms CPU (simplicial AMD measured beside it 29.1 / 32.3, every other
+backend 30.5 / 33.7 or more), and supernodal nested dissection on the 1e5 grid, 1.23 / 1.12 s
+(the fastest: METIS 1.02 / 1.16; the same nested-dissection factorisation measured beside
+``auto`` 1.05 / 1.19, which is the noise). So the threshold 180 lies between the last size
+where simplicial wins (2e4, 143) and the first where supernodal does (5e4, 213), at the
+measured tie. CHOLMOD's own switch (40) assumes an
 optimised BLAS; with one, supernodal would pay earlier and the threshold should fall.
 
 If scikit-sparse cannot be imported, fembody runs on SciPy's solvers and says so once.
