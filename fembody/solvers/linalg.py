@@ -36,11 +36,10 @@ DOFs (17L) while at load 2 the wall and CPU rankings agree. Statics / dynamics m
 - grid 5e4 (ratio 213): simplicial 559 / 490 ms, supernodal nested dissection 418 / 367,
   METIS 360 / 366, SuperLU 483 / 424.
 - grid 1e5 (ratio 343), load 4.8-6.3, 5 repetitions: supernodal nested dissection 1.23 / 1.08 s,
-  METIS 1.21 / 1.15, AMD 1.62 / 1.65, SuperLU 1.27 / 1.16, simplicial AMD / METIS / nested
-  dissection 2.34 / 2.26, 1.63 / 1.92, 2.02 / 1.63, envelope ~30 s (17L). Nested dissection,
-  METIS and SuperLU are within the noise of each other (17L's two runs: the same).
-- grid 1e6 (ratio ~700): supernodal nested dissection 48.6 s CPU per factorisation
-  (17L, statics); the dynamics in results/large_17g_grid1e6.
+  METIS 1.21 / 1.15, AMD 1.62 / 1.65, SuperLU 1.27 / 1.16, simplicial 1.6-2.3 s, envelope ~30 s
+  (17L); nested dissection, METIS and SuperLU are within the noise (17L's two runs: the same).
+- grid 1e6 (ratio 715), one repetition: supernodal nested dissection 48.6 s CPU (17L,
+  statics) and 47.6 s (dynamics; 42.9 s inside fb.simulate), METIS 41.8 s (dynamics).
 
 With this rule (results/large_17g_grid_tables.txt, "after"), ``auto`` took simplicial on the
 1e4 grid, 28.7 / 30.2 ms CPU (simplicial AMD measured beside it 29.1 / 32.3, every other
