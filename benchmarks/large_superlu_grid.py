@@ -9,6 +9,8 @@ results/<out>.json: CPU time of the factorisation, nnz(L + U), the process's pea
 ``--cholmod``: then also CHOLMOD as ``LinearSolver("cholmod")`` (its first factorisation,
 with the mode decision and nested-dissection analysis) and CHOLMOD supernodal with METIS
 (the factorisation only), one after the other (the peak is the largest of them).
+``--factor-only``: SuperLU, then CHOLMOD supernodal with nested dissection and with METIS,
+each analysed beforehand (untimed: the numeric factorisation of a Newton iteration).
 """
 from __future__ import annotations
 
@@ -46,11 +48,12 @@ def main() -> None:
     A = grid_matrix(k)
     row = {"k": k, "n": A.shape[0], "nnz": int(A.nnz), "peak_before_mib": peak_mib(),
            "load": [os.getloadavg()[0]]}
-    names = ["superlu"] + (["cholmod", "metis"] if "--cholmod" in sys.argv else [])
+    names = ["superlu"] + (["cholmod", "metis"] if "--cholmod" in sys.argv else []) + \
+        (["nesdis", "metis"] if "--factor-only" in sys.argv else [])
     for name in names:
-        if name == "metis":        # CHOLMOD supernodal with METIS, analysed beforehand
+        if name in ("metis", "nesdis"):      # CHOLMOD supernodal, analysed beforehand
             from sksparse.cholmod import analyze
-            f = analyze(A, mode="supernodal", ordering_method="metis")
+            f = analyze(A, mode="supernodal", ordering_method=name)
             s = type("F", (), {"factorize": lambda self, A: f.cholesky_inplace(A),
                                "solve": lambda self, b: f(b)})()
         else:
