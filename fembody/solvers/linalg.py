@@ -38,8 +38,9 @@ DOFs (17L) while at load 2 the wall and CPU rankings agree. Statics / dynamics m
 - grid 1e5 (ratio 343), load 4.8-6.3, 5 repetitions: supernodal nested dissection 1.23 / 1.08 s,
   METIS 1.21 / 1.15, AMD 1.62 / 1.65, SuperLU 1.27 / 1.16, simplicial 1.6-2.3 s, envelope ~30 s
   (17L); nested dissection, METIS and SuperLU are within the noise (17L's two runs: the same).
-- grid 1e6 (ratio 715), one repetition: supernodal nested dissection 48.6 s CPU (17L,
-  statics) and 47.6 s (dynamics; 42.9 s inside fb.simulate), METIS 41.8 s (dynamics).
+- grid 1e6 (ratio 715), runs of one repetition: supernodal nested dissection 48.6, 47.6, 47.2 s
+  CPU, METIS 41.8, 60.1, 53.3, SuperLU 42.3, 42.3, 47.2 (its ordering included) but with 2.1x
+  the factor memory (2.28 GiB against 1.09): within the noise; CHOLMOD kept.
 
 With this rule (results/large_17g_grid_tables.txt, "after"), ``auto`` took simplicial on the
 1e4 grid, 28.7 / 30.2 ms CPU (simplicial AMD measured beside it 29.1 / 32.3, every other
