@@ -149,7 +149,8 @@ def _candidates(A, names: set[str] | None) -> list:
         out.append(_Timed("superlu", lambda: s.factorize(A), lambda b: s.solve(b),
                           analyse_ms=1e3 * (time.perf_counter() - w),
                           analyse_cpu_ms=1e3 * (time.process_time() - c),
-                          factor_mib=12.0 * (s._fac.L.nnz + s._fac.U.nnz) / 2**20))
+                          # SuperLU's stored entries (.L / .U would copy the factor: +2 GiB at 1e6)
+                          factor_mib=12.0 * s._fac.nnz / 2**20))
     if want("auto"):
         a = linalg.LinearSolver("auto")
         w, c = time.perf_counter(), time.process_time()
@@ -293,7 +294,8 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
 
 
 def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = None,
-            steps: tuple[int, int] = (2, 6), dynamics: bool = True) -> dict:
+            steps: tuple[int, int] = (2, 6), dynamics: bool = True,
+            statics: bool = True) -> dict:
     r0 = rss()
     t0 = time.perf_counter()
     model = (chain if kind == "chain" else grid)(ndof)
@@ -310,7 +312,8 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
     rng = np.random.default_rng(0)
     b = rng.standard_normal(s.n_free)
     Kc = s.csc(K)
-    row["statics"] = backends(Kc, b, names)
+    if statics:
+        row["statics"] = backends(Kc, b, names)
     Md = s.mass_data(q)
     if dynamics and Md.shape == K.shape:
         row["dynamics"] = backends(s.csc(K + Md / (BETA * H * H)), b, names)
@@ -318,11 +321,19 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
     if kind == "grid" or ndof > 5e5:               # what auto's first test reads
         order = ordering(s.indptr, s.indices, s.n_free)
         row["rcm_width"] = float(order[2][-1]) / s.n_free
+    if kind == "grid" and linalg.HAVE_CHOLMOD:     # what auto's CHOLMOD mode test reads
+        from fembody.solvers import cholmod_spd
+        A = s.csc(K)
+        c = time.process_time()
+        f = cholmod_spd.analyze(A, "simplicial")
+        row["fill_ratio"] = cholmod_spd.fill_ratio(cholmod_spd.column_counts(A, f.P()))
+        row["mode_decision_cpu_s"] = time.process_time() - c
+        del A, f
     row["peak_rss_mib"] = __import__("resource").getrusage(
         __import__("resource").RUSAGE_SELF).ru_maxrss / 1024
     row["peak_rss_bytes_per_dof"] = row["peak_rss_mib"] * 2**20 / s.n_free
     if not skip_newton:
-        row.update(newton_cost(s, s.n_free <= STATIC_MAX, steps))
+        row.update(newton_cost(s, statics and s.n_free <= STATIC_MAX, steps))
         for what, pre in (("statics", "static"), ("dynamics", "dynamic")):
             auto = [x for x in row.get(what, ()) if x["backend"] == "auto"]
             if not auto or f"{pre}_loop_ms" not in row:
@@ -346,6 +357,10 @@ def show(rows: list[dict]) -> None:
               f"{r['model_and_system_bytes_per_dof']:.0f} B/DOF (model + System), assembly "
               f"{r['assemble_ms']:.1f} ms, peak {r['peak_rss_mib']:.0f} MiB = "
               f"{r.get('peak_rss_bytes_per_dof', nan):.0f} B/DOF (peak RSS / DOF)")
+        if "fill_ratio" in r:
+            print(f"  RCM width {r.get('rcm_width', nan):.0f}; flops / nnz(L) of the simplicial "
+                  f"factor (AMD) {r['fill_ratio']:.0f}, from the symbolic analysis in "
+                  f"{r['mode_decision_cpu_s']:.2f} s CPU")
         for pre, name in (("static", "fb.static"), ("dynamic", "fb.simulate")):
             if f"{pre}_loop_ms" not in r:
                 continue
@@ -402,6 +417,8 @@ def main() -> None:
                     help="load (time) steps of the two Newton runs, e.g. 1,2 at 1e6 DOFs")
     ap.add_argument("--no-dynamics", action="store_true",
                     help="factorise the statics matrix only (1e6-DOF grids on a loaded machine)")
+    ap.add_argument("--no-statics", action="store_true",
+                    help="dynamics only: no statics factorisations, no fb.static run (1e6 grid)")
     ap.add_argument("--out", default="large", help="results file name (merged by model, size)")
     ap.add_argument("--show", action="store_true", help="print the saved results only")
     args = ap.parse_args()
@@ -417,7 +434,7 @@ def main() -> None:
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
             row = measure(kind, float(size), args.skip_newton, names, steps,
-                          not args.no_dynamics)
+                          not args.no_dynamics, not args.no_statics)
             show([row])
             sys.stdout.flush()
             # saved after every model: 1e6 runs take long and may be stopped

@@ -223,3 +223,68 @@ def test_ramp_time_function():
     assert (r(eps) - r(0.0)) / eps < 1e-5 and (r(2.0) - r(2.0 - eps)) / eps < 1e-5
     with pytest.raises(fb.ModelError, match="t_ramp must be positive"):
         fb.ramp(0.0)
+
+
+def test_compiled_blocks_read_coordinates_and_labels_from_the_model():
+    """The planar blocks' geometry and element labels, gathered per node and formatted
+    lazily, against the model's own nodes and the labels' old eager formula."""
+    mat, sec = fb.Material(E=2e11, rho=7800.0), fb.Section.rectangle(0.01, 0.02)
+    m = fb.Model()
+    a, b, c = m.add_node((0.0, 0.0)), m.add_node((1.0, 0.5)), m.add_node((2.5, -1.0))
+    m.add_beam(a, b, n=3, material=mat, section=sec)
+    m.add_beam(c, b, n=2, material=mat, section=sec)
+    m.add_truss(a, c, mat, sec)
+    m.add_spring(b, c, k=10.0)
+    m.fix(a)
+    s = m.compile()
+    beams = next(x for x in s.blocks if x.family == "beam")
+    nid = np.array([[n.id for n in e["nodes"]] for e in m.beams])
+    P = np.array([[n.x, n.y] for n in m.nodes])
+    d = P[nid[:, 1]] - P[nid[:, 0]]
+    assert np.array_equal(beams.L0, np.hypot(d[:, 0], d[:, 1]))
+    assert np.array_equal(beams.alpha0, np.arctan2(d[:, 1], d[:, 0]))
+    assert [beams.label(i) for i in range(len(beams))] == [
+        f"beam element {i} of '{e['body']}' (nodes {nid[i, 0]}-{nid[i, 1]})"
+        for i, e in enumerate(m.beams)]
+    assert beams.label(len(beams) - 1) == beams._labels[-1]
+    truss = next(x for x in s.blocks if x.family == "truss")
+    t = [n.id for n in m.trusses[0]["nodes"]]
+    assert np.array_equal(truss.DX[0], P[t[1]] - P[t[0]])
+    assert truss.label(0) == f"truss element 0 (nodes {t[0]}-{t[1]})"
+    spring = next(x for x in s.blocks if x.family == "spring")
+    assert spring.label(0) == "spring 0 (nodes 2-3)"
+
+
+def test_solvers_given_a_model_see_a_change_made_after_a_first_call():
+    """fb.static, fb.simulate and fb.modes take a Model and compile it for the call: a load
+    added, a node moved or a property changed after a first call is seen by the next one, as
+    by a model built with it (a System cached on the Model would have to see all of these)."""
+    def build(moved=False, extra=False):
+        m = fb.Model(gravity=(0.0, -9.81))
+        a = m.add_node((0.0, 0.0))
+        b = m.add_node((1.0, 0.0))
+        m.add_beam(a, b, n=4, material=MAT, section=SEC)
+        m.fix(a)
+        m.add_force(b, (0.0, -10.0))
+        if extra:
+            m.add_force(b, (5.0, 20.0))
+        if moved:
+            b.y = 0.2
+        return m, b
+
+    def runs(m):
+        return (fb.static(m, steps=1).q[-1],
+                fb.simulate(m, t_end=2e-3, dt=1e-3).q[-1],
+                fb.modes(m, n=2).omega)
+
+    m, tip = build()
+    before = runs(m)
+    m.add_force(tip, (5.0, 20.0))
+    after_load = runs(m)
+    tip.y = 0.2
+    after_move = runs(m)
+    for got, ref, old in list(zip(after_load, runs(build(extra=True)[0]), before))[:2]:
+        assert np.array_equal(got, ref) and not np.allclose(got, old, rtol=1e-9, atol=0)
+    assert np.array_equal(after_load[2], before[2])     # modes about the reference state
+    for got, ref, old in zip(after_move, runs(build(True, True)[0]), after_load):
+        assert np.array_equal(got, ref) and not np.allclose(got, old, rtol=1e-9, atol=0)

@@ -3,23 +3,27 @@ one pattern, simplicial or supernodal, the choice made once per pattern.
 
 Why a module of its own: the Newton solver of ``fb.static``, its support check and its
 stability check (:mod:`.inertia`) factorise matrices of the System's one pattern; the mode
-decided by the first (which costs a simplicial factorisation) is kept with the pattern
-(:func:`.envelope.pattern_plan`) and the others start in that mode: at 1e5 DOFs of a frame
-grid a simplicial factorisation takes ~10 s, and three per call were thrown away before.
+decided by the first is kept with the pattern (:func:`.envelope.pattern_plan`) and the others
+start in that mode. The decision reads the factor's column counts from the pattern and the
+ordering (:func:`column_counts`), not from a trial simplicial factorisation: that trial took
+~2 CPU minutes on a 1e6-DOF frame grid, to be thrown away for the supernodal factorisation.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..elements.compiled import AVAILABLE, njit
 from ..lazy import lazy_module
 from .envelope import pattern_plan
 
 sp = lazy_module("scipy.sparse")
 cholmod = lazy_module("sksparse.cholmod")
 
-# flops / nnz(L) of the simplicial factor above which the supernodal one is taken (CHOLMOD's
-# own switch: much fill, e.g. 2-D grids); see fembody.solvers.linalg for the measured basis
-SUPERNODAL_RATIO = 40.0
+# flops / nnz(L) of the simplicial factor above which the supernodal one is taken (much fill,
+# e.g. 2-D grids): the measured crossover by CPU time on frame grids here, where CHOLMOD links
+# the reference BLAS (CHOLMOD's own switch, 40, assumes an optimised BLAS); measured basis in
+# fembody.solvers.linalg's docstring
+SUPERNODAL_RATIO = 180.0
 # the fill-reducing ordering of the supernodal factorisation: CHOLMOD's nested dissection
 # (METIS on the separators' subgraphs), measured fastest on frame grids (linalg's docstring)
 SUPERNODAL_ORDERING = "nesdis"
@@ -41,6 +45,22 @@ def analyze(A, mode: str):
     return cholmod.analyze(A, mode=mode)
 
 
+def choose_mode(A, f) -> tuple[str, bool]:
+    """CHOLMOD's mode for A's pattern, "simplicial" or "supernodal" (flops / nnz(L) of the
+    simplicial factor ``f``, a symbolic analysis of A, above ``SUPERNODAL_RATIO``), and
+    whether ``f`` was factorised on the way. The factor's column counts come from the
+    symbolic analysis (:func:`column_counts`, compiled, ~nnz(L) steps: 0.04 s at a 1e5-DOF
+    frame grid, whose factorisation takes 2-4 s); without numba from a trial numeric
+    factorisation (a Python walk of the elimination tree would be slower)."""
+    if AVAILABLE:
+        counts, factorised = column_counts(A, f.P()), False
+    else:
+        f.cholesky_inplace(A)
+        counts, factorised = np.diff(f.L().indptr), True
+    return ("supernodal" if fill_ratio(counts) > SUPERNODAL_RATIO else "simplicial",
+            factorised)
+
+
 def not_positive_definite() -> type:
     """CHOLMOD's exception for a matrix that is not positive definite (read only when an
     exception is being handled, i.e. after sksparse was imported)."""
@@ -50,11 +70,10 @@ def not_positive_definite() -> type:
 class CholmodSPD:
     """CHOLMOD Cholesky of SPD matrices with one pattern; the symbolic analysis is done once.
 
-    The first factorisation of a pattern is simplicial; if its flops / nnz(L) exceed
-    ``SUPERNODAL_RATIO`` the pattern's matrices are factorised supernodal from then on (by
-    this and every later solver of the pattern). Simplicial CHOLMOD computes LDL^T, which does
-    not stop at a negative pivot, so there positive definiteness is checked on D (cheap);
-    supernodal LL^T raises by itself."""
+    The mode is decided once per pattern from its symbolic analysis (:func:`choose_mode`) and
+    kept with the pattern for every later solver of it. Simplicial CHOLMOD computes LDL^T,
+    which does not stop at a negative pivot, so there positive definiteness is checked on D
+    (cheap); supernodal LL^T raises by itself."""
 
     def __init__(self) -> None:
         self.f = None
@@ -63,22 +82,31 @@ class CholmodSPD:
     def factorize(self, A) -> None:
         try:
             if self.f is None:
-                plan = pattern_plan(A.indptr, A.indices, A.shape[0])
-                self.mode = plan.get("cholmod_mode", "simplicial")
-                self.f = analyze(A, mode=self.mode)
-                self.f.cholesky_inplace(A)
-                if "cholmod_mode" not in plan:
-                    counts = np.diff(self.f.L().indptr).astype(float)
-                    if float(counts @ counts) / max(float(counts.sum()), 1.0) > \
-                            SUPERNODAL_RATIO:
-                        self.mode = "supernodal"
-                        self.f = analyze(A, mode="supernodal")
-                        self.f.cholesky_inplace(A)
-                    plan["cholmod_mode"] = self.mode
+                self._first(A)
             else:
                 self.f.cholesky_inplace(A)
         except not_positive_definite():
             raise NotPositiveDefinite("matrix is not positive definite") from None
+        self._check()
+
+    def _first(self, A) -> None:
+        """Analyse A's pattern in the mode kept with it (decided here for a new pattern) and
+        factorise."""
+        plan = pattern_plan(A.indptr, A.indices, A.shape[0])
+        if "cholmod_mode" not in plan:
+            self.f = analyze(A, mode="simplicial")
+            mode, factorised = choose_mode(A, self.f)
+            plan["cholmod_mode"] = mode
+            if mode == "simplicial":
+                self.mode = mode
+                if not factorised:
+                    self.f.cholesky_inplace(A)
+                return
+        self.mode = plan["cholmod_mode"]
+        self.f = analyze(A, mode=self.mode)
+        self.f.cholesky_inplace(A)
+
+    def _check(self) -> None:
         if self.mode == "simplicial":
             D = self.f.D()
             if not (D.min() > 0.0 and np.all(np.isfinite(D))):
@@ -89,3 +117,69 @@ class CholmodSPD:
 
     def D(self) -> np.ndarray:
         return self.f.D()
+
+
+@njit(cache=True, aot="i8[:](i8[:], i8[:], i8[:], i8)")
+def _column_counts(indptr, indices, iperm, n):  # pragma: no cover - jitted
+    """Column counts (with the diagonal) of the Cholesky factor L of P A P^T, from the
+    pattern of A's strict lower triangle (CSC) and the inverse permutation ``iperm``
+    (new index of each unknown): the elimination tree by Liu's algorithm with path
+    compression, then every row's subtree of the tree walked once (work ~ nnz(L))."""
+    # the strict lower triangle of P A P^T by rows (counting sort)
+    start = np.zeros(n + 1, np.int64)
+    for j in range(n):
+        for k in range(indptr[j], indptr[j + 1]):
+            i = indices[k]
+            if i > j:
+                start[max(iperm[i], iperm[j]) + 1] += 1
+    for r in range(n):
+        start[r + 1] += start[r]
+    cols = np.empty(start[n], np.int64)
+    fill = start[:n].copy()
+    for j in range(n):
+        for k in range(indptr[j], indptr[j + 1]):
+            i = indices[k]
+            if i > j:
+                a, b = iperm[i], iperm[j]
+                r, c = (a, b) if a > b else (b, a)
+                cols[fill[r]] = c
+                fill[r] += 1
+    parent = np.full(n, -1, np.int64)
+    ancestor = np.full(n, -1, np.int64)
+    for k in range(n):
+        for t in range(start[k], start[k + 1]):
+            i = cols[t]
+            while i != -1 and i < k:
+                nxt = ancestor[i]
+                ancestor[i] = k
+                if nxt == -1:
+                    parent[i] = k
+                i = nxt
+    count = np.ones(n, np.int64)
+    mark = np.full(n, -1, np.int64)
+    for k in range(n):
+        mark[k] = k
+        for t in range(start[k], start[k + 1]):
+            i = cols[t]
+            while mark[i] != k:          # up the tree from i to k: L(k, i) is nonzero
+                count[i] += 1
+                mark[i] = k
+                i = parent[i]
+    return count
+
+
+def column_counts(A, perm: np.ndarray) -> np.ndarray:
+    """Nonzeros in every column of the Cholesky factor of ``A[perm][:, perm]`` (with the
+    diagonal; int64) from A's pattern only (symmetric, CSC; the strict lower triangle is
+    read, as CHOLMOD reads a symmetric matrix): no numeric factorisation."""
+    n = A.shape[0]
+    iperm = np.empty(n, np.int64)
+    iperm[np.asarray(perm, np.int64)] = np.arange(n, dtype=np.int64)
+    return _column_counts(np.asarray(A.indptr, np.int64), np.asarray(A.indices, np.int64),
+                          iperm, n)
+
+
+def fill_ratio(counts: np.ndarray) -> float:
+    """flops / nnz(L) of a Cholesky factor with these column counts (sum c^2 / sum c)."""
+    c = np.asarray(counts, float)
+    return float(c @ c) / max(float(c.sum()), 1.0)
