@@ -82,6 +82,9 @@ def run_worker(path: str, mode: str, args, sizes: str | None = None,
            "--t-end", str(t_end or args.t_end)]
     if callgrind:
         cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd
+        # BLAS worker threads spin for a while after each call and callgrind counts their
+        # instructions too (1e5 per step, varying run to run): one thread
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     p = subprocess.run(cmd, env=env, cwd=path, capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError(f"worker {path} {mode} failed:\n{p.stderr[-3000:]}")

@@ -24,27 +24,41 @@ from ..elements.compiled import AVAILABLE, njit
 from ..patterns import symmetric_pattern
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _scatter(data, src, dst, env):  # pragma: no cover - jitted
+    """The matrix values ``data[src]`` into the zeroed envelope at ``env[dst]``."""
+    env[:] = 0.0
+    for k in range(src.shape[0]):
+        env[dst[k]] = data[src[k]]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _row_products(env, first, rowptr, work, i):  # pragma: no cover - jitted
+    """Row ``i``'s products with the factored rows above it, shared by the factorisations:
+    g_ij = a_ij - sum_k g_ik l_jk (g_ik = l_ik d_k) into ``work``."""
+    fi = first[i]
+    ri = rowptr[i]
+    for j in range(fi, i):
+        fj = first[j]
+        rj = rowptr[j]
+        k0 = fi if fi > fj else fj
+        s = env[ri + j - fi]
+        for k in range(k0, j):
+            s -= work[k - fi] * env[rj + k - fj]
+        work[j - fi] = s
+
+
 @njit(cache=True, error_model="numpy",
       aot="i8(f8[:], i8[:], i8[:], f8[:], i8[:], i8[:], f8[:], f8[:])")
 def _factor(data, src, dst, env, first, rowptr, dinv, work):  # pragma: no cover - jitted
     """Scatter the matrix values ``data[src]`` to ``env[dst]`` and factorise in place.
     Returns -1, or the (permuted) row whose pivot is not positive."""
-    env[:] = 0.0
-    for k in range(src.shape[0]):
-        env[dst[k]] = data[src[k]]
+    _scatter(data, src, dst, env)
     n = first.shape[0]
     for i in range(n):
+        _row_products(env, first, rowptr, work, i)
         fi = first[i]
         ri = rowptr[i]
-        # g_ij = a_ij - sum_k g_ik l_jk  (g_ik = l_ik d_k), kept in ``work`` for this row
-        for j in range(fi, i):
-            fj = first[j]
-            rj = rowptr[j]
-            k0 = fi if fi > fj else fj
-            s = env[ri + j - fi]
-            for k in range(k0, j):
-                s -= work[k - fi] * env[rj + k - fj]
-            work[j - fi] = s
         d = env[ri + i - fi]
         for j in range(fi, i):
             g = work[j - fi]
@@ -70,22 +84,13 @@ def _factor_ldl(data, src, dst, env, first, rowptr, dinv, work,
     backward error stays that multiple of a Cholesky factorisation's; for a positive definite
     matrix the growth is exactly 1). Returns (-1 or the refused permuted row, the number of
     negative pivots: the matrix's negative eigenvalues, by Sylvester's law of inertia)."""
-    env[:] = 0.0
-    for k in range(src.shape[0]):
-        env[dst[k]] = data[src[k]]
+    _scatter(data, src, dst, env)
     n = first.shape[0]
     neg = 0
     for i in range(n):
+        _row_products(env, first, rowptr, work, i)
         fi = first[i]
         ri = rowptr[i]
-        for j in range(fi, i):
-            fj = first[j]
-            rj = rowptr[j]
-            k0 = fi if fi > fj else fj
-            s = env[ri + j - fi]
-            for k in range(k0, j):
-                s -= work[k - fi] * env[rj + k - fj]
-            work[j - fi] = s
         a = env[ri + i - fi]
         d = a
         g = 0.0

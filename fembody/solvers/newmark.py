@@ -311,7 +311,8 @@ class GeneralizedAlpha(Integrator):
         # the callbacks of the one Newton loop, closures over this step's own arrays (q1, v1,
         # qdd1, lam1, D are corrected in place); the bound methods are fetched once per step
         ev, correct, update_free = self.evaluate, _kernels.correct, s.space.update_free
-        correct_add, absmax = _kernels.correct_add, _kernels.absmax
+        # (trusted: phi is the System's own fresh float vector)
+        correct_add, absmax = _kernels.correct_add, _kernels.absmax.trusted
         iteration_matrix = _kernels.iteration_matrix
         n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
         r = ce = scale = None
