@@ -65,7 +65,8 @@ def worker(mode: str, sizes: list[int], newtons: list[str], t_end: float) -> Non
         return {"elements": n, "newton": newton, "cpu_ms": 1e3 * cpu / st["n_steps"],
                 "steps": st["n_steps"], "iterations": st["n_newton"],
                 "solver": st.get("linear_solver"),
-                "tip": [float(x) for x in res.q[-1][-3:]]}
+                # the free end's position [m] (q's layout differs between trees)
+                "tip": [float(x) for x in res.position(beam.last)[-1]]}
 
     for newton in newtons:                  # warm-up: kernels loaded or compiled
         one(8, newton, 0.01)
