@@ -38,6 +38,7 @@ from ..lazy import lazy_module
 from ..errors import ModelError, RunError
 from ..system import System
 from ._kernels import absmax
+from .dae import consistent_velocity
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
 
@@ -292,10 +293,17 @@ class RankWatch:
         self.lam_size = size
         if self.settle:
             # the first state past the singular one, all rows in and B regular again: make
-            # accelerations and multipliers consistent (those carried over the singular state
-            # came from a nearly singular iteration)
+            # velocities, accelerations and multipliers consistent. The step without the rows
+            # left a velocity that breaks them (3e-3 to 1e-2 on the parallelogram four-bar),
+            # and B, still nearly singular here, turned it into a self-stress of the loop:
+            # multipliers 5 to 80 times the physical ones for the rest of the run, when only
+            # the accelerations and multipliers were made consistent
             self.settle = False
-            integ.restart(integ.q, integ.v)
+            v, change, _ = consistent_velocity(self.sys, integ.q, integ.v, integ.t)
+            if change:
+                log.info("t = %.6g s: velocities projected onto the joints after the singular "
+                         "state (largest change %.3g)", integ.t, change)
+            integ.restart(integ.q, v)
         if self.redone and integ.t >= self.t_out - 1e-12 * max(1.0, abs(self.t_out)):
             self.redone, self.settle, self.t_stop = False, True, None
             if self.mode == "regularize":
