@@ -323,6 +323,21 @@ class Result(StateAccess):
                 res._sensor_cols[k], res.sensor_components[k] = (a, b), tuple(comps)
         return res
 
+    def checkpoint_state(self) -> dict:
+        """The state a checkpoint saves: the recorded rows with each list of equal-shape
+        numbers or arrays stacked into one array (pickling thousands of small arrays one by
+        one is what a write would cost), the derived caches left out."""
+        return {**vars(self), "_rows": _pack_rows(self._rows), "_cache": {}}
+
+    @classmethod
+    def from_checkpoint_state(cls, state: dict) -> "Result":
+        """The Result of :meth:`checkpoint_state`, its rows as they were, bit for bit."""
+        obj = cls.__new__(cls)
+        obj.__dict__.update(state)
+        obj._rows = _unpack_rows(state["_rows"])
+        obj._cache = {}
+        return obj
+
     def __repr__(self) -> str:
         return f"Result({self.kind}, {len(self)} states, stats={self.stats})"
 
@@ -341,3 +356,27 @@ def _npz_path(path, where: str) -> pathlib.Path:
         raise ModelError(f"{where}: results are stored as .npz files, not '{p.suffix}'; use "
                          f"'{p.with_suffix('.npz')}' (fb.io.write_result exports VTU/XDMF)")
     return p
+
+
+def _pack_rows(rows: dict) -> dict:
+    """Each list of equal-shape numbers or arrays of ``rows`` stacked into one array;
+    :func:`_unpack_rows` gives the same values back."""
+    out = {}
+    for key, vals in rows.items():
+        if vals:
+            try:
+                stacked = np.array(vals)
+            except ValueError:                # ragged rows: kept as they are
+                stacked = None
+            # None among the values or a mix of kinds gives an object array: kept as is
+            if stacked is not None and stacked.dtype.kind in "fiub" and \
+                    stacked.shape[0] == len(vals):
+                out[key] = ("packed", stacked, isinstance(vals[0], np.ndarray))
+                continue
+        out[key] = vals
+    return out
+
+
+def _unpack_rows(rows: dict) -> dict:
+    return {k: ((list(v[1]) if v[2] else v[1].tolist()) if isinstance(v, tuple) else v)
+            for k, v in rows.items()}

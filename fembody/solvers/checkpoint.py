@@ -47,8 +47,6 @@ tempfile = lazy_module("tempfile")
 MAGIC = b"FEMBODY-CKPT\n"
 FORMAT = 1
 VERSION = fembody_version.__version__
-# solver attributes that hold factorisations (rebuilt from ``factorized`` on load)
-_VOLATILE = ("_fac", "_symbolic", "_env", "_env_pattern", "_S")
 
 
 def model_fingerprint(system: System) -> str:
@@ -99,55 +97,13 @@ def _resolve(system: System, place: tuple):
 
 
 def _rebuild_solver(cls: type, state: dict):
-    """A linear solver from its pickled attributes, its factorisation redone."""
-    obj = cls.__new__(cls)
-    obj.__dict__.update(state)
-    for name in _VOLATILE:
-        setattr(obj, name, None)
-    if isinstance(obj, SaddlePointSolver):
-        obj._B_cache = (None, None, None)
-    counts = (obj.n_factor, obj.n_solve)
-    fac = state.get("factorized")
-    if fac is not None:
-        if isinstance(obj, SaddlePointSolver):
-            obj.factorize(*fac)
-        else:
-            obj.factorize(fac)
-    obj.n_factor, obj.n_solve = counts
-    return obj
-
-
-def _pack_rows(rows: dict) -> dict:
-    """A Result's recorded rows with each list of equal-shape numbers or arrays stacked into
-    one array (pickling thousands of small arrays one by one is what a write would cost);
-    :func:`_unpack_rows` gives the same values back, bit for bit."""
-    out = {}
-    for key, vals in rows.items():
-        if vals:
-            try:
-                stacked = np.array(vals)
-            except ValueError:                # ragged rows: kept as they are
-                stacked = None
-            # None among the values or a mix of kinds gives an object array: kept as is
-            if stacked is not None and stacked.dtype.kind in "fiub" and \
-                    stacked.shape[0] == len(vals):
-                out[key] = ("packed", stacked, isinstance(vals[0], np.ndarray))
-                continue
-        out[key] = vals
-    return out
-
-
-def _unpack_rows(rows: dict) -> dict:
-    return {k: ((list(v[1]) if v[2] else v[1].tolist()) if isinstance(v, tuple) else v)
-            for k, v in rows.items()}
+    """A linear solver from its saved attributes, its factorisation redone."""
+    return cls.from_checkpoint_state(state)
 
 
 def _rebuild_result(state: dict) -> Result:
-    obj = Result.__new__(Result)
-    obj.__dict__.update(state)
-    obj._rows = _unpack_rows(state["_rows"])
-    obj._cache = {}
-    return obj
+    """A Result from its saved state (the name older checkpoint files refer to)."""
+    return Result.from_checkpoint_state(state)
 
 
 class _Pickler(pickle.Pickler):
@@ -172,12 +128,9 @@ class _Pickler(pickle.Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, (SaddlePointSolver, LinearSolver)):
-            state = {k: v for k, v in vars(obj).items() if k not in _VOLATILE}
-            state.pop("_B_cache", None)
-            return _rebuild_solver, (type(obj), state)
+            return _rebuild_solver, (type(obj), obj.checkpoint_state())
         if type(obj) is Result:
-            state = {**vars(obj), "_rows": _pack_rows(obj._rows), "_cache": {}}
-            return _rebuild_result, (state,)
+            return _rebuild_result, (obj.checkpoint_state(),)
         return NotImplemented
 
 

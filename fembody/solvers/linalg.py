@@ -39,6 +39,7 @@ from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering, same_pattern
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import OrderedSuperLU
+from .restorable import Restorable
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
@@ -85,7 +86,7 @@ def backend_name() -> str:
     return "cholmod" if HAVE_CHOLMOD else "superlu"
 
 
-class LinearSolver:
+class LinearSolver(Restorable):
     """Factorise and solve ``A x = b`` for a sequence of matrices with one sparsity pattern.
 
     Parameters
@@ -232,6 +233,9 @@ class LinearSolver:
             return fac(b)
         return fac.solve(np.asarray(b, dtype=float))    # SuperLU, banded
 
+    def _refactorize(self, factorized) -> None:
+        self.factorize(factorized)
+
     def pivot_ratio(self) -> float:
         """min |pivot| / max |pivot| of the current factorisation (for D of LDL^T, or the squared
         diagonal of a Cholesky factor): about machine epsilon or less means singular."""
@@ -266,7 +270,7 @@ def null_vectors(A: sp.spmatrix, rtol: float = 1e-10, k: int = 6) -> np.ndarray:
     return V[:, np.abs(w) < rtol * scale]
 
 
-class SaddlePointSolver:
+class SaddlePointSolver(Restorable):
     """Solve ``[[S, B^T], [B, 0]] [dq; dlam] = [r; c]`` on a fixed augmented pattern.
 
     The constraint rows and multipliers are scaled by ``s = mean |diag S| / rms(B)`` so that the
@@ -507,6 +511,12 @@ class SaddlePointSolver:
         SinvBT = self._symbolic(BT)
         # few constraints: keep B dense and the Schur complement's inverse (m x m)
         self._fac = (B, SinvBT, np.linalg.inv(B @ SinvBT))
+
+    def _refactorize(self, factorized) -> None:
+        self.factorize(*factorized)
+
+    def _derived(self) -> dict:
+        return {"_B_cache": (None, None, None)}
 
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,43 @@
+"""What a checkpoint keeps of a linear solver (:mod:`.checkpoint`): its attributes without
+the factorisation, which cannot be pickled (CHOLMOD's, SuperLU's) or is as large as the matrix
+(the envelope's), and is redone on load from ``factorized``, the inputs of the last one."""
+from __future__ import annotations
+
+from typing import Any
+
+
+class Restorable:
+    """Mixin of :class:`.linalg.LinearSolver` and :class:`.linalg.SaddlePointSolver`."""
+
+    # attributes that hold a factorisation or caches derived from one
+    VOLATILE: tuple[str, ...] = ("_fac", "_symbolic", "_env", "_env_pattern", "_S")
+    factorized: Any = None
+    n_factor = 0
+    n_solve = 0
+
+    def checkpoint_state(self) -> dict:
+        """The attributes to save (``VOLATILE`` and the derived caches left out)."""
+        return {k: v for k, v in vars(self).items() if k not in self.VOLATILE
+                and k not in self._derived()}
+
+    @classmethod
+    def from_checkpoint_state(cls, state: dict) -> "Restorable":
+        """The solver of :meth:`checkpoint_state`, its last factorisation redone (the counters
+        keep their saved values)."""
+        obj = cls.__new__(cls)
+        obj.__dict__.update(state)
+        for name in cls.VOLATILE:
+            setattr(obj, name, None)
+        obj.__dict__.update(obj._derived())
+        counts = (obj.n_factor, obj.n_solve)
+        if state.get("factorized") is not None:
+            obj._refactorize(state["factorized"])
+        obj.n_factor, obj.n_solve = counts
+        return obj
+
+    def _derived(self) -> dict:
+        """Caches rebuilt on use, with their empty values (none by default)."""
+        return {}
+
+    def _refactorize(self, factorized) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
