@@ -195,23 +195,16 @@ def _schur_solve(env, first, rowptr, dinv, perm, r, c, Bp, Bi, Bx, SinvBT,
 
 @njit(cache=True, error_model="numpy",
       aot="b1(f8[:], i8[:], i8[:], f8[:], i8[:], i4[:], i4[:], f8[:], f8[:, :], f8[:, :], "
-          "f8[:, :], f8[:])")
-def _schur_factor_into(env, first, rowptr, dinv, perm, Bp, Bi, Bx, BT, X, Zinv,
-                       work):  # pragma: no cover - jitted
+          "f8[:, :])")
+def _schur_factor_into(env, first, rowptr, dinv, perm, Bp, Bi, Bx, BT, X,
+                       Zinv):  # pragma: no cover - jitted
     """``X = A^-1 B^T`` (n, m) and ``Zinv = (B X)^-1`` (m, m) with B as CSR arrays, in one
     call: the product by B's nonzeros only and the small inverse by Gauss-Jordan elimination
     with partial pivoting (LAPACK is not linked into the AOT extension; numpy's inverse cost
     ~10 us of call overhead per factorisation on a 2-row pendulum). False, and ``Zinv``
     undefined, when a pivot is exactly zero (where ``np.linalg.inv`` raises)."""
-    n, m = BT.shape
-    bc = np.empty(n)
-    xc = np.empty(n)
-    for c in range(m):
-        for i in range(n):
-            bc[i] = BT[i, c]
-        _solve1(env, first, rowptr, dinv, perm, bc, xc, work)
-        for i in range(n):
-            X[i, c] = xc[i]
+    m = BT.shape[1]
+    _solve(env, first, rowptr, dinv, perm, BT, X)
     Z = np.empty((m, m))
     for i in range(m):
         for j in range(m):
@@ -482,13 +475,11 @@ class EnvelopeLDL:
         by a trusted kernel call); LinAlgError when the Schur complement is singular."""
         n, m = BT.shape
         X, Zinv = np.empty((n, m)), np.empty((m, m))
-        if self._scratch is None:           # (an object unpickled from an older checkpoint)
-            self._scratch = np.zeros(self.n)
         Bp, Bi, Bx = B
         if Bp.dtype != np.int32 or Bi.dtype != np.int32:
             Bp, Bi = Bp.astype(np.int32), Bi.astype(np.int32)
         if not _schur_factor_into.trusted(self.env, self.first, self.rowptr, self.dinv,
-                                          self.perm, Bp, Bi, Bx, BT, X, Zinv, self._scratch):
+                                          self.perm, Bp, Bi, Bx, BT, X, Zinv):
             raise np.linalg.LinAlgError("Singular matrix")
         return X, Zinv
 
