@@ -213,17 +213,19 @@ class RankWatch:
         _, _, piv = sla.qr(null, mode="economic", pivoting=True)
         return np.sort(piv[:s.n_con - rank])
 
-    def _apply(self) -> None:
-        """Write the rows out (the run's initial ones and ``extra``) into the System."""
+    def _apply(self, extra: bool = True) -> None:
+        """Write the rows out into the System: the run's initial ones and, with ``extra``,
+        the ones taken out since."""
         s, m = self.sys, self.sys.n_con
+        out = self.extra if extra else np.zeros(0, dtype=np.int64)
         comp = np.zeros(m) if self.base_comp is None else self.base_comp.copy()
         if self.mode == "drop":
             rows = np.union1d(np.zeros(0, dtype=np.int64) if self.base_drop is None
-                              else self.base_drop, self.extra).astype(np.int64)
+                              else self.base_drop, out).astype(np.int64)
             s.dropped_rows = rows if rows.size else None
-            comp[self.extra] = 1.0
+            comp[out] = 1.0
         else:
-            comp[self.extra] = REGULARIZATION
+            comp[out] = REGULARIZATION
         s.row_compliance = comp if np.any(comp) else None
 
     # a rejected step is retried with halved steps: the singular state is reached by one of
@@ -263,9 +265,7 @@ class RankWatch:
         if not t0 < self.t_out <= t0 + h0 * (1.0 + 1e-9):
             return state, h
         self.t_stop, self.h_last = self.t_out, max(h0 / self.REDO_DIVISOR, min_h)
-        self.extra, held = np.zeros(0, dtype=np.int64), self.extra
-        self._apply()                       # the rows are in for the steps before t_stop
-        self.extra = held
+        self._apply(extra=False)            # the rows are in for the steps before t_stop
         return origin[0], self.h_last
 
     def clip(self, t: float) -> float:

@@ -17,8 +17,8 @@ class Restorable:
 
     def checkpoint_state(self) -> dict:
         """The attributes to save (``VOLATILE`` and the derived caches left out)."""
-        return {k: v for k, v in vars(self).items() if k not in self.VOLATILE
-                and k not in self._derived()}
+        skip = set(self.VOLATILE).union(self._derived())
+        return {k: v for k, v in vars(self).items() if k not in skip}
 
     @classmethod
     def from_checkpoint_state(cls, state: dict) -> "Restorable":

@@ -222,7 +222,7 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                 if ok and rank.accepted(integ, result):
                     state, h_redo = rank.redo_from(state, h_try, min_h)
                     integ.restore_state(state)      # redo without the redundant rows
-                    if h_redo != h_try:             # the way in is redone from its start
+                    if rank.t_stop is not None:     # the way in is redone from its start
                         h, good = h_redo, 0
                     continue
                 if not ok:
