@@ -219,6 +219,18 @@ class LinearSolver(Restorable):
             self._fac = _Singular()
         self.active = "superlu"
 
+    @property
+    def proves_definite(self) -> bool:
+        """Whether the current factorisation proved its matrix positive definite: a Cholesky
+        that succeeded, or an LDL^T without a negative pivot (Sylvester's law of inertia).
+        False says nothing (an LU, or a negative pivot)."""
+        fac = self._fac
+        if self.active == "envelope":
+            return not self._ldl or fac.negative == 0
+        if self.active == "dense":
+            return fac[0] == "chol"
+        return self.active == "cholmod"
+
     def solve(self, b: np.ndarray) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN."""
         self.n_solve += 1
@@ -517,6 +529,14 @@ class SaddlePointSolver(Restorable):
 
     def _derived(self) -> dict:
         return {"_B_cache": (None, None, None)}
+
+    @property
+    def proves_definite(self) -> bool:
+        """Whether the current factorisation proved S positive definite (a Cholesky of S that
+        succeeded): then so is S on the motions the joints allow. False says nothing."""
+        if self._plain is not None:
+            return self._plain.proves_definite
+        return self.active in ("envelope", "schur") and not isinstance(self._fac, _Singular)
 
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:

@@ -59,6 +59,8 @@ class _Equilibrium:
         self.t = t
         self.tol = tol
         self.stability: str | InertiaCheck = "eigenvalue"     # see static(stability=...)
+        # the converged state whose stability Newton's last factorisation proved (see _newton)
+        self.stable_at: np.ndarray | None = None
         self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
         self.method = linear_solver
         self.solver = saddle_solver(system, linear_solver)
@@ -205,7 +207,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         factorisations per load step), recorded in ``result.stability``. 'check': one Cholesky
         attempt of the penalised tangent (:mod:`fembody.solvers.inertia`), the eigenvalue only
         when it fails (unstable states, recorded as before); stable states record NaN in
-        ``result.stability``. 'auto': 'eigenvalue' up to 300 free DOFs, else 'check'.
+        ``result.stability``. When Newton ends a step on an increment at the round-off level
+        of the coordinates (fine meshes), its last factorisation, a Cholesky of the tangent at
+        a state within that increment, is the proof and no check is factorised. 'auto':
+        'eigenvalue' up to 300 free DOFs, else 'check'.
 
     Returns
     -------
@@ -260,6 +265,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
 def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_iter: int):
     """Newton at fixed load factor; returns (q, lam, iterations, residual) or None on failure."""
     s = eq.sys
+    eq.stable_at = None
     r, ce, fext, fint, K = eq.residual(q, lam, load, True)
     for it in range(max_iter + 1):
         if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ce.phi))):
@@ -274,10 +280,19 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
         if not np.all(np.isfinite(dq)):
             return None
         q, lam = s.update(q, dq), lam + dlam
-        r, ce, fext, fint, K = eq.residual(q, lam, load, True)
-        if eq.small_increment(dq) and np.all(np.isfinite(r)) and (
+        small = eq.small_increment(dq)
+        # an increment below the round-off floor of the coordinates ends Newton at q; the
+        # factorisation just done, at a state within that floor of q, is then the tangent of
+        # the equilibrium: if it proved K positive definite, q is stable without the check's
+        # own factorisation, and q's residual is wanted without its tangent
+        proved = small and isinstance(eq.stability, InertiaCheck) and eq.solver.proves_definite
+        r, ce, fext, fint, K = eq.residual(q, lam, load, not proved)
+        if small and np.all(np.isfinite(r)) and (
                 s.n_con == 0 or np.max(np.abs(ce.phi)) <= eq.ptol):
+            eq.stable_at = q if proved else None
             return q, lam, it + 1, r
+        if K is None:
+            r, ce, fext, fint, K = eq.residual(q, lam, load, True)
     return None
 
 
@@ -465,6 +480,10 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
             "the load crushes it: reduce the load, or check supports and section", time=load,
             result=result)
+    if eq.stable_at is q and not isinstance(eq.stability, str):
+        result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
+                      lam=lam, stability=math.nan)
+        return
     last = eq.last
     if last is not None and last[0] is q and last[1] is lam and last[2] == load:
         ce, K = last[3], last[4]            # Newton's last evaluation was at this state

@@ -133,3 +133,66 @@ def test_eigenvalue_mode_finds_the_lowest_eigenvalue_beyond_the_dense_limit(monk
     assert eig.stats.get("unstable") == ref.stats.get("unstable")
     np.testing.assert_allclose(eig.stability, ref.stability, rtol=1e-6, atol=1e-3)
     assert eig.stability.min() < -100.0
+
+
+def fine_cantilever(n: int = 1000):
+    """A 1 m cantilever of ``n`` 1 mm beam elements (3000 free DOFs) under its weight and a tip
+    load: its residual has a round-off floor above fb.static's tolerance, so Newton ends each
+    load step on an increment at the round-off level of the coordinates."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=STEEL, section=SEC)
+    m.fix(b.first)
+    m.add_force(b.last, (0.0, -50.0))
+    return m
+
+
+def test_newtons_last_factorisation_proves_the_stability_of_a_step_it_ends(monkeypatch):
+    """When Newton stops on a round-off increment, its last factorisation (at a state within
+    that increment of the equilibrium) was a Cholesky of the tangent: fb.static takes it as the
+    proof of stability instead of factorising K + tol I again. The states are those of the
+    separate check, bit for bit, the verdicts the same, and no check factorisation is done."""
+    from fembody.solvers.linalg import SaddlePointSolver
+    calls = []
+    orig = InertiaCheck.positive_definite
+
+    def counted(self, *a, **k):
+        calls.append(1)
+        return orig(self, *a, **k)
+    monkeypatch.setattr(InertiaCheck, "positive_definite", counted)
+    m = fine_cantilever()
+    proved = fb.static(m, steps=3)
+    assert not calls and np.all(np.isnan(proved.stability))
+    assert "unstable" not in proved.stats
+    # the same run with the proof refused: the check's own factorisation of every state
+    monkeypatch.setattr(SaddlePointSolver, "proves_definite", property(lambda self: False))
+    checked = fb.static(m, steps=3)
+    assert len(calls) == 3 and np.all(np.isnan(checked.stability))
+    assert np.array_equal(proved.q, checked.q)
+    assert np.array_equal(proved.iterations, checked.iterations)
+    assert proved.iterations.min() >= 2          # (each step ended on the increment test)
+
+
+def test_no_proof_from_an_indefinite_factorisation():
+    """The solvers' ``proves_definite``: True after a Cholesky (or an LDL^T without a negative
+    pivot), False after a factorisation of an indefinite matrix, whatever backend."""
+    from fembody.solvers.linalg import LinearSolver
+    n = 400
+    main = np.full(n, 2.0)
+    off = np.full(n - 1, -1.0)
+    spd = sp.diags([off, main, off], [-1, 0, 1], format="csc")
+    spd.sort_indices()
+    ind = spd.copy()
+    ind.data = ind.data.copy()
+    ind[n // 2, n // 2] = -5.0                       # one negative eigenvalue
+    for method in ("auto", "envelope", "superlu", "dense"):
+        s = LinearSolver(method)
+        s.factorize(spd)
+        assert s.proves_definite is (method != "superlu"), method
+        try:
+            s.factorize(ind)
+        except Exception:                             # 'envelope' refuses an indefinite matrix
+            assert method == "envelope"
+            continue
+        assert s.proves_definite is False, method
+        s.factorize(spd)                              # LDL^T (or LU) from now on
+        assert s.proves_definite is (method == "auto"), method
