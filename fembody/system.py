@@ -126,6 +126,8 @@ class System(Measures, Constraints):
         self.M_csc = CSC(self.M_const.copy(), self.indices, self.indptr,
                           (self.n_free, self.n_free))
         self.M_csc.eliminate_zeros()
+        # where M_csc's values sit in the data of K's pattern (S = K + bp M over them only)
+        self.M_pos = np.flatnonzero(self.M_const)
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         d = self.dim

@@ -30,8 +30,9 @@ def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
     """Axial strain ``a1 - 1`` and shear ``a2`` of ``R(phi)^T x'`` from displacements, free of
     cancellation: with ``dx = L0 (cos alpha0, sin alpha0) + du`` and ``phi = alpha0 + tm``,
     ``a1 - 1 = -2 sin^2(tm/2) + (cos(phi) du_x + sin(phi) du_y)/L0`` and
-    ``a2 = -sin(tm) + (cos(phi) du_y - sin(phi) du_x)/L0``. Also returns ``cos(phi)/L0``,
-    ``sin(phi)/L0`` and ``tm``."""
+    ``a2 = -sin(tm) + (cos(phi) du_y - sin(phi) du_x)/L0``, with ``sin(tm)`` taken as
+    ``2 sin(tm/2) cos(tm/2)`` (one sincos in the compiled kernels, whose numbers these are).
+    Also returns ``cos(phi)/L0``, ``sin(phi)/L0`` and ``tm``."""
     dux = x[:, 3] - x[:, 0]
     duy = x[:, 4] - x[:, 1]
     tm = 0.5 * (x[:, 2] + x[:, 5])
@@ -40,7 +41,7 @@ def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
     s = np.sin(phi) / L0
     sh = np.sin(0.5 * tm)
     e1 = -2.0 * sh * sh + c * dux + s * duy
-    a2 = -np.sin(tm) + c * duy - s * dux
+    a2 = -2.0 * sh * np.cos(0.5 * tm) + c * duy - s * dux
     return e1, a2, c, s, tm
 
 

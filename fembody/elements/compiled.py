@@ -126,7 +126,7 @@ def beam_strains_into(x, L0, alpha0, eps):  # pragma: no cover - jitted
         s = math.sin(phi) / L
         sh = math.sin(0.5 * tm)
         eps[e, 0] = -2.0 * sh * sh + c * dux + s * duy
-        eps[e, 1] = -math.sin(tm) + c * duy - s * dux
+        eps[e, 1] = -2.0 * sh * math.cos(0.5 * tm) + c * duy - s * dux   # as beam_assemble
         eps[e, 2] = (x[e, 5] - x[e, 2]) / L
 
 

@@ -45,9 +45,10 @@ class RunMonitor:
         self.ratio_energy = 0.0        # largest ratios seen (kept in result.stats)
         self.ratio_force = 0.0
         q, v = integ.q, integ.v
-        self.E0 = self._energy(sys, q, v)
+        kinetic, strain = sys.kinetic_energy(q, v), sys.strain_energy(q)
+        self.E0 = kinetic + strain + sys.gravity_energy(q)
         self.size = sys.length             # [m] a length for loads times displacement
-        self.scale0 = (sys.kinetic_energy(q, v) + abs(sys.strain_energy(q))
+        self.scale0 = (kinetic + abs(strain)
                        + float(np.abs(sys.f_gravity).sum()) * self.size)
         self.work_max = 0.0
         self.v_prev = v.copy()
