@@ -129,12 +129,48 @@ def _residual_np(fext, fint, fc, free, fin, with_scale):
     return r, math.sqrt(float(r @ r)), scale
 
 
+@njit(cache=True, aot="Tuple((f8, f8, b1))(f8[:], f8[:], f8[:], f8, i8[:], f8[:], f8[:])")
+def _static_residual_nb(fext, fint, fc, load, free, r, rf):  # pragma: no cover - jitted
+    """fb.static's residual ``r = load fext - fint - fc`` (all DOFs) and ``rf = r[free]``
+    written into the arrays given; returns ``|rf|``, the force scale ``max(|load| |fext|,
+    |fint|, |fc|)`` and whether every entry of ``r`` is finite: one pass instead of a dozen
+    numpy passes over the DOFs per Newton iteration (about 1 ms at 1e5 DOFs)."""
+    se = 0.0
+    si = 0.0
+    sc = 0.0
+    ok = True
+    for i in range(r.shape[0]):
+        x = load * fext[i] - fint[i] - fc[i]
+        r[i] = x
+        se += fext[i] * fext[i]
+        si += fint[i] * fint[i]
+        sc += fc[i] * fc[i]
+        if not x - x == 0.0:             # NaN or infinite
+            ok = False
+    rr = 0.0
+    for j in range(free.shape[0]):
+        x = r[free[j]]
+        rf[j] = x
+        rr += x * x
+    ref = max(abs(load) * math.sqrt(se), math.sqrt(si), math.sqrt(sc), 1e-300)
+    return math.sqrt(rr), ref, ok
+
+
+def _static_residual_np(fext, fint, fc, load, free, r, rf):
+    """numpy twin of :func:`_static_residual_nb`."""
+    r[:] = load * fext - fint - fc
+    rf[:] = r[free]
+    norm = (lambda x: math.sqrt(float(np.einsum("i,i->", x, x))))
+    ref = max(abs(load) * norm(fext), norm(fint), norm(fc), 1e-300)
+    return norm(rf), ref, bool(np.all(np.isfinite(r)))
+
+
 if AVAILABLE:
     correct, residual, residual_mass = _correct_nb, _residual_nb, _residual_mass_nb
-    residual_mass_into = _residual_mass_into
+    residual_mass_into, static_residual = _residual_mass_into, _static_residual_nb
 else:  # pragma: no cover - depends on the environment
     correct, residual, residual_mass = _correct_np, _residual_np, _residual_mass_np
-    residual_mass_into = _residual_mass_into_np
+    residual_mass_into, static_residual = _residual_mass_into_np, _static_residual_np
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, f8, f8[:], f8[:])")
@@ -301,5 +337,5 @@ else:  # pragma: no cover - depends on the environment
 # fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
 for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
               _predict_add_np, _residual_mass_into_np, _work_np, _absmax_np,
-              _iteration_matrix_np, _add_scaled_at_np):
+              _iteration_matrix_np, _add_scaled_at_np, _static_residual_np):
     _twin.trusted = _twin

@@ -22,6 +22,7 @@ from ..lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from ..results import Result
 from ..system import System
+from . import _kernels
 from .inertia import InertiaCheck
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
 from .redundancy import MODES as REDUNDANT_MODES
@@ -61,6 +62,8 @@ class _Equilibrium:
         self.stability: str | InertiaCheck = "eigenvalue"     # see static(stability=...)
         # the converged state whose stability Newton's last factorisation proved (see _newton)
         self.stable_at: np.ndarray | None = None
+        # the last residual's (r, r[free], |r[free]|, force scale, all finite), see residual()
+        self.measured: tuple | None = None
         self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
         self.method = linear_solver
         self.solver = saddle_solver(system, linear_solver)
@@ -89,14 +92,32 @@ class _Equilibrium:
             if ce.G is not None:
                 K = K + ce.G
             self.last = (q, lam, load, ce, K)
-        return load * fext - fint - ce.force, ce, fext, fint, K
+        r = np.empty(s.n_dof)
+        rf = np.empty(s.free.shape[0])
+        norm, ref, finite = _kernels.static_residual(
+            fext, fint, np.ascontiguousarray(ce.force, dtype=float), float(load), s.free, r, rf)
+        self.measured = (r, rf, norm, ref, finite)
+        return r, ce, fext, fint, K
+
+    def free_part(self, r: np.ndarray) -> np.ndarray:
+        """``r[free]`` (taken by :meth:`residual` for its own ``r``)."""
+        m = self.measured
+        return m[1] if m is not None and m[0] is r else r[self.sys.free]
+
+    def finite(self, r: np.ndarray, ce) -> bool:
+        m = self.measured
+        ok = m[4] if m is not None and m[0] is r else bool(np.all(np.isfinite(r)))
+        return ok and bool(np.all(np.isfinite(ce.phi)))
 
     def converged(self, r, ce, fext, fint, load: float) -> bool:
-        free = self.sys.free
-        ref = max(abs(load) * norm2(fext), norm2(fint), norm2(ce.force),
-                  1e-300)
+        m = self.measured
+        if m is not None and m[0] is r:
+            norm, ref = m[2], m[3]
+        else:
+            norm = norm2(r[self.sys.free])
+            ref = max(abs(load) * norm2(fext), norm2(fint), norm2(ce.force), 1e-300)
         phi_ok = self.sys.n_con == 0 or float(np.max(np.abs(ce.phi))) <= self.ptol
-        return bool(norm2(r[free]) <= self.tol * ref) and phi_ok
+        return bool(norm <= self.tol * ref) and phi_ok
 
     def factor(self, K: np.ndarray, ce) -> None:
         # K is this iteration's own array (residual() builds it), never changed afterwards
@@ -268,14 +289,14 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
     eq.stable_at = None
     r, ce, fext, fint, K = eq.residual(q, lam, load, True)
     for it in range(max_iter + 1):
-        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ce.phi))):
+        if not eq.finite(r, ce):
             return None
         if eq.converged(r, ce, fext, fint, load):
             return q, lam, it, r
         if it == max_iter:
             return None
         eq.factor(K, ce)
-        dq, dlam = eq.solve(r[s.free], -ce.phi)
+        dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
             return None
@@ -287,7 +308,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
         # own factorisation, and q's residual is wanted without its tangent
         proved = small and isinstance(eq.stability, InertiaCheck) and eq.solver.proves_definite
         r, ce, fext, fint, K = eq.residual(q, lam, load, not proved)
-        if small and np.all(np.isfinite(r)) and (
+        if small and eq.finite(r, ce) and (
                 s.n_con == 0 or np.max(np.abs(ce.phi)) <= eq.ptol):
             eq.stable_at = q if proved else None
             return q, lam, it + 1, r

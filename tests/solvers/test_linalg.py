@@ -164,6 +164,29 @@ def test_trapezoidal_work_kernel_equals_the_dot_products():
         assert kernel(f, f0, e, e, dq) == (pytest.approx(0.5 * (f + f0) @ dq, rel=1e-13), 0.0)
 
 
+def test_static_residual_kernel_equals_the_numpy_expressions():
+    """fb.static's fused residual: r = load fext - fint - fc bit for bit, r[free], its norm,
+    the force scale and the finiteness test (NaN and infinity anywhere in r, fixed DOFs too)."""
+    rng = np.random.default_rng(14)
+    n = 60
+    free = np.sort(rng.choice(n, 45, replace=False))
+    fext, fint, fc = (rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 6, n) for _ in range(3))
+    load = -0.37
+    ref_r = load * fext - fint - fc
+    nrm = (lambda x: float(np.sqrt(x @ x)))
+    for kernel in (_kernels._static_residual_nb, _kernels._static_residual_np):
+        r, rf = np.full(n, np.nan), np.full(45, np.nan)
+        norm, scale, ok = kernel(fext, fint, fc, load, free, r, rf)
+        assert np.array_equal(r, ref_r) and np.array_equal(rf, ref_r[free]) and ok
+        assert norm == pytest.approx(nrm(ref_r[free]), rel=1e-13)
+        assert scale == pytest.approx(max(abs(load) * nrm(fext), nrm(fint), nrm(fc)), rel=1e-13)
+        fixed = np.setdiff1d(np.arange(n), free)[0]
+        for bad in (np.nan, np.inf):
+            f2 = fint.copy()
+            f2[fixed] = bad
+            assert kernel(fext, f2, fc, load, free, r, rf)[2] is False
+
+
 def test_absmax_kernel_equals_numpy_with_nan_and_empty_vectors():
     rng = np.random.default_rng(13)
     x = rng.standard_normal(17)
