@@ -26,6 +26,7 @@ from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..results import Result
 from ..system import System
+from .inertia import UNSTABLE
 from .linalg import DENSE_MAX, saddle_solver
 from .modal import manifold_basis
 from .statics import as_system, check_redundant, constrained_resolvent, lowest_eigenvalue, \
@@ -299,7 +300,7 @@ def _rotation_mask(sys: System) -> np.ndarray:
 def _check_stable(sys: System, K: sp.csc_matrix, Bdata: np.ndarray) -> None:
     low = lowest_eigenvalue(sys, K, Bdata if sys.n_con else None)
     scale = float(np.abs(K.diagonal()).max())
-    if low < -1e-9 * scale:
+    if low < -UNSTABLE * scale:
         raise SingularSystemError(f"buckling: the state is unstable (lowest eigenvalue of the "
                                   f"constrained tangent {low:.3g}); it is past buckling")
     if abs(low) <= 1e-13 * scale:

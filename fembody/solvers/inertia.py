@@ -2,7 +2,7 @@
 
 The equilibrium is stable when the tangent ``K`` is positive definite on the motions the joints
 allow (the null space ``Z`` of ``B``); ``fb.static`` flags it unstable when the lowest
-eigenvalue of ``Z^T K Z`` is below ``-tol`` (``tol = 1e-9 max|diag K|``). A shift-invert
+eigenvalue of ``Z^T K Z`` is below ``-tol`` (``tol = UNSTABLE max|diag K|``). A shift-invert
 Lanczos (ARPACK) per load step finds that eigenvalue but costs many factorisations and solves;
 this module decides the sign with one factorisation of
 
@@ -27,9 +27,19 @@ from .linalg import ENVELOPE_WIDTH, HAVE_CHOLMOD, LinearSolver, NotPositiveDefin
 sp = lazy_module("scipy.sparse")
 sla = lazy_module("scipy.linalg")
 
-# c B^T B at 1e3 times the stiffest diagonal: large enough for Finsler's lemma on joint rows of
-# unit size, small enough that its round-off (1e-16 * 1e3 * scale) stays far below tol
-PENALTY = 1e3
+#: an equilibrium is unstable when the lowest eigenvalue of its constrained tangent is below
+#: -UNSTABLE max|diag K|. Why so small: relative to the stiffest diagonal, a beam's buckling
+#: eigenvalue shrinks with the square of its element length (a column of 1000 elements at 1.3
+#: times its Euler load: -7e-11), so the 1e-9 used before called such columns stable; 1e-12 is
+#: ten times the round-off level of the eigenvalue that fb.buckling calls singular (1e-13).
+#: A straight column's Euler mode 30 % above its critical load is resolved up to about 3000
+#: elements (1e-9: about 300); beyond, its eigenvalue is at the round-off of the stiffest terms.
+UNSTABLE = 1e-12
+
+# c B^T B at 1e2 times the stiffest diagonal: large enough for Finsler's lemma on joint rows of
+# unit size (a failure is confirmed by the eigenvalue anyway), small enough that its round-off
+# (1e-16 * 1e2 * scale) stays 100 times below the tolerance
+PENALTY = 1e2
 
 
 class InertiaCheck:

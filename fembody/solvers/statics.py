@@ -23,7 +23,7 @@ sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast s
 from ..results import Result
 from ..system import System
 from . import _kernels
-from .inertia import InertiaCheck
+from .inertia import UNSTABLE, InertiaCheck
 from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
 from .redundancy import MODES as REDUNDANT_MODES
 from .redundancy import check_redundant, describe_motion
@@ -519,14 +519,14 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         lowest = lowest_eigenvalue(s, Kc, Bdata)
     else:
         B = s.B_matrix(Bdata) if s.n_con else None
-        if not check.positive_definite(Kc, B, 1e-9 * scale):
+        if not check.positive_definite(Kc, B, UNSTABLE * scale):
             # a negative pivot: the eigenvalue nearest a shift under the spectrum is the
             # lowest (the shift search goes on from the one that just failed)
             lowest = lowest_eigenvalue(s, Kc, Bdata,
                                        sigma=-check.shift_below(Kc, B, 1e-8 * scale, 16))
     result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
                   stability=lowest)
-    if lowest < -1e-9 * scale:
+    if lowest < -UNSTABLE * scale:
         result.stats.setdefault("unstable", []).append(float(load))
         if not warn:
             return
