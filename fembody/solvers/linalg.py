@@ -8,15 +8,12 @@ reused. ``method="auto"``, for symmetric matrices expected positive definite:
    reverse Cuthill-McKee is at most ``ENVELOPE_WIDTH`` (beam chains, trees, most frames);
 2. else dense LAPACK up to ``DENSE_MAX`` unknowns;
 3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the simplicial
-   factor (AMD ordering) is at most ``cholmod_spd.SUPERNODAL_RATIO`` = 180, supernodal with
-   nested dissection above (2-D frame grids above ~3e4 DOFs); the ratio is read from the
-   symbolic analysis (the factor's column counts from the elimination tree, ~nnz(L) steps),
-   not from a trial factorisation, and kept with the pattern;
-4. once a matrix is found not positive definite (past a limit point; round-off on very
-   ill-conditioned chains), for good: on the envelope, its LDL^T without pivoting while every
-   row's pivot growth stays under ``envelope.GROWTH_MAX`` (the 1e5-DOF chain's dynamic
-   iteration matrix, which turns indefinite: 2.6); else LAPACK's banded LU when the band
-   after RCM is narrow (:mod:`.banded`), else dense or SuperLU.
+   factor (AMD; from the symbolic analysis, no trial factorisation) is at most
+   ``cholmod_spd.SUPERNODAL_RATIO`` = 180, else supernodal with nested dissection;
+4. once a matrix is found not positive definite, for good: the envelope's LDL^T without
+   pivoting while every row's pivot growth stays under ``envelope.GROWTH_MAX`` (the 1e5-DOF
+   chain's dynamic iteration matrix: 2.6); else LAPACK's banded LU for a narrow band after
+   RCM (:mod:`.banded`), else dense or SuperLU.
 
 The rule's measured basis (CPU time of one numeric factorisation on beam chains and frame
 grids of 1e4-1e6 DOFs, every backend) is in :mod:`.cholmod_spd`'s docstring.
@@ -56,8 +53,7 @@ HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
-# like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering (measured basis: the
-# module docstring)
+# like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
 ENVELOPE_WIDTH = 24
 METHODS = ("auto", "envelope", "cholmod", "superlu", "dense", "banded")
 
@@ -221,15 +217,11 @@ class LinearSolver(Restorable):
 
     @property
     def proves_definite(self) -> bool:
-        """Whether the current factorisation proved its matrix positive definite: a Cholesky
-        that succeeded, or an LDL^T without a negative pivot (Sylvester's law of inertia).
-        False says nothing (an LU, or a negative pivot)."""
-        fac = self._fac
+        """The current factorisation proved its matrix positive definite (a Cholesky, or an
+        LDL^T without a negative pivot); False says nothing (an LU, or a negative pivot)."""
         if self.active == "envelope":
-            return not self._ldl or fac.negative == 0
-        if self.active == "dense":
-            return fac[0] == "chol"
-        return self.active == "cholmod"
+            return not self._ldl or self._fac.negative == 0
+        return self.active == "cholmod" or (self.active == "dense" and self._fac[0] == "chol")
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN."""
@@ -532,8 +524,7 @@ class SaddlePointSolver(Restorable):
 
     @property
     def proves_definite(self) -> bool:
-        """Whether the current factorisation proved S positive definite (a Cholesky of S that
-        succeeded): then so is S on the motions the joints allow. False says nothing."""
+        """The current factorisation proved S (so S on the joints' motions) positive definite."""
         if self._plain is not None:
             return self._plain.proves_definite
         return self.active in ("envelope", "schur") and not isinstance(self._fac, _Singular)
@@ -579,9 +570,8 @@ class SaddlePointSolver(Restorable):
 def saddle_solver(system, method: str = "auto", symmetric: bool | None = None
                   ) -> SaddlePointSolver:
     """A saddle-point solver on a compiled System's fixed augmented pattern. ``symmetric``:
-    whether S is symmetric (default: yes for planar models without follower loads; spatial
-    tangents and follower loads' load stiffness are not, so those get LU factorisations, since
-    the envelope, Cholesky and LDL^T paths read one triangle only)."""
+    whether S is symmetric (default: planar models without follower loads; spatial tangents
+    and load stiffness are not: LU, as the envelope, Cholesky and LDL^T read one triangle)."""
     s = system
     pat = s.saddle_pattern() if s.n_con else None
     if symmetric is None:
@@ -600,9 +590,8 @@ class _NoCompliance:
 
 
 class _RowCompliance:
-    """The System's redundant-row compliance, read when the solver factorises (a callable
-    object, not a closure, so solvers pickle into checkpoints with the System as a
-    reference)."""
+    """The System's redundant-row compliance, read when the solver factorises (an object, not
+    a closure, so solvers pickle into checkpoints with the System as a reference)."""
 
     def __init__(self, system) -> None:
         self.system = system
