@@ -128,6 +128,18 @@ class System(Measures, Constraints):
         self.M_csc.eliminate_zeros()
         # where M_csc's values sit in the data of K's pattern (S = K + bp M over them only)
         self.M_pos = np.flatnonzero(self.M_const)
+        # blocks whose compiled pass adds their masses' M a and bp M along with their forces
+        # (internal_inertial_forces); the rest of the mass matrix, on its own non-zeros
+        stiff = {id(b) for b in self.stiffness_blocks}
+        self.fused_mass = {id(b) for b in self.mass_blocks if self.space.additive
+                           and id(b) in stiff and getattr(b, "fuses_mass", False)}
+        rest = np.zeros(self.nnz)
+        for b in self.mass_blocks:
+            if id(b) not in self.fused_mass:
+                self.add_matrix(rest, b, self._Me[id(b)])
+        self.M_rest = CSC(rest, self.indices, self.indptr, (self.n_free, self.n_free))
+        self.M_rest.eliminate_zeros()
+        self.M_rest_pos = np.flatnonzero(rest)
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         d = self.dim
@@ -155,10 +167,14 @@ class System(Measures, Constraints):
         vals = flat[s.msel]
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)
 
-    def _assemble(self, block, q: np.ndarray, f: np.ndarray, K: np.ndarray | None) -> bool:
+    def _assemble(self, block, q: np.ndarray, f: np.ndarray, K: np.ndarray | None,
+                  inertia: tuple | None = None) -> bool:
         """A block's compiled fast path (forces and stiffness straight into the global
-        arrays); additive spaces hand it ``q`` itself, others the gathered poses."""
+        arrays); additive spaces hand it ``q`` itself, others the gathered poses.
+        ``inertia``: see :meth:`internal_inertial_forces` (blocks of ``fused_mass`` only)."""
         pos = self.scatter[id(block)].pos
+        if inertia is not None:
+            return block.assemble(q, f, K, pos, inertia=inertia)
         if self.space.additive:
             return block.assemble(q, f, K, pos)
         x = self.gather(q, block.dofs)
@@ -177,10 +193,35 @@ class System(Measures, Constraints):
         """Internal (elastic + damping) force ``f_int`` (n_dof,) [N, N m]; with ``tangent`` also
         the CSC data of ``K = df_int/dq`` and ``C = df_int/dq'`` (C is None when undamped).
         Damping: strain-rate damping of elements and springs, plus Rayleigh ``alpha M q'``."""
+        return self._internal(q, v, tangent, None)
+
+    def internal_inertial_forces(self, q: np.ndarray, v: np.ndarray | None, a: np.ndarray,
+                                 bp: float, tangent: bool = True):
+        """:meth:`internal_forces` and the constant mass matrix's part of an implicit
+        integrator's Newton iteration in one pass: ``(f_int, M a, K + bp M, C)``, ``M a``
+        (n_dof,) exact on the free DOFs [N, N m], ``bp`` [1/s^2] (e.g. 1 / (beta h^2)). The
+        blocks of ``fused_mass`` add their element masses inside their compiled loop; the
+        others' masses (``M_rest``) are added on their own non-zeros."""
+        fin = np.zeros(self.n_dof)
+        f, K, C = self._internal(q, v, tangent, (a, bp, fin))
+        if self.M_rest_pos.size:
+            free = self.free
+            fin[free] += matvec(self.n_free, self.M_rest, a[free])
+            if tangent:
+                K[self.M_rest_pos] += bp * self.M_rest.data
+        return f, fin, K, C
+
+    def _internal(self, q, v, tangent, inertia):
         f = np.zeros(self.n_dof)
         K = np.zeros(self.nnz) if tangent else None
         C = None
+        fused = self.fused_mass if inertia is not None else ()
         for b in self.stiffness_blocks:
+            if id(b) in fused:
+                if not self._assemble(b, q, f, K, inertia):
+                    raise RuntimeError(f"{b.family} block: its compiled pass refused the masses "
+                                       "it was chosen to add (fused_mass)")
+                continue
             if hasattr(b, "assemble") and self._assemble(b, q, f, K):
                 continue
             x = self.pose(b, q)

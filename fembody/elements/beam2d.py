@@ -24,6 +24,7 @@ from .base import linear_two_node_mass, strain_kernel
 
 _F8, _I8 = np.dtype(np.float64), np.dtype(np.int64)
 _EMPTY = np.zeros(0)
+_EMPTY2 = np.zeros((0, 6))
 
 
 def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
@@ -172,22 +173,48 @@ class BeamBlock:
         return eps
 
     def assemble(self, q: np.ndarray, f: np.ndarray, Kdata: np.ndarray | None,
-                 pos: np.ndarray, qdofs: np.ndarray | None = None) -> bool:
+                 pos: np.ndarray, qdofs: np.ndarray | None = None,
+                 inertia: tuple | None = None) -> bool:
         """Compiled fast path: add forces (and stiffness into CSC data at ``pos``) straight
         into the global arrays; returns False when it does not apply (no numba, damping).
-        The element states are read from ``q`` at ``qdofs`` (default: the block's DOFs)."""
-        if not compiled.AVAILABLE or self.Dd is not None:
+        The element states are read from ``q`` at ``qdofs`` (default: the block's DOFs).
+        ``inertia = (a, bp, fin)``: also add M a into ``fin`` and bp M into ``Kdata`` (see
+        :func:`fembody.elements.compiled.beam_assemble`)."""
+        if not self.fuses_mass:
             return False
         tangent = Kdata is not None
+        if inertia is None:
+            a, bp, fin, mass = _EMPTY, 0.0, _EMPTY, _EMPTY2
+        else:
+            a, bp, fin = inertia
+            mass = self.mass_rows()
         # trusted (no per-call guard): the block's arrays are its own (built as C int64 and
-        # float64 at compile), f, Kdata the System's fresh ones; q is checked here
+        # float64 at compile), f, Kdata, fin the System's fresh ones; q and a are checked here
         kernel = compiled.beam_assemble.trusted if (
-            type(q) is np.ndarray and q.dtype == _F8 and q.flags.c_contiguous
-            and (qdofs is None or qdofs.dtype == _I8 and qdofs.flags.c_contiguous)
-            and f.dtype == _F8 and f.flags.c_contiguous) else compiled.beam_assemble
+            all(type(x) is np.ndarray and x.dtype == _F8 and x.flags.c_contiguous
+                for x in (q, a, f, fin))
+            and (qdofs is None or qdofs.dtype == _I8 and qdofs.flags.c_contiguous)) \
+            else compiled.beam_assemble
         kernel(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0, self.alpha0,
-               self.D, f, Kdata if tangent else _EMPTY, pos, tangent)
+               self.D, f, Kdata if tangent else _EMPTY, pos, tangent, a, mass, float(bp), fin,
+               inertia is not None)
         return True
+
+    @property
+    def fuses_mass(self) -> bool:
+        """The compiled pass applies (numba present, no strain-rate damping): the System may
+        then hand it the element masses' part of the dynamic residual and iteration matrix."""
+        return compiled.AVAILABLE and self.Dd is None
+
+    def mass_rows(self) -> np.ndarray:
+        """Per element the diagonal and coupling masses of x, y and the rotation ``(n, 6)``
+        [kg, kg m^2]: the entries of :meth:`mass`, for the compiled pass (computed once)."""
+        if getattr(self, "_mass_rows", None) is None:
+            m = np.column_stack([self.rhoA, self.rhoA, self.rhoI]) * self.L0[:, None]
+            d = np.where(self.lumped, 0.5, 1.0 / 3.0)[:, None]
+            o = np.where(self.lumped, 0.0, 1.0 / 6.0)[:, None]
+            self._mass_rows = np.ascontiguousarray(np.hstack([d * m, o * m]))
+        return self._mass_rows
 
     def forces(self, x, v, tangent):
         if self.Dd is not None:

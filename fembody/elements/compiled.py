@@ -22,13 +22,21 @@ AVAILABLE = NUMBA
 
 
 @njit(cache=True, aot="void(f8[:], i8[:, :], i8[:, :], f8[:], f8[:], f8[:, :], f8[:], f8[:], "
-                          "i8[:, :], b1)")
-def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos,
-                  tangent):  # pragma: no cover - jitted
+                          "i8[:, :], b1, f8[:], f8[:, :], f8, f8[:], b1)")
+def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos, tangent, a, mass, bp, fin,
+                  inertia):  # pragma: no cover - jitted
     """Add the undamped Simo-Reissner beam forces to ``f`` (n_dof,) at ``dofs (n, 6)`` and, if
     ``tangent``, the element stiffness matrices to the CSC data ``Kdata`` at positions
     ``pos (n, 36)`` (-1: a fixed DOF). ``q`` holds displacements and rotations, read at
     ``qdofs (n, 6)`` (the block's DOFs, or the rows of gathered element states).
+
+    With ``inertia`` the element masses join the same pass: ``M_e a_e`` into ``fin`` and, with
+    ``tangent``, ``bp M_e`` into ``Kdata`` (the mass part of an implicit integrator's iteration
+    matrix, bp = 1 / (beta h^2) or the like). ``mass (n, 6)``: per element the diagonal and
+    coupling masses of x, y, rotation (m/3 and m/6 consistent, m/2 and 0 lumped; the numbers
+    of ``linear_two_node_mass``); ``a`` is read like ``q``. A beam chain's constant mass
+    matrix then needs neither its own product nor its own pass over K (at 1e5 DOFs those two
+    were 1.9 ms of a 12 ms Newton iteration).
 
     The element matrix is built from scalars: its translational rows of node 2 are those of
     node 1 negated and its two rotation columns share their coupling terms, so seven numbers
@@ -69,6 +77,26 @@ def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos,
         f[dofs[e, 3]] -= fx
         f[dofs[e, 4]] -= fy
         f[dofs[e, 5]] += fr + M
+        mdx = mdy = mdr = mox = moy = mor = 0.0
+        if inertia:
+            mdx = mass[e, 0]
+            mdy = mass[e, 1]
+            mdr = mass[e, 2]
+            mox = mass[e, 3]
+            moy = mass[e, 4]
+            mor = mass[e, 5]
+            ax1 = a[qdofs[e, 0]]
+            ay1 = a[qdofs[e, 1]]
+            ar1 = a[qdofs[e, 2]]
+            ax2 = a[qdofs[e, 3]]
+            ay2 = a[qdofs[e, 4]]
+            ar2 = a[qdofs[e, 5]]
+            fin[dofs[e, 0]] += mdx * ax1 + mox * ax2
+            fin[dofs[e, 1]] += mdy * ay1 + moy * ay2
+            fin[dofs[e, 2]] += mdr * ar1 + mor * ar2
+            fin[dofs[e, 3]] += mox * ax1 + mdx * ax2
+            fin[dofs[e, 4]] += moy * ay1 + mdy * ay2
+            fin[dofs[e, 5]] += mor * ar1 + mdr * ar2
         if not tangent:
             continue
         w1 = L * EA
@@ -83,14 +111,21 @@ def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos,
         kb = EI / L
         k22 = krr + kb
         k25 = krr - kb
+        # the mass part (zero without inertia: adding 0.0 leaves K's entries as they are)
+        sdx = bp * mdx
+        sdy = bp * mdy
+        sdr = bp * mdr
+        sox = bp * mox
+        soy = bp * moy
+        sor = bp * mor
         p = pos[e]
         # row by row: (x1, y1, r1, x2, y2, r2)
-        _put(Kdata, p, 0, kxx, kxy, kxr, -kxx, -kxy, kxr)
-        _put(Kdata, p, 6, kxy, kyy, kyr, -kxy, -kyy, kyr)
-        _put(Kdata, p, 12, kxr, kyr, k22, -kxr, -kyr, k25)
-        _put(Kdata, p, 18, -kxx, -kxy, -kxr, kxx, kxy, -kxr)
-        _put(Kdata, p, 24, -kxy, -kyy, -kyr, kxy, kyy, -kyr)
-        _put(Kdata, p, 30, kxr, kyr, k25, -kxr, -kyr, k22)
+        _put(Kdata, p, 0, kxx + sdx, kxy, kxr, -kxx + sox, -kxy, kxr)
+        _put(Kdata, p, 6, kxy, kyy + sdy, kyr, -kxy, -kyy + soy, kyr)
+        _put(Kdata, p, 12, kxr, kyr, k22 + sdr, -kxr, -kyr, k25 + sor)
+        _put(Kdata, p, 18, -kxx + sox, -kxy, -kxr, kxx + sdx, kxy, -kxr)
+        _put(Kdata, p, 24, -kxy, -kyy + soy, -kyr, kxy, kyy + sdy, -kyr)
+        _put(Kdata, p, 30, kxr, kyr, k25 + sor, -kxr, -kyr, k22 + sdr)
 
 
 @njit(cache=True, inline="always")

@@ -120,18 +120,29 @@ class Integrator:
         """Hook: an impact has excited modes far above 1/h."""
 
     # ------------------------------------------------- implicit integrators
-    def evaluate(self, q, v, qdd, lam, t, tangent, scale=None):
+    def evaluate(self, q, v, qdd, lam, t, tangent, scale=None, bp=None):
         """Residual on the free DOFs (its norm in ``self._res``), constraint state, force scale
         (computed unless given) and (with ``tangent``) the CSC data of the stiffness-like (K_T +
         load, inertial and constraint geometric stiffness), damping-like (C_T) and mass
-        matrices."""
+        matrices. ``bp`` [1/s^2]: the iteration matrix's factor of M; given, a constant mass
+        is added into the stiffness-like matrix as ``bp M`` by the element pass itself
+        (:meth:`fembody.system.System.internal_inertial_forces`) and the mass matrix returned
+        is None."""
         s = self.sys
         self.n_residual += 1
         free = s.free
-        fint, K, C = s.internal_forces(q, v, tangent)
+        fused = bp is not None and not s.nonlinear_inertia and bool(s.fused_mass)
+        if fused:
+            fint, fin, K, C = s.internal_inertial_forces(q, v, qdd, bp, tangent)
+        else:
+            fint, K, C = s.internal_forces(q, v, tangent)
         fext, Kl = s.external_forces(q, t, tangent)
         ce = s.constraints(q, t, lam, hessian=tangent)
-        if s.nonlinear_inertia:
+        if fused:
+            M, Kin, Cin = None, None, None
+            r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
+                                                 scale is None)
+        elif s.nonlinear_inertia:
             fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
             r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
                                                  scale is None)

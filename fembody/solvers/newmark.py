@@ -321,7 +321,8 @@ class GeneralizedAlpha(Integrator):
 
         def evaluate(tangent):
             nonlocal r, ce, scale
-            r, ce, scale, mats = ev(q1, v1, qdd1, lam1, t1, tangent, None if tangent else scale)
+            r, ce, scale, mats = ev(q1, v1, qdd1, lam1, t1, tangent, None if tangent else scale,
+                                    bp)
             viol = absmax(ce.phi) if n_con else 0.0
             return r, ce.phi, ce.Bdata, mats, self._res, scale, viol, motion
 
@@ -330,6 +331,10 @@ class GeneralizedAlpha(Integrator):
             # reads it): no matrix-size temporaries, numpy's order of summation
             K, C, M = mats
             with_c = C is not None
+            if M is None:           # bp M added by the element pass (evaluate's bp)
+                if with_c:
+                    K += gp * C
+                return K
             Cx = C if with_c else M
             if (add_scaled_at is not None and M is M_const and not with_c
                     and type(K) is ndarray and K.dtype == F8

@@ -76,8 +76,9 @@ def test_simulation_with_the_in_place_iteration_matrix_is_unchanged(monkeypatch,
             # the old path: no in-place kernel
             for name in kernels:
                 mp.setattr(_kernels, name, None if old else counting(name))
-            runs.append(fb.simulate(_pendulum(rayleigh=rayleigh, dim=dim), t_end=0.02, dt=1e-3,
-                                    newton=newton))
+            s = _pendulum(rayleigh=rayleigh, dim=dim).compile()
+            s.fused_mass = set()        # (the element pass's own masses: tested below)
+            runs.append(fb.simulate(s, t_end=0.02, dt=1e-3, newton=newton))
         if not old:
             assert 0 < calls[0] <= runs[0].stats["n_factor"]
             calls[0] = 0
@@ -250,3 +251,61 @@ def test_compiled_beam_assembly_matches_the_numpy_element_kernel():
         np.testing.assert_allclose(f, f_ref, rtol=0, atol=1e-13 * np.abs(f_ref).max())
         np.testing.assert_allclose(K, K_ref, rtol=0, atol=1e-14 * np.abs(K_ref).max())
         assert np.array_equal(K != 0.0, K_ref != 0.0)
+
+
+def _mixed(mass: str = "consistent") -> fb.Model:
+    """A pinned beam (``mass`` its element masses) carrying a point mass and a bar with mass:
+    the beam's masses go through its compiled pass, the others through System.M_rest."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=12, material=MAT, section=SEC, mass=mass)
+    m.add_joint(fb.Pin(m.ground, b.first))
+    m.add_mass(b.last, 0.4)
+    tip = m.add_node((1.0, -0.5))
+    m.add_truss(b.last, tip, MAT, SEC)
+    return m
+
+
+@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
+@pytest.mark.parametrize("mass", ["consistent", "lumped"])
+def test_element_pass_masses_equal_the_assembled_mass_matrix(mass):
+    """System.internal_inertial_forces: M a on the free DOFs and K + bp M from the element pass
+    (beam) plus M_rest (point mass, bar) against the assembled M_const, to round-off."""
+    s = _mixed(mass).compile()
+    blk = s.block("beam")
+    # (rotations as unit complex numbers: the pass reads gathered poses, all masses in M_rest)
+    assert s.fused_mass == ({id(blk)} if s.space.additive else set())
+    assert s.M_rest_pos.size > 0
+    rng = np.random.default_rng(4)
+    q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
+    a = s.expand(rng.standard_normal(s.n_free))
+    bp = 3.7e5
+    f0, K0, _ = s.internal_forces(q, None, True)
+    f1, fin, K1, C1 = s.internal_inertial_forces(q, None, a, bp, True)
+    assert C1 is None and np.array_equal(f1, f0)
+    ref = s.M_csc @ a[s.free]
+    np.testing.assert_allclose(fin[s.free], ref, rtol=0, atol=1e-14 * np.abs(ref).max())
+    S = K0 + bp * s.M_const
+    np.testing.assert_allclose(K1, S, rtol=0, atol=1e-14 * np.abs(S).max())
+    _, fin2, K2, _ = s.internal_inertial_forces(q, None, a, bp, False)
+    assert K2 is None and np.array_equal(fin2[s.free], fin[s.free])
+
+
+@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
+@pytest.mark.parametrize("newton", ["full", "modified"])
+@pytest.mark.parametrize("rayleigh", [(0.0, 0.0), (2.0, 1e-4)])
+def test_simulation_with_the_element_pass_masses_is_unchanged(newton, rayleigh):
+    """Generalized-alpha with the masses in the element pass against the assembled mass
+    matrix (fused_mass emptied): the same Newton iterations and states to round-off, damped
+    (C added to K + bp M) or not."""
+    runs = []
+    for fused in (True, False):
+        m = _mixed()
+        m.rayleigh = rayleigh
+        s = m.compile()
+        if not fused:
+            s.fused_mass = set()
+        runs.append(fb.simulate(s, t_end=0.1, dt=1e-3, newton=newton))
+    a, b = runs
+    assert a.stats["n_newton"] == b.stats["n_newton"]
+    assert np.abs(a.q - b.q).max() <= 1e-12 * np.abs(a.q).max()
+    assert np.abs(a.v - b.v).max() <= 1e-10 * np.abs(a.v).max()
