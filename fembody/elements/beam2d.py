@@ -189,12 +189,13 @@ class BeamBlock:
             a, bp, fin = inertia
             mass = self.mass_rows()
         # trusted (no per-call guard): the block's arrays are its own (built as C int64 and
-        # float64 at compile), f, Kdata, fin the System's fresh ones; q and a are checked here
+        # float64 at compile), Kdata and fin the System's fresh ones; q, a, f are checked here
         kernel = compiled.beam_assemble.trusted if (
-            all(type(x) is np.ndarray and x.dtype == _F8 and x.flags.c_contiguous
-                for x in (q, a, f, fin))
-            and (qdofs is None or qdofs.dtype == _I8 and qdofs.flags.c_contiguous)) \
-            else compiled.beam_assemble
+            type(q) is np.ndarray and q.dtype == _F8 and q.flags.c_contiguous
+            and (inertia is None or type(a) is np.ndarray and a.dtype == _F8
+                 and a.flags.c_contiguous)
+            and (qdofs is None or qdofs.dtype == _I8 and qdofs.flags.c_contiguous)
+            and f.dtype == _F8 and f.flags.c_contiguous) else compiled.beam_assemble
         kernel(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0, self.alpha0,
                self.D, f, Kdata if tangent else _EMPTY, pos, tangent, a, mass, float(bp), fin,
                inertia is not None)

@@ -140,8 +140,9 @@ class Integrator:
         ce = s.constraints(q, t, lam, hessian=tangent)
         if fused:
             M, Kin, Cin = None, None, None
-            r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
-                                                 scale is None)
+            # trusted: the System's fresh float arrays, its own free DOFs
+            r, self._res, sc = _kernels.residual.trusted(fext, fint, ce.force, free, fin[free],
+                                                         scale is None)
         elif s.nonlinear_inertia:
             fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
             r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
