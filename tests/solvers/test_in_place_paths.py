@@ -193,15 +193,20 @@ def test_indefinite_envelope_ldl(shift, seed, accepted):
         assert not e2.factorize_indefinite(A.data, growth_max=1.0) and e2.bad_row >= 0
 
 
+def _inclined_cantilever(n: int):
+    """The System of an inclined cantilever of ``n`` beam elements and its beam block."""
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=n, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    return s, s.block("beam")
+
+
 def test_compiled_beam_strains_match_the_numpy_formulas():
     """BeamBlock.strains' compiled pass against beam2d's numpy strains (the gradient's
     source), on states with large rotations and stretches, to round-off."""
     from fembody.elements.beam2d import beam_strains
-    m = fb.Model()
-    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=50, material=MAT, section=SEC)
-    m.fix(b.first)
-    s = m.compile()
-    blk = s.block("beam")
+    s, blk = _inclined_cantilever(50)
     rng = np.random.default_rng(5)
     for amp in (1e-6, 0.1, 2.0):
         x = s.pose(blk, s.update(s.q0, amp * rng.standard_normal(s.n_free)))
@@ -234,11 +239,7 @@ def test_compiled_beam_assembly_matches_the_numpy_element_kernel():
     and K_T to round-off, on states with large rotations and stretches and with a fixed node
     (whose rows and columns the kernel must skip)."""
     from fembody.elements.beam2d import beam_forces
-    m = fb.Model()
-    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=40, material=MAT, section=SEC)
-    m.fix(b.first)
-    s = m.compile()
-    blk = s.block("beam")
+    s, blk = _inclined_cantilever(40)
     rng = np.random.default_rng(11)
     for amp in (1e-6, 0.1, 2.0):
         q = s.update(s.q0, amp * rng.standard_normal(s.n_free))
