@@ -141,8 +141,9 @@ class Integrator:
         if fused:
             M, Kin, Cin = None, None, None
             # trusted: the System's fresh float arrays, its own free DOFs
-            r, self._res, sc = _kernels.residual.trusted(fext, fint, ce.force, free, fin[free],
-                                                         scale is None)
+            r = np.empty(free.shape[0])
+            self._res, sc = _kernels.residual_at_into.trusted(fext, fint, ce.force, free, fin,
+                                                              scale is None, r)
         elif s.nonlinear_inertia:
             fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
             r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
