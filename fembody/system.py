@@ -189,21 +189,26 @@ class System(Measures, Constraints):
         """The free-DOF matrix with values ``data`` on the fixed pattern."""
         return sp.csc_matrix((data, self.indices, self.indptr), shape=(self.n_free, self.n_free))
 
-    def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None, tangent: bool = True):
+    def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None, tangent: bool = True,
+                        out: np.ndarray | None = None):
         """Internal (elastic + damping) force ``f_int`` (n_dof,) [N, N m]; with ``tangent`` also
         the CSC data of ``K = df_int/dq`` and ``C = df_int/dq'`` (C is None when undamped).
-        Damping: strain-rate damping of elements and springs, plus Rayleigh ``alpha M q'``."""
-        return self._internal(q, v, tangent, None)
+        Damping: strain-rate damping of elements and springs, plus Rayleigh ``alpha M q'``.
+        ``out``: a float64 array of ``nnz`` entries to hold K (overwritten; default: a new
+        one). Why: a solver's Newton loop hands back a buffer it no longer holds, since a
+        fresh K of 7 MB (1e5 DOFs) is paid in page faults every time (0.6 ms)."""
+        return self._internal(q, v, tangent, None, out)
 
     def internal_inertial_forces(self, q: np.ndarray, v: np.ndarray | None, a: np.ndarray,
-                                 bp: float, tangent: bool = True):
+                                 bp: float, tangent: bool = True,
+                                 out: np.ndarray | None = None):
         """:meth:`internal_forces` and the constant mass matrix's part of an implicit
         integrator's Newton iteration in one pass: ``(f_int, M a, K + bp M, C)``, ``M a``
         (n_dof,) exact on the free DOFs [N, N m], ``bp`` [1/s^2] (e.g. 1 / (beta h^2)). The
         blocks of ``fused_mass`` add their element masses inside their compiled loop; the
         others' masses (``M_rest``) are added on their own non-zeros."""
         fin = np.zeros(self.n_dof)
-        f, K, C = self._internal(q, v, tangent, (a, bp, fin))
+        f, K, C = self._internal(q, v, tangent, (a, bp, fin), out)
         if self.M_rest_pos.size:
             free = self.free
             fin[free] += matvec(self.n_free, self.M_rest, a[free])
@@ -211,9 +216,17 @@ class System(Measures, Constraints):
                 K[self.M_rest_pos] += bp * self.M_rest.data
         return f, fin, K, C
 
-    def _internal(self, q, v, tangent, inertia):
+    def _internal(self, q, v, tangent, inertia, out=None):
         f = np.zeros(self.n_dof)
-        K = np.zeros(self.nnz) if tangent else None
+        K = None
+        if tangent and out is not None:
+            if out.shape != (self.nnz,) or out.dtype != np.float64 or not out.flags.c_contiguous:
+                raise ValueError(f"out: a C-contiguous float64 array of {self.nnz} entries, "
+                                 f"got {out.dtype} {out.shape}")
+            K = out
+            K.fill(0.0)
+        elif tangent:
+            K = np.zeros(self.nnz)
         C = None
         fused = self.fused_mass if inertia is not None else ()
         for b in self.stiffness_blocks:

@@ -42,18 +42,21 @@ def _correct_np(v, a, free, dq, gp, bp):
     return float(np.max(np.abs(dq))) if dq.size else 0.0
 
 
-@njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1, f8[:])")
-def _residual_into(fext, fint, fc, free, fin, with_scale, r):  # pragma: no cover - jitted
-    """r = (fext - fint - fc)[free] - fin written into ``r``; returns |r| and (with_scale)
-    the force scale. (Arrays handed in rather than returned: an ahead-of-time compiled
-    function boxes a returned array ~1 us slower than numba's JIT does.)"""
+@njit(cache=True, inline="always")
+def _residual_core(fext, fint, fc, free, fin, at_free, with_scale, r):  # pragma: no cover
+    """r = (fext - fint - fc)[free] - fin[free] (``at_free``: ``fin`` on all DOFs) or - fin
+    (``fin`` on the free DOFs already) into ``r``; returns |r| and (with_scale) the force
+    scale."""
     n = free.shape[0]
     rr = 0.0
+    s4 = 0.0
     for j in range(n):
         i = free[j]
-        x = fext[i] - fint[i] - fc[i] - fin[j]
+        y = fin[i] if at_free else fin[j]
+        x = fext[i] - fint[i] - fc[i] - y
         r[j] = x
         rr += x * x
+        s4 += y * y
     scale = 0.0
     if with_scale:
         s1 = 0.0
@@ -63,11 +66,29 @@ def _residual_into(fext, fint, fc, free, fin, with_scale, r):  # pragma: no cove
             s1 += fint[i] * fint[i]
             s2 += fext[i] * fext[i]
             s3 += fc[i] * fc[i]
-        s4 = 0.0
-        for j in range(n):
-            s4 += fin[j] * fin[j]
         scale = max(math.sqrt(max(s1, s2, s3, s4)), 1e-300)
     return math.sqrt(rr), scale
+
+
+@njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1, f8[:])")
+def _residual_into(fext, fint, fc, free, fin, with_scale, r):  # pragma: no cover - jitted
+    """r = (fext - fint - fc)[free] - fin written into ``r``; returns |r| and (with_scale)
+    the force scale. (Arrays handed in rather than returned: an ahead-of-time compiled
+    function boxes a returned array ~1 us slower than numba's JIT does.)"""
+    return _residual_core(fext, fint, fc, free, fin, False, with_scale, r)
+
+
+@njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1, f8[:])")
+def _residual_at_into(fext, fint, fc, free, fin, with_scale, r):  # pragma: no cover - jitted
+    """As :func:`_residual_into` with ``fin`` given on all DOFs (read at ``free``): the
+    element pass's M a, without a gather."""
+    return _residual_core(fext, fint, fc, free, fin, True, with_scale, r)
+
+
+def _residual_at_into_np(fext, fint, fc, free, fin, with_scale, r):
+    """numpy twin of :func:`_residual_at_into`."""
+    r[:], norm, scale = _residual_np(fext, fint, fc, free, fin[free], with_scale)
+    return norm, scale
 
 
 @njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1)")
@@ -168,9 +189,11 @@ def _static_residual_np(fext, fint, fc, load, free, r, rf):
 if AVAILABLE:
     correct, residual, residual_mass = _correct_nb, _residual_nb, _residual_mass_nb
     residual_mass_into, static_residual = _residual_mass_into, _static_residual_nb
+    residual_at_into = _residual_at_into
 else:  # pragma: no cover - depends on the environment
     correct, residual, residual_mass = _correct_np, _residual_np, _residual_mass_np
     residual_mass_into, static_residual = _residual_mass_into_np, _static_residual_np
+    residual_at_into = _residual_at_into_np
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, f8, f8[:], f8[:])")
@@ -337,5 +360,6 @@ else:  # pragma: no cover - depends on the environment
 # fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
 for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
               _predict_add_np, _residual_mass_into_np, _work_np, _absmax_np,
-              _iteration_matrix_np, _add_scaled_at_np, _static_residual_np):
+              _iteration_matrix_np, _add_scaled_at_np, _static_residual_np,
+              _residual_at_into_np):
     _twin.trusted = _twin

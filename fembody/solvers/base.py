@@ -120,29 +120,30 @@ class Integrator:
         """Hook: an impact has excited modes far above 1/h."""
 
     # ------------------------------------------------- implicit integrators
-    def evaluate(self, q, v, qdd, lam, t, tangent, scale=None, bp=None):
+    def evaluate(self, q, v, qdd, lam, t, tangent, scale=None, bp=None, out=None):
         """Residual on the free DOFs (its norm in ``self._res``), constraint state, force scale
         (computed unless given) and (with ``tangent``) the CSC data of the stiffness-like (K_T +
         load, inertial and constraint geometric stiffness), damping-like (C_T) and mass
         matrices. ``bp`` [1/s^2]: the iteration matrix's factor of M; given, a constant mass
         is added into the stiffness-like matrix as ``bp M`` by the element pass itself
         (:meth:`fembody.system.System.internal_inertial_forces`) and the mass matrix returned
-        is None."""
+        is None. ``out``: the array to hold K (see System.internal_forces)."""
         s = self.sys
         self.n_residual += 1
         free = s.free
         fused = bp is not None and not s.nonlinear_inertia and bool(s.fused_mass)
         if fused:
-            fint, fin, K, C = s.internal_inertial_forces(q, v, qdd, bp, tangent)
+            fint, fin, K, C = s.internal_inertial_forces(q, v, qdd, bp, tangent, out)
         else:
-            fint, K, C = s.internal_forces(q, v, tangent)
+            fint, K, C = s.internal_forces(q, v, tangent, out)
         fext, Kl = s.external_forces(q, t, tangent)
         ce = s.constraints(q, t, lam, hessian=tangent)
         if fused:
             M, Kin, Cin = None, None, None
             # trusted: the System's fresh float arrays, its own free DOFs
-            r, self._res, sc = _kernels.residual.trusted(fext, fint, ce.force, free, fin[free],
-                                                         scale is None)
+            r = np.empty(free.shape[0])
+            self._res, sc = _kernels.residual_at_into.trusted(fext, fint, ce.force, free, fin,
+                                                              scale is None, r)
         elif s.nonlinear_inertia:
             fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
             r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],

@@ -198,6 +198,22 @@ class GeneralizedAlpha(Integrator):
     def n_solve(self) -> int:
         return self.solver.n_solve + self._index1.solver.n_solve
 
+    def __getstate__(self) -> dict:
+        # a checkpoint keeps the solver's current matrix; the spare K buffer is rebuilt
+        state = self.__dict__.copy()
+        state.pop("_k_ring", None)
+        return state
+
+    def k_buffer(self) -> np.ndarray:
+        """An array for the next tangent's K (and the iteration matrix formed in it): one of
+        two, the one the linear solver does not hold as its current matrix (the other is
+        dead: nothing else keeps a tangent)."""
+        ring = getattr(self, "_k_ring", None)
+        if ring is None or ring[0].shape[0] != self.sys.nnz:
+            ring = self._k_ring = (np.empty(self.sys.nnz), np.empty(self.sys.nnz))
+        held = self.solver.factorized
+        return ring[1] if held is not None and held[0] is ring[0] else ring[0]
+
     def initialize(self, q0: np.ndarray | None, v0: np.ndarray | None) -> None:
         """Consistent initial state: check phi(q0) = 0, project v0 onto the velocity
         constraints, and solve for q''_0 and lam_0."""
@@ -322,7 +338,7 @@ class GeneralizedAlpha(Integrator):
         def evaluate(tangent):
             nonlocal r, ce, scale
             r, ce, scale, mats = ev(q1, v1, qdd1, lam1, t1, tangent, None if tangent else scale,
-                                    bp)
+                                    bp, self.k_buffer() if tangent else None)
             viol = absmax(ce.phi) if n_con else 0.0
             return r, ce.phi, ce.Bdata, mats, self._res, scale, viol, motion
 

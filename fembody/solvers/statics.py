@@ -64,6 +64,7 @@ class _Equilibrium:
         self.stable_at: np.ndarray | None = None
         # the last residual's (r, r[free], |r[free]|, force scale, all finite), see residual()
         self.measured: tuple | None = None
+        self._k_ring: tuple | None = None   # see k_buffer
         self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
         self.method = linear_solver
         self.solver = saddle_solver(system, linear_solver)
@@ -82,7 +83,7 @@ class _Equilibrium:
         ``tangent``, the K_T data."""
         s = self.sys
         self.n_residual += 1
-        fint, K, _ = s.internal_forces(q, None, tangent)
+        fint, K, _ = s.internal_forces(q, None, tangent, self.k_buffer() if tangent else None)
         fext, Kl = s.external_forces(q, self.t, tangent)
         ce = s.constraints(q, self.t, lam, hessian=tangent)
         if tangent:
@@ -98,6 +99,16 @@ class _Equilibrium:
             fext, fint, np.ascontiguousarray(ce.force, dtype=float), float(load), s.free, r, rf)
         self.measured = (r, rf, norm, ref, finite)
         return r, ce, fext, fint, K
+
+    def k_buffer(self) -> np.ndarray:
+        """An array for the next tangent: one of three, neither the last tangent's (``last``,
+        read by the stability check) nor the linear solver's current matrix."""
+        ring = self._k_ring
+        if ring is None:
+            ring = self._k_ring = tuple(np.empty(self.sys.nnz) for _ in range(3))
+        held = (self.last[4] if self.last is not None else None,
+                self.solver.factorized[0] if self.solver.factorized is not None else None)
+        return next(b for b in ring if b is not held[0] and b is not held[1])
 
     def free_part(self, r: np.ndarray) -> np.ndarray:
         """``r[free]`` (taken by :meth:`residual` for its own ``r``)."""

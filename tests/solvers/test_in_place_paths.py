@@ -193,15 +193,20 @@ def test_indefinite_envelope_ldl(shift, seed, accepted):
         assert not e2.factorize_indefinite(A.data, growth_max=1.0) and e2.bad_row >= 0
 
 
+def _inclined_cantilever(n: int):
+    """The System of an inclined cantilever of ``n`` beam elements and its beam block."""
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=n, material=MAT, section=SEC)
+    m.fix(b.first)
+    s = m.compile()
+    return s, s.block("beam")
+
+
 def test_compiled_beam_strains_match_the_numpy_formulas():
     """BeamBlock.strains' compiled pass against beam2d's numpy strains (the gradient's
     source), on states with large rotations and stretches, to round-off."""
     from fembody.elements.beam2d import beam_strains
-    m = fb.Model()
-    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=50, material=MAT, section=SEC)
-    m.fix(b.first)
-    s = m.compile()
-    blk = s.block("beam")
+    s, blk = _inclined_cantilever(50)
     rng = np.random.default_rng(5)
     for amp in (1e-6, 0.1, 2.0):
         x = s.pose(blk, s.update(s.q0, amp * rng.standard_normal(s.n_free)))
@@ -234,11 +239,7 @@ def test_compiled_beam_assembly_matches_the_numpy_element_kernel():
     and K_T to round-off, on states with large rotations and stretches and with a fixed node
     (whose rows and columns the kernel must skip)."""
     from fembody.elements.beam2d import beam_forces
-    m = fb.Model()
-    b = m.add_beam((0.0, 0.0), (1.0, 0.3), n=40, material=MAT, section=SEC)
-    m.fix(b.first)
-    s = m.compile()
-    blk = s.block("beam")
+    s, blk = _inclined_cantilever(40)
     rng = np.random.default_rng(11)
     for amp in (1e-6, 0.1, 2.0):
         q = s.update(s.q0, amp * rng.standard_normal(s.n_free))
@@ -309,3 +310,74 @@ def test_simulation_with_the_element_pass_masses_is_unchanged(newton, rayleigh):
     assert a.stats["n_newton"] == b.stats["n_newton"]
     assert np.abs(a.q - b.q).max() <= 1e-12 * np.abs(a.q).max()
     assert np.abs(a.v - b.v).max() <= 1e-10 * np.abs(a.v).max()
+
+
+@pytest.mark.parametrize("newton", ["full", "modified"])
+def test_reused_tangent_buffers_change_no_number(monkeypatch, newton):
+    """The Newton loops assemble K into buffers they reuse (a ring of two for the integrators,
+    of three for statics, never the one the solver or the stability check holds): the same
+    states bit for bit as with a fresh array per tangent, dynamics with joints and a point
+    mass, statics with a joint (jointed: K + G, a new array) and without."""
+    from fembody.solvers.newmark import GeneralizedAlpha
+    from fembody.solvers.statics import _Equilibrium
+
+    def fresh(self):
+        return np.empty(self.sys.nnz)
+    runs = []
+    for reuse in (True, False):
+        with monkeypatch.context() as mp:
+            if not reuse:
+                mp.setattr(GeneralizedAlpha, "k_buffer", fresh)
+                mp.setattr(_Equilibrium, "k_buffer", fresh)
+            dyn = fb.simulate(_mixed(), t_end=0.05, dt=1e-3, newton=newton)
+            m = fb.Model()
+            b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=120, material=MAT, section=SEC)
+            m.fix(b.first)
+            m.add_force(b.last, (-3e3, -2e3))
+            sta = fb.static(m, steps=4)
+            j = fb.Model(gravity=(0.0, -9.81))
+            c = j.add_beam((0.0, 0.0), (1.0, 0.0), n=60, material=MAT, section=SEC)
+            j.add_joint(fb.Pin(j.ground, c.first))
+            j.add_joint(fb.Support(c.last, "y"))
+            j.add_force(c.last, (2e3, 0.0))
+            sta_j = fb.static(j, steps=3)
+            runs.append((dyn, sta, sta_j))
+    for a, b in zip(*runs):
+        assert np.array_equal(a.q, b.q)
+        assert a.stats["n_newton"] == b.stats["n_newton"]
+        if a.kind == "static":
+            assert np.array_equal(a.stability, b.stability, equal_nan=True)
+
+
+def test_a_reused_tangent_buffer_is_never_one_still_held(monkeypatch):
+    """The buffer handed out for the next K is neither the linear solver's current matrix
+    (kept for checkpoints and refactorisation) nor, in statics, the last tangent (read by the
+    stability check), over runs that refactorise, reuse (modified Newton) and cut steps."""
+    from fembody.solvers.newmark import GeneralizedAlpha
+    from fembody.solvers.statics import _Equilibrium
+    seen = []
+    dyn_k, sta_k = GeneralizedAlpha.k_buffer, _Equilibrium.k_buffer
+
+    def dyn(self):
+        b = dyn_k(self)
+        held = self.solver.factorized
+        assert held is None or b is not held[0]
+        seen.append(b)
+        return b
+
+    def sta(self):
+        b = sta_k(self)
+        assert self.last is None or b is not self.last[4]
+        held = self.solver.factorized
+        assert held is None or b is not held[0]
+        seen.append(b)
+        return b
+    monkeypatch.setattr(GeneralizedAlpha, "k_buffer", dyn)
+    monkeypatch.setattr(_Equilibrium, "k_buffer", sta)
+    fb.simulate(_mixed(), t_end=0.05, dt=1e-3, newton="modified")
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=120, material=MAT, section=SEC)
+    m.fix(b.first)
+    m.add_force(b.last, (-3e3, -2e3))
+    fb.static(m, steps=4)
+    assert len({id(x) for x in seen}) == 5            # two integrator buffers, three static

@@ -143,6 +143,14 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     r4, n4, s4 = _kernels._residual_np(fext, fint, fc, free, M @ qdd[free], True)
     assert r3 == pytest.approx(r4, rel=1e-13) and n3 == pytest.approx(n4, rel=1e-13)
     assert s3 == pytest.approx(s4, rel=1e-13)
+    # fin on all DOFs, read at the free ones: the numbers of the gathered fin, bit for bit
+    fin_all = rng.standard_normal(n)
+    for into, ref_into in ((_kernels._residual_at_into, _kernels._residual_into),
+                           (_kernels._residual_at_into_np, _kernels._residual_into)):
+        ra, rb = np.empty(40), np.empty(40)
+        na = into(fext, fint, fc, free, fin_all, True, ra)
+        nb = ref_into(fext, fint, fc, free, fin_all[free].copy(), True, rb)
+        assert np.array_equal(ra, rb) and na == pytest.approx(nb, rel=1e-14)
     # the variants writing into a given array: the same numbers (bit for bit from numba)
     for into, ref in ((_kernels._residual_mass_into, (r3, n3, s3)),
                       (_kernels._residual_mass_into_np, (r4, n4, s4))):
