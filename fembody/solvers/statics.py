@@ -65,6 +65,10 @@ class _Equilibrium:
         # the last residual's (r, r[free], |r[free]|, force scale, all finite), see residual()
         self.measured: tuple | None = None
         self._k_ring: tuple | None = None   # see k_buffer
+        self.forces: tuple | None = None     # (q, lam, fext, fint, ce) of the last residual
+        # the converged state whose tangent the Newton solver holds factorised (by _accept's
+        # stability check): the next load step's first iteration starts there with it
+        self.factored_at: np.ndarray | None = None
         self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
         self.method = linear_solver
         self.solver = saddle_solver(system, linear_solver)
@@ -93,12 +97,19 @@ class _Equilibrium:
             if ce.G is not None:
                 K = K + ce.G
             self.last = (q, lam, load, ce, K)
+        self.forces = (q, lam, fext, fint, ce)
+        return self.measure(load, fext, fint, ce) + (K,)
+
+    def measure(self, load: float, fext, fint, ce) -> tuple:
+        """``(r, ce, fext, fint)`` with ``r = load fext - fint - B^T lam`` (its free part, norm,
+        scale and finiteness kept in ``measured``)."""
+        s = self.sys
         r = np.empty(s.n_dof)
         rf = np.empty(s.free.shape[0])
         norm, ref, finite = _kernels.static_residual(
             fext, fint, np.ascontiguousarray(ce.force, dtype=float), float(load), s.free, r, rf)
         self.measured = (r, rf, norm, ref, finite)
-        return r, ce, fext, fint, K
+        return r, ce, fext, fint
 
     def k_buffer(self) -> np.ndarray:
         """An array for the next tangent: one of three, neither the last tangent's (``last``,
@@ -298,7 +309,16 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
     """Newton at fixed load factor; returns (q, lam, iterations, residual) or None on failure."""
     s = eq.sys
     eq.stable_at = None
-    r, ce, fext, fint, K = eq.residual(q, lam, load, True)
+    # the stability check of q factorised its tangent: the first iteration is a Newton step
+    # from q with it (at the new load the residual needs no assembly: fext, fint are q's)
+    held = eq.factored_at is q and eq.forces is not None and eq.forces[0] is q \
+        and eq.forces[1] is lam
+    eq.factored_at = None
+    if held:
+        r, ce, fext, fint = eq.measure(load, *eq.forces[2:])
+        K = None
+    else:
+        r, ce, fext, fint, K = eq.residual(q, lam, load, True)
     for it in range(max_iter + 1):
         if not eq.finite(r, ce):
             return None
@@ -306,7 +326,9 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
             return q, lam, it, r
         if it == max_iter:
             return None
-        eq.factor(K, ce)
+        if not held:
+            eq.factor(K, ce)
+        held = False
         dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
@@ -338,11 +360,13 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
     min_dl = dl0 / 2.0**max_cuts
     while load < 1.0 - 1e-12:
         dl = min(dl, 1.0 - load)
-        # predictor: extrapolate the last increment (helps large load steps)
-        guess = q if q_prev is None else s.space.update(
+        # predictor: extrapolate the last increment (helps large load steps), unless the
+        # stability check left q's tangent factorised: then Newton from q (the tangent
+        # predictor) costs no factorisation of its own
+        guess = q if q_prev is None or eq.factored_at is q else s.space.update(
             q, (dl / dl_prev) * s.difference(q, q_prev))
         out = _newton(eq, guess, lam, load + dl, max_iter)
-        if out is None and q_prev is not None:
+        if out is None and guess is not q:
             out = _newton(eq, q, lam, load + dl, max_iter)
         if out is None:
             dl *= 0.5
@@ -375,7 +399,9 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
     zero_c = np.zeros(s.n_con)
     for _ in range(max_steps):
         r, ce, fext, fint, K = eq.residual(q, lam, load, True)
-        eq.factor(K, ce)
+        if eq.factored_at is not q:         # (else the stability check's of this same K)
+            eq.factor(K, ce)
+        eq.factored_at = None
         dqf, _ = eq.solve(fext[free], zero_c)
         nf = float(np.linalg.norm(dqf))
         if not np.isfinite(nf) or nf == 0.0:
@@ -530,7 +556,13 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         lowest = lowest_eigenvalue(s, Kc, Bdata)
     else:
         B = s.B_matrix(Bdata) if s.n_con else None
-        if not check.positive_definite(Kc, B, UNSTABLE * scale):
+        # the Newton solver's factorisation of the tangent: a Cholesky proves stability
+        # (the next load step's first iteration then uses it), else the check decides
+        eq.factor(K, ce)
+        eq.factored_at = q
+        if eq.solver.proves_definite:
+            pass
+        elif not check.positive_definite(Kc, B, UNSTABLE * scale):
             # a negative pivot: the eigenvalue nearest a shift under the spectrum is the
             # lowest (the shift search goes on from the one that just failed)
             lowest = lowest_eigenvalue(s, Kc, Bdata,
