@@ -164,12 +164,8 @@ def fine_cantilever(n: int = 1000):
     return m
 
 
-def test_newtons_last_factorisation_proves_the_stability_of_a_step_it_ends(monkeypatch):
-    """When Newton stops on a round-off increment, its last factorisation (at a state within
-    that increment of the equilibrium) was a Cholesky of the tangent: fb.static takes it as the
-    proof of stability instead of factorising K + tol I again. The states are those of the
-    separate check, bit for bit, the verdicts the same, and no check factorisation is done."""
-    from fembody.solvers.linalg import SaddlePointSolver
+def count_checks(monkeypatch) -> list:
+    """Count the inertia check's own factorisations (InertiaCheck.positive_definite calls)."""
     calls = []
     orig = InertiaCheck.positive_definite
 
@@ -177,6 +173,16 @@ def test_newtons_last_factorisation_proves_the_stability_of_a_step_it_ends(monke
         calls.append(1)
         return orig(self, *a, **k)
     monkeypatch.setattr(InertiaCheck, "positive_definite", counted)
+    return calls
+
+
+def test_newtons_last_factorisation_proves_the_stability_of_a_step_it_ends(monkeypatch):
+    """When Newton stops on a round-off increment, its last factorisation (at a state within
+    that increment of the equilibrium) was a Cholesky of the tangent: fb.static takes it as the
+    proof of stability instead of factorising K + tol I again. No check factorisation is done;
+    with the proofs refused, the same states to 1e-9 and the same verdicts."""
+    from fembody.solvers.linalg import SaddlePointSolver
+    calls = count_checks(monkeypatch)
     m = fine_cantilever()
     proved = fb.static(m, steps=3)
     assert not calls and np.all(np.isnan(proved.stability))
@@ -226,13 +232,7 @@ def test_the_checked_tangent_starts_the_next_load_step(monkeypatch):
     c = m.add_beam((0.0, 0.0), (1.0, 0.0), n=150, material=STEEL, section=SEC)   # 450 DOFs
     m.fix(c.first)
     m.add_force(c.last, (-2e3, -3e2))
-    calls = []
-    orig = InertiaCheck.positive_definite
-
-    def counted(self, *a, **k):
-        calls.append(1)
-        return orig(self, *a, **k)
-    monkeypatch.setattr(InertiaCheck, "positive_definite", counted)
+    calls = count_checks(monkeypatch)
     res = run(m, steps=5)
     assert not calls and "unstable" not in res.stats and np.all(np.isnan(res.stability))
     # every step's last factorisation was the check's, and steps 2-5 began with it
