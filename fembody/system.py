@@ -126,8 +126,6 @@ class System(Measures, Constraints):
         self.M_csc = CSC(self.M_const.copy(), self.indices, self.indptr,
                           (self.n_free, self.n_free))
         self.M_csc.eliminate_zeros()
-        # where M_csc's values sit in the data of K's pattern (S = K + bp M over them only)
-        self.M_pos = np.flatnonzero(self.M_const)
         # blocks whose compiled pass adds their masses' M a and bp M along with their forces
         # (internal_inertial_forces); the rest of the mass matrix, on its own non-zeros
         stiff = {id(b) for b in self.stiffness_blocks}

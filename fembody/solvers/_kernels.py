@@ -333,33 +333,17 @@ def _iteration_matrix_np(K, C, M, gp, bp, with_c):
     K += bp * M
 
 
-@njit(cache=True, aot="void(f8[:], i8[:], f8[:], f8)")
-def _add_scaled_at_nb(K, pos, vals, bp):  # pragma: no cover - jitted
-    """``K[pos] <- K[pos] + bp vals`` (``pos`` unique): S = K + bp M over the non-zeros of a
-    constant mass matrix only (a beam's mass fills a third of K's pattern), the numbers of
-    :func:`_iteration_matrix_nb` on those entries and K's own elsewhere."""
-    for k in range(pos.shape[0]):
-        p = pos[k]
-        K[p] = K[p] + bp * vals[k]
-
-
-def _add_scaled_at_np(K, pos, vals, bp):
-    K[pos] += bp * vals
-
-
 if AVAILABLE:
     correct_add, predict_add, work = _correct_add_nb, _predict_add_nb, _work_nb
     absmax, iteration_matrix = _absmax_nb, _iteration_matrix_nb
-    add_scaled_at = _add_scaled_at_nb
 else:  # pragma: no cover - depends on the environment
     correct_add, predict_add, work = _correct_add_np, _predict_add_np, _work_np
     absmax, iteration_matrix = _absmax_np, _iteration_matrix_np
-    add_scaled_at = _add_scaled_at_np
 
 # the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
 # fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
 for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
               _predict_add_np, _residual_mass_into_np, _work_np, _absmax_np,
-              _iteration_matrix_np, _add_scaled_at_np, _static_residual_np,
+              _iteration_matrix_np, _static_residual_np,
               _residual_at_into_np):
     _twin.trusted = _twin

@@ -209,7 +209,7 @@ class GeneralizedAlpha(Integrator):
         two, the one the linear solver does not hold as its current matrix (the other is
         dead: nothing else keeps a tangent)."""
         ring = getattr(self, "_k_ring", None)
-        if ring is None or ring[0].shape[0] != self.sys.nnz:
+        if ring is None:
             ring = self._k_ring = (np.empty(self.sys.nnz), np.empty(self.sys.nnz))
         held = self.solver.factorized
         return ring[1] if held is not None and held[0] is ring[0] else ring[0]
@@ -330,8 +330,6 @@ class GeneralizedAlpha(Integrator):
         # (trusted: phi is the System's own fresh float vector)
         correct_add, absmax = _kernels.correct_add, _kernels.absmax.trusted
         iteration_matrix = _kernels.iteration_matrix
-        add_scaled_at = getattr(_kernels.add_scaled_at, "trusted", _kernels.add_scaled_at)
-        M_const = s.M_const
         n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
         r = ce = scale = None
 
@@ -352,13 +350,6 @@ class GeneralizedAlpha(Integrator):
                     K += gp * C
                 return K
             Cx = C if with_c else M
-            if (add_scaled_at is not None and M is M_const and not with_c
-                    and type(K) is ndarray and K.dtype == F8
-                    and K.shape == M.shape and K.flags.c_contiguous):
-                # a constant mass matrix: added over its own non-zeros, not K's whole pattern
-                # (trusted: M_pos and M_csc.data are the System's own int64 / float64 arrays)
-                add_scaled_at(K, s.M_pos, s.M_csc.data, bp)
-                return K
             if iteration_matrix is not None and K.shape == M.shape == Cx.shape:
                 # (the kernel's own guard sends arrays of other types to numba)
                 iteration_matrix(K, Cx, M, gp, bp, with_c)

@@ -60,22 +60,19 @@ def _pendulum(n: int = 8, rayleigh: tuple = (0.0, 0.0), dim: int = 2) -> fb.Mode
 def test_simulation_with_the_in_place_iteration_matrix_is_unchanged(monkeypatch, newton,
                                                                    rayleigh, dim):
     """Whole runs (damped: the C term; spatial: nonlinear inertia) against the old allocating
-    expression (the kernels taken away): the same states, bit for bit, and an in-place path
-    was taken (a constant undamped mass: added over its own non-zeros only)."""
+    expression (the kernel taken away): the same states, bit for bit, and the in-place path
+    was taken."""
     calls = [0]
-    kernels = {k: getattr(_kernels, k) for k in ("iteration_matrix", "add_scaled_at")}
+    kernel = _kernels.iteration_matrix
 
-    def counting(name):
-        def run(*a):
-            calls[0] += 1
-            return kernels[name](*a)
-        return run
+    def counting(*a):
+        calls[0] += 1
+        return kernel(*a)
     runs = []
     for old in (False, True):
         with monkeypatch.context() as mp:
             # the old path: no in-place kernel
-            for name in kernels:
-                mp.setattr(_kernels, name, None if old else counting(name))
+            mp.setattr(_kernels, "iteration_matrix", None if old else counting)
             s = _pendulum(rayleigh=rayleigh, dim=dim).compile()
             s.fused_mass = set()        # (the element pass's own masses: tested below)
             runs.append(fb.simulate(s, t_end=0.02, dt=1e-3, newton=newton))
@@ -86,20 +83,6 @@ def test_simulation_with_the_in_place_iteration_matrix_is_unchanged(monkeypatch,
     a, b = runs
     assert a.stats["n_newton"] == b.stats["n_newton"]
     assert np.array_equal(a.q, b.q) and np.array_equal(a.v, b.v)
-
-
-def test_mass_positions_point_at_the_mass_non_zeros():
-    """System.M_pos: where M_csc's values sit in the data of K's pattern, so that
-    K[M_pos] += bp M_csc.data is K + bp M."""
-    s = _pendulum(n=12).compile()
-    assert np.array_equal(s.M_const[s.M_pos], s.M_csc.data)
-    assert np.count_nonzero(s.M_const) == s.M_pos.size < s.nnz
-    rng = np.random.default_rng(2)
-    K = rng.standard_normal(s.nnz)
-    for fn in (_kernels.add_scaled_at, _kernels._add_scaled_at_np):
-        out = K.copy()
-        fn(out, s.M_pos, s.M_csc.data, 3.3e6)
-        assert np.array_equal(out, K + 3.3e6 * s.M_const)
 
 
 def _chain_tangent(n: int = 40, load: float = 0.0):
