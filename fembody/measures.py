@@ -90,7 +90,7 @@ class Measures:
         """Potential energy of gravity relative to the reference configuration [J]."""
         u = self.space.difference(q, self.q0)
         # (einsum, not BLAS's ddot: beyond 1e4 entries OpenBLAS wakes a second thread, 11 ms
-        # per call at 1e5 DOFs on a loaded machine; see solvers.statics.norm2)
+        # per call at 1e5 DOFs on a loaded machine)
         V = -float(np.einsum("i,i->", self.f_gravity, u))
         for b in self.varying_mass:
             V += float(b.gravity_potential(self.pose(b, q), self.gravity,

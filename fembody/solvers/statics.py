@@ -121,23 +121,22 @@ class _Equilibrium:
                 self.solver.factorized[0] if self.solver.factorized is not None else None)
         return next(b for b in ring if b is not held[0] and b is not held[1])
 
-    def free_part(self, r: np.ndarray) -> np.ndarray:
-        """``r[free]`` (taken by :meth:`residual` for its own ``r``)."""
+    def _measured(self, r: np.ndarray) -> tuple:
+        """What :meth:`measure` kept of ``r``, the residual it made last."""
         m = self.measured
-        return m[1] if m is not None and m[0] is r else r[self.sys.free]
+        if m is None or m[0] is not r:
+            raise RuntimeError("statics: a residual not made by _Equilibrium.measure")
+        return m
+
+    def free_part(self, r: np.ndarray) -> np.ndarray:
+        """``r[free]``."""
+        return self._measured(r)[1]
 
     def finite(self, r: np.ndarray, ce) -> bool:
-        m = self.measured
-        ok = m[4] if m is not None and m[0] is r else bool(np.all(np.isfinite(r)))
-        return ok and bool(np.all(np.isfinite(ce.phi)))
+        return self._measured(r)[4] and bool(np.all(np.isfinite(ce.phi)))
 
-    def converged(self, r, ce, fext, fint, load: float) -> bool:
-        m = self.measured
-        if m is not None and m[0] is r:
-            norm, ref = m[2], m[3]
-        else:
-            norm = norm2(r[self.sys.free])
-            ref = max(abs(load) * norm2(fext), norm2(fint), norm2(ce.force), 1e-300)
+    def converged(self, r: np.ndarray, ce) -> bool:
+        _, _, norm, ref, _ = self._measured(r)
         phi_ok = self.sys.n_con == 0 or float(np.max(np.abs(ce.phi))) <= self.ptol
         return bool(norm <= self.tol * ref) and phi_ok
 
@@ -177,13 +176,6 @@ class _Equilibrium:
             f"the structure is not supported: {n_modes} zero-stiffness motion(s) involving "
             f"{shown} ({how}). Add supports (model.fix), joints or elements that restrain "
             "these motions.", names)
-
-
-def norm2(x: np.ndarray) -> float:
-    """Euclidean norm without BLAS: OpenBLAS runs ddot beyond 1e4 entries on two threads, and
-    on a loaded machine waking the second one cost 44 ms per call (measured: 3.0 of 3.8 s of
-    a 1e4-DOF chain's fb.static went to np.linalg.norm)."""
-    return math.sqrt(float(np.einsum("i,i->", x, x)))
 
 
 def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray):
@@ -322,7 +314,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
     for it in range(max_iter + 1):
         if not eq.finite(r, ce):
             return None
-        if eq.converged(r, ce, fext, fint, load):
+        if eq.converged(r, ce):
             return q, lam, it, r
         if it == max_iter:
             return None
@@ -443,12 +435,12 @@ def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float
     for it in range(1, max_iter + 1):
         qn = s.update(q, Dq)
         r, ce, fext, fint, K = eq.residual(qn, lam, load + Dl, True)
-        if not np.all(np.isfinite(r)):
+        if not eq.finite(r, ce):
             return None
-        if eq.converged(r, ce, fext, fint, load + Dl):
+        if eq.converged(r, ce):
             return qn, lam, load + Dl, Dq, it - 1, r
         eq.factor(K, ce)
-        dqr, dlam_r = eq.solve(r[free], -ce.phi)
+        dqr, dlam_r = eq.solve(eq.free_part(r), -ce.phi)
         dqf_i, dlam_f = eq.solve(fext[free], zero_c)
         eq.n_iter += 1
         a = float(dqf_i @ dqf_i)
