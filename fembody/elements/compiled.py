@@ -21,6 +21,20 @@ from .kernels import NUMBA, njit
 AVAILABLE = NUMBA
 
 
+@njit(cache=True, inline="always")
+def _stretch_shear(L, alpha0, dux, duy, tm):  # pragma: no cover - jitted
+    """``cos(phi)/L``, ``sin(phi)/L``, axial strain and shear strain of one planar beam element
+    (``beam2d._stretch_shear``'s formulas; ``sin(tm)`` as ``2 sin(tm/2) cos(tm/2)``, one
+    sincos), shared by the assembly and the strains."""
+    phi = alpha0 + tm
+    c = math.cos(phi) / L
+    s = math.sin(phi) / L
+    sh = math.sin(0.5 * tm)
+    e1 = -2.0 * sh * sh + c * dux + s * duy
+    a2 = -2.0 * sh * math.cos(0.5 * tm) + c * duy - s * dux
+    return c, s, e1, a2
+
+
 @njit(cache=True, aot="void(f8[:], i8[:, :], i8[:, :], f8[:], f8[:], f8[:, :], f8[:], f8[:], "
                           "i8[:, :], b1, f8[:], f8[:, :], f8, f8[:], b1)")
 def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos, tangent, a, mass, bp, fin,
@@ -49,13 +63,7 @@ def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos, tangent, a, mass
         duy = q[qdofs[e, 4]] - q[qdofs[e, 1]]
         th1 = q[qdofs[e, 2]]
         th2 = q[qdofs[e, 5]]
-        tm = 0.5 * (th1 + th2)
-        phi = alpha0[e] + tm
-        c = math.cos(phi) / L
-        s = math.sin(phi) / L
-        sh = math.sin(0.5 * tm)
-        e1 = -2.0 * sh * sh + c * dux + s * duy
-        a2 = -2.0 * sh * math.cos(0.5 * tm) + c * duy - s * dux   # sin(tm), one sincos
+        c, s, e1, a2 = _stretch_shear(L, alpha0[e], dux, duy, 0.5 * (th1 + th2))
         a1 = 1.0 + e1
         EA = D[e, 0]
         GA = D[e, 1]
@@ -153,15 +161,8 @@ def beam_strains_into(x, L0, alpha0, eps):  # pragma: no cover - jitted
     every load step's inversion check and every run monitor check)."""
     for e in range(x.shape[0]):
         L = L0[e]
-        dux = x[e, 3] - x[e, 0]
-        duy = x[e, 4] - x[e, 1]
-        tm = 0.5 * (x[e, 2] + x[e, 5])
-        phi = alpha0[e] + tm
-        c = math.cos(phi) / L
-        s = math.sin(phi) / L
-        sh = math.sin(0.5 * tm)
-        eps[e, 0] = -2.0 * sh * sh + c * dux + s * duy
-        eps[e, 1] = -2.0 * sh * math.cos(0.5 * tm) + c * duy - s * dux   # as beam_assemble
+        _, _, eps[e, 0], eps[e, 1] = _stretch_shear(L, alpha0[e], x[e, 3] - x[e, 0],
+                                                    x[e, 4] - x[e, 1], 0.5 * (x[e, 2] + x[e, 5]))
         eps[e, 2] = (x[e, 5] - x[e, 2]) / L
 
 
