@@ -220,7 +220,7 @@ class LinearSolver(Restorable):
         """The current factorisation proved its matrix positive definite (a Cholesky, or an
         LDL^T without a negative pivot); False says nothing (an LU, or a negative pivot)."""
         if self.active == "envelope":
-            return not self._ldl or self._fac.negative == 0
+            return not getattr(self, "_ldl", False) or self._fac.negative == 0
         return self.active == "cholmod" or (self.active == "dense" and self._fac[0] == "chol")
 
     def solve(self, b: np.ndarray) -> np.ndarray:
