@@ -53,6 +53,9 @@ class System(Measures, Constraints):
     ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0`` (reference state), ``nnz``.
     """
 
+    # (t, read-only f_ext) of external_forces (class default: Systems of older checkpoints)
+    _fext_cache: tuple[float, np.ndarray] | None = None
+
     def __init__(self, model: Model, space: str | None = None) -> None:
         self.model = model
         self.gravity = model.gravity.copy()
@@ -151,6 +154,7 @@ class System(Measures, Constraints):
             else:
                 self.variable_loads.append((dofs, load))
         self._load_cache: tuple[float, np.ndarray] | None = None
+        self._fext_cache = None
 
 
     # ------------------------------------------------------------ assembly
@@ -276,9 +280,18 @@ class System(Measures, Constraints):
     def external_forces(self, q: np.ndarray, t: float = 0.0, tangent: bool = True):
         """External force ``f_ext`` (nodal loads + gravity) and, with ``tangent``, the CSC data of
         the load stiffness ``-df_ext/dq`` (non-zero only for offset rigid bodies under gravity),
-        or None."""
+        or None. Without turning loads and offset masses under gravity the force is returned
+        read-only and, for constant loads, the same array at every call (a new sum of 0.8 MB
+        per Newton iteration at 1e5 DOFs cost 0.25 ms)."""
+        if self._fext_cache is not None and (not self.variable_loads
+                                             or self._fext_cache[0] == t):
+            return self._fext_cache[1], None
         f = self.nodal_loads(t) + self.f_gravity
         Kl = None
+        if not self.turning_loads and not (self.varying_mass and np.any(self.gravity != 0.0)):
+            f.flags.writeable = False
+            self._fext_cache = (t, f)
+            return f, None
         if self.turning_loads:
             f = f.copy()
             Kl = self.turning_loads.add(q, t, f, tangent)        # -df_ext/dq
