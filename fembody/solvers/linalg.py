@@ -109,7 +109,7 @@ class LinearSolver(Restorable):
         self._symbolic = None
         self._fac = None
         self._indefinite = False             # once seen, skip Cholesky attempts in 'auto'
-        self._ldl = False                    # once seen indefinite: the envelope's plain LDL^T
+        self._ldl = False                    # the envelope factor is the LDL^T of 'auto'
         self._env: EnvelopeLDL | None = None
         self._env_pattern = None             # (indptr, indices) the envelope was built for
         self.factorized = None
@@ -161,21 +161,19 @@ class LinearSolver(Restorable):
         self.n_factor += 1
         if kind == "envelope":
             env = self._envelope(A)
-            # once a matrix of this solver was indefinite, the LDL^T without the sign test
-            # (on a definite matrix the same numbers): an indefinite matrix whose pivots
-            # grow little stays on the envelope (the 1e5-DOF chain's dynamic iteration
-            # matrix: 5 ms instead of the banded LU's 13 ms), else the banded LU below
-            ldl = getattr(self, "_ldl", False)       # (solvers of older checkpoints)
-            if ldl and env.factorize_indefinite(A.data):
-                self._fac, self.active = env, "envelope"
-                return
-            if not ldl and env.factorize(A.data):
-                self._fac, self.active = env, "envelope"
-                return
             if self.method == "envelope":
-                raise NotPositiveDefinite(f"matrix is not positive definite (pivot of unknown "
-                                          f"{env.bad_row}); use linear_solver='superlu'")
-            if not ldl and env.factorize_indefinite(A.data):
+                if not env.factorize(A.data):
+                    raise NotPositiveDefinite(f"matrix is not positive definite (pivot of "
+                                              f"unknown {env.bad_row}); use "
+                                              "linear_solver='superlu'")
+                self._fac, self.active = env, "envelope"
+                return
+            # 'auto': the LDL^T without the sign test (on a definite matrix the numbers of
+            # the Cholesky-like factorize, at its cost; its negative pivots say whether it
+            # proved definiteness): an indefinite matrix whose pivots grow little stays on
+            # the envelope (the 1e5-DOF chain's dynamic iteration matrix: 5 ms instead of
+            # the banded LU's 13 ms), without a refused definite attempt first
+            if env.factorize_indefinite(A.data):
                 self._ldl = True
                 self._fac, self.active = env, "envelope"
                 return

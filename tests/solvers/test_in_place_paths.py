@@ -364,3 +364,29 @@ def test_a_reused_tangent_buffer_is_never_one_still_held(monkeypatch):
     m.add_force(b.last, (-3e3, -2e3))
     fb.static(m, steps=4)
     assert len({id(x) for x in seen}) <= 5            # two integrator buffers, three static
+
+
+@pytest.mark.parametrize("shift,seed,definite", [(0.0, 1, True), (-5.0, 2, False)])
+def test_auto_factorises_a_narrow_matrix_once_definite_or_not(monkeypatch, shift, seed,
+                                                               definite):
+    """'auto' on a narrow symmetric matrix: one envelope factorisation, whether the matrix is
+    positive definite (proved by it) or indefinite (accepted by the LDL^T, not proved), with
+    no refused definite attempt first; the solve to round-off."""
+    from fembody.solvers.envelope import EnvelopeLDL
+    from fembody.solvers.linalg import LinearSolver
+    calls = []
+    for name in ("factorize", "factorize_indefinite"):
+        def counted(self, *a, _f=getattr(EnvelopeLDL, name), **k):
+            calls.append(_f.__name__)
+            return _f(self, *a, **k)
+        monkeypatch.setattr(EnvelopeLDL, name, counted)
+    n = 300
+    A = _narrow_symmetric(n, shift, seed)
+    ls = LinearSolver("auto")
+    ls.factorize(A)
+    assert ls.active == "envelope" and len(calls) == 1
+    assert ls.proves_definite is definite
+    b = np.linspace(-1.0, 1.0, n)
+    x = ls.solve(b)
+    Ad = A.toarray()
+    assert np.linalg.norm(Ad @ x - b) <= 1e-12 * np.linalg.norm(Ad, 2) * np.linalg.norm(x)
