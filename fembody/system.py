@@ -43,7 +43,9 @@ class Scatter:
     dofs: np.ndarray      # (n, k) global DOF indices
     msel: np.ndarray      # flat indices into (n, k, k) of entries with both DOFs free
     mpos: np.ndarray      # their positions in the CSC data array
-    pos: np.ndarray       # (n, k*k) position of every entry, -1 where a DOF is fixed
+    # (n, k*k) position of every entry, -1 where a DOF is fixed; in the System's lead block
+    # (see System.lead_rest) the first entry to reach a position holds -2 - position
+    pos: np.ndarray
 
 
 class System(Measures, Constraints):
@@ -55,6 +57,8 @@ class System(Measures, Constraints):
 
     # (t, read-only f_ext) of external_forces (class default: Systems of older checkpoints)
     _fext_cache: tuple[float, np.ndarray] | None = None
+    # the positions of K that the lead block's pass does not assign, or None: no lead block
+    lead_rest: np.ndarray | None = None
 
     def __init__(self, model: Model, space: str | None = None) -> None:
         self.model = model
@@ -113,6 +117,27 @@ class System(Measures, Constraints):
             pos = np.full(b.dofs.shape[0] * b.dofs.shape[1] ** 2, -1, dtype=np.int64)
             pos[sel] = mpos
             self.scatter[id(b)] = Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
+        self._mark_lead()
+
+    def _mark_lead(self) -> None:
+        """Let the first stiffness block's compiled pass assign K's entries it reaches first
+        instead of adding them to zeros: K needs no zeroing pass before the assembly (at 1e5
+        DOFs the 7 MB fill cost 0.35 ms of a 10 ms Newton iteration). The first entry (in the
+        kernel's order: element by element, row by row) to reach a position is stored as
+        ``-2 - position`` in that block's ``pos``; ``lead_rest`` lists the positions it does
+        not reach, zeroed before it runs."""
+        if not self.stiffness_blocks:
+            return
+        lead = self.stiffness_blocks[0]
+        if not getattr(lead, "fuses_mass", False):      # no compiled pass: K is zeroed
+            return
+        flat = self.scatter[id(lead)].pos.reshape(-1)
+        idx = np.flatnonzero(flat >= 0)
+        reached, first = np.unique(flat[idx], return_index=True)
+        flat[idx[first]] = -2 - flat[idx[first]]
+        rest = np.ones(self.nnz, dtype=bool)
+        rest[reached] = False
+        self.lead_rest = np.flatnonzero(rest)
 
     def _build_constants(self, model: Model) -> None:
         self.M_const = np.zeros(self.nnz)
@@ -226,9 +251,16 @@ class System(Measures, Constraints):
                 raise ValueError(f"out: a C-contiguous float64 array of {self.nnz} entries, "
                                  f"got {out.dtype} {out.shape}")
             K = out
-            K.fill(0.0)
         elif tangent:
-            K = np.zeros(self.nnz)
+            K = np.empty(self.nnz)
+        if tangent:
+            rest = self.lead_rest
+            # the lead block's pass assigns the entries it reaches first (_mark_lead): only
+            # while its compiled pass applies (it always does unless numba was switched off)
+            if rest is not None and self.stiffness_blocks[0].fuses_mass:
+                K[rest] = 0.0
+            else:
+                K.fill(0.0)
         C = None
         fused = self.fused_mass if inertia is not None else ()
         for b in self.stiffness_blocks:

@@ -41,8 +41,9 @@ def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos, tangent, a, mass
                   inertia):  # pragma: no cover - jitted
     """Add the undamped Simo-Reissner beam forces to ``f`` (n_dof,) at ``dofs (n, 6)`` and, if
     ``tangent``, the element stiffness matrices to the CSC data ``Kdata`` at positions
-    ``pos (n, 36)`` (-1: a fixed DOF). ``q`` holds displacements and rotations, read at
-    ``qdofs (n, 6)`` (the block's DOFs, or the rows of gathered element states).
+    ``pos (n, 36)`` (-1: a fixed DOF; ``-2 - k``: assign to position k, see ``_add``).
+    ``q`` holds displacements and rotations, read at ``qdofs (n, 6)`` (the block's DOFs, or
+    the rows of gathered element states).
 
     With ``inertia`` the element masses join the same pass: ``M_e a_e`` into ``fin`` and, with
     ``tangent``, ``bp M_e`` into ``Kdata`` (the mass part of an implicit integrator's iteration
@@ -137,20 +138,24 @@ def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos, tangent, a, mass
 
 
 @njit(cache=True, inline="always")
+def _add(Kdata, k, v):  # pragma: no cover - jitted
+    """``Kdata[k] += v``; ``k = -1``: a fixed DOF, nothing; ``k < -1``: the first entry to
+    reach position ``-2 - k`` (System._mark_lead), assigned."""
+    if k >= 0:
+        Kdata[k] += v
+    elif k < -1:
+        Kdata[-2 - k] = v
+
+
+@njit(cache=True, inline="always")
 def _put(Kdata, p, o, a0, a1, a2, a3, a4, a5):  # pragma: no cover - jitted
-    """Add one row of an element matrix into the CSC data at ``p[o:o + 6]`` (-1: fixed)."""
-    if p[o] >= 0:
-        Kdata[p[o]] += a0
-    if p[o + 1] >= 0:
-        Kdata[p[o + 1]] += a1
-    if p[o + 2] >= 0:
-        Kdata[p[o + 2]] += a2
-    if p[o + 3] >= 0:
-        Kdata[p[o + 3]] += a3
-    if p[o + 4] >= 0:
-        Kdata[p[o + 4]] += a4
-    if p[o + 5] >= 0:
-        Kdata[p[o + 5]] += a5
+    """Add one row of an element matrix into the CSC data at ``p[o:o + 6]`` (see _add)."""
+    _add(Kdata, p[o], a0)
+    _add(Kdata, p[o + 1], a1)
+    _add(Kdata, p[o + 2], a2)
+    _add(Kdata, p[o + 3], a3)
+    _add(Kdata, p[o + 4], a4)
+    _add(Kdata, p[o + 5], a5)
 
 
 @njit(cache=True, aot="void(f8[:, :], f8[:], f8[:], f8[:, :])")
