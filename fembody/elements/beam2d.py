@@ -31,19 +31,30 @@ def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
     """Axial strain ``a1 - 1`` and shear ``a2`` of ``R(phi)^T x'`` from displacements, free of
     cancellation: with ``dx = L0 (cos alpha0, sin alpha0) + du`` and ``phi = alpha0 + tm``,
     ``a1 - 1 = -2 sin^2(tm/2) + (cos(phi) du_x + sin(phi) du_y)/L0`` and
-    ``a2 = -sin(tm) + (cos(phi) du_y - sin(phi) du_x)/L0``, with ``sin(tm)`` taken as
-    ``2 sin(tm/2) cos(tm/2)`` (one sincos in the compiled kernels, whose numbers these are).
+    ``a2 = -sin(tm) + (cos(phi) du_y - sin(phi) du_x)/L0``. Only tm/2 goes through sin and
+    cos: ``sin(tm) = 2 sin(tm/2) cos(tm/2)``, ``cos(tm) = 1 - 2 sin^2(tm/2)`` and phi's by the
+    addition theorem from alpha0's (one sincos per element in the compiled kernels, whose
+    numbers these are: :func:`direction_over_length` gives them alpha0's).
     Also returns ``cos(phi)/L0``, ``sin(phi)/L0`` and ``tm``."""
     dux = x[:, 3] - x[:, 0]
     duy = x[:, 4] - x[:, 1]
     tm = 0.5 * (x[:, 2] + x[:, 5])
-    phi = alpha0 + tm
-    c = np.cos(phi) / L0
-    s = np.sin(phi) / L0
+    cs0 = direction_over_length(L0, alpha0)
+    c0, s0 = cs0[:, 0], cs0[:, 1]
     sh = np.sin(0.5 * tm)
+    st = 2.0 * sh * np.cos(0.5 * tm)
+    ct = 1.0 - 2.0 * sh * sh
+    c = c0 * ct - s0 * st
+    s = s0 * ct + c0 * st
     e1 = -2.0 * sh * sh + c * dux + s * duy
-    a2 = -2.0 * sh * np.cos(0.5 * tm) + c * duy - s * dux
+    a2 = -st + c * duy - s * dux
     return e1, a2, c, s, tm
+
+
+def direction_over_length(L0: np.ndarray, alpha0: np.ndarray) -> np.ndarray:
+    """``(cos alpha0, sin alpha0) / L0`` per element ``(n, 2)`` [1/m], C-contiguous."""
+    return np.ascontiguousarray(np.column_stack([np.cos(alpha0), np.sin(alpha0)])
+                                / L0[:, None])
 
 
 def beam_strains(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray, hessian: bool = True
@@ -165,7 +176,7 @@ class BeamBlock:
         if compiled.AVAILABLE and x.dtype == _F8 and x.ndim == 2 and x.shape[1] == 6:
             eps = np.empty((x.shape[0], 3))
             compiled.beam_strains_into(np.ascontiguousarray(x, dtype=float), self.L0,
-                                       self.alpha0, eps)
+                                       self.cs0, eps)
             return eps
         e1, a2, _, _, _ = _stretch_shear(x, self.L0, self.alpha0)
         eps = np.empty((x.shape[0], 3))
@@ -196,10 +207,19 @@ class BeamBlock:
                  and a.flags.c_contiguous)
             and (qdofs is None or qdofs.dtype == _I8 and qdofs.flags.c_contiguous)
             and f.dtype == _F8 and f.flags.c_contiguous) else compiled.beam_assemble
-        kernel(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0, self.alpha0,
+        kernel(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0, self.cs0,
                self.D, f, Kdata if tangent else _EMPTY, pos, tangent, a, mass, float(bp), fin,
                inertia is not None)
         return True
+
+    @property
+    def cs0(self) -> np.ndarray:
+        """``(cos alpha0, sin alpha0) / L0`` ``(n, 2)`` [1/m] for the compiled kernels
+        (computed once; also for blocks of older checkpoints)."""
+        cs = self.__dict__.get("_cs0")
+        if cs is None:
+            cs = self._cs0 = direction_over_length(self.L0, self.alpha0)
+        return cs
 
     @property
     def fuses_mass(self) -> bool:

@@ -22,26 +22,30 @@ AVAILABLE = NUMBA
 
 
 @njit(cache=True, inline="always")
-def _stretch_shear(L, alpha0, dux, duy, tm):  # pragma: no cover - jitted
+def _stretch_shear(c0, s0, dux, duy, tm):  # pragma: no cover - jitted
     """``cos(phi)/L``, ``sin(phi)/L``, axial strain and shear strain of one planar beam element
-    (``beam2d._stretch_shear``'s formulas; ``sin(tm)`` as ``2 sin(tm/2) cos(tm/2)``, one
-    sincos), shared by the assembly and the strains."""
-    phi = alpha0 + tm
-    c = math.cos(phi) / L
-    s = math.sin(phi) / L
+    from ``c0, s0 = cos(alpha0)/L, sin(alpha0)/L`` (``beam2d._stretch_shear``'s formulas: one
+    sincos, of tm/2; a second one, of phi, was 40 % of a 1e5-DOF chain's assembly), shared by
+    the assembly and the strains."""
     sh = math.sin(0.5 * tm)
+    st = 2.0 * sh * math.cos(0.5 * tm)
+    ct = 1.0 - 2.0 * sh * sh
+    c = c0 * ct - s0 * st
+    s = s0 * ct + c0 * st
     e1 = -2.0 * sh * sh + c * dux + s * duy
-    a2 = -2.0 * sh * math.cos(0.5 * tm) + c * duy - s * dux
+    a2 = -st + c * duy - s * dux
     return c, s, e1, a2
 
 
-@njit(cache=True, aot="void(f8[:], i8[:, :], i8[:, :], f8[:], f8[:], f8[:, :], f8[:], f8[:], "
+@njit(cache=True, aot="void(f8[:], i8[:, :], i8[:, :], f8[:], f8[:, :], f8[:, :], f8[:], f8[:], "
                           "i8[:, :], b1, f8[:], f8[:, :], f8, f8[:], b1)")
-def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos, tangent, a, mass, bp, fin,
+def beam_assemble(q, qdofs, dofs, L0, cs0, D, f, Kdata, pos, tangent, a, mass, bp, fin,
                   inertia):  # pragma: no cover - jitted
     """Add the undamped Simo-Reissner beam forces to ``f`` (n_dof,) at ``dofs (n, 6)`` and, if
     ``tangent``, the element stiffness matrices to the CSC data ``Kdata`` at positions
     ``pos (n, 36)`` (-1: a fixed DOF; ``-2 - k``: assign to position k, see ``_add``).
+    ``L0`` lengths [m], ``cs0 (n, 2)`` reference directions over lengths (``(cos alpha0, sin
+    alpha0) / L0``, BeamBlock.cs0), ``D (n, 3)`` EA, GA, EI.
     ``q`` holds displacements and rotations, read at ``qdofs (n, 6)`` (the block's DOFs, or
     the rows of gathered element states).
 
@@ -64,7 +68,7 @@ def beam_assemble(q, qdofs, dofs, L0, alpha0, D, f, Kdata, pos, tangent, a, mass
         duy = q[qdofs[e, 4]] - q[qdofs[e, 1]]
         th1 = q[qdofs[e, 2]]
         th2 = q[qdofs[e, 5]]
-        c, s, e1, a2 = _stretch_shear(L, alpha0[e], dux, duy, 0.5 * (th1 + th2))
+        c, s, e1, a2 = _stretch_shear(cs0[e, 0], cs0[e, 1], dux, duy, 0.5 * (th1 + th2))
         a1 = 1.0 + e1
         EA = D[e, 0]
         GA = D[e, 1]
@@ -158,15 +162,16 @@ def _put(Kdata, p, o, a0, a1, a2, a3, a4, a5):  # pragma: no cover - jitted
     _add(Kdata, p[o + 5], a5)
 
 
-@njit(cache=True, aot="void(f8[:, :], f8[:], f8[:], f8[:, :])")
-def beam_strains_into(x, L0, alpha0, eps):  # pragma: no cover - jitted
+@njit(cache=True, aot="void(f8[:, :], f8[:], f8[:, :], f8[:, :])")
+def beam_strains_into(x, L0, cs0, eps):  # pragma: no cover - jitted
     """Axial strain, shear strain and curvature ``eps (n, 3)`` of planar beams from their
-    element states ``x (n, 6)``: the formulas of ``beam2d._stretch_shear`` in one pass (its
-    numpy form makes a dozen temporaries of the element count: 2 ms at 33k elements, paid by
-    every load step's inversion check and every run monitor check)."""
+    element states ``x (n, 6)`` (``cs0``: see beam_assemble): the formulas of
+    ``beam2d._stretch_shear`` in one pass (its numpy form makes a dozen temporaries of the
+    element count: 2 ms at 33k elements, paid by every load step's inversion check and every
+    run monitor check)."""
     for e in range(x.shape[0]):
         L = L0[e]
-        _, _, eps[e, 0], eps[e, 1] = _stretch_shear(L, alpha0[e], x[e, 3] - x[e, 0],
+        _, _, eps[e, 0], eps[e, 1] = _stretch_shear(cs0[e, 0], cs0[e, 1], x[e, 3] - x[e, 0],
                                                     x[e, 4] - x[e, 1], 0.5 * (x[e, 2] + x[e, 5]))
         eps[e, 2] = (x[e, 5] - x[e, 2]) / L
 

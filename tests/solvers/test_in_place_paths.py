@@ -185,6 +185,37 @@ def _inclined_cantilever(n: int):
     return s, s.block("beam")
 
 
+def test_one_sincos_strains_agree_with_the_direct_angle_of_the_cross_section():
+    """beam2d._stretch_shear takes cos(phi), sin(phi) (phi = alpha0 + tm) by the addition
+    theorem from sin(tm/2), cos(tm/2) and alpha0's (one sincos per element): against
+    np.cos(phi), np.sin(phi) taken directly, the same to 4 ulps of 1 + |phi| (the rounding of
+    phi itself) times 1/L0, for rotations up to 1 and up to a thousand radians in every
+    direction, and so are the strains, relative to 1 + |du|/L0."""
+    from fembody.elements.beam2d import _stretch_shear
+    rng = np.random.default_rng(21)
+    n = 2000
+    L0 = rng.uniform(1e-4, 10.0, n)
+    alpha0 = rng.uniform(-np.pi, np.pi, n)
+    for turn in (1.0, 1e3):
+        x = np.zeros((n, 6))
+        x[:, 2], x[:, 5] = rng.uniform(-turn, turn, n), rng.uniform(-turn, turn, n)
+        x[:, [0, 1, 3, 4]] = L0[:, None] * rng.uniform(-2.0, 2.0, (n, 4))
+        e1, a2, c, s, tm = _stretch_shear(x, L0, alpha0)
+        phi = alpha0 + tm
+        tol = 4.0 * np.finfo(float).eps * (1.0 + np.abs(phi))
+        assert np.all(np.abs(c - np.cos(phi) / L0) * L0 <= tol)
+        assert np.all(np.abs(s - np.sin(phi) / L0) * L0 <= tol)
+        dux, duy = x[:, 3] - x[:, 0], x[:, 4] - x[:, 1]
+        # the strains from their definition, R(phi)^T (L0 e_alpha0 + du) / L0 - e1
+        gx = L0 * np.cos(alpha0) + dux
+        gy = L0 * np.sin(alpha0) + duy
+        ref1 = (np.cos(phi) * gx + np.sin(phi) * gy) / L0 - 1.0
+        ref2 = (np.cos(phi) * gy - np.sin(phi) * gx) / L0
+        size = 1.0 + np.hypot(dux, duy) / L0
+        assert np.all(np.abs(e1 - ref1) / size <= 2.0 * tol)
+        assert np.all(np.abs(a2 - ref2) / size <= 2.0 * tol)
+
+
 def test_compiled_beam_strains_match_the_numpy_formulas():
     """BeamBlock.strains' compiled pass against beam2d's numpy strains (the gradient's
     source), on states with large rotations and stretches, to round-off."""
