@@ -58,7 +58,7 @@ def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=float)
     big = ~(np.abs(x) <= c.SINCOS_MAX)
     xs = np.where(big, 0.0, x) if np.any(big) else x   # (those: the library's values below)
-    n = np.floor(xs * c.INV_PIO2 + 0.5)
+    n = (xs * c.INV_PIO2 + c.ROUND) - c.ROUND
     r = (xs - n * c.PIO2_HI) - n * c.PIO2_LO
     z = r * r
     sr = r + (z * r) * (c.S1 + z * (c.S2 + z * (c.S3 + z * (c.S4 + z * (c.S5 + z * c.S6)))))

@@ -29,6 +29,7 @@ INV_PIO2 = 6.36619772367581382433e-01
 PIO2_HI = 1.57079632673412561417e+00
 PIO2_LO = 6.07710050650619224932e-11
 SINCOS_MAX = 1e5
+ROUND = 6755399441055744.0      # 1.5 2^52: (t + ROUND) - ROUND is t rounded, without a call
 S1, S2, S3 = -1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04
 S4, S5, S6 = 2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10
 C1, C2, C3 = 4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05
@@ -40,7 +41,7 @@ def _sincos(x):  # pragma: no cover - jitted
     """``(sin x, cos x)`` (see INV_PIO2); ``beam2d.sincos`` is its numpy twin, bit for bit."""
     if not abs(x) <= SINCOS_MAX:
         return math.sin(x), math.cos(x)
-    n = math.floor(x * INV_PIO2 + 0.5)
+    n = (x * INV_PIO2 + ROUND) - ROUND
     r = (x - n * PIO2_HI) - n * PIO2_LO
     z = r * r
     sr = r + (z * r) * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))))
