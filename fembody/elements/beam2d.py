@@ -271,6 +271,14 @@ class BeamBlock:
         eps = self.strains(x)
         return 0.5 * self.L0 * np.einsum("nm,nm->n", self.D, eps * eps)
 
+    def strain_energy_of(self, eps: np.ndarray) -> float:
+        """The block's strain energy [J] from its strains ``eps`` (n, 3) (:meth:`strains`):
+        the sum of :meth:`strain_energy`, in one product."""
+        LD = self.__dict__.get("_LD")
+        if LD is None:
+            LD = self._LD = np.ascontiguousarray(self.L0[:, None] * self.D)
+        return 0.5 * float(np.vdot(LD, eps * eps))
+
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Stress resultants ``(n, 3)``: axial force N [N], shear force V [N], moment M [N m]
         in the cross-section frame at the element midpoint."""

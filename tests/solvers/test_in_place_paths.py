@@ -504,3 +504,28 @@ def test_auto_factorises_a_narrow_matrix_once_definite_or_not(monkeypatch, shift
     x = ls.solve(b)
     Ad = A.toarray()
     assert np.linalg.norm(Ad @ x - b) <= 1e-12 * np.linalg.norm(Ad, 2) * np.linalg.norm(x)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_the_run_monitors_strain_state_is_the_systems_energy_and_beam_strains(dim):
+    """RunMonitor._strain_state evaluates a beam's strains once for its energy and its strain
+    check: the energy is System.strain_energy to round-off and the strains the blocks' own,
+    for planar beams (energy from the strains, BeamBlock.strain_energy_of) with a bar, and for
+    spatial beams (their own energy)."""
+    from fembody.solvers.monitor import RunMonitor
+    m = _mixed() if dim == 2 else _pendulum(8, dim=3)
+    s = m.compile()
+    rng = np.random.default_rng(6)
+    q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
+    mon = RunMonitor.__new__(RunMonitor)
+    mon.sys = s
+    energy, beams = mon._strain_state(q)
+    ref = s.strain_energy(q)
+    assert ref > 0.0 and abs(energy - ref) <= 1e-13 * ref
+    assert [b for b, _ in beams] == [b for b in s.stiffness_blocks if b.family == "beam"]
+    for b, eps in beams:
+        assert np.array_equal(eps, b.strains(s.pose(b, q)))
+    if dim == 2:
+        b, eps = beams[0]
+        assert b.strain_energy_of(eps) == pytest.approx(b.strain_energy(s.pose(b, q)).sum(),
+                                                        rel=1e-14)
