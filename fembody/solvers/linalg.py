@@ -161,22 +161,17 @@ class LinearSolver(Restorable):
         self.n_factor += 1
         if kind == "envelope":
             env = self._envelope(A)
+            # 'auto': the LDL^T without the sign test (a definite matrix's numbers at the
+            # same cost; its negative pivots tell whether it proved definiteness): an
+            # indefinite matrix whose pivots grow little stays on the envelope (the 1e5-DOF
+            # chain's dynamic iteration matrix: 5 ms against the banded LU's 13 ms)
+            self._ldl = self.method != "envelope"
+            if env.factorize_indefinite(A.data) if self._ldl else env.factorize(A.data):
+                self._fac, self.active = env, "envelope"
+                return
             if self.method == "envelope":
-                if not env.factorize(A.data):
-                    raise NotPositiveDefinite(f"matrix is not positive definite (pivot of "
-                                              f"unknown {env.bad_row}); use "
-                                              "linear_solver='superlu'")
-                self._fac, self.active = env, "envelope"
-                return
-            # 'auto': the LDL^T without the sign test (on a definite matrix the numbers of
-            # the Cholesky-like factorize, at its cost; its negative pivots say whether it
-            # proved definiteness): an indefinite matrix whose pivots grow little stays on
-            # the envelope (the 1e5-DOF chain's dynamic iteration matrix: 5 ms instead of
-            # the banded LU's 13 ms), without a refused definite attempt first
-            if env.factorize_indefinite(A.data):
-                self._ldl = True
-                self._fac, self.active = env, "envelope"
-                return
+                raise NotPositiveDefinite(f"matrix is not positive definite (pivot of unknown "
+                                          f"{env.bad_row}); use linear_solver='superlu'")
             self._indefinite = True
             kind = self._choose(n, A)
         if kind == "banded":
@@ -516,6 +511,12 @@ class SaddlePointSolver(Restorable):
 
     def _refactorize(self, factorized) -> None:
         self.factorize(*factorized)
+
+    def pivot_ratio(self) -> float:
+        """Without constraints: :meth:`LinearSolver.pivot_ratio` of the factorisation of S."""
+        if self._plain is None:
+            raise ValueError("pivot_ratio: a solver without constraint rows only")
+        return self._plain.pivot_ratio()
 
     def _derived(self) -> dict:
         return {"_B_cache": (None, None, None)}

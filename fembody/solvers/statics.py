@@ -152,13 +152,22 @@ class _Equilibrium:
         R[self.sys.fixed] = -r[self.sys.fixed]
         return R
 
-    def check_supported(self) -> None:
+    def check_supported(self, q: np.ndarray, lam: np.ndarray) -> None:
         """Raise SingularSystemError naming the DOFs of any unsupported (zero-stiffness) motion
-        of the structure in its reference configuration that its joints do not prevent either
-        (null space of K_0 + c B^T B)."""
+        of the structure in its reference configuration ``q`` (the load stepping's first
+        state, multipliers ``lam``) that its joints do not prevent either (null space of
+        K_0 + c B^T B). Without joints K_0 is the first Newton iteration's tangent: the Newton
+        solver factorises it and, when it is regular, holds it for that iteration
+        (``factored_at``; at 1e5 DOFs an assembly and a factorisation less per call)."""
         s = self.sys
         if s.n_free == 0:
             return
+        if s.n_con == 0 and self.method == "auto":   # (else the probe's own backend below)
+            _, ce, _, _, K = self.residual(q, lam, 0.0, True)
+            self.factor(K, ce)
+            if self.solver.pivot_ratio() > 1e-13:
+                self.factored_at = q
+                return
         _, K, _ = s.internal_forces(s.q0, None, True)
         A = with_constraint_penalty(s, K, s.constraints(s.q0, self.t).Bdata)
         probe = LinearSolver(self.method if self.method in ("superlu", "dense") else "auto")
@@ -279,16 +288,17 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
             bad = sorted({sys.model.joints[int(sys.row_joint[i])].label
                           for i in np.flatnonzero(np.abs(ce.phi) > 1e-9 * sys.length)})
             raise ModelError(f"the reference configuration violates {', '.join(bad)}")
-    eq.check_supported()
+    start = (sys.q0.copy(), np.zeros(sys.n_con))
+    eq.check_supported(*start)
     result = Result(sys, "static")
     result.stats["redundant_rows"] = list(getattr(sys, "redundant_rows", []))
     t0 = _time.perf_counter()
     try:
         if method == "newton":
-            _load_stepping(eq, result, steps, max_iter, max_cuts)
+            _load_stepping(eq, result, steps, max_iter, max_cuts, start)
         else:
             _arc_length(eq, result, 1.0 / steps, arc_length, max_iter, max_cuts, max_steps,
-                        load_max, stop)
+                        load_max, stop, start)
     finally:
         result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
                             n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
@@ -343,10 +353,9 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
 
 
 def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
-                   max_cuts: int) -> None:
+                   max_cuts: int, start: tuple) -> None:
     s = eq.sys
-    q, q_prev = s.q0.copy(), None
-    lam = np.zeros(s.n_con)
+    (q, lam), q_prev = start, None        # (the support check may hold q's tangent)
     load, dl0 = 0.0, 1.0 / steps
     dl, dl_prev = dl0, dl0
     min_dl = dl0 / 2.0**max_cuts
@@ -380,18 +389,22 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
 
 def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, max_iter: int,
                 max_cuts: int, max_steps: int, load_max: float,
-                stop: Callable[[Result], bool] | None) -> None:
+                stop: Callable[[Result], bool] | None, start: tuple) -> None:
     s = eq.sys
     free = s.free
-    q, load = s.q0.copy(), 0.0
-    lam = np.zeros(s.n_con)
+    (q, lam), load = start, 0.0           # (the support check may hold q's tangent)
     prev: np.ndarray | None = None
     ds_max: float | None = None
     target_iter = 5
     zero_c = np.zeros(s.n_con)
     for _ in range(max_steps):
-        r, ce, fext, fint, K = eq.residual(q, lam, load, True)
-        if eq.factored_at is not q:         # (else the stability check's of this same K)
+        # the support or stability check's factorisation of q's tangent, with q's forces:
+        # neither an assembly nor a factorisation here
+        if eq.factored_at is q and eq.forces is not None and eq.forces[0] is q \
+                and eq.forces[1] is lam:
+            r, ce, fext, fint = eq.measure(load, *eq.forces[2:])
+        else:
+            r, ce, fext, fint, K = eq.residual(q, lam, load, True)
             eq.factor(K, ce)
         eq.factored_at = None
         dqf, _ = eq.solve(fext[free], zero_c)

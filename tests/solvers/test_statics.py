@@ -289,3 +289,34 @@ def test_joint_reaction_of_another_models_joint_is_refused():
     res = fb.static(m2, steps=1)
     with pytest.raises(fb.ModelError, match="is not a joint of this result's model"):
         res.joint_reaction(j1)
+
+
+@pytest.mark.parametrize("method", ["newton", "arc-length"])
+def test_the_support_check_hands_its_factorisation_to_the_first_newton_iteration(
+        monkeypatch, method):
+    """Without joints the support check's K_0 is the first Newton iteration's tangent: the
+    Newton solver factorises it once for both (one assembly and one factorisation fewer than
+    the separate probe, which another linear_solver still takes), and the equilibrium path
+    is the same to round-off."""
+    from fembody.solvers.linalg import LinearSolver
+    from fembody.system import System
+    calls = {"factor": 0, "tangent": 0}
+    for cls, name, key in ((LinearSolver, "factorize", "factor"),
+                           (System, "internal_forces", "tangent")):
+        def counted(*a, _f=getattr(cls, name), _k=key, **k):
+            if _k == "factor" or (a[3] if len(a) > 3 else k.get("tangent", True)):
+                calls[_k] += 1
+            return _f(*a, **k)
+        monkeypatch.setattr(cls, name, counted)
+    m, b = cantilever(12)
+    m.add_force(b.last, (0.0, -3.0))
+    runs = {}
+    for solver in ("auto", "superlu"):
+        calls.update(factor=0, tangent=0)
+        kw = dict(arc_length=0.3, max_steps=4) if method == "arc-length" else {}
+        runs[solver] = (fb.static(m, steps=3, method=method, linear_solver=solver, **kw),
+                        dict(calls))
+    (fused, c1), (probe, c2) = runs["auto"], runs["superlu"]
+    assert c1["factor"] == c2["factor"] - 1 and c1["tangent"] == c2["tangent"] - 1
+    assert fused.q.shape == probe.q.shape
+    np.testing.assert_allclose(fused.q, probe.q, rtol=0, atol=1e-12)
