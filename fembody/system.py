@@ -367,6 +367,13 @@ class System(Measures, Constraints):
         f[self.free] = matvec(self.n_free, self.M_csc, a[self.free])
         return self._nonlinear_inertia(f, q, v, a, tangent)
 
+    def velocity_forces(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The inertial force at zero acceleration ``h(q, v)`` (n_dof,) [N, N m] (zero without
+        offset rigid bodies and spatial rotations) and the mass matrix's CSC data at ``q``:
+        :meth:`inertial_forces` without the product of the constant masses with zeros."""
+        return self._nonlinear_inertia(np.zeros(self.n_dof), q, v, np.zeros(self.n_dof),
+                                       False)[:2]
+
     def _nonlinear_inertia(self, f, q, v, a, tangent):
         M, Kin, Cin = self.M_const, None, None
         if self.nonlinear_inertia:

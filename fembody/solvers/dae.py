@@ -83,7 +83,7 @@ class AugmentedODE:
         self.n_eval += 1
         fint, _, _ = s.internal_forces(q, v, False)
         fext, _ = s.external_forces(q, t, False)
-        fin, M, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)   # h(q, v) only
+        fin, M = s.velocity_forces(q, v)                         # h(q, v)
         ce = s.constraints(q, t)
         # a constant mass matrix is factorised once; only the constraint part is redone
         self.solver.factorize(M, ce.Bdata, same_S=self._m_factored)

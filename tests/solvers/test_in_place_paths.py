@@ -529,3 +529,19 @@ def test_the_run_monitors_strain_state_is_the_systems_energy_and_beam_strains(di
         b, eps = beams[0]
         assert b.strain_energy_of(eps) == pytest.approx(b.strain_energy(s.pose(b, q)).sum(),
                                                         rel=1e-14)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_velocity_forces_are_the_inertial_forces_at_zero_acceleration(dim):
+    """System.velocity_forces (the index-1 path's h(q, v)) against inertial_forces with zero
+    accelerations: zero for the planar constant masses (no product with zeros), the gyroscopic
+    forces of spatial beams; the same mass data."""
+    s = (_mixed() if dim == 2 else _pendulum(8, dim=3)).compile()
+    rng = np.random.default_rng(12)
+    q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
+    v = s.expand(rng.standard_normal(s.n_free))
+    h, M = s.velocity_forces(q, v)
+    f, M2, _, _ = s.inertial_forces(q, v, np.zeros(s.n_dof), False)
+    np.testing.assert_allclose(h, f, rtol=0, atol=1e-14 * max(1.0, np.abs(f).max()))
+    assert np.array_equal(M, M2)
+    assert bool(np.abs(h).max() > 0.0) == (dim == 3)
