@@ -52,20 +52,6 @@ def sorted_unique(a: np.ndarray) -> np.ndarray:
     return a[keep]
 
 
-def mark_first_entries(pos: np.ndarray, nnz: int) -> np.ndarray:
-    """Mark, in place, the first entry of a scatter map ``pos`` (positions in a data array of
-    ``nnz`` entries, -1: none; read in C order) to reach each position as ``-2 - position``:
-    a kernel that reads the map in that order assigns those and adds the others, so the data
-    array needs no zeroing first. Returns the positions the map does not reach (to zero)."""
-    flat = pos.reshape(-1)
-    idx = np.flatnonzero(flat >= 0)
-    reached, first = np.unique(flat[idx], return_index=True)
-    flat[idx[first]] = -2 - flat[idx[first]]
-    rest = np.ones(nnz, dtype=bool)
-    rest[reached] = False
-    return np.flatnonzero(rest)
-
-
 def is_sparse(A) -> bool:
     """A SciPy sparse matrix or fembody's own :class:`CSC` (without importing scipy.sparse)."""
     return isinstance(A, CSC) or type(A).__module__.startswith("scipy.sparse")

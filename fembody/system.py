@@ -27,7 +27,7 @@ from .joints.compile3d import compile_joints3d
 from .constraints import Constraints, matvec
 from .elements import compiled
 from .measures import Measures
-from .patterns import CSC, Pattern, mark_first_entries
+from .patterns import CSC, Pattern
 from .turning import TurningLoads
 from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
@@ -122,7 +122,8 @@ class System(Measures, Constraints):
         # the 7 MB fill cost 0.35 ms of a 10 ms Newton iteration), only ``lead_rest``
         lead = self.stiffness_blocks[0] if self.stiffness_blocks else None
         if getattr(lead, "fuses_mass", False):
-            self.lead_rest = mark_first_entries(self.scatter[id(lead)].pos, self.nnz)
+            self.lead_rest = compiled.mark_first_entries(
+                self.scatter[id(lead)].pos.reshape(-1), self.nnz)
 
     def _build_constants(self, model: Model) -> None:
         self.M_const = np.zeros(self.nnz)

@@ -211,6 +211,30 @@ def _put(Kdata, p, o, a0, a1, a2, a3, a4, a5):  # pragma: no cover - jitted
     _add(Kdata, p[o + 5], a5)
 
 
+@njit(cache=True, aot="i8[:](i8[:], i8)")
+def mark_first_entries(flat, nnz):  # pragma: no cover - jitted
+    """Mark, in place, the first entry of a scatter map ``flat`` (positions in a data array of
+    ``nnz`` entries, -1: none) to reach each position as ``-2 - position``: a kernel that reads
+    the map in this order assigns those and adds the others (see ``_add``), so the data array
+    needs no zeroing first. Returns the positions the map does not reach (to zero). One pass
+    (np.unique's sort took 73 ms of a 1e5-DOF chain's 0.37 s compile)."""
+    seen = np.zeros(nnz, np.bool_)
+    count = 0
+    for k in range(flat.shape[0]):
+        p = flat[k]
+        if p >= 0 and not seen[p]:
+            seen[p] = True
+            flat[k] = -2 - p
+            count += 1
+    rest = np.empty(nnz - count, np.int64)
+    j = 0
+    for p in range(nnz):
+        if not seen[p]:
+            rest[j] = p
+            j += 1
+    return rest
+
+
 @njit(cache=True, aot="void(f8[:, :], f8[:], f8[:, :], f8[:, :])")
 def beam_strains_into(x, L0, cs0, eps):  # pragma: no cover - jitted
     """Axial strain, shear strain and curvature ``eps (n, 3)`` of planar beams from their

@@ -319,7 +319,7 @@ def _mixed(mass: str = "consistent") -> fb.Model:
 
 def _unled(s):
     """``s`` with its lead block's first entries stored as plain positions again and no lead:
-    K zeroed before the assembly and every entry added, as before patterns.mark_first_entries."""
+    K zeroed before the assembly and every entry added, as before compiled.mark_first_entries."""
     flat = s.scatter[id(s.stiffness_blocks[0])].pos.reshape(-1)
     first = flat < -1
     flat[first] = -2 - flat[first]
@@ -330,7 +330,7 @@ def _unled(s):
 @pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("build", [lambda: _inclined_cantilever(40)[0], lambda: _mixed().compile()])
 def test_the_lead_blocks_pass_assigns_every_entry_it_reaches_first(build):
-    """patterns.mark_first_entries: the first stiffness block's compiled pass assigns the entries it
+    """compiled.mark_first_entries: the first stiffness block's compiled pass assigns the entries it
     reaches first, the rest of K is zeroed before it: K from a buffer full of NaN or of 1e300
     is bit for bit K from zeros with every entry added (the System without the lead), for the
     static tangent and the dynamic one with the masses (a beam alone, and a beam with a bar and
