@@ -2,7 +2,8 @@
 by side: CPU time per Newton iteration of ``fb.static`` and ``fb.simulate`` (full Newton,
 generalized-alpha rho_inf = 0.9, h = 1e-3 s), as a whole call of 6 load (time) steps divided by
 its iterations and as the marginal cost between runs of 2 and 6 steps, with the bare envelope
-factorisation plus solve of the chain's tangent (the strictest reference) in the same process.
+factorisation plus solve of the chain's tangent (the strictest reference) in the same process
+(ratios: of the medians, and the median of each round's own ratio).
 
 Each tree (``--ref NAME=PATH``; this checkout is ``this``) runs in its own process
 (``PYTHONPATH=PATH``, started in PATH), in interleaved rounds whose order rotates, so that a
@@ -90,11 +91,20 @@ def main() -> None:
         med = {k: statistics.median(r[k] for r in rows[t]) for k in keys}
         low = {k: min(r[k] for r in rows[t]) for k in keys}
         ref = med["envelope_factor_solve_ms"]
+        runs = [k for k in keys if k.startswith(("st", "dy"))]
+        # each round's own ratio (the run and its reference in one process, minutes apart
+        # at most): the median of those is steadier than the ratio of medians when the
+        # shared machine's speed drifts between rounds
+        own = {k: statistics.median(r[k] / r["envelope_factor_solve_ms"] for r in rows[t])
+               for k in runs}
         summary[t] = {"median": med, "fastest": low,
-                      "over_envelope": {k: med[k] / ref for k in keys if k.startswith(("st", "dy"))}}
+                      "over_envelope": {k: med[k] / ref for k in runs},
+                      "over_envelope_per_round": own}
         print(f"  {t:>8s} " + "  ".join(f"{k[:-3]} {med[k]:.2f} [{low[k]:.2f}]" for k in keys))
         print(f"  {'':>8s} over the envelope's factor + solve: " + "  ".join(
             f"{k[:-3]} {v:.2f}x" for k, v in summary[t]["over_envelope"].items()))
+        print(f"  {'':>8s} median of the rounds' own ratios:   " + "  ".join(
+            f"{k[:-3]} {v:.2f}x" for k, v in own.items()))
     sys.path.insert(0, HERE)
     from _common import machine, save
     out = save(args.out, {"machine": machine(), "dofs": float(args.dofs), "rounds": rows,

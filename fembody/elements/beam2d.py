@@ -224,13 +224,15 @@ class BeamBlock:
             a, bp, fin = inertia
             mass = self.mass_rows()
         # trusted (no per-call guard): the block's arrays are its own (built as C int64 and
-        # float64 at compile), Kdata and fin the System's fresh ones; q, a, f are checked here
+        # float64 at compile), Kdata and fin the System's fresh ones; q, a, f and the map
+        # (int32 unless K has 2^31 entries) are checked here
         kernel = compiled.beam_assemble.trusted if (
             type(q) is np.ndarray and q.dtype == _F8 and q.flags.c_contiguous
             and (inertia is None or type(a) is np.ndarray and a.dtype == _F8
                  and a.flags.c_contiguous)
             and (qdofs is None or qdofs.dtype == _I8 and qdofs.flags.c_contiguous)
-            and f.dtype == _F8 and f.flags.c_contiguous) else compiled.beam_assemble
+            and pos.dtype == np.int32 and f.dtype == _F8 and f.flags.c_contiguous) \
+            else compiled.beam_assemble
         kernel(q, self.dofs if qdofs is None else qdofs, self.dofs, self.L0, self.cs0,
                self.D, f, Kdata if tangent else _EMPTY, pos, tangent, a, mass, float(bp), fin,
                inertia is not None)
@@ -277,7 +279,8 @@ class BeamBlock:
         LD = self.__dict__.get("_LD")
         if LD is None:
             LD = self._LD = np.ascontiguousarray(self.L0[:, None] * self.D)
-        return 0.5 * float(np.vdot(LD, eps * eps))
+        # (numpy's own loop: BLAS's dot would wake its thread pool, which then spins)
+        return 0.5 * float(np.einsum("ij,ij->", LD, eps * eps))
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Stress resultants ``(n, 3)``: axial force N [N], shear force V [N], moment M [N m]

@@ -80,7 +80,7 @@ def _stretch_shear(c0, s0, dux, duy, sh, ch):  # pragma: no cover - jitted
 
 
 @njit(cache=True, aot="void(f8[:], i8[:, :], i8[:, :], f8[:], f8[:, :], f8[:, :], f8[:], f8[:], "
-                          "i8[:, :], b1, f8[:], f8[:, :], f8, f8[:], b1)")
+                          "i4[:, :], b1, f8[:], f8[:, :], f8, f8[:], b1)")
 def beam_assemble(q, qdofs, dofs, L0, cs0, D, f, Kdata, pos, tangent, a, mass, bp, fin,
                   inertia):  # pragma: no cover - jitted
     """Add the undamped Simo-Reissner beam forces to ``f`` (n_dof,) at ``dofs (n, 6)`` and, if
@@ -211,7 +211,7 @@ def _put(Kdata, p, o, a0, a1, a2, a3, a4, a5):  # pragma: no cover - jitted
     _add(Kdata, p[o + 5], a5)
 
 
-@njit(cache=True, aot="i8[:](i8[:], i8)")
+@njit(cache=True, aot="i8[:](i4[:], i8)")
 def mark_first_entries(flat, nnz):  # pragma: no cover - jitted
     """Mark, in place, the first entry of a scatter map ``flat`` (positions in a data array of
     ``nnz`` entries, -1: none) to reach each position as ``-2 - position``: a kernel that reads

@@ -91,7 +91,7 @@ def with_contact_rows(base: System, items: list) -> System:
     for blk in rows:
         pos = base.scatter[id(blk.group)].pos[blk.i:blk.i + 1]
         sel = np.flatnonzero(pos.ravel() >= 0)
-        s.scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel], pos)
+        s.scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel].astype(np.int64), pos)
     s.rebuild_constraints()
     s.rheonomic = base.rheonomic
     comp = getattr(base, "row_compliance", None)    # redundant joint rows (solvers.redundancy)

@@ -29,7 +29,7 @@ def test_ordering_computed_once_per_pattern():
     assert o1 is o2
     e1 = envelope.EnvelopeLDL(A.indptr, A.indices, s.n_free, o1)
     e2 = envelope.EnvelopeLDL(B.indptr, B.indices, s.n_free)
-    assert e1.src is e2.src and e1.dst is e2.dst
+    assert e1.dst is e2.dst and e1.fill is e2.fill
     assert envelope.same_pattern((A.indptr, A.indices), (s.indptr, s.indices))
     # a copy is equal but not shared: compared, and computed on its own
     C = (A.indptr.copy(), A.indices.copy())
