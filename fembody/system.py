@@ -113,9 +113,7 @@ class System(Measures, Constraints):
         self.indices, self.indptr, self.nnz = pat.indices, pat.indptr, pat.nnz
         self.diag_pos = pat.positions(np.arange(nf, dtype=np.int64) * (nf + 1))
         self.scatter = {}
-        # the element passes' maps as int32 while K's data allows (with the lead block's
-        # -2 - position): half the bytes a 1e5-DOF chain's tangent pass reads, 0.1-0.2 ms
-        small = self.nnz < 2**31 - 2
+        small = self.nnz < 2**31 - 2    # int32 maps: half the bytes of a tangent pass
         for b, sel, key in local:
             mpos = pat.positions(key)
             pos = np.full(b.dofs.shape[0] * b.dofs.shape[1] ** 2, -1,
@@ -374,9 +372,8 @@ class System(Measures, Constraints):
         return self._nonlinear_inertia(f, q, v, a, tangent)
 
     def velocity_forces(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The inertial force at zero acceleration ``h(q, v)`` (n_dof,) [N, N m] (zero without
-        offset rigid bodies and spatial rotations) and the mass matrix's CSC data at ``q``:
-        :meth:`inertial_forces` without the product of the constant masses with zeros."""
+        """:meth:`inertial_forces` at zero acceleration, ``(h(q, v) [N, N m], M data)``,
+        without the constant masses' product with zeros."""
         return self._nonlinear_inertia(np.zeros(self.n_dof), q, v, np.zeros(self.n_dof),
                                        False)[:2]
 
