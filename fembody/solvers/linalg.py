@@ -10,10 +10,11 @@ reused. ``method="auto"``, for symmetric matrices expected positive definite:
 3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the simplicial
    factor (AMD; from the symbolic analysis, no trial factorisation) is at most
    ``cholmod_spd.SUPERNODAL_RATIO`` = 180, else supernodal with nested dissection;
-4. once a matrix is found not positive definite, for good: the envelope's LDL^T without
-   pivoting while every row's pivot growth stays under ``envelope.GROWTH_MAX`` (the 1e5-DOF
-   chain's dynamic iteration matrix: 2.6); else LAPACK's banded LU for a narrow band after
-   RCM (:mod:`.banded`), else dense or SuperLU.
+4. the envelope's factorisation is its LDL^T without pivoting (on a definite matrix the
+   Cholesky-like numbers), accepted while every row's pivot growth stays under
+   ``envelope.GROWTH_MAX`` (the 1e5-DOF chain's dynamic iteration matrix: 2.6); once a
+   matrix is refused, for good: LAPACK's banded LU for a narrow band after RCM
+   (:mod:`.banded`), else dense or SuperLU (CHOLMOD after a failed Cholesky likewise).
 
 The rule's measured basis (CPU time of one numeric factorisation on beam chains and frame
 grids of 1e4-1e6 DOFs, every backend) is in :mod:`.cholmod_spd`'s docstring.
@@ -48,8 +49,6 @@ sla = lazy_module("scipy.linalg")
 spla = lazy_module("scipy.sparse.linalg")
 # scikit-sparse is installed (a library that then fails to load is reported at first use)
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
-
-
 _warned = False
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
@@ -369,8 +368,8 @@ class SaddlePointSolver(Restorable):
     def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray, same_S: bool = False,
                   owned: bool = False) -> None:
         """Factorise with S (CSC data on the K pattern) and B (CSR data). ``same_S``: S is the
-        one of the previous call (e.g. a constant mass matrix), so the Schur path keeps its
-        factor of S and only redoes the small complement with the new B. ``owned``: the
+        one of the previous call (e.g. a constant mass matrix): its factor is kept, the Schur
+        paths redo only the small complement with the new B. ``owned``: the
         caller hands over a fresh ``Sdata`` it never changes, kept without a copy."""
         # the inputs of the current factorisation: a checkpoint rebuilds it from them
         # (fembody.solvers.checkpoint), so a resumed modified Newton reuses the same matrix
@@ -379,8 +378,10 @@ class SaddlePointSolver(Restorable):
                  and not Bdata.flags.writeable else np.array(Bdata, dtype=float))
         self.factorized = ((Sdata if owned else Sdata.copy()) if not same_S or self.factorized
                            is None else self.factorized[0], keepB)
-        if same_S and self.active in ("schur", "envelope") and self._plain is None:
-            self._schur_complement(Bdata)
+        if same_S and (self.active in ("schur", "envelope") if self._plain is None
+                       else self._plain.active is not None):
+            if self._plain is None:
+                self._schur_complement(Bdata)
             return
         self.n_factor += 1
         if self._plain is not None:

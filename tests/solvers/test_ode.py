@@ -376,3 +376,22 @@ def test_slow_pace_is_announced(monkeypatch):
     m.add_joint(fb.Pin(m.ground, rb.node, at=(0.0, 0.0)))
     with pytest.warns(RuntimeWarning, match=r"will take hours: .* of wall time"):
         fb.simulate(m, t_end=0.05, dt=1e-2)
+
+
+def test_explicit_methods_factorise_a_constant_mass_matrix_once(monkeypatch):
+    """RK4 on a cantilever without joints: the index-1 path's mass matrix is factorised once
+    per run (it was refactorised at every evaluation: 501 times here), with the very numbers
+    of the run that refactorises it every time."""
+    from fembody.solvers.linalg import SaddlePointSolver
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=8, material=fb.Material(E=1e7, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.fix(b.first)
+    kept = fb.simulate(m, t_end=0.01, dt=1e-4, method="rk4")
+    assert kept.stats["n_factor"] == 1 and kept.stats["n_residual"] == 501
+    original = SaddlePointSolver.factorize
+    monkeypatch.setattr(SaddlePointSolver, "factorize",
+                        lambda self, S, B, same_S=False, owned=False: original(self, S, B))
+    every = fb.simulate(m, t_end=0.01, dt=1e-4, method="rk4")
+    assert every.stats["n_factor"] == 501
+    assert np.array_equal(kept.q, every.q)
