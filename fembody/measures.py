@@ -7,6 +7,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .constraints import matvec
+
 
 class Measures:
     """Post-processing of states of the System it is mixed into (uses its blocks, mass
@@ -34,7 +36,15 @@ class Measures:
     def kinetic_energy(self, q: np.ndarray, v: np.ndarray) -> float:
         """Kinetic energy 1/2 v^T M(q) v [J]."""
         T = 0.0
-        if self.mass_blocks and not np.any(v[self.fixed]):
+        fused = getattr(self, "fused_mass", ())
+        if self.mass_blocks and not np.any(v[self.fixed]) and fused:
+            # the blocks whose compiled pass has their masses (at 1e5 DOFs 0.1 ms against
+            # 0.7 ms for the product with M), the others' on M_rest's non-zeros
+            T = sum(b.kinetic_energy_of(v) for b in self.mass_blocks if id(b) in fused)
+            if self.M_rest_pos.size:
+                vf = v[self.free]
+                T += 0.5 * float(np.einsum("i,i->", vf, matvec(self.n_free, self.M_rest, vf)))
+        elif self.mass_blocks and not np.any(v[self.fixed]):
             # the constant part on the free DOFs: one product with M's own non-zeros (the
             # element-wise v_e . M_e v_e took 3 ms at 1e5 DOFs, once per monitor check)
             vf = v[self.free]

@@ -211,6 +211,19 @@ def _put(Kdata, p, o, a0, a1, a2, a3, a4, a5):  # pragma: no cover - jitted
     _add(Kdata, p[o + 5], a5)
 
 
+@njit(cache=True, aot="f8(f8[:], i8[:, :], f8[:, :])")
+def beam_kinetic(v, dofs, mass):  # pragma: no cover - jitted
+    """Kinetic energy ``1/2 sum_e v_e . M_e v_e`` [J] of planar beam elements from their mass
+    rows ``mass (n, 6)`` (see beam_assemble) and the velocities ``v`` at ``dofs (n, 6)``."""
+    T = 0.0
+    for e in range(dofs.shape[0]):
+        for k in range(3):
+            a = v[dofs[e, k]]
+            b = v[dofs[e, k + 3]]
+            T += mass[e, k] * (a * a + b * b) + 2.0 * mass[e, k + 3] * a * b
+    return 0.5 * T
+
+
 @njit(cache=True, aot="i8[:](i4[:], i8)")
 def mark_first_entries(flat, nnz):  # pragma: no cover - jitted
     """Mark, in place, the first entry of a scatter map ``flat`` (positions in a data array of

@@ -545,3 +545,22 @@ def test_velocity_forces_are_the_inertial_forces_at_zero_acceleration(dim):
     np.testing.assert_allclose(h, f, rtol=0, atol=1e-14 * max(1.0, np.abs(f).max()))
     assert np.array_equal(M, M2)
     assert bool(np.abs(h).max() > 0.0) == (dim == 3)
+
+
+@pytest.mark.parametrize("mass", ["consistent", "lumped"])
+def test_kinetic_energy_by_elements_is_half_v_m_v(monkeypatch, mass):
+    """System.kinetic_energy with the beams' compiled pass (BeamBlock.kinetic_energy_of) and
+    the bar's and point mass's M_rest: 1/2 v^T M v of the assembled M_const to round-off."""
+    from fembody.elements.beam2d import BeamBlock
+    calls = []
+    original = BeamBlock.kinetic_energy_of
+    monkeypatch.setattr(BeamBlock, "kinetic_energy_of",
+                        lambda self, v: calls.append(1) or original(self, v))
+    s = _mixed(mass).compile()
+    rng = np.random.default_rng(9)
+    q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
+    v = s.expand(rng.standard_normal(s.n_free))
+    vf = v[s.free]
+    ref = 0.5 * float(vf @ (s.M_csc @ vf))
+    assert s.kinetic_energy(q, v) == pytest.approx(ref, rel=1e-14)
+    assert len(calls) == (1 if s.space.additive else 0)     # the element pass ran (planar)
