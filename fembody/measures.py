@@ -37,18 +37,19 @@ class Measures:
         """Kinetic energy 1/2 v^T M(q) v [J]."""
         T = 0.0
         fused = getattr(self, "fused_mass", ())
-        if self.mass_blocks and not np.any(v[self.fixed]) and fused:
-            # the blocks whose compiled pass has their masses (at 1e5 DOFs 0.1 ms against
-            # 0.7 ms for the product with M), the others' on M_rest's non-zeros
-            T = sum(b.kinetic_energy_of(v) for b in self.mass_blocks if id(b) in fused)
-            if self.M_rest_pos.size:
-                vf = v[self.free]
-                T += 0.5 * float(np.einsum("i,i->", vf, matvec(self.n_free, self.M_rest, vf)))
-        elif self.mass_blocks and not np.any(v[self.fixed]):
-            # the constant part on the free DOFs: one product with M's own non-zeros (the
-            # element-wise v_e . M_e v_e took 3 ms at 1e5 DOFs, once per monitor check)
+        if self.mass_blocks and not np.any(v[self.fixed]):
             vf = v[self.free]
-            T = 0.5 * float(np.einsum("i,i->", vf, self.mass_product(vf)))
+            if fused:
+                # the blocks whose compiled pass has their masses (at 1e5 DOFs 0.1 ms against
+                # 0.7 ms for the product with M), the others' on M_rest's non-zeros
+                T = sum(b.kinetic_energy_of(v) for b in self.mass_blocks if id(b) in fused)
+                if self.M_rest_pos.size:
+                    T += 0.5 * float(np.einsum("i,i->", vf,
+                                               matvec(self.n_free, self.M_rest, vf)))
+            else:
+                # the constant part on the free DOFs: one product with M's own non-zeros (the
+                # element-wise v_e . M_e v_e took 3 ms at 1e5 DOFs, once per monitor check)
+                T = 0.5 * float(np.einsum("i,i->", vf, self.mass_product(vf)))
         else:
             # v_e . (M_e v_e) in two steps: numpy's three-operand einsum took twice as long
             T = sum(0.5 * float(np.einsum("ni,ni->", v[b.dofs],

@@ -168,7 +168,6 @@ class System(Measures, Constraints):
             else:
                 self.variable_loads.append((dofs, load))
         self._load_cache: tuple[float, np.ndarray] | None = None
-        self._fext_cache = None
 
 
     # ------------------------------------------------------------ assembly

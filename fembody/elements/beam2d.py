@@ -40,14 +40,9 @@ def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
     duy = x[:, 4] - x[:, 1]
     tm = 0.5 * (x[:, 2] + x[:, 5])
     cs0 = direction_over_length(L0, alpha0)
-    c0, s0 = cs0[:, 0], cs0[:, 1]
     sh, ch = sincos(0.5 * tm)
-    st = 2.0 * sh * ch
-    ct = 1.0 - 2.0 * sh * sh
-    c = c0 * ct - s0 * st
-    s = s0 * ct + c0 * st
-    e1 = -2.0 * sh * sh + c * dux + s * duy
-    a2 = -st + c * duy - s * dux
+    # the compiled kernels' own formulas (plain arithmetic: elementwise on arrays)
+    c, s, e1, a2 = compiled._stretch_shear.py_func(cs0[:, 0], cs0[:, 1], dux, duy, sh, ch)
     return e1, a2, c, s, tm
 
 

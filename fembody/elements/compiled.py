@@ -193,7 +193,7 @@ def beam_assemble(q, qdofs, dofs, L0, cs0, D, f, Kdata, pos, tangent, a, mass, b
 @njit(cache=True, inline="always")
 def _add(Kdata, k, v):  # pragma: no cover - jitted
     """``Kdata[k] += v``; ``k = -1``: a fixed DOF, nothing; ``k < -1``: the first entry to
-    reach position ``-2 - k`` (System._mark_lead), assigned."""
+    reach position ``-2 - k`` (:func:`mark_first_entries`), assigned."""
     if k >= 0:
         Kdata[k] += v
     elif k < -1:

@@ -65,10 +65,14 @@ class RunMonitor:
         energy, beams = 0.0, []
         for b in s.stiffness_blocks:
             x = s.pose(b, q)
-            of = getattr(b, "strain_energy_of", None) if b.family == "beam" else None
             if b.family == "beam":
-                beams.append((b, b.strains(x)))
-            energy += of(beams[-1][1]) if of is not None else float(b.strain_energy(x).sum())
+                eps = b.strains(x)
+                beams.append((b, eps))
+                of = getattr(b, "strain_energy_of", None)
+                if of is not None:
+                    energy += of(eps)
+                    continue
+            energy += float(b.strain_energy(x).sum())
         return energy, beams
 
     def _check_strains(self, beams: list, t: float) -> None:
@@ -99,7 +103,6 @@ class RunMonitor:
                     + ": the loads are far beyond what the structure can take (the elastic "
                     "law holds for small strains). Check the load magnitudes and units; "
                     "monitor=False turns this check off", time=t)
-
 
     @staticmethod
     def _driver_power(integ) -> float:

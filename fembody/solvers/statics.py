@@ -100,6 +100,13 @@ class _Equilibrium:
         self.forces = (q, lam, fext, fint, ce)
         return self.measure(load, fext, fint, ce) + (K,)
 
+    def holds(self, q: np.ndarray, lam: np.ndarray) -> bool:
+        """The Newton solver holds the factorised tangent at ``q`` (a check's, see
+        ``factored_at``) and :attr:`forces` are ``(q, lam)``'s: a step from there needs
+        neither an assembly nor a factorisation."""
+        f = self.forces
+        return self.factored_at is q and f is not None and f[0] is q and f[1] is lam
+
     def measure(self, load: float, fext, fint, ce) -> tuple:
         """``(r, ce, fext, fint)`` with ``r = load fext - fint - B^T lam`` (its free part, norm,
         scale and finiteness kept in ``measured``)."""
@@ -313,8 +320,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
     eq.stable_at = None
     # the stability check of q factorised its tangent: the first iteration is a Newton step
     # from q with it (at the new load the residual needs no assembly: fext, fint are q's)
-    held = eq.factored_at is q and eq.forces is not None and eq.forces[0] is q \
-        and eq.forces[1] is lam
+    held = eq.holds(q, lam)
     eq.factored_at = None
     if held:
         r, ce, fext, fint = eq.measure(load, *eq.forces[2:])
@@ -398,10 +404,8 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
     target_iter = 5
     zero_c = np.zeros(s.n_con)
     for _ in range(max_steps):
-        # the support or stability check's factorisation of q's tangent, with q's forces:
-        # neither an assembly nor a factorisation here
-        if eq.factored_at is q and eq.forces is not None and eq.forces[0] is q \
-                and eq.forces[1] is lam:
+        # the support or stability check's factorisation of q's tangent, with q's forces
+        if eq.holds(q, lam):
             r, ce, fext, fint = eq.measure(load, *eq.forces[2:])
         else:
             r, ce, fext, fint, K = eq.residual(q, lam, load, True)
