@@ -27,7 +27,7 @@ from .joints.compile3d import compile_joints3d
 from .constraints import Constraints, matvec
 from .elements import compiled
 from .measures import Measures
-from .patterns import CSC, Pattern
+from .patterns import CSC, AssemblyTarget, Pattern
 from .turning import TurningLoads
 from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
@@ -183,11 +183,12 @@ class System(Measures, Constraints):
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)
 
     def _assemble(self, block, q: np.ndarray, f: np.ndarray, K: np.ndarray | None,
-                  inertia: tuple | None = None) -> bool:
+                  inertia: tuple | None = None, pos: np.ndarray | None = None) -> bool:
         """A block's compiled fast path (forces and stiffness straight into the global
         arrays); additive spaces hand it ``q`` itself, others the gathered poses.
-        ``inertia``: see :meth:`internal_inertial_forces` (blocks of ``fused_mass`` only)."""
-        pos = self.scatter[id(block)].pos
+        ``inertia``: see :meth:`internal_inertial_forces` (blocks of ``fused_mass`` only).
+        ``pos``: its map into another layout than K's (an AssemblyTarget's)."""
+        pos = self.scatter[id(block)].pos if pos is None else pos
         if inertia is not None:
             return block.assemble(q, f, K, pos, inertia=inertia)
         if self.space.additive:
@@ -211,7 +212,7 @@ class System(Measures, Constraints):
         Damping: strain-rate damping of elements and springs, plus Rayleigh ``alpha M q'``.
         ``out``: a float64 array of ``nnz`` entries to hold K (overwritten; default: a new
         one). Why: a solver's Newton loop hands back a buffer it no longer holds, since a
-        fresh K of 7 MB (1e5 DOFs) is paid in page faults every time (0.6 ms)."""
+        fresh K of 7 MB (1e5 DOFs) is paid in page faults every time; or an AssemblyTarget."""
         return self._internal(q, v, tangent, None, out)
 
     def internal_inertial_forces(self, q: np.ndarray, v: np.ndarray | None, a: np.ndarray,
@@ -233,15 +234,16 @@ class System(Measures, Constraints):
 
     def _internal(self, q, v, tangent, inertia, out=None):
         f = np.zeros(self.n_dof)
-        K = None
-        if tangent and out is not None:
-            if out.shape != (self.nnz,) or out.dtype != np.float64 or not out.flags.c_contiguous:
+        K = Kd = tpos = None        # K, its values, the map to them (an envelope_target's)
+        if tangent and isinstance(out, AssemblyTarget):
+            K, Kd, tpos = out, out.values, out.pos
+            Kd[out.rest] = 0.0
+        elif tangent:
+            if out is not None and (out.shape != (self.nnz,) or out.dtype != np.float64
+                                    or not out.flags.c_contiguous):
                 raise ValueError(f"out: a C-contiguous float64 array of {self.nnz} entries, "
                                  f"got {out.dtype} {out.shape}")
-            K = out
-        elif tangent:
-            K = np.empty(self.nnz)
-        if tangent:
+            K = Kd = np.empty(self.nnz) if out is None else out
             rest = self.lead_rest
             # the lead block's pass assigns the entries it reaches first (_build_pattern): only
             # while its compiled pass applies (it always does unless numba was switched off)
@@ -253,11 +255,11 @@ class System(Measures, Constraints):
         fused = self.fused_mass if inertia is not None else ()
         for b in self.stiffness_blocks:
             if id(b) in fused:
-                if not self._assemble(b, q, f, K, inertia):
+                if not self._assemble(b, q, f, Kd, inertia, tpos):
                     raise RuntimeError(f"{b.family} block: its compiled pass refused the masses "
                                        "it was chosen to add (fused_mass)")
                 continue
-            if hasattr(b, "assemble") and self._assemble(b, q, f, K):
+            if hasattr(b, "assemble") and self._assemble(b, q, f, Kd, None, tpos):
                 continue
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None

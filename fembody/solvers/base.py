@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import validate
 from ..errors import SingularSystemError
+from ..patterns import AssemblyTarget
 from ..system import System
 from . import _kernels
-from .linalg import null_vectors
+from .nullspace import null_vectors
 from .redundancy import describe_motion
 from .statics import null_space_dofs, with_constraint_penalty
 
@@ -187,6 +188,8 @@ class Integrator:
     def diagnose_singular(self, S: np.ndarray, ce, t: float) -> None:
         """Raise SingularSystemError naming the DOFs with neither mass nor stiffness nor a
         joint in some direction (an under-constrained massless mechanism)."""
+        if isinstance(S, AssemblyTarget):           # (assembled in a solver's own storage)
+            S = S.csc_data()
         N = null_vectors(with_constraint_penalty(self.sys, S, ce.Bdata))
         _, names = null_space_dofs(self.sys, None, N)
         if names:

@@ -77,25 +77,20 @@ def _factor(data, dst, fill, env, first, rowptr, dinv, work):  # pragma: no cove
     return -1
 
 
-@njit(cache=True, error_model="numpy",
-      aot="Tuple((i8, i8))(f8[:], i4[:], i8[:], f8[:], i8[:], i8[:], f8[:], f8[:], f8)")
-def _factor_ldl(data, dst, fill, env, first, rowptr, dinv, work,
-                growth_max):  # pragma: no cover - jitted
-    """:func:`_factor` (the same operations, in the same order) for symmetric matrices that
-    need not be definite: a pivot may be negative, and a row is refused when its pivot is zero
-    or not finite, or when its growth ``(sum_k l_ik^2 |d_k| + |d_i|) / |a_ii|`` exceeds
-    ``growth_max`` (LDL^T without pivoting is stable while that growth is bounded: each entry
-    of ``|L| |D| |L^T|`` is at most the geometric mean of two of those diagonals, so the
-    backward error stays that multiple of a Cholesky factorisation's; for a positive definite
-    matrix the growth is exactly 1). Returns (-1 or the refused permuted row, the number of
-    negative pivots: the matrix's negative eigenvalues, by Sylvester's law of inertia)."""
-    _scatter(data, dst, fill, env)
+@njit(cache=True, error_model="numpy", inline="always")
+def _ldl_rows(src, env, first, rowptr, dinv, work, growth_max,
+              copy):  # pragma: no cover - jitted
+    """The LDL^T of :func:`_factor_ldl` on the envelope ``env``; with ``copy`` each row's
+    matrix values are first copied from ``src`` (the same layout), else they are in ``env``."""
     n = first.shape[0]
     neg = 0
     for i in range(n):
-        _row_products(env, first, rowptr, work, i)
         fi = first[i]
         ri = rowptr[i]
+        if copy:
+            for k in range(ri, ri + i - fi + 1):
+                env[k] = src[k]
+        _row_products(env, first, rowptr, work, i)
         a = env[ri + i - fi]
         d = a
         g = 0.0
@@ -113,6 +108,32 @@ def _factor_ldl(data, dst, fill, env, first, rowptr, dinv, work,
         dinv[i] = 1.0 / d
         env[ri + i - fi] = d
     return -1, neg
+
+
+@njit(cache=True, error_model="numpy",
+      aot="Tuple((i8, i8))(f8[:], i4[:], i8[:], f8[:], i8[:], i8[:], f8[:], f8[:], f8)")
+def _factor_ldl(data, dst, fill, env, first, rowptr, dinv, work,
+                growth_max):  # pragma: no cover - jitted
+    """:func:`_factor` (the same operations, in the same order) for symmetric matrices that
+    need not be definite: a pivot may be negative, and a row is refused when its pivot is zero
+    or not finite, or when its growth ``(sum_k l_ik^2 |d_k| + |d_i|) / |a_ii|`` exceeds
+    ``growth_max`` (LDL^T without pivoting is stable while that growth is bounded: each entry
+    of ``|L| |D| |L^T|`` is at most the geometric mean of two of those diagonals, so the
+    backward error stays that multiple of a Cholesky factorisation's; for a positive definite
+    matrix the growth is exactly 1). Returns (-1 or the refused permuted row, the number of
+    negative pivots: the matrix's negative eigenvalues, by Sylvester's law of inertia)."""
+    _scatter(data, dst, fill, env)
+    return _ldl_rows(env, env, first, rowptr, dinv, work, growth_max, False)
+
+
+@njit(cache=True, error_model="numpy",
+      aot="Tuple((i8, i8))(f8[:], f8[:], i8[:], i8[:], f8[:], f8[:], f8)")
+def _factor_ldl_from(src, env, first, rowptr, dinv, work,
+                     growth_max):  # pragma: no cover - jitted
+    """:func:`_factor_ldl` of a matrix given in the envelope's own layout ``src`` (assembled
+    there: :mod:`.envelope_target`), which stays as it is: each row is copied when the
+    factorisation reaches it, instead of a scatter pass over the CSC values."""
+    return _ldl_rows(src, env, first, rowptr, dinv, work, growth_max, True)
 
 
 @njit(cache=True, error_model="numpy",
@@ -416,6 +437,7 @@ class EnvelopeLDL:
             ordering = plan.get("order") or _ordering(indptr, indices, n)
             plan.setdefault("order", ordering)
         self.perm, self.first, self.rowptr = ordering
+        self.pattern = (indptr, indices)        # the CSC pattern's (values_to_csc)
         size = int(self.rowptr[-1])
         if plan.get("order") is ordering and "scatter" in plan:
             self.dst, self.fill = plan["scatter"]        # shared, read-only
@@ -478,6 +500,32 @@ class EnvelopeLDL:
         self.ok = k < 0
         self.bad_row = int(self.perm[k]) if k >= 0 else -1
         return self.ok
+
+    def factorize_values(self, values: np.ndarray, growth_max: float = GROWTH_MAX) -> bool:
+        """:meth:`factorize_indefinite` of a matrix assembled in the envelope's own layout
+        (``values``: C float64 of ``env``'s size, lower triangle; not changed)."""
+        if (type(values) is not np.ndarray or values.dtype != np.float64 or values is self.env
+                or values.shape != self.env.shape or not values.flags.c_contiguous):
+            raise ValueError(f"values: a separate C float64 array of the envelope's "
+                             f"{self.env.shape[0]} slots")
+        k, self.negative = _factor_ldl_from.trusted(
+            values, self.env, self.first, self.rowptr, self.dinv, self._work, float(growth_max))
+        self.ok = k < 0
+        self.bad_row = int(self.perm[k]) if k >= 0 else -1
+        return self.ok
+
+    def values_to_csc(self, values: np.ndarray) -> np.ndarray:
+        """The CSC data, on the pattern this envelope was built for, of the symmetric matrix
+        whose lower triangle ``values`` holds in the envelope's layout."""
+        if getattr(self, "_twin", None) is None:
+            indptr, indices = self.pattern
+            iperm = np.empty(self.n, np.int64)
+            iperm[self.perm] = np.arange(self.n)
+            cols = np.repeat(np.arange(self.n), np.diff(indptr))
+            pr, pc = iperm[indices], iperm[cols]
+            hi, lo = np.maximum(pr, pc), np.minimum(pr, pc)
+            self._twin = self.rowptr[hi] + lo - self.first[hi]    # an upper entry's mirror
+        return values[self._twin]
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """``A^-1 b`` for ``b`` of shape (n,) or (n, m)."""

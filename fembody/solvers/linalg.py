@@ -31,13 +31,15 @@ import numpy as np
 
 from ..errors import ModelError
 from ..lazy import lazy_module
-from ..patterns import CSC, is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
+from ..patterns import CSC, AssemblyTarget
+from ..patterns import is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
 sp = lazy_module("scipy.sparse")
 from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering, same_pattern
+from .envelope_target import assembly_target
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import OrderedSuperLU
-from .restorable import Restorable
+from .restorable import NoCompliance, Restorable, RowCompliance
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
@@ -46,7 +48,6 @@ log = logging.getLogger("fembody")
 
 # imported at the first factorisation that needs them (``import fembody`` stays fast)
 sla = lazy_module("scipy.linalg")
-spla = lazy_module("scipy.sparse.linalg")
 # scikit-sparse is installed (a library that then fails to load is reported at first use)
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 _warned = False
@@ -148,8 +149,16 @@ class LinearSolver(Restorable):
         return self._banded
 
     def factorize(self, A: sp.spmatrix) -> None:
-        """Numeric factorisation of ``A`` (CSC); raises NotPositiveDefinite only when
-        ``method='cholmod'`` was requested explicitly and ``A`` is not positive definite."""
+        """Numeric factorisation of ``A`` (CSC, or an AssemblyTarget of this solver's envelope:
+        :mod:`.envelope_target`); raises NotPositiveDefinite only when ``method='cholmod'`` was
+        requested explicitly and ``A`` is not positive definite."""
+        if isinstance(A, AssemblyTarget):
+            env = self.envelope_ldl
+            if env is not None and A.owner is env and env.factorize_values(A.values):
+                self.factorized = A if getattr(self, "keep_factorized", True) else None
+                self.n_factor += 1
+                return
+            A = A.csc()       # another layout, or refused pivots: the matrix on the K pattern
         n = A.shape[0]
         A = A.tocsc() if _is_sparse(A) and not isinstance(A, CSC) else A
         # for a checkpoint (the pattern shared); a saddle-point solver keeps its own inputs
@@ -208,6 +217,12 @@ class LinearSolver(Restorable):
         self.active = "superlu"
 
     @property
+    def envelope_ldl(self) -> EnvelopeLDL | None:
+        """The envelope of the current factorisation when it is auto's LDL^T (which can
+        factorise a matrix assembled in its own layout), else None."""
+        return self._fac if self.active == "envelope" and self._ldl else None
+
+    @property
     def proves_definite(self) -> bool:
         """The current factorisation proved its matrix positive definite (a Cholesky, or an
         LDL^T without a negative pivot); False says nothing (an LU, or a negative pivot)."""
@@ -251,19 +266,6 @@ class LinearSolver(Restorable):
 
 class _Singular:
     """Stands for a factorisation that failed on an exactly singular matrix."""
-
-
-def null_vectors(A: sp.spmatrix, rtol: float = 1e-10, k: int = 6) -> np.ndarray:
-    """Approximate null vectors ``(n, m)`` of a symmetric positive semi-definite matrix: the
-    eigenvectors whose eigenvalues are below ``rtol`` times the largest diagonal entry."""
-    n = A.shape[0]
-    scale = float(np.abs(A.diagonal()).max()) if n else 1.0
-    if n <= 2000:
-        w, V = sla.eigh(A.toarray())
-    else:
-        k = min(k, n - 2)
-        w, V = spla.eigsh(A.tocsc(), k=k, sigma=-1e-6 * scale, which="LM")
-    return V[:, np.abs(w) < rtol * scale]
 
 
 class SaddlePointSolver(Restorable):
@@ -337,7 +339,7 @@ class SaddlePointSolver(Restorable):
         self.n_solve = 0
         # relative compliance of constraint rows, (m,) or None: the (2,2) block -C of
         # fembody.solvers.redundancy's redundant='drop'/'regularize' (read at each factorize)
-        self.compliance = _NoCompliance()
+        self.compliance = NoCompliance()
 
     def _choose(self) -> str:
         if self.compliance() is not None and self.method in ("auto", "envelope", "schur"):
@@ -385,8 +387,8 @@ class SaddlePointSolver(Restorable):
             return
         self.n_factor += 1
         if self._plain is not None:
-            idx, ptr = self.S_pat
-            self._plain.factorize(CSC(Sdata, idx, ptr, (self.nf, self.nf)))
+            self._plain.factorize(Sdata if isinstance(Sdata, AssemblyTarget) else
+                                  CSC(Sdata, *self.S_pat, (self.nf, self.nf)))
             self.active = self._plain.active
             return
         p = self.p
@@ -520,7 +522,17 @@ class SaddlePointSolver(Restorable):
         return self._plain.pivot_ratio()
 
     def _derived(self) -> dict:
-        return {"_B_cache": (None, None, None)}
+        return {"_B_cache": (None, None, None), "_target": None}
+
+    def assembly_target(self, system, inertia: bool = True) -> AssemblyTarget | None:
+        """Where the System may assemble the next S (``inertia``: with the element masses) for
+        :meth:`factorize`: in the storage of auto's envelope LDL^T while it factorises S without
+        constraints (:mod:`.envelope_target`); None: the CSC data of the K pattern."""
+        env = self._plain.envelope_ldl if self._plain is not None else None
+        cached = getattr(self, "_target", None)
+        if env is not None and (cached is None or cached[:2] != (env, inertia)):
+            cached = self._target = (env, inertia, assembly_target(system, env, inertia))
+        return cached[2] if env is not None else None
 
     @property
     def proves_definite(self) -> bool:
@@ -578,23 +590,9 @@ def saddle_solver(system, method: str = "auto", symmetric: bool | None = None
         symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
     solver = SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
                                s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)
-    solver.compliance = _RowCompliance(s)
+    solver.compliance = RowCompliance(s)
     return solver
 
 
-class _NoCompliance:
-    """No constraint row is compliant (a callable, so solvers pickle into checkpoints)."""
+_NoCompliance, _RowCompliance = NoCompliance, RowCompliance     # (older checkpoints' names)
 
-    def __call__(self):
-        return None
-
-
-class _RowCompliance:
-    """The System's redundant-row compliance, read when the solver factorises (an object, not
-    a closure, so solvers pickle into checkpoints with the System as a reference)."""
-
-    def __init__(self, system) -> None:
-        self.system = system
-
-    def __call__(self):
-        return getattr(self.system, "row_compliance", None)

@@ -35,6 +35,7 @@ import logging
 import numpy as np
 
 from ..errors import ModelError, SingularSystemError
+from ..patterns import AssemblyTarget
 from ..system import System
 from . import _kernels
 from .base import Integrator, initial_state
@@ -204,13 +205,18 @@ class GeneralizedAlpha(Integrator):
         state.pop("_k_ring", None)
         return state
 
-    def k_buffer(self) -> np.ndarray:
+    def k_buffer(self) -> np.ndarray | AssemblyTarget:
         """An array for the next tangent's K (and the iteration matrix formed in it): one of
         two, the one the linear solver does not hold as its current matrix (the other is
-        dead: nothing else keeps a tangent)."""
+        dead: nothing else keeps a tangent). While the solver offers its own storage for S
+        (SaddlePointSolver.assembly_target: auto's envelope, no joints), one of two targets
+        there instead: the element pass writes the envelope's rows, no CSC K is formed."""
+        target = self.solver.assembly_target(self.sys)
         ring = getattr(self, "_k_ring", None)
-        if ring is None:
-            ring = self._k_ring = (np.empty(self.sys.nnz), np.empty(self.sys.nnz))
+        if ring is None or (ring[0].owner if isinstance(ring[0], AssemblyTarget) else None) \
+                is not (target.owner if target is not None else None):
+            ring = self._k_ring = ((target, target.fresh()) if target is not None else
+                                   (np.empty(self.sys.nnz), np.empty(self.sys.nnz)))
         held = self.solver.factorized
         return ring[1] if held is not None and held[0] is ring[0] else ring[0]
 

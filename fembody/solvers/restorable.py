@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..patterns import AssemblyTarget
+
 
 class Restorable:
     """Mixin of :class:`.linalg.LinearSolver` and :class:`.linalg.SaddlePointSolver`."""
@@ -18,7 +20,14 @@ class Restorable:
     def checkpoint_state(self) -> dict:
         """The attributes to save (``VOLATILE`` and the derived caches left out)."""
         skip = set(self.VOLATILE).union(self._derived())
-        return {k: v for k, v in vars(self).items() if k not in skip}
+        state = {k: v for k, v in vars(self).items() if k not in skip}
+        # a matrix assembled in a factorisation's own storage is saved on the K pattern
+        fac = state.get("factorized")
+        if isinstance(fac, tuple) and fac and isinstance(fac[0], AssemblyTarget):
+            state["factorized"] = (fac[0].csc_data(),) + fac[1:]
+        elif isinstance(fac, AssemblyTarget):
+            state["factorized"] = fac.csc()
+        return state
 
     @classmethod
     def from_checkpoint_state(cls, state: dict) -> "Restorable":
@@ -41,3 +50,21 @@ class Restorable:
 
     def _refactorize(self, factorized) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
+
+
+class NoCompliance:
+    """No constraint row is compliant (a callable, so solvers pickle into checkpoints)."""
+
+    def __call__(self):
+        return None
+
+
+class RowCompliance:
+    """The System's redundant-row compliance, read when the solver factorises (an object, not
+    a closure, so solvers pickle into checkpoints with the System as a reference)."""
+
+    def __init__(self, system) -> None:
+        self.system = system
+
+    def __call__(self):
+        return getattr(self.system, "row_compliance", None)

@@ -24,7 +24,8 @@ from ..results import Result
 from ..system import System
 from . import _kernels
 from .inertia import UNSTABLE, InertiaCheck
-from .linalg import DENSE_MAX, LinearSolver, null_vectors, saddle_solver
+from .linalg import DENSE_MAX, LinearSolver, saddle_solver
+from .nullspace import null_vectors
 from .redundancy import MODES as REDUNDANT_MODES
 from .redundancy import check_redundant, describe_motion
 

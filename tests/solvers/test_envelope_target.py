@@ -1,0 +1,191 @@
+"""The iteration matrix assembled straight into the envelope's rows (issue 17 item 3,
+:mod:`fembody.solvers.envelope_target`): the CSC path's numbers bit for bit, taken only where
+the tangent is one compiled pass, read back on the K pattern exactly, and through the K
+pattern when the envelope refuses a pivot or a checkpoint is written."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import fembody as fb
+from fembody.patterns import AssemblyTarget
+from fembody.solvers import checkpoint as ckpt
+from fembody.solvers import envelope, linalg
+from fembody.solvers.envelope_target import assembly_target
+
+pytestmark = pytest.mark.skipif(not envelope.AVAILABLE, reason="the envelope needs numba")
+
+MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
+SEC = fb.Section.rectangle(0.02, 0.02)
+
+
+def cantilever(n: int = 40, point_mass: bool = False, pin: bool = False) -> fb.Model:
+    """A horizontal cantilever released under gravity with a tip load (large motion)."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=MAT, section=SEC)
+    if pin:
+        m.add_joint(fb.Pin(m.ground, b.first))
+    else:
+        m.fix(b.first)
+    m.add_force(b.last, (0.0, -5.0))
+    if point_mass:
+        m.add_mass(b.last, 0.05)
+    return m
+
+
+class Counting:
+    """Counts the factorisations of matrices assembled in the envelope's rows."""
+
+    def __init__(self, monkeypatch):
+        self.n = 0
+        orig = envelope.EnvelopeLDL.factorize_values
+
+        def counted(env, values, *a):
+            self.n += 1
+            return orig(env, values, *a)
+        monkeypatch.setattr(envelope.EnvelopeLDL, "factorize_values", counted)
+
+
+def needs_rows(configuration_space):
+    if configuration_space != "planar":
+        pytest.skip("angles as unit complex numbers: the beams' masses are not in their pass "
+                    "(fused_mass), so neither is the iteration matrix (the CSC path)")
+
+
+def no_target(monkeypatch):
+    monkeypatch.setattr(linalg.SaddlePointSolver, "assembly_target",
+                        lambda self, system, inertia=True: None)
+
+
+@pytest.mark.parametrize("newton", ["full", "modified"])
+def test_the_envelopes_rows_give_the_csc_paths_run_bit_for_bit(newton, monkeypatch,
+                                                              configuration_space):
+    kw = dict(t_end=0.02, dt=1e-3, rho_inf=0.9, newton=newton)
+    count = Counting(monkeypatch)
+    direct = fb.simulate(cantilever(), **kw)
+    # every factorisation but two used the rows: the mass matrix's (initial accelerations)
+    # and the first iteration's (which picks the envelope); none in the complex space
+    if configuration_space == "planar":
+        assert count.n == direct.stats["n_factor"] - 2 > 5
+    else:
+        assert count.n == 0
+    with monkeypatch.context() as mp:
+        no_target(mp)
+        before = count.n
+        csc = fb.simulate(cantilever(), **kw)
+        assert count.n == before
+    for key in ("q", "v", "a"):
+        assert np.array_equal(getattr(direct, key), getattr(csc, key)), key
+    assert direct.stats["n_newton"] == csc.stats["n_newton"]
+    assert np.abs(direct.q[-1] - direct.q[0]).max() > 1e-3         # it moved
+
+
+@pytest.mark.parametrize("model", ["point mass", "pin"])
+def test_other_tangents_take_the_csc_path(model, monkeypatch):
+    # a point mass is not in the beams' pass; a joint adds constraint rows
+    count = Counting(monkeypatch)
+    m = cantilever(n=20, point_mass=model == "point mass", pin=model == "pin")
+    res = fb.simulate(m, t_end=0.005, dt=1e-3, newton="full")
+    assert res.stats["status"] == "finished" and count.n == 0
+    s = m.compile()
+    env = envelope.EnvelopeLDL(s.indptr, s.indices, s.n_free)
+    assert assembly_target(s, env) is None
+    # without the masses (a static tangent) a point mass does not stand in the way
+    assert (assembly_target(s, env, inertia=False) is None) == (
+        model == "pin" or not s.space.additive)
+    if model == "pin":
+        return
+    # a System of another pattern with as many unknowns
+    two = fb.Model()
+    for y in (0.0, 1.0):
+        b = two.add_beam((0.0, y), (1.0, y), n=10, material=MAT, section=SEC)
+        two.fix(b.first)
+    other = two.compile()
+    assert other.n_free == s.n_free and assembly_target(other, env, inertia=False) is None
+
+
+def test_values_read_back_on_the_k_pattern_are_the_csc_assembly(configuration_space):
+    needs_rows(configuration_space)
+    s = cantilever(n=30).compile()
+    rng = np.random.default_rng(3)
+    q = s.q0 + 0.05 * rng.standard_normal(s.n_dof)        # a deformed, rotated state
+    a = rng.standard_normal(s.n_dof)
+    env = envelope.EnvelopeLDL(s.indptr, s.indices, s.n_free)
+    target = assembly_target(s, env)
+    assert target is not None and target.values.shape == env.env.shape
+    target.values[:] = np.nan                                 # every slot is written or zeroed
+    f1, fin1, K1, _ = s.internal_inertial_forces(q, None, a, 2.5e5, True)
+    f2, fin2, T, _ = s.internal_inertial_forces(q, None, a, 2.5e5, True, out=target)
+    assert T is target and not np.isnan(target.values[:-1]).any()
+    assert np.array_equal(f1, f2) and np.array_equal(fin1, fin2)
+    assert np.array_equal(target.csc_data(), K1)
+    assert np.array_equal(target.csc().toarray(), s.csc(K1).toarray())
+    # and its factorisation is the CSC values' one
+    assert env.factorize_values(target.values)
+    L1, d1 = env.env.copy(), env.dinv.copy()
+    assert env.factorize_indefinite(K1)
+    # (the last slot is the scatter's spare one, for the upper triangle)
+    assert np.array_equal(L1[:-1], env.env[:-1]) and np.array_equal(d1, env.dinv)
+
+
+def test_a_refused_pivot_goes_through_the_k_pattern(configuration_space):
+    needs_rows(configuration_space)
+    s = cantilever(n=30).compile()
+    _, K, _ = s.internal_forces(s.q0, None, True)
+    solver = linalg.saddle_solver(s)
+    solver.factorize(K, np.zeros(0))                 # picks auto's envelope LDL^T
+    target = solver.assembly_target(s, inertia=False)
+    assert target is not None and solver.active == "envelope"
+    # a zero first pivot: the unpivoted LDL^T refuses it, the banded LU (pivoting) does not
+    env = target.owner
+    data = K.copy()
+    data[s.diag_pos[int(env.perm[0])]] = 0.0
+    A = s.csc(data).toarray()
+    target.values[:] = 0.0
+    target.values[env.dst] = data                    # the upper triangle to the spare slot
+    solver.factorize(target, np.zeros(0), owned=True)
+    assert solver.active == "banded"
+    b = np.linspace(1.0, 2.0, s.n_free)
+    x, _ = solver.solve(b, np.zeros(0))
+    ref = spla.spsolve(sp.csc_matrix(A), b)
+    assert np.abs(x - ref).max() <= 1e-9 * np.abs(ref).max()
+    assert solver.assembly_target(s, inertia=False) is None    # the CSC path from now on
+
+
+def test_a_checkpoint_saves_the_matrix_on_the_k_pattern_and_the_resumed_run_is_the_same(
+        tmp_path, monkeypatch, configuration_space):
+    needs_rows(configuration_space)
+    kw = dict(t_end=0.03, dt=1e-3, newton="modified")
+    count = Counting(monkeypatch)
+    full = fb.simulate(cantilever(), **kw)
+    assert count.n > 0
+    path = tmp_path / "run.ckpt"
+
+    def cb(res):
+        if res.time[-1] >= 0.015:
+            raise KeyboardInterrupt
+    part = fb.simulate(cantilever(), checkpoint=path, checkpoint_every=5, callback=cb, **kw)
+    assert part.stats["status"] == "interrupted"
+    assert ckpt.read_header(path)[0]["t"] < part.time[-1]
+    res = fb.resume(path, cantilever)
+    for key in ("time", "q", "v", "a"):
+        assert np.array_equal(getattr(full, key), getattr(res, key)), key
+    for key in ("n_newton", "n_factor"):
+        assert full.stats[key] == res.stats[key], key
+
+
+def test_the_solver_saves_a_target_as_csc_data(configuration_space):
+    needs_rows(configuration_space)
+    s = cantilever(n=20).compile()
+    _, K, _ = s.internal_forces(s.q0, None, True)
+    solver = linalg.saddle_solver(s)
+    solver.factorize(K, np.zeros(0))
+    target = solver.assembly_target(s, inertia=False).fresh()
+    target.values[:] = 0.0
+    target.values[target.owner.dst] = K
+    solver.factorize(target, np.zeros(0), owned=True)
+    assert solver.factorized[0] is target
+    state = solver.checkpoint_state()
+    assert isinstance(state["factorized"][0], np.ndarray)
+    assert np.array_equal(state["factorized"][0], K)
+    assert "_target" not in state and not isinstance(state.get("_target"), AssemblyTarget)
