@@ -19,6 +19,7 @@ import numpy as np
 from .. import validate
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
 from ..lazy import lazy_module
+from ..patterns import AssemblyTarget
 sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from ..results import Result
 from ..system import System
@@ -119,12 +120,14 @@ class _Equilibrium:
         self.measured = (r, rf, norm, ref, finite)
         return r, ce, fext, fint
 
-    def k_buffer(self) -> np.ndarray:
+    def k_buffer(self) -> np.ndarray | AssemblyTarget:
         """An array for the next tangent: one of three, neither the last tangent's (``last``,
-        read by the stability check) nor the linear solver's current matrix."""
-        ring = self._k_ring
-        if ring is None:
-            ring = self._k_ring = tuple(np.empty(self.sys.nnz) for _ in range(3))
+        read by the stability check) nor the linear solver's current matrix; targets in the
+        solver's own storage while it offers them (see GeneralizedAlpha.k_buffer)."""
+        target, ring = self.solver.assembly_target(self.sys, inertia=False), self._k_ring
+        if ring is None or getattr(ring[0], "owner", None) is not getattr(target, "owner", None):
+            ring = self._k_ring = ((target, target.fresh(), target.fresh()) if target else
+                                   tuple(np.empty(self.sys.nnz) for _ in range(3)))
         held = (self.last[4] if self.last is not None else None,
                 self.solver.factorized[0] if self.solver.factorized is not None else None)
         return next(b for b in ring if b is not held[0] and b is not held[1])
@@ -557,21 +560,21 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         ce, K = last[3], last[4]            # Newton's last evaluation was at this state
     else:
         _, ce, _, _, K = eq.residual(q, lam, load, True)
-    Kc = s.csc(K)
-    scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
     Bdata = ce.Bdata if s.n_con else None
-    lowest = math.nan                   # stable by the factorisation test: not computed
+    lowest = scale = math.nan           # stable by the factorisation test: not computed
     check = eq.stability
-    if isinstance(check, str):
-        lowest = lowest_eigenvalue(s, Kc, Bdata)
-    else:
+    if not isinstance(check, str):
         B = s.B_matrix(Bdata) if s.n_con else None
         # the Newton solver's factorisation of the tangent: a Cholesky proves stability
         # (the next load step's first iteration then uses it), else the check decides
         eq.factor(K, ce)
         eq.factored_at = q
-        if eq.solver.proves_definite:
-            pass
+    if isinstance(check, str) or not eq.solver.proves_definite:
+        K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
+        Kc = s.csc(K)
+        scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
+        if isinstance(check, str):
+            lowest = lowest_eigenvalue(s, Kc, Bdata)
         elif not check.positive_definite(Kc, B, UNSTABLE * scale):
             # a negative pivot: the eigenvalue nearest a shift under the spectrum is the
             # lowest (the shift search goes on from the one that just failed)

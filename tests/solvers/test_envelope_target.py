@@ -189,3 +189,36 @@ def test_the_solver_saves_a_target_as_csc_data(configuration_space):
     assert isinstance(state["factorized"][0], np.ndarray)
     assert np.array_equal(state["factorized"][0], K)
     assert "_target" not in state and not isinstance(state.get("_target"), AssemblyTarget)
+
+
+def column(n: int = 30, P: float = 0.0) -> fb.Model:
+    """A clamped column of 1 m (E I = 933 N m^2: Euler load pi^2 E I / 4 L^2 = 2.3 kN) under
+    an axial load ``P`` [N] with a small side load."""
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (0.0, 1.0), n=n, material=MAT, section=SEC)
+    m.fix(b.first)
+    m.add_force(b.last, (2.0, -P))
+    return m
+
+
+@pytest.mark.filterwarnings("ignore::fembody.errors.StabilityWarning")
+@pytest.mark.parametrize("case", ["newton", "arc-length", "past the Euler load"])
+def test_statics_in_the_envelopes_rows_is_the_csc_paths_bit_for_bit(case, monkeypatch,
+                                                                    configuration_space):
+    kw = dict(steps=6, method="arc-length" if case == "arc-length" else "newton")
+    build = (lambda: column(P=2e4)) if case == "past the Euler load" else (lambda: column(P=500))
+    count = Counting(monkeypatch)
+    direct = fb.static(build(), **kw)
+    assert (count.n > 5) == (configuration_space == "planar")
+    with monkeypatch.context() as mp:
+        no_target(mp)
+        before = count.n
+        csc = fb.static(build(), **kw)
+        assert count.n == before
+    assert np.array_equal(direct.q, csc.q) and direct.q.shape == csc.q.shape
+    assert np.array_equal(direct.stability, csc.stability, equal_nan=True)
+    assert direct.stats["n_newton"] == csc.stats["n_newton"]
+    if case == "past the Euler load":
+        # the straight column under 8.7 Euler loads: the stability check read the tangent
+        # back from the envelope's rows and found it unstable
+        assert np.nanmin(direct.stability) < 0.0
