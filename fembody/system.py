@@ -184,10 +184,9 @@ class System(Measures, Constraints):
 
     def _assemble(self, block, q: np.ndarray, f: np.ndarray, K: np.ndarray | None,
                   inertia: tuple | None = None, pos: np.ndarray | None = None) -> bool:
-        """A block's compiled fast path (forces and stiffness straight into the global
-        arrays); additive spaces hand it ``q`` itself, others the gathered poses.
-        ``inertia``: see :meth:`internal_inertial_forces` (blocks of ``fused_mass`` only).
-        ``pos``: its map into another layout than K's (an AssemblyTarget's)."""
+        """A block's compiled fast path (forces and stiffness straight into the global arrays,
+        or by ``pos`` into an AssemblyTarget's); additive spaces hand it ``q`` itself, others
+        the gathered poses. ``inertia``: see :meth:`internal_inertial_forces`."""
         pos = self.scatter[id(block)].pos if pos is None else pos
         if inertia is not None:
             return block.assemble(q, f, K, pos, inertia=inertia)
@@ -236,6 +235,8 @@ class System(Measures, Constraints):
         f = np.zeros(self.n_dof)
         K = Kd = tpos = None        # K, its values, the map to them (an envelope_target's)
         if tangent and isinstance(out, AssemblyTarget):
+            if out.block != id(self.stiffness_blocks[0]):
+                raise ValueError("out: an AssemblyTarget built for another System")
             K, Kd, tpos = out, out.values, out.pos
             Kd[out.rest] = 0.0
         elif tangent:
@@ -245,8 +246,7 @@ class System(Measures, Constraints):
                                  f"got {out.dtype} {out.shape}")
             K = Kd = np.empty(self.nnz) if out is None else out
             rest = self.lead_rest
-            # the lead block's pass assigns the entries it reaches first (_build_pattern): only
-            # while its compiled pass applies (it always does unless numba was switched off)
+            # the lead block's compiled pass (unless numba is off) assigns what it reaches first
             if rest is not None and self.stiffness_blocks[0].fuses_mass:
                 K[rest] = 0.0
             else:

@@ -222,3 +222,12 @@ def test_statics_in_the_envelopes_rows_is_the_csc_paths_bit_for_bit(case, monkey
         # the straight column under 8.7 Euler loads: the stability check read the tangent
         # back from the envelope's rows and found it unstable
         assert np.nanmin(direct.stability) < 0.0
+
+
+def test_another_systems_target_is_refused(configuration_space):
+    needs_rows(configuration_space)
+    a, b = cantilever(n=10).compile(), cantilever(n=10).compile()
+    target = assembly_target(a, envelope.EnvelopeLDL(a.indptr, a.indices, a.n_free))
+    assert target is not None
+    with pytest.raises(ValueError, match="another System"):
+        b.internal_forces(b.q0, None, True, out=target)
