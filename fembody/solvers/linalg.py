@@ -529,10 +529,12 @@ class SaddlePointSolver(Restorable):
         :meth:`factorize`: in the storage of auto's envelope LDL^T while it factorises S without
         constraints (:mod:`.envelope_target`); None: the CSC data of the K pattern."""
         env = self._plain.envelope_ldl if self._plain is not None else None
+        if env is None:
+            return None
         cached = getattr(self, "_target", None)
-        if env is not None and (cached is None or cached[:2] != (env, inertia)):
+        if cached is None or cached[0] is not env or cached[1] != inertia:
             cached = self._target = (env, inertia, assembly_target(system, env, inertia))
-        return cached[2] if env is not None else None
+        return cached[2]
 
     @property
     def proves_definite(self) -> bool:
