@@ -211,12 +211,13 @@ class GeneralizedAlpha(Integrator):
         dead: nothing else keeps a tangent). While the solver offers its own storage for S
         (SaddlePointSolver.assembly_target: auto's envelope, no joints), one of two targets
         there instead: the element pass writes the envelope's rows, no CSC K is formed."""
-        target = self.solver.assembly_target(self.sys)
-        ring = getattr(self, "_k_ring", None)
-        if ring is None or (ring[0].owner if isinstance(ring[0], AssemblyTarget) else None) \
-                is not (target.owner if target is not None else None):
-            ring = self._k_ring = ((target, target.fresh()) if target is not None else
-                                   (np.empty(self.sys.nnz), np.empty(self.sys.nnz)))
+        # (joints: never a target, no call)
+        target = None if self.sys.n_con else self.solver.assembly_target(self.sys)
+        owner = target.owner if target is not None else None
+        ring = getattr(self, "_k_ring", None)          # (buffer, buffer, their layout's owner)
+        if ring is None or ring[2] is not owner:
+            ring = self._k_ring = ((target, target.fresh(), owner) if target is not None else
+                                   (np.empty(self.sys.nnz), np.empty(self.sys.nnz), None))
         held = self.solver.factorized
         return ring[1] if held is not None and held[0] is ring[0] else ring[0]
 
