@@ -231,3 +231,22 @@ def test_another_systems_target_is_refused(configuration_space):
     assert target is not None
     with pytest.raises(ValueError, match="another System"):
         b.internal_forces(b.q0, None, True, out=target)
+
+
+def test_impacts_on_the_envelopes_rows_are_the_csc_paths(monkeypatch, configuration_space):
+    # a beam dropped on its two ends (impulse contact, e = 0.5): restarts after every impact
+    needs_rows(configuration_space)
+
+    def falling():
+        m = fb.Model(gravity=(0.0, -9.81))
+        b = m.add_beam((0.0, 0.02), (1.0, 0.06), n=20, material=MAT, section=SEC)
+        for node in (b.first, b.last):
+            m.add_contact(node, plane=((0.0, 0.0), (0.0, 1.0)), restitution=0.5)
+        return m
+    count = Counting(monkeypatch)
+    direct = fb.simulate(falling(), t_end=0.15, dt=1e-3)
+    assert count.n > 50 and len(direct.impacts) >= 4
+    no_target(monkeypatch)
+    csc = fb.simulate(falling(), t_end=0.15, dt=1e-3)
+    assert np.array_equal(direct.q, csc.q) and np.array_equal(direct.v, csc.v)
+    assert direct.impacts == csc.impacts
