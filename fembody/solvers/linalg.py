@@ -155,7 +155,7 @@ class LinearSolver(Restorable):
         if isinstance(A, AssemblyTarget):
             env = self.envelope_ldl
             if env is not None and A.owner is env and env.factorize_values(A.values):
-                self.factorized = A if getattr(self, "keep_factorized", True) else None
+                self.factorized = A.csc() if getattr(self, "keep_factorized", True) else None
                 self.n_factor += 1
                 return
             A = A.csc()       # another layout, or refused pivots: the matrix on the K pattern

@@ -250,3 +250,22 @@ def test_impacts_on_the_envelopes_rows_are_the_csc_paths(monkeypatch, configurat
     csc = fb.simulate(falling(), t_end=0.15, dt=1e-3)
     assert np.array_equal(direct.q, csc.q) and np.array_equal(direct.v, csc.v)
     assert direct.impacts == csc.impacts
+
+
+def test_a_linear_solver_keeps_a_copy_of_a_target_for_checkpoints(configuration_space):
+    needs_rows(configuration_space)
+    s = cantilever(n=20).compile()
+    _, K, _ = s.internal_forces(s.q0, None, True)
+    solver = linalg.LinearSolver()
+    solver.factorize(s.csc(K))                           # picks the envelope LDL^T
+    env = solver.envelope_ldl
+    target = assembly_target(s, env, inertia=False)
+    s.internal_forces(s.q0, None, True, out=target)
+    solver.factorize(target)
+    assert solver.active == "envelope" and solver.n_factor == 2
+    kept = solver.factorized
+    target.values[:] = np.nan                            # the next tangent's assembly
+    assert np.array_equal(kept.data, K) and np.array_equal(kept.indices, s.indices)
+    b = np.linspace(1.0, 2.0, s.n_free)
+    ref = spla.spsolve(s.csc(K), b)
+    assert np.abs(solver.solve(b) - ref).max() <= 1e-9 * np.abs(ref).max()
