@@ -17,6 +17,8 @@ The matrix's CSC values go there by one map over all of them (``dst``, int32; th
 triangle's to a spare slot at the end), read in order, and only the envelope's fill (``fill``:
 none in a beam chain) is zeroed: at 1e5 DOFs the former pair of int64 maps over the lower
 entries and a zeroing of the whole envelope moved 16 MB per factorisation, this 7.6 MB.
+A matrix assembled in the envelope's own layout (:mod:`.envelope_target`) needs no map: each
+row is copied as the factorisation reaches it (:meth:`EnvelopeLDL.factorize_values`).
 """
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ def assembly_target(system, env: EnvelopeLDL, inertia: bool = True) -> AssemblyT
             or s.turning_loads or s.varying_mass or s.rayleigh[0] > 0.0
             or (inertia and (id(lead) not in s.fused_mass or s.M_rest_pos.size
                              or s.nonlinear_inertia))
+            or env.env.shape[0] >= 2**31 - 1        # (the compiled pass's maps are int32)
             or not same_pattern(env.pattern, (s.indptr, s.indices))):
         return None
     raw = s.scatter[id(lead)].pos
