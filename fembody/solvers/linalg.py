@@ -149,15 +149,16 @@ class LinearSolver(Restorable):
         return self._banded
 
     def factorize(self, A: sp.spmatrix) -> None:
-        """Numeric factorisation of ``A`` (CSC, or an AssemblyTarget of this solver's envelope:
-        :mod:`.envelope_target`); raises NotPositiveDefinite only when ``method='cholmod'`` was
-        requested explicitly and ``A`` is not positive definite."""
+        """Numeric factorisation of ``A`` (CSC, or an AssemblyTarget of its envelope); raises
+        NotPositiveDefinite only when ``method='cholmod'`` was asked for and A is not SPD."""
         if isinstance(A, AssemblyTarget):
             env = self.envelope_ldl
-            if env is not None and A.owner is env and env.factorize_values(A.values):
-                self.factorized = A.csc() if getattr(self, "keep_factorized", True) else None
-                self.n_factor += 1
-                return
+            if env is not None and A.owner is env:
+                if env.factorize_values(A.values):
+                    self.factorized = A.csc() if getattr(self, "keep_factorized", True) else None
+                    self.n_factor += 1
+                    return
+                self._indefinite = True     # refused, for good (as below), not tried again
             A = A.csc()       # another layout, or refused pivots: the matrix on the K pattern
         n = A.shape[0]
         A = A.tocsc() if _is_sparse(A) and not isinstance(A, CSC) else A
@@ -525,9 +526,8 @@ class SaddlePointSolver(Restorable):
         return {"_B_cache": (None, None, None), "_target": None}
 
     def assembly_target(self, system, inertia: bool = True) -> AssemblyTarget | None:
-        """Where the System may assemble the next S (``inertia``: with the element masses) for
-        :meth:`factorize`: in the storage of auto's envelope LDL^T while it factorises S without
-        constraints (:mod:`.envelope_target`); None: the CSC data of the K pattern."""
+        """Where the System may assemble the next S (``inertia``: with the element masses): auto's
+        envelope LDL^T's storage while it factorises S without constraints, else None."""
         env = self._plain.envelope_ldl if self._plain is not None else None
         if env is None:
             return None

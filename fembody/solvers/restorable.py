@@ -21,12 +21,11 @@ class Restorable:
         """The attributes to save (``VOLATILE`` and the derived caches left out)."""
         skip = set(self.VOLATILE).union(self._derived())
         state = {k: v for k, v in vars(self).items() if k not in skip}
-        # a matrix assembled in a factorisation's own storage is saved on the K pattern
+        # a matrix assembled in a factorisation's own storage is saved on the K pattern (only
+        # a saddle-point solver's inputs can be one: a LinearSolver keeps a CSC copy)
         fac = state.get("factorized")
         if isinstance(fac, tuple) and fac and isinstance(fac[0], AssemblyTarget):
             state["factorized"] = (fac[0].csc_data(),) + fac[1:]
-        elif isinstance(fac, AssemblyTarget):
-            state["factorized"] = fac.csc()
         return state
 
     @classmethod
