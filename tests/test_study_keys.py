@@ -1,0 +1,282 @@
+"""Study re-runs key every case by everything that determines its result (issue 32): other
+options, run, metrics, builder, run_params, an edited function or constant, or another fembody
+version compute the cases again; an unchanged setup reuses them. Arrays are keyed by their
+bytes, parameters are written by value or refused before any case runs, and a missing Dask or
+pandas gives the install hint. All serial: these tests need no cluster."""
+import importlib.util
+import json
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+
+import fembody as fb  # noqa: E402
+from fembody import study  # noqa: E402
+
+E, RHO, B, H = 210e9, 7850.0, 0.02, 0.01
+
+
+def cantilever(L: float = 1.0, n: int = 4):
+    m = fb.Model()
+    beam = m.add_beam((0.0, 0.0), (L, 0.0), n=n, material=fb.Material(E=E, rho=RHO, nu=0.3),
+                      section=fb.Section.rectangle(B, H))
+    m.fix(beam.first)
+    m.add_force(beam.last, (0.0, -1.0))         # 1 N: 0.1 % of L, linear to 1e-5
+    return m, beam
+
+
+def cantilever_2x(L: float = 1.0, n: int = 4):
+    """The same cantilever with twice the tip load."""
+    m, beam = cantilever(L, n)
+    m.add_force(beam.last, (0.0, -1.0))
+    return m, beam
+
+
+def states(result, built):
+    return {"states": len(result.time), "tip_y": float(result.displacement(built[1].last)[-1, 1])}
+
+
+def frequencies(result, built):
+    return {"n_modes": len(result.frequencies), "f_last": float(result.frequencies[-1])}
+
+
+def f1_only(result, built):
+    return {"f1": float(result.frequencies[0])}
+
+
+def modes_1(model):
+    return fb.modes(model, n=1)
+
+
+def modes_2(model):
+    return fb.modes(model, n=2)
+
+
+def sweep(*args, **kw):
+    kw.setdefault("client", "serial")
+    return study.sweep(*args, **kw)
+
+
+# ------------------------------------------------------------------ stale keys
+def test_other_options_compute_again_and_the_same_ones_reuse(tmp_path):
+    """The issue's case: steps 1 -> 3 into the same folder. The number of load steps
+    recorded is the independent check (static writes one state per step)."""
+    one = sweep(cantilever, {"L": [1.0, 2.0]}, "static", metrics=states, out=tmp_path,
+                options=dict(steps=1))
+    assert one.attrs["computed"] == 2 and list(one["states"]) == [1, 1]
+    three = sweep(cantilever, {"L": [1.0, 2.0]}, "static", metrics=states, out=tmp_path,
+                  options=dict(steps=3))
+    assert three.attrs["computed"] == 2 and list(three["states"]) == [3, 3]
+    assert three.attrs["changed"] == ["options['steps']: 1 -> 3"]
+    assert set(three["key"]).isdisjoint(one["key"])
+    again = sweep(cantilever, {"L": [1.0, 2.0]}, "static", metrics=states, out=tmp_path,
+                  options=dict(steps=3))
+    assert again.attrs["computed"] == 0 and again.attrs["changed"] == []
+    assert list(again["key"]) == list(three["key"])
+    assert list(again["states"]) == [3, 3]
+    # back to steps=1: the first cases' files are still there and are reused
+    back = sweep(cantilever, {"L": [1.0, 2.0]}, "static", metrics=states, out=tmp_path,
+                 options=dict(steps=1))
+    assert back.attrs["computed"] == 0 and list(back["states"]) == [1, 1]
+
+
+def test_another_run_function_or_metrics_computes_again(tmp_path):
+    """modes n=1 then n=2: the last frequency goes from f1 to f2, and f2/f1 of a clamped-free
+    beam is (4.6941/1.8751)^2 = 6.267 (Euler-Bernoulli; 16 elements give 6.321, converging
+    as h^2 from 7.25 and 6.50 at 4 and 8: within 2 %)."""
+    a = sweep(cantilever, {"L": [1.0], "n": [16]}, modes_1, metrics=frequencies, out=tmp_path)
+    b = sweep(cantilever, {"L": [1.0], "n": [16]}, modes_2, metrics=frequencies, out=tmp_path)
+    assert b.attrs["computed"] == 1 and int(b["n_modes"].iloc[0]) == 2
+    assert b["f_last"].iloc[0] / a["f_last"].iloc[0] == pytest.approx(6.267, rel=0.02)
+    assert any("run: " in c for c in b.attrs["changed"])
+    c = sweep(cantilever, {"L": [1.0], "n": [16]}, modes_2, metrics=f1_only, out=tmp_path)
+    assert c.attrs["computed"] == 1 and "f1" in c.columns
+    assert c["f1"].iloc[0] == pytest.approx(a["f_last"].iloc[0], rel=1e-12)
+    # a string run against a function with the same effect: another key too
+    d = sweep(cantilever, {"L": [1.0], "n": [16]}, "modes", metrics=f1_only, out=tmp_path,
+              options=dict(n=2))
+    assert d.attrs["computed"] == 1
+
+
+def test_another_builder_run_params_or_version_computes_again(tmp_path, monkeypatch):
+    """Tip deflection is linear in the load (small deflection, 2e-3 of the length): twice
+    the load gives twice the deflection to 1e-3."""
+    kw = dict(metrics=states, out=tmp_path, options=dict(steps=1))
+    a = sweep(cantilever, {"L": [1.0]}, "static", **kw)
+    b = sweep(cantilever_2x, {"L": [1.0]}, "static", **kw)
+    assert b.attrs["computed"] == 1
+    assert b["tip_y"].iloc[0] / a["tip_y"].iloc[0] == pytest.approx(2.0, rel=1e-3)
+    # a parameter moved from the builder to the run: another key, even with the same values
+    c = sweep(cantilever, [{"L": 1.0, "steps": 2}], "static", metrics=states, out=tmp_path,
+              run_params=("steps",))
+    assert c.attrs["computed"] == 1 and int(c["states"].iloc[0]) == 2
+    monkeypatch.setattr(study, "__version__", "999.0")
+    d = sweep(cantilever, {"L": [1.0]}, "static", **kw)
+    assert d.attrs["computed"] == 1 and any("fembody" in x for x in d.attrs["changed"])
+
+
+MODULE_V1 = '''
+import fembody as fb
+SCALE = 1.0
+
+def build(L):
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (L, 0.0), n=4, material=fb.Material(E=210e9, rho=7850.0),
+                   section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(b.first)
+    m.add_force(b.last, (0.0, -1.0 * SCALE))
+    return m, b
+'''
+
+
+def _load_module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_an_edited_function_or_module_constant_computes_again(tmp_path):
+    """The builder's source edited (load x3), then only a module constant it reads (x2):
+    each computes again, and the tip deflection follows the load (linear to 1e-3)."""
+    path = tmp_path / "builder_mod.py"
+    name = "fembody_test_builder_mod"
+    path.write_text(MODULE_V1)
+    kw = dict(metrics=states, out=tmp_path / "s", options=dict(steps=1))
+    try:
+        a = sweep(_load_module(path, name).build, {"L": [1.0]}, "static", **kw)
+        path.write_text(MODULE_V1.replace("-1.0 * SCALE", "-3.0 * SCALE"))
+        b = sweep(_load_module(path, name).build, {"L": [1.0]}, "static", **kw)
+        assert b.attrs["computed"] == 1
+        assert b["tip_y"].iloc[0] / a["tip_y"].iloc[0] == pytest.approx(3.0, rel=1e-3)
+        assert b.attrs["changed"] == [f"build_model: the code of {name}.build changed"]
+        path.write_text(MODULE_V1.replace("-1.0 * SCALE", "-3.0 * SCALE")
+                        .replace("SCALE = 1.0", "SCALE = 2.0"))
+        c = sweep(_load_module(path, name).build, {"L": [1.0]}, "static", **kw)
+        assert c.attrs["computed"] == 1
+        assert c["tip_y"].iloc[0] / a["tip_y"].iloc[0] == pytest.approx(6.0, rel=1e-3)
+        # unchanged: reused
+        d = sweep(_load_module(path, name).build, {"L": [1.0]}, "static", **kw)
+        assert d.attrs["computed"] == 0
+    finally:
+        sys.modules.pop(name, None)
+
+
+def test_keep_results_on_a_reused_case_writes_its_result(tmp_path):
+    kw = dict(metrics=states, out=tmp_path, options=dict(steps=1))
+    a = sweep(cantilever, {"L": [1.0]}, "static", **kw)
+    assert not (tmp_path / "results").exists()
+    b = sweep(cantilever, {"L": [1.0]}, "static", keep_results=True, **kw)
+    assert b.attrs["computed"] == 1
+    model, beam = cantilever(1.0)
+    r = fb.Result.load(tmp_path / "results" / f"{a['key'][0]}.npz", model)
+    assert r.displacement(beam.last)[-1, 1] == a["tip_y"].iloc[0]
+
+
+# ------------------------------------------------------------------ arrays and JSON
+def loaded_by(load, L=1.0):
+    """A cantilever whose tip load is the sum of the array ``load`` [N]."""
+    m, beam = cantilever(L)
+    m.add_force(beam.last, (0.0, -float(np.sum(load)) + 1.0))   # the base load cancelled
+    return m, beam
+
+
+def test_long_arrays_differing_in_one_entry_are_two_cases(tmp_path):
+    """numpy's repr of a 2000-entry array shows 6 entries, so the old key (a digest of the
+    repr) made these one case. Keys now see every byte, and the dtype and shape."""
+    a = np.zeros(2000)
+    b = a.copy()
+    b[1000] = 0.5
+    assert repr(a) == repr(b)
+    df = sweep(loaded_by, [{"load": a}, {"load": b}], "static", metrics=states,
+               out=tmp_path, options=dict(steps=1))
+    assert df.attrs["computed"] == 2 and df["key"].nunique() == 2
+    assert df["tip_y"].iloc[0] == 0.0 and df["tip_y"].iloc[1] < 0.0
+    with pytest.raises(fb.ModelError, match=r"params\[0\] and params\[1\] are the same"):
+        sweep(loaded_by, [{"load": a}, {"load": a.copy()}], "static", out=tmp_path,
+              options=dict(steps=1))
+    from fembody.study import keys
+    d = [keys.describe(x, "x") for x in (np.zeros(6), np.zeros(6, np.float32),
+                                          np.zeros((2, 3)), np.zeros(6, np.int64))]
+    assert len({json.dumps(x, sort_keys=True) for x in d}) == 4
+
+
+def tip_force(t):
+    return -1.0 * t
+
+
+def test_array_and_function_parameters_are_written_by_value(tmp_path):
+    """A parameter array is written to the case file by value (read back bit for bit), a
+    function by its name and code digest; both before the old JSON writer would fail."""
+    load = np.array([0.15, 0.25, 1e-300])
+
+    def build(load, force):
+        m, beam = cantilever()
+        m.add_force(beam.last, (0.0, force(1.0) + 1.0 - float(np.sum(load))))
+        return m, beam
+
+    df = sweep(build, [{"load": load, "force": tip_force}], "static", metrics=states,
+               out=tmp_path, options=dict(steps=1))
+    assert (df["status"] == "ok").all(), df["error"].tolist()
+    rec = json.loads((tmp_path / "cases" / f"{df['key'][0]}.json").read_text())
+    arr = rec["params"]["load"]
+    assert arr["ndarray"] == "<f8" and arr["shape"] == [3]
+    assert np.array_equal(np.array(arr["data"], dtype=arr["ndarray"]), load)
+    assert rec["params"]["force"]["function"].endswith("tip_force")
+    # -1 N - 0.4 N - 1e-300 N on the tip: 1.4 x the 1 N deflection of cantilever()
+    ref = sweep(cantilever, {"L": [1.0]}, "static", metrics=states, out=tmp_path / "ref",
+                options=dict(steps=1))
+    assert df["tip_y"].iloc[0] / ref["tip_y"].iloc[0] == pytest.approx(1.4, rel=1e-3)
+
+
+def test_a_parameter_that_cannot_be_written_is_refused_before_any_case_runs(tmp_path):
+    calls = []
+
+    def build(L, lock):
+        calls.append(L)
+        return cantilever(L)
+
+    with pytest.raises(fb.ModelError, match=r"params\[1\]\['lock'\] is a lock"):
+        sweep(build, [{"L": 1.0, "lock": None}, {"L": 2.0, "lock": threading.Lock()}],
+              "static", out=tmp_path, options=dict(steps=1))
+    assert calls == [] and not list(tmp_path.glob("cases/*.json"))
+
+
+# ------------------------------------------------------------- missing packages
+def test_without_dask_the_error_is_the_install_hint(tmp_path, monkeypatch):
+    """`import distributed` failing (a None entry in sys.modules makes any import of it
+    raise ModuleNotFoundError) gives the study extra's hint, not a raw ModuleNotFoundError."""
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(study.StudyError, match=r"fembody\[study\]") as info:
+        study.sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, options=dict(steps=1))
+    assert "'distributed'" in str(info.value) and "serial" in str(info.value)
+    assert not list(tmp_path.glob("cases/*.json"))
+    # serial needs no Dask
+    df = study.sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, options=dict(steps=1),
+                     client="serial")
+    assert (df["status"] == "ok").all()
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(study.StudyError, match=r"'pandas'.*fembody\[study\]"):
+        study.sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, options=dict(steps=1),
+                    client="serial")
+
+
+# ------------------------------------------------------------------ bad calls
+def test_misspelt_options_and_parameters_are_refused_up_front(tmp_path):
+    with pytest.raises(fb.ModelError, match=r"run 'static' cannot take the options.*stepz"):
+        sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, options=dict(stepz=3))
+    with pytest.raises(fb.ModelError, match=r"run 'simulate' cannot take.*t_end"):
+        sweep(cantilever, {"L": [1.0]}, "simulate", out=tmp_path, options=dict(dt=1e-3))
+    with pytest.raises(fb.ModelError, match=r"params\[0\].*build_model cannot take.*dt"):
+        sweep(cantilever, [{"L": 1.0, "dt": 1e-3}], "static", out=tmp_path)
+    with pytest.raises(fb.ModelError, match=r"run_params names \['dt'\]"):
+        sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, run_params=("dt",))
+    with pytest.raises(fb.ModelError, match="run_params must be a list"):
+        sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, run_params="dt")
+    with pytest.raises(fb.ModelError, match="client must be None, 'serial'"):
+        sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, client="Serial")
+    assert not list(tmp_path.glob("cases/*.json"))
