@@ -310,3 +310,153 @@ def test_an_interrupted_sweep_keeps_its_finished_cases_and_shows_progress(tmp_pa
     df = study.sweep(cantilever, params, run, metrics=first_frequency, out=tmp_path,
                      options=dict(n=2), client="serial")
     assert df.attrs["computed"] == 1 and (df["status"] == "ok").all()
+
+
+# ------------------------------------------- real clusters: no hang, clear errors (issue 32)
+def _run_bounded(args, timeout, cwd=None):
+    """Run ``args`` in its own session; kill the whole group (its Dask workers too) and fail
+    the test when it outlives ``timeout`` seconds, instead of hanging the suite."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    p = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        pytest.fail(f"{args[3:]} still running after {timeout} s:\n{err[-3000:]}")
+    return p, out, err
+
+
+CLI = [sys.executable, "-c", "import sys; from fembody.cli import main; sys.exit(main())"]
+
+
+def _check_spec_table(folder):
+    df = pd.read_csv(folder / "table.csv")
+    f1 = df.set_index("L")["f1"]
+    assert f1[1.0] / f1[2.0] == pytest.approx(4.0, rel=1e-3)      # f ~ 1 / L^2
+    assert df.set_index("L").loc[0.0, "status"] == "failed"
+    return {json.loads(p.read_text())["worker_pid"] for p in (folder / "cases").iterdir()}
+
+
+def test_sweep_command_on_its_default_local_cluster_finishes(tmp_path):
+    """`fembody sweep spec.py` on its own local cluster (1 worker on 127.0.0.1): the spec's
+    functions reach the worker by value (it hung for ever on 'No module named
+    fembody_sweep_spec_...'), the failing case is in the table and the command exits 1."""
+    spec = tmp_path / "beams.py"
+    spec.write_text(SPEC)
+    p, out, err = _run_bounded(CLI + ["sweep", str(spec), "--workers", "1", "--out",
+                                      str(tmp_path / "study")], timeout=150)
+    assert p.returncode == 1, err[-3000:]
+    assert "3 cases (3 computed now), 1 failed" in out
+    pids = _check_spec_table(tmp_path / "study")
+    assert len(pids) == 1 and p.pid not in pids
+
+
+def test_sweep_command_on_a_running_cluster(client, tmp_path):
+    """`fembody sweep spec.py --scheduler ADDRESS`: the test's cluster's workers run it."""
+    spec = tmp_path / "beams.py"
+    spec.write_text(SPEC)
+    p, out, err = _run_bounded(CLI + ["sweep", str(spec), "--scheduler",
+                                      client.scheduler.address, "--out",
+                                      str(tmp_path / "study")], timeout=120)
+    assert p.returncode == 1, err[-3000:]
+    pids = _check_spec_table(tmp_path / "study")
+    assert pids <= set(client.run(os.getpid).values())
+
+
+def _bounded(fn, timeout):
+    """fn() in a thread; its exception, or a test failure when it outlives ``timeout``."""
+    box = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["exc"] = exc
+    th = threading.Thread(target=target, daemon=True)
+    th.start()
+    th.join(timeout)
+    if th.is_alive():
+        pytest.fail(f"still running after {timeout} s")
+    return box.get("exc"), box.get("value")
+
+
+MODULE = '''
+import fembody as fb
+
+def build(L):
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (L, 0.0), n=4, material=fb.Material(E=210e9, rho=7850.0),
+                   section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(b.first)
+    return m
+'''
+
+
+def test_workers_that_cannot_load_the_functions_stop_the_sweep(client, tmp_path, monkeypatch):
+    """build_model from a module this process imports but the workers cannot (its folder is
+    on this process's path only): a StudyError naming the missing module, no hang."""
+    (tmp_path / "local_only_builder.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import local_only_builder
+    try:
+        exc, _ = _bounded(lambda: study.sweep(local_only_builder.build, {"L": [1.0]}, "modes",
+                                              out=tmp_path / "s", options=dict(n=1),
+                                              client=client), timeout=90)
+    finally:
+        sys.modules.pop("local_only_builder", None)
+    assert isinstance(exc, study.StudyError), exc
+    assert "cannot load the sweep's functions" in str(exc)
+    assert "No module named 'local_only_builder'" in str(exc)
+    assert not list((tmp_path / "s" / "cases").glob("*.json"))
+
+
+def test_a_cluster_without_workers_stops_the_sweep(tmp_path, monkeypatch):
+    monkeypatch.setattr(study.cluster, "STARTUP_TIMEOUT", 3.0)
+    cluster = distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1",
+                                       dashboard_address=None)
+    try:
+        with distributed.Client(cluster) as c:
+            exc, _ = _bounded(lambda: study.sweep(cantilever, {"L": [1.0]}, "modes",
+                                                  out=tmp_path, options=dict(n=1), client=c),
+                              timeout=60)
+    finally:
+        cluster.close()
+    assert isinstance(exc, study.StudyError) and "no worker joined" in str(exc), exc
+
+
+UNGUARDED = '''
+import fembody as fb
+
+def build(L):
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (L, 0.0), n=4, material=fb.Material(E=210e9, rho=7850.0),
+                   section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(b.first)
+    return m
+
+table = fb.sweep(build, {"L": [1.0]}, "modes", options={"n": 1}, out="out")
+'''
+
+
+def test_a_script_without_a_main_guard_is_told_what_to_do(tmp_path):
+    """fb.sweep at a script's top level on the default local cluster: the spawned workers
+    would run the script again ("Nanny failed to start"); refused before any cluster starts,
+    naming the line. Under the guard the same call runs on a 1-worker local cluster."""
+    script = tmp_path / "study_script.py"
+    script.write_text(UNGUARDED)
+    p, out, err = _run_bounded([sys.executable, str(script)], timeout=120, cwd=tmp_path)
+    assert p.returncode != 0
+    assert 'study_script.py (line 11) without `if __name__ == "__main__":`' in err
+    assert "Nanny" in err and "client='serial'" in err
+    assert not (tmp_path / "out" / "cases").exists() or not list((tmp_path / "out" /
+                                                                  "cases").iterdir())
+    script.write_text(UNGUARDED.replace(
+        "table = fb.sweep(build, {\"L\": [1.0]}, \"modes\", options={\"n\": 1}, out=\"out\")",
+        "if __name__ == '__main__':\n"
+        "    table = fb.sweep(build, {'L': [1.0]}, 'modes', options={'n': 1}, out='out',\n"
+        "                     n_workers=1)\n"
+        "    print(table['status'].tolist())\n"))
+    p, out, err = _run_bounded([sys.executable, str(script)], timeout=120, cwd=tmp_path)
+    assert p.returncode == 0 and out.strip() == "['ok']", err[-2000:]

@@ -5,6 +5,8 @@ bytes, parameters are written by value or refused before any case runs, and a mi
 pandas gives the install hint. All serial: these tests need no cluster."""
 import importlib.util
 import json
+import os
+import pathlib
 import sys
 import threading
 
@@ -280,3 +282,105 @@ def test_misspelt_options_and_parameters_are_refused_up_front(tmp_path):
     with pytest.raises(fb.ModelError, match="client must be None, 'serial'"):
         sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, client="Serial")
     assert not list(tmp_path.glob("cases/*.json"))
+
+
+# ------------------------------------------------------------- fuzzing sweep's arguments
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+def echo_build(**params):
+    """A builder for the fuzz tests: the parameters themselves stand for the model."""
+    return params
+
+
+def echo_run(model, **options):
+    return {"params": model, "options": options}
+
+
+def echo_metrics(result, built):
+    return {"n_params": len(result["params"]), "n_options": len(result["options"])}
+
+
+VALUES = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
+                   st.text(max_size=4), st.booleans(), st.none(),
+                   hnp.arrays(st.sampled_from([np.float64, np.int32, np.float32]),
+                              hnp.array_shapes(max_dims=2, max_side=3)),
+                   st.lists(st.integers(0, 3), max_size=3), st.just(tip_force))
+NAMES = st.sampled_from(["L", "n", "E", "load"])
+GRIDS = st.dictionaries(NAMES, st.lists(VALUES, min_size=1, max_size=3, unique_by=repr),
+                        min_size=1, max_size=2)
+LISTS = st.lists(st.dictionaries(NAMES, VALUES, min_size=1, max_size=3), min_size=1,
+                 max_size=4, unique_by=lambda d: repr(sorted(d.items())))
+OPTIONS = st.dictionaries(st.sampled_from(["steps", "dt", "method", "tol"]), VALUES,
+                          max_size=3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(params=st.one_of(GRIDS, LISTS), options=OPTIONS, keep=st.booleans())
+def test_fuzz_valid_arguments_give_a_table_and_a_rerun_reuses_it(params, options, keep):
+    """Any valid mix of values (NaN, inf, arrays of any dtype and shape, functions, ...):
+    one row per case, each run once with its parameters and options; a second call computes
+    nothing and returns the same keys (each key a digest of the setup, stable across calls)."""
+    import tempfile
+    n_cases = len(params) if isinstance(params, list) else int(np.prod(
+        [len(v) for v in params.values()]))
+    with tempfile.TemporaryDirectory() as out:
+        kw = dict(metrics=echo_metrics, out=out, options=options, client="serial",
+                  keep_results=keep)
+        df = study.sweep(echo_build, params, echo_run, **kw)
+        assert len(df) == n_cases == df.attrs["computed"] == df["key"].nunique()
+        assert (df["status"] == "ok").all(), df["error"].tolist()
+        assert (df["n_options"] == len(options)).all()
+        again = study.sweep(echo_build, params, echo_run, **kw)
+        assert again.attrs["computed"] == 0 and list(again["key"]) == list(df["key"])
+        for k in df["key"]:                    # every case file is whole JSON
+            json.loads((pathlib.Path(out) / "cases" / f"{k}.json").read_text())
+
+
+BAD_ARGUMENTS = [
+    ("build_model", 3), ("build_model", "build"), ("build_model", None),
+    ("params", {}), ("params", []), ("params", {"L": 1.0}), ("params", {"L": []}),
+    ("params", [1.0]), ("params", "L"), ("params", {"1L": [1.0]}), ("params", {3: [1.0]}),
+    ("params", 5), ("params", [{"L": 1.0}, {"L": 1.0}]), ("params", {"L": [2, 2]}),
+    ("params", {"L": [np.arange(3.0), np.arange(3.0)]}), ("params", [{"L": threading.Lock()}]),
+    ("params", {"L": "abc"}), ("params", [{2: 1.0}]),
+    ("run", "dynamics"), ("run", 3), ("run", None),
+    ("metrics", 3), ("metrics", "f1"), ("metrics", {"m": 3}), ("metrics", {3: echo_metrics}),
+    ("out", 3), ("out", None), ("out", ""),
+    ("options", 3), ("options", [("steps", 1)]), ("options", {1: 2}),
+    ("options", {"lock": threading.Lock()}),
+    ("run_params", "L"), ("run_params", 3), ("run_params", [1]), ("run_params", ("zz",)),
+    ("client", "Serial"), ("client", 3), ("client", "local"), ("client", 2.5),
+    ("n_workers", 0), ("n_workers", -1), ("n_workers", 1.5), ("n_workers", True),
+    ("n_workers", "2"),
+    ("keep_results", "yes"), ("keep_results", 1), ("keep_results", None),
+    ("retry_failed", "no"), ("retry_failed", 0), ("progress", "x"), ("progress", 1),
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(bad=st.sampled_from(BAD_ARGUMENTS), params=GRIDS, options=OPTIONS)
+def test_fuzz_one_bad_argument_gives_a_named_error_before_any_case(bad, params, options):
+    """One argument wrong (type or range), the others valid and random: a ModelError from
+    sweep that names the argument, and no case computed or written."""
+    import tempfile
+    name, value = bad
+    with tempfile.TemporaryDirectory() as tmp:
+        kw = dict(build_model=echo_build, params=params, run=echo_run, metrics=echo_metrics,
+                  out=os.path.join(tmp, "s"), options=options, client="serial")
+        kw[name] = value
+        if name == "out" and value == "":
+            os.chdir(tmp)                      # an empty path would mean the current folder
+        try:
+            with pytest.raises(fb.ModelError) as info:
+                study.sweep(**kw)
+        finally:
+            os.chdir(os.path.dirname(__file__))
+        text = str(info.value)
+        assert text.startswith("sweep:")
+        assert name in text or name == "params" and "params" in text or name == "out" and \
+            "out" in text, text
+        assert not os.path.isdir(os.path.join(tmp, "s", "cases")) or not os.listdir(
+            os.path.join(tmp, "s", "cases"))

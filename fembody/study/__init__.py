@@ -147,6 +147,8 @@ def run_case(build_model: Callable, p: dict, run: str | Callable, options: dict,
             with tempfile.TemporaryDirectory() as tmp:
                 path = result.save(os.path.join(tmp, "r.npz"))
                 rec["result_npz"] = pathlib.Path(path).read_bytes()
+        elif keep:
+            rec["result_file"] = None          # asked for, but the run returns no Result
     except Exception as exc:  # noqa: BLE001 - a case's failure is data, the others go on
         _failed(rec, exc)
     rec["wall_time"] = time.perf_counter() - t0
@@ -200,6 +202,15 @@ def _store(out: pathlib.Path, key: str, rec: dict, params_json: Any) -> None:
         _write_bytes(out / "results" / f"{key}.npz", npz)
         rec["result_file"] = f"results/{key}.npz"
     _write_json(out / "cases" / f"{key}.json", {"params": params_json, **rec, "key": key})
+
+
+def _result_missing(out: pathlib.Path, rec: dict) -> bool:
+    """True when a finished case should have its Result on disk (keep_results) and has not:
+    computed without keep_results, or its file lost. A run that returns no Result (a user's
+    function) is marked ``result_file: null`` and not computed again for it."""
+    if "result_file" not in rec:
+        return True
+    return rec["result_file"] is not None and not (out / rec["result_file"]).is_file()
 
 
 def _load(out: pathlib.Path, key: str) -> dict | None:
@@ -420,8 +431,7 @@ def sweep(build_model: Callable, params, run: str | Callable = "simulate", *,
     for i, k in enumerate(ckeys):
         rec = _load(out, k)
         if rec is None or (retry_failed and rec.get("status") != "ok") or (
-                keep_results and rec.get("status") == "ok"
-                and not (out / "results" / f"{k}.npz").is_file()):
+                keep_results and rec.get("status") == "ok" and _result_missing(out, rec)):
             todo.append(i)
     bar = _Bar(len(todo), progress)
 
