@@ -54,10 +54,14 @@ def slow_modes(model, seconds=0.0, **options):
 PARAMS = {"L": [0.5, 1.0, 0.0, 2.0], "n": [8, 16]}       # L = 0: a zero-length beam (fails)
 
 
+# every server on 127.0.0.1; the scheduler's HTTP routes on a free port, not 8787
+LOCAL = dict(processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+             scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
+
+
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       host="127.0.0.1", dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, **LOCAL)
     c = distributed.Client(cluster)
     yield c
     c.close()
@@ -414,8 +418,7 @@ def test_workers_that_cannot_load_the_functions_stop_the_sweep(client, tmp_path,
 
 def test_a_cluster_without_workers_stops_the_sweep(tmp_path, monkeypatch):
     monkeypatch.setattr(study.cluster, "STARTUP_TIMEOUT", 3.0)
-    cluster = distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1",
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=0, **LOCAL)
     try:
         with distributed.Client(cluster) as c:
             exc, _ = _bounded(lambda: study.sweep(cantilever, {"L": [1.0]}, "modes",
@@ -443,7 +446,7 @@ table = fb.sweep(build, {"L": [1.0]}, "modes", options={"n": 1}, out="out")
 def test_a_script_without_a_main_guard_is_told_what_to_do(tmp_path):
     """fb.sweep at a script's top level on the default local cluster: the spawned workers
     would run the script again ("Nanny failed to start"); refused before any cluster starts,
-    naming the line. Under the guard the same call runs on a 1-worker local cluster."""
+    naming the line. Under the guard the check passes."""
     script = tmp_path / "study_script.py"
     script.write_text(UNGUARDED)
     p, out, err = _run_bounded([sys.executable, str(script)], timeout=120, cwd=tmp_path)
@@ -452,11 +455,48 @@ def test_a_script_without_a_main_guard_is_told_what_to_do(tmp_path):
     assert "Nanny" in err and "client='serial'" in err
     assert not (tmp_path / "out" / "cases").exists() or not list((tmp_path / "out" /
                                                                   "cases").iterdir())
-    script.write_text(UNGUARDED.replace(
-        "table = fb.sweep(build, {\"L\": [1.0]}, \"modes\", options={\"n\": 1}, out=\"out\")",
+    # under the guard, called from a function: accepted (the check alone: a real run on the
+    # default local cluster is test_sweep_command_on_its_default_local_cluster_finishes)
+    script.write_text(UNGUARDED.split("table = ")[0] + (
+        "def main():\n"
+        "    from fembody.study import cluster\n"
+        "    cluster.check_main_guard()\n"
+        "    print('ok')\n\n\n"
         "if __name__ == '__main__':\n"
-        "    table = fb.sweep(build, {'L': [1.0]}, 'modes', options={'n': 1}, out='out',\n"
-        "                     n_workers=1)\n"
-        "    print(table['status'].tolist())\n"))
+        "    main()\n"))
     p, out, err = _run_bounded([sys.executable, str(script)], timeout=120, cwd=tmp_path)
-    assert p.returncode == 0 and out.strip() == "['ok']", err[-2000:]
+    assert p.returncode == 0 and out.strip() == "ok", err[-2000:]
+
+
+def test_a_cluster_whose_workers_all_leave_stops_the_sweep(tmp_path, monkeypatch):
+    """The only worker is retired once a first case is written (a cluster scaled to 0, or
+    a batch system ending its jobs): the sweep stops NO_WORKER_TIMEOUT later with a
+    StudyError, the finished cases kept on disk; a re-run computes only the others."""
+    monkeypatch.setattr(study.cluster, "NO_WORKER_TIMEOUT", 2.0)
+    out = tmp_path / "s"
+    params = [dict(L=0.5 + 0.1 * k) for k in range(6)]
+    cluster = distributed.LocalCluster(n_workers=1, **LOCAL)
+
+    def retire():
+        deadline = time.monotonic() + 60
+        while not list((out / "cases").glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        cluster.scale(0)
+
+    try:
+        with distributed.Client(cluster) as c:
+            th = threading.Thread(target=retire, daemon=True)
+            th.start()
+            exc, _ = _bounded(lambda: study.sweep(
+                cantilever, params, slow_modes, metrics=first_frequency, out=out,
+                options=dict(n=2, seconds=0.3), client=c), timeout=90)
+            th.join(10)
+    finally:
+        cluster.close()
+    assert isinstance(exc, study.StudyError) and "no worker for 2 s" in str(exc), exc
+    done = len(list((out / "cases").glob("*.json")))
+    assert 1 <= done < 6
+    df = study.sweep(cantilever, params, slow_modes, metrics=first_frequency, out=out,
+                     options=dict(n=2, seconds=0.3), client="serial")
+    assert df.attrs["computed"] == 6 - done and (df["status"] == "ok").all()
+    assert np.allclose(df["f1"], [euler_bernoulli_f1(p["L"]) for p in params], rtol=2e-3)

@@ -69,7 +69,8 @@ __all__ = ["sweep", "cases", "run_case", "to_xarray", "run_spec", "plot", "Study
 
 RUNS = ("simulate", "static", "modes")
 _RUN_FUNCTIONS = {"simulate": simulate, "static": static, "modes": modes}
-_ADDRESS = re.compile(r"^([a-z0-9+]+://)?[\w.\-\[\]:]+:\d+$", re.IGNORECASE)
+# a scheduler address: scheme://anything (tcp, tls, ucx, inproc ...) or host:port
+_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://\S+|[\w.\-\[\]:]+:\d+)$", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------ parameter sets

@@ -43,12 +43,10 @@ def require(module: str, what: str = "fembody.sweep") -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise StudyError(f"{what} needs the package {module.split('.')[0]!r}, which cannot be "
-                         f"imported ({exc}); install the study extra: {INSTALL_HINT} (or pass "
-                         "client='serial' / --serial to run the cases in this process)"
-                         if module in ("distributed", "cloudpickle") else
-                         f"{what} needs the package {module.split('.')[0]!r}, which cannot be "
-                         f"imported ({exc}); install the study extra: {INSTALL_HINT}") from exc
+        serial = (" (or pass client='serial' / --serial to run the cases in this process)"
+                  if module in ("distributed", "cloudpickle") else "")
+        raise StudyError(f"{what} needs the package {module!r}, which cannot be imported "
+                         f"({exc}); install the study extra: {INSTALL_HINT}{serial}") from exc
 
 
 # ------------------------------------------------------------- the __main__ guard
@@ -116,9 +114,13 @@ def open_client(client: Any, n_workers: int | None) -> tuple[Any, Callable[[], N
     if client is None:
         check_main_guard()
         try:
+            # everything on 127.0.0.1, the scheduler's HTTP routes on a free port (the
+            # default 8787 collides with any other cluster on the machine)
             cluster = LocalCluster(n_workers=n_workers or min(os.cpu_count() or 1, 4),
                                    processes=True, threads_per_worker=1, host="127.0.0.1",
-                                   dashboard_address=None)
+                                   dashboard_address=None,
+                                   scheduler_kwargs={"dashboard": False,
+                                                     "dashboard_address": "127.0.0.1:0"})
         except Exception as exc:  # noqa: BLE001 - Dask raises plain exceptions here
             raise StudyError(
                 f"sweep: the local Dask cluster did not start ({type(exc).__name__}: {exc}). "
