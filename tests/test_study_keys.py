@@ -115,7 +115,7 @@ def test_another_builder_run_params_or_version_computes_again(tmp_path, monkeypa
     c = sweep(cantilever, [{"L": 1.0, "steps": 2}], "static", metrics=states, out=tmp_path,
               run_params=("steps",))
     assert c.attrs["computed"] == 1 and int(c["states"].iloc[0]) == 2
-    monkeypatch.setattr(study, "__version__", "999.0")
+    monkeypatch.setattr(fb.version, "__version__", "999.0")
     d = sweep(cantilever, {"L": [1.0]}, "static", **kw)
     assert d.attrs["computed"] == 1 and any("fembody" in x for x in d.attrs["changed"])
 

@@ -61,7 +61,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import ModelError
 from ..solvers import modes, simulate, static
-from ..version import __version__
+from .. import version
 from . import keys
 from .cluster import StudyError, require
 
@@ -409,7 +409,8 @@ def sweep(build_model: Callable, params, run: str | Callable = "simulate", *,
                                            progress)
     _check_calls(build_model, run, options, plist, run_params)
     pd = require("pandas")
-    setup = keys.setup_identity(build_model, run, metrics, options, run_params, __version__)
+    setup = keys.setup_identity(build_model, run, metrics, options, run_params,
+                               version.__version__)
     params_json = [keys.describe(p, f"params[{i}]", by_value=True) for i, p in enumerate(plist)]
     ckeys = [keys.case_key(keys.describe(p, f"params[{i}]"), setup) for i, p in enumerate(plist)]
     first: dict[str, int] = {}
@@ -460,7 +461,7 @@ def sweep(build_model: Callable, params, run: str | Callable = "simulate", *,
                              "define them at a module's top level") from exc
         c, close = cluster.open_client(client, n_workers)
         try:
-            cluster.check_workers(c, payload, __version__)
+            cluster.check_workers(c, payload, version.__version__)
             cluster.run_all(c, remote_case, payload, blobs,
                             lambda k, rec, exc: done(int(k), rec, exc))
         finally:

@@ -152,9 +152,9 @@ def probe(payload: bytes) -> tuple[str, int]:
     worker's pid."""
     import cloudpickle
 
-    from ..version import __version__
+    from .. import version
     cloudpickle.loads(payload)
-    return __version__, os.getpid()
+    return version.__version__, os.getpid()
 
 
 def check_workers(c: Any, payload: bytes, version: str) -> None:
