@@ -384,3 +384,36 @@ def test_fuzz_one_bad_argument_gives_a_named_error_before_any_case(bad, params, 
             "out" in text, text
         assert not os.path.isdir(os.path.join(tmp, "s", "cases")) or not os.listdir(
             os.path.join(tmp, "s", "cases"))
+
+
+def test_a_failed_table_write_leaves_the_previous_table_whole(tmp_path, monkeypatch):
+    """The disk fills while table.csv is written (half the bytes, then ENOSPC): the table of
+    the previous call stays as it was, and no temporary file is left behind."""
+    kw = dict(metrics=states, out=tmp_path, options=dict(steps=1))
+    sweep(cantilever, {"L": [1.0, 2.0]}, "static", **kw)
+    before = (tmp_path / "table.csv").read_bytes()
+    names = sorted(p.name for p in tmp_path.rglob("*"))
+    real = os.fdopen
+
+    class Full:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            if data.startswith(b"L,"):                      # the table's header
+                self.f.write(data[:len(data) // 2])
+                raise OSError(28, "No space left on device")
+            return self.f.write(data)
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: Full(real(fd, *a, **k)))
+    with pytest.raises(OSError, match="No space"):
+        sweep(cantilever, {"L": [1.0]}, "static", **kw)      # both cases reused: a new table
+    monkeypatch.undo()
+    assert (tmp_path / "table.csv").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.rglob("*")) == names
