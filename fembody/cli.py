@@ -168,7 +168,8 @@ def sweep(spec: str, out: str | None, scheduler: str | None, workers: int | None
     if df.attrs.get("changed"):
         # the key covers the whole setup: a changed one computes the cases again
         print("the setup differs from the last sweep into this folder ("
-              + "; ".join(df.attrs["changed"]) + "): its cases are computed again")
+              + "; ".join(df.attrs["changed"]) + "): only cases computed before with this "
+              "setup are reused")
     print(df.drop(columns=["key"]).to_string(index=False))
     n_bad = int((df["status"] != "ok").sum())
     print(f"{len(df)} cases ({df.attrs['computed']} computed now), {n_bad} failed; table in "

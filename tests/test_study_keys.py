@@ -417,3 +417,32 @@ def test_a_failed_table_write_leaves_the_previous_table_whole(tmp_path, monkeypa
     monkeypatch.undo()
     assert (tmp_path / "table.csv").read_bytes() == before
     assert sorted(p.name for p in tmp_path.rglob("*")) == names
+
+
+def test_a_functions_identity_sees_defaults_closures_partials_and_its_module():
+    """What a function's key covers, one change at a time: each gives another identity, and
+    the same function asked twice gives the same one."""
+    import functools
+    from fembody.study import keys
+
+    def make(scale):
+        def run(model, k=1.0):
+            return scale * k
+        return run
+
+    ident = keys.function_identity
+    base = ident(make(2.0))
+    assert ident(make(2.0)) == base                       # deterministic
+    assert ident(make(3.0)) != base                       # a closure value
+    other = make(2.0)
+    other.__defaults__ = (2.0,)
+    assert ident(other) != base                           # a default
+    p = functools.partial(echo_run, steps=1)
+    assert ident(p) == ident(functools.partial(echo_run, steps=1))
+    assert ident(p) != ident(functools.partial(echo_run, steps=2))
+    # the same source in another module: another name, another key
+    ns = {"__name__": "elsewhere"}
+    exec("def echo_run(model, **options):\n    return {'params': model, 'options': options}\n",
+         ns)
+    assert ident(ns["echo_run"])["function"] == "elsewhere.echo_run"
+    assert ident(ns["echo_run"]) != ident(echo_run)
