@@ -198,6 +198,9 @@ def test_long_arrays_differing_in_one_entry_are_two_cases(tmp_path):
                out=tmp_path, options=dict(steps=1))
     assert df.attrs["computed"] == 2 and df["key"].nunique() == 2
     assert df["tip_y"].iloc[0] == 0.0 and df["tip_y"].iloc[1] < 0.0
+    # table.csv labels the arrays by shape, dtype and digest (numpy's text would be the same)
+    cells = pd.read_csv(tmp_path / "table.csv")["load"]
+    assert cells.str.startswith("array(2000,) float64 sha256:").all() and cells.nunique() == 2
     with pytest.raises(fb.ModelError, match=r"params\[0\] and params\[1\] are the same"):
         sweep(loaded_by, [{"load": a}, {"load": a.copy()}], "static", out=tmp_path,
               options=dict(steps=1))

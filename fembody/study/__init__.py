@@ -473,8 +473,25 @@ def sweep(build_model: Callable, params, run: str | Callable = "simulate", *,
                      "error": rec.get("error"), "wall_time": rec.get("wall_time"), "key": k})
     df = pd.DataFrame(rows)
     df.attrs.update(computed=len(todo), grid=grid, out=str(out), changed=changed)
-    _write_bytes(out / "table.csv", df.to_csv(index=False).encode())
+    flat = df.copy()
+    for name in {k for p in plist for k in p}:
+        flat[name] = [_cell(v) for v in flat[name]]
+    _write_bytes(out / "table.csv", flat.to_csv(index=False).encode())
     return df
+
+
+def _cell(v: Any) -> Any:
+    """A parameter's cell in table.csv: a scalar as itself, an array or a function as a short
+    label (numpy's text of a long array is slow to make and shortened; the case files hold
+    the values)."""
+    import numpy as np
+
+    if isinstance(v, np.ndarray):
+        return (f"array{tuple(v.shape)} {v.dtype} sha256:"
+                f"{keys.describe(v, 'cell').get('sha256', '')[:12]}")
+    if callable(v):
+        return getattr(v, "__qualname__", type(v).__name__)
+    return v
 
 
 def to_xarray(df, metrics: Iterable[str] | None = None):
