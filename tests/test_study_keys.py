@@ -252,7 +252,7 @@ def test_a_parameter_that_cannot_be_written_is_refused_before_any_case_runs(tmp_
 
 
 # ------------------------------------------------------------- missing packages
-def test_without_dask_the_error_is_the_install_hint(tmp_path, monkeypatch):
+def test_without_dask_the_error_is_the_install_hint(tmp_path, monkeypatch, capsys):
     """`import distributed` failing (a None entry in sys.modules makes any import of it
     raise ModuleNotFoundError) gives the study extra's hint, not a raw ModuleNotFoundError."""
     monkeypatch.setitem(sys.modules, "distributed", None)
@@ -264,6 +264,14 @@ def test_without_dask_the_error_is_the_install_hint(tmp_path, monkeypatch):
     df = study.sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, options=dict(steps=1),
                      client="serial")
     assert (df["status"] == "ok").all()
+    spec = tmp_path / "spec.py"
+    spec.write_text("import fembody as fb\nparams = {'L': [1.0]}\nrun = 'modes'\n"
+                    "def build_model(L):\n    return fb.Model()\n")
+    from fembody import cli
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "cli")]) == 2
+    err = capsys.readouterr().err
+    assert "fembody sweep: error:" in err and "pip install 'fembody[study]'" in err
+    assert "ModuleNotFoundError" not in err
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(study.StudyError, match=r"'pandas'.*fembody\[study\]"):
         study.sweep(cantilever, {"L": [1.0]}, "static", out=tmp_path, options=dict(steps=1),
