@@ -215,7 +215,13 @@ def run_all(c: Any, task: Callable, payload: bytes, todo: list[tuple[str, bytes]
             if now - last_check < 1.0:
                 continue
             last_check = now
-            if c.nthreads():
+            try:
+                workers = c.nthreads()
+            except Exception as exc:  # noqa: BLE001 - comm errors of any kind
+                raise StudyError(f"sweep: lost the Dask scheduler ({type(exc).__name__}: "
+                                 f"{exc}); the finished cases are written, run the sweep "
+                                 "again to compute the rest") from exc
+            if workers:
                 alone_since = None
             elif alone_since is None:
                 alone_since = now
