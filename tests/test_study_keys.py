@@ -382,13 +382,13 @@ def test_fuzz_one_bad_argument_gives_a_named_error_before_any_case(bad, params, 
         kw = dict(build_model=echo_build, params=params, run=echo_run, metrics=echo_metrics,
                   out=os.path.join(tmp, "s"), options=options, client="serial")
         kw[name] = value
-        if name == "out" and value == "":
-            os.chdir(tmp)                      # an empty path would mean the current folder
+        cwd = os.getcwd()
+        os.chdir(tmp)                          # out="" would mean the current folder
         try:
             with pytest.raises(fb.ModelError) as info:
                 study.sweep(**kw)
         finally:
-            os.chdir(os.path.dirname(__file__))
+            os.chdir(cwd)
         text = str(info.value)
         assert text.startswith("sweep:")
         assert name in text or name == "params" and "params" in text or name == "out" and \
