@@ -160,10 +160,16 @@ def _script_line(exc: BaseException, script: str | None) -> str:
 def sweep(spec: str, out: str | None, scheduler: str | None, workers: int | None,
           serial: bool) -> int:
     """Run the parameter study of SPEC (build_model and params, optionally run, metrics,
-    options, run_params, out, plot); exit 1 when a case failed."""
+    options, run_params, out, plot); exit 1 when a case failed. Cases already in the study
+    folder with the same setup are reused; a changed setup computes them again."""
     from .study import run_spec
     client = "serial" if serial else scheduler
     df = run_spec(spec, out=out, client=client, n_workers=workers)
+    if df.attrs.get("changed"):
+        # the key covers the whole setup: a changed one computes the cases again
+        print("the setup differs from the last sweep into this folder ("
+              + "; ".join(df.attrs["changed"]) + "): only cases computed before with this "
+              "setup are reused")
     print(df.drop(columns=["key"]).to_string(index=False))
     n_bad = int((df["status"] != "ok").sum())
     print(f"{len(df)} cases ({df.attrs['computed']} computed now), {n_bad} failed; table in "

@@ -54,10 +54,14 @@ def slow_modes(model, seconds=0.0, **options):
 PARAMS = {"L": [0.5, 1.0, 0.0, 2.0], "n": [8, 16]}       # L = 0: a zero-length beam (fails)
 
 
+# every server on 127.0.0.1; the scheduler's HTTP routes on a free port, not 8787
+LOCAL = dict(processes=True, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+             scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
+
+
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       host="127.0.0.1", dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, **LOCAL)
     c = distributed.Client(cluster)
     yield c
     c.close()
@@ -125,14 +129,14 @@ def test_a_list_of_cases_with_run_parameters_and_saved_results(tmp_path):
 
 
 def test_bad_arguments_are_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(study, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(study.cluster, "CONNECT_TIMEOUT", 1.0)
     with pytest.raises(fb.ModelError, match="run must be one of"):
         study.sweep(cantilever, {"L": [1.0]}, "dynamics", out=tmp_path)
     with pytest.raises(fb.ModelError, match="list of values"):
         study.sweep(cantilever, {"L": 1.0}, "modes", out=tmp_path)
-    with pytest.raises(fb.ModelError, match="same parameter set twice"):
+    with pytest.raises(fb.ModelError, match=r"params\[0\] and params\[1\] are the same"):
         study.sweep(cantilever, [{"L": 1.0}, {"L": 1.0}], "modes", out=tmp_path)
-    with pytest.raises(fb.ModelError, match="no Dask scheduler"):
+    with pytest.raises(study.StudyError, match="no Dask scheduler"):
         study.sweep(cantilever, {"L": [1.0]}, "modes", out=tmp_path,
                     client="tcp://127.0.0.1:9")
 
@@ -290,12 +294,14 @@ def test_import_fembody_loads_neither_dask_nor_pandas():
 
 def test_an_interrupted_sweep_keeps_its_finished_cases_and_shows_progress(tmp_path, capsys):
     params = [dict(L=1.0), dict(L=2.0), dict(L=3.0)]
-    calls = []
+    # the user's Ctrl-C during the third case, while the file `stop` exists (a file, not a
+    # counter in the closure: the closure's values are part of the case key)
+    stop = tmp_path / "stop"
+    stop.touch()
 
     def run(model, **options):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt            # the user's Ctrl-C during the third case
+        if stop.exists() and len(list((tmp_path / "cases").glob("*.json"))) == 2:
+            raise KeyboardInterrupt
         return fb.modes(model, **options)
 
     with pytest.raises(KeyboardInterrupt):
@@ -304,6 +310,193 @@ def test_an_interrupted_sweep_keeps_its_finished_cases_and_shows_progress(tmp_pa
     assert len(list((tmp_path / "cases").glob("*.json"))) == 2
     err = capsys.readouterr().err
     assert "2/3 cases" in err and "3/3" not in err
-    df = study.sweep(cantilever, params, "modes", metrics=first_frequency, out=tmp_path,
+    stop.unlink()
+    df = study.sweep(cantilever, params, run, metrics=first_frequency, out=tmp_path,
                      options=dict(n=2), client="serial")
     assert df.attrs["computed"] == 1 and (df["status"] == "ok").all()
+
+
+# ------------------------------------------- real clusters: no hang, clear errors (issue 32)
+def _run_bounded(args, timeout, cwd=None):
+    """Run ``args`` in its own session; kill the whole group (its Dask workers too) and fail
+    the test when it outlives ``timeout`` seconds, instead of hanging the suite."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    p = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        pytest.fail(f"{args[3:]} still running after {timeout} s:\n{err[-3000:]}")
+    return p, out, err
+
+
+CLI = [sys.executable, "-c", "import sys; from fembody.cli import main; sys.exit(main())"]
+
+
+def _check_spec_table(folder):
+    df = pd.read_csv(folder / "table.csv")
+    f1 = df.set_index("L")["f1"]
+    assert f1[1.0] / f1[2.0] == pytest.approx(4.0, rel=1e-3)      # f ~ 1 / L^2
+    assert df.set_index("L").loc[0.0, "status"] == "failed"
+    return {json.loads(p.read_text())["worker_pid"] for p in (folder / "cases").iterdir()}
+
+
+def test_sweep_command_on_its_default_local_cluster_finishes(tmp_path):
+    """`fembody sweep spec.py` on its own local cluster (1 worker on 127.0.0.1): the spec's
+    functions reach the worker by value (it hung for ever on 'No module named
+    fembody_sweep_spec_...'), the failing case is in the table and the command exits 1."""
+    spec = tmp_path / "beams.py"
+    spec.write_text(SPEC)
+    p, out, err = _run_bounded(CLI + ["sweep", str(spec), "--workers", "1", "--out",
+                                      str(tmp_path / "study")], timeout=150)
+    assert p.returncode == 1, err[-3000:]
+    assert "3 cases (3 computed now), 1 failed" in out
+    pids = _check_spec_table(tmp_path / "study")
+    assert len(pids) == 1 and p.pid not in pids
+
+
+def test_sweep_command_on_a_running_cluster(client, tmp_path):
+    """`fembody sweep spec.py --scheduler ADDRESS`: the test's cluster's workers run it."""
+    spec = tmp_path / "beams.py"
+    spec.write_text(SPEC)
+    p, out, err = _run_bounded(CLI + ["sweep", str(spec), "--scheduler",
+                                      client.scheduler.address, "--out",
+                                      str(tmp_path / "study")], timeout=120)
+    assert p.returncode == 1, err[-3000:]
+    pids = _check_spec_table(tmp_path / "study")
+    assert pids <= set(client.run(os.getpid).values())
+
+
+def _bounded(fn, timeout):
+    """fn() in a thread; its exception, or a test failure when it outlives ``timeout``."""
+    box = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["exc"] = exc
+    th = threading.Thread(target=target, daemon=True)
+    th.start()
+    th.join(timeout)
+    if th.is_alive():
+        pytest.fail(f"still running after {timeout} s")
+    return box.get("exc"), box.get("value")
+
+
+MODULE = '''
+import fembody as fb
+
+def build(L):
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (L, 0.0), n=4, material=fb.Material(E=210e9, rho=7850.0),
+                   section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(b.first)
+    return m
+'''
+
+
+def test_workers_that_cannot_load_the_functions_stop_the_sweep(client, tmp_path, monkeypatch):
+    """build_model from a module this process imports but the workers cannot (its folder is
+    on this process's path only): a StudyError naming the missing module, no hang."""
+    (tmp_path / "local_only_builder.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import local_only_builder
+    try:
+        exc, _ = _bounded(lambda: study.sweep(local_only_builder.build, {"L": [1.0]}, "modes",
+                                              out=tmp_path / "s", options=dict(n=1),
+                                              client=client), timeout=90)
+    finally:
+        sys.modules.pop("local_only_builder", None)
+    assert isinstance(exc, study.StudyError), exc
+    assert "cannot load the sweep's functions" in str(exc)
+    assert "No module named 'local_only_builder'" in str(exc)
+    assert not list((tmp_path / "s" / "cases").glob("*.json"))
+
+
+def test_a_cluster_without_workers_stops_the_sweep(tmp_path, monkeypatch):
+    monkeypatch.setattr(study.cluster, "STARTUP_TIMEOUT", 3.0)
+    cluster = distributed.LocalCluster(n_workers=0, **LOCAL)
+    try:
+        with distributed.Client(cluster) as c:
+            exc, _ = _bounded(lambda: study.sweep(cantilever, {"L": [1.0]}, "modes",
+                                                  out=tmp_path, options=dict(n=1), client=c),
+                              timeout=60)
+    finally:
+        cluster.close()
+    assert isinstance(exc, study.StudyError) and "no worker joined" in str(exc), exc
+
+
+UNGUARDED = '''
+import fembody as fb
+
+def build(L):
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (L, 0.0), n=4, material=fb.Material(E=210e9, rho=7850.0),
+                   section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(b.first)
+    return m
+
+table = fb.sweep(build, {"L": [1.0]}, "modes", options={"n": 1}, out="out")
+'''
+
+
+def test_a_script_without_a_main_guard_is_told_what_to_do(tmp_path):
+    """fb.sweep at a script's top level on the default local cluster: the spawned workers
+    would run the script again ("Nanny failed to start"); refused before any cluster starts,
+    naming the line. Under the guard the check passes."""
+    script = tmp_path / "study_script.py"
+    script.write_text(UNGUARDED)
+    p, out, err = _run_bounded([sys.executable, str(script)], timeout=120, cwd=tmp_path)
+    assert p.returncode != 0
+    assert 'study_script.py (line 11) without `if __name__ == "__main__":`' in err
+    assert "Nanny" in err and "client='serial'" in err
+    assert not (tmp_path / "out" / "cases").exists() or not list((tmp_path / "out" /
+                                                                  "cases").iterdir())
+    # under the guard, called from a function: accepted (the check alone: a real run on the
+    # default local cluster is test_sweep_command_on_its_default_local_cluster_finishes)
+    script.write_text(UNGUARDED.split("table = ")[0] + (
+        "def main():\n"
+        "    from fembody.study import cluster\n"
+        "    cluster.check_main_guard()\n"
+        "    print('ok')\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"))
+    p, out, err = _run_bounded([sys.executable, str(script)], timeout=120, cwd=tmp_path)
+    assert p.returncode == 0 and out.strip() == "ok", err[-2000:]
+
+
+def test_a_cluster_whose_workers_all_leave_stops_the_sweep(tmp_path, monkeypatch):
+    """The only worker is retired once a first case is written (a cluster scaled to 0, or
+    a batch system ending its jobs): the sweep stops NO_WORKER_TIMEOUT later with a
+    StudyError, the finished cases kept on disk; a re-run computes only the others."""
+    monkeypatch.setattr(study.cluster, "NO_WORKER_TIMEOUT", 2.0)
+    out = tmp_path / "s"
+    params = [dict(L=0.5 + 0.1 * k) for k in range(6)]
+    cluster = distributed.LocalCluster(n_workers=1, **LOCAL)
+
+    def retire():
+        deadline = time.monotonic() + 60
+        while not list((out / "cases").glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        cluster.scale(0)
+
+    try:
+        with distributed.Client(cluster) as c:
+            th = threading.Thread(target=retire, daemon=True)
+            th.start()
+            exc, _ = _bounded(lambda: study.sweep(
+                cantilever, params, slow_modes, metrics=first_frequency, out=out,
+                options=dict(n=2, seconds=0.3), client=c), timeout=90)
+            th.join(10)
+    finally:
+        cluster.close()
+    assert isinstance(exc, study.StudyError) and "no worker for 2 s" in str(exc), exc
+    done = len(list((out / "cases").glob("*.json")))
+    assert 1 <= done < 6
+    df = study.sweep(cantilever, params, slow_modes, metrics=first_frequency, out=out,
+                     options=dict(n=2, seconds=0.3), client="serial")
+    assert df.attrs["computed"] == 6 - done and (df["status"] == "ok").all()
+    assert np.allclose(df["f1"], [euler_bernoulli_f1(p["L"]) for p in params], rtol=2e-3)
