@@ -84,3 +84,27 @@ def test_kernels_take_empty_and_single_blocks(n):
     f, K, C = rigid3d.forces(R, V, A, m, Jc, c, True)
     assert f.shape == (n, 6) and K.shape == C.shape == (n, 6, 6)
     assert rigid3d.mass_matrix(R, m, Jc, c).shape == (n, 6, 6)
+
+
+def test_planar_rigid_body_kernels_equal_the_numpy_reference():
+    """fembody.elements.mass.rigid_mass / rigid_inertial / rigid_gravity (compiled) against
+    tests/elements/mass_reference.py to 1e-12 relative (their tangents are checked against
+    finite differences by tests/elements/test_properties.py)."""
+    from fembody.elements import mass
+
+    from . import mass_reference as mref
+    rng = np.random.default_rng(5)
+    n = 6
+    x = rng.normal(size=(n, 3)) * 2.0
+    v, a = rng.normal(size=(n, 3)) * 3.0, rng.normal(size=(n, 3)) * 10.0
+    m, J, c = rng.uniform(0.5, 3.0, n), rng.uniform(0.1, 0.3, n), rng.normal(size=(n, 2))
+    g = np.array([0.4, -9.81])
+    f, K, C = mass.rigid_inertial(x, v, a, m, J, c, True)
+    fr, Kr, Cr = mref.inertial(x, v, a, m, J, c)
+    assert _rel(f, fr) < 1e-12 and _rel(K, Kr) < 1e-12 and _rel(C, Cr) < 1e-12
+    assert _rel(mass.rigid_mass(x, m, J, c), mref.mass_at(x, m, J, c)) < 1e-12
+    fg, dK = mass.rigid_gravity(x, g, m, c, True)
+    fgr, dKr = mref.gravity(x, g, m, c)
+    assert _rel(fg, fgr) < 1e-12 and _rel(dK, dKr) < 1e-12
+    f0, K0, _ = mass.rigid_inertial(x, v, a, m, J, c, False)
+    assert np.array_equal(f0, f) and K0.shape == (0, 3, 3)
