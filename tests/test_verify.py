@@ -35,7 +35,7 @@ def test_the_registry_is_complete_and_documented():
     for needed in ("elastica-mattiasson", "cantilever-frequencies", "crank-torque",
                    "pendulum-periods", "energy-balance", "hub-beam-invariant", "spin-up-kane",
                    "impact-newton-law", "integrator-orders", "bathe-bolourchi-3d-bend",
-                   "roll-up-circle-3d"):
+                   "roll-up-circle-3d", "andrews-squeezer", "andrews-squeezer-order"):
         assert needed in names
     for c in verify.cases():
         assert c.reference and len(c.source) > 20 and c.description

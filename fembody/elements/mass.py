@@ -1,7 +1,86 @@
-"""Point masses and planar rigid bodies."""
+"""Point masses and planar rigid bodies.
+
+The planar rigid bodies' mass matrix, inertial force with its tangents and gravity, evaluated
+in every Newton iteration, are compiled kernels (:mod:`.kernels`), one loop over the bodies of
+a block; their numpy reference is in ``tests/elements/mass_reference.py``.
+"""
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from .kernels import njit
+
+
+@njit(cache=True, aot="f8[:, :, :](f8[:, :], f8[:], f8[:], f8[:, :])")
+def rigid_mass(x, m, J, c):  # pragma: no cover - jitted
+    """Mass matrices ``(n, 3, 3)`` of planar rigid bodies at ``x (n, 3)``: ``[[m, 0, -m r_y],
+    [0, m, m r_x], [-m r_y, m r_x, J + m c.c]]`` with the current offset ``r = R(theta) c``."""
+    n = m.shape[0]
+    M = np.zeros((n, 3, 3))
+    for k in range(n):
+        ct, st = math.cos(x[k, 2]), math.sin(x[k, 2])
+        rx = ct * c[k, 0] - st * c[k, 1]
+        ry = st * c[k, 0] + ct * c[k, 1]
+        mk = m[k]
+        M[k, 0, 0] = M[k, 1, 1] = mk
+        M[k, 0, 2] = M[k, 2, 0] = -mk * ry
+        M[k, 1, 2] = M[k, 2, 1] = mk * rx
+        M[k, 2, 2] = J[k] + mk * (c[k, 0] * c[k, 0] + c[k, 1] * c[k, 1])
+    return M
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :, :]))(f8[:, :], f8[:, :], "
+                          "f8[:, :], f8[:], f8[:], f8[:, :], b1)")
+def rigid_inertial(x, v, a, m, J, c, tangent):  # pragma: no cover - jitted
+    """Inertial force ``M(x) a + h(x, v)`` ``(n, 3)`` of planar rigid bodies (``h``: the
+    centripetal force of the offset centre of mass, ``-m r w^2``) and, if ``tangent``, ``K =
+    d/dx`` and ``C = d/dv`` ``(n, 3, 3)`` (else empty ``(0, 3, 3)``)."""
+    n = m.shape[0]
+    f = np.empty((n, 3))
+    nt = n if tangent else 0
+    K = np.zeros((nt, 3, 3))
+    C = np.zeros((nt, 3, 3))
+    for k in range(n):
+        ct, st = math.cos(x[k, 2]), math.sin(x[k, 2])
+        rx = ct * c[k, 0] - st * c[k, 1]
+        ry = st * c[k, 0] + ct * c[k, 1]
+        mk, w = m[k], v[k, 2]
+        a0, a1, a2 = a[k, 0], a[k, 1], a[k, 2]
+        Jo = J[k] + mk * (c[k, 0] * c[k, 0] + c[k, 1] * c[k, 1])
+        f[k, 0] = mk * a0 - mk * ry * a2 - mk * rx * w * w
+        f[k, 1] = mk * a1 + mk * rx * a2 - mk * ry * w * w
+        f[k, 2] = -mk * ry * a0 + mk * rx * a1 + Jo * a2
+        if tangent:
+            # dr/dtheta = (-r_y, r_x)
+            K[k, 0, 2] = -mk * rx * a2 + mk * ry * w * w
+            K[k, 1, 2] = -mk * ry * a2 - mk * rx * w * w
+            K[k, 2, 2] = -mk * (rx * a0 + ry * a1)
+            C[k, 0, 2] = -2.0 * mk * rx * w
+            C[k, 1, 2] = -2.0 * mk * ry * w
+    return f, K, C
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:, :], f8[:], f8[:], f8[:, :], b1)")
+def rigid_gravity(x, g, m, c, tangent):  # pragma: no cover - jitted
+    """Gravity force ``(n, 3)`` of planar rigid bodies (with the moment of the offset weight,
+    ``m (r x g)``) and, if ``tangent``, its derivative ``d f / dx`` ``(n, 3, 3)`` (else empty
+    ``(0, 3, 3)``)."""
+    n = m.shape[0]
+    f = np.empty((n, 3))
+    dK = np.zeros((n if tangent else 0, 3, 3))
+    for k in range(n):
+        ct, st = math.cos(x[k, 2]), math.sin(x[k, 2])
+        rx = ct * c[k, 0] - st * c[k, 1]
+        ry = st * c[k, 0] + ct * c[k, 1]
+        mk = m[k]
+        f[k, 0] = mk * g[0]
+        f[k, 1] = mk * g[1]
+        f[k, 2] = mk * (rx * g[1] - ry * g[0])
+        if tangent:
+            dK[k, 2, 2] = -mk * (rx * g[0] + ry * g[1])
+    return f, dK
 
 
 class PointMassBlock:
@@ -39,9 +118,9 @@ class RigidBodyBlock:
     def __init__(self, dofs: np.ndarray, m: np.ndarray, J: np.ndarray, c: np.ndarray,
                  labels: list[str] | None = None) -> None:
         self.dofs = np.asarray(dofs, dtype=np.int64)
-        self.m = np.asarray(m, float)
-        self.J = np.asarray(J, float)
-        self.c = np.asarray(c, float).reshape(-1, 2)
+        self.m = np.ascontiguousarray(np.asarray(m, float).reshape(-1))
+        self.J = np.ascontiguousarray(np.asarray(J, float).reshape(-1))
+        self.c = np.ascontiguousarray(np.asarray(c, float).reshape(-1, 2))
         self.constant = bool(np.all(self.c == 0.0))
         self._labels = labels
 
@@ -58,54 +137,24 @@ class RigidBodyBlock:
                                 st * self.c[:, 0] + ct * self.c[:, 1]])
 
     def mass_at(self, x: np.ndarray) -> np.ndarray:
-        """Mass matrices ``(n, 3, 3)`` at configuration ``x``."""
-        r = self.offset(x)
-        m = self.m
-        M = np.zeros((len(m), 3, 3))
-        M[:, 0, 0] = M[:, 1, 1] = m
-        M[:, 0, 2] = M[:, 2, 0] = -m * r[:, 1]
-        M[:, 1, 2] = M[:, 2, 1] = m * r[:, 0]
-        M[:, 2, 2] = self.J + m * np.einsum("ni,ni->n", self.c, self.c)
-        return M
+        """Mass matrices ``(n, 3, 3)`` at configuration ``x`` (:func:`rigid_mass`)."""
+        return rigid_mass(_f8(x), self.m, self.J, self.c)
 
     def mass(self) -> np.ndarray | None:
         return self.mass_at(np.zeros((len(self.m), 3))) if self.constant else None
 
     def inertial(self, x: np.ndarray, v: np.ndarray, a: np.ndarray, tangent: bool):
         """Inertial force ``M(x) a + h(x, v)`` ``(n, 3)`` and, if ``tangent``, its derivatives
-        ``K = d/dx`` and ``C = d/dv`` ``(n, 3, 3)``; the mass matrix itself is ``mass_at``."""
-        r = self.offset(x)
-        m, w = self.m, v[:, 2]
-        f = np.einsum("nij,nj->ni", self.mass_at(x), a)
-        f[:, 0] -= m * r[:, 0] * w * w
-        f[:, 1] -= m * r[:, 1] * w * w
-        if not tangent:
-            return f, None, None
-        n = len(m)
-        K = np.zeros((n, 3, 3))
-        C = np.zeros((n, 3, 3))
-        # dr/dtheta = (-r_y, r_x)
-        K[:, 0, 2] = -m * r[:, 0] * a[:, 2] + m * r[:, 1] * w * w
-        K[:, 1, 2] = -m * r[:, 1] * a[:, 2] - m * r[:, 0] * w * w
-        K[:, 2, 2] = -m * (r[:, 0] * a[:, 0] + r[:, 1] * a[:, 1])
-        C[:, 0, 2] = -2.0 * m * r[:, 0] * w
-        C[:, 1, 2] = -2.0 * m * r[:, 1] * w
-        return f, K, C
+        ``K = d/dx`` and ``C = d/dv`` ``(n, 3, 3)``; the mass matrix itself is ``mass_at``
+        (:func:`rigid_inertial`)."""
+        f, K, C = rigid_inertial(_f8(x), _f8(v), _f8(a), self.m, self.J, self.c, bool(tangent))
+        return (f, K, C) if tangent else (f, None, None)
 
     def gravity(self, x: np.ndarray, g: np.ndarray, tangent: bool):
         """Gravity force ``(n, 3)`` (including the moment of the offset weight) and, if
-        ``tangent``, its derivative ``d f / dx`` ``(n, 3, 3)``."""
-        r = self.offset(x)
-        m = self.m
-        f = np.zeros((len(m), 3))
-        f[:, 0] = m * g[0]
-        f[:, 1] = m * g[1]
-        f[:, 2] = m * (r[:, 0] * g[1] - r[:, 1] * g[0])
-        if not tangent:
-            return f, None
-        dK = np.zeros((len(m), 3, 3))
-        dK[:, 2, 2] = -m * (r[:, 0] * g[0] + r[:, 1] * g[1])
-        return f, dK
+        ``tangent``, its derivative ``d f / dx`` ``(n, 3, 3)`` (:func:`rigid_gravity`)."""
+        f, dK = rigid_gravity(_f8(x), _f8(g), self.m, self.c, bool(tangent))
+        return f, (dK if tangent else None)
 
     def kinetic_energy(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
         return 0.5 * np.einsum("ni,nij,nj->n", v, self.mass_at(x), v)
@@ -115,3 +164,8 @@ class RigidBodyBlock:
         xc = x[:, :2] + self.offset(x)
         xc0 = x0[:, :2] + self.offset(x0)
         return -self.m * ((xc - xc0) @ g)
+
+
+def _f8(a: np.ndarray) -> np.ndarray:
+    """``a`` as a C-contiguous float64 array (itself when it is one): the kernels' guard."""
+    return np.ascontiguousarray(a, dtype=np.float64)

@@ -212,8 +212,6 @@ class Rigid3DBlock(Block3D):
         self.Jc = np.asarray(Jc, float).reshape(-1, 3, 3)
         self.c = np.asarray(c, float).reshape(-1, 3)
 
-
-
     def mass(self):
         return None
 
@@ -225,10 +223,8 @@ class Rigid3DBlock(Block3D):
         return rigid3d.mass_matrix(self._R(poses), self.m, self.Jc, self.c)
 
     def inertial(self, poses, v, a, tangent):
-        f, mats = rigid3d.inertial(self._R(poses), v, a, self.m, self.Jc, self.c, tangent)
-        if not tangent:
-            return f, None, None
-        return f, mats[1], mats[2]
+        f, K, C = rigid3d.forces(self._R(poses), v, a, self.m, self.Jc, self.c, bool(tangent))
+        return (f, K, C) if tangent else (f, None, None)
 
     def kinetic_energy(self, poses, v) -> np.ndarray:
         return rigid3d.kinetic_energy(self._R(poses), v, self.m, self.Jc, self.c)
@@ -237,7 +233,8 @@ class Rigid3DBlock(Block3D):
         return rigid3d.momentum(poses[0][:, 0], self._R(poses), v, self.m, self.Jc, self.c)
 
     def gravity(self, poses, g, tangent):
-        return rigid3d.gravity(self._R(poses), g, self.m, self.c, tangent)
+        f, dK = rigid3d.gravity_forces(self._R(poses), g, self.m, self.c, bool(tangent))
+        return f, (dK if tangent else None)
 
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         return (rigid3d.gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)

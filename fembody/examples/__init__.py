@@ -20,6 +20,7 @@ EXAMPLES = {
     "lateral-buckling": "fembody.examples.lateral_buckling",
     "deployable-antenna": "fembody.examples.deployable_antenna",
     "rotor-spinup": "fembody.examples.rotor_spinup",
+    "andrews-squeezer": "fembody.examples.andrews_squeezer",
 }
 
 
