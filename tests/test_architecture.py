@@ -213,3 +213,9 @@ def test_the_layer_checker_follows_chains():
 
 def test_integrators_do_not_import_the_statics_solver():
     assert _reaches(GRAPH, INTEGRATORS, STATICS) == []
+
+
+def test_results_and_files_do_not_import_viz():
+    """Imports inside functions count: ``Result`` does not plot itself (``fb.viz.history``
+    does)."""
+    assert _reaches(GRAPH, RESULTS, VIZ) == []
