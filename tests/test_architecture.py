@@ -219,3 +219,29 @@ def test_results_and_files_do_not_import_viz():
     """Imports inside functions count: ``Result`` does not plot itself (``fb.viz.history``
     does)."""
     assert _reaches(GRAPH, RESULTS, VIZ) == []
+
+
+def test_the_mixin_checker_sees_a_mixin():
+    class Job:
+        def job(self):
+            return 1
+
+    class Mixed(Job):
+        pass
+
+    class Composed:
+        def __init__(self):
+            self.job = Job()
+
+    assert _mixin_bases(Mixed) == [f"{__name__}.{Job.__qualname__}"]
+    assert _mixin_bases(Composed) == []
+
+
+@pytest.mark.parametrize("name", [
+    "fembody.model.Model", "fembody.results.Result",
+    pytest.param("fembody.system.System", marks=pytest.mark.xfail(
+        strict=True, reason="frozen-system branch: System(Measures, Constraints)")),
+    "fembody.solvers.linalg.LinearSolver", "fembody.solvers.linalg.SaddlePointSolver"])
+def test_public_classes_have_no_mixin_bases(name):
+    module, cls = name.rsplit(".", 1)
+    assert _mixin_bases(getattr(importlib.import_module(module), cls)) == []
