@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import validate
+from .bodies import NodeLike
 from .errors import ModelError
 from .joints.joints import Joint
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from .results import Result
 
 
-def node_dofs(result: "Result", node) -> np.ndarray:
+def node_dofs(result: "Result", node: NodeLike) -> np.ndarray:
     """The velocity-DOF indices of ``node`` (a Node, index or name; -1 where it has none)."""
     if result.system is not None:
         nid = result.system.model.node(node, "Result").id
@@ -48,19 +49,19 @@ def coordinates(result: "Result", dofs=None) -> np.ndarray:
     return u[:, idx]
 
 
-def position(result: "Result", node) -> np.ndarray:
+def position(result: "Result", node: NodeLike) -> np.ndarray:
     """:meth:`fembody.results.Result.position`."""
     d = node_dofs(result, node)[:result.dim]
     return result.X[d] + result.space.gather(result.q, d)
 
 
-def displacement(result: "Result", node) -> np.ndarray:
+def displacement(result: "Result", node: NodeLike) -> np.ndarray:
     """:meth:`fembody.results.Result.displacement`."""
     d = node_dofs(result, node)[:result.dim]
     return result.space.gather(result.q, d) - result.space.gather(result.q0, d)
 
 
-def rotation(result: "Result", node, as_: str = "matrix") -> np.ndarray:
+def rotation(result: "Result", node: NodeLike, as_: str = "matrix") -> np.ndarray:
     """:meth:`fembody.results.Result.rotation`."""
     dim, space, q = result.dim, result.space, result.q
     d = node_dofs(result, node)
@@ -86,13 +87,13 @@ def _velocities(result: "Result") -> np.ndarray:
     return result.v
 
 
-def velocity(result: "Result", node) -> np.ndarray:
+def velocity(result: "Result", node: NodeLike) -> np.ndarray:
     """:meth:`fembody.results.Result.velocity`."""
     v = _velocities(result)
     return v[:, node_dofs(result, node)[:result.dim]]
 
 
-def angular_velocity(result: "Result", node) -> np.ndarray:
+def angular_velocity(result: "Result", node: NodeLike) -> np.ndarray:
     """:meth:`fembody.results.Result.angular_velocity`."""
     v = _velocities(result)
     d = node_dofs(result, node)
@@ -101,7 +102,7 @@ def angular_velocity(result: "Result", node) -> np.ndarray:
     return v[:, d[2]] if result.dim == 2 else v[:, d[3:]]
 
 
-def reaction(result: "Result", node) -> np.ndarray:
+def reaction(result: "Result", node: NodeLike) -> np.ndarray:
     """:meth:`fembody.results.Result.reaction`."""
     d = node_dofs(result, node)
     R = result.reactions
@@ -111,7 +112,7 @@ def reaction(result: "Result", node) -> np.ndarray:
     return out
 
 
-def joint_reaction(result: "Result", joint, frame: str | None = None) -> np.ndarray:
+def joint_reaction(result: "Result", joint: Joint, frame: str | None = None) -> np.ndarray:
     """:meth:`fembody.results.Result.joint_reaction`."""
     sys = result._need_system("joint_reaction")
     if frame is not None:
@@ -127,7 +128,7 @@ def joint_reaction(result: "Result", joint, frame: str | None = None) -> np.ndar
     return factor * result.lam[:, rows]
 
 
-def _spatial_reaction(result: "Result", joint, frame: str) -> np.ndarray:
+def _spatial_reaction(result: "Result", joint: Joint, frame: str) -> np.ndarray:
     joint_reaction(result, joint)              # the joint is checked to be this model's
     sys = result.system
     rows = [sys.frame_reaction(joint.index, q, result.lam[k], float(result.time[k]), frame)

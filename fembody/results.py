@@ -16,6 +16,8 @@ from . import result_access as access
 from .version import __version__
 
 if TYPE_CHECKING:
+    from .bodies import NodeLike
+    from .joints.joints import Joint
     from .system import System
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
@@ -166,15 +168,15 @@ class Result:
         coordinates (modal amplitudes)."""
         return access.coordinates(self, dofs)
 
-    def position(self, node) -> np.ndarray:
+    def position(self, node: NodeLike) -> np.ndarray:
         """Current position (n, 2) or, in space, (n, 3) [m] of ``node``."""
         return access.position(self, node)
 
-    def displacement(self, node) -> np.ndarray:
+    def displacement(self, node: NodeLike) -> np.ndarray:
         """Displacement (n, 2) or (n, 3) [m] of ``node`` from its reference position."""
         return access.displacement(self, node)
 
-    def rotation(self, node, as_: str = "matrix") -> np.ndarray:
+    def rotation(self, node: NodeLike, as_: str = "matrix") -> np.ndarray:
         """Rotation of ``node`` per state. Planar: the angle (n,) [rad] (its cross-section or
         rigid-body angle increment, continuous through full turns). Spatial: the rotation
         matrices (n, 3, 3) (columns: the node's axes in the global frame), or with
@@ -182,22 +184,22 @@ class Result:
         rotation vector from the reference (n, 3) [rad]."""
         return access.rotation(self, node, as_)
 
-    def velocity(self, node) -> np.ndarray:
+    def velocity(self, node: NodeLike) -> np.ndarray:
         """Velocity (n, 2) or (n, 3) [m/s] of ``node``."""
         return access.velocity(self, node)
 
-    def angular_velocity(self, node) -> np.ndarray:
+    def angular_velocity(self, node: NodeLike) -> np.ndarray:
         """Angular velocity of ``node`` [rad/s]: (n,) planar; (n, 3) spatial, in the node's own
         (material) axes."""
         return access.angular_velocity(self, node)
 
-    def reaction(self, node) -> np.ndarray:
+    def reaction(self, node: NodeLike) -> np.ndarray:
         """Support reaction per state at ``node``: (n, 3) = (Fx [N], Fy [N], Mz [N m]) planar,
         (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) spatial, the moments on the node's material
         rotation DOFs (zero where the DOF is free or absent)."""
         return access.reaction(self, node)
 
-    def joint_reaction(self, joint, frame: str | None = None) -> np.ndarray:
+    def joint_reaction(self, joint: "Joint", frame: str | None = None) -> np.ndarray:
         """Reaction of ``joint`` per state (n, rows): for Pin/Weld/RigidLink the force (and
         moment) the joint exerts on its second node [N, N m]; Distance: the link tension [N];
         Slider: the normal force (and moment); Driver: the driving force or torque; Support:
