@@ -18,7 +18,10 @@ release = version = fembody.__version__
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
               "sphinx_gallery.gen_gallery"]
 autodoc_member_order = "bysource"
-autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+# (autodoc's flag options are on whatever their value: "undoc-members": False and
+# "show-inheritance": False listed the undocumented members and the bases; True says so.
+# Every public method is listed: tests/test_docs.py)
+autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True}
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 napoleon_numpy_docstring = True
@@ -50,6 +53,7 @@ exclude_patterns = ["_build", "gallery/make.py"]
 # bars (reST would read |x| as a substitution).
 _ITEM = re.compile(r"^(\s*)([A-Za-z_][\w, *.]*?) : (\S.*)$")
 _BARS = re.compile(r"(?<![\\`|])\|([^|\s`][^|`]*?)\|(?![`|_])")
+_LITERAL = re.compile(r"(``.+?``)")
 
 
 def _items(app, what, name, obj, options, lines):
@@ -66,8 +70,11 @@ def _items(app, what, name, obj, options, lines):
             out += [f"{m.group(1)}**{m.group(2)}**", f"{m.group(1)}    {m.group(3)}"]
             inside = len(m.group(1))
             continue
-        if "``" not in line and ":math:" not in line:
-            line = _BARS.sub(r"\\|\1\\|", line)
+        if ":math:" not in line and line.count("``") % 2 == 0:
+            # outside ``literals`` only (a literal keeps its bars as written; a line where
+            # one starts or ends is left alone)
+            line = "".join(part if part.startswith("``") else _BARS.sub(r"\\|\1\\|", part)
+                           for part in _LITERAL.split(line))
         out.append(line)
     lines[:] = out
 

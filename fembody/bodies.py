@@ -103,10 +103,12 @@ class Body:
 
     @property
     def first(self) -> Node:
+        """The body's first node (a beam's start)."""
         return self.nodes[0]
 
     @property
     def last(self) -> Node:
+        """The body's last node (a beam's end; the ``"tip"`` of a history plot)."""
         return self.nodes[-1]
 
     def __repr__(self) -> str:

@@ -1,9 +1,11 @@
 """What acts on a model besides its bodies: supports, loads, damping and initial velocities.
-A mixin of :class:`fembody.model.Model` (one of its jobs, kept apart from building bodies,
-elements and joints)."""
+Functions of a :class:`fembody.model.Model` (its methods ``fix``, ``add_force``,
+``add_torque``, ``set_damping``, ``set_velocity`` and ``set_rigid_velocity`` call them and
+carry the documentation): one of its jobs, kept apart from building bodies, elements and
+joints."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -11,115 +13,82 @@ from . import modelcheck as chk
 from . import validate
 from .bodies import NodeLike
 from .errors import ModelError
-from .loads import LoadValue, NodalLoad, attach_motor, check_time_function
+from .loads import LoadValue, NodalLoad, check_time_function
+
+if TYPE_CHECKING:
+    from .model import Model
 
 
-class Conditions:
-    """Supports (``fix``), loads (``add_force``/``add_torque``), damping (``set_damping``) and
-    initial velocities (``set_velocity``, ``set_rigid_velocity``) of the Model it is mixed
-    into."""
+def all_dofs(model: "Model") -> tuple[str, ...]:
+    """Every DOF name, rotations marked optional ('rz*': only where the node has one)."""
+    return tuple(d + "*" if d.startswith("r") else d for d in model.dof_names)
 
-    def _all_dofs(self) -> tuple[str, ...]:
-        """Every DOF name, rotations marked optional ('rz*': only where the node has one)."""
-        return tuple(d + "*" if d.startswith("r") else d for d in self.dof_names)
 
-    def _spatial_only(self, what: str) -> None:
-        if self.dim == 3:
-            raise ModelError(f"{what} is not available in spatial models yet (planar models "
-                             "only)")
+def fix(model: "Model", node: NodeLike, dofs: tuple[str, ...]) -> None:
+    """:meth:`fembody.model.Model.fix`."""
+    node = model.node(node, "fix")
+    if not dofs or dofs == ("all",):
+        dofs = all_dofs(model)
+    for d in dofs:
+        if d not in model.dof_names and d.rstrip("*") not in model.dof_names:
+            raise ModelError(f"fix {node}: unknown DOF {d!r}; use "
+                             f"{', '.join(repr(n) for n in model.dof_names)} or 'all'")
+    model.supports.setdefault(node.id, set()).update(dofs)
 
-    # ---------------------------------------------------- supports and loads
-    def fix(self, node: NodeLike, *dofs: str) -> None:
-        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (planar) or
-        'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); no names or ``"all"``: every DOF the node
-        has (a clamp)."""
-        node = self.node(node, "fix")
-        if not dofs or dofs == ("all",):
-            dofs = self._all_dofs()
-        for d in dofs:
-            if d not in self.dof_names and d.rstrip("*") not in self.dof_names:
-                raise ModelError(f"fix {node}: unknown DOF {d!r}; use "
-                                 f"{', '.join(repr(n) for n in self.dof_names)} or 'all'")
-        self.supports.setdefault(node.id, set()).update(dofs)
 
-    def add_force(self, node: NodeLike, force: LoadValue, *, follower: bool = False
-                  ) -> NodalLoad:
-        """Apply a force (fx, fy) or, in space, (fx, fy, fz) [N] at ``node``: constant, or a
-        function of time t [s] (e.g. ``fb.functions.Ramp(...) * (0, -10)``). ``follower=True``:
-        the force is given in the node's rotated frame and turns with the node (which needs a
-        rotation DOF); its non-symmetric load stiffness enters the tangent."""
-        return self._add_load(node, "force", force, follower)
+def add_load(model: "Model", node: NodeLike, kind: str, value: LoadValue,
+             follower: bool = False) -> NodalLoad:
+    """:meth:`fembody.model.Model.add_force` (``kind`` 'force') and ``add_torque``
+    ('torque')."""
+    where = f"add_{kind}"
+    node = model.node(node, where)
+    check_time_function(value, f"{where} on {node}")
+    if follower and model.dim == 2 and kind == "torque":
+        follower = False        # a planar moment is the same in every frame
+    load = NodalLoad(node, kind, value, model.dim, bool(follower))
+    if load.is_constant:
+        load.evaluate(0.0)          # shape and finiteness checked now, not at solve time
+    model.loads.append(load)
+    return load
 
-    def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
-                   ) -> NodalLoad:
-        """Apply a moment ``torque``, m_z [N m] (planar) or (mx, my, mz) [N m] (spatial), at
-        ``node``: constant, or a function of time t [s]. In space the moment keeps its global direction
-        (with its load stiffness), or with ``follower=True`` is given in the node's axes and
-        turns with it (a 'section-fixed' moment)."""
-        return self._add_load(node, "torque", torque, follower)
 
-    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
-                  axis: Sequence[float] | None = None):
-        """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
-        (ground: none); ``name`` labels it (default None); ``axis``: the torque's direction in
-        spatial models (required there; the axis of the Revolute it drives); see
-        :class:`fembody.loads.Motor`."""
-        return attach_motor(self, a, b, torque, name, axis)
+def rayleigh(alpha: float, beta: float) -> tuple[float, float]:
+    """The checked coefficients of :meth:`fembody.model.Model.set_damping`."""
+    return (chk.nonnegative(alpha, "set_damping: alpha"),
+            chk.nonnegative(beta, "set_damping: beta"))
 
-    def _add_load(self, node: NodeLike, kind: str, value: LoadValue,
-                  follower: bool = False) -> NodalLoad:
-        where = f"add_{kind}"
-        node = self.node(node, where)
-        check_time_function(value, f"{where} on {node}")
-        if follower and self.dim == 2 and kind == "torque":
-            follower = False        # a planar moment is the same in every frame
-        load = NodalLoad(node, kind, value, self.dim, bool(follower))
-        if load.is_constant:
-            load.evaluate(0.0)          # shape and finiteness checked now, not at solve time
-        self.loads.append(load)
-        return load
 
-    def set_damping(self, alpha: float = 0.0, beta: float = 0.0) -> None:
-        """Rayleigh damping C = alpha M + beta K: ``alpha`` [1/s] on all masses, ``beta`` [s] on
-        the strain rates of beams and trusses (objective: rigid motion is not damped)."""
-        self.rayleigh = (chk.nonnegative(alpha, "set_damping: alpha"),
-                         chk.nonnegative(beta, "set_damping: beta"))
+def set_velocity(model: "Model", node: NodeLike, velocity: Sequence[float] | None = None,
+                 omega=None) -> None:
+    """:meth:`fembody.model.Model.set_velocity`."""
+    node = model.node(node, "set_velocity")
+    v = chk.vector(np.zeros(model.dim) if velocity is None else velocity,
+                   f"set_velocity on {node}: velocity", model.dim)
+    nw = 1 if model.dim == 2 else 3
+    w = (np.full(nw, np.nan) if omega is None else
+         chk.vector(omega, f"set_velocity on {node}: omega", nw))
+    model.initial_velocity[node.id] = np.concatenate([v, w])
 
-    def set_velocity(self, node: NodeLike, velocity: Sequence[float] | None = None,
-                     omega=None) -> None:
-        """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
-        angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
-        plane; a 3-vector in space, in the node's axes = global axes at the reference)."""
-        node = self.node(node, "set_velocity")
-        v = chk.vector(np.zeros(self.dim) if velocity is None else velocity,
-                       f"set_velocity on {node}: velocity", self.dim)
-        nw = 1 if self.dim == 2 else 3
-        w = (np.full(nw, np.nan) if omega is None else
-             chk.vector(omega, f"set_velocity on {node}: omega", nw))
-        self.initial_velocity[node.id] = np.concatenate([v, w])
 
-    def set_rigid_velocity(self, omega, center: Sequence[float] | None = None,
-                           velocity: Sequence[float] | None = None) -> None:
-        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s]
-        (default 0) plus a rotation ``omega`` [rad/s] about ``center`` [m] (default the origin):
-        ``v = velocity + omega x (x - center)``. Planar: ``omega`` a number; spatial: a
-        3-vector in global axes (the nodes' axes at the reference, so every rotating node
-        gets the same material angular velocity)."""
-        where = "set_rigid_velocity"
-        c = np.zeros(self.dim) if center is None else np.asarray(self._point(center, where))
-        velocity = validate.array("velocity", np.zeros(self.dim) if velocity is None else
-                                  velocity, (self.dim,), where=where)
-        if self.dim == 2:
-            omega = validate.number("omega", omega, where=where)
+def set_rigid_velocity(model: "Model", omega, center: Sequence[float] | None = None,
+                       velocity: Sequence[float] | None = None) -> None:
+    """:meth:`fembody.model.Model.set_rigid_velocity`."""
+    where = "set_rigid_velocity"
+    dim = model.dim
+    c = np.zeros(dim) if center is None else np.asarray(chk.point(center, where, dim))
+    velocity = validate.array("velocity", np.zeros(dim) if velocity is None else
+                              velocity, (dim,), where=where)
+    if dim == 2:
+        omega = validate.number("omega", omega, where=where)
+    else:
+        omega = validate.array("omega", omega, (3,), where=where,
+                               hint="an angular velocity (wx, wy, wz) [rad/s]")
+    for node in model.nodes:
+        if node.internal:
+            continue
+        r = np.asarray(node.position, float) - c
+        if dim == 2:
+            v = (velocity[0] - omega * r[1], velocity[1] + omega * r[0])
         else:
-            omega = validate.array("omega", omega, (3,), where=where,
-                                   hint="an angular velocity (wx, wy, wz) [rad/s]")
-        for node in self.nodes:
-            if node.internal:
-                continue
-            r = np.asarray(node.position, float) - c
-            if self.dim == 2:
-                v = (velocity[0] - omega * r[1], velocity[1] + omega * r[0])
-            else:
-                v = velocity + np.cross(omega, r)
-            self.set_velocity(node, v, omega)
+            v = velocity + np.cross(omega, r)
+        model.set_velocity(node, v, omega)

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from .conditions import Conditions
+from . import conditions
 from .errors import ModelError
-from .loads import NodalLoad
+from .loads import LoadValue, NodalLoad, attach_motor
 from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody,
                      resolve_node)
 from .elements.modal import ModalBodyRef
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 
-class Model(Conditions):
+class Model:
     """A planar or spatial structure or mechanism.
 
     Build it with ``add_node``, ``add_beam``, ``add_truss``, ``add_mass``, ``add_rigid_body``,
@@ -74,7 +74,7 @@ class Model(Conditions):
         self.contacts: list = []
         self.sensors: list = []
         self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
-        self.supports[self.ground.id] = set(self._all_dofs())
+        self.supports[self.ground.id] = set(conditions.all_dofs(self))
 
     # ------------------------------------------------------------------ nodes
     def _new_node(self, p: Sequence[float], name: str | None, internal: bool = False) -> Node:
@@ -101,6 +101,11 @@ class Model(Conditions):
         if isinstance(ref, (Node, int, np.integer, str)):
             return self.node(ref, where)
         return self.add_node(self._point(ref, where))
+
+    def _spatial_only(self, what: str) -> None:
+        if self.dim == 3:
+            raise ModelError(f"{what} is not available in spatial models yet (planar models "
+                             "only)")
 
     # --------------------------------------------------------------- elements
 
@@ -356,6 +361,58 @@ class Model(Conditions):
         from .sensors import make_sensor
         self.sensors.append(make_sensor(self, target, quantity, name))
         return self.sensors[-1]
+
+    # ---------------------------------------- supports, loads, damping, velocities
+    def fix(self, node: NodeLike, *dofs: str) -> None:
+        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (planar) or
+        'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); no names or ``"all"``: every DOF the node
+        has (a clamp)."""
+        conditions.fix(self, node, dofs)
+
+    def add_force(self, node: NodeLike, force: LoadValue, *, follower: bool = False
+                  ) -> NodalLoad:
+        """Apply a force (fx, fy) or, in space, (fx, fy, fz) [N] at ``node``: constant, or a
+        function of time t [s] (e.g. ``fb.functions.Ramp(...) * (0, -10)``). ``follower=True``:
+        the force is given in the node's rotated frame and turns with the node (which needs a
+        rotation DOF); its non-symmetric load stiffness enters the tangent."""
+        return conditions.add_load(self, node, "force", force, follower)
+
+    def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
+                   ) -> NodalLoad:
+        """Apply a moment ``torque``, m_z [N m] (planar) or (mx, my, mz) [N m] (spatial), at
+        ``node``: constant, or a function of time t [s]. In space the moment keeps its global direction
+        (with its load stiffness), or with ``follower=True`` is given in the node's axes and
+        turns with it (a 'section-fixed' moment)."""
+        return conditions.add_load(self, node, "torque", torque, follower)
+
+    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
+                  axis: Sequence[float] | None = None):
+        """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
+        (ground: none); ``name`` labels it (default None); ``axis``: the torque's direction in
+        spatial models (required there; the axis of the Revolute it drives); see
+        :class:`fembody.loads.Motor`."""
+        return attach_motor(self, a, b, torque, name, axis)
+
+    def set_damping(self, alpha: float = 0.0, beta: float = 0.0) -> None:
+        """Rayleigh damping C = alpha M + beta K: ``alpha`` [1/s] on all masses, ``beta`` [s] on
+        the strain rates of beams and trusses (objective: rigid motion is not damped)."""
+        self.rayleigh = conditions.rayleigh(alpha, beta)
+
+    def set_velocity(self, node: NodeLike, velocity: Sequence[float] | None = None,
+                     omega=None) -> None:
+        """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
+        angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
+        plane; a 3-vector in space, in the node's axes = global axes at the reference)."""
+        conditions.set_velocity(self, node, velocity, omega)
+
+    def set_rigid_velocity(self, omega, center: Sequence[float] | None = None,
+                           velocity: Sequence[float] | None = None) -> None:
+        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s]
+        (default 0) plus a rotation ``omega`` [rad/s] about ``center`` [m] (default the origin):
+        ``v = velocity + omega x (x - center)``. Planar: ``omega`` a number; spatial: a
+        3-vector in global axes (the nodes' axes at the reference, so every rotating node
+        gets the same material angular velocity)."""
+        conditions.set_rigid_velocity(self, omega, center, velocity)
 
     # ----------------------------------------------------------------- output
     def compile(self, space: str | None = None) -> "System":

@@ -12,17 +12,19 @@ import numpy as np
 from . import space as spaces
 from . import validate
 from .errors import ModelError
-from .result_access import StateAccess
+from . import result_access as access
 from .version import __version__
 
 if TYPE_CHECKING:
+    from .bodies import NodeLike
+    from .joints.joints import Joint
     from .system import System
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
            "constraint_work", "dissipated", "violation", "stability")
 
 
-class Result(StateAccess):
+class Result:
     """Saved states of a static or dynamic analysis.
 
     Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
@@ -153,7 +155,60 @@ class Result(StateAccess):
     violation = property(lambda self: self._array("violation"),
                          doc="Largest position-constraint violation |phi| per state [m, rad].")
 
-    # ------------------------------------------------------------ accessors
+    # ------------------------------------------------- per node and per joint
+    @property
+    def dim(self) -> int:
+        """2 (planar) or 3 (spatial)."""
+        return getattr(self.space, "dim", 2)
+
+    def coordinates(self, dofs=None) -> np.ndarray:
+        """Coordinates per velocity DOF (n, n_dof), or of the DOFs ``dofs``: displacements from
+        the reference [m], rotation increments [rad] (continuous in time, through any number
+        of turns, as long as a node turns less than pi between saved states) and scalar
+        coordinates (modal amplitudes)."""
+        return access.coordinates(self, dofs)
+
+    def position(self, node: NodeLike) -> np.ndarray:
+        """Current position (n, 2) or, in space, (n, 3) [m] of ``node``."""
+        return access.position(self, node)
+
+    def displacement(self, node: NodeLike) -> np.ndarray:
+        """Displacement (n, 2) or (n, 3) [m] of ``node`` from its reference position."""
+        return access.displacement(self, node)
+
+    def rotation(self, node: NodeLike, as_: str = "matrix") -> np.ndarray:
+        """Rotation of ``node`` per state. Planar: the angle (n,) [rad] (its cross-section or
+        rigid-body angle increment, continuous through full turns). Spatial: the rotation
+        matrices (n, 3, 3) (columns: the node's axes in the global frame), or with
+        ``as_="quaternion"`` unit quaternions (n, 4) (w first), or ``as_="vector"`` the
+        rotation vector from the reference (n, 3) [rad]."""
+        return access.rotation(self, node, as_)
+
+    def velocity(self, node: NodeLike) -> np.ndarray:
+        """Velocity (n, 2) or (n, 3) [m/s] of ``node``."""
+        return access.velocity(self, node)
+
+    def angular_velocity(self, node: NodeLike) -> np.ndarray:
+        """Angular velocity of ``node`` [rad/s]: (n,) planar; (n, 3) spatial, in the node's own
+        (material) axes."""
+        return access.angular_velocity(self, node)
+
+    def reaction(self, node: NodeLike) -> np.ndarray:
+        """Support reaction per state at ``node``: (n, 3) = (Fx [N], Fy [N], Mz [N m]) planar,
+        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) spatial, the moments on the node's material
+        rotation DOFs (zero where the DOF is free or absent)."""
+        return access.reaction(self, node)
+
+    def joint_reaction(self, joint: "Joint", frame: str | None = None) -> np.ndarray:
+        """Reaction of ``joint`` per state (n, rows): for Pin/Weld/RigidLink the force (and
+        moment) the joint exerts on its second node [N, N m]; Distance: the link tension [N];
+        Slider: the normal force (and moment); Driver: the driving force or torque; Support:
+        the support reactions. Spatial joints with a ``frame`` ('global', 'a' or 'b'): the
+        force and the moment about the joint point that the joint exerts on its second node,
+        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) in that frame."""
+        return access.joint_reaction(self, joint, frame)
+
+    # ------------------------------------------------------ whole-model measures
     def resultants(self, family: str = "beam", step: int | None = None) -> np.ndarray:
         """Stress resultants (n_states, n_elements, k) of an element family, or (n_elements, k)
         of the saved state ``step`` alone: planar (N, V, M) [N, N, N m]; spatial beams
@@ -231,12 +286,6 @@ class Result(StateAccess):
         if self.v is None:
             raise ModelError("Result: this analysis has no velocities (it is static)")
         return np.array([sys.linear_momentum(q, v) for q, v in zip(self.q, self.v)])
-
-    def plot(self, *what, **options):
-        """Time histories with matplotlib (see :func:`fembody.viz.history`): e.g.
-        ``result.plot("tip", "energy", filename="h.png")``. Returns the Figure."""
-        from .viz import history
-        return history(self, *what, **options)
 
     # ---------------------------------------------------------------- files
     def save(self, path) -> pathlib.Path:
@@ -340,6 +389,15 @@ class Result(StateAccess):
 
     def __repr__(self) -> str:
         return f"Result({self.kind}, {len(self)} states, stats={self.stats})"
+
+    def __getattr__(self, name: str):
+        # only reached for a name the Result does not have: results do not import viz, so
+        # the plotting method went to viz; say where
+        if name == "plot":
+            raise AttributeError("Result.plot is gone (results do not import viz): plot the "
+                                 "histories with fb.viz.history(result, ...), which takes "
+                                 "the same arguments")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 def _npz_path(path, where: str) -> pathlib.Path:

@@ -98,7 +98,7 @@ def test_plot_and_animate_errors(tmp_path, pendulum):
 def test_history_panels_hold_the_result_arrays(tmp_path, pendulum):
     m, beam, pin, res = pendulum
     f = tmp_path / "h.png"
-    fig = res.plot("tip", "energy", pin, "violation", filename=f)
+    fig = viz.history(res, "tip", "energy", pin, "violation", filename=f)
     assert f.stat().st_size > 1000
     axes = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in axes][1:] == ["energies", pin.label,
@@ -111,7 +111,12 @@ def test_history_panels_hold_the_result_arrays(tmp_path, pendulum):
     fig2 = viz.history(res, "pivot", beam.first, show=False)
     assert len([ax for ax in fig2.axes if ax.get_title()]) == 2
     with pytest.raises(fb.ModelError, match="'nothing' is not"):
-        res.plot("nothing")
+        viz.history(res, "nothing")
+    # the withdrawn Result.plot (results do not import viz) says where it went
+    with pytest.raises(AttributeError, match=r"fb\.viz\.history\(result"):
+        res.plot("tip")
+    with pytest.raises(AttributeError, match="has no attribute 'plott'"):
+        res.plott
 
 
 def test_progress_bar_only_on_a_tty_unless_asked():

@@ -14,4 +14,4 @@ out = load("flexible-pendulum").run(t_end=0.3)
 
 model, beam = build_model(E=1e7)
 result = fb.simulate(model, t_end=0.3, dt=1e-3, save_every=10)
-fig = result.plot("tip", "energy")
+fig = fb.viz.history(result, "tip", "energy")

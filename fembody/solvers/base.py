@@ -16,9 +16,8 @@ from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
 from . import _kernels
-from .nullspace import null_vectors
+from .nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from .redundancy import describe_motion
-from .statics import null_space_dofs, with_constraint_penalty
 
 log = logging.getLogger("fembody")
 

@@ -39,7 +39,8 @@ from .envelope import EnvelopeLDL, ordering, same_pattern
 from .envelope_target import assembly_target
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import OrderedSuperLU
-from .restorable import NoCompliance, Restorable, RowCompliance
+from . import restorable
+from .restorable import NoCompliance, RowCompliance
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
@@ -82,7 +83,7 @@ def backend_name() -> str:
     return "cholmod" if HAVE_CHOLMOD else "superlu"
 
 
-class LinearSolver(Restorable):
+class LinearSolver:
     """Factorise and solve ``A x = b`` for a sequence of matrices with one sparsity pattern.
 
     Parameters
@@ -245,8 +246,16 @@ class LinearSolver(Restorable):
             return fac(b)
         return fac.solve(np.asarray(b, dtype=float))    # SuperLU, banded
 
-    def _refactorize(self, factorized) -> None:
-        self.factorize(factorized)
+    def checkpoint_state(self) -> dict:
+        """The attributes a checkpoint saves: all but the factorisation, which is redone on
+        load from ``factorized`` (:mod:`.restorable`)."""
+        return restorable.saved_state(self, {})
+
+    @classmethod
+    def from_checkpoint_state(cls, state: dict) -> "LinearSolver":
+        """The solver of :meth:`checkpoint_state`, its last factorisation redone (the
+        counters keep their saved values)."""
+        return restorable.restored(cls, state, {}, cls.factorize)
 
     def pivot_ratio(self) -> float:
         """min |pivot| / max |pivot| of the current factorisation (for D of LDL^T, or the squared
@@ -269,7 +278,7 @@ class _Singular:
     """Stands for a factorisation that failed on an exactly singular matrix."""
 
 
-class SaddlePointSolver(Restorable):
+class SaddlePointSolver:
     """Solve ``[[S, B^T], [B, 0]] [dq; dlam] = [r; c]`` on a fixed augmented pattern.
 
     The constraint rows and multipliers are scaled by ``s = mean |diag S| / rms(B)`` so that the
@@ -513,8 +522,17 @@ class SaddlePointSolver(Restorable):
         # few constraints: keep B dense and the Schur complement's inverse (m x m)
         self._fac = (B, SinvBT, np.linalg.inv(B @ SinvBT))
 
-    def _refactorize(self, factorized) -> None:
-        self.factorize(*factorized)
+    def checkpoint_state(self) -> dict:
+        """The attributes a checkpoint saves: all but the factorisation and the caches
+        derived from it, which are redone on load (:mod:`.restorable`)."""
+        return restorable.saved_state(self, self._derived())
+
+    @classmethod
+    def from_checkpoint_state(cls, state: dict) -> "SaddlePointSolver":
+        """The solver of :meth:`checkpoint_state`, its last factorisation redone (the
+        counters keep their saved values)."""
+        return restorable.restored(cls, state, cls._derived(),
+                                   lambda solver, inputs: solver.factorize(*inputs))
 
     def pivot_ratio(self) -> float:
         """Without constraints: :meth:`LinearSolver.pivot_ratio` of the factorisation of S."""
@@ -522,7 +540,9 @@ class SaddlePointSolver(Restorable):
             raise ValueError("pivot_ratio: a solver without constraint rows only")
         return self._plain.pivot_ratio()
 
-    def _derived(self) -> dict:
+    @staticmethod
+    def _derived() -> dict:
+        """Caches rebuilt on use, with their empty values (left out of checkpoints)."""
         return {"_B_cache": (None, None, None), "_target": None}
 
     def assembly_target(self, system, inertia: bool = True) -> AssemblyTarget | None:

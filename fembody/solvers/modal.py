@@ -38,6 +38,7 @@ class Modes:
 
     @property
     def frequencies(self) -> np.ndarray:
+        """Natural frequencies [Hz], ``omega / (2 pi)``, lowest first."""
         return self.omega / (2.0 * np.pi)
 
     def shape(self, i: int, node) -> np.ndarray:

@@ -26,7 +26,7 @@ from ..system import System
 from . import _kernels
 from .inertia import UNSTABLE, InertiaCheck
 from .linalg import DENSE_MAX, LinearSolver, saddle_solver
-from .nullspace import null_vectors
+from .nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from .redundancy import MODES as REDUNDANT_MODES
 from .redundancy import check_redundant, describe_motion
 
@@ -196,30 +196,6 @@ class _Equilibrium:
             f"the structure is not supported: {n_modes} zero-stiffness motion(s) involving "
             f"{shown} ({how}). Add supports (model.fix), joints or elements that restrain "
             "these motions.", names)
-
-
-def with_constraint_penalty(system: System, Sdata: np.ndarray, Bdata: np.ndarray):
-    """``S + c B^T B`` (CSC) with c scaling B to S: its null space is that of S restricted to
-    the motions the joints allow."""
-    A = system.csc(Sdata)
-    if system.n_con:
-        B = system.B_matrix(Bdata)
-        base = float(np.abs(A.diagonal()).mean()) or 1.0
-        c = base / max(float(np.abs(B.data).max(initial=0.0)), 1e-300) ** 2
-        A = (A + c * (B.T @ B)).tocsc()
-    return A
-
-
-def null_space_dofs(system: System, A, N: np.ndarray | None = None) -> tuple[int, list[str]]:
-    """Number of zero-energy modes of the symmetric semi-definite ``A`` (or of its null vectors
-    ``N`` when given) and the names of the DOFs taking part in them (participation above 10 %
-    of the largest)."""
-    N = null_vectors(A) if N is None else N
-    if N.shape[1] == 0:
-        return 0, []
-    part = np.abs(N).max(axis=1)
-    return N.shape[1], [system.dof_label(int(system.free[i]))
-                        for i in np.flatnonzero(part > 0.1 * part.max())]
 
 
 def static(model: "Model | System", steps: int = 10, *, method: str = "newton", t: float = 0.0,

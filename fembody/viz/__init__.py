@@ -12,7 +12,7 @@ matplotlib time histories.
   the scalar bar, scale bar and time on every frame.
 - :func:`show` opens an interactive window with a time slider.
 - :func:`history` plots time histories (node displacements, joint reactions, energies,
-  constraint violation, Newton iterations) with matplotlib; ``Result.plot`` calls it.
+  constraint violation, Newton iterations) with matplotlib.
 
 Without a display (no ``DISPLAY``/``WAYLAND_DISPLAY`` on Linux) everything renders off-screen
 (VTK's EGL/OSMesa back-ends); with one, ``plot`` opens a window unless ``off_screen=True`` or a

@@ -1,4 +1,4 @@
-"""Time histories of a Result with matplotlib (``fembody.viz.history``, ``Result.plot``)."""
+"""Time histories of a Result with matplotlib (``fembody.viz.history``)."""
 from __future__ import annotations
 
 import os
