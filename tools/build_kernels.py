@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # the modules whose kernels carry an ``aot`` signature
 MODULES = ("fembody.elements.compiled", "fembody.solvers._kernels", "fembody.solvers.envelope",
            "fembody.solvers.cholmod_spd", "fembody.elements.beam3d_numba",
-           "fembody.elements.quat_numba")
+           "fembody.elements.quat_numba", "fembody.solvers.lie")
 
 
 def main() -> int:
