@@ -203,10 +203,8 @@ class LieIncrement:
     def increment(self, y: np.ndarray, Tinv: np.ndarray) -> np.ndarray:
         """The step's increment ``delta`` for Newton's ``y`` (both on the free DOFs):
         ``T^-1 y`` on the rotation triples, ``y`` elsewhere (a new array)."""
-        if not _own(y):
-            y = np.ascontiguousarray(y, dtype=float)
-        out = np.empty(y.shape[0])
-        _increment.trusted(y, self.groups, Tinv, out)
+        out = np.empty(len(y))
+        (_increment.trusted if _own(y) else _increment)(y, self.groups, Tinv, out)
         return out
 
     def correct(self, S: np.ndarray, M: np.ndarray, C: np.ndarray | None, gp: float,
