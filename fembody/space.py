@@ -107,6 +107,11 @@ class PlanarSpace:
             out[free] += dv
         return out
 
+    def free_rotation_groups(self, free: np.ndarray) -> np.ndarray:
+        """None here (``(0, 3)``): the plane's rotations commute, a sum of increments is their
+        composition (the spatial space lists its rotation triples)."""
+        return np.zeros((0, 3), dtype=np.int64)
+
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
         """The increment ``dv (nv,)`` with ``update(q0, dv) == q1`` (rotations: the
         logarithm, the shorter way round for non-additive spaces)."""
@@ -321,6 +326,16 @@ class SpatialSpace:
             return res
         out[...] = res
         return out
+
+    def free_rotation_groups(self, free: np.ndarray) -> np.ndarray:
+        """Positions ``(g, 3)`` in a vector on the DOFs ``free`` of the rotation triples
+        (rx, ry, rz of one node) all three of whose DOFs are in ``free``: where an increment
+        composes through exp, so that a sum of increments is not their composition (see
+        :mod:`fembody.solvers.lie`)."""
+        index = np.full(self.nv, -1, dtype=np.int64)
+        index[np.asarray(free, dtype=np.int64)] = np.arange(len(free))
+        groups = index[self._rot_v]
+        return groups[(groups >= 0).all(axis=1)]
 
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
         """``dv`` with ``update(q0, dv) == q1``: rotations ``log(Q0^-1 Q1)`` (material, the

@@ -41,6 +41,7 @@ from . import _kernels
 from .base import Integrator, initial_state
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
+from .lie import LieIncrement
 from .linalg import saddle_solver
 from .newton import newton
 from .redundancy import check_redundant
@@ -183,6 +184,8 @@ class GeneralizedAlpha(Integrator):
                              "its weight) while the energy balance still looks closed. Keep "
                              "projection='auto', use rho_inf < 1, or pass unstable_ok=True")
         self.solver = saddle_solver(system, linear_solver)
+        # Newton's increments composed at the iterate, mapped to the step's (None: additive)
+        self._lie = None if system.space.commutative else LieIncrement(system) or None
         # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
         self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver)
         self._fac_h: float | None = None       # step size of the current factorisation
@@ -301,6 +304,7 @@ class GeneralizedAlpha(Integrator):
         # v, a and q stay the scheme's; where they commute (the plane), composing each Newton
         # increment in place is the same map
         lie = not s.space.commutative
+        lie_map = self._lie            # (None when no rotation triple is free: T = I)
         # the additive planar space: q moves by plain addition, fused into the predictor and
         # corrector kernels (the same numbers as update_free, one call fewer per iteration)
         add = s.space.additive
@@ -360,8 +364,14 @@ class GeneralizedAlpha(Integrator):
             if iteration_matrix is not None and K.shape == M.shape == Cx.shape:
                 # (the kernel's own guard sends arrays of other types to numba)
                 iteration_matrix(K, Cx, M, gp, bp, with_c)
-                return K
-            return K + bp * M if C is None else K + gp * C + bp * M
+                S = K
+            else:
+                S = K + bp * M if C is None else K + gp * C + bp * M
+            if lie_map is not None:
+                # Newton solves for increments composed at q1: the rotation columns of
+                # gp C + bp M take T(D)^-1 (fembody.solvers.lie)
+                lie_map.correct(S, M, C, gp, bp, lie_map.inverse_tangents(D))
+            return S
 
         def apply(dq, dlam):
             nonlocal D, lam1             # (in place: += on the step's own arrays)
@@ -374,6 +384,8 @@ class GeneralizedAlpha(Integrator):
                 norm = kernel(q1, v1, qdd1, free, dq, gp, bp)
                 lam1 += dlam
                 return norm, bound
+            if lie_map is not None:
+                dq = lie_map.increment(dq, lie_map.inverse_tangents(D))
             norm = correct(v1, qdd1, free, dq, gp, bp)
             if lie:
                 D += dq

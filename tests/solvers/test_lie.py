@@ -1,0 +1,103 @@
+"""The Lie-group step's increment map (fembody.solvers.lie): the compiled kernels against their
+numpy twins and against the right Jacobian of exp (fembody.rotations) by finite differences;
+the column correction of the iteration matrix against a dense product."""
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody import rotations as rot
+from fembody.solvers import lie
+
+KERNELS = [(lie._inverse_tangents_nb, lie._increment_nb, lie._correct_nb),
+           (lie._inverse_tangents_np, lie._increment_np, lie._correct_np)]
+
+
+def random_vectors(rng, n):
+    """Rotation vectors from 1e-9 to 3 rad (the series and the closed form of T^-1)."""
+    axis = rng.normal(size=(n, 3))
+    axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+    return axis * np.exp(rng.uniform(np.log(1e-9), np.log(3.0), n))[:, None]
+
+
+@pytest.mark.parametrize("kernels", KERNELS, ids=["compiled", "numpy"])
+def test_inverse_tangents_invert_the_right_jacobian(kernels):
+    """T^-1 T = I to round-off (rotations.tangent is the closed form with its own series),
+    and exp(psi + T^-1 y) = exp(psi) exp(y) + O(|y|^2): the defining property, checked by
+    differences (error of the O(|y|^2) term: |y|^2 at most, 1e-12 at |y| = 1e-6)."""
+    rng = np.random.default_rng(7)
+    psi = random_vectors(rng, 40)
+    D = psi.ravel().copy()
+    groups = np.arange(D.size, dtype=np.int64).reshape(-1, 3)
+    Tinv = np.empty((40, 3, 3))
+    kernels[0](D, groups, Tinv)
+    assert np.abs(Tinv @ rot.tangent(psi) - np.eye(3)).max() < 1e-13
+    eps = 1e-6
+    for g in range(0, 40, 7):
+        for k in range(3):
+            y = np.zeros(3)
+            y[k] = eps
+            lhs = rot.exp(psi[g] + Tinv[g] @ y)
+            rhs = rot.exp(psi[g]) @ rot.exp(y)
+            assert np.abs(lhs - rhs).max() < 1e-11
+
+
+@pytest.mark.parametrize("kernels", KERNELS, ids=["compiled", "numpy"])
+def test_the_map_is_the_identity_from_half_a_turn_and_for_non_finite_increments(kernels):
+    D = np.array([np.pi, 0.0, 0.0, 0.0, 4.0, 0.0, np.nan, 0.0, 0.0, 0.3, 0.0, 0.0])
+    groups = np.arange(12, dtype=np.int64).reshape(4, 3)
+    Tinv = np.empty((4, 3, 3))
+    kernels[0](D, groups, Tinv)
+    assert np.array_equal(Tinv[:3], np.broadcast_to(np.eye(3), (3, 3, 3)))
+    np.testing.assert_allclose(Tinv[3], rot.tangent_inv(D[9:12]), atol=1e-15)
+
+
+def test_compiled_kernels_equal_the_numpy_twins():
+    rng = np.random.default_rng(3)
+    n = 20
+    D = rng.normal(size=n)
+    groups = np.array([[0, 1, 2], [7, 8, 9], [15, 16, 17]], dtype=np.int64)
+    T1, T2 = np.empty((3, 3, 3)), np.empty((3, 3, 3))
+    lie._inverse_tangents_nb(D, groups, T1)
+    lie._inverse_tangents_np(D, groups, T2)
+    np.testing.assert_allclose(T1, T2, rtol=1e-14, atol=1e-15)
+    y = rng.normal(size=n)
+    o1, o2 = np.empty(n), np.empty(n)
+    lie._increment_nb(y, groups, T1, o1)
+    lie._increment_np(y, groups, T1, o2)
+    np.testing.assert_allclose(o1, o2, rtol=1e-14, atol=1e-15)
+    assert np.array_equal(np.delete(o1, groups.ravel()), np.delete(y, groups.ravel()))
+    nnz = 50
+    M, C, S0 = rng.normal(size=nnz), rng.normal(size=nnz), rng.normal(size=nnz)
+    pos = rng.choice(nnz, size=(8, 3), replace=False).astype(np.int64)
+    owner = rng.integers(0, 3, 8).astype(np.int64)
+    for with_c in (True, False):
+        S1, S2 = S0.copy(), S0.copy()
+        lie._correct_nb(S1, M, C, with_c, 0.7, 3.0, pos, owner, T1)
+        lie._correct_np(S2, M, C, with_c, 0.7, 3.0, pos, owner, T1)
+        np.testing.assert_allclose(S1, S2, rtol=1e-14, atol=1e-14)
+
+
+def test_correction_is_the_dense_product_on_a_model():
+    """On a compiled spatial model (a beam carrying a rigid body, one end fixed): S +
+    (gp C + bp M)(T^-1 - I) from the map equals the dense K + (gp C + bp M) T^-1 with T^-1
+    block-diagonal on every node's rotation DOFs (the fixed node has none free)."""
+    m = fb.Model(dim=3)
+    b = m.add_beam((0, 0, 0), (1, 0.3, 0), n=3, material=fb.Material(E=1e9, rho=1e3, nu=0.3),
+                   section=fb.Section.rectangle(b=0.02, h=0.01))
+    m.add_rigid_body(b.last, 2.0, (0.1, 0.2, 0.3), offset=(0.1, 0.0, 0.2))
+    m.fix(b.first)
+    s = m.compile()
+    lm = lie.LieIncrement(s)
+    assert len(lm.groups) == 3                     # the three free nodes
+    rng = np.random.default_rng(1)
+    K, C, M = (rng.normal(size=s.nnz) for _ in range(3))
+    D = rng.normal(size=s.n_free)
+    Tinv = lm.inverse_tangents(D)
+    S = K + 0.5 * C + 4.0 * M
+    lm.correct(S, M, C, 0.5, 4.0, Tinv)
+    Tfull = np.eye(s.n_free)
+    for g, idx in enumerate(lm.groups):
+        Tfull[np.ix_(idx, idx)] = Tinv[g]
+    dense = lambda x: s.csc(x).toarray()       # noqa: E731
+    expect = dense(K) + (0.5 * dense(C) + 4.0 * dense(M)) @ Tfull
+    np.testing.assert_allclose(dense(S), expect, rtol=1e-13, atol=1e-12)
