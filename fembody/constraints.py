@@ -3,7 +3,7 @@ and the geometric stiffness), their time derivatives, and the sparse patterns of
 saddle-point matrix. A mixin of :class:`fembody.system.System`."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,6 +24,38 @@ class ConstraintEval:
     Bdata: np.ndarray
     force: np.ndarray
     G: np.ndarray | None
+
+
+@dataclass
+class RedundantRows:
+    """A run's choice about redundant constraint rows (per run, never part of the System).
+
+    Filled by :func:`fembody.solvers.redundancy.check_redundant` and changed during a run by
+    :class:`fembody.solvers.redundancy.RankWatch`; handed to :meth:`Constraints.constraints`
+    and the saddle-point solver by whatever evaluates the run's equations, so one compiled
+    System serves any number of runs, each with its own rows.
+
+    Attributes
+    ----------
+    mode : {'error', 'drop', 'regularize'}
+        What to do with rows that are found redundant (the solvers' ``redundant=`` option).
+    dropped : ndarray of int or None
+        Rows taken out of the equations (``mode='drop'``): their phi, B row, rates and
+        multipliers are zero. None: no row is out.
+    compliance : ndarray (n_con,) or None
+        The relative compliance of each row in the saddle-point matrix's (2,2) block, or None.
+    names : list of str
+        The rows handled at the start of the run, named (``stats['redundant_rows']``).
+    """
+
+    mode: str = "error"
+    dropped: np.ndarray | None = None
+    compliance: np.ndarray | None = None
+    names: list = field(default_factory=list)
+
+    def clear(self) -> None:
+        """No row out, none compliant, none named (the mode stays)."""
+        self.dropped, self.compliance, self.names = None, None, []
 
 
 @dataclass
@@ -95,14 +127,16 @@ class Constraints:
         self.B_scatter = {id(b): (sel, pat.positions(key)) for b, sel, key in local}
 
     def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
-                    hessian: bool = True) -> "ConstraintEval":
+                    hessian: bool = True, rows: RedundantRows | None = None
+                    ) -> "ConstraintEval":
         """Constraint values ``phi (n_con,)``, the CSR data of ``B`` on the free DOFs, the
         constraint forces ``B^T lam`` on all DOFs (zero without ``lam``) and, with ``lam`` and
         ``hessian``, the CSC data (K pattern) of the geometric stiffness ``d(B^T lam)/dq`` (None
-        when every joint is linear in q)."""
+        when every joint is linear in q). ``rows``: the run's :class:`RedundantRows` (default
+        None: every row in); its ``dropped`` rows have zero phi, B and multipliers."""
         if self._constB is None:
             self._build_constant_B(q, t)
-        drop = getattr(self, "dropped_rows", None)
+        drop = None if rows is None else rows.dropped
         if drop is not None and lam is not None:
             lam = lam.copy()
             lam[drop] = 0.0
@@ -186,14 +220,16 @@ class Constraints:
                 a.dtype == t and a.flags.c_contiguous for a, t in
                 ((A.indptr, np.int32), (A.indices, np.int32), (A.data, _F8)))
 
-    def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``."""
+    def constraint_rates(self, t: float, rows: RedundantRows | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``
+        (zero on the ``dropped`` rows of ``rows``)."""
         pt, ptt = np.zeros(self.n_con), np.zeros(self.n_con)
         for blk in self.joint_blocks:
             if blk.rheonomic:
                 a, b = blk.rates(t)
                 pt[blk.rows], ptt[blk.rows] = a, b
-        drop = getattr(self, "dropped_rows", None)
+        drop = None if rows is None else rows.dropped
         if drop is not None:
             pt[drop] = ptt[drop] = 0.0
         return pt, ptt
@@ -211,9 +247,11 @@ class Constraints:
                 return np.concatenate([F[int(inst[0])], M[int(inst[0])]])
         return None
 
-    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
+    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0,
+                             rows: RedundantRows | None = None) -> np.ndarray:
         """``v^T H_i v`` per constraint row: the velocity-squared term of the acceleration-level
-        constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``)."""
+        constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``;
+        zero on the ``dropped`` rows of ``rows``)."""
         out = np.zeros(self.n_con)
         for blk in self.joint_blocks:
             if blk.linear:
@@ -223,7 +261,7 @@ class Constraints:
             _, _, H = blk.evaluate(x, t, True)
             if H is not None:
                 out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
-        drop = getattr(self, "dropped_rows", None)
+        drop = None if rows is None else rows.dropped
         if drop is not None:
             out[drop] = 0.0
         return out
