@@ -44,7 +44,6 @@ the Lankarani-Nikravesh damping) while they are open.
 """
 from __future__ import annotations
 
-import copy
 import logging
 
 import numpy as np
@@ -81,21 +80,17 @@ class ContactRow(JointBlock):
 
 
 def with_contact_rows(base: System, items: list) -> System:
-    """A copy of ``base`` whose constraints end with one row per resting contact
-    ``(group, i)`` (the joints' rows and multipliers keep their places)."""
-    s = copy.copy(base)
+    """A new System equal to ``base`` but for its constraints, which end with one row per
+    resting contact ``(group, i)`` (the joints' rows and multipliers keep their places)."""
     rows = [ContactRow(grp, i, base.n_con + k) for k, (grp, i) in enumerate(items)]
-    s.joint_blocks = base.joint_blocks + rows
-    s.n_con = base.n_con + len(rows)
-    s.row_joint = np.r_[base.row_joint, np.full(len(rows), -1, dtype=np.int64)]
-    s.scatter = dict(base.scatter)
+    scatter = dict(base.scatter)
     for blk in rows:
         pos = base.scatter[id(blk.group)].pos[blk.i:blk.i + 1]
         sel = np.flatnonzero(pos.ravel() >= 0)
-        s.scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel].astype(np.int64), pos)
-    s.rebuild_constraints()
-    s.rheonomic = base.rheonomic
-    return s
+        scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel].astype(np.int64), pos)
+    return base.with_joint_blocks(base.joint_blocks + rows,
+                                  np.r_[base.row_joint, np.full(len(rows), -1, dtype=np.int64)],
+                                  scatter)
 
 
 def restart(integ, q: np.ndarray, v: np.ndarray) -> None:

@@ -220,17 +220,17 @@ class RankWatch:
     def _apply(self, extra: bool = True) -> None:
         """Take the rows out in the run's :class:`RedundantRows`: the run's initial ones and,
         with ``extra``, the ones taken out since."""
-        s, m = self.rows, self.sys.n_con
+        r, m = self.rows, self.sys.n_con
         out = self.extra if extra else np.zeros(0, dtype=np.int64)
         comp = np.zeros(m) if self.base_comp is None else self.base_comp.copy()
         if self.mode == "drop":
             rows = np.union1d(np.zeros(0, dtype=np.int64) if self.base_drop is None
                               else self.base_drop, out).astype(np.int64)
-            s.dropped = rows if rows.size else None
+            r.dropped = rows if rows.size else None
             comp[out] = 1.0
         else:
             comp[out] = REGULARIZATION
-        s.compliance = comp if np.any(comp) else None
+        r.compliance = comp if np.any(comp) else None
 
     # a rejected step is retried with halved steps: the singular state is reached by one of
     # the next few (at most max_cuts + 1 for the first grid interval)
