@@ -27,7 +27,7 @@ from .base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
 from .newmark import HHT, GeneralizedAlpha, Newmark
-from .redundancy import MODES as REDUNDANT_MODES
+from .options import MethodOptions, RunOptions
 from .redundancy import RankWatch
 from .statics import as_system
 from .structure import DiscreteGradient
@@ -61,7 +61,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     'gill', 'treanor', 'bdf1'..'bdf6',
     'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
     ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
-    ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
+    ``newton='modified'``, ``linear_solver``, ...; checked against what the method takes by
+    :class:`fembody.solvers.options.MethodOptions`, the driver's own by
+    :class:`fembody.solvers.options.RunOptions`). A step whose Newton iteration fails is retried
     with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
     always landing on the output grid ``dt, 2 dt, ...``, whose last point is ``t_end`` exactly
     (reached by a shorter step when ``dt`` does not divide ``t_end``; ``dt > t_end`` is an
@@ -98,43 +100,32 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     seconds of wall time (a float; default: every 10 % of the output points) and at the end;
     ``fembody.resume(checkpoint, model)`` continues it, bit for bit as if never stopped.
     """
-    dt = validate.number("dt", dt, minimum=0.0, strict_min=True, where="simulate")
-    t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="simulate")
-    save_every = validate.integer("save_every", save_every, where="simulate")
-    validate.integer("max_cuts", max_cuts, minimum=0, where="simulate")
-    if min_dt is not None:
-        validate.number("min_dt", min_dt, minimum=0.0, strict_min=True, where="simulate")
-    validate.solver_options(options, "simulate")
-    monitor_bound = validate.number("monitor_bound", monitor_bound, minimum=1.0,
-                                    where="simulate")
-    validate.choice("monitor", monitor, (True, False), where="simulate")
-    validate.choice("progress", progress, (True, False, None), where="simulate")
-    if callback is not None and not callable(callback):
-        raise ModelError(f"simulate: callback must be a function of the Result or None, got "
-                         f"{callback!r}")
-    sys = as_system(model)
-    if dt > t_end * (1.0 + 1e-12):
-        raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
-                         "one step would be taken; use dt <= t_end")
-    # redundant joint rows: 'error' (default), 'drop' or 'regularize' (solvers.redundancy);
-    # the run's own choice, handed to the integrator (the System keeps none)
-    rows = RedundantRows(validate.choice("redundant", options.pop("redundant", "error"),
-                                         REDUNDANT_MODES, where="simulate"))
+    # every option typed and checked here, before anything is compiled (solvers.options)
+    opts = RunOptions(dt=dt, t_end=t_end, save_every=save_every, min_dt=min_dt,
+                      max_cuts=max_cuts, progress=progress, callback=callback,
+                      checkpoint=checkpoint, checkpoint_every=checkpoint_every,
+                      monitor=monitor, monitor_bound=monitor_bound,
+                      redundant=options.pop("redundant", "error"))
+    v0 = options.pop("v0", None)
     cls, options = _method(method, options)
+    method_opts = MethodOptions(cls, method, options)
+    sys = as_system(model)
+    # redundant joint rows: the run's own choice, handed to the integrator (the System keeps
+    # none; solvers.redundancy)
+    rows = RedundantRows(opts.redundant)
     if getattr(sys, "dim", 2) == 3 and not issubclass(cls, (GeneralizedAlpha,
                                                              ode.IndexOneIntegrator)):
         raise ModelError(f"simulate: method {method!r} is planar only for now; spatial models "
                          "run with the Lie-group 'generalized-alpha' (default), 'hht', "
                          "'newmark', 'trapezoidal' or an index-1 method (rk4, bdf2, ...)")
-    v0 = options.pop("v0", None)
     v0 = initial_velocity(sys) if v0 is None else validate.array(
         "v0", v0, (sys.n_dof,), where="simulate", hint="one velocity per DOF")
     v0 = _consistent_v0(sys, options.get("q0"), v0)
     t_wall = _time.perf_counter()
     try:
-        integ = cls(sys, v0=v0, rows=rows, **options)
-    except TypeError as exc:            # an option the method does not know
-        if "unexpected keyword" not in str(exc):
+        integ = cls(sys, v0=v0, rows=rows, **method_opts.values)
+    except TypeError as exc:            # an option a method refuses beyond its signature
+        if "unexpected keyword" not in str(exc) and "unexpected option" not in str(exc):
             raise
         raise ModelError(f"simulate: method {method!r} does not take the option "
                          f"{str(exc).rsplit(' ', 1)[-1]} (check its spelling and the "
@@ -143,16 +134,17 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     result.stats["redundant_rows"] = list(rows.names)
     contacts = None
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
-        contacts = ImpactHandler(sys, integ, cls, options, dt)
+        contacts = ImpactHandler(sys, integ, cls, method_opts.values, opts.dt)
         result.impacts = contacts.impacts
     power = _Power(sys, integ)
     power(integ, 0.0)
     run = RunState(integ=integ, rows=rows, contacts=contacts, power=power, result=result,
-                   dt=dt, t_end=t_end, save_every=save_every, h=dt,
-                   min_h=dt / 2.0**max_cuts if min_dt is None else min_dt,
-                   monitor=bool(monitor), monitor_bound=monitor_bound)
+                   dt=opts.dt, t_end=opts.t_end, save_every=opts.save_every, h=opts.dt,
+                   min_h=opts.min_step, monitor=bool(opts.monitor),
+                   monitor_bound=opts.monitor_bound)
     _record(run, sys)
-    return drive(run, sys, progress, callback, checkpoint, checkpoint_every, t_wall)
+    return drive(run, sys, opts.progress, opts.callback, opts.checkpoint,
+                 opts.checkpoint_every, t_wall)
 
 
 @dataclass
