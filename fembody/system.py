@@ -86,8 +86,8 @@ class System:
         self.model = model
         self.gravity = model.gravity.copy()
         self.gravity.flags.writeable = False
-        self.dof_map = number_dofs(model, spaces.default() if space is None else space,
-                                   self.gravity)
+        self.dof_map: DofMap = number_dofs(model, spaces.default() if space is None
+                                           else space, self.gravity)
         self._adopt(self.dof_map)
         self.gather = self.space.gather
         self.element_blocks = build_blocks(self.dof_map, model)

@@ -124,8 +124,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     t_wall = _time.perf_counter()
     try:
         integ = cls(sys, v0=v0, rows=rows, **method_opts.values)
-    except TypeError as exc:            # an option a method refuses beyond its signature
-        if "unexpected keyword" not in str(exc) and "unexpected option" not in str(exc):
+    except TypeError as exc:    # a keyword refused beyond the signature MethodOptions read
+        if "unexpected keyword" not in str(exc):
             raise
         raise ModelError(f"simulate: method {method!r} does not take the option "
                          f"{str(exc).rsplit(' ', 1)[-1]} (check its spelling and the "
