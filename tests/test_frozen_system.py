@@ -136,3 +136,23 @@ def test_system_is_composed_and_shows_its_parts_api():
     q, v = sys.q0, np.linspace(0.0, 1.0, sys.n_dof)
     assert sys.kinetic_energy(q, v) == sys.measures.kinetic_energy(q, v)
     assert np.array_equal(sys.constraints(q).phi, sys.constraint_set.constraints(q).phi)
+
+
+def test_rows_taken_out_during_a_run_stay_in_that_run():
+    """The planar parallelogram four-bar turns redundant at t = 0.5 s
+    (tests/spatial/test_redundancy_change.py): a 'drop' run takes the coupler's row out there
+    (RankWatch changes the run's rows in place); the same System run again with the default
+    'error' stops there as a fresh one does, and a third run repeats the first."""
+    from tests.spatial.test_redundancy_change import parallelogram
+    model = parallelogram()[0]
+    sys = model.compile()
+    first = fb.simulate(sys, t_end=1.0, dt=0.1, redundant="drop")
+    assert [e["action"] for e in first.stats["redundancy_events"]] == ["drop", "restore"]
+
+    def stop(s):
+        with pytest.raises(fb.RunError, match="became redundant") as exc:
+            fb.simulate(s, t_end=1.0, dt=0.1)
+        return str(exc.value), exc.value.time
+
+    assert stop(sys) == stop(model.compile())
+    same_run(first, fb.simulate(sys, t_end=1.0, dt=0.1, redundant="drop"))
