@@ -156,3 +156,14 @@ def test_rows_taken_out_during_a_run_stay_in_that_run():
 
     assert stop(sys) == stop(model.compile())
     same_run(first, fb.simulate(sys, t_end=1.0, dt=0.1, redundant="drop"))
+
+
+def test_a_resumed_drop_run_keeps_its_rows(tmp_path):
+    """The run's RedundantRows live in its RunState and integrator (one object, saved once by
+    the checkpoint): a 'drop' run extended by resume equals the run made in one go, bit for
+    bit, with its three rows still out."""
+    path = tmp_path / "run.ckpt"
+    fb.simulate(rigid_four_bar(), t_end=0.03, dt=DT, redundant="drop", checkpoint=path)
+    res = fb.resume(path, rigid_four_bar(), t_end=2 * T_END)
+    same_run(fb.simulate(rigid_four_bar(), t_end=2 * T_END, dt=DT, redundant="drop"), res)
+    assert len(res.stats["dropped_rows"]) == 3
