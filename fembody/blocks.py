@@ -2,6 +2,7 @@
 vectorised block on the System's DOF numbering."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
@@ -12,17 +13,46 @@ from .elements.modal import ModalBodyBlock
 from .blocks3d import build_blocks3d
 
 if TYPE_CHECKING:
+    from .dofs import DofMap
     from .model import Model
 
 
-def build_blocks(sys, model: Model) -> None:
-    nd = sys.node_dofs
+@dataclass
+class ElementBlocks:
+    """The element blocks of a compiled model, by what the System asks of them (what
+    :func:`build_blocks` returns; its fields are also attributes of the System).
+
+    Attributes
+    ----------
+    rayleigh : tuple of float
+        Rayleigh damping ``(alpha [1/s], beta [s])``.
+    blocks : list
+        Every element block, one per family.
+    stiffness_blocks : list
+        The blocks with forces (elements, springs, penalty contacts).
+    mass_blocks : list
+        The blocks with a constant mass matrix.
+    nonlinear_inertia : list
+        The blocks whose inertial force is not ``M a`` with a constant M.
+    varying_mass : list
+        Of those, the ones whose mass matrix or weight depends on the configuration.
+    """
+
+    rayleigh: tuple
+    blocks: list
+    stiffness_blocks: list
+    mass_blocks: list
+    nonlinear_inertia: list
+    varying_mass: list
+
+
+def build_blocks(dof_map: DofMap, model: Model) -> ElementBlocks:
+    """Every element family of ``model`` as one vectorised block on the numbering
+    ``dof_map``."""
+    nd = dof_map.node_dofs
     alpha, beta = model.rayleigh
-    sys.rayleigh = (alpha, beta)
-    if sys.dim == 3:
-        blocks = build_blocks3d(sys, model)
-        _classify(sys, blocks)
-        return
+    if dof_map.dim == 3:
+        return _classify((alpha, beta), build_blocks3d(dof_map, model))
     blocks: list = []
 
     def ids(items, k=2):
@@ -92,10 +122,10 @@ def build_blocks(sys, model: Model) -> None:
                                      [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
                                      labels=[f"rigid body {rb.index} on node {rb.node.id}"
                                              for rb in rbs]))
-    for mb, md in zip(model.modal_bodies, sys.modal_dofs):
+    for mb, md in zip(model.modal_bodies, dof_map.modal_dofs):
         blocks.append(ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
                                      beta=beta, label=f"modal body '{mb.body.name}'"))
-    _classify(sys, blocks)
+    return _classify((alpha, beta), blocks)
 
 
 class Labels:
@@ -114,11 +144,13 @@ class Labels:
         return self._n
 
 
-def _classify(sys, blocks: list) -> None:
-    sys.blocks = blocks
-    sys.stiffness_blocks = [b for b in blocks if hasattr(b, "forces")]
-    sys.mass_blocks = [b for b in blocks if b.mass() is not None]
-    sys.nonlinear_inertia = [b for b in blocks if getattr(b, "constant", True) is False]
-    # of those, the blocks whose mass matrix or weight depends on the configuration (not the
-    # gyroscopic block: its inertia is constant and already in M)
-    sys.varying_mass = [b for b in sys.nonlinear_inertia if getattr(b, "mass_varies", True)]
+def _classify(rayleigh: tuple, blocks: list) -> ElementBlocks:
+    nonlinear = [b for b in blocks if getattr(b, "constant", True) is False]
+    return ElementBlocks(
+        rayleigh=rayleigh, blocks=blocks,
+        stiffness_blocks=[b for b in blocks if hasattr(b, "forces")],
+        mass_blocks=[b for b in blocks if b.mass() is not None],
+        nonlinear_inertia=nonlinear,
+        # of those, the blocks whose mass matrix or weight depends on the configuration (not
+        # the gyroscopic block: its inertia is constant and already in M)
+        varying_mass=[b for b in nonlinear if getattr(b, "mass_varies", True)])

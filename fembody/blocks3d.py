@@ -23,8 +23,9 @@ def _coords(model, nid: np.ndarray) -> np.ndarray:
     return P[nid]
 
 
-def build_blocks3d(sys, model: Model) -> list:
-    nd = sys.node_dofs
+def build_blocks3d(dof_map, model: Model) -> list:
+    """The element blocks of a spatial model on the numbering ``dof_map`` (a DofMap)."""
+    nd = dof_map.node_dofs
     if model.rayleigh[1] > 0.0:
         raise ModelError("set_damping: beta (strain-rate) damping is planar only for now; in "
                          "spatial models use alpha (mass-proportional) damping")

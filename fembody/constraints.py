@@ -1,9 +1,10 @@
 """The constraint side of a compiled model: joint rows evaluated at a state (phi, B, B^T lam
 and the geometric stiffness), their time derivatives, and the sparse patterns of B and of the
-saddle-point matrix. A mixin of :class:`fembody.system.System`."""
+saddle-point matrix. A :class:`ConstraintSet` is a part of :class:`fembody.system.System`
+(``system.constraint_set``), whose methods of the same names delegate to it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,6 +25,38 @@ class ConstraintEval:
     Bdata: np.ndarray
     force: np.ndarray
     G: np.ndarray | None
+
+
+@dataclass
+class RedundantRows:
+    """A run's choice about redundant constraint rows (per run, never part of the System).
+
+    Filled by :func:`fembody.solvers.redundancy.check_redundant` and changed during a run by
+    :class:`fembody.solvers.redundancy.RankWatch`; handed to :meth:`ConstraintSet.constraints`
+    and the saddle-point solver by whatever evaluates the run's equations, so one compiled
+    System serves any number of runs, each with its own rows.
+
+    Attributes
+    ----------
+    mode : {'error', 'drop', 'regularize'}
+        What to do with rows that are found redundant (the solvers' ``redundant=`` option).
+    dropped : ndarray of int or None
+        Rows taken out of the equations (``mode='drop'``): their phi, B row, rates and
+        multipliers are zero. None: no row is out.
+    compliance : ndarray (n_con,) or None
+        The relative compliance of each row in the saddle-point matrix's (2,2) block, or None.
+    names : list of str
+        The rows handled at the start of the run, named (``stats['redundant_rows']``).
+    """
+
+    mode: str = "error"
+    dropped: np.ndarray | None = None
+    compliance: np.ndarray | None = None
+    names: list = field(default_factory=list)
+
+    def clear(self) -> None:
+        """No row out, none compliant, none named (the mode stays)."""
+        self.dropped, self.compliance, self.names = None, None, []
 
 
 @dataclass
@@ -51,11 +84,50 @@ def matvec(n: int, A, x: np.ndarray) -> np.ndarray:
 
 
 
-class Constraints:
-    """Evaluation of the joint blocks of the System it is mixed into."""
+def joint_free_index(free_index: np.ndarray, blk) -> np.ndarray:
+    """The free-DOF position of each DOF of a joint block (n, k), -1 where fixed or masked."""
+    return np.where(blk.mask, free_index[np.where(blk.mask, blk.dofs, 0)], -1)
 
-    _constBT_trusted = False     # B^T of the constant joints is called trusted (set at build)
-    _zero_force: np.ndarray | None = None     # the read-only zero B^T lam (n_dof,)
+
+class _Memo:
+    """What a ConstraintSet computes on first use, each a pure function of the compiled
+    joints: the saddle-point pattern, the constant joints' B (CSR data) and B^T (all DOFs),
+    and the read-only zero constraint force."""
+
+    __slots__ = ("saddle", "constB", "constBT", "constBT_trusted", "all_constant_B",
+                 "zero_force")
+
+    def __init__(self) -> None:
+        self.saddle = self.constB = self.constBT = self.zero_force = None
+        self.constBT_trusted = self.all_constant_B = False
+
+
+class ConstraintSet:
+    """The joint blocks of a compiled System: their rows' numbering, B's fixed CSR pattern
+    (``B_indices``, ``B_indptr``, ``B_nnz``, ``B_rows``, ``B_scatter``) and their evaluation at
+    a state. Built by the System (``system.constraint_set``) from its joint blocks, DOF
+    numbering and K pattern; it holds no per-run state (a run's dropped or compliant rows
+    come in as ``rows``).
+
+    Parameters
+    ----------
+    system : System
+        The System being built: read for ``joint_blocks``, ``n_con``, ``n_dof``, ``n_free``,
+        ``free_index``, ``space``, ``gather``, ``nnz``, ``indices``, ``indptr`` and
+        ``add_matrix`` (kept here as references).
+    """
+
+    def __init__(self, system) -> None:
+        s = system
+        self.joint_blocks, self.n_con = s.joint_blocks, s.n_con
+        self.n_dof, self.n_free, self.free_index = s.n_dof, s.n_free, s.free_index
+        self.space, self.gather = s.space, s.gather
+        self.nnz, self.indices, self.indptr = s.nnz, s.indices, s.indptr
+        self.add_matrix = s.add_matrix
+        self._memo = _Memo()
+        self._build_constraint_pattern()
+        for a in (self.B_indices, self.B_indptr, self.B_rows):
+            a.flags.writeable = False
 
     def joint_poses(self, blk, q: np.ndarray):
         """What a joint block evaluates: spatial blocks the poses of their two nodes (the
@@ -66,21 +138,11 @@ class Constraints:
         return blk.gather(self.gather(q, blk.safe_dofs))
 
     # -------------------------------------------------------------- joints
-    def _joint_free_index(self, blk) -> np.ndarray:
-        return np.where(blk.mask, self.free_index[np.where(blk.mask, blk.dofs, 0)], -1)
-
-    def rebuild_constraints(self) -> None:
-        """Rebuild B's pattern and caches after ``joint_blocks`` changed (the impact handler's
-        copies with resting-contact rows)."""
-        self._saddle = None
-        self._constB = None
-        self._build_constraint_pattern()
-
     def _build_constraint_pattern(self) -> None:
         """CSR pattern of B (n_con x n_free) with each block's scatter positions."""
         nf, keys, local = self.n_free, [], []
         for blk in self.joint_blocks:
-            fi = self._joint_free_index(blk)                     # (n, k)
+            fi = joint_free_index(self.free_index, blk)          # (n, k)
             n, k, m = fi.shape[0], fi.shape[1], blk.m
             rows = np.broadcast_to(blk.rows[:, :, None], (n, m, k)).ravel()
             cols = np.broadcast_to(fi[:, None, :], (n, m, k)).ravel()
@@ -95,38 +157,42 @@ class Constraints:
         self.B_scatter = {id(b): (sel, pat.positions(key)) for b, sel, key in local}
 
     def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
-                    hessian: bool = True) -> "ConstraintEval":
+                    hessian: bool = True, rows: RedundantRows | None = None
+                    ) -> "ConstraintEval":
         """Constraint values ``phi (n_con,)``, the CSR data of ``B`` on the free DOFs, the
         constraint forces ``B^T lam`` on all DOFs (zero without ``lam``) and, with ``lam`` and
         ``hessian``, the CSC data (K pattern) of the geometric stiffness ``d(B^T lam)/dq`` (None
-        when every joint is linear in q)."""
-        if self._constB is None:
+        when every joint is linear in q). ``rows``: the run's :class:`RedundantRows` (default
+        None: every row in); its ``dropped`` rows have zero phi, B and multipliers."""
+        memo = self._memo
+        if memo.constB is None:
             self._build_constant_B(q, t)
-        drop = getattr(self, "dropped_rows", None)
+        drop = None if rows is None else rows.dropped
         if drop is not None and lam is not None:
             lam = lam.copy()
             lam[drop] = 0.0
         phi = np.empty(self.n_con)
         # the shared constant part is handed out read-only when no block adds to it
-        Bdata = self._constB if self._all_constant_B else self._constB.copy()
-        if lam is not None and self._constBT is not None:
-            A = self._constBT
-            if (self._constBT_trusted and type(lam) is np.ndarray and lam.dtype == _F8
+        Bdata = memo.constB if memo.all_constant_B else memo.constB.copy()
+        if lam is not None and memo.constBT is not None:
+            A = memo.constBT
+            if (memo.constBT_trusted and type(lam) is np.ndarray and lam.dtype == _F8
                     and lam.flags.c_contiguous):
                 # the integrators' hot path: no per-call guard (A is the System's own)
                 fc = np.zeros(self.n_dof)
                 compiled.csc_matvec_add.trusted(A.indptr, A.indices, A.data, lam, fc)
             else:
                 fc = matvec(self.n_dof, A, lam)
-        elif lam is not None and not self._all_constant_B:
+        elif lam is not None and not memo.all_constant_B:
             fc = np.zeros(self.n_dof)            # (the joint blocks add to it below)
         else:
             # nothing adds to a zero constraint force (no joints, or no multipliers): one
             # read-only array instead of a fresh 0.8 MB one per Newton iteration at 1e5 DOFs
-            fc = self._zero_force
-            if fc is None or fc.shape[0] != self.n_dof:
-                fc = self._zero_force = np.zeros(self.n_dof)
+            fc = memo.zero_force
+            if fc is None:
+                fc = np.zeros(self.n_dof)
                 fc.flags.writeable = False
+                memo.zero_force = fc
         G = None
         for blk in self.joint_blocks:
             x = self.joint_poses(blk, q)
@@ -157,15 +223,16 @@ class Constraints:
                               [np.zeros(0, dtype=np.int64)]).astype(np.int64)
 
     def _build_constant_B(self, q: np.ndarray, t: float) -> None:
-        """B data and B^T (all DOFs) of the joint blocks whose Jacobian never changes."""
-        self._constB = np.zeros(self.B_nnz)
+        """B data and B^T (all DOFs) of the joint blocks whose Jacobian never changes (the
+        System's memo: a pure function of the compiled joints, whatever ``q`` and ``t``)."""
+        constB = np.zeros(self.B_nnz)
         rows, cols, vals = [], [], []
         for blk in self.joint_blocks:
             if not blk.constant_B:
                 continue
             _, B, _ = blk.evaluate(self.joint_poses(blk, q), t, False)
             sel, pos = self.B_scatter[id(blk)]
-            self._constB += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
+            constB += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
             n, m, k = B.shape
             r = np.broadcast_to(blk.rows[:, :, None], (n, m, k))
             c = np.broadcast_to(blk.dofs[:, None, :], (n, m, k))
@@ -173,27 +240,31 @@ class Constraints:
             rows.append(r[ok])
             cols.append(c[ok])
             vals.append(B[ok])
-        self._all_constant_B = all(b.constant_B for b in self.joint_blocks)
-        self._constB.flags.writeable = not self._all_constant_B
-        self._constBT = None
-        self._constBT_trusted = False
+        memo = self._memo
+        memo.all_constant_B = all(b.constant_B for b in self.joint_blocks)
+        # (read-only: handed out as B itself when no block adds to it; else copied first)
+        constB.flags.writeable = False
+        memo.constBT, memo.constBT_trusted = None, False
         if rows:
-            self._constBT = CSC.from_triplets(np.concatenate(cols), np.concatenate(rows),
-                                              np.concatenate(vals), (self.n_dof, self.n_con))
-            A = self._constBT
+            A = CSC.from_triplets(np.concatenate(cols), np.concatenate(rows),
+                                  np.concatenate(vals), (self.n_dof, self.n_con))
             # the compiled product is called without its guard when the arrays are its types
-            self._constBT_trusted = compiled.AVAILABLE and len(A.data) < 10000 and all(
+            memo.constBT_trusted = compiled.AVAILABLE and len(A.data) < 10000 and all(
                 a.dtype == t and a.flags.c_contiguous for a, t in
                 ((A.indptr, np.int32), (A.indices, np.int32), (A.data, _F8)))
+            memo.constBT = A
+        memo.constB = constB        # last: a concurrent call sees all of it or none
 
-    def constraint_rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``."""
+    def constraint_rates(self, t: float, rows: RedundantRows | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """``phi_t`` and ``phi_tt`` (n_con,) of the rheonomic joints (drivers) at ``t``
+        (zero on the ``dropped`` rows of ``rows``)."""
         pt, ptt = np.zeros(self.n_con), np.zeros(self.n_con)
         for blk in self.joint_blocks:
             if blk.rheonomic:
                 a, b = blk.rates(t)
                 pt[blk.rows], ptt[blk.rows] = a, b
-        drop = getattr(self, "dropped_rows", None)
+        drop = None if rows is None else rows.dropped
         if drop is not None:
             pt[drop] = ptt[drop] = 0.0
         return pt, ptt
@@ -211,9 +282,11 @@ class Constraints:
                 return np.concatenate([F[int(inst[0])], M[int(inst[0])]])
         return None
 
-    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
+    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0,
+                             rows: RedundantRows | None = None) -> np.ndarray:
         """``v^T H_i v`` per constraint row: the velocity-squared term of the acceleration-level
-        constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``)."""
+        constraint ``B a + v^T H v + phi_tt = 0`` (drivers are linear in q, so no ``B_t``;
+        zero on the ``dropped`` rows of ``rows``)."""
         out = np.zeros(self.n_con)
         for blk in self.joint_blocks:
             if blk.linear:
@@ -223,7 +296,7 @@ class Constraints:
             _, _, H = blk.evaluate(x, t, True)
             if H is not None:
                 out[blk.rows] = np.einsum("nmij,ni,nj->nm", H, ve, ve)
-        drop = getattr(self, "dropped_rows", None)
+        drop = None if rows is None else rows.dropped
         if drop is not None:
             out[drop] = 0.0
         return out
@@ -254,8 +327,8 @@ class Constraints:
     def saddle_pattern(self):
         """CSC pattern of ``[[S, B^T], [B, D]]`` and the positions of S's, B's, B^T's and D's
         entries in its data array (built once, cached)."""
-        if getattr(self, "_saddle", None) is not None:
-            return self._saddle
+        if self._memo.saddle is not None:
+            return self._memo.saddle
         nf, m = self.n_free, self.n_con
         N = nf + m
         Sc = np.repeat(np.arange(nf), np.diff(self.indptr))
@@ -266,6 +339,6 @@ class Constraints:
         kBT = (nf + Br) * N + Bc               # B^T at (col, nf + row)
         kD = (nf + np.arange(m, dtype=np.int64)) * (N + 1)
         pat = Pattern(N, N, [kS, kB, kBT, kD])
-        self._saddle = SaddlePattern(N, pat.indptr, pat.indices,
-                                     *(pat.positions(k) for k in (kS, kB, kBT, kD)))
-        return self._saddle
+        self._memo.saddle = SaddlePattern(N, pat.indptr, pat.indices,
+                                          *(pat.positions(k) for k in (kS, kB, kBT, kD)))
+        return self._memo.saddle

@@ -1,9 +1,11 @@
-"""DOF numbering of a compiled model: which nodes carry a rotation, the velocity-DOF index
-of every node coordinate and modal amplitude, supports, free/fixed sets, the configuration
-space, reference coordinates, gravity and initial velocities."""
+"""DOF numbering of a compiled model, returned as a :class:`DofMap` by :func:`number_dofs`:
+which nodes carry a rotation, the velocity-DOF index of every node coordinate and modal
+amplitude, supports, free/fixed sets, the configuration space, reference coordinates, gravity
+and initial velocities."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,7 +16,77 @@ if TYPE_CHECKING:
     from .model import Model
 
 
-def number_dofs(sys, model: Model, space: str) -> None:
+@dataclass(frozen=True)
+class DofMap:
+    """The DOF numbering of a compiled model (what :func:`number_dofs` returns; its fields are
+    also attributes of the System, read-only like the arrays).
+
+    Attributes
+    ----------
+    dim : int
+        2 (planar) or 3 (spatial).
+    dof_names : tuple of str
+        The DOF names of a node with a rotation, e.g. ('x', 'y', 'rz').
+    node_dofs : ndarray (n_nodes, len(dof_names)) of int
+        Global velocity-DOF index of each node coordinate, -1 where the node has none.
+    modal_dofs : list of ndarray
+        The DOFs of each modal body's elastic amplitudes (after the node DOFs).
+    extra_labels : dict
+        Labels of the DOFs that belong to no node (modal amplitudes).
+    n_dof : int
+        Number of velocity DOFs (increments, velocities, forces).
+    X : ndarray (n_dof,)
+        Reference coordinate of every DOF [m] (0 for rotations and amplitudes).
+    space : Space
+        The configuration space (:mod:`fembody.space`).
+    nq : int
+        Number of configuration coordinates.
+    q0 : ndarray (nq,)
+        The reference configuration.
+    length : float
+        The model's size [m] (largest extent of its nodes, at least 1 mm).
+    is_fixed : ndarray (n_dof,) of bool
+        Supported DOFs.
+    free, fixed : ndarray of int
+        Global indices of the free and the supported DOFs.
+    n_free : int
+        Number of free DOFs.
+    free_index : ndarray (n_dof,) of int
+        Position of each DOF among the free ones, -1 for a supported one.
+    dof_owner : ndarray (n_dof, 2) of int
+        (node id, index in ``dof_names``) of each DOF, -1 for modal amplitudes.
+    v0 : ndarray (n_dof,)
+        Initial velocities from ``model.set_velocity`` [m/s, rad/s].
+    gvec : ndarray (n_dof,)
+        The gravity vector's component on each translational DOF [m/s^2].
+    """
+
+    dim: int
+    dof_names: tuple
+    node_dofs: np.ndarray
+    modal_dofs: list
+    extra_labels: dict
+    n_dof: int
+    X: np.ndarray
+    space: Any
+    nq: int
+    q0: np.ndarray
+    length: float
+    is_fixed: np.ndarray
+    free: np.ndarray
+    fixed: np.ndarray
+    n_free: int
+    free_index: np.ndarray
+    dof_owner: np.ndarray
+    v0: np.ndarray
+    gvec: np.ndarray
+
+
+def number_dofs(model: Model, space: str, gravity: np.ndarray | None = None) -> DofMap:
+    """The :class:`DofMap` of ``model`` in the configuration space ``space`` ('planar',
+    'planar-complex'; spatial models always 'spatial'); ``gravity`` [m/s^2] default the
+    model's. Its arrays are read-only."""
+    gravity = model.gravity if gravity is None else gravity
     dim = getattr(model, "dim", 2)
     if dim == 3:
         space = "spatial"
@@ -23,8 +95,6 @@ def number_dofs(sys, model: Model, space: str) -> None:
                          "(fb.Model(dim=3)); planar models use 'planar' or 'planar-complex'")
     names = model.dof_names
     width = len(names)
-    sys.dim = dim
-    sys.dof_names = names
     n_nodes = len(model.nodes)
     # one flat pass over the element node lists (1e6-DOF chains: per-element set updates
     # took 9 of the 24 s of numbering)
@@ -51,31 +121,26 @@ def number_dofs(sys, model: Model, space: str) -> None:
     j = np.arange(width)
     node_dofs[ids] = np.where(j[None, :] < per_node[:, None], start[:, None] + j[None, :], -1)
     count = int(per_node.sum())
-    sys.node_dofs = node_dofs
     # modal bodies: their elastic coordinates follow the node DOFs
-    sys.modal_dofs = []
-    sys.extra_labels = {}
+    modal_dofs = []
+    extra_labels = {}
     for mb in model.modal_bodies:
         d = np.arange(count, count + mb.body.n)
-        sys.modal_dofs.append(d)
+        modal_dofs.append(d)
         for k, i in enumerate(d):
-            sys.extra_labels[int(i)] = f"modal body '{mb.body.name}' eta_{k + 1}"
+            extra_labels[int(i)] = f"modal body '{mb.body.name}' eta_{k + 1}"
         count += mb.body.n
-    sys.n_dof = count
     # q holds displacements and rotation increments: the state is exact to full relative
     # precision even for tiny strains far from the origin; X is the reference coordinate
     # of each DOF (0 for rotations), so positions are X + q.
-    X = np.fromiter([c for n in model.nodes for c in (n.x, n.y, n.z)], dtype=float,
-                    count=3 * n_nodes).reshape(n_nodes, 3)[:, :dim]
-    sys.X = np.zeros(count)
+    Xn = np.fromiter([c for n in model.nodes for c in (n.x, n.y, n.z)], dtype=float,
+                     count=3 * n_nodes).reshape(n_nodes, 3)[:, :dim]
+    X = np.zeros(count)
     for k in range(dim):
-        sys.X[node_dofs[:, k]] = X[:, k]
-    sys.space = spaces.make(space, node_dofs, count, sys.X)
-    sys.nq = sys.space.nq
-    sys.q0 = sys.space.q0
-    sys.gather = sys.space.gather
+        X[node_dofs[:, k]] = Xn[:, k]
+    space_obj = spaces.make(space, node_dofs, count, X)
     real = [n.id for n in model.nodes if not n.internal] or [0]
-    sys.length = max(max(float(np.ptp(X[real, k])) for k in range(dim)), 1e-3)
+    length = max(max(float(np.ptp(Xn[real, k])) for k in range(dim)), 1e-3)
     is_fixed = np.zeros(count, dtype=bool)
     for nid, dofs in model.supports.items():
         node = model.nodes[nid]
@@ -88,29 +153,33 @@ def number_dofs(sys, model: Model, space: str) -> None:
                 raise ModelError(f"fix {node}: the node has no rotation DOF {d!r} (no beam or "
                                  "rigid body attaches to it); fix only its translations")
             is_fixed[node_dofs[nid, j]] = True
-    sys.is_fixed = is_fixed
-    sys.free = np.flatnonzero(~is_fixed)
-    sys.fixed = np.flatnonzero(is_fixed)
-    sys.n_free = len(sys.free)
+    free = np.flatnonzero(~is_fixed)
     free_index = np.full(count, -1, dtype=np.int64)
-    free_index[sys.free] = np.arange(sys.n_free)
-    sys.free_index = free_index
+    free_index[free] = np.arange(len(free))
     owner = np.full((count, 2), -1, dtype=np.int64)
     for j in range(width):
         ok = node_dofs[:, j] >= 0
         owner[node_dofs[ok, j], 0] = np.flatnonzero(ok)
         owner[node_dofs[ok, j], 1] = j
-    sys.dof_owner = owner
     # initial velocities from model.set_velocity (zero elsewhere)
-    sys.v0 = np.zeros(count)
+    v0 = np.zeros(count)
     for nid, val in model.initial_velocity.items():
         d = node_dofs[nid]
-        sys.v0[d[:dim]] = val[:dim]
+        v0[d[:dim]] = val[:dim]
         if d[dim] >= 0 and not np.isnan(val[dim]):
-            sys.v0[d[dim:]] = val[dim:]
-    sys.gvec = np.zeros(count)
+            v0[d[dim:]] = val[dim:]
+    gvec = np.zeros(count)
     for k in range(dim):
-        sys.gvec[node_dofs[:, k]] = sys.gravity[k]
+        gvec[node_dofs[:, k]] = gravity[k]
+    dof_map = DofMap(dim=dim, dof_names=names, node_dofs=node_dofs, modal_dofs=modal_dofs,
+                     extra_labels=extra_labels, n_dof=count, X=X, space=space_obj,
+                     nq=space_obj.nq, q0=space_obj.q0, length=length, is_fixed=is_fixed,
+                     free=free, fixed=np.flatnonzero(is_fixed), n_free=len(free),
+                     free_index=free_index, dof_owner=owner, v0=v0, gvec=gvec)
+    for a in (node_dofs, X, is_fixed, free, dof_map.fixed, free_index, owner, v0, gvec,
+              dof_map.q0, *modal_dofs):
+        a.flags.writeable = False
+    return dof_map
 
 
 def check_nodes(sys, model: "Model") -> None:

@@ -12,7 +12,8 @@ fixed DOFs keep their reference values and the solvers work on ``q[free]``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import FrozenInstanceError, dataclass, fields
 
 from typing import TYPE_CHECKING
 
@@ -20,11 +21,11 @@ import numpy as np
 
 from . import space as spaces
 from .blocks import build_blocks
-from .dofs import check_nodes, fingerprint, number_dofs
+from .dofs import DofMap, check_nodes, fingerprint, number_dofs
 from .errors import ModelError
 from .joints.compile import compile_joints
 from .joints.compile3d import compile_joints3d
-from .constraints import Constraints, matvec
+from .constraints import ConstraintSet, RedundantRows, joint_free_index, matvec
 from .elements import compiled
 from .measures import Measures
 from .patterns import CSC, AssemblyTarget, Pattern
@@ -49,32 +50,106 @@ class Scatter:
     pos: np.ndarray
 
 
-class System(Measures, Constraints):
-    """A compiled model. Build it with ``model.compile()``.
+class Memo:
+    """The caches a compiled System fills on first use: the external force and the nodal
+    loads of the last time ``t`` asked for, pure functions of the compiled model and of the
+    ``t`` they store, so no run can change what another reads (the constraint caches are the
+    ConstraintSet's)."""
 
-    Attributes: ``n_dof`` (all DOFs), ``free``/``fixed`` (global DOF indices), ``node_dofs``
-    ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0`` (reference state), ``nnz``.
+    __slots__ = ("fext", "loads")
+
+    def __init__(self) -> None:
+        self.fext: tuple[float, np.ndarray] | None = None      # (t, read-only f_ext)
+        self.loads: tuple[float, np.ndarray] | None = None     # (t, read-only nodal loads)
+
+
+class System:
+    """A compiled model. Build it with ``model.compile()``; immutable once built (setting or
+    deleting an attribute raises ``dataclasses.FrozenInstanceError``; the arrays it hands out
+    that never change are read-only). What a run changes lives in the run (e.g.
+    :class:`fembody.solvers.simulate.RunState`, :class:`fembody.constraints.RedundantRows`),
+    so one System serves any number of runs.
+
+    Its parts: ``dof_map`` (:class:`fembody.dofs.DofMap`: ``n_dof``, ``free``/``fixed``,
+    ``node_dofs`` ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0``, ``space`` ...,
+    whose fields are also the System's attributes), ``element_blocks``
+    (:class:`fembody.blocks.ElementBlocks`, likewise), the joint blocks and rows, the fixed
+    sparse pattern (``nnz``, ``indices``, ``indptr``, ``scatter``) and the constant loads and
+    masses.
     """
 
-    # (t, read-only f_ext) of external_forces (class default: Systems of older checkpoints)
-    _fext_cache: tuple[float, np.ndarray] | None = None
     # the positions of K that the lead block's pass does not assign, or None: no lead block
     lead_rest: np.ndarray | None = None
+    _frozen = False
 
     def __init__(self, model: Model, space: str | None = None) -> None:
         self.model = model
         self.gravity = model.gravity.copy()
-        number_dofs(self, model, spaces.default() if space is None else space)
-        build_blocks(self, model)
+        self.gravity.flags.writeable = False
+        self.dof_map: DofMap = number_dofs(model, spaces.default() if space is None
+                                           else space, self.gravity)
+        self._adopt(self.dof_map)
+        self.gather = self.space.gather
+        self.element_blocks = build_blocks(self.dof_map, model)
+        self._adopt(self.element_blocks)
         self._build_contacts(model)
         (compile_joints3d if self.dim == 3 else compile_joints)(self, model)
         self.turning_loads = TurningLoads(self, model)
         check_nodes(self, model)
         self._build_pattern()
-        self._build_constraint_pattern()
+        self._build_constraints()
         self._build_constants(model)
-        self._saddle = None
-        self._constB = None
+        self.measures = Measures(self)
+        self._memo = Memo()
+        self._freeze()
+
+    # ------------------------------------------------------------ immutability
+    def _adopt(self, part) -> None:
+        """A returned part's fields as attributes (the names callers read)."""
+        for f in fields(part):
+            setattr(self, f.name, getattr(part, f.name))
+
+    def _build_constraints(self) -> None:
+        """The constraint part (``constraint_set``) and B's pattern under the names callers
+        read (``B_indices``, ``B_indptr``, ``B_nnz``, ``B_rows``, ``B_scatter``)."""
+        self.constraint_set = cs = ConstraintSet(self)
+        self.B_indices, self.B_indptr, self.B_nnz = cs.B_indices, cs.B_indptr, cs.B_nnz
+        self.B_rows, self.B_scatter = cs.B_rows, cs.B_scatter
+
+    def _freeze(self) -> None:
+        for a in (self.row_joint, self.indices, self.indptr, self.diag_pos, self.M_const,
+                  self.f_gravity, self.f_const, self.M_rest_pos, *self.joint_rows.values()):
+            a.flags.writeable = False
+        object.__setattr__(self, "_frozen", True)
+
+    def __setattr__(self, name: str, value) -> None:
+        if self._frozen:
+            raise FrozenInstanceError(
+                f"cannot set System.{name}: a compiled System is immutable (one System serves "
+                "many runs); keep what a run changes in the run's own state, or compile the "
+                "model again")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self._frozen:
+            raise FrozenInstanceError(f"cannot delete System.{name}: a compiled System is "
+                                      "immutable")
+        object.__delattr__(self, name)
+
+    def with_joint_blocks(self, joint_blocks: list, row_joint: np.ndarray,
+                          scatter: dict) -> "System":
+        """A new System equal to this one but for its constraints: ``joint_blocks`` (rows
+        numbered in order), ``row_joint`` (n_con,) (the joint of each row, -1 for none) and
+        the element ``scatter`` maps (with the new blocks' entries); e.g. the impact handler's
+        resting-contact rows. This System is unchanged; the new one shares its parts."""
+        new = copy.copy(self)
+        d = new.__dict__
+        d.update(joint_blocks=joint_blocks, n_con=len(row_joint), row_joint=row_joint,
+                 scatter=scatter, _memo=Memo(), _frozen=False)
+        new._build_constraints()
+        new.measures = Measures(new)
+        new._freeze()
+        return new
 
     # ------------------------------------------------------------ compile
     def _build_contacts(self, model: Model) -> None:
@@ -97,7 +172,8 @@ class System(Measures, Constraints):
         joints = [b for b in self.joint_blocks if not b.linear]
         extra = [self.turning_loads] if self.turning_loads else []
         for b in self.blocks + joints + self.contact_groups + extra:
-            fi = (self._joint_free_index(b) if b in joints else self.free_index[b.dofs])
+            fi = (joint_free_index(self.free_index, b) if b in joints
+                  else self.free_index[b.dofs])
             # entry (e, i, j) of each element matrix: column fi[e, j], row fi[e, i]; one
             # broadcast product instead of row and column copies (1e6-DOF chains: 45 s)
             key = (fi[:, None, :] * nf + fi[:, :, None]).ravel()
@@ -167,7 +243,6 @@ class System(Measures, Constraints):
                 self.f_const[dofs] += load.evaluate(0.0)
             else:
                 self.variable_loads.append((dofs, load))
-        self._load_cache: tuple[float, np.ndarray] | None = None
 
 
     # ------------------------------------------------------------ assembly
@@ -291,12 +366,14 @@ class System(Measures, Constraints):
         """Applied nodal forces and torques at time ``t`` (n_dof,) (cached per ``t``)."""
         if not self.variable_loads:
             return self.f_const
-        if self._load_cache is not None and self._load_cache[0] == t:
-            return self._load_cache[1]
+        cached = self._memo.loads
+        if cached is not None and cached[0] == t:
+            return cached[1]
         f = self.f_const.copy()
         for dofs, load in self.variable_loads:
             f[dofs] += load.evaluate(t)
-        self._load_cache = (t, f)
+        f.flags.writeable = False       # shared by the calls at this t
+        self._memo.loads = (t, f)
         return f
 
     def external_forces(self, q: np.ndarray, t: float = 0.0, tangent: bool = True):
@@ -305,14 +382,14 @@ class System(Measures, Constraints):
         or None. Without turning loads and offset masses under gravity the force is returned
         read-only and, for constant loads, the same array at every call (a new sum of 0.8 MB
         per Newton iteration at 1e5 DOFs cost 0.25 ms)."""
-        if self._fext_cache is not None and (not self.variable_loads
-                                             or self._fext_cache[0] == t):
-            return self._fext_cache[1], None
+        cached = self._memo.fext
+        if cached is not None and (not self.variable_loads or cached[0] == t):
+            return cached[1], None
         f = self.nodal_loads(t) + self.f_gravity
         Kl = None
         if not self.turning_loads and not (self.varying_mass and np.any(self.gravity != 0.0)):
             f.flags.writeable = False
-            self._fext_cache = (t, f)
+            self._memo.fext = (t, f)
             return f, None
         if self.turning_loads:
             f = f.copy()
@@ -441,6 +518,101 @@ class System(Measures, Constraints):
             return self.extra_labels[i]
         nid, j = self.dof_owner[i]
         return f"{self.model.nodes[nid]} {self.dof_names[j]}"
+
+    # ------------------------------------------------ constraints (the ConstraintSet's)
+    def joint_poses(self, blk, q: np.ndarray):
+        """What a joint block evaluates at ``q`` (:meth:`ConstraintSet.joint_poses`)."""
+        return self.constraint_set.joint_poses(blk, q)
+
+    def constraints(self, q: np.ndarray, t: float = 0.0, lam: np.ndarray | None = None,
+                    hessian: bool = True, rows: RedundantRows | None = None):
+        """Constraint values ``phi (n_con,)``, the CSR data of ``B`` on the free DOFs, the
+        constraint forces ``B^T lam`` [N, N m] on all DOFs and the geometric stiffness data
+        at ``(q, t)`` [s], as a :class:`fembody.constraints.ConstraintEval`; ``rows``: a run's
+        :class:`fembody.constraints.RedundantRows` (default None: all rows in). See
+        :meth:`fembody.constraints.ConstraintSet.constraints`."""
+        return self.constraint_set.constraints(q, t, lam, hessian, rows)
+
+    def constraint_rates(self, t: float, rows: RedundantRows | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """``phi_t`` and ``phi_tt`` (n_con,) of the drivers at ``t`` [s]
+        (:meth:`ConstraintSet.constraint_rates`)."""
+        return self.constraint_set.constraint_rates(t, rows)
+
+    def constraint_curvature(self, q: np.ndarray, v: np.ndarray, t: float = 0.0,
+                             rows: RedundantRows | None = None) -> np.ndarray:
+        """``v^T H_i v`` per constraint row (:meth:`ConstraintSet.constraint_curvature`)."""
+        return self.constraint_set.constraint_curvature(q, v, t, rows)
+
+    def frame_reaction(self, index: int, q: np.ndarray, lam: np.ndarray, t: float = 0.0,
+                       frame: str = "global") -> np.ndarray | None:
+        """Force and moment (6,) [N, N m] of spatial joint ``index`` on its second node
+        (:meth:`ConstraintSet.frame_reaction`)."""
+        return self.constraint_set.frame_reaction(index, q, lam, t, frame)
+
+    def row_positions(self, rows: np.ndarray) -> np.ndarray:
+        """Positions of the constraint ``rows``' entries in B's CSR data."""
+        return self.constraint_set.row_positions(rows)
+
+    def B_matrix(self, Bdata: np.ndarray) -> sp.csr_matrix:
+        """The constraint Jacobian on the free DOFs as SciPy's CSR matrix (n_con, n_free)."""
+        return self.constraint_set.B_matrix(Bdata)
+
+    def B_dense(self, Bdata: np.ndarray) -> np.ndarray:
+        """The constraint Jacobian on the free DOFs as a dense array (n_con, n_free)."""
+        return self.constraint_set.B_dense(Bdata)
+
+    def B_product(self, Bdata: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``B x`` (n_con,) for a free-DOF vector ``x``."""
+        return self.constraint_set.B_product(Bdata, x)
+
+    def B_zero_rows(self, Bdata: np.ndarray) -> np.ndarray:
+        """The constraint rows whose every entry on the free DOFs is zero."""
+        return self.constraint_set.B_zero_rows(Bdata)
+
+    def saddle_pattern(self):
+        """The CSC pattern of ``[[S, B^T], [B, D]]`` (:meth:`ConstraintSet.saddle_pattern`)."""
+        return self.constraint_set.saddle_pattern()
+
+    # ------------------------------------------------------ measures (the Measures')
+    def reactions(self, q: np.ndarray, v: np.ndarray, qdd: np.ndarray, lam: np.ndarray,
+                  t: float) -> np.ndarray:
+        """Support reactions on the fixed DOFs of a dynamic state [N, N m]
+        (:meth:`fembody.measures.Measures.reactions`)."""
+        return self.measures.reactions(q, v, qdd, lam, t)
+
+    def strain_energy(self, q: np.ndarray) -> float:
+        """Elastic energy stored in all elements and springs [J]."""
+        return self.measures.strain_energy(q)
+
+    def kinetic_energy(self, q: np.ndarray, v: np.ndarray) -> float:
+        """Kinetic energy 1/2 v^T M(q) v [J]."""
+        return self.measures.kinetic_energy(q, v)
+
+    def momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Generalised momentum M(q) v on every DOF (n_dof,) [kg m/s, kg m^2/s]."""
+        return self.measures.momentum(q, v)
+
+    def linear_momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Total linear momentum (dim,) [kg m/s]."""
+        return self.measures.linear_momentum(q, v)
+
+    def angular_momentum(self, q: np.ndarray, v: np.ndarray, about=None):
+        """Angular momentum about the point ``about`` [kg m^2/s] (default the origin; a number
+        in planar models, a 3-vector in spatial ones)."""
+        return self.measures.angular_momentum(q, v, about)
+
+    def gravity_energy(self, q: np.ndarray) -> float:
+        """Potential energy of gravity relative to the reference configuration [J]."""
+        return self.measures.gravity_energy(q)
+
+    def resultants(self, q: np.ndarray) -> dict[str, np.ndarray]:
+        """Stress resultants per element family: ``{family: (n, 3)}`` [N, N, N m]."""
+        return self.measures.resultants(q)
+
+    def inverted_elements(self, q: np.ndarray, q_prev: np.ndarray | None = None) -> list[str]:
+        """Labels of the beam and truss elements that have passed through zero length."""
+        return self.measures.inverted_elements(q, q_prev)
 
     # ------------------------------------------------------- post-processing
     def block(self, family: str):

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .. import validate
+from ..constraints import RedundantRows
 from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
@@ -67,8 +68,11 @@ class Integrator:
 
     name = "integrator"
 
-    def __init__(self, system: System, t0: float = 0.0) -> None:
+    def __init__(self, system: System, t0: float = 0.0,
+                 rows: RedundantRows | None = None) -> None:
         self.sys = system
+        # the run's redundant constraint rows (the driver's, shared; a fresh set: all rows in)
+        self.rows = RedundantRows() if rows is None else rows
         self.t = float(t0)
         self.n_residual = self.n_tangent = self.n_newton = 0
         self.n_steps = self.n_rejected = 0
@@ -137,7 +141,7 @@ class Integrator:
         else:
             fint, K, C = s.internal_forces(q, v, tangent, out)
         fext, Kl = s.external_forces(q, t, tangent)
-        ce = s.constraints(q, t, lam, hessian=tangent)
+        ce = s.constraints(q, t, lam, hessian=tangent, rows=self.rows)
         if fused:
             M, Kin, Cin = None, None, None
             # trusted: the System's fresh float arrays, its own free DOFs

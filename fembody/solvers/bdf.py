@@ -122,7 +122,8 @@ class BDF(IndexOneIntegrator):
         self._restart = False
         self._fac_c: float | None = None      # c = h b of the current factorisation
         self._explicit_h: float | None = None
-        self.newton_solver = saddle_solver(system, options.get("linear_solver", "auto"))
+        self.newton_solver = saddle_solver(system, options.get("linear_solver", "auto"),
+                                           rows=self.rows)
 
     @property
     def n_factor(self) -> int:
@@ -214,9 +215,9 @@ class BDF(IndexOneIntegrator):
             r, ce, _, mats = self.evaluate(q, v, acc, lam, t1, tangent)
             ca = np.zeros(0)
             if s.n_con:
-                phi_t, phi_tt = s.constraint_rates(t1)
+                phi_t, phi_tt = s.constraint_rates(t1, self.rows)
                 B = s.B_matrix(ce.Bdata)
-                ca = (B @ af + s.constraint_curvature(q, v, t1) + phi_tt
+                ca = (B @ af + s.constraint_curvature(q, v, t1, self.rows) + phi_tt
                       + 2.0 * alpha * (B @ vf + phi_t) + beta2 * ce.phi)
             finite = np.all(np.isfinite(r)) and np.all(np.isfinite(ca))
             return r, ca / gam, ce.Bdata, mats, (0.0 if finite else math.nan), None, 0.0, None

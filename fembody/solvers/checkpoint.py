@@ -45,7 +45,7 @@ json = lazy_module("json")
 tempfile = lazy_module("tempfile")
 
 MAGIC = b"FEMBODY-CKPT\n"
-FORMAT = 1
+FORMAT = 2     # 2: the run state is a RunState with its redundant rows (simulate)
 VERSION = fembody_version.__version__
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import SingularSystemError
 from ..system import System
 from .linalg import saddle_solver
+from ..constraints import RedundantRows
 
 
 class AugmentedODE:
@@ -34,10 +35,11 @@ class AugmentedODE:
     """
 
     def __init__(self, system: System, alpha: float = 10.0, beta: float = 10.0,
-                 linear_solver: str = "auto") -> None:
+                 linear_solver: str = "auto", rows: RedundantRows | None = None) -> None:
         self.sys = system
+        self.rows = rows        # the run's redundant rows (shared with its integrator)
         self.alpha, self.beta = float(alpha), float(beta)
-        self.solver = saddle_solver(system, linear_solver, symmetric=True)
+        self.solver = saddle_solver(system, linear_solver, symmetric=True, rows=rows)
         self.nf = system.n_free
         self.last_lam = np.zeros(system.n_con)
         self.last_qdd = np.zeros(system.n_dof)
@@ -84,15 +86,15 @@ class AugmentedODE:
         fint, _, _ = s.internal_forces(q, v, False)
         fext, _ = s.external_forces(q, t, False)
         fin, M = s.velocity_forces(q, v)                         # h(q, v)
-        ce = s.constraints(q, t)
+        ce = s.constraints(q, t, rows=self.rows)
         # a constant mass matrix is factorised once; only the constraint part is redone
         self.solver.factorize(M, ce.Bdata, same_S=self._m_factored)
         self._m_factored = not s.nonlinear_inertia
         c = np.zeros(0)
         if s.n_con:
-            phi_t, phi_tt = s.constraint_rates(t)
+            phi_t, phi_tt = s.constraint_rates(t, self.rows)
             dphi = s.B_product(ce.Bdata, v[s.free]) + phi_t
-            c = (-(s.constraint_curvature(q, v, t) + phi_tt) - 2.0 * self.alpha * dphi
+            c = (-(s.constraint_curvature(q, v, t, self.rows) + phi_tt) - 2.0 * self.alpha * dphi
                  - self.beta ** 2 * ce.phi)
         rhs = (fext - fint - fin)[s.free]
         if not (np.all(np.isfinite(rhs)) and np.all(np.isfinite(c))):
@@ -108,19 +110,20 @@ class AugmentedODE:
 
 
 def project(system: System, q: np.ndarray, v: np.ndarray, t: float, *,
-            mass_weighted: bool = True, tol: float | None = None, max_iter: int = 10
-            ) -> tuple[np.ndarray, np.ndarray, float]:
+            mass_weighted: bool = True, tol: float | None = None, max_iter: int = 10,
+            rows: RedundantRows | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """Project coordinates onto phi(q, t) = 0 and velocities onto B v + phi_t = 0 by
     minimal-norm corrections (weighted by the mass matrix, or unweighted). Returns the new
-    (q, v) and the coordinate violation before the projection."""
+    (q, v) and the coordinate violation before the projection. ``rows``: the run's
+    redundant rows (default: all rows in)."""
     s = system
     if s.n_con == 0:
         return q, v, 0.0
     tol = 1e-12 * s.length if tol is None else tol
-    solver = saddle_solver(s, "auto", symmetric=True)
+    solver = saddle_solver(s, "auto", symmetric=True, rows=rows)
     W = s.mass_data(q) if mass_weighted else _identity_data(s)
     zeros = np.zeros(s.n_free)
-    ce = s.constraints(q, t)
+    ce = s.constraints(q, t, rows=rows)
     before = float(np.max(np.abs(ce.phi)))
     q = q.copy()
     for _ in range(max_iter):
@@ -129,19 +132,20 @@ def project(system: System, q: np.ndarray, v: np.ndarray, t: float, *,
         solver.factorize(W, ce.Bdata)
         dq, _ = solver.solve(zeros, -ce.phi)       # W dq + B^T mu = 0, B dq = -phi
         q = s.update(q, dq)
-        ce = s.constraints(q, t)
-    return q, project_velocity(s, solver, W, q, v, t, ce.Bdata), before
+        ce = s.constraints(q, t, rows=rows)
+    return q, project_velocity(s, solver, W, q, v, t, ce.Bdata, rows), before
 
 
 def project_velocity(system: System, solver, W: np.ndarray, q: np.ndarray, v: np.ndarray,
-                     t: float, Bdata: np.ndarray | None = None) -> np.ndarray:
+                     t: float, Bdata: np.ndarray | None = None,
+                     rows: RedundantRows | None = None) -> np.ndarray:
     """Velocities moved onto B v + phi_t = 0 by the ``W``-weighted minimal-norm correction
     (``W``: CSC data of the weight, e.g. the mass matrix); ``solver`` is a saddle-point
-    solver of the system, refactorised here."""
+    solver of the system, refactorised here; ``rows``: the run's redundant rows."""
     s = system
     if Bdata is None:
-        Bdata = s.constraints(q, t).Bdata
-    phi_t, _ = s.constraint_rates(t)
+        Bdata = s.constraints(q, t, rows=rows).Bdata
+    phi_t, _ = s.constraint_rates(t, rows)
     solver.factorize(W, Bdata)
     dv, _ = solver.solve(np.zeros(s.n_free), -(s.B_product(Bdata, v[s.free]) + phi_t))
     v = v.copy()
@@ -155,8 +159,8 @@ def _identity_data(s: System) -> np.ndarray:
     return d
 
 
-def consistent_velocity(system: System, q: np.ndarray, v: np.ndarray, t: float = 0.0
-                        ) -> tuple[np.ndarray, float, int]:
+def consistent_velocity(system: System, q: np.ndarray, v: np.ndarray, t: float = 0.0,
+                        rows: RedundantRows | None = None) -> tuple[np.ndarray, float, int]:
     """Initial velocities made consistent with the joints (``B v + phi_t = 0``) by the
     mass-weighted minimal-norm correction (which keeps the momentum the joints allow).
     Returns the new velocities, the largest change [m/s or rad/s] and its DOF (-1: none).
@@ -169,7 +173,7 @@ def consistent_velocity(system: System, q: np.ndarray, v: np.ndarray, t: float =
         return v, 0.0, -1
     v = np.asarray(v, dtype=float).copy()
     v[s.fixed] = 0.0
-    new = project_velocity(s, saddle_solver(s, "auto"), M, q, v, t)
+    new = project_velocity(s, saddle_solver(s, "auto", rows=rows), M, q, v, t, rows=rows)
     change = np.abs(new - v)
     i = int(np.argmax(change))
     return new, float(change[i]), i

@@ -44,11 +44,11 @@ the Lankarani-Nikravesh damping) while they are open.
 """
 from __future__ import annotations
 
-import copy
 import logging
 
 import numpy as np
 
+from ..constraints import RedundantRows
 from ..errors import ConvergenceError, ModelError
 from ..joints.blocks import JointBlock
 from ..system import System, Scatter
@@ -80,24 +80,17 @@ class ContactRow(JointBlock):
 
 
 def with_contact_rows(base: System, items: list) -> System:
-    """A copy of ``base`` whose constraints end with one row per resting contact
-    ``(group, i)`` (the joints' rows and multipliers keep their places)."""
-    s = copy.copy(base)
+    """A new System equal to ``base`` but for its constraints, which end with one row per
+    resting contact ``(group, i)`` (the joints' rows and multipliers keep their places)."""
     rows = [ContactRow(grp, i, base.n_con + k) for k, (grp, i) in enumerate(items)]
-    s.joint_blocks = base.joint_blocks + rows
-    s.n_con = base.n_con + len(rows)
-    s.row_joint = np.r_[base.row_joint, np.full(len(rows), -1, dtype=np.int64)]
-    s.scatter = dict(base.scatter)
+    scatter = dict(base.scatter)
     for blk in rows:
         pos = base.scatter[id(blk.group)].pos[blk.i:blk.i + 1]
         sel = np.flatnonzero(pos.ravel() >= 0)
-        s.scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel].astype(np.int64), pos)
-    s.rebuild_constraints()
-    s.rheonomic = base.rheonomic
-    comp = getattr(base, "row_compliance", None)    # redundant joint rows (solvers.redundancy)
-    if comp is not None:
-        s.row_compliance = np.r_[comp, np.zeros(len(rows))]
-    return s
+        scatter[id(blk)] = Scatter(blk.dofs, sel, pos.ravel()[sel].astype(np.int64), pos)
+    return base.with_joint_blocks(base.joint_blocks + rows,
+                                  np.r_[base.row_joint, np.full(len(rows), -1, dtype=np.int64)],
+                                  scatter)
 
 
 def restart(integ, q: np.ndarray, v: np.ndarray) -> None:
@@ -121,6 +114,11 @@ class ImpactHandler:
         self.base = system
         self.groups = system.contact_groups
         self.penalty = system.penalty_blocks
+        if self.penalty:
+            # the approach speeds are the run's: a System run before starts afresh
+            from ..contact import V_MINUS_FLOOR
+            for b in self.penalty:
+                b.v_minus = np.full(len(b.v_minus), V_MINUS_FLOOR)
         self.cls, self.options, self.dt = cls, options, dt
         self.items = [(grp, i) for grp in self.groups for i in range(len(grp))]
         self.contacts = [grp.contacts[i] for grp, i in self.items]
@@ -137,6 +135,8 @@ class ImpactHandler:
         self._stall = 0
         self._systems: dict[tuple, System] = {}
         self._solvers: dict[int, object] = {}
+        # the run's redundant rows on each System by its resting contacts (() the base's)
+        self._rows: dict[tuple, RedundantRows] = {(): integ.rows}
         if self.items:
             g, _, _, ok = self._gaps(integ.q)
             bad = np.flatnonzero(ok & (g < -self.touch))
@@ -271,9 +271,9 @@ class ImpactHandler:
         return a
 
     # -------------------------------------------------------------- impulse
-    def _solver(self, s: System):
+    def _solver(self, s: System, rows: RedundantRows):
         if id(s) not in self._solvers:
-            self._solvers[id(s)] = saddle_solver(s)
+            self._solvers[id(s)] = saddle_solver(s, rows=rows)
         return self._solvers[id(s)]
 
     def _impact(self, integ, acc: dict, forced: bool = False):
@@ -291,7 +291,8 @@ class ImpactHandler:
             # only to O(h^2)): the impulse then leaves B v = -phi_t exact, and e = 1 keeps the
             # kinetic energy to round-off
             v0 = v
-            v = project_velocity(s, self._solver(s), s.mass_data(q), q, v, t)
+            v = project_velocity(s, self._solver(s, integ.rows), s.mass_data(q), q, v, t,
+                                 rows=integ.rows)
             gd[cand] = [float(Gs[j] @ v[self.items[j][0].dofs[self.items[j][1]]])
                         for j in cand]
         D = np.column_stack([self._D(j, Gs[j], s) for j in cand])
@@ -306,7 +307,7 @@ class ImpactHandler:
         if forced:          # barely separating yet pressed back within the step: rest
             v_rest = np.where(vn >= 0.0, np.maximum(v_rest, vn), v_rest)
         e = np.where(self.e[cand] * np.abs(vn) <= v_rest, 0.0, self.e[cand])
-        v1, P, _ = solve_impulse(s, q, v, D, e, t, self._solver(s))
+        v1, P, _ = solve_impulse(s, q, v, D, e, t, self._solver(s, integ.rows), integ.rows)
         T0, T1 = s.kinetic_energy(q, v), s.kinetic_energy(q, v1)
         acc["dissipated"] += (s.kinetic_energy(q, v0) if s.n_con else T0) - T1
         vn1 = D.T @ v1[s.free]
@@ -344,11 +345,21 @@ class ImpactHandler:
         while True:
             key = tuple(sorted(resting))
             if key not in self._systems:
-                self._systems[key] = (with_contact_rows(self.base, [self.items[j] for j in key])
-                                      if key else self.base)
+                self._systems[key] = s = (with_contact_rows(self.base,
+                                                            [self.items[j] for j in key])
+                                          if key else self.base)
+                if key:
+                    # the run's rows on the System with the contact rows appended (which the
+                    # integrator below re-detects); the contact rows are neither out nor
+                    # compliant
+                    base = self._rows[()]
+                    comp = (None if base.compliance is None
+                            else np.r_[base.compliance, np.zeros(len(key))])
+                    self._rows[key] = RedundantRows(base.mode, base.dropped, comp)
             s = self._systems[key]
-            qp, vp, _ = project(s, q, v, t)
-            new = self.cls(s, q0=qp, v0=vp, t0=t, **self.options)
+            rows = self._rows[key]
+            qp, vp, _ = project(s, q, v, t, rows=rows)
+            new = self.cls(s, q0=qp, v0=vp, t0=t, rows=rows, **self.options)
             if self.impacts:
                 new.after_impact()
             lam_c = new.lam[self.base.n_con:]
@@ -388,18 +399,19 @@ class ImpactHandler:
 
 
 def solve_impulse(system: System, q: np.ndarray, v: np.ndarray, D: np.ndarray, e: np.ndarray,
-                  t: float = 0.0, solver=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  t: float = 0.0, solver=None, rows: RedundantRows | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Velocity jump of an impact at state ``(q, v)`` (full-length) with the contact gradients
     ``D (n_free, n_c)`` and restitution ``e (n_c,)``, every joint of ``system`` held.
 
     Solves ``[[M, B^T], [B, 0]] [X; Y] = [D; 0]`` (the joint-constrained response to unit
     impulses), then the Delassus LCP ``W P = -(1 + e) D^T v-`` with ``W = D^T X`` for the normal
     impulses ``P >= 0`` [N s]. Returns ``(v+, P, W)``; ``v+ = v- + X P`` satisfies
-    ``B (v+ - v-) = 0`` to round-off."""
+    ``B (v+ - v-) = 0`` to round-off. ``rows``: the run's redundant rows (default: all in)."""
     s = system
     if solver is None:
-        solver = saddle_solver(s)
-    solver.factorize(s.mass_data(q), s.constraints(q, t).Bdata)
+        solver = saddle_solver(s, rows=rows)
+    solver.factorize(s.mass_data(q), s.constraints(q, t, rows=rows).Bdata)
     zero = np.zeros(s.n_con)
     X = np.column_stack([solver.solve(D[:, k], zero)[0] for k in range(D.shape[1])])
     W = D.T @ X

@@ -601,18 +601,20 @@ class SaddlePointSolver:
         return x[:self.nf], s * x[self.nf:]
 
 
-def saddle_solver(system, method: str = "auto", symmetric: bool | None = None
-                  ) -> SaddlePointSolver:
+def saddle_solver(system, method: str = "auto", symmetric: bool | None = None,
+                  rows=None) -> SaddlePointSolver:
     """A saddle-point solver on a compiled System's fixed augmented pattern. ``symmetric``:
     whether S is symmetric (default: planar models without follower loads; spatial tangents
-    and load stiffness are not: LU, as the envelope, Cholesky and LDL^T read one triangle)."""
+    and load stiffness are not: LU, as the envelope, Cholesky and LDL^T read one triangle).
+    ``rows``: the run's :class:`fembody.constraints.RedundantRows`, whose compliance (read at
+    every factorisation) enters the (2,2) block; default None: no compliant row."""
     s = system
     pat = s.saddle_pattern() if s.n_con else None
     if symmetric is None:
         symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
     solver = SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
                                s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)
-    solver.compliance = RowCompliance(s)
+    solver.compliance = NoCompliance() if rows is None else RowCompliance(rows)
     return solver
 
 

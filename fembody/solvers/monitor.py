@@ -110,7 +110,7 @@ class RunMonitor:
         s = integ.sys
         if not getattr(s, "rheonomic", False):
             return 0.0
-        return float(integ.lam[:s.n_con] @ s.constraint_rates(integ.t)[0])
+        return float(integ.lam[:s.n_con] @ s.constraint_rates(integ.t, integ.rows)[0])
 
     def before_step(self, integ) -> None:
         """Remember the velocities the next step starts from (for its mean acceleration; a
@@ -159,7 +159,7 @@ class RunMonitor:
         last_eval = getattr(integ, "last", None)
         lam = integ.lam[:s.n_con]
         fc = (last_eval[1].force if last_eval is not None else
-              s.constraints(q, t, lam, hessian=False).force)
+              s.constraints(q, t, lam, hessian=False, rows=integ.rows).force)
         free = s.free
         fint, _, _ = s.internal_forces(q, v, False)
         dv = np.zeros(s.n_dof)

@@ -34,6 +34,7 @@ import logging
 
 import numpy as np
 
+from ..constraints import RedundantRows
 from ..errors import ModelError, SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
@@ -139,8 +140,8 @@ class GeneralizedAlpha(Integrator):
                  reuse_rate: float = 0.3, linear_solver: str = "auto",
                  projection: bool | str = "auto", predictor: str = "acceleration",
                  q0: np.ndarray | None = None, v0: np.ndarray | None = None,
-                 unstable_ok: bool = False) -> None:
-        super().__init__(system, t0)
+                 unstable_ok: bool = False, rows: RedundantRows | None = None) -> None:
+        super().__init__(system, t0, rows)
         if predictor not in ("acceleration", "displacement"):
             raise ModelError(f"predictor must be 'acceleration' or 'displacement', got "
                              f"{predictor!r}")
@@ -183,11 +184,11 @@ class GeneralizedAlpha(Integrator):
                              "grow without bound (a pendulum's link force reaches 1e6 times "
                              "its weight) while the energy balance still looks closed. Keep "
                              "projection='auto', use rho_inf < 1, or pass unstable_ok=True")
-        self.solver = saddle_solver(system, linear_solver)
+        self.solver = saddle_solver(system, linear_solver, rows=self.rows)
         # Newton's increments composed at the iterate, mapped to the step's (None: additive)
         self._lie = None if system.space.commutative else LieIncrement(system) or None
         # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
-        self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver)
+        self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver, self.rows)
         self._fac_h: float | None = None       # step size of the current factorisation
         self._damped = (system.rayleigh[0] > 0 or system.rayleigh[1] > 0 or
                         any(getattr(b, "Dd", None) is not None for b in system.stiffness_blocks))
@@ -230,14 +231,14 @@ class GeneralizedAlpha(Integrator):
         s = self.sys
         self.q, self.v = initial_state(s, q0, v0)
         if s.n_con:
-            ce = s.constraints(self.q, self.t)
+            ce = s.constraints(self.q, self.t, rows=self.rows)
             bad = np.flatnonzero(np.abs(ce.phi) > max(self.ptol, 1e-9 * self.length))
             if bad.size:
                 names = sorted({self.sys.model.joints[int(s.row_joint[i])].label for i in bad})
                 raise ModelError(f"initial configuration violates {', '.join(names)} "
                                  f"(|phi| up to {np.abs(ce.phi).max():.3g}); place the nodes so "
                                  "that the joints are closed and drivers start at motion(0) = 0")
-            check_redundant(s, ce.Bdata, q=self.q, t=self.t)
+            check_redundant(s, ce.Bdata, self.rows.mode, q=self.q, t=self.t, rows=self.rows)
         self.qdd = np.zeros(s.n_dof)
         self.lam = np.zeros(s.n_con)
         self._consistent(project_velocity=True)
@@ -253,7 +254,8 @@ class GeneralizedAlpha(Integrator):
             log.warning("some free DOFs have no mass; starting with zero accelerations")
             return
         if s.n_con and project_velocity:
-            self.v = dae_project_velocity(s, self._index1.solver, M, self.q, self.v, self.t)
+            self.v = dae_project_velocity(s, self._index1.solver, M, self.q, self.v, self.t,
+                                          rows=self.rows)
         acc = self._index1.at(self.t, self.q, self.v)
         self.n_residual += 1
         if acc is None or not np.all(np.isfinite(acc)):

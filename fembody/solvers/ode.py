@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from ..constraints import RedundantRows
 from ..errors import ModelError
 from ..system import System
 from .base import Integrator, initial_state, log
@@ -42,17 +43,18 @@ class IndexOneIntegrator(Integrator):
     def __init__(self, system: System, *, alpha: float = 10.0, beta: float = 10.0,
                  projection: str | bool = "threshold", project_tol: float | None = None,
                  mass_weighted: bool = True, linear_solver: str = "auto", t0: float = 0.0,
-                 q0: np.ndarray | None = None, v0: np.ndarray | None = None) -> None:
-        super().__init__(system, t0)
+                 q0: np.ndarray | None = None, v0: np.ndarray | None = None,
+                 rows: RedundantRows | None = None) -> None:
+        super().__init__(system, t0, rows)
         if projection not in ("always", "threshold", True, False):
             raise ModelError(f"projection must be 'always', 'threshold' or False, got {projection!r}")
-        self.ode = AugmentedODE(system, alpha, beta, linear_solver)
+        self.ode = AugmentedODE(system, alpha, beta, linear_solver, self.rows)
         self.solver = self.ode.solver
         self.projection = "always" if projection is True else projection
         self.project_tol = 1e-8 * system.length if project_tol is None else project_tol
         self.mass_weighted = mass_weighted
         q, v = initial_state(system, q0, v0)
-        q, v, _ = project(system, q, v, self.t, mass_weighted=mass_weighted)
+        q, v, _ = project(system, q, v, self.t, mass_weighted=mass_weighted, rows=self.rows)
         self.q, self.v = q, v
         self.n_projections = 0
         self._ode_counted = 0
@@ -80,10 +82,10 @@ class IndexOneIntegrator(Integrator):
         self.q, self.v = self.ode.split(x)
         s = self.sys
         if self.projection and s.n_con:
-            viol = float(np.max(np.abs(s.constraints(self.q, t).phi)))
+            viol = float(np.max(np.abs(s.constraints(self.q, t, rows=self.rows).phi)))
             if self.projection == "always" or viol > self.project_tol:
                 self.q, self.v, _ = project(s, self.q, self.v, t,
-                                            mass_weighted=self.mass_weighted)
+                                            mass_weighted=self.mass_weighted, rows=self.rows)
                 self.n_projections += 1
                 log.debug("projection at t = %.6g s (|phi| was %.3g)", t, viol)
                 self.state_changed()

@@ -3,8 +3,8 @@ joint, which row, what it restrains), and the ``redundant=`` option of the solve
 
 ``redundant="error"`` (default) raises a :class:`ModelError` naming the rows; ``"drop"`` takes
 the dependent rows out of the equations (their phi, B row, rates and multipliers are zero: the
-System's ``dropped_rows``) and ``"regularize"`` keeps them with a small compliance in the
-saddle-point matrix (``[[S, B^T], [B, -C]]``, the System's ``row_compliance``; the load
+run's ``RedundantRows.dropped``) and ``"regularize"`` keeps them with a small compliance in the
+saddle-point matrix (``[[S, B^T], [B, -C]]``, ``RedundantRows.compliance``; the load
 shared by a redundant set then depends on C, so its multipliers are not unique). Either way the
 rows are logged and listed in ``result.stats["redundant_rows"]``.
 
@@ -35,6 +35,7 @@ import logging
 import numpy as np
 from ..lazy import lazy_module
 
+from ..constraints import RedundantRows
 from ..errors import ModelError, RunError
 from ..system import System
 from ._kernels import absmax
@@ -113,22 +114,24 @@ def row_name(system: System, row: int, q: np.ndarray | None = None, t: float = 0
     return text
 
 
-def check_redundant(system: System, Bdata: np.ndarray, mode: str | None = None,
+def check_redundant(system: System, Bdata: np.ndarray, mode: str = "error",
                     q: np.ndarray | None = None, t: float = 0.0,
-                    max_size: int = 20_000_000) -> list[str]:
+                    max_size: int = 20_000_000, rows: RedundantRows | None = None
+                    ) -> RedundantRows:
     """Detect redundant constraint rows at the configuration ``q`` (default: the reference)
-    and handle them by ``mode`` (default: the System's ``redundant_mode``, else 'error'):
-    raise a ModelError naming them, or drop or regularise them (see the module docstring).
-    Returns the names of the handled rows (also in ``system.redundant_rows``)."""
-    mode = getattr(system, "redundant_mode", "error") if mode is None else mode
+    and handle them by ``mode`` ('error', default; 'drop' or 'regularize'): raise a ModelError
+    naming them, or drop or regularise them (see the module docstring). Returns the run's
+    :class:`RedundantRows` (``rows``, refilled, when given; else a new one): the rows handled,
+    their compliance and names. The System is not changed."""
     if mode not in MODES:
         raise ModelError(f"redundant must be one of {MODES}, got {mode!r}")
-    system.dropped_rows = None
-    system.row_compliance = None
-    system.redundant_rows = []
+    if rows is None:
+        rows = RedundantRows(mode)
+    rows.mode = mode
+    rows.clear()
     m, n = system.n_con, system.n_free
     if m == 0 or m * n > max_size:
-        return []
+        return rows
     zero = system.B_zero_rows(Bdata)
     if zero.size and mode == "error":
         names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
@@ -136,7 +139,7 @@ def check_redundant(system: System, Bdata: np.ndarray, mode: str | None = None,
                          "remove the joint or the support")
     dep, deficiency = dependent_rows(system, Bdata)
     if not dep.size:
-        return []
+        return rows
     names = [row_name(system, int(i), q, t) for i in dep]
     if mode == "error":
         shown = "; ".join(names[:6]) + (f"; and {len(names) - 6} more" if len(names) > 6 else "")
@@ -146,17 +149,17 @@ def check_redundant(system: System, Bdata: np.ndarray, mode: str | None = None,
             "with fewer rows (e.g. a Spherical or Universal for one Revolute of a closed "
             "loop), or run anyway with redundant='drop' or 'regularize'")
     if mode == "drop":
-        system.dropped_rows = dep
+        rows.dropped = dep
         comp = np.zeros(m)
         comp[dep] = 1.0            # the row is zero: any positive pivot gives a zero multiplier
     else:
         comp = np.zeros(m)
         comp[dep] = REGULARIZATION
-    system.row_compliance = comp
-    system.redundant_rows = names
+    rows.compliance = comp
+    rows.names = names
     log.warning("%d redundant constraint row(s) %s: %s", len(dep),
                 "dropped (multipliers 0)" if mode == "drop" else "regularised", "; ".join(names))
-    return names
+    return rows
 
 
 class RankWatch:
@@ -168,15 +171,16 @@ class RankWatch:
     with ``time`` [s], ``rows`` (constraint rows), ``names`` and ``action`` ('drop',
     'regularize' or 'restore')."""
 
-    def __init__(self, system: System, max_size: int = 1_000_000) -> None:
+    def __init__(self, system: System, rows: RedundantRows, max_size: int = 1_000_000) -> None:
         self.sys = system
-        self.mode = getattr(system, "redundant_mode", "error")
+        self.rows = rows            # the run's, shared with its integrator (changed in place)
+        self.mode = rows.mode
         # (a re-check is a dense SVD of B: models with m n above max_size are not re-checked;
         # nor are runs with impulse contacts, whose resting rows live in copies of the System)
         self.on = (0 < system.n_con and system.n_con * system.n_free <= max_size
                    and not getattr(system, "contact_groups", None))
-        self.base_drop = getattr(system, "dropped_rows", None)
-        comp = getattr(system, "row_compliance", None)
+        self.base_drop = rows.dropped
+        comp = rows.compliance
         self.base_comp = None if comp is None else np.array(comp)
         self.extra = np.zeros(0, dtype=np.int64)       # rows out since the run started
         self.events: list[dict] = []
@@ -214,19 +218,19 @@ class RankWatch:
         return np.sort(piv[:s.n_con - rank])
 
     def _apply(self, extra: bool = True) -> None:
-        """Write the rows out into the System: the run's initial ones and, with ``extra``,
-        the ones taken out since."""
-        s, m = self.sys, self.sys.n_con
+        """Take the rows out in the run's :class:`RedundantRows`: the run's initial ones and,
+        with ``extra``, the ones taken out since."""
+        r, m = self.rows, self.sys.n_con
         out = self.extra if extra else np.zeros(0, dtype=np.int64)
         comp = np.zeros(m) if self.base_comp is None else self.base_comp.copy()
         if self.mode == "drop":
             rows = np.union1d(np.zeros(0, dtype=np.int64) if self.base_drop is None
                               else self.base_drop, out).astype(np.int64)
-            s.dropped_rows = rows if rows.size else None
+            r.dropped = rows if rows.size else None
             comp[out] = 1.0
         else:
             comp[out] = REGULARIZATION
-        s.row_compliance = comp if np.any(comp) else None
+        r.compliance = comp if np.any(comp) else None
 
     # a rejected step is retried with halved steps: the singular state is reached by one of
     # the next few (at most max_cuts + 1 for the first grid interval)
@@ -299,7 +303,8 @@ class RankWatch:
             # multipliers 5 to 80 times the physical ones for the rest of the run, when only
             # the accelerations and multipliers were made consistent
             self.settle = False
-            v, change, _ = consistent_velocity(self.sys, integ.q, integ.v, integ.t)
+            v, change, _ = consistent_velocity(self.sys, integ.q, integ.v, integ.t,
+                                               rows=self.rows)
             if change:
                 log.info("t = %.6g s: velocities projected onto the joints after the singular "
                          "state (largest change %.3g)", integ.t, change)
@@ -363,11 +368,7 @@ class RankWatch:
     def _full_B(self, q: np.ndarray, t: float) -> np.ndarray:
         """The dense B (free DOFs) at ``q``, ``t`` with every row in (none dropped)."""
         s = self.sys
-        drop, s.dropped_rows = getattr(s, "dropped_rows", None), None
-        try:
-            return s.B_dense(s.constraints(q, t, hessian=False).Bdata)
-        finally:
-            s.dropped_rows = drop
+        return s.B_dense(s.constraints(q, t, hessian=False).Bdata)
 
     def _restore(self, integ) -> None:
         back = [int(r) for r in self.extra]

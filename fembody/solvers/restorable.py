@@ -55,11 +55,12 @@ class NoCompliance:
 
 
 class RowCompliance:
-    """The System's redundant-row compliance, read when the solver factorises (an object, not
-    a closure, so solvers pickle into checkpoints with the System as a reference)."""
+    """A run's redundant-row compliance (its :class:`fembody.constraints.RedundantRows`),
+    read when the solver factorises (an object, not a closure, so solvers pickle into
+    checkpoints together with the run state holding the same rows)."""
 
-    def __init__(self, system) -> None:
-        self.system = system
+    def __init__(self, rows) -> None:
+        self.rows = rows
 
     def __call__(self):
-        return getattr(self.system, "row_compliance", None)
+        return self.rows.compliance

@@ -8,11 +8,13 @@ import os
 import pickle
 import time as _time
 import warnings
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from .. import validate
+from ..constraints import RedundantRows
 from ..errors import ConvergenceError, FembodyError, InstabilityError, ModelError, RunError
 from ..progress import Progress
 from ..results import Result
@@ -25,7 +27,7 @@ from .base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
 from .newmark import HHT, GeneralizedAlpha, Newmark
-from .redundancy import MODES as REDUNDANT_MODES
+from .options import MethodOptions, RunOptions
 from .redundancy import RankWatch
 from .statics import as_system
 from .structure import DiscreteGradient
@@ -59,7 +61,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     'gill', 'treanor', 'bdf1'..'bdf6',
     'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
     ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
-    ``newton='modified'``, ``linear_solver``, ...). A step whose Newton iteration fails is retried
+    ``newton='modified'``, ``linear_solver``, ...; checked against what the method takes by
+    :class:`fembody.solvers.options.MethodOptions`, the driver's own by
+    :class:`fembody.solvers.options.RunOptions`). A step whose Newton iteration fails is retried
     with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
     always landing on the output grid ``dt, 2 dt, ...``, whose last point is ``t_end`` exactly
     (reached by a shorter step when ``dt`` does not divide ``t_end``; ``dt > t_end`` is an
@@ -96,87 +100,158 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     seconds of wall time (a float; default: every 10 % of the output points) and at the end;
     ``fembody.resume(checkpoint, model)`` continues it, bit for bit as if never stopped.
     """
-    dt = validate.number("dt", dt, minimum=0.0, strict_min=True, where="simulate")
-    t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="simulate")
-    save_every = validate.integer("save_every", save_every, where="simulate")
-    validate.integer("max_cuts", max_cuts, minimum=0, where="simulate")
-    if min_dt is not None:
-        validate.number("min_dt", min_dt, minimum=0.0, strict_min=True, where="simulate")
-    validate.solver_options(options, "simulate")
-    monitor_bound = validate.number("monitor_bound", monitor_bound, minimum=1.0,
-                                    where="simulate")
-    validate.choice("monitor", monitor, (True, False), where="simulate")
-    validate.choice("progress", progress, (True, False, None), where="simulate")
-    if callback is not None and not callable(callback):
-        raise ModelError(f"simulate: callback must be a function of the Result or None, got "
-                         f"{callback!r}")
-    sys = as_system(model)
-    if dt > t_end * (1.0 + 1e-12):
-        raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
-                         "one step would be taken; use dt <= t_end")
-    # redundant joint rows: 'error' (default), 'drop' or 'regularize' (solvers.redundancy)
-    sys.redundant_mode = validate.choice("redundant", options.pop("redundant", "error"),
-                                         REDUNDANT_MODES, where="simulate")
+    # every option typed and checked here, before anything is compiled (solvers.options)
+    opts = RunOptions(dt=dt, t_end=t_end, save_every=save_every, min_dt=min_dt,
+                      max_cuts=max_cuts, progress=progress, callback=callback,
+                      checkpoint=checkpoint, checkpoint_every=checkpoint_every,
+                      monitor=monitor, monitor_bound=monitor_bound,
+                      redundant=options.pop("redundant", "error"))
+    v0 = options.pop("v0", None)
     cls, options = _method(method, options)
+    method_opts = MethodOptions(cls, method, options)
+    sys = as_system(model)
+    # redundant joint rows: the run's own choice, handed to the integrator (the System keeps
+    # none; solvers.redundancy)
+    rows = RedundantRows(opts.redundant)
     if getattr(sys, "dim", 2) == 3 and not issubclass(cls, (GeneralizedAlpha,
                                                              ode.IndexOneIntegrator)):
         raise ModelError(f"simulate: method {method!r} is planar only for now; spatial models "
                          "run with the Lie-group 'generalized-alpha' (default), 'hht', "
                          "'newmark', 'trapezoidal' or an index-1 method (rk4, bdf2, ...)")
-    v0 = options.pop("v0", None)
     v0 = initial_velocity(sys) if v0 is None else validate.array(
         "v0", v0, (sys.n_dof,), where="simulate", hint="one velocity per DOF")
     v0 = _consistent_v0(sys, options.get("q0"), v0)
     t_wall = _time.perf_counter()
     try:
-        integ = cls(sys, v0=v0, **options)
-    except TypeError as exc:            # an option the method does not know
+        integ = cls(sys, v0=v0, rows=rows, **method_opts.values)
+    except TypeError as exc:    # a keyword refused beyond the signature MethodOptions read
         if "unexpected keyword" not in str(exc):
             raise
         raise ModelError(f"simulate: method {method!r} does not take the option "
                          f"{str(exc).rsplit(' ', 1)[-1]} (check its spelling and the "
                          "method's options)") from None
     result = Result(sys, "dynamic")
-    result.stats["redundant_rows"] = list(getattr(sys, "redundant_rows", []))
+    result.stats["redundant_rows"] = list(rows.names)
     contacts = None
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
-        contacts = ImpactHandler(sys, integ, cls, options, dt)
+        contacts = ImpactHandler(sys, integ, cls, method_opts.values, opts.dt)
         result.impacts = contacts.impacts
     power = _Power(sys, integ)
     power(integ, 0.0)
-    run = dict(integ=integ, contacts=contacts, power=power, result=result,
-               acc={"work": 0.0, "constraint_work": 0.0, "dissipated": 0.0},
-               i=1, h=dt, good=0, dt=dt, t_end=t_end, save_every=save_every,
-               min_h=dt / 2.0**max_cuts if min_dt is None else min_dt, wall=0.0,
-               monitor=(bool(monitor), monitor_bound))
+    run = RunState(integ=integ, rows=rows, contacts=contacts, power=power, result=result,
+                   dt=opts.dt, t_end=opts.t_end, save_every=opts.save_every, h=opts.dt,
+                   min_h=opts.min_step, monitor=bool(opts.monitor),
+                   monitor_bound=opts.monitor_bound)
     _record(run, sys)
-    return drive(run, sys, progress, callback, checkpoint, checkpoint_every, t_wall)
+    return drive(run, sys, opts.progress, opts.callback, opts.checkpoint,
+                 opts.checkpoint_every, t_wall)
 
 
-def _record(run: dict, sys: System) -> None:
-    integ = run["integ"]
+@dataclass
+class RunState:
+    """Everything one run of :func:`simulate` changes as it goes, owned by the driver (the
+    compiled System is never written to: a System serves any number of runs, one after the
+    other or side by side). A checkpoint stores it whole (:mod:`.checkpoint`); ``resume``
+    continues from it.
+
+    Attributes
+    ----------
+    integ : Integrator
+        The integrator with the current state (swapped by the impact handler when contacts
+        come to rest or lift off).
+    rows : RedundantRows
+        The run's redundant constraint rows (mode, rows dropped or compliant, names), shared
+        with the integrator and changed by :class:`.redundancy.RankWatch`.
+    contacts : ImpactHandler or None
+        The impact events of impulse and penalty contacts, None without contacts.
+    power : _Power
+        The energy-balance increments of the last step.
+    result : Result
+        The Result being filled.
+    dt, t_end : float
+        The output grid's step and end [s].
+    save_every : int
+        Every how many grid points a state is kept.
+    h : float
+        The current step [s] (cut after a failure, grown back after successes).
+    min_h : float
+        The smallest step [s] a failing step may be cut to.
+    monitor : bool
+        Whether the run monitor (:mod:`.monitor`) watches energy and forces.
+    monitor_bound : float
+        The monitor's bound (times the energy and forces the loads can supply).
+    i : int
+        The grid index of the next output point (1 at the start).
+    good : int
+        Successful steps since the step was last cut or grown.
+    acc : dict
+        The energy sums so far [J]: ``work`` of the loads, ``constraint_work`` of the drivers,
+        ``dissipated`` by damping and impacts.
+    wall : float
+        Wall time of the run's earlier sessions [s] (set when a checkpoint is written).
+    penalty : list of ndarray
+        The penalty contacts' approach speeds ``v_minus`` at the last checkpoint.
+    """
+
+    integ: Any
+    rows: RedundantRows
+    contacts: Any
+    power: Any
+    result: Result
+    dt: float
+    t_end: float
+    save_every: int
+    h: float
+    min_h: float
+    monitor: bool = True
+    monitor_bound: float = 10.0
+    i: int = 1
+    good: int = 0
+    acc: dict = field(default_factory=lambda: {"work": 0.0, "constraint_work": 0.0,
+                                               "dissipated": 0.0})
+    wall: float = 0.0
+    penalty: list = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """The fields by name (what a checkpoint file holds), not copied."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, state: dict) -> "RunState":
+        """The run state of :meth:`as_dict` (a checkpoint's)."""
+        names = {f.name for f in fields(cls)}
+        if not isinstance(state, dict) or not names.issuperset(state) or "rows" not in state:
+            raise ModelError("checkpoint: the file holds a run state of another layout (an "
+                             "older fembody); finish the run with the version that started "
+                             "it or start it again")
+        return cls(**state)
+
+
+def _record(run: RunState, sys: System) -> None:
+    integ = run.integ
     if sys.n_con:
         last = getattr(integ, "last", None)
-        phi = last[1].phi if last is not None else sys.constraints(integ.q, integ.t).phi
+        phi = (last[1].phi if last is not None else
+               sys.constraints(integ.q, integ.t, rows=integ.rows).phi)
         viol = float(np.max(np.abs(phi)))
     else:
         viol = 0.0
-    run["result"].record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
-                         iterations=integ.last_iterations, violation=viol, **run["acc"])
+    run.result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
+                      iterations=integ.last_iterations, violation=viol, **run.acc)
 
 
-def drive(run: dict, sys: System, progress: bool | None, callback: Callable | None,
+def drive(run: RunState, sys: System, progress: bool | None, callback: Callable | None,
           checkpoint=None, checkpoint_every: int | float | None = None,
           t_wall: float | None = None) -> Result:
-    """The time loop of ``simulate`` from the driver state ``run`` (a dict: the integrator,
-    impact handler, energy bookkeeping, Result, the grid index ``i`` of the next output point
-    and the step control ``h``, ``good``); ``resume`` enters here with a state read from a
-    checkpoint. ``checkpoint_every``: an int is a number of output points, a float a wall time
-    [s]; a checkpoint is written at output points only, and at the end."""
-    integ, contacts, power, acc = run["integ"], run["contacts"], run["power"], run["acc"]
-    result, dt, t_end = run["result"], run["dt"], run["t_end"]
+    """The time loop of ``simulate`` from the driver's :class:`RunState` ``run`` (the
+    integrator, impact handler, energy bookkeeping, Result, the grid index ``i`` of the next
+    output point and the step control ``h``, ``good``); ``resume`` enters here with a state
+    read from a checkpoint. ``checkpoint_every``: an int is a number of output points, a
+    float a wall time [s]; a checkpoint is written at output points only, and at the end."""
+    integ, contacts, power, acc = run.integ, run.contacts, run.power, run.acc
+    result, dt, t_end = run.result, run.dt, run.t_end
     t_wall = _time.perf_counter() if t_wall is None else t_wall
-    wall0 = run["wall"] - t_wall     # wall time of earlier sessions of this run
+    wall0 = run.wall - t_wall     # wall time of earlier sessions of this run
     sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
 
     def record_sensors() -> None:       # every grid point, whatever save_every keeps
@@ -186,11 +261,11 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                                   sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
 
     has_sensors = len(sensors) > 0
-    if run["i"] == 1:                   # a fresh run (a resumed one has its start already)
+    if run.i == 1:                      # a fresh run (a resumed one has its start already)
         record_sensors()
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
     n_grid = max(1, math.ceil(t_end / dt - 1e-9))
-    min_h, h, good = run["min_h"], run["h"], run["good"]
+    min_h, h, good = run.min_h, run.h, run.good
     if checkpoint is not None and isinstance(integ, ode.ScipyIVP):
         raise ModelError(f"simulate: method {integ.name!r} cannot be checkpointed (SciPy's "
                          "solver objects cannot be saved); use rk4, bdf2 or generalized-alpha "
@@ -200,11 +275,11 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     bar = Progress(t_end, progress)
     clock = _RunClock(integ, t_end, t_wall)
     # the run monitor starts afresh in every session of a run (a resumed one included)
-    monitor, monitor_bound = run.get("monitor", (True, 10.0))
-    watch = RunMonitor(sys, integ, monitor_bound) if monitor else None
-    rank = RankWatch(sys)       # rows that turn redundant on the way (solvers.redundancy)
+    watch = RunMonitor(sys, integ, run.monitor_bound) if run.monitor else None
+    # rows that turn redundant on the way (solvers.redundancy)
+    rank = RankWatch(sys, run.rows)
     try:
-        for i in range(run["i"], n_grid + 1):
+        for i in range(run.i, n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
             rank.interval()
             while t_target - integ.t > 1e-9 * dt:
@@ -254,8 +329,8 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
             if has_sensors:
                 record_sensors()
-            run.update(integ=integ, i=i + 1, h=h, good=good)
-            saved = i % run["save_every"] == 0 or i == n_grid
+            run.integ, run.i, run.h, run.good = integ, i + 1, h, good
+            saved = i % run.save_every == 0 or i == n_grid
             if saved:
                 _record(run, sys)
                 if callback is not None:
@@ -315,6 +390,10 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                             linear_solver=integ.solver.active or integ.solver.method)
         if rank.events:
             result.stats["redundancy_events"] = rank.events
+        # the rows out of the equations at the end (redundant='drop'; the run's, not the
+        # System's)
+        drop = run.rows.dropped
+        result.stats["dropped_rows"] = [] if drop is None else [int(r) for r in drop]
     return result
 
 
@@ -335,20 +414,20 @@ class _Saver:
         self.every, self.count, self.since = every, 0, _time.perf_counter()
         self.fingerprint = ckpt.model_fingerprint(sys)
 
-    def __call__(self, run: dict, final: bool, wall: float) -> None:
+    def __call__(self, run: RunState, final: bool, wall: float) -> None:
         if self.path is None:
             return
         self.count += 1
         if isinstance(self.every, float):
             due = _time.perf_counter() - self.since >= self.every
         else:
-            every = self.every or max(1, math.ceil(run["t_end"] / run["dt"] / 10))
+            every = self.every or max(1, math.ceil(run.t_end / run.dt / 10))
             due = self.count % every == 0
         if due or final:
-            run["wall"] = wall
-            run["penalty"] = [b.v_minus.copy() for b in self.sys.penalty_blocks]
+            run.wall = wall
+            run.penalty = [b.v_minus.copy() for b in self.sys.penalty_blocks]
             try:
-                ckpt.write(self.path, run, self.sys, self.fingerprint)
+                ckpt.write(self.path, run.as_dict(), self.sys, self.fingerprint)
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
                 raise ModelError(f"simulate: the state of this run cannot be written to the "
                                  f"checkpoint {str(self.path)!r} ({exc}); run without "
@@ -356,11 +435,11 @@ class _Saver:
             except OSError as exc:
                 # a full disk or a lost mount: the previous checkpoint is intact and the run
                 # itself is fine, so it goes on (the next write tries again)
-                stats = run["result"].stats
+                stats = run.result.stats
                 stats["checkpoint_failures"] = stats.get("checkpoint_failures", 0) + 1
                 log.warning("simulate: could not write the checkpoint %s at t = %.6g s (%s); "
                             "the previous one is kept, the run goes on", self.path,
-                            run["integ"].t, exc)
+                            run.integ.t, exc)
             self.since = _time.perf_counter()
 
 
@@ -388,15 +467,15 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable | None" 
         if isinstance(model, tuple):         # build_model() -> (model, parts...)
             model = model[0]
     sys = as_system(model)
-    run = ckpt.read(path, sys)
-    for b, vm in zip(sys.penalty_blocks, run.get("penalty", [])):
+    run = RunState.from_dict(ckpt.read(path, sys))
+    for b, vm in zip(sys.penalty_blocks, run.penalty):
         b.v_minus = vm.copy()
     if t_end is not None:
         t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="resume")
-        if t_end < run["integ"].t - 1e-9 * run["dt"]:
+        if t_end < run.integ.t - 1e-9 * run.dt:
             raise ModelError(f"resume: t_end = {t_end!r} s is before the checkpoint's time "
-                             f"{run['integ'].t:.6g} s; give a later t_end")
-        run["t_end"] = t_end
+                             f"{run.integ.t:.6g} s; give a later t_end")
+        run.t_end = t_end
     return drive(run, sys, progress, callback, path, checkpoint_every)
 
 
@@ -454,7 +533,8 @@ class _Power:
         if s.n_con:
             last = getattr(integ, "last", None)
             fc = (last[1].force if last is not None else
-                  s.constraints(integ.q, integ.t, integ.lam[:s.n_con], hessian=False).force)
+                  s.constraints(integ.q, integ.t, integ.lam[:s.n_con], hessian=False,
+                                rows=integ.rows).force)
         if self.prev is not None:
             q0, v0, f0, fc0 = self.prev
             dq = s.difference(integ.q, q0)

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import validate
+from ..constraints import RedundantRows
 from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
 from ..lazy import lazy_module
 from ..patterns import AssemblyTarget
@@ -73,7 +74,9 @@ class _Equilibrium:
         self.factored_at: np.ndarray | None = None
         self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
         self.method = linear_solver
-        self.solver = saddle_solver(system, linear_solver)
+        # the solve's redundant constraint rows (filled by static(); the System keeps none)
+        self.rows = RedundantRows()
+        self.solver = saddle_solver(system, linear_solver, rows=self.rows)
         self.n_residual = 0
         self.n_tangent = 0
         self.n_iter = 0
@@ -91,7 +94,7 @@ class _Equilibrium:
         self.n_residual += 1
         fint, K, _ = s.internal_forces(q, None, tangent, self.k_buffer() if tangent else None)
         fext, Kl = s.external_forces(q, self.t, tangent)
-        ce = s.constraints(q, self.t, lam, hessian=tangent)
+        ce = s.constraints(q, self.t, lam, hessian=tangent, rows=self.rows)
         if tangent:
             self.n_tangent += 1
             if Kl is not None:
@@ -180,7 +183,7 @@ class _Equilibrium:
                 self.factored_at = q
                 return
         _, K, _ = s.internal_forces(s.q0, None, True)
-        A = with_constraint_penalty(s, K, s.constraints(s.q0, self.t).Bdata)
+        A = with_constraint_penalty(s, K, s.constraints(s.q0, self.t, rows=self.rows).Bdata)
         probe = LinearSolver(self.method if self.method in ("superlu", "dense") else "auto")
         probe.factorize(A)
         if probe.pivot_ratio() > 1e-13:
@@ -270,7 +273,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         stability == "auto" and sys.n_free <= DENSE_MAX) else InertiaCheck(sys.diag_pos))
     if sys.n_con:
         ce = sys.constraints(sys.q0, t)
-        check_redundant(sys, ce.Bdata, redundant, t=t)
+        check_redundant(sys, ce.Bdata, redundant, t=t, rows=eq.rows)
         if np.max(np.abs(ce.phi)) > 1e-9 * sys.length:
             bad = sorted({sys.model.joints[int(sys.row_joint[i])].label
                           for i in np.flatnonzero(np.abs(ce.phi) > 1e-9 * sys.length)})
@@ -278,7 +281,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     start = (sys.q0.copy(), np.zeros(sys.n_con))
     eq.check_supported(*start)
     result = Result(sys, "static")
-    result.stats["redundant_rows"] = list(getattr(sys, "redundant_rows", []))
+    result.stats["redundant_rows"] = list(eq.rows.names)
     t0 = _time.perf_counter()
     try:
         if method == "newton":

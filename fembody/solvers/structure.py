@@ -329,7 +329,7 @@ class DiscreteGradient(GeneralizedAlpha):
             if damped:
                 fint, _, C = s.internal_forces(qm, vm, True)
             fext, Kl = s.external_forces(qm, tm, True)
-            ce = s.constraints(qm, tm, lam, hessian=True)
+            ce = s.constraints(qm, tm, lam, hessian=True, rows=self.rows)
             rf = fext - fint
             if s.n_con:
                 rf -= ce.force
@@ -344,7 +344,7 @@ class DiscreteGradient(GeneralizedAlpha):
             scale = max(vector_norm(fint), vector_norm(fext), vector_norm(inertia),
                         vector_norm(ce.force), 1e-300)
             res = vector_norm(r)
-            c1 = s.constraints(q1, t1)
+            c1 = s.constraints(q1, t1, rows=self.rows)
             viol = float(abs(c1.phi).max()) if s.n_con else 0.0
             motion = float(np.max(np.abs(dq))) if dq.size else 0.0
             return 2.0 * r, c1.phi, c1.Bdata, (K, Kl, ce.G, C), res, scale, viol, motion
