@@ -238,7 +238,8 @@ def _wrap(a):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _angle_row(Ra, Rb, ua1, ua2, vb1, E, hess, Qv, QJ, QD, B, H, T, Bc, Bs, Hc, Hs):  # pragma: no cover
+def _angle_row(Ra, Rb, ua1, ua2, vb1, E, hess, Qv, QJ, QD, B, H, T, Bc, Bs, Hc,
+               Hs):  # pragma: no cover - jitted
     """Row ``theta = atan2(a2 . b1, a1 . b1)`` (``a_i = Ra ua_i``, ``b1 = Rb vb1``) into ``B
     (12,)``, ``H (12, 12)`` (the others: scratch); returns theta."""
     _carry(E[0], Rb, vb1, 1, False, hess, Qv, QJ, QD, 0)

@@ -1,7 +1,8 @@
 """Spatial joint kernels (fembody.joints.spatial, compiled): B and the Lie-group Hessian H
-against central finite differences of phi(config (+) eps) and B(config (+) delta) on random configurations
-(every joint kind, with the ground as a), invariance through full turns, the driver angle
-through ten turns, reactions against a hand case, driver rates against differences in t."""
+against central finite differences of phi(config (+) eps) and B(config (+) delta) on random
+configurations (every joint kind, with the ground as a), invariance through full turns, the
+driver angle through ten turns, reactions against a hand case, driver rates against
+differences in t."""
 import numpy as np
 import pytest
 from hypothesis import given, settings

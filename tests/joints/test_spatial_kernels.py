@@ -119,3 +119,33 @@ def test_the_kernel_is_compiled_ahead_of_time():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert "fembody.joints.spatial" in mod.MODULES
+
+
+def test_a_whole_run_equals_the_run_on_the_reference(monkeypatch):
+    """The IFToMM spatial slider-crank (revolute, spherical, universal, prismatic), 40 steps of
+    1 ms with full Newton, once on the kernel and once with every SpatialBlock evaluated by the
+    numpy reference: the same Newton iterations, q within 1e-12 relative and v within 1e-12 of
+    ``|q| / h`` (v is updated from configuration increments divided by beta h, so a round-off
+    ``eps |q|`` in q shows in v as ``eps |q| / (beta h)``). Measured: q 3.2e-16 relative, v
+    5.4e-13 relative to its largest entry (3.0e-12 m/s)."""
+    import fembody as fb
+    from fembody.examples import spatial_slider_crank as ex
+
+    def run():
+        model, _ = ex.build_model()
+        res = fb.simulate(model, t_end=0.04, dt=1e-3, rho_inf=0.9, tol=1e-10, newton="full")
+        return np.asarray(res.q[-1]), np.asarray(res.v[-1]), res.stats["n_newton"]
+
+    q, v, n = run()
+
+    def reference_evaluate(self, poses, t, hessian):
+        x, R = poses
+        d = dict(self.data, f=self._f(t)[:, 0] if self.rheonomic else np.zeros(len(self)))
+        hessian = hessian and not self.at_nodes and not self.linear
+        return reference(self.kind, x[:, 0], R[:, 0], x[:, 1], R[:, 1], d, hessian)
+
+    monkeypatch.setattr(SpatialBlock, "evaluate", reference_evaluate)
+    qr, vr, nr = run()
+    assert n == nr
+    assert rel_err(q, qr) < 1e-12
+    assert np.abs(v - vr).max() < 1e-12 * np.abs(qr).max() / 1e-3
