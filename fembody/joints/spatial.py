@@ -43,6 +43,8 @@ is ``tests/joints/spatial_reference.py`` (the tests check the kernel against it)
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ..elements.kernels import njit
@@ -340,8 +342,10 @@ def rows(kind, m, x, R, V, C0, s, f, hessian):  # pragma: no cover - jitted
 
 
 # ------------------------------------------------------------------ calls by kind
-def evaluate(kind: str, xa, Ra, xb, Rb, vectors, C0=None, s=None, f=None,
-             hessian: bool = True):
+def evaluate(kind: str, xa: np.ndarray, Ra: np.ndarray, xb: np.ndarray, Rb: np.ndarray,
+             vectors: Sequence[np.ndarray], C0: np.ndarray | None = None,
+             s: np.ndarray | None = None, f: np.ndarray | None = None, hessian: bool = True
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``phi (n, m)``, ``B (n, m, 12)`` and ``H (n, m, 12, 12)`` (None without ``hessian``)
     of ``n`` instances of the joint ``kind`` (a key of :data:`KINDS`) at the poses ``xa, xb
     (n, 3)`` [m], ``Ra, Rb (n, 3, 3)``; ``vectors``: the kind's per-instance ``(n, 3)`` arrays
