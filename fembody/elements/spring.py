@@ -1,10 +1,77 @@
 """Massless springs: linear axial spring-damper between two nodes, and rotational spring-damper
-between two node rotations."""
+between two node rotations.
+
+The axial springs' chord, strain, force and tangents (evaluated in every Newton iteration) are
+one compiled kernel, :func:`spring_forces`, a single pass over the springs of a block
+(:mod:`.kernels`); its numpy reference (the chord and strain-kernel formulas of
+:mod:`.base` it replaced) is ``tests/elements/spring_reference.py``.
+"""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
-from .base import chord, strain_kernel, two_node_hessian
+from .base import strain_kernel
+from .kernels import njit
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :, :], f8[:]))(f8[:, :], f8[:, :], "
+                      "f8[:, :], f8[:], f8[:], f8[:], f8[:], b1, b1)")
+def spring_forces(x, v, DX, L, l0, k, c, damped, tangent):  # pragma: no cover - jitted
+    """Axial springs at displacements ``x (n, 4)`` = (u1, v1, u2, v2) [m] and rates ``v``:
+    internal force ``f (n, 4)``, and with ``tangent`` ``K = df/dx``, ``C = df/dv`` ``(n, 4,
+    4)`` (else ``(0, 4, 4)``; C is zero without ``damped``), and the strain ``l - l0 (n,)``
+    [m]. ``DX (n, 2)``, ``L (n,)``: reference chords and lengths; ``k``, ``c`` [N/m, N s/m].
+
+    With ``d = DX + du`` (``du = x2 - x1``), ``l = |d|``, ``e = d/l``: ``eps = (l^2 - L^2)/(l +
+    L) + (L - l0)`` (no cancellation for small stretches), ``B = (-e, e)``, ``H = [[A, -A],
+    [-A, A]]`` with ``A = (I - e e^T)/l``; ``S = k eps + c B.v``, ``f = S B``, ``K = k B B^T +
+    S H + c B (H v)^T``, ``C = c B B^T``."""
+    n = x.shape[0]
+    f = np.empty((n, 4))
+    nt = n if tangent else 0
+    K = np.zeros((nt, 4, 4))
+    C = np.zeros((nt, 4, 4))
+    eps = np.empty(n)
+    Bk = np.empty(4)
+    A = np.empty((2, 2))
+    Hv = np.empty(4)
+    for i in range(n):
+        du0, du1 = x[i, 2] - x[i, 0], x[i, 3] - x[i, 1]
+        d0, d1 = DX[i, 0] + du0, DX[i, 1] + du1
+        length = math.sqrt(d0 * d0 + d1 * d1)
+        e0, e1 = d0 / length, d1 / length
+        stretch = (2.0 * DX[i, 0] + du0) * du0 + (2.0 * DX[i, 1] + du1) * du1
+        eps[i] = stretch / (length + L[i]) + (L[i] - l0[i])
+        Bk[0], Bk[1], Bk[2], Bk[3] = -e0, -e1, e0, e1
+        S = k[i] * eps[i]
+        if damped:
+            S = S + c[i] * (Bk[0] * v[i, 0] + Bk[1] * v[i, 1] + Bk[2] * v[i, 2]
+                            + Bk[3] * v[i, 3])
+        for j in range(4):
+            f[i, j] = Bk[j] * S
+        if not tangent:
+            continue
+        A[0, 0] = (1.0 - e0 * e0) / length
+        A[0, 1] = A[1, 0] = (0.0 - e0 * e1) / length
+        A[1, 1] = (1.0 - e1 * e1) / length
+        for a in range(4):
+            for b in range(4):
+                sgn = 1.0 if (a < 2) == (b < 2) else -1.0
+                K[i, a, b] = Bk[a] * (k[i] * Bk[b]) + S * (sgn * A[a % 2, b % 2])
+        if damped:
+            for a in range(4):
+                ha = 0.0
+                for b in range(4):
+                    sgn = 1.0 if (a < 2) == (b < 2) else -1.0
+                    ha += sgn * A[a % 2, b % 2] * v[i, b]
+                Hv[a] = ha
+            for a in range(4):
+                for b in range(4):
+                    C[i, a, b] = Bk[a] * (c[i] * Bk[b])
+                    K[i, a, b] += Bk[a] * (c[i] * Hv[b])
+    return f, K, C, eps
 
 
 class SpringBlock:
@@ -27,7 +94,11 @@ class SpringBlock:
         self.Dd = c if np.any(c > 0.0) else None
         self.l0 = np.asarray(l0, float)
         self._labels = labels
-        self._w = np.ones(len(self.l0))
+        # the kernel's arguments, C-contiguous float64, built once
+        self.DX = np.ascontiguousarray(self.DX)
+        self.L = np.ascontiguousarray(self.L)
+        self._k = np.ascontiguousarray(self.D[:, 0])
+        self._c = np.ascontiguousarray(c[:, 0])
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -35,22 +106,24 @@ class SpringBlock:
     def label(self, i: int) -> str:
         return self._labels[i] if self._labels else f"spring {i}"
 
-    def _strains(self, x):
-        l, e, P, st = chord(x, self.DX)
-        B = np.concatenate([-e, e], axis=1)[:, None, :]
-        eps = st / (l + self.L) + (self.L - self.l0)     # l - l0 without cancellation
-        return eps[:, None], B, two_node_hessian(P / l[:, None, None])
+    def _run(self, x, v, tangent):
+        damped = self.Dd is not None and v is not None
+        x = np.ascontiguousarray(x, dtype=float)
+        return spring_forces(x, np.ascontiguousarray(v, dtype=float) if damped else x,
+                             self.DX, self.L, self.l0, self._k, self._c, damped, tangent)
 
     def forces(self, x, v, tangent):
-        eps, B, H = self._strains(x)
-        return strain_kernel(eps, B, H, self._w, self.D, self.Dd, v, tangent)
+        f, K, C, _ = self._run(x, v, tangent)
+        if not tangent:
+            return f, None, None
+        return f, K, (C if self.Dd is not None and v is not None else None)
 
     def strain_energy(self, x):
-        eps = self._strains(x)[0][:, 0]
+        eps = self._run(x, None, False)[3]
         return 0.5 * self.D[:, 0] * eps * eps
 
     def resultants(self, x):
-        eps = self._strains(x)[0][:, 0]
+        eps = self._run(x, None, False)[3]
         N = self.D[:, 0] * eps
         return np.column_stack([N, np.zeros_like(N), np.zeros_like(N)])
 

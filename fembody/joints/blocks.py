@@ -10,28 +10,116 @@ so that the constraint geometric stiffness is ``sum_i lambda_i H_i``. Rheonomic 
 ``phi_t`` and ``phi_tt``. Points carried by a node are ``p = x + R(theta) d`` with the offset
 ``d`` fixed in the node's frame; ``dp/dtheta = J r`` and ``d^2 p/dtheta^2 = -r`` with
 ``r = R(theta) d`` and ``J r = (-r_y, r_x)``.
+
+The nonlinear families (coincident points off the nodes, sliders, distances) are one compiled
+kernel, :func:`rows`, a single pass over the instances of a block (:mod:`fembody.elements.kernels`:
+ahead of time or by numba on first use); its numpy reference, the same formulas vectorised, is
+``tests/joints/blocks_reference.py``. Linear rows (drivers, supports) stay numpy: one product
+per block.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ..elements.kernels import njit
 
-def carried_points(x: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Current points ``p (n, 2)`` and rotated offsets ``r (n, 2)`` for node states
-    ``x (n, 3)`` = (x, y, theta) and body-frame offsets ``d (n, 2)``."""
-    c, s = np.cos(x[:, 2]), np.sin(x[:, 2])
-    r = np.empty((x.shape[0], 2))
-    r[:, 0] = c * d[:, 0] - s * d[:, 1]
-    r[:, 1] = s * d[:, 0] + c * d[:, 1]
-    return x[:, :2] + r, r
+POINT, SLIDER, DISTANCE = 0, 1, 2        # the kinds of :func:`rows`
 
 
-def perp(v: np.ndarray) -> np.ndarray:
-    """J v = (-v_y, v_x): rotation by +90 degrees."""
-    out = np.empty_like(v)
-    out[:, 0] = -v[:, 1]
-    out[:, 1] = v[:, 0]
-    return out
+@njit(cache=True)
+def _carried(x, y, th, d0, d1, out):  # pragma: no cover - jitted
+    """``out = (p_x, p_y, r_x, r_y)``: the point ``(x, y) + r`` and the rotated offset ``r =
+    R(th) d``."""
+    c, s = math.cos(th), math.sin(th)
+    out[2] = c * d0 - s * d1
+    out[3] = s * d0 + c * d1
+    out[0] = x + out[2]
+    out[1] = y + out[3]
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :, :, :]))(i8, i8, f8[:, :], "
+                      "f8[:, :], f8[:, :], f8[:, :], f8[:], b1, b1)")
+def rows(kind, m, x, da, db, n0, length, flag, hessian):  # pragma: no cover - jitted
+    """``phi (n, m)``, ``B (n, m, 6)`` and, with ``hessian``, ``H (n, m, 6, 6)`` (else ``(0, m,
+    6, 6)``) of ``n`` planar joints of one ``kind`` at ``x (n, 6)`` = (xa, ya, tha, xb, yb,
+    thb), offsets ``da, db (n, 2)`` in the node frames:
+
+    - POINT: ``p_b - p_a`` (2 rows) and, with ``flag`` (weld), ``thb - tha``;
+    - SLIDER: ``n_a . (p_b - P_a)``, ``n_a = R(tha) n0`` and, with ``flag`` (locked rotation),
+      ``thb - tha``;
+    - DISTANCE: ``|p_b - p_a| - length``.
+    """
+    n = x.shape[0]
+    phi = np.zeros((n, m))
+    B = np.zeros((n, m, 6))
+    H = np.zeros((n if hessian else 0, m, 6, 6))
+    a = np.empty(4)
+    b = np.empty(4)
+    w = np.empty(4)
+    G = np.zeros((2, 6))
+    for k in range(n):
+        _carried(x[k, 0], x[k, 1], x[k, 2], da[k, 0], da[k, 1], a)
+        _carried(x[k, 3], x[k, 4], x[k, 5], db[k, 0], db[k, 1], b)
+        u0, u1 = b[0] - a[0], b[1] - a[1]
+        if kind == POINT:
+            phi[k, 0], phi[k, 1] = u0, u1
+            B[k, 0, 0] = B[k, 1, 1] = -1.0
+            B[k, 0, 3] = B[k, 1, 4] = 1.0
+            # -J r_a and J r_b
+            B[k, 0, 2], B[k, 1, 2] = a[3], -a[2]
+            B[k, 0, 5], B[k, 1, 5] = -b[3], b[2]
+            if hessian:
+                H[k, 0, 2, 2], H[k, 1, 2, 2] = a[2], a[3]
+                H[k, 0, 5, 5], H[k, 1, 5, 5] = -b[2], -b[3]
+            if flag:
+                phi[k, 2] = x[k, 5] - x[k, 2]
+                B[k, 2, 2], B[k, 2, 5] = -1.0, 1.0
+        elif kind == SLIDER:
+            _carried(0.0, 0.0, x[k, 2], n0[k, 0], n0[k, 1], w)
+            na0, na1 = w[2], w[3]
+            Jn0, Jn1 = -na1, na0
+            nu = na0 * u0 + na1 * u1
+            phi[k, 0] = nu
+            B[k, 0, 0], B[k, 0, 1] = -na0, -na1
+            B[k, 0, 3], B[k, 0, 4] = na0, na1
+            B[k, 0, 2] = (Jn0 * u0 + Jn1 * u1) - (na0 * -a[3] + na1 * a[2])
+            B[k, 0, 5] = na0 * -b[3] + na1 * b[2]
+            if flag:
+                phi[k, 1] = x[k, 5] - x[k, 2]
+                B[k, 1, 2], B[k, 1, 5] = -1.0, 1.0
+            if hessian:
+                nrb = na0 * b[2] + na1 * b[3]
+                H[k, 0, 2, 2] = -nu - (na0 * a[2] + na1 * a[3])
+                H[k, 0, 2, 0] = H[k, 0, 0, 2] = -Jn0
+                H[k, 0, 2, 1] = H[k, 0, 1, 2] = -Jn1
+                H[k, 0, 2, 3] = H[k, 0, 3, 2] = Jn0
+                H[k, 0, 2, 4] = H[k, 0, 4, 2] = Jn1
+                H[k, 0, 2, 5] = H[k, 0, 5, 2] = nrb
+                H[k, 0, 5, 5] = -nrb
+        else:
+            length_k = math.sqrt(u0 * u0 + u1 * u1)
+            e0, e1 = u0 / length_k, u1 / length_k
+            # G = du/dx
+            G[0, 0] = G[1, 1] = -1.0
+            G[0, 3] = G[1, 4] = 1.0
+            G[0, 2], G[1, 2] = a[3], -a[2]
+            G[0, 5], G[1, 5] = -b[3], b[2]
+            phi[k, 0] = length_k - length[k]
+            for j in range(6):
+                B[k, 0, j] = e0 * G[0, j] + e1 * G[1, j]
+            if hessian:
+                p00 = (1.0 - e0 * e0) / length_k
+                p01 = (-e0 * e1) / length_k
+                p11 = (1.0 - e1 * e1) / length_k
+                for i in range(6):
+                    for j in range(6):
+                        H[k, 0, i, j] = (G[0, i] * (p00 * G[0, j] + p01 * G[1, j])
+                                         + G[1, i] * (p01 * G[0, j] + p11 * G[1, j]))
+                H[k, 0, 2, 2] += e0 * a[2] + e1 * a[3]
+                H[k, 0, 5, 5] -= e0 * b[2] + e1 * b[3]
+    return phi, B, H
 
 
 class JointBlock:
@@ -69,7 +157,7 @@ class PointBlock(JointBlock):
 
     def __init__(self, dofs, owner, da: np.ndarray, db: np.ndarray, rotation: bool) -> None:
         super().__init__(dofs, owner, 3 if rotation else 2)
-        self.da, self.db, self.rotation = np.asarray(da, float), np.asarray(db, float), rotation
+        self.da, self.db, self.rotation = _arr(da, 2), _arr(db, 2), rotation
         # points at the nodes themselves (the common pin): no rotation terms at all
         self.at_nodes = not (np.any(self.da) or np.any(self.db))
         self._Bconst = np.zeros((len(self.dofs), self.m, 6))
@@ -77,27 +165,19 @@ class PointBlock(JointBlock):
         self._Bconst[:, 0, 3] = self._Bconst[:, 1, 4] = 1.0
         if rotation:
             self._Bconst[:, 2, 2], self._Bconst[:, 2, 5] = -1.0, 1.0
+        self._length = np.zeros(len(self))        # (the kernel's unused length argument)
 
     def evaluate(self, x, t, hessian):
-        n = x.shape[0]
-        phi = np.empty((n, self.m))
-        if self.rotation:
-            phi[:, 2] = x[:, 5] - x[:, 2]
         if self.at_nodes:
+            n = x.shape[0]
+            phi = np.empty((n, self.m))
+            if self.rotation:
+                phi[:, 2] = x[:, 5] - x[:, 2]
             phi[:, :2] = x[:, 3:5] - x[:, 0:2]
             return phi, self._Bconst, None          # linear: no geometric stiffness
-        pa, ra = carried_points(x[:, 0:3], self.da)
-        pb, rb = carried_points(x[:, 3:6], self.db)
-        phi[:, :2] = pb - pa
-        B = self._Bconst.copy()
-        B[:, :2, 2] = -perp(ra)
-        B[:, :2, 5] = perp(rb)
-        H = None
-        if hessian:
-            H = np.zeros((n, self.m, 6, 6))
-            H[:, :2, 2, 2] = ra
-            H[:, :2, 5, 5] = -rb
-        return phi, B, H
+        phi, B, H = rows(POINT, self.m, x, self.da, self.db, self.da, self._length,
+                         self.rotation, hessian)
+        return phi, B, (H if hessian else None)
 
 
 class SliderBlock(JointBlock):
@@ -106,36 +186,13 @@ class SliderBlock(JointBlock):
 
     def __init__(self, dofs, owner, da, db, n0, lock: bool) -> None:
         super().__init__(dofs, owner, 2 if lock else 1)
-        self.da, self.db, self.n0, self.lock = (np.asarray(da, float), np.asarray(db, float),
-                                                np.asarray(n0, float), lock)
+        self.da, self.db, self.n0, self.lock = _arr(da, 2), _arr(db, 2), _arr(n0, 2), lock
+        self._length = np.zeros(len(self))        # (the kernel's unused length argument)
 
     def evaluate(self, x, t, hessian):
-        n = x.shape[0]
-        Pa, ra = carried_points(x[:, 0:3], self.da)
-        pb, rb = carried_points(x[:, 3:6], self.db)
-        _, na = carried_points(np.column_stack([np.zeros((n, 2)), x[:, 2]]), self.n0)
-        u = pb - Pa
-        Jn = perp(na)
-        dot = lambda a, b: np.einsum("ni,ni->n", a, b)  # noqa: E731
-        phi = np.empty((n, self.m))
-        phi[:, 0] = dot(na, u)
-        B = np.zeros((n, self.m, 6))
-        B[:, 0, 0:2] = -na
-        B[:, 0, 3:5] = na
-        B[:, 0, 2] = dot(Jn, u) - dot(na, perp(ra))
-        B[:, 0, 5] = dot(na, perp(rb))
-        if self.lock:
-            phi[:, 1] = x[:, 5] - x[:, 2]
-            B[:, 1, 2], B[:, 1, 5] = -1.0, 1.0
-        H = None
-        if hessian:
-            H = np.zeros((n, self.m, 6, 6))
-            H[:, 0, 2, 2] = -dot(na, u) - dot(na, ra)
-            H[:, 0, 2, 0:2] = H[:, 0, 0:2, 2] = -Jn
-            H[:, 0, 2, 3:5] = H[:, 0, 3:5, 2] = Jn
-            H[:, 0, 2, 5] = H[:, 0, 5, 2] = dot(na, rb)
-            H[:, 0, 5, 5] = -dot(na, rb)
-        return phi, B, H
+        phi, B, H = rows(SLIDER, self.m, x, self.da, self.db, self.n0, self._length,
+                         self.lock, hessian)
+        return phi, B, (H if hessian else None)
 
 
 class DistanceBlock(JointBlock):
@@ -145,34 +202,19 @@ class DistanceBlock(JointBlock):
 
     def __init__(self, dofs, owner, da, db, length) -> None:
         super().__init__(dofs, owner, 1)
-        self.da, self.db, self.length = (np.asarray(da, float), np.asarray(db, float),
-                                         np.asarray(length, float))
+        self.da, self.db = _arr(da, 2), _arr(db, 2)
+        self.length = np.ascontiguousarray(np.broadcast_to(np.asarray(length, float),
+                                                           (len(self),)))
 
     def evaluate(self, x, t, hessian):
-        n = x.shape[0]
-        pa, ra = carried_points(x[:, 0:3], self.da)
-        pb, rb = carried_points(x[:, 3:6], self.db)
-        u = pb - pa
-        l = np.sqrt(u[:, 0] * u[:, 0] + u[:, 1] * u[:, 1])
-        e = u / l[:, None]
-        G = np.zeros((n, 2, 6))                # du/dx
-        G[:, 0, 0] = G[:, 1, 1] = -1.0
-        G[:, 0, 3] = G[:, 1, 4] = 1.0
-        G[:, :, 2] = -perp(ra)
-        G[:, :, 5] = perp(rb)
-        phi = (l - self.length)[:, None]
-        B = (e[:, :, None] * G).sum(axis=1)[:, None, :]
-        H = None
-        if hessian:
-            P = -e[:, :, None] * e[:, None, :]
-            P[:, 0, 0] += 1.0
-            P[:, 1, 1] += 1.0
-            P /= l[:, None, None]
-            H = G.transpose(0, 2, 1) @ (P @ G)
-            H[:, 2, 2] += e[:, 0] * ra[:, 0] + e[:, 1] * ra[:, 1]
-            H[:, 5, 5] -= e[:, 0] * rb[:, 0] + e[:, 1] * rb[:, 1]
-            H = H[:, None]
-        return phi, B, H
+        phi, B, H = rows(DISTANCE, 1, x, self.da, self.db, self.da, self.length, False,
+                         hessian)
+        return phi, B, (H if hessian else None)
+
+
+def _arr(a, k: int) -> np.ndarray:
+    """Per-instance vectors as the kernel's C-contiguous float64 ``(n, k)``."""
+    return np.ascontiguousarray(np.asarray(a, float).reshape(-1, k))
 
 
 class LinearBlock(JointBlock):

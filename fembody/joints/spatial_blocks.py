@@ -16,21 +16,7 @@ import numpy as np
 from ..errors import ModelError
 from . import spatial as sj
 
-# kind -> (kernel, names of the per-instance data it takes after the poses, driven)
-KERNELS = {
-    "spherical": (sj.spherical, ("da", "db"), False),
-    "weld": (sj.weld, ("da", "db", "C0"), False),
-    "revolute": (sj.revolute, ("da", "db", "ua1", "ua2", "wb"), False),
-    "universal": (sj.universal, ("da", "db", "ua", "ub"), False),
-    "prismatic": (sj.prismatic, ("da", "db", "C0", "n1", "n2"), False),
-    "cylindrical": (sj.cylindrical, ("da", "db", "ua1", "ua2", "wb"), False),
-    "distance": (sj.distance, ("da", "db", "length"), False),
-    "slide_driver": (sj.slide_driver, ("da", "db", "ua"), True),
-    "rotation_driver": (sj.rotation_driver, ("ua1", "ua2", "vb1"), True),
-}
-ROWS = {"spherical": 3, "weld": 6, "revolute": 5, "universal": 4, "prismatic": 5,
-        "cylindrical": 4, "distance": 1, "slide_driver": 1, "rotation_driver": 1,
-        "support": 1, "support_rotation": 1}
+ROWS = {kind: m for kind, (_, m, _) in sj.KINDS.items()}
 
 
 class SpatialBlock:
@@ -64,6 +50,17 @@ class SpatialBlock:
         if kind == "distance":
             self.reaction_factor = 1.0             # the link tension [N]
         self._cache: tuple | None = None
+        # the kernel's arguments, C-contiguous float64, built once (evaluate passes them as
+        # they are with the poses the space gathers)
+        n = len(self)
+        self._code, _, names = sj.KINDS[kind]
+        self._V = np.ascontiguousarray(np.stack([np.broadcast_to(self.data[k], (n, 3))
+                                                 for k in names], 1), dtype=float)
+        self._C0 = np.ascontiguousarray(np.broadcast_to(self.data["C0"], (n, 3, 3)), dtype=float) \
+            if kind in sj.USES_C0 else np.zeros((n, 3, 3))
+        self._s = np.ascontiguousarray(np.broadcast_to(self.data[sj.SCALAR[kind]], (n,)),
+                                       dtype=float) if kind in sj.SCALAR else np.zeros(n)
+        self._f0 = np.zeros(n)
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -82,18 +79,10 @@ class SpatialBlock:
         """``phi (n, m)``, ``B (n, m, 12)`` and ``H (n, m, 12, 12)`` or None at the poses
         ``(x (n, 2, 3), R (n, 2, 3, 3))`` and time ``t`` [s]."""
         x, R = poses
-        d = self.data
-        f = self._f(t)[:, 0] if self.rheonomic else np.zeros(len(self))
-        if self.kind == "support":
-            return sj.support_translation(x[:, 1], d["X"], d["e"], f)
-        if self.kind == "support_rotation":
-            return sj.support_rotation(R[:, 1], d["u1"], d["w1"], d["c2"], d["u2"], d["w2"],
-                                       hessian)
-        kernel, names, driven = KERNELS[self.kind]
-        args = [d[k] for k in names] + ([f] if driven else [])
-        phi, B, H = kernel(x[:, 0], R[:, 0], x[:, 1], R[:, 1], *args,
-                           hessian=hessian and not self.at_nodes)
-        return phi, B, H
+        f = np.ascontiguousarray(self._f(t)[:, 0]) if self.rheonomic else self._f0
+        hessian = hessian and not self.at_nodes and not self.linear
+        phi, B, H = sj.rows(self._code, self.m, x, R, self._V, self._C0, self._s, f, hessian)
+        return phi, B, (H if hessian else None)
 
     def rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``phi_t`` and ``phi_tt`` (n, 1) of a driven block: ``-f'`` and ``-f''`` (every
