@@ -50,7 +50,12 @@ class Integrator:
        :meth:`initialize`, which sets consistent ``q'', lam`` at ``t0``.
     2. ``_step_impl(h)`` tries one step of size ``h`` from the current state. It returns
        ``(success, message)``; on success it has advanced ``t, q, v, a, qdd, lam`` and set
-       ``last_iterations``; on failure the state is untouched.
+       ``last_iterations``; on failure the state is untouched, and an integrator whose
+       iterates hold the constraints may leave in ``failed_end`` where its Newton got stuck:
+       ``(t, q, violation)`` of a last iterate that holds the constraints to its tolerance
+       while the dynamic residual is not met (at an exactly singular state of a mechanism,
+       where B loses rank, Newton may converge at no step size; the driver's
+       :class:`.redundancy.RankWatch` checks B there). :meth:`step` sets it to None first.
     3. :meth:`step` calls ``_step_impl`` and keeps the counters: ``n_residual`` (residual
        evaluations), ``n_tangent`` (tangent assemblies), ``n_factor`` (factorisations),
        ``n_solve``, ``n_newton`` (Newton iterations), ``n_steps``, ``n_rejected``.
@@ -77,8 +82,11 @@ class Integrator:
         self.n_residual = self.n_tangent = self.n_newton = 0
         self.n_steps = self.n_rejected = 0
         self.last_iterations = 0
+        # (t, q, violation) of where the last failed step's Newton got stuck (contract item 2)
+        self.failed_end: tuple[float, np.ndarray, float] | None = None
 
     def step(self, h: float) -> tuple[bool, str]:
+        self.failed_end = None
         ok, msg = self._step_impl(h)
         if ok:
             self.n_steps += 1

@@ -286,6 +286,7 @@ class GeneralizedAlpha(Integrator):
             ok, msg2 = self._newton_step(h, "displacement")
             if ok:
                 self.n_predictor_fallbacks += 1
+                self.failed_end = None
                 log.info("t = %.6g s: Newton converged from q1 = q after failing from the "
                          "extrapolated accelerations (%s)", self.t, msg)
             else:
@@ -401,6 +402,11 @@ class GeneralizedAlpha(Integrator):
             if kind == "residual":
                 return f"non-finite residual at t = {t1:.6g} s"
             if kind == "iterations":
+                # the last evaluation was of q1 itself: when it holds the constraints, where
+                # the step got stuck (of both predictors' attempts, the one nearer them)
+                end = self.failed_end
+                if viol <= self.ptol and (end is None or viol < end[2]):
+                    self.failed_end = (t1, q1.copy(), viol)
                 return (f"Newton did not converge in {self.max_iter} iterations at "
                         f"t = {t1:.6g} s (residual {res / scale:.2e}, "
                         f"constraint violation {viol:.2e})")

@@ -8,25 +8,26 @@ saddle-point matrix (``[[S, B^T], [B, -C]]``, ``RedundantRows.compliance``; the 
 shared by a redundant set then depends on C, so its multipliers are not unique). Either way the
 rows are logged and listed in ``result.stats["redundant_rows"]``.
 
-The rank of B can change during a run: a mechanism at a toggle or change point (a
-parallelogram four-bar whose links line up), a chain that straightens. :class:`RankWatch`
-re-detects the rows when it matters - at the states reached after a step that Newton could
-not take at its first size (divergence or a singular factorisation), after a step whose
-multipliers jumped by 1e3 (a converged singular state), and before a run gives up - with the
-looser tolerance :data:`RECHECK_RTOL` (a converged state lies only near the singular
+The rank of B can change during a run: a mechanism at a toggle or change point (a parallelogram
+four-bar whose links line up), a chain that straightens. :class:`RankWatch` re-detects the rows
+when it matters: at the states reached after a step that Newton could not take at its first
+size (divergence or a singular factorisation), where a rejected step's Newton got stuck with
+the constraints held (at an exactly singular state Newton may converge at no step size), after
+a step whose multipliers jumped by 1e3 (a converged singular state), and before a run gives up;
+with the looser tolerance :data:`RECHECK_RTOL` (a converged state lies only near the singular
 configuration). Off for models with m n above 1e6 (a re-check is a dense SVD of B) and for runs
-with impulse contacts. ``"error"`` raises a :class:`RunError` naming the rows,
-with the time and the partial result; ``"drop"``/``"regularize"`` redo the step that ends at
-the singular state without them and put them back for the next step (which ends where they
-are independent again), so the constraints hold to the Newton tolerance on the far side.
-Whether Newton converges at an exactly singular state, and so after how many halvings the
-state is found, is a matter of round-off; when a rejection led there, the redo therefore starts
-from where the first rejection of the grid interval started, with the rows in and steps that
-halve the way left each time, until it is 1/16 of that rejected step, and takes the rows out
-only for that last step, which lands on the singular state: the same steps whatever the
-round-off, and a small deviation let through by the rows' absence. With
-``"regularize"`` the multipliers recorded at the singular state are the least-norm ones with
-the same constraint forces (their part along B's left null vectors is undetermined there).
+with impulse contacts. ``"error"`` raises a :class:`RunError` naming the rows, with the time
+and the partial result; ``"drop"``/``"regularize"`` redo the step that ends at the singular
+state without them and put them back for the next step (which ends where they are independent
+again), so the constraints hold to the Newton tolerance on the far side. Whether Newton
+converges at an exactly singular state, and so after how many halvings (if any) the state is
+found, is a matter of round-off; when a rejection led there, the redo therefore starts from
+where the first rejection of the grid interval started, with the rows in and steps that halve
+the way left each time, until it is 1/16 of that rejected step, and takes the rows out only for
+that last step, which lands on the singular state: the same steps whatever the round-off, and a
+small deviation let through by the rows' absence. With ``"regularize"`` the multipliers
+recorded at the singular state are the least-norm ones with the same constraint forces (their
+part along B's left null vectors is undetermined there).
 """
 from __future__ import annotations
 
@@ -244,24 +245,41 @@ class RankWatch:
         """A grid interval starts: a redo never goes back past its start."""
         self.origin = None
 
-    def failed(self, state: tuple, h: float) -> None:
+    def failed(self, state: tuple, h: float, end: tuple | None = None,
+               result=None) -> bool:
         """A step of size ``h`` [s] from ``state`` (``Integrator.save_state``) was rejected:
-        check the states the next converged steps reach."""
+        check the states the next converged steps reach, and ``end``, where the step's Newton
+        got stuck (``Integrator.failed_end``: ``(t, q, violation)`` with the constraints held,
+        or None). True when rows were taken out there (redo: :meth:`redo_from`).
+
+        At an exactly singular state Newton may converge at no step size (round-off decides:
+        on the parallelogram four-bar, for some starting angles a few ulps apart, at none of
+        the ten halvings down to the smallest step), so the singular state is also looked for
+        where the rejected step was going: a configuration that holds the constraints at the
+        step's end is as good a place to test B's rank as a converged one."""
         self.troubled = self.CHECK_AFTER_REJECTION
         if self.t_stop is not None:
             # the guided approach did not go through: the rows stay out from here to the
             # singular state, and the driver halves the steps as usual
             self.t_stop = None
             self._apply()
-        elif self.on and self.origin is None:
+            return False
+        if not self.on:
+            return False
+        if self.origin is None:
             self.origin = (tuple(x.copy() if isinstance(x, np.ndarray) else x for x in state), h)
+        if end is None or result is None:
+            return False
+        t1, q1, _ = end
+        return self._detect(q1, t1, result)
 
     def redo_from(self, state: tuple, h: float, min_h: float) -> tuple[tuple, float]:
-        """After rows were taken out (:meth:`accepted` True): the state to redo from and the
-        step size [s] to go on with after the singular state. When that state lies within the
-        first step rejected in this grid interval: that step's start, the rows back in for the
-        steps that approach the singular state (:meth:`clip`) and 1/16 of its size (at least
-        ``min_h``); else the step just taken (``state``, ``h``), without the rows."""
+        """After rows were taken out (:meth:`accepted` or :meth:`failed` True): the state to
+        redo from and the step size [s] to go on with after the singular state. When that
+        state lies within the first step rejected in this grid interval: that step's start,
+        the rows back in for the steps that approach the singular state (:meth:`clip`) and
+        1/16 of its size (at least ``min_h``); else the step just taken or rejected
+        (``state``, ``h``), without the rows."""
         origin, self.origin = self.origin, None
         if origin is None:
             return state, h
@@ -318,14 +336,15 @@ class RankWatch:
         if not self.troubled:
             return False
         self.troubled -= 1
-        return self._detect(integ, result)
+        return self._detect(integ.q, integ.t, result)
 
     def giving_up(self, integ, result) -> bool:
         """Before a run stops on a failed step: True when rows were taken out (retry)."""
-        return self.on and self._detect(integ, result)
+        return self.on and self._detect(integ.q, integ.t, result)
 
-    def _detect(self, integ, result) -> bool:
-        q, t = integ.q, integ.t
+    def _detect(self, q: np.ndarray, t: float, result) -> bool:
+        """Re-detect at the configuration ``q`` at ``t`` [s] (a converged state, or where a
+        rejected step got stuck); take new dependent rows out (True) or raise by the mode."""
         known = set(self.extra.tolist()) | set(
             [] if self.base_drop is None else self.base_drop.tolist())
         if self.base_comp is not None:

@@ -301,8 +301,14 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                         h, good = h_redo, 0
                     continue
                 if not ok:
+                    end = integ.failed_end
                     integ.restore_state(state, jumped=False)
-                    rank.failed(state, h_try)
+                    if rank.failed(state, h_try, end, result):
+                        # the step was going to a singular state: redo the way there
+                        state, h = rank.redo_from(state, h_try, min_h)
+                        integ.restore_state(state)
+                        good = 0
+                        continue
                     h = 0.5 * h_try
                     good = 0
                     log.info("step rejected (%s); retrying with h = %.3g s", msg, h)
@@ -368,9 +374,12 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     except FembodyError as err:
         # a load that turned NaN or whose function raised (a ModelError naming it, the user's
         # exception chained), a singular iteration matrix naming its DOFs: the error keeps its
-        # type and message, and carries when it happened and what was computed
+        # type and message, and carries when it happened and what was computed (a RunError
+        # keeps its own time: joints found redundant where a rejected step was going)
         result.stats["status"] = "failed"
-        err.time, err.result = integ.t, result
+        if not (isinstance(err, RunError) and err.time is not None):
+            err.time = integ.t
+        err.result = result
         raise
     except Exception as exc:
         # anything else (a bug of ours or a user callback's): say when, keep what was computed
