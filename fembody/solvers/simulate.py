@@ -24,6 +24,7 @@ from .dae import consistent_velocity
 from .base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
+from .motion_watch import MotionWatch
 from .newmark import HHT, GeneralizedAlpha, Newmark
 from .redundancy import MODES as REDUNDANT_MODES
 from .redundancy import RankWatch
@@ -161,7 +162,8 @@ def _record(run: dict, sys: System) -> None:
         viol = float(np.max(np.abs(phi)))
     else:
         viol = 0.0
-    run["result"].record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
+    qdd, lam = integ.reported() if hasattr(integ, "reported") else (integ.qdd, integ.lam)
+    run["result"].record(integ.t, integ.q, v=integ.v, a=qdd, lam=lam[:sys.n_con],
                          iterations=integ.last_iterations, violation=viol, **run["acc"])
 
 
@@ -181,9 +183,11 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
 
     def record_sensors() -> None:       # every grid point, whatever save_every keeps
         if len(sensors):
-            lam = integ.lam[:sys.n_con]
+            qdd, lam = (integ.reported() if hasattr(integ, "reported") else
+                        (integ.qdd, integ.lam))
             result.record_sensors(integ.t, sensors.sensors,
-                                  sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
+                                  sensors.values(integ.t, integ.q, integ.v, qdd,
+                                                 lam[:sys.n_con]))
 
     has_sensors = len(sensors) > 0
     if run["i"] == 1:                   # a fresh run (a resumed one has its start already)
@@ -203,6 +207,7 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     monitor, monitor_bound = run.get("monitor", (True, 10.0))
     watch = RunMonitor(sys, integ, monitor_bound) if monitor else None
     rank = RankWatch(sys)       # rows that turn redundant on the way (solvers.redundancy)
+    motions = MotionWatch(sys, integ.t)      # driven motions that jump
     try:
         for i in range(run["i"], n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -245,6 +250,8 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
                     last = last and landed
                 if last:
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
+                if motions:
+                    motions.accepted(integ.t)
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
