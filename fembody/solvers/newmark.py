@@ -22,16 +22,16 @@ q'' += (1 - alpha_m)/((1 - alpha_f) beta h^2) dq, solving
     [[S_T, B^T], [B, 0]] [dq; dlam] = [r; -phi],
     S_T = K_T + gamma/(beta h) C_T + (1 - alpha_m)/((1 - alpha_f) beta h^2) M  (+ d(B^T lam)/dq).
 
-Starting values (Arnold & Brüls 2007): along a smooth motion the scheme's variables are
-``a_n = q''(t_n + c_a h)`` and ``q'_n = q'(t_n) + c_v h^2 q'''(t_n)`` to leading order, with
-``c_a = 1/2 - gamma`` and ``c_v = 1/6 - beta - c_a/2`` (from Taylor expansions of the two
-update formulas). Where the joints prescribe the motion the exact q_n leave no freedom, so a
-start from the exact ``q'_0``, ``a_0 = q''_0`` excites the scheme's spurious roots (near
--rho_inf): the accelerations and multipliers oscillate with an amplitude of order
-``h q'''/beta``, e.g. a driven arm's torque swinging about its exact value. The integrator
-therefore shifts ``q'`` and ``a`` by those terms in the directions the joints constrain (the
-mass-weighted projection of q''' onto the range of M^-1 B^T), at the first step and whenever
-the step size changes; the free directions start as given.
+Multipliers (Arnold & Brüls 2007): along a smooth motion the scheme's variables are
+``a_n = q''(t_n + c_a h)`` and ``q'_n = q'(t_n) + c_v h^2 q'''(t_n)`` to leading order
+(``c_a = 1/2 - gamma``, ``c_v = 1/6 - beta - c_a/2``, from Taylor expansions of the two update
+formulas). Where the joints prescribe the motion the exact q_n leave no freedom, so a start
+from the exact ``q'_0``, ``a_0 = q''_0``, or a jump of the third derivative of a prescribed
+motion (the ends of a SmoothStep), excites the scheme's spurious roots (near -rho_inf): its
+q''_n and lam_n oscillate with an amplitude of order ``h q'''/beta`` (a driven arm's torque
+swinging about its exact value), decaying as rho_inf^n. The states a run records therefore
+carry the accelerations and multipliers of the index-1 equations at (q_n, q'_n, t_n)
+(:meth:`GeneralizedAlpha.reported`), exact up to the O(h^2) error of q and q'.
 
 Non-dissipative schemes (gamma = 1/2, e.g. the trapezoidal rule) are only weakly stable on index-3
 constraints: the multipliers oscillate with growing amplitude. For those, every step ends with a
@@ -194,6 +194,7 @@ class GeneralizedAlpha(Integrator):
                              "its weight) while the energy balance still looks closed. Keep "
                              "projection='auto', use rho_inf < 1, or pass unstable_ok=True")
         self.solver = saddle_solver(system, linear_solver)
+        self._linear_solver = linear_solver
         # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
         self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver)
         self._fac_h: float | None = None       # step size of the current factorisation
@@ -250,7 +251,6 @@ class GeneralizedAlpha(Integrator):
         self.lam = np.zeros(s.n_con)
         self._consistent(project_velocity=True)
         self.a = self.qdd.copy()
-        self._tuned_h = 0.0      # the step size the starting shifts of q' and a are made for
 
     def _consistent(self, project_velocity: bool) -> None:
         """Project v onto B v = -phi_t (mass-weighted) and solve the index-1 system
@@ -275,55 +275,20 @@ class GeneralizedAlpha(Integrator):
         self.q, self.v, self.last = q, v, None
         self._consistent(project_velocity=False)
         self.a = self.qdd.copy()
-        self._tuned_h = 0.0
 
-    def _constrained_jerk(self, h: float) -> np.ndarray | None:
-        """The part of q''' (n_dof,) in the directions the joints constrain: y = M^-1 B^T mu
-        with B y = B q''', q''' by central differences of the index-1 accelerations along the
-        motion (B q''' is kinematic, set by phi''' = 0, so the stiff free modes do not enter).
-        None when the mass matrix is singular on a free DOF (no index-1 accelerations)."""
-        s = self.sys
-        M = s.mass_data(self.q)
-        if np.any(M[s.diag_pos] <= 0.0):
-            return None
-        speed = float(np.max(np.abs(self.v[s.free]))) if s.n_free else 0.0
-        # a small fraction of the step and of the time the motion takes to cross the model;
-        # the differences are second order, and their round-off is scaled by h before it
-        # reaches q' and a
-        d = 1e-3 * (h if speed == 0.0 else min(h, self.length / speed))
-        out = []
-        for sign in (1.0, -1.0):
-            e = sign * d
-            q = s.space.update(self.q, e * self.v + 0.5 * e * e * self.qdd)
-            if self._index1.at(self.t + e, q, self.v + e * self.qdd) is None:
-                return None
-            out.append(self._index1.last_qdd.copy())
-        self.n_residual += 2
-        jerk = (out[0] - out[1]) / (2.0 * d)
-        ce = s.constraints(self.q, self.t)
-        solver = self._index1.solver
-        solver.factorize(M, ce.Bdata)
-        self._index1._m_factored = False
-        y, _ = solver.solve(np.zeros(s.n_free), s.B_product(ce.Bdata, jerk[s.free]))
-        if not np.all(np.isfinite(y)):
-            return None
-        return s.expand(y)
+    def _auxiliary(self) -> AugmentedODE:
+        """The index-1 equations for the recorded multipliers, apart from the integrator's
+        own (its solves are counted in ``n_index1``, not in the Newton counters)."""
+        aux = getattr(self, "_aux", None)
+        if aux is None:
+            aux = self._aux = AugmentedODE(self.sys, 0.0, 0.0, self._linear_solver)
+        return aux
 
-    def _tune_start(self, h: float) -> None:
-        """Shift q' and a in the constrained directions to the scheme's values for steps of
-        ``h`` (see the module docstring); nothing without joints, with projection (which
-        resets q' and a after each step), or when they already carry the shifts for ``h``."""
-        h0 = getattr(self, "_tuned_h", h)          # (checkpoints written before the shifts)
-        if h == h0 or not self.sys.n_con or self.projection:
-            return
-        y = self._constrained_jerk(h)
-        self._tuned_h = h
-        if y is None:
-            return
-        c_a = 0.5 - self.gamma
-        c_v = 1.0 / 6.0 - self.beta - 0.5 * c_a
-        self.a = self.a + c_a * (h - h0) * y
-        self.v = self.v + c_v * (h * h - h0 * h0) * y
+    @property
+    def n_index1(self) -> int:
+        """Index-1 evaluations for the recorded multipliers."""
+        aux = getattr(self, "_aux", None)
+        return 0 if aux is None else aux.n_eval
 
     def after_impact(self) -> None:
         self.predictor = "displacement"
@@ -338,28 +303,26 @@ class GeneralizedAlpha(Integrator):
         of order h times the jump of the third derivative of the motion wherever it jumps
         (the ends of a SmoothStep, a start from rest), which the reactions would show; these
         are exact up to the O(h^2) error of q and q'. With projection (or without joints, or
-        with massless free DOFs) the scheme's own."""
+        with massless free DOFs) the scheme's own; also for gamma = 1/2 without projection
+        (run only with unstable_ok), where the scheme's growing multipliers are what the
+        Result has to show."""
         s = self.sys
-        if not s.n_con or self.projection:
+        if not s.n_con or self.projection or abs(self.gamma - 0.5) < 1e-12:
+            return self.qdd, self.lam
+        # rows out for a redundancy (redundant='drop'/'regularize'): the multipliers are the
+        # RankWatch's choice (least norm), the index-1 ones undefined
+        if (getattr(s, "dropped_rows", None) is not None
+                or getattr(s, "row_compliance", None) is not None):
             return self.qdd, self.lam
         if np.any(s.mass_data(self.q)[s.diag_pos] <= 0.0):
             return self.qdd, self.lam
-        if self._index1.at(self.t, self.q, self.v) is None:
+        aux = self._auxiliary()
+        if aux.at(self.t, self.q, self.v) is None:
             return self.qdd, self.lam
-        self.n_residual += 1
-        return self._index1.last_qdd.copy(), self._index1.last_lam.copy()
+        return aux.last_qdd.copy(), aux.last_lam.copy()
 
     # ------------------------------------------------------------------ step
     def _step_impl(self, h: float) -> tuple[bool, str]:
-        # a failed step leaves the state as it found it (the starting shifts included)
-        start = (self.v, self.a, getattr(self, "_tuned_h", h))
-        self._tune_start(h)
-        ok, msg = self._attempt(h)
-        if not ok:
-            self.v, self.a, self._tuned_h = start
-        return ok, msg
-
-    def _attempt(self, h: float) -> tuple[bool, str]:
         ok, msg = self._newton_step(h, self.predictor)
         if not ok and self.predictor == "acceleration":
             # extrapolated accelerations of unresolved modes (an unbalanced initial state, an
@@ -376,7 +339,8 @@ class GeneralizedAlpha(Integrator):
 
     @property
     def counters(self) -> dict:
-        return {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks}
+        return {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks,
+                "n_index1": self.n_index1}
 
     def _newton_step(self, h: float, predictor: str) -> tuple[bool, str]:
         s = self.sys

@@ -154,7 +154,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     return drive(run, sys, progress, callback, checkpoint, checkpoint_every, t_wall)
 
 
-def _record(run: dict, sys: System) -> None:
+def _record(run: dict, sys: System, consistent: bool = True) -> None:
+    """Save the integrator's state; ``consistent``: with the index-1 accelerations and
+    multipliers (:meth:`Integrator.reported`), False while a singular state is passed."""
     integ = run["integ"]
     if sys.n_con:
         last = getattr(integ, "last", None)
@@ -162,7 +164,8 @@ def _record(run: dict, sys: System) -> None:
         viol = float(np.max(np.abs(phi)))
     else:
         viol = 0.0
-    qdd, lam = integ.reported() if hasattr(integ, "reported") else (integ.qdd, integ.lam)
+    qdd, lam = (integ.reported() if consistent and hasattr(integ, "reported") else
+                (integ.qdd, integ.lam))
     run["result"].record(integ.t, integ.q, v=integ.v, a=qdd, lam=lam[:sys.n_con],
                          iterations=integ.last_iterations, violation=viol, **run["acc"])
 
@@ -180,11 +183,12 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     t_wall = _time.perf_counter() if t_wall is None else t_wall
     wall0 = run["wall"] - t_wall     # wall time of earlier sessions of this run
     sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
+    rank = RankWatch(sys)       # rows that turn redundant on the way (solvers.redundancy)
 
     def record_sensors() -> None:       # every grid point, whatever save_every keeps
         if len(sensors):
-            qdd, lam = (integ.reported() if hasattr(integ, "reported") else
-                        (integ.qdd, integ.lam))
+            qdd, lam = (integ.reported() if hasattr(integ, "reported") and not rank.passing
+                        else (integ.qdd, integ.lam))
             result.record_sensors(integ.t, sensors.sensors,
                                   sensors.values(integ.t, integ.q, integ.v, qdd,
                                                  lam[:sys.n_con]))
@@ -206,7 +210,6 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
     # the run monitor starts afresh in every session of a run (a resumed one included)
     monitor, monitor_bound = run.get("monitor", (True, 10.0))
     watch = RunMonitor(sys, integ, monitor_bound) if monitor else None
-    rank = RankWatch(sys)       # rows that turn redundant on the way (solvers.redundancy)
     motions = MotionWatch(sys, integ.t)      # driven motions that jump
     try:
         for i in range(run["i"], n_grid + 1):
@@ -264,7 +267,7 @@ def drive(run: dict, sys: System, progress: bool | None, callback: Callable | No
             run.update(integ=integ, i=i + 1, h=h, good=good)
             saved = i % run["save_every"] == 0 or i == n_grid
             if saved:
-                _record(run, sys)
+                _record(run, sys, not rank.passing)
                 if callback is not None:
                     callback(result)
             if watch is not None:
