@@ -309,11 +309,6 @@ class GeneralizedAlpha(Integrator):
         s = self.sys
         if not s.n_con or self.projection or abs(self.gamma - 0.5) < 1e-12:
             return self.qdd, self.lam
-        # rows out for a redundancy (redundant='drop'/'regularize'): the multipliers are the
-        # RankWatch's choice (least norm), the index-1 ones undefined
-        if (getattr(s, "dropped_rows", None) is not None
-                or getattr(s, "row_compliance", None) is not None):
-            return self.qdd, self.lam
         if np.any(s.mass_data(self.q)[s.diag_pos] <= 0.0):
             return self.qdd, self.lam
         aux = self._auxiliary()
