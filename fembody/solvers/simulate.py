@@ -85,7 +85,14 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     initial energy and the work of loads and drivers, or the constraint forces beyond the loads,
     weights, internal and inertial forces, by more than ``monitor_bound`` (default 10) times, or
     a beam element inverts or strains beyond 100 % (:mod:`fembody.solvers.monitor`); False
-    turns it off.
+    turns it off. A driver whose prescribed motion jumps within a step (a step function of
+    t) is a ModelError naming the driver and the time (:mod:`fembody.solvers.motion_watch`).
+
+    The recorded accelerations and joint multipliers (reactions, driving forces and torques)
+    of the Newmark family are those of the index-1 equations at each saved (q, q', t), not
+    the index-3 scheme's own, which oscillate after a start or a jump of a prescribed
+    motion's third derivative (:class:`fembody.GeneralizedAlpha`); ``stats['n_index1']``
+    counts those solves.
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
