@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 
 import numpy as np
 
@@ -275,6 +276,25 @@ class GeneralizedAlpha(Integrator):
         self.q, self.v, self.last = q, v, None
         self._consistent(project_velocity=False)
         self.a = self.qdd.copy()
+        self._restarted_at = self.n_steps
+
+    def _transient_steps(self) -> float:
+        """Steps after a start or restart until the spurious roots' transient (a double root
+        of modulus rho = the spectral radius at infinite w h: amplitude ~ n rho^n) is below
+        1e-6 of its start; inf when rho is 1 (no numerical damping)."""
+        n = getattr(self, "_n_transient", None)
+        if n is None:
+            with np.errstate(all="ignore"):
+                rho = float(spectral_radius(self.alpha_m, self.alpha_f, self.gamma, self.beta,
+                                            np.array([1e8]))[0])
+            n = math.inf
+            if rho < 1.0 - 1e-9:
+                n, k = 1, 1
+                while k * rho ** k > 1e-6 and k < 100_000:
+                    k += 1
+                n = k
+            self._n_transient = n
+        return n
 
     def _auxiliary(self) -> AugmentedODE:
         """The index-1 equations for the recorded multipliers, apart from the integrator's
@@ -302,12 +322,19 @@ class GeneralizedAlpha(Integrator):
         The scheme's own q''_n and lam_n of index-3 constraints carry an oscillating error
         of order h times the jump of the third derivative of the motion wherever it jumps
         (the ends of a SmoothStep, a start from rest), which the reactions would show; these
-        are exact up to the O(h^2) error of q and q'. With projection (or without joints, or
+        are exact up to the O(h^2) error of q and q'. Models without drivers get them only
+        while a start's (or restart's) transient lasts (:meth:`_transient_steps`), since
+        nothing else excites it there. With projection (or without joints, or
         with massless free DOFs) the scheme's own; also for gamma = 1/2 without projection
         (run only with unstable_ok), where the scheme's growing multipliers are what the
         Result has to show."""
         s = self.sys
         if not s.n_con or self.projection or abs(self.gamma - 0.5) < 1e-12:
+            return self.qdd, self.lam
+        # without drivers only a start (or restart) excites the transient: past it the
+        # scheme's own values are exact to O(h^2) and save the index-1 solve
+        since = self.n_steps - getattr(self, "_restarted_at", 0)
+        if not getattr(s, "rheonomic", False) and since > self._transient_steps():
             return self.qdd, self.lam
         if np.any(s.mass_data(self.q)[s.diag_pos] <= 0.0):
             return self.qdd, self.lam
