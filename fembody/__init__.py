@@ -12,7 +12,7 @@ Quick start::
     print(fb.static(m, steps=10).displacement(beam.last)[-1])
 """
 from .errors import (ConvergenceError, FembodyError, InstabilityError, ModelError, RunError,
-                     SingularSystemError, StabilityWarning)
+                     SingularSystemError, StabilityError, StabilityWarning)
 from .loads import ramp
 from .materials import Material, Section
 from .model import Body, ElementRef, Model, Node, RigidBody
@@ -30,7 +30,7 @@ from .solvers.structure import Trajectory, integrate_hamiltonian
 from .version import __version__  # noqa: E402
 
 __all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError", "RunError", "SingularSystemError",
-           "StabilityWarning", "ramp",
+           "StabilityError", "StabilityWarning", "ramp",
            "Buckling", "buckling",
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",

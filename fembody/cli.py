@@ -408,7 +408,8 @@ def _showcase(model, out: pathlib.Path, spec: dict, gif: bool, title: str) -> in
     t0 = time.perf_counter()
     if spec.get("analysis") == "static":
         method = spec.get("method", "newton")
-        res = static(model, steps=spec.get("steps", 10), method=method)
+        res = static(model, steps=spec.get("steps", 10), method=method,
+                     unstable=spec.get("unstable", "auto"))
         what = f"static ({method}), {spec.get('steps', 10)} load steps" if method == "newton" \
             else f"static ({method}), {len(res) - 1} arc-length steps"
     else:

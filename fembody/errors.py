@@ -47,6 +47,13 @@ class StabilityWarning(UserWarning):
     has a negative eigenvalue): the structure has passed a limit point or a bifurcation."""
 
 
+class StabilityError(RunError):
+    """A static analysis reached an unstable equilibrium (the constrained tangent stiffness
+    lost its definiteness: a limit point or a bifurcation such as buckling was passed) and was
+    not told to accept it (``fembody.static(unstable='accept')``): ``time`` is its load factor,
+    ``result`` the states up to and including it (a :class:`RunError`)."""
+
+
 class InstabilityError(RunError):
     """A run's energy or constraint forces grew beyond what its loads can explain (an unstable
     integrator or step): raised by the run monitor of ``simulate`` with the ``time`` it was

@@ -152,6 +152,17 @@ class Result:
                              "(negative: an unstable equilibrium; see stats['unstable']); NaN "
                              "where static(stability='check') proved the state stable "
                              "without computing it.")
+    @property
+    def stable(self) -> np.ndarray | None:
+        """Statics: per state, False where the equilibrium is unstable (kept by
+        ``static(unstable='accept')`` or the arc-length method), True elsewhere; None for a
+        dynamic Result."""
+        if self.kind != "static":
+            return None
+        out = np.ones(len(self), bool)
+        out[list(self.stats.get("unstable_states", ()))] = False
+        return out
+
     violation = property(lambda self: self._array("violation"),
                          doc="Largest position-constraint violation |phi| per state [m, rad].")
 
@@ -388,7 +399,10 @@ class Result:
         return obj
 
     def __repr__(self) -> str:
-        return f"Result({self.kind}, {len(self)} states, stats={self.stats})"
+        bad = self.stats.get("unstable_states", ())
+        flag = (f", {len(bad)} unstable (stable=False) from load factor "
+                f"{self.stats['unstable'][0]:.6g}" if bad else "")
+        return f"Result({self.kind}, {len(self)} states{flag}, stats={self.stats})"
 
     def __getattr__(self, name: str):
         # only reached for a name the Result does not have: results do not import viz, so

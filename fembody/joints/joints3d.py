@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import ModelError
+from ..functions import TimeFunction
 from .joints import Joint, Motion
 
 
@@ -52,6 +53,9 @@ def time_derivatives(motion, t: float, velocity=None, acceleration=None,
             f = float(motion(t))
             v = velocity or getattr(motion, "d1", None)
             a = acceleration or getattr(motion, "d2", None)
+            if isinstance(motion, TimeFunction):        # fembody's functions: exact rates
+                v = v or (lambda s: motion.evaluate(s, 1))
+                a = a or (lambda s: motion.evaluate(s, 2))
             h = 1e-3 * max(1.0, abs(t))
             if v is None or a is None:
                 fm2, fm1, fp1, fp2 = (float(motion(t + k * h)) for k in (-2, -1, 1, 2))

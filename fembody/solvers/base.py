@@ -128,6 +128,11 @@ class Integrator:
         """The multipliers of the index-1 equations at the current state."""
         return self.lam
 
+    def reported(self) -> tuple[np.ndarray, np.ndarray]:
+        """The accelerations (n_dof,) and multipliers that the Result records at the current
+        state (default: the integrator's own ``qdd`` and ``lam``)."""
+        return self.qdd, self.lam
+
     def after_impact(self) -> None:
         """Hook: an impact has excited modes far above 1/h."""
 

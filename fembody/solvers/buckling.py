@@ -302,7 +302,11 @@ def _check_stable(sys: System, K: sp.csc_matrix, Bdata: np.ndarray) -> None:
     scale = float(np.abs(K.diagonal()).max())
     if low < -UNSTABLE * scale:
         raise SingularSystemError(f"buckling: the state is unstable (lowest eigenvalue of the "
-                                  f"constrained tangent {low:.3g}); it is past buckling")
+                                  f"constrained tangent {low:.3g}); it is past buckling or a "
+                                  "limit point (a static state flagged False in result.stable), "
+                                  "and critical loads are measured from a stable equilibrium: "
+                                  "pass the last stable state (result.q[k], load_factor=, lam=) "
+                                  "or the reference configuration")
     if abs(low) <= 1e-13 * scale:
         raise SingularSystemError("buckling: the tangent stiffness is singular on the motions "
                                   "the joints allow: the structure is not supported (add "
@@ -321,7 +325,9 @@ def _dense_pencil(sys: System, K, KG, Bdata: np.ndarray):
     except np.linalg.LinAlgError:
         raise SingularSystemError("buckling: the tangent stiffness is not positive definite on "
                                   "the motions the joints allow: the structure is not supported "
-                                  "(add supports or joints) or the state is unstable") from None
+                                  "(add supports or joints) or the state is unstable (past "
+                                  "buckling or a limit point: a static state flagged False in "
+                                  "result.stable; pass the last stable one)") from None
     X = sla.solve_triangular(C, Gd, lower=True)
     A = -sla.solve_triangular(C, X.T, lower=True)        # -C^-1 K_G C^-T (symmetric)
     mu, Y = sla.eigh(0.5 * (A + A.T))

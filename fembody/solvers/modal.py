@@ -55,6 +55,13 @@ class Modes:
         return out
 
 
+# why an unstable base state is refused, and what to pass instead
+_UNSTABLE_HINT = (" (e.g. a static state past a limit point or buckling, flagged False in "
+                  "result.stable): small motions about it grow instead of vibrating, so it has "
+                  "no natural frequencies. Use a stable state (result.q[k] with result.stable[k] "
+                  "True), or fb.buckling for the critical loads")
+
+
 def manifold_basis(sys: System, Bdata: np.ndarray) -> np.ndarray:
     """An orthonormal basis ``Z (n_free, n_free - rank B)`` of the motions the joints allow
     (the null space of B, dense SVD: for small models)."""
@@ -135,7 +142,7 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
                 continue
         else:
             raise SingularSystemError("modes: the tangent stiffness is indefinite; the "
-                                      "configuration is unstable")
+                                      "configuration is unstable" + _UNSTABLE_HINT)
         X = sla.solve_triangular(C, Mdn, lower=True)
         A = sla.solve_triangular(C, X.T, lower=True)      # C^-1 M C^-T (symmetric)
         mu, Y = sla.eigh(0.5 * (A + A.T), subset_by_index=[nf - n, nf - 1])
@@ -157,7 +164,7 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     if np.any(w2 < -1e-10 * scale):
         raise SingularSystemError(f"modes: the tangent stiffness is not positive semi-definite "
                                   f"(eigenvalue {w2.min():.3g} rad^2/s^2); the configuration "
-                                  "is unstable")
+                                  "is unstable" + _UNSTABLE_HINT)
     omega = np.sqrt(np.clip(w2, 0.0, None))
     shapes = np.zeros((sys.n_dof, n))
     shapes[sys.free] = V

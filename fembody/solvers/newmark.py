@@ -22,6 +22,17 @@ q'' += (1 - alpha_m)/((1 - alpha_f) beta h^2) dq, solving
     [[S_T, B^T], [B, 0]] [dq; dlam] = [r; -phi],
     S_T = K_T + gamma/(beta h) C_T + (1 - alpha_m)/((1 - alpha_f) beta h^2) M  (+ d(B^T lam)/dq).
 
+Multipliers (Arnold & Brüls 2007): along a smooth motion the scheme's variables are
+``a_n = q''(t_n + c_a h)`` and ``q'_n = q'(t_n) + c_v h^2 q'''(t_n)`` to leading order
+(``c_a = 1/2 - gamma``, ``c_v = 1/6 - beta - c_a/2``, from Taylor expansions of the two update
+formulas). Where the joints prescribe the motion the exact q_n leave no freedom, so a start
+from the exact ``q'_0``, ``a_0 = q''_0``, or a jump of the third derivative of a prescribed
+motion (the ends of a SmoothStep), excites the scheme's spurious roots (near -rho_inf): its
+q''_n and lam_n oscillate with an amplitude of order ``h q'''/beta`` (a driven arm's torque
+swinging about its exact value), decaying as rho_inf^n. The states a run records therefore
+carry the accelerations and multipliers of the index-1 equations at (q_n, q'_n, t_n)
+(:meth:`GeneralizedAlpha.reported`), exact up to the O(h^2) error of q and q'.
+
 Non-dissipative schemes (gamma = 1/2, e.g. the trapezoidal rule) are only weakly stable on index-3
 constraints: the multipliers oscillate with growing amplitude. For those, every step ends with a
 projection of velocities onto ``B q' = -phi_t`` and a consistent (index-1) recomputation of
@@ -31,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 
 import numpy as np
 
@@ -187,6 +199,7 @@ class GeneralizedAlpha(Integrator):
         self.solver = saddle_solver(system, linear_solver, rows=self.rows)
         # Newton's increments composed at the iterate, mapped to the step's (None: additive)
         self._lie = None if system.space.commutative else LieIncrement(system) or None
+        self._linear_solver = linear_solver
         # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
         self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver, self.rows)
         self._fac_h: float | None = None       # step size of the current factorisation
@@ -268,6 +281,40 @@ class GeneralizedAlpha(Integrator):
         self.q, self.v, self.last = q, v, None
         self._consistent(project_velocity=False)
         self.a = self.qdd.copy()
+        self._restarted_at = self.n_steps
+
+    def _transient_steps(self) -> float:
+        """Steps after a start or restart until the spurious roots' transient (a double root
+        of modulus rho = the spectral radius at infinite w h: amplitude ~ n rho^n) is below
+        1e-6 of its start; inf when rho is 1 (no numerical damping)."""
+        n = getattr(self, "_n_transient", None)
+        if n is None:
+            with np.errstate(all="ignore"):
+                rho = float(spectral_radius(self.alpha_m, self.alpha_f, self.gamma, self.beta,
+                                            np.array([1e8]))[0])
+            n = math.inf
+            if rho < 1.0 - 1e-9:
+                n, k = 1, 1
+                while k * rho ** k > 1e-6 and k < 100_000:
+                    k += 1
+                n = k
+            self._n_transient = n
+        return n
+
+    def _auxiliary(self) -> AugmentedODE:
+        """The index-1 equations for the recorded multipliers, apart from the integrator's
+        own (its solves are counted in ``n_index1``, not in the Newton counters)."""
+        aux = getattr(self, "_aux", None)
+        if aux is None:
+            aux = self._aux = AugmentedODE(self.sys, 0.0, 0.0, self._linear_solver,
+                                          self.rows)
+        return aux
+
+    @property
+    def n_index1(self) -> int:
+        """Index-1 evaluations for the recorded multipliers."""
+        aux = getattr(self, "_aux", None)
+        return 0 if aux is None else aux.n_eval
 
     def after_impact(self) -> None:
         self.predictor = "displacement"
@@ -275,6 +322,32 @@ class GeneralizedAlpha(Integrator):
     def consistent_multipliers(self) -> np.ndarray:
         self._index1.at(self.t, self.q, self.v)
         return self._index1.last_lam
+
+    def reported(self) -> tuple[np.ndarray, np.ndarray]:
+        """Accelerations and multipliers of the index-1 equations at the current (q, q', t).
+        The scheme's own q''_n and lam_n of index-3 constraints carry an oscillating error
+        of order h times the jump of the third derivative of the motion wherever it jumps
+        (the ends of a SmoothStep, a start from rest), which the reactions would show; these
+        are exact up to the O(h^2) error of q and q'. Models without drivers get them only
+        while a start's (or restart's) transient lasts (:meth:`_transient_steps`), since
+        nothing else excites it there. With projection (or without joints, or
+        with massless free DOFs) the scheme's own; also for gamma = 1/2 without projection
+        (run only with unstable_ok), where the scheme's growing multipliers are what the
+        Result has to show."""
+        s = self.sys
+        if not s.n_con or self.projection or abs(self.gamma - 0.5) < 1e-12:
+            return self.qdd, self.lam
+        # without drivers only a start (or restart) excites the transient: past it the
+        # scheme's own values are exact to O(h^2) and save the index-1 solve
+        since = self.n_steps - getattr(self, "_restarted_at", 0)
+        if not getattr(s, "rheonomic", False) and since > self._transient_steps():
+            return self.qdd, self.lam
+        if np.any(s.mass_data(self.q)[s.diag_pos] <= 0.0):
+            return self.qdd, self.lam
+        aux = self._auxiliary()
+        if aux.at(self.t, self.q, self.v) is None:
+            return self.qdd, self.lam
+        return aux.last_qdd.copy(), aux.last_lam.copy()
 
     # ------------------------------------------------------------------ step
     def _step_impl(self, h: float) -> tuple[bool, str]:
@@ -295,7 +368,8 @@ class GeneralizedAlpha(Integrator):
 
     @property
     def counters(self) -> dict:
-        return {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks}
+        return {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks,
+                "n_index1": self.n_index1}
 
     def _newton_step(self, h: float, predictor: str) -> tuple[bool, str]:
         s = self.sys

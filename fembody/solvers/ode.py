@@ -118,12 +118,17 @@ class IndexOneIntegrator(Integrator):
 def highest_frequency(system: System) -> tuple[float, str]:
     """Upper bound of the model's highest natural frequency [rad/s] in the reference state:
     the largest element eigenvalue of K_e phi = w^2 M_e phi over the beam and truss blocks
-    (Irons' bound: no global eigenvalue exceeds it), with the element that sets it."""
+    (Irons' bound: no global eigenvalue exceeds it), with the element that sets it. Planar
+    blocks read their DOFs' displacements (zero), spatial ones their nodes' reference poses."""
     best, where = 0.0, ""
     for b in system.stiffness_blocks:
         if not hasattr(b, "mass") or b.mass() is None:
             continue
-        _, K, _ = b.forces(np.zeros(b.dofs.shape), None, True)
+        x = (system.pose(b, system.q0) if getattr(b, "spatial", False) else
+             np.zeros(b.dofs.shape))
+        _, K, _ = b.forces(x, None, True)
+        if K is None:
+            continue
         w2 = np.linalg.eigvals(np.linalg.solve(b.mass(), K)).real.max(axis=1)
         i = int(np.argmax(w2))
         if w2[i] > best:

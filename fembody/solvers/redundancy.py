@@ -290,6 +290,13 @@ class RankWatch:
         self._apply(extra=False)            # the rows are in for the steps before t_stop
         return origin[0], self.h_last
 
+    @property
+    def passing(self) -> bool:
+        """A singular state is being passed: rows are out, the state is the singular one (rows
+        just back in) or its redo is under way. The multipliers there are the least-norm
+        ones this class chose; the index-1 equations have none."""
+        return bool(self.redone or self.settle or self.t_stop is not None or self.extra.size)
+
     def clip(self, t: float) -> float:
         """During a redo from the origin (``t_stop`` set): the next step size [s] from ``t``
         [s]. Each step halves the way left to the singular state (the sizes a run reaches it

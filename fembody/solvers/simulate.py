@@ -26,6 +26,7 @@ from .dae import consistent_velocity
 from .base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
+from .motion_watch import MotionWatch
 from .newmark import HHT, GeneralizedAlpha, Newmark
 from .options import MethodOptions, RunOptions
 from .redundancy import RankWatch
@@ -88,7 +89,14 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     initial energy and the work of loads and drivers, or the constraint forces beyond the loads,
     weights, internal and inertial forces, by more than ``monitor_bound`` (default 10) times, or
     a beam element inverts or strains beyond 100 % (:mod:`fembody.solvers.monitor`); False
-    turns it off.
+    turns it off. A driver whose prescribed motion jumps within a step (a step function of
+    t) is a ModelError naming the driver and the time (:mod:`fembody.solvers.motion_watch`).
+
+    The recorded accelerations and joint multipliers (reactions, driving forces and torques)
+    of the Newmark family are those of the index-1 equations at each saved (q, q', t), not
+    the index-3 scheme's own, which oscillate after a start or a jump of a prescribed
+    motion's third derivative (:class:`fembody.GeneralizedAlpha`); ``stats['n_index1']``
+    counts those solves.
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
@@ -227,7 +235,9 @@ class RunState:
         return cls(**state)
 
 
-def _record(run: RunState, sys: System) -> None:
+def _record(run: RunState, sys: System, consistent: bool = True) -> None:
+    """Save the integrator's state; ``consistent``: with the index-1 accelerations and
+    multipliers (:meth:`Integrator.reported`), False while a singular state is passed."""
     integ = run.integ
     if sys.n_con:
         last = getattr(integ, "last", None)
@@ -236,7 +246,9 @@ def _record(run: RunState, sys: System) -> None:
         viol = float(np.max(np.abs(phi)))
     else:
         viol = 0.0
-    run.result.record(integ.t, integ.q, v=integ.v, a=integ.qdd, lam=integ.lam[:sys.n_con],
+    qdd, lam = (integ.reported() if consistent and hasattr(integ, "reported") else
+                (integ.qdd, integ.lam))
+    run.result.record(integ.t, integ.q, v=integ.v, a=qdd, lam=lam[:sys.n_con],
                       iterations=integ.last_iterations, violation=viol, **run.acc)
 
 
@@ -253,12 +265,15 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     t_wall = _time.perf_counter() if t_wall is None else t_wall
     wall0 = run.wall - t_wall     # wall time of earlier sessions of this run
     sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
+    rank = RankWatch(sys, run.rows)  # rows that turn redundant on the way (solvers.redundancy)
 
     def record_sensors() -> None:       # every grid point, whatever save_every keeps
         if len(sensors):
-            lam = integ.lam[:sys.n_con]
+            qdd, lam = (integ.reported() if hasattr(integ, "reported") and not rank.passing
+                        else (integ.qdd, integ.lam))
             result.record_sensors(integ.t, sensors.sensors,
-                                  sensors.values(integ.t, integ.q, integ.v, integ.qdd, lam))
+                                  sensors.values(integ.t, integ.q, integ.v, qdd,
+                                                 lam[:sys.n_con]))
 
     has_sensors = len(sensors) > 0
     if run.i == 1:                      # a fresh run (a resumed one has its start already)
@@ -276,8 +291,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     clock = _RunClock(integ, t_end, t_wall)
     # the run monitor starts afresh in every session of a run (a resumed one included)
     watch = RunMonitor(sys, integ, run.monitor_bound) if run.monitor else None
-    # rows that turn redundant on the way (solvers.redundancy)
-    rank = RankWatch(sys, run.rows)
+    motions = MotionWatch(sys, integ.t)      # driven motions that jump
     try:
         for i in range(run.i, n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -326,6 +340,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     last = last and landed
                 if last:
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
+                if motions:
+                    motions.accepted(integ.t)
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
@@ -338,7 +354,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             run.integ, run.i, run.h, run.good = integ, i + 1, h, good
             saved = i % run.save_every == 0 or i == n_grid
             if saved:
-                _record(run, sys)
+                _record(run, sys, not rank.passing)
                 if callback is not None:
                     callback(result)
             if watch is not None:

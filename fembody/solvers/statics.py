@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Callable
 import logging
 import math
 import time as _time
-import warnings
 
 import numpy as np
 
 from .. import validate
 from ..constraints import RedundantRows
-from ..errors import ConvergenceError, ModelError, SingularSystemError, StabilityWarning
+from ..errors import (ConvergenceError, ModelError, SingularSystemError, StabilityError,
+                      StabilityWarning)
 from ..lazy import lazy_module
 from ..patterns import AssemblyTarget
 sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
@@ -206,7 +206,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
            arc_length: float | None = None, max_steps: int = 500, load_max: float = 1.0,
            stop: Callable[[Result], bool] | None = None,
            lam_max: float | None = None, redundant: str = "error",
-           stability: str = "auto") -> Result:
+           stability: str = "auto", unstable: str = "auto") -> Result:
     """Static equilibrium under the model's loads and gravity.
 
     Parameters
@@ -245,6 +245,17 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         of the coordinates (fine meshes), its last factorisation, a Cholesky of the tangent at
         a state within that increment, is the proof and no check is factorised. 'auto':
         'eigenvalue' up to 300 free DOFs, else 'check'.
+    unstable : {'auto', 'error', 'accept'}, default 'auto'
+        What an unstable equilibrium (the constrained tangent lost its definiteness: the load
+        passed a limit point or a bifurcation such as buckling) does. 'error':
+        :class:`fembody.StabilityError` at the first one, naming its load step and factor,
+        the lowest eigenvalue and where it crossed zero (its ``result`` keeps the states up
+        to it); such a state would not be reached in reality (a straight column at 5x its
+        Euler load). 'accept': keep going; the Result flags the states (``result.stable``
+        False, ``stats['unstable']`` their load factors) and :func:`fembody.modes` and
+        :func:`fembody.buckling` refuse them as base states. 'auto': 'error' with load
+        control, 'accept' with the arc-length method (which follows unstable branches on
+        purpose).
 
     Returns
     -------
@@ -263,12 +274,15 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     validate.choice("method", method, ("newton", "arc-length"), where="static")
     validate.choice("redundant", redundant, REDUNDANT_MODES, where="static")
     validate.choice("stability", stability, ("auto", "eigenvalue", "check"), where="static")
+    validate.choice("unstable", unstable, ("auto", "error", "accept"), where="static")
     steps = validate.integer("steps", steps, where="static")
     load_max = validate.number("load_max", load_max, minimum=0.0, strict_min=True,
                                where="static")
     if stop is not None and not callable(stop):
         raise ModelError(f"static: stop must be a function of the Result or None, got {stop!r}")
     eq = _Equilibrium(sys, t, linear_solver, tol)
+    eq.unstable = ("error" if unstable == "error" or (unstable == "auto" and method == "newton")
+                   else "accept")
     eq.stability = ("eigenvalue" if stability == "eigenvalue" or (
         stability == "auto" and sys.n_free <= DENSE_MAX) else InertiaCheck(sys.diag_pos))
     if sys.n_con:
@@ -416,7 +430,7 @@ def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, 
             raise ConvergenceError(f"arc length: no converged step beyond load factor {load:.6g}",
                                    time=load, result=result)
         q_new, lam, load_new, Dq, it, r = out
-        _accept(eq, result, q, q_new, load_new, lam, r, it, warn=False)
+        _accept(eq, result, q, q_new, load_new, lam, r, it)
         q, load, prev = q_new, load_new, Dq
         ds = min(ds * min(2.0, max(0.5, math.sqrt(target_iter / max(it, 1)))), ds_max)
         if load >= load_max or (stop is not None and stop(result)):
@@ -516,12 +530,12 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
 
 
 def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray, load: float,
-            lam: np.ndarray, r: np.ndarray, it: int, warn: bool = True) -> None:
+            lam: np.ndarray, r: np.ndarray, it: int) -> None:
     """Record a converged load step after checking it: an element passed through zero length
     is an error naming it; an unstable equilibrium (negative lowest eigenvalue of the
-    constrained tangent) is recorded in ``result.stability`` and ``stats['unstable']``, and
-    warned about with ``warn`` (load control; arc length follows unstable branches on
-    purpose)."""
+    constrained tangent) is recorded in ``result.stability``, ``stats['unstable']`` (its load
+    factor) and ``stats['unstable_states']`` (its index), then raises StabilityError unless
+    ``eq.unstable == 'accept'``."""
     s = eq.sys
     bad = s.inverted_elements(q, q_prev)
     if bad:
@@ -563,12 +577,32 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
                   stability=lowest)
     if lowest < -UNSTABLE * scale:
         result.stats.setdefault("unstable", []).append(float(load))
-        if not warn:
+        result.stats.setdefault("unstable_states", []).append(len(result) - 1)
+        msg = _unstable_message(result, load, lowest)
+        if eq.unstable == "accept":
+            log.info(msg)
             return
-        msg = (f"static: the equilibrium at load factor {load:.6g} is unstable (lowest eigenvalue "
-               f"of the constrained tangent {lowest:.3g}); the structure has passed a limit "
-               "point or a bifurcation (e.g. buckling): this state would not be reached in "
-               "reality. Use method='arc-length' to follow the path, or perturb the model to "
-               "take the post-buckled branch")
-        log.warning(msg)
-        warnings.warn(msg, StabilityWarning, stacklevel=3)
+        raise StabilityError(msg + ". fb.buckling(model) gives the critical load factors and "
+                             "shapes of the stable state; method='arc-length' follows the "
+                             "path past a limit point; unstable='accept' keeps such states "
+                             "(flagged in result.stable)", time=load, result=result)
+
+
+def _unstable_message(result: Result, load: float, lowest: float) -> str:
+    """Where the tangent lost its definiteness: this state's load step and factor and lowest
+    eigenvalue; with the previous state's eigenvalue, the load factor where the two cross zero
+    by linear interpolation (exact for a straight column, whose tangent is linear in the
+    load)."""
+    k = len(result) - 1
+    where = (f"static: the equilibrium at load step {k + 1} (load factor {load:.6g}) is "
+             f"unstable: the lowest eigenvalue of the constrained tangent is {lowest:.3g}")
+    if k >= 1:
+        lf0, st0 = float(result.load_factor[k - 1]), float(result.stability[k - 1])
+        if not k - 1 in result.stats.get("unstable_states", ()):
+            where += f", positive at load factor {lf0:.6g}"
+            if math.isfinite(st0) and st0 > 0.0:
+                cross = lf0 - st0 * (load - lf0) / (lowest - st0)
+                where += (f" ({st0:.3g}): it crosses zero near load factor {cross:.4g}, the "
+                          "critical load (limit point or buckling)")
+    return where + ("; the structure has passed a limit point or a bifurcation (e.g. "
+                    "buckling) and this state would not be reached in reality")

@@ -8,7 +8,7 @@ from scipy.integrate import solve_ivp
 
 import fembody as fb
 
-from .test_dynamics import rigid_pendulum
+from .test_dynamics import G, rigid_pendulum
 
 
 @pytest.mark.parametrize("method", ["rk4", "gill", "scipy:RK45", "scipy:Radau"])
@@ -185,6 +185,29 @@ def test_explicit_methods_refuse_unstable_steps_with_the_reason():
         fb.simulate(model, t_end=1e-4, dt=1e-5, method="rk4")
     res = fb.simulate(model, t_end=2e-5, dt=1e-6, method="rk4")
     assert res.stats["status"] == "finished"
+
+
+def test_explicit_methods_on_a_spatial_beam_give_the_stability_limit():
+    """The same refusal on a spatial model (it stopped with RunError wrapping "too many values
+    to unpack": the bound handed planar displacements to the spatial beam block). The bound is
+    Irons': no natural frequency of the assembled model (fb.modes, all but two) exceeds it;
+    a step below it runs."""
+    from fembody.solvers.ode import highest_frequency
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -G))
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=steel, section=fb.Section.circle(0.01))
+    m.fix(b.first, "x", "y", "z", "rx", "ry", "rz")
+    system = m.compile()
+    w, where = highest_frequency(system)
+    omega = fb.modes(m, n=system.n_free - 2).omega
+    assert omega.max() <= w < 2.0 * omega.max()
+    assert "beam element" in where
+    for method in ("rk4", "gill"):
+        with pytest.raises(fb.ModelError, match=rf"{method}: h = 0.001 s is beyond the explicit "
+                                                r"stability limit.*beam element.*below 2.3e-06 s"):
+            fb.simulate(m, t_end=0.01, dt=1e-3, method=method)
+    res = fb.simulate(m, t_end=2e-5, dt=2e-6, method="rk4")
+    assert res.stats["status"] == "finished" and np.all(np.isfinite(res.q))
 
 
 # ------------------------------------------------------------ variable-step Runge-Kutta-Gill

@@ -242,18 +242,53 @@ def column(n: int = 16, factor: float = 5.0):
 
 
 def test_column_beyond_its_buckling_load_is_flagged_unstable():
-    """Before: the straight column at 5x its Euler load came back as an answer, silently."""
+    """Before: the straight column at 5x its Euler load came back as an answer with a
+    StabilityWarning that scrolled by. Now load control stops at the first unstable state
+    (load factor 0.3 = 1.5 P_E), naming it and where the lowest eigenvalue crossed zero: by
+    linear interpolation between 0.2 and 0.3, within 1 % of the Euler load's 0.2 (the
+    eigenvalue is concave in the load, the interpolation a little high); with
+    unstable='accept' the states are kept and flagged."""
     m, c, P = column()
-    with pytest.warns(fb.errors.StabilityWarning, match="unstable"):
-        res = fb.static(m, steps=10)
+    with pytest.raises(fb.StabilityError, match=r"load step 3 \(load factor 0\.3\) is unstable"
+                                               r".*crosses zero near load factor 0\.20[01]"
+                                               r".*unstable='accept'") as err:
+        fb.static(m, steps=10)
+    assert err.value.time == pytest.approx(0.3) and len(err.value.result) == 3
+    res = fb.static(m, steps=10, unstable="accept")
     st = res.stability
     assert st.shape == (10,)
     # stable below P_cr (load factor 0.2 = 1 x P_cr), unstable above
     assert np.all(st[res.load_factor < 0.19] > 0) and np.all(st[res.load_factor > 0.21] < 0)
     assert res.stats["unstable"][0] == pytest.approx(0.3)
+    assert np.array_equal(res.stable, res.load_factor < 0.21)
+    assert "8 unstable (stable=False) from load factor 0.3" in repr(res)
     ok, _, _ = column(factor=0.5)
     safe = fb.static(ok, steps=2)
-    assert np.all(safe.stability > 0) and "unstable" not in safe.stats
+    assert np.all(safe.stability > 0) and "unstable" not in safe.stats and safe.stable.all()
+
+
+def test_spatial_column_beyond_its_buckling_load_is_an_error_too():
+    """The same column in 3D (square section: both bending planes buckle at P_E): the same
+    error at the same load step; below P_E every state is stable."""
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    sec = fb.Section.rectangle(0.02, 0.02)
+    P = math.pi ** 2 * steel.E * sec.I
+
+    def column3(factor):
+        m = fb.Model(dim=3)
+        c = m.add_beam((0, 0, 0), (1, 0, 0), n=16, material=steel, section=sec)
+        m.fix(c.first, "x", "y", "z", "rx")
+        m.fix(c.last, "y", "z")
+        m.add_force(c.last, (-factor * P, 0.0, 0.0))
+        return m
+
+    with pytest.raises(fb.StabilityError, match=r"load step 3 \(load factor 0\.3\) is unstable"
+                                               r".*crosses zero near load factor 0\.20[01]"):
+        fb.static(column3(5.0), steps=10)
+    res = fb.static(column3(5.0), steps=10, unstable="accept")
+    assert np.array_equal(res.stable, res.load_factor < 0.21)
+    below = fb.static(column3(0.9), steps=3)
+    assert below.stable.all() and np.all(below.stability > 0)
 
 
 def test_stability_sign_changes_at_the_euler_load():
@@ -320,3 +355,21 @@ def test_the_support_check_hands_its_factorisation_to_the_first_newton_iteration
     assert c1["factor"] == c2["factor"] - 1 and c1["tangent"] == c2["tangent"] - 1
     assert fused.q.shape == probe.q.shape
     np.testing.assert_allclose(fused.q, probe.q, rtol=0, atol=1e-12)
+
+
+def test_modes_and_buckling_refuse_an_accepted_unstable_state_saying_why():
+    """The accepted states past the Euler load are no base states: modes (imaginary
+    frequencies) and buckling (measured from a stable equilibrium) refuse them, pointing at
+    result.stable; the last stable state (0.9 P_E) is accepted by both."""
+    m, c, P = column(factor=1.5)
+    res = fb.static(m, steps=5, unstable="accept")
+    assert list(res.stable) == [True, True, True, False, False]
+    k = 4
+    with pytest.raises(fb.SingularSystemError, match=r"unstable.*result\.stable"):
+        fb.modes(m, n=2, q=res.q[k], load_factor=res.load_factor[k], lam=res.lam[k])
+    with pytest.raises(fb.SingularSystemError, match=r"unstable.*result\.stable"):
+        fb.buckling(m, state=res)
+    md = fb.modes(m, n=1, q=res.q[2], load_factor=res.load_factor[2], lam=res.lam[2])
+    assert md.omega[0] > 0.0
+    more = fb.buckling(m, n=1, state=res.q[2], load_factor=res.load_factor[2], lam=res.lam[2])
+    assert more.factors[0] > 0.0

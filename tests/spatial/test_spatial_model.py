@@ -82,7 +82,9 @@ def test_roll_up_closes_the_cantilever_into_a_circle(axis):
     M = np.zeros(3)
     M[axis] = 2 * math.pi * EI
     m.add_torque(b.last, M, follower=True)
-    r = fb.static(m, steps=8)
+    # the path passes states the stability check calls unstable (lateral-torsional buckling
+    # of the strip under its end moment); the roll-up is the equilibrium path all the same
+    r = fb.static(m, steps=8, unstable="accept")
     tip = r.position(b.last)[-1]
     assert np.linalg.norm(tip) < 1e-9
     np.testing.assert_allclose(r.rotation(b.last)[-1], np.eye(3), atol=1e-9)
@@ -102,7 +104,7 @@ def test_torsion_through_two_full_turns():
     m, b = cantilever(3, n=4)
     GJ = STEEL.G * SEC.J
     m.add_torque(b.last, (4 * math.pi * GJ, 0.0, 0.0))
-    r = fb.static(m, steps=16)
+    r = fb.static(m, steps=16, unstable="accept")
     for load, R in zip(r.load_factor, r.rotation(b.last)):
         np.testing.assert_allclose(R, rot.exp(np.array([4 * math.pi * load, 0, 0])), atol=1e-9)
     np.testing.assert_allclose(r.rotation(b.last)[-1], np.eye(3), atol=1e-9)
