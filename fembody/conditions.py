@@ -89,7 +89,13 @@ class Conditions:
                      omega=None) -> None:
         """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
         angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
-        plane; a 3-vector in space, in the node's axes = global axes at the reference)."""
+        plane; a 3-vector in space, in the node's axes = global axes at the reference).
+        A non-zero ``omega`` on a node without rotation DOFs (a point mass, truss or spring
+        node) is a ModelError when the model is compiled: it would be ignored."""
+        self._set_velocity(node, velocity, omega)
+        self.implied_omega.discard(self.node(node, "set_velocity").id)
+
+    def _set_velocity(self, node: NodeLike, velocity, omega) -> None:
         node = self.node(node, "set_velocity")
         v = chk.vector(np.zeros(self.dim) if velocity is None else velocity,
                        f"set_velocity on {node}: velocity", self.dim)
@@ -122,4 +128,7 @@ class Conditions:
                 v = (velocity[0] - omega * r[1], velocity[1] + omega * r[0])
             else:
                 v = velocity + np.cross(omega, r)
-            self.set_velocity(node, v, omega)
+            # the rigid motion's spin is for the nodes that have rotation DOFs; the others
+            # take only its velocity (not an ignored argument: see number_dofs)
+            self._set_velocity(node, v, omega)
+            self.implied_omega.add(node.id)

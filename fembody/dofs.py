@@ -103,11 +103,20 @@ def number_dofs(sys, model: Model, space: str) -> None:
     sys.dof_owner = owner
     # initial velocities from model.set_velocity (zero elsewhere)
     sys.v0 = np.zeros(count)
+    implied = getattr(model, "implied_omega", ())
     for nid, val in model.initial_velocity.items():
         d = node_dofs[nid]
         sys.v0[d[:dim]] = val[:dim]
-        if d[dim] >= 0 and not np.isnan(val[dim]):
-            sys.v0[d[dim:]] = val[dim:]
+        spin = val[dim:]
+        if d[dim] >= 0 and not np.isnan(spin[0]):
+            sys.v0[d[dim:]] = spin
+        elif d[dim] < 0 and not np.isnan(spin[0]) and np.any(spin) and nid not in implied:
+            raise ModelError(
+                f"set_velocity on {model.nodes[nid]}: omega = "
+                f"{spin[0] if dim == 2 else spin.tolist()} rad/s would be ignored: the node has "
+                "no rotation DOFs (only point masses, trusses or springs attach to it, so its "
+                "rotation is not part of the model); leave omega out, or attach a rigid body "
+                "or beam to the node to give it a spin")
     sys.gvec = np.zeros(count)
     for k in range(dim):
         sys.gvec[node_dofs[:, k]] = sys.gravity[k]

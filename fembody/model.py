@@ -71,6 +71,8 @@ class Model(Conditions):
         self.joints: list = []
         self.modal_bodies: list = []
         self.initial_velocity: dict[int, np.ndarray] = {}
+        # nodes whose initial omega came from set_rigid_velocity (applied where they rotate)
+        self.implied_omega: set[int] = set()
         self.contacts: list = []
         self.sensors: list = []
         self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
