@@ -141,11 +141,16 @@ def check_nodes(sys, model: "Model") -> None:
 
 
 def fingerprint(sys) -> str:
-    """A digest of what a saved state means for the compiled model ``sys``: the configuration
-    space and DOF layout, reference coordinates, supports, element families and their DOFs,
-    joint rows. Two models with the same digest read each other's states alike."""
+    """A digest of everything that determines a result of the compiled model ``sys``: the
+    configuration space and DOF layout, reference coordinates, supports, element families and
+    their DOFs, joint rows, and :func:`fembody.digest.model_digest` of its Model (materials,
+    sections, orientations, masses, springs, loads and their time functions, gravity, damping,
+    joints with their axes, offsets and drives, contacts, initial velocities). Two models with
+    the same digest give the same results; a Result or checkpoint is refused for another."""
     import hashlib                      # when used: its OpenSSL load is ~2 ms of start-up
+    from .digest import model_digest
     h = hashlib.sha256()
+    h.update(model_digest(sys.model).encode())
     h.update(sys.space.name.encode())
     for a in (sys.node_dofs, sys.free, np.round(sys.X, 12), sys.row_joint):
         h.update(np.ascontiguousarray(a).tobytes())

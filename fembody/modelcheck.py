@@ -68,7 +68,7 @@ def inertia_tensor(J: object, where: str) -> np.ndarray:
     p = np.linalg.eigvalsh(arr)
     tol = 1e-9 * p.max()
     if p[0] <= 0.0 or p[0] + p[1] < p[2] - tol:
-        raise ModelError(f"{where}: the principal inertias {tuple(np.round(p, 12))} are not "
+        raise ModelError(f"{where}: the principal inertias {np.round(p, 12).tolist()} are not "
                          "those of a body (all positive, each at most the sum of the others)")
     return arr
 

@@ -50,10 +50,13 @@ VERSION = fembody_version.__version__
 
 
 def model_fingerprint(system: System) -> str:
-    """The System's fingerprint plus a digest of its reference configuration, constant mass
-    and tangent stiffness there (a checkpoint of a model with other node positions, masses,
-    materials or sections is refused too; load functions cannot be compared)."""
+    """The System's fingerprint (everything that determines a result, see
+    :func:`fembody.dofs.fingerprint`) plus the model's sensors (a resumed run records the
+    same outputs) and a digest of its reference configuration, constant mass and tangent
+    stiffness there."""
+    from ..digest import digest_of
     h = hashlib.sha256(system.fingerprint().encode())
+    h.update(digest_of(getattr(system.model, "sensors", []), system.model).encode())
     _, K, _ = system.internal_forces(system.q0, None, True)
     for x in (system.q0, system.M_const, K):
         h.update(np.ascontiguousarray(x, dtype=float).tobytes())
@@ -242,8 +245,9 @@ def read(path: str | os.PathLike, system: System) -> dict:
                          "started it; finish it with that version or start it again")
     if header.get("fingerprint") != model_fingerprint(system):
         raise ModelError(f"checkpoint {os.fspath(path)!r} is of another model (its nodes, "
-                         "DOFs, elements, joints or masses differ from the model given); "
-                         "give resume the model the run was started with")
+                         "elements, materials, sections, masses, loads, gravity, damping, "
+                         "joints, contacts, initial velocities or sensors differ from the model "
+                         "given); give resume the model the run was started with")
     state = payload[:len(payload) - header.get("model_length", 0)]
     return _Unpickler(io.BytesIO(state), system).load()
 
