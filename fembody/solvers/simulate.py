@@ -92,9 +92,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     ``stats['status'] == 'interrupted'``.
 
     ``checkpoint``: a file the complete state of the run is written to (atomically: a
-    temporary file renamed over it) every ``checkpoint_every`` output points (an int) or
-    seconds of wall time (a float; default: every 10 % of the output points) and at the end;
-    ``fembody.resume(checkpoint, model)`` continues it, bit for bit as if never stopped.
+    temporary file renamed over it, so the file is whole or the previous one) every
+    ``checkpoint_every`` output points (an int) or seconds of wall time (a float; default:
+    every 10 % of the output points) and at the end; its folder must exist (ModelError
+    before the run starts otherwise); ``fembody.resume(checkpoint, model)`` continues it,
+    bit for bit as if never stopped.
     """
     dt = validate.number("dt", dt, minimum=0.0, strict_min=True, where="simulate")
     t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="simulate")
@@ -110,6 +112,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     if callback is not None and not callable(callback):
         raise ModelError(f"simulate: callback must be a function of the Result or None, got "
                          f"{callback!r}")
+    if checkpoint is not None:
+        ckpt.check_path(checkpoint, "simulate")
+    elif checkpoint_every is not None:
+        raise ModelError("simulate: checkpoint_every is given without checkpoint=path, so it "
+                         "would be ignored; give the checkpoint file too, or leave it out")
     sys = as_system(model)
     if dt > t_end * (1.0 + 1e-12):
         raise ModelError(f"simulate: dt = {dt!r} s is longer than t_end = {t_end!r} s, so not "
@@ -327,6 +334,7 @@ class _Saver:
         self.path, self.sys = path, sys
         if path is None:
             return
+        self.path = ckpt.check_path(path, "simulate")
         if every is None:
             every = 0
         elif isinstance(every, bool) or not isinstance(every, (int, float)) or not every > 0:
