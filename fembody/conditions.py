@@ -34,10 +34,10 @@ class Conditions:
         'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); no names or ``"all"``: every DOF the node
         has (a clamp)."""
         node = self.node(node, "fix")
-        if not dofs or dofs == ("all",):
+        if not dofs or (len(dofs) == 1 and isinstance(dofs[0], str) and dofs[0] == "all"):
             dofs = self._all_dofs()
         for d in dofs:
-            if d not in self.dof_names and d.rstrip("*") not in self.dof_names:
+            if not isinstance(d, str) or d.rstrip("*") not in self.dof_names:
                 raise ModelError(f"fix {node}: unknown DOF {d!r}; use "
                                  f"{', '.join(repr(n) for n in self.dof_names)} or 'all'")
         self.supports.setdefault(node.id, set()).update(dofs)

@@ -64,10 +64,17 @@ def check_time_function(value: LoadValue, what: str) -> None:
     """Validate a constant load early; functions are checked when evaluated."""
     if callable(value):
         return
-    flat = np.ravel(np.asarray(value, dtype=object))
+    try:
+        flat = np.ravel(np.asarray(value, dtype=object))
+    except ValueError:          # ragged nesting
+        raise ModelError(f"{what}: the value must be numbers or a function of t, got "
+                         f"{value!r}") from None
     if any(isinstance(x, (str, bytes)) for x in flat):
         raise ModelError(f"{what}: the value must be numbers [N or N m], got {value!r}; write "
                          "the magnitude alone (SI units)")
+    if any(isinstance(x, (bool, np.bool_)) or x is None for x in flat):
+        raise ModelError(f"{what}: the value must be numbers [N or N m], not True, False or "
+                         f"None: got {value!r}")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
