@@ -140,6 +140,16 @@ def test_a_zero_omega_and_a_rigid_velocity_field_are_fine_on_point_masses():
         m.compile()
 
 
+def test_simulate_options_that_would_be_ignored_are_refused():
+    """checkpoint_every without a checkpoint file, max_cuts with min_dt (which overrides it):
+    before, both were dropped without a word."""
+    m, *_ = pendulum()
+    with pytest.raises(fb.ModelError, match="checkpoint_every .*would be ignored"):
+        fb.simulate(m, t_end=0.01, dt=0.01, checkpoint_every=3)
+    with pytest.raises(fb.ModelError, match="max_cuts = 4 would be ignored"):
+        fb.simulate(m, t_end=0.01, dt=0.01, min_dt=1e-4, max_cuts=4)
+
+
 @pytest.mark.parametrize("kwargs, word", [
     (dict(plane=((0, 0), (0, 1)), stiffness=1e6), "stiffness"),
     (dict(plane=((0, 0), (0, 1)), exponent=1.0), "exponent"),

@@ -115,6 +115,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     validate.integer("max_cuts", max_cuts, minimum=0, where="simulate")
     if min_dt is not None:
         validate.number("min_dt", min_dt, minimum=0.0, strict_min=True, where="simulate")
+        if max_cuts != 10:
+            raise ModelError(f"simulate: max_cuts = {max_cuts!r} would be ignored: min_dt = "
+                             f"{min_dt!r} s sets the smallest step; give one of the two")
     validate.solver_options(options, "simulate")
     monitor_bound = validate.number("monitor_bound", monitor_bound, minimum=1.0,
                                     where="simulate")
