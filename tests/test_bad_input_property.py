@@ -335,6 +335,26 @@ CONSTRUCTORS = {
         mb[0].ground, mb[1].first, at=v)))(arm3()), optional(vector(3))),
     "RotationDriver.angle": (lambda v: (lambda mb: mb[0].add_joint(fb.RotationDriver(
         mb[0].ground, mb[1].first, axis=(0, 0, 1), angle=v)))(arm3()), real_finite),
+    "Weld.at 3D": (lambda v: (lambda mb: mb[0].add_joint(fb.Weld(
+        mb[0].ground, mb[1].first, at=v)))(arm3()), optional(vector(3))),
+    "Slider.axis": (lambda v: (lambda mb: mb[0].add_joint(fb.Slider(
+        mb[0].ground, mb[1].last, axis=v)))(beam2()), optional(vector(2, nonzero=True))),
+    "Prismatic.axis": (lambda v: (lambda mb: mb[0].add_joint(fb.Prismatic(
+        mb[0].ground, mb[1].first, axis=v)))(arm3()), vector(3, nonzero=True)),
+    "Universal.axis_a": (lambda v: (lambda mb: mb[0].add_joint(fb.Universal(
+        mb[0].ground, mb[1].first, axis_a=v)))(arm3()),
+        lambda v: vector(3, nonzero=True)(v) and abs(float(np.ravel(v)[1])) <= 1e-9 *
+        float(np.linalg.norm(np.asarray(v, float)))),
+    "SlideDriver.position": (lambda v: (lambda mb: mb[0].add_joint(fb.SlideDriver(
+        mb[0].ground, mb[1].first, axis=(1, 0, 0), position=v)))(arm3()), real_finite),
+    "add_motor.torque": (lambda v: beam2()[0].add_motor(0, 1, v), real_finite),
+    "add_motor.axis 3D": (lambda v: arm3()[0].add_motor(0, 1, 1.0, axis=v),
+                          vector(3, nonzero=True)),
+    "add_spring.b": (lambda v: beam2()[0].add_spring(3, v, k=1.0),
+                     lambda v: (point2(v) and tuple(map(float, v))[:2] != (1.0, 0.0))
+                     or count(v) and v <= 2 or v == 0 and type(v) in (int, np.int64)),
+    "add_contact.stiffness": (lambda v: beam2()[0].add_contact(
+        3, plane=((0, -1), (0, 1)), method="penalty", stiffness=v), positive),
     "add_contact.restitution": (lambda v: beam2()[0].add_contact(
         3, plane=((0, -1), (0, 1)), restitution=v), in_range(0.0, 1.0)),
     "add_contact.radius": (lambda v: beam2()[0].add_contact(3, other=2, radius=v), positive),

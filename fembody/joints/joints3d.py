@@ -12,6 +12,8 @@ on ``b`` at the joint point, in the global frame or in the current frame of a or
 """
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -83,7 +85,9 @@ class Joint3(Joint):
             raise ModelError(f"{where}: a and b are the same node {self.a!r}; join two nodes")
         if self.at is not None:
             self.at = vector3(self.at, f"{where}: at")
-        if getattr(self, "axis", None) is not None:
+        if "axis" in {f.name for f in dataclasses.fields(self)}:   # a joint with an axis
+            if self.axis is None:
+                raise ModelError(f"{where}: axis must be a direction (x, y, z), got None")
             self.axis = vector3(self.axis, f"{where}: axis", unit=True)
 
 
@@ -184,6 +188,9 @@ class DriverMixin:
         return time_derivatives(self.motion, t, self.velocity, self.acceleration, self.label)
 
     def _check_motion(self, what: str) -> None:
+        if isinstance(self.motion, (bool, np.bool_, str, bytes)):
+            raise ModelError(f"{type(self).__name__}: {what} must be a number or a function "
+                             f"of t, got {self.motion!r}")
         if not callable(self.motion):
             try:
                 v = float(self.motion)
