@@ -20,7 +20,7 @@ from ..sensors import SensorRecorder
 from ..system import System
 from . import _kernels, checkpoint as ckpt, ode
 from .bdf import BDF
-from .dae import consistent_velocity
+from .dae import consistent_initial_velocity
 from .base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
@@ -89,7 +89,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
 
     ``project_velocities`` (default False): initial velocities (``model.set_velocity``,
     ``v0``) that violate the joints' velocity constraints ``B v + phi_t = 0`` by more than
-    ``PROJECT_TOL`` (1e-6) of the largest velocity are a ModelError naming the joints most
+    ``fembody.solvers.dae.PROJECT_TOL`` (1e-6) of the largest velocity are a ModelError naming the joints most
     violated and the size of the change a projection would make (a body whose
     centre-of-mass velocity was forgotten would otherwise start with another motion). True:
     they are moved onto the constraints by the mass-weighted minimal-norm correction (which
@@ -151,7 +151,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     source = "model.set_velocity" if v0 is None else "v0"
     v0 = initial_velocity(sys) if v0 is None else validate.array(
         "v0", v0, (sys.n_dof,), where="simulate", hint="one velocity per DOF")
-    v0, projection = _consistent_v0(sys, options.get("q0"), v0, project_velocities, source)
+    v0, projection = consistent_initial_velocity(sys, options.get("q0"), v0,
+                                                 project_velocities, source)
     t_wall = _time.perf_counter()
     try:
         integ = cls(sys, v0=v0, **options)
@@ -498,67 +499,6 @@ class _Power:
                 acc["dissipated"] += h * float(vm @ (fv - fe))
         self.prev = (integ.q, integ.v, f, fc)
 
-
-
-# relative size (of the largest initial velocity) of a change by the velocity projection
-# beyond which simulate refuses inconsistent initial velocities (project_velocities=False):
-# far above the round-off of velocities computed consistently (1e-15), below any motion a
-# user would miss
-PROJECT_TOL = 1e-6
-
-
-def _consistent_v0(sys: System, q0, v0, project: bool = False, source: str = "v0"
-                   ) -> tuple[np.ndarray, dict]:
-    """v0 projected onto the joints' velocity constraints and a record of the change (empty
-    when none). A change beyond ``PROJECT_TOL`` is a ModelError unless ``project``; ``source``
-    names where the velocities came from in it."""
-    q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
-    if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
-        return v0, {}       # nothing to do, or a wrong shape the integrator reports
-    if not np.any(v0) and not any(b.rheonomic for b in sys.joint_blocks):
-        return v0, {}       # rest is consistent with scleronomic joints (B 0 = 0 = -phi_t)
-    try:        # a violated or redundant joint set is the integrator's to report, by name
-        ce = sys.constraints(q, 0.0)
-        if np.abs(ce.phi).max() > 1e-9 * max(sys.length, 1.0):
-            return v0, {}
-        v, change, i = consistent_velocity(sys, q, v0)
-    except (np.linalg.LinAlgError, FembodyError):
-        return v0, {}
-    if not np.all(np.isfinite(v)):
-        return v0, {}
-    scale = max(float(np.abs(v0).max()), float(np.abs(v).max()), 1e-300)
-    if change <= 1e-9 * scale:
-        return v, {}
-    what = f"largest change {change:.3g} at {sys.dof_label(i)} ({v0[i]:.6g} -> {v[i]:.6g})"
-    if not project and change > PROJECT_TOL * scale:
-        raise ModelError(
-            f"simulate: the initial velocities ({source}) violate the velocity constraints of "
-            f"{_most_violated(sys, ce.Bdata, v0)}; moving them onto the joints would change "
-            f"them by up to {change / scale:.3g} of the largest velocity ({what}). Give "
-            "consistent velocities (model.set_velocity with v = omega x r about the joint, or "
-            "model.set_rigid_velocity), start drives smoothly (fb.functions.SmoothStep), or "
-            "pass project_velocities=True to accept the mass-weighted projection")
-    log.warning("simulate: the initial velocities violate the joints' velocity constraints; "
-                "moved onto them by a mass-weighted projection, %s; the bodies the joints "
-                "leave free keep their velocities, so flexible parts start vibrating: give "
-                "consistent velocities (model.set_velocity) or start drives smoothly "
-                "(fb.functions.SmoothStep)", what)
-    return v, {"change": change, "relative": change / scale, "dof": sys.dof_label(i)}
-
-
-def _most_violated(sys: System, Bdata: np.ndarray, v: np.ndarray, n: int = 3) -> str:
-    """The ``n`` joints whose rows ``B v + phi_t`` are violated most, with the size."""
-    phi_t, _ = sys.constraint_rates(0.0)
-    res = np.abs(sys.B_product(Bdata, v[sys.free]) + phi_t)
-    worst: dict[int, float] = {}
-    for row in np.argsort(-res):
-        if res[row] <= 0.0 or len(worst) == n and int(sys.row_joint[row]) not in worst:
-            break
-        j = int(sys.row_joint[row])
-        worst[j] = max(worst.get(j, 0.0), float(res[row]))
-    joints = sys.model.joints
-    return ", ".join(f"{joints[j].label if 0 <= j < len(joints) else f'row {j}'} "
-                     f"(|B v + phi_t| = {r:.3g})" for j, r in worst.items()) or "the joints"
 
 
 def initial_velocity(sys: System) -> np.ndarray:
