@@ -89,9 +89,10 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
 
     ``project_velocities`` (default False): initial velocities (``model.set_velocity``,
     ``v0``) that violate the joints' velocity constraints ``B v + phi_t = 0`` by more than
-    ``fembody.solvers.dae.PROJECT_TOL`` (1e-6) of the largest velocity are a ModelError naming the joints most
-    violated and the size of the change a projection would make (a body whose
-    centre-of-mass velocity was forgotten would otherwise start with another motion). True:
+    ``fembody.solvers.dae.PROJECT_TOL`` (1e-6) of the largest velocity are a ModelError
+    naming the joints most violated and the size of the change a projection would make (a
+    body whose centre-of-mass velocity was forgotten would otherwise start with another
+    motion). True:
     they are moved onto the constraints by the mass-weighted minimal-norm correction (which
     keeps the momentum the joints allow; a drive starting at a non-zero rate from rest sets
     its bodies moving), the change logged and kept in ``result.stats['velocity_projection']``
