@@ -149,7 +149,19 @@ def test_a_result_of_a_changed_model_is_refused(tmp_path):
 
 def test_a_checkpoint_of_a_changed_model_is_refused(tmp_path):
     path = tmp_path / "run.ckpt"
-    fb.simulate(spatial(), t_end=0.004, dt=0.002, checkpoint=path)
+    fb.simulate(spatial(), t_end=0.004, dt=0.002, checkpoint=path, project_velocities=True)
     for field in ("axis", "g", "torque", "angle"):
         with pytest.raises(fb.ModelError, match="another model"):
             fb.resume(path, spatial(**{field: CHANGES3[field]}), t_end=0.006)
+    # the outputs too: a resumed run records the sensors it started with, under their names
+    for name in ("hinge", "other name"):
+        m = spatial()
+        m.add_sensor(m.joints[0], "reaction", name=name)
+        fb.simulate(m, t_end=0.004, dt=0.002, checkpoint=path, project_velocities=True)
+        m2 = spatial()
+        m2.add_sensor(m2.joints[0], "reaction", name="hinge")
+        if name == "hinge":
+            assert len(fb.resume(path, m2, t_end=0.006)) == 4
+        else:
+            with pytest.raises(fb.ModelError, match="another model"):
+                fb.resume(path, m2, t_end=0.006)

@@ -56,7 +56,9 @@ def model_fingerprint(system: System) -> str:
     stiffness there."""
     from ..digest import digest_of
     h = hashlib.sha256(system.fingerprint().encode())
-    h.update(digest_of(getattr(system.model, "sensors", []), system.model).encode())
+    sensors = [(s.name, s.kind, s.target, s.quantity, s.components)    # names key histories
+               for s in getattr(system.model, "sensors", [])]
+    h.update(digest_of(sensors, system.model).encode())
     _, K, _ = system.internal_forces(system.q0, None, True)
     for x in (system.q0, system.M_const, K):
         h.update(np.ascontiguousarray(x, dtype=float).tobytes())
