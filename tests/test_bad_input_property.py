@@ -267,7 +267,8 @@ def _pt(m, v):
 CONSTRUCTORS = {
     "Material.E": (lambda v: _mat(E=v), positive),
     "Material.rho": (lambda v: _mat(rho=v), positive),
-    "Material.nu": (lambda v: _mat(nu=v), optional(lambda v: real_finite(v) and -1.0 < float(v) < 0.5)),
+    "Material.nu": (lambda v: _mat(nu=v),
+                    optional(lambda v: real_finite(v) and -1.0 < float(v) < 0.5)),
     "Material.G": (lambda v: _mat(G=v), optional(positive)),
     "Section.A": (lambda v: fb.Section(A=v), positive),
     "Section.I": (lambda v: fb.Section(A=1e-4, I=v), nonneg),
@@ -278,8 +279,8 @@ CONSTRUCTORS = {
     "Model.gravity": (lambda v: fb.Model(gravity=v), optional(vector(2))),
     "Model.gravity 3D": (lambda v: fb.Model(dim=3, gravity=v), optional(vector(3))),
     "Model.dim": (lambda v: fb.Model(dim=v),
-                  lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                  and v in (2, 3)),
+                  lambda v: isinstance(v, (int, np.integer))
+                  and not isinstance(v, (bool, np.bool_)) and v in (2, 3)),
     "add_node": (lambda v: fb.Model().add_node(v), point2),
     "add_node 3D": (lambda v: fb.Model(dim=3).add_node(v), vector(3)),
     "add_beam.n": (lambda v: beam2()[0].add_beam((0, 1), (1, 1), n=v, material=MAT,
@@ -307,8 +308,8 @@ CONSTRUCTORS = {
     "add_spring.length": (lambda v: beam2()[0].add_spring(3, (2.0, 0.0), k=1.0, length=v),
                           optional(positive)),
     "add_rotational_spring.k": (lambda v: beam2()[0].add_rotational_spring(3, k=v), nonneg),
-    "add_rotational_spring.angle": (lambda v: beam2()[0].add_rotational_spring(3, k=1.0,
-                                                                               angle=v), real_finite),
+    "add_rotational_spring.angle": (
+        lambda v: beam2()[0].add_rotational_spring(3, k=1.0, angle=v), real_finite),
     "add_force": (lambda v: beam2()[0].add_force(3, v), vector(2)),
     "add_force 3D": (lambda v: arm3()[0].add_force(3, v), vector(3)),
     "add_torque": (lambda v: beam2()[0].add_torque(3, v),
