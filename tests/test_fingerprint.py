@@ -165,3 +165,21 @@ def test_a_checkpoint_of_a_changed_model_is_refused(tmp_path):
         else:
             with pytest.raises(fb.ModelError, match="another model"):
                 fb.resume(path, m2, t_end=0.006)
+
+
+def test_the_fingerprint_is_the_same_in_another_process():
+    """A Result is saved by one process and loaded by another: the digest depends on no
+    object id, memory address or string-hash seed (another interpreter, with a hash seed
+    other than this one's)."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    here = pathlib.Path(__file__).parent
+    code = "import test_fingerprint as t; print(t.fp(t.planar()), t.fp(t.spatial()))"
+    seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
+    env = {**os.environ, "PYTHONHASHSEED": seed,
+           "PYTHONPATH": os.pathsep.join([str(here.parent), str(here)])}
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert out == [fp(planar()), fp(spatial())]
