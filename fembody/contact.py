@@ -150,6 +150,8 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             nrm = np.array(modelcheck.point(nrm, f"{where}: plane normal", 2))
         else:
             p, nrm = _vector3(p, f"{where}: plane point"), _vector3(nrm, f"{where}: plane normal")
+        big = float(np.abs(nrm).max())
+        nrm = nrm / big if big > 0.0 else nrm     # (a tiny normal's length would underflow)
         length = math.sqrt(float(nrm @ nrm))
         if length == 0.0:
             raise ModelError(f"{where}: the plane normal is zero; give the direction pointing "

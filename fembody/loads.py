@@ -208,10 +208,11 @@ def attach_motor(model, a, b, torque: LoadValue, name: str | None,
         raise ModelError(f"{where}: a spatial motor needs its axis, e.g. axis=(0, 0, 1) (the "
                          "axis of the Revolute it drives)")
     axis = validate.array("axis", motor.axis, (3,), where=where, hint="a unit direction")
-    norm = float(np.linalg.norm(axis))
-    if norm < 1e-12:
+    big = float(np.abs(axis).max())
+    if big == 0.0:
         raise ModelError(f"{where}: axis has zero length; give a direction")
-    motor.axis = axis / norm
+    axis = axis / big                   # (a tiny vector's norm would underflow to zero)
+    motor.axis = axis / float(np.linalg.norm(axis))
     torque = motor.torque if callable(motor.torque) else validate.number(
         "torque", motor.torque, where=where)
     moment = scaled(torque, motor.axis)

@@ -47,6 +47,7 @@ class Model(Conditions):
         self.dim = int(dim)
         self.dof_names = DOF_NAMES if dim == 2 else DOF_NAMES_3D
         g = np.zeros(dim) if gravity is None else gravity
+        validate.array("gravity", g, (None,), where="Model", finite=False)   # strings, bools
         try:
             g = np.asarray(g, dtype=float).reshape(-1)
         except (TypeError, ValueError):

@@ -27,17 +27,30 @@ from .joints import Joint, Motion
 def vector3(v, what: str, unit: bool = False) -> np.ndarray:
     """A finite 3-vector (normalised with ``unit``; then it must be non-zero)."""
     try:
+        flat = np.ravel(np.asarray(v, dtype=object))
+        if isinstance(v, (str, bytes)) or any(isinstance(x, (str, bytes, bool, np.bool_))
+                                              for x in flat):
+            raise TypeError("strings or booleans")      # float('1') would take them
         arr = np.asarray(v, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         arr = np.zeros(0)
     if arr.size != 3 or not np.all(np.isfinite(arr)):
-        raise ModelError(f"{what}: expected a finite 3-vector (x, y, z), got {v!r}")
+        raise ModelError(f"{what}: expected a finite 3-vector (x, y, z) of numbers, got {v!r}")
     if unit:
-        n = float(np.linalg.norm(arr))
-        if n == 0.0:
+        arr = unit_direction(arr)
+        if arr is None:
             raise ModelError(f"{what}: the axis must be non-zero, got {v!r}")
-        arr = arr / n
     return arr
+
+
+def unit_direction(v: np.ndarray) -> np.ndarray | None:
+    """``v`` scaled to unit length, None when it is zero (scaled by its largest entry first,
+    so that a tiny direction's norm does not underflow to zero)."""
+    m = float(np.abs(v).max()) if v.size else 0.0
+    if m == 0.0:
+        return None
+    v = v / m
+    return v / float(np.linalg.norm(v))
 
 
 def time_derivatives(motion, t: float, velocity=None, acceleration=None,
