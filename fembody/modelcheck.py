@@ -115,12 +115,12 @@ def orientation(a, b, given: object, where: str, end: np.ndarray | None = None) 
             return np.array([0.0, 1.0, 0.0])
         return np.cross(z, e1)
     v = vector(given, f"{where}: orientation", 3, nonzero=True)
-    v = v / np.abs(v).max()             # (a tiny vector's norm would underflow to zero)
-    if np.linalg.norm(np.cross(e1, v / np.linalg.norm(v))) < 1e-6:
+    s = v / np.abs(v).max()             # (a tiny vector's products would underflow)
+    if np.linalg.norm(np.cross(e1, s / np.linalg.norm(s))) < 1e-6:
         raise ModelError(f"{where}: orientation {tuple(v)} is parallel to the beam axis "
                          f"{tuple(np.round(e1, 6))}; give a vector in the plane of the local "
                          "x-y axes (e.g. the direction of the section's local y)")
-    return v
+    return s        # scaled: the section frames normalise cross products with it
 
 
 def positive(value: float, what: str) -> float:
