@@ -69,8 +69,10 @@ def resolve_node(model: "Model", ref: "NodeLike", where: str) -> Node:
                          f"{', '.join(map(repr, names)) or 'none'}")
     if isinstance(ref, Node):
         if ref.model is not model:
-            raise ModelError(f"{where}: {ref} belongs to another model; create nodes with "
-                             "this model's add_node/add_beam")
+            raise ModelError(f"{where}: {ref} belongs to another model "
+                             f"({model_label(ref.model)}), not to this {model_label(model)}; "
+                             "use the nodes of the model you give it to (its add_node, "
+                             "add_beam, ...)")
         return ref
     if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
         if 0 <= int(ref) < len(model.nodes):
@@ -78,6 +80,35 @@ def resolve_node(model: "Model", ref: "NodeLike", where: str) -> Node:
         raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
                          f"0..{len(model.nodes) - 1})")
     raise ModelError(f"{where}: expected a Node of this model, got {ref!r}")
+
+
+def model_label(model: "Model") -> str:
+    """``model 'name'`` (with its id when the name is the default, so two models called
+    'model' are told apart in an error)."""
+    name = getattr(model, "name", "model")
+    return f"model '{name}'" + (f" (id {id(model):#x})" if name == "model" else "")
+
+
+# ElementRef.family -> the Model's list of that family's elements
+ELEMENT_LISTS = {"beam": "beams", "truss": "trusses", "spring": "springs",
+                 "rotational spring": "rotational_springs"}
+
+
+def resolve_element(model: "Model", ref: "ElementRef", where: str) -> "ElementRef":
+    """``ref`` if it is an element of ``model`` (the element at its index in its family joins
+    the same Node objects); ModelError naming the element and the model it belongs to."""
+    items = getattr(model, ELEMENT_LISTS.get(ref.family, ""), None)
+    if items is None:
+        raise ModelError(f"{where}: {ref!r} is of an unknown element family {ref.family!r}")
+    owner = getattr(ref.nodes[0], "model", None) if ref.nodes else None
+    if not (0 <= ref.index < len(items)) or owner is not model or any(
+            a is not b for a, b in zip(items[ref.index]["nodes"], ref.nodes)):
+        whose = f" ({model_label(owner)})" if owner is not None and owner is not model \
+            else ""
+        raise ModelError(f"{where}: {ref!r} belongs to another model{whose}, not to this "
+                         f"{model_label(model)}; use the element refs this model returned "
+                         "(add_beam(...).elements, add_truss, ...)")
+    return ref
 
 
 @dataclass(frozen=True)

@@ -417,7 +417,8 @@ def _showcase(model, out: pathlib.Path, spec: dict, gif: bool, title: str) -> in
         n_grid = max(1, int(round(t_end / dt)))
         save_every = spec.get("save_every") or max(1, n_grid // 100)
         res = simulate(model, t_end=t_end, dt=dt, method=spec.get("method", "generalized-alpha"),
-                       save_every=save_every)
+                       save_every=save_every,
+                       project_velocities=spec.get("project_velocities", False))
         what = f"{res.stats['method']}, dt = {dt:g} s, t_end = {t_end:g} s"
     solve_time = time.perf_counter() - t0
     print(f"{title}: {model!r}\n  solved ({what}) in {solve_time:.2f} s; writing {out}/")

@@ -27,10 +27,10 @@ def all_dofs(model: "Model") -> tuple[str, ...]:
 def fix(model: "Model", node: NodeLike, dofs: tuple[str, ...]) -> None:
     """:meth:`fembody.model.Model.fix`."""
     node = model.node(node, "fix")
-    if not dofs or dofs == ("all",):
+    if not dofs or (len(dofs) == 1 and isinstance(dofs[0], str) and dofs[0] == "all"):
         dofs = all_dofs(model)
     for d in dofs:
-        if d not in model.dof_names and d.rstrip("*") not in model.dof_names:
+        if not isinstance(d, str) or d.rstrip("*") not in model.dof_names:
             raise ModelError(f"fix {node}: unknown DOF {d!r}; use "
                              f"{', '.join(repr(n) for n in model.dof_names)} or 'all'")
     model.supports.setdefault(node.id, set()).update(dofs)
@@ -59,8 +59,9 @@ def rayleigh(alpha: float, beta: float) -> tuple[float, float]:
 
 
 def set_velocity(model: "Model", node: NodeLike, velocity: Sequence[float] | None = None,
-                 omega=None) -> None:
-    """:meth:`fembody.model.Model.set_velocity`."""
+                 omega=None, implied: bool = False) -> None:
+    """:meth:`fembody.model.Model.set_velocity`; ``implied``: the spin comes from a rigid
+    motion (:func:`set_rigid_velocity`) and is not required of nodes without rotations."""
     node = model.node(node, "set_velocity")
     v = chk.vector(np.zeros(model.dim) if velocity is None else velocity,
                    f"set_velocity on {node}: velocity", model.dim)
@@ -68,6 +69,10 @@ def set_velocity(model: "Model", node: NodeLike, velocity: Sequence[float] | Non
     w = (np.full(nw, np.nan) if omega is None else
          chk.vector(omega, f"set_velocity on {node}: omega", nw))
     model.initial_velocity[node.id] = np.concatenate([v, w])
+    if implied:
+        model.implied_omega.add(node.id)
+    else:
+        model.implied_omega.discard(node.id)
 
 
 def set_rigid_velocity(model: "Model", omega, center: Sequence[float] | None = None,
@@ -91,4 +96,6 @@ def set_rigid_velocity(model: "Model", omega, center: Sequence[float] | None = N
             v = (velocity[0] - omega * r[1], velocity[1] + omega * r[0])
         else:
             v = velocity + np.cross(omega, r)
-        model.set_velocity(node, v, omega)
+        # the rigid motion's spin is for the nodes that have rotation DOFs; the others take
+        # only its velocity (not an ignored argument: see number_dofs)
+        set_velocity(model, node, v, omega, implied=True)

@@ -106,6 +106,20 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
         raise ModelError(f"{where}: restitution must lie in [0, 1] (0: plastic, 1: elastic), "
                          f"got {restitution!r}")
     kw = dict(index=index, restitution=e, method=method, exponent=1.5)
+    # an argument the chosen method or obstacle would not use is an error, not ignored
+    unused = [f"{k} (for {what})" for k, given, what in (
+        ("stiffness", method == "impulse" and stiffness is not None, "method='penalty'"),
+        ("exponent", method == "impulse" and not _is(exponent, 1.5), "method='penalty'"),
+        ("rest_velocity", method == "penalty" and rest_velocity is not None,
+         "method='impulse'"),
+        ("radius", other is None and not _is(radius, 0.0), "other=node contacts; for a "
+         "ball on a plane move the plane's point by the radius along its normal")) if given]
+    if unused:
+        obstacle = "a plane" if plane is not None else "a segment" if segment is not None \
+            else "a node"
+        raise ModelError(f"{where}: {'; '.join(unused)} would be ignored by a contact with "
+                         f"{obstacle} and method={method!r}; leave it out or change the "
+                         "method or the obstacle")
     if method == "penalty":
         if stiffness is None:
             raise ModelError(f"{where}: method='penalty' needs a contact stiffness "
@@ -136,6 +150,8 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             nrm = np.array(modelcheck.point(nrm, f"{where}: plane normal", 2))
         else:
             p, nrm = _vector3(p, f"{where}: plane point"), _vector3(nrm, f"{where}: plane normal")
+        big = float(np.abs(nrm).max())
+        nrm = nrm / big if big > 0.0 else nrm     # (a tiny normal's length would underflow)
         length = math.sqrt(float(nrm @ nrm))
         if length == 0.0:
             raise ModelError(f"{where}: the plane normal is zero; give the direction pointing "
@@ -169,6 +185,12 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: the segment {a} - {b} has zero length")
         c = Contact(name=name or f"segment {index}", kind="segment", nodes=(node, a, b), **kw)
     return c
+
+
+def _is(value, default: float) -> bool:
+    """``value`` is the number ``default`` (an array or a string is not)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and \
+        not isinstance(value, bool) and value == default
 
 
 def _vector3(value, what: str) -> np.ndarray:

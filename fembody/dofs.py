@@ -163,11 +163,20 @@ def number_dofs(model: Model, space: str, gravity: np.ndarray | None = None) -> 
         owner[node_dofs[ok, j], 1] = j
     # initial velocities from model.set_velocity (zero elsewhere)
     v0 = np.zeros(count)
+    implied = model.implied_omega
     for nid, val in model.initial_velocity.items():
         d = node_dofs[nid]
         v0[d[:dim]] = val[:dim]
-        if d[dim] >= 0 and not np.isnan(val[dim]):
-            v0[d[dim:]] = val[dim:]
+        spin = val[dim:]
+        if d[dim] >= 0 and not np.isnan(spin[0]):
+            v0[d[dim:]] = spin
+        elif d[dim] < 0 and not np.isnan(spin[0]) and np.any(spin) and nid not in implied:
+            raise ModelError(
+                f"set_velocity on {model.nodes[nid]}: omega = "
+                f"{spin[0] if dim == 2 else spin.tolist()} rad/s would be ignored: the node has "
+                "no rotation DOFs (only point masses, trusses or springs attach to it, so its "
+                "rotation is not part of the model); leave omega out, or attach a rigid body "
+                "or beam to the node to give it a spin")
     gvec = np.zeros(count)
     for k in range(dim):
         gvec[node_dofs[:, k]] = gravity[k]
@@ -201,11 +210,16 @@ def check_nodes(sys, model: "Model") -> None:
 
 
 def fingerprint(sys) -> str:
-    """A digest of what a saved state means for the compiled model ``sys``: the configuration
-    space and DOF layout, reference coordinates, supports, element families and their DOFs,
-    joint rows. Two models with the same digest read each other's states alike."""
+    """A digest of everything that determines a result of the compiled model ``sys``: the
+    configuration space and DOF layout, reference coordinates, supports, element families and
+    their DOFs, joint rows, and :func:`fembody.digest.model_digest` of its Model (materials,
+    sections, orientations, masses, springs, loads and their time functions, gravity, damping,
+    joints with their axes, offsets and drives, contacts, initial velocities). Two models with
+    the same digest give the same results; a Result or checkpoint is refused for another."""
     import hashlib                      # when used: its OpenSSL load is ~2 ms of start-up
+    from .digest import model_digest
     h = hashlib.sha256()
+    h.update(model_digest(sys.model).encode())
     h.update(sys.space.name.encode())
     for a in (sys.node_dofs, sys.free, np.round(sys.X, 12), sys.row_joint):
         h.update(np.ascontiguousarray(a).tobytes())

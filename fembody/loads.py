@@ -64,10 +64,17 @@ def check_time_function(value: LoadValue, what: str) -> None:
     """Validate a constant load early; functions are checked when evaluated."""
     if callable(value):
         return
-    flat = np.ravel(np.asarray(value, dtype=object))
+    try:
+        flat = np.ravel(np.asarray(value, dtype=object))
+    except ValueError:          # ragged nesting
+        raise ModelError(f"{what}: the value must be numbers or a function of t, got "
+                         f"{value!r}") from None
     if any(isinstance(x, (str, bytes)) for x in flat):
         raise ModelError(f"{what}: the value must be numbers [N or N m], got {value!r}; write "
                          "the magnitude alone (SI units)")
+    if any(isinstance(x, (bool, np.bool_)) or x is None for x in flat):
+        raise ModelError(f"{what}: the value must be numbers [N or N m], not True, False or "
+                         f"None: got {value!r}")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -201,10 +208,11 @@ def attach_motor(model, a, b, torque: LoadValue, name: str | None,
         raise ModelError(f"{where}: a spatial motor needs its axis, e.g. axis=(0, 0, 1) (the "
                          "axis of the Revolute it drives)")
     axis = validate.array("axis", motor.axis, (3,), where=where, hint="a unit direction")
-    norm = float(np.linalg.norm(axis))
-    if norm < 1e-12:
+    big = float(np.abs(axis).max())
+    if big == 0.0:
         raise ModelError(f"{where}: axis has zero length; give a direction")
-    motor.axis = axis / norm
+    axis = axis / big                   # (a tiny vector's norm would underflow to zero)
+    motor.axis = axis / float(np.linalg.norm(axis))
     torque = motor.torque if callable(motor.torque) else validate.number(
         "torque", motor.torque, where=where)
     moment = scaled(torque, motor.axis)

@@ -61,8 +61,19 @@ class Material:
             object.__setattr__(self, "G", self.E / (2.0 * (1.0 + nu)))
 
 
+def _fourth_powers(where: str, *sizes: float) -> None:
+    """ModelError when a section's second moments (fourth powers of its sizes [m]) overflow
+    or vanish in floating point: not a cross-section a beam can be computed with."""
+    for v in sizes:
+        if not (1e-75 < v < 1e75):
+            raise ModelError(f"{where}: the size {v!r} m gives second moments of area that "
+                             "overflow or vanish in floating point; give the sizes in metres")
+
+
 def _optional(value, what: str) -> float | None:
-    return None if value is None else check_number(value, what, strict=False)
+    """None (not given) or a positive finite number: a second moment or torsion constant of
+    zero would make a spatial beam's bending or torsion stiffness vanish."""
+    return None if value is None else check_number(value, what)
 
 
 def rectangle_torsion(b: float, h: float, terms: int = 50) -> float:
@@ -200,6 +211,7 @@ class Section:
         (:func:`rectangle_torsion`), shear factors 5/6."""
         b = _positive("b", b, "Section.rectangle")
         h = _positive("h", h, "Section.rectangle")
+        _fourth_powers("Section.rectangle", b, h)
         return cls(A=b * h, I=b * h**3 / 12.0, shear_factor=5.0 / 6.0, name=f"rectangle {b}x{h}",
                    Iy=h * b**3 / 12.0, J=rectangle_torsion(b, h))
 
@@ -208,6 +220,7 @@ class Section:
         """Solid circle of diameter ``d`` [m]; shear factor 0.9 (Cowper, nu ~ 0.3);
         ``J = pi d^4 / 32``."""
         d = _positive("d", d, "Section.circle")
+        _fourth_powers("Section.circle", d)
         I = math.pi * d**4 / 64.0
         return cls(A=math.pi * d**2 / 4.0, I=I, shear_factor=0.9, name=f"circle d={d}", Iy=I,
                    J=2.0 * I)
@@ -218,6 +231,7 @@ class Section:
         (thin-walled Cowper value, nu ~ 0.3); ``J = pi (d^4 - d_i^4) / 32``."""
         d = _positive("d", d, "Section.tube")
         t = _positive("t", t, "Section.tube")
+        _fourth_powers("Section.tube", d, t)
         if 2.0 * t > d:
             raise ModelError(f"Section.tube: wall thickness t={t} exceeds the radius d/2={d / 2}")
         di = d - 2.0 * t

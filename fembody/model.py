@@ -1,7 +1,6 @@
 """The user's model: nodes, bodies, elements, supports and loads (SI units, planar x-y)."""
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -13,6 +12,7 @@ from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, Rigi
                      resolve_node)
 from .elements.modal import ModalBodyRef
 from . import modelcheck as chk
+from . import validate
 from .materials import Material, Section
 from .space import DOF_NAMES, DOF_NAMES_3D
 
@@ -41,11 +41,13 @@ class Model:
 
     def __init__(self, gravity: Sequence[float] | None = None, name: str = "model",
                  dim: int = 2) -> None:
-        if dim not in (2, 3) or isinstance(dim, bool):
+        if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)) or \
+                dim not in (2, 3):
             raise ModelError(f"Model: dim must be 2 (planar) or 3 (spatial), got {dim!r}")
-        self.dim = dim
+        self.dim = int(dim)
         self.dof_names = DOF_NAMES if dim == 2 else DOF_NAMES_3D
         g = np.zeros(dim) if gravity is None else gravity
+        validate.array("gravity", g, (None,), where="Model", finite=False)   # strings, bools
         try:
             g = np.asarray(g, dtype=float).reshape(-1)
         except (TypeError, ValueError):
@@ -71,6 +73,8 @@ class Model:
         self.joints: list = []
         self.modal_bodies: list = []
         self.initial_velocity: dict[int, np.ndarray] = {}
+        # nodes whose initial omega came from set_rigid_velocity (applied where they rotate)
+        self.implied_omega: set[int] = set()
         self.contacts: list = []
         self.sensors: list = []
         self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
@@ -144,7 +148,7 @@ class Model:
         governs bending in the local x-y plane, ``Iy`` out of it. Returns a :class:`Body` with
         ``.nodes``, ``.first``, ``.last``, ``.elements``."""
         where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
-        if not isinstance(n, (int, np.integer)) or n < 1:
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
         chk.check_props(material, section, where, beam=True, dim=self.dim)
         if orientation is not None and self.dim == 2:
@@ -304,8 +308,7 @@ class Model:
         b = self.ground if b is None else self.node(b, where)
         k = chk.nonnegative(k, f"{where}: stiffness k")
         c = chk.nonnegative(c, f"{where}: damping c")
-        if not math.isfinite(angle):
-            raise ModelError(f"{where}: angle must be finite")
+        angle = validate.number("angle", angle, where=where)
         ref = ElementRef("rotational spring", len(self.rotational_springs), (a, b))
         # stored as (ground-or-a, other) so that eps = theta_b - theta_a - angle
         self.rotational_springs.append(dict(nodes=(a, b), k=k, c=c, angle=float(angle)))
@@ -402,7 +405,9 @@ class Model:
                      omega=None) -> None:
         """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
         angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
-        plane; a 3-vector in space, in the node's axes = global axes at the reference)."""
+        plane; a 3-vector in space, in the node's axes = global axes at the reference).
+        A non-zero ``omega`` on a node without rotation DOFs (a point mass, truss or spring
+        node) is a ModelError when the model is compiled: it would be ignored."""
         conditions.set_velocity(self, node, velocity, omega)
 
     def set_rigid_velocity(self, omega, center: Sequence[float] | None = None,

@@ -68,7 +68,7 @@ def inertia_tensor(J: object, where: str) -> np.ndarray:
     p = np.linalg.eigvalsh(arr)
     tol = 1e-9 * p.max()
     if p[0] <= 0.0 or p[0] + p[1] < p[2] - tol:
-        raise ModelError(f"{where}: the principal inertias {tuple(np.round(p, 12))} are not "
+        raise ModelError(f"{where}: the principal inertias {np.round(p, 12).tolist()} are not "
                          "those of a body (all positive, each at most the sum of the others)")
     return arr
 
@@ -115,11 +115,12 @@ def orientation(a, b, given: object, where: str, end: np.ndarray | None = None) 
             return np.array([0.0, 1.0, 0.0])
         return np.cross(z, e1)
     v = vector(given, f"{where}: orientation", 3, nonzero=True)
-    if np.linalg.norm(np.cross(e1, v / np.linalg.norm(v))) < 1e-6:
+    s = v / np.abs(v).max()             # (a tiny vector's products would underflow)
+    if np.linalg.norm(np.cross(e1, s / np.linalg.norm(s))) < 1e-6:
         raise ModelError(f"{where}: orientation {tuple(v)} is parallel to the beam axis "
                          f"{tuple(np.round(e1, 6))}; give a vector in the plane of the local "
                          "x-y axes (e.g. the direction of the section's local y)")
-    return v
+    return s        # scaled: the section frames normalise cross products with it
 
 
 def positive(value: float, what: str) -> float:

@@ -364,8 +364,10 @@ class Result:
             if system.n_dof != space.nv or (saved and saved != system.fingerprint()):
                 raise ModelError(
                     f"Result.load: '{path}' was computed with another model (fembody "
-                    f"{data.get('version', '?')}; its DOF layout, elements or joints differ "
-                    "from this model's); load it with the model that produced it")
+                    f"{data.get('version', '?')}; its nodes, elements, materials, sections, "
+                    "masses, loads, gravity, damping, joints, contacts or initial velocities "
+                    "differ from this model's); load it with the model that produced it, or "
+                    "without a model (Result.load(path)) for its states alone")
         res = cls(system, kind)
         res.space = space
         res.node_dofs = space.node_dofs

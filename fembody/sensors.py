@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bodies import ElementRef
+from .bodies import ElementRef, model_label, resolve_element
 from .errors import ModelError
 
 NODE_QUANTITIES = {"position": ("x", "y"), "displacement": ("ux", "uy"),
@@ -76,14 +76,20 @@ def make_sensor(model, target, quantity: str, name: str | None = None) -> Sensor
     elif isinstance(target, Joint):
         if target.index < 0 or target.index >= len(model.joints) or \
                 model.joints[target.index] is not target:
-            raise ModelError(f"{where}: the joint is not in this model; add it with "
-                             "model.add_joint first")
+            owner = next((getattr(n, "model", None) for n in target.nodes()
+                          if getattr(n, "model", None) is not None), None)
+            whose = (f"it belongs to another model ({model_label(owner)})"
+                     if owner not in (None, model)
+                     else "add it with model.add_joint first")
+            raise ModelError(f"{where}: the joint is not in this {model_label(model)}; "
+                             f"{whose}")
         if quantity != "reaction":
             raise ModelError(f"{where}: a joint sensor records 'reaction'")
         kind, comps = "joint", tuple(f"r{i}" for i in range(target.n_rows))
         if model.dim == 3 and target.kind in FORCE_MOMENT_JOINTS:
             comps = NODE_QUANTITIES_3D["reaction"]      # force and moment, global axes
     elif isinstance(target, ElementRef):
+        resolve_element(model, target, where)
         table = ELEMENT_QUANTITIES_3D if model.dim == 3 else ELEMENT_QUANTITIES
         if model.dim == 3 and target.family != "beam":
             table = {"resultants": ("N",), "N": ("N",)}

@@ -121,6 +121,19 @@ class PlanarSpace:
         """``q`` with its rotations back on the unit circle (sphere)."""
         return q
 
+    def rotation_norms(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(node ids, norms) of the stored rotations of ``q (nq,)`` that must be unit: unit
+        complex numbers, quaternions (none for angles)."""
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+
+    def q_owner(self, i: int) -> int:
+        """The node whose coordinate entry ``i`` of ``q`` is (-1: a scalar coordinate, e.g.
+        a modal amplitude), for errors that name it."""
+        return _dof_owner(self.node_dofs, self._q_dof(i))
+
+    def _q_dof(self, i: int) -> int:
+        return i
+
     def chart_rate(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """The rate ``u'`` of chart coordinates ``u (nv,)`` (``q = update(anchor, u)``) moving
         with velocities ``v (nv,)``; the plane's rotations commute, so ``u' = v``."""
@@ -225,6 +238,14 @@ class PlanarComplexSpace(PlanarSpace):
         out = q.copy()
         self._rotate(out, self._rot_c, np.zeros(out.shape[:-1] + (len(self._rot_c),)))
         return out
+
+    def _q_dof(self, i):
+        return int(np.searchsorted(self.qindex, i, side="right")) - 1
+
+    def rotation_norms(self, q):
+        nodes = np.flatnonzero(self.node_dofs[:, 2] >= 0)
+        ic = self.qindex[self.node_dofs[nodes, 2]]
+        return nodes, np.hypot(q[ic], q[ic + 1])
 
     def coordinates(self, q):
         x = np.empty(q.shape[:-1] + (self.nv,))
@@ -354,6 +375,15 @@ class SpatialSpace:
         out = np.array(q, dtype=float, copy=True)
         out[..., self._quat] = rot.quat_normalize(out[..., self._quat])
         return out
+
+    def rotation_norms(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.rot_nodes, np.sqrt(np.einsum("ij,ij->i", q[self._quat], q[self._quat]))
+
+    def q_owner(self, i: int) -> int:
+        n_lin = len(self._lin_v)
+        if i >= n_lin:
+            return int(self.rot_nodes[(i - n_lin) // 4])
+        return _dof_owner(self.node_dofs, int(self._lin_v[i]))
 
     def chart_rate(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``u'`` of chart coordinates ``u`` with ``R = R_anchor exp(hat(u))``: translations
@@ -493,6 +523,11 @@ def _matrices(Q: np.ndarray) -> np.ndarray:
 
 _CLASSES = {"planar": PlanarSpace, "planar-complex": PlanarComplexSpace,
             "spatial": SpatialSpace}
+
+
+def _dof_owner(node_dofs: np.ndarray, dof: int) -> int:
+    hit = np.flatnonzero((node_dofs == dof).any(axis=1))
+    return int(hit[0]) if hit.size else -1
 
 
 def make(name: str, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> PlanarSpace:

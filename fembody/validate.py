@@ -80,6 +80,43 @@ def array(name: str, value: Any, shape: tuple, *, where: str = "", hint: str = "
     return arr
 
 
+# a stored rotation (unit complex number, quaternion) whose norm is further than this from 1
+# is refused: not a rotation (a zero, a rotation vector or a position in its place); closer
+# ones are normalised (a quaternion typed with a few digits means the rotation it points to)
+UNIT_TOL = 1e-3
+
+
+def configuration(name: str, value: Any, system: Any, *, where: str = "",
+                  hint: str = "a configuration of this model (e.g. a row of result.q or "
+                              "model.compile().q0),") -> np.ndarray:
+    """``value`` as a configuration ``(nq,)`` of the compiled ``system``: finite numbers of
+    the right length whose stored rotations (quaternions, unit complex numbers) have unit
+    norm within :data:`UNIT_TOL` (then normalised); ModelError naming the argument and the
+    node otherwise."""
+    q = array(name, value, (system.nq,), where=where, hint=hint, finite=False)
+    label = f"{where}: {name}" if where else name
+    bad = np.flatnonzero(~np.isfinite(q))
+    if bad.size:
+        owner = system.space.q_owner(int(bad[0]))
+        at = (f"at {system.model.nodes[owner]}" if owner >= 0 else "at a scalar coordinate")
+        raise ModelError(f"{label} must be finite: entry {int(bad[0])} ({at}) is "
+                         f"{q[bad[0]]}" + (f", and {bad.size - 1} more" if bad.size > 1
+                                          else ""))
+    nodes, norms = system.space.rotation_norms(q)
+    bad = np.flatnonzero(np.abs(norms - 1.0) > UNIT_TOL)
+    if bad.size:
+        k = int(bad[0])
+        node = system.model.nodes[int(nodes[k])]
+        kind = "quaternion" if getattr(system.space, "dim", 2) == 3 else "unit complex number"
+        more = f" (and {bad.size - 1} more nodes)" if bad.size > 1 else ""
+        raise ModelError(f"{label}: the rotation of {node} is stored as a {kind} of norm "
+                         f"{norms[k]:.6g}{more}, not a rotation; a rotation has norm 1 "
+                         f"(within {UNIT_TOL:g}; e.g. the identity "
+                         f"{'(1, 0, 0, 0)' if kind == 'quaternion' else '(1, 0)'})")
+    # (a state read from a Result is left bit for bit as it is)
+    return system.space.normalize(q) if np.any(np.abs(norms - 1.0) > 1e-14) else q
+
+
 # solver options shared by the integrators and statics: name -> (minimum, strictly above it)
 NUMERIC_OPTIONS = {"tol": (0.0, True), "xtol": (0.0, True), "ptol": (0.0, True),
                    "rtol": (0.0, True), "atol": (0.0, False), "rho_inf": (0.0, False),

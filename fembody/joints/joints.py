@@ -24,6 +24,7 @@ class Joint:
     index: int = -1
     dims: tuple = (2,)           # model dimensions the joint exists in (2: planar, 3: spatial)
     node_fields: tuple = ()     # attributes holding nodes (Node, index or name until added)
+    point_fields: tuple = ()    # attributes holding points or directions of the model's size
 
     def nodes(self) -> tuple:
         raise NotImplementedError
@@ -37,6 +38,11 @@ class Joint:
         for n in self.nodes():
             if n is not None:
                 model.node(n, where)
+        for attr in self.point_fields:
+            val = getattr(self, attr, None)
+            if val is not None and np.size(val) != model.dim:
+                raise ModelError(f"{where}: {attr} = {val!r} must have {model.dim} coordinates "
+                                 f"in this {'planar' if model.dim == 2 else 'spatial'} model")
 
     @property
     def label(self) -> str:
@@ -101,6 +107,7 @@ class Pin(Joint):
     kind = "Pin"
     n_rows = 2
     node_fields = ("a", "b")
+    point_fields = ("at",)
 
     def check_arguments(self) -> None:
         self._check(points=("at",))
@@ -159,6 +166,7 @@ class Slider(Joint):
 
     kind = "Slider"
     node_fields = ("node", "body")
+    point_fields = ("direction", "at")
 
     def __init__(self, a, b=None, axis: Sequence[float] | None = None, *,
                  direction: Sequence[float] | None = None, body=None,

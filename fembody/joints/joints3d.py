@@ -12,6 +12,8 @@ on ``b`` at the joint point, in the global frame or in the current frame of a or
 """
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -26,17 +28,30 @@ from .joints import Joint, Motion
 def vector3(v, what: str, unit: bool = False) -> np.ndarray:
     """A finite 3-vector (normalised with ``unit``; then it must be non-zero)."""
     try:
+        flat = np.ravel(np.asarray(v, dtype=object))
+        if isinstance(v, (str, bytes)) or any(isinstance(x, (str, bytes, bool, np.bool_))
+                                              for x in flat):
+            raise TypeError("strings or booleans")      # float('1') would take them
         arr = np.asarray(v, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         arr = np.zeros(0)
     if arr.size != 3 or not np.all(np.isfinite(arr)):
-        raise ModelError(f"{what}: expected a finite 3-vector (x, y, z), got {v!r}")
+        raise ModelError(f"{what}: expected a finite 3-vector (x, y, z) of numbers, got {v!r}")
     if unit:
-        n = float(np.linalg.norm(arr))
-        if n == 0.0:
+        arr = unit_direction(arr)
+        if arr is None:
             raise ModelError(f"{what}: the axis must be non-zero, got {v!r}")
-        arr = arr / n
     return arr
+
+
+def unit_direction(v: np.ndarray) -> np.ndarray | None:
+    """``v`` scaled to unit length, None when it is zero (scaled by its largest entry first,
+    so that a tiny direction's norm does not underflow to zero)."""
+    m = float(np.abs(v).max()) if v.size else 0.0
+    if m == 0.0:
+        return None
+    v = v / m
+    return v / float(np.linalg.norm(v))
 
 
 def time_derivatives(motion, t: float, velocity=None, acceleration=None,
@@ -87,7 +102,9 @@ class Joint3(Joint):
             raise ModelError(f"{where}: a and b are the same node {self.a!r}; join two nodes")
         if self.at is not None:
             self.at = vector3(self.at, f"{where}: at")
-        if getattr(self, "axis", None) is not None:
+        if "axis" in {f.name for f in dataclasses.fields(self)}:   # a joint with an axis
+            if self.axis is None:
+                raise ModelError(f"{where}: axis must be a direction (x, y, z), got None")
             self.axis = vector3(self.axis, f"{where}: axis", unit=True)
 
 
@@ -188,6 +205,9 @@ class DriverMixin:
         return time_derivatives(self.motion, t, self.velocity, self.acceleration, self.label)
 
     def _check_motion(self, what: str) -> None:
+        if isinstance(self.motion, (bool, np.bool_, str, bytes)):
+            raise ModelError(f"{type(self).__name__}: {what} must be a number or a function "
+                             f"of t, got {self.motion!r}")
         if not callable(self.motion):
             try:
                 v = float(self.motion)

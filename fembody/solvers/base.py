@@ -32,9 +32,7 @@ def initial_state(system: System, q0: np.ndarray | None, v0: np.ndarray | None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Copies of the initial configuration (nq,) and velocities (n_dof,), the reference state
     and rest by default; ModelError naming the argument for a wrong length."""
-    q = system.q0.copy() if q0 is None else validate.array(
-        "q0", q0, (system.nq,), hint="a configuration of this model (e.g. a row of result.q "
-        "or model.compile().q0),").copy()
+    q = system.q0.copy() if q0 is None else validate.configuration("q0", q0, system).copy()
     v = np.zeros(system.n_dof) if v0 is None else validate.array(
         "v0", v0, (system.n_dof,), hint="one velocity per DOF of this model").copy()
     v[system.fixed] = 0.0

@@ -246,6 +246,7 @@ def _state(sys: System, state, lam, load_factor):
     if q.shape != (sys.nq,):
         raise ModelError(f"buckling: state must be a configuration of this model, shape "
                          f"({sys.nq},) (e.g. static_result.q[-1]); got shape {q.shape}")
+    q = validate.configuration("state", q, sys, where="buckling")
     lam = np.zeros(nc) if lam is None else np.asarray(lam, float)
     if lam.shape != (nc,):
         raise ModelError(f"buckling: lam must hold the model's {nc} joint multipliers (e.g. "

@@ -50,10 +50,15 @@ VERSION = fembody_version.__version__
 
 
 def model_fingerprint(system: System) -> str:
-    """The System's fingerprint plus a digest of its reference configuration, constant mass
-    and tangent stiffness there (a checkpoint of a model with other node positions, masses,
-    materials or sections is refused too; load functions cannot be compared)."""
+    """The System's fingerprint (everything that determines a result, see
+    :func:`fembody.dofs.fingerprint`) plus the model's sensors (a resumed run records the
+    same outputs) and a digest of its reference configuration, constant mass and tangent
+    stiffness there."""
+    from ..digest import digest_of
     h = hashlib.sha256(system.fingerprint().encode())
+    sensors = [(s.name, s.kind, s.target, s.quantity, s.components)    # names key histories
+               for s in getattr(system.model, "sensors", [])]
+    h.update(digest_of(sensors, system.model).encode())
     _, K, _ = system.internal_forces(system.q0, None, True)
     for x in (system.q0, system.M_const, K):
         h.update(np.ascontiguousarray(x, dtype=float).tobytes())
@@ -88,11 +93,22 @@ def _places(system: System) -> dict:
     return table
 
 
+# System attributes built on first use, by the method that builds them: a run's state may
+# refer to one (a saddle-point solver holds the System's saddle pattern) while a System
+# compiled afresh for a resume has not built it yet
+LAZY = {"_saddle": "saddle_pattern"}
+
+
 def _resolve(system: System, place: tuple):
     root = system if place[0] == "system" else system.model
     if len(place) == 1:
         return root
-    val = getattr(root, place[1])
+    val = getattr(root, place[1], None)
+    if val is None and place[0] == "system" and place[1] in LAZY:
+        val = getattr(system, LAZY[place[1]])()
+    if val is None:
+        # None is never given a place: the saved run referred to an object this model lacks
+        raise AttributeError(place[1])
     return val if len(place) == 2 else val[place[2]]
 
 
@@ -173,6 +189,28 @@ def _model_blob(system: System) -> bytes:
     return blob
 
 
+def check_path(path, where: str) -> str:
+    """``path`` as a string if a checkpoint can be written there; ModelError naming it when it
+    is not a path, is a folder, or its folder does not exist or cannot be written (found
+    before the run starts, not as a logged failure at its first write)."""
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise ModelError(f"{where}: checkpoint must be a file path (str or pathlib.Path), got "
+                         f"{path!r}")
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not path or os.path.isdir(path):
+        raise ModelError(f"{where}: checkpoint {path!r} is a folder; give a file name in it, "
+                         "e.g. 'run.ckpt'")
+    if not os.path.isdir(folder):
+        raise ModelError(f"{where}: the folder {folder!r} of the checkpoint {path!r} does not "
+                         "exist; create it first (os.makedirs) or give a path in an existing "
+                         "folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ModelError(f"{where}: the folder {folder!r} of the checkpoint {path!r} cannot be "
+                         "written to; choose a folder you can write to")
+    return path
+
+
 def write(path: str | os.PathLike, state: dict, system: System,
           fingerprint: str | None = None) -> None:
     """Write the driver ``state`` of a run on ``system`` to ``path`` atomically
@@ -242,8 +280,9 @@ def read(path: str | os.PathLike, system: System) -> dict:
                          "started it; finish it with that version or start it again")
     if header.get("fingerprint") != model_fingerprint(system):
         raise ModelError(f"checkpoint {os.fspath(path)!r} is of another model (its nodes, "
-                         "DOFs, elements, joints or masses differ from the model given); "
-                         "give resume the model the run was started with")
+                         "elements, materials, sections, masses, loads, gravity, damping, "
+                         "joints, contacts, initial velocities or sensors differ from the model "
+                         "given); give resume the model the run was started with")
     state = payload[:len(payload) - header.get("model_length", 0)]
     return _Unpickler(io.BytesIO(state), system).load()
 

@@ -18,12 +18,16 @@ Drift of the constraints is removed by minimal-norm projection of coordinates
 """
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
-from ..errors import SingularSystemError
+from ..errors import FembodyError, ModelError, SingularSystemError
 from ..system import System
 from .linalg import saddle_solver
 from ..constraints import RedundantRows
+
+log = logging.getLogger("fembody")
 
 
 class AugmentedODE:
@@ -177,3 +181,64 @@ def consistent_velocity(system: System, q: np.ndarray, v: np.ndarray, t: float =
     change = np.abs(new - v)
     i = int(np.argmax(change))
     return new, float(change[i]), i
+
+
+# relative size (of the largest initial velocity) of a change by the velocity projection
+# beyond which simulate refuses inconsistent initial velocities (project_velocities=False):
+# far above the round-off of velocities computed consistently (1e-15), below any motion a
+# user would miss
+PROJECT_TOL = 1e-6
+
+
+def consistent_initial_velocity(sys: System, q0, v0, project: bool = False,
+                                source: str = "v0") -> tuple[np.ndarray, dict]:
+    """v0 projected onto the joints' velocity constraints and a record of the change (empty
+    when none). A change beyond ``PROJECT_TOL`` is a ModelError unless ``project``; ``source``
+    names where the velocities came from in it."""
+    q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
+    if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
+        return v0, {}       # nothing to do, or a wrong shape the integrator reports
+    if not np.any(v0) and not any(b.rheonomic for b in sys.joint_blocks):
+        return v0, {}       # rest is consistent with scleronomic joints (B 0 = 0 = -phi_t)
+    try:        # a violated or redundant joint set is the integrator's to report, by name
+        ce = sys.constraints(q, 0.0)
+        if np.abs(ce.phi).max() > 1e-9 * max(sys.length, 1.0):
+            return v0, {}
+        v, change, i = consistent_velocity(sys, q, v0)
+    except (np.linalg.LinAlgError, FembodyError):
+        return v0, {}
+    if not np.all(np.isfinite(v)):
+        return v0, {}
+    scale = max(float(np.abs(v0).max()), float(np.abs(v).max()), 1e-300)
+    if change <= 1e-9 * scale:
+        return v, {}
+    what = f"largest change {change:.3g} at {sys.dof_label(i)} ({v0[i]:.6g} -> {v[i]:.6g})"
+    if not project and change > PROJECT_TOL * scale:
+        raise ModelError(
+            f"simulate: the initial velocities ({source}) violate the velocity constraints of "
+            f"{_most_violated(sys, ce.Bdata, v0)}; moving them onto the joints would change "
+            f"them by up to {change / scale:.3g} of the largest velocity ({what}). Give "
+            "consistent velocities (model.set_velocity with v = omega x r about the joint, or "
+            "model.set_rigid_velocity), start drives smoothly (fb.functions.SmoothStep), or "
+            "pass project_velocities=True to accept the mass-weighted projection")
+    log.warning("simulate: the initial velocities violate the joints' velocity constraints; "
+                "moved onto them by a mass-weighted projection, %s; the bodies the joints "
+                "leave free keep their velocities, so flexible parts start vibrating: give "
+                "consistent velocities (model.set_velocity) or start drives smoothly "
+                "(fb.functions.SmoothStep)", what)
+    return v, {"change": change, "relative": change / scale, "dof": sys.dof_label(i)}
+
+
+def _most_violated(sys: System, Bdata: np.ndarray, v: np.ndarray, n: int = 3) -> str:
+    """The ``n`` joints whose rows ``B v + phi_t`` are violated most, with the size."""
+    phi_t, _ = sys.constraint_rates(0.0)
+    res = np.abs(sys.B_product(Bdata, v[sys.free]) + phi_t)
+    worst: dict[int, float] = {}
+    for row in np.argsort(-res):
+        if res[row] <= 0.0 or len(worst) == n and int(sys.row_joint[row]) not in worst:
+            break
+        j = int(sys.row_joint[row])
+        worst[j] = max(worst.get(j, 0.0), float(res[row]))
+    joints = sys.model.joints
+    return ", ".join(f"{joints[j].label if 0 <= j < len(joints) else f'row {j}'} "
+                     f"(|B v + phi_t| = {r:.3g})" for j, r in worst.items()) or "the joints"

@@ -93,9 +93,9 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     load_factor = validate.number("load_factor", load_factor, where="modes")
     t = validate.number("t", t, where="modes")
     validate.choice("contacts", contacts, (True, False), where="modes")
-    q = sys.q0 if q is None else validate.array("q", q, (sys.nq,), where="modes",
-                                                 hint="a configuration of this model "
-                                                      "(e.g. static_result.q[-1]),")
+    q = sys.q0 if q is None else validate.configuration(
+        "q", q, sys, where="modes", hint="a configuration of this model (e.g. "
+                                         "static_result.q[-1]),")
     if lam is not None:
         lam = validate.array("lam", lam, (sys.n_con,), where="modes",
                              hint="the model's joint multipliers (e.g. "

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from .. import validate
 from ..errors import ModelError
+from . import checkpoint as ckpt
 from .redundancy import MODES as REDUNDANT_MODES
 # what the driver hands an integrator itself, never a user's option
 _INTERNAL = frozenset({"self", "system", "rows"})
@@ -50,6 +51,8 @@ class RunOptions:
         The monitor's bound (>= 1).
     redundant : {'error', 'drop', 'regularize'}, default 'error'
         What to do with redundant constraint rows (:mod:`fembody.solvers.redundancy`).
+    project_velocities : bool, default False
+        Move initial velocities that violate the joints onto them (False: a ModelError).
     """
 
     dt: float
@@ -64,6 +67,7 @@ class RunOptions:
     monitor: bool = True
     monitor_bound: float = 10.0
     redundant: str = "error"
+    project_velocities: bool = False
 
     def __post_init__(self) -> None:
         w = "simulate"
@@ -75,11 +79,16 @@ class RunOptions:
         validate.integer("max_cuts", self.max_cuts, minimum=0, where=w)
         if self.min_dt is not None:
             validate.number("min_dt", self.min_dt, minimum=0.0, strict_min=True, where=w)
+            if self.max_cuts != 10:
+                raise ModelError(f"simulate: max_cuts = {self.max_cuts!r} would be ignored: "
+                                 f"min_dt = {self.min_dt!r} s sets the smallest step; give one "
+                                 "of the two")
         set_(self, "monitor_bound", validate.number("monitor_bound", self.monitor_bound,
                                                     minimum=1.0, where=w))
         validate.choice("monitor", self.monitor, (True, False), where=w)
         validate.choice("progress", self.progress, (True, False, None), where=w)
         validate.choice("redundant", self.redundant, REDUNDANT_MODES, where=w)
+        validate.choice("project_velocities", self.project_velocities, (True, False), where=w)
         if self.callback is not None and not callable(self.callback):
             raise ModelError(f"simulate: callback must be a function of the Result or None, "
                              f"got {self.callback!r}")
@@ -88,6 +97,11 @@ class RunOptions:
                                   or not every > 0):
             raise ModelError(f"simulate: checkpoint_every must be a number of output points "
                              f"(int > 0) or of seconds (float > 0), got {every!r}")
+        if self.checkpoint is not None:
+            set_(self, "checkpoint", ckpt.check_path(self.checkpoint, w))
+        elif every is not None:
+            raise ModelError("simulate: checkpoint_every is given without checkpoint=path, so "
+                             "it would be ignored; give the checkpoint file too, or leave it out")
         if self.dt > self.t_end * (1.0 + 1e-12):
             raise ModelError(f"simulate: dt = {self.dt!r} s is longer than t_end = "
                              f"{self.t_end!r} s, so not one step would be taken; use "
@@ -147,4 +161,5 @@ class MethodOptions:
 
 
 RUN_OPTIONS = ("save_every", "min_dt", "max_cuts", "progress", "callback", "checkpoint",
-               "checkpoint_every", "monitor", "monitor_bound", "redundant", "v0")
+               "checkpoint_every", "monitor", "monitor_bound", "redundant", "project_velocities",
+               "v0")

@@ -22,7 +22,7 @@ from ..sensors import SensorRecorder
 from ..system import System
 from . import _kernels, checkpoint as ckpt, ode
 from .bdf import BDF
-from .dae import consistent_velocity
+from .dae import consistent_initial_velocity
 from .base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
@@ -53,7 +53,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
              progress: bool | None = None, callback: Callable | None = None,
              checkpoint: "str | os.PathLike | None" = None,
              checkpoint_every: int | float | None = None, monitor: bool = True,
-             monitor_bound: float = 10.0, **options) -> Result:
+             monitor_bound: float = 10.0, project_velocities: bool = False,
+             **options) -> Result:
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
@@ -98,22 +99,36 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     motion's third derivative (:class:`fembody.GeneralizedAlpha`); ``stats['n_index1']``
     counts those solves.
 
+    ``project_velocities`` (default False): initial velocities (``model.set_velocity``,
+    ``v0``) that violate the joints' velocity constraints ``B v + phi_t = 0`` by more than
+    ``fembody.solvers.dae.PROJECT_TOL`` (1e-6) of the largest velocity are a ModelError
+    naming the joints most violated and the size of the change a projection would make (a
+    body whose centre-of-mass velocity was forgotten would otherwise start with another
+    motion). True:
+    they are moved onto the constraints by the mass-weighted minimal-norm correction (which
+    keeps the momentum the joints allow; a drive starting at a non-zero rate from rest sets
+    its bodies moving), the change logged and kept in ``result.stats['velocity_projection']``
+    (largest change [m/s or rad/s] and its DOF).
+
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
     time reached and the partial Result; Ctrl-C returns the partial Result with
     ``stats['status'] == 'interrupted'``.
 
     ``checkpoint``: a file the complete state of the run is written to (atomically: a
-    temporary file renamed over it) every ``checkpoint_every`` output points (an int) or
-    seconds of wall time (a float; default: every 10 % of the output points) and at the end;
-    ``fembody.resume(checkpoint, model)`` continues it, bit for bit as if never stopped.
+    temporary file renamed over it, so the file is whole or the previous one) every
+    ``checkpoint_every`` output points (an int) or seconds of wall time (a float; default:
+    every 10 % of the output points) and at the end; its folder must exist (ModelError
+    before the run starts otherwise); ``fembody.resume(checkpoint, model)`` continues it,
+    bit for bit as if never stopped.
     """
     # every option typed and checked here, before anything is compiled (solvers.options)
     opts = RunOptions(dt=dt, t_end=t_end, save_every=save_every, min_dt=min_dt,
                       max_cuts=max_cuts, progress=progress, callback=callback,
                       checkpoint=checkpoint, checkpoint_every=checkpoint_every,
                       monitor=monitor, monitor_bound=monitor_bound,
-                      redundant=options.pop("redundant", "error"))
+                      redundant=options.pop("redundant", "error"),
+                      project_velocities=project_velocities)
     v0 = options.pop("v0", None)
     cls, options = _method(method, options)
     method_opts = MethodOptions(cls, method, options)
@@ -126,9 +141,13 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         raise ModelError(f"simulate: method {method!r} is planar only for now; spatial models "
                          "run with the Lie-group 'generalized-alpha' (default), 'hht', "
                          "'newmark', 'trapezoidal' or an index-1 method (rk4, bdf2, ...)")
+    if options.get("q0") is not None:       # checked before the velocities are made
+        options["q0"] = validate.configuration("q0", options["q0"], sys, where="simulate")
+    source = "model.set_velocity" if v0 is None else "v0"
     v0 = initial_velocity(sys) if v0 is None else validate.array(
         "v0", v0, (sys.n_dof,), where="simulate", hint="one velocity per DOF")
-    v0 = _consistent_v0(sys, options.get("q0"), v0)
+    v0, projection = consistent_initial_velocity(sys, options.get("q0"), v0,
+                                                 opts.project_velocities, source)
     t_wall = _time.perf_counter()
     try:
         integ = cls(sys, v0=v0, rows=rows, **method_opts.values)
@@ -140,6 +159,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                          "method's options)") from None
     result = Result(sys, "dynamic")
     result.stats["redundant_rows"] = list(rows.names)
+    if projection:
+        result.stats["velocity_projection"] = projection
     contacts = None
     if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
         contacts = ImpactHandler(sys, integ, cls, method_opts.values, opts.dt)
@@ -431,6 +452,7 @@ class _Saver:
         self.path, self.sys = path, sys
         if path is None:
             return
+        self.path = ckpt.check_path(path, "simulate")
         if every is None:
             every = 0
         elif isinstance(every, bool) or not isinstance(every, (int, float)) or not every > 0:
@@ -575,32 +597,6 @@ class _Power:
                 acc["dissipated"] += h * float(vm @ (fv - fe))
         self.prev = (integ.q, integ.v, f, fc)
 
-
-
-def _consistent_v0(sys: System, q0, v0) -> np.ndarray:
-    """v0 projected onto the joints' velocity constraints, with a logged note when it moved."""
-    q = sys.q0 if q0 is None else np.asarray(q0, dtype=float)
-    if sys.n_con == 0 or q.shape != (sys.nq,) or np.shape(v0) != (sys.n_dof,):
-        return v0           # nothing to do, or a wrong shape the integrator reports
-    if not np.any(v0) and not any(b.rheonomic for b in sys.joint_blocks):
-        return v0           # rest is consistent with scleronomic joints (B 0 = 0 = -phi_t)
-    try:        # a violated or redundant joint set is the integrator's to report, by name
-        if np.abs(sys.constraints(q, 0.0).phi).max() > 1e-9 * max(sys.length, 1.0):
-            return v0
-        v, change, i = consistent_velocity(sys, q, v0)
-    except (np.linalg.LinAlgError, FembodyError):
-        return v0
-    if not np.all(np.isfinite(v)):
-        return v0
-    scale = max(float(np.abs(v0).max()), float(np.abs(v).max()), 1e-300)
-    if change > 1e-9 * scale:
-        log.warning("simulate: the initial velocities violate the joints' velocity constraints; "
-                    "moved onto them by a mass-weighted projection, largest change %.3g at %s "
-                    "(%.3g -> %.3g); the bodies the joints leave free keep their velocities, "
-                    "so flexible parts start vibrating: give consistent velocities "
-                    "(model.set_velocity) or start drives smoothly (fb.functions.SmoothStep)",
-                    change, sys.dof_label(i), v0[i], v[i])
-    return v
 
 
 def initial_velocity(sys: System) -> np.ndarray:

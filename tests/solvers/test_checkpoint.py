@@ -49,6 +49,33 @@ def penalty_ball():
     return m
 
 
+def heavy_top():
+    """A spatial rigid body (node at its centre of mass) on a Spherical joint 1 m away,
+    spinning at 150 rad/s with a consistent precession: before issue 32 its checkpoint could
+    not be resumed ('NoneType' has no 'pos_S': the saddle pattern, built on first use, was
+    looked up in the fresh System as None)."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    n = m.add_node((0.0, 1.0, 0.0))
+    m.add_rigid_body(n, mass=15.0, inertia=(0.234375, 0.46875, 0.234375))
+    m.add_joint(fb.Spherical(m.ground, n, at=(0.0, 0.0, 0.0)))
+    w = np.array([0.0, 150.0, -4.61538])
+    m.set_velocity(n, np.cross(w, (0.0, 1.0, 0.0)), omega=w)
+    return m
+
+
+def spatial_arm():
+    """A flexible spatial arm on a Revolute about y, falling under gravity along -z."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    arm = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=4,
+                     material=fb.Material(E=1e8, rho=1000.0),
+                     section=fb.Section.rectangle(0.02, 0.02))
+    m.add_joint(fb.Revolute(m.ground, arm.first, axis=(0.0, 1.0, 0.0)))
+    return m
+
+
+SPATIAL = (heavy_top, spatial_arm)
+
+
 def same(a: fb.Result, b: fb.Result) -> None:
     for key in ("time", "q", "v", "a", "lam"):
         x, y = getattr(a, key), getattr(b, key)
@@ -76,6 +103,9 @@ CASES = {
     "rk4 (explicit, Baumgarte)": (rigid_pendulum, dict(t_end=0.25, dt=DT, method="rk4")),
     "impacts, rest and lift-off": (ball, dict(t_end=1.8, dt=1e-3)),
     "penalty contact": (penalty_ball, dict(t_end=0.4, dt=1e-3)),
+    "spatial heavy top, Spherical joint": (heavy_top, dict(t_end=0.2, dt=DT)),
+    "spatial arm, Revolute, modified Newton": (spatial_arm, dict(t_end=0.2, dt=DT,
+                                                                 newton="modified")),
 }
 
 
@@ -85,6 +115,8 @@ def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(name, tmp_path,
     build, kw = CASES[name]
     if build in (ball, penalty_ball) and configuration_space != "planar":
         pytest.skip("a point mass has no rotation: the configuration space changes nothing")
+    if build in SPATIAL and configuration_space != "planar":
+        pytest.skip("a spatial model has one configuration space (quaternions)")
     full = fb.simulate(build(), **kw)
     assert full.stats["status"] == "finished"
     if build is ball:                   # it bounced, came to rest and lifted off
@@ -174,6 +206,49 @@ def test_another_model_or_version_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(ckpt, "VERSION", "9.9.9")
     with pytest.raises(fb.ModelError, match="written by fembody 0.1.0.*this is fembody 9.9.9"):
         fb.resume(path, pendulum())
+
+
+def test_a_checkpoint_that_cannot_be_written_is_refused_before_the_run(tmp_path):
+    """Before: a checkpoint in a missing folder logged a warning at every write and the run
+    finished without one. Now: ModelError naming the path, before any step."""
+    calls = []
+    for bad, word in ((tmp_path / "missing" / "run.ckpt", "does not exist"),
+                      (tmp_path, "is a folder"), (3, "file path")):
+        with pytest.raises(fb.ModelError, match=word):
+            fb.simulate(pendulum(), t_end=0.01, dt=DT, checkpoint=bad,
+                        callback=lambda r: calls.append(1))
+    assert not calls and not (tmp_path / "missing").exists()
+    with pytest.raises(fb.ModelError, match="checkpoint_every .*would be ignored"):
+        fb.simulate(pendulum(), t_end=0.01, dt=DT, checkpoint_every=5)
+
+
+def test_a_checkpoint_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A write interrupted half-way (the process killed while writing the payload) leaves
+    the previous checkpoint as it was and no temporary file."""
+    path = tmp_path / "run.ckpt"
+    fb.simulate(pendulum(), t_end=0.02, dt=DT, checkpoint=path)
+    good = path.read_bytes()
+    real_fdopen = ckpt.os.fdopen
+
+    class HalfWriter:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[:len(data) // 2])
+            raise KeyboardInterrupt          # killed mid-write
+
+    monkeypatch.setattr(ckpt.os, "fdopen", lambda fd, mode: HalfWriter(real_fdopen(fd, mode)))
+    part = fb.resume(path, pendulum(), t_end=0.04)
+    assert part.stats["status"] == "interrupted"
+    assert path.read_bytes() == good
+    assert [p.name for p in tmp_path.iterdir()] == ["run.ckpt"]
 
 
 def test_scipy_methods_are_refused_up_front(tmp_path):
