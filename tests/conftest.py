@@ -1,6 +1,16 @@
+import os
 import warnings
 
-import numpy as np
+# One BLAS thread per test process, set before numpy loads OpenBLAS (this file is imported
+# before any test module, and no pytest plugin loads numpy earlier). The suite's dense
+# matrices are small (a few hundred rows): OpenBLAS's worker threads cost more in hand-offs
+# and spin-waits than they save, many times more on a loaded machine or beside a second
+# pytest-xdist worker. Set the variables to override (the subprocesses and Dask workers the
+# tests start inherit them).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 import pytest
 
 warnings.filterwarnings("ignore", message="fembody: scikit-sparse", category=RuntimeWarning)

@@ -176,19 +176,29 @@ def test_nan_load_and_diverging_run_keep_partial_results():
     assert err.result.stats["status"] == "failed"
 
 
+@pytest.fixture(scope="module")
+def dense_pendulum():
+    """The flexible pendulum above the dense limit (333 free DOFs + 2 constraints) on the
+    dense saddle-point solver: the reference of every backend below, run once per module."""
+    from fembody.examples.flexible_pendulum import build_model
+    model, beam = build_model(n=110)
+    ref = fb.simulate(model, t_end=0.02, dt=1e-3, linear_solver="dense")
+    return ref.position(beam.last), ref.lam
+
+
 @pytest.mark.parametrize("solver", ["envelope", "schur", "ldl", "superlu", "dense"])
-def test_saddle_point_solvers_agree_on_a_flexible_pendulum(solver):
+def test_saddle_point_solvers_agree_on_a_flexible_pendulum(solver, dense_pendulum):
     """Above the dense limit every saddle-point backend gives the same motion."""
     from fembody.solvers import linalg
     if solver in ("schur", "ldl") and not linalg.HAVE_CHOLMOD:
         pytest.skip("needs CHOLMOD")
     from fembody.examples.flexible_pendulum import build_model
     model, beam = build_model(n=110)                 # 333 free DOFs + 2 constraints
-    ref = fb.simulate(model, t_end=0.02, dt=1e-3, linear_solver="dense")
+    ref_tip, ref_lam = dense_pendulum
     res = fb.simulate(model, t_end=0.02, dt=1e-3, linear_solver=solver)
     assert res.stats["linear_solver"] == solver
-    assert res.position(beam.last) == pytest.approx(ref.position(beam.last), abs=1e-9)
-    assert res.lam == pytest.approx(ref.lam, rel=1e-6, abs=1e-9)
+    assert res.position(beam.last) == pytest.approx(ref_tip, abs=1e-9)
+    assert res.lam == pytest.approx(ref_lam, rel=1e-6, abs=1e-9)
 
 
 def test_massless_mechanism_in_dynamics_is_named():
