@@ -26,6 +26,9 @@ autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
+# a numpydoc "Attributes" section as a field list: the dataclasses' fields are documented
+# once, by autodoc, not a second time as attribute directives
+napoleon_use_ivar = True
 nitpicky = False
 suppress_warnings = ["autodoc.import_object"]
 
