@@ -192,12 +192,9 @@ def beam_assemble(q, qdofs, dofs, L0, cs0, D, f, Kdata, pos, tangent, a, mass, b
 
 @njit(cache=True, inline="always")
 def _add(Kdata, k, v):  # pragma: no cover - jitted
-    """``Kdata[k] += v``; ``k = -1``: a fixed DOF, nothing; ``k < -1``: the first entry to
-    reach position ``-2 - k`` (:func:`mark_first_entries`), assigned."""
+    """``Kdata[k] += v``; ``k = -1``: a fixed DOF, nothing."""
     if k >= 0:
         Kdata[k] += v
-    elif k < -1:
-        Kdata[-2 - k] = v
 
 
 @njit(cache=True, inline="always")
@@ -222,30 +219,6 @@ def beam_kinetic(v, dofs, mass):  # pragma: no cover - jitted
             b = v[dofs[e, k + 3]]
             T += mass[e, k] * (a * a + b * b) + 2.0 * mass[e, k + 3] * a * b
     return 0.5 * T
-
-
-@njit(cache=True, aot="i8[:](i4[:], i8)")
-def mark_first_entries(flat, nnz):  # pragma: no cover - jitted
-    """Mark, in place, the first entry of a scatter map ``flat`` (positions in a data array of
-    ``nnz`` entries, -1: none) to reach each position as ``-2 - position``: a kernel that reads
-    the map in this order assigns those and adds the others (see ``_add``), so the data array
-    needs no zeroing first. Returns the positions the map does not reach (to zero). One pass
-    (np.unique's sort took 73 ms of a 1e5-DOF chain's 0.37 s compile)."""
-    seen = np.zeros(nnz, np.bool_)
-    count = 0
-    for k in range(flat.shape[0]):
-        p = flat[k]
-        if p >= 0 and not seen[p]:
-            seen[p] = True
-            flat[k] = -2 - p
-            count += 1
-    rest = np.empty(nnz - count, np.int64)
-    j = 0
-    for p in range(nnz):
-        if not seen[p]:
-            rest[j] = p
-            j += 1
-    return rest
 
 
 @njit(cache=True, aot="void(f8[:, :], f8[:], f8[:, :], f8[:, :])")

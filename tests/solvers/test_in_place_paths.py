@@ -323,48 +323,31 @@ def _mixed(mass: str = "consistent") -> fb.Model:
     return m
 
 
-def _unled(s):
-    """``s`` with its lead block's first entries stored as plain positions again and no lead:
-    K zeroed before the assembly and every entry added, as before compiled.mark_first_entries."""
-    flat = s.scatter[id(s.stiffness_blocks[0])].pos.reshape(-1)
-    first = flat < -1
-    flat[first] = -2 - flat[first]
-    _switch(s, "lead_rest", None)
-    return int(np.count_nonzero(first))
-
-
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("build", [lambda: _inclined_cantilever(40)[0], lambda: _mixed().compile()])
-def test_the_lead_blocks_pass_assigns_every_entry_it_reaches_first(build):
-    """compiled.mark_first_entries: the first stiffness block's compiled pass assigns the entries it
-    reaches first, the rest of K is zeroed before it: K from a buffer full of NaN or of 1e300
-    is bit for bit K from zeros with every entry added (the System without the lead), for the
-    static tangent and the dynamic one with the masses (a beam alone, and a beam with a bar and
-    a point mass whose entries the beam does not reach)."""
-    s, ref = build(), build()
-    assert s.lead_rest is not None
-    reached = _unled(ref)
-    assert reached + s.lead_rest.size == s.nnz
+def test_a_tangent_assembled_into_a_used_buffer_is_the_one_assembled_into_a_fresh_one(build):
+    """``out``: K assembled into a buffer full of NaN or of 1e300 is bit for bit K assembled
+    into new zeros, for the static tangent and the dynamic one with the masses (a beam alone,
+    and a beam with a bar and a point mass whose entries the beam does not reach)."""
+    s = build()
     rng = np.random.default_rng(8)
     q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
     a = s.expand(rng.standard_normal(s.n_free))
     for fill in (np.nan, 1e300):
         _, K, _ = s.internal_forces(q, None, True, out=np.full(s.nnz, fill))
-        _, K_ref, _ = ref.internal_forces(q, None, True)
+        _, K_ref, _ = s.internal_forces(q, None, True)
         assert np.array_equal(K, K_ref)
         _, fin, K, _ = s.internal_inertial_forces(q, None, a, 3.7e5, True,
                                                   out=np.full(s.nnz, fill))
-        _, fin_ref, K_ref, _ = ref.internal_inertial_forces(q, None, a, 3.7e5, True)
+        _, fin_ref, K_ref, _ = s.internal_inertial_forces(q, None, a, 3.7e5, True)
         assert np.array_equal(K, K_ref) and np.array_equal(fin, fin_ref)
 
 
-def test_no_lead_when_the_first_stiffness_block_has_no_compiled_pass():
+def test_a_block_without_a_compiled_pass_assembles_into_a_used_buffer():
     """Beams with strain-rate damping have no compiled pass: their numpy path adds into K,
     which is zeroed first."""
     m = _mixed()
     m.set_damping(beta=1e-3)
     s = m.compile()
-    assert s.stiffness_blocks[0].family == "beam" and s.lead_rest is None
     _, K, C = s.internal_forces(s.q0, s.q0 * 0.0, True, out=np.full(s.nnz, np.nan))
     assert np.all(np.isfinite(K)) and C is not None
 
