@@ -192,43 +192,6 @@ def _inclined_cantilever(n: int):
     return s, s.block("beam")
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
-def test_the_element_loops_sincos_is_the_librarys_to_an_ulp_and_its_numpy_twins_bit_for_bit():
-    """compiled._sincos (reduction by pi/2, polynomials on |r| <= pi/4) against numpy's sin and
-    cos: within one ulp of the value for |x| <= pi/4, within one ulp of 1 (absolute) up to
-    SINCOS_MAX, the library's own beyond (and for inf, nan); beam2d.sincos, the numpy twin of
-    the strains, gives the same bits."""
-    from numba import njit
-    from fembody.elements.beam2d import sincos
-    kernel = njit(compiled._sincos.py_func)
-
-    @njit
-    def each(x, s, c):
-        for i in range(x.shape[0]):
-            s[i], c[i] = kernel(x[i])
-
-    rng = np.random.default_rng(3)
-    small = rng.uniform(-np.pi / 4, np.pi / 4, 20000)
-    wide = np.concatenate([rng.uniform(-w, w, 20000) for w in (10.0, 1e3, compiled.SINCOS_MAX)]
-                          + [np.arange(-40, 41) * np.pi / 4, [0.0, -0.0]])
-    beyond = np.array([1.5e5, -3e7, 1e300, np.inf, -np.inf, np.nan])
-    for x in (small, wide, beyond):
-        s, c = np.empty_like(x), np.empty_like(x)
-        each(x, s, c)
-        s2, c2 = sincos(x)
-        assert np.array_equal(s, s2, equal_nan=True) and np.array_equal(c, c2, equal_nan=True)
-    s, c = sincos(small)
-    assert np.all(np.abs(s - np.sin(small)) <= np.spacing(np.abs(np.sin(small))))
-    assert np.all(np.abs(c - np.cos(small)) <= np.spacing(np.abs(np.cos(small))))
-    s, c = sincos(wide)
-    assert np.max(np.abs(s - np.sin(wide))) <= 2.0**-53
-    assert np.max(np.abs(c - np.cos(wide))) <= 2.0**-53
-    with np.errstate(invalid="ignore"):
-        s, c = sincos(beyond)
-        assert np.array_equal(s, np.sin(beyond), equal_nan=True)
-        assert np.array_equal(c, np.cos(beyond), equal_nan=True)
-
-
 def test_one_sincos_strains_agree_with_the_direct_angle_of_the_cross_section():
     """beam2d._stretch_shear takes cos(phi), sin(phi) (phi = alpha0 + tm) by the addition
     theorem from sin(tm/2), cos(tm/2) and alpha0's (one sincos per element): against
