@@ -122,19 +122,16 @@ class CSC:
 class AssemblyTarget:
     """A tangent assembled straight into a factorisation's own storage instead of the CSC data
     of the K pattern (:mod:`fembody.solvers.envelope_target`): the System's one compiled
-    stiffness block ``block`` (its id) scatters through ``pos`` (its map into ``values``, first
-    entries marked as in System.lead_rest) into ``values``; the entries ``rest`` it does not
-    reach first are zeroed before each pass. ``owner`` is the factorisation whose layout it
+    stiffness block ``block`` (its id) scatters through ``pos`` (its map into ``values``, -1:
+    skipped) into ``values``, zeroed before each pass. ``owner`` is the factorisation whose layout it
     is: it factorises ``values`` and reads them back on the K pattern (:meth:`csc_data`)."""
 
-    def __init__(self, values: np.ndarray, block: int, pos: np.ndarray, rest: np.ndarray,
-                 owner) -> None:
-        self.values, self.block, self.pos, self.rest, self.owner = values, block, pos, rest, owner
+    def __init__(self, values: np.ndarray, block: int, pos: np.ndarray, owner) -> None:
+        self.values, self.block, self.pos, self.owner = values, block, pos, owner
 
     def fresh(self) -> "AssemblyTarget":
         """A target of the same layout with its own ``values``."""
-        return AssemblyTarget(np.empty_like(self.values), self.block, self.pos, self.rest,
-                              self.owner)
+        return AssemblyTarget(np.empty_like(self.values), self.block, self.pos, self.owner)
 
     def csc_data(self) -> np.ndarray:
         """The matrix's CSC data on the K pattern (a new array)."""

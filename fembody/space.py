@@ -101,10 +101,7 @@ class PlanarSpace:
             out = q.copy()
         elif out is not q:
             out[...] = q
-        if compiled.AVAILABLE:
-            compiled.add_at(out, free, dv)
-        else:
-            out[free] += dv
+        compiled.add_at(out, free, dv)
         return out
 
     def free_rotation_groups(self, free: np.ndarray) -> np.ndarray:

@@ -44,9 +44,7 @@ class Scatter:
     dofs: np.ndarray      # (n, k) global DOF indices
     msel: np.ndarray      # flat indices into (n, k, k) of entries with both DOFs free
     mpos: np.ndarray      # their positions in the CSC data array
-    # (n, k*k) position of every entry (int32 below 2^31 entries), -1 where a DOF is
-    # fixed; in the System's lead block (see System.lead_rest) the first entry to reach a
-    # position holds -2 - position
+    # (n, k*k) position of every entry (int32 below 2^31 entries), -1 where a DOF is fixed
     pos: np.ndarray
 
 
@@ -78,8 +76,6 @@ class System:
     masses.
     """
 
-    # the positions of K that the lead block's pass does not assign, or None: no lead block
-    lead_rest: np.ndarray | None = None
     _frozen = False
 
     def __init__(self, model: Model, space: str | None = None) -> None:
@@ -196,13 +192,6 @@ class System:
                           dtype=np.int32 if small else np.int64)
             pos[sel] = mpos
             self.scatter[id(b)] = Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
-        # the first stiffness block's compiled pass assigns the entries of K it reaches first
-        # instead of adding them to zeros: K is not zeroed before the assembly (at 1e5 DOFs
-        # the 7 MB fill cost 0.35 ms of a 10 ms Newton iteration), only ``lead_rest``
-        lead = self.stiffness_blocks[0] if self.stiffness_blocks else None
-        if getattr(lead, "fuses_mass", False):
-            self.lead_rest = compiled.mark_first_entries(
-                self.scatter[id(lead)].pos.reshape(-1), self.nnz)
 
     def _build_constants(self, model: Model) -> None:
         self.M_const = np.zeros(self.nnz)
@@ -313,18 +302,14 @@ class System:
             if out.block != id(self.stiffness_blocks[0]):
                 raise ValueError("out: an AssemblyTarget built for another System")
             K, Kd, tpos = out, out.values, out.pos
-            Kd[out.rest] = 0.0
+            Kd.fill(0.0)
         elif tangent:
             if out is not None and (out.shape != (self.nnz,) or out.dtype != np.float64
                                     or not out.flags.c_contiguous):
                 raise ValueError(f"out: a C-contiguous float64 array of {self.nnz} entries, "
                                  f"got {out.dtype} {out.shape}")
-            K = Kd = np.empty(self.nnz) if out is None else out
-            rest = self.lead_rest
-            # the lead block's compiled pass (unless numba is off) assigns what it reaches first
-            if rest is not None and self.stiffness_blocks[0].fuses_mass:
-                K[rest] = 0.0
-            else:
+            K = Kd = np.zeros(self.nnz) if out is None else out
+            if out is not None:
                 K.fill(0.0)
         C = None
         fused = self.fused_mass if inertia is not None else ()

@@ -40,34 +40,10 @@ def _stretch_shear(x: np.ndarray, L0: np.ndarray, alpha0: np.ndarray):
     duy = x[:, 4] - x[:, 1]
     tm = 0.5 * (x[:, 2] + x[:, 5])
     cs0 = direction_over_length(L0, alpha0)
-    sh, ch = sincos(0.5 * tm)
+    sh, ch = np.sin(0.5 * tm), np.cos(0.5 * tm)
     # the compiled kernels' own formulas (plain arithmetic: elementwise on arrays)
     c, s, e1, a2 = compiled._stretch_shear.py_func(cs0[:, 0], cs0[:, 1], dux, duy, sh, ch)
     return e1, a2, c, s, tm
-
-
-def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(sin x, cos x)`` by the compiled kernels' formulas (``compiled._sincos``: reduction
-    by pi/2 and fdlibm's polynomials, within an ulp of the library's), the same numbers."""
-    c = compiled
-    x = np.asarray(x, dtype=float)
-    big = ~(np.abs(x) <= c.SINCOS_MAX)
-    xs = np.where(big, 0.0, x) if np.any(big) else x   # (those: the library's values below)
-    n = (xs * c.INV_PIO2 + c.ROUND) - c.ROUND
-    r = (xs - n * c.PIO2_HI) - n * c.PIO2_LO
-    z = r * r
-    sr = r + (z * r) * (c.S1 + z * (c.S2 + z * (c.S3 + z * (c.S4 + z * (c.S5 + z * c.S6)))))
-    hz = 0.5 * z
-    w = 1.0 - hz
-    cr = w + (((1.0 - w) - hz) + (z * z) * (c.C1 + z * (c.C2 + z * (c.C3 + z * (
-        c.C4 + z * (c.C5 + z * c.C6))))))
-    k = n.astype(np.int64) & 3
-    s = np.choose(k, [sr, cr, -sr, -cr])
-    co = np.choose(k, [cr, -sr, -cr, sr])
-    if xs is not x:
-        with np.errstate(invalid="ignore"):
-            s, co = np.where(big, np.sin(x), s), np.where(big, np.cos(x), co)
-    return s, co
 
 
 def direction_over_length(L0: np.ndarray, alpha0: np.ndarray) -> np.ndarray:

@@ -231,11 +231,6 @@ def mass(L0: np.ndarray, rhoA: np.ndarray, rhoJ: np.ndarray, rhoIy: np.ndarray,
     return M
 
 
-# two-point Gauss on [0, 1]: exact for the cubic integrands N_i (W x J W) and N_i N_j W
-_GS = 0.5 - 0.5 / np.sqrt(3.0)
-_GN = np.array([[1.0 - _GS, _GS], [_GS, 1.0 - _GS]])           # N_i at point p: _GN[p, i]
-
-
 def gyroscopic(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
                tangent: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Gyroscopic moments of the rotary inertia ``(n, 6)`` on ``(W_1, W_2)`` and, with
@@ -253,35 +248,9 @@ def gyroscopic(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
     by 2-point Gauss (exact: the integrands are cubic in s). ``sum_i W_i . g_i = int W . (W x
     J W) ds = 0``: the gyroscopic moments do no work. Lumped: ``g_i = L/2 W_i x J W_i``."""
     lumped = np.asarray(lumped, bool)
-    if not beam3d_numba.AVAILABLE:
-        return gyroscopic_numpy(L0, J, W, lumped, tangent)
     g, C = beam3d_numba.gyroscopic(*(np.ascontiguousarray(a, dtype=float)
                                      for a in (L0, J, W, lumped)), bool(tangent))
     return g, (C if tangent else None)
-
-
-def gyroscopic_numpy(L0: np.ndarray, J: np.ndarray, W: np.ndarray, lumped: np.ndarray,
-                     tangent: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`gyroscopic` in numpy (used without numba; a test compares the two)."""
-    n = L0.shape[0]
-    lumped = np.asarray(lumped, bool)
-    W2 = W.reshape(n, 2, 3)
-    g = np.zeros((n, 2, 3))
-    C = np.zeros((n, 2, 3, 2, 3)) if tangent else None
-    # lumped: each node its own point with weight L/2 and N = delta
-    Nl = np.where(lumped[:, None, None], np.eye(2), _GN)           # (n, p, i)
-    w = 0.5 * L0
-    for p in range(2):
-        N = Nl[:, p]                                                # (n, 2)
-        Wp = np.einsum("ni,nik->nk", N, W2)
-        JW = np.einsum("nkl,nl->nk", J, Wp)
-        c = np.cross(Wp, JW)
-        g += (w[:, None] * N)[:, :, None] * c[:, None, :]
-        if tangent:
-            D = rot.hat(Wp) @ J - rot.hat(JW)                       # (n, 3, 3)
-            NN = w[:, None, None] * N[:, :, None] * N[:, None, :]   # (n, 2, 2)
-            C += NN[:, :, None, :, None] * D[:, None, :, None, :]
-    return g.reshape(n, 6), (C.reshape(n, 6, 6) if tangent else None)
 
 
 def inertial(L0, rhoA, rhoJ, rhoIy, rhoIz, lumped, W: np.ndarray, A: np.ndarray,

@@ -21,46 +21,15 @@ from .kernels import NUMBA, njit
 AVAILABLE = NUMBA
 
 
-# sin and cos in the element loops without a libm call (``_sincos``; glibc's sincos was a
-# sixth of a planar beam's assembly): x = n pi/2 + r with pi/2 in a 33-bit head (n PIO2_HI
-# exact for |n| < 2^20) and a tail, then the minimax polynomials of fdlibm's kernels on
-# |r| <= pi/4 (error below one ulp); beyond SINCOS_MAX the library's own functions
-INV_PIO2 = 6.36619772367581382433e-01
-PIO2_HI = 1.57079632673412561417e+00
-PIO2_LO = 6.07710050650619224932e-11
-SINCOS_MAX = 1e5
-ROUND = 6755399441055744.0      # 1.5 2^52: (t + ROUND) - ROUND is t rounded, without a call
-S1, S2, S3 = -1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04
-S4, S5, S6 = 2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10
-C1, C2, C3 = 4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05
-C4, C5, C6 = -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11
-
-
 @njit(cache=True, inline="always")
 def _sincos(x):  # pragma: no cover - jitted
-    """``(sin x, cos x)`` (see INV_PIO2); ``beam2d.sincos`` is its numpy twin, bit for bit."""
-    if not abs(x) <= SINCOS_MAX:
-        return math.sin(x), math.cos(x)
-    n = (x * INV_PIO2 + ROUND) - ROUND
-    r = (x - n * PIO2_HI) - n * PIO2_LO
-    z = r * r
-    sr = r + (z * r) * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))))
-    hz = 0.5 * z
-    w = 1.0 - hz
-    cr = w + (((1.0 - w) - hz) + (z * z) * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6))))))
-    k = int(n) & 3
-    if k == 0:
-        return sr, cr
-    if k == 1:
-        return cr, -sr
-    if k == 2:
-        return -sr, -cr
-    return -cr, sr
+    """``(sin x, cos x)``, the library's."""
+    return math.sin(x), math.cos(x)
 
 
 # elements per block of the planar beam loops: the sines and cosines of a block first, in a
-# short loop whose iterations overlap, then the elements (one loop with the polynomials inside
-# ran at their latency, element after element: 0.75 vs 0.55 ms for a 1e5-DOF chain's forces)
+# short loop whose iterations overlap, then the elements (one loop with them inside ran at
+# their latency, element after element)
 CHUNK = 256
 
 
@@ -192,12 +161,9 @@ def beam_assemble(q, qdofs, dofs, L0, cs0, D, f, Kdata, pos, tangent, a, mass, b
 
 @njit(cache=True, inline="always")
 def _add(Kdata, k, v):  # pragma: no cover - jitted
-    """``Kdata[k] += v``; ``k = -1``: a fixed DOF, nothing; ``k < -1``: the first entry to
-    reach position ``-2 - k`` (:func:`mark_first_entries`), assigned."""
+    """``Kdata[k] += v``; ``k = -1``: a fixed DOF, nothing."""
     if k >= 0:
         Kdata[k] += v
-    elif k < -1:
-        Kdata[-2 - k] = v
 
 
 @njit(cache=True, inline="always")
@@ -222,30 +188,6 @@ def beam_kinetic(v, dofs, mass):  # pragma: no cover - jitted
             b = v[dofs[e, k + 3]]
             T += mass[e, k] * (a * a + b * b) + 2.0 * mass[e, k + 3] * a * b
     return 0.5 * T
-
-
-@njit(cache=True, aot="i8[:](i4[:], i8)")
-def mark_first_entries(flat, nnz):  # pragma: no cover - jitted
-    """Mark, in place, the first entry of a scatter map ``flat`` (positions in a data array of
-    ``nnz`` entries, -1: none) to reach each position as ``-2 - position``: a kernel that reads
-    the map in this order assigns those and adds the others (see ``_add``), so the data array
-    needs no zeroing first. Returns the positions the map does not reach (to zero). One pass
-    (np.unique's sort took 73 ms of a 1e5-DOF chain's 0.37 s compile)."""
-    seen = np.zeros(nnz, np.bool_)
-    count = 0
-    for k in range(flat.shape[0]):
-        p = flat[k]
-        if p >= 0 and not seen[p]:
-            seen[p] = True
-            flat[k] = -2 - p
-            count += 1
-    rest = np.empty(nnz - count, np.int64)
-    j = 0
-    for p in range(nnz):
-        if not seen[p]:
-            rest[j] = p
-            j += 1
-    return rest
 
 
 @njit(cache=True, aot="void(f8[:, :], f8[:], f8[:, :], f8[:, :])")

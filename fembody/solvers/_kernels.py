@@ -2,8 +2,9 @@
 
 Why: per Newton iteration the integrator updates q', q'' on the free DOFs, forms the
 residual and takes three norms; as numpy expressions that is a dozen calls of ~1.5 us each on
-vectors of a few hundred entries, as much as the element assembly itself. Each function here
-has a numpy twin with the same results, used without numba (``tests/solvers`` compares them).
+vectors of a few hundred entries, as much as the element assembly itself. numba is a
+dependency, so there is no numpy fallback; the tests compare these kernels with numpy
+references (``tests/reference_kernels/solver_kernels.py``).
 """
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ import math
 
 import numpy as np
 
-from ..elements.compiled import AVAILABLE, njit
-from ..patterns import CSC
+from ..elements.compiled import njit
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], i8[:], f8[:], f8, f8)")
@@ -33,13 +33,6 @@ def _correct_nb(v, a, free, dq, gp, bp):  # pragma: no cover - jitted
         elif not ad <= m:        # NaN
             bad = True
     return np.nan if bad else m
-
-
-def _correct_np(v, a, free, dq, gp, bp):
-    """numpy twin of :func:`_correct_nb`."""
-    v[free] += gp * dq
-    a[free] += bp * dq
-    return float(np.max(np.abs(dq))) if dq.size else 0.0
 
 
 @njit(cache=True, inline="always")
@@ -85,12 +78,6 @@ def _residual_at_into(fext, fint, fc, free, fin, with_scale, r):  # pragma: no c
     return _residual_core(fext, fint, fc, free, fin, True, with_scale, r)
 
 
-def _residual_at_into_np(fext, fint, fc, free, fin, with_scale, r):
-    """numpy twin of :func:`_residual_at_into`."""
-    r[:], norm, scale = _residual_np(fext, fint, fc, free, fin[free], with_scale)
-    return norm, scale
-
-
 @njit(cache=True, aot="Tuple((f8[:], f8, f8))(f8[:], f8[:], f8[:], i8[:], f8[:], b1)")
 def _residual_nb(fext, fint, fc, free, fin, with_scale):  # pragma: no cover - jitted
     """r = (fext - fint - fc)[free] - fin, |r| and (with_scale) the force scale."""
@@ -127,29 +114,6 @@ def _residual_mass_nb(fext, fint, fc, free, indptr, indices, data, qdd,
     return r, norm, scale
 
 
-def _residual_mass_into_np(fext, fint, fc, free, indptr, indices, data, qdd, with_scale, r):
-    """numpy twin of :func:`_residual_mass_into`."""
-    r[:], norm, scale = _residual_mass_np(fext, fint, fc, free, indptr, indices, data, qdd,
-                                          with_scale)
-    return norm, scale
-
-
-def _residual_mass_np(fext, fint, fc, free, indptr, indices, data, qdd, with_scale):
-    """numpy twin of :func:`_residual_mass_nb`."""
-    M = CSC(data, indices, indptr, (free.size, free.size))
-    return _residual_np(fext, fint, fc, free, M @ qdd[free], with_scale)
-
-
-def _residual_np(fext, fint, fc, free, fin, with_scale):
-    """numpy twin of :func:`_residual_nb`."""
-    r = (fext - fint - fc)[free] - fin
-    scale = 0.0
-    if with_scale:
-        scale = max(math.sqrt(float(x @ x)) for x in (fint, fext, fc, fin))
-        scale = max(scale, 1e-300)
-    return r, math.sqrt(float(r @ r)), scale
-
-
 @njit(cache=True, aot="Tuple((f8, f8, b1))(f8[:], f8[:], f8[:], f8, i8[:], f8[:], f8[:])")
 def _static_residual_nb(fext, fint, fc, load, free, r, rf):  # pragma: no cover - jitted
     """fb.static's residual ``r = load fext - fint - fc`` (all DOFs) and ``rf = r[free]``
@@ -177,23 +141,9 @@ def _static_residual_nb(fext, fint, fc, load, free, r, rf):  # pragma: no cover 
     return math.sqrt(rr), ref, ok
 
 
-def _static_residual_np(fext, fint, fc, load, free, r, rf):
-    """numpy twin of :func:`_static_residual_nb`."""
-    r[:] = load * fext - fint - fc
-    rf[:] = r[free]
-    norm = (lambda x: math.sqrt(float(np.einsum("i,i->", x, x))))
-    ref = max(abs(load) * norm(fext), norm(fint), norm(fc), 1e-300)
-    return norm(rf), ref, bool(np.all(np.isfinite(r)))
-
-
-if AVAILABLE:
-    correct, residual, residual_mass = _correct_nb, _residual_nb, _residual_mass_nb
-    residual_mass_into, static_residual = _residual_mass_into, _static_residual_nb
-    residual_at_into = _residual_at_into
-else:  # pragma: no cover - depends on the environment
-    correct, residual, residual_mass = _correct_np, _residual_np, _residual_mass_np
-    residual_mass_into, static_residual = _residual_mass_into_np, _static_residual_np
-    residual_at_into = _residual_at_into_np
+correct, residual, residual_mass = _correct_nb, _residual_nb, _residual_mass_nb
+residual_mass_into, static_residual = _residual_mass_into, _static_residual_nb
+residual_at_into = _residual_at_into
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, f8, f8[:], f8[:])")
@@ -226,18 +176,7 @@ def _predict_nb(v, a, qdd, free, h, am, af, g, b):  # pragma: no cover - jitted
     return d, v1, m
 
 
-def _predict_np(v, a, qdd, free, h, am, af, g, b):
-    """numpy twin of :func:`_predict_nb`."""
-    a1 = (af * qdd - am * a + (1.0 - af) * qdd) / (1.0 - am)
-    v1 = v + h * ((1.0 - g) * a + g * a1)
-    d = (h * v + h * h * ((0.5 - b) * a + b * a1))[free]
-    return d, v1, float(np.max(np.abs(d))) if d.size else 0.0
-
-
-if AVAILABLE:
-    predict = _predict_nb
-else:  # pragma: no cover - depends on the environment
-    predict = _predict_np
+predict = _predict_nb
 
 @njit(cache=True, aot="f8(f8[:], f8[:], f8[:], i8[:], f8[:], f8, f8)")
 def _correct_add_nb(q, v, a, free, dq, gp, bp):  # pragma: no cover - jitted
@@ -246,12 +185,6 @@ def _correct_add_nb(q, v, a, free, dq, gp, bp):  # pragma: no cover - jitted
     for j in range(free.shape[0]):
         q[free[j]] += dq[j]
     return _correct_nb(v, a, free, dq, gp, bp)
-
-
-def _correct_add_np(q, v, a, free, dq, gp, bp):
-    """numpy twin of :func:`_correct_add_nb`."""
-    q[free] += dq
-    return _correct_np(v, a, free, dq, gp, bp)
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], f8[:], f8[:], i8[:], f8, f8, f8, f8, f8, f8[:], f8[:])")
@@ -268,14 +201,6 @@ def _predict_add_nb(q, v, a, qdd, free, h, am, af, g, b, q1, v1):  # pragma: no 
     return m
 
 
-def _predict_add_np(q, v, a, qdd, free, h, am, af, g, b, q1, v1):
-    """numpy twin of :func:`_predict_add_nb`."""
-    d, v1[:], m = _predict_np(v, a, qdd, free, h, am, af, g, b)
-    q1[:] = q
-    q1[free] += d
-    return m
-
-
 @njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:])")
 def _work_nb(f, f0, fc, fc0, dq):  # pragma: no cover - jitted
     """The trapezoidal work of the applied loads ``0.5 (f + f0) . dq`` and of the constraint
@@ -289,12 +214,6 @@ def _work_nb(f, f0, fc, fc0, dq):  # pragma: no cover - jitted
     return 0.5 * w, -0.5 * c
 
 
-def _work_np(f, f0, fc, fc0, dq):
-    """numpy twin of :func:`_work_nb`."""
-    c = -0.5 * float((fc + fc0) @ dq) if fc.size else 0.0
-    return 0.5 * float((f + f0) @ dq), c
-
-
 @njit(cache=True, aot="f8(f8[:])")
 def _absmax_nb(x):  # pragma: no cover - jitted
     """max |x| (0 for an empty vector, NaN if any entry is NaN, as numpy's)."""
@@ -306,11 +225,6 @@ def _absmax_nb(x):  # pragma: no cover - jitted
         elif not a <= m:
             return np.nan
     return m
-
-
-def _absmax_np(x):
-    """numpy twin of :func:`_absmax_nb`."""
-    return float(np.abs(x).max()) if x.size else 0.0
 
 
 @njit(cache=True, aot="void(f8[:], f8[:], f8[:], f8, f8, b1)")
@@ -327,23 +241,5 @@ def _iteration_matrix_nb(K, C, M, gp, bp, with_c):  # pragma: no cover - jitted
             K[i] = K[i] + bp * M[i]
 
 
-def _iteration_matrix_np(K, C, M, gp, bp, with_c):
-    if with_c:
-        K += gp * C
-    K += bp * M
-
-
-if AVAILABLE:
-    correct_add, predict_add, work = _correct_add_nb, _predict_add_nb, _work_nb
-    absmax, iteration_matrix = _absmax_nb, _iteration_matrix_nb
-else:  # pragma: no cover - depends on the environment
-    correct_add, predict_add, work = _correct_add_np, _predict_add_np, _work_np
-    absmax, iteration_matrix = _absmax_np, _iteration_matrix_np
-
-# the integrators' hot path calls ``kernel.trusted`` (no per-call argument guard, see
-# fembody.elements.kernels) with arrays of their own; the numpy twins take the same call
-for _twin in (_correct_np, _residual_np, _residual_mass_np, _predict_np, _correct_add_np,
-              _predict_add_np, _residual_mass_into_np, _work_np, _absmax_np,
-              _iteration_matrix_np, _static_residual_np,
-              _residual_at_into_np):
-    _twin.trusted = _twin
+correct_add, predict_add, work = _correct_add_nb, _predict_add_nb, _work_nb
+absmax, iteration_matrix = _absmax_nb, _iteration_matrix_nb

@@ -30,7 +30,7 @@ def assembly_target(system, env: EnvelopeLDL, inertia: bool = True) -> AssemblyT
     s = system
     blocks = s.stiffness_blocks
     lead = blocks[0] if len(blocks) == 1 else None
-    if (lead is None or s.n_con or s.lead_rest is None or not compiled.AVAILABLE
+    if (lead is None or s.n_con or not compiled.AVAILABLE
             or not getattr(lead, "fuses_mass", False) or not s.space.additive
             or s.turning_loads or s.varying_mass or s.rayleigh[0] > 0.0
             or (inertia and (id(lead) not in s.fused_mass or s.M_rest_pos.size
@@ -45,12 +45,10 @@ def assembly_target(system, env: EnvelopeLDL, inertia: bool = True) -> AssemblyT
     cached = plan.get("target")
     if cached is None or cached[0] is not raw or cached[1] is not env.dst:
         csc = raw.reshape(-1).astype(np.int64)
-        csc = np.where(csc < -1, -2 - csc, csc)      # the K positions, first-entry marks undone
         size = env.env.shape[0]
         # the lower triangle's slots; the upper triangle's entries (their mirrors' values, as
         # the element matrices are symmetric) and the fixed DOFs' are skipped
         slot = np.where(csc >= 0, env.dst[np.maximum(csc, 0)], -1)
         pos = np.where(slot == size - 1, -1, slot).astype(np.int32)
-        rest = compiled.mark_first_entries(pos, size)
-        cached = plan["target"] = (raw, env.dst, pos.reshape(raw.shape), rest)
-    return AssemblyTarget(np.empty(env.env.shape[0]), id(lead), cached[2], cached[3], env)
+        cached = plan["target"] = (raw, env.dst, pos.reshape(raw.shape))
+    return AssemblyTarget(np.empty(env.env.shape[0]), id(lead), cached[2], env)

@@ -44,8 +44,7 @@ import math
 
 import numpy as np
 
-from .. import rotations as rot
-from ..elements.compiled import AVAILABLE, njit
+from ..elements.compiled import njit
 
 _HALF_TURN2 = math.pi ** 2          # |D_r|^2 from which the map is the identity (see below)
 
@@ -82,15 +81,6 @@ def _inverse_tangents_nb(D, groups, Tinv):  # pragma: no cover - jitted
         Tinv[g, 2, 1] += 0.5 * x
 
 
-def _inverse_tangents_np(D, groups, Tinv):
-    """numpy twin of :func:`_inverse_tangents_nb`."""
-    Dr = D[groups]
-    with np.errstate(invalid="ignore"):
-        ok = np.einsum("gi,gi->g", Dr, Dr) < _HALF_TURN2
-    Tinv[...] = np.eye(3)
-    Tinv[ok] = rot.tangent_inv(Dr[ok])
-
-
 @njit(cache=True, aot="void(f8[:], i8[:, :], f8[:, :, :], f8[:])")
 def _increment_nb(y, groups, Tinv, out):  # pragma: no cover - jitted
     """``out = y`` with ``Tinv[g] y[groups[g]]`` on every rotation triple."""
@@ -100,12 +90,6 @@ def _increment_nb(y, groups, Tinv, out):  # pragma: no cover - jitted
         a, b, c = y[groups[g, 0]], y[groups[g, 1]], y[groups[g, 2]]
         for i in range(3):
             out[groups[g, i]] = Tinv[g, i, 0] * a + Tinv[g, i, 1] * b + Tinv[g, i, 2] * c
-
-
-def _increment_np(y, groups, Tinv, out):
-    """numpy twin of :func:`_increment_nb`."""
-    out[:] = y
-    out[groups] = np.einsum("gij,gj->gi", Tinv, y[groups])
 
 
 @njit(cache=True, aot="void(f8[:], f8[:], f8[:], b1, f8, f8, i8[:, :], i8[:], f8[:, :, :])")
@@ -126,20 +110,7 @@ def _correct_nb(S, M, C, with_c, gp, bp, pos, owner, Tinv):  # pragma: no cover 
                              + x2 * (Tinv[g, 2, j] - (1.0 if j == 2 else 0.0)))
 
 
-def _correct_np(S, M, C, with_c, gp, bp, pos, owner, Tinv):
-    """numpy twin of :func:`_correct_nb`."""
-    X = bp * M[pos]
-    if with_c:
-        X += gp * C[pos]
-    S[pos] += np.einsum("ek,ekj->ej", X, (Tinv - np.eye(3))[owner])
-
-
-if AVAILABLE:
-    _inverse_tangents, _increment, _correct = _inverse_tangents_nb, _increment_nb, _correct_nb
-else:  # pragma: no cover - depends on the environment
-    _inverse_tangents, _increment, _correct = _inverse_tangents_np, _increment_np, _correct_np
-for _twin in (_inverse_tangents_np, _increment_np, _correct_np):
-    _twin.trusted = _twin
+_inverse_tangents, _increment, _correct = _inverse_tangents_nb, _increment_nb, _correct_nb
 
 _F8 = np.dtype(np.float64)
 

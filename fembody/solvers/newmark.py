@@ -216,27 +216,14 @@ class GeneralizedAlpha(Integrator):
     def n_solve(self) -> int:
         return self.solver.n_solve + self._index1.solver.n_solve
 
-    def __getstate__(self) -> dict:
-        # a checkpoint keeps the solver's current matrix; the spare K buffer is rebuilt
-        state = self.__dict__.copy()
-        state.pop("_k_ring", None)
-        return state
-
-    def k_buffer(self) -> np.ndarray | AssemblyTarget:
-        """An array for the next tangent's K (and the iteration matrix formed in it): one of
-        two, the one the linear solver does not hold as its current matrix (the other is
-        dead: nothing else keeps a tangent). While the solver offers its own storage for S
-        (SaddlePointSolver.assembly_target: auto's envelope, no joints), one of two targets
-        there instead: the element pass writes the envelope's rows, no CSC K is formed."""
+    def k_buffer(self) -> AssemblyTarget | None:
+        """Where the next tangent's K (and the iteration matrix formed in it) is assembled:
+        while the solver offers its own storage for S (SaddlePointSolver.assembly_target:
+        auto's envelope, no joints), a new target there, so that the element pass writes the
+        envelope's rows and no CSC K is formed; else None (the System assembles a new K)."""
         # (joints: never a target, no call)
         target = None if self.sys.n_con else self.solver.assembly_target(self.sys)
-        owner = target.owner if target is not None else None
-        ring = getattr(self, "_k_ring", None)          # (buffer, buffer, their layout's owner)
-        if ring is None or ring[2] is not owner:
-            ring = self._k_ring = ((target, target.fresh(), owner) if target is not None else
-                                   (np.empty(self.sys.nnz), np.empty(self.sys.nnz), None))
-        held = self.solver.factorized
-        return ring[1] if held is not None and held[0] is ring[0] else ring[0]
+        return target.fresh() if target is not None else None
 
     def initialize(self, q0: np.ndarray | None, v0: np.ndarray | None) -> None:
         """Consistent initial state: check phi(q0) = 0, project v0 onto the velocity

@@ -67,7 +67,6 @@ class _Equilibrium:
         self.stable_at: np.ndarray | None = None
         # the last residual's (r, r[free], |r[free]|, force scale, all finite), see residual()
         self.measured: tuple | None = None
-        self._k_ring: tuple | None = None   # see k_buffer
         self.forces: tuple | None = None     # (q, lam, fext, fint, ce) of the last residual
         # the converged state whose tangent the Newton solver holds factorised (by _accept's
         # stability check): the next load step's first iteration starts there with it
@@ -123,17 +122,11 @@ class _Equilibrium:
         self.measured = (r, rf, norm, ref, finite)
         return r, ce, fext, fint
 
-    def k_buffer(self) -> np.ndarray | AssemblyTarget:
-        """An array for the next tangent: one of three, neither the last tangent's (``last``,
-        read by the stability check) nor the linear solver's current matrix; targets in the
-        solver's own storage while it offers them (see GeneralizedAlpha.k_buffer)."""
-        target, ring = self.solver.assembly_target(self.sys, inertia=False), self._k_ring
-        if ring is None or getattr(ring[0], "owner", None) is not getattr(target, "owner", None):
-            ring = self._k_ring = ((target, target.fresh(), target.fresh()) if target else
-                                   tuple(np.empty(self.sys.nnz) for _ in range(3)))
-        held = (self.last[4] if self.last is not None else None,
-                self.solver.factorized[0] if self.solver.factorized is not None else None)
-        return next(b for b in ring if b is not held[0] and b is not held[1])
+    def k_buffer(self) -> AssemblyTarget | None:
+        """Where the next tangent is assembled: a new target in the linear solver's own
+        storage while it offers one (see GeneralizedAlpha.k_buffer), else None (a new K)."""
+        target = self.solver.assembly_target(self.sys, inertia=False)
+        return target.fresh() if target is not None else None
 
     def _measured(self, r: np.ndarray) -> tuple:
         """What :meth:`measure` kept of ``r``, the residual it made last."""

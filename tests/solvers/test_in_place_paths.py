@@ -18,6 +18,7 @@ from fembody.solvers.banded import BandedLU, half_bandwidth
 from fembody.solvers.envelope import ordering, pattern_plan, rcm
 from fembody.solvers.inertia import InertiaCheck
 from fembody.patterns import symmetric_pattern
+from tests.reference_kernels import solver_kernels as ref_kernels
 
 MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
 SEC = fb.Section.rectangle(0.02, 0.02)
@@ -31,7 +32,7 @@ def test_iteration_matrix_kernel_is_numpys_sum_bit_for_bit(with_c):
     K, C, M = (rng.standard_normal(n) * 10.0 ** rng.uniform(-8, 12, n) for _ in range(3))
     gp, bp = 1.7e3, 3.3e6
     ref = K + gp * C + bp * M if with_c else K + bp * M
-    for fn in (_kernels.iteration_matrix, _kernels._iteration_matrix_np):
+    for fn in (_kernels.iteration_matrix, ref_kernels.iteration_matrix):
         out = K.copy()
         fn(out, C if with_c else M, M, gp, bp, with_c)
         assert np.array_equal(out, ref)
@@ -191,43 +192,6 @@ def _inclined_cantilever(n: int):
     return s, s.block("beam")
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
-def test_the_element_loops_sincos_is_the_librarys_to_an_ulp_and_its_numpy_twins_bit_for_bit():
-    """compiled._sincos (reduction by pi/2, polynomials on |r| <= pi/4) against numpy's sin and
-    cos: within one ulp of the value for |x| <= pi/4, within one ulp of 1 (absolute) up to
-    SINCOS_MAX, the library's own beyond (and for inf, nan); beam2d.sincos, the numpy twin of
-    the strains, gives the same bits."""
-    from numba import njit
-    from fembody.elements.beam2d import sincos
-    kernel = njit(compiled._sincos.py_func)
-
-    @njit
-    def each(x, s, c):
-        for i in range(x.shape[0]):
-            s[i], c[i] = kernel(x[i])
-
-    rng = np.random.default_rng(3)
-    small = rng.uniform(-np.pi / 4, np.pi / 4, 20000)
-    wide = np.concatenate([rng.uniform(-w, w, 20000) for w in (10.0, 1e3, compiled.SINCOS_MAX)]
-                          + [np.arange(-40, 41) * np.pi / 4, [0.0, -0.0]])
-    beyond = np.array([1.5e5, -3e7, 1e300, np.inf, -np.inf, np.nan])
-    for x in (small, wide, beyond):
-        s, c = np.empty_like(x), np.empty_like(x)
-        each(x, s, c)
-        s2, c2 = sincos(x)
-        assert np.array_equal(s, s2, equal_nan=True) and np.array_equal(c, c2, equal_nan=True)
-    s, c = sincos(small)
-    assert np.all(np.abs(s - np.sin(small)) <= np.spacing(np.abs(np.sin(small))))
-    assert np.all(np.abs(c - np.cos(small)) <= np.spacing(np.abs(np.cos(small))))
-    s, c = sincos(wide)
-    assert np.max(np.abs(s - np.sin(wide))) <= 2.0**-53
-    assert np.max(np.abs(c - np.cos(wide))) <= 2.0**-53
-    with np.errstate(invalid="ignore"):
-        s, c = sincos(beyond)
-        assert np.array_equal(s, np.sin(beyond), equal_nan=True)
-        assert np.array_equal(c, np.cos(beyond), equal_nan=True)
-
-
 def test_one_sincos_strains_agree_with_the_direct_angle_of_the_cross_section():
     """beam2d._stretch_shear takes cos(phi), sin(phi) (phi = alpha0 + tm) by the addition
     theorem from sin(tm/2), cos(tm/2) and alpha0's (one sincos per element): against
@@ -323,48 +287,31 @@ def _mixed(mass: str = "consistent") -> fb.Model:
     return m
 
 
-def _unled(s):
-    """``s`` with its lead block's first entries stored as plain positions again and no lead:
-    K zeroed before the assembly and every entry added, as before compiled.mark_first_entries."""
-    flat = s.scatter[id(s.stiffness_blocks[0])].pos.reshape(-1)
-    first = flat < -1
-    flat[first] = -2 - flat[first]
-    _switch(s, "lead_rest", None)
-    return int(np.count_nonzero(first))
-
-
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("build", [lambda: _inclined_cantilever(40)[0], lambda: _mixed().compile()])
-def test_the_lead_blocks_pass_assigns_every_entry_it_reaches_first(build):
-    """compiled.mark_first_entries: the first stiffness block's compiled pass assigns the entries it
-    reaches first, the rest of K is zeroed before it: K from a buffer full of NaN or of 1e300
-    is bit for bit K from zeros with every entry added (the System without the lead), for the
-    static tangent and the dynamic one with the masses (a beam alone, and a beam with a bar and
-    a point mass whose entries the beam does not reach)."""
-    s, ref = build(), build()
-    assert s.lead_rest is not None
-    reached = _unled(ref)
-    assert reached + s.lead_rest.size == s.nnz
+def test_a_tangent_assembled_into_a_used_buffer_is_the_one_assembled_into_a_fresh_one(build):
+    """``out``: K assembled into a buffer full of NaN or of 1e300 is bit for bit K assembled
+    into new zeros, for the static tangent and the dynamic one with the masses (a beam alone,
+    and a beam with a bar and a point mass whose entries the beam does not reach)."""
+    s = build()
     rng = np.random.default_rng(8)
     q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
     a = s.expand(rng.standard_normal(s.n_free))
     for fill in (np.nan, 1e300):
         _, K, _ = s.internal_forces(q, None, True, out=np.full(s.nnz, fill))
-        _, K_ref, _ = ref.internal_forces(q, None, True)
+        _, K_ref, _ = s.internal_forces(q, None, True)
         assert np.array_equal(K, K_ref)
         _, fin, K, _ = s.internal_inertial_forces(q, None, a, 3.7e5, True,
                                                   out=np.full(s.nnz, fill))
-        _, fin_ref, K_ref, _ = ref.internal_inertial_forces(q, None, a, 3.7e5, True)
+        _, fin_ref, K_ref, _ = s.internal_inertial_forces(q, None, a, 3.7e5, True)
         assert np.array_equal(K, K_ref) and np.array_equal(fin, fin_ref)
 
 
-def test_no_lead_when_the_first_stiffness_block_has_no_compiled_pass():
+def test_a_block_without_a_compiled_pass_assembles_into_a_used_buffer():
     """Beams with strain-rate damping have no compiled pass: their numpy path adds into K,
     which is zeroed first."""
     m = _mixed()
     m.set_damping(beta=1e-3)
     s = m.compile()
-    assert s.stiffness_blocks[0].family == "beam" and s.lead_rest is None
     _, K, C = s.internal_forces(s.q0, s.q0 * 0.0, True, out=np.full(s.nnz, np.nan))
     assert np.all(np.isfinite(K)) and C is not None
 
@@ -413,77 +360,6 @@ def test_simulation_with_the_element_pass_masses_is_unchanged(newton, rayleigh):
     assert a.stats["n_newton"] == b.stats["n_newton"]
     assert np.abs(a.q - b.q).max() <= 1e-12 * np.abs(a.q).max()
     assert np.abs(a.v - b.v).max() <= 1e-10 * np.abs(a.v).max()
-
-
-@pytest.mark.parametrize("newton", ["full", "modified"])
-def test_reused_tangent_buffers_change_no_number(monkeypatch, newton):
-    """The Newton loops assemble K into buffers they reuse (a ring of two for the integrators,
-    of three for statics, never the one the solver or the stability check holds): the same
-    states bit for bit as with a fresh array per tangent, dynamics with joints and a point
-    mass, statics with a joint (jointed: K + G, a new array) and without."""
-    from fembody.solvers.newmark import GeneralizedAlpha
-    from fembody.solvers.statics import _Equilibrium
-
-    def fresh(self):
-        return np.empty(self.sys.nnz)
-    runs = []
-    for reuse in (True, False):
-        with monkeypatch.context() as mp:
-            if not reuse:
-                mp.setattr(GeneralizedAlpha, "k_buffer", fresh)
-                mp.setattr(_Equilibrium, "k_buffer", fresh)
-            dyn = fb.simulate(_mixed(), t_end=0.05, dt=1e-3, newton=newton)
-            m = fb.Model()
-            b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=120, material=MAT, section=SEC)
-            m.fix(b.first)
-            m.add_force(b.last, (-3e3, -2e3))
-            sta = fb.static(m, steps=4)
-            j = fb.Model(gravity=(0.0, -9.81))
-            c = j.add_beam((0.0, 0.0), (1.0, 0.0), n=60, material=MAT, section=SEC)
-            j.add_joint(fb.Pin(j.ground, c.first))
-            j.add_joint(fb.Support(c.last, "y"))
-            j.add_force(c.last, (2e3, 0.0))
-            sta_j = fb.static(j, steps=3)
-            runs.append((dyn, sta, sta_j))
-    for a, b in zip(*runs):
-        assert np.array_equal(a.q, b.q)
-        assert a.stats["n_newton"] == b.stats["n_newton"]
-        if a.kind == "static":
-            assert np.array_equal(a.stability, b.stability, equal_nan=True)
-
-
-def test_a_reused_tangent_buffer_is_never_one_still_held(monkeypatch):
-    """The buffer handed out for the next K is neither the linear solver's current matrix
-    (kept for checkpoints and refactorisation) nor, in statics, the last tangent (read by the
-    stability check), over runs that refactorise, reuse (modified Newton) and cut steps."""
-    from fembody.solvers.newmark import GeneralizedAlpha
-    from fembody.solvers.statics import _Equilibrium
-    seen = []
-    dyn_k, sta_k = GeneralizedAlpha.k_buffer, _Equilibrium.k_buffer
-
-    def dyn(self):
-        b = dyn_k(self)
-        held = self.solver.factorized
-        assert held is None or b is not held[0]
-        seen.append(b)
-        return b
-
-    def sta(self):
-        b = sta_k(self)
-        assert self.last is None or b is not self.last[4]
-        held = self.solver.factorized
-        assert held is None or b is not held[0]
-        seen.append(b)
-        return b
-    monkeypatch.setattr(GeneralizedAlpha, "k_buffer", dyn)
-    monkeypatch.setattr(_Equilibrium, "k_buffer", sta)
-    fb.simulate(_mixed(), t_end=0.05, dt=1e-3, newton="modified")
-    m = fb.Model()
-    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=120, material=MAT, section=SEC)
-    m.fix(b.first)
-    m.add_force(b.last, (-3e3, -2e3))
-    fb.static(m, steps=4)
-    assert len({id(x) for x in seen}) <= 5            # two integrator buffers, three static
 
 
 @pytest.mark.parametrize("shift,seed,definite", [(0.0, 1, True), (-5.0, 2, False)])

@@ -1,5 +1,5 @@
 """The Lie-group step's increment map (fembody.solvers.lie): the compiled kernels against their
-numpy twins and against the right Jacobian of exp (fembody.rotations) by finite differences;
+numpy references (tests/reference_kernels/lie_kernels.py) and against the right Jacobian of exp (fembody.rotations) by finite differences;
 the column correction of the iteration matrix against a dense product."""
 import numpy as np
 import pytest
@@ -7,9 +7,10 @@ import pytest
 import fembody as fb
 from fembody import rotations as rot
 from fembody.solvers import lie
+from tests.reference_kernels import lie_kernels as ref_lie
 
 KERNELS = [(lie._inverse_tangents_nb, lie._increment_nb, lie._correct_nb),
-           (lie._inverse_tangents_np, lie._increment_np, lie._correct_np)]
+           (ref_lie.inverse_tangents, ref_lie.increment, ref_lie.correct)]
 
 
 def random_vectors(rng, n):
@@ -51,19 +52,19 @@ def test_the_map_is_the_identity_from_half_a_turn_and_for_non_finite_increments(
     np.testing.assert_allclose(Tinv[3], rot.tangent_inv(D[9:12]), atol=1e-15)
 
 
-def test_compiled_kernels_equal_the_numpy_twins():
+def test_compiled_kernels_equal_the_numpy_references():
     rng = np.random.default_rng(3)
     n = 20
     D = rng.normal(size=n)
     groups = np.array([[0, 1, 2], [7, 8, 9], [15, 16, 17]], dtype=np.int64)
     T1, T2 = np.empty((3, 3, 3)), np.empty((3, 3, 3))
     lie._inverse_tangents_nb(D, groups, T1)
-    lie._inverse_tangents_np(D, groups, T2)
+    ref_lie.inverse_tangents(D, groups, T2)
     np.testing.assert_allclose(T1, T2, rtol=1e-14, atol=1e-15)
     y = rng.normal(size=n)
     o1, o2 = np.empty(n), np.empty(n)
     lie._increment_nb(y, groups, T1, o1)
-    lie._increment_np(y, groups, T1, o2)
+    ref_lie.increment(y, groups, T1, o2)
     np.testing.assert_allclose(o1, o2, rtol=1e-14, atol=1e-15)
     assert np.array_equal(np.delete(o1, groups.ravel()), np.delete(y, groups.ravel()))
     nnz = 50
@@ -73,7 +74,7 @@ def test_compiled_kernels_equal_the_numpy_twins():
     for with_c in (True, False):
         S1, S2 = S0.copy(), S0.copy()
         lie._correct_nb(S1, M, C, with_c, 0.7, 3.0, pos, owner, T1)
-        lie._correct_np(S2, M, C, with_c, 0.7, 3.0, pos, owner, T1)
+        ref_lie.correct(S2, M, C, with_c, 0.7, 3.0, pos, owner, T1)
         np.testing.assert_allclose(S1, S2, rtol=1e-14, atol=1e-14)
 
 

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 import fembody as fb
 from fembody.solvers import _kernels, linalg
 from fembody.solvers.envelope import EnvelopeLDL, envelope_width
+from tests.reference_kernels import solver_kernels as ref_kernels
 
 pytestmark = pytest.mark.skipif(not linalg.ENVELOPE_AVAILABLE, reason="needs numba")
 
@@ -111,7 +112,7 @@ def test_auto_chooses_the_envelope_for_a_flexible_pendulum_and_agrees_with_super
 
 
 @pytest.mark.parametrize("bad", [False, True])
-def test_fused_kernels_equal_their_numpy_twins(bad):
+def test_fused_kernels_equal_their_numpy_references(bad):
     rng = np.random.default_rng(5)
     n = 50
     free = np.sort(rng.choice(n, 40, replace=False))
@@ -122,7 +123,7 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     a = [x.copy() for x in state]
     b = [x.copy() for x in state]
     m1 = _kernels._correct_nb(*a, free, dq, 3.0, 7.0)
-    m2 = _kernels._correct_np(*b, free, dq, 3.0, 7.0)
+    m2 = ref_kernels.correct(*b, free, dq, 3.0, 7.0)
     if bad:
         assert np.isnan(m1) and np.isnan(m2)
     else:
@@ -132,7 +133,7 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     fext, fint, fc = (rng.standard_normal(n) for _ in range(3))
     fin = rng.standard_normal(40)
     r1, n1, s1 = _kernels._residual_nb(fext, fint, fc, free, fin, True)
-    r2, n2, s2 = _kernels._residual_np(fext, fint, fc, free, fin, True)
+    r2, n2, s2 = ref_kernels.residual(fext, fint, fc, free, fin, True)
     assert r1 == pytest.approx(r2, rel=1e-14) and n1 == pytest.approx(n2, rel=1e-14)
     assert s1 == pytest.approx(s2, rel=1e-14)
     M = sp.random(40, 40, density=0.2, random_state=9, format="csc")
@@ -140,20 +141,20 @@ def test_fused_kernels_equal_their_numpy_twins(bad):
     qdd = rng.standard_normal(n)
     r3, n3, s3 = _kernels._residual_mass_nb(fext, fint, fc, free, M.indptr, M.indices, M.data,
                                            qdd, True)
-    r4, n4, s4 = _kernels._residual_np(fext, fint, fc, free, M @ qdd[free], True)
+    r4, n4, s4 = ref_kernels.residual(fext, fint, fc, free, M @ qdd[free], True)
     assert r3 == pytest.approx(r4, rel=1e-13) and n3 == pytest.approx(n4, rel=1e-13)
     assert s3 == pytest.approx(s4, rel=1e-13)
     # fin on all DOFs, read at the free ones: the numbers of the gathered fin, bit for bit
     fin_all = rng.standard_normal(n)
     for into, ref_into in ((_kernels._residual_at_into, _kernels._residual_into),
-                           (_kernels._residual_at_into_np, _kernels._residual_into)):
+                           (ref_kernels.residual_at_into, _kernels._residual_into)):
         ra, rb = np.empty(40), np.empty(40)
         na = into(fext, fint, fc, free, fin_all, True, ra)
         nb = ref_into(fext, fint, fc, free, fin_all[free].copy(), True, rb)
         assert np.array_equal(ra, rb) and na == pytest.approx(nb, rel=1e-14)
     # the variants writing into a given array: the same numbers (bit for bit from numba)
     for into, ref in ((_kernels._residual_mass_into, (r3, n3, s3)),
-                      (_kernels._residual_mass_into_np, (r4, n4, s4))):
+                      (ref_kernels.residual_mass_into, (r4, n4, s4))):
         r5 = np.full(40, np.nan)
         n5, s5 = into(fext, fint, fc, free, M.indptr, M.indices, M.data, qdd, True, r5)
         assert np.array_equal(r5, ref[0]) and (n5, s5) == ref[1:]
@@ -164,7 +165,7 @@ def test_trapezoidal_work_kernel_equals_the_dot_products():
     against the plain dot products; without joints the constraint forces are empty."""
     rng = np.random.default_rng(12)
     f, f0, fc, fc0, dq = (rng.standard_normal(33) for _ in range(5))
-    for kernel in (_kernels._work_nb, _kernels._work_np):
+    for kernel in (_kernels._work_nb, ref_kernels.work):
         w, c = kernel(f, f0, fc, fc0, dq)
         assert w == pytest.approx(0.5 * (f + f0) @ dq, rel=1e-13)
         assert c == pytest.approx(-0.5 * (fc + fc0) @ dq, rel=1e-13)
@@ -182,7 +183,7 @@ def test_static_residual_kernel_equals_the_numpy_expressions():
     load = -0.37
     ref_r = load * fext - fint - fc
     nrm = (lambda x: float(np.sqrt(x @ x)))
-    for kernel in (_kernels._static_residual_nb, _kernels._static_residual_np):
+    for kernel in (_kernels._static_residual_nb, ref_kernels.static_residual):
         r, rf = np.full(n, np.nan), np.full(45, np.nan)
         norm, scale, ok = kernel(fext, fint, fc, load, free, r, rf)
         assert np.array_equal(r, ref_r) and np.array_equal(rf, ref_r[free]) and ok
@@ -198,7 +199,7 @@ def test_static_residual_kernel_equals_the_numpy_expressions():
 def test_absmax_kernel_equals_numpy_with_nan_and_empty_vectors():
     rng = np.random.default_rng(13)
     x = rng.standard_normal(17)
-    for kernel in (_kernels._absmax_nb, _kernels._absmax_np):
+    for kernel in (_kernels._absmax_nb, ref_kernels.absmax):
         assert kernel(x) == np.abs(x).max() and kernel(-x) == np.abs(x).max()
         assert kernel(np.zeros(0)) == 0.0
         y = x.copy()
@@ -220,7 +221,7 @@ def test_fused_additive_kernels_equal_the_separate_calls():
     d, v1, m = _kernels._predict_nb(*args)
     q1 = q.copy()
     compiled.add_at(q1, free, d)
-    for fused in (_kernels._predict_add_nb, _kernels._predict_add_np):
+    for fused in (_kernels._predict_add_nb, ref_kernels.predict_add):
         q2, v2 = np.full(n, np.nan), np.full(n, np.nan)
         m2 = fused(q, *args, q2, v2)
         assert np.array_equal(q2, q1) and np.array_equal(v2, v1) and m2 == m
@@ -228,20 +229,20 @@ def test_fused_additive_kernels_equal_the_separate_calls():
     ref = [q1.copy(), v1.copy(), qdd.copy()]
     norm = _kernels._correct_nb(ref[1], ref[2], free, dq, 3.0, 7.0)
     compiled.add_at(ref[0], free, dq)
-    for fused in (_kernels._correct_add_nb, _kernels._correct_add_np):
+    for fused in (_kernels._correct_add_nb, ref_kernels.correct_add):
         got = [q1.copy(), v1.copy(), qdd.copy()]
         assert fused(*got, free, dq, 3.0, 7.0) == norm
         assert all(np.array_equal(x, y) for x, y in zip(got, ref))
 
 
-def test_predictor_kernel_equals_its_numpy_twin():
+def test_predictor_kernel_equals_its_numpy_reference():
     rng = np.random.default_rng(6)
     n = 30
     free = np.sort(rng.choice(n, 25, replace=False))
     v, a, qdd = (rng.standard_normal(n) for _ in range(3))
     args = (v, a, qdd, free, 1e-3, -0.05, 0.47, 0.52, 0.26)
     d1, v1, m1 = _kernels._predict_nb(*args)
-    d2, v2, m2 = _kernels._predict_np(*args)
+    d2, v2, m2 = ref_kernels.predict(*args)
     assert d1.shape == (len(free),)                      # increments of the free DOFs only
     assert d1 == pytest.approx(d2, rel=1e-15, abs=1e-15)
     assert v1 == pytest.approx(v2, rel=1e-15, abs=1e-15)
