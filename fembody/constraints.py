@@ -9,11 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .elements import compiled
+from .joints.assembly import scatter_rows
+from .joints.blocks import JointBlock
 from .patterns import CSC, Pattern
 from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 
 _F8 = np.dtype(np.float64)
+_EMPTY = np.zeros(0)      # (an output the scatter is told not to write: forces, stiffness)
 
 
 @dataclass
@@ -89,6 +92,26 @@ def joint_free_index(free_index: np.ndarray, blk) -> np.ndarray:
     return np.where(blk.mask, free_index[np.where(blk.mask, blk.dofs, 0)], -1)
 
 
+@dataclass(frozen=True)
+class BlockMaps:
+    """Where one joint block's evaluation lands (fixed when the System is compiled; the maps
+    of :func:`fembody.joints.assembly.scatter_rows`): its poses are ``poses[source][start:
+    stop]`` of :meth:`ConstraintSet._gather_poses` (``source`` -1: the block gathers its own),
+    its rows ``rows (n m,)``, ``bpos`` its B entries' positions in B's CSR data, ``finv`` /
+    ``ud`` its DOFs in the constraint force, ``gpos`` its matrix entries' positions in the
+    geometric stiffness (all -1 for a block linear in q)."""
+
+    source: int
+    start: int
+    stop: int
+    rows: np.ndarray
+    bpos: np.ndarray
+    finv: np.ndarray
+    ud: np.ndarray
+    gpos: np.ndarray
+    no_H: np.ndarray
+
+
 class _Memo:
     """What a ConstraintSet computes on first use, each a pure function of the compiled
     joints: the saddle-point pattern, the constant joints' B (CSR data) and B^T (all DOFs),
@@ -128,6 +151,82 @@ class ConstraintSet:
         self._build_constraint_pattern()
         for a in (self.B_indices, self.B_indptr, self.B_rows):
             a.flags.writeable = False
+        self._build_maps(s.scatter)
+
+    def _build_maps(self, scatter: dict) -> None:
+        """One pose gather per evaluation and the blocks' scatter maps (:class:`BlockMaps`).
+
+        The spatial blocks read the poses of their node pairs: all pairs are gathered by one
+        call of the space (``_pose_nodes``), each block takes its slice. The planar blocks
+        that use :meth:`JointBlock.gather` read their DOFs' coordinates: one gather per width
+        ``k`` of all such blocks' ``safe_dofs`` (rows are independent: the space makes each
+        row's rotations continuous with the row's own first one), plus the reference ``X``
+        and the mask, as the block's own gather does. Other blocks gather their own."""
+        pairs, groups, self._maps = [], {}, []
+        for blk in self.joint_blocks:
+            n = len(blk)
+            ids = getattr(blk, "node_ids", None)
+            if ids is not None:
+                start = sum(len(a) for a in pairs)
+                pairs.append(ids)
+                source = 0
+            elif type(blk).gather is JointBlock.gather:
+                g = groups.setdefault(blk.dofs.shape[1], [])
+                start = sum(len(b) for b in g)
+                g.append(blk)
+                source = 1 + list(groups).index(blk.dofs.shape[1])
+            else:
+                source, start = -1, 0
+            self._maps.append(self._block_maps(blk, scatter, source, start, start + n))
+        self._pose_nodes = (np.ascontiguousarray(np.concatenate(pairs), dtype=np.int64)
+                            if pairs else None)
+        self._dof_groups = []
+        for g in groups.values():
+            dofs = np.concatenate([b.safe_dofs for b in g])
+            X = np.concatenate([b.X for b in g])
+            mask = np.concatenate([b.mask for b in g])
+            # the product with the mask only where a DOF is absent (the blocks' own rule)
+            fmask = None if mask.all() else mask.astype(float)
+            self._dof_groups.append((dofs, X, fmask))
+
+    def _block_maps(self, blk, scatter: dict, source: int, start: int, stop: int) -> BlockMaps:
+        n, m, k = len(blk), blk.m, blk.dofs.shape[1]
+        bpos = np.full(n * m * k, -1, dtype=np.int64)
+        sel, pos = self.B_scatter[id(blk)]
+        bpos[sel] = pos
+        flat = np.where(blk.mask, blk.dofs, -1).reshape(-1)
+        ud, inv = np.unique(flat[flat >= 0], return_inverse=True)
+        finv = np.full(n * k, -1, dtype=np.int64)
+        finv[flat >= 0] = inv.reshape(-1)
+        sc = scatter.get(id(blk)) if not blk.linear else None
+        gpos = (np.ascontiguousarray(sc.pos, dtype=np.int64).reshape(-1) if sc is not None
+                else np.full(n * k * k, -1, dtype=np.int64))
+        maps = BlockMaps(source, start, stop,
+                         np.ascontiguousarray(blk.rows, dtype=np.int64).reshape(-1), bpos,
+                         finv, ud.astype(np.int64), gpos, np.zeros((0, m, k, k)))
+        return maps
+
+    def _gather_poses(self, q: np.ndarray) -> list:
+        """What the joint blocks evaluate at ``q``, one entry per block (as
+        :meth:`joint_poses`), with one gather of the space per kind of block (see
+        :meth:`_build_maps`)."""
+        sources = [None]
+        if self._pose_nodes is not None:
+            sources[0] = self.space.poses(q, self._pose_nodes)
+        for dofs, X, fmask in self._dof_groups:
+            x = self.gather(q, dofs) + X
+            sources.append(x if fmask is None else x * fmask)
+        out = []
+        for blk, mp in zip(self.joint_blocks, self._maps):
+            a, b = mp.start, mp.stop
+            if mp.source < 0:
+                out.append(self.joint_poses(blk, q))
+            elif mp.source == 0:
+                x, R = sources[0]
+                out.append((x[a:b], R[a:b]))
+            else:
+                out.append(sources[mp.source][a:b])
+        return out
 
     def joint_poses(self, blk, q: np.ndarray):
         """What a joint block evaluates: spatial blocks the poses of their two nodes (the
@@ -194,21 +293,21 @@ class ConstraintSet:
                 fc.flags.writeable = False
                 memo.zero_force = fc
         G = None
-        for blk in self.joint_blocks:
-            x = self.joint_poses(blk, q)
-            ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
-            phi[blk.rows] = ph
+        with_lam = lam is not None
+        lam_c = (np.ascontiguousarray(lam, dtype=float) if with_lam
+                 else np.zeros(0))
+        for blk, mp, x in zip(self.joint_blocks, self._maps, self._gather_poses(q)):
+            ph, B, H = blk.evaluate(x, t, hessian and with_lam and not blk.linear)
             if blk.constant_B:
+                phi[blk.rows] = ph
                 continue
-            sel, pos = self.B_scatter[id(blk)]
-            Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
-            if lam is not None:
-                lb = lam[blk.rows]
-                fe = (B * lb[:, :, None]).sum(axis=1)
-                fc += np.bincount(blk.flat_dofs, fe.reshape(-1)[blk.flat_sel], minlength=self.n_dof)
-                if H is not None:
-                    G = np.zeros(self.nnz) if G is None else G
-                    self.add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
+            with_H = H is not None
+            if with_H and G is None:
+                G = np.zeros(self.nnz)
+            scatter_rows(mp.rows, ph, B, H if with_H else mp.no_H, lam_c, mp.bpos, mp.finv,
+                         mp.ud, mp.gpos, phi, Bdata, fc if with_lam else _EMPTY,
+                         G if with_H else _EMPTY, True,
+                         with_lam, with_H)
         if drop is not None:
             # rows taken out by redundant='drop' (fembody.solvers.redundancy): zero phi and B
             phi[drop] = 0.0
