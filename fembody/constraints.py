@@ -96,14 +96,15 @@ def joint_free_index(free_index: np.ndarray, blk) -> np.ndarray:
 class BlockMaps:
     """Where one joint block's evaluation lands (fixed when the System is compiled; the maps
     of :func:`fembody.joints.assembly.scatter_rows`): its poses are ``poses[source][start:
-    stop]`` of :meth:`ConstraintSet._gather_poses` (``source`` -1: the block gathers its own),
-    its rows ``rows (n m,)``, ``bpos`` its B entries' positions in B's CSR data, ``finv`` /
+    stop]`` of :meth:`ConstraintSet._gather_poses` (``source`` -1: the block gathers its own;
+    ``whole``: the block is all of its source), its rows ``rows (n m,)``, ``bpos`` its B entries' positions in B's CSR data, ``finv`` /
     ``ud`` its DOFs in the constraint force, ``gpos`` its matrix entries' positions in the
     geometric stiffness (all -1 for a block linear in q)."""
 
     source: int
     start: int
     stop: int
+    whole: bool
     rows: np.ndarray
     bpos: np.ndarray
     finv: np.ndarray
@@ -157,39 +158,48 @@ class ConstraintSet:
         """One pose gather per evaluation and the blocks' scatter maps (:class:`BlockMaps`).
 
         The spatial blocks read the poses of their node pairs: all pairs are gathered by one
-        call of the space (``_pose_nodes``), each block takes its slice. The planar blocks
-        that use :meth:`JointBlock.gather` read their DOFs' coordinates: one gather per width
-        ``k`` of all such blocks' ``safe_dofs`` (rows are independent: the space makes each
-        row's rotations continuous with the row's own first one), plus the reference ``X``
-        and the mask, as the block's own gather does. Other blocks gather their own."""
-        pairs, groups, self._maps = [], {}, []
+        call of the space, each block takes its slice. The planar blocks that use
+        :meth:`JointBlock.gather` read their DOFs' coordinates: one gather per width ``k`` of
+        all such blocks' ``safe_dofs`` (rows are independent: the space makes each row's
+        rotations continuous with the row's own first one), plus the reference ``X`` and the
+        mask, as the block's own gather does. Other blocks gather their own. ``_sources``
+        lists the gathers, ``(nodes, None, None)`` or ``(dofs, X, fmask)``, in the order the
+        blocks first ask for them."""
+        members: dict = {}                   # source key -> the blocks that read it
+        places = []
         for blk in self.joint_blocks:
-            n = len(blk)
-            ids = getattr(blk, "node_ids", None)
-            if ids is not None:
-                start = sum(len(a) for a in pairs)
-                pairs.append(ids)
-                source = 0
+            if getattr(blk, "node_ids", None) is not None:
+                key = "poses"
             elif type(blk).gather is JointBlock.gather:
-                g = groups.setdefault(blk.dofs.shape[1], [])
-                start = sum(len(b) for b in g)
-                g.append(blk)
-                source = 1 + list(groups).index(blk.dofs.shape[1])
+                key = blk.dofs.shape[1]
             else:
-                source, start = -1, 0
-            self._maps.append(self._block_maps(blk, scatter, source, start, start + n))
-        self._pose_nodes = (np.ascontiguousarray(np.concatenate(pairs), dtype=np.int64)
-                            if pairs else None)
-        self._dof_groups = []
-        for g in groups.values():
-            dofs = np.concatenate([b.safe_dofs for b in g])
-            X = np.concatenate([b.X for b in g])
-            mask = np.concatenate([b.mask for b in g])
+                places.append((-1, 0, 0))
+                continue
+            group = members.setdefault(key, [])
+            start = sum(len(b) for b in group)
+            group.append(blk)
+            places.append((list(members).index(key), start, start + len(blk)))
+        sizes = [sum(len(b) for b in g) for g in members.values()]
+        # a block that is all of its source takes it as it is (no view per evaluation)
+        self._maps = [self._block_maps(blk, scatter, src, a, b, src >= 0 and a == 0 and
+                                       b == sizes[src])
+                      for blk, (src, a, b) in zip(self.joint_blocks, places)]
+        # each source read whole by one block, in order: the sources are the poses
+        self._whole = [m.source for m in self._maps] == list(range(len(members)))
+        self._sources = []
+        for key, group in members.items():
+            if key == "poses":
+                nodes = np.concatenate([b.node_ids for b in group])
+                self._sources.append((np.ascontiguousarray(nodes, dtype=np.int64), None, None))
+                continue
+            mask = np.concatenate([b.mask for b in group])
             # the product with the mask only where a DOF is absent (the blocks' own rule)
-            fmask = None if mask.all() else mask.astype(float)
-            self._dof_groups.append((dofs, X, fmask))
+            self._sources.append((np.concatenate([b.safe_dofs for b in group]),
+                                  np.concatenate([b.X for b in group]),
+                                  None if mask.all() else mask.astype(float)))
 
-    def _block_maps(self, blk, scatter: dict, source: int, start: int, stop: int) -> BlockMaps:
+    def _block_maps(self, blk, scatter: dict, source: int, start: int, stop: int,
+                    whole: bool) -> BlockMaps:
         n, m, k = len(blk), blk.m, blk.dofs.shape[1]
         bpos = np.full(n * m * k, -1, dtype=np.int64)
         sel, pos = self.B_scatter[id(blk)]
@@ -201,7 +211,7 @@ class ConstraintSet:
         sc = scatter.get(id(blk)) if not blk.linear else None
         gpos = (np.ascontiguousarray(sc.pos, dtype=np.int64).reshape(-1) if sc is not None
                 else np.full(n * k * k, -1, dtype=np.int64))
-        maps = BlockMaps(source, start, stop,
+        maps = BlockMaps(source, start, stop, whole,
                          np.ascontiguousarray(blk.rows, dtype=np.int64).reshape(-1), bpos,
                          finv, ud.astype(np.int64), gpos, np.zeros((0, m, k, k)))
         return maps
@@ -210,19 +220,26 @@ class ConstraintSet:
         """What the joint blocks evaluate at ``q``, one entry per block (as
         :meth:`joint_poses`), with one gather of the space per kind of block (see
         :meth:`_build_maps`)."""
-        sources = [None]
-        if self._pose_nodes is not None:
-            sources[0] = self.space.poses(q, self._pose_nodes)
-        for dofs, X, fmask in self._dof_groups:
-            x = self.gather(q, dofs) + X
-            sources.append(x if fmask is None else x * fmask)
+        sources = []
+        for idx, X, fmask in self._sources:
+            if X is None:
+                sources.append(self.space.poses(q, idx))
+                continue
+            x = self.gather(q, idx) + X            # (a fresh array)
+            if fmask is not None:
+                x *= fmask
+            sources.append(x)
+        if self._whole:
+            return sources
         out = []
         for blk, mp in zip(self.joint_blocks, self._maps):
             a, b = mp.start, mp.stop
             if mp.source < 0:
                 out.append(self.joint_poses(blk, q))
-            elif mp.source == 0:
-                x, R = sources[0]
+            elif mp.whole:
+                out.append(sources[mp.source])
+            elif self._sources[mp.source][1] is None:
+                x, R = sources[mp.source]
                 out.append((x[a:b], R[a:b]))
             else:
                 out.append(sources[mp.source][a:b])
@@ -294,8 +311,9 @@ class ConstraintSet:
                 memo.zero_force = fc
         G = None
         with_lam = lam is not None
-        lam_c = (np.ascontiguousarray(lam, dtype=float) if with_lam
-                 else np.zeros(0))
+        # (the scatter's multipliers: only blocks whose B varies are scattered)
+        lam_c = (np.ascontiguousarray(lam, dtype=float) if with_lam and not memo.all_constant_B
+                 else _EMPTY)
         for blk, mp, x in zip(self.joint_blocks, self._maps, self._gather_poses(q)):
             ph, B, H = blk.evaluate(x, t, hessian and with_lam and not blk.linear)
             if blk.constant_B:
