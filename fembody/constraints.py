@@ -310,6 +310,8 @@ class ConstraintSet:
                 fc.flags.writeable = False
                 memo.zero_force = fc
         G = None
+        if not self.joint_blocks:
+            return ConstraintEval(phi, Bdata, fc, G)
         with_lam = lam is not None
         # (the scatter's multipliers: only blocks whose B varies are scattered)
         lam_c = (np.ascontiguousarray(lam, dtype=float) if with_lam and not memo.all_constant_B

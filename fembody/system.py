@@ -469,7 +469,7 @@ class System:
     def _nonlinear_inertia(self, f, q, v, a, tangent):
         M, Kin, Cin = self.M_const, None, None
         if self.nonlinear_inertia:
-            poses: dict = {}
+            poses: dict | None = {} if self.varying_mass else None
             M = self._mass_data(q, poses)
             if tangent:
                 Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
@@ -477,7 +477,7 @@ class System:
                 d = b.dofs
                 x = None
                 if getattr(b, "reads_pose", True):
-                    x = poses.get(id(b))
+                    x = poses.get(id(b)) if poses else None
                     x = self.pose(b, q) if x is None else x
                 fe, Ke, Ce = b.inertial(x, v[d], a[d], tangent)
                 self.add_vector(f, b, fe)
