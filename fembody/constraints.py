@@ -9,11 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .elements import compiled
+from .joints.assembly import scatter_rows
+from .joints.blocks import JointBlock
 from .patterns import CSC, Pattern
 from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 
 _F8 = np.dtype(np.float64)
+_EMPTY = np.zeros(0)      # (an output the scatter is told not to write: forces, stiffness)
 
 
 @dataclass
@@ -89,6 +92,27 @@ def joint_free_index(free_index: np.ndarray, blk) -> np.ndarray:
     return np.where(blk.mask, free_index[np.where(blk.mask, blk.dofs, 0)], -1)
 
 
+@dataclass(frozen=True)
+class BlockMaps:
+    """Where one joint block's evaluation lands (fixed when the System is compiled; the maps
+    of :func:`fembody.joints.assembly.scatter_rows`): its poses are ``poses[source][start:
+    stop]`` of :meth:`ConstraintSet._gather_poses` (``source`` -1: the block gathers its own;
+    ``whole``: the block is all of its source), its rows ``rows (n m,)``, ``bpos`` its B entries' positions in B's CSR data, ``finv`` /
+    ``ud`` its DOFs in the constraint force, ``gpos`` its matrix entries' positions in the
+    geometric stiffness (all -1 for a block linear in q)."""
+
+    source: int
+    start: int
+    stop: int
+    whole: bool
+    rows: np.ndarray
+    bpos: np.ndarray
+    finv: np.ndarray
+    ud: np.ndarray
+    gpos: np.ndarray
+    no_H: np.ndarray
+
+
 class _Memo:
     """What a ConstraintSet computes on first use, each a pure function of the compiled
     joints: the saddle-point pattern, the constant joints' B (CSR data) and B^T (all DOFs),
@@ -128,6 +152,98 @@ class ConstraintSet:
         self._build_constraint_pattern()
         for a in (self.B_indices, self.B_indptr, self.B_rows):
             a.flags.writeable = False
+        self._build_maps(s.scatter)
+
+    def _build_maps(self, scatter: dict) -> None:
+        """One pose gather per evaluation and the blocks' scatter maps (:class:`BlockMaps`).
+
+        The spatial blocks read the poses of their node pairs: all pairs are gathered by one
+        call of the space, each block takes its slice. The planar blocks that use
+        :meth:`JointBlock.gather` read their DOFs' coordinates: one gather per width ``k`` of
+        all such blocks' ``safe_dofs`` (rows are independent: the space makes each row's
+        rotations continuous with the row's own first one), plus the reference ``X`` and the
+        mask, as the block's own gather does. Other blocks gather their own. ``_sources``
+        lists the gathers, ``(nodes, None, None)`` or ``(dofs, X, fmask)``, in the order the
+        blocks first ask for them."""
+        members: dict = {}                   # source key -> the blocks that read it
+        places = []
+        for blk in self.joint_blocks:
+            if getattr(blk, "node_ids", None) is not None:
+                key = "poses"
+            elif type(blk).gather is JointBlock.gather:
+                key = blk.dofs.shape[1]
+            else:
+                places.append((-1, 0, 0))
+                continue
+            group = members.setdefault(key, [])
+            start = sum(len(b) for b in group)
+            group.append(blk)
+            places.append((list(members).index(key), start, start + len(blk)))
+        sizes = [sum(len(b) for b in g) for g in members.values()]
+        # a block that is all of its source takes it as it is (no view per evaluation)
+        self._maps = [self._block_maps(blk, scatter, src, a, b, src >= 0 and a == 0 and
+                                       b == sizes[src])
+                      for blk, (src, a, b) in zip(self.joint_blocks, places)]
+        # each source read whole by one block, in order: the sources are the poses
+        self._whole = [m.source for m in self._maps] == list(range(len(members)))
+        self._sources = []
+        for key, group in members.items():
+            if key == "poses":
+                nodes = np.concatenate([b.node_ids for b in group])
+                self._sources.append((np.ascontiguousarray(nodes, dtype=np.int64), None, None))
+                continue
+            mask = np.concatenate([b.mask for b in group])
+            # the product with the mask only where a DOF is absent (the blocks' own rule)
+            self._sources.append((np.concatenate([b.safe_dofs for b in group]),
+                                  np.concatenate([b.X for b in group]),
+                                  None if mask.all() else mask.astype(float)))
+
+    def _block_maps(self, blk, scatter: dict, source: int, start: int, stop: int,
+                    whole: bool) -> BlockMaps:
+        n, m, k = len(blk), blk.m, blk.dofs.shape[1]
+        bpos = np.full(n * m * k, -1, dtype=np.int64)
+        sel, pos = self.B_scatter[id(blk)]
+        bpos[sel] = pos
+        flat = np.where(blk.mask, blk.dofs, -1).reshape(-1)
+        ud, inv = np.unique(flat[flat >= 0], return_inverse=True)
+        finv = np.full(n * k, -1, dtype=np.int64)
+        finv[flat >= 0] = inv.reshape(-1)
+        sc = scatter.get(id(blk)) if not blk.linear else None
+        gpos = (np.ascontiguousarray(sc.pos, dtype=np.int64).reshape(-1) if sc is not None
+                else np.full(n * k * k, -1, dtype=np.int64))
+        maps = BlockMaps(source, start, stop, whole,
+                         np.ascontiguousarray(blk.rows, dtype=np.int64).reshape(-1), bpos,
+                         finv, ud.astype(np.int64), gpos, np.zeros((0, m, k, k)))
+        return maps
+
+    def _gather_poses(self, q: np.ndarray) -> list:
+        """What the joint blocks evaluate at ``q``, one entry per block (as
+        :meth:`joint_poses`), with one gather of the space per kind of block (see
+        :meth:`_build_maps`)."""
+        sources = []
+        for idx, X, fmask in self._sources:
+            if X is None:
+                sources.append(self.space.poses(q, idx))
+                continue
+            x = self.gather(q, idx) + X            # (a fresh array)
+            if fmask is not None:
+                x *= fmask
+            sources.append(x)
+        if self._whole:
+            return sources
+        out = []
+        for blk, mp in zip(self.joint_blocks, self._maps):
+            a, b = mp.start, mp.stop
+            if mp.source < 0:
+                out.append(self.joint_poses(blk, q))
+            elif mp.whole:
+                out.append(sources[mp.source])
+            elif self._sources[mp.source][1] is None:
+                x, R = sources[mp.source]
+                out.append((x[a:b], R[a:b]))
+            else:
+                out.append(sources[mp.source][a:b])
+        return out
 
     def joint_poses(self, blk, q: np.ndarray):
         """What a joint block evaluates: spatial blocks the poses of their two nodes (the
@@ -194,21 +310,24 @@ class ConstraintSet:
                 fc.flags.writeable = False
                 memo.zero_force = fc
         G = None
-        for blk in self.joint_blocks:
-            x = self.joint_poses(blk, q)
-            ph, B, H = blk.evaluate(x, t, hessian and lam is not None and not blk.linear)
-            phi[blk.rows] = ph
+        if not self.joint_blocks:
+            return ConstraintEval(phi, Bdata, fc, G)
+        with_lam = lam is not None
+        # (the scatter's multipliers: only blocks whose B varies are scattered)
+        lam_c = (np.ascontiguousarray(lam, dtype=float) if with_lam and not memo.all_constant_B
+                 else _EMPTY)
+        for blk, mp, x in zip(self.joint_blocks, self._maps, self._gather_poses(q)):
+            ph, B, H = blk.evaluate(x, t, hessian and with_lam and not blk.linear)
             if blk.constant_B:
+                phi[blk.rows] = ph
                 continue
-            sel, pos = self.B_scatter[id(blk)]
-            Bdata += np.bincount(pos, B.reshape(-1)[sel], minlength=self.B_nnz)
-            if lam is not None:
-                lb = lam[blk.rows]
-                fe = (B * lb[:, :, None]).sum(axis=1)
-                fc += np.bincount(blk.flat_dofs, fe.reshape(-1)[blk.flat_sel], minlength=self.n_dof)
-                if H is not None:
-                    G = np.zeros(self.nnz) if G is None else G
-                    self.add_matrix(G, blk, (H * lb[:, :, None, None]).sum(axis=1))
+            with_H = H is not None
+            if with_H and G is None:
+                G = np.zeros(self.nnz)
+            scatter_rows(mp.rows, ph, B, H if with_H else mp.no_H, lam_c, mp.bpos, mp.finv,
+                         mp.ud, mp.gpos, phi, Bdata, fc if with_lam else _EMPTY,
+                         G if with_H else _EMPTY, True,
+                         with_lam, with_H)
         if drop is not None:
             # rows taken out by redundant='drop' (fembody.solvers.redundancy): zero phi and B
             phi[drop] = 0.0

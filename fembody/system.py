@@ -220,6 +220,9 @@ class System:
         self.M_rest = CSC(rest, self.indices, self.indptr, (self.n_free, self.n_free))
         self.M_rest.eliminate_zeros()
         self.M_rest_pos = np.flatnonzero(rest)
+        # masses whose weight depends on the configuration (offset rigid bodies under
+        # gravity): decided once, read at every Newton iteration
+        self.weighed_mass = bool(self.varying_mass) and bool(np.any(self.gravity != 0.0))
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         d = self.dim
@@ -370,17 +373,16 @@ class System:
         cached = self._memo.fext
         if cached is not None and (not self.variable_loads or cached[0] == t):
             return cached[1], None
-        f = self.nodal_loads(t) + self.f_gravity
+        f = self.nodal_loads(t) + self.f_gravity        # (a fresh array: added to below)
         Kl = None
-        if not self.turning_loads and not (self.varying_mass and np.any(self.gravity != 0.0)):
+        weighed = self.weighed_mass
+        if not self.turning_loads and not weighed:
             f.flags.writeable = False
             self._memo.fext = (t, f)
             return f, None
         if self.turning_loads:
-            f = f.copy()
             Kl = self.turning_loads.add(q, t, f, tangent)        # -df_ext/dq
-        if self.varying_mass and np.any(self.gravity != 0.0):
-            f = f.copy()
+        if weighed:
             for b in self.varying_mass:
                 fe, dK = b.gravity(self.pose(b, q), self.gravity, tangent)
                 self.add_vector(f, b, fe)
@@ -391,12 +393,20 @@ class System:
 
     def mass_data(self, q: np.ndarray | None = None) -> np.ndarray:
         """CSC data of the mass matrix at ``q`` (constant unless offset rigid bodies exist)."""
+        return self._mass_data(self.q0 if q is None else q, None)
+
+    def _mass_data(self, q: np.ndarray, poses: dict | None) -> np.ndarray:
+        """:meth:`mass_data`; ``poses``: a dict that receives the pose of each varying block
+        (by ``id``), so that the inertial pass that follows reads them instead of gathering
+        them again."""
         if not self.varying_mass:
             return self.M_const
-        q = self.q0 if q is None else q
         M = self.M_const.copy()
         for b in self.varying_mass:
-            self.add_matrix(M, b, b.mass_at(self.pose(b, q)))
+            x = self.pose(b, q)
+            if poses is not None:
+                poses[id(b)] = x
+            self.add_matrix(M, b, b.mass_at(x))
         return M
 
     def mass_matrix(self, q: np.ndarray | None = None) -> sp.csc_matrix:
@@ -431,7 +441,8 @@ class System:
         """As :meth:`inertial_forces` but exact on the free DOFs only (the hot path: one sparse
         product for the constant mass); the entries of fixed DOFs are not meaningful."""
         f = np.zeros(self.n_dof)
-        f[self.free] = matvec(self.n_free, self.M_csc, a[self.free])
+        if self.M_csc.data.size:         # (none: every mass moves with the configuration)
+            f[self.free] = matvec(self.n_free, self.M_csc, a[self.free])
         return self._nonlinear_inertia(f, q, v, a, tangent)
 
     def velocity_forces(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -443,12 +454,16 @@ class System:
     def _nonlinear_inertia(self, f, q, v, a, tangent):
         M, Kin, Cin = self.M_const, None, None
         if self.nonlinear_inertia:
-            M = self.mass_data(q)
+            poses: dict | None = {} if self.varying_mass else None
+            M = self._mass_data(q, poses)
             if tangent:
                 Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
             for b in self.nonlinear_inertia:
                 d = b.dofs
-                x = self.pose(b, q) if getattr(b, "reads_pose", True) else None
+                x = None
+                if getattr(b, "reads_pose", True):
+                    x = poses.get(id(b)) if poses else None
+                    x = self.pose(b, q) if x is None else x
                 fe, Ke, Ce = b.inertial(x, v[d], a[d], tangent)
                 self.add_vector(f, b, fe)
                 if tangent:

@@ -21,7 +21,8 @@ MODULES = ("fembody.elements.compiled", "fembody.solvers._kernels", "fembody.sol
            "fembody.solvers.cholmod_spd", "fembody.elements.beam3d_numba",
            "fembody.elements.quat_numba", "fembody.elements.rigid3d",
            "fembody.elements.mass", "fembody.solvers.lie", "fembody.joints.spatial",
-           "fembody.joints.blocks", "fembody.elements.spring")
+           "fembody.joints.blocks", "fembody.elements.spring",
+           "fembody.joints.assembly")
 
 
 def main() -> int:

@@ -1,0 +1,96 @@
+"""Whole runs of five mechanisms after the constraint assembly was compiled (issue 28): the
+final q, v, lam equal the values saved from main at 67fe469 (per-block pose fetch, bincount
+scatters, numpy H.lam contraction), to 1e-12 of each vector's size.
+
+Why this is an independent check: the saved values come from the older, separately written
+assembly; the arithmetic of the new one was chosen to add the same numbers in the same order,
+so any change in scatter maps, row numbering, pose gathering or contraction shows up here
+(differences grow over the 120 Newton-converged steps instead of averaging away).
+
+Regenerate the file (only when the arithmetic is meant to change, and say so in the commit):
+``python -m tests.joints.test_constraint_assembly``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fembody as fb
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "constraint_assembly_main.npz"
+STEPS = 120
+
+
+def _slider_crank():
+    from fembody.examples import spatial_slider_crank as ex
+    return ex.build_model()[0], 1e-3, {}
+
+
+def _heavy_top():
+    import math
+    m, l, theta, w3 = 2.0, 0.3, 0.5, 80.0
+    Jc = np.diag([0.03, 0.03, 0.05])
+    e = np.array([0.0, -math.sin(theta), math.cos(theta)])
+    J = Jc[0, 0] * np.eye(3) + (Jc[2, 2] - Jc[0, 0]) * np.outer(e, e)
+    model = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    top = model.add_rigid_body((0.0, 0.0, 0.0), m, J, offset=tuple(l * e))
+    model.add_joint(fb.Spherical(model.ground, top.node, at=(0.0, 0.0, 0.0)))
+    model.set_velocity(top.node, (0.0, 0.0, 0.0), omega=tuple(1.5 * np.array([0, 0, 1.0])
+                                                              + w3 * e))
+    return model, 1e-3, {}
+
+
+def _chain(n: int = 20, L: float = 0.1, mass: float = 0.1, side: float = 0.01):
+    model = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    Jx, Jt = mass * 2 * side**2 / 12, mass * (L**2 + side**2) / 12
+    prev = model.ground
+    for i in range(n):
+        body = model.add_rigid_body((i * L, 0.0, 0.0), mass, (Jx, Jt, Jt),
+                                    offset=(L / 2, 0.0, 0.0))
+        axis = (0.0, 1.0, 0.0) if i % 2 == 0 else (0.0, 0.0, 1.0)
+        model.add_joint(fb.Revolute(prev, body.node, axis=axis, at=(i * L, 0.0, 0.0)))
+        prev = body.node
+    return model, 1e-3, {}
+
+
+def _andrews():
+    from fembody.examples import andrews_squeezer as ex
+    return ex.build_model()[0], 2e-5, {}
+
+
+def _four_bar():
+    from fembody.examples import spatial_four_bar as ex
+    return ex.build_model(flexible=True, n=2)[0], 2e-3, {"rho_inf": 0.8, "redundant": "drop"}
+
+
+CASES = {"slider-crank": _slider_crank, "heavy-top": _heavy_top, "chain": _chain,
+         "andrews": _andrews, "four-bar": _four_bar}
+
+
+def run(name: str, newton: str = "full") -> dict[str, np.ndarray]:
+    model, h, opts = CASES[name]()
+    opts = {"rho_inf": 0.9, "tol": 1e-10, "newton": newton, **opts}
+    res = fb.simulate(model, t_end=STEPS * h, dt=h, save_every=STEPS, **opts)
+    assert res.stats["n_steps"] == STEPS
+    return {"q": res.q[-1], "v": res.v[-1], "lam": res.lam[-1]}
+
+
+KEYS = [(name, newton) for name in CASES for newton in ("full", "modified")]
+
+
+@pytest.mark.parametrize("name,newton", KEYS)
+def test_run_equals_main(name, newton):
+    saved = np.load(DATA)
+    now = run(name, newton)
+    for k, x in now.items():
+        ref = saved[f"{name}/{newton}/{k}"]
+        size = max(np.max(np.abs(ref)), 1e-300)
+        assert np.max(np.abs(x - ref)) <= 1e-12 * size, (name, newton, k)
+
+
+if __name__ == "__main__":
+    np.savez(DATA, **{f"{name}/{newton}/{k}": v for name, newton in KEYS
+                      for k, v in run(name, newton).items()})
+    print("wrote", DATA)
