@@ -17,24 +17,10 @@ stiffness is ``sum_i lam_i H_i``). ``H`` is None for rows whose B is constant.
 Every row is built from *carried quantities* (a point ``x + R d`` or a vector ``R u`` of one
 node, or a constant) with their first and second derivatives (:class:`Quantity`), combined by
 dot products (:func:`dot`) or a norm; the chain rule is written once there and every joint is
-a few lines of geometry. Choices:
-
-- locked relative rotation (weld, prismatic): the three rows ``vee(skew(C))``,
-  ``C = (Ra C0)^T Rb`` (``C0`` the reference relative rotation). They equal the relative
-  rotation vector to first order (``sin(angle) * axis`` exactly), so ``B`` at the solution is
-  exactly ``(-I, I)`` on the material rotations and the multipliers are (minus, as
-  ``-B^T lam``) the constraint moment on b about its node, in b's frame; unlike three single
-  dot products they do not depend on which axis is called first. Their only other root is a
-  half turn, never reached from a locked joint.
-- revolute / cylindrical rotation rows: b's axis stays perpendicular to two vectors of a
-  orthogonal to a's axis (two dot products: regular for every angle about the axis).
-- rotation driver: ``phi = wrap(theta - f(t))`` with ``theta = atan2(a2 . b1, a1 . b1)`` the
-  relative angle about a's axis and ``wrap`` to (-pi, pi]. It is smooth wherever the error is
-  below half a turn (always, near a solution), stateless (no turn counter: ``f`` may run
-  through any number of turns, the wrap takes its multiple of 2 pi), has a single root per
-  turn (``sin(theta - f)`` would also vanish at a half-turn error), its B does not depend on
-  t (so ``phi_t = -f'``, ``phi_tt = -f''`` exactly, as for the planar drivers), and its
-  multiplier is exactly the driving torque.
+a few lines of geometry. The choice of rows for each kind (locked rotations, revolute
+and cylindrical rotation rows, the rotation driver's wrapped angle) is written once, in the
+module docstring of :mod:`fembody.joints.spatial`, whose kernel is checked against this
+reference.
 """
 from __future__ import annotations
 
