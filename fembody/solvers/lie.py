@@ -112,16 +112,6 @@ def _correct_nb(S, M, C, with_c, gp, bp, pos, owner, Tinv):  # pragma: no cover 
 
 _inverse_tangents, _increment, _correct = _inverse_tangents_nb, _increment_nb, _correct_nb
 
-_F8 = np.dtype(np.float64)
-
-
-def _own(*arrays) -> bool:
-    """C-contiguous float64 vectors: the compiled entry point may skip its argument guard
-    (a few microseconds per call, as much as the kernel on a small model)."""
-    return all(type(a) is np.ndarray and a.dtype == _F8 and a.ndim == 1
-               and a.flags.c_contiguous for a in arrays)
-
-
 class LieIncrement:
     """The map from Newton's increments to the Lie-group step's increment of one System, and
     the matching correction of the iteration matrix (module docstring).
@@ -165,17 +155,15 @@ class LieIncrement:
         without bound towards ``|D_r| = 2 pi``). Any map leaves the converged step unchanged
         (it solves r(q_n (+) D) = 0); only the path of Newton's iterates depends on it."""
         Tinv = np.empty((len(self.groups), 3, 3))
-        if _own(D):
-            _inverse_tangents.trusted(D, self.groups, Tinv)
-        else:
-            _inverse_tangents(np.ascontiguousarray(D, dtype=float), self.groups, Tinv)
+        # (the kernels' own flat guard sends arrays of other types or strides to numba)
+        _inverse_tangents(D, self.groups, Tinv)
         return Tinv
 
     def increment(self, y: np.ndarray, Tinv: np.ndarray) -> np.ndarray:
         """The step's increment ``delta`` for Newton's ``y`` (both on the free DOFs):
         ``T^-1 y`` on the rotation triples, ``y`` elsewhere (a new array)."""
         out = np.empty(len(y))
-        (_increment.trusted if _own(y) else _increment)(y, self.groups, Tinv, out)
+        _increment(y, self.groups, Tinv, out)
         return out
 
     def correct(self, S: np.ndarray, M: np.ndarray, C: np.ndarray | None, gp: float,
@@ -185,5 +173,4 @@ class LieIncrement:
         if not self.owner.size:
             return
         C2 = M if C is None else C
-        kernel = _correct.trusted if _own(S, M, C2) else _correct
-        kernel(S, M, C2, C is not None, float(gp), float(bp), self.pos, self.owner, Tinv)
+        _correct(S, M, C2, C is not None, float(gp), float(bp), self.pos, self.owner, Tinv)

@@ -407,6 +407,13 @@ class GeneralizedAlpha(Integrator):
         iteration_matrix = _kernels.iteration_matrix
         n_con, q_n, bound = s.n_con, self.q, self.xtol * motion
         r = ce = scale = None
+        tinv = None         # T(D)^-1 at the current D, shared by assemble and apply
+
+        def inverse_tangents():
+            nonlocal tinv
+            if tinv is None:
+                tinv = lie_map.inverse_tangents(D)
+            return tinv
 
         def evaluate(tangent):
             nonlocal r, ce, scale
@@ -434,11 +441,11 @@ class GeneralizedAlpha(Integrator):
             if lie_map is not None:
                 # Newton solves for increments composed at q1: the rotation columns of
                 # gp C + bp M take T(D)^-1 (fembody.solvers.lie)
-                lie_map.correct(S, M, C, gp, bp, lie_map.inverse_tangents(D))
+                lie_map.correct(S, M, C, gp, bp, inverse_tangents())
             return S
 
         def apply(dq, dlam):
-            nonlocal D, lam1             # (in place: += on the step's own arrays)
+            nonlocal D, lam1, tinv       # (in place: += on the step's own arrays)
             if add:
                 # trusted when the solver's increment is a C float64 vector (every built-in
                 # solver's is; q1, v1, qdd1 are this step's own)
@@ -449,10 +456,11 @@ class GeneralizedAlpha(Integrator):
                 lam1 += dlam
                 return norm, bound
             if lie_map is not None:
-                dq = lie_map.increment(dq, lie_map.inverse_tangents(D))
+                dq = lie_map.increment(dq, inverse_tangents())
             norm = correct(v1, qdd1, free, dq, gp, bp)
             if lie:
                 D += dq
+                tinv = None
                 update_free(q_n, D, free, out=q1)
             else:
                 update_free(q1, dq, free, out=q1)
