@@ -89,7 +89,11 @@ class System:
         self.element_blocks = build_blocks(self.dof_map, model)
         self._adopt(self.element_blocks)
         self._build_contacts(model)
-        (compile_joints3d if self.dim == 3 else compile_joints)(self, model)
+        # the joint compilers read the half-built System and return their rows
+        joints = (compile_joints3d if self.dim == 3 else compile_joints)(self, model)
+        self.joint_blocks, self.n_con = joints.joint_blocks, joints.n_con
+        self.joint_rows, self.row_joint = joints.joint_rows, joints.row_joint
+        self.rheonomic = joints.rheonomic
         self.turning_loads = TurningLoads(self, model)
         check_nodes(self, model)
         self._build_pattern()

@@ -248,11 +248,11 @@ def test_public_classes_have_no_mixin_bases(name):
 
 # ----------------------------------------------------------- no writes to a compiled System
 # the names a compiled System goes by outside its construction (``self.sys``, ``integ.sys``,
-# ``sys``, ``system``, ``s``, ``base``) and the modules that build it (they write to the
+# ``sys``, ``system``, ``s``, ``base``) and the module that builds it (it writes to the
 # half-built System before ``compile`` returns it frozen)
 SYSTEM_NAMES = {"sys", "system", "s", "base"}
 SYSTEM_ATTRS = {"sys", "system"}
-BUILDERS = {"fembody.system", "fembody.joints.compile", "fembody.joints.compile3d"}
+BUILDERS = {"fembody.system"}
 
 
 def _is_system(node: ast.AST) -> bool:

@@ -7,6 +7,7 @@ rows are numbered joint by joint. A new joint type adds a builder here and a blo
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -53,23 +54,46 @@ def lookup(joint, dim: int) -> Callable:
     return build
 
 
-def number_rows(sys, model, blocks: list) -> None:
-    """Number the constraint rows block by block and set ``joint_blocks``, ``n_con``,
-    ``joint_rows``, ``row_joint`` and ``rheonomic`` on ``sys``."""
+@dataclass(frozen=True)
+class JointRows:
+    """The constraint blocks of a model and their row numbering, as the joint compilers
+    return them (the System adopts the fields).
+
+    Attributes
+    ----------
+    joint_blocks : list
+        The blocks, each with its rows ``(n, m)`` numbered in order.
+    n_con : int
+        The number of constraint rows.
+    joint_rows : dict of int to ndarray
+        The rows of each joint (by its index).
+    row_joint : ndarray
+        The joint of each row (n_con,).
+    rheonomic : bool
+        Whether any block depends on time (drivers).
+    """
+
+    joint_blocks: list
+    n_con: int
+    joint_rows: dict
+    row_joint: np.ndarray
+    rheonomic: bool
+
+
+def number_rows(model, blocks: list) -> JointRows:
+    """Number the constraint rows block by block (each block gets its ``rows``)."""
     row = 0
-    joint_rows: dict[int, list] = {j.index: [] for j in model.joints}
+    rows_of: dict[int, list] = {j.index: [] for j in model.joints}
     for blk in blocks:
         blk.rows = row + np.arange(len(blk) * blk.m).reshape(len(blk), blk.m)
         row += len(blk) * blk.m
         for inst, ji in enumerate(blk.owner):
-            joint_rows[int(ji)].extend(blk.rows[inst].tolist())
-    sys.joint_blocks = blocks
-    sys.n_con = row
-    sys.joint_rows = {k: np.array(v, dtype=np.int64) for k, v in joint_rows.items()}
-    sys.row_joint = np.empty(row, dtype=np.int64)
-    for k, v in sys.joint_rows.items():
-        sys.row_joint[v] = k
-    sys.rheonomic = any(b.rheonomic for b in blocks)
+            rows_of[int(ji)].extend(blk.rows[inst].tolist())
+    joint_rows = {k: np.array(v, dtype=np.int64) for k, v in rows_of.items()}
+    row_joint = np.empty(row, dtype=np.int64)
+    for k, v in joint_rows.items():
+        row_joint[v] = k
+    return JointRows(blocks, row, joint_rows, row_joint, any(b.rheonomic for b in blocks))
 
 
 def point(at, node, where: str) -> np.ndarray:
@@ -179,10 +203,9 @@ def _modal(sys, j, groups: dict) -> None:
     groups.setdefault("modal", []).append(j)
 
 
-def compile_joints(sys, model) -> None:
-    """Build the constraint blocks of ``model``'s joints on the System ``sys`` (its DOF
-    layout, reference coordinates and space) and number their rows: sets ``joint_blocks``,
-    ``n_con``, ``joint_rows``, ``row_joint`` and ``rheonomic``."""
+def compile_joints(sys, model) -> JointRows:
+    """Build the constraint blocks of ``model``'s joints on the half-built System ``sys``
+    (read only: its DOF layout, reference coordinates and space) and number their rows."""
     groups: dict[str, list] = {"pin": [], "weld": [], "slider": [], "slider_lock": [],
                                "distance": [], "linear": []}
     for j in model.joints:
@@ -213,7 +236,7 @@ def compile_joints(sys, model) -> None:
                                   [e[4] for e in g]))
     for j in groups.get("modal", []):
         blocks.append(modal_pin_block(sys, j))
-    number_rows(sys, model, blocks)
+    rows = number_rows(model, blocks)
     for blk in blocks:
         blk.X = np.where(blk.mask, sys.X[np.where(blk.mask, blk.dofs, 0)], 0.0)
         blk.flat_sel = np.flatnonzero(blk.mask.ravel())
@@ -223,6 +246,7 @@ def compile_joints(sys, model) -> None:
             blk.angular = ang if ang.any() else None
         blk.constant_B = blk.linear or getattr(blk, "at_nodes", False)
         blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
+    return rows
 
 
 def modal_pin_block(sys, j):

@@ -17,7 +17,7 @@ from collections import defaultdict
 import numpy as np
 
 from ..errors import ModelError
-from .compile import builder, lookup, number_rows
+from .compile import JointRows, builder, lookup, number_rows
 from .joints3d import vector3
 from .spatial_blocks import ROWS, SpatialBlock
 
@@ -212,10 +212,10 @@ def _driver(sys, j, groups: dict) -> None:
                               j))
 
 
-def compile_joints3d(sys, model) -> None:
-    """Build the spatial constraint blocks of ``model``'s joints on ``sys`` and number their
-    rows (sets ``joint_blocks``, ``n_con``, ``joint_rows``, ``row_joint``, ``rheonomic``; each
-    block gets ``safe_dofs``, ``flat_sel``, ``flat_dofs`` as the planar ones)."""
+def compile_joints3d(sys, model) -> JointRows:
+    """Build the spatial constraint blocks of ``model``'s joints on the half-built System
+    ``sys`` (read only) and number their rows (each block gets ``safe_dofs``, ``flat_sel``,
+    ``flat_dofs`` as the planar ones)."""
     groups: dict[str, list] = defaultdict(list)
     for j in model.joints:
         lookup(j, 3)(sys, j, groups)
@@ -230,8 +230,9 @@ def compile_joints3d(sys, model) -> None:
                                    np.array([e[1] for e in g]), [e[0].index for e in g],
                                    np.array([e[2] for e in g]), data,
                                    motions if any(m is not None for m in motions) else None))
-    number_rows(sys, model, blocks)
+    rows = number_rows(model, blocks)
     for blk in blocks:
         blk.safe_dofs = np.where(blk.mask, blk.dofs, 0)
         blk.flat_sel = np.flatnonzero(blk.mask.ravel())
         blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
+    return rows
