@@ -273,27 +273,3 @@ def support_rotation(Rb, u1, w1, c2, u2, w2, hessian=True):
     c2 = np.asarray(c2, float)
     H = r1[2] + c2[:, None, None] * r2[2] if hessian else None
     return _stack([(r1[0] + c2 * r2[0], r1[1] + c2[:, None] * r2[1], H)], hessian)
-
-
-# ------------------------------------------------------------------------ reactions
-FRAMES = ("global", "a", "b")
-
-
-def reaction(B: np.ndarray, lam: np.ndarray, Ra: np.ndarray, Rb: np.ndarray,
-             rb: np.ndarray, frame: str = "global") -> tuple[np.ndarray, np.ndarray]:
-    """Force ``F (n, 3)`` [N] and moment ``M (n, 3)`` [N m] the joint exerts on node b, the
-    moment taken about the joint point ``p_b = x_b + rb`` (``rb (n, 3)`` the offset from b's
-    node in global components, zero for a joint at the node).
-
-    The constraint forces are ``-B^T lam`` (the residual holds ``- B^T lam``): b's translation
-    columns give F in global components, its material rotation columns the moment about the
-    node in b's frame; ``M = Rb m - rb x F``. ``frame`` names the components: 'global', 'a'
-    or 'b' (the current frames of the nodes)."""
-    g = -np.einsum("nm,nmk->nk", lam, B)
-    F = g[:, 6:9]
-    M = _mv(Rb, g[:, 9:12]) - np.cross(rb, F)
-    if frame == "global":
-        return F, M
-    R = Ra if frame == "a" else Rb
-    return np.einsum("nji,nj->ni", R, F), np.einsum("nji,nj->ni", R, M)
-
