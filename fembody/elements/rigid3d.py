@@ -38,6 +38,18 @@ def _Jo(m, Jc, c, out):  # pragma: no cover - jitted
         out[i, i] += m * cc
 
 
+@njit(cache=True)
+def _hat_hat(K, k, mk, c0, c1, c2, t0, t1, t2):  # pragma: no cover - jitted
+    """``K[k, 3:, 3:] = mk hat(c) hat(t)`` (= ``mk (t c^T - (c.t) I)``): the rotation block of
+    the inertial and the gravity load stiffness of an offset mass."""
+    ct = c0 * t0 + c1 * t1 + c2 * t2
+    tv = (t0, t1, t2)
+    cv = (c0, c1, c2)
+    for i in range(3):
+        for j in range(3):
+            K[k, 3 + i, 3 + j] = mk * (tv[i] * cv[j] - (ct if i == j else 0.0))
+
+
 @njit(cache=True, aot="f8[:, :, :](f8[:, :, :], f8[:], f8[:, :, :], f8[:, :])")
 def mass_matrix(R, m, Jc, c):  # pragma: no cover - jitted
     """Mass matrices ``(n, 6, 6)`` on ``(x'', W')``:
@@ -127,13 +139,7 @@ def forces(R, V, A, m, Jc, c, tangent):  # pragma: no cover - jitted
                                        + r1 * (W1 * cj - 2.0 * c1 * Wj)
                                        + r2 * (W2 * cj - 2.0 * c2 * Wj) + Rk[i, j] * Wc)
         # d(m c x R^T x'')/dTheta = m hat(c) hat(R^T x'')
-        ct = c0 * t0 + c1 * t1 + c2 * t2
-        tv = (t0, t1, t2)
-        cv = (c0, c1, c2)
-        for i in range(3):
-            for j in range(3):
-                # hat(c) hat(t) = t c^T - (c.t) I
-                K[k, 3 + i, 3 + j] = mk * (tv[i] * cv[j] - (ct if i == j else 0.0))
+        _hat_hat(K, k, mk, c0, c1, c2, t0, t1, t2)
         # hat(W) J_o - hat(J_o W)
         for j in range(3):
             C[k, 3, 3 + j] = W1 * Jo[2, j] - W2 * Jo[1, j]
@@ -180,12 +186,7 @@ def gravity_forces(R, g, m, c, tangent):  # pragma: no cover - jitted
         f[k, 4] = mk * (c2 * t0 - c0 * t2)
         f[k, 5] = mk * (c0 * t1 - c1 * t0)
         if tangent:
-            ct = c0 * t0 + c1 * t1 + c2 * t2
-            tv = (t0, t1, t2)
-            cv = (c0, c1, c2)
-            for i in range(3):
-                for j in range(3):
-                    dK[k, 3 + i, 3 + j] = mk * (tv[i] * cv[j] - (ct if i == j else 0.0))
+            _hat_hat(dK, k, mk, c0, c1, c2, t0, t1, t2)
     return f, dK
 
 
