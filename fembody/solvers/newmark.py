@@ -200,6 +200,11 @@ class GeneralizedAlpha(Integrator):
         # Newton's increments composed at the iterate, mapped to the step's (None: additive)
         self._lie = None if system.space.commutative else LieIncrement(system) or None
         self._linear_solver = linear_solver
+        # the index-1 equations of the recorded multipliers (built at their first use), the
+        # start transient's length in steps (computed at its first use) and its start
+        self._aux: AugmentedODE | None = None
+        self._n_transient: float | None = None
+        self._restarted_at = 0
         # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
         self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver, self.rows)
         self._fac_h: float | None = None       # step size of the current factorisation
@@ -274,7 +279,7 @@ class GeneralizedAlpha(Integrator):
         """Steps after a start or restart until the spurious roots' transient (a double root
         of modulus rho = the spectral radius at infinite w h: amplitude ~ n rho^n) is below
         1e-6 of its start; inf when rho is 1 (no numerical damping)."""
-        n = getattr(self, "_n_transient", None)
+        n = self._n_transient
         if n is None:
             with np.errstate(all="ignore"):
                 rho = float(spectral_radius(self.alpha_m, self.alpha_f, self.gamma, self.beta,
@@ -291,7 +296,7 @@ class GeneralizedAlpha(Integrator):
     def _auxiliary(self) -> AugmentedODE:
         """The index-1 equations for the recorded multipliers, apart from the integrator's
         own (its solves are counted in ``n_index1``, not in the Newton counters)."""
-        aux = getattr(self, "_aux", None)
+        aux = self._aux
         if aux is None:
             aux = self._aux = AugmentedODE(self.sys, 0.0, 0.0, self._linear_solver,
                                           self.rows)
@@ -300,7 +305,7 @@ class GeneralizedAlpha(Integrator):
     @property
     def n_index1(self) -> int:
         """Index-1 evaluations for the recorded multipliers."""
-        aux = getattr(self, "_aux", None)
+        aux = self._aux
         return 0 if aux is None else aux.n_eval
 
     def after_impact(self) -> None:
@@ -326,8 +331,8 @@ class GeneralizedAlpha(Integrator):
             return self.qdd, self.lam
         # without drivers only a start (or restart) excites the transient: past it the
         # scheme's own values are exact to O(h^2) and save the index-1 solve
-        since = self.n_steps - getattr(self, "_restarted_at", 0)
-        if not getattr(s, "rheonomic", False) and since > self._transient_steps():
+        since = self.n_steps - self._restarted_at
+        if not s.rheonomic and since > self._transient_steps():
             return self.qdd, self.lam
         if np.any(s.mass_data(self.q)[s.diag_pos] <= 0.0):
             return self.qdd, self.lam
