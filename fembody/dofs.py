@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import space as spaces
+from .space.dimension import Dimension
 from .errors import ModelError
 
 if TYPE_CHECKING:
@@ -25,6 +26,8 @@ class DofMap:
     ----------
     dim : int
         2 (planar) or 3 (spatial).
+    dimension : Dimension
+        The model's :class:`fembody.space.Dimension` (what the dimension decides).
     dof_names : tuple of str
         The DOF names of a node with a rotation, e.g. ('x', 'y', 'rz').
     node_dofs : ndarray (n_nodes, len(dof_names)) of int
@@ -62,6 +65,7 @@ class DofMap:
     """
 
     dim: int
+    dimension: Dimension
     dof_names: tuple
     node_dofs: np.ndarray
     modal_dofs: list
@@ -82,17 +86,13 @@ class DofMap:
     gvec: np.ndarray
 
 
-def number_dofs(model: Model, space: str, gravity: np.ndarray | None = None) -> DofMap:
-    """The :class:`DofMap` of ``model`` in the configuration space ``space`` ('planar',
-    'planar-complex'; spatial models always 'spatial'); ``gravity`` [m/s^2] default the
-    model's. Its arrays are read-only."""
+def number_dofs(model: Model, space: str | None, gravity: np.ndarray | None = None) -> DofMap:
+    """The :class:`DofMap` of ``model`` in the configuration space ``space`` (one of
+    ``model.dimension.spaces``; None: the default of the model's dimension); ``gravity``
+    [m/s^2] default the model's. Its arrays are read-only."""
     gravity = model.gravity if gravity is None else gravity
-    dim = getattr(model, "dim", 2)
-    if dim == 3:
-        space = "spatial"
-    elif space == "spatial":
-        raise ModelError("the 'spatial' configuration space is for spatial models "
-                         "(fb.Model(dim=3)); planar models use 'planar' or 'planar-complex'")
+    dim = model.dimension.dim
+    space = model.dimension.space_name(space, spaces.default())
     names = model.dof_names
     width = len(names)
     n_nodes = len(model.nodes)
@@ -180,7 +180,7 @@ def number_dofs(model: Model, space: str, gravity: np.ndarray | None = None) -> 
     gvec = np.zeros(count)
     for k in range(dim):
         gvec[node_dofs[:, k]] = gravity[k]
-    dof_map = DofMap(dim=dim, dof_names=names, node_dofs=node_dofs, modal_dofs=modal_dofs,
+    dof_map = DofMap(dim=dim, dimension=model.dimension, dof_names=names, node_dofs=node_dofs, modal_dofs=modal_dofs,
                      extra_labels=extra_labels, n_dof=count, X=X, space=space_obj,
                      nq=space_obj.nq, q0=space_obj.q0, length=length, is_fixed=is_fixed,
                      free=free, fixed=np.flatnonzero(is_fixed), n_free=len(free),

@@ -14,7 +14,7 @@ from .elements.modal import ModalBodyRef
 from . import modelcheck as chk
 from . import validate
 from .materials import Material, Section
-from .space import DOF_NAMES, DOF_NAMES_3D
+from .space.dimension import Dimension, dimension
 
 if TYPE_CHECKING:
     from .system import System
@@ -41,11 +41,9 @@ class Model:
 
     def __init__(self, gravity: Sequence[float] | None = None, name: str = "model",
                  dim: int = 2) -> None:
-        if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)) or \
-                dim not in (2, 3):
-            raise ModelError(f"Model: dim must be 2 (planar) or 3 (spatial), got {dim!r}")
-        self.dim = int(dim)
-        self.dof_names = DOF_NAMES if dim == 2 else DOF_NAMES_3D
+        self.dimension: Dimension = dimension(dim)
+        self.dim = dim = self.dimension.dim
+        self.dof_names = self.dimension.dof_names
         g = np.zeros(dim) if gravity is None else gravity
         validate.array("gravity", g, (None,), where="Model", finite=False)   # strings, bools
         try:

@@ -82,15 +82,14 @@ class System:
         self.model = model
         self.gravity = model.gravity.copy()
         self.gravity.flags.writeable = False
-        self.dof_map: DofMap = number_dofs(model, spaces.default() if space is None
-                                           else space, self.gravity)
+        self.dof_map: DofMap = number_dofs(model, space, self.gravity)
         self._adopt(self.dof_map)
         self.gather = self.space.gather
         self.element_blocks = build_blocks(self.dof_map, model)
         self._adopt(self.element_blocks)
         self._build_contacts(model)
         # the joint compilers read the half-built System and return their rows
-        joints = (compile_joints3d if self.dim == 3 else compile_joints)(self, model)
+        joints = self.dimension.pick(compile_joints, compile_joints3d)(self, model)
         self.joint_blocks, self.n_con = joints.joint_blocks, joints.n_con
         self.joint_rows, self.row_joint = joints.joint_rows, joints.row_joint
         self.rheonomic = joints.rheonomic

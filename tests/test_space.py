@@ -7,6 +7,7 @@ import pytest
 
 import fembody as fb
 from fembody import space as spaces
+from fembody.errors import ModelError
 from fembody.examples import falling_two_link, slider_crank
 
 
@@ -191,3 +192,35 @@ def test_unknown_space_is_refused():
         frame(2).compile(space="quaternion")
     with pytest.raises(ValueError, match="unknown configuration space"):
         spaces.set_default("euler-angles")
+
+
+def test_dimension_object_decides_names_and_spaces():
+    """The model's dimension is one object: DOF names, counts and spaces come from it."""
+    from fembody.space import PLANAR, SPATIAL, dimension
+    m2, m3 = fb.Model(), fb.Model(dim=3)
+    assert m2.dimension is PLANAR and m3.dimension is SPATIAL
+    assert m2.dof_names == ("x", "y", "rz")
+    assert m3.dof_names == ("x", "y", "z", "rx", "ry", "rz")
+    assert (SPATIAL.n_translations, SPATIAL.n_rotations) == (3, 3)
+    assert (PLANAR.n_translations, PLANAR.n_rotations) == (2, 1)
+    assert PLANAR.pick("p", "s") == "p" and SPATIAL.pick("p", "s") == "s"
+    assert dimension(3) is SPATIAL
+    for bad in (1, 4, True, 2.0, "3"):
+        with pytest.raises(ModelError, match="dim must be 2"):
+            fb.Model(dim=bad)
+
+
+def test_a_planar_space_asked_of_a_spatial_model_is_refused():
+    """Was silently replaced by the spatial space; now a clear error naming both."""
+    m = fb.Model(dim=3)
+    n = m.add_node((0.0, 0.0, 0.0))
+    m.add_mass(n, 1.0)
+    assert m.compile().space.name == "spatial"
+    with pytest.raises(ModelError, match="'planar' space is for planar models"):
+        m.compile(space="planar")
+    p = fb.Model()
+    k = p.add_node((0.0, 0.0))
+    p.add_mass(k, 1.0)
+    p.fix(k, "rz")
+    with pytest.raises(ModelError, match="'spatial' space is for spatial models"):
+        p.compile(space="spatial")

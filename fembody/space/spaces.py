@@ -29,13 +29,13 @@ import math
 
 import numpy as np
 
-from . import rotations as rot
-from .elements import compiled, quat_numba
+from .. import rotations as rot
+from ..elements import compiled, quat_numba
+from .dimension import PLANAR, SPATIAL
 
-SPACES = ("planar", "planar-complex")       # the spaces of planar models
-SPATIAL = "spatial"                          # the space of every spatial model
-DOF_NAMES = ("x", "y", "rz")        # the velocity DOFs of a planar node, in their order
-DOF_NAMES_3D = ("x", "y", "z", "rx", "ry", "rz")   # ... and of a spatial node
+SPACES = PLANAR.spaces                       # the spaces of planar models
+DOF_NAMES = PLANAR.dof_names       # the velocity DOFs of a planar node, in their order
+DOF_NAMES_3D = SPATIAL.dof_names   # ... and of a spatial node
 _default = "planar"
 
 
