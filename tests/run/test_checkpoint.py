@@ -10,7 +10,7 @@ import pytest
 
 import fembody as fb
 from fembody.examples import flexible_pendulum
-from fembody.solvers import checkpoint as ckpt
+from fembody.run import checkpoint as ckpt
 
 DT = 2.0 ** -9
 
