@@ -45,7 +45,11 @@ json = lazy_module("json")
 tempfile = lazy_module("tempfile")
 
 MAGIC = b"FEMBODY-CKPT\n"
-FORMAT = 2     # 2: the run state is a RunState with its redundant rows (simulate)
+# 2: the run state is a RunState with its redundant rows (simulate); 3: the integrators, the
+# statics and the driver moved from fembody.solvers to fembody.dynamics, .statics and .run, so
+# a format-2 file's pickled class paths name modules that are gone: it is refused by its
+# header (naming the version that wrote it), not by an unpickling error
+FORMAT = 3
 VERSION = fembody_version.__version__
 
 
