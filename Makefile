@@ -7,11 +7,11 @@ STAMP  := $(VENV)/.fembody-installed
 # extension is not used: numba would compile those kernels at the first run, seconds)
 KSTAMP := $(VENV)/.fembody-kernels
 KERNEL_SRC := fembody/elements/kernels.py fembody/elements/compiled.py \
-	fembody/solvers/_kernels.py fembody/solvers/envelope.py fembody/solvers/cholmod_spd.py \
+	fembody/dynamics/_kernels.py fembody/solvers/envelope.py fembody/solvers/cholmod_spd.py \
 	fembody/elements/beam3d_numba.py fembody/elements/quat_numba.py \
-	fembody/elements/rigid3d.py fembody/elements/mass.py fembody/solvers/lie.py \
+	fembody/elements/rigid3d.py fembody/elements/mass.py fembody/dynamics/lie.py \
 	fembody/joints/spatial.py fembody/joints/blocks.py fembody/elements/spring.py \
-	fembody/joints/assembly.py \
+	fembody/joints/assembly.py fembody/statics/_kernels.py fembody/run/_kernels.py \
 	tools/build_kernels.py
 
 .PHONY: setup test test-all demo bench docs clean

@@ -60,10 +60,10 @@ def run(n: int, solver: str, newton: str, t_end: float, split: bool) -> dict:
     if split:
         for name in ("internal_forces", "external_forces", "inertial_forces_free", "constraints"):
             timer.wrap(sys_, name, "assembly")
-        from fembody.solvers import _kernels        # the residual with M q'' is assembly too
+        from fembody.dynamics import _kernels        # the residual with M q'' is assembly too
         saved = _kernels.residual_mass
         timer.wrap(_kernels, "residual_mass", "assembly")
-        from fembody.solvers.newmark import GeneralizedAlpha
+        from fembody.dynamics.newmark import GeneralizedAlpha
 
         class Timed(GeneralizedAlpha):
             def __init__(self, *a, **k):

@@ -203,7 +203,7 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
       stability check of every converged load step, recording) is spread over the
       iterations. The stability check is also timed on its own (per load step).
     """
-    from fembody.solvers import statics as st_mod
+    from fembody.statics import statics as st_mod
     from fembody.solvers.inertia import InertiaCheck
     from fembody.solvers.linalg import SaddlePointSolver
     n1, n2 = steps

@@ -4,7 +4,7 @@ h = 1e-4, 1e-5, 1e-6 s beside the paper's figures.
 Rows: the fixed-step explicit methods of the paper (Treanor, Runge-Kutta-Gill), the variable-step
 Runge-Kutta-Gill (step doubling, ``method="gill", adaptive=True``, rtol 1e-4, atol 1e-7; h is
 then the output grid), SciPy's RK45, Gear's BDF-2/3/4 with the sparse Newton of
-fembody.solvers.bdf.BDF, and generalized-alpha (fembody's default) for reference.
+fembody.dynamics.bdf.BDF, and generalized-alpha (fembody's default) for reference.
 
 fembody refuses explicit fixed steps beyond the stability limit of the finite-element model (the
 Timoshenko elements' shear / rotary-inertia modes reach ~2e6 rad/s: h < 1.4e-6 s) and says so in

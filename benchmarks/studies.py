@@ -23,7 +23,7 @@ from _common import machine, save  # noqa: E402
 
 import fembody as fb  # noqa: E402
 from fembody.examples import flexible_pendulum  # noqa: E402
-from fembody.solvers import checkpoint as ckpt  # noqa: E402
+from fembody.run import checkpoint as ckpt  # noqa: E402
 
 RUN = dict(t_end=1.0, dt=1e-3, newton="modified")
 

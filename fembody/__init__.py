@@ -23,9 +23,11 @@ from .joints import (Cylindrical, Prismatic, Revolute, RotationDriver, SlideDriv
                      Spherical, Universal)
 from .loads import Motor
 from . import functions
-from .solvers import HHT, GeneralizedAlpha, Modes, Newmark, modes, resume, simulate, static
+from .dynamics import HHT, GeneralizedAlpha, Newmark
+from .statics import Modes, modes, static
+from .run import resume, simulate
 from .system import System
-from .solvers.structure import Trajectory, integrate_hamiltonian
+from .dynamics.structure import Trajectory, integrate_hamiltonian
 
 from .version import __version__  # noqa: E402
 
@@ -41,7 +43,7 @@ __all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError",
            "Universal"]
 
 
-_LAZY = {"Buckling": ".solvers.buckling", "buckling": ".solvers.buckling", "sweep": ".study"}
+_LAZY = {"Buckling": ".statics.buckling", "buckling": ".statics.buckling", "sweep": ".study"}
 
 
 def __getattr__(name: str):

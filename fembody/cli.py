@@ -244,7 +244,7 @@ def _auto_solver(model) -> str:
     """What linear_solver='auto' uses for ``model``: one short time step of the default
     integrator (the same code path as a run), and the sizes the choice depends on."""
     from .errors import FembodyError
-    from .solvers import simulate
+    from .run import simulate
     system = model.compile()
     n_con = int(getattr(system, "n_con", 0) or 0)
     head = f"{model!r}; {system.n_dof} unknowns, {n_con} constraint rows: "
@@ -401,7 +401,8 @@ def _showcase(model, out: pathlib.Path, spec: dict, gif: bool, title: str) -> in
 
     from . import io as fio
     from . import viz
-    from .solvers import simulate, static
+    from .run import simulate
+    from .statics import static
 
     out.mkdir(parents=True, exist_ok=True)
     field = spec.get("field", "displacement")

@@ -34,8 +34,8 @@ class ConstraintEval:
 class RedundantRows:
     """A run's choice about redundant constraint rows (per run, never part of the System).
 
-    Filled by :func:`fembody.solvers.redundancy.check_redundant` and changed during a run by
-    :class:`fembody.solvers.redundancy.RankWatch`; handed to :meth:`ConstraintSet.constraints`
+    Filled by :func:`fembody.constraint_rank.check_redundant` and changed during a run by
+    :class:`fembody.run.redundancy.RankWatch`; handed to :meth:`ConstraintSet.constraints`
     and the saddle-point solver by whatever evaluates the run's equations, so one compiled
     System serves any number of runs, each with its own rows.
 
@@ -329,7 +329,7 @@ class ConstraintSet:
                          G if with_H else _EMPTY, True,
                          with_lam, with_H)
         if drop is not None:
-            # rows taken out by redundant='drop' (fembody.solvers.redundancy): zero phi and B
+            # rows taken out by redundant='drop' (fembody.constraint_rank): zero phi and B
             phi[drop] = 0.0
             Bdata = Bdata.copy()
             Bdata[self.row_positions(drop)] = 0.0

@@ -15,7 +15,7 @@ Each kernel returns the gap, its gradient ``D^T = dg/dx`` (the contact row of th
 equations) and its Hessian, vectorised over all contacts of a kind.
 
 Two models of the impact (paper 003): ``method="impulse"`` (instantaneous impulse with Newton's
-restitution law, :mod:`fembody.solvers.impact`) and ``method="penalty"``, the Lankarani-Nikravesh
+restitution law, :mod:`fembody.run.impact`) and ``method="penalty"``, the Lankarani-Nikravesh
 form of the Hunt-Crossley force on the penetration ``delta = -g``
 
     F = k delta^n (1 + 3 (1 - e^2) / 4 * delta' / v^-),     F >= 0,

@@ -340,7 +340,7 @@ class Model:
         Points and normals have the model's dimension (2 or 3).
 
         ``restitution`` e in [0, 1]; ``method`` 'impulse' (instantaneous impulse, Newton's law
-        v+ = -e v-, see fembody.solvers.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
+        v+ = -e v-, see fembody.run.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
         force with ``stiffness`` [N/m^exponent] and ``exponent``); ``rest_velocity`` [m/s]: an
         impulse contact whose rebound speed is below it (or e = 0) rests as a unilateral
         constraint until it is pulled off (default: for e < 1 when the rebound would land again

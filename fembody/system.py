@@ -65,7 +65,7 @@ class System:
     """A compiled model. Build it with ``model.compile()``; immutable once built (setting or
     deleting an attribute raises ``dataclasses.FrozenInstanceError``; the arrays it hands out
     that never change are read-only). What a run changes lives in the run (e.g.
-    :class:`fembody.solvers.simulate.RunState`, :class:`fembody.constraints.RedundantRows`),
+    :class:`fembody.run.simulate.RunState`, :class:`fembody.constraints.RedundantRows`),
     so one System serves any number of runs.
 
     Its parts: ``dof_map`` (:class:`fembody.dofs.DofMap`: ``n_dof``, ``free``/``fixed``,
@@ -624,3 +624,15 @@ class System:
             if b.family == family:
                 return b
         raise KeyError(family)
+
+
+def as_system(model: "Model | System") -> System:
+    """Compile a Model, or pass a System through (ModelError for anything else): the one
+    entry of every solver and of the driver, kept with the System so that none of them needs
+    another's package for it."""
+    if isinstance(model, System):
+        return model
+    if not callable(getattr(model, "compile", None)):
+        raise ModelError(f"expected a fembody Model (fb.Model()) or its compiled System as "
+                         f"the model, got {model!r}")
+    return model.compile()

@@ -10,14 +10,22 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "fembody"
 LOWER = ("fembody.errors", "fembody.materials", "fembody.loads", "fembody.space",
          "fembody.bodies", "fembody.elements", "fembody.joints", "fembody.contact",
-         "fembody.system", "fembody.meshes", "fembody.rotations")
-UPPER = ("fembody.solvers", "fembody.io", "fembody.viz", "fembody.cli", "fembody.results",
-         "fembody.reduced", "fembody.examples")
-# the integrators (time stepping) and the statics and eigenproblem solvers: two jobs, the
-# first never built on the second (what both need lives below them, e.g. .nullspace)
-INTEGRATORS = ("fembody.solvers.base", "fembody.solvers.newmark", "fembody.solvers.ode",
-               "fembody.solvers.dae", "fembody.solvers.bdf", "fembody.solvers.structure")
-STATICS = ("fembody.solvers.statics", "fembody.solvers.buckling", "fembody.solvers.modal")
+         "fembody.system", "fembody.meshes", "fembody.rotations", "fembody.constraint_rank",
+         "fembody.contact_rows")
+# the solver packages by job, each below the next where a line is drawn here:
+# - the linear algebra (factorisations, orderings, inertia, null spaces; in fembody.solvers
+#   until it moves to fembody.linalg) knows none of the other three;
+# - the integrators (dynamics) and the statics, modes and buckling (statics): two jobs, neither
+#   built on the other nor on the driver (what both need lives below them: the linear algebra,
+#   fembody.constraint_rank, fembody.contact_rows, fembody.system.as_system);
+# - the driver and its services (run) steps the integrators and may use the statics.
+LINALG = ("fembody.solvers",)
+DYNAMICS = ("fembody.dynamics",)
+STATICS = ("fembody.statics",)
+RUN = ("fembody.run",)
+SOLVERS = LINALG + DYNAMICS + STATICS + RUN
+UPPER = SOLVERS + ("fembody.io", "fembody.viz", "fembody.cli", "fembody.results",
+                   "fembody.reduced", "fembody.examples")
 # what records and stores results; viz reads them, never the other way round
 RESULTS = ("fembody.results", "fembody.result_access", "fembody.tables", "fembody.io",
            "fembody.xdmf")
@@ -172,7 +180,7 @@ def test_lower_layers_import_no_solver_io_viz_or_result():
 
 
 def test_solvers_import_neither_io_nor_viz_nor_the_model():
-    bad = [(m, d) for m, deps in GRAPH.items() if _in(m, ("fembody.solvers",))
+    bad = [(m, d) for m, deps in GRAPH.items() if _in(m, SOLVERS)
            for d in deps if _in(d, ("fembody.io", "fembody.viz", "fembody.cli",
                                     "fembody.model"))]
     assert bad == []
@@ -211,8 +219,38 @@ def test_the_layer_checker_follows_chains():
     assert _reaches(graph, ("p.helper",), ("p.dyn",)) == []
 
 
-def test_integrators_do_not_import_the_statics_solver():
-    assert _reaches(GRAPH, INTEGRATORS, STATICS) == []
+def _packages(graph: dict[str, set[str]], packages: tuple) -> dict[str, set[str]]:
+    """The import graph among ``packages`` (each a dotted prefix): an edge p -> q when a module
+    of p imports one of q, directly or through any chain of other modules."""
+    out = {}
+    for p in packages:
+        out[p] = {q for q in packages if q != p and _reaches(graph, (p,), (q,))}
+    return out
+
+
+def test_integrators_import_neither_the_statics_nor_the_driver():
+    assert _reaches(GRAPH, DYNAMICS, STATICS + RUN) == []
+
+
+def test_statics_import_neither_the_integrators_nor_the_driver():
+    assert _reaches(GRAPH, STATICS, DYNAMICS + RUN) == []
+
+
+def test_the_linear_algebra_imports_no_other_solver_package():
+    assert _reaches(GRAPH, LINALG, DYNAMICS + STATICS + RUN) == []
+
+
+def test_no_import_cycle_between_the_solver_packages():
+    """Module cycles are caught above; this is the packages' order: linear algebra, then
+    dynamics and statics side by side, then the driver (an edge through a module of a third
+    package counts, e.g. run -> dynamics -> linear algebra gives run -> linear algebra)."""
+    graph = _packages(GRAPH, SOLVERS)
+    assert _cycles(graph) == []
+    allowed = {"fembody.solvers": set(), "fembody.dynamics": {"fembody.solvers"},
+               "fembody.statics": {"fembody.solvers"},
+               "fembody.run": {"fembody.solvers", "fembody.dynamics", "fembody.statics"}}
+    assert {p: graph[p] - allowed[p] for p in graph} == {p: set() for p in graph}
+    assert graph["fembody.run"] >= {"fembody.dynamics"}     # the checker sees the driver's
 
 
 def test_results_and_files_do_not_import_viz():

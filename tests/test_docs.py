@@ -10,7 +10,7 @@ import runpy
 
 import fembody as fb
 from fembody.model import Model
-from fembody.solvers.newmark import GeneralizedAlpha
+from fembody.dynamics.newmark import GeneralizedAlpha
 
 
 def test_simulate_says_what_callback_receives_and_the_newton_defaults():

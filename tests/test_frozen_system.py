@@ -90,7 +90,7 @@ def pendulum():
     (dict(method="bdf2", rho_inf=0.5), "'rho_inf'", {"tol", "max_iter", "alpha", "beta"}),
 ])
 def test_an_unknown_option_is_named_with_the_valid_ones(kwargs, named, documented):
-    """Checked before anything is compiled or stepped (solvers.options.MethodOptions)."""
+    """Checked before anything is compiled or stepped (run.options.MethodOptions)."""
     with pytest.raises(fb.ModelError, match="does not take the option") as exc:
         fb.simulate(pendulum(), t_end=0.01, dt=1e-3, **kwargs)
     msg = str(exc.value)
@@ -102,7 +102,7 @@ def test_an_unknown_option_is_named_with_the_valid_ones(kwargs, named, documente
 
 
 def test_run_options_are_validated_in_one_place():
-    from fembody.solvers.options import RunOptions
+    from fembody.run.options import RunOptions
     assert RunOptions(dt=1e-3, t_end=0.01, max_cuts=3).min_step == 1e-3 / 8
     for bad, word in [(dict(dt=0.1, t_end=0.01), "longer than t_end"),
                       (dict(dt=-1.0, t_end=1.0), "dt"),

@@ -15,7 +15,7 @@ from fembody.elements import compiled, kernels
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numba", "llvmlite", "pyvista", "vtk", "matplotlib", "meshio", "sksparse",
          "scipy", "scipy.sparse", "scipy.linalg", "scipy.sparse.linalg",
-         "fembody.solvers.buckling", "fembody.study", "fembody.io", "fembody.viz")
+         "fembody.statics.buckling", "fembody.study", "fembody.io", "fembody.viz")
 
 
 def _run(code: str) -> dict:
@@ -36,7 +36,7 @@ def test_lazy_names_are_the_modules_objects():
     are the very objects those modules define; compiling a model loads no scipy.sparse, asking
     for a SciPy matrix does."""
     got = _run("import sys, json; import fembody as fb\n"
-               "from fembody.solvers import buckling as bm\n"
+               "from fembody.statics import buckling as bm\n"
                "from fembody import study\n"
                "same = [fb.buckling is bm.buckling, fb.Buckling is bm.Buckling, "
                "fb.sweep is study.sweep]\n"

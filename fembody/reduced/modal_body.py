@@ -28,7 +28,7 @@ from ..elements.modal import S2, ModalBodyBlock, ModalBodyRef, rotation_matrix
 from ..errors import ModelError
 from ..joints.modal import ModalPin, ModalPinBlock
 from ..model import Model
-from ..solvers.modal import modes as fe_modes
+from ..statics.modal import modes as fe_modes
 
 __all__ = ["ModalBody", "ModalBodyBlock", "ModalBodyRef", "ModalPin", "ModalPinBlock"]
 

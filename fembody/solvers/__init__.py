@@ -1,10 +1,4 @@
-"""Solvers: statics, modal analysis, linear algebra (dynamics follow)."""
-from .linalg import LinearSolver, backend_name
-from .modal import Modes, modes
-from .base import Integrator
-from .newmark import HHT, GeneralizedAlpha, Newmark
-from .simulate import resume, simulate
-from .statics import static
-
-__all__ = ["LinearSolver", "backend_name", "Modes", "modes", "static", "HHT",
-           "GeneralizedAlpha", "Integrator", "Newmark", "resume", "simulate"]
+"""The linear algebra (saddle-point and sparse factorisations, orderings, inertia and null
+spaces) lives here until it moves to ``fembody.linalg``. The integrators are in
+:mod:`fembody.dynamics`, the statics, modes and buckling in :mod:`fembody.statics`, the driver
+in :mod:`fembody.run`."""

@@ -349,7 +349,7 @@ class SpatialSpace:
         """Positions ``(g, 3)`` in a vector on the DOFs ``free`` of the rotation triples
         (rx, ry, rz of one node) all three of whose DOFs are in ``free``: where an increment
         composes through exp, so that a sum of increments is not their composition (see
-        :mod:`fembody.solvers.lie`)."""
+        :mod:`fembody.dynamics.lie`)."""
         index = np.full(self.nv, -1, dtype=np.int64)
         index[np.asarray(free, dtype=np.int64)] = np.arange(len(free))
         groups = index[self._rot_v]

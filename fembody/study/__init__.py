@@ -60,7 +60,8 @@ import traceback
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import ModelError
-from ..solvers import modes, simulate, static
+from ..run import simulate
+from ..statics import modes, static
 from .. import version
 from . import keys
 from .cluster import StudyError, require

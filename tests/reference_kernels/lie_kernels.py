@@ -1,4 +1,4 @@
-"""numpy references of :mod:`fembody.solvers.lie`'s compiled kernels (the Lie-group step's
+"""numpy references of :mod:`fembody.dynamics.lie`'s compiled kernels (the Lie-group step's
 increment map), with the kernels' call signatures."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""numpy references of :mod:`fembody.solvers._kernels` (the Newton loop's fused updates),
-with the kernels' call signatures: the same results, bit for bit where the sums run in the
-same order, else to round-off."""
+"""numpy references of :mod:`fembody.dynamics._kernels` (the Newton loop's fused updates),
+:mod:`fembody.statics._kernels` and :mod:`fembody.run._kernels`, with the kernels' call signatures:
+the same results, bit for bit where the sums run in the same order, else to round-off."""
 from __future__ import annotations
 
 import math
@@ -47,7 +47,7 @@ def residual_mass_into(fext, fint, fc, free, indptr, indices, data, qdd, with_sc
 
 
 def static_residual(fext, fint, fc, load, free, r, rf):
-    """``_kernels._static_residual_nb``: r = load fext - fint - fc, rf = r[free]; |rf|, the
+    """``fembody.statics._kernels._static_residual_nb``: r = load fext - fint - fc, rf = r[free]; |rf|, the
     force scale and whether r is finite."""
     r[:] = load * fext - fint - fc
     rf[:] = r[free]
@@ -79,7 +79,7 @@ def predict_add(q, v, a, qdd, free, h, am, af, g, b, q1, v1):
 
 
 def work(f, f0, fc, fc0, dq):
-    """``_kernels._work_nb``: the trapezoidal work of the loads and constraint forces."""
+    """``fembody.run._kernels._work_nb``: the trapezoidal work of the loads and constraint forces."""
     c = -0.5 * float((fc + fc0) @ dq) if fc.size else 0.0
     return 0.5 * float((f + f0) @ dq), c
 

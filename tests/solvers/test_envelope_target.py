@@ -9,7 +9,7 @@ import scipy.sparse.linalg as spla
 
 import fembody as fb
 from fembody.patterns import AssemblyTarget
-from fembody.solvers import checkpoint as ckpt
+from fembody.run import checkpoint as ckpt
 from fembody.solvers import envelope, linalg
 from fembody.solvers.envelope_target import assembly_target
 

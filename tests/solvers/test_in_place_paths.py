@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 import fembody as fb
 from fembody.elements import compiled
-from fembody.solvers import _kernels
+from fembody.dynamics import _kernels
 from fembody.solvers.banded import BandedLU, half_bandwidth
 from fembody.solvers.envelope import ordering, pattern_plan, rcm
 from fembody.solvers.inertia import InertiaCheck
@@ -394,7 +394,7 @@ def test_the_run_monitors_strain_state_is_the_systems_energy_and_beam_strains(di
     check: the energy is System.strain_energy to round-off and the strains the blocks' own,
     for planar beams (energy from the strains, BeamBlock.strain_energy_of) with a bar, and for
     spatial beams (their own energy)."""
-    from fembody.solvers.monitor import RunMonitor
+    from fembody.run.monitor import RunMonitor
     m = _mixed() if dim == 2 else _pendulum(8, dim=3)
     s = m.compile()
     rng = np.random.default_rng(6)

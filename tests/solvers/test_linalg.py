@@ -7,7 +7,10 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.solvers import _kernels, linalg
+from fembody.dynamics import _kernels
+from fembody.run import _kernels as run_kernels
+from fembody.solvers import linalg
+from fembody.statics import _kernels as statics_kernels
 from fembody.solvers.envelope import EnvelopeLDL, envelope_width
 from tests.reference_kernels import solver_kernels as ref_kernels
 
@@ -165,7 +168,7 @@ def test_trapezoidal_work_kernel_equals_the_dot_products():
     against the plain dot products; without joints the constraint forces are empty."""
     rng = np.random.default_rng(12)
     f, f0, fc, fc0, dq = (rng.standard_normal(33) for _ in range(5))
-    for kernel in (_kernels._work_nb, ref_kernels.work):
+    for kernel in (run_kernels._work_nb, ref_kernels.work):
         w, c = kernel(f, f0, fc, fc0, dq)
         assert w == pytest.approx(0.5 * (f + f0) @ dq, rel=1e-13)
         assert c == pytest.approx(-0.5 * (fc + fc0) @ dq, rel=1e-13)
@@ -183,7 +186,7 @@ def test_static_residual_kernel_equals_the_numpy_expressions():
     load = -0.37
     ref_r = load * fext - fint - fc
     nrm = (lambda x: float(np.sqrt(x @ x)))
-    for kernel in (_kernels._static_residual_nb, ref_kernels.static_residual):
+    for kernel in (statics_kernels._static_residual_nb, ref_kernels.static_residual):
         r, rf = np.full(n, np.nan), np.full(45, np.nan)
         norm, scale, ok = kernel(fext, fint, fc, load, free, r, rf)
         assert np.array_equal(r, ref_r) and np.array_equal(rf, ref_r[free]) and ok

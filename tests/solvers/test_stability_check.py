@@ -12,7 +12,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.solvers import statics
+from fembody.statics import statics
 from fembody.solvers.inertia import UNSTABLE, InertiaCheck
 
 STEEL = fb.Material(E=210e9, rho=7850.0, nu=0.3)

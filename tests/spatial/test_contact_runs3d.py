@@ -176,7 +176,7 @@ def test_rigid_body_impulse_solves_the_impulse_momentum_equations():
     """A spinning Rigid3D body (full inertia tensor, offset centre of mass) hit at its node:
     the saddle-point impulse equals the hand-solved impulse, linear and angular velocity jumps
     (at the reference attitude, where material and spatial axes agree)."""
-    from fembody.solvers.impact import solve_impulse
+    from fembody.run.impact import solve_impulse
     w0 = np.array([0.7, -0.4, 1.1])
     m, rb = rigid(tuple(w0))
     s = m.compile()

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import fembody as fb
-from fembody.solvers.newmark import GeneralizedAlpha
+from fembody.dynamics.newmark import GeneralizedAlpha
 
 REF = np.array([0.605550561, 0.598957682, -0.523983027])
 MASS, J = 15.0, (0.234375, 0.46875, 0.234375)
@@ -51,7 +51,7 @@ def centre_of_mass(res, rb):
 
 def test_newton_through_an_offset_ball_joint_takes_two_iterations_per_step():
     """Before the Lie-group step mapped Newton's increments through the tangent of exp
-    (fembody.solvers.lie), each iteration shrank the error only by h |omega| / 2 = 0.073:
+    (fembody.dynamics.lie), each iteration shrank the error only by h |omega| / 2 = 0.073:
     8.8 iterations per step at h = 1 ms for the ball-joint form (the pivot form, with no
     rotation in its constraints: 1.6). Now the first increment leaves an error of ~1e-8 rad
     and the second ends the step: 2 per step (the pivot form: 1)."""

@@ -338,7 +338,7 @@ def test_singular_iteration_matrix_names_the_motion():
     """The dynamic solvers' diagnosis of a singular iteration matrix (no mass, stiffness or
     joint in some direction) describes the motion like statics does: with S = 0, a body on a
     hinge about y turns about the axis (0, 1, 0) through its pivot."""
-    from fembody.solvers.newmark import GeneralizedAlpha
+    from fembody.dynamics.newmark import GeneralizedAlpha
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
     rb = m.add_rigid_body((0.0, 0.0, 0.0), 1.0, (0.1, 0.1, 0.1), offset=(0.5, 0.0, 0.0))
     m.add_joint(fb.Revolute(m.ground, rb.node, axis=(0.0, 1.0, 0.0), at=(0.0, 0.0, 0.0)))

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .. import validate
 from ..errors import ModelError
 from . import checkpoint as ckpt
-from .redundancy import MODES as REDUNDANT_MODES
+from ..constraint_rank import MODES as REDUNDANT_MODES
 # what the driver hands an integrator itself, never a user's option
 _INTERNAL = frozenset({"self", "system", "rows"})
 
@@ -46,11 +46,11 @@ class RunOptions:
     checkpoint_every : int or float, optional
         Output points (int > 0) or seconds of wall time (float > 0) between checkpoints.
     monitor : bool, default True
-        The run monitor's energy and force checks (:mod:`fembody.solvers.monitor`).
+        The run monitor's energy and force checks (:mod:`fembody.run.monitor`).
     monitor_bound : float, default 10.0
         The monitor's bound (>= 1).
     redundant : {'error', 'drop', 'regularize'}, default 'error'
-        What to do with redundant constraint rows (:mod:`fembody.solvers.redundancy`).
+        What to do with redundant constraint rows (:mod:`fembody.constraint_rank`).
     project_velocities : bool, default False
         Move initial velocities that violate the joints onto them (False: a ModelError).
     """
@@ -135,7 +135,7 @@ class MethodOptions:
     Parameters
     ----------
     cls : type
-        The :class:`fembody.solvers.base.Integrator` subclass.
+        The :class:`fembody.dynamics.base.Integrator` subclass.
     method : str or type
         The method as the user named it (for messages).
     values : dict

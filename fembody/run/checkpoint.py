@@ -36,7 +36,7 @@ from ..lazy import lazy_module
 from ..results import Result
 from ..system import System
 from .. import version as fembody_version
-from .linalg import LinearSolver, SaddlePointSolver
+from ..solvers.linalg import LinearSolver, SaddlePointSolver
 
 # imported when a checkpoint is written or read (their OpenSSL and file-system modules are a
 # few ms of every start-up otherwise)
@@ -45,7 +45,11 @@ json = lazy_module("json")
 tempfile = lazy_module("tempfile")
 
 MAGIC = b"FEMBODY-CKPT\n"
-FORMAT = 2     # 2: the run state is a RunState with its redundant rows (simulate)
+# 2: the run state is a RunState with its redundant rows (simulate); 3: the integrators, the
+# statics and the driver moved from fembody.solvers to fembody.dynamics, .statics and .run, so
+# a format-2 file's pickled class paths name modules that are gone: it is refused by its
+# header (naming the version that wrote it), not by an unpickling error
+FORMAT = 3
 VERSION = fembody_version.__version__
 
 
@@ -133,7 +137,7 @@ class _Pickler(pickle.Pickler):
         if id(obj) in self.places:
             return ("place", self.places[id(obj)])
         if isinstance(obj, System):
-            # a System with resting-contact rows (fembody.solvers.impact): rebuilt from the
+            # a System with resting-contact rows (fembody.run.impact): rebuilt from the
             # base System and the places of its contact groups
             base = self.system
             if obj.model is not base.model or not hasattr(obj, "joint_blocks"):
@@ -166,7 +170,7 @@ class _Unpickler(pickle.Unpickler):
                                  "give resume the model the run was started with") from exc
         if kind == "contact-rows":
             if arg not in self.derived:
-                from .impact import with_contact_rows
+                from ..contact_rows import with_contact_rows
                 items = [(_resolve(self.system, place), i) for place, i in arg]
                 self.derived[arg] = with_contact_rows(self.system, items)
             return self.derived[arg]

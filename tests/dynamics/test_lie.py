@@ -1,4 +1,4 @@
-"""The Lie-group step's increment map (fembody.solvers.lie): the compiled kernels against their
+"""The Lie-group step's increment map (fembody.dynamics.lie): the compiled kernels against their
 numpy references (tests/reference_kernels/lie_kernels.py) and against the right Jacobian of exp (fembody.rotations) by finite differences;
 the column correction of the iteration matrix against a dense product."""
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import fembody as fb
 from fembody import rotations as rot
-from fembody.solvers import lie
+from fembody.dynamics import lie
 from tests.reference_kernels import lie_kernels as ref_lie
 
 KERNELS = [(lie._inverse_tangents_nb, lie._increment_nb, lie._correct_nb),

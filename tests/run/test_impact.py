@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fembody as fb
-from fembody.solvers.impact import _lcp_impulse, solve_impulse
+from fembody.run.impact import _lcp_impulse, solve_impulse
 
 G = 9.81
 

@@ -7,7 +7,7 @@ import pytest
 
 import fembody as fb
 from fembody.errors import ModelError
-from fembody.solvers.structure import METHODS, integrate_hamiltonian
+from fembody.dynamics.structure import METHODS, integrate_hamiltonian
 
 # paper 000, eq. (18)-(19): z' = A grad I_N with the quartic invariant
 A_QUARTIC = np.array([[0, 0, -1, 0], [0, 0, 0, -1], [1, 0, 0, 0], [0, 1, 0, 0]], float)

@@ -18,7 +18,7 @@ M, L, JC, G = 2.0, 0.5, 0.01, 9.81
 
 @pytest.fixture(autouse=True)
 def _once_in_space(request, configuration_space):
-    # the planar configuration spaces (tests/solvers/conftest.py) do not change a 3D model
+    # the planar configuration spaces (tests/space_params.py) do not change a 3D model
     if request.node.callspec.params.get("dim") == 3 and configuration_space != "planar":
         pytest.skip("3D runs do not depend on the planar configuration space")
 

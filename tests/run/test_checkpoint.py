@@ -10,7 +10,7 @@ import pytest
 
 import fembody as fb
 from fembody.examples import flexible_pendulum
-from fembody.solvers import checkpoint as ckpt
+from fembody.run import checkpoint as ckpt
 
 DT = 2.0 ** -9
 
@@ -205,6 +205,20 @@ def test_another_model_or_version_is_refused(tmp_path, monkeypatch):
         fb.resume(path, ball())
     monkeypatch.setattr(ckpt, "VERSION", "9.9.9")
     with pytest.raises(fb.ModelError, match="written by fembody 0.1.0.*this is fembody 9.9.9"):
+        fb.resume(path, pendulum())
+
+
+def test_a_checkpoint_of_the_solvers_layout_is_refused_by_its_format(tmp_path, monkeypatch):
+    """Format 2 was written while the integrators and the driver lived in fembody.solvers: its
+    pickled class paths (fembody.solvers.newmark...) no longer import. Such a file is refused
+    with the version and format that wrote it, not with a ModuleNotFoundError from pickle."""
+    path = tmp_path / "run.ckpt"
+    with monkeypatch.context() as mp:
+        mp.setattr(ckpt, "FORMAT", 2)
+        fb.simulate(pendulum(), t_end=0.02, dt=DT, checkpoint=path)
+    assert ckpt.read_header(path)[0]["format"] == 2
+    with pytest.raises(fb.ModelError, match=r"written by fembody 0\.1\.0 \(format 2\).*"
+                                            r"start it again"):
         fb.resume(path, pendulum())
 
 

@@ -23,13 +23,13 @@ from ..lazy import lazy_module
 from ..patterns import AssemblyTarget
 sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from ..results import Result
-from ..system import System
+from ..system import System, as_system
 from . import _kernels
-from .inertia import UNSTABLE, InertiaCheck
-from .linalg import DENSE_MAX, LinearSolver, saddle_solver
-from .nullspace import null_space_dofs, null_vectors, with_constraint_penalty
-from .redundancy import MODES as REDUNDANT_MODES
-from .redundancy import check_redundant, describe_motion
+from ..solvers.inertia import UNSTABLE, InertiaCheck
+from ..solvers.linalg import DENSE_MAX, LinearSolver, saddle_solver
+from ..solvers.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
+from ..constraint_rank import MODES as REDUNDANT_MODES
+from ..constraint_rank import check_redundant, describe_motion
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
 spla = lazy_module("scipy.sparse.linalg")
@@ -38,16 +38,6 @@ if TYPE_CHECKING:
     from ..model import Model
 
 log = logging.getLogger("fembody")
-
-
-def as_system(model: "Model | System") -> System:
-    """Compile a Model, or pass a System through (ModelError for anything else)."""
-    if isinstance(model, System):
-        return model
-    if not callable(getattr(model, "compile", None)):
-        raise ModelError(f"expected a fembody Model (fb.Model()) or its compiled System as "
-                         f"the model, got {model!r}")
-    return model.compile()
 
 
 class _Equilibrium:
@@ -226,7 +216,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         ``lam_max`` is its former name, still accepted) end the continuation, as does
         ``stop(result)`` returning True (e.g. ``lambda r: r.displacement(tip)[-1, 1] < -0.5``).
     redundant : 'error' (default: redundant joint rows are a ModelError naming them), 'drop'
-        or 'regularize' (run anyway; see :mod:`fembody.solvers.redundancy`; the rows are in
+        or 'regularize' (run anyway; see :mod:`fembody.run.redundancy`; the rows are in
         ``stats['redundant_rows']``).
     stability : {'auto', 'eigenvalue', 'check'}, default 'auto'
         How every converged state's stability is checked. 'eigenvalue': the lowest eigenvalue

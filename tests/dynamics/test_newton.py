@@ -1,4 +1,4 @@
-"""The one Newton loop (fembody.solvers.newton) on small algebraic problems with known roots:
+"""The one Newton loop (fembody.dynamics.newton) on small algebraic problems with known roots:
 full Newton converges quadratically, modified and simplified Newton linearly, the
 contraction-rate stop leaves an error below its bound, growth and NaN are reported."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fembody.errors import ModelError
-from fembody.solvers.newton import FULL, MODIFIED, SIMPLIFIED, newton
+from fembody.dynamics.newton import FULL, MODIFIED, SIMPLIFIED, newton
 
 ROOT = np.array([1.0, 2.0])
 

@@ -114,35 +114,8 @@ def _residual_mass_nb(fext, fint, fc, free, indptr, indices, data, qdd,
     return r, norm, scale
 
 
-@njit(cache=True, aot="Tuple((f8, f8, b1))(f8[:], f8[:], f8[:], f8, i8[:], f8[:], f8[:])")
-def _static_residual_nb(fext, fint, fc, load, free, r, rf):  # pragma: no cover - jitted
-    """fb.static's residual ``r = load fext - fint - fc`` (all DOFs) and ``rf = r[free]``
-    written into the arrays given; returns ``|rf|``, the force scale ``max(|load| |fext|,
-    |fint|, |fc|)`` and whether every entry of ``r`` is finite: one pass instead of a dozen
-    numpy passes over the DOFs per Newton iteration (about 1 ms at 1e5 DOFs)."""
-    se = 0.0
-    si = 0.0
-    sc = 0.0
-    ok = True
-    for i in range(r.shape[0]):
-        x = load * fext[i] - fint[i] - fc[i]
-        r[i] = x
-        se += fext[i] * fext[i]
-        si += fint[i] * fint[i]
-        sc += fc[i] * fc[i]
-        if not x - x == 0.0:             # NaN or infinite
-            ok = False
-    rr = 0.0
-    for j in range(free.shape[0]):
-        x = r[free[j]]
-        rf[j] = x
-        rr += x * x
-    ref = max(abs(load) * math.sqrt(se), math.sqrt(si), math.sqrt(sc), 1e-300)
-    return math.sqrt(rr), ref, ok
-
-
 correct, residual, residual_mass = _correct_nb, _residual_nb, _residual_mass_nb
-residual_mass_into, static_residual = _residual_mass_into, _static_residual_nb
+residual_mass_into = _residual_mass_into
 residual_at_into = _residual_at_into
 
 
@@ -201,19 +174,6 @@ def _predict_add_nb(q, v, a, qdd, free, h, am, af, g, b, q1, v1):  # pragma: no 
     return m
 
 
-@njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:])")
-def _work_nb(f, f0, fc, fc0, dq):  # pragma: no cover - jitted
-    """The trapezoidal work of the applied loads ``0.5 (f + f0) . dq`` and of the constraint
-    forces ``-0.5 (fc + fc0) . dq`` over a step (``fc``, ``fc0`` empty without joints)."""
-    w = 0.0
-    for i in range(dq.shape[0]):
-        w += (f[i] + f0[i]) * dq[i]
-    c = 0.0
-    for i in range(fc.shape[0]):
-        c += (fc[i] + fc0[i]) * dq[i]
-    return 0.5 * w, -0.5 * c
-
-
 @njit(cache=True, aot="f8(f8[:])")
 def _absmax_nb(x):  # pragma: no cover - jitted
     """max |x| (0 for an empty vector, NaN if any entry is NaN, as numpy's)."""
@@ -241,5 +201,5 @@ def _iteration_matrix_nb(K, C, M, gp, bp, with_c):  # pragma: no cover - jitted
             K[i] = K[i] + bp * M[i]
 
 
-correct_add, predict_add, work = _correct_add_nb, _predict_add_nb, _work_nb
+correct_add, predict_add = _correct_add_nb, _predict_add_nb
 absmax, iteration_matrix = _absmax_nb, _iteration_matrix_nb

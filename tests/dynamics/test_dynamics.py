@@ -10,7 +10,7 @@ from scipy.special import ellipk
 import fembody as fb
 from fembody.verify.planar import (crank_model, period, rigid_pendulum,  # the registry's
                                    vibrating_cantilever)                    # models, one copy
-from fembody.solvers.newmark import GeneralizedAlpha, Newmark
+from fembody.dynamics.newmark import GeneralizedAlpha, Newmark
 
 G = 9.81
 
@@ -118,7 +118,7 @@ def test_unconditionally_unstable_parameters_are_refused(params):
     """alpha_m > alpha_f (Chung-Hulbert's gamma, beta) used to run 10 s with the energy growing
     4e49-fold and report 'finished'; Newmark gamma = 0.4 grew it 96-fold with a log line. Now
     refused; with unstable_ok=True the run grows as the step's spectral radius says."""
-    from fembody.solvers.newmark import spectral_radius
+    from fembody.dynamics.newmark import spectral_radius
     coef = dict(alpha_m=0.0, alpha_f=0.0) | {k: params[k] for k in params if k != "method"}
     wh = np.array([0.5, 1.0, 2.0, 5.0, 10.0, 50.0])
     rho = spectral_radius(coef["alpha_m"], coef["alpha_f"], coef["gamma"], coef["beta"], wh)
@@ -166,7 +166,7 @@ def test_run_monitor_names_the_instability_of_the_issues_settings(params):
 def test_run_monitor_checks_at_its_grid_points(monkeypatch):
     """The driver selects the grid points the monitor checks with an integer compare: the 1st,
     2nd, 4th, ..., 64th, then every 100th, and the last (here 250 of 250)."""
-    from fembody.solvers.monitor import RunMonitor
+    from fembody.run.monitor import RunMonitor
     seen = []
     original = RunMonitor.check
 
@@ -197,7 +197,7 @@ def test_run_monitor_counts_the_drivers_work():
 def test_spectral_radius_of_the_stable_families():
     """The formula behind the refusal reproduces the textbook spectral radii: rho_inf at
     w h -> infinity and 1 at w h -> 0 for Chung-Hulbert, 1 for the trapezoidal rule."""
-    from fembody.solvers.newmark import spectral_radius, stability_violation
+    from fembody.dynamics.newmark import spectral_radius, stability_violation
     for r in (0.0, 0.5, 0.9, 1.0):
         am, af = (2 * r - 1) / (r + 1), r / (r + 1)
         g = 0.5 + af - am

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..system import System
-from .linalg import saddle_solver
+from ..solvers.linalg import saddle_solver
 from .newton import SIMPLIFIED, newton
 from .ode import IndexOneIntegrator, highest_frequency, rk4_solve
 
@@ -205,7 +205,7 @@ class BDF(IndexOneIntegrator):
         alpha, beta2, anchor = self.ode.alpha, self.ode.beta**2, self.ode.anchor
         vf = ce = None
 
-        # the callbacks of the one Newton loop (fembody.solvers.newton): simplified Newton on
+        # the callbacks of the one Newton loop (fembody.dynamics.newton): simplified Newton on
         # (qf, lam), stopped by the contraction-rate estimate of the increment of x = (q, v)
         def evaluate(tangent):
             nonlocal vf, ce

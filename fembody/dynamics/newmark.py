@@ -55,9 +55,9 @@ from .base import Integrator, initial_state
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .lie import LieIncrement
-from .linalg import saddle_solver
+from ..solvers.linalg import saddle_solver
 from .newton import newton
-from .redundancy import check_redundant
+from ..constraint_rank import check_redundant
 
 log = logging.getLogger("fembody")
 ndarray, F8 = np.ndarray, np.dtype(np.float64)
@@ -252,7 +252,7 @@ class GeneralizedAlpha(Integrator):
     def _consistent(self, project_velocity: bool) -> None:
         """Project v onto B v = -phi_t (mass-weighted) and solve the index-1 system
         [[M, B^T], [B, 0]] [q''; lam] = [f_ext - f_int - h; -(v^T H v + phi_tt)] (the augmented
-        right-hand side of fembody.solvers.dae without Baumgarte terms)."""
+        right-hand side of fembody.dynamics.dae without Baumgarte terms)."""
         s = self.sys
         M = s.mass_data(self.q)
         if np.any(M[s.diag_pos] <= 0.0):
@@ -445,7 +445,7 @@ class GeneralizedAlpha(Integrator):
                 S = K + bp * M if C is None else K + gp * C + bp * M
             if lie_map is not None:
                 # Newton solves for increments composed at q1: the rotation columns of
-                # gp C + bp M take T(D)^-1 (fembody.solvers.lie)
+                # gp C + bp M take T(D)^-1 (fembody.dynamics.lie)
                 lie_map.correct(S, M, C, gp, bp, inverse_tangents())
             return S
 

@@ -314,7 +314,7 @@ class DiscreteGradient(GeneralizedAlpha):
         M_const, damped = s.M_const, self._damped
         q1 = v1 = U1 = None
 
-        # the callbacks of the one Newton loop (fembody.solvers.newton): full Newton on the
+        # the callbacks of the one Newton loop (fembody.dynamics.newton): full Newton on the
         # total increment dq, with the Jacobian of 2 r
         def evaluate(tangent):
             nonlocal q1, v1, U1

@@ -19,19 +19,19 @@ from ..errors import ConvergenceError, FembodyError, InstabilityError, ModelErro
 from ..progress import Progress
 from ..results import Result
 from ..sensors import SensorRecorder
-from ..system import System
-from . import _kernels, checkpoint as ckpt, ode
-from .bdf import BDF
-from .dae import consistent_initial_velocity
-from .base import Integrator
+from ..system import System, as_system
+from . import _kernels, checkpoint as ckpt
+from ..dynamics import ode
+from ..dynamics.bdf import BDF
+from ..dynamics.dae import consistent_initial_velocity
+from ..dynamics.base import Integrator
 from .impact import ImpactHandler
 from .monitor import RunMonitor
 from .motion_watch import MotionWatch
-from .newmark import HHT, GeneralizedAlpha, Newmark
+from ..dynamics.newmark import HHT, GeneralizedAlpha, Newmark
 from .options import MethodOptions, RunOptions
 from .redundancy import RankWatch
-from .statics import as_system
-from .structure import DiscreteGradient
+from ..dynamics.structure import DiscreteGradient
 
 if TYPE_CHECKING:
     from ..model import Model
@@ -59,13 +59,13 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
     'trapezoidal' (``gamma``, ``beta``), 'discrete-gradient' (energy-conserving midpoint rule,
-    :class:`fembody.solvers.structure.DiscreteGradient`), the index-1 ODE integrators 'rk4',
+    :class:`fembody.dynamics.structure.DiscreteGradient`), the index-1 ODE integrators 'rk4',
     'gill', 'treanor', 'bdf1'..'bdf6',
     'scipy:RK45' / 'scipy:DOP853' / 'scipy:Radau' / 'scipy:BDF' / 'scipy:LSODA' (Baumgarte
     ``alpha``/``beta``, ``projection``), or an Integrator class; ``options`` go to it (``tol``,
     ``newton='modified'``, ``linear_solver``, ...; checked against what the method takes by
-    :class:`fembody.solvers.options.MethodOptions`, the driver's own by
-    :class:`fembody.solvers.options.RunOptions`). A step whose Newton iteration fails is retried
+    :class:`fembody.run.options.MethodOptions`, the driver's own by
+    :class:`fembody.run.options.RunOptions`). A step whose Newton iteration fails is retried
     with half the step (down to ``dt / 2**max_cuts``); the step grows back after successes,
     always landing on the output grid ``dt, 2 dt, ...``, whose last point is ``t_end`` exactly
     (reached by a shorter step when ``dt`` does not divide ``t_end``; ``dt > t_end`` is an
@@ -89,9 +89,9 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     :class:`InstabilityError` (time and partial Result kept) when the energy grows beyond the
     initial energy and the work of loads and drivers, or the constraint forces beyond the loads,
     weights, internal and inertial forces, by more than ``monitor_bound`` (default 10) times, or
-    a beam element inverts or strains beyond 100 % (:mod:`fembody.solvers.monitor`); False
+    a beam element inverts or strains beyond 100 % (:mod:`fembody.run.monitor`); False
     turns it off. A driver whose prescribed motion jumps within a step (a step function of
-    t) is a ModelError naming the driver and the time (:mod:`fembody.solvers.motion_watch`).
+    t) is a ModelError naming the driver and the time (:mod:`fembody.run.motion_watch`).
 
     The recorded accelerations and joint multipliers (reactions, driving forces and torques)
     of the Newmark family are those of the index-1 equations at each saved (q, q', t), not
@@ -101,7 +101,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
 
     ``project_velocities`` (default False): initial velocities (``model.set_velocity``,
     ``v0``) that violate the joints' velocity constraints ``B v + phi_t = 0`` by more than
-    ``fembody.solvers.dae.PROJECT_TOL`` (1e-6) of the largest velocity are a ModelError
+    ``fembody.dynamics.dae.PROJECT_TOL`` (1e-6) of the largest velocity are a ModelError
     naming the joints most violated and the size of the change a projection would make (a
     body whose centre-of-mass velocity was forgotten would otherwise start with another
     motion). True:
@@ -122,7 +122,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     before the run starts otherwise); ``fembody.resume(checkpoint, model)`` continues it,
     bit for bit as if never stopped.
     """
-    # every option typed and checked here, before anything is compiled (solvers.options)
+    # every option typed and checked here, before anything is compiled (run.options)
     opts = RunOptions(dt=dt, t_end=t_end, save_every=save_every, min_dt=min_dt,
                       max_cuts=max_cuts, progress=progress, callback=callback,
                       checkpoint=checkpoint, checkpoint_every=checkpoint_every,
@@ -134,7 +134,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     method_opts = MethodOptions(cls, method, options)
     sys = as_system(model)
     # redundant joint rows: the run's own choice, handed to the integrator (the System keeps
-    # none; solvers.redundancy)
+    # none; constraint_rank)
     rows = RedundantRows(opts.redundant)
     if getattr(sys, "dim", 2) == 3 and not issubclass(cls, (GeneralizedAlpha,
                                                              ode.IndexOneIntegrator)):
@@ -162,7 +162,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     if projection:
         result.stats["velocity_projection"] = projection
     contacts = None
-    if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.solvers.impact)
+    if sys.contact_groups or sys.penalty_blocks:     # impact events (fembody.run.impact)
         contacts = ImpactHandler(sys, integ, cls, method_opts.values, opts.dt)
         result.impacts = contacts.impacts
     power = _Power(sys, integ)
@@ -286,7 +286,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     t_wall = _time.perf_counter() if t_wall is None else t_wall
     wall0 = run.wall - t_wall     # wall time of earlier sessions of this run
     sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
-    rank = RankWatch(sys, run.rows)  # rows that turn redundant on the way (solvers.redundancy)
+    rank = RankWatch(sys, run.rows)  # rows that turn redundant on the way (run.redundancy)
 
     def record_sensors() -> None:       # every grid point, whatever save_every keeps
         if len(sensors):

@@ -11,9 +11,9 @@ from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..lazy import lazy_module
 from ..system import System
-from .impact import with_contact_rows
-from .linalg import DENSE_MAX
-from .redundancy import check_redundant
+from ..contact_rows import with_contact_rows
+from ..solvers.linalg import DENSE_MAX
+from ..constraint_rank import check_redundant
 from .statics import as_system, constrained_resolvent
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up

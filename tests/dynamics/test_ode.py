@@ -91,7 +91,7 @@ def test_unknown_method_is_reported():
 
 
 def test_bdf_coefficients_satisfy_order_conditions_and_published_values():
-    from fembody.solvers.bdf import bdf_coefficients
+    from fembody.dynamics.bdf import bdf_coefficients
     for k in range(1, 7):
         a, b = bdf_coefficients(k)
         for p in range(k + 1):                       # exact for t^p on t_{n+1-i} = 1 - i
@@ -109,8 +109,8 @@ def test_bdf_coefficients_satisfy_order_conditions_and_published_values():
 def test_gear_bdf2_is_stable_on_a_stiff_problem_where_rk4_blows_up():
     """y' = -1000 (y - cos t), h = 0.01 (h lambda = -10): BDF2 follows the slow solution
     cos t + sin(t)/1000 + O(1e-6); RK4 (stable only for |h lambda| < 2.8) explodes."""
-    from fembody.solvers.bdf import bdf_solve
-    from fembody.solvers.ode import rk4_solve
+    from fembody.dynamics.bdf import bdf_solve
+    from fembody.dynamics.ode import rk4_solve
     f = lambda t, y: -1000.0 * (y - np.cos(t))  # noqa: E731
     n, h = 300, 0.01
     yb = bdf_solve(f, 0.0, np.array([0.0]), h, n, 2)[:, 0]
@@ -140,7 +140,7 @@ def test_gear_bdf_reproduces_the_crank_exactly():
 
 
 def test_treanor_is_exact_on_stiff_decay_and_stable_on_the_stiff_test():
-    from fembody.solvers.ode import treanor_step
+    from fembody.dynamics.ode import treanor_step
     y = treanor_step(lambda t, y: -50.0 * y, 0.0, np.array([1.0]), 0.1)
     assert y[0] == pytest.approx(math.exp(-5.0), rel=1e-12)          # p h = 5: exact
     f = lambda t, y: -1000.0 * (y - np.cos(t))  # noqa: E731
@@ -152,7 +152,7 @@ def test_treanor_is_exact_on_stiff_decay_and_stable_on_the_stiff_test():
 
 @pytest.mark.parametrize("hs", [(0.04, 0.02, 0.01), (0.01, 0.005, 0.0025)])
 def test_treanor_fourth_order_on_a_non_stiff_problem(hs):
-    from fembody.solvers.ode import treanor_step
+    from fembody.dynamics.ode import treanor_step
     g = lambda t, y: np.array([y[1], -3.0 * math.sin(y[0])])  # noqa: E731
     ref = solve_ivp(g, (0, 2.0), [1.0, 0.0], rtol=1e-13, atol=1e-13, method="DOP853",
                     dense_output=True)
@@ -192,7 +192,7 @@ def test_explicit_methods_on_a_spatial_beam_give_the_stability_limit():
     to unpack": the bound handed planar displacements to the spatial beam block). The bound is
     Irons': no natural frequency of the assembled model (fb.modes, all but two) exceeds it;
     a step below it runs."""
-    from fembody.solvers.ode import highest_frequency
+    from fembody.dynamics.ode import highest_frequency
     steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -G))
     b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=steel, section=fb.Section.circle(0.01))
@@ -252,8 +252,8 @@ def test_adaptive_gill_step_grows_as_the_motion_smooths_out():
     amplitude is below atol/rtol the local error ~ h^5 |theta| is held at atol, so h grows
     like e^(3t/5) - about 3x between the first and the last second of 4 s. Accuracy against
     the closed form: the global error stays within 100 rtol of the amplitude (0.1 rad)."""
-    from fembody.solvers.simulate import initial_velocity
-    from fembody.solvers.ode import AdaptiveGill
+    from fembody.run.simulate import initial_velocity
+    from fembody.dynamics.ode import AdaptiveGill
     m = fb.Model()
     rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
     m.fix(rb.node, "x", "y")
@@ -291,7 +291,7 @@ def test_adaptive_gill_keeps_to_the_stability_cap_on_a_flexible_model():
     """On the Timoshenko manipulator the grid step 1e-4 s is not refused: internal steps stay
     below 2 x 2.8 / w_max (both half steps stable) and the run stays finite."""
     from fembody.examples.two_link_manipulator import build_model
-    from fembody.solvers.ode import highest_frequency
+    from fembody.dynamics.ode import highest_frequency
     model, l1, l2 = build_model()
     res = fb.simulate(model, t_end=2e-4, dt=1e-4, method="gill", adaptive=True)
     w, _ = highest_frequency(model.compile())
@@ -348,7 +348,7 @@ def test_bdf_of_order_three_lets_an_undamped_oscillation_grow():
     BDF-2 (A-stable) has 0.9333. An undamped rotational oscillator (w = 100 rad/s, h = 0.01 s,
     amplitude 1 mrad: linear, and within a half turn when rotations are stored on the circle)
     run through simulate decays (k = 2) or grows (k = 3) by those factors."""
-    from fembody.solvers.bdf import bdf_coefficients
+    from fembody.dynamics.bdf import bdf_coefficients
     m = fb.Model()
     rb = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=1.0)
     m.fix(rb.node, "x", "y")
@@ -377,7 +377,7 @@ def test_explicit_scipy_run_of_hours_is_announced():
     b = m.add_beam((0, 0), (1, 0), n=8, material=fb.Material(E=210e9, rho=7850.0),
                    section=fb.Section.rectangle(0.02, 0.02))
     m.fix(b.first)
-    from fembody.solvers.ode import ScipyIVP, highest_frequency
+    from fembody.dynamics.ode import ScipyIVP, highest_frequency
     g = ScipyIVP(m.compile(), method="RK45")
     w, _ = highest_frequency(m.compile())
     assert g.stable_step == pytest.approx(3.0 / w)
@@ -391,7 +391,7 @@ def test_slow_pace_is_announced(monkeypatch):
     """Any method: the pace of the first steps predicts the run time (here the thresholds are
     lowered so that a short run counts as 'hours')."""
     import sys
-    drv = sys.modules["fembody.solvers.simulate"]      # (the package exports the function)
+    drv = sys.modules["fembody.run.simulate"]      # (the package exports the function)
     monkeypatch.setattr(drv._RunClock, "HOURS", 1e-12)
     monkeypatch.setattr(drv._RunClock, "SETTLE", 0.0)
     m = fb.Model(gravity=(0.0, -9.81))

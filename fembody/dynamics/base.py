@@ -2,7 +2,7 @@
 ``OdeSolver``), with the pieces the implicit ones share: one evaluation of residual and
 tangents on the System, the Newton residual test, and the diagnosis of a singular
 iteration matrix (the Newton loop itself, with its contraction test, is
-:mod:`fembody.solvers.newton`).
+:mod:`fembody.dynamics.newton`).
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
 from . import _kernels
-from .nullspace import null_space_dofs, null_vectors, with_constraint_penalty
-from .redundancy import describe_motion
+from ..solvers.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
+from ..constraint_rank import describe_motion
 
 log = logging.getLogger("fembody")
 
@@ -53,7 +53,8 @@ class Integrator:
        ``(t, q, violation)`` of a last iterate that holds the constraints to its tolerance
        while the dynamic residual is not met (at an exactly singular state of a mechanism,
        where B loses rank, Newton may converge at no step size; the driver's
-       :class:`.redundancy.RankWatch` checks B there). :meth:`step` sets it to None first.
+       :class:`fembody.run.redundancy.RankWatch` checks B there). :meth:`step` sets it to
+       None first.
     3. :meth:`step` calls ``_step_impl`` and keeps the counters: ``n_residual`` (residual
        evaluations), ``n_tangent`` (tangent assemblies), ``n_factor`` (factorisations),
        ``n_solve``, ``n_newton`` (Newton iterations), ``n_steps``, ``n_rejected``.
