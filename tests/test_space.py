@@ -205,7 +205,7 @@ def test_dimension_object_decides_names_and_spaces():
     assert (PLANAR.n_translations, PLANAR.n_rotations) == (2, 1)
     assert PLANAR.pick("p", "s") == "p" and SPATIAL.pick("p", "s") == "s"
     assert dimension(3) is SPATIAL
-    for bad in (1, 4, True, 2.0, "3"):
+    for bad in (1, 4, True, 2.0, "3", np.array([2, 3]), np.array(3.0)):
         with pytest.raises(ModelError, match="dim must be 2"):
             fb.Model(dim=bad)
 

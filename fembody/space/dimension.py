@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
+import numpy as np
+
 from ..errors import ModelError
 
 T = TypeVar("T")
@@ -113,6 +115,7 @@ def dimension(dim: object) -> Dimension:
     """The :class:`Dimension` of ``dim`` (2 or 3, or a Dimension); ModelError otherwise."""
     if isinstance(dim, Dimension):
         return dim
-    if isinstance(dim, bool) or not hasattr(dim, "__index__") or dim not in (2, 3):
+    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)) or \
+            dim not in (2, 3):
         raise ModelError(f"Model: dim must be 2 (planar) or 3 (spatial), got {dim!r}")
     return PLANAR if int(dim) == 2 else SPATIAL
