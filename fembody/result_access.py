@@ -11,7 +11,7 @@ import numpy as np
 from . import validate
 from .bodies import NodeLike
 from .errors import ModelError
-from .joints.joints import Joint
+from .joints.base import Joint
 
 if TYPE_CHECKING:
     from .results import Result

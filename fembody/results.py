@@ -17,7 +17,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .bodies import NodeLike
-    from .joints.joints import Joint
+    from .joints.base import Joint
     from .system import System
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",

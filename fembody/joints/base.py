@@ -1,13 +1,18 @@
-"""User-facing joint descriptions (validated when added to a model)."""
+"""What every joint family shares: the base class of the user's joints, the contract of a
+compiled constraint block and the bookkeeping the planar blocks share.
+
+A joint family (:mod:`fembody.joints.point`, ``axis``, ``slide``, ``distance``, ``drivers``,
+``modal``) holds its user classes, its builders for planar and spatial models (registered in
+:mod:`fembody.joints.compile`) and its planar block; the compiled kernels the families call
+live in :mod:`fembody.joints.kernels`.
+"""
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from typing import Callable, Sequence, Union
+import dataclasses
+from typing import Callable, Protocol, Union
 
 import numpy as np
 
-from .. import functions
 from .. import validate
 from ..errors import ModelError
 
@@ -87,276 +92,129 @@ class Joint:
                                 where=where)
 
 
-def _point(p, what: str) -> np.ndarray:
-    arr = np.asarray(p, dtype=float).reshape(-1)
-    if arr.size != 2 or not np.all(np.isfinite(arr)):
-        raise ModelError(f"{what}: expected a finite point (x, y), got {p!r}")
+def vector3(v, what: str, unit: bool = False) -> np.ndarray:
+    """A finite 3-vector (normalised with ``unit``; then it must be non-zero)."""
+    try:
+        flat = np.ravel(np.asarray(v, dtype=object))
+        if isinstance(v, (str, bytes)) or any(isinstance(x, (str, bytes, bool, np.bool_))
+                                              for x in flat):
+            raise TypeError("strings or booleans")      # float('1') would take them
+        arr = np.asarray(v, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        arr = np.zeros(0)
+    if arr.size != 3 or not np.all(np.isfinite(arr)):
+        raise ModelError(f"{what}: expected a finite 3-vector (x, y, z) of numbers, got {v!r}")
+    if unit:
+        arr = unit_direction(arr)
+        if arr is None:
+            raise ModelError(f"{what}: the axis must be non-zero, got {v!r}")
     return arr
 
 
-@dataclass(eq=False, repr=False)
-class Pin(Joint):
-    """Revolute joint: the point ``at`` [m] (default: the position of ``b``) of body ``a``
-    coincides with the same point of body ``b`` at all times. ``a`` or ``b`` may be
-    ``model.ground``. Reaction: the force (Fx, Fy) [N] the joint exerts on ``b``."""
+def unit_direction(v: np.ndarray) -> np.ndarray | None:
+    """``v`` scaled to unit length, None when it is zero (scaled by its largest entry first,
+    so that a tiny direction's norm does not underflow to zero)."""
+    m = float(np.abs(v).max()) if v.size else 0.0
+    if m == 0.0:
+        return None
+    v = v / m
+    return v / float(np.linalg.norm(v))
 
-    a: object
-    b: object
-    at: Sequence[float] | None = None
-    name: str | None = None
-    kind = "Pin"
-    n_rows = 2
-    node_fields = ("a", "b")
-    point_fields = ("at",)
 
-    def check_arguments(self) -> None:
-        self._check(points=("at",))
+class Joint3(Joint):
+    """Spatial joints between ``a`` and ``b``: common validation."""
+
+    dims = (3,)
 
     def nodes(self):
         return (self.a, self.b)
 
-
-@dataclass(eq=False, repr=False)
-class Weld(Pin):
-    """Rigid connection: like :class:`Pin` and the relative rotation of ``a`` and ``b`` stays at
-    its initial value. Reaction: (Fx, Fy, Mz) on ``b`` [N, N m]."""
-
-    kind = "Weld"
-    dims = (2, 3)
-    n_rows = 3
-
-
-@dataclass(eq=False, repr=False)
-class RigidLink(Joint):
-    """``node`` is carried by ``body`` (a rigid body's node, or any node with a rotation DOF) at
-    its initial offset; with ``rotation=True`` its rotation is locked to the body's too.
-    Reaction: the force (Fx, Fy) [N] (and Mz) on ``node``."""
-
-    body: object
-    node: object
-    rotation: bool = False
-    name: str | None = None
-    kind = "RigidLink"
-    dims = (2, 3)
-    node_fields = ("body", "node")
-
-    def check_arguments(self) -> None:
-        self._check(flags=("rotation",))
-
-    @property
-    def n_rows(self) -> int:
-        return 3 if self.rotation else 2
-
-    def nodes(self):
-        return (self.body, self.node)
+    def _check(self) -> None:
+        where = f"{type(self).__name__}"
+        if self.a is self.b:
+            raise ModelError(f"{where}: a and b are the same node {self.a!r}; join two nodes")
+        if self.at is not None:
+            self.at = vector3(self.at, f"{where}: at")
+        if "axis" in {f.name for f in dataclasses.fields(self)}:   # a joint with an axis
+            if self.axis is None:
+                raise ModelError(f"{where}: axis must be a direction (x, y, z), got None")
+            self.axis = vector3(self.axis, f"{where}: axis", unit=True)
 
 
-class Slider(Joint):
-    """Prismatic joint: the point ``at`` (default: the sliding node's position) of the sliding
-    node's body moves on the line through that point along ``axis``; the line is carried by
-    the first end (``model.ground``: fixed). Both ends first, as for every joint::
+class ConstraintBlock(Protocol):
+    """The contract of a compiled constraint block: ``n`` joints of one family (or kind),
+    evaluated at once on arrays shaped ``(n, ...)``.
 
-        fb.Slider(m.ground, node, axis=(1, 0))      # node slides along x
-        fb.Slider(body_node, node, axis=(0, 1))     # the line turns with body_node
+    The joint compiler (:func:`fembody.joints.compile.compile_joints`) makes the blocks and
+    numbers their rows; the System's constraint set gathers each block's coordinates, calls
+    :meth:`evaluate` once per Newton iteration and scatters the rows with
+    :func:`fembody.joints.assembly.scatter_rows`. An implementation:
 
-    The older form ``Slider(node, direction=(dx, dy), body=None)`` means the same.
-    ``lock_rotation`` also keeps the relative rotation (a true prismatic pair of two rigid
-    bodies). Reaction: the normal force [N] on the sliding node (positive along the line's
-    left normal) and, if locked, the moment [N m]."""
-
-    kind = "Slider"
-    node_fields = ("node", "body")
-    point_fields = ("direction", "at")
-
-    def __init__(self, a, b=None, axis: Sequence[float] | None = None, *,
-                 direction: Sequence[float] | None = None, body=None,
-                 at: Sequence[float] | None = None, lock_rotation: bool = False,
-                 name: str | None = None) -> None:
-        if b is not None and not _is_node_ref(b):      # Slider(node, (dx, dy)[, body]): old
-            if direction is not None:
-                raise ModelError(f"Slider: the second argument {b!r} is not a node, and the "
-                                 "direction is given by keyword too; use Slider(a, b, axis=...)")
-            if axis is not None and body is None and _is_node_ref(axis):
-                axis, body = None, axis
-            if axis is not None:
-                raise ModelError(f"Slider: the second argument {b!r} is not a node; write "
-                                 "Slider(a, b, axis=(dx, dy)) with both ends first")
-            b, direction = None, b
-        if axis is not None and direction is not None:
-            raise ModelError("Slider: give the line's direction once (axis= or direction=)")
-        if b is None:
-            self.node, self.body = a, body
-        else:
-            if body is not None:
-                raise ModelError("Slider(a, b, ...): the line is carried by a; body= is the "
-                                 "older one-node form's way to say it, drop it")
-            self.node, self.body = b, a
-        d = axis if axis is not None else direction
-        self.direction = (1.0, 0.0) if d is None else d
-        self.at, self.lock_rotation, self.name = at, lock_rotation, name
-        self.check_arguments()
-
-    @property
-    def axis(self):
-        """The line's direction (dx, dy) (also ``direction``)."""
-        return self.direction
-
-    def check_arguments(self) -> None:
-        self._check(points=("direction", "at"), flags=("lock_rotation",))
-        if not np.any(np.asarray(self.direction, dtype=float)):
-            raise ModelError("Slider: direction is zero; give the line's direction, e.g. "
-                             "(1, 0)")
-
-    @property
-    def n_rows(self) -> int:
-        return 2 if self.lock_rotation else 1
-
-    def nodes(self):
-        return (self.node,) if self.body is None else (self.body, self.node)
-
-
-def _is_node_ref(x) -> bool:
-    """A node reference (Node, index, name) rather than a direction vector."""
-    return isinstance(x, (str, int, np.integer)) or hasattr(x, "id")
-
-
-@dataclass(eq=False, repr=False)
-class Distance(Joint):
-    """Massless rigid link: the distance of nodes ``a`` and ``b`` stays ``length`` [m] (default:
-    the initial distance). Reaction: the link tension [N] (positive pulls the nodes together)."""
-
-    a: object
-    b: object
-    length: float | None = None
-    name: str | None = None
-    kind = "Distance"
-    dims = (2, 3)
-    n_rows = 1
-    node_fields = ("a", "b")
-
-    def check_arguments(self) -> None:
-        self._check(lengths=("length",))
-
-    def nodes(self):
-        return (self.a, self.b)
-
-
-@dataclass(eq=False, repr=False)
-class Driver(Joint):
-    """Prescribed motion as a function of time ``t`` [s].
-
-    - ``Driver(node, "x" | "y" | "rz", motion)``: the displacement (or rotation) of one DOF from
-      its reference value is ``motion(t)`` [m or rad];
-    - ``Driver(node, "rz", motion, relative_to=other)``: the relative rotation
-      ``theta_node - theta_other`` is ``motion(t)`` (a motor on a joint).
-
-    ``motion`` is a number or a callable; its first and second time derivatives are exact for
-    a :mod:`fembody.functions` function, taken from ``velocity``/``acceleration`` when given,
-    else by fourth-order central differences. ``speed`` (instead of ``motion``): the rate
-    [m/s or rad/s] as a number or function of t; the motion is its integral from 0 (exact for
-    :mod:`fembody.functions`, adaptive quadrature otherwise). ``dof``: the driven DOF's name
-    ('x', 'y', 'rz'; in a spatial model also 'z'). See also :func:`AngleDriver` and
-    :func:`SpeedDriver`. Reaction: the generalised force [N or N m] on ``node``.
+    1. Holds ``dofs (n, k)``: the velocity DOFs each instance reads, ``-1`` where a DOF does
+       not exist (the ground, a node without rotation); ``mask = dofs >= 0``; ``owner (n,)``
+       the index of the joint each instance belongs to; ``m`` its rows per instance. The
+       compiler sets ``rows (n, m)`` (the rows in the System's constraint vector),
+       ``safe_dofs``, ``flat_sel`` and ``flat_dofs`` after numbering.
+    2. Implements ``evaluate(x, t, hessian) -> (phi, B, H)`` at the gathered coordinates
+       ``x`` (planar: ``(n, k)`` from :meth:`JointBlock.gather`; spatial: the node poses
+       ``(x (n, 2, 3), R (n, 2, 3, 3))`` the configuration space gathers) and time ``t``
+       [s]: ``phi (n, m)``, ``B = dphi/dq (n, m, k)`` (on the space's velocity increments)
+       and, when ``hessian`` is true and the rows are not linear in q, ``H (n, m, k, k)``
+       with ``sum_i lam_i H_i`` the constraint geometric stiffness ``d(B^T lam)/dq``; None
+       otherwise.
+    3. Sets ``linear`` (rows linear in q: B constant, no H), ``constant_B`` (B does not
+       change with q), ``rheonomic`` (rows depend on t) and ``reaction_factor`` (the factor
+       turning a multiplier into the reported reaction: -1 for the force the joint exerts,
+       +1 for a link tension).
+    4. When ``rheonomic``, implements ``rates(t) -> (phi_t, phi_tt)`` ``(n, m)``, the partial
+       time derivatives of phi at fixed q.
+    5. Never writes to the System; per-block caches (a motion's values at the last t) are
+       its own.
     """
 
-    node: object
-    dof: str = "rz"
-    motion: Motion = 0.0
-    relative_to: object | None = None
-    velocity: Callable[[float], float] | None = None
-    acceleration: Callable[[float], float] | None = None
-    name: str | None = None
-    speed: Motion | None = None
-    kind = "Driver"
-    dims = (2, 3)
-    n_rows = 1
-    node_fields = ("node", "relative_to")
+    dofs: np.ndarray
+    mask: np.ndarray
+    owner: np.ndarray
+    m: int
+    linear: bool
+    rheonomic: bool
+    reaction_factor: float
 
-    def __post_init__(self) -> None:
-        if self.speed is not None and (self.motion != 0.0 or self.velocity is not None):
-            raise ModelError("Driver: give either motion (with velocity/acceleration) or speed, "
-                             "not both")
-        self.check_arguments()
+    def __len__(self) -> int: ...
 
-    def check_arguments(self) -> None:
-        self._check()
-        validate.choice("dof", self.dof, self.DOF_NAMES, where="Driver")
-        if not callable(self.motion):
-            validate.number("motion", self.motion, where="Driver")
-        for attr in ("velocity", "acceleration"):
-            if getattr(self, attr) is not None and not callable(getattr(self, attr)):
-                raise ModelError(f"Driver: {attr} must be a function of t or None, got "
-                                 f"{getattr(self, attr)!r}")
-
-    def nodes(self):
-        return (self.node,) if self.relative_to is None else (self.relative_to, self.node)
-
-    def f(self, t: float) -> float:
-        if self.speed is not None:
-            return functions.integral(self.speed, t)
-        return float(self.motion(t)) if callable(self.motion) else float(self.motion)
-
-    def derivatives(self, t: float) -> tuple[float, float, float]:
-        """(f, f', f'') at ``t``; raises ModelError on a non-finite value."""
-        if self.speed is not None:
-            d1, d2, _ = functions.derivatives(self.speed, t)
-            f = self.f(t)
-        else:
-            f, d1, d2 = functions.derivatives(self.motion, t)
-            d1 = float(self.velocity(t)) if self.velocity else d1
-            d2 = float(self.acceleration(t)) if self.acceleration else d2
-        if not (math.isfinite(f) and math.isfinite(d1) and math.isfinite(d2)):
-            raise ModelError(f"{self.label}: motion is not finite at t = {t:g} s "
-                             f"(value {f}, rate {d1}, acceleration {d2})")
-        return f, float(d1), float(d2)
+    def evaluate(self, x, t: float, hessian: bool
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
 
 
-@dataclass(eq=False, repr=False)
-class Support(Joint):
-    """Ground support of ``dofs`` ('x', 'y', 'rz'; in 3D 'x', 'y', 'z', 'rx', 'ry', 'rz',
-    default x, y, z) of ``node`` by Lagrange multipliers instead
-    of DOF elimination: the reactions are the multipliers. Reaction: (Fx, Fy, Mz) components
-    for the supported DOFs, in the order given."""
+class JointBlock:
+    """Common bookkeeping: ``dofs (n, k)``, rows per instance ``m``, ``owner (n,)`` joint index
+    of each instance, and ``reaction_factor`` turning multipliers into reported reactions."""
 
-    node: object
-    dofs: tuple = field(default=("x", "y"))
-    name: str | None = None
-    kind = "Support"
-    dims = (2, 3)
-    node_fields = ("node",)
+    rheonomic = False
+    reaction_factor = -1.0
+    linear = False
 
-    def __init__(self, node, *dofs: str, name: str | None = None) -> None:
-        self.node = node
-        self.dofs = tuple(dofs) if dofs else ("x", "y")
-        self.default_dofs = not dofs     # a spatial model then supports x, y and z
-        self.name = name
-        self._check()
-        for d in self.dofs:
-            validate.choice("dofs", d, self.DOF_NAMES, where="Support")
-        if len(set(self.dofs)) != len(self.dofs):
-            raise ModelError(f"Support: dofs {self.dofs} repeat a DOF; name each once")
+    def __init__(self, dofs: np.ndarray, owner: np.ndarray, m: int) -> None:
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.mask = self.dofs >= 0
+        self.owner = np.asarray(owner, dtype=np.int64)
+        self.m = m
+        self._fmask = None
 
-    @property
-    def n_rows(self) -> int:
-        return len(self.dofs)
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
 
-    def nodes(self):
-        return (self.node,)
+    def gather(self, u: np.ndarray) -> np.ndarray:
+        """Positions and rotations of the block's DOFs from their displacements and rotation
+        increments ``u (n, k)`` (the configuration space's gather at ``safe_dofs``, which
+        the System sets with ``X``): reference ``X`` plus ``u``, 0 where a DOF is absent."""
+        if self._fmask is None:
+            # every DOF present (the common case): the product with ones is skipped
+            self._fmask = False if self.mask.all() else self.mask.astype(float)
+        x = u + self.X
+        return x if self._fmask is False else x * self._fmask
 
 
-def AngleDriver(a, b, angle: Motion, name: str | None = None) -> Driver:
-    """Prescribed relative rotation ``theta_b - theta_a = angle(t)`` [rad] (``a`` may be
-    ``model.ground``: then b's rotation from its reference). A :class:`Driver`."""
-    return _rotation_driver(a, b, name, motion=angle)
-
-
-def SpeedDriver(a, b, omega: Motion, name: str | None = None) -> Driver:
-    """Prescribed relative angular speed ``d(theta_b - theta_a)/dt = omega(t)`` [rad/s],
-    integrated exactly from 0 (``a`` may be ``model.ground``). A :class:`Driver`."""
-    return _rotation_driver(a, b, name, speed=omega)
-
-
-def _rotation_driver(a, b, name, **motion) -> Driver:
-    ground = getattr(a, "internal", False) and getattr(a, "name", None) == "ground"
-    return Driver(b, "rz", relative_to=None if (ground or a == "ground") else a, name=name,
-                  **motion)
+def instance_vectors(a, k: int) -> np.ndarray:
+    """Per-instance vectors as the kernels' C-contiguous float64 ``(n, k)``."""
+    return np.ascontiguousarray(np.asarray(a, float).reshape(-1, k))

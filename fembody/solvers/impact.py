@@ -50,7 +50,7 @@ import numpy as np
 
 from ..constraints import RedundantRows
 from ..errors import ConvergenceError, ModelError
-from ..joints.blocks import JointBlock
+from ..joints.base import JointBlock
 from ..system import System, Scatter
 from .dae import project, project_velocity
 from .linalg import saddle_solver
@@ -60,7 +60,7 @@ log = logging.getLogger("fembody")
 
 class ContactRow(JointBlock):
     """A resting impulse contact as a constraint row ``phi = g(x) = 0`` (joint-block contract of
-    :mod:`fembody.joints.blocks`)."""
+    :mod:`fembody.joints.base`)."""
 
     def __init__(self, group, i: int, row: int) -> None:
         super().__init__(group.dofs[i:i + 1], np.array([-1]), 1)

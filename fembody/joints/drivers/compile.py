@@ -1,138 +1,58 @@
-"""Joint compilation for spatial models (``sys.dim == 3``): builders registered in
-:data:`fembody.joints.compile.BUILDERS3D` and :func:`compile_joints3d`.
-
-The System it reads: ``node_dofs (n_nodes, 6)`` (velocity DOFs x, y, z, rx, ry, rz; -1 absent,
-a node without rotation has -1 in its last three), ``model.ground``, the nodes' reference
-``position (3,)`` and optionally ``node_R0 (n_nodes, 3, 3)`` (reference node frames; identity
-when absent: node frames coincide with the global axes in the reference configuration, so a
-global axis is also the node-frame vector). ``is_fixed`` (when present) refuses a driver on a
-fixed DOF. Each builder appends ``(joint, dofs (12,), node_ids (2,), data, motion)`` to the
-group of its kernel; the groups become :class:`SpatialBlock` s, rows are numbered joint by
-joint as in the planar compiler.
-"""
+"""Builders of the drivers family: planar drivers and supports (linear rows), spatial motors,
+supports and translation drivers."""
 from __future__ import annotations
-
-from collections import defaultdict
 
 import numpy as np
 
-from ..errors import ModelError
-from .compile import JointRows, builder, lookup, number_rows
-from .joints3d import vector3
-from .spatial_blocks import ROWS, SpatialBlock
-
-DOF3 = ("x", "y", "z", "rx", "ry", "rz")
-NONE = np.full(6, -1, dtype=np.int64)
+from ...errors import ModelError
+from ..compile import (DOF3, NONE, blocks_of, builder, frame0, is_ground, joint_point, owners,
+                       pair, perpendicular, position, spatial_endpoint)
+from .block import LinearBlock
 
 
-def is_ground(sys, node) -> bool:
-    return node is None or node is sys.model.ground
-
-
-def position(sys, node) -> np.ndarray:
-    return np.zeros(3) if is_ground(sys, node) else np.asarray(node.position, float)
-
-
-def frame0(sys, node) -> np.ndarray:
-    """Reference frame of ``node`` (identity for the ground and without ``sys.node_R0``)."""
-    R0 = getattr(sys, "node_R0", None)
-    return np.eye(3) if R0 is None or is_ground(sys, node) else np.asarray(R0[node.id], float)
-
-
-def has_rotation(sys, node) -> bool:
-    return is_ground(sys, node) or bool(np.all(sys.node_dofs[node.id, 3:] >= 0))
-
-
-def endpoint(sys, node, at: np.ndarray, where: str, need_rotation: bool = False):
-    """DOFs (6,), node id and node-frame offset of the point ``at`` carried by ``node``
-    (ground: no DOFs, id -1, the offset is the point itself)."""
-    if is_ground(sys, node):
-        return NONE, -1, at.copy()
-    d = at - position(sys, node)
-    off = np.linalg.norm(d) > 1e-12 * max(1.0, np.abs(at).max())
-    if not has_rotation(sys, node) and (need_rotation or off):
-        why = "a rotation" if need_rotation else f"an offset point {tuple(at)}"
-        raise ModelError(f"{where}: {node} has no rotation DOFs, so it cannot carry {why}; "
-                         "attach a beam or rigid body to it or place the joint at the node")
-    return sys.node_dofs[node.id].astype(np.int64), node.id, frame0(sys, node).T @ d
-
-
-def joint_point(sys, j, where: str) -> np.ndarray:
-    if getattr(j, "at", None) is not None:
-        return vector3(j.at, f"{where}: at")
-    return position(sys, j.a if is_ground(sys, j.b) else j.b)
-
-
-def perpendicular(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two unit vectors completing ``axis`` to a right-handed frame ``(u1, u2, axis)``."""
-    t = np.array([1.0, 0, 0]) if abs(axis[0]) < 0.9 else np.array([0, 1.0, 0])
-    u1 = np.cross(axis, t)
-    u1 /= np.linalg.norm(u1)
-    return u1, np.cross(axis, u1)
-
-
-def pair(sys, j, a, b, at, where, need_rotation):
-    da_dofs, ia, da = endpoint(sys, a, at, where, need_rotation)
-    db_dofs, ib, db = endpoint(sys, b, at, where, need_rotation)
-    return np.r_[da_dofs, db_dofs], np.array([ia, ib]), da, db
-
-
-@builder("Spherical", "Revolute", "Universal", "Prismatic", "Cylindrical", dim=3)
-def _spatial(sys, j, groups: dict) -> None:
+@builder("Driver", form="planar")
+def _driver(sys, j, groups: dict) -> None:
     where = j.label
-    at = joint_point(sys, j, where)
-    kind = j.kind.lower()
-    dofs, ids, da, db = pair(sys, j, j.a, j.b, at, where, kind != "spherical")
-    Ra, Rb = frame0(sys, j.a), frame0(sys, j.b)
-    data = {"da": da, "db": db}
-    if kind == "universal":
-        data.update(ua=Ra.T @ j.axis_a, ub=Rb.T @ j.axis_b)
-    elif kind != "spherical":
-        u1, u2 = perpendicular(j.axis)
-        if kind == "prismatic":
-            data.update(C0=Ra.T @ Rb, n1=Ra.T @ u1, n2=Ra.T @ u2)
-        else:
-            data.update(ua1=Ra.T @ u1, ua2=Ra.T @ u2, wb=Rb.T @ j.axis)
-    if kind == "spherical" and not ((ids[0] >= 0 and np.any(da)) or (ids[1] >= 0 and np.any(db))):
-        kind = "spherical0"              # at the nodes (or the ground): linear rows, own block
-    groups[kind].append((j, dofs, ids, data, None))
+    if j.dof not in sys.dof_names:
+        raise ModelError(f"{where}: unknown DOF {j.dof!r}; use 'x', 'y' or 'rz'")
+    i = sys.node_dofs[j.node.id, sys.dof_names.index(j.dof)]
+    if i < 0:
+        raise ModelError(f"{where}: {j.node} has no DOF {j.dof!r}")
+    if sys.is_fixed[i]:
+        raise ModelError(f"{where}: DOF {j.dof!r} of {j.node} is fixed by "
+                         "model.fix; remove the support or the driver")
+    if j.relative_to is None:
+        groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, j))
+    else:
+        if j.dof != "rz":
+            raise ModelError(f"{where}: a relative driver acts on 'rz' only")
+        ia = sys.node_dofs[j.relative_to.id, 2]
+        if ia < 0:
+            raise ModelError(f"{where}: {j.relative_to} has no rotation DOF")
+        groups["linear"].append((j, [ia, i], [-1.0, 1.0], 0.0, j))
+    j.derivatives(0.0)          # validate the motion function early
 
 
-@builder("Weld", "RigidLink", dim=3)
-def _weld(sys, j, groups: dict) -> None:
+@builder("Support", form="planar")
+def _support(sys, j, groups: dict) -> None:
     where = j.label
-    link = j.kind == "RigidLink"
-    a, b = (j.body, j.node) if link else (j.a, j.b)
-    rot = (not link) or j.rotation
-    if link and not (not is_ground(sys, a) and has_rotation(sys, a)):
-        raise ModelError(f"{where}: the body node must have rotation DOFs (a rigid body or "
-                         "beam node)")
-    at = position(sys, b) if link else (
-        vector3(j.at, f"{where}: at") if j.at is not None else
-        position(sys, a if is_ground(sys, b) else b))
-    dofs, ids, da, db = pair(sys, j, a, b, at, where, rot)
-    data = {"da": da, "db": db}
-    if rot:
-        data["C0"] = frame0(sys, a).T @ frame0(sys, b)
-    groups["weld" if rot else "spherical"].append((j, dofs, ids, data, None))
+    for dn in j.dofs:
+        if dn not in sys.dof_names:
+            raise ModelError(f"{where}: unknown DOF {dn!r}; use 'x', 'y' or 'rz'")
+        i = sys.node_dofs[j.node.id, sys.dof_names.index(dn)]
+        if i < 0:
+            raise ModelError(f"{where}: {j.node} has no DOF {dn!r}")
+        groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, None))
 
 
-@builder("Distance", dim=3)
-def _distance(sys, j, groups: dict) -> None:
-    where = j.label
-    pa, pb = position(sys, j.a), position(sys, j.b)
-    length = float(np.linalg.norm(pb - pa)) if j.length is None else float(j.length)
-    if not (np.isfinite(length) and length > 0.0):
-        raise ModelError(f"{where}: the length must be positive (the nodes coincide "
-                         f"or length={j.length!r})")
-    da_dofs, ia, da = endpoint(sys, j.a, pa, where)
-    db_dofs, ib, db = endpoint(sys, j.b, pb, where)
-    groups["distance"].append((j, np.r_[da_dofs, db_dofs], np.array([ia, ib]),
-                               {"da": da, "db": db, "length": length}, None))
+@blocks_of("linear")
+def _linear_blocks(sys, key: str, g: list) -> list:
+    return [LinearBlock(np.array([e[1] for e in g]), owners(g), np.array([e[2] for e in g]),
+                        np.array([e[3] for e in g]), [e[4] for e in g])]
 
 
-@builder("RotationDriver", "SlideDriver", dim=3)
-def _drivers(sys, j, groups: dict) -> None:
+@builder("RotationDriver", "SlideDriver", form="spatial")
+def _motors(sys, j, groups: dict) -> None:
     where = j.label
     j.derivatives(0.0)                        # validate the motion function early
     Ra, Rb = frame0(sys, j.a), frame0(sys, j.b)
@@ -144,14 +64,14 @@ def _drivers(sys, j, groups: dict) -> None:
         groups["rotation_driver"].append((j, dofs, ids, data, j))
     else:
         at = joint_point(sys, j, where)
-        da_dofs, ia, da = endpoint(sys, j.a, at, where, True)     # a carries the axis
-        db_dofs, ib, db = endpoint(sys, j.b, at, where)
+        da_dofs, ia, da = spatial_endpoint(sys, j.a, at, where, True)     # a carries the axis
+        db_dofs, ib, db = spatial_endpoint(sys, j.b, at, where)
         dofs, ids = np.r_[da_dofs, db_dofs], np.array([ia, ib])
         groups["slide_driver"].append((j, dofs, ids, {"da": da, "db": db, "ua": Ra.T @ j.axis},
                                        j))
 
 
-def _node_dof(sys, j, node, name: str, where: str) -> int:
+def node_dof(sys, j, node, name: str, where: str) -> int:
     if name not in DOF3:
         raise ModelError(f"{where}: unknown DOF {name!r}; use 'x', 'y', 'z', 'rx', 'ry' or 'rz'")
     i = int(sys.node_dofs[node.id, DOF3.index(name)])
@@ -160,14 +80,14 @@ def _node_dof(sys, j, node, name: str, where: str) -> int:
     return i
 
 
-@builder("Support", dim=3)
-def _support(sys, j, groups: dict) -> None:
+@builder("Support", form="spatial")
+def _support3(sys, j, groups: dict) -> None:
     where, node = j.label, j.node
     names = ("x", "y", "z") if getattr(j, "default_dofs", False) else tuple(j.dofs)
     if len(set(names)) != len(names):
         raise ModelError(f"{where}: a DOF is given twice in {names}")
     for name in names:
-        _node_dof(sys, j, node, name, where)
+        node_dof(sys, j, node, name, where)
     dofs, ids = np.r_[NONE, sys.node_dofs[node.id]], np.array([-1, node.id])
     X, E = position(sys, node), np.eye(3)
     for name in names:
@@ -193,14 +113,14 @@ def _support(sys, j, groups: dict) -> None:
         groups["support_rotation"].append((j, dofs, ids, row, None))
 
 
-@builder("Driver", dim=3)
-def _driver(sys, j, groups: dict) -> None:
+@builder("Driver", form="spatial")
+def _driver3(sys, j, groups: dict) -> None:
     where = j.label
     if j.relative_to is not None or j.dof not in ("x", "y", "z"):
         raise ModelError(f"{where}: in a 3D model a Driver prescribes a translation 'x', 'y' "
                          "or 'z' of one node; for rotations use fb.RotationDriver(a, b, axis, "
                          "angle) with a Revolute")
-    i = _node_dof(sys, j, j.node, j.dof, where)
+    i = node_dof(sys, j, j.node, j.dof, where)
     fixed = getattr(sys, "is_fixed", None)
     if fixed is not None and fixed[i]:
         raise ModelError(f"{where}: DOF {j.dof!r} of {j.node} is fixed by model.fix; remove "
@@ -210,29 +130,3 @@ def _driver(sys, j, groups: dict) -> None:
                               np.array([-1, j.node.id]),
                               {"X": position(sys, j.node), "e": np.eye(3)["xyz".index(j.dof)]},
                               j))
-
-
-def compile_joints3d(sys, model) -> JointRows:
-    """Build the spatial constraint blocks of ``model``'s joints on the half-built System
-    ``sys`` (read only) and number their rows (each block gets ``safe_dofs``, ``flat_sel``,
-    ``flat_dofs`` as the planar ones)."""
-    groups: dict[str, list] = defaultdict(list)
-    for j in model.joints:
-        lookup(j, 3)(sys, j, groups)
-    blocks = []
-    for key in ("spherical0",) + tuple(ROWS):
-        g = groups.get(key)
-        if not g:
-            continue
-        data = {k: np.array([e[3][k] for e in g]) for k in g[0][3]}
-        motions = [e[4] for e in g]
-        blocks.append(SpatialBlock("spherical" if key == "spherical0" else key,
-                                   np.array([e[1] for e in g]), [e[0].index for e in g],
-                                   np.array([e[2] for e in g]), data,
-                                   motions if any(m is not None for m in motions) else None))
-    rows = number_rows(model, blocks)
-    for blk in blocks:
-        blk.safe_dofs = np.where(blk.mask, blk.dofs, 0)
-        blk.flat_sel = np.flatnonzero(blk.mask.ravel())
-        blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
-    return rows

@@ -1,19 +1,21 @@
-"""Spatial joint blocks: all instances of one joint kind evaluated at once.
+"""The spatial joint block: all instances of one spatial joint kind evaluated at once by the
+kernel of :mod:`fembody.joints.kernels.spatial`.
 
-The interface is that of the planar blocks (:mod:`fembody.joints.blocks`): ``dofs (n, 12)``
-(velocity DOFs ``(x, y, z, rx, ry, rz)`` of a then b, ``-1`` absent: the ground or a node
-without rotation), ``mask``, ``owner``, ``m``, ``rows`` (set when rows are numbered),
-``evaluate(poses, t, hessian) -> (phi, B, H)``, ``rates(t)``, ``linear``, ``constant_B``,
-``rheonomic`` and ``reaction_factor`` - except that ``evaluate`` is handed the node poses
-``poses = (x (n, 2, 3), R (n, 2, 3, 3))`` of a and b (``node_ids (n, 2)``, -1 for the ground,
-whose pose is ``x = 0``, ``R = I``), as the configuration space gives them. ``reaction``
-turns multipliers into the force and moment on b (:func:`fembody.joints.spatial.reaction`).
+The interface is the constraint-block contract
+(:class:`fembody.joints.base.ConstraintBlock`): ``dofs (n, 12)`` (velocity DOFs ``(x, y, z,
+rx, ry, rz)`` of a then b, ``-1`` absent: the ground or a node without rotation), ``mask``,
+``owner``, ``m``, ``rows`` (set when rows are numbered), ``evaluate(poses, t, hessian) ->
+(phi, B, H)``, ``rates(t)``, ``linear``, ``constant_B``, ``rheonomic`` and
+``reaction_factor``; ``evaluate`` is handed the node poses ``poses = (x (n, 2, 3), R (n, 2,
+3, 3))`` of a and b (``node_ids (n, 2)``, -1 for the ground, whose pose is ``x = 0``, ``R =
+I``), as the configuration space gives them. ``reaction`` turns multipliers into the force and
+moment on b (:func:`fembody.joints.kernels.spatial.reaction`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
+from ...errors import ModelError
 from . import spatial as sj
 
 ROWS = {kind: m for kind, (_, m, _) in sj.KINDS.items()}

@@ -1,4 +1,4 @@
-"""Vectorised joint blocks: every joint family evaluated at once.
+"""The compiled planar joint kernel: the rows of coincident points, sliders and distances.
 
 A block gathers ``x (n, k)`` (positions X + u and rotations) from the node poses the
 configuration space hands it for ``dofs`` (``-1`` marks a DOF that does not exist, e.g. the
@@ -14,8 +14,10 @@ so that the constraint geometric stiffness is ``sum_i lambda_i H_i``. Rheonomic 
 The nonlinear families (coincident points off the nodes, sliders, distances) are one compiled
 kernel, :func:`rows`, a single pass over the instances of a block (:mod:`fembody.elements.kernels`:
 ahead of time or by numba on first use); its numpy reference, the same formulas vectorised, is
-``tests/joints/blocks_reference.py``. Linear rows (drivers, supports) stay numpy: one product
-per block.
+``tests/joints/blocks_reference.py``. The blocks calling it sit in their
+families (:class:`~fembody.joints.point.PointBlock`, :class:`~fembody.joints.slide.SliderBlock`,
+:class:`~fembody.joints.distance.DistanceBlock`); linear rows (drivers, supports,
+:class:`~fembody.joints.drivers.LinearBlock`) stay numpy: one product per block.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..elements.kernels import njit
+from ...elements.kernels import njit
 
 POINT, SLIDER, DISTANCE = 0, 1, 2        # the kinds of :func:`rows`
 
@@ -120,138 +122,3 @@ def rows(kind, m, x, da, db, n0, length, flag, hessian):  # pragma: no cover - j
                 H[k, 0, 2, 2] += e0 * a[2] + e1 * a[3]
                 H[k, 0, 5, 5] -= e0 * b[2] + e1 * b[3]
     return phi, B, H
-
-
-class JointBlock:
-    """Common bookkeeping: ``dofs (n, k)``, rows per instance ``m``, ``owner (n,)`` joint index
-    of each instance, and ``reaction_factor`` turning multipliers into reported reactions."""
-
-    rheonomic = False
-    reaction_factor = -1.0
-    linear = False
-
-    def __init__(self, dofs: np.ndarray, owner: np.ndarray, m: int) -> None:
-        self.dofs = np.asarray(dofs, dtype=np.int64)
-        self.mask = self.dofs >= 0
-        self.owner = np.asarray(owner, dtype=np.int64)
-        self.m = m
-        self._fmask = None
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def gather(self, u: np.ndarray) -> np.ndarray:
-        """Positions and rotations of the block's DOFs from their displacements and rotation
-        increments ``u (n, k)`` (the configuration space's gather at ``safe_dofs``, which
-        the System sets with ``X``): reference ``X`` plus ``u``, 0 where a DOF is absent."""
-        if self._fmask is None:
-            # every DOF present (the common case): the product with ones is skipped
-            self._fmask = False if self.mask.all() else self.mask.astype(float)
-        x = u + self.X
-        return x if self._fmask is False else x * self._fmask
-
-
-class PointBlock(JointBlock):
-    """Coincident points (Pin, RigidLink) and, with ``rotation``, equal relative rotation (Weld):
-    ``phi = p_b - p_a`` (and ``theta_b - theta_a``). ``x = (xa, ya, tha, xb, yb, thb)``."""
-
-    def __init__(self, dofs, owner, da: np.ndarray, db: np.ndarray, rotation: bool) -> None:
-        super().__init__(dofs, owner, 3 if rotation else 2)
-        self.da, self.db, self.rotation = _arr(da, 2), _arr(db, 2), rotation
-        # points at the nodes themselves (the common pin): no rotation terms at all
-        self.at_nodes = not (np.any(self.da) or np.any(self.db))
-        self._Bconst = np.zeros((len(self.dofs), self.m, 6))
-        self._Bconst[:, 0, 0] = self._Bconst[:, 1, 1] = -1.0
-        self._Bconst[:, 0, 3] = self._Bconst[:, 1, 4] = 1.0
-        if rotation:
-            self._Bconst[:, 2, 2], self._Bconst[:, 2, 5] = -1.0, 1.0
-        self._length = np.zeros(len(self))        # (the kernel's unused length argument)
-
-    def evaluate(self, x, t, hessian):
-        if self.at_nodes:
-            n = x.shape[0]
-            phi = np.empty((n, self.m))
-            if self.rotation:
-                phi[:, 2] = x[:, 5] - x[:, 2]
-            phi[:, :2] = x[:, 3:5] - x[:, 0:2]
-            return phi, self._Bconst, None          # linear: no geometric stiffness
-        phi, B, H = rows(POINT, self.m, x, self.da, self.db, self.da, self._length,
-                         self.rotation, hessian)
-        return phi, B, (H if hessian else None)
-
-
-class SliderBlock(JointBlock):
-    """Point of b on a line of a: ``phi = n_a . (p_b - P_a)`` with ``n_a = R(theta_a) n0``;
-    optionally ``theta_b - theta_a`` (locked rotation)."""
-
-    def __init__(self, dofs, owner, da, db, n0, lock: bool) -> None:
-        super().__init__(dofs, owner, 2 if lock else 1)
-        self.da, self.db, self.n0, self.lock = _arr(da, 2), _arr(db, 2), _arr(n0, 2), lock
-        self._length = np.zeros(len(self))        # (the kernel's unused length argument)
-
-    def evaluate(self, x, t, hessian):
-        phi, B, H = rows(SLIDER, self.m, x, self.da, self.db, self.n0, self._length,
-                         self.lock, hessian)
-        return phi, B, (H if hessian else None)
-
-
-class DistanceBlock(JointBlock):
-    """``phi = |p_b - p_a| - L``. Reaction: tension = +lambda."""
-
-    reaction_factor = 1.0
-
-    def __init__(self, dofs, owner, da, db, length) -> None:
-        super().__init__(dofs, owner, 1)
-        self.da, self.db = _arr(da, 2), _arr(db, 2)
-        self.length = np.ascontiguousarray(np.broadcast_to(np.asarray(length, float),
-                                                           (len(self),)))
-
-    def evaluate(self, x, t, hessian):
-        phi, B, H = rows(DISTANCE, 1, x, self.da, self.db, self.da, self.length, False,
-                         hessian)
-        return phi, B, (H if hessian else None)
-
-
-def _arr(a, k: int) -> np.ndarray:
-    """Per-instance vectors as the kernel's C-contiguous float64 ``(n, k)``."""
-    return np.ascontiguousarray(np.asarray(a, float).reshape(-1, k))
-
-
-class LinearBlock(JointBlock):
-    """Linear rows ``phi = c . x - c0 - f(t)``: prescribed DOFs (Driver, Support) and relative
-    rotations. ``motions`` holds one Driver per instance (None for a fixed value)."""
-
-    linear = True
-
-    def __init__(self, dofs, owner, c: np.ndarray, c0: np.ndarray, motions: list) -> None:
-        super().__init__(dofs, owner, 1)
-        self.c, self.c0 = np.asarray(c, float), np.asarray(c0, float)
-        self.motions = motions
-        self.rheonomic = any(mo is not None for mo in motions)
-        self._cache: tuple | None = None
-        self.angular: np.ndarray | None = None    # rows on rotations (set by the System)
-
-    def _f(self, t: float):
-        if self._cache is None or self._cache[0] != t:
-            vals = np.zeros((len(self.motions), 3))
-            for i, mo in enumerate(self.motions):
-                if mo is not None:
-                    vals[i] = mo.derivatives(t)
-            self._cache = (t, vals)
-        return self._cache[1]
-
-    def evaluate(self, x, t, hessian):
-        f = self._f(t)[:, 0] if self.rheonomic else 0.0
-        phi = (np.einsum("nk,nk->n", self.c, x) - self.c0 - f)[:, None]
-        if self.angular is not None:
-            # rotations are known modulo full turns when stored on the circle (the space's
-            # gather gives relative angles below pi exactly): the violation is the shorter
-            # way round, exactly phi itself whenever |phi| < pi
-            a = phi[self.angular]
-            phi[self.angular] = a - (2.0 * np.pi) * np.round(a / (2.0 * np.pi))
-        return phi, self.c[:, None, :], None
-
-    def rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """``phi_t`` and ``phi_tt`` (n, 1)."""
-        vals = self._f(t)
-        return -vals[:, 1:2], -vals[:, 2:3]

@@ -47,7 +47,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..elements.kernels import njit
+from ...elements.kernels import njit
 
 K = 12                                            # increments per instance
 NQ = 8                                            # carried-quantity slots of one instance
@@ -439,7 +439,7 @@ def support_translation(xb, X, e, f=0.0):
 
 def support_rotation(Rb, u1, w1, c2, u2, w2, hessian=True):
     """Rotation rows of a ground support: ``(Rb u1) . w1 + c2 (Rb u2) . w2`` (1 row); the
-    builder chooses the vectors (see :mod:`fembody.joints.compile3d`)."""
+    builder chooses the vectors (see :mod:`fembody.joints.drivers.compile`)."""
     n = np.shape(Rb)[0]
     z = np.zeros((n, 3))
     return evaluate("support_rotation", z, np.eye(3), z, Rb, (u1, w1, u2, w2), s=c2,

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.modal import ModalBodyRef
-from ..errors import ModelError
-from .blocks import JointBlock
-from .joints import Joint
+from ...elements.modal import ModalBodyRef
+from ...errors import ModelError
+from ..base import Joint, JointBlock
 
 
 class ModalPinBlock(JointBlock):
