@@ -33,7 +33,7 @@ from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 
 if TYPE_CHECKING:
-    from .model import Model, Node
+    from .model.model import Model, Node
 
 
 @dataclass

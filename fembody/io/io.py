@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ModelError
-from .materials import Material, Section
-from .meshes import FAMILY_CODE, read_mesh
+from ..errors import ModelError
+from ..model.materials import Material, Section
+from ..model.meshes import FAMILY_CODE, read_mesh
 
 if TYPE_CHECKING:
     import meshio
 
-    from .model import Model
-    from .results import Result
+    from ..model.model import Model
+    from ..results import Result
 
 __all__ = ["add_body", "read_mesh", "model_mesh", "write_model", "result_mesh", "write_result",
            "read_pvd", "read_xdmf", "step_index", "EXPORT_CODES", "JOINT_CODES"]
@@ -113,7 +113,7 @@ class _MeshMap:
     def _modal(self, model: Model) -> None:
         """The mesh of every modal body: extra points, a line block of consecutive mesh points
         (the template body's element chain)."""
-        from .elements.modal import rotation_matrix
+        from ..elements.modal import rotation_matrix
         self.modal_blocks = []
         for ref in model.modal_bodies:
             mb = ref.body

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence, Union
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
 
 if TYPE_CHECKING:
     from .model import Model

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from . import modelcheck as chk
-from . import validate
+from .. import validate
 from .bodies import NodeLike
-from .errors import ModelError
+from ..errors import ModelError
 from .loads import LoadValue, NodalLoad, check_time_function
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
 
 __all__ = ["TimeFunction", "Constant", "Ramp", "SmoothStep", "Harmonic", "PiecewiseLinear",
            "CubicSpline", "derivatives"]

@@ -7,8 +7,8 @@ from typing import Callable, Sequence, Union
 
 import numpy as np
 
-from . import validate
-from .errors import ModelError
+from .. import validate
+from ..errors import ModelError
 
 LoadValue = Union[float, tuple, list, np.ndarray, Callable[[float], object]]
 

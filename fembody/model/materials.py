@@ -5,8 +5,8 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from . import validate
-from .errors import ModelError
+from .. import validate
+from ..errors import ModelError
 
 
 def check_number(value: float, what: str, strict: bool = True) -> float:

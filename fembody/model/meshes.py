@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
 from .materials import Material, Section
 
 if TYPE_CHECKING:

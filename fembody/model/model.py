@@ -6,18 +6,18 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from . import conditions
-from .errors import ModelError
+from ..errors import ModelError
 from .loads import LoadValue, NodalLoad, attach_motor
 from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody,
                      resolve_node)
-from .elements.modal import ModalBodyRef
+from ..elements.modal import ModalBodyRef
 from . import modelcheck as chk
-from . import validate
+from .. import validate
 from .materials import Material, Section
-from .space.dimension import Dimension, dimension
+from ..space.dimension import Dimension, dimension
 
 if TYPE_CHECKING:
-    from .system import System
+    from ..system import System
 
 
 
@@ -316,7 +316,7 @@ class Model:
     def add_joint(self, joint):
         """Add a joint (``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
         ``fb.RigidLink``, ``fb.Support``) and return it."""
-        from .joints import Joint
+        from ..joints import Joint
         from .loads import Motor
         if isinstance(joint, Motor):        # a torque, not a constraint (as users guess it)
             return self.add_motor(joint)
@@ -347,7 +347,7 @@ class Model:
         within one step; for e = 1 only at round-off level). Returns the
         :class:`fembody.contact.Contact`. ``name``: a label for results and
         errors (default None)."""
-        from .contact import make_contact
+        from ..contact import make_contact
         c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
                          exponent=exponent, rest_velocity=rest_velocity, name=name)
@@ -424,7 +424,7 @@ class Model:
         ``space``: how configurations are stored (:data:`fembody.space.SPACES`; default
         :func:`fembody.space.default`, 'planar': angles; 'planar-complex': unit complex
         numbers updated multiplicatively)."""
-        from .system import System
+        from ..system import System
         return System(self, space)
 
     def __repr__(self) -> str:

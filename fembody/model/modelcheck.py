@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
 from .materials import Material, Section, check_number
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .bodies import ElementRef, model_label, resolve_element
-from .errors import ModelError
+from ..errors import ModelError
 
 NODE_QUANTITIES = {"position": ("x", "y"), "displacement": ("ux", "uy"),
                    "velocity": ("vx", "vy"), "acceleration": ("ax", "ay"),
@@ -67,7 +67,7 @@ class Sensor:
 
 def make_sensor(model, target, quantity: str, name: str | None = None) -> Sensor:
     """Check a sensor declaration against ``model`` (see the module docstring)."""
-    from .joints import Joint
+    from ..joints import Joint
     where = f"add_sensor ({quantity!r} of {target!r})"
     if isinstance(target, str) and target == "energy":
         kind, comps = "energy", (quantity,)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import validate
-from .bodies import NodeLike
-from .errors import ModelError
-from .joints.base import Joint
+from .. import validate
+from ..model.bodies import NodeLike
+from ..errors import ModelError
+from ..joints.base import Joint
 
 if TYPE_CHECKING:
     from .results import Result

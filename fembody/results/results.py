@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import space as spaces
-from . import validate
-from .errors import ModelError
+from .. import space as spaces
+from .. import validate
+from ..errors import ModelError
 from . import result_access as access
-from .version import __version__
+from ..version import __version__
 
 if TYPE_CHECKING:
-    from .bodies import NodeLike
-    from .joints.base import Joint
-    from .system import System
+    from ..model.bodies import NodeLike
+    from ..joints.base import Joint
+    from ..system import System
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
            "constraint_work", "dissipated", "violation", "stability")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
 
 if TYPE_CHECKING:
     from .results import Result

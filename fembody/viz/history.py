@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ModelError
-from ..model import Node
+from ..model.model import Node
 from .scene import check_parent
 
 if TYPE_CHECKING:

@@ -7,9 +7,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ... import functions, validate
+from ... import validate
 from ...errors import ModelError
-from ...functions import TimeFunction
+from ...model import functions
+from ...model.functions import TimeFunction
 from ..base import Joint, Joint3, Motion
 
 
@@ -23,10 +24,10 @@ class Driver(Joint):
       ``theta_node - theta_other`` is ``motion(t)`` (a motor on a joint).
 
     ``motion`` is a number or a callable; its first and second time derivatives are exact for
-    a :mod:`fembody.functions` function, taken from ``velocity``/``acceleration`` when given,
+    a :mod:`fembody.model.functions` function, taken from ``velocity``/``acceleration`` when given,
     else by fourth-order central differences. ``speed`` (instead of ``motion``): the rate
     [m/s or rad/s] as a number or function of t; the motion is its integral from 0 (exact for
-    :mod:`fembody.functions`, adaptive quadrature otherwise). ``dof``: the driven DOF's name
+    :mod:`fembody.model.functions`, adaptive quadrature otherwise). ``dof``: the driven DOF's name
     ('x', 'y', 'rz'; in a spatial model also 'z'). See also :func:`AngleDriver` and
     :func:`SpeedDriver`. Reaction: the generalised force [N or N m] on ``node``.
     """
