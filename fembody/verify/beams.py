@@ -1,7 +1,9 @@
-"""Verification cases of spatial beams (registered with the planar ones). Until spatial models
-are wired into ``Model``, they run the 3D Simo-Reissner kernels of
-:mod:`fembody.elements.beam3d` through :class:`Chain`, a few lines of Newton for a chain of beam
-elements clamped at its first node (the element tests use the same class)."""
+"""Verification cases of beams: large-deflection statics (planar elastica, the spatial
+Bathe-Bolourchi bend, the roll-up into a circle), convergence of the static tip deflection and
+the cantilever's frequencies, planar and spatial forms side by side. The spatial statics run
+the 3D Simo-Reissner kernels of :mod:`fembody.elements.beam3d` through :class:`Chain`, a few
+lines of Newton for a chain of beam elements clamped at its first node (the element tests use
+the same class)."""
 from __future__ import annotations
 
 import math
@@ -10,11 +12,116 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+import fembody as fb
 from ..elements import beam3d as b3
 from .. import rotations as rot
+from .common import _order_plot, _slope
 from .registry import Case, register
 
+EB_CLAMPED = np.array([1.87510407, 4.69409113, 7.85475744])     # beta L of a clamped-free beam
 
+
+# ------------------------------------------------------------------------- statics
+def elastica(ks=(1.0, 2.0, 5.0, 10.0), n: int = 32) -> dict:
+    from fembody.examples.cantilever import build_model
+    values = {}
+    for k in ks:
+        model, beam = build_model(n=n, k=k)
+        res = fb.static(model, steps=max(2, int(k)))
+        ux, uy = res.displacement(beam.last)[-1]
+        values[f"u/L k={k:g}"], values[f"w/L k={k:g}"] = -ux, -uy
+    return {"values": values}
+
+
+def _mattiasson_refs() -> dict:
+    from fembody.examples.cantilever import MATTIASSON
+    out = {}
+    for k, (u, w) in MATTIASSON.items():
+        out[f"u/L k={k:g}"], out[f"w/L k={k:g}"] = u, w
+    return out
+
+
+register(Case(
+    "elastica-mattiasson", elastica, _mattiasson_refs(), 5e-3,
+    "Mattiasson, Int. J. Numer. Meth. Eng. 17 (1981) 145-153, Table 1 (elastica tip u/L, w/L)",
+    description="Cantilever under a tip load P L^2/EI = k, 32 geometrically exact beam "
+                "elements, EA/EI = 1e7."))
+
+
+def timoshenko_tip() -> dict:
+    EI, GA, L = 2.0, 1.0e5, 1.5
+    P = 1e-7 * EI / L**2
+    w_ref = P * L**3 / (3 * EI) + P * L / GA
+    errs, hs, th_err = [], [], 0.0
+    for n in (4, 8, 16, 32):
+        m = fb.Model()
+        b = m.add_beam((0.0, 0.0), (L, 0.0), n=n, material=fb.Material(E=3.0e5, rho=1.0, G=GA),
+                       section=fb.Section(A=1.0, I=EI / 3.0e5, shear_factor=1.0))
+        m.fix(b.first)
+        m.add_force(b.last, (0.0, -P))
+        res = fb.static(m, steps=1)
+        errs.append(abs(-res.displacement(b.last)[-1, 1] - w_ref) / w_ref)
+        th_err = max(th_err, abs(-res.rotation(b.last)[-1] / (P * L**2 / (2 * EI)) - 1.0))
+        hs.append(L / n)
+    return {"values": {"order": _slope(hs, errs), "tip rotation error": th_err},
+            "plots": [_order_plot("Timoshenko cantilever, tip deflection", hs,
+                                  {"relative error": errs}, "element length [m]")]}
+
+
+register(Case(
+    "cantilever-static-order", timoshenko_tip, {"order": 2.0, "tip rotation error": 0.0},
+    {"order": 0.1, "tip rotation error": 1e-8},
+    "Timoshenko beam theory: w = P L^3/(3EI) + P L/(kGA), rotation P L^2/(2EI) (Timoshenko & "
+    "Gere, Mechanics of Materials, 1972, sec. 9.6)", relative=False,
+    description="Linear tip load, 4..32 elements: deflection converges at order 2, the nodal "
+                "rotation is exact (one-point integration)."))
+
+
+# -------------------------------------------------------------------------- modes
+def cantilever_frequencies() -> dict:
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    sec = fb.Section.rectangle(b=0.02, h=0.002)
+    L, ns, errs, f80 = 2.0, (10, 20, 40, 80), [], None
+    ref = EB_CLAMPED**2 * math.sqrt(steel.E * sec.I / (steel.rho * sec.A * L**4)) / (2 * math.pi)
+    for n in ns:
+        m = fb.Model()
+        b = m.add_beam((0.0, 0.0), (L, 0.0), n=n, material=steel, section=sec)
+        m.fix(b.first)
+        f = fb.modes(m, n=3).frequencies
+        errs.append(np.abs(f / ref - 1))
+        f80 = f
+    errs = np.array(errs)
+    h = L / np.array(ns)
+    values = {f"f{i + 1} [Hz]": float(f80[i]) for i in range(3)}
+    values.update({f"order mode {i + 1}": _slope(h, errs[:, i]) for i in range(3)})
+    return {"values": values,
+            "plots": [_order_plot("Cantilever frequencies vs Euler-Bernoulli", h,
+                                  {f"mode {i + 1}": errs[:, i] for i in range(3)},
+                                  "element length [m]", "relative error")],
+            "reference": ref}
+
+
+def _eb_refs() -> dict:
+    steel_E, rho, b, hh, L = 210e9, 7850.0, 0.02, 0.002, 2.0
+    I, A = b * hh**3 / 12, b * hh
+    ref = EB_CLAMPED**2 * math.sqrt(steel_E * I / (rho * A * L**4)) / (2 * math.pi)
+    out = {f"f{i + 1} [Hz]": float(ref[i]) for i in range(3)}
+    out.update({f"order mode {i + 1}": 2.0 for i in range(3)})
+    return out
+
+
+register(Case(
+    "cantilever-frequencies", cantilever_frequencies, _eb_refs(),
+    {**{f"f{i} [Hz]": 2e-3 for i in (1, 2, 3)}, **{f"order mode {i}": 0.15 for i in (1, 2, 3)}},
+    "Euler-Bernoulli clamped-free beam, beta L = 1.87510, 4.69409, 7.85476 (Blevins, Formulas "
+    "for Natural Frequency and Mode Shape, 1979, Table 8-1)",
+    relative={**{f"f{i} [Hz]": True for i in (1, 2, 3)},
+              **{f"order mode {i}": False for i in (1, 2, 3)}},
+    description="Steel strip 2 m x 20 mm x 2 mm (L/h = 1000), 10..80 elements: three "
+                "frequencies at 80 elements and their observed convergence orders."))
+
+
+# ------------------------------------------------------------------- spatial statics
 class Chain:
     """Beam elements ``conn (ne, 2)`` between nodes at ``X (nn, 3)`` with node frames ``I`` in
     the reference; element section triads ``L_e,i = R_node C_e`` with ``C_e`` the chord triad
@@ -161,51 +268,3 @@ register(Case(
     "L / (2 pi) (Simo & Vu-Quoc 1986, sec. 7.1; Bernoulli-Euler elastica)", relative=False,
     description="3D kernel, end moment about a principal axis, 8/16/32 elements: tip back at "
                 "the root, mid-node at the diameter L/pi with order 2."))
-
-
-def _iftomm_slider_crank() -> dict:
-    from fembody.examples import spatial_slider_crank as ex
-    out = ex.run(2.5, 1e-3, verbose=False)
-    t, x = out["t"], out["slider_x"]
-    keep = ex.REFERENCE_T <= 2.5 + 1e-12
-    vals = {f"x({tk:g} s) [m]": float(np.interp(tk, t, x)) for tk in (0.25, 0.5, 1.0, 2.5)}
-    vals["max |x - x_ref| [m]"] = out["reference_error"]
-    return {"values": vals,
-            "plots": [dict(title="IFToMM spatial slider-crank: slider position", xlabel="t [s]",
-                           ylabel="x [m]", x=ex.REFERENCE_T[keep].tolist(),
-                           series={"fembody": np.interp(ex.REFERENCE_T[keep], t, x).tolist(),
-                                   "reference (Gonzalez)": ex.REFERENCE_X[keep].tolist()})]}
-
-
-register(Case(
-    "iftomm-spatial-slider-crank", _iftomm_slider_crank,
-    {"x(0.25 s) [m]": 0.284855404, "x(0.5 s) [m]": 0.184952803, "x(1 s) [m]": 0.211754668,
-     "x(2.5 s) [m]": 0.256509783, "max |x - x_ref| [m]": 0.0},
-    {"x(0.25 s) [m]": 1e-4, "x(0.5 s) [m]": 1e-4, "x(1 s) [m]": 1e-4, "x(2.5 s) [m]": 2e-4,
-     "max |x - x_ref| [m]": 2e-4},
-    "IFToMM multibody benchmark library, spatial rigid slider-crank mechanism: reference "
-    "solution of M. Gonzalez (slider x every 0.01 s; stored in github jgerstmayr/EXUDYN, "
-    "docs/verification/Slidercrank3DiftommBenchmark)", relative=False, quick=False,
-    description="Rigid crank, rod and slider on revolute, spherical, universal and prismatic "
-                "joints, free motion under gravity from 6 rad/s; 2.5 s at dt = 1 ms, "
-                "rho_inf = 1 (measured 5.1e-5 m off the reference)."))
-
-
-def _shaft_jeffcott() -> dict:
-    from fembody.examples import rotating_shaft as ex
-    vals = {}
-    for ratio in (0.5,):
-        o = ex.steady_whirl(ratio, n=8, dt=4e-3)
-        vals[f"whirl radius / Jeffcott at {ratio} wn"] = o["radius"] / o["jeffcott"]
-    return {"values": vals}
-
-
-register(Case(
-    "rotating-shaft-jeffcott", _shaft_jeffcott, {"whirl radius / Jeffcott at 0.5 wn": 1.0},
-    {"whirl radius / Jeffcott at 0.5 wn": 0.02},
-    "Jeffcott rotor r = e' s / |1 - s|, s = (w / wn)^2, with wn and the modal unbalance e' "
-    "from fb.modes of the same model; data of the rotating-shaft benchmark of Bauchau et al., "
-    "Multibody Syst Dyn 37 (2016) 29-48 (MBDyn deck tests/benchmarks/rotatingshaft)",
-    quick=False,
-    description="6 m tube with the 70.573 kg unbalanced disk, 8 elements, spun up slowly to "
-                "half the first bending frequency and held (measured 0.6 % off)."))
