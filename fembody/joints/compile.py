@@ -180,7 +180,6 @@ def _spatial_blocks(sys, groups: dict) -> list:
                                    np.array([e[1] for e in g]), [e[0].index for e in g],
                                    np.array([e[2] for e in g]), data,
                                    motions if any(m is not None for m in motions) else None))
-
     return blocks
 
 
