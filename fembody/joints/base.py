@@ -9,7 +9,7 @@ live in :mod:`fembody.joints.kernels`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Protocol, Union
+from typing import Callable, Protocol, Union, runtime_checkable
 
 import numpy as np
 
@@ -141,6 +141,7 @@ class Joint3(Joint):
             self.axis = vector3(self.axis, f"{where}: axis", unit=True)
 
 
+@runtime_checkable
 class ConstraintBlock(Protocol):
     """The contract of a compiled constraint block: ``n`` joints of one family (or kind),
     evaluated at once on arrays shaped ``(n, ...)``.
