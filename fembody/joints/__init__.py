@@ -29,7 +29,7 @@ from .axis import Cylindrical, Revolute, Universal
 from .base import Joint
 from .distance import Distance
 from .drivers import (AngleDriver, Driver, RotationDriver, SlideDriver, SpeedDriver, Support)
-from .modal import ModalPin
+from .modal import ModalPin  # noqa: F401  (registers its builder; fembody.reduced exports it)
 from .point import Pin, RigidLink, Spherical, Weld
 from .slide import Prismatic, Slider
 
