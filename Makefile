@@ -10,7 +10,7 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/compiled.py \
 	fembody/dynamics/_kernels.py fembody/solvers/envelope.py fembody/solvers/cholmod_spd.py \
 	fembody/elements/beam3d_numba.py fembody/elements/quat_numba.py \
 	fembody/elements/rigid3d.py fembody/elements/mass.py fembody/dynamics/lie.py \
-	fembody/joints/spatial.py fembody/joints/blocks.py fembody/elements/spring.py \
+	fembody/joints/kernels/spatial.py fembody/joints/kernels/planar.py fembody/elements/spring.py \
 	fembody/joints/assembly.py fembody/statics/_kernels.py fembody/run/_kernels.py \
 	tools/build_kernels.py
 

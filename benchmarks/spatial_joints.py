@@ -1,4 +1,4 @@
-"""Cost of one evaluation of the spatial joint kernels (fembody.joints.spatial): phi and B
+"""Cost of one evaluation of the spatial joint kernels (fembody.joints.kernels.spatial): phi and B
 alone, and with the Lie-group Hessian H, for n = 10, 100, 1000 instances at random
 configurations. Prints a table and saves benchmarks/results/spatial_joints.json.
 
@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from fembody import rotations as rot
-from fembody.joints import spatial as sj
+from fembody.joints.kernels import spatial as sj
 
 
 def timed(fn, budget=0.3):

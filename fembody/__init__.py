@@ -13,16 +13,16 @@ Quick start::
 """
 from .errors import (ConvergenceError, FembodyError, InstabilityError, ModelError, RunError,
                      SingularSystemError, StabilityError, StabilityWarning)
-from .loads import ramp
-from .materials import Material, Section
-from .model import Body, ElementRef, Model, Node, RigidBody
+from .model.loads import ramp
+from .model.materials import Material, Section
+from .model.model import Body, ElementRef, Model, Node, RigidBody
 from .results import Result
 from .joints import (AngleDriver, Distance, Driver, Pin, RigidLink, Slider, SpeedDriver, Support,
                      Weld)
 from .joints import (Cylindrical, Prismatic, Revolute, RotationDriver, SlideDriver,  # 3D
                      Spherical, Universal)
-from .loads import Motor
-from . import functions
+from .model.loads import Motor
+from .model import functions
 from .dynamics import HHT, GeneralizedAlpha, Newmark
 from .statics import Modes, modes, static
 from .run import resume, simulate

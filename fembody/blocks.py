@@ -14,7 +14,7 @@ from .blocks3d import build_blocks3d
 
 if TYPE_CHECKING:
     from .dofs import DofMap
-    from .model import Model
+    from .model.model import Model
 
 
 @dataclass

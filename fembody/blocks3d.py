@@ -11,7 +11,7 @@ from .elements.spatial import Beam3DBlock, BeamGyroBlock, Rigid3DBlock, Spring3D
 from .errors import ModelError
 
 if TYPE_CHECKING:
-    from .model import Model
+    from .model.model import Model
 
 
 def _pairs(items) -> np.ndarray:

@@ -385,7 +385,7 @@ def _load_script(path: pathlib.Path):
 
 def _model_of(built, where: str):
     from .errors import ModelError
-    from .model import Model
+    from .model.model import Model
     if isinstance(built, tuple) and built and isinstance(built[0], Model):
         return built[0]
     if isinstance(built, Model):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .elements import compiled
 from .joints.assembly import scatter_rows
-from .joints.blocks import JointBlock
+from .joints.base import JointBlock
 from .patterns import CSC, Pattern
 from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up

@@ -33,11 +33,12 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from . import modelcheck, validate
+from . import validate
+from .model import modelcheck
 from .errors import ModelError
 
 if TYPE_CHECKING:
-    from .model import Model, Node
+    from .model.model import Model, Node
 
 METHODS = ("impulse", "penalty")
 KINDS = ("plane", "node", "segment")

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .joints.blocks import JointBlock
+from .joints.base import JointBlock
 from .system import Scatter, System
 
 
 class ContactRow(JointBlock):
     """A resting impulse contact as a constraint row ``phi = g(x) = 0`` (joint-block contract of
-    :mod:`fembody.joints.blocks`)."""
+    :mod:`fembody.joints.base`)."""
 
     def __init__(self, group, i: int, row: int) -> None:
         super().__init__(group.dofs[i:i + 1], np.array([-1]), 1)

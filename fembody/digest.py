@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .bodies import Node
+from .model.bodies import Node
 
 # times [s] at which a function of time is evaluated for the digest: irregular, so that
 # the usual kinks (0, 1, 0.5 ...) and periods do not hide a difference
@@ -254,4 +254,4 @@ def _plain_global(v: Any) -> bool:
         return True
     if isinstance(v, (tuple, list)):
         return len(v) < 1000 and all(isinstance(e, (numbers.Number, str)) for e in v)
-    return type(v).__module__.startswith("fembody.functions")
+    return type(v).__module__.startswith("fembody.model.functions")

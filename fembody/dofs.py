@@ -14,7 +14,7 @@ from .space.dimension import Dimension
 from .errors import ModelError
 
 if TYPE_CHECKING:
-    from .model import Model
+    from .model.model import Model
 
 
 @dataclass(frozen=True)

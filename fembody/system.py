@@ -24,7 +24,6 @@ from .blocks import build_blocks
 from .dofs import DofMap, check_nodes, fingerprint, number_dofs
 from .errors import ModelError
 from .joints.compile import compile_joints
-from .joints.compile3d import compile_joints3d
 from .constraints import ConstraintSet, RedundantRows, joint_free_index, matvec
 from .elements import compiled
 from .measures import Measures
@@ -34,7 +33,7 @@ from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 
 if TYPE_CHECKING:
-    from .model import Model, Node
+    from .model.model import Model, Node
 
 
 @dataclass
@@ -89,7 +88,7 @@ class System:
         self._adopt(self.element_blocks)
         self._build_contacts(model)
         # the joint compilers read the half-built System and return their rows
-        joints = self.dimension.pick(compile_joints, compile_joints3d)(self, model)
+        joints = compile_joints(self, model)
         self.joint_blocks, self.n_con = joints.joint_blocks, joints.n_con
         self.joint_rows, self.row_joint = joints.joint_rows, joints.row_joint
         self.rheonomic = joints.rheonomic

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .loads import FollowerForces
+from .model.loads import FollowerForces
 from .rotations import hat
 
 

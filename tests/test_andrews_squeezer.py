@@ -7,7 +7,7 @@ import pytest
 
 import fembody as fb
 from fembody.examples import andrews_squeezer as ex
-from fembody.verify.planar import _slope
+from fembody.verify.common import _slope
 
 
 def test_initial_position_closes_the_loops():

@@ -9,7 +9,7 @@ import re
 import runpy
 
 import fembody as fb
-from fembody.model import Model
+from fembody.model.model import Model
 from fembody.dynamics.newmark import GeneralizedAlpha
 
 

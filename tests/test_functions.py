@@ -7,7 +7,7 @@ import pytest
 from scipy.integrate import quad
 
 import fembody as fb
-from fembody import functions as ff
+from fembody.model import functions as ff
 
 CASES = [
     ff.Constant(2.5),

@@ -6,7 +6,7 @@ import pytest
 
 import fembody as fb
 from fembody.errors import ModelError
-from fembody.materials import Section, SectionStiffness, rectangle_torsion
+from fembody.model.materials import Section, SectionStiffness, rectangle_torsion
 
 
 @pytest.mark.parametrize("ratio, beta", [(1.0, 0.141), (2.0, 0.229), (10.0, 0.312)])

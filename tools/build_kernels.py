@@ -20,8 +20,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULES = ("fembody.elements.compiled", "fembody.dynamics._kernels", "fembody.solvers.envelope",
            "fembody.solvers.cholmod_spd", "fembody.elements.beam3d_numba",
            "fembody.elements.quat_numba", "fembody.elements.rigid3d",
-           "fembody.elements.mass", "fembody.dynamics.lie", "fembody.joints.spatial",
-           "fembody.joints.blocks", "fembody.elements.spring",
+           "fembody.elements.mass", "fembody.dynamics.lie", "fembody.joints.kernels.spatial",
+           "fembody.joints.kernels.planar", "fembody.elements.spring",
            "fembody.joints.assembly", "fembody.statics._kernels", "fembody.run._kernels")
 
 

@@ -13,7 +13,7 @@ predictor), where ``(+)`` is the configuration space's update: translations adde
 The System's tangents (``K_T``, the joints' ``B`` and their geometric stiffness
 ``d(B^T lam)/dq``, elements' and bodies' stiffness) are derivatives along increments ``y``
 composed *at the current iterate*, ``q1 (+) y``: material rotation increments of R1 (see
-:mod:`fembody.joints.spatial`, ``config (+) eps``). A change ``delta`` of ``D`` moves q1 by a
+:mod:`fembody.joints.kernels.spatial`, ``config (+) eps``). A change ``delta`` of ``D`` moves q1 by a
 different increment: with the right Jacobian of exp (:func:`fembody.rotations.tangent`),
 
     exp(hat(D_r + delta_r)) = exp(hat(D_r)) exp(hat(T(D_r) delta_r)) + O(|delta|^2),

@@ -1,30 +1,37 @@
 """Joints: constraint objects contributing rows phi(q, t) = 0 with Jacobian B = dphi/dq.
 
-User-facing classes (add them with ``model.add_joint``):
+User-facing classes (add them with ``model.add_joint``), one package per family, each with
+its planar and spatial forms, its builders and its planar block:
 
-- :class:`Pin`      revolute joint: a point of body a coincides with a point of body b (or ground)
-- :class:`Weld`     rigid connection: coincident point and the initial relative angle kept
-- :class:`RigidLink` a node carried by a rigid body (or any node with rotation) at its offset
-- :class:`Slider`   a point on a line fixed in the ground or carried by a body (prismatic)
-- :class:`Distance` a massless rigid link keeping the distance of two points
-- :class:`Driver`   prescribed motion of a DOF or of a relative joint angle, a function of time
-  (:func:`AngleDriver`, :func:`SpeedDriver`: relative angle or speed between two nodes)
-- :class:`Support`  ground support by Lagrange multiplier (reaction forces come out as lambda)
+- :mod:`~fembody.joints.point`: :class:`Pin` (planar hinge: a point of body a coincides with a
+  point of body b or the ground), :class:`Spherical` (ball joint), :class:`Weld` (coincident
+  point and the relative rotation kept), :class:`RigidLink` (a node carried by a body at its
+  offset)
+- :mod:`~fembody.joints.axis` (spatial): :class:`Revolute`, :class:`Universal`,
+  :class:`Cylindrical`
+- :mod:`~fembody.joints.slide`: :class:`Slider` (planar), :class:`Prismatic` (spatial)
+- :mod:`~fembody.joints.distance`: :class:`Distance`, a massless rigid link
+- :mod:`~fembody.joints.drivers`: :class:`Driver` (prescribed motion of a DOF or of a
+  relative angle; :func:`AngleDriver`, :func:`SpeedDriver`), :class:`RotationDriver`,
+  :class:`SlideDriver` (spatial motors), :class:`Support` (ground support by Lagrange
+  multiplier: the reactions are the multipliers)
+- :mod:`~fembody.joints.modal`: :class:`~fembody.joints.modal.ModalPin`, a modal body's mesh
+  point on a node
 
-Spatial models (``fembody.joints.joints3d``; Weld, RigidLink, Distance, Support and
-translation Drivers work there too): :class:`Spherical`, :class:`Revolute`,
-:class:`Universal`, :class:`Prismatic`, :class:`Cylindrical`, :class:`RotationDriver`,
-:class:`SlideDriver`; kernels in ``fembody.joints.spatial``, blocks in
-``fembody.joints.spatial_blocks``, builders in ``fembody.joints.compile3d``.
-
-Each family is evaluated as a vectorised block (``fembody.joints.blocks``) giving phi, B, the
-constraint Hessians (for the geometric stiffness d(B^T lambda)/dq) and, for rheonomic joints,
-phi_t and phi_tt.
+Shared: :mod:`~fembody.joints.base` (the Joint base class and the
+:class:`~fembody.joints.base.ConstraintBlock` contract), :mod:`~fembody.joints.compile` (the
+one registry of builders by kind, and the row numbering), :mod:`~fembody.joints.assembly`
+(the compiled scatter of rows) and :mod:`~fembody.joints.kernels` (the compiled kernels).
+Each block gives phi, B, the constraint Hessians (for the geometric stiffness
+d(B^T lambda)/dq) and, for rheonomic joints, phi_t and phi_tt.
 """
-from .joints import (AngleDriver, Distance, Driver, Joint, Pin, RigidLink, Slider, SpeedDriver,
-                     Support, Weld)
-from .joints3d import (Cylindrical, Prismatic, Revolute, RotationDriver, SlideDriver,
-                       Spherical, Universal)
+from .axis import Cylindrical, Revolute, Universal
+from .base import Joint
+from .distance import Distance
+from .drivers import (AngleDriver, Driver, RotationDriver, SlideDriver, SpeedDriver, Support)
+from .modal import ModalPin  # noqa: F401  (registers its builder; fembody.reduced exports it)
+from .point import Pin, RigidLink, Spherical, Weld
+from .slide import Prismatic, Slider
 
 __all__ = ["AngleDriver", "Distance", "Driver", "Joint", "Pin", "RigidLink", "Slider",
            "SpeedDriver", "Support", "Weld", "Cylindrical", "Prismatic", "Revolute",

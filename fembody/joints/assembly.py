@@ -1,7 +1,7 @@
 """The compiled scatter of a joint block's rows into the constraint state of a System.
 
 A block evaluates ``phi (n, m)``, ``B (n, m, k)`` and ``H (n, m, k, k)`` for all its
-instances (:mod:`fembody.joints.spatial`, :mod:`fembody.joints.blocks`); :func:`scatter_rows`
+instances (:mod:`fembody.joints.kernels`, the families' blocks); :func:`scatter_rows`
 puts them where the saddle point reads them in one pass, through maps fixed when the System
 is compiled (:class:`fembody.constraints.ConstraintSet`): phi into the rows of the joint set,
 B into the CSR data of B, ``B^T lam`` into the constraint forces and ``sum_i lam_i H_i`` into

@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import ModelError
-from ..materials import check_number
+from ..model.materials import check_number
 from .shapes import ModeShapes
 
 

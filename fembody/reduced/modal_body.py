@@ -27,7 +27,7 @@ import numpy as np
 from ..elements.modal import S2, ModalBodyBlock, ModalBodyRef, rotation_matrix
 from ..errors import ModelError
 from ..joints.modal import ModalPin, ModalPinBlock
-from ..model import Model
+from ..model.model import Model
 from ..statics.modal import modes as fe_modes
 
 __all__ = ["ModalBody", "ModalBodyBlock", "ModalBodyRef", "ModalPin", "ModalPinBlock"]

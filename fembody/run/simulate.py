@@ -18,7 +18,7 @@ from ..constraints import RedundantRows
 from ..errors import ConvergenceError, FembodyError, InstabilityError, ModelError, RunError
 from ..progress import Progress
 from ..results import Result
-from ..sensors import SensorRecorder
+from ..model.sensors import SensorRecorder
 from ..system import System, as_system
 from . import _kernels, checkpoint as ckpt
 from ..dynamics import ode
@@ -34,7 +34,7 @@ from .redundancy import RankWatch
 from ..dynamics.structure import DiscreteGradient
 
 if TYPE_CHECKING:
-    from ..model import Model
+    from ..model.model import Model
 
 log = logging.getLogger("fembody")
 

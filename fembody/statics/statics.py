@@ -35,7 +35,7 @@ sla = lazy_module("scipy.linalg")          # imported at first use: fast start-u
 spla = lazy_module("scipy.sparse.linalg")
 
 if TYPE_CHECKING:
-    from ..model import Model
+    from ..model.model import Model
 
 log = logging.getLogger("fembody")
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import FembodyError, ModelError
-from ..model import Model
+from ..model.model import Model
 from .history import has_display, history
 from .scene import FIELDS, Frame, Scene, bounds, check_parent, extent, field_range
 from .scene3d import Frame3, Scene3, field_range3

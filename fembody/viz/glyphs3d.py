@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..elements.beam3d import straight_reference
-from ..model import Node
+from ..model.model import Node
 
 #: the Universal joint's second arm (its first is drawn as the other joints' axes)
 UNIVERSAL_B_COLOUR = "gold"

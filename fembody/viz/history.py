@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ModelError
-from ..model import Node
+from ..model.model import Node
 from .scene import check_parent
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def has_display() -> bool:
 
 def _resolve(result: "Result", item: Any):
     """(kind, object, label) of one history request."""
-    from ..joints.joints import Joint
+    from ..joints.base import Joint
     model = result.system.model
     if isinstance(item, Joint):
         return "joint", item, item.label

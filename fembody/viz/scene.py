@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ModelError
-from ..model import Model, Node
+from ..model.model import Model, Node
 
 #: field name -> (where, label with unit)
 FIELDS = {

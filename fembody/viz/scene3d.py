@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ModelError
-from ..model import Model, Node
+from ..model.model import Model, Node
 from . import glyphs3d as gl
 from .scene import COLOURS, FIELDS, Frame, extent, frame_title
 

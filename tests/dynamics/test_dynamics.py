@@ -8,8 +8,8 @@ from scipy.integrate import solve_ivp
 from scipy.special import ellipk
 
 import fembody as fb
-from fembody.verify.planar import (crank_model, period, rigid_pendulum,  # the registry's
-                                   vibrating_cantilever)                    # models, one copy
+from fembody.verify.integrators import vibrating_cantilever    # the registry's models,
+from fembody.verify.mechanisms import crank_model, period, rigid_pendulum  # one copy
 from fembody.dynamics.newmark import GeneralizedAlpha, Newmark
 
 G = 9.81

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from fembody import rotations as rot
 from fembody.elements import beam3d as b3
 from fembody.elements import beam3d_numba
-from fembody.materials import rectangle_torsion
+from fembody.model.materials import rectangle_torsion
 
-from fembody.verify.spatial import bathe_bolourchi     # the registry's case, one copy
+from fembody.verify.beams import bathe_bolourchi     # the registry's case, one copy
 
 from .beam3d_solve import Chain
 

@@ -1,4 +1,4 @@
-"""numpy reference of the compiled planar joint kernel of :mod:`fembody.joints.blocks` (coincident
+"""numpy reference of the compiled planar joint kernel of :mod:`fembody.joints.kernels.planar` (coincident
 points, slider, distance): the vectorised formulas the kernel replaced, used by the tests only to
 check it. Each function takes ``x (n, 6)`` = (xa, ya, tha, xb, yb, thb) and returns ``phi (n, m)``,
 ``B (n, m, 6)`` and ``H (n, m, 6, 6)`` or None."""

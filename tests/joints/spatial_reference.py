@@ -19,7 +19,7 @@ node, or a constant) with their first and second derivatives (:class:`Quantity`)
 dot products (:func:`dot`) or a norm; the chain rule is written once there and every joint is
 a few lines of geometry. The choice of rows for each kind (locked rotations, revolute
 and cylindrical rotation rows, the rotation driver's wrapped angle) is written once, in the
-module docstring of :mod:`fembody.joints.spatial`, whose kernel is checked against this
+module docstring of :mod:`fembody.joints.kernels.spatial`, whose kernel is checked against this
 reference.
 """
 from __future__ import annotations
@@ -267,7 +267,7 @@ def support_translation(xb, X, e, f=0.0):
 
 def support_rotation(Rb, u1, w1, c2, u2, w2, hessian=True):
     """Rotation rows of a ground support: ``(Rb u1) . w1 + c2 (Rb u2) . w2`` (1 row); the
-    builder chooses the vectors (see :mod:`fembody.joints.compile3d`)."""
+    builder chooses the vectors (see :mod:`fembody.joints.drivers.compile`)."""
     r1 = dot(carried(None, Rb, u1, 1, False, hessian), constant(w1), hessian)
     r2 = dot(carried(None, Rb, u2, 1, False, hessian), constant(w2), hessian)
     c2 = np.asarray(c2, float)

@@ -4,7 +4,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fembody.joints.blocks import DistanceBlock, LinearBlock, PointBlock, SliderBlock
+from fembody.joints.distance import DistanceBlock
+from fembody.joints.drivers import LinearBlock
+from fembody.joints.point import PointBlock
+from fembody.joints.slide import SliderBlock
 
 from ..conftest import fd_jacobian, rel_err
 

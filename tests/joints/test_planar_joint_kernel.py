@@ -1,4 +1,4 @@
-"""The compiled planar joint kernel (fembody.joints.blocks.rows: coincident points, slider,
+"""The compiled planar joint kernel (fembody.joints.kernels.planar.rows: coincident points, slider,
 distance, one pass over a block's instances) against its numpy reference
 (tests/joints/blocks_reference.py, the vectorised formulas it replaced) on random states and
 offsets, through the blocks as the System calls them, to 1e-12 relative (the same formulas in
@@ -7,8 +7,10 @@ checks B and H against finite differences."""
 import numpy as np
 import pytest
 
-from fembody.joints import blocks
-from fembody.joints.blocks import DistanceBlock, PointBlock, SliderBlock
+from fembody.joints.kernels import planar as blocks
+from fembody.joints.distance import DistanceBlock
+from fembody.joints.point import PointBlock
+from fembody.joints.slide import SliderBlock
 
 from ..conftest import rel_err
 from . import blocks_reference as ref
@@ -55,4 +57,4 @@ def test_the_kernel_is_compiled_ahead_of_time():
     spec = importlib.util.spec_from_file_location("build_kernels", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert "fembody.joints.blocks" in mod.MODULES
+    assert "fembody.joints.kernels.planar" in mod.MODULES

@@ -1,4 +1,4 @@
-"""Spatial joint kernels (fembody.joints.spatial, compiled): B and the Lie-group Hessian H
+"""Spatial joint kernels (fembody.joints.kernels.spatial, compiled): B and the Lie-group Hessian H
 against central finite differences of phi(config (+) eps) and B(config (+) delta) on random
 configurations (every joint kind, with the ground as a), invariance through full turns, the
 driver angle through ten turns, reactions against a hand case, driver rates against
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fembody import rotations as rot
-from fembody.joints import spatial as sj
+from fembody.joints.kernels import spatial as sj
 
 from . import spatial_reference as ref
 

@@ -12,8 +12,9 @@ import fembody as fb
 from fembody import rotations as rot
 from fembody.errors import ModelError
 from fembody.joints import compile as cmp
-from fembody.joints.compile3d import compile_joints3d
-from fembody.joints.joints3d import time_derivatives
+from fembody.joints.compile import compile_joints
+from fembody.joints.drivers import time_derivatives
+from fembody.space.dimension import PLANAR, SPATIAL
 
 
 class N:
@@ -39,7 +40,7 @@ def system(joints, n_nodes=5, no_rotation=()):
         node_dofs[nd.id, :w] = np.arange(k, k + w)
         k += w
     model = SimpleNamespace(ground=ground, joints=[])
-    sys = SimpleNamespace(dim=3, node_dofs=node_dofs, model=model, n_dof=k)
+    sys = SimpleNamespace(dim=3, dimension=SPATIAL, node_dofs=node_dofs, model=model, n_dof=k)
     return sys, nodes
 
 
@@ -48,7 +49,7 @@ def add(sys, *joints):
         j.index = len(sys.model.joints)
         sys.model.joints.append(j)
     # the compiler returns the rows; the stub takes them as the System does
-    vars(sys).update(vars(compile_joints3d(sys, sys.model)))
+    vars(sys).update(vars(compile_joints(sys, sys.model)))
     return sys
 
 
@@ -291,7 +292,7 @@ def test_bad_input_is_named():
     j = fb.Revolute(g, n1, axis=(0, 0, 1))
     j.index = 0
     with pytest.raises(ModelError, match=r"dim=3"):
-        cmp.lookup(j, 2)
+        cmp.lookup(j, PLANAR)
 
 
 def test_statics_newton_with_geometric_stiffness_and_reactions():
@@ -300,8 +301,8 @@ def test_statics_newton_with_geometric_stiffness_and_reactions():
     (pose of b, lam) with the tangent sum lam_i H_i converges quadratically to the
     analytic angle asin(T / (W L)); the reaction balances the loads: F = -f, M = -(R m +
     r x f) about the hinge, with no component along the axis."""
-    from fembody.joints.compile3d import perpendicular
-    from fembody.joints.spatial_blocks import SpatialBlock
+    from fembody.joints.compile import perpendicular
+    from fembody.joints.kernels.block import SpatialBlock
     L, W, Fx, T, Ty = 0.8, 30.0, 4.0, 12.0, -3.0
     axis = np.array([1.0, 0, 0])
     u1, u2 = perpendicular(axis)

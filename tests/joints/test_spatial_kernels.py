@@ -1,4 +1,4 @@
-"""The compiled spatial joint kernel (fembody.joints.spatial.rows, one pass over the instances of
+"""The compiled spatial joint kernel (fembody.joints.kernels.spatial.rows, one pass over the instances of
 a kind) against its numpy reference (tests/joints/spatial_reference.py, the vectorised formulas
 it replaced) on random poses, offsets and axes, every kind, a on a node or on the ground, with
 and without the Hessian; and through a SpatialBlock as the System calls it.
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from fembody import rotations as rot
-from fembody.joints import spatial as sj
-from fembody.joints.spatial_blocks import SpatialBlock
+from fembody.joints.kernels import spatial as sj
+from fembody.joints.kernels.block import SpatialBlock
 
 from ..conftest import rel_err
 from . import spatial_reference as ref
@@ -118,7 +118,7 @@ def test_the_kernel_is_compiled_ahead_of_time():
     spec = importlib.util.spec_from_file_location("build_kernels", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert "fembody.joints.spatial" in mod.MODULES
+    assert "fembody.joints.kernels.spatial" in mod.MODULES
 
 
 def test_a_whole_run_equals_the_run_on_the_reference(monkeypatch):

@@ -316,7 +316,7 @@ def test_spatial_modes_of_a_cantilever_held_by_a_weld_equal_those_of_fix():
 def test_bathe_bolourchi_through_the_model_equals_the_kernel_level_chain():
     # the registry's case runs through fb.Model/fb.static; the kernel tests drive the element
     # kernel with their own Newton: both must give the same tip
-    from fembody.verify.spatial import bathe_bolourchi, bathe_bolourchi_model
+    from fembody.verify.beams import bathe_bolourchi, bathe_bolourchi_model
     np.testing.assert_allclose(bathe_bolourchi_model(8), bathe_bolourchi(8, 1.0 / 6.0),
                                rtol=1e-8, atol=1e-10)
 

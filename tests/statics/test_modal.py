@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fembody as fb
-from fembody.verify.planar import EB_CLAMPED as BETA_L     # clamped-free (the registry's)
+from fembody.verify.beams import EB_CLAMPED as BETA_L       # clamped-free (the registry's)
 
 BETA_FREE = np.array([4.73004074, 7.85320462])             # free-free
 

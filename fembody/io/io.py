@@ -1,0 +1,375 @@
+"""Meshes in and results out, through meshio.
+
+Import: :func:`add_body` (also ``Model.add_body``) turns the line cells of any mesh meshio reads
+(Gmsh .msh, VTU, XDMF, ...) into beam or truss elements, with material and section chosen per
+physical group or cell-data value and node sets for supports and joints.
+
+Export: :func:`model_mesh` / :func:`write_model` give the reference configuration;
+:func:`write_result` writes a Result as a VTU series with a ``.pvd`` index or as one XDMF time
+series (heavy data in HDF5), with point data ``displacement``, ``rotation``, ``velocity`` and
+cell data ``N``, ``V``, ``M``, ``family``. Every part of the model is there: beam and truss
+lines; a vertex cell per point mass and rigid body (``mass`` [kg], ``inertia`` [kg m^2]), per
+joint (``joint``: its kind, :data:`JOINT_CODES`; ``reaction``: (Fx, Fy, Mz) on its second node
+[N, N m], for a Distance the tension, a Slider the normal force, a Driver its force in the
+first component) and per contact (``gap`` [m], ``contact_force``: the penalty force [N]);
+``item`` is the index of the mass, rigid body, joint or contact. The meshes of modal bodies
+are extra line blocks with their own points (displacement recovered from the modal state).
+``family`` codes: :data:`EXPORT_CODES`. Points are the reference positions: in ParaView,
+*Warp By Vector* with ``displacement`` (scale 1) shows the deformed shape. Writers create
+missing folders.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import ModelError
+from ..model.materials import Material, Section
+from ..model.meshes import FAMILY_CODE, read_mesh
+
+if TYPE_CHECKING:
+    import meshio
+
+    from ..model.model import Model
+    from ..results import Result
+
+__all__ = ["add_body", "read_mesh", "model_mesh", "write_model", "result_mesh", "write_result",
+           "read_pvd", "read_xdmf", "step_index", "EXPORT_CODES", "JOINT_CODES"]
+
+
+# ===================================================================== import
+def add_body(model: "Model", mesh_or_path, material: Material | None = None,
+             section: Section | None = None, kind: str = "beam", **options):
+    """The same as ``model.add_body(mesh_or_path, material, section, kind, **options)``."""
+    return model.add_body(mesh_or_path, material, section, kind, **options)
+
+
+# ===================================================================== export
+# cell families of the exported meshes (cell data ``family``)
+EXPORT_CODES = {**FAMILY_CODE, "mass": 3, "rigid_body": 4, "joint": 5, "contact": 6, "modal": 7}
+JOINT_CODES = {"Pin": 1, "Weld": 2, "Slider": 3, "Distance": 4, "Driver": 5, "RigidLink": 6,
+               "Support": 7, "ModalPin": 8}
+_ZERO_CELL = ("A", "I", "E", "N", "V", "M", "mass", "inertia", "gap", "contact_force")
+
+
+class _MeshMap:
+    """Points (non-internal nodes, then the mesh points of modal bodies) and cells: a line
+    block (beams then trusses), a vertex block (point masses, rigid bodies, joints, contacts,
+    in that order) and a line block per modal body's mesh."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.node_ids = np.array([n.id for n in model.nodes if not n.internal], dtype=np.int64)
+        index = np.full(len(model.nodes), -1, dtype=np.int64)
+        index[self.node_ids] = np.arange(len(self.node_ids))
+        self.index = index
+        cells, fam, A, I, E = [], [], [], [], []
+        for family, items in (("beam", model.beams), ("truss", model.trusses)):
+            for e in items:
+                a, b = e["nodes"]
+                if index[a.id] < 0 or index[b.id] < 0:
+                    continue
+                cells.append((index[a.id], index[b.id]))
+                fam.append(FAMILY_CODE[family])
+                A.append(e["section"].A)
+                I.append(e["section"].I)
+                E.append(e["material"].E)
+        self.cells = np.array(cells, dtype=np.int64).reshape(-1, 2)
+        self.cell_data = {"family": np.array(fam, dtype=np.int32), "A": np.array(A),
+                          "I": np.array(I), "E": np.array(E)}
+        X = np.array([[n.x, n.y, n.z] for n in model.nodes])
+        self.points = X[self.node_ids].reshape(-1, 3)
+        self._vertices(model)
+        self._modal(model)
+
+    def _vertices(self, model: Model) -> None:
+        """One vertex cell per point mass, rigid body, joint and contact, at its node."""
+        rows = []       # (point, family, mass, inertia, joint code, index)
+        for i, ms in enumerate(model.masses):
+            rows.append((self.index[ms["node"].id], "mass", ms["m"], 0.0, 0, i))
+        for rb in model.rigid_bodies:
+            # spatial bodies: the mean of the principal inertias (the tensor's trace / 3)
+            J = rb.inertia if np.ndim(rb.inertia) == 0 else float(np.trace(rb.inertia)) / 3.0
+            rows.append((self.index[rb.node.id], "rigid_body", rb.mass, J, 0, rb.index))
+        for j in model.joints:
+            ends = [n for n in j.nodes() if n is not None and not n.internal]
+            at = self.index[ends[-1].id] if ends else -1
+            rows.append((at, "joint", 0.0, 0.0, JOINT_CODES.get(j.kind, 99), j.index))
+        for c in model.contacts:
+            rows.append((self.index[c.node.id], "contact", 0.0, 0.0, 0, c.index))
+        rows = [r for r in rows if r[0] >= 0]
+        self.vertex_rows = rows
+        self.vertices = np.array([[r[0]] for r in rows], dtype=np.int64).reshape(-1, 1)
+        self.vertex_data = {
+            "family": np.array([EXPORT_CODES[r[1]] for r in rows], dtype=np.int32),
+            "mass": np.array([r[2] for r in rows]), "inertia": np.array([r[3] for r in rows]),
+            "joint": np.array([r[4] for r in rows], dtype=np.int32),
+            "item": np.array([r[5] for r in rows], dtype=np.int32)}
+
+    def _modal(self, model: Model) -> None:
+        """The mesh of every modal body: extra points, a line block of consecutive mesh points
+        (the template body's element chain)."""
+        from ..elements.modal import rotation_matrix
+        self.modal_blocks = []
+        for ref in model.modal_bodies:
+            mb = ref.body
+            p0 = np.array([ref.node.x, ref.node.y]) + mb.s @ rotation_matrix(ref.angle).T
+            start = len(self.points)
+            self.points = np.vstack([self.points, np.column_stack([p0, np.zeros(len(p0))])])
+            lines = np.column_stack([np.arange(start, start + len(p0) - 1),
+                                     np.arange(start + 1, start + len(p0))])
+            self.modal_blocks.append((ref, start, p0, lines))
+
+    def blocks(self) -> list:
+        out = [("line", self.cells)] if len(self.cells) else []
+        if len(self.vertices):
+            out.append(("vertex", self.vertices))
+        out += [("line", b[3]) for b in self.modal_blocks]
+        return out
+
+    def _per_block(self, line_cd: dict, vertex_cd: dict) -> dict:
+        """Cell data as meshio wants it: one array per cell block, every name in every block
+        (zero where a quantity does not apply)."""
+        names = list(dict.fromkeys([*line_cd, *vertex_cd]))
+        nl, nv = len(self.cells), len(self.vertices)
+        out = {}
+        for k in names:
+            ref = np.asarray(line_cd.get(k, vertex_cd.get(k)))
+            shape, dtype = ref.shape[1:], ref.dtype
+
+            def part(cd, n):
+                val = cd.get(k)
+                return (np.asarray(val, dtype=dtype) if val is not None else
+                        np.zeros((n, *shape), dtype=dtype))
+            parts = ([part(line_cd, nl)] if nl else []) + ([part(vertex_cd, nv)] if nv else [])
+            fam = EXPORT_CODES["modal"] if k == "family" else 0
+            parts += [np.full((len(b[3]), *shape), fam, dtype=dtype) for b in self.modal_blocks]
+            out[k] = parts
+        return out
+
+    def mesh(self, point_data: dict | None = None, cell_data: dict | None = None,
+             vertex_data: dict | None = None) -> "meshio.Mesh":
+        import meshio
+        pd = {"node_id": np.r_[self.node_ids, np.full(len(self.points) - len(self.node_ids),
+                                                      -1)].astype(np.int32),
+              **(point_data or {})}
+        blocks = self.blocks()
+        cd = self._per_block({**self.cell_data, **(cell_data or {})},
+                             {**self.vertex_data, **(vertex_data or {})}) if blocks else {}
+        return meshio.Mesh(self.points, blocks, point_data=pd, cell_data=cd)
+
+    def state(self, result: "Result", k: int) -> tuple[dict, dict, dict]:
+        """Point, line-cell and vertex-cell data of saved state ``k``."""
+        if getattr(result.space, "dim", 2) == 3:
+            return self._state3d(result, k)
+        nd = result.node_dofs[self.node_ids]
+        c = result.coordinates()[k]        # displacements and rotations per velocity DOF
+        n_all = len(self.points)
+        u = np.zeros((n_all, 3))
+        u[:len(nd), :2] = c[nd[:, :2]]
+        rot = np.zeros(n_all)
+        rot[:len(nd)] = np.where(nd[:, 2] >= 0, c[nd[:, 2]], 0.0)
+        for ref, start, p0, _ in self.modal_blocks:
+            u[start:start + len(p0), :2] = ref.positions(result)[k] - p0
+        pd = {"displacement": u, "rotation": rot}
+        if result.v is not None:
+            vel = np.zeros((n_all, 3))
+            vel[:len(nd), :2] = result.v[k][nd[:, :2]]
+            pd["velocity"] = vel
+        NVM = []
+        for family, items in (("beam", self.model.beams), ("truss", self.model.trusses)):
+            if items:
+                NVM.append(result.resultants(family, step=k))
+        NVM = np.concatenate(NVM) if NVM else np.zeros((0, 3))
+        cd = {"N": NVM[:, 0], "V": NVM[:, 1], "M": NVM[:, 2]}
+        return pd, cd, self._vertex_state(result, k)
+
+    def _state3d(self, result: "Result", k: int) -> tuple[dict, dict, dict]:
+        """Spatial state ``k``: displacement and velocity 3-vectors, each node's rotation as a
+        unit quaternion (w, x, y, z) and as its three director vectors d1, d2, d3 (the columns
+        of its rotation matrix), and per cell the stress resultants N, Vy, Vz [N], T, My, Mz
+        [N m] (beams, section frame at mid-length; bars: N)."""
+        sp_, q = result.space, result.q[k]
+        ids, n_all = self.node_ids, len(self.points)
+        u = np.zeros((n_all, 3))
+        u[:len(ids)] = (sp_.positions(q) - sp_.positions(result.q0))[ids]
+        quat = np.zeros((n_all, 4))
+        quat[:, 0] = 1.0
+        quat[:len(ids)] = sp_.rotations(q)[ids]
+        F = np.broadcast_to(np.eye(3), (n_all, 3, 3)).copy()
+        F[:len(ids)] = sp_.frames(q)[ids]
+        pd = {"displacement": u, "quaternion": quat,
+              **{f"d{i + 1}": F[:, :, i] for i in range(3)}}
+        if result.v is not None:
+            vel = np.zeros((n_all, 3))
+            vel[:len(ids)] = result.v[k][result.node_dofs[ids, :3]]
+            pd["velocity"] = vel
+        res = []
+        for family, items in (("beam", self.model.beams), ("truss", self.model.trusses)):
+            if items:
+                r = result.resultants(family, step=k)
+                res.append(np.pad(r, ((0, 0), (0, 6 - r.shape[1]))))
+        res = np.concatenate(res) if res else np.zeros((0, 6))
+        cd = {name: res[:, i] for i, name in enumerate(("N", "Vy", "Vz", "T", "My", "Mz"))}
+        return pd, cd, self._vertex_state(result, k)
+
+    def _vertex_state(self, result: "Result", k: int) -> dict:
+        """Joint reactions (Fx, Fy, Mz padded to 3 components) [N, N m] and contact gaps [m]
+        and penalty forces [N] on the vertex cells."""
+        n = len(self.vertices)
+        reaction, gap, force = np.zeros((n, 3)), np.zeros(n), np.zeros(n)
+        sys = result.system
+        gaps, forces = {}, {}
+        for grp in sys.contact_groups + sys.penalty_blocks:
+            x = sys.gather(result.q[k], grp.dofs)
+            g = grp.gaps(x)[0]
+            f = grp.resultants(x)[:, 0] if hasattr(grp, "k") else np.zeros(len(g))
+            for i, ci in enumerate(grp.index):
+                gaps[int(ci)], forces[int(ci)] = g[i], f[i]
+        joints = self.model.joints
+        for row, r in enumerate(self.vertex_rows):
+            if r[1] == "joint" and result.lam is not None:
+                val = result.joint_reaction(joints[r[5]])[k]
+                reaction[row, :min(3, len(val))] = val[:3]
+            elif r[1] == "contact":
+                gap[row], force[row] = gaps.get(r[5], 0.0), forces.get(r[5], 0.0)
+        return {"reaction": reaction, "gap": gap, "contact_force": force}
+
+
+def model_mesh(model: Model) -> "meshio.Mesh":
+    """The reference configuration as a ``meshio.Mesh``: one point per node (z = 0), a line
+    cell per beam and truss element (beams first, in model order), point data ``node_id`` and
+    cell data ``family`` (1 beam, 2 truss), ``A`` [m^2], ``I`` [m^4], ``E`` [Pa]; the vertex
+    and modal-mesh blocks described in the module docstring."""
+    return _MeshMap(_model(model, "model_mesh")).mesh()
+
+
+def _model(model, where: str) -> "Model":
+    if not (hasattr(model, "nodes") and callable(getattr(model, "compile", None))):
+        raise ModelError(f"{where}: expected a fembody Model, got {model!r}")
+    return model
+
+
+def write_model(model: Model, path: str | os.PathLike, **kwargs) -> pathlib.Path:
+    """Write the reference mesh of ``model`` to any format meshio writes (by the suffix:
+    .vtu, .xdmf, .msh, ...)."""
+    import meshio
+    _model(model, "write_model")
+    path = _path(path, "write_model")
+    _check_dir(path, "write_model")
+    try:
+        meshio.write(path, model_mesh(model), **kwargs)
+    except (meshio.ReadError, meshio.WriteError, KeyError) as exc:
+        raise ModelError(f"write_model: meshio cannot write '{path}' ({exc}); use a suffix "
+                         "meshio knows: .vtu, .xdmf, .msh, .vtk, ...") from exc
+    return path
+
+
+def _path(path, where: str) -> pathlib.Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise ModelError(f"{where}: path must be a file name (str or pathlib.Path), got {path!r}")
+    return pathlib.Path(path)
+
+
+def _check_dir(path: pathlib.Path, where: str) -> None:
+    """Create the folder of ``path`` when missing (a long run must not fail at the export)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelError(f"{where}: cannot create the folder '{path.parent}': {exc}") from exc
+
+
+def result_mesh(result: "Result", step: int = -1) -> "meshio.Mesh":
+    """Saved state ``step`` (default -1: the last) of a Result as a ``meshio.Mesh`` (reference
+    points, point data
+    displacement (n, 3) [m], rotation (n,) [rad], velocity (n, 3) [m/s]; cell data N, V [N],
+    M [N m] per line cell, reaction, gap, contact_force per vertex cell)."""
+    mm = _MeshMap(_result_model(result, "result_mesh"))
+    k = step_index(result, step)
+    return mm.mesh(*mm.state(result, k))
+
+
+def _result_model(result: "Result", where: str) -> Model:
+    if not hasattr(result, "system") or not hasattr(result, "kind"):
+        raise ModelError(f"{where}: expected a fembody Result (from simulate, static or "
+                         f"Result.load), got {result!r}")
+    if result.system is None:
+        raise ModelError(f"{where}: the result has no model (it was loaded from a file without "
+                         "one); use Result.load(path, model=...)")
+    return result.system.model
+
+
+def step_index(result: "Result", step: int) -> int:
+    n = len(result)
+    if not isinstance(step, (int, np.integer)) or not -n <= step < n:
+        raise ModelError(f"step {step!r} is out of range: the result has {n} saved states "
+                         f"(0..{n - 1}, or negative from the end)")
+    return int(step) % n
+
+
+def write_result(result: "Result", path: str | os.PathLike, every: int = 1) -> pathlib.Path:
+    """Write every ``every``-th saved state of ``result``.
+
+    ``path`` ending in ``.pvd``: one VTU file per state in the folder ``<stem>/`` next to it and
+    the ``.pvd`` index with the times (ParaView: open the .pvd). Ending in ``.xdmf``: one XDMF
+    time series, its heavy data in ``<stem>.h5`` beside it (h5py). Missing folders are
+    created. Returns ``path``.
+    """
+    import meshio
+    path = _path(path, "write_result")
+    _check_dir(path, "write_result")
+    mm = _MeshMap(_result_model(result, "write_result"))
+    if not isinstance(every, (int, np.integer)) or every < 1:
+        raise ModelError(f"write_result: every must be a positive integer, got {every!r}")
+    steps = range(0, len(result), int(every))
+    times = result.time
+    if path.suffix == ".pvd":
+        folder = path.with_suffix("")
+        folder.mkdir(exist_ok=True)
+        root = ET.Element("VTKFile", type="Collection", version="0.1", byte_order="LittleEndian")
+        coll = ET.SubElement(root, "Collection")
+        width = max(4, len(str(len(result))))
+        for k in steps:
+            name = f"{folder.name}_{k:0{width}d}.vtu"
+            pd, cd, vd = mm.state(result, k)
+            meshio.write(folder / name, mm.mesh(pd, cd, vd))
+            ET.SubElement(coll, "DataSet", timestep=repr(float(times[k])), group="", part="0",
+                          file=f"{folder.name}/{name}")
+        ET.indent(root)
+        ET.ElementTree(root).write(path, xml_declaration=True, encoding="utf-8")
+    elif path.suffix == ".xdmf":
+        from . import xdmf
+
+        def states():
+            for k in steps:
+                pd, cd, vd = mm.state(result, k)
+                mesh = mm.mesh(pd, cd, vd)
+                yield float(times[k]), mesh.point_data, mesh.cell_data
+        base = mm.mesh()
+        xdmf.write(path, base.points, [(c.type, c.data) for c in base.cells], states())
+    else:
+        raise ModelError(f"write_result: '{path}' must end in .pvd (VTU series) or .xdmf")
+    return path
+
+
+def read_xdmf(path: str | os.PathLike) -> list:
+    """The states of an XDMF series written by :func:`write_result`: [(time, meshio.Mesh)]."""
+    from . import xdmf
+    return xdmf.read(path)
+
+
+def read_pvd(path: str | os.PathLike) -> list[tuple[float, pathlib.Path]]:
+    """(time, VTU file) pairs of a ``.pvd`` index, in order."""
+    path = _path(path, "read_pvd")
+    if not path.is_file():
+        raise ModelError(f"read_pvd: no file '{path}'")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ModelError(f"read_pvd: '{path}' is not a readable .pvd index ({exc})") from exc
+    return [(float(d.get("timestep")), path.parent / d.get("file"))
+            for d in root.iter("DataSet")]

@@ -1,0 +1,46 @@
+"""The planar block of linear rows: drivers and supports."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import JointBlock
+
+
+class LinearBlock(JointBlock):
+    """Linear rows ``phi = c . x - c0 - f(t)``: prescribed DOFs (Driver, Support) and relative
+    rotations. ``motions`` holds one Driver per instance (None for a fixed value)."""
+
+    linear = True
+
+    def __init__(self, dofs, owner, c: np.ndarray, c0: np.ndarray, motions: list) -> None:
+        super().__init__(dofs, owner, 1)
+        self.c, self.c0 = np.asarray(c, float), np.asarray(c0, float)
+        self.motions = motions
+        self.rheonomic = any(mo is not None for mo in motions)
+        self._cache: tuple | None = None
+        self.angular: np.ndarray | None = None    # rows on rotations (set by the System)
+
+    def _f(self, t: float):
+        if self._cache is None or self._cache[0] != t:
+            vals = np.zeros((len(self.motions), 3))
+            for i, mo in enumerate(self.motions):
+                if mo is not None:
+                    vals[i] = mo.derivatives(t)
+            self._cache = (t, vals)
+        return self._cache[1]
+
+    def evaluate(self, x, t, hessian):
+        f = self._f(t)[:, 0] if self.rheonomic else 0.0
+        phi = (np.einsum("nk,nk->n", self.c, x) - self.c0 - f)[:, None]
+        if self.angular is not None:
+            # rotations are known modulo full turns when stored on the circle (the space's
+            # gather gives relative angles below pi exactly): the violation is the shorter
+            # way round, exactly phi itself whenever |phi| < pi
+            a = phi[self.angular]
+            phi[self.angular] = a - (2.0 * np.pi) * np.round(a / (2.0 * np.pi))
+        return phi, self.c[:, None, :], None
+
+    def rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """``phi_t`` and ``phi_tt`` (n, 1)."""
+        vals = self._f(t)
+        return -vals[:, 1:2], -vals[:, 2:3]

@@ -1,0 +1,450 @@
+"""The user's model: nodes, bodies, elements, supports and loads (SI units, planar x-y)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from . import conditions
+from ..errors import ModelError
+from .loads import LoadValue, NodalLoad, attach_motor
+from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody,
+                     resolve_node)
+from ..elements.modal import ModalBodyRef
+from . import modelcheck as chk
+from .. import validate
+from .materials import Material, Section
+from ..space.dimension import Dimension, dimension
+
+if TYPE_CHECKING:
+    from ..system import System
+
+
+
+class Model:
+    """A planar or spatial structure or mechanism.
+
+    Build it with ``add_node``, ``add_beam``, ``add_truss``, ``add_mass``, ``add_rigid_body``,
+    ``add_spring``, ``add_rotational_spring``; support it with ``fix``; load it with
+    ``add_force`` / ``add_torque``; then ``compile()`` or hand it to a solver.
+
+    Parameters
+    ----------
+    gravity : (gx, gy) or (gx, gy, gz), default None
+        Gravitational acceleration vector [m/s^2] (default: no gravity).
+    name : str, default "model"
+        Label used in output.
+    dim : int, default 2
+        2: planar (nodes (x, y), DOFs x, y, rz); 3: spatial (nodes (x, y, z), DOFs x, y, z,
+        rx, ry, rz; rotations stored as unit quaternions).
+    """
+
+    def __init__(self, gravity: Sequence[float] | None = None, name: str = "model",
+                 dim: int = 2) -> None:
+        self.dimension: Dimension = dimension(dim)
+        self.dim = dim = self.dimension.dim
+        self.dof_names = self.dimension.dof_names
+        g = np.zeros(dim) if gravity is None else gravity
+        validate.array("gravity", g, (None,), where="Model", finite=False)   # strings, bools
+        try:
+            g = np.asarray(g, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            g = np.full(1, np.nan)
+        if g.size != dim or not np.all(np.isfinite(g)):
+            hint = ("; for a spatial model pass dim=3" if dim == 2 and g.size == 3 else "")
+            raise ModelError(f"Model: gravity must be a finite {dim}-vector "
+                             f"{'(gx, gy)' if dim == 2 else '(gx, gy, gz)'}, got {gravity!r}"
+                             f"{hint}")
+        self.gravity = g
+        self.name = name
+        self.nodes: list[Node] = []
+        self.bodies: list[Body] = []
+        self.beams: list[dict] = []
+        self.trusses: list[dict] = []
+        self.masses: list[dict] = []
+        self.rigid_bodies: list[RigidBody] = []
+        self.springs: list[dict] = []
+        self.rotational_springs: list[dict] = []
+        self.loads: list[NodalLoad] = []
+        self.supports: dict[int, set] = {}
+        self.rayleigh = (0.0, 0.0)
+        self.joints: list = []
+        self.modal_bodies: list = []
+        self.initial_velocity: dict[int, np.ndarray] = {}
+        # nodes whose initial omega came from set_rigid_velocity (applied where they rotate)
+        self.implied_omega: set[int] = set()
+        self.contacts: list = []
+        self.sensors: list = []
+        self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
+        self.supports[self.ground.id] = set(conditions.all_dofs(self))
+
+    # ------------------------------------------------------------------ nodes
+    def _new_node(self, p: Sequence[float], name: str | None, internal: bool = False) -> Node:
+        z = p[2] if len(p) > 2 else 0.0
+        node = Node(self, len(self.nodes), p[0], p[1], name, internal, z)
+        self.nodes.append(node)
+        return node
+
+    def add_node(self, position: Sequence[float], name: str | None = None) -> Node:
+        """Add a node at ``position`` (x, y) or, in a spatial model, (x, y, z) [m] and return
+        it; ``name`` (default None) labels it in errors, results and plots."""
+        return self._new_node(self._point(position, "add_node"), name)
+
+    def _point(self, p: object, where: str) -> tuple[float, ...]:
+        return chk.point(p, where, self.dim)
+
+    def node(self, ref: NodeLike, where: str = "model") -> Node:
+        """Resolve a Node, a node index or a node name (``add_node(name=...)``; 'ground' is
+        the ground) of this model; raise ModelError otherwise. Every method that takes a
+        node goes through here."""
+        return resolve_node(self, ref, where)
+
+    def _node_or_point(self, ref: PointLike, where: str) -> Node:
+        if isinstance(ref, (Node, int, np.integer, str)):
+            return self.node(ref, where)
+        return self.add_node(self._point(ref, where))
+
+    def _spatial_only(self, what: str) -> None:
+        if self.dim == 3:
+            raise ModelError(f"{what} is not available in spatial models yet (planar models "
+                             "only)")
+
+    # --------------------------------------------------------------- elements
+
+    def add_truss(self, a: NodeLike, b: NodeLike, material: Material, section: Section,
+                  strain: str = "engineering", mass: str = "consistent") -> ElementRef:
+        """Add a bar between nodes ``a`` and ``b`` of ``material`` (E [Pa], rho [kg/m^3]) and
+        ``section`` (its area A [m^2]).
+
+        ``strain``: 'engineering' (default, co-rotational) or 'green' (Green-Lagrange);
+        ``mass``: 'consistent' (default) or 'lumped'.
+        """
+        where = f"add_truss (truss element {len(self.trusses)})"
+        a, b = self.node(a, where), self.node(b, where)
+        chk.check_props(material, section, where, beam=False)
+        if strain not in ("engineering", "green"):
+            raise ModelError(f"{where}: strain must be 'engineering' or 'green', got {strain!r}")
+        ref = ElementRef("truss", len(self.trusses), (a, b))
+        chk.check_length(a, b, repr(ref))
+        self.trusses.append(dict(nodes=(a, b), material=material, section=section,
+                                 green=strain == "green", lumped=chk.mass_kind(mass, where)))
+        return ref
+
+    def add_beam(self, start: PointLike, end: PointLike, n: int = 1, *, material: Material,
+                 section: Section, mass: str = "consistent", name: str | None = None,
+                 orientation: Sequence[float] | None = None) -> Body:
+        """Mesh the straight line ``start`` -> ``end`` into ``n`` beam elements.
+
+        ``start``/``end`` are existing Nodes (to connect to them) or points [m]; ``n`` (default
+        1) elements of ``material`` and ``section``; ``mass``: 'consistent' (default, with
+        rotary inertia; in 3D the rotary inertia tensor too, with its gyroscopic moments) or
+        'lumped' (diagonal) mass; ``name`` (default 'beam K').
+        ``orientation`` (spatial models only): a vector [-] that, with the beam axis, spans the
+        section's local x-y plane (local z is normal to both); default: local z along the
+        global Z made normal to the beam (a beam in the x-y plane bends in it about local z, as
+        a planar beam does), or local y = global Y for a beam along Z. The section's ``Iz``
+        governs bending in the local x-y plane, ``Iy`` out of it. Returns a :class:`Body` with
+        ``.nodes``, ``.first``, ``.last``, ``.elements``."""
+        where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
+        chk.check_props(material, section, where, beam=True, dim=self.dim)
+        if orientation is not None and self.dim == 2:
+            raise ModelError(f"{where}: orientation is for spatial models (fb.Model(dim=3)); "
+                             "planar beams bend in the x-y plane")
+        a = self._node_or_point(start, where)
+        b, pb = _beam_end(self, a, end, where)
+        pa, pb = np.array([a.x, a.y, a.z]), np.array(tuple(pb) + (0.0,) * (3 - len(pb)))
+        orient = chk.orientation(a, b, orientation, where, pb) if self.dim == 3 else None
+        nodes = [a]     # numbered along the beam: start, the interior nodes, end
+        for i in range(1, n):
+            nodes.append(self._new_node(tuple((pa + (i / n) * (pb - pa))[:self.dim]), None))
+        nodes.append(b if b is not None else self._new_node(tuple(pb[:self.dim]), None))
+        body = Body(name or f"beam {len(self.bodies)}", nodes)
+        for p, q in zip(nodes[:-1], nodes[1:]):
+            body.elements.append(self._beam_element(p, q, material, section, mass, body.name,
+                                                    orient))
+        self.bodies.append(body)
+        return body
+
+    def _beam_element(self, a: Node, b: Node, material: Material, section: Section, mass: str,
+                      body: str, orientation: np.ndarray | None = None) -> ElementRef:
+        """Append one beam element between existing nodes (properties already checked)."""
+        ref = ElementRef("beam", len(self.beams), (a, b))
+        self.beams.append(dict(nodes=(a, b), material=material, section=section,
+                               lumped=chk.mass_kind(mass, repr(ref)), body=body,
+                               orientation=orientation))
+        return ref
+
+    def add_body(self, mesh, material: Material | None = None, section: Section | None = None,
+                 kind: str = "beam", *, groups=None, cell_data: str = "gmsh:physical",
+                 merge_tol: float | None = None, other_cells: str = "error",
+                 mass: str = "consistent", strain: str = "engineering",
+                 name: str | None = None, orientation: Sequence[float] | None = None
+                 ) -> MeshBody:
+        """Import the line cells of a mesh (a ``meshio.Mesh`` or a file meshio reads: Gmsh
+        .msh, .vtu, ...) as beam (``kind="beam"``) or truss (``"truss"``) elements.
+
+        material, section : the properties of every element not covered by ``groups``.
+        groups : mapping from a physical group name (Gmsh ``$PhysicalNames``) or a value of the
+            cell data ``cell_data`` to a Section, a Material, a (Material, Section) pair, a
+            (Material, Section, orientation) triple or a dict with 'material'/'section'/
+            'orientation' (orientation: spatial beams only, as for ``add_beam``).
+        orientation : the section orientation vector of the beams no group orients (spatial
+            models; default None: the ``add_beam`` default per element).
+        cell_data : the integer cell data that tags the elements (Gmsh: 'gmsh:physical').
+        merge_tol : points closer than this [m] become one node (default 1e-9 of the mesh size).
+        other_cells : 'error' (default) or 'ignore' for cells that are neither lines nor points.
+        mass, strain : as for ``add_beam`` / ``add_truss``.
+
+        Returns a :class:`fembody.model.bodies.MeshBody`: ``nodes_in("clamp")``, ``node_in("load")``
+        and ``nodes_where(lambda x, y: x < 1e-9)`` (spatial: ``lambda x, y, z: ...``) select nodes
+        for supports, loads, joints."""
+        from .meshes import read_line_mesh
+        body_name = name or f"mesh {len(self.bodies)}"
+        where = f"add_body ('{body_name}')"
+        lm = read_line_mesh(mesh, where, material, section, kind, groups, cell_data, merge_tol,
+                            other_cells, self.dim)
+        if (orientation is not None or any(o is not None for *_, o in lm.props)) and (
+                self.dim == 2 or kind != "beam"):
+            raise ModelError(f"{where}: orientation is for the beams of spatial models "
+                             "(fb.Model(dim=3), kind='beam'); planar beams and trusses have none")
+        node_of = {p: self._new_node(tuple(float(v) for v in lm.points[p]), None)
+                   for p in lm.nodes}
+        elements, element_groups, checked = [], {}, set()
+        for i, (c, (mat, sec, orient), group) in enumerate(zip(lm.conn, lm.props, lm.groups)):
+            wc = f"{where}: line cell {i} (group {group!r})"
+            if (id(mat), id(sec)) not in checked:
+                chk.check_props(mat, sec, wc, beam=kind == "beam", dim=self.dim)
+                checked.add((id(mat), id(sec)))
+            a, b = node_of[int(c[0])], node_of[int(c[1])]
+            if self.dim == 3 and kind == "beam":
+                orient = chk.orientation(a, b, orientation if orient is None else orient, wc)
+            ref = (self._beam_element(a, b, mat, sec, mass, body_name, orient)
+                   if kind == "beam" else self.add_truss(a, b, mat, sec, strain=strain, mass=mass))
+            elements.append(ref)
+            element_groups.setdefault(group, []).append(ref)
+        node_sets = {g: [node_of[p] for p in pts] for g, pts in lm.node_sets.items()}
+        body = MeshBody(body_name, list(node_of.values()), elements, node_sets, element_groups)
+        self.bodies.append(body)
+        return body
+
+    def add_mass(self, node: NodeLike, m: float) -> None:
+        """Attach a point mass ``m`` [kg] to ``node``."""
+        node = self.node(node, "add_mass")
+        m = chk.positive(m, f"add_mass on {node}: mass")
+        self.masses.append(dict(node=node, m=m))
+
+    def add_rigid_body(self, node: PointLike, mass: float, inertia,
+                       offset: Sequence[float] | None = None) -> RigidBody:
+        """Attach a rigid body to ``node`` (or to a new node at a point).
+
+        ``mass`` [kg]; ``inertia`` about the centre of mass [kg m^2]: a number in the plane; in
+        space three principal values or a symmetric 3x3 tensor in the node's (reference =
+        global) axes; ``offset`` the centre of mass relative to the node in the reference
+        configuration [m] (default: at the node).
+        """
+        node = self._node_or_point(node, "add_rigid_body")
+        where = f"add_rigid_body on {node}"
+        m = chk.positive(mass, f"{where}: mass")
+        J = (chk.positive(inertia, f"{where}: inertia") if self.dim == 2 else
+             chk.inertia_tensor(inertia, where))
+        c = self._point((0.0,) * self.dim if offset is None else offset, f"{where}: offset")
+        body = RigidBody(node, m, J, c, len(self.rigid_bodies))
+        self.rigid_bodies.append(body)
+        return body
+
+    def add_modal_body(self, modal, at: Sequence[float] | None = None, angle: float = 0.0,
+                       name: str | None = None):
+        """Place a reduced body (``fembody.reduced.ModalBody``) in the model with its reference
+        node at ``at`` [m] (default: where it was in its template) and its frame turned by
+        ``angle`` [rad]. Returns a ``ModalBodyRef``: attach joints, loads and springs to its
+        ``.node``; ``.positions(result)`` gives the mesh motion. ``modal``: the ModalBody;
+        ``name``: its reference node's name (default: the modal body's)."""
+        self._spatial_only("add_modal_body")
+        if not (hasattr(modal, "invariants") and hasattr(modal, "phi_t")):
+            raise ModelError(f"add_modal_body: expected a fembody.reduced.ModalBody, got "
+                             f"{type(modal).__name__}")
+        p = self._point(modal.origin if at is None else at, "add_modal_body")
+        node = self._new_node(p, name or modal.name)
+        ref = ModalBodyRef(node, modal, float(angle), len(self.modal_bodies))
+        self.modal_bodies.append(ref)
+        return ref
+
+    def add_spring(self, a: NodeLike, b: PointLike, k: float, c: float = 0.0,
+                   length: float | None = None) -> ElementRef:
+        """Axial spring-damper between node ``a`` and node ``b`` (or a fixed point ``b``).
+
+        ``k`` [N/m] >= 0, ``c`` [N s/m] >= 0, ``length`` the rest length [m] (default: the
+        initial distance, which must be positive).
+        """
+        where = f"add_spring (spring {len(self.springs)})"
+        a = self.node(a, where)
+        if isinstance(b, (Node, int, np.integer, str)):
+            b = self.node(b, where)
+        else:
+            p = self._point(b, where)
+            b = self._new_node(p, "anchor", internal=True)
+            self.supports[b.id] = {d for d in self.dof_names if not d.startswith("r")}
+        k = chk.nonnegative(k, f"{where}: stiffness k")
+        c = chk.nonnegative(c, f"{where}: damping c")
+        ref = ElementRef("spring", len(self.springs), (a, b))
+        chk.check_length(a, b, repr(ref))
+        l0 = float(np.linalg.norm(b.position - a.position)) if length is None else \
+            chk.positive(length, f"{where}: rest length")
+        self.springs.append(dict(nodes=(a, b), k=k, c=c, l0=l0))
+        return ref
+
+    def add_rotational_spring(self, a: NodeLike, b: NodeLike | None = None, k: float = 0.0,
+                              c: float = 0.0, angle: float = 0.0) -> ElementRef:
+        """Rotational spring-damper ``k (theta_b - theta_a - angle)`` between the rotations of
+        nodes ``a`` and ``b`` (``b=None``: between ``a`` and the ground). ``k`` [N m/rad],
+        ``c`` [N m s/rad], ``angle`` the unstressed relative rotation [rad]."""
+        where = f"add_rotational_spring (rotational spring {len(self.rotational_springs)})"
+        self._spatial_only("add_rotational_spring")
+        a = self.node(a, where)
+        b = self.ground if b is None else self.node(b, where)
+        k = chk.nonnegative(k, f"{where}: stiffness k")
+        c = chk.nonnegative(c, f"{where}: damping c")
+        angle = validate.number("angle", angle, where=where)
+        ref = ElementRef("rotational spring", len(self.rotational_springs), (a, b))
+        # stored as (ground-or-a, other) so that eps = theta_b - theta_a - angle
+        self.rotational_springs.append(dict(nodes=(a, b), k=k, c=c, angle=float(angle)))
+        return ref
+
+    # ------------------------------------------------------------------ joints
+    def add_joint(self, joint):
+        """Add a joint (``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
+        ``fb.RigidLink``, ``fb.Support``) and return it."""
+        from ..joints import Joint
+        from .loads import Motor
+        if isinstance(joint, Motor):        # a torque, not a constraint (as users guess it)
+            return self.add_motor(joint)
+        if not isinstance(joint, Joint):
+            raise ModelError(f"add_joint: expected a fembody joint (fb.Pin, ...), got {joint!r}")
+        if any(j is joint for j in self.joints):
+            raise ModelError(f"add_joint: {joint.label} is already in the model")
+        joint.index = len(self.joints)
+        joint.resolve_nodes(self, f"add_joint ({joint.kind} joint {joint.index})")
+        self.joints.append(joint)
+        return joint
+
+    def add_contact(self, node: NodeLike, plane=None, *, other: NodeLike | None = None,
+                    segment=None, radius: float = 0.0, restitution: float = 1.0,
+                    method: str = "impulse", stiffness: float | None = None,
+                    exponent: float = 1.5, rest_velocity: float | None = None,
+                    name: str | None = None):
+        """Let ``node`` hit an obstacle: a rigid ``plane=(point, normal)`` [m] (normal into the
+        free side, any orientation), another node (``other``, touching at ``radius`` [m]) or a
+        ``segment=(node_a, node_b)`` (free side on the left of a -> b; planar models only).
+        Points and normals have the model's dimension (2 or 3).
+
+        ``restitution`` e in [0, 1]; ``method`` 'impulse' (instantaneous impulse, Newton's law
+        v+ = -e v-, see fembody.run.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
+        force with ``stiffness`` [N/m^exponent] and ``exponent``); ``rest_velocity`` [m/s]: an
+        impulse contact whose rebound speed is below it (or e = 0) rests as a unilateral
+        constraint until it is pulled off (default: for e < 1 when the rebound would land again
+        within one step; for e = 1 only at round-off level). Returns the
+        :class:`fembody.contact.Contact`. ``name``: a label for results and
+        errors (default None)."""
+        from ..contact import make_contact
+        c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
+                         restitution=restitution, method=method, stiffness=stiffness,
+                         exponent=exponent, rest_velocity=rest_velocity, name=name)
+        self.contacts.append(c)
+        return c
+
+    def add_sensor(self, target, quantity: str, name: str | None = None):
+        """Record ``quantity`` of a node, joint, element or ``"energy"`` at every step of a
+        simulation (see :func:`fembody.model.sensors.make_sensor`); read ``result.sensor(name)``.
+        ``target``: a node (Node, index or name), a joint, an element ref or ``"energy"``;
+        ``name``: the sensor's label (default: built from the target and quantity)."""
+        from .sensors import make_sensor
+        self.sensors.append(make_sensor(self, target, quantity, name))
+        return self.sensors[-1]
+
+    # ---------------------------------------- supports, loads, damping, velocities
+    def fix(self, node: NodeLike, *dofs: str) -> None:
+        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (planar) or
+        'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); no names or ``"all"``: every DOF the node
+        has (a clamp)."""
+        conditions.fix(self, node, dofs)
+
+    def add_force(self, node: NodeLike, force: LoadValue, *, follower: bool = False
+                  ) -> NodalLoad:
+        """Apply a force (fx, fy) or, in space, (fx, fy, fz) [N] at ``node``: constant, or a
+        function of time t [s] (e.g. ``fb.functions.Ramp(...) * (0, -10)``). ``follower=True``:
+        the force is given in the node's rotated frame and turns with the node (which needs a
+        rotation DOF); its non-symmetric load stiffness enters the tangent."""
+        return conditions.add_load(self, node, "force", force, follower)
+
+    def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
+                   ) -> NodalLoad:
+        """Apply a moment ``torque``, m_z [N m] (planar) or (mx, my, mz) [N m] (spatial), at
+        ``node``: constant, or a function of time t [s]. In space the moment keeps its global direction
+        (with its load stiffness), or with ``follower=True`` is given in the node's axes and
+        turns with it (a 'section-fixed' moment)."""
+        return conditions.add_load(self, node, "torque", torque, follower)
+
+    def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
+                  axis: Sequence[float] | None = None):
+        """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
+        (ground: none); ``name`` labels it (default None); ``axis``: the torque's direction in
+        spatial models (required there; the axis of the Revolute it drives); see
+        :class:`fembody.model.loads.Motor`."""
+        return attach_motor(self, a, b, torque, name, axis)
+
+    def set_damping(self, alpha: float = 0.0, beta: float = 0.0) -> None:
+        """Rayleigh damping C = alpha M + beta K: ``alpha`` [1/s] on all masses, ``beta`` [s] on
+        the strain rates of beams and trusses (objective: rigid motion is not damped)."""
+        self.rayleigh = conditions.rayleigh(alpha, beta)
+
+    def set_velocity(self, node: NodeLike, velocity: Sequence[float] | None = None,
+                     omega=None) -> None:
+        """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
+        angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
+        plane; a 3-vector in space, in the node's axes = global axes at the reference).
+        A non-zero ``omega`` on a node without rotation DOFs (a point mass, truss or spring
+        node) is a ModelError when the model is compiled: it would be ignored."""
+        conditions.set_velocity(self, node, velocity, omega)
+
+    def set_rigid_velocity(self, omega, center: Sequence[float] | None = None,
+                           velocity: Sequence[float] | None = None) -> None:
+        """Give every node the velocity of a rigid motion: translation ``velocity`` [m/s]
+        (default 0) plus a rotation ``omega`` [rad/s] about ``center`` [m] (default the origin):
+        ``v = velocity + omega x (x - center)``. Planar: ``omega`` a number; spatial: a
+        3-vector in global axes (the nodes' axes at the reference, so every rotating node
+        gets the same material angular velocity)."""
+        conditions.set_rigid_velocity(self, omega, center, velocity)
+
+    # ----------------------------------------------------------------- output
+    def compile(self, space: str | None = None) -> "System":
+        """Check the model and turn it into a :class:`fembody.system.System` for the solvers.
+
+        ``space``: how configurations are stored (:data:`fembody.space.SPACES`; default
+        :func:`fembody.space.default`, 'planar': angles; 'planar-complex': unit complex
+        numbers updated multiplicatively)."""
+        from ..system import System
+        return System(self, space)
+
+    def __repr__(self) -> str:
+        return (f"Model '{self.name}': {len(self.nodes) - 1} nodes, {len(self.beams)} beams, "
+                f"{len(self.trusses)} trusses, {len(self.masses)} masses, "
+                f"{len(self.rigid_bodies)} rigid bodies, {len(self.springs)} springs")
+
+
+
+def _beam_end(model: Model, a: Node, end: PointLike, where: str):
+    """The end Node of a beam (None when it is a new point) and its coordinates, checked
+    against the start ``a`` for zero length; a new end node is created after the interior
+    ones."""
+    if isinstance(end, (Node, int, np.integer, str)):
+        b = model.node(end, where)
+        p = (b.x, b.y, b.z)[:model.dim]
+    else:
+        b, p = None, chk.point(end, where, model.dim)
+    d = np.array(p) - np.array((a.x, a.y, a.z)[:model.dim])
+    if np.sqrt(d @ d) <= 1e-12 * max(1.0, abs(a.x), abs(a.y), abs(a.z)):
+        raise ModelError(f"{where}: zero length, start and end coincide at {a.position}; "
+                         "move one end or remove the beam")
+    return b, p

@@ -1,0 +1,456 @@
+"""Result: the states a solver kept, with accessors by node, energies, reactions and counters."""
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import space as spaces
+from .. import validate
+from ..errors import ModelError
+from . import result_access as access
+from ..version import __version__
+
+if TYPE_CHECKING:
+    from ..model.bodies import NodeLike
+    from ..joints.base import Joint
+    from ..system import System
+
+_ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
+           "constraint_work", "dissipated", "violation", "stability")
+
+
+class Result:
+    """Saved states of a static or dynamic analysis.
+
+    Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
+    ``q`` (n, nq: configurations as the model's configuration space stores them; read them
+    through :meth:`position`, :meth:`displacement`, :meth:`rotation` or :meth:`coordinates`),
+    ``v``, ``a`` (n, n_dof: velocities, accelerations per velocity DOF), ``lam`` (joint
+    multipliers), ``load_factor``, ``reactions`` (n, n_dof: the support forces on fixed DOFs,
+    zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``. ``stats`` holds counters (residual evaluations, tangent assemblies,
+    factorisations, Newton iterations, wall time [s], linear solver). ``impacts`` lists the
+    impacts of a dynamic analysis with impulse contacts, one dict each: ``time`` [s],
+    ``contact`` (index), ``name``, ``node`` (id), ``impulse`` (normal impulse [N s]),
+    ``impulse_vector`` (impulse on the node [N s]), ``v_before``/``v_after`` (normal gap
+    rates [m/s]), ``persistent`` (the contact went on resting), ``energy_loss`` [J] (of the
+    whole impact event).
+    """
+
+    def __init__(self, system: "System | None", kind: str) -> None:
+        self.system = system
+        self.kind = kind
+        self.stats: dict = {}
+        self.impacts: list[dict] = []
+        self._rows: dict[str, list] = {k: [] for k in _ARRAYS}
+        self._cache: dict[str, np.ndarray] = {}
+        self._fingerprint: str | None = None
+        # sensors: one float row per step (time, then every sensor's components) in a buffer
+        # that doubles when full: 8 bytes per number, no per-step Python objects
+        self._sensor_buf: np.ndarray | None = None
+        self._sensor_n = 0
+        self._sensor_cols: dict[str, tuple[int, int]] = {}
+        self.sensor_components: dict[str, tuple] = {}
+        if system is not None:
+            self.space = system.space
+            self.node_dofs = system.node_dofs
+            self.q0 = system.q0
+            self.X = system.X
+
+    # --------------------------------------------------------------- record
+    def record(self, time: float, q: np.ndarray, **fields) -> None:
+        """Append a state; ``fields`` are any of the per-state arrays (copied)."""
+        unknown = set(fields) - set(_ARRAYS)
+        if unknown:
+            raise TypeError(f"Result.record: unknown fields {sorted(unknown)}")
+        row = {k: None for k in _ARRAYS}
+        row.update(time=time, q=q.copy(), iterations=0)
+        for k, val in fields.items():
+            row[k] = val.copy() if isinstance(val, np.ndarray) else val
+        for k, val in row.items():
+            self._rows[k].append(val)
+        self._cache.clear()
+
+    def record_sensors(self, time: float, sensors: list, values: list) -> None:
+        """Append one row of every sensor (``fembody.model.sensors.Sensor`` list, their values)."""
+        row = np.concatenate([[float(time)], *(np.ravel(v) for v in values)])
+        if self._sensor_buf is None:
+            col = 1
+            for sen, val in zip(sensors, values):
+                self._sensor_cols[sen.name] = (col, col + np.size(val))
+                self.sensor_components[sen.name] = tuple(sen.components)
+                col += np.size(val)
+            self._sensor_buf = np.empty((64, len(row)))
+        elif self._sensor_n == len(self._sensor_buf):
+            self._sensor_buf = np.concatenate([self._sensor_buf, np.empty_like(self._sensor_buf)])
+        self._sensor_buf[self._sensor_n] = row
+        self._sensor_n += 1
+
+    @property
+    def sensor_names(self) -> list[str]:
+        """Names of the recorded sensors (``model.add_sensor``)."""
+        return list(self._sensor_cols)
+
+    def sensor(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(time [s], values) of sensor ``name``, recorded at every output step: values (n,)
+        for a one-component quantity, else (n, k) (components in ``sensor_components``)."""
+        if name not in self._sensor_cols:
+            raise ModelError(f"Result.sensor: no sensor {name!r}; recorded: "
+                             f"{', '.join(map(repr, self._sensor_cols)) or 'none'} (declare "
+                             "them with model.add_sensor before simulate)")
+        a, b = self._sensor_cols[name]
+        data = self._sensor_buf[:self._sensor_n]
+        return data[:, 0].copy(), (data[:, a].copy() if b == a + 1 else data[:, a:b].copy())
+
+    def to_dataframe(self, *what, **options):
+        """A pandas DataFrame of chosen histories (pandas is needed; see
+        :func:`fembody.results.tables.dataframe` for ``what``: nodes, joints, 'energy', sensors)."""
+        from .tables import dataframe
+        return dataframe(self, *what, **options)
+
+    def to_csv(self, path, *what, **options) -> pathlib.Path:
+        """Write :meth:`to_dataframe` ``(*what)`` to a CSV file (folders are created)."""
+        from .tables import write_csv
+        return write_csv(self, path, *what, **options)
+
+    def _array(self, key: str) -> np.ndarray | None:
+        if key not in self._cache:
+            rows = self._rows[key]
+            if not rows or rows[0] is None:
+                return None
+            self._cache[key] = np.array(rows)
+        return self._cache[key]
+
+    def __len__(self) -> int:
+        return len(self._rows["time"])
+
+    time = property(lambda self: self._array("time"), doc="Time [s] or load factor per state.")
+    q = property(lambda self: self._array("q"), doc="Configurations (n, nq) as stored.")
+    v = property(lambda self: self._array("v"), doc="Velocities (n, n_dof).")
+    a = property(lambda self: self._array("a"), doc="Accelerations (n, n_dof).")
+    load_factor = property(lambda self: self._array("load_factor"), doc="Load factor per state.")
+    @property
+    def reactions(self) -> np.ndarray | None:
+        """Support reactions (n, n_dof) [N, N m] on the fixed DOFs (zero elsewhere); for a
+        dynamic result computed on first use from the saved states."""
+        R = self._array("reactions")
+        if R is None and self.kind == "dynamic" and self.system is not None and len(self):
+            lam = self.lam if self.lam is not None else [np.zeros(0)] * len(self)
+            R = np.array([self.system.reactions(q, v, a, l, t) for q, v, a, l, t in
+                          zip(self.q, self.v, self.a, lam, self.time)])
+            self._cache["reactions"] = R
+        return R
+    iterations = property(lambda self: self._array("iterations"),
+                          doc="Newton iterations per state.")
+    lam = property(lambda self: self._array("lam"), doc="Lagrange multipliers (n, n_con).")
+    stability = property(lambda self: self._array("stability"),
+                         doc="Statics: lowest eigenvalue of the constrained tangent per state "
+                             "(negative: an unstable equilibrium; see stats['unstable']); NaN "
+                             "where static(stability='check') proved the state stable "
+                             "without computing it.")
+    @property
+    def stable(self) -> np.ndarray | None:
+        """Statics: per state, False where the equilibrium is unstable (kept by
+        ``static(unstable='accept')`` or the arc-length method), True elsewhere; None for a
+        dynamic Result."""
+        if self.kind != "static":
+            return None
+        out = np.ones(len(self), bool)
+        out[list(self.stats.get("unstable_states", ()))] = False
+        return out
+
+    violation = property(lambda self: self._array("violation"),
+                         doc="Largest position-constraint violation |phi| per state [m, rad].")
+
+    # ------------------------------------------------- per node and per joint
+    @property
+    def dim(self) -> int:
+        """2 (planar) or 3 (spatial)."""
+        return getattr(self.space, "dim", 2)
+
+    def coordinates(self, dofs=None) -> np.ndarray:
+        """Coordinates per velocity DOF (n, n_dof), or of the DOFs ``dofs``: displacements from
+        the reference [m], rotation increments [rad] (continuous in time, through any number
+        of turns, as long as a node turns less than pi between saved states) and scalar
+        coordinates (modal amplitudes)."""
+        return access.coordinates(self, dofs)
+
+    def position(self, node: NodeLike) -> np.ndarray:
+        """Current position (n, 2) or, in space, (n, 3) [m] of ``node``."""
+        return access.position(self, node)
+
+    def displacement(self, node: NodeLike) -> np.ndarray:
+        """Displacement (n, 2) or (n, 3) [m] of ``node`` from its reference position."""
+        return access.displacement(self, node)
+
+    def rotation(self, node: NodeLike, as_: str = "matrix") -> np.ndarray:
+        """Rotation of ``node`` per state. Planar: the angle (n,) [rad] (its cross-section or
+        rigid-body angle increment, continuous through full turns). Spatial: the rotation
+        matrices (n, 3, 3) (columns: the node's axes in the global frame), or with
+        ``as_="quaternion"`` unit quaternions (n, 4) (w first), or ``as_="vector"`` the
+        rotation vector from the reference (n, 3) [rad]."""
+        return access.rotation(self, node, as_)
+
+    def velocity(self, node: NodeLike) -> np.ndarray:
+        """Velocity (n, 2) or (n, 3) [m/s] of ``node``."""
+        return access.velocity(self, node)
+
+    def angular_velocity(self, node: NodeLike) -> np.ndarray:
+        """Angular velocity of ``node`` [rad/s]: (n,) planar; (n, 3) spatial, in the node's own
+        (material) axes."""
+        return access.angular_velocity(self, node)
+
+    def reaction(self, node: NodeLike) -> np.ndarray:
+        """Support reaction per state at ``node``: (n, 3) = (Fx [N], Fy [N], Mz [N m]) planar,
+        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) spatial, the moments on the node's material
+        rotation DOFs (zero where the DOF is free or absent)."""
+        return access.reaction(self, node)
+
+    def joint_reaction(self, joint: "Joint", frame: str | None = None) -> np.ndarray:
+        """Reaction of ``joint`` per state (n, rows): for Pin/Weld/RigidLink the force (and
+        moment) the joint exerts on its second node [N, N m]; Distance: the link tension [N];
+        Slider: the normal force (and moment); Driver: the driving force or torque; Support:
+        the support reactions. Spatial joints with a ``frame`` ('global', 'a' or 'b'): the
+        force and the moment about the joint point that the joint exerts on its second node,
+        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) in that frame."""
+        return access.joint_reaction(self, joint, frame)
+
+    # ------------------------------------------------------ whole-model measures
+    def resultants(self, family: str = "beam", step: int | None = None) -> np.ndarray:
+        """Stress resultants (n_states, n_elements, k) of an element family, or (n_elements, k)
+        of the saved state ``step`` alone: planar (N, V, M) [N, N, N m]; spatial beams
+        (N, Vy, Vz, T, My, Mz) in the section frame; spatial bars (N,)."""
+        sys = self._need_system("resultants")
+        families = [b.family for b in sys.blocks if hasattr(b, "resultants")]
+        validate.choice("family", family, families, where="Result.resultants")
+        block = sys.block(family)
+        if step is not None:
+            n = len(self)
+            step = validate.integer("step", step, minimum=-n, where="Result.resultants")
+            if step >= n:
+                raise ModelError(f"Result.resultants: step {step} is out of range: the result "
+                                 f"has {n} saved states (0..{n - 1}, or negative from the end)")
+            return block.resultants(sys.pose(block, self.q[step]))
+        return np.array([block.resultants(sys.pose(block, q)) for q in self.q])
+
+    def _need_system(self, what: str) -> "System":
+        if self.system is None:
+            raise ModelError(f"Result.{what}: needs the model; this result was loaded from a file "
+                             "without one")
+        return self.system
+
+    @property
+    def energy(self) -> SimpleNamespace:
+        """Energies per state [J], namespaced as ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
+        (their sum), ``work`` of the applied nodal loads, ``constraint_work`` done by drivers,
+        ``dissipated`` by damping and impacts (the kinetic energy impulses remove), and
+        ``balance = total - work - constraint_work + dissipated``, which stays constant up to
+        the integrator's error."""
+        if "energy" in self._cache:
+            return self._cache["energy"]
+        sys = self._need_system("energy")
+        q = self.q
+        strain = np.array([sys.strain_energy(qi) for qi in q])
+        grav = np.array([sys.gravity_energy(qi) for qi in q])
+        kin = (np.array([sys.kinetic_energy(qi, vi) for qi, vi in zip(q, self.v)])
+               if self.v is not None else np.zeros(len(q)))
+        zeros = np.zeros(len(q))
+        work = self._array("work")
+        cwork = self._array("constraint_work")
+        diss = self._array("dissipated")
+        work = zeros if work is None else work
+        cwork = zeros if cwork is None else cwork
+        diss = zeros if diss is None else diss
+        total = kin + strain + grav
+        e = SimpleNamespace(kinetic=kin, strain=strain, gravity=grav, total=total, work=work,
+                            constraint_work=cwork, dissipated=diss,
+                            balance=total - work - cwork + diss)
+        self._cache["energy"] = e
+        return e
+
+    def noether(self) -> np.ndarray:
+        """Noether quantity of time invariance per state [J]: the work of the applied loads and
+        drivers minus the energy (kinetic + strain + gravity) and the dissipated energy, i.e.
+        paper 000's I_N = tau theta - E generalised (constant up to the integrator's error)."""
+        return -self.energy.balance
+
+    def angular_momentum(self, about=None) -> np.ndarray:
+        """Angular momentum about the point ``about`` (default the origin) per state
+        [kg m^2/s]: (n,) planar, (n, 3) spatial in global axes (conserved when no external
+        moment acts about that point, e.g. a free body or one pinned there)."""
+        sys = self._need_system("angular_momentum")
+        if about is not None:
+            about = validate.array("about", about, (sys.dim,), where="Result.angular_momentum",
+                                   hint="a point (x, y) [m]" if sys.dim == 2 else
+                                   "a point (x, y, z) [m]")
+        if self.v is None:
+            raise ModelError("Result: this analysis has no velocities (it is static)")
+        return np.array([sys.angular_momentum(q, v, about) for q, v in zip(self.q, self.v)])
+
+    def linear_momentum(self) -> np.ndarray:
+        """Total linear momentum per state (n, dim) [kg m/s]."""
+        sys = self._need_system("linear_momentum")
+        if self.v is None:
+            raise ModelError("Result: this analysis has no velocities (it is static)")
+        return np.array([sys.linear_momentum(q, v) for q, v in zip(self.q, self.v)])
+
+    # ---------------------------------------------------------------- files
+    def save(self, path) -> pathlib.Path:
+        """Write the result to a compressed ``.npz`` file (``path`` without a suffix gets
+        ``.npz``; another suffix is refused), whole or not at all (a temporary file renamed
+        into place). The file carries fembody's version and a fingerprint of the model, so
+        :meth:`load` refuses it for another model. Returns the path written."""
+        import json
+        import tempfile                  # (json, tempfile, zipfile: when used, fast start-up)
+        path = _npz_path(path, "Result.save")
+        arrays = {k: v for k in _ARRAYS if (v := self._array(k)) is not None}
+        meta = dict(q0=self.q0, kind=self.kind, stats=json.dumps(self.stats),
+                    impacts=json.dumps(self.impacts), version=__version__,
+                    fingerprint=self.system.fingerprint() if self.system is not None else
+                    self._fingerprint or "")
+        if self._sensor_buf is not None:
+            arrays["sensor_data"] = self._sensor_buf[:self._sensor_n]
+            meta["sensor_layout"] = json.dumps({k: [*self._sensor_cols[k],
+                                                    self.sensor_components[k]]
+                                                for k in self._sensor_cols})
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        except OSError as exc:
+            raise ModelError(f"Result.save: cannot write '{path}' ({exc.strerror}); choose a "
+                             "folder you can write to") from exc
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez_compressed(f, **meta, **self.space.state(), **arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise
+        return path
+
+    @classmethod
+    def load(cls, path, model=None) -> "Result":
+        """Read a result saved with :meth:`save` (``"r"`` finds ``r.npz``); pass the ``model``
+        to get energies and resultants back: it must be the model the result was computed
+        with (its fingerprint is checked)."""
+        import json
+        import zipfile
+        path = _npz_path(path, "Result.load")
+        if model is not None and not callable(getattr(model, "compile", None)):
+            raise ModelError(f"Result.load: model must be the fb.Model the result was computed "
+                             f"with, got {model!r}")
+        if not path.is_file():
+            raise ModelError(f"Result.load: no file '{path}'")
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                data = {k: f[k] for k in f.files}
+            n = len(data["time"])
+            space = (spaces.from_state(data) if "space" in data else
+                     spaces.make("planar", data["node_dofs"], len(data["q0"]), data["X"]))
+            kind, stats = str(data["kind"]), json.loads(str(data["stats"]))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise ModelError(f"Result.load: '{path}' is not a readable fembody result "
+                             f"(corrupt, truncated or another kind of file: "
+                             f"{type(exc).__name__}: {exc})") from exc
+        saved = str(data.get("fingerprint", ""))
+        system = None
+        if model is not None:
+            system = model.compile(space=space.name)
+            if system.n_dof != space.nv or (saved and saved != system.fingerprint()):
+                raise ModelError(
+                    f"Result.load: '{path}' was computed with another model (fembody "
+                    f"{data.get('version', '?')}; its nodes, elements, materials, sections, "
+                    "masses, loads, gravity, damping, joints, contacts or initial velocities "
+                    "differ from this model's); load it with the model that produced it, or "
+                    "without a model (Result.load(path)) for its states alone")
+        res = cls(system, kind)
+        res.space = space
+        res.node_dofs = space.node_dofs
+        res.q0 = data["q0"]
+        res.X = space.X
+        res._fingerprint = saved
+        res.stats = stats
+        res.impacts = json.loads(str(data["impacts"])) if "impacts" in data else []
+        for k in _ARRAYS:
+            res._rows[k] = list(data[k]) if k in data else [None] * n
+        if "sensor_data" in data:
+            res._sensor_buf = data["sensor_data"]
+            res._sensor_n = len(res._sensor_buf)
+            for k, (a, b, comps) in json.loads(str(data["sensor_layout"])).items():
+                res._sensor_cols[k], res.sensor_components[k] = (a, b), tuple(comps)
+        return res
+
+    def checkpoint_state(self) -> dict:
+        """The state a checkpoint saves: the recorded rows with each list of equal-shape
+        numbers or arrays stacked into one array (pickling thousands of small arrays one by
+        one is what a write would cost), the derived caches left out."""
+        return {**vars(self), "_rows": _pack_rows(self._rows), "_cache": {}}
+
+    @classmethod
+    def from_checkpoint_state(cls, state: dict) -> "Result":
+        """The Result of :meth:`checkpoint_state`, its rows as they were, bit for bit."""
+        obj = cls.__new__(cls)
+        obj.__dict__.update(state)
+        obj._rows = _unpack_rows(state["_rows"])
+        obj._cache = {}
+        return obj
+
+    def __repr__(self) -> str:
+        bad = self.stats.get("unstable_states", ())
+        flag = (f", {len(bad)} unstable (stable=False) from load factor "
+                f"{self.stats['unstable'][0]:.6g}" if bad else "")
+        return f"Result({self.kind}, {len(self)} states{flag}, stats={self.stats})"
+
+    def __getattr__(self, name: str):
+        # only reached for a name the Result does not have: results do not import viz, so
+        # the plotting method went to viz; say where
+        if name == "plot":
+            raise AttributeError("Result.plot is gone (results do not import viz): plot the "
+                                 "histories with fb.viz.history(result, ...), which takes "
+                                 "the same arguments")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def _npz_path(path, where: str) -> pathlib.Path:
+    """``path`` as a ``.npz`` path: no suffix gets one, another suffix is an error."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ModelError(f"{where}: path must be a file name (str or pathlib.Path), got {path!r}")
+    p = pathlib.Path(path)
+    if str(path).endswith(("/", os.sep)) or p.name == "":
+        raise ModelError(f"{where}: '{path}' is a folder; give a file name, e.g. "
+                         f"'{p / 'result.npz'}'")
+    if p.suffix == "":
+        return p.with_name(p.name + ".npz")
+    if p.suffix.lower() != ".npz":
+        raise ModelError(f"{where}: results are stored as .npz files, not '{p.suffix}'; use "
+                         f"'{p.with_suffix('.npz')}' (fb.io.write_result exports VTU/XDMF)")
+    return p
+
+
+def _pack_rows(rows: dict) -> dict:
+    """Each list of equal-shape numbers or arrays of ``rows`` stacked into one array;
+    :func:`_unpack_rows` gives the same values back."""
+    out = {}
+    for key, vals in rows.items():
+        if vals:
+            try:
+                stacked = np.array(vals)
+            except ValueError:                # ragged rows: kept as they are
+                stacked = None
+            # None among the values or a mix of kinds gives an object array: kept as is
+            if stacked is not None and stacked.dtype.kind in "fiub" and \
+                    stacked.shape[0] == len(vals):
+                out[key] = ("packed", stacked, isinstance(vals[0], np.ndarray))
+                continue
+        out[key] = vals
+    return out
+
+
+def _unpack_rows(rows: dict) -> dict:
+    return {k: ((list(v[1]) if v[2] else v[1].tolist()) if isinstance(v, tuple) else v)
+            for k, v in rows.items()}
