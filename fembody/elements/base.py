@@ -45,6 +45,30 @@ class Block(Protocol):
     def label(self, i: int) -> str: ...
 
 
+class Block3D:
+    """What every spatial block shares: its ``nodes (n, k)`` (whose poses it reads), ``dofs``
+    (where its vectors land) and element labels for messages.
+
+    A spatial block reads its nodes' poses from the configuration space (``space.poses``:
+    positions and rotation matrices; ``spatial = True`` tells the System to hand them over)
+    and returns element vectors and matrices on the velocity DOFs ``(dx global, Theta
+    material)`` of its nodes, in the order of ``dofs`` (see :class:`SpatialBlock`)."""
+
+    spatial = True
+    noun = "element"
+
+    def __init__(self, nodes, dofs, labels=None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i] if self._labels else f"{self.noun} {i}"
+
+
 def strain_kernel(eps: np.ndarray, B: np.ndarray, H: np.ndarray | None, w: np.ndarray,
                   D: np.ndarray, Dd: np.ndarray | None, v: np.ndarray | None, tangent: bool
                   ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:

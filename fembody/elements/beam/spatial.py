@@ -1,17 +1,18 @@
-"""Blocks of the spatial element families on a compiled model's DOF numbering.
+"""The spatial beam's blocks on a compiled model's DOF numbering: the Simo-Reissner beams
+(:class:`Beam3DBlock`) and the gyroscopic moments of their rotary inertia
+(:class:`BeamGyroBlock`), spatial blocks in the sense of :class:`fembody.elements.base.Block3D`.
 
-Each block reads its nodes' poses from the configuration space (``space.poses``: positions and
-rotation matrices; ``spatial = True`` tells the System to hand them over) and returns element
-vectors and matrices on the velocity DOFs ``(dx global, Theta material)`` of its nodes, in the
-order of ``dofs``. The kernels are :mod:`fembody.elements.beam3d`, :mod:`truss3d` and
-:mod:`rigid3d`; node frames are the global axes in the reference configuration, so a beam
-section's triad is ``L = R_node C`` with its constant reference triad ``C``.
+The kernels are :mod:`fembody.elements.beam.beam3d` and
+:mod:`fembody.elements.beam.beam3d_numba`; node frames are the global axes in the reference
+configuration, so a beam section's triad is ``L = R_node C`` with its constant reference
+triad ``C``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import beam3d, beam3d_numba, rigid3d, truss3d
+from ..base import Block3D
+from . import beam3d, beam3d_numba
 
 
 def _c64(a) -> bool:
@@ -29,28 +30,9 @@ def _element_T(C: np.ndarray) -> np.ndarray:
     return T
 
 
-class Block3D:
-    """What every spatial block shares: its ``nodes (n, k)`` (whose poses it reads), ``dofs``
-    (where its vectors land) and element labels for messages."""
-
-    spatial = True
-    noun = "element"
-
-    def __init__(self, nodes, dofs, labels=None) -> None:
-        self.nodes = np.asarray(nodes, dtype=np.int64)
-        self.dofs = np.asarray(dofs, dtype=np.int64)
-        self._labels = labels
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i] if self._labels else f"{self.noun} {i}"
-
-
 class Beam3DBlock(Block3D):
     """Geometrically exact (Simo-Reissner) two-node beams, one-point integration
-    (:mod:`fembody.elements.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)`` reference
+    (:mod:`fembody.elements.beam.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)`` reference
     positions; ``C (n, 3, 3)`` reference section triads (columns: beam axis, local y, local z);
     ``stiff (n, 6) = (EA, GA_y, GA_z, GJ, EI_y, EI_z)``, ``inert (n, 4) = (rhoA, rhoJ, rhoI_y,
     rhoI_z)``, ``lumped (n,)`` mass lumping (translations and rotary inertia; consistent
@@ -115,39 +97,6 @@ class Beam3DBlock(Block3D):
         return M if self.T is None else np.swapaxes(self.T, 1, 2) @ M @ self.T
 
 
-class Truss3DBlock(Block3D):
-    """Spatial bars (:mod:`fembody.elements.truss3d`): ``nodes (n, 2)``, ``dofs (n, 6)``
-    (translations), ``DX (n, 3)`` reference chords, ``EA``, ``rhoA``, ``green``, ``lumped``."""
-
-    noun = "truss element"
-    family = "truss"
-    Dd = None
-
-    def __init__(self, nodes, dofs, X, EA, rhoA, green, lumped, labels=None) -> None:
-        super().__init__(np.asarray(nodes), dofs, labels)
-        X = np.asarray(X, float)
-        self.DX = X[:, 1] - X[:, 0]
-        self.EA, self.rhoA = np.asarray(EA, float), np.asarray(rhoA, float)
-        self.green, self.lumped = np.asarray(green, bool), np.asarray(lumped, bool)
-
-    def forces(self, poses, v, tangent):
-        f, K = truss3d.forces(poses[0], self.DX, self.EA, self.green, tangent)
-        return f, K, None
-
-    def strains(self, poses) -> np.ndarray:
-        return truss3d.strains(poses[0], self.DX, self.green)[:, None]
-
-    def strain_energy(self, poses) -> np.ndarray:
-        return truss3d.strain_energy(poses[0], self.DX, self.EA, self.green)
-
-    def resultants(self, poses) -> np.ndarray:
-        """Axial force N [N] per bar ``(n, 1)``."""
-        return truss3d.axial_force(poses[0], self.DX, self.EA, self.green)[:, None]
-
-    def mass(self) -> np.ndarray:
-        return truss3d.mass(self.DX, self.rhoA, self.lumped)
-
-
 class BeamGyroBlock(Block3D):
     """The gyroscopic moments of the beams' rotary inertia (:func:`beam3d.gyroscopic`), whose
     constant mass is in :meth:`Beam3DBlock.mass`: consistent ``g_i = int N_i W x rho J W ds``
@@ -195,103 +144,3 @@ class BeamGyroBlock(Block3D):
 
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         return np.zeros(len(self.L0))
-
-
-class Rigid3DBlock(Block3D):
-    """Spatial rigid bodies on their reference nodes (:mod:`fembody.elements.rigid3d`): mass
-    ``m (n,)``, inertia ``Jc (n, 3, 3)`` about the centre of mass in node axes, centre-of-mass
-    offset ``c (n, 3)`` in node axes. ``dofs (n, 6)``."""
-
-    noun = "rigid body"
-    family = "rigid body"
-    constant = False
-
-    def __init__(self, nodes, dofs, m, Jc, c, labels=None) -> None:
-        super().__init__(np.asarray(nodes)[:, None], dofs, labels)
-        self.m = np.asarray(m, float)
-        self.Jc = np.asarray(Jc, float).reshape(-1, 3, 3)
-        self.c = np.asarray(c, float).reshape(-1, 3)
-
-    def mass(self):
-        return None
-
-    @staticmethod
-    def _R(poses):
-        return poses[1][:, 0]
-
-    def mass_at(self, poses) -> np.ndarray:
-        return rigid3d.mass_matrix(self._R(poses), self.m, self.Jc, self.c)
-
-    def inertial(self, poses, v, a, tangent):
-        f, K, C = rigid3d.forces(self._R(poses), v, a, self.m, self.Jc, self.c, bool(tangent))
-        return (f, K, C) if tangent else (f, None, None)
-
-    def kinetic_energy(self, poses, v) -> np.ndarray:
-        return rigid3d.kinetic_energy(self._R(poses), v, self.m, self.Jc, self.c)
-
-    def momentum(self, poses, v) -> tuple[np.ndarray, np.ndarray]:
-        return rigid3d.momentum(poses[0][:, 0], self._R(poses), v, self.m, self.Jc, self.c)
-
-    def gravity(self, poses, g, tangent):
-        f, dK = rigid3d.gravity_forces(self._R(poses), g, self.m, self.c, bool(tangent))
-        return f, (dK if tangent else None)
-
-    def gravity_potential(self, poses, g, poses0) -> np.ndarray:
-        return (rigid3d.gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)
-                - rigid3d.gravity_potential(poses0[0][:, 0], self._R(poses0), g, self.m,
-                                            self.c))
-
-
-class Spring3DBlock(Block3D):
-    """Axial spring-dampers between two nodes in space: force ``k (l - l0) + c l'`` along the
-    current chord (``k`` [N/m], ``c`` [N s/m], rest length ``l0 > 0`` [m]); ``dofs (n, 6)``."""
-
-    noun = "spring"
-    family = "spring"
-
-    def __init__(self, nodes, dofs, X, k, c, l0, labels=None) -> None:
-        super().__init__(np.asarray(nodes), dofs, labels)
-        X = np.asarray(X, float)
-        self.DX = X[:, 1] - X[:, 0]
-        self.k, self.c, self.l0 = (np.asarray(a, float) for a in (k, c, l0))
-        self.Dd = self.c if np.any(self.c > 0.0) else None
-
-
-
-    def _chord(self, poses):
-        d = poses[0][:, 1] - poses[0][:, 0]
-        l = np.sqrt(np.einsum("ni,ni->n", d, d))
-        du = d - self.DX
-        L = np.sqrt(np.einsum("ni,ni->n", self.DX, self.DX))
-        # l - l0 without cancellation for small stretches: (l^2 - L^2)/(l + L) + (L - l0)
-        ext = np.einsum("ni,ni->n", 2.0 * self.DX + du, du) / (l + L) + (L - self.l0)
-        return d / l[:, None], l, ext
-
-    def forces(self, poses, v, tangent):
-        e, l, ext = self._chord(poses)
-        N = self.k * ext
-        C = None
-        if v is not None and self.Dd is not None:
-            rate = np.einsum("ni,ni->n", e, v[:, 3:] - v[:, :3])
-            N = N + self.c * rate
-            if tangent:
-                ce = self.c[:, None, None] * e[:, :, None] * e[:, None, :]
-                C = np.block([[ce, -ce], [-ce, ce]])
-        f = np.concatenate([-N[:, None] * e, N[:, None] * e], -1)
-        if not tangent:
-            return f, None, None
-        ee = e[:, :, None] * e[:, None, :]
-        kk = self.k[:, None, None] * ee + (N / l)[:, None, None] * (np.eye(3) - ee)
-        K = np.block([[kk, -kk], [-kk, kk]])
-        return f, K, C
-
-    def strain_energy(self, poses) -> np.ndarray:
-        ext = self._chord(poses)[2]
-        return 0.5 * self.k * ext * ext
-
-    def resultants(self, poses) -> np.ndarray:
-        """Spring force k (l - l0) [N] ``(n, 1)``."""
-        return (self.k * self._chord(poses)[2])[:, None]
-
-    def mass(self):
-        return None

@@ -4,7 +4,7 @@ between two node rotations.
 The axial springs' chord, strain, force and tangents (evaluated in every Newton iteration) are
 one compiled kernel, :func:`spring_forces`, a single pass over the springs of a block
 (:mod:`.kernels`); its numpy reference (the chord and strain-kernel formulas of
-:mod:`.base` it replaced) is ``tests/elements/spring_reference.py``.
+:mod:`.base` it replaced) is ``tests/reference_kernels/spring_kernels.py``.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from .base import strain_kernel
-from .kernels import njit
+from ..base import Block3D, strain_kernel
+from ..kernels import njit
 
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :, :], f8[:]))(f8[:, :], f8[:, :], "
@@ -170,6 +170,59 @@ class RotationalSpringBlock:
     def resultants(self, x):
         M = self.D[:, 0] * self._eps(x)[:, 0]
         return np.column_stack([np.zeros_like(M), np.zeros_like(M), M])
+
+    def mass(self):
+        return None
+
+
+class Spring3DBlock(Block3D):
+    """Axial spring-dampers between two nodes in space: force ``k (l - l0) + c l'`` along the
+    current chord (``k`` [N/m], ``c`` [N s/m], rest length ``l0 > 0`` [m]); ``dofs (n, 6)``."""
+
+    noun = "spring"
+    family = "spring"
+
+    def __init__(self, nodes, dofs, X, k, c, l0, labels=None) -> None:
+        super().__init__(np.asarray(nodes), dofs, labels)
+        X = np.asarray(X, float)
+        self.DX = X[:, 1] - X[:, 0]
+        self.k, self.c, self.l0 = (np.asarray(a, float) for a in (k, c, l0))
+        self.Dd = self.c if np.any(self.c > 0.0) else None
+
+    def _chord(self, poses):
+        d = poses[0][:, 1] - poses[0][:, 0]
+        l = np.sqrt(np.einsum("ni,ni->n", d, d))
+        du = d - self.DX
+        L = np.sqrt(np.einsum("ni,ni->n", self.DX, self.DX))
+        # l - l0 without cancellation for small stretches: (l^2 - L^2)/(l + L) + (L - l0)
+        ext = np.einsum("ni,ni->n", 2.0 * self.DX + du, du) / (l + L) + (L - self.l0)
+        return d / l[:, None], l, ext
+
+    def forces(self, poses, v, tangent):
+        e, l, ext = self._chord(poses)
+        N = self.k * ext
+        C = None
+        if v is not None and self.Dd is not None:
+            rate = np.einsum("ni,ni->n", e, v[:, 3:] - v[:, :3])
+            N = N + self.c * rate
+            if tangent:
+                ce = self.c[:, None, None] * e[:, :, None] * e[:, None, :]
+                C = np.block([[ce, -ce], [-ce, ce]])
+        f = np.concatenate([-N[:, None] * e, N[:, None] * e], -1)
+        if not tangent:
+            return f, None, None
+        ee = e[:, :, None] * e[:, None, :]
+        kk = self.k[:, None, None] * ee + (N / l)[:, None, None] * (np.eye(3) - ee)
+        K = np.block([[kk, -kk], [-kk, kk]])
+        return f, K, C
+
+    def strain_energy(self, poses) -> np.ndarray:
+        ext = self._chord(poses)[2]
+        return 0.5 * self.k * ext * ext
+
+    def resultants(self, poses) -> np.ndarray:
+        """Spring force k (l - l0) [N] ``(n, 1)``."""
+        return (self.k * self._chord(poses)[2])[:, None]
 
     def mass(self):
         return None

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base import Block3D
+
 
 def _chord(x: np.ndarray, DX: np.ndarray):
     d = x[:, 1] - x[:, 0]
@@ -78,3 +80,36 @@ def mass(DX: np.ndarray, rhoA: np.ndarray, lumped: np.ndarray) -> np.ndarray:
         M[:, k, k] = M[:, 3 + k, 3 + k] = diag
         M[:, k, 3 + k] = M[:, 3 + k, k] = off
     return M
+
+
+class Truss3DBlock(Block3D):
+    """Spatial bars (the kernels above): ``nodes (n, 2)``, ``dofs (n, 6)``
+    (translations), ``DX (n, 3)`` reference chords, ``EA``, ``rhoA``, ``green``, ``lumped``."""
+
+    noun = "truss element"
+    family = "truss"
+    Dd = None
+
+    def __init__(self, nodes, dofs, X, EA, rhoA, green, lumped, labels=None) -> None:
+        super().__init__(np.asarray(nodes), dofs, labels)
+        X = np.asarray(X, float)
+        self.DX = X[:, 1] - X[:, 0]
+        self.EA, self.rhoA = np.asarray(EA, float), np.asarray(rhoA, float)
+        self.green, self.lumped = np.asarray(green, bool), np.asarray(lumped, bool)
+
+    def forces(self, poses, v, tangent):
+        f, K = forces(poses[0], self.DX, self.EA, self.green, tangent)
+        return f, K, None
+
+    def strains(self, poses) -> np.ndarray:
+        return strains(poses[0], self.DX, self.green)[:, None]
+
+    def strain_energy(self, poses) -> np.ndarray:
+        return strain_energy(poses[0], self.DX, self.EA, self.green)
+
+    def resultants(self, poses) -> np.ndarray:
+        """Axial force N [N] per bar ``(n, 1)``."""
+        return axial_force(poses[0], self.DX, self.EA, self.green)[:, None]
+
+    def mass(self) -> np.ndarray:
+        return mass(self.DX, self.rhoA, self.lumped)
