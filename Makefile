@@ -6,11 +6,12 @@ STAMP  := $(VENV)/.fembody-installed
 # the ahead-of-time kernels are rebuilt when a module holding kernels changes (a stale
 # extension is not used: numba would compile those kernels at the first run, seconds)
 KSTAMP := $(VENV)/.fembody-kernels
-KERNEL_SRC := fembody/elements/kernels.py fembody/elements/compiled.py \
+KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
+	fembody/sparse_kernels.py \
 	fembody/solvers/_kernels.py fembody/solvers/envelope.py fembody/solvers/cholmod_spd.py \
-	fembody/elements/beam3d_numba.py fembody/elements/quat_numba.py \
-	fembody/elements/rigid3d.py fembody/elements/mass.py fembody/solvers/lie.py \
-	fembody/joints/spatial.py fembody/joints/blocks.py fembody/elements/spring.py \
+	fembody/elements/beam/beam3d_numba.py fembody/space/quat_numba.py \
+	fembody/elements/mass/rigid3d.py fembody/elements/mass/mass.py fembody/solvers/lie.py \
+	fembody/joints/spatial.py fembody/joints/blocks.py fembody/elements/spring/spring.py \
 	fembody/joints/assembly.py \
 	tools/build_kernels.py
 

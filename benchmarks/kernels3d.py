@@ -15,7 +15,8 @@ import sys
 import numpy as np
 
 from fembody import rotations as rot
-from fembody.elements import beam3d, beam3d_numba, truss3d
+from fembody.elements.beam import beam3d, beam3d_numba
+from fembody.elements.truss import truss3d
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from _common import best_of, machine, save  # noqa: E402

@@ -6,8 +6,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .elements import PointMassBlock
-from .elements.beam3d import straight_reference
-from .elements.spatial import Beam3DBlock, BeamGyroBlock, Rigid3DBlock, Spring3DBlock, Truss3DBlock
+from .elements.beam import straight_reference
+from .elements.beam import Beam3DBlock, BeamGyroBlock
+from .elements.mass import Rigid3DBlock
+from .elements.spring import Spring3DBlock
+from .elements.truss import Truss3DBlock
 from .errors import ModelError
 
 if TYPE_CHECKING:

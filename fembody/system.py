@@ -26,7 +26,7 @@ from .errors import ModelError
 from .joints.compile import compile_joints
 from .joints.compile3d import compile_joints3d
 from .constraints import ConstraintSet, RedundantRows, joint_free_index, matvec
-from .elements import compiled
+from . import sparse_kernels
 from .measures import Measures
 from .patterns import CSC, AssemblyTarget, Pattern
 from .turning import TurningLoads
@@ -246,8 +246,8 @@ class System:
         of the global pattern (the block's scatter map)."""
         s = self.scatter[id(block)]
         flat = Ke.reshape(-1)
-        if compiled.AVAILABLE and flat.dtype == np.float64 and data.dtype == np.float64:
-            compiled.scatter_add(data, s.mpos, flat, s.msel, scale)
+        if flat.dtype == np.float64 and data.dtype == np.float64:
+            sparse_kernels.scatter_add(data, s.mpos, flat, s.msel, scale)
             return
         vals = flat[s.msel]
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)

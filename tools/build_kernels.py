@@ -17,11 +17,11 @@ import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # the modules whose kernels carry an ``aot`` signature
-MODULES = ("fembody.elements.compiled", "fembody.solvers._kernels", "fembody.solvers.envelope",
-           "fembody.solvers.cholmod_spd", "fembody.elements.beam3d_numba",
-           "fembody.elements.quat_numba", "fembody.elements.rigid3d",
-           "fembody.elements.mass", "fembody.solvers.lie", "fembody.joints.spatial",
-           "fembody.joints.blocks", "fembody.elements.spring",
+MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels", "fembody.solvers._kernels",
+           "fembody.solvers.envelope", "fembody.solvers.cholmod_spd",
+           "fembody.elements.beam.beam3d_numba", "fembody.space.quat_numba",
+           "fembody.elements.mass.rigid3d", "fembody.elements.mass.mass", "fembody.solvers.lie",
+           "fembody.joints.spatial", "fembody.joints.blocks", "fembody.elements.spring.spring",
            "fembody.joints.assembly")
 
 

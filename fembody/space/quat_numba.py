@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .kernels import NUMBA, njit
+from ..elements.kernels import NUMBA, njit
 
 AVAILABLE = NUMBA
 

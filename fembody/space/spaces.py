@@ -30,7 +30,8 @@ import math
 import numpy as np
 
 from .. import rotations as rot
-from ..elements import compiled, quat_numba
+from .. import sparse_kernels
+from . import quat_numba
 from .dimension import PLANAR, SPATIAL
 
 SPACES = PLANAR.spaces                       # the spaces of planar models
@@ -101,7 +102,7 @@ class PlanarSpace:
             out = q.copy()
         elif out is not q:
             out[...] = q
-        compiled.add_at(out, free, dv)
+        sparse_kernels.add_at(out, free, dv)
         return out
 
     def free_rotation_groups(self, free: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Verification cases of spatial beams (registered with the planar ones). Until spatial models
 are wired into ``Model``, they run the 3D Simo-Reissner kernels of
-:mod:`fembody.elements.beam3d` through :class:`Chain`, a few lines of Newton for a chain of beam
+:mod:`fembody.elements.beam.beam3d` through :class:`Chain`, a few lines of Newton for a chain of beam
 elements clamped at its first node (the element tests use the same class)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..elements import beam3d as b3
+from ..elements.beam import beam3d as b3
 from .. import rotations as rot
 from .registry import Case, register
 

@@ -1,5 +1,5 @@
-"""numpy references of :mod:`fembody.elements.beam3d`'s compiled kernels
-(:mod:`fembody.elements.beam3d_numba`), with the library functions' call signatures."""
+"""numpy references of :mod:`fembody.elements.beam.beam3d`'s compiled kernels
+(:mod:`fembody.elements.beam.beam3d_numba`), with the library functions' call signatures."""
 from __future__ import annotations
 
 import numpy as np

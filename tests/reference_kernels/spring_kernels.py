@@ -1,4 +1,4 @@
-"""numpy reference of the compiled axial spring kernel of :mod:`fembody.elements.spring`: the
+"""numpy reference of the compiled axial spring kernel of :mod:`fembody.elements.spring.spring`: the
 chord and strain formulas it replaced (:func:`fembody.elements.base.chord`,
 :func:`~fembody.elements.base.strain_kernel` with one strain per spring), used by the tests
 only to check it."""

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import fembody as fb
-from fembody.elements import quat_numba
+from fembody.space import quat_numba
 
 pytestmark = pytest.mark.skipif(not quat_numba.AVAILABLE, reason="numba not installed")
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import compiled
-from .base import linear_two_node_mass, strain_kernel
+from ..base import linear_two_node_mass, strain_kernel
 
 _F8, _I8 = np.dtype(np.float64), np.dtype(np.int64)
 _EMPTY = np.zeros(0)
@@ -185,7 +185,7 @@ class BeamBlock:
         into the global arrays; returns False when it does not apply (no numba, damping).
         The element states are read from ``q`` at ``qdofs`` (default: the block's DOFs).
         ``inertia = (a, bp, fin)``: also add M a into ``fin`` and bp M into ``Kdata`` (see
-        :func:`fembody.elements.compiled.beam_assemble`)."""
+        :func:`fembody.elements.beam.compiled.beam_assemble`)."""
         if not self.fuses_mass:
             return False
         tangent = Kdata is not None

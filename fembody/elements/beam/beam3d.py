@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import rotations as rot
+from ... import rotations as rot
 from . import beam3d_numba
 
 _H = 1e-40     # complex step; any h << sqrt(eps) * scale gives round-off exact derivatives

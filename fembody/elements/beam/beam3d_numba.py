@@ -1,4 +1,4 @@
-"""Compiled (numba) version of :func:`fembody.elements.beam3d.forces`: the same force formulas,
+"""Compiled (numba) version of :func:`fembody.elements.beam.beam3d.forces`: the same force formulas,
 one loop over elements, real arithmetic only. The rotation columns of the tangent are in closed
 form (:func:`_rotation_columns_to`, where the numpy kernel takes the complex step); tests compare
 it with the numpy kernel and with the complex step of every column to round-off. Without numba, ``AVAILABLE`` is False and callers

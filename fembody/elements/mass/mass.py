@@ -2,7 +2,7 @@
 
 The planar rigid bodies' mass matrix, inertial force with its tangents and gravity, evaluated
 in every Newton iteration, are compiled kernels (:mod:`.kernels`), one loop over the bodies of
-a block; their numpy reference is in ``tests/elements/mass_reference.py``.
+a block; their numpy reference is in ``tests/reference_kernels/mass_kernels.py``.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .kernels import njit
+from ..kernels import njit
 
 
 @njit(cache=True, aot="f8[:, :, :](f8[:, :], f8[:], f8[:], f8[:, :])")

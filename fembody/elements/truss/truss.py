@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import chord, linear_two_node_mass, strain_kernel, two_node_hessian
+from ..base import chord, linear_two_node_mass, strain_kernel, two_node_hessian
 
 STRAINS = ("engineering", "green")
 

@@ -1,13 +1,13 @@
 """Spatial Simo-Reissner beam kernel: tangents, invariance, path independence and static
-benchmarks solved with a few lines of Newton (tests/elements/beam3d_solve.py)."""
+benchmarks solved with a few lines of Newton (tests/elements/beam/beam3d_solve.py)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fembody import rotations as rot
-from fembody.elements import beam3d as b3
-from fembody.elements import beam3d_numba
+from fembody.elements.beam import beam3d as b3
+from fembody.elements.beam import beam3d_numba
 from fembody.materials import rectangle_torsion
 
 from fembody.verify.spatial import bathe_bolourchi     # the registry's case, one copy
