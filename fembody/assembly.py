@@ -1,20 +1,26 @@
-"""The element blocks of a compiled model: every element family of the Model as one
-vectorised block on the System's DOF numbering."""
+"""The element blocks of a compiled model: every element family of the Model as vectorised
+blocks on the System's DOF numbering.
+
+The assembly does not know the dimension: it asks each family package (:data:`FAMILIES`, each
+a :class:`fembody.elements.base.Family`) for its blocks, and the family picks its planar or
+spatial form with ``model.dimension.pick``.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
-                       SpringBlock, TrussBlock)
-from .elements.modal import ModalBodyBlock
-from .blocks3d import build_blocks3d
+from .elements import beam, mass, modal, spring, truss
+from .errors import ModelError
 
 if TYPE_CHECKING:
     from .dofs import DofMap
     from .model import Model
+
+#: the element families, in the order their blocks are assembled (the order of the sums)
+FAMILIES = (beam, truss, spring, mass, modal)
 
 
 @dataclass
@@ -47,101 +53,26 @@ class ElementBlocks:
 
 
 def build_blocks(dof_map: DofMap, model: Model) -> ElementBlocks:
-    """Every element family of ``model`` as one vectorised block on the numbering
-    ``dof_map``."""
-    nd = dof_map.node_dofs
+    """Every element family of ``model`` as vectorised blocks on the numbering ``dof_map``.
+
+    Raises
+    ------
+    ModelError
+        When the model asks for strain-rate (beta) damping in a dimension whose elements do
+        not have it (spatial models, for now).
+    """
     alpha, beta = model.rayleigh
-    if dof_map.dim == 3:
-        return _classify((alpha, beta), build_blocks3d(dof_map, model))
+    if beta > 0.0 and not model.dimension.pick(True, False):
+        raise ModelError("set_damping: beta (strain-rate) damping is planar only for now; in "
+                         "spatial models use alpha (mass-proportional) damping")
+    k = model.dimension.n_translations
+    # the reference node positions, one pass over the nodes (a list per element cost 0.3-0.8 s
+    # at 1e5 DOFs)
+    P = np.array([(n.x, n.y, n.z)[:k] for n in model.nodes], dtype=float).reshape(-1, k)
     blocks: list = []
-
-    def ids(items, k=2):
-        return np.array([n.id for it in items for n in it["nodes"]], dtype=np.int64
-                        ).reshape(-1, k)
-
-    xy: list = []
-
-    def coords(nid):
-        # one pass over the nodes, then indexed (a list per element cost 0.3-0.8 s at 1e5 DOFs)
-        if not xy:
-            xy.append(np.array([(n.x, n.y) for n in model.nodes], dtype=float).reshape(-1, 2))
-        return xy[0][nid].reshape(-1, 4)
-
-    if model.beams:
-        e = model.beams
-        nid = ids(e)
-        dofs = np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1)
-        mat = [b["material"] for b in e]
-        sec = [b["section"] for b in e]
-        body = [b["body"] for b in e]          # (not the model's element list: kept alive)
-        labels = Labels(lambda i, body=body, nid=nid: f"beam element {i} of '{body[i]}' "
-                        f"(nodes {nid[i, 0]}-{nid[i, 1]})", len(e))
-        blocks.append(BeamBlock(
-            dofs, coords(nid),
-            EA=np.array([m.E * s.A for m, s in zip(mat, sec)]),
-            GA=np.array([m.G * s.A * s.shear_factor for m, s in zip(mat, sec)]),
-            EI=np.array([m.E * s.I for m, s in zip(mat, sec)]),
-            rhoA=np.array([m.rho * s.A for m, s in zip(mat, sec)]),
-            rhoI=np.array([m.rho * s.I for m, s in zip(mat, sec)]),
-            lumped=np.array([b["lumped"] for b in e]), beta=beta, labels=labels))
-    if model.trusses:
-        e = model.trusses
-        nid = ids(e)
-        dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
-        labels = Labels(lambda i, nid=nid: f"truss element {i} (nodes {nid[i, 0]}-{nid[i, 1]})",
-                        len(e))
-        blocks.append(TrussBlock(
-            dofs, coords(nid),
-            EA=np.array([t["material"].E * t["section"].A for t in e]),
-            rhoA=np.array([t["material"].rho * t["section"].A for t in e]),
-            green=np.array([t["green"] for t in e]),
-            lumped=np.array([t["lumped"] for t in e]), beta=beta, labels=labels))
-    if model.springs:
-        e = model.springs
-        nid = ids(e)
-        dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
-        labels = Labels(lambda i, nid=nid: f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})", len(e))
-        blocks.append(SpringBlock(dofs, coords(nid), [s["k"] for s in e], [s["c"] for s in e],
-                                  [s["l0"] for s in e], labels=labels))
-    if model.rotational_springs:
-        e = model.rotational_springs
-        nid = ids(e)
-        dofs = np.column_stack([nd[nid[:, 0], 2], nd[nid[:, 1], 2]])
-        labels = [f"rotational spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})"
-                  for i in range(len(e))]
-        blocks.append(RotationalSpringBlock(dofs, [s["k"] for s in e], [s["c"] for s in e],
-                                            [s["angle"] for s in e], labels=labels))
-    if model.masses:
-        nid = np.array([m["node"].id for m in model.masses], dtype=np.int64)
-        blocks.append(PointMassBlock(nd[nid, :2], [m["m"] for m in model.masses],
-                                     labels=[f"point mass on node {i}" for i in nid]))
-    if model.rigid_bodies:
-        rbs = model.rigid_bodies
-        nid = np.array([rb.node.id for rb in rbs], dtype=np.int64)
-        blocks.append(RigidBodyBlock(nd[nid], [rb.mass for rb in rbs],
-                                     [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
-                                     labels=[f"rigid body {rb.index} on node {rb.node.id}"
-                                             for rb in rbs]))
-    for mb, md in zip(model.modal_bodies, dof_map.modal_dofs):
-        blocks.append(ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
-                                     beta=beta, label=f"modal body '{mb.body.name}'"))
+    for family in FAMILIES:
+        blocks += family.build(dof_map, model, P)
     return _classify((alpha, beta), blocks)
-
-
-class Labels:
-    """Element labels for messages, formatted when one is asked for: ``labels[i]``
-    (formatting all of them took ~0.2-0.4 s of compiling a 1e5-DOF frame grid)."""
-
-    def __init__(self, label: Callable[[int], str], n: int) -> None:
-        self._label, self._n = label, n
-
-    def __getitem__(self, i: int) -> str:
-        if not -self._n <= i < self._n:
-            raise IndexError(i)
-        return self._label(int(i) % self._n)
-
-    def __len__(self) -> int:
-        return self._n
 
 
 def _classify(rayleigh: tuple, blocks: list) -> ElementBlocks:

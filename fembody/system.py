@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import space as spaces
-from .blocks import build_blocks
+from .assembly import build_blocks
 from .dofs import DofMap, check_nodes, fingerprint, number_dofs
 from .errors import ModelError
 from .joints.compile import compile_joints
@@ -71,7 +71,7 @@ class System:
     Its parts: ``dof_map`` (:class:`fembody.dofs.DofMap`: ``n_dof``, ``free``/``fixed``,
     ``node_dofs`` ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0``, ``space`` ...,
     whose fields are also the System's attributes), ``element_blocks``
-    (:class:`fembody.blocks.ElementBlocks`, likewise), the joint blocks and rows, the fixed
+    (:class:`fembody.assembly.ElementBlocks`, likewise), the joint blocks and rows, the fixed
     sparse pattern (``nnz``, ``indices``, ``indptr``, ``scatter``) and the constant loads and
     masses.
     """

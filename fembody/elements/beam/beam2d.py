@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import compiled
-from ..base import linear_two_node_mass, strain_kernel
+from ..base import Labels, linear_two_node_mass, node_pairs, strain_kernel
 
 _F8, _I8 = np.dtype(np.float64), np.dtype(np.int64)
 _EMPTY = np.zeros(0)
@@ -267,3 +267,27 @@ class BeamBlock:
     def mass(self) -> np.ndarray:
         m = np.column_stack([self.rhoA, self.rhoA, self.rhoI]) * self.L0[:, None]
         return linear_two_node_mass(m, 3, self.lumped)
+
+
+def build_planar(dof_map, model, P: np.ndarray) -> list:
+    """The planar beams of ``model`` as one :class:`BeamBlock` on ``dof_map``'s numbering
+    (``P (n_nodes, 2)`` reference node positions [m]); empty without beams."""
+    if not model.beams:
+        return []
+    nd = dof_map.node_dofs
+    e = model.beams
+    nid = node_pairs(e)
+    dofs = np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1)
+    mat = [b["material"] for b in e]
+    sec = [b["section"] for b in e]
+    body = [b["body"] for b in e]          # (not the model's element list: kept alive)
+    labels = Labels(lambda i, body=body, nid=nid: f"beam element {i} of '{body[i]}' "
+                    f"(nodes {nid[i, 0]}-{nid[i, 1]})", len(e))
+    return [BeamBlock(
+        dofs, P[nid].reshape(-1, 4),
+        EA=np.array([m.E * s.A for m, s in zip(mat, sec)]),
+        GA=np.array([m.G * s.A * s.shear_factor for m, s in zip(mat, sec)]),
+        EI=np.array([m.E * s.I for m, s in zip(mat, sec)]),
+        rhoA=np.array([m.rho * s.A for m, s in zip(mat, sec)]),
+        rhoI=np.array([m.rho * s.I for m, s in zip(mat, sec)]),
+        lumped=np.array([b["lumped"] for b in e]), beta=model.rayleigh[1], labels=labels)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import Block3D
+from ..base import Block3D, node_pairs
 from . import beam3d, beam3d_numba
 
 
@@ -144,3 +144,26 @@ class BeamGyroBlock(Block3D):
 
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         return np.zeros(len(self.L0))
+
+
+def build_spatial(dof_map, model, P: np.ndarray) -> list:
+    """The spatial beams of ``model`` on ``dof_map``'s numbering (``P (n_nodes, 3)`` reference
+    node positions [m]): a :class:`Beam3DBlock` and the :class:`BeamGyroBlock` of its rotary
+    inertia; empty without beams."""
+    if not model.beams:
+        return []
+    nd = dof_map.node_dofs
+    e = model.beams
+    nid = node_pairs(e)
+    X = P[nid]
+    C, _ = beam3d.straight_reference(X, np.array([b["orientation"] for b in e]))
+    st = [b["section"].beam3d(b["material"]) for b in e]
+    stiff = np.array([[s.EA, s.GA_y, s.GA_z, s.GJ, s.EI_y, s.EI_z] for s in st])
+    inert = np.array([[s.rhoA, s.rhoJ, s.rhoI_y, s.rhoI_z] for s in st])
+    labels = [f"beam element {i} of '{b['body']}' (nodes {nid[i, 0]}-{nid[i, 1]})"
+              for i, b in enumerate(e)]
+    blk = Beam3DBlock(nid, np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1), X, C,
+                      stiff, inert, np.array([b["lumped"] for b in e]), labels)
+    return [blk, BeamGyroBlock(nid, np.concatenate([nd[nid[:, 0], 3:], nd[nid[:, 1], 3:]],
+                                                   axis=1), C, blk.L0, inert, blk.lumped,
+                               labels)]

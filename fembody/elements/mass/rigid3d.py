@@ -273,3 +273,15 @@ class Rigid3DBlock(Block3D):
         return (gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)
                 - gravity_potential(poses0[0][:, 0], self._R(poses0), g, self.m,
                                             self.c))
+
+
+def build_spatial_rigid(dof_map, model) -> list:
+    """The spatial rigid bodies of ``model`` as one :class:`Rigid3DBlock` on their reference
+    nodes' DOFs; empty without rigid bodies."""
+    if not model.rigid_bodies:
+        return []
+    rbs = model.rigid_bodies
+    nid = np.array([rb.node.id for rb in rbs], dtype=np.int64)
+    return [Rigid3DBlock(nid, dof_map.node_dofs[nid], [rb.mass for rb in rbs],
+                         [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
+                         labels=[f"rigid body {rb.index} on node {rb.node.id}" for rb in rbs])]

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..base import Block3D, strain_kernel
+from ..base import Block3D, Labels, node_pairs, strain_kernel
 from ..kernels import njit
 
 
@@ -226,3 +226,42 @@ class Spring3DBlock(Block3D):
 
     def mass(self):
         return None
+
+
+def build_planar(dof_map, model, P: np.ndarray) -> list:
+    """The planar axial springs (a :class:`SpringBlock`) and rotational springs (a
+    :class:`RotationalSpringBlock`) of ``model`` on ``dof_map``'s numbering (``P (n_nodes,
+    2)`` reference node positions [m]), in that order; empty without springs."""
+    nd = dof_map.node_dofs
+    blocks: list = []
+    if model.springs:
+        e = model.springs
+        nid = node_pairs(e)
+        dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
+        labels = Labels(lambda i, nid=nid: f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})", len(e))
+        blocks.append(SpringBlock(dofs, P[nid].reshape(-1, 4), [s["k"] for s in e],
+                                  [s["c"] for s in e], [s["l0"] for s in e], labels=labels))
+    if model.rotational_springs:
+        e = model.rotational_springs
+        nid = node_pairs(e)
+        dofs = np.column_stack([nd[nid[:, 0], 2], nd[nid[:, 1], 2]])
+        labels = [f"rotational spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})"
+                  for i in range(len(e))]
+        blocks.append(RotationalSpringBlock(dofs, [s["k"] for s in e], [s["c"] for s in e],
+                                            [s["angle"] for s in e], labels=labels))
+    return blocks
+
+
+def build_spatial(dof_map, model, P: np.ndarray) -> list:
+    """The spatial axial springs of ``model`` as one :class:`Spring3DBlock` on ``dof_map``'s
+    numbering (``P (n_nodes, 3)`` reference node positions [m]); empty without springs
+    (rotational springs are planar: the model refuses them in space)."""
+    if not model.springs:
+        return []
+    nd = dof_map.node_dofs
+    e = model.springs
+    nid = node_pairs(e)
+    return [Spring3DBlock(
+        nid, np.concatenate([nd[nid[:, 0], :3], nd[nid[:, 1], :3]], axis=1),
+        P[nid], [s["k"] for s in e], [s["c"] for s in e], [s["l0"] for s in e],
+        labels=[f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))])]

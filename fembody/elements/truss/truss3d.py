@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import Block3D
+from ..base import Block3D, node_pairs
 
 
 def _chord(x: np.ndarray, DX: np.ndarray):
@@ -113,3 +113,19 @@ class Truss3DBlock(Block3D):
 
     def mass(self) -> np.ndarray:
         return mass(self.DX, self.rhoA, self.lumped)
+
+
+def build_spatial(dof_map, model, P: np.ndarray) -> list:
+    """The spatial trusses of ``model`` as one :class:`Truss3DBlock` on ``dof_map``'s
+    numbering (``P (n_nodes, 3)`` reference node positions [m]); empty without trusses."""
+    if not model.trusses:
+        return []
+    nd = dof_map.node_dofs
+    e = model.trusses
+    nid = node_pairs(e)
+    labels = [f"truss element {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
+    return [Truss3DBlock(
+        nid, np.concatenate([nd[nid[:, 0], :3], nd[nid[:, 1], :3]], axis=1), P[nid],
+        EA=[t["material"].E * t["section"].A for t in e],
+        rhoA=[t["material"].rho * t["section"].A for t in e],
+        green=[t["green"] for t in e], lumped=[t["lumped"] for t in e], labels=labels)]
