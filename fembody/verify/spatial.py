@@ -40,7 +40,7 @@ class Chain:
 
     def internal(self, tangent=True):
         xe, Le = self.element_state()
-        f, K = b3.forces_fast(xe, Le, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        f, K = b3.forces(xe, Le, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
         f, K = b3.to_node_frames(f, K, self.C)
         n = 6 * len(self.X)
         F = np.zeros(n)

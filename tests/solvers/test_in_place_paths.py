@@ -12,7 +12,6 @@ import pytest
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.elements.beam import compiled
 from fembody.solvers import _kernels
 from fembody.solvers.banded import BandedLU, half_bandwidth
 from fembody.solvers.envelope import ordering, pattern_plan, rcm
@@ -36,10 +35,9 @@ def test_iteration_matrix_kernel_is_numpys_sum_bit_for_bit(with_c):
         out = K.copy()
         fn(out, C if with_c else M, M, gp, bp, with_c)
         assert np.array_equal(out, ref)
-    if compiled.AVAILABLE:
-        out = K.copy()
-        _kernels.iteration_matrix.trusted(out, C if with_c else M, M, gp, bp, with_c)
-        assert np.array_equal(out, ref)
+    out = K.copy()
+    _kernels.iteration_matrix.trusted(out, C if with_c else M, M, gp, bp, with_c)
+    assert np.array_equal(out, ref)
 
 
 def _switch(system, name: str, value) -> None:
@@ -253,7 +251,6 @@ def test_energies_match_the_assembled_matrices():
                                rtol=1e-13)
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 def test_compiled_beam_assembly_matches_the_numpy_element_kernel():
     """The compiled planar-beam assembly (its element matrix built from seven scalars) against
     beam2d's numpy forces and tangents scattered through the System's map: the same residual
@@ -316,7 +313,6 @@ def test_a_block_without_a_compiled_pass_assembles_into_a_used_buffer():
     assert np.all(np.isfinite(K)) and C is not None
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("mass", ["consistent", "lumped"])
 def test_element_pass_masses_equal_the_assembled_mass_matrix(mass):
     """System.internal_inertial_forces: M a on the free DOFs and K + bp M from the element pass
@@ -341,7 +337,6 @@ def test_element_pass_masses_equal_the_assembled_mass_matrix(mass):
     assert K2 is None and np.array_equal(fin2[s.free], fin[s.free])
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("newton", ["full", "modified"])
 @pytest.mark.parametrize("rayleigh", [(0.0, 0.0), (2.0, 1e-4)])
 def test_simulation_with_the_element_pass_masses_is_unchanged(newton, rayleigh):

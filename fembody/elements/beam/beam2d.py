@@ -168,7 +168,7 @@ class BeamBlock:
         """Axial strain, shear strain, curvature ``(n, 3)`` [-, -, 1/m] (``beam_strains``'s
         first output, without its gradient: ``fb.static`` reads the stretch of every element
         at every load step)."""
-        if compiled.AVAILABLE and x.dtype == _F8 and x.ndim == 2 and x.shape[1] == 6:
+        if x.dtype == _F8 and x.ndim == 2 and x.shape[1] == 6:
             eps = np.empty((x.shape[0], 3))
             compiled.beam_strains_into(np.ascontiguousarray(x, dtype=float), self.L0,
                                        self.cs0, eps)
@@ -182,7 +182,7 @@ class BeamBlock:
                  pos: np.ndarray, qdofs: np.ndarray | None = None,
                  inertia: tuple | None = None) -> bool:
         """Compiled fast path: add forces (and stiffness into CSC data at ``pos``) straight
-        into the global arrays; returns False when it does not apply (no numba, damping).
+        into the global arrays; returns False when it does not apply (strain-rate damping).
         The element states are read from ``q`` at ``qdofs`` (default: the block's DOFs).
         ``inertia = (a, bp, fin)``: also add M a into ``fin`` and bp M into ``Kdata`` (see
         :func:`fembody.elements.beam.compiled.beam_assemble`)."""
@@ -220,9 +220,9 @@ class BeamBlock:
 
     @property
     def fuses_mass(self) -> bool:
-        """The compiled pass applies (numba present, no strain-rate damping): the System may
-        then hand it the element masses' part of the dynamic residual and iteration matrix."""
-        return compiled.AVAILABLE and self.Dd is None
+        """The compiled pass applies (no strain-rate damping): the System may then hand it
+        the element masses' part of the dynamic residual and iteration matrix."""
+        return self.Dd is None
 
     def kinetic_energy_of(self, v: np.ndarray) -> float:
         """The block's kinetic energy [J] at the velocities ``v`` (all DOFs), by the compiled

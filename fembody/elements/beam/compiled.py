@@ -1,12 +1,11 @@
-"""Compiled (numba) kernels for the hot element families, with the same results as the numpy
-kernels in beam2d.py (a test compares them).
+"""Compiled (numba) kernels of the planar beam, with the same results as the numpy kernels in
+beam2d.py (a test compares them).
 
 Why compiled code: a Newton iteration of a beam chain calls a few hundred small numpy
 operations; at 2 microseconds of overhead each that alone is ~0.5 ms, several times the
 arithmetic. One compiled loop that evaluates each element and scatters straight into the
-global residual and the CSC data of K_T removes the overhead and the temporaries. If numba
-is not installed, ``AVAILABLE`` is False and fembody uses the numpy kernels. Nothing here is
-compiled at import: see :mod:`.kernels`.
+global residual and the CSC data of K_T removes the overhead and the temporaries. Nothing
+here is compiled at import: see :mod:`fembody.elements.kernels`.
 """
 from __future__ import annotations
 
@@ -14,11 +13,7 @@ import math
 
 import numpy as np
 
-from ..kernels import NUMBA, njit
-
-#: compiled kernels can run: numba is installed (imported only at a first call that the
-#: ahead-of-time extension does not serve, see :mod:`.kernels`)
-AVAILABLE = NUMBA
+from ..kernels import njit
 
 
 @njit(cache=True, inline="always")

@@ -65,13 +65,12 @@ class Beam3DBlock(Block3D):
 
     def forces(self, poses, v, tangent):
         x, L = self._triads(poses)
-        if beam3d_numba.AVAILABLE and _c64(x) and _c64(L):
+        if _c64(x) and _c64(L):
             # trusted: the block's own constants and C float64 poses (the space's, checked)
             f, K = beam3d_numba.forces.trusted(x, L, *self._consts, bool(tangent))
             K = K if tangent else None
         else:
-            f, K = beam3d.forces_fast(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm,
-                                      tangent)
+            f, K = beam3d.forces(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
         if self.T is None:
             return f, K, None
         f = np.einsum("nji,nj->ni", self.T, f)
@@ -129,7 +128,7 @@ class BeamGyroBlock(Block3D):
         return self._zeros
 
     def inertial(self, poses, v, a, tangent):
-        if beam3d_numba.AVAILABLE and _c64(v) and v.ndim == 2:
+        if _c64(v) and v.ndim == 2:
             L0, J, lumped = self._consts          # trusted: the block's own constants
             g, C = beam3d_numba.gyroscopic.trusted(L0, J, v, lumped, bool(tangent))
             return g, None, (C if tangent else None)
