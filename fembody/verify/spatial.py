@@ -1,7 +1,7 @@
 """Verification cases of spatial beams (registered with the planar ones). Until spatial models
 are wired into ``Model``, they run the 3D Simo-Reissner kernels of
-:mod:`fembody.elements.beam.beam3d` through :class:`Chain`, a few lines of Newton for a chain of beam
-elements clamped at its first node (the element tests use the same class)."""
+:mod:`fembody.elements.beam.beam3d` through :class:`Chain`, a few lines of Newton for a chain of
+beam elements clamped at its first node (the element tests use the same class)."""
 from __future__ import annotations
 
 import math

@@ -27,9 +27,9 @@ frame, ``Cn = diag(EA, GA_y, GA_z)``, ``Cm = diag(GJ, EI_y, EI_z)``; energy
 ``U = L0/2 (Gamma . Cn Gamma + K . Cm K)``. ``|Phi| < pi`` is required within an element (an
 element bent or twisted by half a turn is far beyond any sensible mesh).
 
-The tangent is exact to round-off. In numpy it is: translational columns in closed form, the
-node-1 rotation columns by the complex-step derivative of the analytic force (every operation in the force is
-complex-analytic, see :mod:`fembody.rotations`, so ``Im f(config (+) i h e_j) / h`` with
+The tangent is exact to round-off. In numpy it is: translational columns in closed form,
+the node-1 rotation columns by the complex-step derivative of the analytic force (every
+operation in the force is complex-analytic, see :mod:`fembody.rotations`, so ``Im f(config (+) i h e_j) / h`` with
 ``h = 1e-40`` has no subtraction and no truncation error), the node-2 rotation columns from the
 exact rigid-rotation invariance: that is the numpy reference of the force and tangent
 (``tests/reference_kernels/beam3d_kernels.py``). The library's kernel (:func:`forces`, compiled

@@ -32,8 +32,8 @@ def _element_T(C: np.ndarray) -> np.ndarray:
 
 class Beam3DBlock(Block3D):
     """Geometrically exact (Simo-Reissner) two-node beams, one-point integration
-    (:mod:`fembody.elements.beam.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)`` reference
-    positions; ``C (n, 3, 3)`` reference section triads (columns: beam axis, local y, local z);
+    (:mod:`fembody.elements.beam.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)``
+    reference positions; ``C (n, 3, 3)`` reference section triads (columns: beam axis, local y, local z);
     ``stiff (n, 6) = (EA, GA_y, GA_z, GJ, EI_y, EI_z)``, ``inert (n, 4) = (rhoA, rhoJ, rhoI_y,
     rhoI_z)``, ``lumped (n,)`` mass lumping (translations and rotary inertia; consistent
     otherwise, :func:`beam3d.mass`). The gyroscopic moments are in :class:`BeamGyroBlock`."""

@@ -1,8 +1,9 @@
 """Point masses and planar rigid bodies.
 
 The planar rigid bodies' mass matrix, inertial force with its tangents and gravity, evaluated
-in every Newton iteration, are compiled kernels (:mod:`.kernels`), one loop over the bodies of
-a block; their numpy reference is in ``tests/reference_kernels/mass_kernels.py``.
+in every Newton iteration, are compiled kernels (:mod:`fembody.elements.kernels`), one loop
+over the bodies of a block; their numpy reference is in
+``tests/reference_kernels/mass_kernels.py``.
 """
 from __future__ import annotations
 

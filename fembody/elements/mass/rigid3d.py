@@ -2,9 +2,11 @@
 
 Pure functions of arrays shaped ``(n_bodies, ...)``; the ones evaluated in every Newton
 iteration (mass matrix, inertial force and tangents, gravity with its load stiffness) are
-compiled kernels, one loop over the bodies (:mod:`.kernels`: ahead of time or by numba on first
-use), so a block of bodies costs one call, not a dozen numpy calls on 3-vectors; their numpy
-reference (the same formulas, vectorised) is in ``tests/reference_kernels/rigid3d_kernels.py``.
+compiled kernels, one loop over the bodies (:mod:`fembody.elements.kernels`: ahead of time or
+by numba on first use), so a block of bodies costs one call, not a dozen numpy calls on
+3-vectors; their numpy reference (the same formulas, vectorised) is in
+``tests/reference_kernels/rigid3d_kernels.py``. The block, :class:`Rigid3DBlock`, follows
+them.
 
 The node has position ``x (3,)`` (global) and rotation ``R (3, 3)`` (columns: body axes in the
 global frame); increments are ``dx`` global and ``Theta`` material (``R <- R exp(hat(Theta))``),

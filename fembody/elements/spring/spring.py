@@ -1,10 +1,11 @@
-"""Massless springs: linear axial spring-damper between two nodes, and rotational spring-damper
-between two node rotations.
+"""Massless springs: linear axial spring-damper between two nodes (planar
+:class:`SpringBlock`, spatial :class:`Spring3DBlock`), and rotational spring-damper between
+two node rotations (planar :class:`RotationalSpringBlock`).
 
 The axial springs' chord, strain, force and tangents (evaluated in every Newton iteration) are
 one compiled kernel, :func:`spring_forces`, a single pass over the springs of a block
-(:mod:`.kernels`); its numpy reference (the chord and strain-kernel formulas of
-:mod:`.base` it replaced) is ``tests/reference_kernels/spring_kernels.py``.
+(:mod:`fembody.elements.kernels`); its numpy reference (the chord and strain-kernel formulas of
+:mod:`fembody.elements.base` it replaced) is ``tests/reference_kernels/spring_kernels.py``.
 """
 from __future__ import annotations
 

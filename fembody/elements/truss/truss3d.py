@@ -9,7 +9,7 @@ Strain measures as in the planar truss (both invariant under rigid motion):
 - ``"green"`` (Green-Lagrange): ``eps = (l^2 - L^2)/(2 L^2)``, ``N = EA eps l / L``;
 
 with energy ``U = EA L eps^2 / 2``. ``l^2 - L^2 = (2 DX + du) . du``, ``du = d - DX``, is formed
-without cancellation for small strains.
+without cancellation for small strains. :class:`Truss3DBlock` is the spatial trusses' block.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The compiled axial spring kernel (fembody.elements.spring.spring.spring_forces) against its numpy
-reference (tests/reference_kernels/spring_kernels.py) to 1e-12 relative (the same formulas summed in
-another order), with and without damping and tangents, through SpringBlock as the System calls
+"""The compiled axial spring kernel (fembody.elements.spring.spring.spring_forces) against its
+numpy reference (tests/reference_kernels/spring_kernels.py) to 1e-12 relative (the same
+formulas summed in another order), with and without damping and tangents, through SpringBlock as the System calls
 it; and its K and C against central finite differences (h = 1e-6: truncation ~1e-12 times the
 third derivative, round-off ~1e-16 |f| / h = 1e-10 relative, so 1e-7 holds with margin)."""
 import numpy as np
