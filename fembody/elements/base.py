@@ -95,7 +95,9 @@ class InertialBlock(Protocol):
     what the block's form reads: the gathered displacements ``x`` (planar) or the poses
     (spatial).
 
-    1. ``constant = False`` marks the block; ``mass_varies = False`` says its mass matrix and
+    1. ``constant = False`` marks the block (a block whose ``constant`` is True, e.g. planar
+       rigid bodies with their centres of mass on their nodes, is a plain mass block: its
+       ``mass()`` is the constant matrix); ``mass_varies = False`` says its mass matrix and
        weight do not depend on the configuration (only its gyroscopic terms do).
     2. ``mass()`` returns None: the mass is ``mass_at(state)`` -> ``(n, d, d)``.
     3. ``inertial(state, v, a, tangent)`` -> ``(f, K, C)``: the inertial force ``(n, d)`` [N,
