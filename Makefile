@@ -6,11 +6,13 @@ STAMP  := $(VENV)/.fembody-installed
 # the ahead-of-time kernels are rebuilt when a module holding kernels changes (a stale
 # extension is not used: numba would compile those kernels at the first run, seconds)
 KSTAMP := $(VENV)/.fembody-kernels
-KERNEL_SRC := fembody/elements/kernels.py fembody/elements/compiled.py \
+KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
+	fembody/sparse_kernels.py \
 	fembody/dynamics/_kernels.py fembody/solvers/envelope.py fembody/solvers/cholmod_spd.py \
-	fembody/elements/beam3d_numba.py fembody/elements/quat_numba.py \
-	fembody/elements/rigid3d.py fembody/elements/mass.py fembody/dynamics/lie.py \
-	fembody/joints/kernels/spatial.py fembody/joints/kernels/planar.py fembody/elements/spring.py \
+	fembody/elements/beam/beam3d_numba.py fembody/space/quat_numba.py \
+	fembody/elements/mass/rigid3d.py fembody/elements/mass/mass.py fembody/dynamics/lie.py \
+	fembody/joints/kernels/spatial.py fembody/joints/kernels/planar.py \
+	fembody/elements/spring/spring.py \
 	fembody/joints/assembly.py fembody/statics/_kernels.py fembody/run/_kernels.py \
 	tools/build_kernels.py
 

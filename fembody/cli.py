@@ -484,7 +484,7 @@ def _summary(model, res, what: str, solve_time: float, k_shape: int, n_frames: i
         lines.append(f"tip ({tip!r}): final displacement "
                      f"({', '.join(f'{c:.6g}' for c in u[-1])}) m; "
                      f"largest |u| {size[i]:.6g} m at {_tlabel(res, res.time[i])}")
-        if res.dim == 2 and res.node_dofs[tip.id, 2] >= 0 and \
+        if not model.dimension.spatial and res.node_dofs[tip.id, 2] >= 0 and \
                 res.node_dofs[model.bodies[0].first.id, 2] >= 0:
             bend = res.rotation(tip) - res.rotation(model.bodies[0].first)
             j = int(np.argmax(np.abs(bend)))
@@ -494,7 +494,7 @@ def _summary(model, res, what: str, solve_time: float, k_shape: int, n_frames: i
     for family in ("beam", "truss"):
         if getattr(model, family + ("es" if family == "truss" else "s")):
             R = res.resultants(family)
-            if res.dim == 3:        # (N, Vy, Vz, T, My, Mz); bars (N,)
+            if model.dimension.spatial:        # (N, Vy, Vz, T, My, Mz); bars (N,)
                 lines.append(f"{family}s: max |N| {np.abs(R[..., 0]).max():.4g} N"
                              + (f", max |T| {np.abs(R[..., 3]).max():.4g} N m, max |M| "
                                 f"{np.abs(R[..., 4:6]).max():.4g} N m" if R.shape[-1] == 6
@@ -503,7 +503,7 @@ def _summary(model, res, what: str, solve_time: float, k_shape: int, n_frames: i
             lines.append(f"{family}s: max |N| {np.abs(R[..., 0]).max():.4g} N, max |V| "
                          f"{np.abs(R[..., 1]).max():.4g} N, max |M| "
                          f"{np.abs(R[..., 2]).max():.4g} N m")
-    if res.dim == 2:
+    if not model.dimension.spatial:        # (a picture is drawn of planar models)
         lines.append(f"picture of state {k_shape} ({_tlabel(res, res.time[k_shape])})"
                      + (f"; animation of {n_frames} frames" if n_frames else ""))
     lines.append(f"cpu: {_cpu()}")

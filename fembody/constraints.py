@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .elements import compiled
+from . import sparse_kernels
 from .joints.assembly import scatter_rows
 from .joints.base import JointBlock
 from .patterns import CSC, Pattern
@@ -80,8 +80,8 @@ def matvec(n: int, A, x: np.ndarray) -> np.ndarray:
     """``A x`` for a CSC matrix (SciPy's or :class:`~fembody.patterns.CSC`) with n rows: compiled for small matrices, where SciPy's call
     overhead dominates, and for fembody's own CSC at any size (its numpy product took 1.3 ms
     on a 1e5-DOF beam's M, the kernel 0.55); SciPy's loop is faster above ~1e4 entries."""
-    if compiled.AVAILABLE and (len(A.data) < 10000 or type(A) is CSC):   # (A.nnz: slow)
-        return compiled.csc_matvec(n, A.indptr, A.indices, A.data, x)
+    if (len(A.data) < 10000 or type(A) is CSC):   # (A.nnz: slow)
+        return sparse_kernels.csc_matvec(n, A.indptr, A.indices, A.data, x)
     return A @ x
 
 
@@ -296,7 +296,7 @@ class ConstraintSet:
                     and lam.flags.c_contiguous):
                 # the integrators' hot path: no per-call guard (A is the System's own)
                 fc = np.zeros(self.n_dof)
-                compiled.csc_matvec_add.trusted(A.indptr, A.indices, A.data, lam, fc)
+                sparse_kernels.csc_matvec_add.trusted(A.indptr, A.indices, A.data, lam, fc)
             else:
                 fc = matvec(self.n_dof, A, lam)
         elif lam is not None and not memo.all_constant_B:
@@ -368,7 +368,7 @@ class ConstraintSet:
             A = CSC.from_triplets(np.concatenate(cols), np.concatenate(rows),
                                   np.concatenate(vals), (self.n_dof, self.n_con))
             # the compiled product is called without its guard when the arrays are its types
-            memo.constBT_trusted = compiled.AVAILABLE and len(A.data) < 10000 and all(
+            memo.constBT_trusted = len(A.data) < 10000 and all(
                 a.dtype == t and a.flags.c_contiguous for a, t in
                 ((A.indptr, np.int32), (A.indices, np.int32), (A.data, _F8)))
             memo.constBT = A

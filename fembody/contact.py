@@ -36,6 +36,7 @@ import numpy as np
 from . import validate
 from .model import modelcheck
 from .errors import ModelError
+from .space.dimension import dimension
 
 if TYPE_CHECKING:
     from .model.model import Model, Node
@@ -138,26 +139,23 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
         if rv < 0.0:
             raise ModelError(f"{where}: rest_velocity must be >= 0 [m/s], got {rest_velocity!r}")
         kw["rest_velocity"] = rv
-    dim = getattr(model, "dim", 2)
+    D = dimension(getattr(model, "dim", 2))
     if plane is not None:
-        eg = "((0, 0), (0, 1))" if dim == 2 else "((0, 0, 0), (0, 0, 1))"
+        eg = D.pick("((0, 0), (0, 1))", "((0, 0, 0), (0, 0, 1))")
         try:
             p, nrm = plane
         except (TypeError, ValueError):
             raise ModelError(f"{where}: plane must be (point, normal), e.g. {eg}; "
                              f"got {plane!r}") from None
-        if dim == 2:
-            p = np.array(modelcheck.point(p, f"{where}: plane point", 2))
-            nrm = np.array(modelcheck.point(nrm, f"{where}: plane normal", 2))
-        else:
-            p, nrm = _vector3(p, f"{where}: plane point"), _vector3(nrm, f"{where}: plane normal")
+        vector = D.pick(lambda a, what: np.array(modelcheck.point(a, what, 2)), _vector3)
+        p, nrm = vector(p, f"{where}: plane point"), vector(nrm, f"{where}: plane normal")
         big = float(np.abs(nrm).max())
         nrm = nrm / big if big > 0.0 else nrm     # (a tiny normal's length would underflow)
         length = math.sqrt(float(nrm @ nrm))
         if length == 0.0:
             raise ModelError(f"{where}: the plane normal is zero; give the direction pointing "
                              "from the obstacle into the free space, e.g. "
-                             + ("(0, 1)" if dim == 2 else "(0, 0, 1)"))
+                             + D.pick("(0, 1)", "(0, 0, 1)"))
         c = Contact(name=name or f"plane {index}", kind="plane", nodes=(node,), point=p,
                     normal=nrm / length, **kw)
     elif other is not None:
@@ -169,7 +167,7 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: a node-to-node contact needs a positive radius (the "
                              f"distance at which the nodes touch) [m], got {radius!r}")
         c = Contact(name=name or f"node {index}", kind="node", nodes=(node, b), radius=r, **kw)
-    elif dim == 3:
+    elif D.spatial:
         raise ModelError(f"{where}: segment contact is planar (a signed distance to a line); in "
                          "a 3D model use plane=(point, normal) or other=node with a radius")
     else:

@@ -171,9 +171,10 @@ def number_dofs(model: Model, space: str | None, gravity: np.ndarray | None = No
         if d[dim] >= 0 and not np.isnan(spin[0]):
             v0[d[dim:]] = spin
         elif d[dim] < 0 and not np.isnan(spin[0]) and np.any(spin) and nid not in implied:
+            shown = model.dimension.pick(spin[0], spin.tolist())   # a number / a 3-vector
             raise ModelError(
                 f"set_velocity on {model.nodes[nid]}: omega = "
-                f"{spin[0] if dim == 2 else spin.tolist()} rad/s would be ignored: the node has "
+                f"{shown} rad/s would be ignored: the node has "
                 "no rotation DOFs (only point masses, trusses or springs attach to it, so its "
                 "rotation is not part of the model); leave omega out, or attach a rigid body "
                 "or beam to the node to give it a spin")

@@ -98,20 +98,8 @@ class Measures:
         is turned to global axes by its rotation, R p_Theta."""
         s = self.sys
         p = s.momentum(q, v)
-        nd = s.node_dofs
-        if s.dim == 3:
-            x = s.space.positions(q) - np.asarray((0.0,) * 3 if about is None else about)
-            L = np.cross(x, p[nd[:, :3]]).sum(axis=0)
-            rn = s.space.rot_nodes
-            if rn.size:
-                R = s.space.frames(q)[rn]
-                L = L + np.einsum("nij,nj->i", R, p[nd[rn, 3:]])
-            return L
-        about = (0.0, 0.0) if about is None else about
-        xy = s.space.positions(q) - np.asarray(about, float)
-        L = float(np.sum(xy[:, 0] * p[nd[:, 1]] - xy[:, 1] * p[nd[:, 0]]))
-        rz = nd[:, 2][nd[:, 2] >= 0]
-        return L + float(p[rz].sum())
+        return s.dimension.pick(_angular_momentum_planar, _angular_momentum_spatial)(
+            s, q, p, about)
 
     def gravity_energy(self, q: np.ndarray) -> float:
         """Potential energy of gravity relative to the reference configuration [J]."""
@@ -151,3 +139,27 @@ class Measures:
                 turn = np.einsum("ni,ni->n", chord(q), chord(q_prev))
                 bad += [b.label(int(i)) for i in np.flatnonzero(turn <= 0.0)]
         return bad
+
+
+def _angular_momentum_planar(s, q: np.ndarray, p: np.ndarray, about) -> float:
+    """:meth:`Measures.angular_momentum` of a planar System ``s`` with momenta ``p``: about
+    z, a number [kg m^2/s]."""
+    about = (0.0, 0.0) if about is None else about
+    nd = s.node_dofs
+    xy = s.space.positions(q) - np.asarray(about, float)
+    L = float(np.sum(xy[:, 0] * p[nd[:, 1]] - xy[:, 1] * p[nd[:, 0]]))
+    rz = nd[:, 2][nd[:, 2] >= 0]
+    return L + float(p[rz].sum())
+
+
+def _angular_momentum_spatial(s, q: np.ndarray, p: np.ndarray, about) -> np.ndarray:
+    """:meth:`Measures.angular_momentum` of a spatial System ``s`` with momenta ``p``: a
+    3-vector in global axes [kg m^2/s]."""
+    nd = s.node_dofs
+    x = s.space.positions(q) - np.asarray((0.0,) * 3 if about is None else about)
+    L = np.cross(x, p[nd[:, :3]]).sum(axis=0)
+    rn = s.space.rot_nodes
+    if rn.size:
+        R = s.space.frames(q)[rn]
+        L = L + np.einsum("nij,nj->i", R, p[nd[rn, 3:]])
+    return L

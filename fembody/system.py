@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import space as spaces
-from .blocks import build_blocks
+from .assembly import build_blocks
 from .dofs import DofMap, check_nodes, fingerprint, number_dofs
 from .errors import ModelError
 from .joints.compile import compile_joints
 from .constraints import ConstraintSet, RedundantRows, joint_free_index, matvec
-from .elements import compiled
+from . import sparse_kernels
 from .measures import Measures
 from .patterns import CSC, AssemblyTarget, Pattern
 from .turning import TurningLoads
@@ -70,7 +70,7 @@ class System:
     Its parts: ``dof_map`` (:class:`fembody.dofs.DofMap`: ``n_dof``, ``free``/``fixed``,
     ``node_dofs`` ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0``, ``space`` ...,
     whose fields are also the System's attributes), ``element_blocks``
-    (:class:`fembody.blocks.ElementBlocks`, likewise), the joint blocks and rows, the fixed
+    (:class:`fembody.assembly.ElementBlocks`, likewise), the joint blocks and rows, the fixed
     sparse pattern (``nnz``, ``indices``, ``indptr``, ``scatter``) and the constant loads and
     masses.
     """
@@ -245,8 +245,8 @@ class System:
         of the global pattern (the block's scatter map)."""
         s = self.scatter[id(block)]
         flat = Ke.reshape(-1)
-        if compiled.AVAILABLE and flat.dtype == np.float64 and data.dtype == np.float64:
-            compiled.scatter_add(data, s.mpos, flat, s.msel, scale)
+        if flat.dtype == np.float64 and data.dtype == np.float64:
+            sparse_kernels.scatter_add(data, s.mpos, flat, s.msel, scale)
             return
         vals = flat[s.msel]
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)

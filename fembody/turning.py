@@ -14,6 +14,7 @@ import numpy as np
 
 from .model.loads import FollowerForces
 from .rotations import hat
+from .space.dimension import dimension
 
 
 class TurningLoads:
@@ -30,14 +31,17 @@ class TurningLoads:
         self.dofs = sys.node_dofs[ids] if len(ids) else np.zeros((0, 6), dtype=np.int64)
         self.force = np.array([ld.kind == "force" for ld in self.loads], dtype=bool)
         self.sys = sys
-        self.planar = FollowerForces(self.loads, self.dofs) if sys.dim == 2 else None
+        # planar follower forces have their own compiled form; spatial loads are evaluated here
+        planar = sys.dimension.pick(FollowerForces, None)
+        self.planar = planar(self.loads, self.dofs) if planar is not None else None
 
     @staticmethod
     def takes(load, dim: int = 3) -> bool:
         """True for the loads this block owns (follower forces, spatial global moments)."""
-        if dim == 2:
-            return bool(load.follower)
-        return (load.kind == "torque") != bool(load.follower)
+        # planar: a moment is the same in every frame, so only followers turn; spatial: global
+        # moments turn too (they act on the material rotation DOFs)
+        return dimension(dim).pick(bool(load.follower),
+                                   (load.kind == "torque") != bool(load.follower))
 
     def __bool__(self) -> bool:
         return bool(self.loads)

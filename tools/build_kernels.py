@@ -17,12 +17,13 @@ import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # the modules whose kernels carry an ``aot`` signature
-MODULES = ("fembody.elements.compiled", "fembody.dynamics._kernels", "fembody.solvers.envelope",
-           "fembody.solvers.cholmod_spd", "fembody.elements.beam3d_numba",
-           "fembody.elements.quat_numba", "fembody.elements.rigid3d",
-           "fembody.elements.mass", "fembody.dynamics.lie", "fembody.joints.kernels.spatial",
-           "fembody.joints.kernels.planar", "fembody.elements.spring",
-           "fembody.joints.assembly", "fembody.statics._kernels", "fembody.run._kernels")
+MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
+           "fembody.dynamics._kernels", "fembody.solvers.envelope", "fembody.solvers.cholmod_spd",
+           "fembody.elements.beam.beam3d_numba", "fembody.space.quat_numba",
+           "fembody.elements.mass.rigid3d", "fembody.elements.mass.mass", "fembody.dynamics.lie",
+           "fembody.joints.kernels.spatial", "fembody.joints.kernels.planar",
+           "fembody.elements.spring.spring", "fembody.joints.assembly",
+           "fembody.statics._kernels", "fembody.run._kernels")
 
 
 def main() -> int:

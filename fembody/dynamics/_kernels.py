@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..elements.compiled import njit
+from ..elements.kernels import njit
 
 
 @njit(cache=True, aot="f8(f8[:], f8[:], i8[:], f8[:], f8, f8)")

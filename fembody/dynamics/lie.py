@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from ..elements.compiled import njit
+from ..elements.kernels import njit
 
 _HALF_TURN2 = math.pi ** 2          # |D_r|^2 from which the map is the identity (see below)
 

@@ -43,7 +43,7 @@ def add_load(model: "Model", node: NodeLike, kind: str, value: LoadValue,
     where = f"add_{kind}"
     node = model.node(node, where)
     check_time_function(value, f"{where} on {node}")
-    if follower and model.dim == 2 and kind == "torque":
+    if follower and not model.dimension.spatial and kind == "torque":
         follower = False        # a planar moment is the same in every frame
     load = NodalLoad(node, kind, value, model.dim, bool(follower))
     if load.is_constant:
@@ -65,7 +65,7 @@ def set_velocity(model: "Model", node: NodeLike, velocity: Sequence[float] | Non
     node = model.node(node, "set_velocity")
     v = chk.vector(np.zeros(model.dim) if velocity is None else velocity,
                    f"set_velocity on {node}: velocity", model.dim)
-    nw = 1 if model.dim == 2 else 3
+    nw = model.dimension.n_rotations
     w = (np.full(nw, np.nan) if omega is None else
          chk.vector(omega, f"set_velocity on {node}: omega", nw))
     model.initial_velocity[node.id] = np.concatenate([v, w])
@@ -83,19 +83,19 @@ def set_rigid_velocity(model: "Model", omega, center: Sequence[float] | None = N
     c = np.zeros(dim) if center is None else np.asarray(chk.point(center, where, dim))
     velocity = validate.array("velocity", np.zeros(dim) if velocity is None else
                               velocity, (dim,), where=where)
-    if dim == 2:
-        omega = validate.number("omega", omega, where=where)
-    else:
-        omega = validate.array("omega", omega, (3,), where=where,
-                               hint="an angular velocity (wx, wy, wz) [rad/s]")
+    omega = model.dimension.pick(
+        lambda: validate.number("omega", omega, where=where),
+        lambda: validate.array("omega", omega, (3,), where=where,
+                               hint="an angular velocity (wx, wy, wz) [rad/s]"))()
+    # the velocity of a point at r from the centre: v + omega x r (a planar omega is about z)
+    rigid_velocity = model.dimension.pick(
+        lambda v, w, r: (v[0] - w * r[1], v[1] + w * r[0]),
+        lambda v, w, r: v + np.cross(w, r))
     for node in model.nodes:
         if node.internal:
             continue
         r = np.asarray(node.position, float) - c
-        if dim == 2:
-            v = (velocity[0] - omega * r[1], velocity[1] + omega * r[0])
-        else:
-            v = velocity + np.cross(omega, r)
+        v = rigid_velocity(velocity, omega, r)
         # the rigid motion's spin is for the nodes that have rotation DOFs; the others take
         # only its velocity (not an ignored argument: see number_dofs)
         set_velocity(model, node, v, omega, implied=True)

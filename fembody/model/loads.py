@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import validate
 from ..errors import ModelError
+from ..space.dimension import dimension
 
 LoadValue = Union[float, tuple, list, np.ndarray, Callable[[float], object]]
 
@@ -28,7 +29,8 @@ class NodalLoad:
 
     @property
     def width(self) -> int:
-        return self.dim if self.kind == "force" else (1 if self.dim == 2 else 3)
+        D = dimension(self.dim)
+        return D.n_translations if self.kind == "force" else D.n_rotations
 
     @property
     def is_constant(self) -> bool:
@@ -196,7 +198,7 @@ def attach_motor(model, a, b, torque: LoadValue, name: str | None,
     if motor.a is motor.b:
         raise ModelError(f"{where}: the two ends are the same node; a motor acts between two "
                          "bodies")
-    if model.dim == 2:
+    if not model.dimension.spatial:
         if motor.axis is not None:
             raise ModelError(f"{where}: axis is for spatial models (a planar motor turns "
                              "about z); leave it out")

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import ModelError
 from .materials import Material, Section
+from ..space.dimension import dimension
 
 if TYPE_CHECKING:
     import meshio
@@ -160,7 +161,7 @@ def read_line_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str,
     if used.max() >= len(pts) or used.min() < 0:
         raise ModelError(f"{where}: a cell refers to point {used.max()} but the mesh has "
                          f"{len(pts)} points")
-    if pts.shape[1] == 3 and dim == 2:
+    if pts.shape[1] == 3 and not dimension(dim).spatial:
         z = np.abs(pts[used, 2])
         if z.max() > max(tol, 1e-12 * size):
             i = int(used[np.argmax(z)])
@@ -217,7 +218,7 @@ def read_line_mesh(mesh_or_path: "meshio.Mesh | str | os.PathLike", where: str,
         else:
             raise ModelError(f"{wk}: keys must be group names or integer cell-data values")
         mat_g, sec_g, orient = group_properties(value, material, section, wk)
-        if orient is not None and dim == 2:
+        if orient is not None and not dimension(dim).spatial:
             raise ModelError(f"{wk}: an orientation is for spatial models (fb.Model(dim=3)); "
                              "planar beams bend in the x-y plane")
         by_tag[int(tag)] = (mat_g, sec_g, orient)

@@ -51,10 +51,11 @@ class Model:
         except (TypeError, ValueError):
             g = np.full(1, np.nan)
         if g.size != dim or not np.all(np.isfinite(g)):
-            hint = ("; for a spatial model pass dim=3" if dim == 2 and g.size == 3 else "")
+            # a 3-vector in a planar model: the user meant a spatial one
+            hint = self.dimension.pick("; for a spatial model pass dim=3" if g.size == 3
+                                       else "", "")
             raise ModelError(f"Model: gravity must be a finite {dim}-vector "
-                             f"{'(gx, gy)' if dim == 2 else '(gx, gy, gz)'}, got {gravity!r}"
-                             f"{hint}")
+                             f"{self.dimension.vector_hint('g')}, got {gravity!r}{hint}")
         self.gravity = g
         self.name = name
         self.nodes: list[Node] = []
@@ -105,7 +106,7 @@ class Model:
         return self.add_node(self._point(ref, where))
 
     def _spatial_only(self, what: str) -> None:
-        if self.dim == 3:
+        if self.dimension.spatial:
             raise ModelError(f"{what} is not available in spatial models yet (planar models "
                              "only)")
 
@@ -149,13 +150,14 @@ class Model:
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
         chk.check_props(material, section, where, beam=True, dim=self.dim)
-        if orientation is not None and self.dim == 2:
+        if orientation is not None and not self.dimension.spatial:
             raise ModelError(f"{where}: orientation is for spatial models (fb.Model(dim=3)); "
                              "planar beams bend in the x-y plane")
         a = self._node_or_point(start, where)
         b, pb = _beam_end(self, a, end, where)
         pa, pb = np.array([a.x, a.y, a.z]), np.array(tuple(pb) + (0.0,) * (3 - len(pb)))
-        orient = chk.orientation(a, b, orientation, where, pb) if self.dim == 3 else None
+        orient = (chk.orientation(a, b, orientation, where, pb) if self.dimension.spatial
+                  else None)
         nodes = [a]     # numbered along the beam: start, the interior nodes, end
         for i in range(1, n):
             nodes.append(self._new_node(tuple((pa + (i / n) * (pb - pa))[:self.dim]), None))
@@ -206,7 +208,7 @@ class Model:
         lm = read_line_mesh(mesh, where, material, section, kind, groups, cell_data, merge_tol,
                             other_cells, self.dim)
         if (orientation is not None or any(o is not None for *_, o in lm.props)) and (
-                self.dim == 2 or kind != "beam"):
+                not self.dimension.spatial or kind != "beam"):
             raise ModelError(f"{where}: orientation is for the beams of spatial models "
                              "(fb.Model(dim=3), kind='beam'); planar beams and trusses have none")
         node_of = {p: self._new_node(tuple(float(v) for v in lm.points[p]), None)
@@ -218,7 +220,7 @@ class Model:
                 chk.check_props(mat, sec, wc, beam=kind == "beam", dim=self.dim)
                 checked.add((id(mat), id(sec)))
             a, b = node_of[int(c[0])], node_of[int(c[1])]
-            if self.dim == 3 and kind == "beam":
+            if self.dimension.spatial and kind == "beam":
                 orient = chk.orientation(a, b, orientation if orient is None else orient, wc)
             ref = (self._beam_element(a, b, mat, sec, mass, body_name, orient)
                    if kind == "beam" else self.add_truss(a, b, mat, sec, strain=strain, mass=mass))
@@ -247,8 +249,10 @@ class Model:
         node = self._node_or_point(node, "add_rigid_body")
         where = f"add_rigid_body on {node}"
         m = chk.positive(mass, f"{where}: mass")
-        J = (chk.positive(inertia, f"{where}: inertia") if self.dim == 2 else
-             chk.inertia_tensor(inertia, where))
+        check_inertia = self.dimension.pick(            # a number / a 3x3 tensor
+            lambda J: chk.positive(J, f"{where}: inertia"),
+            lambda J: chk.inertia_tensor(J, where))
+        J = check_inertia(inertia)
         c = self._point((0.0,) * self.dim if offset is None else offset, f"{where}: offset")
         body = RigidBody(node, m, J, c, len(self.rigid_bodies))
         self.rigid_bodies.append(body)

@@ -8,21 +8,23 @@ import numpy as np
 
 from ..errors import ModelError
 from .materials import Material, Section, check_number
+from ..space.dimension import dimension
 
 
 def point(p: object, where: str, dim: int = 2) -> tuple[float, ...]:
     """A finite point of the model's dimension ``dim`` (2: (x, y); 3: (x, y, z)) [m]; planar
     models also take (x, y, 0)."""
-    names = "(x, y)" if dim == 2 else "(x, y, z)"
+    D = dimension(dim)
+    names = D.point_hint
     _numbers_only(p, where, f"position {p!r} must be numbers {names} [m]")
     try:
         arr = np.asarray(p, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         raise ModelError(f"{where}: position {p!r} is not a point {names} of numbers") from None
-    if dim == 2 and arr.size == 3 and arr[2] != 0.0:
+    if not D.spatial and arr.size == 3 and arr[2] != 0.0:
         raise ModelError(f"{where}: position {p!r} lies out of the x-y plane; this model is "
                          "planar (z must be 0): build a spatial model with fb.Model(dim=3)")
-    if arr.size not in ((2, 3) if dim == 2 else (3,)):
+    if arr.size not in D.point_sizes:
         raise ModelError(f"{where}: position {p!r} must be {names}")
     if not np.all(np.isfinite(arr)):
         raise ModelError(f"{where}: position {p!r} has NaN or infinite coordinates")
@@ -86,7 +88,7 @@ def check_props(material: Material, section: Section, where: str, beam: bool,
         raise ModelError(f"{where}: material must be a fembody.Material, got {material!r}")
     if not isinstance(section, Section):
         raise ModelError(f"{where}: section must be a fembody.Section, got {section!r}")
-    if beam and dim == 3:
+    if beam and dimension(dim).spatial:
         section.beam3d(material)            # names Iy/Iz/J when missing
     elif beam and section.I <= 0.0:
         raise ModelError(f"{where}: a beam needs a positive second moment of area I; "

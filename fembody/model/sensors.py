@@ -86,19 +86,19 @@ def make_sensor(model, target, quantity: str, name: str | None = None) -> Sensor
         if quantity != "reaction":
             raise ModelError(f"{where}: a joint sensor records 'reaction'")
         kind, comps = "joint", tuple(f"r{i}" for i in range(target.n_rows))
-        if model.dim == 3 and target.kind in FORCE_MOMENT_JOINTS:
+        if model.dimension.spatial and target.kind in FORCE_MOMENT_JOINTS:
             comps = NODE_QUANTITIES_3D["reaction"]      # force and moment, global axes
     elif isinstance(target, ElementRef):
         resolve_element(model, target, where)
-        table = ELEMENT_QUANTITIES_3D if model.dim == 3 else ELEMENT_QUANTITIES
-        if model.dim == 3 and target.family != "beam":
+        table = model.dimension.pick(ELEMENT_QUANTITIES, ELEMENT_QUANTITIES_3D)
+        if model.dimension.spatial and target.family != "beam":
             table = {"resultants": ("N",), "N": ("N",)}
         if quantity not in table:
             raise ModelError(f"{where}: {target.family} quantities are {', '.join(table)}")
         kind, comps = "element", table[quantity]
     else:
         target = model.node(target, where)
-        table = NODE_QUANTITIES_3D if model.dim == 3 else NODE_QUANTITIES
+        table = model.dimension.pick(NODE_QUANTITIES, NODE_QUANTITIES_3D)
         if quantity not in table:
             raise ModelError(f"{where}: node quantities are {', '.join(table)}")
         kind, comps = "node", table[quantity]
@@ -152,7 +152,7 @@ class SensorRecorder:
             r = block.resultants(sys.pose(block, q))[s.target.index]
             if s.quantity == "resultants":
                 return np.asarray(r, dtype=float)
-            names = BEAM_3D if sys.dim == 3 else ("N", "V", "M")
+            names = sys.dimension.pick(("N", "V", "M"), BEAM_3D)
             return np.asarray(r[names.index(s.quantity)], dtype=float).reshape(1)
         d = sys.node_dofs[s.target.id]
         qn = s.quantity
@@ -161,8 +161,10 @@ class SensorRecorder:
         if qn == "reaction":
             R = sys.reactions(q, v, a, lam, t)
             return np.where(d >= 0, R[np.maximum(d, 0)], 0.0)
-        if sys.dim == 3:
-            return self._spatial_node(s, d, q, v)
+        return sys.dimension.pick(self._planar_node, self._spatial_node)(k, s, d, q, v)
+
+    def _planar_node(self, k: int, s: Sensor, d, q, v) -> np.ndarray:
+        sys, qn = self.sys, s.quantity
         if qn == "position":
             return sys.X[d[:2]] + sys.space.gather(q, d[:2])
         if qn == "displacement":
@@ -180,7 +182,7 @@ class SensorRecorder:
         self.last_rot[k] = th
         return np.array([th])
 
-    def _spatial_node(self, s: Sensor, d, q, v) -> np.ndarray:
+    def _spatial_node(self, k: int, s: Sensor, d, q, v) -> np.ndarray:
         sys, qn = self.sys, s.quantity
         if qn in ("position", "displacement"):
             x = sys.space.positions(q)[s.target.id]

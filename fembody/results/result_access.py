@@ -12,6 +12,7 @@ from .. import validate
 from ..model.bodies import NodeLike
 from ..errors import ModelError
 from ..joints.base import Joint
+from ..space.dimension import dimension
 
 if TYPE_CHECKING:
     from .results import Result
@@ -67,7 +68,7 @@ def rotation(result: "Result", node: NodeLike, as_: str = "matrix") -> np.ndarra
     d = node_dofs(result, node)
     if d[dim] < 0:
         raise ModelError(f"Result: node {node} has no rotation DOF")
-    if dim == 3:
+    if dimension(dim).spatial:
         nid = int(np.flatnonzero((result.node_dofs == d).all(axis=1))[0])
         choices = {"matrix": lambda: space.frames(q)[:, nid],
                    "quaternion": lambda: space.rotations(q)[:, nid],
@@ -99,7 +100,8 @@ def angular_velocity(result: "Result", node: NodeLike) -> np.ndarray:
     d = node_dofs(result, node)
     if d[result.dim] < 0:
         raise ModelError(f"Result: node {node} has no rotation DOF")
-    return v[:, d[2]] if result.dim == 2 else v[:, d[3:]]
+    # a planar node's one angular velocity (a number per step), a spatial node's three
+    return v[:, dimension(result.dim).pick(d[2], d[3:])]
 
 
 def reaction(result: "Result", node: NodeLike) -> np.ndarray:

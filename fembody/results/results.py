@@ -285,8 +285,7 @@ class Result:
         sys = self._need_system("angular_momentum")
         if about is not None:
             about = validate.array("about", about, (sys.dim,), where="Result.angular_momentum",
-                                   hint="a point (x, y) [m]" if sys.dim == 2 else
-                                   "a point (x, y, z) [m]")
+                                   hint=f"a point {sys.dimension.point_hint} [m]")
         if self.v is None:
             raise ModelError("Result: this analysis has no velocities (it is static)")
         return np.array([sys.angular_momentum(q, v, about) for q, v in zip(self.q, self.v)])

@@ -5,7 +5,7 @@ balance the driver records. The tests compare it with its numpy reference
 """
 from __future__ import annotations
 
-from ..elements.compiled import njit
+from ..elements.kernels import njit
 
 
 @njit(cache=True, aot="Tuple((f8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:])")

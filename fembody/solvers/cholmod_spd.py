@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.compiled import AVAILABLE, njit
+from ..elements.kernels import NUMBA as AVAILABLE, njit
 from ..lazy import lazy_module
 from .envelope import pattern_plan
 

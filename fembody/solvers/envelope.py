@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from ..elements.compiled import AVAILABLE, njit
+from ..elements.kernels import NUMBA as AVAILABLE, njit
 from ..patterns import symmetric_pattern
 
 

@@ -11,10 +11,9 @@ every caller.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import TypeVar
-
-import numpy as np
 
 from ..errors import ModelError
 
@@ -41,6 +40,9 @@ class Dimension:
         the default unless :func:`fembody.space.set_default` chose another planar one.
     point_hint : str
         How a point is written in messages: ``"(x, y)"`` or ``"(x, y, z)"``.
+    point_sizes : tuple of int
+        The lengths a point may be given with: ``(2, 3)`` in the plane (``(x, y)`` or ``(x,
+        y, 0)``), ``(3,)`` in space.
     """
 
     dim: int
@@ -49,6 +51,7 @@ class Dimension:
     rotations: tuple[str, ...]
     spaces: tuple[str, ...]
     point_hint: str
+    point_sizes: tuple[int, ...]
 
     @property
     def dof_names(self) -> tuple[str, ...]:
@@ -66,6 +69,11 @@ class Dimension:
         """Rotation DOFs per node (1 or 3); also the length of a moment or angular
         velocity."""
         return len(self.rotations)
+
+    def vector_hint(self, prefix: str) -> str:
+        """How a vector of translation components is written in messages, e.g.
+        ``vector_hint("g")`` -> ``"(gx, gy)"`` or ``"(gx, gy, gz)"``."""
+        return "(" + ", ".join(prefix + t for t in self.translations) + ")"
 
     @property
     def spatial(self) -> bool:
@@ -106,16 +114,21 @@ class Dimension:
         return f"Dimension({self.name}, dim={self.dim})"
 
 
-PLANAR = Dimension(2, "planar", ("x", "y"), ("rz",), ("planar", "planar-complex"), "(x, y)")
+PLANAR = Dimension(2, "planar", ("x", "y"), ("rz",), ("planar", "planar-complex"), "(x, y)",
+                   (2, 3))
 SPATIAL = Dimension(3, "spatial", ("x", "y", "z"), ("rx", "ry", "rz"), ("spatial",),
-                    "(x, y, z)")
+                    "(x, y, z)", (3,))
 
 
 def dimension(dim: object) -> Dimension:
     """The :class:`Dimension` of ``dim`` (2 or 3, or a Dimension); ModelError otherwise."""
     if isinstance(dim, Dimension):
         return dim
-    if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)) or \
-            dim not in (2, 3):
+    try:
+        # an integer (not a bool, a float or an array: operator.index refuses those)
+        d = None if isinstance(dim, bool) else operator.index(dim)
+    except TypeError:
+        d = None
+    if d not in (2, 3):
         raise ModelError(f"Model: dim must be 2 (planar) or 3 (spatial), got {dim!r}")
-    return PLANAR if int(dim) == 2 else SPATIAL
+    return PLANAR if d == 2 else SPATIAL

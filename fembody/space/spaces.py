@@ -30,7 +30,8 @@ import math
 import numpy as np
 
 from .. import rotations as rot
-from ..elements import compiled, quat_numba
+from .. import sparse_kernels
+from . import quat_numba
 from .dimension import PLANAR, SPATIAL
 
 SPACES = PLANAR.spaces                       # the spaces of planar models
@@ -101,7 +102,7 @@ class PlanarSpace:
             out = q.copy()
         elif out is not q:
             out[...] = q
-        compiled.add_at(out, free, dv)
+        sparse_kernels.add_at(out, free, dv)
         return out
 
     def free_rotation_groups(self, free: np.ndarray) -> np.ndarray:
@@ -465,7 +466,7 @@ class SpatialSpace:
         if _single(q):
             return quat_numba.frames(q, self._quat, self.rot_nodes, len(self.node_dofs))
         F = np.broadcast_to(np.eye(3), np.shape(q)[:-1] + (len(self.node_dofs), 3, 3)).copy()
-        F[..., self.rot_nodes, :, :] = _matrices(q[..., self._quat])
+        F[..., self.rot_nodes, :, :] = rot.quat_to_matrix(q[..., self._quat])
         return F
 
     def state(self) -> dict:
@@ -474,16 +475,16 @@ class SpatialSpace:
 
 
 def _single(a) -> bool:
-    """One real state: the compiled quaternion kernels take it (batches, complex states and
-    installs without numba take the numpy forms)."""
-    return (quat_numba.AVAILABLE and type(a) is np.ndarray and a.ndim == 1
-            and a.dtype == np.float64)
+    """One real state: the compiled quaternion kernels take it (batches of states take the
+    numpy forms)."""
+    return type(a) is np.ndarray and a.ndim == 1 and a.dtype == np.float64
 
 
 def _compose(Q: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """``Q exp(theta / 2)`` renormalised, for quaternions ``(..., 4)`` and rotation vectors
-    ``(..., 3)``: rotations.quat_mul/quat_exp in plain component arithmetic (this runs at every
-    Newton iteration; the library's forms are complex-analytic for tangents, not needed here).
+    ``(..., 3)``: the update of a batch of states (one state takes :func:`quat_numba.update`,
+    the same formulas compiled; a test holds the two to round-off), rotations.quat_mul/quat_exp
+    in plain component arithmetic (their complex-analytic forms are not needed here).
     """
     t = np.sqrt(np.einsum("...i,...i->...", theta, theta))
     h = 0.5 * t
@@ -500,22 +501,6 @@ def _compose(Q: np.ndarray, theta: np.ndarray) -> np.ndarray:
     out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
     out /= np.sqrt(np.einsum("...i,...i->...", out, out))[..., None]
     return out
-
-
-def _matrices(Q: np.ndarray) -> np.ndarray:
-    """Rotation matrices of unit quaternions (as rotations.quat_to_matrix, written out)."""
-    w, x, y, z = Q[..., 0], Q[..., 1], Q[..., 2], Q[..., 3]
-    R = np.empty(Q.shape[:-1] + (3, 3))
-    R[..., 0, 0] = 1 - 2 * (y * y + z * z)
-    R[..., 0, 1] = 2 * (x * y - w * z)
-    R[..., 0, 2] = 2 * (x * z + w * y)
-    R[..., 1, 0] = 2 * (x * y + w * z)
-    R[..., 1, 1] = 1 - 2 * (x * x + z * z)
-    R[..., 1, 2] = 2 * (y * z - w * x)
-    R[..., 2, 0] = 2 * (x * z - w * y)
-    R[..., 2, 1] = 2 * (y * z + w * x)
-    R[..., 2, 2] = 1 - 2 * (x * x + y * y)
-    return R
 
 
 _CLASSES = {"planar": PlanarSpace, "planar-complex": PlanarComplexSpace,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ..elements.compiled import njit
+from ..elements.kernels import njit
 
 
 @njit(cache=True, aot="Tuple((f8, f8, b1))(f8[:], f8[:], f8[:], f8, i8[:], f8[:], f8[:])")

@@ -1,7 +1,7 @@
 """Verification cases of beams: large-deflection statics (planar elastica, the spatial
 Bathe-Bolourchi bend, the roll-up into a circle), convergence of the static tip deflection and
 the cantilever's frequencies, planar and spatial forms side by side. The spatial statics run
-the 3D Simo-Reissner kernels of :mod:`fembody.elements.beam3d` through :class:`Chain`, a few
+the 3D Simo-Reissner kernels of :mod:`fembody.elements.beam.beam3d` through :class:`Chain`, a few
 lines of Newton for a chain of beam elements clamped at its first node (the element tests use
 the same class)."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 import fembody as fb
-from ..elements import beam3d as b3
+from ..elements.beam import beam3d as b3
 from .. import rotations as rot
 from .common import _order_plot, _slope
 from .registry import Case, register
@@ -147,7 +147,7 @@ class Chain:
 
     def internal(self, tangent=True):
         xe, Le = self.element_state()
-        f, K = b3.forces_fast(xe, Le, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        f, K = b3.forces(xe, Le, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
         f, K = b3.to_node_frames(f, K, self.C)
         n = 6 * len(self.X)
         F = np.zeros(n)

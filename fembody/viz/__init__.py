@@ -111,7 +111,7 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
         off_screen = filename is not None or not has_display()
     p = pv.Plotter(off_screen=off_screen, window_size=list(window_size))
     p.set_background(background)
-    if model.dim == 3:
+    if model.dimension.spatial:
         fr3 = Frame3(model, result, k, scale)
         scene3 = Scene3(pv, p, model, field, field_range3([fr3], field), cmap, [fr3],
                         beam_style=beam_style)
@@ -145,7 +145,7 @@ def _frames(model, result, field, scale, every, max_frames, where):
         every = max(1, math.ceil(n / max_frames))
     if not isinstance(every, (int, np.integer)) or every < 1:
         raise ModelError(f"{where}: every must be a positive integer, got {every!r}")
-    if model.dim == 3:
+    if model.dimension.spatial:
         frames3 = [Frame3(model, result, k, scale) for k in range(0, n, every)]
         return frames3, field_range3(frames3, field), None
     frames = [Frame(model, result, k, scale) for k in range(0, n, every)]
@@ -192,7 +192,7 @@ def animate(result: "Result", filename: str, *, field: str | None = "displacemen
         # no multi-sampling: software rendering pays ~2x for it and a GIF's palette blurs it
         p.disable_anti_aliasing()
         p.set_background(background)
-        if model.dim == 3:
+        if model.dimension.spatial:
             scene = Scene3(pv, p, model, field, clim, cmap, frames, beam_style=beam_style)
             scene.draw(frames[0], frames[0].title(model.name, scale))
             scene.camera()
@@ -272,7 +272,7 @@ def show(result: "Result", *, field: str | None = "displacement", scale: float =
     pv = _pyvista()
     p = pv.Plotter(window_size=list(window_size))
     p.set_background(background)
-    if model.dim == 3:
+    if model.dimension.spatial:
         scene = Scene3(pv, p, model, field, clim, cmap, frames, beam_style=beam_style)
         scene.draw(frames[k0], frames[k0].title(model.name, scale))
         scene.camera()

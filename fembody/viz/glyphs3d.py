@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..elements.beam3d import straight_reference
+from ..elements.beam.beam3d import straight_reference
 from ..model.model import Node
 
 #: the Universal joint's second arm (its first is drawn as the other joints' axes)

@@ -216,7 +216,7 @@ def test_beam_mass_total_and_rotary_inertia():
 def test_beam_closed_form_kernel_equals_generic_kernel(case):
     """The hot-path closed form equals the generic strain kernel on beam_strains."""
     from fembody.elements.base import strain_kernel
-    from fembody.elements.beam2d import beam_forces, beam_strains
+    from fembody.elements.beam.beam2d import beam_forces, beam_strains
     blk, x, _, _ = case
     X = x[None]
     f, K, _ = beam_forces(X, blk.L0, blk.alpha0, blk.D, True)

@@ -12,7 +12,6 @@ import pytest
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.elements import compiled
 from fembody.dynamics import _kernels
 from fembody.solvers.banded import BandedLU, half_bandwidth
 from fembody.solvers.envelope import ordering, pattern_plan, rcm
@@ -36,10 +35,9 @@ def test_iteration_matrix_kernel_is_numpys_sum_bit_for_bit(with_c):
         out = K.copy()
         fn(out, C if with_c else M, M, gp, bp, with_c)
         assert np.array_equal(out, ref)
-    if compiled.AVAILABLE:
-        out = K.copy()
-        _kernels.iteration_matrix.trusted(out, C if with_c else M, M, gp, bp, with_c)
-        assert np.array_equal(out, ref)
+    out = K.copy()
+    _kernels.iteration_matrix.trusted(out, C if with_c else M, M, gp, bp, with_c)
+    assert np.array_equal(out, ref)
 
 
 def _switch(system, name: str, value) -> None:
@@ -198,7 +196,7 @@ def test_one_sincos_strains_agree_with_the_direct_angle_of_the_cross_section():
     np.cos(phi), np.sin(phi) taken directly, the same to 4 ulps of 1 + |phi| (the rounding of
     phi itself) times 1/L0, for rotations up to 1 and up to a thousand radians in every
     direction, and so are the strains, relative to 1 + |du|/L0."""
-    from fembody.elements.beam2d import _stretch_shear
+    from fembody.elements.beam.beam2d import _stretch_shear
     rng = np.random.default_rng(21)
     n = 2000
     L0 = rng.uniform(1e-4, 10.0, n)
@@ -226,7 +224,7 @@ def test_one_sincos_strains_agree_with_the_direct_angle_of_the_cross_section():
 def test_compiled_beam_strains_match_the_numpy_formulas():
     """BeamBlock.strains' compiled pass against beam2d's numpy strains (the gradient's
     source), on states with large rotations and stretches, to round-off."""
-    from fembody.elements.beam2d import beam_strains
+    from fembody.elements.beam.beam2d import beam_strains
     s, blk = _inclined_cantilever(50)
     rng = np.random.default_rng(5)
     for amp in (1e-6, 0.1, 2.0):
@@ -253,13 +251,12 @@ def test_energies_match_the_assembled_matrices():
                                rtol=1e-13)
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 def test_compiled_beam_assembly_matches_the_numpy_element_kernel():
     """The compiled planar-beam assembly (its element matrix built from seven scalars) against
     beam2d's numpy forces and tangents scattered through the System's map: the same residual
     and K_T to round-off, on states with large rotations and stretches and with a fixed node
     (whose rows and columns the kernel must skip)."""
-    from fembody.elements.beam2d import beam_forces
+    from fembody.elements.beam.beam2d import beam_forces
     s, blk = _inclined_cantilever(40)
     rng = np.random.default_rng(11)
     for amp in (1e-6, 0.1, 2.0):
@@ -316,7 +313,6 @@ def test_a_block_without_a_compiled_pass_assembles_into_a_used_buffer():
     assert np.all(np.isfinite(K)) and C is not None
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("mass", ["consistent", "lumped"])
 def test_element_pass_masses_equal_the_assembled_mass_matrix(mass):
     """System.internal_inertial_forces: M a on the free DOFs and K + bp M from the element pass
@@ -341,7 +337,6 @@ def test_element_pass_masses_equal_the_assembled_mass_matrix(mass):
     assert K2 is None and np.array_equal(fin2[s.free], fin[s.free])
 
 
-@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("newton", ["full", "modified"])
 @pytest.mark.parametrize("rayleigh", [(0.0, 0.0), (2.0, 1e-4)])
 def test_simulation_with_the_element_pass_masses_is_unchanged(newton, rayleigh):
@@ -433,7 +428,7 @@ def test_velocity_forces_are_the_inertial_forces_at_zero_acceleration(dim):
 def test_kinetic_energy_by_elements_is_half_v_m_v(monkeypatch, mass):
     """System.kinetic_energy with the beams' compiled pass (BeamBlock.kinetic_energy_of) and
     the bar's and point mass's M_rest: 1/2 v^T M v of the assembled M_const to round-off."""
-    from fembody.elements.beam2d import BeamBlock
+    from fembody.elements.beam.beam2d import BeamBlock
     calls = []
     original = BeamBlock.kinetic_energy_of
     monkeypatch.setattr(BeamBlock, "kinetic_energy_of",

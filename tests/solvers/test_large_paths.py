@@ -7,7 +7,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.elements.beam2d import beam_strains
+from fembody.elements.beam.beam2d import beam_strains
 from fembody.solvers import envelope
 from fembody.solvers.linalg import LinearSolver
 

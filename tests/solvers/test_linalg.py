@@ -215,7 +215,7 @@ def test_absmax_kernel_equals_numpy_with_nan_and_empty_vectors():
 def test_fused_additive_kernels_equal_the_separate_calls():
     """The additive planar space's fused predictor and corrector give bit for bit what the
     separate kernels and ``update_free`` give, and equal their numpy twins."""
-    from fembody.elements import compiled
+    from fembody import sparse_kernels
     rng = np.random.default_rng(8)
     n = 30
     free = np.sort(rng.choice(n, 25, replace=False))
@@ -223,7 +223,7 @@ def test_fused_additive_kernels_equal_the_separate_calls():
     args = (v, a, qdd, free, 1e-3, -0.05, 0.47, 0.52, 0.26)
     d, v1, m = _kernels._predict_nb(*args)
     q1 = q.copy()
-    compiled.add_at(q1, free, d)
+    sparse_kernels.add_at(q1, free, d)
     for fused in (_kernels._predict_add_nb, ref_kernels.predict_add):
         q2, v2 = np.full(n, np.nan), np.full(n, np.nan)
         m2 = fused(q, *args, q2, v2)
@@ -231,7 +231,7 @@ def test_fused_additive_kernels_equal_the_separate_calls():
     dq = rng.standard_normal(len(free))
     ref = [q1.copy(), v1.copy(), qdd.copy()]
     norm = _kernels._correct_nb(ref[1], ref[2], free, dq, 3.0, 7.0)
-    compiled.add_at(ref[0], free, dq)
+    sparse_kernels.add_at(ref[0], free, dq)
     for fused in (_kernels._correct_add_nb, ref_kernels.correct_add):
         got = [q1.copy(), v1.copy(), qdd.copy()]
         assert fused(*got, free, dq, 3.0, 7.0) == norm

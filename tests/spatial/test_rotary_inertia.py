@@ -1,5 +1,5 @@
 """Consistent rotary inertia of the 3D beam (Petrov-Galerkin interpolation of the section's
-material angular velocity, ``fembody.elements.beam3d.gyroscopic``): each test against an
+material angular velocity, ``fembody.elements.beam.beam3d.gyroscopic``): each test against an
 independent value (closed-form integrals, finite differences, the derived momentum balance,
 the planar beam, a rigid spin)."""
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 
 import fembody as fb
 from fembody import rotations as rot
-from fembody.elements import beam3d as b3
+from fembody.elements.beam import beam3d as b3
 from tests.reference_kernels import beam3d_kernels as ref_b3
 
 STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)

@@ -5,9 +5,6 @@ import numpy as np
 import pytest
 
 import fembody as fb
-from fembody.elements import quat_numba
-
-pytestmark = pytest.mark.skipif(not quat_numba.AVAILABLE, reason="numba not installed")
 
 
 def space_and_states(seed=5):

@@ -1,12 +1,11 @@
-"""Compiled (numba) kernels for the hot element families, with the same results as the numpy
-kernels in beam2d.py (a test compares them).
+"""Compiled (numba) kernels of the planar beam, with the same results as the numpy kernels in
+beam2d.py (a test compares them).
 
 Why compiled code: a Newton iteration of a beam chain calls a few hundred small numpy
 operations; at 2 microseconds of overhead each that alone is ~0.5 ms, several times the
 arithmetic. One compiled loop that evaluates each element and scatters straight into the
-global residual and the CSC data of K_T removes the overhead and the temporaries. If numba
-is not installed, ``AVAILABLE`` is False and fembody uses the numpy kernels. Nothing here is
-compiled at import: see :mod:`.kernels`.
+global residual and the CSC data of K_T removes the overhead and the temporaries. Nothing
+here is compiled at import: see :mod:`fembody.elements.kernels`.
 """
 from __future__ import annotations
 
@@ -14,11 +13,7 @@ import math
 
 import numpy as np
 
-from .kernels import NUMBA, njit
-
-#: compiled kernels can run: numba is installed (imported only at a first call that the
-#: ahead-of-time extension does not serve, see :mod:`.kernels`)
-AVAILABLE = NUMBA
+from ..kernels import njit
 
 
 @njit(cache=True, inline="always")
@@ -210,38 +205,3 @@ def beam_strains_into(x, L0, cs0, eps):  # pragma: no cover - jitted
                                                     x[e, 4] - x[e, 1], half[2 * j],
                                                     half[2 * j + 1])
         eps[e, 2] = (x[e, 5] - x[e, 2]) / L
-
-
-@njit(cache=True, aot="void(i4[:], i4[:], f8[:], f8[:], f8[:])")
-def csc_matvec_add(indptr, indices, data, x, y):  # pragma: no cover - jitted
-    """y += A x for a CSC matrix with len(indptr) - 1 columns, in place (the caller's ``y``: an
-    ahead-of-time compiled function boxes a returned array ~1 us slower than numba's JIT)."""
-    for j in range(indptr.shape[0] - 1):
-        xj = x[j]
-        if xj != 0.0:
-            for k in range(indptr[j], indptr[j + 1]):
-                y[indices[k]] += data[k] * xj
-
-
-@njit(cache=True, aot="f8[:](i8, i4[:], i4[:], f8[:], f8[:])")
-def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
-    """y = A x for a CSC matrix of shape (n, len(indptr) - 1) (no scipy dispatch overhead)."""
-    y = np.zeros(n)
-    csc_matvec_add(indptr, indices, data, x, y)
-    return y
-
-
-@njit(cache=True, aot="void(f8[:], i8[:], f8[:])")
-def add_at(x, idx, dx):  # pragma: no cover - jitted
-    """``x[idx] += dx`` in place (indices distinct): a quarter of numpy's fancy-index cost on
-    the few hundred entries of a Newton update."""
-    for j in range(idx.shape[0]):
-        x[idx[j]] += dx[j]
-
-
-@njit(cache=True, aot="void(f8[:], i8[:], f8[:], i8[:], f8)")
-def scatter_add(data, mpos, vals, msel, scale):  # pragma: no cover - jitted
-    """``data[mpos[k]] += scale * vals[msel[k]]`` in order (element matrices into the CSC
-    data: numpy's bincount builds and adds a full-length array at every call)."""
-    for k in range(mpos.shape[0]):
-        data[mpos[k]] += scale * vals[msel[k]]

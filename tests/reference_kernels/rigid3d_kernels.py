@@ -1,5 +1,5 @@
 """numpy reference of the compiled spatial rigid-body kernels of
-:mod:`fembody.elements.rigid3d` (mass matrix, inertial force and tangents, gravity): the same
+:mod:`fembody.elements.mass.rigid3d` (mass matrix, inertial force and tangents, gravity): the same
 formulas vectorised over the bodies, used by the tests only to check the kernels."""
 from __future__ import annotations
 

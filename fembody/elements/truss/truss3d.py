@@ -9,11 +9,13 @@ Strain measures as in the planar truss (both invariant under rigid motion):
 - ``"green"`` (Green-Lagrange): ``eps = (l^2 - L^2)/(2 L^2)``, ``N = EA eps l / L``;
 
 with energy ``U = EA L eps^2 / 2``. ``l^2 - L^2 = (2 DX + du) . du``, ``du = d - DX``, is formed
-without cancellation for small strains.
+without cancellation for small strains. :class:`Truss3DBlock` is the spatial trusses' block.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from ..base import Block3D, node_pairs
 
 
 def _chord(x: np.ndarray, DX: np.ndarray):
@@ -78,3 +80,52 @@ def mass(DX: np.ndarray, rhoA: np.ndarray, lumped: np.ndarray) -> np.ndarray:
         M[:, k, k] = M[:, 3 + k, 3 + k] = diag
         M[:, k, 3 + k] = M[:, 3 + k, k] = off
     return M
+
+
+class Truss3DBlock(Block3D):
+    """Spatial bars (the kernels above): ``nodes (n, 2)``, ``dofs (n, 6)``
+    (translations), ``DX (n, 3)`` reference chords, ``EA``, ``rhoA``, ``green``, ``lumped``."""
+
+    noun = "truss element"
+    family = "truss"
+    Dd = None
+
+    def __init__(self, nodes, dofs, X, EA, rhoA, green, lumped, labels=None) -> None:
+        super().__init__(np.asarray(nodes), dofs, labels)
+        X = np.asarray(X, float)
+        self.DX = X[:, 1] - X[:, 0]
+        self.EA, self.rhoA = np.asarray(EA, float), np.asarray(rhoA, float)
+        self.green, self.lumped = np.asarray(green, bool), np.asarray(lumped, bool)
+
+    def forces(self, poses, v, tangent):
+        f, K = forces(poses[0], self.DX, self.EA, self.green, tangent)
+        return f, K, None
+
+    def strains(self, poses) -> np.ndarray:
+        return strains(poses[0], self.DX, self.green)[:, None]
+
+    def strain_energy(self, poses) -> np.ndarray:
+        return strain_energy(poses[0], self.DX, self.EA, self.green)
+
+    def resultants(self, poses) -> np.ndarray:
+        """Axial force N [N] per bar ``(n, 1)``."""
+        return axial_force(poses[0], self.DX, self.EA, self.green)[:, None]
+
+    def mass(self) -> np.ndarray:
+        return mass(self.DX, self.rhoA, self.lumped)
+
+
+def build_spatial(dof_map, model, P: np.ndarray) -> list:
+    """The spatial trusses of ``model`` as one :class:`Truss3DBlock` on ``dof_map``'s
+    numbering (``P (n_nodes, 3)`` reference node positions [m]); empty without trusses."""
+    if not model.trusses:
+        return []
+    nd = dof_map.node_dofs
+    e = model.trusses
+    nid = node_pairs(e)
+    labels = [f"truss element {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))]
+    return [Truss3DBlock(
+        nid, np.concatenate([nd[nid[:, 0], :3], nd[nid[:, 1], :3]], axis=1), P[nid],
+        EA=[t["material"].E * t["section"].A for t in e],
+        rhoA=[t["material"].rho * t["section"].A for t in e],
+        green=[t["green"] for t in e], lumped=[t["lumped"] for t in e], labels=labels)]

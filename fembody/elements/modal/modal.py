@@ -183,3 +183,14 @@ class ModalBodyRef:
         r = result.position(self.node)
         th = result.rotation(self.node)
         return self.body.node_positions(r, th, self.modal_coordinates(result), self.angle)
+
+
+def build(dof_map, model, P: np.ndarray) -> list:
+    """One :class:`ModalBodyBlock` per modal body of ``model`` (each with its own basis) on
+    its reference node's DOFs and its modal amplitudes; empty without modal bodies (spatial
+    models refuse them when they are added)."""
+    nd = dof_map.node_dofs
+    beta = model.rayleigh[1]
+    return [ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
+                           beta=beta, label=f"modal body '{mb.body.name}'")
+            for mb, md in zip(model.modal_bodies, dof_map.modal_dofs)]

@@ -1,13 +1,13 @@
 """Spatial Simo-Reissner beam kernel: tangents, invariance, path independence and static
-benchmarks solved with a few lines of Newton (tests/elements/beam3d_solve.py)."""
+benchmarks solved with a few lines of Newton (tests/elements/beam/beam3d_solve.py)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fembody import rotations as rot
-from fembody.elements import beam3d as b3
-from fembody.elements import beam3d_numba
+from fembody.elements.beam import beam3d as b3
+from tests.reference_kernels import beam3d_kernels as ref_b3
 from fembody.model.materials import rectangle_torsion
 
 from fembody.verify.beams import bathe_bolourchi     # the registry's case, one copy
@@ -26,7 +26,7 @@ def complex_step_columns(x, L, L0, G0, K0, Cn, Cm):
             xc[:, node, k] += 1j * h
         else:
             Lc[:, node] = Lc[:, node] @ rot.exp(1j * h * np.eye(3)[k - 3])
-        yield b3.forces(xc, Lc, L0, G0, K0, Cn, Cm, False)[0].imag / h
+        yield ref_b3.forces(xc, Lc, L0, G0, K0, Cn, Cm, False)[0].imag / h
 
 
 def random_elements(seed, n=6, spread=0.6):
@@ -51,7 +51,7 @@ def perturb(x, L, d):
 @given(st.integers(0, 2**31 - 1), st.sampled_from([0.05, 0.6, 1.2]))
 def test_force_and_tangent_match_central_differences(seed, spread):
     x, L, L0, G0, K0, Cn, Cm = random_elements(seed, spread=spread)
-    f, K = b3.forces(x, L, L0, G0, K0, Cn, Cm)
+    f, K = ref_b3.forces(x, L, L0, G0, K0, Cn, Cm)
     h = 1e-6
     n = x.shape[0]
     fd, Kd = np.zeros((n, 12)), np.zeros((n, 12, 12))
@@ -61,8 +61,9 @@ def test_force_and_tangent_match_central_differences(seed, spread):
         Up = b3.strain_energy(*perturb(x, L, e), L0, G0, K0, Cn, Cm)
         Um = b3.strain_energy(*perturb(x, L, -e), L0, G0, K0, Cn, Cm)
         fd[:, j] = (Up - Um) / (2 * h)
-        Kd[:, :, j] = (b3.forces(*perturb(x, L, e), L0, G0, K0, Cn, Cm, False)[0]
-                       - b3.forces(*perturb(x, L, -e), L0, G0, K0, Cn, Cm, False)[0]) / (2 * h)
+        Kd[:, :, j] = (ref_b3.forces(*perturb(x, L, e), L0, G0, K0, Cn, Cm, False)[0]
+                       - ref_b3.forces(*perturb(x, L, -e), L0, G0, K0, Cn, Cm, False)[0]
+                       ) / (2 * h)
     scale = np.abs(K).max()
     assert np.abs(f - fd).max() < 1e-8 * max(1.0, np.abs(f).max())
     assert np.abs(K - Kd).max() < 1e-8 * scale
@@ -75,7 +76,7 @@ def test_tangent_is_symmetric_at_equilibrium_of_straight_unloaded_beam():
     xr = np.stack([np.zeros((6, 3)), L0[:, None] * L[:, 0, :, 0]], 1)   # along e1 of node 1
     Lr = np.stack([L[:, 0], L[:, 0]], 1)
     G0 = np.tile([1.0, 0, 0], (6, 1))
-    f, K = b3.forces(xr, Lr, L0, G0, 0 * K0, Cn, Cm)
+    f, K = ref_b3.forces(xr, Lr, L0, G0, 0 * K0, Cn, Cm)
     assert np.abs(f).max() < 1e-14
     assert np.abs(K - np.swapaxes(K, 1, 2)).max() < 1e-12 * np.abs(K).max()
 
@@ -83,7 +84,7 @@ def test_tangent_is_symmetric_at_equilibrium_of_straight_unloaded_beam():
 def test_rigid_motion_invariance_including_ten_turns():
     x, L, L0, G0, K0, Cn, Cm = random_elements(7)
     eps = b3.strains(x, L, L0, G0, K0)
-    f, _ = b3.forces(x, L, L0, G0, K0, Cn, Cm, False)
+    f, _ = ref_b3.forces(x, L, L0, G0, K0, Cn, Cm, False)
     axis = np.array([0.36, 0.48, 0.8])
     for turns in (0.37, 3.0, 10.0, 10.61):
         Q = rot.exp(2 * np.pi * turns * axis / np.linalg.norm(axis))
@@ -91,7 +92,7 @@ def test_rigid_motion_invariance_including_ten_turns():
         x2 = np.einsum("ij,nkj->nki", Q, x) + t
         L2 = Q @ L
         assert np.abs(b3.strains(x2, L2, L0, G0, K0) - eps).max() < 1e-13
-        f2, _ = b3.forces(x2, L2, L0, G0, K0, Cn, Cm, False)
+        f2, _ = ref_b3.forces(x2, L2, L0, G0, K0, Cn, Cm, False)
         # translational forces rotate with Q; material moments are unchanged
         f2t = f2.reshape(-1, 2, 2, 3)
         ft = f.reshape(-1, 2, 2, 3)
@@ -116,7 +117,7 @@ def test_reference_spun_through_ten_turns_has_zero_strain_and_force():
         x[k] = X[k] @ Q[k].T
     L = Q[:, None] @ Lt
     assert np.abs(b3.strains(x, L, L0, G0, K0)).max() < 1e-13
-    assert np.abs(b3.forces(x, L, L0, G0, K0, Cn, Cm, False)[0]).max() < 1e-13 * 1e6 * 10
+    assert np.abs(ref_b3.forces(x, L, L0, G0, K0, Cn, Cm, False)[0]).max() < 1e-13 * 1e6 * 10
 
 
 def test_objective_and_path_independent():
@@ -246,27 +247,25 @@ def test_tangent_exact_to_round_off_against_full_complex_step():
     """All 12 columns by the complex step of the force (no invariance shortcut): the kernel's
     tangent agrees to round-off, not just to finite-difference accuracy."""
     x, L, L0, G0, K0, Cn, Cm = random_elements(13, spread=1.0)
-    _, K = b3.forces(x, L, L0, G0, K0, Cn, Cm)
+    _, K = ref_b3.forces(x, L, L0, G0, K0, Cn, Cm)
     n = x.shape[0]
     for j, col in enumerate(complex_step_columns(x, L, L0, G0, K0, Cn, Cm)):
         assert np.abs(K[:, :, j] - col).max() < 1e-13 * np.abs(K).max(), j
     assert n == 6
 
 
-@pytest.mark.skipif(not beam3d_numba.AVAILABLE, reason="numba not installed")
 @pytest.mark.parametrize("spread", [0.0, 0.05, 1.2])
 def test_compiled_kernel_matches_numpy(spread):
     x, L, L0, G0, K0, Cn, Cm = random_elements(14, n=7, spread=spread)
-    f, K = b3.forces(x, L, L0, G0, K0, Cn, Cm)
-    fc, Kc = b3.forces_fast(x, L, L0, G0, K0, Cn, Cm)
+    f, K = ref_b3.forces(x, L, L0, G0, K0, Cn, Cm)
+    fc, Kc = b3.forces(x, L, L0, G0, K0, Cn, Cm)
     assert np.abs(fc - f).max() < 1e-14 * max(1.0, np.abs(f).max())
     assert np.abs(Kc - K).max() < 1e-14 * np.abs(K).max()
-    fr, Kr = b3.forces_fast(x, L, L0, G0, K0, Cn, Cm, False)    # the real-arithmetic path
+    fr, Kr = b3.forces(x, L, L0, G0, K0, Cn, Cm, False)    # the real-arithmetic path
     assert Kr is None
     assert np.abs(fr - f).max() < 1e-14 * max(1.0, np.abs(f).max())
 
 
-@pytest.mark.skipif(not beam3d_numba.AVAILABLE, reason="numba not installed")
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**31 - 1), st.sampled_from([0.0, 1e-6, 0.02, 0.3, 0.8, 1.4]),
        st.sampled_from([1.0, 1e4]))
@@ -277,7 +276,7 @@ def test_compiled_closed_form_tangent_against_complex_step(seed, spread, stiff):
     (closed branch), axial/shear stiffness up to 1e4 times the bending stiffness."""
     x, L, L0, G0, K0, Cn, Cm = random_elements(seed, n=5, spread=spread)
     Cn = stiff * Cn
-    _, K = b3.forces_fast(x, L, L0, G0, K0, Cn, Cm)
+    _, K = b3.forces(x, L, L0, G0, K0, Cn, Cm)
     for j, col in enumerate(complex_step_columns(x, L, L0, G0, K0, Cn, Cm)):
         assert np.abs(K[:, :, j] - col).max() < 1e-13 * np.abs(K).max(), j
 

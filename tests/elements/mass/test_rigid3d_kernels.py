@@ -1,14 +1,14 @@
-"""The compiled spatial rigid-body kernels (fembody.elements.rigid3d: mass_matrix, forces,
-gravity_forces) against their numpy reference (tests/elements/rigid3d_reference.py, the
+"""The compiled spatial rigid-body kernels (fembody.elements.mass.rigid3d: mass_matrix, forces,
+gravity_forces) against their numpy reference (tests/reference_kernels/rigid3d_kernels.py, the
 vectorised formulas they replaced) to 1e-12 relative, and their tangents against central
 finite differences along rotation increments R exp(hat(Theta)) and velocity increments."""
 import numpy as np
 import pytest
 
 from fembody import rotations as rot
-from fembody.elements import rigid3d
+from fembody.elements.mass import rigid3d
 
-from . import rigid3d_reference as ref
+from tests.reference_kernels import rigid3d_kernels as ref
 
 
 def _bodies(n: int = 5, seed: int = 3):
@@ -87,12 +87,12 @@ def test_kernels_take_empty_and_single_blocks(n):
 
 
 def test_planar_rigid_body_kernels_equal_the_numpy_reference():
-    """fembody.elements.mass.rigid_mass / rigid_inertial / rigid_gravity (compiled) against
-    tests/elements/mass_reference.py to 1e-12 relative (their tangents are checked against
+    """fembody.elements.mass.mass.rigid_mass / rigid_inertial / rigid_gravity (compiled) against
+    tests/reference_kernels/mass_kernels.py to 1e-12 relative (their tangents are checked against
     finite differences by tests/elements/test_properties.py)."""
-    from fembody.elements import mass
+    from fembody.elements.mass import mass
 
-    from . import mass_reference as mref
+    from tests.reference_kernels import mass_kernels as mref
     rng = np.random.default_rng(5)
     n = 6
     x = rng.normal(size=(n, 3)) * 2.0

@@ -1,4 +1,4 @@
-"""numpy reference of the compiled planar rigid-body kernels of :mod:`fembody.elements.mass`
+"""numpy reference of the compiled planar rigid-body kernels of :mod:`fembody.elements.mass.mass`
 (mass matrix, inertial force and tangents, gravity): the same formulas vectorised over the
 bodies, used by the tests only to check the kernels. ``m, J (n,)``, ``c (n, 2)``."""
 from __future__ import annotations

@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fembody import rotations as rot
-from fembody.elements import rigid3d, truss3d
+from fembody.elements.mass import rigid3d
+from fembody.elements.truss import truss3d
 
 
 @settings(max_examples=25, deadline=None)

@@ -1,10 +1,11 @@
-"""Compiled (numba) version of :func:`fembody.elements.beam3d.forces`: the same force formulas,
-one loop over elements, real arithmetic only. The rotation columns of the tangent are in closed
-form (:func:`_rotation_columns_to`, where the numpy kernel takes the complex step); tests compare
-it with the numpy kernel and with the complex step of every column to round-off. Without numba, ``AVAILABLE`` is False and callers
-use the numpy kernel.
+"""The spatial beam's compiled (numba) kernels behind :func:`fembody.elements.beam.beam3d.forces`
+and :func:`~fembody.elements.beam.beam3d.gyroscopic`: one loop over elements, real arithmetic
+only. The rotation columns of the tangent are in closed form (:func:`_rotation_columns_to`);
+tests compare the kernel with its numpy reference (``tests/reference_kernels/beam3d_kernels.py``,
+whose rotation columns take the complex step) and with the complex step of every column to
+round-off.
 
-Why: the numpy kernel spends most of its time in the overhead of a few hundred small array
+Why: a numpy form spends most of its time in the overhead of a few hundred small array
 operations (about 1 ms per call at any size up to ~100 elements); per element the arithmetic is
 a few microseconds.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import AVAILABLE, njit  # noqa: F401  (AVAILABLE: read by beam3d and tests)
+from ..kernels import njit
 
 _FACT = np.cumprod(np.concatenate([[1.0], np.arange(1.0, 40.0)]))
 _A = np.array([(-1) ** k / _FACT[2 * k + 1] for k in range(10)])

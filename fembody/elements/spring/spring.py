@@ -1,10 +1,11 @@
-"""Massless springs: linear axial spring-damper between two nodes, and rotational spring-damper
-between two node rotations.
+"""Massless springs: linear axial spring-damper between two nodes (planar
+:class:`SpringBlock`, spatial :class:`Spring3DBlock`), and rotational spring-damper between
+two node rotations (planar :class:`RotationalSpringBlock`).
 
 The axial springs' chord, strain, force and tangents (evaluated in every Newton iteration) are
 one compiled kernel, :func:`spring_forces`, a single pass over the springs of a block
-(:mod:`.kernels`); its numpy reference (the chord and strain-kernel formulas of
-:mod:`.base` it replaced) is ``tests/elements/spring_reference.py``.
+(:mod:`fembody.elements.kernels`); its numpy reference (the chord and strain-kernel formulas of
+:mod:`fembody.elements.base` it replaced) is ``tests/reference_kernels/spring_kernels.py``.
 """
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import math
 
 import numpy as np
 
-from .base import strain_kernel
-from .kernels import njit
+from ..base import Block3D, Labels, node_pairs, strain_kernel
+from ..kernels import njit
 
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :, :], f8[:]))(f8[:, :], f8[:, :], "
@@ -173,3 +174,95 @@ class RotationalSpringBlock:
 
     def mass(self):
         return None
+
+
+class Spring3DBlock(Block3D):
+    """Axial spring-dampers between two nodes in space: force ``k (l - l0) + c l'`` along the
+    current chord (``k`` [N/m], ``c`` [N s/m], rest length ``l0 > 0`` [m]); ``dofs (n, 6)``."""
+
+    noun = "spring"
+    family = "spring"
+
+    def __init__(self, nodes, dofs, X, k, c, l0, labels=None) -> None:
+        super().__init__(np.asarray(nodes), dofs, labels)
+        X = np.asarray(X, float)
+        self.DX = X[:, 1] - X[:, 0]
+        self.k, self.c, self.l0 = (np.asarray(a, float) for a in (k, c, l0))
+        self.Dd = self.c if np.any(self.c > 0.0) else None
+
+    def _chord(self, poses):
+        d = poses[0][:, 1] - poses[0][:, 0]
+        l = np.sqrt(np.einsum("ni,ni->n", d, d))
+        du = d - self.DX
+        L = np.sqrt(np.einsum("ni,ni->n", self.DX, self.DX))
+        # l - l0 without cancellation for small stretches: (l^2 - L^2)/(l + L) + (L - l0)
+        ext = np.einsum("ni,ni->n", 2.0 * self.DX + du, du) / (l + L) + (L - self.l0)
+        return d / l[:, None], l, ext
+
+    def forces(self, poses, v, tangent):
+        e, l, ext = self._chord(poses)
+        N = self.k * ext
+        C = None
+        if v is not None and self.Dd is not None:
+            rate = np.einsum("ni,ni->n", e, v[:, 3:] - v[:, :3])
+            N = N + self.c * rate
+            if tangent:
+                ce = self.c[:, None, None] * e[:, :, None] * e[:, None, :]
+                C = np.block([[ce, -ce], [-ce, ce]])
+        f = np.concatenate([-N[:, None] * e, N[:, None] * e], -1)
+        if not tangent:
+            return f, None, None
+        ee = e[:, :, None] * e[:, None, :]
+        kk = self.k[:, None, None] * ee + (N / l)[:, None, None] * (np.eye(3) - ee)
+        K = np.block([[kk, -kk], [-kk, kk]])
+        return f, K, C
+
+    def strain_energy(self, poses) -> np.ndarray:
+        ext = self._chord(poses)[2]
+        return 0.5 * self.k * ext * ext
+
+    def resultants(self, poses) -> np.ndarray:
+        """Spring force k (l - l0) [N] ``(n, 1)``."""
+        return (self.k * self._chord(poses)[2])[:, None]
+
+    def mass(self):
+        return None
+
+
+def build_planar(dof_map, model, P: np.ndarray) -> list:
+    """The planar axial springs (a :class:`SpringBlock`) and rotational springs (a
+    :class:`RotationalSpringBlock`) of ``model`` on ``dof_map``'s numbering (``P (n_nodes,
+    2)`` reference node positions [m]), in that order; empty without springs."""
+    nd = dof_map.node_dofs
+    blocks: list = []
+    if model.springs:
+        e = model.springs
+        nid = node_pairs(e)
+        dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
+        labels = Labels(lambda i, nid=nid: f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})", len(e))
+        blocks.append(SpringBlock(dofs, P[nid].reshape(-1, 4), [s["k"] for s in e],
+                                  [s["c"] for s in e], [s["l0"] for s in e], labels=labels))
+    if model.rotational_springs:
+        e = model.rotational_springs
+        nid = node_pairs(e)
+        dofs = np.column_stack([nd[nid[:, 0], 2], nd[nid[:, 1], 2]])
+        labels = [f"rotational spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})"
+                  for i in range(len(e))]
+        blocks.append(RotationalSpringBlock(dofs, [s["k"] for s in e], [s["c"] for s in e],
+                                            [s["angle"] for s in e], labels=labels))
+    return blocks
+
+
+def build_spatial(dof_map, model, P: np.ndarray) -> list:
+    """The spatial axial springs of ``model`` as one :class:`Spring3DBlock` on ``dof_map``'s
+    numbering (``P (n_nodes, 3)`` reference node positions [m]); empty without springs
+    (rotational springs are planar: the model refuses them in space)."""
+    if not model.springs:
+        return []
+    nd = dof_map.node_dofs
+    e = model.springs
+    nid = node_pairs(e)
+    return [Spring3DBlock(
+        nid, np.concatenate([nd[nid[:, 0], :3], nd[nid[:, 1], :3]], axis=1),
+        P[nid], [s["k"] for s in e], [s["c"] for s in e], [s["l0"] for s in e],
+        labels=[f"spring {i} (nodes {nid[i, 0]}-{nid[i, 1]})" for i in range(len(e))])]

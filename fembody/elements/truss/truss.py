@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import chord, linear_two_node_mass, strain_kernel, two_node_hessian
+from ..base import (Labels, chord, linear_two_node_mass, node_pairs, strain_kernel,
+                    two_node_hessian)
 
 STRAINS = ("engineering", "green")
 
@@ -75,3 +76,22 @@ class TrussBlock:
     def mass(self) -> np.ndarray:
         m = (self.rhoA * self.L0)[:, None] * np.ones((1, 2))
         return linear_two_node_mass(m, 2, self.lumped)
+
+
+def build_planar(dof_map, model, P: np.ndarray) -> list:
+    """The planar trusses of ``model`` as one :class:`TrussBlock` on ``dof_map``'s numbering
+    (``P (n_nodes, 2)`` reference node positions [m]); empty without trusses."""
+    if not model.trusses:
+        return []
+    nd = dof_map.node_dofs
+    e = model.trusses
+    nid = node_pairs(e)
+    dofs = np.concatenate([nd[nid[:, 0], :2], nd[nid[:, 1], :2]], axis=1)
+    labels = Labels(lambda i, nid=nid: f"truss element {i} (nodes {nid[i, 0]}-{nid[i, 1]})",
+                    len(e))
+    return [TrussBlock(
+        dofs, P[nid].reshape(-1, 4),
+        EA=np.array([t["material"].E * t["section"].A for t in e]),
+        rhoA=np.array([t["material"].rho * t["section"].A for t in e]),
+        green=np.array([t["green"] for t in e]),
+        lumped=np.array([t["lumped"] for t in e]), beta=model.rayleigh[1], labels=labels)]

@@ -2,9 +2,11 @@
 
 Pure functions of arrays shaped ``(n_bodies, ...)``; the ones evaluated in every Newton
 iteration (mass matrix, inertial force and tangents, gravity with its load stiffness) are
-compiled kernels, one loop over the bodies (:mod:`.kernels`: ahead of time or by numba on first
-use), so a block of bodies costs one call, not a dozen numpy calls on 3-vectors; their numpy
-reference (the same formulas, vectorised) is in ``tests/elements/rigid3d_reference.py``.
+compiled kernels, one loop over the bodies (:mod:`fembody.elements.kernels`: ahead of time or
+by numba on first use), so a block of bodies costs one call, not a dozen numpy calls on
+3-vectors; their numpy reference (the same formulas, vectorised) is in
+``tests/reference_kernels/rigid3d_kernels.py``. The block, :class:`Rigid3DBlock`, follows
+them.
 
 The node has position ``x (3,)`` (global) and rotation ``R (3, 3)`` (columns: body axes in the
 global frame); increments are ``dx`` global and ``Theta`` material (``R <- R exp(hat(Theta))``),
@@ -25,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import njit
+from ..base import Block3D
+from ..kernels import njit
 
 
 @njit(cache=True)
@@ -227,3 +230,60 @@ def gravity_potential(x: np.ndarray, R: np.ndarray, g: np.ndarray, m: np.ndarray
     """``-m g . x_c`` ``(n,)`` [J] (relative to the global origin)."""
     xc = x + np.einsum("nij,nj->ni", R, c)
     return -m * (xc @ g)
+
+
+class Rigid3DBlock(Block3D):
+    """Spatial rigid bodies on their reference nodes (the kernels above): mass
+    ``m (n,)``, inertia ``Jc (n, 3, 3)`` about the centre of mass in node axes, centre-of-mass
+    offset ``c (n, 3)`` in node axes. ``dofs (n, 6)``."""
+
+    noun = "rigid body"
+    family = "rigid body"
+    constant = False
+
+    def __init__(self, nodes, dofs, m, Jc, c, labels=None) -> None:
+        super().__init__(np.asarray(nodes)[:, None], dofs, labels)
+        self.m = np.asarray(m, float)
+        self.Jc = np.asarray(Jc, float).reshape(-1, 3, 3)
+        self.c = np.asarray(c, float).reshape(-1, 3)
+
+    def mass(self):
+        return None
+
+    @staticmethod
+    def _R(poses):
+        return poses[1][:, 0]
+
+    def mass_at(self, poses) -> np.ndarray:
+        return mass_matrix(self._R(poses), self.m, self.Jc, self.c)
+
+    def inertial(self, poses, v, a, tangent):
+        f, K, C = forces(self._R(poses), v, a, self.m, self.Jc, self.c, bool(tangent))
+        return (f, K, C) if tangent else (f, None, None)
+
+    def kinetic_energy(self, poses, v) -> np.ndarray:
+        return kinetic_energy(self._R(poses), v, self.m, self.Jc, self.c)
+
+    def momentum(self, poses, v) -> tuple[np.ndarray, np.ndarray]:
+        return momentum(poses[0][:, 0], self._R(poses), v, self.m, self.Jc, self.c)
+
+    def gravity(self, poses, g, tangent):
+        f, dK = gravity_forces(self._R(poses), g, self.m, self.c, bool(tangent))
+        return f, (dK if tangent else None)
+
+    def gravity_potential(self, poses, g, poses0) -> np.ndarray:
+        return (gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)
+                - gravity_potential(poses0[0][:, 0], self._R(poses0), g, self.m,
+                                            self.c))
+
+
+def build_spatial_rigid(dof_map, model) -> list:
+    """The spatial rigid bodies of ``model`` as one :class:`Rigid3DBlock` on their reference
+    nodes' DOFs; empty without rigid bodies."""
+    if not model.rigid_bodies:
+        return []
+    rbs = model.rigid_bodies
+    nid = np.array([rb.node.id for rb in rbs], dtype=np.int64)
+    return [Rigid3DBlock(nid, dof_map.node_dofs[nid], [rb.mass for rb in rbs],
+                         [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
+                         labels=[f"rigid body {rb.index} on node {rb.node.id}" for rb in rbs])]

@@ -1,19 +1,18 @@
 """Compiled (numba) quaternion updates and node frames for :class:`fembody.space.SpatialSpace`
-on a single state ``q (nq,)``: the same formulas as ``space._compose`` / ``space._matrices``
-(a test compares them), one loop instead of ~40 small numpy operations per call.
+on a single real state ``q (nq,)`` (the space's only path for one state; batches of states
+take its numpy form ``spaces._compose`` and :func:`fembody.rotations.quat_to_matrix`, which a
+test compares with these), one loop instead of ~40 small numpy operations per call.
 
 Why: the Lie-group Newton loop moves q and rebuilds every node frame several times per step;
 at 64 beam elements the numpy forms cost ~0.2 ms per iteration, more than the arithmetic.
-Nothing here is compiled at import (see :mod:`.kernels`)."""
+Nothing here is compiled at import (see :mod:`fembody.elements.kernels`)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from .kernels import NUMBA, njit
-
-AVAILABLE = NUMBA
+from ..elements.kernels import njit
 
 
 @njit(cache=True)

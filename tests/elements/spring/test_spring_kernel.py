@@ -1,15 +1,15 @@
-"""The compiled axial spring kernel (fembody.elements.spring.spring_forces) against its numpy
-reference (tests/elements/spring_reference.py) to 1e-12 relative (the same formulas summed in
-another order), with and without damping and tangents, through SpringBlock as the System calls
+"""The compiled axial spring kernel (fembody.elements.spring.spring.spring_forces) against its
+numpy reference (tests/reference_kernels/spring_kernels.py) to 1e-12 relative (the same
+formulas summed in another order), with and without damping and tangents, through SpringBlock as the System calls
 it; and its K and C against central finite differences (h = 1e-6: truncation ~1e-12 times the
 third derivative, round-off ~1e-16 |f| / h = 1e-10 relative, so 1e-7 holds with margin)."""
 import numpy as np
 import pytest
 
-from fembody.elements.spring import SpringBlock, spring_forces
+from fembody.elements.spring.spring import SpringBlock, spring_forces
 
-from ..conftest import rel_err
-from . import spring_reference as ref
+from ...conftest import rel_err
+from tests.reference_kernels import spring_kernels as ref
 
 
 def _springs(seed, n=5, damped=True):
@@ -54,8 +54,8 @@ def test_the_kernel_is_compiled_ahead_of_time():
     import importlib.util
     import pathlib
     assert spring_forces.aot is not None
-    path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "build_kernels.py"
+    path = pathlib.Path(__file__).resolve().parents[3] / "tools" / "build_kernels.py"
     spec = importlib.util.spec_from_file_location("build_kernels", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert "fembody.elements.spring" in mod.MODULES
+    assert "fembody.elements.spring.spring" in mod.MODULES

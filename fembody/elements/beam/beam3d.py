@@ -27,13 +27,15 @@ frame, ``Cn = diag(EA, GA_y, GA_z)``, ``Cm = diag(GJ, EI_y, EI_z)``; energy
 ``U = L0/2 (Gamma . Cn Gamma + K . Cm K)``. ``|Phi| < pi`` is required within an element (an
 element bent or twisted by half a turn is far beyond any sensible mesh).
 
-The tangent is exact to round-off: translational columns in closed form, the node-1 rotation
-columns by the complex-step derivative of the analytic force (every operation in the force is
-complex-analytic, see :mod:`fembody.rotations`, so ``Im f(config (+) i h e_j) / h`` with
+The tangent is exact to round-off. In numpy it is: translational columns in closed form,
+the node-1 rotation columns by the complex-step derivative of the analytic force (every
+operation in the force is complex-analytic, see :mod:`fembody.rotations`, so ``Im f(config (+) i h e_j) / h`` with
 ``h = 1e-40`` has no subtraction and no truncation error), the node-2 rotation columns from the
-exact rigid-rotation invariance. The compiled kernel (:func:`forces_fast`) has all rotation
-columns in closed form instead (``beam3d_numba._rotation_columns_to``); tests hold the two to
-the complex step of every column. Finite differences are only the test oracle.
+exact rigid-rotation invariance: that is the numpy reference of the force and tangent
+(``tests/reference_kernels/beam3d_kernels.py``). The library's kernel (:func:`forces`, compiled
+in :mod:`.beam3d_numba`) has all rotation columns in closed form instead
+(``beam3d_numba._rotation_columns_to``); tests hold the two to the complex step of every
+column. Finite differences are only the test oracle.
 
 Inertia (material form, Bruls-Cardona-Arnold), :func:`mass` and :func:`gyroscopic`. Consistent:
 the section's material angular velocity is interpolated like the displacements,
@@ -52,10 +54,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import rotations as rot
+from ... import rotations as rot
 from . import beam3d_numba
-
-_H = 1e-40     # complex step; any h << sqrt(eps) * scale gives round-off exact derivatives
 
 
 def reference_strains(x: np.ndarray, L: np.ndarray, L0: np.ndarray
@@ -124,70 +124,13 @@ def strain_energy(x, L, L0, Gamma0, K0, Cn, Cm) -> np.ndarray:
     return 0.5 * L0 * np.einsum("ni,ni->n", np.concatenate([Cn, Cm], -1), eps * eps)
 
 
-def _force(x, L, L0, Gamma0, K0, Cn, Cm, parts=False):
-    Gamma, K, a, Lr, A1, A2, B1, B2 = _kinematics(x, L, L0, Gamma0, K0)
-    nres = Cn * Gamma
-    mres = Cm * K
-    fx = np.einsum("nij,nj->ni", Lr, nres)              # = L0 * Lr n / L0
-    gr = L0[:, None] * np.cross(nres, a)
-    gm = mres                                          # L0 dK . m = dPhi . m
-    f1 = np.einsum("nji,nj->ni", A1, gr) + np.einsum("nji,nj->ni", B1, gm)
-    f2 = np.einsum("nji,nj->ni", A2, gr) + np.einsum("nji,nj->ni", B2, gm)
-    f = np.concatenate([-fx, f1, fx, f2], -1)
-    if not parts:
-        return f
-    return f, nres, a, Lr, A1, A2
-
-
 def forces(x: np.ndarray, L: np.ndarray, L0: np.ndarray, Gamma0: np.ndarray, K0: np.ndarray,
            Cn: np.ndarray, Cm: np.ndarray, tangent: bool = True
            ) -> tuple[np.ndarray, np.ndarray | None]:
     """Internal force ``(n, 12)`` [N, N m] and, if ``tangent``, its consistent (non-symmetric)
-    tangent ``(n, 12, 12)`` with respect to the increments ``(dx1, theta1, dx2, theta2)``.
-
-    Columns: ``dx2`` in closed form, ``dx1 = -dx2`` (translation invariance), ``theta1`` by the
-    complex step, ``theta2`` from the exact invariance under a rigid rotation ``w`` about node 1
-    (``dx2 = w x d``, ``theta_i = L_i^T w``; translational forces turn with it, material moments
-    do not), so only three complex evaluations per element are needed."""
-    if not tangent:
-        return _force(x, L, L0, Gamma0, K0, Cn, Cm), None
-    f, nres, a, Lr, A1, A2 = _force(x, L, L0, Gamma0, K0, Cn, Cm, parts=True)
-    n = x.shape[0]
-    Kt = np.empty((n, 12, 12))
-    # d f / d dx2: f_x2 = Lr n, d gr = (hat(n) - hat(a) Cn) Lr^T dd
-    LrT = np.swapaxes(Lr, 1, 2)
-    kxx = (Lr * (Cn / L0[:, None])[:, None, :]) @ LrT
-    G = (rot.hat(nres) - rot.hat(a) * Cn[:, None, :]) @ LrT
-    Kd = np.concatenate([-kxx, np.swapaxes(A1, 1, 2) @ G, kxx, np.swapaxes(A2, 1, 2) @ G], 1)
-    Kt[:, :, 6:9] = Kd
-    Kt[:, :, 0:3] = -Kd
-    # theta1 columns by complex step, all three perturbations in one batch
-    Lc = np.repeat(L[:, None], 3, 1).astype(complex)
-    Lc[:, :, 0] = Lc[:, :, 0] @ rot.exp(1j * _H * np.eye(3))
-    rep = lambda arr: np.repeat(arr, 3, 0)          # noqa: E731
-    fc = _force(rep(x).astype(complex), Lc.reshape(3 * n, 2, 3, 3), rep(L0), rep(Gamma0),
-                rep(K0), rep(Cn), rep(Cm))
-    Kt[:, :, 3:6] = fc.imag.reshape(n, 3, 12).transpose(0, 2, 1) / _H
-    # rigid rotation w about node 1: K[:, x2] hat(w) d + K[:, th1] L1^T w + K[:, th2] L2^T w
-    #   = (-hat(f_x1) w, 0, -hat(f_x2) w, 0)
-    d = x[:, 1] - x[:, 0]
-    rhs = np.zeros((n, 12, 3))
-    rhs[:, 0:3] = -rot.hat(f[:, 0:3])
-    rhs[:, 6:9] = -rot.hat(f[:, 6:9])
-    rhs += Kd @ rot.hat(d)
-    rhs -= Kt[:, :, 3:6] @ np.swapaxes(L[:, 0], 1, 2)
-    Kt[:, :, 9:12] = rhs @ L[:, 1]
-    return f, Kt
-
-
-def forces_fast(x: np.ndarray, L: np.ndarray, L0: np.ndarray, Gamma0: np.ndarray,
-                K0: np.ndarray, Cn: np.ndarray, Cm: np.ndarray, tangent: bool = True
-                ) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`forces` through the compiled kernel when numba is installed (same results to
-    round-off; rotation columns of the tangent in closed form, ~10x faster at 64 elements),
-    else the numpy kernel."""
-    if not beam3d_numba.AVAILABLE:
-        return forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent)
+    tangent ``(n, 12, 12)`` with respect to the increments ``(dx1, theta1, dx2, theta2)``, by
+    the compiled kernel (:func:`fembody.elements.beam.beam3d_numba.forces`; every column in
+    closed form; real arrays of any layout, copied to C-contiguous float64)."""
     args = [np.ascontiguousarray(a, dtype=float) for a in (x, L, L0, Gamma0, K0, Cn, Cm)]
     f, K = beam3d_numba.forces(*args, bool(tangent))
     return f, (K if tangent else None)

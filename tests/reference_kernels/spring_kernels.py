@@ -1,5 +1,5 @@
-"""numpy reference of the compiled axial spring kernel of :mod:`fembody.elements.spring`: the
-chord and strain formulas it replaced (:func:`fembody.elements.base.chord`,
+"""numpy reference of the compiled axial spring kernel of :mod:`fembody.elements.spring.spring`:
+the chord and strain formulas it replaced (:func:`fembody.elements.base.chord`,
 :func:`~fembody.elements.base.strain_kernel` with one strain per spring), used by the tests
 only to check it."""
 from __future__ import annotations

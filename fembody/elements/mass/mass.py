@@ -1,8 +1,9 @@
 """Point masses and planar rigid bodies.
 
 The planar rigid bodies' mass matrix, inertial force with its tangents and gravity, evaluated
-in every Newton iteration, are compiled kernels (:mod:`.kernels`), one loop over the bodies of
-a block; their numpy reference is in ``tests/elements/mass_reference.py``.
+in every Newton iteration, are compiled kernels (:mod:`fembody.elements.kernels`), one loop
+over the bodies of a block; their numpy reference is in
+``tests/reference_kernels/mass_kernels.py``.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import math
 
 import numpy as np
 
-from .kernels import njit
+from ..kernels import njit
 
 
 @njit(cache=True, aot="f8[:, :, :](f8[:, :], f8[:], f8[:], f8[:, :])")
@@ -169,3 +170,29 @@ class RigidBodyBlock:
 def _f8(a: np.ndarray) -> np.ndarray:
     """``a`` as a C-contiguous float64 array (itself when it is one): the kernels' guard."""
     return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def build_point_masses(dof_map, model) -> list:
+    """The point masses of ``model`` as one :class:`PointMassBlock` on the translation DOFs
+    of their nodes (planar or spatial: as many as ``model.dimension.n_translations``); empty
+    without point masses."""
+    if not model.masses:
+        return []
+    nd = dof_map.node_dofs
+    nid = np.array([m["node"].id for m in model.masses], dtype=np.int64)
+    return [PointMassBlock(nd[nid, :model.dimension.n_translations],
+                           [m["m"] for m in model.masses],
+                           labels=[f"point mass on node {i}" for i in nid])]
+
+
+def build_planar_rigid(dof_map, model) -> list:
+    """The planar rigid bodies of ``model`` as one :class:`RigidBodyBlock` on their reference
+    nodes' DOFs; empty without rigid bodies."""
+    if not model.rigid_bodies:
+        return []
+    rbs = model.rigid_bodies
+    nid = np.array([rb.node.id for rb in rbs], dtype=np.int64)
+    return [RigidBodyBlock(dof_map.node_dofs[nid], [rb.mass for rb in rbs],
+                           [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
+                           labels=[f"rigid body {rb.index} on node {rb.node.id}"
+                                   for rb in rbs])]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import compiled
-from .base import linear_two_node_mass, strain_kernel
+from ..base import Labels, linear_two_node_mass, node_pairs, strain_kernel
 
 _F8, _I8 = np.dtype(np.float64), np.dtype(np.int64)
 _EMPTY = np.zeros(0)
@@ -168,7 +168,7 @@ class BeamBlock:
         """Axial strain, shear strain, curvature ``(n, 3)`` [-, -, 1/m] (``beam_strains``'s
         first output, without its gradient: ``fb.static`` reads the stretch of every element
         at every load step)."""
-        if compiled.AVAILABLE and x.dtype == _F8 and x.ndim == 2 and x.shape[1] == 6:
+        if x.dtype == _F8 and x.ndim == 2 and x.shape[1] == 6:
             eps = np.empty((x.shape[0], 3))
             compiled.beam_strains_into(np.ascontiguousarray(x, dtype=float), self.L0,
                                        self.cs0, eps)
@@ -182,10 +182,10 @@ class BeamBlock:
                  pos: np.ndarray, qdofs: np.ndarray | None = None,
                  inertia: tuple | None = None) -> bool:
         """Compiled fast path: add forces (and stiffness into CSC data at ``pos``) straight
-        into the global arrays; returns False when it does not apply (no numba, damping).
+        into the global arrays; returns False when it does not apply (strain-rate damping).
         The element states are read from ``q`` at ``qdofs`` (default: the block's DOFs).
         ``inertia = (a, bp, fin)``: also add M a into ``fin`` and bp M into ``Kdata`` (see
-        :func:`fembody.elements.compiled.beam_assemble`)."""
+        :func:`fembody.elements.beam.compiled.beam_assemble`)."""
         if not self.fuses_mass:
             return False
         tangent = Kdata is not None
@@ -220,9 +220,9 @@ class BeamBlock:
 
     @property
     def fuses_mass(self) -> bool:
-        """The compiled pass applies (numba present, no strain-rate damping): the System may
-        then hand it the element masses' part of the dynamic residual and iteration matrix."""
-        return compiled.AVAILABLE and self.Dd is None
+        """The compiled pass applies (no strain-rate damping): the System may then hand it
+        the element masses' part of the dynamic residual and iteration matrix."""
+        return self.Dd is None
 
     def kinetic_energy_of(self, v: np.ndarray) -> float:
         """The block's kinetic energy [J] at the velocities ``v`` (all DOFs), by the compiled
@@ -267,3 +267,27 @@ class BeamBlock:
     def mass(self) -> np.ndarray:
         m = np.column_stack([self.rhoA, self.rhoA, self.rhoI]) * self.L0[:, None]
         return linear_two_node_mass(m, 3, self.lumped)
+
+
+def build_planar(dof_map, model, P: np.ndarray) -> list:
+    """The planar beams of ``model`` as one :class:`BeamBlock` on ``dof_map``'s numbering
+    (``P (n_nodes, 2)`` reference node positions [m]); empty without beams."""
+    if not model.beams:
+        return []
+    nd = dof_map.node_dofs
+    e = model.beams
+    nid = node_pairs(e)
+    dofs = np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1)
+    mat = [b["material"] for b in e]
+    sec = [b["section"] for b in e]
+    body = [b["body"] for b in e]          # (not the model's element list: kept alive)
+    labels = Labels(lambda i, body=body, nid=nid: f"beam element {i} of '{body[i]}' "
+                    f"(nodes {nid[i, 0]}-{nid[i, 1]})", len(e))
+    return [BeamBlock(
+        dofs, P[nid].reshape(-1, 4),
+        EA=np.array([m.E * s.A for m, s in zip(mat, sec)]),
+        GA=np.array([m.G * s.A * s.shear_factor for m, s in zip(mat, sec)]),
+        EI=np.array([m.E * s.I for m, s in zip(mat, sec)]),
+        rhoA=np.array([m.rho * s.A for m, s in zip(mat, sec)]),
+        rhoI=np.array([m.rho * s.I for m, s in zip(mat, sec)]),
+        lumped=np.array([b["lumped"] for b in e]), beta=model.rayleigh[1], labels=labels)]

@@ -1,0 +1,168 @@
+"""The spatial beam's blocks on a compiled model's DOF numbering: the Simo-Reissner beams
+(:class:`Beam3DBlock`) and the gyroscopic moments of their rotary inertia
+(:class:`BeamGyroBlock`), spatial blocks in the sense of :class:`fembody.elements.base.Block3D`.
+
+The kernels are :mod:`fembody.elements.beam.beam3d` and
+:mod:`fembody.elements.beam.beam3d_numba`; node frames are the global axes in the reference
+configuration, so a beam section's triad is ``L = R_node C`` with its constant reference
+triad ``C``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import Block3D, node_pairs
+from . import beam3d, beam3d_numba
+
+
+def _c64(a) -> bool:
+    """A C-contiguous float64 array (what a trusted compiled call may take)."""
+    return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
+
+
+def _element_T(C: np.ndarray) -> np.ndarray:
+    """``T = diag(I, C1^T, I, C2^T)`` (n, 12, 12): node increments -> section increments."""
+    n = C.shape[0]
+    T = np.zeros((n, 12, 12))
+    for i in range(2):
+        T[:, 6 * i:6 * i + 3, 6 * i:6 * i + 3] = np.eye(3)
+        T[:, 6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] = np.swapaxes(C, -1, -2)
+    return T
+
+
+class Beam3DBlock(Block3D):
+    """Geometrically exact (Simo-Reissner) two-node beams, one-point integration
+    (:mod:`fembody.elements.beam.beam3d`). ``nodes (n, 2)``, ``dofs (n, 12)``; ``X (n, 2, 3)``
+    reference positions; ``C (n, 3, 3)`` reference section triads (columns: beam axis, local y, local z);
+    ``stiff (n, 6) = (EA, GA_y, GA_z, GJ, EI_y, EI_z)``, ``inert (n, 4) = (rhoA, rhoJ, rhoI_y,
+    rhoI_z)``, ``lumped (n,)`` mass lumping (translations and rotary inertia; consistent
+    otherwise, :func:`beam3d.mass`). The gyroscopic moments are in :class:`BeamGyroBlock`."""
+
+    noun = "beam element"
+    family = "beam"
+    Dd = None
+
+    def __init__(self, nodes, dofs, X, C, stiff, inert, lumped, labels=None) -> None:
+        super().__init__(np.asarray(nodes), dofs, labels)
+        X = np.asarray(X, float)
+        self.C2 = np.repeat(np.asarray(C, float)[:, None], 2, 1)      # (n, 2, 3, 3)
+        # section axes = node axes (a beam along its reference triad, e.g. along x with the
+        # default orientation): the map T is the identity and is skipped
+        self.T = None if np.all(self.C2 == np.eye(3)) else _element_T(np.asarray(C, float))
+        self.L0 = np.linalg.norm(X[:, 1] - X[:, 0], axis=-1)
+        self.Cn = np.ascontiguousarray(stiff[:, :3])
+        self.Cm = np.ascontiguousarray(stiff[:, 3:])
+        self.inert = np.asarray(inert, float)
+        self.lumped = np.asarray(lumped, bool)
+        self.G0, self.K0 = beam3d.reference_strains(X, self.C2, self.L0)
+        # the compiled kernel's constant arguments, float64 and C-contiguous once
+        self._consts = tuple(np.ascontiguousarray(a, dtype=float)
+                             for a in (self.L0, self.G0, self.K0, self.Cn, self.Cm))
+
+    def _triads(self, poses):
+        x, R = poses
+        return x, (R if self.T is None else R @ self.C2)
+
+    def forces(self, poses, v, tangent):
+        x, L = self._triads(poses)
+        if _c64(x) and _c64(L):
+            # trusted: the block's own constants and C float64 poses (the space's, checked)
+            f, K = beam3d_numba.forces.trusted(x, L, *self._consts, bool(tangent))
+            K = K if tangent else None
+        else:
+            f, K = beam3d.forces(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
+        if self.T is None:
+            return f, K, None
+        f = np.einsum("nji,nj->ni", self.T, f)
+        if K is not None:
+            K = np.swapaxes(self.T, 1, 2) @ K @ self.T
+        return f, K, None
+
+    def strains(self, poses) -> np.ndarray:
+        x, L = self._triads(poses)
+        return beam3d.strains(x, L, self.L0, self.G0, self.K0)
+
+    def strain_energy(self, poses) -> np.ndarray:
+        x, L = self._triads(poses)
+        return beam3d.strain_energy(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm)
+
+    def resultants(self, poses) -> np.ndarray:
+        """(N, Vy, Vz [N], T, My, Mz [N m]) per element in its section frame at mid-length."""
+        x, L = self._triads(poses)
+        return beam3d.resultants(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm)
+
+    def mass(self) -> np.ndarray:
+        M = beam3d.mass(self.L0, *self.inert.T, self.lumped)
+        return M if self.T is None else np.swapaxes(self.T, 1, 2) @ M @ self.T
+
+
+class BeamGyroBlock(Block3D):
+    """The gyroscopic moments of the beams' rotary inertia (:func:`beam3d.gyroscopic`), whose
+    constant mass is in :meth:`Beam3DBlock.mass`: consistent ``g_i = int N_i W x rho J W ds``
+    with the interpolated material angular velocity ``W(s)``, or lumped ``L/2 W_i x rho J W_i``.
+    ``nodes (n, 2)``, ``dofs (n, 6)`` the rotation DOFs of both nodes, ``C (n, 3, 3)`` reference
+    section triads, ``inert (n, 4)`` as for :class:`Beam3DBlock`. In the material form the
+    inertial moment ``M W' + g(W)`` does not depend on the configuration."""
+
+    noun = "beam element"
+    family = "gyroscopic"
+    constant = False
+    mass_varies = False
+    reads_pose = False          # material form: the moments need the velocities only
+
+    def __init__(self, nodes, dofs, C, L0, inert, lumped, labels=None) -> None:
+        super().__init__(np.asarray(nodes), dofs, labels)
+        C = np.asarray(C, float)
+        Js = np.asarray(inert, float)[:, 1:, None] * np.eye(3)          # section axes
+        self.J = C @ Js @ np.swapaxes(C, -1, -2)                        # node axes
+        self.L0 = np.asarray(L0, float)
+        self.lumped = np.asarray(lumped, bool)
+        self._zeros = np.zeros((len(self.L0), 6, 6))
+        self._consts = (np.ascontiguousarray(self.L0), np.ascontiguousarray(self.J),
+                        self.lumped.astype(float))
+
+    def mass(self):
+        return None
+
+    def mass_at(self, poses) -> np.ndarray:
+        return self._zeros
+
+    def inertial(self, poses, v, a, tangent):
+        if _c64(v) and v.ndim == 2:
+            L0, J, lumped = self._consts          # trusted: the block's own constants
+            g, C = beam3d_numba.gyroscopic.trusted(L0, J, v, lumped, bool(tangent))
+            return g, None, (C if tangent else None)
+        g, C = beam3d.gyroscopic(self.L0, self.J, v, self.lumped, tangent)
+        return g, None, C
+
+    def kinetic_energy(self, poses, v) -> np.ndarray:
+        return np.zeros(len(self.L0))
+
+    def gravity(self, poses, g, tangent):
+        return np.zeros((len(self.L0), 6)), (self._zeros if tangent else None)
+
+    def gravity_potential(self, poses, g, poses0) -> np.ndarray:
+        return np.zeros(len(self.L0))
+
+
+def build_spatial(dof_map, model, P: np.ndarray) -> list:
+    """The spatial beams of ``model`` on ``dof_map``'s numbering (``P (n_nodes, 3)`` reference
+    node positions [m]): a :class:`Beam3DBlock` and the :class:`BeamGyroBlock` of its rotary
+    inertia; empty without beams."""
+    if not model.beams:
+        return []
+    nd = dof_map.node_dofs
+    e = model.beams
+    nid = node_pairs(e)
+    X = P[nid]
+    C, _ = beam3d.straight_reference(X, np.array([b["orientation"] for b in e]))
+    st = [b["section"].beam3d(b["material"]) for b in e]
+    stiff = np.array([[s.EA, s.GA_y, s.GA_z, s.GJ, s.EI_y, s.EI_z] for s in st])
+    inert = np.array([[s.rhoA, s.rhoJ, s.rhoI_y, s.rhoI_z] for s in st])
+    labels = [f"beam element {i} of '{b['body']}' (nodes {nid[i, 0]}-{nid[i, 1]})"
+              for i, b in enumerate(e)]
+    blk = Beam3DBlock(nid, np.concatenate([nd[nid[:, 0]], nd[nid[:, 1]]], axis=1), X, C,
+                      stiff, inert, np.array([b["lumped"] for b in e]), labels)
+    return [blk, BeamGyroBlock(nid, np.concatenate([nd[nid[:, 0], 3:], nd[nid[:, 1], 3:]],
+                                                   axis=1), C, blk.L0, inert, blk.lumped,
+                               labels)]

@@ -1,0 +1,46 @@
+"""Compiled kernels on sparse data shared by the System, its constraints and the
+configuration spaces: CSC matrix-vector products, scatter-adds of element matrices into a
+fixed pattern's data, and ``x[idx] += dx`` (one loop each; numpy's fancy indexing and scipy's
+dispatch cost more than the arithmetic on the few hundred entries of a Newton update).
+Nothing here is compiled at import: see :mod:`fembody.elements.kernels`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .elements.kernels import njit
+
+
+@njit(cache=True, aot="void(i4[:], i4[:], f8[:], f8[:], f8[:])")
+def csc_matvec_add(indptr, indices, data, x, y):  # pragma: no cover - jitted
+    """y += A x for a CSC matrix with len(indptr) - 1 columns, in place (the caller's ``y``: an
+    ahead-of-time compiled function boxes a returned array ~1 us slower than numba's JIT)."""
+    for j in range(indptr.shape[0] - 1):
+        xj = x[j]
+        if xj != 0.0:
+            for k in range(indptr[j], indptr[j + 1]):
+                y[indices[k]] += data[k] * xj
+
+
+@njit(cache=True, aot="f8[:](i8, i4[:], i4[:], f8[:], f8[:])")
+def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
+    """y = A x for a CSC matrix of shape (n, len(indptr) - 1) (no scipy dispatch overhead)."""
+    y = np.zeros(n)
+    csc_matvec_add(indptr, indices, data, x, y)
+    return y
+
+
+@njit(cache=True, aot="void(f8[:], i8[:], f8[:])")
+def add_at(x, idx, dx):  # pragma: no cover - jitted
+    """``x[idx] += dx`` in place (indices distinct): a quarter of numpy's fancy-index cost on
+    the few hundred entries of a Newton update."""
+    for j in range(idx.shape[0]):
+        x[idx[j]] += dx[j]
+
+
+@njit(cache=True, aot="void(f8[:], i8[:], f8[:], i8[:], f8)")
+def scatter_add(data, mpos, vals, msel, scale):  # pragma: no cover - jitted
+    """``data[mpos[k]] += scale * vals[msel[k]]`` in order (element matrices into the CSC
+    data: numpy's bincount builds and adds a full-length array at every call)."""
+    for k in range(mpos.shape[0]):
+        data[mpos[k]] += scale * vals[msel[k]]
