@@ -47,7 +47,7 @@ class Joint:
             val = getattr(self, attr, None)
             if val is not None and np.size(val) != model.dim:
                 raise ModelError(f"{where}: {attr} = {val!r} must have {model.dim} coordinates "
-                                 f"in this {'planar' if model.dim == 2 else 'spatial'} model")
+                                 f"in this {model.dimension.name} model")
 
     @property
     def label(self) -> str:
