@@ -10,7 +10,9 @@ import numpy as np
 from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..lazy import lazy_module
+from ..results import Result
 from ..system import System
+from .about import base_state
 from .impact import with_contact_rows
 from .linalg import DENSE_MAX
 from .redundancy import check_redundant
@@ -29,12 +31,16 @@ class Modes:
 
     ``frequencies`` [Hz] and ``omega`` [rad/s] in ascending order (rigid-body modes give 0);
     ``shapes (n_dof, n)``: mass-normalised mode shapes (phi^T M phi = 1) as full-length vectors
-    (zero at fixed DOFs).
+    (zero at fixed DOFs). ``q``: the configuration they are about, ``load_factor`` its load
+    factor, ``static``: the static Result computed for it when only a load factor was given.
     """
 
     system: System
     omega: np.ndarray
     shapes: np.ndarray
+    q: np.ndarray | None = None
+    load_factor: float = 0.0
+    static: Result | None = None
 
     @property
     def frequencies(self) -> np.ndarray:
@@ -68,38 +74,69 @@ def manifold_basis(sys: System, Bdata: np.ndarray) -> np.ndarray:
     return sla.null_space(sys.B_matrix(Bdata).toarray())
 
 
-def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
-          load_factor: float = 0.0, t: float = 0.0, lam: np.ndarray | None = None,
-          contacts: bool = True) -> Modes:
-    """The ``n`` lowest natural modes of the model linearised about configuration ``q``
-    (default: the reference configuration; pass e.g. ``static_result.q[-1]`` with its
-    ``load_factor`` and joint multipliers ``lam`` (``static_result.lam[-1]``) for modes about a
-    loaded equilibrium, including the geometric stiffness of elements and joints).
+def modes(model: "Model | System", n: int = 6, *, state: "Result | np.ndarray | None" = None,
+          load_factor: float | None = None, lam: np.ndarray | None = None,
+          t: float | None = None, contacts: bool = True,
+          q: np.ndarray | None = None) -> Modes:
+    """The ``n`` lowest natural modes of the model linearised about a state.
 
+    Parameters
+    ----------
+    n : int, default 6
+        Number of modes.
+    state : None, Result or array, default None
+        What to linearise about, read as by :func:`fembody.buckling`. None: the reference
+        configuration, unloaded; with ``load_factor=s`` the static equilibrium under ``s``
+        times the model's loads, which is computed first (:func:`fembody.static`, 10 load
+        increments; its Result is ``Modes.static``). A :class:`~fembody.Result`: its last
+        state (a static Result with its load factor and joint multipliers, a dynamic one
+        under the full loads at its last time). A configuration ``q`` (e.g. ``result.q[k]``):
+        give ``load_factor`` (default 0) and the joint multipliers ``lam`` (default: none, so
+        no geometric stiffness of the joints) that hold it. The geometric stiffness of the
+        elements, of the joints and of load-dependent loads enters through the state.
+    load_factor : float, optional
+        The state's load factor (see ``state``).
+    lam : array (n_con,), optional
+        Joint multipliers with a configuration ``state`` (a Result holds its own).
+    t : float, optional
+        Time [s] at which drivers are frozen and loads evaluated (default 0, or a dynamic
+        Result's last time).
+    contacts : bool, default True
+        An impulse contact at rest in the state (its gap zero within 1e-7 of the model size)
+        holds its node on the obstacle as a bilateral constraint row: small vibrations about
+        a resting state are assumed to keep the contact closed (true while the contact force,
+        e.g. the weight it carries, exceeds the vibration's dynamic force). Penalty contacts
+        enter through their stiffness. False: contacts are ignored.
+    q : array, optional
+        Former name of a configuration ``state``, still accepted.
+
+    Returns
+    -------
+    Modes
+        Frequencies, mass-normalised shapes and the state they are about.
+
+    Notes
+    -----
     Joints (supports, pins, sliders, drivers frozen at ``t``, ...) hold: the eigenproblem is
     solved on the constraint manifold, K x + B^T mu = w^2 M x with B x = 0, so rigid-body
     modes (0 Hz) remain only where the joints allow motion. Small systems are solved densely
     on a null-space basis of B; larger ones with ARPACK in shift-invert mode on the bordered
     (saddle-point) system.
-
-    ``contacts`` (default True): an impulse contact at rest in ``q`` (its gap zero within
-    1e-7 of the model size) holds its node on the obstacle as a bilateral constraint row:
-    small vibrations about a resting state are assumed to keep the contact closed (true while
-    the contact force, e.g. the weight it carries, exceeds the vibration's dynamic force).
-    Penalty contacts enter through their stiffness. False: contacts are ignored.
     """
     sys = as_system(model)
     n = validate.integer("n", n, where="modes")
-    load_factor = validate.number("load_factor", load_factor, where="modes")
-    t = validate.number("t", t, where="modes")
     validate.choice("contacts", contacts, (True, False), where="modes")
-    q = sys.q0 if q is None else validate.configuration(
-        "q", q, sys, where="modes", hint="a configuration of this model (e.g. "
-                                         "static_result.q[-1]),")
-    if lam is not None:
-        lam = validate.array("lam", lam, (sys.n_con,), where="modes",
-                             hint="the model's joint multipliers (e.g. "
-                                  "static_result.lam[-1]),")
+    if q is not None:
+        if state is not None:
+            raise ModelError("modes: give the state once, as state= (q= is its former name)")
+        if isinstance(q, Result):
+            state = q
+        else:
+            state = validate.configuration(
+                "q", q, sys, where="modes", hint="a configuration of this model (e.g. "
+                                                 "static_result.q[-1]),")
+    base = base_state(sys, state, load_factor, lam, t, "modes", configuration_needs_load=False)
+    q, lam, load_factor, t = base.q, base.lam, base.load_factor, base.t
     if contacts:
         sys, lam = _with_resting_contacts(sys, q, lam)
     nf = sys.n_free
@@ -168,7 +205,7 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     omega = np.sqrt(np.clip(w2, 0.0, None))
     shapes = np.zeros((sys.n_dof, n))
     shapes[sys.free] = V
-    return Modes(sys, omega, shapes)
+    return Modes(sys, omega, shapes, q=q, load_factor=load_factor, static=base.static)
 
 
 def _with_resting_contacts(sys: System, q: np.ndarray, lam: np.ndarray | None):
