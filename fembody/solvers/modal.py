@@ -47,17 +47,108 @@ class Modes:
         """Natural frequencies [Hz], ``omega / (2 pi)``, lowest first."""
         return self.omega / (2.0 * np.pi)
 
-    def shape(self, i: int, node) -> np.ndarray:
-        """Mode ``i`` at ``node``: (ux, uy, rz) with zero for a DOF the node does not have."""
+    def __len__(self) -> int:
+        return self.shapes.shape[1]
+
+    def _index(self, i: int, where: str) -> int:
         n = self.shapes.shape[1]
-        i = validate.integer("i", i, minimum=-n, where="Modes.shape")
+        i = validate.integer("i", i, minimum=-n, where=where)
         if i >= n:
-            raise ModelError(f"Modes.shape: mode {i} does not exist; {n} modes were computed "
+            raise ModelError(f"{where}: mode {i} does not exist; {n} modes were computed "
                              f"(0..{n - 1})")
+        return int(i) % n
+
+    def shape(self, i: int, node) -> np.ndarray:
+        """Mode ``i`` at ``node``: (ux, uy, rz) in the plane, (ux, uy, uz, rx, ry, rz) in
+        space, with zero for a DOF the node does not have."""
+        i = self._index(i, "Modes.shape")
         d = self.system.node_dofs[self.system.model.node(node, "Modes.shape").id]
-        out = np.zeros(3)
+        out = np.zeros(d.shape[0])
         ok = d >= 0
         out[ok] = self.shapes[d[ok], i]
+        return out
+
+    def effective_masses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Effective modal masses [kg] per translation direction and the moving mass.
+
+        Returns ``(m_eff (n, dim), total (dim,))``: ``m_eff[i, d] = (phi_i^T M r_d)^2`` with
+        the mass-normalised shape ``phi_i`` and ``r_d`` the unit rigid translation in direction
+        d of every node (a base excitation); ``total[d] = r_d^T M r_d`` over all DOFs, the
+        model's mass in direction d. Summed over all modes, ``m_eff`` gives the mass on the
+        free DOFs (the mass at fixed DOFs moves with the supports and is in no mode): the
+        fraction of ``total`` the computed modes hold tells whether they are enough for a base
+        excitation in that direction (a common rule asks for 90 %).
+        """
+        sys = self.system
+        q = sys.q0 if self.q is None else self.q
+        M = sys.mass_matrix(q)
+        dim = getattr(sys.space, "dim", 2)
+        R = np.zeros((sys.n_dof, dim))
+        for d in range(dim):
+            idx = sys.node_dofs[:, d]
+            R[idx[idx >= 0], d] = 1.0
+        MR = M @ R[sys.free]
+        gamma = self.shapes[sys.free].T @ MR            # participation factors [sqrt(kg)]
+        zero = np.zeros(sys.n_dof)
+        # the model's mass in each direction, fixed DOFs included (M over all DOFs times r_d)
+        total = np.array([R[:, d] @ sys.inertial_forces(q, zero, R[:, d], tangent=False)[0]
+                          for d in range(dim)])
+        return gamma**2, total
+
+    def to_dataframe(self):
+        """A pandas DataFrame, one row per mode: ``frequency [Hz]``, ``omega [rad/s]``,
+        ``period [s]`` (inf for a rigid-body mode), and per translation direction d (x, y and
+        in space z) the effective mass ``m_eff_d [kg]`` and its fraction of the model's mass
+        ``fraction_d`` (see :meth:`effective_masses`)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ModelError("Modes.to_dataframe needs pandas: pip install pandas (or "
+                             "pip install 'fembody[data]')") from None
+        meff, total = self.effective_masses()
+        with np.errstate(divide="ignore"):
+            period = np.where(self.omega > 0.0, 2.0 * np.pi / np.where(
+                self.omega > 0.0, self.omega, 1.0), np.inf)
+        cols = {"frequency [Hz]": self.frequencies, "omega [rad/s]": self.omega,
+                "period [s]": period}
+        for d, name in enumerate("xyz"[:meff.shape[1]]):
+            cols[f"m_eff_{name} [kg]"] = meff[:, d]
+            cols[f"fraction_{name}"] = meff[:, d] / total[d] if total[d] > 0 else \
+                np.zeros(len(self))
+        return pd.DataFrame(cols, index=pd.RangeIndex(len(self), name="mode"))
+
+    def result(self, i: int, amplitude: float | None = None, frames: int = 1) -> Result:
+        """Mode ``i`` as a Result of kind ``'mode'`` (for :func:`fembody.viz.plot`,
+        :func:`fembody.viz.animate` and :func:`fembody.io.write_result`).
+
+        Parameters
+        ----------
+        amplitude : float, optional
+            The largest translation of the shape [m] (default: 10 % of the model's size; when
+            the mode moves no translation, the largest rotation [rad], default 0.3).
+        frames : int, default 1
+            1: the state ``q (+) amplitude * phi_i`` (the shape over the base state ``q``);
+            more: one period of ``q (+) amplitude sin(2 pi k / frames) phi_i``, k = 0 ..
+            frames - 1, ``time`` the phase as a fraction of the period.
+        """
+        i = self._index(i, "Modes.result")
+        frames = validate.integer("frames", frames, where="Modes.result")
+        sys = self.system
+        q = sys.q0 if self.q is None else self.q
+        phi = self.shapes[sys.free, i]
+        rot = getattr(sys.space, "rotation", np.zeros(sys.n_dof, bool))[sys.free]
+        trans = np.abs(phi[~rot]).max(initial=0.0)
+        if amplitude is None:
+            amplitude = 0.1 * sys.length if trans > 0 else 0.3
+        amplitude = validate.number("amplitude", amplitude, where="Modes.result")
+        big = trans if trans > 0 else np.abs(phi).max(initial=0.0)
+        phi = phi * (amplitude / big if big > 0 else 0.0)
+        out = Result(sys, "mode")
+        phases = [0.25] if frames == 1 else np.arange(frames) / frames
+        for ph in phases:
+            out.record(float(ph), sys.update(q, np.sin(2.0 * np.pi * ph) * phi))
+        out.stats.update(mode=i, frequency=float(self.frequencies[i]),
+                         amplitude=float(amplitude))
         return out
 
 
