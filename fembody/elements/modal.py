@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import ModelError
+
 S2 = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
@@ -153,6 +155,9 @@ class ModalBodyBlock:
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field."""
+        if self.body.source is None:
+            raise ModelError(f"{self._label}: section forces need the body's elements; a body "
+                             "reduced from imported matrices has none")
         sys_free, blk, nd = self.body.source
         eta = x[0, 3:]
         q = np.zeros(sys_free.n_dof)

@@ -146,3 +146,75 @@ def test_bad_files_are_refused_naming_the_file_and_the_entry(tmp_path):
                       [], 1)
     with pytest.raises(fb.ModelError, match="asked for 20 fixed-interface modes but only 9"):
         craig_bampton(M, K, [9, 10, 11], 20)
+
+
+# ------------------------------------------------------- planar modal bodies from matrices
+MAT = fb.Material(E=70e9, rho=2700.0, nu=0.3)
+
+
+def free_beam_files(tmp_path, n=6):
+    """A free 1 m aluminium beam (the template of a modal body) and its matrices written as
+    an external code would: node-major, all DOFs, coordinates beside."""
+    src = fb.Model()
+    b = src.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=MAT, section=SEC)
+    sys = src.compile()
+    order = np.concatenate([sys.node_dofs[x.id] for x in b.nodes])
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[order]
+    M = sys.mass_matrix().toarray()[np.ix_(order, order)]
+    K = sys.stiffness_matrix().toarray()[np.ix_(order, order)]
+    X = np.array([x.position for x in b.nodes])
+    write(tmp_path, M, K, X)
+    fe = read_matrices(tmp_path / "M.mtx", tmp_path / "K.mtx", nodes=tmp_path / "nodes.npy")
+    return src, b, fe
+
+
+def falling(body, dt=2e-4):
+    m = fb.Model(gravity=(0.0, -0.0981))
+    ref = m.add_modal_body(body)
+    m.fix(ref.node)
+    return ref, fb.simulate(m, t_end=0.05, dt=dt, save_every=5)
+
+
+def test_imported_matrices_give_the_same_body_as_from_body(tmp_path):
+    """The template beam's M, K through .mtx files, reduced about node 0 with no further
+    interface: the clamped modes of from_body (frequencies to 1e-9, modal stiffness), and the
+    same motion clamped under gravity (mesh positions to 1e-9 of the deflection)."""
+    from fembody.reduced import ModalBody
+    src, b, fe = free_beam_files(tmp_path)
+    a = ModalBody.from_body(src, b, 4)
+    c = ModalBody.from_matrices(fe, 4)
+    assert c.omega == pytest.approx(a.omega, rel=1e-9)
+    np.testing.assert_allclose(c.K, np.diag(a.omega**2), rtol=1e-9, atol=1e-9 * a.omega[-1]**2)
+    np.testing.assert_allclose(c.s, a.s, atol=1e-15)
+    ra, resa = falling(a)
+    rc, resc = falling(c)
+    pa, pc = ra.positions(resa), rc.positions(resc)
+    deflection = np.abs(pa[:, -1, 1]).max()
+    assert deflection > 1e-6
+    assert np.abs(pc - pa).max() < 1e-9 * deflection
+
+
+def test_imported_body_with_an_interface_node_and_all_modes_is_the_fe_model(tmp_path):
+    """Interface at the tip (3 constraint modes) plus every fixed-interface mode: the full FE
+    beam's motion clamped under gravity (to 1e-7 as from_body with all modes); with the tip
+    interface and 1 mode the error is already below that of 1 clamped mode."""
+    from fembody.reduced import ModalBody
+    m1 = fb.Model(gravity=(0.0, -0.0981))
+    b1 = m1.add_beam((0.0, 0.0), (1.0, 0.0), n=6, material=MAT, section=SEC)
+    m1.fix(b1.first)
+    w1 = fb.simulate(m1, t_end=0.05, dt=2e-4, save_every=5).position(b1.last)[:, 1]
+    src, b, fe = free_beam_files(tmp_path)
+    err = {}
+    for key, body in (("all", ModalBody.from_matrices(fe, 15, interface=[6])),
+                      ("tip+1", ModalBody.from_matrices(fe, 1, interface=[6])),
+                      ("1", ModalBody.from_matrices(fe, 1))):
+        ref, res = falling(body)
+        err[key] = np.abs(ref.positions(res)[:, -1, 1] - w1).max() / np.abs(w1).max()
+    assert err["all"] < 1e-7
+    assert err["tip+1"] < err["1"]
+    with pytest.raises(fb.ModelError, match="interface entry 0 is node 7, out of range 0..6"):
+        ModalBody.from_matrices(fe, 1, interface=[7])
+    with pytest.raises(fb.ModelError, match="repeat a node or the reference node 0"):
+        ModalBody.from_matrices(fe, 1, interface=[0])
