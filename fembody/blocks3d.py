@@ -74,4 +74,7 @@ def build_blocks3d(dof_map, model: Model) -> list:
                                    [rb.inertia for rb in rbs], [rb.offset for rb in rbs],
                                    labels=[f"rigid body {rb.index} on node {rb.node.id}"
                                            for rb in rbs]))
+    for mb, md in zip(model.modal_bodies, dof_map.modal_dofs):
+        blocks.append(mb.body.block(mb.node.id, nd[mb.node.id], md,
+                                    f"modal body '{mb.body.name}'"))
     return blocks

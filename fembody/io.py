@@ -118,9 +118,13 @@ class _MeshMap:
         self.modal_blocks = []
         for ref in model.modal_bodies:
             mb = ref.body
-            p0 = np.array([ref.node.x, ref.node.y]) + mb.s @ rotation_matrix(ref.angle).T
+            if getattr(mb, "spatial", False):
+                p0 = np.array([ref.node.x, ref.node.y, ref.node.z]) + mb.s
+            else:
+                p0 = np.array([ref.node.x, ref.node.y]) + mb.s @ rotation_matrix(ref.angle).T
             start = len(self.points)
-            self.points = np.vstack([self.points, np.column_stack([p0, np.zeros(len(p0))])])
+            self.points = np.vstack([self.points, np.column_stack(
+                [p0, np.zeros((len(p0), 3 - p0.shape[1]))])])
             lines = np.column_stack([np.arange(start, start + len(p0) - 1),
                                      np.arange(start + 1, start + len(p0))])
             self.modal_blocks.append((ref, start, p0, lines))
@@ -203,6 +207,8 @@ class _MeshMap:
         quat[:len(ids)] = sp_.rotations(q)[ids]
         F = np.broadcast_to(np.eye(3), (n_all, 3, 3)).copy()
         F[:len(ids)] = sp_.frames(q)[ids]
+        for ref, start, p0, _ in self.modal_blocks:
+            u[start:start + len(p0)] = ref.positions(result)[k] - p0
         pd = {"displacement": u, "quaternion": quat,
               **{f"d{i + 1}": F[:, :, i] for i in range(3)}}
         if result.v is not None:

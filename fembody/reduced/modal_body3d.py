@@ -1,0 +1,173 @@
+"""Spatial modal (floating-frame) bodies reduced from fembody's own spatial beam meshes.
+
+The spatial counterpart of :mod:`fembody.reduced.modal_body`: a reference frame carried by a
+*reference node* (position and unit-quaternion rotation, as every spatial node of fembody) plus
+N elastic modes in that frame,
+
+    mesh node a:  x_a = r + R (s_a + Phi_a eta),   its rotation R exp(hat(Psi_a eta)),
+
+with the modes of the body's own finite-element mesh clamped at the reference node
+(``boundary="clamped"``) or free-free with the six rigid modes dropped (``"free"``). The
+kinetic energy is the FE one written with inertia invariants of the FE mass matrix (Shabana's
+shape integrals; the floating frame of Zwoelfer and Gerstmayr, Multibody Syst. Dyn. 2019, in
+the form of :mod:`fembody.elements.modal3d`), the elastic energy ``1/2 eta^T (Phi^T K Phi)
+eta``. In a ``Model(dim=3)`` the body is its reference node (6 DOFs: joints, loads, springs
+attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the mesh.
+
+Not yet: geometric (centrifugal) stiffening, joints at other mesh points (a spatial ModalPin),
+Craig-Bampton interface nodes and imported matrices in 3D, section forces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..elements.modal3d import InertiaInvariants, SpatialModalBlock
+from ..errors import ModelError
+from ..model import Model
+from ..solvers.modal import modes as fe_modes
+
+__all__ = ["ModalBody3D"]
+
+
+@dataclass
+class ModalBody3D:
+    """A spatial reduced body (see the module docstring); build it with :meth:`from_body`, add
+    it with ``Model.add_modal_body`` to a ``Model(dim=3)``.
+
+    ``s (n_nodes, 3)`` mesh offsets from the reference node [m]; ``Phi (6 n_nodes, N)`` the
+    modes (node-major: translations [m], rotations [rad]; mass-normalised); ``K (N, N)`` modal
+    stiffness; ``omega (N,)`` [rad/s]; ``invariants`` the inertia invariants."""
+
+    name: str
+    s: np.ndarray
+    Phi: np.ndarray
+    K: np.ndarray
+    omega: np.ndarray
+    invariants: InertiaInvariants
+    boundary: str
+    origin: tuple = (0.0, 0.0, 0.0)
+    node_ids: tuple = ()
+
+    spatial = True
+
+    @property
+    def n(self) -> int:
+        return self.Phi.shape[1]
+
+    @property
+    def phi_t(self) -> np.ndarray:
+        """Translational mode components (n_nodes, 3, N) [m]."""
+        return self.Phi.reshape(len(self.s), 6, self.n)[:, :3]
+
+    @classmethod
+    def from_body(cls, model, body, n_modes: int, *, boundary: str = "clamped",
+                  reference=None, name: str | None = None) -> "ModalBody3D":
+        """Reduce the spatial beam ``body`` of ``model`` (a ``Model(dim=3)``, left unchanged) to
+        ``n_modes`` modes.
+
+        Parameters
+        ----------
+        boundary : {'clamped', 'free'}, default 'clamped'
+            Modes of the body clamped at the reference node, or free-free (rigid modes
+            dropped).
+        reference : node, optional
+            The node carrying the frame (default ``body.first``).
+        name : str, optional
+            Default ``'modal <body name>'``.
+        """
+        where = f"ModalBody3D from '{getattr(body, 'name', body)}'"
+        if getattr(model, "dim", 2) != 3:
+            raise ModelError(f"{where}: the model is planar; use fembody.reduced.ModalBody")
+        if boundary not in ("clamped", "free"):
+            raise ModelError(f"{where}: boundary must be 'clamped' or 'free', got {boundary!r}")
+        elems = [e for e in body.elements if e.family == "beam"]
+        if not elems or len(elems) != len(body.elements):
+            raise ModelError(f"{where}: only bodies made of beam elements can be reduced")
+        if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) \
+                or n_modes < 1:
+            raise ModelError(f"{where}: n_modes must be a positive integer, got {n_modes!r}")
+        ref = body.first if reference is None else model.node(reference, where)
+        if ref not in body.nodes:
+            raise ModelError(f"{where}: the reference node {ref} is not a node of the body")
+
+        def template(clamp: bool):
+            sub = Model(dim=3, name=f"{where} (template)")
+            nodes = {x.id: sub.add_node((x.x, x.y, x.z)) for x in body.nodes}
+            for e in elems:
+                d = model.beams[e.index]
+                a, b = d["nodes"]
+                sub.add_beam(nodes[a.id], nodes[b.id], n=1, material=d["material"],
+                             section=d["section"], orientation=d["orientation"],
+                             mass="lumped" if d["lumped"] else "consistent")
+            if clamp:
+                sub.fix(nodes[ref.id])
+            sys = sub.compile()
+            return sys, sys.node_dofs[[nodes[x.id].id for x in body.nodes]]
+        sys_free, nd = template(False)
+        n_el = 6 * len(body.nodes) - 6
+        if n_modes > n_el:
+            raise ModelError(f"{where}: at most {n_el} elastic modes exist, asked for {n_modes}")
+        if boundary == "clamped":
+            sys_c, _ = template(True)
+            md = fe_modes(sys_c, n=n_modes)
+            V, omega = md.shapes, md.omega
+        else:
+            md = fe_modes(sys_free, n=n_modes + 6)
+            if np.any(md.omega[:6] > 1e-4 * max(md.omega[6], 1e-300)):
+                raise ModelError(f"{where}: the free-free body does not show six rigid modes")
+            V, omega = md.shapes[:, 6:], md.omega[6:]
+        fr = sys_free.free
+        M = np.zeros((sys_free.n_dof, sys_free.n_dof))
+        K = np.zeros_like(M)
+        M[np.ix_(fr, fr)] = sys_free.mass_matrix().toarray()
+        K[np.ix_(fr, fr)] = sys_free.stiffness_matrix().toarray()
+        order = nd.ravel()                                  # node-major (u, theta) per node
+        M6, K6, Phi = M[np.ix_(order, order)], K[np.ix_(order, order)], V[order]
+        _check_mass(M6, where)
+        X = np.array([[x.x, x.y, x.z] for x in body.nodes])
+        s = X - np.array([ref.x, ref.y, ref.z])
+        Kred = Phi.T @ K6 @ Phi
+        return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega,
+                   InertiaInvariants.from_fe(M6, s, Phi), boundary, (ref.x, ref.y, ref.z),
+                   tuple(x.id for x in body.nodes))
+
+    # ------------------------------------------------------------------ in a System
+    def block(self, node: int, node_dofs: np.ndarray, modal_dofs: np.ndarray,
+              label: str) -> SpatialModalBlock:
+        """The element block of this body on its reference node ``node``."""
+        return SpatialModalBlock(node, node_dofs, modal_dofs, self, label)
+
+    def point_index(self, point) -> int:
+        """Index in the mesh of ``point``: an index, or a node of the template body."""
+        if isinstance(point, (int, np.integer)):
+            if not 0 <= point < len(self.s):
+                raise ModelError(f"{self.name}: mesh node index {point} out of range "
+                                 f"0..{len(self.s) - 1}")
+            return int(point)
+        pid = getattr(point, "id", None)
+        if pid is None or pid not in self.node_ids:
+            raise ModelError(f"{self.name}: {point!r} is not a node of the reduced body's mesh")
+        return self.node_ids.index(pid)
+
+    def node_positions(self, r: np.ndarray, R: np.ndarray, eta: np.ndarray,
+                       angle=None) -> np.ndarray:
+        """Positions (n_states, n_nodes, 3) [m] of the mesh nodes for frame positions ``r (n,
+        3)``, rotations ``R (n, 3, 3)`` and amplitudes ``eta (n, N)``."""
+        u = self.s[None] + np.einsum("ajn,kn->kaj", self.phi_t, eta)
+        return np.einsum("kij,kaj->kai", R, u) + r[:, None, :]
+
+
+def _check_mass(M6: np.ndarray, where: str) -> None:
+    """The gravity potential uses the first moment of the translational mass: it must be
+    isotropic and uncoupled from the rotations (fembody's beam masses are)."""
+    nn = M6.shape[0] // 6
+    t = (6 * np.arange(nn)[:, None] + np.arange(3)).ravel()
+    r = t + 3
+    Mt = M6[np.ix_(t, t)]
+    big = np.abs(Mt).max()
+    iso = np.kron(Mt[0::3, 0::3], np.eye(3))
+    if np.abs(Mt - iso).max() > 1e-12 * big or np.abs(M6[np.ix_(t, r)]).max() > 1e-12 * big:
+        raise ModelError(f"{where}: the FE mass matrix is not isotropic in translation and "
+                         "uncoupled from rotation; cannot form the inertia invariants")
