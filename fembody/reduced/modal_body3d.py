@@ -14,8 +14,11 @@ the form of :mod:`fembody.elements.modal3d`), the elastic energy ``1/2 eta^T (Ph
 eta``. In a ``Model(dim=3)`` the body is its reference node (6 DOFs: joints, loads, springs
 attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the mesh.
 
-Not yet: geometric (centrifugal) stiffening, joints at other mesh points (a spatial ModalPin),
-Craig-Bampton interface nodes and imported matrices in 3D, section forces.
+:meth:`ModalBody3D.from_matrices` builds the body from an external model's M and K
+(:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes.
+
+Not yet: geometric (centrifugal) stiffening, joints at mesh points other than the reference
+node (a spatial ModalPin), section forces and stresses of the recovered mesh.
 """
 from __future__ import annotations
 
@@ -132,6 +135,64 @@ class ModalBody3D:
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega,
                    InertiaInvariants.from_fe(M6, s, Phi), boundary, (ref.x, ref.y, ref.z),
                    tuple(x.id for x in body.nodes))
+
+    @classmethod
+    def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
+                      name: str = "modal body") -> "ModalBody3D":
+        """A spatial body from an external FE model's matrices, reduced by Craig-Bampton.
+
+        Parameters
+        ----------
+        fe : FEMatrices
+            From :func:`fembody.reduced.read_matrices`: node coordinates (n, 3) and 6 DOFs
+            (x, y, z, rx, ry, rz) per node, the body free (no supports in the matrices); the
+            translational mass isotropic and uncoupled from the rotations (lumped masses, or
+            fembody's beam masses).
+        n_modes : int
+            Fixed-interface modes kept (>= 0).
+        reference : int, default 0
+            The node (0-based) carrying the floating frame, held in the modes.
+        interface : sequence of int, default ()
+            Further nodes whose 6 DOFs become static constraint modes (first among the modal
+            coordinates), as in :meth:`fembody.reduced.ModalBody.from_matrices`.
+
+        ``omega`` [rad/s]: the reduced body's natural frequencies clamped at the reference.
+        """
+        from scipy.linalg import eigh
+
+        from .craig_bampton import craig_bampton
+        where = f"ModalBody3D.from_matrices ({fe.sources.get('M', 'M')})"
+        if fe.nodes is None or fe.nodes.shape[1] != 3 or fe.dofs_per_node != 6:
+            raise ModelError(f"{where}: a spatial body needs node coordinates (n, 3) and 6 DOFs "
+                             "(x, y, z, rx, ry, rz) per node; got "
+                             f"{None if fe.nodes is None else fe.nodes.shape} coordinates and "
+                             f"{fe.dofs_per_node} DOFs per node")
+        nn = len(fe.nodes)
+        nodes = [reference, *interface]
+        for k, a in enumerate(nodes):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < nn:
+                what = "reference" if k == 0 else f"interface entry {k - 1}"
+                raise ModelError(f"{where}: {what} is node {a!r}, out of range 0..{nn - 1}")
+        if len(set(int(a) for a in nodes)) != len(nodes):
+            raise ModelError(f"{where}: interface nodes {list(interface)} repeat a node or the "
+                             f"reference node {reference}")
+        nd = np.arange(6 * nn).reshape(nn, 6)
+        keep = np.setdiff1d(np.arange(6 * nn), nd[reference])
+        local = np.full(6 * nn, -1)
+        local[keep] = np.arange(len(keep))
+        iface = local[nd[list(interface)].ravel()] if len(interface) else np.zeros(0, int)
+        M, K = fe.M.toarray(), fe.K.toarray()
+        cb = craig_bampton(M[np.ix_(keep, keep)], K[np.ix_(keep, keep)], iface, n_modes,
+                           where=where)
+        Phi = np.zeros((6 * nn, cb.T.shape[1]))
+        Phi[keep] = cb.T
+        _check_mass(M, where)
+        X = np.asarray(fe.nodes, float)
+        s = X - X[reference]
+        w2 = eigh(cb.K, cb.M, eigvals_only=True)
+        return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)),
+                   InertiaInvariants.from_fe(M, s, Phi), "craig-bampton",
+                   tuple(float(c) for c in X[reference]))
 
     # ------------------------------------------------------------------ in a System
     def block(self, node: int, node_dofs: np.ndarray, modal_dofs: np.ndarray,
