@@ -77,9 +77,9 @@ def craig_bampton(M, K, interface, n_modes: int, *, where: str = "craig_bampton"
 
     Parameters
     ----------
-    M, K : (n, n) array or sparse matrix
-        Mass [kg, kg m, kg m^2] and stiffness matrices of the DOFs to reduce (supports already
-        removed; a body free in space is fine as long as the interface holds it).
+    M, K : array or sparse matrix
+        Mass [kg, kg m, kg m^2] and stiffness matrices (n x n) of the DOFs to reduce (supports
+        already removed; a body free in space is fine as long as the interface holds it).
     interface : sequence of int
         Indices (0-based) of the interface DOFs; may be empty (then the model must be
         supported and the basis is its lowest normal modes).

@@ -75,8 +75,8 @@ class ModalBody3D:
         boundary : {'clamped', 'free'}, default 'clamped'
             Modes of the body clamped at the reference node, or free-free (rigid modes
             dropped).
-        reference : node, optional
-            The node carrying the frame (default ``body.first``).
+        reference : optional
+            The node (a Node, its id or name) carrying the frame (default ``body.first``).
         name : str, optional
             Default ``'modal <body name>'``.
         """

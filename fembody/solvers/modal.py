@@ -187,8 +187,8 @@ def modes(model: "Model | System", n: int = 6, *, state: "Result | np.ndarray | 
         elements, of the joints and of load-dependent loads enters through the state.
     load_factor : float, optional
         The state's load factor (see ``state``).
-    lam : array (n_con,), optional
-        Joint multipliers with a configuration ``state`` (a Result holds its own).
+    lam : array, optional
+        Joint multipliers (n_con,) with a configuration ``state`` (a Result holds its own).
     t : float, optional
         Time [s] at which drivers are frozen and loads evaluated (default 0, or a dynamic
         Result's last time).
