@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ModelError
 from .compile import JointRows, builder, lookup, number_rows
 from .joints3d import vector3
+from .modal3d import SpatialModalPinBlock
 from .spatial_blocks import ROWS, SpatialBlock
 
 DOF3 = ("x", "y", "z", "rx", "ry", "rz")
@@ -230,9 +231,36 @@ def compile_joints3d(sys, model) -> JointRows:
                                    np.array([e[1] for e in g]), [e[0].index for e in g],
                                    np.array([e[2] for e in g]), data,
                                    motions if any(m is not None for m in motions) else None))
+    for j in groups.get("modal", []):
+        blocks.append(modal_pin_block3d(sys, j))
     rows = number_rows(model, blocks)
     for blk in blocks:
         blk.safe_dofs = np.where(blk.mask, blk.dofs, 0)
         blk.flat_sel = np.flatnonzero(blk.mask.ravel())
         blk.flat_dofs = blk.dofs.ravel()[blk.flat_sel]
     return rows
+
+
+@builder("ModalPin", dim=3)
+def _modal(sys, j, groups: dict) -> None:
+    groups["modal"].append(j)
+
+
+def modal_pin_block3d(sys, j) -> SpatialModalPinBlock:
+    """One ModalPin on a spatial modal body as a block (its width depends on the modes)."""
+    ref, mb = j.body, j.body.body
+    a = j.point
+    Xr = np.array([ref.node.x, ref.node.y, ref.node.z])
+    p_a = Xr + mb.s[a]
+    ground = j.node is None or j.node is sys.model.ground
+    if ground:
+        od, Xo = np.array([-1, -1, -1]), p_a
+    else:
+        od, Xo = sys.node_dofs[j.node.id, :3].copy(), np.array([j.node.x, j.node.y, j.node.z])
+        gap = float(np.linalg.norm(Xo - p_a))
+        if gap > 1e-9 * max(1.0, sys.length):
+            raise ModelError(f"{j.label}: {j.node} is at {tuple(Xo)} but mesh point {a} of "
+                             f"'{mb.name}' is at {tuple(p_a)}; place the node on the point")
+    dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
+    return SpatialModalPinBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
+                                mb.phi_t[a][None])

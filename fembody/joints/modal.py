@@ -73,9 +73,14 @@ class ModalPin(Joint):
                              f"Model.add_modal_body, got {type(body).__name__}")
         self.body, self.node, self.rotation, self.name = body, node, bool(rotation), name
         self.point = body.body.point_index(point)
+        if rotation and getattr(body.body, "spatial", False):
+            raise ModelError("ModalPin: rotation=True is planar only for now; a spatial "
+                             "ModalPin holds the point's position")
 
     @property
     def n_rows(self) -> int:
+        if getattr(self.body.body, "spatial", False):
+            return 3                    # the point's x, y, z
         return 3 if self.rotation else 2
 
     def nodes(self):

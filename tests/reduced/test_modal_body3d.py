@@ -267,3 +267,74 @@ def test_imported_spatial_matrices_give_the_same_body_as_from_body(tmp_path):
     # clamped modes without static modes: 7.7e-4 (the modes' truncation)
     assert sag["cb"] == pytest.approx(w, rel=1e-4)
     assert sag["a"] == pytest.approx(w, rel=1.5e-3)
+
+
+# ----------------------------------------------------------- joints at other mesh points
+def test_spatial_modal_pin_rows_derivatives_match_finite_differences():
+    """phi, B = dphi/d(dx_o, dr, Theta, eta) and the Lie-group Hessian dB/d delta of the
+    spatial ModalPin against central differences on a random state (1e-7 relative)."""
+    from fembody.joints.modal3d import SpatialModalPinBlock
+    src, b = template(end=(0.8, 0.4, 0.3), orientation=(0.0, 0.3, 1.0))
+    mb = ModalBody3D.from_body(src, b, 3)
+    rng = np.random.default_rng(5)
+    blk = SpatialModalPinBlock(np.arange(12)[None], [0], rng.normal(size=(1, 3)),
+                               rng.normal(size=(1, 3)), mb.s[4][None], mb.phi_t[4][None])
+    xo, r = rng.normal(size=(1, 3)), rng.normal(size=(1, 3))
+    R, eta = expm(rng.normal(size=3))[None], 0.1 * rng.normal(size=(1, 3))
+
+    def moved(d):
+        return (xo + d[:3], r + d[3:6], R @ expm(d[6:9]) if np.any(d[6:9]) else R,
+                eta + d[9:])
+    phi, B, H = blk.evaluate((xo, r, R, eta), 0.0, True)
+    h = 1e-6
+    Bfd = np.column_stack([(blk.evaluate(moved(h * e), 0.0, False)[0][0]
+                            - blk.evaluate(moved(-h * e), 0.0, False)[0][0]) / (2 * h)
+                           for e in np.eye(12)])
+    assert np.abs(B[0] - Bfd).max() < 1e-7 * np.abs(B).max()
+    Hfd = np.stack([(blk.evaluate(moved(h * e), 0.0, False)[1][0]
+                     - blk.evaluate(moved(-h * e), 0.0, False)[1][0]) / (2 * h)
+                    for e in np.eye(12)], axis=-1)
+    assert np.abs(H[0] - Hfd).max() < 1e-7 * np.abs(H).max()
+
+
+def test_a_modal_pin_at_the_tip_makes_a_clamped_pinned_beam():
+    """Clamped at the reference node, the tip mesh point held by a spatial ModalPin: with
+    every mode the full FE clamped-pinned beam's frequencies (1e-8) and static sag under a
+    small gravity (1e-5: the full model's membrane stiffening, ~(sag / h)^2, is 5e-6 there);
+    the Craig-Bampton body with the tip as interface and 4 modes is within 2e-3 on the first
+    four frequencies; with 4 clamped modes only, the tip cannot move axially and the pin's
+    axial row is refused as redundant, naming it."""
+    from fembody.reduced import ModalPin
+    g = (0.0, -0.3, -0.98)
+    full = fb.Model(dim=3, gravity=g)
+    b = full.add_beam((0, 0, 0), (1, 0, 0), n=6, material=MAT, section=SEC,
+                      orientation=(0, 0, 1))
+    full.fix(b.first)
+    full.fix(b.last, "x", "y", "z")
+    f_full = fb.modes(full, n=4).frequencies
+    w_full = fb.static(full, steps=1).displacement(b.nodes[3])[-1]
+    src, bs = template()
+
+    def pinned(body):
+        m = fb.Model(dim=3, gravity=g)
+        ref = m.add_modal_body(body)
+        m.fix(ref.node)
+        m.add_joint(ModalPin(ref, 6, m.ground))
+        return m, ref
+    m, ref = pinned(ModalBody3D.from_body(src, bs, 36))
+    assert fb.modes(m, n=4).frequencies == pytest.approx(f_full, rel=1e-8)
+    w = ref.positions(fb.static(m, steps=1))[-1, 3] - (0.5, 0.0, 0.0)
+    np.testing.assert_allclose(w[1:], w_full[1:], rtol=1e-5)
+    from fembody.reduced import read_matrices
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in bs.nodes]].ravel()]
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in bs.nodes]))
+    cb = fb.modes(pinned(ModalBody3D.from_matrices(fe, 4, interface=[6]))[0], n=4)
+    assert np.abs(cb.frequencies / f_full - 1).max() < 2e-3
+    # 4 clamped modes cannot move the tip axially: that row of the pin holds nothing
+    with pytest.raises(fb.ModelError, match=r"ModalPin.* row 1 of 3"):
+        fb.modes(pinned(ModalBody3D.from_body(src, bs, 4))[0], n=4)
