@@ -17,12 +17,14 @@ attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the
 :meth:`ModalBody3D.from_matrices` builds the body from an external model's M and K
 (:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes.
 
-Not yet: geometric (centrifugal) stiffening, joints at mesh points other than the reference
-node (a spatial ModalPin), section forces and stresses of the recovered mesh.
+``stiffening=True`` adds the centrifugal geometric stiffness of a spin about the reference
+node; ``ModalPin`` holds any mesh point at a node or the ground.
+
+Not yet: stiffening from a preload state, section forces and stresses of the recovered mesh.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -66,7 +68,8 @@ class ModalBody3D:
 
     @classmethod
     def from_body(cls, model, body, n_modes: int, *, boundary: str = "clamped",
-                  reference=None, name: str | None = None) -> "ModalBody3D":
+                  reference=None, stiffening: bool = False,
+                  name: str | None = None) -> "ModalBody3D":
         """Reduce the spatial beam ``body`` of ``model`` (a ``Model(dim=3)``, left unchanged) to
         ``n_modes`` modes.
 
@@ -77,6 +80,16 @@ class ModalBody3D:
             dropped).
         reference : optional
             The node (a Node, its id or name) carrying the frame (default ``body.first``).
+        stiffening : bool, default False
+            Centrifugal (geometric) stiffening: the body clamped at the reference node and
+            spun at the angular velocity W about it carries the stress of its centrifugal
+            load, quadratic in W; its geometric stiffness projected on the modes, ``sum_ij W_i
+            W_j G_ij``, enters the kinetic energy as ``-1/2 eta^T G(W) eta`` (the planar
+            body's ``stiffening_axis`` about the reference node, for any spin axis). ``G_ij``
+            is the derivative of the template's exact tangent along the static response to
+            the load of ``W_i W_j`` (so it holds the stress and the rotation of the stiff
+            axial terms). Without it a fast-spinning body's bending is too soft (and
+            diverges in-plane beyond its first frequency).
         name : str, optional
             Default ``'modal <body name>'``.
         """
@@ -132,9 +145,14 @@ class ModalBody3D:
         X = np.array([[x.x, x.y, x.z] for x in body.nodes])
         s = X - np.array([ref.x, ref.y, ref.z])
         Kred = Phi.T @ K6 @ Phi
-        return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega,
-                   InertiaInvariants.from_fe(M6, s, Phi), boundary, (ref.x, ref.y, ref.z),
-                   tuple(x.id for x in body.nodes))
+        inv = InertiaInvariants.from_fe(M6, s, Phi)
+        if stiffening:
+            sys_c = template(True)[0] if boundary != "clamped" else sys_c
+            G = _centrifugal_stiffness(sys_c, M, s, nd, V)
+            # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)))
+        return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
+                   boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes))
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
@@ -218,6 +236,45 @@ class ModalBody3D:
         3)``, rotations ``R (n, 3, 3)`` and amplitudes ``eta (n, N)``."""
         u = self.s[None] + np.einsum("ajn,kn->kaj", self.phi_t, eta)
         return np.einsum("kij,kaj->kai", R, u) + r[:, None, :]
+
+
+# relative step of the central difference of the tangent (as fembody.buckling: cbrt(eps)
+# balances the O(h^2) truncation against the O(eps / h) round-off)
+STEP = float(np.finfo(float).eps) ** (1.0 / 3.0)
+
+
+def _centrifugal_stiffness(sys_c, M: np.ndarray, s: np.ndarray, nd: np.ndarray,
+                           V: np.ndarray) -> np.ndarray:
+    """``G (3, 3, N, N)``: the modal geometric stiffness of the centrifugal load per W_i W_j.
+
+    The centrifugal force of a spin W on mesh node a is ``-m W x (W x s_a) = sum_ij W_i W_j
+    m (delta_ij s_a - s_aj e_i)``; its symmetric part in ij loads the body clamped at the
+    reference node (System ``sys_c``; ``M`` the full-DOF mass matrix, ``nd`` the mesh nodes'
+    DOFs, ``V`` the modes as full-length vectors). G_ij is the derivative of the exact
+    tangent along the linear static response, by a central difference."""
+    fr = sys_c.free
+    K0 = sys_c.stiffness_matrix().toarray()
+    Vf = V[fr]
+    N = V.shape[1]
+    rot = getattr(sys_c.space, "rotation", np.zeros(sys_c.n_dof, bool))[fr]
+    G = np.zeros((3, 3, N, N))
+    E = np.eye(3)
+    for i in range(3):
+        for j in range(i, 3):
+            acc = (i == j) * s - 0.5 * (s[:, [j]] * E[i] + s[:, [i]] * E[j])
+            r = np.zeros(sys_c.n_dof)
+            r[nd[:, :3]] = acc
+            u = np.linalg.solve(K0, (M @ r)[fr])
+            scale = max(float(np.abs(u[~rot]).max(initial=0.0)) / sys_c.length,
+                        float(np.abs(u[rot]).max(initial=0.0)))
+            if scale == 0.0:
+                continue                     # no load (a spin about the body's own line)
+            h = STEP / scale
+            KG = (sys_c.stiffness_matrix(sys_c.update(sys_c.q0, h * u)).toarray()
+                  - sys_c.stiffness_matrix(sys_c.update(sys_c.q0, -h * u)).toarray()) / (2 * h)
+            Gij = Vf.T @ (0.5 * (KG + KG.T)) @ Vf
+            G[i, j] = G[j, i] = 0.5 * (Gij + Gij.T)
+    return G
 
 
 def _check_mass(M6: np.ndarray, where: str) -> None:

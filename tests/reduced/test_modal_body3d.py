@@ -338,3 +338,87 @@ def test_a_modal_pin_at_the_tip_makes_a_clamped_pinned_beam():
     # 4 clamped modes cannot move the tip axially: that row of the pin holds nothing
     with pytest.raises(fb.ModelError, match=r"ModalPin.* row 1 of 3"):
         fb.modes(pinned(ModalBody3D.from_body(src, bs, 4))[0], n=4)
+
+
+# ------------------------------------------------------------------ centrifugal stiffening
+def southwell(k: int) -> float:
+    """d w_k^2 / d Omega^2 of the k-th flapping mode of a uniform cantilever spun about an
+    axis through its root normal to it (the Southwell coefficient, hub radius 0): the
+    first-order change int T phi'^2 / int rhoA phi^2 with the tension T = rhoA Omega^2 (L^2 -
+    x^2) / 2, from the analytic mode shape by quadrature (1.1933, 6.4782)."""
+    import math
+    from scipy.integrate import quad
+    from fembody.verify.planar import EB_CLAMPED
+    bl = EB_CLAMPED[k]
+    sig = (math.cosh(bl) + math.cos(bl)) / (math.sinh(bl) + math.sin(bl))
+
+    def phi(x):
+        return math.cosh(bl * x) - math.cos(bl * x) - sig * (math.sinh(bl * x) - math.sin(bl * x))
+
+    def dphi(x):
+        return bl * (math.sinh(bl * x) + math.sin(bl * x)
+                     - sig * (math.cosh(bl * x) - math.cos(bl * x)))
+    return (quad(lambda x: 0.5 * (1 - x * x) * dphi(x)**2, 0, 1, epsabs=1e-13)[0]
+            / quad(lambda x: phi(x)**2, 0, 1, epsabs=1e-13)[0])
+
+
+def test_centrifugal_stiffening_gives_the_southwell_coefficients():
+    """The modal geometric stiffness of a spin about z (the axis through the reference node,
+    normal to the beam) on the first two flapping (z-bending) modes against the Southwell
+    coefficients of the analytic modes: 16 elements within 3e-3 (measured 7.6e-4, 2.1e-3),
+    converging with the mesh (32 elements: 3e-4, 1e-4)."""
+    ref = np.array([southwell(0), southwell(1)])
+    assert ref[0] == pytest.approx(1.1933, abs=1e-4)
+    err = []
+    for n in (16, 32):
+        src, b = template(n=n)
+        plain = ModalBody3D.from_body(src, b, 4)
+        stiff = ModalBody3D.from_body(src, b, 4, stiffening=True)
+        G = plain.invariants.J2 - stiff.invariants.J2          # (N, N, 3, 3)
+        flap = [k for k in range(4) if np.abs(stiff.phi_t[:, 2, k]).max()
+                > np.abs(stiff.phi_t[:, 1, k]).max()]
+        assert len(flap) == 2
+        err.append(np.abs(np.diag(G[:, :, 2, 2])[flap] / ref - 1))
+    assert np.all(err[0] < 3e-3) and np.all(err[1] < err[0])
+
+
+@pytest.mark.slow
+def test_spin_up_with_stiffening_follows_the_full_beam_and_without_it_does_not():
+    """A 1 m beam sagging under gravity, spun about z by a driver to 30 rad/s in 1 s (0.58 of
+    its first frequency) and held: with stiffening (4 modes) its tip sag in the rotating
+    frame follows the full model of 8 geometrically exact elements within 1 % of the sag
+    all along (measured 0.17 %); without it the sag at 1.5 s is 77 % too large."""
+    import math
+    Om, T = 30.0, 1.0
+
+    def angle(t):
+        return Om * (t * t / (2 * T) + (math.cos(2 * math.pi * t / T) - 1) * T
+                     / (4 * math.pi**2)) if t < T else Om * (T / 2 + t - T)
+
+    def rate(t):
+        return Om * (t / T - math.sin(2 * math.pi * t / T) / (2 * math.pi)) if t < T else Om
+
+    def accel(t):
+        return Om * (1 - math.cos(2 * math.pi * t / T)) / T if t < T else 0.0
+
+    def run(body):
+        m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+        if body is None:
+            b = m.add_beam((0, 0, 0), (1, 0, 0), n=8, material=MAT, section=SEC,
+                           orientation=(0, 0, 1))
+            hub = b.first
+        else:
+            ref = m.add_modal_body(body)
+            hub = ref.node
+        m.add_joint(fb.Revolute(m.ground, hub, axis=(0, 0, 1)))
+        m.add_joint(fb.RotationDriver(m.ground, hub, axis=(0, 0, 1), angle=angle,
+                                      velocity=rate, acceleration=accel))
+        r = fb.simulate(m, t_end=1.5, dt=1e-3, save_every=10)
+        return (r.position(b.last) if body is None else ref.positions(r)[:, -1])[:, 2]
+    src, bs = template(n=8)
+    z_full = run(None)
+    z_stiff = run(ModalBody3D.from_body(src, bs, 4, stiffening=True))
+    z_soft = run(ModalBody3D.from_body(src, bs, 4))
+    sag = np.abs(z_full).max()
+    assert np.abs(z_stiff - z_full).max() < 1e-2 * sag
+    assert z_soft[-1] / z_full[-1] > 1.5
