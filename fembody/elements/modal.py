@@ -10,8 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelError
-
 S2 = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
@@ -154,10 +152,10 @@ class ModalBodyBlock:
         return np.array([0.5 * eta @ self.K @ eta])
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
-        """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field."""
+        """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field;
+        none (0 rows) for a body reduced from imported matrices (no element data)."""
         if self.body.source is None:
-            raise ModelError(f"{self._label}: section forces need the body's elements; a body "
-                             "reduced from imported matrices has none")
+            return np.zeros((0, 3))
         sys_free, blk, nd = self.body.source
         eta = x[0, 3:]
         q = np.zeros(sys_free.n_dof)

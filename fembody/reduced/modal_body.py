@@ -157,7 +157,8 @@ class ModalBody:
             then the ``n_modes`` fixed-interface modes. Empty: the classical clamped modes.
 
         ``omega`` [rad/s] are the reduced body's natural frequencies clamped at the reference.
-        Section forces are not recovered (the matrices carry no element data).
+        Section forces are not recovered (the matrices carry no element data: the body's
+        ``resultants`` have no rows).
         """
         from .craig_bampton import craig_bampton
         where = f"ModalBody.from_matrices ({fe.sources.get('M', 'M')})"

@@ -20,11 +20,14 @@ attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the
 ``stiffening=True`` adds the centrifugal geometric stiffness of a spin about the reference
 node; ``ModalPin`` holds any mesh point at a node or the ground.
 
-Not yet: stiffening from a preload state, section forces and stresses of the recovered mesh.
+The section forces of the mesh are recovered from the modal field (``result.resultants("modal
+body")``, per element of the template, in the body's frame).
+
+Not yet: stiffening from a preload state; stresses from the section forces.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -54,6 +57,7 @@ class ModalBody3D:
     boundary: str
     origin: tuple = (0.0, 0.0, 0.0)
     node_ids: tuple = ()
+    source: object = field(default=None, repr=False)   # (template System, DOF order) or None
 
     spatial = True
 
@@ -152,7 +156,8 @@ class ModalBody3D:
             # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block
             inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)))
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
-                   boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes))
+                   boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
+                   source=(sys_free, order))
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
