@@ -83,6 +83,8 @@ def row_name(system: System, row: int, q: np.ndarray | None = None, t: float = 0
         if not hit.size:
             continue
         inst, r = hit[0]
+        if getattr(blk, "node_ids", None) is None:
+            return text            # a block of its own coordinates (a spatial ModalPin)
         x, R = system.joint_poses(blk, q)
         _, B, _ = blk.evaluate((x, R), t, False)
         side = 1 if blk.node_ids[inst, 1] >= 0 else 0

@@ -477,10 +477,14 @@ class System:
     # ------------------------------------------------------------ state
     def pose(self, block, q: np.ndarray):
         """What a block's kernels read at ``q``: spatial blocks the positions and rotation
-        matrices of their ``nodes`` (``space.poses``), the others the coordinates of their
-        ``dofs`` (``space.gather``)."""
+        matrices of their ``nodes`` (``space.poses``; a block with ``coordinates``, DOFs of no
+        node such as modal amplitudes, gets their values as a third entry), the others the
+        coordinates of their ``dofs`` (``space.gather``)."""
         if getattr(block, "spatial", False):
-            return self.space.poses(q, block.nodes)
+            extra = getattr(block, "coordinates", None)
+            if extra is None:
+                return self.space.poses(q, block.nodes)
+            return (*self.space.poses(q, block.nodes), self.space.gather(q, extra))
         return self.gather(q, block.dofs)
 
     def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:

@@ -143,7 +143,7 @@ def test_statics_arc_length_and_modes_agree_in_both_spaces():
         m.add_torque(c.last, 2 * math.pi * 1e7 * 0.02 ** 4 / 12)     # rolls up into a circle
         st = fb.static(m, steps=8)
         arc = fb.static(m, steps=8, method="arc-length", load_max=0.3)
-        return st, arc, fb.modes(m, n=3, q=st.q[-1]).frequencies, c
+        return st, arc, fb.modes(m, n=3, state=st).frequencies, c
     (sa, aa, fa, c), (sb, ab, fb_, cb) = _both(run)
     _same(sa, sb, 1e-9)
     _same(aa, ab, 1e-9)

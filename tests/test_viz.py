@@ -86,7 +86,7 @@ def test_plot_and_animate_errors(tmp_path, pendulum):
         viz.plot(res, step=50, off_screen=True)
     with pytest.raises(fb.ModelError, match="must end in .gif or .mp4"):
         viz.animate(res, tmp_path / "x.avi")
-    with pytest.raises(fb.ModelError, match="expected a fembody Model or Result"):
+    with pytest.raises(fb.ModelError, match="expected a fembody Model, Result or Modes"):
         viz.plot("model.py")
     try:
         import imageio_ffmpeg  # noqa: F401
@@ -342,3 +342,64 @@ def test_show_without_a_display_says_what_to_use(monkeypatch, pendulum):
         viz.show(res)
     with pytest.raises(fb.ModelError, match="needs a Result"):
         viz.show(m)
+
+
+# ------------------------------------------------------------------- mode shapes (issue 31)
+@pytest.fixture(scope="module")
+def cantilever_modes():
+    m = fb.Model(name="cantilever")
+    b = m.add_beam((0.0, 0.0), (2.0, 0.0), n=20, material=STEEL,
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.fix(b.first)
+    return m, b, fb.modes(m, n=3)
+
+
+def test_plot_of_a_mode_draws_it_over_the_undeformed_shape(tmp_path, cantilever_modes):
+    """Before: 'expected a fembody Model or Result, got Modes'. The second mode of a
+    cantilever drawn at 10 % of its length: the coloured ribbon crosses the grey undeformed
+    line (the second mode has one node besides the clamp), and its tip lies 0.2 m (the
+    amplitude) off it."""
+    m, b, md = cantilever_modes
+    f = tmp_path / "mode1.png"
+    viz.plot(md, 1, filename=f, window_size=(600, 400), off_screen=True)
+    img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
+    grey = (np.ptp(img, axis=2) < 8) & (img[..., 0] > 100) & (img[..., 0] < 200)
+    rows = np.flatnonzero(grey[:300].sum(axis=1) > 100)        # a long horizontal grey line
+    assert len(rows) >= 1
+    beam = _coloured(img[:300])
+    above = beam[:rows.min()].sum()
+    below = beam[rows.max() + 1:].sum()
+    assert above > 300 and below > 300                        # the mode crosses the line
+    res = md.result(1)
+    assert res.kind == "mode" and res.stats["frequency"] == md.frequencies[1]
+    tip = res.displacement(b.last)[0]
+    assert np.hypot(*tip) == pytest.approx(0.2, rel=1e-3)      # the largest translation
+    viz.plot(md, 0, filename=tmp_path / "mode0.png", window_size=(300, 200), off_screen=True)
+    with pytest.raises(fb.ModelError, match="mode 5 does not exist"):
+        viz.plot(md, 5, off_screen=True)
+
+
+def test_plot_of_a_spatial_mode(tmp_path):
+    m = fb.Model(dim=3, name="arm")
+    arm = m.add_beam((0, 0, 0), (1, 0, 0), n=8, material=STEEL,
+                     section=fb.Section.rectangle(0.02, 0.01), orientation=(0, 0, 1))
+    m.fix(arm.first)
+    md = fb.modes(m, n=2)
+    assert md.shape(0, arm.last).shape == (6,)       # before: an IndexError in space
+    f = tmp_path / "mode3d.png"
+    viz.plot(md, 0, filename=f, window_size=(400, 300), off_screen=True)
+    img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
+    assert _coloured(img).sum() > 300
+
+
+def test_animate_a_mode_writes_one_period(tmp_path, cantilever_modes):
+    m, b, md = cantilever_modes
+    f = tmp_path / "mode.gif"
+    assert viz.animate(md, f, mode=0, window_size=(240, 160)) == 24
+    frames = imageio.v3.imread(f, index=None)
+    assert len(frames) == 24
+    # a quarter period apart: the tip at its largest excursion against the rest position
+    assert np.any(frames[0] != frames[6]) and np.any(frames[6] != frames[18])
+    res = md.result(0, frames=24)
+    tip = res.displacement(b.last)[:, 1]
+    np.testing.assert_allclose(tip[6], -tip[18], rtol=1e-9)   # sin(pi/2) = -sin(3 pi/2)

@@ -111,7 +111,8 @@ class GeneralizedAlpha(Integrator):
         numerical damping, 0: asymptotic annihilation); ignored when the four parameters are
         given.
     alpha_m, alpha_f, gamma, beta : the scheme's parameters explicitly.
-    t0 : start time [s] (default 0).
+    t0 : float, default 0
+        Start time [s].
     q0, v0 : initial configuration and velocities (default: the model's reference
         configuration and its initial velocities).
     tol : (default 1e-8) relative tolerance on the force residual (relative to the inertial,

@@ -15,8 +15,9 @@ first component) and per contact (``gap`` [m], ``contact_force``: the penalty fo
 ``item`` is the index of the mass, rigid body, joint or contact. The meshes of modal bodies
 are extra line blocks with their own points (displacement recovered from the modal state).
 ``family`` codes: :data:`EXPORT_CODES`. Points are the reference positions: in ParaView,
-*Warp By Vector* with ``displacement`` (scale 1) shows the deformed shape. Writers create
-missing folders.
+*Warp By Vector* with ``displacement`` (scale 1) shows the deformed shape. :func:`write_modes`
+writes the shapes of a :class:`~fembody.Modes` (one VTU, or a PVD series of a file per mode).
+Writers create missing folders.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..results import Result
 
 __all__ = ["add_body", "read_mesh", "model_mesh", "write_model", "result_mesh", "write_result",
-           "read_pvd", "read_xdmf", "step_index", "EXPORT_CODES", "JOINT_CODES"]
+           "write_modes", "read_pvd", "read_xdmf", "step_index", "EXPORT_CODES", "JOINT_CODES"]
 
 
 # ===================================================================== import
@@ -117,9 +118,13 @@ class _MeshMap:
         self.modal_blocks = []
         for ref in model.modal_bodies:
             mb = ref.body
-            p0 = np.array([ref.node.x, ref.node.y]) + mb.s @ rotation_matrix(ref.angle).T
+            if getattr(mb, "spatial", False):
+                p0 = np.array([ref.node.x, ref.node.y, ref.node.z]) + mb.s
+            else:
+                p0 = np.array([ref.node.x, ref.node.y]) + mb.s @ rotation_matrix(ref.angle).T
             start = len(self.points)
-            self.points = np.vstack([self.points, np.column_stack([p0, np.zeros(len(p0))])])
+            self.points = np.vstack([self.points, np.column_stack(
+                [p0, np.zeros((len(p0), 3 - p0.shape[1]))])])
             lines = np.column_stack([np.arange(start, start + len(p0) - 1),
                                      np.arange(start + 1, start + len(p0))])
             self.modal_blocks.append((ref, start, p0, lines))
@@ -202,6 +207,8 @@ class _MeshMap:
         quat[:len(ids)] = sp_.rotations(q)[ids]
         F = np.broadcast_to(np.eye(3), (n_all, 3, 3)).copy()
         F[:len(ids)] = sp_.frames(q)[ids]
+        for ref, start, p0, _ in self.modal_blocks:
+            u[start:start + len(p0)] = ref.positions(result)[k] - p0
         pd = {"displacement": u, "quaternion": quat,
               **{f"d{i + 1}": F[:, :, i] for i in range(3)}}
         if result.v is not None:
@@ -354,6 +361,85 @@ def write_result(result: "Result", path: str | os.PathLike, every: int = 1) -> p
     else:
         raise ModelError(f"write_result: '{path}' must end in .pvd (VTU series) or .xdmf")
     return path
+
+
+def write_modes(modes, path: str | os.PathLike) -> pathlib.Path:
+    """Write the mode shapes of a :class:`~fembody.Modes` for ParaView.
+
+    ``path`` ending in ``.vtu``: one file with every mode as point data ``mode_<k>`` (the
+    translations (n, 3) of the mass-normalised shape [m / sqrt(kg)]) and ``mode_<k>_rotation``
+    (planar (n,), spatial (n, 3): the rotation increments [rad / sqrt(kg)]), the frequencies
+    [Hz] as field data ``frequency``. Ending in ``.pvd``: one VTU per mode in the folder
+    ``<stem>/`` with point data ``mode`` and ``mode_rotation``, its index in the ``.pvd`` as the
+    time step (ParaView's time slider steps through the modes). Both carry ``displacement``,
+    the state the modes are about measured from the reference (zero for modes about the
+    reference): in ParaView, *Warp By Vector* with ``displacement`` and then with ``mode``
+    (scaled) draws a mode over its state. Points are the reference positions; modal-body mesh
+    points carry zero. Missing folders are created. Returns ``path``.
+    """
+    import meshio
+    if not all(hasattr(modes, a) for a in ("omega", "shapes", "frequencies", "system")):
+        raise ModelError(f"write_modes: expected a fembody Modes (from fb.modes), got {modes!r}")
+    path = _path(path, "write_modes")
+    if path.suffix not in (".vtu", ".pvd"):
+        raise ModelError(f"write_modes: '{path}' must end in .vtu (all modes in one file) or "
+                         ".pvd (a file per mode)")
+    _check_dir(path, "write_modes")
+    sys = modes.system
+    mm = _MeshMap(sys.model)
+    ids, n_all = mm.node_ids, len(mm.points)
+    nd = sys.node_dofs[ids]
+    dim = getattr(sys.space, "dim", 2)
+    q = sys.q0 if modes.q is None else modes.q
+    base = np.zeros((n_all, 3))
+    base[:len(ids), :dim] = (sys.space.positions(q) - sys.space.positions(sys.q0))[ids]
+
+    def shape(k: int) -> tuple[np.ndarray, np.ndarray]:
+        phi = np.r_[modes.shapes[:, k], 0.0]          # index -1 (no such DOF) reads the 0
+        u = np.zeros((n_all, 3))
+        u[:len(ids), :dim] = phi[nd[:, :dim]]
+        r = np.zeros((n_all,) if dim == 2 else (n_all, 3))
+        r[:len(ids)] = phi[nd[:, 2]] if dim == 2 else phi[nd[:, 3:6]]
+        return u, r
+
+    n = modes.shapes.shape[1]
+    freq = np.asarray(modes.frequencies, float)
+    if path.suffix == ".vtu":
+        pd = {"displacement": base}
+        for k in range(n):
+            pd[f"mode_{k}"], pd[f"mode_{k}_rotation"] = shape(k)
+        meshio.write(path, mm.mesh(pd))
+        _field_data(path, "frequency", freq)
+        return path
+    folder = path.with_suffix("")
+    folder.mkdir(exist_ok=True)
+    root = ET.Element("VTKFile", type="Collection", version="0.1", byte_order="LittleEndian")
+    coll = ET.SubElement(root, "Collection")
+    width = max(4, len(str(n)))
+    for k in range(n):
+        u, r = shape(k)
+        name = f"{folder.name}_{k:0{width}d}.vtu"
+        meshio.write(folder / name, mm.mesh({"displacement": base, "mode": u,
+                                             "mode_rotation": r}))
+        _field_data(folder / name, "frequency", freq[k:k + 1])
+        ET.SubElement(coll, "DataSet", timestep=repr(float(k)), group="", part="0",
+                      file=f"{folder.name}/{name}")
+    ET.indent(root)
+    ET.ElementTree(root).write(path, xml_declaration=True, encoding="utf-8")
+    return path
+
+
+def _field_data(path: pathlib.Path, name: str, values: np.ndarray) -> None:
+    """Add a FieldData array (ascii, full precision) to a VTU file meshio wrote (its writer
+    leaves ``field_data`` out; its reader and ParaView read the element)."""
+    text = path.read_text(encoding="utf-8")
+    tag = "<UnstructuredGrid>"
+    if tag not in text:
+        raise ModelError(f"write_modes: unexpected VTU layout in '{path}' (no {tag})")
+    arr = (f'<FieldData><DataArray type="Float64" Name="{name}" '
+           f'NumberOfTuples="{len(values)}" format="ascii">'
+           + " ".join(repr(float(v)) for v in values) + "</DataArray></FieldData>")
+    path.write_text(text.replace(tag, tag + arr, 1), encoding="utf-8")
 
 
 def read_xdmf(path: str | os.PathLike) -> list:

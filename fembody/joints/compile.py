@@ -38,6 +38,9 @@ BUILDERS: dict[str, Builders] = {}
 MAKERS: dict[str, Callable] = {}
 # the planar blocks in the order their rows are numbered (the multipliers' order in results)
 PLANAR_ORDER = ("pin", "weld", "slider", "slider_lock", "distance", "linear", "modal")
+# spatial groups whose blocks are made by their family (not one of the spatial kernel kinds),
+# after those
+SPATIAL_MADE = ("modal3d",)
 # what to use instead of a joint kind that exists in one dimension only
 HINTS = {("spatial", "Pin"): "use fb.Spherical(a, b, at) for a ball joint or fb.Revolute(a, b, "
                              "axis, at) for a hinge",
@@ -180,6 +183,9 @@ def _spatial_blocks(sys, groups: dict) -> list:
                                    np.array([e[1] for e in g]), [e[0].index for e in g],
                                    np.array([e[2] for e in g]), data,
                                    motions if any(m is not None for m in motions) else None))
+    for key in SPATIAL_MADE:
+        if groups.get(key):
+            blocks += MAKERS[key](sys, key, groups[key])
     return blocks
 
 

@@ -260,15 +260,24 @@ class Model:
 
     def add_modal_body(self, modal, at: Sequence[float] | None = None, angle: float = 0.0,
                        name: str | None = None):
-        """Place a reduced body (``fembody.reduced.ModalBody``) in the model with its reference
-        node at ``at`` [m] (default: where it was in its template) and its frame turned by
-        ``angle`` [rad]. Returns a ``ModalBodyRef``: attach joints, loads and springs to its
-        ``.node``; ``.positions(result)`` gives the mesh motion. ``modal``: the ModalBody;
-        ``name``: its reference node's name (default: the modal body's)."""
-        self._spatial_only("add_modal_body")
+        """Place a reduced body (``fembody.reduced.ModalBody``, or ``ModalBody3D`` in a
+        ``Model(dim=3)``) in the model with its reference node at ``at`` [m] (default: where it
+        was in its template) and, in the plane, its frame turned by ``angle`` [rad] (a spatial
+        body keeps its template's orientation). Returns a ``ModalBodyRef``: attach joints,
+        loads and springs to its ``.node``; ``.positions(result)`` gives the mesh motion.
+        ``modal``: the body; ``name``: its reference node's name (default: the body's)."""
         if not (hasattr(modal, "invariants") and hasattr(modal, "phi_t")):
             raise ModelError(f"add_modal_body: expected a fembody.reduced.ModalBody, got "
                              f"{type(modal).__name__}")
+        dim = self.dimension
+        if bool(getattr(modal, "spatial", False)) != dim.spatial:
+            other = dim.pick("spatial", "planar")
+            raise ModelError(f"add_modal_body: '{modal.name}' is a {other} body and the model "
+                             f"is {dim.name}; reduce a body of a {dim.name} model "
+                             f"({dim.pick('ModalBody', 'ModalBody3D')}.from_body)")
+        if dim.spatial and angle != 0.0:
+            raise ModelError("add_modal_body: angle turns planar bodies; a spatial body keeps "
+                             "its template's orientation")
         p = self._point(modal.origin if at is None else at, "add_modal_body")
         node = self._new_node(p, name or modal.name)
         ref = ModalBodyRef(node, modal, float(angle), len(self.modal_bodies))

@@ -117,13 +117,7 @@ class ModalBody:
         M[np.ix_(fr, fr)] = sys_free.mass_matrix().toarray()
         K[np.ix_(fr, fr)] = sys_free.stiffness_matrix().toarray()
         t_idx, r_idx = nd[:, :2], nd[:, 2]
-        Mt = M[np.ix_(t_idx[:, 0], t_idx[:, 0])]
-        if (np.abs(M[np.ix_(t_idx[:, 0], t_idx[:, 1])]).max() > 1e-12 * np.abs(Mt).max() or
-                np.abs(Mt - M[np.ix_(t_idx[:, 1], t_idx[:, 1])]).max() > 1e-12 * np.abs(Mt).max()
-                or np.abs(M[np.ix_(t_idx.ravel(), r_idx)]).max() > 1e-12 * np.abs(Mt).max()):
-            raise ModelError(f"{where}: the FE mass matrix is not isotropic in translation and "
-                             "uncoupled from rotation; cannot form the inertia invariants")
-        Mr = M[np.ix_(r_idx, r_idx)]
+        Mt, Mr = _mass_blocks(M, nd, where)
         X = np.array([[x.x, x.y] for x in body.nodes])
         s = X - np.array([ref.x, ref.y])
         phi_t = np.stack([V[t_idx[:, 0]], V[t_idx[:, 1]]], axis=1)
@@ -138,6 +132,67 @@ class ModalBody:
         return cls(name or f"modal {body.name}", s, phi_t, phi_r, Mt, Mr, Kred, omega, boundary,
                    (ref.x, ref.y), tuple(x.id for x in body.nodes), Kg,
                    source=(sys_free, blk, nd))
+
+    @classmethod
+    def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
+                      name: str = "modal body") -> "ModalBody":
+        """A body from an external FE model's matrices, reduced by Craig-Bampton.
+
+        Parameters
+        ----------
+        fe : FEMatrices
+            From :func:`fembody.reduced.read_matrices`: planar (node coordinates (n, 2), 3 DOFs
+            x, y, rz per node), the body free (no supports in the matrices). The translational
+            mass must be isotropic and uncoupled from the rotations (lumped masses, or fembody's
+            consistent beam mass), as the inertia invariants need.
+        n_modes : int
+            Fixed-interface modes kept (>= 0).
+        reference : int, default 0
+            The node (0-based, in the matrices' order) that carries the floating frame; it is
+            held in the modes (a clamped reduction about it).
+        interface : sequence of int, default ()
+            Further nodes (0-based) where joints and loads attach: their x, y, rz become
+            static constraint modes (unit displacement of one of them in the frame, the others
+            and the reference held), which come first among the body's modal coordinates,
+            then the ``n_modes`` fixed-interface modes. Empty: the classical clamped modes.
+
+        ``omega`` [rad/s] are the reduced body's natural frequencies clamped at the reference.
+        Section forces are not recovered (the matrices carry no element data: the body's
+        ``resultants`` have no rows).
+        """
+        from .craig_bampton import craig_bampton
+        where = f"ModalBody.from_matrices ({fe.sources.get('M', 'M')})"
+        if fe.nodes is None or fe.nodes.shape[1] != 2 or fe.dofs_per_node != 3:
+            raise ModelError(f"{where}: a planar body needs node coordinates (n, 2) and 3 DOFs "
+                             f"(x, y, rz) per node; got "
+                             f"{None if fe.nodes is None else fe.nodes.shape} coordinates and "
+                             f"{fe.dofs_per_node} DOFs per node")
+        nn = len(fe.nodes)
+        nodes = [reference, *interface]
+        for k, a in enumerate(nodes):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < nn:
+                what = "reference" if k == 0 else f"interface entry {k - 1}"
+                raise ModelError(f"{where}: {what} is node {a!r}, out of range 0..{nn - 1}")
+        if len(set(int(a) for a in nodes)) != len(nodes):
+            raise ModelError(f"{where}: interface nodes {list(interface)} repeat a node or the "
+                             f"reference node {reference}")
+        nd = np.arange(3 * nn).reshape(nn, 3)
+        keep = np.setdiff1d(np.arange(3 * nn), nd[reference])
+        local = np.full(3 * nn, -1)
+        local[keep] = np.arange(len(keep))
+        iface = local[nd[list(interface)].ravel()] if len(interface) else np.zeros(0, int)
+        M, K = fe.M.toarray(), fe.K.toarray()
+        cb = craig_bampton(M[np.ix_(keep, keep)], K[np.ix_(keep, keep)], iface, n_modes,
+                           where=where)
+        V = np.zeros((3 * nn, cb.T.shape[1]))
+        V[keep] = cb.T
+        Mt, Mr = _mass_blocks(M, nd, where)
+        from scipy.linalg import eigh
+        w2 = eigh(cb.K, cb.M, eigvals_only=True)
+        X = np.asarray(fe.nodes, float)
+        return cls(name, X - X[reference], np.stack([V[nd[:, 0]], V[nd[:, 1]]], axis=1),
+                   V[nd[:, 2]], Mt, Mr, cb.K, np.sqrt(np.clip(w2, 0.0, None)), "craig-bampton",
+                   (float(X[reference, 0]), float(X[reference, 1])))
 
     # ------------------------------------------------------------------ invariants
     def invariants(self, angle: float = 0.0) -> dict:
@@ -184,6 +239,21 @@ class ModalBody:
         x = c[:, None] * u[..., 0] - s_[:, None] * u[..., 1]
         y = s_[:, None] * u[..., 0] + c[:, None] * u[..., 1]
         return np.stack([x, y], axis=-1) + r[:, None, :]
+
+
+def _mass_blocks(M: np.ndarray, nd: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """The translational (node x node, the same in x and y) and rotary blocks of the mass
+    matrix ``M`` (DOFs ``nd (n_nodes, 3)``: x, y, rz); refused when the translational mass is
+    not isotropic or couples to the rotations (the invariants assume both)."""
+    t_idx, r_idx = nd[:, :2], nd[:, 2]
+    Mt = M[np.ix_(t_idx[:, 0], t_idx[:, 0])]
+    tol = 1e-12 * np.abs(Mt).max()
+    if (np.abs(M[np.ix_(t_idx[:, 0], t_idx[:, 1])]).max() > tol or
+            np.abs(Mt - M[np.ix_(t_idx[:, 1], t_idx[:, 1])]).max() > tol
+            or np.abs(M[np.ix_(t_idx.ravel(), r_idx)]).max() > tol):
+        raise ModelError(f"{where}: the FE mass matrix is not isotropic in translation and "
+                         "uncoupled from rotation; cannot form the inertia invariants")
+    return Mt, M[np.ix_(r_idx, r_idx)]
 
 
 def _centrifugal_geometric_stiffness(sysc, M, axis, V):

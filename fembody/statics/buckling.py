@@ -29,6 +29,7 @@ from ..system import System
 from ..solvers.inertia import UNSTABLE
 from ..solvers.linalg import DENSE_MAX, saddle_solver
 from .modal import manifold_basis
+from .about import base_state
 from .statics import as_system, check_redundant, constrained_resolvent, lowest_eigenvalue, \
     pattern_data
 
@@ -109,7 +110,7 @@ class Buckling:
 
 def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
              state: "Result | np.ndarray | None" = None, lam: np.ndarray | None = None,
-             load_factor: float | None = None, t: float = 0.0,
+             load_factor: float | None = None, t: float | None = None,
              method: str = "auto") -> Buckling:
     """The ``n`` lowest critical load factors and buckling shapes.
 
@@ -117,10 +118,15 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
     ----------
     load : factor of the model's loads (forces, torques, gravity, evaluated at ``t`` [s]) that
         makes the load increment; ``factors`` are multiples of it. Default 1.
-    state : None (about the unloaded reference configuration), a static :class:`Result` (about
-        its last state, with its load factor and joint multipliers) or a configuration ``q``
-        (then give ``load_factor``, the load factor it is in equilibrium at, and for a model
-        with joints their multipliers ``lam``, e.g. ``result.lam[-1]``).
+    state : None, Result or array, default None
+        What to buckle about, read as by :func:`fembody.modes`. None: the unloaded reference
+        configuration; with ``load_factor=s`` the static equilibrium under ``s`` times the
+        model's loads, computed first (:func:`fembody.static`, 10 load increments). A static
+        :class:`Result`: its last state, with its load factor and joint multipliers. A
+        configuration ``q``: then give ``load_factor``, the load factor it is in equilibrium
+        at, and for a model with joints their multipliers ``lam``, e.g. ``result.lam[-1]``.
+    t : float, optional
+        Time [s] at which loads are evaluated and drivers frozen (default 0).
     method : 'auto' (dense up to the dense limit of free DOFs, else sparse), 'dense' (LAPACK on a
         null-space basis of the joints) or 'sparse' (ARPACK on the bordered system).
 
@@ -143,9 +149,11 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
     if load == 0.0:
         raise ModelError("buckling: load must be non-zero (the factor of the model's loads that "
                          "makes the load increment), got 0")
-    t = validate.number("t", t, where="buckling")
     validate.choice("method", method, ("auto", "dense", "sparse"), where="buckling")
-    q, lam, s0 = _state(sys, state, lam, load_factor)
+    base = base_state(sys, state, load_factor, lam, t, "buckling",
+                      configuration_needs_load=True)
+    q, s0, t = base.q, base.load_factor, base.t
+    lam = np.zeros(sys.n_con) if base.lam is None else base.lam
     dim = sys.n_free - sys.n_con
     if n > dim:
         raise ModelError(f"buckling: asked for {n} modes but the model has only {dim} degrees of "
@@ -214,47 +222,6 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
 
 
 # ------------------------------------------------------------------------------ the state
-def _state(sys: System, state, lam, load_factor):
-    """(q, lam, load factor) of the state to buckle about, checked against the model."""
-    nc = sys.n_con
-    if state is None:
-        if lam is not None or load_factor not in (None, 0, 0.0):
-            raise ModelError("buckling: lam and load_factor describe a loaded state; pass it as "
-                             "state= (a static Result or a configuration q)")
-        return sys.q0, np.zeros(nc), 0.0
-    if isinstance(state, Result):
-        if state.load_factor is None or not len(state):
-            raise ModelError("buckling: state must be a static Result (with load factors) or a "
-                             f"configuration q; got a {state.kind} Result with "
-                             f"{len(state)} state(s)")
-        if state.system is not None and state.system is not sys and \
-                state.system.fingerprint() != sys.fingerprint():
-            raise ModelError("buckling: state is a Result of a different model")
-        q = state.q[-1]
-        if load_factor is None:
-            load_factor = float(state.load_factor[-1])
-        if lam is None:
-            lam = state.lam[-1] if state.lam is not None else np.zeros(nc)
-    else:
-        q = np.asarray(state, float)
-        if load_factor is None:
-            raise ModelError("buckling: give load_factor=, the load factor at which state is an "
-                             "equilibrium (e.g. result.load_factor[-1])")
-        if lam is None and nc:
-            raise ModelError(f"buckling: the model has {nc} joint constraint rows; give their "
-                             "multipliers at state as lam= (e.g. result.lam[-1])")
-    if q.shape != (sys.nq,):
-        raise ModelError(f"buckling: state must be a configuration of this model, shape "
-                         f"({sys.nq},) (e.g. static_result.q[-1]); got shape {q.shape}")
-    q = validate.configuration("state", q, sys, where="buckling")
-    lam = np.zeros(nc) if lam is None else np.asarray(lam, float)
-    if lam.shape != (nc,):
-        raise ModelError(f"buckling: lam must hold the model's {nc} joint multipliers (e.g. "
-                         f"static_result.lam[-1]); got shape {lam.shape}")
-    load_factor = validate.number("load_factor", load_factor, where="buckling")
-    return q, lam, load_factor
-
-
 def _check_equilibrium(sys: System, q, lam, s0: float, t: float, ce) -> None:
     """Linear buckling is about an equilibrium: refuse a state that is not one."""
     fint = sys.internal_forces(q, None, False)[0]

@@ -10,7 +10,9 @@ import numpy as np
 from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..lazy import lazy_module
+from ..results import Result
 from ..system import System
+from .about import base_state
 from ..contact_rows import with_contact_rows
 from ..solvers.linalg import DENSE_MAX
 from ..constraint_rank import check_redundant
@@ -29,29 +31,124 @@ class Modes:
 
     ``frequencies`` [Hz] and ``omega`` [rad/s] in ascending order (rigid-body modes give 0);
     ``shapes (n_dof, n)``: mass-normalised mode shapes (phi^T M phi = 1) as full-length vectors
-    (zero at fixed DOFs).
+    (zero at fixed DOFs). ``q``: the configuration they are about, ``load_factor`` its load
+    factor, ``static``: the static Result computed for it when only a load factor was given.
     """
 
     system: System
     omega: np.ndarray
     shapes: np.ndarray
+    q: np.ndarray | None = None
+    load_factor: float = 0.0
+    static: Result | None = None
 
     @property
     def frequencies(self) -> np.ndarray:
         """Natural frequencies [Hz], ``omega / (2 pi)``, lowest first."""
         return self.omega / (2.0 * np.pi)
 
-    def shape(self, i: int, node) -> np.ndarray:
-        """Mode ``i`` at ``node``: (ux, uy, rz) with zero for a DOF the node does not have."""
+    def __len__(self) -> int:
+        return self.shapes.shape[1]
+
+    def _index(self, i: int, where: str) -> int:
         n = self.shapes.shape[1]
-        i = validate.integer("i", i, minimum=-n, where="Modes.shape")
+        i = validate.integer("i", i, minimum=-n, where=where)
         if i >= n:
-            raise ModelError(f"Modes.shape: mode {i} does not exist; {n} modes were computed "
+            raise ModelError(f"{where}: mode {i} does not exist; {n} modes were computed "
                              f"(0..{n - 1})")
+        return int(i) % n
+
+    def shape(self, i: int, node) -> np.ndarray:
+        """Mode ``i`` at ``node``: (ux, uy, rz) in the plane, (ux, uy, uz, rx, ry, rz) in
+        space, with zero for a DOF the node does not have."""
+        i = self._index(i, "Modes.shape")
         d = self.system.node_dofs[self.system.model.node(node, "Modes.shape").id]
-        out = np.zeros(3)
+        out = np.zeros(d.shape[0])
         ok = d >= 0
         out[ok] = self.shapes[d[ok], i]
+        return out
+
+    def effective_masses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Effective modal masses [kg] per translation direction and the moving mass.
+
+        Returns ``(m_eff (n, dim), total (dim,))``: ``m_eff[i, d] = (phi_i^T M r_d)^2`` with
+        the mass-normalised shape ``phi_i`` and ``r_d`` the unit rigid translation in direction
+        d of every node (a base excitation); ``total[d] = r_d^T M r_d`` over all DOFs, the
+        model's mass in direction d. Summed over all modes, ``m_eff`` gives the mass on the
+        free DOFs (the mass at fixed DOFs moves with the supports and is in no mode): the
+        fraction of ``total`` the computed modes hold tells whether they are enough for a base
+        excitation in that direction (a common rule asks for 90 %).
+        """
+        sys = self.system
+        q = sys.q0 if self.q is None else self.q
+        M = sys.mass_matrix(q)
+        dim = getattr(sys.space, "dim", 2)
+        R = np.zeros((sys.n_dof, dim))
+        for d in range(dim):
+            idx = sys.node_dofs[:, d]
+            R[idx[idx >= 0], d] = 1.0
+        MR = M @ R[sys.free]
+        gamma = self.shapes[sys.free].T @ MR            # participation factors [sqrt(kg)]
+        zero = np.zeros(sys.n_dof)
+        # the model's mass in each direction, fixed DOFs included (M over all DOFs times r_d)
+        total = np.array([R[:, d] @ sys.inertial_forces(q, zero, R[:, d], tangent=False)[0]
+                          for d in range(dim)])
+        return gamma**2, total
+
+    def to_dataframe(self):
+        """A pandas DataFrame, one row per mode: ``frequency [Hz]``, ``omega [rad/s]``,
+        ``period [s]`` (inf for a rigid-body mode), and per translation direction d (x, y and
+        in space z) the effective mass ``m_eff_d [kg]`` and its fraction of the model's mass
+        ``fraction_d`` (see :meth:`effective_masses`)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ModelError("Modes.to_dataframe needs pandas: pip install pandas (or "
+                             "pip install 'fembody[data]')") from None
+        meff, total = self.effective_masses()
+        with np.errstate(divide="ignore"):
+            period = np.where(self.omega > 0.0, 2.0 * np.pi / np.where(
+                self.omega > 0.0, self.omega, 1.0), np.inf)
+        cols = {"frequency [Hz]": self.frequencies, "omega [rad/s]": self.omega,
+                "period [s]": period}
+        for d, name in enumerate("xyz"[:meff.shape[1]]):
+            cols[f"m_eff_{name} [kg]"] = meff[:, d]
+            cols[f"fraction_{name}"] = meff[:, d] / total[d] if total[d] > 0 else \
+                np.zeros(len(self))
+        return pd.DataFrame(cols, index=pd.RangeIndex(len(self), name="mode"))
+
+    def result(self, i: int, amplitude: float | None = None, frames: int = 1) -> Result:
+        """Mode ``i`` as a Result of kind ``'mode'`` (for :func:`fembody.viz.plot`,
+        :func:`fembody.viz.animate` and :func:`fembody.io.write_result`).
+
+        Parameters
+        ----------
+        amplitude : float, optional
+            The largest translation of the shape [m] (default: 10 % of the model's size; when
+            the mode moves no translation, the largest rotation [rad], default 0.3).
+        frames : int, default 1
+            1: the state ``q (+) amplitude * phi_i`` (the shape over the base state ``q``);
+            more: one period of ``q (+) amplitude sin(2 pi k / frames) phi_i``, k = 0 ..
+            frames - 1, ``time`` the phase as a fraction of the period.
+        """
+        i = self._index(i, "Modes.result")
+        frames = validate.integer("frames", frames, where="Modes.result")
+        sys = self.system
+        q = sys.q0 if self.q is None else self.q
+        phi = self.shapes[sys.free, i]
+        rot = getattr(sys.space, "rotation", np.zeros(sys.n_dof, bool))[sys.free]
+        trans = np.abs(phi[~rot]).max(initial=0.0)
+        if amplitude is None:
+            amplitude = 0.1 * sys.length if trans > 0 else 0.3
+        amplitude = validate.number("amplitude", amplitude, where="Modes.result")
+        big = trans if trans > 0 else np.abs(phi).max(initial=0.0)
+        phi = phi * (amplitude / big if big > 0 else 0.0)
+        out = Result(sys, "mode")
+        phases = [0.25] if frames == 1 else np.arange(frames) / frames
+        for ph in phases:
+            out.record(float(ph), sys.update(q, np.sin(2.0 * np.pi * ph) * phi))
+        out.stats.update(mode=i, frequency=float(self.frequencies[i]),
+                         amplitude=float(amplitude))
         return out
 
 
@@ -68,38 +165,69 @@ def manifold_basis(sys: System, Bdata: np.ndarray) -> np.ndarray:
     return sla.null_space(sys.B_matrix(Bdata).toarray())
 
 
-def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
-          load_factor: float = 0.0, t: float = 0.0, lam: np.ndarray | None = None,
-          contacts: bool = True) -> Modes:
-    """The ``n`` lowest natural modes of the model linearised about configuration ``q``
-    (default: the reference configuration; pass e.g. ``static_result.q[-1]`` with its
-    ``load_factor`` and joint multipliers ``lam`` (``static_result.lam[-1]``) for modes about a
-    loaded equilibrium, including the geometric stiffness of elements and joints).
+def modes(model: "Model | System", n: int = 6, *, state: "Result | np.ndarray | None" = None,
+          load_factor: float | None = None, lam: np.ndarray | None = None,
+          t: float | None = None, contacts: bool = True,
+          q: np.ndarray | None = None) -> Modes:
+    """The ``n`` lowest natural modes of the model linearised about a state.
 
+    Parameters
+    ----------
+    n : int, default 6
+        Number of modes.
+    state : None, Result or array, default None
+        What to linearise about, read as by :func:`fembody.buckling`. None: the reference
+        configuration, unloaded; with ``load_factor=s`` the static equilibrium under ``s``
+        times the model's loads, which is computed first (:func:`fembody.static`, 10 load
+        increments; its Result is ``Modes.static``). A :class:`~fembody.Result`: its last
+        state (a static Result with its load factor and joint multipliers, a dynamic one
+        under the full loads at its last time). A configuration ``q`` (e.g. ``result.q[k]``):
+        give ``load_factor`` (default 0) and the joint multipliers ``lam`` (default: none, so
+        no geometric stiffness of the joints) that hold it. The geometric stiffness of the
+        elements, of the joints and of load-dependent loads enters through the state.
+    load_factor : float, optional
+        The state's load factor (see ``state``).
+    lam : array, optional
+        Joint multipliers (n_con,) with a configuration ``state`` (a Result holds its own).
+    t : float, optional
+        Time [s] at which drivers are frozen and loads evaluated (default 0, or a dynamic
+        Result's last time).
+    contacts : bool, default True
+        An impulse contact at rest in the state (its gap zero within 1e-7 of the model size)
+        holds its node on the obstacle as a bilateral constraint row: small vibrations about
+        a resting state are assumed to keep the contact closed (true while the contact force,
+        e.g. the weight it carries, exceeds the vibration's dynamic force). Penalty contacts
+        enter through their stiffness. False: contacts are ignored.
+    q : array, optional
+        Former name of a configuration ``state``, still accepted.
+
+    Returns
+    -------
+    Modes
+        Frequencies, mass-normalised shapes and the state they are about.
+
+    Notes
+    -----
     Joints (supports, pins, sliders, drivers frozen at ``t``, ...) hold: the eigenproblem is
     solved on the constraint manifold, K x + B^T mu = w^2 M x with B x = 0, so rigid-body
     modes (0 Hz) remain only where the joints allow motion. Small systems are solved densely
     on a null-space basis of B; larger ones with ARPACK in shift-invert mode on the bordered
     (saddle-point) system.
-
-    ``contacts`` (default True): an impulse contact at rest in ``q`` (its gap zero within
-    1e-7 of the model size) holds its node on the obstacle as a bilateral constraint row:
-    small vibrations about a resting state are assumed to keep the contact closed (true while
-    the contact force, e.g. the weight it carries, exceeds the vibration's dynamic force).
-    Penalty contacts enter through their stiffness. False: contacts are ignored.
     """
     sys = as_system(model)
     n = validate.integer("n", n, where="modes")
-    load_factor = validate.number("load_factor", load_factor, where="modes")
-    t = validate.number("t", t, where="modes")
     validate.choice("contacts", contacts, (True, False), where="modes")
-    q = sys.q0 if q is None else validate.configuration(
-        "q", q, sys, where="modes", hint="a configuration of this model (e.g. "
-                                         "static_result.q[-1]),")
-    if lam is not None:
-        lam = validate.array("lam", lam, (sys.n_con,), where="modes",
-                             hint="the model's joint multipliers (e.g. "
-                                  "static_result.lam[-1]),")
+    if q is not None:
+        if state is not None:
+            raise ModelError("modes: give the state once, as state= (q= is its former name)")
+        if isinstance(q, Result):
+            state = q
+        else:
+            state = validate.configuration(
+                "q", q, sys, where="modes", hint="a configuration of this model (e.g. "
+                                                 "static_result.q[-1]),")
+    base = base_state(sys, state, load_factor, lam, t, "modes", configuration_needs_load=False)
+    q, lam, load_factor, t = base.q, base.lam, base.load_factor, base.t
     if contacts:
         sys, lam = _with_resting_contacts(sys, q, lam)
     nf = sys.n_free
@@ -168,7 +296,7 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     omega = np.sqrt(np.clip(w2, 0.0, None))
     shapes = np.zeros((sys.n_dof, n))
     shapes[sys.free] = V
-    return Modes(sys, omega, shapes)
+    return Modes(sys, omega, shapes, q=q, load_factor=load_factor, static=base.static)
 
 
 def _with_resting_contacts(sys: System, q: np.ndarray, lam: np.ndarray | None):

@@ -195,8 +195,8 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     Parameters
     ----------
     steps : int, default 10
-        Number of equal load increments (Newton) or the first arc length's load increment
-        1/steps (arc length).
+        Number of equal load increments (Newton: ``load_max / steps`` each) or the first arc
+        length's load increment 1/steps (arc length).
     method : {'newton', 'arc-length'}, default 'newton'
         Load control with step cutting, or Crisfield's arc length (through limit points and
         snap-back).
@@ -212,9 +212,12 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         The sparse solver of the tangent (see ``fembody info``).
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
-        ``max_steps`` (default 500) and ``load_max`` (default 1.0, the largest load factor;
-        ``lam_max`` is its former name, still accepted) end the continuation, as does
+        ``max_steps`` (default 500) and ``load_max`` end the continuation, as does
         ``stop(result)`` returning True (e.g. ``lambda r: r.displacement(tip)[-1, 1] < -0.5``).
+    load_max : float, default 1.0
+        The load factor to reach (Newton: the last state is in equilibrium under ``load_max``
+        times the model's loads) or the largest load factor of the continuation (arc length).
+        ``lam_max`` is its former name, still accepted.
     redundant : 'error' (default: redundant joint rows are a ModelError naming them), 'drop'
         or 'regularize' (run anyway; see :mod:`fembody.run.redundancy`; the rows are in
         ``stats['redundant_rows']``).
@@ -282,7 +285,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     t0 = _time.perf_counter()
     try:
         if method == "newton":
-            _load_stepping(eq, result, steps, max_iter, max_cuts, start)
+            _load_stepping(eq, result, steps, max_iter, max_cuts, start, load_max)
         else:
             _arc_length(eq, result, 1.0 / steps, arc_length, max_iter, max_cuts, max_steps,
                         load_max, stop, start)
@@ -339,14 +342,16 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
 
 
 def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
-                   max_cuts: int, start: tuple) -> None:
+                   max_cuts: int, start: tuple, target: float = 1.0) -> None:
     s = eq.sys
     (q, lam), q_prev = start, None        # (the support check may hold q's tangent)
-    load, dl0 = 0.0, 1.0 / steps
+    load, dl0 = 0.0, target / steps
     dl, dl_prev = dl0, dl0
     min_dl = dl0 / 2.0**max_cuts
-    while load < 1.0 - 1e-12:
-        dl = min(dl, 1.0 - load)
+    while load < target * (1.0 - 1e-12):
+        dl = min(dl, target - load)
+        if target - (load + dl) <= 1e-12 * target:
+            dl = target - load            # the last step lands on the target exactly
         # predictor: extrapolate the last increment (helps large load steps), unless the
         # stability check left q's tangent factorised: then Newton from q (the tangent
         # predictor) costs no factorisation of its own

@@ -1,7 +1,9 @@
 """Pictures of models and results: pyvista scenes, animations and an interactive window,
 matplotlib time histories.
 
-- :func:`plot` draws a Model (reference configuration) or one saved state of a Result: beams as
+- :func:`plot` draws a Model (reference configuration), one saved state of a Result or a mode
+  of a Modes (``plot(modes, k)``: over the state the modes are about, its frequency in the
+  title; :func:`animate` of a Modes shows one period): beams as
   ribbons in the x-y plane as deep as their section (``beam_style="tube"``: tubes), trusses and
   springs as lines, rigid bodies as discs (radius of gyration), point masses as black discs,
   supports (dark red: a block for a clamp, a triangle for a pin, a triangle on a bar for a
@@ -49,6 +51,22 @@ def _pyvista():
     return pv
 
 
+def _is_modes(obj) -> bool:
+    """A fembody.Modes (read through its public attributes: viz imports no solver)."""
+    return all(hasattr(obj, a) for a in ("omega", "shapes", "frequencies", "result", "system"))
+
+
+def _mode(modes, k, amplitude, frames: int, where: str) -> tuple["Result", str]:
+    """Mode ``k`` of ``modes`` as a Result and the title that names it and its frequency."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise ModelError(f"{where}: the mode to draw must be an integer index, got {k!r}")
+    res = modes.result(k, amplitude=amplitude, frames=frames)
+    model = modes.system.model
+    f = float(res.stats["frequency"])
+    label = f"{model.name}   mode {int(res.stats['mode'])}: {f:.4g} Hz".strip()
+    return res, label
+
+
 def _split(obj: "Model | Result") -> tuple[Model, "Result | None"]:
     if isinstance(obj, Model):
         return obj, None
@@ -58,7 +76,8 @@ def _split(obj: "Model | Result") -> tuple[Model, "Result | None"]:
             raise ModelError("plot: the result has no model (loaded without one); use "
                              "Result.load(path, model=...)")
         return obj.system.model, obj
-    raise ModelError(f"plot: expected a fembody Model or Result, got {type(obj).__name__}")
+    raise ModelError(f"plot: expected a fembody Model, Result or Modes, got "
+                     f"{type(obj).__name__}")
 
 
 def _check(field: str | None, beam_style: str, where: str) -> None:
@@ -69,14 +88,20 @@ def _check(field: str | None, beam_style: str, where: str) -> None:
                          f"models), got {beam_style!r}")
 
 
-def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = "displacement",
-         scale: float = 1.0, *, off_screen: bool | None = None, filename: str | None = None,
+def plot(model_or_result: "Model | Result | Modes", step: int = -1,
+         field: str | None = "displacement", scale: float = 1.0, *,
+         off_screen: bool | None = None, filename: str | None = None,
          window_size: tuple[int, int] = (1024, 640), beam_style: str = "ribbon",
          cmap: str | None = None, background: str = "white", title: str | None = None,
-         scale_bar: bool = True) -> "pv.Plotter":
-    """Draw a model (reference configuration) or state ``step`` of a result.
+         scale_bar: bool = True, amplitude: float | None = None) -> "pv.Plotter":
+    """Draw a model (reference configuration), state ``step`` of a result, or mode ``step``
+    of a :class:`~fembody.Modes` (``plot(modes, k)``).
 
-    step : index of the saved state (default -1: the last; negative counts from the end).
+    step : index of the saved state (default -1: the last; negative counts from the end); for
+        Modes the mode (0: the lowest), drawn over the state the modes are about (grey lines)
+        with its frequency in the title.
+    amplitude : Modes only: the mode's largest translation [m] (default 10 % of the model's
+        size), see :meth:`fembody.Modes.result`.
     field : 'displacement' (default), 'velocity', 'rotation' (nodal) or 'N', 'V', 'M' (element
         stress resultants), or None for plain colours; a scalar bar shows its range. A Model
         has no field (it is at rest in its reference configuration): it is drawn in plain
@@ -98,6 +123,12 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
 
     Returns the pyvista Plotter (closed when it rendered off-screen).
     """
+    base = None
+    if _is_modes(model_or_result):
+        modes = model_or_result
+        model_or_result, label = _mode(modes, step, amplitude, 1, "plot")
+        base, step = (modes.system.q0 if modes.q is None else modes.q), 0
+        title = label if title is None else title
     model, result = _split(model_or_result)
     _check(field, beam_style, "plot")
     if result is None:
@@ -116,6 +147,8 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
         scene3 = Scene3(pv, p, model, field, field_range3([fr3], field), cmap, [fr3],
                         beam_style=beam_style)
         scene3.draw(fr3, fr3.title(title if title is not None else model.name, scale))
+        if base is not None:
+            _ghost(pv, p, result.system, base)
         scene3.camera()
         return _finish(p, filename, off_screen)
     fr = Frame(model, result, k, scale)
@@ -123,9 +156,27 @@ def plot(model_or_result: "Model | Result", step: int = -1, field: str | None = 
                   cmap=cmap, force_scale=Scene.force_scale_of([fr]), scale_bar=scale_bar)
     p.suppress_rendering = True
     scene.build(fr, fr.title(title if title is not None else model.name, scale))
+    if base is not None:
+        _ghost(pv, p, result.system, base)
     scene.camera(bounds([fr], 0.06 * extent(model)))
     p.suppress_rendering = False
     return _finish(p, filename, off_screen)
+
+
+def _ghost(pv, p, sys, q: np.ndarray) -> None:
+    """The lines of the beams and trusses at configuration ``q`` (the state a mode is drawn
+    over), thin and grey, just behind the scene in the plane."""
+    model = sys.model
+    pairs = np.array([[e["nodes"][0].id, e["nodes"][1].id]
+                      for e in list(model.beams) + list(model.trusses)], dtype=np.int64)
+    if not len(pairs):
+        return
+    x = sys.space.positions(q)
+    x = np.column_stack([x, np.full(len(x), -1e-3 * extent(model))]) if x.shape[1] == 2 else x
+    pts = np.concatenate([x[pairs[:, 0]], x[pairs[:, 1]]])
+    n = len(pairs)
+    lines = np.column_stack([np.full(n, 2), np.arange(n), n + np.arange(n)]).ravel()
+    p.add_mesh(pv.PolyData(pts, lines=lines), color="grey", line_width=2, opacity=0.8)
 
 
 def _finish(p, filename, off_screen: bool):
@@ -152,13 +203,18 @@ def _frames(model, result, field, scale, every, max_frames, where):
     return frames, field_range(frames, field), bounds(frames, 0.06 * extent(model))
 
 
-def animate(result: "Result", filename: str, *, field: str | None = "displacement",
+def animate(result: "Result | Modes", filename: str, *, field: str | None = "displacement",
             scale: float = 1.0, fps: int = 20, every: int | None = None, max_frames: int = 80,
             window_size: tuple[int, int] = (800, 500), beam_style: str = "ribbon",
-            cmap: str | None = None, background: str = "white") -> int:
+            cmap: str | None = None, background: str = "white", mode: int = 0,
+            amplitude: float | None = None) -> int:
     """Write an animation of ``result`` off-screen to ``filename`` (.gif, or .mp4 with
     imageio-ffmpeg installed): the scalar bar of ``field`` with one colour range over all
     frames, the length scale bar and the time on every frame.
+
+    Given a :class:`~fembody.Modes`, one period of mode ``mode`` (default 0, the lowest) of
+    largest translation ``amplitude`` [m] (default 10 % of the model's size) in 24 frames
+    (loop the GIF to see it vibrate), its frequency in the title.
 
     field, scale, beam_style, cmap : as in :func:`plot` (default field 'displacement').
     fps : frames per second (default 20).
@@ -171,9 +227,13 @@ def animate(result: "Result", filename: str, *, field: str | None = "displacemen
     palette taken from the first frame (it holds the whole colour bar). Returns the number of
     frames written.
     """
+    name = None
+    if _is_modes(result):
+        result, name = _mode(result, mode, amplitude, 24, "animate")
     model, result = _split(result)
     if result is None:
-        raise ModelError("animate: needs a Result (a model alone does not move)")
+        raise ModelError("animate: needs a Result or Modes (a model alone does not move)")
+    name = model.name if name is None else name
     _check(field, beam_style, "animate")
     suffix = pathlib.Path(filename).suffix.lower()
     if suffix not in (".gif", ".mp4"):
@@ -194,19 +254,19 @@ def animate(result: "Result", filename: str, *, field: str | None = "displacemen
         p.set_background(background)
         if model.dimension.spatial:
             scene = Scene3(pv, p, model, field, clim, cmap, frames, beam_style=beam_style)
-            scene.draw(frames[0], frames[0].title(model.name, scale))
+            scene.draw(frames[0], frames[0].title(name, scale))
             scene.camera()
             scene.update = scene.draw
         else:
             scene = Scene(pv, p, model, field, clim, beam_style=beam_style, cmap=cmap,
                           force_scale=Scene.force_scale_of(frames))
             p.suppress_rendering = True
-            scene.build(frames[0], frames[0].title(model.name, scale))
+            scene.build(frames[0], frames[0].title(name, scale))
             scene.camera(box)
             p.suppress_rendering = False
         images = []
         for fr in frames:
-            scene.update(fr, fr.title(model.name, scale))
+            scene.update(fr, fr.title(name, scale))
             p.render()
             images.append(np.asarray(p.screenshot(return_img=True))[..., :3])
             if suffix == ".gif":

@@ -42,7 +42,8 @@ class Frame:
         self.u = u[nd[:, :2]]
         self.pos = self.X + scale * self.u
         self.rot = np.where(nd[:, 2] >= 0, scale * u[nd[:, 2]], 0.0)
-        self.time = None if result is None else float(result.time[k])
+        # a mode's states are phases of a period, not times: the title names the mode
+        self.time = None if result is None or result.kind == "mode" else float(result.time[k])
         self.static = result is not None and result.kind != "dynamic"
         self.vel = None
         if result is not None and result.v is not None:

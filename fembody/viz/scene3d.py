@@ -35,7 +35,8 @@ class Frame3:
         self.u = space.positions(q) - self.X
         self.pos = self.X + scale * self.u
         self.R = space.frames(q)
-        self.time = None if result is None else float(result.time[k])
+        # a mode's states are phases of a period, not times: the title names the mode
+        self.time = None if result is None or result.kind == "mode" else float(result.time[k])
         self.static = result is not None and result.kind != "dynamic"
         self.vel = None
         if result is not None and result.v is not None:

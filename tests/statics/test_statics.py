@@ -366,10 +366,10 @@ def test_modes_and_buckling_refuse_an_accepted_unstable_state_saying_why():
     assert list(res.stable) == [True, True, True, False, False]
     k = 4
     with pytest.raises(fb.SingularSystemError, match=r"unstable.*result\.stable"):
-        fb.modes(m, n=2, q=res.q[k], load_factor=res.load_factor[k], lam=res.lam[k])
+        fb.modes(m, n=2, state=res.q[k], load_factor=res.load_factor[k], lam=res.lam[k])
     with pytest.raises(fb.SingularSystemError, match=r"unstable.*result\.stable"):
         fb.buckling(m, state=res)
-    md = fb.modes(m, n=1, q=res.q[2], load_factor=res.load_factor[2], lam=res.lam[2])
+    md = fb.modes(m, n=1, state=res.q[2], load_factor=res.load_factor[2], lam=res.lam[2])
     assert md.omega[0] > 0.0
     more = fb.buckling(m, n=1, state=res.q[2], load_factor=res.load_factor[2], lam=res.lam[2])
     assert more.factors[0] > 0.0

@@ -152,7 +152,10 @@ class ModalBodyBlock:
         return np.array([0.5 * eta @ self.K @ eta])
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
-        """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field."""
+        """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field;
+        none (0 rows) for a body reduced from imported matrices (no element data)."""
+        if self.body.source is None:
+            return np.zeros((0, 3))
         sys_free, blk, nd = self.body.source
         eta = x[0, 3:]
         q = np.zeros(sys_free.n_dof)
@@ -186,11 +189,21 @@ class ModalBodyRef:
 
 
 def build(dof_map, model, P: np.ndarray) -> list:
-    """One :class:`ModalBodyBlock` per modal body of ``model`` (each with its own basis) on
-    its reference node's DOFs and its modal amplitudes; empty without modal bodies (spatial
-    models refuse them when they are added)."""
+    """One block per modal body of ``model`` (each with its own basis) on its reference node's
+    DOFs and its modal amplitudes: :class:`ModalBodyBlock` in the plane, the spatial body's
+    own block (:mod:`.modal3d`) in space; empty without modal bodies."""
+    return model.dimension.pick(_build_planar, _build_spatial)(dof_map, model)
+
+
+def _build_planar(dof_map, model) -> list:
     nd = dof_map.node_dofs
     beta = model.rayleigh[1]
     return [ModalBodyBlock(np.concatenate([nd[mb.node.id], md]), mb.body, mb.angle,
                            beta=beta, label=f"modal body '{mb.body.name}'")
+            for mb, md in zip(model.modal_bodies, dof_map.modal_dofs)]
+
+
+def _build_spatial(dof_map, model) -> list:
+    nd = dof_map.node_dofs
+    return [mb.body.block(mb.node.id, nd[mb.node.id], md, f"modal body '{mb.body.name}'")
             for mb, md in zip(model.modal_bodies, dof_map.modal_dofs)]

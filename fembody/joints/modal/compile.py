@@ -1,4 +1,4 @@
-"""Builder of the modal pin (planar models)."""
+"""Builders of the modal pin (planar and spatial models)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,6 +7,7 @@ from ...elements.modal import rotation_matrix
 from ...errors import ModelError
 from ..compile import blocks_of, builder
 from .pin import ModalPinBlock
+from .pin3d import SpatialModalPinBlock
 
 
 @builder("ModalPin", form="planar")
@@ -48,3 +49,33 @@ def modal_pin_block(sys, j):
     if j.node is None or j.node is sys.model.ground:
         blk.ground_point = p_a
     return blk
+
+
+@builder("ModalPin", form="spatial")
+def _modal3d(sys, j, groups: dict) -> None:
+    groups["modal3d"].append(j)
+
+
+@blocks_of("modal3d")
+def _modal3d_blocks(sys, key: str, g: list) -> list:
+    return [modal_pin_block3d(sys, j) for j in g]
+
+
+def modal_pin_block3d(sys, j) -> SpatialModalPinBlock:
+    """One ModalPin on a spatial modal body as a block (its width depends on the modes)."""
+    ref, mb = j.body, j.body.body
+    a = j.point
+    Xr = np.array([ref.node.x, ref.node.y, ref.node.z])
+    p_a = Xr + mb.s[a]
+    ground = j.node is None or j.node is sys.model.ground
+    if ground:
+        od, Xo = np.array([-1, -1, -1]), p_a
+    else:
+        od, Xo = sys.node_dofs[j.node.id, :3].copy(), np.array([j.node.x, j.node.y, j.node.z])
+        gap = float(np.linalg.norm(Xo - p_a))
+        if gap > 1e-9 * max(1.0, sys.length):
+            raise ModelError(f"{j.label}: {j.node} is at {tuple(Xo)} but mesh point {a} of "
+                             f"'{mb.name}' is at {tuple(p_a)}; place the node on the point")
+    dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
+    return SpatialModalPinBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
+                                mb.phi_t[a][None])

@@ -59,10 +59,11 @@ class ModalPinBlock(JointBlock):
 class ModalPin(Joint):
     """Attach mesh point ``point`` (index or template node) of the modal body ``body`` (a
     ``ModalBodyRef``) to ``node`` (or ``model.ground``): coincident positions, and equal
-    rotation increments with ``rotation=True``. Reaction: the force (Fx, Fy) [N] (and Mz)
-    on ``node``."""
+    rotation increments with ``rotation=True`` (planar bodies only). Reaction: the force
+    (Fx, Fy) [N] (and Mz) on ``node``; in space (Fx, Fy, Fz) [N]."""
 
     kind = "ModalPin"
+    dims = (2, 3)
     node_fields = ("node",)
 
     def __init__(self, body, point, node, rotation: bool = False,
@@ -72,9 +73,14 @@ class ModalPin(Joint):
                              f"Model.add_modal_body, got {type(body).__name__}")
         self.body, self.node, self.rotation, self.name = body, node, bool(rotation), name
         self.point = body.body.point_index(point)
+        if rotation and getattr(body.body, "spatial", False):
+            raise ModelError("ModalPin: rotation=True is planar only for now; a spatial "
+                             "ModalPin holds the point's position")
 
     @property
     def n_rows(self) -> int:
+        if getattr(self.body.body, "spatial", False):
+            return 3                    # the point's x, y, z
         return 3 if self.rotation else 2
 
     def nodes(self):

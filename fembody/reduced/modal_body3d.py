@@ -1,0 +1,296 @@
+"""Spatial modal (floating-frame) bodies reduced from fembody's own spatial beam meshes.
+
+The spatial counterpart of :mod:`fembody.reduced.modal_body`: a reference frame carried by a
+*reference node* (position and unit-quaternion rotation, as every spatial node of fembody) plus
+N elastic modes in that frame,
+
+    mesh node a:  x_a = r + R (s_a + Phi_a eta),   its rotation R exp(hat(Psi_a eta)),
+
+with the modes of the body's own finite-element mesh clamped at the reference node
+(``boundary="clamped"``) or free-free with the six rigid modes dropped (``"free"``). The
+kinetic energy is the FE one written with inertia invariants of the FE mass matrix (Shabana's
+shape integrals; the floating frame of Zwoelfer and Gerstmayr, Multibody Syst. Dyn. 2019, in
+the form of :mod:`fembody.elements.modal3d`), the elastic energy ``1/2 eta^T (Phi^T K Phi)
+eta``. In a ``Model(dim=3)`` the body is its reference node (6 DOFs: joints, loads, springs
+attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the mesh.
+
+:meth:`ModalBody3D.from_matrices` builds the body from an external model's M and K
+(:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes.
+
+``stiffening=True`` adds the centrifugal geometric stiffness of a spin about the reference
+node; ``ModalPin`` holds any mesh point at a node or the ground.
+
+The section forces of the mesh are recovered from the modal field (``result.resultants("modal
+body")``, per element of the template, in the body's frame).
+
+Not yet: stiffening from a preload state; stresses from the section forces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..elements.modal.modal3d import InertiaInvariants, SpatialModalBlock
+from ..errors import ModelError
+from ..model.model import Model
+from ..statics.modal import modes as fe_modes
+
+__all__ = ["ModalBody3D"]
+
+
+@dataclass
+class ModalBody3D:
+    """A spatial reduced body (see the module docstring); build it with :meth:`from_body`, add
+    it with ``Model.add_modal_body`` to a ``Model(dim=3)``.
+
+    ``s (n_nodes, 3)`` mesh offsets from the reference node [m]; ``Phi (6 n_nodes, N)`` the
+    modes (node-major: translations [m], rotations [rad]; mass-normalised); ``K (N, N)`` modal
+    stiffness; ``omega (N,)`` [rad/s]; ``invariants`` the inertia invariants."""
+
+    name: str
+    s: np.ndarray
+    Phi: np.ndarray
+    K: np.ndarray
+    omega: np.ndarray
+    invariants: InertiaInvariants
+    boundary: str
+    origin: tuple = (0.0, 0.0, 0.0)
+    node_ids: tuple = ()
+    source: object = field(default=None, repr=False)   # (template System, DOF order) or None
+
+    spatial = True
+
+    @property
+    def n(self) -> int:
+        return self.Phi.shape[1]
+
+    @property
+    def phi_t(self) -> np.ndarray:
+        """Translational mode components (n_nodes, 3, N) [m]."""
+        return self.Phi.reshape(len(self.s), 6, self.n)[:, :3]
+
+    @classmethod
+    def from_body(cls, model, body, n_modes: int, *, boundary: str = "clamped",
+                  reference=None, stiffening: bool = False,
+                  name: str | None = None) -> "ModalBody3D":
+        """Reduce the spatial beam ``body`` of ``model`` (a ``Model(dim=3)``, left unchanged) to
+        ``n_modes`` modes.
+
+        Parameters
+        ----------
+        boundary : {'clamped', 'free'}, default 'clamped'
+            Modes of the body clamped at the reference node, or free-free (rigid modes
+            dropped).
+        reference : optional
+            The node (a Node, its id or name) carrying the frame (default ``body.first``).
+        stiffening : bool, default False
+            Centrifugal (geometric) stiffening: the body clamped at the reference node and
+            spun at the angular velocity W about it carries the stress of its centrifugal
+            load, quadratic in W; its geometric stiffness projected on the modes, ``sum_ij W_i
+            W_j G_ij``, enters the kinetic energy as ``-1/2 eta^T G(W) eta`` (the planar
+            body's ``stiffening_axis`` about the reference node, for any spin axis). ``G_ij``
+            is the derivative of the template's exact tangent along the static response to
+            the load of ``W_i W_j`` (so it holds the stress and the rotation of the stiff
+            axial terms). Without it a fast-spinning body's bending is too soft (and
+            diverges in-plane beyond its first frequency).
+        name : str, optional
+            Default ``'modal <body name>'``.
+        """
+        where = f"ModalBody3D from '{getattr(body, 'name', body)}'"
+        if getattr(model, "dim", 2) != 3:
+            raise ModelError(f"{where}: the model is planar; use fembody.reduced.ModalBody")
+        if boundary not in ("clamped", "free"):
+            raise ModelError(f"{where}: boundary must be 'clamped' or 'free', got {boundary!r}")
+        elems = [e for e in body.elements if e.family == "beam"]
+        if not elems or len(elems) != len(body.elements):
+            raise ModelError(f"{where}: only bodies made of beam elements can be reduced")
+        if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) \
+                or n_modes < 1:
+            raise ModelError(f"{where}: n_modes must be a positive integer, got {n_modes!r}")
+        ref = body.first if reference is None else model.node(reference, where)
+        if ref not in body.nodes:
+            raise ModelError(f"{where}: the reference node {ref} is not a node of the body")
+
+        def template(clamp: bool):
+            sub = Model(dim=3, name=f"{where} (template)")
+            nodes = {x.id: sub.add_node((x.x, x.y, x.z)) for x in body.nodes}
+            for e in elems:
+                d = model.beams[e.index]
+                a, b = d["nodes"]
+                sub.add_beam(nodes[a.id], nodes[b.id], n=1, material=d["material"],
+                             section=d["section"], orientation=d["orientation"],
+                             mass="lumped" if d["lumped"] else "consistent")
+            if clamp:
+                sub.fix(nodes[ref.id])
+            sys = sub.compile()
+            return sys, sys.node_dofs[[nodes[x.id].id for x in body.nodes]]
+        sys_free, nd = template(False)
+        n_el = 6 * len(body.nodes) - 6
+        if n_modes > n_el:
+            raise ModelError(f"{where}: at most {n_el} elastic modes exist, asked for {n_modes}")
+        if boundary == "clamped":
+            sys_c, _ = template(True)
+            md = fe_modes(sys_c, n=n_modes)
+            V, omega = md.shapes, md.omega
+        else:
+            md = fe_modes(sys_free, n=n_modes + 6)
+            if np.any(md.omega[:6] > 1e-4 * max(md.omega[6], 1e-300)):
+                raise ModelError(f"{where}: the free-free body does not show six rigid modes")
+            V, omega = md.shapes[:, 6:], md.omega[6:]
+        fr = sys_free.free
+        M = np.zeros((sys_free.n_dof, sys_free.n_dof))
+        K = np.zeros_like(M)
+        M[np.ix_(fr, fr)] = sys_free.mass_matrix().toarray()
+        K[np.ix_(fr, fr)] = sys_free.stiffness_matrix().toarray()
+        order = nd.ravel()                                  # node-major (u, theta) per node
+        M6, K6, Phi = M[np.ix_(order, order)], K[np.ix_(order, order)], V[order]
+        _check_mass(M6, where)
+        X = np.array([[x.x, x.y, x.z] for x in body.nodes])
+        s = X - np.array([ref.x, ref.y, ref.z])
+        Kred = Phi.T @ K6 @ Phi
+        inv = InertiaInvariants.from_fe(M6, s, Phi)
+        if stiffening:
+            sys_c = template(True)[0] if boundary != "clamped" else sys_c
+            G = _centrifugal_stiffness(sys_c, M, s, nd, V)
+            # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)))
+        return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
+                   boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
+                   source=(sys_free, order))
+
+    @classmethod
+    def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
+                      name: str = "modal body") -> "ModalBody3D":
+        """A spatial body from an external FE model's matrices, reduced by Craig-Bampton.
+
+        Parameters
+        ----------
+        fe : FEMatrices
+            From :func:`fembody.reduced.read_matrices`: node coordinates (n, 3) and 6 DOFs
+            (x, y, z, rx, ry, rz) per node, the body free (no supports in the matrices); the
+            translational mass isotropic and uncoupled from the rotations (lumped masses, or
+            fembody's beam masses).
+        n_modes : int
+            Fixed-interface modes kept (>= 0).
+        reference : int, default 0
+            The node (0-based) carrying the floating frame, held in the modes.
+        interface : sequence of int, default ()
+            Further nodes whose 6 DOFs become static constraint modes (first among the modal
+            coordinates), as in :meth:`fembody.reduced.ModalBody.from_matrices`.
+
+        ``omega`` [rad/s]: the reduced body's natural frequencies clamped at the reference.
+        """
+        from scipy.linalg import eigh
+
+        from .craig_bampton import craig_bampton
+        where = f"ModalBody3D.from_matrices ({fe.sources.get('M', 'M')})"
+        if fe.nodes is None or fe.nodes.shape[1] != 3 or fe.dofs_per_node != 6:
+            raise ModelError(f"{where}: a spatial body needs node coordinates (n, 3) and 6 DOFs "
+                             "(x, y, z, rx, ry, rz) per node; got "
+                             f"{None if fe.nodes is None else fe.nodes.shape} coordinates and "
+                             f"{fe.dofs_per_node} DOFs per node")
+        nn = len(fe.nodes)
+        nodes = [reference, *interface]
+        for k, a in enumerate(nodes):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < nn:
+                what = "reference" if k == 0 else f"interface entry {k - 1}"
+                raise ModelError(f"{where}: {what} is node {a!r}, out of range 0..{nn - 1}")
+        if len(set(int(a) for a in nodes)) != len(nodes):
+            raise ModelError(f"{where}: interface nodes {list(interface)} repeat a node or the "
+                             f"reference node {reference}")
+        nd = np.arange(6 * nn).reshape(nn, 6)
+        keep = np.setdiff1d(np.arange(6 * nn), nd[reference])
+        local = np.full(6 * nn, -1)
+        local[keep] = np.arange(len(keep))
+        iface = local[nd[list(interface)].ravel()] if len(interface) else np.zeros(0, int)
+        M, K = fe.M.toarray(), fe.K.toarray()
+        cb = craig_bampton(M[np.ix_(keep, keep)], K[np.ix_(keep, keep)], iface, n_modes,
+                           where=where)
+        Phi = np.zeros((6 * nn, cb.T.shape[1]))
+        Phi[keep] = cb.T
+        _check_mass(M, where)
+        X = np.asarray(fe.nodes, float)
+        s = X - X[reference]
+        w2 = eigh(cb.K, cb.M, eigvals_only=True)
+        return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)),
+                   InertiaInvariants.from_fe(M, s, Phi), "craig-bampton",
+                   tuple(float(c) for c in X[reference]))
+
+    # ------------------------------------------------------------------ in a System
+    def block(self, node: int, node_dofs: np.ndarray, modal_dofs: np.ndarray,
+              label: str) -> SpatialModalBlock:
+        """The element block of this body on its reference node ``node``."""
+        return SpatialModalBlock(node, node_dofs, modal_dofs, self, label)
+
+    def point_index(self, point) -> int:
+        """Index in the mesh of ``point``: an index, or a node of the template body."""
+        if isinstance(point, (int, np.integer)):
+            if not 0 <= point < len(self.s):
+                raise ModelError(f"{self.name}: mesh node index {point} out of range "
+                                 f"0..{len(self.s) - 1}")
+            return int(point)
+        pid = getattr(point, "id", None)
+        if pid is None or pid not in self.node_ids:
+            raise ModelError(f"{self.name}: {point!r} is not a node of the reduced body's mesh")
+        return self.node_ids.index(pid)
+
+    def node_positions(self, r: np.ndarray, R: np.ndarray, eta: np.ndarray,
+                       angle=None) -> np.ndarray:
+        """Positions (n_states, n_nodes, 3) [m] of the mesh nodes for frame positions ``r (n,
+        3)``, rotations ``R (n, 3, 3)`` and amplitudes ``eta (n, N)``."""
+        u = self.s[None] + np.einsum("ajn,kn->kaj", self.phi_t, eta)
+        return np.einsum("kij,kaj->kai", R, u) + r[:, None, :]
+
+
+# relative step of the central difference of the tangent (as fembody.buckling: cbrt(eps)
+# balances the O(h^2) truncation against the O(eps / h) round-off)
+STEP = float(np.finfo(float).eps) ** (1.0 / 3.0)
+
+
+def _centrifugal_stiffness(sys_c, M: np.ndarray, s: np.ndarray, nd: np.ndarray,
+                           V: np.ndarray) -> np.ndarray:
+    """``G (3, 3, N, N)``: the modal geometric stiffness of the centrifugal load per W_i W_j.
+
+    The centrifugal force of a spin W on mesh node a is ``-m W x (W x s_a) = sum_ij W_i W_j
+    m (delta_ij s_a - s_aj e_i)``; its symmetric part in ij loads the body clamped at the
+    reference node (System ``sys_c``; ``M`` the full-DOF mass matrix, ``nd`` the mesh nodes'
+    DOFs, ``V`` the modes as full-length vectors). G_ij is the derivative of the exact
+    tangent along the linear static response, by a central difference."""
+    fr = sys_c.free
+    K0 = sys_c.stiffness_matrix().toarray()
+    Vf = V[fr]
+    N = V.shape[1]
+    rot = getattr(sys_c.space, "rotation", np.zeros(sys_c.n_dof, bool))[fr]
+    G = np.zeros((3, 3, N, N))
+    E = np.eye(3)
+    for i in range(3):
+        for j in range(i, 3):
+            acc = (i == j) * s - 0.5 * (s[:, [j]] * E[i] + s[:, [i]] * E[j])
+            r = np.zeros(sys_c.n_dof)
+            r[nd[:, :3]] = acc
+            u = np.linalg.solve(K0, (M @ r)[fr])
+            scale = max(float(np.abs(u[~rot]).max(initial=0.0)) / sys_c.length,
+                        float(np.abs(u[rot]).max(initial=0.0)))
+            if scale == 0.0:
+                continue                     # no load (a spin about the body's own line)
+            h = STEP / scale
+            KG = (sys_c.stiffness_matrix(sys_c.update(sys_c.q0, h * u)).toarray()
+                  - sys_c.stiffness_matrix(sys_c.update(sys_c.q0, -h * u)).toarray()) / (2 * h)
+            Gij = Vf.T @ (0.5 * (KG + KG.T)) @ Vf
+            G[i, j] = G[j, i] = 0.5 * (Gij + Gij.T)
+    return G
+
+
+def _check_mass(M6: np.ndarray, where: str) -> None:
+    """The gravity potential uses the first moment of the translational mass: it must be
+    isotropic and uncoupled from the rotations (fembody's beam masses are)."""
+    nn = M6.shape[0] // 6
+    t = (6 * np.arange(nn)[:, None] + np.arange(3)).ravel()
+    r = t + 3
+    Mt = M6[np.ix_(t, t)]
+    big = np.abs(Mt).max()
+    iso = np.kron(Mt[0::3, 0::3], np.eye(3))
+    if np.abs(Mt - iso).max() > 1e-12 * big or np.abs(M6[np.ix_(t, r)]).max() > 1e-12 * big:
+        raise ModelError(f"{where}: the FE mass matrix is not isotropic in translation and "
+                         "uncoupled from rotation; cannot form the inertia invariants")
