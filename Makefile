@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.fembody-installed
 # extension is not used: numba would compile those kernels at the first run, seconds)
 KSTAMP := $(VENV)/.fembody-kernels
 KERNEL_SRC := fembody/elements/kernels.py fembody/elements/compiled.py \
-	fembody/solvers/_kernels.py fembody/solvers/envelope.py fembody/solvers/cholmod_spd.py \
+	fembody/solvers/_kernels.py fembody/linalg/envelope.py fembody/linalg/cholmod_spd.py \
 	fembody/elements/beam3d_numba.py fembody/elements/quat_numba.py \
 	fembody/elements/rigid3d.py fembody/elements/mass.py fembody/solvers/lie.py \
 	fembody/joints/spatial.py fembody/joints/blocks.py fembody/elements/spring.py \

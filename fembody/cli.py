@@ -216,7 +216,7 @@ def info(script: str | None, params: dict) -> int:
     import numpy
     import scipy
 
-    from .solvers import linalg
+    from .linalg import linalg
     versions = [f"fembody {__version__}", f"python {platform.python_version()}",
                 f"numpy {numpy.__version__}", f"scipy {scipy.__version__}"]
     for dist in ("numba", "meshio", "pyvista", "vtk", "matplotlib", "scikit-sparse", "click"):

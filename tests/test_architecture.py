@@ -240,7 +240,7 @@ def test_the_mixin_checker_sees_a_mixin():
 @pytest.mark.parametrize("name", [
     "fembody.model.Model", "fembody.results.Result",
     "fembody.system.System",
-    "fembody.solvers.linalg.LinearSolver", "fembody.solvers.linalg.SaddlePointSolver"])
+    "fembody.linalg.linalg.LinearSolver", "fembody.linalg.linalg.SaddlePointSolver"])
 def test_public_classes_have_no_mixin_bases(name):
     module, cls = name.rsplit(".", 1)
     assert _mixin_bases(getattr(importlib.import_module(module), cls)) == []

@@ -17,8 +17,8 @@ import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # the modules whose kernels carry an ``aot`` signature
-MODULES = ("fembody.elements.compiled", "fembody.solvers._kernels", "fembody.solvers.envelope",
-           "fembody.solvers.cholmod_spd", "fembody.elements.beam3d_numba",
+MODULES = ("fembody.elements.compiled", "fembody.solvers._kernels", "fembody.linalg.envelope",
+           "fembody.linalg.cholmod_spd", "fembody.elements.beam3d_numba",
            "fembody.elements.quat_numba", "fembody.elements.rigid3d",
            "fembody.elements.mass", "fembody.solvers.lie", "fembody.joints.spatial",
            "fembody.joints.blocks", "fembody.elements.spring",

@@ -1,5 +1,5 @@
 """Solvers: statics, modal analysis, linear algebra (dynamics follow)."""
-from .linalg import LinearSolver, backend_name
+from ..linalg.linalg import LinearSolver, backend_name
 from .modal import Modes, modes
 from .base import Integrator
 from .newmark import HHT, GeneralizedAlpha, Newmark

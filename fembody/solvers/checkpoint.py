@@ -36,7 +36,7 @@ from ..lazy import lazy_module
 from ..results import Result
 from ..system import System
 from .. import version as fembody_version
-from .linalg import LinearSolver, SaddlePointSolver
+from ..linalg.linalg import LinearSolver, SaddlePointSolver
 
 # imported when a checkpoint is written or read (their OpenSSL and file-system modules are a
 # few ms of every start-up otherwise)

@@ -12,7 +12,7 @@ from ..errors import ModelError, SingularSystemError
 from ..lazy import lazy_module
 from ..system import System
 from .impact import with_contact_rows
-from .linalg import DENSE_MAX
+from ..linalg.linalg import DENSE_MAX
 from .redundancy import check_redundant
 from .statics import as_system, constrained_resolvent
 

@@ -25,9 +25,9 @@ sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast s
 from ..results import Result
 from ..system import System
 from . import _kernels
-from .inertia import UNSTABLE, InertiaCheck
-from .linalg import DENSE_MAX, LinearSolver, saddle_solver
-from .nullspace import null_space_dofs, null_vectors, with_constraint_penalty
+from ..linalg.inertia import UNSTABLE, InertiaCheck
+from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
+from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from .redundancy import MODES as REDUNDANT_MODES
 from .redundancy import check_redundant, describe_motion
 
@@ -232,7 +232,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         How every converged state's stability is checked. 'eigenvalue': the lowest eigenvalue
         of the tangent on the motions the joints allow (dense, or shift-invert Lanczos: many
         factorisations per load step), recorded in ``result.stability``. 'check': one Cholesky
-        attempt of the penalised tangent (:mod:`fembody.solvers.inertia`), the eigenvalue only
+        attempt of the penalised tangent (:mod:`fembody.linalg.inertia`), the eigenvalue only
         when it fails (unstable states, recorded as before); stable states record NaN in
         ``result.stability``. When Newton ends a step on an increment at the round-off level
         of the coordinates (fine meshes), its last factorisation, a Cholesky of the tangent at

@@ -1,4 +1,4 @@
-"""CHOLMOD's simplicial/supernodal decision (fembody.solvers.cholmod_spd) and the backend
+"""CHOLMOD's simplicial/supernodal decision (fembody.linalg.cholmod_spd) and the backend
 ``LinearSolver("auto")`` picks: decisions on small synthetic patterns, never timings."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 sp = pytest.importorskip("scipy.sparse")
 pytest.importorskip("sksparse.cholmod")
 
-from fembody.solvers import cholmod_spd, linalg  # noqa: E402
-from fembody.solvers.cholmod_spd import CholmodSPD, column_counts, fill_ratio  # noqa: E402
-from fembody.solvers.envelope import pattern_plan  # noqa: E402
+from fembody.linalg import cholmod_spd, linalg  # noqa: E402
+from fembody.linalg.cholmod_spd import CholmodSPD, column_counts, fill_ratio  # noqa: E402
+from fembody.linalg.envelope import pattern_plan  # noqa: E402
 
 
 def spd(pattern, seed: int = 0):

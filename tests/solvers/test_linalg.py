@@ -7,8 +7,9 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.solvers import _kernels, linalg
-from fembody.solvers.envelope import EnvelopeLDL, envelope_width
+from fembody.solvers import _kernels
+from fembody.linalg import linalg
+from fembody.linalg.envelope import EnvelopeLDL, envelope_width
 from tests.reference_kernels import solver_kernels as ref_kernels
 
 pytestmark = pytest.mark.skipif(not linalg.ENVELOPE_AVAILABLE, reason="needs numba")

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.solvers import sparse_lu
+from fembody.linalg import sparse_lu
 
 STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
 SEC = fb.Section.rectangle(b=0.05, h=0.08)
