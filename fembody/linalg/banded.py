@@ -41,7 +41,10 @@ def half_bandwidth(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int
 
 class BandedLU:
     """``A x = b`` for matrices on the CSC pattern ``(indptr, indices)`` of size ``n``:
-    :meth:`factorize` with the data array, then :meth:`solve` (vectors or columns)."""
+    :meth:`factorize` with the data array, then :meth:`solve` (vectors or columns). A
+    :class:`~fembody.linalg.factorization.Factor` once factorised (an LU: no inertia)."""
+
+    negative = None
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int) -> None:
         self.n = n
@@ -80,3 +83,7 @@ class BandedLU:
     def U_diagonal(self) -> np.ndarray:
         """Pivots (the diagonal of U), for conditioning diagnostics."""
         return self._lu[self.kl + self.ku]
+
+    def pivots(self) -> np.ndarray:
+        """|diag U| (:class:`~fembody.linalg.factorization.Factor`)."""
+        return np.abs(self.U_diagonal())

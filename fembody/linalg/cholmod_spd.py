@@ -108,7 +108,10 @@ class CholmodSPD:
     The mode is decided once per pattern from its symbolic analysis (:func:`choose_mode`) and
     kept with the pattern for every later solver of it. Simplicial CHOLMOD computes LDL^T,
     which does not stop at a negative pivot, so there positive definiteness is checked on D
-    (cheap); supernodal LL^T raises by itself."""
+    (cheap); supernodal LL^T raises by itself. Once factorised a
+    :class:`~fembody.linalg.factorization.Factor` that proves its matrix positive definite."""
+
+    negative = 0
 
     def __init__(self) -> None:
         self.f = None
@@ -150,8 +153,14 @@ class CholmodSPD:
     def __call__(self, b: np.ndarray) -> np.ndarray:
         return self.f(b)
 
+    solve = __call__
+
     def D(self) -> np.ndarray:
         return self.f.D()
+
+    def pivots(self) -> np.ndarray:
+        """|D| of the LDL^T (for a supernodal LL^T: L's diagonal squared)."""
+        return np.abs(self.f.D())
 
 
 @njit(cache=True, aot="i8[:](i8[:], i8[:], i8[:], i8)")

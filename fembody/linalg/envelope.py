@@ -465,7 +465,8 @@ class EnvelopeLDL:
         self._scratch = np.zeros(n)          # the Schur solve's work vector
         self.ok = False
         self.bad_row = -1
-        self.negative = 0                    # negative pivots of factorize_indefinite
+        # negative pivots (the inertia) of the last factorisation; None: not factorised
+        self.negative: int | None = None
 
     def _kernel(self, kernel):
         """The factorisation's entry point: trusted for the int32 map (a map of int64, for
@@ -489,6 +490,7 @@ class EnvelopeLDL:
                                   self.first, self.rowptr, self.dinv, self._work)
         self.ok = k < 0
         self.bad_row = int(self.perm[k]) if k >= 0 else -1
+        self.negative = 0 if self.ok else None       # a Cholesky's: positive definite
         return self.ok
 
     def factorize_indefinite(self, data: np.ndarray, growth_max: float = GROWTH_MAX) -> bool:
@@ -580,3 +582,8 @@ class EnvelopeLDL:
         d = np.empty(self.n)
         d[self.perm] = 1.0 / self.dinv
         return d
+
+    def pivots(self) -> np.ndarray:
+        """|D| (:class:`~fembody.linalg.factorization.Factor`; ``negative`` counts D's
+        negative entries)."""
+        return np.abs(self.D())

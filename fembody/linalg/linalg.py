@@ -38,7 +38,10 @@ from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering, same_pattern
 from .envelope_target import assembly_target
 from .banded import BAND_MAX, BandedLU, half_bandwidth
-from .sparse_lu import OrderedSuperLU
+from .sparse_lu import lu_backend
+from .factorization import OPTIONAL, DenseCholesky, DenseLU, Factor, Singular
+from .factorization import pivot_ratio as _pivot_ratio
+from .factorization import require as _require_optional
 from . import restorable
 from .restorable import NoCompliance, RowCompliance
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
@@ -56,7 +59,9 @@ DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkee
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
 # like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
 ENVELOPE_WIDTH = 24
-METHODS = ("auto", "envelope", "cholmod", "superlu", "dense", "banded")
+# the general LU backends: SciPy's SuperLU and the optional ones (imported when asked for)
+LU_METHODS = ("superlu",) + tuple(OPTIONAL)
+METHODS = ("auto", "envelope", "cholmod", "dense", "banded") + LU_METHODS
 
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
@@ -88,8 +93,17 @@ class LinearSolver:
 
     Parameters
     ----------
-    method : 'auto', 'envelope', 'cholmod', 'superlu' or 'dense'.
-    spd : whether matrices are expected symmetric positive definite (Cholesky is tried first).
+    method : {'auto', 'envelope', 'cholmod', 'banded', 'dense', 'superlu', 'umfpack', \
+'pardiso', 'mumps'}, default 'auto'
+        The backend (module docstring for auto's rule). 'umfpack' (scikit-umfpack),
+        'pardiso' (pypardiso, MKL) and 'mumps' (python-mumps) are optional packages: a
+        missing one is a ModelError with its install line.
+    spd : bool, default True
+        Whether matrices are expected symmetric positive definite (Cholesky is tried first).
+
+    The factorisation of the last :meth:`factorize` is a
+    :class:`~fembody.linalg.factorization.Factor` whichever backend made it (its pivots, and
+    its inertia where the backend proves it).
 
     Counters: ``n_factor`` (numeric factorisations), ``n_solve``.
     """
@@ -102,6 +116,8 @@ class LinearSolver:
                              "'superlu'")
         if method == "envelope" and not ENVELOPE_AVAILABLE:
             raise ModelError("linear_solver='envelope' needs numba; install it or use 'superlu'")
+        if method in OPTIONAL:
+            _require_optional(method)
         if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
             _warn_no_cholmod()
         self.method = method
@@ -201,22 +217,22 @@ class LinearSolver:
                 kind = "superlu"
         if kind == "dense":
             Ad = A.toarray() if _is_sparse(A) else np.asarray(A)
+            self.active = "dense"
             if self.spd and not self._indefinite:
-                try:
-                    self._fac, self.active = ("chol", sla.cho_factor(Ad, check_finite=False)), "dense"
+                self._fac = DenseCholesky.factor(Ad)
+                if self._fac is not None:
                     return
-                except np.linalg.LinAlgError:
-                    self._indefinite = True
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", sla.LinAlgWarning)
-                self._fac, self.active = ("lu", sla.lu_factor(Ad, check_finite=False)), "dense"
+                self._indefinite = True
+            self._fac = DenseLU(Ad)
             return
+        lu_kind = kind if kind in LU_METHODS else "superlu"
         try:
-            self._lu = getattr(self, "_lu", None) or OrderedSuperLU(spd=self.spd)
+            if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
+                self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
             self._fac = self._lu.factorize(A.tocsc())
         except RuntimeError:           # "Factor is exactly singular"
-            self._fac = _Singular()
-        self.active = "superlu"
+            self._fac = Singular(n)
+        self.active = lu_kind
 
     @property
     def envelope_ldl(self) -> EnvelopeLDL | None:
@@ -228,23 +244,12 @@ class LinearSolver:
     def proves_definite(self) -> bool:
         """The current factorisation proved its matrix positive definite (a Cholesky, or an
         LDL^T without a negative pivot); False says nothing (an LU, or a negative pivot)."""
-        if self.active == "envelope":
-            return not getattr(self, "_ldl", False) or self._fac.negative == 0
-        return self.active == "cholmod" or (self.active == "dense" and self._fac[0] == "chol")
+        return getattr(self._fac, "negative", None) == 0
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN."""
         self.n_solve += 1
-        fac = self._fac
-        if isinstance(fac, _Singular):
-            return np.full(np.shape(b), np.nan)
-        if self.active == "dense":
-            kind, f = fac
-            return sla.cho_solve(f, b, check_finite=False) if kind == "chol" else \
-                sla.lu_solve(f, b, check_finite=False)
-        if self.active in ("cholmod", "envelope"):
-            return fac(b)
-        return fac.solve(np.asarray(b, dtype=float))    # SuperLU, banded
+        return self._fac.solve(b)
 
     def checkpoint_state(self) -> dict:
         """The attributes a checkpoint saves: all but the factorisation, which is redone on
@@ -257,25 +262,17 @@ class LinearSolver:
         counters keep their saved values)."""
         return restorable.restored(cls, state, {}, cls.factorize)
 
+    @property
+    def factor(self) -> Factor | None:
+        """The current factorisation (a :class:`~fembody.linalg.factorization.Factor`), or
+        None before the first :meth:`factorize`."""
+        return self._fac
+
     def pivot_ratio(self) -> float:
-        """min |pivot| / max |pivot| of the current factorisation (for D of LDL^T, or the squared
-        diagonal of a Cholesky factor): about machine epsilon or less means singular."""
-        fac = self._fac
-        if isinstance(fac, _Singular):
-            return 0.0
-        if self.active == "dense":
-            kind, f = fac
-            d = np.abs(np.diag(f[0]))
-            d = d * d if kind == "chol" else d
-        elif self.active in ("cholmod", "envelope"):
-            d = np.abs(fac.D())
-        else:
-            d = np.abs(fac.U_diagonal() if self.active == "banded" else fac.U.diagonal())
-        return float(d.min() / d.max()) if d.size and d.max() > 0 else 0.0
-
-
-class _Singular:
-    """Stands for a factorisation that failed on an exactly singular matrix."""
+        """min |pivot| / max |pivot| of the current factorisation (D of an LDL^T, the squared
+        diagonal of a Cholesky factor, U's diagonal of an LU): about machine epsilon or less
+        means singular; NaN when the backend does not give its pivots (Pardiso, MUMPS)."""
+        return _pivot_ratio(self._fac)
 
 
 class SaddlePointSolver:
@@ -292,7 +289,9 @@ class SaddlePointSolver:
     - ``"envelope"``: the compiled envelope LDL^T of S (:mod:`.envelope`) and a dense Schur
       complement ``B S^-1 B^T`` (few constraints).
     - ``"schur"``: CHOLMOD on S and a dense Schur complement ``B S^-1 B^T`` (few constraints).
-    - ``"superlu"``: LU of the full augmented matrix (general fallback).
+    - ``"cholmod"``: ``"schur"`` up to SCHUR_MAX constraint rows, else ``"ldl"``.
+    - ``"superlu"``: LU of the full augmented matrix (general fallback); ``"umfpack"``,
+      ``"pardiso"``, ``"mumps"``: the same with an optional package's LU.
     - ``"dense"``: LAPACK LU (small systems).
     - ``"auto"``: the envelope when S's envelope is narrow (ENVELOPE_WIDTH) and there are at
       most SCHUR_MAX constraint rows; else dense up to DENSE_MAX unknowns; else with CHOLMOD the
@@ -302,7 +301,9 @@ class SaddlePointSolver:
     Without constraints it is a plain :class:`LinearSolver` on S.
     """
 
-    METHODS = ("auto", "envelope", "ldl", "schur", "superlu", "dense", "banded")
+    METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "dense", "banded") + LU_METHODS
+    # the methods that factorise S as symmetric (one triangle read): not for spatial tangents
+    SYMMETRIC_ONLY = ("envelope", "ldl", "schur", "cholmod")
     SCHUR_MAX = 64
 
     _B_int32 = False         # B's pattern is int32 CSR: the envelope's Schur solve is trusted
@@ -313,10 +314,16 @@ class SaddlePointSolver:
                  S_diag: np.ndarray | None = None, symmetric: bool = True) -> None:
         if method not in self.METHODS:
             raise ModelError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
-        if not symmetric and method in ("envelope", "ldl", "schur"):
-            raise ModelError(f"linear_solver={method!r} factorises symmetric matrices; the "
-                             "tangent of a spatial model is not symmetric: use 'auto', "
-                             "'superlu' or 'dense'")
+        if not symmetric and method in self.SYMMETRIC_ONLY:
+            raise ModelError(f"linear_solver={method!r} factorises symmetric matrices (it reads "
+                             "one triangle); the tangent of a spatial model (or of follower "
+                             "loads) is not symmetric: use 'auto' (the banded LU or SuperLU), "
+                             "'banded', 'superlu', 'dense', or an optional LU: 'umfpack', "
+                             "'pardiso', 'mumps'")
+        if method == "cholmod" and n_con:
+            method = "schur" if n_con <= self.SCHUR_MAX else "ldl"
+        if method in OPTIONAL:
+            _require_optional(method)
         self.symmetric = symmetric
         self._banded: BandedLU | bool | None = None
         if method in ("ldl", "schur") and not HAVE_CHOLMOD:
@@ -449,10 +456,7 @@ class SaddlePointSolver:
                 self._dense_idx = p.indices.astype(np.int64) * p.n + cols
             A = np.zeros(p.n * p.n)
             A[self._dense_idx] = d           # positions are unique: no accumulation needed
-            with warnings.catch_warnings():   # a singular matrix is reported by the caller
-                warnings.simplefilter("ignore", sla.LinAlgWarning)
-                self._fac = sla.lu_factor(A.reshape(p.n, p.n), check_finite=False,
-                                          overwrite_a=True)
+            self._fac = DenseLU(A.reshape(p.n, p.n), overwrite=True)
             self.active = "dense"
             return
         if kind == "banded":
@@ -460,12 +464,14 @@ class SaddlePointSolver:
                 self._banded = BandedLU(p.indptr, p.indices, p.n)
             self._fac, self.active = self._banded.factorize(d), "banded"
             return
-        self._lu = getattr(self, "_lu", None) or OrderedSuperLU()
+        lu_kind = kind if kind in LU_METHODS else "superlu"
+        if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
+            self._lu, self._lu_kind = lu_backend(lu_kind), lu_kind
         try:
             self._fac = self._lu.factorize(sp.csc_matrix((d, p.indices, p.indptr), (p.n, p.n)))
         except RuntimeError:
-            self._fac = _Singular()
-        self.active = "superlu"
+            self._fac = Singular(p.n)
+        self.active = lu_kind
 
     def _schur(self, Sdata: np.ndarray, Bdata: np.ndarray) -> bool:
         """CHOLMOD on S and the dense Schur complement of the few constraint rows; False (and
@@ -561,7 +567,7 @@ class SaddlePointSolver:
         """The current factorisation proved S (so S on the joints' motions) positive definite."""
         if self._plain is not None:
             return self._plain.proves_definite
-        return self.active in ("envelope", "schur") and not isinstance(self._fac, _Singular)
+        return self.active in ("envelope", "schur") and not isinstance(self._fac, Singular)
 
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -574,7 +580,7 @@ class SaddlePointSolver:
         if self._plain is not None:
             return self._plain.solve(r), np.zeros(0)
         fac = self._fac
-        if isinstance(fac, _Singular):
+        if isinstance(fac, Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
         if self.active == "envelope":
             return self._env.schur_solve(r, c, *fac, trusted=self._B_int32)
@@ -594,10 +600,8 @@ class SaddlePointSolver:
                 if np.linalg.norm(res) <= 1e-14 * np.linalg.norm(b):
                     break
                 x = x + fac(res)
-        elif self.active == "dense":
-            x = sla.lu_solve(fac, b, check_finite=False)
         else:
-            x = fac.solve(b)
+            x = fac.solve(b)            # an LU: dense, banded, SuperLU or an optional one
         return x[:self.nf], s * x[self.nf:]
 
 
