@@ -13,7 +13,7 @@ import numpy as np
 
 from ..lazy import lazy_module
 from ..patterns import symmetric_pattern
-from .envelope import AVAILABLE, pattern_plan, rcm
+from .envelope import pattern_plan, rcm
 
 # imported at first use (fast start-up): LAPACK's band LU
 lapack = lazy_module("scipy.linalg.lapack")
@@ -30,7 +30,7 @@ def half_bandwidth(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int
     # the same RCM as the envelope solver's ordering of this pattern: taken from its plan
     # when it was computed already (an iteration matrix that turned out indefinite: 0.16 s
     # at 1e5 DOFs of a beam chain, twice, for the solver's test and for its build)
-    order = pattern_plan(indptr, indices, n).get("order") if AVAILABLE else None
+    order = pattern_plan(indptr, indices, n).get("order")
     perm = order[0] if order is not None else rcm(*symmetric_pattern(indptr, indices, n), n)
     inv = np.empty(n, dtype=np.int64)
     inv[perm] = np.arange(n)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.compiled import AVAILABLE, njit
+from ..elements.compiled import njit
 from ..lazy import lazy_module
 from .envelope import pattern_plan
 
@@ -80,20 +80,14 @@ def analyze(A, mode: str):
     return cholmod.analyze(A, mode=mode)
 
 
-def choose_mode(A, f) -> tuple[str, bool]:
+def choose_mode(A, f) -> str:
     """CHOLMOD's mode for A's pattern, "simplicial" or "supernodal" (flops / nnz(L) of the
-    simplicial factor ``f``, a symbolic analysis of A, above ``SUPERNODAL_RATIO``), and
-    whether ``f`` was factorised on the way. The factor's column counts come from the
-    symbolic analysis (:func:`column_counts`, compiled, ~nnz(L) steps: 0.04 s at a 1e5-DOF
-    frame grid, whose factorisation takes 2-4 s); without numba from a trial numeric
-    factorisation (a Python walk of the elimination tree would be slower)."""
-    if AVAILABLE:
-        counts, factorised = column_counts(A, f.P()), False
-    else:
-        f.cholesky_inplace(A)
-        counts, factorised = np.diff(f.L().indptr), True
-    return ("supernodal" if fill_ratio(counts) > SUPERNODAL_RATIO else "simplicial",
-            factorised)
+    simplicial factor ``f``, a symbolic analysis of A, above ``SUPERNODAL_RATIO``). The
+    factor's column counts come from the symbolic analysis (:func:`column_counts`, compiled,
+    ~nnz(L) steps: 0.04 s at a 1e5-DOF frame grid, whose factorisation takes 2-4 s), not
+    from a trial numeric factorisation."""
+    counts = column_counts(A, f.P())
+    return "supernodal" if fill_ratio(counts) > SUPERNODAL_RATIO else "simplicial"
 
 
 def not_positive_definite() -> type:
@@ -133,12 +127,11 @@ class CholmodSPD:
         plan = pattern_plan(A.indptr, A.indices, A.shape[0])
         if "cholmod_mode" not in plan:
             self.f = analyze(A, mode="simplicial")
-            mode, factorised = choose_mode(A, self.f)
+            mode = choose_mode(A, self.f)
             plan["cholmod_mode"] = mode
             if mode == "simplicial":
                 self.mode = mode
-                if not factorised:
-                    self.f.cholesky_inplace(A)
+                self.f.cholesky_inplace(A)
                 return
         self.mode = plan["cholmod_mode"]
         self.f = analyze(A, mode=self.mode)

@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from ..elements.compiled import AVAILABLE, njit
+from ..elements.compiled import njit
 from ..patterns import symmetric_pattern
 
 
@@ -312,14 +312,8 @@ def _rcm(indptr, indices, n):  # pragma: no cover - jitted
 
 
 def rcm(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
-    """Reverse Cuthill-McKee permutation (int64) of a symmetric pattern (CSR or CSC); without
-    numba SciPy's (a Python loop over the edges would be slow on large models)."""
-    if AVAILABLE:
-        return _rcm(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), n)
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
-    A = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
-    return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int64)
+    """Reverse Cuthill-McKee permutation (int64) of a symmetric pattern (CSR or CSC)."""
+    return _rcm(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), n)
 
 
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
@@ -430,8 +424,6 @@ class EnvelopeLDL:
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int,
                  ordering: tuple | None = None) -> None:
-        if not AVAILABLE:
-            raise RuntimeError("the envelope solver needs numba")
         self.n = n
         # ``ordering``: the pattern's (perm, first, rowptr) when the caller computed it already
         plan = _plans.get(indptr, indices, n)

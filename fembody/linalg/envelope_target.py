@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements import compiled
 from ..patterns import AssemblyTarget
 from .envelope import EnvelopeLDL, pattern_plan, same_pattern
 
@@ -30,7 +29,7 @@ def assembly_target(system, env: EnvelopeLDL, inertia: bool = True) -> AssemblyT
     s = system
     blocks = s.stiffness_blocks
     lead = blocks[0] if len(blocks) == 1 else None
-    if (lead is None or s.n_con or not compiled.AVAILABLE
+    if (lead is None or s.n_con
             or not getattr(lead, "fuses_mass", False) or not s.space.additive
             or s.turning_loads or s.varying_mass or s.rayleigh[0] > 0.0
             or (inertia and (id(lead) not in s.fused_mass or s.M_rest_pos.size

@@ -34,7 +34,6 @@ from ..lazy import lazy_module
 from ..patterns import CSC, AssemblyTarget
 from ..patterns import is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
 sp = lazy_module("scipy.sparse")
-from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering, same_pattern
 from .envelope_target import assembly_target
 from .banded import BAND_MAX, BandedLU, half_bandwidth
@@ -66,7 +65,7 @@ METHODS = ("auto", "envelope", "cholmod", "dense", "banded") + LU_METHODS
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
     """An envelope solver for the pattern if it is narrow enough for ``auto`` (else None)."""
-    if not ENVELOPE_AVAILABLE or n == 0:
+    if n == 0:
         return None
     order = ordering(indptr, indices, n)             # once: the width test and the solver
     if float(order[2][-1]) / n > ENVELOPE_WIDTH:
@@ -114,8 +113,6 @@ class LinearSolver:
         if method == "cholmod" and not HAVE_CHOLMOD:
             raise ModelError("linear_solver='cholmod' needs scikit-sparse; install it or use "
                              "'superlu'")
-        if method == "envelope" and not ENVELOPE_AVAILABLE:
-            raise ModelError("linear_solver='envelope' needs numba; install it or use 'superlu'")
         if method in OPTIONAL:
             _require_optional(method)
         if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
@@ -328,8 +325,6 @@ class SaddlePointSolver:
         self._banded: BandedLU | bool | None = None
         if method in ("ldl", "schur") and not HAVE_CHOLMOD:
             raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
-        if method == "envelope" and not ENVELOPE_AVAILABLE:
-            raise ModelError("linear_solver='envelope' needs numba; install it or use 'superlu'")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD:
             _warn_no_cholmod()
         self.p, self.nf, self.m = pattern, n_free, n_con

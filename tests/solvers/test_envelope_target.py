@@ -13,7 +13,6 @@ from fembody.solvers import checkpoint as ckpt
 from fembody.linalg import envelope, linalg
 from fembody.linalg.envelope_target import assembly_target
 
-pytestmark = pytest.mark.skipif(not envelope.AVAILABLE, reason="the envelope needs numba")
 
 MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
 SEC = fb.Section.rectangle(0.02, 0.02)

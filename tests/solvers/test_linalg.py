@@ -12,7 +12,6 @@ from fembody.linalg import linalg
 from fembody.linalg.envelope import EnvelopeLDL, envelope_width
 from tests.reference_kernels import solver_kernels as ref_kernels
 
-pytestmark = pytest.mark.skipif(not linalg.ENVELOPE_AVAILABLE, reason="needs numba")
 
 
 def random_spd(n: int, density: float, seed: int) -> sp.csc_matrix:
