@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -58,6 +60,8 @@ DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkee
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
 # like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
 ENVELOPE_WIDTH = 24
+# constraint rows up to which a saddle point is solved by a dense Schur complement on S
+SCHUR_MAX = 64
 # the general LU backends: SciPy's SuperLU and the optional ones (imported when asked for)
 LU_METHODS = ("superlu",) + tuple(OPTIONAL)
 METHODS = ("auto", "envelope", "cholmod", "dense", "banded") + LU_METHODS
@@ -71,6 +75,47 @@ def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLD
     if float(order[2][-1]) / n > ENVELOPE_WIDTH:
         return None
     return EnvelopeLDL(indptr, indices, n, order)
+
+
+def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
+         width: Callable[[], float] = lambda: math.inf,
+         band: Callable[[], int] = lambda: BAND_MAX + 1) -> str:
+    """The backend ``linear_solver='auto'`` takes for an n x n matrix S bordered by ``m``
+    constraint rows: the whole rule, in one place (its measured basis: the module
+    docstring, :mod:`.cholmod_spd`, :mod:`.sparse_lu`, ``benchmarks/linear_solvers.py`` and
+    docs/linear_solvers.rst).
+
+    Parameters
+    ----------
+    n, m : int
+        Unknowns of S and constraint rows (m = 0: no border).
+    symmetric : bool, default True
+        S is symmetric (planar tangents; a spatial one is not).
+    definite : bool, default True
+        S is expected positive definite (False once a factorisation refused it).
+    width : callable, default infinite
+        The mean envelope row width of S after RCM (asked only when it decides).
+    band : callable, default wider than BAND_MAX
+        The half-bandwidth after RCM of the matrix an LU would factorise (S, or the bordered
+        matrix when m > 0).
+
+    Returns
+    -------
+    str
+        'envelope' (its LDL^T of S; a Schur complement for the m <= SCHUR_MAX rows),
+        'banded', 'dense', 'cholmod' (m = 0), 'schur' (CHOLMOD on S, m <= SCHUR_MAX), 'ldl'
+        (CHOLMOD's LDL^T of the regularised bordered matrix) or 'superlu'.
+    """
+    spd = symmetric and definite
+    if spd and m <= SCHUR_MAX and width() <= ENVELOPE_WIDTH:
+        return "envelope"
+    if not spd and band() <= BAND_MAX:
+        return "banded"
+    if n + m <= DENSE_MAX:
+        return "dense"
+    if spd and HAVE_CHOLMOD:
+        return "cholmod" if m == 0 else "schur" if m <= SCHUR_MAX else "ldl"
+    return "superlu"
 
 
 def _warn_no_cholmod() -> None:
@@ -142,16 +187,11 @@ class LinearSolver:
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
         if self.method != "auto":
             return self.method
-        if (not self.spd or self._indefinite) and _is_sparse(A) and self._band(A):
-            return "banded"
-        if self.spd and not self._indefinite and _is_sparse(A) and \
-                self._envelope(A) is not None:
-            return "envelope"
-        if n <= DENSE_MAX:
-            return "dense"
-        if self.spd and HAVE_CHOLMOD and not self._indefinite:
-            return "cholmod"
-        return "superlu"
+        if not _is_sparse(A):
+            return auto(n, symmetric=self.spd, definite=not self._indefinite)
+        return auto(n, symmetric=self.spd, definite=not self._indefinite,
+                    width=lambda: -1.0 if self._envelope(A) is not None else math.inf,
+                    band=lambda: 0 if self._band(A) else BAND_MAX + 1)
 
     def _band(self, A: sp.csc_matrix) -> BandedLU | None:
         """The banded LU for A's pattern if its band is narrow (built once per pattern)."""
@@ -301,7 +341,7 @@ class SaddlePointSolver:
     METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "dense", "banded") + LU_METHODS
     # the methods that factorise S as symmetric (one triangle read): not for spatial tangents
     SYMMETRIC_ONLY = ("envelope", "ldl", "schur", "cholmod")
-    SCHUR_MAX = 64
+    SCHUR_MAX = SCHUR_MAX
 
     _B_int32 = False         # B's pattern is int32 CSR: the envelope's Schur solve is trusted
 
@@ -360,24 +400,21 @@ class SaddlePointSolver:
             return "dense" if self.nf + self.m <= DENSE_MAX else "superlu"
         if self.method != "auto":
             return self.method
-        if not self.symmetric:      # LU: banded for narrow bands, else dense or SuperLU
-            if self._banded is None:
-                bw, _ = half_bandwidth(self.p.indptr, self.p.indices, self.p.n)
-                self._banded = bw <= BAND_MAX
-            if self._banded:
-                return "banded"
-            return "dense" if self.nf + self.m <= DENSE_MAX else "superlu"
-        if not self._fallback and self.m <= self.SCHUR_MAX:
-            if self._narrow is None:
-                self._env = _envelope_for(self.S_pat[1], self.S_pat[0], self.nf)
-                self._narrow = self._env is not None
-            if self._narrow:
-                return "envelope"
-        if self.nf + self.m <= DENSE_MAX:
-            return "dense"
-        if self._fallback or not HAVE_CHOLMOD:
-            return "superlu"
-        return "schur" if self.m <= self.SCHUR_MAX else "ldl"
+        return auto(self.nf, self.m, symmetric=self.symmetric, definite=not self._fallback,
+                    width=self._width, band=self._band)
+
+    def _width(self) -> float:
+        """-1 when S's envelope is narrow enough for auto (its solver built once), else inf."""
+        if self._narrow is None:
+            self._env = _envelope_for(self.S_pat[1], self.S_pat[0], self.nf)
+            self._narrow = self._env is not None
+        return -1.0 if self._narrow else math.inf
+
+    def _band(self) -> int:
+        """The bordered matrix's half-bandwidth after RCM (computed once)."""
+        if getattr(self, "_bw", None) is None:
+            self._bw = half_bandwidth(self.p.indptr, self.p.indices, self.p.n)[0]
+        return self._bw
 
     def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray, same_S: bool = False,
                   owned: bool = False) -> None:

@@ -126,8 +126,9 @@ class GeneralizedAlpha(Integrator):
     newton : ``"full"`` (default: new tangent every iteration) or ``"modified"`` (reuse the
         factorisation while the iterations contract by at least a factor ``reuse_rate``, default
         0.3; refactorise otherwise).
-    linear_solver : 'auto' (default), 'envelope', 'ldl', 'schur', 'superlu' or 'dense'; see
-        :class:`fembody.linalg.linalg.SaddlePointSolver`.
+    linear_solver : 'auto' (default), 'envelope', 'cholmod', 'ldl', 'schur', 'banded',
+        'superlu', 'dense' or an optional LU ('umfpack', 'pardiso', 'mumps'); see
+        :class:`fembody.linalg.linalg.SaddlePointSolver` and :func:`fembody.linalg.linalg.auto`.
     unstable_ok : accept parameters that are not unconditionally stable (default False:
         refused).
     projection : ``"auto"`` (on for gamma = 1/2), True or False: velocity projection and

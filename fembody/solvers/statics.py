@@ -218,8 +218,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     max_iter : int, default 30
         Newton iterations per load step before the step is cut (at most ``max_cuts``, default
         12, halvings).
-    linear_solver : {'auto', 'envelope', 'cholmod', 'superlu', 'dense'}, default 'auto'
-        The sparse solver of the tangent (see ``fembody info``).
+    linear_solver : {'auto', 'envelope', 'cholmod', 'ldl', 'schur', 'banded', 'superlu', \
+'dense', 'umfpack', 'pardiso', 'mumps'}, default 'auto'
+        The factorisation of the tangent (docs/linear_solvers.rst; ``fembody info``): the
+        symmetric ones ('envelope', 'cholmod', 'ldl', 'schur') for planar tangents only;
+        'umfpack', 'pardiso' and 'mumps' are optional packages.
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
         ``max_steps`` (default 500) and ``load_max`` (default 1.0, the largest load factor;
