@@ -109,7 +109,10 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
     spd = symmetric and definite
     if spd and m <= SCHUR_MAX and width() <= ENVELOPE_WIDTH:
         return "envelope"
-    if not spd and band() <= BAND_MAX:
+    # the banded LU for a narrow non-symmetric matrix or an indefinite S alone; a symmetric
+    # bordered matrix whose S was refused goes to dense or SuperLU, the LUs whose pivoting
+    # the redundant-row handling is verified with (tests/spatial/test_redundancy_change.py)
+    if (not symmetric or (m == 0 and not definite)) and band() <= BAND_MAX:
         return "banded"
     if n + m <= DENSE_MAX:
         return "dense"
