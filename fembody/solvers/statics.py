@@ -475,12 +475,15 @@ def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float
 
 
 # --------------------------------------------------------------- stability of equilibria
-def constrained_resolvent(sys: System, A, Bdata: np.ndarray) -> spla.LinearOperator:
-    """``x -> y`` with ``[[A, B^T], [B, 0]] [y; mu] = [x; 0]`` for a symmetric sparse ``A`` on
-    the System's pattern: the inverse of ``A`` restricted to the constraint manifold
-    (symmetric, range in the null space of B), factorised once with the saddle-point solver."""
-    solver = saddle_solver(sys)
-    solver.factorize(pattern_data(sys, A), Bdata)
+def constrained_resolvent(sys: System, A, Bdata: np.ndarray,
+                          symmetric: bool | None = None) -> spla.LinearOperator:
+    """``x -> y`` with ``[[A, B^T], [B, 0]] [y; mu] = [x; 0]`` for a sparse ``A`` on the
+    System's pattern: the inverse of ``A`` restricted to the constraint manifold (range in the
+    null space of B; without constraints A^-1), factorised once with the saddle-point
+    solver's backend of ``linear_solver='auto'`` (``symmetric``: A is symmetric, so the
+    symmetric factorisations may be taken; default: as the System's tangent)."""
+    solver = saddle_solver(sys, symmetric=symmetric)
+    solver.factorize(pattern_data(sys, A), Bdata if sys.n_con else np.zeros(0))
     zeros = np.zeros(sys.n_con)
     return spla.LinearOperator(A.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
                                dtype=float)
