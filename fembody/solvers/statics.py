@@ -523,7 +523,7 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
         B = sys.B_matrix(Bdata) if sys.n_con else None
         sigma = -InertiaCheck().shift_below(K, B, 1e-9 * float(np.abs(K.diagonal()).max()))
     shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
-    OPinv = constrained_resolvent(sys, shifted, Bdata) if sys.n_con else None
+    OPinv = constrained_resolvent(sys, shifted, Bdata)
     w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
     return float(w[0])
 
