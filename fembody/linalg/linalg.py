@@ -51,8 +51,6 @@ from .cholmod_spd import not_positive_definite as _not_positive_definite
 
 log = logging.getLogger("fembody")
 
-# imported at the first factorisation that needs them (``import fembody`` stays fast)
-sla = lazy_module("scipy.linalg")
 # scikit-sparse is installed (a library that then fails to load is reported at first use)
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 _warned = False

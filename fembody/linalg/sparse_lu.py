@@ -10,24 +10,17 @@ ordering does. From ``SYM_MIN`` unknowns the matrix is factorised in SuperLU's s
 the minimum-degree ordering of ``A^T + A`` (``MMD_AT_PLUS_A``), which keeps the fill of a
 Cholesky factor.
 
-Measured basis (issue 29; wall time of a factorisation + solve, fastest of 2-3, the shared
-2-core machine at load 4-5; ``benchmarks/linear_solvers.py`` repeats it):
+Measured basis (issue 29): on 3D beam grids (the tangent) the minimum-degree ordering in
+symmetric mode fills several times less than COLAMD and many times less than the nested
+dissection of ``|A| + |A^T|`` in symmetric mode that this module used before (SuperLU's
+pivoting undid that ordering there); on a 3D frame tower's non-symmetric saddle matrices it
+matches the nested dissection and halves COLAMD's fill. The figures: the commit that made
+this rule, ``benchmarks/linear_solvers.py`` and docs/linear_solvers.rst.
 
-- 3D beam grid (one element per member, edges clamped), the tangent K: 3174 unknowns COLAMD
-  81 ms (nnz(L+U) 0.97e6), MMD_AT_PLUS_A symmetric mode 18 ms (0.36e6), the former nested
-  dissection of ``|A| + |A^T|`` (CHOLMOD's METIS) in symmetric mode 927 ms (3.98e6);
-  9126 unknowns: COLAMD 325 ms (3.6e6), MMD symmetric mode 82 ms (1.3e6), METIS 17.5 s
-  (28.8e6: the ordering lost to SuperLU's pivoting).
-- 3D frame tower with a Spherical joint, non-symmetric saddle matrix at a perturbed state:
-  1731 unknowns COLAMD 162 ms, MMD symmetric mode 77 ms, METIS 86 ms; 9603 unknowns COLAMD
-  2.33 s, MMD symmetric mode 1.08 s, METIS 0.96 s (equal fill within 3 %).
-
-Below ``SYM_MIN`` COLAMD is kept (219 unknowns: as fast), which keeps the tested small-model
+Below ``SYM_MIN`` COLAMD is kept (as fast on small matrices), which keeps the tested small-model
 numbers unchanged.
 """
 from __future__ import annotations
-
-import numpy as np
 
 from ..lazy import lazy_module
 from .factorization import OPTIONAL, MumpsLU, PardisoLU, SuperLUFactor, UmfpackLU, require

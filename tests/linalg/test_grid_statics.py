@@ -3,7 +3,6 @@ default solver on a 3D beam grid reaches SuperLU from ``sparse_lu.SYM_MIN`` unkn
 lowered here so that a small grid takes the same path), and its support check reads the
 pivots of that factorisation."""
 import numpy as np
-import pytest
 
 import fembody as fb
 from fembody.linalg import sparse_lu
