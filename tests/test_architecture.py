@@ -178,6 +178,15 @@ def test_solvers_import_neither_io_nor_viz_nor_the_model():
     assert bad == []
 
 
+def test_linear_algebra_imports_no_solver_model_or_result():
+    """fembody.linalg sits below the solvers: it factorises matrices and knows neither the
+    statics, the integrators and the driver that call it nor the Model, Results, io or viz."""
+    bad = [(m, d) for m, deps in GRAPH.items() if _in(m, ("fembody.linalg",))
+           for d in deps if _in(d, UPPER + ("fembody.model", "fembody.statics",
+                                            "fembody.dynamics", "fembody.run"))]
+    assert bad == []
+
+
 def test_no_library_module_imports_the_package_root():
     """The package root imports everything, so only its users may import it: the command line
     and the examples (user scripts shipped with fembody)."""
