@@ -1,23 +1,22 @@
-"""Sparse linear solvers with a fixed pattern: CHOLMOD (scikit-sparse), SuperLU, dense LAPACK.
+"""Sparse linear solvers with a fixed pattern: the envelope LDL^T, banded LU, CHOLMOD
+(scikit-sparse), SuperLU, dense LAPACK and the optional UMFPACK / Pardiso / MUMPS, behind the
+:class:`~fembody.linalg.factorization.Factor` protocol.
 
-A :class:`LinearSolver` is created once per analysis and ``factorize``-d at every Newton
-iteration; CHOLMOD's symbolic analysis (fill-reducing ordering) is done on the first call and
-reused. ``method="auto"``, for symmetric matrices expected positive definite:
+A :class:`LinearSolver` (a matrix) or :class:`SaddlePointSolver` (a matrix bordered by
+constraint rows) is created once per analysis and ``factorize``-d at every Newton iteration;
+the symbolic analysis of a backend (orderings, CHOLMOD's analysis, scatter maps) is done on the
+first call and reused. ``method="auto"`` is the one function :func:`auto`: the envelope for
+symmetric positive-definite matrices with a narrow envelope after RCM (beam chains, trees,
+most frames), the banded LU for narrow non-symmetric ones (spatial chains), dense LAPACK for
+small systems, CHOLMOD for other definite ones (:mod:`.cholmod_spd`: simplicial or
+supernodal, decided once per pattern), SuperLU (:mod:`.sparse_lu`) for the rest. The
+envelope's factorisation is its LDL^T without pivoting (on a definite matrix the
+Cholesky-like numbers), accepted while every row's pivot growth stays under
+``envelope.GROWTH_MAX``; once a matrix is refused (a negative pivot for a Cholesky, too much
+growth), the solver moves down the rule for good.
 
-1. the compiled envelope LDL^T (:mod:`.envelope`) when the mean envelope row width after
-   reverse Cuthill-McKee is at most ``ENVELOPE_WIDTH`` (beam chains, trees, most frames);
-2. else dense LAPACK up to ``DENSE_MAX`` unknowns;
-3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the simplicial
-   factor (AMD; from the symbolic analysis, no trial factorisation) is at most
-   ``cholmod_spd.SUPERNODAL_RATIO`` = 180, else supernodal with nested dissection;
-4. the envelope's factorisation is its LDL^T without pivoting (on a definite matrix the
-   Cholesky-like numbers), accepted while every row's pivot growth stays under
-   ``envelope.GROWTH_MAX`` (the 1e5-DOF chain's dynamic iteration matrix: 2.6); once a
-   matrix is refused, for good: LAPACK's banded LU for a narrow band after RCM
-   (:mod:`.banded`), else dense or SuperLU (CHOLMOD after a failed Cholesky likewise).
-
-The rule's measured basis (CPU time of one numeric factorisation on beam chains and frame
-grids of 1e4-1e6 DOFs, every backend) is in :mod:`.cholmod_spd`'s docstring.
+The rule's measured basis: :mod:`.cholmod_spd`'s and :mod:`.sparse_lu`'s docstrings,
+``benchmarks/linear_solvers.py`` and docs/linear_solvers.rst.
 
 If scikit-sparse cannot be imported, fembody runs on SciPy's solvers and says so once.
 """
@@ -114,6 +113,11 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
         return "banded"
     if n + m <= DENSE_MAX:
         return "dense"
+    # a definite S bordered by more rows than a Schur complement takes, on a narrow band (a
+    # chain of joints): the banded LU too (measured on benchmarks/linear_solvers.py's
+    # mechanism, where CHOLMOD's LDL^T of the regularised matrix was many times slower)
+    if spd and m > SCHUR_MAX and band() <= BAND_MAX:
+        return "banded"
     if spd and HAVE_CHOLMOD:
         return "cholmod" if m == 0 else "schur" if m <= SCHUR_MAX else "ldl"
     return "superlu"
