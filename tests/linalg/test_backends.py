@@ -170,3 +170,19 @@ def test_fb_static_takes_every_backend_by_name(kind, methods):
     for method, q in tips.items():
         np.testing.assert_allclose(q, ref, rtol=0, atol=1e-9 * np.abs(ref).max(),
                                    err_msg=method)
+
+
+def test_auto_is_the_rule_of_the_docs_page():
+    """docs/linear_solvers.rst's six steps, on the numbers that decide them."""
+    auto, narrow, wide = linalg.auto, (lambda: 10), (lambda: 1000)
+    assert auto(5000, width=narrow) == "envelope"
+    assert auto(5000, 65, width=narrow, band=narrow) == "banded"           # step 4
+    assert auto(5000, symmetric=False, band=narrow) == "banded"
+    assert auto(5000, definite=False, band=narrow) == "banded"
+    assert auto(5000, 10, definite=False, band=narrow) == "superlu"       # not the banded LU
+    assert auto(250, 50, symmetric=False, band=wide) == "dense"
+    assert auto(5000, symmetric=False, band=wide) == "superlu"
+    if linalg.HAVE_CHOLMOD:
+        assert auto(5000, width=wide) == "cholmod"
+        assert auto(5000, 64, width=wide, band=wide) == "schur"
+        assert auto(5000, 65, width=narrow, band=wide) == "ldl"
