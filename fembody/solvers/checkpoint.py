@@ -45,7 +45,10 @@ json = lazy_module("json")
 tempfile = lazy_module("tempfile")
 
 MAGIC = b"FEMBODY-CKPT\n"
-FORMAT = 2     # 2: the run state is a RunState with its redundant rows (simulate)
+# 2: the run state is a RunState with its redundant rows (simulate); 3: the linear solvers'
+# classes live in fembody.linalg (a format-2 file names fembody.solvers.linalg: refused by
+# read() with the version message instead of failing to unpickle)
+FORMAT = 3
 VERSION = fembody_version.__version__
 
 
