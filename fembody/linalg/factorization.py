@@ -10,9 +10,14 @@ the number of negative pivots when the factorisation proves the inertia (a Chole
 LDL^T: 0 proves a matrix positive definite), and nothing else.
 
 The envelope LDL^T (:mod:`.envelope`), the banded LU (:mod:`.banded`) and CHOLMOD
-(:mod:`.cholmod_spd`) implement :class:`Factor` themselves; :func:`lu_backend` gives the
-general LU of a name, the optional ones imported only when asked for (a missing one is a
-``ModelError`` with the line that installs it).
+(:mod:`.cholmod_spd`) implement :class:`Factor` themselves (each is its pattern's analysis and,
+once factorised, the factor); the general LUs are :class:`Factorization` objects, whose
+``factorize(A)`` returns a new :class:`Factor`: :func:`.sparse_lu.lu_backend` gives the one of
+a name, the optional ones imported only when asked for (a missing one is a ``ModelError`` with
+the line that installs it). The solvers see all of them through
+:class:`~fembody.linalg.linalg.LinearSolver` and
+:class:`~fembody.linalg.linalg.SaddlePointSolver` (``factorize``, ``solve``, ``pivot_ratio``,
+``proves_definite``).
 """
 from __future__ import annotations
 
@@ -55,6 +60,16 @@ class Factor(Protocol):
     def solve(self, b: np.ndarray) -> np.ndarray: ...
 
     def pivots(self) -> np.ndarray | None: ...
+
+
+@runtime_checkable
+class Factorization(Protocol):
+    """A backend bound to one sparsity pattern: built once (or analysing at its first call),
+    then ``factorize(A)`` (CSC on that pattern) is the numeric factorisation of each new
+    matrix and returns its :class:`Factor`; an exactly singular matrix raises RuntimeError
+    (as SciPy's ``splu``) or returns a factor whose solve gives NaN."""
+
+    def factorize(self, A) -> Factor: ...
 
 
 def pivot_ratio(fac: Factor) -> float:

@@ -23,7 +23,8 @@ numbers unchanged.
 from __future__ import annotations
 
 from ..lazy import lazy_module
-from .factorization import OPTIONAL, MumpsLU, PardisoLU, SuperLUFactor, UmfpackLU, require
+from .factorization import (OPTIONAL, Factorization, MumpsLU, PardisoLU, SuperLUFactor,
+                            UmfpackLU, require)
 
 sp = lazy_module("scipy.sparse")          # imported when a model is compiled, not with fembody
 spla = lazy_module("scipy.sparse.linalg")
@@ -60,7 +61,7 @@ class OrderedSuperLU:
                                        options={"SymmetricMode": True}))
 
 
-def lu_backend(name: str, spd: bool = False):
+def lu_backend(name: str, spd: bool = False) -> Factorization:
     """The general (sparse LU) backend ``name`` for one pattern: an object whose
     ``factorize(A)`` (CSC) returns a :class:`.factorization.Factor`. 'superlu'
     (:class:`OrderedSuperLU`; ``spd``: the matrices are expected symmetric positive definite)

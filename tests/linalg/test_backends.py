@@ -186,3 +186,19 @@ def test_auto_is_the_rule_of_the_docs_page():
         assert auto(5000, width=wide) == "cholmod"
         assert auto(5000, 64, width=wide, band=wide) == "schur"
         assert auto(5000, 65, width=narrow, band=wide) == "ldl"
+
+
+def test_every_factor_follows_the_protocol():
+    """Whatever backend factorised, the solver's factor is a Factor (solve, pivots, negative)
+    and the general LU backends are Factorizations."""
+    from fembody.linalg import sparse_lu
+    s, S, Bdata, r, c = saddle(planar(False))
+    for method in ("envelope", "cholmod", "banded", "superlu", "dense") + OPTIONAL:
+        solver = linalg.LinearSolver(method)
+        solver.factorize(s.csc(S))
+        assert isinstance(solver.factor, factorization.Factor), method
+        assert 0.0 < solver.pivot_ratio() <= 1.0 or np.isnan(solver.pivot_ratio()), method
+        if method in ("envelope", "cholmod"):
+            assert solver.proves_definite, method
+    for name in ("superlu",) + OPTIONAL:
+        assert isinstance(sparse_lu.lu_backend(name), factorization.Factorization)
