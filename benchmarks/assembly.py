@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 import fembody as fb
-from fembody.solvers import linalg
+from fembody.linalg import linalg
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from _common import best_of, frame_grid, machine, save  # noqa: E402

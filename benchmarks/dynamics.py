@@ -18,7 +18,7 @@ import time
 
 
 import fembody as fb
-from fembody.solvers import linalg
+from fembody.linalg import linalg
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import machine, save  # noqa: E402

@@ -6,7 +6,7 @@ matrix S = K + M / (beta h^2) of generalized-alpha, h = 1e-3 s), with every line
 - ``cholmod-simplicial-<ordering>`` / ``cholmod-supernodal-<ordering>``: CHOLMOD through
   scikit-sparse with the AMD, METIS and nested-dissection (nesdis) orderings;
 - ``superlu``: SciPy's SuperLU (MMD on A^T + A, as ``LinearSolver`` uses it for SPD);
-- ``auto``: what ``LinearSolver("auto")`` picks (the rule in fembody/solvers/linalg.py).
+- ``auto``: what ``LinearSolver("auto")`` picks (the rule in fembody/linalg/linalg.py).
 
 For each: symbolic analysis (once), numeric factorisation, one solve (best of 3), the
 factor's memory. For the model: build and compile time, the System's memory per DOF (RSS
@@ -29,8 +29,8 @@ import time
 import numpy as np
 
 import fembody as fb
-from fembody.solvers import linalg
-from fembody.solvers.envelope import EnvelopeLDL, ordering
+from fembody.linalg import linalg
+from fembody.linalg.envelope import EnvelopeLDL, ordering
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import RESULTS, frame_grid, machine, save  # noqa: E402
@@ -204,8 +204,8 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
       iterations. The stability check is also timed on its own (per load step).
     """
     from fembody.statics import statics as st_mod
-    from fembody.solvers.inertia import InertiaCheck
-    from fembody.solvers.linalg import SaddlePointSolver
+    from fembody.linalg.inertia import InertiaCheck
+    from fembody.linalg.linalg import SaddlePointSolver
     n1, n2 = steps
     out: dict = {"newton_steps": list(steps)}
     # the Newton solver's own factorisations and solves, timed inside the run (CPU)
@@ -322,7 +322,7 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
         order = ordering(s.indptr, s.indices, s.n_free)
         row["rcm_width"] = float(order[2][-1]) / s.n_free
     if kind == "grid" and linalg.HAVE_CHOLMOD:     # what auto's CHOLMOD mode test reads
-        from fembody.solvers import cholmod_spd
+        from fembody.linalg import cholmod_spd
         A = s.csc(K)
         c = time.process_time()
         f = cholmod_spd.analyze(A, "simplicial")

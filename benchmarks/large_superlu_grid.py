@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import machine, save  # noqa: E402
-from fembody.solvers import linalg  # noqa: E402
+from fembody.linalg import linalg  # noqa: E402
 
 
 def grid_matrix(k: int) -> sp.csc_matrix:

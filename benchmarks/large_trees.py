@@ -30,7 +30,7 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 import fembody as fb
 from large import chain
-from fembody.solvers.envelope import EnvelopeLDL, ordering
+from fembody.linalg.envelope import EnvelopeLDL, ordering
 s = chain(float(sys.argv[2])).compile()
 def run(kind, k):
     c = time.process_time()

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 import fembody as fb
-from fembody.solvers.banded import BandedLU, half_bandwidth
+from fembody.linalg.banded import BandedLU, half_bandwidth
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import machine, save  # noqa: E402

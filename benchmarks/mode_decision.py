@@ -17,7 +17,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 import large  # noqa: E402
 from _common import machine, save  # noqa: E402
-from fembody.solvers import cholmod_spd  # noqa: E402
+from fembody.linalg import cholmod_spd  # noqa: E402
 
 
 def main() -> None:

@@ -216,7 +216,7 @@ def info(script: str | None, params: dict) -> int:
     import numpy
     import scipy
 
-    from .solvers import linalg
+    from .linalg import linalg
     versions = [f"fembody {__version__}", f"python {platform.python_version()}",
                 f"numpy {numpy.__version__}", f"scipy {scipy.__version__}"]
     for dist in ("numba", "meshio", "pyvista", "vtk", "matplotlib", "scikit-sparse", "click"):
@@ -225,11 +225,17 @@ def info(script: str | None, params: dict) -> int:
         except importlib.metadata.PackageNotFoundError:
             versions.append(f"{dist} (not installed)")
     print("\n".join(textwrap.wrap("  ".join(versions), 100)))
-    rule = (f"sparse SPD solver: {linalg.backend_name()} (for large models); "
-            f"linear_solver='auto' picks per model: the envelope LDL^T when the mean envelope "
-            f"row width is <= {linalg.ENVELOPE_WIDTH} (beam chains, trees, most frames), else "
-            f"dense LAPACK up to {linalg.DENSE_MAX} unknowns, else CHOLMOD, SuperLU without "
-            "CHOLMOD or for an indefinite matrix (fembody info SCRIPT: its model's choice)")
+    from .linalg import factorization
+    optional = ", ".join(
+        f"{name} ({'installed' if factorization.available(name) else 'not installed'})"
+        for name in factorization.OPTIONAL)
+    rule = (f"sparse SPD solver: {linalg.backend_name()} (for large models); optional LUs: "
+            f"{optional}; linear_solver='auto' picks per model (fembody.linalg.linalg.auto): "
+            f"the envelope LDL^T when the mean envelope row width is <= "
+            f"{linalg.ENVELOPE_WIDTH} (planar beam chains, trees, most frames), the banded LU "
+            f"for a half-bandwidth <= {linalg.BAND_MAX} (spatial chains), dense LAPACK up to "
+            f"{linalg.DENSE_MAX} unknowns, else CHOLMOD for definite matrices and SuperLU for "
+            "the others (fembody info SCRIPT: its model's choice)")
     print("\n  ".join(textwrap.wrap(rule, 98)))
     from .viz import has_display
     print(f"display: {'yes' if has_display() else 'none (pictures render off-screen)'}")

@@ -121,7 +121,7 @@ class CSC:
 
 class AssemblyTarget:
     """A tangent assembled straight into a factorisation's own storage instead of the CSC data
-    of the K pattern (:mod:`fembody.solvers.envelope_target`): the System's one compiled
+    of the K pattern (:mod:`fembody.linalg.envelope_target`): the System's one compiled
     stiffness block ``block`` (its id) scatters through ``pos`` (its map into ``values``, -1:
     skipped) into ``values``, zeroed before each pass. ``owner`` is the factorisation whose layout it
     is: it factorises ``values`` and reads them back on the K pattern (:meth:`csc_data`)."""

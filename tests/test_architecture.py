@@ -12,13 +12,13 @@ LOWER = ("fembody.errors", "fembody.model", "fembody.space", "fembody.elements",
          "fembody.joints", "fembody.contact", "fembody.system", "fembody.rotations",
          "fembody.constraint_rank", "fembody.contact_rows")
 # the solver packages by job, each below the next where a line is drawn here:
-# - the linear algebra (factorisations, orderings, inertia, null spaces; in fembody.solvers
-#   until it moves to fembody.linalg) knows none of the other three;
+# - the linear algebra (factorisations, orderings, inertia, null spaces: fembody.linalg) knows
+#   none of the other three;
 # - the integrators (dynamics) and the statics, modes and buckling (statics): two jobs, neither
 #   built on the other nor on the driver (what both need lives below them: the linear algebra,
 #   fembody.constraint_rank, fembody.contact_rows, fembody.system.as_system);
 # - the driver and its services (run) steps the integrators and may use the statics.
-LINALG = ("fembody.solvers",)
+LINALG = ("fembody.linalg",)
 DYNAMICS = ("fembody.dynamics",)
 STATICS = ("fembody.statics",)
 RUN = ("fembody.run",)
@@ -187,6 +187,15 @@ def test_solvers_import_neither_io_nor_viz_nor_the_model():
     assert bad == []
 
 
+def test_linear_algebra_imports_no_solver_model_or_result():
+    """fembody.linalg sits below the solvers: it factorises matrices and knows neither the
+    statics, the integrators and the driver that call it nor the Model, Results, io or viz."""
+    above = tuple(p for p in UPPER if p not in LINALG) + ("fembody.model",)
+    bad = [(m, d) for m, deps in GRAPH.items() if _in(m, LINALG)
+           for d in deps if _in(d, above)]
+    assert bad == []
+
+
 def test_no_library_module_imports_the_package_root():
     """The package root imports everything, so only its users may import it: the command line
     and the examples (user scripts shipped with fembody)."""
@@ -248,9 +257,9 @@ def test_no_import_cycle_between_the_solver_packages():
     package counts, e.g. run -> dynamics -> linear algebra gives run -> linear algebra)."""
     graph = _packages(GRAPH, SOLVERS)
     assert _cycles(graph) == []
-    allowed = {"fembody.solvers": set(), "fembody.dynamics": {"fembody.solvers"},
-               "fembody.statics": {"fembody.solvers"},
-               "fembody.run": {"fembody.solvers", "fembody.dynamics", "fembody.statics"}}
+    allowed = {"fembody.linalg": set(), "fembody.dynamics": {"fembody.linalg"},
+               "fembody.statics": {"fembody.linalg"},
+               "fembody.run": {"fembody.linalg", "fembody.dynamics", "fembody.statics"}}
     assert {p: graph[p] - allowed[p] for p in graph} == {p: set() for p in graph}
     assert graph["fembody.run"] >= {"fembody.dynamics"}     # the checker sees the driver's
 
@@ -280,7 +289,7 @@ def test_the_mixin_checker_sees_a_mixin():
 @pytest.mark.parametrize("name", [
     "fembody.model.model.Model", "fembody.results.Result",
     "fembody.system.System",
-    "fembody.solvers.linalg.LinearSolver", "fembody.solvers.linalg.SaddlePointSolver"])
+    "fembody.linalg.linalg.LinearSolver", "fembody.linalg.linalg.SaddlePointSolver"])
 def test_public_classes_have_no_mixin_bases(name):
     module, cls = name.rsplit(".", 1)
     assert _mixin_bases(getattr(importlib.import_module(module), cls)) == []

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import fembody as fb
-from fembody.solvers import linalg
+from fembody.linalg import linalg
 
 from .conftest import fd_jacobian, rel_err
 

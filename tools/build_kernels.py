@@ -18,7 +18,7 @@ import warnings
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # the modules whose kernels carry an ``aot`` signature
 MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
-           "fembody.dynamics._kernels", "fembody.solvers.envelope", "fembody.solvers.cholmod_spd",
+           "fembody.dynamics._kernels", "fembody.linalg.envelope", "fembody.linalg.cholmod_spd",
            "fembody.elements.beam.beam3d_numba", "fembody.space.quat_numba",
            "fembody.elements.mass.rigid3d", "fembody.elements.mass.mass", "fembody.dynamics.lie",
            "fembody.joints.kernels.spatial", "fembody.joints.kernels.planar",

@@ -55,4 +55,4 @@ fi
 # the hot kernels compiled ahead of time (~10 s): no numba import or JIT compilation in a run
 "$VENV/bin/python" tools/build_kernels.py \
     || echo "setup: AOT kernels not built; numba compiles them at first use (slower start)"
-"$VENV/bin/python" -c "import fembody.solvers.linalg as l; print('setup: fembody installed, sparse backend:', l.backend_name())"
+"$VENV/bin/python" -c "import fembody.linalg.linalg as l; print('setup: fembody installed, sparse backend:', l.backend_name())"

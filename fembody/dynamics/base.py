@@ -17,7 +17,7 @@ from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
 from . import _kernels
-from ..solvers.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
+from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..constraint_rank import describe_motion
 
 log = logging.getLogger("fembody")

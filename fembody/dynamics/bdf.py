@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..system import System
-from ..solvers.linalg import saddle_solver
+from ..linalg.linalg import saddle_solver
 from .newton import SIMPLIFIED, newton
 from .ode import IndexOneIntegrator, highest_frequency, rk4_solve
 

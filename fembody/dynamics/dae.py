@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import FembodyError, ModelError, SingularSystemError
 from ..system import System
-from ..solvers.linalg import saddle_solver
+from ..linalg.linalg import saddle_solver
 from ..constraints import RedundantRows
 
 log = logging.getLogger("fembody")

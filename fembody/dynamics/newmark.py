@@ -55,7 +55,7 @@ from .base import Integrator, initial_state
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
 from .lie import LieIncrement
-from ..solvers.linalg import saddle_solver
+from ..linalg.linalg import saddle_solver
 from .newton import newton
 from ..constraint_rank import check_redundant
 
@@ -127,8 +127,9 @@ class GeneralizedAlpha(Integrator):
     newton : ``"full"`` (default: new tangent every iteration) or ``"modified"`` (reuse the
         factorisation while the iterations contract by at least a factor ``reuse_rate``, default
         0.3; refactorise otherwise).
-    linear_solver : 'auto' (default), 'envelope', 'ldl', 'schur', 'superlu' or 'dense'; see
-        :class:`fembody.solvers.linalg.SaddlePointSolver`.
+    linear_solver : 'auto' (default), 'envelope', 'cholmod', 'ldl', 'schur', 'banded',
+        'superlu', 'dense' or an optional LU ('umfpack', 'pardiso', 'mumps'); see
+        :class:`fembody.linalg.linalg.SaddlePointSolver` and :func:`fembody.linalg.linalg.auto`.
     unstable_ok : accept parameters that are not unconditionally stable (default False:
         refused).
     projection : ``"auto"`` (on for gamma = 1/2), True or False: velocity projection and

@@ -70,7 +70,7 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
     Parameters
     ----------
     owner : the integrator; its ``n_newton`` counts the solved increments.
-    solver : a :class:`fembody.solvers.linalg.SaddlePointSolver` (``factorize(S, Bdata, owned)``,
+    solver : a :class:`fembody.linalg.linalg.SaddlePointSolver` (``factorize(S, Bdata, owned)``,
         ``solve(r, c)``).
     evaluate, assemble, apply, converged, fail : the callbacks of the module docstring.
     tangent : whether the first iteration assembles a fresh tangent (False: the solver still

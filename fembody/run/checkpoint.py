@@ -36,7 +36,7 @@ from ..lazy import lazy_module
 from ..results import Result
 from ..system import System
 from .. import version as fembody_version
-from ..solvers.linalg import LinearSolver, SaddlePointSolver
+from ..linalg.linalg import LinearSolver, SaddlePointSolver
 
 # imported when a checkpoint is written or read (their OpenSSL and file-system modules are a
 # few ms of every start-up otherwise)
@@ -46,9 +46,10 @@ tempfile = lazy_module("tempfile")
 
 MAGIC = b"FEMBODY-CKPT\n"
 # 2: the run state is a RunState with its redundant rows (simulate); 3: the integrators, the
-# statics and the driver moved from fembody.solvers to fembody.dynamics, .statics and .run, so
-# a format-2 file's pickled class paths name modules that are gone: it is refused by its
-# header (naming the version that wrote it), not by an unpickling error
+# statics and the driver moved from fembody.solvers to fembody.dynamics, .statics and .run, and
+# the linear solvers' classes to fembody.linalg, so a format-2 file's pickled class paths name
+# modules that are gone: it is refused by its header (naming the version that wrote it), not
+# by an unpickling error
 FORMAT = 3
 VERSION = fembody_version.__version__
 

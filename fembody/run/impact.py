@@ -13,7 +13,7 @@ Between impacts the ordinary dynamics runs. After every accepted step the handle
 
    for the normal impulses ``P`` of all contacts touching at ``t*`` (``D`` their gap gradients).
    Eliminating ``dv = X P`` (``X`` the joint-constrained responses to unit contact impulses,
-   from the saddle-point solver of :mod:`fembody.solvers.linalg`) leaves the small Delassus
+   from the saddle-point solver of :mod:`fembody.linalg.linalg`) leaves the small Delassus
    system ``W P = -(1 + e) D^T v-`` with ``W = D^T X``; an active-set (LCP) loop drops contacts
    whose impulse would be tensile and adds those that would still approach, so
    ``P >= 0, D^T v+ + e D^T v- >= 0`` with complementarity. ``B dv = 0`` holds to round-off.
@@ -53,7 +53,7 @@ from ..errors import ConvergenceError, ModelError
 from ..system import System
 from ..contact_rows import with_contact_rows
 from ..dynamics.dae import project, project_velocity
-from ..solvers.linalg import saddle_solver
+from ..linalg.linalg import saddle_solver
 
 log = logging.getLogger("fembody")
 

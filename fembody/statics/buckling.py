@@ -26,8 +26,8 @@ from .. import validate
 from ..errors import ModelError, SingularSystemError
 from ..results import Result
 from ..system import System
-from ..solvers.inertia import UNSTABLE
-from ..solvers.linalg import DENSE_MAX, saddle_solver
+from ..linalg.inertia import UNSTABLE
+from ..linalg.linalg import DENSE_MAX, saddle_solver
 from .modal import manifold_basis
 from .about import base_state
 from .statics import as_system, check_redundant, constrained_resolvent, lowest_eigenvalue, \

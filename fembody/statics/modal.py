@@ -14,7 +14,7 @@ from ..results import Result
 from ..system import System
 from .about import base_state
 from ..contact_rows import with_contact_rows
-from ..solvers.linalg import DENSE_MAX
+from ..linalg.linalg import DENSE_MAX
 from ..constraint_rank import check_redundant
 from .statics import as_system, constrained_resolvent
 
@@ -280,9 +280,14 @@ def modes(model: "Model | System", n: int = 6, *, state: "Result | np.ndarray | 
         if Z is not None:
             V = Z @ V
     else:
-        # shift below zero so that K - sigma M is positive definite even with rigid-body modes
+        # shift below zero so that K - sigma M is positive definite even with rigid-body modes;
+        # (K - sigma M)^-1 by fembody's own factorisations (CHOLMOD or the envelope for a
+        # definite one, not SciPy's default LU), of the symmetric part: the Lanczos iteration
+        # of eigsh assumes K symmetric (a spatial tangent away from equilibrium is not quite)
         sigma = -1e-6 * scale
-        OPinv = None if ce is None else constrained_resolvent(sys, K - sigma * M, ce.Bdata)
+        A = K - sigma * M
+        A = (0.5 * (A + A.T)).tocsc() if sys.dimension.spatial else A
+        OPinv = constrained_resolvent(sys, A, None if ce is None else ce.Bdata, symmetric=True)
         w2, V = spla.eigsh(K, k=n, M=M, sigma=sigma, which="LM", OPinv=OPinv)
         order = np.argsort(w2)
         w2, V = w2[order], V[:, order]

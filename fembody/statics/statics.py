@@ -25,9 +25,9 @@ sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast s
 from ..results import Result
 from ..system import System, as_system
 from . import _kernels
-from ..solvers.inertia import UNSTABLE, InertiaCheck
-from ..solvers.linalg import DENSE_MAX, LinearSolver, saddle_solver
-from ..solvers.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
+from ..linalg.inertia import UNSTABLE, InertiaCheck
+from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
+from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..constraint_rank import MODES as REDUNDANT_MODES
 from ..constraint_rank import check_redundant, describe_motion
 
@@ -208,8 +208,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     max_iter : int, default 30
         Newton iterations per load step before the step is cut (at most ``max_cuts``, default
         12, halvings).
-    linear_solver : {'auto', 'envelope', 'cholmod', 'superlu', 'dense'}, default 'auto'
-        The sparse solver of the tangent (see ``fembody info``).
+    linear_solver : {'auto', 'envelope', 'cholmod', 'ldl', 'schur', 'banded', 'superlu', \
+'dense', 'umfpack', 'pardiso', 'mumps'}, default 'auto'
+        The factorisation of the tangent (docs/linear_solvers.rst; ``fembody info``): the
+        symmetric ones ('envelope', 'cholmod', 'ldl', 'schur') for planar tangents only;
+        'umfpack', 'pardiso' and 'mumps' are optional packages.
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
         ``max_steps`` (default 500) and ``load_max`` end the continuation, as does
@@ -225,7 +228,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         How every converged state's stability is checked. 'eigenvalue': the lowest eigenvalue
         of the tangent on the motions the joints allow (dense, or shift-invert Lanczos: many
         factorisations per load step), recorded in ``result.stability``. 'check': one Cholesky
-        attempt of the penalised tangent (:mod:`fembody.solvers.inertia`), the eigenvalue only
+        attempt of the penalised tangent (:mod:`fembody.linalg.inertia`), the eigenvalue only
         when it fails (unstable states, recorded as before); stable states record NaN in
         ``result.stability``. When Newton ends a step on an increment at the round-off level
         of the coordinates (fine meshes), its last factorisation, a Cholesky of the tangent at
@@ -467,12 +470,15 @@ def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float
 
 
 # --------------------------------------------------------------- stability of equilibria
-def constrained_resolvent(sys: System, A, Bdata: np.ndarray) -> spla.LinearOperator:
-    """``x -> y`` with ``[[A, B^T], [B, 0]] [y; mu] = [x; 0]`` for a symmetric sparse ``A`` on
-    the System's pattern: the inverse of ``A`` restricted to the constraint manifold
-    (symmetric, range in the null space of B), factorised once with the saddle-point solver."""
-    solver = saddle_solver(sys)
-    solver.factorize(pattern_data(sys, A), Bdata)
+def constrained_resolvent(sys: System, A, Bdata: np.ndarray,
+                          symmetric: bool | None = None) -> spla.LinearOperator:
+    """``x -> y`` with ``[[A, B^T], [B, 0]] [y; mu] = [x; 0]`` for a sparse ``A`` on the
+    System's pattern: the inverse of ``A`` restricted to the constraint manifold (range in the
+    null space of B; without constraints A^-1), factorised once with the saddle-point
+    solver's backend of ``linear_solver='auto'`` (``symmetric``: A is symmetric, so the
+    symmetric factorisations may be taken; default: as the System's tangent)."""
+    solver = saddle_solver(sys, symmetric=symmetric)
+    solver.factorize(pattern_data(sys, A), Bdata if sys.n_con else np.zeros(0))
     zeros = np.zeros(sys.n_con)
     return spla.LinearOperator(A.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
                                dtype=float)
@@ -512,7 +518,7 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
         B = sys.B_matrix(Bdata) if sys.n_con else None
         sigma = -InertiaCheck().shift_below(K, B, 1e-9 * float(np.abs(K.diagonal()).max()))
     shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
-    OPinv = constrained_resolvent(sys, shifted, Bdata) if sys.n_con else None
+    OPinv = constrained_resolvent(sys, shifted, Bdata)
     w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
     return float(w[0])
 

@@ -405,7 +405,7 @@ def test_explicit_methods_factorise_a_constant_mass_matrix_once(monkeypatch):
     """RK4 on a cantilever without joints: the index-1 path's mass matrix is factorised once
     per run (it was refactorised at every evaluation: 501 times here), with the very numbers
     of the run that refactorises it every time."""
-    from fembody.solvers.linalg import SaddlePointSolver
+    from fembody.linalg.linalg import SaddlePointSolver
     m = fb.Model(gravity=(0.0, -9.81))
     b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=8, material=fb.Material(E=1e7, rho=1000.0, nu=0.3),
                    section=fb.Section.rectangle(0.02, 0.02))

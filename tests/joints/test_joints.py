@@ -189,7 +189,7 @@ def dense_pendulum():
 @pytest.mark.parametrize("solver", ["envelope", "schur", "ldl", "superlu", "dense"])
 def test_saddle_point_solvers_agree_on_a_flexible_pendulum(solver, dense_pendulum):
     """Above the dense limit every saddle-point backend gives the same motion."""
-    from fembody.solvers import linalg
+    from fembody.linalg import linalg
     if solver in ("schur", "ldl") and not linalg.HAVE_CHOLMOD:
         pytest.skip("needs CHOLMOD")
     from fembody.examples.flexible_pendulum import build_model

@@ -333,7 +333,7 @@ def test_the_support_check_hands_its_factorisation_to_the_first_newton_iteration
     Newton solver factorises it once for both (one assembly and one factorisation fewer than
     the separate probe, which another linear_solver still takes), and the equilibrium path
     is the same to round-off."""
-    from fembody.solvers.linalg import LinearSolver
+    from fembody.linalg.linalg import LinearSolver
     from fembody.system import System
     calls = {"factor": 0, "tangent": 0}
     for cls, name, key in ((LinearSolver, "factorize", "factor"),

@@ -20,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..lazy import lazy_module
-from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering, same_pattern
 from .linalg import ENVELOPE_WIDTH, HAVE_CHOLMOD, LinearSolver, NotPositiveDefinite
 
@@ -107,11 +106,10 @@ class InertiaCheck:
         if pat is None or not same_pattern(pat, (indptr, indices)):
             self._pattern = (indptr, indices)
             self._env, self._chol = None, None
-            if ENVELOPE_AVAILABLE:
-                # the Newton solver's ordering of the same pattern, computed once (cached)
-                order = ordering(indptr, indices, n)
-                if float(order[2][-1]) / n <= ENVELOPE_WIDTH:
-                    self._env = EnvelopeLDL(indptr, indices, n, order)
+            # the Newton solver's ordering of the same pattern, computed once (cached)
+            order = ordering(indptr, indices, n)
+            if float(order[2][-1]) / n <= ENVELOPE_WIDTH:
+                self._env = EnvelopeLDL(indptr, indices, n, order)
             if self._env is None and HAVE_CHOLMOD:
                 self._chol = LinearSolver("cholmod")
         if self._env is not None:

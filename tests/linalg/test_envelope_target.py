@@ -1,5 +1,5 @@
 """The iteration matrix assembled straight into the envelope's rows (issue 17 item 3,
-:mod:`fembody.solvers.envelope_target`): the CSC path's numbers bit for bit, taken only where
+:mod:`fembody.linalg.envelope_target`): the CSC path's numbers bit for bit, taken only where
 the tangent is one compiled pass, read back on the K pattern exactly, and through the K
 pattern when the envelope refuses a pivot or a checkpoint is written."""
 import numpy as np
@@ -10,10 +10,9 @@ import scipy.sparse.linalg as spla
 import fembody as fb
 from fembody.patterns import AssemblyTarget
 from fembody.run import checkpoint as ckpt
-from fembody.solvers import envelope, linalg
-from fembody.solvers.envelope_target import assembly_target
+from fembody.linalg import envelope, linalg
+from fembody.linalg.envelope_target import assembly_target
 
-pytestmark = pytest.mark.skipif(not envelope.AVAILABLE, reason="the envelope needs numba")
 
 MAT = fb.Material(E=70e9, rho=2700.0, nu=0.33)
 SEC = fb.Section.rectangle(0.02, 0.02)

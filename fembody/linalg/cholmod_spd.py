@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..elements.kernels import NUMBA as AVAILABLE, njit
+from ..elements.kernels import njit
 from ..lazy import lazy_module
 from .envelope import pattern_plan
 
@@ -80,20 +80,14 @@ def analyze(A, mode: str):
     return cholmod.analyze(A, mode=mode)
 
 
-def choose_mode(A, f) -> tuple[str, bool]:
+def choose_mode(A, f) -> str:
     """CHOLMOD's mode for A's pattern, "simplicial" or "supernodal" (flops / nnz(L) of the
-    simplicial factor ``f``, a symbolic analysis of A, above ``SUPERNODAL_RATIO``), and
-    whether ``f`` was factorised on the way. The factor's column counts come from the
-    symbolic analysis (:func:`column_counts`, compiled, ~nnz(L) steps: 0.04 s at a 1e5-DOF
-    frame grid, whose factorisation takes 2-4 s); without numba from a trial numeric
-    factorisation (a Python walk of the elimination tree would be slower)."""
-    if AVAILABLE:
-        counts, factorised = column_counts(A, f.P()), False
-    else:
-        f.cholesky_inplace(A)
-        counts, factorised = np.diff(f.L().indptr), True
-    return ("supernodal" if fill_ratio(counts) > SUPERNODAL_RATIO else "simplicial",
-            factorised)
+    simplicial factor ``f``, a symbolic analysis of A, above ``SUPERNODAL_RATIO``). The
+    factor's column counts come from the symbolic analysis (:func:`column_counts`, compiled,
+    ~nnz(L) steps: 0.04 s at a 1e5-DOF frame grid, whose factorisation takes 2-4 s), not
+    from a trial numeric factorisation."""
+    counts = column_counts(A, f.P())
+    return "supernodal" if fill_ratio(counts) > SUPERNODAL_RATIO else "simplicial"
 
 
 def not_positive_definite() -> type:
@@ -108,7 +102,10 @@ class CholmodSPD:
     The mode is decided once per pattern from its symbolic analysis (:func:`choose_mode`) and
     kept with the pattern for every later solver of it. Simplicial CHOLMOD computes LDL^T,
     which does not stop at a negative pivot, so there positive definiteness is checked on D
-    (cheap); supernodal LL^T raises by itself."""
+    (cheap); supernodal LL^T raises by itself. Once factorised a
+    :class:`~fembody.linalg.factorization.Factor` that proves its matrix positive definite."""
+
+    negative = 0
 
     def __init__(self) -> None:
         self.f = None
@@ -130,12 +127,11 @@ class CholmodSPD:
         plan = pattern_plan(A.indptr, A.indices, A.shape[0])
         if "cholmod_mode" not in plan:
             self.f = analyze(A, mode="simplicial")
-            mode, factorised = choose_mode(A, self.f)
+            mode = choose_mode(A, self.f)
             plan["cholmod_mode"] = mode
             if mode == "simplicial":
                 self.mode = mode
-                if not factorised:
-                    self.f.cholesky_inplace(A)
+                self.f.cholesky_inplace(A)
                 return
         self.mode = plan["cholmod_mode"]
         self.f = analyze(A, mode=self.mode)
@@ -150,8 +146,14 @@ class CholmodSPD:
     def __call__(self, b: np.ndarray) -> np.ndarray:
         return self.f(b)
 
+    solve = __call__
+
     def D(self) -> np.ndarray:
         return self.f.D()
+
+    def pivots(self) -> np.ndarray:
+        """|D| of the LDL^T (for a supernodal LL^T: L's diagonal squared)."""
+        return np.abs(self.f.D())
 
 
 @njit(cache=True, aot="i8[:](i8[:], i8[:], i8[:], i8)")

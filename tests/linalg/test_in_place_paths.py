@@ -13,9 +13,9 @@ import scipy.sparse as sp
 
 import fembody as fb
 from fembody.dynamics import _kernels
-from fembody.solvers.banded import BandedLU, half_bandwidth
-from fembody.solvers.envelope import ordering, pattern_plan, rcm
-from fembody.solvers.inertia import InertiaCheck
+from fembody.linalg.banded import BandedLU, half_bandwidth
+from fembody.linalg.envelope import ordering, pattern_plan, rcm
+from fembody.linalg.inertia import InertiaCheck
 from fembody.patterns import symmetric_pattern
 from tests.reference_kernels import solver_kernels as ref_kernels
 
@@ -157,7 +157,7 @@ def test_indefinite_envelope_ldl(shift, seed, accepted):
     numbers of the Cholesky-like factorize; on an indefinite one, as many negative pivots as
     negative eigenvalues (Sylvester's law of inertia), a solve to round-off when accepted, and
     the growth bound refuses a factorisation whose pivots grow beyond it."""
-    from fembody.solvers.envelope import EnvelopeLDL
+    from fembody.linalg.envelope import EnvelopeLDL
     n = 300
     A = _narrow_symmetric(n, shift, seed)
     lam = np.linalg.eigvalsh(A.toarray())
@@ -363,8 +363,8 @@ def test_auto_factorises_a_narrow_matrix_once_definite_or_not(monkeypatch, shift
     """'auto' on a narrow symmetric matrix: one envelope factorisation, whether the matrix is
     positive definite (proved by it) or indefinite (accepted by the LDL^T, not proved), with
     no refused definite attempt first; the solve to round-off."""
-    from fembody.solvers.envelope import EnvelopeLDL
-    from fembody.solvers.linalg import LinearSolver
+    from fembody.linalg.envelope import EnvelopeLDL
+    from fembody.linalg.linalg import LinearSolver
     calls = []
     for name in ("factorize", "factorize_indefinite"):
         def counted(self, *a, _f=getattr(EnvelopeLDL, name), **k):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..lazy import lazy_module
 from ..patterns import symmetric_pattern
-from .envelope import AVAILABLE, pattern_plan, rcm
+from .envelope import pattern_plan, rcm
 
 # imported at first use (fast start-up): LAPACK's band LU
 lapack = lazy_module("scipy.linalg.lapack")
@@ -30,7 +30,7 @@ def half_bandwidth(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int
     # the same RCM as the envelope solver's ordering of this pattern: taken from its plan
     # when it was computed already (an iteration matrix that turned out indefinite: 0.16 s
     # at 1e5 DOFs of a beam chain, twice, for the solver's test and for its build)
-    order = pattern_plan(indptr, indices, n).get("order") if AVAILABLE else None
+    order = pattern_plan(indptr, indices, n).get("order")
     perm = order[0] if order is not None else rcm(*symmetric_pattern(indptr, indices, n), n)
     inv = np.empty(n, dtype=np.int64)
     inv[perm] = np.arange(n)
@@ -41,7 +41,10 @@ def half_bandwidth(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int
 
 class BandedLU:
     """``A x = b`` for matrices on the CSC pattern ``(indptr, indices)`` of size ``n``:
-    :meth:`factorize` with the data array, then :meth:`solve` (vectors or columns)."""
+    :meth:`factorize` with the data array, then :meth:`solve` (vectors or columns). A
+    :class:`~fembody.linalg.factorization.Factor` once factorised (an LU: no inertia)."""
+
+    negative = None
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int) -> None:
         self.n = n
@@ -80,3 +83,7 @@ class BandedLU:
     def U_diagonal(self) -> np.ndarray:
         """Pivots (the diagonal of U), for conditioning diagnostics."""
         return self._lu[self.kl + self.ku]
+
+    def pivots(self) -> np.ndarray:
+        """|diag U| (:class:`~fembody.linalg.factorization.Factor`)."""
+        return np.abs(self.U_diagonal())

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 
 import fembody as fb
 from fembody.elements.beam.beam2d import beam_strains
-from fembody.solvers import envelope
-from fembody.solvers.linalg import LinearSolver
+from fembody.linalg import envelope
+from fembody.linalg.linalg import LinearSolver
 
 
 def _chain(n: int = 40, tip: float = 0.0) -> fb.Model:

@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from ..elements.kernels import NUMBA as AVAILABLE, njit
+from ..elements.kernels import njit
 from ..patterns import symmetric_pattern
 
 
@@ -312,14 +312,8 @@ def _rcm(indptr, indices, n):  # pragma: no cover - jitted
 
 
 def rcm(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
-    """Reverse Cuthill-McKee permutation (int64) of a symmetric pattern (CSR or CSC); without
-    numba SciPy's (a Python loop over the edges would be slow on large models)."""
-    if AVAILABLE:
-        return _rcm(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), n)
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import reverse_cuthill_mckee
-    A = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
-    return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int64)
+    """Reverse Cuthill-McKee permutation (int64) of a symmetric pattern (CSR or CSC)."""
+    return _rcm(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), n)
 
 
 def _ordering(indptr: np.ndarray, indices: np.ndarray, n: int
@@ -430,8 +424,6 @@ class EnvelopeLDL:
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int,
                  ordering: tuple | None = None) -> None:
-        if not AVAILABLE:
-            raise RuntimeError("the envelope solver needs numba")
         self.n = n
         # ``ordering``: the pattern's (perm, first, rowptr) when the caller computed it already
         plan = _plans.get(indptr, indices, n)
@@ -465,7 +457,8 @@ class EnvelopeLDL:
         self._scratch = np.zeros(n)          # the Schur solve's work vector
         self.ok = False
         self.bad_row = -1
-        self.negative = 0                    # negative pivots of factorize_indefinite
+        # negative pivots (the inertia) of the last factorisation; None: not factorised
+        self.negative: int | None = None
 
     def _kernel(self, kernel):
         """The factorisation's entry point: trusted for the int32 map (a map of int64, for
@@ -489,6 +482,7 @@ class EnvelopeLDL:
                                   self.first, self.rowptr, self.dinv, self._work)
         self.ok = k < 0
         self.bad_row = int(self.perm[k]) if k >= 0 else -1
+        self.negative = 0 if self.ok else None       # a Cholesky's: positive definite
         return self.ok
 
     def factorize_indefinite(self, data: np.ndarray, growth_max: float = GROWTH_MAX) -> bool:
@@ -580,3 +574,8 @@ class EnvelopeLDL:
         d = np.empty(self.n)
         d[self.perm] = 1.0 / self.dinv
         return d
+
+    def pivots(self) -> np.ndarray:
+        """|D| (:class:`~fembody.linalg.factorization.Factor`; ``negative`` counts D's
+        negative entries)."""
+        return np.abs(self.D())

@@ -9,12 +9,11 @@ import scipy.sparse as sp
 import fembody as fb
 from fembody.dynamics import _kernels
 from fembody.run import _kernels as run_kernels
-from fembody.solvers import linalg
+from fembody.linalg import linalg
 from fembody.statics import _kernels as statics_kernels
-from fembody.solvers.envelope import EnvelopeLDL, envelope_width
+from fembody.linalg.envelope import EnvelopeLDL, envelope_width
 from tests.reference_kernels import solver_kernels as ref_kernels
 
-pytestmark = pytest.mark.skipif(not linalg.ENVELOPE_AVAILABLE, reason="needs numba")
 
 
 def random_spd(n: int, density: float, seed: int) -> sp.csc_matrix:

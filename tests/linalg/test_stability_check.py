@@ -1,4 +1,4 @@
-"""The cheap stability check of fb.static (fembody/solvers/inertia.py): one Cholesky attempt
+"""The cheap stability check of fb.static (fembody/linalg/inertia.py): one Cholesky attempt
 of the penalised tangent per load step instead of a shift-invert Lanczos. Compared with the
 dense lowest eigenvalue of the tangent on the joints' motions (LAPACK on a null-space basis:
 the reference, made to run beyond 300 DOFs by raising statics.DENSE_MAX) and with the old
@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 import fembody as fb
 from fembody.statics import statics
-from fembody.solvers.inertia import UNSTABLE, InertiaCheck
+from fembody.linalg.inertia import UNSTABLE, InertiaCheck
 
 STEEL = fb.Material(E=210e9, rho=7850.0, nu=0.3)
 SEC = fb.Section.rectangle(0.02, 0.02)
@@ -182,7 +182,7 @@ def test_newtons_last_factorisation_proves_the_stability_of_a_step_it_ends(monke
     that increment of the equilibrium) was a Cholesky of the tangent: fb.static takes it as the
     proof of stability instead of factorising K + tol I again. No check factorisation is done;
     with the proofs refused, the same states to 1e-9 and the same verdicts."""
-    from fembody.solvers.linalg import SaddlePointSolver
+    from fembody.linalg.linalg import SaddlePointSolver
     calls = count_checks(monkeypatch)
     m = fine_cantilever()
     proved = fb.static(m, steps=3)
@@ -200,7 +200,7 @@ def test_newtons_last_factorisation_proves_the_stability_of_a_step_it_ends(monke
 def test_no_proof_from_an_indefinite_factorisation():
     """The solvers' ``proves_definite``: True after a Cholesky (or an LDL^T without a negative
     pivot), False after a factorisation of an indefinite matrix, whatever backend."""
-    from fembody.solvers.linalg import LinearSolver
+    from fembody.linalg.linalg import LinearSolver
     n = 400
     main = np.full(n, 2.0)
     off = np.full(n - 1, -1.0)

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 import fembody as fb
-from fembody.solvers import envelope
+from fembody.linalg import envelope
 
 
 def _envelope_size(A: sp.csr_matrix, perm: np.ndarray) -> int:
@@ -95,7 +95,7 @@ def test_banded_ordering_no_wider_than_scipy(A):
     """The banded LU orders its pattern by the envelope solver's RCM (no scipy.sparse import):
     a permutation whose half-bandwidth is no larger than SciPy's RCM gives (within 5 % on
     random patterns with several parts), and what half_bandwidth reports is that band."""
-    from fembody.solvers.banded import half_bandwidth
+    from fembody.linalg.banded import half_bandwidth
     n = A.shape[0]
     bw, perm = half_bandwidth(A.indptr, A.indices, n)
     assert np.array_equal(np.sort(perm), np.arange(n))

@@ -1,23 +1,22 @@
-"""Sparse linear solvers with a fixed pattern: CHOLMOD (scikit-sparse), SuperLU, dense LAPACK.
+"""Sparse linear solvers with a fixed pattern: the envelope LDL^T, banded LU, CHOLMOD
+(scikit-sparse), SuperLU, dense LAPACK and the optional UMFPACK / Pardiso / MUMPS, behind the
+:class:`~fembody.linalg.factorization.Factor` protocol.
 
-A :class:`LinearSolver` is created once per analysis and ``factorize``-d at every Newton
-iteration; CHOLMOD's symbolic analysis (fill-reducing ordering) is done on the first call and
-reused. ``method="auto"``, for symmetric matrices expected positive definite:
+A :class:`LinearSolver` (a matrix) or :class:`SaddlePointSolver` (a matrix bordered by
+constraint rows) is created once per analysis and ``factorize``-d at every Newton iteration;
+the symbolic analysis of a backend (orderings, CHOLMOD's analysis, scatter maps) is done on the
+first call and reused. ``method="auto"`` is the one function :func:`auto`: the envelope for
+symmetric positive-definite matrices with a narrow envelope after RCM (beam chains, trees,
+most frames), the banded LU for narrow non-symmetric ones (spatial chains), dense LAPACK for
+small systems, CHOLMOD for other definite ones (:mod:`.cholmod_spd`: simplicial or
+supernodal, decided once per pattern), SuperLU (:mod:`.sparse_lu`) for the rest. The
+envelope's factorisation is its LDL^T without pivoting (on a definite matrix the
+Cholesky-like numbers), accepted while every row's pivot growth stays under
+``envelope.GROWTH_MAX``; once a matrix is refused (a negative pivot for a Cholesky, too much
+growth), the solver moves down the rule for good.
 
-1. the compiled envelope LDL^T (:mod:`.envelope`) when the mean envelope row width after
-   reverse Cuthill-McKee is at most ``ENVELOPE_WIDTH`` (beam chains, trees, most frames);
-2. else dense LAPACK up to ``DENSE_MAX`` unknowns;
-3. else CHOLMOD (:mod:`.cholmod_spd`): simplicial while flops / nnz(L) of the simplicial
-   factor (AMD; from the symbolic analysis, no trial factorisation) is at most
-   ``cholmod_spd.SUPERNODAL_RATIO`` = 180, else supernodal with nested dissection;
-4. the envelope's factorisation is its LDL^T without pivoting (on a definite matrix the
-   Cholesky-like numbers), accepted while every row's pivot growth stays under
-   ``envelope.GROWTH_MAX`` (the 1e5-DOF chain's dynamic iteration matrix: 2.6); once a
-   matrix is refused, for good: LAPACK's banded LU for a narrow band after RCM
-   (:mod:`.banded`), else dense or SuperLU (CHOLMOD after a failed Cholesky likewise).
-
-The rule's measured basis (CPU time of one numeric factorisation on beam chains and frame
-grids of 1e4-1e6 DOFs, every backend) is in :mod:`.cholmod_spd`'s docstring.
+The rule's measured basis: :mod:`.cholmod_spd`'s and :mod:`.sparse_lu`'s docstrings,
+``benchmarks/linear_solvers.py`` and docs/linear_solvers.rst.
 
 If scikit-sparse cannot be imported, fembody runs on SciPy's solvers and says so once.
 """
@@ -25,7 +24,9 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -34,11 +35,13 @@ from ..lazy import lazy_module
 from ..patterns import CSC, AssemblyTarget
 from ..patterns import is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
 sp = lazy_module("scipy.sparse")
-from .envelope import AVAILABLE as ENVELOPE_AVAILABLE
 from .envelope import EnvelopeLDL, ordering, same_pattern
 from .envelope_target import assembly_target
 from .banded import BAND_MAX, BandedLU, half_bandwidth
-from .sparse_lu import OrderedSuperLU
+from .sparse_lu import lu_backend
+from .factorization import OPTIONAL, DenseCholesky, DenseLU, Factor, Singular
+from .factorization import pivot_ratio as _pivot_ratio
+from .factorization import require as _require_optional
 from . import restorable
 from .restorable import NoCompliance, RowCompliance
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
@@ -47,8 +50,6 @@ from .cholmod_spd import not_positive_definite as _not_positive_definite
 
 log = logging.getLogger("fembody")
 
-# imported at the first factorisation that needs them (``import fembody`` stays fast)
-sla = lazy_module("scipy.linalg")
 # scikit-sparse is installed (a library that then fails to load is reported at first use)
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 _warned = False
@@ -56,17 +57,70 @@ DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkee
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
 # like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
 ENVELOPE_WIDTH = 24
-METHODS = ("auto", "envelope", "cholmod", "superlu", "dense", "banded")
+# constraint rows up to which a saddle point is solved by a dense Schur complement on S
+SCHUR_MAX = 64
+# the general LU backends: SciPy's SuperLU and the optional ones (imported when asked for)
+LU_METHODS = ("superlu",) + tuple(OPTIONAL)
+METHODS = ("auto", "envelope", "cholmod", "dense", "banded") + LU_METHODS
 
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
     """An envelope solver for the pattern if it is narrow enough for ``auto`` (else None)."""
-    if not ENVELOPE_AVAILABLE or n == 0:
+    if n == 0:
         return None
     order = ordering(indptr, indices, n)             # once: the width test and the solver
     if float(order[2][-1]) / n > ENVELOPE_WIDTH:
         return None
     return EnvelopeLDL(indptr, indices, n, order)
+
+
+def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
+         width: Callable[[], float] = lambda: math.inf,
+         band: Callable[[], int] = lambda: BAND_MAX + 1) -> str:
+    """The backend ``linear_solver='auto'`` takes for an n x n matrix S bordered by ``m``
+    constraint rows: the whole rule, in one place (its measured basis: the module
+    docstring, :mod:`.cholmod_spd`, :mod:`.sparse_lu`, ``benchmarks/linear_solvers.py`` and
+    docs/linear_solvers.rst).
+
+    Parameters
+    ----------
+    n, m : int
+        Unknowns of S and constraint rows (m = 0: no border).
+    symmetric : bool, default True
+        S is symmetric (planar tangents; a spatial one is not).
+    definite : bool, default True
+        S is expected positive definite (False once a factorisation refused it).
+    width : callable, default infinite
+        The mean envelope row width of S after RCM (asked only when it decides).
+    band : callable, default wider than BAND_MAX
+        The half-bandwidth after RCM of the matrix an LU would factorise (S, or the bordered
+        matrix when m > 0).
+
+    Returns
+    -------
+    str
+        'envelope' (its LDL^T of S; a Schur complement for the m <= SCHUR_MAX rows),
+        'banded', 'dense', 'cholmod' (m = 0), 'schur' (CHOLMOD on S, m <= SCHUR_MAX), 'ldl'
+        (CHOLMOD's LDL^T of the regularised bordered matrix) or 'superlu'.
+    """
+    spd = symmetric and definite
+    if spd and m <= SCHUR_MAX and width() <= ENVELOPE_WIDTH:
+        return "envelope"
+    # the banded LU for a narrow non-symmetric matrix or an indefinite S alone; a symmetric
+    # bordered matrix whose S was refused goes to dense or SuperLU, the LUs whose pivoting
+    # the redundant-row handling is verified with (tests/spatial/test_redundancy_change.py)
+    if (not symmetric or (m == 0 and not definite)) and band() <= BAND_MAX:
+        return "banded"
+    if n + m <= DENSE_MAX:
+        return "dense"
+    # a definite S bordered by more rows than a Schur complement takes, on a narrow band (a
+    # chain of joints): the banded LU too (measured on benchmarks/linear_solvers.py's
+    # mechanism, where CHOLMOD's LDL^T of the regularised matrix was many times slower)
+    if spd and m > SCHUR_MAX and band() <= BAND_MAX:
+        return "banded"
+    if spd and HAVE_CHOLMOD:
+        return "cholmod" if m == 0 else "schur" if m <= SCHUR_MAX else "ldl"
+    return "superlu"
 
 
 def _warn_no_cholmod() -> None:
@@ -88,8 +142,17 @@ class LinearSolver:
 
     Parameters
     ----------
-    method : 'auto', 'envelope', 'cholmod', 'superlu' or 'dense'.
-    spd : whether matrices are expected symmetric positive definite (Cholesky is tried first).
+    method : {'auto', 'envelope', 'cholmod', 'banded', 'dense', 'superlu', 'umfpack', \
+'pardiso', 'mumps'}, default 'auto'
+        The backend (module docstring for auto's rule). 'umfpack' (scikit-umfpack),
+        'pardiso' (pypardiso, MKL) and 'mumps' (python-mumps) are optional packages: a
+        missing one is a ModelError with its install line.
+    spd : bool, default True
+        Whether matrices are expected symmetric positive definite (Cholesky is tried first).
+
+    The factorisation of the last :meth:`factorize` is a
+    :class:`~fembody.linalg.factorization.Factor` whichever backend made it (its pivots, and
+    its inertia where the backend proves it).
 
     Counters: ``n_factor`` (numeric factorisations), ``n_solve``.
     """
@@ -100,8 +163,8 @@ class LinearSolver:
         if method == "cholmod" and not HAVE_CHOLMOD:
             raise ModelError("linear_solver='cholmod' needs scikit-sparse; install it or use "
                              "'superlu'")
-        if method == "envelope" and not ENVELOPE_AVAILABLE:
-            raise ModelError("linear_solver='envelope' needs numba; install it or use 'superlu'")
+        if method in OPTIONAL:
+            _require_optional(method)
         if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
             _warn_no_cholmod()
         self.method = method
@@ -129,16 +192,11 @@ class LinearSolver:
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
         if self.method != "auto":
             return self.method
-        if (not self.spd or self._indefinite) and _is_sparse(A) and self._band(A):
-            return "banded"
-        if self.spd and not self._indefinite and _is_sparse(A) and \
-                self._envelope(A) is not None:
-            return "envelope"
-        if n <= DENSE_MAX:
-            return "dense"
-        if self.spd and HAVE_CHOLMOD and not self._indefinite:
-            return "cholmod"
-        return "superlu"
+        if not _is_sparse(A):
+            return auto(n, symmetric=self.spd, definite=not self._indefinite)
+        return auto(n, symmetric=self.spd, definite=not self._indefinite,
+                    width=lambda: -1.0 if self._envelope(A) is not None else math.inf,
+                    band=lambda: 0 if self._band(A) else BAND_MAX + 1)
 
     def _band(self, A: sp.csc_matrix) -> BandedLU | None:
         """The banded LU for A's pattern if its band is narrow (built once per pattern)."""
@@ -201,22 +259,22 @@ class LinearSolver:
                 kind = "superlu"
         if kind == "dense":
             Ad = A.toarray() if _is_sparse(A) else np.asarray(A)
+            self.active = "dense"
             if self.spd and not self._indefinite:
-                try:
-                    self._fac, self.active = ("chol", sla.cho_factor(Ad, check_finite=False)), "dense"
+                self._fac = DenseCholesky.factor(Ad)
+                if self._fac is not None:
                     return
-                except np.linalg.LinAlgError:
-                    self._indefinite = True
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", sla.LinAlgWarning)
-                self._fac, self.active = ("lu", sla.lu_factor(Ad, check_finite=False)), "dense"
+                self._indefinite = True
+            self._fac = DenseLU(Ad)
             return
+        lu_kind = kind if kind in LU_METHODS else "superlu"
         try:
-            self._lu = getattr(self, "_lu", None) or OrderedSuperLU(spd=self.spd)
+            if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
+                self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
             self._fac = self._lu.factorize(A.tocsc())
         except RuntimeError:           # "Factor is exactly singular"
-            self._fac = _Singular()
-        self.active = "superlu"
+            self._fac = Singular(n)
+        self.active = lu_kind
 
     @property
     def envelope_ldl(self) -> EnvelopeLDL | None:
@@ -228,23 +286,12 @@ class LinearSolver:
     def proves_definite(self) -> bool:
         """The current factorisation proved its matrix positive definite (a Cholesky, or an
         LDL^T without a negative pivot); False says nothing (an LU, or a negative pivot)."""
-        if self.active == "envelope":
-            return not getattr(self, "_ldl", False) or self._fac.negative == 0
-        return self.active == "cholmod" or (self.active == "dense" and self._fac[0] == "chol")
+        return getattr(self._fac, "negative", None) == 0
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN."""
         self.n_solve += 1
-        fac = self._fac
-        if isinstance(fac, _Singular):
-            return np.full(np.shape(b), np.nan)
-        if self.active == "dense":
-            kind, f = fac
-            return sla.cho_solve(f, b, check_finite=False) if kind == "chol" else \
-                sla.lu_solve(f, b, check_finite=False)
-        if self.active in ("cholmod", "envelope"):
-            return fac(b)
-        return fac.solve(np.asarray(b, dtype=float))    # SuperLU, banded
+        return self._fac.solve(b)
 
     def checkpoint_state(self) -> dict:
         """The attributes a checkpoint saves: all but the factorisation, which is redone on
@@ -257,25 +304,17 @@ class LinearSolver:
         counters keep their saved values)."""
         return restorable.restored(cls, state, {}, cls.factorize)
 
+    @property
+    def factor(self) -> Factor | None:
+        """The current factorisation (a :class:`~fembody.linalg.factorization.Factor`), or
+        None before the first :meth:`factorize`."""
+        return self._fac
+
     def pivot_ratio(self) -> float:
-        """min |pivot| / max |pivot| of the current factorisation (for D of LDL^T, or the squared
-        diagonal of a Cholesky factor): about machine epsilon or less means singular."""
-        fac = self._fac
-        if isinstance(fac, _Singular):
-            return 0.0
-        if self.active == "dense":
-            kind, f = fac
-            d = np.abs(np.diag(f[0]))
-            d = d * d if kind == "chol" else d
-        elif self.active in ("cholmod", "envelope"):
-            d = np.abs(fac.D())
-        else:
-            d = np.abs(fac.U_diagonal() if self.active == "banded" else fac.U.diagonal())
-        return float(d.min() / d.max()) if d.size and d.max() > 0 else 0.0
-
-
-class _Singular:
-    """Stands for a factorisation that failed on an exactly singular matrix."""
+        """min |pivot| / max |pivot| of the current factorisation (D of an LDL^T, the squared
+        diagonal of a Cholesky factor, U's diagonal of an LU): about machine epsilon or less
+        means singular; NaN when the backend does not give its pivots (Pardiso, MUMPS)."""
+        return _pivot_ratio(self._fac)
 
 
 class SaddlePointSolver:
@@ -292,7 +331,9 @@ class SaddlePointSolver:
     - ``"envelope"``: the compiled envelope LDL^T of S (:mod:`.envelope`) and a dense Schur
       complement ``B S^-1 B^T`` (few constraints).
     - ``"schur"``: CHOLMOD on S and a dense Schur complement ``B S^-1 B^T`` (few constraints).
-    - ``"superlu"``: LU of the full augmented matrix (general fallback).
+    - ``"cholmod"``: ``"schur"`` up to SCHUR_MAX constraint rows, else ``"ldl"``.
+    - ``"superlu"``: LU of the full augmented matrix (general fallback); ``"umfpack"``,
+      ``"pardiso"``, ``"mumps"``: the same with an optional package's LU.
     - ``"dense"``: LAPACK LU (small systems).
     - ``"auto"``: the envelope when S's envelope is narrow (ENVELOPE_WIDTH) and there are at
       most SCHUR_MAX constraint rows; else dense up to DENSE_MAX unknowns; else with CHOLMOD the
@@ -302,8 +343,10 @@ class SaddlePointSolver:
     Without constraints it is a plain :class:`LinearSolver` on S.
     """
 
-    METHODS = ("auto", "envelope", "ldl", "schur", "superlu", "dense", "banded")
-    SCHUR_MAX = 64
+    METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "dense", "banded") + LU_METHODS
+    # the methods that factorise S as symmetric (one triangle read): not for spatial tangents
+    SYMMETRIC_ONLY = ("envelope", "ldl", "schur", "cholmod")
+    SCHUR_MAX = SCHUR_MAX
 
     _B_int32 = False         # B's pattern is int32 CSR: the envelope's Schur solve is trusted
 
@@ -313,16 +356,20 @@ class SaddlePointSolver:
                  S_diag: np.ndarray | None = None, symmetric: bool = True) -> None:
         if method not in self.METHODS:
             raise ModelError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
-        if not symmetric and method in ("envelope", "ldl", "schur"):
-            raise ModelError(f"linear_solver={method!r} factorises symmetric matrices; the "
-                             "tangent of a spatial model is not symmetric: use 'auto', "
-                             "'superlu' or 'dense'")
+        if not symmetric and method in self.SYMMETRIC_ONLY:
+            raise ModelError(f"linear_solver={method!r} factorises symmetric matrices (it reads "
+                             "one triangle); the tangent of a spatial model (or of follower "
+                             "loads) is not symmetric: use 'auto' (the banded LU or SuperLU), "
+                             "'banded', 'superlu', 'dense', or an optional LU: 'umfpack', "
+                             "'pardiso', 'mumps'")
+        if method == "cholmod" and n_con:
+            method = "schur" if n_con <= self.SCHUR_MAX else "ldl"
+        if method in OPTIONAL:
+            _require_optional(method)
         self.symmetric = symmetric
         self._banded: BandedLU | bool | None = None
         if method in ("ldl", "schur") and not HAVE_CHOLMOD:
             raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
-        if method == "envelope" and not ENVELOPE_AVAILABLE:
-            raise ModelError("linear_solver='envelope' needs numba; install it or use 'superlu'")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD:
             _warn_no_cholmod()
         self.p, self.nf, self.m = pattern, n_free, n_con
@@ -348,7 +395,7 @@ class SaddlePointSolver:
         self.n_factor = 0
         self.n_solve = 0
         # relative compliance of constraint rows, (m,) or None: the (2,2) block -C of
-        # fembody.solvers.redundancy's redundant='drop'/'regularize' (read at each factorize)
+        # fembody.run.redundancy's redundant='drop'/'regularize' (read at each factorize)
         self.compliance = NoCompliance()
 
     def _choose(self) -> str:
@@ -358,24 +405,21 @@ class SaddlePointSolver:
             return "dense" if self.nf + self.m <= DENSE_MAX else "superlu"
         if self.method != "auto":
             return self.method
-        if not self.symmetric:      # LU: banded for narrow bands, else dense or SuperLU
-            if self._banded is None:
-                bw, _ = half_bandwidth(self.p.indptr, self.p.indices, self.p.n)
-                self._banded = bw <= BAND_MAX
-            if self._banded:
-                return "banded"
-            return "dense" if self.nf + self.m <= DENSE_MAX else "superlu"
-        if not self._fallback and self.m <= self.SCHUR_MAX:
-            if self._narrow is None:
-                self._env = _envelope_for(self.S_pat[1], self.S_pat[0], self.nf)
-                self._narrow = self._env is not None
-            if self._narrow:
-                return "envelope"
-        if self.nf + self.m <= DENSE_MAX:
-            return "dense"
-        if self._fallback or not HAVE_CHOLMOD:
-            return "superlu"
-        return "schur" if self.m <= self.SCHUR_MAX else "ldl"
+        return auto(self.nf, self.m, symmetric=self.symmetric, definite=not self._fallback,
+                    width=self._width, band=self._band)
+
+    def _width(self) -> float:
+        """-1 when S's envelope is narrow enough for auto (its solver built once), else inf."""
+        if self._narrow is None:
+            self._env = _envelope_for(self.S_pat[1], self.S_pat[0], self.nf)
+            self._narrow = self._env is not None
+        return -1.0 if self._narrow else math.inf
+
+    def _band(self) -> int:
+        """The bordered matrix's half-bandwidth after RCM (computed once)."""
+        if getattr(self, "_bw", None) is None:
+            self._bw = half_bandwidth(self.p.indptr, self.p.indices, self.p.n)[0]
+        return self._bw
 
     def factorize(self, Sdata: np.ndarray, Bdata: np.ndarray, same_S: bool = False,
                   owned: bool = False) -> None:
@@ -384,7 +428,7 @@ class SaddlePointSolver:
         paths redo only the small complement with the new B. ``owned``: the
         caller hands over a fresh ``Sdata`` it never changes, kept without a copy."""
         # the inputs of the current factorisation: a checkpoint rebuilds it from them
-        # (fembody.solvers.checkpoint), so a resumed modified Newton reuses the same matrix
+        # (fembody.run.checkpoint), so a resumed modified Newton reuses the same matrix
         # (a read-only float B is the constant joints' own, never changed: kept, not copied)
         keepB = (Bdata if type(Bdata) is np.ndarray and Bdata.dtype == np.float64
                  and not Bdata.flags.writeable else np.array(Bdata, dtype=float))
@@ -449,10 +493,7 @@ class SaddlePointSolver:
                 self._dense_idx = p.indices.astype(np.int64) * p.n + cols
             A = np.zeros(p.n * p.n)
             A[self._dense_idx] = d           # positions are unique: no accumulation needed
-            with warnings.catch_warnings():   # a singular matrix is reported by the caller
-                warnings.simplefilter("ignore", sla.LinAlgWarning)
-                self._fac = sla.lu_factor(A.reshape(p.n, p.n), check_finite=False,
-                                          overwrite_a=True)
+            self._fac = DenseLU(A.reshape(p.n, p.n), overwrite=True)
             self.active = "dense"
             return
         if kind == "banded":
@@ -460,12 +501,14 @@ class SaddlePointSolver:
                 self._banded = BandedLU(p.indptr, p.indices, p.n)
             self._fac, self.active = self._banded.factorize(d), "banded"
             return
-        self._lu = getattr(self, "_lu", None) or OrderedSuperLU()
+        lu_kind = kind if kind in LU_METHODS else "superlu"
+        if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
+            self._lu, self._lu_kind = lu_backend(lu_kind), lu_kind
         try:
             self._fac = self._lu.factorize(sp.csc_matrix((d, p.indices, p.indptr), (p.n, p.n)))
         except RuntimeError:
-            self._fac = _Singular()
-        self.active = "superlu"
+            self._fac = Singular(p.n)
+        self.active = lu_kind
 
     def _schur(self, Sdata: np.ndarray, Bdata: np.ndarray) -> bool:
         """CHOLMOD on S and the dense Schur complement of the few constraint rows; False (and
@@ -561,7 +604,7 @@ class SaddlePointSolver:
         """The current factorisation proved S (so S on the joints' motions) positive definite."""
         if self._plain is not None:
             return self._plain.proves_definite
-        return self.active in ("envelope", "schur") and not isinstance(self._fac, _Singular)
+        return self.active in ("envelope", "schur") and not isinstance(self._fac, Singular)
 
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -574,7 +617,7 @@ class SaddlePointSolver:
         if self._plain is not None:
             return self._plain.solve(r), np.zeros(0)
         fac = self._fac
-        if isinstance(fac, _Singular):
+        if isinstance(fac, Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
         if self.active == "envelope":
             return self._env.schur_solve(r, c, *fac, trusted=self._B_int32)
@@ -594,10 +637,8 @@ class SaddlePointSolver:
                 if np.linalg.norm(res) <= 1e-14 * np.linalg.norm(b):
                     break
                 x = x + fac(res)
-        elif self.active == "dense":
-            x = sla.lu_solve(fac, b, check_finite=False)
         else:
-            x = fac.solve(b)
+            x = fac.solve(b)            # an LU: dense, banded, SuperLU or an optional one
         return x[:self.nf], s * x[self.nf:]
 
 

@@ -1,4 +1,4 @@
-"""CHOLMOD's simplicial/supernodal decision (fembody.solvers.cholmod_spd) and the backend
+"""CHOLMOD's simplicial/supernodal decision (fembody.linalg.cholmod_spd) and the backend
 ``LinearSolver("auto")`` picks: decisions on small synthetic patterns, never timings."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 sp = pytest.importorskip("scipy.sparse")
 pytest.importorskip("sksparse.cholmod")
 
-from fembody.solvers import cholmod_spd, linalg  # noqa: E402
-from fembody.solvers.cholmod_spd import CholmodSPD, column_counts, fill_ratio  # noqa: E402
-from fembody.solvers.envelope import pattern_plan  # noqa: E402
+from fembody.linalg import cholmod_spd, linalg  # noqa: E402
+from fembody.linalg.cholmod_spd import CholmodSPD, column_counts, fill_ratio  # noqa: E402
+from fembody.linalg.envelope import pattern_plan  # noqa: E402
 
 
 def spd(pattern, seed: int = 0):
@@ -116,17 +116,19 @@ def test_mode_switches_at_the_ratio_without_a_trial_factorisation(monkeypatch, c
     assert pattern_plan(A.indptr, A.indices, A.shape[0])["cholmod_mode"] == want
 
 
-def test_decision_without_numba_is_the_trial_factorisation(monkeypatch):
-    """The fallback (no compiled column counts) factorises and reads L: same decision."""
+def test_column_counts_are_those_of_the_numeric_factor():
+    """The compiled column counts of the symbolic analysis (no numeric factorisation) equal
+    the column counts of CHOLMOD's simplicial factor L, and so decide the mode as a trial
+    factorisation would."""
     for k in (4, 30):
         A = frame_grid(k)
         f = cholmod_spd.cholmod.analyze(A, mode="simplicial")
-        mode, done = cholmod_spd.choose_mode(A, f)
-        assert not done
-        with monkeypatch.context() as m:
-            m.setattr(cholmod_spd, "AVAILABLE", False)
-            g = cholmod_spd.cholmod.analyze(A, mode="simplicial")
-            assert cholmod_spd.choose_mode(A, g) == (mode, True)
+        counts = cholmod_spd.column_counts(A, f.P())
+        f.cholesky_inplace(A)
+        np.testing.assert_array_equal(counts, np.diff(f.L().indptr))
+        assert cholmod_spd.choose_mode(A, f) == (
+            "supernodal" if cholmod_spd.fill_ratio(counts) > cholmod_spd.SUPERNODAL_RATIO
+            else "simplicial")
 
 
 def test_not_positive_definite_still_raised_on_the_first_factorisation():
@@ -151,4 +153,4 @@ def test_auto_decisions_on_synthetic_patterns():
     assert _auto(frame_grid(58)) == "cholmod-simplicial"   # 10092 unknowns
     A = frame_grid(183)                                    # 100467 unknowns
     f = cholmod_spd.cholmod.analyze(A, mode="simplicial")
-    assert cholmod_spd.choose_mode(A, f) == ("supernodal", False)
+    assert cholmod_spd.choose_mode(A, f) == "supernodal"

@@ -1,0 +1,73 @@
+"""SuperLU for large non-symmetric (or indefinite) matrices whose pattern is symmetric, and the
+general LU backend of a name (:func:`lu_backend`).
+
+The iteration matrices of fembody (``[[S, B^T], [B, 0]]`` with a non-symmetric spatial
+tangent, or an indefinite S past a limit point) have a symmetric pattern, a zero (2,2) block and
+values far from symmetric only in the rotation terms. SciPy's default for such a matrix, SuperLU
+with the column ordering COLAMD, ignores that symmetry and fills in more than a symmetric
+ordering does. From ``SYM_MIN`` unknowns the matrix is factorised in SuperLU's symmetric mode
+(diagonal pivots preferred, kept unless a pivot is below ``DIAG_PIVOT`` of its column) after
+the minimum-degree ordering of ``A^T + A`` (``MMD_AT_PLUS_A``), which keeps the fill of a
+Cholesky factor.
+
+Measured basis (issue 29): on 3D beam grids (the tangent) the minimum-degree ordering in
+symmetric mode fills several times less than COLAMD and many times less than the nested
+dissection of ``|A| + |A^T|`` in symmetric mode that this module used before (SuperLU's
+pivoting undid that ordering there); on a 3D frame tower's non-symmetric saddle matrices it
+matches the nested dissection and halves COLAMD's fill. The figures: the commit that made
+this rule, ``benchmarks/linear_solvers.py`` and docs/linear_solvers.rst.
+
+Below ``SYM_MIN`` COLAMD is kept (as fast on small matrices), which keeps the tested small-model
+numbers unchanged.
+"""
+from __future__ import annotations
+
+from ..lazy import lazy_module
+from .factorization import (OPTIONAL, Factorization, MumpsLU, PardisoLU, SuperLUFactor,
+                            UmfpackLU, require)
+
+sp = lazy_module("scipy.sparse")          # imported when a model is compiled, not with fembody
+spla = lazy_module("scipy.sparse.linalg")
+
+SYM_MIN = 3000       # unknowns from which the symmetric-mode ordering is taken (see above)
+DIAG_PIVOT = 0.01    # SuperLU's diag_pivot_thresh in symmetric mode
+
+
+class OrderedSuperLU:
+    """SuperLU for one fixed pattern: COLAMD below ``min_size`` unknowns (default
+    ``SYM_MIN``), else ``MMD_AT_PLUS_A`` in symmetric mode (module docstring); matrices
+    expected symmetric positive definite (``spd``: a Cholesky failed) take
+    ``MMD_AT_PLUS_A``. ``factorize`` raises RuntimeError on an exactly singular matrix, as
+    ``scipy.sparse.linalg.splu`` does. ``ordering`` names the last one used."""
+
+    def __init__(self, min_size: int | None = None, spd: bool = False) -> None:
+        self.min_size = min_size
+        self.spd = spd
+        self.ordering = "colamd"
+
+    def factorize(self, A) -> SuperLUFactor:
+        """The factor of ``A`` (CSC)."""
+        n = A.shape[0]
+        if self.spd:
+            self.ordering = "mmd_at_plus_a"
+            return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
+                                           diag_pivot_thresh=0.1))
+        if n < (SYM_MIN if self.min_size is None else self.min_size):
+            self.ordering = "colamd"
+            return SuperLUFactor(spla.splu(A, permc_spec="COLAMD"))
+        self.ordering = "mmd_at_plus_a"
+        return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
+                                       diag_pivot_thresh=DIAG_PIVOT,
+                                       options={"SymmetricMode": True}))
+
+
+def lu_backend(name: str, spd: bool = False) -> Factorization:
+    """The general (sparse LU) backend ``name`` for one pattern: an object whose
+    ``factorize(A)`` (CSC) returns a :class:`.factorization.Factor`. 'superlu'
+    (:class:`OrderedSuperLU`; ``spd``: the matrices are expected symmetric positive definite)
+    or an optional one of :data:`.factorization.OPTIONAL` (ModelError with its install line
+    when missing)."""
+    if name in OPTIONAL:
+        require(name)
+        return {"umfpack": UmfpackLU, "pardiso": PardisoLU, "mumps": MumpsLU}[name]()
+    return OrderedSuperLU(spd=spd)
