@@ -227,3 +227,55 @@ def gravity_potential(x: np.ndarray, R: np.ndarray, g: np.ndarray, m: np.ndarray
     """``-m g . x_c`` ``(n,)`` [J] (relative to the global origin)."""
     xc = x + np.einsum("nij,nj->ni", R, c)
     return -m * (xc @ g)
+
+
+@njit(cache=True)
+def _scatter(data, mpos, vals, msel, scale):  # pragma: no cover - jitted
+    """``data[mpos[k]] += scale * vals[msel[k]]`` in order: System.add_matrix's scatter."""
+    for k in range(mpos.shape[0]):
+        data[mpos[k]] += scale * vals[msel[k]]
+
+
+@njit(cache=True)
+def _add_vector(f, dofs, fe, tmp):  # pragma: no cover - jitted
+    """``f += bincount(dofs, fe)``: System.add_vector's sums (per DOF first, from zero)."""
+    for i in range(tmp.shape[0]):
+        tmp[i] = 0.0
+    for k in range(dofs.shape[0]):
+        for j in range(dofs.shape[1]):
+            tmp[dofs[k, j]] += fe[k, j]
+    for i in range(tmp.shape[0]):
+        f[i] += tmp[i]
+
+
+@njit(cache=True, aot="void(f8[:, :, :], f8[:], f8[:], i8[:, :], f8[:], f8[:], f8[:, :, :], "
+                      "f8[:, :], b1, b1, i8[:], i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
+                      "f8[:])")
+def dynamics_into(R, v, a, dofs, g, m, Jc, c, tangent, weighed, mpos, msel, M, fin, Kin, Cin,
+                  fext, Kl, tmp):  # pragma: no cover - jitted
+    """One pass over the bodies for everything an implicit step reads of them, added into the
+    System's arrays: the mass matrices into ``M`` (CSC data), the inertial forces
+    (:func:`forces`, at ``v[dofs], a[dofs]``) into ``fin`` (all DOFs) with (``tangent``) their
+    K and C into ``Kin``, ``Cin``, and (``weighed``) the gravity forces
+    (:func:`gravity_forces`, acceleration ``g``) into ``fext`` with minus their load
+    stiffness into ``Kl``; ``mpos, msel`` the block's scatter map, ``tmp`` (n_dof,) scratch.
+    The same numbers as the System's calls of :func:`mass_matrix`, :func:`forces` and
+    :func:`gravity_forces` with its add_matrix / add_vector."""
+    n = m.shape[0]
+    V = np.empty((n, 6))
+    A = np.empty((n, 6))
+    for k in range(n):
+        for j in range(6):
+            V[k, j] = v[dofs[k, j]]
+            A[k, j] = a[dofs[k, j]]
+    _scatter(M, mpos, mass_matrix(R, m, Jc, c).reshape(-1), msel, 1.0)
+    f, K, C = forces(R, V, A, m, Jc, c, tangent)
+    _add_vector(fin, dofs, f, tmp)
+    if tangent:
+        _scatter(Kin, mpos, K.reshape(-1), msel, 1.0)
+        _scatter(Cin, mpos, C.reshape(-1), msel, 1.0)
+    if weighed:
+        fg, dK = gravity_forces(R, g, m, c, tangent)
+        _add_vector(fext, dofs, fg, tmp)
+        if tangent:
+            _scatter(Kl, mpos, dK.reshape(-1), msel, -1.0)

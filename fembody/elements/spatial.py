@@ -236,6 +236,15 @@ class Rigid3DBlock(Block3D):
         f, dK = rigid3d.gravity_forces(self._R(poses), g, self.m, self.c, bool(tangent))
         return f, (dK if tangent else None)
 
+    def dynamics_into(self, poses, v, a, g, tangent, weighed, scatter, M, fin, Kin, Cin, fext,
+                      Kl, tmp) -> None:
+        """:meth:`mass_at`, :meth:`inertial` and (``weighed``) :meth:`gravity` added into the
+        System's arrays in one compiled pass (:func:`fembody.elements.rigid3d.dynamics_into`;
+        ``scatter`` the block's map, ``v, a`` on all DOFs)."""
+        rigid3d.dynamics_into(np.ascontiguousarray(self._R(poses)), v, a, self.dofs, g, self.m,
+                              self.Jc, self.c, bool(tangent), bool(weighed), scatter.mpos,
+                              scatter.msel, M, fin, Kin, Cin, fext, Kl, tmp)
+
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         return (rigid3d.gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)
                 - rigid3d.gravity_potential(poses0[0][:, 0], self._R(poses0), g, self.m,
