@@ -61,3 +61,30 @@ def test_simulation_with_one_pass_matches_two_calls(monkeypatch):
                             *self.inertial_forces_free(q, v, a, tangent)))
     r2 = fb.simulate(model, t_end=0.01, dt=1e-3)
     assert np.array_equal(r1.q, r2.q) and np.array_equal(r1.v, r2.v)
+
+
+def _planar_model():
+    m = fb.Model(gravity=(0.5, -9.81))
+    a = m.add_rigid_body((0.0, 0.0), 2.0, 0.1, offset=(0.2, 0.05))
+    b = m.add_rigid_body((0.4, 0.0), 1.0, 0.05, offset=(0.1, -0.02))
+    m.add_joint(fb.Pin(m.ground, a.node, at=(0.0, 0.0)))
+    m.add_joint(fb.Pin(a.node, b.node, at=(0.4, 0.0)))
+    return m
+
+
+@pytest.mark.parametrize("tangent", [True, False])
+def test_planar_dynamic_forces_equal_the_two_calls(tangent):
+    s = as_system(_planar_model())
+    assert s.one_pass_dynamics and s.weighed_mass
+    rng = np.random.default_rng(5)
+    q = s.space.update_free(s.q0, 0.3 * rng.standard_normal(s.n_free), s.free)
+    v, a = rng.standard_normal(s.n_dof), rng.standard_normal(s.n_dof)
+    fext, Kl, fin, M, Kin, Cin = s.dynamic_forces(q, v, a, 0.2, tangent)
+    fext0, Kl0 = s.external_forces(q, 0.2, tangent)
+    fin0, M0, Kin0, Cin0 = s.inertial_forces_free(q, v, a, tangent)
+    assert np.array_equal(fext, fext0) and np.array_equal(M, M0)
+    assert np.array_equal(fin[s.free], fin0[s.free])
+    for x, y in ((Kl, Kl0), (Kin, Kin0), (Cin, Cin0)):
+        assert (x is None) == (y is None)
+        if x is not None:
+            assert np.array_equal(x, y) and np.abs(x).max() > 0

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .compiled import add_bincount, scatter_add
 from .kernels import njit
 
 
@@ -229,25 +230,6 @@ def gravity_potential(x: np.ndarray, R: np.ndarray, g: np.ndarray, m: np.ndarray
     return -m * (xc @ g)
 
 
-@njit(cache=True)
-def _scatter(data, mpos, vals, msel, scale):  # pragma: no cover - jitted
-    """``data[mpos[k]] += scale * vals[msel[k]]`` in order: System.add_matrix's scatter."""
-    for k in range(mpos.shape[0]):
-        data[mpos[k]] += scale * vals[msel[k]]
-
-
-@njit(cache=True)
-def _add_vector(f, dofs, fe, tmp):  # pragma: no cover - jitted
-    """``f += bincount(dofs, fe)``: System.add_vector's sums (per DOF first, from zero)."""
-    for i in range(tmp.shape[0]):
-        tmp[i] = 0.0
-    for k in range(dofs.shape[0]):
-        for j in range(dofs.shape[1]):
-            tmp[dofs[k, j]] += fe[k, j]
-    for i in range(tmp.shape[0]):
-        f[i] += tmp[i]
-
-
 @njit(cache=True, aot="void(f8[:, :, :], f8[:], f8[:], i8[:, :], f8[:], f8[:], f8[:, :, :], "
                       "f8[:, :], b1, b1, i8[:], i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
                       "f8[:])")
@@ -268,14 +250,14 @@ def dynamics_into(R, v, a, dofs, g, m, Jc, c, tangent, weighed, mpos, msel, M, f
         for j in range(6):
             V[k, j] = v[dofs[k, j]]
             A[k, j] = a[dofs[k, j]]
-    _scatter(M, mpos, mass_matrix(R, m, Jc, c).reshape(-1), msel, 1.0)
+    scatter_add(M, mpos, mass_matrix(R, m, Jc, c).reshape(-1), msel, 1.0)
     f, K, C = forces(R, V, A, m, Jc, c, tangent)
-    _add_vector(fin, dofs, f, tmp)
+    add_bincount(fin, dofs, f, tmp)
     if tangent:
-        _scatter(Kin, mpos, K.reshape(-1), msel, 1.0)
-        _scatter(Cin, mpos, C.reshape(-1), msel, 1.0)
+        scatter_add(Kin, mpos, K.reshape(-1), msel, 1.0)
+        scatter_add(Cin, mpos, C.reshape(-1), msel, 1.0)
     if weighed:
         fg, dK = gravity_forces(R, g, m, c, tangent)
-        _add_vector(fext, dofs, fg, tmp)
+        add_bincount(fext, dofs, fg, tmp)
         if tangent:
-            _scatter(Kl, mpos, dK.reshape(-1), msel, -1.0)
+            scatter_add(Kl, mpos, dK.reshape(-1), msel, -1.0)
