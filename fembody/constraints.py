@@ -317,7 +317,16 @@ class ConstraintSet:
         lam_c = (np.ascontiguousarray(lam, dtype=float) if with_lam and not memo.all_constant_B
                  else _EMPTY)
         for blk, mp, x in zip(self.joint_blocks, self._maps, self._gather_poses(q)):
-            ph, B, H = blk.evaluate(x, t, hessian and with_lam and not blk.linear)
+            want = hessian and with_lam and not blk.linear
+            if not blk.constant_B and hasattr(blk, "evaluate_into"):
+                # (values and scatter in one compiled call: a spatial block's Hessian is
+                # there whenever asked for, its B varies)
+                if want and G is None:
+                    G = np.zeros(self.nnz)
+                blk.evaluate_into(x, t, want, mp, lam_c, phi, Bdata, fc if with_lam else _EMPTY,
+                                  G if want else _EMPTY, with_lam)
+                continue
+            ph, B, H = blk.evaluate(x, t, want)
             if blk.constant_B:
                 phi[blk.rows] = ph
                 continue

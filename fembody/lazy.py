@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
+
+#: called with the module's name after a stand-in first imports its module (e.g.
+#: fembody.linalg.blas_threads, which sets up the BLAS library such an import loads)
+AFTER_IMPORT: list[Callable[[str], None]] = []
 
 
 class LazyModule(ModuleType):
@@ -19,7 +23,12 @@ class LazyModule(ModuleType):
 
     def __getattr__(self, attr: str) -> Any:        # only for names not yet copied
         mod = importlib.import_module(self.__name__)
+        first = not self.__dict__.get("_lazy_loaded", False)
         self.__dict__.update({k: v for k, v in vars(mod).items() if not k.startswith("__")})
+        if first:
+            self.__dict__["_lazy_loaded"] = True
+            for hook in AFTER_IMPORT:
+                hook(self.__name__)
         return getattr(mod, attr)
 
 

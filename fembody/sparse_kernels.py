@@ -44,3 +44,17 @@ def scatter_add(data, mpos, vals, msel, scale):  # pragma: no cover - jitted
     data: numpy's bincount builds and adds a full-length array at every call)."""
     for k in range(mpos.shape[0]):
         data[mpos[k]] += scale * vals[msel[k]]
+
+
+@njit(cache=True, aot="void(f8[:], i8[:, :], f8[:, :], f8[:])")
+def add_bincount(f, dofs, fe, tmp):  # pragma: no cover - jitted
+    """``f += bincount(dofs, fe)`` (System.add_vector's numbers: each DOF's contributions
+    summed from zero first, then added) with ``tmp (len(f),)`` as scratch."""
+    for i in range(tmp.shape[0]):
+        tmp[i] = 0.0
+    for k in range(dofs.shape[0]):
+        for j in range(dofs.shape[1]):
+            tmp[dofs[k, j]] += fe[k, j]
+    for i in range(tmp.shape[0]):
+        f[i] += tmp[i]
+

@@ -31,6 +31,7 @@ from .patterns import CSC, AssemblyTarget, Pattern
 from .turning import TurningLoads
 from .lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
+_NO_VALUES = np.zeros(0)       # (an array argument a compiled pass does not read)
 
 if TYPE_CHECKING:
     from .model.model import Model, Node
@@ -225,6 +226,10 @@ class System:
         # masses whose weight depends on the configuration (offset rigid bodies under
         # gravity): decided once, read at every Newton iteration
         self.weighed_mass = bool(self.varying_mass) and bool(np.any(self.gravity != 0.0))
+        # every varying mass adds its masses, inertial and gravity forces in one compiled pass
+        # (dynamic_forces): decided once
+        self.one_pass_dynamics = bool(self.varying_mass) and all(
+            hasattr(b, "dynamics_into") for b in self.varying_mass)
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         d = self.dim
@@ -446,6 +451,47 @@ class System:
         if self.M_csc.data.size:         # (none: every mass moves with the configuration)
             f[self.free] = matvec(self.n_free, self.M_csc, a[self.free])
         return self._nonlinear_inertia(f, q, v, a, tangent)
+
+    def dynamic_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, t: float,
+                       tangent: bool = True) -> tuple:
+        """:meth:`external_forces` and :meth:`inertial_forces_free` at one state, ``(f_ext, K_l,
+        f_in, M, K_in, C_in)``, the same numbers: the blocks of varying mass (offset rigid
+        bodies) add their masses, inertial forces, weights and tangents in one compiled pass
+        each (``dynamics_into``, :attr:`one_pass_dynamics`), the implicit integrators' hot
+        path; otherwise the two calls."""
+        if not self.one_pass_dynamics:
+            fext, Kl = self.external_forces(q, t, tangent)
+            return (fext, Kl, *self.inertial_forces_free(q, v, a, tangent))
+        f = np.zeros(self.n_dof)
+        if self.M_csc.data.size:
+            f[self.free] = matvec(self.n_free, self.M_csc, a[self.free])
+        M = self.M_const.copy()
+        Kin = Cin = None
+        if tangent:
+            Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
+        fext = self.nodal_loads(t) + self.f_gravity
+        Kl = self.turning_loads.add(q, t, fext, tangent) if self.turning_loads else None
+        weighed = self.weighed_mass
+        if weighed and tangent and Kl is None:
+            Kl = np.zeros(self.nnz)
+        tmp = np.empty(self.n_dof)
+        none = _NO_VALUES
+        for b in self.nonlinear_inertia:
+            if hasattr(b, "dynamics_into") and getattr(b, "mass_varies", True):
+                b.dynamics_into(self.pose(b, q), v, a, self.gravity, tangent, weighed,
+                                self.scatter[id(b)], M, f, none if Kin is None else Kin,
+                                none if Cin is None else Cin, fext,
+                                none if Kl is None else Kl, tmp)
+                continue
+            d = b.dofs
+            x = self.pose(b, q) if getattr(b, "reads_pose", True) else None
+            fe, Ke, Ce = b.inertial(x, v[d], a[d], tangent)
+            self.add_vector(f, b, fe)
+            if tangent:
+                if Ke is not None:
+                    self.add_matrix(Kin, b, Ke)
+                self.add_matrix(Cin, b, Ce)
+        return fext, Kl, f, M, Kin, Cin
 
     def velocity_forces(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`inertial_forces` at zero acceleration, ``(h(q, v) [N, N m], M data)``,

@@ -23,7 +23,8 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.elements.mass.rigid3d", "fembody.elements.mass.mass", "fembody.dynamics.lie",
            "fembody.joints.kernels.spatial", "fembody.joints.kernels.planar",
            "fembody.elements.spring.spring", "fembody.joints.assembly",
-           "fembody.statics._kernels", "fembody.run._kernels")
+           "fembody.statics._kernels", "fembody.run._kernels",
+           "fembody.linalg._kernels")
 
 
 def main() -> int:

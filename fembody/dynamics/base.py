@@ -152,7 +152,12 @@ class Integrator:
             fint, fin, K, C = s.internal_inertial_forces(q, v, qdd, bp, tangent, out)
         else:
             fint, K, C = s.internal_forces(q, v, tangent, out)
-        fext, Kl = s.external_forces(q, t, tangent)
+        # offset rigid bodies: masses, inertial forces and weights in one pass
+        one_pass = not fused and s.one_pass_dynamics
+        if one_pass:
+            fext, Kl, fin, M, Kin, Cin = s.dynamic_forces(q, v, qdd, t, tangent)
+        else:
+            fext, Kl = s.external_forces(q, t, tangent)
         ce = s.constraints(q, t, lam, hessian=tangent, rows=self.rows)
         if fused:
             M, Kin, Cin = None, None, None
@@ -161,7 +166,8 @@ class Integrator:
             self._res, sc = _kernels.residual_at_into.trusted(fext, fint, ce.force, free, fin,
                                                               scale is None, r)
         elif s.nonlinear_inertia:
-            fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
+            if not one_pass:
+                fin, M, Kin, Cin = s.inertial_forces_free(q, v, qdd, tangent)
             r, self._res, sc = _kernels.residual(fext, fint, ce.force, free, fin[free],
                                                  scale is None)
         else:                       # constant mass: M q'' inside the residual kernel

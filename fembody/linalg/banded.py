@@ -65,6 +65,12 @@ class BandedLU:
     def factorize(self, data: np.ndarray) -> "BandedLU":
         buf = np.zeros(self.ldab * self.n)
         buf[self.pos] = data                 # CSC entries are unique: no accumulation
+        return self.factorize_band(buf)
+
+    def factorize_band(self, buf: np.ndarray) -> "BandedLU":
+        """:meth:`factorize` from the matrix already in LAPACK's band storage: ``buf``
+        (``ldab * n``, Fortran order, each entry of the pattern at :attr:`pos`; overwritten
+        by the factors)."""
         ab = buf.reshape((self.ldab, self.n), order="F")
         lu, piv, info = lapack.dgbtrf(ab, self.kl, self.ku, overwrite_ab=True)
         self._lu, self._piv = lu, piv

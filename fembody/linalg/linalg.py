@@ -43,6 +43,7 @@ from .factorization import OPTIONAL, DenseCholesky, DenseLU, Factor, Singular
 from .factorization import pivot_ratio as _pivot_ratio
 from .factorization import require as _require_optional
 from . import restorable
+from . import _kernels
 from .restorable import NoCompliance, RowCompliance
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
@@ -53,6 +54,7 @@ log = logging.getLogger("fembody")
 # scikit-sparse is installed (a library that then fails to load is reported at first use)
 HAVE_CHOLMOD = importlib.util.find_spec("sksparse") is not None
 _warned = False
+_NO_INDEX, _NO_VALUES = np.zeros(0, dtype=np.int64), np.zeros(0)
 DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkeeping
 # mean envelope row width (after RCM) up to which the envelope LDL^T is chosen: its flops grow
 # like n w^2 / 2, CHOLMOD's with the fill of a nested-dissection ordering
@@ -377,7 +379,8 @@ class SaddlePointSolver:
         self.S_pat = (S_indices, S_indptr)
         self.B_pat = (B_indices, B_indptr)
         self._B_int32 = all(getattr(a, "dtype", None) == np.int32 for a in self.B_pat)
-        self.S_diag = S_diag
+        # (int64: the compiled fill's index type)
+        self.S_diag = None if S_diag is None else np.ascontiguousarray(S_diag, dtype=np.int64)
         self._data = np.zeros(len(pattern.indices)) if pattern is not None else None
         self._symbolic = None
         self._fac = None
@@ -391,6 +394,7 @@ class SaddlePointSolver:
         self._fallback = False
         self._B_dense_idx = None
         self._B_cache: tuple = (None, None, None)
+        self._direct_maps: tuple | None = None    # (kind, size, positions): see _direct
         self.factorized: tuple | None = None
         self.n_factor = 0
         self.n_solve = 0
@@ -455,6 +459,9 @@ class SaddlePointSolver:
             return
         if kind == "schur":
             kind = "superlu"
+        if kind in ("banded", "dense") and _kernels.saddle_fill is not None:
+            self._direct(kind, Sdata, Bdata)
+            return
         sdiag = float(np.mean(np.abs(Sdata[self.S_diag]))) if self.S_diag is not None else 1.0
         brms = float(np.sqrt(np.mean(Bdata * Bdata))) if Bdata.size else 1.0
         if not sdiag > 0.0 and self.compliance() is not None:
@@ -509,6 +516,36 @@ class SaddlePointSolver:
         except RuntimeError:
             self._fac = Singular(p.n)
         self.active = lu_kind
+
+    def _direct(self, kind: str, Sdata: np.ndarray, Bdata: np.ndarray) -> None:
+        """The banded or dense LU: the scaled bordered matrix written by one compiled pass
+        (:func:`fembody.linalg._kernels.saddle_fill`, the same numbers as the general path's
+        scaling and fill) straight into LAPACK's storage, whose positions of S's, B's, B^T's
+        and the (2,2) block's entries are composed once."""
+        p = self.p
+        maps = self._direct_maps
+        if maps is None or maps[0] != kind:
+            if kind == "banded":
+                if not isinstance(self._banded, BandedLU):
+                    self._banded = BandedLU(p.indptr, p.indices, p.n)
+                where, size = self._banded.pos, self._banded.ldab * p.n
+            else:                    # row-major (row, col) of the n x n matrix
+                cols = np.repeat(np.arange(p.n), np.diff(p.indptr))
+                where, size = p.indices.astype(np.int64) * p.n + cols, p.n * p.n
+            where = np.asarray(where, dtype=np.int64)
+            maps = self._direct_maps = (kind, size, *(np.ascontiguousarray(where[k]) for k in
+                                                      (p.pos_S, p.pos_B, p.pos_BT, p.pos_D)))
+        comp = self.compliance()
+        buf = np.empty(maps[1])
+        diag = self.S_diag if self.S_diag is not None else _NO_INDEX
+        self.scale, _ = _kernels.saddle_fill(
+            np.ascontiguousarray(Sdata, dtype=float), np.ascontiguousarray(Bdata, dtype=float),
+            diag, *maps[2:], _NO_VALUES if comp is None else np.ascontiguousarray(comp, float),
+            comp is not None, self.S_diag is not None, buf)
+        if kind == "banded":
+            self._fac, self.active = self._banded.factorize_band(buf), "banded"
+            return
+        self._fac, self.active = DenseLU(buf.reshape(p.n, p.n), overwrite=True), "dense"
 
     def _schur(self, Sdata: np.ndarray, Bdata: np.ndarray) -> bool:
         """CHOLMOD on S and the dense Schur complement of the few constraint rows; False (and
@@ -586,7 +623,7 @@ class SaddlePointSolver:
     @staticmethod
     def _derived() -> dict:
         """Caches rebuilt on use, with their empty values (left out of checkpoints)."""
-        return {"_B_cache": (None, None, None), "_target": None}
+        return {"_B_cache": (None, None, None), "_target": None, "_direct_maps": None}
 
     def assembly_target(self, system, inertia: bool = True) -> AssemblyTarget | None:
         """Where the System may assemble the next S (``inertia``: with the element masses): auto's

@@ -25,6 +25,7 @@ from ..dynamics import ode
 from ..dynamics.bdf import BDF
 from ..dynamics.dae import consistent_initial_velocity
 from ..dynamics.base import Integrator
+from ..linalg.blas_threads import one_blas_thread
 from .impact import ImpactHandler
 from .monitor import RunMonitor
 from .motion_watch import MotionWatch
@@ -146,6 +147,14 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     source = "model.set_velocity" if v0 is None else "v0"
     v0 = initial_velocity(sys) if v0 is None else validate.array(
         "v0", v0, (sys.n_dof,), where="simulate", hint="one velocity per DOF")
+    with one_blas_thread(sys.n_free + sys.n_con):       # (small systems: see blas_threads)
+        return _start(sys, cls, method, method_opts, opts, options, rows, v0, source)
+
+
+def _start(sys: System, cls: type, method, method_opts: MethodOptions, opts: RunOptions,
+           options: dict, rows: RedundantRows, v0: np.ndarray, source: str) -> Result:
+    """:func:`simulate` from its checked options on: the consistent initial velocities,
+    the integrator, the Result and the run state, then the time loop (:func:`drive`)."""
     v0, projection = consistent_initial_velocity(sys, options.get("q0"), v0,
                                                  opts.project_velocities, source)
     t_wall = _time.perf_counter()
@@ -523,7 +532,8 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable | None" 
             raise ModelError(f"resume: t_end = {t_end!r} s is before the checkpoint's time "
                              f"{run.integ.t:.6g} s; give a later t_end")
         run.t_end = t_end
-    return drive(run, sys, progress, callback, path, checkpoint_every)
+    with one_blas_thread(sys.n_free + sys.n_con):       # (small systems: see blas_threads)
+        return drive(run, sys, progress, callback, path, checkpoint_every)
 
 
 def _method(method: str | type, options: dict) -> tuple[type, dict]:

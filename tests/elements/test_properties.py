@@ -4,8 +4,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fembody.elements import (BeamBlock, PointMassBlock, RigidBodyBlock, RotationalSpringBlock,
-                              SpringBlock, TrussBlock)
+from fembody.elements.beam import BeamBlock
+from fembody.elements.mass import PointMassBlock, RigidBodyBlock
+from fembody.elements.spring import RotationalSpringBlock, SpringBlock
+from fembody.elements.truss import TrussBlock
 
 from ..conftest import fd_jacobian, rel_err
 

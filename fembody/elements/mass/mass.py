@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...sparse_kernels import add_bincount, scatter_add
 from ..kernels import njit
 
 
@@ -82,6 +83,35 @@ def rigid_gravity(x, g, m, c, tangent):  # pragma: no cover - jitted
         if tangent:
             dK[k, 2, 2] = -mk * (rx * g[0] + ry * g[1])
     return f, dK
+
+
+@njit(cache=True, aot="void(f8[:, :], f8[:], f8[:], i8[:, :], f8[:], f8[:], f8[:], f8[:, :], b1, "
+                      "b1, i8[:], i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:])")
+def rigid_dynamics_into(x, v, a, dofs, g, m, J, c, tangent, weighed, mpos, msel, M, fin, Kin,
+                        Cin, fext, Kl, tmp):  # pragma: no cover - jitted
+    """The planar rigid bodies' masses (:func:`rigid_mass`), inertial forces at ``v[dofs],
+    a[dofs]`` (:func:`rigid_inertial`) and, with ``weighed``, weights (:func:`rigid_gravity`)
+    added into the System's arrays in one call, as
+    :func:`fembody.elements.mass.rigid3d.dynamics_into` does for spatial ones (the same numbers
+    as the three kernels with System.add_matrix / add_vector)."""
+    n = m.shape[0]
+    V = np.empty((n, 3))
+    A = np.empty((n, 3))
+    for k in range(n):
+        for j in range(3):
+            V[k, j] = v[dofs[k, j]]
+            A[k, j] = a[dofs[k, j]]
+    scatter_add(M, mpos, rigid_mass(x, m, J, c).reshape(-1), msel, 1.0)
+    f, K, C = rigid_inertial(x, V, A, m, J, c, tangent)
+    add_bincount(fin, dofs, f, tmp)
+    if tangent:
+        scatter_add(Kin, mpos, K.reshape(-1), msel, 1.0)
+        scatter_add(Cin, mpos, C.reshape(-1), msel, 1.0)
+    if weighed:
+        fg, dK = rigid_gravity(x, g, m, c, tangent)
+        add_bincount(fext, dofs, fg, tmp)
+        if tangent:
+            scatter_add(Kl, mpos, dK.reshape(-1), msel, -1.0)
 
 
 class PointMassBlock:
@@ -156,6 +186,15 @@ class RigidBodyBlock:
         ``tangent``, its derivative ``d f / dx`` ``(n, 3, 3)`` (:func:`rigid_gravity`)."""
         f, dK = rigid_gravity(_f8(x), _f8(g), self.m, self.c, bool(tangent))
         return f, (dK if tangent else None)
+
+    def dynamics_into(self, x, v, a, g, tangent, weighed, scatter, M, fin, Kin, Cin, fext, Kl,
+                      tmp) -> None:
+        """:meth:`mass_at`, :meth:`inertial` and (``weighed``) :meth:`gravity` added into the
+        System's arrays in one compiled pass (:func:`rigid_dynamics_into`; ``scatter`` the
+        block's map, ``v, a`` on all DOFs)."""
+        rigid_dynamics_into(_f8(x), v, a, self.dofs, _f8(g), self.m, self.J, self.c,
+                            bool(tangent), bool(weighed), scatter.mpos, scatter.msel, M, fin,
+                            Kin, Cin, fext, Kl, tmp)
 
     def kinetic_energy(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
         return 0.5 * np.einsum("ni,nij,nj->n", v, self.mass_at(x), v)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...sparse_kernels import add_bincount, scatter_add
 from ..base import Block3D
 from ..kernels import njit
 
@@ -232,6 +233,39 @@ def gravity_potential(x: np.ndarray, R: np.ndarray, g: np.ndarray, m: np.ndarray
     return -m * (xc @ g)
 
 
+@njit(cache=True, aot="void(f8[:, :, :], f8[:], f8[:], i8[:, :], f8[:], f8[:], f8[:, :, :], "
+                      "f8[:, :], b1, b1, i8[:], i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
+                      "f8[:])")
+def dynamics_into(R, v, a, dofs, g, m, Jc, c, tangent, weighed, mpos, msel, M, fin, Kin, Cin,
+                  fext, Kl, tmp):  # pragma: no cover - jitted
+    """One pass over the bodies for everything an implicit step reads of them, added into the
+    System's arrays: the mass matrices into ``M`` (CSC data), the inertial forces
+    (:func:`forces`, at ``v[dofs], a[dofs]``) into ``fin`` (all DOFs) with (``tangent``) their
+    K and C into ``Kin``, ``Cin``, and (``weighed``) the gravity forces
+    (:func:`gravity_forces`, acceleration ``g``) into ``fext`` with minus their load
+    stiffness into ``Kl``; ``mpos, msel`` the block's scatter map, ``tmp`` (n_dof,) scratch.
+    The same numbers as the System's calls of :func:`mass_matrix`, :func:`forces` and
+    :func:`gravity_forces` with its add_matrix / add_vector."""
+    n = m.shape[0]
+    V = np.empty((n, 6))
+    A = np.empty((n, 6))
+    for k in range(n):
+        for j in range(6):
+            V[k, j] = v[dofs[k, j]]
+            A[k, j] = a[dofs[k, j]]
+    scatter_add(M, mpos, mass_matrix(R, m, Jc, c).reshape(-1), msel, 1.0)
+    f, K, C = forces(R, V, A, m, Jc, c, tangent)
+    add_bincount(fin, dofs, f, tmp)
+    if tangent:
+        scatter_add(Kin, mpos, K.reshape(-1), msel, 1.0)
+        scatter_add(Cin, mpos, C.reshape(-1), msel, 1.0)
+    if weighed:
+        fg, dK = gravity_forces(R, g, m, c, tangent)
+        add_bincount(fext, dofs, fg, tmp)
+        if tangent:
+            scatter_add(Kl, mpos, dK.reshape(-1), msel, -1.0)
+
+
 class Rigid3DBlock(Block3D):
     """Spatial rigid bodies on their reference nodes (the kernels above): mass
     ``m (n,)``, inertia ``Jc (n, 3, 3)`` about the centre of mass in node axes, centre-of-mass
@@ -270,6 +304,15 @@ class Rigid3DBlock(Block3D):
     def gravity(self, poses, g, tangent):
         f, dK = gravity_forces(self._R(poses), g, self.m, self.c, bool(tangent))
         return f, (dK if tangent else None)
+
+    def dynamics_into(self, poses, v, a, g, tangent, weighed, scatter, M, fin, Kin, Cin, fext,
+                      Kl, tmp) -> None:
+        """:meth:`mass_at`, :meth:`inertial` and (``weighed``) :meth:`gravity` added into the
+        System's arrays in one compiled pass (:func:`dynamics_into`; ``scatter`` the block's
+        map, ``v, a`` on all DOFs)."""
+        dynamics_into(np.ascontiguousarray(self._R(poses)), v, a, self.dofs, g, self.m, self.Jc,
+                      self.c, bool(tangent), bool(weighed), scatter.mpos, scatter.msel, M, fin,
+                      Kin, Cin, fext, Kl, tmp)
 
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         return (gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)

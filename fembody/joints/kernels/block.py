@@ -86,6 +86,19 @@ class SpatialBlock:
         phi, B, H = sj.rows(self._code, self.m, x, R, self._V, self._C0, self._s, f, hessian)
         return phi, B, (H if hessian else None)
 
+    def evaluate_into(self, poses, t: float, hessian: bool, maps, lam: np.ndarray,
+                      phi: np.ndarray, Bdata: np.ndarray, fc: np.ndarray, G: np.ndarray,
+                      with_lam: bool) -> None:
+        """:meth:`evaluate` scattered into the joint set's arrays in the same compiled call
+        (:func:`fembody.joints.kernels.spatial.rows_into`; ``maps`` the block's
+        :class:`fembody.constraints.BlockMaps`); for blocks whose B varies, ``hessian`` as
+        given (the caller asks for it only when it holds ``G``)."""
+        x, R = poses
+        f = np.ascontiguousarray(self._f(t)[:, 0]) if self.rheonomic else self._f0
+        sj.rows_into(self._code, self.m, x, R, self._V, self._C0, self._s, f, bool(hessian),
+                     maps.rows, maps.no_H, lam, maps.bpos, maps.finv, maps.ud, maps.gpos, phi,
+                     Bdata, fc, G, bool(with_lam))
+
     def rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``phi_t`` and ``phi_tt`` (n, 1) of a driven block: ``-f'`` and ``-f''`` (every
         driven row is ``g(q) - f(t)``)."""

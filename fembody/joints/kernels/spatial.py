@@ -48,6 +48,7 @@ from typing import Sequence
 import numpy as np
 
 from ...elements.kernels import njit
+from ..assembly import scatter_rows
 
 K = 12                                            # increments per instance
 NQ = 8                                            # carried-quantity slots of one instance
@@ -339,6 +340,21 @@ def rows(kind, m, x, R, V, C0, s, f, hessian):  # pragma: no cover - jitted
             ph[0] = (_dot(1.0, 0, 1, hessian, Qv, QJ, QD, Bk[0], Hk[0], T)
                      + _dot(s[k], 2, 3, hessian, Qv, QJ, QD, Bk[0], Hk[0], T))
     return phi, B, H[:n if hessian else 0]
+
+
+@njit(cache=True, aot="void(i8, i8, f8[:, :, :], f8[:, :, :, :], f8[:, :, :], f8[:, :, :], f8[:], "
+                      "f8[:], b1, i8[:], f8[:, :, :, :], f8[:], i8[:], i8[:], i8[:], i8[:], "
+                      "f8[:], f8[:], f8[:], f8[:], b1)")
+def rows_into(kind, m, x, R, V, C0, s, f, hessian, rows_, no_H, lam, bpos, finv, ud, gpos, phi,
+              Bdata, fc, G, with_lam):  # pragma: no cover - jitted
+    """:func:`rows` scattered into the joint set's arrays by
+    :func:`fembody.joints.assembly.scatter_rows` in the same call (B always; ``B^T lam`` into
+    ``fc`` with ``with_lam``; ``sum lam_i H_i`` into ``G`` with ``hessian``): the block's
+    values never leave compiled code (maps and arrays as :func:`scatter_rows` takes them,
+    ``no_H (0, m, 12, 12)``)."""
+    ph, B, H = rows(kind, m, x, R, V, C0, s, f, hessian)
+    scatter_rows(rows_, ph, B, H if hessian else no_H, lam, bpos, finv, ud, gpos, phi, Bdata,
+                 fc, G, True, with_lam, hessian)
 
 
 # ------------------------------------------------------------------ calls by kind

@@ -1,0 +1,102 @@
+"""One BLAS thread while a small system runs.
+
+Why: OpenBLAS hands every LAPACK call (an LU, a triangular solve, a matrix product) to its
+worker threads, and on matrices of a few hundred rows the hand-offs cost more than the
+arithmetic; on a machine whose cores are busy with other processes a worker that waits for
+a core turns a dense LU of a few hundred unknowns from a fraction of a millisecond into tens
+of milliseconds (a mechanism's consistent start, its index-1 solves). The test suite sets
+``OPENBLAS_NUM_THREADS=1`` before numpy loads (tests/conftest.py); a user's process does not,
+so the driver asks the OpenBLAS libraries of the process (numpy's and SciPy's own builds) for
+one thread while it integrates a system of at most :data:`SMALL` unknowns, and gives back
+what was set before when the run ends. A library loaded during the run (SciPy's LAPACK is
+imported at its first use, :mod:`fembody.lazy`) is set when it loads.
+
+How: the libraries are found in the process's memory map (``/proc/self/maps``, Linux) and
+called through ctypes by the names OpenBLAS exports (``openblas_set_num_threads``; SciPy's
+builds prefix ``scipy_`` and, with 64-bit integers, suffix ``64_``), as threadpoolctl does
+(not a dependency of fembody). Elsewhere (no memory map, another BLAS) nothing changes.
+The setting is process-wide: runs in two threads of one process share it.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+from typing import Iterator
+
+from .. import lazy
+
+#: saddle-point systems (free DOFs + constraint rows) up to this size run on one BLAS thread
+SMALL = 300
+
+# (setter, getter) names OpenBLAS builds export: plain, SciPy's, SciPy's 64-bit-integer one
+_NAMES = (("openblas_set_num_threads", "openblas_get_num_threads"),
+          ("scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads"),
+          ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"),
+          ("openblas_set_num_threads64_", "openblas_get_num_threads64_"))
+
+_seen: dict[str, tuple | None] = {}      # library path -> its (set, get), None: no OpenBLAS
+_depth = 0                               # small runs under way
+_before: dict[str, int] = {}             # library path -> its thread count before the first
+
+
+def _loaded_openblas() -> dict[str, tuple]:
+    """(set, get) of every OpenBLAS library mapped into this process, by path."""
+    try:
+        with open("/proc/self/maps") as fh:
+            paths = {line.split(None, 5)[5].strip() for line in fh
+                     if "openblas" in line.lower() and line.count(" ") >= 5}
+    except (OSError, IndexError):
+        return {}
+    out = {}
+    for path in sorted(paths):
+        if path not in _seen:
+            _seen[path] = None
+            try:
+                lib = ctypes.CDLL(path) if os.path.isfile(path) else None
+            except OSError:
+                lib = None
+            for set_name, get_name in _NAMES if lib is not None else ():
+                if hasattr(lib, set_name) and hasattr(lib, get_name):
+                    setter, getter = getattr(lib, set_name), getattr(lib, get_name)
+                    setter.argtypes, setter.restype = [ctypes.c_int], None
+                    getter.argtypes, getter.restype = [], ctypes.c_int
+                    _seen[path] = (setter, getter)
+                    break
+        if _seen[path] is not None:
+            out[path] = _seen[path]
+    return out
+
+
+def _limit(name: str = "") -> None:
+    """One thread for every OpenBLAS library loaded and not yet set (its count kept)."""
+    if _depth <= 0:
+        return
+    for path, (setter, getter) in _loaded_openblas().items():
+        if path not in _before:
+            _before[path] = getter()
+            setter(1)
+
+
+lazy.AFTER_IMPORT.append(_limit)
+
+
+@contextlib.contextmanager
+def one_blas_thread(n_unknowns: int) -> Iterator[None]:
+    """Within the block, OpenBLAS runs on one thread when ``n_unknowns`` (the saddle-point
+    system's size) is at most :data:`SMALL`; the thread counts from before are restored when
+    the last such block ends."""
+    global _depth
+    if n_unknowns > SMALL:
+        yield
+        return
+    _depth += 1
+    try:
+        _limit()
+        yield
+    finally:
+        _depth -= 1
+        if _depth == 0:
+            for path, n in _before.items():
+                _seen[path][0](n)
+            _before.clear()

@@ -1,0 +1,50 @@
+"""One BLAS thread while a small system runs (fembody.linalg.blas_threads): the OpenBLAS
+libraries of the process report one thread inside the block and their own count after."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.linalg import blas_threads as bt
+
+
+def _libs():
+    import scipy.linalg.lapack  # noqa: F401  (SciPy's OpenBLAS loaded)
+    libs = bt._loaded_openblas()
+    if not libs:
+        pytest.skip("no OpenBLAS found in this process's memory map")
+    return libs
+
+
+def test_small_block_runs_on_one_thread_and_restores():
+    libs = _libs()
+    for setter, _ in libs.values():
+        setter(2)
+    try:
+        with bt.one_blas_thread(bt.SMALL):
+            assert [get() for _, get in libs.values()] == [1] * len(libs)
+        assert [get() for _, get in libs.values()] == [2] * len(libs)
+        with bt.one_blas_thread(bt.SMALL + 1):          # large: left alone
+            assert [get() for _, get in libs.values()] == [2] * len(libs)
+    finally:
+        for setter, _ in libs.values():
+            setter(1)                                   # the suite's setting (conftest)
+
+
+def test_simulate_restores_the_thread_count():
+    libs = _libs()
+    for setter, _ in libs.values():
+        setter(2)
+    seen = []
+    try:
+        model = fb.Model(gravity=(0.0, -9.81))
+        body = model.add_rigid_body((1.0, 0.0), 1.0, 0.1)
+        model.add_joint(fb.Pin(model.ground, body.node, at=(0.0, 0.0)))
+        fb.simulate(model, t_end=0.01, dt=1e-3,
+                    callback=lambda r: seen.append([g() for _, g in libs.values()]))
+        assert seen and all(s == [1] * len(libs) for s in seen)
+        assert [get() for _, get in libs.values()] == [2] * len(libs)
+    finally:
+        for setter, _ in libs.values():
+            setter(1)
