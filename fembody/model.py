@@ -9,7 +9,7 @@ from . import conditions
 from .errors import ModelError
 from .loads import LoadValue, NodalLoad, attach_motor
 from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody,
-                     resolve_node)
+                     names_node, resolve_node)
 from .elements.modal import ModalBodyRef
 from . import modelcheck as chk
 from . import validate
@@ -102,7 +102,7 @@ class Model:
         return resolve_node(self, ref, where)
 
     def _node_or_point(self, ref: PointLike, where: str) -> Node:
-        if isinstance(ref, (Node, int, np.integer, str)):
+        if names_node(ref):
             return self.node(ref, where)
         return self.add_node(self._point(ref, where))
 
@@ -282,7 +282,7 @@ class Model:
         """
         where = f"add_spring (spring {len(self.springs)})"
         a = self.node(a, where)
-        if isinstance(b, (Node, int, np.integer, str)):
+        if names_node(b):
             b = self.node(b, where)
         else:
             p = self._point(b, where)
@@ -440,7 +440,7 @@ def _beam_end(model: Model, a: Node, end: PointLike, where: str):
     """The end Node of a beam (None when it is a new point) and its coordinates, checked
     against the start ``a`` for zero length; a new end node is created after the interior
     ones."""
-    if isinstance(end, (Node, int, np.integer, str)):
+    if names_node(end):
         b = model.node(end, where)
         p = (b.x, b.y, b.z)[:model.dim]
     else:

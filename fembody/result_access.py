@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import validate
-from .bodies import NodeLike
+from .bodies import NodeLike, short_repr
 from .errors import ModelError
 from .joints.joints import Joint
 
@@ -79,6 +79,23 @@ def rotation(result: "Result", node: NodeLike, as_: str = "matrix") -> np.ndarra
     if space.additive:
         return q[:, d[2]]
     return coordinates(result, d[2])
+
+
+def com(result: "Result", body) -> np.ndarray:
+    """:meth:`fembody.results.Result.com`."""
+    sys = result._need_system("com")
+    bodies = sys.model.rigid_bodies
+    index = getattr(body, "index", None)
+    if not (isinstance(index, int) and 0 <= index < len(bodies) and bodies[index] is body):
+        raise ModelError(f"Result.com: expected a rigid body of this result's model (what "
+                         f"model.add_rigid_body returned), got {short_repr(body)}")
+    x = position(result, body.node)
+    c = np.asarray(body.offset, dtype=float)
+    if result.dim == 2:
+        th = rotation(result, body.node)
+        cos, sin = np.cos(th), np.sin(th)
+        return x + np.stack([cos * c[0] - sin * c[1], sin * c[0] + cos * c[1]], axis=1)
+    return x + rotation(result, body.node) @ c
 
 
 def _velocities(result: "Result") -> np.ndarray:

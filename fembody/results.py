@@ -16,7 +16,7 @@ from . import result_access as access
 from .version import __version__
 
 if TYPE_CHECKING:
-    from .bodies import NodeLike
+    from .bodies import NodeLike, RigidBody
     from .joints.joints import Joint
     from .system import System
 
@@ -194,6 +194,28 @@ class Result:
         ``as_="quaternion"`` unit quaternions (n, 4) (w first), or ``as_="vector"`` the
         rotation vector from the reference (n, 3) [rad]."""
         return access.rotation(self, node, as_)
+
+    def com(self, body: "RigidBody") -> np.ndarray:
+        """Position of the centre of mass of a rigid body per state.
+
+        Parameters
+        ----------
+        body : RigidBody
+            What ``model.add_rigid_body`` returned.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n, 2) planar or (n, 3) spatial [m]: the carrying node's position plus the body's
+            ``offset`` turned by the node's rotation. For the node itself use
+            :meth:`position`.
+
+        Raises
+        ------
+        ModelError
+            When ``body`` is not a rigid body of this result's model.
+        """
+        return access.com(self, body)
 
     def velocity(self, node: NodeLike) -> np.ndarray:
         """Velocity (n, 2) or (n, 3) [m/s] of ``node``."""

@@ -28,7 +28,8 @@ def _resolve(result: "Result", item: Any):
     model = result.system.model
     if isinstance(item, Joint):
         return "joint", item, item.label
-    if isinstance(item, (Node, int, np.integer)) and not isinstance(item, bool):
+    if (isinstance(item, (Node, int, np.integer)) or hasattr(item, "node")) and \
+            not isinstance(item, bool):
         node = model.node(item, "history")
         return "node", node, repr(node)
     if isinstance(item, str):
@@ -39,18 +40,15 @@ def _resolve(result: "Result", item: Any):
             return "violation", None, "constraint violation"
         if key in ("iterations", "newton"):
             return "iterations", None, "Newton iterations"
-        named = [n for n in model.nodes if n.name == item]
-        if named:
-            return "node", named[0], repr(named[0])
         joints = [j for j in model.joints if j.name == item]
         if joints:
             return "joint", joints[0], joints[0].label
-        bodies = [b for b in model.bodies if b.name == item]
-        if bodies:
-            return "node", bodies[0].last, f"end of '{item}' ({bodies[0].last!r})"
-        if key == "tip" and model.bodies:
-            node = model.bodies[0].last
-            return "node", node, f"tip ({node!r})"
+        try:        # node names follow Model.node's one rule (names, body names, 'tip')
+            node = model.node(item, "history")
+        except ModelError:
+            node = None
+        if node is not None:
+            return "node", node, (repr(node) if node.name == item else f"{item} ({node!r})")
         raise ModelError(f"history: {item!r} is not 'energy', 'violation', 'iterations', 'tip' "
                          "or the name of a node, joint or body of the model")
     raise ModelError(f"history: cannot plot {item!r}; give a Node, a joint, 'energy', "
@@ -61,7 +59,9 @@ def history(result: "Result", *what: Any, filename: str | None = None,
             show: bool | None = None, figsize: tuple[float, float] | None = None):
     """Time histories of a Result with matplotlib, one panel per item of ``what``:
 
-    - a Node, node index or node name ('tip': the last node of the first body): displacement
+    - a Node, node index or node name (as :meth:`fembody.model.Model.node` reads it: a
+      node's name, a body's name for its last node, 'tip' for the first body's last node; or
+      a rigid body for its node): displacement
       components u_x, u_y [m] (and the rotation [rad] on a second axis when the node has one);
     - a joint (object or name): its reaction components;
     - 'energy': kinetic, strain, gravity, total and the balance [J];
