@@ -86,3 +86,53 @@ def test_tip_and_body_names_mean_the_same_node_everywhere():
     assert np.array_equal(res.displacement("arm"), res.displacement(beam.last))
     with pytest.raises(fb.ModelError, match="'tip'"):
         m.node("nothing")
+
+
+# ------------------------------------------------------- numbers printed as numbers
+def test_messages_stats_and_reprs_print_numbers_not_numpy_wrappers():
+    m = fb.Model()
+    node = m.add_node((0.0, 0.0))
+    with pytest.raises(fb.ModelError) as err:
+        m.add_mass(node, np.float64(-1.0))
+    assert "np." not in str(err.value) and "-1.0" in str(err.value)
+    mat, sec = fb.Material(E=70e9, rho=2700.0, nu=0.33), fb.Section.rectangle(b=0.02, h=0.005)
+    p = fb.Model(gravity=(0.0, -9.81))
+    beam = p.add_beam((0, 0), (1, 0), n=4, material=mat, section=sec)
+    p.add_joint(fb.Pin(p.ground, beam.first))
+    res = fb.simulate(p, t_end=0.005, dt=1e-3)
+    assert all(not isinstance(v, np.generic) for v in res.stats.values())
+    assert "np." not in repr(res) and "np." not in str(res.stats)
+    c = fb.Model()
+    cb = c.add_beam((0, 0), (1, 0), n=4, material=mat, section=sec)
+    c.fix(cb.first, "x", "y", "rz")
+    modes = fb.modes(c, n=2)
+    assert "\n" not in repr(modes) and f"{modes.frequencies[0]:.6g}" in repr(modes)
+
+
+def test_a_spatial_mode_shape_has_six_entries_per_node():
+    """Modes.shape gave 3 entries (it broadcast a 6-DOF node into them: an error)."""
+    mat, sec = fb.Material(E=70e9, rho=2700.0, nu=0.33), fb.Section.rectangle(b=0.02, h=0.005)
+    c = fb.Model(dim=3)
+    cb = c.add_beam((0, 0, 0), (1, 0, 0), n=4, material=mat, section=sec)
+    c.fix(cb.first)
+    modes = fb.modes(c, n=1)
+    s = modes.shape(0, cb.last)
+    d = c.compile().node_dofs[cb.last.id]
+    assert s.shape == (6,) and np.array_equal(s, modes.shapes[d, 0])
+
+
+# ---------------------------------------------------------------- each warning once
+def test_a_long_run_is_announced_once(caplog):
+    """The run clock both logged and warned: Python printed the same sentence twice."""
+    import logging
+    import types
+    import warnings
+
+    from fembody.solvers.simulate import _RunClock
+    explicit = types.SimpleNamespace(stable_step=1e-9, name="rk4", _w_where="element 0")
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.DEBUG):
+        warnings.simplefilter("always")
+        _RunClock(explicit, t_end=1.0, t_wall=0.0)
+    said = [str(w.message) for w in caught] + [r.getMessage() for r in caplog.records
+                                               if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and "will take hours" in said[0]

@@ -88,6 +88,12 @@ class Buckling:
     load_factor: float
     rejected: np.ndarray
 
+    def __repr__(self) -> str:
+        f = ", ".join(f"{x:.6g}" for x in self.factors[:6])
+        more = ", ..." if len(self.factors) > 6 else ""
+        return (f"Buckling({len(self.factors)} critical factors: {f}{more}; "
+                f"{len(self.rejected)} rejected)")
+
     @property
     def critical_load_factors(self) -> np.ndarray:
         """The model's load factors at buckling: ``load_factor + load * factors``."""

@@ -36,20 +36,26 @@ class Modes:
     omega: np.ndarray
     shapes: np.ndarray
 
+    def __repr__(self) -> str:
+        f = ", ".join(f"{x:.6g}" for x in self.frequencies[:6])
+        more = ", ..." if len(self.omega) > 6 else ""
+        return f"Modes({len(self.omega)} modes: {f}{more} Hz)"
+
     @property
     def frequencies(self) -> np.ndarray:
         """Natural frequencies [Hz], ``omega / (2 pi)``, lowest first."""
         return self.omega / (2.0 * np.pi)
 
     def shape(self, i: int, node) -> np.ndarray:
-        """Mode ``i`` at ``node``: (ux, uy, rz) with zero for a DOF the node does not have."""
+        """Mode ``i`` at ``node``: (ux, uy, rz) in the plane, (ux, uy, uz, rx, ry, rz) in
+        space, with zero for a DOF the node does not have."""
         n = self.shapes.shape[1]
         i = validate.integer("i", i, minimum=-n, where="Modes.shape")
         if i >= n:
             raise ModelError(f"Modes.shape: mode {i} does not exist; {n} modes were computed "
                              f"(0..{n - 1})")
         d = self.system.node_dofs[self.system.model.node(node, "Modes.shape").id]
-        out = np.zeros(3)
+        out = np.zeros(d.shape[0])      # 3 entries in the plane, 6 in space
         ok = d >= 0
         out[ok] = self.shapes[d[ok], i]
         return out

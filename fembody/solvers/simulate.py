@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import validate
 from ..constraints import RedundantRows
-from ..errors import ConvergenceError, FembodyError, InstabilityError, ModelError, RunError
+from ..errors import (ConvergenceError, FembodyError, InstabilityError, ModelError, RunError,
+                      plain)
 from ..progress import Progress
 from ..results import Result
 from ..sensors import SensorRecorder
@@ -440,6 +441,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         # System's)
         drop = run.rows.dropped
         result.stats["dropped_rows"] = [] if drop is None else [int(r) for r in drop]
+        result.stats.update(plain(result.stats))   # numbers print as numbers
     return result
 
 
@@ -624,7 +626,7 @@ class _RunClock:
         self.warned = True
         msg = (f"simulate: this run will take hours: {why}. Consider an implicit method "
                "(generalized-alpha, bdf2) or a shorter t_end")
-        log.warning(msg)
+        # a warning, not also a log line: Python prints both, so the user read it twice
         warnings.warn(msg, RuntimeWarning, stacklevel=4)
 
     def check(self, t: float) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import validate
 from ..constraints import RedundantRows
-from ..errors import (ConvergenceError, ModelError, SingularSystemError, StabilityError,
+from ..errors import (plain, ConvergenceError, ModelError, SingularSystemError, StabilityError,
                       StabilityWarning)
 from ..lazy import lazy_module
 from ..patterns import AssemblyTarget
@@ -301,6 +301,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
                             n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
                             wall_time=_time.perf_counter() - t0,
                             linear_solver=eq.solver.active or eq.solver.method)
+        result.stats.update(plain(result.stats))   # numbers print as numbers
     return result
 
 
