@@ -12,6 +12,7 @@ from . import validate
 from .bodies import NodeLike, short_repr
 from .errors import ModelError
 from .joints.joints import Joint
+from .rotations import unwrap_vectors
 
 if TYPE_CHECKING:
     from .results import Result
@@ -36,7 +37,10 @@ def coordinates(result: "Result", dofs=None) -> np.ndarray:
     if u is None:
         sp_ = result.space
         u = sp_.difference(result.q, result.q0[None])
-        if not sp_.additive and len(u) > 1:
+        if not sp_.additive and len(u) > 1 and result.dim == 3:
+            for triple in sp_._rot_v:       # one rotation vector per rotating node
+                u[:, triple] = unwrap_vectors(u[:, triple])
+        elif not sp_.additive and len(u) > 1:
             rot = sp_.rotation
             u[:, rot] = np.unwrap(sp_.coordinates(result.q)[:, rot], axis=0)
         result._cache["coordinates"] = u
@@ -71,7 +75,7 @@ def rotation(result: "Result", node: NodeLike, as_: str = "matrix") -> np.ndarra
         nid = int(np.flatnonzero((result.node_dofs == d).all(axis=1))[0])
         choices = {"matrix": lambda: space.frames(q)[:, nid],
                    "quaternion": lambda: space.rotations(q)[:, nid],
-                   "vector": lambda: space.coordinates(q)[:, d[3:]]}
+                   "vector": lambda: unwrap_vectors(space.coordinates(q)[:, d[3:]])}
         if as_ not in choices:
             raise ModelError(f"Result.rotation: as_ must be one of {tuple(choices)}, got "
                              f"{as_!r}")

@@ -192,7 +192,10 @@ class Result:
         rigid-body angle increment, continuous through full turns). Spatial: the rotation
         matrices (n, 3, 3) (columns: the node's axes in the global frame), or with
         ``as_="quaternion"`` unit quaternions (n, 4) (w first), or ``as_="vector"`` the
-        rotation vector from the reference (n, 3) [rad]."""
+        rotation vector from the reference (n, 3) [rad], continuous in time like the planar
+        angle (no jump at a half turn: past it the vector is longer than pi; see
+        :func:`fembody.rotations.unwrap_vectors`). Both histories assume a node turns less
+        than pi between saved states."""
         return access.rotation(self, node, as_)
 
     def com(self, body: "RigidBody") -> np.ndarray:

@@ -136,3 +136,28 @@ def test_a_long_run_is_announced_once(caplog):
     said = [str(w.message) for w in caught] + [r.getMessage() for r in caplog.records
                                                if r.levelno >= logging.WARNING]
     assert len(said) == 1 and "will take hours" in said[0]
+
+
+# -------------------------------------------------------- rotation histories unwrapped
+def test_a_steady_spin_has_a_continuous_rotation_vector():
+    """A free body with an isotropic inertia spins steadily: its rotation vector is
+    omega t along the fixed axis (exact; the integrator keeps omega constant), through
+    several half turns. The logarithm alone jumped by 2 pi at each of them."""
+    m = fb.Model(dim=3)
+    rb = m.add_rigid_body((0.0, 0.0, 0.0), 1.0, (1.0, 1.0, 1.0))
+    axis = np.array([1.0, 1.0, 1.0]) / np.sqrt(3.0)
+    m.set_velocity(rb, (0.0, 0.0, 0.0), omega=10.0 * axis)
+    res = fb.simulate(m, t_end=1.0, dt=1e-2)
+    exact = 10.0 * res.time[:, None] * axis
+    assert np.abs(res.rotation(rb, as_="vector") - exact).max() < 1e-9
+    d = m.compile().node_dofs[rb.node.id, 3:]
+    assert np.abs(res.coordinates(d) - exact).max() < 1e-9
+
+
+def test_unwrap_vectors_takes_the_nearest_equivalent_vector():
+    from fembody.rotations import exp, log, unwrap_vectors
+    axis = np.array([0.0, 0.6, 0.8])
+    angles = np.linspace(0.0, 4.0 * np.pi, 41)            # 0.1 pi per state
+    wrapped = np.array([log(exp(a * axis)) for a in angles])
+    assert np.abs(np.diff(wrapped, axis=0)).max() > np.pi   # the logarithm jumps
+    assert np.allclose(unwrap_vectors(wrapped), angles[:, None] * axis, atol=1e-9)
