@@ -169,6 +169,110 @@ class Model:
         self.bodies.append(body)
         return body
 
+    def add_arc(self, start: PointLike, center: Sequence[float], angle: float, n: int = 8, *,
+                material: Material, section: Section, axis: Sequence[float] | None = None,
+                mass: str = "consistent", name: str | None = None,
+                orientation: Sequence[float] | None = None) -> Body:
+        """Mesh a circular arc into ``n`` straight beam elements (a curved beam, a bend, an
+        arch).
+
+        Parameters
+        ----------
+        start : Node or point
+            Where the arc starts: an existing Node (to connect to it) or a point [m].
+        center : point
+            The centre of the circle [m]; the radius is ``|start - center|``.
+        angle : float
+            The angle the arc sweeps [rad], positive counter-clockwise about ``axis`` (in the
+            plane: about +z), |angle| <= 2 pi.
+        n : int, default 8
+            Number of elements; the nodes lie on the circle, the elements are its chords.
+        material, section : Material, Section
+            As for :meth:`add_beam`.
+        axis : (ax, ay, az), default None
+            Spatial models: the axis the arc turns about (normal to its plane; default the
+            global z). ``start - center`` must be normal to it. Planar models: leave None.
+        mass : {'consistent', 'lumped'}, default 'consistent'
+            As for :meth:`add_beam`.
+        name : str, default None
+            The body's name ('beam K' when None).
+        orientation : (ox, oy, oz), default None
+            Spatial models: as for :meth:`add_beam`, one vector for every element; default:
+            each element's radial direction, so the section's local z is the arc's axis and
+            ``Iz`` governs bending in the arc's plane (as in the plane).
+
+        Returns
+        -------
+        Body
+            ``.nodes`` (n + 1, from the start round the arc), ``.first``, ``.last``,
+            ``.elements``.
+
+        Raises
+        ------
+        ModelError
+            A zero radius, a zero or over-full angle, ``start - center`` not normal to
+            ``axis``, or ``axis`` in a planar model.
+
+        Examples
+        --------
+        The 45-degree bend of Bathe and Bolourchi (radius 100, in the x-y plane, centre on x):
+
+        >>> import fembody as fb
+        >>> import numpy as np
+        >>> m = fb.Model(dim=3)
+        >>> bend = m.add_arc((0, 0, 0), (100, 0, 0), -np.pi / 4, n=8,
+        ...                  material=fb.Material(E=1e7, rho=1.0, nu=0.0),
+        ...                  section=fb.Section.rectangle(1.0, 1.0))
+        >>> np.round(bend.last.position, 2)
+        array([29.29, 70.71,  0.  ])
+        """
+        where = f"add_arc ('{name or f'beam {len(self.bodies)}'}')"
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
+        chk.check_props(material, section, where, beam=True, dim=self.dim)
+        angle = validate.number("angle", angle, where=where)
+        if not 0.0 < abs(angle) <= 2.0 * np.pi + 1e-12:
+            raise ModelError(f"{where}: angle must be non-zero and at most 2 pi in magnitude "
+                             f"[rad], got {angle:g}")
+        if self.dim == 2 and (axis is not None or orientation is not None):
+            raise ModelError(f"{where}: axis and orientation are for spatial models "
+                             "(fb.Model(dim=3)); a planar arc turns about +z")
+        c = np.array(self._point(center, where) + (0.0,) * (3 - self.dim))
+        a = self._node_or_point(start, where)
+        r0 = np.array([a.x, a.y, a.z]) - c
+        k = np.array([0.0, 0.0, 1.0]) if axis is None else \
+            chk.vector(axis, f"{where}: axis", 3, nonzero=True)
+        k = k / np.linalg.norm(k)
+        radius = float(np.linalg.norm(r0))
+        if radius <= 1e-12 * max(1.0, float(np.abs(c).max())):
+            raise ModelError(f"{where}: start and center coincide at {tuple(c[:self.dim])}; "
+                             "the radius is |start - center|")
+        if abs(r0 @ k) > 1e-9 * radius:
+            raise ModelError(f"{where}: start - center {tuple(np.round(r0, 12))} is not normal "
+                             f"to the axis {tuple(k)}; the arc lies in the plane through "
+                             "center normal to axis")
+        closed = abs(abs(angle) - 2.0 * np.pi) < 1e-12
+        nodes = [a]
+        for i in range(1, n + 1):
+            if i == n and closed:
+                nodes.append(a)                 # a full ring closes on its start
+                break
+            phi = angle * i / n                 # Rodrigues' rotation of r0 about k
+            p = c + r0 * np.cos(phi) + np.cross(k, r0) * np.sin(phi) + \
+                k * (k @ r0) * (1.0 - np.cos(phi))
+            nodes.append(self._new_node(tuple(p[:self.dim]), None))
+        body = Body(name or f"beam {len(self.bodies)}", nodes)
+        for p, q in zip(nodes[:-1], nodes[1:]):
+            orient = None
+            if self.dim == 3:
+                mid = 0.5 * (p.position + q.position) - c
+                orient = chk.orientation(p, q, mid if orientation is None else orientation,
+                                         where)
+            body.elements.append(self._beam_element(p, q, material, section, mass, body.name,
+                                                    orient))
+        self.bodies.append(body)
+        return body
+
     def _beam_element(self, a: Node, b: Node, material: Material, section: Section, mass: str,
                       body: str, orientation: np.ndarray | None = None) -> ElementRef:
         """Append one beam element between existing nodes (properties already checked)."""

@@ -161,3 +161,62 @@ def test_unwrap_vectors_takes_the_nearest_equivalent_vector():
     wrapped = np.array([log(exp(a * axis)) for a in angles])
     assert np.abs(np.diff(wrapped, axis=0)).max() > np.pi   # the logarithm jumps
     assert np.allclose(unwrap_vectors(wrapped), angles[:, None] * axis, atol=1e-9)
+
+
+# ------------------------------------------------------------------ curved beams
+def test_a_planar_arc_lies_on_its_circle_and_bends_as_castigliano_says():
+    """A quarter circle (R = 1 m) clamped at (1, 0), a small load -P y at its free end:
+    Castigliano (bending only; axial and shear terms are (h/R)^2 ~ 1e-4 smaller) gives
+    u = (-P R^3 / (2 EI), -pi P R^3 / (4 EI)). The chords converge at order 2."""
+    mat, sec = fb.Material(E=2e11, rho=7800.0, nu=0.3), fb.Section.rectangle(0.01, 0.01)
+    EI, P = mat.E * sec.I, 1e-3
+    errors = []
+    for n in (8, 16, 32):
+        m = fb.Model()
+        arc = m.add_arc((1.0, 0.0), (0.0, 0.0), np.pi / 2, n=n, material=mat, section=sec)
+        xy = np.array([p.position for p in arc.nodes])
+        assert len(arc.nodes) == n + 1 and len(arc.elements) == n
+        assert np.allclose(np.hypot(xy[:, 0], xy[:, 1]), 1.0, atol=1e-14)
+        chords = np.linalg.norm(np.diff(xy, axis=0), axis=1).sum()
+        assert chords == pytest.approx(2 * n * np.sin(np.pi / (4 * n)), rel=1e-13)
+        assert np.allclose(arc.last.position, (0.0, 1.0), atol=1e-14)
+        m.fix(arc.first)
+        m.add_force(arc.last, (0.0, -P))
+        u = fb.static(m, steps=1).displacement(arc.last)[-1]
+        assert u[0] == pytest.approx(-P / (2 * EI), rel=2e-2)
+        errors.append(abs(u[1] / (-np.pi * P / (4 * EI)) - 1.0))
+    order = np.polyfit(np.log([8, 16, 32]), np.log(errors), 1)[0]
+    assert -2.1 < order < -1.9 and errors[-1] < 1e-3
+
+
+def test_bathe_bolourchi_bend_in_three_lines():
+    """The 45-degree bend (R = 100 in, 1 x 1 in, E = 1e7 psi, nu = 0, 600 lb out of its
+    plane) built with add_arc: the same tip displacement as the node-by-node model of the
+    verification registry, and the published (-13.4, 53.4, -23.5) in within its tolerance
+    (Simo & Vu-Quoc 1986, Table 1: tip position (13.4, 53.4, 47.2) with the bend's tip at
+    (29.3, 0, 70.7) in their axes)."""
+    from fembody.verify.spatial import bathe_bolourchi_model
+    sec = fb.Section(A=1.0, I=1.0 / 12.0, Iy=1.0 / 12.0, J=1.0 / 6.0, ky=5 / 6, kz=5 / 6)
+    m = fb.Model(dim=3)
+    bend = m.add_arc((0, 0, 0), (100, 0, 0), np.pi / 4, n=8, axis=(0, 1, 0),
+                     material=fb.Material(E=1e7, rho=1.0, nu=0.0), section=sec)
+    m.fix(bend.first)
+    m.add_force(bend.last, (0.0, 600.0, 0.0))
+    u = fb.static(m, steps=10).displacement(bend.last)[-1]
+    assert np.allclose(bend.last.position, (100 - 50 * np.sqrt(2), 0, 50 * np.sqrt(2)))
+    assert np.allclose(u, bathe_bolourchi_model(8), rtol=0, atol=1e-9)
+    ref = np.array([-13.4, 53.4, -23.5])
+    assert np.linalg.norm(u - ref) / np.linalg.norm(ref) < 0.01
+
+
+def test_arc_input_errors_say_what_is_wrong():
+    mat, sec = fb.Material(E=2e11, rho=7800.0, nu=0.3), fb.Section.rectangle(0.01, 0.01)
+    with pytest.raises(fb.ModelError, match="axis and orientation are for spatial"):
+        fb.Model().add_arc((1, 0), (0, 0), 1.0, material=mat, section=sec, axis=(0, 0, 1))
+    with pytest.raises(fb.ModelError, match="not normal to the axis"):
+        fb.Model(dim=3).add_arc((1, 0, 1), (0, 0, 0), 1.0, material=mat, section=sec)
+    with pytest.raises(fb.ModelError, match="start and center coincide"):
+        fb.Model().add_arc((0, 0), (0, 0), 1.0, material=mat, section=sec)
+    ring = fb.Model()
+    r = ring.add_arc((1, 0), (0, 0), 2 * np.pi, n=6, material=mat, section=sec)
+    assert r.last is r.first and len(ring.nodes) == 1 + 6
