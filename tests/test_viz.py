@@ -342,3 +342,21 @@ def test_show_without_a_display_says_what_to_use(monkeypatch, pendulum):
         viz.show(res)
     with pytest.raises(fb.ModelError, match="needs a Result"):
         viz.show(m)
+
+
+def test_history_legends_sit_beside_the_curves_and_every_axis_has_a_unit(tmp_path, pendulum):
+    """Legends were placed 'upper right' inside the axes, over the curves; the violation and
+    iteration axes and a static result's load factor had no unit."""
+    m, beam, pin, res = pendulum
+    fig = viz.history(res, "tip", "energy", pin, "violation", "iterations",
+                      filename=tmp_path / "h.png")
+    fig.canvas.draw()
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None:
+            box, inner = legend.get_window_extent(), ax.get_window_extent()
+            assert box.x0 >= inner.x1 - 1, ax.get_title()      # right of the plotting area
+        assert "[" in ax.get_ylabel(), ax.get_ylabel()
+    assert sum(ax.get_legend() is not None for ax in fig.axes) >= 4
+    assert axes[-1].get_xlabel() == "t [s]"

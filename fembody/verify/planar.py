@@ -18,7 +18,7 @@ def _slope(x, y) -> float:
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
-def _order_plot(title, hs, series, xlabel="h", ylabel="error"):
+def _order_plot(title, hs, series, xlabel="h", ylabel="relative error [-]"):
     return dict(title=title, x=list(map(float, hs)), loglog=True, xlabel=xlabel, ylabel=ylabel,
                 series={k: list(map(float, v)) for k, v in series.items()})
 
@@ -99,7 +99,7 @@ def cantilever_frequencies() -> dict:
     return {"values": values,
             "plots": [_order_plot("Cantilever frequencies vs Euler-Bernoulli", h,
                                   {f"mode {i + 1}": errs[:, i] for i in range(3)},
-                                  "element length [m]", "relative error")],
+                                  "element length [m]", "relative error [-]")],
             "reference": ref}
 
 
