@@ -225,8 +225,9 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         ``max_steps`` (default 500) and ``load_max`` (default 1.0, the largest load factor;
         ``lam_max`` is its former name, still accepted) end the continuation, as does
         ``stop(result)`` returning True (e.g. ``lambda r: r.displacement(tip)[-1, 1] < -0.5``).
-    redundant : 'error' (default: redundant joint rows are a ModelError naming them), 'drop'
-        or 'regularize' (run anyway; see :mod:`fembody.solvers.redundancy`; the rows are in
+    redundant : {'error', 'drop', 'regularize'}, default 'error'
+        'error': redundant joint rows are a ModelError naming them; 'drop' or 'regularize':
+        run anyway (see :mod:`fembody.solvers.redundancy`; the rows are in
         ``stats['redundant_rows']``).
     stability : {'auto', 'eigenvalue', 'check'}, default 'auto'
         How every converged state's stability is checked. 'eigenvalue': the lowest eigenvalue
