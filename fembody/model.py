@@ -137,16 +137,48 @@ class Model:
                  orientation: Sequence[float] | None = None) -> Body:
         """Mesh the straight line ``start`` -> ``end`` into ``n`` beam elements.
 
-        ``start``/``end`` are existing Nodes (to connect to them) or points [m]; ``n`` (default
-        1) elements of ``material`` and ``section``; ``mass``: 'consistent' (default, with
-        rotary inertia; in 3D the rotary inertia tensor too, with its gyroscopic moments) or
-        'lumped' (diagonal) mass; ``name`` (default 'beam K').
-        ``orientation`` (spatial models only): a vector [-] that, with the beam axis, spans the
-        section's local x-y plane (local z is normal to both); default: local z along the
-        global Z made normal to the beam (a beam in the x-y plane bends in it about local z, as
-        a planar beam does), or local y = global Y for a beam along Z. The section's ``Iz``
-        governs bending in the local x-y plane, ``Iy`` out of it. Returns a :class:`Body` with
-        ``.nodes``, ``.first``, ``.last``, ``.elements``."""
+        Parameters
+        ----------
+        start, end : Node, node name or point
+            Existing nodes (to connect to them) or points (x, y) / (x, y, z) [m].
+        n : int, default 1
+            Number of elements.
+        material : Material
+            E [Pa], rho [kg/m^3], nu [-].
+        section : Section
+            A [m^2], I (Iy, Iz, J in space) [m^4], shear factors.
+        mass : {'consistent', 'lumped'}, default 'consistent'
+            'consistent' (default, with rotary inertia; in 3D the rotary inertia tensor too,
+            with its gyroscopic moments) or 'lumped' (diagonal).
+        name : str, optional
+            The body's name (default 'beam K'); ``"NAME"`` then names its last node.
+        orientation : (ox, oy, oz), optional
+            Spatial models only: a vector [-] that, with the beam axis, spans the section's
+            local x-y plane (local z is normal to both); default: local z along the global Z
+            made normal to the beam (a beam in the x-y plane bends in it about local z, as a
+            planar beam does), or local y = global Y for a beam along Z. The section's ``Iz``
+            governs bending in the local x-y plane, ``Iy`` out of it.
+
+        Returns
+        -------
+        Body
+            ``.nodes`` (n + 1, from start to end), ``.first``, ``.last``, ``.elements``.
+
+        Raises
+        ------
+        ModelError
+            A zero length, a non-positive ``n``, bad properties, ``orientation`` in a planar
+            model or parallel to the beam.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> beam = m.add_beam((0, 0), (1, 0), n=4, material=fb.Material(E=70e9, rho=2700.0),
+        ...                   section=fb.Section.rectangle(b=0.02, h=0.005))
+        >>> len(beam.nodes), beam.last.position.tolist()
+        (5, [1.0, 0.0])
+        """
         where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
@@ -345,10 +377,38 @@ class Model:
                        offset: Sequence[float] | None = None) -> RigidBody:
         """Attach a rigid body to ``node`` (or to a new node at a point).
 
-        ``mass`` [kg]; ``inertia`` about the centre of mass [kg m^2]: a number in the plane; in
-        space three principal values or a symmetric 3x3 tensor in the node's (reference =
-        global) axes; ``offset`` the centre of mass relative to the node in the reference
-        configuration [m] (default: at the node).
+        Parameters
+        ----------
+        node : Node, node name or point
+            The node that carries the body, or a point [m] for a new node.
+        mass : float
+            Mass [kg] (> 0).
+        inertia : float, (3,) or (3, 3)
+            About the centre of mass [kg m^2]: a number in the plane; in space three
+            principal values or a symmetric 3x3 tensor in the node's (reference = global) axes.
+        offset : (cx, cy) or (cx, cy, cz), optional
+            The centre of mass relative to the node in the reference configuration [m]
+            (default: at the node).
+
+        Returns
+        -------
+        RigidBody
+            Pass it wherever a node is expected (joints, loads, ``fix``, ``set_velocity``,
+            result accessors): it stands for its ``.node``; ``result.com(body)`` is its centre
+            of mass.
+
+        Raises
+        ------
+        ModelError
+            A non-positive mass or inertia, an inertia tensor that is not symmetric positive
+            definite, an offset of the wrong size.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> arm = m.add_rigid_body((0.0, 0.0), 2.0, 0.01, offset=(0.5, 0.0))
+        >>> pivot = m.add_joint(fb.Pin(m.ground, arm))      # the body stands for its node
         """
         node = self._node_or_point(node, "add_rigid_body")
         where = f"add_rigid_body on {node}"
@@ -420,8 +480,35 @@ class Model:
 
     # ------------------------------------------------------------------ joints
     def add_joint(self, joint):
-        """Add a joint (``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
-        ``fb.RigidLink``, ``fb.Support``) and return it."""
+        """Add a joint and return it.
+
+        Parameters
+        ----------
+        joint : Joint
+            Planar: ``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
+            ``fb.RigidLink``, ``fb.Support``, ``fb.AngleDriver``, ``fb.SpeedDriver``; spatial:
+            ``fb.Spherical``, ``fb.Revolute``, ``fb.Universal``, ``fb.Prismatic``,
+            ``fb.Cylindrical``, ``fb.RotationDriver``, ``fb.SlideDriver``. Its nodes may be
+            Nodes, node names or indices, or rigid bodies. A ``fb.Motor`` is added as a torque.
+
+        Returns
+        -------
+        Joint
+            The same joint, its nodes resolved to this model's Nodes.
+
+        Raises
+        ------
+        ModelError
+            Not a joint, a joint already added, a node of another model.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> bob = m.add_rigid_body((1.0, 0.0), 1.0, 1e-3)
+        >>> m.add_joint(fb.Pin(m.ground, bob))
+        joint 0 (Pin ground-1)
+        """
         from .joints import Joint
         from .loads import Motor
         if isinstance(joint, Motor):        # a torque, not a constraint (as users guess it)
@@ -471,17 +558,66 @@ class Model:
 
     # ---------------------------------------- supports, loads, damping, velocities
     def fix(self, node: NodeLike, *dofs: str) -> None:
-        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (planar) or
-        'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); no names or ``"all"``: every DOF the node
-        has (a clamp)."""
+        """Hold DOFs of ``node`` at their reference values.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            The node to support.
+        *dofs : str
+            Any of 'x', 'y', 'rz' (planar) or 'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); none
+            or ``"all"``: every DOF the node has (a clamp).
+
+        Raises
+        ------
+        ModelError
+            An unknown DOF name, or a node of another model.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> beam = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=70e9, rho=2700.0),
+        ...                   section=fb.Section.rectangle(b=0.02, h=0.005))
+        >>> m.fix(beam.first)              # a clamp
+        >>> m.fix(beam.last, "y")          # a roller
+        """
         conditions.fix(self, node, dofs)
 
     def add_force(self, node: NodeLike, force: LoadValue, *, follower: bool = False
                   ) -> NodalLoad:
-        """Apply a force (fx, fy) or, in space, (fx, fy, fz) [N] at ``node``: constant, or a
-        function of time t [s] (e.g. ``fb.functions.Ramp(...) * (0, -10)``). ``follower=True``:
-        the force is given in the node's rotated frame and turns with the node (which needs a
-        rotation DOF); its non-symmetric load stiffness enters the tangent."""
+        """Apply a force at ``node``.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            Where the force acts.
+        force : (fx, fy), (fx, fy, fz) or callable
+            [N]: constant, or a function of time t [s] returning it (e.g.
+            ``fb.functions.Ramp(...) * (0, -10)``).
+        follower : bool, default False
+            True: the force is given in the node's rotated frame and turns with the node
+            (which needs a rotation DOF); its non-symmetric load stiffness enters the tangent.
+
+        Returns
+        -------
+        NodalLoad
+            The load (its ``node``, ``kind``, ``value``).
+
+        Raises
+        ------
+        ModelError
+            A value of the wrong size or not finite, a follower on a node without rotation.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> tip = m.add_node((1.0, 0.0), name="tip")
+        >>> load = m.add_force("tip", (0.0, -10.0))
+        >>> load.node is tip
+        True
+        """
         return conditions.add_load(self, node, "force", force, follower)
 
     def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
@@ -507,11 +643,32 @@ class Model:
 
     def set_velocity(self, node: NodeLike, velocity: Sequence[float] | None = None,
                      omega=None) -> None:
-        """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
-        angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
-        plane; a 3-vector in space, in the node's axes = global axes at the reference).
-        A non-zero ``omega`` on a node without rotation DOFs (a point mass, truss or spring
-        node) is a ModelError when the model is compiled: it would be ignored."""
+        """Initial velocity of ``node`` for dynamic analyses.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            The node.
+        velocity : (vx, vy) or (vx, vy, vz), optional
+            [m/s] (default 0).
+        omega : float or (wx, wy, wz), optional
+            Angular velocity [rad/s] for nodes with rotation DOFs: a number in the plane; a
+            3-vector in space, in the node's axes (= global axes at the reference).
+
+        Raises
+        ------
+        ModelError
+            A value of the wrong size; a non-zero ``omega`` on a node without rotation DOFs (a
+            point mass, truss or spring node; raised when the model is compiled: it would be
+            ignored).
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> wheel = m.add_rigid_body((0.0, 0.0), 1.0, 0.1)
+        >>> m.set_velocity(wheel, (1.0, 0.0), omega=-10.0)      # rolling at 1 m/s, r = 0.1 m
+        """
         conditions.set_velocity(self, node, velocity, omega)
 
     def set_rigid_velocity(self, omega, center: Sequence[float] | None = None,

@@ -279,3 +279,15 @@ def test_the_main_public_api_has_numpydoc_sections():
         if lacking:
             missing[name] = lacking
     assert missing == {}
+
+
+def test_the_main_api_examples_run_and_print_what_they_say():
+    """Each Examples section is a doctest against an analytic value (Euler load, cantilever
+    deflection and frequency, free fall, sqrt(2 g L), a clamp's moment, a link's tension)."""
+    import doctest
+    api = _documented_callables()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for name in MAIN_API:
+        for test in doctest.DocTestFinder(recurse=False).find(api[name], name):
+            runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

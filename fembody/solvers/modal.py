@@ -93,6 +93,50 @@ def modes(model: "Model | System", n: int = 6, q: np.ndarray | None = None,
     small vibrations about a resting state are assumed to keep the contact closed (true while
     the contact force, e.g. the weight it carries, exceeds the vibration's dynamic force).
     Penalty contacts enter through their stiffness. False: contacts are ignored.
+
+    Parameters
+    ----------
+    model : Model or System
+        The structure or mechanism.
+    n : int, default 6
+        How many modes (the lowest).
+    q : numpy.ndarray, optional
+        The configuration to linearise about (default: the reference).
+    load_factor : float, default 0.0
+        The load factor ``q`` is in equilibrium at (for the geometric stiffness of the loads).
+    t : float, default 0.0
+        Time [s] at which loads and drivers are evaluated.
+    lam : numpy.ndarray, optional
+        The joint multipliers at ``q`` (e.g. ``static_result.lam[-1]``).
+    contacts : bool, default True
+        Resting impulse contacts hold (see above).
+
+    Returns
+    -------
+    Modes
+        ``frequencies`` [Hz], ``omega`` [rad/s], ``shapes`` and ``shape(i, node)``.
+
+    Raises
+    ------
+    ModelError
+        More modes than degrees of freedom, or bad input.
+    SingularSystemError
+        An unstable base state (e.g. a static state past buckling).
+
+    Examples
+    --------
+    A cantilever's first frequency, 1.87510^2 sqrt(EI / (rho A L^4)) / (2 pi):
+
+    >>> import fembody as fb
+    >>> import numpy as np
+    >>> steel = fb.Material(E=210e9, rho=7850.0)
+    >>> sec = fb.Section.rectangle(b=0.02, h=0.02)
+    >>> m = fb.Model()
+    >>> beam = m.add_beam((0, 0), (1, 0), n=16, material=steel, section=sec)
+    >>> m.fix(beam.first)
+    >>> f1 = 1.87510 ** 2 * np.sqrt(steel.E * sec.I / (steel.rho * sec.A)) / (2 * np.pi)
+    >>> print(f"{fb.modes(m, n=1).frequencies[0] / f1:.3f}")
+    1.000
     """
     sys = as_system(model)
     n = validate.integer("n", n, where="modes")

@@ -204,6 +204,8 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
 
     Parameters
     ----------
+    model : Model or System
+        The structure, with its supports, joints and loads.
     steps : int, default 10
         Number of equal load increments (Newton) or the first arc length's load increment
         1/steps (arc length).
@@ -256,6 +258,32 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     Result
         One state per converged load step (the load factor in ``time`` and ``load_factor``)
         and the support ``reactions``.
+
+    Raises
+    ------
+    ConvergenceError
+        No equilibrium beyond a load factor, even with the step cut ``max_cuts`` times (its
+        ``result`` keeps the states reached).
+    StabilityError
+        An unstable equilibrium under ``unstable='error'`` (the default with load control).
+    ModelError
+        Bad options, a reference configuration that violates a joint, an unsupported model.
+
+    Examples
+    --------
+    A cantilever's tip deflection, P L^3 / (3 EI) for a small load (the elements' error falls
+    with the square of their length; shear adds (h/L)^2 terms):
+
+    >>> import fembody as fb
+    >>> steel = fb.Material(E=210e9, rho=7850.0)
+    >>> sec = fb.Section.rectangle(b=0.02, h=0.02)
+    >>> m = fb.Model()
+    >>> beam = m.add_beam((0, 0), (1, 0), n=32, material=steel, section=sec)
+    >>> m.fix(beam.first)
+    >>> load = m.add_force(beam.last, (0.0, -10.0))
+    >>> result = fb.static(m, steps=1)
+    >>> print(f"{result.displacement(beam.last)[-1, 1] / (-10.0 / (3 * steel.E * sec.I)):.3f}")
+    1.000
     """
     validate.solver_options(dict(tol=tol, max_iter=max_iter, max_cuts=max_cuts,
                                  max_steps=max_steps), "static")
