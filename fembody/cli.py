@@ -29,6 +29,7 @@ import importlib.util
 import inspect
 import pathlib
 import platform
+import re
 import sys
 import textwrap
 import time
@@ -96,8 +97,16 @@ _PARAM_HELP = ("a parameter of build_model, NAME=VALUE (repeatable; VALUE is par
 @click.option("--debug", is_flag=True, help="show the full traceback of an error instead of one "
               "line")
 def cli(debug: bool) -> None:
-    """Finite-element flexible multibody dynamics (planar complete; spatial elements in
-    progress)."""
+    """Finite-element flexible multibody dynamics, planar and spatial: beams, trusses, rigid
+    and reduced (modal) bodies, joints, contact; statics, modes, buckling, time integration."""
+
+
+def plain_rest(text: str) -> str:
+    """reST inline markup written as a terminal shows it: ``:mod:`fembody.x``` and
+    ````literal```` as plain ``fembody.x`` and ``literal`` (docstrings feed both the docs and
+    ``demo --list``)."""
+    text = re.sub(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", text)
+    return re.sub(r"``([^`]+)``", r"\1", text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,7 +283,7 @@ def demo(name: str, list_: bool, out: str | None, t_end: float | None, params: d
     if list_:
         width = 24
         for key in examples.EXAMPLES:
-            doc = (examples.load(key).__doc__ or "").strip().split("\n\n")[0]
+            doc = plain_rest((examples.load(key).__doc__ or "").strip().split("\n\n")[0])
             mark = "*" if key == DEFAULT_DEMO else " "
             lines = textwrap.wrap(" ".join(doc.split()), 96 - width) or [""]
             print(f"{mark} {key:{width - 2}s}{lines[0]}")
