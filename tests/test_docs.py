@@ -233,6 +233,7 @@ def _documented_callables():
     for name in fb.__all__:
         obj = getattr(fb, name)
         if isinstance(obj, type):
+            out[f"fb.{name}"] = obj         # the class docstring documents its constructor
             for attr in _public_api(obj):
                 member = inspect.getattr_static(obj, attr)
                 if inspect.isfunction(member):
