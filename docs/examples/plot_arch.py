@@ -27,8 +27,10 @@ P = 4e4
 model.add_force(crown, (0.0, -P))
 
 result = fb.static(model, method="arc-length", steps=20, load_max=1.0, max_steps=200)
-print(f"crown at x = {crown.position[0]:.3g} m, y = {crown.position[1]:.4f} m; "
-      f"{len(result)} arc-length steps, peak load {P * result.load_factor.max() / 1e3:.1f} kN")
+lf = result.load_factor
+limit = int(np.argmax(np.diff(lf) < 0))          # the first state after which the load falls
+print(f"crown at y = {crown.position[1]:.4f} m; {len(result)} arc-length steps; limit point "
+      f"at {P * lf[limit] / 1e3:.1f} kN, {-1e3 * result.displacement(crown)[limit, 1]:.0f} mm")
 
 # %%
 # The crown's deflection against the load: past the limit point the load falls while the

@@ -21,5 +21,11 @@ print(f"largest kinetic energy {E.kinetic.max():.3f} J; energy balance drift "
       f"{abs(E.balance[-1] - E.balance[0]) / E.kinetic.max():.1e} of it")
 
 # %%
-# The tip's displacement and rotation, and the energies:
-fig = fb.viz.history(result, "tip", "energy")
+# The tip's displacement and rotation, and the energies (:func:`fembody.viz.history` writes a
+# PNG and closes its figure; shown here as an image):
+import matplotlib.pyplot as plt  # noqa: E402
+
+fb.viz.history(result, "tip", "energy", filename="history.png")
+fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
+ax.imshow(plt.imread("history.png"))
+ax.set_axis_off()
