@@ -292,3 +292,13 @@ def test_the_main_api_examples_run_and_print_what_they_say():
         for test in doctest.DocTestFinder(recurse=False).find(api[name], name):
             runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+def test_every_public_function_has_a_directive():
+    """Each function ``fembody`` exports (fb.static, fb.ramp, ...) has an autofunction (or, for
+    the joint factories AngleDriver and SpeedDriver, an autoclass) directive in docs/api.rst:
+    fb.ramp had none."""
+    text = (ROOT / "docs" / "api.rst").read_text()
+    named = set(re.findall(r"^\.\. auto(?:function|class):: fembody\.(\w+)\s*$", text, re.M))
+    functions = {n for n in fb.__all__ if inspect.isfunction(getattr(fb, n))}
+    assert functions - named == set()
