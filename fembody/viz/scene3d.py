@@ -4,9 +4,11 @@ triad), trusses as thin tubes, rigid bodies as spheres, supports in dark red by 
 hold, loads in green (forces arrows, moments double-headed arrows), joints as orange spheres
 (with tan arms from the nodes they join) and their axes (Revolute, Cylindrical, Prismatic,
 RotationDriver: a bar along the axis carried by the first node's rotation; Universal: its two
-arms, the second in gold), coloured by a field with a scalar bar, the title with the time, and
-an isometric camera fitting every frame. Perspective views have no length scale bar: the title
-gives the model's size instead; the glyphs are built in :mod:`fembody.viz.glyphs3d`."""
+arms, the second in gold), coloured by a field with a scalar bar (its title beside it), the
+title with the time, the global axes triad, an arrow along gravity, and a camera chosen from
+the motion's extent (:func:`view_direction`) fitting every frame. Perspective views have no
+length scale bar: the model's size is written under the title instead; the glyphs are built in
+:mod:`fembody.viz.glyphs3d`."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -186,9 +188,10 @@ class Scene3:
         lo, hi = self.box[0::2], self.box[1::2]
         d = g / np.linalg.norm(g)
         length = 0.2 * self.size
-        # the corner of the bounding box farthest against gravity, moved out sideways
-        tail = np.where(d < 0, hi, lo) + 0.08 * self.size * np.sign(hi - lo + 1e-300) - 0.0 * d
-        tail = tail + np.where(np.abs(d) > 0.5, 0.0, 0.1 * self.size)
+        # beside the top corner of the bounding box (against gravity), moved out a little
+        # more across gravity so the arrow does not cross the model
+        tail = np.where(d < 0, hi, lo) + 0.08 * self.size + \
+            np.where(np.abs(d) > 0.5, 0.0, 0.1 * self.size)
         arrow = self.pv.Arrow(start=tail, direction=d, scale=length, tip_length=0.3,
                               tip_radius=0.12, shaft_radius=0.04)
         self.p.add_mesh(arrow, color="dimgray", name="gravity")
