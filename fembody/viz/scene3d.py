@@ -98,8 +98,8 @@ def _label(field: str) -> str:
 class Scene3:
     """A spatial scene drawn into ``plotter``; :meth:`draw` (re)places every part for a frame
     (actors are named, so a new frame replaces the previous one's). ``motion``: node positions
-    (any shape (..., 3)) of every state of the run [m], from which the camera is chosen (the
-    frames' positions are used too)."""
+    (any shape (..., 3)) of every state of the run [m], from which the camera's direction is
+    chosen (with the frames' positions); the camera fits the frames."""
 
     def __init__(self, pv, plotter, model: Model, field: str | None, clim, cmap: str | None,
                  frames: Sequence[Frame3], beam_style: str = "tube",
@@ -117,9 +117,11 @@ class Scene3:
         self.g = max(self.r_node, 0.015 * size)          # the glyphs' size (supports, loads)
         self.load_scales = gl.load_scale(frames, size)
         pts = np.concatenate([fr.pos for fr in frames])
+        self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
+        # the direction from the whole run, the fit from the frames drawn (a picture of one
+        # state is not shrunk to the room the run sweeps)
         if motion is not None:
             pts = np.concatenate([pts, np.asarray(motion, float).reshape(-1, 3)])
-        self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
         self.view, self.up = view_direction(pts, model.gravity)
 
     def _lines(self, pos: np.ndarray, items: list) -> Any:
@@ -259,7 +261,10 @@ class Scene3:
         cam.position = tuple(centre + 4.0 * max(self.size, 1e-9) * self.view)
         cam.up = tuple(self.up)
         if self.box is not None:
-            self.p.reset_camera(bounds=self.box)
+            # padded by about the glyphs' reach (half a joint axis bar, a support glyph stand
+            # out of the nodes' box by 0.05-0.075 of the model's size)
+            pad = 0.06 * self.size
+            self.p.reset_camera(bounds=self.box + np.tile([-pad, pad], 3))
         cam.zoom(0.9)
 
 
