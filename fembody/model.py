@@ -88,8 +88,33 @@ class Model:
         return node
 
     def add_node(self, position: Sequence[float], name: str | None = None) -> Node:
-        """Add a node at ``position`` (x, y) or, in a spatial model, (x, y, z) [m] and return
-        it; ``name`` (default None) labels it in errors, results and plots."""
+        """Add a node and return it.
+
+        Parameters
+        ----------
+        position : (x, y) or (x, y, z)
+            [m]; three coordinates in a spatial model.
+        name : str, optional
+            Labels it in errors, results and plots, and names it wherever a node is expected.
+
+        Returns
+        -------
+        Node
+
+        Raises
+        ------
+        ModelError
+            A position of the wrong size or not finite.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> m.add_node((1.0, 0.5), name="hook")
+        node 1 'hook' at (1, 0.5)
+        >>> m.node("hook").position.tolist()
+        [1.0, 0.5]
+        """
         return self._new_node(self._point(position, "add_node"), name)
 
     def _point(self, p: object, where: str) -> tuple[float, ...]:
@@ -115,11 +140,44 @@ class Model:
 
     def add_truss(self, a: NodeLike, b: NodeLike, material: Material, section: Section,
                   strain: str = "engineering", mass: str = "consistent") -> ElementRef:
-        """Add a bar between nodes ``a`` and ``b`` of ``material`` (E [Pa], rho [kg/m^3]) and
-        ``section`` (its area A [m^2]).
+        """Add a bar (truss element) between two nodes.
 
-        ``strain``: 'engineering' (default, co-rotational) or 'green' (Green-Lagrange);
-        ``mass``: 'consistent' (default) or 'lumped'.
+        Parameters
+        ----------
+        a, b : Node, node index, node name or RigidBody
+            Its end nodes.
+        material : Material
+            E [Pa], rho [kg/m^3].
+        section : Section
+            Its area A [m^2] (I is not used).
+        strain : {'engineering', 'green'}, default 'engineering'
+            Co-rotational engineering strain or Green-Lagrange strain.
+        mass : {'consistent', 'lumped'}, default 'consistent'
+            The mass matrix.
+
+        Returns
+        -------
+        ElementRef
+
+        Raises
+        ------
+        ModelError
+            Coincident ends, bad properties or choices.
+
+        Examples
+        --------
+        A two-bar truss under a load at its apex, each bar in compression P / (2 sin 45 deg):
+
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> left, top, right = (m.add_node(p) for p in ((0, 0), (1, 1), (2, 0)))
+        >>> steel, sec = fb.Material(E=210e9, rho=7850.0), fb.Section(A=1e-4)
+        >>> bars = [m.add_truss(left, top, steel, sec), m.add_truss(top, right, steel, sec)]
+        >>> m.fix(left, "x", "y"); m.fix(right, "x", "y")
+        >>> load = m.add_force(top, (0.0, -1000.0))
+        >>> N = fb.static(m, steps=1).resultants("truss")[-1, :, 0]
+        >>> print((N / (-1000.0 / (2 * 2 ** -0.5))).round(3))
+        [1. 1.]
         """
         where = f"add_truss (truss element {len(self.trusses)})"
         a, b = self.node(a, where), self.node(b, where)
@@ -368,7 +426,27 @@ class Model:
         return body
 
     def add_mass(self, node: NodeLike, m: float) -> None:
-        """Attach a point mass ``m`` [kg] to ``node``."""
+        """Attach a point mass to ``node``.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            Where the mass sits.
+        m : float
+            Mass [kg] (> 0).
+
+        Raises
+        ------
+        ModelError
+            A mass that is not a positive number.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> bob = m.add_node((0.0, -1.0))
+        >>> m.add_mass(bob, 0.5)
+        """
         node = self.node(node, "add_mass")
         m = chk.positive(m, f"add_mass on {node}: mass")
         self.masses.append(dict(node=node, m=m))
@@ -622,10 +700,44 @@ class Model:
 
     def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
                    ) -> NodalLoad:
-        """Apply a moment ``torque``, m_z [N m] (planar) or (mx, my, mz) [N m] (spatial), at
-        ``node``: constant, or a function of time t [s]. In space the moment keeps its global direction
-        (with its load stiffness), or with ``follower=True`` is given in the node's axes and
-        turns with it (a 'section-fixed' moment)."""
+        """Apply a moment at ``node``.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            A node with a rotation DOF (one is added when a beam or rigid body has none).
+        torque : float, (mx, my, mz) or callable
+            m_z [N m] (planar) or (mx, my, mz) [N m] (spatial): constant, or a function of time
+            t [s] returning it.
+        follower : bool, default False
+            In space the moment keeps its global direction (with its load stiffness); True:
+            it is given in the node's axes and turns with it (a 'section-fixed' moment).
+
+        Returns
+        -------
+        NodalLoad
+
+        Raises
+        ------
+        ModelError
+            A value of the wrong size or not finite.
+
+        Examples
+        --------
+        A full-circle roll-up: M = 2 pi EI / L bends a cantilever into a circle, its tip
+        back at the root:
+
+        >>> import fembody as fb
+        >>> import numpy as np
+        >>> steel, sec = fb.Material(E=210e9, rho=7850.0), fb.Section.rectangle(0.02, 0.005)
+        >>> m = fb.Model()
+        >>> beam = m.add_beam((0, 0), (1, 0), n=32, material=steel, section=sec)
+        >>> m.fix(beam.first)
+        >>> load = m.add_torque(beam.last, 2 * np.pi * steel.E * sec.I)
+        >>> tip = fb.static(m, steps=8).position(beam.last)[-1]
+        >>> bool(np.linalg.norm(tip) < 1e-6)
+        True
+        """
         return conditions.add_load(self, node, "torque", torque, follower)
 
     def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
