@@ -92,8 +92,8 @@ class Model:
 
         Parameters
         ----------
-        position : (x, y) or (x, y, z)
-            [m]; three coordinates in a spatial model.
+        position : sequence of float
+            (x, y) [m], or (x, y, z) in a spatial model.
         name : str, optional
             Labels it in errors, results and plots, and names it wherever a node is expected.
 
