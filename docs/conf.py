@@ -82,5 +82,48 @@ def _items(app, what, name, obj, options, lines):
     lines[:] = out
 
 
+# A numpydoc "Parameters" entry is ``name : type`` with its description on the next, indented
+# lines. Written as ``name : description`` (or followed by a paragraph at the same indent),
+# napoleon reads the prose as types and its words as parameter names: valid reST that renders
+# garbled (the buckling page read "buckling) (The pre-buckling path is linearised ..."), so
+# Sphinx had nothing to warn about. This check makes it a warning, and -W makes it an error.
+_PARAM = re.compile(r"^\s*:param (?:([^:]+) )?(\*{0,2}[\w.]+):")
+_TYPE = re.compile(r"^\s*:type (\*{0,2}[\w.]+): (.*)$")
+PROSE_WORDS = 8        # a type longer than this many words is a description read as a type
+
+
+def docstring_problems(obj, lines) -> list[str]:
+    """What napoleon's output ``lines`` of ``obj``'s docstring says that cannot be true: a
+    parameter ``obj`` does not take, or a type that is a sentence."""
+    import inspect
+    try:
+        names = set(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        names = None
+    out = []
+    for line in lines:
+        m = _PARAM.match(line)
+        if m and names is not None and m.group(2).lstrip("*") not in names:
+            out.append(f"documents a parameter {m.group(2)!r} that the signature does not "
+                       "have (a description written as 'name : text', or a paragraph inside "
+                       "Parameters?)")
+        t = _TYPE.match(line)
+        if t and len(t.group(2).split()) > PROSE_WORDS:
+            out.append(f"the type of {t.group(1)!r} reads like a description "
+                       f"({t.group(2)[:50]!r}...): write 'name : type' and the description on "
+                       "the next, indented line")
+    return out
+
+
+def _check(app, what, name, obj, options, lines):
+    if what not in ("function", "method", "class"):
+        return
+    from sphinx.util import logging
+    for problem in docstring_problems(obj, lines):
+        logging.getLogger("fembody.docstrings").warning(f"{name}: {problem}",
+                                                        type="fembody", subtype="docstring")
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _items, priority=600)
+    app.connect("autodoc-process-docstring", _check, priority=550)

@@ -29,6 +29,7 @@ import importlib.util
 import inspect
 import pathlib
 import platform
+import re
 import sys
 import textwrap
 import time
@@ -96,8 +97,16 @@ _PARAM_HELP = ("a parameter of build_model, NAME=VALUE (repeatable; VALUE is par
 @click.option("--debug", is_flag=True, help="show the full traceback of an error instead of one "
               "line")
 def cli(debug: bool) -> None:
-    """Finite-element flexible multibody dynamics (planar complete; spatial elements in
-    progress)."""
+    """Finite-element flexible multibody dynamics, planar and spatial: beams, trusses, rigid
+    and reduced (modal) bodies, joints, contact; statics, modes, buckling, time integration."""
+
+
+def plain_rest(text: str) -> str:
+    """reST inline markup written as a terminal shows it: ``:mod:`fembody.x``` and
+    ````literal```` as plain ``fembody.x`` and ``literal`` (docstrings feed both the docs and
+    ``demo --list``)."""
+    text = re.sub(r":[a-z]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", text)
+    return re.sub(r"``([^`]+)``", r"\1", text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,7 +289,7 @@ def demo(name: str, list_: bool, out: str | None, t_end: float | None, params: d
     if list_:
         width = 24
         for key in examples.EXAMPLES:
-            doc = (examples.load(key).__doc__ or "").strip().split("\n\n")[0]
+            doc = plain_rest((examples.load(key).__doc__ or "").strip().split("\n\n")[0])
             mark = "*" if key == DEFAULT_DEMO else " "
             lines = textwrap.wrap(" ".join(doc.split()), 96 - width) or [""]
             print(f"{mark} {key:{width - 2}s}{lines[0]}")
@@ -432,12 +441,13 @@ def _showcase(model, out: pathlib.Path, spec: dict, gif: bool, title: str) -> in
 
     files = [fio.write_result(res, out / "result.pvd")]
     files.append(out / "result/")
+    watched = _watched_node(model, res)
     if res.kind == "dynamic":
         k_shape = int(np.argmax(res.energy.strain))      # the most deformed state
-        history = ("tip", "energy")
+        history = (watched[0], "energy") if watched else ("energy",)
     else:
         k_shape = len(res) - 1
-        history = ("tip",)
+        history = (watched[0],) if watched else ()
     n_frames = 0
     viz.plot(res, step=k_shape, field=field, filename=out / "shape.png", off_screen=True)
     files.append(out / "shape.png")
@@ -445,20 +455,35 @@ def _showcase(model, out: pathlib.Path, spec: dict, gif: bool, title: str) -> in
         n_frames = viz.animate(res, out / "motion.gif", field=field)
         files.append(out / "motion.gif")
     plot_name = "energy.png" if res.kind == "dynamic" else "history.png"
-    if model.bodies:
+    if history:
         viz.history(res, *history, filename=out / plot_name, show=False)
-    else:
-        viz.history(res, *history[1:], filename=out / plot_name, show=False)
-    files.append(out / plot_name)
-    summary = _summary(model, res, what, solve_time, k_shape, n_frames, files)
+        files.append(out / plot_name)
+    summary = _summary(model, res, what, solve_time, k_shape, n_frames, files, watched)
     (out / "summary.txt").write_text(summary)
     files.append(out / "summary.txt")
     print(summary)
     return 0
 
 
+def _watched_node(model, res):
+    """(node, label) the summary and the history plot follow: of the nodes a force loads, the
+    one that moves most (an arch's loaded crown, not the last node of its first beam next to
+    a support); with no force, the node that moves most (a pendulum's tip); None when no
+    node of the model can move."""
+    import numpy as np
+
+    loaded = {ld.node.id: ld.node for ld in model.loads
+              if ld.kind == "force" and not ld.node.internal}
+    nodes = list(loaded.values()) or [n for n in model.nodes if not n.internal]
+    if not nodes:
+        return None
+    moves = [float(np.linalg.norm(res.displacement(n), axis=1).max()) for n in nodes]
+    node = nodes[int(np.argmax(moves))]
+    return node, ("loaded node" if loaded else "most displaced node")
+
+
 def _summary(model, res, what: str, solve_time: float, k_shape: int, n_frames: int,
-             files: list) -> str:
+             files: list, watched=None) -> str:
     import numpy as np
 
     from . import __version__
@@ -482,14 +507,16 @@ def _summary(model, res, what: str, solve_time: float, k_shape: int, n_frames: i
             lines.append(f"largest constraint violation: {float(np.max(res.violation)):.3e}")
     else:
         lines.append(f"Newton iterations: {st.get('n_newton', '?')}; wall time {solve_time:.2f} s")
-    if model.bodies:
-        tip = model.bodies[0].last
-        u = res.displacement(tip)
+    if watched is not None:
+        node, label = watched
+        u = res.displacement(node)
         size = np.linalg.norm(u, axis=1)
         i = int(np.argmax(size))
-        lines.append(f"tip ({tip!r}): final displacement "
+        lines.append(f"{label} ({node!r}): final displacement "
                      f"({', '.join(f'{c:.6g}' for c in u[-1])}) m; "
                      f"largest |u| {size[i]:.6g} m at {_tlabel(res, res.time[i])}")
+    if model.bodies:
+        tip = model.bodies[0].last
         if not model.dimension.spatial and res.node_dofs[tip.id, 2] >= 0 and \
                 res.node_dofs[model.bodies[0].first.id, 2] >= 0:
             bend = res.rotation(tip) - res.rotation(model.bodies[0].first)

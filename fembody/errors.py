@@ -4,11 +4,38 @@ Every error names the offending item (node, element, joint, DOF) and says how to
 """
 from __future__ import annotations
 
+import re
 from typing import Any
+
+# numpy 2 writes a scalar's repr as np.float64(1.0); messages built with {value!r} from user
+# input or solver numbers would show that wrapper, so every fembody error shows the number
+_NUMPY_SCALAR = re.compile(r"np\.(?:float|int|uint|bool|complex|str|bytes)_?\d*\(([^()]*)\)")
+
+
+def plain_text(message: str) -> str:
+    """``message`` with numpy scalar reprs (``np.float64(1.0)``) written as their numbers."""
+    return _NUMPY_SCALAR.sub(r"\1", message)
+
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy scalars turned into Python numbers, through dicts, lists and
+    tuples (for ``Result.stats``, which users print and save)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(v) for v in value)
+    if hasattr(value, "dtype") and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
 
 
 class FembodyError(Exception):
     """Base class of all fembody errors."""
+
+    def __init__(self, *args: Any) -> None:
+        if args and isinstance(args[0], str):
+            args = (plain_text(args[0]),) + args[1:]
+        super().__init__(*args)
 
 
 class ModelError(FembodyError, ValueError):

@@ -229,3 +229,25 @@ def compose(q: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Material update ``q exp(theta)`` of unit quaternions by increments ``theta (..., 3)``,
     renormalised (round-off would otherwise drift ``|q|`` over many steps)."""
     return quat_normalize(quat_mul(q, quat_exp(theta)))
+
+
+def unwrap_vectors(psi: np.ndarray) -> np.ndarray:
+    """A rotation-vector history ``psi (n, 3)`` [rad] made continuous in time.
+
+    ``psi`` and ``psi + 2 pi k psi/|psi|`` (any integer k) are the same rotation; a logarithm
+    returns the one of length <= pi, so a steady spin's history jumps by 2 pi at every half
+    turn. Each state takes the k that lands nearest the previous state's vector (exact as
+    long as a node turns less than pi between states); past a half turn its length exceeds
+    pi."""
+    out = np.array(psi, dtype=float)
+    for k in range(1, len(out)):
+        theta, last = np.sqrt(out[k] @ out[k]), np.sqrt(out[k - 1] @ out[k - 1])
+        if theta > 1e-8:
+            axis = out[k] / theta
+        elif last > 0.0:        # at a whole turn the axis is the previous state's
+            axis = out[k - 1] / last
+        else:
+            continue
+        turns = np.round((out[k - 1] - out[k]) @ axis / (2.0 * np.pi))
+        out[k] = out[k] + 2.0 * np.pi * turns * axis
+    return out

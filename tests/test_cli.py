@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from fembody.cli import main
+from fembody.cli import main, plain_rest
 from fembody.io import read_pvd
 
 pytest.importorskip("pyvista").OFF_SCREEN = True
@@ -258,7 +258,8 @@ def test_demo_list_does_not_cut_the_descriptions(capsys):
     text = " ".join(out.split())
     for name in examples.EXAMPLES:
         first = (examples.load(name).__doc__ or "").strip().split("\n\n")[0]
-        assert " ".join(first.split()) in text, name
+        # the whole first paragraph, its reST markup shown plain (test_status_lines...)
+        assert " ".join(plain_rest(first).split()) in text, name
 
 
 def test_demo_takes_parameters_too(tmp_path, capsys):
@@ -269,3 +270,53 @@ def test_demo_takes_parameters_too(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "example 'flexible-pendulum': build_model() has no parameter " \
         "'stiff'; its parameters: n, E" in err[0]
+
+
+ARCH = '''
+import math
+import fembody as fb
+
+def build_model(P: float = 2e3):
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    m = fb.Model(name="arch")
+    nodes = [m.add_node((x, 0.1 * math.sin(math.pi * x))) for x in (i / 8 for i in range(9))]
+    for a, b in zip(nodes[:-1], nodes[1:]):
+        m.add_beam(a, b, material=steel, section=fb.Section.rectangle(0.02, 0.01))
+    m.fix(nodes[0])
+    m.fix(nodes[-1])
+    m.add_force(nodes[4], (0.0, -P))
+    return m
+'''
+
+
+def test_run_static_reports_the_loaded_node(tmp_path, capsys):
+    """An arch of one beam per element: the first beam's last node is next to the support;
+    the summary follows the loaded crown (node 5, at x = 0.5 m), whose deflection is the
+    one fb.static gives."""
+    import numpy as np
+
+    import fembody as fb
+    script = tmp_path / "arch.py"
+    script.write_text(ARCH)
+    out = tmp_path / "arch"
+    assert main(["run", str(script), "--static", "--steps", "2", "--no-gif", "--out",
+                 str(out)]) == 0
+    summary = (out / "summary.txt").read_text()
+    line = next(ln for ln in summary.splitlines() if "final displacement" in ln)
+    assert line.startswith("loaded node (node 5 at (0.5, 0.1))"), line
+    model = _load(script).build_model()
+    crown = fb.static(model, steps=2).displacement(model.nodes[5])[-1]
+    shown = [float(v) for v in line.split("final displacement (")[1].split(")")[0].split(",")]
+    assert np.allclose(shown, crown, rtol=1e-5, atol=1e-12) and crown[1] < 0
+
+
+def test_status_lines_are_true_and_plain(capsys):
+    """`fembody --help` and the docs index said 'spatial elements in progress' (the spatial
+    elements, joints and examples ship); `demo --list` printed reST (:mod:`...`, ``...``)."""
+    assert main(["demo", "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert ":mod:" not in listing and "``" not in listing and "`" not in listing
+    assert "fembody.examples.two_link_manipulator" in listing     # the name, kept plain
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out + (ROOT / "docs" / "index.rst").read_text()
+    assert "in progress" not in text and "spatial" in text

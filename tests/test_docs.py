@@ -8,6 +8,8 @@ import pathlib
 import re
 import runpy
 
+import pytest
+
 import fembody as fb
 from fembody.model.model import Model
 from fembody.dynamics.newmark import GeneralizedAlpha
@@ -180,3 +182,141 @@ def test_model_and_result_document_every_public_method():
     for cls in (Model, fb.Result):
         bare = [n for n in _public_api(cls) if not inspect.getdoc(getattr(cls, n))]
         assert bare == [], cls.__name__
+
+
+# ------------------------------------------------ docstrings that render as they read
+def _napoleon(obj) -> list[str]:
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import NumpyDocstring
+    conf = runpy.run_path(str(ROOT / "docs" / "conf.py"))
+    cfg = Config(napoleon_numpy_docstring=True, napoleon_google_docstring=False,
+                 napoleon_use_ivar=conf["napoleon_use_ivar"])
+    return str(NumpyDocstring(inspect.getdoc(obj) or "", cfg, what="function",
+                              obj=obj)).splitlines()
+
+
+def test_the_docstring_check_catches_the_garbled_buckling_page():
+    """The form that garbled fb.buckling's page: descriptions on the name's line and a
+    paragraph inside Parameters. Valid reST, so Sphinx -W passed it; docs/conf.py's check
+    (run by the build on every docstring, a warning that -W makes an error) does not."""
+    def garbled(model, load=1.0):
+        """Critical factors.
+
+        Parameters
+        ----------
+        load : factor of the model's loads (forces, torques, gravity, evaluated at t) that
+            makes the load increment.
+
+        The pre-buckling path is linearised at the state (linear buckling): about the
+        reference the critical load factors of a path that stays linear are exact.
+        """
+
+    def fine(model, load=1.0):
+        """Critical factors.
+
+        Parameters
+        ----------
+        model : Model
+            The structure.
+        load : float, default 1.0
+            The factor of the model's loads.
+        """
+    check = runpy.run_path(str(ROOT / "docs" / "conf.py"))["docstring_problems"]
+    problems = check(garbled, _napoleon(garbled))
+    assert any("reads like a description" in p for p in problems)
+    assert any("does not have" in p for p in problems)
+    assert check(fine, _napoleon(fine)) == []
+
+
+def _documented_callables():
+    from fembody import viz
+    from fembody.system import System
+    out = {}
+    for name in fb.__all__:
+        obj = getattr(fb, name)
+        if isinstance(obj, type):
+            out[f"fb.{name}"] = obj         # the class docstring documents its constructor
+            for attr in _public_api(obj):
+                member = inspect.getattr_static(obj, attr)
+                if inspect.isfunction(member):
+                    out[f"fb.{name}.{attr}"] = member
+        elif callable(obj):
+            out[f"fb.{name}"] = obj
+    for attr in _public_api(System):
+        member = inspect.getattr_static(System, attr)
+        if inspect.isfunction(member):
+            out[f"System.{attr}"] = member
+    for name in ("plot", "animate", "show", "history"):
+        out[f"fb.viz.{name}"] = getattr(viz, name)
+    return out
+
+
+def test_public_docstrings_render_as_they_read():
+    check = runpy.run_path(str(ROOT / "docs" / "conf.py"))["docstring_problems"]
+    found = {name: check(obj, _napoleon(obj)) for name, obj in _documented_callables().items()}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+MAIN_API = ["fb.simulate", "fb.static", "fb.modes", "fb.buckling", "fb.Model.add_beam",
+            "fb.Model.add_arc", "fb.Model.add_rigid_body", "fb.Model.fix",
+            "fb.Model.add_force", "fb.Model.add_joint", "fb.Model.set_velocity",
+            "fb.Model.add_node", "fb.Model.add_truss", "fb.Model.add_mass",
+            "fb.Model.add_torque",
+            "fb.Result.displacement", "fb.Result.position", "fb.Result.rotation",
+            "fb.Result.com", "fb.Result.reaction", "fb.Result.joint_reaction"]
+
+
+def test_the_main_public_api_has_numpydoc_sections():
+    """Parameters (when it takes any), Returns (when it returns something), Raises and
+    Examples on the functions a newcomer uses first."""
+    api = _documented_callables()
+    missing = {}
+    for name in MAIN_API:
+        obj = api[name]
+        doc = inspect.getdoc(obj)
+        sig = inspect.signature(obj)
+        need = ["Raises", "Examples"]
+        if [p for p in sig.parameters if p != "self"]:
+            need.append("Parameters")
+        if sig.return_annotation not in (None, "None", inspect.Signature.empty):
+            need.append("Returns")
+        lacking = [s for s in need if not re.search(rf"^{s}\n-{{{len(s)}}}$", doc, re.M)]
+        if lacking:
+            missing[name] = lacking
+    assert missing == {}
+
+
+def test_the_main_api_examples_run_and_print_what_they_say():
+    """Each Examples section is a doctest against an analytic value (Euler load, cantilever
+    deflection and frequency, free fall, sqrt(2 g L), a clamp's moment, a link's tension)."""
+    import doctest
+    api = _documented_callables()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for name in MAIN_API:
+        for test in doctest.DocTestFinder(recurse=False).find(api[name], name):
+            runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_every_public_function_has_a_directive():
+    """Each function ``fembody`` exports (fb.static, fb.ramp, ...) has an autofunction (or, for
+    the joint factories AngleDriver and SpeedDriver, an autoclass) directive in docs/api.rst:
+    fb.ramp had none."""
+    text = (ROOT / "docs" / "api.rst").read_text()
+    named = set(re.findall(r"^\.\. auto(?:function|class):: fembody\.(\w+)\s*$", text, re.M))
+    functions = {n for n in fb.__all__ if inspect.isfunction(getattr(fb, n))}
+    assert functions - named == set()
+
+
+@pytest.mark.slow
+def test_the_docs_build_with_warnings_as_errors(tmp_path):
+    """`make docs`' build: Sphinx -W with the docstring check of docs/conf.py (a garbled
+    Parameters section is an error). The gallery's examples are left unrun here
+    (plot_gallery=0); `make docs` runs them."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html",
+                          "-D", "plot_gallery=0", "-d", str(tmp_path / "doctrees"),
+                          str(ROOT / "docs"), str(tmp_path / "html")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]

@@ -60,11 +60,16 @@ def test_double_pendulum_default_method_long_run():
     assert np.abs(E - E[0]).max() < 0.05 * scale
 
 
-def test_readme_code_blocks_run(tmp_path, monkeypatch):
-    """The README's Python blocks run as written."""
+# the README (the front page) and the user guide the rest of it moved to: their code runs
+DOCUMENTS = ["README.md", "docs/user_guide.md"]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_readme_code_blocks_run(tmp_path, monkeypatch, document):
+    """The README's (and the user guide's) Python blocks run as written."""
     import pathlib
     import re
-    readme = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+    readme = pathlib.Path(__file__).resolve().parents[1] / document
     blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
     assert len(blocks) >= 2
     monkeypatch.chdir(tmp_path)
@@ -72,15 +77,36 @@ def test_readme_code_blocks_run(tmp_path, monkeypatch):
         exec(compile(code, str(readme), "exec"), {"__name__": "__readme__"})
 
 
-def test_readme_commands_run(tmp_path, monkeypatch, capsys):
-    """Every `fembody ...` line of the README's shell blocks runs as written (exit 0), on the
-    scripts the README defines (the Python blocks that start with '# NAME.py')."""
+def test_readme_is_a_front_page():
+    """At most 300 lines, no development history (commit hashes, 'before' tables) and no
+    timing figures (they live in the benchmark results); it links the guide, the
+    verification, the API reference and the benchmark page."""
+    import pathlib
+    import re
+    root = pathlib.Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    assert len(text.splitlines()) <= 300
+    assert not re.search(r"\b[0-9a-f]{7}\b", text) and "before (" not in text
+    assert not re.search(r"\d+(\.\d+)? ?(ms|us)\b|\d+(\.\d+)? s (of|in all|per)\b", text)
+    for link in ("docs/user_guide.md", "docs/user_guide.md#verification",
+                 "benchmarks/README.md", "make docs"):
+        assert link in text, link
+    for target in re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+)", text):
+        if target != "benchmarks/README.md":        # written on another branch (toolchain-30)
+            assert (root / target).exists(), target
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_readme_commands_run(tmp_path, monkeypatch, capsys, document):
+    """Every `fembody ...` line of the README's (and the guide's) shell blocks runs as written
+    (exit 0), on the scripts the document defines (the Python blocks that start with
+    '# NAME.py')."""
     import pathlib
     import re
     import shlex
 
     from fembody.cli import main
-    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (pathlib.Path(__file__).resolve().parents[1] / document).read_text()
     monkeypatch.chdir(tmp_path)
     scripts = 0
     for code in re.findall(r"```python\n(.*?)```", readme, re.S):

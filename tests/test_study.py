@@ -250,6 +250,7 @@ params = {"L": [1.0, 2.0, 0.0]}
 run = "modes"
 options = {"n": 1}
 plot = ("L", "f1")
+units = {"L": "m", "f1": "Hz"}
 
 
 def build_model(L):
@@ -500,3 +501,20 @@ def test_a_cluster_whose_workers_all_leave_stops_the_sweep(tmp_path, monkeypatch
                      options=dict(n=2, seconds=0.3), client="serial")
     assert df.attrs["computed"] == 6 - done and (df["status"] == "ok").all()
     assert np.allclose(df["f1"], [euler_bernoulli_f1(p["L"]) for p in params], rtol=2e-3)
+
+
+def test_sweep_plot_labels_carry_units_and_the_legend_sits_beside(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    from fembody.study import plot
+    df = pd.DataFrame({"L": [1.0, 2.0, 1.0, 2.0], "f1": [4.0, 1.0, 8.0, 2.0],
+                       "E": [1.0, 1.0, 2.0, 2.0], "tip [m]": [1, 2, 3, 4],
+                       "status": ["ok"] * 4})
+    ax = plot(df, "L", "f1", hue="E", units={"L": "m", "f1": "Hz", "E": "Pa"},
+              path=tmp_path / "p.png")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("L [m]", "f1 [Hz]")
+    assert plot(df, "L", "tip [m]").get_ylabel() == "tip [m]"
+    fig = ax.figure
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= ax.get_window_extent().x1 - 1       # outside, right of the curves

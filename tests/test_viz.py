@@ -403,3 +403,21 @@ def test_animate_a_mode_writes_one_period(tmp_path, cantilever_modes):
     res = md.result(0, frames=24)
     tip = res.displacement(b.last)[:, 1]
     np.testing.assert_allclose(tip[6], -tip[18], rtol=1e-9)   # sin(pi/2) = -sin(3 pi/2)
+
+
+def test_history_legends_sit_beside_the_curves_and_every_axis_has_a_unit(tmp_path, pendulum):
+    """Legends were placed 'upper right' inside the axes, over the curves; the violation and
+    iteration axes and a static result's load factor had no unit."""
+    m, beam, pin, res = pendulum
+    fig = viz.history(res, "tip", "energy", pin, "violation", "iterations",
+                      filename=tmp_path / "h.png")
+    fig.canvas.draw()
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None:
+            box, inner = legend.get_window_extent(), ax.get_window_extent()
+            assert box.x0 >= inner.x1 - 1, ax.get_title()      # right of the plotting area
+        assert "[" in ax.get_ylabel(), ax.get_ylabel()
+    assert sum(ax.get_legend() is not None for ax in fig.axes) >= 4
+    assert axes[-1].get_xlabel() == "t [s]"

@@ -106,35 +106,49 @@ class GeneralizedAlpha(Integrator):
 
     Parameters
     ----------
-    system : compiled model.
-    rho_inf : spectral radius at infinite frequency, 0 <= rho_inf <= 1 (default 0.9; 1: no
-        numerical damping, 0: asymptotic annihilation); ignored when the four parameters are
-        given.
-    alpha_m, alpha_f, gamma, beta : the scheme's parameters explicitly.
-    t0 : float, default 0
+    system : System
+        The compiled model.
+    rho_inf : float, default 0.9
+        Spectral radius at infinite frequency, 0 <= rho_inf <= 1 (1: no numerical damping,
+        0: asymptotic annihilation); ignored when the four parameters are given.
+    alpha_m, alpha_f, gamma, beta : float, optional
+        The scheme's parameters explicitly.
+    t0 : float, default 0.0
         Start time [s].
-    q0, v0 : initial configuration and velocities (default: the model's reference
-        configuration and its initial velocities).
-    tol : (default 1e-8) relative tolerance on the force residual (relative to the inertial,
+    q0, v0 : numpy.ndarray, optional
+        Initial configuration and velocities (default: the model's reference configuration
+        and its initial velocities).
+    tol : float, default 1e-8
+        Relative tolerance on the force residual (relative to the inertial,
         internal, external and constraint force scale); constraints are held to ``ptol`` [m or rad] absolute
         (default 1e-10 of the model size). A step also converges when the Newton increment is
         below ``xtol`` times the step's displacement and the residual below ``1e3 tol``, or when
         the increment is at the round-off of the coordinates (1e-12 of the model size) with the
         residual below 1e-3: very short stiff elements put a round-off floor of about
         K_e * eps * |q| under the force residual.
-    xtol : (default 1e-8) see ``tol``.
-    max_iter : Newton iterations per step before the step is rejected (default 15).
-    newton : ``"full"`` (default: new tangent every iteration) or ``"modified"`` (reuse the
-        factorisation while the iterations contract by at least a factor ``reuse_rate``, default
-        0.3; refactorise otherwise).
-    linear_solver : 'auto' (default), 'envelope', 'cholmod', 'ldl', 'schur', 'banded',
-        'superlu', 'dense' or an optional LU ('umfpack', 'pardiso', 'mumps'); see
+    ptol : float, optional
+        See ``tol``.
+    xtol : float, default 1e-8
+        See ``tol``.
+    max_iter : int, default 15
+        Newton iterations per step before the step is rejected.
+    newton : {'full', 'modified'}, default 'full'
+        'full': a new tangent every iteration; 'modified': reuse the factorisation while the
+        iterations contract by at least a factor ``reuse_rate`` (default 0.3), refactorise
+        otherwise.
+    reuse_rate : float, default 0.3
+        See ``newton``.
+    linear_solver : str, default 'auto'
+        'auto', 'envelope', 'cholmod', 'ldl', 'schur', 'banded', 'superlu', 'dense' or an
+        optional LU ('umfpack', 'pardiso', 'mumps'); see
         :class:`fembody.linalg.linalg.SaddlePointSolver` and :func:`fembody.linalg.linalg.auto`.
-    unstable_ok : accept parameters that are not unconditionally stable (default False:
-        refused).
-    projection : ``"auto"`` (on for gamma = 1/2), True or False: velocity projection and
-        consistent accelerations after each step.
-    predictor : Newton's start: ``"acceleration"`` (q''_{n+1} = q''_n, best for smooth motion)
+    unstable_ok : bool, default False
+        Accept parameters that are not unconditionally stable (refused by default).
+    projection : {'auto', True, False}, default 'auto'
+        Velocity projection and consistent accelerations after each step ('auto': on for
+        gamma = 1/2).
+    predictor : {'acceleration', 'displacement'}, default 'acceleration'
+        Newton's start: ``"acceleration"`` (q''_{n+1} = q''_n, best for smooth motion)
         or ``"displacement"`` (q_{n+1} = q_n: robust when modes far above 1/h are excited, e.g.
         by impacts, whose extrapolated accelerations would start Newton far away; the impact
         handler switches to it after the first impact). A step that fails from

@@ -99,9 +99,9 @@ def plots(mass, spin, out) -> pathlib.Path:
     from fembody.study import plot
     fig, ax = plt.subplots(1, 3, figsize=(14, 4))
     plot(mass, "lam", "amplitude [m]", ax=ax[0])
-    ax[0].set(title="paper 000 hub-beam: tip amplitude", xlabel="mass ratio lambda")
+    ax[0].set(title="paper 000 hub-beam: tip amplitude", xlabel="mass ratio lambda [-]")
     plot(mass, "lam", "period [s]", ax=ax[1])
-    ax[1].set(title="paper 000 hub-beam: tip period", xlabel="mass ratio lambda")
+    ax[1].set(title="paper 000 hub-beam: tip period", xlabel="mass ratio lambda [-]")
     plot(spin, "omega", "FE max |tip| [m]", ax=ax[2])
     ok = spin[spin["status"] == "ok"].sort_values("omega")
     ax[2].plot(ok["omega"], ok["modal max |tip| [m]"], "s--", label="modal + stiffening")

@@ -125,6 +125,7 @@ class Joint3(Joint):
     """Spatial joints between ``a`` and ``b``: common validation."""
 
     dims = (3,)
+    node_fields = ("a", "b")    # indices, names and rigid bodies become the model's Nodes
 
     def nodes(self):
         return (self.a, self.b)

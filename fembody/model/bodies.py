@@ -52,21 +52,25 @@ NodeLike = Union[Node, int, str]
 PointLike = Union[Node, str, Sequence[float], np.ndarray]
 
 
+def names_node(ref: object) -> bool:
+    """True when ``ref`` names a node (a Node, an index, a name, or an object carried by one
+    node such as a RigidBody) rather than giving a point's coordinates; a meshed Body names
+    several nodes, so it counts too (and resolve_node says which of its nodes to pass)."""
+    return (isinstance(ref, (Node, int, np.integer, str, Body)) or
+            isinstance(getattr(ref, "node", None), Node))
+
+
 def resolve_node(model: "Model", ref: "NodeLike", where: str) -> Node:
-    """``Model.node``: a Node of ``model`` from a Node, a node index or a node name."""
+    """``Model.node``: a Node of ``model`` from a Node, a node index, a node name, or an
+    object carried by one node (a RigidBody, a placed modal body): its ``.node``."""
+    carried = getattr(ref, "node", None)
+    if isinstance(carried, Node) and not isinstance(ref, Node):
+        ref = carried       # a rigid body acts at its node, unambiguously
+    if isinstance(ref, Body):
+        raise ModelError(f"{where}: {ref!r} has {len(ref.nodes)} nodes, which one is meant? "
+                         "Pass one of them: body.first, body.last or body.nodes[i]")
     if isinstance(ref, str):
-        hits = [n for n in model.nodes if n.name == ref and not n.internal]
-        if ref == "ground":
-            return model.ground
-        if len(hits) == 1:
-            return hits[0]
-        if hits:
-            raise ModelError(f"{where}: {len(hits)} nodes are named {ref!r} "
-                             f"({', '.join(str(n.id) for n in hits)}); give them distinct "
-                             "names or pass the Node")
-        names = sorted({n.name for n in model.nodes if n.name and not n.internal})
-        raise ModelError(f"{where}: no node named {ref!r}; named nodes: "
-                         f"{', '.join(map(repr, names)) or 'none'}")
+        return _node_named(model, ref, where)
     if isinstance(ref, Node):
         if ref.model is not model:
             raise ModelError(f"{where}: {ref} belongs to another model "
@@ -79,7 +83,43 @@ def resolve_node(model: "Model", ref: "NodeLike", where: str) -> Node:
             return model.nodes[int(ref)]
         raise ModelError(f"{where}: node index {ref} does not exist (the model has nodes "
                          f"0..{len(model.nodes) - 1})")
-    raise ModelError(f"{where}: expected a Node of this model, got {ref!r}")
+    raise ModelError(f"{where}: expected a Node of this model (or its index or name, or a "
+                     f"rigid body), got {short_repr(ref)}")
+
+
+def short_repr(obj: object, limit: int = 100) -> str:
+    """A one-line repr of ``obj`` for an error message (array reprs span lines), cut at
+    ``limit`` characters."""
+    text = " ".join(repr(obj).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _node_named(model: "Model", ref: str, where: str) -> Node:
+    """The one rule for naming a node with a string, the same in every method that takes a
+    node (loads, joints, result accessors, history plots): a name given with
+    ``add_node(name=...)``; ``"ground"``; else the name of a body (``add_beam(name=...)``):
+    its last node; else ``"tip"``: the last node of the model's first body."""
+    hits = [n for n in model.nodes if n.name == ref and not n.internal]
+    if ref == "ground":
+        return model.ground
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise ModelError(f"{where}: {len(hits)} nodes are named {ref!r} "
+                         f"({', '.join(str(n.id) for n in hits)}); give them distinct "
+                         "names or pass the Node")
+    bodies = [b for b in getattr(model, "bodies", ()) if b.name == ref and b.nodes]
+    if len(bodies) == 1:
+        return bodies[0].last
+    if ref == "tip" and getattr(model, "bodies", None) and not bodies:
+        return model.bodies[0].last
+    names = sorted({n.name for n in model.nodes if n.name and not n.internal})
+    body_names = [b.name for b in getattr(model, "bodies", ())]
+    raise ModelError(f"{where}: no node named {ref!r}; named nodes: "
+                     f"{', '.join(map(repr, names)) or 'none'}"
+                     + (f"; body names (their last node): "
+                        f"{', '.join(map(repr, body_names))}, or 'tip' (the last node of "
+                        f"{body_names[0]!r})" if body_names else ""))
 
 
 def model_label(model: "Model") -> str:
@@ -148,14 +188,20 @@ class Body:
 
 @dataclass(frozen=True)
 class RigidBody:
-    """A planar rigid body carried by ``node``: mass [kg], inertia about the centre of mass
-    [kg m^2] and centre-of-mass offset from the node in the reference configuration [m]."""
+    """A rigid body carried by ``node``: mass [kg], inertia about the centre of mass
+    [kg m^2] (a number in the plane, a 3x3 tensor in space) and centre-of-mass offset from the
+    node in the reference configuration [m]. Wherever a node is expected (joints, loads,
+    ``fix``, ``set_velocity``, result accessors) the rigid body stands for its ``node``; its
+    centre of mass moves as ``result.com(body)``."""
 
     node: Node
     mass: float
     inertia: float
     offset: tuple
     index: int
+
+    def __repr__(self) -> str:
+        return f"RigidBody {self.index} ({self.mass:g} kg on {self.node})"
 
 
 class MeshBody(Body):

@@ -32,11 +32,16 @@ class Material:
 
     Parameters
     ----------
-    E : Young's modulus [Pa].
-    rho : density [kg/m^3].
-    nu : Poisson's ratio [-]; used to derive ``G`` when ``G`` is not given (default 0.3).
-    G : shear modulus [Pa]; overrides ``nu``.
-    name : label used in error messages.
+    E : float
+        Young's modulus [Pa].
+    rho : float
+        Density [kg/m^3].
+    nu : float, optional
+        Poisson's ratio [-]; used to derive ``G`` when ``G`` is not given (default 0.3).
+    G : float, optional
+        Shear modulus [Pa]; overrides ``nu``.
+    name : str, default 'material'
+        Label used in error messages.
     """
 
     E: float
@@ -115,16 +120,25 @@ class Section:
 
     Parameters
     ----------
-    A : area [m^2].
-    I : second moment of area about the in-plane bending axis [m^4] (planar beams; trusses
+    A : float
+        Area [m^2].
+    I : float, default 0.0
+        Second moment of area about the in-plane bending axis [m^4] (planar beams; trusses
         ignore it). In 3D this is ``Iz`` (bending in the local x-y plane) unless ``Iz`` is given.
-    shear_factor : Timoshenko shear correction factor k [-], shear area = k A (planar beams).
-    Iy, Iz : second moments about the local y and z axes [m^4] (3D beams). ``Iz`` defaults to
+    shear_factor : float, default 5/6
+        Timoshenko shear correction factor k [-], shear area = k A (planar beams).
+    name : str, default 'section'
+        Label used in error messages.
+    Iy, Iz : float, optional
+        Second moments about the local y and z axes [m^4] (3D beams). ``Iz`` defaults to
         ``I``; if only ``Iz`` is given, ``I`` takes its value. ``Iy`` has no default.
-    J : Saint-Venant torsion constant [m^4] (3D beams; not the polar moment unless circular).
-    ky, kz : shear factors for shear along local y and z [-]; default ``shear_factor``.
-    stiffness : :class:`SectionStiffness` from :meth:`from_stiffness`; when set, the 3D beam takes
-        its stiffnesses and inertias from here and ignores the material.
+    J : float, optional
+        Saint-Venant torsion constant [m^4] (3D beams; not the polar moment unless circular).
+    ky, kz : float, optional
+        Shear factors for shear along local y and z [-]; default ``shear_factor``.
+    stiffness : SectionStiffness, optional
+        From :meth:`from_stiffness`; when set, the 3D beam takes its stiffnesses and inertias
+        from here and ignores the material.
     """
 
     A: float

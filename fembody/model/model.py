@@ -9,7 +9,7 @@ from . import conditions
 from ..errors import ModelError
 from .loads import LoadValue, NodalLoad, attach_motor
 from .bodies import (Body, ElementRef, MeshBody, Node, NodeLike, PointLike, RigidBody,
-                     resolve_node)
+                     names_node, resolve_node)
 from ..elements.modal import ModalBodyRef
 from . import modelcheck as chk
 from .. import validate
@@ -87,8 +87,33 @@ class Model:
         return node
 
     def add_node(self, position: Sequence[float], name: str | None = None) -> Node:
-        """Add a node at ``position`` (x, y) or, in a spatial model, (x, y, z) [m] and return
-        it; ``name`` (default None) labels it in errors, results and plots."""
+        """Add a node and return it.
+
+        Parameters
+        ----------
+        position : sequence of float
+            (x, y) [m], or (x, y, z) in a spatial model.
+        name : str, optional
+            Labels it in errors, results and plots, and names it wherever a node is expected.
+
+        Returns
+        -------
+        Node
+
+        Raises
+        ------
+        ModelError
+            A position of the wrong size or not finite.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> m.add_node((1.0, 0.5), name="hook")
+        node 1 'hook' at (1, 0.5)
+        >>> m.node("hook").position.tolist()
+        [1.0, 0.5]
+        """
         return self._new_node(self._point(position, "add_node"), name)
 
     def _point(self, p: object, where: str) -> tuple[float, ...]:
@@ -101,7 +126,7 @@ class Model:
         return resolve_node(self, ref, where)
 
     def _node_or_point(self, ref: PointLike, where: str) -> Node:
-        if isinstance(ref, (Node, int, np.integer, str)):
+        if names_node(ref):
             return self.node(ref, where)
         return self.add_node(self._point(ref, where))
 
@@ -114,11 +139,44 @@ class Model:
 
     def add_truss(self, a: NodeLike, b: NodeLike, material: Material, section: Section,
                   strain: str = "engineering", mass: str = "consistent") -> ElementRef:
-        """Add a bar between nodes ``a`` and ``b`` of ``material`` (E [Pa], rho [kg/m^3]) and
-        ``section`` (its area A [m^2]).
+        """Add a bar (truss element) between two nodes.
 
-        ``strain``: 'engineering' (default, co-rotational) or 'green' (Green-Lagrange);
-        ``mass``: 'consistent' (default) or 'lumped'.
+        Parameters
+        ----------
+        a, b : Node, node index, node name or RigidBody
+            Its end nodes.
+        material : Material
+            E [Pa], rho [kg/m^3].
+        section : Section
+            Its area A [m^2] (I is not used).
+        strain : {'engineering', 'green'}, default 'engineering'
+            Co-rotational engineering strain or Green-Lagrange strain.
+        mass : {'consistent', 'lumped'}, default 'consistent'
+            The mass matrix.
+
+        Returns
+        -------
+        ElementRef
+
+        Raises
+        ------
+        ModelError
+            Coincident ends, bad properties or choices.
+
+        Examples
+        --------
+        A two-bar truss under a load at its apex, each bar in compression P / (2 sin 45 deg):
+
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> left, top, right = (m.add_node(p) for p in ((0, 0), (1, 1), (2, 0)))
+        >>> steel, sec = fb.Material(E=210e9, rho=7850.0), fb.Section(A=1e-4)
+        >>> bars = [m.add_truss(left, top, steel, sec), m.add_truss(top, right, steel, sec)]
+        >>> m.fix(left, "x", "y"); m.fix(right, "x", "y")
+        >>> load = m.add_force(top, (0.0, -1000.0))
+        >>> N = fb.static(m, steps=1).resultants("truss")[-1, :, 0]
+        >>> print((N / (-1000.0 / (2 * 2 ** -0.5))).round(3))
+        [1. 1.]
         """
         where = f"add_truss (truss element {len(self.trusses)})"
         a, b = self.node(a, where), self.node(b, where)
@@ -136,16 +194,48 @@ class Model:
                  orientation: Sequence[float] | None = None) -> Body:
         """Mesh the straight line ``start`` -> ``end`` into ``n`` beam elements.
 
-        ``start``/``end`` are existing Nodes (to connect to them) or points [m]; ``n`` (default
-        1) elements of ``material`` and ``section``; ``mass``: 'consistent' (default, with
-        rotary inertia; in 3D the rotary inertia tensor too, with its gyroscopic moments) or
-        'lumped' (diagonal) mass; ``name`` (default 'beam K').
-        ``orientation`` (spatial models only): a vector [-] that, with the beam axis, spans the
-        section's local x-y plane (local z is normal to both); default: local z along the
-        global Z made normal to the beam (a beam in the x-y plane bends in it about local z, as
-        a planar beam does), or local y = global Y for a beam along Z. The section's ``Iz``
-        governs bending in the local x-y plane, ``Iy`` out of it. Returns a :class:`Body` with
-        ``.nodes``, ``.first``, ``.last``, ``.elements``."""
+        Parameters
+        ----------
+        start, end : Node, node name or point
+            Existing nodes (to connect to them) or points (x, y) / (x, y, z) [m].
+        n : int, default 1
+            Number of elements.
+        material : Material
+            E [Pa], rho [kg/m^3], nu [-].
+        section : Section
+            A [m^2], I (Iy, Iz, J in space) [m^4], shear factors.
+        mass : {'consistent', 'lumped'}, default 'consistent'
+            'consistent' (default, with rotary inertia; in 3D the rotary inertia tensor too,
+            with its gyroscopic moments) or 'lumped' (diagonal).
+        name : str, optional
+            The body's name (default 'beam K'); ``"NAME"`` then names its last node.
+        orientation : (ox, oy, oz), optional
+            Spatial models only: a vector [-] that, with the beam axis, spans the section's
+            local x-y plane (local z is normal to both); default: local z along the global Z
+            made normal to the beam (a beam in the x-y plane bends in it about local z, as a
+            planar beam does), or local y = global Y for a beam along Z. The section's ``Iz``
+            governs bending in the local x-y plane, ``Iy`` out of it.
+
+        Returns
+        -------
+        Body
+            ``.nodes`` (n + 1, from start to end), ``.first``, ``.last``, ``.elements``.
+
+        Raises
+        ------
+        ModelError
+            A zero length, a non-positive ``n``, bad properties, ``orientation`` in a planar
+            model or parallel to the beam.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> beam = m.add_beam((0, 0), (1, 0), n=4, material=fb.Material(E=70e9, rho=2700.0),
+        ...                   section=fb.Section.rectangle(b=0.02, h=0.005))
+        >>> len(beam.nodes), beam.last.position.tolist()
+        (5, [1.0, 0.0])
+        """
         where = f"add_beam ('{name or f'beam {len(self.bodies)}'}')"
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
@@ -164,6 +254,110 @@ class Model:
         nodes.append(b if b is not None else self._new_node(tuple(pb[:self.dim]), None))
         body = Body(name or f"beam {len(self.bodies)}", nodes)
         for p, q in zip(nodes[:-1], nodes[1:]):
+            body.elements.append(self._beam_element(p, q, material, section, mass, body.name,
+                                                    orient))
+        self.bodies.append(body)
+        return body
+
+    def add_arc(self, start: PointLike, center: Sequence[float], angle: float, n: int = 8, *,
+                material: Material, section: Section, axis: Sequence[float] | None = None,
+                mass: str = "consistent", name: str | None = None,
+                orientation: Sequence[float] | None = None) -> Body:
+        """Mesh a circular arc into ``n`` straight beam elements (a curved beam, a bend, an
+        arch).
+
+        Parameters
+        ----------
+        start : Node or point
+            Where the arc starts: an existing Node (to connect to it) or a point [m].
+        center : point
+            The centre of the circle [m]; the radius is ``|start - center|``.
+        angle : float
+            The angle the arc sweeps [rad], positive counter-clockwise about ``axis`` (in the
+            plane: about +z), |angle| <= 2 pi.
+        n : int, default 8
+            Number of elements; the nodes lie on the circle, the elements are its chords.
+        material, section : Material, Section
+            As for :meth:`add_beam`.
+        axis : (ax, ay, az), default None
+            Spatial models: the axis the arc turns about (normal to its plane; default the
+            global z). ``start - center`` must be normal to it. Planar models: leave None.
+        mass : {'consistent', 'lumped'}, default 'consistent'
+            As for :meth:`add_beam`.
+        name : str, default None
+            The body's name ('beam K' when None).
+        orientation : (ox, oy, oz), default None
+            Spatial models: as for :meth:`add_beam`, one vector for every element; default:
+            each element's radial direction, so the section's local z is the arc's axis and
+            ``Iz`` governs bending in the arc's plane (as in the plane).
+
+        Returns
+        -------
+        Body
+            ``.nodes`` (n + 1, from the start round the arc), ``.first``, ``.last``,
+            ``.elements``.
+
+        Raises
+        ------
+        ModelError
+            A zero radius, a zero or over-full angle, ``start - center`` not normal to
+            ``axis``, or ``axis`` in a planar model.
+
+        Examples
+        --------
+        The 45-degree bend of Bathe and Bolourchi (radius 100, in the x-y plane, centre on x):
+
+        >>> import fembody as fb
+        >>> import numpy as np
+        >>> m = fb.Model(dim=3)
+        >>> bend = m.add_arc((0, 0, 0), (100, 0, 0), -np.pi / 4, n=8,
+        ...                  material=fb.Material(E=1e7, rho=1.0, nu=0.0),
+        ...                  section=fb.Section.rectangle(1.0, 1.0))
+        >>> np.round(bend.last.position, 2)
+        array([29.29, 70.71,  0.  ])
+        """
+        where = f"add_arc ('{name or f'beam {len(self.bodies)}'}')"
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ModelError(f"{where}: n must be a positive integer number of elements, got {n!r}")
+        chk.check_props(material, section, where, beam=True, dim=self.dim)
+        angle = validate.number("angle", angle, where=where)
+        if not 0.0 < abs(angle) <= 2.0 * np.pi + 1e-12:
+            raise ModelError(f"{where}: angle must be non-zero and at most 2 pi in magnitude "
+                             f"[rad], got {angle:g}")
+        if self.dim == 2 and (axis is not None or orientation is not None):
+            raise ModelError(f"{where}: axis and orientation are for spatial models "
+                             "(fb.Model(dim=3)); a planar arc turns about +z")
+        c = np.array(self._point(center, where) + (0.0,) * (3 - self.dim))
+        a = self._node_or_point(start, where)
+        r0 = np.array([a.x, a.y, a.z]) - c
+        k = np.array([0.0, 0.0, 1.0]) if axis is None else \
+            chk.vector(axis, f"{where}: axis", 3, nonzero=True)
+        k = k / np.linalg.norm(k)
+        radius = float(np.linalg.norm(r0))
+        if radius <= 1e-12 * max(1.0, float(np.abs(c).max())):
+            raise ModelError(f"{where}: start and center coincide at {tuple(c[:self.dim])}; "
+                             "the radius is |start - center|")
+        if abs(r0 @ k) > 1e-9 * radius:
+            raise ModelError(f"{where}: start - center {tuple(np.round(r0, 12))} is not normal "
+                             f"to the axis {tuple(k)}; the arc lies in the plane through "
+                             "center normal to axis")
+        closed = abs(abs(angle) - 2.0 * np.pi) < 1e-12
+        nodes = [a]
+        for i in range(1, n + 1):
+            if i == n and closed:
+                nodes.append(a)                 # a full ring closes on its start
+                break
+            phi = angle * i / n                 # Rodrigues' rotation of r0 about k
+            p = c + r0 * np.cos(phi) + np.cross(k, r0) * np.sin(phi) + \
+                k * (k @ r0) * (1.0 - np.cos(phi))
+            nodes.append(self._new_node(tuple(p[:self.dim]), None))
+        body = Body(name or f"beam {len(self.bodies)}", nodes)
+        for p, q in zip(nodes[:-1], nodes[1:]):
+            orient = None
+            if self.dim == 3:
+                mid = 0.5 * (p.position + q.position) - c
+                orient = chk.orientation(p, q, mid if orientation is None else orientation,
+                                         where)
             body.elements.append(self._beam_element(p, q, material, section, mass, body.name,
                                                     orient))
         self.bodies.append(body)
@@ -232,7 +426,27 @@ class Model:
         return body
 
     def add_mass(self, node: NodeLike, m: float) -> None:
-        """Attach a point mass ``m`` [kg] to ``node``."""
+        """Attach a point mass to ``node``.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            Where the mass sits.
+        m : float
+            Mass [kg] (> 0).
+
+        Raises
+        ------
+        ModelError
+            A mass that is not a positive number.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> bob = m.add_node((0.0, -1.0))
+        >>> m.add_mass(bob, 0.5)
+        """
         node = self.node(node, "add_mass")
         m = chk.positive(m, f"add_mass on {node}: mass")
         self.masses.append(dict(node=node, m=m))
@@ -241,10 +455,38 @@ class Model:
                        offset: Sequence[float] | None = None) -> RigidBody:
         """Attach a rigid body to ``node`` (or to a new node at a point).
 
-        ``mass`` [kg]; ``inertia`` about the centre of mass [kg m^2]: a number in the plane; in
-        space three principal values or a symmetric 3x3 tensor in the node's (reference =
-        global) axes; ``offset`` the centre of mass relative to the node in the reference
-        configuration [m] (default: at the node).
+        Parameters
+        ----------
+        node : Node, node name or point
+            The node that carries the body, or a point [m] for a new node.
+        mass : float
+            Mass [kg] (> 0).
+        inertia : float, (3,) or (3, 3)
+            About the centre of mass [kg m^2]: a number in the plane; in space three
+            principal values or a symmetric 3x3 tensor in the node's (reference = global) axes.
+        offset : (cx, cy) or (cx, cy, cz), optional
+            The centre of mass relative to the node in the reference configuration [m]
+            (default: at the node).
+
+        Returns
+        -------
+        RigidBody
+            Pass it wherever a node is expected (joints, loads, ``fix``, ``set_velocity``,
+            result accessors): it stands for its ``.node``; ``result.com(body)`` is its centre
+            of mass.
+
+        Raises
+        ------
+        ModelError
+            A non-positive mass or inertia, an inertia tensor that is not symmetric positive
+            definite, an offset of the wrong size.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> arm = m.add_rigid_body((0.0, 0.0), 2.0, 0.01, offset=(0.5, 0.0))
+        >>> pivot = m.add_joint(fb.Pin(m.ground, arm))      # the body stands for its node
         """
         node = self._node_or_point(node, "add_rigid_body")
         where = f"add_rigid_body on {node}"
@@ -293,7 +535,7 @@ class Model:
         """
         where = f"add_spring (spring {len(self.springs)})"
         a = self.node(a, where)
-        if isinstance(b, (Node, int, np.integer, str)):
+        if names_node(b):
             b = self.node(b, where)
         else:
             p = self._point(b, where)
@@ -327,8 +569,35 @@ class Model:
 
     # ------------------------------------------------------------------ joints
     def add_joint(self, joint):
-        """Add a joint (``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
-        ``fb.RigidLink``, ``fb.Support``) and return it."""
+        """Add a joint and return it.
+
+        Parameters
+        ----------
+        joint : Joint
+            Planar: ``fb.Pin``, ``fb.Weld``, ``fb.Slider``, ``fb.Distance``, ``fb.Driver``,
+            ``fb.RigidLink``, ``fb.Support``, ``fb.AngleDriver``, ``fb.SpeedDriver``; spatial:
+            ``fb.Spherical``, ``fb.Revolute``, ``fb.Universal``, ``fb.Prismatic``,
+            ``fb.Cylindrical``, ``fb.RotationDriver``, ``fb.SlideDriver``. Its nodes may be
+            Nodes, node names or indices, or rigid bodies. A ``fb.Motor`` is added as a torque.
+
+        Returns
+        -------
+        Joint
+            The same joint, its nodes resolved to this model's Nodes.
+
+        Raises
+        ------
+        ModelError
+            Not a joint, a joint already added, a node of another model.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> bob = m.add_rigid_body((1.0, 0.0), 1.0, 1e-3)
+        >>> m.add_joint(fb.Pin(m.ground, bob))
+        joint 0 (Pin ground-1)
+        """
         from ..joints import Joint
         from .loads import Motor
         if isinstance(joint, Motor):        # a torque, not a constraint (as users guess it)
@@ -378,25 +647,108 @@ class Model:
 
     # ---------------------------------------- supports, loads, damping, velocities
     def fix(self, node: NodeLike, *dofs: str) -> None:
-        """Hold DOFs of ``node`` at their reference values: any of 'x', 'y', 'rz' (planar) or
-        'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); no names or ``"all"``: every DOF the node
-        has (a clamp)."""
+        """Hold DOFs of ``node`` at their reference values.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            The node to support.
+        *dofs : str
+            Any of 'x', 'y', 'rz' (planar) or 'x', 'y', 'z', 'rx', 'ry', 'rz' (spatial); none
+            or ``"all"``: every DOF the node has (a clamp).
+
+        Raises
+        ------
+        ModelError
+            An unknown DOF name, or a node of another model.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> beam = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=70e9, rho=2700.0),
+        ...                   section=fb.Section.rectangle(b=0.02, h=0.005))
+        >>> m.fix(beam.first)              # a clamp
+        >>> m.fix(beam.last, "y")          # a roller
+        """
         conditions.fix(self, node, dofs)
 
     def add_force(self, node: NodeLike, force: LoadValue, *, follower: bool = False
                   ) -> NodalLoad:
-        """Apply a force (fx, fy) or, in space, (fx, fy, fz) [N] at ``node``: constant, or a
-        function of time t [s] (e.g. ``fb.functions.Ramp(...) * (0, -10)``). ``follower=True``:
-        the force is given in the node's rotated frame and turns with the node (which needs a
-        rotation DOF); its non-symmetric load stiffness enters the tangent."""
+        """Apply a force at ``node``.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            Where the force acts.
+        force : (fx, fy), (fx, fy, fz) or callable
+            [N]: constant, or a function of time t [s] returning it (e.g.
+            ``fb.functions.Ramp(...) * (0, -10)``).
+        follower : bool, default False
+            True: the force is given in the node's rotated frame and turns with the node
+            (which needs a rotation DOF); its non-symmetric load stiffness enters the tangent.
+
+        Returns
+        -------
+        NodalLoad
+            The load (its ``node``, ``kind``, ``value``).
+
+        Raises
+        ------
+        ModelError
+            A value of the wrong size or not finite, a follower on a node without rotation.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> tip = m.add_node((1.0, 0.0), name="tip")
+        >>> load = m.add_force("tip", (0.0, -10.0))
+        >>> load.node is tip
+        True
+        """
         return conditions.add_load(self, node, "force", force, follower)
 
     def add_torque(self, node: NodeLike, torque: LoadValue, *, follower: bool = False
                    ) -> NodalLoad:
-        """Apply a moment ``torque``, m_z [N m] (planar) or (mx, my, mz) [N m] (spatial), at
-        ``node``: constant, or a function of time t [s]. In space the moment keeps its global direction
-        (with its load stiffness), or with ``follower=True`` is given in the node's axes and
-        turns with it (a 'section-fixed' moment)."""
+        """Apply a moment at ``node``.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            A node with a rotation DOF (one is added when a beam or rigid body has none).
+        torque : float, (mx, my, mz) or callable
+            m_z [N m] (planar) or (mx, my, mz) [N m] (spatial): constant, or a function of time
+            t [s] returning it.
+        follower : bool, default False
+            In space the moment keeps its global direction (with its load stiffness); True:
+            it is given in the node's axes and turns with it (a 'section-fixed' moment).
+
+        Returns
+        -------
+        NodalLoad
+
+        Raises
+        ------
+        ModelError
+            A value of the wrong size or not finite.
+
+        Examples
+        --------
+        A full-circle roll-up: M = 2 pi EI / L bends a cantilever into a circle, its tip
+        back at the root:
+
+        >>> import fembody as fb
+        >>> import numpy as np
+        >>> steel, sec = fb.Material(E=210e9, rho=7850.0), fb.Section.rectangle(0.02, 0.005)
+        >>> m = fb.Model()
+        >>> beam = m.add_beam((0, 0), (1, 0), n=32, material=steel, section=sec)
+        >>> m.fix(beam.first)
+        >>> load = m.add_torque(beam.last, 2 * np.pi * steel.E * sec.I)
+        >>> tip = fb.static(m, steps=8).position(beam.last)[-1]
+        >>> bool(np.linalg.norm(tip) < 1e-6)
+        True
+        """
         return conditions.add_load(self, node, "torque", torque, follower)
 
     def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
@@ -414,11 +766,32 @@ class Model:
 
     def set_velocity(self, node: NodeLike, velocity: Sequence[float] | None = None,
                      omega=None) -> None:
-        """Initial velocity (vx, vy) or (vx, vy, vz) [m/s] and, for nodes with rotation DOFs,
-        angular velocity ``omega`` [rad/s] of ``node`` for dynamic analyses (a number in the
-        plane; a 3-vector in space, in the node's axes = global axes at the reference).
-        A non-zero ``omega`` on a node without rotation DOFs (a point mass, truss or spring
-        node) is a ModelError when the model is compiled: it would be ignored."""
+        """Initial velocity of ``node`` for dynamic analyses.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            The node.
+        velocity : (vx, vy) or (vx, vy, vz), optional
+            [m/s] (default 0).
+        omega : float or (wx, wy, wz), optional
+            Angular velocity [rad/s] for nodes with rotation DOFs: a number in the plane; a
+            3-vector in space, in the node's axes (= global axes at the reference).
+
+        Raises
+        ------
+        ModelError
+            A value of the wrong size; a non-zero ``omega`` on a node without rotation DOFs (a
+            point mass, truss or spring node; raised when the model is compiled: it would be
+            ignored).
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> wheel = m.add_rigid_body((0.0, 0.0), 1.0, 0.1)
+        >>> m.set_velocity(wheel, (1.0, 0.0), omega=-10.0)      # rolling at 1 m/s, r = 0.1 m
+        """
         conditions.set_velocity(self, node, velocity, omega)
 
     def set_rigid_velocity(self, omega, center: Sequence[float] | None = None,
@@ -451,7 +824,7 @@ def _beam_end(model: Model, a: Node, end: PointLike, where: str):
     """The end Node of a beam (None when it is a new point) and its coordinates, checked
     against the start ``a`` for zero length; a new end node is created after the interior
     ones."""
-    if isinstance(end, (Node, int, np.integer, str)):
+    if names_node(end):
         b = model.node(end, where)
         p = (b.x, b.y, b.z)[:model.dim]
     else:

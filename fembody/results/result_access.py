@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import validate
-from ..model.bodies import NodeLike
+from ..model.bodies import NodeLike, short_repr
 from ..errors import ModelError
 from ..joints.base import Joint
+from ..rotations import unwrap_vectors
 from ..space.dimension import dimension
 
 if TYPE_CHECKING:
@@ -37,7 +38,10 @@ def coordinates(result: "Result", dofs=None) -> np.ndarray:
     if u is None:
         sp_ = result.space
         u = sp_.difference(result.q, result.q0[None])
-        if not sp_.additive and len(u) > 1:
+        if not sp_.additive and len(u) > 1 and result.dim == 3:
+            for triple in sp_._rot_v:       # one rotation vector per rotating node
+                u[:, triple] = unwrap_vectors(u[:, triple])
+        elif not sp_.additive and len(u) > 1:
             rot = sp_.rotation
             u[:, rot] = np.unwrap(sp_.coordinates(result.q)[:, rot], axis=0)
         result._cache["coordinates"] = u
@@ -72,7 +76,7 @@ def rotation(result: "Result", node: NodeLike, as_: str = "matrix") -> np.ndarra
         nid = int(np.flatnonzero((result.node_dofs == d).all(axis=1))[0])
         choices = {"matrix": lambda: space.frames(q)[:, nid],
                    "quaternion": lambda: space.rotations(q)[:, nid],
-                   "vector": lambda: space.coordinates(q)[:, d[3:]]}
+                   "vector": lambda: unwrap_vectors(space.coordinates(q)[:, d[3:]])}
         if as_ not in choices:
             raise ModelError(f"Result.rotation: as_ must be one of {tuple(choices)}, got "
                              f"{as_!r}")
@@ -80,6 +84,23 @@ def rotation(result: "Result", node: NodeLike, as_: str = "matrix") -> np.ndarra
     if space.additive:
         return q[:, d[2]]
     return coordinates(result, d[2])
+
+
+def com(result: "Result", body) -> np.ndarray:
+    """:meth:`fembody.results.Result.com`."""
+    sys = result._need_system("com")
+    bodies = sys.model.rigid_bodies
+    index = getattr(body, "index", None)
+    if not (isinstance(index, int) and 0 <= index < len(bodies) and bodies[index] is body):
+        raise ModelError(f"Result.com: expected a rigid body of this result's model (what "
+                         f"model.add_rigid_body returned), got {short_repr(body)}")
+    x = position(result, body.node)
+    c = np.asarray(body.offset, dtype=float)
+    if result.dim == 2:
+        th = rotation(result, body.node)
+        cos, sin = np.cos(th), np.sin(th)
+        return x + np.stack([cos * c[0] - sin * c[1], sin * c[0] + cos * c[1]], axis=1)
+    return x + rotation(result, body.node) @ c
 
 
 def _velocities(result: "Result") -> np.ndarray:

@@ -16,7 +16,7 @@ from . import result_access as access
 from ..version import __version__
 
 if TYPE_CHECKING:
-    from ..model.bodies import NodeLike
+    from ..model.bodies import NodeLike, RigidBody
     from ..joints.base import Joint
     from ..system import System
 
@@ -180,11 +180,64 @@ class Result:
         return access.coordinates(self, dofs)
 
     def position(self, node: NodeLike) -> np.ndarray:
-        """Current position (n, 2) or, in space, (n, 3) [m] of ``node``."""
+        """Current position of ``node`` per state.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            Named by the same rule as everywhere (:meth:`fembody.Model.node`).
+
+        Returns
+        -------
+        numpy.ndarray
+            (n, 2) or, in space, (n, 3) [m].
+
+        Raises
+        ------
+        ModelError
+            A node not in this result's model.
+
+        Examples
+        --------
+        A ball falls 4.905 m in the first second:
+
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> ball = m.add_rigid_body((0.0, 10.0), 1.0, 1e-3)
+        >>> result = fb.simulate(m, t_end=1.0, dt=1e-2)
+        >>> print(f"{result.position(ball)[-1, 1]:.3f}")
+        5.095
+        """
         return access.position(self, node)
 
     def displacement(self, node: NodeLike) -> np.ndarray:
-        """Displacement (n, 2) or (n, 3) [m] of ``node`` from its reference position."""
+        """Displacement of ``node`` from its reference position per state.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            Named by the same rule as everywhere (:meth:`fembody.Model.node`): e.g. ``"tip"``
+            is the last node of the model's first body.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n, 2) or, in space, (n, 3) [m].
+
+        Raises
+        ------
+        ModelError
+            A node not in this result's model.
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> ball = m.add_rigid_body((0.0, 10.0), 1.0, 1e-3)
+        >>> result = fb.simulate(m, t_end=1.0, dt=1e-2)
+        >>> print(f"{result.displacement(ball)[-1, 1]:.3f}")
+        -4.905
+        """
         return access.displacement(self, node)
 
     def rotation(self, node: NodeLike, as_: str = "matrix") -> np.ndarray:
@@ -192,8 +245,74 @@ class Result:
         rigid-body angle increment, continuous through full turns). Spatial: the rotation
         matrices (n, 3, 3) (columns: the node's axes in the global frame), or with
         ``as_="quaternion"`` unit quaternions (n, 4) (w first), or ``as_="vector"`` the
-        rotation vector from the reference (n, 3) [rad]."""
+        rotation vector from the reference (n, 3) [rad], continuous in time like the planar
+        angle (no jump at a half turn: past it the vector is longer than pi; see
+        :func:`fembody.rotations.unwrap_vectors`). Both histories assume a node turns less
+        than pi between saved states.
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            A node with a rotation DOF.
+        as_ : {'matrix', 'quaternion', 'vector'}, default 'matrix'
+            Spatial models: the form of the rotation.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n,) planar; (n, 3, 3), (n, 4) or (n, 3) spatial.
+
+        Raises
+        ------
+        ModelError
+            A node without a rotation DOF, an unknown ``as_``.
+
+        Examples
+        --------
+        A wheel spinning at 10 rad/s has turned 10 rad after a second (through the half turns):
+
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> wheel = m.add_rigid_body((0.0, 0.0), 1.0, 0.1)
+        >>> m.set_velocity(wheel, (0.0, 0.0), omega=10.0)
+        >>> print(f"{fb.simulate(m, t_end=1.0, dt=1e-2).rotation(wheel)[-1]:.6f}")
+        10.000000
+        """
         return access.rotation(self, node, as_)
+
+    def com(self, body: "RigidBody") -> np.ndarray:
+        """Position of the centre of mass of a rigid body per state.
+
+        Parameters
+        ----------
+        body : RigidBody
+            What ``model.add_rigid_body`` returned.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n, 2) planar or (n, 3) spatial [m]: the carrying node's position plus the body's
+            ``offset`` turned by the node's rotation. For the node itself use
+            :meth:`position`.
+
+        Raises
+        ------
+        ModelError
+            When ``body`` is not a rigid body of this result's model.
+
+        Examples
+        --------
+        A spinning body's centre of mass falls as a point does; its node does not:
+
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> body = m.add_rigid_body((0.0, 0.0), 1.0, 0.01, offset=(0.2, 0.0))
+        >>> m.set_velocity(body, (0.0, -2.0), omega=5.0)      # the centre: (0, -1) m/s
+        >>> result = fb.simulate(m, t_end=1.0, dt=1e-3)
+        >>> print(f"{result.com(body)[-1, 1]:.4f}")           # -1 - 9.81 / 2
+        -5.9050
+        """
+        return access.com(self, body)
 
     def velocity(self, node: NodeLike) -> np.ndarray:
         """Velocity (n, 2) or (n, 3) [m/s] of ``node``."""
@@ -207,7 +326,36 @@ class Result:
     def reaction(self, node: NodeLike) -> np.ndarray:
         """Support reaction per state at ``node``: (n, 3) = (Fx [N], Fy [N], Mz [N m]) planar,
         (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) spatial, the moments on the node's material
-        rotation DOFs (zero where the DOF is free or absent)."""
+        rotation DOFs (zero where the DOF is free or absent).
+
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            A supported node (``model.fix``).
+
+        Returns
+        -------
+        numpy.ndarray
+            (n, 3) planar, (n, 6) spatial [N, N m].
+
+        Raises
+        ------
+        ModelError
+            A node not in this result's model.
+
+        Examples
+        --------
+        A cantilever's clamp carries the tip load and its moment:
+
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> beam = m.add_beam((0, 0), (2, 0), n=4, material=fb.Material(E=210e9, rho=7850.0),
+        ...                   section=fb.Section.rectangle(b=0.02, h=0.02))
+        >>> m.fix(beam.first)
+        >>> load = m.add_force(beam.last, (0.0, -10.0))
+        >>> print(fb.static(m, steps=1).reaction(beam.first)[-1].round(3))
+        [ 0. 10. 20.]
+        """
         return access.reaction(self, node)
 
     def joint_reaction(self, joint: "Joint", frame: str | None = None) -> np.ndarray:
@@ -216,7 +364,37 @@ class Result:
         Slider: the normal force (and moment); Driver: the driving force or torque; Support:
         the support reactions. Spatial joints with a ``frame`` ('global', 'a' or 'b'): the
         force and the moment about the joint point that the joint exerts on its second node,
-        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) in that frame."""
+        (n, 6) = (Fx, Fy, Fz [N], Mx, My, Mz [N m]) in that frame.
+
+        Parameters
+        ----------
+        joint : Joint
+            A joint of this result's model.
+        frame : {'global', 'a', 'b'}, optional
+            Spatial joints: the frame of the force and moment (default: the multipliers).
+
+        Returns
+        -------
+        numpy.ndarray
+            (n, rows) [N, N m].
+
+        Raises
+        ------
+        ModelError
+            A joint of another model; ``frame`` on a planar joint.
+
+        Examples
+        --------
+        A pendulum hanging at rest: the pin holds its weight (the force on the bob is up):
+
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> bob = m.add_rigid_body((0.0, -1.0), 2.0, 1e-3)
+        >>> pin = m.add_joint(fb.Distance(m.ground, bob))
+        >>> result = fb.simulate(m, t_end=0.1, dt=1e-2)
+        >>> print(f"{result.joint_reaction(pin)[-1, 0]:.3f}")     # the link's tension [N]
+        19.620
+        """
         return access.joint_reaction(self, joint, frame)
 
     # ------------------------------------------------------ whole-model measures

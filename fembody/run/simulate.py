@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import validate
 from ..constraints import RedundantRows
-from ..errors import ConvergenceError, FembodyError, InstabilityError, ModelError, RunError
+from ..errors import (ConvergenceError, FembodyError, InstabilityError, ModelError, RunError,
+                      plain)
 from ..progress import Progress
 from ..results import Result
 from ..model.sensors import SensorRecorder
@@ -122,6 +123,70 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     every 10 % of the output points) and at the end; its folder must exist (ModelError
     before the run starts otherwise); ``fembody.resume(checkpoint, model)`` continues it,
     bit for bit as if never stopped.
+
+    Parameters
+    ----------
+    model : Model or System
+        The structure or mechanism, with its initial velocities (``set_velocity``).
+    t_end : float
+        End time [s].
+    dt : float
+        Output step [s] (and the integrator's step, cut and regrown when Newton fails).
+    method : str or Integrator class, default 'generalized-alpha'
+        The integrator (the choices above).
+    save_every : int, default 1
+        Keep every ``save_every``-th grid point (and the last).
+    min_dt : float, optional
+        The smallest step [s] a failing step may be cut to (default ``dt / 2**max_cuts``).
+    max_cuts : int, default 10
+        Halvings of a failing step.
+    progress : bool, optional
+        A progress bar on stderr (default: when stderr is a terminal).
+    callback : callable, optional
+        ``callback(result)`` after every saved state.
+    checkpoint : str or os.PathLike, optional
+        A file the run's state is written to (see above).
+    checkpoint_every : int or float, optional
+        Output points (int) or seconds of wall time (float) between checkpoints.
+    monitor : bool, default True
+        Stop a run whose energy or constraint forces blow up (see above).
+    monitor_bound : float, default 10.0
+        The factor the monitor allows.
+    project_velocities : bool, default False
+        Project inconsistent initial velocities onto the joints instead of refusing them.
+    **options
+        The method's options (``tol``, ``rho_inf``, ``linear_solver``, ...; see above).
+
+    Returns
+    -------
+    Result
+        The saved states, energies, reactions and counters.
+
+    Raises
+    ------
+    ConvergenceError
+        A step failed at the smallest step (``time`` and the partial ``result`` kept).
+    InstabilityError
+        The monitor stopped a run that blew up.
+    ModelError
+        Bad options or model (checked before anything is compiled), inconsistent initial
+        velocities, a driver's motion that jumps.
+
+    Examples
+    --------
+    A rigid pendulum (a point mass on a light link) released from the horizontal swings
+    down to the vertical with speed sqrt(2 g L):
+
+    >>> import fembody as fb
+    >>> import numpy as np
+    >>> m = fb.Model(gravity=(0.0, -9.81))
+    >>> bob = m.add_rigid_body((1.0, 0.0), 1.0, 1e-6)
+    >>> link = m.add_joint(fb.Distance(m.ground, bob))
+    >>> result = fb.simulate(m, t_end=0.6, dt=1e-3)
+    >>> k = np.argmin(result.position(bob)[:, 1])            # the lowest point
+    >>> speed = np.linalg.norm(result.velocity(bob)[k])
+    >>> print(f"{speed / np.sqrt(2 * 9.81):.3f}")
+    1.000
     """
     # every option typed and checked here, before anything is compiled (run.options)
     opts = RunOptions(dt=dt, t_end=t_end, save_every=save_every, min_dt=min_dt,
@@ -449,6 +514,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         # System's)
         drop = run.rows.dropped
         result.stats["dropped_rows"] = [] if drop is None else [int(r) for r in drop]
+        result.stats.update(plain(result.stats))   # numbers print as numbers
     return result
 
 
@@ -634,7 +700,7 @@ class _RunClock:
         self.warned = True
         msg = (f"simulate: this run will take hours: {why}. Consider an implicit method "
                "(generalized-alpha, bdf2) or a shorter t_end")
-        log.warning(msg)
+        # a warning, not also a log line: Python prints both, so the user read it twice
         warnings.warn(msg, RuntimeWarning, stacklevel=4)
 
     def check(self, t: float) -> None:

@@ -89,6 +89,12 @@ class Buckling:
     load_factor: float
     rejected: np.ndarray
 
+    def __repr__(self) -> str:
+        f = ", ".join(f"{x:.6g}" for x in self.factors[:6])
+        more = ", ..." if len(self.factors) > 6 else ""
+        return (f"Buckling({len(self.factors)} critical factors: {f}{more}; "
+                f"{len(self.rejected)} rejected)")
+
     @property
     def critical_load_factors(self) -> np.ndarray:
         """The model's load factors at buckling: ``load_factor + load * factors``."""
@@ -114,34 +120,78 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
              method: str = "auto") -> Buckling:
     """The ``n`` lowest critical load factors and buckling shapes.
 
+    The pre-buckling path is linearised at the state (linear buckling): about the reference
+    the critical load factors of a path that stays linear are exact, about a loaded state they
+    are ``reference factor - state's factor`` to first order. K_G is the full derivative of the
+    exact tangent along the path (stress, load and joint stiffness and the change of
+    geometry).
+
     Parameters
     ----------
-    load : factor of the model's loads (forces, torques, gravity, evaluated at ``t`` [s]) that
-        makes the load increment; ``factors`` are multiples of it. Default 1.
-    state : None, Result or array, default None
+    model : Model or System
+        The structure, with its loads (forces, torques, gravity) and supports.
+    n : int, default 4
+        How many critical factors to compute.
+    load : float, default 1.0
+        The factor of the model's loads (evaluated at ``t``) that makes the load increment;
+        ``factors`` are multiples of it.
+    state : None, Result or numpy.ndarray, default None
         What to buckle about, read as by :func:`fembody.modes`. None: the unloaded reference
         configuration; with ``load_factor=s`` the static equilibrium under ``s`` times the
         model's loads, computed first (:func:`fembody.static`, 10 load increments). A static
         :class:`Result`: its last state, with its load factor and joint multipliers. A
         configuration ``q``: then give ``load_factor``, the load factor it is in equilibrium
-        at, and for a model with joints their multipliers ``lam``, e.g. ``result.lam[-1]``.
-    t : float, optional
-        Time [s] at which loads are evaluated and drivers frozen (default 0).
-    method : 'auto' (dense up to the dense limit of free DOFs, else sparse), 'dense' (LAPACK on a
-        null-space basis of the joints) or 'sparse' (ARPACK on the bordered system).
+        at, and for a model with joints their multipliers ``lam`` (e.g. ``result.lam[-1]``).
+    lam : numpy.ndarray, optional
+        The joint multipliers of a configuration ``state``.
+    load_factor : float, optional
+        The load factor a configuration ``state`` is in equilibrium at; without a state, the
+        load factor of the static equilibrium computed first.
+    t : float, default 0.0
+        Time [s] at which time-dependent loads are evaluated.
+    method : {'auto', 'dense', 'sparse'}, default 'auto'
+        'dense': LAPACK on a null-space basis of the joints; 'sparse': ARPACK on the bordered
+        system; 'auto': dense up to the dense limit of free DOFs, else sparse.
 
-    The pre-buckling path is linearised at the state (linear buckling): about the reference
-    the critical load factors of a path that stays linear are exact, about a loaded state they
-    are ``reference factor - state's factor`` to first order. K_G is the full derivative of the
-    exact tangent along the path (stress, load and joint stiffness and the change of
-    geometry). Each root is checked against the exact tangent at the state the second-order
-    path predicts for it; roots where that tangent keeps more than 2 % of the mode's stiffness
-    (no instability there: e.g. a cantilever under a transverse tip load, whose bending
-    rotates its stiff axial terms; or a column of L/h = 100 whose lateral load exceeds ~3e-4 of
-    the axial one) or beyond a small pre-buckling path are left out with a warning and listed
-    in ``rejected``, so fewer than ``n`` may come back: follow such loadings with statics.
-    Raises SingularSystemError when the state is unsupported or unstable, ModelError for bad
-    input or a state out of equilibrium.
+    Returns
+    -------
+    Buckling
+        ``factors`` (ascending, positive first), ``shapes``, ``path``, ``rejected``,
+        ``critical_load_factors`` and ``shape(i, node)``.
+
+    Raises
+    ------
+    SingularSystemError
+        When the state is unsupported or unstable.
+    ModelError
+        For bad input, a model without loads, or a state out of equilibrium.
+
+    Notes
+    -----
+    Each root is checked against the exact tangent at the state the second-order path
+    predicts for it; roots where that tangent keeps more than 2 % of the mode's stiffness (no
+    instability there: e.g. a cantilever under a transverse tip load, whose bending rotates
+    its stiff axial terms; or a column of L/h = 100 whose lateral load exceeds ~3e-4 of the
+    axial one) or beyond a small pre-buckling path are left out with a warning and listed in
+    ``rejected``, so fewer than ``n`` may come back: follow such loadings with statics.
+
+    Examples
+    --------
+    The Euler load of a pinned-pinned column, pi^2 EI / L^2, to 0.6 % on 16 elements (the
+    error falls with the square of the element length):
+
+    >>> import fembody as fb
+    >>> import numpy as np
+    >>> steel = fb.Material(E=210e9, rho=7850.0)
+    >>> sec = fb.Section.rectangle(b=0.02, h=0.02)
+    >>> m = fb.Model()
+    >>> col = m.add_beam((0, 0), (1, 0), n=16, material=steel, section=sec)
+    >>> m.fix(col.first, "x", "y")
+    >>> m.fix(col.last, "y")
+    >>> load = m.add_force(col.last, (-1.0, 0.0))
+    >>> P = fb.buckling(m, n=1).factors[0]
+    >>> print(f"{P / (np.pi ** 2 * steel.E * sec.I):.3f}")
+    1.006
     """
     sys = as_system(model)
     n = validate.integer("n", n, where="buckling")

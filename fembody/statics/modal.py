@@ -42,6 +42,11 @@ class Modes:
     load_factor: float = 0.0
     static: Result | None = None
 
+    def __repr__(self) -> str:
+        f = ", ".join(f"{x:.6g}" for x in self.frequencies[:6])
+        more = ", ..." if len(self.omega) > 6 else ""
+        return f"Modes({len(self.omega)} modes: {f}{more} Hz)"
+
     @property
     def frequencies(self) -> np.ndarray:
         """Natural frequencies [Hz], ``omega / (2 pi)``, lowest first."""
@@ -205,6 +210,29 @@ def modes(model: "Model | System", n: int = 6, *, state: "Result | np.ndarray | 
     -------
     Modes
         Frequencies, mass-normalised shapes and the state they are about.
+
+    Raises
+    ------
+    ModelError
+        More modes than degrees of freedom, a state given twice or contradicting its load
+        factor, or other bad input.
+    SingularSystemError
+        An unstable base state (e.g. a static state past buckling).
+
+    Examples
+    --------
+    A cantilever's first frequency, 1.87510^2 sqrt(EI / (rho A L^4)) / (2 pi):
+
+    >>> import fembody as fb
+    >>> import numpy as np
+    >>> steel = fb.Material(E=210e9, rho=7850.0)
+    >>> sec = fb.Section.rectangle(b=0.02, h=0.02)
+    >>> m = fb.Model()
+    >>> beam = m.add_beam((0, 0), (1, 0), n=16, material=steel, section=sec)
+    >>> m.fix(beam.first)
+    >>> f1 = 1.87510 ** 2 * np.sqrt(steel.E * sec.I / (steel.rho * sec.A)) / (2 * np.pi)
+    >>> print(f"{fb.modes(m, n=1).frequencies[0] / f1:.3f}")
+    1.000
 
     Notes
     -----

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import validate
 from ..constraints import RedundantRows
-from ..errors import (ConvergenceError, ModelError, SingularSystemError, StabilityError,
+from ..errors import (plain, ConvergenceError, ModelError, SingularSystemError, StabilityError,
                       StabilityWarning)
 from ..lazy import lazy_module
 from ..patterns import AssemblyTarget
@@ -194,6 +194,8 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
 
     Parameters
     ----------
+    model : Model or System
+        The structure, with its supports, joints and loads.
     steps : int, default 10
         Number of equal load increments (Newton: ``load_max / steps`` each) or the first arc
         length's load increment 1/steps (arc length).
@@ -208,9 +210,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     max_iter : int, default 30
         Newton iterations per load step before the step is cut (at most ``max_cuts``, default
         12, halvings).
-    linear_solver : {'auto', 'envelope', 'cholmod', 'ldl', 'schur', 'banded', 'superlu', \
-'dense', 'umfpack', 'pardiso', 'mumps'}, default 'auto'
-        The factorisation of the tangent (docs/linear_solvers.rst; ``fembody info``): the
+    linear_solver : str, default 'auto'
+        The factorisation of the tangent: 'auto', 'envelope', 'cholmod', 'ldl', 'schur',
+        'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
+        (docs/linear_solvers.rst; ``fembody info``): the
         symmetric ones ('envelope', 'cholmod', 'ldl', 'schur') for planar tangents only;
         'umfpack', 'pardiso' and 'mumps' are optional packages.
     arc_length : float, optional
@@ -221,8 +224,9 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         The load factor to reach (Newton: the last state is in equilibrium under ``load_max``
         times the model's loads) or the largest load factor of the continuation (arc length).
         ``lam_max`` is its former name, still accepted.
-    redundant : 'error' (default: redundant joint rows are a ModelError naming them), 'drop'
-        or 'regularize' (run anyway; see :mod:`fembody.run.redundancy`; the rows are in
+    redundant : {'error', 'drop', 'regularize'}, default 'error'
+        'error': redundant joint rows are a ModelError naming them; 'drop' or 'regularize':
+        run anyway (see :mod:`fembody.run.redundancy`; the rows are in
         ``stats['redundant_rows']``).
     stability : {'auto', 'eigenvalue', 'check'}, default 'auto'
         How every converged state's stability is checked. 'eigenvalue': the lowest eigenvalue
@@ -251,6 +255,32 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     Result
         One state per converged load step (the load factor in ``time`` and ``load_factor``)
         and the support ``reactions``.
+
+    Raises
+    ------
+    ConvergenceError
+        No equilibrium beyond a load factor, even with the step cut ``max_cuts`` times (its
+        ``result`` keeps the states reached).
+    StabilityError
+        An unstable equilibrium under ``unstable='error'`` (the default with load control).
+    ModelError
+        Bad options, a reference configuration that violates a joint, an unsupported model.
+
+    Examples
+    --------
+    A cantilever's tip deflection, P L^3 / (3 EI) for a small load (the elements' error falls
+    with the square of their length; shear adds (h/L)^2 terms):
+
+    >>> import fembody as fb
+    >>> steel = fb.Material(E=210e9, rho=7850.0)
+    >>> sec = fb.Section.rectangle(b=0.02, h=0.02)
+    >>> m = fb.Model()
+    >>> beam = m.add_beam((0, 0), (1, 0), n=32, material=steel, section=sec)
+    >>> m.fix(beam.first)
+    >>> load = m.add_force(beam.last, (0.0, -10.0))
+    >>> result = fb.static(m, steps=1)
+    >>> print(f"{result.displacement(beam.last)[-1, 1] / (-10.0 / (3 * steel.E * sec.I)):.3f}")
+    1.000
     """
     validate.solver_options(dict(tol=tol, max_iter=max_iter, max_cuts=max_cuts,
                                  max_steps=max_steps), "static")
@@ -297,6 +327,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
                             n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
                             wall_time=_time.perf_counter() - t0,
                             linear_solver=eq.solver.active or eq.solver.method)
+        result.stats.update(plain(result.stats))   # numbers print as numbers
     return result
 
 

@@ -512,7 +512,8 @@ def run_spec(path: str | os.PathLike, out: str | os.PathLike | None = None, clie
              n_workers: int | None = None):
     """Run the sweep a spec script defines (``fembody sweep spec.py``): ``build_model`` and
     ``params`` (required), ``run``, ``metrics``, ``options``, ``run_params``, ``out``,
-    ``keep_results`` and ``plot = (parameter, metric)`` (a PNG beside the table) (optional).
+    ``keep_results`` and ``plot = (parameter, metric)`` (a PNG beside the table) with
+    ``units = {column: unit}`` for its axis labels (optional).
     The script's functions travel to the workers by value, so they need not be importable
     there. Returns the table of :func:`sweep`."""
     import importlib.util
@@ -540,14 +541,21 @@ def run_spec(path: str | os.PathLike, out: str | os.PathLike | None = None, clie
                run_params=getattr(module, "run_params", ()), client=client, n_workers=n_workers,
                keep_results=getattr(module, "keep_results", False))
     if getattr(module, "plot", None):
-        plot(df, *module.plot, path=pathlib.Path(out) / "plot.png")
+        plot(df, *module.plot, path=pathlib.Path(out) / "plot.png",
+             units=getattr(module, "units", None))
     return df
 
 
 def plot(df, x: str, metric: str, path: str | os.PathLike | None = None, hue: str | None = None,
-         ax=None):
+         ax=None, units: dict | None = None):
     """Plot ``metric`` against the parameter ``x`` (one line per value of ``hue``), from a
-    sweep's table; saved to ``path`` when given. Returns the matplotlib Axes."""
+    sweep's table; saved to ``path`` when given. Returns the matplotlib Axes.
+
+    ``units`` maps a column name to its unit (e.g. ``{"E": "Pa", "tip": "m"}``): the axis
+    labels read ``E [Pa]`` (``"-"`` for a ratio or a count). A column whose name holds its
+    unit in brackets (``"tip [m]"``) needs none; fembody cannot know the unit of any other
+    column, so its axis shows the bare name: give ``units``. The legend sits outside the
+    axes, on the right."""
     import matplotlib
     if path is not None and ax is None:
         matplotlib.use("Agg")
@@ -560,11 +568,19 @@ def plot(df, x: str, metric: str, path: str | os.PathLike | None = None, hue: st
     for value, g in groups:
         g = g.sort_values(x)
         ax.plot(g[x], g[metric], "o-", label=None if hue is None else f"{hue} = {value}")
-    ax.set(xlabel=x, ylabel=metric)
+    ax.set(xlabel=_with_unit(x, units), ylabel=_with_unit(metric, units))
     ax.grid(True, alpha=0.3)
     if hue is not None:
-        ax.legend()
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  title=_with_unit(hue, units))
     if path is not None:
         ax.figure.tight_layout()
-        ax.figure.savefig(path, dpi=90)
+        ax.figure.savefig(path, dpi=90, bbox_inches="tight")
     return ax
+
+
+def _with_unit(name: str, units: dict | None) -> str:
+    """``name [unit]`` from ``units``; a name that carries its unit in brackets as it is."""
+    if units and name in units:
+        return f"{name} [{units[name]}]"
+    return name

@@ -97,7 +97,7 @@ def cantilever_frequencies() -> dict:
     return {"values": values,
             "plots": [_order_plot("Cantilever frequencies vs Euler-Bernoulli", h,
                                   {f"mode {i + 1}": errs[:, i] for i in range(3)},
-                                  "element length [m]", "relative error")],
+                                  "element length [m]", "relative error [-]")],
             "reference": ref}
 
 

@@ -11,6 +11,6 @@ def _slope(x, y) -> float:
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
-def _order_plot(title, hs, series, xlabel="h", ylabel="error"):
+def _order_plot(title, hs, series, xlabel="h", ylabel="relative error [-]"):
     return dict(title=title, x=list(map(float, hs)), loglog=True, xlabel=xlabel, ylabel=ylabel,
                 series={k: list(map(float, v)) for k, v in series.items()})

@@ -20,7 +20,7 @@ def _png(plot: dict) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.0, 3.4))
+    fig, ax = plt.subplots(figsize=(6.2, 3.4), layout="constrained")
     xs = plot.get("xs", {})
     for label, y in plot["series"].items():
         x = xs.get(label, plot["x"])
@@ -31,8 +31,8 @@ def _png(plot: dict) -> str:
     ax.set(xlabel=plot.get("xlabel", ""), ylabel=plot.get("ylabel", ""),
            title=plot.get("title", ""))
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0.0)          # beside the curves, never over them
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)

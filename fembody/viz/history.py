@@ -28,7 +28,8 @@ def _resolve(result: "Result", item: Any):
     model = result.system.model
     if isinstance(item, Joint):
         return "joint", item, item.label
-    if isinstance(item, (Node, int, np.integer)) and not isinstance(item, bool):
+    if (isinstance(item, (Node, int, np.integer)) or hasattr(item, "node")) and \
+            not isinstance(item, bool):
         node = model.node(item, "history")
         return "node", node, repr(node)
     if isinstance(item, str):
@@ -39,18 +40,15 @@ def _resolve(result: "Result", item: Any):
             return "violation", None, "constraint violation"
         if key in ("iterations", "newton"):
             return "iterations", None, "Newton iterations"
-        named = [n for n in model.nodes if n.name == item]
-        if named:
-            return "node", named[0], repr(named[0])
         joints = [j for j in model.joints if j.name == item]
         if joints:
             return "joint", joints[0], joints[0].label
-        bodies = [b for b in model.bodies if b.name == item]
-        if bodies:
-            return "node", bodies[0].last, f"end of '{item}' ({bodies[0].last!r})"
-        if key == "tip" and model.bodies:
-            node = model.bodies[0].last
-            return "node", node, f"tip ({node!r})"
+        try:        # node names follow Model.node's one rule (names, body names, 'tip')
+            node = model.node(item, "history")
+        except ModelError:
+            node = None
+        if node is not None:
+            return "node", node, (repr(node) if node.name == item else f"{item} ({node!r})")
         raise ModelError(f"history: {item!r} is not 'energy', 'violation', 'iterations', 'tip' "
                          "or the name of a node, joint or body of the model")
     raise ModelError(f"history: cannot plot {item!r}; give a Node, a joint, 'energy', "
@@ -61,7 +59,9 @@ def history(result: "Result", *what: Any, filename: str | None = None,
             show: bool | None = None, figsize: tuple[float, float] | None = None):
     """Time histories of a Result with matplotlib, one panel per item of ``what``:
 
-    - a Node, node index or node name ('tip': the last node of the first body): displacement
+    - a Node, node index or node name (as :meth:`fembody.model.Model.node` reads it: a
+      node's name, a body's name for its last node, 'tip' for the first body's last node; or
+      a rigid body for its node): displacement
       components u_x, u_y [m] (and the rotation [rad] on a second axis when the node has one);
     - a joint (object or name): its reaction components;
     - 'energy': kinetic, strain, gravity, total and the balance [J];
@@ -81,10 +81,13 @@ def history(result: "Result", *what: Any, filename: str | None = None,
         raise ModelError("history: the result has no model; use Result.load(path, model=...)")
     items = [_resolve(result, w) for w in (what or ("tip", "energy"))]
     t = result.time
-    xlabel = "t [s]" if result.kind == "dynamic" else "load factor"
-    fig, axes = plt.subplots(len(items), 1, sharex=True, squeeze=False,
-                             figsize=figsize or (7.0, 2.6 * len(items) + 0.6))
+    xlabel = "t [s]" if result.kind == "dynamic" else "load factor [-]"
+    # constrained layout makes room for the legends, which sit outside the axes (on the
+    # right), never over a curve
+    fig, axes = plt.subplots(len(items), 1, sharex=True, squeeze=False, layout="constrained",
+                             figsize=figsize or (8.0, 2.6 * len(items) + 0.6))
     for ax, (kind, obj, label) in zip(axes[:, 0], items):
+        twin = False
         if kind == "node":
             u = result.displacement(obj)
             for i, c in enumerate("xyz"[:u.shape[1]]):
@@ -92,7 +95,7 @@ def history(result: "Result", *what: Any, filename: str | None = None,
             ax.set_ylabel("displacement [m]")
             spatial = u.shape[1] == 3
             if result.node_dofs[obj.id, 3 if spatial else 2] >= 0:
-                ax2 = ax.twinx()
+                ax2, twin = ax.twinx(), True
                 if spatial:     # the rotation vector from the reference (angle <= pi)
                     psi = result.rotation(obj, as_="vector")
                     for i, (c, style) in enumerate(zip("xyz", ("k--", "k:", "k-."))):
@@ -100,7 +103,8 @@ def history(result: "Result", *what: Any, filename: str | None = None,
                 else:
                     ax2.plot(t, result.rotation(obj), "k--", lw=1, label=r"$\theta$")
                 ax2.set_ylabel("rotation [rad]")
-                ax2.legend(loc="lower right", fontsize=8)
+                ax2.legend(loc="lower left", bbox_to_anchor=(1.12, 0.0), fontsize=8,
+                           borderaxespad=0.0)
         elif kind == "joint":
             R = result.joint_reaction(obj)
             names = (["$F_x$", "$F_y$", "$M$"] if obj.kind in ("Pin", "Weld", "RigidLink")
@@ -119,16 +123,17 @@ def history(result: "Result", *what: Any, filename: str | None = None,
             if v is None:
                 v = np.zeros(len(t))
             ax.semilogy(t, np.maximum(v, 1e-18))
-            ax.set_ylabel("max |phi|")
+            ax.set_ylabel("max |phi| [m, rad]")
         else:
             ax.plot(t, result.iterations, drawstyle="steps-mid")
-            ax.set_ylabel("iterations")
+            ax.set_ylabel("Newton iterations [-]")
         ax.set_title(label, fontsize=10)
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, loc="upper right")
+            # right of the twin axis's tick labels when there is one
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.12 if twin else 1.01, 1.0),
+                      borderaxespad=0.0)
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel(xlabel)
-    fig.tight_layout()
     if filename is not None:
         check_parent(filename, "history")
         fig.savefig(filename, dpi=100)

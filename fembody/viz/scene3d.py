@@ -4,9 +4,11 @@ triad), trusses as thin tubes, rigid bodies as spheres, supports in dark red by 
 hold, loads in green (forces arrows, moments double-headed arrows), joints as orange spheres
 (with tan arms from the nodes they join) and their axes (Revolute, Cylindrical, Prismatic,
 RotationDriver: a bar along the axis carried by the first node's rotation; Universal: its two
-arms, the second in gold), coloured by a field with a scalar bar, the title with the time, and
-an isometric camera fitting every frame. Perspective views have no length scale bar: the title
-gives the model's size instead; the glyphs are built in :mod:`fembody.viz.glyphs3d`."""
+arms, the second in gold), coloured by a field with a scalar bar (its title beside it), the
+title with the time, the global axes triad, an arrow along gravity, and a camera chosen from
+the motion's extent (:func:`view_direction`) fitting every frame. Perspective views have no
+length scale bar: the model's size is written under the title instead; the glyphs are built in
+:mod:`fembody.viz.glyphs3d`."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -96,10 +98,13 @@ def _label(field: str) -> str:
 
 class Scene3:
     """A spatial scene drawn into ``plotter``; :meth:`draw` (re)places every part for a frame
-    (actors are named, so a new frame replaces the previous one's)."""
+    (actors are named, so a new frame replaces the previous one's). ``motion``: node positions
+    (any shape (..., 3)) of every state of the run [m], from which the camera's direction is
+    chosen (with the frames' positions); the camera fits the frames."""
 
     def __init__(self, pv, plotter, model: Model, field: str | None, clim, cmap: str | None,
-                 frames: Sequence[Frame3], beam_style: str = "tube"):
+                 frames: Sequence[Frame3], beam_style: str = "tube",
+                 motion: np.ndarray | None = None):
         self.pv, self.p, self.model, self.field, self.clim = pv, plotter, model, field, clim
         self.boxes = beam_style == "box"
         self.cmap = cmap or ("coolwarm" if field == "N" else "viridis")
@@ -114,6 +119,11 @@ class Scene3:
         self.load_scales = gl.load_scale(frames, size)
         pts = np.concatenate([fr.pos for fr in frames])
         self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
+        # the direction from the whole run, the fit from the frames drawn (a picture of one
+        # state is not shrunk to the room the run sweeps)
+        if motion is not None:
+            pts = np.concatenate([pts, np.asarray(motion, float).reshape(-1, 3)])
+        self.view, self.up = view_direction(pts, model.gravity)
 
     def _lines(self, pos: np.ndarray, items: list) -> Any:
         pv = self.pv
@@ -125,8 +135,10 @@ class Scene3:
 
     def draw(self, fr: Frame3, title: str) -> None:
         p, field = self.p, self.field
-        bar = dict(title=_label(field), vertical=False, position_x=0.2, position_y=0.03,
-                   width=0.6, height=0.06, color="black", fmt="%.3g", title_font_size=14,
+        # the bar's title is a text of its own, left of the bar: VTK centres a horizontal
+        # bar's title over its middle label
+        bar = dict(title="", vertical=False, position_x=0.3, position_y=0.03,
+                   width=0.55, height=0.07, color="black", fmt="%.3g",
                    label_font_size=12) if field else None
         for fam, items, radius in (("beam", self.model.beams, self.r_beam),
                                    ("truss", self.model.trusses, self.r_truss)):
@@ -154,9 +166,41 @@ class Scene3:
                 p.add_mesh(tube, color=COLOURS["beam" if fam == "beam" else "spring"],
                            name=fam, smooth_shading=True)
         self._markers(fr)
+        w, h = p.window_size
         p.add_text(title, position="upper_left", font_size=11, color="black", name="title")
-        p.add_text(f"size {self.size:.3g} m", position="lower_left", font_size=9,
+        p.add_text(f"size {self.size:.3g} m", position=(6, h - 48), font_size=9,
                    color="black", name="size")
+        if field:
+            p.add_text(_label(field), position=(0.03 * w, 0.045 * h), font_size=11,
+                       color="black", name="bar title")
+        if "triad" not in self.p.actors:
+            self._gravity()
+            # the global axes, upper right, turning with the camera; grey and labelled, not
+            # red-green-blue: green is the loads', red the supports' colour in these pictures
+            p.add_axes(viewport=(0.84, 0.76, 1.0, 1.0), xlabel="x", ylabel="y", zlabel="z",
+                       line_width=2, labels_off=False, color="black", x_color="dimgray",
+                       y_color="dimgray", z_color="dimgray")
+            p.add_mesh(self.pv.PolyData(np.zeros((1, 3))), opacity=0.0, name="triad")
+
+    def _gravity(self) -> None:
+        """A grey arrow along gravity with a 'g' at its tail, beside the model (none without
+        gravity)."""
+        g = np.asarray(self.model.gravity, float)
+        if self.box is None or not np.any(g):
+            return
+        lo, hi = self.box[0::2], self.box[1::2]
+        d = g / np.linalg.norm(g)
+        length = 0.2 * self.size
+        # beside the top corner of the bounding box (against gravity), moved out a little
+        # more across gravity so the arrow does not cross the model
+        tail = np.where(d < 0, hi, lo) + 0.08 * self.size + \
+            np.where(np.abs(d) > 0.5, 0.0, 0.1 * self.size)
+        arrow = self.pv.Arrow(start=tail, direction=d, scale=length, tip_length=0.3,
+                              tip_radius=0.12, shaft_radius=0.04)
+        self.p.add_mesh(arrow, color="dimgray", name="gravity")
+        self.p.add_point_labels(tail[None], ["g"], font_size=14, text_color="dimgray",
+                                shape=None, show_points=False, always_visible=True,
+                                name="gravity label")
 
     def _markers(self, fr: Frame3) -> None:
         p, pv = self.p, self.pv
@@ -209,8 +253,48 @@ class Scene3:
             self.p.add_mesh(mesh, color=colour, name=name, smooth_shading=True)
 
     def camera(self) -> None:
-        """Isometric view fitting every frame (the colour bar and title kept clear)."""
-        self.p.camera_position = "iso"
+        """A view chosen from the motion's extent (:func:`view_direction`), fitting every
+        frame (the colour bar and title kept clear), gravity pointing down the picture."""
+        cam = self.p.camera
+        centre = (np.zeros(3) if self.box is None else
+                  0.5 * (self.box[0::2] + self.box[1::2]))
+        cam.focal_point = tuple(centre)
+        cam.position = tuple(centre + 4.0 * max(self.size, 1e-9) * self.view)
+        cam.up = tuple(self.up)
         if self.box is not None:
-            self.p.reset_camera(bounds=self.box)
-        self.p.camera.zoom(0.9)
+            # padded by about the glyphs' reach (half a joint axis bar, a support glyph stand
+            # out of the nodes' box by 0.05-0.075 of the model's size)
+            pad = 0.06 * self.size
+            self.p.reset_camera(bounds=self.box + np.tile([-pad, pad], 3))
+        cam.zoom(0.9)
+
+
+def view_direction(points: np.ndarray, gravity: np.ndarray | None = None,
+                   tilt: float = np.radians(35.0)) -> tuple[np.ndarray, np.ndarray]:
+    """(direction from the scene's centre to the camera, up vector), both unit vectors.
+
+    The camera looks along the normal of the plane the points spread most in (their two
+    largest principal directions), tilted by ``tilt`` towards that plane's diagonal so depth
+    still shows: a mechanism moving in a plane is seen face on, never edge on (an isometric
+    view of the x-z plane showed the spatial four-bar's bars as one line). Of the two sides,
+    the one nearer the isometric (1, 1, 1). Up is against ``gravity`` (when it has one, and
+    it is not along the view), else the global z (or y when the view is along z)."""
+    pts = np.asarray(points, float).reshape(-1, 3)
+    iso = np.ones(3) / np.sqrt(3.0)
+    if len(pts) < 2 or np.ptp(pts, axis=0).max() <= 0.0:
+        view = iso
+    else:
+        _, s, vt = np.linalg.svd(pts - pts.mean(axis=0), full_matrices=True)
+        e1, e2, normal = vt[0], vt[1], vt[2]
+        # the diagonal of the plane on the isometric side
+        e1, e2 = (e1 if e1 @ iso >= 0 else -e1), (e2 if e2 @ iso >= 0 else -e2)
+        if normal @ iso < 0:
+            normal = -normal
+        view = np.cos(tilt) * normal + np.sin(tilt) * (e1 + e2) / np.sqrt(2.0)
+        view /= np.linalg.norm(view)
+    g = np.zeros(3) if gravity is None else np.resize(np.asarray(gravity, float), 3)
+    up = -g / np.linalg.norm(g) if np.any(g) else np.array([0.0, 0.0, 1.0])
+    if abs(up @ view) > 0.95:
+        up = np.array([0.0, 0.0, 1.0]) if abs(view[2]) < 0.95 else np.array([0.0, 1.0, 0.0])
+    up = up - (up @ view) * view
+    return view, up / np.linalg.norm(up)

@@ -162,4 +162,5 @@ def test_spatial_demos_run_and_write_their_results(name, tmp_path, capsys):
     out = tmp_path / name
     assert main(["demo", name, "--t-end", "0.01", "--no-gif", "--out", str(out)]) == 0
     assert len(fb.io.read_pvd(out / "result.pvd")) >= 2
-    assert "tip" in (out / "summary.txt").read_text() or name == "spatial-slider-crank"
+    # the node the summary follows (the loaded one, else the one that moves most: cli)
+    assert "final displacement" in (out / "summary.txt").read_text()

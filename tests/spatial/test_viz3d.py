@@ -81,3 +81,55 @@ def test_every_3d_gif_frame_has_the_colour_bar(tmp_path, pendulum3d):
         row = img[int(0.85 * img.shape[0]) + r, :, :3].astype(int)
         assert np.abs(row[cols[:3]] - lo).max() < 30 and np.abs(row[cols[-3:]] - hi).max() < 30
     assert not np.array_equal(frames[1], frames[-1])
+
+
+# ------------------------------------------ the camera, the triad, gravity (issue 30)
+def test_the_camera_faces_the_plane_of_the_motion():
+    """Points spread in the x-z plane (a four-bar turning about y): an isometric camera saw
+    them at 55 degrees from face on; an x-z plane seen along (1, 0, 0) is a line. The chosen
+    view is 35 degrees from the plane's normal, whatever the plane; up is against gravity."""
+    from fembody.viz.scene3d import view_direction
+    rng = np.random.default_rng(1)
+    for normal in (np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0]),
+                   np.array([1.0, -2.0, 0.5]) / np.sqrt(5.25)):
+        a = np.cross(normal, [0.3, 0.1, 0.9])
+        a /= np.linalg.norm(a)
+        b = np.cross(normal, a)
+        pts = rng.uniform(-1, 1, (50, 1)) * a + rng.uniform(-0.3, 0.3, (50, 1)) * b
+        view, up = view_direction(pts, (0.0, 0.0, -9.81))
+        assert abs(view @ normal) == pytest.approx(np.cos(np.radians(35.0)), abs=1e-9)
+        assert abs(np.linalg.norm(view) - 1) < 1e-12 and abs(view @ up) < 1e-12
+        assert up @ np.array([0.0, 0.0, 1.0]) > 0.0              # gravity points down
+
+
+def test_a_3d_scene_has_the_axes_triad_and_the_gravity_arrow(pendulum3d):
+    from fembody.viz.scene3d import Frame3, Scene3, field_range3
+    m, beam, res = pendulum3d
+    frames = [Frame3(m, res, k, 1.0) for k in range(len(res))]
+    p = pv.Plotter(off_screen=True, window_size=(400, 300))
+    scene = Scene3(pv, p, m, "displacement", field_range3(frames, "displacement"), None,
+                   frames)
+    scene.draw(frames[-1], "t")
+    scene.camera()
+    assert p.renderer.axes_widget is not None           # the x, y, z triad
+    assert {"gravity", "bar title"} <= set(p.actors)
+    assert any(name.startswith("gravity label") for name in p.actors)    # its 'g'
+    arrow = p.actors["gravity"].mapper.dataset
+    # the arrow points along gravity: its tip (furthest along g) below its tail
+    assert np.ptp(arrow.points[:, 2]) > 0.15 * scene.size and np.ptp(arrow.points[:, :2]) < \
+        0.1 * scene.size
+    # the pendulum swings in the x-z plane: the camera is not in that plane
+    direction = np.asarray(p.camera.position) - np.asarray(p.camera.focal_point)
+    direction /= np.linalg.norm(direction)
+    assert abs(direction[1]) > 0.7
+    assert np.asarray(p.camera.up)[2] > 0.5
+    p.close()
+    p0 = pv.Plotter(off_screen=True, window_size=(400, 300))
+    still = fb.Model(dim=3)
+    still.add_beam((0, 0, 0), (1, 0, 0), material=fb.Material(E=1e7, rho=1e3),
+                   section=fb.Section.rectangle(0.02, 0.03))
+    fr = Frame3(still, None, None, 1.0)
+    s0 = Scene3(pv, p0, still, None, None, None, [fr])
+    s0.draw(fr, "model")
+    assert "gravity" not in p0.actors and "bar title" not in p0.actors   # none to show
+    p0.close()
