@@ -1,0 +1,15 @@
+"""Contact: node contacts (against a plane, another node or a planar segment, by impulse or
+penalty), the broad phase of element pairs and beam-to-beam penalty contact.
+
+:mod:`fembody.contact.nodes`
+    a node against an obstacle: definitions, gap geometry, the penalty force block.
+:mod:`fembody.contact.broad`
+    candidate pairs of segments from bounding boxes on a uniform grid.
+:mod:`fembody.contact.beams`
+    point contact between the chords of beam elements (penalty), 2D and 3D.
+"""
+from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, PenaltyBlock,
+                    build_groups, gap_node, gap_plane, gap_segment, make_contact)
+
+__all__ = ["KINDS", "METHODS", "V_MINUS_FLOOR", "Contact", "ContactGroup", "PenaltyBlock",
+           "build_groups", "gap_node", "gap_plane", "gap_segment", "make_contact"]
