@@ -1,0 +1,322 @@
+"""Beam-to-beam point contact by penalty (Wriggers and Zavarise 1997), planar and spatial.
+
+Each beam element is represented by its chord (the straight line between its two nodes) and a
+circular section of radius ``r`` [m]. Two chords ``x1(s) = a0 + s (a1 - a0)`` and ``x2(t) = b0
++ t (b1 - b0)`` touch at their closest points; the **gap** is
+
+    g = |x1(s*) - x2(t*)| - r1 - r2,
+
+positive when apart. The contact force is a linear penalty on the penetration,
+``F = k max(-g, 0)`` [N] with stiffness ``k`` [N/m], derived from the energy ``W = k/2
+max(-g, 0)^2`` [J]: the internal force is ``dW/dX = -F dg/dX`` and the tangent
+``k (dg/dX dg/dX^T + g d2g/dX2)`` on the pairs in contact.
+
+Two kinds of pairs, decided by the dimension:
+
+- ``"crossing"`` (spatial models): two elements whose closest points lie inside both chords,
+  ``0 <= s*, t* <= 1``, and which are not near-parallel (the angle between the chords above
+  :data:`PARALLEL_SINE` in sine; near-parallel pairs need line contact, which is not built
+  yet). Degrees of freedom ``X = (a0, a1, b0, b1)``.
+- ``"node"`` (planar models, where two chords in one plane meet at an end point of one of
+  them): a node against an element of the other beam (or of the same beam, not adjacent) whose
+  projection lies inside the element, ``0 <= t* <= 1``. ``X = (p, b0, b1)``.
+
+The closest-point parameters ``z`` depend on the nodes; the gradient and Hessian of ``g`` are the
+exact ones of the minimum: the distance ``D(X, z) = |r|``, ``r = N(z) X`` affine in ``z``, is
+stationary in ``z``, so ``dg/dX = N^T n`` (``n = r / |r|``) and
+
+    d2g/dX2 = D_XX - D_Xz D_zz^-1 D_zX
+
+(the implicit function theorem), with ``D_XX = N^T P N``, ``D_Xz_k = N_k^T n + N^T P r_k``,
+``D_zz = r_k^T P r_l``, ``P = (I - n n^T) / |r|`` and ``r_k = dr/dz_k = N_k X``.
+
+Which element pairs are checked is decided once, when the model is compiled, by the broad phase
+(:mod:`fembody.contact.broad`) on the reference configuration: elements whose boxes, inflated by
+their radius plus ``margin``, overlap. The compiled matrix pattern holds those pairs; at every
+Newton iteration all of them are evaluated at once on arrays and the ones with ``g < 0`` push.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import validate
+from ..errors import ModelError
+from .broad import segment_pairs
+
+if TYPE_CHECKING:
+    from ..model.bodies import Body
+    from ..model.model import Model
+
+PARALLEL_SINE = 1e-3     # [-] below this sine of the angle between chords a pair is not checked
+
+# the distance vector r = sum_m c_m x_m with c = C0 + sum_k z_k CK[k] (m: the pair's nodes)
+_C0 = {"crossing": np.array([1.0, 0.0, -1.0, 0.0]), "node": np.array([1.0, -1.0, 0.0])}
+_CK = {"crossing": np.array([[-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0]]),
+       "node": np.array([[0.0, 1.0, -1.0]])}
+
+
+@dataclass
+class BeamContact:
+    """Contact between the elements of two beams, or self-contact of one beam (create it with
+    ``Model.add_beam_contact``).
+
+    ``elements_a``, ``elements_b``: the beam elements of each side (``elements_b`` None:
+    self-contact of ``elements_a``); ``radius_a``, ``radius_b`` [m] the section radii;
+    ``stiffness`` [N/m] the penalty; ``margin`` [m] how much farther apart than touching two
+    elements may be in the reference configuration and still be checked during a run;
+    ``friction`` the Coulomb coefficient [-] (0: frictionless).
+    """
+
+    index: int
+    name: str
+    elements_a: tuple
+    elements_b: tuple | None
+    radius_a: float
+    radius_b: float
+    stiffness: float
+    margin: float
+    friction: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"beam contact {self.index} '{self.name}'"
+
+
+def _radii(radius, where: str) -> tuple[float, float]:
+    if isinstance(radius, (tuple, list, np.ndarray)):
+        vals = list(radius)
+        if len(vals) != 2:
+            raise ModelError(f"{where}: radius must be one number or a pair (radius of beam a, "
+                             f"radius of beam b) [m], got {radius!r}")
+    else:
+        vals = [radius, radius]
+    out = tuple(validate.number(f"{where}: radius", v) for v in vals)
+    for r in out:
+        if r < 0.0:
+            raise ModelError(f"{where}: radius must be >= 0 [m] (the section radius of the "
+                             f"beam), got {radius!r}")
+    return out
+
+
+def _beam_elements(model: "Model", body, side: str, where: str) -> tuple:
+    if not any(body is b for b in model.bodies):
+        raise ModelError(f"{where}: {side} ({body!r}) is not a body of this model; pass a beam "
+                         "returned by this model's add_beam (or add_body)")
+    els = tuple(e for e in body.elements if e.family == "beam")
+    if not els:
+        raise ModelError(f"{where}: {side} ({body!r}) has no beam elements; beam contact "
+                         "needs a beam (add_beam, or add_body(kind='beam'))")
+    return els
+
+
+def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
+                      margin: float | None = None, friction: float = 0.0,
+                      name: str | None = None) -> BeamContact:
+    """Validate the arguments of ``Model.add_beam_contact`` and build the
+    :class:`BeamContact`."""
+    index = len(model.beam_contacts)
+    where = f"add_beam_contact (beam contact {index}{'' if name is None else f' {name!r}'})"
+    ea = _beam_elements(model, a, "a", where)
+    eb = None
+    if b is not None:
+        if b is a:
+            raise ModelError(f"{where}: b is the same body as a; for self-contact leave b out "
+                             "(b=None)")
+        eb = _beam_elements(model, b, "b", where)
+    ra, rb = _radii(radius, where)
+    k = validate.number(f"{where}: stiffness", stiffness)
+    if k <= 0.0:
+        raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
+                         f"metre of penetration), got {stiffness!r}")
+    mu = validate.number(f"{where}: friction", friction)
+    if mu < 0.0:
+        raise ModelError(f"{where}: friction must be >= 0 (the Coulomb coefficient), got "
+                         f"{friction!r}")
+    if mu > 0.0:
+        raise ModelError(f"{where}: friction between beams is not implemented yet; use "
+                         "friction=0.0 (frictionless contact)")
+    for els, r, side in ((ea, ra, "a"), (eb or (), rb, "b")):
+        for e in els:
+            p, q = (np.asarray(nd.position, float) for nd in e.nodes)
+            le = float(np.linalg.norm(q - p))
+            if r > le:
+                raise ModelError(f"{where}: the radius of {side} ({r:g} m) is larger than the "
+                                 f"length of {e} ({le:g} m); refine the beam (more elements "
+                                 "of a length at least the radius) or give the true section "
+                                 "radius")
+    if margin is None:
+        mg = max(ra, rb)
+    else:
+        mg = validate.number(f"{where}: margin", margin)
+        if mg < 0.0:
+            raise ModelError(f"{where}: margin must be >= 0 [m], got {margin!r}")
+    return BeamContact(index=index, name=name or f"beam contact {index}", elements_a=ea,
+                       elements_b=eb, radius_a=ra, radius_b=rb, stiffness=k, margin=mg,
+                       friction=mu)
+
+
+# ----------------------------------------------------------------------------- geometry
+def closest_crossing(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Closest-point parameters ``z = (s, t)`` ``(n, 2)`` of the lines through the chords ``x
+    (n, 4, d) = (a0, a1, b0, b1)`` and whether they count ``(n,)``: both inside their chords
+    and the chords not near-parallel."""
+    d1 = x[:, 1] - x[:, 0]
+    d2 = x[:, 3] - x[:, 2]
+    w = x[:, 0] - x[:, 2]
+    a11 = np.einsum("ni,ni->n", d1, d1)
+    a22 = np.einsum("ni,ni->n", d2, d2)
+    a12 = np.einsum("ni,ni->n", d1, d2)
+    r1 = -np.einsum("ni,ni->n", d1, w)
+    r2 = np.einsum("ni,ni->n", d2, w)
+    det = a11 * a22 - a12 * a12
+    ok = det > PARALLEL_SINE ** 2 * a11 * a22
+    safe = np.where(ok, det, 1.0)
+    s = (a22 * r1 + a12 * r2) / safe
+    t = (a12 * r1 + a11 * r2) / safe
+    ok &= (s >= 0.0) & (s < 1.0) & (t >= 0.0) & (t < 1.0)
+    return np.column_stack([s, t]), ok
+
+
+def closest_node(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Projection parameter ``z = (t,)`` ``(n, 1)`` of the nodes ``x[:, 0]`` on the chords
+    ``x[:, 1] -> x[:, 2]`` (``x (n, 3, d)``) and whether it lies inside ``(n,)``."""
+    d2 = x[:, 2] - x[:, 1]
+    t = np.einsum("ni,ni->n", x[:, 0] - x[:, 1], d2) / np.einsum("ni,ni->n", d2, d2)
+    return t[:, None], (t >= 0.0) & (t < 1.0)
+
+
+def distance(kind: str, x: np.ndarray, z: np.ndarray, hessian: bool = True):
+    """Distance ``rho (n,)`` between the closest points ``z`` of the pairs ``x (n, m, d)``, its
+    gradient ``(n, m d)`` and (``hessian``) Hessian ``(n, m d, m d)`` with respect to the nodes,
+    the closest points following the nodes (see the module docstring)."""
+    n, m, d = x.shape
+    C0, CK = _C0[kind], _CK[kind]
+    c = C0[None] + z @ CK                                    # (n, m)
+    r = np.einsum("nm,nmi->ni", c, x)
+    rho = np.sqrt(np.einsum("ni,ni->n", r, r))
+    nv = r / rho[:, None]
+    grad = (c[:, :, None] * nv[:, None, :]).reshape(n, m * d)
+    if not hessian:
+        return rho, grad, None
+    P = (np.eye(d)[None] - nv[:, :, None] * nv[:, None, :]) / rho[:, None, None]
+    H = np.einsum("na,nb,nij->naibj", c, c, P).reshape(n, m * d, m * d)
+    rk = np.einsum("km,nmi->nki", CK, x)                      # dr/dz_k (n, K, d)
+    Prk = np.einsum("nij,nkj->nki", P, rk)
+    DXz = (CK[None, :, :, None] * nv[:, None, None, :]
+           + c[:, None, :, None] * Prk[:, :, None, :]).reshape(n, -1, m * d)   # (n, K, md)
+    Dzz = np.einsum("nki,nli->nkl", rk, Prk)
+    H -= np.einsum("nki,nkl->nil", DXz, np.linalg.solve(Dzz, DXz))
+    return rho, grad, H
+
+
+# ----------------------------------------------------------------------------- the block
+class BeamContactBlock:
+    """Penalty point contacts of candidate element pairs as a force block of the System (the
+    contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the pairs'
+    nodes: ``dofs (n, m d)``).
+
+    ``kind`` 'crossing' (m = 4 nodes: a0, a1, b0, b1) or 'node' (m = 3: p, b0, b1); ``X (n, m,
+    d)`` the reference positions [m]; ``radius (n,)`` the sum of the two radii [m]; ``k (n,)``
+    the penalty stiffness [N/m]; ``labels`` the pairs' names for messages.
+    """
+
+    family = "beam contact"
+    Dd = None       # no velocity-dependent force
+
+    def __init__(self, kind: str, dofs: np.ndarray, X: np.ndarray, radius: np.ndarray,
+                 k: np.ndarray, labels: list) -> None:
+        self.kind = kind
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self._labels = labels
+        self.dim = self.X.shape[2]
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i]
+
+    def mass(self):
+        return None
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, m, d)`` from the gathered displacements ``x``."""
+        return self.X + x.reshape(self.X.shape)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False):
+        """Gap ``g (n,)`` [m], whether each pair is in its contact zone ``(n,)``, the gradient
+        and (``hessian``) Hessian of ``g`` at the gathered displacements ``x``."""
+        pos = self.positions(x)
+        z, ok = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
+        rho, G, H = distance(self.kind, pos, z, hessian)
+        return rho - self.radius, ok, G, H
+
+    def forces(self, x: np.ndarray, v, tangent: bool):
+        g, ok, G, H = self.gaps(x, hessian=tangent)
+        on = ok & (g < 0.0)
+        F = np.where(on, -self.k * g, 0.0)                       # normal force [N] >= 0
+        f = -F[:, None] * G
+        if not tangent:
+            return f, None, None
+        kon = np.where(on, self.k, 0.0)
+        K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
+        return f, K, None
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy)."""
+        g, ok, _, _ = self.gaps(x)
+        pen = np.where(ok & (g < 0.0), -g, 0.0)
+        return 0.5 * self.k * pen ** 2
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Per pair (normal force [N], gap [m], in the contact zone 1/0)."""
+        g, ok, _, _ = self.gaps(x)
+        F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
+        return np.column_stack([F, g, ok.astype(float)])
+
+
+def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
+    """The model's beam contacts as force blocks: one per contact definition, its candidate
+    pairs from the broad phase on the reference configuration (none: no block)."""
+    dim = model.dimension
+    nd = dim.n_translations
+    kind = dim.pick("node", "crossing")
+    blocks = []
+    for bc in model.beam_contacts:
+        els = list(bc.elements_a) + list(bc.elements_b or ())
+        na = len(bc.elements_a)
+        nodes = np.array([[n.id for n in e.nodes] for e in els], dtype=np.int64)
+        pos = {n.id: np.asarray(n.position, float)[:nd] for e in els for n in e.nodes}
+        x0 = np.array([pos[i] for i in nodes[:, 0]])
+        x1 = np.array([pos[i] for i in nodes[:, 1]])
+        rad = np.where(np.arange(len(els)) < na, bc.radius_a, bc.radius_b)
+        group = None if bc.elements_b is None else (np.arange(len(els)) >= na).astype(int)
+        pairs, _ = segment_pairs(x0, x1, rad + bc.margin, nodes=nodes, group=group)
+        if kind == "crossing":
+            ids = np.concatenate([nodes[pairs[:, 0]], nodes[pairs[:, 1]]], axis=1)
+            rsum = rad[pairs[:, 0]] + rad[pairs[:, 1]]
+            labels = [f"{bc.label}: {els[i]} / {els[j]}" for i, j in pairs]
+        else:
+            # each node of one element against the other element, once per (node, element)
+            rows = {}
+            for i, j in pairs:                      # (compile time only)
+                for e, o in ((i, j), (j, i)):
+                    for p in nodes[e]:
+                        if p not in nodes[o]:
+                            rows[(int(p), int(o))] = rad[e] + rad[o]
+            ids = np.array([[p, *nodes[o]] for p, o in rows], dtype=np.int64).reshape(-1, 3)
+            rsum = np.array(list(rows.values()))
+            labels = [f"{bc.label}: node {p} / {els[o]}" for p, o in rows]
+        if len(ids) == 0:
+            continue
+        dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+        X = np.array([[pos[i] for i in row] for row in ids])
+        blocks.append(BeamContactBlock(kind, dofs, X, rsum, np.full(len(ids), bc.stiffness),
+                                       labels))
+    return blocks

@@ -1,0 +1,174 @@
+"""Beam-to-beam penalty contact (fembody.contact.beams): the kernel against finite differences
+and its energy, the model's validation, and crossing cantilevers against the two-spring answer."""
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.contact.beams import BeamContactBlock, closest_crossing, closest_node, distance
+from fembody.errors import ModelError
+
+
+def _crossing_pairs(rng, n=20):
+    """Random crossing chord pairs in 3D, closest points inside both, penetrating."""
+    a0 = rng.normal(size=(n, 3))
+    da = rng.normal(size=(n, 3))
+    db = np.cross(da, rng.normal(size=(n, 3))) + 0.3 * da
+    s, t = rng.uniform(0.2, 0.8, (2, n))
+    nrm = np.cross(da, db)
+    nrm /= np.linalg.norm(nrm, axis=1)[:, None]
+    c = a0 + s[:, None] * da + 0.05 * nrm             # the point on b closest to a
+    b0 = c - t[:, None] * db
+    return np.stack([a0, a0 + da, b0, b0 + db], axis=1)
+
+
+def _node_pairs(rng, n=20):
+    b0 = rng.normal(size=(n, 2))
+    db = rng.normal(size=(n, 2))
+    t = rng.uniform(0.2, 0.8, n)
+    nrm = np.column_stack([-db[:, 1], db[:, 0]]) / np.linalg.norm(db, axis=1)[:, None]
+    p = b0 + t[:, None] * db + 0.05 * nrm
+    return np.stack([p, b0, b0 + db], axis=1)
+
+
+def _block(kind, X, radius=0.08, k=1e3):
+    n, m, d = X.shape
+    return BeamContactBlock(kind, np.arange(n * m * d).reshape(n, -1), X,
+                            np.full(n, radius), np.full(n, k), [f"pair {i}" for i in range(n)])
+
+
+@pytest.mark.parametrize("kind", ["crossing", "node"])
+def test_gap_gradient_and_hessian_match_finite_differences(kind):
+    rng = np.random.default_rng(1)
+    X = _crossing_pairs(rng) if kind == "crossing" else _node_pairs(rng)
+    n, m, d = X.shape
+    closest = closest_crossing if kind == "crossing" else closest_node
+    z, ok = closest(X)
+    assert ok.all()
+    rho, G, H = distance(kind, X, z)
+    # the pairs were built 0.05 apart along the common normal
+    np.testing.assert_allclose(rho, 0.05, rtol=1e-10)
+    h = 1e-6
+    Gfd, Hfd = np.zeros_like(G), np.zeros_like(H)
+    for j in range(m * d):
+        e = np.zeros(m * d)
+        e[j] = h
+        rp, Gp, _ = distance(kind, *(lambda Y: (Y, closest(Y)[0]))(X + e.reshape(m, d)), True)
+        rm, Gm, _ = distance(kind, *(lambda Y: (Y, closest(Y)[0]))(X - e.reshape(m, d)), True)
+        Gfd[:, j] = (rp - rm) / (2 * h)
+        Hfd[:, :, j] = (Gp - Gm) / (2 * h)
+    assert np.abs(G - Gfd).max() / np.abs(G).max() < 1e-6
+    assert np.abs(H - Hfd).max() / np.abs(H).max() < 1e-6
+    np.testing.assert_allclose(H, H.transpose(0, 2, 1), atol=1e-9 * np.abs(H).max())
+
+
+@pytest.mark.parametrize("kind", ["crossing", "node"])
+def test_force_is_energy_gradient_and_tangent_matches_finite_differences(kind):
+    rng = np.random.default_rng(2)
+    X = _crossing_pairs(rng) if kind == "crossing" else _node_pairs(rng)
+    blk = _block(kind, X)                           # radius 0.08 > distance 0.05: in contact
+    n, k = blk.dofs.shape
+    x = 1e-3 * rng.normal(size=(n, k))
+    f, K, C = blk.forces(x, None, True)
+    assert C is None and np.all(blk.resultants(x)[:, 0] > 0.0)
+    h = 1e-7
+    ffd, Kfd = np.zeros_like(f), np.zeros_like(K)
+    for j in range(k):
+        e = np.zeros(k)
+        e[j] = h
+        ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
+        Kfd[:, :, j] = (blk.forces(x + e, None, False)[0] - blk.forces(x - e, None, False)[0]) / (2 * h)
+    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
+    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    # the force pushes the pair apart: it does negative work on opening the gap
+    g0 = blk.gaps(x)[0]
+    step = -1e-6 * f                                # move along the applied contact force
+    assert np.all(blk.gaps(x + step)[0] > g0)
+
+
+def test_no_force_when_apart_or_outside_the_chords():
+    rng = np.random.default_rng(3)
+    X = _crossing_pairs(rng)
+    blk = _block("crossing", X, radius=0.04)        # distance 0.05 > 0.04: apart
+    f, K, _ = blk.forces(np.zeros(blk.dofs.shape), None, True)
+    assert not f.any() and not K.any() and not blk.strain_energy(np.zeros(blk.dofs.shape)).any()
+    # slide chord b along itself beyond a's end: closest point leaves a, no contact
+    Y = X.copy()
+    Y[:, :2] += 2.0 * (X[:, 1] - X[:, 0])[:, None]
+    assert not closest_crossing(Y)[1].any()
+
+
+# ----------------------------------------------------------------- crossing cantilevers (3D)
+R_SEC = 0.005
+STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+
+
+def _crossing_cantilevers(k=None, loads=()):
+    """Cantilever A along x and cantilever B along y, 2 r above it, crossing at x = 0.55 on A
+    and 0.55 from B's clamp (the middle of element 5 of both); ``loads``: (beam, node, Fz)."""
+    m = fb.Model(dim=3)
+    sec = fb.Section.circle(2 * R_SEC)
+    A = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=sec)
+    B = m.add_beam((0.55, -0.55, 2 * R_SEC), (0.55, 0.45, 2 * R_SEC), n=10, material=STEEL,
+                   section=sec)
+    for beam in (A, B):
+        m.fix(beam.first, "x", "y", "z", "rx", "ry", "rz")
+    for beam, i, F in loads:
+        m.add_force((A, B)[beam].nodes[i], (0.0, 0.0, F))
+    if k is not None:
+        m.add_beam_contact(A, B, radius=R_SEC, stiffness=k, margin=R_SEC)
+    return m, A, B
+
+
+def _chord_w(res, beam):
+    """Vertical displacement of the crossing point (middle of element 5) [m]."""
+    return 0.5 * (res.displacement(beam.nodes[5])[-1][2] + res.displacement(beam.nodes[6])[-1][2])
+
+
+@pytest.fixture(scope="module")
+def compliances():
+    """The beams' own compliances at the crossing point (unit loads, no contact): c (m/N) of
+    the crossing point under a force there, and delta (m/N) there under a force at B's tip."""
+    m, A, B = _crossing_cantilevers(None, [(0, 5, 1.0), (1, 10, 1.0)])
+    r1 = fb.static(m, steps=1)
+    m2, A2, _ = _crossing_cantilevers(None, [(0, 6, 1.0)])
+    r2 = fb.static(m2, steps=1)
+    C = np.array([[r.displacement(A_.nodes[i])[-1][2] for r, A_ in ((r1, A), (r2, A2))]
+                  for i in (5, 6)])
+    c = 0.25 * C.sum()
+    delta = _chord_w(r1, B)
+    return c, delta
+
+
+def test_crossing_compliance_is_the_euler_bernoulli_value(compliances):
+    """Sanity of the reference: the beams' compliance at the crossing point against
+    Euler-Bernoulli (the chord's mid-point between x = 0.5 and 0.6) within the mesh error."""
+    c, delta = compliances
+    EI = STEEL.E * np.pi * R_SEC ** 4 / 4
+    Cn = np.array([[0.5 ** 3 / 3, 0.5 ** 2 * (3 * 0.6 - 0.5) / 6],
+                   [0.5 ** 2 * (3 * 0.6 - 0.5) / 6, 0.6 ** 3 / 3]]) / EI
+    c_eb = 0.25 * Cn.sum()
+    delta_eb = 0.5 * (0.5 ** 2 * (3 - 0.5) + 0.6 ** 2 * (3 - 0.6)) / (6 * EI)
+    assert abs(c / c_eb - 1) < 0.02 and abs(delta / delta_eb - 1) < 0.02
+
+
+def test_crossing_cantilevers_match_two_springs_and_converge_as_one_over_k(compliances):
+    """B pushed onto A by P at its tip: the contact force is R = P delta / (2 c + 1/k) (A and
+    B in series with the penalty), the penetration R / k; R -> P delta / (2 c) as 1 / k."""
+    c, delta = compliances
+    P = 0.1
+    R_rigid = P * delta / (2 * c)
+    ks = np.array([1e4, 1e5, 1e6, 1e7])
+    err = []
+    for k in ks:
+        m, A, B = _crossing_cantilevers(k, [(1, 10, -P)])
+        res = fb.static(m, steps=2)
+        wa, wb = _chord_w(res, A), _chord_w(res, B)
+        R = -wa / c                                 # A carries the contact force alone
+        R_two = P * delta / (2 * c + 1 / k)
+        assert abs(R / R_two - 1) < 1e-4, (k, R, R_two)
+        # penetration R / k, a difference of two displacements: to 1e-3 of itself or 1e-5 of
+        # the displacement (the static solver's precision on a stiff penalty)
+        assert abs((wa - wb) - R_two / k) < 1e-3 * R_two / k + 1e-5 * abs(wb)
+        err.append(abs(R - R_rigid) / R_rigid)
+    slope = np.polyfit(np.log(ks), np.log(err), 1)[0]
+    assert abs(slope + 1.0) < 0.05, (slope, err)
