@@ -14,12 +14,17 @@ max(-g, 0)^2`` [J]: the internal force is ``dW/dX = -F dg/dX`` and the tangent
 Two kinds of pairs, decided by the dimension:
 
 - ``"crossing"`` (spatial models): two elements whose closest points lie inside both chords,
-  ``0 <= s*, t* <= 1``, and which are not near-parallel (the angle between the chords above
+  ``0 <= s*, t* < 1`` (half-open, so that a contact at a node shared by two elements counts
+  once), and which are not near-parallel (the angle between the chords above
   :data:`PARALLEL_SINE` in sine; near-parallel pairs need line contact, which is not built
   yet). Degrees of freedom ``X = (a0, a1, b0, b1)``.
 - ``"node"`` (planar models, where two chords in one plane meet at an end point of one of
   them): a node against an element of the other beam (or of the same beam, not adjacent) whose
-  projection lies inside the element, ``0 <= t* <= 1``. ``X = (p, b0, b1)``.
+  projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``.
+
+Pairs whose axes meet (distance 0: no normal) are dropped; with chords (C0 polylines) a point
+contact can also be missed at the convex side of a kink between two elements, where the closest
+point leaves both of them.
 
 The closest-point parameters ``z`` depend on the nodes; the gradient and Hessian of ``g`` are the
 exact ones of the minimum: the distance ``D(X, z) = |r|``, ``r = N(z) X`` affine in ``z``, is
@@ -197,11 +202,13 @@ def distance(kind: str, x: np.ndarray, z: np.ndarray, hessian: bool = True):
     c = C0[None] + z @ CK                                    # (n, m)
     r = np.einsum("nm,nmi->ni", c, x)
     rho = np.sqrt(np.einsum("ni,ni->n", r, r))
-    nv = r / rho[:, None]
+    # (axes that meet, rho = 0, have no normal: the caller drops them; 1 keeps numbers finite)
+    safe = np.where(rho > 0.0, rho, 1.0)
+    nv = r / safe[:, None]
     grad = (c[:, :, None] * nv[:, None, :]).reshape(n, m * d)
     if not hessian:
         return rho, grad, None
-    P = (np.eye(d)[None] - nv[:, :, None] * nv[:, None, :]) / rho[:, None, None]
+    P = (np.eye(d)[None] - nv[:, :, None] * nv[:, None, :]) / safe[:, None, None]
     H = np.einsum("na,nb,nij->naibj", c, c, P).reshape(n, m * d, m * d)
     rk = np.einsum("km,nmi->nki", CK, x)                      # dr/dz_k (n, K, d)
     Prk = np.einsum("nij,nkj->nki", P, rk)
@@ -218,7 +225,8 @@ class BeamContactBlock:
     contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the pairs'
     nodes: ``dofs (n, m d)``).
 
-    ``kind`` 'crossing' (m = 4 nodes: a0, a1, b0, b1) or 'node' (m = 3: p, b0, b1); ``X (n, m,
+    ``kind`` 'crossing' (m = 4 nodes: a0, a1, b0, b1) or 'node' (m = 3: p, b0, b1); ``nodes
+    (n, m)`` their ids (not read by the System: a planar block is evaluated on ``dofs``); ``X (n, m,
     d)`` the reference positions [m]; ``radius (n,)`` the sum of the two radii [m]; ``k (n,)``
     the penalty stiffness [N/m]; ``labels`` the pairs' names for messages.
     """
@@ -226,9 +234,10 @@ class BeamContactBlock:
     family = "beam contact"
     Dd = None       # no velocity-dependent force
 
-    def __init__(self, kind: str, dofs: np.ndarray, X: np.ndarray, radius: np.ndarray,
-                 k: np.ndarray, labels: list) -> None:
+    def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels: list) -> None:
         self.kind = kind
+        self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         self.radius = np.asarray(radius, dtype=float)
@@ -255,7 +264,7 @@ class BeamContactBlock:
         pos = self.positions(x)
         z, ok = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
         rho, G, H = distance(self.kind, pos, z, hessian)
-        return rho - self.radius, ok, G, H
+        return rho - self.radius, ok & (rho > 0.0), G, H
 
     def forces(self, x: np.ndarray, v, tangent: bool):
         g, ok, G, H = self.gaps(x, hessian=tangent)
@@ -317,6 +326,6 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
             continue
         dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
         X = np.array([[pos[i] for i in row] for row in ids])
-        blocks.append(BeamContactBlock(kind, dofs, X, rsum, np.full(len(ids), bc.stiffness),
+        blocks.append(BeamContactBlock(kind, ids, dofs, X, rsum, np.full(len(ids), bc.stiffness),
                                        labels))
     return blocks
