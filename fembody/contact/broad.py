@@ -29,15 +29,16 @@ def box_pairs(lo: np.ndarray, hi: np.ndarray, cell: float | None = None
 
     Parameters
     ----------
-    lo, hi : ndarray, shape (n, d)
-        Lower and upper corners of the boxes [m] (d = 2 or 3).
+    lo, hi : ndarray
+        Lower and upper corners of the boxes, shaped (n, d) [m] (d = 2 or 3).
     cell : float, optional
         Grid cell size [m]; default None: the mean over the boxes of their largest extent.
 
     Returns
     -------
-    pairs : ndarray of int64, shape (p, 2)
-        The overlapping pairs, ``i < j``, sorted lexicographically.
+    pairs : ndarray
+        The overlapping pairs ``(i, j)``, ``i < j``, int64 shaped (p, 2), sorted
+        lexicographically.
     tested : int
         How many box pairs sharing a grid cell were examined (the work done; for a sparse set
         of boxes it grows like n, not n^2).
