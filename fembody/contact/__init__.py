@@ -7,6 +7,9 @@ penalty), the broad phase of element pairs and beam-to-beam penalty contact.
     candidate pairs of segments from bounding boxes on a uniform grid.
 :mod:`fembody.contact.beams`
     point contact between the chords of beam elements (penalty), 2D and 3D.
+:mod:`fembody.contact.friction`
+    Coulomb friction (penalty tangential law, return mapping) at a point against a rigid
+    plane, as a kernel with explicit history (not yet wired into a model).
 """
 from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, PenaltyBlock,
                     build_groups, gap_node, gap_plane, gap_segment, make_contact)
