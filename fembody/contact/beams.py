@@ -49,6 +49,7 @@ import numpy as np
 
 from .. import validate
 from ..errors import ModelError
+from ..elements.base import Labels
 from .broad import segment_pairs
 
 if TYPE_CHECKING:
@@ -291,12 +292,16 @@ class BeamContactBlock:
 
 
 def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
-    """The model's beam contacts as force blocks: one per contact definition, its candidate
-    pairs from the broad phase on the reference configuration (none: no block)."""
+    """The model's beam contacts as one force block (an empty list when the broad phase finds
+    no candidate pair): the candidate pairs of every contact definition, from the broad phase
+    on the reference configuration, one after the other.
+
+    A pair already penetrating in the reference configuration (beams that start inside each
+    other) is a ModelError naming the pair."""
     dim = model.dimension
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
-    blocks = []
+    parts = []
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -310,7 +315,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         if kind == "crossing":
             ids = np.concatenate([nodes[pairs[:, 0]], nodes[pairs[:, 1]]], axis=1)
             rsum = rad[pairs[:, 0]] + rad[pairs[:, 1]]
-            labels = [f"{bc.label}: {els[i]} / {els[j]}" for i, j in pairs]
+            names = [(bc, els[i], els[j]) for i, j in pairs]
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
@@ -321,11 +326,24 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                             rows[(int(p), int(o))] = rad[e] + rad[o]
             ids = np.array([[p, *nodes[o]] for p, o in rows], dtype=np.int64).reshape(-1, 3)
             rsum = np.array(list(rows.values()))
-            labels = [f"{bc.label}: node {p} / {els[o]}" for p, o in rows]
-        if len(ids) == 0:
-            continue
-        dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
-        X = np.array([[pos[i] for i in row] for row in ids])
-        blocks.append(BeamContactBlock(kind, ids, dofs, X, rsum, np.full(len(ids), bc.stiffness),
-                                       labels))
-    return blocks
+            names = [(bc, f"node {p}", els[o]) for p, o in rows]
+        if len(ids):
+            X = np.array([[pos[i] for i in row] for row in ids])
+            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names))
+    if not parts:
+        return []
+    ids = np.concatenate([p[0] for p in parts])
+    names = [nm for p in parts for nm in p[4]]
+    dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
+    block = BeamContactBlock(kind, ids, dofs, np.concatenate([p[1] for p in parts]),
+                             np.concatenate([p[2] for p in parts]),
+                             np.concatenate([p[3] for p in parts]), labels)
+    g, ok, _, _ = block.gaps(np.zeros(dofs.shape))
+    inside = np.flatnonzero(ok & (g < -1e-9 * block.radius))
+    if inside.size:
+        i = int(inside[np.argmin(g[inside])])
+        raise ModelError(f"{block.label(i)}: the beams start inside each other (gap {g[i]:.3g} "
+                         f"m, {inside.size} pair(s) in all); move them apart by at least the "
+                         "sum of their radii or give the true (smaller) radius")
+    return [block]

@@ -312,3 +312,32 @@ def test_self_contact_leaves_out_neighbours(dim):
         f, _, _ = blk.forces(np.zeros(blk.dofs.shape), None, False)
         assert not f.any()
     assert sum(len(b) for b in sys.beam_contact_blocks) > 0
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_beams_starting_inside_each_other_are_a_model_error_naming_the_pair(dim):
+    m = fb.Model(dim=dim)
+    sec = fb.Section.circle(0.01)
+    p = (lambda *c: c) if dim == 3 else (lambda *c: c[:2])
+    A = m.add_beam(p(0, 0, 0), p(1, 0, 0), n=4, material=STEEL, section=sec)
+    # 3D: B crosses 6 mm above A's axis; planar: B's end node 6 mm above A
+    B = m.add_beam(p(0.625, -0.5, 0.006), p(0.625, 0.5, 0.006), n=4, material=STEEL,
+                   section=sec) if dim == 3 else \
+        m.add_beam((0.625, 0.5), (0.625, 0.006), n=4, material=STEEL, section=sec)
+    m.add_beam_contact(A, B, radius=0.005, stiffness=1e6, name="deck")
+    with pytest.raises(ModelError, match=r"beam contact 0 'deck': .* start inside each other "
+                                         r"\(gap -0.004 m"):
+        m.compile()
+
+
+def test_two_contacts_make_one_block_whose_labels_name_each():
+    m, A, B = _two_beams()
+    C = m.add_beam((0.25, -0.5, -0.02), (0.25, 0.5, -0.02), n=4, material=STEEL,
+                   section=fb.Section.circle(0.01))
+    m.add_beam_contact(A, B, radius=0.004, stiffness=1e6, name="top")
+    m.add_beam_contact(A, C, radius=0.004, stiffness=1e6, name="bottom", margin=0.02)
+    sys = m.compile()
+    (blk,) = sys.beam_contact_blocks
+    labels = [blk.label(i) for i in range(len(blk))]
+    assert any(lb.startswith("beam contact 0 'top'") for lb in labels)
+    assert any(lb.startswith("beam contact 1 'bottom'") for lb in labels)
