@@ -291,17 +291,76 @@ class BeamContactBlock:
         return np.column_stack([F, g, ok.astype(float)])
 
 
-def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
+class CandidateWatch:
+    """Which element pairs of the model's beam contacts the compiled block does not hold.
+
+    The candidate pairs are chosen once, on the reference configuration (boxes inflated by the
+    radii plus ``margin``); elements that were farther apart and come into contact during a run
+    are not checked. :meth:`unwatched` finds them at a configuration, by the broad phase on the
+    current positions (boxes inflated by the radii alone), in O(elements + close pairs): a run
+    asks it after accepted steps and stops with an error naming them (the cure: a larger
+    ``margin``). ``parts``: per contact definition (contact, element node ids (n, 2), radii
+    (n,), group (n,) or None, elements, candidate pairs (p, 2))."""
+
+    def __init__(self, parts: list) -> None:
+        self.parts = [(bc, nodes, rad, group, els,
+                       {(int(i), int(j)) for i, j in pairs}) for bc, nodes, rad, group, els,
+                      pairs in parts]
+
+    def unwatched(self, positions: np.ndarray) -> list[str]:
+        """Names of the element pairs that touch or overlap at the node ``positions``
+        ``(n_nodes, d)`` [m] (their boxes, inflated by the radii, overlap and the chords are
+        closer than the sum of the radii) but are not candidates of the block."""
+        out = []
+        for bc, nodes, rad, group, els, held in self.parts:
+            x0, x1 = positions[nodes[:, 0]], positions[nodes[:, 1]]
+            pairs, _ = segment_pairs(x0, x1, rad, nodes=nodes, group=group)
+            new = np.array([(i, j) not in held for i, j in pairs.tolist()], dtype=bool)
+            if not new.any():
+                continue
+            pairs = pairs[new]
+            dist = segment_distance(x0[pairs[:, 0]], x1[pairs[:, 0]], x0[pairs[:, 1]],
+                                    x1[pairs[:, 1]])
+            close = dist < rad[pairs[:, 0]] + rad[pairs[:, 1]]
+            out += [f"{bc.label}: {els[i]} / {els[j]}" for i, j in pairs[close]]
+        return out
+
+
+def segment_distance(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray
+                     ) -> np.ndarray:
+    """Distance [m] between the segments ``a0 -> a1`` and ``b0 -> b1`` ``(n, d)`` (closest
+    points clamped to the segments; parallel segments included)."""
+    d1, d2, w = a1 - a0, b1 - b0, a0 - b0
+    a = np.einsum("ni,ni->n", d1, d1)
+    e = np.einsum("ni,ni->n", d2, d2)
+    b = np.einsum("ni,ni->n", d1, d2)
+    c = np.einsum("ni,ni->n", d1, w)
+    f = np.einsum("ni,ni->n", d2, w)
+    den = a * e - b * b
+    s = np.clip(np.where(den > 1e-14 * a * e, (b * f - c * e) / np.where(den > 0, den, 1.0),
+                         0.0), 0.0, 1.0)
+    t = (b * s + f) / e
+    # t outside [0, 1]: clamp it and recompute s for the clamped t (Ericson, Real-Time
+    # Collision Detection, 5.1.9)
+    tc = np.clip(t, 0.0, 1.0)
+    s = np.where(t != tc, np.clip((tc * b - c) / a, 0.0, 1.0), s)
+    r = a0 + s[:, None] * d1 - b0 - tc[:, None] * d2
+    return np.sqrt(np.einsum("ni,ni->n", r, r))
+
+
+def build_beam_blocks(model: "Model", node_dofs: np.ndarray
+                      ) -> tuple[list, "CandidateWatch"]:
     """The model's beam contacts as one force block (an empty list when the broad phase finds
     no candidate pair): the candidate pairs of every contact definition, from the broad phase
-    on the reference configuration, one after the other.
+    on the reference configuration, one after the other; and the :class:`CandidateWatch` of
+    the pairs left out.
 
     A pair already penetrating in the reference configuration (beams that start inside each
     other) is a ModelError naming the pair."""
     dim = model.dimension
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
-    parts = []
+    parts, watch = [], []
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -327,11 +386,12 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
             ids = np.array([[p, *nodes[o]] for p, o in rows], dtype=np.int64).reshape(-1, 3)
             rsum = np.array(list(rows.values()))
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
+        watch.append((bc, nodes, rad, group, els, pairs))
         if len(ids):
             X = np.array([[pos[i] for i in row] for row in ids])
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names))
     if not parts:
-        return []
+        return [], CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])
     names = [nm for p in parts for nm in p[4]]
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
@@ -346,4 +406,4 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         raise ModelError(f"{block.label(i)}: the beams start inside each other (gap {g[i]:.3g} "
                          f"m, {inside.size} pair(s) in all); move them apart by at least the "
                          "sum of their radii or give the true (smaller) radius")
-    return [block]
+    return [block], CandidateWatch(watch)

@@ -341,3 +341,42 @@ def test_two_contacts_make_one_block_whose_labels_name_each():
     labels = [blk.label(i) for i in range(len(blk))]
     assert any(lb.startswith("beam contact 0 'top'") for lb in labels)
     assert any(lb.startswith("beam contact 1 'bottom'") for lb in labels)
+
+
+def test_segment_distance_against_a_dense_sampling():
+    from fembody.contact.beams import segment_distance
+    rng = np.random.default_rng(8)
+    a0, a1, b0, b1 = rng.normal(size=(4, 40, 3))
+    b1[:10] = b0[:10] + (a1 - a0)[:10] * 0.7            # parallel pairs too
+    s = np.linspace(0.0, 1.0, 201)
+    pa = a0[:, None] + s[None, :, None] * (a1 - a0)[:, None]
+    pb = b0[:, None] + s[None, :, None] * (b1 - b0)[:, None]
+    brute = np.linalg.norm(pa[:, :, None] - pb[:, None, :], axis=-1).min(axis=(1, 2))
+    d = segment_distance(a0, a1, b0, b1)
+    assert np.all(d <= brute + 1e-12)
+    # the sampled minimum is within a sampling step (1/200 of the segments) of the true one
+    assert np.all(brute - d < 0.01 * (np.linalg.norm(a1 - a0, axis=1) + np.linalg.norm(b1 - b0, axis=1)))
+
+
+def test_pairs_outside_the_margin_that_come_into_contact_are_reported():
+    """B 2 mm above A: with margin 0.5 mm no pair is a candidate, and once B has moved 2.5 mm
+    down (0.5 mm into A) the watch names the crossing elements; with margin 3 mm they are
+    candidates (nothing unwatched)."""
+    for margin, expect in ((0.5e-3, True), (3e-3, False)):
+        m = fb.Model(dim=3)
+        sec = fb.Section.circle(2 * R_SEC)
+        A = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=sec)
+        B = m.add_beam((0.55, -0.55, 2 * R_SEC + 2e-3), (0.55, 0.45, 2 * R_SEC + 2e-3), n=10,
+                       material=STEEL, section=sec)
+        m.add_beam_contact(A, B, radius=R_SEC, stiffness=1e6, margin=margin)
+        sys = m.compile()
+        assert bool(sys.beam_contact_blocks) != expect
+        pos = sys.space.positions(sys.q0).copy()
+        assert not sys.beam_contact_watch.unwatched(pos)
+        pos[[n.id for n in B.nodes], 2] -= 2.5e-3
+        missed = sys.beam_contact_watch.unwatched(pos)
+        if expect:
+            assert missed == ["beam contact 0 'beam contact 0': beam element 5 (nodes 6-7) / "
+                              "beam element 15 (nodes 17-18)"], missed
+        else:
+            assert not missed
