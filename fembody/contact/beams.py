@@ -198,9 +198,16 @@ def distance(kind: str, x: np.ndarray, z: np.ndarray, hessian: bool = True):
     """Distance ``rho (n,)`` between the closest points ``z`` of the pairs ``x (n, m, d)``, its
     gradient ``(n, m d)`` and (``hessian``) Hessian ``(n, m d, m d)`` with respect to the nodes,
     the closest points following the nodes (see the module docstring)."""
+    return point_distance(x, np.broadcast_to(_C0[kind], x.shape[:2]), _CK[kind], z, hessian)
+
+
+def point_distance(x: np.ndarray, C0: np.ndarray, CK: np.ndarray, z: np.ndarray,
+                   hessian: bool = True):
+    """:func:`distance` for a distance vector ``r = sum_m c_m x_m``, ``c = C0 + z CK`` with
+    ``C0 (n, m)`` per pair and ``CK (K, m)``: the ``K`` parameters ``z (n, K)`` are those that
+    make ``|r|`` stationary (the others are fixed in ``C0``, e.g. a Gauss point's)."""
     n, m, d = x.shape
-    C0, CK = _C0[kind], _CK[kind]
-    c = C0[None] + z @ CK                                    # (n, m)
+    c = C0 + z @ CK                                          # (n, m)
     r = np.einsum("nm,nmi->ni", c, x)
     rho = np.sqrt(np.einsum("ni,ni->n", r, r))
     # (axes that meet, rho = 0, have no normal: the caller drops them; 1 keeps numbers finite)
@@ -216,6 +223,13 @@ def distance(kind: str, x: np.ndarray, z: np.ndarray, hessian: bool = True):
     DXz = (CK[None, :, :, None] * nv[:, None, None, :]
            + c[:, None, :, None] * Prk[:, :, None, :]).reshape(n, -1, m * d)   # (n, K, md)
     Dzz = np.einsum("nki,nli->nkl", rk, Prk)
+    # parallel chords have no unique closest point (Dzz singular): the callers drop them
+    # (PARALLEL_SINE); an identity keeps the solve finite
+    scale = np.prod(np.einsum("nkk->nk", Dzz), axis=1)
+    bad = ~(np.abs(np.linalg.det(Dzz)) > 1e-14 * np.abs(scale))
+    if bad.any():
+        Dzz = Dzz.copy()
+        Dzz[bad] = np.eye(Dzz.shape[1])
     H -= np.einsum("nki,nkl->nil", DXz, np.linalg.solve(Dzz, DXz))
     return rho, grad, H
 
