@@ -1,4 +1,5 @@
-"""Beam-to-beam point contact by penalty (Wriggers and Zavarise 1997), planar and spatial.
+"""Beam-to-beam contact by penalty: point contact (Wriggers and Zavarise 1997), planar and
+spatial, switched to line contact for near-parallel spatial pairs (:mod:`fembody.contact.line`).
 
 Each beam element is represented by its chord (the straight line between its two nodes) and a
 circular section of radius ``r`` [m]. Two chords ``x1(s) = a0 + s (a1 - a0)`` and ``x2(t) = b0
@@ -15,9 +16,10 @@ Two kinds of pairs, decided by the dimension:
 
 - ``"crossing"`` (spatial models): two elements whose closest points lie inside both chords,
   ``0 <= s*, t* < 1`` (half-open, so that a contact at a node shared by two elements counts
-  once), and which are not near-parallel (the angle between the chords above
-  :data:`PARALLEL_SINE` in sine; near-parallel pairs need line contact, which is not built
-  yet). Degrees of freedom ``X = (a0, a1, b0, b1)``.
+  once), and which are not parallel (sine of the angle between the chords above
+  :data:`PARALLEL_SINE`). Degrees of freedom ``X = (a0, a1, b0, b1)``. The block blends this
+  point contact with line contact along element A for near-parallel pairs
+  (:mod:`fembody.contact.line`, line penalty per unit length ``k / l_A``).
 - ``"node"`` (planar models, where two chords in one plane meet at an end point of one of
   them): a node against an element of the other beam (or of the same beam, not adjacent) whose
   projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``.
@@ -257,6 +259,11 @@ class BeamContactBlock:
         self.X = np.asarray(X, dtype=float)
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
+        if kind == "crossing":
+            # line contact along element A: penalty per unit length k / l_A, so an element
+            # lying on another along its length is as stiff as one crossing point
+            self.length = np.linalg.norm(self.X[:, 1] - self.X[:, 0], axis=1)
+            self.k_line = self.k / self.length
         self._labels = labels
         self.dim = self.X.shape[2]
 
@@ -282,6 +289,11 @@ class BeamContactBlock:
         return rho - self.radius, ok & (rho > 0.0), G, H
 
     def forces(self, x: np.ndarray, v, tangent: bool):
+        if self.kind == "crossing":
+            from .line import blended
+            _, f, K = blended(self.positions(x), self.k, self.k_line, self.length,
+                              self.radius, tangent)
+            return f, K, None
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)
         F = np.where(on, -self.k * g, 0.0)                       # normal force [N] >= 0
@@ -293,13 +305,28 @@ class BeamContactBlock:
         return f, K, None
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy)."""
+        """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy; for
+        spatial pairs the switched point and line energy of :mod:`fembody.contact.line`)."""
+        if self.kind == "crossing":
+            from .line import blended
+            return blended(self.positions(x), self.k, self.k_line, self.length, self.radius,
+                           False)[0]
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return 0.5 * self.k * pen ** 2
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
-        """Per pair (normal force [N], gap [m], in the contact zone 1/0)."""
+        """Per pair (normal force [N], gap [m], in the contact zone 1/0); spatial pairs: the
+        magnitude of the force on B's nodes, the smallest gap of the point and line parts."""
+        if self.kind == "crossing":
+            from .line import blended, line_gaps
+            pos = self.positions(x)
+            f = blended(pos, self.k, self.k_line, self.length, self.radius, False)[1]
+            F = np.linalg.norm(f[:, 2 * self.dim:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
+            g, ok, _, _ = self.gaps(x)
+            gl, okl = line_gaps(pos, self.radius)
+            g = np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g))
+            return np.column_stack([F, g, (ok | okl).astype(float)])
         g, ok, _, _ = self.gaps(x)
         F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])
@@ -413,7 +440,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     block = BeamContactBlock(kind, ids, dofs, np.concatenate([p[1] for p in parts]),
                              np.concatenate([p[2] for p in parts]),
                              np.concatenate([p[3] for p in parts]), labels)
-    g, ok, _, _ = block.gaps(np.zeros(dofs.shape))
+    rs = block.resultants(np.zeros(dofs.shape))
+    g, ok = rs[:, 1], rs[:, 2] > 0.0
     inside = np.flatnonzero(ok & (g < -1e-9 * block.radius))
     if inside.size:
         i = int(inside[np.argmin(g[inside])])

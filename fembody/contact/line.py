@@ -1,5 +1,6 @@
 """Line contact of near-parallel beam elements and its smooth switch with point contact
-(after Meier, Popp and Wall, CMAME 315 (2017), arXiv 1603.09227), spatial pairs.
+(after Meier, Popp and Wall, CMAME 315 (2017), arXiv 1603.09227), spatial pairs; the force of
+:class:`fembody.contact.beams.BeamContactBlock` in spatial models.
 
 Point contact (:mod:`fembody.contact.beams`) needs a unique closest point, which two nearly
 parallel chords do not have. **Line contact** integrates a penalty along element A instead:
@@ -65,6 +66,20 @@ def line_part(x: np.ndarray, length: np.ndarray, k_line: np.ndarray, radius: np.
     fl = fg.reshape(n, NG, m * d).sum(axis=1)
     Kl = None if Kg is None else Kg.reshape(n, NG, m * d, m * d).sum(axis=1)
     return Wl, fl, Kl
+
+
+def line_gaps(x: np.ndarray, radius: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest Gauss-point gap ``(n,)`` [m] of the pairs ``x (n, 4, d)`` along A and
+    whether any Gauss point projects inside B ``(n,)``."""
+    n = x.shape[0]
+    p = (1.0 - XI)[None, :, None] * x[:, None, 0] + XI[None, :, None] * x[:, None, 1]
+    d2 = x[:, 3] - x[:, 2]
+    t = np.einsum("ngi,ni->ng", p - x[:, None, 2], d2) / np.einsum("ni,ni->n", d2, d2)[:, None]
+    r = p - x[:, None, 2] - t[:, :, None] * d2[:, None]
+    g = np.sqrt(np.einsum("ngi,ngi->ng", r, r)) - radius[:, None]
+    ok = (t >= 0.0) & (t < 1.0)
+    gmin = np.where(ok, g, np.inf).min(axis=1)
+    return np.where(ok.any(axis=1), gmin, np.inf), ok.any(axis=1)
 
 
 def point_part(x: np.ndarray, k: np.ndarray, radius: np.ndarray, tangent: bool = True):

@@ -395,8 +395,9 @@ class Model:
 
         Planar models check each node of one beam against the elements of the other (the
         chords of two planar beams meet at a node); spatial models check crossing elements
-        whose closest points lie inside both elements. Near-parallel elements (line contact)
-        are not checked yet.
+        whose closest points lie inside both elements, switched smoothly to line contact
+        along the element (penalty ``stiffness`` / element length per unit length) when the
+        elements are within 10 degrees of parallel (:mod:`fembody.contact.line`).
         """
         from ..contact.beams import make_beam_contact
         c = make_beam_contact(self, a, b, radius=radius, stiffness=stiffness, margin=margin,

@@ -90,3 +90,29 @@ def test_parallel_chords_with_uniform_penetration():
     np.testing.assert_allclose(fz[2:].sum(), kl * l * delta, rtol=1e-12)    # B pushed up
     np.testing.assert_allclose(fz[:2], -0.5 * kl * l * delta, rtol=1e-12)   # evenly
     assert not line.point_part(x, np.array([1e9]), np.array([0.01]))[1].any()
+
+
+def test_a_beam_lying_on_another_sinks_by_load_over_line_stiffness():
+    """B (10 elements) parallel on a fixed A, only B's z free, a uniform load q [N/m] as
+    consistent nodal forces: B sinks uniformly by q / k_line with k_line = k / l_e, the
+    contact force equals the load (point contact alone would let B fall through)."""
+    import fembody as fb
+    r, k, q, n = 0.005, 1e6, 50.0, 10
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    sec = fb.Section.circle(2 * r)
+    m = fb.Model(dim=3)
+    A = m.add_beam((0, 0, 0), (1.0, 0, 0), n=n, material=steel, section=sec)
+    B = m.add_beam((0, 0, 2 * r), (1.0, 0, 2 * r), n=n, material=steel, section=sec)
+    for node in A.nodes:
+        m.fix(node, "x", "y", "z", "rx", "ry", "rz")
+    le = 1.0 / n
+    for i, node in enumerate(B.nodes):
+        m.fix(node, "x", "y", "rx", "ry", "rz")
+        m.add_force(node, (0.0, 0.0, -q * le * (0.5 if i in (0, n) else 1.0)))
+    m.add_beam_contact(A, B, radius=r, stiffness=k)
+    res = fb.static(m, steps=1)
+    uz = np.array([res.displacement(nd)[-1][2] for nd in B.nodes])
+    np.testing.assert_allclose(uz, -q * le / k, rtol=1e-8)
+    F = res.resultants("beam contact")[-1]
+    np.testing.assert_allclose(F[:, 0].sum(), q * 1.0, rtol=1e-8)
+    np.testing.assert_allclose(F[F[:, 0] > 0, 1], -q * le / k, rtol=1e-6)
