@@ -7,6 +7,8 @@ penalty), the broad phase of element pairs and beam-to-beam penalty contact.
     candidate pairs of segments from bounding boxes on a uniform grid.
 :mod:`fembody.contact.beams`
     point contact between the chords of beam elements (penalty), 2D and 3D.
+:mod:`fembody.contact.geometry`
+    closest points of element chords and the exact derivatives of their distance.
 :mod:`fembody.contact.line`
     line contact of near-parallel spatial elements and the switch with point contact.
 :mod:`fembody.contact.friction`

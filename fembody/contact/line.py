@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .beams import PARALLEL_SINE, closest_crossing, point_distance
+from .geometry import closest_crossing, distance, point_distance
 
 NG = 5                                   # Gauss points per element of A
 ALPHA_LINE = np.deg2rad(5.0)             # [rad] below: line contact only
@@ -85,7 +85,6 @@ def line_gaps(x: np.ndarray, radius: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def point_part(x: np.ndarray, k: np.ndarray, radius: np.ndarray, tangent: bool = True):
     """Point-contact energy, force and tangent of the pairs ``x (n, 4, d)`` (zero where the
     closest points leave a chord or the chords are parallel)."""
-    from .beams import distance
     z, ok = closest_crossing(x)
     rho, G, H = distance("crossing", x, z, tangent)
     return _penalty(rho - radius, ok & (rho > 0.0), k, G, H)
