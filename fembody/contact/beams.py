@@ -164,14 +164,15 @@ def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
 
 # ----------------------------------------------------------------------------- the block
 class BeamContactBlock:
-    """Penalty point contacts of candidate element pairs as a force block of the System (the
+    """Penalty contacts of candidate element pairs (point; spatial pairs switched with line
+    contact near parallel) as a force block of the System (the
     contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the pairs'
     nodes: ``dofs (n, m d)``).
 
-    ``kind`` 'crossing' (m = 4 nodes: a0, a1, b0, b1) or 'node' (m = 3: p, b0, b1); ``nodes
-    (n, m)`` their ids (not read by the System: a planar block is evaluated on ``dofs``); ``X (n, m,
-    d)`` the reference positions [m]; ``radius (n,)`` the sum of the two radii [m]; ``k (n,)``
-    the penalty stiffness [N/m]; ``labels`` the pairs' names for messages.
+    ``kind`` 'crossing' (m = 4 nodes: a0, a1, b0, b1) or 'node' (m = 3: p, b0, b1);
+    ``nodes (n, m)`` their ids (not read by the System: a planar block is evaluated on
+    ``dofs``); ``X (n, m, d)`` the reference positions [m]; ``radius (n,)`` the sum of the two
+    radii [m]; ``k (n,)`` the penalty stiffness [N/m]; ``labels`` the pairs' names for messages.
     """
 
     family = "beam contact"

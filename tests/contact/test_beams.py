@@ -77,7 +77,8 @@ def test_force_is_energy_gradient_and_tangent_matches_finite_differences(kind):
         e = np.zeros(k)
         e[j] = h
         ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
-        Kfd[:, :, j] = (blk.forces(x + e, None, False)[0] - blk.forces(x - e, None, False)[0]) / (2 * h)
+        fp, fm = blk.forces(x + e, None, False)[0], blk.forces(x - e, None, False)[0]
+        Kfd[:, :, j] = (fp - fm) / (2 * h)
     assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
     assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
     # the force pushes the pair apart: it does negative work on opening the gap
@@ -355,7 +356,8 @@ def test_segment_distance_against_a_dense_sampling():
     d = segment_distance(a0, a1, b0, b1)
     assert np.all(d <= brute + 1e-12)
     # the sampled minimum is within a sampling step (1/200 of the segments) of the true one
-    assert np.all(brute - d < 0.01 * (np.linalg.norm(a1 - a0, axis=1) + np.linalg.norm(b1 - b0, axis=1)))
+    lengths = np.linalg.norm(a1 - a0, axis=1) + np.linalg.norm(b1 - b0, axis=1)
+    assert np.all(brute - d < 0.01 * lengths)
 
 
 def test_pairs_outside_the_margin_that_come_into_contact_are_reported():

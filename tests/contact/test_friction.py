@@ -34,8 +34,9 @@ def _pull(phi, steps):
         anchor = st.anchor
         D += st.dissipated[0]
         F = KS * (up - t @ x[0])                          # the pulling force
-        stored = 0.5 * KS * np.sum((up * t - P @ x[0]) ** 2) + 0.5 * KT * np.sum(st.T[0] ** 2) / KT ** 2 \
-            + 0.5 * KN * (x[0] @ n[0]) ** 2
+        stored = (0.5 * KS * np.sum((up * t - P @ x[0]) ** 2)       # pulling spring
+                  + 0.5 * np.sum(st.T[0] ** 2) / KT                 # tangential penalty
+                  + 0.5 * KN * (x[0] @ n[0]) ** 2)                  # normal penalty
         out.append((up, F, t @ x[0], st.N[0], bool(st.slipping[0]), D, stored, x[0].copy()))
     return out
 
@@ -58,7 +59,7 @@ def test_pull_sticks_until_mu_n_then_slips_with_the_dissipation_in_the_balance(p
         W = 0.5 * c * min(up, u_star) ** 2 + MU * PN * max(up - u_star, 0.0)
         D_ref = MU * PN * max(up - u_star, 0.0)
         assert abs(D - D_ref) < 1e-9 * MU * PN * u_star
-        W_normal = 0.5 * PN ** 2 / KN                     # the press's work into the normal penalty
+        W_normal = 0.5 * PN ** 2 / KN           # the press's work into the normal penalty
         assert abs(W + W_normal - stored - D) < 1e-9 * MU * PN * u_star
 
 
