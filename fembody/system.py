@@ -155,6 +155,14 @@ class System:
         """Penalty contacts become a force block; impulse contacts are watched by the impact
         handler and only reserve their entries in the matrix pattern (the geometric stiffness of
         a resting contact's constraint row lands there)."""
+        # (the watch names element pairs that touch but were not candidates at compile time)
+        self.beam_contact_blocks, self.beam_contact_watch = [], None
+        if getattr(model, "beam_contacts", None):
+            from .contact.beams import build_beam_blocks
+            self.beam_contact_blocks, self.beam_contact_watch = build_beam_blocks(
+                model, self.node_dofs)
+            self.blocks += self.beam_contact_blocks
+            self.stiffness_blocks += self.beam_contact_blocks
         if not model.contacts:                  # (the contact module loads when first used)
             self.contact_groups, self.penalty_blocks = [], []
             return

@@ -75,6 +75,7 @@ class Model:
         # nodes whose initial omega came from set_rigid_velocity (applied where they rotate)
         self.implied_omega: set[int] = set()
         self.contacts: list = []
+        self.beam_contacts: list = []
         self.sensors: list = []
         self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
         self.supports[self.ground.id] = set(conditions.all_dofs(self))
@@ -634,6 +635,52 @@ class Model:
                          restitution=restitution, method=method, stiffness=stiffness,
                          exponent=exponent, rest_velocity=rest_velocity, name=name)
         self.contacts.append(c)
+        return c
+
+    def add_beam_contact(self, a: Body, b: Body | None = None, *, radius,
+                         stiffness: float, margin: float | None = None,
+                         friction: float = 0.0, name: str | None = None):
+        """Let the beam elements of body ``a`` touch those of body ``b`` (``b`` None: the
+        self-contact of ``a``, elements sharing a node excluded), by penalty point contact
+        (:mod:`fembody.contact.beams`).
+
+        Parameters
+        ----------
+        a, b : Body
+            Beams of this model (``add_beam`` or ``add_body(kind="beam")``); only their beam
+            elements take part.
+        radius : float or (float, float)
+            Section radius [m] of the beams (one for both, or ``(radius of a, radius of b)``):
+            the chords touch when their distance is the sum of the radii. At most each
+            element's length.
+        stiffness : float
+            Penalty stiffness [N/m]: the contact force per metre of penetration. The
+            penetration is about force / stiffness; the contact force converges to the
+            rigid-contact value as 1 / stiffness.
+        margin : float, optional
+            How much farther apart than touching [m] two elements may be in the reference
+            configuration and still be checked during a run (the broad phase runs once, when
+            the model is compiled). Default None: the larger radius. Give at least the
+            largest approach expected in the run.
+        friction : float
+            Coulomb coefficient [-]; only 0.0 (frictionless, the default) is implemented.
+        name : str, optional
+            A label for messages.
+
+        Returns
+        -------
+        fembody.contact.beams.BeamContact
+
+        Planar models check each node of one beam against the elements of the other (the
+        chords of two planar beams meet at a node); spatial models check crossing elements
+        whose closest points lie inside both elements, switched smoothly to line contact
+        along the element (penalty ``stiffness`` / element length per unit length) when the
+        elements are within 10 degrees of parallel (:mod:`fembody.contact.line`).
+        """
+        from ..contact.beams import make_beam_contact
+        c = make_beam_contact(self, a, b, radius=radius, stiffness=stiffness, margin=margin,
+                              friction=friction, name=name)
+        self.beam_contacts.append(c)
         return c
 
     def add_sensor(self, target, quantity: str, name: str | None = None):

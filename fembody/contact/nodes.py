@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from . import validate
-from .model import modelcheck
-from .errors import ModelError
-from .space.dimension import dimension
+from .. import validate
+from ..model import modelcheck
+from ..errors import ModelError
+from ..space.dimension import dimension
 
 if TYPE_CHECKING:
-    from .model.model import Model, Node
+    from ..model.model import Model, Node
 
 METHODS = ("impulse", "penalty")
 KINDS = ("plane", "node", "segment")

@@ -1,0 +1,22 @@
+"""Contact: node contacts (against a plane, another node or a planar segment, by impulse or
+penalty), the broad phase of element pairs and beam-to-beam penalty contact.
+
+:mod:`fembody.contact.nodes`
+    a node against an obstacle: definitions, gap geometry, the penalty force block.
+:mod:`fembody.contact.broad`
+    candidate pairs of segments from bounding boxes on a uniform grid.
+:mod:`fembody.contact.beams`
+    point contact between the chords of beam elements (penalty), 2D and 3D.
+:mod:`fembody.contact.geometry`
+    closest points of element chords and the exact derivatives of their distance.
+:mod:`fembody.contact.line`
+    line contact of near-parallel spatial elements and the switch with point contact.
+:mod:`fembody.contact.friction`
+    Coulomb friction (penalty tangential law, return mapping) at a point against a rigid
+    plane, as a kernel with explicit history (not yet wired into a model).
+"""
+from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, PenaltyBlock,
+                    build_groups, gap_node, gap_plane, gap_segment, make_contact)
+
+__all__ = ["KINDS", "METHODS", "V_MINUS_FLOOR", "Contact", "ContactGroup", "PenaltyBlock",
+           "build_groups", "gap_node", "gap_plane", "gap_segment", "make_contact"]

@@ -1,0 +1,353 @@
+"""Beam-to-beam contact by penalty: point contact (Wriggers and Zavarise 1997), planar and
+spatial, switched to line contact for near-parallel spatial pairs (:mod:`fembody.contact.line`).
+
+Each beam element is represented by its chord (the straight line between its two nodes) and a
+circular section of radius ``r`` [m]. Two chords ``x1(s) = a0 + s (a1 - a0)`` and ``x2(t) = b0
++ t (b1 - b0)`` touch at their closest points; the **gap** is
+
+    g = |x1(s*) - x2(t*)| - r1 - r2,
+
+positive when apart. The contact force is a linear penalty on the penetration,
+``F = k max(-g, 0)`` [N] with stiffness ``k`` [N/m], derived from the energy ``W = k/2
+max(-g, 0)^2`` [J]: the internal force is ``dW/dX = -F dg/dX`` and the tangent
+``k (dg/dX dg/dX^T + g d2g/dX2)`` on the pairs in contact.
+
+Two kinds of pairs, decided by the dimension:
+
+- ``"crossing"`` (spatial models): two elements whose closest points lie inside both chords,
+  ``0 <= s*, t* < 1`` (half-open, so that a contact at a node shared by two elements counts
+  once), and which are not parallel (sine of the angle between the chords above
+  :data:`fembody.contact.geometry.PARALLEL_SINE`). Degrees of freedom ``X = (a0, a1, b0,
+  b1)``. The block blends this point contact with line contact along element A for
+  near-parallel pairs (:mod:`fembody.contact.line`, line penalty per unit length ``k /
+  l_A``).
+- ``"node"`` (planar models, where two chords in one plane meet at an end point of one of
+  them): a node against an element of the other beam (or of the same beam, not adjacent) whose
+  projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``.
+
+Pairs whose axes meet (distance 0: no normal) are dropped; with chords (C0 polylines) a point
+contact can also be missed at the convex side of a kink between two elements, where the closest
+point leaves both of them.
+
+The closest-point parameters ``z`` depend on the nodes; the gradient and Hessian of ``g`` are the
+exact ones of the minimum: the distance ``D(X, z) = |r|``, ``r = N(z) X`` affine in ``z``, is
+stationary in ``z``, so ``dg/dX = N^T n`` (``n = r / |r|``) and
+
+    d2g/dX2 = D_XX - D_Xz D_zz^-1 D_zX
+
+(the implicit function theorem), with ``D_XX = N^T P N``, ``D_Xz_k = N_k^T n + N^T P r_k``,
+``D_zz = r_k^T P r_l``, ``P = (I - n n^T) / |r|`` and ``r_k = dr/dz_k = N_k X``.
+
+Which element pairs are checked is decided once, when the model is compiled, by the broad phase
+(:mod:`fembody.contact.broad`) on the reference configuration: elements whose boxes, inflated by
+their radius plus ``margin``, overlap. The compiled matrix pattern holds those pairs; at every
+Newton iteration all of them are evaluated at once on arrays and the ones with ``g < 0`` push.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import validate
+from ..errors import ModelError
+from ..elements.base import Labels
+from .broad import segment_pairs
+from .geometry import closest_crossing, closest_node, distance, segment_distance
+from .line import blended, line_gaps
+
+if TYPE_CHECKING:
+    from ..model.bodies import Body
+    from ..model.model import Model
+
+
+@dataclass
+class BeamContact:
+    """Contact between the elements of two beams, or self-contact of one beam (create it with
+    ``Model.add_beam_contact``).
+
+    ``elements_a``, ``elements_b``: the beam elements of each side (``elements_b`` None:
+    self-contact of ``elements_a``); ``radius_a``, ``radius_b`` [m] the section radii;
+    ``stiffness`` [N/m] the penalty; ``margin`` [m] how much farther apart than touching two
+    elements may be in the reference configuration and still be checked during a run;
+    ``friction`` the Coulomb coefficient [-] (0: frictionless).
+    """
+
+    index: int
+    name: str
+    elements_a: tuple
+    elements_b: tuple | None
+    radius_a: float
+    radius_b: float
+    stiffness: float
+    margin: float
+    friction: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"beam contact {self.index} '{self.name}'"
+
+
+def _radii(radius, where: str) -> tuple[float, float]:
+    if isinstance(radius, (tuple, list, np.ndarray)):
+        vals = list(radius)
+        if len(vals) != 2:
+            raise ModelError(f"{where}: radius must be one number or a pair (radius of beam a, "
+                             f"radius of beam b) [m], got {radius!r}")
+    else:
+        vals = [radius, radius]
+    out = tuple(validate.number(f"{where}: radius", v) for v in vals)
+    for r in out:
+        if r < 0.0:
+            raise ModelError(f"{where}: radius must be >= 0 [m] (the section radius of the "
+                             f"beam), got {radius!r}")
+    return out
+
+
+def _beam_elements(model: "Model", body, side: str, where: str) -> tuple:
+    if not any(body is b for b in model.bodies):
+        raise ModelError(f"{where}: {side} ({body!r}) is not a body of this model; pass a beam "
+                         "returned by this model's add_beam (or add_body)")
+    els = tuple(e for e in body.elements if e.family == "beam")
+    if not els:
+        raise ModelError(f"{where}: {side} ({body!r}) has no beam elements; beam contact "
+                         "needs a beam (add_beam, or add_body(kind='beam'))")
+    return els
+
+
+def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
+                      margin: float | None = None, friction: float = 0.0,
+                      name: str | None = None) -> BeamContact:
+    """Validate the arguments of ``Model.add_beam_contact`` and build the
+    :class:`BeamContact`."""
+    index = len(model.beam_contacts)
+    where = f"add_beam_contact (beam contact {index}{'' if name is None else f' {name!r}'})"
+    ea = _beam_elements(model, a, "a", where)
+    eb = None
+    if b is not None:
+        if b is a:
+            raise ModelError(f"{where}: b is the same body as a; for self-contact leave b out "
+                             "(b=None)")
+        eb = _beam_elements(model, b, "b", where)
+    ra, rb = _radii(radius, where)
+    k = validate.number(f"{where}: stiffness", stiffness)
+    if k <= 0.0:
+        raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
+                         f"metre of penetration), got {stiffness!r}")
+    mu = validate.number(f"{where}: friction", friction)
+    if mu < 0.0:
+        raise ModelError(f"{where}: friction must be >= 0 (the Coulomb coefficient), got "
+                         f"{friction!r}")
+    if mu > 0.0:
+        raise ModelError(f"{where}: friction between beams is not implemented yet; use "
+                         "friction=0.0 (frictionless contact)")
+    for els, r, side in ((ea, ra, "a"), (eb or (), rb, "b")):
+        for e in els:
+            p, q = (np.asarray(nd.position, float) for nd in e.nodes)
+            le = float(np.linalg.norm(q - p))
+            if r > le:
+                raise ModelError(f"{where}: the radius of {side} ({r:g} m) is larger than the "
+                                 f"length of {e} ({le:g} m); refine the beam (more elements "
+                                 "of a length at least the radius) or give the true section "
+                                 "radius")
+    if margin is None:
+        mg = max(ra, rb)
+    else:
+        mg = validate.number(f"{where}: margin", margin)
+        if mg < 0.0:
+            raise ModelError(f"{where}: margin must be >= 0 [m], got {margin!r}")
+    return BeamContact(index=index, name=name or f"beam contact {index}", elements_a=ea,
+                       elements_b=eb, radius_a=ra, radius_b=rb, stiffness=k, margin=mg,
+                       friction=mu)
+
+
+# ----------------------------------------------------------------------------- the block
+class BeamContactBlock:
+    """Penalty contacts of candidate element pairs (point; spatial pairs switched with line
+    contact near parallel) as a force block of the System (the
+    contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the pairs'
+    nodes: ``dofs (n, m d)``).
+
+    ``kind`` 'crossing' (m = 4 nodes: a0, a1, b0, b1) or 'node' (m = 3: p, b0, b1);
+    ``nodes (n, m)`` their ids (not read by the System: a planar block is evaluated on
+    ``dofs``); ``X (n, m, d)`` the reference positions [m]; ``radius (n,)`` the sum of the two
+    radii [m]; ``k (n,)`` the penalty stiffness [N/m]; ``labels`` the pairs' names for messages.
+    """
+
+    family = "beam contact"
+    Dd = None       # no velocity-dependent force
+
+    def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels: list) -> None:
+        self.kind = kind
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        if kind == "crossing":
+            # line contact along element A: penalty per unit length k / l_A, so an element
+            # lying on another along its length is as stiff as one crossing point
+            self.length = np.linalg.norm(self.X[:, 1] - self.X[:, 0], axis=1)
+            self.k_line = self.k / self.length
+        self._labels = labels
+        self.dim = self.X.shape[2]
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i]
+
+    def mass(self):
+        return None
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, m, d)`` from the gathered displacements ``x``."""
+        return self.X + x.reshape(self.X.shape)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False):
+        """Gap ``g (n,)`` [m], whether each pair is in its contact zone ``(n,)``, the gradient
+        and (``hessian``) Hessian of ``g`` at the gathered displacements ``x``."""
+        pos = self.positions(x)
+        z, ok = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
+        rho, G, H = distance(self.kind, pos, z, hessian)
+        return rho - self.radius, ok & (rho > 0.0), G, H
+
+    def forces(self, x: np.ndarray, v, tangent: bool):
+        if self.kind == "crossing":
+            _, f, K = blended(self.positions(x), self.k, self.k_line, self.length,
+                              self.radius, tangent)
+            return f, K, None
+        g, ok, G, H = self.gaps(x, hessian=tangent)
+        on = ok & (g < 0.0)
+        F = np.where(on, -self.k * g, 0.0)                       # normal force [N] >= 0
+        f = -F[:, None] * G
+        if not tangent:
+            return f, None, None
+        kon = np.where(on, self.k, 0.0)
+        K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
+        return f, K, None
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy; for
+        spatial pairs the switched point and line energy of :mod:`fembody.contact.line`)."""
+        if self.kind == "crossing":
+            return blended(self.positions(x), self.k, self.k_line, self.length, self.radius,
+                           False)[0]
+        g, ok, _, _ = self.gaps(x)
+        pen = np.where(ok & (g < 0.0), -g, 0.0)
+        return 0.5 * self.k * pen ** 2
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Per pair (normal force [N], gap [m], in the contact zone 1/0); spatial pairs: the
+        magnitude of the force on B's nodes, the smallest gap of the point and line parts."""
+        if self.kind == "crossing":
+            pos = self.positions(x)
+            f = blended(pos, self.k, self.k_line, self.length, self.radius, False)[1]
+            F = np.linalg.norm(f[:, 2 * self.dim:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
+            g, ok, _, _ = self.gaps(x)
+            gl, okl = line_gaps(pos, self.radius)
+            g = np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g))
+            return np.column_stack([F, g, (ok | okl).astype(float)])
+        g, ok, _, _ = self.gaps(x)
+        F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
+        return np.column_stack([F, g, ok.astype(float)])
+
+
+class CandidateWatch:
+    """Which element pairs of the model's beam contacts the compiled block does not hold.
+
+    The candidate pairs are chosen once, on the reference configuration (boxes inflated by the
+    radii plus ``margin``); elements that were farther apart and come into contact during a run
+    are not checked. :meth:`unwatched` finds them at a configuration, by the broad phase on the
+    current positions (boxes inflated by the radii alone), in O(elements + close pairs): a run
+    asks it after accepted steps and stops with an error naming them (the cure: a larger
+    ``margin``). ``parts``: per contact definition (contact, element node ids (n, 2), radii
+    (n,), group (n,) or None, elements, candidate pairs (p, 2))."""
+
+    def __init__(self, parts: list) -> None:
+        self.parts = [(bc, nodes, rad, group, els,
+                       {(int(i), int(j)) for i, j in pairs}) for bc, nodes, rad, group, els,
+                      pairs in parts]
+
+    def unwatched(self, positions: np.ndarray) -> list[str]:
+        """Names of the element pairs that touch or overlap at the node ``positions``
+        ``(n_nodes, d)`` [m] (their boxes, inflated by the radii, overlap and the chords are
+        closer than the sum of the radii) but are not candidates of the block."""
+        out = []
+        for bc, nodes, rad, group, els, held in self.parts:
+            x0, x1 = positions[nodes[:, 0]], positions[nodes[:, 1]]
+            pairs, _ = segment_pairs(x0, x1, rad, nodes=nodes, group=group)
+            new = np.array([(i, j) not in held for i, j in pairs.tolist()], dtype=bool)
+            if not new.any():
+                continue
+            pairs = pairs[new]
+            dist = segment_distance(x0[pairs[:, 0]], x1[pairs[:, 0]], x0[pairs[:, 1]],
+                                    x1[pairs[:, 1]])
+            close = dist < rad[pairs[:, 0]] + rad[pairs[:, 1]]
+            out += [f"{bc.label}: {els[i]} / {els[j]}" for i, j in pairs[close]]
+        return out
+
+
+def build_beam_blocks(model: "Model", node_dofs: np.ndarray
+                      ) -> tuple[list, "CandidateWatch"]:
+    """The model's beam contacts as one force block (an empty list when the broad phase finds
+    no candidate pair): the candidate pairs of every contact definition, from the broad phase
+    on the reference configuration, one after the other; and the :class:`CandidateWatch` of
+    the pairs left out.
+
+    A pair already penetrating in the reference configuration (beams that start inside each
+    other) is a ModelError naming the pair."""
+    dim = model.dimension
+    nd = dim.n_translations
+    kind = dim.pick("node", "crossing")
+    parts, watch = [], []
+    for bc in model.beam_contacts:
+        els = list(bc.elements_a) + list(bc.elements_b or ())
+        na = len(bc.elements_a)
+        nodes = np.array([[n.id for n in e.nodes] for e in els], dtype=np.int64)
+        pos = {n.id: np.asarray(n.position, float)[:nd] for e in els for n in e.nodes}
+        x0 = np.array([pos[i] for i in nodes[:, 0]])
+        x1 = np.array([pos[i] for i in nodes[:, 1]])
+        rad = np.where(np.arange(len(els)) < na, bc.radius_a, bc.radius_b)
+        group = None if bc.elements_b is None else (np.arange(len(els)) >= na).astype(int)
+        pairs, _ = segment_pairs(x0, x1, rad + bc.margin, nodes=nodes, group=group)
+        if kind == "crossing":
+            ids = np.concatenate([nodes[pairs[:, 0]], nodes[pairs[:, 1]]], axis=1)
+            rsum = rad[pairs[:, 0]] + rad[pairs[:, 1]]
+            names = [(bc, els[i], els[j]) for i, j in pairs]
+        else:
+            # each node of one element against the other element, once per (node, element)
+            rows = {}
+            for i, j in pairs:                      # (compile time only)
+                for e, o in ((i, j), (j, i)):
+                    for p in nodes[e]:
+                        if p not in nodes[o]:
+                            rows[(int(p), int(o))] = rad[e] + rad[o]
+            ids = np.array([[p, *nodes[o]] for p, o in rows], dtype=np.int64).reshape(-1, 3)
+            rsum = np.array(list(rows.values()))
+            names = [(bc, f"node {p}", els[o]) for p, o in rows]
+        watch.append((bc, nodes, rad, group, els, pairs))
+        if len(ids):
+            X = np.array([[pos[i] for i in row] for row in ids])
+            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names))
+    if not parts:
+        return [], CandidateWatch(watch)
+    ids = np.concatenate([p[0] for p in parts])
+    names = [nm for p in parts for nm in p[4]]
+    dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
+    block = BeamContactBlock(kind, ids, dofs, np.concatenate([p[1] for p in parts]),
+                             np.concatenate([p[2] for p in parts]),
+                             np.concatenate([p[3] for p in parts]), labels)
+    rs = block.resultants(np.zeros(dofs.shape))
+    g, ok = rs[:, 1], rs[:, 2] > 0.0
+    inside = np.flatnonzero(ok & (g < -1e-9 * block.radius))
+    if inside.size:
+        i = int(inside[np.argmin(g[inside])])
+        raise ModelError(f"{block.label(i)}: the beams start inside each other (gap {g[i]:.3g} "
+                         f"m, {inside.size} pair(s) in all); move them apart by at least the "
+                         "sum of their radii or give the true (smaller) radius")
+    return [block], CandidateWatch(watch)

@@ -1,0 +1,161 @@
+"""Line contact of near-parallel beam elements and its smooth switch with point contact
+(after Meier, Popp and Wall, CMAME 315 (2017), arXiv 1603.09227), spatial pairs; the force of
+:class:`fembody.contact.beams.BeamContactBlock` in spatial models.
+
+Point contact (:mod:`fembody.contact.beams`) needs a unique closest point, which two nearly
+parallel chords do not have. **Line contact** integrates a penalty along element A instead:
+each of ``NG`` Gauss points ``xi`` of A is projected onto the chord of B (``t`` free, ``0 <= t
+< 1``), its gap ``g(xi) = |x_A(xi) - x_B(t)| - r_A - r_B``, and
+
+    W_line = sum_g w_g l_A k_line / 2 max(-g(xi_g), 0)^2,
+
+with ``l_A`` A's reference length [m] and ``k_line`` [N/m^2] the penalty per unit length.
+
+**The switch.** With ``c = cos^2`` of the angle between the chords, the pair's energy is
+
+    W = lam(c) W_line + (1 - lam(c)) W_point,
+
+``lam = S(u)``, ``u = (c - c2) / (c1 - c2)`` clipped to [0, 1], ``S(u) = 3 u^2 - 2 u^3``: pure
+line contact below the angle ``ALPHA_LINE`` (``c >= c1``), pure point contact above
+``ALPHA_POINT``, a C1 blend between. The force and tangent are the exact derivatives of W,
+including those of ``lam`` (its gradient times the difference of the two energies and forces).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .geometry import closest_crossing, distance, point_distance
+
+NG = 5                                   # Gauss points per element of A
+ALPHA_LINE = np.deg2rad(5.0)             # [rad] below: line contact only
+ALPHA_POINT = np.deg2rad(10.0)           # [rad] above: point contact only
+_XI, _W = np.polynomial.legendre.leggauss(NG)
+XI, W = 0.5 * (_XI + 1.0), 0.5 * _W      # on [0, 1], weights summing to 1
+_CK = np.array([[0.0, 0.0, 1.0, -1.0]])  # t moves the point on B
+
+
+def _penalty(g, ok, k, G, H):
+    """Energy, force and tangent of ``k/2 max(-g, 0)^2`` for gaps with gradient G, Hessian H
+    (None: no tangent)."""
+    on = ok & (g < 0.0)
+    kon = np.where(on, k, 0.0)
+    W = 0.5 * kon * g * g
+    f = (kon * g)[:, None] * G
+    K = None if H is None else kon[:, None, None] * (G[:, :, None] * G[:, None, :]
+                                                     + g[:, None, None] * H)
+    return W, f, K
+
+
+def line_part(x: np.ndarray, length: np.ndarray, k_line: np.ndarray, radius: np.ndarray,
+              tangent: bool = True):
+    """Line-contact energy ``(n,)`` [J], force ``(n, 4 d)`` and tangent of the pairs ``x (n, 4,
+    d) = (a0, a1, b0, b1)``; ``length (n,)`` A's reference length [m], ``k_line (n,)``
+    [N/m^2], ``radius (n,)`` the sum of the radii [m]."""
+    n, m, d = x.shape
+    xg = np.repeat(x, NG, axis=0)                            # (n NG, 4, d), pair-major
+    xi = np.tile(XI, n)
+    C0 = np.column_stack([1.0 - xi, xi, -np.ones_like(xi), np.zeros_like(xi)])
+    p = (1.0 - xi)[:, None] * xg[:, 0] + xi[:, None] * xg[:, 1]
+    d2 = xg[:, 3] - xg[:, 2]
+    t = np.einsum("ni,ni->n", p - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
+    rho, G, H = point_distance(xg, C0, _CK, t[:, None], tangent)
+    ok = (t >= 0.0) & (t < 1.0) & (rho > 0.0)
+    wk = np.tile(W, n) * np.repeat(length * k_line, NG)
+    Wg, fg, Kg = _penalty(rho - np.repeat(radius, NG), ok, wk, G, H)
+    Wl = Wg.reshape(n, NG).sum(axis=1)
+    fl = fg.reshape(n, NG, m * d).sum(axis=1)
+    Kl = None if Kg is None else Kg.reshape(n, NG, m * d, m * d).sum(axis=1)
+    return Wl, fl, Kl
+
+
+def line_gaps(x: np.ndarray, radius: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest Gauss-point gap ``(n,)`` [m] of the pairs ``x (n, 4, d)`` along A and
+    whether any Gauss point projects inside B ``(n,)``."""
+    n = x.shape[0]
+    p = (1.0 - XI)[None, :, None] * x[:, None, 0] + XI[None, :, None] * x[:, None, 1]
+    d2 = x[:, 3] - x[:, 2]
+    t = np.einsum("ngi,ni->ng", p - x[:, None, 2], d2) / np.einsum("ni,ni->n", d2, d2)[:, None]
+    r = p - x[:, None, 2] - t[:, :, None] * d2[:, None]
+    g = np.sqrt(np.einsum("ngi,ngi->ng", r, r)) - radius[:, None]
+    ok = (t >= 0.0) & (t < 1.0)
+    gmin = np.where(ok, g, np.inf).min(axis=1)
+    return np.where(ok.any(axis=1), gmin, np.inf), ok.any(axis=1)
+
+
+def point_part(x: np.ndarray, k: np.ndarray, radius: np.ndarray, tangent: bool = True):
+    """Point-contact energy, force and tangent of the pairs ``x (n, 4, d)`` (zero where the
+    closest points leave a chord or the chords are parallel)."""
+    z, ok = closest_crossing(x)
+    rho, G, H = distance("crossing", x, z, tangent)
+    return _penalty(rho - radius, ok & (rho > 0.0), k, G, H)
+
+
+def switch(x: np.ndarray, tangent: bool = True):
+    """The line weight ``lam (n,)`` of the pairs ``x (n, 4, d)``, its gradient ``(n, 4 d)`` and
+    (``tangent``) Hessian with respect to the nodes."""
+    n, m, d = x.shape
+    d1 = x[:, 1] - x[:, 0]
+    d2 = x[:, 3] - x[:, 2]
+    p = np.einsum("ni,ni->n", d1, d2)
+    q = np.einsum("ni,ni->n", d1, d1)
+    r = np.einsum("ni,ni->n", d2, d2)
+    c = p * p / (q * r)
+    c1, c2 = np.cos(ALPHA_LINE) ** 2, np.cos(ALPHA_POINT) ** 2
+    u = np.clip((c - c2) / (c1 - c2), 0.0, 1.0)
+    lam = u * u * (3.0 - 2.0 * u)
+    grad = np.zeros((n, m * d))
+    hess = np.zeros((n, m * d, m * d)) if tangent else None
+    mid = (u > 0.0) & (u < 1.0)                  # (there p != 0: c > c2 > 0)
+    if not mid.any():
+        return lam, grad, hess
+    i = np.flatnonzero(mid)
+    D1, D2, P_, Q, R, C, U = d1[i], d2[i], p[i], q[i], r[i], c[i], u[i]
+    z = np.zeros_like(D1)
+    # gradients in y = (d1, d2)
+    gp = np.concatenate([D2, D1], axis=1)
+    gq = np.concatenate([2.0 * D1, z], axis=1)
+    gr = np.concatenate([z, 2.0 * D2], axis=1)
+    gl = 2.0 * gp / P_[:, None] - gq / Q[:, None] - gr / R[:, None]      # grad ln c
+    gc = C[:, None] * gl
+    dS = 6.0 * U * (1.0 - U) / (c1 - c2)
+    # y -> X: d1 = a1 - a0, d2 = b1 - b0
+    E = np.zeros((2 * d, m * d))
+    E[:d, :d], E[:d, d:2 * d] = -np.eye(d), np.eye(d)
+    E[d:, 2 * d:3 * d], E[d:, 3 * d:] = -np.eye(d), np.eye(d)
+    grad[i] = (dS[:, None] * gc) @ E
+    if tangent:
+        I, O = np.eye(d), np.zeros((d, d))
+        Hp = np.block([[O, I], [I, O]])
+        Hq = np.block([[2 * I, O], [O, O]])
+        Hr = np.block([[O, O], [O, 2 * I]])
+        outer = lambda a: a[:, :, None] * a[:, None, :]
+        Hl = (2.0 * (Hp[None] / P_[:, None, None] - outer(gp) / (P_ ** 2)[:, None, None])
+              - (Hq[None] / Q[:, None, None] - outer(gq) / (Q ** 2)[:, None, None])
+              - (Hr[None] / R[:, None, None] - outer(gr) / (R ** 2)[:, None, None]))
+        Hc = C[:, None, None] * (outer(gl) + Hl)
+        d2S = 6.0 * (1.0 - 2.0 * U) / (c1 - c2) ** 2
+        Hy = d2S[:, None, None] * outer(gc) + dS[:, None, None] * Hc
+        hess[i] = E.T[None] @ Hy @ E[None]
+    return lam, grad, hess
+
+
+def blended(x: np.ndarray, k: np.ndarray, k_line: np.ndarray, length: np.ndarray,
+            radius: np.ndarray, tangent: bool = True):
+    """Energy ``(n,)`` [J], internal force ``(n, 4 d)`` [N] and (``tangent``) stiffness of the
+    switched contact ``W = lam W_line + (1 - lam) W_point`` of the pairs ``x (n, 4, d)``:
+    ``k (n,)`` [N/m] the point penalty, ``k_line (n,)`` [N/m^2] the line penalty, ``length``
+    A's reference length [m], ``radius`` the sum of the radii [m]."""
+    lam, gl, hl = switch(x, tangent)
+    Wp, fp, Kp = point_part(x, k, radius, tangent)
+    Wl, fl, Kl = line_part(x, length, k_line, radius, tangent)
+    L = lam[:, None]
+    W = lam * Wl + (1.0 - lam) * Wp
+    dW = (Wl - Wp)
+    f = L * fl + (1.0 - L) * fp + dW[:, None] * gl
+    if not tangent:
+        return W, f, None
+    df = fl - fp
+    K = (lam[:, None, None] * Kl + (1.0 - lam)[:, None, None] * Kp
+         + gl[:, :, None] * df[:, None, :] + df[:, :, None] * gl[:, None, :]
+         + dW[:, None, None] * hl)
+    return W, f, K
