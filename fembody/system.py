@@ -149,11 +149,24 @@ class System:
         new._freeze()
         return new
 
+    def with_contact_state(self, state) -> "System":
+        """A new System equal to this one whose penalty contacts take their approach speeds
+        from ``state`` (a run's :class:`fembody.contact.ContactState`, which the run changes
+        as it goes; this System keeps none, its penalty blocks take the floor speed). The run
+        steps the new System; the new one shares this one's parts."""
+        new = copy.copy(self)
+        new.__dict__.update(contact_state=state, _memo=Memo(), _frozen=False)
+        new.measures = Measures(new)
+        new._freeze()
+        return new
+
     # ------------------------------------------------------------ compile
     def _build_contacts(self, model: Model) -> None:
         """Penalty contacts become a force block; impulse contacts are watched by the impact
         handler and only reserve their entries in the matrix pattern (the geometric stiffness of
-        a resting contact's constraint row lands there)."""
+        a resting contact's constraint row lands there). ``contact_state``: None here (a
+        run's System has its own, :meth:`with_contact_state`)."""
+        self.contact_state = None
         if not model.contacts:                  # (the contact module loads when first used)
             self.contact_groups, self.penalty_blocks = [], []
             return
@@ -318,6 +331,7 @@ class System:
                 K.fill(0.0)
         C = None
         fused = self.fused_mass if inertia is not None else ()
+        run_contacts = self.contact_state
         for b in self.stiffness_blocks:
             if id(b) in fused:
                 if not self._assemble(b, q, f, Kd, inertia, tpos):
@@ -328,7 +342,10 @@ class System:
                 continue
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
-            fe, Ke, Ce = b.forces(x, ve, tangent)
+            if run_contacts is not None and b.family == "contact":   # a penalty block
+                fe, Ke, Ce = b.forces(x, ve, tangent, run_contacts.v_minus[b.slot])
+            else:
+                fe, Ke, Ce = b.forces(x, ve, tangent)
             self.add_vector(f, b, fe)
             if tangent:
                 self.add_matrix(K, b, Ke)

@@ -48,8 +48,10 @@ MAGIC = b"FEMBODY-CKPT\n"
 # 2: the run state is a RunState with its redundant rows (simulate); 3: the integrators, the
 # statics and the driver moved from fembody.solvers to fembody.dynamics, .statics and .run, so
 # a format-2 file's pickled class paths name modules that are gone: it is refused by its
-# header (naming the version that wrote it), not by an unpickling error
-FORMAT = 3
+# header (naming the version that wrote it), not by an unpickling error; 4: the penalty
+# contacts' approach speeds moved from the compiled blocks to the run's ContactState (a
+# format-3 impact handler has no place for them)
+FORMAT = 4
 VERSION = fembody_version.__version__
 
 

@@ -25,7 +25,7 @@ from ..dynamics import ode
 from ..dynamics.bdf import BDF
 from ..dynamics.dae import consistent_initial_velocity
 from ..dynamics.base import Integrator
-from .impact import ImpactHandler
+from .impact import ImpactHandler, for_run
 from .monitor import RunMonitor
 from .motion_watch import MotionWatch
 from ..dynamics.newmark import HHT, GeneralizedAlpha, Newmark
@@ -132,7 +132,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     v0 = options.pop("v0", None)
     cls, options = _method(method, options)
     method_opts = MethodOptions(cls, method, options)
-    sys = as_system(model)
+    sys = for_run(as_system(model))     # the compiled System, or its copy with run state
     # redundant joint rows: the run's own choice, handed to the integrator (the System keeps
     # none; constraint_rank)
     rows = RedundantRows(opts.redundant)
@@ -219,7 +219,8 @@ class RunState:
     wall : float
         Wall time of the run's earlier sessions [s] (set when a checkpoint is written).
     penalty : list of ndarray
-        The penalty contacts' approach speeds ``v_minus`` at the last checkpoint.
+        The penalty contacts' approach speeds ``v_minus`` at the last checkpoint (the run's
+        :class:`fembody.contact.ContactState`, saved).
     """
 
     integ: Any
@@ -472,7 +473,8 @@ class _Saver:
             due = self.count % every == 0
         if due or final:
             run.wall = wall
-            run.penalty = [b.v_minus.copy() for b in self.sys.penalty_blocks]
+            cs = self.sys.contact_state
+            run.penalty = [] if cs is None else cs.saved()
             try:
                 ckpt.write(self.path, run.as_dict(), self.sys, self.fingerprint)
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
@@ -513,10 +515,10 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable | None" 
         model = model()
         if isinstance(model, tuple):         # build_model() -> (model, parts...)
             model = model[0]
-    sys = as_system(model)
+    sys = for_run(as_system(model))
     run = RunState.from_dict(ckpt.read(path, sys))
-    for b, vm in zip(sys.penalty_blocks, run.penalty):
-        b.v_minus = vm.copy()
+    if sys.contact_state is not None:
+        sys.contact_state.restore(run.penalty)
     if t_end is not None:
         t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="resume")
         if t_end < run.integ.t - 1e-9 * run.dt:
