@@ -99,6 +99,7 @@ class System:
         self._build_constants(model)
         self.measures = Measures(self)
         self._memo = Memo()
+        self._n_compiled_joint_blocks = len(self.joint_blocks)
         self._freeze()
 
     # ------------------------------------------------------------ immutability
@@ -133,6 +134,31 @@ class System:
             raise FrozenInstanceError(f"cannot delete System.{name}: a compiled System is "
                                       "immutable")
         object.__delattr__(self, name)
+
+    def __reduce__(self):
+        """Pickled as its Model and configuration space, compiled again when loaded: the
+        scatter maps and caches are keyed by the identities of the blocks, which a copy does
+        not keep, and a compiled copy is as fast to make as to load. The load checks that
+        the model still compiles to this System (:meth:`_digest`: ModelError when the Model
+        was changed after it was compiled); a run's System keeps its
+        :class:`fembody.contact.ContactState`. A System with a run's resting-contact rows
+        (:meth:`with_joint_blocks`) is refused."""
+        import pickle
+        if len(self.joint_blocks) != self._n_compiled_joint_blocks:
+            raise pickle.PicklingError(
+                "a System with the resting-contact rows of a run cannot be pickled; pickle "
+                "the compiled System (model.compile()) or its Model")
+        return (_load_system, (self.model, self.space.name, self._digest(),
+                               self.contact_state))
+
+    def _digest(self) -> str:
+        """:meth:`fingerprint` and the compiled reference state, masses and loads (what a
+        Model changed after it was compiled gives another value of)."""
+        import hashlib                  # when used: its OpenSSL load is ~2 ms of start-up
+        h = hashlib.sha256(self.fingerprint().encode())
+        for a in (self.q0, self.v0, self.M_const, self.f_gravity, self.f_const, self.gravity):
+            h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+        return h.hexdigest()
 
     def with_joint_blocks(self, joint_blocks: list, row_joint: np.ndarray,
                           scatter: dict) -> "System":
@@ -640,6 +666,17 @@ class System:
             if b.family == family:
                 return b
         raise KeyError(family)
+
+
+def _load_system(model: "Model", space: str, digest: str, contact_state) -> System:
+    """A pickled System (:meth:`System.__reduce__`): ``model`` compiled in ``space``, checked
+    against the ``digest`` of the System pickled."""
+    system = System(model, space)
+    if system._digest() != digest:
+        raise ModelError("a pickled System cannot be restored: its Model compiles to another "
+                         "System now (it was changed after compile(), e.g. a node, load, mass "
+                         "or gravity); pickle the System right after compiling, or the Model")
+    return system if contact_state is None else system.with_contact_state(contact_state)
 
 
 def as_system(model: "Model | System") -> System:
