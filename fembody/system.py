@@ -135,6 +135,13 @@ class System:
                                       "immutable")
         object.__delattr__(self, name)
 
+    def __copy__(self) -> "System":
+        """A shallow copy sharing every part (what :meth:`with_joint_blocks` and
+        :meth:`with_contact_state` start from; pickling, :meth:`__reduce__`, compiles again)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
     def __reduce__(self):
         """Pickled as its Model and configuration space, compiled again when loaded: the
         scatter maps and caches are keyed by the identities of the blocks, which a copy does
