@@ -207,9 +207,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     max_iter : int, default 30
         Newton iterations per load step before the step is cut (at most ``max_cuts``, default
         12, halvings).
-    linear_solver : {'auto', 'envelope', 'ldl', 'schur', 'superlu', 'dense', 'banded'}, default 'auto'
-        The sparse solver of the tangent and joint rows (see ``fembody info``; 'ldl' and
-        'schur' need CHOLMOD).
+    linear_solver : str, default 'auto'
+        'auto', 'envelope', 'ldl', 'schur', 'superlu', 'dense' or 'banded': the sparse
+        solver of the tangent and joint rows (see ``fembody info``; 'ldl' and 'schur' need
+        CHOLMOD).
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
         ``max_steps`` (default 500) and ``load_max`` (default 1.0, the largest load factor;
@@ -239,11 +240,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         :func:`fembody.buckling` refuse them as base states. 'auto': 'error' with load
         control, 'accept' with the arc-length method (which follows unstable branches on
         purpose).
-
-    Every option is checked before the model is compiled
-    (:class:`fembody.statics.options.StaticOptions`): a value out of its range, or a keyword
-    ``static`` does not take (``unknown``, e.g. a misspelt ``tolerance=``), is a ModelError
-    naming it and what is allowed.
+    **unknown
+        No other keyword is taken: one (e.g. a misspelt ``tolerance=``) is a ModelError listing
+        the options. Every option is checked before the model is compiled
+        (:class:`fembody.statics.options.StaticOptions`): a value out of its range is a
+        ModelError naming it and what is allowed.
 
     Returns
     -------
