@@ -54,3 +54,16 @@ def test_two_threads_running_one_system_give_the_fresh_results():
         th.join()
     for k in range(2):
         same_run(out[k], fb.simulate(penalty_ball().compile(), t_end=T_END, dt=DT, v0=v0s[k]))
+
+
+def test_a_resumed_run_keeps_recording_the_approach_speeds(tmp_path):
+    """Checkpointed in flight after the first bounce (t = 0.3 s) and resumed to 0.6 s, across
+    the second contact (about 0.41 s, approached at half the first speed): the resumed run's
+    impact handler must update the speeds its System's contacts read, or the second contact
+    is damped for the first one's approach speed. Reference: the run made in one go."""
+    path = tmp_path / "ball.ckpt"
+    fb.simulate(penalty_ball(), t_end=T_END, dt=DT, checkpoint=path)
+    resumed = fb.resume(path, penalty_ball(), t_end=2 * T_END)
+    same_run(resumed, fb.simulate(penalty_ball(), t_end=2 * T_END, dt=DT))
+    later = resumed.time > 0.35
+    assert resumed.q[later, 3].min() < -0.2       # the second contact did happen
