@@ -2,8 +2,9 @@
 :mod:`fembody.run.options` does for ``simulate``: a frozen dataclass built from the keyword
 arguments at the entry, not values checked one by one along the way). ``static(model, steps=...,
 method=..., tol=..., ...)`` builds a :class:`StaticOptions`; a wrong value raises a
-:class:`~fembody.errors.ModelError` naming the argument and what it may be, an unknown keyword
-one listing the valid names, before the model is compiled.
+:class:`~fembody.errors.ModelError` naming the argument and what it may be, before the model
+is compiled. ``static`` names every option in its signature, so a misspelt one is Python's
+TypeError naming it, and ``fb.sweep`` refuses it before any case runs.
 """
 from __future__ import annotations
 
@@ -127,12 +128,3 @@ class StaticOptions:
 
 
 NAMES = tuple(f.name for f in fields(StaticOptions))
-
-
-def unknown_options(extra: dict) -> None:
-    """ModelError naming the keywords of ``extra`` that ``static`` does not take (a misspelt
-    option) and listing those it takes."""
-    if extra:
-        bad = ", ".join(map(repr, sorted(extra)))
-        raise ModelError(f"static does not take the option{'s' if len(extra) > 1 else ''} "
-                         f"{bad} (check the spelling); its options: {', '.join(NAMES)}")

@@ -24,7 +24,7 @@ sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast s
 from ..results import Result
 from ..system import System, as_system
 from . import _kernels
-from .options import StaticOptions, unknown_options
+from .options import StaticOptions
 from ..solvers.inertia import UNSTABLE, InertiaCheck
 from ..solvers.linalg import DENSE_MAX, LinearSolver, saddle_solver
 from ..solvers.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
@@ -188,8 +188,12 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
            arc_length: float | None = None, max_steps: int = 500, load_max: float = 1.0,
            stop: Callable[[Result], bool] | None = None,
            lam_max: float | None = None, redundant: str = "error",
-           stability: str = "auto", unstable: str = "auto", **unknown) -> Result:
+           stability: str = "auto", unstable: str = "auto") -> Result:
     """Static equilibrium under the model's loads and gravity.
+
+    Every option is checked before the model is compiled
+    (:class:`fembody.statics.options.StaticOptions`): a value out of its range is a ModelError
+    naming it and what is allowed.
 
     Parameters
     ----------
@@ -240,11 +244,6 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         :func:`fembody.buckling` refuse them as base states. 'auto': 'error' with load
         control, 'accept' with the arc-length method (which follows unstable branches on
         purpose).
-    **unknown
-        No other keyword is taken: one (e.g. a misspelt ``tolerance=``) is a ModelError listing
-        the options. Every option is checked before the model is compiled
-        (:class:`fembody.statics.options.StaticOptions`): a value out of its range is a
-        ModelError naming it and what is allowed.
 
     Returns
     -------
@@ -252,7 +251,6 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         One state per converged load step (the load factor in ``time`` and ``load_factor``)
         and the support ``reactions``.
     """
-    unknown_options(unknown)
     opts = StaticOptions(steps=steps, method=method, t=t, tol=tol, max_iter=max_iter,
                          max_cuts=max_cuts, linear_solver=linear_solver, arc_length=arc_length,
                          max_steps=max_steps, load_max=load_max, stop=stop, redundant=redundant,
