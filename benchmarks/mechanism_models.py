@@ -10,7 +10,7 @@ them, so both integrate the same mechanism from the same state.
   about its axis plus the slow steady precession rate about the vertical;
 - ``chain``: 20 bars (0.1 m, 0.1 kg, 10 x 10 mm) in a line along x, the first hinged to the
   ground, Revolute joints whose axes alternate between y and z, released under gravity -z: a
-  spatial chain;
+  spatial chain (fembody/examples/spatial_chain.py);
 - ``andrews``: Andrews' squeezer (fembody/examples/andrews_squeezer.py), planar.
 
 ``CHECK[name]`` says which body's centre of mass (spatial) or which body's angle (planar) each
@@ -52,17 +52,9 @@ def heavy_top(m: float = 2.0, l: float = 0.3, theta: float = 0.5, w3: float = 80
 
 
 def chain(n: int = 20, L: float = 0.1, mass: float = 0.1, side: float = 0.01):
-    model = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81), name=f"{n}-link chain")
-    Jx = mass * 2 * side**2 / 12
-    Jt = mass * (L**2 + side**2) / 12
-    prev, body = model.ground, None
-    for i in range(n):
-        body = model.add_rigid_body((i * L, 0.0, 0.0), mass, (Jx, Jt, Jt),
-                                    offset=(L / 2, 0.0, 0.0))
-        axis = (0.0, 1.0, 0.0) if i % 2 == 0 else (0.0, 0.0, 1.0)
-        model.add_joint(fb.Revolute(prev, body.node, axis=axis, at=(i * L, 0.0, 0.0)))
-        prev = body.node
-    return model, body
+    from fembody.examples import spatial_chain as ex
+    model, bars = ex.build_model(n, L, mass, side)
+    return model, bars[-1]
 
 
 def andrews():

@@ -100,6 +100,7 @@ class System:
         self._build_constants(model)
         self.measures = Measures(self)
         self._memo = Memo()
+        self._n_compiled_joint_blocks = len(self.joint_blocks)
         self._freeze()
 
     # ------------------------------------------------------------ immutability
@@ -135,6 +136,38 @@ class System:
                                       "immutable")
         object.__delattr__(self, name)
 
+    def __copy__(self) -> "System":
+        """A shallow copy sharing every part (what :meth:`with_joint_blocks` and
+        :meth:`with_contact_state` start from; pickling, :meth:`__reduce__`, compiles again)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __reduce__(self):
+        """Pickled as its Model and configuration space, compiled again when loaded: the
+        scatter maps and caches are keyed by the identities of the blocks, which a copy does
+        not keep, and a compiled copy is as fast to make as to load. The load checks that
+        the model still compiles to this System (:meth:`_digest`: ModelError when the Model
+        was changed after it was compiled); a run's System keeps its
+        :class:`fembody.contact.ContactState`. A System with a run's resting-contact rows
+        (:meth:`with_joint_blocks`) is refused."""
+        import pickle
+        if len(self.joint_blocks) != self._n_compiled_joint_blocks:
+            raise pickle.PicklingError(
+                "a System with the resting-contact rows of a run cannot be pickled; pickle "
+                "the compiled System (model.compile()) or its Model")
+        return (_load_system, (self.model, self.space.name, self._digest(),
+                               self.contact_state))
+
+    def _digest(self) -> str:
+        """:meth:`fingerprint` and the compiled reference state, masses and loads (what a
+        Model changed after it was compiled gives another value of)."""
+        import hashlib                  # when used: its OpenSSL load is ~2 ms of start-up
+        h = hashlib.sha256(self.fingerprint().encode())
+        for a in (self.q0, self.v0, self.M_const, self.f_gravity, self.f_const, self.gravity):
+            h.update(np.ascontiguousarray(a, dtype=float).tobytes())
+        return h.hexdigest()
+
     def with_joint_blocks(self, joint_blocks: list, row_joint: np.ndarray,
                           scatter: dict) -> "System":
         """A new System equal to this one but for its constraints: ``joint_blocks`` (rows
@@ -150,11 +183,24 @@ class System:
         new._freeze()
         return new
 
+    def with_contact_state(self, state) -> "System":
+        """A new System equal to this one whose penalty contacts take their approach speeds
+        from ``state`` (a run's :class:`fembody.contact.ContactState`, which the run changes
+        as it goes; this System keeps none, its penalty blocks take the floor speed). The run
+        steps the new System; the new one shares this one's parts."""
+        new = copy.copy(self)
+        new.__dict__.update(contact_state=state, _memo=Memo(), _frozen=False)
+        new.measures = Measures(new)
+        new._freeze()
+        return new
+
     # ------------------------------------------------------------ compile
     def _build_contacts(self, model: Model) -> None:
         """Penalty contacts become a force block; impulse contacts are watched by the impact
         handler and only reserve their entries in the matrix pattern (the geometric stiffness of
-        a resting contact's constraint row lands there)."""
+        a resting contact's constraint row lands there). ``contact_state``: None here (a
+        run's System has its own, :meth:`with_contact_state`)."""
+        self.contact_state = None
         # (the watch names element pairs that touch but were not candidates at compile time)
         self.beam_contact_blocks, self.beam_contact_watch = [], None
         if getattr(model, "beam_contacts", None):
@@ -331,6 +377,7 @@ class System:
                 K.fill(0.0)
         C = None
         fused = self.fused_mass if inertia is not None else ()
+        run_contacts = self.contact_state
         for b in self.stiffness_blocks:
             if id(b) in fused:
                 if not self._assemble(b, q, f, Kd, inertia, tpos):
@@ -341,7 +388,10 @@ class System:
                 continue
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
-            fe, Ke, Ce = b.forces(x, ve, tangent)
+            if run_contacts is not None and b.family == "contact":   # a penalty block
+                fe, Ke, Ce = b.forces(x, ve, tangent, run_contacts.v_minus[b.slot])
+            else:
+                fe, Ke, Ce = b.forces(x, ve, tangent)
             self.add_vector(f, b, fe)
             if tangent:
                 self.add_matrix(K, b, Ke)
@@ -681,6 +731,17 @@ class System:
             if b.family == family:
                 return b
         raise KeyError(family)
+
+
+def _load_system(model: "Model", space: str, digest: str, contact_state) -> System:
+    """A pickled System (:meth:`System.__reduce__`): ``model`` compiled in ``space``, checked
+    against the ``digest`` of the System pickled."""
+    system = System(model, space)
+    if system._digest() != digest:
+        raise ModelError("a pickled System cannot be restored: its Model compiles to another "
+                         "System now (it was changed after compile(), e.g. a node, load, mass "
+                         "or gravity); pickle the System right after compiling, or the Model")
+    return system if contact_state is None else system.with_contact_state(contact_state)
 
 
 def as_system(model: "Model | System") -> System:

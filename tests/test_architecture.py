@@ -355,3 +355,69 @@ def test_no_module_writes_to_a_compiled_system():
         for line, text in _system_writes(ast.parse(path.read_text())):
             bad.append(f"{name}:{line}: {text}")
     assert not bad, "writes to a compiled System:\n" + "\n".join(bad)
+
+
+# ----------------------------------------------------------- no writes to a compiled block
+# a compiled System's blocks (elements, joints, contacts) are parts of it: a solver that wrote
+# a run's state onto one (the penalty contacts' approach speeds once were) would share it with
+# every other run of the System. The names blocks go by in the solver packages, and any
+# attribute reached through a System (``sys.penalty_blocks[0].x``)
+BLOCK_NAMES = {"b", "blk", "block", "blocks", "grp", "group", "groups", "jb"}
+
+
+def _root(node: ast.AST) -> ast.AST:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node
+
+
+def _through_system(node: ast.AST) -> bool:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if _is_system(node):
+            return True
+        node = node.value
+    return _is_system(node)
+
+
+def _block_writes(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, text) of every assignment or deletion of an attribute of a block name, or of an
+    attribute of something reached through a System name (not the System's own attributes:
+    :func:`_system_writes` finds those)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        else:
+            continue
+        for t in targets:
+            for sub in ast.walk(t):
+                if not (isinstance(sub, ast.Attribute) and isinstance(sub.ctx, (ast.Store,
+                                                                                 ast.Del))):
+                    continue
+                root = _root(sub.value)
+                if (isinstance(root, ast.Name) and root.id in BLOCK_NAMES) or \
+                        (not _is_system(sub.value) and _through_system(sub.value)):
+                    out.append((node.lineno, ast.unparse(sub)))
+    return out
+
+
+def test_the_block_write_scan_sees_every_form():
+    src = ("b.v_minus = 1\nblk.x += 2\nsys.penalty_blocks[0].v = 3\nself.sys.blocks[k].y = 4\n"
+           "del grp.z\nintegs.sys.joint_blocks[1].w: int = 5\n"
+           "self.b = 1\nrun.penalty = 2\nsys.c = 3\nx.blocks = 4\n")
+    found = sorted(text for _, text in _block_writes(ast.parse(src)))
+    assert found == sorted(["b.v_minus", "blk.x", "sys.penalty_blocks[0].v",
+                            "self.sys.blocks[k].y", "grp.z", "integs.sys.joint_blocks[1].w"])
+
+
+def test_no_solver_writes_to_a_compiled_block():
+    """The integrators, statics, the driver, the linear algebra, results and files read the
+    blocks of a System; a run's state lives in the run (e.g. fembody.contact.ContactState)."""
+    bad = []
+    for name, path in sorted(MODULES.items()):
+        if name.startswith(SOLVERS + RESULTS + ("fembody.study",)):
+            bad += [f"{name}:{line}: {text}"
+                    for line, text in _block_writes(ast.parse(path.read_text()))]
+    assert not bad, "writes to a compiled block:\n" + "\n".join(bad)

@@ -55,9 +55,7 @@ def _penalty(kind, e, n=1.5):
           "segment": dict(segment=(nodes[1], nodes[2]))}[kind]
     m.add_contact(nodes[0], restitution=e, method="penalty", stiffness=1e5, exponent=n, **kw)
     s = m.compile()
-    blk = s.penalty_blocks[0]
-    blk.v_minus[:] = 2.0
-    return s, blk
+    return s, s.penalty_blocks[0]
 
 
 @pytest.mark.parametrize("kind", ["plane", "node", "segment"])
@@ -67,13 +65,14 @@ def test_penalty_tangents_by_finite_differences(kind, e):
     k = blk.dofs.shape[1]
     x = 0.003 * RNG.normal(size=(1, k))
     v = RNG.normal(size=(1, k))
-    f, K, C = blk.forces(x, v if blk.Dd is not None else None, True)
+    vm = np.array([2.0])                              # a run's approach speed [m/s]
+    f, K, C = blk.forces(x, v if blk.Dd is not None else None, True, vm)
     assert np.abs(f).max() > 0.0                      # the configuration is in contact
     vv = v if blk.Dd is not None else None
-    Kfd = fd_jacobian(lambda y: blk.forces(y[None], vv, False)[0][0], x[0], 1e-8)
+    Kfd = fd_jacobian(lambda y: blk.forces(y[None], vv, False, vm)[0][0], x[0], 1e-8)
     assert np.abs(K[0] - Kfd).max() <= 1e-5 * np.abs(K).max()
     if blk.Dd is not None:
-        Cfd = fd_jacobian(lambda w: blk.forces(x, w[None], False)[0][0], v[0], 1e-6)
+        Cfd = fd_jacobian(lambda w: blk.forces(x, w[None], False, vm)[0][0], v[0], 1e-6)
         assert np.abs(C[0] - Cfd).max() <= 1e-6 * np.abs(C).max()
     else:
         assert C is None
@@ -90,7 +89,7 @@ def test_penalty_force_is_hunt_crossley_and_never_pulls():
     delta = -float(nrm @ (blk.X[0] - 0.0))              # penetration of the reference position
     for rate in (1.0, -0.5, -50.0):
         v = -rate * nrm[None]                           # penetration rate delta' = rate
-        f, _, _ = blk.forces(x, v, False)
+        f, _, _ = blk.forces(x, v, False, np.array([2.0]))      # v^- = 2 m/s
         F = 1e5 * delta ** 1.5 * (1 + 0.75 * (1 - 0.25) / 2.0 * rate)
         assert f[0] == pytest.approx(-max(F, 0.0) * nrm, rel=1e-12, abs=1e-300)
 

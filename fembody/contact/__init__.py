@@ -15,8 +15,9 @@ penalty), the broad phase of element pairs and beam-to-beam penalty contact.
     Coulomb friction (penalty tangential law, return mapping) at a point against a rigid
     plane, as a kernel with explicit history (not yet wired into a model).
 """
-from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, PenaltyBlock,
-                    build_groups, gap_node, gap_plane, gap_segment, make_contact)
+from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, ContactState,
+                    PenaltyBlock, build_groups, gap_node, gap_plane, gap_segment, make_contact)
 
-__all__ = ["KINDS", "METHODS", "V_MINUS_FLOOR", "Contact", "ContactGroup", "PenaltyBlock",
-           "build_groups", "gap_node", "gap_plane", "gap_segment", "make_contact"]
+__all__ = ["KINDS", "METHODS", "V_MINUS_FLOOR", "Contact", "ContactGroup", "ContactState",
+           "PenaltyBlock", "build_groups", "gap_node", "gap_plane", "gap_segment",
+           "make_contact"]

@@ -325,25 +325,32 @@ class PenaltyBlock(ContactGroup):
 
     Lankarani-Nikravesh force ``F = k delta^n (1 + c delta')``, ``c = 3 (1 - e^2)/(4 v^-)``,
     clamped at F >= 0; internal force ``f = -F dg/dx``. Tangents (delta = -g, delta' = -g'):
-    ``K = F_delta D D^T + F_rate D (H v)^T - F H`` and ``C = F_rate D D^T``. ``v_minus`` holds the
-    approach speed of each contact, updated by the simulation while the contact is open.
+    ``K = F_delta D D^T + F_rate D (H v)^T - F H`` and ``C = F_rate D D^T``.
+
+    The approach speeds ``v^-`` are a run's, not the block's: a run keeps them in its
+    :class:`ContactState` (updated while a contact is open) and the System it steps hands them
+    to :meth:`forces`; without them (statics, a System asked directly) every contact takes
+    :data:`V_MINUS_FLOOR`, the speed a run starts from. ``slot`` is the block's place in the
+    System's ``penalty_blocks`` (and in a ContactState's ``v_minus``).
     """
 
-    def __init__(self, contacts: list, kind: str, node_dofs: np.ndarray) -> None:
+    def __init__(self, contacts: list, kind: str, node_dofs: np.ndarray, slot: int = 0) -> None:
         super().__init__(kind, contacts, node_dofs)
         self.k = np.array([c.stiffness for c in contacts])
         self.n = np.array([c.exponent for c in contacts])
-        self.v_minus = np.full(len(contacts), V_MINUS_FLOOR)
+        self.slot = slot
+        self.v_floor = np.full(len(contacts), V_MINUS_FLOOR)
+        self.v_floor.flags.writeable = False
         self.Dd = self.e if np.any(self.e < 1.0) else None    # non-None: velocities wanted
 
     def mass(self):
         return None
 
-    def _force(self, x, v):
+    def _force(self, x, v, v_minus):
         g, G, H, ok = self.evaluate(x + self.X)
         delta = np.where(ok & (g < 0.0), -g, 0.0)
         rate = np.zeros_like(g) if v is None else -np.einsum("nk,nk->n", G, v)
-        c = 0.75 * (1.0 - self.e ** 2) / self.v_minus
+        c = 0.75 * (1.0 - self.e ** 2) / (self.v_floor if v_minus is None else v_minus)
         dn = delta ** self.n
         F = self.k * dn * (1.0 + c * rate)
         on = (delta > 0.0) & (F > 0.0)
@@ -353,8 +360,11 @@ class PenaltyBlock(ContactGroup):
         F_rate = np.where(on, self.k * dn * c, 0.0)
         return F, F_delta, F_rate, G, H
 
-    def forces(self, x, v, tangent):
-        F, F_delta, F_rate, G, H = self._force(x, v)
+    def forces(self, x, v, tangent, v_minus: np.ndarray | None = None):
+        """Internal forces ``(n, k)`` and, with ``tangent``, K and C ``(n, k, k)`` at the
+        displacements ``x`` and velocities ``v`` (or None) for the approach speeds ``v_minus``
+        ``(n,)`` [m/s] (default None: :data:`V_MINUS_FLOOR`)."""
+        F, F_delta, F_rate, G, H = self._force(x, v, v_minus)
         f = -F[:, None] * G
         if not tangent:
             return f, None, None
@@ -379,12 +389,47 @@ class PenaltyBlock(ContactGroup):
         delta = np.where(ok & (g < 0.0), -g, 0.0)
         return np.column_stack([self.k * delta ** self.n, g, np.zeros_like(g)])
 
-    def update_approach(self, u: np.ndarray, v: np.ndarray) -> None:
-        """Record the approach speed of every open contact (the v^- of the damping law) from
-        displacements ``u`` at ``dofs`` and full-length velocities ``v``."""
+    def approach(self, u: np.ndarray, v: np.ndarray, v_minus: np.ndarray) -> np.ndarray:
+        """The approach speeds after a step: those of ``v_minus`` for contacts that are closed,
+        the current approach speed (the v^- of the damping law, at least
+        :data:`V_MINUS_FLOOR`) for open ones, from displacements ``u`` at ``dofs`` and
+        full-length velocities ``v``."""
         g, gd, _, ok = self.gaps(u, v)
         open_ = ~(ok & (g < 0.0))
-        self.v_minus = np.where(open_, np.maximum(-gd, V_MINUS_FLOOR), self.v_minus)
+        return np.where(open_, np.maximum(-gd, V_MINUS_FLOOR), v_minus)
+
+
+class ContactState:
+    """What a run changes of a System's penalty contacts: the approach speed ``v^-`` [m/s] of
+    each contact, one array per block of ``penalty_blocks`` (in that order), starting at
+    :data:`V_MINUS_FLOOR`. Owned by the run (:class:`fembody.run.impact.ImpactHandler`), handed
+    to the blocks' force evaluation by the System the run steps
+    (:meth:`fembody.system.System.with_contact_state`), so runs of one System, one after the
+    other or side by side, do not see each other's speeds. Its arrays are changed in place."""
+
+    __slots__ = ("v_minus",)
+
+    def __init__(self, blocks: list) -> None:
+        self.v_minus = [np.full(len(b), V_MINUS_FLOOR) for b in blocks]
+
+    def update(self, system, q: np.ndarray, v: np.ndarray) -> None:
+        """Record the approach speeds of the open contacts at the state ``(q, v)`` of
+        ``system``'s run (after every accepted step)."""
+        for b, vm in zip(system.penalty_blocks, self.v_minus):
+            vm[:] = b.approach(system.gather(q, b.dofs), v, vm)
+
+    def saved(self) -> list:
+        """Copies of the speeds (what a checkpoint keeps)."""
+        return [vm.copy() for vm in self.v_minus]
+
+    def restore(self, saved: list) -> None:
+        """Take the speeds of :meth:`saved` (a resumed run's)."""
+        if len(saved) != len(self.v_minus) or any(
+                np.shape(a) != vm.shape for a, vm in zip(saved, self.v_minus)):
+            raise ModelError("checkpoint: its penalty contacts differ from the model's; give "
+                             "resume the model the run was started with")
+        for vm, a in zip(self.v_minus, saved):
+            vm[:] = a
 
 
 def build_groups(model: "Model", node_dofs: np.ndarray) -> tuple[list, list]:
@@ -394,6 +439,6 @@ def build_groups(model: "Model", node_dofs: np.ndarray) -> tuple[list, list]:
         for method, out in (("penalty", penalty), ("impulse", impulse)):
             cs = [c for c in model.contacts if c.kind == kind and c.method == method]
             if cs:
-                out.append(PenaltyBlock(cs, kind, node_dofs) if method == "penalty"
+                out.append(PenaltyBlock(cs, kind, node_dofs, len(out)) if method == "penalty"
                            else ContactGroup(kind, cs, node_dofs))
     return penalty, impulse

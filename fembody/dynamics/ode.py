@@ -331,16 +331,14 @@ class AdaptiveGill(Gill):
         return True, "ok"
 
 
-def explicit_method(name: str, options: dict) -> tuple[type, dict]:
+def explicit_method(name: str, adaptive: bool = False) -> type:
     """The class of 'rk4', 'gill' or 'treanor' (``adaptive=True``: the variable-step Gill)."""
-    options = dict(options)
-    adaptive = options.pop("adaptive", False)
     if adaptive:
         if name != "gill":
             raise ModelError(f"simulate: adaptive=True is available for method='gill' (step "
                              f"doubling) and the 'scipy:NAME' methods, not for {name!r}")
-        return AdaptiveGill, options
-    return {"rk4": RK4, "gill": Gill, "treanor": Treanor}[name], options
+        return AdaptiveGill
+    return {"rk4": RK4, "gill": Gill, "treanor": Treanor}[name]
 
 
 class ScipyIVP(IndexOneIntegrator):

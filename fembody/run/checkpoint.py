@@ -49,8 +49,9 @@ MAGIC = b"FEMBODY-CKPT\n"
 # statics and the driver moved from fembody.solvers to fembody.dynamics, .statics and .run, and
 # the linear solvers' classes to fembody.linalg, so a format-2 file's pickled class paths name
 # modules that are gone: it is refused by its header (naming the version that wrote it), not
-# by an unpickling error
-FORMAT = 3
+# by an unpickling error; 4: the penalty contacts' approach speeds moved from the compiled
+# blocks to the run's ContactState (a format-3 impact handler has no place for them)
+FORMAT = 4
 VERSION = fembody_version.__version__
 
 

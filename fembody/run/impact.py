@@ -58,6 +58,16 @@ from ..linalg.linalg import saddle_solver
 log = logging.getLogger("fembody")
 
 
+def for_run(system: System) -> System:
+    """The System one run steps: ``system`` itself, or, with penalty contacts, a copy of it
+    holding the run's own approach speeds (a :class:`fembody.contact.ContactState`, changed by
+    the run's :class:`ImpactHandler`), so that ``system`` serves other runs unchanged."""
+    if not system.penalty_blocks:
+        return system
+    from ..contact import ContactState
+    return system.with_contact_state(ContactState(system.penalty_blocks))
+
+
 def restart(integ, q: np.ndarray, v: np.ndarray) -> None:
     """Set a new state after a velocity jump and make accelerations and multipliers consistent
     with it (the generalized-alpha ``a`` is re-initialised as at t = 0; the index-1 integrators
@@ -78,12 +88,8 @@ class ImpactHandler:
     def __init__(self, system: System, integ, cls, options: dict, dt: float) -> None:
         self.base = system
         self.groups = system.contact_groups
-        self.penalty = system.penalty_blocks
-        if self.penalty:
-            # the approach speeds are the run's: a System run before starts afresh
-            from ..contact import V_MINUS_FLOOR
-            for b in self.penalty:
-                b.v_minus = np.full(len(b.v_minus), V_MINUS_FLOOR)
+        # the run's approach speeds of its penalty contacts (None without; see for_run)
+        self.approach = system.contact_state
         self.cls, self.options, self.dt = cls, options, dt
         self.items = [(grp, i) for grp in self.groups for i in range(len(grp))]
         self.contacts = [grp.contacts[i] for grp, i in self.items]
@@ -135,8 +141,8 @@ class ImpactHandler:
         """Called by ``simulate`` after each accepted step of size ``h`` from ``state``
         ``(t, q, v, a, qdd, lam)``. Returns ``(integrator, step actually taken, landed)``:
         ``landed`` is False when the step was cut at an impact."""
-        for b in self.penalty:
-            b.update_approach(integ.sys.gather(integ.q, b.dofs), integ.v)
+        if self.approach is not None:
+            self.approach.update(integ.sys, integ.q, integ.v)
         if not self.items:
             return integ, h, True
         g0, _, _, _ = self._gaps(state[1])

@@ -53,6 +53,9 @@ class RunOptions:
         What to do with redundant constraint rows (:mod:`fembody.constraint_rank`).
     project_velocities : bool, default False
         Move initial velocities that violate the joints onto them (False: a ModelError).
+    adaptive : bool, default False
+        The variable-step form of the method (``method='gill'``: step doubling; refused for
+        the others by :func:`fembody.dynamics.ode.explicit_method`).
     """
 
     dt: float
@@ -68,6 +71,7 @@ class RunOptions:
     monitor_bound: float = 10.0
     redundant: str = "error"
     project_velocities: bool = False
+    adaptive: bool = False
 
     def __post_init__(self) -> None:
         w = "simulate"
@@ -89,6 +93,7 @@ class RunOptions:
         validate.choice("progress", self.progress, (True, False, None), where=w)
         validate.choice("redundant", self.redundant, REDUNDANT_MODES, where=w)
         validate.choice("project_velocities", self.project_velocities, (True, False), where=w)
+        validate.choice("adaptive", self.adaptive, (True, False), where=w)
         if self.callback is not None and not callable(self.callback):
             raise ModelError(f"simulate: callback must be a function of the Result or None, "
                              f"got {self.callback!r}")
@@ -162,4 +167,4 @@ class MethodOptions:
 
 RUN_OPTIONS = ("save_every", "min_dt", "max_cuts", "progress", "callback", "checkpoint",
                "checkpoint_every", "monitor", "monitor_bound", "redundant", "project_velocities",
-               "v0")
+               "v0", "adaptive")

@@ -27,7 +27,7 @@ from ..dynamics.bdf import BDF
 from ..dynamics.dae import consistent_initial_velocity
 from ..dynamics.base import Integrator
 from ..linalg.blas_threads import one_blas_thread
-from .impact import ImpactHandler
+from .impact import ImpactHandler, for_run
 from .monitor import RunMonitor
 from .motion_watch import MotionWatch
 from ..dynamics.newmark import HHT, GeneralizedAlpha, Newmark
@@ -56,6 +56,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
              checkpoint: "str | os.PathLike | None" = None,
              checkpoint_every: int | float | None = None, monitor: bool = True,
              monitor_bound: float = 10.0, project_velocities: bool = False,
+             redundant: str = "error", v0: np.ndarray | None = None, adaptive: bool = False,
              **options) -> Result:
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
@@ -111,6 +112,13 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     keeps the momentum the joints allow; a drive starting at a non-zero rate from rest sets
     its bodies moving), the change logged and kept in ``result.stats['velocity_projection']``
     (largest change [m/s or rad/s] and its DOF).
+
+    ``v0`` (default None: ``model.set_velocity``): the initial velocities, one per DOF
+    ``(n_dof,)`` [m/s, rad/s]. ``redundant``: what redundant joint rows do, 'error' (default:
+    a ModelError naming them), 'drop' or 'regularize' (:mod:`fembody.run.redundancy`; the
+    rows are in ``stats['redundant_rows']``). ``adaptive`` (default False): True takes the
+    variable-step form of ``method='gill'`` (step doubling; options ``rtol``, ``atol``, ...,
+    :class:`fembody.dynamics.ode.AdaptiveGill`); other methods refuse it.
 
     Returns a :class:`Result` (``time``, ``q``, ``v``, ``a``, ``lam``, energies, joint reactions,
     counters in ``stats``). A run that still fails raises :class:`ConvergenceError` carrying the
@@ -193,12 +201,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                       max_cuts=max_cuts, progress=progress, callback=callback,
                       checkpoint=checkpoint, checkpoint_every=checkpoint_every,
                       monitor=monitor, monitor_bound=monitor_bound,
-                      redundant=options.pop("redundant", "error"),
-                      project_velocities=project_velocities)
-    v0 = options.pop("v0", None)
-    cls, options = _method(method, options)
+                      redundant=redundant, project_velocities=project_velocities,
+                      adaptive=adaptive)
+    cls, options = _method(method, options, opts.adaptive)
     method_opts = MethodOptions(cls, method, options)
-    sys = as_system(model)
+    sys = for_run(as_system(model))     # the compiled System, or its copy with run state
     # redundant joint rows: the run's own choice, handed to the integrator (the System keeps
     # none; constraint_rank)
     rows = RedundantRows(opts.redundant)
@@ -293,7 +300,8 @@ class RunState:
     wall : float
         Wall time of the run's earlier sessions [s] (set when a checkpoint is written).
     penalty : list of ndarray
-        The penalty contacts' approach speeds ``v_minus`` at the last checkpoint.
+        The penalty contacts' approach speeds ``v_minus`` at the last checkpoint (the run's
+        :class:`fembody.contact.ContactState`, saved).
     """
 
     integ: Any
@@ -547,7 +555,8 @@ class _Saver:
             due = self.count % every == 0
         if due or final:
             run.wall = wall
-            run.penalty = [b.v_minus.copy() for b in self.sys.penalty_blocks]
+            cs = self.sys.contact_state
+            run.penalty = [] if cs is None else cs.saved()
             try:
                 ckpt.write(self.path, run.as_dict(), self.sys, self.fingerprint)
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
@@ -588,10 +597,10 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable | None" 
         model = model()
         if isinstance(model, tuple):         # build_model() -> (model, parts...)
             model = model[0]
-    sys = as_system(model)
+    sys = for_run(as_system(model))
     run = RunState.from_dict(ckpt.read(path, sys))
-    for b, vm in zip(sys.penalty_blocks, run.penalty):
-        b.v_minus = vm.copy()
+    if sys.contact_state is not None:
+        sys.contact_state.restore(run.penalty)
     if t_end is not None:
         t_end = validate.number("t_end", t_end, minimum=0.0, strict_min=True, where="resume")
         if t_end < run.integ.t - 1e-9 * run.dt:
@@ -602,8 +611,11 @@ def resume(path: "str | os.PathLike", model: "Model | System | Callable | None" 
         return drive(run, sys, progress, callback, path, checkpoint_every)
 
 
-def _method(method: str | type, options: dict) -> tuple[type, dict]:
-    """The integrator class of a method name (plus the options the name implies)."""
+def _method(method: str | type, options: dict, adaptive: bool = False) -> tuple[type, dict]:
+    """The integrator class of a method name (plus the options the name implies);
+    ``adaptive``: the variable-step form (refused for methods without one)."""
+    if adaptive or method in ("rk4", "gill", "treanor"):
+        return ode.explicit_method(method, adaptive), options
     if not isinstance(method, str):
         if not (isinstance(method, type) and issubclass(method, Integrator)):
             raise ModelError(f"simulate: method must be a method name (e.g. "
@@ -611,8 +623,6 @@ def _method(method: str | type, options: dict) -> tuple[type, dict]:
         return method, options
     if method in METHODS:
         return METHODS[method], options
-    if method in ("rk4", "gill", "treanor"):
-        return ode.explicit_method(method, options)
     if method.startswith("bdf") and method[3:] in ("1", "2", "3", "4", "5", "6"):
         return BDF, {**options, "k": int(method[3:])}
     if method.startswith("scipy:"):

@@ -15,7 +15,6 @@ import time as _time
 
 import numpy as np
 
-from .. import validate
 from ..constraints import RedundantRows
 from ..errors import (plain, ConvergenceError, ModelError, SingularSystemError, StabilityError,
                       StabilityWarning)
@@ -25,6 +24,7 @@ sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast s
 from ..results import Result
 from ..system import System, as_system
 from . import _kernels
+from .options import StaticOptions
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
@@ -192,6 +192,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
            stability: str = "auto", unstable: str = "auto") -> Result:
     """Static equilibrium under the model's loads and gravity.
 
+    Every option is checked before the model is compiled
+    (:class:`fembody.statics.options.StaticOptions`): a value out of its range is a ModelError
+    naming it and what is allowed.
+
     Parameters
     ----------
     model : Model or System
@@ -282,31 +286,19 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     >>> print(f"{result.displacement(beam.last)[-1, 1] / (-10.0 / (3 * steel.E * sec.I)):.3f}")
     1.000
     """
-    validate.solver_options(dict(tol=tol, max_iter=max_iter, max_cuts=max_cuts,
-                                 max_steps=max_steps), "static")
-    validate.number("t", t, where="static")
-    if arc_length is not None:
-        validate.number("arc_length", arc_length, minimum=0.0, strict_min=True, where="static")
+    opts = StaticOptions(steps=steps, method=method, t=t, tol=tol, max_iter=max_iter,
+                         max_cuts=max_cuts, linear_solver=linear_solver, arc_length=arc_length,
+                         max_steps=max_steps, load_max=load_max, stop=stop, redundant=redundant,
+                         stability=stability, unstable=unstable, lam_max=lam_max)
     sys = as_system(model)
-    if lam_max is not None:
-        load_max = lam_max
-    validate.choice("method", method, ("newton", "arc-length"), where="static")
-    validate.choice("redundant", redundant, REDUNDANT_MODES, where="static")
-    validate.choice("stability", stability, ("auto", "eigenvalue", "check"), where="static")
-    validate.choice("unstable", unstable, ("auto", "error", "accept"), where="static")
-    steps = validate.integer("steps", steps, where="static")
-    load_max = validate.number("load_max", load_max, minimum=0.0, strict_min=True,
-                               where="static")
-    if stop is not None and not callable(stop):
-        raise ModelError(f"static: stop must be a function of the Result or None, got {stop!r}")
-    eq = _Equilibrium(sys, t, linear_solver, tol)
-    eq.unstable = ("error" if unstable == "error" or (unstable == "auto" and method == "newton")
-                   else "accept")
-    eq.stability = ("eigenvalue" if stability == "eigenvalue" or (
-        stability == "auto" and sys.n_free <= DENSE_MAX) else InertiaCheck(sys.diag_pos))
+    t = opts.t
+    eq = _Equilibrium(sys, t, opts.linear_solver, opts.tol)
+    eq.unstable = opts.on_unstable
+    eq.stability = ("eigenvalue" if opts.stability_by_eigenvalue(sys.n_free, DENSE_MAX)
+                    else InertiaCheck(sys.diag_pos))
     if sys.n_con:
         ce = sys.constraints(sys.q0, t)
-        check_redundant(sys, ce.Bdata, redundant, t=t, rows=eq.rows)
+        check_redundant(sys, ce.Bdata, opts.redundant, t=t, rows=eq.rows)
         if np.max(np.abs(ce.phi)) > 1e-9 * sys.length:
             bad = sorted({sys.model.joints[int(sys.row_joint[i])].label
                           for i in np.flatnonzero(np.abs(ce.phi) > 1e-9 * sys.length)})
@@ -317,11 +309,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     result.stats["redundant_rows"] = list(eq.rows.names)
     t0 = _time.perf_counter()
     try:
-        if method == "newton":
-            _load_stepping(eq, result, steps, max_iter, max_cuts, start, load_max)
+        if opts.method == "newton":
+            _load_stepping(eq, result, opts.steps, opts.max_iter, opts.max_cuts, start, opts.load_max)
         else:
-            _arc_length(eq, result, 1.0 / steps, arc_length, max_iter, max_cuts, max_steps,
-                        load_max, stop, start)
+            _arc_length(eq, result, 1.0 / opts.steps, opts.arc_length, opts.max_iter,
+                        opts.max_cuts, opts.max_steps, opts.load_max, opts.stop, start)
     finally:
         result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
                             n_factor=eq.solver.n_factor, n_newton=eq.n_iter,

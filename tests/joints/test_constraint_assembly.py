@@ -43,17 +43,9 @@ def _heavy_top():
     return model, 1e-3, {}
 
 
-def _chain(n: int = 20, L: float = 0.1, mass: float = 0.1, side: float = 0.01):
-    model = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
-    Jx, Jt = mass * 2 * side**2 / 12, mass * (L**2 + side**2) / 12
-    prev = model.ground
-    for i in range(n):
-        body = model.add_rigid_body((i * L, 0.0, 0.0), mass, (Jx, Jt, Jt),
-                                    offset=(L / 2, 0.0, 0.0))
-        axis = (0.0, 1.0, 0.0) if i % 2 == 0 else (0.0, 0.0, 1.0)
-        model.add_joint(fb.Revolute(prev, body.node, axis=axis, at=(i * L, 0.0, 0.0)))
-        prev = body.node
-    return model, 1e-3, {}
+def _chain():
+    from fembody.examples import spatial_chain as ex
+    return ex.build_model()[0], 1e-3, {}
 
 
 def _andrews():

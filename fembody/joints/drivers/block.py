@@ -21,13 +21,16 @@ class LinearBlock(JointBlock):
         self.angular: np.ndarray | None = None    # rows on rotations (set by the System)
 
     def _f(self, t: float):
-        if self._cache is None or self._cache[0] != t:
+        # a cache of the motion functions at one t, read once: runs of one System in other
+        # threads may replace it meanwhile, never change it
+        cache = self._cache
+        if cache is None or cache[0] != t:
             vals = np.zeros((len(self.motions), 3))
             for i, mo in enumerate(self.motions):
                 if mo is not None:
                     vals[i] = mo.derivatives(t)
-            self._cache = (t, vals)
-        return self._cache[1]
+            cache = self._cache = (t, vals)
+        return cache[1]
 
     def evaluate(self, x, t, hessian):
         f = self._f(t)[:, 0] if self.rheonomic else 0.0

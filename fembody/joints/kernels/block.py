@@ -69,13 +69,16 @@ class SpatialBlock:
 
     def _f(self, t: float) -> np.ndarray:
         """(n, 3): f, f', f'' of every instance at ``t`` (zeros where not driven)."""
-        if self._cache is None or self._cache[0] != t:
+        # a cache of the motion functions at one t, read once: runs of one System in other
+        # threads may replace it meanwhile, never change it
+        cache = self._cache
+        if cache is None or cache[0] != t:
             vals = np.zeros((len(self), 3))
             for i, mo in enumerate(self.motions or ()):
                 if mo is not None:
                     vals[i] = mo.derivatives(t)
-            self._cache = (t, vals)
-        return self._cache[1]
+            cache = self._cache = (t, vals)
+        return cache[1]
 
     def evaluate(self, poses, t: float, hessian: bool):
         """``phi (n, m)``, ``B (n, m, 12)`` and ``H (n, m, 12, 12)`` or None at the poses
