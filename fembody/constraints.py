@@ -78,8 +78,8 @@ class SaddlePattern:
 
 def matvec(n: int, A, x: np.ndarray) -> np.ndarray:
     """``A x`` for a CSC matrix (SciPy's or :class:`~fembody.patterns.CSC`) with n rows: compiled for small matrices, where SciPy's call
-    overhead dominates, and for fembody's own CSC at any size (its numpy product took 1.3 ms
-    on a 1e5-DOF beam's M, the kernel 0.55); SciPy's loop is faster above ~1e4 entries."""
+    overhead dominates, and for fembody's own CSC at any size (faster than its numpy product
+    on a long beam's M); SciPy's loop is faster above ~1e4 entries."""
     if (len(A.data) < 10000 or type(A) is CSC):   # (A.nnz: slow)
         return sparse_kernels.csc_matvec(n, A.indptr, A.indices, A.data, x)
     return A @ x

@@ -41,7 +41,7 @@ OUTPUTS = frozenset({"sensors", "bodies"})
 def model_digest(model: Any) -> str:
     """SHA-256 (hex) of everything in ``model`` that determines its results (see the module
     docstring); equal for two models built alike, different when a single number differs."""
-    import hashlib                      # when used: its OpenSSL load is ~2 ms of start-up
+    import hashlib                      # when used: its OpenSSL load is a start-up cost
     enc = _Encoder(model)
     h = hashlib.sha256()
     for key in sorted(vars(model)):

@@ -97,7 +97,7 @@ def number_dofs(model: Model, space: str | None, gravity: np.ndarray | None = No
     width = len(names)
     n_nodes = len(model.nodes)
     # one flat pass over the element node lists (1e6-DOF chains: per-element set updates
-    # took 9 of the 24 s of numbering)
+    # took a third of the numbering)
     rot_ids = np.fromiter(
         [n.id for e in model.beams for n in e["nodes"]]
         + [rb.node.id for rb in model.rigid_bodies]
@@ -217,7 +217,7 @@ def fingerprint(sys) -> str:
     sections, orientations, masses, springs, loads and their time functions, gravity, damping,
     joints with their axes, offsets and drives, contacts, initial velocities). Two models with
     the same digest give the same results; a Result or checkpoint is refused for another."""
-    import hashlib                      # when used: its OpenSSL load is ~2 ms of start-up
+    import hashlib                      # when used: its OpenSSL load is a start-up cost
     from .digest import model_digest
     h = hashlib.sha256()
     h.update(model_digest(sys.model).encode())

@@ -53,18 +53,18 @@ class Measures:
         if s.mass_blocks and not np.any(v[s.fixed]):
             vf = v[s.free]
             if fused:
-                # the blocks whose compiled pass has their masses (at 1e5 DOFs 0.1 ms against
-                # 0.7 ms for the product with M), the others' on M_rest's non-zeros
+                # the blocks whose compiled pass has their masses (cheaper than the product
+                # with M), the others' on M_rest's non-zeros
                 T = sum(b.kinetic_energy_of(v) for b in s.mass_blocks if id(b) in fused)
                 if s.M_rest_pos.size:
                     T += 0.5 * float(np.einsum("i,i->", vf,
                                                matvec(s.n_free, s.M_rest, vf)))
             else:
                 # the constant part on the free DOFs: one product with M's own non-zeros (the
-                # element-wise v_e . M_e v_e took 3 ms at 1e5 DOFs, once per monitor check)
+                # element-wise v_e . M_e v_e was slower, once per monitor check)
                 T = 0.5 * float(np.einsum("i,i->", vf, s.mass_product(vf)))
         else:
-            # v_e . (M_e v_e) in two steps: numpy's three-operand einsum took twice as long
+            # v_e . (M_e v_e) in two steps: numpy's three-operand einsum took longer
             T = sum(0.5 * float(np.einsum("ni,ni->", v[b.dofs],
                                           np.einsum("nij,nj->ni", s._Me[id(b)], v[b.dofs])))
                     for b in s.mass_blocks)
@@ -105,8 +105,8 @@ class Measures:
         """Potential energy of gravity relative to the reference configuration [J]."""
         s = self.sys
         u = s.space.difference(q, s.q0)
-        # (einsum, not BLAS's ddot: beyond 1e4 entries OpenBLAS wakes a second thread, 11 ms
-        # per call at 1e5 DOFs on a loaded machine)
+        # (einsum, not BLAS's ddot: beyond 1e4 entries OpenBLAS wakes a second thread, which
+        # waits for a core on a loaded machine)
         V = -float(np.einsum("i,i->", s.f_gravity, u))
         for b in s.varying_mass:
             V += float(b.gravity_potential(s.pose(b, q), s.gravity,

@@ -42,7 +42,7 @@ def symmetric_pattern(indptr: np.ndarray, indices: np.ndarray, n: int
 
 def sorted_unique(a: np.ndarray) -> np.ndarray:
     """``np.unique(a)`` for integer keys by one sort: NumPy >= 2.3's hash-based unique took
-    4 s of a 1e5-DOF chain's 9 s compile (a sort and a mask: 0.1 s)."""
+    most of a long chain's compile (a sort and a mask: a small part)."""
     a = np.sort(a)
     if len(a) == 0:
         return a
@@ -60,7 +60,7 @@ def is_sparse(A) -> bool:
 class CSC:
     """A compressed-sparse-column matrix of fembody's own (``data``, ``indices``, ``indptr``,
     ``shape``, SciPy's attribute names) for the System's fixed matrices on the solvers' hot
-    path: the product ``A @ x`` with a vector needs no scipy.sparse import (about 0.1 s of
+    path: the product ``A @ x`` with a vector needs no scipy.sparse import (a sizeable part of
     start-up, issue 17). :meth:`tocsc` gives SciPy's matrix."""
 
     format = "csc"

@@ -60,7 +60,7 @@ def array(name: str, value: Any, shape: tuple, *, where: str = "", hint: str = "
     if isinstance(value, (str, bytes)):
         raise ModelError(f"{label} must be an array of numbers, got the string {value!r}")
     numeric = isinstance(value, np.ndarray) and value.dtype.kind in "fiu"
-    try:                        # (a numeric array holds no strings: not scanned, 0.1 s at 1e5)
+    try:                        # (a numeric array holds no strings: not scanned)
         flat = () if numeric else np.ravel(np.asarray(value, dtype=object))
     except ValueError:          # ragged nesting
         raise ModelError(f"{label} must be an array of numbers, got {value!r}") from None

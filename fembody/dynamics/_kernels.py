@@ -1,8 +1,8 @@
 """Fused vector updates of the Newton loop of :mod:`.newmark` (compiled when numba is present).
 
 Why: per Newton iteration the integrator updates q', q'' on the free DOFs, forms the
-residual and takes three norms; as numpy expressions that is a dozen calls of ~1.5 us each on
-vectors of a few hundred entries, as much as the element assembly itself. numba is a
+residual and takes three norms; as numpy expressions that is a dozen calls on vectors of a few
+hundred entries, whose call overhead is as much as the element assembly itself. numba is a
 dependency, so there is no numpy fallback; the tests compare these kernels with numpy
 references (``tests/reference_kernels/solver_kernels.py``).
 """
@@ -191,8 +191,8 @@ def _absmax_nb(x):  # pragma: no cover - jitted
 def _iteration_matrix_nb(K, C, M, gp, bp, with_c):  # pragma: no cover - jitted
     """``K <- K + gp C + bp M`` in place (CSC data of one pattern; ``C`` read only with
     ``with_c``), summed in numpy's order of ``K + gp * C + bp * M``: the same numbers without
-    the two or four temporaries of the matrix size (at 1e5 DOFs of a beam chain 7 MB each,
-    about 4 ms per Newton iteration)."""
+    the two or four temporaries of the matrix size (7 MB each at 1e5 DOFs of a beam
+    chain)."""
     if with_c:
         for i in range(K.shape[0]):
             K[i] = (K[i] + gp * C[i]) + bp * M[i]

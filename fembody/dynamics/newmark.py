@@ -96,8 +96,8 @@ def stability_violation(alpha_m: float, alpha_f: float, gamma: float, beta: floa
 
 @functools.lru_cache(maxsize=64)
 def _stability_cached(alpha_m: float, alpha_f: float, gamma: float, beta: float) -> str:
-    """:func:`stability_violation` once per parameter set (~3 ms of eigenvalues per run,
-    3 us per step of a 1 s run at h = 1e-3)."""
+    """:func:`stability_violation` once per parameter set (its eigenvalues are
+    computed once, not per run)."""
     return stability_violation(alpha_m, alpha_f, gamma, beta)
 
 

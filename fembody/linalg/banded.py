@@ -25,8 +25,7 @@ BAND_MAX = 48
 
 def half_bandwidth(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int, np.ndarray]:
     """Largest |i - j| of the pattern after reverse Cuthill-McKee, and the ordering (the
-    envelope solver's RCM, :func:`.envelope.rcm`: scipy.sparse.csgraph's cost ~0.05 s of
-    imports; tests/solvers/test_envelope_ordering.py holds the band no wider than SciPy's)."""
+    envelope solver's RCM, :func:`.envelope.rcm`: no scipy.sparse.csgraph import; tests/solvers/test_envelope_ordering.py holds the band no wider than SciPy's)."""
     # the same RCM as the envelope solver's ordering of this pattern: taken from its plan
     # when it was computed already (an iteration matrix that turned out indefinite: 0.16 s
     # at 1e5 DOFs of a beam chain, twice, for the solver's test and for its build)

@@ -5,42 +5,17 @@ Why a module of its own: the Newton solver of ``fb.static``, its support check a
 stability check (:mod:`.inertia`) factorise matrices of the System's one pattern; the mode
 decided by the first is kept with the pattern (:func:`.envelope.pattern_plan`) and the others
 start in that mode. The decision reads the factor's column counts from the pattern and the
-ordering (:func:`column_counts`), not from a trial simplicial factorisation: that trial took
-~2 CPU minutes on a 1e6-DOF frame grid, to be thrown away for the supernodal factorisation.
+ordering (:func:`column_counts`), not from a trial simplicial factorisation: that trial costs
+as much as a factorisation on a 1e6-DOF frame grid, to be thrown away for the supernodal
+one.
 
-Measured basis (``benchmarks/large.py``; results/large_17g_* and large_17L_*; the shared 2-core
-EPYC, CHOLMOD with the reference BLAS). The measure is the CPU time of one numeric
-factorisation, median of interleaved repetitions: it is what a user pays when the cores are
-busy (a sweep runs a process per core; this machine is shared), and it is steadier than the
-fastest wall time of a few repetitions under load, whose ranking flipped between runs at 1e4
-DOFs (17L) while at load 2 the wall and CPU rankings agree. Statics / dynamics matrix:
-
-- beam chain 1e5 DOFs: envelope 5.8 / 6.5 ms, CHOLMOD simplicial AMD 11.6 / 13.5, supernodal
-  46-84, SuperLU 96 / 113 (17L); the envelope also at 1e4 and 1e6.
-- frame grid 1e4 DOFs (mean RCM width 118, flops/nnz(L) 98), load 2.2-2.6, 11 repetitions:
-  simplicial AMD 25.8 / 46.0 ms (wall 25.8 / 90.8), supernodal nested dissection 38.7 / 65.7,
-  supernodal METIS 39.2 / 64.1, SuperLU 40.5 / 65.0, envelope 86 / 133.
-- grid 2e4 (ratio 143), load 5.5-6.2, 7 repetitions: simplicial AMD 93 / 100 ms, supernodal
-  nested dissection 129 / 115, METIS 160 / 133, SuperLU 154 / 128.
-- grid 3e4 (ratio 176): simplicial 312 / 197 ms, supernodal nested dissection 290 / 196,
-  METIS 227 / 190, SuperLU 286 / 196: a tie within the noise (the crossover; the statics and
-  dynamics matrices share pattern and flops, so their spread, here 312 vs 197, is noise).
-- grid 5e4 (ratio 213): simplicial 559 / 490 ms, supernodal nested dissection 418 / 367,
-  METIS 360 / 366, SuperLU 483 / 424.
-- grid 1e5 (ratio 343), load 4.8-6.3, 5 repetitions: supernodal nested dissection 1.23 / 1.08 s,
-  METIS 1.21 / 1.15, AMD 1.62 / 1.65, SuperLU 1.27 / 1.16, simplicial 1.6-2.3 s, envelope ~30 s
-  (17L); nested dissection, METIS and SuperLU are within the noise (17L's two runs: the same).
-- grid 1e6 (ratio 715), runs of one repetition: supernodal nested dissection 48.6, 47.6, 47.2 s
-  CPU, METIS 41.8, 60.1, 53.3, SuperLU 42.3, 42.3, 47.2 (its ordering included) but with 2.1x
-  the factor memory (2.28 GiB against 1.09): within the noise; CHOLMOD kept.
-
-With this rule (results/large_17g_grid_tables.txt, "after"), ``auto`` took simplicial on the
-1e4 grid, 28.7 / 30.2 ms CPU (simplicial AMD measured beside it 29.1 / 32.3, every other
-backend 30.5 / 33.7 or more), and supernodal nested dissection on the 1e5 grid, 1.23 / 1.12 s
-(the fastest: METIS 1.02 / 1.16; the same nested-dissection factorisation measured beside
-``auto`` 1.05 / 1.19, which is the noise). So the threshold 180 lies between the last size
-where simplicial wins (2e4, 143) and the first where supernodal does (5e4, 213), at the
-measured tie. CHOLMOD's own switch (40) assumes an
+Measured basis (``benchmarks/large.py``, the CPU time of one numeric factorisation, median of
+interleaved repetitions on a shared 2-core machine; the figures are in benchmarks/README.md,
+"CHOLMOD: simplicial or supernodal"): on beam chains the envelope LDL^T is the fastest; on
+frame grids simplicial AMD wins up to the ratio flops/nnz(L) ~143 (2e4 DOFs), supernodal (nested
+dissection, METIS, or SuperLU within the noise) from ~213 (5e4) on, with a tie at 176 (3e4).
+So the threshold 180 lies between the last size where simplicial wins and the first where
+supernodal does, at the measured tie. CHOLMOD's own switch (40) assumes an
 optimised BLAS; with one, supernodal would pay earlier and the threshold should fall.
 """
 from __future__ import annotations
@@ -84,8 +59,8 @@ def choose_mode(A, f) -> str:
     """CHOLMOD's mode for A's pattern, "simplicial" or "supernodal" (flops / nnz(L) of the
     simplicial factor ``f``, a symbolic analysis of A, above ``SUPERNODAL_RATIO``). The
     factor's column counts come from the symbolic analysis (:func:`column_counts`, compiled,
-    ~nnz(L) steps: 0.04 s at a 1e5-DOF frame grid, whose factorisation takes 2-4 s), not
-    from a trial numeric factorisation."""
+    ~nnz(L) steps: a small part of the factorisation it decides), not from a trial numeric
+    factorisation."""
     counts = column_counts(A, f.P())
     return "supernodal" if fill_ratio(counts) > SUPERNODAL_RATIO else "simplicial"
 

@@ -5,10 +5,9 @@ Why: beam chains, trees and frames give matrices whose rows, after a reverse Cut
 ordering, reach only a few columns left of the diagonal. Their LDL^T fills nothing outside that
 envelope, costs about n w^2 / 2 flops for a mean row width w, and — more important at the sizes
 of multibody models — one compiled call replaces the wrapper layers of a general sparse package.
-Measured on a beam's iteration matrix (Xeon 2.5 GHz VM, fastest of 10): 387 unknowns, factor
-18 us vs 57-77 us for CHOLMOD's simplicial factorisation through scikit-sparse, one solve ~10 us
-either way; 3075 unknowns, factor 142 us vs 283 us, but a solve 71 us vs 37 us (the row loops
-are latency-bound). Matrices with wide envelopes (2-D grids of beams) are left to CHOLMOD:
+On a beam's iteration matrix it factorises faster than CHOLMOD's simplicial factorisation
+through scikit-sparse, and solves as fast at a few hundred unknowns but slower at thousands (the
+row loops are latency-bound; figures in benchmarks/README.md, "Envelope LDL^T"). Matrices with wide envelopes (2-D grids of beams) are left to CHOLMOD:
 :func:`envelope_width` tells the caller which to use.
 
 Storage: row ``i`` of the permuted lower triangle holds columns ``first[i] .. i`` at
@@ -273,7 +272,7 @@ def _schur_factor_into(env, first, rowptr, dinv, perm, Bp, Bi, Bx, BT, X,
 def _rcm(indptr, indices, n):  # pragma: no cover - jitted
     """Reverse Cuthill-McKee order of a symmetric CSR pattern: breadth-first from each
     not yet reached node of least degree, neighbours taken by increasing degree, reversed
-    (the algorithm of SciPy's ``reverse_cuthill_mckee``, whose import costs ~0.07 s of
+    (the algorithm of SciPy's ``reverse_cuthill_mckee``, whose import is a sizeable part of
     start-up: scipy.sparse.csgraph loads scipy.sparse.linalg and scipy.linalg)."""
     deg = np.empty(n, np.int64)
     for i in range(n):
@@ -337,8 +336,8 @@ class _PlanCache:
     few patterns, keyed by the identity of their ``indptr`` and ``indices`` arrays (held by
     weak reference: a System's pattern arrays are fixed for its life). A Newton solver, the
     support check and the stability check of one ``fb.static`` call factorise matrices of the
-    System's one pattern: they share one RCM ordering (24 ms at 1e5 DOFs of a beam chain)
-    and one scatter map (25 ms) instead of computing them three times per call."""
+    System's one pattern: they share one RCM ordering and one scatter map instead of computing
+    them three times per call."""
 
     SIZE = 4
 

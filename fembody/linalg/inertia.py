@@ -79,8 +79,8 @@ class InertiaCheck:
         if (B is None or not B.shape[0]) and self.diag_pos is not None \
                 and K.data.flags.writeable:
             # K's pattern: the shift added to K's own values for the factorisation and its
-            # diagonal put back exactly afterwards (not a copy of the whole matrix: 7 MB,
-            # about 1.5 ms per load step of a 1e5-DOF chain); K is unchanged on return
+            # diagonal put back exactly afterwards (not a copy of the whole matrix: 7 MB
+            # per load step of a 1e5-DOF chain); K is unchanged on return
             d = self.diag_pos
             saved = K.data[d]
             K.data[d] += tol

@@ -24,7 +24,7 @@ Beam elements inverted or strained beyond 100 % are a third check (the loads are
 what the structure can take). All are evaluated at grid points 1, 2, 4, ..., 64, then every
 ``every``-th (default 100) and at the last, and once more when Newton fails. One check costs
 about one step (an internal-force, a strain-energy and a strain evaluation), so the monitor
-adds about 1-2 % to a run (benchmarks/monitor_overhead.py) while an exponential growth is
+adds little to a run (benchmarks/monitor_overhead.py measures it) while an exponential growth is
 still caught long before it overflows.
 """
 from __future__ import annotations
@@ -59,8 +59,7 @@ class RunMonitor:
 
     def _strain_state(self, q: np.ndarray) -> tuple[float, list]:
         """The strain energy [J] at ``q`` and the beam blocks' ``(block, strains)``: a beam's
-        strains evaluated once for both (at 1e5 DOFs a check evaluated them twice, 0.5 ms
-        each), its energy from them where the block can (``strain_energy_of``)."""
+        strains evaluated once for both (a check once evaluated them twice), its energy from them where the block can (``strain_energy_of``)."""
         s = self.sys
         energy, beams = 0.0, []
         for b in s.stiffness_blocks:

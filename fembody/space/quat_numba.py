@@ -4,7 +4,7 @@ take its numpy form ``spaces._compose`` and :func:`fembody.rotations.quat_to_mat
 test compares with these), one loop instead of ~40 small numpy operations per call.
 
 Why: the Lie-group Newton loop moves q and rebuilds every node frame several times per step;
-at 64 beam elements the numpy forms cost ~0.2 ms per iteration, more than the arithmetic.
+the numpy forms' call overhead is more than the arithmetic.
 Nothing here is compiled at import (see :mod:`fembody.elements.kernels`)."""
 from __future__ import annotations
 

@@ -293,7 +293,7 @@ def _paletted(img: np.ndarray, first):
 def _write_movie(filename, images: list, fps: int, suffix: str) -> None:
     if suffix == ".gif":
         # PIL writes the paletted frames as they are; imageio's GIF writer would quantise each
-        # frame again (about 35 ms a frame at 800 x 500)
+        # frame again, the larger part of writing it
         images[0].save(str(filename), save_all=True, append_images=images[1:],
                        duration=round(1000 / fps), loop=0)
         return

@@ -408,7 +408,7 @@ class Scene:
                                   label_font_size=13 if wide else 9)
         if title:
             # a text actor at a pixel position: a corner annotation refits its font size at
-            # every change of text (~70 ms a frame)
+            # every change of text, slower than drawing the frame
             w, h = self.p.window_size
             size = 11 if w >= 500 else 8
             self.text = self.p.add_text(title, position=(6, h - 2.2 * size - 8),

@@ -5,9 +5,9 @@ tests compare the kernel with its numpy reference (``tests/reference_kernels/bea
 whose rotation columns take the complex step) and with the complex step of every column to
 round-off.
 
-Why: a numpy form spends most of its time in the overhead of a few hundred small array
-operations (about 1 ms per call at any size up to ~100 elements); per element the arithmetic is
-a few microseconds.
+Why: the numpy kernel spends most of its time in the overhead of a few hundred small array
+operations, about the same at any size up to ~100 elements; per element the arithmetic is
+small against it.
 """
 from __future__ import annotations
 

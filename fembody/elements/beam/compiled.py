@@ -2,10 +2,10 @@
 beam2d.py (a test compares them).
 
 Why compiled code: a Newton iteration of a beam chain calls a few hundred small numpy
-operations; at 2 microseconds of overhead each that alone is ~0.5 ms, several times the
-arithmetic. One compiled loop that evaluates each element and scatters straight into the
-global residual and the CSC data of K_T removes the overhead and the temporaries. Nothing
-here is compiled at import: see :mod:`fembody.elements.kernels`.
+operations, whose call overhead alone is several times the arithmetic. One compiled loop that
+evaluates each element and scatters straight into the global residual and the CSC data of
+K_T removes the overhead and the temporaries. Nothing here is compiled at import: see
+:mod:`fembody.elements.kernels`.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ CHUNK = 256
 def _stretch_shear(c0, s0, dux, duy, sh, ch):  # pragma: no cover - jitted
     """``cos(phi)/L``, ``sin(phi)/L``, axial strain and shear strain of one planar beam element
     from ``c0, s0 = cos(alpha0)/L, sin(alpha0)/L`` and ``sh, ch = sin(tm/2), cos(tm/2)``
-    (``beam2d._stretch_shear``'s formulas: one sincos, of tm/2; a second one, of phi, was 40 %
-    of a 1e5-DOF chain's assembly), shared by the assembly and the strains."""
+    (``beam2d._stretch_shear``'s formulas: one sincos, of tm/2; a second one, of phi, was a
+    large part of a long chain's assembly), shared by the assembly and the strains."""
     st = 2.0 * sh * ch
     ct = 1.0 - 2.0 * sh * sh
     c = c0 * ct - s0 * st
@@ -60,8 +60,7 @@ def beam_assemble(q, qdofs, dofs, L0, cs0, D, f, Kdata, pos, tangent, a, mass, b
     matrix, bp = 1 / (beta h^2) or the like). ``mass (n, 6)``: per element the diagonal and
     coupling masses of x, y, rotation (m/3 and m/6 consistent, m/2 and 0 lumped; the numbers
     of ``linear_two_node_mass``); ``a`` is read like ``q``. A beam chain's constant mass
-    matrix then needs neither its own product nor its own pass over K (at 1e5 DOFs those two
-    were 1.9 ms of a 12 ms Newton iteration).
+    matrix then needs neither its own product nor its own pass over K.
 
     The element matrix is built from scalars: its translational rows of node 2 are those of
     node 1 negated and its two rotation columns share their coupling terms, so seven numbers
@@ -190,8 +189,7 @@ def beam_strains_into(x, L0, cs0, eps):  # pragma: no cover - jitted
     """Axial strain, shear strain and curvature ``eps (n, 3)`` of planar beams from their
     element states ``x (n, 6)`` (``cs0``: see beam_assemble): the formulas of
     ``beam2d._stretch_shear`` in one pass (its numpy form makes a dozen temporaries of the
-    element count: 2 ms at 33k elements, paid by every load step's inversion check and every
-    run monitor check)."""
+    element count, paid by every load step's inversion check and every run monitor check)."""
     n = x.shape[0]
     half = np.empty(2 * CHUNK)
     for e in range(n):
