@@ -17,7 +17,7 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/linalg/_kernels.py \
 	tools/build_kernels.py
 
-.PHONY: setup test test-all demo bench docs clean
+.PHONY: setup test test-all demo bench bench-quick docs clean
 
 setup: $(STAMP) $(KSTAMP)
 
@@ -39,8 +39,12 @@ test-all: $(STAMP) $(KSTAMP)
 demo: $(STAMP) $(KSTAMP)
 	$(VENV)/bin/fembody demo
 
-bench: $(STAMP)
-	$(PY) benchmarks/assembly.py
+# the benchmark suite (benchmarks/README.md); bench-quick: every case once, small (CI)
+bench: $(STAMP) $(KSTAMP)
+	$(PY) -m benchmarks
+
+bench-quick: $(STAMP) $(KSTAMP)
+	$(PY) -m benchmarks --quick
 
 # the API reference and the example gallery (docs/_build/html/index.html); warnings are errors
 DOCS_STAMP := $(VENV)/.fembody-docs-installed
