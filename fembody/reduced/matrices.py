@@ -70,7 +70,15 @@ def read_matrices(mass, stiffness=None, *, nodes=None, interface=None,
     dofs_per_node : int, optional
         DOFs per node (default: n / n_nodes when nodes are given, else 1).
 
-    Raises ModelError naming the file (or argument) and the entry at fault.
+    Returns
+    -------
+    FEMatrices
+        The checked matrices, node coordinates and interface DOFs, with their sources.
+
+    Raises
+    ------
+    ModelError
+        Naming the file (or argument) and the entry at fault.
     """
     sources = {}
     archive = None

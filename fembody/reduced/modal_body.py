@@ -155,10 +155,15 @@ class ModalBody:
             static constraint modes (unit displacement of one of them in the frame, the others
             and the reference held), which come first among the body's modal coordinates,
             then the ``n_modes`` fixed-interface modes. Empty: the classical clamped modes.
+        name : str, default 'modal body'
+            The body's name.
 
-        ``omega`` [rad/s] are the reduced body's natural frequencies clamped at the reference.
-        Section forces are not recovered (the matrices carry no element data: the body's
-        ``resultants`` have no rows).
+        Returns
+        -------
+        ModalBody
+            Its ``omega`` [rad/s] are the reduced body's natural frequencies clamped at the
+            reference. Section forces are not recovered (the matrices carry no element data:
+            the body's ``resultants`` have no rows).
         """
         from .craig_bampton import craig_bampton
         where = f"ModalBody.from_matrices ({fe.sources.get('M', 'M')})"

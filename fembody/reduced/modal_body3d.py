@@ -178,8 +178,14 @@ class ModalBody3D:
         interface : sequence of int, default ()
             Further nodes whose 6 DOFs become static constraint modes (first among the modal
             coordinates), as in :meth:`fembody.reduced.ModalBody.from_matrices`.
+        name : str, default 'modal body'
+            The body's name.
 
-        ``omega`` [rad/s]: the reduced body's natural frequencies clamped at the reference.
+        Returns
+        -------
+        ModalBody3D
+            Its ``omega`` [rad/s] are the reduced body's natural frequencies clamped at the
+            reference.
         """
         from scipy.linalg import eigh
 
