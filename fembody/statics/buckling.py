@@ -220,9 +220,14 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
     K = _tangent(sys, q, s0, lam, t)
     Bdata = ce.Bdata if ce is not None else np.zeros(0)
     dense = method == "dense" or (method == "auto" and sys.n_free <= DENSE_MAX)
+    # the eigenproblems are those of the symmetric parts (a spatial tangent is not quite
+    # symmetric): the Lanczos iterations assume it, and it lets the sparse path factorise K
+    # by fembody's symmetric backends (CHOLMOD or the envelope), not by an LU
+    Ks = 0.5 * (K + K.T)
     if not dense:
-        _check_stable(sys, K, Bdata)
-    # the path tangent dq/ds (and the multipliers' rate) from K_T* v + B^T mu = f, B v = 0
+        _check_stable(sys, Ks, Bdata)
+    # the path tangent dq/ds (and the multipliers' rate) from K_T* v + B^T mu = f, B v = 0:
+    # the exact tangent, not its symmetric part, so the System's own (LU for spatial) backend
     solver = saddle_solver(sys)
     solver.factorize(pattern_data(sys, K), Bdata)
     v, mu = solver.solve(f, np.zeros(sys.n_con))
@@ -234,7 +239,7 @@ def buckling(model: "Model | System", n: int = 4, *, load: float = 1.0,
     h = STEP / scale
     KG = (_tangent(sys, sys.update(q, h * v), s0 + h, lam + h * mu, t)
           - _tangent(sys, sys.update(q, -h * v), s0 - h, lam - h * mu, t)) / (2.0 * h)
-    Ks, KGs = 0.5 * (K + K.T), 0.5 * (KG + KG.T)
+    KGs = 0.5 * (KG + KG.T)
     if dense:
         mu_all, V = _dense_pencil(sys, Ks, KGs, Bdata)
     else:
@@ -316,7 +321,7 @@ def _rotation_mask(sys: System) -> np.ndarray:
 
 
 def _check_stable(sys: System, K: sp.csc_matrix, Bdata: np.ndarray) -> None:
-    low = lowest_eigenvalue(sys, K, Bdata if sys.n_con else None)
+    low = lowest_eigenvalue(sys, K, Bdata if sys.n_con else None, symmetric=True)
     scale = float(np.abs(K.diagonal()).max())
     if low < -UNSTABLE * scale:
         raise SingularSystemError(f"buckling: the state is unstable (lowest eigenvalue of the "
@@ -356,8 +361,9 @@ def _dense_pencil(sys: System, K, KG, Bdata: np.ndarray):
 def _sparse_pencil(sys: System, K, KG, Bdata: np.ndarray, n: int):
     """The ``n`` eigenpairs of largest magnitude ``mu = 1/s`` of ``-K_G x = mu K x`` on the
     manifold, by ARPACK with K as the inner product (positive definite on the manifold),
-    inverted by the bordered saddle-point system."""
-    R = constrained_resolvent(sys, K, Bdata)
+    inverted by the bordered saddle-point system, factorised by fembody's symmetric backends
+    (``K`` is the symmetric part of the tangent)."""
+    R = constrained_resolvent(sys, K, Bdata, symmetric=True)
     k = min(n, sys.n_free - sys.n_con - 1)
     v0 = R.matvec(np.random.default_rng(0).standard_normal(sys.n_free))   # on the manifold
     return spla.eigsh((-KG).tocsc(), k=k, M=K, Minv=R, which="LM", v0=v0)

@@ -516,7 +516,7 @@ def pattern_data(sys: System, A) -> np.ndarray:
 
 
 def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
-                      sigma: float | None = None) -> float:
+                      sigma: float | None = None, symmetric: bool | None = None) -> float:
     """The lowest eigenvalue of the tangent stiffness ``K`` (free DOFs, sparse) on the motions
     the joints allow (null space of B) [N/m, N m/rad mixed]: negative at an unstable
     equilibrium. Dense on a null-space basis for small models, else the eigenvalue nearest
@@ -524,7 +524,8 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
     above ``sigma``. Without ``sigma`` a shift below the spectrum is found first (``K +
     shift I`` proved positive definite on the joints' motions by a factorisation,
     :meth:`InertiaCheck.shift_below`), so an unstable eigenvalue farther from zero than a
-    stable one is not missed."""
+    stable one is not missed. ``symmetric``: K is symmetric, so the shifted matrix is
+    factorised by a symmetric backend (as :func:`constrained_resolvent`)."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -541,7 +542,7 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
         B = sys.B_matrix(Bdata) if sys.n_con else None
         sigma = -InertiaCheck().shift_below(K, B, 1e-9 * float(np.abs(K.diagonal()).max()))
     shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
-    OPinv = constrained_resolvent(sys, shifted, Bdata)
+    OPinv = constrained_resolvent(sys, shifted, Bdata, symmetric=symmetric)
     w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
     return float(w[0])
 
