@@ -1,0 +1,460 @@
+"""Penalty contact of beams and nodes against fixed rigid surfaces: planes, spheres and
+cylinders (planar and spatial models).
+
+**Surfaces.** A surface measures the signed distance ``s(x)`` [m] of a point ``x`` to itself,
+positive outside, with its exact gradient and Hessian:
+
+- :class:`Plane` through ``point`` with unit ``normal`` (into the free side): ``s = n . (x -
+  p)``, gradient ``n``, Hessian 0;
+- :class:`Sphere` (a circle in planar models) of ``center`` and ``radius`` ``R``: ``s = |x -
+  c| - R``, gradient ``e = (x - c) / |x - c|``, Hessian ``(I - e e^T) / |x - c|``;
+- :class:`Cylinder` (infinite; pulleys, pins) through ``point`` with unit ``axis`` and
+  ``radius``: with ``P = I - a a^T`` and ``r = P (x - p)``, ``s = |r| - R``, gradient ``e =
+  r / |r|``, Hessian ``(P - e e^T) / |r|``. In a planar model the axis is normal to the plane
+  and the cylinder is the circle of a pulley.
+
+The contact is from outside (a ball on a sphere, a rope over a pulley); a point on the centre
+or the axis (no normal) does not push.
+
+**Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
+a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
+``xi_g`` with weights ``w_g`` (:data:`fembody.contact.line.XI`, ``W``: summing to 1), and each
+sample point's gap is ``g = s(x(xi_g)) - r``. The penalty energy is
+
+    W = sum_items sum_g k w_g / 2 max(-g_g, 0)^2,
+
+the line integral ``int k / l max(-g, 0)^2 / 2 dl`` along each element (line penalty ``k /
+l`` [N/m^2], ``l`` the element length): an element lying on a surface along its length is as
+stiff as one node, as in :mod:`fembody.contact.beams`. Because a Gauss point is a fixed
+combination of the element's nodes, its gap's derivatives are ``C^T ds/dx`` and ``C^T (d2s /
+dx2) C`` with ``C = ((1 - xi) I, xi I)``: the tangent is exact and no closest-point parameter
+moves.
+
+Why Gauss points and not the nodes plus each element's closest point: the closest point of a
+chord to a plane is a node (so a plane needs only the nodes), but a chord lying along a plane or
+parallel to a cylinder's axis has no unique closest point, and an interior closest point that
+slides to a node counts the same contact twice (the energy jumps). The sampled line integral is
+C1 like the penalty itself, never double counts, and converges to the distributed pressure
+(the ``T / R`` of a rope over a pulley) as the elements shrink. What it misses: a contact
+concentrated at a beam's free end (give that node as a node contact too) and a pin thinner than
+the spacing of the Gauss points (hence the check that an element is no longer than four times
+the sum of the radii of a sphere or cylinder).
+
+Which sample points are checked: all of them, at every evaluation (one surface against many
+elements needs no broad phase: the work is linear in the number of elements).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from .. import validate
+from ..errors import ModelError
+from ..elements.base import Labels
+from .line import W as GAUSS_W, XI as GAUSS_XI
+
+if TYPE_CHECKING:
+    from ..model.model import Model
+
+NG = len(GAUSS_XI)            # Gauss points per element
+INSIDE_TOL = 1e-9             # [-] start-inside tolerance, relative to the contact's size
+ELEMENT_FAMILIES = ("beam", "truss")
+
+
+def _vector(value, what: str, sizes=(2, 3)) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        arr = np.zeros(0)
+    if arr.size not in sizes or not np.all(np.isfinite(arr)):
+        raise ModelError(f"{what}: expected a finite point or vector of "
+                         f"{' or '.join(map(str, sizes))} numbers [m], got {value!r}")
+    return arr
+
+
+def _unit(value, what: str, sizes=(2, 3)) -> np.ndarray:
+    v = _vector(value, what, sizes)
+    big = float(np.abs(v).max())
+    v = v / big if big > 0.0 else v           # (a tiny vector's length would underflow)
+    n = float(np.sqrt(v @ v))
+    if n == 0.0:
+        raise ModelError(f"{what}: the direction is zero; give a nonzero vector")
+    return v / n
+
+
+def _radius(value, what: str) -> float:
+    R = validate.number(what, value)
+    if not R > 0.0:
+        raise ModelError(f"{what}: the radius must be positive [m], got {value!r}")
+    return R
+
+
+@dataclass(frozen=True)
+class Plane:
+    """A rigid plane (a line in planar models), fixed in space.
+
+    Parameters
+    ----------
+    point : (x, y) or (x, y, z)
+        A point of the plane [m].
+    normal : (nx, ny) or (nx, ny, nz)
+        Its normal, pointing into the free side (normalised here; any nonzero length).
+    """
+
+    point: np.ndarray
+    normal: np.ndarray
+    kind = "plane"
+
+    def __post_init__(self) -> None:
+        p = _vector(self.point, "Plane: point")
+        n = _unit(self.normal, "Plane: normal")
+        if p.size != n.size:
+            raise ModelError(f"Plane: point has {p.size} coordinates and normal {n.size}; "
+                             "give both in the model's dimension")
+        object.__setattr__(self, "point", p)
+        object.__setattr__(self, "normal", n)
+
+    @property
+    def dim(self) -> int:
+        return self.point.size
+
+    @property
+    def size(self) -> float:
+        return 0.0
+
+
+@dataclass(frozen=True)
+class Sphere:
+    """A rigid sphere (a circle in planar models), fixed in space; contact from outside.
+
+    Parameters
+    ----------
+    center : (x, y) or (x, y, z)
+        Its centre [m].
+    radius : float
+        Its radius [m], > 0.
+    """
+
+    center: np.ndarray
+    radius: float
+    kind = "sphere"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "center", _vector(self.center, "Sphere: center"))
+        object.__setattr__(self, "radius", _radius(self.radius, "Sphere: radius"))
+
+    @property
+    def dim(self) -> int:
+        return self.center.size
+
+    @property
+    def size(self) -> float:
+        return self.radius
+
+
+@dataclass(frozen=True)
+class Cylinder:
+    """A rigid circular cylinder of infinite length (a pulley, a pin), fixed in space; contact
+    from outside.
+
+    Parameters
+    ----------
+    point : (x, y) or (x, y, z)
+        A point of its axis [m] (planar models: the centre of the pulley's circle).
+    radius : float
+        Its radius [m], > 0.
+    axis : (ax, ay, az), optional
+        The direction of its axis (normalised here). Spatial models: required. Planar models:
+        default None, the normal to the plane (the only axis a planar model can hold).
+    """
+
+    point: np.ndarray
+    radius: float
+    axis: np.ndarray | None = None
+    kind = "cylinder"
+
+    def __post_init__(self) -> None:
+        p = _vector(self.point, "Cylinder: point")
+        object.__setattr__(self, "point", p)
+        object.__setattr__(self, "radius", _radius(self.radius, "Cylinder: radius"))
+        if p.size == 3:
+            if self.axis is None:
+                raise ModelError("Cylinder: axis is required for a spatial cylinder (a "
+                                 "3-vector along its axis, e.g. (0, 0, 1))")
+            object.__setattr__(self, "axis", _unit(self.axis, "Cylinder: axis", (3,)))
+        elif self.axis is not None:
+            a = _unit(self.axis, "Cylinder: axis", (3,))
+            if abs(a[2]) < 1.0 - 1e-12:
+                raise ModelError(f"Cylinder: in a planar model the axis must be normal to the "
+                                 f"plane, (0, 0, 1) or None; got {self.axis!r}")
+            object.__setattr__(self, "axis", None)
+
+    @property
+    def dim(self) -> int:
+        return self.point.size
+
+    @property
+    def size(self) -> float:
+        return self.radius
+
+
+SURFACES = (Plane, Sphere, Cylinder)
+
+
+def _geometry(surface, d: int) -> tuple[np.ndarray, np.ndarray, float, bool]:
+    """``(origin (d,), projector or normal, radius, is_plane)`` of a surface: a plane keeps
+    its normal; a sphere the identity projector, a cylinder ``I - a a^T`` (planar: I)."""
+    if isinstance(surface, Plane):
+        return surface.point, surface.normal, 0.0, True
+    if isinstance(surface, Sphere):
+        return surface.center, np.eye(d), surface.radius, False
+    P = np.eye(d) if surface.axis is None else np.eye(d) - np.outer(surface.axis, surface.axis)
+    return surface.point, P, surface.radius, False
+
+
+def surface_gap(x: np.ndarray, origin: np.ndarray, P: np.ndarray, R: np.ndarray,
+                plane: np.ndarray, hessian: bool = True):
+    """Signed distances ``s (n,)`` [m] of the points ``x (n, d)`` to their surfaces, the
+    gradients ``(n, d)``, (``hessian``) the Hessians ``(n, d, d)`` and whether each has a
+    normal ``(n,)``.
+
+    ``origin (n, d)`` a point of the plane, the centre or a point of the axis; ``P`` per row:
+    the plane's normal in ``P[:, 0]`` for ``plane`` rows, else the projector ``(n, d, d)``
+    onto the directions that count (I for a sphere, ``I - a a^T`` for a cylinder); ``R (n,)``
+    the radii (0 for planes); ``plane (n,)`` bool. See the module docstring for the formulas.
+    """
+    n, d = x.shape
+    w = x - origin
+    r = np.einsum("nij,nj->ni", P, w)                 # round surfaces: the radial vector
+    rho = np.sqrt(np.einsum("ni,ni->n", r, r))
+    nrm = P[:, 0, :]                                  # plane rows keep the normal there
+    ok = plane | (rho > 0.0)
+    safe = np.where(rho > 0.0, rho, 1.0)
+    e = r / safe[:, None]
+    s = np.where(plane, np.einsum("ni,ni->n", nrm, w), rho - R)
+    G = np.where(plane[:, None], nrm, e)
+    if not hessian:
+        return s, G, None, ok
+    H = (P - e[:, :, None] * e[:, None, :]) / safe[:, None, None]
+    H[plane] = 0.0
+    return s, G, H, ok
+
+
+@dataclass
+class SurfaceContact:
+    """Contact of beam elements or nodes with a rigid surface (create it with
+    ``Model.add_surface_contact``).
+
+    ``surface`` the :class:`Plane`, :class:`Sphere` or :class:`Cylinder`; ``elements`` the
+    two-node elements sampled at Gauss points; ``nodes`` the nodes checked as points;
+    ``radius`` [m] the section radius (the distance from a node or chord at which it touches);
+    ``stiffness`` [N/m] the penalty.
+    """
+
+    index: int
+    name: str
+    surface: object
+    elements: tuple = field(default_factory=tuple)
+    nodes: tuple = field(default_factory=tuple)
+    radius: float = 0.0
+    stiffness: float = 1.0
+
+    @property
+    def label(self) -> str:
+        return f"surface contact {self.index} '{self.name}' ({self.surface.kind})"
+
+
+def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0,
+                         stiffness: float, name: str | None = None) -> SurfaceContact:
+    """Validate the arguments of ``Model.add_surface_contact`` and build the
+    :class:`SurfaceContact`."""
+    index = len(model.surface_contacts)
+    where = (f"add_surface_contact (surface contact {index}"
+             f"{'' if name is None else f' {name!r}'})")
+    if not isinstance(surface, SURFACES):
+        raise ModelError(f"{where}: surface must be fb.Plane(point, normal), fb.Sphere(center, "
+                         f"radius) or fb.Cylinder(point, radius, axis); got {surface!r}")
+    nd = model.dimension.n_translations
+    if surface.dim != nd:
+        raise ModelError(f"{where}: the surface is given in {surface.dim} coordinates but the "
+                         f"model is {nd}D; give its points and directions with {nd} numbers")
+    r = validate.number(f"{where}: radius", radius)
+    if r < 0.0:
+        raise ModelError(f"{where}: radius must be >= 0 [m] (the section radius of the beam "
+                         f"or of the ball at the node), got {radius!r}")
+    k = validate.number(f"{where}: stiffness", stiffness)
+    if not k > 0.0:
+        raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
+                         f"metre of penetration), got {stiffness!r}")
+    elements, nodes = (), ()
+    if any(target is b for b in model.bodies):
+        elements = tuple(e for e in target.elements if e.family in ELEMENT_FAMILIES
+                         and len(e.nodes) == 2)
+        if not elements:
+            raise ModelError(f"{where}: {target!r} has no beam or truss elements; pass a beam "
+                             "body, or its nodes (a list) for point contacts")
+    else:
+        items = list(target) if isinstance(target, (list, tuple)) else [target]
+        if not items:
+            raise ModelError(f"{where}: target is empty; give a beam body or nodes")
+        nodes = tuple(model.node(t, f"{where}: target") for t in items)
+        bad = [n for n in nodes if n.internal]
+        if bad:
+            raise ModelError(f"{where}: {bad[0]} is the ground or an internal anchor; give "
+                             "nodes of bodies")
+        if len({n.id for n in nodes}) != len(nodes):
+            raise ModelError(f"{where}: a node is given twice in target")
+    for e in elements:
+        a, b = (np.asarray(n.position, float)[:nd] for n in e.nodes)
+        le = float(np.linalg.norm(b - a))
+        if r > le:
+            raise ModelError(f"{where}: the radius ({r:g} m) is larger than the length of {e} "
+                             f"({le:g} m); refine the beam or give the true section radius")
+        if surface.size > 0.0 and le > 4.0 * (surface.size + r):
+            raise ModelError(f"{where}: {e} ({le:g} m) is longer than four times the radius of "
+                             f"the {surface.kind} plus the section radius "
+                             f"({surface.size + r:g} m): the surface could pass between its "
+                             "Gauss points; refine the beam")
+    return SurfaceContact(index=index, name=name or f"surface contact {index}",
+                          surface=surface, elements=elements, nodes=nodes, radius=r,
+                          stiffness=k)
+
+
+# ----------------------------------------------------------------------------- the block
+class SurfaceContactBlock:
+    """Penalty contacts of sample points against rigid surfaces as a force block of the System
+    (the contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the
+    items' nodes: ``dofs (n, m d)``).
+
+    ``kind`` 'element' (m = 2 nodes, ``NG`` Gauss points with weights ``w_g``) or 'node' (m
+    = 1, one point of weight 1); ``X (n, m, d)`` the reference positions [m]; ``origin (n,
+    d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)`` the surface of each item (see
+    :func:`surface_gap`); ``radius (n,)`` the section radius [m]; ``k (n,)`` the penalty
+    [N/m]; ``labels`` the items' names for messages.
+    """
+
+    Dd = None       # no velocity-dependent force
+
+    def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels) -> None:
+        self.kind = kind
+        self.family = "beam surface contact" if kind == "element" else "node surface contact"
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        if kind == "element":
+            self.C = np.column_stack([1.0 - GAUSS_XI, GAUSS_XI])       # (NG, 2)
+            self.w = GAUSS_W.copy()
+        else:
+            self.C = np.ones((1, 1))
+            self.w = np.ones(1)
+        ns = self.C.shape[0]
+        # per sample point (item-major), so that one call evaluates every point
+        rep = lambda a: np.repeat(np.asarray(a), ns, axis=0)
+        self.origin, self.P, self.R = rep(origin), rep(P), rep(R)
+        self.plane = rep(plane).astype(bool)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.kw = (self.k[:, None] * self.w[None, :]).ravel()          # (n ns,)
+        self._labels = labels
+        self.dim = self.X.shape[2]
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i]
+
+    def mass(self):
+        return None
+
+    def points(self, x: np.ndarray) -> np.ndarray:
+        """Sample points ``(n ns, d)`` [m] at the gathered displacements ``x``."""
+        pos = self.X + x.reshape(self.X.shape)
+        return np.einsum("gm,nmd->ngd", self.C, pos).reshape(-1, self.dim)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False):
+        """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
+        ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point."""
+        s, G, H, ok = surface_gap(self.points(x), self.origin, self.P, self.R, self.plane,
+                                  hessian)
+        n, ns = len(self), self.C.shape[0]
+        g = s - np.repeat(self.radius, ns)
+        return (g.reshape(n, ns), ok.reshape(n, ns), G.reshape(n, ns, -1),
+                None if H is None else H.reshape(n, ns, self.dim, self.dim))
+
+    def _active(self, x, hessian):
+        g, ok, G, H = self.gaps(x, hessian)
+        kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
+        return g, kon, G, H
+
+    def forces(self, x: np.ndarray, v, tangent: bool):
+        g, kon, G, H = self._active(x, tangent)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        a = kon * g                                             # -(force) per point [N]
+        f = np.einsum("ng,gm,ngi->nmi", a, self.C, G).reshape(n, m * d)
+        if not tangent:
+            return f, None, None
+        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + a[:, :, None, None] * H
+        K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
+        return f, K, None
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """Penalty energy ``sum_g k w_g / 2 max(-g, 0)^2`` [J] per item (kept in the strain
+        energy)."""
+        g, kon, _, _ = self._active(x, False)
+        return 0.5 * (kon * g * g).sum(axis=1)
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Per item (magnitude of the contact force on it [N], smallest gap of its sample
+        points [m], 1 if any point touches else 0)."""
+        g, kon, G, _ = self._active(x, False)
+        F = np.linalg.norm(np.einsum("ng,ngi->ni", -kon * g, G), axis=1)
+        return np.column_stack([F, g.min(axis=1), (kon > 0.0).any(axis=1).astype(float)])
+
+
+def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
+    """The model's surface contacts as (at most) two force blocks: the beam elements sampled at
+    Gauss points, and the nodes. A sample point that starts inside its surface by more than
+    :data:`INSIDE_TOL` of the contact's size is a ModelError naming it and its gap."""
+    nd = model.dimension.n_translations
+    out = []
+    for kind in ("element", "node"):
+        rows = []                                        # (compile time only)
+        for sc in model.surface_contacts:
+            o, P, R, plane = _geometry(sc.surface, nd)
+            Pm = np.tile(P, (nd, 1)) if plane else P     # a plane's normal in row 0
+            items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
+            for it in items:
+                ids = [n.id for n in (it.nodes if kind == "element" else it)]
+                rows.append((sc, it, ids, o, Pm, R, plane))
+        if not rows:
+            continue
+        ids = np.array([r[2] for r in rows], dtype=np.int64)
+        pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+        X = np.array([[pos[i] for i in row] for row in ids])
+        dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+        name = lambda it: it if kind == "element" else it[0]
+        labels = Labels(lambda i: f"{rows[i][0].label}: {name(rows[i][1])}", len(rows))
+        blk = SurfaceContactBlock(kind, ids, dofs, X, np.array([r[3] for r in rows]),
+                                  np.array([r[4] for r in rows]),
+                                  np.array([r[5] for r in rows], dtype=float),
+                                  np.array([r[6] for r in rows]),
+                                  np.array([r[0].radius for r in rows]),
+                                  np.array([r[0].stiffness for r in rows]), labels)
+        g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
+        scale = np.array([max(r[0].radius + r[0].surface.size,
+                              float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])
+        bad = ok & (g < -INSIDE_TOL * scale[:, None])
+        if bad.any():
+            gi = np.where(bad, g, np.inf).min(axis=1)
+            i = int(np.argmin(gi))
+            raise ModelError(f"{blk.label(i)} starts inside the surface (gap {gi[i]:.3g} m, "
+                             f"{int(bad.any(axis=1).sum())} item(s) in all); move it out by "
+                             "at least the section radius, or move the surface")
+        out.append(blk)
+    return out
