@@ -1,0 +1,235 @@
+"""Beams and nodes against rigid surfaces (fembody.contact.surfaces): the gap kernels and the
+force block against finite differences and their energy, the model's validation, a cantilever
+tip pressed onto a plane (the beam's spring in series with the penalty) and a rope over a
+pulley (pressure T / R)."""
+import re
+
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.contact.surfaces import (SurfaceContactBlock, _geometry, surface_gap)
+from fembody.errors import ModelError
+
+SURFACES_3D = {
+    "plane": fb.Plane((0.1, -0.2, 0.3), (0.3, 1.0, -0.4)),
+    "sphere": fb.Sphere((0.1, -0.2, 0.3), 0.7),
+    "cylinder": fb.Cylinder((0.1, -0.2, 0.3), 0.7, axis=(0.2, -0.5, 1.0)),
+}
+SURFACES_2D = {
+    "plane": fb.Plane((0.1, -0.2), (0.3, 1.0)),
+    "sphere": fb.Sphere((0.1, -0.2), 0.7),
+    "cylinder": fb.Cylinder((0.1, -0.2), 0.7),
+}
+
+
+def _arrays(surface, n, d):
+    o, P, R, plane = _geometry(surface, d)
+    Pm = np.tile(P, (d, 1)) if plane else P
+    return (np.tile(o, (n, 1)), np.tile(Pm, (n, 1, 1)), np.full(n, R), np.full(n, plane))
+
+
+def _near(surface, rng, n, d, spread=0.05):
+    """Random points within ``spread`` of the surface."""
+    x = rng.normal(size=(n, d))
+    if isinstance(surface, fb.Plane):
+        return x - np.outer(x @ surface.normal - surface.point @ surface.normal, surface.normal) \
+            + spread * rng.uniform(-1, 1, (n, 1)) * surface.normal
+    o = surface.center if isinstance(surface, fb.Sphere) else surface.point
+    a = getattr(surface, "axis", None)
+    w = x
+    if a is not None:
+        w = x - np.outer(x @ a, a)
+    e = w / np.linalg.norm(w, axis=1)[:, None]
+    rad = surface.radius + spread * rng.uniform(-1, 1, n)
+    return o + (x - w) + rad[:, None] * e
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("kind", ["plane", "sphere", "cylinder"])
+def test_surface_gap_gradient_and_hessian_match_finite_differences(kind, d):
+    surface = (SURFACES_3D if d == 3 else SURFACES_2D)[kind]
+    rng = np.random.default_rng(4)
+    n = 12
+    x = _near(surface, rng, n, d)
+    geo = _arrays(surface, n, d)
+    s, G, H, ok = surface_gap(x, *geo)
+    assert ok.all()
+    # the points were put within 0.05 of the surface
+    assert np.abs(s).max() <= 0.05 + 1e-12
+    h = 1e-6
+    Gfd, Hfd = np.zeros_like(G), np.zeros_like(H)
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = h
+        sp, Gp, _, _ = surface_gap(x + e, *geo)
+        sm, Gm, _, _ = surface_gap(x - e, *geo)
+        Gfd[:, j] = (sp - sm) / (2 * h)
+        Hfd[:, :, j] = (Gp - Gm) / (2 * h)
+    assert np.abs(G - Gfd).max() < 1e-8
+    if kind == "plane":
+        assert not H.any() and np.abs(Hfd).max() < 1e-8
+    else:
+        assert np.abs(H - Hfd).max() / np.abs(H).max() < 1e-6
+    # unit normals; a round surface's gradient points away from the centre / axis
+    np.testing.assert_allclose(np.linalg.norm(G, axis=1), 1.0, rtol=1e-12)
+
+
+def _block(kind, surface, X, radius=0.01, k=1e3):
+    n, m, d = X.shape
+    return SurfaceContactBlock(kind, np.arange(n * m).reshape(n, m),
+                               np.arange(n * m * d).reshape(n, -1), X,
+                               *_arrays(surface, n, d), np.full(n, radius), np.full(n, k),
+                               [f"item {i}" for i in range(n)])
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("kind", ["plane", "sphere", "cylinder"])
+@pytest.mark.parametrize("item", ["element", "node"])
+def test_block_force_is_energy_gradient_and_tangent_matches_finite_differences(item, kind, d):
+    surface = (SURFACES_3D if d == 3 else SURFACES_2D)[kind]
+    rng = np.random.default_rng(5)
+    n = 10
+    if item == "node":
+        X = _near(surface, rng, n, d)[:, None, :]
+    else:
+        # element chords of length ~0.2 whose ends lie within 0.05 of the surface
+        a = _near(surface, rng, n, d)
+        b = _near(surface, rng, 4 * n, d)
+        b = b[np.argsort(np.linalg.norm(b[:, None] - a[None], axis=2), axis=0)[0]]
+        X = np.stack([a, a + 0.2 * (b - a) / np.linalg.norm(b - a, axis=1)[:, None]], axis=1)
+    blk = _block(item, surface, X)
+    nn, k = blk.dofs.shape
+    x = 1e-3 * rng.normal(size=(nn, k))
+    f, K, C = blk.forces(x, None, True)
+    on = blk.resultants(x)[:, 2] > 0
+    assert C is None and on.sum() >= 3 and (~on).sum() >= 1   # both states are exercised
+    h = 1e-7
+    ffd, Kfd = np.zeros_like(f), np.zeros_like(K)
+    for j in range(k):
+        e = np.zeros(k)
+        e[j] = h
+        ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
+        fp, fm = blk.forces(x + e, None, False)[0], blk.forces(x - e, None, False)[0]
+        Kfd[:, :, j] = (fp - fm) / (2 * h)
+    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
+    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    np.testing.assert_allclose(K, K.transpose(0, 2, 1), atol=1e-10 * np.abs(K).max())
+    # the force pushes the items out: moving along it opens the gaps of the touching ones
+    g0 = blk.gaps(x)[0].min(axis=1)
+    g1 = blk.gaps(x - 1e-6 * f)[0].min(axis=1)
+    assert np.all(g1[on] > g0[on])
+    assert not f[~on].any()
+
+
+def test_line_penalty_of_an_element_lying_on_a_plane_is_the_node_stiffness():
+    """An element pushed 1 mm into a plane along its whole length: the Gauss weights sum to 1,
+    so the total force is k * 1 mm (the line penalty k / l integrated over l), split equally
+    between the two nodes."""
+    X = np.array([[[0.0, 0.0], [0.3, 0.0]]])
+    blk = _block("element", fb.Plane((0.0, 0.0), (0.0, 1.0)), X, radius=0.0, k=2e4)
+    f = blk.forces(np.array([[0.0, -1e-3, 0.0, -1e-3]]), None, False)[0]
+    np.testing.assert_allclose(f, [[0.0, -10.0, 0.0, -10.0]], rtol=1e-13)
+
+
+# ----------------------------------------------------------------- validation
+STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+SEC = fb.Section.circle(0.01)
+
+
+def _beam_model(dim=2):
+    m = fb.Model(dim=dim)
+    end = (1.0, 0.0) if dim == 2 else (1.0, 0.0, 0.0)
+    start = (0.0, 0.0) if dim == 2 else (0.0, 0.0, 0.0)
+    b = m.add_beam(start, end, n=10, material=STEEL, section=SEC,
+                   **({} if dim == 2 else {"orientation": (0, 0, 1)}))
+    return m, b
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: fb.Sphere((0, 0), -1.0), "Sphere: radius"),
+    (lambda: fb.Cylinder((0, 0, 0), 0.1, axis=(0, 0, 0)), "Cylinder: axis"),
+    (lambda: fb.Cylinder((0, 0, 0), 0.1), "axis is required"),
+    (lambda: fb.Cylinder((0, 0), 0.1, axis=(1, 0, 0)), "normal to the plane"),
+    (lambda: fb.Plane((0, 0), (0, 0)), "Plane: normal"),
+    (lambda: fb.Plane((0, 0), (0, 0, 1)), "Plane: point has 2"),
+])
+def test_bad_surfaces_are_refused(make, match):
+    with pytest.raises(ModelError, match=match):
+        make()
+
+
+def test_bad_contact_arguments_are_refused():
+    m, b = _beam_model()
+    plane = fb.Plane((0, -1), (0, 1))
+    with pytest.raises(ModelError, match="radius must be >= 0"):
+        m.add_surface_contact(b, plane, radius=-0.01, stiffness=1e5)
+    with pytest.raises(ModelError, match="stiffness must be positive"):
+        m.add_surface_contact(b, plane, stiffness=0.0)
+    with pytest.raises(ModelError, match="surface must be"):
+        m.add_surface_contact(b, ((0, 0), (0, 1)), stiffness=1e5)
+    with pytest.raises(ModelError, match="model is 2D"):
+        m.add_surface_contact(b, fb.Plane((0, 0, -1), (0, 0, 1)), stiffness=1e5)
+    with pytest.raises(ModelError, match="larger than the length"):
+        m.add_surface_contact(b, plane, radius=0.2, stiffness=1e5)
+    with pytest.raises(ModelError, match="four times the radius"):
+        m.add_surface_contact(b, fb.Sphere((0.5, -0.5), 0.01), stiffness=1e5)
+    assert not m.surface_contacts
+
+
+def test_starting_inside_is_refused_naming_the_node_and_gap():
+    m, b = _beam_model()
+    m.fix(b.first)
+    m.add_surface_contact(b.nodes[3], fb.Sphere((0.3, -0.05), 0.06), stiffness=1e5)
+    with pytest.raises(ModelError, match=re.escape(str(b.nodes[3])) + r".*starts inside.*gap -0\.01 m"):
+        m.compile()
+    m, b = _beam_model(3)
+    m.add_surface_contact(b, fb.Cylinder((0.55, 0, -0.2), 0.2, axis=(0, 1, 0)), radius=0.005,
+                          stiffness=1e5)
+    with pytest.raises(ModelError, match=r"beam element 5 .*starts inside.*gap -0\.005 m"):
+        m.compile()
+    # touching is allowed
+    m, b = _beam_model(3)
+    m.add_surface_contact(b, fb.Plane((0, 0, -0.005), (0, 0, 1)), radius=0.005, stiffness=1e5)
+    m.compile()
+
+
+# ----------------------------------------------------------------- a cantilever tip on a plane
+def _cantilever(P, k=None, g0=1e-3):
+    """Cantilever (1 m, steel, d = 10 mm) along x, tip force -P in y; a plane g0 below the tip
+    and a node contact at the tip."""
+    m, b = _beam_model()
+    m.fix(b.first)
+    m.add_force(b.last, (0.0, -P))
+    if k is not None:
+        m.add_surface_contact(b.last, fb.Plane((0.0, -g0), (0.0, 1.0)), stiffness=k)
+    return m, b
+
+
+def test_cantilever_tip_on_a_plane_is_the_beam_spring_in_series_with_the_penalty():
+    """Tip force P on a cantilever whose tip is g0 above a plane: the free interference
+    delta = P c - g0 (c the tip compliance) is shared by the beam and the penalty in series,
+    R = delta / (c + 1/k); R -> delta / c as 1 / k. c from the model without contact, and
+    against Euler-Bernoulli L^3 / (3 EI) within the mesh error of 10 elements (measured
+    -2.4e-3: about -1 / (4 n^2), shear adds ~1e-5)."""
+    P, g0 = 1.0, 1e-3
+    m, b = _cantilever(1e-3)
+    c = -fb.static(m, steps=1).displacement(b.last)[-1][1] / 1e-3
+    EI = STEEL.E * np.pi * 0.005 ** 4 / 4
+    assert abs(c / (1.0 / (3 * EI)) - 1) < 5e-3, c * 3 * EI
+    delta = P * c - g0
+    ks = np.array([1e3, 1e4, 1e5, 1e6])
+    err = []
+    for k in ks:
+        m, b = _cantilever(P, k, g0)
+        res = fb.static(m, steps=2)
+        R = res.resultants("node surface contact")[-1][0, 0]
+        R_series = delta / (c + 1 / k)
+        # geometric nonlinearity: tip rotation ~3 delta / (2 L) = 0.05 rad, ~1e-3 of R
+        assert abs(R / R_series - 1) < 3e-3, (k, R, R_series)
+        # equilibrium: the tip carries P - R through the beam
+        w = -res.displacement(b.last)[-1][1]
+        assert abs(w - g0 - R / k) < 1e-9
+        err.append(abs(R - delta / c) / (delta / c))
+    slope = np.polyfit(np.log(ks), np.log(err), 1)[0]
+    assert abs(slope + 1.0) < 0.05, (slope, err)
