@@ -233,3 +233,54 @@ def test_cantilever_tip_on_a_plane_is_the_beam_spring_in_series_with_the_penalty
         err.append(abs(R - delta / c) / (delta / c))
     slope = np.polyfit(np.log(ks), np.log(err), 1)[0]
     assert abs(slope + 1.0) < 0.05, (slope, err)
+
+
+# ----------------------------------------------------------------- a rope over a pulley
+def _rope(n, k=1e6, T=100.0, R=0.1, r=0.002, theta=2 * np.pi / 3):
+    """A rope (E = 10 GPa, d = 4 mm: EA = 126 kN, EI = 0.13 N m^2) wrapped over a fixed
+    cylinder (pulley of radius R) through the angle theta, symmetric about the top, pulled at
+    both ends by T along its tangents (dead loads); n elements, laid as an arc whose chords'
+    mid-points touch the pulley (nodes at (R + r) / cos(dtheta / 2)); the top node is held
+    in x (the frictionless rope could slide around the pulley: a zero-stiffness mode)."""
+    m = fb.Model()
+    dth = theta / n
+    rn = (R + r) / np.cos(dth / 2)
+    p0, p1 = np.pi / 2 - theta / 2, np.pi / 2 + theta / 2
+    rope = m.add_arc((rn * np.cos(p0), rn * np.sin(p0)), (0.0, 0.0), theta, n=n,
+                     material=fb.Material(E=1e10, rho=1000.0), section=fb.Section.circle(2 * r))
+    m.fix(rope.nodes[n // 2], "x")
+    m.add_force(rope.first, (T * np.sin(p0), -T * np.cos(p0)))
+    m.add_force(rope.last, (-T * np.sin(p1), T * np.cos(p1)))
+    m.add_surface_contact(rope, fb.Cylinder((0.0, 0.0), R), radius=r, stiffness=k)
+    return m, rope, fb.static(m, steps=2)
+
+
+def test_rope_over_a_pulley_presses_with_tension_over_radius():
+    """Frictionless rope over a pulley under end tension T: the contact force per unit length
+    is p = T / rho (rho = R + r, the radius of the rope's centre line; the T / R of a thin
+    rope), and the contact forces add up to 2 T sin(theta / 2) towards the pulley's centre.
+
+    p is measured per element (the magnitude of its contact force over its deformed length)
+    on the middle half of the wrap (the ends: the end load acts at the end node, which no
+    Gauss point reaches: -4 % in the last element). Measured with 40 elements: -3e-4 (the
+    chord polygon, O(dtheta^2), and the penetration, p l / k ~ 5e-5 of rho); 20 elements:
+    -1.6e-3. The sum is equilibrium: to the static solver's tolerance."""
+    T, R, r, theta, n = 100.0, 0.1, 0.002, 2 * np.pi / 3, 40
+    m, rope, res = _rope(n, T=T, R=R, r=r, theta=theta)
+    F = res.resultants("beam surface contact")[-1]
+    pos = np.array([np.asarray(nd.position)[:2] + res.displacement(nd)[-1][:2]
+                    for nd in rope.nodes])
+    length = np.linalg.norm(np.diff(pos, axis=0), axis=1)
+    p = F[:, 0] / length
+    mid = slice(n // 4, 3 * n // 4)
+    assert np.abs(p[mid] * (R + r) / T - 1).max() < 1e-3, p[mid] * (R + r) / T - 1
+    # all elements touch; none penetrates by more than the mean p l / k plus the chord's
+    # sagitta (the Gauss points of a chord lie at different distances from the axis)
+    sagitta = (R + r) * (1 - np.cos(theta / n / 2))
+    assert np.all(F[:, 2] == 1.0)
+    assert -F[:, 1].min() < T / (R + r) * length.max() / 1e6 + sagitta
+    sys = res.system
+    blk = sys.surface_contact_blocks[0]
+    f = blk.forces(sys.pose(blk, res.q[-1]), None, False)[0]
+    total = -f.reshape(-1, 2, 2).sum(axis=(0, 1))            # contact force on the rope [N]
+    np.testing.assert_allclose(total, [0.0, 2 * T * np.sin(theta / 2)], atol=1e-6 * T)
