@@ -91,112 +91,120 @@ def _radius(value, what: str) -> float:
     return R
 
 
-@dataclass(frozen=True)
 class Plane:
     """A rigid plane (a line in planar models), fixed in space.
 
     Parameters
     ----------
-    point : (x, y) or (x, y, z)
-        A point of the plane [m].
-    normal : (nx, ny) or (nx, ny, nz)
-        Its normal, pointing into the free side (normalised here; any nonzero length).
+    point : array_like
+        A point of the plane, (x, y) or (x, y, z) [m].
+    normal : array_like
+        Its normal, (nx, ny) or (nx, ny, nz), pointing into the free side (normalised here;
+        any nonzero length).
     """
 
-    point: np.ndarray
-    normal: np.ndarray
     kind = "plane"
 
-    def __post_init__(self) -> None:
-        p = _vector(self.point, "Plane: point")
-        n = _unit(self.normal, "Plane: normal")
+    def __init__(self, point: Sequence[float], normal: Sequence[float]) -> None:
+        p = _vector(point, "Plane: point")
+        n = _unit(normal, "Plane: normal")
         if p.size != n.size:
             raise ModelError(f"Plane: point has {p.size} coordinates and normal {n.size}; "
                              "give both in the model's dimension")
-        object.__setattr__(self, "point", p)
-        object.__setattr__(self, "normal", n)
+        self.point, self.normal = p, n
+
+    def __repr__(self) -> str:
+        return f"Plane(point={tuple(self.point)}, normal={tuple(self.normal)})"
 
     @property
     def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
         return self.point.size
 
     @property
     def size(self) -> float:
+        """Radius of curvature [m] (0: flat)."""
         return 0.0
 
 
-@dataclass(frozen=True)
 class Sphere:
     """A rigid sphere (a circle in planar models), fixed in space; contact from outside.
 
     Parameters
     ----------
-    center : (x, y) or (x, y, z)
-        Its centre [m].
+    center : array_like
+        Its centre, (x, y) or (x, y, z) [m].
     radius : float
         Its radius [m], > 0.
     """
 
-    center: np.ndarray
-    radius: float
     kind = "sphere"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "center", _vector(self.center, "Sphere: center"))
-        object.__setattr__(self, "radius", _radius(self.radius, "Sphere: radius"))
+    def __init__(self, center: Sequence[float], radius: float) -> None:
+        self.center = _vector(center, "Sphere: center")
+        self.radius = _radius(radius, "Sphere: radius")
+
+    def __repr__(self) -> str:
+        return f"Sphere(center={tuple(self.center)}, radius={self.radius:g})"
 
     @property
     def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
         return self.center.size
 
     @property
     def size(self) -> float:
+        """Radius [m]."""
         return self.radius
 
 
-@dataclass(frozen=True)
 class Cylinder:
     """A rigid circular cylinder of infinite length (a pulley, a pin), fixed in space; contact
     from outside.
 
     Parameters
     ----------
-    point : (x, y) or (x, y, z)
-        A point of its axis [m] (planar models: the centre of the pulley's circle).
+    point : array_like
+        A point of its axis, (x, y) or (x, y, z) [m] (planar models: the centre of the
+        pulley's circle).
     radius : float
         Its radius [m], > 0.
-    axis : (ax, ay, az), optional
-        The direction of its axis (normalised here). Spatial models: required. Planar models:
+    axis : array_like, optional
+        The direction of its axis, (ax, ay, az) (normalised here). Spatial models: required. Planar models:
         default None, the normal to the plane (the only axis a planar model can hold).
     """
 
-    point: np.ndarray
-    radius: float
-    axis: np.ndarray | None = None
     kind = "cylinder"
 
-    def __post_init__(self) -> None:
-        p = _vector(self.point, "Cylinder: point")
-        object.__setattr__(self, "point", p)
-        object.__setattr__(self, "radius", _radius(self.radius, "Cylinder: radius"))
+    def __init__(self, point: Sequence[float], radius: float,
+                 axis: Sequence[float] | None = None) -> None:
+        p = _vector(point, "Cylinder: point")
+        self.point = p
+        self.radius = _radius(radius, "Cylinder: radius")
+        self.axis = None
         if p.size == 3:
-            if self.axis is None:
+            if axis is None:
                 raise ModelError("Cylinder: axis is required for a spatial cylinder (a "
                                  "3-vector along its axis, e.g. (0, 0, 1))")
-            object.__setattr__(self, "axis", _unit(self.axis, "Cylinder: axis", (3,)))
-        elif self.axis is not None:
-            a = _unit(self.axis, "Cylinder: axis", (3,))
+            self.axis = _unit(axis, "Cylinder: axis", (3,))
+        elif axis is not None:
+            a = _unit(axis, "Cylinder: axis", (3,))
             if abs(a[2]) < 1.0 - 1e-12:
                 raise ModelError(f"Cylinder: in a planar model the axis must be normal to the "
-                                 f"plane, (0, 0, 1) or None; got {self.axis!r}")
-            object.__setattr__(self, "axis", None)
+                                 f"plane, (0, 0, 1) or None; got {axis!r}")
+
+    def __repr__(self) -> str:
+        ax = "" if self.axis is None else f", axis={tuple(self.axis)}"
+        return f"Cylinder(point={tuple(self.point)}, radius={self.radius:g}{ax})"
 
     @property
     def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
         return self.point.size
 
     @property
     def size(self) -> float:
+        """Radius [m]."""
         return self.radius
 
 

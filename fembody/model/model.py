@@ -691,10 +691,11 @@ class Model:
 
         Parameters
         ----------
-        target : Body, or Node / node index / node name, or a list of nodes
+        target : Body, Node, int, str or list
             A body (``add_beam``, ``add_arc``, ``add_body``): the chords of its beam and truss
-            elements, sampled at 5 Gauss points each. Nodes: each node is one contact point
-            (e.g. a beam's free tip, which the Gauss points of its last element do not reach).
+            elements, sampled at 5 Gauss points each. A node (Node, index or name) or a list of
+            them: each node is one contact point (e.g. a beam's free tip, which the Gauss
+            points of its last element do not reach).
         surface : Plane, Sphere or Cylinder
             ``fb.Plane(point, normal)`` (normal into the free side), ``fb.Sphere(center,
             radius)`` (a circle in planar models), ``fb.Cylinder(point, radius, axis)``
