@@ -236,26 +236,31 @@ def test_cantilever_tip_on_a_plane_is_the_beam_spring_in_series_with_the_penalty
 
 
 # ----------------------------------------------------------------- a rope over a pulley
-def _rope(n, k=1e6, T=100.0, R=0.1, r=0.002, theta=2 * np.pi / 3):
+def _rope(n, k=1e6, T=100.0, R=0.1, r=0.002, theta=2 * np.pi / 3, dim=2):
     """A rope (E = 10 GPa, d = 4 mm: EA = 126 kN, EI = 0.13 N m^2) wrapped over a fixed
-    cylinder (pulley of radius R) through the angle theta, symmetric about the top, pulled at
-    both ends by T along its tangents (dead loads); n elements, laid as an arc whose chords'
-    mid-points touch the pulley (nodes at (R + r) / cos(dtheta / 2)); the top node is held
-    in x (the frictionless rope could slide around the pulley: a zero-stiffness mode)."""
-    m = fb.Model()
+    cylinder (pulley of radius R, axis z) through the angle theta, symmetric about the top,
+    pulled at both ends by T along its tangents (dead loads); n elements, laid as an arc whose
+    chords' mid-points touch the pulley (nodes at (R + r) / cos(dtheta / 2)); the top node is
+    held in x (the frictionless rope could slide around the pulley: a zero-stiffness mode),
+    and in a spatial model also in z and its rotations (it could slide along the axis)."""
+    m = fb.Model(dim=dim)
+    z = (0.0,) * (dim - 2)
     dth = theta / n
     rn = (R + r) / np.cos(dth / 2)
     p0, p1 = np.pi / 2 - theta / 2, np.pi / 2 + theta / 2
-    rope = m.add_arc((rn * np.cos(p0), rn * np.sin(p0)), (0.0, 0.0), theta, n=n,
-                     material=fb.Material(E=1e10, rho=1000.0), section=fb.Section.circle(2 * r))
-    m.fix(rope.nodes[n // 2], "x")
-    m.add_force(rope.first, (T * np.sin(p0), -T * np.cos(p0)))
-    m.add_force(rope.last, (-T * np.sin(p1), T * np.cos(p1)))
-    m.add_surface_contact(rope, fb.Cylinder((0.0, 0.0), R), radius=r, stiffness=k)
+    rope = m.add_arc((rn * np.cos(p0), rn * np.sin(p0), *z), (0.0, 0.0, *z), theta, n=n,
+                     material=fb.Material(E=1e10, rho=1000.0, nu=0.3),
+                     section=fb.Section.circle(2 * r))
+    m.fix(rope.nodes[n // 2], *(("x",) if dim == 2 else ("x", "z", "rx", "ry", "rz")))
+    m.add_force(rope.first, (T * np.sin(p0), -T * np.cos(p0), *z))
+    m.add_force(rope.last, (-T * np.sin(p1), T * np.cos(p1), *z))
+    cyl = fb.Cylinder((0.0, 0.0), R) if dim == 2 else fb.Cylinder((0, 0, 0), R, axis=(0, 0, 1))
+    m.add_surface_contact(rope, cyl, radius=r, stiffness=k)
     return m, rope, fb.static(m, steps=2)
 
 
-def test_rope_over_a_pulley_presses_with_tension_over_radius():
+@pytest.mark.parametrize("dim", [2, 3])
+def test_rope_over_a_pulley_presses_with_tension_over_radius(dim):
     """Frictionless rope over a pulley under end tension T: the contact force per unit length
     is p = T / rho (rho = R + r, the radius of the rope's centre line; the T / R of a thin
     rope), and the contact forces add up to 2 T sin(theta / 2) towards the pulley's centre.
@@ -266,9 +271,9 @@ def test_rope_over_a_pulley_presses_with_tension_over_radius():
     chord polygon, O(dtheta^2), and the penetration, p l / k ~ 5e-5 of rho); 20 elements:
     -1.6e-3. The sum is equilibrium: to the static solver's tolerance."""
     T, R, r, theta, n = 100.0, 0.1, 0.002, 2 * np.pi / 3, 40
-    m, rope, res = _rope(n, T=T, R=R, r=r, theta=theta)
+    m, rope, res = _rope(n, T=T, R=R, r=r, theta=theta, dim=dim)
     F = res.resultants("beam surface contact")[-1]
-    pos = np.array([np.asarray(nd.position)[:2] + res.displacement(nd)[-1][:2]
+    pos = np.array([np.asarray(nd.position)[:dim] + res.displacement(nd)[-1][:dim]
                     for nd in rope.nodes])
     length = np.linalg.norm(np.diff(pos, axis=0), axis=1)
     p = F[:, 0] / length
@@ -282,5 +287,6 @@ def test_rope_over_a_pulley_presses_with_tension_over_radius():
     sys = res.system
     blk = sys.surface_contact_blocks[0]
     f = blk.forces(sys.pose(blk, res.q[-1]), None, False)[0]
-    total = -f.reshape(-1, 2, 2).sum(axis=(0, 1))            # contact force on the rope [N]
-    np.testing.assert_allclose(total, [0.0, 2 * T * np.sin(theta / 2)], atol=1e-6 * T)
+    total = -f.reshape(-1, 2, dim).sum(axis=(0, 1))          # contact force on the rope [N]
+    np.testing.assert_allclose(total, [0.0, 2 * T * np.sin(theta / 2), 0.0][:dim],
+                               atol=1e-6 * T)
