@@ -1,5 +1,5 @@
-"""Penalty contact of beams and nodes against fixed rigid surfaces: planes, spheres and
-cylinders (planar and spatial models).
+"""Penalty contact of beams and nodes against fixed rigid surfaces: planes, spheres,
+cylinders and boxes (planar and spatial models).
 
 **Surfaces.** A surface measures the signed distance ``s(x)`` [m] of a point ``x`` to itself,
 positive outside, with its exact gradient and Hessian:
@@ -12,6 +12,11 @@ positive outside, with its exact gradient and Hessian:
   ``radius``: with ``P = I - a a^T`` and ``r = P (x - p)``, ``s = |r| - R``, gradient ``e =
   r / |r|``, Hessian ``(P - e e^T) / |r|``. In a planar model the axis is normal to the plane
   and the cylinder is the circle of a pulley.
+- :class:`Box` of ``center``, side lengths ``size`` and ``axes`` (rows of ``Q``): with ``u = Q
+  (x - c)``, ``h = size / 2`` and ``q = max(|u| - h, 0)``, outside ``s = |q|`` (to the nearest
+  face, edge or corner: continuous gradient, the edges rounded by the section radius), inside
+  ``s = max_i (|u_i| - h_i)`` (the depth below the nearest face; its normal jumps where two
+  faces are equally near, on the box's diagonal planes, so keep penetrations shallow).
 
 The contact is from outside (a ball on a sphere, a rope over a pulley); a point on the centre
 or the axis (no normal) does not push.
@@ -121,11 +126,6 @@ class Plane:
         """Number of coordinates (2: planar, 3: spatial)."""
         return self.point.size
 
-    @property
-    def size(self) -> float:
-        """Radius of curvature [m] (0: flat)."""
-        return 0.0
-
 
 class Sphere:
     """A rigid sphere (a circle in planar models), fixed in space; contact from outside.
@@ -151,11 +151,6 @@ class Sphere:
     def dim(self) -> int:
         """Number of coordinates (2: planar, 3: spatial)."""
         return self.center.size
-
-    @property
-    def size(self) -> float:
-        """Radius [m]."""
-        return self.radius
 
 
 class Cylinder:
@@ -202,36 +197,88 @@ class Cylinder:
         """Number of coordinates (2: planar, 3: spatial)."""
         return self.point.size
 
+
+class Box:
+    """A rigid box (a rectangle in planar models), fixed in space; contact from outside (the
+    corners and edges act as rounded by the section radius).
+
+    Parameters
+    ----------
+    center : array_like
+        Its centre, (x, y) or (x, y, z) [m].
+    size : array_like
+        Its side lengths along its axes [m], each > 0.
+    axes : array_like, optional
+        Its axes as the rows of a rotation matrix (d x d, orthonormal); default None: the
+        global axes (an axis-aligned box).
+    """
+
+    kind = "box"
+
+    def __init__(self, center: Sequence[float], size: Sequence[float],
+                 axes=None) -> None:
+        c = _vector(center, "Box: center")
+        sz = _vector(size, "Box: size", (c.size,))
+        if not np.all(sz > 0.0):
+            raise ModelError(f"Box: every side length must be positive [m], got {size!r}")
+        Q = np.eye(c.size)
+        if axes is not None:
+            try:
+                Q = np.asarray(axes, dtype=float).reshape(c.size, c.size)
+            except (TypeError, ValueError):
+                raise ModelError(f"Box: axes must be a {c.size} x {c.size} rotation matrix "
+                                 f"(its rows the box's axes), got {axes!r}") from None
+            if not (np.all(np.isfinite(Q)) and np.allclose(Q @ Q.T, np.eye(c.size),
+                                                          atol=1e-9)):
+                raise ModelError("Box: axes must be orthonormal (the rows of a rotation "
+                                 f"matrix), got {axes!r}")
+        self.center, self.size, self.axes = c, sz, Q
+
+    def __repr__(self) -> str:
+        return f"Box(center={tuple(self.center)}, size={tuple(self.size)})"
+
     @property
-    def size(self) -> float:
-        """Radius [m]."""
-        return self.radius
+    def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
+        return self.center.size
 
 
-SURFACES = (Plane, Sphere, Cylinder)
+SURFACES = (Plane, Sphere, Cylinder, Box)
 
 
-def _geometry(surface, d: int) -> tuple[np.ndarray, np.ndarray, float, bool]:
-    """``(origin (d,), projector or normal, radius, is_plane)`` of a surface: a plane keeps
-    its normal; a sphere the identity projector, a cylinder ``I - a a^T`` (planar: I)."""
+def _curvature(surface) -> float:
+    """The radius [m] of a round surface (0: flat or with sharp edges)."""
+    return getattr(surface, "radius", 0.0)
+
+
+def _geometry(surface, d: int):
+    """``(origin (d,), P (d, d), radius, is_plane, half (d,))`` of a surface (the arrays of
+    :func:`surface_gap`): a plane its normal in every row of ``P``; a sphere the identity
+    projector, a cylinder ``I - a a^T`` (planar: I); a box its axes as the rows of ``P`` and
+    its half side lengths."""
+    half = np.zeros(d)
     if isinstance(surface, Plane):
-        return surface.point, surface.normal, 0.0, True
+        return surface.point, np.tile(surface.normal, (d, 1)), 0.0, True, half
     if isinstance(surface, Sphere):
-        return surface.center, np.eye(d), surface.radius, False
+        return surface.center, np.eye(d), surface.radius, False, half
+    if isinstance(surface, Box):
+        return surface.center, surface.axes, 0.0, False, 0.5 * surface.size
     P = np.eye(d) if surface.axis is None else np.eye(d) - np.outer(surface.axis, surface.axis)
-    return surface.point, P, surface.radius, False
+    return surface.point, P, surface.radius, False, half
 
 
 def surface_gap(x: np.ndarray, origin: np.ndarray, P: np.ndarray, R: np.ndarray,
-                plane: np.ndarray, hessian: bool = True):
+                plane: np.ndarray, hessian: bool = True, half: np.ndarray | None = None):
     """Signed distances ``s (n,)`` [m] of the points ``x (n, d)`` to their surfaces, the
     gradients ``(n, d)``, (``hessian``) the Hessians ``(n, d, d)`` and whether each has a
     normal ``(n,)``.
 
-    ``origin (n, d)`` a point of the plane, the centre or a point of the axis; ``P`` per row:
-    the plane's normal in ``P[:, 0]`` for ``plane`` rows, else the projector ``(n, d, d)``
-    onto the directions that count (I for a sphere, ``I - a a^T`` for a cylinder); ``R (n,)``
-    the radii (0 for planes); ``plane (n,)`` bool. See the module docstring for the formulas.
+    ``origin (n, d)`` a point of the plane, the centre or a point of the axis; ``P (n, d,
+    d)`` per row: the plane's normal in ``P[:, 0]`` for ``plane`` rows, a box's axes as rows
+    for box rows (those with ``half`` > 0), else the projector onto the directions that count
+    (I for a sphere, ``I - a a^T`` for a cylinder); ``R (n,)`` the radii (0 for planes and
+    boxes); ``plane (n,)`` bool; ``half (n, d)`` a box's half side lengths (0 elsewhere;
+    default None: no box). See the module docstring for the formulas.
     """
     n, d = x.shape
     w = x - origin
@@ -243,10 +290,47 @@ def surface_gap(x: np.ndarray, origin: np.ndarray, P: np.ndarray, R: np.ndarray,
     e = r / safe[:, None]
     s = np.where(plane, np.einsum("ni,ni->n", nrm, w), rho - R)
     G = np.where(plane[:, None], nrm, e)
+    H = None
+    if hessian:
+        H = (P - e[:, :, None] * e[:, None, :]) / safe[:, None, None]
+        H[plane] = 0.0
+    if half is not None and (half[:, 0] > 0.0).any():
+        b = np.flatnonzero(half[:, 0] > 0.0)
+        sb, Gb, Hb, okb = box_gap(r[b], half[b], P[b], hessian)
+        s[b], G[b], ok[b] = sb, Gb, okb
+        if hessian:
+            H[b] = Hb
+    return s, G, H, ok
+
+
+def box_gap(u: np.ndarray, half: np.ndarray, Q: np.ndarray, hessian: bool = True):
+    """Signed distance of points to boxes, from the points' coordinates ``u (n, d)`` in the
+    boxes' axes ``Q (n, d, d)`` (rows; ``u = Q (x - c)``) and the half side lengths ``half``:
+    outside ``|q|`` with ``q = max(|u| - h, 0)`` (the distance to the nearest face, edge or
+    corner), inside ``max(|u| - h)`` (minus the depth below the nearest face). Returns ``s``,
+    the gradient and Hessian with respect to ``x`` (``Q^T`` and ``Q^T . Q`` of those in
+    ``u``) and whether the normal is defined (not at the centre)."""
+    n, d = u.shape
+    a = np.abs(u) - half
+    sg = np.sign(u)
+    q = np.maximum(a, 0.0)
+    out = (a > 0.0).any(axis=1)
+    dist = np.sqrt(np.einsum("ni,ni->n", q, q))
+    safe = np.where(dist > 0.0, dist, 1.0)
+    k = np.argmax(a, axis=1)                          # the nearest face from inside
+    gin = np.zeros((n, d))
+    gin[np.arange(n), k] = sg[np.arange(n), k]
+    gu = np.where(out[:, None], sg * q / safe[:, None], gin)
+    s = np.where(out, dist, a[np.arange(n), k])
+    G = np.einsum("nji,nj->ni", Q, gu)
+    ok = np.abs(gu).sum(axis=1) > 0.0
     if not hessian:
         return s, G, None, ok
-    H = (P - e[:, :, None] * e[:, None, :]) / safe[:, None, None]
-    H[plane] = 0.0
+    act = (a > 0.0).astype(float)
+    Hu = (act[:, :, None] * np.eye(d)[None] - gu[:, :, None] * gu[:, None, :]) \
+        / safe[:, None, None]
+    Hu[~out] = 0.0                                    # inside: a face's distance is linear
+    H = np.einsum("nai,nab,nbj->nij", Q, Hu, Q)
     return s, G, H, ok
 
 
@@ -255,7 +339,7 @@ class SurfaceContact:
     """Contact of beam elements or nodes with a rigid surface (create it with
     ``Model.add_surface_contact``).
 
-    ``surface`` the :class:`Plane`, :class:`Sphere` or :class:`Cylinder`; ``elements`` the
+    ``surface`` the :class:`Plane`, :class:`Sphere`, :class:`Cylinder` or :class:`Box`; ``elements`` the
     two-node elements sampled at Gauss points; ``nodes`` the nodes checked as points;
     ``radius`` [m] the section radius (the distance from a node or chord at which it touches);
     ``stiffness`` [N/m] the penalty.
@@ -283,7 +367,8 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
              f"{'' if name is None else f' {name!r}'})")
     if not isinstance(surface, SURFACES):
         raise ModelError(f"{where}: surface must be fb.Plane(point, normal), fb.Sphere(center, "
-                         f"radius) or fb.Cylinder(point, radius, axis); got {surface!r}")
+                         f"radius), fb.Cylinder(point, radius, axis) or fb.Box(center, size, "
+                         f"axes); got {surface!r}")
     nd = model.dimension.n_translations
     if surface.dim != nd:
         raise ModelError(f"{where}: the surface is given in {surface.dim} coordinates but the "
@@ -320,10 +405,10 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
         if r > le:
             raise ModelError(f"{where}: the radius ({r:g} m) is larger than the length of {e} "
                              f"({le:g} m); refine the beam or give the true section radius")
-        if surface.size > 0.0 and le > 4.0 * (surface.size + r):
+        if _curvature(surface) > 0.0 and le > 4.0 * (_curvature(surface) + r):
             raise ModelError(f"{where}: {e} ({le:g} m) is longer than four times the radius of "
                              f"the {surface.kind} plus the section radius "
-                             f"({surface.size + r:g} m): the surface could pass between its "
+                             f"({_curvature(surface) + r:g} m): the surface could pass between its "
                              "Gauss points; refine the beam")
     return SurfaceContact(index=index, name=name or f"surface contact {index}",
                           surface=surface, elements=elements, nodes=nodes, radius=r,
@@ -338,8 +423,8 @@ class SurfaceContactBlock:
 
     ``kind`` 'element' (m = 2 nodes, ``NG`` Gauss points with weights ``w_g``) or 'node' (m
     = 1, one point of weight 1); ``X (n, m, d)`` the reference positions [m]; ``origin (n,
-    d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)`` the surface of each item (see
-    :func:`surface_gap`); ``radius (n,)`` the section radius [m]; ``k (n,)`` the penalty
+    d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)``, ``half (n, d)`` (optional: boxes)
+    the surface of each item (see :func:`surface_gap`); ``radius (n,)`` the section radius [m]; ``k (n,)`` the penalty
     [N/m]; ``labels`` the items' names for messages.
     """
 
@@ -347,7 +432,8 @@ class SurfaceContactBlock:
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
-                 radius: np.ndarray, k: np.ndarray, labels) -> None:
+                 radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None
+                 ) -> None:
         self.kind = kind
         self.family = "beam surface contact" if kind == "element" else "node surface contact"
         self.nodes = np.asarray(nodes, dtype=np.int64)
@@ -364,6 +450,7 @@ class SurfaceContactBlock:
         rep = lambda a: np.repeat(np.asarray(a), ns, axis=0)
         self.origin, self.P, self.R = rep(origin), rep(P), rep(R)
         self.plane = rep(plane).astype(bool)
+        self.half = None if half is None else rep(half)
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.kw = (self.k[:, None] * self.w[None, :]).ravel()          # (n ns,)
@@ -388,7 +475,7 @@ class SurfaceContactBlock:
         """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
         ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point."""
         s, G, H, ok = surface_gap(self.points(x), self.origin, self.P, self.R, self.plane,
-                                  hessian)
+                                  hessian, self.half)
         n, ns = len(self), self.C.shape[0]
         g = s - np.repeat(self.radius, ns)
         return (g.reshape(n, ns), ok.reshape(n, ns), G.reshape(n, ns, -1),
@@ -434,12 +521,11 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     for kind in ("element", "node"):
         rows = []                                        # (compile time only)
         for sc in model.surface_contacts:
-            o, P, R, plane = _geometry(sc.surface, nd)
-            Pm = np.tile(P, (nd, 1)) if plane else P     # a plane's normal in row 0
+            o, P, R, plane, half = _geometry(sc.surface, nd)
             items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
             for it in items:
                 ids = [n.id for n in (it.nodes if kind == "element" else it)]
-                rows.append((sc, it, ids, o, Pm, R, plane))
+                rows.append((sc, it, ids, o, P, R, plane, half))
         if not rows:
             continue
         ids = np.array([r[2] for r in rows], dtype=np.int64)
@@ -453,9 +539,10 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                                   np.array([r[5] for r in rows], dtype=float),
                                   np.array([r[6] for r in rows]),
                                   np.array([r[0].radius for r in rows]),
-                                  np.array([r[0].stiffness for r in rows]), labels)
+                                  np.array([r[0].stiffness for r in rows]), labels,
+                                  np.array([r[7] for r in rows]))
         g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
-        scale = np.array([max(r[0].radius + r[0].surface.size,
+        scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])
         bad = ok & (g < -INSIDE_TOL * scale[:, None])
         if bad.any():

@@ -696,11 +696,11 @@ class Model:
             elements, sampled at 5 Gauss points each. A node (Node, index or name) or a list of
             them: each node is one contact point (e.g. a beam's free tip, which the Gauss
             points of its last element do not reach).
-        surface : Plane, Sphere or Cylinder
+        surface : Plane, Sphere, Cylinder or Box
             ``fb.Plane(point, normal)`` (normal into the free side), ``fb.Sphere(center,
             radius)`` (a circle in planar models), ``fb.Cylinder(point, radius, axis)``
-            (infinite; planar models: axis normal to the plane). Contact from outside. In the
-            model's dimension.
+            (infinite; planar models: axis normal to the plane), ``fb.Box(center, size,
+            axes)``. Contact from outside. In the model's dimension.
         radius : float, default 0.0
             Section radius [m]: a point touches at this distance from the surface. At most each
             element's length.

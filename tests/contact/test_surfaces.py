@@ -15,23 +15,34 @@ SURFACES_3D = {
     "plane": fb.Plane((0.1, -0.2, 0.3), (0.3, 1.0, -0.4)),
     "sphere": fb.Sphere((0.1, -0.2, 0.3), 0.7),
     "cylinder": fb.Cylinder((0.1, -0.2, 0.3), 0.7, axis=(0.2, -0.5, 1.0)),
+    "box": fb.Box((0.1, -0.2, 0.3), (1.2, 0.8, 1.0),
+                  axes=np.linalg.qr(np.random.default_rng(9).normal(size=(3, 3)))[0]),
 }
 SURFACES_2D = {
     "plane": fb.Plane((0.1, -0.2), (0.3, 1.0)),
     "sphere": fb.Sphere((0.1, -0.2), 0.7),
     "cylinder": fb.Cylinder((0.1, -0.2), 0.7),
+    "box": fb.Box((0.1, -0.2), (1.2, 0.8), axes=[[0.6, 0.8], [-0.8, 0.6]]),
 }
 
 
 def _arrays(surface, n, d):
-    o, P, R, plane = _geometry(surface, d)
-    Pm = np.tile(P, (d, 1)) if plane else P
-    return (np.tile(o, (n, 1)), np.tile(Pm, (n, 1, 1)), np.full(n, R), np.full(n, plane))
+    o, P, R, plane, half = _geometry(surface, d)
+    return (np.tile(o, (n, 1)), np.tile(P, (n, 1, 1)), np.full(n, R), np.full(n, plane),
+            np.tile(half, (n, 1)))
 
 
 def _near(surface, rng, n, d, spread=0.05):
     """Random points within ``spread`` of the surface."""
     x = rng.normal(size=(n, d))
+    if isinstance(surface, fb.Box):
+        # on a face (k, sign), away from its edges, then moved along the face normal
+        h = 0.5 * surface.size
+        u = rng.uniform(-0.8, 0.8, (n, d)) * h
+        k = rng.integers(0, d, n)
+        sgn = rng.choice([-1.0, 1.0], n)
+        u[np.arange(n), k] = sgn * (h[k] + spread * rng.uniform(-1, 1, n))
+        return surface.center + u @ surface.axes
     if isinstance(surface, fb.Plane):
         return x - np.outer(x @ surface.normal - surface.point @ surface.normal, surface.normal) \
             + spread * rng.uniform(-1, 1, (n, 1)) * surface.normal
@@ -46,13 +57,14 @@ def _near(surface, rng, n, d, spread=0.05):
 
 
 @pytest.mark.parametrize("d", [2, 3])
-@pytest.mark.parametrize("kind", ["plane", "sphere", "cylinder"])
+@pytest.mark.parametrize("kind", ["plane", "sphere", "cylinder", "box"])
 def test_surface_gap_gradient_and_hessian_match_finite_differences(kind, d):
     surface = (SURFACES_3D if d == 3 else SURFACES_2D)[kind]
     rng = np.random.default_rng(4)
     n = 12
     x = _near(surface, rng, n, d)
-    geo = _arrays(surface, n, d)
+    o, P, R, pl, half = _arrays(surface, n, d)
+    geo = (o, P, R, pl, True, half)
     s, G, H, ok = surface_gap(x, *geo)
     assert ok.all()
     # the points were put within 0.05 of the surface
@@ -67,8 +79,8 @@ def test_surface_gap_gradient_and_hessian_match_finite_differences(kind, d):
         Gfd[:, j] = (sp - sm) / (2 * h)
         Hfd[:, :, j] = (Gp - Gm) / (2 * h)
     assert np.abs(G - Gfd).max() < 1e-8
-    if kind == "plane":
-        assert not H.any() and np.abs(Hfd).max() < 1e-8
+    if kind in ("plane", "box"):          # (box points near a face: flat)
+        assert np.abs(H).max() < 1e-12 and np.abs(Hfd).max() < 1e-8
     else:
         assert np.abs(H - Hfd).max() / np.abs(H).max() < 1e-6
     # unit normals; a round surface's gradient points away from the centre / axis
@@ -77,14 +89,15 @@ def test_surface_gap_gradient_and_hessian_match_finite_differences(kind, d):
 
 def _block(kind, surface, X, radius=0.01, k=1e3):
     n, m, d = X.shape
+    o, P, R, pl, half = _arrays(surface, n, d)
     return SurfaceContactBlock(kind, np.arange(n * m).reshape(n, m),
-                               np.arange(n * m * d).reshape(n, -1), X,
-                               *_arrays(surface, n, d), np.full(n, radius), np.full(n, k),
-                               [f"item {i}" for i in range(n)])
+                               np.arange(n * m * d).reshape(n, -1), X, o, P, R, pl,
+                               np.full(n, radius), np.full(n, k),
+                               [f"item {i}" for i in range(n)], half)
 
 
 @pytest.mark.parametrize("d", [2, 3])
-@pytest.mark.parametrize("kind", ["plane", "sphere", "cylinder"])
+@pytest.mark.parametrize("kind", ["plane", "sphere", "cylinder", "box"])
 @pytest.mark.parametrize("item", ["element", "node"])
 def test_block_force_is_energy_gradient_and_tangent_matches_finite_differences(item, kind, d):
     surface = (SURFACES_3D if d == 3 else SURFACES_2D)[kind]
@@ -316,3 +329,46 @@ def test_beam_dropped_on_a_pin_conserves_energy_without_deep_penetration():
     assert drift < 0.01, drift
     assert rs[..., 0].max() > 10.0
     assert -rs[..., 1].min() < 0.01 * R_SEC
+
+
+def test_box_gap_near_edges_and_corners_is_the_distance_with_exact_derivatives():
+    """Points outside a rotated box near its edges and corners: the gap is the distance to the
+    nearest edge or corner (computed here from the corner and edge directly), and its gradient
+    and Hessian (curved there: the edge rounded by a section radius) match differences."""
+    box = SURFACES_3D["box"]
+    Q, h = box.axes, 0.5 * box.size
+    rng = np.random.default_rng(11)
+    n = 12
+    # local coordinates beyond two (edge) or three (corner) faces
+    u = rng.uniform(-0.8, 0.8, (n, 3)) * h
+    beyond = rng.uniform(0.01, 0.05, (n, 3))
+    sgn = rng.choice([-1.0, 1.0], (n, 3))
+    cols = np.array([[0, 1], [1, 2], [0, 2], [0, 1]] * 3)[:n]
+    corner = np.arange(n) % 4 == 3
+    for i in range(n):
+        idx = [0, 1, 2] if corner[i] else cols[i]
+        u[i, idx] = sgn[i, idx] * (h[idx] + beyond[i, idx])
+    x = box.center + u @ Q
+    o, P, R, pl, half = _arrays(box, n, 3)
+    geo = (o, P, R, pl, True, half)
+    s, G, H, ok = surface_gap(x, *geo)
+    nearest = np.clip(u, -h, h)                      # the nearest point of the box (local)
+    np.testing.assert_allclose(s, np.linalg.norm(u - nearest, axis=1), rtol=1e-12)
+    h_ = 1e-6
+    Gfd, Hfd = np.zeros_like(G), np.zeros_like(H)
+    for j in range(3):
+        e = np.zeros(3)
+        e[j] = h_
+        sp, Gp, _, _ = surface_gap(x + e, *geo)
+        sm, Gm, _, _ = surface_gap(x - e, *geo)
+        Gfd[:, j] = (sp - sm) / (2 * h_)
+        Hfd[:, :, j] = (Gp - Gm) / (2 * h_)
+    assert np.abs(G - Gfd).max() < 1e-8
+    assert np.abs(H - Hfd).max() / np.abs(H).max() < 1e-6
+
+
+def test_bad_box_is_refused():
+    with pytest.raises(ModelError, match="Box: every side length"):
+        fb.Box((0, 0, 0), (1.0, 0.0, 1.0))
+    with pytest.raises(ModelError, match="Box: axes must be orthonormal"):
+        fb.Box((0, 0), (1.0, 1.0), axes=[[1.0, 0.1], [0.0, 1.0]])
