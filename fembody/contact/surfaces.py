@@ -21,6 +21,13 @@ positive outside, with its exact gradient and Hessian:
 The contact is from outside (a ball on a sphere, a rope over a pulley); a point on the centre
 or the axis (no normal) does not push.
 
+**Moving surfaces** (planar models): a surface may be carried by a node (a rigid body's) with
+DOFs ``(x_b, y_b, phi)``; it is given where it is in the reference configuration, and each
+point is measured after being taken back to that configuration, ``p_ref = X_b + Q(phi)^T (p -
+x_b)`` (``X_b`` the node's reference position, ``x_b`` its current one, ``Q`` the rotation by
+``phi``); the exact derivatives follow by the chain rule (see the block's
+``_moving_gaps``), and the contact force acts on the body too.
+
 **Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
 a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
 ``xi_g`` with weights ``w_g`` (:data:`fembody.contact.line.XI`, ``W``: summing to 1), and each
@@ -342,7 +349,8 @@ class SurfaceContact:
     ``surface`` the :class:`Plane`, :class:`Sphere`, :class:`Cylinder` or :class:`Box`; ``elements`` the
     two-node elements sampled at Gauss points; ``nodes`` the nodes checked as points;
     ``radius`` [m] the section radius (the distance from a node or chord at which it touches);
-    ``stiffness`` [N/m] the penalty.
+    ``stiffness`` [N/m] the penalty; ``body`` the node (of a rigid body) the surface moves with
+    (None: fixed; planar models).
     """
 
     index: int
@@ -352,6 +360,7 @@ class SurfaceContact:
     nodes: tuple = field(default_factory=tuple)
     radius: float = 0.0
     stiffness: float = 1.0
+    body: object = None
 
     @property
     def label(self) -> str:
@@ -359,7 +368,8 @@ class SurfaceContact:
 
 
 def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0,
-                         stiffness: float, name: str | None = None) -> SurfaceContact:
+                         stiffness: float, body=None,
+                         name: str | None = None) -> SurfaceContact:
     """Validate the arguments of ``Model.add_surface_contact`` and build the
     :class:`SurfaceContact`."""
     index = len(model.surface_contacts)
@@ -410,9 +420,19 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
                              f"the {surface.kind} plus the section radius "
                              f"({_curvature(surface) + r:g} m): the surface could pass between its "
                              "Gauss points; refine the beam")
+    carrier = None
+    if body is not None:
+        if model.dimension.spatial:
+            raise ModelError(f"{where}: surfaces moving with a body are planar only for now; "
+                             "in a spatial model leave body out (a fixed surface)")
+        carrier = model.node(body, f"{where}: body")
+        mine = {n.id for n in nodes} | {n.id for e in elements for n in e.nodes}
+        if carrier.id in mine:
+            raise ModelError(f"{where}: body ({carrier}) is one of the nodes that touch the "
+                             "surface; attach the surface to another body")
     return SurfaceContact(index=index, name=name or f"surface contact {index}",
                           surface=surface, elements=elements, nodes=nodes, radius=r,
-                          stiffness=k)
+                          stiffness=k, body=carrier)
 
 
 # ----------------------------------------------------------------------------- the block
@@ -432,10 +452,14 @@ class SurfaceContactBlock:
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
-                 radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None
-                 ) -> None:
+                 radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
+                 body_X: np.ndarray | None = None) -> None:
         self.kind = kind
         self.family = "beam surface contact" if kind == "element" else "node surface contact"
+        # a surface moving with a body (planar): dofs end with the body node's (x, y, rz)
+        self.body_X = None if body_X is None else np.asarray(body_X, dtype=float)
+        if self.body_X is not None:
+            self.family += " (moving)"
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -456,6 +480,13 @@ class SurfaceContactBlock:
         self.kw = (self.k[:, None] * self.w[None, :]).ravel()          # (n ns,)
         self._labels = labels
         self.dim = self.X.shape[2]
+        if self.body_X is not None:
+            # E_g maps (point, body position, body angle) to the item's DOFs
+            m, md = self.C.shape[1], self.C.shape[1] * self.dim
+            self.E = np.zeros((ns, md + 3, 5))
+            for j in range(m):                         # (2 nodes at most, compile time)
+                self.E[:, 2 * j:2 * j + 2, 0:2] = self.C[:, j, None, None] * np.eye(2)
+            self.E[:, md:, 2:] = np.eye(3)
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -473,13 +504,53 @@ class SurfaceContactBlock:
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
-        ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point."""
+        ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point (a moving surface:
+        with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
+        if self.body_X is not None:
+            return self._moving_gaps(x, hessian)
         s, G, H, ok = surface_gap(self.points(x), self.origin, self.P, self.R, self.plane,
                                   hessian, self.half)
         n, ns = len(self), self.C.shape[0]
         g = s - np.repeat(self.radius, ns)
         return (g.reshape(n, ns), ok.reshape(n, ns), G.reshape(n, ns, -1),
                 None if H is None else H.reshape(n, ns, self.dim, self.dim))
+
+    def _moving_gaps(self, x: np.ndarray, hessian: bool):
+        """The gaps of a surface carried by a planar body: each point is taken back to the
+        body's reference frame, ``p_ref = X_b + Q(phi)^T (p - x_b)``, and measured against the
+        surface there. Derivatives by the chain rule, with ``w = p_ref - X_b``, ``J`` the
+        rotation by +90 degrees: ``dp_ref / d(p, x_b, phi) = (Q^T, -Q^T, -J w)``, and the second
+        derivatives ``d2/dphi2 = -w``, ``d2/dphi dp = -J Q^T = -d2/dphi dx_b``."""
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        md = m * d
+        pos = self.X + x[:, :md].reshape(self.X.shape)
+        p = np.einsum("gm,nmd->ngd", self.C, pos)                    # (n, ns, 2)
+        pb = self.body_X + x[:, md:md + 2]
+        c, s_ = np.cos(x[:, md + 2]), np.sin(x[:, md + 2])
+        Q = np.stack([np.stack([c, -s_], -1), np.stack([s_, c], -1)], 1)   # (n, 2, 2)
+        w = np.einsum("nji,ngj->ngi", Q, p - pb[:, None])            # Q^T (p - x_b)
+        s, g, H, ok = surface_gap((self.body_X[:, None] + w).reshape(-1, d), self.origin,
+                                  self.P, self.R, self.plane, hessian, self.half)
+        g = g.reshape(n, ns, d)
+        Jw = np.stack([-w[..., 1], w[..., 0]], -1)
+        gp = np.einsum("nij,ngj->ngi", Q, g)
+        G = np.concatenate([gp, -gp, -(Jw * g).sum(-1)[..., None]], axis=-1)   # (n, ns, 5)
+        gap = (s - np.repeat(self.radius, ns)).reshape(n, ns)
+        if not hessian:
+            return gap, ok.reshape(n, ns), G, None
+        H = H.reshape(n, ns, d, d)
+        A = np.zeros((n, ns, 2, 5))
+        A[..., 0:2] = np.swapaxes(Q, 1, 2)[:, None]
+        A[..., 2:4] = -A[..., 0:2]
+        A[..., 4] = -Jw
+        H5 = np.einsum("ngai,ngab,ngbj->ngij", A, H, A)
+        v = np.einsum("nij,ngj->ngi", Q, np.stack([g[..., 1], -g[..., 0]], -1))  # Q J^T g
+        H5[..., 4, 4] -= (g * w).sum(-1)
+        H5[..., 4, 0:2] -= v
+        H5[..., 0:2, 4] -= v
+        H5[..., 4, 2:4] += v
+        H5[..., 2:4, 4] += v
+        return gap, ok.reshape(n, ns), G, H5
 
     def _active(self, x, hessian):
         g, ok, G, H = self.gaps(x, hessian)
@@ -490,6 +561,13 @@ class SurfaceContactBlock:
         g, kon, G, H = self._active(x, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         a = kon * g                                             # -(force) per point [N]
+        if self.body_X is not None:
+            f = np.einsum("ng,gai,ngi->na", a, self.E, G)
+            if not tangent:
+                return f, None, None
+            Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+                + a[:, :, None, None] * H
+            return f, np.einsum("gai,ngij,gbj->nab", self.E, Kp, self.E), None
         f = np.einsum("ng,gm,ngi->nmi", a, self.C, G).reshape(n, m * d)
         if not tangent:
             return f, None, None
@@ -508,7 +586,7 @@ class SurfaceContactBlock:
         """Per item (magnitude of the contact force on it [N], smallest gap of its sample
         points [m], 1 if any point touches else 0)."""
         g, kon, G, _ = self._active(x, False)
-        F = np.linalg.norm(np.einsum("ng,ngi->ni", -kon * g, G), axis=1)
+        F = np.linalg.norm(np.einsum("ng,ngi->ni", -kon * g, G[..., :self.dim]), axis=1)
         return np.column_stack([F, g.min(axis=1), (kon > 0.0).any(axis=1).astype(float)])
 
 
@@ -518,9 +596,12 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     :data:`INSIDE_TOL` of the contact's size is a ModelError naming it and its gap."""
     nd = model.dimension.n_translations
     out = []
-    for kind in ("element", "node"):
+    for kind, moving in (("element", False), ("node", False), ("element", True),
+                         ("node", True)):
         rows = []                                        # (compile time only)
         for sc in model.surface_contacts:
+            if (sc.body is not None) != moving:
+                continue
             o, P, R, plane, half = _geometry(sc.surface, nd)
             items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
             for it in items:
@@ -532,6 +613,11 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
         X = np.array([[pos[i] for i in row] for row in ids])
         dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+        body_X = None
+        if moving:
+            bid = np.array([r[0].body.id for r in rows])
+            body_X = np.array([pos[i] for i in bid])
+            dofs = np.concatenate([dofs, node_dofs[bid][:, :3]], axis=1)
         name = lambda it: it if kind == "element" else it[0]
         labels = Labels(lambda i: f"{rows[i][0].label}: {name(rows[i][1])}", len(rows))
         blk = SurfaceContactBlock(kind, ids, dofs, X, np.array([r[3] for r in rows]),
@@ -540,7 +626,7 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                                   np.array([r[6] for r in rows]),
                                   np.array([r[0].radius for r in rows]),
                                   np.array([r[0].stiffness for r in rows]), labels,
-                                  np.array([r[7] for r in rows]))
+                                  np.array([r[7] for r in rows]), body_X)
         g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])

@@ -685,7 +685,8 @@ class Model:
         return c
 
     def add_surface_contact(self, target, surface, *, radius: float = 0.0,
-                            stiffness: float, name: str | None = None):
+                            stiffness: float, body: NodeLike | None = None,
+                            name: str | None = None):
         """Let beam elements or nodes touch a fixed rigid surface, by penalty
         (:mod:`fembody.contact.surfaces`).
 
@@ -709,6 +710,9 @@ class Model:
             gets ``stiffness`` / its length per unit length (an element lying on the surface
             along its length is as stiff as one node). The force converges to the rigid-contact
             value as 1 / stiffness.
+        body : RigidBody, Node, int or str, optional
+            Planar models: the rigid body (or node) the surface moves with, given where it is
+            in the reference configuration; default None: fixed in space.
         name : str, optional
             A label for messages.
 
@@ -737,7 +741,7 @@ class Model:
         """
         from ..contact.surfaces import make_surface_contact
         c = make_surface_contact(self, target, surface, radius=radius, stiffness=stiffness,
-                                 name=name)
+                                 body=body, name=name)
         self.surface_contacts.append(c)
         return c
 

@@ -372,3 +372,105 @@ def test_bad_box_is_refused():
         fb.Box((0, 0, 0), (1.0, 0.0, 1.0))
     with pytest.raises(ModelError, match="Box: axes must be orthonormal"):
         fb.Box((0, 0), (1.0, 1.0), axes=[[1.0, 0.1], [0.0, 1.0]])
+
+
+# ----------------------------------------------------------------- surfaces on a moving body
+def _moving_block(item, surface, X, body_X, radius=0.01, k=1e3):
+    n, m, d = X.shape
+    o, P, R, pl, half = _arrays(surface, n, d)
+    return SurfaceContactBlock(item, np.arange(n * m).reshape(n, m),
+                               np.arange(n * (m * d + 3)).reshape(n, -1), X, o, P, R, pl,
+                               np.full(n, radius), np.full(n, k),
+                               [f"item {i}" for i in range(n)], half, body_X)
+
+
+def _rotate(v, a):
+    c, s = np.cos(a), np.sin(a)
+    return v @ np.array([[c, s], [-s, c]])
+
+
+@pytest.mark.parametrize("kind", ["plane", "sphere", "box"])
+@pytest.mark.parametrize("item", ["element", "node"])
+def test_moving_surface_block_matches_finite_differences_and_is_objective(item, kind):
+    """A surface carried by a planar body (x_b, y_b, phi): force = energy gradient and tangent
+    against differences (rel < 1e-6), and moving the items and the body together rigidly
+    (a rotation about any point and a translation) changes no gap."""
+    surface = SURFACES_2D[kind]
+    rng = np.random.default_rng(6)
+    n, d = 10, 2
+    if item == "node":
+        X = _near(surface, rng, n, d)[:, None, :]
+    else:
+        a = _near(surface, rng, n, d)
+        t = rng.normal(size=(n, d))
+        X = np.stack([a, a + 0.2 * t / np.linalg.norm(t, axis=1)[:, None]], axis=1)
+    body_X = np.array([0.3, -0.1]) + 0.1 * rng.normal(size=(n, d))
+    blk = _moving_block(item, surface, X, body_X)
+    nn, k = blk.dofs.shape
+    x = 1e-3 * rng.normal(size=(nn, k))
+    x[:, -1] = 0.2 * rng.normal(size=nn)                 # body rotations of ~0.2 rad
+    # rotate the items with the body so that they stay near the surface
+    m = X.shape[1]
+    pos = X + x[:, :m * d].reshape(X.shape)
+    pb = body_X + x[:, m * d:m * d + 2]
+    pos = pb[:, None] + np.stack([_rotate(pos[i] - pb[i], x[i, -1]) for i in range(nn)])
+    x[:, :m * d] = (pos - X).reshape(nn, -1)
+    f, K, _ = blk.forces(x, None, True)
+    on = blk.resultants(x)[:, 2] > 0
+    assert on.sum() >= 3 and (~on).sum() >= 1
+    h = 1e-7
+    ffd, Kfd = np.zeros_like(f), np.zeros_like(K)
+    for j in range(k):
+        e = np.zeros(k)
+        e[j] = h
+        ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
+        Kfd[:, :, j] = (blk.forces(x + e, None, False)[0]
+                        - blk.forces(x - e, None, False)[0]) / (2 * h)
+    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
+    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    # a rigid motion of everything: rotate by 0.7 rad about (1, 2), translate by (0.3, -0.4)
+    ang, c0, tr = 0.7, np.array([1.0, 2.0]), np.array([0.3, -0.4])
+    pos2 = c0 + _rotate(pos - c0, ang) + tr
+    pb2 = c0 + _rotate(pb - c0, ang) + tr
+    x2 = x.copy()
+    x2[:, :m * d] = (pos2 - X).reshape(nn, -1)
+    x2[:, m * d:m * d + 2] = pb2 - body_X
+    x2[:, -1] += ang
+    np.testing.assert_allclose(blk.gaps(x2)[0], blk.gaps(x)[0], atol=1e-12)
+
+
+def test_ball_resting_on_a_moving_plate():
+    """A node (a ball of radius 5 cm) on a plate carried by a planar rigid body, both on
+    vertical springs (ball 1e3 N/m, plate 1e4 N/m), the ball loaded by 5 N down, the plate by
+    2 N up: statics against the linear system of the two springs and the penalty (k = 1e6
+    N/m), F = 5 + 1e3 y_b = 2 - 1e4 y_p, y_b - y_p = -F / k (the plate moved: a fixed plane
+    would give another answer)."""
+    m = fb.Model()
+    plate = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=0.1)
+    m.fix(plate, "x", "rz")
+    m.add_spring(plate, (0.0, -1.0), k=1e4)
+    ball = m.add_node((0.2, 0.05))
+    m.add_mass(ball, 0.1)
+    m.fix(ball, "x")
+    m.add_spring(ball, (0.2, 1.05), k=1e3)
+    m.add_force(ball, (0.0, -5.0))
+    m.add_force(plate, (0.0, 2.0))
+    k = 1e6
+    m.add_surface_contact(ball, fb.Plane((0.0, 0.0), (0.0, 1.0)), radius=0.05, stiffness=k,
+                          body=plate)
+    res = fb.static(m, steps=2)
+    F = res.resultants("node surface contact (moving)")[-1][0, 0]
+    yb, yp = res.displacement(ball)[-1][1], res.displacement(plate)[-1][1]
+    A = np.array([[1.0, -1e3, 0.0], [1.0, 0.0, 1e4], [1.0 / k, 1.0, -1.0]])
+    ref = np.linalg.solve(A, [5.0, 2.0, 0.0])                 # (F, y_b, y_p)
+    np.testing.assert_allclose([F, yb, yp], ref, rtol=1e-8)
+    assert abs(yp) > 1e-4                                      # the plate did move (down)
+
+
+def test_bad_moving_surface_is_refused():
+    m, b = _beam_model(3)
+    with pytest.raises(ModelError, match="planar only"):
+        m.add_surface_contact(b, fb.Plane((0, 0, -1), (0, 0, 1)), stiffness=1e5, body=b.first)
+    m, b = _beam_model()
+    with pytest.raises(ModelError, match="is one of the nodes that touch"):
+        m.add_surface_contact(b, fb.Plane((0, -1), (0, 1)), stiffness=1e5, body=b.nodes[4])
