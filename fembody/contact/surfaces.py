@@ -172,8 +172,9 @@ class Cylinder:
     radius : float
         Its radius [m], > 0.
     axis : array_like, optional
-        The direction of its axis, (ax, ay, az) (normalised here). Spatial models: required. Planar models:
-        default None, the normal to the plane (the only axis a planar model can hold).
+        The direction of its axis, (ax, ay, az) (normalised here). Spatial models: required.
+        Planar models: default None, the normal to the plane (the only axis a planar model
+        can hold).
     """
 
     kind = "cylinder"
@@ -346,11 +347,11 @@ class SurfaceContact:
     """Contact of beam elements or nodes with a rigid surface (create it with
     ``Model.add_surface_contact``).
 
-    ``surface`` the :class:`Plane`, :class:`Sphere`, :class:`Cylinder` or :class:`Box`; ``elements`` the
-    two-node elements sampled at Gauss points; ``nodes`` the nodes checked as points;
-    ``radius`` [m] the section radius (the distance from a node or chord at which it touches);
-    ``stiffness`` [N/m] the penalty; ``body`` the node (of a rigid body) the surface moves with
-    (None: fixed; planar models).
+    ``surface`` the :class:`Plane`, :class:`Sphere`, :class:`Cylinder` or :class:`Box`;
+    ``elements`` the two-node elements sampled at Gauss points; ``nodes`` the nodes checked
+    as points; ``radius`` [m] the section radius (the distance from a node or chord at which
+    it touches); ``stiffness`` [N/m] the penalty; ``body`` the node (of a rigid body) the
+    surface moves with (None: fixed; planar models).
     """
 
     index: int
@@ -418,8 +419,8 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
         if _curvature(surface) > 0.0 and le > 4.0 * (_curvature(surface) + r):
             raise ModelError(f"{where}: {e} ({le:g} m) is longer than four times the radius of "
                              f"the {surface.kind} plus the section radius "
-                             f"({_curvature(surface) + r:g} m): the surface could pass between its "
-                             "Gauss points; refine the beam")
+                             f"({_curvature(surface) + r:g} m): the surface could pass "
+                             "between its Gauss points; refine the beam")
     carrier = None
     if body is not None:
         if model.dimension.spatial:
@@ -443,9 +444,11 @@ class SurfaceContactBlock:
 
     ``kind`` 'element' (m = 2 nodes, ``NG`` Gauss points with weights ``w_g``) or 'node' (m
     = 1, one point of weight 1); ``X (n, m, d)`` the reference positions [m]; ``origin (n,
-    d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)``, ``half (n, d)`` (optional: boxes)
-    the surface of each item (see :func:`surface_gap`); ``radius (n,)`` the section radius [m]; ``k (n,)`` the penalty
-    [N/m]; ``labels`` the items' names for messages.
+    d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)``, ``half (n, d)`` (optional: boxes) the
+    surface of each item (see :func:`surface_gap`); ``radius (n,)`` the section radius [m];
+    ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, 2)``
+    (optional) the reference positions of the nodes carrying moving surfaces (planar; then
+    ``dofs`` end with the carrier's x, y, rz and the family gets " (moving)").
     """
 
     Dd = None       # no velocity-dependent force

@@ -195,7 +195,8 @@ def test_starting_inside_is_refused_naming_the_node_and_gap():
     m, b = _beam_model()
     m.fix(b.first)
     m.add_surface_contact(b.nodes[3], fb.Sphere((0.3, -0.05), 0.06), stiffness=1e5)
-    with pytest.raises(ModelError, match=re.escape(str(b.nodes[3])) + r".*starts inside.*gap -0\.01 m"):
+    node = re.escape(str(b.nodes[3]))
+    with pytest.raises(ModelError, match=node + r".*starts inside.*gap -0\.01 m"):
         m.compile()
     m, b = _beam_model(3)
     m.add_surface_contact(b, fb.Cylinder((0.55, 0, -0.2), 0.2, axis=(0, 1, 0)), radius=0.005,
