@@ -40,10 +40,12 @@ __all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError",
            "simulate", "resume", "sweep", "integrate_hamiltonian", "Trajectory", "io", "viz",
            "AngleDriver", "SpeedDriver", "Motor", "functions",
            "Cylindrical", "Prismatic", "Revolute", "RotationDriver", "SlideDriver", "Spherical",
-           "Universal"]
+           "Universal", "Plane", "Sphere", "Cylinder", "Box"]
 
 
-_LAZY = {"Buckling": ".statics.buckling", "buckling": ".statics.buckling", "sweep": ".study"}
+_LAZY = {"Buckling": ".statics.buckling", "buckling": ".statics.buckling", "sweep": ".study",
+         "Plane": ".contact.surfaces", "Sphere": ".contact.surfaces",
+         "Cylinder": ".contact.surfaces", "Box": ".contact.surfaces"}
 
 
 def __getattr__(name: str):

@@ -209,6 +209,12 @@ class System:
                 model, self.node_dofs)
             self.blocks += self.beam_contact_blocks
             self.stiffness_blocks += self.beam_contact_blocks
+        self.surface_contact_blocks = []
+        if getattr(model, "surface_contacts", None):
+            from .contact.surfaces import build_surface_blocks
+            self.surface_contact_blocks = build_surface_blocks(model, self.node_dofs)
+            self.blocks += self.surface_contact_blocks
+            self.stiffness_blocks += self.surface_contact_blocks
         if not model.contacts:                  # (the contact module loads when first used)
             self.contact_groups, self.penalty_blocks = [], []
             return

@@ -1,5 +1,6 @@
 """Contact: node contacts (against a plane, another node or a planar segment, by impulse or
-penalty), the broad phase of element pairs and beam-to-beam penalty contact.
+penalty), the broad phase of element pairs, beam-to-beam penalty contact and beams and nodes
+against rigid surfaces.
 
 :mod:`fembody.contact.nodes`
     a node against an obstacle: definitions, gap geometry, the penalty force block.
@@ -11,6 +12,9 @@ penalty), the broad phase of element pairs and beam-to-beam penalty contact.
     closest points of element chords and the exact derivatives of their distance.
 :mod:`fembody.contact.line`
     line contact of near-parallel spatial elements and the switch with point contact.
+:mod:`fembody.contact.surfaces`
+    beams (sampled at Gauss points) and nodes against fixed rigid planes, spheres and
+    cylinders (penalty).
 :mod:`fembody.contact.friction`
     Coulomb friction (penalty tangential law, return mapping) at a point against a rigid
     plane, as a kernel with explicit history (not yet wired into a model).

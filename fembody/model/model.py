@@ -76,6 +76,7 @@ class Model:
         self.implied_omega: set[int] = set()
         self.contacts: list = []
         self.beam_contacts: list = []
+        self.surface_contacts: list = []
         self.sensors: list = []
         self.ground = self._new_node((0.0,) * dim, "ground", internal=True)
         self.supports[self.ground.id] = set(conditions.all_dofs(self))
@@ -681,6 +682,67 @@ class Model:
         c = make_beam_contact(self, a, b, radius=radius, stiffness=stiffness, margin=margin,
                               friction=friction, name=name)
         self.beam_contacts.append(c)
+        return c
+
+    def add_surface_contact(self, target, surface, *, radius: float = 0.0,
+                            stiffness: float, body: NodeLike | None = None,
+                            name: str | None = None):
+        """Let beam elements or nodes touch a fixed rigid surface, by penalty
+        (:mod:`fembody.contact.surfaces`).
+
+        Parameters
+        ----------
+        target : Body, Node, int, str or list
+            A body (``add_beam``, ``add_arc``, ``add_body``): the chords of its beam and truss
+            elements, sampled at 5 Gauss points each. A node (Node, index or name) or a list of
+            them: each node is one contact point (e.g. a beam's free tip, which the Gauss
+            points of its last element do not reach).
+        surface : Plane, Sphere, Cylinder or Box
+            ``fb.Plane(point, normal)`` (normal into the free side), ``fb.Sphere(center,
+            radius)`` (a circle in planar models), ``fb.Cylinder(point, radius, axis)``
+            (infinite; planar models: axis normal to the plane), ``fb.Box(center, size,
+            axes)``. Contact from outside. In the model's dimension.
+        radius : float, default 0.0
+            Section radius [m]: a point touches at this distance from the surface. At most each
+            element's length.
+        stiffness : float
+            Penalty stiffness [N/m]: the force per metre of penetration of a node; an element
+            gets ``stiffness`` / its length per unit length (an element lying on the surface
+            along its length is as stiff as one node). The force converges to the rigid-contact
+            value as 1 / stiffness.
+        body : RigidBody, Node, int or str, optional
+            Planar models: the rigid body (or node) the surface moves with, given where it is
+            in the reference configuration; default None: fixed in space.
+        name : str, optional
+            A label for messages.
+
+        Returns
+        -------
+        fembody.contact.surfaces.SurfaceContact
+
+        Raises
+        ------
+        ModelError
+            A surface of the wrong dimension, a negative radius, a stiffness <= 0, an element
+            longer than its radius or than four times the radius of a sphere or cylinder plus
+            the section radius, and (when the model is compiled) a node or element starting
+            inside the surface (named, with its gap).
+
+        Examples
+        --------
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> rope = m.add_beam((-0.1, 0.2), (0.1, 0.2), n=10, material=fb.Material(E=1e9,
+        ...                   rho=1000.0), section=fb.Section.circle(0.004))
+        >>> pin = m.add_surface_contact(rope, fb.Cylinder((0.0, 0.0), radius=0.1),
+        ...                             radius=0.002, stiffness=1e6)
+        >>> pin.surface.kind
+        'cylinder'
+        """
+        from ..contact.surfaces import make_surface_contact
+        c = make_surface_contact(self, target, surface, radius=radius, stiffness=stiffness,
+                                 body=body, name=name)
+        self.surface_contacts.append(c)
         return c
 
     def add_sensor(self, target, quantity: str, name: str | None = None):

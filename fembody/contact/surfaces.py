@@ -1,0 +1,644 @@
+"""Penalty contact of beams and nodes against fixed rigid surfaces: planes, spheres,
+cylinders and boxes (planar and spatial models).
+
+**Surfaces.** A surface measures the signed distance ``s(x)`` [m] of a point ``x`` to itself,
+positive outside, with its exact gradient and Hessian:
+
+- :class:`Plane` through ``point`` with unit ``normal`` (into the free side): ``s = n . (x -
+  p)``, gradient ``n``, Hessian 0;
+- :class:`Sphere` (a circle in planar models) of ``center`` and ``radius`` ``R``: ``s = |x -
+  c| - R``, gradient ``e = (x - c) / |x - c|``, Hessian ``(I - e e^T) / |x - c|``;
+- :class:`Cylinder` (infinite; pulleys, pins) through ``point`` with unit ``axis`` and
+  ``radius``: with ``P = I - a a^T`` and ``r = P (x - p)``, ``s = |r| - R``, gradient ``e =
+  r / |r|``, Hessian ``(P - e e^T) / |r|``. In a planar model the axis is normal to the plane
+  and the cylinder is the circle of a pulley.
+- :class:`Box` of ``center``, side lengths ``size`` and ``axes`` (rows of ``Q``): with ``u = Q
+  (x - c)``, ``h = size / 2`` and ``q = max(|u| - h, 0)``, outside ``s = |q|`` (to the nearest
+  face, edge or corner: continuous gradient, the edges rounded by the section radius), inside
+  ``s = max_i (|u_i| - h_i)`` (the depth below the nearest face; its normal jumps where two
+  faces are equally near, on the box's diagonal planes, so keep penetrations shallow).
+
+The contact is from outside (a ball on a sphere, a rope over a pulley); a point on the centre
+or the axis (no normal) does not push.
+
+**Moving surfaces** (planar models): a surface may be carried by a node (a rigid body's) with
+DOFs ``(x_b, y_b, phi)``; it is given where it is in the reference configuration, and each
+point is measured after being taken back to that configuration, ``p_ref = X_b + Q(phi)^T (p -
+x_b)`` (``X_b`` the node's reference position, ``x_b`` its current one, ``Q`` the rotation by
+``phi``); the exact derivatives follow by the chain rule (see the block's
+``_moving_gaps``), and the contact force acts on the body too.
+
+**Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
+a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
+``xi_g`` with weights ``w_g`` (:data:`fembody.contact.line.XI`, ``W``: summing to 1), and each
+sample point's gap is ``g = s(x(xi_g)) - r``. The penalty energy is
+
+    W = sum_items sum_g k w_g / 2 max(-g_g, 0)^2,
+
+the line integral ``int k / l max(-g, 0)^2 / 2 dl`` along each element (line penalty ``k /
+l`` [N/m^2], ``l`` the element length): an element lying on a surface along its length is as
+stiff as one node, as in :mod:`fembody.contact.beams`. Because a Gauss point is a fixed
+combination of the element's nodes, its gap's derivatives are ``C^T ds/dx`` and ``C^T (d2s /
+dx2) C`` with ``C = ((1 - xi) I, xi I)``: the tangent is exact and no closest-point parameter
+moves.
+
+Why Gauss points and not the nodes plus each element's closest point: the closest point of a
+chord to a plane is a node (so a plane needs only the nodes), but a chord lying along a plane or
+parallel to a cylinder's axis has no unique closest point, and an interior closest point that
+slides to a node counts the same contact twice (the energy jumps). The sampled line integral is
+C1 like the penalty itself, never double counts, and converges to the distributed pressure
+(the ``T / R`` of a rope over a pulley) as the elements shrink. What it misses: a contact
+concentrated at a beam's free end (give that node as a node contact too) and a pin thinner than
+the spacing of the Gauss points (hence the check that an element is no longer than four times
+the sum of the radii of a sphere or cylinder).
+
+Which sample points are checked: all of them, at every evaluation (one surface against many
+elements needs no broad phase: the work is linear in the number of elements).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from .. import validate
+from ..errors import ModelError
+from ..elements.base import Labels
+from .line import W as GAUSS_W, XI as GAUSS_XI
+
+if TYPE_CHECKING:
+    from ..model.model import Model
+
+NG = len(GAUSS_XI)            # Gauss points per element
+INSIDE_TOL = 1e-9             # [-] start-inside tolerance, relative to the contact's size
+ELEMENT_FAMILIES = ("beam", "truss")
+
+
+def _vector(value, what: str, sizes=(2, 3)) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        arr = np.zeros(0)
+    if arr.size not in sizes or not np.all(np.isfinite(arr)):
+        raise ModelError(f"{what}: expected a finite point or vector of "
+                         f"{' or '.join(map(str, sizes))} numbers [m], got {value!r}")
+    return arr
+
+
+def _unit(value, what: str, sizes=(2, 3)) -> np.ndarray:
+    v = _vector(value, what, sizes)
+    big = float(np.abs(v).max())
+    v = v / big if big > 0.0 else v           # (a tiny vector's length would underflow)
+    n = float(np.sqrt(v @ v))
+    if n == 0.0:
+        raise ModelError(f"{what}: the direction is zero; give a nonzero vector")
+    return v / n
+
+
+def _radius(value, what: str) -> float:
+    R = validate.number(what, value)
+    if not R > 0.0:
+        raise ModelError(f"{what}: the radius must be positive [m], got {value!r}")
+    return R
+
+
+class Plane:
+    """A rigid plane (a line in planar models), fixed in space.
+
+    Parameters
+    ----------
+    point : array_like
+        A point of the plane, (x, y) or (x, y, z) [m].
+    normal : array_like
+        Its normal, (nx, ny) or (nx, ny, nz), pointing into the free side (normalised here;
+        any nonzero length).
+    """
+
+    kind = "plane"
+
+    def __init__(self, point: Sequence[float], normal: Sequence[float]) -> None:
+        p = _vector(point, "Plane: point")
+        n = _unit(normal, "Plane: normal")
+        if p.size != n.size:
+            raise ModelError(f"Plane: point has {p.size} coordinates and normal {n.size}; "
+                             "give both in the model's dimension")
+        self.point, self.normal = p, n
+
+    def __repr__(self) -> str:
+        return f"Plane(point={tuple(self.point)}, normal={tuple(self.normal)})"
+
+    @property
+    def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
+        return self.point.size
+
+
+class Sphere:
+    """A rigid sphere (a circle in planar models), fixed in space; contact from outside.
+
+    Parameters
+    ----------
+    center : array_like
+        Its centre, (x, y) or (x, y, z) [m].
+    radius : float
+        Its radius [m], > 0.
+    """
+
+    kind = "sphere"
+
+    def __init__(self, center: Sequence[float], radius: float) -> None:
+        self.center = _vector(center, "Sphere: center")
+        self.radius = _radius(radius, "Sphere: radius")
+
+    def __repr__(self) -> str:
+        return f"Sphere(center={tuple(self.center)}, radius={self.radius:g})"
+
+    @property
+    def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
+        return self.center.size
+
+
+class Cylinder:
+    """A rigid circular cylinder of infinite length (a pulley, a pin), fixed in space; contact
+    from outside.
+
+    Parameters
+    ----------
+    point : array_like
+        A point of its axis, (x, y) or (x, y, z) [m] (planar models: the centre of the
+        pulley's circle).
+    radius : float
+        Its radius [m], > 0.
+    axis : array_like, optional
+        The direction of its axis, (ax, ay, az) (normalised here). Spatial models: required.
+        Planar models: default None, the normal to the plane (the only axis a planar model
+        can hold).
+    """
+
+    kind = "cylinder"
+
+    def __init__(self, point: Sequence[float], radius: float,
+                 axis: Sequence[float] | None = None) -> None:
+        p = _vector(point, "Cylinder: point")
+        self.point = p
+        self.radius = _radius(radius, "Cylinder: radius")
+        self.axis = None
+        if p.size == 3:
+            if axis is None:
+                raise ModelError("Cylinder: axis is required for a spatial cylinder (a "
+                                 "3-vector along its axis, e.g. (0, 0, 1))")
+            self.axis = _unit(axis, "Cylinder: axis", (3,))
+        elif axis is not None:
+            a = _unit(axis, "Cylinder: axis", (3,))
+            if abs(a[2]) < 1.0 - 1e-12:
+                raise ModelError(f"Cylinder: in a planar model the axis must be normal to the "
+                                 f"plane, (0, 0, 1) or None; got {axis!r}")
+
+    def __repr__(self) -> str:
+        ax = "" if self.axis is None else f", axis={tuple(self.axis)}"
+        return f"Cylinder(point={tuple(self.point)}, radius={self.radius:g}{ax})"
+
+    @property
+    def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
+        return self.point.size
+
+
+class Box:
+    """A rigid box (a rectangle in planar models), fixed in space; contact from outside (the
+    corners and edges act as rounded by the section radius).
+
+    Parameters
+    ----------
+    center : array_like
+        Its centre, (x, y) or (x, y, z) [m].
+    size : array_like
+        Its side lengths along its axes [m], each > 0.
+    axes : array_like, optional
+        Its axes as the rows of a rotation matrix (d x d, orthonormal); default None: the
+        global axes (an axis-aligned box).
+    """
+
+    kind = "box"
+
+    def __init__(self, center: Sequence[float], size: Sequence[float],
+                 axes=None) -> None:
+        c = _vector(center, "Box: center")
+        sz = _vector(size, "Box: size", (c.size,))
+        if not np.all(sz > 0.0):
+            raise ModelError(f"Box: every side length must be positive [m], got {size!r}")
+        Q = np.eye(c.size)
+        if axes is not None:
+            try:
+                Q = np.asarray(axes, dtype=float).reshape(c.size, c.size)
+            except (TypeError, ValueError):
+                raise ModelError(f"Box: axes must be a {c.size} x {c.size} rotation matrix "
+                                 f"(its rows the box's axes), got {axes!r}") from None
+            if not (np.all(np.isfinite(Q)) and np.allclose(Q @ Q.T, np.eye(c.size),
+                                                          atol=1e-9)):
+                raise ModelError("Box: axes must be orthonormal (the rows of a rotation "
+                                 f"matrix), got {axes!r}")
+        self.center, self.size, self.axes = c, sz, Q
+
+    def __repr__(self) -> str:
+        return f"Box(center={tuple(self.center)}, size={tuple(self.size)})"
+
+    @property
+    def dim(self) -> int:
+        """Number of coordinates (2: planar, 3: spatial)."""
+        return self.center.size
+
+
+SURFACES = (Plane, Sphere, Cylinder, Box)
+
+
+def _curvature(surface) -> float:
+    """The radius [m] of a round surface (0: flat or with sharp edges)."""
+    return getattr(surface, "radius", 0.0)
+
+
+def _geometry(surface, d: int):
+    """``(origin (d,), P (d, d), radius, is_plane, half (d,))`` of a surface (the arrays of
+    :func:`surface_gap`): a plane its normal in every row of ``P``; a sphere the identity
+    projector, a cylinder ``I - a a^T`` (planar: I); a box its axes as the rows of ``P`` and
+    its half side lengths."""
+    half = np.zeros(d)
+    if isinstance(surface, Plane):
+        return surface.point, np.tile(surface.normal, (d, 1)), 0.0, True, half
+    if isinstance(surface, Sphere):
+        return surface.center, np.eye(d), surface.radius, False, half
+    if isinstance(surface, Box):
+        return surface.center, surface.axes, 0.0, False, 0.5 * surface.size
+    P = np.eye(d) if surface.axis is None else np.eye(d) - np.outer(surface.axis, surface.axis)
+    return surface.point, P, surface.radius, False, half
+
+
+def surface_gap(x: np.ndarray, origin: np.ndarray, P: np.ndarray, R: np.ndarray,
+                plane: np.ndarray, hessian: bool = True, half: np.ndarray | None = None):
+    """Signed distances ``s (n,)`` [m] of the points ``x (n, d)`` to their surfaces, the
+    gradients ``(n, d)``, (``hessian``) the Hessians ``(n, d, d)`` and whether each has a
+    normal ``(n,)``.
+
+    ``origin (n, d)`` a point of the plane, the centre or a point of the axis; ``P (n, d,
+    d)`` per row: the plane's normal in ``P[:, 0]`` for ``plane`` rows, a box's axes as rows
+    for box rows (those with ``half`` > 0), else the projector onto the directions that count
+    (I for a sphere, ``I - a a^T`` for a cylinder); ``R (n,)`` the radii (0 for planes and
+    boxes); ``plane (n,)`` bool; ``half (n, d)`` a box's half side lengths (0 elsewhere;
+    default None: no box). See the module docstring for the formulas.
+    """
+    n, d = x.shape
+    w = x - origin
+    r = np.einsum("nij,nj->ni", P, w)                 # round surfaces: the radial vector
+    rho = np.sqrt(np.einsum("ni,ni->n", r, r))
+    nrm = P[:, 0, :]                                  # plane rows keep the normal there
+    ok = plane | (rho > 0.0)
+    safe = np.where(rho > 0.0, rho, 1.0)
+    e = r / safe[:, None]
+    s = np.where(plane, np.einsum("ni,ni->n", nrm, w), rho - R)
+    G = np.where(plane[:, None], nrm, e)
+    H = None
+    if hessian:
+        H = (P - e[:, :, None] * e[:, None, :]) / safe[:, None, None]
+        H[plane] = 0.0
+    if half is not None and (half[:, 0] > 0.0).any():
+        b = np.flatnonzero(half[:, 0] > 0.0)
+        sb, Gb, Hb, okb = box_gap(r[b], half[b], P[b], hessian)
+        s[b], G[b], ok[b] = sb, Gb, okb
+        if hessian:
+            H[b] = Hb
+    return s, G, H, ok
+
+
+def box_gap(u: np.ndarray, half: np.ndarray, Q: np.ndarray, hessian: bool = True):
+    """Signed distance of points to boxes, from the points' coordinates ``u (n, d)`` in the
+    boxes' axes ``Q (n, d, d)`` (rows; ``u = Q (x - c)``) and the half side lengths ``half``:
+    outside ``|q|`` with ``q = max(|u| - h, 0)`` (the distance to the nearest face, edge or
+    corner), inside ``max(|u| - h)`` (minus the depth below the nearest face). Returns ``s``,
+    the gradient and Hessian with respect to ``x`` (``Q^T`` and ``Q^T . Q`` of those in
+    ``u``) and whether the normal is defined (not at the centre)."""
+    n, d = u.shape
+    a = np.abs(u) - half
+    sg = np.sign(u)
+    q = np.maximum(a, 0.0)
+    out = (a > 0.0).any(axis=1)
+    dist = np.sqrt(np.einsum("ni,ni->n", q, q))
+    safe = np.where(dist > 0.0, dist, 1.0)
+    k = np.argmax(a, axis=1)                          # the nearest face from inside
+    gin = np.zeros((n, d))
+    gin[np.arange(n), k] = sg[np.arange(n), k]
+    gu = np.where(out[:, None], sg * q / safe[:, None], gin)
+    s = np.where(out, dist, a[np.arange(n), k])
+    G = np.einsum("nji,nj->ni", Q, gu)
+    ok = np.abs(gu).sum(axis=1) > 0.0
+    if not hessian:
+        return s, G, None, ok
+    act = (a > 0.0).astype(float)
+    Hu = (act[:, :, None] * np.eye(d)[None] - gu[:, :, None] * gu[:, None, :]) \
+        / safe[:, None, None]
+    Hu[~out] = 0.0                                    # inside: a face's distance is linear
+    H = np.einsum("nai,nab,nbj->nij", Q, Hu, Q)
+    return s, G, H, ok
+
+
+@dataclass
+class SurfaceContact:
+    """Contact of beam elements or nodes with a rigid surface (create it with
+    ``Model.add_surface_contact``).
+
+    ``surface`` the :class:`Plane`, :class:`Sphere`, :class:`Cylinder` or :class:`Box`;
+    ``elements`` the two-node elements sampled at Gauss points; ``nodes`` the nodes checked
+    as points; ``radius`` [m] the section radius (the distance from a node or chord at which
+    it touches); ``stiffness`` [N/m] the penalty; ``body`` the node (of a rigid body) the
+    surface moves with (None: fixed; planar models).
+    """
+
+    index: int
+    name: str
+    surface: object
+    elements: tuple = field(default_factory=tuple)
+    nodes: tuple = field(default_factory=tuple)
+    radius: float = 0.0
+    stiffness: float = 1.0
+    body: object = None
+
+    @property
+    def label(self) -> str:
+        return f"surface contact {self.index} '{self.name}' ({self.surface.kind})"
+
+
+def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0,
+                         stiffness: float, body=None,
+                         name: str | None = None) -> SurfaceContact:
+    """Validate the arguments of ``Model.add_surface_contact`` and build the
+    :class:`SurfaceContact`."""
+    index = len(model.surface_contacts)
+    where = (f"add_surface_contact (surface contact {index}"
+             f"{'' if name is None else f' {name!r}'})")
+    if not isinstance(surface, SURFACES):
+        raise ModelError(f"{where}: surface must be fb.Plane(point, normal), fb.Sphere(center, "
+                         f"radius), fb.Cylinder(point, radius, axis) or fb.Box(center, size, "
+                         f"axes); got {surface!r}")
+    nd = model.dimension.n_translations
+    if surface.dim != nd:
+        raise ModelError(f"{where}: the surface is given in {surface.dim} coordinates but the "
+                         f"model is {nd}D; give its points and directions with {nd} numbers")
+    r = validate.number(f"{where}: radius", radius)
+    if r < 0.0:
+        raise ModelError(f"{where}: radius must be >= 0 [m] (the section radius of the beam "
+                         f"or of the ball at the node), got {radius!r}")
+    k = validate.number(f"{where}: stiffness", stiffness)
+    if not k > 0.0:
+        raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
+                         f"metre of penetration), got {stiffness!r}")
+    elements, nodes = (), ()
+    if any(target is b for b in model.bodies):
+        elements = tuple(e for e in target.elements if e.family in ELEMENT_FAMILIES
+                         and len(e.nodes) == 2)
+        if not elements:
+            raise ModelError(f"{where}: {target!r} has no beam or truss elements; pass a beam "
+                             "body, or its nodes (a list) for point contacts")
+    else:
+        items = list(target) if isinstance(target, (list, tuple)) else [target]
+        if not items:
+            raise ModelError(f"{where}: target is empty; give a beam body or nodes")
+        nodes = tuple(model.node(t, f"{where}: target") for t in items)
+        bad = [n for n in nodes if n.internal]
+        if bad:
+            raise ModelError(f"{where}: {bad[0]} is the ground or an internal anchor; give "
+                             "nodes of bodies")
+        if len({n.id for n in nodes}) != len(nodes):
+            raise ModelError(f"{where}: a node is given twice in target")
+    for e in elements:
+        a, b = (np.asarray(n.position, float)[:nd] for n in e.nodes)
+        le = float(np.linalg.norm(b - a))
+        if r > le:
+            raise ModelError(f"{where}: the radius ({r:g} m) is larger than the length of {e} "
+                             f"({le:g} m); refine the beam or give the true section radius")
+        if _curvature(surface) > 0.0 and le > 4.0 * (_curvature(surface) + r):
+            raise ModelError(f"{where}: {e} ({le:g} m) is longer than four times the radius of "
+                             f"the {surface.kind} plus the section radius "
+                             f"({_curvature(surface) + r:g} m): the surface could pass "
+                             "between its Gauss points; refine the beam")
+    carrier = None
+    if body is not None:
+        if model.dimension.spatial:
+            raise ModelError(f"{where}: surfaces moving with a body are planar only for now; "
+                             "in a spatial model leave body out (a fixed surface)")
+        carrier = model.node(body, f"{where}: body")
+        mine = {n.id for n in nodes} | {n.id for e in elements for n in e.nodes}
+        if carrier.id in mine:
+            raise ModelError(f"{where}: body ({carrier}) is one of the nodes that touch the "
+                             "surface; attach the surface to another body")
+    return SurfaceContact(index=index, name=name or f"surface contact {index}",
+                          surface=surface, elements=elements, nodes=nodes, radius=r,
+                          stiffness=k, body=carrier)
+
+
+# ----------------------------------------------------------------------------- the block
+class SurfaceContactBlock:
+    """Penalty contacts of sample points against rigid surfaces as a force block of the System
+    (the contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the
+    items' nodes: ``dofs (n, m d)``).
+
+    ``kind`` 'element' (m = 2 nodes, ``NG`` Gauss points with weights ``w_g``) or 'node' (m
+    = 1, one point of weight 1); ``X (n, m, d)`` the reference positions [m]; ``origin (n,
+    d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)``, ``half (n, d)`` (optional: boxes) the
+    surface of each item (see :func:`surface_gap`); ``radius (n,)`` the section radius [m];
+    ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, 2)``
+    (optional) the reference positions of the nodes carrying moving surfaces (planar; then
+    ``dofs`` end with the carrier's x, y, rz and the family gets " (moving)").
+    """
+
+    Dd = None       # no velocity-dependent force
+
+    def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
+                 body_X: np.ndarray | None = None) -> None:
+        self.kind = kind
+        self.family = "beam surface contact" if kind == "element" else "node surface contact"
+        # a surface moving with a body (planar): dofs end with the body node's (x, y, rz)
+        self.body_X = None if body_X is None else np.asarray(body_X, dtype=float)
+        if self.body_X is not None:
+            self.family += " (moving)"
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        if kind == "element":
+            self.C = np.column_stack([1.0 - GAUSS_XI, GAUSS_XI])       # (NG, 2)
+            self.w = GAUSS_W.copy()
+        else:
+            self.C = np.ones((1, 1))
+            self.w = np.ones(1)
+        ns = self.C.shape[0]
+        # per sample point (item-major), so that one call evaluates every point
+        rep = lambda a: np.repeat(np.asarray(a), ns, axis=0)
+        self.origin, self.P, self.R = rep(origin), rep(P), rep(R)
+        self.plane = rep(plane).astype(bool)
+        self.half = None if half is None else rep(half)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.kw = (self.k[:, None] * self.w[None, :]).ravel()          # (n ns,)
+        self._labels = labels
+        self.dim = self.X.shape[2]
+        if self.body_X is not None:
+            # E_g maps (point, body position, body angle) to the item's DOFs
+            m, md = self.C.shape[1], self.C.shape[1] * self.dim
+            self.E = np.zeros((ns, md + 3, 5))
+            for j in range(m):                         # (2 nodes at most, compile time)
+                self.E[:, 2 * j:2 * j + 2, 0:2] = self.C[:, j, None, None] * np.eye(2)
+            self.E[:, md:, 2:] = np.eye(3)
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i]
+
+    def mass(self):
+        return None
+
+    def points(self, x: np.ndarray) -> np.ndarray:
+        """Sample points ``(n ns, d)`` [m] at the gathered displacements ``x``."""
+        pos = self.X + x.reshape(self.X.shape)
+        return np.einsum("gm,nmd->ngd", self.C, pos).reshape(-1, self.dim)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False):
+        """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
+        ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point (a moving surface:
+        with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
+        if self.body_X is not None:
+            return self._moving_gaps(x, hessian)
+        s, G, H, ok = surface_gap(self.points(x), self.origin, self.P, self.R, self.plane,
+                                  hessian, self.half)
+        n, ns = len(self), self.C.shape[0]
+        g = s - np.repeat(self.radius, ns)
+        return (g.reshape(n, ns), ok.reshape(n, ns), G.reshape(n, ns, -1),
+                None if H is None else H.reshape(n, ns, self.dim, self.dim))
+
+    def _moving_gaps(self, x: np.ndarray, hessian: bool):
+        """The gaps of a surface carried by a planar body: each point is taken back to the
+        body's reference frame, ``p_ref = X_b + Q(phi)^T (p - x_b)``, and measured against the
+        surface there. Derivatives by the chain rule, with ``w = p_ref - X_b``, ``J`` the
+        rotation by +90 degrees: ``dp_ref / d(p, x_b, phi) = (Q^T, -Q^T, -J w)``, and the second
+        derivatives ``d2/dphi2 = -w``, ``d2/dphi dp = -J Q^T = -d2/dphi dx_b``."""
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        md = m * d
+        pos = self.X + x[:, :md].reshape(self.X.shape)
+        p = np.einsum("gm,nmd->ngd", self.C, pos)                    # (n, ns, 2)
+        pb = self.body_X + x[:, md:md + 2]
+        c, s_ = np.cos(x[:, md + 2]), np.sin(x[:, md + 2])
+        Q = np.stack([np.stack([c, -s_], -1), np.stack([s_, c], -1)], 1)   # (n, 2, 2)
+        w = np.einsum("nji,ngj->ngi", Q, p - pb[:, None])            # Q^T (p - x_b)
+        s, g, H, ok = surface_gap((self.body_X[:, None] + w).reshape(-1, d), self.origin,
+                                  self.P, self.R, self.plane, hessian, self.half)
+        g = g.reshape(n, ns, d)
+        Jw = np.stack([-w[..., 1], w[..., 0]], -1)
+        gp = np.einsum("nij,ngj->ngi", Q, g)
+        G = np.concatenate([gp, -gp, -(Jw * g).sum(-1)[..., None]], axis=-1)   # (n, ns, 5)
+        gap = (s - np.repeat(self.radius, ns)).reshape(n, ns)
+        if not hessian:
+            return gap, ok.reshape(n, ns), G, None
+        H = H.reshape(n, ns, d, d)
+        A = np.zeros((n, ns, 2, 5))
+        A[..., 0:2] = np.swapaxes(Q, 1, 2)[:, None]
+        A[..., 2:4] = -A[..., 0:2]
+        A[..., 4] = -Jw
+        H5 = np.einsum("ngai,ngab,ngbj->ngij", A, H, A)
+        v = np.einsum("nij,ngj->ngi", Q, np.stack([g[..., 1], -g[..., 0]], -1))  # Q J^T g
+        H5[..., 4, 4] -= (g * w).sum(-1)
+        H5[..., 4, 0:2] -= v
+        H5[..., 0:2, 4] -= v
+        H5[..., 4, 2:4] += v
+        H5[..., 2:4, 4] += v
+        return gap, ok.reshape(n, ns), G, H5
+
+    def _active(self, x, hessian):
+        g, ok, G, H = self.gaps(x, hessian)
+        kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
+        return g, kon, G, H
+
+    def forces(self, x: np.ndarray, v, tangent: bool):
+        g, kon, G, H = self._active(x, tangent)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        a = kon * g                                             # -(force) per point [N]
+        if self.body_X is not None:
+            f = np.einsum("ng,gai,ngi->na", a, self.E, G)
+            if not tangent:
+                return f, None, None
+            Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+                + a[:, :, None, None] * H
+            return f, np.einsum("gai,ngij,gbj->nab", self.E, Kp, self.E), None
+        f = np.einsum("ng,gm,ngi->nmi", a, self.C, G).reshape(n, m * d)
+        if not tangent:
+            return f, None, None
+        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + a[:, :, None, None] * H
+        K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
+        return f, K, None
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """Penalty energy ``sum_g k w_g / 2 max(-g, 0)^2`` [J] per item (kept in the strain
+        energy)."""
+        g, kon, _, _ = self._active(x, False)
+        return 0.5 * (kon * g * g).sum(axis=1)
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Per item (magnitude of the contact force on it [N], smallest gap of its sample
+        points [m], 1 if any point touches else 0)."""
+        g, kon, G, _ = self._active(x, False)
+        F = np.linalg.norm(np.einsum("ng,ngi->ni", -kon * g, G[..., :self.dim]), axis=1)
+        return np.column_stack([F, g.min(axis=1), (kon > 0.0).any(axis=1).astype(float)])
+
+
+def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
+    """The model's surface contacts as (at most) two force blocks: the beam elements sampled at
+    Gauss points, and the nodes. A sample point that starts inside its surface by more than
+    :data:`INSIDE_TOL` of the contact's size is a ModelError naming it and its gap."""
+    nd = model.dimension.n_translations
+    out = []
+    for kind, moving in (("element", False), ("node", False), ("element", True),
+                         ("node", True)):
+        rows = []                                        # (compile time only)
+        for sc in model.surface_contacts:
+            if (sc.body is not None) != moving:
+                continue
+            o, P, R, plane, half = _geometry(sc.surface, nd)
+            items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
+            for it in items:
+                ids = [n.id for n in (it.nodes if kind == "element" else it)]
+                rows.append((sc, it, ids, o, P, R, plane, half))
+        if not rows:
+            continue
+        ids = np.array([r[2] for r in rows], dtype=np.int64)
+        pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+        X = np.array([[pos[i] for i in row] for row in ids])
+        dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+        body_X = None
+        if moving:
+            bid = np.array([r[0].body.id for r in rows])
+            body_X = np.array([pos[i] for i in bid])
+            dofs = np.concatenate([dofs, node_dofs[bid][:, :3]], axis=1)
+        name = lambda it: it if kind == "element" else it[0]
+        labels = Labels(lambda i: f"{rows[i][0].label}: {name(rows[i][1])}", len(rows))
+        blk = SurfaceContactBlock(kind, ids, dofs, X, np.array([r[3] for r in rows]),
+                                  np.array([r[4] for r in rows]),
+                                  np.array([r[5] for r in rows], dtype=float),
+                                  np.array([r[6] for r in rows]),
+                                  np.array([r[0].radius for r in rows]),
+                                  np.array([r[0].stiffness for r in rows]), labels,
+                                  np.array([r[7] for r in rows]), body_X)
+        g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
+        scale = np.array([max(r[0].radius + _curvature(r[0].surface),
+                              float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])
+        bad = ok & (g < -INSIDE_TOL * scale[:, None])
+        if bad.any():
+            gi = np.where(bad, g, np.inf).min(axis=1)
+            i = int(np.argmin(gi))
+            raise ModelError(f"{blk.label(i)} starts inside the surface (gap {gi[i]:.3g} m, "
+                             f"{int(bad.any(axis=1).sum())} item(s) in all); move it out by "
+                             "at least the section radius, or move the surface")
+        out.append(blk)
+    return out
