@@ -121,8 +121,8 @@ def test_system_is_composed_and_shows_its_parts_api():
     API, and the API reference lists it)."""
     import inspect
 
-    from fembody.constraints import ConstraintSet
-    from fembody.measures import Measures
+    from fembody.system.constraints import ConstraintSet
+    from fembody.system.measures import Measures
     assert fb.System.__bases__ == (object,)
     for part in (ConstraintSet, Measures):
         for name, fn in inspect.getmembers(part, inspect.isfunction):

@@ -66,7 +66,7 @@ def test_a_model_changed_after_compile_is_refused_on_load():
 
 
 def test_a_system_with_resting_contact_rows_is_refused():
-    from fembody.contact_rows import with_contact_rows
+    from fembody.system.contact_rows import with_contact_rows
     m = fb.Model(gravity=(0.0, -9.81))
     b = m.add_node((0.0, 0.0))
     m.add_mass(b, 1.0)

@@ -12,13 +12,13 @@ import math
 import numpy as np
 
 from .. import validate
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
 from . import _kernels
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
-from ..constraint_rank import describe_motion
+from ..system.constraint_rank import describe_motion
 
 log = logging.getLogger("fembody")
 

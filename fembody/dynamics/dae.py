@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import FembodyError, ModelError, SingularSystemError
 from ..system import System
 from ..linalg.linalg import saddle_solver
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 
 log = logging.getLogger("fembody")
 

@@ -46,7 +46,7 @@ import math
 
 import numpy as np
 
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 from ..errors import ModelError, SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
@@ -57,7 +57,7 @@ from .dae import project_velocity as dae_project_velocity
 from .lie import LieIncrement
 from ..linalg.linalg import saddle_solver
 from .newton import newton
-from ..constraint_rank import check_redundant
+from ..system.constraint_rank import check_redundant
 
 log = logging.getLogger("fembody")
 ndarray, F8 = np.ndarray, np.dtype(np.float64)

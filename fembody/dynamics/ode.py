@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 from ..errors import ModelError
 from ..system import System
 from .base import Integrator, initial_state, log

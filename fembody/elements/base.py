@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..dofs import DofMap
+    from ..system.dofs import DofMap
     from ..model.model import Model
 
 
@@ -130,7 +130,7 @@ class Family(Protocol):
     1. ``build(dof_map, model, P)`` -> a list of blocks (:class:`Block` or
        :class:`SpatialBlock`, possibly :class:`InertialBlock`), empty when the model has no
        element of the family: every element of the family in ``model`` on the numbering
-       ``dof_map`` (a :class:`fembody.dofs.DofMap`), ``P (n_nodes, dim)`` the reference node
+       ``dof_map`` (a :class:`fembody.system.dofs.DofMap`), ``P (n_nodes, dim)`` the reference node
        positions [m]. The family picks its planar or spatial form with
        ``model.dimension.pick``; the caller never asks which.
     2. Blocks come in a fixed order (the assembly sums in that order, so the numbers do not

@@ -3,7 +3,7 @@
 A block evaluates ``phi (n, m)``, ``B (n, m, k)`` and ``H (n, m, k, k)`` for all its
 instances (:mod:`fembody.joints.kernels`, the families' blocks); :func:`scatter_rows`
 puts them where the saddle point reads them in one pass, through maps fixed when the System
-is compiled (:class:`fembody.constraints.ConstraintSet`): phi into the rows of the joint set,
+is compiled (:class:`fembody.system.constraints.ConstraintSet`): phi into the rows of the joint set,
 B into the CSR data of B, ``B^T lam`` into the constraint forces and ``sum_i lam_i H_i`` into
 the CSC data of the geometric stiffness. No per-iteration numpy call sized by the model (the
 bincount scatters with ``minlength = n_dof`` it replaces).

@@ -684,7 +684,7 @@ def saddle_solver(system, method: str = "auto", symmetric: bool | None = None,
     """A saddle-point solver on a compiled System's fixed augmented pattern. ``symmetric``:
     whether S is symmetric (default: planar models without follower loads; spatial tangents
     and load stiffness are not: LU, as the envelope, Cholesky and LDL^T read one triangle).
-    ``rows``: the run's :class:`fembody.constraints.RedundantRows`, whose compliance (read at
+    ``rows``: the run's :class:`fembody.system.constraints.RedundantRows`, whose compliance (read at
     every factorisation) enters the (2,2) block; default None: no compliant row."""
     s = system
     pat = s.saddle_pattern() if s.n_con else None

@@ -55,7 +55,7 @@ class NoCompliance:
 
 
 class RowCompliance:
-    """A run's redundant-row compliance (its :class:`fembody.constraints.RedundantRows`),
+    """A run's redundant-row compliance (its :class:`fembody.system.constraints.RedundantRows`),
     read when the solver factorises (an object, not a closure, so solvers pickle into
     checkpoints together with the run state holding the same rows)."""
 

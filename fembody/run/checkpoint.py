@@ -57,7 +57,7 @@ VERSION = fembody_version.__version__
 
 def model_fingerprint(system: System) -> str:
     """The System's fingerprint (everything that determines a result, see
-    :func:`fembody.dofs.fingerprint`) plus the model's sensors (a resumed run records the
+    :func:`fembody.system.dofs.fingerprint`) plus the model's sensors (a resumed run records the
     same outputs) and a digest of its reference configuration, constant mass and tangent
     stiffness there."""
     from ..digest import digest_of
@@ -172,7 +172,7 @@ class _Unpickler(pickle.Unpickler):
                                  "give resume the model the run was started with") from exc
         if kind == "contact-rows":
             if arg not in self.derived:
-                from ..contact_rows import with_contact_rows
+                from ..system.contact_rows import with_contact_rows
                 items = [(_resolve(self.system, place), i) for place, i in arg]
                 self.derived[arg] = with_contact_rows(self.system, items)
             return self.derived[arg]

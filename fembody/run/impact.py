@@ -48,10 +48,10 @@ import logging
 
 import numpy as np
 
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 from ..errors import ConvergenceError, ModelError
 from ..system import System
-from ..contact_rows import with_contact_rows
+from ..system.contact_rows import with_contact_rows
 from ..dynamics.dae import project, project_velocity
 from ..linalg.linalg import saddle_solver
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from .. import validate
 from ..errors import ModelError
 from . import checkpoint as ckpt
-from ..constraint_rank import MODES as REDUNDANT_MODES
+from ..system.constraint_rank import MODES as REDUNDANT_MODES
 # what the driver hands an integrator itself, never a user's option
 _INTERNAL = frozenset({"self", "system", "rows"})
 
@@ -50,7 +50,7 @@ class RunOptions:
     monitor_bound : float, default 10.0
         The monitor's bound (>= 1).
     redundant : {'error', 'drop', 'regularize'}, default 'error'
-        What to do with redundant constraint rows (:mod:`fembody.constraint_rank`).
+        What to do with redundant constraint rows (:mod:`fembody.system.constraint_rank`).
     project_velocities : bool, default False
         Move initial velocities that violate the joints onto them (False: a ModelError).
     adaptive : bool, default False

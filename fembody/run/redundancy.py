@@ -1,7 +1,7 @@
 """Redundant constraints during a run: :class:`RankWatch` re-detects them where the rank of B
 changes. The detection itself (pivoted QR of B^T), the names of the dependent rows (which joint,
 which row, what it restrains) and the ``redundant=`` option's modes live below every solver, in
-:mod:`fembody.constraint_rank`; what the modes do is restated here for the driver's part.
+:mod:`fembody.system.constraint_rank`; what the modes do is restated here for the driver's part.
 
 ``redundant="error"`` (default) raises a :class:`ModelError` naming the rows; ``"drop"`` takes
 the dependent rows out of the equations (their phi, B row, rates and multipliers are zero: the
@@ -38,10 +38,10 @@ import logging
 import numpy as np
 from ..lazy import lazy_module
 
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 from ..errors import RunError
 from ..system import System
-from ..constraint_rank import REGULARIZATION, row_name
+from ..system.constraint_rank import REGULARIZATION, row_name
 from ..dynamics.dae import consistent_velocity
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .. import validate
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 from ..errors import (ConvergenceError, FembodyError, InstabilityError, ModelError, RunError,
                       plain)
 from ..progress import Progress

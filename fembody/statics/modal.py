@@ -13,9 +13,9 @@ from ..lazy import lazy_module
 from ..results import Result
 from ..system import System
 from .about import base_state
-from ..contact_rows import with_contact_rows
+from ..system.contact_rows import with_contact_rows
 from ..linalg.linalg import DENSE_MAX
-from ..constraint_rank import check_redundant
+from ..system.constraint_rank import check_redundant
 from .statics import as_system, constrained_resolvent
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Callable
 
 from .. import validate
-from ..constraint_rank import MODES as REDUNDANT_MODES
+from ..system.constraint_rank import MODES as REDUNDANT_MODES
 from ..errors import ModelError
 
 METHODS = ("newton", "arc-length")
@@ -50,7 +50,7 @@ class StaticOptions:
     stop : callable or None, default None
         ``stop(result) -> bool`` ends the continuation when True.
     redundant : {'error', 'drop', 'regularize'}, default 'error'
-        Redundant joint rows (:mod:`fembody.constraint_rank`).
+        Redundant joint rows (:mod:`fembody.system.constraint_rank`).
     stability : {'auto', 'eigenvalue', 'check'}, default 'auto'
         How each converged state's stability is checked.
     unstable : {'auto', 'error', 'accept'}, default 'auto'

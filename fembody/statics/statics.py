@@ -15,7 +15,7 @@ import time as _time
 
 import numpy as np
 
-from ..constraints import RedundantRows
+from ..system.constraints import RedundantRows
 from ..errors import (plain, ConvergenceError, ModelError, SingularSystemError, StabilityError,
                       StabilityWarning)
 from ..lazy import lazy_module
@@ -28,8 +28,8 @@ from .options import StaticOptions
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
-from ..constraint_rank import MODES as REDUNDANT_MODES
-from ..constraint_rank import check_redundant, describe_motion
+from ..system.constraint_rank import MODES as REDUNDANT_MODES
+from ..system.constraint_rank import check_redundant, describe_motion
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up
 spla = lazy_module("scipy.sparse.linalg")

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .elements import beam, mass, modal, spring, truss
-from .errors import ModelError
+from ..elements import beam, mass, modal, spring, truss
+from ..errors import ModelError
 
 if TYPE_CHECKING:
     from .dofs import DofMap
-    from .model.model import Model
+    from ..model.model import Model
 
 #: the element families, in the order their blocks are assembled (the order of the sums)
 FAMILIES = (beam, truss, spring, mass, modal)

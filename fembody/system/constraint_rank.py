@@ -22,8 +22,8 @@ import logging
 import numpy as np
 
 from .constraints import RedundantRows
-from .errors import ModelError
-from .lazy import lazy_module
+from ..errors import ModelError
+from ..lazy import lazy_module
 from .system import System
 
 sla = lazy_module("scipy.linalg")          # imported at first use: fast start-up

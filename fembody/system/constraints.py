@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import sparse_kernels
-from .joints.assembly import scatter_rows
-from .joints.base import JointBlock
-from .patterns import CSC, Pattern
-from .lazy import lazy_module
+from .. import sparse_kernels
+from ..joints.assembly import scatter_rows
+from ..joints.base import JointBlock
+from ..patterns import CSC, Pattern
+from ..lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 
 _F8 = np.dtype(np.float64)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .joints.base import JointBlock
+from ..joints.base import JointBlock
 from .system import Scatter, System
 
 

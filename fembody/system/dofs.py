@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import space as spaces
-from .space.dimension import Dimension
-from .errors import ModelError
+from .. import space as spaces
+from ..space.dimension import Dimension
+from ..errors import ModelError
 
 if TYPE_CHECKING:
-    from .model.model import Model
+    from ..model.model import Model
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ def fingerprint(sys) -> str:
     joints with their axes, offsets and drives, contacts, initial velocities). Two models with
     the same digest give the same results; a Result or checkpoint is refused for another."""
     import hashlib                      # when used: its OpenSSL load is a start-up cost
-    from .digest import model_digest
+    from ..digest import model_digest
     h = hashlib.sha256()
     h.update(model_digest(sys.model).encode())
     h.update(sys.space.name.encode())

@@ -19,22 +19,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import space as spaces
+from .. import space as spaces
 from .assembly import build_blocks
 from .dofs import DofMap, check_nodes, fingerprint, number_dofs
-from .errors import ModelError
-from .joints.compile import compile_joints
+from ..errors import ModelError
+from ..joints.compile import compile_joints
 from .constraints import ConstraintSet, RedundantRows, joint_free_index, matvec
-from . import sparse_kernels
+from .. import sparse_kernels
 from .measures import Measures
-from .patterns import CSC, AssemblyTarget, Pattern
-from .turning import TurningLoads
-from .lazy import lazy_module
+from ..patterns import CSC, AssemblyTarget, Pattern
+from ..turning import TurningLoads
+from ..lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
 _NO_VALUES = np.zeros(0)       # (an array argument a compiled pass does not read)
 
 if TYPE_CHECKING:
-    from .model.model import Model, Node
+    from ..model.model import Model, Node
 
 
 @dataclass
@@ -204,21 +204,21 @@ class System:
         # (the watch names element pairs that touch but were not candidates at compile time)
         self.beam_contact_blocks, self.beam_contact_watch = [], None
         if getattr(model, "beam_contacts", None):
-            from .contact.beams import build_beam_blocks
+            from ..contact.beams import build_beam_blocks
             self.beam_contact_blocks, self.beam_contact_watch = build_beam_blocks(
                 model, self.node_dofs)
             self.blocks += self.beam_contact_blocks
             self.stiffness_blocks += self.beam_contact_blocks
         self.surface_contact_blocks = []
         if getattr(model, "surface_contacts", None):
-            from .contact.surfaces import build_surface_blocks
+            from ..contact.surfaces import build_surface_blocks
             self.surface_contact_blocks = build_surface_blocks(model, self.node_dofs)
             self.blocks += self.surface_contact_blocks
             self.stiffness_blocks += self.surface_contact_blocks
         if not model.contacts:                  # (the contact module loads when first used)
             self.contact_groups, self.penalty_blocks = [], []
             return
-        from .contact import build_groups
+        from ..contact import build_groups
         penalty, self.contact_groups = build_groups(model, self.node_dofs)
         self.blocks += penalty
         self.stiffness_blocks += penalty

@@ -94,7 +94,7 @@ class SpatialBlock:
                       with_lam: bool) -> None:
         """:meth:`evaluate` scattered into the joint set's arrays in the same compiled call
         (:func:`fembody.joints.kernels.spatial.rows_into`; ``maps`` the block's
-        :class:`fembody.constraints.BlockMaps`); for blocks whose B varies, ``hessian`` as
+        :class:`fembody.system.constraints.BlockMaps`); for blocks whose B varies, ``hessian`` as
         given (the caller asks for it only when it holds ``G``)."""
         x, R = poses
         f = np.ascontiguousarray(self._f(t)[:, 0]) if self.rheonomic else self._f0
