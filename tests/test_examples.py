@@ -187,3 +187,21 @@ def test_falling_two_link_runs_generalized_alpha_at_the_papers_step():
                                        rho_inf=0.9)
     assert out["n_impacts"] > 1
     assert out["result"].position(out["links"][1].last)[:, 1].min() >= -1e-9
+
+
+def test_spinning_spacecraft_modal_boom_follows_the_full_beam_model():
+    """The spinning spacecraft's boom as a stiffened modal body (4 modes) against the same
+    spacecraft with the boom as 8 geometrically exact beam elements: the tip's deflection out
+    of the spin plane (hub frame) within 2 % of its peak all along (measured 0.60 %: modal
+    truncation and the linear floating-frame field); without the centrifugal stiffening the
+    boom is too soft by more than 10 % (measured 32 %); the angular momentum after the
+    torque pulse is conserved to 1e-5 relative (measured 1.6e-7)."""
+    ex = load("spinning-spacecraft")
+    full = ex.run(False, verbose=False)
+    stiff = ex.run(True, verbose=False)
+    soft = ex.run(True, stiffening=False, verbose=False)
+    peak = full["max_out_of_plane"]
+    assert peak > 1e-2                          # it does bend out of the spin plane
+    assert np.abs(stiff["tip"][:, 2] - full["tip"][:, 2]).max() < 2e-2 * peak
+    assert np.abs(soft["tip"][:, 2] - full["tip"][:, 2]).max() > 0.1 * peak
+    assert stiff["momentum_drift"] < 1e-5

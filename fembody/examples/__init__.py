@@ -21,6 +21,7 @@ EXAMPLES = {
     "deployable-antenna": "fembody.examples.deployable_antenna",
     "rotor-spinup": "fembody.examples.rotor_spinup",
     "andrews-squeezer": "fembody.examples.andrews_squeezer",
+    "spinning-spacecraft": "fembody.examples.spinning_spacecraft",
 }
 
 
