@@ -112,6 +112,33 @@ def kinematic_positions(X: np.ndarray, panel: np.ndarray, a1: float, a2: float) 
     return SHOULDER + (Y - SHOULDER) @ R1.T
 
 
+def add_panel(m: fb.Model, move, refine: int = 1) -> tuple[list, list, fb.Node, fb.Node]:
+    """Add the panel's members and reflector masses to ``m`` at the points ``move(X,
+    True)`` of its stowed points X (the identity, or the deployed placement). Returns (left
+    edge nodes, right edge nodes, root node, tip node)."""
+    P = stowed_points()
+    left = [m.add_node(tuple(move(p, True))) for p in P["left"]]
+    right = [m.add_node(tuple(move(p, True))) for p in P["right"]]
+    root = m.add_node(tuple(move(P["root"], True)), "panel root")
+    for side in (left, right):
+        for a, b in zip(side[:-1], side[1:]):
+            m.add_beam(a, b, n=refine, material=CFRP, section=PANEL, name="panel edge")
+        for node in side:
+            m.add_mass(node, REFLECTOR_MASS)
+    m.add_beam(left[0], root, n=refine, material=CFRP, section=PANEL, name="root rung")
+    m.add_beam(root, right[0], n=refine, material=CFRP, section=PANEL, name="root rung")
+    for a, b in zip(left[1:-1], right[1:-1]):
+        m.add_beam(a, b, n=refine, material=CFRP, section=PANEL, name="rung")
+    for k in range(BAYS):                                  # one diagonal per bay
+        a, b = (left[k], right[k + 1]) if k % 2 == 0 else (right[k], left[k + 1])
+        m.add_truss(a, b, CFRP, ROD)
+    far = 0.5 * (left[-1].position + right[-1].position)
+    tip = m.add_node(tuple(far), "panel tip")
+    m.add_beam(left[-1], tip, n=1, material=CFRP, section=PANEL, name="tip rung")
+    m.add_beam(tip, right[-1], n=1, material=CFRP, section=PANEL, name="tip rung")
+    return left, right, root, tip
+
+
 def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
                 deployed: bool = False):
     """The antenna (see the module docstring). ``refine`` multiplies the number of elements
@@ -131,21 +158,7 @@ def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
     axis_z = tuple(_rot(2, -math.pi / 2 if deployed else 0.0) @ (0.0, 0.0, 1.0))
     boom = m.add_beam(tuple(S), tuple(tip), n=4 * refine, material=CFRP, section=BOOM,
                       name="boom")
-    left = [m.add_node(tuple(move(p, True))) for p in P["left"]]
-    right = [m.add_node(tuple(move(p, True))) for p in P["right"]]
-    root = m.add_node(tuple(move(P["root"], True)), "panel root")
-    for side in (left, right):
-        for a, b in zip(side[:-1], side[1:]):
-            m.add_beam(a, b, n=refine, material=CFRP, section=PANEL, name="panel edge")
-        for node in side:
-            m.add_mass(node, REFLECTOR_MASS)
-    m.add_beam(left[0], root, n=refine, material=CFRP, section=PANEL, name="root rung")
-    m.add_beam(root, right[0], n=refine, material=CFRP, section=PANEL, name="root rung")
-    for a, b in zip(left[1:-1], right[1:-1]):
-        m.add_beam(a, b, n=refine, material=CFRP, section=PANEL, name="rung")
-    for k in range(BAYS):                                  # one diagonal per bay
-        a, b = (left[k], right[k + 1]) if k % 2 == 0 else (right[k], left[k + 1])
-        m.add_truss(a, b, CFRP, ROD)
+    left, right, root, tip_node = add_panel(m, move, refine)
     hinge = move(P["hinge"], True)
     # the panel hinge axis: x stowed, turned with the boom (-90 deg about z) when deployed
     axis_x = tuple(_rot(2, -math.pi / 2) @ (1.0, 0.0, 0.0)) if deployed else (1.0, 0.0, 0.0)
@@ -156,10 +169,6 @@ def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
                                             name="shoulder motor")),
               m.add_joint(fb.RotationDriver(boom.last, root, axis=axis_x, angle=panel_law,
                                             name="panel motor")))
-    far = 0.5 * (left[-1].position + right[-1].position)
-    tip_node = m.add_node(tuple(far), "panel tip")
-    m.add_beam(left[-1], tip_node, n=1, material=CFRP, section=PANEL, name="tip rung")
-    m.add_beam(tip_node, right[-1], n=1, material=CFRP, section=PANEL, name="tip rung")
     return m, {"hub": hub, "boom": boom, "root": root, "tip": tip_node, "left": left,
                "right": right, "motors": motors}
 
