@@ -22,6 +22,7 @@ EXAMPLES = {
     "rotor-spinup": "fembody.examples.rotor_spinup",
     "andrews-squeezer": "fembody.examples.andrews_squeezer",
     "spinning-spacecraft": "fembody.examples.spinning_spacecraft",
+    "modal-antenna": "fembody.examples.modal_antenna",
 }
 
 

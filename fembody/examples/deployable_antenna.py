@@ -139,17 +139,50 @@ def add_panel(m: fb.Model, move, refine: int = 1) -> tuple[list, list, fb.Node, 
     return left, right, root, tip
 
 
+def _placement(deployed: bool):
+    """``move(X, on_panel)``: a stowed point where the model puts it (stowed or deployed)."""
+    if deployed:
+        return lambda X, on_panel: kinematic_positions(np.atleast_2d(X), np.array([on_panel]),
+                                                       -math.pi / 2, -math.pi)[0]
+    return lambda X, on_panel: np.asarray(X, float)
+
+
+def modal_panel(n_modes: int, deployed: bool = False, refine: int = 1):
+    """The panel of :func:`add_panel` as a spatial modal body: its free finite-element M and
+    K (beams, diagonal bars and reflector masses) handed over as an external code would
+    (:func:`fembody.reduced.read_matrices`) and reduced to ``n_modes`` modes clamped at the
+    panel root (the hinge side, the body's reference node). Returns (ModalBody3D, index of
+    the panel tip in its mesh)."""
+    from fembody.reduced import ModalBody3D, read_matrices
+    tm = fb.Model(dim=3, name="antenna panel")
+    *_, root, tip = add_panel(tm, _placement(deployed), refine)
+    sys = tm.compile()
+    nodes = [x for x in tm.nodes if x is not tm.ground]
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in nodes]].ravel()]      # node-major, 6 per node
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in nodes]))
+    ids = [x.id for x in nodes]
+    body = ModalBody3D.from_matrices(fe, n_modes, reference=ids.index(root.id),
+                                     name="modal panel")
+    return body, ids.index(tip.id)
+
+
 def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
-                deployed: bool = False):
+                deployed: bool = False, panel_modes: int = 0):
     """The antenna (see the module docstring). ``refine`` multiplies the number of elements
     per member (boom 4, panel members 1, root and tip rungs 2); ``deployed=True`` builds the latched
-    shape as the reference with the motors holding it (for modes). Returns (model, parts):
-    ``hub`` node, ``boom`` body, ``panel_nodes``, ``tip`` (the panel's far middle), motors."""
+    shape as the reference with the motors holding it (for modes); ``panel_modes > 0`` puts in
+    the panel as a modal body of that many modes (:func:`modal_panel`). Returns (model,
+    parts): ``hub`` node, ``boom`` body, ``root`` (the panel's hinge node), ``tip`` (the panel's
+    far middle; None for a modal panel), ``left``/``right`` edge nodes (empty for a modal
+    panel), motors, and for a modal panel ``panel`` (its ``ModalBodyRef``) and ``tip_index``
+    (the tip in its mesh)."""
     m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0), name="deployable antenna")
     P = stowed_points()
-    move = ((lambda X, on_panel: kinematic_positions(np.atleast_2d(X), np.array([on_panel]),
-                                                     -math.pi / 2, -math.pi)[0])
-            if deployed else (lambda X, on_panel: np.asarray(X, float)))
+    move = _placement(deployed)
     hub = m.add_node((0.0, 0.0, 0.0), "hub")
     m.add_rigid_body(hub, HUB_MASS, (HUB_INERTIA,) * 3)
     if not free_hub:
@@ -158,7 +191,14 @@ def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
     axis_z = tuple(_rot(2, -math.pi / 2 if deployed else 0.0) @ (0.0, 0.0, 1.0))
     boom = m.add_beam(tuple(S), tuple(tip), n=4 * refine, material=CFRP, section=BOOM,
                       name="boom")
-    left, right, root, tip_node = add_panel(m, move, refine)
+    extra = {}
+    if panel_modes:
+        body, tip_index = modal_panel(panel_modes, deployed, refine)
+        panel = m.add_modal_body(body, name="panel root")
+        left, right, root, tip_node = [], [], panel.node, None
+        extra = {"panel": panel, "tip_index": tip_index}
+    else:
+        left, right, root, tip_node = add_panel(m, move, refine)
     hinge = move(P["hinge"], True)
     # the panel hinge axis: x stowed, turned with the boom (-90 deg about z) when deployed
     axis_x = tuple(_rot(2, -math.pi / 2) @ (1.0, 0.0, 0.0)) if deployed else (1.0, 0.0, 0.0)
@@ -170,7 +210,7 @@ def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
               m.add_joint(fb.RotationDriver(boom.last, root, axis=axis_x, angle=panel_law,
                                             name="panel motor")))
     return m, {"hub": hub, "boom": boom, "root": root, "tip": tip_node, "left": left,
-               "right": right, "motors": motors}
+               "right": right, "motors": motors, **extra}
 
 
 def structure_nodes(parts) -> tuple[list, np.ndarray]:
