@@ -211,10 +211,8 @@ class SpatialModalBlock:
     # ------------------------------------------------------------------ inertia
     def mass_at(self, poses) -> np.ndarray:
         _, R, eta = self._state(poses)
-        A = self.inv.body_mass(eta)
-        S = np.eye(6 + self.n)
-        S[:3, :3] = R.T
-        return (S.T @ A @ S)[None]
+        return kernels.mass_matrix(np.ascontiguousarray(R, dtype=float),
+                                   np.ascontiguousarray(eta, dtype=float), *self._kin)[None]
 
     def inertial(self, poses, v, a, tangent: bool):
         _, R, eta = self._state(poses)

@@ -237,3 +237,28 @@ def gravity(R, eta, g, m, c0, CtP, tangent):  # pragma: no cover - jitted
         for j in range(3):
             dK[6 + k, 3 + j] = CtP[0, k] * hg[0, j] + CtP[1, k] * hg[1, j] + CtP[2, k] * hg[2, j]
     return f, dK
+
+
+@njit(cache=True, aot="f8[:, :](f8[:, :], f8[:], f8, f8[:, :], f8[:, :, :], f8[:, :], f8[:, :], "
+      "f8[:, :, :], f8[:, :, :, :], f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :])")
+def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr,
+                Mee):  # pragma: no cover - jitted
+    """The mass matrix ``S^T A(eta) S (n, n)`` on ``(r'', W', eta'')``, ``S = diag(R^T, I,
+    I)`` (the body-frame translation velocity is ``R^T r'``)."""
+    A, _ = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee)
+    n = A.shape[0]
+    M = A.copy()
+    for i in range(3):
+        for j in range(3, n):               # rows of r'': R A_t*; columns: A_*t R^T
+            s = 0.0
+            for k in range(3):
+                s += R[i, k] * A[k, j]
+            M[i, j] = s
+            M[j, i] = s
+        for j in range(3):
+            s = 0.0
+            for k in range(3):
+                for l in range(3):
+                    s += R[i, k] * A[k, l] * R[j, l]
+            M[i, j] = s
+    return M
