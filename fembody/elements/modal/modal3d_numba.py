@@ -81,22 +81,10 @@ def _mirror(A):  # pragma: no cover - jitted
 def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
     """The inertial force ``f (6 + N)`` at rotation ``R``, velocities ``v = (r', W, eta')``
     and accelerations ``a``, with ``A``, ``G`` of :func:`_body_mass` at the amplitudes (any
-    one dtype, complex for the steps)."""
+    one dtype, complex for the steps). A's rate along eta' enters only through its product
+    with z, formed block by block (D z) without D."""
     N = G.shape[0]
     n = 6 + N
-    ed = v[6:]
-    # A's rate along eta': D = sum_k eta'_k dA/deta_k
-    D = np.zeros((n, n), dtype=f.dtype)
-    for k in range(N):
-        dk = ed[k]
-        for i in range(3):
-            for j in range(3):
-                D[i, 3 + j] += dk * Ct[k, i, j]
-                D[3 + i, 3 + j] += dk * G[k, i, j]
-            for j in range(N):
-                D[3 + i, 6 + j] += dk * Cr[k, i, j]
-    _mirror(D)
-    # body-frame velocities z and the rates of z
     z = np.zeros(n, dtype=f.dtype)
     zd = np.zeros(n, dtype=f.dtype)
     for i in range(3):
@@ -105,36 +93,54 @@ def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
             zd[i] += R[j, i] * a[j]
         z[3 + i] = v[3 + i]
         zd[3 + i] = a[3 + i]
-    W = v[3:6]
-    vb = z[:3].copy()
-    wv = np.zeros(3, dtype=f.dtype)
-    _cross(W, vb, wv, 0)
-    for i in range(3):
-        zd[i] -= wv[i]
     for k in range(N):
-        z[6 + k] = ed[k]
+        z[6 + k] = v[6 + k]
         zd[6 + k] = a[6 + k]
-    p = A @ z
-    pd = A @ zd + D @ z
-    P = p[:3].copy()
-    pW = p[3:6].copy()
-    g = pd[:3].copy()
-    _cross(W, P, g, 0)
-    for i in range(3):
-        f[i] = R[i, 0] * g[0] + R[i, 1] * g[1] + R[i, 2] * g[2]
-    for i in range(3):
-        f[3 + i] = pd[3 + i]
-    _cross(W, pW, f, 3)
-    _cross(vb, P, f, 3)
-    # dT/deta_k at fixed velocities: vb.Ct_k W + 1/2 W.G_k W + W.Cr_k eta'
+    W0, W1, W2 = z[3], z[4], z[5]
+    b0, b1, b2 = z[0], z[1], z[2]
+    zd[0] -= W1 * b2 - W2 * b1                         # z' = R^T r'' - W x v_b
+    zd[1] -= W2 * b0 - W0 * b2
+    zd[2] -= W0 * b1 - W1 * b0
+    # pd = A z' + D z, and f_eta = pd_eta - dT/deta, with per-mode products of W
+    pd = np.zeros(n, dtype=f.dtype)
+    p = np.zeros(6, dtype=f.dtype)
+    for r in range(n):
+        s = 0.0 * zd[0]
+        for c in range(n):
+            s += A[r, c] * zd[c]
+        pd[r] = s
+    for r in range(6):
+        s = 0.0 * z[0]
+        for c in range(n):
+            s += A[r, c] * z[c]
+        p[r] = s
     for k in range(N):
-        s = pd[6 + k]
+        dk = z[6 + k]
+        eg = 0.0 * dk
         for i in range(3):
-            for j in range(3):
-                s -= vb[i] * W[j] * Ct[k, i, j] + 0.5 * W[i] * W[j] * G[k, i, j]
+            ctw = Ct[k, i, 0] * W0 + Ct[k, i, 1] * W1 + Ct[k, i, 2] * W2
+            ctv = Ct[k, 0, i] * b0 + Ct[k, 1, i] * b1 + Ct[k, 2, i] * b2
+            gw = G[k, i, 0] * W0 + G[k, i, 1] * W1 + G[k, i, 2] * W2
+            cre = 0.0 * dk
             for j in range(N):
-                s -= W[i] * Cr[k, i, j] * ed[j]
-        f[6 + k] = s
+                cre += Cr[k, i, j] * z[6 + j]
+            pd[i] += dk * ctw                              # (D z)_t
+            pd[3 + i] += dk * (ctv + gw + cre)             # (D z)_W
+            eg += z[i] * ctw + 0.5 * z[3 + i] * gw + z[3 + i] * cre
+        for j in range(N):
+            pd[6 + j] += dk * (Cr[k, 0, j] * W0 + Cr[k, 1, j] * W1 + Cr[k, 2, j] * W2)
+        f[6 + k] = -eg
+    for k in range(N):
+        f[6 + k] += pd[6 + k]
+    # translations: R (P' + W x P); rotations: p_W' + W x p_W + v_b x P
+    g0 = pd[0] + W1 * p[2] - W2 * p[1]
+    g1 = pd[1] + W2 * p[0] - W0 * p[2]
+    g2 = pd[2] + W0 * p[1] - W1 * p[0]
+    for i in range(3):
+        f[i] = R[i, 0] * g0 + R[i, 1] * g1 + R[i, 2] * g2
+    f[3] = pd[3] + W1 * p[5] - W2 * p[4] + b1 * p[2] - b2 * p[1]
+    f[4] = pd[4] + W2 * p[3] - W0 * p[5] + b2 * p[0] - b0 * p[2]
+    f[5] = pd[5] + W0 * p[4] - W1 * p[3] + b0 * p[1] - b1 * p[0]
 
 
 @njit(cache=True, aot="Tuple((f8[:], f8[:, :], f8[:, :]))(f8[:, :], f8[:], f8[:], f8[:], f8, "
