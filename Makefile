@@ -14,7 +14,7 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/joints/kernels/spatial.py fembody/joints/kernels/planar.py \
 	fembody/elements/spring/spring.py \
 	fembody/joints/assembly.py fembody/statics/_kernels.py fembody/run/_kernels.py \
-	fembody/linalg/_kernels.py \
+	fembody/linalg/_kernels.py fembody/elements/modal/modal3d_numba.py \
 	tools/build_kernels.py
 
 .PHONY: setup test test-all demo bench bench-quick docs clean

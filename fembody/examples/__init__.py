@@ -22,6 +22,8 @@ EXAMPLES = {
     "rotor-spinup": "fembody.examples.rotor_spinup",
     "andrews-squeezer": "fembody.examples.andrews_squeezer",
     "spatial-chain": "fembody.examples.spatial_chain",
+    "spinning-spacecraft": "fembody.examples.spinning_spacecraft",
+    "modal-antenna": "fembody.examples.modal_antenna",
 }
 
 

@@ -112,25 +112,11 @@ def kinematic_positions(X: np.ndarray, panel: np.ndarray, a1: float, a2: float) 
     return SHOULDER + (Y - SHOULDER) @ R1.T
 
 
-def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
-                deployed: bool = False):
-    """The antenna (see the module docstring). ``refine`` multiplies the number of elements
-    per member (boom 4, panel members 1, root and tip rungs 2); ``deployed=True`` builds the latched
-    shape as the reference with the motors holding it (for modes). Returns (model, parts):
-    ``hub`` node, ``boom`` body, ``panel_nodes``, ``tip`` (the panel's far middle), motors."""
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0), name="deployable antenna")
+def add_panel(m: fb.Model, move, refine: int = 1) -> tuple[list, list, fb.Node, fb.Node]:
+    """Add the panel's members and reflector masses to ``m`` at the points ``move(X,
+    True)`` of its stowed points X (the identity, or the deployed placement). Returns (left
+    edge nodes, right edge nodes, root node, tip node)."""
     P = stowed_points()
-    move = ((lambda X, on_panel: kinematic_positions(np.atleast_2d(X), np.array([on_panel]),
-                                                     -math.pi / 2, -math.pi)[0])
-            if deployed else (lambda X, on_panel: np.asarray(X, float)))
-    hub = m.add_node((0.0, 0.0, 0.0), "hub")
-    m.add_rigid_body(hub, HUB_MASS, (HUB_INERTIA,) * 3)
-    if not free_hub:
-        m.fix(hub)
-    S, tip = move(SHOULDER, False), move(P["tip"], False)
-    axis_z = tuple(_rot(2, -math.pi / 2 if deployed else 0.0) @ (0.0, 0.0, 1.0))
-    boom = m.add_beam(tuple(S), tuple(tip), n=4 * refine, material=CFRP, section=BOOM,
-                      name="boom")
     left = [m.add_node(tuple(move(p, True))) for p in P["left"]]
     right = [m.add_node(tuple(move(p, True))) for p in P["right"]]
     root = m.add_node(tuple(move(P["root"], True)), "panel root")
@@ -146,6 +132,73 @@ def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
     for k in range(BAYS):                                  # one diagonal per bay
         a, b = (left[k], right[k + 1]) if k % 2 == 0 else (right[k], left[k + 1])
         m.add_truss(a, b, CFRP, ROD)
+    far = 0.5 * (left[-1].position + right[-1].position)
+    tip = m.add_node(tuple(far), "panel tip")
+    m.add_beam(left[-1], tip, n=1, material=CFRP, section=PANEL, name="tip rung")
+    m.add_beam(tip, right[-1], n=1, material=CFRP, section=PANEL, name="tip rung")
+    return left, right, root, tip
+
+
+def _placement(deployed: bool):
+    """``move(X, on_panel)``: a stowed point where the model puts it (stowed or deployed)."""
+    if deployed:
+        return lambda X, on_panel: kinematic_positions(np.atleast_2d(X), np.array([on_panel]),
+                                                       -math.pi / 2, -math.pi)[0]
+    return lambda X, on_panel: np.asarray(X, float)
+
+
+def modal_panel(n_modes: int, deployed: bool = False, refine: int = 1):
+    """The panel of :func:`add_panel` as a spatial modal body: its free finite-element M and
+    K (beams, diagonal bars and reflector masses) handed over as an external code would
+    (:func:`fembody.reduced.read_matrices`) and reduced to ``n_modes`` modes clamped at the
+    panel root (the hinge side, the body's reference node). Returns (ModalBody3D, index of
+    the panel tip in its mesh)."""
+    from fembody.reduced import ModalBody3D, read_matrices
+    tm = fb.Model(dim=3, name="antenna panel")
+    *_, root, tip = add_panel(tm, _placement(deployed), refine)
+    sys = tm.compile()
+    nodes = [x for x in tm.nodes if x is not tm.ground]
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in nodes]].ravel()]      # node-major, 6 per node
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in nodes]))
+    ids = [x.id for x in nodes]
+    body = ModalBody3D.from_matrices(fe, n_modes, reference=ids.index(root.id),
+                                     name="modal panel")
+    return body, ids.index(tip.id)
+
+
+def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
+                deployed: bool = False, panel_modes: int = 0):
+    """The antenna (see the module docstring). ``refine`` multiplies the number of elements
+    per member (boom 4, panel members 1, root and tip rungs 2); ``deployed=True`` builds the latched
+    shape as the reference with the motors holding it (for modes); ``panel_modes > 0`` puts in
+    the panel as a modal body of that many modes (:func:`modal_panel`). Returns (model,
+    parts): ``hub`` node, ``boom`` body, ``root`` (the panel's hinge node), ``tip`` (the panel's
+    far middle; None for a modal panel), ``left``/``right`` edge nodes (empty for a modal
+    panel), motors, and for a modal panel ``panel`` (its ``ModalBodyRef``) and ``tip_index``
+    (the tip in its mesh)."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0), name="deployable antenna")
+    P = stowed_points()
+    move = _placement(deployed)
+    hub = m.add_node((0.0, 0.0, 0.0), "hub")
+    m.add_rigid_body(hub, HUB_MASS, (HUB_INERTIA,) * 3)
+    if not free_hub:
+        m.fix(hub)
+    S, tip = move(SHOULDER, False), move(P["tip"], False)
+    axis_z = tuple(_rot(2, -math.pi / 2 if deployed else 0.0) @ (0.0, 0.0, 1.0))
+    boom = m.add_beam(tuple(S), tuple(tip), n=4 * refine, material=CFRP, section=BOOM,
+                      name="boom")
+    extra = {}
+    if panel_modes:
+        body, tip_index = modal_panel(panel_modes, deployed, refine)
+        panel = m.add_modal_body(body, name="panel root")
+        left, right, root, tip_node = [], [], panel.node, None
+        extra = {"panel": panel, "tip_index": tip_index}
+    else:
+        left, right, root, tip_node = add_panel(m, move, refine)
     hinge = move(P["hinge"], True)
     # the panel hinge axis: x stowed, turned with the boom (-90 deg about z) when deployed
     axis_x = tuple(_rot(2, -math.pi / 2) @ (1.0, 0.0, 0.0)) if deployed else (1.0, 0.0, 0.0)
@@ -156,12 +209,8 @@ def build_model(free_hub: bool = True, T: float = T_DEPLOY, refine: int = 1,
                                             name="shoulder motor")),
               m.add_joint(fb.RotationDriver(boom.last, root, axis=axis_x, angle=panel_law,
                                             name="panel motor")))
-    far = 0.5 * (left[-1].position + right[-1].position)
-    tip_node = m.add_node(tuple(far), "panel tip")
-    m.add_beam(left[-1], tip_node, n=1, material=CFRP, section=PANEL, name="tip rung")
-    m.add_beam(tip_node, right[-1], n=1, material=CFRP, section=PANEL, name="tip rung")
     return m, {"hub": hub, "boom": boom, "root": root, "tip": tip_node, "left": left,
-               "right": right, "motors": motors}
+               "right": right, "motors": motors, **extra}
 
 
 def structure_nodes(parts) -> tuple[list, np.ndarray]:

@@ -24,7 +24,8 @@ with ``z_b' = (R^T r'' - W x v_b, W', eta'')``: exact in energy and in linear an
 momentum (``R P`` and ``r x R P + R p_W``), with the quadratic velocity forces (centrifugal,
 Coriolis, gyroscopic) of the deformed body. The tangents d/dq (q: dr, Theta material, eta)
 and d/dq' are taken by complex-step differentiation of these forces: exact to round-off (no
-subtraction), at 2 (6 + N) complex evaluations. Elastic forces: ``K_red eta``; gravity from the
+subtraction), at 2 (6 + N) complex evaluations, all inside one compiled kernel
+(:mod:`fembody.elements.modal.modal3d_numba`; its numpy reference is in the tests). Elastic forces: ``K_red eta``; gravity from the
 potential ``V = -m g.r - g.R (c0 + C_eta eta)`` (``c0``, ``C_eta``: the first moments of the
 mass and of the modes).
 """
@@ -33,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from . import modal3d_numba as kernels
 
 
 def hat(w: np.ndarray) -> np.ndarray:
@@ -162,63 +165,6 @@ class InertiaInvariants:
                 + 0.5 * np.matmul(J2e, WW[..., None])[..., 0] + Wd @ self._flat["Cr"].T)
 
 
-def _mv(A, x):
-    return np.matmul(A, x[..., None])[..., 0]
-
-
-def _forces(inv: InertiaInvariants, R, eta, v, a):
-    """Inertial force (..., 6 + N) on ``(dr, Theta, eta)`` at rotations ``R (..., 3, 3)``,
-    amplitudes ``eta``, velocities ``v`` and accelerations ``a`` (module docstring; batched
-    over the leading axes, complex-safe)."""
-    rd, W, ed = v[..., :3], v[..., 3:6], v[..., 6:]
-    Rt = np.swapaxes(R, -1, -2)
-    vb = _mv(Rt, rd)
-    z = np.concatenate([vb, W, ed], axis=-1)
-    A = inv.body_mass(eta)
-    p = _mv(A, z)
-    zd = np.concatenate([_mv(Rt, a[..., :3]) - np.cross(W, vb), a[..., 3:6], a[..., 6:]],
-                        axis=-1)
-    pd = _mv(A, zd) + _mv(inv.body_mass_rate(eta, ed), z)
-    P, pW = p[..., :3], p[..., 3:6]
-    f = np.empty(pd.shape, dtype=pd.dtype)
-    f[..., :3] = _mv(R, pd[..., :3] + np.cross(W, P))
-    f[..., 3:6] = pd[..., 3:6] + np.cross(W, pW) + np.cross(vb, P)
-    f[..., 6:] = pd[..., 6:] - inv.energy_gradient(eta, z)
-    return f
-
-
-def _gravity(inv: InertiaInvariants, R, eta, g):
-    """Gravity's generalised force (..., 6 + N) = -dV with V = -m g.r - g.R (c0 + CtP eta)."""
-    gb = np.einsum("...ji,j->...i", R, g)
-    c = inv.c0 + np.einsum("in,...n->...i", inv.CtP, eta)
-    f = np.empty(gb.shape[:-1] + (6 + eta.shape[-1],), dtype=np.result_type(gb, c))
-    f[..., :3] = inv.m * g
-    f[..., 3:6] = np.cross(c, gb)
-    f[..., 6:] = np.einsum("in,...i->...n", inv.CtP, gb)
-    return f
-
-
-# complex step: the imaginary part of f(x + i h e) / h is df/dx e to round-off for h this small
-_H = 1e-30
-_HATS = np.array([[[0.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]],
-                  [[0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [-1.0, 0.0, 0.0]],
-                  [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]])
-
-
-def _steps(R, eta, N: int, extra: int = 0):
-    """The complex-step states: ``R exp(hat(i h e_j))`` (first order in h: all the complex step
-    needs) for j = x, y, z, then ``eta + i h e_k`` for each amplitude, then ``extra`` copies of
-    the unperturbed state (for velocity steps). Returns (R (3 + N + extra, 3, 3), eta)."""
-    nb = 3 + N + extra
-    Rb = np.empty((nb, 3, 3), complex)
-    Rb[:] = R
-    Rb[:3] = R @ (np.eye(3) + 1j * _H * _HATS)
-    eb = np.empty((nb, N), complex)
-    eb[:] = eta
-    eb[3:3 + N] += 1j * _H * np.eye(N)
-    return Rb, eb
-
-
 class SpatialModalBlock:
     """Element block of one spatial modal body: ``nodes (1, 1)`` its reference node (whose pose
     the System hands over), ``coordinates (N,)`` its modal DOFs (read beside the pose),
@@ -239,6 +185,14 @@ class SpatialModalBlock:
         self.Dd = None
         self.n = body.n
         self._label = label
+        inv = self.inv
+        f8 = lambda x: np.ascontiguousarray(x, dtype=float)      # noqa: E731
+        J1s = inv.J1 + np.swapaxes(inv.J1, 1, 2)
+        # the invariants as the kernels take them (module docstring of modal3d_numba)
+        self._kin = (float(inv.m), f8(inv.Ct0), f8(inv.Ct), f8(inv.CtP), f8(inv.J0), f8(J1s),
+                     f8(inv.J2), f8(inv.J2 + np.swapaxes(inv.J2, 0, 1)), f8(inv.Cr0),
+                     f8(inv.Cr), f8(inv.Mee))
+        self._kgrav = (float(inv.m), f8(inv.c0), f8(inv.CtP))
 
     def __len__(self) -> int:
         return 1
@@ -257,27 +211,19 @@ class SpatialModalBlock:
     # ------------------------------------------------------------------ inertia
     def mass_at(self, poses) -> np.ndarray:
         _, R, eta = self._state(poses)
-        A = self.inv.body_mass(eta)
-        S = np.eye(6 + self.n)
-        S[:3, :3] = R.T
-        return (S.T @ A @ S)[None]
+        return kernels.mass_matrix(np.ascontiguousarray(R, dtype=float),
+                                   np.ascontiguousarray(eta, dtype=float), *self._kin)[None]
 
     def inertial(self, poses, v, a, tangent: bool):
         _, R, eta = self._state(poses)
-        v, a = v[0], a[0]
+        f, K, C = kernels.inertial(np.ascontiguousarray(R, dtype=float),
+                                   np.ascontiguousarray(eta, dtype=float),
+                                   np.ascontiguousarray(v[0], dtype=float),
+                                   np.ascontiguousarray(a[0], dtype=float), *self._kin,
+                                   bool(tangent))
         if not tangent:
-            return _forces(self.inv, R, eta, v, a)[None], None, None
-        N, n = self.n, 6 + self.n
-        # one batched evaluation: the state, 3 rotation and N amplitude steps, n velocity steps
-        Rb, eb = _steps(R, eta, N, 1 + n)
-        vb = np.empty((len(Rb), n), complex)
-        vb[:] = v
-        vb[3 + N + 1:] += 1j * _H * np.eye(n)
-        F = _forces(self.inv, Rb, eb, vb, np.broadcast_to(a, vb.shape))
-        K = np.zeros((n, n))
-        K[:, 3:] = F[:3 + N].imag.T / _H            # the translation does not enter
-        C = F[3 + N + 1:].imag.T / _H
-        return F[3 + N].real[None], K[None], C[None]
+            return f[None], None, None
+        return f[None], K[None], C[None]
 
     def kinetic_energy(self, poses, v) -> np.ndarray:
         return np.array([0.5 * v[0] @ self.mass_at(poses)[0] @ v[0]])
@@ -292,15 +238,11 @@ class SpatialModalBlock:
     # ------------------------------------------------------------------ gravity
     def gravity(self, poses, g, tangent: bool):
         _, R, eta = self._state(poses)
-        g = np.asarray(g, float)
-        f = _gravity(self.inv, R, eta, g)
-        if not tangent:
-            return f[None], None
-        n = 6 + self.n
-        F = _gravity(self.inv, *_steps(R, eta, self.n), g)
-        dK = np.zeros((n, n))
-        dK[:, 3:] = F.imag.T / _H
-        return f[None], dK[None]
+        f, dK = kernels.gravity(np.ascontiguousarray(R, dtype=float),
+                                np.ascontiguousarray(eta, dtype=float),
+                                np.ascontiguousarray(g, dtype=float), *self._kgrav,
+                                bool(tangent))
+        return f[None], (dK[None] if tangent else None)
 
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         def V(p):

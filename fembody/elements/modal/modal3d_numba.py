@@ -1,0 +1,270 @@
+"""Compiled kernels of the spatial modal body (:mod:`fembody.elements.modal.modal3d`).
+
+``inertial``: the inertial force on ``(dr, Theta, eta)`` and, on request, its tangents
+``K = df/dq`` (rotation increments material) and ``C = df/dq'``, by complex steps taken inside
+the kernel (exact to round-off, no subtraction; 2 (6 + N) + 1 evaluations of O(N^2) each, so
+no Python call per step). The equations are those of the module docstring of ``modal3d``;
+``_evaluate`` is their loop form, generic in the dtype (numba compiles it for complex).
+
+``gravity``: gravity's generalised force from ``V = -m g.r - g.R (c0 + CtP eta)`` and its
+load stiffness in closed form (``gb = R^T g`` moves by ``hat(gb) dTheta``).
+
+The invariants are handed flat: ``Ct (N, 3, 3)``, ``J1s = J1 + J1^T`` (N, 3, 3), ``J2 (N, N,
+3, 3)``, ``J2s[k, l] = J2[k, l] + J2[l, k]``, ``Cr (N, 3, N)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import njit
+
+# complex step: imag(f(x + i h e)) / h is df/dx e to round-off for h this small
+_H = 1e-30
+
+
+@njit(cache=True)
+def _cross(a, b, out, o):  # pragma: no cover - jitted
+    """``out[o:o+3] += a x b`` (3-vectors)."""
+    out[o] += a[1] * b[2] - a[2] * b[1]
+    out[o + 1] += a[2] * b[0] - a[0] * b[2]
+    out[o + 2] += a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True)
+def _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee):  # pragma: no cover
+    """``A(eta) (n, n)`` and ``G (N, 3, 3)``, ``G_k = J1s_k + sum_l eta_l J2s[k, l]`` (the
+    derivative of A's rotation block along eta_k; it also gives dT/deta and A's rate)."""
+    N = eta.shape[0]
+    n = 6 + N
+    A = np.zeros((n, n))
+    G = J1s.copy()
+    for i in range(3):
+        A[i, i] = m
+        for j in range(3):
+            A[i, 3 + j] = Ct0[i, j]
+            A[3 + i, 3 + j] = J0[i, j]
+        for k in range(N):
+            A[i, 6 + k] = CtP[i, k]
+            A[3 + i, 6 + k] = Cr0[i, k]
+    for k in range(N):
+        ek = eta[k]
+        for i in range(3):
+            for j in range(3):
+                A[i, 3 + j] += ek * Ct[k, i, j]
+                A[3 + i, 3 + j] += ek * J1s[k, i, j]
+            for j in range(N):
+                A[3 + i, 6 + j] += ek * Cr[k, i, j]
+        for l in range(N):
+            el = eta[l]
+            for i in range(3):
+                for j in range(3):
+                    A[3 + i, 3 + j] += ek * el * J2[k, l, i, j]
+                    G[k, i, j] += el * J2s[k, l, i, j]
+    for k in range(N):
+        for j in range(N):
+            A[6 + k, 6 + j] = Mee[k, j]
+    _mirror(A)
+    return A, G
+
+
+@njit(cache=True)
+def _mirror(A):  # pragma: no cover - jitted
+    """Fill A's lower off-diagonal blocks (t-W, t-eta, W-eta) from the upper ones."""
+    n = A.shape[0]
+    for i in range(6):
+        for j in range(i + 1, n):
+            if j >= 6 or i < 3 <= j:
+                A[j, i] = A[i, j]
+
+
+@njit(cache=True)
+def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
+    """The inertial force ``f (6 + N)`` at rotation ``R``, velocities ``v = (r', W, eta')``
+    and accelerations ``a``, with ``A``, ``G`` of :func:`_body_mass` at the amplitudes (any
+    one dtype, complex for the steps). A's rate along eta' enters only through its product
+    with z, formed block by block (D z) without D."""
+    N = G.shape[0]
+    n = 6 + N
+    z = np.zeros(n, dtype=f.dtype)
+    zd = np.zeros(n, dtype=f.dtype)
+    for i in range(3):
+        for j in range(3):
+            z[i] += R[j, i] * v[j]
+            zd[i] += R[j, i] * a[j]
+        z[3 + i] = v[3 + i]
+        zd[3 + i] = a[3 + i]
+    for k in range(N):
+        z[6 + k] = v[6 + k]
+        zd[6 + k] = a[6 + k]
+    W0, W1, W2 = z[3], z[4], z[5]
+    b0, b1, b2 = z[0], z[1], z[2]
+    zd[0] -= W1 * b2 - W2 * b1                         # z' = R^T r'' - W x v_b
+    zd[1] -= W2 * b0 - W0 * b2
+    zd[2] -= W0 * b1 - W1 * b0
+    # pd = A z' + D z, and f_eta = pd_eta - dT/deta, with per-mode products of W
+    pd = np.zeros(n, dtype=f.dtype)
+    p = np.zeros(6, dtype=f.dtype)
+    for r in range(n):
+        s = 0.0 * zd[0]
+        for c in range(n):
+            s += A[r, c] * zd[c]
+        pd[r] = s
+    for r in range(6):
+        s = 0.0 * z[0]
+        for c in range(n):
+            s += A[r, c] * z[c]
+        p[r] = s
+    for k in range(N):
+        dk = z[6 + k]
+        eg = 0.0 * dk
+        for i in range(3):
+            ctw = Ct[k, i, 0] * W0 + Ct[k, i, 1] * W1 + Ct[k, i, 2] * W2
+            ctv = Ct[k, 0, i] * b0 + Ct[k, 1, i] * b1 + Ct[k, 2, i] * b2
+            gw = G[k, i, 0] * W0 + G[k, i, 1] * W1 + G[k, i, 2] * W2
+            cre = 0.0 * dk
+            for j in range(N):
+                cre += Cr[k, i, j] * z[6 + j]
+            pd[i] += dk * ctw                              # (D z)_t
+            pd[3 + i] += dk * (ctv + gw + cre)             # (D z)_W
+            eg += z[i] * ctw + 0.5 * z[3 + i] * gw + z[3 + i] * cre
+        for j in range(N):
+            pd[6 + j] += dk * (Cr[k, 0, j] * W0 + Cr[k, 1, j] * W1 + Cr[k, 2, j] * W2)
+        f[6 + k] = -eg
+    for k in range(N):
+        f[6 + k] += pd[6 + k]
+    # translations: R (P' + W x P); rotations: p_W' + W x p_W + v_b x P
+    g0 = pd[0] + W1 * p[2] - W2 * p[1]
+    g1 = pd[1] + W2 * p[0] - W0 * p[2]
+    g2 = pd[2] + W0 * p[1] - W1 * p[0]
+    for i in range(3):
+        f[i] = R[i, 0] * g0 + R[i, 1] * g1 + R[i, 2] * g2
+    f[3] = pd[3] + W1 * p[5] - W2 * p[4] + b1 * p[2] - b2 * p[1]
+    f[4] = pd[4] + W2 * p[3] - W0 * p[5] + b2 * p[0] - b0 * p[2]
+    f[5] = pd[5] + W0 * p[4] - W1 * p[3] + b0 * p[1] - b1 * p[0]
+
+
+@njit(cache=True, aot="Tuple((f8[:], f8[:, :], f8[:, :]))(f8[:, :], f8[:], f8[:], f8[:], f8, "
+      "f8[:, :], f8[:, :, :], f8[:, :], f8[:, :], f8[:, :, :], f8[:, :, :, :], "
+      "f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :], b1)")
+def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
+             tangent):  # pragma: no cover - jitted
+    """Inertial force ``f (n)``, ``K = df/d(dr, Theta, eta) (n, n)`` and ``C = df/dv (n,
+    n)`` (zero-sized when ``tangent`` is False), ``n = 6 + N``. A and G are built once; an
+    amplitude step moves them by ``i h`` times their derivative (exact for a complex step,
+    whose O(h^2) is below round-off), so a step costs O(N^2), not O(N^3)."""
+    N = eta.shape[0]
+    n = 6 + N
+    A0, G0 = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee)
+    Ac = A0.astype(np.complex128)
+    Gc = G0.astype(np.complex128)
+    Rc = R.astype(np.complex128)
+    vc = v.astype(np.complex128)
+    ac = a.astype(np.complex128)
+    fc = np.zeros(n, dtype=np.complex128)
+    _evaluate(Rc, vc, ac, Ac, Gc, Ct, Cr, fc)
+    f = fc.real.copy()
+    if not tangent:
+        return f, np.zeros((0, 0)), np.zeros((0, 0))
+    K = np.zeros((n, n))
+    C = np.zeros((n, n))
+    # material rotation steps: R (I + i h hat(e_j)), first order in h (all the step needs)
+    for j in range(3):
+        Rj = Rc.copy()
+        j1, j2 = (j + 1) % 3, (j + 2) % 3
+        for r in range(3):
+            # (R hat(e_j))[:, j1] = R[:, j2], [:, j2] = -R[:, j1]
+            Rj[r, j1] += 1j * _H * R[r, j2]
+            Rj[r, j2] -= 1j * _H * R[r, j1]
+        _evaluate(Rj, vc, ac, Ac, Gc, Ct, Cr, fc)
+        for r in range(n):
+            K[r, 3 + j] = fc[r].imag / _H
+    for k in range(N):
+        Ak = Ac.copy()
+        Gk = Gc.copy()
+        for i in range(3):
+            for j in range(3):
+                Ak[i, 3 + j] += 1j * _H * Ct[k, i, j]
+                Ak[3 + i, 3 + j] += 1j * _H * G0[k, i, j]
+            for j in range(N):
+                Ak[3 + i, 6 + j] += 1j * _H * Cr[k, i, j]
+        _mirror(Ak)
+        for l in range(N):
+            for i in range(3):
+                for j in range(3):
+                    Gk[l, i, j] += 1j * _H * J2s[l, k, i, j]
+        _evaluate(Rc, vc, ac, Ak, Gk, Ct, Cr, fc)
+        for r in range(n):
+            K[r, 6 + k] = fc[r].imag / _H
+    for k in range(n):
+        vk = vc.copy()
+        vk[k] += 1j * _H
+        _evaluate(Rc, vk, ac, Ac, Gc, Ct, Cr, fc)
+        for r in range(n):
+            C[r, k] = fc[r].imag / _H
+    return f, K, C
+
+
+@njit(cache=True, aot="Tuple((f8[:], f8[:, :]))(f8[:, :], f8[:], f8[:], f8, f8[:], f8[:, :], "
+      "b1)")
+def gravity(R, eta, g, m, c0, CtP, tangent):  # pragma: no cover - jitted
+    """Gravity's generalised force ``f (6 + N)`` (module docstring) and its derivative ``dK =
+    df/d(dr, Theta, eta)`` (zero-sized when ``tangent`` is False)."""
+    N = eta.shape[0]
+    n = 6 + N
+    gb = np.zeros(3)
+    c = c0.copy()
+    for i in range(3):
+        for j in range(3):
+            gb[i] += R[j, i] * g[j]
+        for k in range(N):
+            c[i] += CtP[i, k] * eta[k]
+    f = np.zeros(n)
+    for i in range(3):
+        f[i] = m * g[i]
+    _cross(c, gb, f, 3)
+    for k in range(N):
+        f[6 + k] = CtP[0, k] * gb[0] + CtP[1, k] * gb[1] + CtP[2, k] * gb[2]
+    if not tangent:
+        return f, np.zeros((0, 0))
+    dK = np.zeros((n, n))
+    hg = np.array([[0.0, -gb[2], gb[1]], [gb[2], 0.0, -gb[0]], [-gb[1], gb[0], 0.0]])
+    hc = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+    # d gb / d Theta = hat(gb): f_W = c x gb, f_eta = CtP^T gb
+    hchg = hc @ hg
+    for i in range(3):
+        for j in range(3):
+            dK[3 + i, 3 + j] = hchg[i, j]
+        for k in range(N):
+            s = 0.0
+            for j in range(3):
+                s -= hg[i, j] * CtP[j, k]
+            dK[3 + i, 6 + k] = s
+    for k in range(N):
+        for j in range(3):
+            dK[6 + k, 3 + j] = CtP[0, k] * hg[0, j] + CtP[1, k] * hg[1, j] + CtP[2, k] * hg[2, j]
+    return f, dK
+
+
+@njit(cache=True, aot="f8[:, :](f8[:, :], f8[:], f8, f8[:, :], f8[:, :, :], f8[:, :], f8[:, :], "
+      "f8[:, :, :], f8[:, :, :, :], f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :])")
+def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr,
+                Mee):  # pragma: no cover - jitted
+    """The mass matrix ``S^T A(eta) S (n, n)`` on ``(r'', W', eta'')``, ``S = diag(R^T, I,
+    I)`` (the body-frame translation velocity is ``R^T r'``)."""
+    A, _ = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee)
+    n = A.shape[0]
+    M = A.copy()
+    for i in range(3):
+        for j in range(3, n):               # rows of r'': R A_t*; columns: A_*t R^T
+            s = 0.0
+            for k in range(3):
+                s += R[i, k] * A[k, j]
+            M[i, j] = s
+            M[j, i] = s
+        for j in range(3):
+            s = 0.0
+            for k in range(3):
+                for l in range(3):
+                    s += R[i, k] * A[k, l] * R[j, l]
+            M[i, j] = s
+    return M
