@@ -125,6 +125,47 @@ def craig_bampton(M, K, interface, n_modes: int, *, where: str = "craig_bampton"
     return CraigBampton(T, 0.5 * (Mr + Mr.T), 0.5 * (Kr + Kr.T), b, omega)
 
 
+def reduce_about_reference(fe, n_modes: int, reference: int, interface, dimension,
+                           where: str) -> tuple:
+    """The Craig-Bampton reduction of imported matrices ``fe`` (:func:`read_matrices`) about
+    the node ``reference``, which carries a floating frame and is held in the modes, with the
+    nodes ``interface`` as static constraint modes; shared by the planar and the spatial
+    modal body (``dimension``: their :class:`fembody.space.Dimension`).
+
+    Returns ``(cb, Phi, M, nd)``: the :class:`CraigBampton` reduction of the held body, its
+    basis on all DOFs ``Phi (n_dof, n_q)`` (zero on the reference node), the full mass matrix
+    (dense) and the DOF numbers of each node ``nd (n_nodes, dofs per node)``. ModelError
+    (naming ``where``) for matrices of another dimension or reference/interface nodes out of
+    range or repeated.
+    """
+    dim, width = dimension.n_translations, len(dimension.dof_names)
+    if fe.nodes is None or fe.nodes.shape[1] != dim or fe.dofs_per_node != width:
+        raise ModelError(f"{where}: a {dimension.name} body needs node coordinates (n, {dim}) "
+                         f"and {width} DOFs ({', '.join(dimension.dof_names)}) per node; got "
+                         f"{None if fe.nodes is None else fe.nodes.shape} coordinates and "
+                         f"{fe.dofs_per_node} DOFs per node")
+    nn = len(fe.nodes)
+    nodes = [reference, *interface]
+    for k, a in enumerate(nodes):
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < nn:
+            what = "reference" if k == 0 else f"interface entry {k - 1}"
+            raise ModelError(f"{where}: {what} is node {a!r}, out of range 0..{nn - 1}")
+    if len(set(int(a) for a in nodes)) != len(nodes):
+        raise ModelError(f"{where}: interface nodes {list(interface)} repeat a node or the "
+                         f"reference node {reference}")
+    nd = np.arange(width * nn).reshape(nn, width)
+    keep = np.setdiff1d(np.arange(width * nn), nd[reference])
+    local = np.full(width * nn, -1)
+    local[keep] = np.arange(len(keep))
+    iface = local[nd[list(interface)].ravel()] if len(interface) else np.zeros(0, int)
+    M, K = fe.M.toarray(), fe.K.toarray()
+    cb = craig_bampton(M[np.ix_(keep, keep)], K[np.ix_(keep, keep)], iface, n_modes,
+                       where=where)
+    Phi = np.zeros((width * nn, cb.T.shape[1]))
+    Phi[keep] = cb.T
+    return cb, Phi, M, nd
+
+
 def _square(A, name: str, where: str) -> int:
     shape = getattr(A, "shape", None)
     if shape is None or len(shape) != 2 or shape[0] != shape[1] or shape[0] == 0:

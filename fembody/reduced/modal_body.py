@@ -165,32 +165,10 @@ class ModalBody:
             reference. Section forces are not recovered (the matrices carry no element data:
             the body's ``resultants`` have no rows).
         """
-        from .craig_bampton import craig_bampton
+        from ..space.dimension import PLANAR
+        from .craig_bampton import reduce_about_reference
         where = f"ModalBody.from_matrices ({fe.sources.get('M', 'M')})"
-        if fe.nodes is None or fe.nodes.shape[1] != 2 or fe.dofs_per_node != 3:
-            raise ModelError(f"{where}: a planar body needs node coordinates (n, 2) and 3 DOFs "
-                             f"(x, y, rz) per node; got "
-                             f"{None if fe.nodes is None else fe.nodes.shape} coordinates and "
-                             f"{fe.dofs_per_node} DOFs per node")
-        nn = len(fe.nodes)
-        nodes = [reference, *interface]
-        for k, a in enumerate(nodes):
-            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < nn:
-                what = "reference" if k == 0 else f"interface entry {k - 1}"
-                raise ModelError(f"{where}: {what} is node {a!r}, out of range 0..{nn - 1}")
-        if len(set(int(a) for a in nodes)) != len(nodes):
-            raise ModelError(f"{where}: interface nodes {list(interface)} repeat a node or the "
-                             f"reference node {reference}")
-        nd = np.arange(3 * nn).reshape(nn, 3)
-        keep = np.setdiff1d(np.arange(3 * nn), nd[reference])
-        local = np.full(3 * nn, -1)
-        local[keep] = np.arange(len(keep))
-        iface = local[nd[list(interface)].ravel()] if len(interface) else np.zeros(0, int)
-        M, K = fe.M.toarray(), fe.K.toarray()
-        cb = craig_bampton(M[np.ix_(keep, keep)], K[np.ix_(keep, keep)], iface, n_modes,
-                           where=where)
-        V = np.zeros((3 * nn, cb.T.shape[1]))
-        V[keep] = cb.T
+        cb, V, M, nd = reduce_about_reference(fe, n_modes, reference, interface, PLANAR, where)
         Mt, Mr = _mass_blocks(M, nd, where)
         from scipy.linalg import eigh
         w2 = eigh(cb.K, cb.M, eigvals_only=True)

@@ -189,32 +189,11 @@ class ModalBody3D:
         """
         from scipy.linalg import eigh
 
-        from .craig_bampton import craig_bampton
+        from ..space.dimension import SPATIAL
+        from .craig_bampton import reduce_about_reference
         where = f"ModalBody3D.from_matrices ({fe.sources.get('M', 'M')})"
-        if fe.nodes is None or fe.nodes.shape[1] != 3 or fe.dofs_per_node != 6:
-            raise ModelError(f"{where}: a spatial body needs node coordinates (n, 3) and 6 DOFs "
-                             "(x, y, z, rx, ry, rz) per node; got "
-                             f"{None if fe.nodes is None else fe.nodes.shape} coordinates and "
-                             f"{fe.dofs_per_node} DOFs per node")
-        nn = len(fe.nodes)
-        nodes = [reference, *interface]
-        for k, a in enumerate(nodes):
-            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < nn:
-                what = "reference" if k == 0 else f"interface entry {k - 1}"
-                raise ModelError(f"{where}: {what} is node {a!r}, out of range 0..{nn - 1}")
-        if len(set(int(a) for a in nodes)) != len(nodes):
-            raise ModelError(f"{where}: interface nodes {list(interface)} repeat a node or the "
-                             f"reference node {reference}")
-        nd = np.arange(6 * nn).reshape(nn, 6)
-        keep = np.setdiff1d(np.arange(6 * nn), nd[reference])
-        local = np.full(6 * nn, -1)
-        local[keep] = np.arange(len(keep))
-        iface = local[nd[list(interface)].ravel()] if len(interface) else np.zeros(0, int)
-        M, K = fe.M.toarray(), fe.K.toarray()
-        cb = craig_bampton(M[np.ix_(keep, keep)], K[np.ix_(keep, keep)], iface, n_modes,
-                           where=where)
-        Phi = np.zeros((6 * nn, cb.T.shape[1]))
-        Phi[keep] = cb.T
+        cb, Phi, M, nd = reduce_about_reference(fe, n_modes, reference, interface, SPATIAL,
+                                                where)
         _check_mass(M, where)
         X = np.asarray(fe.nodes, float)
         s = X - X[reference]

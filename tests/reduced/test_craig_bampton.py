@@ -218,3 +218,7 @@ def test_imported_body_with_an_interface_node_and_all_modes_is_the_fe_model(tmp_
         ModalBody.from_matrices(fe, 1, interface=[7])
     with pytest.raises(fb.ModelError, match="repeat a node or the reference node 0"):
         ModalBody.from_matrices(fe, 1, interface=[0])
+    from fembody.reduced import ModalBody3D
+    with pytest.raises(fb.ModelError, match=r"a spatial body needs node coordinates \(n, 3\) "
+                       r"and 6 DOFs \(x, y, z, rx, ry, rz\) per node; got \(7, 2\)"):
+        ModalBody3D.from_matrices(fe, 1)        # planar matrices given to the spatial body
