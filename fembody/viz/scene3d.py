@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import ModelError
 from ..model.model import Model, Node
 from . import glyphs3d as gl
-from .scene import COLOURS, FIELDS, Frame, extent, frame_title
+from .scene import COLOURS, FIELDS, Frame, extent, frame_title, modal_meshes
 
 #: resultant columns (N, Vy, Vz, T, My, Mz) behind the planar field names
 CELL_COLUMNS = {"N": (0,), "V": (1, 2), "M": (4, 5)}
@@ -37,6 +37,7 @@ class Frame3:
         self.u = space.positions(q) - self.X
         self.pos = self.X + scale * self.u
         self.R = space.frames(q)
+        self.modal = modal_meshes(model, result, k, scale)
         # a mode's states are phases of a period, not times: the title names the mode
         self.time = None if result is None or result.kind == "mode" else float(result.time[k])
         self.static = result is not None and result.kind != "dynamic"
@@ -117,7 +118,8 @@ class Scene3:
         self.r_node = 2.0 * self.r_beam
         self.g = max(self.r_node, 0.015 * size)          # the glyphs' size (supports, loads)
         self.load_scales = gl.load_scale(frames, size)
-        pts = np.concatenate([fr.pos for fr in frames])
+        pts = np.concatenate([fr.pos for fr in frames] +
+                             [p for fr in frames for p, _ in fr.modal])
         self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
         # the direction from the whole run, the fit from the frames drawn (a picture of one
         # state is not shrunk to the room the run sweeps)
@@ -165,6 +167,16 @@ class Scene3:
             else:
                 p.add_mesh(tube, color=COLOURS["beam" if fam == "beam" else "spring"],
                            name=fam, smooth_shading=True)
+        if fr.modal:
+            # a modal body: its element edges as tubes, at the mesh positions recovered from
+            # its modal state
+            pos = np.concatenate([x for x, _ in fr.modal])
+            start = np.cumsum([0] + [len(x) for x, _ in fr.modal[:-1]])
+            ends = np.concatenate([e + s for (_, e), s in zip(fr.modal, start)])
+            mesh = self.pv.PolyData(pos, lines=np.column_stack([np.full(len(ends), 2),
+                                                                ends]).ravel())
+            p.add_mesh(mesh.tube(radius=self.r_truss, n_sides=12, capping=True),
+                       color=COLOURS["beam"], name="modal", smooth_shading=True)
         self._markers(fr)
         w, h = p.window_size
         p.add_text(title, position="upper_left", font_size=11, color="black", name="title")
