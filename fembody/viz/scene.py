@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import pathlib
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -90,17 +90,26 @@ class Frame:
         return frame_title(name, self.time, self.static, scale)
 
 
-def modal_meshes(model: Model, result: Any, k: int | None,
-                 scale: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(mesh node positions (n, dim) [m], edges (n_edges, 2)) of every modal body at saved
-    state ``k`` (``result=None``: the reference configuration), recovered from its modal
-    state as the VTU export does (``ModalBodyRef.positions``); ``scale`` magnifies the
-    displacements from the reference, as for the nodes."""
+class ModalMesh(NamedTuple):
+    """A modal body's mesh at one state: node positions ``pos`` (n, dim) [m] (displacements
+    magnified as the frame's), ``edges`` (n_edges, 2) node index pairs, ``u`` (n,) the
+    true displacement magnitudes from the reference configuration [m]."""
+
+    pos: np.ndarray
+    edges: np.ndarray
+    u: np.ndarray
+
+
+def modal_meshes(model: Model, result: Any, k: int | None, scale: float) -> list[ModalMesh]:
+    """The mesh of every modal body at saved state ``k`` (``result=None``: the reference
+    configuration), recovered from its modal state as the VTU export does
+    (``ModalBodyRef.positions``); ``scale`` magnifies the displacements from the reference,
+    as for the nodes."""
     out = []
     for ref in model.modal_bodies:
         p0 = ref.reference_positions()
-        pos = p0 if result is None else p0 + scale * (ref.positions(result)[k] - p0)
-        out.append((pos, ref.edges()))
+        u = np.zeros_like(p0) if result is None else ref.positions(result)[k] - p0
+        out.append(ModalMesh(p0 + scale * u, ref.edges(), np.linalg.norm(u, axis=1)))
     return out
 
 
@@ -137,6 +146,8 @@ def field_range(frames: Sequence[Frame], field: str | None) -> tuple[float, floa
     for fr in frames:
         if FIELDS[field][0] == "point":
             vals.append(fr.node_field(field))
+            if field == "displacement":
+                vals += [mm.u for mm in fr.modal]
         else:
             for fam, items in (("beam", fr.model.beams), ("truss", fr.model.trusses)):
                 if items:
@@ -151,7 +162,7 @@ def field_range(frames: Sequence[Frame], field: str | None) -> tuple[float, floa
 
 def bounds(frames: Sequence[Frame], pad: float) -> tuple:
     pts = np.concatenate([fr.pos[[n.id for n in fr.model.nodes if not n.internal]]
-                          for fr in frames] + [p for fr in frames for p, _ in fr.modal])
+                          for fr in frames] + [mm.pos for fr in frames for mm in fr.modal])
     lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
     return (lo[0], hi[0], lo[1], hi[1], 0.0, 0.0)
 
@@ -244,13 +255,24 @@ def beam_mesh(pv, fr: Frame, field: str | None, style: str, min_width: float):
     return mesh
 
 
-def modal_mesh(pv, fr: Frame):
-    """The element edges of every modal body as lines, deformed (None without one)."""
+def modal_mesh(pv, fr: Frame, field: str | None):
+    """The element edges of every modal body as lines, deformed, with the displacement
+    magnitude when that is the field (None without a modal body)."""
     if not fr.modal:
         return None
-    a = np.concatenate([pos[e[:, 0]] for pos, e in fr.modal])
-    b = np.concatenate([pos[e[:, 1]] for pos, e in fr.modal])
-    return _segments(pv, a, b)
+    ia = np.concatenate([mm.edges[:, 0] + s for mm, s in zip(fr.modal, _starts(fr.modal))])
+    ib = np.concatenate([mm.edges[:, 1] + s for mm, s in zip(fr.modal, _starts(fr.modal))])
+    pos = np.concatenate([mm.pos for mm in fr.modal])
+    mesh = _segments(pv, pos[ia], pos[ib])
+    if field == "displacement":
+        u = np.concatenate([mm.u for mm in fr.modal])
+        mesh.point_data[field] = np.concatenate([u[ia], u[ib]])
+    return mesh
+
+
+def _starts(modal: list[ModalMesh]) -> np.ndarray:
+    """The offset of each modal mesh's nodes in their concatenation."""
+    return np.cumsum([0] + [len(mm.pos) for mm in modal[:-1]])
 
 
 def line_mesh(pv, fr: Frame, items: list, family: str | None, field: str | None):
@@ -392,7 +414,7 @@ class Scene:
         out = {"beam": beam_mesh(pv, fr, self.field, self.style, 0.006 * L),
                "truss": line_mesh(pv, fr, fr.model.trusses, "truss", self.field),
                "spring": line_mesh(pv, fr, list(fr.model.springs), None, None),
-               "modal": modal_mesh(pv, fr)}
+               "modal": modal_mesh(pv, fr, self.field)}
         discs, arms = [], []
         joints = joint_points(fr)
         for rb in fr.model.rigid_bodies:

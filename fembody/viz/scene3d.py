@@ -83,6 +83,8 @@ def field_range3(frames: Sequence[Frame3], field: str | None) -> tuple[float, fl
         return None
     vals = [fr.node_field(field) if FIELDS[field][0] == "point" else fr.beam_field(field)
             for fr in frames]
+    if field == "displacement":
+        vals += [mm.u for fr in frames for mm in fr.modal]
     v = np.concatenate(vals) if vals else np.zeros(1)
     lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 0.0)
     if field == "N":
@@ -119,7 +121,7 @@ class Scene3:
         self.g = max(self.r_node, 0.015 * size)          # the glyphs' size (supports, loads)
         self.load_scales = gl.load_scale(frames, size)
         pts = np.concatenate([fr.pos for fr in frames] +
-                             [p for fr in frames for p, _ in fr.modal])
+                             [mm.pos for fr in frames for mm in fr.modal])
         self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
         # the direction from the whole run, the fit from the frames drawn (a picture of one
         # state is not shrunk to the room the run sweeps)
@@ -169,14 +171,21 @@ class Scene3:
                            name=fam, smooth_shading=True)
         if fr.modal:
             # a modal body: its element edges as tubes, at the mesh positions recovered from
-            # its modal state
-            pos = np.concatenate([x for x, _ in fr.modal])
-            start = np.cumsum([0] + [len(x) for x, _ in fr.modal[:-1]])
-            ends = np.concatenate([e + s for (_, e), s in zip(fr.modal, start)])
+            # its modal state, coloured by its displacement when that is the field
+            pos = np.concatenate([mm.pos for mm in fr.modal])
+            start = np.cumsum([0] + [len(mm.pos) for mm in fr.modal[:-1]])
+            ends = np.concatenate([mm.edges + s for mm, s in zip(fr.modal, start)])
             mesh = self.pv.PolyData(pos, lines=np.column_stack([np.full(len(ends), 2),
                                                                 ends]).ravel())
-            p.add_mesh(mesh.tube(radius=self.r_truss, n_sides=12, capping=True),
-                       color=COLOURS["beam"], name="modal", smooth_shading=True)
+            tube_args = dict(name="modal", smooth_shading=True)
+            if field == "displacement":
+                mesh.point_data["f"] = np.concatenate([mm.u for mm in fr.modal])
+                tube_args.update(scalars="f", clim=self.clim, cmap=self.cmap,
+                                 scalar_bar_args=bar, show_scalar_bar=not (
+                                     self.model.beams or self.model.trusses))
+            else:
+                tube_args.update(color=COLOURS["beam"])
+            p.add_mesh(mesh.tube(radius=self.r_truss, n_sides=12, capping=True), **tube_args)
         self._markers(fr)
         w, h = p.window_size
         p.add_text(title, position="upper_left", font_size=11, color="black", name="title")
