@@ -108,7 +108,7 @@ def modal_meshes(model: Model, result: Any, k: int | None, scale: float) -> list
     out = []
     for ref in model.modal_bodies:
         p0 = ref.reference_positions()
-        u = np.zeros_like(p0) if result is None else ref.positions(result)[k] - p0
+        u = np.zeros_like(p0) if result is None else ref.positions(result, k)[0] - p0
         out.append(ModalMesh(p0 + scale * u, ref.edges(), np.linalg.norm(u, axis=1)))
     return out
 

@@ -181,12 +181,16 @@ class ModalBodyRef:
         d = result.system.modal_dofs[self.index]
         return result.coordinates(d)
 
-    def positions(self, result) -> np.ndarray:
+    def positions(self, result, steps: "slice | int | None" = None) -> np.ndarray:
         """Mesh node positions (n_states, n_nodes, dim) [m] recovered from the modal state
-        (dim 2 in the plane, 3 in space)."""
-        r = result.position(self.node)
-        th = result.rotation(self.node)
-        return self.body.node_positions(r, th, self.modal_coordinates(result), self.angle)
+        (dim 2 in the plane, 3 in space), of every saved state (``steps=None``, default) or
+        of the states ``steps`` (a slice, or one index: then (1, n_nodes, dim))."""
+        pick = slice(None) if steps is None else \
+            slice(steps, steps + 1 or None) if isinstance(steps, (int, np.integer)) else steps
+        r = result.position(self.node)[pick]
+        th = result.rotation(self.node)[pick]
+        return self.body.node_positions(r, th, self.modal_coordinates(result)[pick],
+                                        self.angle)
 
     def reference_positions(self) -> np.ndarray:
         """Mesh node positions (n_nodes, dim) [m] in the model's reference configuration
