@@ -421,3 +421,46 @@ def test_history_legends_sit_beside_the_curves_and_every_axis_has_a_unit(tmp_pat
         assert "[" in ax.get_ylabel(), ax.get_ylabel()
     assert sum(ax.get_legend() is not None for ax in fig.axes) >= 4
     assert axes[-1].get_xlabel() == "t [s]"
+
+
+def test_a_modal_body_is_drawn_framed_and_deformed(tmp_path):
+    """Issues 30/31: a modal body's mesh was not drawn and the camera framed its reference
+    node alone. A 1 m modal cantilever (3 clamped modes) placed at 0.2 rad, nothing else in
+    the model: the picture spans it (its x-span cos(0.2) m plus 6 % padding each side fills
+    96 % of the width), and the drawn mesh of the static state under gravity (x 100) has the
+    Euler-Bernoulli tip deflection rho A g cos(0.2) L^4 / (8 E I) across it (three clamped
+    modes recover it within 0.1 %)."""
+    from fembody.reduced import ModalBody
+    from fembody.viz.scene import Frame, Scene, extent
+    sec = fb.Section.rectangle(0.02, 0.02)
+    src = fb.Model(name="template")
+    mb = ModalBody.from_body(src, src.add_beam((0, 0), (1, 0), n=6, material=STEEL,
+                                               section=sec), 3)
+    a = 0.2
+    m = fb.Model(name="", gravity=(0.0, -9.81))
+    ref = m.add_modal_body(mb, (0.5, 0.2), angle=a)
+    assert extent(m) == pytest.approx(np.cos(a), rel=1e-12)
+    f = tmp_path / "modal.png"
+    viz.plot(m, filename=f, window_size=(800, 400), field=None)
+    drawn = _coloured(imageio.v3.imread(f))          # the steel-blue line, nothing else
+    cols, rows = np.flatnonzero(drawn.any(axis=0)), np.flatnonzero(drawn.any(axis=1))
+    assert cols.size, "the modal body is not drawn"
+    px_per_m = 800 * 0.96 / (1.12 * np.cos(a))
+    assert cols.max() - cols.min() + 1 == pytest.approx(np.cos(a) * px_per_m, rel=0.01)
+    assert rows.max() - rows.min() + 1 == pytest.approx(np.sin(a) * px_per_m, abs=6)
+
+    m.fix(ref.node)
+    res = fb.static(m, steps=1)
+    for k in (0, -1):                                   # one state: the same as all, indexed
+        np.testing.assert_array_equal(ref.positions(res, k)[0], ref.positions(res)[k])
+    scale = 100.0
+    p = pv.Plotter(off_screen=True, window_size=(400, 300))
+    scene = Scene(pv, p, m, None, None)
+    scene.build(Frame(m, res, len(res) - 1, scale), "static")
+    pts = np.asarray(scene.data["modal"].points)[:, :2] - ref.node.position
+    p.close()
+    along = pts @ [np.cos(a), np.sin(a)]
+    across = pts @ [-np.sin(a), np.cos(a)]
+    tip = STEEL.rho * sec.A * 9.81 * np.cos(a) / (8 * STEEL.E * sec.I)
+    assert along.max() == pytest.approx(1.0, rel=1e-3)
+    assert across[np.argmax(along)] == pytest.approx(-scale * tip, rel=1e-3)

@@ -112,22 +112,15 @@ class _MeshMap:
             "item": np.array([r[5] for r in rows], dtype=np.int32)}
 
     def _modal(self, model: Model) -> None:
-        """The mesh of every modal body: extra points, a line block of consecutive mesh points
-        (the template body's element chain)."""
-        from ..elements.modal import rotation_matrix
+        """The mesh of every modal body: extra points, a line block of its edges
+        (``ModalBodyRef.edges``)."""
         self.modal_blocks = []
         for ref in model.modal_bodies:
-            mb = ref.body
-            if getattr(mb, "spatial", False):
-                p0 = np.array([ref.node.x, ref.node.y, ref.node.z]) + mb.s
-            else:
-                p0 = np.array([ref.node.x, ref.node.y]) + mb.s @ rotation_matrix(ref.angle).T
+            p0 = ref.reference_positions()
             start = len(self.points)
             self.points = np.vstack([self.points, np.column_stack(
                 [p0, np.zeros((len(p0), 3 - p0.shape[1]))])])
-            lines = np.column_stack([np.arange(start, start + len(p0) - 1),
-                                     np.arange(start + 1, start + len(p0))])
-            self.modal_blocks.append((ref, start, p0, lines))
+            self.modal_blocks.append((ref, start, p0, start + ref.edges()))
 
     def blocks(self) -> list:
         out = [("line", self.cells)] if len(self.cells) else []

@@ -50,6 +50,15 @@ class FEMatrices:
         """The DOF indices of node ``node`` (0-based)."""
         return node * self.dofs_per_node + np.arange(self.dofs_per_node)
 
+    def edges(self) -> np.ndarray:
+        """(n_edges, 2) node pairs (a < b, 0-based) that the stiffness couples: the element
+        edges of the mesh it was assembled from (a beam or bar couples its two nodes, a lumped
+        mass none), to draw the body with; sorted."""
+        c = sp.coo_matrix(self.K)
+        a, b = c.row // self.dofs_per_node, c.col // self.dofs_per_node
+        keep = (a < b) & (c.data != 0.0)
+        return np.unique(np.column_stack([a[keep], b[keep]]), axis=0).reshape(-1, 2)
+
 
 def read_matrices(mass, stiffness=None, *, nodes=None, interface=None,
                   dofs_per_node: int | None = None) -> FEMatrices:

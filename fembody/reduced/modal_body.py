@@ -54,6 +54,7 @@ class ModalBody:
     node_ids: tuple = ()               # ids of the template body's nodes, in mesh order
     Kg: np.ndarray | None = None       # (N, N) unit-rate centrifugal geometric stiffness
     source: object = field(default=None, repr=False)   # (sub-system, beam block) for resultants
+    edges: np.ndarray | None = None    # (n_edges, 2) mesh node pairs of its elements (drawing)
 
     @property
     def n(self) -> int:
@@ -131,7 +132,7 @@ class ModalBody:
         blk = sys_free.block("beam")
         return cls(name or f"modal {body.name}", s, phi_t, phi_r, Mt, Mr, Kred, omega, boundary,
                    (ref.x, ref.y), tuple(x.id for x in body.nodes), Kg,
-                   source=(sys_free, blk, nd))
+                   source=(sys_free, blk, nd), edges=element_edges(model, body))
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
@@ -175,7 +176,7 @@ class ModalBody:
         X = np.asarray(fe.nodes, float)
         return cls(name, X - X[reference], np.stack([V[nd[:, 0]], V[nd[:, 1]]], axis=1),
                    V[nd[:, 2]], Mt, Mr, cb.K, np.sqrt(np.clip(w2, 0.0, None)), "craig-bampton",
-                   (float(X[reference, 0]), float(X[reference, 1])))
+                   (float(X[reference, 0]), float(X[reference, 1])), edges=fe.edges())
 
     # ------------------------------------------------------------------ invariants
     def invariants(self, angle: float = 0.0) -> dict:
@@ -222,6 +223,15 @@ class ModalBody:
         x = c[:, None] * u[..., 0] - s_[:, None] * u[..., 1]
         y = s_[:, None] * u[..., 0] + c[:, None] * u[..., 1]
         return np.stack([x, y], axis=-1) + r[:, None, :]
+
+
+def element_edges(model, body) -> np.ndarray:
+    """(n_elements, 2) indices in ``body.nodes`` of the two nodes of each element of
+    ``body`` (a Body of ``model``): the edges its modal body is drawn with."""
+    index = {x.id: i for i, x in enumerate(body.nodes)}
+    family = {"beam": model.beams, "truss": model.trusses}
+    return np.array([[index[n.id] for n in family[e.family][e.index]["nodes"]]
+                     for e in body.elements], dtype=np.int64).reshape(-1, 2)
 
 
 def _mass_blocks(M: np.ndarray, nd: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:

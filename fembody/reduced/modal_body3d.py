@@ -35,6 +35,7 @@ from ..elements.modal.modal3d import InertiaInvariants, SpatialModalBlock
 from ..errors import ModelError
 from ..model.model import Model
 from ..statics.modal import modes as fe_modes
+from .modal_body import element_edges
 
 __all__ = ["ModalBody3D"]
 
@@ -58,6 +59,7 @@ class ModalBody3D:
     origin: tuple = (0.0, 0.0, 0.0)
     node_ids: tuple = ()
     source: object = field(default=None, repr=False)   # (template System, DOF order) or None
+    edges: np.ndarray | None = None    # (n_edges, 2) mesh node pairs of its elements (drawing)
 
     spatial = True
 
@@ -157,7 +159,7 @@ class ModalBody3D:
             inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)))
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
                    boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
-                   source=(sys_free, order))
+                   source=(sys_free, order), edges=element_edges(model, body))
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
@@ -200,7 +202,7 @@ class ModalBody3D:
         w2 = eigh(cb.K, cb.M, eigvals_only=True)
         return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)),
                    InertiaInvariants.from_fe(M, s, Phi), "craig-bampton",
-                   tuple(float(c) for c in X[reference]))
+                   tuple(float(c) for c in X[reference]), edges=fe.edges())
 
     # ------------------------------------------------------------------ in a System
     def block(self, node: int, node_dofs: np.ndarray, modal_dofs: np.ndarray,

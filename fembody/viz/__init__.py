@@ -144,8 +144,11 @@ def plot(model_or_result: "Model | Result | Modes", step: int = -1,
     p.set_background(background)
     if model.dimension.spatial:
         fr3 = Frame3(model, result, k, scale)
-        motion = None if result is None else \
-            result.system.space.positions(result.q)          # the camera sees the whole run
+        motion = None
+        if result is not None:                               # the camera sees the whole run
+            motion = np.concatenate(
+                [result.system.space.positions(result.q).reshape(-1, 3)] +
+                [ref.positions(result).reshape(-1, 3) for ref in model.modal_bodies])
         scene3 = Scene3(pv, p, model, field, field_range3([fr3], field), cmap, [fr3],
                         beam_style=beam_style, motion=motion)
         scene3.draw(fr3, fr3.title(title if title is not None else model.name, scale))

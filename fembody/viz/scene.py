@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import pathlib
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -49,6 +49,7 @@ class Frame:
         if result is not None and result.v is not None:
             self.vel = result.v[k][nd[:, :2]]
         self.result, self.k = result, k
+        self.modal = modal_meshes(model, result, k, scale)
 
     def node_field(self, field: str) -> np.ndarray:
         if field == "displacement":
@@ -89,6 +90,33 @@ class Frame:
         return frame_title(name, self.time, self.static, scale)
 
 
+class ModalMesh(NamedTuple):
+    """A modal body's mesh at one state: node positions ``pos`` (n, dim) [m] (displacements
+    magnified as the frame's), ``edges`` (n_edges, 2) node index pairs, ``u`` (n,) the
+    true displacement magnitudes from the reference configuration [m]."""
+
+    pos: np.ndarray
+    edges: np.ndarray
+    u: np.ndarray
+
+
+def modal_meshes(model: Model, result: Any, k: int | None, scale: float) -> list[ModalMesh]:
+    """The mesh of every modal body at saved state ``k`` (``result=None``: the reference
+    configuration), recovered from its modal state as the VTU export does
+    (``ModalBodyRef.positions``); ``scale`` magnifies the displacements from the reference,
+    as for the nodes."""
+    out = []
+    for ref in model.modal_bodies:
+        p0 = ref.reference_positions()
+        u = np.zeros_like(p0) if result is None else ref.positions(result, k)[0] - p0
+        out.append(ModalMesh(p0 + scale * u, ref.edges(), np.linalg.norm(u, axis=1)))
+    return out
+
+
+def _modal_points(model: Model) -> list[np.ndarray]:
+    return [ref.reference_positions() for ref in model.modal_bodies]
+
+
 def frame_title(name: str, time: float | None, static: bool, scale: float = 1.0) -> str:
     """A picture's title: the name, the time [s] (or the load factor of a static result) and
     the deformation scale when it is not 1 (planar and spatial scenes)."""
@@ -102,8 +130,11 @@ def frame_title(name: str, time: float | None, static: bool, scale: float = 1.0)
 
 def extent(model: Model) -> float:
     """Largest side of the model's bounding box [m] (at least 1 mm), in its dimension."""
-    pts = np.array([n.position for n in model.nodes if not n.internal]
-                   or [np.zeros(getattr(model, "dim", 2))])
+    pts = [np.array([n.position for n in model.nodes if not n.internal]).reshape(
+        -1, model.dim)] + _modal_points(model)        # a modal body's mesh is in the picture
+    pts = np.concatenate(pts)
+    if not len(pts):
+        return 1e-3
     return max(float(np.ptp(pts, axis=0).max()), 1e-3)
 
 
@@ -115,6 +146,8 @@ def field_range(frames: Sequence[Frame], field: str | None) -> tuple[float, floa
     for fr in frames:
         if FIELDS[field][0] == "point":
             vals.append(fr.node_field(field))
+            if field == "displacement":
+                vals += [mm.u for mm in fr.modal]
         else:
             for fam, items in (("beam", fr.model.beams), ("truss", fr.model.trusses)):
                 if items:
@@ -129,7 +162,7 @@ def field_range(frames: Sequence[Frame], field: str | None) -> tuple[float, floa
 
 def bounds(frames: Sequence[Frame], pad: float) -> tuple:
     pts = np.concatenate([fr.pos[[n.id for n in fr.model.nodes if not n.internal]]
-                          for fr in frames])
+                          for fr in frames] + [mm.pos for fr in frames for mm in fr.modal])
     lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
     return (lo[0], hi[0], lo[1], hi[1], 0.0, 0.0)
 
@@ -220,6 +253,26 @@ def beam_mesh(pv, fr: Frame, field: str | None, style: str, min_width: float):
     mesh = pv.PolyData(_xyz(corners.reshape(-1, 2)), faces=faces)
     _field_data(mesh, fr, "beam", field, ia, ib, "abba")
     return mesh
+
+
+def modal_mesh(pv, fr: Frame, field: str | None):
+    """The element edges of every modal body as lines, deformed, with the displacement
+    magnitude when that is the field (None without a modal body)."""
+    if not fr.modal:
+        return None
+    ia = np.concatenate([mm.edges[:, 0] + s for mm, s in zip(fr.modal, _starts(fr.modal))])
+    ib = np.concatenate([mm.edges[:, 1] + s for mm, s in zip(fr.modal, _starts(fr.modal))])
+    pos = np.concatenate([mm.pos for mm in fr.modal])
+    mesh = _segments(pv, pos[ia], pos[ib])
+    if field == "displacement":
+        u = np.concatenate([mm.u for mm in fr.modal])
+        mesh.point_data[field] = np.concatenate([u[ia], u[ib]])
+    return mesh
+
+
+def _starts(modal: list[ModalMesh]) -> np.ndarray:
+    """The offset of each modal mesh's nodes in their concatenation."""
+    return np.cumsum([0] + [len(mm.pos) for mm in modal[:-1]])
 
 
 def line_mesh(pv, fr: Frame, items: list, family: str | None, field: str | None):
@@ -360,7 +413,8 @@ class Scene:
         pv, g, L = self.pv, self.g, self.L
         out = {"beam": beam_mesh(pv, fr, self.field, self.style, 0.006 * L),
                "truss": line_mesh(pv, fr, fr.model.trusses, "truss", self.field),
-               "spring": line_mesh(pv, fr, list(fr.model.springs), None, None)}
+               "spring": line_mesh(pv, fr, list(fr.model.springs), None, None),
+               "modal": modal_mesh(pv, fr, self.field)}
         discs, arms = [], []
         joints = joint_points(fr)
         for rb in fr.model.rigid_bodies:
@@ -388,7 +442,7 @@ class Scene:
         for name, mesh in self.meshes(fr).items():
             if mesh is None:
                 continue
-            extra = {"line_width": 4} if name == "truss" else \
+            extra = {"line_width": 4} if name in ("truss", "modal") else \
                 {"line_width": 2} if name == "spring" else {}
             if self.field is not None and self.field in mesh.array_names:
                 actor = self.p.add_mesh(mesh, scalars=self.field, cmap=self.cmap,

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import ModelError
 from ..model.model import Model, Node
 from . import glyphs3d as gl
-from .scene import COLOURS, FIELDS, Frame, extent, frame_title
+from .scene import COLOURS, FIELDS, Frame, extent, frame_title, modal_meshes
 
 #: resultant columns (N, Vy, Vz, T, My, Mz) behind the planar field names
 CELL_COLUMNS = {"N": (0,), "V": (1, 2), "M": (4, 5)}
@@ -37,6 +37,7 @@ class Frame3:
         self.u = space.positions(q) - self.X
         self.pos = self.X + scale * self.u
         self.R = space.frames(q)
+        self.modal = modal_meshes(model, result, k, scale)
         # a mode's states are phases of a period, not times: the title names the mode
         self.time = None if result is None or result.kind == "mode" else float(result.time[k])
         self.static = result is not None and result.kind != "dynamic"
@@ -82,6 +83,8 @@ def field_range3(frames: Sequence[Frame3], field: str | None) -> tuple[float, fl
         return None
     vals = [fr.node_field(field) if FIELDS[field][0] == "point" else fr.beam_field(field)
             for fr in frames]
+    if field == "displacement":
+        vals += [mm.u for fr in frames for mm in fr.modal]
     v = np.concatenate(vals) if vals else np.zeros(1)
     lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 0.0)
     if field == "N":
@@ -117,7 +120,8 @@ class Scene3:
         self.r_node = 2.0 * self.r_beam
         self.g = max(self.r_node, 0.015 * size)          # the glyphs' size (supports, loads)
         self.load_scales = gl.load_scale(frames, size)
-        pts = np.concatenate([fr.pos for fr in frames])
+        pts = np.concatenate([fr.pos for fr in frames] +
+                             [mm.pos for fr in frames for mm in fr.modal])
         self.box = np.column_stack([pts.min(0), pts.max(0)]).ravel() if len(pts) else None
         # the direction from the whole run, the fit from the frames drawn (a picture of one
         # state is not shrunk to the room the run sweeps)
@@ -165,6 +169,23 @@ class Scene3:
             else:
                 p.add_mesh(tube, color=COLOURS["beam" if fam == "beam" else "spring"],
                            name=fam, smooth_shading=True)
+        if fr.modal:
+            # a modal body: its element edges as tubes, at the mesh positions recovered from
+            # its modal state, coloured by its displacement when that is the field
+            pos = np.concatenate([mm.pos for mm in fr.modal])
+            start = np.cumsum([0] + [len(mm.pos) for mm in fr.modal[:-1]])
+            ends = np.concatenate([mm.edges + s for mm, s in zip(fr.modal, start)])
+            mesh = self.pv.PolyData(pos, lines=np.column_stack([np.full(len(ends), 2),
+                                                                ends]).ravel())
+            tube_args = dict(name="modal", smooth_shading=True)
+            if field == "displacement":
+                mesh.point_data["f"] = np.concatenate([mm.u for mm in fr.modal])
+                tube_args.update(scalars="f", clim=self.clim, cmap=self.cmap,
+                                 scalar_bar_args=bar, show_scalar_bar=not (
+                                     self.model.beams or self.model.trusses))
+            else:
+                tube_args.update(color=COLOURS["beam"])
+            p.add_mesh(mesh.tube(radius=self.r_truss, n_sides=12, capping=True), **tube_args)
         self._markers(fr)
         w, h = p.window_size
         p.add_text(title, position="upper_left", font_size=11, color="black", name="title")

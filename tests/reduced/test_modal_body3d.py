@@ -481,3 +481,23 @@ def test_section_forces_of_the_mesh_are_recovered():
     rhoAg = MAT.rho * SEC.A * 9.81
     assert abs(got[48][0, 5]) == pytest.approx(rhoAg * (1 - 1 / 16)**2 / 2, rel=1e-2)
     assert got[4][0, 5] == pytest.approx(r_full[0, 5], rel=3e-2)
+
+
+def test_a_body_from_matrices_is_drawn_with_its_element_edges():
+    """A modal body knows its mesh's edges for pictures and the VTU export: from matrices,
+    the node pairs the stiffness couples; from a Body, its elements. The antenna panel (a
+    ladder of beams with one diagonal bar per bay, its nodes listed left edge, right edge,
+    root, tip) has exactly its elements' node pairs, none of the chain of consecutive nodes
+    that crossed the panel (left tip to right root)."""
+    from fembody.examples import deployable_antenna as da
+    body, _ = da.modal_panel(1)
+    tm = fb.Model(dim=3)
+    da.add_panel(tm, lambda X, on_panel: np.asarray(X, float))
+    index = {x.id: i for i, x in enumerate(n for n in tm.nodes if n is not tm.ground)}
+    elements = {tuple(sorted(index[n.id] for n in e["nodes"]))
+                for e in list(tm.beams) + list(tm.trusses)}
+    assert {tuple(e) for e in body.edges} == elements
+    bays = da.BAYS
+    assert (bays, bays + 1) not in elements              # left tip - right root: not an edge
+    src, b = template(n=5)
+    assert ModalBody3D.from_body(src, b, 2).edges.tolist() == [[i, i + 1] for i in range(5)]

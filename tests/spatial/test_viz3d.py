@@ -133,3 +133,42 @@ def test_a_3d_scene_has_the_axes_triad_and_the_gravity_arrow(pendulum3d):
     s0.draw(fr, "model")
     assert "gravity" not in p0.actors and "bar title" not in p0.actors   # none to show
     p0.close()
+
+
+def test_a_spatial_modal_body_is_drawn_framed_and_deformed(tmp_path):
+    """Issues 30/31: a ModalBody3D's mesh was not drawn (the spinning spacecraft was a 1 mm
+    speck: the camera framed the hub node alone). A 1 m modal cantilever along x with
+    nothing else: the scene's size and box span its 1 m, its tubes span it within 1 %, the
+    picture is not a speck, and the drawn static state under gravity (x 100) has the
+    Euler-Bernoulli tip deflection rho A g L^4 / (8 E I) (six clamped modes: within 0.1 %)."""
+    from fembody.reduced import ModalBody3D
+    from fembody.viz.scene3d import Frame3, Scene3
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    sec = fb.Section.rectangle(0.02, 0.02)
+    src = fb.Model(dim=3, name="template")
+    mb = ModalBody3D.from_body(src, src.add_beam((0, 0, 0), (1, 0, 0), n=6, material=steel,
+                                                 section=sec), 6)
+    m = fb.Model(dim=3, name="", gravity=(0.0, 0.0, -9.81))
+    ref = m.add_modal_body(mb, (0.5, 0.2, 0.1))
+    f = tmp_path / "modal3.png"
+    viz.plot(m, filename=f, window_size=(400, 300), field=None)
+    drawn = coloured(imageio.v3.imread(f))
+    rows = np.flatnonzero(drawn.any(axis=1))
+    assert rows.size and rows.max() - rows.min() > 0.4 * 300     # the 1 m line fills it
+
+    m.fix(ref.node)
+    res = fb.static(m, steps=1)
+    scale = 100.0
+    fr = Frame3(m, res, len(res) - 1, scale)
+    p = pv.Plotter(off_screen=True, window_size=(400, 300))
+    scene = Scene3(pv, p, m, None, None, None, [fr])
+    scene.draw(fr, "static")
+    assert scene.size == pytest.approx(1.0, rel=1e-12)
+    assert scene.box[1] == pytest.approx(0.5 + 1.0, rel=1e-3)    # the tip's x, not the node's
+    tube = p.actors["modal"].mapper.dataset
+    p.close()
+    x0, x1, _, _, z0, _ = tube.bounds
+    assert x1 - x0 == pytest.approx(1.0, rel=0.01)
+    tip = steel.rho * sec.A * 9.81 / (8 * steel.E * sec.I)
+    # the tube's lowest point: the tip's centre line less the tube's radius
+    assert z0 - 0.1 == pytest.approx(-scale * tip - scene.r_truss, rel=1e-3)

@@ -181,11 +181,33 @@ class ModalBodyRef:
         d = result.system.modal_dofs[self.index]
         return result.coordinates(d)
 
-    def positions(self, result) -> np.ndarray:
-        """Mesh node positions (n_states, n_nodes, 2) [m] recovered from the modal state."""
-        r = result.position(self.node)
-        th = result.rotation(self.node)
-        return self.body.node_positions(r, th, self.modal_coordinates(result), self.angle)
+    def positions(self, result, steps: "slice | int | None" = None) -> np.ndarray:
+        """Mesh node positions (n_states, n_nodes, dim) [m] recovered from the modal state
+        (dim 2 in the plane, 3 in space), of every saved state (``steps=None``, default) or
+        of the states ``steps`` (a slice, or one index: then (1, n_nodes, dim))."""
+        pick = slice(None) if steps is None else \
+            slice(steps, steps + 1 or None) if isinstance(steps, (int, np.integer)) else steps
+        r = result.position(self.node)[pick]
+        th = result.rotation(self.node)[pick]
+        return self.body.node_positions(r, th, self.modal_coordinates(result)[pick],
+                                        self.angle)
+
+    def reference_positions(self) -> np.ndarray:
+        """Mesh node positions (n_nodes, dim) [m] in the model's reference configuration
+        (the reference node where it was placed, the body turned by ``angle`` in the plane;
+        a spatial body keeps its template's orientation)."""
+        if getattr(self.body, "spatial", False):
+            return np.array([self.node.x, self.node.y, self.node.z]) + self.body.s
+        return np.array([self.node.x, self.node.y]) + self.body.s @ rotation_matrix(self.angle).T
+
+    def edges(self) -> np.ndarray:
+        """(n_edges, 2) mesh node index pairs to draw the body with: its element edges when
+        the body knows them (``body.edges``), else the chain of consecutive mesh nodes."""
+        e = getattr(self.body, "edges", None)
+        if e is not None and len(e):
+            return np.asarray(e, dtype=np.int64).reshape(-1, 2)
+        n = len(self.body.s)
+        return np.column_stack([np.arange(n - 1), np.arange(1, n)]).astype(np.int64)
 
 
 def build(dof_map, model, P: np.ndarray) -> list:
