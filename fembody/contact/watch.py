@@ -1,4 +1,5 @@
-"""Checks, after each accepted step, that the penalty contacts of beams and surfaces still
+"""Checks, after each accepted step of ``simulate`` and each converged load step of
+``static``, that the penalty contacts of beams and surfaces still
 describe contact: no pair touches that the compiled block does not hold, and no pair penetrates
 deeper than its contact's tolerance.
 
@@ -17,11 +18,12 @@ run's motion is one argument.
 contact's ``max_penetration`` (default a tenth of the section radius,
 :data:`fembody.contact.beams.PENETRATION`) the result is not contact any more (at a radius a
 crossing beam passes through): the run stops with a ModelError naming the pair, its gap and the
-cure (a larger stiffness or shorter steps). The gaps are computed without the forces
+cure (a larger stiffness, or shorter time steps in a dynamic run). The gaps are computed without the forces
 (``contact_gaps`` of the blocks: the closest points, no tangent).
 
-The time and the results so far are attached by the driver (``err.time``, ``err.result``), as
-for every fembody error raised during a run.
+The time (or load factor) and the results so far are attached by the driver (``err.time``,
+``err.result``), as for every fembody error raised during a run. (In ``fembody.contact``, not
+``fembody.run``: the statics call it too and sit beside the driver, not below it.)
 """
 from __future__ import annotations
 
@@ -32,10 +34,11 @@ from ..errors import ModelError
 
 class ContactWatch:
     """The checks above for a compiled System ``sys``; falsy (nothing to do per step) when the
-    model has no beam or surface contact with a finite tolerance."""
+    model has no beam or surface contact with a finite tolerance. ``run``: 'simulate' (the
+    checks are at times [s]) or 'static' (at load factors)."""
 
-    def __init__(self, sys) -> None:
-        self.sys = sys
+    def __init__(self, sys, run: str = "simulate") -> None:
+        self.sys, self.run = sys, run
         watch = getattr(sys, "beam_contact_watch", None)
         self.candidates = watch if watch is not None and watch.parts else None
         self.blocks = [b for b in (list(getattr(sys, "beam_contact_blocks", ()))
@@ -46,15 +49,17 @@ class ContactWatch:
         return self.candidates is not None or bool(self.blocks)
 
     def accepted(self, q: np.ndarray, t: float) -> None:
-        """Check the configuration ``q`` reached at ``t`` [s] by an accepted step; ModelError
-        naming the pair otherwise."""
+        """Check the configuration ``q`` reached at ``t`` [s] (a load factor in statics) by an
+        accepted step; ModelError naming the pair otherwise."""
         s = self.sys
+        at = (f"{self.run}: at t = {t:.6g} s" if self.run == "simulate" else
+              f"{self.run}: at load factor {t:.6g}")
         if self.candidates is not None:
             missed = self.candidates.unwatched(s.space.positions(q))
             if missed:
                 more = f" ({len(missed)} pairs in all)" if len(missed) > 1 else ""
                 raise ModelError(
-                    f"simulate: at t = {t:.6g} s {missed[0]}{more} touch, but the pair was not "
+                    f"{at} {missed[0]}{more} touch, but the pair was not "
                     "a candidate of the contact (the candidates are chosen when the model is "
                     "compiled, from the reference configuration): the beams would pass "
                     "through each other unseen. Give add_beam_contact a larger margin (at "
@@ -67,9 +72,12 @@ class ContactWatch:
                 i = int(np.argmax(over))
                 n = int(bad.sum())
                 raise ModelError(
-                    f"simulate: at t = {t:.6g} s {b.label(i)} penetrates by {-g[i]:.3g} m, "
+                    f"{at} {b.label(i)} penetrates by {-g[i]:.3g} m, "
                     f"more than its tolerance max_penetration = {b.tol[i]:.3g} m"
                     + (f" ({n} in all)" if n > 1 else "") + ": the penalty is too soft for "
-                    "the forces (or the step too long to resolve the contact). Give a larger "
-                    "stiffness (the penetration is about force / stiffness) or a smaller dt; "
-                    "or, if the penetration is acceptable, a larger max_penetration")
+                    + ("the forces (or the step too long to resolve the contact). Give a "
+                       "larger stiffness (the penetration is about force / stiffness) or a "
+                       "smaller dt" if self.run == "simulate" else
+                       "the forces. Give a larger stiffness (the penetration is about force "
+                       "/ stiffness)")
+                    + "; or, if the penetration is acceptable, a larger max_penetration")

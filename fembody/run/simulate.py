@@ -28,7 +28,6 @@ from ..dynamics.dae import consistent_initial_velocity
 from ..dynamics.base import Integrator
 from ..linalg.blas_threads import one_blas_thread
 from .impact import ImpactHandler, for_run
-from .contact_watch import ContactWatch
 from .monitor import RunMonitor
 from .motion_watch import MotionWatch
 from ..dynamics.newmark import HHT, GeneralizedAlpha, Newmark
@@ -97,7 +96,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     turns it off. A driver whose prescribed motion jumps within a step (a step function of
     t) is a ModelError naming the driver and the time (:mod:`fembody.run.motion_watch`).
     After every accepted step, beam and surface contacts are checked
-    (:mod:`fembody.run.contact_watch`): two beam elements that touch without being a candidate
+    (:mod:`fembody.contact.watch`): two beam elements that touch without being a candidate
     pair of their contact (``margin`` of ``add_beam_contact`` too small), or a pair penetrating
     deeper than its contact's ``max_penetration``, are a ModelError naming the pair, with the
     time and the results so far (``err.time``, ``err.result``).
@@ -401,7 +400,12 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     # the run monitor starts afresh in every session of a run (a resumed one included)
     watch = RunMonitor(sys, integ, run.monitor_bound) if run.monitor else None
     motions = MotionWatch(sys, integ.t)      # driven motions that jump
-    touches = ContactWatch(sys)     # beam pairs missed by the broad phase, deep penetration
+    # beam pairs missed by the broad phase, deep penetration (fembody.contact.watch)
+    touches = None
+    if getattr(sys, "beam_contact_watch", None) is not None or getattr(
+            sys, "surface_contact_blocks", None):
+        from ..contact.watch import ContactWatch    # (contact loads only when used)
+        touches = ContactWatch(sys)
     try:
         for i in range(run.i, n_grid + 1):
             t_target = t_end if i == n_grid else i * dt

@@ -104,3 +104,35 @@ def test_bad_max_penetration_is_refused(value):
     with pytest.raises(ModelError, match="max_penetration"):
         m.add_surface_contact(A, fb.Plane((0, 0, -0.1), (0, 0, 1)), radius=R_SEC,
                               stiffness=1e6, max_penetration=value)
+
+
+def _tip_on_plane(tol, steps=4):
+    """Cantilever (1 m, d = 10 mm, steel) along x, tip force 1 N down, its tip 1 mm above a
+    plane with a soft node contact (k = 1e3 N/m); statics in ``steps`` load steps."""
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
+    m.fix(b.first)
+    m.add_force(b.last, (0.0, -1.0))
+    m.add_surface_contact(b.last, fb.Plane((0.0, -1e-3), (0.0, 1.0)), stiffness=1e3,
+                          max_penetration=tol)
+    return b, fb.static(m, steps=steps)
+
+
+def test_static_load_steps_are_checked_against_the_tolerance():
+    """Beam and penalty in series: at load factor l the tip sinks (l P c - g0) / (1 + c k)
+    into the plane (c = L^3 / (3 EI) = 3.23e-3 m/N): 0.144 mm at 0.5, 0.337 mm at 0.75.
+    With max_penetration 0.2 mm the static run stops at load factor 0.75 naming the tip node
+    and its penetration (to the mesh error of c, 0.3 %); with 0.6 mm (the full load's 0.527
+    mm) it finishes."""
+    c = 1.0 / (3 * STEEL.E * np.pi * 0.005 ** 4 / 4)
+    with pytest.raises(ModelError, match="load factor 0.75") as info:
+        _tip_on_plane(2e-4)
+    msg = str(info.value)
+    depth = float(msg.split("penetrates by ")[1].split(" m")[0])
+    assert abs(depth / ((0.75 * c - 1e-3) / (1 + c * 1e3)) - 1) < 5e-3, depth
+    assert "(plane): node 11 at (1, 0) penetrates" in msg, msg     # the tip
+    assert "larger stiffness" in msg and "dt" not in msg
+    assert info.value.time == 0.75 and len(info.value.result) == 2   # 0.25 and 0.5 kept
+    b, res = _tip_on_plane(6e-4)
+    assert abs(-res.resultants("node surface contact")[-1][0, 1]
+               / ((c - 1e-3) / (1 + c * 1e3)) - 1) < 5e-3
