@@ -307,22 +307,36 @@ class CandidateWatch:
     current positions (boxes inflated by the radii alone), in O(elements + close pairs): a run
     asks it after accepted steps and stops with an error naming them (the cure: a larger
     ``margin``). ``parts``: per contact definition (contact, element node ids (n, 2), radii
-    (n,), group (n,) or None, elements, candidate pairs (p, 2))."""
+    (n,), group (n,) or None, elements, candidate pairs (p, 2), reference end points of the
+    elements (2, n, d) [m]).
+
+    While no node of a contact has moved farther than ``margin`` from where the candidates
+    were chosen, no pair can be missed and the broad phase is skipped (one norm per node):
+    each chord point moves at most that far, so two chords closer than the sum of the radii
+    now were closer than the radii plus twice the margin then, and their boxes, each inflated
+    by its radius plus the margin, overlapped (the filters by node and group are the same).
+    """
 
     def __init__(self, parts: list) -> None:
-        self.parts = [(bc, nodes, rad, group, els,
-                       {(int(i), int(j)) for i, j in pairs}) for bc, nodes, rad, group, els,
-                      pairs in parts]
+        self.parts = []
+        for bc, nodes, rad, group, els, pairs, ref in parts:
+            n = len(els)
+            held = np.unique(pairs[:, 0] * n + pairs[:, 1]) if len(pairs) else np.zeros(0, int)
+            self.parts.append((bc, nodes, rad, group, els, held, np.asarray(ref, float)))
 
     def unwatched(self, positions: np.ndarray) -> list[str]:
         """Names of the element pairs that touch or overlap at the node ``positions``
         ``(n_nodes, d)`` [m] (their boxes, inflated by the radii, overlap and the chords are
         closer than the sum of the radii) but are not candidates of the block."""
         out = []
-        for bc, nodes, rad, group, els, held in self.parts:
+        for bc, nodes, rad, group, els, held, ref in self.parts:
             x0, x1 = positions[nodes[:, 0]], positions[nodes[:, 1]]
+            moved = max(float(np.max(np.sum((x0 - ref[0]) ** 2, axis=1))),
+                        float(np.max(np.sum((x1 - ref[1]) ** 2, axis=1))))
+            if moved <= bc.margin ** 2:         # (see the class: nothing can be missed)
+                continue
             pairs, _ = segment_pairs(x0, x1, rad, nodes=nodes, group=group)
-            new = np.array([(i, j) not in held for i, j in pairs.tolist()], dtype=bool)
+            new = ~np.isin(pairs[:, 0] * len(els) + pairs[:, 1], held)
             if not new.any():
                 continue
             pairs = pairs[new]
@@ -373,7 +387,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             rsum = np.array(list(rows.values()))
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
-        watch.append((bc, nodes, rad, group, els, pairs))
+        watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         if len(ids):
             X = np.array([[pos[i] for i in row] for row in ids])
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol))

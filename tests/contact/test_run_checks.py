@@ -136,3 +136,45 @@ def test_static_load_steps_are_checked_against_the_tolerance():
     b, res = _tip_on_plane(6e-4)
     assert abs(-res.resultants("node surface contact")[-1][0, 1]
                / ((c - 1e-3) / (1 + c * 1e3)) - 1) < 5e-3
+
+
+def test_moves_within_the_margin_cannot_miss_a_pair():
+    """The watch skips the broad phase while no node has moved farther than ``margin``: then
+    every pair that touches is a candidate. Checked by brute force (all element pairs, exact
+    segment distances) on 300 random moves of two crossing beams 2 mm apart with margin
+    1.5 mm, of up to 0.5 to 2.5 times the margin (mostly towards the other beam, some into
+    contact): the watch names exactly the touching pairs that are not candidates (here none:
+    the crossing pairs are candidates), and there are none when every node moved less than
+    the margin."""
+    from fembody.contact.geometry import segment_distance
+    m = _crossing(2e-3, 0.0, stiffness=1e7, margin=1.5e-3)
+    sys = m.compile()
+    (blk,) = sys.beam_contact_blocks
+    held = {tuple(sorted(row)) for row in blk.nodes.tolist()}
+    bc = m.beam_contacts[0]
+    els = list(bc.elements_a) + list(bc.elements_b)
+    ids = np.array([[n.id for n in e.nodes] for e in els])
+    X = sys.space.positions(sys.q0)
+    rng = np.random.default_rng(3)
+    touched = 0
+    for _ in range(300):
+        d = rng.normal(size=X.shape)
+        d[:, 2] = -np.abs(d[:, 2]) * np.sign(X[:, 2] - R_SEC)     # (mostly) towards the other
+        scale = rng.uniform(0.5, 2.5) * bc.margin
+        d *= (rng.uniform(0, 1, len(X)) * scale / np.linalg.norm(d, axis=1))[:, None]
+        pos = X + d
+        expect = set()
+        for i in range(10):
+            for j in range(10, 20):
+                a, b = ids[i], ids[j]
+                dist = segment_distance(pos[a[0]][None], pos[a[1]][None], pos[b[0]][None],
+                                        pos[b[1]][None])[0]
+                if dist < 2 * R_SEC:
+                    touched += 1
+                    if tuple(sorted((*a, *b))) not in held:
+                        expect.add(f"{bc.label}: {els[i]} / {els[j]}")
+        got = set(sys.beam_contact_watch.unwatched(pos))
+        assert got == expect, (scale, got, expect)
+        if np.linalg.norm(d, axis=1).max() <= bc.margin:
+            assert not expect
+    assert touched > 0, touched
