@@ -45,6 +45,7 @@ Newton iteration all of them are evaluated at once on arrays and the ones with `
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,29 @@ if TYPE_CHECKING:
     from ..model.bodies import Body
     from ..model.model import Model
 
+# The default penetration tolerance, a fraction of the section radius: a penalty contact always
+# penetrates (force / stiffness), but beyond a tenth of the section the contact geometry (and
+# the force) is no longer that of the beams' surfaces, and at a full radius a crossing beam
+# can pass through; a run stops there rather than report a result that is not contact.
+PENETRATION = 0.1
+
+
+def penetration_tolerance(value, radii, where: str) -> float:
+    """The deepest penetration [m] a run accepts for a contact: ``value`` [m] when given (>= 0,
+    or ``math.inf`` to switch the check off), else :data:`PENETRATION` times the smallest
+    non-zero radius of ``radii`` [m] (``inf`` when all radii are zero: a point has no section
+    to measure against; give ``max_penetration`` then)."""
+    if value is None:
+        r = [x for x in radii if x > 0.0]
+        return PENETRATION * min(r) if r else math.inf
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == math.inf:
+        return math.inf
+    v = validate.number(f"{where}: max_penetration", value)
+    if v < 0.0:
+        raise ModelError(f"{where}: max_penetration must be >= 0 [m] (the deepest penetration "
+                         f"a run accepts; math.inf: unchecked), got {value!r}")
+    return v
+
 
 @dataclass
 class BeamContact:
@@ -71,7 +95,8 @@ class BeamContact:
     self-contact of ``elements_a``); ``radius_a``, ``radius_b`` [m] the section radii;
     ``stiffness`` [N/m] the penalty; ``margin`` [m] how much farther apart than touching two
     elements may be in the reference configuration and still be checked during a run;
-    ``friction`` the Coulomb coefficient [-] (0: frictionless).
+    ``friction`` the Coulomb coefficient [-] (0: frictionless); ``max_penetration`` [m] the
+    deepest penetration a run accepts (:func:`penetration_tolerance`; ``inf``: unchecked).
     """
 
     index: int
@@ -83,6 +108,8 @@ class BeamContact:
     stiffness: float
     margin: float
     friction: float = 0.0
+    max_penetration: float = math.inf
+
 
     @property
     def label(self) -> str:
@@ -118,6 +145,7 @@ def _beam_elements(model: "Model", body, side: str, where: str) -> tuple:
 
 def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
                       margin: float | None = None, friction: float = 0.0,
+                      max_penetration: float | None = None,
                       name: str | None = None) -> BeamContact:
     """Validate the arguments of ``Model.add_beam_contact`` and build the
     :class:`BeamContact`."""
@@ -157,9 +185,10 @@ def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
         mg = validate.number(f"{where}: margin", margin)
         if mg < 0.0:
             raise ModelError(f"{where}: margin must be >= 0 [m], got {margin!r}")
+    tol = penetration_tolerance(max_penetration, (ra, rb), where)
     return BeamContact(index=index, name=name or f"beam contact {index}", elements_a=ea,
                        elements_b=eb, radius_a=ra, radius_b=rb, stiffness=k, margin=mg,
-                       friction=mu)
+                       friction=mu, max_penetration=tol)
 
 
 # ----------------------------------------------------------------------------- the block
@@ -172,15 +201,18 @@ class BeamContactBlock:
     ``kind`` 'crossing' (m = 4 nodes: a0, a1, b0, b1) or 'node' (m = 3: p, b0, b1);
     ``nodes (n, m)`` their ids (not read by the System: a planar block is evaluated on
     ``dofs``); ``X (n, m, d)`` the reference positions [m]; ``radius (n,)`` the sum of the two
-    radii [m]; ``k (n,)`` the penalty stiffness [N/m]; ``labels`` the pairs' names for messages.
+    radii [m]; ``k (n,)`` the penalty stiffness [N/m]; ``labels`` the pairs' names for messages;
+    ``tol (n,)`` the deepest penetration a run accepts [m] (default ``inf``: unchecked).
     """
 
     family = "beam contact"
     Dd = None       # no velocity-dependent force
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
-                 radius: np.ndarray, k: np.ndarray, labels: list) -> None:
+                 radius: np.ndarray, k: np.ndarray, labels: list,
+                 tol: np.ndarray | None = None) -> None:
         self.kind = kind
+        self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -240,6 +272,16 @@ class BeamContactBlock:
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return 0.5 * self.k * pen ** 2
 
+    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair the gap [m] (spatial pairs: the smallest of the point and line parts, as
+        in :meth:`resultants`) and whether the pair is in its contact zone, without the forces
+        (what a run checks after each accepted step)."""
+        g, ok, _, _ = self.gaps(x)
+        if self.kind != "crossing":
+            return g, ok
+        gl, okl = line_gaps(self.positions(x), self.radius)
+        return np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g)), ok | okl
+
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per pair (normal force [N], gap [m], in the contact zone 1/0); spatial pairs: the
         magnitude of the force on B's nodes, the smallest gap of the point and line parts."""
@@ -265,22 +307,36 @@ class CandidateWatch:
     current positions (boxes inflated by the radii alone), in O(elements + close pairs): a run
     asks it after accepted steps and stops with an error naming them (the cure: a larger
     ``margin``). ``parts``: per contact definition (contact, element node ids (n, 2), radii
-    (n,), group (n,) or None, elements, candidate pairs (p, 2))."""
+    (n,), group (n,) or None, elements, candidate pairs (p, 2), reference end points of the
+    elements (2, n, d) [m]).
+
+    While no node of a contact has moved farther than ``margin`` from where the candidates
+    were chosen, no pair can be missed and the broad phase is skipped (one norm per node):
+    each chord point moves at most that far, so two chords closer than the sum of the radii
+    now were closer than the radii plus twice the margin then, and their boxes, each inflated
+    by its radius plus the margin, overlapped (the filters by node and group are the same).
+    """
 
     def __init__(self, parts: list) -> None:
-        self.parts = [(bc, nodes, rad, group, els,
-                       {(int(i), int(j)) for i, j in pairs}) for bc, nodes, rad, group, els,
-                      pairs in parts]
+        self.parts = []
+        for bc, nodes, rad, group, els, pairs, ref in parts:
+            n = len(els)
+            held = np.unique(pairs[:, 0] * n + pairs[:, 1]) if len(pairs) else np.zeros(0, int)
+            self.parts.append((bc, nodes, rad, group, els, held, np.asarray(ref, float)))
 
     def unwatched(self, positions: np.ndarray) -> list[str]:
         """Names of the element pairs that touch or overlap at the node ``positions``
         ``(n_nodes, d)`` [m] (their boxes, inflated by the radii, overlap and the chords are
         closer than the sum of the radii) but are not candidates of the block."""
         out = []
-        for bc, nodes, rad, group, els, held in self.parts:
+        for bc, nodes, rad, group, els, held, ref in self.parts:
             x0, x1 = positions[nodes[:, 0]], positions[nodes[:, 1]]
+            moved = max(float(np.max(np.sum((x0 - ref[0]) ** 2, axis=1))),
+                        float(np.max(np.sum((x1 - ref[1]) ** 2, axis=1))))
+            if moved <= bc.margin ** 2:         # (see the class: nothing can be missed)
+                continue
             pairs, _ = segment_pairs(x0, x1, rad, nodes=nodes, group=group)
-            new = np.array([(i, j) not in held for i, j in pairs.tolist()], dtype=bool)
+            new = ~np.isin(pairs[:, 0] * len(els) + pairs[:, 1], held)
             if not new.any():
                 continue
             pairs = pairs[new]
@@ -318,6 +374,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             ids = np.concatenate([nodes[pairs[:, 0]], nodes[pairs[:, 1]]], axis=1)
             rsum = rad[pairs[:, 0]] + rad[pairs[:, 1]]
             names = [(bc, els[i], els[j]) for i, j in pairs]
+            tol = np.full(len(ids), bc.max_penetration)
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
@@ -329,10 +386,11 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             ids = np.array([[p, *nodes[o]] for p, o in rows], dtype=np.int64).reshape(-1, 3)
             rsum = np.array(list(rows.values()))
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
-        watch.append((bc, nodes, rad, group, els, pairs))
+            tol = np.full(len(ids), bc.max_penetration)
+        watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         if len(ids):
             X = np.array([[pos[i] for i in row] for row in ids])
-            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names))
+            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol))
     if not parts:
         return [], CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])
@@ -341,7 +399,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
     block = BeamContactBlock(kind, ids, dofs, np.concatenate([p[1] for p in parts]),
                              np.concatenate([p[2] for p in parts]),
-                             np.concatenate([p[3] for p in parts]), labels)
+                             np.concatenate([p[3] for p in parts]), labels,
+                             np.concatenate([p[5] for p in parts]))
     rs = block.resultants(np.zeros(dofs.shape))
     g, ok = rs[:, 1], rs[:, 2] > 0.0
     inside = np.flatnonzero(ok & (g < -1e-9 * block.radius))

@@ -57,6 +57,7 @@ elements needs no broad phase: the work is linear in the number of elements).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
@@ -65,6 +66,7 @@ import numpy as np
 from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
+from .beams import penetration_tolerance
 from .line import W as GAUSS_W, XI as GAUSS_XI
 
 if TYPE_CHECKING:
@@ -351,7 +353,9 @@ class SurfaceContact:
     ``elements`` the two-node elements sampled at Gauss points; ``nodes`` the nodes checked
     as points; ``radius`` [m] the section radius (the distance from a node or chord at which
     it touches); ``stiffness`` [N/m] the penalty; ``body`` the node (of a rigid body) the
-    surface moves with (None: fixed; planar models).
+    surface moves with (None: fixed; planar models); ``max_penetration`` [m] the deepest
+    penetration a run accepts (:func:`fembody.contact.beams.penetration_tolerance`; ``inf``:
+    unchecked).
     """
 
     index: int
@@ -362,6 +366,7 @@ class SurfaceContact:
     radius: float = 0.0
     stiffness: float = 1.0
     body: object = None
+    max_penetration: float = math.inf
 
     @property
     def label(self) -> str:
@@ -369,7 +374,7 @@ class SurfaceContact:
 
 
 def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0,
-                         stiffness: float, body=None,
+                         stiffness: float, body=None, max_penetration: float | None = None,
                          name: str | None = None) -> SurfaceContact:
     """Validate the arguments of ``Model.add_surface_contact`` and build the
     :class:`SurfaceContact`."""
@@ -433,7 +438,8 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
                              "surface; attach the surface to another body")
     return SurfaceContact(index=index, name=name or f"surface contact {index}",
                           surface=surface, elements=elements, nodes=nodes, radius=r,
-                          stiffness=k, body=carrier)
+                          stiffness=k, body=carrier,
+                          max_penetration=penetration_tolerance(max_penetration, (r,), where))
 
 
 # ----------------------------------------------------------------------------- the block
@@ -448,7 +454,8 @@ class SurfaceContactBlock:
     surface of each item (see :func:`surface_gap`); ``radius (n,)`` the section radius [m];
     ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, 2)``
     (optional) the reference positions of the nodes carrying moving surfaces (planar; then
-    ``dofs`` end with the carrier's x, y, rz and the family gets " (moving)").
+    ``dofs`` end with the carrier's x, y, rz and the family gets " (moving)"); ``tol (n,)``
+    (optional) the deepest penetration a run accepts per item [m] (default ``inf``).
     """
 
     Dd = None       # no velocity-dependent force
@@ -456,8 +463,9 @@ class SurfaceContactBlock:
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
-                 body_X: np.ndarray | None = None) -> None:
+                 body_X: np.ndarray | None = None, tol: np.ndarray | None = None) -> None:
         self.kind = kind
+        self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.family = "beam surface contact" if kind == "element" else "node surface contact"
         # a surface moving with a body (planar): dofs end with the body node's (x, y, rz)
         self.body_X = None if body_X is None else np.asarray(body_X, dtype=float)
@@ -585,6 +593,12 @@ class SurfaceContactBlock:
         g, kon, _, _ = self._active(x, False)
         return 0.5 * (kon * g * g).sum(axis=1)
 
+    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per item the smallest gap [m] of its sample points that have a normal, and whether
+        any has one (without the forces: what a run checks after each accepted step)."""
+        g, ok, _, _ = self.gaps(x)
+        return np.where(ok, g, np.inf).min(axis=1), ok.any(axis=1)
+
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per item (magnitude of the contact force on it [N], smallest gap of its sample
         points [m], 1 if any point touches else 0)."""
@@ -621,15 +635,19 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
             bid = np.array([r[0].body.id for r in rows])
             body_X = np.array([pos[i] for i in bid])
             dofs = np.concatenate([dofs, node_dofs[bid][:, :3]], axis=1)
-        name = lambda it: it if kind == "element" else it[0]
-        labels = Labels(lambda i: f"{rows[i][0].label}: {name(rows[i][1])}", len(rows))
+        # the names bound now: ``rows`` and ``kind`` are rebound by the next pass of the loop
+        # (a late-bound lambda named the items of another block, or raised IndexError)
+        labels = Labels(lambda i, rows=rows, el=kind == "element":
+                        f"{rows[i][0].label}: {rows[i][1] if el else rows[i][1][0]}",
+                        len(rows))
         blk = SurfaceContactBlock(kind, ids, dofs, X, np.array([r[3] for r in rows]),
                                   np.array([r[4] for r in rows]),
                                   np.array([r[5] for r in rows], dtype=float),
                                   np.array([r[6] for r in rows]),
                                   np.array([r[0].radius for r in rows]),
                                   np.array([r[0].stiffness for r in rows]), labels,
-                                  np.array([r[7] for r in rows]), body_X)
+                                  np.array([r[7] for r in rows]), body_X,
+                                  np.array([r[0].max_penetration for r in rows]))
         g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])

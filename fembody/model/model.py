@@ -640,7 +640,8 @@ class Model:
 
     def add_beam_contact(self, a: Body, b: Body | None = None, *, radius,
                          stiffness: float, margin: float | None = None,
-                         friction: float = 0.0, name: str | None = None):
+                         friction: float = 0.0, max_penetration: float | None = None,
+                         name: str | None = None):
         """Let the beam elements of body ``a`` touch those of body ``b`` (``b`` None: the
         self-contact of ``a``, elements sharing a node excluded), by penalty point contact
         (:mod:`fembody.contact.beams`).
@@ -665,6 +666,13 @@ class Model:
             largest approach expected in the run.
         friction : float
             Coulomb coefficient [-]; only 0.0 (frictionless, the default) is implemented.
+        max_penetration : float, optional
+            The deepest penetration [m] a run accepts: ``simulate`` stops with a ModelError
+            naming the pair (a stiffer penalty or shorter steps cure it) when a pair
+            penetrates deeper after an accepted step. Default None:
+            ``fembody.contact.beams.PENETRATION`` (0.1) times the smaller non-zero radius;
+            ``math.inf`` switches the check off. (A pair of elements that touch during a
+            run without having been a candidate, see ``margin``, is a ModelError too.)
         name : str, optional
             A label for messages.
 
@@ -680,13 +688,13 @@ class Model:
         """
         from ..contact.beams import make_beam_contact
         c = make_beam_contact(self, a, b, radius=radius, stiffness=stiffness, margin=margin,
-                              friction=friction, name=name)
+                              friction=friction, max_penetration=max_penetration, name=name)
         self.beam_contacts.append(c)
         return c
 
     def add_surface_contact(self, target, surface, *, radius: float = 0.0,
                             stiffness: float, body: NodeLike | None = None,
-                            name: str | None = None):
+                            max_penetration: float | None = None, name: str | None = None):
         """Let beam elements or nodes touch a fixed rigid surface, by penalty
         (:mod:`fembody.contact.surfaces`).
 
@@ -713,6 +721,12 @@ class Model:
         body : RigidBody, Node, int or str, optional
             Planar models: the rigid body (or node) the surface moves with, given where it is
             in the reference configuration; default None: fixed in space.
+        max_penetration : float, optional
+            The deepest penetration [m] a run accepts: ``simulate`` stops with a ModelError
+            naming the element or node (a stiffer penalty or shorter steps cure it) when one
+            penetrates deeper after an accepted step. Default None:
+            ``fembody.contact.beams.PENETRATION`` (0.1) times ``radius``; unchecked when
+            ``radius`` is 0 (give it then); ``math.inf`` switches the check off.
         name : str, optional
             A label for messages.
 
@@ -741,7 +755,7 @@ class Model:
         """
         from ..contact.surfaces import make_surface_contact
         c = make_surface_contact(self, target, surface, radius=radius, stiffness=stiffness,
-                                 body=body, name=name)
+                                 body=body, max_penetration=max_penetration, name=name)
         self.surface_contacts.append(c)
         return c
 

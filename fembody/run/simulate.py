@@ -95,6 +95,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     a beam element inverts or strains beyond 100 % (:mod:`fembody.run.monitor`); False
     turns it off. A driver whose prescribed motion jumps within a step (a step function of
     t) is a ModelError naming the driver and the time (:mod:`fembody.run.motion_watch`).
+    After every accepted step, beam and surface contacts are checked
+    (:mod:`fembody.contact.watch`): two beam elements that touch without being a candidate
+    pair of their contact (``margin`` of ``add_beam_contact`` too small), or a pair penetrating
+    deeper than its contact's ``max_penetration``, are a ModelError naming the pair, with the
+    time and the results so far (``err.time``, ``err.result``).
 
     The recorded accelerations and joint multipliers (reactions, driving forces and torques)
     of the Newmark family are those of the index-1 equations at each saved (q, q', t), not
@@ -395,6 +400,12 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     # the run monitor starts afresh in every session of a run (a resumed one included)
     watch = RunMonitor(sys, integ, run.monitor_bound) if run.monitor else None
     motions = MotionWatch(sys, integ.t)      # driven motions that jump
+    # beam pairs missed by the broad phase, deep penetration (fembody.contact.watch)
+    touches = None
+    if getattr(sys, "beam_contact_watch", None) is not None or getattr(
+            sys, "surface_contact_blocks", None):
+        from ..contact.watch import ContactWatch    # (contact loads only when used)
+        touches = ContactWatch(sys)
     try:
         for i in range(run.i, n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -445,6 +456,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     integ.t = t_target       # land exactly on the grid (no round-off drift)
                 if motions:
                     motions.accepted(integ.t)
+                if touches:
+                    touches.accepted(integ.q, integ.t)
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)

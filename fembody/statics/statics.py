@@ -72,6 +72,12 @@ class _Equilibrium:
         # increments below this (in m or rad) are at the round-off level of the coordinates
         self.dq_floor = 1e-12 * max(system.length, 1.0)
         self.ptol = 1e-10 * system.length
+        # beam pairs missed by the broad phase, penetration beyond tolerance (per load step)
+        self.touches = None
+        if getattr(system, "beam_contact_watch", None) is not None or getattr(
+                system, "surface_contact_blocks", None):
+            from ..contact.watch import ContactWatch    # (contact loads only when used)
+            self.touches = ContactWatch(system, "static")
 
     def small_increment(self, dq: np.ndarray) -> bool:
         return bool(np.max(np.abs(dq), initial=0.0) <= self.dq_floor)
@@ -268,7 +274,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     StabilityError
         An unstable equilibrium under ``unstable='error'`` (the default with load control).
     ModelError
-        Bad options, a reference configuration that violates a joint, an unsupported model.
+        Bad options, a reference configuration that violates a joint, an unsupported model;
+        after a converged load step, two beam elements touching without being a candidate
+        pair of their contact (``margin``) or a contact penetrating deeper than its
+        ``max_penetration`` (:mod:`fembody.contact.watch`; ``time`` is the load factor,
+        ``result`` the states before it).
 
     Examples
     --------
@@ -555,6 +565,12 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
     factor) and ``stats['unstable_states']`` (its index), then raises StabilityError unless
     ``eq.unstable == 'accept'``."""
     s = eq.sys
+    if eq.touches:
+        try:
+            eq.touches.accepted(q, load)
+        except ModelError as err:
+            err.time, err.result = load, result     # as a run's errors carry them
+            raise
     bad = s.inverted_elements(q, q_prev)
     if bad:
         shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
