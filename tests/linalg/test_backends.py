@@ -10,8 +10,8 @@ import fembody as fb
 from fembody.errors import ModelError, SingularSystemError
 from fembody.linalg import factorization, linalg
 
-STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
-SEC = fb.Section.rectangle(b=0.05, h=0.08)
+from .frames import SEC, STEEL, space_frame
+
 # the backends of a symmetric (planar) and of a non-symmetric (spatial) iteration matrix
 SYMMETRIC = ("auto", "envelope", "cholmod", "ldl", "schur", "banded", "superlu", "dense")
 GENERAL = ("auto", "banded", "superlu", "dense")
@@ -36,20 +36,7 @@ def planar(joints: bool) -> fb.Model:
 def spatial(joints: bool) -> fb.Model:
     """A spatial frame tower (2 x 2 columns, 2 storeys, one element per member), its base
     clamped, with a Spherical joint at a top corner (with joints)."""
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
-    node = {}
-    for k in range(3):
-        for j in range(2):
-            for i in range(2):
-                node[i, j, k] = m.add_node((1.0 * i, 1.0 * j, 1.0 * k))
-                if k == 0:
-                    m.fix(node[i, j, k])
-    for (i, j, k), a in list(node.items()):
-        for d in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
-            b = node.get((i + d[0], j + d[1], k + d[2]))
-            if b is not None:
-                m.add_beam(a, b, n=2, material=STEEL, section=SEC,
-                           orientation=(0, 1, 0) if d[2] else (0, 0, 1))
+    m, node = space_frame(2, 2, STEEL, SEC, gravity=(0.0, 0.0, -9.81))
     if joints:
         m.add_joint(fb.Spherical(m.ground, node[1, 1, 2]))
     m.add_force(node[0, 0, 2], (2e5, 1e5, 0.0))

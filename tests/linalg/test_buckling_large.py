@@ -10,27 +10,14 @@ import pytest
 import fembody as fb
 from fembody.linalg import linalg
 
-STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
-SEC = fb.Section.rectangle(b=0.05, h=0.08)
+from .frames import SEC, STEEL, space_frame
+
 
 
 def loaded_frame() -> fb.Model:
     """A 2 x 2 column space frame of 3 storeys of 1 m (3 elements per member, 270 free DOFs),
     clamped at its base, a downward load of 1 N on each top node: the columns buckle."""
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0))
-    node = {}
-    for k in range(4):
-        for j in range(2):
-            for i in range(2):
-                node[i, j, k] = m.add_node((1.0 * i, 1.0 * j, 1.0 * k))
-                if k == 0:
-                    m.fix(node[i, j, k])
-    for (i, j, k), a in list(node.items()):
-        for d in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
-            b = node.get((i + d[0], j + d[1], k + d[2]))
-            if b is not None:
-                m.add_beam(a, b, n=3, material=STEEL, section=SEC,
-                           orientation=(0, 1, 0) if d[2] else (0, 0, 1))
+    m, node = space_frame(3, 3, STEEL, SEC)
     for j in range(2):
         for i in range(2):
             m.add_force(node[i, j, 3], (0.0, 0.0, -1.0))

@@ -7,27 +7,14 @@ import scipy.linalg as sla
 import fembody as fb
 from fembody.linalg import linalg
 
-STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
-SEC = fb.Section.rectangle(b=0.05, h=0.08)
+from .frames import SEC, STEEL, space_frame
+
 
 
 def frame(joint: bool) -> fb.Model:
     """A 2 x 2 column frame of 3 storeys of 1 m, 3 elements per member, clamped at its base;
     with ``joint`` a Spherical joint holds a top corner."""
-    m = fb.Model(dim=3)
-    node = {}
-    for k in range(4):
-        for j in range(2):
-            for i in range(2):
-                node[i, j, k] = m.add_node((1.0 * i, 1.0 * j, 1.0 * k))
-                if k == 0:
-                    m.fix(node[i, j, k])
-    for (i, j, k), a in list(node.items()):
-        for d in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
-            b = node.get((i + d[0], j + d[1], k + d[2]))
-            if b is not None:
-                m.add_beam(a, b, n=3, material=STEEL, section=SEC,
-                           orientation=(0, 1, 0) if d[2] else (0, 0, 1))
+    m, node = space_frame(3, 3, STEEL, SEC, gravity=None)
     if joint:
         m.add_joint(fb.Spherical(m.ground, node[1, 1, 3]))
     return m
