@@ -13,7 +13,6 @@ from fembody.linalg import linalg
 from .frames import SEC, STEEL, space_frame
 
 
-
 def loaded_frame() -> fb.Model:
     """A 2 x 2 column space frame of 3 storeys of 1 m (3 elements per member, 270 free DOFs),
     clamped at its base, a downward load of 1 N on each top node: the columns buckle."""

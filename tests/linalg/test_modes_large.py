@@ -10,7 +10,6 @@ from fembody.linalg import linalg
 from .frames import SEC, STEEL, space_frame
 
 
-
 def frame(joint: bool) -> fb.Model:
     """A 2 x 2 column frame of 3 storeys of 1 m, 3 elements per member, clamped at its base;
     with ``joint`` a Spherical joint holds a top corner."""
