@@ -58,3 +58,36 @@ def add_bincount(f, dofs, fe, tmp):  # pragma: no cover - jitted
     for i in range(tmp.shape[0]):
         f[i] += tmp[i]
 
+
+
+@njit(cache=True)
+def gather_rows(v, dofs):  # pragma: no cover - jitted
+    """``v[dofs]`` for ``dofs (n, k)``: a new ``(n, k)`` array."""
+    out = np.empty(dofs.shape)
+    for i in range(dofs.shape[0]):
+        for j in range(dofs.shape[1]):
+            out[i, j] = v[dofs[i, j]]
+    return out
+
+
+@njit(cache=True)
+def add_inertia(Me, f, K, C, dofs, tangent, mpos, msel, M, fin, Kin, Cin,
+                tmp):  # pragma: no cover - jitted
+    """A block's element mass matrices ``Me``, inertial forces ``f`` and (``tangent``) their
+    K and C added into the System's arrays (CSC data by the block's scatter map ``mpos,
+    msel``; forces by DOF, ``tmp`` (n_dof,) scratch): the additions System.add_matrix /
+    add_vector make, in their order."""
+    scatter_add(M, mpos, Me.reshape(-1), msel, 1.0)
+    add_bincount(fin, dofs, f, tmp)
+    if tangent:
+        scatter_add(Kin, mpos, K.reshape(-1), msel, 1.0)
+        scatter_add(Cin, mpos, C.reshape(-1), msel, 1.0)
+
+
+@njit(cache=True)
+def add_weight(fg, dK, dofs, tangent, mpos, msel, fext, Kl, tmp):  # pragma: no cover - jitted
+    """Gravity forces ``fg`` into ``fext`` and (``tangent``) minus their load stiffness ``dK``
+    into ``Kl``, as :func:`add_inertia` does for the inertial terms."""
+    add_bincount(fext, dofs, fg, tmp)
+    if tangent:
+        scatter_add(Kl, mpos, dK.reshape(-1), msel, -1.0)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...sparse_kernels import add_bincount, scatter_add
+from ...sparse_kernels import add_inertia, add_weight, gather_rows
 from ..kernels import njit
 
 
@@ -94,24 +94,12 @@ def rigid_dynamics_into(x, v, a, dofs, g, m, J, c, tangent, weighed, mpos, msel,
     added into the System's arrays in one call, as
     :func:`fembody.elements.mass.rigid3d.dynamics_into` does for spatial ones (the same numbers
     as the three kernels with System.add_matrix / add_vector)."""
-    n = m.shape[0]
-    V = np.empty((n, 3))
-    A = np.empty((n, 3))
-    for k in range(n):
-        for j in range(3):
-            V[k, j] = v[dofs[k, j]]
-            A[k, j] = a[dofs[k, j]]
-    scatter_add(M, mpos, rigid_mass(x, m, J, c).reshape(-1), msel, 1.0)
-    f, K, C = rigid_inertial(x, V, A, m, J, c, tangent)
-    add_bincount(fin, dofs, f, tmp)
-    if tangent:
-        scatter_add(Kin, mpos, K.reshape(-1), msel, 1.0)
-        scatter_add(Cin, mpos, C.reshape(-1), msel, 1.0)
+    Me = rigid_mass(x, m, J, c)
+    f, K, C = rigid_inertial(x, gather_rows(v, dofs), gather_rows(a, dofs), m, J, c, tangent)
+    add_inertia(Me, f, K, C, dofs, tangent, mpos, msel, M, fin, Kin, Cin, tmp)
     if weighed:
         fg, dK = rigid_gravity(x, g, m, c, tangent)
-        add_bincount(fext, dofs, fg, tmp)
-        if tangent:
-            scatter_add(Kl, mpos, dK.reshape(-1), msel, -1.0)
+        add_weight(fg, dK, dofs, tangent, mpos, msel, fext, Kl, tmp)
 
 
 class PointMassBlock:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...sparse_kernels import add_bincount, scatter_add
+from ...sparse_kernels import add_inertia, add_weight, gather_rows
 from ..base import Block3D
 from ..kernels import njit
 
@@ -246,24 +246,12 @@ def dynamics_into(R, v, a, dofs, g, m, Jc, c, tangent, weighed, mpos, msel, M, f
     stiffness into ``Kl``; ``mpos, msel`` the block's scatter map, ``tmp`` (n_dof,) scratch.
     The same numbers as the System's calls of :func:`mass_matrix`, :func:`forces` and
     :func:`gravity_forces` with its add_matrix / add_vector."""
-    n = m.shape[0]
-    V = np.empty((n, 6))
-    A = np.empty((n, 6))
-    for k in range(n):
-        for j in range(6):
-            V[k, j] = v[dofs[k, j]]
-            A[k, j] = a[dofs[k, j]]
-    scatter_add(M, mpos, mass_matrix(R, m, Jc, c).reshape(-1), msel, 1.0)
-    f, K, C = forces(R, V, A, m, Jc, c, tangent)
-    add_bincount(fin, dofs, f, tmp)
-    if tangent:
-        scatter_add(Kin, mpos, K.reshape(-1), msel, 1.0)
-        scatter_add(Cin, mpos, C.reshape(-1), msel, 1.0)
+    Me = mass_matrix(R, m, Jc, c)
+    f, K, C = forces(R, gather_rows(v, dofs), gather_rows(a, dofs), m, Jc, c, tangent)
+    add_inertia(Me, f, K, C, dofs, tangent, mpos, msel, M, fin, Kin, Cin, tmp)
     if weighed:
         fg, dK = gravity_forces(R, g, m, c, tangent)
-        add_bincount(fext, dofs, fg, tmp)
-        if tangent:
-            scatter_add(Kl, mpos, dK.reshape(-1), msel, -1.0)
+        add_weight(fg, dK, dofs, tangent, mpos, msel, fext, Kl, tmp)
 
 
 class Rigid3DBlock(Block3D):
