@@ -103,8 +103,7 @@ def test_readme_is_a_front_page():
                  "benchmarks/README.md", "make docs"):
         assert link in text, link
     for target in re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+)", text):
-        if target != "benchmarks/README.md":        # written on another branch (toolchain-30)
-            assert (root / target).exists(), target
+        assert (root / target).exists(), target
 
 
 @pytest.mark.parametrize("document", DOCUMENTS)
