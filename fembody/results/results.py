@@ -24,7 +24,7 @@ _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations
            "constraint_work", "dissipated", "violation", "stability")
 _FIELDS = frozenset(_ARRAYS) - {"time", "q"}
 # what :meth:`Result.record` stores for a field it is not given
-_DEFAULTS = tuple((k, 0 if k == "iterations" else None) for k in _ARRAYS[2:])
+_DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
 
 
 class Result:
@@ -69,13 +69,14 @@ class Result:
         """Append a state; ``fields`` are any of the per-state arrays (copied)."""
         if not _FIELDS.issuperset(fields):
             raise TypeError(f"Result.record: unknown fields {sorted(set(fields) - _FIELDS)}")
-        # (the driver records every output point: one pass, no row dictionary)
-        rows, get, ndarray = self._rows, fields.get, np.ndarray
+        # (the driver records every output point: no row dictionary, each list appended once)
+        rows, ndarray = self._rows, np.ndarray
         rows["time"].append(time)
         rows["q"].append(q.copy())
-        for k, default in _DEFAULTS:
-            val = get(k, default)
+        for k, val in fields.items():
             rows[k].append(val.copy() if isinstance(val, ndarray) else val)
+        for k in _FIELDS.difference(fields):
+            rows[k].append(_DEFAULTS[k])
         self._cache.clear()
 
     def record_sensors(self, time: float, sensors: list, values: list) -> None:
