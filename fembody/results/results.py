@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
            "constraint_work", "dissipated", "violation", "stability")
+_FIELDS = frozenset(_ARRAYS) - {"time", "q"}
+# what :meth:`Result.record` stores for a field it is not given
+_DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
 
 
 class Result:
@@ -64,15 +67,16 @@ class Result:
     # --------------------------------------------------------------- record
     def record(self, time: float, q: np.ndarray, **fields) -> None:
         """Append a state; ``fields`` are any of the per-state arrays (copied)."""
-        unknown = set(fields) - set(_ARRAYS)
-        if unknown:
-            raise TypeError(f"Result.record: unknown fields {sorted(unknown)}")
-        row = {k: None for k in _ARRAYS}
-        row.update(time=time, q=q.copy(), iterations=0)
+        if not _FIELDS.issuperset(fields):
+            raise TypeError(f"Result.record: unknown fields {sorted(set(fields) - _FIELDS)}")
+        # (the driver records every output point: no row dictionary, each list appended once)
+        rows, ndarray = self._rows, np.ndarray
+        rows["time"].append(time)
+        rows["q"].append(q.copy())
         for k, val in fields.items():
-            row[k] = val.copy() if isinstance(val, np.ndarray) else val
-        for k, val in row.items():
-            self._rows[k].append(val)
+            rows[k].append(val.copy() if isinstance(val, ndarray) else val)
+        for k in _FIELDS.difference(fields):
+            rows[k].append(_DEFAULTS[k])
         self._cache.clear()
 
     def record_sensors(self, time: float, sensors: list, values: list) -> None:

@@ -144,8 +144,11 @@ class _Pickler(pickle.Pickler):
             base = self.system
             if obj.model is not base.model or not hasattr(obj, "joint_blocks"):
                 raise ModelError("checkpoint: the run refers to a System of another model")
-            rows = obj.joint_blocks[len(base.joint_blocks):]
-            return ("contact-rows", tuple((self.places[id(r.group)], int(r.i)) for r in rows))
+            blocks = obj.joint_blocks[len(base.joint_blocks):]
+            # (group place, contact) of every row, in the rows' order (a block per group)
+            found = sorted((int(row), self.places[id(b.group)], int(i)) for b in blocks
+                           for i, row in zip(b.idx, b.rows[:, 0]))
+            return ("contact-rows", tuple((place, i) for _, place, i in found))
         return None
 
     def reducer_override(self, obj):

@@ -208,8 +208,10 @@ class RankWatch:
         if not self.on:
             return False
         # (numpy, not the integrators' compiled absmax: the driver does not reach into their
-        # private kernels; the same number, NaN included, once per accepted step)
-        size = float(np.max(np.abs(integ.lam[:self.sys.n_con]), initial=0.0))
+        # private kernels; the same number, NaN included, once per accepted step; the method,
+        # not np.max's Python wrapper with its ``initial``, which costs several times more)
+        lam = integ.lam[:self.sys.n_con]
+        size = float(abs(lam).max()) if lam.size else 0.0
         if size > self.LAMBDA_JUMP * self.lam_size > 0.0 and not self.redone:
             self.troubled = max(self.troubled, 1)
         self.lam_size = size

@@ -49,16 +49,18 @@ class Scatter:
 
 
 class Memo:
-    """The caches a compiled System fills on first use: the external force and the nodal
-    loads of the last time ``t`` asked for, pure functions of the compiled model and of the
+    """The caches a compiled System fills on first use: the external force, the nodal loads
+    and the turning loads' values of the last time ``t`` asked for, pure functions of the compiled model and of the
     ``t`` they store, so no run can change what another reads (the constraint caches are the
     ConstraintSet's)."""
 
-    __slots__ = ("fext", "loads")
+    __slots__ = ("fext", "loads", "turning")
 
     def __init__(self) -> None:
         self.fext: tuple[float, np.ndarray] | None = None      # (t, read-only f_ext)
         self.loads: tuple[float, np.ndarray] | None = None     # (t, read-only nodal loads)
+        # (t, read-only values (n, width) of the turning loads, in their own frames)
+        self.turning: tuple[float, np.ndarray] | None = None
 
 
 class System:
