@@ -17,8 +17,9 @@ attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the
 :meth:`ModalBody3D.from_matrices` builds the body from an external model's M and K
 (:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes.
 
-``stiffening=True`` adds the centrifugal geometric stiffness of a spin about the reference
-node; ``ModalPin`` holds any mesh point at a node or the ground.
+``stiffening=True`` adds the geometric stiffness of the centrifugal load of a spin about the
+reference node and of the frame's acceleration (a spin about an axis elsewhere, gravity);
+``ModalPin`` holds any mesh point at a node or the ground.
 
 The section forces of the mesh are recovered from the modal field (``result.resultants("modal
 body")``, per element of the template, in the body's frame).
@@ -94,8 +95,15 @@ class ModalBody3D:
             body's ``stiffening_axis`` about the reference node, for any spin axis). ``G_ij``
             is the derivative of the template's exact tangent along the static response to
             the load of ``W_i W_j`` (so it holds the stress and the rotation of the stiff
-            axial terms). Without it a fast-spinning body's bending is too soft (and
-            diverges in-plane beyond its first frequency).
+            axial terms). The frame's own acceleration loads the body too: a spin about an
+            axis away from the reference node (a boom on a hub of radius R: the centripetal
+            acceleration ``W x v_b`` of its root) and gravity stretch it. Their stiffening
+            comes from the geometric stiffness of a uniform acceleration along each frame
+            axis, kept as the foreshortening of the first moment (``InertiaInvariants.c2``),
+            which enters the kinetic energy through ``v_b`` and the gravity potential.
+            Without stiffening a fast-spinning body's bending is too soft (and diverges
+            in-plane beyond its first frequency). Not included: the stiffening by the
+            frame's angular acceleration (the Euler load ``W' x s``).
         name : str, optional
             Default ``'modal <body name>'``.
         """
@@ -155,8 +163,10 @@ class ModalBody3D:
         if stiffening:
             sys_c = template(True)[0] if boundary != "clamped" else sys_c
             G = _centrifugal_stiffness(sys_c, M, s, nd, V)
-            # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block
-            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)))
+            # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block; the first
+            # moment's foreshortening for the frame's own acceleration
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)),
+                          c2=_translation_stiffness(sys_c, M, nd, V))
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
                    boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
                    source=(sys_free, order), edges=element_edges(model, body))
@@ -242,31 +252,54 @@ def _centrifugal_stiffness(sys_c, M: np.ndarray, s: np.ndarray, nd: np.ndarray,
     The centrifugal force of a spin W on mesh node a is ``-m W x (W x s_a) = sum_ij W_i W_j
     m (delta_ij s_a - s_aj e_i)``; its symmetric part in ij loads the body clamped at the
     reference node (System ``sys_c``; ``M`` the full-DOF mass matrix, ``nd`` the mesh nodes'
-    DOFs, ``V`` the modes as full-length vectors). G_ij is the derivative of the exact
-    tangent along the linear static response, by a central difference."""
-    fr = sys_c.free
-    K0 = sys_c.stiffness_matrix().toarray()
-    Vf = V[fr]
-    N = V.shape[1]
-    rot = getattr(sys_c.space, "rotation", np.zeros(sys_c.n_dof, bool))[fr]
-    G = np.zeros((3, 3, N, N))
+    DOFs, ``V`` the modes as full-length vectors)."""
+    G = np.zeros((3, 3, V.shape[1], V.shape[1]))
     E = np.eye(3)
     for i in range(3):
         for j in range(i, 3):
             acc = (i == j) * s - 0.5 * (s[:, [j]] * E[i] + s[:, [i]] * E[j])
             r = np.zeros(sys_c.n_dof)
             r[nd[:, :3]] = acc
-            u = np.linalg.solve(K0, (M @ r)[fr])
-            scale = max(float(np.abs(u[~rot]).max(initial=0.0)) / sys_c.length,
-                        float(np.abs(u[rot]).max(initial=0.0)))
-            if scale == 0.0:
-                continue                     # no load (a spin about the body's own line)
-            h = STEP / scale
-            KG = (sys_c.stiffness_matrix(sys_c.update(sys_c.q0, h * u)).toarray()
-                  - sys_c.stiffness_matrix(sys_c.update(sys_c.q0, -h * u)).toarray()) / (2 * h)
-            Gij = Vf.T @ (0.5 * (KG + KG.T)) @ Vf
-            G[i, j] = G[j, i] = 0.5 * (Gij + Gij.T)
+            G[i, j] = G[j, i] = _modal_geometric_stiffness(sys_c, M @ r, V)
     return G
+
+
+def _translation_stiffness(sys_c, M: np.ndarray, nd: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``c2 (3, N, N)`` of :class:`InertiaInvariants`: minus the modal geometric stiffness of
+    the load ``m_a e_i`` on every mesh node (a unit acceleration of the frame along its axis
+    i, reversed), the body clamped at the reference node (arguments as
+    :func:`_centrifugal_stiffness`). With it, a frame accelerating (or a spin about an axis
+    away from the reference node, whose centripetal acceleration is ``W x v_b``) or gravity
+    stretches and stiffens the body."""
+    c2 = np.zeros((3, V.shape[1], V.shape[1]))
+    for i in range(3):
+        r = np.zeros(sys_c.n_dof)
+        r[nd[:, i]] = 1.0
+        c2[i] = -_modal_geometric_stiffness(sys_c, M @ r, V)
+    return c2
+
+
+def _modal_geometric_stiffness(sys_c, load: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``V^T K_G V (N, N)``: the geometric stiffness of the full-DOF ``load`` [N, N m] on the
+    template System ``sys_c`` (held, so K is regular) projected on the modes ``V`` (full-length
+    columns). K_G is the derivative of the exact tangent along the linear static response to
+    the load, by a central difference (so it holds the stress and the rotation of the stiff
+    axial terms); linear in the load."""
+    fr = sys_c.free
+    N = V.shape[1]
+    K0 = sys_c.stiffness_matrix().toarray()
+    rot = getattr(sys_c.space, "rotation", np.zeros(sys_c.n_dof, bool))[fr]
+    u = np.linalg.solve(K0, load[fr])
+    scale = max(float(np.abs(u[~rot]).max(initial=0.0)) / sys_c.length,
+                float(np.abs(u[rot]).max(initial=0.0)))
+    if scale == 0.0:
+        return np.zeros((N, N))             # no load (a spin about the body's own line)
+    h = STEP / scale
+    KG = (sys_c.stiffness_matrix(sys_c.update(sys_c.q0, h * u)).toarray()
+          - sys_c.stiffness_matrix(sys_c.update(sys_c.q0, -h * u)).toarray()) / (2 * h)
+    Vf = V[fr]
+    G = Vf.T @ (0.5 * (KG + KG.T)) @ Vf
+    return 0.5 * (G + G.T)
 
 
 def _check_mass(M6: np.ndarray, where: str) -> None:

@@ -10,7 +10,8 @@ no Python call per step). The equations are those of the module docstring of ``m
 load stiffness in closed form (``gb = R^T g`` moves by ``hat(gb) dTheta``).
 
 The invariants are handed flat: ``Ct (N, 3, 3)``, ``J1s = J1 + J1^T`` (N, 3, 3), ``J2 (N, N,
-3, 3)``, ``J2s[k, l] = J2[k, l] + J2[l, k]``, ``Cr (N, 3, N)``.
+3, 3)``, ``J2s[k, l] = J2[k, l] + J2[l, k]``, ``Cr (N, 3, N)``, ``c2 (3, N, N)`` (the first
+moment's second-order part, zero for a body without stiffening).
 """
 from __future__ import annotations
 
@@ -31,20 +32,46 @@ def _cross(a, b, out, o):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee):  # pragma: no cover
-    """``A(eta) (n, n)`` and ``G (N, 3, 3)``, ``G_k = J1s_k + sum_l eta_l J2s[k, l]`` (the
-    derivative of A's rotation block along eta_k; it also gives dT/deta and A's rate)."""
+def _hat(w0, w1, w2):  # pragma: no cover - jitted
+    """The skew matrix of (w0, w1, w2): ``hat(w) x = w x x``."""
+    return np.array([[0.0, -w2, w1], [w2, 0.0, -w0], [-w1, w0, 0.0]])
+
+
+@njit(cache=True)
+def _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2):  # pragma: no cover
+    """``A(eta) (n, n)``, ``G (N, 3, 3)``, ``G_k = J1s_k + sum_l eta_l J2s[k, l]`` (the
+    derivative of A's rotation block along eta_k; it also gives dT/deta and A's rate) and
+    ``Cte (N, 3, 3)``, the derivative of A's translation-rotation block along eta_k, ``Ct_k -
+    hat(sum_l c2[:, k, l] eta_l)``."""
     N = eta.shape[0]
     n = 6 + N
     A = np.zeros((n, n))
     G = J1s.copy()
+    Cte = Ct.copy()
+    # the first moment's second-order part: A_tW gets -hat(c2 eta eta / 2), A_teta c2 eta
+    q = np.zeros(3)
+    for k in range(N):
+        for i in range(3):
+            s = 0.0
+            for l in range(N):
+                s += c2[i, k, l] * eta[l]
+            A[i, 6 + k] += s
+            q[i] += 0.5 * s * eta[k]
+        H = _hat(A[0, 6 + k], A[1, 6 + k], A[2, 6 + k])
+        for i in range(3):
+            for j in range(3):
+                Cte[k, i, j] -= H[i, j]
+    Hq = _hat(q[0], q[1], q[2])
+    for i in range(3):
+        for j in range(3):
+            A[i, 3 + j] -= Hq[i, j]
     for i in range(3):
         A[i, i] = m
         for j in range(3):
-            A[i, 3 + j] = Ct0[i, j]
+            A[i, 3 + j] += Ct0[i, j]
             A[3 + i, 3 + j] = J0[i, j]
         for k in range(N):
-            A[i, 6 + k] = CtP[i, k]
+            A[i, 6 + k] += CtP[i, k]
             A[3 + i, 6 + k] = Cr0[i, k]
     for k in range(N):
         ek = eta[k]
@@ -64,7 +91,7 @@ def _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee):  # pragma:
         for j in range(N):
             A[6 + k, 6 + j] = Mee[k, j]
     _mirror(A)
-    return A, G
+    return A, G, Cte
 
 
 @njit(cache=True)
@@ -78,11 +105,11 @@ def _mirror(A):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
+def _evaluate(R, v, a, A, G, Ct, Cr, c2, f):  # pragma: no cover - jitted
     """The inertial force ``f (6 + N)`` at rotation ``R``, velocities ``v = (r', W, eta')``
-    and accelerations ``a``, with ``A``, ``G`` of :func:`_body_mass` at the amplitudes (any
-    one dtype, complex for the steps). A's rate along eta' enters only through its product
-    with z, formed block by block (D z) without D."""
+    and accelerations ``a``, with ``A``, ``G`` and ``Ct`` (its ``Cte``) of :func:`_body_mass`
+    at the amplitudes (any one dtype, complex for the steps). A's rate along eta' enters only
+    through its product with z, formed block by block (D z) without D."""
     N = G.shape[0]
     n = 6 + N
     z = np.zeros(n, dtype=f.dtype)
@@ -130,6 +157,16 @@ def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
         for j in range(N):
             pd[6 + j] += dk * (Cr[k, 0, j] * W0 + Cr[k, 1, j] * W1 + Cr[k, 2, j] * W2)
         f[6 + k] = -eg
+    # the translation-modal block's rate along eta' is sum_k eta'_k c2[:, k, :] (constant):
+    # its share of D z and of dT/deta_k = v.(c2_k eta') (the rest of it is in Ct)
+    for i in range(3):
+        for k in range(N):
+            for j in range(N):
+                t = c2[i, k, j]
+                if t != 0.0:
+                    pd[i] += z[6 + k] * t * z[6 + j]
+                    pd[6 + j] += z[6 + k] * t * z[i]
+                    f[6 + k] -= z[i] * t * z[6 + j]
     for k in range(N):
         f[6 + k] += pd[6 + k]
     # translations: R (P' + W x P); rotations: p_W' + W x p_W + v_b x P
@@ -145,8 +182,8 @@ def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
 
 @njit(cache=True, aot="Tuple((f8[:], f8[:, :], f8[:, :]))(f8[:, :], f8[:], f8[:], f8[:], f8, "
       "f8[:, :], f8[:, :, :], f8[:, :], f8[:, :], f8[:, :, :], f8[:, :, :, :], "
-      "f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :], b1)")
-def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
+      "f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :], f8[:, :, :], b1)")
+def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2,
              tangent):  # pragma: no cover - jitted
     """Inertial force ``f (n)``, ``K = df/d(dr, Theta, eta) (n, n)`` and ``C = df/dv (n,
     n)`` (zero-sized when ``tangent`` is False), ``n = 6 + N``. A and G are built once; an
@@ -154,14 +191,15 @@ def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
     whose O(h^2) is below round-off), so a step costs O(N^2), not O(N^3)."""
     N = eta.shape[0]
     n = 6 + N
-    A0, G0 = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee)
+    A0, G0, Cte = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
     Ac = A0.astype(np.complex128)
     Gc = G0.astype(np.complex128)
+    Cc = Cte.astype(np.complex128)
     Rc = R.astype(np.complex128)
     vc = v.astype(np.complex128)
     ac = a.astype(np.complex128)
     fc = np.zeros(n, dtype=np.complex128)
-    _evaluate(Rc, vc, ac, Ac, Gc, Ct, Cr, fc)
+    _evaluate(Rc, vc, ac, Ac, Gc, Cc, Cr, c2, fc)
     f = fc.real.copy()
     if not tangent:
         return f, np.zeros((0, 0)), np.zeros((0, 0))
@@ -175,55 +213,65 @@ def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
             # (R hat(e_j))[:, j1] = R[:, j2], [:, j2] = -R[:, j1]
             Rj[r, j1] += 1j * _H * R[r, j2]
             Rj[r, j2] -= 1j * _H * R[r, j1]
-        _evaluate(Rj, vc, ac, Ac, Gc, Ct, Cr, fc)
+        _evaluate(Rj, vc, ac, Ac, Gc, Cc, Cr, c2, fc)
         for r in range(n):
             K[r, 3 + j] = fc[r].imag / _H
     for k in range(N):
         Ak = Ac.copy()
         Gk = Gc.copy()
+        Ck = Cc.copy()
         for i in range(3):
             for j in range(3):
-                Ak[i, 3 + j] += 1j * _H * Ct[k, i, j]
+                Ak[i, 3 + j] += 1j * _H * Cte[k, i, j]
                 Ak[3 + i, 3 + j] += 1j * _H * G0[k, i, j]
             for j in range(N):
                 Ak[3 + i, 6 + j] += 1j * _H * Cr[k, i, j]
+                Ak[i, 6 + j] += 1j * _H * c2[i, k, j]
         _mirror(Ak)
         for l in range(N):
+            H = _hat(c2[0, l, k], c2[1, l, k], c2[2, l, k])
             for i in range(3):
                 for j in range(3):
                     Gk[l, i, j] += 1j * _H * J2s[l, k, i, j]
-        _evaluate(Rc, vc, ac, Ak, Gk, Ct, Cr, fc)
+                    Ck[l, i, j] -= 1j * _H * H[i, j]
+        _evaluate(Rc, vc, ac, Ak, Gk, Ck, Cr, c2, fc)
         for r in range(n):
             K[r, 6 + k] = fc[r].imag / _H
     for k in range(n):
         vk = vc.copy()
         vk[k] += 1j * _H
-        _evaluate(Rc, vk, ac, Ac, Gc, Ct, Cr, fc)
+        _evaluate(Rc, vk, ac, Ac, Gc, Cc, Cr, c2, fc)
         for r in range(n):
             C[r, k] = fc[r].imag / _H
     return f, K, C
 
 
 @njit(cache=True, aot="Tuple((f8[:], f8[:, :]))(f8[:, :], f8[:], f8[:], f8, f8[:], f8[:, :], "
-      "b1)")
-def gravity(R, eta, g, m, c0, CtP, tangent):  # pragma: no cover - jitted
-    """Gravity's generalised force ``f (6 + N)`` (module docstring) and its derivative ``dK =
-    df/d(dr, Theta, eta)`` (zero-sized when ``tangent`` is False)."""
+      "f8[:, :, :], b1)")
+def gravity(R, eta, g, m, c0, CtP, c2, tangent):  # pragma: no cover - jitted
+    """Gravity's generalised force ``f (6 + N)`` from ``V = -m g.r - g.R c(eta)``, ``c(eta) =
+    c0 + CtP eta + 1/2 c2 eta eta``, and its derivative ``dK = df/d(dr, Theta, eta)``
+    (zero-sized when ``tangent`` is False)."""
     N = eta.shape[0]
     n = 6 + N
     gb = np.zeros(3)
     c = c0.copy()
+    P = CtP.copy()                          # dc/deta
     for i in range(3):
         for j in range(3):
             gb[i] += R[j, i] * g[j]
         for k in range(N):
-            c[i] += CtP[i, k] * eta[k]
+            s = 0.0
+            for l in range(N):
+                s += c2[i, k, l] * eta[l]
+            P[i, k] += s
+            c[i] += (CtP[i, k] + 0.5 * s) * eta[k]
     f = np.zeros(n)
     for i in range(3):
         f[i] = m * g[i]
     _cross(c, gb, f, 3)
     for k in range(N):
-        f[6 + k] = CtP[0, k] * gb[0] + CtP[1, k] * gb[1] + CtP[2, k] * gb[2]
+        f[6 + k] = P[0, k] * gb[0] + P[1, k] * gb[1] + P[2, k] * gb[2]
     if not tangent:
         return f, np.zeros((0, 0))
     dK = np.zeros((n, n))
@@ -237,21 +285,24 @@ def gravity(R, eta, g, m, c0, CtP, tangent):  # pragma: no cover - jitted
         for k in range(N):
             s = 0.0
             for j in range(3):
-                s -= hg[i, j] * CtP[j, k]
+                s -= hg[i, j] * P[j, k]
             dK[3 + i, 6 + k] = s
     for k in range(N):
         for j in range(3):
-            dK[6 + k, 3 + j] = CtP[0, k] * hg[0, j] + CtP[1, k] * hg[1, j] + CtP[2, k] * hg[2, j]
+            dK[6 + k, 3 + j] = P[0, k] * hg[0, j] + P[1, k] * hg[1, j] + P[2, k] * hg[2, j]
+        for l in range(N):
+            dK[6 + k, 6 + l] = c2[0, k, l] * gb[0] + c2[1, k, l] * gb[1] + c2[2, k, l] * gb[2]
     return f, dK
 
 
 @njit(cache=True, aot="f8[:, :](f8[:, :], f8[:], f8, f8[:, :], f8[:, :, :], f8[:, :], f8[:, :], "
-      "f8[:, :, :], f8[:, :, :, :], f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :])")
-def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr,
-                Mee):  # pragma: no cover - jitted
+      "f8[:, :, :], f8[:, :, :, :], f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :], "
+      "f8[:, :, :])")
+def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
+                c2):  # pragma: no cover - jitted
     """The mass matrix ``S^T A(eta) S (n, n)`` on ``(r'', W', eta'')``, ``S = diag(R^T, I,
     I)`` (the body-frame translation velocity is ``R^T r'``)."""
-    A, _ = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee)
+    A, _, _ = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
     n = A.shape[0]
     M = A.copy()
     for i in range(3):
