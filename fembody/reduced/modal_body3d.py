@@ -24,7 +24,9 @@ reference node and of the frame's acceleration (a spin about an axis elsewhere, 
 The section forces of the mesh are recovered from the modal field (``result.resultants("modal
 body")``, per element of the template, in the body's frame).
 
-Not yet: stiffening from a preload state; stresses from the section forces.
+``preload=`` adds the stress stiffening of a prestressed state of the model.
+
+Not yet: stresses from the section forces.
 """
 from __future__ import annotations
 
@@ -75,7 +77,7 @@ class ModalBody3D:
 
     @classmethod
     def from_body(cls, model, body, n_modes: int, *, boundary: str = "clamped",
-                  reference=None, stiffening: bool = False,
+                  reference=None, stiffening: bool = False, preload=None,
                   name: str | None = None) -> "ModalBody3D":
         """Reduce the spatial beam ``body`` of ``model`` (a ``Model(dim=3)``, left unchanged) to
         ``n_modes`` modes.
@@ -104,6 +106,16 @@ class ModalBody3D:
             Without stiffening a fast-spinning body's bending is too soft (and diverges
             in-plane beyond its first frequency). Not included: the stiffening by the
             frame's angular acceleration (the Euler load ``W' x s``).
+        preload : Result or array, optional
+            A prestressed state of ``model`` (a Result of it, whose last state is taken, or
+            a configuration ``q`` of its compiled System), e.g. the static state under an
+            axial load. The geometric stiffness of the body's internal forces in that state,
+            projected on the modes, is added to the modal stiffness ``K`` (a constant stress
+            stiffening: tension raises the frequencies, compression lowers them). The state's
+            displacements of the body are taken relative to its reference node (the
+            reference node's own motion removed to first order) and the stress is their
+            linear one: the derivative of the template's exact tangent along them. The load
+            itself is not carried over (apply it to the reduced model if it must act).
         name : str, optional
             Default ``'modal <body name>'``.
         """
@@ -159,6 +171,9 @@ class ModalBody3D:
         X = np.array([[x.x, x.y, x.z] for x in body.nodes])
         s = X - np.array([ref.x, ref.y, ref.z])
         Kred = Phi.T @ K6 @ Phi
+        if preload is not None:
+            sys_p = template(True)[0] if boundary != "clamped" else sys_c
+            Kred = Kred + _preload_stiffness(model, body, ref, preload, sys_p, nd, s, V, where)
         inv = InertiaInvariants.from_fe(M6, s, Phi)
         if stiffening:
             sys_c = template(True)[0] if boundary != "clamped" else sys_c
@@ -279,17 +294,43 @@ def _translation_stiffness(sys_c, M: np.ndarray, nd: np.ndarray, V: np.ndarray) 
     return c2
 
 
-def _modal_geometric_stiffness(sys_c, load: np.ndarray, V: np.ndarray) -> np.ndarray:
+def _preload_stiffness(model, body, ref, preload, sys_c, nd: np.ndarray, s: np.ndarray,
+                       V: np.ndarray, where: str) -> np.ndarray:
+    """``V^T K_G V (N, N)`` of the body's internal forces in the state ``preload`` of
+    ``model`` (see ``from_body``), on the template ``sys_c`` clamped at the reference node."""
+    from ..results import Result
+    sysm = model.compile()
+    if isinstance(preload, Result):
+        q = np.asarray(preload.q)[-1]
+    else:
+        q = np.asarray(preload, dtype=float)
+    if q.shape != (sysm.nq,) or not np.all(np.isfinite(q)):
+        raise ModelError(f"{where}: preload must be a Result of the model or one of its "
+                         f"configurations ({sysm.nq} finite entries, e.g. result.q[-1]); got "
+                         f"shape {q.shape}")
+    d = sysm.difference(q, sysm.q0)
+    D = d[sysm.node_dofs[[x.id for x in body.nodes]]].astype(float)     # (n_nodes, 6)
+    a = [x.id for x in body.nodes].index(ref.id)
+    ur, tr = D[a, :3].copy(), D[a, 3:].copy()
+    D[:, :3] -= ur + np.cross(tr, s)
+    D[:, 3:] -= tr
+    u = np.zeros(sys_c.n_dof)
+    u[nd] = D
+    return _modal_geometric_stiffness(sys_c, None, V, u=u[sys_c.free])
+
+
+def _modal_geometric_stiffness(sys_c, load: np.ndarray | None, V: np.ndarray,
+                               u: np.ndarray | None = None) -> np.ndarray:
     """``V^T K_G V (N, N)``: the geometric stiffness of the full-DOF ``load`` [N, N m] on the
     template System ``sys_c`` (held, so K is regular) projected on the modes ``V`` (full-length
     columns). K_G is the derivative of the exact tangent along the linear static response to
-    the load, by a central difference (so it holds the stress and the rotation of the stiff
-    axial terms); linear in the load."""
+    the load (or along the given free-DOF displacement ``u``), by a central difference (so it
+    holds the stress and the rotation of the stiff axial terms); linear in the load."""
     fr = sys_c.free
     N = V.shape[1]
-    K0 = sys_c.stiffness_matrix().toarray()
     rot = getattr(sys_c.space, "rotation", np.zeros(sys_c.n_dof, bool))[fr]
-    u = np.linalg.solve(K0, load[fr])
+    if u is None:
+        u = np.linalg.solve(sys_c.stiffness_matrix().toarray(), load[fr])
     scale = max(float(np.abs(u[~rot]).max(initial=0.0)) / sys_c.length,
                 float(np.abs(u[rot]).max(initial=0.0)))
     if scale == 0.0:

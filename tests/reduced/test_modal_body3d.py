@@ -617,3 +617,33 @@ def test_a_body_from_matrices_is_drawn_with_its_element_edges():
     assert (bays, bays + 1) not in elements              # left tip - right root: not an edge
     src, b = template(n=5)
     assert ModalBody3D.from_body(src, b, 2).edges.tolist() == [[i, i + 1] for i in range(5)]
+
+
+# ------------------------------------------------------------------ preload stiffening
+@pytest.mark.parametrize("P", [150.0, -150.0])
+def test_preload_stiffening_gives_the_frequencies_about_the_static_state(P):
+    """A cantilever (16 elements) under an axial tip force P = +-150 N (0.52 of its Euler load
+    288 N): a modal body reduced with ``preload=`` the static state has the full model's
+    frequencies about that state (fb.modes(..., state=static)) within the truncation error
+    of the unloaded modes: from above (a Rayleigh-Ritz bound), 4 modes within 2e-3
+    (measured 3.0e-4 in tension, 1.3e-3 in compression), 8 modes closer (2.6e-5, 1.0e-4);
+    without the preload the first frequency is off by 17 % (tension) and 42 %."""
+    m = fb.Model(dim=3)
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=16, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    m.fix(b.first)
+    m.add_force(b.last, (P, 0.0, 0.0))
+    st = fb.static(m, steps=2)
+    f_full = fb.modes(m, n=4, state=st).frequencies
+
+    def reduced(n_modes, preload):
+        mm = fb.Model(dim=3)
+        ref = mm.add_modal_body(ModalBody3D.from_body(m, b, n_modes, preload=preload))
+        mm.fix(ref.node)
+        return fb.modes(mm, n=4).frequencies / f_full - 1
+    e4, e8 = reduced(4, st), reduced(8, st.q[-1])
+    assert np.all(e4 > -1e-9) and np.all(e4 < 2e-3)
+    assert np.all(e8 > -1e-9) and np.all(e8 <= e4)
+    assert abs(reduced(4, None)[0]) > 0.1
+    with pytest.raises(fb.ModelError, match="preload must be a Result"):
+        ModalBody3D.from_body(m, b, 4, preload=st.q[-1][:-1])
