@@ -188,6 +188,7 @@ class ModalBody3D:
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
+                      stiffening: bool = False, geometric=None,
                       name: str = "modal body") -> "ModalBody3D":
         """A spatial body from an external FE model's matrices, reduced by Craig-Bampton.
 
@@ -205,6 +206,26 @@ class ModalBody3D:
         interface : sequence of int, default ()
             Further nodes whose 6 DOFs become static constraint modes (first among the modal
             coordinates), as in :meth:`fembody.reduced.ModalBody.from_matrices`.
+        stiffening : bool, default False
+            Geometric stiffening as :meth:`from_body`'s. Imported matrices carry no stress
+            state, so it needs ``geometric``; asked for without it, it is refused (a body
+            spun near a third of its first frequency or faster is otherwise too soft).
+        geometric : mapping, optional
+            The external model's geometric (stress) stiffness matrices (n, n) [N/m, N, N m],
+            same DOFs as M and K, for nine unit load cases, the body clamped at the
+            reference node (m_a the mass of node a, s_a its offset from the reference
+            node, e_i the frame axes):
+
+            - ``'x'``, ``'y'``, ``'z'``: the load ``m_a e_i`` (a gravity of 1 m/s^2 along
+              +i; the frame's acceleration and gravity stiffen through these);
+            - ``'xx'``, ``'yy'``, ``'zz'``: the centrifugal load ``-m_a e_i x (e_i x s_a)``
+              of a spin of 1 rad/s about axis i through the reference node;
+            - ``'xy'``, ``'xz'``, ``'yz'``: the load ``-m_a (s_aj e_i + s_ai e_j) / 2``, i.e.
+              the stiffness of a 1 rad/s spin about ``(e_i + e_j) / sqrt(2)`` minus half the
+              sum of those of ``'ii'`` and ``'jj'``.
+
+            A case the body never carries may be given as 0. Dense arrays or SciPy sparse
+            matrices; each must be symmetric. Giving it implies ``stiffening``.
         name : str, default 'modal body'
             The body's name.
 
@@ -225,8 +246,18 @@ class ModalBody3D:
         X = np.asarray(fe.nodes, float)
         s = X - X[reference]
         w2 = eigh(cb.K, cb.M, eigvals_only=True)
-        return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)),
-                   InertiaInvariants.from_fe(M, s, Phi), "craig-bampton",
+        inv = InertiaInvariants.from_fe(M, s, Phi)
+        if geometric is not None:
+            G, c2 = _imported_geometric(geometric, Phi, where)
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)), c2=c2)
+        elif stiffening:
+            raise ModelError(f"{where}: stiffening=True needs the geometric stiffness of the "
+                             "external model (imported M and K carry no stress state): pass "
+                             "geometric={'x': ..., 'y': ..., 'z': ..., 'xx': ..., 'yy': ..., "
+                             "'zz': ..., 'xy': ..., 'xz': ..., 'yz': ...} (see the docstring), "
+                             "or stiffening=False for a body that is not spun near its first "
+                             "frequency")
+        return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)), inv, "craig-bampton",
                    tuple(float(c) for c in X[reference]), edges=fe.edges())
 
     # ------------------------------------------------------------------ in a System
@@ -341,6 +372,51 @@ def _modal_geometric_stiffness(sys_c, load: np.ndarray | None, V: np.ndarray,
     Vf = V[fr]
     G = Vf.T @ (0.5 * (KG + KG.T)) @ Vf
     return 0.5 * (G + G.T)
+
+
+# the load cases of ModalBody3D.from_matrices(geometric=): acceleration, then spin products
+GEOMETRIC_CASES = ("x", "y", "z", "xx", "yy", "zz", "xy", "xz", "yz")
+
+
+def _imported_geometric(geometric, Phi: np.ndarray, where: str) -> tuple:
+    """``G (3, 3, N, N)`` and ``c2 (3, N, N)`` from the nine geometric stiffness matrices
+    of :meth:`ModalBody3D.from_matrices` projected on its basis ``Phi (n, N)``."""
+    import scipy.sparse as sps
+    if not hasattr(geometric, "keys"):
+        raise ModelError(f"{where}: geometric must be a mapping from the load cases "
+                         f"{', '.join(GEOMETRIC_CASES)} to matrices; got "
+                         f"{type(geometric).__name__}")
+    missing = [c for c in GEOMETRIC_CASES if c not in geometric]
+    extra = [c for c in geometric if c not in GEOMETRIC_CASES]
+    if missing or extra:
+        raise ModelError(f"{where}: geometric needs the nine load cases "
+                         f"{', '.join(GEOMETRIC_CASES)} (give 0 for a case the body never "
+                         f"carries); missing {missing}, unknown {extra}")
+    n, N = Phi.shape
+    proj = {}
+    for c in GEOMETRIC_CASES:
+        Kg = geometric[c]
+        if np.isscalar(Kg) and Kg == 0:
+            proj[c] = np.zeros((N, N))
+            continue
+        Kg = Kg.toarray() if sps.issparse(Kg) else np.asarray(Kg, dtype=float)
+        if Kg.shape != (n, n) or not np.all(np.isfinite(Kg)):
+            raise ModelError(f"{where}: geometric['{c}'] must be a finite {n} x {n} matrix "
+                             f"(the DOFs of M and K); got shape {Kg.shape}")
+        big = np.abs(Kg).max(initial=0.0)
+        asym = np.abs(Kg - Kg.T).max(initial=0.0)
+        if asym > 1e-8 * big:
+            i, j = np.unravel_index(np.argmax(np.abs(Kg - Kg.T)), Kg.shape)
+            raise ModelError(f"{where}: geometric['{c}'] is not symmetric: entries ({i}, {j}) "
+                             f"and ({j}, {i}) differ by {asym:.3g} (largest entry {big:.3g})")
+        P = Phi.T @ (0.5 * (Kg + Kg.T)) @ Phi
+        proj[c] = 0.5 * (P + P.T)
+    G = np.zeros((3, 3, N, N))
+    axes = "xyz"
+    for i in range(3):
+        for j in range(i, 3):
+            G[i, j] = G[j, i] = proj[axes[i] + axes[j]]
+    return G, -np.array([proj[a] for a in axes])
 
 
 def _check_mass(M6: np.ndarray, where: str) -> None:

@@ -647,3 +647,90 @@ def test_preload_stiffening_gives_the_frequencies_about_the_static_state(P):
     assert abs(reduced(4, None)[0]) > 0.1
     with pytest.raises(fb.ModelError, match="preload must be a Result"):
         ModalBody3D.from_body(m, b, 4, preload=st.q[-1][:-1])
+
+
+def _template_geometric_stiffness(src, b):
+    """The nine geometric stiffness matrices of ModalBody3D.from_matrices(geometric=) for the
+    template beam, computed as an external code would: the body clamped at its first node,
+    the linear static response to each unit load case, the derivative of the exact tangent
+    along it (central difference); in the node-major (u, theta) order of the matrices."""
+    def build(clamp):
+        m = fb.Model(dim=3)
+        nodes = [m.add_node(x.position) for x in b.nodes]
+        for a, c in zip(nodes[:-1], nodes[1:]):
+            m.add_beam(a, c, n=1, material=MAT, section=SEC, orientation=(0, 0, 1))
+        if clamp:
+            m.fix(nodes[0])
+        return m.compile(), nodes
+    sys, nodes = build(True)
+    fr = sys.free
+    order = sys.node_dofs[[x.id for x in nodes]]
+    X = np.array([x.position for x in b.nodes])
+    s = X - X[0]
+    # the inertia load of the whole body, its root included (a consistent mass couples it)
+    sys_free = build(False)[0]
+    M = np.zeros((sys.n_dof, sys.n_dof))
+    M[np.ix_(sys_free.free, sys_free.free)] = sys_free.mass_matrix().toarray()
+    K0 = sys.stiffness_matrix().toarray()
+    E = np.eye(3)
+    loads = {a: np.tile(E[i], (len(s), 1)) for i, a in enumerate("xyz")}
+    for i in range(3):
+        for j in range(i, 3):
+            loads["xyz"[i] + "xyz"[j]] = ((i == j) * s - 0.5 * (s[:, [j]] * E[i]
+                                                              + s[:, [i]] * E[j]))
+    out = {}
+    for c, acc in loads.items():
+        r = np.zeros(sys.n_dof)
+        r[order[:, :3]] = acc
+        u = np.linalg.solve(K0, (M @ r)[fr])
+        if not np.any(u):
+            out[c] = 0                     # a spin about the beam's own line loads nothing
+            continue
+        h = 1e-5 / np.abs(u).max()
+        KG = np.zeros((sys.n_dof, sys.n_dof))
+        KG[np.ix_(fr, fr)] = (sys.stiffness_matrix(sys.update(sys.q0, h * u)).toarray()
+                              - sys.stiffness_matrix(sys.update(sys.q0, -h * u)).toarray()
+                              ) / (2 * h)
+        KG = KG[np.ix_(order.ravel(), order.ravel())]
+        out[c] = 0.5 * (KG + KG.T)
+    return out
+
+
+def test_imported_matrices_stiffen_with_their_geometric_stiffness(tmp_path):
+    """A body from imported M, K with the external model's geometric stiffness per unit load
+    case stiffens as from_body(stiffening=True): the sign-free diagonals of the centrifugal
+    (W-W) and acceleration (c2) stiffness on the modes equal to 1e-6 (two central differences
+    of the tangent with different steps). stiffening=True without them, a missing case or a
+    non-symmetric matrix are refused."""
+    import scipy.io
+    import scipy.sparse as sps
+    from fembody.reduced import read_matrices
+    src, b = template(n=8)
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in b.nodes]].ravel()]
+    M = sys.mass_matrix().toarray()[np.ix_(order, order)]
+    K = sys.stiffness_matrix().toarray()[np.ix_(order, order)]
+    scipy.io.mmwrite(str(tmp_path / "M.mtx"), sps.coo_matrix(M), precision=17)
+    scipy.io.mmwrite(str(tmp_path / "K.mtx"), sps.coo_matrix(K), precision=17)
+    fe = read_matrices(tmp_path / "M.mtx", tmp_path / "K.mtx",
+                       nodes=np.array([x.position for x in b.nodes]))
+    geo = _template_geometric_stiffness(src, b)
+    a = ModalBody3D.from_body(src, b, 4, stiffening=True)
+    c = ModalBody3D.from_matrices(fe, 4, geometric=geo)
+    plain = ModalBody3D.from_matrices(fe, 4)
+    Ga = np.diagonal(ModalBody3D.from_body(src, b, 4).invariants.J2 - a.invariants.J2)
+    Gc = np.diagonal(plain.invariants.J2 - c.invariants.J2)
+    assert np.abs(Ga).max() > 1.0
+    np.testing.assert_allclose(Gc, Ga, rtol=0, atol=1e-6 * np.abs(Ga).max())
+    ca = np.diagonal(a.invariants.c2, axis1=1, axis2=2)
+    cc = np.diagonal(c.invariants.c2, axis1=1, axis2=2)
+    np.testing.assert_allclose(cc, ca, rtol=0, atol=1e-6 * np.abs(ca).max())
+    with pytest.raises(fb.ModelError, match="stiffening=True needs the geometric"):
+        ModalBody3D.from_matrices(fe, 4, stiffening=True)
+    with pytest.raises(fb.ModelError, match=r"missing \['yz'\]"):
+        ModalBody3D.from_matrices(fe, 4, geometric={k: v for k, v in geo.items() if k != "yz"})
+    bad = dict(geo, xy=geo["xy"] + np.triu(np.ones_like(geo["xy"]), 1))
+    with pytest.raises(fb.ModelError, match=r"geometric\['xy'\] is not symmetric"):
+        ModalBody3D.from_matrices(fe, 4, geometric=bad)
