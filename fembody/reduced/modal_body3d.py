@@ -214,7 +214,8 @@ class ModalBody3D:
             The external model's geometric (stress) stiffness matrices (n, n) [N/m, N, N m],
             same DOFs as M and K, for nine unit load cases, the body clamped at the
             reference node (m_a the mass of node a, s_a its offset from the reference
-            node, e_i the frame axes):
+            node, e_i the frame axes; with a consistent mass matrix read ``m_a x_a`` as M
+            times the nodal field ``x_a``, the reference node's included):
 
             - ``'x'``, ``'y'``, ``'z'``: the load ``m_a e_i`` (a gravity of 1 m/s^2 along
               +i; the frame's acceleration and gravity stiffen through these);
