@@ -19,7 +19,8 @@ attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the
 
 ``stiffening=True`` adds the geometric stiffness of the centrifugal load of a spin about the
 reference node and of the frame's acceleration (a spin about an axis elsewhere, gravity);
-``ModalPin`` holds any mesh point at a node or the ground.
+``ModalPin`` holds any mesh point at a node or the ground (its position; with
+``rotation=True`` also its rotation, a weld; with ``axis`` a revolute joint).
 
 The section forces of the mesh are recovered from the modal field (``result.resultants("modal
 body")``, per element of the template, in the body's frame).
@@ -74,6 +75,11 @@ class ModalBody3D:
     def phi_t(self) -> np.ndarray:
         """Translational mode components (n_nodes, 3, N) [m]."""
         return self.Phi.reshape(len(self.s), 6, self.n)[:, :3]
+
+    @property
+    def phi_r(self) -> np.ndarray:
+        """Rotational mode components (n_nodes, 3, N) [rad], in the frame's axes."""
+        return self.Phi.reshape(len(self.s), 6, self.n)[:, 3:]
 
     @classmethod
     def from_body(cls, model, body, n_modes: int, *, boundary: str = "clamped",
