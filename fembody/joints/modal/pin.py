@@ -96,3 +96,11 @@ class ModalPin(Joint):
 
     def nodes(self):
         return (self.body.node, self.node)
+
+    def rotation_nodes(self) -> tuple:
+        """The node whose rotation this joint locks (it gets rotation DOFs when nothing else
+        gives it some, e.g. a bare node from :func:`fembody.reduced.attach_node`)."""
+        locks = self.rotation or getattr(self, "axis", None) is not None
+        ground = self.node is None \
+            or self.node is getattr(getattr(self.node, "model", None), "ground", None)
+        return (self.node,) if locks and not ground else ()

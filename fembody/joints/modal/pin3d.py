@@ -114,6 +114,9 @@ class SpatialModalWeldBlock(JointBlock):
         self.s, self.phi_t = np.asarray(s, float), np.asarray(phi_t, float)
         self.psi, self.C, self.D = np.asarray(psi, float), C, D
         self.ground = ~self.mask[:, 0]
+        # a weld (3 rotation rows) fixes all six DOFs of the node to the mesh point: a node
+        # with nothing else on it is held (no mass or stiffness of its own needed)
+        self.held_dofs = np.arange(6) if C.shape[1] == 3 else None
 
     def gather(self, u: np.ndarray):
         """(x_o, R_o, r, R, eta) from the coordinates of the DOFs (displacements, rotation
