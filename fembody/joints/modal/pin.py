@@ -18,6 +18,8 @@ class ModalPinBlock(JointBlock):
         self.s, self.phi_t, self.phi_r = s, phi_t, phi_r     # (n, 2), (n, 2, N), (n, N)
         self.rotation = rotation
         self.ground_point = None        # fixed point (2,) when attached to the ground
+        # with the rotation row the node's x, y, rz all follow the mesh point: it is held
+        self.held_dofs = np.arange(3) if rotation else None
 
     def gather(self, u: np.ndarray) -> np.ndarray:
         x = super().gather(u)
