@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import modal3d_numba as kernels
+from .modal import linearised
 
 
 def hat(w: np.ndarray) -> np.ndarray:
@@ -313,11 +314,11 @@ class SpatialModalBlock:
         u[order] = self.body.Phi @ eta
         blk = sys.block("beam")
 
-        def at(sign: float) -> np.ndarray:
-            return blk.resultants(sys.pose(blk, sys.update(sys.q0, sign * u[sys.free])))
-        # the field is linear: the odd part drops the quadratic strains (the axial force a
-        # finite bending would carry) that the exact kernel would read from it
-        return 0.5 * (at(1.0) - at(-1.0))
+        def at(h: float) -> np.ndarray:
+            return blk.resultants(sys.pose(blk, sys.update(sys.q0, h * u[sys.free])))
+        # linear in eta, as the elastic forces K eta: no axial force or shear of second
+        # order from a finite bending (which the exact kernel would read from the field)
+        return linearised(at, u, order.reshape(-1, 6), sys.length)
 
     def strain_energy(self, poses) -> np.ndarray:
         _, _, eta = self._state(poses)
