@@ -143,7 +143,10 @@ def number_dofs(model: Model, space: str | None, gravity: np.ndarray | None = No
         X[node_dofs[:, k]] = Xn[:, k]
     space_obj = spaces.make(space, node_dofs, count, X)
     real = [n.id for n in model.nodes if not n.internal] or [0]
-    length = max(max(float(np.ptp(Xn[real, k])) for k in range(dim)), 1e-3)
+    # a modal body's extent is its mesh's, not its reference node's
+    pts = np.concatenate([Xn[real]] + [mb.reference_positions()[:, :dim]
+                                       for mb in model.modal_bodies])
+    length = max(max(float(np.ptp(pts[:, k])) for k in range(dim)), 1e-3)
     is_fixed = np.zeros(count, dtype=bool)
     for nid, dofs in model.supports.items():
         node = model.nodes[nid]

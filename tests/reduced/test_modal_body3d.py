@@ -909,3 +909,33 @@ def test_loads_and_springs_at_a_mesh_point_of_a_modal_cantilever():
                      F[2] * L**3 / (3 * E * Iz) - T[1] * L**2 / (2 * E * Iz)])
     np.testing.assert_allclose(w[1:], w_eb, rtol=2e-3)
     np.testing.assert_allclose(reduced(True)[1:], full(True)[1:], rtol=1e-6)
+
+
+# ------------------------------------------------------------------ mode pictures
+@pytest.mark.parametrize("dim", [2, 3])
+def test_mode_pictures_of_a_modal_body_are_drawn_at_a_tenth_of_its_size(dim):
+    """Modes.result of a model holding only a clamped modal body (1 m beam): the model's
+    size is its mesh's (1 m, not its reference node's 1e-3 floor) and the drawn shape moves
+    the mesh by 10 % of it at its largest point (1e-12; the amplitudes are scaled by the
+    mesh's translations phi_t eta, not by the raw modal amplitudes)."""
+    from fembody.reduced import ModalBody
+    if dim == 3:
+        src, bs = template(n=8)
+        body = ModalBody3D.from_body(src, bs, 4)
+        m = fb.Model(dim=3)
+    else:
+        src = fb.Model()
+        bs = src.add_beam((0, 0), (1, 0), n=8, material=MAT, section=SEC)
+        body = ModalBody.from_body(src, bs, 4)
+        m = fb.Model()
+    ref = m.add_modal_body(body)
+    m.fix(ref.node)
+    modes = fb.modes(m, n=3)
+    assert modes.system.length == pytest.approx(1.0, rel=1e-12)
+    for k in range(3):
+        res = modes.result(k)
+        d = ref.positions(res)[-1] - ref.reference_positions()
+        assert np.abs(d).max() == pytest.approx(0.1, rel=1e-12)
+    res = modes.result(1, amplitude=0.02)
+    d = ref.positions(res)[-1] - ref.reference_positions()
+    assert np.abs(d).max() == pytest.approx(0.02, rel=1e-12)
