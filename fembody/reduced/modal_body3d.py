@@ -27,7 +27,7 @@ body")``, per element of the template, in the body's frame).
 
 ``preload=`` adds the stress stiffening of a prestressed state of the model.
 
-Not yet: stresses from the section forces.
+Stresses of the mesh's elements: ``ModalBodyRef.stresses(result)``.
 """
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..elements.modal.modal3d import InertiaInvariants, SpatialModalBlock
+from ..elements.modal.modal3d import (InertiaInvariants, SpatialModalBlock,
+                                      spatial_section_forces)
 from ..errors import ModelError
 from ..model.model import Model
 from ..statics.modal import modes as fe_modes
@@ -64,6 +65,7 @@ class ModalBody3D:
     node_ids: tuple = ()
     source: object = field(default=None, repr=False)   # (template System, DOF order) or None
     edges: np.ndarray | None = None    # (n_edges, 2) mesh node pairs of its elements (drawing)
+    sections: tuple = ()               # the Section of each element (stresses)
 
     spatial = True
 
@@ -75,6 +77,11 @@ class ModalBody3D:
     def phi_t(self) -> np.ndarray:
         """Translational mode components (n_nodes, 3, N) [m]."""
         return self.Phi.reshape(len(self.s), 6, self.n)[:, :3]
+
+    def section_forces(self, eta: np.ndarray) -> np.ndarray:
+        """(N, Vy, Vz [N], T, My, Mz [N m]) per element of the mesh at the amplitudes ``eta``
+        (section frame, mid-length; linear in eta); none (0 rows) without element data."""
+        return spatial_section_forces(self, np.asarray(eta, float))
 
     @property
     def phi_r(self) -> np.ndarray:
@@ -190,7 +197,8 @@ class ModalBody3D:
                           c2=_translation_stiffness(sys_c, M, nd, V))
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
                    boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
-                   source=(sys_free, order), edges=element_edges(model, body))
+                   source=(sys_free, order), edges=element_edges(model, body),
+                   sections=tuple(model.beams[e.index]["section"] for e in elems))
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),

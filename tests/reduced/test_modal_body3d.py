@@ -939,3 +939,54 @@ def test_mode_pictures_of_a_modal_body_are_drawn_at_a_tenth_of_its_size(dim):
     res = modes.result(1, amplitude=0.02)
     d = ref.positions(res)[-1] - ref.reference_positions()
     assert np.abs(d).max() == pytest.approx(0.02, rel=1e-12)
+
+
+# ------------------------------------------------------------------ stresses
+def test_stresses_of_a_modal_cantilever_are_the_beam_theory_ones():
+    """A modal cantilever (16 elements, 0.02 x 0.01 m, Craig-Bampton with the tip interface)
+    under a tip load (Fx, Fy, Fz), then a twist Tx, through an attached node: at the first
+    element's middle x = L / 32, the axial stress Fx / A, the bending stress M c / I of both
+    moments at the corner (M = F (L - x), I = b h^3 / 12 from the sizes) to 1e-6, and the
+    torsional shear T / (alpha b t^2) with alpha = 0.246 for b / t = 2 (Timoshenko and
+    Goodier's table, 3 digits: 1e-3). Stresses of a body from matrices are refused."""
+    from fembody.reduced import attach_node, read_matrices
+    n_el, L, b, h = 16, 1.0, 0.02, 0.01
+    F = np.array([40.0, 0.3, -0.1])
+    src, bs = template(n=n_el)
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in bs.nodes]].ravel()]
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in bs.nodes]))
+    body = ModalBody3D.from_body(src, bs, 4)
+    # the body's modes with the tip's static modes: the same body, its modes from matrices
+    cb = ModalBody3D.from_matrices(fe, 4, interface=[n_el])
+    body = ModalBody3D(body.name, cb.s, cb.Phi, cb.K, cb.omega, cb.invariants, cb.boundary,
+                       cb.origin, body.node_ids, body.source, body.edges, body.sections)
+
+    def stresses(force, torque):
+        m = fb.Model(dim=3)
+        ref = m.add_modal_body(body)
+        m.fix(ref.node)
+        tip = attach_node(m, ref, n_el)
+        m.add_force(tip, force)
+        m.add_torque(tip, torque)
+        return ref.stresses(fb.static(m, steps=1))[-1]
+    sig = stresses(F, (0.0, 0.0, 0.0))
+    assert sig.shape == (n_el, 4)
+    x = L / (2 * n_el)
+    A, Iy, Iz = b * h, h * b**3 / 12, b * h**3 / 12      # y bends about local z: Iy, b / 2
+    bend = abs(F[1]) * (L - x) * (b / 2) / Iy + abs(F[2]) * (L - x) * (h / 2) / Iz
+    assert sig[0, 0] == pytest.approx(F[0] / A, rel=1e-6)
+    assert sig[0, 1] == pytest.approx(bend, rel=1e-6)
+    assert sig[0, 2] == pytest.approx(F[0] / A + bend, rel=1e-6)
+    assert np.abs(sig[:, 3]).max() < 1e-9 * bend
+    tau = stresses((0.0, 0.0, 0.0), (0.05, 0.0, 0.0))[:, 3]
+    np.testing.assert_allclose(tau, 0.05 / (0.246 * b * h**2), rtol=1e-3)
+    with pytest.raises(fb.ModelError, match="no element data"):
+        m2 = fb.Model(dim=3)
+        ref2 = m2.add_modal_body(cb)          # from matrices: no elements
+        m2.fix(ref2.node)
+        ref2.stresses(fb.static(m2, steps=1))

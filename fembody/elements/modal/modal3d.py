@@ -204,6 +204,24 @@ class InertiaInvariants:
                 + 0.5 * np.matmul(self.c2_along(eta), eta[..., None])[..., 0])
 
 
+def spatial_section_forces(body, eta: np.ndarray) -> np.ndarray:
+    """(N, Vy, Vz, T, My, Mz) per element of a spatial modal body's mesh at the amplitudes
+    ``eta`` (see :meth:`SpatialModalBlock.resultants`)."""
+    src = getattr(body, "source", None)
+    if src is None:
+        return np.zeros((0, 6))
+    sys, order = src
+    u = np.zeros(sys.n_dof)
+    u[order] = body.Phi @ eta
+    blk = sys.block("beam")
+
+    def at(h: float) -> np.ndarray:
+        return blk.resultants(sys.pose(blk, sys.update(sys.q0, h * u[sys.free])))
+    # linear in eta, as the elastic forces K eta: no axial force or shear of second order
+    # from a finite bending (which the exact kernel would read from the field)
+    return linearised(at, u, order.reshape(-1, 6), sys.length)
+
+
 class SpatialModalBlock:
     """Element block of one spatial modal body: ``nodes (1, 1)`` its reference node (whose pose
     the System hands over), ``coordinates (N,)`` its modal DOFs (read beside the pose),
@@ -305,20 +323,7 @@ class SpatialModalBlock:
         """(N, Vy, Vz [N], T, My, Mz [N m]) per beam element of the body's mesh (section frame,
         mid-length) from the elastic field ``Phi eta`` in the body's frame; none (0 rows) for
         a body without element data (reduced from imported matrices)."""
-        src = getattr(self.body, "source", None)
-        if src is None:
-            return np.zeros((0, 6))
-        sys, order = src
-        _, _, eta = self._state(poses)
-        u = np.zeros(sys.n_dof)
-        u[order] = self.body.Phi @ eta
-        blk = sys.block("beam")
-
-        def at(h: float) -> np.ndarray:
-            return blk.resultants(sys.pose(blk, sys.update(sys.q0, h * u[sys.free])))
-        # linear in eta, as the elastic forces K eta: no axial force or shear of second
-        # order from a finite bending (which the exact kernel would read from the field)
-        return linearised(at, u, order.reshape(-1, 6), sys.length)
+        return spatial_section_forces(self.body, self._state(poses)[2])
 
     def strain_energy(self, poses) -> np.ndarray:
         _, _, eta = self._state(poses)
