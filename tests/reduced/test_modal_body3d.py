@@ -240,7 +240,9 @@ def test_bad_input():
 
 def test_the_mesh_of_a_spatial_modal_body_is_exported(tmp_path):
     """The recovered mesh goes to the VTU series: its points' displacement equals the mesh
-    positions recovered from the modal state less the reference positions (float64: exact)."""
+    positions recovered from the modal state less the reference positions (float64: exact);
+    its cells carry their elements' section forces and stresses (as ModalBodyRef gives them,
+    1e-10)."""
     import meshio
     src, bs = template()
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
@@ -255,6 +257,17 @@ def test_the_mesh_of_a_spatial_modal_body_is_exported(tmp_path):
     np.testing.assert_allclose(mesh.point_data["displacement"][modal],
                                ref.positions(st)[-1] - X, rtol=0, atol=1e-15)
     assert ref.positions(st)[-1, -1, 2] < -1e-4              # it sags
+    # the section forces and stresses of its elements on the mesh's cells (one per element)
+    forces, sig = ref.section_forces(st)[-1], ref.stresses(st)[-1]
+    assert np.abs(sig[:, 1]).max() > 1e4
+    cells = mesh.cell_data["family"]
+    k = [i for i, c in enumerate(cells) if np.all(c == 7)][0]        # the modal block
+    for i, name in enumerate(("N", "Vy", "Vz", "T", "My", "Mz")):
+        np.testing.assert_allclose(mesh.cell_data[name][k], forces[:, i], rtol=1e-10,
+                                   atol=1e-10 * np.abs(forces).max())
+    for i, name in enumerate(("sigma_N", "sigma_b", "sigma_max", "tau_T")):
+        np.testing.assert_allclose(mesh.cell_data[name][k], sig[:, i], rtol=1e-10,
+                                   atol=1e-10 * np.abs(sig).max())
 
 
 def test_imported_spatial_matrices_give_the_same_body_as_from_body(tmp_path):
