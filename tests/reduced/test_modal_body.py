@@ -268,3 +268,24 @@ def test_section_forces_are_linear_in_the_modal_field():
     # the shear at each element's middle: the weight beyond it, rho A g (L - x)
     x = (np.arange(8) + 0.5) / 8
     np.testing.assert_allclose(np.abs(r1[:, 1]), MAT.rho * SEC.A * g * (1 - x), rtol=1e-2)
+
+
+def test_stresses_of_a_planar_modal_cantilever():
+    """A planar modal cantilever (8 elements, 0.02 x 0.01 m, all 24 clamped modes) under a tip
+    force (Fx, Fy) through an attached node: at the first element's middle the axial stress
+    Fx / A and the bending stress M h / (2 Iz), M = Fy (L - L / 16), I = b h^3 / 12 from the
+    sizes (1e-6)."""
+    from fembody.reduced import attach_node
+    b, h = 0.02, 0.01
+    src = fb.Model()
+    bs = src.add_beam((0, 0), (1, 0), n=8, material=MAT, section=SEC)
+    m = fb.Model()
+    ref = m.add_modal_body(ModalBody.from_body(src, bs, 24))
+    m.fix(ref.node)
+    tip = attach_node(m, ref, 8)
+    m.add_force(tip, (30.0, -0.05))
+    sig = ref.stresses(fb.static(m, steps=1))[-1]
+    assert sig.shape == (8, 4)
+    assert sig[0, 0] == pytest.approx(30.0 / (b * h), rel=1e-6)
+    assert sig[0, 1] == pytest.approx(0.05 * (1 - 1 / 16) * (h / 2) / (b * h**3 / 12), rel=1e-6)
+    assert sig[0, 2] == pytest.approx(sig[0, 0] + sig[0, 1], rel=1e-12)
