@@ -1,9 +1,9 @@
 """Compiled kernels of the spatial modal body (:mod:`fembody.elements.modal.modal3d`).
 
 ``inertial``: the inertial force on ``(dr, Theta, eta)`` and, on request, its tangents
-``K = df/dq`` (rotation increments material) and ``C = df/dq'``, by complex steps taken inside
-the kernel (exact to round-off, no subtraction; 2 (6 + N) + 1 evaluations of O(N^2) each, so
-no Python call per step). The equations are those of the module docstring of ``modal3d``;
+``K = df/dq`` (rotation increments material), by complex steps taken inside the kernel (exact
+to round-off, no subtraction; 3 + N evaluations of O(N^2) each, so no Python call per step),
+and ``C = df/dq'`` in closed form (the force is quadratic in the velocities). The equations are those of the module docstring of ``modal3d``;
 ``_evaluate`` is their loop form, generic in the dtype (numba compiles it for complex).
 
 ``gravity``: gravity's generalised force from ``V = -m g.r - g.R (c0 + CtP eta)`` and its
@@ -237,13 +237,103 @@ def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2,
         _evaluate(Rc, vc, ac, Ak, Gk, Ck, Cr, c2, fc)
         for r in range(n):
             K[r, 6 + k] = fc[r].imag / _H
-    for k in range(n):
-        vk = vc.copy()
-        vk[k] += 1j * _H
-        _evaluate(Rc, vk, ac, Ac, Gc, Cc, Cr, c2, fc)
-        for r in range(n):
-            C[r, k] = fc[r].imag / _H
+    _velocity_tangent(R, v, a, A0, G0, Cte, Cr, c2, C)
     return f, K, C
+
+
+@njit(cache=True)
+def _velocity_tangent(R, v, a, A, G, Ct, Cr, c2, C):  # pragma: no cover - jitted
+    """``C = df/dv (n, n)`` of :func:`_evaluate`'s force in closed form (f is quadratic in
+    the velocities): with ``z = S v``, ``S = diag(R^T, I, I)``, and ``E[:, k] = (dA/deta_k)
+    z``, ``D = sum_k eta'_k dA/deta_k``: ``dpd/dz = A J + D + [0 | E]`` (``J = dz'/dz``, from
+    ``-W x v_b``), then the rows of f (module docstring of modal3d) and ``C = df/dz S``."""
+    N = G.shape[0]
+    n = 6 + N
+    z = np.zeros(n)
+    for i in range(3):
+        for j in range(3):
+            z[i] += R[j, i] * v[j]
+        z[3 + i] = v[3 + i]
+    for k in range(N):
+        z[6 + k] = v[6 + k]
+    p = np.zeros(6)
+    for r in range(6):
+        s = 0.0
+        for c in range(n):
+            s += A[r, c] * z[c]
+        p[r] = s
+    # E[:, k] = (dA/deta_k) z and D = sum_k eta'_k dA/deta_k, block by block
+    E = np.zeros((n, N))
+    D = np.zeros((n, n))
+    for k in range(N):
+        ek = z[6 + k]
+        for i in range(3):
+            s_t = 0.0
+            s_w = 0.0
+            for j in range(3):
+                s_t += Ct[k, i, j] * z[3 + j]
+                s_w += Ct[k, j, i] * z[j] + G[k, i, j] * z[3 + j]
+                D[i, 3 + j] += ek * Ct[k, i, j]
+                D[3 + i, 3 + j] += ek * G[k, i, j]
+            for j in range(N):
+                s_t += c2[i, k, j] * z[6 + j]
+                s_w += Cr[k, i, j] * z[6 + j]
+                D[i, 6 + j] += ek * c2[i, k, j]
+                D[3 + i, 6 + j] += ek * Cr[k, i, j]
+            E[i, k] = s_t
+            E[3 + i, k] = s_w
+        for j in range(N):
+            s = 0.0
+            for i in range(3):
+                s += Cr[k, i, j] * z[3 + i] + c2[i, k, j] * z[i]
+            E[6 + j, k] = s
+    _mirror(D)
+    # dpd/dz: A J (J: -hat(W) on the v_b columns, hat(v_b) on the W columns of the t rows)
+    dp = D.copy()
+    HW = _hat(z[3], z[4], z[5])
+    Hb = _hat(z[0], z[1], z[2])
+    for r in range(n):
+        for j in range(3):
+            s1 = 0.0
+            s2 = 0.0
+            for i in range(3):
+                s1 -= A[r, i] * HW[i, j]
+                s2 += A[r, i] * Hb[i, j]
+            dp[r, j] += s1
+            dp[r, 3 + j] += s2
+        for k in range(N):
+            dp[r, 6 + k] += E[r, k]
+    HP = _hat(p[0], p[1], p[2])
+    HpW = _hat(p[3], p[4], p[5])
+    F = np.zeros((n, n))                      # df/dz
+    for i in range(3):
+        for c in range(n):
+            st = dp[i, c]
+            sw = dp[3 + i, c]
+            for j in range(3):
+                st += HW[i, j] * A[j, c]                 # W x P, P = A_t z
+                sw += HW[i, j] * A[3 + j, c] + Hb[i, j] * A[j, c]
+            F[i, c] = st
+            F[3 + i, c] = sw
+        for j in range(3):
+            F[i, 3 + j] -= HP[i, j]                      # d(W x P)/dW
+            F[3 + i, 3 + j] -= HpW[i, j]                 # d(W x p_W)/dW
+            F[3 + i, j] -= HP[i, j]                      # d(v_b x P)/dv_b
+    for k in range(N):
+        for c in range(n):
+            F[6 + k, c] = dp[6 + k, c] - E[c, k]
+    # f's translation rows are R times the body-frame ones; z_t = R^T r': C's first
+    # columns are F's times R^T
+    for c in range(n):
+        t0, t1, t2 = F[0, c], F[1, c], F[2, c]
+        for i in range(3):
+            F[i, c] = R[i, 0] * t0 + R[i, 1] * t1 + R[i, 2] * t2
+    for r in range(n):
+        t0, t1, t2 = F[r, 0], F[r, 1], F[r, 2]
+        for j in range(3):
+            C[r, j] = t0 * R[j, 0] + t1 * R[j, 1] + t2 * R[j, 2]
+        for c in range(3, n):
+            C[r, c] = F[r, c]
 
 
 @njit(cache=True, aot="Tuple((f8[:], f8[:, :]))(f8[:, :], f8[:], f8[:], f8, f8[:], f8[:, :], "
