@@ -129,7 +129,8 @@ def test_compiled_forces_equal_the_numpy_reference(which, request):
     """The compiled inertial and gravity forces (loops, complex steps inside the kernel)
     against the numpy reference of the same equations (tests/reference_kernels, batched
     invariant products): equal to round-off (1e-12 of the largest entry); the kernel's
-    tangents against complex steps of the reference (1e-10); with and without c2."""
+    closed-form tangents K and C against complex steps of the reference (1e-10); with and
+    without c2."""
     from tests.reference_kernels import modal3d_kernels as ref
     src, b, mb, blk, x, v, a = request.getfixturevalue(which)
     R, eta = x[1][0, 0], x[2][0]
@@ -140,6 +141,16 @@ def test_compiled_forces_equal_the_numpy_reference(which, request):
     Cref = np.column_stack([ref.forces(mb.invariants, R, eta, v[0] + 1j * h * e, a[0]).imag / h
                             for e in np.eye(10)])
     assert np.abs(C[0] - Cref).max() < 1e-10 * np.abs(Cref).max()
+    # K (closed form in the kernel) against complex steps of the reference: material
+    # rotation steps R (I + i h hat(e_j)) and amplitude steps
+    N = eta.shape[0]
+    cols = [np.zeros(6 + N)] * 3
+    cols += [ref.forces(mb.invariants, R @ (np.eye(3) + 1j * h * hat(e)), eta, v[0], a[0]).imag
+             / h for e in np.eye(3)]
+    cols += [ref.forces(mb.invariants, R, eta + 1j * h * e, v[0], a[0]).imag / h
+             for e in np.eye(N)]
+    Kref = np.column_stack(cols)
+    assert np.abs(K[0] - Kref).max() < 1e-10 * np.abs(Kref).max()
     g = np.array([0.3, -9.81, 1.2])
     fg, _ = blk.gravity(x, g, False)
     fg_ref = ref.gravity(mb.invariants, R, eta, g)

@@ -22,9 +22,8 @@ O(mesh). The equations are Lagrange's for this T on R^3 x SO(3) x R^N (material 
 
 with ``z_b' = (R^T r'' - W x v_b, W', eta'')``: exact in energy and in linear and angular
 momentum (``R P`` and ``r x R P + R p_W``), with the quadratic velocity forces (centrifugal,
-Coriolis, gyroscopic) of the deformed body. The tangent d/dq (q: dr, Theta material, eta)
-is taken by complex-step differentiation of these forces: exact to round-off (no
-subtraction), at 3 + N complex evaluations; d/dq' in closed form; all inside one compiled kernel
+Coriolis, gyroscopic) of the deformed body. The tangents d/dq (q: dr, Theta material, eta)
+and d/dq' are in closed form, inside one compiled kernel
 (:mod:`fembody.elements.modal.modal3d_numba`; its numpy reference is in the tests). Elastic forces: ``K_red eta``; gravity from the
 potential ``V = -m g.r - g.R c(eta)``, ``c(eta) = c0 + C_eta eta + 1/2 c2 eta eta`` (``c0``,
 ``C_eta``: the first moments of the mass and of the modes; ``c2``: the foreshortening's, when
