@@ -134,10 +134,19 @@ class _MeshMap:
         (zero where a quantity does not apply)."""
         names = list(dict.fromkeys([*line_cd, *vertex_cd]))
         nl, nv = len(self.cells), len(self.vertices)
+        nm = [len(b[3]) for b in self.modal_blocks]
         out = {}
         for k in names:
             ref = np.asarray(line_cd.get(k, vertex_cd.get(k)))
             shape, dtype = ref.shape[1:], ref.dtype
+            # a line quantity with rows for the modal meshes' cells too (after the line
+            # cells: section forces and stresses of modal bodies) is split among them
+            val = line_cd.get(k)
+            modal = None
+            if val is not None and sum(nm) and len(val) == nl + sum(nm):
+                val = np.asarray(val, dtype=dtype)
+                modal = np.split(val[nl:], np.cumsum(nm)[:-1])
+                line_cd = {**line_cd, k: val[:nl]}
 
             def part(cd, n):
                 val = cd.get(k)
@@ -145,9 +154,32 @@ class _MeshMap:
                         np.zeros((n, *shape), dtype=dtype))
             parts = ([part(line_cd, nl)] if nl else []) + ([part(vertex_cd, nv)] if nv else [])
             fam = EXPORT_CODES["modal"] if k == "family" else 0
-            parts += [np.full((len(b[3]), *shape), fam, dtype=dtype) for b in self.modal_blocks]
+            parts += modal if modal is not None else \
+                [np.full((n, *shape), fam, dtype=dtype) for n in nm]
             out[k] = parts
         return out
+
+    def _modal_cells(self, result: "Result", k: int, width: int) -> tuple:
+        """Section forces (n_modal_cells, width) and stresses (n_modal_cells, 4) of the modal
+        meshes' cells at state ``k``: per element where the mesh's edges are its elements
+        (bodies reduced from a Body), else zero forces; stresses NaN where the sections lack
+        fibre data (never a made-up zero)."""
+        from ..elements.beam.stresses import section_data, section_stresses
+        forces, stresses = [], []
+        for ref, _, _, edges in self.modal_blocks:
+            f = np.zeros((len(edges), width))
+            st = np.full((len(edges), 4), np.nan)
+            if getattr(ref.body, "source", None) is not None:
+                rows = ref.body.section_forces(ref.modal_coordinates(result)[k])
+                if rows.shape == f.shape:
+                    f = rows
+                    try:
+                        st = section_stresses(rows, section_data(ref.body.sections, ""))
+                    except ModelError:
+                        pass
+            forces.append(f)
+            stresses.append(st)
+        return np.concatenate(forces), np.concatenate(stresses)
 
     def mesh(self, point_data: dict | None = None, cell_data: dict | None = None,
              vertex_data: dict | None = None) -> "meshio.Mesh":
@@ -184,7 +216,21 @@ class _MeshMap:
                 NVM.append(result.resultants(family, step=k))
         NVM = np.concatenate(NVM) if NVM else np.zeros((0, 3))
         cd = {"N": NVM[:, 0], "V": NVM[:, 1], "M": NVM[:, 2]}
+        self._add_modal_cells(cd, result, k, ("N", "V", "M"))
         return pd, cd, self._vertex_state(result, k)
+
+    def _add_modal_cells(self, cd: dict, result: "Result", k: int, names: tuple) -> None:
+        """Extend the line cell data ``cd`` (names: the section force columns) with the
+        modal meshes' cells, and add their stresses (zero on the other line cells)."""
+        if not self.modal_blocks:
+            return
+        f, st = self._modal_cells(result, k, len(names))
+        nl = len(self.cells)
+        for i, name in enumerate(names):
+            cd[name] = np.concatenate([cd[name][:nl], f[:, i]])
+        from ..elements.beam.stresses import STRESS_NAMES
+        for i, name in enumerate(STRESS_NAMES):
+            cd[name] = np.concatenate([np.zeros(nl), st[:, i]])
 
     def _state3d(self, result: "Result", k: int) -> tuple[dict, dict, dict]:
         """Spatial state ``k``: displacement and velocity 3-vectors, each node's rotation as a
@@ -214,7 +260,9 @@ class _MeshMap:
                 r = result.resultants(family, step=k)
                 res.append(np.pad(r, ((0, 0), (0, 6 - r.shape[1]))))
         res = np.concatenate(res) if res else np.zeros((0, 6))
-        cd = {name: res[:, i] for i, name in enumerate(("N", "Vy", "Vz", "T", "My", "Mz"))}
+        names = ("N", "Vy", "Vz", "T", "My", "Mz")
+        cd = {name: res[:, i] for i, name in enumerate(names)}
+        self._add_modal_cells(cd, result, k, names)
         return pd, cd, self._vertex_state(result, k)
 
     def _vertex_state(self, result: "Result", k: int) -> dict:
