@@ -1,5 +1,6 @@
-"""Penalty contact of beams and nodes against fixed rigid surfaces: planes, spheres,
-cylinders and boxes (planar and spatial models).
+"""Penalty contact of beams and nodes against rigid surfaces: planes, spheres, cylinders and
+boxes (planar and spatial models) and triangle meshes (spatial models,
+:mod:`fembody.contact.trimesh`).
 
 **Surfaces.** A surface measures the signed distance ``s(x)`` [m] of a point ``x`` to itself,
 positive outside, with its exact gradient and Hessian:
@@ -53,7 +54,9 @@ the spacing of the Gauss points (hence the check that an element is no longer th
 the sum of the radii of a sphere or cylinder).
 
 Which sample points are checked: all of them, at every evaluation (one surface against many
-elements needs no broad phase: the work is linear in the number of elements).
+elements needs no broad phase: the work is linear in the number of elements). A triangle mesh
+is many surfaces: its block finds each point's nearby triangles by a broad phase and measures
+the nearest feature (:class:`fembody.contact.trimesh.TriangleMesh`), with the same formulas.
 """
 from __future__ import annotations
 
@@ -68,6 +71,7 @@ from ..errors import ModelError
 from ..elements.base import Labels
 from .beams import penetration_tolerance
 from .line import W as GAUSS_W, XI as GAUSS_XI
+from .trimesh import TriangleMesh
 
 if TYPE_CHECKING:
     from ..model.model import Model
@@ -253,7 +257,7 @@ class Box:
         return self.center.size
 
 
-SURFACES = (Plane, Sphere, Cylinder, Box)
+SURFACES = (Plane, Sphere, Cylinder, Box, TriangleMesh)
 
 
 def _curvature(surface) -> float:
@@ -267,6 +271,8 @@ def _geometry(surface, d: int):
     projector, a cylinder ``I - a a^T`` (planar: I); a box its axes as the rows of ``P`` and
     its half side lengths."""
     half = np.zeros(d)
+    if isinstance(surface, TriangleMesh):         # measured by the mesh (unused rows)
+        return np.zeros(d), np.eye(d), 0.0, False, half
     if isinstance(surface, Plane):
         return surface.point, np.tile(surface.normal, (d, 1)), 0.0, True, half
     if isinstance(surface, Sphere):
@@ -383,8 +389,9 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
              f"{'' if name is None else f' {name!r}'})")
     if not isinstance(surface, SURFACES):
         raise ModelError(f"{where}: surface must be fb.Plane(point, normal), fb.Sphere(center, "
-                         f"radius), fb.Cylinder(point, radius, axis) or fb.Box(center, size, "
-                         f"axes); got {surface!r}")
+                         f"radius), fb.Cylinder(point, radius, axis), fb.Box(center, size, "
+                         f"axes) or fb.TriangleMesh(points, triangles) (or "
+                         f"fb.TriangleMesh.read(file)); got {surface!r}")
     nd = model.dimension.n_translations
     if surface.dim != nd:
         raise ModelError(f"{where}: the surface is given in {surface.dim} coordinates but the "
@@ -455,7 +462,9 @@ class SurfaceContactBlock:
     ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, 2)``
     (optional) the reference positions of the nodes carrying moving surfaces (planar; then
     ``dofs`` end with the carrier's x, y, rz and the family gets " (moving)"); ``tol (n,)``
-    (optional) the deepest penetration a run accepts per item [m] (default ``inf``).
+    (optional) the deepest penetration a run accepts per item [m] (default ``inf``);
+    ``mesh`` (optional) a :class:`fembody.contact.trimesh.TriangleMesh` measuring every point
+    of the block instead of the rows above (one mesh per block).
     """
 
     Dd = None       # no velocity-dependent force
@@ -463,8 +472,10 @@ class SurfaceContactBlock:
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
-                 body_X: np.ndarray | None = None, tol: np.ndarray | None = None) -> None:
+                 body_X: np.ndarray | None = None, tol: np.ndarray | None = None,
+                 mesh: TriangleMesh | None = None) -> None:
         self.kind = kind
+        self.mesh = mesh
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.family = "beam surface contact" if kind == "element" else "node surface contact"
         # a surface moving with a body (planar): dofs end with the body node's (x, y, rz)
@@ -489,6 +500,8 @@ class SurfaceContactBlock:
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.kw = (self.k[:, None] * self.w[None, :]).ravel()          # (n ns,)
+        # a mesh's broad phase checks a point within its section radius plus the margin
+        self.pad = None if mesh is None else np.repeat(self.radius, ns) + mesh.margin
         self._labels = labels
         self.dim = self.X.shape[2]
         if self.body_X is not None:
@@ -519,8 +532,7 @@ class SurfaceContactBlock:
         with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
         if self.body_X is not None:
             return self._moving_gaps(x, hessian)
-        s, G, H, ok = surface_gap(self.points(x), self.origin, self.P, self.R, self.plane,
-                                  hessian, self.half)
+        s, G, H, ok = self._measure(self.points(x), hessian)
         n, ns = len(self), self.C.shape[0]
         g = s - np.repeat(self.radius, ns)
         return (g.reshape(n, ns), ok.reshape(n, ns), G.reshape(n, ns, -1),
@@ -540,8 +552,7 @@ class SurfaceContactBlock:
         c, s_ = np.cos(x[:, md + 2]), np.sin(x[:, md + 2])
         Q = np.stack([np.stack([c, -s_], -1), np.stack([s_, c], -1)], 1)   # (n, 2, 2)
         w = np.einsum("nji,ngj->ngi", Q, p - pb[:, None])            # Q^T (p - x_b)
-        s, g, H, ok = surface_gap((self.body_X[:, None] + w).reshape(-1, d), self.origin,
-                                  self.P, self.R, self.plane, hessian, self.half)
+        s, g, H, ok = self._measure((self.body_X[:, None] + w).reshape(-1, d), hessian)
         g = g.reshape(n, ns, d)
         Jw = np.stack([-w[..., 1], w[..., 0]], -1)
         gp = np.einsum("nij,ngj->ngi", Q, g)
@@ -562,6 +573,13 @@ class SurfaceContactBlock:
         H5[..., 4, 2:4] += v
         H5[..., 2:4, 4] += v
         return gap, ok.reshape(n, ns), G, H5
+
+    def _measure(self, y: np.ndarray, hessian: bool):
+        """``surface_gap`` of the sample points ``y (n ns, d)`` (in the surface's reference
+        frame), by the block's mesh if it has one."""
+        if self.mesh is not None:
+            return self.mesh.gap(y, self.pad, hessian)
+        return surface_gap(y, self.origin, self.P, self.R, self.plane, hessian, self.half)
 
     def _active(self, x, hessian):
         g, ok, G, H = self.gaps(x, hessian)
@@ -608,16 +626,23 @@ class SurfaceContactBlock:
 
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
-    """The model's surface contacts as (at most) two force blocks: the beam elements sampled at
-    Gauss points, and the nodes. A sample point that starts inside its surface by more than
+    """The model's surface contacts as force blocks: the beam elements sampled at Gauss points
+    and the nodes, against fixed and against moving surfaces, and each triangle mesh's
+    own blocks (at most four per mesh, four for the analytic surfaces). A sample point that starts inside its surface by more than
     :data:`INSIDE_TOL` of the contact's size is a ModelError naming it and its gap."""
     nd = model.dimension.n_translations
     out = []
-    for kind, moving in (("element", False), ("node", False), ("element", True),
-                         ("node", True)):
+    # the analytic surfaces share blocks; a triangle mesh measures the points of its own
+    meshes = list({id(sc.surface): sc.surface for sc in model.surface_contacts
+                   if isinstance(sc.surface, TriangleMesh)}.values())
+    groups = [(kind, moving, mesh) for mesh in [None] + meshes for moving in (False, True)
+              for kind in ("element", "node")]
+    for kind, moving, mesh in groups:
         rows = []                                        # (compile time only)
         for sc in model.surface_contacts:
             if (sc.body is not None) != moving:
+                continue
+            if (sc.surface if isinstance(sc.surface, TriangleMesh) else None) is not mesh:
                 continue
             o, P, R, plane, half = _geometry(sc.surface, nd)
             items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
@@ -647,7 +672,7 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                                   np.array([r[0].radius for r in rows]),
                                   np.array([r[0].stiffness for r in rows]), labels,
                                   np.array([r[7] for r in rows]), body_X,
-                                  np.array([r[0].max_penetration for r in rows]))
+                                  np.array([r[0].max_penetration for r in rows]), mesh)
         g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])
