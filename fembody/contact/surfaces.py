@@ -22,12 +22,18 @@ positive outside, with its exact gradient and Hessian:
 The contact is from outside (a ball on a sphere, a rope over a pulley); a point on the centre
 or the axis (no normal) does not push.
 
-**Moving surfaces** (planar models): a surface may be carried by a node (a rigid body's) with
+**Moving surfaces**: a surface may be carried by a node (a rigid body's) with
 DOFs ``(x_b, y_b, phi)``; it is given where it is in the reference configuration, and each
 point is measured after being taken back to that configuration, ``p_ref = X_b + Q(phi)^T (p -
 x_b)`` (``X_b`` the node's reference position, ``x_b`` its current one, ``Q`` the rotation by
 ``phi``); the exact derivatives follow by the chain rule (see the block's
-``_moving_gaps``), and the contact force acts on the body too.
+``_moving_gaps``), and the contact force acts on the body too. Spatial models: the node's
+pose ``(x_b, R)`` (a rigid body's node; its rotation is the identity in the reference
+configuration) takes the point back by ``p_ref = X_b + R^T (p - x_b)``; the block is then a
+spatial block reading the poses and its tangent is on the material rotation increments (see
+``_moving_gaps_3d``). The force on the body is the reaction of the forces on the points, and
+its moment about the node is ``sum (p - x_b) x (-f_p)``: momentum passes between the two
+exactly.
 
 **Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
 a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
@@ -69,6 +75,7 @@ import numpy as np
 from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
+from ..rotations import hat
 from .beams import penetration_tolerance
 from .line import W as GAUSS_W, XI as GAUSS_XI
 from .trimesh import TriangleMesh
@@ -435,9 +442,6 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
                              "between its Gauss points; refine the beam")
     carrier = None
     if body is not None:
-        if model.dimension.spatial:
-            raise ModelError(f"{where}: surfaces moving with a body are planar only for now; "
-                             "in a spatial model leave body out (a fixed surface)")
         carrier = model.node(body, f"{where}: body")
         mine = {n.id for n in nodes} | {n.id for e in elements for n in e.nodes}
         if carrier.id in mine:
@@ -459,9 +463,11 @@ class SurfaceContactBlock:
     = 1, one point of weight 1); ``X (n, m, d)`` the reference positions [m]; ``origin (n,
     d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)``, ``half (n, d)`` (optional: boxes) the
     surface of each item (see :func:`surface_gap`); ``radius (n,)`` the section radius [m];
-    ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, 2)``
-    (optional) the reference positions of the nodes carrying moving surfaces (planar; then
-    ``dofs`` end with the carrier's x, y, rz and the family gets " (moving)"); ``tol (n,)``
+    ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, d)``
+    (optional) the reference positions of the nodes carrying moving surfaces (then ``dofs``
+    end with the carrier's x, y, rz (planar) or x, y, z, rx, ry, rz (spatial) and the family
+    gets " (moving)"; a spatial one is a :class:`fembody.elements.base.SpatialBlock` reading
+    the poses of ``nodes (n, m + 1)``, the items' nodes and the carrier); ``tol (n,)``
     (optional) the deepest penetration a run accepts per item [m] (default ``inf``);
     ``mesh`` (optional) a :class:`fembody.contact.trimesh.TriangleMesh` measuring every point
     of the block instead of the rows above (one mesh per block).
@@ -478,7 +484,8 @@ class SurfaceContactBlock:
         self.mesh = mesh
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.family = "beam surface contact" if kind == "element" else "node surface contact"
-        # a surface moving with a body (planar): dofs end with the body node's (x, y, rz)
+        # a surface moving with a body: dofs end with the body node's (x, y, rz) or
+        # (x, y, z, rx, ry, rz)
         self.body_X = None if body_X is None else np.asarray(body_X, dtype=float)
         if self.body_X is not None:
             self.family += " (moving)"
@@ -504,13 +511,15 @@ class SurfaceContactBlock:
         self.pad = None if mesh is None else np.repeat(self.radius, ns) + mesh.margin
         self._labels = labels
         self.dim = self.X.shape[2]
+        self.spatial = self.body_X is not None and self.dim == 3
         if self.body_X is not None:
-            # E_g maps (point, body position, body angle) to the item's DOFs
-            m, md = self.C.shape[1], self.C.shape[1] * self.dim
-            self.E = np.zeros((ns, md + 3, 5))
+            # E_g maps (point, body position, body rotation) to the item's DOFs
+            d = self.dim
+            m, md, nb = self.C.shape[1], self.C.shape[1] * d, 3 * (d - 1)
+            self.E = np.zeros((ns, md + nb, d + nb))
             for j in range(m):                         # (2 nodes at most, compile time)
-                self.E[:, 2 * j:2 * j + 2, 0:2] = self.C[:, j, None, None] * np.eye(2)
-            self.E[:, md:, 2:] = np.eye(3)
+                self.E[:, d * j:d * j + d, 0:d] = self.C[:, j, None, None] * np.eye(d)
+            self.E[:, md:, d:] = np.eye(nb)
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -530,6 +539,8 @@ class SurfaceContactBlock:
         """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
         ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point (a moving surface:
         with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
+        if self.spatial:
+            return self._moving_gaps_3d(x, hessian)
         if self.body_X is not None:
             return self._moving_gaps(x, hessian)
         s, G, H, ok = self._measure(self.points(x), hessian)
@@ -573,6 +584,49 @@ class SurfaceContactBlock:
         H5[..., 4, 2:4] += v
         H5[..., 2:4, 4] += v
         return gap, ok.reshape(n, ns), G, H5
+
+    def _moving_gaps_3d(self, poses, hessian: bool):
+        """The gaps of a surface carried by a spatial body of pose ``(x_b, R)`` (``R`` the
+        rotation from the reference configuration, whose rotations are the identity): each
+        point is taken back to the body's reference frame, ``y = X_b + R^T (p - x_b)``, and
+        measured there (``s(y)``, gradient ``gamma``). With material increments ``R <- R
+        exp(hat(Theta))`` and ``u = R^T (p - x_b)``: ``dy / d(p, x_b, Theta) = J = (R^T, -R^T,
+        hat(u))``, so the gradient is ``J^T gamma = (R gamma, -R gamma, gamma x u)`` and its
+        derivative ``J^T (d2s/dy2) J + M``, where ``M`` differentiates ``J^T`` at fixed
+        ``gamma``: ``d(R gamma)/dTheta = -R hat(gamma)``, ``d(gamma x u)/d(p, x_b, Theta) =
+        hat(gamma) (R^T, -R^T, hat(u))`` (not symmetric: the rotations are not additive).
+        Returns gradients ``(n, ns, 9)`` and Hessians ``(n, ns, 9, 9)`` on (p, x_b, Theta)."""
+        xs, Rs = poses[0], poses[1]
+        n, (ns, m) = len(self), self.C.shape
+        p = np.einsum("gm,nmd->ngd", self.C, xs[:, :m])              # (n, ns, 3)
+        xb, R = xs[:, m], Rs[:, m]
+        u = np.einsum("nji,ngj->ngi", R, p - xb[:, None])            # R^T (p - x_b)
+        s, gam, H, ok = self._measure((self.body_X[:, None] + u).reshape(-1, 3), hessian)
+        gam = gam.reshape(n, ns, 3)
+        Rg = np.einsum("nij,ngj->ngi", R, gam)
+        G = np.concatenate([Rg, -Rg, np.cross(gam, u)], axis=-1)
+        gap = (s - np.repeat(self.radius, ns)).reshape(n, ns)
+        if not hessian:
+            return gap, ok.reshape(n, ns), G, None
+        J = np.zeros((n, ns, 3, 9))
+        J[..., 0:3] = np.swapaxes(R, 1, 2)[:, None]
+        J[..., 3:6] = -J[..., 0:3]
+        J[..., 6:9] = hat(u)
+        H9 = np.einsum("ngai,ngab,ngbj->ngij", J, H.reshape(n, ns, 3, 3), J)
+        hg = hat(gam)                                                  # (n, ns, 3, 3)
+        RH = np.einsum("nij,ngjk->ngik", R, hg)                        # R hat(gamma)
+        H9[..., 0:3, 6:9] -= RH
+        H9[..., 3:6, 6:9] += RH
+        H9[..., 6:9, :] += np.einsum("ngij,ngjk->ngik", hg, J)
+        return gap, ok.reshape(n, ns), G, H9
+
+    def reference_state(self):
+        """What :meth:`gaps` reads in the reference configuration: zero displacements, or (a
+        spatial moving surface) the nodes' reference positions and identity rotations."""
+        if not self.spatial:
+            return np.zeros(self.dofs.shape)
+        xs = np.concatenate([self.X, self.body_X[:, None]], axis=1)
+        return xs, np.broadcast_to(np.eye(3), xs.shape + (3,)).copy()
 
     def _measure(self, y: np.ndarray, hessian: bool):
         """``surface_gap`` of the sample points ``y (n ns, d)`` (in the surface's reference
@@ -655,17 +709,25 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
         X = np.array([[pos[i] for i in row] for row in ids])
         dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
-        body_X = None
+        body_X, nodes = None, ids
         if moving:
             bid = np.array([r[0].body.id for r in rows])
             body_X = np.array([pos[i] for i in bid])
-            dofs = np.concatenate([dofs, node_dofs[bid][:, :3]], axis=1)
+            nb = 3 * (nd - 1)                             # x, y, rz or x, y, z, rx, ry, rz
+            bdofs = node_dofs[bid][:, :nb]
+            if (bdofs < 0).any():
+                i = int(np.flatnonzero((bdofs < 0).any(axis=1))[0])
+                raise ModelError(f"{rows[i][0].label}: its body ({rows[i][0].body}) has no "
+                                 "rotation; carry the surface by a rigid body's node (or a "
+                                 "beam's)")
+            dofs = np.concatenate([dofs, bdofs], axis=1)
+            nodes = np.column_stack([ids, bid])
         # the names bound now: ``rows`` and ``kind`` are rebound by the next pass of the loop
         # (a late-bound lambda named the items of another block, or raised IndexError)
         labels = Labels(lambda i, rows=rows, el=kind == "element":
                         f"{rows[i][0].label}: {rows[i][1] if el else rows[i][1][0]}",
                         len(rows))
-        blk = SurfaceContactBlock(kind, ids, dofs, X, np.array([r[3] for r in rows]),
+        blk = SurfaceContactBlock(kind, nodes, dofs, X, np.array([r[3] for r in rows]),
                                   np.array([r[4] for r in rows]),
                                   np.array([r[5] for r in rows], dtype=float),
                                   np.array([r[6] for r in rows]),
@@ -673,7 +735,7 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                                   np.array([r[0].stiffness for r in rows]), labels,
                                   np.array([r[7] for r in rows]), body_X,
                                   np.array([r[0].max_penetration for r in rows]), mesh)
-        g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
+        g, ok, _, _ = blk.gaps(blk.reference_state())
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])
         bad = ok & (g < -INSIDE_TOL * scale[:, None])

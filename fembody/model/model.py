@@ -719,8 +719,9 @@ class Model:
             along its length is as stiff as one node). The force converges to the rigid-contact
             value as 1 / stiffness.
         body : RigidBody, Node, int or str, optional
-            Planar models: the rigid body (or node) the surface moves with, given where it is
-            in the reference configuration; default None: fixed in space.
+            The rigid body (or node with rotations) the surface moves with, given where it is
+            in the reference configuration (planar and spatial models); default None: fixed
+            in space.
         max_penetration : float, optional
             The deepest penetration [m] a run accepts: ``simulate`` stops with a ModelError
             naming the element or node (a stiffer penalty or shorter steps cure it) when one
