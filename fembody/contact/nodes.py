@@ -280,6 +280,7 @@ class ContactGroup:
         self.contacts = list(contacts)
         self.index = np.array([c.index for c in contacts], dtype=np.int64)
         dim = 3 if node_dofs.shape[1] == 6 else 2
+        self.dim = dim
         self.dofs = np.array([[d for nd in c.nodes for d in node_dofs[nd.id, :dim]]
                               for c in contacts], dtype=np.int64)
         self.X = np.array([[v for nd in c.nodes for v in np.asarray(nd.position, float)[:dim]]
@@ -317,6 +318,26 @@ class ContactGroup:
         g, G, _, ok = self.evaluate(pos)
         gd = None if v is None else np.einsum("nk,nk->n", G, v[self.dofs])
         return g, gd, G, ok
+
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows (one per contact)."""
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, u: np.ndarray) -> dict[str, np.ndarray]:
+        """Per contact: ``gap`` [m], ``normal_force`` [N] (penalty contacts: the elastic force
+        ``k delta^n``, without the Lankarani-Nikravesh damping, which needs the run's approach
+        speeds; impulse contacts exchange impulses at events, not forces: NaN), ``point``
+        ``(n, d)`` [m] the watched node and ``normal`` ``(n, d)`` the unit direction of the
+        force on it (0 where a node lies outside its segment)."""
+        pos = u + self.X
+        g, G, _, ok = self.evaluate(pos)
+        d = self.dim
+        Gn = G[:, :d] * ok[:, None]
+        size = np.linalg.norm(Gn, axis=1)
+        Gn = Gn / np.where(size > 0.0, size, 1.0)[:, None]
+        # (a penalty block has its stiffness and resultants; an impulse group has neither)
+        F = self.resultants(u)[:, 0] if hasattr(self, "k") else np.full(len(g), np.nan)
+        return {"gap": g, "normal_force": F, "point": pos[:, :d], "normal": Gn}
 
 
 class PenaltyBlock(ContactGroup):

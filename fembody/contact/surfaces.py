@@ -678,6 +678,31 @@ class SurfaceContactBlock:
         F = np.linalg.norm(np.einsum("ng,ngi->ni", -kon * g, G[..., :self.dim]), axis=1)
         return np.column_stack([F, g.min(axis=1), (kon > 0.0).any(axis=1).astype(float)])
 
+    # ------------------------------------------------------------------ results
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows: an element's Gauss points are its rows."""
+        ns = self.C.shape[0]
+        if ns == 1:
+            return [self.label(i) for i in range(len(self))]
+        return [f"{self.label(i)}, point {g}" for i in range(len(self)) for g in range(ns)]
+
+    def report(self, x) -> dict[str, np.ndarray]:
+        """Per sample point (rows item-major, :meth:`report_labels`): ``gap`` [m] (without a
+        normal, e.g. beyond a mesh's margin: the row's gap is not a distance and its force is
+        0), ``normal_force`` [N] (``k w_g max(-g, 0)``, >= 0), ``point`` ``(rows, d)`` [m] the
+        sample point and ``normal`` ``(rows, d)`` the unit direction of the force on it (the
+        surface's outward normal there; 0 without a normal)."""
+        g, kon, G, _ = self._active(x, False)
+        d, (ns, m) = self.dim, self.C.shape
+        if self.spatial:
+            pos = x[0][:, :m]
+        else:
+            pos = self.X + x[:, :m * d].reshape(self.X.shape)
+        pts = np.einsum("gm,nmd->ngd", self.C, pos).reshape(-1, d)
+        nrm = G[..., :d].reshape(-1, d)
+        return {"gap": g.ravel(), "normal_force": (-kon * g).ravel(), "point": pts,
+                "normal": nrm}
+
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     """The model's surface contacts as force blocks: the beam elements sampled at Gauss points
