@@ -97,17 +97,20 @@ class ContactHistory:
         return pd.DataFrame(cols)
 
 
-def history(result: "Result") -> ContactHistory:
-    """The :class:`ContactHistory` of ``result`` (every saved state, every contact row)."""
+def history(result: "Result", steps=None) -> ContactHistory:
+    """The :class:`ContactHistory` of ``result``: every saved state, or those of the indices
+    ``steps`` (e.g. the one state a picture shows)."""
     sys = result._need_system("contacts")
     blocks = contact_blocks(sys)
+    idx = np.arange(len(result)) if steps is None else np.asarray(steps, dtype=np.int64)
+    qs = [result.q[i] for i in idx]
     labels, families, parts = [], [], []
     for b in blocks:
         rows = b.report_labels()
         labels += rows
         families += [b.family] * len(rows)
-        parts.append([b.report(sys.pose(b, q)) for q in result.q])
-    n, m = len(result), len(labels)
+        parts.append([b.report(sys.pose(b, q)) for q in qs])
+    n, m = len(idx), len(labels)
     names = list(dict.fromkeys(k for p in parts if p for k in p[0]))
     fields = {}
     for name in names:
@@ -120,4 +123,4 @@ def history(result: "Result") -> ContactHistory:
                 arr[:, start:start + size] = np.array([r[name] for r in p])
             start += size
         fields[name] = arr
-    return ContactHistory(np.asarray(result.time, dtype=float), labels, families, fields)
+    return ContactHistory(np.asarray(result.time, dtype=float)[idx], labels, families, fields)

@@ -144,3 +144,30 @@ def test_exported_contact_fields_round_trip(tmp_path):
             p = mesh.points[cells[sel]] + mesh.point_data["displacement"][cells[sel]]
             np.testing.assert_allclose(p[:, :2], h["point"][k], rtol=0, atol=1e-15)
             assert not mesh.cell_data["normal_force"][vi][~sel].any()
+
+
+def test_pictures_show_the_contact_forces_as_arrows(tmp_path):
+    """fb.viz.contact_arrows: one arrow per pressing row, its tip at the reported contact
+    point, along the reported normal, the longest 0.15 of the model's size and the others in
+    proportion to their forces; plot draws them (magenta pixels), and not with
+    contacts=False."""
+    imageio = pytest.importorskip("imageio")
+    m, b, sc = _lying_beam(2)
+    res = fb.static(m, steps=1)
+    tails, vec = fb.viz.contact_arrows(res)
+    h = res.contacts
+    F = h["normal_force"][-1]
+    on = F > 0
+    assert len(vec) == on.sum() > 3
+    np.testing.assert_allclose((tails + vec)[:, :2], h["point"][-1][on], atol=1e-15)
+    size = np.linalg.norm(vec, axis=1)
+    L = 1.0                                                   # the model's size: the beam
+    np.testing.assert_allclose(size, 0.15 * L * F[on] / F.max(), rtol=1e-12)
+    np.testing.assert_allclose(vec[:, :2] / size[:, None], h["normal"][-1][on], atol=1e-12)
+    counts = []
+    for show in (True, False):
+        f = tmp_path / f"c{show}.png"
+        fb.viz.plot(res, filename=f, window_size=(500, 300), off_screen=True, contacts=show)
+        img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
+        counts.append((np.abs(img - [255, 0, 255]).max(axis=2) < 40).sum())
+    assert counts[0] > 50 and counts[1] == 0, counts
