@@ -57,7 +57,10 @@ class Contact:
     impulse contact becomes a persistent unilateral constraint (None: for e < 1 when the
     rebound would land again within one step, e |v-| <= a dt / 2 with a the normal acceleration
     pressing the node on, e.g. g for a ball on the ground; for e = 1 only at round-off level,
-    |v-| <= 1e-10 L / dt with L the model size, so that e = 1 stays lossless).
+    |v-| <= 1e-10 L / dt with L the model size, so that e = 1 stays lossless);
+    ``max_penetration`` [m] the deepest penetration a run accepts of a penalty contact (default
+    a tenth of a node-to-node contact's radius, :data:`fembody.contact.beams.PENETRATION`;
+    ``inf``, unchecked, for planes and segments unless given).
     """
 
     index: int
@@ -72,6 +75,7 @@ class Contact:
     stiffness: float | None = None
     exponent: float = 1.5
     rest_velocity: float | None = None
+    max_penetration: float = math.inf
 
     @property
     def node(self) -> "Node":
@@ -88,7 +92,8 @@ class Contact:
 def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
                  radius: float = 0.0, restitution: float = 1.0, method: str = "impulse",
                  stiffness: float | None = None, exponent: float = 1.5,
-                 rest_velocity: float | None = None, name: str | None = None) -> Contact:
+                 rest_velocity: float | None = None, max_penetration: float | None = None,
+                 name: str | None = None) -> Contact:
     """Validate the arguments of ``Model.add_contact`` and build the :class:`Contact`."""
     index = len(model.contacts)
     where = f"add_contact (contact {index}{'' if name is None else f' {name!r}'})"
@@ -114,6 +119,8 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
         ("exponent", method == "impulse" and not _is(exponent, 1.5), "method='penalty'"),
         ("rest_velocity", method == "penalty" and rest_velocity is not None,
          "method='impulse'"),
+        ("max_penetration", method == "impulse" and max_penetration is not None,
+         "method='penalty': impulse contacts do not penetrate"),
         ("radius", other is None and not _is(radius, 0.0), "other=node contacts; for a "
          "ball on a plane move the plane's point by the radius along its normal")) if given]
     if unused:
@@ -134,6 +141,9 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: exponent must be >= 1 (1: linear, 1.5: Hertz), got "
                              f"{exponent!r}")
         kw.update(stiffness=k, exponent=n)
+        from .beams import penetration_tolerance      # (beams imports nothing of this module)
+        kw["max_penetration"] = penetration_tolerance(
+            max_penetration, (radius if other is not None else 0.0,), where)
     if rest_velocity is not None:
         rv = _number(rest_velocity, f"{where}: rest_velocity")
         if rv < 0.0:
@@ -363,6 +373,7 @@ class PenaltyBlock(ContactGroup):
         self.v_floor = np.full(len(contacts), V_MINUS_FLOOR)
         self.v_floor.flags.writeable = False
         self.Dd = self.e if np.any(self.e < 1.0) else None    # non-None: velocities wanted
+        self.tol = np.array([c.max_penetration for c in contacts])  # what a run accepts [m]
 
     def mass(self):
         return None
@@ -409,6 +420,13 @@ class PenaltyBlock(ContactGroup):
         g, _, _, ok = self.evaluate(x + self.X)
         delta = np.where(ok & (g < 0.0), -g, 0.0)
         return np.column_stack([self.k * delta ** self.n, g, np.zeros_like(g)])
+
+    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per contact the gap [m] and whether it has one (a node beside its segment has
+        none), without the forces (what a run checks after each step,
+        :mod:`fembody.contact.watch`)."""
+        g, _, _, ok = self.evaluate(x + self.X)
+        return g, ok
 
     def approach(self, u: np.ndarray, v: np.ndarray, v_minus: np.ndarray) -> np.ndarray:
         """The approach speeds after a step: those of ``v_minus`` for contacts that are closed,

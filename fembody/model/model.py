@@ -617,7 +617,7 @@ class Model:
                     segment=None, radius: float = 0.0, restitution: float = 1.0,
                     method: str = "impulse", stiffness: float | None = None,
                     exponent: float = 1.5, rest_velocity: float | None = None,
-                    name: str | None = None):
+                    max_penetration: float | None = None, name: str | None = None):
         """Let ``node`` hit an obstacle: a rigid ``plane=(point, normal)`` [m] (normal into the
         free side, any orientation), another node (``other``, touching at ``radius`` [m]) or a
         ``segment=(node_a, node_b)`` (free side on the left of a -> b; planar models only).
@@ -628,13 +628,18 @@ class Model:
         force with ``stiffness`` [N/m^exponent] and ``exponent``); ``rest_velocity`` [m/s]: an
         impulse contact whose rebound speed is below it (or e = 0) rests as a unilateral
         constraint until it is pulled off (default: for e < 1 when the rebound would land again
-        within one step; for e = 1 only at round-off level). Returns the
+        within one step; for e = 1 only at round-off level). ``max_penetration`` [m]
+        (penalty contacts): the deepest penetration a run accepts (a step going deeper is cut,
+        and at ``min_dt`` the run stops naming the contact; default a tenth of ``radius`` for
+        a node-to-node contact, unchecked for planes and segments; ``math.inf``: unchecked).
+        Returns the
         :class:`fembody.contact.Contact`. ``name``: a label for results and
         errors (default None)."""
         from ..contact import make_contact
         c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
-                         exponent=exponent, rest_velocity=rest_velocity, name=name)
+                         exponent=exponent, rest_velocity=rest_velocity,
+                         max_penetration=max_penetration, name=name)
         self.contacts.append(c)
         return c
 
