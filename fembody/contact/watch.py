@@ -56,7 +56,7 @@ from ..errors import ModelError
 
 #: in a step that touches, a gap may leave its straight course by this fraction of the
 #: contact's max_penetration (the step rule of the module docstring)
-BEND = 0.02
+BEND = 0.01
 
 
 class ContactWatch:
