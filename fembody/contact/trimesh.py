@@ -28,11 +28,13 @@ outside it. The choice of the feature is piecewise (Ericson, Real-Time Collision
 regions the gap and, from outside a convex part, its gradient are continuous. From inside, the
 nearest face changes where two faces are equally near (as in a Box): keep penetrations shallow.
 
-**Broad phase.** Each point's box, inflated by its pad (the section radius plus the mesh's
-``margin``), and the triangles' boxes go through :func:`fembody.contact.broad.box_pairs` (O(points +
-triangles + close pairs)); a point with no triangle within its pad has no normal (it does not
+**Broad phase.** The triangles' boxes are binned once on a uniform grid
+(:class:`fembody.contact.broad.BoxGrid`; the mesh does not deform, and a moving surface's points
+are taken back to its reference frame); each point's box, inflated by its pad (the section
+radius plus the mesh's ``margin``), is looked up in it (O(points + close pairs), whatever the
+number of triangles far away); a point with no triangle within its pad has no normal (it does not
 touch) and reports its pad as gap. A point deeper inside than the margin is therefore lost:
-the margin (default the mean edge length) bounds the penetration the contact can see.
+the margin (default half the mean edge length) bounds the penetration the contact can see.
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
-from .broad import box_pairs
+from .broad import BoxGrid
 
 DEGENERATE = 1e-12      # [-] a triangle whose area is below this times the mesh's size^2
 FACE, EDGE, VERTEX = 0, 1, 2
@@ -63,7 +65,7 @@ class TriangleMesh:
     margin : float, optional
         How far [m] beyond the section radius a point is still checked against the triangles
         (the broad phase's pad; also the deepest penetration the contact can see); default
-        None: the mean edge length.
+        None: half the mean edge length.
     source : str, optional
         Where the mesh came from, for messages (default 'arrays'; :meth:`read` gives the
         file name).
@@ -123,7 +125,7 @@ class TriangleMesh:
         edges = np.stack([b - a, c - b, a - c], axis=1)                    # (m, 3 edges, 3)
         self.mean_edge = float(np.linalg.norm(edges, axis=2).mean())
         if margin is None:
-            self.margin = self.mean_edge
+            self.margin = 0.5 * self.mean_edge
         else:
             self.margin = float(margin)
             if not (math.isfinite(self.margin) and self.margin > 0.0):
@@ -131,6 +133,10 @@ class TriangleMesh:
                                  f"{margin!r}")
         self._pseudo_normals(edges)
         self.lo, self.hi = np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+        # cells about as large as a triangle's box plus a margin: a point's box (radius +
+        # margin on each side) then spans two or three cells per axis
+        extent = float(np.mean(np.max(self.hi - self.lo, axis=1)))
+        self.grid = BoxGrid(self.lo, self.hi, extent + self.margin)
 
     @staticmethod
     def _check_orientation(T: np.ndarray, where: str) -> None:
@@ -184,7 +190,7 @@ class TriangleMesh:
         path : str or path-like
             The file.
         margin : float, optional
-            See the class (default None: the mean edge length).
+            See the class (default None: half the mean edge length).
 
         Raises
         ------
@@ -219,13 +225,9 @@ class TriangleMesh:
     # ------------------------------------------------------------------ the distance
     def candidates(self, x: np.ndarray, pad: np.ndarray) -> np.ndarray:
         """Pairs ``(point, triangle)`` ``(p, 2)`` whose boxes overlap, the point's inflated by
-        ``pad (n,)`` [m] (:func:`fembody.contact.broad.box_pairs`)."""
-        n = len(x)
-        lo = np.concatenate([x - pad[:, None], self.lo])
-        hi = np.concatenate([x + pad[:, None], self.hi])
-        pairs, _ = box_pairs(lo, hi)
-        keep = (pairs[:, 0] < n) & (pairs[:, 1] >= n)
-        return np.column_stack([pairs[keep, 0], pairs[keep, 1] - n])
+        ``pad (n,)`` [m] (the triangles binned once: :class:`fembody.contact.broad.BoxGrid`)."""
+        pad = np.broadcast_to(np.asarray(pad, dtype=float), (len(x),))
+        return self.grid.query(x - pad[:, None], x + pad[:, None])
 
     def features(self, x: np.ndarray, tri: np.ndarray):
         """The feature of triangle ``tri (p,)`` nearest to ``x (p, 3)``: its kind (FACE, EDGE,
