@@ -47,13 +47,13 @@ CONTACT_COLOUR = "magenta"
 CONTACT_LENGTH = 0.15       # the longest contact-force arrow, as a fraction of the model's size
 
 
-def contact_arrows(result: "Result", step: int = -1, length: float | None = None
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def contact_arrows(result: "Result", step: int = -1, length: float | None = None,
+                   force: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The contact forces of saved state ``step`` as arrows ``(tails, vectors)`` ``(n, 3)``
     [m]: one per contact row that presses (``normal_force`` > 0, ``Result.contacts``), along
-    the force on the row's item (``normal``), the tip at the contact point, the longest
-    ``length`` [m] long (default None: :data:`CONTACT_LENGTH` of the model's size) and the
-    others in proportion to their forces."""
+    the force on the row's item (``normal``), the tip at the contact point, a force of
+    ``force`` [N] (default None: the largest at this state) ``length`` [m] long (default None:
+    :data:`CONTACT_LENGTH` of the model's size) and the others in proportion."""
     from ..io import step_index
     from ..results.contacts import history
     k = step_index(result, step)
@@ -66,14 +66,17 @@ def contact_arrows(result: "Result", step: int = -1, length: float | None = None
     pad = lambda a: np.column_stack([a, np.zeros((len(a), 3 - a.shape[1]))])
     if length is None:
         length = CONTACT_LENGTH * extent(result.system.model)
-    vec = pad(nrm) * (F[on] / F.max() * length)[:, None] if on.any() else np.zeros((0, 3))
+    big = F.max() if force is None else force
+    vec = pad(nrm) * (F[on] / big * length)[:, None] if on.any() else np.zeros((0, 3))
     return pad(pts) - vec, vec
 
 
-def _draw_contacts(pv, p, result: "Result", k: int) -> None:
-    """Arrows of :func:`contact_arrows` (shaft and head as one glyph per row)."""
-    tails, vec = contact_arrows(result, k)
+def _draw_contacts(pv, p, result: "Result", k: int, force: float | None = None) -> None:
+    """Arrows of :func:`contact_arrows` (shaft and head as one glyph per row), replacing
+    those drawn before (the actor is named)."""
+    tails, vec = contact_arrows(result, k, force=force)
     if not len(vec):
+        p.remove_actor("contact forces")
         return
     mesh = pv.PolyData(tails)
     mesh["force"] = vec
@@ -258,7 +261,7 @@ def animate(result: "Result | Modes", filename: str, *, field: str | None = "dis
             scale: float = 1.0, fps: int = 20, every: int | None = None, max_frames: int = 80,
             window_size: tuple[int, int] = (800, 500), beam_style: str = "ribbon",
             cmap: str | None = None, background: str = "white", mode: int = 0,
-            amplitude: float | None = None) -> int:
+            amplitude: float | None = None, contacts: bool = True) -> int:
     """Write an animation of ``result`` off-screen to ``filename`` (.gif, or .mp4 with
     imageio-ffmpeg installed): the scalar bar of ``field`` with one colour range over all
     frames, the length scale bar and the time on every frame.
@@ -273,6 +276,8 @@ def animate(result: "Result | Modes", filename: str, *, field: str | None = "dis
         most ``max_frames``, default 80).
     window_size : (width, height) in pixels (default (800, 500)).
     background : colour name or RGB (default 'white').
+    contacts : draw the contact forces as magenta arrows, as in :func:`plot` (default True;
+        one force scale over all frames; at ``scale`` 1 only).
 
     The scene is built once and its meshes are moved in place each frame; GIF frames share one
     palette taken from the first frame (it holds the whole colour bar). Returns the number of
@@ -315,9 +320,19 @@ def animate(result: "Result | Modes", filename: str, *, field: str | None = "dis
             scene.build(frames[0], frames[0].title(name, scale))
             scene.camera(box)
             p.suppress_rendering = False
+        force = None
+        draw = contacts and scale == 1.0 and result.kind != "mode"
+        if draw:                 # one force scale over the frames
+            from ..results.contacts import history
+            h = history(result, [fr.k for fr in frames])
+            F = np.nan_to_num(h["normal_force"]) if len(h) else np.zeros(1)
+            draw = bool((F > 0.0).any())
+            force = float(F.max()) if draw else None
         images = []
         for fr in frames:
             scene.update(fr, fr.title(name, scale))
+            if draw:
+                _draw_contacts(pv, p, result, fr.k, force)
             p.render()
             images.append(np.asarray(p.screenshot(return_img=True))[..., :3])
             if suffix == ".gif":

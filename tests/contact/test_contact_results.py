@@ -171,3 +171,29 @@ def test_pictures_show_the_contact_forces_as_arrows(tmp_path):
         img = np.asarray(imageio.v3.imread(f))[..., :3].astype(int)
         counts.append((np.abs(img - [255, 0, 255]).max(axis=2) < 40).sum())
     assert counts[0] > 50 and counts[1] == 0, counts
+
+
+def test_animation_frames_show_the_contact_forces_while_they_act(tmp_path):
+    """A ball dropped onto a plane (penalty): the GIF frames while it presses differ from
+    those drawn with contacts=False (the arrows; a GIF's palette is the first frame's, so
+    their colour is not kept), the frames in flight are the same."""
+    imageio = pytest.importorskip("imageio")
+    m = fb.Model(gravity=(0.0, -G))
+    b = m.add_node((0.0, 0.06))
+    m.add_mass(b, 1.0)
+    post = m.add_node((0.5, 0.06))                 # (the picture's size: arrows 7.5 cm)
+    m.fix(post)
+    m.add_spring(b, post, k=1.0)
+    m.add_surface_contact(b, fb.Plane((0, 0), (0, 1)), radius=0.05, stiffness=1e5)
+    res = fb.simulate(m, t_end=0.08, dt=2e-3)
+    F = res.contacts["normal_force"][:, 0]
+    assert (F > 0).any() and (F == 0).any()
+    movies = []
+    for show in (True, False):
+        f = tmp_path / f"drop{show}.gif"
+        n = fb.viz.animate(res, f, window_size=(300, 200), every=1, contacts=show)
+        movies.append(imageio.v3.imread(f, index=None)[..., :3].astype(int))
+        assert len(movies[-1]) == n == len(res)
+    diff = np.array([(np.abs(a - b).max(axis=2) > 0).sum() for a, b in zip(*movies)])
+    big = F > 0.2 * F.max()
+    assert (diff[big] > 0).all() and diff.max() > 50 and (diff[F == 0] == 0).all(), (diff, F)
