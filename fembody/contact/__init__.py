@@ -13,8 +13,12 @@ against rigid surfaces.
 :mod:`fembody.contact.line`
     line contact of near-parallel spatial elements and the switch with point contact.
 :mod:`fembody.contact.surfaces`
-    beams (sampled at Gauss points) and nodes against fixed rigid planes, spheres and
-    cylinders (penalty).
+    beams (sampled at Gauss points) and nodes against rigid planes, spheres, cylinders,
+    boxes and triangle meshes, fixed or carried by a rigid body (penalty).
+:mod:`fembody.contact.trimesh`
+    triangle meshes (from arrays or any file meshio reads) and the signed distance to them.
+:mod:`fembody.contact.watch`
+    what a run checks after each step (missed pairs, penetration) and the contact step rule.
 :mod:`fembody.contact.friction`
     Coulomb friction (penalty tangential law, return mapping) at a point against a rigid
     plane, as a kernel with explicit history (not yet wired into a model).
