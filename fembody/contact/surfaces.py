@@ -764,6 +764,17 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])
         bad = ok & (g < -INSIDE_TOL * scale[:, None])
+        if mesh is not None and not bad.any() and (~ok).any():
+            # a point deeper inside a closed mesh than its margin has no nearby triangle
+            far = np.flatnonzero(~ok.ravel())
+            deep = np.zeros(ok.size, dtype=bool)
+            pos = np.einsum("gm,nmd->ngd", blk.C, X).reshape(-1, nd)    # reference points
+            deep[far] = mesh.inside(pos[far])
+            if deep.any():
+                i = int(np.flatnonzero(deep.reshape(ok.shape).any(axis=1))[0])
+                raise ModelError(f"{blk.label(i)} starts inside the closed {mesh!r}, deeper "
+                                 f"than its margin ({mesh.margin:.3g} m); move it out, or "
+                                 "move the surface")
         if bad.any():
             gi = np.where(bad, g, np.inf).min(axis=1)
             i = int(np.argmin(gi))

@@ -158,8 +158,10 @@ class TriangleMesh:
         and vertex normals weighted by the triangles' angles (Baerentzen and Aanaes)."""
         T, N = self.triangles, self.normals
         pairs = np.sort(np.stack([T, np.roll(T, -1, axis=1)], axis=2), axis=2).reshape(-1, 2)
-        _, inv = np.unique(pairs, axis=0, return_inverse=True)
+        _, inv, count = np.unique(pairs, axis=0, return_inverse=True, return_counts=True)
         inv = inv.reshape(-1)
+        # closed: every edge between two triangles (then inside and outside are defined)
+        self.closed = bool((count == 2).all())
         en = np.zeros((inv.max() + 1, 3))
         np.add.at(en, inv, np.repeat(N, 3, axis=0))
         self.edge_normals = en[inv].reshape(-1, 3, 3)
@@ -221,6 +223,32 @@ class TriangleMesh:
             pts = np.column_stack([pts, np.zeros(len(pts))])
         return cls(pts, np.concatenate(tris), margin=margin, source=name,
                    cells=np.concatenate(ids))
+
+    def inside(self, x: np.ndarray, chunk: int = 2 ** 20) -> np.ndarray:
+        """Whether the points ``x (n, 3)`` lie inside a closed mesh (all False for an open
+        one), by the winding number: the solid angles of the triangles seen from each point
+        (Van Oosterom and Strackee, IEEE Trans. Biomed. Eng. 30 (1983) 125) sum to 4 pi
+        inside and 0 outside. O(points x triangles): for the start configuration (the
+        compile-time check), not the evaluations; points outside the bounding box skip it."""
+        x = np.asarray(x, dtype=float)
+        out = np.zeros(len(x), dtype=bool)
+        if not self.closed:
+            return out
+        box = np.all((x >= self.points.min(axis=0)) & (x <= self.points.max(axis=0)), axis=1)
+        idx = np.flatnonzero(box)
+        T = self.points[self.triangles]                               # (m, 3 vertices, 3)
+        step = max(1, chunk // len(T))
+        for start in range(0, len(idx), step):        # (chunks bound the memory, compile time)
+            pts = idx[start:start + step]
+            r = T[None] - x[pts, None, None, :]                         # (p, m, 3, 3)
+            a, b, c = r[:, :, 0], r[:, :, 1], r[:, :, 2]
+            la, lb, lc = (np.linalg.norm(v, axis=2) for v in (a, b, c))
+            dot = lambda u, v: np.einsum("pmi,pmi->pm", u, v)
+            num = dot(a, np.cross(b, c))
+            den = la * lb * lc + dot(a, b) * lc + dot(a, c) * lb + dot(b, c) * la
+            w = 2.0 * np.arctan2(num, den).sum(axis=1) / (4.0 * np.pi)
+            out[pts] = w > 0.5
+        return out
 
     # ------------------------------------------------------------------ the distance
     def candidates(self, x: np.ndarray, pad: np.ndarray) -> np.ndarray:

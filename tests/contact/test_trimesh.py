@@ -310,3 +310,37 @@ def test_bad_meshes_are_refused_naming_the_file_and_the_cell(tmp_path):
     node = m.add_node((0.0, 1.0))
     with pytest.raises(ModelError, match="given in 3 coordinates but the model is 2D"):
         m.add_surface_contact(node, TriangleMesh(P, T), stiffness=1e3)
+
+
+def test_starting_inside_a_closed_mesh_is_refused_even_beyond_its_margin():
+    """The winding number: points inside a tessellated box are inside, outside ones (also
+    within its bounding box, of the rotated box, and of an open mesh) are not; a node starting
+    at the centre of an axis-aligned box (0.5 m from every face, beyond the 5 cm margin: no
+    triangle's box is near) is refused naming it, one starting just inside a face by its gap,
+    one outside is accepted."""
+    P, T = box_mesh(BOX)
+    rotated = TriangleMesh(P, T)
+    assert rotated.closed and not TriangleMesh(P, T[:-1]).closed
+    rng = np.random.default_rng(8)
+    u = rng.uniform(-1.3, 1.3, (400, 3)) * 0.5 * BOX.size
+    x = BOX.center + u @ BOX.axes
+    inside = np.all(np.abs(u) < 0.5 * BOX.size, axis=1)
+    np.testing.assert_array_equal(rotated.inside(x), inside)
+    assert not TriangleMesh(P, T[:-1]).inside(x).any()
+    cube = fb.Box((0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
+    mesh = TriangleMesh(*box_mesh(cube), margin=0.05)
+    for where, match in (((0.0, 0.0, 0.0), r"node \d .* starts inside the closed TriangleMesh"
+                                           r".*deeper than its margin \(0.05 m\)"),
+                         ((0.49, 0.1, 0.0), r"node \d .* starts inside the surface "
+                                            r"\(gap -0.01 m")):
+        m = fb.Model(dim=3)
+        node = m.add_node(where)
+        m.add_mass(node, 1.0)
+        m.add_surface_contact(node, mesh, stiffness=1e4)
+        with pytest.raises(ModelError, match=match):
+            m.compile()
+    m = fb.Model(dim=3)
+    node = m.add_node((0.51, 0.1, 0.0))
+    m.add_mass(node, 1.0)
+    m.add_surface_contact(node, mesh, stiffness=1e4)
+    m.compile()
