@@ -447,10 +447,18 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
         if carrier.id in mine:
             raise ModelError(f"{where}: body ({carrier}) is one of the nodes that touch the "
                              "surface; attach the surface to another body")
+    tol = penetration_tolerance(max_penetration, (r,), where)
+    if isinstance(surface, TriangleMesh) and math.isfinite(tol) \
+            and tol > 2.0 * r + surface.margin:
+        # a point deeper than this has no triangle in its broad-phase box: it would not be
+        # seen to penetrate (the run would not stop on it)
+        raise ModelError(f"{where}: max_penetration ({tol:.3g} m) is deeper than the mesh "
+                         f"can see (twice the radius plus its margin, "
+                         f"{2.0 * r + surface.margin:.3g} m); give the TriangleMesh a larger "
+                         "margin or a smaller max_penetration")
     return SurfaceContact(index=index, name=name or f"surface contact {index}",
                           surface=surface, elements=elements, nodes=nodes, radius=r,
-                          stiffness=k, body=carrier,
-                          max_penetration=penetration_tolerance(max_penetration, (r,), where))
+                          stiffness=k, body=carrier, max_penetration=tol)
 
 
 # ----------------------------------------------------------------------------- the block

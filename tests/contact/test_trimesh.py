@@ -344,3 +344,15 @@ def test_starting_inside_a_closed_mesh_is_refused_even_beyond_its_margin():
     m.add_mass(node, 1.0)
     m.add_surface_contact(node, mesh, stiffness=1e4)
     m.compile()
+
+
+def test_a_tolerance_deeper_than_the_mesh_can_see_is_refused():
+    """A point is measured when its gap lies within twice the radius plus the margin of the
+    mesh: a max_penetration beyond that could not be checked, and is refused naming both."""
+    mesh = TriangleMesh(*box_mesh(fb.Box((0.0, 0.0, 0.0), (1.0, 1.0, 1.0))), margin=0.05)
+    m = fb.Model(dim=3)
+    node = m.add_node((0.0, 0.0, 0.6))
+    m.add_surface_contact(node, mesh, radius=0.02, stiffness=1e4, max_penetration=0.08)
+    with pytest.raises(ModelError, match=r"max_penetration \(0.1 m\) is deeper than the mesh "
+                                         r"can see .* 0.09 m"):
+        m.add_surface_contact(node, mesh, radius=0.02, stiffness=1e4, max_penetration=0.1)
