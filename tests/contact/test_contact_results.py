@@ -8,6 +8,7 @@ import pytest
 import fembody as fb
 from fembody.contact.line import W as WG
 from fembody.contact.trimesh import TriangleMesh
+from fembody.errors import ModelError
 from fembody.io import read_pvd, read_xdmf, write_result
 from fembody.io.io import EXPORT_CODES
 
@@ -197,3 +198,18 @@ def test_animation_frames_show_the_contact_forces_while_they_act(tmp_path):
     diff = np.array([(np.abs(a - b).max(axis=2) > 0).sum() for a, b in zip(*movies)])
     big = F > 0.2 * F.max()
     assert (diff[big] > 0).all() and diff.max() > 50 and (diff[F == 0] == 0).all(), (diff, F)
+
+
+def test_contacts_of_a_saved_and_loaded_result_are_the_same(tmp_path):
+    """Result.contacts is recomputed from the saved states: a result saved and loaded with its
+    model reports the same histories (bit for bit) and labels; without the model it says what
+    it needs."""
+    m, b, sc = _lying_beam(3, mesh=True)
+    res = fb.static(m, steps=2)
+    path = res.save(tmp_path / "lying.npz")
+    back = fb.Result.load(path, model=m)
+    for name in ("gap", "normal_force", "point", "normal"):
+        np.testing.assert_array_equal(back.contacts[name], res.contacts[name])
+    assert back.contacts.labels == res.contacts.labels
+    with pytest.raises(ModelError, match="needs the model"):
+        fb.Result.load(path).contacts
