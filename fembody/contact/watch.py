@@ -103,7 +103,8 @@ class ContactWatch:
                 (t1, g1), (t0, g0) = self.past[0], self.past[1]
                 if t0 > t1 and t > t0:
                     g0, g1 = g0[j], g1[j]
-                    line = g0 + (g0 - g1) * (t - t0) / (t0 - t1)
+                    with np.errstate(invalid="ignore"):      # (rows without a gap: inf)
+                        line = g0 + (g0 - g1) * (t - t0) / (t0 - t1)
                     touch = zone & ((g < 0.0) | (g0 < 0.0))
                     bad = touch & np.isfinite(line) & (np.abs(g - line) > BEND * b.tol)
                     why = "move off its straight course by {:.3g} m"
