@@ -75,6 +75,7 @@ class ContactWatch:
 
         # (t, gaps per block) of the last two accepted states, for the step rule
         self.past: list = []
+        self._seen = None            # (q, gaps per block) of the last step too_deep measured
 
     def __bool__(self) -> bool:
         return self.candidates is not None or bool(self.blocks)
@@ -85,8 +86,9 @@ class ContactWatch:
         ends deeper than its tolerance, or, touching at either end of the step, its gap leaves
         the straight line through its last two accepted values by more than :data:`BEND` of
         its tolerance."""
+        self._seen = (q.copy(), [b.contact_gaps(self.sys.pose(b, q)) for b in self.blocks])
         for j, b in enumerate(self.blocks):
-            g, zone = b.contact_gaps(self.sys.pose(b, q))
+            g, zone = self._seen[1][j]
             bad = zone & (g < -b.tol)
             why = "penetrate by {:.3g} m"
             if not bad.any() and self.past:
@@ -133,8 +135,11 @@ class ContactWatch:
                     "through each other unseen. Give add_beam_contact a larger margin (at "
                     "least the largest approach of the beams during the run)")
         now = []
-        for b in self.blocks:
-            g, zone = b.contact_gaps(s.pose(b, q))
+        # the gaps too_deep measured at this configuration, if it is the same
+        seen = self._seen[1] if self._seen is not None and np.array_equal(
+            self._seen[0], q) else None
+        for j, b in enumerate(self.blocks):
+            g, zone = seen[j] if seen is not None else b.contact_gaps(s.pose(b, q))
             now.append(np.where(zone, g, np.inf))
             bad = zone & (g < -b.tol)
             if bad.any():
