@@ -9,7 +9,12 @@ when apart and negative when penetrating:
 - ``"segment"``: the straight segment between two nodes ``a -> b`` (e.g. a beam element),
   ``g = ((x_b - x_a) x (x - x_a)) / |x_b - x_a|``, the signed distance to its line, positive on
   the left of ``a -> b``; it counts only while the node projects inside the segment
-  (``0 <= s <= 1``).
+  (``0 <= s <= 1``);
+- ``"surface"``: a fixed rigid surface of :mod:`fembody.contact.surfaces` (sphere, cylinder,
+  box, triangle mesh, plane), touching at distance ``radius``, ``g = s(x) - radius`` with the
+  surface's signed distance ``s`` (:func:`fembody.contact.surfaces.surface_gap`,
+  :meth:`fembody.contact.trimesh.TriangleMesh.gap`); it counts where the distance has a
+  normal. So a node may hit a surface by impulse, or by the damped penalty force below.
 
 Each kernel returns the gap, its gradient ``D^T = dg/dx`` (the contact row of the impulse
 equations) and its Hessian, vectorised over all contacts of a kind.
@@ -42,7 +47,7 @@ if TYPE_CHECKING:
     from ..model.model import Model, Node
 
 METHODS = ("impulse", "penalty")
-KINDS = ("plane", "node", "segment")
+KINDS = ("plane", "node", "segment", "surface")
 V_MINUS_FLOOR = 1e-4      # [m/s] smallest approach speed in the damping law (resting contact)
 
 
@@ -76,6 +81,7 @@ class Contact:
     exponent: float = 1.5
     rest_velocity: float | None = None
     max_penetration: float = math.inf
+    surface: object = None
 
     @property
     def node(self) -> "Node":
@@ -89,7 +95,7 @@ class Contact:
         return f"Contact({self.label}, e={self.restitution:g}, {self.method})"
 
 
-def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
+def make_contact(model: "Model", node, plane=None, *, other=None, segment=None, surface=None,
                  radius: float = 0.0, restitution: float = 1.0, method: str = "impulse",
                  stiffness: float | None = None, exponent: float = 1.5,
                  rest_velocity: float | None = None, max_penetration: float | None = None,
@@ -101,11 +107,12 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
     if node.internal:
         raise ModelError(f"{where}: {node} is the ground or an internal anchor; attach the "
                          "contact to a node of a body")
-    given = [k for k, v in (("plane", plane), ("other", other), ("segment", segment))
-             if v is not None]
+    given = [k for k, v in (("plane", plane), ("other", other), ("segment", segment),
+                            ("surface", surface)) if v is not None]
     if len(given) != 1:
-        raise ModelError(f"{where}: give exactly one obstacle: plane=(point, normal), other=node "
-                         f"or segment=(node_a, node_b); got {given or 'none'}")
+        raise ModelError(f"{where}: give exactly one obstacle: plane=(point, normal), other=node, "
+                         f"segment=(node_a, node_b) or surface=fb.Sphere(...) (or a Cylinder, "
+                         f"Box, TriangleMesh); got {given or 'none'}")
     if method not in METHODS:
         raise ModelError(f"{where}: unknown method {method!r}; use 'impulse' or 'penalty'")
     e = _number(restitution, f"{where}: restitution")
@@ -121,8 +128,9 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
          "method='impulse'"),
         ("max_penetration", method == "impulse" and max_penetration is not None,
          "method='penalty': impulse contacts do not penetrate"),
-        ("radius", other is None and not _is(radius, 0.0), "other=node contacts; for a "
-         "ball on a plane move the plane's point by the radius along its normal")) if given]
+        ("radius", other is None and surface is None and not _is(radius, 0.0),
+         "other=node and surface= contacts; for a ball on a plane move the plane's point by "
+         "the radius along its normal")) if given]
     if unused:
         obstacle = "a plane" if plane is not None else "a segment" if segment is not None \
             else "a node"
@@ -143,7 +151,8 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
         kw.update(stiffness=k, exponent=n)
         from .beams import penetration_tolerance      # (beams imports nothing of this module)
         kw["max_penetration"] = penetration_tolerance(
-            max_penetration, (radius if other is not None else 0.0,), where)
+            max_penetration, (radius if other is not None or surface is not None else 0.0,),
+            where)
     if rest_velocity is not None:
         rv = _number(rest_velocity, f"{where}: rest_velocity")
         if rv < 0.0:
@@ -177,6 +186,20 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: a node-to-node contact needs a positive radius (the "
                              f"distance at which the nodes touch) [m], got {radius!r}")
         c = Contact(name=name or f"node {index}", kind="node", nodes=(node, b), radius=r, **kw)
+    elif surface is not None:
+        from .surfaces import SURFACES                # (surfaces imports nothing of this one)
+        if not isinstance(surface, SURFACES):
+            raise ModelError(f"{where}: surface must be fb.Plane, fb.Sphere, fb.Cylinder, "
+                             f"fb.Box or fb.TriangleMesh; got {surface!r}")
+        if surface.dim != D.n_translations:
+            raise ModelError(f"{where}: the surface is given in {surface.dim} coordinates but "
+                             f"the model is {D.n_translations}D")
+        r = _number(radius, f"{where}: radius")
+        if r < 0.0:
+            raise ModelError(f"{where}: radius must be >= 0 [m] (the distance from the surface "
+                             f"at which the node touches), got {radius!r}")
+        c = Contact(name=name or f"{surface.kind} {index}", kind="surface", nodes=(node,),
+                    radius=r, surface=surface, **kw)
     elif D.spatial:
         raise ModelError(f"{where}: segment contact is planar (a signed distance to a line); in "
                          "a 3D model use plane=(point, normal) or other=node with a radius")
@@ -300,6 +323,24 @@ class ContactGroup:
             self.point = np.array([c.point for c in contacts])
             self.normal = np.array([c.normal for c in contacts])
         self.radius = np.array([c.radius for c in contacts])
+        if kind == "surface":
+            self._surfaces(contacts, dim)
+
+    def _surfaces(self, contacts: list, dim: int) -> None:
+        """The rows of :func:`fembody.contact.surfaces.surface_gap` per contact, and the rows
+        each triangle mesh measures (a mesh per group of rows: the loop in :meth:`evaluate`
+        runs over the distinct meshes, known when the model is compiled)."""
+        from .surfaces import _geometry
+        from .trimesh import TriangleMesh
+        geo = [_geometry(c.surface, dim) for c in contacts]
+        self.origin, self.P = np.array([g[0] for g in geo]), np.array([g[1] for g in geo])
+        self.R = np.array([g[2] for g in geo], dtype=float)
+        self.plane = np.array([g[3] for g in geo], dtype=bool)
+        self.half = np.array([g[4] for g in geo])
+        meshes = {id(c.surface): c.surface for c in contacts
+                  if isinstance(c.surface, TriangleMesh)}
+        self.on_mesh = [(m, np.array([c.surface is m for c in contacts]))
+                        for m in meshes.values()]
 
     def __len__(self) -> int:
         return len(self.contacts)
@@ -317,8 +358,21 @@ class ContactGroup:
         if self.kind == "node":
             g, G, H = gap_node(pos, self.radius[rows])
             return g, G, H, np.ones(len(g), dtype=bool)
+        if self.kind == "surface":
+            return self._surface_gap(pos, np.arange(len(self))[rows])
         g, s, G, H = gap_segment(pos)
         return g, G, H, (s >= 0.0) & (s <= 1.0)
+
+    def _surface_gap(self, pos: np.ndarray, r: np.ndarray):
+        """:meth:`evaluate` of surface contacts ``r`` (indices) at positions ``pos``."""
+        from .surfaces import surface_gap
+        s, G, H, ok = surface_gap(pos, self.origin[r], self.P[r], self.R[r], self.plane[r],
+                                  True, self.half[r])
+        for mesh, mine in self.on_mesh:
+            m = mine[r]
+            if m.any():
+                s[m], G[m], H[m], ok[m] = mesh.gap(pos[m], self.radius[r][m] + mesh.margin)
+        return s - self.radius[r], G, H, ok
 
     def gaps(self, u: np.ndarray, v: np.ndarray | None = None):
         """Gaps, gap rates (or None), gradients and validity of all contacts for the node

@@ -614,14 +614,16 @@ class Model:
         return joint
 
     def add_contact(self, node: NodeLike, plane=None, *, other: NodeLike | None = None,
-                    segment=None, radius: float = 0.0, restitution: float = 1.0,
+                    segment=None, surface=None, radius: float = 0.0, restitution: float = 1.0,
                     method: str = "impulse", stiffness: float | None = None,
                     exponent: float = 1.5, rest_velocity: float | None = None,
                     max_penetration: float | None = None, name: str | None = None):
         """Let ``node`` hit an obstacle: a rigid ``plane=(point, normal)`` [m] (normal into the
         free side, any orientation), another node (``other``, touching at ``radius`` [m]) or a
-        ``segment=(node_a, node_b)`` (free side on the left of a -> b; planar models only).
-        Points and normals have the model's dimension (2 or 3).
+        ``segment=(node_a, node_b)`` (free side on the left of a -> b; planar models only) or
+        a fixed rigid ``surface`` (fb.Sphere, fb.Cylinder, fb.Box, fb.TriangleMesh, fb.Plane;
+        touching at ``radius`` [m]: a ball's). Points and normals have the model's dimension
+        (2 or 3).
 
         ``restitution`` e in [0, 1]; ``method`` 'impulse' (instantaneous impulse, Newton's law
         v+ = -e v-, see fembody.run.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
@@ -636,7 +638,8 @@ class Model:
         :class:`fembody.contact.Contact`. ``name``: a label for results and
         errors (default None)."""
         from ..contact import make_contact
-        c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
+        c = make_contact(self, node, plane, other=other, segment=segment, surface=surface,
+                         radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
                          exponent=exponent, rest_velocity=rest_velocity,
                          max_penetration=max_penetration, name=name)

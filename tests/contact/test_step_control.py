@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import fembody as fb
+from fembody.contact.trimesh import TriangleMesh
 from fembody.errors import ModelError
 
 G = 9.81
@@ -137,3 +138,69 @@ def test_impulse_and_penalty_contacts_in_one_model_each_match_their_solution():
     tB = math.sqrt(2 * 0.05 / G)
     yB = res.position(b)[-1, 1]
     assert yB == pytest.approx(_penalty_ball_exact(1e5, G * tB, t_end - tB), abs=3e-5)
+
+
+def test_a_node_hits_a_sphere_by_impulse():
+    """A ball (node, 2 kg, radius 5 cm) dropped from 1 m, 0.2 m off the axis of a fixed circle
+    of radius 0.5 m (add_contact(surface=...), impulse, e = 0.7): it touches where a^2 + y^2 =
+    (R + r)^2, at t* = sqrt(2 (y0 - y*) / g) (1e-10 s), and the impulse is -(1 + e) m
+    (v- . n) n along the circle's normal there (1e-9)."""
+    m = fb.Model(gravity=(0.0, -G))
+    b = m.add_node((0.2, 1.0))
+    m.add_mass(b, 2.0)
+    m.add_contact(b, surface=fb.Sphere((0.0, 0.0), 0.5), radius=0.05, restitution=0.7)
+    res = fb.simulate(m, t_end=0.4, dt=1e-3)
+    ys = math.sqrt(0.55 ** 2 - 0.2 ** 2)
+    ts = math.sqrt(2 * (1.0 - ys) / G)
+    hit = res.impacts[0]
+    assert hit["time"] == pytest.approx(ts, abs=1e-10)
+    n = np.array([0.2, ys]) / 0.55
+    vm = np.array([0.0, -G * ts])
+    np.testing.assert_allclose(hit["impulse_vector"], -1.7 * 2.0 * (vm @ n) * n, rtol=1e-9)
+
+
+def test_impulse_and_penalty_against_one_triangle_mesh_in_one_model():
+    """Spatial: two balls over a plate given as two triangles, one by impulse (e = 0.9, from
+    2 cm), one by linear penalty (k = 1e5 N/m, e = 1, from 5 cm): the impact times of the
+    first are the analytic flight sequence (1e-10 s), the height of the second at t_end the
+    analytic penalty solution (3e-5 m)."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -G))
+    z = -0.01
+    plate = TriangleMesh(np.array([[-1.0, -1.0, z], [2.0, -1.0, z], [2.0, 1.0, z],
+                                   [-1.0, 1.0, z]]), [[0, 1, 2], [0, 2, 3]])
+    a = m.add_node((0.0, 0.0, 0.02))
+    b = m.add_node((1.0, 0.0, 0.05))
+    for n in (a, b):
+        m.add_mass(n, 1.0)
+    m.add_contact(a, surface=plate, radius=0.01, restitution=0.9)
+    # (it goes 3 mm deep, deeper than the default tenth of its radius: unchecked here)
+    m.add_contact(b, surface=plate, radius=0.01, restitution=1.0, method="penalty",
+                  stiffness=1e5, exponent=1.0, max_penetration=math.inf)
+    t_end = 0.2
+    dt = t_end / round(t_end / (math.pi * math.sqrt(1.0 / 1e5) / 40))
+    res = fb.simulate(m, t_end=t_end, dt=dt)
+    imps = [i for i in res.impacts if not i["persistent"]]
+    tA = math.sqrt(2 * 0.02 / G)
+    assert len(imps) == 2 and all(i["node"] == a.id for i in imps)
+    assert np.array([i["time"] for i in imps]) == pytest.approx([tA, tA + 1.8 * tA],
+                                                               abs=1e-10)
+    tB = math.sqrt(2 * 0.05 / G)
+    zB = res.position(b)[-1, 2]
+    assert zB == pytest.approx(_penalty_ball_exact(1e5, G * tB, t_end - tB), abs=3e-5)
+
+
+def test_bad_surface_contacts_of_nodes_are_refused():
+    m = fb.Model()
+    n = m.add_node((0.0, 1.0))
+    with pytest.raises(ModelError, match="surface must be fb.Plane"):
+        m.add_contact(n, surface=((0, 0), (0, 1)))
+    with pytest.raises(ModelError, match="given in 3 coordinates but the model is 2D"):
+        m.add_contact(n, surface=fb.Sphere((0, 0, 0), 0.5))
+    with pytest.raises(ModelError, match="radius must be >= 0"):
+        m.add_contact(n, surface=fb.Sphere((0, 0), 0.5), radius=-0.1)
+    with pytest.raises(ModelError, match="exactly one obstacle"):
+        m.add_contact(n, plane=((0, 0), (0, 1)), surface=fb.Sphere((0, 0), 0.5))
+    m.add_mass(n, 1.0)
+    m.add_contact(n, surface=fb.Sphere((0.0, 0.0), 0.5), radius=0.6)
+    with pytest.raises(ModelError, match="starts inside the obstacle"):
+        fb.simulate(m, t_end=0.01, dt=1e-3)
