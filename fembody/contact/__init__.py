@@ -1,11 +1,11 @@
-"""Contact: node contacts (against a plane, another node or a planar segment, by impulse or
-penalty), the broad phase of element pairs, beam-to-beam penalty contact and beams and nodes
-against rigid surfaces.
+"""Contact: node contacts (against a plane, another node, a planar segment or a rigid surface,
+by impulse or penalty, chosen per contact), the broad phase of element pairs, beam-to-beam
+penalty contact and beams and nodes against rigid surfaces (penalty).
 
 :mod:`fembody.contact.nodes`
     a node against an obstacle: definitions, gap geometry, the penalty force block.
 :mod:`fembody.contact.broad`
-    candidate pairs of segments from bounding boxes on a uniform grid.
+    candidate pairs of segments from bounding boxes on a uniform grid; a grid of fixed boxes.
 :mod:`fembody.contact.beams`
     point contact between the chords of beam elements (penalty), 2D and 3D.
 :mod:`fembody.contact.geometry`
