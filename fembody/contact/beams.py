@@ -297,6 +297,30 @@ class BeamContactBlock:
         F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])
 
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows (one per pair)."""
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """Per pair: ``gap`` [m] and ``normal_force`` [N] (those of :meth:`resultants`),
+        ``point`` ``(n, d)`` [m] midway between the closest points of the two chords (of the
+        node and its projection; clamped to the chords) and ``normal`` ``(n, d)`` the unit
+        direction from B's closest point to A's (0 where they coincide)."""
+        F, g = self.resultants(x)[:, :2].T
+        pos = self.positions(x)
+        z, _ = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
+        z = np.clip(z, 0.0, 1.0)
+        if self.kind == "crossing":
+            pa = pos[:, 0] + z[:, :1] * (pos[:, 1] - pos[:, 0])
+            pb = pos[:, 2] + z[:, 1:] * (pos[:, 3] - pos[:, 2])
+        else:
+            pa = pos[:, 0]
+            pb = pos[:, 1] + z * (pos[:, 2] - pos[:, 1])
+        r = pa - pb
+        rho = np.linalg.norm(r, axis=1)
+        nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
+        return {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
+
 
 class CandidateWatch:
     """Which element pairs of the model's beam contacts the compiled block does not hold.

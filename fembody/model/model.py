@@ -654,11 +654,11 @@ class Model:
         return joint
 
     def add_contact(self, node: NodeLike, plane=None, *, other: NodeLike | None = None,
-                    segment=None, radius: float = 0.0, restitution: float = 1.0,
+                    segment=None, surface=None, radius: float = 0.0, restitution: float = 1.0,
                     method: str = "impulse", stiffness: float | None = None,
                     exponent: float = 1.5, rest_velocity: float | None = None,
-                    name: str | None = None):
-        """Let ``node`` hit an obstacle: a rigid plane, another node or a segment.
+                    max_penetration: float | None = None, name: str | None = None):
+        """Let ``node`` hit an obstacle: a rigid plane, another node, a segment or a surface.
 
         Parameters
         ----------
@@ -667,15 +667,17 @@ class Model:
         plane : (point, normal), optional
             A rigid plane through ``point`` [m] with ``normal`` into the free side (any
             orientation, need not be unit). Points and normals have the model's dimension
-            (2 or 3). Give exactly one of ``plane``, ``other`` and ``segment``.
+            (2 or 3). Give exactly one of ``plane``, ``other``, ``segment`` and ``surface``.
         other : node, optional
             Another node; the two touch when their distance is ``radius``.
         segment : (node_a, node_b), optional
             A segment between two nodes, free side on the left of a -> b (planar models only).
+        surface : fixed rigid surface, optional
+            ``fb.Sphere``, ``fb.Cylinder``, ``fb.Box``, ``fb.TriangleMesh`` or ``fb.Plane``.
         radius : float
-            [m] For ``other``: the distance at which the two nodes touch (default 0). Refused
-            with a plane or a segment (move the plane's point by the radius along its normal
-            instead).
+            [m] For ``other`` and ``surface``: the distance at which the node touches (a ball's
+            radius; default 0). Refused with a plane or a segment (move the plane's point by the
+            radius along its normal instead).
         restitution : float
             Coefficient e in [0, 1] (default 1: elastic).
         method : {'impulse', 'penalty'}
@@ -690,6 +692,11 @@ class Model:
             [m/s] An impulse contact whose rebound speed is below it (or e = 0) rests as a
             unilateral constraint until it is pulled off. Default None: for e < 1 when the
             rebound would land again within one step; for e = 1 only at round-off level.
+        max_penetration : float, optional
+            [m] Penalty contacts: the deepest penetration a run accepts. A step going deeper is
+            cut, and at ``min_dt`` the run stops naming the contact. Default None: a tenth of
+            ``radius`` for a node-to-node or surface contact with a radius, unchecked for
+            planes and segments; ``math.inf``: unchecked.
         name : str, optional
             A label for results and errors.
 
@@ -719,9 +726,11 @@ class Model:
         True
         """
         from ..contact import make_contact
-        c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
+        c = make_contact(self, node, plane, other=other, segment=segment, surface=surface,
+                         radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
-                         exponent=exponent, rest_velocity=rest_velocity, name=name)
+                         exponent=exponent, rest_velocity=rest_velocity,
+                         max_penetration=max_penetration, name=name)
         self.contacts.append(c)
         return c
 
@@ -806,8 +815,9 @@ class Model:
             along its length is as stiff as one node). The force converges to the rigid-contact
             value as 1 / stiffness.
         body : RigidBody, Node, int or str, optional
-            Planar models: the rigid body (or node) the surface moves with, given where it is
-            in the reference configuration; default None: fixed in space.
+            The rigid body (or node with rotations) the surface moves with, given where it is
+            in the reference configuration (planar and spatial models); default None: fixed
+            in space.
         max_penetration : float, optional
             The deepest penetration [m] a run accepts: ``simulate`` stops with a ModelError
             naming the element or node (a stiffer penalty or shorter steps cure it) when one

@@ -419,6 +419,18 @@ class Result:
             return block.resultants(sys.pose(block, self.q[step]))
         return np.array([block.resultants(sys.pose(block, q)) for q in self.q])
 
+    @property
+    def contacts(self):
+        """Contact histories (a :class:`fembody.results.contacts.ContactHistory`): per
+        saved state and contact row (node contacts, beam pairs, the sample points of beams and
+        nodes against surfaces) the ``gap`` [m], ``normal_force`` [N], ``point`` [m] and
+        ``normal``, with the rows' ``labels`` and ``families``; ``to_dataframe()`` gives a
+        table. ``contacts["normal_force"][k].sum()`` is the total normal force at state k."""
+        if "contacts" not in self._cache:
+            from .contacts import history
+            self._cache["contacts"] = history(self)
+        return self._cache["contacts"]
+
     def _need_system(self, what: str) -> "System":
         if self.system is None:
             raise ModelError(f"Result.{what}: needs the model; this result was loaded from a file "

@@ -403,7 +403,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     # beam pairs missed by the broad phase, deep penetration (fembody.contact.watch)
     touches = None
     if getattr(sys, "beam_contact_watch", None) is not None or getattr(
-            sys, "surface_contact_blocks", None):
+            sys, "surface_contact_blocks", None) or getattr(sys, "penalty_blocks", None):
         from ..contact.watch import ContactWatch    # (contact loads only when used)
         touches = ContactWatch(sys)
     try:
@@ -428,6 +428,15 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     if rank.t_stop is not None:     # the way in is redone from its start
                         h, good = h_redo, 0
                     continue
+                if ok and touches and 0.5 * h_try >= min_h:
+                    # a step into a penalty contact deeper than its tolerance is cut
+                    # (fembody.contact.watch); at min_dt the watch stops the run
+                    deep = touches.too_deep(integ.q, integ.t)
+                    if deep is not None:
+                        integ.restore_state(state)
+                        h, good = 0.5 * h_try, 0
+                        log.info("step rejected (%s); retrying with h = %.3g s", deep, h)
+                        continue
                 if not ok:
                     end = integ.failed_end
                     integ.restore_state(state, jumped=False)

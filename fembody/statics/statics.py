@@ -75,7 +75,8 @@ class _Equilibrium:
         # beam pairs missed by the broad phase, penetration beyond tolerance (per load step)
         self.touches = None
         if getattr(system, "beam_contact_watch", None) is not None or getattr(
-                system, "surface_contact_blocks", None):
+                system, "surface_contact_blocks", None) or getattr(system, "penalty_blocks",
+                                                                   None):
             from ..contact.watch import ContactWatch    # (contact loads only when used)
             self.touches = ContactWatch(system, "static")
 

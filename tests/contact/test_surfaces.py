@@ -470,8 +470,14 @@ def test_ball_resting_on_a_moving_plate():
 
 def test_bad_moving_surface_is_refused():
     m, b = _beam_model(3)
-    with pytest.raises(ModelError, match="planar only"):
+    with pytest.raises(ModelError, match="is one of the nodes that touch"):
         m.add_surface_contact(b, fb.Plane((0, 0, -1), (0, 0, 1)), stiffness=1e5, body=b.first)
+    m, b = _beam_model(3)
+    carrier = m.add_node((0.0, 0.0, -1.0))                       # no rotation
+    m.add_mass(carrier, 1.0)
+    m.add_surface_contact(b, fb.Plane((0, 0, -1), (0, 0, 1)), stiffness=1e5, body=carrier)
+    with pytest.raises(ModelError, match=r"surface contact 0 .* has no rotation"):
+        m.compile()
     m, b = _beam_model()
     with pytest.raises(ModelError, match="is one of the nodes that touch"):
         m.add_surface_contact(b, fb.Plane((0, -1), (0, 1)), stiffness=1e5, body=b.nodes[4])
