@@ -1,0 +1,401 @@
+"""One generalized-alpha step of a small spatial rigid mechanism in one compiled call.
+
+Why: a heavy top's step is a few hundred floating-point operations per Newton iteration, but
+the Python path makes about a hundred small calls per step (evaluate, assemble, factorise,
+solve, update, convergence tests); their overhead, not the arithmetic, is the cost. For
+Systems whose every block has a compiled form (:mod:`fembody.dynamics.compiled_step` decides,
+from what the blocks declare) and whose saddle matrix is small enough to be dense, this
+kernel runs the predictor and the Newton loop of
+:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
+tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
+the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial joints:
+:func:`fembody.joints.kernels.spatial.rows`; the space: :mod:`fembody.space.quat_numba`;
+the Lie map: :mod:`fembody.dynamics.lie`), so the numbers are those of the Python path up
+to the order of summation in the assembly and the dense LU (partial pivoting) in place of the
+saddle-point solver.
+
+A step that fails here for any reason (no convergence, divergence, a non-finite value, a
+pivot at round-off: a singular iteration matrix) returns a status and leaves the caller's
+state untouched: the Python path then redoes the step with its own diagnostics (the DOFs of a
+singular matrix named, the predictor fallback, the driver's step halving).
+
+Written in a plain subset (float64/int64 arrays, scalars, loops, calls between kernels) so
+that it moves with the kernel toolchain.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..elements.kernels import njit
+# (kernels by name: a compiled kernel calls another through a global of its module)
+from ..elements.mass.rigid3d import forces as rigid_forces
+from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
+from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..joints.kernels.spatial import rows as joint_rows
+from ..space.quat_numba import _update_to as compose_to
+from ..space.quat_numba import poses as node_poses
+from .lie import _increment_nb as lie_increment
+from .lie import _inverse_tangents_nb as lie_inverse_tangents
+
+#: status codes of :func:`step`
+OK, NOT_FINITE, NO_CONVERGENCE, DIVERGED, SINGULAR = 0, 1, 2, 3, 4
+#: relative pivot size below which the dense LU hands the step back to Python
+PIVOT_FLOOR = 1e-13
+
+
+@njit(cache=True)
+def lu_factor(A, piv):  # pragma: no cover - jitted
+    """In place LU with partial (row) pivoting of the square ``A``: ``P A = L U`` with unit
+    ``L`` below the diagonal; ``piv[k]`` the row swapped with ``k``. Returns False when a
+    pivot is not finite or below ``PIVOT_FLOOR`` times the largest entry of ``A`` (a matrix
+    singular to working precision)."""
+    n = A.shape[0]
+    big = 0.0
+    for i in range(n):
+        for j in range(n):
+            x = abs(A[i, j])
+            if x > big:
+                big = x
+            elif not x <= big:
+                return False                 # NaN
+    if not big > 0.0:
+        return n == 0
+    floor = PIVOT_FLOOR * big
+    for k in range(n):
+        p = k
+        m = abs(A[k, k])
+        for i in range(k + 1, n):
+            x = abs(A[i, k])
+            if x > m:
+                m, p = x, i
+        if not m > floor:
+            return False
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        d = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            f = A[i, k] * d
+            A[i, k] = f
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+    return True
+
+
+@njit(cache=True)
+def lu_solve(LU, piv, b):  # pragma: no cover - jitted
+    """Solve ``A x = b`` in place on ``b`` with the factors of :func:`lu_factor`."""
+    n = LU.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            b[k], b[p] = b[p], b[k]
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= LU[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * b[j]
+        b[i] = s / LU[i, i]
+
+
+@njit(cache=True)
+def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, sc, node_q, node_rot, quat,
+              node_X, fconst,
+              Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+              j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups, Tinv, r, phi, fc, A
+              ):  # pragma: no cover - jitted
+    """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
+    (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, sc B^T], [sc
+    B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
+    iterate; returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
+    kernels compute them."""
+    nd = fconst.shape[0]
+    nf = free.shape[0]
+    nc = phi.shape[0]
+    fext = fconst.copy()
+    fin = np.zeros(nd)
+    fc[:] = 0.0
+    if tangent:
+        A[:, :] = 0.0
+    Kt = np.zeros((nf, nf))
+    Ct = np.zeros((nf, nf))
+    Mt = np.zeros((nf, nf))
+    # constant masses (point masses): M a on the free DOFs
+    for i in range(nf):
+        s = 0.0
+        for j in range(nf):
+            s += Mc[i, j] * qdd1[free[j]]
+        fin[free[i]] = s
+        if tangent:
+            for j in range(nf):
+                Mt[i, j] = Mc[i, j]
+    # rigid bodies: masses, inertial forces and tangents, weights with their load stiffness
+    nb = rb_m.shape[0]
+    if nb:
+        xb, Rb = node_poses(q1, node_q, node_X, node_rot, quat, rb_node)
+        Vb = np.empty((nb, 6))
+        Ab = np.empty((nb, 6))
+        for k in range(nb):
+            for j in range(6):
+                Vb[k, j] = v1[rb_dofs[k, j]]
+                Ab[k, j] = qdd1[rb_dofs[k, j]]
+        Me = rigid_mass(Rb, rb_m, rb_Jc, rb_c)
+        fe, Ke, Ce = rigid_forces(Rb, Vb, Ab, rb_m, rb_Jc, rb_c, tangent)
+        fg, dK = rigid_gravity(Rb, g, rb_m, rb_c, tangent and weighed)
+        for k in range(nb):
+            for i in range(6):
+                di = rb_dofs[k, i]
+                fin[di] += fe[k, i]
+                if weighed:
+                    fext[di] += fg[k, i]
+                fi = fidx[di]
+                if not tangent or fi < 0:
+                    continue
+                for j in range(6):
+                    fj = fidx[rb_dofs[k, j]]
+                    if fj < 0:
+                        continue
+                    Mt[fi, fj] += Me[k, i, j]
+                    Kt[fi, fj] += Ke[k, i, j]
+                    Ct[fi, fj] += Ce[k, i, j]
+                    if weighed:
+                        Kt[fi, fj] -= dK[k, i, j]
+    # joints: phi, B (into A), B^T lam, and sum lam_i H_i into K where B varies
+    if j_rows.shape[0]:
+        xj, Rj = node_poses(q1, node_q, node_X, node_rot, quat, j_nodes)
+        nj = j_rows.shape[0]
+        x2 = np.empty((nj, 2, 3))
+        R2 = np.empty((nj, 2, 3, 3))
+        for e in range(nj):
+            for s2 in range(2):
+                for i in range(3):
+                    x2[e, s2, i] = xj[2 * e + s2, i]
+                    for j in range(3):
+                        R2[e, s2, i, j] = Rj[2 * e + s2, i, j]
+        for b in range(jblk.shape[0]):
+            code, m, a0, a1 = jblk[b, 0], jblk[b, 1], jblk[b, 2], jblk[b, 3]
+            want = tangent and jblk[b, 4] == 1
+            ph, B, H = joint_rows(code, m, x2[a0:a1], R2[a0:a1], j_V[a0:a1], j_C0[a0:a1],
+                               j_s[a0:a1], j_f[a0:a1], want)
+            for e in range(a1 - a0):
+                E = a0 + e
+                for i in range(m):
+                    row = j_rows[E, i]
+                    phi[row] = ph[e, i]
+                    li = lam1[row]
+                    for j in range(12):
+                        dj = j_dofs[E, j]
+                        if dj < 0:
+                            continue
+                        fc[dj] += B[e, i, j] * li
+                        fj = fidx[dj]
+                        if tangent and fj >= 0:
+                            A[nf + row, fj] += sc * B[e, i, j]
+                            A[fj, nf + row] += sc * B[e, i, j]
+                        if want and fj >= 0:
+                            for l in range(12):
+                                dl = j_dofs[E, l]
+                                if dl < 0:
+                                    continue
+                                fl = fidx[dl]
+                                if fl >= 0:
+                                    Kt[fj, fl] += li * H[e, i, j, l]
+    # residual, its norm and the force scale (fembody.dynamics._kernels._residual_core)
+    rr = 0.0
+    s4 = 0.0
+    for j in range(nf):
+        i = free[j]
+        y = fin[i]
+        x = fext[i] - fc[i] - y
+        r[j] = x
+        rr += x * x
+        s4 += y * y
+    scale = 0.0
+    if with_scale:
+        s2 = 0.0
+        s3 = 0.0
+        for i in range(nd):
+            s2 += fext[i] * fext[i]
+            s3 += fc[i] * fc[i]
+        scale = max(math.sqrt(max(0.0, s2, s3, s4)), 1e-300)
+    viol = 0.0
+    for i in range(nc):
+        x = abs(phi[i])
+        if x > viol:
+            viol = x
+        elif not x <= viol:
+            viol = np.nan
+    if tangent:
+        for i in range(nf):
+            for j in range(nf):
+                A[i, j] = Kt[i, j] + gp * Ct[i, j] + bp * Mt[i, j]
+        # the rotation columns of gp C + bp M times T^-1 (fembody.dynamics.lie)
+        for gi in range(groups.shape[0]):
+            p0, p1, p2 = groups[gi, 0], groups[gi, 1], groups[gi, 2]
+            for i in range(nf):
+                x0 = bp * Mt[i, p0] + gp * Ct[i, p0]
+                x1 = bp * Mt[i, p1] + gp * Ct[i, p1]
+                x2_ = bp * Mt[i, p2] + gp * Ct[i, p2]
+                for j in range(3):
+                    A[i, groups[gi, j]] += (x0 * (Tinv[gi, 0, j] - (1.0 if j == 0 else 0.0))
+                                            + x1 * (Tinv[gi, 1, j] - (1.0 if j == 1 else 0.0))
+                                            + x2_ * (Tinv[gi, 2, j] - (1.0 if j == 2 else 0.0)))
+    return math.sqrt(rr), scale, viol
+
+
+@njit(cache=True, aot="Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], "
+                      "f8[:], i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
+                      "f8[:, :], i8[:], i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], "
+                      "i8[:, :], f8[:], f8[:, :, :], f8[:, :], i8[:, :], i8[:], i8[:, :], "
+                      "i8[:, :], f8[:, :, :], f8[:, :, :], f8[:], f8[:], i8[:], i8[:], "
+                      "i8[:, :], f8[:, :], i8[:])")
+def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
+         node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+         j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups, lin_v, counts
+         ):  # pragma: no cover - jitted
+    """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
+    (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
+
+    ``fp``: ``h, t1, alpha_m, alpha_f, gamma, beta, tol, ptol, xtol, length, rate``; ``ip``:
+    ``max_iter, modified, settle, reuse (the factors in LU, piv hold a factorisation at
+    h), weighed``. ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
+    0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
+    position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and
+    whether its B varies. ``counts`` (5,) receives the residual evaluations, tangents,
+    factorisations, solves and Newton increments.
+
+    Returns ``(status, increments, _, _, _, motion)``."""
+    h, t1, am, af, gam, bet = fp[0], fp[1], fp[2], fp[3], fp[4], fp[5]
+    tol, ptol, xtol, length, rate = fp[6], fp[7], fp[8], fp[9], fp[10]
+    max_iter, modified, settle, reuse, weighed = ip[0], ip[1] == 1, ip[2], ip[3] == 1, ip[4] == 1
+    nq = q.shape[0]
+    nd = v.shape[0]
+    nf = free.shape[0]
+    nc = lam.shape[0]
+    nn = node_X.shape[0]
+    node_q = space_i[0, :nn, :3].copy()
+    node_rot = space_i[1, :nn, 0].copy()
+    m_rot = 0
+    while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
+        m_rot += 1
+    quat = space_i[2, :m_rot, :].copy()
+    rot_v = space_i[3, :m_rot, :3].copy()
+    lin_q = np.arange(lin_v.shape[0])
+    for c in range(5):
+        counts[c] = 0
+    # predictor (q''_{n+1} = q''_n): fembody.dynamics._kernels._predict_into
+    D = np.empty(nf)
+    motion = 0.0
+    for i in range(nd):
+        ai = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
+        v1[i] = v[i] + h * ((1.0 - gam) * a[i] + gam * ai)
+        qdd1[i] = qdd[i]
+    for j in range(nf):
+        i = free[j]
+        ai = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
+        dj = h * v[i] + h * h * ((0.5 - bet) * a[i] + bet * ai)
+        D[j] = dj
+        if abs(dj) > motion:
+            motion = abs(dj)
+    full = np.zeros(nd)
+    for j in range(nf):
+        full[free[j]] = D[j]
+    compose_to(q, full, lin_q, lin_v, quat, rot_v, q1)
+    for i in range(nc):
+        lam1[i] = lam[i]
+    bp = (1.0 - am) / ((1.0 - af) * bet * h * h)
+    gp = gam / (bet * h)
+    sc = bp                      # constraint rows scaled to the size of bp M
+    bound = xtol * motion
+    Tinv = np.empty((groups.shape[0], 3, 3))
+    n = nf + nc
+    rhs = np.empty(n)
+    dy = np.empty(nf)
+    tangent = not reuse
+    it = 0
+    prev = -1.0
+    norm = np.inf
+    scale = -1.0
+    while True:
+        lie_inverse_tangents(D, groups, Tinv)
+        with_scale = tangent or scale < 0.0
+        res, sc_new, viol = _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp,
+                                      gp, sc, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
+                                      rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
+                                      j_dofs, j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups,
+                                      Tinv, r, phi, fc, LU)
+        counts[0] += 1
+        if with_scale:
+            scale = sc_new
+        if tangent:
+            counts[1] += 1
+        if not (math.isfinite(res) and math.isfinite(viol)):
+            return NOT_FINITE, it, 0, 0, 0, motion
+        if it > 0 and viol <= ptol and (
+                res <= tol * scale
+                or (norm <= xtol * motion and res <= 1e3 * tol * scale)
+                or (norm <= 1e-12 * length and res <= 1e-3 * scale)):
+            break
+        if it == max_iter:
+            return NO_CONVERGENCE, it, 0, 0, 0, motion
+        if tangent:
+            counts[2] += 1
+            if not lu_factor(LU, piv):
+                return SINGULAR, it, 0, 0, 0, motion
+        for j in range(nf):
+            rhs[j] = r[j]
+        for i in range(nc):
+            rhs[nf + i] = -sc * phi[i]
+        lu_solve(LU, piv, rhs)
+        counts[3] += 1
+        counts[4] += 1
+        it += 1
+        for j in range(nf):
+            dy[j] = rhs[j]
+        # Newton's increment composed at the iterate -> the step's (fembody.dynamics.lie)
+        dq = np.empty(nf)
+        lie_increment(dy, groups, Tinv, dq)
+        norm = 0.0
+        bad = False
+        for j in range(nf):
+            d = dq[j]
+            i = free[j]
+            v1[i] += gp * d
+            qdd1[i] += bp * d
+            ad = abs(d)
+            if ad > norm:
+                norm = ad
+            elif not ad <= norm:
+                bad = True
+            D[j] += d
+        if bad:
+            norm = np.nan
+        for j in range(nf):
+            full[free[j]] = D[j]
+        compose_to(q, full, lin_q, lin_v, quat, rot_v, q1)
+        for i in range(nc):
+            lam1[i] += sc * rhs[nf + i]
+        if not math.isfinite(norm):
+            return NOT_FINITE, it, 0, 0, 0, motion
+        # contraction test (fembody.dynamics.newton)
+        if viol <= ptol and (tangent or it >= settle):
+            if prev >= 0.0 and norm < prev:
+                theta = norm / prev
+                if theta / (1.0 - theta) * norm <= bound:
+                    break
+        if prev >= 0.0 and norm > 1e3 * prev and norm > ptol:
+            return DIVERGED, it, 0, 0, 0, motion
+        tangent = not modified or not (prev < 0.0 or norm <= rate * prev)
+        prev = norm
+    for i in range(nd):
+        a1[i] = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd1[i]) / (1.0 - am)
+    return OK, it, 0, 0, 0, motion
