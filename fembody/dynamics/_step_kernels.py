@@ -107,15 +107,14 @@ def lu_solve(LU, piv, b):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, sc, node_q, node_rot, quat,
+def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot, quat,
               node_X, fconst,
               Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
               j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups, Tinv, r, phi, fc, A
               ):  # pragma: no cover - jitted
     """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
-    (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, sc B^T], [sc
-    B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
-    iterate; returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
+    (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
+    iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
     kernels compute them."""
     nd = fconst.shape[0]
     nf = free.shape[0]
@@ -198,8 +197,8 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, sc, node_q, node_
                         fc[dj] += B[e, i, j] * li
                         fj = fidx[dj]
                         if tangent and fj >= 0:
-                            A[nf + row, fj] += sc * B[e, i, j]
-                            A[fj, nf + row] += sc * B[e, i, j]
+                            A[nf + row, fj] += B[e, i, j]
+                            A[fj, nf + row] += B[e, i, j]
                         if want and fj >= 0:
                             for l in range(12):
                                 dl = j_dofs[E, l]
@@ -251,12 +250,36 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, sc, node_q, node_
     return math.sqrt(rr), scale, viol
 
 
-@njit(cache=True, aot="Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], "
-                      "f8[:], i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
-                      "f8[:, :], i8[:], i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], "
-                      "i8[:, :], f8[:], f8[:, :, :], f8[:, :], i8[:, :], i8[:], i8[:, :], "
-                      "i8[:, :], f8[:, :, :], f8[:, :, :], f8[:], f8[:], i8[:], i8[:], "
-                      "i8[:, :], f8[:, :], i8[:])")
+@njit(cache=True)
+def _scale_rows(A, nf, b_nnz):  # pragma: no cover - jitted
+    """Scale the constraint rows and columns of the bordered ``A`` by ``s = mean |diag S| /
+    rms(B)`` (rms over the ``b_nnz`` stored entries of B) and return ``s``: the scaling of
+    :meth:`fembody.linalg.linalg.SaddlePointSolver.factorize`, which keeps the matrix
+    balanced as ``h -> 0``."""
+    n = A.shape[0]
+    sd = 0.0
+    for i in range(nf):
+        sd += abs(A[i, i])
+    sdiag = sd / nf if nf else np.nan
+    bb = 0.0
+    for i in range(nf, n):
+        for j in range(nf):
+            bb += A[i, j] * A[i, j]
+    brms = math.sqrt(bb / b_nnz) if b_nnz else 1.0
+    s = max(sdiag, 1e-300) / max(brms, 1e-300)
+    for i in range(nf, n):
+        for j in range(nf):
+            A[i, j] *= s
+            A[j, i] *= s
+    return s
+
+
+@njit(cache=True, aot=(
+    "Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
+    "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
+    "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
+    ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
+    "f8[:], f8[:], i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
 def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
          node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
          j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups, lin_v, counts
@@ -264,9 +287,10 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
     (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
 
-    ``fp``: ``h, t1, alpha_m, alpha_f, gamma, beta, tol, ptol, xtol, length, rate``; ``ip``:
-    ``max_iter, modified, settle, reuse (the factors in LU, piv hold a factorisation at
-    h), weighed``. ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    ``fp``: ``h, t1, alpha_m, alpha_f, gamma, beta, tol, ptol, xtol, length, rate, s`` (``s``
+    the constraint rows' scaling of the factors in LU, updated at each factorisation);
+    ``ip``: ``max_iter, modified, settle, reuse (the factors in LU, piv hold a
+    factorisation at h), weighed, B's stored entries``. ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
     ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
     0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
     position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and
@@ -314,7 +338,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
         lam1[i] = lam[i]
     bp = (1.0 - am) / ((1.0 - af) * bet * h * h)
     gp = gam / (bet * h)
-    sc = bp                      # constraint rows scaled to the size of bp M
+    sc = fp[11]                  # the scaling of the factors held in LU (reused ones')
     bound = xtol * motion
     Tinv = np.empty((groups.shape[0], 3, 3))
     n = nf + nc
@@ -329,7 +353,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
         lie_inverse_tangents(D, groups, Tinv)
         with_scale = tangent or scale < 0.0
         res, sc_new, viol = _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp,
-                                      gp, sc, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
+                                      gp, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
                                       rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
                                       j_dofs, j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups,
                                       Tinv, r, phi, fc, LU)
@@ -349,6 +373,8 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
             return NO_CONVERGENCE, it, 0, 0, 0, motion
         if tangent:
             counts[2] += 1
+            sc = _scale_rows(LU, nf, ip[5])
+            fp[11] = sc
             if not lu_factor(LU, piv):
                 return SINGULAR, it, 0, 0, 0, motion
         for j in range(nf):

@@ -142,11 +142,13 @@ class CompiledStep:
         self.fac_h: float | None = None            # the step of the factors in LU
         self.counts = np.zeros(5, dtype=np.int64)
         self.n_factor = self.n_solve = 0
+        self.n_steps = 0                            # steps made by the compiled call
         self.n_fallbacks = 0                        # steps handed back to the Python path
         self._fp = np.array([0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
-                             integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate])
+                             integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
+                             1.0])
         self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
-                             int(self.weighed)], dtype=np.int64)
+                             int(self.weighed), int(s.B_nnz)], dtype=np.int64)
 
     def __call__(self, integ, h: float) -> bool:
         """One step of ``h`` [s]: True and the integrator moved on (state, counters, ``last``)
@@ -181,4 +183,5 @@ class CompiledStep:
         integ.last = (r, ConstraintEval(phi, None, fc, None))
         integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(fp[1]), q1, v1, qdd1, lam1
         integ.a = a1
+        self.n_steps += 1
         return True

@@ -157,9 +157,9 @@ class GeneralizedAlpha(Integrator):
     compiled : bool, default True
         Run each step in one compiled call where the System allows it (every block with a
         compiled form, a small saddle matrix: :mod:`fembody.dynamics.compiled_step`); the
-        same steps as the Python path to round-off. A step the compiled call does not
-        converge is redone by the Python path (counted in
-        ``stats["n_compiled_fallbacks"]``). False: always the Python path.
+        same steps as the Python path to round-off (``stats["n_compiled_steps"]`` counts
+        them). A step the compiled call does not converge is redone by the Python path
+        (counted in ``stats["n_compiled_fallbacks"]``). False: always the Python path.
     """
 
     name = "generalized-alpha"
@@ -403,6 +403,7 @@ class GeneralizedAlpha(Integrator):
         out = {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks,
                "n_index1": self.n_index1}
         if self._compiled is not None:
+            out["n_compiled_steps"] = self._compiled.n_steps
             out["n_compiled_fallbacks"] = self._compiled.n_fallbacks
         return out
 
