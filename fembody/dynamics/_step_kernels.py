@@ -34,7 +34,7 @@ from ..elements.mass.rigid3d import forces as rigid_forces
 from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
 from ..joints.kernels.spatial import rows as joint_rows
-from ..space.quat_numba import _update_to as compose_to
+from ..space.quat_numba import update_to as compose_to
 from ..space.quat_numba import poses as node_poses
 from .lie import _increment_nb as lie_increment
 from .lie import _inverse_tangents_nb as lie_inverse_tangents
@@ -107,11 +107,56 @@ def lu_solve(LU, piv, b):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
+def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no cover - jitted
+    """Axial spring-dampers between two points in space into ``f (n, 6)``, ``K``, ``C (n, 6,
+    6)``: the formulas of :meth:`fembody.elements.spring.spring.Spring3DBlock.forces` (its
+    numpy form is the reference) at the end points ``x (n, 2, 3)`` [m] and rates ``v (n,
+    6)``; ``DX (n, 3)`` the reference chords. ``N = k (l - l0) + c e.(v_b - v_a)``,
+    ``f = (-N e, N e)``, ``K = [[kk, -kk], [-kk, kk]]`` with ``kk = k e e^T + N/l (I - e
+    e^T)``, ``C`` the same with ``c e e^T`` (zero without ``damped``)."""
+    for i in range(x.shape[0]):
+        d0 = x[i, 1, 0] - x[i, 0, 0]
+        d1 = x[i, 1, 1] - x[i, 0, 1]
+        d2 = x[i, 1, 2] - x[i, 0, 2]
+        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        u0, u1, u2 = d0 - DX[i, 0], d1 - DX[i, 1], d2 - DX[i, 2]
+        L = math.sqrt(DX[i, 0] * DX[i, 0] + DX[i, 1] * DX[i, 1] + DX[i, 2] * DX[i, 2])
+        # l - l0 without cancellation for small stretches: (l^2 - L^2)/(l + L) + (L - l0)
+        ext = ((2.0 * DX[i, 0] + u0) * u0 + (2.0 * DX[i, 1] + u1) * u1
+               + (2.0 * DX[i, 2] + u2) * u2) / (length + L) + (L - l0[i])
+        e = (d0 / length, d1 / length, d2 / length)
+        N = k[i] * ext
+        if damped:
+            rate = (e[0] * (v[i, 3] - v[i, 0]) + e[1] * (v[i, 4] - v[i, 1])
+                    + e[2] * (v[i, 5] - v[i, 2]))
+            N = N + c[i] * rate
+        for j in range(3):
+            f[i, j] = -N * e[j]
+            f[i, 3 + j] = N * e[j]
+        if not tangent:
+            continue
+        nl = N / length
+        for a in range(3):
+            for b in range(3):
+                ee = e[a] * e[b]
+                kk = k[i] * ee + nl * ((1.0 if a == b else 0.0) - ee)
+                ce = c[i] * ee if damped else 0.0
+                K[i, a, b] = kk
+                K[i, 3 + a, 3 + b] = kk
+                K[i, a, 3 + b] = -kk
+                K[i, 3 + a, b] = -kk
+                C[i, a, b] = ce
+                C[i, 3 + a, 3 + b] = ce
+                C[i, a, 3 + b] = -ce
+                C[i, 3 + a, b] = -ce
+
+
+@njit(cache=True)
 def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot, quat,
               node_X, fconst,
               Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
-              j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups, Tinv, r, phi, fc, A
-              ):  # pragma: no cover - jitted
+              j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, free, fidx,
+              groups, Tinv, r, phi, fc, A):  # pragma: no cover - jitted
     """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
     (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
     iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
@@ -120,6 +165,7 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
     nf = free.shape[0]
     nc = phi.shape[0]
     fext = fconst.copy()
+    fint = np.zeros(nd)
     fin = np.zeros(nd)
     fc[:] = 0.0
     if tangent:
@@ -136,6 +182,41 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
         if tangent:
             for j in range(nf):
                 Mt[i, j] = Mc[i, j]
+    # springs: internal forces and their tangents
+    ns = sp_dofs.shape[0]
+    if ns:
+        xs, Rs = node_poses(q1, node_q, node_X, node_rot, quat, sp_nodes)
+        x2s = np.empty((ns, 2, 3))
+        vs = np.empty((ns, 6))
+        for e in range(ns):
+            for j in range(3):
+                x2s[e, 0, j] = xs[2 * e, j]
+                x2s[e, 1, j] = xs[2 * e + 1, j]
+            for j in range(6):
+                dj = sp_dofs[e, j]
+                vs[e, j] = v1[dj] if dj >= 0 else 0.0
+        fs = np.empty((ns, 6))
+        Ks = np.zeros((ns, 6, 6))
+        Cs = np.zeros((ns, 6, 6))
+        spring_forces(x2s, vs, sp_p[:, 0:3], sp_p[:, 3], sp_p[:, 4], sp_p[:, 5], damped,
+                      tangent, fs, Ks, Cs)
+        for e in range(ns):
+            for i in range(6):
+                di = sp_dofs[e, i]
+                if di < 0:
+                    continue
+                fint[di] += fs[e, i]
+                fi = fidx[di]
+                if not tangent or fi < 0:
+                    continue
+                for j in range(6):
+                    dj = sp_dofs[e, j]
+                    if dj < 0:
+                        continue
+                    fj = fidx[dj]
+                    if fj >= 0:
+                        Kt[fi, fj] += Ks[e, i, j]
+                        Ct[fi, fj] += Cs[e, i, j]
     # rigid bodies: masses, inertial forces and tangents, weights with their load stiffness
     nb = rb_m.shape[0]
     if nb:
@@ -213,18 +294,20 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
     for j in range(nf):
         i = free[j]
         y = fin[i]
-        x = fext[i] - fc[i] - y
+        x = fext[i] - fint[i] - fc[i] - y
         r[j] = x
         rr += x * x
         s4 += y * y
     scale = 0.0
     if with_scale:
+        s1 = 0.0
         s2 = 0.0
         s3 = 0.0
         for i in range(nd):
+            s1 += fint[i] * fint[i]
             s2 += fext[i] * fext[i]
             s3 += fc[i] * fc[i]
-        scale = max(math.sqrt(max(0.0, s2, s3, s4)), 1e-300)
+        scale = max(math.sqrt(max(s1, s2, s3, s4)), 1e-300)
     viol = 0.0
     for i in range(nc):
         x = abs(phi[i])
@@ -279,18 +362,20 @@ def _scale_rows(A, nf, b_nnz):  # pragma: no cover - jitted
     "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
     "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
     ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
-    "f8[:], f8[:], i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
+    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
 def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
          node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
-         j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups, lin_v, counts
-         ):  # pragma: no cover - jitted
+         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, free, fidx, groups, lin_v,
+         counts):  # pragma: no cover - jitted
     """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
     (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
 
     ``fp``: ``h, t1, alpha_m, alpha_f, gamma, beta, tol, ptol, xtol, length, rate, s`` (``s``
     the constraint rows' scaling of the factors in LU, updated at each factorisation);
     ``ip``: ``max_iter, modified, settle, reuse (the factors in LU, piv hold a
-    factorisation at h), weighed, B's stored entries``. ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    factorisation at h), weighed, B's stored entries, springs damped``. Springs: end nodes
+    ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
+    chord, ``k``, ``c``, ``l0``. ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
     ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
     0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
     position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and
@@ -301,6 +386,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     h, t1, am, af, gam, bet = fp[0], fp[1], fp[2], fp[3], fp[4], fp[5]
     tol, ptol, xtol, length, rate = fp[6], fp[7], fp[8], fp[9], fp[10]
     max_iter, modified, settle, reuse, weighed = ip[0], ip[1] == 1, ip[2], ip[3] == 1, ip[4] == 1
+    damped = ip[6] == 1
     nq = q.shape[0]
     nd = v.shape[0]
     nf = free.shape[0]
@@ -355,8 +441,8 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
         res, sc_new, viol = _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp,
                                       gp, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
                                       rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
-                                      j_dofs, j_rows, j_V, j_C0, j_s, j_f, free, fidx, groups,
-                                      Tinv, r, phi, fc, LU)
+                                      j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
+                                      sp_p, damped, free, fidx, groups, Tinv, r, phi, fc, LU)
         counts[0] += 1
         if with_scale:
             scale = sc_new

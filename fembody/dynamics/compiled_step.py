@@ -10,9 +10,10 @@ The rule, for any model (never a test of one model's shape):
 
 - every block has a compiled form: each element block that carries inertia beyond a
   constant mass matrix, and each joint block, declares it with ``compiled_step() -> dict |
-  None`` (its family and arrays; None: not this instance, e.g. a driven joint whose motion is a
-  Python function); blocks with forces (beams, springs, contacts) have none yet; constant
-  masses enter as the System's constant mass matrix and constant loads as its constant force;
+  None`` (its family and arrays; None: not this instance): spatial rigid bodies, spatial
+  joints and drivers, spatial springs; beams, trusses and contacts have none yet; constant masses enter as the System's constant mass
+  matrix and constant loads as its constant force; a driven joint's prescribed values are
+  read once per step in Python (a step evaluates the rows at one time, ``t_n + h``);
 - the configuration space is the spatial one (:class:`fembody.space.SpatialSpace`: the
   kernel composes its quaternions), no Rayleigh damping, no time-dependent or turning loads;
 - the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
@@ -44,8 +45,10 @@ def why_not(system) -> str:
         return f"the {getattr(s.space, 'name', '?')} configuration space"
     if s.n_free + s.n_con > MAX_DENSE:
         return f"{s.n_free + s.n_con} unknowns (more than {MAX_DENSE})"
-    if s.stiffness_blocks:
-        return f"a {s.stiffness_blocks[0].family} block (forces)"
+    for b in s.stiffness_blocks:
+        form = b.compiled_step() if hasattr(b, "compiled_step") else None
+        if form is None or form.get("family") != "spring3d":
+            return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     if s.rayleigh[0] > 0 or s.rayleigh[1] > 0:
         return "Rayleigh damping"
     if s.variable_loads or s.turning_loads:
@@ -88,16 +91,20 @@ class CompiledStep:
         self.fidx[free] = np.arange(nf)
         self.free = free
         # the space's maps, padded into one int array (see the kernel)
+        maps = sp.kernel_maps()
         nn, m = sp.node_dofs.shape[0], len(sp.rot_nodes)
         width = max(nn, m, 1)
         space_i = np.full((4, width + 1, 4), -1, dtype=np.int64)
-        space_i[0, :nn, :3] = sp._node_q
-        space_i[1, :nn, 0] = sp._node_rot
-        space_i[2, :m, :] = sp._quat
-        space_i[3, :m, :3] = sp._rot_v
+        space_i[0, :nn, :3] = maps["node_q"]
+        space_i[1, :nn, 0] = maps["node_rot"]
+        space_i[2, :m, :] = maps["quat"]
+        space_i[3, :m, :3] = maps["rot_v"]
         self.space_i = space_i
-        self.node_X = np.ascontiguousarray(sp._node_X, dtype=float)
-        self.lin_v = np.ascontiguousarray(sp._lin_v, dtype=np.int64)
+        self.node_X = np.ascontiguousarray(maps["node_X"], dtype=float)
+        self.lin_v = np.ascontiguousarray(maps["lin_v"], dtype=np.int64)
+        # (the kernel takes the q index of the k-th translation to be k: the space's layout)
+        if not np.array_equal(maps["lin_q"], np.arange(len(self.lin_v))):
+            raise ValueError("compiled step: the spatial space's translations are not first in q")
         # constant loads and constant masses (point masses) on the free DOFs
         self.fconst = np.ascontiguousarray(s.nodal_loads(0.0) + s.f_gravity, dtype=float)
         # (the K pattern, and so M_const, is on the free DOFs)
@@ -110,6 +117,16 @@ class CompiledStep:
         self.rb_node = cat("nodes", (0,), np.int64)
         self.rb_dofs = cat("dofs", (0, 6), np.int64)
         self.rb_m, self.rb_Jc, self.rb_c = cat("m", (0,)), cat("Jc", (0, 3, 3)), cat("c", (0, 3))
+        # springs
+        sforms = [b.compiled_step() for b in s.stiffness_blocks]
+        self.sp_nodes = np.ascontiguousarray(np.concatenate(
+            [np.asarray(f["nodes"]).reshape(-1) for f in sforms]) if sforms
+            else np.zeros(0), dtype=np.int64)
+        self.sp_dofs = np.ascontiguousarray(np.concatenate([f["dofs"] for f in sforms])
+                                            if sforms else np.zeros((0, 6)), dtype=np.int64)
+        self.sp_p = np.ascontiguousarray(np.concatenate([f["p"] for f in sforms])
+                                         if sforms else np.zeros((0, 6)), dtype=float)
+        damped = any(f["damped"] for f in sforms)
         # joints: one table of instances, one row per block
         jforms = [b.compiled_step() for b in s.joint_blocks]
         n_inst = sum(len(f["nodes"]) for f in jforms)
@@ -121,8 +138,9 @@ class CompiledStep:
         self.j_s = np.zeros(n_inst)
         self.j_f = np.zeros(n_inst)
         self.jblk = np.zeros((len(jforms), 5), dtype=np.int64)
+        self.driven = []                  # (start, stop, block) of the driven joint blocks
         a = 0
-        for k, f in enumerate(jforms):
+        for k, (f, blk) in enumerate(zip(jforms, s.joint_blocks)):
             n = len(f["nodes"])
             b = a + n
             self.j_nodes[2 * a:2 * b] = np.asarray(f["nodes"]).reshape(-1)
@@ -131,6 +149,8 @@ class CompiledStep:
             self.j_V[a:b, :f["V"].shape[1]] = f["V"]
             self.j_C0[a:b], self.j_s[a:b], self.j_f[a:b] = f["C0"], f["s"], f["f"]
             self.jblk[k] = (f["code"], f["m"], a, b, int(f["varies"]))
+            if f.get("driven"):
+                self.driven.append((a, b, blk))
             a = b
         lie_map = integ._lie
         self.groups = (np.ascontiguousarray(lie_map.groups, dtype=np.int64) if lie_map
@@ -148,7 +168,7 @@ class CompiledStep:
                              integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
                              1.0])
         self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
-                             int(self.weighed), int(s.B_nnz)], dtype=np.int64)
+                             int(self.weighed), int(s.B_nnz), int(damped)], dtype=np.int64)
 
     def __call__(self, integ, h: float) -> bool:
         """One step of ``h`` [s]: True and the integrator moved on (state, counters, ``last``)
@@ -157,6 +177,8 @@ class CompiledStep:
         s = integ.sys
         fp, ip = self._fp, self._ip
         fp[0], fp[1] = h, integ.t + h
+        for a, b, blk in self.driven:          # f(t1): one value per driven row and step
+            self.j_f[a:b] = blk.prescribed(float(fp[1]))
         ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
         nq, nd, nf, nc = integ.q.shape[0], s.n_dof, self.free.size, s.n_con
         q1, v1, a1, qdd1 = np.empty(nq), np.empty(nd), np.empty(nd), np.empty(nd)
@@ -166,7 +188,7 @@ class CompiledStep:
             r, phi, fc, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc,
             self.g, self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
-            self.free, self.fidx, self.groups, self.lin_v, self.counts)
+            self.sp_nodes, self.sp_dofs, self.sp_p, self.free, self.fidx, self.groups, self.lin_v, self.counts)
         c = self.counts
         if c[2]:
             self.fac_h = h if status == 0 else None

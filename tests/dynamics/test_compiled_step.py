@@ -31,8 +31,9 @@ COUNTERS = ("n_residual", "n_tangent", "n_factor", "n_solve", "n_newton", "n_ste
 
 def mixed():
     """A point mass with a constant force on a Distance link to an offset rigid body on a
-    Spherical joint, and a second offset body on a Revolute joint: every block family the
-    compiled step takes, under gravity."""
+    Spherical joint, a second offset body on a Revolute joint turned by a RotationDriver, and
+    a damped spring from it to a fixed point: every block family the compiled step takes,
+    under gravity."""
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
     body = m.add_rigid_body((0.0, 0.0, 0.0), 1.5, (0.02, 0.03, 0.04), offset=(0.1, 0.05, -0.2))
     m.add_joint(fb.Spherical(m.ground, body.node, at=(0.0, 0.0, 0.0)))
@@ -41,6 +42,9 @@ def mixed():
     m.add_joint(fb.Distance(body.node, bob))
     arm = m.add_rigid_body((0.2, 0.1, -0.6), 0.3, (1e-3, 2e-3, 3e-3), offset=(0.0, 0.05, 0.0))
     m.add_joint(fb.Revolute(body.node, arm.node, axis=(1.0, 0.0, 0.0), at=(0.2, 0.1, -0.6)))
+    m.add_joint(fb.RotationDriver(body.node, arm.node, axis=(1.0, 0.0, 0.0),
+                                  angle=lambda t: 20.0 * t ** 3))
+    m.add_spring(arm.node, (0.2, 0.3, -0.6), k=200.0, c=0.5)
     m.add_force(bob, (0.5, 0.0, 0.0))
     return m
 
@@ -143,23 +147,20 @@ def test_long_run_differs_no_more_than_the_python_paths_own_solvers():
 
 
 def test_a_block_without_a_compiled_form_runs_the_python_path():
-    """A driven joint (its motion is a Python function of time), a spring (a block with
-    forces), a planar model and a saddle matrix beyond MAX_DENSE keep the Python path; the
-    reason names what is missing."""
-    m = mm.heavy_top()[0]
-    assert compiled_step.why_not(m.compile()) == ""
-    driven = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
-    arm = driven.add_rigid_body((0.0, 0.0, 0.0), 1.0, (0.01, 0.01, 0.01), offset=(0.2, 0, 0))
-    driven.add_joint(fb.Revolute(driven.ground, arm.node, axis=(0.0, 0.0, 1.0),
-                                 at=(0.0, 0.0, 0.0)))
-    driven.add_joint(fb.RotationDriver(driven.ground, arm.node, axis=(0.0, 0.0, 1.0),
-                                       angle=lambda t: 0.5 * t * t))
-    assert "joint block" in compiled_step.why_not(driven.compile())
-    res = fb.simulate(driven, t_end=0.005, dt=1e-3)
-    assert "n_compiled_steps" not in res.stats and res.stats["n_steps"] == 5
-    sprung = mixed()
-    sprung.add_spring(sprung.nodes[1], (0.3, 0.1, -0.4), k=100.0)
-    assert "forces" in compiled_step.why_not(sprung.compile())
+    """A beam (a block with no compiled form), Rayleigh damping, a planar model and a saddle
+    matrix beyond MAX_DENSE keep the Python path; the reason names what is missing."""
+    assert compiled_step.why_not(mixed().compile()) == ""
+    beam = mm.heavy_top()[0]
+    steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
+    rod = beam.add_beam((0.0, 0.0, 0.0), (0.0, 0.3, 0.0), n=2, material=steel,
+                        section=fb.Section.rectangle(b=0.01, h=0.01), orientation=(0, 0, 1))
+    beam.add_joint(fb.Weld(beam.rigid_bodies[0].node, rod.first))
+    assert "beam block" in compiled_step.why_not(beam.compile())
+    res = fb.simulate(beam, t_end=0.003, dt=1e-3, project_velocities=True)
+    assert "n_compiled_steps" not in res.stats and res.stats["n_steps"] == 3
+    damped = mm.heavy_top()[0]
+    damped.set_damping(alpha=0.1)
+    assert "Rayleigh" in compiled_step.why_not(damped.compile())
     planar = fb.Model(gravity=(0.0, -9.81))
     body = planar.add_rigid_body((1.0, 0.0), 1.0, 0.1)
     planar.add_joint(fb.Pin(planar.ground, body.node, at=(0.0, 0.0)))
