@@ -53,8 +53,9 @@ def why_not(system) -> str:
         return "Rayleigh damping"
     if s.variable_loads or s.turning_loads:
         return "time-dependent or turning loads"
-    if s.contact_state is not None or getattr(s, "surface_contact_blocks", None) or \
-            getattr(s, "beam_contact_watch", None) is not None:
+    if (s.contact_state is not None or getattr(s, "contact_groups", None)
+            or getattr(s, "surface_contact_blocks", None)
+            or getattr(s, "beam_contact_watch", None) is not None):
         return "contacts"
     for b in s.nonlinear_inertia:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
@@ -76,14 +77,42 @@ def plan(integ) -> "CompiledStep | None":
     return CompiledStep(integ)
 
 
+_STEP = None
+
+
+def _kernel():
+    """The compiled step kernel's trusted entry point (its module loaded at the first step;
+    not an attribute of :class:`CompiledStep`, which a checkpoint pickles with the
+    integrator). Trusted: every array handed to it is a C-contiguous float64 or int64 array
+    built here, or one of the integrator's state vectors, checked per call
+    (:func:`_plain`)."""
+    global _STEP
+    if _STEP is None:
+        from ._step_kernels import step
+        _STEP = step
+    # (after its first call ``trusted`` is the entry point itself, an instance attribute)
+    return _STEP.trusted
+
+
+_F8 = np.dtype(np.float64)
+
+
+def _plain(*arrays) -> bool:
+    """Whether every array is a C-contiguous float64 vector (what the kernel reads)."""
+    for x in arrays:
+        if not (type(x) is np.ndarray and x.dtype == _F8 and x.ndim == 1
+                and x.flags.c_contiguous):
+            return False
+    return True
+
+
 class CompiledStep:
     """The arrays of :func:`fembody.dynamics._step_kernels.step` for one integrator, built
     once; :meth:`__call__` runs a step."""
 
     def __init__(self, integ) -> None:
-        from . import _step_kernels
-        self._kernel = _step_kernels.step
         s = integ.sys
+        self.system = s                   # the System the arrays describe
         sp = s.space
         free = np.ascontiguousarray(s.free, dtype=np.int64)
         nf, nc, nd = free.size, s.n_con, s.n_dof
@@ -175,6 +204,9 @@ class CompiledStep:
         when it converged; False and nothing changed otherwise (the caller runs the Python
         path for the step)."""
         s = integ.sys
+        if s is not self.system or not _plain(integ.q, integ.v, integ.a, integ.qdd, integ.lam):
+            self.n_fallbacks += 1
+            return False
         fp, ip = self._fp, self._ip
         fp[0], fp[1] = h, integ.t + h
         for a, b, blk in self.driven:          # f(t1): one value per driven row and step
@@ -183,7 +215,7 @@ class CompiledStep:
         nq, nd, nf, nc = integ.q.shape[0], s.n_dof, self.free.size, s.n_con
         q1, v1, a1, qdd1 = np.empty(nq), np.empty(nd), np.empty(nd), np.empty(nd)
         lam1, r, phi, fc = np.empty(nc), np.empty(nf), np.zeros(nc), np.zeros(nd)
-        status, it, _, _, _, _ = self._kernel(
+        status, it, _, _, _, _ = _kernel()(
             fp, integ.q, integ.v, integ.a, integ.qdd, integ.lam, ip, q1, v1, a1, qdd1, lam1,
             r, phi, fc, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc,
             self.g, self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,

@@ -199,3 +199,23 @@ def test_a_failing_step_is_halved_by_the_driver():
     assert cc.stats["n_compiled_fallbacks"] == cc.stats["n_rejected"]
     assert cc.stats["n_compiled_steps"] == cc.stats["n_steps"]
     assert rel(py.q, cc.q) <= 1e-12 and rel(py.v, cc.v) <= 1e-12
+
+
+def test_a_resumed_run_continues_compiled_bit_for_bit(tmp_path):
+    """A checkpoint pickles the integrator with its compiled step (arrays and the factors
+    of modified Newton): the resumed run keeps stepping in the compiled call and ends where
+    the uninterrupted run ends, bit for bit."""
+    path = tmp_path / "top.fbc"
+
+    def stop(res):
+        if res.time[-1] >= 0.01:
+            raise KeyboardInterrupt
+
+    opts = dict(t_end=0.02, dt=1e-3, tol=1e-10, newton="modified")
+    full = fb.simulate(mm.heavy_top()[0], **opts)
+    fb.simulate(mm.heavy_top()[0], checkpoint=path, callback=stop, **opts)
+    res = fb.resume(path, mm.heavy_top()[0])
+    assert res.stats["n_compiled_steps"] == full.stats["n_compiled_steps"] == 20
+    assert res.stats["n_compiled_fallbacks"] == 0
+    assert np.array_equal(full.q, res.q) and np.array_equal(full.lam, res.lam)
+    assert res.stats["n_factor"] == full.stats["n_factor"]
