@@ -428,6 +428,9 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     bound = xtol * motion
     Tinv = np.empty((groups.shape[0], 3, 3))
     n = nf + nc
+    # the iteration matrix is assembled apart from the factors: an evaluation with a fresh
+    # tangent that converges is not factorised, and modified Newton's next step reuses LU
+    A = np.empty((n, n))
     rhs = np.empty(n)
     dy = np.empty(nf)
     tangent = not reuse
@@ -442,7 +445,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
                                       gp, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
                                       rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
                                       j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
-                                      sp_p, damped, free, fidx, groups, Tinv, r, phi, fc, LU)
+                                      sp_p, damped, free, fidx, groups, Tinv, r, phi, fc, A)
         counts[0] += 1
         if with_scale:
             scale = sc_new
@@ -459,6 +462,9 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
             return NO_CONVERGENCE, it, 0, 0, 0, motion
         if tangent:
             counts[2] += 1
+            for i in range(n):
+                for j in range(n):
+                    LU[i, j] = A[i, j]
             sc = _scale_rows(LU, nf, ip[5])
             fp[11] = sc
             if not lu_factor(LU, piv):
