@@ -189,6 +189,8 @@ class CompiledStep:
         self.LU = np.zeros((n, n))
         self.piv = np.zeros(n, dtype=np.int64)
         self.fac_h: float | None = None            # the step of the factors in LU
+        # the integrator's last step was made here (its Python solver's factors are older)
+        self.owns_factors = False
         self.counts = np.zeros(5, dtype=np.int64)
         self.n_factor = self.n_solve = 0
         self.n_steps = 0                            # steps made by the compiled call
@@ -233,6 +235,7 @@ class CompiledStep:
         self.n_solve += int(c[3])
         integ.n_newton += int(c[4])
         integ._fac_h = h
+        self.owns_factors = True
         integ.last_iterations = int(it)
         integ.last = (r, ConstraintEval(phi, None, fc, None))
         integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(fp[1]), q1, v1, qdd1, lam1

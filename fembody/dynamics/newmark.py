@@ -379,10 +379,11 @@ class GeneralizedAlpha(Integrator):
             if (self.predictor == "acceleration" and rows.dropped is None
                     and rows.compliance is None and compiled(self, h)):
                 return True, "ok"
-            # the Python path's own factors are older than the compiled step's, and the
-            # compiled factors will be older than this step's
-            self._fac_h = None
-            compiled.fac_h = None
+            if compiled.owns_factors:
+                # the last factors were the compiled call's: the Python solver's are older
+                self._fac_h = None
+                compiled.owns_factors = False
+            compiled.fac_h = None    # and the compiled ones will be older than this step's
         ok, msg = self._newton_step(h, self.predictor)
         if not ok and self.predictor == "acceleration":
             # extrapolated accelerations of unresolved modes (an unbalanced initial state, an
