@@ -24,7 +24,8 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.joints.kernels.spatial", "fembody.joints.kernels.planar",
            "fembody.elements.spring.spring", "fembody.joints.assembly",
            "fembody.statics._kernels", "fembody.run._kernels",
-           "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba")
+           "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
+           "fembody.dynamics._step_kernels")
 
 
 def main() -> int:

@@ -317,6 +317,16 @@ class SpatialSpace:
         self._pose_cache: np.ndarray | None = None
         self._block_poses: dict = {}
 
+    def kernel_maps(self) -> dict:
+        """The index arrays compiled code reads to gather poses and compose increments
+        (:mod:`fembody.space.quat_numba`): per node the q index of x, y, z (``node_q``), its
+        reference position (``node_X``) and quaternion row (``node_rot``, -1: none); per
+        quaternion its q indices (``quat (m, 4)``) and rotation DOFs (``rot_v (m, 3)``); the
+        translational velocity DOFs (``lin_v``) and their q indices (``lin_q``)."""
+        return {"node_q": self._node_q, "node_X": self._node_X, "node_rot": self._node_rot,
+                "quat": self._quat, "rot_v": self._rot_v, "lin_v": self._lin_v,
+                "lin_q": self._lin_q}
+
     # ----------------------------------------------------------------- moves
     def _rotate(self, out: np.ndarray, theta: np.ndarray) -> None:
         out[..., self._quat] = _compose(out[..., self._quat], theta)

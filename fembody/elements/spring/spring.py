@@ -228,6 +228,14 @@ class Spring3DBlock(Block3D):
     def mass(self):
         return None
 
+    def compiled_step(self) -> dict:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"spring3d"``: :func:`fembody.dynamics._step_kernels.spring_forces`, the
+        formulas of :meth:`forces`): end nodes, DOFs and ``(DX, k, c, l0)`` per spring."""
+        p = np.concatenate([self.DX, self.k[:, None], self.c[:, None], self.l0[:, None]], 1)
+        return {"family": "spring3d", "nodes": self.nodes, "dofs": self.dofs, "p": p,
+                "damped": self.Dd is not None}
+
 
 def build_planar(dof_map, model, P: np.ndarray) -> list:
     """The planar axial springs (a :class:`SpringBlock`) and rotational springs (a

@@ -1,0 +1,244 @@
+"""The compiled step of small systems: when it applies, and its arrays.
+
+A generalized-alpha step of a small rigid mechanism costs far more in Python calls (about a
+hundred per step: evaluate, assemble, factorise, solve, update, convergence tests) than in
+arithmetic. :func:`plan` decides, from what the System's parts declare, whether
+:func:`fembody.dynamics._step_kernels.step` can run the whole step in one compiled call, and
+packs what it reads; :class:`CompiledStep` calls it and hands the result to the integrator.
+
+The rule, for any model (never a test of one model's shape):
+
+- every block has a compiled form: each element block that carries inertia beyond a
+  constant mass matrix, and each joint block, declares it with ``compiled_step() -> dict |
+  None`` (its family and arrays; None: not this instance): spatial rigid bodies, spatial
+  joints and drivers, spatial springs; beams, trusses and contacts have none yet; constant masses enter as the System's constant mass
+  matrix and constant loads as its constant force; a driven joint's prescribed values are
+  read once per step in Python (a step evaluates the rows at one time, ``t_n + h``);
+- the configuration space is the spatial one (:class:`fembody.space.SpatialSpace`: the
+  kernel composes its quaternions), no Rayleigh damping, no time-dependent or turning loads;
+- the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
+- per step: the integrator's predictor is the acceleration one, no constraint row is
+  dropped or made compliant (redundancy handling is Python's), no velocity projection.
+
+Anything else, and any step the kernel does not converge, runs the Python path
+(:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step`) with its semantics: the
+kernel never changes the integrator's state unless its step converged.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..system.constraints import ConstraintEval
+
+#: the largest saddle matrix (free DOFs plus constraint rows) the compiled step factorises
+#: densely; beyond it the sparse factorisations of the Python path cost less
+MAX_DENSE = 64
+_NV = 5                       # the widest joint kind's vectors (revolute, cylindrical)
+_MROWS = 6                    # the most rows of one joint instance (weld)
+
+
+def why_not(system) -> str:
+    """'' when the compiled step can run ``system``, else the reason it cannot (for logs and
+    tests)."""
+    s = system
+    if getattr(s.space, "name", "") != "spatial":
+        return f"the {getattr(s.space, 'name', '?')} configuration space"
+    if s.n_free + s.n_con > MAX_DENSE:
+        return f"{s.n_free + s.n_con} unknowns (more than {MAX_DENSE})"
+    for b in s.stiffness_blocks:
+        form = b.compiled_step() if hasattr(b, "compiled_step") else None
+        if form is None or form.get("family") != "spring3d":
+            return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
+    if s.rayleigh[0] > 0 or s.rayleigh[1] > 0:
+        return "Rayleigh damping"
+    if s.variable_loads or s.turning_loads:
+        return "time-dependent or turning loads"
+    if (s.contact_state is not None or getattr(s, "contact_groups", None)
+            or getattr(s, "surface_contact_blocks", None)
+            or getattr(s, "beam_contact_watch", None) is not None):
+        return "contacts"
+    for b in s.nonlinear_inertia:
+        form = b.compiled_step() if hasattr(b, "compiled_step") else None
+        if form is None or form.get("family") != "rigid3d":
+            return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
+    for b in s.joint_blocks:
+        form = b.compiled_step() if hasattr(b, "compiled_step") else None
+        if form is None or form.get("family") != "spatial joint":
+            return f"a joint block ({getattr(b, 'kind', type(b).__name__)}) without a compiled form"
+    return ""
+
+
+def plan(integ) -> "CompiledStep | None":
+    """The compiled step of the generalized-alpha integrator ``integ`` or None (see the
+    module docstring)."""
+    s = integ.sys
+    if integ.projection or why_not(s):
+        return None
+    return CompiledStep(integ)
+
+
+_STEP = None
+
+
+def _kernel():
+    """The compiled step kernel's trusted entry point (its module loaded at the first step;
+    not an attribute of :class:`CompiledStep`, which a checkpoint pickles with the
+    integrator). Trusted: every array handed to it is a C-contiguous float64 or int64 array
+    built here, or one of the integrator's state vectors, checked per call
+    (:func:`_plain`)."""
+    global _STEP
+    if _STEP is None:
+        from ._step_kernels import step
+        _STEP = step
+    # (after its first call ``trusted`` is the entry point itself, an instance attribute)
+    return _STEP.trusted
+
+
+_F8 = np.dtype(np.float64)
+
+
+def _plain(*arrays) -> bool:
+    """Whether every array is a C-contiguous float64 vector (what the kernel reads)."""
+    for x in arrays:
+        if not (type(x) is np.ndarray and x.dtype == _F8 and x.ndim == 1
+                and x.flags.c_contiguous):
+            return False
+    return True
+
+
+class CompiledStep:
+    """The arrays of :func:`fembody.dynamics._step_kernels.step` for one integrator, built
+    once; :meth:`__call__` runs a step."""
+
+    def __init__(self, integ) -> None:
+        s = integ.sys
+        self.system = s                   # the System the arrays describe
+        sp = s.space
+        free = np.ascontiguousarray(s.free, dtype=np.int64)
+        nf, nc, nd = free.size, s.n_con, s.n_dof
+        self.fidx = np.full(nd, -1, dtype=np.int64)
+        self.fidx[free] = np.arange(nf)
+        self.free = free
+        # the space's maps, padded into one int array (see the kernel)
+        maps = sp.kernel_maps()
+        nn, m = sp.node_dofs.shape[0], len(sp.rot_nodes)
+        width = max(nn, m, 1)
+        space_i = np.full((4, width + 1, 4), -1, dtype=np.int64)
+        space_i[0, :nn, :3] = maps["node_q"]
+        space_i[1, :nn, 0] = maps["node_rot"]
+        space_i[2, :m, :] = maps["quat"]
+        space_i[3, :m, :3] = maps["rot_v"]
+        self.space_i = space_i
+        self.node_X = np.ascontiguousarray(maps["node_X"], dtype=float)
+        self.lin_v = np.ascontiguousarray(maps["lin_v"], dtype=np.int64)
+        # (the kernel takes the q index of the k-th translation to be k: the space's layout)
+        if not np.array_equal(maps["lin_q"], np.arange(len(self.lin_v))):
+            raise ValueError("compiled step: the spatial space's translations are not first in q")
+        # constant loads and constant masses (point masses) on the free DOFs
+        self.fconst = np.ascontiguousarray(s.nodal_loads(0.0) + s.f_gravity, dtype=float)
+        # (the K pattern, and so M_const, is on the free DOFs)
+        self.Mc = np.ascontiguousarray(s.csc(np.asarray(s.M_const, float)).toarray())
+        self.g = np.ascontiguousarray(s.gravity, dtype=float)
+        # rigid bodies
+        forms = [b.compiled_step() for b in s.nonlinear_inertia]
+        cat = (lambda key, shape, dt=float: np.ascontiguousarray(
+            np.concatenate([f[key] for f in forms]) if forms else np.zeros(shape), dtype=dt))
+        self.rb_node = cat("nodes", (0,), np.int64)
+        self.rb_dofs = cat("dofs", (0, 6), np.int64)
+        self.rb_m, self.rb_Jc, self.rb_c = cat("m", (0,)), cat("Jc", (0, 3, 3)), cat("c", (0, 3))
+        # springs
+        sforms = [b.compiled_step() for b in s.stiffness_blocks]
+        self.sp_nodes = np.ascontiguousarray(np.concatenate(
+            [np.asarray(f["nodes"]).reshape(-1) for f in sforms]) if sforms
+            else np.zeros(0), dtype=np.int64)
+        self.sp_dofs = np.ascontiguousarray(np.concatenate([f["dofs"] for f in sforms])
+                                            if sforms else np.zeros((0, 6)), dtype=np.int64)
+        self.sp_p = np.ascontiguousarray(np.concatenate([f["p"] for f in sforms])
+                                         if sforms else np.zeros((0, 6)), dtype=float)
+        damped = any(f["damped"] for f in sforms)
+        # joints: one table of instances, one row per block
+        jforms = [b.compiled_step() for b in s.joint_blocks]
+        n_inst = sum(len(f["nodes"]) for f in jforms)
+        self.j_nodes = np.zeros(2 * n_inst, dtype=np.int64)
+        self.j_dofs = np.full((n_inst, 12), -1, dtype=np.int64)
+        self.j_rows = np.zeros((n_inst, _MROWS), dtype=np.int64)
+        self.j_V = np.zeros((n_inst, _NV, 3))
+        self.j_C0 = np.zeros((n_inst, 3, 3))
+        self.j_s = np.zeros(n_inst)
+        self.j_f = np.zeros(n_inst)
+        self.jblk = np.zeros((len(jforms), 5), dtype=np.int64)
+        self.driven = []                  # (start, stop, block) of the driven joint blocks
+        a = 0
+        for k, (f, blk) in enumerate(zip(jforms, s.joint_blocks)):
+            n = len(f["nodes"])
+            b = a + n
+            self.j_nodes[2 * a:2 * b] = np.asarray(f["nodes"]).reshape(-1)
+            self.j_dofs[a:b] = f["dofs"]
+            self.j_rows[a:b, :f["m"]] = f["rows"]
+            self.j_V[a:b, :f["V"].shape[1]] = f["V"]
+            self.j_C0[a:b], self.j_s[a:b], self.j_f[a:b] = f["C0"], f["s"], f["f"]
+            self.jblk[k] = (f["code"], f["m"], a, b, int(f["varies"]))
+            if f.get("driven"):
+                self.driven.append((a, b, blk))
+            a = b
+        lie_map = integ._lie
+        self.groups = (np.ascontiguousarray(lie_map.groups, dtype=np.int64) if lie_map
+                       is not None else np.zeros((0, 3), dtype=np.int64))
+        self.weighed = bool(s.weighed_mass)
+        n = nf + nc
+        self.LU = np.zeros((n, n))
+        self.piv = np.zeros(n, dtype=np.int64)
+        self.fac_h: float | None = None            # the step of the factors in LU
+        # the integrator's last step was made here (its Python solver's factors are older)
+        self.owns_factors = False
+        self.counts = np.zeros(5, dtype=np.int64)
+        self.n_factor = self.n_solve = 0
+        self.n_steps = 0                            # steps made by the compiled call
+        self.n_fallbacks = 0                        # steps handed back to the Python path
+        self._fp = np.array([0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
+                             integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
+                             1.0])
+        self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
+                             int(self.weighed), int(s.B_nnz), int(damped)], dtype=np.int64)
+
+    def __call__(self, integ, h: float) -> bool:
+        """One step of ``h`` [s]: True and the integrator moved on (state, counters, ``last``)
+        when it converged; False and nothing changed otherwise (the caller runs the Python
+        path for the step)."""
+        s = integ.sys
+        if s is not self.system or not _plain(integ.q, integ.v, integ.a, integ.qdd, integ.lam):
+            self.n_fallbacks += 1
+            return False
+        fp, ip = self._fp, self._ip
+        fp[0], fp[1] = h, integ.t + h
+        for a, b, blk in self.driven:          # f(t1): one value per driven row and step
+            self.j_f[a:b] = blk.prescribed(float(fp[1]))
+        ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
+        nq, nd, nf, nc = integ.q.shape[0], s.n_dof, self.free.size, s.n_con
+        q1, v1, a1, qdd1 = np.empty(nq), np.empty(nd), np.empty(nd), np.empty(nd)
+        lam1, r, phi, fc = np.empty(nc), np.empty(nf), np.zeros(nc), np.zeros(nd)
+        status, it, _, _, _, _ = _kernel()(
+            fp, integ.q, integ.v, integ.a, integ.qdd, integ.lam, ip, q1, v1, a1, qdd1, lam1,
+            r, phi, fc, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc,
+            self.g, self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
+            self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
+            self.sp_nodes, self.sp_dofs, self.sp_p, self.free, self.fidx, self.groups, self.lin_v, self.counts)
+        c = self.counts
+        if c[2]:
+            self.fac_h = h if status == 0 else None
+        if status != 0:
+            self.n_fallbacks += 1
+            return False
+        integ.n_residual += int(c[0])
+        integ.n_tangent += int(c[1])
+        self.n_factor += int(c[2])
+        self.n_solve += int(c[3])
+        integ.n_newton += int(c[4])
+        integ._fac_h = h
+        self.owns_factors = True
+        integ.last_iterations = int(it)
+        integ.last = (r, ConstraintEval(phi, None, fc, None))
+        integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(fp[1]), q1, v1, qdd1, lam1
+        integ.a = a1
+        self.n_steps += 1
+        return True
