@@ -504,11 +504,17 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
             lam1[i] += sc * rhs[nf + i]
         if not math.isfinite(norm):
             return NOT_FINITE, it, 0, 0, 0, motion
-        # contraction test (fembody.dynamics.newton)
-        if viol <= ptol and (tangent or it >= settle):
-            if prev >= 0.0 and norm < prev:
-                theta = norm / prev
-                if theta / (1.0 - theta) * norm <= bound:
+        # contraction test (fembody.dynamics.newton, the same rule and its reasons)
+        if viol <= ptol:
+            if tangent or it >= settle:
+                if prev >= 0.0 and norm < prev:
+                    theta = norm / prev
+                    if theta / (1.0 - theta) * norm <= bound:
+                        break
+            elif modified and rate < 1.0 and prev >= 0.0 and norm < rate * prev:
+                # a reused matrix before ``settle``: the rate it is kept for stands in for
+                # the measured ratio, which underestimates the contraction
+                if rate / (1.0 - rate) * norm <= bound:
                     break
         if prev >= 0.0 and norm > 1e3 * prev and norm > ptol:
             return DIVERGED, it, 0, 0, 0, motion
