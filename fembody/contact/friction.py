@@ -105,3 +105,130 @@ def plane_friction(x: np.ndarray, point: np.ndarray, normal: np.ndarray, anchor:
     K += np.where(slip, mu * N / safe, 0.0)[:, None, None] * (P - ee)
     K -= np.where(slip, mu * kn, 0.0)[:, None, None] * (e[:, :, None] * normal[:, None, :])
     return f, K, state
+
+
+# ----------------------------------------------------------------------------- in models
+class History(NamedTuple):
+    """The tangential history of a block's contact points, what a run keeps from one accepted
+    step to the next (in its :class:`fembody.contact.ContactState`): ``anchor (p, d)`` [m]
+    where each point's tangential spring is tied (a point in space for a fixed surface; for a
+    beam pair the two chords' parameters, see the block), ``sliding (p,)`` whether the point
+    slid in the last accepted step (its limit is then ``mu_k N``, else ``mu_s N``), ``slip
+    (p,)`` [m] the slip distance accumulated since the run started."""
+
+    anchor: np.ndarray
+    sliding: np.ndarray
+    slip: np.ndarray
+
+    def copy(self) -> "History":
+        return History(self.anchor.copy(), self.sliding.copy(), self.slip.copy())
+
+
+class Coulomb(NamedTuple):
+    """The return mapping of :func:`coulomb` at one state: ``f (p, d)`` [N] the friction part
+    of the internal force (``-f`` acts on the point), ``K (p, d, m)`` its derivative with
+    respect to the item's coordinates (None without tangent), ``slipping (p,)``, ``ds (p,)``
+    [m] the slip since the anchor (0 in stick), ``stored (p,)`` [J] the energy held by the
+    tangential springs, ``|f|^2 / (2 k_t)``, ``u (p, d)`` [m] the trial elastic slip and
+    ``un (p,)`` its length (the slip is along ``u / un``)."""
+
+    f: np.ndarray
+    K: np.ndarray | None
+    slipping: np.ndarray
+    ds: np.ndarray
+    stored: np.ndarray
+    u: np.ndarray
+    un: np.ndarray
+
+
+def coulomb(w: np.ndarray, normal: np.ndarray, N: np.ndarray, kt: np.ndarray,
+            mu_s: np.ndarray, mu_k: np.ndarray, sliding: np.ndarray,
+            dw: np.ndarray | None = None, dn: np.ndarray | None = None,
+            dN: np.ndarray | None = None) -> Coulomb:
+    """Coulomb friction of contact points by a penalty tangential law and its return mapping
+    (stick/slip), with static and kinetic coefficients: the kernel every frictional contact
+    block calls.
+
+    ``w (p, d)`` [m] is the point's position relative to its anchor (for a pair of beams: the
+    relative position of the two material points that were tied), ``normal (p, d)`` the unit
+    contact normal at the current state and ``N (p,)`` [N] the normal force (0: open). The
+    trial elastic slip is ``u = P w``, ``P = I - n n^T``, and the trial force ``k_t |u|``:
+
+    - **stick** when ``k_t |u| <= mu N`` with ``mu = mu_s`` for a point that stuck (or was
+      open) at the last accepted step and ``mu = mu_k`` for one that slid: ``f = k_t u``;
+    - **slip** otherwise: ``f = mu_k N e``, ``e = u / |u|``, and the point has slipped ``ds =
+      |u| - mu_k N / k_t`` [m] along ``e`` (dissipating ``mu_k N ds`` [J] once the step is
+      accepted).
+
+    So a sticking contact holds up to ``mu_s N`` and, once it breaks away, slides at ``mu_k
+    N`` until a step ends with its trial force at or below ``mu_k N`` (it sticks again, and
+    holds up to ``mu_s N`` from the next step on).
+
+    Derivatives (optional, for the consistent tangent) with respect to the item's ``m``
+    coordinates ``X``: ``dw (p, d, m)``, ``dn (p, d, m)`` (None: a constant normal), ``dN (p,
+    m)``; then ``K = df/dX``: stick ``k_t du``, slip ``mu_k (e dN^T + N (I - e e^T) du /
+    |u|)``, with ``du = P dw - (n.w) dn - n (w^T dn)``.
+    """
+    p, d = w.shape
+    on = N > 0.0
+    nw = np.einsum("pi,pi->p", normal, w)
+    u = w - nw[:, None] * normal
+    un = np.sqrt(np.einsum("pi,pi->p", u, u))
+    trial = kt * un
+    limit = np.where(sliding, mu_k, mu_s) * N
+    slip = on & (trial > limit)
+    safe = np.where(un > 0.0, un, 1.0)
+    e = u / safe[:, None]
+    mag = np.where(slip, mu_k * N, np.where(on, trial, 0.0))
+    f = mag[:, None] * e
+    ds = np.where(slip, un - mu_k * N / kt, 0.0)
+    stored = 0.5 * mag * mag / kt
+    K = None
+    if dw is not None:
+        P = np.eye(d)[None] - normal[:, :, None] * normal[:, None, :]
+        du = np.einsum("pij,pjm->pim", P, dw)
+        if dn is not None:
+            du -= nw[:, None, None] * dn + normal[:, :, None] * np.einsum("pi,pim->pm", w,
+                                                                           dn)[:, None, :]
+        stick = on & ~slip
+        K = np.where(stick, kt, 0.0)[:, None, None] * du
+        Pe = np.eye(d)[None] - e[:, :, None] * e[:, None, :]
+        K += np.where(slip, mu_k * N / safe, 0.0)[:, None, None] * np.einsum("pij,pjm->pim",
+                                                                              Pe, du)
+        if dN is not None:
+            K += np.where(slip, mu_k, 0.0)[:, None, None] * e[:, :, None] * dN[:, None, :]
+    return Coulomb(f, K, slip, ds, stored, u, un)
+
+
+def coefficients(friction, kinetic_friction, tangential_stiffness, stiffness: float,
+                 where: str) -> tuple[float, float, float]:
+    """Validate a contact's friction arguments: ``(mu_s, mu_k, k_t)``. ``friction`` the static
+    coefficient ``mu_s`` (>= 0; 0: frictionless), ``kinetic_friction`` ``mu_k`` (default
+    None: ``mu_s``; at most ``mu_s``), ``tangential_stiffness`` [N/m] (default None: the
+    normal ``stiffness``). ModelError naming ``where`` and the argument otherwise."""
+    from .. import validate
+    from ..errors import ModelError
+    mu_s = validate.number(f"{where}: friction", friction)
+    if mu_s < 0.0:
+        raise ModelError(f"{where}: friction must be >= 0 (the static Coulomb coefficient; 0: "
+                         f"frictionless), got {friction!r}")
+    mu_k = mu_s
+    if kinetic_friction is not None:
+        mu_k = validate.number(f"{where}: kinetic_friction", kinetic_friction)
+        if mu_k < 0.0:
+            raise ModelError(f"{where}: kinetic_friction must be >= 0 (the sliding Coulomb "
+                             f"coefficient), got {kinetic_friction!r}")
+        if mu_k > mu_s:
+            raise ModelError(f"{where}: kinetic_friction ({mu_k:g}) exceeds friction, the "
+                             f"static coefficient ({mu_s:g}); give mu_k <= mu_s (or leave "
+                             "kinetic_friction out: mu_k = mu_s)")
+    kt = stiffness
+    if tangential_stiffness is not None:
+        kt = validate.number(f"{where}: tangential_stiffness", tangential_stiffness)
+        if not kt > 0.0:
+            raise ModelError(f"{where}: tangential_stiffness must be positive [N/m], got "
+                             f"{tangential_stiffness!r}")
+        if mu_s == 0.0:
+            raise ModelError(f"{where}: tangential_stiffness is used by friction only; give "
+                             "friction > 0 or leave it out")
+    return mu_s, mu_k, kt

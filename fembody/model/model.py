@@ -694,7 +694,10 @@ class Model:
 
     def add_surface_contact(self, target, surface, *, radius: float = 0.0,
                             stiffness: float, body: NodeLike | None = None,
-                            max_penetration: float | None = None, name: str | None = None):
+                            max_penetration: float | None = None, friction: float = 0.0,
+                            kinetic_friction: float | None = None,
+                            tangential_stiffness: float | None = None,
+                            name: str | None = None):
         """Let beam elements or nodes touch a fixed rigid surface, by penalty
         (:mod:`fembody.contact.surfaces`).
 
@@ -727,6 +730,20 @@ class Model:
             penetrates deeper after an accepted step. Default None:
             ``fembody.contact.beams.PENETRATION`` (0.1) times ``radius``; unchecked when
             ``radius`` is 0 (give it then); ``math.inf`` switches the check off.
+        friction : float, default 0.0
+            The static Coulomb coefficient ``mu_s`` [-] (0: frictionless): a point sticks
+            while its tangential force is at most ``mu_s N`` (fixed surfaces only). The
+            tangential law is a penalty spring with a return mapping
+            (:func:`fembody.contact.friction.coulomb`); its anchors are the run's, moved at
+            each accepted step, and the energy its slip dissipates is
+            ``Result.energy.friction``.
+        kinetic_friction : float, optional
+            The kinetic coefficient ``mu_k`` [-] a sliding point slides with; default None:
+            ``friction``. At most ``friction``.
+        tangential_stiffness : float, optional
+            Penalty of the tangential spring [N/m] (per node; an element gets it per unit
+            length as for ``stiffness``); default None: ``stiffness``. A point slides only
+            after an elastic slip of ``mu N / tangential_stiffness``.
         name : str, optional
             A label for messages.
 
@@ -755,7 +772,9 @@ class Model:
         """
         from ..contact.surfaces import make_surface_contact
         c = make_surface_contact(self, target, surface, radius=radius, stiffness=stiffness,
-                                 body=body, max_penetration=max_penetration, name=name)
+                                 body=body, max_penetration=max_penetration,
+                                 friction=friction, kinetic_friction=kinetic_friction,
+                                 tangential_stiffness=tangential_stiffness, name=name)
         self.surface_contacts.append(c)
         return c
 
