@@ -114,14 +114,27 @@ class History(NamedTuple):
     where each point's tangential spring is tied (a point in space for a fixed surface; for a
     beam pair the two chords' parameters, see the block), ``sliding (p,)`` whether the point
     slid in the last accepted step (its limit is then ``mu_k N``, else ``mu_s N``), ``slip
-    (p,)`` [m] the slip distance accumulated since the run started."""
+    (p,)`` [m] the slip distance accumulated since the run started; for the energy
+    bookkeeping, at that step's end: ``x (n, k)`` the block's gathered displacements [m],
+    ``force (n, k)`` [N] the friction part of its internal forces and ``stored (p,)`` [J]
+    the energy of the tangential springs.
+
+    The energy a step dissipates is the work of the friction forces by the trapezoidal rule
+    (the rule of the load work in the run's energy balance), ``(F_0 + F_1) . (x_1 - x_0) /
+    2``, less the change of the springs' energy: zero in stick on a plane, ``mu_k N ds``
+    with the step's mean ``N`` in slip. (``mu_k N_1 ds`` with the end value of ``N`` alone
+    leaves an error of ``mu_k v h (N(t) - N(0)) / 2`` in the balance, first order in the
+    step ``h``.)"""
 
     anchor: np.ndarray
     sliding: np.ndarray
     slip: np.ndarray
+    x: np.ndarray
+    force: np.ndarray
+    stored: np.ndarray
 
     def copy(self) -> "History":
-        return History(self.anchor.copy(), self.sliding.copy(), self.slip.copy())
+        return History(*(a.copy() for a in self))
 
 
 class Coulomb(NamedTuple):

@@ -641,7 +641,8 @@ class SurfaceContactBlock:
         s = (g + self.radius[:, None]).ravel()
         anchor = pts - np.where(ok.ravel(), s, 0.0)[:, None] * G.reshape(-1, self.dim)
         p = len(pts)
-        return History(anchor, np.zeros(p, dtype=bool), np.zeros(p))
+        return History(anchor, np.zeros(p, dtype=bool), np.zeros(p), x.copy(),
+                       np.zeros_like(x), np.zeros(p))
 
     def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
         """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
@@ -677,16 +678,20 @@ class SurfaceContactBlock:
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """The history after an accepted step that ended at the displacements ``x`` (from
-        ``history``, the last accepted one's), the energy [J] the step's slip dissipated,
-        ``sum mu_k N ds``, and the energy held by the tangential springs at ``x`` [J]."""
+        ``history``, the last accepted one's), the energy [J] the step's slip dissipated
+        (see :class:`fembody.contact.friction.History`) and the energy held by the
+        tangential springs at ``x`` [J]."""
         g, kon, G, H, c = self._coulomb(x, history, False)
         N = -(kon * g).ravel()
         on = N > 0.0
         e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
         fresh = self._open_history(x)
         anchor = np.where(on[:, None], history.anchor + c.ds[:, None] * e, fresh.anchor)
-        new = History(anchor, c.slipping.copy(), history.slip + c.ds)
-        return new, float(np.sum(self.mu_k * N * c.ds)), float(c.stored.sum())
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        F = np.einsum("gm,ngi->nmi", self.C, c.f.reshape(n, ns, d)).reshape(n, m * d)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, c.slipping.copy(), history.slip + c.ds, x.copy(), F, c.stored)
+        return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
 
     def report(self, x: np.ndarray, history: History | None = None) -> dict:
         """Per item (element or node) at the gathered displacements ``x``: ``"gap"`` the

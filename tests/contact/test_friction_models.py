@@ -53,7 +53,8 @@ def _block(surface, d, kind, n, rng, slip, mu_s=0.4, mu_k=0.3):
     size = (3.0 if slip else 0.25) * mu_s * N / kts
     anchor = pts - size[:, None] * dirs
     sliding = rng.random(len(pts)) < 0.5
-    return blk, x, History(anchor, sliding, np.zeros(len(pts)))
+    p = len(pts)
+    return blk, x, History(anchor, sliding, np.zeros(p), x, np.zeros_like(x), np.zeros(p))
 
 
 @pytest.mark.parametrize("slip", [False, True])
@@ -82,3 +83,90 @@ def test_friction_tangent_matches_finite_differences(name, d, kind, slip):
     if slip:
         N = -(blk._active(x, False)[1] * blk._active(x, False)[0]).ravel()
         np.testing.assert_allclose(np.linalg.norm(c.f, axis=1), 0.3 * N, rtol=1e-12)
+
+
+G = 9.81
+
+
+def _sliding_block(dim, mu_s, mu_k, v0=1.0, mass=2.0, k=1e6):
+    """A point mass on the plane y = 0 (z = 0) under gravity, launched along the plane at
+    ``v0`` [m/s] (in 3D along (0.6, 0.8, 0))."""
+    m = fb.Model(dim=dim, gravity=(0.0, -G) if dim == 2 else (0.0, 0.0, -G))
+    if dim == 2:
+        nd = m.add_node((0.0, 0.0))
+        plane, v = fb.Plane((0.0, 0.0), (0.0, 1.0)), (v0, 0.0)
+    else:
+        nd = m.add_node((0.0, 0.0, 0.0))
+        plane, v = fb.Plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0)), (0.6 * v0, 0.8 * v0, 0.0)
+    m.add_mass(nd, mass)
+    m.set_velocity(nd, v)
+    sc = m.add_surface_contact([nd], plane, stiffness=k, friction=mu_s,
+                               kinetic_friction=mu_k, max_penetration=math.inf)
+    return m, nd, sc
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_a_block_slides_to_rest_in_v0_squared_over_2_mu_k_g(dim):
+    """Stopping distance v0^2 / (2 mu_k g) (analytic; mu_s plays no part while sliding), then
+    it stays (stick under no tangential load). Tolerance 1e-4 relative: the elastic slip
+    mu_k m g / k_t (6e-6 m of 0.17 m) and the step's error. The energy balance closes with
+    the friction dissipation to 1e-5 of the initial kinetic energy (a frictionless run of the
+    same drop onto the penalty keeps it to 3e-6): the dissipation is the friction forces'
+    trapezoidal work less the springs' energy; and the dissipation is the initial kinetic
+    energy (all of it is lost to friction, 1e-5)."""
+    mu_s, mu_k, v0 = 0.5, 0.3, 1.0
+    m, nd, sc = _sliding_block(dim, mu_s, mu_k, v0)
+    r = fb.simulate(m, t_end=0.4, dt=1e-3)
+    assert r.stats["status"] == "finished"
+    u = r.displacement(nd)
+    ref = v0 ** 2 / (2.0 * mu_k * G)
+    along = np.linalg.norm(u[:, :dim - 1], axis=1)
+    t_stop = v0 / (mu_k * G)
+    assert abs(along[-1] - ref) < 1e-4 * ref, (along[-1], ref)
+    # at rest after t_stop: the point sticks, moving only on its tangential spring (it
+    # rings within the elastic range mu_s m g / k_t; a creeping point would leave it)
+    late = r.time > t_stop + 0.02
+    assert np.ptp(along[late]) < mu_s * 2.0 * G / 1e6
+    e = r.energy
+    KE0 = e.kinetic[0]
+    assert abs(KE0 - 0.5 * 2.0 * v0 ** 2) < 1e-12
+    assert np.abs(e.balance - e.balance[0]).max() < 1e-5 * KE0
+    assert abs(e.friction[-1] - KE0) < 1e-5 * KE0
+    # the report: the point sticks at the end, after slipping the whole distance (the slip
+    # distance counts the small slips back and forth as it comes to rest too: 1e-3)
+    rep = sc_report(r, sc)
+    assert rep["stick"].all() and abs(rep["slip"][0] - ref) < 1e-3 * ref
+    assert abs(rep["normal_force"][0] - 2.0 * G) < 1e-2 * 2.0 * G
+
+
+def sc_report(result, sc):
+    """The report of the (only) surface contact block at the end of a run, with the run's
+    history."""
+    sys = result.system
+    blk = sys.surface_contact_blocks[0]
+    hist = sys.contact_state.friction[blk.friction_slot]
+    return blk.report(sys.pose(blk, result.q[-1]), hist)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(friction=-0.1), ["surface contact 0 'pad'", "friction", ">= 0"]),
+    (dict(friction=0.2, kinetic_friction=0.3), ["surface contact 0 'pad'", "kinetic_friction",
+                                                "exceeds friction", "mu_k <= mu_s"]),
+    (dict(friction=0.3, kinetic_friction=-0.1), ["kinetic_friction", ">= 0"]),
+    (dict(friction=float("nan")), ["surface contact 0 'pad'", "friction", "finite"]),
+    (dict(friction=0.3, kinetic_friction=float("nan")), ["kinetic_friction", "finite"]),
+    (dict(friction="0.3"), ["friction", "must be a number"]),
+    (dict(friction=0.3, tangential_stiffness=0.0), ["tangential_stiffness", "positive"]),
+    (dict(friction=0.3, tangential_stiffness=float("nan")), ["tangential_stiffness",
+                                                              "finite"]),
+    (dict(tangential_stiffness=1e5), ["tangential_stiffness", "friction > 0"]),
+])
+def test_bad_friction_coefficients_are_refused_naming_contact_and_argument(kwargs, words):
+    m = fb.Model()
+    nd = m.add_node((0.0, 0.0))
+    m.add_mass(nd, 1.0)
+    with pytest.raises(ModelError) as err:
+        m.add_surface_contact([nd], fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=1e6,
+                              name="pad", **kwargs)
+    for w in words:
+        assert w in str(err.value), (w, str(err.value))
