@@ -698,8 +698,10 @@ class SurfaceContactBlock:
         smallest gap of its sample points [m], ``"normal_force"`` the sum of their normal
         forces [N]; a frictional block also ``"tangential_force"`` the magnitude of the sum
         of their friction forces [N], ``"slip"`` the largest slip distance accumulated by
-        its points [m] and ``"stick"`` whether it touches with no point slipping (from
-        ``history``, a run's; default None: the reference configuration's)."""
+        its points [m] and ``"stick"`` whether it touches with none of its points having
+        slid in the step that ended at ``history`` (a run's at the state ``x``, its
+        ``ContactState``'s after an accepted step; default None: the reference
+        configuration's)."""
         g, kon, G, _ = self._active(x, False)
         n, ns = g.shape
         out = {"gap": np.where(np.isfinite(g), g, np.inf).min(axis=1),
@@ -712,7 +714,7 @@ class SurfaceContactBlock:
         touching = (kon > 0.0).any(axis=1)
         out.update(tangential_force=np.linalg.norm(T, axis=1),
                    slip=h.slip.reshape(n, ns).max(axis=1),
-                   stick=touching & ~c.slipping.reshape(n, ns).any(axis=1))
+                   stick=touching & ~h.sliding.reshape(n, ns).any(axis=1))
         return out
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:

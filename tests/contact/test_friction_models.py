@@ -170,3 +170,89 @@ def test_bad_friction_coefficients_are_refused_naming_contact_and_argument(kwarg
                               name="pad", **kwargs)
     for w in words:
         assert w in str(err.value), (w, str(err.value))
+
+
+def _pulled_cantilever(dim, mu_s, mu_k, t_ramp, dt):
+    """A cantilever (L = 0.5 m, 10 mm diameter, E = 20 GPa) whose tip node is pressed by P =
+    10 N onto a rigid plane (penalty k = k_t = 1e8 N/m) and pulled along the plane by F(t)
+    rising linearly to twice the break-away force. 3D: the tip pressed along -z, pulled
+    along y (bending, tip stiffness k_b = 3 EI / L^3). 2D: the tip pressed along -y, pulled
+    along x; the root is held in y and rz and by a spring of k_b = 200 N/m in x (a clamped
+    root would leave only the axial stiffness EA / L, and a stick-slip too fast to see).
+    Returns the per-output (time, N, T, stick) of the tip contact, the tip's displacement
+    along the pull and the analytic N, k_b and break-away force F*."""
+    E, d, L, P, k = 2e10, 0.01, 0.5, 10.0, 1e8
+    mat, sec = fb.Material(E=E, rho=1000.0, nu=0.3), fb.Section.circle(d)
+    I = math.pi * d ** 4 / 64.0
+    m = fb.Model(dim=dim)
+    if dim == 3:
+        b = m.add_beam((0, 0, 0), (L, 0, 0), n=4, material=mat, section=sec,
+                       orientation=(0, 0, 1))
+        m.fix(b.first, "x", "y", "z", "rx", "ry", "rz")
+        plane, press, pull, along = fb.Plane((0, 0, 0), (0, 0, 1)), (0, 0, -P), (0, 1, 0), 1
+        kb = 3.0 * E * I / L ** 3
+    else:
+        b = m.add_beam((0, 0), (L, 0), n=4, material=mat, section=sec)
+        m.fix(b.first, "y", "rz")
+        kb = 200.0
+        m.add_spring(b.first, (-1.0, 0.0), kb)
+        plane, press, pull, along = fb.Plane((0, 0), (0, 1)), (0, -P), (1, 0), 0
+    # the press bends the beam (3EI/L^3) in series with the penalty k: N = P k / (k + 3EI/L^3)
+    N = P * k / (k + 3.0 * E * I / L ** 3)
+    F_star = mu_s * N * (k + kb) / k       # T = F k_t / (k_t + k_b) reaches mu_s N
+    Fmax = 2.0 * F_star
+    press, pull = np.array(press, float), np.array(pull, float)
+    # the press rises over 0.1 s (a sudden one rings the beam), the pull from 0.15 s on
+    m.add_force(b.last, lambda t: press * min(t / 0.1, 1.0)
+                + pull * Fmax * min(max(t - 0.15, 0.0) / t_ramp, 1.0))
+    m.add_surface_contact([b.last], plane, stiffness=k, friction=mu_s, kinetic_friction=mu_k,
+                          max_penetration=math.inf)
+    rec = []
+
+    def keep(res):
+        s = res.system
+        blk = s.surface_contact_blocks[0]
+        rep = blk.report(s.pose(blk, res.q[-1]), s.contact_state.friction[blk.friction_slot])
+        rec.append((res.time[-1], rep["normal_force"][0], rep["tangential_force"][0],
+                    rep["stick"][0]))
+
+    r = fb.simulate(m, t_end=0.15 + t_ramp, dt=dt, callback=keep)
+    assert r.stats["status"] == "finished"
+    rec = np.array(rec, dtype=float)
+    F = Fmax * np.clip((rec[:, 0] - 0.15) / t_ramp, 0.0, 1.0)
+    u = r.displacement(b.last)[1:, along]
+    return rec, F, u, N, kb, F_star
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_a_pressed_cantilever_tip_sticks_up_to_mu_s_n_then_slips_at_mu_k_n(dim):
+    """Analytic quasi-static values (the pull rises over 0.6 s, ten periods of the slowest
+    mode, after the press): N = P k / (k + 3EI/L^3); while F < F* = mu_s N (k_t + k_b) / k_t the tip sticks
+    and the friction force is F k_t / (k_t + k_b) (the tangential spring in parallel with the
+    beam; 1e-3 F*: the ramp's inertia); it breaks away within one output step of F*; after,
+    the friction force never exceeds mu_s N, equals mu_k N whenever the tip slips (1e-7),
+    and the tip trails the pull by (F - mu_k N) / k_b, up to the swing of the stick-slip
+    oscillation that mu_s > mu_k starts."""
+    mu_s, mu_k, dt = 0.4, 0.3, 2e-3
+    rec, F, u, N, kb, F_star = _pulled_cantilever(dim, mu_s, mu_k, 0.6, dt)
+    t, Nn, T, stick = rec.T
+    settled = t > 0.15                    # the press is on
+    assert np.abs(Nn[settled] - N).max() < 2e-3 * N
+    before = F < (1.0 - 1e-2) * F_star
+    assert stick[before].all()
+    assert np.abs(T[before & settled] - F[before & settled] * 1e8 / (1e8 + kb)).max() \
+        < 1e-3 * F_star
+    slipped = np.flatnonzero(stick == 0.0)
+    step = 2.0 * F_star * dt / 0.6
+    assert slipped.size and abs(F[slipped[0]] - F_star) <= step + 1e-3 * F_star
+    assert T.max() <= mu_s * Nn[np.argmax(T)] * (1.0 + 1e-9)
+    # (1e-7: the elastic slip mu_k N / k_t = 3e-8 m is measured between points of 0.5 m)
+    np.testing.assert_allclose(T[slipped], mu_k * Nn[slipped], rtol=1e-7)
+    # once sliding, the tip oscillates about (F - mu_k N) / k_b (the sliding equilibrium),
+    # by at most the break-away offset (mu_s - mu_k) N / k_b of a stick-slip oscillator
+    # started from rest (20 % margin: the ramp and the beam's own bending)
+    after = F > F_star + 2.0 * step
+    swing = (mu_s - mu_k) * N / kb
+    dev = np.abs(u[after] - (F[after] - mu_k * N) / kb)
+    assert dev.max() < 1.2 * swing, (dev.max(), swing)
+    assert u[-1] > 0.5 * (F[-1] - mu_k * N) / kb       # it slid (stuck: F / k_t, 1e-7 m)
