@@ -16,8 +16,9 @@ against rigid surfaces.
     beams (sampled at Gauss points) and nodes against fixed rigid planes, spheres and
     cylinders (penalty).
 :mod:`fembody.contact.friction`
-    Coulomb friction (penalty tangential law, return mapping) at a point against a rigid
-    plane, as a kernel with explicit history (not yet wired into a model).
+    Coulomb friction (penalty tangential law, return mapping, static and kinetic
+    coefficients) of the surface and beam contacts, with its history in the run's
+    ContactState.
 """
 from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, ContactState,
                     PenaltyBlock, build_groups, gap_node, gap_plane, gap_segment, make_contact)

@@ -1,30 +1,56 @@
 """Coulomb friction at point contacts: a penalty (regularised) tangential law with a return
-mapping for stick and slip, on arrays of contacts.
+mapping for stick and slip, on arrays of contacts, and its use in models.
 
-A point ``x`` [m] touches a rigid plane through ``point`` with unit ``normal``: gap ``g = n.(x -
-p)``, normal force ``N = k_n max(-g, 0)`` [N] (penalty ``k_n`` [N/m]). Tangentially the point is
-held by a spring of stiffness ``k_t`` [N/m] to an **anchor** on the plane, the history of the
-contact (where it last stuck): the trial elastic slip ``u_t = P (x - a)``, ``P = I - n n^T``,
-gives the trial force ``T* = -k_t u_t``. The return mapping (Simo and Laursen 1992; Wriggers,
-Computational Contact Mechanics, ch. 5):
+**The law** (Simo and Laursen 1992; Wriggers, Computational Contact Mechanics, ch. 5). A
+contact point with unit normal ``n`` and normal force ``N >= 0`` [N] is held tangentially by
+a spring of stiffness ``k_t`` [N/m] to an **anchor**, the history of the contact (where it
+last stuck). With ``w`` the point's position relative to its anchor, the trial elastic slip
+is ``u = P w``, ``P = I - n n^T``, and the trial force ``k_t |u|``:
 
-- **stick**, ``|T*| <= mu N``: ``T = T*``; the anchor stays;
-- **slip**, ``|T*| > mu N``: ``T = -mu N u_t / |u_t|``; after the step the anchor moves to
-  ``a' = x_plane + T / k_t`` (``x_plane`` the projection of ``x`` on the plane), so the elastic
-  slip is ``mu N / k_t`` and the slip ``|a' - a|`` dissipates ``mu N |a' - a|`` [J].
+- **stick**, ``k_t |u| <= mu N``: the force is ``-k_t u`` on the point; the anchor stays;
+- **slip**, ``k_t |u| > mu N``: the force is ``-mu_k N u / |u|``; once the step is accepted
+  the anchor moves along ``u`` by the slip ``ds = |u| - mu_k N / k_t`` [m], so the elastic
+  slip is ``mu_k N / k_t`` again.
 
-An open contact (``g >= 0``) carries no force and its anchor follows the projection of the point,
-so a contact starts without tangential force. The internal force is ``f = N`` along ``-n`` plus
-``-T``; the tangent is the consistent one of the return mapping (unsymmetric in slip)::
+**Static and kinetic coefficients** (``mu_s >= mu_k``, :func:`coefficients`): the limit
+``mu`` above is ``mu_s`` for a point that stuck (or was open) at the last accepted step and
+``mu_k`` for one that slid. So a sticking point holds up to ``mu_s N``; when it breaks away it
+slides at ``mu_k N``, and it keeps the limit ``mu_k N`` until a step ends with its trial
+force at or below ``mu_k N``: it sticks again and holds up to ``mu_s N`` from the next step
+on. ``k_t`` bounds the elastic slip before sliding, ``mu N / k_t``; the law tends to
+Coulomb's as ``k_t`` grows.
+
+The tangent is the consistent one of the return mapping (unsymmetric in slip). For a point
+against a plane (:func:`plane_friction`, the kernel verified alone)::
 
     K = k_n n n^T                                        (in contact)
       + k_t P                                            (stick)
-      + mu N (P - e e^T) / |u_t| - mu k_n e n^T          (slip, e = u_t / |u_t|)
+      + mu N (P - e e^T) / |u| - mu k_n e n^T            (slip, e = u / |u|)
 
-The history (anchors) is what a run carries from step to step: :func:`plane_friction` reads
-the anchors of the last accepted step and returns the ones of the state it was asked at, which
-the run keeps once the step is accepted. ``k_t`` bounds the elastic slip before sliding,
-``mu N / k_t``; the law tends to Coulomb's as ``k_t`` grows.
+and in general (:func:`coulomb`, curved surfaces and beam pairs whose normal and anchor
+points move with the nodes) the chain rule through ``dw``, ``dn`` and ``dN``.
+
+An open contact carries no force and its anchor follows the contact (its projection on a
+surface, or the current closest points of two beams), so a contact starts without tangential
+force.
+
+**In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces) and beam
+contacts (:mod:`fembody.contact.beams`, point, line and planar pairs) take ``friction``
+(``mu_s``), ``kinetic_friction`` (``mu_k``) and ``tangential_stiffness`` (``k_t``). Their
+blocks read the anchors (a :class:`History`) from the run's
+:class:`fembody.contact.ContactState`, never from the compiled System; the driver moves them
+once per accepted step (``advance``), so a rejected or retried step starts again from the
+anchors of the last accepted one, and checkpoints carry them. A System evaluated without a
+run (statics, ``System.internal_forces`` called directly) uses the anchors of the reference
+configuration: one return mapping from the start, which is the incremental answer for a
+monotonic load but not for one that reverses.
+
+**Energy.** The energy a step dissipates is the friction forces' work by the trapezoidal
+rule, the rule of the load work in the run's energy balance, less the change of the
+tangential springs' energy (:class:`History`): ``Result.energy.friction`` sums it, the
+springs' energy ``|T|^2 / (2 k_t)`` is part of ``Result.energy.strain``, and the balance
+``total - work - constraint_work + dissipated + friction`` stays constant up to the
+integrator's error.
 """
 from __future__ import annotations
 
