@@ -258,7 +258,6 @@ class BeamContactBlock:
                 rep = lambda a: np.concatenate([a, np.repeat(a, NG)])
                 self.mu_s, self.mu_k = rep(mu_s), rep(mu_k)
                 self.kt = np.concatenate([kt, np.tile(LINE_W, n) * np.repeat(kt, NG)])
-                self.kn_line = np.tile(LINE_W, n) * np.repeat(self.k, NG)
             else:
                 self.mu_s, self.mu_k, self.kt = mu_s, mu_k, kt
             self.history0 = self._open_history(np.zeros(self.dofs.shape))
@@ -291,12 +290,43 @@ class BeamContactBlock:
         gathered displacements ``x``; a frictional block's friction from the anchors of
         ``history`` (a run's; default None: :attr:`history0`, the reference
         configuration's)."""
+        if self.kind == "crossing":
+            return self._crossing_forces(x, tangent, history)
         f, K, _ = self._normal_forces(x, tangent)
         if self.frictional:
             F, KF = self._friction(x, history, tangent)[:2]
             f = f + F
             if tangent:
                 K = K + KF
+        return f, K, None
+
+    def _crossing_forces(self, x: np.ndarray, tangent: bool, history):
+        """:meth:`forces` of spatial pairs, evaluated only on the pairs that touch (a point or
+        line gap below zero; the others carry neither force nor stiffness): most candidate
+        pairs of a bundle are apart, and their tangents are the costly part."""
+        pos = self.positions(x)
+        n, m, d = pos.shape
+        f = np.zeros((n, m * d))
+        K = np.zeros((n, m * d, m * d)) if tangent else None
+        z, ok = closest_crossing(pos)
+        rho = distance("crossing", pos, z, False)[0]
+        gl, okl = line_gaps(pos, self.radius)
+        # (a margin: these gaps round differently from the force's, and a pair touching at
+        # round-off level has the full penalty stiffness)
+        eps = 1e-6 * self.radius
+        rows = np.flatnonzero((ok & (rho - self.radius < eps)) | (okl & (gl < eps)))
+        if not rows.size:
+            return f, K, None
+        _, fi, Ki = blended(pos[rows], self.k[rows], self.k_line[rows], self.length[rows],
+                            self.radius[rows], tangent)
+        if self.frictional:
+            F, KF = self._friction(x, history, tangent, rows)[:2]
+            fi = fi + F
+            if tangent:
+                Ki = Ki + KF
+        f[rows] = fi
+        if tangent:
+            K[rows] = Ki
         return f, K, None
 
     def _normal_forces(self, x: np.ndarray, tangent: bool):
@@ -315,18 +345,31 @@ class BeamContactBlock:
         return f, K, None
 
     # ------------------------------------------------------------------------- friction
-    def _points(self, x: np.ndarray, tangent: bool):
-        """The contact points at ``x``: positions of their pairs' nodes ``(p, m, d)``, the
-        current closest-point parameters ``(p, 2)`` (s on A, t on B; a planar pair's s is 0,
-        a line point's its Gauss abscissa), normal force ``N (p,)`` [N], normal ``(p, d)``
-        and (``tangent``) ``dN (p, m d)`` and ``dn (p, d, m d)``."""
-        pos = self.positions(x)
+    def _point_rows(self, rows: np.ndarray | None) -> np.ndarray | slice:
+        """The contact points (rows of a History) of the pairs ``rows`` (None: all): a
+        spatial pair's point, then its line points after all pairs' points."""
+        if rows is None:
+            return slice(None)
+        if self.kind == "node":
+            return rows
+        line = len(self) + (rows[:, None] * NG + np.arange(NG)[None, :]).ravel()
+        return np.concatenate([rows, line])
+
+    def _points(self, x: np.ndarray, tangent: bool, rows: np.ndarray | None = None):
+        """The contact points of the pairs ``rows`` (default None: all) at ``x``: positions of
+        their pairs' nodes ``(p, m, d)``, the current closest-point parameters ``(p, 2)`` (s
+        on A, t on B; a planar pair's s is 0, a line point's its Gauss abscissa), normal
+        force ``N (p,)`` [N], normal ``(p, d)`` and (``tangent``) ``dN (p, m d)`` and ``dn
+        (p, d, m d)``."""
+        sel = slice(None) if rows is None else rows
+        pos = self.positions(x)[sel]
+        k, radius = self.k[sel], self.radius[sel]
         n, m, d = pos.shape
         if self.kind == "node":
             z, ok = closest_node(pos)
             rho, G, H = distance("node", pos, z, tangent)
             params = np.column_stack([np.zeros(n), z[:, 0]])
-            kn = self.k
+            kn = k
             A = 1                               # A's nodes: the first one
         else:
             z, okp = closest_crossing(pos)
@@ -345,10 +388,10 @@ class BeamContactBlock:
             rho = np.concatenate([rho_p, rho_l])
             G = np.concatenate([G_p, G_l])
             H = None if not tangent else np.concatenate([H_p, H_l])
-            kn = np.concatenate([self.k, self.kn_line])
+            kn = np.concatenate([k, np.tile(LINE_W, n) * np.repeat(k, NG)])
             A = 2                               # A's nodes: a0, a1
-        rad = self.radius if self.kind == "node" else np.concatenate(
-            [self.radius, np.repeat(self.radius, NG)])
+        rad = radius if self.kind == "node" else np.concatenate(
+            [radius, np.repeat(radius, NG)])
         g = rho - rad
         on = ok & (rho > 0.0) & (g < 0.0)
         kon = np.where(on, kn, 0.0)
@@ -368,27 +411,31 @@ class BeamContactBlock:
             return np.column_stack([np.ones_like(t), t - 1.0, -t])
         return np.column_stack([1.0 - s, s, t - 1.0, -t])
 
-    def _friction(self, x: np.ndarray, history: "History | None", tangent: bool):
-        """The friction part of the internal forces ``(n, m d)``, (``tangent``) its stiffness,
-        the return mapping per point (:class:`fembody.contact.friction.Coulomb`), the
-        points' current parameters and normal forces, and the line weights ``lam`` (None
-        for a planar block)."""
+    def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
+                  rows: np.ndarray | None = None):
+        """The friction part of the internal forces of the pairs ``rows`` (default None: all)
+        ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
+        (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
+        normal forces, and the line weights ``lam`` (None for a planar block)."""
         h = self.history0 if history is None else history
-        pos, params, N, nrm, dN, dn = self._points(x, tangent)
+        pr = self._point_rows(rows)
+        pos, params, N, nrm, dN, dn = self._points(x, tangent, rows)
         p, m, d = pos.shape
-        ca = self._anchor_coefficients(h.anchor[:, :2])
-        w = np.einsum("pm,pmi->pi", ca, pos) - h.anchor[:, 2:]
+        anchor = h.anchor[pr]
+        ca = self._anchor_coefficients(anchor[:, :2])
+        w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:]
         dw = None
         if tangent:
             dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(p, d, m * d)
-        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+        c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dw,
+                    dn, dN)
         Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
         Kp = None if not tangent else (ca[:, :, None, None] * c.K[:, None]).reshape(
             p, m * d, m * d)
         if self.kind == "node":
             return Fp, Kp, c, params, N, None
-        n = len(self)
-        lam, glam, _ = switch(self.positions(x), False)
+        n = len(self) if rows is None else len(rows)
+        lam, glam, _ = switch(self.positions(x)[slice(None) if rows is None else rows], False)
         F_pt, F_ln = Fp[:n], Fp[n:].reshape(n, NG, -1).sum(axis=1)
         F = lam[:, None] * F_ln + (1.0 - lam)[:, None] * F_pt
         K = None
