@@ -221,7 +221,7 @@ class BeamContactBlock:
     following the nodes). The force acts on the nodes with the anchor's coefficients, so its
     tangent is ``c_a (x) dT/dX``. After an accepted step a sticking point keeps its anchor; a
     slipping or open one takes the current closest points with ``o = -T / k_t`` (slip: the
-    elastic part ``mu_k N / k_t``; open: 0). A spatial pair blends the two parts' friction
+    elastic part ``mu N / k_t``; open: 0). A spatial pair blends the two parts' friction
     forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the tangent with its
     gradient). The offset ``o`` is held in global axes: while a pair sticks and turns, its
     elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
@@ -451,7 +451,7 @@ class BeamContactBlock:
         _, params, _, _, _, _ = self._points(x, False)
         p = len(params)
         anchor = np.concatenate([params, np.zeros((p, self.dim))], axis=1)
-        return History(anchor, np.zeros(p, dtype=bool), np.zeros(p), x.copy(),
+        return History(anchor, np.ones(p, dtype=bool), np.zeros(p), x.copy(),
                        np.zeros_like(x), np.zeros(p))
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
@@ -471,7 +471,7 @@ class BeamContactBlock:
             stored[:n] *= 1.0 - lam
             stored[n:] *= np.repeat(lam, NG)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
-        new = History(anchor, c.slipping.copy(), history.slip + c.ds, x.copy(), F, stored)
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def report(self, x: np.ndarray, history: History | None = None) -> dict:

@@ -8,17 +8,24 @@ last stuck). With ``w`` the point's position relative to its anchor, the trial e
 is ``u = P w``, ``P = I - n n^T``, and the trial force ``k_t |u|``:
 
 - **stick**, ``k_t |u| <= mu N``: the force is ``-k_t u`` on the point; the anchor stays;
-- **slip**, ``k_t |u| > mu N``: the force is ``-mu_k N u / |u|``; once the step is accepted
-  the anchor moves along ``u`` by the slip ``ds = |u| - mu_k N / k_t`` [m], so the elastic
-  slip is ``mu_k N / k_t`` again.
+- **slip**, ``k_t |u| > mu N``: the force is ``-mu N u / |u|``; once the step is accepted
+  the anchor moves along ``u`` by the slip ``ds = |u| - mu N / k_t`` [m], so the elastic
+  slip is ``mu N / k_t`` again.
 
-**Static and kinetic coefficients** (``mu_s >= mu_k``, :func:`coefficients`): the limit
-``mu`` above is ``mu_s`` for a point that stuck (or was open) at the last accepted step and
-``mu_k`` for one that slid. So a sticking point holds up to ``mu_s N``; when it breaks away it
-slides at ``mu_k N``, and it keeps the limit ``mu_k N`` until a step ends with its trial
-force at or below ``mu_k N``: it sticks again and holds up to ``mu_s N`` from the next step
-on. ``k_t`` bounds the elastic slip before sliding, ``mu N / k_t``; the law tends to
-Coulomb's as ``k_t`` grows.
+**Static and kinetic coefficients** (``mu_s >= mu_k``, :func:`coefficients`): ``mu`` above
+is ``mu_s`` for a point that stuck at the last accepted step and ``mu_k`` for one that slid
+or was open. So a sticking point holds up to ``mu_s N``; in the step it breaks away it slips
+at ``mu_s N``, and from the next step on it slides at ``mu_k N``, until a step ends with its
+trial force at or below ``mu_k N``: it sticks again, and holds up to ``mu_s N`` from the next
+step on. A contact that closes slides at ``mu_k N`` (or sticks) in its first step. Why the
+kinetic coefficient takes over one step late: within a step the force is then continuous in
+the point's position (the stick force reaches the slip force at the limit), so each step has
+a solution and Newton converges as for one coefficient; switching to ``mu_k N`` inside the
+step where the force exceeds ``mu_s N`` leaves a step with a solution in neither branch
+when the slip it would take is shorter than ``(mu_s - mu_k) N / k_t`` (a slow pull: Newton
+then cycles between stick and slip and the step is cut again and again). The delay is one
+step, first order in the step. ``k_t`` bounds the elastic slip before sliding, ``mu N /
+k_t``; the law tends to Coulomb's as ``k_t`` grows.
 
 The tangent is the consistent one of the return mapping (unsymmetric in slip). For a point
 against a plane (:func:`plane_friction`, the kernel verified alone)::
@@ -139,7 +146,8 @@ class History(NamedTuple):
     step to the next (in its :class:`fembody.contact.ContactState`): ``anchor (p, d)`` [m]
     where each point's tangential spring is tied (a point in space for a fixed surface; for a
     beam pair the two chords' parameters, see the block), ``sliding (p,)`` whether the point
-    slid in the last accepted step (its limit is then ``mu_k N``, else ``mu_s N``), ``slip
+    slid or was open in the last accepted step (its coefficient is then ``mu_k``, else
+    ``mu_s``), ``slip
     (p,)`` [m] the slip distance accumulated since the run started; for the energy
     bookkeeping, at that step's end: ``x (n, k)`` the block's gathered displacements [m],
     ``force (n, k)`` [N] the friction part of its internal forces and ``stored (p,)`` [J]
@@ -147,10 +155,10 @@ class History(NamedTuple):
 
     The energy a step dissipates is the work of the friction forces by the trapezoidal rule
     (the rule of the load work in the run's energy balance), ``(F_0 + F_1) . (x_1 - x_0) /
-    2``, less the change of the springs' energy: zero in stick on a plane, ``mu_k N ds``
-    with the step's mean ``N`` in slip. (``mu_k N_1 ds`` with the end value of ``N`` alone
-    leaves an error of ``mu_k v h (N(t) - N(0)) / 2`` in the balance, first order in the
-    step ``h``.)"""
+    2``, less the change of the springs' energy: zero in stick on a plane, ``mu N ds``
+    with the step's mean ``N`` in slip. (``mu N_1 ds`` with the end value of ``N`` alone
+    leaves an error of ``mu v h (N(t) - N(0)) / 2`` in the balance, first order in the step
+    ``h``.)"""
 
     anchor: np.ndarray
     sliding: np.ndarray
@@ -193,19 +201,20 @@ def coulomb(w: np.ndarray, normal: np.ndarray, N: np.ndarray, kt: np.ndarray,
     contact normal at the current state and ``N (p,)`` [N] the normal force (0: open). The
     trial elastic slip is ``u = P w``, ``P = I - n n^T``, and the trial force ``k_t |u|``:
 
-    - **stick** when ``k_t |u| <= mu N`` with ``mu = mu_s`` for a point that stuck (or was
-      open) at the last accepted step and ``mu = mu_k`` for one that slid: ``f = k_t u``;
-    - **slip** otherwise: ``f = mu_k N e``, ``e = u / |u|``, and the point has slipped ``ds =
-      |u| - mu_k N / k_t`` [m] along ``e`` (dissipating ``mu_k N ds`` [J] once the step is
-      accepted).
+    - **stick** when ``k_t |u| <= mu N`` with ``mu = mu_s`` for a point that stuck at the
+      last accepted step and ``mu = mu_k`` for one that slid or was open (``sliding``): ``f
+      = k_t u``;
+    - **slip** otherwise: ``f = mu N e``, ``e = u / |u|``, and the point has slipped ``ds =
+      |u| - mu N / k_t`` [m] along ``e``.
 
-    So a sticking contact holds up to ``mu_s N`` and, once it breaks away, slides at ``mu_k
-    N`` until a step ends with its trial force at or below ``mu_k N`` (it sticks again, and
-    holds up to ``mu_s N`` from the next step on).
+    So a sticking contact holds up to ``mu_s N``, slips at ``mu_s N`` in the step it breaks
+    away and at ``mu_k N`` from the next step on, until a step ends with its trial force at
+    or below ``mu_k N`` (the module docstring says why the kinetic coefficient takes over
+    one step late).
 
     Derivatives (optional, for the consistent tangent) with respect to the item's ``m``
     coordinates ``X``: ``dw (p, d, m)``, ``dn (p, d, m)`` (None: a constant normal), ``dN (p,
-    m)``; then ``K = df/dX``: stick ``k_t du``, slip ``mu_k (e dN^T + N (I - e e^T) du /
+    m)``; then ``K = df/dX``: stick ``k_t du``, slip ``mu (e dN^T + N (I - e e^T) du /
     |u|)``, with ``du = P dw - (n.w) dn - n (w^T dn)``.
     """
     p, d = w.shape
@@ -214,13 +223,14 @@ def coulomb(w: np.ndarray, normal: np.ndarray, N: np.ndarray, kt: np.ndarray,
     u = w - nw[:, None] * normal
     un = np.sqrt(np.einsum("pi,pi->p", u, u))
     trial = kt * un
-    limit = np.where(sliding, mu_k, mu_s) * N
+    mu = np.where(sliding, mu_k, mu_s)
+    limit = mu * N
     slip = on & (trial > limit)
     safe = np.where(un > 0.0, un, 1.0)
     e = u / safe[:, None]
-    mag = np.where(slip, mu_k * N, np.where(on, trial, 0.0))
+    mag = np.where(slip, limit, np.where(on, trial, 0.0))
     f = mag[:, None] * e
-    ds = np.where(slip, un - mu_k * N / kt, 0.0)
+    ds = np.where(slip, un - limit / kt, 0.0)
     stored = 0.5 * mag * mag / kt
     K = None
     if dw is not None:
@@ -232,10 +242,10 @@ def coulomb(w: np.ndarray, normal: np.ndarray, N: np.ndarray, kt: np.ndarray,
         stick = on & ~slip
         K = np.where(stick, kt, 0.0)[:, None, None] * du
         Pe = np.eye(d)[None] - e[:, :, None] * e[:, None, :]
-        K += np.where(slip, mu_k * N / safe, 0.0)[:, None, None] * np.einsum("pij,pjm->pim",
-                                                                              Pe, du)
+        K += np.where(slip, limit / safe, 0.0)[:, None, None] * np.einsum("pij,pjm->pim",
+                                                                           Pe, du)
         if dN is not None:
-            K += np.where(slip, mu_k, 0.0)[:, None, None] * e[:, :, None] * dN[:, None, :]
+            K += np.where(slip, mu, 0.0)[:, None, None] * e[:, :, None] * dN[:, None, :]
     return Coulomb(f, K, slip, ds, stored, u, un)
 
 

@@ -641,7 +641,7 @@ class SurfaceContactBlock:
         s = (g + self.radius[:, None]).ravel()
         anchor = pts - np.where(ok.ravel(), s, 0.0)[:, None] * G.reshape(-1, self.dim)
         p = len(pts)
-        return History(anchor, np.zeros(p, dtype=bool), np.zeros(p), x.copy(),
+        return History(anchor, np.ones(p, dtype=bool), np.zeros(p), x.copy(),
                        np.zeros_like(x), np.zeros(p))
 
     def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
@@ -690,7 +690,7 @@ class SurfaceContactBlock:
         n, (ns, m), d = len(self), self.C.shape, self.dim
         F = np.einsum("gm,ngi->nmi", self.C, c.f.reshape(n, ns, d)).reshape(n, m * d)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
-        new = History(anchor, c.slipping.copy(), history.slip + c.ds, x.copy(), F, c.stored)
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, c.stored)
         return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
 
     def report(self, x: np.ndarray, history: History | None = None) -> dict:

@@ -79,10 +79,12 @@ def test_friction_tangent_matches_finite_differences(name, d, kind, slip):
         Kfd[:, :, j] = (blk.forces(x + e, None, False, hist)[0]
                         - blk.forces(x - e, None, False, hist)[0]) / (2 * h)
     assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
-    # slip: each point's tangential force is mu_k N (sliding or breaking away)
+    # slip: each point's tangential force is mu_k N when it slid in the last step, mu_s N
+    # when it breaks away
     if slip:
         N = -(blk._active(x, False)[1] * blk._active(x, False)[0]).ravel()
-        np.testing.assert_allclose(np.linalg.norm(c.f, axis=1), 0.3 * N, rtol=1e-12)
+        mu = np.where(hist.sliding, 0.3, 0.4)
+        np.testing.assert_allclose(np.linalg.norm(c.f, axis=1), mu * N, rtol=1e-12)
 
 
 G = 9.81
@@ -172,16 +174,16 @@ def test_bad_friction_coefficients_are_refused_naming_contact_and_argument(kwarg
         assert w in str(err.value), (w, str(err.value))
 
 
-def _pulled_cantilever(dim, mu_s, mu_k, t_ramp, dt):
+def _pulled_cantilever(dim, mu_s, mu_k, t_ramp, dt, kt=1e6):
     """A cantilever (L = 0.5 m, 10 mm diameter, E = 20 GPa) whose tip node is pressed by P =
-    10 N onto a rigid plane (penalty k = k_t = 1e8 N/m) and pulled along the plane by F(t)
+    10 N onto a rigid plane (penalty k = k_t = 1e6 N/m) and pulled along the plane by F(t)
     rising linearly to twice the break-away force. 3D: the tip pressed along -z, pulled
     along y (bending, tip stiffness k_b = 3 EI / L^3). 2D: the tip pressed along -y, pulled
     along x; the root is held in y and rz and by a spring of k_b = 200 N/m in x (a clamped
     root would leave only the axial stiffness EA / L, and a stick-slip too fast to see).
     Returns the per-output (time, N, T, stick) of the tip contact, the tip's displacement
     along the pull and the analytic N, k_b and break-away force F*."""
-    E, d, L, P, k = 2e10, 0.01, 0.5, 10.0, 1e8
+    E, d, L, P, k = 2e10, 0.01, 0.5, 10.0, 1e6
     mat, sec = fb.Material(E=E, rho=1000.0, nu=0.3), fb.Section.circle(d)
     I = math.pi * d ** 4 / 64.0
     m = fb.Model(dim=dim)
@@ -199,14 +201,14 @@ def _pulled_cantilever(dim, mu_s, mu_k, t_ramp, dt):
         plane, press, pull, along = fb.Plane((0, 0), (0, 1)), (0, -P), (1, 0), 0
     # the press bends the beam (3EI/L^3) in series with the penalty k: N = P k / (k + 3EI/L^3)
     N = P * k / (k + 3.0 * E * I / L ** 3)
-    F_star = mu_s * N * (k + kb) / k       # T = F k_t / (k_t + k_b) reaches mu_s N
+    F_star = mu_s * N * (kt + kb) / kt     # T = F k_t / (k_t + k_b) reaches mu_s N
     Fmax = 2.0 * F_star
     press, pull = np.array(press, float), np.array(pull, float)
     # the press rises over 0.1 s (a sudden one rings the beam), the pull from 0.15 s on
     m.add_force(b.last, lambda t: press * min(t / 0.1, 1.0)
                 + pull * Fmax * min(max(t - 0.15, 0.0) / t_ramp, 1.0))
     m.add_surface_contact([b.last], plane, stiffness=k, friction=mu_s, kinetic_friction=mu_k,
-                          max_penetration=math.inf)
+                          tangential_stiffness=kt, max_penetration=math.inf)
     rec = []
 
     def keep(res):
@@ -230,7 +232,8 @@ def test_a_pressed_cantilever_tip_sticks_up_to_mu_s_n_then_slips_at_mu_k_n(dim):
     mode, after the press): N = P k / (k + 3EI/L^3); while F < F* = mu_s N (k_t + k_b) / k_t the tip sticks
     and the friction force is F k_t / (k_t + k_b) (the tangential spring in parallel with the
     beam; 1e-3 F*: the ramp's inertia); it breaks away within one output step of F*; after,
-    the friction force never exceeds mu_s N, equals mu_k N whenever the tip slips (1e-7),
+    the friction force never exceeds mu_s N, equals mu_k N whenever the tip goes on
+    slipping (mu_s N in the step it breaks away; 1e-7),
     and the tip trails the pull by (F - mu_k N) / k_b, up to the swing of the stick-slip
     oscillation that mu_s > mu_k starts."""
     mu_s, mu_k, dt = 0.4, 0.3, 2e-3
@@ -240,14 +243,18 @@ def test_a_pressed_cantilever_tip_sticks_up_to_mu_s_n_then_slips_at_mu_k_n(dim):
     assert np.abs(Nn[settled] - N).max() < 2e-3 * N
     before = F < (1.0 - 1e-2) * F_star
     assert stick[before].all()
-    assert np.abs(T[before & settled] - F[before & settled] * 1e8 / (1e8 + kb)).max() \
+    assert np.abs(T[before & settled] - F[before & settled] * 1e6 / (1e6 + kb)).max() \
         < 1e-3 * F_star
     slipped = np.flatnonzero(stick == 0.0)
     step = 2.0 * F_star * dt / 0.6
     assert slipped.size and abs(F[slipped[0]] - F_star) <= step + 1e-3 * F_star
     assert T.max() <= mu_s * Nn[np.argmax(T)] * (1.0 + 1e-9)
-    # (1e-7: the elastic slip mu_k N / k_t = 3e-8 m is measured between points of 0.5 m)
-    np.testing.assert_allclose(T[slipped], mu_k * Nn[slipped], rtol=1e-7)
+    # slipping: at mu_s N in the step it breaks away, at mu_k N while it goes on sliding
+    # (1e-7: the elastic slip mu N / k_t = 3e-6 m is measured between points of 0.5 m)
+    ratio = T[slipped] / Nn[slipped]
+    kinetic = np.abs(ratio - mu_k) < 1e-7 * mu_k
+    assert np.all(kinetic | (np.abs(ratio - mu_s) < 1e-7 * mu_s)), ratio
+    assert kinetic.sum() >= 0.5 * slipped.size
     # once sliding, the tip oscillates about (F - mu_k N) / k_b (the sliding equilibrium),
     # by at most the break-away offset (mu_s - mu_k) N / k_b of a stick-slip oscillator
     # started from rest (20 % margin: the ramp and the beam's own bending)
