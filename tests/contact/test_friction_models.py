@@ -299,7 +299,7 @@ def _capstan(n, mu=0.3, T1=100.0, R=0.1, r=0.002, k=1e6, v=0.01):
 
 def test_the_capstan_t2_over_t1_is_exp_mu_theta_converging_with_the_elements():
     """A rope sliding over a fixed cylinder through theta = pi: T2 / T1 = exp(mu theta)
-    (Euler-Eytelwein; the radius does not enter). Measured (mu = 0.3, k = 1e6 N/m): -2.65 %
+    (Euler-Eytelwein; the radius does not enter). Measured (mu = 0.3, k = 1e6 N/m): -2.6 %
     with 8 elements, -0.60 % with 16, -0.062 % with 32 (the polygon of chords converges at
     better than second order); the penalty barely matters (16 elements: -0.39 % at k = 1e5,
     -0.50 % at 1e7). Asserted: 16 elements within 1 %, 8 within 4 %, the error shrinking at
