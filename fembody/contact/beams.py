@@ -476,16 +476,18 @@ class BeamContactBlock:
 
     def report(self, x: np.ndarray, history: History | None = None) -> dict:
         """Per pair at the gathered displacements ``x``: ``"gap"`` [m] and ``"normal_force"``
-        [N] (those of :meth:`resultants`); a frictional block also ``"tangential_force"`` the
-        magnitude of the friction force on B [N], ``"slip"`` the largest slip distance its
-        points accumulated [m] and ``"stick"`` whether it touches with none of its points
-        having slid in the step that ended at ``history`` (a run's at the state ``x``;
-        default None: the reference configuration's)."""
+        [N] (those of :meth:`resultants`); with a run's ``history`` (its ``ContactState``'s
+        after the accepted step that ended at ``x``) a frictional block also
+        ``"tangential_force"`` the magnitude of the friction force on B [N], ``"slip"`` the
+        largest slip distance its points accumulated [m] and ``"stick"`` whether it touches
+        with none of its points having slid in that step. Without a history (default None:
+        a state measured after the run) the friction keys are left out: the anchors of that
+        state are not known."""
         rs = self.resultants(x)
         out = {"gap": rs[:, 1], "normal_force": rs[:, 0]}
-        if not self.frictional:
+        if not self.frictional or history is None:
             return out
-        h = self.history0 if history is None else history
+        h = history
         F, _, c, _, N, _ = self._friction(x, h, False)
         n, d = len(self), self.dim
         Fb = F.reshape(n, -1, d)[:, -2:].sum(axis=1)          # on B's two nodes

@@ -694,27 +694,21 @@ class SurfaceContactBlock:
         return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
 
     def report(self, x: np.ndarray, history: History | None = None) -> dict:
-        """Per item (element or node) at the gathered displacements ``x``: ``"gap"`` the
-        smallest gap of its sample points [m], ``"normal_force"`` the sum of their normal
-        forces [N]; a frictional block also ``"tangential_force"`` the magnitude of the sum
-        of their friction forces [N], ``"slip"`` the largest slip distance accumulated by
-        its points [m] and ``"stick"`` whether it touches with none of its points having
-        slid in the step that ended at ``history`` (a run's at the state ``x``, its
-        ``ContactState``'s after an accepted step; default None: the reference
-        configuration's)."""
+        """Per sample point (rows item-major: an element's Gauss points, a node's one point)
+        at the gathered displacements ``x``: ``"gap"`` [m] and ``"normal_force"`` [N] (``k
+        w_g max(-g, 0)``); with a run's ``history`` (its ``ContactState``'s after the
+        accepted step that ended at ``x``), a frictional block also ``"tangential_force"``
+        the magnitude of the friction force on the point [N], ``"slip"`` the slip distance
+        it accumulated [m] and ``"stick"`` whether it touches and did not slide in that
+        step. Without a history (default None: a state measured after the run) the friction
+        keys are left out: the anchors of that state are not known."""
         g, kon, G, _ = self._active(x, False)
-        n, ns = g.shape
-        out = {"gap": np.where(np.isfinite(g), g, np.inf).min(axis=1),
-               "normal_force": (-kon * g).sum(axis=1)}
-        if not self.frictional:
+        out = {"gap": g.ravel(), "normal_force": (-kon * g).ravel()}
+        if not self.frictional or history is None:
             return out
-        h = self.history0 if history is None else history
-        _, _, _, _, c = self._coulomb(x, h, False)
-        T = c.f.reshape(n, ns, self.dim).sum(axis=1)
-        touching = (kon > 0.0).any(axis=1)
-        out.update(tangential_force=np.linalg.norm(T, axis=1),
-                   slip=h.slip.reshape(n, ns).max(axis=1),
-                   stick=touching & ~h.sliding.reshape(n, ns).any(axis=1))
+        c = self._coulomb(x, history, False)[4]
+        out.update(tangential_force=np.linalg.norm(c.f, axis=1), slip=history.slip.copy(),
+                   stick=(kon > 0.0).ravel() & ~history.sliding)
         return out
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:

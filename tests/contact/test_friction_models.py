@@ -139,6 +139,9 @@ def test_a_block_slides_to_rest_in_v0_squared_over_2_mu_k_g(dim):
     rep = sc_report(r, sc)
     assert rep["stick"].all() and abs(rep["slip"][0] - ref) < 1e-3 * ref
     assert abs(rep["normal_force"][0] - 2.0 * G) < 1e-2 * 2.0 * G
+    # measured after the run (no history): the friction keys are left out, not guessed
+    blk = r.system.surface_contact_blocks[0]
+    assert set(blk.report(r.system.pose(blk, r.q[-1]))) == {"gap", "normal_force"}
 
 
 def sc_report(result, sc):
