@@ -20,8 +20,9 @@ penalty contact and beams and nodes against rigid surfaces (penalty).
 :mod:`fembody.contact.watch`
     what a run checks after each step (missed pairs, penetration) and the contact step rule.
 :mod:`fembody.contact.friction`
-    Coulomb friction (penalty tangential law, return mapping) at a point against a rigid
-    plane, as a kernel with explicit history (not yet wired into a model).
+    Coulomb friction (penalty tangential law, return mapping, static and kinetic
+    coefficients) of the surface and beam contacts, with its history in the run's
+    ContactState.
 """
 from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, ContactState,
                     PenaltyBlock, build_groups, gap_node, gap_plane, gap_segment, make_contact)

@@ -493,17 +493,23 @@ class PenaltyBlock(ContactGroup):
 
 
 class ContactState:
-    """What a run changes of a System's penalty contacts: the approach speed ``v^-`` [m/s] of
-    each contact, one array per block of ``penalty_blocks`` (in that order), starting at
-    :data:`V_MINUS_FLOOR`. Owned by the run (:class:`fembody.run.impact.ImpactHandler`), handed
-    to the blocks' force evaluation by the System the run steps
-    (:meth:`fembody.system.System.with_contact_state`), so runs of one System, one after the
-    other or side by side, do not see each other's speeds. Its arrays are changed in place."""
+    """What a run changes of a System's contacts: the approach speed ``v^-`` [m/s] of each
+    penalty contact, one array per block of ``penalty_blocks`` (in that order), starting at
+    :data:`V_MINUS_FLOOR`, and the tangential history of the frictional blocks (a
+    :class:`fembody.contact.friction.History` per block of ``friction_blocks``, by its
+    ``friction_slot``), starting at the blocks' ``history0``. Owned by the run (penalty
+    speeds: :class:`fembody.run.impact.ImpactHandler`; histories: the driver, once per
+    accepted step, :meth:`advance`), handed to the blocks' force evaluation by the System the
+    run steps (:meth:`fembody.system.System.with_contact_state`), so runs of one System, one
+    after the other or side by side, do not see each other's speeds or anchors. A rejected
+    step changes nothing here (the histories move only when a step is accepted). Its speed
+    arrays are changed in place, its histories replaced."""
 
-    __slots__ = ("v_minus",)
+    __slots__ = ("v_minus", "friction")
 
-    def __init__(self, blocks: list) -> None:
+    def __init__(self, blocks: list, friction_blocks: Sequence = ()) -> None:
         self.v_minus = [np.full(len(b), V_MINUS_FLOOR) for b in blocks]
+        self.friction = [b.history0.copy() for b in friction_blocks]
 
     def update(self, system, q: np.ndarray, v: np.ndarray) -> None:
         """Record the approach speeds of the open contacts at the state ``(q, v)`` of
@@ -511,18 +517,35 @@ class ContactState:
         for b, vm in zip(system.penalty_blocks, self.v_minus):
             vm[:] = b.approach(system.gather(q, b.dofs), v, vm)
 
-    def saved(self) -> list:
-        """Copies of the speeds (what a checkpoint keeps)."""
-        return [vm.copy() for vm in self.v_minus]
+    def advance(self, system, q: np.ndarray) -> tuple[float, float]:
+        """Move the frictional blocks' anchors to the accepted state ``q`` of ``system``'s
+        run; returns the energy the step's slip dissipated [J] and the energy held by the
+        tangential springs at ``q`` [J]."""
+        dissipated = stored = 0.0
+        for b in system.friction_blocks:
+            h, d, e = b.advance(system.pose(b, q), self.friction[b.friction_slot])
+            self.friction[b.friction_slot] = h
+            dissipated += d
+            stored += e
+        return dissipated, stored
 
-    def restore(self, saved: list) -> None:
-        """Take the speeds of :meth:`saved` (a resumed run's)."""
-        if len(saved) != len(self.v_minus) or any(
-                np.shape(a) != vm.shape for a, vm in zip(saved, self.v_minus)):
-            raise ModelError("checkpoint: its penalty contacts differ from the model's; give "
-                             "resume the model the run was started with")
-        for vm, a in zip(self.v_minus, saved):
+    def saved(self) -> dict:
+        """Copies of the speeds and histories (what a checkpoint keeps)."""
+        return {"v_minus": [vm.copy() for vm in self.v_minus],
+                "friction": [h.copy() for h in self.friction]}
+
+    def restore(self, saved: dict) -> None:
+        """Take the speeds and histories of :meth:`saved` (a resumed run's)."""
+        vms, hs = saved.get("v_minus", []), saved.get("friction", [])
+        if len(vms) != len(self.v_minus) or any(
+                np.shape(a) != vm.shape for a, vm in zip(vms, self.v_minus)) or \
+                len(hs) != len(self.friction) or any(
+                np.shape(a.anchor) != h.anchor.shape for a, h in zip(hs, self.friction)):
+            raise ModelError("checkpoint: its penalty or frictional contacts differ from the "
+                             "model's; give resume the model the run was started with")
+        for vm, a in zip(self.v_minus, vms):
             vm[:] = a
+        self.friction = [h.copy() for h in hs]
 
 
 def build_groups(model: "Model", node_dofs: np.ndarray) -> tuple[list, list]:

@@ -77,6 +77,7 @@ from ..errors import ModelError
 from ..elements.base import Labels
 from ..rotations import hat
 from .beams import penetration_tolerance
+from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
 from .trimesh import TriangleMesh
 
@@ -368,7 +369,9 @@ class SurfaceContact:
     it touches); ``stiffness`` [N/m] the penalty; ``body`` the node (of a rigid body) the
     surface moves with (None: fixed; planar models); ``max_penetration`` [m] the deepest
     penetration a run accepts (:func:`fembody.contact.beams.penetration_tolerance`; ``inf``:
-    unchecked).
+    unchecked); ``friction`` and ``kinetic_friction`` the static and kinetic Coulomb
+    coefficients ``mu_s >= mu_k`` [-] (0: frictionless), ``tangential_stiffness`` [N/m] the
+    penalty of the tangential law (:func:`fembody.contact.friction.coulomb`).
     """
 
     index: int
@@ -380,6 +383,9 @@ class SurfaceContact:
     stiffness: float = 1.0
     body: object = None
     max_penetration: float = math.inf
+    friction: float = 0.0
+    kinetic_friction: float = 0.0
+    tangential_stiffness: float = 1.0
 
     @property
     def label(self) -> str:
@@ -388,6 +394,8 @@ class SurfaceContact:
 
 def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0,
                          stiffness: float, body=None, max_penetration: float | None = None,
+                         friction: float = 0.0, kinetic_friction: float | None = None,
+                         tangential_stiffness: float | None = None,
                          name: str | None = None) -> SurfaceContact:
     """Validate the arguments of ``Model.add_surface_contact`` and build the
     :class:`SurfaceContact`."""
@@ -411,6 +419,11 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
     if not k > 0.0:
         raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
                          f"metre of penetration), got {stiffness!r}")
+    mu_s, mu_k, kt = coefficients(friction, kinetic_friction, tangential_stiffness, k, where)
+    if mu_s > 0.0 and body is not None:
+        raise ModelError(f"{where}: friction on a surface moving with a body is not available "
+                         "yet (its anchors would have to follow the body); use a fixed surface "
+                         "or friction=0.0")
     elements, nodes = (), ()
     if any(target is b for b in model.bodies):
         elements = tuple(e for e in target.elements if e.family in ELEMENT_FAMILIES
@@ -458,7 +471,8 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
                          "margin or a smaller max_penetration")
     return SurfaceContact(index=index, name=name or f"surface contact {index}",
                           surface=surface, elements=elements, nodes=nodes, radius=r,
-                          stiffness=k, body=carrier, max_penetration=tol)
+                          stiffness=k, body=carrier, max_penetration=tol,
+                          friction=mu_s, kinetic_friction=mu_k, tangential_stiffness=kt)
 
 
 # ----------------------------------------------------------------------------- the block
@@ -478,16 +492,31 @@ class SurfaceContactBlock:
     the poses of ``nodes (n, m + 1)``, the items' nodes and the carrier); ``tol (n,)``
     (optional) the deepest penetration a run accepts per item [m] (default ``inf``);
     ``mesh`` (optional) a :class:`fembody.contact.trimesh.TriangleMesh` measuring every point
-    of the block instead of the rows above (one mesh per block).
+    of the block instead of the rows above (one mesh per block);
+    ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per item, the static and kinetic Coulomb
+    coefficients and the tangential penalty [N/m] (default None: frictionless; fixed surfaces
+    only).
+
+    **Friction.** Each sample point has a tangential spring tied to an anchor in space (the
+    run's :class:`fembody.contact.friction.History`, kept in its
+    :class:`fembody.contact.ContactState`; ``friction_slot`` is the block's place there) and
+    :func:`fembody.contact.friction.coulomb` returns its force: ``w = x_g - a_g``, the normal
+    ``n = ds/dx`` at the point (its derivative the surface's Hessian, so the tangent is exact
+    on curved surfaces), ``N_g = k w_g max(-g_g, 0)`` and the tangential penalty ``k_t w_g``
+    (a Gauss point carries its share of the element, as for the normal penalty). An open
+    point's anchor is its projection on the surface, so a contact closes without tangential
+    force. Without a run's history (a System evaluated on its own, statics) the anchors are
+    those of the reference configuration.
     """
 
     Dd = None       # no velocity-dependent force
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
                  body_X: np.ndarray | None = None, tol: np.ndarray | None = None,
-                 mesh: TriangleMesh | None = None) -> None:
+                 mesh: TriangleMesh | None = None, friction: tuple | None = None) -> None:
         self.kind = kind
         self.mesh = mesh
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
@@ -528,6 +557,16 @@ class SurfaceContactBlock:
             for j in range(m):                         # (2 nodes at most, compile time)
                 self.E[:, d * j:d * j + d, 0:d] = self.C[:, j, None, None] * np.eye(d)
             self.E[:, md:, d:] = np.eye(nb)
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            if self.body_X is not None:
+                raise ModelError(f"{self.family}: friction on moving surfaces is not available")
+            mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
+            self.mu_s, self.mu_k = rep(mu_s), rep(mu_k)
+            self.kt = (kt[:, None] * self.w[None, :]).ravel()
+            self.history0 = self._open_history(np.zeros(self.dofs.shape))
+            for a in self.history0:
+                a.flags.writeable = False
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -648,7 +687,12 @@ class SurfaceContactBlock:
         kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
         return g, kon, G, H
 
-    def forces(self, x: np.ndarray, v, tangent: bool):
+    def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
+        """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
+        gathered displacements ``x``; a frictional block's from the anchors of ``history``
+        (a run's; default None: :attr:`history0`, those of the reference configuration)."""
+        if self.frictional:
+            return self._friction_forces(x, tangent, history)
         g, kon, G, H = self._active(x, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         a = kon * g                                             # -(force) per point [N]
@@ -667,9 +711,71 @@ class SurfaceContactBlock:
         K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
         return f, K, None
 
+    # ------------------------------------------------------------------------- friction
+    def _open_history(self, x: np.ndarray) -> History:
+        """The history of points that are all open at ``x``: each anchor the point's
+        projection on its surface (the point itself where there is no normal)."""
+        g, ok, G, _ = self.gaps(x)
+        pts = self.points(x)
+        s = (g + self.radius[:, None]).ravel()
+        anchor = pts - np.where(ok.ravel(), s, 0.0)[:, None] * G.reshape(-1, self.dim)
+        p = len(pts)
+        return History(anchor, np.ones(p, dtype=bool), np.zeros(p), x.copy(),
+                       np.zeros_like(x), np.zeros(p))
+
+    def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
+        """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
+        :func:`fembody.contact.friction.coulomb` of every sample point."""
+        h = self.history0 if history is None else history
+        g, kon, G, H = self._active(x, True)
+        d = self.dim
+        Gp = G.reshape(-1, d)
+        N = -(kon * g).ravel()
+        w = self.points(x) - h.anchor
+        if tangent:
+            p = len(w)
+            dw = np.broadcast_to(np.eye(d), (p, d, d))
+            dN = -kon.ravel()[:, None] * Gp
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw,
+                        H.reshape(-1, d, d), dN)
+        else:
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+        return g, kon, G, H, c
+
+    def _friction_forces(self, x: np.ndarray, tangent: bool, history):
+        g, kon, G, H, c = self._coulomb(x, history, tangent)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        # per point: the normal part (k g G) plus the friction part
+        fp = (kon * g)[:, :, None] * G + c.f.reshape(n, ns, d)
+        f = np.einsum("gm,ngi->nmi", self.C, fp).reshape(n, m * d)
+        if not tangent:
+            return f, None, None
+        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + (kon * g)[:, :, None, None] * H + c.K.reshape(n, ns, d, d)
+        K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
+        return f, K, None
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at the displacements ``x`` (from
+        ``history``, the last accepted one's), the energy [J] the step's slip dissipated
+        (see :class:`fembody.contact.friction.History`) and the energy held by the
+        tangential springs at ``x`` [J]."""
+        g, kon, G, H, c = self._coulomb(x, history, False)
+        N = -(kon * g).ravel()
+        on = N > 0.0
+        e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
+        fresh = self._open_history(x)
+        anchor = np.where(on[:, None], history.anchor + c.ds[:, None] * e, fresh.anchor)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        F = np.einsum("gm,ngi->nmi", self.C, c.f.reshape(n, ns, d)).reshape(n, m * d)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, c.stored)
+        return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``sum_g k w_g / 2 max(-g, 0)^2`` [J] per item (kept in the strain
-        energy)."""
+        energy; the tangential springs' energy depends on the run's history and is recorded
+        by the run, see :meth:`advance`)."""
         g, kon, _, _ = self._active(x, False)
         return 0.5 * (kon * g * g).sum(axis=1)
 
@@ -694,12 +800,19 @@ class SurfaceContactBlock:
             return [self.label(i) for i in range(len(self))]
         return [f"{self.label(i)}, point {g}" for i in range(len(self)) for g in range(ns)]
 
-    def report(self, x) -> dict[str, np.ndarray]:
+    def report(self, x, history: History | None = None) -> dict[str, np.ndarray]:
         """Per sample point (rows item-major, :meth:`report_labels`): ``gap`` [m] (without a
         normal, e.g. beyond a mesh's margin: the row's gap is not a distance and its force is
         0), ``normal_force`` [N] (``k w_g max(-g, 0)``, >= 0), ``point`` ``(rows, d)`` [m] the
         sample point and ``normal`` ``(rows, d)`` the unit direction of the force on it (the
-        surface's outward normal there; 0 without a normal)."""
+        surface's outward normal there; 0 without a normal).
+
+        With a run's ``history`` (its ``ContactState``'s after the accepted step that ended at
+        ``x``), a frictional block also gives ``"tangential_force"``, the magnitude of the
+        friction force on the point [N], ``"slip"``, the slip distance it accumulated [m], and
+        ``"stick"``, whether it touches and did not slide in that step. Without a history
+        (default None: a state measured after the run) the friction keys are left out: the
+        anchors of that state are not known."""
         g, kon, G, _ = self._active(x, False)
         d, (ns, m) = self.dim, self.C.shape
         if self.spatial:
@@ -708,8 +821,13 @@ class SurfaceContactBlock:
             pos = self.X + x[:, :m * d].reshape(self.X.shape)
         pts = np.einsum("gm,nmd->ngd", self.C, pos).reshape(-1, d)
         nrm = G[..., :d].reshape(-1, d)
-        return {"gap": g.ravel(), "normal_force": (-kon * g).ravel(), "point": pts,
-                "normal": nrm}
+        out = {"gap": g.ravel(), "normal_force": (-kon * g).ravel(), "point": pts,
+               "normal": nrm}
+        if self.frictional and history is not None:
+            c = self._coulomb(x, history, False)[4]
+            out.update(tangential_force=np.linalg.norm(c.f, axis=1), slip=history.slip.copy(),
+                       stick=(kon > 0.0).ravel() & ~history.sliding)
+        return out
 
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
@@ -767,7 +885,10 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                                   np.array([r[0].radius for r in rows]),
                                   np.array([r[0].stiffness for r in rows]), labels,
                                   np.array([r[7] for r in rows]), body_X,
-                                  np.array([r[0].max_penetration for r in rows]), mesh)
+                                  np.array([r[0].max_penetration for r in rows]), mesh,
+                                  tuple(np.array([getattr(r[0], a) for r in rows]) for a in
+                                        ("friction", "kinetic_friction",
+                                         "tangential_stiffness")))
         g, ok, _, _ = blk.gaps(blk.reference_state())
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])

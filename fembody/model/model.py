@@ -736,7 +736,9 @@ class Model:
 
     def add_beam_contact(self, a: Body, b: Body | None = None, *, radius,
                          stiffness: float, margin: float | None = None,
-                         friction: float = 0.0, max_penetration: float | None = None,
+                         friction: float = 0.0, kinetic_friction: float | None = None,
+                         tangential_stiffness: float | None = None,
+                         max_penetration: float | None = None,
                          name: str | None = None):
         """Let the beam elements of body ``a`` touch those of body ``b`` (``b`` None: the
         self-contact of ``a``, elements sharing a node excluded), by penalty point contact
@@ -761,7 +763,17 @@ class Model:
             the model is compiled). Default None: the larger radius. Give at least the
             largest approach expected in the run.
         friction : float
-            Coulomb coefficient [-]; only 0.0 (frictionless, the default) is implemented.
+            The static Coulomb coefficient ``mu_s`` [-] (default 0.0: frictionless): a
+            contact point sticks while its tangential force is at most ``mu_s N``
+            (penalty tangential law with a return mapping,
+            :class:`fembody.contact.beams.BeamContactBlock`; the energy its slip dissipates
+            is ``Result.energy.friction``).
+        kinetic_friction : float, optional
+            The kinetic coefficient ``mu_k`` [-] a sliding point slides with; default None:
+            ``friction``. At most ``friction``.
+        tangential_stiffness : float, optional
+            Penalty of the tangential spring [N/m] (per crossing point; a line contact gets
+            it per unit length as for ``stiffness``); default None: ``stiffness``.
         max_penetration : float, optional
             The deepest penetration [m] a run accepts: ``simulate`` stops with a ModelError
             naming the pair (a stiffer penalty or shorter steps cure it) when a pair
@@ -784,13 +796,18 @@ class Model:
         """
         from ..contact.beams import make_beam_contact
         c = make_beam_contact(self, a, b, radius=radius, stiffness=stiffness, margin=margin,
-                              friction=friction, max_penetration=max_penetration, name=name)
+                              friction=friction, kinetic_friction=kinetic_friction,
+                              tangential_stiffness=tangential_stiffness,
+                              max_penetration=max_penetration, name=name)
         self.beam_contacts.append(c)
         return c
 
     def add_surface_contact(self, target, surface, *, radius: float = 0.0,
                             stiffness: float, body: NodeLike | None = None,
-                            max_penetration: float | None = None, name: str | None = None):
+                            max_penetration: float | None = None, friction: float = 0.0,
+                            kinetic_friction: float | None = None,
+                            tangential_stiffness: float | None = None,
+                            name: str | None = None):
         """Let beam elements or nodes touch a fixed rigid surface, by penalty
         (:mod:`fembody.contact.surfaces`).
 
@@ -824,6 +841,20 @@ class Model:
             penetrates deeper after an accepted step. Default None:
             ``fembody.contact.beams.PENETRATION`` (0.1) times ``radius``; unchecked when
             ``radius`` is 0 (give it then); ``math.inf`` switches the check off.
+        friction : float, default 0.0
+            The static Coulomb coefficient ``mu_s`` [-] (0: frictionless): a point sticks
+            while its tangential force is at most ``mu_s N`` (fixed surfaces only). The
+            tangential law is a penalty spring with a return mapping
+            (:func:`fembody.contact.friction.coulomb`); its anchors are the run's, moved at
+            each accepted step, and the energy its slip dissipates is
+            ``Result.energy.friction``.
+        kinetic_friction : float, optional
+            The kinetic coefficient ``mu_k`` [-] a sliding point slides with; default None:
+            ``friction``. At most ``friction``.
+        tangential_stiffness : float, optional
+            Penalty of the tangential spring [N/m] (per node; an element gets it per unit
+            length as for ``stiffness``); default None: ``stiffness``. A point slides only
+            after an elastic slip of ``mu N / tangential_stiffness``.
         name : str, optional
             A label for messages.
 
@@ -852,7 +883,9 @@ class Model:
         """
         from ..contact.surfaces import make_surface_contact
         c = make_surface_contact(self, target, surface, radius=radius, stiffness=stiffness,
-                                 body=body, max_penetration=max_penetration, name=name)
+                                 body=body, max_penetration=max_penetration,
+                                 friction=friction, kinetic_friction=kinetic_friction,
+                                 tangential_stiffness=tangential_stiffness, name=name)
         self.surface_contacts.append(c)
         return c
 

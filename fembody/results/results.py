@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ..system import System
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
-           "constraint_work", "dissipated", "violation", "stability")
+           "constraint_work", "dissipated", "violation", "stability", "friction",
+           "friction_elastic")
 _FIELDS = frozenset(_ARRAYS) - {"time", "q"}
 # what :meth:`Result.record` stores for a field it is not given
 _DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
@@ -441,9 +442,11 @@ class Result:
     def energy(self) -> SimpleNamespace:
         """Energies per state [J], namespaced as ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
         (their sum), ``work`` of the applied nodal loads, ``constraint_work`` done by drivers,
-        ``dissipated`` by damping and impacts (the kinetic energy impulses remove), and
-        ``balance = total - work - constraint_work + dissipated``, which stays constant up to
-        the integrator's error."""
+        ``dissipated`` by damping and impacts (the kinetic energy impulses remove),
+        ``friction`` dissipated by the slip of frictional contacts (0 without; the energy
+        held by their tangential springs is part of ``strain``), and ``balance = total -
+        work - constraint_work + dissipated + friction``, which stays constant up to the
+        integrator's error."""
         if "energy" in self._cache:
             return self._cache["energy"]
         sys = self._need_system("energy")
@@ -459,10 +462,14 @@ class Result:
         work = zeros if work is None else work
         cwork = zeros if cwork is None else cwork
         diss = zeros if diss is None else diss
+        fric, held = self._array("friction"), self._array("friction_elastic")
+        fric = zeros if fric is None else fric
+        if held is not None:        # the tangential springs' energy (a run's history)
+            strain = strain + held
         total = kin + strain + grav
         e = SimpleNamespace(kinetic=kin, strain=strain, gravity=grav, total=total, work=work,
-                            constraint_work=cwork, dissipated=diss,
-                            balance=total - work - cwork + diss)
+                            constraint_work=cwork, dissipated=diss, friction=fric,
+                            balance=total - work - cwork + diss + fric)
         self._cache["energy"] = e
         return e
 

@@ -50,8 +50,10 @@ MAGIC = b"FEMBODY-CKPT\n"
 # the linear solvers' classes to fembody.linalg, so a format-2 file's pickled class paths name
 # modules that are gone: it is refused by its header (naming the version that wrote it), not
 # by an unpickling error; 4: the penalty contacts' approach speeds moved from the compiled
-# blocks to the run's ContactState (a format-3 impact handler has no place for them)
-FORMAT = 4
+# blocks to the run's ContactState (a format-3 impact handler has no place for them); 5: the
+# ContactState keeps the frictional contacts' anchors too, saved as a dict (a format-4 list of
+# speeds has no place for them)
+FORMAT = 5
 VERSION = fembody_version.__version__
 
 

@@ -257,6 +257,8 @@ def _start(sys: System, cls: type, method, method_opts: MethodOptions, opts: Run
                    dt=opts.dt, t_end=opts.t_end, save_every=opts.save_every, h=opts.dt,
                    min_h=opts.min_step, monitor=bool(opts.monitor),
                    monitor_bound=opts.monitor_bound)
+    if getattr(sys, "friction_blocks", None):     # Coulomb friction: its energy terms
+        run.acc.update(friction=0.0, friction_elastic=0.0)
     _record(run, sys)
     return drive(run, sys, opts.progress, opts.callback, opts.checkpoint,
                  opts.checkpoint_every, t_wall)
@@ -301,12 +303,13 @@ class RunState:
         Successful steps since the step was last cut or grown.
     acc : dict
         The energy sums so far [J]: ``work`` of the loads, ``constraint_work`` of the drivers,
-        ``dissipated`` by damping and impacts.
+        ``dissipated`` by damping and impacts; with frictional contacts also ``friction``,
+        dissipated by slip, and ``friction_elastic``, held by the tangential springs now.
     wall : float
         Wall time of the run's earlier sessions [s] (set when a checkpoint is written).
-    penalty : list of ndarray
-        The penalty contacts' approach speeds ``v_minus`` at the last checkpoint (the run's
-        :class:`fembody.contact.ContactState`, saved).
+    penalty : dict
+        The penalty contacts' approach speeds and the frictional contacts' anchors at the
+        last checkpoint (the run's :class:`fembody.contact.ContactState`, saved).
     """
 
     integ: Any
@@ -326,7 +329,7 @@ class RunState:
     acc: dict = field(default_factory=lambda: {"work": 0.0, "constraint_work": 0.0,
                                                "dissipated": 0.0})
     wall: float = 0.0
-    penalty: list = field(default_factory=list)
+    penalty: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The fields by name (what a checkpoint file holds), not copied."""
@@ -406,6 +409,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             sys, "surface_contact_blocks", None) or getattr(sys, "penalty_blocks", None):
         from ..contact.watch import ContactWatch    # (contact loads only when used)
         touches = ContactWatch(sys)
+    frictional = bool(getattr(sys, "friction_blocks", None))
     try:
         for i in range(run.i, n_grid + 1):
             t_target = t_end if i == n_grid else i * dt
@@ -467,6 +471,9 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     motions.accepted(integ.t)
                 if touches:
                     touches.accepted(integ.q, integ.t)
+                if frictional:              # the anchors move to the accepted state
+                    d_fric, acc["friction_elastic"] = sys.contact_state.advance(sys, integ.q)
+                    acc["friction"] += d_fric
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
@@ -578,7 +585,7 @@ class _Saver:
         if due or final:
             run.wall = wall
             cs = self.sys.contact_state
-            run.penalty = [] if cs is None else cs.saved()
+            run.penalty = {} if cs is None else cs.saved()
             try:
                 ckpt.write(self.path, run.as_dict(), self.sys, self.fingerprint)
             except (pickle.PicklingError, TypeError, AttributeError) as exc:

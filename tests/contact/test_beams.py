@@ -275,7 +275,11 @@ def _two_beams(dim=3):
     (dict(radius=0.005, stiffness=0.0), ["stiffness", "positive"]),
     (dict(radius=0.005, stiffness=-1.0), ["stiffness", "positive"]),
     (dict(radius=0.005, stiffness=1e6, friction=-0.1), ["friction", ">= 0"]),
-    (dict(radius=0.005, stiffness=1e6, friction=0.3), ["friction", "not implemented"]),
+    (dict(radius=0.005, stiffness=1e6, friction=0.3, kinetic_friction=0.4),
+     ["kinetic_friction", "exceeds friction", "mu_k <= mu_s"]),
+    (dict(radius=0.005, stiffness=1e6, friction=float("nan")), ["friction", "finite"]),
+    (dict(radius=0.005, stiffness=1e6, friction=0.3, kinetic_friction=float("nan")),
+     ["kinetic_friction", "finite"]),
     (dict(radius=0.005, stiffness=1e6, margin=-1.0), ["margin", ">= 0"]),
     (dict(radius="thick", stiffness=1e6), ["radius"]),
 ])
