@@ -89,14 +89,14 @@ def spy_backends() -> list:
     return used
 
 
-def frame(ndof: float):
+def frame(ndof: float, gravity=(0.0, 0.0, -9.81)):
     import fembody as fb
     p = 5 if ndof < 3e4 else 10
     per_storey = 6 * (p * p + 2 * p * (p - 1) + p * p)     # 2 elements per member
     storeys = max(1, int(round(ndof / per_storey)))
     steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
     sec = fb.Section.rectangle(b=0.2, h=0.3)
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    m = fb.Model(dim=3, gravity=gravity)
     node = {}
     for k in range(storeys + 1):
         for j in range(p):
