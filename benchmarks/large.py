@@ -51,6 +51,7 @@ SEC = fb.Section.rectangle(0.02, 0.02)
 H, BETA = 1e-3, 0.3025          # generalized-alpha's beta at rho_inf = 0.9 (about)
 ORDERINGS = ("amd", "metis", "nesdis")
 REPEAT = 5
+STATIC_TOL = 1e-9       # fb.static's tolerance (its default; --tol for the 1e6 runs)
 STATIC_MAX = 2e6        # fb.static per load step: Newton and one Cholesky (stability check)
 MEM_LIMIT = float(os.environ.get("FEMBODY_BENCH_MEM_GB", "6")) * 2**30
 
@@ -310,7 +311,7 @@ def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True)
             if k == 0:
                 return 0.0, 0.0, 0.0, 0.0, 0
             w, c = time.perf_counter(), time.process_time()
-            r = fb.static(s, steps=k)
+            r = fb.static(s, steps=k, tol=STATIC_TOL)
             out["static_solver"] = r.stats.get("linear_solver")
             return (time.perf_counter() - w, time.process_time() - c, eig[0], eig[1],
                     r.stats["n_newton"])
@@ -341,7 +342,9 @@ def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True)
 
 def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = None,
             steps: tuple[int, int] = (2, 6), dynamics: bool = True,
-            statics: bool = True) -> dict:
+            statics: bool = True, on_row=None) -> dict:
+    """One row of the tables; ``on_row(row)`` (if given) gets the row before the Newton runs
+    too, so that a run stopped during them (1e6 DOFs) keeps its model and backend figures."""
     r0 = rss()
     t0 = time.perf_counter()
     model = MODELS[kind](ndof)
@@ -378,6 +381,8 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
     row["peak_rss_mib"] = __import__("resource").getrusage(
         __import__("resource").RUSAGE_SELF).ru_maxrss / 1024
     row["peak_rss_bytes_per_dof"] = row["peak_rss_mib"] * 2**20 / s.n_free
+    if on_row is not None and not skip_newton:
+        on_row(dict(row, newton="not finished"))
     if not skip_newton:
         row.update(newton_cost(s, statics and s.n_free <= STATIC_MAX, steps, dynamics))
         for what, pre in (("statics", "static"), ("dynamics", "dynamic")):
@@ -483,6 +488,9 @@ def main() -> None:
                     help="factorise the statics matrix only (1e6-DOF grids on a loaded machine)")
     ap.add_argument("--no-statics", action="store_true",
                     help="dynamics only: no statics factorisations, no fb.static run (1e6 grid)")
+    ap.add_argument("--tol", type=float, default=1e-9,
+                    help="fb.static's tolerance (1e-9, its default; looser for 1e6-DOF runs, "
+                    "whose time per iteration is the figure)")
     ap.add_argument("--out", default="large", help="results file name (merged by model, size)")
     ap.add_argument("--show", action="store_true", help="print the saved results only")
     args = ap.parse_args()
@@ -495,17 +503,23 @@ def main() -> None:
     REPEAT = args.repeat
     names = set(args.backends.split(",")) if args.backends else None
     steps = tuple(int(x) for x in args.steps.split(","))
+    global STATIC_TOL
+    STATIC_TOL = args.tol
+
+    def keep_row(row: dict):
+        old = json.loads(path.read_text())["rows"] if path.exists() else []
+        keep = [r for r in old if (r["model"], r["target_dofs"]) != (row["model"],
+                                                                      row["target_dofs"])]
+        rows = sorted(keep + [row], key=lambda r: (r["model"], r["target_dofs"]))
+        return save(args.out, {"machine": machine(), "rows": rows})
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
             row = measure(kind, float(size), args.skip_newton, names, steps,
-                          not args.no_dynamics, not args.no_statics)
+                          not args.no_dynamics, not args.no_statics, keep_row)
             show([row])
             sys.stdout.flush()
             # saved after every model: 1e6 runs take long and may be stopped
-            old = json.loads(path.read_text())["rows"] if path.exists() else []
-            keep = [r for r in old if (r["model"], r["target_dofs"]) != (kind, float(size))]
-            rows = sorted(keep + [row], key=lambda r: (r["model"], r["target_dofs"]))
-            out = save(args.out, {"machine": machine(), "rows": rows})
+            out = keep_row(row)
     print(f"saved {out}")
 
 
