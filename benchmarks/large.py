@@ -218,7 +218,10 @@ def backends(A, b: np.ndarray, names: set[str] | None = None) -> list[dict]:
             out.append(c)
             continue
         med = (lambda x: 1e3 * float(np.median(x)))
-        out.append({"backend": c.name, **c.info,
+        # a factorisation that failed (a Singular factor: NaN at once) must not pass as a fast
+        # one: the last factor's solution is checked
+        finite = bool(np.isfinite(c.solve(b)).all())
+        out.append({"backend": c.name, **c.info, "solution_finite": finite,
                     "factor_ms": med(c.fw), "factor_min_ms": 1e3 * min(c.fw),
                     "factor_cpu_ms": med(c.fc), "solve_ms": med(c.sw),
                     "solve_min_ms": 1e3 * min(c.sw), "solve_cpu_ms": med(c.sc),
