@@ -117,3 +117,56 @@ def test_a_definite_grid_tangent_keeps_the_fill_of_its_cholesky_factor():
     x = fac.solve(b)
     assert fac.nnz <= 2.2 * nnz_L
     assert np.abs(A @ x - b).max() <= 1e-13 * abs(A).max() * np.abs(x).max()
+
+
+@pytest.mark.parametrize("bordered", [False, True])
+def test_a_refactorisation_lets_the_old_lu_factor_go_first(bordered):
+    """Only one LU factor is alive at a time: when the LU backend makes the new factor, the
+    solver no longer holds the old one (two at once doubled the peak memory of large models:
+    a 1e6-DOF grid's second factorisation ran out of memory). Checked through a weak
+    reference to the old factor, seen from inside the backend's call; the solve after it
+    still has round-off backward error. ``bordered``: the saddle-point solver's own LU of
+    [[S, B^T], [B, 0]] (a tower with a spherical joint), else a LinearSolver on that matrix."""
+    import gc
+    import weakref
+
+    from fembody.linalg import linalg
+    m, _ = tower()
+    s = m.compile()
+    rng = np.random.default_rng(1)
+    q = s.space.update(s.q0, 1e-2 * rng.standard_normal(s.n_dof) * ~s.is_fixed)
+    _, K, _ = s.internal_forces(q)
+    S = K + 1e6 * s.M_const
+    Bdata = s.constraints(q).Bdata
+    if bordered:
+        solver = linalg.saddle_solver(s, "superlu")
+        solve = (lambda: solver.factorize(S, Bdata))
+    else:
+        A = saddle(m)
+        solver = linalg.LinearSolver("superlu", spd=False)
+        solve = (lambda: solver.factorize(A))
+    solve()
+    owner = solver if getattr(solver, "_lu", None) is not None else solver._plain
+    old = weakref.ref(owner._fac)
+    seen = []
+    inner = owner._lu.factorize
+
+    def spy(M):
+        gc.collect()
+        seen.append(old() is None)
+        return inner(M)
+    owner._lu.factorize = spy
+    solve()
+    assert seen == [True]
+    if bordered:
+        r, c = rng.standard_normal(s.n_free), rng.standard_normal(s.n_con)
+        dq, lam = solver.solve(r, c)
+        Sm, B = s.csc(S), s.B_matrix(Bdata)
+        scale = (abs(Sm).max() * np.abs(dq).max() + abs(B).max() * np.abs(lam).max()
+                 + np.abs(r).max())
+        assert np.abs(Sm @ dq + B.T @ lam - r).max() < 1e-13 * scale
+        assert np.abs(B @ dq - c).max() < 1e-13 * (abs(B).max() * np.abs(dq).max() + 1.0)
+    else:
+        b = np.ones(A.shape[0])
+        x = solver.solve(b)
+        assert np.abs(A @ x - b).max() < 1e-13 * abs(A).max() * np.abs(x).max()
