@@ -7,11 +7,11 @@ Model classes (``--classes``):
 - ``planar-chain``: a planar continuous beam of n elements of 3 mm each (10 m at 1e4 DOFs, 1 km
   at 1e6), clamped at x = 0 and resting on a support (y held) every metre, under gravity and
   a tip load (3 DOFs per node): the elements and the spans keep their size as the model grows.
-  A cantilever of n elements (the fixed 10 m that shrank its elements to 30 um at 1e6 DOFs,
-  or, measured, the same hanging 1 km long of 3 mm elements) has a stiffness matrix whose
-  condition number grows like n^4 whatever the element length (its softest bending mode
-  against one element's bending): at 1e6 DOFs the Cholesky backends met a negative pivot
-  made of round-off. With a support per metre the condition number is that of one span;
+  A cantilever of n elements (a fixed 10 m in ever shorter elements, or, tried, a hanging one
+  growing with its 3 mm elements) has a stiffness matrix whose condition number grows like
+  n^4 whatever the element length (its softest bending mode against one element's bending):
+  at 1e6 DOFs the Cholesky backends met a negative pivot made of round-off. With a support
+  per metre the condition number is that of one span;
 - ``spatial-chain``: a spatial cantilever of 10 m in n elements (6 DOFs per node);
 - ``spatial-grid``: issue 29's grid of 3D beams, k x k cells of 0.1 m, one element per member,
   edges clamped, a centre load and gravity (k = 40: 9126 DOFs);
@@ -170,8 +170,7 @@ def newton(build, size: int, dynamic: bool) -> dict:
     difference of their times over the difference of their Newton iterations (so the start-up,
     the support and stability checks of the first step, drop out). The CPU time (process time
     of the whole call) is the reading on a loaded machine: there the wall time of a run counts
-    the other sessions' share of the cores (at load 8 on 2 cores a 1e5-DOF grid's iteration
-    took 3-4x its CPU time, differently in the two runs)."""
+    the other sessions' share of the cores, differently in the two runs."""
     runs = []
     for length in ((3, 6) if dynamic else (1, 3)):
         model = build(size)

@@ -275,7 +275,7 @@ class LinearSolver:
                 self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
             # the old factor is let go before the new one is made: an LU returns a new factor
             # each time, and two alive at once doubled the peak memory (a 1e6-DOF spatial
-            # grid's second SuperLU factorisation ran out of a 16 GB address space)
+            # grid's second SuperLU factorisation ran out of memory)
             self._fac = None
             self._fac = self._lu.factorize(A.tocsc())
         except RuntimeError:           # "Factor is exactly singular"

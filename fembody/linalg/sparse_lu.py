@@ -25,9 +25,9 @@ statics tangent, or ``auto`` after CHOLMOD refused one) take the same symmetric 
 ``SYM_MIN`` unknowns. Before, they were factorised after ``MMD_AT_PLUS_A`` with SuperLU's
 partial pivoting at a threshold of 0.1 and without the symmetric mode: on a 3D beam grid's
 tangent (members of 0.1 m, whose rotation and translation rows differ in scale by orders of
-magnitude) that pivoting left the diagonal and filled four times as much, 28x slower than
-the symmetric mode at 1e4 DOFs (figures in the commit that made this rule); a definite
-matrix needs no pivoting, an indefinite one keeps the threshold ``DIAG_PIVOT`` test.
+magnitude) that pivoting left the diagonal, filled several times as much and was many
+times slower than the symmetric mode (figures in the commit that made this rule); a
+definite matrix needs no pivoting, an indefinite one keeps the threshold ``DIAG_PIVOT`` test.
 """
 from __future__ import annotations
 
