@@ -261,6 +261,10 @@ class MumpsLU:
         self.ctx = None
 
     def factorize(self, A) -> "MumpsLU":
+        if importlib.util.find_spec("mpi4py") is not None:
+            # a python-mumps built on an MPI MUMPS (Debian's libmumps-dev) aborts the process
+            # in its first call unless MPI was initialised; mpi4py does that on import
+            importlib.import_module("mpi4py.MPI")
         mumps = importlib.import_module("mumps")
         if self.ctx is None:
             self.ctx = mumps.Context()

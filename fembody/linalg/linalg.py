@@ -273,6 +273,10 @@ class LinearSolver:
         try:
             if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
                 self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
+            # the old factor is let go before the new one is made: an LU returns a new factor
+            # each time, and two alive at once doubled the peak memory (a 1e6-DOF spatial
+            # grid's second SuperLU factorisation ran out of memory)
+            self._fac = None
             self._fac = self._lu.factorize(A.tocsc())
         except RuntimeError:           # "Factor is exactly singular"
             self._fac = Singular(n)
@@ -511,6 +515,7 @@ class SaddlePointSolver:
         lu_kind = kind if kind in LU_METHODS else "superlu"
         if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
             self._lu, self._lu_kind = lu_backend(lu_kind), lu_kind
+        self._fac = None             # as in LinearSolver.factorize: one LU factor alive
         try:
             self._fac = self._lu.factorize(sp.csc_matrix((d, p.indices, p.indptr), (p.n, p.n)))
         except RuntimeError:
