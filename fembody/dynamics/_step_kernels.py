@@ -112,8 +112,10 @@ def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no c
     6)``: the formulas of :meth:`fembody.elements.spring.spring.Spring3DBlock.forces` (its
     numpy form is the reference) at the end points ``x (n, 2, 3)`` [m] and rates ``v (n,
     6)``; ``DX (n, 3)`` the reference chords. ``N = k (l - l0) + c e.(v_b - v_a)``,
-    ``f = (-N e, N e)``, ``K = [[kk, -kk], [-kk, kk]]`` with ``kk = k e e^T + N/l (I - e
-    e^T)``, ``C`` the same with ``c e e^T`` (zero without ``damped``)."""
+    ``f = (-N e, N e)``, ``K = [[kk, -kk], [-kk, kk]] + c B (H v)^T`` with ``kk = k e e^T +
+    N/l (I - e e^T)``, ``B = (-e, e)`` and ``H v = (-A w, A w)``, ``A w = (I - e e^T) (v_b -
+    v_a) / l`` (the damping force turns with the chord), ``C`` the first part with ``c e e^T``
+    (zero without ``damped``)."""
     for i in range(x.shape[0]):
         d0 = x[i, 1, 0] - x[i, 0, 0]
         d1 = x[i, 1, 1] - x[i, 0, 1]
@@ -149,6 +151,18 @@ def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no c
                 C[i, 3 + a, 3 + b] = ce
                 C[i, a, 3 + b] = -ce
                 C[i, 3 + a, b] = -ce
+        if damped:
+            w0, w1, w2 = v[i, 3] - v[i, 0], v[i, 4] - v[i, 1], v[i, 5] - v[i, 2]
+            ew = e[0] * w0 + e[1] * w1 + e[2] * w2
+            aw = ((w0 - e[0] * ew) / length, (w1 - e[1] * ew) / length,
+                  (w2 - e[2] * ew) / length)
+            for a in range(3):
+                for b in range(3):
+                    t = c[i] * e[a] * aw[b]
+                    K[i, a, 3 + b] -= t
+                    K[i, 3 + a, 3 + b] += t
+                    K[i, a, b] += t
+                    K[i, 3 + a, b] -= t
 
 
 @njit(cache=True)
