@@ -8,7 +8,8 @@ from what the blocks declare) and whose saddle matrix is small enough to be dens
 kernel runs the predictor and the Newton loop of
 :meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
-the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial joints:
+the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial modal
+bodies: :mod:`fembody.elements.modal.modal3d_numba`; spatial joints:
 :func:`fembody.joints.kernels.spatial.rows`; the space: :mod:`fembody.space.quat_numba`;
 the Lie map: :mod:`fembody.dynamics.lie`), so the numbers are those of the Python path up
 to the order of summation in the assembly and the dense LU (partial pivoting) in place of the
@@ -33,6 +34,7 @@ from ..elements.kernels import njit
 from ..elements.mass.rigid3d import forces as rigid_forces
 from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..elements.modal.modal3d_numba import step_into as modal_step_into
 from ..joints.kernels.spatial import rows as joint_rows
 from ..space.quat_numba import update_to as compose_to
 from ..space.quat_numba import poses as node_poses
@@ -155,8 +157,8 @@ def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no c
 def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot, quat,
               node_X, fconst,
               Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
-              j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, free, fidx,
-              groups, Tinv, r, phi, fc, A):  # pragma: no cover - jitted
+              j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f, free,
+              fidx, groups, Tinv, r, phi, fc, A):  # pragma: no cover - jitted
     """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
     (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
     iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
@@ -248,6 +250,11 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                     Ct[fi, fj] += Ce[k, i, j]
                     if weighed:
                         Kt[fi, fj] -= dK[k, i, j]
+    # spatial modal bodies: their family's kernel (fembody.elements.modal.modal3d_numba)
+    if md_i.shape[0]:
+        xm, Rm = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
+        modal_step_into(Rm, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext,
+                        fint, Mt, Kt, Ct)
     # joints: phi, B (into A), B^T lam, and sum lam_i H_i into K where B varies
     if j_rows.shape[0]:
         xj, Rj = node_poses(q1, node_q, node_X, node_rot, quat, j_nodes)
@@ -362,11 +369,12 @@ def _scale_rows(A, nf, b_nnz):  # pragma: no cover - jitted
     "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
     "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
     ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
-    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
+    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:], i8[:], "
+    "i8[:, :], i8[:], i8[:])"))
 def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
          node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
-         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, free, fidx, groups, lin_v,
-         counts):  # pragma: no cover - jitted
+         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, free, fidx, groups,
+         lin_v, counts):  # pragma: no cover - jitted
     """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
     (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
 
@@ -375,7 +383,8 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     ``ip``: ``max_iter, modified, settle, reuse (the factors in LU, piv hold a
     factorisation at h), weighed, B's stored entries, springs damped``. Springs: end nodes
     ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
-    chord, ``k``, ``c``, ``l0``. ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    chord, ``k``, ``c``, ``l0``. Spatial modal bodies: ``md_i``, ``md_f`` (layout:
+    :func:`fembody.elements.modal.modal3d_numba.step_into`). ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
     ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
     0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
     position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and
@@ -445,7 +454,8 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
                                       gp, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
                                       rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
                                       j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
-                                      sp_p, damped, free, fidx, groups, Tinv, r, phi, fc, A)
+                                      sp_p, damped, md_i, md_f, free, fidx, groups, Tinv, r,
+                                      phi, fc, A)
         counts[0] += 1
         if with_scale:
             scale = sc_new
