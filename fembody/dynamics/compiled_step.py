@@ -17,7 +17,9 @@ The rule, for any model (never a test of one model's shape):
   the time-dependent nodal loads are read once per step in Python (a step evaluates the
   rows and loads at one time, ``t_n + h``);
 - the configuration space is the spatial one (:class:`fembody.space.SpatialSpace`: the
-  kernel composes its quaternions), no Rayleigh damping, no turning (follower) loads;
+  kernel composes its quaternions), no Rayleigh damping; the turning loads (follower
+  forces, spatial moments) are read per step like the time-dependent loads and turned in
+  the kernel;
 - the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
@@ -53,8 +55,6 @@ def why_not(system) -> str:
             return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     if s.rayleigh[0] > 0 or s.rayleigh[1] > 0:
         return "Rayleigh damping"
-    if s.turning_loads:
-        return "turning (follower) loads"
     if (s.contact_state is not None or getattr(s, "contact_groups", None)
             or getattr(s, "surface_contact_blocks", None)
             or getattr(s, "beam_contact_watch", None) is not None):
@@ -195,6 +195,15 @@ class CompiledStep:
         self.sp_p = np.ascontiguousarray(np.concatenate([f["p"] for f in sforms])
                                          if sforms else np.zeros((0, 6)), dtype=float)
         damped = any(f["damped"] for f in sforms)
+        # turning loads: node, force or moment, DOFs; their values at t1 per step
+        tl = s.turning_loads
+        self.turning = bool(tl)
+        self.tl_i = np.zeros((len(tl), 8), dtype=np.int64)
+        self.tl_val = np.zeros((len(tl), 3))
+        if tl:
+            self.tl_i[:, 0] = tl.nodes[:, 0]
+            self.tl_i[:, 1] = tl.force
+            self.tl_i[:, 2:] = tl.dofs
         self.md_i, self.md_f = _modal_arrays(
             [f for f in (b.compiled_step() for b in s.nonlinear_inertia)
              if f["family"] == "modal3d"], maps["lin_v"])
@@ -257,6 +266,8 @@ class CompiledStep:
             self.j_f[a:b] = blk.prescribed(float(fp[1]))
         if self.varying:                       # the nodal loads at t1, as the Python path
             np.add(s.nodal_loads(float(fp[1])), s.f_gravity, out=self.fconst)
+        if self.turning:
+            self.tl_val[:] = s.turning_loads.values(float(fp[1]))
         ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
         nq, nd, nf, nc = integ.q.shape[0], s.n_dof, self.free.size, s.n_con
         q1, v1, a1, qdd1 = np.empty(nq), np.empty(nd), np.empty(nd), np.empty(nd)
@@ -266,7 +277,8 @@ class CompiledStep:
             r, phi, fc, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc,
             self.g, self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
-            self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.free, self.fidx,
+            self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
+            self.tl_val, self.free, self.fidx,
             self.groups, self.lin_v, self.counts)
         c = self.counts
         if c[2]:
