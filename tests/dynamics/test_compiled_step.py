@@ -329,3 +329,35 @@ def test_dropped_rows_keep_the_python_path_and_its_factor_reuse():
     for k in COUNTERS:
         assert py.stats[k] == cc.stats[k], k
     assert np.array_equal(py.q, cc.q) and np.array_equal(py.lam, cc.lam)
+
+
+def test_turning_loads_kernel_equals_the_blocks_numpy_form():
+    """The compiled step's turning loads (:func:`_step_kernels.turning_into`) against the
+    block's own numpy form (:meth:`fembody.turning.TurningLoads._spatial`) at random node
+    rotations: a follower force and a global moment, forces and load stiffness to 1e-14."""
+    m = fb.Model(dim=3)
+    a = m.add_rigid_body((0.0, 0.0, 0.0), 1.0, (0.1, 0.2, 0.3))
+    b = m.add_rigid_body((1.0, 0.0, 0.0), 1.0, (0.1, 0.2, 0.3))
+    m.add_force(a.node, (0.3, -1.2, 0.7), follower=True)
+    m.add_torque(b.node, (-0.4, 0.9, 2.0))
+    s = m.compile()
+    tl = s.turning_loads
+    rng = np.random.default_rng(7)
+    q = s.update(s.q0, rng.normal(size=s.n_free))
+    R = s.space.poses(q, tl.nodes)[1][:, 0]
+    val = np.ascontiguousarray(tl.values(0.0), dtype=float)
+    fe, Ke = tl._spatial(R, val)
+    tl_i = np.zeros((len(tl), 8), dtype=np.int64)
+    tl_i[:, 0], tl_i[:, 1], tl_i[:, 2:] = tl.nodes[:, 0], tl.force, tl.dofs
+    fidx = np.full(s.n_dof, -1, dtype=np.int64)
+    fidx[s.free] = np.arange(s.n_free)
+    fext, Kt = np.zeros(s.n_dof), np.zeros((s.n_free, s.n_free))
+    sk.turning_into(np.ascontiguousarray(R), tl_i, val, fidx, True, fext, Kt)
+    f_ref, K_ref = np.zeros(s.n_dof), np.zeros((s.n_dof, s.n_dof))
+    for e in range(len(tl)):
+        f_ref[tl.dofs[e]] += fe[e]
+        K_ref[np.ix_(tl.dofs[e], tl.dofs[e])] += Ke[e]
+    assert np.abs(f_ref).max() > 1.0 and np.abs(K_ref).max() > 1.0
+    np.testing.assert_allclose(fext, f_ref, rtol=0, atol=1e-14 * np.abs(f_ref).max())
+    np.testing.assert_allclose(Kt, K_ref[np.ix_(s.free, s.free)], rtol=0,
+                               atol=1e-14 * np.abs(K_ref).max())
