@@ -174,7 +174,7 @@ class CompiledStep:
         # (the K pattern, and so M_const, is on the free DOFs)
         self.Mc = np.ascontiguousarray(s.csc(np.asarray(s.M_const, float)).toarray())
         self.g = np.ascontiguousarray(s.gravity, dtype=float)
-        # time-dependent nodal loads: the constant part here, f(t1) added per step
+        # time-dependent nodal loads: fconst is read again at t1 at every step
         self.varying = bool(s.variable_loads)
         # rigid bodies
         forms = [f for f in (b.compiled_step() for b in s.nonlinear_inertia)
