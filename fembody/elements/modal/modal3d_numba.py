@@ -474,33 +474,66 @@ def _frame_mass(R, A):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
+def _take2(row, o, n0, n1):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1]`` as a new (n0, n1) array (C order; no reshape: the kernel subset)."""
+    x = np.empty((n0, n1))
+    for i in range(n0):
+        for j in range(n1):
+            x[i, j] = row[o + i * n1 + j]
+    return x
+
+
+@njit(cache=True)
+def _take3(row, o, n0, n1, n2):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1 n2]`` as a new (n0, n1, n2) array (C order)."""
+    x = np.empty((n0, n1, n2))
+    for i in range(n0):
+        for j in range(n1):
+            for k in range(n2):
+                x[i, j, k] = row[o + (i * n1 + j) * n2 + k]
+    return x
+
+
+@njit(cache=True)
+def _take4(row, o, n0, n1, n2, n3):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1 n2 n3]`` as a new (n0, n1, n2, n3) array (C order)."""
+    x = np.empty((n0, n1, n2, n3))
+    for i in range(n0):
+        for j in range(n1):
+            for k in range(n2):
+                for l in range(n3):
+                    x[i, j, k, l] = row[o + ((i * n1 + j) * n2 + k) * n3 + l]
+    return x
+
+
+@njit(cache=True)
 def _unflat(row, P):  # pragma: no cover - jitted
-    """The invariants of one body from its row of ``md_f`` (:func:`step_into`), as views:
+    """The invariants of one body from its row of ``md_f`` (:func:`step_into`), as arrays:
     ``m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K``."""
     m = row[0]
-    c0 = row[1:4]
-    Ct0 = row[4:13].reshape((3, 3))
-    J0 = row[13:22].reshape((3, 3))
+    c0 = row[1:4].copy()
+    Ct0 = _take2(row, 4, 3, 3)
+    J0 = _take2(row, 13, 3, 3)
     o = 22
-    Ct = row[o:o + 9 * P].reshape((P, 3, 3))
+    Ct = _take3(row, o, P, 3, 3)
     o += 9 * P
-    CtP = row[o:o + 3 * P].reshape((3, P))
+    CtP = _take2(row, o, 3, P)
     o += 3 * P
-    J1s = row[o:o + 9 * P].reshape((P, 3, 3))
+    J1s = _take3(row, o, P, 3, 3)
     o += 9 * P
-    Cr0 = row[o:o + 3 * P].reshape((3, P))
+    Cr0 = _take2(row, o, 3, P)
     o += 3 * P
-    J2 = row[o:o + 9 * P * P].reshape((P, P, 3, 3))
+    J2 = _take4(row, o, P, P, 3, 3)
     o += 9 * P * P
-    J2s = row[o:o + 9 * P * P].reshape((P, P, 3, 3))
+    J2s = _take4(row, o, P, P, 3, 3)
     o += 9 * P * P
-    Cr = row[o:o + 3 * P * P].reshape((P, 3, P))
+    Cr = _take3(row, o, P, 3, P)
     o += 3 * P * P
-    Mee = row[o:o + P * P].reshape((P, P))
+    Mee = _take2(row, o, P, P)
     o += P * P
-    c2 = row[o:o + 3 * P * P].reshape((3, P, P))
+    c2 = _take3(row, o, 3, P, P)
     o += 3 * P * P
-    K = row[o:o + P * P].reshape((P, P))
+    K = _take2(row, o, P, P)
     return m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K
 
 
