@@ -8,7 +8,8 @@ from what the blocks declare) and whose saddle matrix is small enough to be dens
 kernel runs the predictor and the Newton loop of
 :meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
-the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial joints:
+the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial modal
+bodies: :mod:`fembody.elements.modal.modal3d_numba`; spatial joints:
 :func:`fembody.joints.kernels.spatial.rows`; the space: :mod:`fembody.space.quat_numba`;
 the Lie map: :mod:`fembody.dynamics.lie`), so the numbers are those of the Python path up
 to the order of summation in the assembly and the dense LU (partial pivoting) in place of the
@@ -33,6 +34,7 @@ from ..elements.kernels import njit
 from ..elements.mass.rigid3d import forces as rigid_forces
 from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..elements.modal.modal3d_numba import step_into as modal_step_into
 from ..joints.kernels.spatial import rows as joint_rows
 from ..space.quat_numba import update_to as compose_to
 from ..space.quat_numba import poses as node_poses
@@ -166,11 +168,55 @@ def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no c
 
 
 @njit(cache=True)
+def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover - jitted
+    """Spatial turning loads (:class:`fembody.turning.TurningLoads`, its ``_spatial`` is the
+    reference) into ``fext`` and, with ``tangent``, their load stiffness ``-df/dq`` into the
+    free-DOF ``Kt``: a follower force ``F`` (node axes) is ``R F`` on the translations with
+    ``-df/dTheta = R hat(F)``; a global moment ``M`` is ``R^T M`` on the (material) rotations
+    with ``-df/dTheta = -hat(R^T M)``. ``tl_i (n, 8)``: node, 1 for a force (0: a moment),
+    the node's six DOFs; ``tl_val (n, 3)`` the values at the step's time; ``R (n, 3, 3)``
+    the nodes' rotations."""
+    for e in range(tl_i.shape[0]):
+        x = np.zeros(3)
+        force = tl_i[e, 1] == 1
+        for i in range(3):
+            s = 0.0
+            for j in range(3):
+                s += (R[e, i, j] if force else R[e, j, i]) * tl_val[e, j]
+            x[i] = s
+        o = 0 if force else 3
+        for i in range(3):
+            fext[tl_i[e, 2 + o + i]] += x[i]
+        if not tangent:
+            continue
+        v = tl_val[e]
+        for i in range(3):
+            fi = fidx[tl_i[e, 2 + o + i]]
+            if fi < 0:
+                continue
+            for j in range(3):
+                fj = fidx[tl_i[e, 5 + j]]
+                if fj < 0:
+                    continue
+                if force:                   # (R hat(F))_ij, hat(F) e_j = F x e_j
+                    k1, k2 = (j + 1) % 3, (j + 2) % 3
+                    Kt[fi, fj] += R[e, i, k1] * v[k2] - R[e, i, k2] * v[k1]
+                else:                       # -hat(x)_ij
+                    k1, k2 = (i + 1) % 3, (i + 2) % 3
+                    h = 0.0
+                    if j == k1:
+                        h = -x[k2]
+                    elif j == k2:
+                        h = x[k1]
+                    Kt[fi, fj] -= h
+
+
+@njit(cache=True)
 def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot, quat,
               node_X, fconst,
               Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
-              j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, free, fidx,
-              groups, Tinv, r, phi, fc, A):  # pragma: no cover - jitted
+              j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f, tl_i,
+              tl_val, free, fidx, groups, Tinv, r, phi, fc, A):  # pragma: no cover - jitted
     """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
     (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
     iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
@@ -262,6 +308,15 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                     Ct[fi, fj] += Ce[k, i, j]
                     if weighed:
                         Kt[fi, fj] -= dK[k, i, j]
+    # spatial modal bodies: their family's kernel (fembody.elements.modal.modal3d_numba)
+    if md_i.shape[0]:
+        xm, Rm = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
+        modal_step_into(Rm, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext,
+                        fint, Mt, Kt, Ct)
+    # turning loads (spatial global moments, follower forces)
+    if tl_i.shape[0]:
+        xt, Rt = node_poses(q1, node_q, node_X, node_rot, quat, tl_i[:, 0].copy())
+        turning_into(Rt, tl_i, tl_val, fidx, tangent, fext, Kt)
     # joints: phi, B (into A), B^T lam, and sum lam_i H_i into K where B varies
     if j_rows.shape[0]:
         xj, Rj = node_poses(q1, node_q, node_X, node_rot, quat, j_nodes)
@@ -376,11 +431,12 @@ def _scale_rows(A, nf, b_nnz):  # pragma: no cover - jitted
     "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
     "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
     ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
-    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
+    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], "
+    "i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
 def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
          node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
-         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, free, fidx, groups, lin_v,
-         counts):  # pragma: no cover - jitted
+         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
+         groups, lin_v, counts):  # pragma: no cover - jitted
     """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
     (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
 
@@ -389,7 +445,9 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     ``ip``: ``max_iter, modified, settle, reuse (the factors in LU, piv hold a
     factorisation at h), weighed, B's stored entries, springs damped``. Springs: end nodes
     ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
-    chord, ``k``, ``c``, ``l0``. ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    chord, ``k``, ``c``, ``l0``. Spatial modal bodies: ``md_i``, ``md_f`` (layout:
+    :func:`fembody.elements.modal.modal3d_numba.step_into`). Turning loads: ``tl_i``,
+    ``tl_val`` (:func:`turning_into`). ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
     ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
     0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
     position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and
@@ -459,7 +517,8 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
                                       gp, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
                                       rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
                                       j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
-                                      sp_p, damped, free, fidx, groups, Tinv, r, phi, fc, A)
+                                      sp_p, damped, md_i, md_f, tl_i, tl_val, free, fidx,
+                                      groups, Tinv, r, phi, fc, A)
         counts[0] += 1
         if with_scale:
             scale = sc_new

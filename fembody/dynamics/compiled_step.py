@@ -11,11 +11,15 @@ The rule, for any model (never a test of one model's shape):
 - every block has a compiled form: each element block that carries inertia beyond a
   constant mass matrix, and each joint block, declares it with ``compiled_step() -> dict |
   None`` (its family and arrays; None: not this instance): spatial rigid bodies, spatial
-  joints and drivers, spatial springs; beams, trusses and contacts have none yet; constant masses enter as the System's constant mass
-  matrix and constant loads as its constant force; a driven joint's prescribed values are
-  read once per step in Python (a step evaluates the rows at one time, ``t_n + h``);
+  modal bodies, spatial joints and drivers, spatial springs; beams, trusses and contacts
+  have none yet; constant masses enter as the System's constant mass
+  matrix and constant loads as its constant force; a driven joint's prescribed values and
+  the time-dependent nodal loads are read once per step in Python (a step evaluates the
+  rows and loads at one time, ``t_n + h``);
 - the configuration space is the spatial one (:class:`fembody.space.SpatialSpace`: the
-  kernel composes its quaternions), no Rayleigh damping, no time-dependent or turning loads;
+  kernel composes its quaternions), no Rayleigh damping; the turning loads (follower
+  forces, spatial moments) are read per step like the time-dependent loads and turned in
+  the kernel;
 - the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
@@ -47,19 +51,17 @@ def why_not(system) -> str:
         return f"{s.n_free + s.n_con} unknowns (more than {MAX_DENSE})"
     for b in s.stiffness_blocks:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
-        if form is None or form.get("family") != "spring3d":
+        if form is None or form.get("family") not in ("spring3d", "modal3d"):
             return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     if s.rayleigh[0] > 0 or s.rayleigh[1] > 0:
         return "Rayleigh damping"
-    if s.variable_loads or s.turning_loads:
-        return "time-dependent or turning loads"
     if (s.contact_state is not None or getattr(s, "contact_groups", None)
             or getattr(s, "surface_contact_blocks", None)
             or getattr(s, "beam_contact_watch", None) is not None):
         return "contacts"
     for b in s.nonlinear_inertia:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
-        if form is None or form.get("family") != "rigid3d":
+        if form is None or form.get("family") not in ("rigid3d", "modal3d"):
             return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     for b in s.joint_blocks:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
@@ -106,6 +108,39 @@ def _plain(*arrays) -> bool:
     return True
 
 
+def _modal_arrays(forms: list, lin_v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``md_i``, ``md_f`` of the spatial modal bodies' compiled forms (``family
+    "modal3d"``), each padded to the most modes ``P`` of any, in the layout of
+    :func:`fembody.elements.modal.modal3d_numba.step_into`; ``lin_v``: the space's
+    translational velocity DOFs (an amplitude's q index is its position there)."""
+    if not forms:
+        return np.zeros((0, 3, 6), dtype=np.int64), np.zeros((0, 22))
+    P = max(len(f["coordinates"]) for f in forms)
+    W = 6 + P
+    md_i = np.full((len(forms), 3, W), -1, dtype=np.int64)
+    rows = []
+    for b, f in enumerate(forms):
+        N = len(f["coordinates"])
+        md_i[b, 0, :6 + N] = f["dofs"]
+        qi = np.searchsorted(lin_v, f["coordinates"])
+        if not np.array_equal(lin_v[qi], f["coordinates"]):
+            raise ValueError("compiled step: a modal body's amplitudes are not translational "
+                             "coordinates of the spatial space")
+        md_i[b, 1, :N] = qi
+        md_i[b, 2, 0] = f["node"]
+        m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2 = f["kin"]
+
+        def pad(x: np.ndarray, axes: tuple) -> np.ndarray:
+            """``x`` zero-padded to ``P`` along ``axes`` (its mode axes), flat."""
+            width = [(0, P - N if i in axes else 0) for i in range(x.ndim)]
+            return np.pad(np.asarray(x, dtype=float), width).ravel()
+        rows.append(np.concatenate([
+            [m], f["c0"], np.ravel(Ct0), np.ravel(J0), pad(Ct, (0,)), pad(CtP, (1,)),
+            pad(J1s, (0,)), pad(Cr0, (1,)), pad(J2, (0, 1)), pad(J2s, (0, 1)),
+            pad(Cr, (0, 2)), pad(Mee, (0, 1)), pad(c2, (1, 2)), pad(f["K"], (0, 1))]))
+    return md_i, np.ascontiguousarray(np.array(rows), dtype=float)
+
+
 class CompiledStep:
     """The arrays of :func:`fembody.dynamics._step_kernels.step` for one integrator, built
     once; :meth:`__call__` runs a step."""
@@ -139,15 +174,19 @@ class CompiledStep:
         # (the K pattern, and so M_const, is on the free DOFs)
         self.Mc = np.ascontiguousarray(s.csc(np.asarray(s.M_const, float)).toarray())
         self.g = np.ascontiguousarray(s.gravity, dtype=float)
+        # time-dependent nodal loads: fconst is read again at t1 at every step
+        self.varying = bool(s.variable_loads)
         # rigid bodies
-        forms = [b.compiled_step() for b in s.nonlinear_inertia]
+        forms = [f for f in (b.compiled_step() for b in s.nonlinear_inertia)
+                 if f["family"] == "rigid3d"]
         cat = (lambda key, shape, dt=float: np.ascontiguousarray(
             np.concatenate([f[key] for f in forms]) if forms else np.zeros(shape), dtype=dt))
         self.rb_node = cat("nodes", (0,), np.int64)
         self.rb_dofs = cat("dofs", (0, 6), np.int64)
         self.rb_m, self.rb_Jc, self.rb_c = cat("m", (0,)), cat("Jc", (0, 3, 3)), cat("c", (0, 3))
         # springs
-        sforms = [b.compiled_step() for b in s.stiffness_blocks]
+        sforms = [f for f in (b.compiled_step() for b in s.stiffness_blocks)
+                  if f["family"] == "spring3d"]
         self.sp_nodes = np.ascontiguousarray(np.concatenate(
             [np.asarray(f["nodes"]).reshape(-1) for f in sforms]) if sforms
             else np.zeros(0), dtype=np.int64)
@@ -156,6 +195,18 @@ class CompiledStep:
         self.sp_p = np.ascontiguousarray(np.concatenate([f["p"] for f in sforms])
                                          if sforms else np.zeros((0, 6)), dtype=float)
         damped = any(f["damped"] for f in sforms)
+        # turning loads: node, force or moment, DOFs; their values at t1 per step
+        tl = s.turning_loads
+        self.turning = bool(tl)
+        self.tl_i = np.zeros((len(tl), 8), dtype=np.int64)
+        self.tl_val = np.zeros((len(tl), 3))
+        if tl:
+            self.tl_i[:, 0] = tl.nodes[:, 0]
+            self.tl_i[:, 1] = tl.force
+            self.tl_i[:, 2:] = tl.dofs
+        self.md_i, self.md_f = _modal_arrays(
+            [f for f in (b.compiled_step() for b in s.nonlinear_inertia)
+             if f["family"] == "modal3d"], maps["lin_v"])
         # joints: one table of instances, one row per block
         jforms = [b.compiled_step() for b in s.joint_blocks]
         n_inst = sum(len(f["nodes"]) for f in jforms)
@@ -213,6 +264,10 @@ class CompiledStep:
         fp[0], fp[1] = h, integ.t + h
         for a, b, blk in self.driven:          # f(t1): one value per driven row and step
             self.j_f[a:b] = blk.prescribed(float(fp[1]))
+        if self.varying:                       # the nodal loads at t1, as the Python path
+            np.add(s.nodal_loads(float(fp[1])), s.f_gravity, out=self.fconst)
+        if self.turning:
+            self.tl_val[:] = s.turning_loads.values(float(fp[1]))
         ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
         nq, nd, nf, nc = integ.q.shape[0], s.n_dof, self.free.size, s.n_con
         q1, v1, a1, qdd1 = np.empty(nq), np.empty(nd), np.empty(nd), np.empty(nd)
@@ -222,7 +277,9 @@ class CompiledStep:
             r, phi, fc, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc,
             self.g, self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
-            self.sp_nodes, self.sp_dofs, self.sp_p, self.free, self.fidx, self.groups, self.lin_v, self.counts)
+            self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
+            self.tl_val, self.free, self.fidx,
+            self.groups, self.lin_v, self.counts)
         c = self.counts
         if c[2]:
             self.fac_h = h if status == 0 else None

@@ -49,11 +49,71 @@ def mixed():
     return m
 
 
+ALU = fb.Material(E=70e9, rho=2700.0, nu=0.3)
+
+
+def modal_beam(n_modes: int, length: float = 1.0, stiffening: bool = True):
+    """A spatial modal body of ``n_modes`` clamped modes of an aluminium beam (8 elements,
+    20 x 10 mm) along x from the origin."""
+    from fembody.reduced import ModalBody3D
+    src = fb.Model(dim=3)
+    b = src.add_beam((0, 0, 0), (length, 0, 0), n=8, material=ALU,
+                     section=fb.Section.rectangle(0.02, 0.01), orientation=(0, 0, 1))
+    return ModalBody3D.from_body(src, b, n_modes, stiffening=stiffening)
+
+
+def modal_spin_up():
+    """The driven spin-up of tests/reduced (a beam of 10 stiffened modes on a Revolute about
+    z, turned by a RotationDriver, sagging under gravity): the modal body's inertia, weight
+    (a weighed mass) and stiffness in the compiled step."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    hub = m.add_modal_body(modal_beam(10)).node
+    m.add_joint(fb.Revolute(m.ground, hub, axis=(0, 0, 1)))
+    m.add_joint(fb.RotationDriver(m.ground, hub, axis=(0, 0, 1),
+                                  angle=lambda t: 15.0 * t * t))
+    return m
+
+
+def spacecraft():
+    """fembody.examples.spinning_spacecraft: a free rigid hub carrying a modal boom, spun
+    about z, tipped by a time-dependent torque pulse (a variable load), no gravity."""
+    from fembody.examples.spinning_spacecraft import build_model
+    return build_model()[0]
+
+
+def two_modal_bodies():
+    """Two modal bodies of 3 and 5 modes (so the 3-mode body is padded to 5 in the kernel's
+    arrays), the first under a constant torque on a Revolute, the second on a Spherical
+    joint tilted by gravity, each with a rigid hub."""
+    m = fb.Model(dim=3, gravity=(0.0, -3.0, -9.81))
+    a = m.add_modal_body(modal_beam(3, 0.6)).node
+    b = m.add_modal_body(modal_beam(5, 0.8, stiffening=False)).node
+    for n in (a, b):
+        m.add_rigid_body(n, mass=0.5, inertia=np.diag([0.01] * 3))
+    m.add_joint(fb.Revolute(m.ground, a, axis=(0, 0, 1)))
+    m.add_joint(fb.Spherical(m.ground, b, at=(0.0, 0.0, 0.0)))
+    m.add_torque(a, (0.0, 0.0, 0.4))
+    return m
+
+
+#: the factor on the Python path's own solver-switch difference allowed in v and lam (2 for
+#: the rigid mechanisms). The 10-mode stiffened body's saddle matrix is far worse conditioned
+#: (modes up to ~1e4 rad/s next to the driver row): with modified Newton, at one step of the
+#: 30 (the 12th) the lam of a Revolute row moves by 1.7e-12 of max |lam| in the compiled step
+#: and by 6.6e-13 with the Python path's dense LU in place of its banded one, both back to
+#: 1e-16 at the next step; the recorded accelerations there by 6.7e-10 and 1.9e-10 (the
+#: fixed 1e-10 of the rigid mechanisms is below the Python path's own change); 5, as over
+#: the long slider-crank run below
+OWN = {"modal-spin-up": 5.0}
+
 MODELS = {
     "heavy-top": lambda: mm.heavy_top()[0],
     "slider-crank": lambda: mm.slider_crank()[0],
     "chain-4": lambda: mm.chain(n=4)[0],
     "mixed": mixed,
+    "modal-spin-up": modal_spin_up,
+    "spacecraft": spacecraft,
+    "two-modal": two_modal_bodies,
 }
 
 
@@ -65,6 +125,8 @@ def run_both(model, **options):
 
 def rel(a, b):
     a, b = np.asarray(a), np.asarray(b)
+    if a.size == 0 and b.size == 0:          # (no constraint rows: no multipliers)
+        return 0.0
     return np.abs(a - b).max() / max(np.abs(a).max(), 1e-300)
 
 
@@ -109,10 +171,12 @@ def test_compiled_step_matches_the_python_path(name, newton):
                         dt=1e-3, tol=1e-10, newton=newton)
     for f in ("v", "lam"):
         own = rel(getattr(py, f), getattr(dense, f))
-        assert rel(getattr(py, f), getattr(cc, f)) <= max(1e-12, 2.0 * own), f
+        assert rel(getattr(py, f), getattr(cc, f)) <= max(1e-12, OWN.get(name, 2.0) * own), f
     # the recorded accelerations are the index-1 solve's at (q, v) (GeneralizedAlpha.reported,
     # the same Python code on both paths): the q, v round-off times that solve's condition
-    assert rel(py.a, cc.a) <= 1e-10
+    # (for the models of OWN, the Python path's own change under the dense LU times OWN)
+    own_a = OWN[name] * rel(py.a, dense.a) if name in OWN else 0.0
+    assert rel(py.a, cc.a) <= max(1e-10, own_a)
     np.testing.assert_array_equal(py.time, cc.time)
     np.testing.assert_array_equal(py.iterations, cc.iterations)
 
@@ -188,6 +252,12 @@ def test_a_block_without_a_compiled_form_runs_the_python_path():
     planar.add_joint(fb.Pin(planar.ground, body.node, at=(0.0, 0.0)))
     assert "space" in compiled_step.why_not(planar.compile())
     assert "unknowns" in compiled_step.why_not(mm.chain()[0].compile())
+    # a modal body's pin at a mesh point (its rows read the amplitudes) has no compiled form
+    from fembody.reduced import ModalPin
+    pinned = fb.Model(dim=3)
+    ref = pinned.add_modal_body(modal_beam(4))
+    pinned.add_joint(ModalPin(ref, 8, pinned.ground))
+    assert "joint block" in compiled_step.why_not(pinned.compile())
 
 
 def test_a_step_the_compiled_call_does_not_converge_is_redone_by_python(monkeypatch):
@@ -259,3 +329,35 @@ def test_dropped_rows_keep_the_python_path_and_its_factor_reuse():
     for k in COUNTERS:
         assert py.stats[k] == cc.stats[k], k
     assert np.array_equal(py.q, cc.q) and np.array_equal(py.lam, cc.lam)
+
+
+def test_turning_loads_kernel_equals_the_blocks_numpy_form():
+    """The compiled step's turning loads (:func:`_step_kernels.turning_into`) against the
+    block's own numpy form (:meth:`fembody.turning.TurningLoads._spatial`) at random node
+    rotations: a follower force and a global moment, forces and load stiffness to 1e-14."""
+    m = fb.Model(dim=3)
+    a = m.add_rigid_body((0.0, 0.0, 0.0), 1.0, (0.1, 0.2, 0.3))
+    b = m.add_rigid_body((1.0, 0.0, 0.0), 1.0, (0.1, 0.2, 0.3))
+    m.add_force(a.node, (0.3, -1.2, 0.7), follower=True)
+    m.add_torque(b.node, (-0.4, 0.9, 2.0))
+    s = m.compile()
+    tl = s.turning_loads
+    rng = np.random.default_rng(7)
+    q = s.update(s.q0, rng.normal(size=s.n_free))
+    R = s.space.poses(q, tl.nodes)[1][:, 0]
+    val = np.ascontiguousarray(tl.values(0.0), dtype=float)
+    fe, Ke = tl._spatial(R, val)
+    tl_i = np.zeros((len(tl), 8), dtype=np.int64)
+    tl_i[:, 0], tl_i[:, 1], tl_i[:, 2:] = tl.nodes[:, 0], tl.force, tl.dofs
+    fidx = np.full(s.n_dof, -1, dtype=np.int64)
+    fidx[s.free] = np.arange(s.n_free)
+    fext, Kt = np.zeros(s.n_dof), np.zeros((s.n_free, s.n_free))
+    sk.turning_into(np.ascontiguousarray(R), tl_i, val, fidx, True, fext, Kt)
+    f_ref, K_ref = np.zeros(s.n_dof), np.zeros((s.n_dof, s.n_dof))
+    for e in range(len(tl)):
+        f_ref[tl.dofs[e]] += fe[e]
+        K_ref[np.ix_(tl.dofs[e], tl.dofs[e])] += Ke[e]
+    assert np.abs(f_ref).max() > 1.0 and np.abs(K_ref).max() > 1.0
+    np.testing.assert_allclose(fext, f_ref, rtol=0, atol=1e-14 * np.abs(f_ref).max())
+    np.testing.assert_allclose(Kt, K_ref[np.ix_(s.free, s.free)], rtol=0,
+                               atol=1e-14 * np.abs(K_ref).max())

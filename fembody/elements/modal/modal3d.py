@@ -281,6 +281,18 @@ class SpatialModalBlock:
             return f[None], None, None
         return f[None], K[None], C[None]
 
+    def compiled_step(self) -> dict:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"modal3d"``: :func:`fembody.elements.modal.modal3d_numba.step_into` runs
+        inside the compiled step, with the kernels of :meth:`inertial`, :meth:`gravity` and
+        :meth:`forces`): the reference node, the DOFs ``(6 + N,)``, the amplitudes' DOFs
+        ``(N,)``, the invariants as the kernels take them (``kin``: ``m, Ct0, Ct, CtP, J0,
+        J1s, J2, J2s, Cr0, Cr, Mee, c2``; ``c0`` for gravity) and the reduced stiffness
+        ``K (N, N)`` (``Phi^T K_FE Phi``, in the units of the amplitudes)."""
+        return {"family": "modal3d", "node": int(self.nodes[0, 0]), "dofs": self.dofs[0],
+                "coordinates": self.coordinates, "kin": self._kin, "c0": self._kgrav[1],
+                "K": np.ascontiguousarray(self.K, dtype=float)}
+
     def kinetic_energy(self, poses, v) -> np.ndarray:
         return np.array([0.5 * v[0] @ self.mass_at(poses)[0] @ v[0]])
 

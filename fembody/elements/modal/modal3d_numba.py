@@ -12,6 +12,9 @@ stiffness in closed form (``gb = R^T g`` moves by ``hat(gb) dTheta``).
 The invariants are handed flat: ``Ct (N, 3, 3)``, ``J1s = J1 + J1^T`` (N, 3, 3), ``J2 (N, N,
 3, 3)``, ``J2s[k, l] = J2[k, l] + J2[l, k]``, ``Cr (N, 3, N)``, ``c2 (3, N, N)`` (the first
 moment's second-order part, zero for a body without stiffening).
+
+``step_into``: the block's whole contribution to one evaluation of the compiled step
+(:mod:`fembody.dynamics._step_kernels`), the same kernels as the block's Python methods.
 """
 from __future__ import annotations
 
@@ -446,6 +449,12 @@ def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
     """The mass matrix ``S^T A(eta) S (n, n)`` on ``(r'', W', eta'')``, ``S = diag(R^T, I,
     I)`` (the body-frame translation velocity is ``R^T r'``)."""
     A, _, _ = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
+    return _frame_mass(R, A)
+
+
+@njit(cache=True)
+def _frame_mass(R, A):  # pragma: no cover - jitted
+    """``S^T A S`` (:func:`mass_matrix`) from A."""
     n = A.shape[0]
     M = A.copy()
     for i in range(3):
@@ -462,3 +471,149 @@ def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
                     s += R[i, k] * A[k, l] * R[j, l]
             M[i, j] = s
     return M
+
+
+@njit(cache=True)
+def _take2(row, o, n0, n1):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1]`` as a new (n0, n1) array (C order; no reshape: the kernel subset)."""
+    x = np.empty((n0, n1))
+    for i in range(n0):
+        for j in range(n1):
+            x[i, j] = row[o + i * n1 + j]
+    return x
+
+
+@njit(cache=True)
+def _take3(row, o, n0, n1, n2):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1 n2]`` as a new (n0, n1, n2) array (C order)."""
+    x = np.empty((n0, n1, n2))
+    for i in range(n0):
+        for j in range(n1):
+            for k in range(n2):
+                x[i, j, k] = row[o + (i * n1 + j) * n2 + k]
+    return x
+
+
+@njit(cache=True)
+def _take4(row, o, n0, n1, n2, n3):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1 n2 n3]`` as a new (n0, n1, n2, n3) array (C order)."""
+    x = np.empty((n0, n1, n2, n3))
+    for i in range(n0):
+        for j in range(n1):
+            for k in range(n2):
+                for l in range(n3):
+                    x[i, j, k, l] = row[o + ((i * n1 + j) * n2 + k) * n3 + l]
+    return x
+
+
+@njit(cache=True)
+def _unflat(row, P):  # pragma: no cover - jitted
+    """The invariants of one body from its row of ``md_f`` (:func:`step_into`), as arrays:
+    ``m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K``."""
+    m = row[0]
+    c0 = row[1:4].copy()
+    Ct0 = _take2(row, 4, 3, 3)
+    J0 = _take2(row, 13, 3, 3)
+    o = 22
+    Ct = _take3(row, o, P, 3, 3)
+    o += 9 * P
+    CtP = _take2(row, o, 3, P)
+    o += 3 * P
+    J1s = _take3(row, o, P, 3, 3)
+    o += 9 * P
+    Cr0 = _take2(row, o, 3, P)
+    o += 3 * P
+    J2 = _take4(row, o, P, P, 3, 3)
+    o += 9 * P * P
+    J2s = _take4(row, o, P, P, 3, 3)
+    o += 9 * P * P
+    Cr = _take3(row, o, P, 3, P)
+    o += 3 * P * P
+    Mee = _take2(row, o, P, P)
+    o += P * P
+    c2 = _take3(row, o, 3, P, P)
+    o += 3 * P * P
+    K = _take2(row, o, P, P)
+    return m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K
+
+
+@njit(cache=True)
+def step_into(R, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext, fint, Mt,
+              Kt, Ct_out):  # pragma: no cover - jitted
+    """Add the spatial modal bodies' inertial forces to ``fin``, their weights to ``fext``
+    (with ``weighed``), their elastic forces ``K eta`` to ``fint`` (all ``(n_dof,)``) and,
+    with ``tangent``, their mass matrices, inertial tangents, load stiffness (subtracted)
+    and ``K`` to the free-DOF matrices ``Mt``, ``Kt``, ``Ct_out`` (``fidx``: the free index
+    of a DOF, -1 fixed): what the System's Python path adds from the block's
+    :meth:`~fembody.elements.modal.modal3d.SpatialModalBlock.mass_at`, ``inertial``,
+    ``gravity`` and ``forces``, with the same kernels, at the configuration ``q1``, the
+    velocities ``v1`` and accelerations ``qdd1``; ``R (nb, 3, 3)`` the reference nodes'
+    rotations there, ``g (3,)`` gravity [m/s^2].
+
+    Every body is padded to ``P`` modes (the most of any): ``md_i (nb, 3, 6 + P)`` holds per
+    body its DOFs (-1 past its own ``6 + N``), the q indices of its amplitudes (``[b, 1,
+    :P]``, -1 past ``N``) and ``[b, 2, 0]`` its reference node; ``md_f (nb, L)`` its
+    invariants flat (:func:`_unflat`): ``m, c0 (3), Ct0 (9), J0 (9), Ct (9P), CtP (3P), J1s
+    (9P), Cr0 (3P), J2 (9P^2), J2s (9P^2), Cr (3P^2), Mee (P^2), c2 (3P^2), K (P^2)``,
+    zero in the padded modes (whose amplitudes, rates and accelerations are zero), so they
+    add nothing to the body's own rows."""
+    nb = md_i.shape[0]
+    W = md_i.shape[2]
+    P = W - 6
+    for b in range(nb):
+        eta = np.zeros(P)
+        v = np.zeros(W)
+        a = np.zeros(W)
+        for k in range(P):
+            qk = md_i[b, 1, k]
+            if qk >= 0:
+                eta[k] = q1[qk]
+        for j in range(W):
+            d = md_i[b, 0, j]
+            if d >= 0:
+                v[j] = v1[d]
+                a[j] = qdd1[d]
+        m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K = _unflat(md_f[b], P)
+        Rb = R[b]
+        A0, G0, Cte = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
+        f = np.zeros(W)
+        _evaluate(Rb, v, a, A0, G0, Cte, Cr, c2, f)
+        Kb = np.zeros((W, W))
+        Cb = np.zeros((W, W))
+        Mb = np.zeros((W, W))
+        if tangent:
+            _tangents(Rb, v, a, A0, G0, Cte, Cr, c2, J2s, Kb, Cb)
+            Mb = _frame_mass(Rb, A0)
+        fg = np.zeros(W)
+        dK = np.zeros((0, 0))
+        if weighed:
+            fg, dK = gravity(Rb, eta, g, m, c0, CtP, c2, tangent)
+        for i in range(W):
+            di = md_i[b, 0, i]
+            if di < 0:
+                continue
+            fin[di] += f[i]
+            if weighed:
+                fext[di] += fg[i]
+            if i >= 6:
+                s = 0.0
+                for l in range(P):
+                    s += K[i - 6, l] * eta[l]
+                fint[di] += s
+            fi = fidx[di]
+            if not tangent or fi < 0:
+                continue
+            for j in range(W):
+                dj = md_i[b, 0, j]
+                if dj < 0:
+                    continue
+                fj = fidx[dj]
+                if fj < 0:
+                    continue
+                Mt[fi, fj] += Mb[i, j]
+                Kt[fi, fj] += Kb[i, j]
+                Ct_out[fi, fj] += Cb[i, j]
+                if weighed:
+                    Kt[fi, fj] -= dK[i, j]
+                if i >= 6 and j >= 6:
+                    Kt[fi, fj] += K[i - 6, j - 6]
