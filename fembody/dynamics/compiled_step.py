@@ -194,6 +194,10 @@ class CompiledStep:
         self.counts = np.zeros(5, dtype=np.int64)
         self.n_factor = self.n_solve = 0
         self.n_steps = 0                            # steps made by the compiled call
+        # ends of q1, v1, a1, qdd1, lam1, r, phi, fc in a step's one output buffer
+        nq = integ.q.shape[0]
+        self._offsets = tuple(int(x) for x in np.cumsum([nq, nd, nd, nd, nc, nf, nc, nd]))
+        self._out: tuple | None = None              # the state the last compiled step left
         self.n_fallbacks = 0                        # steps handed back to the Python path
         self._fp = np.array([0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
                              integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
@@ -206,19 +210,31 @@ class CompiledStep:
         when it converged; False and nothing changed otherwise (the caller runs the Python
         path for the step)."""
         s = integ.sys
-        if s is not self.system or not _plain(integ.q, integ.v, integ.a, integ.qdd, integ.lam):
+        q, v, a, qdd, lam = integ.q, integ.v, integ.a, integ.qdd, integ.lam
+        # the state this call's last step left (the common case: checked by identity) or
+        # arrays checked here
+        if s is not self.system or (self._out is None or q is not self._out[0]
+                                    or v is not self._out[1] or a is not self._out[2]
+                                    or qdd is not self._out[3] or lam is not self._out[4]
+                                    ) and not _plain(q, v, a, qdd, lam):
             self.n_fallbacks += 1
             return False
         fp, ip = self._fp, self._ip
         fp[0], fp[1] = h, integ.t + h
-        for a, b, blk in self.driven:          # f(t1): one value per driven row and step
-            self.j_f[a:b] = blk.prescribed(float(fp[1]))
+        for i0, i1, blk in self.driven:        # f(t1): one value per driven row and step
+            self.j_f[i0:i1] = blk.prescribed(float(fp[1]))
         ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
-        nq, nd, nf, nc = integ.q.shape[0], s.n_dof, self.free.size, s.n_con
-        q1, v1, a1, qdd1 = np.empty(nq), np.empty(nd), np.empty(nd), np.empty(nd)
-        lam1, r, phi, fc = np.empty(nc), np.empty(nf), np.zeros(nc), np.zeros(nd)
+        # the new state and the last evaluation's arrays: views of one fresh buffer (one
+        # allocation; fresh, since saved states and the Result keep the older ones)
+        nq, nd, nf, nc = q.shape[0], s.n_dof, self.free.size, s.n_con
+        o = self._offsets
+        buf = np.empty(o[-1])
+        q1, v1, a1, qdd1 = buf[:o[0]], buf[o[0]:o[1]], buf[o[1]:o[2]], buf[o[2]:o[3]]
+        lam1, r, phi, fc = buf[o[3]:o[4]], buf[o[4]:o[5]], buf[o[5]:o[6]], buf[o[6]:o[7]]
+        phi.fill(0.0)
+        fc.fill(0.0)
         status, it, _, _, _, _ = _kernel()(
-            fp, integ.q, integ.v, integ.a, integ.qdd, integ.lam, ip, q1, v1, a1, qdd1, lam1,
+            fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1,
             r, phi, fc, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc,
             self.g, self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
@@ -240,5 +256,6 @@ class CompiledStep:
         integ.last = (r, ConstraintEval(phi, None, fc, None))
         integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(fp[1]), q1, v1, qdd1, lam1
         integ.a = a1
+        self._out = (q1, v1, a1, qdd1, lam1)
         self.n_steps += 1
         return True
