@@ -20,6 +20,11 @@ The rule, for any model (never a test of one model's shape):
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
+A driver that needs nothing between steps but its energy sums (``fembody.run.simulate``:
+no contacts, sensors, drivers or checkpoints, nothing due before the next saved point)
+runs several steps per call (:meth:`CompiledStep.steps`,
+:func:`fembody.dynamics._step_kernels.steps`), with the same numbers as one call per step.
+
 Anything else, and any step the kernel does not converge, runs the Python path
 (:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step`) with its semantics: the
 kernel never changes the integrator's state unless its step converged.

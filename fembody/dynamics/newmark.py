@@ -399,6 +399,12 @@ class GeneralizedAlpha(Integrator):
                 msg = f"{msg}; from q1 = q: {msg2}"
         return ok, msg
 
+    @property
+    def batches(self) -> bool:
+        """Whether :meth:`steps` may run several steps per call (a compiled step was planned
+        for this integrator; :mod:`fembody.dynamics.compiled_step`)."""
+        return self._compiled is not None
+
     def steps(self, i0: int, n: int, dt: float, f_load: np.ndarray,
               fc_prev: np.ndarray | None, lam_size: float, jump: float,
               sums: tuple[float, float]):

@@ -443,7 +443,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     frictional = bool(getattr(sys, "friction_blocks", None))
     # grid points run several to a compiled call (:func:`_batch`) when nothing is due
     # between them: no contacts, sensors, driven motions, checkpoints, damping dissipation
-    batching = (hasattr(integ, "steps") and contacts is None and touches is None
+    batching = (getattr(integ, "batches", False) and contacts is None and touches is None
                 and not frictional and not has_sensors and not motions
                 and saver.path is None and not power.damped and not sys.turning_loads
                 and not getattr(sys, "rheonomic", False))
