@@ -229,6 +229,17 @@ class CompiledStep:
         self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
                              int(self.weighed), int(s.B_nnz), int(damped)], dtype=np.int64)
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle (a checkpoint); one written before the output buffer and held steps
+        existed gets them."""
+        self.__dict__.update(state)
+        if "_offsets" not in state:
+            s = self.system
+            self._offsets = tuple(int(x) for x in np.cumsum(
+                [s.q0.shape[0], s.n_dof, s.n_dof, s.n_dof, s.n_con, self.free.size, s.n_con,
+                 s.n_dof]))
+            self._out = self._pending = None
+
     def __call__(self, integ, h: float) -> bool:
         """One step of ``h`` [s]: True and the integrator moved on (state, counters, ``last``)
         when it converged; False and nothing changed otherwise (the caller runs the Python

@@ -456,7 +456,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     watch is None or watch.power_prev == 0.0):
                 # the points before the next saved one, the monitor's next check and the
                 # last one, whose bookkeeping is per step
-                j = min(-(-i // run.save_every) * run.save_every, n_grid,
+                # (at most BATCH points: Ctrl-C and the progress bar wait for a call)
+                j = min(-(-i // run.save_every) * run.save_every, n_grid, i + BATCH,
                         n_grid if watch is None else i + watch.due - watch.calls - 1)
                 k = _batch(run, sys, i, j - i, rank, watch) if j - i >= 2 else 0
                 if k:
@@ -718,6 +719,8 @@ def _method(method: str | type, options: dict, adaptive: bool = False) -> tuple[
 
 
 _EMPTY = np.zeros(0)
+#: the most grid points :func:`drive` runs in one compiled call (:func:`_batch`)
+BATCH = 1000
 
 
 class _Power:
