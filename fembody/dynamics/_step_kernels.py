@@ -36,6 +36,7 @@ from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
 from ..elements.modal.modal3d_numba import step_into as modal_step_into
 from ..joints.kernels.spatial import rows as joint_rows
+from ..space.quat_numba import difference as q_difference
 from ..space.quat_numba import update_to as compose_to
 from ..space.quat_numba import poses as node_poses
 from .lie import _increment_nb as lie_increment
@@ -43,6 +44,9 @@ from .lie import _inverse_tangents_nb as lie_inverse_tangents
 
 #: status codes of :func:`step`
 OK, NOT_FINITE, NO_CONVERGENCE, DIVERGED, SINGULAR = 0, 1, 2, 3, 4
+#: why :func:`steps` stopped before its last step: a step that failed or whose multipliers
+#: jumped (its outcome held, not applied), or a time that is not one step short of the grid
+PENDING, OFF_GRID = 1, 2
 #: relative pivot size below which the dense LU hands the step back to Python
 PIVOT_FLOOR = 1e-13
 
@@ -596,3 +600,106 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     for i in range(nd):
         a1[i] = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd1[i]) / (1.0 - am)
     return OK, it, 0, 0, 0, motion
+
+
+@njit(cache=True, aot=(
+    "i8(f8[:], i8[:], f8[:, :], f8[:, :], f8[:, :], f8[:, :], f8[:, :], f8[:, :], "
+    "f8[:, :], f8[:, :], f8[:], i8[:], f8[:], i8[:], i8[:], f8[:, :], i8[:], "
+    "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, :], "
+    "f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], f8[:], f8[:], "
+    "i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], i8[:], i8[:], "
+    "i8[:, :], i8[:])"))
+def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU, piv,
+          space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V, j_C0,
+          j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx, groups,
+          lin_v):  # pragma: no cover
+    """Up to ``n`` steps of :func:`step`, each landing on the output grid ``(i0 + k) dt``,
+    with the driver's per-step sums (``fembody.run.simulate``) kept here: the trapezoidal
+    work of the constant nodal loads ``f_load`` and of the constraint forces (the formulas
+    and the order of summation of ``fembody.run._kernels.work``), the multipliers' size for
+    the redundancy watch, and modified Newton's record of the step its factors are for. A
+    step that fails, or whose largest multiplier jumps beyond ``bf[2]`` times the last one
+    (the redundancy watch's test), is not applied: its outcome is held for the caller
+    (``PENDING``), which hands it to the driver's own step as if that step had run it.
+
+    ``Q, V, A, QDD, LAM, R, PHI, FC`` (3, *): three states, each ``q, v, a, qdd, lam`` and
+    its last evaluation's ``r, phi, fc``, one per row (rows, not slices: the C-contiguous
+    arrays :func:`step` is compiled for); row 0 the start (its ``fc`` the last step's
+    constraint forces). ``bf``: ``dt, lam_size,
+    jump, work, constraint_work, fac_i, fac_c, t`` (``fac_*`` the step of the integrator's
+    and of the compiled factors, NaN none), updated. ``bi``: ``i0, n`` in; out ``k`` steps
+    applied, the rows of the state reached and of the last step's start, the pending row,
+    its status and increments, the last applied step's increments. ``counts``: the pending
+    step's counters; ``tot``: the applied steps' sums. Returns ``OK``, ``PENDING`` or
+    ``OFF_GRID`` (a step the driver's loop would not take as one landing step)."""
+    dt, lam_size, jump = bf[0], bf[1], bf[2]
+    fac_i, fac_c, t = bf[5], bf[6], bf[7]
+    i0, n = bi[0], bi[1]
+    modified = ip[1] == 1
+    nd = V.shape[1]
+    nc = LAM.shape[1]
+    m_rot = 0
+    while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
+        m_rot += 1
+    quat = space_i[2, :m_rot, :].copy()
+    rot_v = space_i[3, :m_rot, :3].copy()
+    lin_q = np.arange(lin_v.shape[0])
+    for c in range(5):
+        tot[c] = 0
+    cur, prev, nxt = 0, 2, 1
+    k = 0
+    why = 0 * n                 # OK (an int64 the other codes can join)
+    bi[4] = -1
+    last_it = 0
+    while k < n:
+        t_target = (i0 + k) * dt
+        h = t_target - t
+        if not h > 1e-9 * dt or h > dt * (1.0 + 1e-9):
+            why = OFF_GRID + why
+            break
+        fp[0] = h
+        fp[1] = t + h
+        ip[3] = 1 if (modified and fac_i == h and fac_c == h) else 0
+        for j in range(nc):             # phi and fc are sums (zero, as a step's own arrays)
+            PHI[nxt, j] = 0.0
+        for j in range(nd):
+            FC[nxt, j] = 0.0
+        status, it, _, _, _, _ = step(
+            fp, Q[cur], V[cur], A[cur], QDD[cur], LAM[cur], ip, Q[nxt], V[nxt], A[nxt],
+            QDD[nxt], LAM[nxt], R[nxt], PHI[nxt], FC[nxt], LU, piv, space_i, node_X, fconst,
+            Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V,
+            j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
+            groups, lin_v, counts)
+        size = 0.0
+        for j in range(nc):
+            x = abs(LAM[nxt, j])
+            if x > size or x != x:
+                size = x
+        if status != OK or (size > jump * lam_size and jump * lam_size > 0.0):
+            bi[4], bi[5], bi[6] = nxt, status, it
+            why = PENDING + why
+            break
+        # the driver's energy sums (fembody.run.simulate._Power.add_to)
+        dq = q_difference(Q[nxt], Q[cur], lin_q, lin_v, quat, rot_v, nd)
+        w = 0.0
+        for j in range(nd):
+            w += (f_load[j] + f_load[j]) * dq[j]
+        bf[3] += 0.5 * w
+        if nc > 0:
+            cw = 0.0
+            for j in range(nd):
+                cw += (FC[nxt, j] + FC[cur, j]) * dq[j]
+            bf[4] += -0.5 * cw
+        for c in range(5):
+            tot[c] += counts[c]
+        fac_i = h
+        if counts[2] > 0:
+            fac_c = h
+        lam_size = size
+        last_it = it
+        t = t_target
+        k += 1
+        cur, prev, nxt = nxt, cur, prev
+    bf[1], bf[5], bf[6], bf[7] = lam_size, fac_i, fac_c, t
+    bi[2], bi[3], bi[7], bi[8] = k, cur, prev, last_it
+    return why

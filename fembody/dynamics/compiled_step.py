@@ -24,11 +24,19 @@ The rule, for any model (never a test of one model's shape):
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
+A driver that needs nothing between steps but its energy sums (``fembody.run.simulate``:
+no contacts, sensors, drivers or checkpoints, nothing due before the next saved point)
+runs several steps per call (:meth:`CompiledStep.steps`,
+:func:`fembody.dynamics._step_kernels.steps`), with the same numbers as one call per step.
+
 Anything else, and any step the kernel does not converge, runs the Python path
 (:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step`) with its semantics: the
 kernel never changes the integrator's state unless its step converged.
 """
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -94,6 +102,20 @@ def _kernel():
         _STEP = step
     # (after its first call ``trusted`` is the entry point itself, an instance attribute)
     return _STEP.trusted
+
+
+_BATCH = None
+_PENDING = 1                       # _step_kernels.PENDING (the module loads at first use)
+
+
+def _batch_kernel():
+    """The several-steps kernel's trusted entry point (as :func:`_kernel`)."""
+    global _BATCH
+    if _BATCH is None:
+        from ._step_kernels import PENDING, steps
+        assert PENDING == _PENDING
+        _BATCH = steps
+    return _BATCH.trusted
 
 
 _F8 = np.dtype(np.float64)
@@ -245,6 +267,12 @@ class CompiledStep:
         self.counts = np.zeros(5, dtype=np.int64)
         self.n_factor = self.n_solve = 0
         self.n_steps = 0                            # steps made by the compiled call
+        # ends of q1, v1, a1, qdd1, lam1, r, phi, fc in a step's one output buffer
+        nq = integ.q.shape[0]
+        self._offsets = tuple(int(x) for x in np.cumsum([nq, nd, nd, nd, nc, nf, nc, nd]))
+        self._out: tuple | None = None              # the state the last compiled step left
+        # a step :meth:`steps` ran but did not apply: (t, h, then _finish's arguments)
+        self._pending: tuple | None = None
         self.n_fallbacks = 0                        # steps handed back to the Python path
         self._fp = np.array([0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
                              integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
@@ -252,35 +280,68 @@ class CompiledStep:
         self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
                              int(self.weighed), int(s.B_nnz), int(damped)], dtype=np.int64)
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle (a checkpoint); one written before the output buffer and held steps
+        existed gets them."""
+        self.__dict__.update(state)
+        if "_offsets" not in state:
+            s = self.system
+            self._offsets = tuple(int(x) for x in np.cumsum(
+                [s.q0.shape[0], s.n_dof, s.n_dof, s.n_dof, s.n_con, self.free.size, s.n_con,
+                 s.n_dof]))
+            self._out = self._pending = None
+
     def __call__(self, integ, h: float) -> bool:
         """One step of ``h`` [s]: True and the integrator moved on (state, counters, ``last``)
         when it converged; False and nothing changed otherwise (the caller runs the Python
         path for the step)."""
         s = integ.sys
-        if s is not self.system or not _plain(integ.q, integ.v, integ.a, integ.qdd, integ.lam):
+        q, v, a, qdd, lam = integ.q, integ.v, integ.a, integ.qdd, integ.lam
+        # the state this call's last step left (the common case: checked by identity) or
+        # arrays checked here
+        if s is not self.system or (self._out is None or q is not self._out[0]
+                                    or v is not self._out[1] or a is not self._out[2]
+                                    or qdd is not self._out[3] or lam is not self._out[4]
+                                    ) and not _plain(q, v, a, qdd, lam):
             self.n_fallbacks += 1
             return False
+        pend, self._pending = self._pending, None
+        if pend is not None and pend[0] == integ.t and pend[1] == h:
+            # this step was run by the last :meth:`steps` call, which held its outcome
+            return self._finish(integ, h, *pend[2:])
         fp, ip = self._fp, self._ip
         fp[0], fp[1] = h, integ.t + h
-        for a, b, blk in self.driven:          # f(t1): one value per driven row and step
-            self.j_f[a:b] = blk.prescribed(float(fp[1]))
+        for i0, i1, blk in self.driven:        # f(t1): one value per driven row and step
+            self.j_f[i0:i1] = blk.prescribed(float(fp[1]))
         if self.varying:                       # the nodal loads at t1, as the Python path
             np.add(s.nodal_loads(float(fp[1])), s.f_gravity, out=self.fconst)
         if self.turning:
             self.tl_val[:] = s.turning_loads.values(float(fp[1]))
         ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
-        nq, nd, nf, nc = integ.q.shape[0], s.n_dof, self.free.size, s.n_con
-        q1, v1, a1, qdd1 = np.empty(nq), np.empty(nd), np.empty(nd), np.empty(nd)
-        lam1, r, phi, fc = np.empty(nc), np.empty(nf), np.zeros(nc), np.zeros(nd)
+        # the new state and the last evaluation's arrays: views of one fresh buffer (one
+        # allocation; fresh, since saved states and the Result keep the older ones)
+        nq, nd, nf, nc = q.shape[0], s.n_dof, self.free.size, s.n_con
+        o = self._offsets
+        buf = np.empty(o[-1])
+        q1, v1, a1, qdd1 = buf[:o[0]], buf[o[0]:o[1]], buf[o[1]:o[2]], buf[o[2]:o[3]]
+        lam1, r, phi, fc = buf[o[3]:o[4]], buf[o[4]:o[5]], buf[o[5]:o[6]], buf[o[6]:o[7]]
+        phi.fill(0.0)
+        fc.fill(0.0)
         status, it, _, _, _, _ = _kernel()(
-            fp, integ.q, integ.v, integ.a, integ.qdd, integ.lam, ip, q1, v1, a1, qdd1, lam1,
+            fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1,
             r, phi, fc, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc,
             self.g, self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
             self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
             self.tl_val, self.free, self.fidx,
             self.groups, self.lin_v, self.counts)
-        c = self.counts
+        return self._finish(integ, h, float(fp[1]), status, it, self.counts, q1, v1, a1,
+                            qdd1, lam1, r, phi, fc)
+
+    def _finish(self, integ, h: float, t1: float, status: int, it: int, c: np.ndarray, q1,
+                v1, a1, qdd1, lam1, r, phi, fc) -> bool:
+        """Hand the outcome of a step of ``h`` to ``t1`` [s] (the kernel's status,
+        increments, counters ``c`` and arrays) to the integrator; see :meth:`__call__`."""
         if c[2]:
             self.fac_h = h if status == 0 else None
         if status != 0:
@@ -295,7 +356,89 @@ class CompiledStep:
         self.owns_factors = True
         integ.last_iterations = int(it)
         integ.last = (r, ConstraintEval(phi, None, fc, None))
-        integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(fp[1]), q1, v1, qdd1, lam1
+        integ.t, integ.q, integ.v, integ.qdd, integ.lam = t1, q1, v1, qdd1, lam1
         integ.a = a1
+        self._out = (q1, v1, a1, qdd1, lam1)
         self.n_steps += 1
         return True
+
+    def steps(self, integ, i0: int, n: int, dt: float, f_load: np.ndarray,
+              fc_prev: np.ndarray | None, lam_size: float, jump: float,
+              sums: tuple[float, float]) -> "Batch | None":
+        """Up to ``n`` steps of ``dt`` [s], the k-th landing on the output grid point
+        ``(i0 + k) dt``, in one compiled call (:func:`fembody.dynamics._step_kernels.steps`),
+        for a driver that needs nothing between them but its energy sums (the work of the
+        constant nodal loads ``f_load`` and of the constraint forces, from the last step's
+        ``fc_prev``; ``sums``: the sums so far) and the redundancy watch's multiplier size
+        (``lam_size``; ``jump``: its factor, 0 for no watch). The integrator moves on by the
+        steps applied, as if :meth:`__call__` had made them one by one; a step that failed
+        or whose multipliers jumped is held and handed to the integrator's next step of the
+        same size from the same time (so the driver's own loop sees it, with its
+        diagnostics). None: not for this integrator now (drivers, another state)."""
+        s = integ.sys
+        # (driven rows and loads that change with time or turn are read per step in Python)
+        if (self._pending is not None or self.driven or self.varying or self.turning
+                or s is not self.system or n < 1):
+            return None
+        # three states, one per row of each array (fresh: saved states keep the older ones)
+        nd, nc = s.n_dof, s.n_con
+        Q, V, A, QDD = (np.empty((3, integ.q.shape[0])), np.empty((3, nd)),
+                        np.empty((3, nd)), np.empty((3, nd)))
+        LAM, R, PHI, FC = (np.empty((3, nc)), np.empty((3, self.free.size)),
+                           np.empty((3, nc)), np.empty((3, nd)))
+        Q[0], V[0], A[0], QDD[0], LAM[0] = integ.q, integ.v, integ.a, integ.qdd, integ.lam
+        FC[0] = 0.0 if fc_prev is None else fc_prev
+        nan = math.nan
+        bf = np.array([dt, lam_size, jump, sums[0], sums[1],
+                       nan if integ._fac_h is None else integ._fac_h,
+                       nan if self.fac_h is None else self.fac_h, integ.t])
+        bi = np.zeros(9, dtype=np.int64)
+        bi[0], bi[1] = i0, n
+        tot = np.zeros(5, dtype=np.int64)
+        f_load = np.ascontiguousarray(f_load, dtype=float)
+        why = _batch_kernel()(
+            self._fp, self._ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, self.counts, tot, self.LU,
+            self.piv, self.space_i, self.node_X, self.fconst, self.Mc, self.g, self.rb_node,
+            self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk, self.j_nodes,
+            self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
+            self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
+            self.tl_val, self.free, self.fidx, self.groups, self.lin_v)
+        k = int(bi[2])
+        rows = [(Q[j], V[j], A[j], QDD[j], LAM[j], R[j], PHI[j], FC[j]) for j in range(3)]
+        v_start = integ.v
+        if k:
+            q1, v1, a1, qdd1, lam1, r, phi, fc = rows[int(bi[3])]
+            v_start = rows[int(bi[7])][1]
+            integ.n_residual += int(tot[0])
+            integ.n_tangent += int(tot[1])
+            self.n_factor += int(tot[2])
+            self.n_solve += int(tot[3])
+            integ.n_newton += int(tot[4])
+            integ.n_steps += k
+            self.n_steps += k
+            integ._fac_h = float(bf[5])
+            self.fac_h = None if math.isnan(bf[6]) else float(bf[6])
+            self.owns_factors = True
+            integ.last_iterations = int(bi[8])
+            integ.last = (r, ConstraintEval(phi, None, fc, None))
+            integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(bf[7]), q1, v1, qdd1, lam1
+            integ.a = a1
+            self._out = (q1, v1, a1, qdd1, lam1)
+        if why == _PENDING:
+            h = (i0 + k) * dt - integ.t
+            self._pending = (integ.t, h, integ.t + h, int(bi[5]), int(bi[6]),
+                             self.counts.copy(), *rows[int(bi[4])])
+        return Batch(k, v_start, float(bf[1]), float(bf[3]), float(bf[4]))
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What :meth:`CompiledStep.steps` did: ``k`` steps applied, the velocities the last of
+    them started from (``v_start``), the multipliers' size after it and the energy sums
+    (``work``, ``constraint_work`` [J]) with its steps added."""
+
+    k: int
+    v_start: np.ndarray
+    lam_size: float
+    work: float
+    constraint_work: float

@@ -400,6 +400,26 @@ class GeneralizedAlpha(Integrator):
         return ok, msg
 
     @property
+    def batches(self) -> bool:
+        """Whether :meth:`steps` may run several steps per call (a compiled step was planned
+        for this integrator; :mod:`fembody.dynamics.compiled_step`)."""
+        return self._compiled is not None
+
+    def steps(self, i0: int, n: int, dt: float, f_load: np.ndarray,
+              fc_prev: np.ndarray | None, lam_size: float, jump: float,
+              sums: tuple[float, float]):
+        """Up to ``n`` steps landing on the output grid ``(i0 + k) dt`` [s] in one compiled
+        call, for a driver that needs nothing between them but its energy sums and the
+        multipliers' size (:meth:`fembody.dynamics.compiled_step.CompiledStep.steps`, whose
+        :class:`~fembody.dynamics.compiled_step.Batch` this returns), or None when this
+        integrator cannot (no compiled step, another predictor, redundant rows handled)."""
+        compiled, rows = self._compiled, self.rows
+        if (compiled is None or self.predictor != "acceleration" or rows.dropped is not None
+                or rows.compliance is not None):
+            return None
+        return compiled.steps(self, i0, n, dt, f_load, fc_prev, lam_size, jump, sums)
+
+    @property
     def counters(self) -> dict:
         out = {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks,
                "n_index1": self.n_index1}

@@ -181,6 +181,13 @@ class RankWatch:
         self._apply(extra=False)            # the rows are in for the steps before t_stop
         return origin[0], self.h_last
 
+    def quiet(self) -> bool:
+        """Nothing to do after the next accepted steps but follow the multipliers' size
+        (``lam_size``; the driver may then run several steps in one call and hand over the
+        size reached): no rejection to follow up, no singular state being passed."""
+        return not (self.troubled or self.redone or self.settle or self.t_stop is not None
+                    or self.extra.size)
+
     @property
     def passing(self) -> bool:
         """A singular state is being passed: rows are out, the state is the singular one (rows

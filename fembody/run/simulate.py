@@ -363,6 +363,37 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
                       iterations=integ.last_iterations, violation=viol, **run.acc)
 
 
+def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch,
+           watch: RunMonitor | None) -> int:
+    """Run the grid points ``i .. i + n - 1`` in one compiled call where the integrator
+    can (:meth:`fembody.GeneralizedAlpha.steps`), with what :func:`drive` does after each
+    of their steps: the energy sums, the redundancy watch's multiplier size, the monitor's
+    count of grid points and its velocities at the last step's start. Returns the points
+    run (0: none; the rest go through the driver's loop, a failed step included)."""
+    integ, power, acc = run.integ, run.power, run.acc
+    prev = power.prev
+    if prev is None or prev[0] is not integ.q:
+        return 0
+    done = integ.steps(i, n, run.dt, prev[2], prev[3],
+                       rank.lam_size if rank.on else 0.0,
+                       rank.LAMBDA_JUMP if rank.on else 0.0,
+                       (acc["work"], acc["constraint_work"]))
+    if done is None or not done.k:
+        return 0
+    k = done.k
+    acc["work"] = done.work
+    if sys.n_con:
+        acc["constraint_work"] = done.constraint_work
+    if rank.on:
+        rank.lam_size = done.lam_size
+    rank.interval()
+    power.prev = (integ.q, integ.v, prev[2], integ.last[1].force if sys.n_con else None)
+    if watch is not None:
+        watch.v_prev = done.v_start.copy()
+        watch.calls += k
+    return k
+
+
 def drive(run: RunState, sys: System, progress: bool | None, callback: Callable | None,
           checkpoint=None, checkpoint_every: int | float | None = None,
           t_wall: float | None = None) -> Result:
@@ -410,8 +441,33 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         from ..contact.watch import ContactWatch    # (contact loads only when used)
         touches = ContactWatch(sys)
     frictional = bool(getattr(sys, "friction_blocks", None))
+    # grid points run several to a compiled call (:func:`_batch`) when nothing is due
+    # between them: no contacts, sensors, driven motions, checkpoints, damping dissipation
+    batching = (getattr(integ, "batches", False) and contacts is None and touches is None
+                and not frictional and not has_sensors and not motions
+                and saver.path is None and not power.damped and not sys.turning_loads
+                and not getattr(sys, "rheonomic", False))
+    skip = 0                            # grid points below it were run by a batch
     try:
         for i in range(run.i, n_grid + 1):
+            if i < skip:
+                continue
+            if batching and h == dt and i < n_grid and rank.quiet() and (
+                    watch is None or watch.power_prev == 0.0):
+                # the points before the next saved one, the monitor's next check and the
+                # last one, whose bookkeeping is per step
+                # (at most BATCH points: Ctrl-C and the progress bar wait for a call)
+                j = min(-(-i // run.save_every) * run.save_every, n_grid, i + BATCH,
+                        n_grid if watch is None else i + watch.due - watch.calls - 1)
+                k = _batch(run, sys, i, j - i, rank, watch) if j - i >= 2 else 0
+                if k:
+                    integ = run.integ
+                    good += k
+                    run.i, run.h, run.good = i + k, h, good
+                    skip = i + k
+                    bar.update(integ.t, integ.n_steps, integ.n_newton)
+                    clock.check(integ.t)
+                    continue
             t_target = t_end if i == n_grid else i * dt
             rank.interval()
             while t_target - integ.t > 1e-9 * dt:
@@ -663,6 +719,8 @@ def _method(method: str | type, options: dict, adaptive: bool = False) -> tuple[
 
 
 _EMPTY = np.zeros(0)
+#: the most grid points :func:`drive` runs in one compiled call (:func:`_batch`)
+BATCH = 1000
 
 
 class _Power:

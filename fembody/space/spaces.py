@@ -370,8 +370,11 @@ class SpatialSpace:
         """``dv`` with ``update(q0, dv) == q1``: rotations ``log(Q0^-1 Q1)`` (material, the
         shorter way round)."""
         if _single(q1) and _single(q0):
-            return quat_numba.difference(q1, q0, self._lin_q, self._lin_v, self._quat,
-                                         self._rot_v, self.nv)
+            # trusted: the space's own int64 arrays (built once) and two C float64 states
+            # (the driver's energy sums call this once per step: the guard was half its cost)
+            kernel = (quat_numba.difference.trusted if q1.flags.c_contiguous
+                      and q0.flags.c_contiguous else quat_numba.difference)
+            return kernel(q1, q0, self._lin_q, self._lin_v, self._quat, self._rot_v, self.nv)
         dv = np.empty(np.shape(q1)[:-1] + (self.nv,))
         li = self._qi[self._lin_v]
         dv[..., self._lin_v] = q1[..., li] - q0[..., li]
