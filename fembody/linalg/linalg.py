@@ -296,7 +296,6 @@ class LinearSolver:
         if getattr(self, "_ns_pattern", None) is not A.indptr:
             self._ns_pattern = A.indptr
             self._ns_map = ns.transpose_map(A.indptr, A.indices, A.shape[0])
-            self._ns_chol = CholmodSPD() if self._ns_map is not None else None
             self._ns_fails = 0
         prev = self._fac
         if isinstance(prev, ns.NearSymmetricFactor):
@@ -313,7 +312,7 @@ class LinearSolver:
             return self._lu.factorize(A)
         try:
             self._fac = None
-            self._fac = ns.NearSymmetricFactor(A, self._ns_chol, self._ns_map, lu)
+            self._fac = ns.NearSymmetricFactor(A, self._ns_map, lu)
         except ns.NotPositiveDefinite:
             self._ns_map = None             # not tried again on this pattern
             return False
