@@ -270,11 +270,6 @@ class LinearSolver:
             self._fac = DenseLU(Ad)
             return
         lu_kind = kind if kind in LU_METHODS else "superlu"
-        if lu_kind == "superlu" and self.method == "auto" and not self.spd and HAVE_CHOLMOD:
-            # (issue 33, bundle-33) a non-symmetric matrix symmetric up to small rotation
-            # terms: CHOLMOD on its symmetric part, refined to A's solution (.near_symmetric)
-            if self._near_symmetric(A):
-                return
         try:
             if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
                 self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
@@ -286,38 +281,6 @@ class LinearSolver:
         except RuntimeError:           # "Factor is exactly singular"
             self._fac = Singular(n)
         self.active = lu_kind
-
-    def _near_symmetric(self, A) -> bool:
-        """Factorise ``A`` (CSC) by :class:`.near_symmetric.NearSymmetricFactor` if its pattern
-        is symmetric, its asymmetry below ``near_symmetric.ASYMMETRY`` and its symmetric part
-        positive definite (True: done; its solves fall back to SuperLU's LU by themselves)."""
-        from . import near_symmetric as ns
-        A = A.tocsc()
-        if getattr(self, "_ns_pattern", None) is not A.indptr:
-            self._ns_pattern = A.indptr
-            self._ns_map = ns.transpose_map(A.indptr, A.indices, A.shape[0])
-            self._ns_fails = 0
-        prev = self._fac
-        if isinstance(prev, ns.NearSymmetricFactor):
-            # a pattern whose matrices keep needing the LU (frictional contact) stops trying
-            self._ns_fails = self._ns_fails + 1 if prev.lu is not None else 0
-            if self._ns_fails >= ns.GIVE_UP:
-                self._ns_map = None
-        if self._ns_map is None or not ns.asymmetry(A, self._ns_map) <= ns.ASYMMETRY:
-            return False
-
-        def lu():
-            if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != "superlu":
-                self._lu, self._lu_kind = lu_backend("superlu", spd=self.spd), "superlu"
-            return self._lu.factorize(A)
-        try:
-            self._fac = None
-            self._fac = ns.NearSymmetricFactor(A, self._ns_map, lu)
-        except ns.NotPositiveDefinite:
-            self._ns_map = None             # not tried again on this pattern
-            return False
-        self.active = "cholmod-refined"
-        return True
 
     @property
     def envelope_ldl(self) -> EnvelopeLDL | None:
