@@ -31,6 +31,8 @@ definite matrix needs no pivoting, an indefinite one keeps the threshold ``DIAG_
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..lazy import lazy_module
 from .factorization import (OPTIONAL, Factorization, MumpsLU, PardisoLU, SuperLUFactor,
                             UmfpackLU, require)
@@ -40,6 +42,20 @@ spla = lazy_module("scipy.sparse.linalg")
 
 SYM_MIN = 3000       # unknowns from which the symmetric-mode ordering is taken (see above)
 DIAG_PIVOT = 0.01    # SuperLU's diag_pivot_thresh in symmetric mode
+
+
+def nonzeros(A):
+    """``A`` (CSC) without its stored zeros (a copy when it has some; else ``A`` itself).
+
+    (issue 33, bundle-33) The fixed pattern of a model with contacts holds every candidate
+    pair, most of them apart and stored as zeros (about 70 % of the entries of
+    benchmarks/beam_bundle.py's matrix); SuperLU, which analyses every matrix anew, would
+    order and fill them as nonzeros. Its analysis of the nonzero pattern alone costs nothing
+    more, and the factor is that of the same matrix."""
+    if A.nnz and not np.all(A.data):
+        A = sp.csc_matrix((A.data, A.indices, A.indptr), shape=A.shape, copy=True)
+        A.eliminate_zeros()
+    return A
 
 
 class OrderedSuperLU:
@@ -57,6 +73,7 @@ class OrderedSuperLU:
     def factorize(self, A) -> SuperLUFactor:
         """The factor of ``A`` (CSC)."""
         n = A.shape[0]
+        A = nonzeros(A)
         small = n < (SYM_MIN if self.min_size is None else self.min_size)
         if self.spd and small:
             self.ordering = "mmd_at_plus_a"

@@ -4,6 +4,10 @@ the quantities every contact block reports (``report(state)``: ``gap`` [m], ``no
 [N], ``point`` and ``normal`` vectors; friction adds ``tangential_force``, ``slip``, ``stick``
 where it applies), with the rows' labels and families.
 
+The friction keys need the anchors of the run at each saved state: the driver records them
+with every state (:func:`friction_rows`, kept in ``Result.contact_friction``); a result without
+them (a static analysis, a file saved before they were recorded) reports no friction keys.
+
 The rows are those of the System's contact blocks in the System's order (penalty node
 contacts, beam contacts and surface contacts as they sit among its force blocks, then the
 impulse node contacts); a quantity some block does not report is NaN in its rows.
@@ -29,6 +33,23 @@ def contact_blocks(sys) -> list:
             seen.add(id(b))
             out.append(b)
     return out
+
+
+FRICTION_KEYS = ("tangential_force", "slip", "stick")
+
+
+def friction_rows(sys, q: np.ndarray, state) -> np.ndarray:
+    """The friction quantities of the frictional contact blocks of ``sys`` at the
+    configuration ``q``, with the anchors of the run's contact ``state`` (its
+    :class:`fembody.contact.ContactState` after the accepted step that ended at ``q``): per
+    row of the blocks (``sys.friction_blocks`` in order, each block's ``report`` rows) the
+    :data:`FRICTION_KEYS` as columns, (rows, 3): tangential force [N], slip [m], stick (1.0 or
+    0.0)."""
+    out = []
+    for b in sys.friction_blocks:
+        r = b.report(sys.pose(b, q), state.friction[b.friction_slot])
+        out.append(np.column_stack([np.asarray(r[k], dtype=float) for k in FRICTION_KEYS]))
+    return np.concatenate(out) if out else np.zeros((0, 3))
 
 
 class ContactHistory:
@@ -104,12 +125,21 @@ def history(result: "Result", steps=None) -> ContactHistory:
     blocks = contact_blocks(sys)
     idx = np.arange(len(result)) if steps is None else np.asarray(steps, dtype=np.int64)
     qs = [result.q[i] for i in idx]
+    fric = result._array("contact_friction")
     labels, families, parts = [], [], []
     for b in blocks:
         rows = b.report_labels()
         labels += rows
         families += [b.family] * len(rows)
         parts.append([b.report(sys.pose(b, q)) for q in qs])
+        slot = getattr(b, "friction_slot", None)
+        if fric is not None and slot is not None:
+            # the run's friction values at each state (report() alone has no anchors)
+            start = sum(len(x.report_labels()) for x in sys.friction_blocks[:slot])
+            for rep, i in zip(parts[-1], idx):
+                rows_i = fric[i][start:start + len(rows)]
+                rep.update({k: rows_i[:, j] if k != "stick" else rows_i[:, j] > 0.5
+                            for j, k in enumerate(FRICTION_KEYS)})
     n, m = len(idx), len(labels)
     names = list(dict.fromkeys(k for p in parts if p for k in p[0]))
     fields = {}

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
            "constraint_work", "dissipated", "violation", "stability", "friction",
-           "friction_elastic")
+           "friction_elastic", "contact_friction")
 _FIELDS = frozenset(_ARRAYS) - {"time", "q"}
 # what :meth:`Result.record` stores for a field it is not given
 _DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
@@ -36,7 +36,11 @@ class Result:
     through :meth:`position`, :meth:`displacement`, :meth:`rotation` or :meth:`coordinates`),
     ``v``, ``a`` (n, n_dof: velocities, accelerations per velocity DOF), ``lam`` (joint
     multipliers), ``load_factor``, ``reactions`` (n, n_dof: the support forces on fixed DOFs,
-    zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``. ``stats`` holds counters (residual evaluations, tangent assemblies,
+    zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``;
+    with frictional contacts ``contact_friction`` (n, rows, 3): per row of their blocks (in
+    the System's ``friction_blocks`` order) the tangential force [N], the accumulated slip [m]
+    and stick (1 or 0) at each saved state, from the run's anchors (what
+    :attr:`contacts` reports; :func:`fembody.results.contacts.friction_rows`). ``stats`` holds counters (residual evaluations, tangent assemblies,
     factorisations, Newton iterations, wall time [s], linear solver). ``impacts`` lists the
     impacts of a dynamic analysis with impulse contacts, one dict each: ``time`` [s],
     ``contact`` (index), ``name``, ``node`` (id), ``impulse`` (normal impulse [N s]),

@@ -19,6 +19,7 @@ from ..errors import (ConvergenceError, FembodyError, InstabilityError, ModelErr
                       plain)
 from ..progress import Progress
 from ..results import Result
+from ..results.contacts import friction_rows
 from ..model.sensors import SensorRecorder
 from ..system import System, as_system
 from . import _kernels, checkpoint as ckpt
@@ -359,8 +360,12 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
         viol = 0.0
     qdd, lam = (integ.reported() if consistent and hasattr(integ, "reported") else
                 (integ.qdd, integ.lam))
+    extra = {}
+    if getattr(sys, "friction_blocks", None) and sys.contact_state is not None:
+        # (bundle-33) the friction values need the run's anchors: recorded with the state
+        extra["contact_friction"] = friction_rows(sys, integ.q, sys.contact_state)
     run.result.record(integ.t, integ.q, v=integ.v, a=qdd, lam=lam[:sys.n_con],
-                      iterations=integ.last_iterations, violation=viol, **run.acc)
+                      iterations=integ.last_iterations, violation=viol, **run.acc, **extra)
 
 
 def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch,
