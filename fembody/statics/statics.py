@@ -289,10 +289,15 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         factorisations per load step), recorded in ``result.stability``. 'check': one Cholesky
         attempt of the penalised tangent (:mod:`fembody.linalg.inertia`), the eigenvalue only
         when it fails (unstable states, recorded as before); stable states record NaN in
-        ``result.stability``. When Newton ends a step on an increment at the round-off level
-        of the coordinates (fine meshes), its last factorisation, a Cholesky of the tangent at
-        a state within that increment, is the proof and no check is factorised. 'auto':
-        'eigenvalue' up to 300 free DOFs, else 'check'.
+        ``result.stability``. The Newton solver's own factorisation of the tangent at the
+        converged state (kept for the next load step's first iteration) is the proof where
+        it tells the tangent's inertia, and then no check is factorised: a Cholesky or an
+        LDL^T without a negative pivot, or, for a model without joints whose tangent is
+        symmetric to round-off (spatial models under fixed-direction loads at equilibrium),
+        SuperLU's LU with every pivot on the diagonal, none negative. When Newton ends a step
+        on an increment at the round-off level of the coordinates (fine meshes), its last
+        factorisation, at a state within that increment, is the proof in the same way.
+        'auto': 'eigenvalue' up to 300 free DOFs, else 'check'.
     unstable : {'auto', 'error', 'accept'}, default 'auto'
         What an unstable equilibrium (the constrained tangent lost its definiteness: the load
         passed a limit point or a bifurcation such as buckling) does. 'error':
