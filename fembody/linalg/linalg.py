@@ -294,6 +294,15 @@ class LinearSolver:
         LDL^T without a negative pivot); False says nothing (an LU, or a negative pivot)."""
         return getattr(self._fac, "negative", None) == 0
 
+    @property
+    def symmetric_negative(self) -> int | None:
+        """For an LU whose pivots were all taken on the diagonal of a symmetric permutation
+        (:attr:`.factorization.SuperLUFactor.symmetric_negative`): its number of negative
+        pivots, which is the number of negative eigenvalues of the factorised matrix if that
+        matrix is symmetric (only the caller knows); else None. (A Cholesky or LDL^T states
+        its inertia for any matrix it read: :attr:`proves_definite`.)"""
+        return getattr(self._fac, "symmetric_negative", None)
+
     def solve(self, b: np.ndarray) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN."""
         self.n_solve += 1
@@ -647,6 +656,13 @@ class SaddlePointSolver:
         if self._plain is not None:
             return self._plain.proves_definite
         return self.active in ("envelope", "schur") and not isinstance(self._fac, Singular)
+
+    @property
+    def symmetric_negative(self) -> int | None:
+        """Without constraints: :attr:`LinearSolver.symmetric_negative` of the factorisation
+        of S (the number of its negative eigenvalues if S is symmetric, where the
+        factorisation tells it); None with constraint rows."""
+        return self._plain.symmetric_negative if self._plain is not None else None
 
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
