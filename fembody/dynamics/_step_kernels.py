@@ -39,6 +39,7 @@ from ..joints.kernels.spatial import rows as joint_rows
 from ..space.quat_numba import difference as q_difference
 from ..space.quat_numba import update_to as compose_to
 from ..space.quat_numba import poses as node_poses
+from ._kernels import _residual_core as residual_core
 from .lie import _increment_nb as lie_increment
 from .lie import _inverse_tangents_nb as lie_inverse_tangents
 
@@ -362,25 +363,7 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                                 if fl >= 0:
                                     Kt[fj, fl] += li * H[e, i, j, l]
     # residual, its norm and the force scale (fembody.dynamics._kernels._residual_core)
-    rr = 0.0
-    s4 = 0.0
-    for j in range(nf):
-        i = free[j]
-        y = fin[i]
-        x = fext[i] - fint[i] - fc[i] - y
-        r[j] = x
-        rr += x * x
-        s4 += y * y
-    scale = 0.0
-    if with_scale:
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        for i in range(nd):
-            s1 += fint[i] * fint[i]
-            s2 += fext[i] * fext[i]
-            s3 += fc[i] * fc[i]
-        scale = max(math.sqrt(max(s1, s2, s3, s4)), 1e-300)
+    norm, scale = residual_core(fext, fint, fc, free, fin, True, with_scale, r)
     viol = 0.0
     for i in range(nc):
         x = abs(phi[i])
@@ -403,7 +386,7 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                     A[i, groups[gi, j]] += (x0 * (Tinv[gi, 0, j] - (1.0 if j == 0 else 0.0))
                                             + x1 * (Tinv[gi, 1, j] - (1.0 if j == 1 else 0.0))
                                             + x2_ * (Tinv[gi, 2, j] - (1.0 if j == 2 else 0.0)))
-    return math.sqrt(rr), scale, viol
+    return norm, scale, viol
 
 
 @njit(cache=True)
