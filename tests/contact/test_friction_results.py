@@ -10,23 +10,15 @@ import pytest
 import fembody as fb
 from fembody.io import io as fio
 
+from .test_friction_models import _sliding_block
+
 G = 9.81
 
 
-def sliding_block(dim, mu_s=0.5, mu_k=0.3, v0=1.0, mass=2.0, k=1e7):
-    """A point mass resting on a plane (its weight pressing it: no bounce), launched along
-    it at v0 [m/s]."""
-    m = fb.Model(dim=dim, gravity=(0.0, -G) if dim == 2 else (0.0, 0.0, -G))
-    if dim == 2:
-        nd = m.add_node((0.0, 0.0))
-        plane, v = fb.Plane((0.0, 0.0), (0.0, 1.0)), (v0, 0.0)
-    else:
-        nd = m.add_node((0.0, 0.0, 0.0))
-        plane, v = fb.Plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0)), (0.6 * v0, 0.8 * v0, 0.0)
-    m.add_mass(nd, mass)
-    m.set_velocity(nd, v)
-    m.add_surface_contact([nd], plane, stiffness=k, friction=mu_s, kinetic_friction=mu_k,
-                          max_penetration=math.inf)
+def sliding_block(dim, mu_s=0.5, mu_k=0.3, v0=1.0):
+    """The sliding block of test_friction_models (a point mass pressed on a plane by its
+    weight, launched along it at v0 [m/s]) with a stiffer normal penalty (1e7 N/m)."""
+    m, nd, _ = _sliding_block(dim, mu_s, mu_k, v0, k=1e7)
     return m, nd
 
 
