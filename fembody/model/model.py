@@ -539,7 +539,7 @@ class Model:
         ----------
         a : Node, node index, node name or RigidBody
             One end.
-        b : node or point
+        b : Node or point
             The other end: a Node, node index, node name or RigidBody, or a point (x, y) /
             (x, y, z) [m], a fixed anchor (held in translation).
         k : float
@@ -668,7 +668,7 @@ class Model:
             A rigid plane through ``point`` [m] with ``normal`` into the free side (any
             orientation, need not be unit). Points and normals have the model's dimension
             (2 or 3). Give exactly one of ``plane``, ``other``, ``segment`` and ``surface``.
-        other : node, optional
+        other : Node, optional
             Another node; the two touch when their distance is ``radius``.
         segment : (node_a, node_b), optional
             A segment between two nodes, free side on the left of a -> b (planar models only).
@@ -1010,10 +1010,10 @@ class Model:
 
         Parameters
         ----------
-        a : node, RigidBody or Motor
+        a : Node, RigidBody or Motor
             The body that reacts (``m.ground``: no reaction torque). A
             :class:`fembody.model.loads.Motor` passed here is added as it is.
-        b : node or RigidBody
+        b : Node or RigidBody
             The driven body.
         torque : float or callable
             Torque [N m], a number or a function of time t [s] (e.g. ``fb.ramp``). Default 0.
