@@ -498,7 +498,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     # (fembody.contact.watch); at min_dt the watch stops the run
                     deep = touches.too_deep(integ.q, integ.t)
                     if deep is not None:
-                        integ.restore_state(state)
+                        integ.reject_accepted(state)
                         h, good = 0.5 * h_try, 0
                         log.info("step rejected (%s); retrying with h = %.3g s", deep, h)
                         continue

@@ -60,6 +60,9 @@ def test_steps_into_a_stiff_penalty_contact_are_cut_and_the_bounce_is_right(capl
     assert abs(y - exact) < 1e-4, (y, exact)
     assert np.abs(res.energy.balance).max() < 2e-3
     assert res.stats["n_steps"] > 300                        # (300 without a cut)
+    # each cut is a rejected step (they counted as taken before)
+    rejected = [r for r in caplog.records if r.getMessage().startswith("step rejected")]
+    assert res.stats["n_rejected"] == len(rejected) >= 3
 
 
 def test_a_penalty_too_soft_for_the_impact_stops_the_run_after_cutting(caplog):
