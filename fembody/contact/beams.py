@@ -265,9 +265,7 @@ class BeamContactBlock:
                 self.kt = np.concatenate([kt, np.tile(LINE_W, n) * np.repeat(kt, NG)])
             else:
                 self.mu_s, self.mu_k, self.kt = mu_s, mu_k, kt
-            self.history0 = self._open_history(np.zeros(self.dofs.shape))
-            for a in self.history0:
-                a.flags.writeable = False
+            self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -471,10 +469,8 @@ class BeamContactBlock:
         """The history of points that are all open at ``x``: each anchored at its current
         closest points, no offset."""
         _, params, _, _, _, _ = self._points(x, False)
-        p = len(params)
-        anchor = np.concatenate([params, np.zeros((p, self.dim))], axis=1)
-        return History(anchor, np.ones(p, dtype=bool), np.zeros(p), x.copy(),
-                       np.zeros_like(x), np.zeros(p))
+        anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
+        return History.open(anchor, x)
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """The history after an accepted step that ended at the displacements ``x`` (from

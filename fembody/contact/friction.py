@@ -170,6 +170,22 @@ class History(NamedTuple):
     def copy(self) -> "History":
         return History(*(a.copy() for a in self))
 
+    @classmethod
+    def open(cls, anchor: np.ndarray, x: np.ndarray) -> "History":
+        """The history of points that are all open at the displacements ``x``, tied to
+        ``anchor (p, d)``: sliding (so a closing contact starts at ``mu_k``), no slip, no
+        force, no stored energy."""
+        p = len(anchor)
+        return cls(anchor, np.ones(p, dtype=bool), np.zeros(p), x.copy(), np.zeros_like(x),
+                   np.zeros(p))
+
+    def frozen(self) -> "History":
+        """The same history with read-only arrays (a block's reference history, shared by
+        every run)."""
+        for a in self:
+            a.flags.writeable = False
+        return self
+
 
 class Coulomb(NamedTuple):
     """The return mapping of :func:`coulomb` at one state: ``f (p, d)`` [N] the friction part

@@ -564,9 +564,7 @@ class SurfaceContactBlock:
             mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
             self.mu_s, self.mu_k = rep(mu_s), rep(mu_k)
             self.kt = (kt[:, None] * self.w[None, :]).ravel()
-            self.history0 = self._open_history(np.zeros(self.dofs.shape))
-            for a in self.history0:
-                a.flags.writeable = False
+            self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -719,9 +717,7 @@ class SurfaceContactBlock:
         pts = self.points(x)
         s = (g + self.radius[:, None]).ravel()
         anchor = pts - np.where(ok.ravel(), s, 0.0)[:, None] * G.reshape(-1, self.dim)
-        p = len(pts)
-        return History(anchor, np.ones(p, dtype=bool), np.zeros(p), x.copy(),
-                       np.zeros_like(x), np.zeros(p))
+        return History.open(anchor, x)
 
     def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
         """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
