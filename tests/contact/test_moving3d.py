@@ -14,13 +14,7 @@ from fembody.contact.surfaces import SurfaceContactBlock, _geometry
 from fembody.contact.trimesh import TriangleMesh
 from fembody.rotations import exp as rot_exp
 
-import importlib.util
-import pathlib
-
-_spec = importlib.util.spec_from_file_location(
-    "_trimesh_tests", pathlib.Path(__file__).with_name("test_trimesh.py"))
-_tm = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_tm)
+from . import test_trimesh as _tm
 
 BOX = _tm.BOX
 SURFACES = {

@@ -13,6 +13,8 @@ from fembody.contact.surfaces import SurfaceContactBlock, _geometry
 from fembody.contact.trimesh import EDGE, FACE, VERTEX, TriangleMesh
 from fembody.errors import ModelError
 
+from .fd import assert_force_and_tangent
+
 
 def icosphere(R, levels, center=(0.0, 0.0, 0.0)):
     """An icosahedron subdivided ``levels`` times, its vertices on the sphere of radius R."""
@@ -172,15 +174,7 @@ def test_mesh_block_force_and_tangent_match_finite_differences_and_the_box(item)
     assert np.abs(f - fr).max() <= 1e-9 * np.abs(fr).max()
     assert np.abs(K - Kr).max() <= 1e-9 * np.abs(Kr).max()
     h = 1e-7
-    ffd, Kfd = np.zeros_like(f), np.zeros_like(K)
-    for j in range(k):
-        e = np.zeros(k)
-        e[j] = h
-        ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
-        Kfd[:, :, j] = (blk.forces(x + e, None, False)[0]
-                        - blk.forces(x - e, None, False)[0]) / (2 * h)
-    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
-    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    assert_force_and_tangent(blk, x, f, K, h)
 
 
 def test_tessellated_sphere_gives_the_sphere_force_within_the_tessellation_error():
