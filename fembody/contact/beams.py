@@ -62,13 +62,16 @@ from ..elements.base import Labels
 from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, point_distance,
                        segment_distance)
-from .friction import History, coefficients, coulomb
+from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, blended, line_gaps, switch
+from ._kernels import crossing_forces
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
     from ..model.model import Model
 
+_NO_ANCHOR, _NO_SLIDING, _NO_VALUES = (np.zeros((0, 5)), np.zeros(0, dtype=np.int64),
+                                       np.zeros(0))     # a frictionless block's kernel inputs
 _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
 # The default penetration tolerance, a fraction of the section radius: a penalty contact always
@@ -253,6 +256,10 @@ class BeamContactBlock:
             # lying on another along its length is as stiff as one crossing point
             self.length = np.linalg.norm(self.X[:, 1] - self.X[:, 0], axis=1)
             self.k_line = self.k / self.length
+            # the compiled kernel's arguments: C-contiguous float64, made once
+            self.k, self.radius, self.length, self.k_line = (
+                np.ascontiguousarray(a, dtype=float)
+                for a in (self.k, self.radius, self.length, self.k_line))
         self._labels = labels
         self.dim = self.X.shape[2]
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
@@ -265,6 +272,8 @@ class BeamContactBlock:
                 self.kt = np.concatenate([kt, np.tile(LINE_W, n) * np.repeat(kt, NG)])
             else:
                 self.mu_s, self.mu_k, self.kt = mu_s, mu_k, kt
+            self.mu_s, self.mu_k, self.kt = (np.ascontiguousarray(a, dtype=float)
+                                             for a in (self.mu_s, self.mu_k, self.kt))
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
@@ -304,27 +313,35 @@ class BeamContactBlock:
         return f, K, None
 
     def _crossing_forces(self, x: np.ndarray, tangent: bool, history):
-        """:meth:`forces` of spatial pairs, evaluated only on the pairs that touch (a point or
-        line gap below zero; the others carry neither force nor stiffness): most candidate
-        pairs of a bundle are apart, and their tangents are the costly part."""
-        pos = self.positions(x)
-        n, m, d = pos.shape
-        f = np.zeros((n, m * d))
-        K = np.zeros((n, m * d, m * d)) if tangent else None
-        rows = self._touching(pos)
-        if not rows.size:
-            return f, K, None
-        _, fi, Ki = blended(pos[rows], self.k[rows], self.k_line[rows], self.length[rows],
-                            self.radius[rows], tangent)
+        """:meth:`forces` of spatial pairs: one compiled pass over the candidate pairs
+        (:func:`fembody.contact._kernels.crossing_forces`), which skips the pairs that are
+        apart (no point or line gap below zero: they carry neither force nor stiffness) after
+        the gap test of :meth:`_touching`; its numpy reference is :func:`.line.blended` and
+        :meth:`_friction` on the touching rows (tests/contact/test_compiled.py)."""
+        f, K = self._kernel(x, history, tangent, False)[:2]
+        return f, (K if tangent else None), None
+
+    def _kernel(self, x: np.ndarray, history, tangent: bool, points: bool):
+        """:func:`fembody.contact._kernels.crossing_forces` at the gathered displacements
+        ``x`` with the anchors of ``history`` (None: :attr:`history0`)."""
+        pos = np.ascontiguousarray(self.positions(x))
         if self.frictional:
-            F, KF = self._friction(x, history, tangent, rows)[:2]
-            fi = fi + F
-            if tangent:
-                Ki = Ki + KF
-        f[rows] = fi
-        if tangent:
-            K[rows] = Ki
-        return f, K, None
+            h = self.history0 if history is None else history
+            anchor, sliding = self._kernel_history(h)
+            mu_s, mu_k, kt = self.mu_s, self.mu_k, self.kt
+        else:
+            anchor, sliding = _NO_ANCHOR, _NO_SLIDING
+            mu_s = mu_k = kt = _NO_VALUES
+        return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                       self.frictional, anchor, sliding, mu_s, mu_k, kt,
+                                       tangent, points)
+
+    @staticmethod
+    def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
+        """The anchors ``(p, 2 + d)`` and sliding flags (int64) of the history ``h`` as the
+        kernel takes them (copies: a block's reference history is read-only)."""
+        return (np.array(h.anchor, dtype=float, order="C"),
+                np.array(h.sliding, dtype=np.int64, order="C"))
 
     def _touching(self, pos: np.ndarray) -> np.ndarray:
         """The rows of the spatial pairs at node positions ``pos`` whose point or line gap is
@@ -438,6 +455,11 @@ class BeamContactBlock:
         (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
         normal forces, and the line weights ``lam`` (None for a planar block)."""
         h = self.history0 if history is None else history
+        if self.kind == "crossing" and rows is None and not tangent:
+            _, _, _, params, st, extra = self._kernel(x, h, False, True)
+            d = self.dim
+            c = Coulomb(st[:, 5:5 + d], None, st[:, 2] > 0.0, st[:, 3], st[:, 4], None, None)
+            return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows)
         p, m, d = pos.shape

@@ -1,0 +1,538 @@
+"""Compiled beam-to-beam contact of spatial element pairs: the switched point/line penalty of
+:mod:`fembody.contact.line` and the Coulomb friction of :class:`fembody.contact.beams
+.BeamContactBlock`, forces and exact tangents, in one pass over the candidate pairs.
+
+Why compiled: a bundle of beams lying on each other holds thousands of candidate pairs, each
+evaluated at every Newton iteration with a point part, ``NG`` Gauss points of line part, the
+switch and up to ``1 + NG`` friction points, each with a 12 x 12 tangent; the array version
+(numpy over pairs) spends most of its time building and reducing small temporaries. This
+kernel walks the pairs once and skips the apart ones after the gap test, as the array version
+did with :meth:`fembody.contact.beams.BeamContactBlock._touching`.
+
+The formulas are those of the numpy functions, term for term (their docstrings give the
+derivations): :func:`fembody.contact.geometry.closest_crossing` and
+:func:`~fembody.contact.geometry.point_distance` (the implicit-function Hessian of the
+distance of the closest points), :func:`fembody.contact.line.switch`, ``line_part``,
+``point_part``, ``blended``, and :func:`fembody.contact.friction.coulomb` with the anchor
+coefficients of the block. The numpy versions stay the reference the tests compare with
+(tests/contact/test_compiled.py, to round-off), and the block's once-per-step bookkeeping
+(history, energies, reports) still uses them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..elements.kernels import njit
+from .geometry import PARALLEL_SINE
+from .line import ALPHA_LINE, ALPHA_POINT, NG
+
+_PS2 = PARALLEL_SINE ** 2
+_C1 = math.cos(ALPHA_LINE) ** 2
+_C2 = math.cos(ALPHA_POINT) ** 2
+_XI_T = tuple(float(v) for v in 0.5 * (np.polynomial.legendre.leggauss(NG)[0] + 1.0))
+_W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
+
+
+@njit(cache=True)
+def _distance(x, c, ck, nk, ws, hessian, grad, H):  # pragma: no cover - jitted
+    """Distance ``rho`` of ``r = sum_m c_m x_m`` (``x (4, d)``, ``c (4,)``) stationary in
+    ``nk`` (1 or 2) parameters with ``dc/dz_k = ck[k] (2, 4)``: fills ``grad (4 d)`` and
+    (``hessian``) ``H (4 d, 4 d)``; ``ws`` a :func:`_workspace` (no allocation per call:
+    it is called a dozen times per touching pair). As
+    :func:`fembody.contact.geometry.point_distance`."""
+    d = x.shape[1]
+    m = 4
+    r, nv, P, rk, Prk, DXz, Dzz, S = ws
+    for i in range(d):
+        r[i] = 0.0
+    for a in range(m):
+        for i in range(d):
+            r[i] += c[a] * x[a, i]
+    rr = 0.0
+    for i in range(d):
+        rr += r[i] * r[i]
+    rho = math.sqrt(rr)
+    safe = rho if rho > 0.0 else 1.0
+    for i in range(d):
+        nv[i] = r[i] / safe
+    for a in range(m):
+        for i in range(d):
+            grad[a * d + i] = c[a] * nv[i]
+    if not hessian:
+        return rho
+    for i in range(d):
+        for j in range(d):
+            P[i, j] = ((1.0 if i == j else 0.0) - nv[i] * nv[j]) / safe
+    for a in range(m):
+        for b in range(m):
+            cab = c[a] * c[b]
+            for i in range(d):
+                for j in range(d):
+                    H[a * d + i, b * d + j] = cab * P[i, j]
+    for k in range(nk):
+        for i in range(d):
+            s = 0.0
+            for a in range(m):
+                s += ck[k, a] * x[a, i]
+            rk[k, i] = s
+    for k in range(nk):
+        for i in range(d):
+            s = 0.0
+            for j in range(d):
+                s += P[i, j] * rk[k, j]
+            Prk[k, i] = s
+    for k in range(nk):
+        for a in range(m):
+            for i in range(d):
+                DXz[k, a * d + i] = ck[k, a] * nv[i] + c[a] * Prk[k, i]
+    for k in range(nk):
+        for l in range(nk):
+            s = 0.0
+            for i in range(d):
+                s += rk[k, i] * Prk[l, i]
+            Dzz[k, l] = s
+    # Dzz^-1 DXz (an identity where Dzz is singular: parallel chords, dropped by the callers)
+    if nk == 1:
+        scale = Dzz[0, 0]
+        det = Dzz[0, 0]
+        if not abs(det) > 1e-14 * abs(scale):
+            det = 1.0
+        for j in range(m * d):
+            S[0, j] = DXz[0, j] / det
+    else:
+        scale = Dzz[0, 0] * Dzz[1, 1]
+        det = Dzz[0, 0] * Dzz[1, 1] - Dzz[0, 1] * Dzz[1, 0]
+        if not abs(det) > 1e-14 * abs(scale):
+            for j in range(m * d):
+                S[0, j] = DXz[0, j]
+                S[1, j] = DXz[1, j]
+        else:
+            for j in range(m * d):
+                S[0, j] = (Dzz[1, 1] * DXz[0, j] - Dzz[0, 1] * DXz[1, j]) / det
+                S[1, j] = (Dzz[0, 0] * DXz[1, j] - Dzz[1, 0] * DXz[0, j]) / det
+    for i in range(m * d):
+        for j in range(m * d):
+            s = 0.0
+            for k in range(nk):
+                s += DXz[k, i] * S[k, j]
+            H[i, j] -= s
+    return rho
+
+
+@njit(cache=True)
+def _workspace(d):  # pragma: no cover - jitted
+    """Scratch arrays of :func:`_distance` for chords in ``d`` dimensions."""
+    md = 4 * d
+    return (np.empty(d), np.empty(d), np.empty((d, d)), np.empty((2, d)), np.empty((2, d)),
+            np.empty((2, md)), np.empty((2, 2)), np.empty((2, md)))
+
+
+@njit(cache=True)
+def _closest(x):  # pragma: no cover - jitted
+    """``(s, t, ok)`` of :func:`fembody.contact.geometry.closest_crossing` for one pair."""
+    d = x.shape[1]
+    a11 = a22 = a12 = r1 = r2 = 0.0
+    for i in range(d):
+        d1 = x[1, i] - x[0, i]
+        d2 = x[3, i] - x[2, i]
+        w = x[0, i] - x[2, i]
+        a11 += d1 * d1
+        a22 += d2 * d2
+        a12 += d1 * d2
+        r1 -= d1 * w
+        r2 += d2 * w
+    det = a11 * a22 - a12 * a12
+    ok = det > _PS2 * a11 * a22
+    safe = det if ok else 1.0
+    s = (a22 * r1 + a12 * r2) / safe
+    t = (a12 * r1 + a11 * r2) / safe
+    ok = ok and s >= 0.0 and s < 1.0 and t >= 0.0 and t < 1.0
+    return s, t, ok
+
+
+@njit(cache=True)
+def _project(x, xi):  # pragma: no cover - jitted
+    """Parameter ``t`` on B's chord of A's point at ``xi`` (as ``line_part``)."""
+    d = x.shape[1]
+    num = den = 0.0
+    for i in range(d):
+        p = (1.0 - xi) * x[0, i] + xi * x[1, i]
+        d2 = x[3, i] - x[2, i]
+        num += (p - x[2, i]) * d2
+        den += d2 * d2
+    return num / den
+
+
+@njit(cache=True)
+def _switch(x, hessian, grad, hess):  # pragma: no cover - jitted
+    """Line weight ``lam`` of :func:`fembody.contact.line.switch`; fills ``grad (4 d)`` and
+    (``hessian``) ``hess (4 d, 4 d)`` (zero outside the blend)."""
+    d = x.shape[1]
+    n2 = 2 * d
+    grad[:] = 0.0
+    if hessian:
+        hess[:] = 0.0
+    p = q = r = 0.0
+    for i in range(d):
+        d1 = x[1, i] - x[0, i]
+        d2 = x[3, i] - x[2, i]
+        p += d1 * d2
+        q += d1 * d1
+        r += d2 * d2
+    c = p * p / (q * r)
+    u = min(max((c - _C2) / (_C1 - _C2), 0.0), 1.0)
+    lam = u * u * (3.0 - 2.0 * u)
+    if not (u > 0.0 and u < 1.0):
+        return lam
+    y = np.empty(n2)                        # y = (d1, d2)
+    for i in range(d):
+        y[i] = x[1, i] - x[0, i]
+        y[d + i] = x[3, i] - x[2, i]
+    gp = np.empty(n2)
+    gq = np.zeros(n2)
+    gr = np.zeros(n2)
+    for i in range(d):
+        gp[i], gp[d + i] = y[d + i], y[i]
+        gq[i] = 2.0 * y[i]
+        gr[d + i] = 2.0 * y[d + i]
+    gl = 2.0 * gp / p - gq / q - gr / r
+    gc = c * gl
+    dS = 6.0 * u * (1.0 - u) / (_C1 - _C2)
+    # y -> X: d1 = a1 - a0, d2 = b1 - b0
+    for i in range(d):
+        grad[i] = -dS * gc[i]
+        grad[d + i] = dS * gc[i]
+        grad[2 * d + i] = -dS * gc[d + i]
+        grad[3 * d + i] = dS * gc[d + i]
+    if not hessian:
+        return lam
+    d2S = 6.0 * (1.0 - 2.0 * u) / (_C1 - _C2) ** 2
+    Hy = np.empty((n2, n2))
+    for a in range(n2):
+        for b in range(n2):
+            hp = 1.0 if (a < d) != (b < d) and a % d == b % d else 0.0
+            hq = 2.0 if a < d and b < d and a == b else 0.0
+            hr = 2.0 if a >= d and b >= d and a == b else 0.0
+            hl = (2.0 * (hp / p - gp[a] * gp[b] / (p * p))
+                  - (hq / q - gq[a] * gq[b] / (q * q))
+                  - (hr / r - gr[a] * gr[b] / (r * r)))
+            hc = c * (gl[a] * gl[b] + hl)
+            Hy[a, b] = d2S * gc[a] * gc[b] + dS * hc
+    # E^T Hy E with E mapping X to y: the sign of node m in y's block (a0: -, a1: +, ...)
+    for A in range(4):
+        sa = -1.0 if A % 2 == 0 else 1.0
+        ya = (A // 2) * d
+        for B in range(4):
+            sb = -1.0 if B % 2 == 0 else 1.0
+            yb = (B // 2) * d
+            for i in range(d):
+                for j in range(d):
+                    hess[A * d + i, B * d + j] = sa * sb * Hy[ya + i, yb + j]
+    return lam
+
+
+@njit(cache=True)
+def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw, Fo,
+                    Ko, out):  # pragma: no cover - jitted
+    """Friction of one contact point (:func:`fembody.contact.friction.coulomb` with the
+    block's anchor coefficients): the pair's nodes ``x (4, d)``, the gap's gradient ``grad``
+    and (``tangent``) Hessian ``H`` (rows of A's nodes summed: the normal and its
+    derivative), ``kon`` the point's penalty where it touches (else 0), ``g`` its gap,
+    ``anchor (2 + d,)``; writes the force on the nodes ``Fo (4 d)``, (``tangent``) its
+    derivative ``Ko (4 d, 4 d)``, and ``out`` = (N, |f|, slipping 1/0, ds, stored, f (d)),
+    the return mapping's state. ``fw`` scratch of (7 + 3 md) d entries."""
+    d = x.shape[1]
+    m = 4
+    md = m * d
+    N = -kon * g
+    sa, ta = anchor[0], anchor[1]
+    c0, c1, c2, c3 = 1.0 - sa, sa, ta - 1.0, -ta
+    nrm = fw[0:d]
+    w = fw[d:2 * d]
+    u = fw[2 * d:3 * d]
+    e = fw[3 * d:4 * d]
+    for i in range(d):
+        nrm[i] = grad[i] + grad[d + i]
+        w[i] = (c0 * x[0, i] + c1 * x[1, i] + c2 * x[2, i] + c3 * x[3, i]) - anchor[2 + i]
+    on = N > 0.0
+    nw = 0.0
+    for i in range(d):
+        nw += nrm[i] * w[i]
+    uu = 0.0
+    for i in range(d):
+        u[i] = w[i] - nw * nrm[i]
+        uu += u[i] * u[i]
+    un = math.sqrt(uu)
+    trial = kt * un
+    mu = mu_k if sliding else mu_s
+    limit = mu * N
+    slip = on and trial > limit
+    safe = un if un > 0.0 else 1.0
+    for i in range(d):
+        e[i] = u[i] / safe
+    mag = limit if slip else (trial if on else 0.0)
+    for i in range(d):
+        fi = mag * e[i]
+        out[5 + i] = fi
+        Fo[i] = c0 * fi
+        Fo[d + i] = c1 * fi
+        Fo[2 * d + i] = c2 * fi
+        Fo[3 * d + i] = c3 * fi
+    out[0], out[1] = N, mag
+    out[2] = 1.0 if slip else 0.0
+    out[3] = un - limit / kt if slip else 0.0
+    out[4] = 0.5 * mag * mag / kt
+    if not tangent:
+        return
+    if not on:
+        Ko[:] = 0.0
+        return
+    # du = P dw - (n.w) dn - n (w^T dn); dw = ca_m I, dn = A's rows of H
+    du = fw[4 * d:4 * d + d * md].reshape((d, md))
+    Kp = fw[4 * d + d * md:4 * d + 2 * d * md].reshape((d, md))
+    wdn = fw[4 * d + 2 * d * md:4 * d + 2 * d * md + md]
+    for j in range(md):
+        acc = 0.0
+        for i in range(d):
+            acc += w[i] * (H[i, j] + H[d + i, j])
+        wdn[j] = acc
+    for i in range(d):
+        for k in range(d):
+            pik = (1.0 if i == k else 0.0) - nrm[i] * nrm[k]
+            du[i, k] = pik * c0
+            du[i, d + k] = pik * c1
+            du[i, 2 * d + k] = pik * c2
+            du[i, 3 * d + k] = pik * c3
+        for j in range(md):
+            du[i, j] -= nw * (H[i, j] + H[d + i, j]) + nrm[i] * wdn[j]
+    if not slip:
+        for i in range(d):
+            for j in range(md):
+                Kp[i, j] = kt * du[i, j]
+    else:
+        fac = limit / safe
+        for i in range(d):
+            for j in range(md):
+                acc = 0.0
+                for k in range(d):
+                    acc += ((1.0 if i == k else 0.0) - e[i] * e[k]) * du[k, j]
+                Kp[i, j] = fac * acc
+        for i in range(d):
+            for j in range(md):
+                Kp[i, j] += mu * e[i] * (-kon * grad[j])
+    for i in range(d):
+        for j in range(md):
+            kij = Kp[i, j]
+            Ko[i, j] = c0 * kij
+            Ko[d + i, j] = c1 * kij
+            Ko[2 * d + i, j] = c2 * kij
+            Ko[3 * d + i, j] = c3 * kij
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:], f8[:, :]))("
+                      "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], "
+                      "f8[:], f8[:], b1, b1)")
+def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding, mu_s, mu_k,
+                    kt, tangent, points):  # pragma: no cover - jitted
+    """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (n, 4 d, 4 d)``
+    (else ``(0, 4 d, 4 d)``) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
+    a1, b0, b1) [m], and the rows that touch: the switched point/line penalty (``k (n,)``
+    [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
+    the sum of the radii [m]) and, when ``frictional``, the friction of the contact points
+    (a pair's point, then its NG line points after all pairs' points: ``anchor (p, 2 + d)``,
+    ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
+    :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line
+    gap below a round-off margin) carry nothing.
+
+    With ``points`` (frictional blocks; what the once-per-step history update reads) also,
+    per contact point, ``params (p, 2)`` its current closest-point parameters (s on A, t on
+    B), ``state (p, 5 + d)`` = (N, |f|, slipping, ds, stored, f) of its return mapping
+    (zeros for points of pairs apart) and per pair the line weight and the friction part of
+    ``f`` in ``extra (n, 1 + 4 d)``; without, those are empty. Parts whose weight in the
+    switch is zero (the point part of a pair in pure line contact and the reverse) are
+    skipped: they add exact zeros (unless ``points`` asks for their state)."""
+    n = pos.shape[0]
+    d = pos.shape[2]
+    m = 4
+    md = m * d
+    f = np.zeros((n, md))
+    K = np.zeros((n if tangent else 0, md, md))
+    touching = np.zeros(n, dtype=np.int64)
+    npt = n * (1 + NG) if points else 0
+    params = np.zeros((npt, 2))
+    state = np.zeros((npt, 5 + d))
+    extra = np.zeros((n if points else 0, 1 + md))
+    nt = 0
+    ws = _workspace(d)
+    c = np.empty(m)
+    ckp = np.zeros((2, m))
+    ckp[0, 0], ckp[0, 1], ckp[1, 2], ckp[1, 3] = -1.0, 1.0, 1.0, -1.0
+    ckl = np.zeros((2, m))
+    ckl[0, 2], ckl[0, 3] = 1.0, -1.0
+    gp = np.empty(md)
+    Hp = np.empty((md, md))
+    GL = np.empty((NG, md))
+    HL = np.empty((NG, md, md))
+    rhoL = np.empty(NG)
+    glam = np.empty(md)
+    hlam = np.empty((md, md))
+    fp = np.empty(md)
+    fl = np.empty(md)
+    Fo = np.empty(md)
+    Ko = np.empty((md, md))
+    Fpt = np.zeros(md)
+    Fln = np.empty(md)
+    Kpt = np.zeros((md, md))
+    Kln = np.empty((md, md))
+    tlin = np.empty(NG)
+    fw = np.empty((7 + 3 * md) * d)
+    out = np.empty(5 + d)
+    lon = np.zeros(NG, dtype=np.bool_)
+    for q in range(n):
+        x = pos[q]
+        rad = radius[q]
+        # the gap test of BeamContactBlock._touching (a margin of round-off)
+        eps = 1e-6 * rad
+        s, t, okp = _closest(x)
+        c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
+        rho_p = _distance(x, c, ckp, 2, ws, False, gp, Hp)
+        hit = okp and rho_p - rad < eps
+        for g_ in range(NG):
+            xi = _XI_T[g_]
+            tg = _project(x, xi)
+            tlin[g_] = tg
+            if tg >= 0.0 and tg < 1.0 and not hit:
+                rr = 0.0
+                for i in range(d):
+                    ri = ((1.0 - xi) * x[0, i] + xi * x[1, i]) - x[2, i] - tg * (x[3, i]
+                                                                                - x[2, i])
+                    rr += ri * ri
+                if math.sqrt(rr) - rad < eps:
+                    hit = True
+        if points:
+            params[q, 0], params[q, 1] = s, t
+            for g_ in range(NG):
+                params[n + q * NG + g_, 0] = _XI_T[g_]
+                params[n + q * NG + g_, 1] = tlin[g_]
+        if not hit:
+            continue
+        touching[nt] = q
+        nt += 1
+        lam = _switch(x, tangent, glam, hlam)
+        blend = lam > 0.0 and lam < 1.0
+        use_p = lam < 1.0 or blend
+        use_l = lam > 0.0 or blend
+        # point part (needed where its weight 1 - lam or the switch's gradient is not 0)
+        gpt = rho_p - rad
+        kp = k[q] if (okp and rho_p > 0.0 and gpt < 0.0) else 0.0
+        Wp = 0.5 * kp * gpt * gpt
+        if use_p or points:
+            _distance(x, c, ckp, 2, ws, tangent, gp, Hp)
+        if use_p:
+            for i in range(md):
+                fp[i] = kp * gpt * gp[i]
+        # line part: each Gauss point's distance, kept for the friction
+        Wl = 0.0
+        fl[:] = 0.0
+        lon[:] = False
+        if use_l or points:
+            for g_ in range(NG):
+                xi = _XI_T[g_]
+                tg = tlin[g_]
+                c[0], c[1], c[2], c[3] = 1.0 - xi, xi, tg - 1.0, -tg
+                rho = _distance(x, c, ckl, 1, ws, tangent, GL[g_], HL[g_])
+                rhoL[g_] = rho
+                gg = rho - rad
+                lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and gg < 0.0
+                if not lon[g_]:
+                    continue
+                wk = _W_T[g_] * (length[q] * k_line[q])
+                Wl += 0.5 * wk * gg * gg
+                for i in range(md):
+                    fl[i] += wk * gg * GL[g_, i]
+        dW = Wl - Wp
+        for i in range(md):
+            acc = 0.0
+            if use_l:
+                acc += lam * fl[i]
+            if use_p:
+                acc += (1.0 - lam) * fp[i]
+            f[q, i] = acc + dW * glam[i]
+        if tangent:
+            Kq = K[q]
+            if use_p:
+                for i in range(md):
+                    for j in range(md):
+                        Kq[i, j] = (1.0 - lam) * (kp * (gp[i] * gp[j] + gpt * Hp[i, j]))
+            if use_l:
+                for g_ in range(NG):
+                    if not lon[g_]:
+                        continue
+                    gg = rhoL[g_] - rad
+                    wk = lam * (_W_T[g_] * (length[q] * k_line[q]))
+                    Gg = GL[g_]
+                    Hg = HL[g_]
+                    for i in range(md):
+                        for j in range(md):
+                            Kq[i, j] += wk * (Gg[i] * Gg[j] + gg * Hg[i, j])
+            if blend:
+                for i in range(md):
+                    dfi = fl[i] - fp[i]
+                    for j in range(md):
+                        Kq[i, j] += (glam[i] * (fl[j] - fp[j]) + dfi * glam[j]
+                                     + dW * hlam[i, j])
+        if not frictional:
+            continue
+        # friction: the pair's point (row q), then its line points (n + q NG + g)
+        if use_p or points:
+            _friction_point(x, gp, Hp, kp, gpt, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
+                            kt[q], tangent and use_p, fw, Fpt, Kpt, out)
+            if points:
+                state[q, :] = out
+        Fln[:] = 0.0
+        if tangent:
+            Kln[:] = 0.0
+        if use_l or points:
+            for g_ in range(NG):
+                kg = _W_T[g_] * k[q] if lon[g_] else 0.0
+                row = n + q * NG + g_
+                _friction_point(x, GL[g_], HL[g_], kg, rhoL[g_] - rad, anchor[row],
+                                sliding[row] != 0, mu_s[row], mu_k[row], kt[row],
+                                tangent and use_l, fw, Fo, Ko, out)
+                if points:
+                    state[row, :] = out
+                for i in range(md):
+                    Fln[i] += Fo[i]
+                if tangent and use_l:
+                    for i in range(md):
+                        for j in range(md):
+                            Kln[i, j] += Ko[i, j]
+        for i in range(md):
+            acc = 0.0
+            if use_l:
+                acc += lam * Fln[i]
+            if use_p:
+                acc += (1.0 - lam) * Fpt[i]
+            f[q, i] += acc
+            if points:
+                extra[q, 1 + i] = acc
+        if points:
+            extra[q, 0] = lam
+        if tangent:
+            Kq = K[q]
+            if use_l:
+                for i in range(md):
+                    for j in range(md):
+                        Kq[i, j] += lam * Kln[i, j]
+            if use_p:
+                for i in range(md):
+                    for j in range(md):
+                        Kq[i, j] += (1.0 - lam) * Kpt[i, j]
+            if blend:
+                for i in range(md):
+                    dF = Fln[i] - Fpt[i]
+                    for j in range(md):
+                        Kq[i, j] += dF * glam[j]
+    return f, K, touching[:nt], params, state, extra
