@@ -43,7 +43,7 @@ def _distance(x, c, ck, nk, ws, hessian, grad, H):  # pragma: no cover - jitted
     it is called a dozen times per touching pair). As
     :func:`fembody.contact.geometry.point_distance`."""
     d = x.shape[1]
-    m = 4
+    m = x.shape[0]
     r, nv, P, rk, Prk, DXz, Dzz, S = ws
     for i in range(d):
         r[i] = 0.0
@@ -237,25 +237,37 @@ def _switch(x, hessian, grad, hess):  # pragma: no cover - jitted
 def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw, Fo,
                     Ko, out):  # pragma: no cover - jitted
     """Friction of one contact point (:func:`fembody.contact.friction.coulomb` with the
-    block's anchor coefficients): the pair's nodes ``x (4, d)``, the gap's gradient ``grad``
-    and (``tangent``) Hessian ``H`` (rows of A's nodes summed: the normal and its
-    derivative), ``kon`` the point's penalty where it touches (else 0), ``g`` its gap,
-    ``anchor (2 + d,)``; writes the force on the nodes ``Fo (4 d)``, (``tangent``) its
-    derivative ``Ko (4 d, 4 d)``, and ``out`` = (N, |f|, slipping 1/0, ds, stored, f (d)),
-    the return mapping's state. ``fw`` scratch of (7 + 3 md) d entries."""
+    block's anchor coefficients): the pair's nodes ``x (m, d)`` (m = 4: a0, a1, b0, b1; m =
+    3: a planar pair's node p, b0, b1), the gap's gradient ``grad`` and (``tangent``)
+    Hessian ``H`` (the rows of A's nodes summed: the normal and its derivative), ``kon`` the
+    point's penalty where it touches (else 0), ``g`` its gap, ``anchor (2 + d,)``; writes
+    the force on the nodes ``Fo (m d)``, (``tangent``) its derivative ``Ko (m d, m d)``, and
+    ``out`` = (N, |f|, slipping 1/0, ds, stored, f (d)), the return mapping's state. ``fw``
+    scratch of (8 + 3 md) d entries."""
     d = x.shape[1]
-    m = 4
+    m = x.shape[0]
     md = m * d
+    na = m - 2                               # A's nodes: a0, a1 (or the planar node)
     N = -kon * g
     sa, ta = anchor[0], anchor[1]
-    c0, c1, c2, c3 = 1.0 - sa, sa, ta - 1.0, -ta
+    ca = fw[4 * d:4 * d + 4]
+    if m == 4:
+        ca[0], ca[1], ca[2], ca[3] = 1.0 - sa, sa, ta - 1.0, -ta
+    else:
+        ca[0], ca[1], ca[2] = 1.0, ta - 1.0, -ta
     nrm = fw[0:d]
     w = fw[d:2 * d]
     u = fw[2 * d:3 * d]
     e = fw[3 * d:4 * d]
     for i in range(d):
-        nrm[i] = grad[i] + grad[d + i]
-        w[i] = (c0 * x[0, i] + c1 * x[1, i] + c2 * x[2, i] + c3 * x[3, i]) - anchor[2 + i]
+        acc = 0.0
+        for a in range(na):
+            acc += grad[a * d + i]
+        nrm[i] = acc
+        acc = 0.0
+        for a in range(m):
+            acc += ca[a] * x[a, i]
+        w[i] = acc - anchor[2 + i]
     on = N > 0.0
     nw = 0.0
     for i in range(d):
@@ -276,10 +288,8 @@ def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent
     for i in range(d):
         fi = mag * e[i]
         out[5 + i] = fi
-        Fo[i] = c0 * fi
-        Fo[d + i] = c1 * fi
-        Fo[2 * d + i] = c2 * fi
-        Fo[3 * d + i] = c3 * fi
+        for a in range(m):
+            Fo[a * d + i] = ca[a] * fi
     out[0], out[1] = N, mag
     out[2] = 1.0 if slip else 0.0
     out[3] = un - limit / kt if slip else 0.0
@@ -289,24 +299,30 @@ def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent
     if not on:
         Ko[:] = 0.0
         return
-    # du = P dw - (n.w) dn - n (w^T dn); dw = ca_m I, dn = A's rows of H
-    du = fw[4 * d:4 * d + d * md].reshape((d, md))
-    Kp = fw[4 * d + d * md:4 * d + 2 * d * md].reshape((d, md))
-    wdn = fw[4 * d + 2 * d * md:4 * d + 2 * d * md + md]
+    # du = P dw - (n.w) dn - n (w^T dn); dw = ca_m I, dn = A's rows of H summed
+    o = 4 * d + 4
+    du = fw[o:o + d * md].reshape((d, md))
+    Kp = fw[o + d * md:o + 2 * d * md].reshape((d, md))
+    dn = fw[o + 2 * d * md:o + 3 * d * md].reshape((d, md))
+    wdn = fw[o + 3 * d * md:o + 3 * d * md + md]
+    for i in range(d):
+        for j in range(md):
+            acc = 0.0
+            for a in range(na):
+                acc += H[a * d + i, j]
+            dn[i, j] = acc
     for j in range(md):
         acc = 0.0
         for i in range(d):
-            acc += w[i] * (H[i, j] + H[d + i, j])
+            acc += w[i] * dn[i, j]
         wdn[j] = acc
     for i in range(d):
         for k in range(d):
             pik = (1.0 if i == k else 0.0) - nrm[i] * nrm[k]
-            du[i, k] = pik * c0
-            du[i, d + k] = pik * c1
-            du[i, 2 * d + k] = pik * c2
-            du[i, 3 * d + k] = pik * c3
+            for b in range(m):
+                du[i, b * d + k] = pik * ca[b]
         for j in range(md):
-            du[i, j] -= nw * (H[i, j] + H[d + i, j]) + nrm[i] * wdn[j]
+            du[i, j] -= nw * dn[i, j] + nrm[i] * wdn[j]
     if not slip:
         for i in range(d):
             for j in range(md):
@@ -322,16 +338,85 @@ def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent
         for i in range(d):
             for j in range(md):
                 Kp[i, j] += mu * e[i] * (-kon * grad[j])
-    for i in range(d):
-        for j in range(md):
-            kij = Kp[i, j]
-            Ko[i, j] = c0 * kij
-            Ko[d + i, j] = c1 * kij
-            Ko[2 * d + i, j] = c2 * kij
-            Ko[3 * d + i, j] = c3 * kij
+    for a in range(m):
+        for i in range(d):
+            for j in range(md):
+                Ko[a * d + i, j] = ca[a] * Kp[i, j]
 
 
-@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:], f8[:, :]))("
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :], f8[:, :]))(f8[:, :, :], "
+                      "f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], f8[:], f8[:], b1, b1)")
+def node_forces(pos, k, radius, frictional, anchor, sliding, mu_s, mu_k, kt, tangent,
+                points):  # pragma: no cover - jitted
+    """Internal forces ``f (n, 3 d)`` [N] and (``tangent``) stiffness ``K (n, 3 d, 3 d)``
+    (else ``(0, 3 d, 3 d)``) of planar node-on-element pairs at node positions ``pos (n,
+    3, d)`` = (p, b0, b1) [m]: the point penalty ``k (n,)`` [N/m] on the gap to the sum of
+    the radii ``radius (n,)`` [m] and, when ``frictional``, the Coulomb friction of each
+    pair's point (``anchor (n, 2 + d)``, ``sliding (n,)`` 1/0, ``mu_s``, ``mu_k``, ``kt``;
+    the block's :meth:`~fembody.contact.beams.BeamContactBlock.forces`, numpy reference
+    :meth:`~fembody.contact.beams.BeamContactBlock._normal_forces` and ``_friction``).
+    With ``points``: ``params (n, 2)`` = (0, t) and ``state (n, 5 + d)`` as
+    :func:`crossing_forces` (else empty)."""
+    n = pos.shape[0]
+    d = pos.shape[2]
+    m = 3
+    md = m * d
+    f = np.zeros((n, md))
+    K = np.zeros((n if tangent else 0, md, md))
+    npt = n if points else 0
+    params = np.zeros((npt, 2))
+    state = np.zeros((npt, 5 + d))
+    ws = _workspace(d)
+    c = np.empty(m)
+    ck = np.zeros((2, m))
+    ck[0, 1], ck[0, 2] = 1.0, -1.0
+    G = np.empty(md)
+    H = np.empty((md, md))
+    Fo = np.empty(md)
+    Ko = np.empty((md, md))
+    fw = np.empty((8 + 3 * md) * d + 4)
+    out = np.empty(5 + d)
+    for q in range(n):
+        x = pos[q]
+        num = den = 0.0
+        for i in range(d):
+            d2 = x[2, i] - x[1, i]
+            num += (x[0, i] - x[1, i]) * d2
+            den += d2 * d2
+        t = num / den
+        if points:
+            params[q, 1] = t
+        c[0], c[1], c[2] = 1.0, t - 1.0, -t
+        rho = _distance(x, c, ck, 1, ws, False, G, H)
+        g = rho - radius[q]
+        on = t >= 0.0 and t < 1.0 and rho > 0.0 and g < 0.0
+        if not on:
+            continue
+        if tangent:
+            _distance(x, c, ck, 1, ws, True, G, H)
+        kon = k[q]
+        for i in range(md):
+            f[q, i] = kon * g * G[i]
+        if tangent:
+            for i in range(md):
+                for j in range(md):
+                    K[q, i, j] = kon * G[i] * G[j] + (kon * g) * H[i, j]
+        if not frictional:
+            continue
+        _friction_point(x, G, H, kon, g, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
+                        kt[q], tangent, fw, Fo, Ko, out)
+        if points:
+            state[q, :] = out
+        for i in range(md):
+            f[q, i] += Fo[i]
+        if tangent:
+            for i in range(md):
+                for j in range(md):
+                    K[q, i, j] += Ko[i, j]
+    return f, K, params, state
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], "
                       "f8[:], f8[:], b1, b1)")
 def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding, mu_s, mu_k,
@@ -387,7 +472,7 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
     Kpt = np.zeros((md, md))
     Kln = np.empty((md, md))
     tlin = np.empty(NG)
-    fw = np.empty((7 + 3 * md) * d)
+    fw = np.empty((8 + 3 * md) * d + 4)
     out = np.empty(5 + d)
     lon = np.zeros(NG, dtype=np.bool_)
     for q in range(n):

@@ -64,7 +64,7 @@ from .geometry import (closest_crossing, closest_node, distance, point_distance,
                        segment_distance)
 from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, blended, line_gaps, switch
-from ._kernels import crossing_forces
+from ._kernels import crossing_forces, node_forces
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -302,28 +302,18 @@ class BeamContactBlock:
         gathered displacements ``x``; a frictional block's friction from the anchors of
         ``history`` (a run's; default None: :attr:`history0`, the reference
         configuration's)."""
-        if self.kind == "crossing":
-            return self._crossing_forces(x, tangent, history)
-        f, K, _ = self._normal_forces(x, tangent)
-        if self.frictional:
-            F, KF = self._friction(x, history, tangent)[:2]
-            f = f + F
-            if tangent:
-                K = K + KF
-        return f, K, None
-
-    def _crossing_forces(self, x: np.ndarray, tangent: bool, history):
-        """:meth:`forces` of spatial pairs: one compiled pass over the candidate pairs
-        (:func:`fembody.contact._kernels.crossing_forces`), which skips the pairs that are
-        apart (no point or line gap below zero: they carry neither force nor stiffness) after
-        the gap test of :meth:`_touching`; its numpy reference is :func:`.line.blended` and
-        :meth:`_friction` on the touching rows (tests/contact/test_compiled.py)."""
         f, K = self._kernel(x, history, tangent, False)[:2]
         return f, (K if tangent else None), None
 
     def _kernel(self, x: np.ndarray, history, tangent: bool, points: bool):
-        """:func:`fembody.contact._kernels.crossing_forces` at the gathered displacements
-        ``x`` with the anchors of ``history`` (None: :attr:`history0`)."""
+        """The compiled pass over all pairs at the gathered displacements ``x`` with the
+        anchors of ``history`` (None: :attr:`history0`): spatial pairs
+        :func:`fembody.contact._kernels.crossing_forces`, which skips the pairs that are
+        apart (no point or line gap below zero: they carry neither force nor stiffness)
+        after the gap test of :meth:`_touching`; planar ones
+        :func:`~fembody.contact._kernels.node_forces`. Their numpy reference, the array
+        evaluation (:meth:`_normal_forces`, :func:`.line.blended`, :meth:`_friction` given
+        ``rows``), is compared with them in tests/contact/test_compiled.py."""
         pos = np.ascontiguousarray(self.positions(x))
         if self.frictional:
             h = self.history0 if history is None else history
@@ -332,6 +322,9 @@ class BeamContactBlock:
         else:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
             mu_s = mu_k = kt = _NO_VALUES
+        if self.kind == "node":
+            return node_forces.trusted(pos, self.k, self.radius, self.frictional, anchor,
+                                       sliding, mu_s, mu_k, kt, tangent, points)
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.frictional, anchor, sliding, mu_s, mu_k, kt,
                                        tangent, points)
@@ -453,12 +446,20 @@ class BeamContactBlock:
         """The friction part of the internal forces of the pairs ``rows`` (default None: all)
         ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
         (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
-        normal forces, and the line weights ``lam`` (None for a planar block)."""
+        normal forces, and the line weights ``lam`` (None for a planar block). All pairs
+        without tangent (what the once-per-step history update and report read): the
+        compiled kernel; given ``rows``: the array (numpy) evaluation, the kernel's
+        reference in tests/contact/test_compiled.py."""
         h = self.history0 if history is None else history
-        if self.kind == "crossing" and rows is None and not tangent:
-            _, _, _, params, st, extra = self._kernel(x, h, False, True)
+        if rows is None and not tangent:        # (once per step: compiled)
+            out = self._kernel(x, h, False, True)
             d = self.dim
+            params, st = out[3:5] if self.kind == "crossing" else out[2:4]
             c = Coulomb(st[:, 5:5 + d], None, st[:, 2] > 0.0, st[:, 3], st[:, 4], None, None)
+            if self.kind == "node":
+                F = (c.f[:, None, :] * self._anchor_coefficients(h.anchor[:, :2])[:, :, None])
+                return F.reshape(len(self), -1), None, c, params, st[:, 0], None
+            extra = out[-1]
             return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows)

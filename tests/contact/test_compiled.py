@@ -1,7 +1,9 @@
-"""The compiled spatial beam-to-beam contact (fembody.contact._kernels.crossing_forces, what
-BeamContactBlock.forces evaluates at every Newton iteration) against its numpy reference:
-the switched point/line penalty of fembody.contact.line and the block's array friction
-(BeamContactBlock._friction, fembody.contact.friction.coulomb), term for term.
+"""The compiled beam-to-beam contact (fembody.contact._kernels: crossing_forces of spatial
+pairs, node_forces of planar ones; what BeamContactBlock.forces evaluates at every Newton
+iteration) against its numpy reference: the switched point/line penalty of
+fembody.contact.line, the planar penalty (BeamContactBlock._normal_forces) and the block's
+array friction (BeamContactBlock._friction given rows, fembody.contact.friction.coulomb),
+term for term.
 
 Both evaluate the same formulas in a different order of floating-point operations (and the
 2 x 2 solve of the distance Hessian explicitly instead of by LAPACK), so they agree to
@@ -14,7 +16,7 @@ import pytest
 from fembody.contact.beams import BeamContactBlock
 from fembody.contact.line import blended
 
-from .test_beams import _crossing_pairs
+from .test_beams import _block as _node_block, _crossing_pairs, _node_pairs
 from .test_friction_models import _beam_pairs
 from .test_line import _pairs
 
@@ -24,6 +26,13 @@ def numpy_forces(blk, x, tangent, history=None):
     blended penalty plus their friction, zeros elsewhere."""
     pos = blk.positions(x)
     n, m, d = pos.shape
+    if blk.kind == "node":
+        f, K, _ = blk._normal_forces(x, tangent)
+        if blk.frictional:
+            F, KF = blk._friction(x, history, tangent, np.arange(n))[:2]
+            f = f + F
+            K = K + KF if tangent else None
+        return f, K
     f = np.zeros((n, m * d))
     K = np.zeros((n, m * d, m * d)) if tangent else None
     rows = blk._touching(pos)
@@ -113,3 +122,34 @@ def test_the_step_update_reads_the_numpy_return_mapping(slip):
     assert np.allclose(lam, lamr, rtol=0, atol=1e-14)
     new, dissipated, stored = blk.advance(x, hist)
     assert np.isfinite(dissipated) and stored > 0.0
+
+
+def test_planar_pairs_equal_the_numpy_path():
+    """Planar node-on-element pairs (penetration 0.03 m), half of them moved apart: to
+    1e-12."""
+    rng = np.random.default_rng(9)
+    X = _node_pairs(rng)
+    X[10:, 0] += 0.5 * np.array([[-1.0, 1.0]]) * 3.0
+    blk = _node_block("node", X)
+    x = 1e-3 * rng.normal(size=(20, 6))
+    f, K, _ = blk.forces(x, None, True)
+    fr, Kr = numpy_forces(blk, x, True)
+    assert np.abs(fr).max() > 0.0 and (np.abs(fr).max(axis=1) == 0.0).any()
+    assert _close(f, fr) and _close(K, Kr)
+
+
+@pytest.mark.parametrize("slip", [False, True])
+def test_planar_frictional_pairs_equal_the_numpy_path(slip):
+    """Planar frictional pairs in stick or slip: forces and tangents, and the step update's
+    return mapping, to 1e-12."""
+    rng = np.random.default_rng(4)
+    blk, x, hist, on = _beam_pairs("node", rng, slip)
+    assert on.sum() >= 4
+    f, K, _ = blk.forces(x, None, True, hist)
+    fr, Kr = numpy_forces(blk, x, True, hist)
+    assert _close(f, fr) and _close(K, Kr)
+    F, _, c, params, N, _ = blk._friction(x, hist, False)
+    Fr, _, cr, pr, Nr, _ = blk._friction(x, hist, False, np.arange(len(blk)))
+    assert _close(F, Fr) and _close(c.f, cr.f) and _close(N, Nr)
+    assert np.array_equal(c.slipping, cr.slipping) and c.slipping.any() == slip
+    assert np.allclose(params, pr, rtol=0, atol=1e-14)
