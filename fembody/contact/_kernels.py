@@ -416,7 +416,8 @@ def node_forces(pos, k, radius, frictional, anchor, sliding, mu_s, mu_k, kt, tan
     return f, K, params, state
 
 
-@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :]))("
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
+                      "f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], "
                       "f8[:], f8[:], b1, b1)")
 def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding, mu_s, mu_k,
@@ -437,7 +438,14 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
     (zeros for points of pairs apart) and per pair the line weight and the friction part of
     ``f`` in ``extra (n, 1 + 4 d)``; without, those are empty. Parts whose weight in the
     switch is zero (the point part of a pair in pure line contact and the reverse) are
-    skipped: they add exact zeros (unless ``points`` asks for their state)."""
+    skipped: they add exact zeros (unless ``points`` asks for their state).
+
+    Last, per pair ``gaps (n, 3)``: the penalty energy ``lam W_line + (1 - lam) W_point``
+    [J] (friction excluded), the gap [m] (the smaller of the point gap and the smallest
+    line Gauss-point gap where both count, else the one that counts; the point gap where
+    none does) and whether the pair is in its contact zone (1/0): what
+    :meth:`~fembody.contact.beams.BeamContactBlock.contact_gaps`, ``resultants`` and
+    ``strain_energy`` report."""
     n = pos.shape[0]
     d = pos.shape[2]
     m = 4
@@ -449,6 +457,7 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
     params = np.zeros((npt, 2))
     state = np.zeros((npt, 5 + d))
     extra = np.zeros((n if points else 0, 1 + md))
+    gaps = np.zeros((n, 3))
     nt = 0
     ws = _workspace(d)
     c = np.empty(m)
@@ -483,19 +492,25 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
         s, t, okp = _closest(x)
         c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
         rho_p = _distance(x, c, ckp, 2, ws, False, gp, Hp)
-        hit = okp and rho_p - rad < eps
+        gl = np.inf                         # the smallest Gauss-point gap (line_gaps)
+        okl = False
         for g_ in range(NG):
             xi = _XI_T[g_]
             tg = _project(x, xi)
             tlin[g_] = tg
-            if tg >= 0.0 and tg < 1.0 and not hit:
+            if tg >= 0.0 and tg < 1.0:
+                okl = True
                 rr = 0.0
                 for i in range(d):
                     ri = ((1.0 - xi) * x[0, i] + xi * x[1, i]) - x[2, i] - tg * (x[3, i]
                                                                                 - x[2, i])
                     rr += ri * ri
-                if math.sqrt(rr) - rad < eps:
-                    hit = True
+                gl = min(gl, math.sqrt(rr) - rad)
+        hit = (okp and rho_p - rad < eps) or (okl and gl < eps)
+        okg = okp and rho_p > 0.0
+        gpq = rho_p - rad
+        gaps[q, 1] = (min(gpq, gl) if okg and okl else (gl if okl else gpq))
+        gaps[q, 2] = 1.0 if (okg or okl) else 0.0
         if points:
             params[q, 0], params[q, 1] = s, t
             for g_ in range(NG):
@@ -538,6 +553,7 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
                 for i in range(md):
                     fl[i] += wk * gg * GL[g_, i]
         dW = Wl - Wp
+        gaps[q, 0] = lam * Wl + (1.0 - lam) * Wp
         for i in range(md):
             acc = 0.0
             if use_l:
@@ -620,4 +636,4 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
                     dF = Fln[i] - Fpt[i]
                     for j in range(md):
                         Kq[i, j] += dF * glam[j]
-    return f, K, touching[:nt], params, state, extra
+    return f, K, touching[:nt], params, state, extra, gaps

@@ -347,17 +347,18 @@ class BeamContactBlock:
         eps = 1e-6 * self.radius
         return np.flatnonzero((ok & (rho - self.radius < eps)) | (okl & (gl < eps)))
 
-    def _blended_touching(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Energy ``(n,)`` and force ``(n, m d)`` of :func:`.line.blended` of the spatial
-        pairs, evaluated on the touching ones only (zeros elsewhere): the energy and the
-        resultants are asked once per accepted step, of all candidate pairs."""
-        n, m, d = pos.shape
-        W, f = np.zeros(n), np.zeros((n, m * d))
-        rows = self._touching(pos)
-        if rows.size:
-            W[rows], f[rows], _ = blended(pos[rows], self.k[rows], self.k_line[rows],
-                                          self.length[rows], self.radius[rows], False)
-        return W, f
+    def _penalty_state(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Of the spatial pairs at the gathered displacements ``x``: the penalty's force
+        ``(n, m d)`` (friction excluded) and per pair (energy [J], gap [m], in the contact
+        zone 1/0) ``(n, 3)``, from the compiled pass (the energy, gaps and resultants are
+        asked once per accepted step, of all candidate pairs; their numpy reference,
+        :func:`.line.blended` on :meth:`_touching` rows, :meth:`gaps` and
+        :func:`.line.line_gaps`, is in tests/contact/test_compiled.py)."""
+        pos = np.ascontiguousarray(self.positions(x))
+        out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                      False, _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
+                                      _NO_VALUES, False, False)
+        return out[0], out[-1]
 
     def _normal_forces(self, x: np.ndarray, tangent: bool):
         if self.kind == "crossing":
@@ -459,7 +460,7 @@ class BeamContactBlock:
             if self.kind == "node":
                 F = (c.f[:, None, :] * self._anchor_coefficients(h.anchor[:, :2])[:, :, None])
                 return F.reshape(len(self), -1), None, c, params, st[:, 0], None
-            extra = out[-1]
+            extra = out[5]
             return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows)
@@ -519,7 +520,7 @@ class BeamContactBlock:
         """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy; for
         spatial pairs the switched point and line energy of :mod:`fembody.contact.line`)."""
         if self.kind == "crossing":
-            return self._blended_touching(self.positions(x))[0]
+            return self._penalty_state(x)[1][:, 0].copy()
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return 0.5 * self.k * pen ** 2
@@ -528,23 +529,19 @@ class BeamContactBlock:
         """Per pair the gap [m] (spatial pairs: the smallest of the point and line parts, as
         in :meth:`resultants`) and whether the pair is in its contact zone, without the forces
         (what a run checks after each accepted step)."""
+        if self.kind == "crossing":
+            st = self._penalty_state(x)[1]
+            return st[:, 1].copy(), st[:, 2] > 0.0
         g, ok, _, _ = self.gaps(x)
-        if self.kind != "crossing":
-            return g, ok
-        gl, okl = line_gaps(self.positions(x), self.radius)
-        return np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g)), ok | okl
+        return g, ok
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per pair (normal force [N], gap [m], in the contact zone 1/0); spatial pairs: the
         magnitude of the force on B's nodes, the smallest gap of the point and line parts."""
         if self.kind == "crossing":
-            pos = self.positions(x)
-            f = self._blended_touching(pos)[1]
+            f, st = self._penalty_state(x)
             F = np.linalg.norm(f[:, 2 * self.dim:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
-            g, ok, _, _ = self.gaps(x)
-            gl, okl = line_gaps(pos, self.radius)
-            g = np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g))
-            return np.column_stack([F, g, (ok | okl).astype(float)])
+            return np.column_stack([F, st[:, 1], st[:, 2]])
         g, ok, _, _ = self.gaps(x)
         F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])

@@ -153,3 +153,33 @@ def test_planar_frictional_pairs_equal_the_numpy_path(slip):
     assert _close(F, Fr) and _close(c.f, cr.f) and _close(N, Nr)
     assert np.array_equal(c.slipping, cr.slipping) and c.slipping.any() == slip
     assert np.allclose(params, pr, rtol=0, atol=1e-14)
+
+
+def test_energy_gaps_and_resultants_equal_the_numpy_path():
+    """The once-per-step quantities of spatial pairs (strain_energy, contact_gaps,
+    resultants: compiled) against numpy: line.blended's energy and force on the touching
+    rows, the point gap of BeamContactBlock.gaps and line.line_gaps' smallest Gauss-point
+    gap, combined as the block documents; pairs in line, switch and point contact, touching
+    and apart, and pairs whose closest points leave the chords (outside the contact zone)."""
+    from fembody.contact.line import line_gaps
+    rng = np.random.default_rng(12)
+    X = np.concatenate([_pairs(rng, 2.0), _pairs(rng, 7.0), _pairs(rng, 40.0),
+                        _pairs(rng, 40.0, depth=-0.01)])
+    X[-2:, 2:] += np.array([3.0, 0.0, 0.0])              # B far along: no zone
+    blk = _block(X, 0.01)
+    x = 1e-4 * rng.normal(size=(len(X), 12))
+    pos = blk.positions(x)
+    W, f = np.zeros(len(X)), np.zeros((len(X), 12))
+    rows = blk._touching(pos)
+    W[rows], f[rows], _ = blended(pos[rows], blk.k[rows], blk.k_line[rows],
+                                  blk.length[rows], blk.radius[rows], False)
+    g, ok, _, _ = blk.gaps(x)
+    gl, okl = line_gaps(pos, blk.radius)
+    gap = np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g))
+    zone = ok | okl
+    assert W.max() > 0.0 and (W == 0.0).any() and (~zone).any() and zone.any()
+    assert _close(blk.strain_energy(x), W)
+    gk, zk = blk.contact_gaps(x)
+    assert np.array_equal(zk, zone) and np.allclose(gk, gap, rtol=0, atol=1e-15)
+    F = np.linalg.norm(f[:, 6:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
+    assert _close(blk.resultants(x), np.column_stack([F, gap, zone.astype(float)]))
