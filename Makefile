@@ -15,7 +15,8 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/elements/spring/spring.py \
 	fembody/joints/assembly.py fembody/statics/_kernels.py fembody/run/_kernels.py \
 	fembody/linalg/_kernels.py fembody/elements/modal/modal3d_numba.py \
-	fembody/dynamics/_step_kernels.py tools/build_kernels.py
+	fembody/dynamics/_step_kernels.py fembody/contact/_kernels.py \
+	tools/build_kernels.py
 
 .PHONY: setup test test-all test-optional demo bench bench-quick docs clean
 

@@ -25,7 +25,7 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.elements.spring.spring", "fembody.joints.assembly",
            "fembody.statics._kernels", "fembody.run._kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
-           "fembody.dynamics._step_kernels")
+           "fembody.dynamics._step_kernels", "fembody.contact._kernels")
 
 
 def main() -> int:

@@ -62,13 +62,16 @@ from ..elements.base import Labels
 from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, point_distance,
                        segment_distance)
-from .friction import History, coefficients, coulomb
+from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, blended, line_gaps, switch
+from ._kernels import crossing_forces, node_forces
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
     from ..model.model import Model
 
+_NO_ANCHOR, _NO_SLIDING, _NO_VALUES = (np.zeros((0, 5)), np.zeros(0, dtype=np.int64),
+                                       np.zeros(0))     # a frictionless block's kernel inputs
 _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
 # The default penetration tolerance, a fraction of the section radius: a penalty contact always
@@ -253,6 +256,10 @@ class BeamContactBlock:
             # lying on another along its length is as stiff as one crossing point
             self.length = np.linalg.norm(self.X[:, 1] - self.X[:, 0], axis=1)
             self.k_line = self.k / self.length
+            # the compiled kernel's arguments: C-contiguous float64, made once
+            self.k, self.radius, self.length, self.k_line = (
+                np.ascontiguousarray(a, dtype=float)
+                for a in (self.k, self.radius, self.length, self.k_line))
         self._labels = labels
         self.dim = self.X.shape[2]
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
@@ -265,6 +272,8 @@ class BeamContactBlock:
                 self.kt = np.concatenate([kt, np.tile(LINE_W, n) * np.repeat(kt, NG)])
             else:
                 self.mu_s, self.mu_k, self.kt = mu_s, mu_k, kt
+            self.mu_s, self.mu_k, self.kt = (np.ascontiguousarray(a, dtype=float)
+                                             for a in (self.mu_s, self.mu_k, self.kt))
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
@@ -293,38 +302,39 @@ class BeamContactBlock:
         gathered displacements ``x``; a frictional block's friction from the anchors of
         ``history`` (a run's; default None: :attr:`history0`, the reference
         configuration's)."""
-        if self.kind == "crossing":
-            return self._crossing_forces(x, tangent, history)
-        f, K, _ = self._normal_forces(x, tangent)
-        if self.frictional:
-            F, KF = self._friction(x, history, tangent)[:2]
-            f = f + F
-            if tangent:
-                K = K + KF
-        return f, K, None
+        f, K = self._kernel(x, history, tangent, False)[:2]
+        return f, (K if tangent else None), None
 
-    def _crossing_forces(self, x: np.ndarray, tangent: bool, history):
-        """:meth:`forces` of spatial pairs, evaluated only on the pairs that touch (a point or
-        line gap below zero; the others carry neither force nor stiffness): most candidate
-        pairs of a bundle are apart, and their tangents are the costly part."""
-        pos = self.positions(x)
-        n, m, d = pos.shape
-        f = np.zeros((n, m * d))
-        K = np.zeros((n, m * d, m * d)) if tangent else None
-        rows = self._touching(pos)
-        if not rows.size:
-            return f, K, None
-        _, fi, Ki = blended(pos[rows], self.k[rows], self.k_line[rows], self.length[rows],
-                            self.radius[rows], tangent)
+    def _kernel(self, x: np.ndarray, history, tangent: bool, points: bool):
+        """The compiled pass over all pairs at the gathered displacements ``x`` with the
+        anchors of ``history`` (None: :attr:`history0`): spatial pairs
+        :func:`fembody.contact._kernels.crossing_forces`, which skips the pairs that are
+        apart (no point or line gap below zero: they carry neither force nor stiffness)
+        after the gap test of :meth:`_touching`; planar ones
+        :func:`~fembody.contact._kernels.node_forces`. Their numpy reference, the array
+        evaluation (:meth:`_normal_forces`, :func:`.line.blended`, :meth:`_friction` given
+        ``rows``), is compared with them in tests/contact/test_compiled.py."""
+        pos = np.ascontiguousarray(self.positions(x))
         if self.frictional:
-            F, KF = self._friction(x, history, tangent, rows)[:2]
-            fi = fi + F
-            if tangent:
-                Ki = Ki + KF
-        f[rows] = fi
-        if tangent:
-            K[rows] = Ki
-        return f, K, None
+            h = self.history0 if history is None else history
+            anchor, sliding = self._kernel_history(h)
+            mu_s, mu_k, kt = self.mu_s, self.mu_k, self.kt
+        else:
+            anchor, sliding = _NO_ANCHOR, _NO_SLIDING
+            mu_s = mu_k = kt = _NO_VALUES
+        if self.kind == "node":
+            return node_forces.trusted(pos, self.k, self.radius, self.frictional, anchor,
+                                       sliding, mu_s, mu_k, kt, tangent, points)
+        return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                       self.frictional, anchor, sliding, mu_s, mu_k, kt,
+                                       tangent, points)
+
+    @staticmethod
+    def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
+        """The anchors ``(p, 2 + d)`` and sliding flags (int64) of the history ``h`` as the
+        kernel takes them (copies: a block's reference history is read-only)."""
+        return (np.array(h.anchor, dtype=float, order="C"),
+                np.array(h.sliding, dtype=np.int64, order="C"))
 
     def _touching(self, pos: np.ndarray) -> np.ndarray:
         """The rows of the spatial pairs at node positions ``pos`` whose point or line gap is
@@ -337,17 +347,18 @@ class BeamContactBlock:
         eps = 1e-6 * self.radius
         return np.flatnonzero((ok & (rho - self.radius < eps)) | (okl & (gl < eps)))
 
-    def _blended_touching(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Energy ``(n,)`` and force ``(n, m d)`` of :func:`.line.blended` of the spatial
-        pairs, evaluated on the touching ones only (zeros elsewhere): the energy and the
-        resultants are asked once per accepted step, of all candidate pairs."""
-        n, m, d = pos.shape
-        W, f = np.zeros(n), np.zeros((n, m * d))
-        rows = self._touching(pos)
-        if rows.size:
-            W[rows], f[rows], _ = blended(pos[rows], self.k[rows], self.k_line[rows],
-                                          self.length[rows], self.radius[rows], False)
-        return W, f
+    def _penalty_state(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Of the spatial pairs at the gathered displacements ``x``: the penalty's force
+        ``(n, m d)`` (friction excluded) and per pair (energy [J], gap [m], in the contact
+        zone 1/0) ``(n, 3)``, from the compiled pass (the energy, gaps and resultants are
+        asked once per accepted step, of all candidate pairs; their numpy reference,
+        :func:`.line.blended` on :meth:`_touching` rows, :meth:`gaps` and
+        :func:`.line.line_gaps`, is in tests/contact/test_compiled.py)."""
+        pos = np.ascontiguousarray(self.positions(x))
+        out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                      False, _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
+                                      _NO_VALUES, False, False)
+        return out[0], out[-1]
 
     def _normal_forces(self, x: np.ndarray, tangent: bool):
         if self.kind == "crossing":
@@ -436,8 +447,21 @@ class BeamContactBlock:
         """The friction part of the internal forces of the pairs ``rows`` (default None: all)
         ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
         (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
-        normal forces, and the line weights ``lam`` (None for a planar block)."""
+        normal forces, and the line weights ``lam`` (None for a planar block). All pairs
+        without tangent (what the once-per-step history update and report read): the
+        compiled kernel; given ``rows``: the array (numpy) evaluation, the kernel's
+        reference in tests/contact/test_compiled.py."""
         h = self.history0 if history is None else history
+        if rows is None and not tangent:        # (once per step: compiled)
+            out = self._kernel(x, h, False, True)
+            d = self.dim
+            params, st = out[3:5] if self.kind == "crossing" else out[2:4]
+            c = Coulomb(st[:, 5:5 + d], None, st[:, 2] > 0.0, st[:, 3], st[:, 4], None, None)
+            if self.kind == "node":
+                F = (c.f[:, None, :] * self._anchor_coefficients(h.anchor[:, :2])[:, :, None])
+                return F.reshape(len(self), -1), None, c, params, st[:, 0], None
+            extra = out[5]
+            return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows)
         p, m, d = pos.shape
@@ -496,7 +520,7 @@ class BeamContactBlock:
         """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy; for
         spatial pairs the switched point and line energy of :mod:`fembody.contact.line`)."""
         if self.kind == "crossing":
-            return self._blended_touching(self.positions(x))[0]
+            return self._penalty_state(x)[1][:, 0].copy()
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return 0.5 * self.k * pen ** 2
@@ -505,23 +529,19 @@ class BeamContactBlock:
         """Per pair the gap [m] (spatial pairs: the smallest of the point and line parts, as
         in :meth:`resultants`) and whether the pair is in its contact zone, without the forces
         (what a run checks after each accepted step)."""
+        if self.kind == "crossing":
+            st = self._penalty_state(x)[1]
+            return st[:, 1].copy(), st[:, 2] > 0.0
         g, ok, _, _ = self.gaps(x)
-        if self.kind != "crossing":
-            return g, ok
-        gl, okl = line_gaps(self.positions(x), self.radius)
-        return np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g)), ok | okl
+        return g, ok
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per pair (normal force [N], gap [m], in the contact zone 1/0); spatial pairs: the
         magnitude of the force on B's nodes, the smallest gap of the point and line parts."""
         if self.kind == "crossing":
-            pos = self.positions(x)
-            f = self._blended_touching(pos)[1]
+            f, st = self._penalty_state(x)
             F = np.linalg.norm(f[:, 2 * self.dim:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
-            g, ok, _, _ = self.gaps(x)
-            gl, okl = line_gaps(pos, self.radius)
-            g = np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g))
-            return np.column_stack([F, g, (ok | okl).astype(float)])
+            return np.column_stack([F, st[:, 1], st[:, 2]])
         g, ok, _, _ = self.gaps(x)
         F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])

@@ -1,0 +1,639 @@
+"""Compiled beam-to-beam contact of spatial element pairs: the switched point/line penalty of
+:mod:`fembody.contact.line` and the Coulomb friction of :class:`fembody.contact.beams
+.BeamContactBlock`, forces and exact tangents, in one pass over the candidate pairs.
+
+Why compiled: a bundle of beams lying on each other holds thousands of candidate pairs, each
+evaluated at every Newton iteration with a point part, ``NG`` Gauss points of line part, the
+switch and up to ``1 + NG`` friction points, each with a 12 x 12 tangent; the array version
+(numpy over pairs) spends most of its time building and reducing small temporaries. This
+kernel walks the pairs once and skips the apart ones after the gap test, as the array version
+did with :meth:`fembody.contact.beams.BeamContactBlock._touching`.
+
+The formulas are those of the numpy functions, term for term (their docstrings give the
+derivations): :func:`fembody.contact.geometry.closest_crossing` and
+:func:`~fembody.contact.geometry.point_distance` (the implicit-function Hessian of the
+distance of the closest points), :func:`fembody.contact.line.switch`, ``line_part``,
+``point_part``, ``blended``, and :func:`fembody.contact.friction.coulomb` with the anchor
+coefficients of the block. The numpy versions stay the reference the tests compare with
+(tests/contact/test_compiled.py, to round-off), and the block's once-per-step bookkeeping
+(history, energies, reports) still uses them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..elements.kernels import njit
+from .geometry import PARALLEL_SINE
+from .line import ALPHA_LINE, ALPHA_POINT, NG
+
+_PS2 = PARALLEL_SINE ** 2
+_C1 = math.cos(ALPHA_LINE) ** 2
+_C2 = math.cos(ALPHA_POINT) ** 2
+_XI_T = tuple(float(v) for v in 0.5 * (np.polynomial.legendre.leggauss(NG)[0] + 1.0))
+_W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
+
+
+@njit(cache=True)
+def _distance(x, c, ck, nk, ws, hessian, grad, H):  # pragma: no cover - jitted
+    """Distance ``rho`` of ``r = sum_m c_m x_m`` (``x (4, d)``, ``c (4,)``) stationary in
+    ``nk`` (1 or 2) parameters with ``dc/dz_k = ck[k] (2, 4)``: fills ``grad (4 d)`` and
+    (``hessian``) ``H (4 d, 4 d)``; ``ws`` a :func:`_workspace` (no allocation per call:
+    it is called a dozen times per touching pair). As
+    :func:`fembody.contact.geometry.point_distance`."""
+    d = x.shape[1]
+    m = x.shape[0]
+    r, nv, P, rk, Prk, DXz, Dzz, S = ws
+    for i in range(d):
+        r[i] = 0.0
+    for a in range(m):
+        for i in range(d):
+            r[i] += c[a] * x[a, i]
+    rr = 0.0
+    for i in range(d):
+        rr += r[i] * r[i]
+    rho = math.sqrt(rr)
+    safe = rho if rho > 0.0 else 1.0
+    for i in range(d):
+        nv[i] = r[i] / safe
+    for a in range(m):
+        for i in range(d):
+            grad[a * d + i] = c[a] * nv[i]
+    if not hessian:
+        return rho
+    for i in range(d):
+        for j in range(d):
+            P[i, j] = ((1.0 if i == j else 0.0) - nv[i] * nv[j]) / safe
+    for a in range(m):
+        for b in range(m):
+            cab = c[a] * c[b]
+            for i in range(d):
+                for j in range(d):
+                    H[a * d + i, b * d + j] = cab * P[i, j]
+    for k in range(nk):
+        for i in range(d):
+            s = 0.0
+            for a in range(m):
+                s += ck[k, a] * x[a, i]
+            rk[k, i] = s
+    for k in range(nk):
+        for i in range(d):
+            s = 0.0
+            for j in range(d):
+                s += P[i, j] * rk[k, j]
+            Prk[k, i] = s
+    for k in range(nk):
+        for a in range(m):
+            for i in range(d):
+                DXz[k, a * d + i] = ck[k, a] * nv[i] + c[a] * Prk[k, i]
+    for k in range(nk):
+        for l in range(nk):
+            s = 0.0
+            for i in range(d):
+                s += rk[k, i] * Prk[l, i]
+            Dzz[k, l] = s
+    # Dzz^-1 DXz (an identity where Dzz is singular: parallel chords, dropped by the callers)
+    if nk == 1:
+        scale = Dzz[0, 0]
+        det = Dzz[0, 0]
+        if not abs(det) > 1e-14 * abs(scale):
+            det = 1.0
+        for j in range(m * d):
+            S[0, j] = DXz[0, j] / det
+    else:
+        scale = Dzz[0, 0] * Dzz[1, 1]
+        det = Dzz[0, 0] * Dzz[1, 1] - Dzz[0, 1] * Dzz[1, 0]
+        if not abs(det) > 1e-14 * abs(scale):
+            for j in range(m * d):
+                S[0, j] = DXz[0, j]
+                S[1, j] = DXz[1, j]
+        else:
+            for j in range(m * d):
+                S[0, j] = (Dzz[1, 1] * DXz[0, j] - Dzz[0, 1] * DXz[1, j]) / det
+                S[1, j] = (Dzz[0, 0] * DXz[1, j] - Dzz[1, 0] * DXz[0, j]) / det
+    for i in range(m * d):
+        for j in range(m * d):
+            s = 0.0
+            for k in range(nk):
+                s += DXz[k, i] * S[k, j]
+            H[i, j] -= s
+    return rho
+
+
+@njit(cache=True)
+def _workspace(d):  # pragma: no cover - jitted
+    """Scratch arrays of :func:`_distance` for chords in ``d`` dimensions."""
+    md = 4 * d
+    return (np.empty(d), np.empty(d), np.empty((d, d)), np.empty((2, d)), np.empty((2, d)),
+            np.empty((2, md)), np.empty((2, 2)), np.empty((2, md)))
+
+
+@njit(cache=True)
+def _closest(x):  # pragma: no cover - jitted
+    """``(s, t, ok)`` of :func:`fembody.contact.geometry.closest_crossing` for one pair."""
+    d = x.shape[1]
+    a11 = a22 = a12 = r1 = r2 = 0.0
+    for i in range(d):
+        d1 = x[1, i] - x[0, i]
+        d2 = x[3, i] - x[2, i]
+        w = x[0, i] - x[2, i]
+        a11 += d1 * d1
+        a22 += d2 * d2
+        a12 += d1 * d2
+        r1 -= d1 * w
+        r2 += d2 * w
+    det = a11 * a22 - a12 * a12
+    ok = det > _PS2 * a11 * a22
+    safe = det if ok else 1.0
+    s = (a22 * r1 + a12 * r2) / safe
+    t = (a12 * r1 + a11 * r2) / safe
+    ok = ok and s >= 0.0 and s < 1.0 and t >= 0.0 and t < 1.0
+    return s, t, ok
+
+
+@njit(cache=True)
+def _project(x, xi):  # pragma: no cover - jitted
+    """Parameter ``t`` on B's chord of A's point at ``xi`` (as ``line_part``)."""
+    d = x.shape[1]
+    num = den = 0.0
+    for i in range(d):
+        p = (1.0 - xi) * x[0, i] + xi * x[1, i]
+        d2 = x[3, i] - x[2, i]
+        num += (p - x[2, i]) * d2
+        den += d2 * d2
+    return num / den
+
+
+@njit(cache=True)
+def _switch(x, hessian, grad, hess):  # pragma: no cover - jitted
+    """Line weight ``lam`` of :func:`fembody.contact.line.switch`; fills ``grad (4 d)`` and
+    (``hessian``) ``hess (4 d, 4 d)`` (zero outside the blend)."""
+    d = x.shape[1]
+    n2 = 2 * d
+    grad[:] = 0.0
+    if hessian:
+        hess[:] = 0.0
+    p = q = r = 0.0
+    for i in range(d):
+        d1 = x[1, i] - x[0, i]
+        d2 = x[3, i] - x[2, i]
+        p += d1 * d2
+        q += d1 * d1
+        r += d2 * d2
+    c = p * p / (q * r)
+    u = min(max((c - _C2) / (_C1 - _C2), 0.0), 1.0)
+    lam = u * u * (3.0 - 2.0 * u)
+    if not (u > 0.0 and u < 1.0):
+        return lam
+    y = np.empty(n2)                        # y = (d1, d2)
+    for i in range(d):
+        y[i] = x[1, i] - x[0, i]
+        y[d + i] = x[3, i] - x[2, i]
+    gp = np.empty(n2)
+    gq = np.zeros(n2)
+    gr = np.zeros(n2)
+    for i in range(d):
+        gp[i], gp[d + i] = y[d + i], y[i]
+        gq[i] = 2.0 * y[i]
+        gr[d + i] = 2.0 * y[d + i]
+    gl = 2.0 * gp / p - gq / q - gr / r
+    gc = c * gl
+    dS = 6.0 * u * (1.0 - u) / (_C1 - _C2)
+    # y -> X: d1 = a1 - a0, d2 = b1 - b0
+    for i in range(d):
+        grad[i] = -dS * gc[i]
+        grad[d + i] = dS * gc[i]
+        grad[2 * d + i] = -dS * gc[d + i]
+        grad[3 * d + i] = dS * gc[d + i]
+    if not hessian:
+        return lam
+    d2S = 6.0 * (1.0 - 2.0 * u) / (_C1 - _C2) ** 2
+    Hy = np.empty((n2, n2))
+    for a in range(n2):
+        for b in range(n2):
+            hp = 1.0 if (a < d) != (b < d) and a % d == b % d else 0.0
+            hq = 2.0 if a < d and b < d and a == b else 0.0
+            hr = 2.0 if a >= d and b >= d and a == b else 0.0
+            hl = (2.0 * (hp / p - gp[a] * gp[b] / (p * p))
+                  - (hq / q - gq[a] * gq[b] / (q * q))
+                  - (hr / r - gr[a] * gr[b] / (r * r)))
+            hc = c * (gl[a] * gl[b] + hl)
+            Hy[a, b] = d2S * gc[a] * gc[b] + dS * hc
+    # E^T Hy E with E mapping X to y: the sign of node m in y's block (a0: -, a1: +, ...)
+    for A in range(4):
+        sa = -1.0 if A % 2 == 0 else 1.0
+        ya = (A // 2) * d
+        for B in range(4):
+            sb = -1.0 if B % 2 == 0 else 1.0
+            yb = (B // 2) * d
+            for i in range(d):
+                for j in range(d):
+                    hess[A * d + i, B * d + j] = sa * sb * Hy[ya + i, yb + j]
+    return lam
+
+
+@njit(cache=True)
+def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw, Fo,
+                    Ko, out):  # pragma: no cover - jitted
+    """Friction of one contact point (:func:`fembody.contact.friction.coulomb` with the
+    block's anchor coefficients): the pair's nodes ``x (m, d)`` (m = 4: a0, a1, b0, b1; m =
+    3: a planar pair's node p, b0, b1), the gap's gradient ``grad`` and (``tangent``)
+    Hessian ``H`` (the rows of A's nodes summed: the normal and its derivative), ``kon`` the
+    point's penalty where it touches (else 0), ``g`` its gap, ``anchor (2 + d,)``; writes
+    the force on the nodes ``Fo (m d)``, (``tangent``) its derivative ``Ko (m d, m d)``, and
+    ``out`` = (N, |f|, slipping 1/0, ds, stored, f (d)), the return mapping's state. ``fw``
+    scratch of (8 + 3 md) d entries."""
+    d = x.shape[1]
+    m = x.shape[0]
+    md = m * d
+    na = m - 2                               # A's nodes: a0, a1 (or the planar node)
+    N = -kon * g
+    sa, ta = anchor[0], anchor[1]
+    ca = fw[4 * d:4 * d + 4]
+    if m == 4:
+        ca[0], ca[1], ca[2], ca[3] = 1.0 - sa, sa, ta - 1.0, -ta
+    else:
+        ca[0], ca[1], ca[2] = 1.0, ta - 1.0, -ta
+    nrm = fw[0:d]
+    w = fw[d:2 * d]
+    u = fw[2 * d:3 * d]
+    e = fw[3 * d:4 * d]
+    for i in range(d):
+        acc = 0.0
+        for a in range(na):
+            acc += grad[a * d + i]
+        nrm[i] = acc
+        acc = 0.0
+        for a in range(m):
+            acc += ca[a] * x[a, i]
+        w[i] = acc - anchor[2 + i]
+    on = N > 0.0
+    nw = 0.0
+    for i in range(d):
+        nw += nrm[i] * w[i]
+    uu = 0.0
+    for i in range(d):
+        u[i] = w[i] - nw * nrm[i]
+        uu += u[i] * u[i]
+    un = math.sqrt(uu)
+    trial = kt * un
+    mu = mu_k if sliding else mu_s
+    limit = mu * N
+    slip = on and trial > limit
+    safe = un if un > 0.0 else 1.0
+    for i in range(d):
+        e[i] = u[i] / safe
+    mag = limit if slip else (trial if on else 0.0)
+    for i in range(d):
+        fi = mag * e[i]
+        out[5 + i] = fi
+        for a in range(m):
+            Fo[a * d + i] = ca[a] * fi
+    out[0], out[1] = N, mag
+    out[2] = 1.0 if slip else 0.0
+    out[3] = un - limit / kt if slip else 0.0
+    out[4] = 0.5 * mag * mag / kt
+    if not tangent:
+        return
+    if not on:
+        Ko[:] = 0.0
+        return
+    # du = P dw - (n.w) dn - n (w^T dn); dw = ca_m I, dn = A's rows of H summed
+    o = 4 * d + 4
+    du = fw[o:o + d * md].reshape((d, md))
+    Kp = fw[o + d * md:o + 2 * d * md].reshape((d, md))
+    dn = fw[o + 2 * d * md:o + 3 * d * md].reshape((d, md))
+    wdn = fw[o + 3 * d * md:o + 3 * d * md + md]
+    for i in range(d):
+        for j in range(md):
+            acc = 0.0
+            for a in range(na):
+                acc += H[a * d + i, j]
+            dn[i, j] = acc
+    for j in range(md):
+        acc = 0.0
+        for i in range(d):
+            acc += w[i] * dn[i, j]
+        wdn[j] = acc
+    for i in range(d):
+        for k in range(d):
+            pik = (1.0 if i == k else 0.0) - nrm[i] * nrm[k]
+            for b in range(m):
+                du[i, b * d + k] = pik * ca[b]
+        for j in range(md):
+            du[i, j] -= nw * dn[i, j] + nrm[i] * wdn[j]
+    if not slip:
+        for i in range(d):
+            for j in range(md):
+                Kp[i, j] = kt * du[i, j]
+    else:
+        fac = limit / safe
+        for i in range(d):
+            for j in range(md):
+                acc = 0.0
+                for k in range(d):
+                    acc += ((1.0 if i == k else 0.0) - e[i] * e[k]) * du[k, j]
+                Kp[i, j] = fac * acc
+        for i in range(d):
+            for j in range(md):
+                Kp[i, j] += mu * e[i] * (-kon * grad[j])
+    for a in range(m):
+        for i in range(d):
+            for j in range(md):
+                Ko[a * d + i, j] = ca[a] * Kp[i, j]
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :], f8[:, :]))(f8[:, :, :], "
+                      "f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], f8[:], f8[:], b1, b1)")
+def node_forces(pos, k, radius, frictional, anchor, sliding, mu_s, mu_k, kt, tangent,
+                points):  # pragma: no cover - jitted
+    """Internal forces ``f (n, 3 d)`` [N] and (``tangent``) stiffness ``K (n, 3 d, 3 d)``
+    (else ``(0, 3 d, 3 d)``) of planar node-on-element pairs at node positions ``pos (n,
+    3, d)`` = (p, b0, b1) [m]: the point penalty ``k (n,)`` [N/m] on the gap to the sum of
+    the radii ``radius (n,)`` [m] and, when ``frictional``, the Coulomb friction of each
+    pair's point (``anchor (n, 2 + d)``, ``sliding (n,)`` 1/0, ``mu_s``, ``mu_k``, ``kt``;
+    the block's :meth:`~fembody.contact.beams.BeamContactBlock.forces`, numpy reference
+    :meth:`~fembody.contact.beams.BeamContactBlock._normal_forces` and ``_friction``).
+    With ``points``: ``params (n, 2)`` = (0, t) and ``state (n, 5 + d)`` as
+    :func:`crossing_forces` (else empty)."""
+    n = pos.shape[0]
+    d = pos.shape[2]
+    m = 3
+    md = m * d
+    f = np.zeros((n, md))
+    K = np.zeros((n if tangent else 0, md, md))
+    npt = n if points else 0
+    params = np.zeros((npt, 2))
+    state = np.zeros((npt, 5 + d))
+    ws = _workspace(d)
+    c = np.empty(m)
+    ck = np.zeros((2, m))
+    ck[0, 1], ck[0, 2] = 1.0, -1.0
+    G = np.empty(md)
+    H = np.empty((md, md))
+    Fo = np.empty(md)
+    Ko = np.empty((md, md))
+    fw = np.empty((8 + 3 * md) * d + 4)
+    out = np.empty(5 + d)
+    for q in range(n):
+        x = pos[q]
+        num = den = 0.0
+        for i in range(d):
+            d2 = x[2, i] - x[1, i]
+            num += (x[0, i] - x[1, i]) * d2
+            den += d2 * d2
+        t = num / den
+        if points:
+            params[q, 1] = t
+        c[0], c[1], c[2] = 1.0, t - 1.0, -t
+        rho = _distance(x, c, ck, 1, ws, False, G, H)
+        g = rho - radius[q]
+        on = t >= 0.0 and t < 1.0 and rho > 0.0 and g < 0.0
+        if not on:
+            continue
+        if tangent:
+            _distance(x, c, ck, 1, ws, True, G, H)
+        kon = k[q]
+        for i in range(md):
+            f[q, i] = kon * g * G[i]
+        if tangent:
+            for i in range(md):
+                for j in range(md):
+                    K[q, i, j] = kon * G[i] * G[j] + (kon * g) * H[i, j]
+        if not frictional:
+            continue
+        _friction_point(x, G, H, kon, g, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
+                        kt[q], tangent, fw, Fo, Ko, out)
+        if points:
+            state[q, :] = out
+        for i in range(md):
+            f[q, i] += Fo[i]
+        if tangent:
+            for i in range(md):
+                for j in range(md):
+                    K[q, i, j] += Ko[i, j]
+    return f, K, params, state
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
+                      "f8[:, :]))("
+                      "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], "
+                      "f8[:], f8[:], b1, b1)")
+def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding, mu_s, mu_k,
+                    kt, tangent, points):  # pragma: no cover - jitted
+    """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (n, 4 d, 4 d)``
+    (else ``(0, 4 d, 4 d)``) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
+    a1, b0, b1) [m], and the rows that touch: the switched point/line penalty (``k (n,)``
+    [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
+    the sum of the radii [m]) and, when ``frictional``, the friction of the contact points
+    (a pair's point, then its NG line points after all pairs' points: ``anchor (p, 2 + d)``,
+    ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
+    :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line
+    gap below a round-off margin) carry nothing.
+
+    With ``points`` (frictional blocks; what the once-per-step history update reads) also,
+    per contact point, ``params (p, 2)`` its current closest-point parameters (s on A, t on
+    B), ``state (p, 5 + d)`` = (N, |f|, slipping, ds, stored, f) of its return mapping
+    (zeros for points of pairs apart) and per pair the line weight and the friction part of
+    ``f`` in ``extra (n, 1 + 4 d)``; without, those are empty. Parts whose weight in the
+    switch is zero (the point part of a pair in pure line contact and the reverse) are
+    skipped: they add exact zeros (unless ``points`` asks for their state).
+
+    Last, per pair ``gaps (n, 3)``: the penalty energy ``lam W_line + (1 - lam) W_point``
+    [J] (friction excluded), the gap [m] (the smaller of the point gap and the smallest
+    line Gauss-point gap where both count, else the one that counts; the point gap where
+    none does) and whether the pair is in its contact zone (1/0): what
+    :meth:`~fembody.contact.beams.BeamContactBlock.contact_gaps`, ``resultants`` and
+    ``strain_energy`` report."""
+    n = pos.shape[0]
+    d = pos.shape[2]
+    m = 4
+    md = m * d
+    f = np.zeros((n, md))
+    K = np.zeros((n if tangent else 0, md, md))
+    touching = np.zeros(n, dtype=np.int64)
+    npt = n * (1 + NG) if points else 0
+    params = np.zeros((npt, 2))
+    state = np.zeros((npt, 5 + d))
+    extra = np.zeros((n if points else 0, 1 + md))
+    gaps = np.zeros((n, 3))
+    nt = 0
+    ws = _workspace(d)
+    c = np.empty(m)
+    ckp = np.zeros((2, m))
+    ckp[0, 0], ckp[0, 1], ckp[1, 2], ckp[1, 3] = -1.0, 1.0, 1.0, -1.0
+    ckl = np.zeros((2, m))
+    ckl[0, 2], ckl[0, 3] = 1.0, -1.0
+    gp = np.empty(md)
+    Hp = np.empty((md, md))
+    GL = np.empty((NG, md))
+    HL = np.empty((NG, md, md))
+    rhoL = np.empty(NG)
+    glam = np.empty(md)
+    hlam = np.empty((md, md))
+    fp = np.empty(md)
+    fl = np.empty(md)
+    Fo = np.empty(md)
+    Ko = np.empty((md, md))
+    Fpt = np.zeros(md)
+    Fln = np.empty(md)
+    Kpt = np.zeros((md, md))
+    Kln = np.empty((md, md))
+    tlin = np.empty(NG)
+    fw = np.empty((8 + 3 * md) * d + 4)
+    out = np.empty(5 + d)
+    lon = np.zeros(NG, dtype=np.bool_)
+    for q in range(n):
+        x = pos[q]
+        rad = radius[q]
+        # the gap test of BeamContactBlock._touching (a margin of round-off)
+        eps = 1e-6 * rad
+        s, t, okp = _closest(x)
+        c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
+        rho_p = _distance(x, c, ckp, 2, ws, False, gp, Hp)
+        gl = np.inf                         # the smallest Gauss-point gap (line_gaps)
+        okl = False
+        for g_ in range(NG):
+            xi = _XI_T[g_]
+            tg = _project(x, xi)
+            tlin[g_] = tg
+            if tg >= 0.0 and tg < 1.0:
+                okl = True
+                rr = 0.0
+                for i in range(d):
+                    ri = ((1.0 - xi) * x[0, i] + xi * x[1, i]) - x[2, i] - tg * (x[3, i]
+                                                                                - x[2, i])
+                    rr += ri * ri
+                gl = min(gl, math.sqrt(rr) - rad)
+        hit = (okp and rho_p - rad < eps) or (okl and gl < eps)
+        okg = okp and rho_p > 0.0
+        gpq = rho_p - rad
+        gaps[q, 1] = (min(gpq, gl) if okg and okl else (gl if okl else gpq))
+        gaps[q, 2] = 1.0 if (okg or okl) else 0.0
+        if points:
+            params[q, 0], params[q, 1] = s, t
+            for g_ in range(NG):
+                params[n + q * NG + g_, 0] = _XI_T[g_]
+                params[n + q * NG + g_, 1] = tlin[g_]
+        if not hit:
+            continue
+        touching[nt] = q
+        nt += 1
+        lam = _switch(x, tangent, glam, hlam)
+        blend = lam > 0.0 and lam < 1.0
+        use_p = lam < 1.0 or blend
+        use_l = lam > 0.0 or blend
+        # point part (needed where its weight 1 - lam or the switch's gradient is not 0)
+        gpt = rho_p - rad
+        kp = k[q] if (okp and rho_p > 0.0 and gpt < 0.0) else 0.0
+        Wp = 0.5 * kp * gpt * gpt
+        if use_p or points:
+            _distance(x, c, ckp, 2, ws, tangent, gp, Hp)
+        if use_p:
+            for i in range(md):
+                fp[i] = kp * gpt * gp[i]
+        # line part: each Gauss point's distance, kept for the friction
+        Wl = 0.0
+        fl[:] = 0.0
+        lon[:] = False
+        if use_l or points:
+            for g_ in range(NG):
+                xi = _XI_T[g_]
+                tg = tlin[g_]
+                c[0], c[1], c[2], c[3] = 1.0 - xi, xi, tg - 1.0, -tg
+                rho = _distance(x, c, ckl, 1, ws, tangent, GL[g_], HL[g_])
+                rhoL[g_] = rho
+                gg = rho - rad
+                lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and gg < 0.0
+                if not lon[g_]:
+                    continue
+                wk = _W_T[g_] * (length[q] * k_line[q])
+                Wl += 0.5 * wk * gg * gg
+                for i in range(md):
+                    fl[i] += wk * gg * GL[g_, i]
+        dW = Wl - Wp
+        gaps[q, 0] = lam * Wl + (1.0 - lam) * Wp
+        for i in range(md):
+            acc = 0.0
+            if use_l:
+                acc += lam * fl[i]
+            if use_p:
+                acc += (1.0 - lam) * fp[i]
+            f[q, i] = acc + dW * glam[i]
+        if tangent:
+            Kq = K[q]
+            if use_p:
+                for i in range(md):
+                    for j in range(md):
+                        Kq[i, j] = (1.0 - lam) * (kp * (gp[i] * gp[j] + gpt * Hp[i, j]))
+            if use_l:
+                for g_ in range(NG):
+                    if not lon[g_]:
+                        continue
+                    gg = rhoL[g_] - rad
+                    wk = lam * (_W_T[g_] * (length[q] * k_line[q]))
+                    Gg = GL[g_]
+                    Hg = HL[g_]
+                    for i in range(md):
+                        for j in range(md):
+                            Kq[i, j] += wk * (Gg[i] * Gg[j] + gg * Hg[i, j])
+            if blend:
+                for i in range(md):
+                    dfi = fl[i] - fp[i]
+                    for j in range(md):
+                        Kq[i, j] += (glam[i] * (fl[j] - fp[j]) + dfi * glam[j]
+                                     + dW * hlam[i, j])
+        if not frictional:
+            continue
+        # friction: the pair's point (row q), then its line points (n + q NG + g)
+        if use_p or points:
+            _friction_point(x, gp, Hp, kp, gpt, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
+                            kt[q], tangent and use_p, fw, Fpt, Kpt, out)
+            if points:
+                state[q, :] = out
+        Fln[:] = 0.0
+        if tangent:
+            Kln[:] = 0.0
+        if use_l or points:
+            for g_ in range(NG):
+                kg = _W_T[g_] * k[q] if lon[g_] else 0.0
+                row = n + q * NG + g_
+                _friction_point(x, GL[g_], HL[g_], kg, rhoL[g_] - rad, anchor[row],
+                                sliding[row] != 0, mu_s[row], mu_k[row], kt[row],
+                                tangent and use_l, fw, Fo, Ko, out)
+                if points:
+                    state[row, :] = out
+                for i in range(md):
+                    Fln[i] += Fo[i]
+                if tangent and use_l:
+                    for i in range(md):
+                        for j in range(md):
+                            Kln[i, j] += Ko[i, j]
+        for i in range(md):
+            acc = 0.0
+            if use_l:
+                acc += lam * Fln[i]
+            if use_p:
+                acc += (1.0 - lam) * Fpt[i]
+            f[q, i] += acc
+            if points:
+                extra[q, 1 + i] = acc
+        if points:
+            extra[q, 0] = lam
+        if tangent:
+            Kq = K[q]
+            if use_l:
+                for i in range(md):
+                    for j in range(md):
+                        Kq[i, j] += lam * Kln[i, j]
+            if use_p:
+                for i in range(md):
+                    for j in range(md):
+                        Kq[i, j] += (1.0 - lam) * Kpt[i, j]
+            if blend:
+                for i in range(md):
+                    dF = Fln[i] - Fpt[i]
+                    for j in range(md):
+                        Kq[i, j] += dF * glam[j]
+    return f, K, touching[:nt], params, state, extra, gaps
