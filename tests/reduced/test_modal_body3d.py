@@ -1014,3 +1014,41 @@ def test_stresses_of_a_modal_cantilever_are_the_beam_theory_ones():
         ref2 = m2.add_modal_body(cb)          # from matrices: no elements
         m2.fix(ref2.node)
         ref2.stresses(fb.static(m2, steps=1))
+
+
+def test_stresses_of_a_modal_body_round_trip_through_the_xdmf_series(tmp_path):
+    """The XDMF series (HDF5, float64) of a model holding a full beam and a modal body under
+    gravity carries, on the modal mesh's cell block of every saved state, the section forces
+    and stresses that ``ModalBodyRef.section_forces`` / ``stresses`` give (read back with
+    meshio-style meshes: 1e-12 of the largest value; float64 storage makes it exact), the
+    mesh's displacements likewise, and zero stresses on the full beam's cells (the stress
+    columns belong to the modal cells only)."""
+    src, bs = template()
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    beam = m.add_beam((0.0, -0.5, 0.0), (1.0, -0.5, 0.0), n=4, material=MAT, section=SEC,
+                      orientation=(0, 0, 1))
+    m.fix(beam.first)
+    ref = m.add_modal_body(ModalBody3D.from_body(src, bs, 3), at=(0.0, 0.5, 0.0))
+    m.fix(ref.node)
+    st = fb.static(m, steps=2)
+    states = fb.io.read_xdmf(fb.io.write_result(st, tmp_path / "st.xdmf"))
+    assert [t for t, _ in states] == pytest.approx(list(st.time), rel=1e-15)
+    forces, sig, pos = ref.section_forces(st), ref.stresses(st), ref.positions(st)
+    assert np.abs(sig[-1][:, 1]).max() > 1e5                      # it is loaded
+    for k, (_, mesh) in enumerate(states):
+        fam = mesh.cell_data["family"]
+        blk = [i for i, c in enumerate(fam) if len(c) and np.all(c == 7)]
+        assert len(blk) == 1 and len(fam[blk[0]]) == 6             # the 6 elements' cells
+        i = blk[0]
+        for j, name in enumerate(("N", "Vy", "Vz", "T", "My", "Mz")):
+            np.testing.assert_allclose(mesh.cell_data[name][i], forces[k][:, j], rtol=0,
+                                       atol=1e-12 * np.abs(forces[-1]).max())
+        for j, name in enumerate(("sigma_N", "sigma_b", "sigma_max", "tau_T")):
+            np.testing.assert_allclose(mesh.cell_data[name][i], sig[k][:, j], rtol=0,
+                                       atol=1e-12 * np.abs(sig[-1]).max())
+            beam_cells = [c for b, c in enumerate(mesh.cell_data[name])
+                          if b != i and len(c) and np.all(fam[b] == fam[0][0])]
+            assert all(np.all(c == 0.0) for c in beam_cells)
+        modal = mesh.point_data["node_id"] == -1
+        np.testing.assert_allclose(mesh.point_data["displacement"][modal],
+                                   pos[k] - ref.reference_positions(), rtol=0, atol=1e-15)
