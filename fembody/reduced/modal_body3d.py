@@ -15,7 +15,8 @@ eta``. In a ``Model(dim=3)`` the body is its reference node (6 DOFs: joints, loa
 attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the mesh.
 
 :meth:`ModalBody3D.from_matrices` builds the body from an external model's M and K
-(:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes.
+(:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes;
+:meth:`ModalBody3D.from_mbdyn` from MBDyn's modal FEM file (:mod:`fembody.reduced.mbdyn`).
 
 ``stiffening=True`` adds the geometric stiffness of the centrifugal load of a spin about the
 reference node and of the frame's acceleration (a spin about an axis elsewhere, gravity);
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..elements.modal.modal3d import (InertiaInvariants, SpatialModalBlock,
+from ..elements.modal.modal3d import (InertiaInvariants, SpatialModalBlock, hat,
                                       spatial_section_forces)
 from ..errors import ModelError
 from ..model.model import Model
@@ -274,6 +275,91 @@ class ModalBody3D:
                              "frequency")
         return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)), inv, "craig-bampton",
                    tuple(float(c) for c in X[reference]), edges=fe.edges())
+
+    @classmethod
+    def from_mbdyn(cls, path, n_modes: int | None = None, *, ignore=(),
+                   name: str | None = None) -> "ModalBody3D":
+        """A spatial body from MBDyn's modal FEM file (the input of its ``modal`` joint; see
+        :mod:`fembody.reduced.mbdyn`).
+
+        The body's reference node is MBDyn's modal node: the origin of the file's FE frame
+        (the mesh offsets ``s`` are the nodes' coordinates). Its modes are the file's (record
+        8, in their order), with the modal mass and stiffness of records 9 and 10 (as MBDyn
+        uses them); the other inertia invariants come from the lumped nodal masses of record
+        11, and the rigid-body ones (mass, first moment, inertia about the modal node) from
+        record 12 when the file gives it (as MBDyn replaces them).
+
+        Parameters
+        ----------
+        path : str or path
+            The ``.fem`` file.
+        n_modes : int, optional
+            Keep the first ``n_modes`` modes of the file (default all).
+        ignore : collection of {'damping', 'initial'}, default ()
+            A nonzero modal damping (record 13) or nonzero initial modal amplitudes or rates
+            (records 3, 4) are refused (fembody's modal bodies carry no modal damping, and a
+            run's initial state is the model's) unless named here; then they are left out.
+        name : str, optional
+            Default ``'modal <file stem>'``.
+
+        Raises
+        ------
+        ModelError
+            A bad file (:func:`fembody.reduced.read_mbdyn`: naming the file, line and record),
+            a file without record 11 (fembody forms the body's inertia coupling from the nodal
+            masses; record 12 alone is MBDyn's zero-order approximation for clamped bodies),
+            or refused damping or initial values.
+        """
+        import pathlib
+
+        from scipy.linalg import eigh
+
+        from .mbdyn import read_mbdyn
+        fem = read_mbdyn(path)
+        where = f"ModalBody3D.from_mbdyn ({fem.path})"
+        bad = set(ignore) - {"damping", "initial"}
+        if bad or isinstance(ignore, str):
+            raise ModelError(f"{where}: ignore takes 'damping' and 'initial', got {ignore!r}")
+        N = fem.n_modes
+        if n_modes is None:
+            n_modes = N
+        if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) \
+                or not 1 <= n_modes <= N:
+            raise ModelError(f"{where}: n_modes must be an integer 1..{N} (the file's modes), "
+                             f"got {n_modes!r}")
+        if fem.lumped is None:
+            raise ModelError(f"{where}: the file has no RECORD GROUP 11 (DIAGONAL OF LUMPED "
+                             "MASS MATRIX); fembody forms the coupling of the modes with the "
+                             "rigid motion from the nodal masses: export them with the modes")
+        if "damping" not in ignore and fem.damping is not None and np.any(fem.damping):
+            raise ModelError(f"{where}: RECORD GROUP 13 gives a modal damping matrix, which "
+                             "fembody's modal bodies do not carry; pass ignore={'damping'} to "
+                             "leave it out")
+        if "initial" not in ignore and any(x is not None and np.any(x)
+                                           for x in (fem.eta0, fem.deta0)):
+            raise ModelError(f"{where}: RECORD GROUPS 3/4 give nonzero initial modal amplitudes "
+                             "or rates; fembody starts a run from the model's state: pass "
+                             "ignore={'initial'} to leave them out")
+        keep = np.arange(n_modes)
+        s = np.asarray(fem.nodes, float)
+        Phi = fem.shapes[:, keep]
+        M6 = np.diag(fem.lumped.ravel())
+        _check_mass(M6, where)
+        inv = InertiaInvariants.from_fe(M6, s, Phi)
+        Mee = fem.M[np.ix_(keep, keep)]
+        K = fem.K[np.ix_(keep, keep)]
+        changes = {"Mee": Mee}
+        if fem.inertia is not None:
+            m, xc, Jc = fem.inertia
+            c0 = m * np.asarray(xc, float)
+            # the inertia about the modal node (parallel axes) and the first moment about it
+            J0 = Jc + m * (float(xc @ xc) * np.eye(3) - np.outer(xc, xc))
+            changes.update(m=float(m), c0=c0, Ct0=-hat(c0), J0=J0)
+        inv = replace(inv, **changes)
+        w2 = eigh(K, Mee, eigvals_only=True)
+        stem = pathlib.Path(fem.path).stem
+        return cls(name or f"modal {stem}", s, Phi, K, np.sqrt(np.clip(w2, 0.0, None)), inv,
+                   "mbdyn", (0.0, 0.0, 0.0))
 
     # ------------------------------------------------------------------ in a System
     def block(self, node: int, node_dofs: np.ndarray, modal_dofs: np.ndarray,

@@ -1082,3 +1082,105 @@ def test_an_attached_node_changes_nothing_in_a_dynamic_run(caplog):
     motion = np.abs(plain[-1] - plain[0]).max()
     assert motion > 1e-3
     np.testing.assert_allclose(attached, plain, rtol=0, atol=1e-12 * motion)
+
+
+# ------------------------------------------------------------------ MBDyn's modal FEM file
+def _mbdyn_file(path, n_modes=4):
+    """A lumped-mass cantilever along x (its lumped rotary inertias are diagonal in the FE
+    axes, as record 11 stores them), reduced by from_body, written as MBDyn's modal FEM file:
+    (the file, the body, the template model)."""
+    from fembody.reduced import write_mbdyn
+    from fembody.reduced.mbdyn import lumped_inertia
+    src = fb.Model(dim=3)
+    b = src.add_beam((0, 0, 0), (1.0, 0, 0), n=6, material=MAT, section=SEC,
+                     orientation=(0, 0, 1), mass="lumped")
+    body = ModalBody3D.from_body(src, b, n_modes)
+    M6 = fe_mass(src, b)
+    assert np.abs(M6 - np.diag(np.diag(M6))).max() == 0.0
+    lumped = np.diag(M6).reshape(-1, 6)
+    X = np.array([x.position for x in b.nodes])
+    p = write_mbdyn(path, X, body.Phi, body.Phi.T @ M6 @ body.Phi, body.K, lumped=lumped,
+                    inertia=lumped_inertia(X, lumped))
+    return p, body, src, b
+
+
+def test_a_cantilever_written_as_an_mbdyn_fem_file_reads_back_as_the_same_body(tmp_path):
+    """fembody's lumped-mass cantilever written in MBDyn's modal FEM format (records 1-12)
+    and read back with ModalBody3D.from_mbdyn: the clamped body's frequencies (fb.modes of a
+    model holding it) equal the full FE cantilever's lowest four to 1e-10 (the modes are
+    exact eigenvectors; the file keeps 17 digits), and every inertia invariant equals
+    from_body's to 1e-12 (the same lumped mass matrix; records 9 and 12 agree with record 11
+    here). Keeping 2 of the file's modes gives the first two frequencies."""
+    p, body, src, b = _mbdyn_file(tmp_path / "cantilever.fem")
+    b2 = ModalBody3D.from_mbdyn(p)
+    assert b2.n == 4 and b2.name == "modal cantilever"
+    src.fix(b.first)
+    f_full = fb.modes(src, n=4).frequencies
+    m = fb.Model(dim=3)
+    ref = m.add_modal_body(b2)
+    m.fix(ref.node)
+    np.testing.assert_allclose(fb.modes(m, n=4).frequencies, f_full, rtol=1e-10)
+    np.testing.assert_allclose(b2.omega / (2 * np.pi), f_full, rtol=1e-10)
+    for f in ("m", "c0", "Ct0", "Ct", "CtP", "J0", "J1", "J2", "Cr0", "Cr", "Mee"):
+        a, c = np.asarray(getattr(body.invariants, f)), np.asarray(getattr(b2.invariants, f))
+        np.testing.assert_allclose(c, a, rtol=0, atol=1e-12 * np.abs(a).max(), err_msg=f)
+    np.testing.assert_allclose(ModalBody3D.from_mbdyn(p, 2).omega / (2 * np.pi), f_full[:2],
+                               rtol=1e-10)
+
+
+def test_bad_mbdyn_fem_files_are_refused_naming_the_file_line_and_record(tmp_path):
+    """A truncated mode shape record, a word among numbers, a non-symmetric stiffness, a
+    header that is not integers, a missing record 11, modal damping and a bad n_modes: each a
+    ModelError naming the file, the line (where one is at fault) and the record."""
+    p, *_ = _mbdyn_file(tmp_path / "good.fem")
+    lines = p.read_text().splitlines()
+
+    def edited(name, fun):
+        q = tmp_path / name
+        q.write_text("\n".join(fun(list(lines))) + "\n")
+        return q
+
+    def at(text):
+        return next(i for i, x in enumerate(lines) if x.startswith(text))
+    k8 = at("** RECORD GROUP 9") - 2                # the last line of the mode shapes
+    short = edited("short.fem", lambda ls: ls[:k8] + ls[k8 + 1:])
+    with pytest.raises(fb.ModelError, match=rf"short\.fem:{k8}: RECORD GROUP 8 .* holds 162 "
+                                            r"values, .* asks for 168"):
+        ModalBody3D.from_mbdyn(short)
+    k9 = at("** RECORD GROUP 9") + 1
+
+    def word(ls):
+        ls[k9] = ls[k9].replace(ls[k9].split()[1], "abc", 1)
+        return ls
+    with pytest.raises(fb.ModelError, match=rf"word\.fem:{k9 + 1}: 'abc' in RECORD GROUP 9"):
+        ModalBody3D.from_mbdyn(edited("word.fem", word))
+    k10 = at("** RECORD GROUP 10") + 1
+
+    def asym(ls):
+        row = ls[k10].split()
+        row[1] = "1.0e3"
+        ls[k10] = " ".join(row)
+        return ls
+    with pytest.raises(fb.ModelError, match=r"asym\.fem:\d+: RECORD GROUP 10 .* not symmetric"):
+        ModalBody3D.from_mbdyn(edited("asym.fem", asym))
+    kh = at("      REV0")
+
+    def header(ls):
+        ls[kh] = "      REV0 7 four 0 0 0"
+        return ls
+    with pytest.raises(fb.ModelError, match=rf"header\.fem:{kh + 1}: 'four' in RECORD GROUP 1"):
+        ModalBody3D.from_mbdyn(edited("header.fem", header))
+    k11, k12 = at("** RECORD GROUP 11"), at("** RECORD GROUP 12")
+    no11 = edited("no11.fem", lambda ls: ls[:k11] + ls[k12:])
+    with pytest.raises(fb.ModelError, match=r"no11\.fem.*no RECORD GROUP 11"):
+        ModalBody3D.from_mbdyn(no11)
+    damped = edited("damped.fem", lambda ls: ls[:-1] + ["** RECORD GROUP 13, DAMPING"]
+                    + [" ".join(["1.0" if i == j else "0.0" for j in range(4)])
+                       for i in range(4)] + ls[-1:])
+    with pytest.raises(fb.ModelError, match=r"damped\.fem.*RECORD GROUP 13 .* ignore"):
+        ModalBody3D.from_mbdyn(damped)
+    assert ModalBody3D.from_mbdyn(damped, ignore={"damping"}).n == 4
+    with pytest.raises(fb.ModelError, match=r"n_modes must be an integer 1\.\.4"):
+        ModalBody3D.from_mbdyn(p, 5)
+    with pytest.raises(fb.ModelError, match=r"cannot read"):
+        ModalBody3D.from_mbdyn(tmp_path / "missing.fem")
