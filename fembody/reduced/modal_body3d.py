@@ -117,9 +117,11 @@ class ModalBody3D:
             comes from the geometric stiffness of a uniform acceleration along each frame
             axis, kept as the foreshortening of the first moment (``InertiaInvariants.c2``),
             which enters the kinetic energy through ``v_b`` and the gravity potential.
+            The frame's angular acceleration loads it with the Euler load ``-m W' x s``,
+            whose stress stiffens through the coupling of W with the modal rates (the
+            geometric stiffness of ``m e_i x s`` per axis, added to ``InertiaInvariants.Cr``).
             Without stiffening a fast-spinning body's bending is too soft (and diverges
-            in-plane beyond its first frequency). Not included: the stiffening by the
-            frame's angular acceleration (the Euler load ``W' x s``).
+            in-plane beyond its first frequency).
         preload : Result or array, optional
             A prestressed state of ``model`` (a Result of it, whose last state is taken, or
             a configuration ``q`` of its compiled System), e.g. the static state under an
@@ -194,8 +196,11 @@ class ModalBody3D:
             G = _centrifugal_stiffness(sys_c, M, s, nd, V)
             # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block; the first
             # moment's foreshortening for the frame's own acceleration
+            # the Euler load's (of the frame's angular acceleration) in the W-eta' block
+            H = _euler_stiffness(sys_c, M, s, nd, V)
             inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)),
-                          c2=_translation_stiffness(sys_c, M, nd, V))
+                          c2=_translation_stiffness(sys_c, M, nd, V),
+                          Cr=inv.Cr + np.transpose(H, (1, 0, 2)))
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
                    boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
                    source=(sys_free, order), edges=element_edges(model, body),
@@ -424,6 +429,30 @@ def _translation_stiffness(sys_c, M: np.ndarray, nd: np.ndarray, V: np.ndarray) 
         r[nd[:, i]] = 1.0
         c2[i] = -_modal_geometric_stiffness(sys_c, M @ r, V)
     return c2
+
+
+def _euler_stiffness(sys_c, M: np.ndarray, s: np.ndarray, nd: np.ndarray,
+                     V: np.ndarray) -> np.ndarray:
+    """``H (3, N, N)``: the second-order coupling of the frame's angular velocity with the
+    modal rates that carries the stiffening by the frame's angular acceleration W' (arguments
+    as :func:`_centrifugal_stiffness`).
+
+    With the mesh displaced to second order, ``u_a = Phi_a eta + u2_a(eta)`` (u2 the
+    foreshortening), the kinetic energy holds ``sum_a m_a (W x s_a) . (du2_a/deta eta')
+    = W . d/dt(g(eta))`` with ``g_i(eta) = sum_a (m_a e_i x s_a) . u2_a(eta)``, the work of
+    the load ``m_a e_i x s_a`` on the foreshortening, ``g_i = 1/2 eta^T H_i eta`` with
+    ``H_i = -Phi^T K_G(m e_i x s) Phi``. Its Lagrange term is the Euler load ``-m_a W' x
+    s_a`` acting through the stress it causes: ``+ (W'_i H_i) eta`` on the modes (a load
+    with a component along the members, e.g. on a curved or angled body, stiffens or softens
+    them; on a straight member through the reference node it is transverse and ``H`` holds
+    only the small bending-state terms). ``A_W,eta(eta)`` takes it as ``sum_k eta_k H_i[k,
+    l]``, i.e. in the invariant ``Cr[k, i, l]``."""
+    H = np.zeros((3, V.shape[1], V.shape[1]))
+    for i in range(3):
+        r = np.zeros(sys_c.n_dof)
+        r[nd[:, :3]] = np.cross(np.eye(3)[i], s)
+        H[i] = -_modal_geometric_stiffness(sys_c, M @ r, V)
+    return H
 
 
 def _preload_stiffness(model, body, ref, preload, sys_c, nd: np.ndarray, s: np.ndarray,
