@@ -1320,3 +1320,46 @@ def test_euler_load_stiffening_of_a_curved_boom_spun_up_follows_the_full_beam(mo
     assert sag > 1e-3
     assert np.abs(z_euler - z_full).max() < 1e-2 * sag
     assert np.abs(z_without - z_full).max() > 2e-2 * sag
+
+
+# ------------------------------------------------------------------ ModalPin in the compiled step
+@pytest.mark.parametrize("kind", ["pin", "weld", "revolute"])
+def test_compiled_modal_pin_rows_equal_the_blocks(kind):
+    """modal3d_numba.pin_rows (the compiled step's ModalPin rows, Hessian in closed form)
+    against the Python blocks' evaluate (Hessian by the complex step, itself checked against
+    finite differences above) at a random state: phi, B and H to 1e-13 of their largest
+    entries (round-off)."""
+    from fembody.elements.modal.modal3d_numba import pin_rows
+    from fembody.joints.modal.compile import _rotation_pairs
+    from fembody.joints.modal.pin3d import SpatialModalPinBlock, SpatialModalWeldBlock
+    src, b = template(end=(0.8, 0.4, 0.3), orientation=(0.0, 0.3, 1.0))
+    mb = ModalBody3D.from_body(src, b, 3)
+    rng = np.random.default_rng(11)
+    Xo, Xr = rng.normal(size=(1, 3)), rng.normal(size=(1, 3))
+    xo, r = rng.normal(size=3), rng.normal(size=3)
+    Ro, R = expm(rng.normal(size=3)), expm(rng.normal(size=3))
+    eta = 0.1 * rng.normal(size=3)
+    N = 3
+    if kind == "pin":
+        blk = SpatialModalPinBlock(np.arange(9 + N)[None], [0], Xo, Xr, mb.s[4][None],
+                                   mb.phi_t[4][None])
+        phi, B, H = blk.evaluate((xo[None], r[None], R[None], eta[None]), 0.0, True)
+        cols = np.r_[0:3, 6:12 + N]                 # (x_o, r, Theta, eta) of the 12 + N
+        C = D = np.zeros((3, 3))
+        psi = np.zeros((3, N))
+    else:
+        Cp, Dp = _rotation_pairs(None if kind == "weld" else np.array([0.6, 0.0, 0.8]))
+        blk = SpatialModalWeldBlock(np.arange(12 + N)[None], [0], Xo, Xr, mb.s[4][None],
+                                    mb.phi_t[4][None], mb.phi_r[4][None], Cp[None], Dp[None])
+        phi, B, H = blk.evaluate((xo[None], Ro[None], r[None], R[None], eta[None]), 0.0, True)
+        cols = np.arange(12 + N)
+        C, D = np.zeros((3, 3)), np.zeros((3, 3))
+        C[:len(Cp)], D[:len(Dp)] = Cp, Dp
+        psi = mb.phi_r[4]
+    m = phi.shape[1]
+    ph, Bk, Hk = pin_rows(R, Ro, r, xo, eta, mb.s[4].copy(), np.ascontiguousarray(mb.phi_t[4]),
+                          np.ascontiguousarray(psi), C, D, m, True)
+    np.testing.assert_allclose(ph, phi[0], rtol=0, atol=1e-13 * np.abs(phi).max())
+    np.testing.assert_allclose(Bk[:, cols], B[0], rtol=0, atol=1e-13 * np.abs(B).max())
+    np.testing.assert_allclose(Hk[:, cols][:, :, cols], H[0], rtol=0,
+                               atol=1e-13 * np.abs(H).max())
