@@ -245,6 +245,11 @@ class ModalBody3D:
               the stiffness of a 1 rad/s spin about ``(e_i + e_j) / sqrt(2)`` minus half the
               sum of those of ``'ii'`` and ``'jj'``.
 
+            - optionally ``'rx'``, ``'ry'``, ``'rz'`` (all three or none): the load ``m_a e_i
+              x s_a`` (the inertial load of an angular acceleration of -1 rad/s^2 about axis
+              i through the reference node), for the stiffening by the frame's angular
+              acceleration (as :meth:`from_body`'s); without them it is left out.
+
             A case the body never carries may be given as 0. Dense arrays or SciPy sparse
             matrices; each must be symmetric. Giving it implies ``stiffening``.
         name : str, default 'modal body'
@@ -269,8 +274,9 @@ class ModalBody3D:
         w2 = eigh(cb.K, cb.M, eigvals_only=True)
         inv = InertiaInvariants.from_fe(M, s, Phi)
         if geometric is not None:
-            G, c2 = _imported_geometric(geometric, Phi, where)
-            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)), c2=c2)
+            G, c2, H = _imported_geometric(geometric, Phi, where)
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)), c2=c2,
+                          Cr=inv.Cr + np.transpose(H, (1, 0, 2)))
         elif stiffening:
             raise ModelError(f"{where}: stiffening=True needs the geometric stiffness of the "
                              "external model (imported M and K carry no stress state): pass "
@@ -506,25 +512,32 @@ def _modal_geometric_stiffness(sys_c, load: np.ndarray | None, V: np.ndarray,
 
 # the load cases of ModalBody3D.from_matrices(geometric=): acceleration, then spin products
 GEOMETRIC_CASES = ("x", "y", "z", "xx", "yy", "zz", "xy", "xz", "yz")
+# the optional cases of the Euler load's stiffening (the load m_a e_i x s_a per axis)
+EULER_CASES = ("rx", "ry", "rz")
 
 
 def _imported_geometric(geometric, Phi: np.ndarray, where: str) -> tuple:
-    """``G (3, 3, N, N)`` and ``c2 (3, N, N)`` from the nine geometric stiffness matrices
-    of :meth:`ModalBody3D.from_matrices` projected on its basis ``Phi (n, N)``."""
+    """``G (3, 3, N, N)``, ``c2 (3, N, N)`` and ``H (3, N, N)`` (zero without the cases
+    ``rx, ry, rz``) from the geometric stiffness matrices of
+    :meth:`ModalBody3D.from_matrices` projected on its basis ``Phi (n, N)``."""
     import scipy.sparse as sps
     if not hasattr(geometric, "keys"):
         raise ModelError(f"{where}: geometric must be a mapping from the load cases "
                          f"{', '.join(GEOMETRIC_CASES)} to matrices; got "
                          f"{type(geometric).__name__}")
     missing = [c for c in GEOMETRIC_CASES if c not in geometric]
-    extra = [c for c in geometric if c not in GEOMETRIC_CASES]
+    extra = [c for c in geometric if c not in GEOMETRIC_CASES + EULER_CASES]
+    euler = [c for c in EULER_CASES if c in geometric]
+    if euler and len(euler) != 3:
+        raise ModelError(f"{where}: geometric gives the Euler load cases {euler}; give all of "
+                         f"{', '.join(EULER_CASES)} (0 for one the body never carries) or none")
     if missing or extra:
         raise ModelError(f"{where}: geometric needs the nine load cases "
                          f"{', '.join(GEOMETRIC_CASES)} (give 0 for a case the body never "
                          f"carries); missing {missing}, unknown {extra}")
     n, N = Phi.shape
     proj = {}
-    for c in GEOMETRIC_CASES:
+    for c in GEOMETRIC_CASES + tuple(euler):
         Kg = geometric[c]
         if np.isscalar(Kg) and Kg == 0:
             proj[c] = np.zeros((N, N))
@@ -546,7 +559,8 @@ def _imported_geometric(geometric, Phi: np.ndarray, where: str) -> tuple:
     for i in range(3):
         for j in range(i, 3):
             G[i, j] = G[j, i] = proj[axes[i] + axes[j]]
-    return G, -np.array([proj[a] for a in axes])
+    H = -np.array([proj["r" + a] for a in axes]) if euler else np.zeros((3, N, N))
+    return G, -np.array([proj[a] for a in axes]), H
 
 
 def _check_mass(M6: np.ndarray, where: str) -> None:

@@ -681,11 +681,12 @@ def test_preload_stiffening_gives_the_frequencies_about_the_static_state(P):
         ModalBody3D.from_body(m, b, 4, preload=st.q[-1][:-1])
 
 
-def _template_geometric_stiffness(src, b):
+def _template_geometric_stiffness(src, b, euler: bool = False):
     """The nine geometric stiffness matrices of ModalBody3D.from_matrices(geometric=) for the
-    template beam, computed as an external code would: the body clamped at its first node,
-    the linear static response to each unit load case, the derivative of the exact tangent
-    along it (central difference); in the node-major (u, theta) order of the matrices."""
+    template beam (with ``euler`` also the cases rx, ry, rz), computed as an external code
+    would: the body clamped at its first node, the linear static response to each unit load
+    case, the derivative of the exact tangent along it (central difference); in the
+    node-major (u, theta) order of the matrices."""
     def build(clamp):
         m = fb.Model(dim=3)
         nodes = [m.add_node(x.position) for x in b.nodes]
@@ -710,6 +711,9 @@ def _template_geometric_stiffness(src, b):
         for j in range(i, 3):
             loads["xyz"[i] + "xyz"[j]] = ((i == j) * s - 0.5 * (s[:, [j]] * E[i]
                                                               + s[:, [i]] * E[j]))
+    if euler:
+        for i in range(3):
+            loads["r" + "xyz"[i]] = np.cross(E[i], s)
     out = {}
     for c, acc in loads.items():
         r = np.zeros(sys.n_dof)
@@ -1363,3 +1367,39 @@ def test_compiled_modal_pin_rows_equal_the_blocks(kind):
     np.testing.assert_allclose(Bk[:, cols], B[0], rtol=0, atol=1e-13 * np.abs(B).max())
     np.testing.assert_allclose(Hk[:, cols][:, :, cols], H[0], rtol=0,
                                atol=1e-13 * np.abs(H).max())
+
+
+def test_imported_matrices_carry_the_euler_load_stiffening_with_its_three_cases():
+    """A curved body (quarter circle, 8 elements) from imported M, K with the geometric
+    stiffness of the three Euler load cases rx, ry, rz (the load m e_i x s): its coupling H
+    (added to the invariant Cr) equals from_body(stiffening=True)'s on the sign-free
+    diagonals to 1e-6 (two central differences of the tangent with different steps), and is
+    not negligible there; without the three cases it is absent, and a partial set is
+    refused."""
+    import math
+
+    from fembody.reduced import read_matrices
+    src = fb.Model(dim=3)
+    b = src.add_arc((0, 0, 0), (0, 0.6, 0), math.pi / 2, n=8, material=MAT, section=SEC,
+                    axis=(0, 0, 1), orientation=(0, 0, 1))
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in b.nodes]].ravel()]
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in b.nodes]))
+    geo = _template_geometric_stiffness(src, b, euler=True)
+    a = ModalBody3D.from_body(src, b, 4, stiffening=True)
+    plain_a = ModalBody3D.from_body(src, b, 4)
+    c = ModalBody3D.from_matrices(fe, 4, geometric=geo)
+    plain_c = ModalBody3D.from_matrices(fe, 4)
+    Ha = np.diagonal(a.invariants.Cr - plain_a.invariants.Cr, axis1=0, axis2=2)
+    Hc = np.diagonal(c.invariants.Cr - plain_c.invariants.Cr, axis1=0, axis2=2)
+    assert np.abs(Ha).max() > 1e-3 * np.abs(plain_a.invariants.Cr).max()
+    np.testing.assert_allclose(Hc, Ha, rtol=0, atol=1e-6 * np.abs(Ha).max())
+    nine = {k: v for k, v in geo.items() if not k.startswith("r")}
+    c9 = ModalBody3D.from_matrices(fe, 4, geometric=nine)
+    np.testing.assert_array_equal(c9.invariants.Cr, plain_c.invariants.Cr)
+    with pytest.raises(fb.ModelError, match=r"give all of rx, ry, rz"):
+        ModalBody3D.from_matrices(fe, 4, geometric={**nine, "rz": geo["rz"]})
