@@ -121,7 +121,11 @@ class ModalBody3D:
             whose stress stiffens through the coupling of W with the modal rates (the
             geometric stiffness of ``m e_i x s`` per axis, added to ``InertiaInvariants.Cr``).
             Without stiffening a fast-spinning body's bending is too soft (and diverges
-            in-plane beyond its first frequency).
+            in-plane beyond its first frequency). Keep the basis to the modes the motion
+            needs: the derivative of the tangent couples a bending mode strongly with the
+            members' axial modes, and a basis holding both can turn ``K + W'_i H_i``
+            indefinite (a quarter-circle boom with 12 modes under W' = 200 rad/s^2 diverges;
+            with 4 to 8 it follows the full model).
         preload : Result or array, optional
             A prestressed state of ``model`` (a Result of it, whose last state is taken, or
             a configuration ``q`` of its compiled System), e.g. the static state under an
