@@ -34,6 +34,7 @@ from ..elements.kernels import njit
 from ..elements.mass.rigid3d import forces as rigid_forces
 from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..elements.modal.modal3d_numba import pins_into as modal_pins_into
 from ..elements.modal.modal3d_numba import step_into as modal_step_into
 from ..joints.kernels.spatial import rows as joint_rows
 from ..space.quat_numba import difference as q_difference
@@ -362,6 +363,12 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                                 fl = fidx[dl]
                                 if fl >= 0:
                                     Kt[fj, fl] += li * H[e, i, j, l]
+    # ModalPins, packed with the modal bodies (modal-31: modal3d_numba.pins_into)
+    if md_i.shape[0] and md_i.shape[1] > 3:
+        xr, Rr = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
+        xo, Ro = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 3, 0].copy())
+        modal_pins_into(xr, Rr, xo, Ro, q1, md_i, md_f, lam1, tangent, fidx, nf, phi, fc, A,
+                        Kt)
     # residual, its norm and the force scale (fembody.dynamics._kernels._residual_core)
     norm, scale = residual_core(fext, fint, fc, free, fin, True, with_scale, r)
     viol = 0.0

@@ -73,7 +73,7 @@ def why_not(system) -> str:
             return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     for b in s.joint_blocks:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
-        if form is None or form.get("family") != "spatial joint":
+        if form is None or form.get("family") not in ("spatial joint", "modal pin"):
             return f"a joint block ({getattr(b, 'kind', type(b).__name__)}) without a compiled form"
     return ""
 
@@ -130,16 +130,23 @@ def _plain(*arrays) -> bool:
     return True
 
 
-def _modal_arrays(forms: list, lin_v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _modal_arrays(forms: list, lin_v: np.ndarray,
+                  pins: list = ()) -> tuple[np.ndarray, np.ndarray]:
     """``md_i``, ``md_f`` of the spatial modal bodies' compiled forms (``family
     "modal3d"``), each padded to the most modes ``P`` of any, in the layout of
-    :func:`fembody.elements.modal.modal3d_numba.step_into`; ``lin_v``: the space's
-    translational velocity DOFs (an amplitude's q index is its position there)."""
+    :func:`fembody.elements.modal.modal3d_numba.step_into`, then the ModalPins' (``family
+    "modal pin"``, one entry per instance, layout of
+    :func:`~fembody.elements.modal.modal3d_numba.pins_into`; with pins ``P >= 2`` and
+    ``md_i`` has a fourth layer); ``lin_v``: the space's translational velocity DOFs (an
+    amplitude's q index is its position there)."""
     if not forms:
         return np.zeros((0, 3, 6), dtype=np.int64), np.zeros((0, 22))
     P = max(len(f["coordinates"]) for f in forms)
+    if pins:
+        P = max(P, 2)                   # a pin's 2 + m (<= 6) row entries fit in 6 + P
     W = 6 + P
-    md_i = np.full((len(forms), 3, W), -1, dtype=np.int64)
+    n_pin = sum(len(f["nodes"]) for f in pins)
+    md_i = np.full((len(forms) + n_pin, 4 if pins else 3, W), -1, dtype=np.int64)
     rows = []
     for b, f in enumerate(forms):
         N = len(f["coordinates"])
@@ -160,6 +167,23 @@ def _modal_arrays(forms: list, lin_v: np.ndarray) -> tuple[np.ndarray, np.ndarra
             [m], f["c0"], np.ravel(Ct0), np.ravel(J0), pad(Ct, (0,)), pad(CtP, (1,)),
             pad(J1s, (0,)), pad(Cr0, (1,)), pad(J2, (0, 1)), pad(J2s, (0, 1)),
             pad(Cr, (0, 2)), pad(Mee, (0, 1)), pad(c2, (1, 2)), pad(f["K"], (0, 1))]))
+    b = len(forms)
+    for f in pins:
+        for e in range(len(f["nodes"])):
+            N = f["phi_t"].shape[2]
+            md_i[b, 0, :6], md_i[b, 0, 6:6 + N] = f["dofs"][e, :6], f["dofs"][e, 12:]
+            md_i[b, 1, :6] = f["dofs"][e, 6:12]
+            md_i[b, 1, 6:6 + N] = np.searchsorted(lin_v, f["dofs"][e, 12:])
+            md_i[b, 2, :2] = f["nodes"][e, 0], 1
+            md_i[b, 2, 2:2 + f["m"]] = f["rows"][e]
+            md_i[b, 3, :3] = f["nodes"][e, 1], f["m"], N
+            row = np.zeros(len(rows[0]))
+            modes = [np.pad(f[k][e], ((0, 0), (0, P - N))).ravel() for k in ("phi_t", "psi")]
+            flat = np.concatenate([f["Xo"][e], f["s"][e], *modes, f["C"][e].ravel(),
+                                   f["D"][e].ravel()])
+            row[:flat.size] = flat
+            rows.append(row)
+            b += 1
     return md_i, np.ascontiguousarray(np.array(rows), dtype=float)
 
 
@@ -226,11 +250,15 @@ class CompiledStep:
             self.tl_i[:, 0] = tl.nodes[:, 0]
             self.tl_i[:, 1] = tl.force
             self.tl_i[:, 2:] = tl.dofs
+        jall = [(b.compiled_step(), b) for b in s.joint_blocks]
+        # (modal-31: ModalPins ride with the modal bodies' arrays, modal3d_numba.pins_into)
         self.md_i, self.md_f = _modal_arrays(
             [f for f in (b.compiled_step() for b in s.nonlinear_inertia)
-             if f["family"] == "modal3d"], maps["lin_v"])
+             if f["family"] == "modal3d"], maps["lin_v"],
+            [f for f, _ in jall if f["family"] == "modal pin"])
         # joints: one table of instances, one row per block
-        jforms = [b.compiled_step() for b in s.joint_blocks]
+        jall = [(f, b) for f, b in jall if f["family"] == "spatial joint"]
+        jforms = [f for f, _ in jall]
         n_inst = sum(len(f["nodes"]) for f in jforms)
         self.j_nodes = np.zeros(2 * n_inst, dtype=np.int64)
         self.j_dofs = np.full((n_inst, 12), -1, dtype=np.int64)
@@ -242,7 +270,7 @@ class CompiledStep:
         self.jblk = np.zeros((len(jforms), 5), dtype=np.int64)
         self.driven = []                  # (start, stop, block) of the driven joint blocks
         a = 0
-        for k, (f, blk) in enumerate(zip(jforms, s.joint_blocks)):
+        for k, (f, blk) in enumerate(jall):
             n = len(f["nodes"])
             b = a + n
             self.j_nodes[2 * a:2 * b] = np.asarray(f["nodes"]).reshape(-1)

@@ -173,7 +173,7 @@ def consistent_velocity(system: System, q: np.ndarray, v: np.ndarray, t: float =
     if s.n_con == 0:
         return v, 0.0, -1
     M = s.mass_data(q)
-    if np.any(M[s.diag_pos] <= 0.0):
+    if s.lacks_mass(M):
         return v, 0.0, -1
     v = np.asarray(v, dtype=float).copy()
     v[s.fixed] = 0.0

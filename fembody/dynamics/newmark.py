@@ -285,7 +285,7 @@ class GeneralizedAlpha(Integrator):
         right-hand side of fembody.dynamics.dae without Baumgarte terms)."""
         s = self.sys
         M = s.mass_data(self.q)
-        if np.any(M[s.diag_pos] <= 0.0):
+        if s.lacks_mass(M):
             log.warning("some free DOFs have no mass; starting with zero accelerations")
             return
         if s.n_con and project_velocity:
@@ -364,7 +364,7 @@ class GeneralizedAlpha(Integrator):
         since = self.n_steps - self._restarted_at
         if not s.rheonomic and since > self._transient_steps():
             return self.qdd, self.lam
-        if np.any(s.mass_data(self.q)[s.diag_pos] <= 0.0):
+        if s.lacks_mass(s.mass_data(self.q)):
             return self.qdd, self.lam
         aux = self._auxiliary()
         if aux.at(self.t, self.q, self.v) is None:

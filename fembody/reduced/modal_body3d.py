@@ -15,7 +15,8 @@ eta``. In a ``Model(dim=3)`` the body is its reference node (6 DOFs: joints, loa
 attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the mesh.
 
 :meth:`ModalBody3D.from_matrices` builds the body from an external model's M and K
-(:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes.
+(:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes;
+:meth:`ModalBody3D.from_mbdyn` from MBDyn's modal FEM file (:mod:`fembody.reduced.mbdyn`).
 
 ``stiffening=True`` adds the geometric stiffness of the centrifugal load of a spin about the
 reference node and of the frame's acceleration (a spin about an axis elsewhere, gravity);
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..elements.modal.modal3d import (InertiaInvariants, SpatialModalBlock,
+from ..elements.modal.modal3d import (InertiaInvariants, SpatialModalBlock, hat,
                                       spatial_section_forces)
 from ..errors import ModelError
 from ..model.model import Model
@@ -116,9 +117,15 @@ class ModalBody3D:
             comes from the geometric stiffness of a uniform acceleration along each frame
             axis, kept as the foreshortening of the first moment (``InertiaInvariants.c2``),
             which enters the kinetic energy through ``v_b`` and the gravity potential.
+            The frame's angular acceleration loads it with the Euler load ``-m W' x s``,
+            whose stress stiffens through the coupling of W with the modal rates (the
+            geometric stiffness of ``m e_i x s`` per axis, added to ``InertiaInvariants.Cr``).
             Without stiffening a fast-spinning body's bending is too soft (and diverges
-            in-plane beyond its first frequency). Not included: the stiffening by the
-            frame's angular acceleration (the Euler load ``W' x s``).
+            in-plane beyond its first frequency). Keep the basis to the modes the motion
+            needs: the derivative of the tangent couples a bending mode strongly with the
+            members' axial modes, and a basis holding both can turn ``K + W'_i H_i``
+            indefinite (a quarter-circle boom with 12 modes under W' = 200 rad/s^2 diverges;
+            with 4 to 8 it follows the full model).
         preload : Result or array, optional
             A prestressed state of ``model`` (a Result of it, whose last state is taken, or
             a configuration ``q`` of its compiled System), e.g. the static state under an
@@ -193,8 +200,11 @@ class ModalBody3D:
             G = _centrifugal_stiffness(sys_c, M, s, nd, V)
             # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block; the first
             # moment's foreshortening for the frame's own acceleration
+            # the Euler load's (of the frame's angular acceleration) in the W-eta' block
+            H = _euler_stiffness(sys_c, M, s, nd, V)
             inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)),
-                          c2=_translation_stiffness(sys_c, M, nd, V))
+                          c2=_translation_stiffness(sys_c, M, nd, V),
+                          Cr=inv.Cr + np.transpose(H, (1, 0, 2)))
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
                    boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
                    source=(sys_free, order), edges=element_edges(model, body),
@@ -239,6 +249,11 @@ class ModalBody3D:
               the stiffness of a 1 rad/s spin about ``(e_i + e_j) / sqrt(2)`` minus half the
               sum of those of ``'ii'`` and ``'jj'``.
 
+            - optionally ``'rx'``, ``'ry'``, ``'rz'`` (all three or none): the load ``m_a e_i
+              x s_a`` (the inertial load of an angular acceleration of -1 rad/s^2 about axis
+              i through the reference node), for the stiffening by the frame's angular
+              acceleration (as :meth:`from_body`'s); without them it is left out.
+
             A case the body never carries may be given as 0. Dense arrays or SciPy sparse
             matrices; each must be symmetric. Giving it implies ``stiffening``.
         name : str, default 'modal body'
@@ -263,8 +278,9 @@ class ModalBody3D:
         w2 = eigh(cb.K, cb.M, eigvals_only=True)
         inv = InertiaInvariants.from_fe(M, s, Phi)
         if geometric is not None:
-            G, c2 = _imported_geometric(geometric, Phi, where)
-            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)), c2=c2)
+            G, c2, H = _imported_geometric(geometric, Phi, where)
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)), c2=c2,
+                          Cr=inv.Cr + np.transpose(H, (1, 0, 2)))
         elif stiffening:
             raise ModelError(f"{where}: stiffening=True needs the geometric stiffness of the "
                              "external model (imported M and K carry no stress state): pass "
@@ -274,6 +290,91 @@ class ModalBody3D:
                              "frequency")
         return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)), inv, "craig-bampton",
                    tuple(float(c) for c in X[reference]), edges=fe.edges())
+
+    @classmethod
+    def from_mbdyn(cls, path, n_modes: int | None = None, *, ignore=(),
+                   name: str | None = None) -> "ModalBody3D":
+        """A spatial body from MBDyn's modal FEM file (the input of its ``modal`` joint; see
+        :mod:`fembody.reduced.mbdyn`).
+
+        The body's reference node is MBDyn's modal node: the origin of the file's FE frame
+        (the mesh offsets ``s`` are the nodes' coordinates). Its modes are the file's (record
+        8, in their order), with the modal mass and stiffness of records 9 and 10 (as MBDyn
+        uses them); the other inertia invariants come from the lumped nodal masses of record
+        11, and the rigid-body ones (mass, first moment, inertia about the modal node) from
+        record 12 when the file gives it (as MBDyn replaces them).
+
+        Parameters
+        ----------
+        path : str or path
+            The ``.fem`` file.
+        n_modes : int, optional
+            Keep the first ``n_modes`` modes of the file (default all).
+        ignore : collection of {'damping', 'initial'}, default ()
+            A nonzero modal damping (record 13) or nonzero initial modal amplitudes or rates
+            (records 3, 4) are refused (fembody's modal bodies carry no modal damping, and a
+            run's initial state is the model's) unless named here; then they are left out.
+        name : str, optional
+            Default ``'modal <file stem>'``.
+
+        Raises
+        ------
+        ModelError
+            A bad file (:func:`fembody.reduced.read_mbdyn`: naming the file, line and record),
+            a file without record 11 (fembody forms the body's inertia coupling from the nodal
+            masses; record 12 alone is MBDyn's zero-order approximation for clamped bodies),
+            or refused damping or initial values.
+        """
+        import pathlib
+
+        from scipy.linalg import eigh
+
+        from .mbdyn import read_mbdyn
+        fem = read_mbdyn(path)
+        where = f"ModalBody3D.from_mbdyn ({fem.path})"
+        bad = set(ignore) - {"damping", "initial"}
+        if bad or isinstance(ignore, str):
+            raise ModelError(f"{where}: ignore takes 'damping' and 'initial', got {ignore!r}")
+        N = fem.n_modes
+        if n_modes is None:
+            n_modes = N
+        if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)) \
+                or not 1 <= n_modes <= N:
+            raise ModelError(f"{where}: n_modes must be an integer 1..{N} (the file's modes), "
+                             f"got {n_modes!r}")
+        if fem.lumped is None:
+            raise ModelError(f"{where}: the file has no RECORD GROUP 11 (DIAGONAL OF LUMPED "
+                             "MASS MATRIX); fembody forms the coupling of the modes with the "
+                             "rigid motion from the nodal masses: export them with the modes")
+        if "damping" not in ignore and fem.damping is not None and np.any(fem.damping):
+            raise ModelError(f"{where}: RECORD GROUP 13 gives a modal damping matrix, which "
+                             "fembody's modal bodies do not carry; pass ignore={'damping'} to "
+                             "leave it out")
+        if "initial" not in ignore and any(x is not None and np.any(x)
+                                           for x in (fem.eta0, fem.deta0)):
+            raise ModelError(f"{where}: RECORD GROUPS 3/4 give nonzero initial modal amplitudes "
+                             "or rates; fembody starts a run from the model's state: pass "
+                             "ignore={'initial'} to leave them out")
+        keep = np.arange(n_modes)
+        s = np.asarray(fem.nodes, float)
+        Phi = fem.shapes[:, keep]
+        M6 = np.diag(fem.lumped.ravel())
+        _check_mass(M6, where)
+        inv = InertiaInvariants.from_fe(M6, s, Phi)
+        Mee = fem.M[np.ix_(keep, keep)]
+        K = fem.K[np.ix_(keep, keep)]
+        changes = {"Mee": Mee}
+        if fem.inertia is not None:
+            m, xc, Jc = fem.inertia
+            c0 = m * np.asarray(xc, float)
+            # the inertia about the modal node (parallel axes) and the first moment about it
+            J0 = Jc + m * (float(xc @ xc) * np.eye(3) - np.outer(xc, xc))
+            changes.update(m=float(m), c0=c0, Ct0=-hat(c0), J0=J0)
+        inv = replace(inv, **changes)
+        w2 = eigh(K, Mee, eigvals_only=True)
+        stem = pathlib.Path(fem.path).stem
+        return cls(name or f"modal {stem}", s, Phi, K, np.sqrt(np.clip(w2, 0.0, None)), inv,
+                   "mbdyn", (0.0, 0.0, 0.0))
 
     # ------------------------------------------------------------------ in a System
     def block(self, node: int, node_dofs: np.ndarray, modal_dofs: np.ndarray,
@@ -340,6 +441,30 @@ def _translation_stiffness(sys_c, M: np.ndarray, nd: np.ndarray, V: np.ndarray) 
     return c2
 
 
+def _euler_stiffness(sys_c, M: np.ndarray, s: np.ndarray, nd: np.ndarray,
+                     V: np.ndarray) -> np.ndarray:
+    """``H (3, N, N)``: the second-order coupling of the frame's angular velocity with the
+    modal rates that carries the stiffening by the frame's angular acceleration W' (arguments
+    as :func:`_centrifugal_stiffness`).
+
+    With the mesh displaced to second order, ``u_a = Phi_a eta + u2_a(eta)`` (u2 the
+    foreshortening), the kinetic energy holds ``sum_a m_a (W x s_a) . (du2_a/deta eta')
+    = W . d/dt(g(eta))`` with ``g_i(eta) = sum_a (m_a e_i x s_a) . u2_a(eta)``, the work of
+    the load ``m_a e_i x s_a`` on the foreshortening, ``g_i = 1/2 eta^T H_i eta`` with
+    ``H_i = -Phi^T K_G(m e_i x s) Phi``. Its Lagrange term is the Euler load ``-m_a W' x
+    s_a`` acting through the stress it causes: ``+ (W'_i H_i) eta`` on the modes (a load
+    with a component along the members, e.g. on a curved or angled body, stiffens or softens
+    them; on a straight member through the reference node it is transverse and ``H`` holds
+    only the small bending-state terms). ``A_W,eta(eta)`` takes it as ``sum_k eta_k H_i[k,
+    l]``, i.e. in the invariant ``Cr[k, i, l]``."""
+    H = np.zeros((3, V.shape[1], V.shape[1]))
+    for i in range(3):
+        r = np.zeros(sys_c.n_dof)
+        r[nd[:, :3]] = np.cross(np.eye(3)[i], s)
+        H[i] = -_modal_geometric_stiffness(sys_c, M @ r, V)
+    return H
+
+
 def _preload_stiffness(model, body, ref, preload, sys_c, nd: np.ndarray, s: np.ndarray,
                        V: np.ndarray, where: str) -> np.ndarray:
     """``V^T K_G V (N, N)`` of the body's internal forces in the state ``preload`` of
@@ -391,25 +516,32 @@ def _modal_geometric_stiffness(sys_c, load: np.ndarray | None, V: np.ndarray,
 
 # the load cases of ModalBody3D.from_matrices(geometric=): acceleration, then spin products
 GEOMETRIC_CASES = ("x", "y", "z", "xx", "yy", "zz", "xy", "xz", "yz")
+# the optional cases of the Euler load's stiffening (the load m_a e_i x s_a per axis)
+EULER_CASES = ("rx", "ry", "rz")
 
 
 def _imported_geometric(geometric, Phi: np.ndarray, where: str) -> tuple:
-    """``G (3, 3, N, N)`` and ``c2 (3, N, N)`` from the nine geometric stiffness matrices
-    of :meth:`ModalBody3D.from_matrices` projected on its basis ``Phi (n, N)``."""
+    """``G (3, 3, N, N)``, ``c2 (3, N, N)`` and ``H (3, N, N)`` (zero without the cases
+    ``rx, ry, rz``) from the geometric stiffness matrices of
+    :meth:`ModalBody3D.from_matrices` projected on its basis ``Phi (n, N)``."""
     import scipy.sparse as sps
     if not hasattr(geometric, "keys"):
         raise ModelError(f"{where}: geometric must be a mapping from the load cases "
                          f"{', '.join(GEOMETRIC_CASES)} to matrices; got "
                          f"{type(geometric).__name__}")
     missing = [c for c in GEOMETRIC_CASES if c not in geometric]
-    extra = [c for c in geometric if c not in GEOMETRIC_CASES]
+    extra = [c for c in geometric if c not in GEOMETRIC_CASES + EULER_CASES]
+    euler = [c for c in EULER_CASES if c in geometric]
+    if euler and len(euler) != 3:
+        raise ModelError(f"{where}: geometric gives the Euler load cases {euler}; give all of "
+                         f"{', '.join(EULER_CASES)} (0 for one the body never carries) or none")
     if missing or extra:
         raise ModelError(f"{where}: geometric needs the nine load cases "
                          f"{', '.join(GEOMETRIC_CASES)} (give 0 for a case the body never "
                          f"carries); missing {missing}, unknown {extra}")
     n, N = Phi.shape
     proj = {}
-    for c in GEOMETRIC_CASES:
+    for c in GEOMETRIC_CASES + tuple(euler):
         Kg = geometric[c]
         if np.isscalar(Kg) and Kg == 0:
             proj[c] = np.zeros((N, N))
@@ -431,7 +563,8 @@ def _imported_geometric(geometric, Phi: np.ndarray, where: str) -> tuple:
     for i in range(3):
         for j in range(i, 3):
             G[i, j] = G[j, i] = proj[axes[i] + axes[j]]
-    return G, -np.array([proj[a] for a in axes])
+    H = -np.array([proj["r" + a] for a in axes]) if euler else np.zeros((3, N, N))
+    return G, -np.array([proj[a] for a in axes]), H
 
 
 def _check_mass(M6: np.ndarray, where: str) -> None:

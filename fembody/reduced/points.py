@@ -8,8 +8,10 @@ the mesh point: ``add_force`` / ``add_torque`` (constant, time functions, follow
 the load factor in statics), ``add_spring``, joints. The weld's rows carry the load into the
 body: its multipliers are the node's load, and ``B^T lambda`` is the generalised force of the
 point load through the mode shapes (``Phi_a^T R^T F`` on the modes, ``u_a x R^T F`` on the
-frame's rotation) with the tangents of the constraint's Hessian. The node has no mass; it
-costs its 3 (planar) or 6 (spatial) DOFs and as many joint rows.
+frame's rotation) with the tangents of the constraint's Hessian. The node has no mass: its
+motion is the weld's (the System marks its DOFs as held, so a dynamic run solves the consistent
+start with its zero mass and changes nothing in the body's motion); it costs its 3 (planar) or
+6 (spatial) DOFs and as many joint rows.
 """
 from __future__ import annotations
 

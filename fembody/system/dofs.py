@@ -198,21 +198,32 @@ def number_dofs(model: Model, space: str | None, gravity: np.ndarray | None = No
     return dof_map
 
 
-def check_nodes(sys, model: "Model") -> None:
-    """ModelError naming the nodes whose free DOFs have neither mass nor stiffness."""
+def held_dofs(sys) -> np.ndarray:
+    """Bool (n_dof,): the DOFs a joint block fixes to a body (``held_dofs`` of a welding
+    ModalPin: every DOF of the node follows the mesh point). Their motion is the constraint's,
+    so they need neither mass nor stiffness of their own: the saddle matrix ``[[M, B^T], [B,
+    0]]`` stays regular with a zero mass there, its B rows fixing them."""
+    held = np.zeros(sys.n_dof, dtype=bool)
+    for b in sys.joint_blocks:
+        cols = getattr(b, "held_dofs", None)
+        if cols is not None:
+            d = b.dofs[:, cols].ravel()
+            held[d[d >= 0]] = True
+    return held
+
+
+def check_nodes(sys, model: "Model") -> np.ndarray:
+    """ModelError naming the nodes whose free DOFs have neither mass nor stiffness. Returns
+    the positions in ``sys.free`` of the free DOFs with no mass of their own that a joint holds
+    (:func:`held_dofs`): the mass matrix may be zero there."""
     has_mass = np.zeros(sys.n_dof, dtype=bool)
     has_stiff = np.zeros(sys.n_dof, dtype=bool)
     for b in sys.mass_blocks + sys.nonlinear_inertia:
         has_mass[b.dofs.ravel()] = True
     for b in sys.stiffness_blocks:
         has_stiff[b.dofs.ravel()] = True
-    for b in sys.joint_blocks:
-        # a joint that fixes every DOF of a node to a body (a welding ModalPin) holds it
-        held = getattr(b, "held_dofs", None)
-        if held is not None:
-            d = b.dofs[:, held].ravel()
-            has_stiff[d[d >= 0]] = True
-    bad = ~(has_mass | has_stiff | sys.is_fixed)
+    held = held_dofs(sys)
+    bad = ~(has_mass | has_stiff | held | sys.is_fixed)
     if np.any(bad):
         nodes = sorted({int(sys.dof_owner[i, 0]) for i in np.flatnonzero(bad)})
         names = ", ".join(repr(model.nodes[i]) for i in nodes[:5])
@@ -220,6 +231,7 @@ def check_nodes(sys, model: "Model") -> None:
         raise ModelError(f"{names}{more}: free DOFs with neither mass nor stiffness (the node is "
                          "not connected to any element, mass or spring); connect it, fix it or "
                          "remove it")
+    return np.flatnonzero((held & ~has_mass)[sys.free])
 
 
 def fingerprint(sys) -> str:

@@ -96,8 +96,10 @@ class System:
         self.joint_rows, self.row_joint = joints.joint_rows, joints.row_joint
         self.rheonomic = joints.rheonomic
         self.turning_loads = TurningLoads(self, model)
-        check_nodes(self, model)
+        held = check_nodes(self, model)
         self._build_pattern()
+        # the diagonal of the free DOFs that must carry mass (not those a weld holds)
+        self.mass_diag_pos = np.delete(self.diag_pos, held)
         self._build_constraints()
         self._build_constants(model)
         self.measures = Measures(self)
@@ -119,7 +121,8 @@ class System:
         self.B_rows, self.B_scatter = cs.B_rows, cs.B_scatter
 
     def _freeze(self) -> None:
-        for a in (self.row_joint, self.indices, self.indptr, self.diag_pos, self.M_const,
+        for a in (self.row_joint, self.indices, self.indptr, self.diag_pos, self.mass_diag_pos,
+                  self.M_const,
                   self.f_gravity, self.f_const, self.M_rest_pos, *self.joint_rows.values()):
             a.flags.writeable = False
         object.__setattr__(self, "_frozen", True)
@@ -489,6 +492,14 @@ class System:
                 poses[id(b)] = x
             self.add_matrix(M, b, b.mass_at(x))
         return M
+
+    def lacks_mass(self, M: np.ndarray) -> bool:
+        """Whether a free DOF that needs mass has none in the mass matrix data ``M`` (CSC
+        data, as :meth:`mass_data`): the index-1 and velocity-projection solves are then
+        singular. DOFs a weld holds to a body (a node from
+        :func:`fembody.reduced.attach_node`) need none: the joint's rows fix their motion."""
+        pos = getattr(self, "mass_diag_pos", None)      # (a System pickled before it existed)
+        return bool(np.any(M[self.diag_pos if pos is None else pos] <= 0.0))
 
     def mass_matrix(self, q: np.ndarray | None = None) -> sp.csc_matrix:
         """Mass matrix on the free DOFs [kg, kg m, kg m^2]."""

@@ -252,12 +252,16 @@ def test_a_block_without_a_compiled_form_runs_the_python_path():
     planar.add_joint(fb.Pin(planar.ground, body.node, at=(0.0, 0.0)))
     assert "space" in compiled_step.why_not(planar.compile())
     assert "unknowns" in compiled_step.why_not(mm.chain()[0].compile())
-    # a modal body's pin at a mesh point (its rows read the amplitudes) has no compiled form
+    # a modal body's pin at a mesh point has a compiled form (test_compiled_modal_pin.py);
+    # a joint block without one keeps the Python path and is named
     from fembody.reduced import ModalPin
     pinned = fb.Model(dim=3)
     ref = pinned.add_modal_body(modal_beam(4))
     pinned.add_joint(ModalPin(ref, 8, pinned.ground))
-    assert "joint block" in compiled_step.why_not(pinned.compile())
+    assert compiled_step.why_not(pinned.compile()) == ""
+    sys_ = pinned.compile()
+    sys_.joint_blocks[0].compiled_step = lambda: None      # (an instance without one)
+    assert "joint block" in compiled_step.why_not(sys_)
 
 
 def test_a_step_the_compiled_call_does_not_converge_is_redone_by_python(monkeypatch):

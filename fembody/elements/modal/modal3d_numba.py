@@ -14,7 +14,9 @@ The invariants are handed flat: ``Ct (N, 3, 3)``, ``J1s = J1 + J1^T`` (N, 3, 3),
 moment's second-order part, zero for a body without stiffening).
 
 ``step_into``: the block's whole contribution to one evaluation of the compiled step
-(:mod:`fembody.dynamics._step_kernels`), the same kernels as the block's Python methods.
+(:mod:`fembody.dynamics._step_kernels`), the same kernels as the block's Python methods;
+``pins_into``: the ModalPins' rows there (``pin_rows``: phi, B and the Hessian in closed
+form).
 """
 from __future__ import annotations
 
@@ -561,6 +563,8 @@ def step_into(R, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext,
     W = md_i.shape[2]
     P = W - 6
     for b in range(nb):
+        if md_i[b, 2, 1] == 1:                  # a ModalPin's entry (pins_into)
+            continue
         eta = np.zeros(P)
         v = np.zeros(W)
         a = np.zeros(W)
@@ -617,3 +621,190 @@ def step_into(R, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext,
                     Kt[fi, fj] -= dK[i, j]
                 if i >= 6 and j >= 6:
                     Kt[fi, fj] += K[i - 6, j - 6]
+
+
+@njit(cache=True)
+def _cr(a, b):  # pragma: no cover - jitted
+    """``a x b`` (3-vectors), a new array."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
+@njit(cache=True)
+def pin_rows(R, Ro, xr, xo, eta, s, phi_t, psi, C, D, m, tangent):  # pragma: no cover
+    """Rows of one ModalPin (:mod:`fembody.joints.modal.pin3d`) on the DOFs ``(x_o, Theta_o,
+    r, Theta, eta)`` (``W = 12 + N``; material rotation increments): ``phi (m,)``, ``B (m,
+    W)`` and, with ``tangent``, ``H (m, W, W)``, ``H[i, j, k] = dB_ij / d delta_k``.
+
+    Position rows ``x_o - r - R u``, ``u = s + Phi_a eta``: ``B = [I, 0, -I, R hat(u), -R
+    Phi_a]``. Rotation rows ``k = 0 .. m - 4``: ``(R_o c_k) . (R (d_k + psi x d_k))``, ``psi =
+    Psi_a eta``: ``B = [0, -b^T R_o hat(c), 0, -a^T R hat(dd), -a^T R hat(d) Psi_a]`` with ``a =
+    R_o c``, ``dd = d + psi x d``, ``b = R dd``. ``H`` by differentiating those columns along
+    ``R_o <- R_o (I + hat(delta))``, ``R <- R (I + hat(delta))`` and eta (closed form; the
+    Python block takes it by the complex step). ``xo``, ``Ro``: the node's pose (the fixed
+    point and the identity for the ground; its columns are then absent)."""
+    N = eta.shape[0]
+    W = 12 + N
+    phi = np.zeros(m)
+    B = np.zeros((m, W))
+    H = np.zeros((m if tangent else 0, W, W))
+    E = np.eye(3)
+    PT = np.ascontiguousarray(phi_t.T)      # mode columns as contiguous rows
+    PS = np.ascontiguousarray(psi.T)
+    u = s.copy()
+    for i in range(3):
+        for ll in range(N):
+            u[i] += phi_t[i, ll] * eta[ll]
+    Ru = R @ u
+    for i in range(3):
+        phi[i] = xo[i] - xr[i] - Ru[i]
+        B[i, i] = 1.0
+        B[i, 6 + i] = -1.0
+    for j in range(3):
+        col = R @ _cr(u, E[j])                                    # R hat(u) e_j
+        for i in range(3):
+            B[i, 9 + j] = col[i]
+    for ll in range(N):
+        col = R @ PT[ll]
+        for i in range(3):
+            B[i, 12 + ll] = -col[i]
+    if tangent:
+        for j in range(3):
+            for k in range(3):
+                col = R @ _cr(E[k], _cr(u, E[j]))
+                for i in range(3):
+                    H[i, 9 + j, 9 + k] = col[i]
+            for ll in range(N):
+                col = R @ _cr(PT[ll], E[j])
+                for i in range(3):
+                    H[i, 9 + j, 12 + ll] = col[i]
+        for ll in range(N):
+            for k in range(3):
+                col = R @ _cr(E[k], PT[ll])
+                for i in range(3):
+                    H[i, 12 + ll, 9 + k] = -col[i]
+    ps = np.zeros(3)
+    for i in range(3):
+        for ll in range(N):
+            ps[i] += psi[i, ll] * eta[ll]
+    for k in range(m - 3):
+        row = 3 + k
+        c = C[k].copy()
+        d = D[k].copy()
+        a = Ro @ c
+        dd = d + _cr(ps, d)
+        b = R @ dd
+        phi[row] = a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+        g = np.zeros((3, 3))            # g[j] = R_o (c x e_j)
+        h = np.zeros((3, 3))            # h[j] = R (dd x e_j)
+        for j in range(3):
+            g[j] = Ro @ _cr(c, E[j])
+            h[j] = R @ _cr(dd, E[j])
+            B[row, 3 + j] = -(b[0] * g[j, 0] + b[1] * g[j, 1] + b[2] * g[j, 2])
+            B[row, 9 + j] = -(a[0] * h[j, 0] + a[1] * h[j, 1] + a[2] * h[j, 2])
+        dps = np.zeros((N, 3))          # R (d x Psi_l)
+        pd = np.zeros((N, 3))           # Psi_l x d
+        for ll in range(N):
+            dps[ll] = R @ _cr(d, PS[ll])
+            pd[ll] = _cr(PS[ll], d)
+            B[row, 12 + ll] = -(a[0] * dps[ll, 0] + a[1] * dps[ll, 1] + a[2] * dps[ll, 2])
+        if not tangent:
+            continue
+        for k2 in range(3):
+            da = Ro @ _cr(E[k2], c)                                   # a along Theta_o k2
+            db = R @ _cr(E[k2], dd)                                   # b along Theta k2
+            for j in range(3):
+                x = Ro @ _cr(E[k2], _cr(c, E[j]))
+                H[row, 3 + j, 3 + k2] = -(b[0] * x[0] + b[1] * x[1] + b[2] * x[2])
+                H[row, 3 + j, 9 + k2] = -(db[0] * g[j, 0] + db[1] * g[j, 1] + db[2] * g[j, 2])
+                H[row, 9 + j, 3 + k2] = -(da[0] * h[j, 0] + da[1] * h[j, 1] + da[2] * h[j, 2])
+                y = R @ _cr(E[k2], _cr(dd, E[j]))
+                H[row, 9 + j, 9 + k2] = -(a[0] * y[0] + a[1] * y[1] + a[2] * y[2])
+            for ll in range(N):
+                H[row, 12 + ll, 3 + k2] = -(da[0] * dps[ll, 0] + da[1] * dps[ll, 1]
+                                            + da[2] * dps[ll, 2])
+                z = R @ _cr(E[k2], _cr(d, PS[ll]))
+                H[row, 12 + ll, 9 + k2] = -(a[0] * z[0] + a[1] * z[1] + a[2] * z[2])
+        for ll in range(N):
+            bl = R @ pd[ll]                                           # b along eta_l
+            for j in range(3):
+                H[row, 3 + j, 12 + ll] = -(bl[0] * g[j, 0] + bl[1] * g[j, 1] + bl[2] * g[j, 2])
+                w = R @ _cr(pd[ll], E[j])
+                H[row, 9 + j, 12 + ll] = -(a[0] * w[0] + a[1] * w[1] + a[2] * w[2])
+    return phi, B, H
+
+
+@njit(cache=True)
+def pins_into(xr, Rr, xo, Ro, q1, md_i, md_f, lam1, tangent, fidx, nf, phi, fc, A,
+              Kt):  # pragma: no cover - jitted
+    """The ModalPins packed among the modal bodies' arrays (entries with ``md_i[b, 2, 1] ==
+    1``; :func:`fembody.dynamics.compiled_step._modal_arrays`) into one evaluation of the
+    compiled step: their rows ``phi``, ``B^T lam`` into ``fc`` and, with ``tangent``, B into
+    the bordered ``A`` (rows ``nf + row``) and ``sum_i lam_i H_i`` into ``Kt``, as the joint
+    blocks' loop of :func:`fembody.dynamics._step_kernels._evaluate` adds them. ``xr, Rr``,
+    ``xo, Ro``: the reference nodes' and the pinned nodes' poses per entry.
+
+    Layout of a pin entry: ``md_i[b, 0, :6]`` the node's DOFs (-1 absent), ``[b, 0, 6:6 +
+    N]`` the amplitudes' DOFs; ``[b, 1, :6]`` the reference node's DOFs, ``[b, 1, 6:6 + N]``
+    the amplitudes' q indices; ``[b, 2, 0]`` the reference node, ``[b, 2, 1] = 1``, ``[b, 2,
+    2:2 + m]`` the rows; ``[b, 3, :3]`` the node (-1: the ground), ``m``, ``N``. ``md_f[b]``:
+    ``X_o (3)`` (the ground point), ``s_a (3)``, ``Phi_a (3 P)``, ``Psi_a (3 P)`` (row-major
+    (3, P)), ``C (9)``, ``D (9)``."""
+    W0 = md_i.shape[2]
+    P = W0 - 6
+    for b in range(md_i.shape[0]):
+        if md_i[b, 2, 1] != 1:
+            continue
+        m = md_i[b, 3, 1]
+        N = md_i[b, 3, 2]
+        ground = md_i[b, 3, 0] < 0
+        f = md_f[b]
+        eta = np.zeros(N)
+        for k in range(N):
+            eta[k] = q1[md_i[b, 1, 6 + k]]
+        s = f[3:6].copy()
+        phi_t = np.zeros((3, N))
+        psi = np.zeros((3, N))
+        for i in range(3):
+            for k in range(N):
+                phi_t[i, k] = f[6 + i * P + k]
+                psi[i, k] = f[6 + 3 * P + i * P + k]
+        o = 6 + 6 * P
+        C = f[o:o + 9].copy().reshape(3, 3)
+        D = f[o + 9:o + 18].copy().reshape(3, 3)
+        if ground:
+            x0 = f[0:3].copy()
+            R0 = np.eye(3)
+        else:
+            x0 = xo[b].copy()
+            R0 = Ro[b].copy()
+        ph, Bm, Hm = pin_rows(Rr[b].copy(), R0, xr[b].copy(), x0, eta, s, phi_t, psi, C, D,
+                              m, tangent)
+        W = 12 + N
+        dofs = np.empty(W, dtype=np.int64)
+        for j in range(6):
+            dofs[j] = md_i[b, 0, j]
+            dofs[6 + j] = md_i[b, 1, j]
+        for k in range(N):
+            dofs[12 + k] = md_i[b, 0, 6 + k]
+        for i in range(m):
+            row = md_i[b, 2, 2 + i]
+            phi[row] = ph[i]
+            li = lam1[row]
+            for j in range(W):
+                dj = dofs[j]
+                if dj < 0:
+                    continue
+                fc[dj] += Bm[i, j] * li
+                fj = fidx[dj]
+                if not tangent or fj < 0:
+                    continue
+                A[nf + row, fj] += Bm[i, j]
+                A[fj, nf + row] += Bm[i, j]
+                for l2 in range(W):
+                    dl = dofs[l2]
+                    if dl < 0:
+                        continue
+                    fl = fidx[dl]
+                    if fl >= 0:
+                        Kt[fj, fl] += li * Hm[i, j, l2]

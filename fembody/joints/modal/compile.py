@@ -80,11 +80,15 @@ def modal_pin_block3d(sys, j) -> SpatialModalPinBlock | SpatialModalWeldBlock:
         C, D = _rotation_pairs(j.axis)
         od = np.r_[od, -1, -1, -1] if ground else sys.node_dofs[j.node.id, :6].copy()
         dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
-        return SpatialModalWeldBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
-                                     mb.phi_t[a][None], mb.phi_r[a][None], C[None], D[None])
-    dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
-    return SpatialModalPinBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
-                                mb.phi_t[a][None])
+        blk = SpatialModalWeldBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
+                                    mb.phi_t[a][None], mb.phi_r[a][None], C[None], D[None])
+    else:
+        dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
+        blk = SpatialModalPinBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
+                                   mb.phi_t[a][None])
+    # (the reference node, then the node or -1: the poses the compiled step reads)
+    blk.pin_nodes = np.array([[ref.node.id, -1 if ground else j.node.id]], dtype=np.int64)
+    return blk
 
 
 def _rotation_pairs(axis) -> tuple:

@@ -30,6 +30,29 @@ def _expm(w: np.ndarray) -> np.ndarray:
     return np.eye(3) + s * K + c * (K @ K)
 
 
+def _compiled_form(blk, dofs12: np.ndarray, psi: np.ndarray, C: np.ndarray,
+                   D: np.ndarray) -> dict | None:
+    """The compiled form (family ``"modal pin"``) of a spatial ModalPin block for
+    :mod:`fembody.dynamics.compiled_step`, where
+    :func:`fembody.elements.modal.modal3d_numba.pins_into` evaluates its rows (the same rows
+    as :meth:`evaluate`, its Hessian in closed form): the node pairs ``nodes (n, 2)`` (the
+    reference node, then the node or -1 for the ground), the DOFs ``(n, 12 + N)`` as ``(x_o,
+    Theta_o, r, Theta, eta)`` (-1 absent), the rows, ``m``, the ground point or node position
+    ``Xo``, the mesh point's ``s``, ``phi_t``, ``psi (n, 3, N)`` and the rotation rows' pairs
+    ``C``, ``D (n, 3, 3)`` (zero-padded); None before the rows are numbered or the nodes
+    known."""
+    if getattr(blk, "rows", None) is None or getattr(blk, "pin_nodes", None) is None:
+        return None
+    n, m = len(blk), blk.m
+    pad = np.zeros((n, 3, 3))
+    Cp, Dp = pad.copy(), pad.copy()
+    Cp[:, :C.shape[1]], Dp[:, :D.shape[1]] = C, D
+    return {"family": "modal pin", "nodes": np.asarray(blk.pin_nodes, dtype=np.int64),
+            "dofs": dofs12, "rows": np.asarray(blk.rows, dtype=np.int64).reshape(n, m),
+            "m": m, "Xo": blk.Xo, "s": blk.s, "phi_t": blk.phi_t, "psi": psi, "C": Cp,
+            "D": Dp}
+
+
 class SpatialModalPinBlock(JointBlock):
     """ModalPins on spatial modal bodies. ``dofs (n, 9 + N)``: the node's x, y, z (-1: the
     ground), the reference node's x, y, z, rx, ry, rz, then the body's modal DOFs; ``Xo (n,
@@ -43,6 +66,16 @@ class SpatialModalPinBlock(JointBlock):
         self.Xo, self.Xr = np.asarray(Xo, float), np.asarray(Xr, float)
         self.s, self.phi_t = np.asarray(s, float), np.asarray(phi_t, float)
         self.ground = ~self.mask[:, 0]
+
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block (:func:`_compiled_form`; no rotation rows)."""
+        n = len(self)
+        d = self.dofs.copy()
+        d[self.ground, 0:3] = -1
+        dofs12 = np.concatenate([d[:, 0:3], np.full((n, 3), -1, dtype=np.int64), d[:, 3:]],
+                                axis=1)
+        return _compiled_form(self, dofs12, np.zeros_like(self.phi_t), np.zeros((n, 0, 3)),
+                              np.zeros((n, 0, 3)))
 
     def gather(self, u: np.ndarray):
         """(x_o, r, R, eta) from the coordinates of the DOFs (displacements, the reference
@@ -117,6 +150,12 @@ class SpatialModalWeldBlock(JointBlock):
         # a weld (3 rotation rows) fixes all six DOFs of the node to the mesh point: a node
         # with nothing else on it is held (no mass or stiffness of its own needed)
         self.held_dofs = np.arange(6) if C.shape[1] == 3 else None
+
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block (:func:`_compiled_form`)."""
+        d = self.dofs.copy()
+        d[self.ground, 0:6] = -1
+        return _compiled_form(self, d, self.psi, self.C, self.D)
 
     def gather(self, u: np.ndarray):
         """(x_o, R_o, r, R, eta) from the coordinates of the DOFs (displacements, rotation
