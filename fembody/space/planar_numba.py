@@ -20,7 +20,7 @@ _TWO_PI = 2.0 * math.pi
 
 
 @njit(cache=True)
-def _wrap(a):  # pragma: no cover - jitted
+def wrap_angle(a):  # pragma: no cover - jitted
     """``a`` to [-pi, pi]: ``a - 2 pi round(a / 2 pi)`` with numpy's round (half to even),
     as :func:`fembody.space.spaces._wrap`."""
     y = a / _TWO_PI
@@ -55,6 +55,20 @@ def difference_into(q1, q0, unit_complex, dv):  # pragma: no cover - jitted
         dv[iv] = math.atan2(s1 * c0 - c1 * s0, c1 * c0 + s1 * s0)
 
 
+@njit(cache=True, aot="f8[:](f8[:], f8[:], i8[:], i8[:], i8[:, :], i8)")
+def difference(q1, q0, lin_q, lin_v, unit_complex, nv):  # pragma: no cover - jitted
+    """``dv (nv,)`` with ``update(q0, dv) == q1``: the additive coordinates subtracted, the
+    unit complex rotations by :func:`difference_into`. The planar complex space's path for
+    one state (its numpy form serves histories): the same ``atan2`` as the compiled step's,
+    so the driver's energy sums of a run of compiled steps are those of a batch of them bit
+    for bit (numpy's vectorised ``arctan2`` may differ from it in the last bit)."""
+    dv = np.empty(nv)
+    for k in range(lin_q.shape[0]):
+        dv[lin_v[k]] = q1[lin_q[k]] - q0[lin_q[k]]
+    difference_into(q1, q0, unit_complex, dv)
+    return dv
+
+
 @njit(cache=True)
 def coordinates_into(q, lin_q, lin_v, unit_complex, out):  # pragma: no cover - jitted
     """``out (nv,)``: every velocity DOF's coordinate (displacements, angles; a rotation
@@ -81,7 +95,7 @@ def gather_rows(coords, rotation, continuous, dofs, X, mask, out):  # pragma: no
                 if first < 0:
                     first = j
                 else:
-                    x = out[i, first] + _wrap(x - out[i, first])
+                    x = out[i, first] + wrap_angle(x - out[i, first])
             out[i, j] = x
         for j in range(dofs.shape[1]):
             x = out[i, j] + X[i, j]

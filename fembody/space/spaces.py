@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import rotations as rot
 from .. import sparse_kernels
-from . import quat_numba
+from . import planar_numba, quat_numba
 from .dimension import PLANAR, SPATIAL
 
 SPACES = PLANAR.spaces                       # the spaces of planar models
@@ -218,6 +218,8 @@ class PlanarComplexSpace(PlanarSpace):
         self._rot_v = np.flatnonzero(self.rotation)
         self._rot_c = self.qindex[self._rot_v]
         self._rot_s = self._rot_c + 1
+        self._unit_complex = np.ascontiguousarray(
+            np.column_stack([self._rot_c, self._rot_s, self._rot_v]), dtype=np.int64)
         self.q0 = np.zeros(self.nq)
         self.q0[self._rot_c] = 1.0
         self._free_cache: tuple | None = None
@@ -250,6 +252,11 @@ class PlanarComplexSpace(PlanarSpace):
         return out
 
     def difference(self, q1, q0):
+        uc = getattr(self, "_unit_complex", None)      # (None: unpickled from before it)
+        if uc is not None and _single(q1) and _single(q0):
+            # one state (the driver's energy sums, once per step): the compiled step's own
+            # formula and atan2 (fembody.space.planar_numba.difference)
+            return planar_numba.difference(q1, q0, self._lin_q, self._lin_v, uc, self.nv)
         dv = np.empty(q1.shape[:-1] + (self.nv,))
         dv[..., self._lin_v] = q1[..., self._lin_q] - q0[..., self._lin_q]
         c1, s1 = q1[..., self._rot_c], q1[..., self._rot_s]

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from ...elements.kernels import njit
-from ...space.planar_numba import _wrap as wrap_angle
+from ...space.planar_numba import wrap_angle
 from ...space.planar_numba import gather_rows
 
 POINT, SLIDER, DISTANCE = 0, 1, 2        # the kinds of :func:`rows`
