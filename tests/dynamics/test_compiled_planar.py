@@ -162,3 +162,27 @@ def test_the_unit_complex_update_and_difference_are_the_spaces():
     x = np.zeros(8)
     pn.coordinates_into(q, maps["lin_q"], maps["lin_v"], maps["unit_complex"], x)
     np.testing.assert_array_equal(x, sp.coordinates(q))
+
+
+def test_a_compiled_step_pickled_before_the_planar_families_is_upgraded():
+    """A CompiledStep unpickled from a checkpoint written before the planar families (no
+    planar arrays, the space's maps in four layers, driven rows as (start, stop, block))
+    gets the present layout: its arrays equal those of one built now, and its driven rows
+    write into the spatial joints' values."""
+    from fembody.dynamics.newmark import GeneralizedAlpha
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_compiled_step import mixed
+    now = GeneralizedAlpha(mixed().compile())._compiled
+    assert now is not None and now.driven
+    state = dict(now.__dict__)
+    for key in ("pr_dofs", "pr_p", "ps_dofs", "ps_p", "pblk", "pj_i", "pj_f", "pj_t"):
+        del state[key]
+    state["space_i"] = now.space_i[:4].copy()
+    state["driven"] = [(a, b, blk) for _, a, b, blk in now.driven]
+    old = compiled_step.CompiledStep.__new__(compiled_step.CompiledStep)
+    old.__setstate__(state)
+    np.testing.assert_array_equal(old.space_i, now.space_i)
+    for got, want in zip(old._planar_args(), now._planar_args()):
+        assert got.shape == want.shape and got.dtype == want.dtype
+    assert [(v is old.j_f, a, b, blk) for v, a, b, blk in old.driven] == [
+        (True, a, b, blk) for _, a, b, blk in now.driven]
