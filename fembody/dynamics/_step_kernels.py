@@ -190,8 +190,11 @@ def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover 
     ``-df/dTheta = R hat(F)``; a global moment ``M`` is ``R^T M`` on the (material) rotations
     with ``-df/dTheta = -hat(R^T M)``. ``tl_i (n, 8)``: node, 1 for a force (0: a moment),
     the node's six DOFs; ``tl_val (n, 3)`` the values at the step's time; ``R (n, 3, 3)``
-    the nodes' rotations."""
+    the nodes' rotations. Rows of planar follower forces (2 in ``tl_i[:, 1]``) are
+    :func:`planar_turning_into`'s."""
     for e in range(tl_i.shape[0]):
+        if tl_i[e, 1] == 2:
+            continue
         x = np.zeros(3)
         force = tl_i[e, 1] == 1
         for i in range(3):
@@ -224,6 +227,33 @@ def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover 
                     elif j == k2:
                         h = x[k1]
                     Kt[fi, fj] -= h
+
+
+@njit(cache=True)
+def planar_turning_into(coords, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover
+    """Planar follower forces (:class:`fembody.model.loads.FollowerForces`, its ``forces``
+    is the reference) into ``fext`` and, with ``tangent``, their load stiffness ``-df/dq``
+    into the free-DOF ``Kt``: ``f = R(theta) F`` on x, y with ``-df/dtheta = ((R F)_y, -(R
+    F)_x)``, ``theta`` the node's rotation among the coordinates ``coords (nv,)``. The rows
+    with 2 in ``tl_i[:, 1]`` (the others are :func:`turning_into`'s), their x, y, rz DOFs in
+    ``tl_i[:, 2:5]``; ``tl_val[:, :2]`` the forces at the step's time in the node's axes."""
+    for e in range(tl_i.shape[0]):
+        if tl_i[e, 1] != 2:
+            continue
+        th = coords[tl_i[e, 4]]
+        c, s = math.cos(th), math.sin(th)
+        f0, f1 = tl_val[e, 0], tl_val[e, 1]
+        rx, ry = c * f0 - s * f1, s * f0 + c * f1
+        fext[tl_i[e, 2]] += rx
+        fext[tl_i[e, 3]] += ry
+        fr = fidx[tl_i[e, 4]]
+        if not tangent or fr < 0:
+            continue
+        fx, fy = fidx[tl_i[e, 2]], fidx[tl_i[e, 3]]
+        if fx >= 0:
+            Kt[fx, fr] += ry
+        if fy >= 0:
+            Kt[fy, fr] += -rx
 
 
 @njit(cache=True)
@@ -377,9 +407,10 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                                     Kt[fj, fl] += li * H[e, i, j, l]
     # the planar families, each by its own kernel at the coordinates of every DOF
     pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t = plane
-    if pr_dofs.shape[0] or ps_dofs.shape[0] or pblk.shape[0]:
+    if pr_dofs.shape[0] or ps_dofs.shape[0] or pblk.shape[0] or tl_i.shape[0]:
         coords = np.zeros(nd)
         coordinates_into(q1, lin_q, lin_v, cplx, coords)
+        planar_turning_into(coords, tl_i, tl_val, fidx, tangent, fext, Kt)
         rigid2d_step_into(coords, v1, qdd1, pr_dofs, pr_p, g, weighed, tangent, fidx, fin,
                           fext, Mt, Kt, Ct)
         spring2d_step_into(coords, v1, ps_dofs, ps_p, damped, tangent, fidx, fint, Kt, Ct)
@@ -474,7 +505,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
     chord, ``k``, ``c``, ``l0``. Spatial modal bodies: ``md_i``, ``md_f`` (layout:
     :func:`fembody.elements.modal.modal3d_numba.step_into`). Turning loads: ``tl_i``,
-    ``tl_val`` (:func:`turning_into`). ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    ``tl_val`` (:func:`turning_into`, :func:`planar_turning_into`). ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
     ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
     0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
     position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and

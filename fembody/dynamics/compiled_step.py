@@ -21,9 +21,8 @@ The rule, for any model (never a test of one model's shape):
 - the configuration space gives the maps compiled code reads (``kernel_maps``: every
   space of :mod:`fembody.space`; the kernel composes quaternions and unit complex numbers
   and adds the additive coordinates, whichever the space holds), no Rayleigh damping; the
-  spatial turning loads (follower forces, spatial moments) are read per step like the
-  time-dependent loads and turned in the kernel (planar follower forces have no compiled
-  form yet);
+  turning loads (follower forces, spatial moments) are read per step like the
+  time-dependent loads and turned in the kernel;
 - the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
@@ -71,8 +70,6 @@ def why_not(system) -> str:
             or getattr(s, "surface_contact_blocks", None)
             or getattr(s, "beam_contact_watch", None) is not None):
         return "contacts"
-    if s.turning_loads and getattr(s.turning_loads, "planar", None) is not None:
-        return "planar follower forces"
     for b in s.nonlinear_inertia:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
         if form is None or form.get("family") not in ("rigid3d", "modal3d", "rigid2d"):
@@ -253,7 +250,12 @@ class CompiledStep:
         self.turning = bool(tl)
         self.tl_i = np.zeros((len(tl), 8), dtype=np.int64)
         self.tl_val = np.zeros((len(tl), 3))
-        if tl:
+        if tl and getattr(tl, "planar", None) is not None:
+            # planar follower forces: no node pose, their x, y, rz DOFs
+            self.tl_i[:, 0] = -1
+            self.tl_i[:, 1] = 2
+            self.tl_i[:, 2:5] = tl.dofs
+        elif tl:
             self.tl_i[:, 0] = tl.nodes[:, 0]
             self.tl_i[:, 1] = tl.force
             self.tl_i[:, 2:] = tl.dofs
@@ -379,7 +381,8 @@ class CompiledStep:
         if self.varying:                       # the nodal loads at t1, as the Python path
             np.add(s.nodal_loads(float(fp[1])), s.f_gravity, out=self.fconst)
         if self.turning:
-            self.tl_val[:] = s.turning_loads.values(float(fp[1]))
+            val = s.turning_loads.values(float(fp[1]))
+            self.tl_val[:, :val.shape[1]] = val
         ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
         # the new state and the last evaluation's arrays: views of one fresh buffer (one
         # allocation; fresh, since saved states and the Result keep the older ones)

@@ -36,15 +36,16 @@ COUNTERS = ("n_residual", "n_tangent", "n_factor", "n_solve", "n_newton", "n_ste
 def crank_train():
     """Every planar family the compiled step takes, under gravity: an offset crank on a Pin
     turned by a Driver through more than half a turn (a rotation row, wrapped in the complex
-    space), an offset body welded to it, a coupler on offset Pins to a slider block on a
-    locked Slider, a point mass on a Distance link from the block under a constant force,
-    and a damped spring from the coupler to a fixed point."""
+    space), an offset body welded to it under a follower force, a coupler on offset Pins to
+    a slider block on a locked Slider, a point mass on a Distance link from the block under
+    a constant force, and a damped spring from the coupler to a fixed point."""
     m = fb.Model(gravity=(0.0, -9.81))
     crank = m.add_rigid_body((0.0, 0.0), 0.4, 2e-3, offset=(0.03, 0.01))
     m.add_joint(fb.Pin(m.ground, crank.node, at=(0.0, 0.0)))
     m.add_joint(fb.Driver(crank.node, "rz", lambda t: 4000.0 * t * t))
     arm = m.add_rigid_body((0.0, 0.05), 0.2, 1e-3, offset=(0.0, 0.04))
     m.add_joint(fb.Weld(crank.node, arm.node, at=(0.0, 0.05)))
+    m.add_force(arm.node, (0.5, -0.2), follower=True)
     coupler = m.add_rigid_body((0.1, 0.0), 0.3, 3e-3, offset=(0.1, 0.01))
     m.add_joint(fb.Pin(crank.node, coupler.node, at=(0.1, 0.0)))
     block = m.add_rigid_body((0.4, 0.0), 0.5, 1e-3, offset=(0.01, 0.0))
@@ -70,12 +71,13 @@ def rel(a, b):
 
 def test_the_planar_families_declare_their_compiled_forms():
     """Both models run compiled (why_not is empty), and a planar block without a compiled
-    form, a planar follower force or a beam each keep the Python path, named."""
+    form (a rotational spring, a beam) keeps the Python path, named."""
     for make in MODELS.values():
         assert compiled_step.why_not(make().compile()) == ""
     m = crank_train()
-    m.add_force(m.rigid_bodies[0].node, (1.0, 0.0), follower=True)
-    assert compiled_step.why_not(m.compile()) == "planar follower forces"
+    m.add_rotational_spring(m.rigid_bodies[0].node, m.rigid_bodies[1].node, k=5.0)
+    assert compiled_step.why_not(m.compile()) == "a rotational spring block without a " \
+        "compiled form"
     m = crank_train()
     m.add_beam((0.0, 0.3), (0.2, 0.3), n=2, material=fb.Material(E=70e9, rho=2700.0),
                section=fb.Section.rectangle(0.01, 0.01))
