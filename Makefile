@@ -10,6 +10,7 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/sparse_kernels.py \
 	fembody/dynamics/_kernels.py fembody/linalg/envelope.py fembody/linalg/cholmod_spd.py \
 	fembody/elements/beam/beam3d_numba.py fembody/space/quat_numba.py \
+	fembody/space/planar_numba.py \
 	fembody/elements/mass/rigid3d.py fembody/elements/mass/mass.py fembody/dynamics/lie.py \
 	fembody/joints/kernels/spatial.py fembody/joints/kernels/planar.py \
 	fembody/elements/spring/spring.py \

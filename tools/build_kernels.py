@@ -20,6 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.dynamics._kernels", "fembody.linalg.envelope", "fembody.linalg.cholmod_spd",
            "fembody.elements.beam.beam3d_numba", "fembody.space.quat_numba",
+           "fembody.space.planar_numba",
            "fembody.elements.mass.rigid3d", "fembody.elements.mass.mass", "fembody.dynamics.lie",
            "fembody.joints.kernels.spatial", "fembody.joints.kernels.planar",
            "fembody.elements.spring.spring", "fembody.joints.assembly",

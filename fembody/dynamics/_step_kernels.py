@@ -1,4 +1,5 @@
-"""One generalized-alpha step of a small spatial rigid mechanism in one compiled call.
+"""One generalized-alpha step of a small rigid mechanism (spatial or planar) in one compiled
+call.
 
 Why: a heavy top's step is a few hundred floating-point operations per Newton iteration, but
 the Python path makes about a hundred small calls per step (evaluate, assemble, factorise,
@@ -10,7 +11,10 @@ kernel runs the predictor and the Newton loop of
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
 the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial modal
 bodies: :mod:`fembody.elements.modal.modal3d_numba`; spatial joints:
-:func:`fembody.joints.kernels.spatial.rows`; the space: :mod:`fembody.space.quat_numba`;
+:func:`fembody.joints.kernels.spatial.rows`; the planar families' ``step_into`` in
+:mod:`fembody.elements.mass.mass`, :mod:`fembody.elements.spring.spring` and
+:mod:`fembody.joints.kernels.planar`; the space: :mod:`fembody.space.quat_numba` and
+:mod:`fembody.space.planar_numba`;
 the Lie map: :mod:`fembody.dynamics.lie`), so the numbers are those of the Python path up
 to the order of summation in the assembly and the dense LU (partial pivoting) in place of the
 saddle-point solver.
@@ -34,12 +38,18 @@ from ..elements.kernels import njit
 from ..elements.mass.rigid3d import forces as rigid_forces
 from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..elements.mass.mass import rigid_step_into as rigid2d_step_into
 from ..elements.modal.modal3d_numba import pins_into as modal_pins_into
+from ..elements.spring.spring import planar_step_into as spring2d_step_into
+from ..joints.kernels.planar import step_into as planar_joints_step_into
 from ..elements.modal.modal3d_numba import step_into as modal_step_into
 from ..joints.kernels.spatial import rows as joint_rows
 from ..space.quat_numba import difference as q_difference
 from ..space.quat_numba import update_to as compose_to
 from ..space.quat_numba import poses as node_poses
+from ..space.planar_numba import coordinates_into
+from ..space.planar_numba import difference_into as complex_difference_into
+from ..space.planar_numba import update_to as complex_update_to
 from ._kernels import _residual_core as residual_core
 from .lie import _increment_nb as lie_increment
 from .lie import _inverse_tangents_nb as lie_inverse_tangents
@@ -181,8 +191,11 @@ def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover 
     ``-df/dTheta = R hat(F)``; a global moment ``M`` is ``R^T M`` on the (material) rotations
     with ``-df/dTheta = -hat(R^T M)``. ``tl_i (n, 8)``: node, 1 for a force (0: a moment),
     the node's six DOFs; ``tl_val (n, 3)`` the values at the step's time; ``R (n, 3, 3)``
-    the nodes' rotations."""
+    the nodes' rotations. Rows of planar follower forces (2 in ``tl_i[:, 1]``) are
+    :func:`planar_turning_into`'s."""
     for e in range(tl_i.shape[0]):
+        if tl_i[e, 1] == 2:
+            continue
         x = np.zeros(3)
         force = tl_i[e, 1] == 1
         for i in range(3):
@@ -218,15 +231,45 @@ def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover 
 
 
 @njit(cache=True)
+def planar_turning_into(coords, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover
+    """Planar follower forces (:class:`fembody.model.loads.FollowerForces`, its ``forces``
+    is the reference) into ``fext`` and, with ``tangent``, their load stiffness ``-df/dq``
+    into the free-DOF ``Kt``: ``f = R(theta) F`` on x, y with ``-df/dtheta = ((R F)_y, -(R
+    F)_x)``, ``theta`` the node's rotation among the coordinates ``coords (nv,)``. The rows
+    with 2 in ``tl_i[:, 1]`` (the others are :func:`turning_into`'s), their x, y, rz DOFs in
+    ``tl_i[:, 2:5]``; ``tl_val[:, :2]`` the forces at the step's time in the node's axes."""
+    for e in range(tl_i.shape[0]):
+        if tl_i[e, 1] != 2:
+            continue
+        th = coords[tl_i[e, 4]]
+        c, s = math.cos(th), math.sin(th)
+        f0, f1 = tl_val[e, 0], tl_val[e, 1]
+        rx, ry = c * f0 - s * f1, s * f0 + c * f1
+        fext[tl_i[e, 2]] += rx
+        fext[tl_i[e, 3]] += ry
+        fr = fidx[tl_i[e, 4]]
+        if not tangent or fr < 0:
+            continue
+        fx, fy = fidx[tl_i[e, 2]], fidx[tl_i[e, 3]]
+        if fx >= 0:
+            Kt[fx, fr] += ry
+        if fy >= 0:
+            Kt[fy, fr] += -rx
+
+
+@njit(cache=True)
 def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot, quat,
               node_X, fconst,
               Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
               j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f, tl_i,
-              tl_val, free, fidx, groups, Tinv, r, phi, fc, A):  # pragma: no cover - jitted
+              tl_val, free, fidx, groups, Tinv, r, phi, fc, A, plane, lin_q, lin_v, cplx,
+              rotation, continuous):  # pragma: no cover - jitted
     """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
     (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
     iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
-    kernels compute them."""
+    kernels compute them. ``plane``: the planar families' arrays (:func:`step`), read at
+    the coordinates of every velocity DOF the space's maps (``lin_q``, ``lin_v``,
+    ``cplx``, ``rotation``, ``continuous``) give."""
     nd = fconst.shape[0]
     nf = free.shape[0]
     nc = phi.shape[0]
@@ -369,6 +412,17 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
         xo, Ro = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 3, 0].copy())
         modal_pins_into(xr, Rr, xo, Ro, q1, md_i, md_f, lam1, tangent, fidx, nf, phi, fc, A,
                         Kt)
+    # the planar families, each by its own kernel at the coordinates of every DOF
+    pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t = plane
+    if pr_dofs.shape[0] or ps_dofs.shape[0] or pblk.shape[0] or tl_i.shape[0]:
+        coords = np.zeros(nd)
+        coordinates_into(q1, lin_q, lin_v, cplx, coords)
+        planar_turning_into(coords, tl_i, tl_val, fidx, tangent, fext, Kt)
+        rigid2d_step_into(coords, v1, qdd1, pr_dofs, pr_p, g, weighed, tangent, fidx, fin,
+                          fext, Mt, Kt, Ct)
+        spring2d_step_into(coords, v1, ps_dofs, ps_p, damped, tangent, fidx, fint, Kt, Ct)
+        planar_joints_step_into(coords, rotation, continuous, pblk, pj_i, pj_f, pj_t, lam1,
+                                tangent, nf, fidx, phi, fc, A, Kt)
     # residual, its norm and the force scale (fembody.dynamics._kernels._residual_core)
     norm, scale = residual_core(fext, fint, fc, free, fin, True, with_scale, r)
     viol = 0.0
@@ -420,17 +474,34 @@ def _scale_rows(A, nf, b_nnz):  # pragma: no cover - jitted
     return s
 
 
+@njit(cache=True)
+def _space_maps(space_i, n_lin, nv):  # pragma: no cover - jitted
+    """The additive coordinates' q indices ``(n_lin,)``, the unit complex rotations ``(k,
+    3)``, the rotation flags ``(nv,)`` and the continuity flag in ``space_i`` (layout:
+    :func:`step`)."""
+    k = 0
+    while k < space_i.shape[1] and space_i[4, k, 0] >= 0:
+        k += 1
+    rotation = np.zeros(nv, dtype=np.bool_)
+    for i in range(nv):
+        rotation[i] = space_i[5, i, 1] == 1
+    return (space_i[5, :n_lin, 0].copy(), space_i[4, :k, :3].copy(), rotation,
+            space_i[5, 0, 2] == 1)
+
+
 @njit(cache=True, aot=(
     "Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
     "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
     "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
     ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
     "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], "
-    "i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
+    "i8[:], i8[:], i8[:, :], i8[:], i8[:], "
+    "i8[:, :], f8[:, :], i8[:, :], f8[:, :], i8[:, :], i8[:, :], f8[:, :], f8[:])"))
 def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
          node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
          j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
-         groups, lin_v, counts):  # pragma: no cover - jitted
+         groups, lin_v, counts, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f,
+         pj_t):  # pragma: no cover - jitted
     """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
     (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
 
@@ -441,12 +512,23 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
     chord, ``k``, ``c``, ``l0``. Spatial modal bodies: ``md_i``, ``md_f`` (layout:
     :func:`fembody.elements.modal.modal3d_numba.step_into`). Turning loads: ``tl_i``,
-    ``tl_val`` (:func:`turning_into`). ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    ``tl_val`` (:func:`turning_into`, :func:`planar_turning_into`). ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
     ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
     0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
     position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and
     whether its B varies. ``counts`` (5,) receives the residual evaluations, tangents,
     factorisations, solves and Newton increments.
+
+    The planar families, each evaluated by its own module's kernel: rigid bodies ``pr_dofs
+    (n, 3)``, ``pr_p (n, 4)`` (:func:`fembody.elements.mass.mass.rigid_step_into`); springs
+    ``ps_dofs (n, 4)``, ``ps_p (n, 6)`` (:func:`fembody.elements.spring.spring.planar_step_into`);
+    joint blocks ``pblk``, ``pj_i``, ``pj_f`` and their prescribed values ``pj_t``
+    (:func:`fembody.joints.kernels.planar.step_into`). The space's further maps in
+    ``space_i``: ``[4, :k, :3]`` its rotations stored as unit complex numbers (q indices of
+    cos and sin, velocity DOF; -1 after the last), ``[5, :, 0]`` the q index of each entry
+    of ``lin_v``, ``[5, :nv, 1]`` 1 at rotation DOFs, ``[5, 0, 2]`` 1 where the space's
+    gather makes a row's rotations continuous (:mod:`fembody.space.planar_numba`): a step
+    composes quaternions and unit complex numbers alike, whatever space it runs in.
 
     Returns ``(status, increments, _, _, _, motion)``."""
     h, t1, am, af, gam, bet = fp[0], fp[1], fp[2], fp[3], fp[4], fp[5]
@@ -465,7 +547,8 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
         m_rot += 1
     quat = space_i[2, :m_rot, :].copy()
     rot_v = space_i[3, :m_rot, :3].copy()
-    lin_q = np.arange(lin_v.shape[0])
+    lin_q, cplx, rotation, continuous = _space_maps(space_i, lin_v.shape[0], nd)
+    plane = (pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t)
     for c in range(5):
         counts[c] = 0
     # predictor (q''_{n+1} = q''_n): fembody.dynamics._kernels._predict_into
@@ -486,6 +569,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     for j in range(nf):
         full[free[j]] = D[j]
     compose_to(q, full, lin_q, lin_v, quat, rot_v, q1)
+    complex_update_to(q, full, cplx, q1)
     for i in range(nc):
         lam1[i] = lam[i]
     bp = (1.0 - am) / ((1.0 - af) * bet * h * h)
@@ -512,7 +596,8 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
                                       rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
                                       j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
                                       sp_p, damped, md_i, md_f, tl_i, tl_val, free, fidx,
-                                      groups, Tinv, r, phi, fc, A)
+                                      groups, Tinv, r, phi, fc, A, plane, lin_q, lin_v, cplx,
+                                      rotation, continuous)
         counts[0] += 1
         if with_scale:
             scale = sc_new
@@ -567,6 +652,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
         for j in range(nf):
             full[free[j]] = D[j]
         compose_to(q, full, lin_q, lin_v, quat, rot_v, q1)
+        complex_update_to(q, full, cplx, q1)
         for i in range(nc):
             lam1[i] += sc * rhs[nf + i]
         if not math.isfinite(norm):
@@ -598,11 +684,13 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, :], "
     "f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], f8[:], f8[:], "
     "i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], i8[:], i8[:], "
-    "i8[:, :], i8[:])"))
+    "i8[:, :], i8[:], "
+    "i8[:, :], f8[:, :], i8[:, :], f8[:, :], i8[:, :], i8[:, :], f8[:, :], f8[:])"))
 def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU, piv,
           space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V, j_C0,
           j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx, groups,
-          lin_v):  # pragma: no cover
+          lin_v, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f,
+          pj_t):  # pragma: no cover
     """Up to ``n`` steps of :func:`step`, each landing on the output grid ``(i0 + k) dt``,
     with the driver's per-step sums (``fembody.run.simulate``) kept here: the trapezoidal
     work of the constant nodal loads ``f_load`` and of the constraint forces (the formulas
@@ -633,7 +721,7 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
         m_rot += 1
     quat = space_i[2, :m_rot, :].copy()
     rot_v = space_i[3, :m_rot, :3].copy()
-    lin_q = np.arange(lin_v.shape[0])
+    lin_q, cplx, _, _ = _space_maps(space_i, lin_v.shape[0], nd)
     for c in range(5):
         tot[c] = 0
     cur, prev, nxt = 0, 2, 1
@@ -659,7 +747,7 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
             QDD[nxt], LAM[nxt], R[nxt], PHI[nxt], FC[nxt], LU, piv, space_i, node_X, fconst,
             Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V,
             j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
-            groups, lin_v, counts)
+            groups, lin_v, counts, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t)
         size = 0.0
         for j in range(nc):
             x = abs(LAM[nxt, j])
@@ -671,6 +759,7 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
             break
         # the driver's energy sums (fembody.run.simulate._Power.add_to)
         dq = q_difference(Q[nxt], Q[cur], lin_q, lin_v, quat, rot_v, nd)
+        complex_difference_into(Q[nxt], Q[cur], cplx, dq)
         w = 0.0
         for j in range(nd):
             w += (f_load[j] + f_load[j]) * dq[j]

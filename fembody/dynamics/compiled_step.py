@@ -11,15 +11,18 @@ The rule, for any model (never a test of one model's shape):
 - every block has a compiled form: each element block that carries inertia beyond a
   constant mass matrix, and each joint block, declares it with ``compiled_step() -> dict |
   None`` (its family and arrays; None: not this instance): spatial rigid bodies, spatial
-  modal bodies, spatial joints and drivers, spatial springs; beams, trusses and contacts
-  have none yet; constant masses enter as the System's constant mass
+  modal bodies, spatial joints and drivers, spatial springs, and in the plane rigid bodies,
+  the joints and drivers of :mod:`fembody.joints.kernels.planar` (points, sliders,
+  distances, linear rows) and springs; beams, trusses, rotational springs, planar modal
+  bodies and contacts have none yet; constant masses enter as the System's constant mass
   matrix and constant loads as its constant force; a driven joint's prescribed values and
   the time-dependent nodal loads are read once per step in Python (a step evaluates the
   rows and loads at one time, ``t_n + h``);
-- the configuration space is the spatial one (:class:`fembody.space.SpatialSpace`: the
-  kernel composes its quaternions), no Rayleigh damping; the turning loads (follower
-  forces, spatial moments) are read per step like the time-dependent loads and turned in
-  the kernel;
+- the configuration space gives the maps compiled code reads (``kernel_maps``: every
+  space of :mod:`fembody.space`; the kernel composes quaternions and unit complex numbers
+  and adds the additive coordinates, whichever the space holds), no Rayleigh damping; the
+  turning loads (follower forces, spatial moments) are read per step like the
+  time-dependent loads and turned in the kernel;
 - the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
@@ -53,13 +56,13 @@ def why_not(system) -> str:
     """'' when the compiled step can run ``system``, else the reason it cannot (for logs and
     tests)."""
     s = system
-    if getattr(s.space, "name", "") != "spatial":
+    if not hasattr(s.space, "kernel_maps"):
         return f"the {getattr(s.space, 'name', '?')} configuration space"
     if s.n_free + s.n_con > MAX_DENSE:
         return f"{s.n_free + s.n_con} unknowns (more than {MAX_DENSE})"
     for b in s.stiffness_blocks:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
-        if form is None or form.get("family") not in ("spring3d", "modal3d"):
+        if form is None or form.get("family") not in ("spring3d", "modal3d", "spring2d"):
             return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     if s.rayleigh[0] > 0 or s.rayleigh[1] > 0:
         return "Rayleigh damping"
@@ -69,11 +72,12 @@ def why_not(system) -> str:
         return "contacts"
     for b in s.nonlinear_inertia:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
-        if form is None or form.get("family") not in ("rigid3d", "modal3d"):
+        if form is None or form.get("family") not in ("rigid3d", "modal3d", "rigid2d"):
             return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     for b in s.joint_blocks:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
-        if form is None or form.get("family") not in ("spatial joint", "modal pin"):
+        if form is None or form.get("family") not in ("spatial joint", "planar joint",
+                                                       "modal pin"):
             return f"a joint block ({getattr(b, 'kind', type(b).__name__)}) without a compiled form"
     return ""
 
@@ -187,6 +191,33 @@ def _modal_arrays(forms: list, lin_v: np.ndarray,
     return md_i, np.ascontiguousarray(np.array(rows), dtype=float)
 
 
+def _space_array(maps: dict) -> np.ndarray:
+    """The space's :meth:`~fembody.space.PlanarSpace.kernel_maps` padded into the kernel's
+    one int array ``space_i`` (layout: :func:`fembody.dynamics._step_kernels.step`):
+    whichever the space, its node poses, quaternions, unit complex numbers and additive
+    coordinates."""
+    nn, m = maps["node_q"].shape[0], maps["quat"].shape[0]
+    uc, nv = maps["unit_complex"], len(maps["rotation"])
+    width = max(nn, m, len(uc), nv, 1)
+    space_i = np.full((6, width + 1, 4), -1, dtype=np.int64)
+    space_i[0, :nn, :3] = maps["node_q"]
+    space_i[1, :nn, 0] = maps["node_rot"]
+    space_i[2, :m, :] = maps["quat"]
+    space_i[3, :m, :3] = maps["rot_v"]
+    space_i[4, :len(uc), :3] = uc
+    space_i[5, :len(maps["lin_q"]), 0] = maps["lin_q"]
+    space_i[5, :nv, 1] = maps["rotation"]
+    space_i[5, 0, 2] = int(maps["continuous"])
+    return space_i
+
+
+def _stack(forms: list, key: str, empty: tuple, dtype) -> np.ndarray:
+    """The compiled forms' ``key`` arrays stacked into one C-contiguous array (``empty``:
+    the shape without any)."""
+    return np.ascontiguousarray(np.concatenate([np.asarray(f[key]) for f in forms])
+                                if forms else np.zeros(empty), dtype=dtype)
+
+
 class CompiledStep:
     """The arrays of :func:`fembody.dynamics._step_kernels.step` for one integrator, built
     once; :meth:`__call__` runs a step."""
@@ -200,21 +231,10 @@ class CompiledStep:
         self.fidx = np.full(nd, -1, dtype=np.int64)
         self.fidx[free] = np.arange(nf)
         self.free = free
-        # the space's maps, padded into one int array (see the kernel)
         maps = sp.kernel_maps()
-        nn, m = sp.node_dofs.shape[0], len(sp.rot_nodes)
-        width = max(nn, m, 1)
-        space_i = np.full((4, width + 1, 4), -1, dtype=np.int64)
-        space_i[0, :nn, :3] = maps["node_q"]
-        space_i[1, :nn, 0] = maps["node_rot"]
-        space_i[2, :m, :] = maps["quat"]
-        space_i[3, :m, :3] = maps["rot_v"]
-        self.space_i = space_i
+        self.space_i = _space_array(maps)
         self.node_X = np.ascontiguousarray(maps["node_X"], dtype=float)
         self.lin_v = np.ascontiguousarray(maps["lin_v"], dtype=np.int64)
-        # (the kernel takes the q index of the k-th translation to be k: the space's layout)
-        if not np.array_equal(maps["lin_q"], np.arange(len(self.lin_v))):
-            raise ValueError("compiled step: the spatial space's translations are not first in q")
         # constant loads and constant masses (point masses) on the free DOFs
         self.fconst = np.ascontiguousarray(s.nodal_loads(0.0) + s.f_gravity, dtype=float)
         # (the K pattern, and so M_const, is on the free DOFs)
@@ -240,13 +260,27 @@ class CompiledStep:
                                             if sforms else np.zeros((0, 6)), dtype=np.int64)
         self.sp_p = np.ascontiguousarray(np.concatenate([f["p"] for f in sforms])
                                          if sforms else np.zeros((0, 6)), dtype=float)
-        damped = any(f["damped"] for f in sforms)
+        # planar springs and rigid bodies
+        pforms = [f for f in (b.compiled_step() for b in s.stiffness_blocks)
+                  if f["family"] == "spring2d"]
+        self.ps_dofs, self.ps_p = _stack(pforms, "dofs", (0, 4), np.int64), _stack(
+            pforms, "p", (0, 6), float)
+        damped = any(f["damped"] for f in sforms + pforms)
+        rforms = [f for f in (b.compiled_step() for b in s.nonlinear_inertia)
+                  if f["family"] == "rigid2d"]
+        self.pr_dofs, self.pr_p = _stack(rforms, "dofs", (0, 3), np.int64), _stack(
+            rforms, "p", (0, 4), float)
         # turning loads: node, force or moment, DOFs; their values at t1 per step
         tl = s.turning_loads
         self.turning = bool(tl)
         self.tl_i = np.zeros((len(tl), 8), dtype=np.int64)
         self.tl_val = np.zeros((len(tl), 3))
-        if tl:
+        if tl and getattr(tl, "planar", None) is not None:
+            # planar follower forces: no node pose, their x, y, rz DOFs
+            self.tl_i[:, 0] = -1
+            self.tl_i[:, 1] = 2
+            self.tl_i[:, 2:5] = tl.dofs
+        elif tl:
             self.tl_i[:, 0] = tl.nodes[:, 0]
             self.tl_i[:, 1] = tl.force
             self.tl_i[:, 2:] = tl.dofs
@@ -257,8 +291,8 @@ class CompiledStep:
              if f["family"] == "modal3d"], maps["lin_v"],
             [f for f, _ in jall if f["family"] == "modal pin"])
         # joints: one table of instances, one row per block
-        jall = [(f, b) for f, b in jall if f["family"] == "spatial joint"]
-        jforms = [f for f, _ in jall]
+        jforms = [f for f, _ in jall if f["family"] == "spatial joint"]
+        jblocks = [b for f, b in jall if f["family"] == "spatial joint"]
         n_inst = sum(len(f["nodes"]) for f in jforms)
         self.j_nodes = np.zeros(2 * n_inst, dtype=np.int64)
         self.j_dofs = np.full((n_inst, 12), -1, dtype=np.int64)
@@ -268,9 +302,11 @@ class CompiledStep:
         self.j_s = np.zeros(n_inst)
         self.j_f = np.zeros(n_inst)
         self.jblk = np.zeros((len(jforms), 5), dtype=np.int64)
-        self.driven = []                  # (start, stop, block) of the driven joint blocks
+        # (values, start, stop, block) of the driven joint blocks: ``values[start:stop]``
+        # receives the block's prescribed values at each step's time
+        self.driven = []
         a = 0
-        for k, (f, blk) in enumerate(jall):
+        for k, (f, blk) in enumerate(zip(jforms, jblocks)):
             n = len(f["nodes"])
             b = a + n
             self.j_nodes[2 * a:2 * b] = np.asarray(f["nodes"]).reshape(-1)
@@ -280,7 +316,20 @@ class CompiledStep:
             self.j_C0[a:b], self.j_s[a:b], self.j_f[a:b] = f["C0"], f["s"], f["f"]
             self.jblk[k] = (f["code"], f["m"], a, b, int(f["varies"]))
             if f.get("driven"):
-                self.driven.append((a, b, blk))
+                self.driven.append((self.j_f, a, b, blk))
+            a = b
+        # planar joint blocks (fembody.joints.kernels.planar.step_into's layout)
+        pl = [(f, b) for f, b in jall if f["family"] == "planar joint"]
+        self.pblk = np.zeros((len(pl), 7), dtype=np.int64)
+        self.pj_i = _stack([f for f, _ in pl], "i", (0, 16), np.int64)
+        self.pj_f = _stack([f for f, _ in pl], "f", (0, 21), float)
+        self.pj_t = np.zeros(self.pj_i.shape[0])
+        a = 0
+        for k, (f, blk) in enumerate(pl):
+            b = a + f["i"].shape[0]
+            self.pblk[k] = (f["kind"], f["m"], a, b, int(f["flag"]), int(f["varies"]), f["k"])
+            if f["driven"]:
+                self.driven.append((self.pj_t, a, b, blk))
             a = b
         lie_map = integ._lie
         self.groups = (np.ascontiguousarray(lie_map.groups, dtype=np.int64) if lie_map
@@ -308,10 +357,25 @@ class CompiledStep:
         self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
                              int(self.weighed), int(s.B_nnz), int(damped)], dtype=np.int64)
 
+    def _planar_args(self) -> tuple:
+        """The planar families' arrays, the kernels' last arguments."""
+        return (self.pr_dofs, self.pr_p, self.ps_dofs, self.ps_p, self.pblk, self.pj_i,
+                self.pj_f, self.pj_t)
+
     def __setstate__(self, state: dict) -> None:
         """Unpickle (a checkpoint); one written before the output buffer and held steps
         existed gets them."""
         self.__dict__.update(state)
+        if "pblk" not in state:
+            # written before the planar families (a spatial System's step): none of them,
+            # the space's maps in the present layout, the driven rows' target named
+            self.space_i = _space_array(self.system.space.kernel_maps())
+            self.pr_dofs, self.pr_p = np.zeros((0, 3), dtype=np.int64), np.zeros((0, 4))
+            self.ps_dofs, self.ps_p = np.zeros((0, 4), dtype=np.int64), np.zeros((0, 6))
+            self.pblk = np.zeros((0, 7), dtype=np.int64)
+            self.pj_i, self.pj_f = np.zeros((0, 16), dtype=np.int64), np.zeros((0, 21))
+            self.pj_t = np.zeros(0)
+            self.driven = [(self.j_f, *d) for d in self.driven]
         if "_offsets" not in state:
             s = self.system
             self._offsets = tuple(int(x) for x in np.cumsum(
@@ -339,12 +403,13 @@ class CompiledStep:
             return self._finish(integ, h, *pend[2:])
         fp, ip = self._fp, self._ip
         fp[0], fp[1] = h, integ.t + h
-        for i0, i1, blk in self.driven:        # f(t1): one value per driven row and step
-            self.j_f[i0:i1] = blk.prescribed(float(fp[1]))
+        for values, i0, i1, blk in self.driven:   # f(t1): one value per driven row and step
+            values[i0:i1] = blk.prescribed(float(fp[1]))
         if self.varying:                       # the nodal loads at t1, as the Python path
             np.add(s.nodal_loads(float(fp[1])), s.f_gravity, out=self.fconst)
         if self.turning:
-            self.tl_val[:] = s.turning_loads.values(float(fp[1]))
+            val = s.turning_loads.values(float(fp[1]))
+            self.tl_val[:, :val.shape[1]] = val
         ip[3] = int(integ.newton == "modified" and integ._fac_h == h and self.fac_h == h)
         # the new state and the last evaluation's arrays: views of one fresh buffer (one
         # allocation; fresh, since saved states and the Result keep the older ones)
@@ -362,7 +427,7 @@ class CompiledStep:
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
             self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
             self.tl_val, self.free, self.fidx,
-            self.groups, self.lin_v, self.counts)
+            self.groups, self.lin_v, self.counts, *self._planar_args())
         return self._finish(integ, h, float(fp[1]), status, it, self.counts, q1, v1, a1,
                             qdd1, lam1, r, phi, fc)
 
@@ -430,7 +495,7 @@ class CompiledStep:
             self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk, self.j_nodes,
             self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
             self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
-            self.tl_val, self.free, self.fidx, self.groups, self.lin_v)
+            self.tl_val, self.free, self.fidx, self.groups, self.lin_v, *self._planar_args())
         k = int(bi[2])
         rows = [(Q[j], V[j], A[j], QDD[j], LAM[j], R[j], PHI[j], FC[j]) for j in range(3)]
         v_start = integ.v

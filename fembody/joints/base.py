@@ -220,6 +220,38 @@ class JointBlock:
         return x if self._fmask is False else x * self._fmask
 
 
+    def planar_form(self, kind: int, flag: bool = False, *, da=None, db=None, n0=None,
+                    length=None, c=None, c0=None) -> dict | None:
+        """The compiled form (family ``"planar joint"``) of a planar block whose rows are
+        :func:`fembody.joints.kernels.planar.step_into`'s ``kind`` (see its layout), for the
+        blocks' ``compiled_step``; None before the rows are numbered. Prescribed values
+        change with time where ``rheonomic`` (the block's ``prescribed(t)``, read once per
+        step)."""
+        if getattr(self, "rows", None) is None:
+            return None
+        n, k = self.dofs.shape
+        pi = np.full((n, 16), -1, dtype=np.int64)
+        pi[:, :self.m] = np.asarray(self.rows, dtype=np.int64).reshape(n, self.m)
+        pi[:, 3:3 + k] = np.where(self.mask, self.dofs, -1)
+        pi[:, 9:9 + k] = self.safe_dofs
+        ang = getattr(self, "angular", None)
+        pi[:, 15] = 0 if ang is None else np.asarray(ang, dtype=np.int64)
+        pf = np.zeros((n, 21))
+        pf[:, :k] = self.X
+        for col, val in ((6, da), (8, db), (10, n0)):
+            if val is not None:
+                pf[:, col:col + 2] = val
+        if length is not None:
+            pf[:, 12] = length
+        if c0 is not None:
+            pf[:, 13] = c0
+        if c is not None:
+            pf[:, 15:15 + k] = c
+        return {"family": "planar joint", "kind": kind, "m": self.m, "k": k,
+                "flag": bool(flag), "varies": not getattr(self, "constant_B", self.linear),
+                "i": pi, "f": pf, "driven": self.rheonomic}
+
+
 def instance_vectors(a, k: int) -> np.ndarray:
     """Per-instance vectors as the kernels' C-contiguous float64 ``(n, k)``."""
     return np.ascontiguousarray(np.asarray(a, float).reshape(-1, k))

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import rotations as rot
 from .. import sparse_kernels
-from . import quat_numba
+from . import planar_numba, quat_numba
 from .dimension import PLANAR, SPATIAL
 
 SPACES = PLANAR.spaces                       # the spaces of planar models
@@ -169,6 +169,31 @@ class PlanarSpace:
         c, s = np.cos(th), np.sin(th)
         return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
+    # -------------------------------------------------------------- kernels
+    def kernel_maps(self) -> dict:
+        """The index arrays compiled code reads to gather coordinates and compose increments
+        (as :meth:`SpatialSpace.kernel_maps`, the same keys: here no node poses and no
+        quaternions): the additive velocity DOFs (``lin_v``) and their q indices
+        (``lin_q``); per rotation stored as a unit complex number its q indices of cos and
+        sin and its velocity DOF (``unit_complex (k, 3)``, :mod:`fembody.space.complex_numba`);
+        ``rotation (nv,)`` the rotation DOFs and ``continuous``: whether :meth:`gather`
+        makes a row's rotations continuous with its first one."""
+        lin_v = np.flatnonzero(~self.rotation) if not self.additive else np.arange(self.nv)
+        rot_v = np.flatnonzero(self.rotation) if not self.additive else np.zeros(0, np.int64)
+        qi = self._kernel_qindex()
+        return {"node_q": np.zeros((0, 3), dtype=np.int64), "node_X": np.zeros((0, 3)),
+                "node_rot": np.zeros(0, dtype=np.int64),
+                "quat": np.zeros((0, 4), dtype=np.int64),
+                "rot_v": np.zeros((0, 3), dtype=np.int64),
+                "lin_v": lin_v.astype(np.int64), "lin_q": qi[lin_v].astype(np.int64),
+                "unit_complex": np.column_stack([qi[rot_v], qi[rot_v] + 1, rot_v]
+                                                ).astype(np.int64).reshape(-1, 3),
+                "rotation": self.rotation.copy(), "continuous": not self.additive}
+
+    def _kernel_qindex(self) -> np.ndarray:
+        """The q index of each velocity DOF's first stored entry."""
+        return np.arange(self.nv, dtype=np.int64)
+
     # -------------------------------------------------------------- storage
     def state(self) -> dict:
         """What :func:`from_state` needs to rebuild the space (arrays, for ``Result.save``)."""
@@ -193,6 +218,8 @@ class PlanarComplexSpace(PlanarSpace):
         self._rot_v = np.flatnonzero(self.rotation)
         self._rot_c = self.qindex[self._rot_v]
         self._rot_s = self._rot_c + 1
+        self._unit_complex = np.ascontiguousarray(
+            np.column_stack([self._rot_c, self._rot_s, self._rot_v]), dtype=np.int64)
         self.q0 = np.zeros(self.nq)
         self.q0[self._rot_c] = 1.0
         self._free_cache: tuple | None = None
@@ -225,6 +252,11 @@ class PlanarComplexSpace(PlanarSpace):
         return out
 
     def difference(self, q1, q0):
+        uc = getattr(self, "_unit_complex", None)      # (None: unpickled from before it)
+        if uc is not None and _single(q1) and _single(q0):
+            # one state (the driver's energy sums, once per step): the compiled step's own
+            # formula and atan2 (fembody.space.planar_numba.difference)
+            return planar_numba.difference(q1, q0, self._lin_q, self._lin_v, uc, self.nv)
         dv = np.empty(q1.shape[:-1] + (self.nv,))
         dv[..., self._lin_v] = q1[..., self._lin_q] - q0[..., self._lin_q]
         c1, s1 = q1[..., self._rot_c], q1[..., self._rot_s]
@@ -261,6 +293,9 @@ class PlanarComplexSpace(PlanarSpace):
         rows = np.arange(dofs.shape[0])
         ref = x[..., rows, first][..., None]
         return np.where(rot, ref + _wrap(x - ref), x)
+
+    def _kernel_qindex(self):
+        return self.qindex
 
     def state(self):
         return {**super().state(), "space": np.array(self.name)}
@@ -322,10 +357,12 @@ class SpatialSpace:
         (:mod:`fembody.space.quat_numba`): per node the q index of x, y, z (``node_q``), its
         reference position (``node_X``) and quaternion row (``node_rot``, -1: none); per
         quaternion its q indices (``quat (m, 4)``) and rotation DOFs (``rot_v (m, 3)``); the
-        translational velocity DOFs (``lin_v``) and their q indices (``lin_q``)."""
+        translational velocity DOFs (``lin_v``) and their q indices (``lin_q``); and the keys
+        of :meth:`PlanarSpace.kernel_maps` (no unit complex numbers here)."""
         return {"node_q": self._node_q, "node_X": self._node_X, "node_rot": self._node_rot,
                 "quat": self._quat, "rot_v": self._rot_v, "lin_v": self._lin_v,
-                "lin_q": self._lin_q}
+                "lin_q": self._lin_q, "unit_complex": np.zeros((0, 3), dtype=np.int64),
+                "rotation": self.rotation.copy(), "continuous": False}
 
     # ----------------------------------------------------------------- moves
     def _rotate(self, out: np.ndarray, theta: np.ndarray) -> None:

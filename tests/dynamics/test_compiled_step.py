@@ -233,8 +233,9 @@ def test_modified_newton_keeps_its_factors_over_a_converged_fresh_tangent():
 
 
 def test_a_block_without_a_compiled_form_runs_the_python_path():
-    """A beam (a block with no compiled form), Rayleigh damping, a planar model and a saddle
-    matrix beyond MAX_DENSE keep the Python path; the reason names what is missing."""
+    """A beam (a block with no compiled form), Rayleigh damping, a planar rotational spring
+    and a saddle matrix beyond MAX_DENSE keep the Python path; the reason names what is
+    missing (a planar pendulum itself runs compiled: tests/dynamics/test_compiled_planar.py)."""
     assert compiled_step.why_not(mixed().compile()) == ""
     beam = mm.heavy_top()[0]
     steel = fb.Material(E=210e9, rho=7850.0, nu=0.3)
@@ -250,7 +251,9 @@ def test_a_block_without_a_compiled_form_runs_the_python_path():
     planar = fb.Model(gravity=(0.0, -9.81))
     body = planar.add_rigid_body((1.0, 0.0), 1.0, 0.1)
     planar.add_joint(fb.Pin(planar.ground, body.node, at=(0.0, 0.0)))
-    assert "space" in compiled_step.why_not(planar.compile())
+    assert compiled_step.why_not(planar.compile()) == ""
+    planar.add_rotational_spring(body.node, k=2.0)
+    assert "rotational spring block" in compiled_step.why_not(planar.compile())
     assert "unknowns" in compiled_step.why_not(mm.chain()[0].compile())
     # a modal body's pin at a mesh point has a compiled form (test_compiled_modal_pin.py);
     # a joint block without one keeps the Python path and is named

@@ -102,6 +102,57 @@ def rigid_dynamics_into(x, v, a, dofs, g, m, J, c, tangent, weighed, mpos, msel,
         add_weight(fg, dK, dofs, tangent, mpos, msel, fext, Kl, tmp)
 
 
+@njit(cache=True)
+def rigid_step_into(coords, v, a, dofs, p, g, weighed, tangent, fidx, fin, fext, Mt, Kt,
+                    Ct):  # pragma: no cover - jitted
+    """The planar rigid bodies' part of a compiled step's evaluation
+    (:mod:`fembody.dynamics._step_kernels`): at the coordinates ``coords (nv,)`` of every
+    velocity DOF (the space's, :func:`fembody.space.planar_numba.coordinates_into`) and the
+    velocities and accelerations ``v, a (nv,)``, their inertial forces into ``fin``, with
+    ``weighed`` their weights into ``fext`` and, with ``tangent``, ``M``, ``K = d/dq``,
+    ``C = d/dv`` and the weights' load stiffness (``-df/dq``) into the dense free-DOF
+    ``Mt, Kt, Ct`` (``fidx``: a DOF's free index, -1 fixed), by the kernels the Python path
+    calls (:func:`rigid_mass`, :func:`rigid_inertial`, :func:`rigid_gravity`). ``dofs (n,
+    3)`` the bodies' node DOFs, ``p (n, 4)``: mass [kg], rotary inertia about the centre of
+    mass [kg m^2] and the centre-of-mass offset (2) [m]."""
+    n = dofs.shape[0]
+    if n == 0:
+        return
+    x = np.empty((n, 3))
+    vb = np.empty((n, 3))
+    ab = np.empty((n, 3))
+    for k in range(n):
+        for j in range(3):
+            d = dofs[k, j]
+            x[k, j] = coords[d]
+            vb[k, j] = v[d]
+            ab[k, j] = a[d]
+    m = p[:, 0].copy()
+    J = p[:, 1].copy()
+    c = p[:, 2:4].copy()
+    Me = rigid_mass(x, m, J, c)
+    f, K, C = rigid_inertial(x, vb, ab, m, J, c, tangent)
+    fg, dK = rigid_gravity(x, g, m, c, tangent and weighed)
+    for k in range(n):
+        for i in range(3):
+            di = dofs[k, i]
+            fin[di] += f[k, i]
+            if weighed:
+                fext[di] += fg[k, i]
+            fi = fidx[di]
+            if not tangent or fi < 0:
+                continue
+            for j in range(3):
+                fj = fidx[dofs[k, j]]
+                if fj < 0:
+                    continue
+                Mt[fi, fj] += Me[k, i, j]
+                Kt[fi, fj] += K[k, i, j]
+                Ct[fi, fj] += C[k, i, j]
+                if weighed:
+                    Kt[fi, fj] -= dK[k, i, j]
+
+
 class PointMassBlock:
     """Point masses ``m`` [kg] at nodes (translational DOFs only)."""
 
@@ -183,6 +234,13 @@ class RigidBodyBlock:
         rigid_dynamics_into(_f8(x), v, a, self.dofs, _f8(g), self.m, self.J, self.c,
                             bool(tangent), bool(weighed), scatter.mpos, scatter.msel, M, fin,
                             Kin, Cin, fext, Kl, tmp)
+
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"rigid2d"``: :func:`rigid_step_into` runs inside the compiled step): the
+        node DOFs and ``p (n, 4)`` = mass, rotary inertia, centre-of-mass offset."""
+        return {"family": "rigid2d", "dofs": self.dofs,
+                "p": np.column_stack([self.m, self.J, self.c])}
 
     def kinetic_energy(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
         return 0.5 * np.einsum("ni,nij,nj->n", v, self.mass_at(x), v)

@@ -75,6 +75,42 @@ def spring_forces(x, v, DX, L, l0, k, c, damped, tangent):  # pragma: no cover -
     return f, K, C, eps
 
 
+@njit(cache=True)
+def planar_step_into(coords, v, dofs, p, damped, tangent, fidx, fint, Kt,
+                     Ct):  # pragma: no cover - jitted
+    """The planar springs' part of a compiled step's evaluation
+    (:mod:`fembody.dynamics._step_kernels`): at the coordinates ``coords (nv,)`` of every
+    velocity DOF and the velocities ``v (nv,)``, their internal forces into ``fint`` and,
+    with ``tangent``, ``K``, ``C`` into the dense free-DOF ``Kt, Ct`` (``fidx``: a DOF's
+    free index, -1 fixed), by :func:`spring_forces`. ``dofs (n, 4)`` the end nodes' x, y;
+    ``p (n, 6)``: the reference chord (2) and length, the rest length [m], ``k`` [N/m] and
+    ``c`` [N s/m]; ``damped``: any spring of the step is (an undamped one has ``c = 0``)."""
+    n = dofs.shape[0]
+    if n == 0:
+        return
+    x = np.empty((n, 4))
+    vs = np.empty((n, 4))
+    for e in range(n):
+        for j in range(4):
+            x[e, j] = coords[dofs[e, j]]
+            vs[e, j] = v[dofs[e, j]]
+    f, K, C, _ = spring_forces(x, vs, p[:, 0:2].copy(), p[:, 2].copy(), p[:, 3].copy(),
+                               p[:, 4].copy(), p[:, 5].copy(), damped, tangent)
+    for e in range(n):
+        for i in range(4):
+            di = dofs[e, i]
+            fint[di] += f[e, i]
+            fi = fidx[di]
+            if not tangent or fi < 0:
+                continue
+            for j in range(4):
+                fj = fidx[dofs[e, j]]
+                if fj >= 0:
+                    Kt[fi, fj] += K[e, i, j]
+                    if damped:
+                        Ct[fi, fj] += C[e, i, j]
+
+
 class SpringBlock:
     """Axial spring-dampers: force ``k (l - l0) + c l'`` along the current chord. ``X (n, 4)``
     reference coordinates of the two nodes [m].
@@ -130,6 +166,12 @@ class SpringBlock:
 
     def mass(self):
         return None
+
+    def compiled_step(self) -> dict:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"spring2d"``: :func:`planar_step_into` runs inside the compiled step)."""
+        return {"family": "spring2d", "dofs": self.dofs, "damped": self.Dd is not None,
+                "p": np.column_stack([self.DX, self.L, self.l0, self._k, self._c])}
 
 
 class RotationalSpringBlock:

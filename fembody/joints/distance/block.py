@@ -22,3 +22,7 @@ class DistanceBlock(JointBlock):
         phi, B, H = rows(DISTANCE, 1, x, self.da, self.db, self.da, self.length, False,
                          hessian)
         return phi, B, (H if hessian else None)
+
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block (:meth:`JointBlock.planar_form`)."""
+        return self.planar_form(DISTANCE, da=self.da, db=self.db, length=self.length)

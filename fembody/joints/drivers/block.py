@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import JointBlock
+from ..kernels.planar import LINEAR
 
 
 class LinearBlock(JointBlock):
@@ -42,6 +43,16 @@ class LinearBlock(JointBlock):
             a = phi[self.angular]
             phi[self.angular] = a - (2.0 * np.pi) * np.round(a / (2.0 * np.pi))
         return phi, self.c[:, None, :], None
+
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block (:meth:`JointBlock.planar_form`; the prescribed
+        values :meth:`prescribed`)."""
+        return self.planar_form(LINEAR, c=self.c, c0=self.c0)
+
+    def prescribed(self, t: float) -> np.ndarray:
+        """The prescribed values ``f(t) (n,)`` of the rows at ``t`` [s] (zero where not
+        driven)."""
+        return self._f(t)[:, 0] if self.rheonomic else np.zeros(len(self))
 
     def rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``phi_t`` and ``phi_tt`` (n, 1)."""

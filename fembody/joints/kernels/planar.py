@@ -26,8 +26,13 @@ import math
 import numpy as np
 
 from ...elements.kernels import njit
+from ...space.planar_numba import wrap_angle
+from ...space.planar_numba import gather_rows
 
 POINT, SLIDER, DISTANCE = 0, 1, 2        # the kinds of :func:`rows`
+#: linear rows ``c . x - c0 - f(t)`` (:class:`fembody.joints.drivers.LinearBlock`), a kind of
+#: :func:`step_into` only
+LINEAR = 3
 
 
 @njit(cache=True)
@@ -122,3 +127,76 @@ def rows(kind, m, x, da, db, n0, length, flag, hessian):  # pragma: no cover - j
                 H[k, 0, 2, 2] += e0 * a[2] + e1 * a[3]
                 H[k, 0, 5, 5] -= e0 * b[2] + e1 * b[3]
     return phi, B, H
+
+
+@njit(cache=True)
+def step_into(coords, rotation, continuous, pblk, pj_i, pj_f, pj_t, lam, tangent, nf, fidx,
+              phi, fc, A, Kt):  # pragma: no cover - jitted
+    """The planar joint blocks' part of a compiled step's evaluation
+    (:mod:`fembody.dynamics._step_kernels`), what the System's constraint set does for
+    them: each block's coordinates gathered as the space and :meth:`JointBlock.gather` do
+    (:func:`fembody.space.planar_numba.gather_rows` from the coordinates ``coords (nv,)`` of
+    every velocity DOF; ``rotation``, ``continuous`` the space's), its rows by :func:`rows`
+    (linear rows ``c . x - c0 - f`` here, their rotation rows the shorter way round), and
+    ``phi``, ``fc += B^T lam`` (all DOFs), with ``tangent`` B into the borders of the
+    bordered ``A`` (free DOFs first, ``nf`` of them; ``fidx`` a DOF's free index, -1 fixed)
+    and, where the block's B varies, ``sum lam_i H_i`` into the dense free-DOF ``Kt``.
+
+    ``pblk (b, 7)``: per block its kind (:data:`POINT` ... :data:`LINEAR`), rows per instance
+    ``m``, instance range, flag (weld / locked rotation), whether its B varies and its DOFs
+    per instance ``k``; per instance ``pj_i (n, 16)``: rows (3, -1 unused), DOFs (6, -1
+    absent), the DOFs gathered (6, absent ones a valid index), and 1 for a linear row on a
+    rotation; ``pj_f (n, 21)``: the reference coordinates of its DOFs ``X`` (6), ``da``,
+    ``db``, ``n0`` (2 each), the length, ``c0`` and the linear row's ``c`` (6); ``pj_t
+    (n,)`` the prescribed values ``f(t)`` at the step's time."""
+    for b in range(pblk.shape[0]):
+        kind, m, a0, a1 = pblk[b, 0], pblk[b, 1], pblk[b, 2], pblk[b, 3]
+        flag, want, k = pblk[b, 4] == 1, tangent and pblk[b, 5] == 1, pblk[b, 6]
+        n = a1 - a0
+        mask = np.empty((n, k))
+        for e in range(n):
+            for j in range(k):
+                mask[e, j] = 1.0 if pj_i[a0 + e, 3 + j] >= 0 else 0.0
+        x = np.empty((n, k))
+        gather_rows(coords, rotation, continuous, pj_i[a0:a1, 9:9 + k].copy(),
+                    pj_f[a0:a1, 0:k].copy(), mask, x)
+        if kind == LINEAR:
+            ph = np.empty((n, 1))
+            B = np.empty((n, 1, k))
+            H = np.zeros((0, 1, k, k))
+            for e in range(n):
+                E = a0 + e
+                s = 0.0
+                for j in range(k):
+                    s += pj_f[E, 15 + j] * x[e, j]
+                    B[e, 0, j] = pj_f[E, 15 + j]
+                s = s - pj_f[E, 13] - pj_t[E]
+                ph[e, 0] = wrap_angle(s) if pj_i[E, 15] == 1 else s
+        else:
+            ph, B, H = rows(kind, m, x, pj_f[a0:a1, 6:8].copy(), pj_f[a0:a1, 8:10].copy(),
+                            pj_f[a0:a1, 10:12].copy(), pj_f[a0:a1, 12].copy(), flag, want)
+        for e in range(n):
+            E = a0 + e
+            for i in range(m):
+                row = pj_i[E, i]
+                phi[row] = ph[e, i]
+                li = lam[row]
+                for j in range(k):
+                    dj = pj_i[E, 3 + j]
+                    if dj < 0:
+                        continue
+                    fc[dj] += B[e, i, j] * li
+                    fj = fidx[dj]
+                    if fj < 0:
+                        continue
+                    if tangent:
+                        A[nf + row, fj] += B[e, i, j]
+                        A[fj, nf + row] += B[e, i, j]
+                    if want:
+                        for l in range(k):
+                            dl = pj_i[E, 3 + l]
+                            if dl < 0:
+                                continue
+                            fl = fidx[dl]
+                            if fl >= 0:
+                                Kt[fj, fl] += li * H[e, i, j, l]

@@ -34,3 +34,7 @@ class PointBlock(JointBlock):
         phi, B, H = rows(POINT, self.m, x, self.da, self.db, self.da, self._length,
                          self.rotation, hessian)
         return phi, B, (H if hessian else None)
+
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block (:meth:`JointBlock.planar_form`)."""
+        return self.planar_form(POINT, self.rotation, da=self.da, db=self.db)

@@ -21,3 +21,7 @@ class SliderBlock(JointBlock):
         phi, B, H = rows(SLIDER, self.m, x, self.da, self.db, self.n0, self._length,
                          self.lock, hessian)
         return phi, B, (H if hessian else None)
+
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block (:meth:`JointBlock.planar_form`)."""
+        return self.planar_form(SLIDER, self.lock, da=self.da, db=self.db, n0=self.n0)
