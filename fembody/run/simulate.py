@@ -482,27 +482,37 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         nonlocal good
         k, SF = done.k, done.SF
         step_watch = watch is not None and rheonomic
-        for p in range(1, k + 1):
-            ii = i + p - 1
-            if (has_sensors or motions or step_watch or ii % every == 0
-                    or (watch is not None and watch.calls + 1 == watch.due)):
-                done.goto(integ, p)
-                acc["work"] = float(SF[p - 1, 2])
-                if sys.n_con:
-                    acc["constraint_work"] = float(SF[p - 1, 3])
-                if motions:
-                    motions.accepted(integ.t)
+        each = has_sensors or step_watch or bool(motions)    # something after every step
+        last = i + k - 1                # the batch's last grid point
+        ii = i
+        while ii <= last:
+            if not each:
+                # the next point with something to do: a saved one or the monitor's check
+                nxt = -(-ii // every) * every
                 if watch is not None:
-                    watch.v_prev = done.v_start.copy()
-                    if step_watch:
-                        watch.after_step(integ, float(SF[p - 1, 0]))
-                good += 1
-                after_point(ii, float(SF[p - 1, 0]))
-            else:
-                good += 1
-                run.i, run.good = ii + 1, good
+                    nxt = min(nxt, ii + watch.due - watch.calls - 1)
+                nxt = min(nxt, last + 1)
+                good += nxt - ii
                 if watch is not None:
-                    watch.calls += 1
+                    watch.calls += nxt - ii
+                ii = nxt
+                run.i, run.good = ii, good
+                if ii > last:
+                    break
+            p = ii - i + 1
+            done.goto(integ, p)
+            acc["work"] = float(SF[p - 1, 2])
+            if sys.n_con:
+                acc["constraint_work"] = float(SF[p - 1, 3])
+            if motions:
+                motions.accepted(integ.t)
+            if watch is not None:
+                watch.v_prev = done.v_start.copy()
+                if step_watch:
+                    watch.after_step(integ, float(SF[p - 1, 0]))
+            good += 1
+            after_point(ii, float(SF[p - 1, 0]))
+            ii += 1
         done.goto(integ, k)
         acc["work"] = done.work
         if sys.n_con:
