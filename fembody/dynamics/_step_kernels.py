@@ -591,11 +591,12 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, :], "
     "f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], f8[:], f8[:], "
     "i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], i8[:], i8[:], "
-    "i8[:, :], i8[:], f8[:, :], f8[:, :], i8[:, :])"))
+    "i8[:, :], i8[:], f8[:, :], f8[:, :], i8[:, :], f8[:, :], f8[:, :, :], f8[:, :], "
+    "f8[:, :, :])"))
 def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU, piv,
           space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
           j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i,
-          tl_val, free, fidx, groups, lin_v, JF, SF, SI):  # pragma: no cover
+          tl_val, free, fidx, groups, lin_v, JF, SF, SI, FL, TV, FW, TW):  # pragma: no cover
     """Up to ``n`` steps of :func:`step`, each landing on the output grid ``(i0 + k) dt``,
     with the driver's per-step sums (``fembody.run.simulate``) kept here: the trapezoidal
     work of the constant nodal loads ``f_load`` and of the constraint forces (the formulas
@@ -612,7 +613,13 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
     :func:`step` is compiled for); row 0 the start (its ``fc`` the last step's constraint
     forces), row ``k`` the state after the k-th step, row ``k + 1`` a held step's. ``JF``
     (n, instances): the joints' prescribed values ``j_f`` of each step (read before it; no
-    rows: ``j_f`` as given, the same for every step). Per step ``SF`` (n, 5): its size
+    rows: ``j_f`` as given, the same for every step); likewise ``FL`` (n, n_dof) the
+    constant and time-dependent nodal loads with the weights (``fconst``) and ``TV`` (n,
+    turning loads, 3) the turning loads' values (``tl_val``) at each step's end time. ``FW``
+    (n + 1, n_dof), no rows for the constant ``f_load``: the loads whose work the sums
+    keep, row 0 at the start, row ``k`` the nodal loads at the k-th grid point, to which
+    the turning loads there (values ``TW`` (n, turning loads, 3), at the configuration
+    reached) are added here. Per step ``SF`` (n, 5): its size
     ``h``, the time reached, the work sums after it and the multipliers' size; ``SI`` (n,
     6): its Newton increments and its ``counts``. ``bf``: ``dt, lam_size, jump, work,
     constraint_work, fac_i, fac_c, t`` (``fac_*`` the step of the integrator's and of the
@@ -636,6 +643,11 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
     lin_q = np.arange(lin_v.shape[0])
     for c in range(5):
         tot[c] = 0
+    nn = node_X.shape[0]
+    node_q = space_i[0, :nn, :3].copy()
+    node_rot = space_i[1, :nn, 0].copy()
+    tl_nodes = tl_i[:, 0].copy()
+    no_K = np.zeros((0, 0))
     k = 0
     why = 0 * n                 # OK (an int64 the other codes can join)
     bi[4] = -1
@@ -650,6 +662,13 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
         if JF.shape[0] > 0:
             for j in range(ni):
                 j_f[j] = JF[k, j]
+        if FL.shape[0] > 0:
+            for j in range(nd):
+                fconst[j] = FL[k, j]
+        if TV.shape[0] > 0:
+            for e in range(tl_val.shape[0]):
+                for j in range(3):
+                    tl_val[e, j] = TV[k, e, j]
         ip[3] = 1 if (modified and fac_i == h and fac_c == h) else 0
         nxt = k + 1
         for j in range(nc):             # phi and fc are sums (zero, as a step's own arrays)
@@ -674,8 +693,15 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
         # the driver's energy sums (fembody.run.simulate._Power.add_to)
         dq = q_difference(Q[nxt], Q[k], lin_q, lin_v, quat, rot_v, nd)
         w = 0.0
-        for j in range(nd):
-            w += (f_load[j] + f_load[j]) * dq[j]
+        if FW.shape[0] > 0:
+            if TW.shape[0] > 0:         # the turning loads at the state reached
+                xt, Rt = node_poses(Q[nxt], node_q, node_X, node_rot, quat, tl_nodes)
+                turning_into(Rt, tl_i, TW[k], fidx, False, FW[nxt], no_K)
+            for j in range(nd):
+                w += (FW[nxt, j] + FW[k, j]) * dq[j]
+        else:
+            for j in range(nd):
+                w += (f_load[j] + f_load[j]) * dq[j]
         bf[3] += 0.5 * w
         if nc > 0:
             cw = 0.0

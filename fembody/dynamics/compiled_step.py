@@ -374,12 +374,13 @@ class CompiledStep:
         the way is in the returned :class:`Batch` (:meth:`goto` sets the integrator to one
         of them, for what the driver does after a step); a step that failed or whose
         multipliers jumped is held and handed to the integrator's next step of the same size
-        from the same time (so the driver's own loop sees it, with its diagnostics). None:
-        not for this integrator now (loads that change with time or turn, another state)."""
+        from the same time (so the driver's own loop sees it, with its diagnostics). Loads
+        that change with time and turning loads are read here for every step too, and
+        their work summed with the turning loads at each state reached (``f_load`` is then
+        the loads at the start, with the turning ones). None: not for this integrator now
+        (another state, a held step)."""
         s = integ.sys
-        # (loads that change with time or turn are read per step in Python)
-        if (self._pending is not None or self.varying or self.turning
-                or s is not self.system or n < 1):
+        if self._pending is not None or s is not self.system or n < 1:
             return None
         # the states, one per row (fresh: saved states keep the older ones)
         nd, nc, nq = s.n_dof, s.n_con, integ.q.shape[0]
@@ -389,17 +390,36 @@ class CompiledStep:
                            np.empty((m, nc)), np.empty((m, nd)))
         Q[0], V[0], A[0], QDD[0], LAM[0] = integ.q, integ.v, integ.a, integ.qdd, integ.lam
         FC[0] = 0.0 if fc_prev is None else fc_prev
-        JF = _NO_JF
-        if self.driven:
-            # f(t1) of every step: t1 as the kernel and the driver's loop compute it
-            JF = np.empty((n, self.j_f.size))
-            JF[:] = self.j_f
+        JF = FL = FW = _NO_ROWS
+        TV = TW = _NO_VALUES
+        if self.driven or self.varying or self.turning:
+            # what changes with time, at each step's end: t1 as the kernel and the driver's
+            # loop compute it (the grid point reached, up to round-off), the values as
+            # __call__ and the driver's energy sums (fembody.run.simulate._Power) read them
+            if self.driven:
+                JF = np.empty((n, self.j_f.size))
+                JF[:] = self.j_f
+            if self.varying:
+                FL = np.empty((n, nd))
+            if self.varying or self.turning:
+                FW = np.empty((m, nd))
+                FW[0] = f_load
+            if self.turning:
+                TV, TW = np.empty((n,) + self.tl_val.shape), np.empty((n,) + self.tl_val.shape)
+            values = s.turning_loads.values if self.turning else None
             t = integ.t
             for k in range(n):
                 target = (i0 + k) * dt
-                t1 = t + (target - t)
+                t1 = float(t + (target - t))
                 for a0, a1, blk in self.driven:
-                    JF[k, a0:a1] = blk.prescribed(float(t1))
+                    JF[k, a0:a1] = blk.prescribed(t1)
+                if self.varying:
+                    np.add(s.nodal_loads(t1), s.f_gravity, out=FL[k])
+                if values is not None:
+                    TV[k] = values(t1)
+                    TW[k] = values(target)
+                if FW is not _NO_ROWS:
+                    FW[k + 1] = s.nodal_loads(target)
                 t = target
         SF, SI = np.empty((n, 5)), np.empty((n, 6), dtype=np.int64)
         nan = math.nan
@@ -417,10 +437,12 @@ class CompiledStep:
             self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
             self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
-            self.tl_val, self.free, self.fidx, self.groups, self.lin_v, JF, SF, SI)
+            self.tl_val, self.free, self.fidx, self.groups, self.lin_v, JF, SF, SI, FL, TV,
+            FW, TW)
         k = int(bi[2])
         batch = Batch(self, k, (Q, V, A, QDD, LAM, R, PHI, FC), SF[:k], SI[:k],
-                      float(bf[1]), float(bf[3]), float(bf[4]))
+                      float(bf[1]), float(bf[3]), float(bf[4]),
+                      f_load if FW is _NO_ROWS else FW[k])
         if k:
             integ.n_residual += int(tot[0])
             integ.n_tangent += int(tot[1])
@@ -471,7 +493,8 @@ class CompiledStep:
         self._out = (q1, v1, a1, qdd1, lam1)
 
 
-_NO_JF = np.zeros((0, 0))
+_NO_ROWS = np.zeros((0, 0))
+_NO_VALUES = np.zeros((0, 0, 3))
 
 
 class Batch:
@@ -480,17 +503,19 @@ class Batch:
     ``p``-th step); per step ``SF`` (its size [s], the time reached [s], the energy sums
     ``work`` and ``constraint_work`` [J] after it, the multipliers' size) and ``SI`` (its
     Newton increments and counters); after the last applied step the multipliers' size
-    ``lam_size`` and the sums ``work``, ``constraint_work``. ``p``: the step whose state
+    ``lam_size``, the sums ``work``, ``constraint_work`` and the loads ``f_end`` (n_dof,)
+    [N, N m] they were summed with there. ``p``: the step whose state
     the integrator holds (:meth:`goto`)."""
 
     __slots__ = ("owner", "k", "rows", "SF", "SI", "lam_size", "work", "constraint_work",
-                 "p", "cum", "final")
+                 "p", "cum", "final", "f_end")
 
     def __init__(self, owner: CompiledStep, k: int, rows: tuple, SF: np.ndarray,
-                 SI: np.ndarray, lam_size: float, work: float,
-                 constraint_work: float) -> None:  # noqa: D107
+                 SI: np.ndarray, lam_size: float, work: float, constraint_work: float,
+                 f_end: np.ndarray) -> None:  # noqa: D107
         self.owner, self.k, self.rows, self.SF, self.SI = owner, k, rows, SF, SI
         self.lam_size, self.work, self.constraint_work = lam_size, work, constraint_work
+        self.f_end = f_end          # the loads whose work the sums keep, at the last state
         self.p = k
         self.final: tuple | None = None                 # the last state's rows (goto)
         self.cum = np.cumsum(SI[:, 1:], axis=0)        # the counters' sums after each step

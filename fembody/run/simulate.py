@@ -391,7 +391,7 @@ def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch):
     if rank.on:
         rank.lam_size = done.lam_size
     rank.interval()
-    power.prev = (integ.q, integ.v, prev[2], integ.last[1].force if sys.n_con else None)
+    power.prev = (integ.q, integ.v, done.f_end, integ.last[1].force if sys.n_con else None)
     return done
 
 
@@ -444,10 +444,9 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     frictional = bool(getattr(sys, "friction_blocks", None))
     # grid points run several to a compiled call (:func:`_batch`) where nothing but what can
     # be done afterwards from the batch's states is due between them: no contacts,
-    # checkpoints, damping dissipation or loads that change with time or turn
+    # checkpoints or damping dissipation
     batching = (getattr(integ, "batches", False) and contacts is None and touches is None
-                and not frictional and saver.path is None and not power.damped
-                and not sys.turning_loads)
+                and not frictional and saver.path is None and not power.damped)
     rheonomic = bool(getattr(sys, "rheonomic", False))
     every = run.save_every
 

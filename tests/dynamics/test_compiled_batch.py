@@ -168,17 +168,35 @@ def _driven_slider_crank():
     return model
 
 
+def _forced_chain():
+    """The 4-link chain with its last bar pushed by a force that changes with time (not a
+    follower: a time-dependent nodal load)."""
+    m, bar = mm.chain(n=4)
+    m.add_force(bar.node, lambda t: np.array([0.0, 0.5 * np.sin(20.0 * t), 0.2]))
+    return m
+
+
+def _spacecraft():
+    """fembody.examples.spinning_spacecraft: a modal boom on a free hub, tipped by a torque
+    pulse about x (a spatial moment: a turning load, a function of time)."""
+    from fembody.examples.spinning_spacecraft import build_model
+    return build_model()[0]
+
+
 @pytest.mark.parametrize("save_every", [1, 7])
-@pytest.mark.parametrize("name", ["heavy-top", "chain-4", "driven slider-crank"])
+@pytest.mark.parametrize("name", ["heavy-top", "chain-4", "driven slider-crank", "forced chain",
+                                  "spacecraft"])
 def test_saved_states_and_drivers_inside_batches_bit_for_bit(name, save_every, monkeypatch):
-    """Saved states, the monitor's checks and a driver's prescribed motion no longer end a
-    batch: the batch keeps every state and the driver records, checks and watches the motion
-    from them afterwards, so even ``save_every=1`` runs in a few calls. The Result (states,
-    energies, counters, the monitor's ratios and the driver's work) is the per-step run's,
-    bit for bit; with a driver the recorded accelerations and multipliers are index-1
-    solves at each saved state, the same in both."""
+    """Saved states, the monitor's checks, a driver's prescribed motion, loads that change
+    with time and turning loads no longer end a batch: the batch keeps every state and the
+    driver records, checks and watches the motion from them afterwards, so even
+    ``save_every=1`` runs in a few calls. The Result (states, energies with the loads' work,
+    counters, the monitor's ratios and the driver's work) is the per-step run's, bit for
+    bit; with a driver the recorded accelerations and multipliers are index-1 solves at
+    each saved state, the same in both."""
     make = {"heavy-top": lambda: mm.heavy_top()[0], "chain-4": lambda: mm.chain(n=4)[0],
-            "driven slider-crank": _driven_slider_crank}[name]
+            "driven slider-crank": _driven_slider_crank, "forced chain": _forced_chain,
+            "spacecraft": _spacecraft}[name]
     seen = []
     batched, single, applied, _ = batched_and_not(
         make, monkeypatch, t_end=0.2, save_every=save_every,
@@ -192,6 +210,8 @@ def test_saved_states_and_drivers_inside_batches_bit_for_bit(name, save_every, m
         assert ta == tb and np.array_equal(qa, qb)
     if name == "driven slider-crank":
         assert batched.stats["monitor_driver_work"] != 0.0
+    if name in ("forced chain", "spacecraft"):
+        assert np.abs(batched.energy.work).max() > 0.0
 
 
 def test_sensor_histories_from_batches(monkeypatch):
