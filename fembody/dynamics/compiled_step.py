@@ -24,10 +24,13 @@ The rule, for any model (never a test of one model's shape):
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
-A driver that needs nothing between steps but its energy sums (``fembody.run.simulate``:
-no contacts, sensors, drivers or checkpoints, nothing due before the next saved point)
-runs several steps per call (:meth:`CompiledStep.steps`,
-:func:`fembody.dynamics._step_kernels.steps`), with the same numbers as one call per step.
+A driver that needs nothing between steps that it cannot do afterwards from their states
+(``fembody.run.simulate``: no contacts, checkpoints or damping dissipation) runs several
+steps per call (:meth:`CompiledStep.steps`, :func:`fembody.dynamics._step_kernels.steps`),
+with the same numbers as one call per step: the call keeps every state, its driven values
+and loads are read per step before it, and the driver then records saved states, reads
+sensors, follows the drivers' work and runs its monitor's checks at each step's state
+(:meth:`Batch.goto`).
 
 Anything else, and any step the kernel does not converge, runs the Python path
 (:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step`) with its semantics: the

@@ -520,6 +520,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             watch.v_prev = done.v_start.copy()
 
     skip = 0                            # grid points below it were run by a batch
+    h_try = h                           # the last step's size (a point reached without one)
     try:
         for i in range(run.i, n_grid + 1):
             if i < skip:
