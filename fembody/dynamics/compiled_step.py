@@ -473,12 +473,12 @@ class CompiledStep:
         monitor's checks, an error's time and counters) is then that step's."""
         if counters and p != batch.p:
             # the counters after step p: those after step batch.p and the steps between
-            d = batch.cum[p - 1] - batch.cum[batch.p - 1]
-            integ.n_residual += int(d[0])
-            integ.n_tangent += int(d[1])
-            self.n_factor += int(d[2])
-            self.n_solve += int(d[3])
-            integ.n_newton += int(d[4])
+            now, was = batch.cum[p - 1], batch.cum[batch.p - 1]
+            integ.n_residual += now[0] - was[0]
+            integ.n_tangent += now[1] - was[1]
+            self.n_factor += now[2] - was[2]
+            self.n_solve += now[3] - was[3]
+            integ.n_newton += now[4] - was[4]
             integ.n_steps += p - batch.p
             self.n_steps += p - batch.p
         batch.p = p
@@ -487,11 +487,13 @@ class CompiledStep:
                 batch.final = tuple(x[p] for x in batch.rows)
             q1, v1, a1, qdd1, lam1, r, phi, fc = batch.final
         else:
-            q1, v1, a1, qdd1, lam1, r, phi, fc = (x[p] for x in batch.rows)
-        integ.last_iterations = int(batch.SI[p - 1, 0])
+            Q, V, A, QDD, LAM, R, PHI, FC = batch.rows
+            q1, v1, a1, qdd1, lam1, r, phi, fc = (Q[p], V[p], A[p], QDD[p], LAM[p], R[p],
+                                                  PHI[p], FC[p])
+        integ.last_iterations = batch.iterations[p - 1]
         integ.last = (r, ConstraintEval(phi, None, fc, None))
-        integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(batch.SF[p - 1, 1]), q1, v1, \
-            qdd1, lam1
+        integ.t, integ.q, integ.v, integ.qdd, integ.lam = batch.times[p - 1], q1, v1, qdd1, \
+            lam1
         integ.a = a1
         self._out = (q1, v1, a1, qdd1, lam1)
 
@@ -511,7 +513,7 @@ class Batch:
     the integrator holds (:meth:`goto`)."""
 
     __slots__ = ("owner", "k", "rows", "SF", "SI", "lam_size", "work", "constraint_work",
-                 "p", "cum", "final", "f_end")
+                 "p", "cum", "final", "f_end", "times", "iterations")
 
     def __init__(self, owner: CompiledStep, k: int, rows: tuple, SF: np.ndarray,
                  SI: np.ndarray, lam_size: float, work: float, constraint_work: float,
@@ -521,7 +523,11 @@ class Batch:
         self.f_end = f_end          # the loads whose work the sums keep, at the last state
         self.p = k
         self.final: tuple | None = None                 # the last state's rows (goto)
-        self.cum = np.cumsum(SI[:, 1:], axis=0)        # the counters' sums after each step
+        self.times = SF[:, 1].tolist()
+        # the counters' sums after each step, its increments and the times reached (as
+        # Python numbers: goto runs for every saved state)
+        self.cum = np.cumsum(SI[:, 1:], axis=0).tolist()
+        self.iterations = SI[:, 0].tolist()
 
     @property
     def v_start(self) -> np.ndarray:
