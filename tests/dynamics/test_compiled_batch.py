@@ -265,3 +265,28 @@ def test_an_instability_seen_inside_a_batch_stops_where_the_per_step_run_stops(m
     assert_same(a.result, b.result)
     # t = 0, the saved 3rd point and the 4th, where the growth was seen
     assert a.time == 0.004 and len(a.result.time) == 3
+
+
+def test_a_driven_motion_that_jumps_inside_a_batch_is_refused_at_the_same_step(monkeypatch):
+    """A crank angle that jumps by 0.02 rad at t = 50.5 ms: the motion watch, run after the
+    batch on each step's times, refuses it at the step that crosses the jump, with the
+    message, time and partial Result of the per-step run (save_every=1)."""
+    from fembody.examples import spatial_slider_crank as ex
+
+    def make():
+        model, parts = ex.build_model()
+        model.add_joint(fb.RotationDriver(
+            model.ground, parts["crank"].node, axis=(1.0, 0.0, 0.0), name="motor",
+            angle=lambda t: ex.OMEGA0 * t + (0.02 if t > 0.0505 else 0.0)))
+        return model
+    errs = []
+    for batches in (True, False):
+        if not batches:
+            monkeypatch.setattr(GeneralizedAlpha, "steps", lambda self, *a: None)
+        with pytest.raises(fb.ModelError, match="jumps by") as info:
+            fb.simulate(make(), t_end=0.1, dt=1e-3, tol=1e-10)
+        errs.append(info.value)
+    a, b = errs
+    assert str(a) == str(b) and a.time == b.time and abs(a.time - 0.051) < 1e-12
+    assert_same(a.result, b.result)
+    assert len(a.result.time) == 51          # t = 0 .. 50 ms: the step across is not saved
