@@ -13,7 +13,8 @@ Every case: generalized-alpha rho_inf = 0.9, tolerance 1e-10, h = 1 ms, ``--t-en
 Each tree runs in its own process per round, every case after a warm-up of 300 steps of the
 same model (compiled kernels, the several-steps one included, loaded); the trees alternate
 within each round, and the table gives the median CPU time (time.process_time) per step
-over ``--repeat`` rounds and whether both trees end in the same state, bit for bit.
+over ``--repeat`` rounds and whether both trees end in the same state, bit for bit
+(Python's cyclic garbage collector runs a full collection before each timed run).
 
     python benchmarks/batch_overhead.py --ref-path OTHER_TREE [--repeat 3] [--t-end 4]
                                         [--name batch_overhead]
@@ -23,6 +24,7 @@ Saves benchmarks/results/<name>.json.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -63,6 +65,9 @@ def run_tree(t_end: float) -> None:
         opts = dict(rho_inf=0.9, tol=1e-10, newton=newton)
         fb.simulate(make[name](), t_end=300 * h, dt=h, save_every=300, **opts)
         model = make[name]()
+        # a full collection now, not in the timed run: where the collector's cycles fall
+        # depends on everything the process did before (one of 20 ms was 5 us per step)
+        gc.collect()
         c0 = time.process_time()
         res = fb.simulate(model, t_end=t_end, dt=h, save_every=1 if every else steps, **opts)
         cpu = time.process_time() - c0
