@@ -37,6 +37,7 @@ from .redundancy import RankWatch
 from ..dynamics.structure import DiscreteGradient
 
 if TYPE_CHECKING:
+    from ..dynamics.compiled_step import Batch
     from ..model.model import Model
 
 log = logging.getLogger("fembody")
@@ -368,7 +369,7 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
                       iterations=integ.last_iterations, violation=viol, **run.acc, **extra)
 
 
-def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch):
+def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch) -> "Batch | None":
     """Run the grid points ``i .. i + n - 1`` in one compiled call where the integrator
     can (:meth:`fembody.GeneralizedAlpha.steps`), keeping the energy sums and the
     redundancy watch's multiplier size as :func:`drive` does after each step. Returns the
@@ -473,7 +474,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         if saver.path is not None:
             saver(run, i == n_grid, wall0 + _time.perf_counter())
 
-    def after_batch(i: int, done) -> None:
+    def after_batch(i: int, done: "Batch") -> None:
         """The driver's work after each of the ``done.k`` steps of a batch that ran the grid
         points from ``i`` on, with the integrator set to each step's state where something
         reads it (:meth:`fembody.dynamics.compiled_step.Batch.goto`): the driven motions'
