@@ -15,6 +15,7 @@ over the faster of the two. The check column is the centre of mass of one body a
 
     python benchmarks/mechanisms.py [--repeat 3] [--cases slider-crank,heavy-top,chain,andrews]
                                     [--exudyn-path DIR] [--ref-path OTHER_TREE] [--name NAME]
+                                    [--t-end T]
 
 ``--ref-path``: another fembody source tree (e.g. the commit before a change, with its kernels
 built) timed in the same rounds ("ref" rows), so before and after share the load. Saves
@@ -38,14 +39,17 @@ from _common import machine, save  # noqa: E402
 TIMEOUT = 900.0                 # [s] wall per process
 
 
-def one(name: str, newton: str) -> None:
+def one(name: str, newton: str, t_end: float | None = None) -> None:
     """In a child process: warm up, then time one fembody run; print its JSON line."""
     import fembody as fb
     import mechanism_models as mm
-    t_end, h = mm.RUNS[name]
+    t_run, h = mm.RUNS[name]
+    t_end = t_end or t_run
     opts = dict(rho_inf=0.9, tol=1e-10, newton=newton)
     model, body = mm.MODELS[name]()
-    fb.simulate(model, t_end=5 * h, dt=h, **opts)            # kernels loaded
+    # kernels loaded: 300 steps, so that the several-steps kernel runs too (a run of a few
+    # steps takes them one by one)
+    fb.simulate(model, t_end=300 * h, dt=h, save_every=300, **opts)
     model, body = mm.MODELS[name]()
     steps = int(round(t_end / h))
     t0, c0 = time.perf_counter(), time.process_time()
@@ -85,10 +89,13 @@ def main() -> None:
     ap.add_argument("--ref-path", default=None,
                     help="a second fembody tree timed in the same rounds (before/after)")
     ap.add_argument("--name", default="mechanisms", help="results/<name>.json")
+    ap.add_argument("--t-end", type=float, default=None,
+                    help="end time [s] of every case (default: mechanism_models.RUNS)")
     ap.add_argument("--one", nargs=2, metavar=("CASE", "NEWTON"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
-        return one(*a.one)
+        return one(*a.one, a.t_end)
+    t_arg = [] if a.t_end is None else ["--t-end", repr(a.t_end)]
     cases, newtons = a.cases.split(","), a.newton.split(",")
     me = str(Path(__file__).resolve())
     exu_script = str(HERE / "exudyn_mechanisms.py")
@@ -103,12 +110,12 @@ def main() -> None:
             for nw in newtons:
                 for tag, tree in trees.items():
                     runs.setdefault((case, nw, tag), []).append(
-                        child([sys.executable, me, "--one", case, nw], tree))
+                        child([sys.executable, me, "--one", case, nw, *t_arg], tree))
                 if have_exu:
                     for solver in ("dense", "sparse"):
                         runs.setdefault((case, nw, f"exudyn-{solver}"), []).append(child(
                             [sys.executable, exu_script, case, "--newton", nw, "--solver",
-                             solver], f"{a.exudyn_path}{os.pathsep}{a.fembody_path}"))
+                             solver, *t_arg], f"{a.exudyn_path}{os.pathsep}{a.fembody_path}"))
         load.append(os.getloadavg()[0])
         print(f"round {r + 1} of {a.repeat} done (load {load[-1]:.2f})", flush=True)
     rows = []

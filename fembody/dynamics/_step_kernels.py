@@ -685,12 +685,13 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     "f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], f8[:], f8[:], "
     "i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], i8[:], i8[:], "
     "i8[:, :], i8[:], "
-    "i8[:, :], f8[:, :], i8[:, :], f8[:, :], i8[:, :], i8[:, :], f8[:, :], f8[:])"))
+    "i8[:, :], f8[:, :], i8[:, :], f8[:, :], i8[:, :], i8[:, :], f8[:, :], f8[:], "
+    "f8[:, :], f8[:, :], i8[:, :], f8[:, :], f8[:, :, :], f8[:, :], f8[:, :, :])"))
 def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU, piv,
-          space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V, j_C0,
-          j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx, groups,
-          lin_v, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f,
-          pj_t):  # pragma: no cover
+          space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
+          j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i,
+          tl_val, free, fidx, groups, lin_v, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f,
+          pj_t, JF, SF, SI, FL, TV, FW, TW):  # pragma: no cover
     """Up to ``n`` steps of :func:`step`, each landing on the output grid ``(i0 + k) dt``,
     with the driver's per-step sums (``fembody.run.simulate``) kept here: the trapezoidal
     work of the constant nodal loads ``f_load`` and of the constraint forces (the formulas
@@ -700,22 +701,36 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
     (the redundancy watch's test), is not applied: its outcome is held for the caller
     (``PENDING``), which hands it to the driver's own step as if that step had run it.
 
-    ``Q, V, A, QDD, LAM, R, PHI, FC`` (3, *): three states, each ``q, v, a, qdd, lam`` and
-    its last evaluation's ``r, phi, fc``, one per row (rows, not slices: the C-contiguous
-    arrays :func:`step` is compiled for); row 0 the start (its ``fc`` the last step's
-    constraint forces). ``bf``: ``dt, lam_size,
-    jump, work, constraint_work, fac_i, fac_c, t`` (``fac_*`` the step of the integrator's
-    and of the compiled factors, NaN none), updated. ``bi``: ``i0, n`` in; out ``k`` steps
-    applied, the rows of the state reached and of the last step's start, the pending row,
-    its status and increments, the last applied step's increments. ``counts``: the pending
-    step's counters; ``tot``: the applied steps' sums. Returns ``OK``, ``PENDING`` or
-    ``OFF_GRID`` (a step the driver's loop would not take as one landing step)."""
+    Every state is kept, so that the driver can do afterwards, point by point, what it does
+    after a step (record saved states, read sensors, run the monitor's checks): ``Q, V, A,
+    QDD, LAM, R, PHI, FC`` (n + 1, *) hold the states ``q, v, a, qdd, lam`` and their last
+    evaluation's ``r, phi, fc``, one row per state (rows: the C-contiguous arrays
+    :func:`step` is compiled for); row 0 the start (its ``fc`` the last step's constraint
+    forces), row ``k`` the state after the k-th step, row ``k + 1`` a held step's. ``JF``
+    (n, instances + planar rows): the spatial joints' prescribed values ``j_f`` then the
+    planar joints' targets ``pj_t`` of each step (read before it; no rows: both as given,
+    the same for every step); likewise ``FL`` (n, n_dof) the
+    constant and time-dependent nodal loads with the weights (``fconst``) and ``TV`` (n,
+    turning loads, 3) the turning loads' values (``tl_val``) at each step's end time. ``FW``
+    (n + 1, n_dof), no rows for the constant ``f_load``: the loads whose work the sums
+    keep, row 0 at the start, row ``k`` the nodal loads at the k-th grid point, to which
+    the turning loads there (values ``TW`` (n, turning loads, 3), at the configuration
+    reached) are added here. Per step ``SF`` (n, 5): its size
+    ``h``, the time reached, the work sums after it and the multipliers' size; ``SI`` (n,
+    6): its Newton increments and its ``counts``. ``bf``: ``dt, lam_size, jump, work,
+    constraint_work, fac_i, fac_c, t`` (``fac_*`` the step of the integrator's and of the
+    compiled factors, NaN none), updated. ``bi``: ``i0, n`` in; out ``k`` steps applied,
+    then (unused), the pending step's status and increments (``bi[4]`` its row or -1).
+    ``counts``: the pending step's counters; ``tot``: the applied steps' sums. Returns
+    ``OK``, ``PENDING`` or ``OFF_GRID`` (a step the driver's loop would not take as one
+    landing step)."""
     dt, lam_size, jump = bf[0], bf[1], bf[2]
     fac_i, fac_c, t = bf[5], bf[6], bf[7]
     i0, n = bi[0], bi[1]
     modified = ip[1] == 1
     nd = V.shape[1]
     nc = LAM.shape[1]
+    ni = j_f.shape[0]
     m_rot = 0
     while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
         m_rot += 1
@@ -724,11 +739,14 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
     lin_q, cplx, _, _ = _space_maps(space_i, lin_v.shape[0], nd)
     for c in range(5):
         tot[c] = 0
-    cur, prev, nxt = 0, 2, 1
+    nn = node_X.shape[0]
+    node_q = space_i[0, :nn, :3].copy()
+    node_rot = space_i[1, :nn, 0].copy()
+    tl_nodes = tl_i[:, 0].copy()
+    no_K = np.zeros((0, 0))
     k = 0
     why = 0 * n                 # OK (an int64 the other codes can join)
     bi[4] = -1
-    last_it = 0
     while k < n:
         t_target = (i0 + k) * dt
         h = t_target - t
@@ -737,13 +755,26 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
             break
         fp[0] = h
         fp[1] = t + h
+        if JF.shape[0] > 0:
+            for j in range(ni):
+                j_f[j] = JF[k, j]
+            for j in range(pj_t.shape[0]):
+                pj_t[j] = JF[k, ni + j]
+        if FL.shape[0] > 0:
+            for j in range(nd):
+                fconst[j] = FL[k, j]
+        if TV.shape[0] > 0:
+            for e in range(tl_val.shape[0]):
+                for j in range(3):
+                    tl_val[e, j] = TV[k, e, j]
         ip[3] = 1 if (modified and fac_i == h and fac_c == h) else 0
+        nxt = k + 1
         for j in range(nc):             # phi and fc are sums (zero, as a step's own arrays)
             PHI[nxt, j] = 0.0
         for j in range(nd):
             FC[nxt, j] = 0.0
         status, it, _, _, _, _ = step(
-            fp, Q[cur], V[cur], A[cur], QDD[cur], LAM[cur], ip, Q[nxt], V[nxt], A[nxt],
+            fp, Q[k], V[k], A[k], QDD[k], LAM[k], ip, Q[nxt], V[nxt], A[nxt],
             QDD[nxt], LAM[nxt], R[nxt], PHI[nxt], FC[nxt], LU, piv, space_i, node_X, fconst,
             Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V,
             j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
@@ -758,27 +789,38 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
             why = PENDING + why
             break
         # the driver's energy sums (fembody.run.simulate._Power.add_to)
-        dq = q_difference(Q[nxt], Q[cur], lin_q, lin_v, quat, rot_v, nd)
-        complex_difference_into(Q[nxt], Q[cur], cplx, dq)
+        dq = q_difference(Q[nxt], Q[k], lin_q, lin_v, quat, rot_v, nd)
+        complex_difference_into(Q[nxt], Q[k], cplx, dq)
         w = 0.0
-        for j in range(nd):
-            w += (f_load[j] + f_load[j]) * dq[j]
+        if FW.shape[0] > 0:
+            if TW.shape[0] > 0:         # the turning loads at the state reached
+                xt, Rt = node_poses(Q[nxt], node_q, node_X, node_rot, quat, tl_nodes)
+                turning_into(Rt, tl_i, TW[k], fidx, False, FW[nxt], no_K)
+                coords = np.zeros(nd)   # (planar follower forces: rows turning_into skips)
+                coordinates_into(Q[nxt], lin_q, lin_v, cplx, coords)
+                planar_turning_into(coords, tl_i, TW[k], fidx, False, FW[nxt], no_K)
+            for j in range(nd):
+                w += (FW[nxt, j] + FW[k, j]) * dq[j]
+        else:
+            for j in range(nd):
+                w += (f_load[j] + f_load[j]) * dq[j]
         bf[3] += 0.5 * w
         if nc > 0:
             cw = 0.0
             for j in range(nd):
-                cw += (FC[nxt, j] + FC[cur, j]) * dq[j]
+                cw += (FC[nxt, j] + FC[k, j]) * dq[j]
             bf[4] += -0.5 * cw
         for c in range(5):
             tot[c] += counts[c]
+            SI[k, 1 + c] = counts[c]
+        SI[k, 0] = it
         fac_i = h
         if counts[2] > 0:
             fac_c = h
         lam_size = size
-        last_it = it
         t = t_target
+        SF[k, 0], SF[k, 1], SF[k, 2], SF[k, 3], SF[k, 4] = h, t, bf[3], bf[4], size
         k += 1
-        cur, prev, nxt = nxt, cur, prev
     bf[1], bf[5], bf[6], bf[7] = lam_size, fac_i, fac_c, t
-    bi[2], bi[3], bi[7], bi[8] = k, cur, prev, last_it
+    bi[2] = k
     return why

@@ -27,10 +27,13 @@ The rule, for any model (never a test of one model's shape):
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
-A driver that needs nothing between steps but its energy sums (``fembody.run.simulate``:
-no contacts, sensors, drivers or checkpoints, nothing due before the next saved point)
-runs several steps per call (:meth:`CompiledStep.steps`,
-:func:`fembody.dynamics._step_kernels.steps`), with the same numbers as one call per step.
+A driver that needs nothing between steps that it cannot do afterwards from their states
+(``fembody.run.simulate``: no contacts, checkpoints or damping dissipation) runs several
+steps per call (:meth:`CompiledStep.steps`, :func:`fembody.dynamics._step_kernels.steps`),
+with the same numbers as one call per step: the call keeps every state, its driven values
+and loads are read per step before it, and the driver then records saved states, reads
+sensors, follows the drivers' work and runs its monitor's checks at each step's state
+(:meth:`Batch.goto`).
 
 Anything else, and any step the kernel does not converge, runs the Python path
 (:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step`) with its semantics: the
@@ -39,8 +42,6 @@ kernel never changes the integrator's state unless its step converged.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..system.constraints import ConstraintEval
@@ -460,27 +461,69 @@ class CompiledStep:
               sums: tuple[float, float]) -> "Batch | None":
         """Up to ``n`` steps of ``dt`` [s], the k-th landing on the output grid point
         ``(i0 + k) dt``, in one compiled call (:func:`fembody.dynamics._step_kernels.steps`),
-        for a driver that needs nothing between them but its energy sums (the work of the
-        constant nodal loads ``f_load`` and of the constraint forces, from the last step's
-        ``fc_prev``; ``sums``: the sums so far) and the redundancy watch's multiplier size
-        (``lam_size``; ``jump``: its factor, 0 for no watch). The integrator moves on by the
-        steps applied, as if :meth:`__call__` had made them one by one; a step that failed
-        or whose multipliers jumped is held and handed to the integrator's next step of the
-        same size from the same time (so the driver's own loop sees it, with its
-        diagnostics). None: not for this integrator now (drivers, another state)."""
+        keeping the driver's energy sums (the work of the constant nodal loads ``f_load`` and
+        of the constraint forces, from the last step's ``fc_prev``; ``sums``: the sums so
+        far) and the redundancy watch's multiplier size (``lam_size``; ``jump``: its factor,
+        0 for no watch). The prescribed values of driven joints are read here for every step
+        (at the step's end, as :meth:`__call__` reads them). The integrator moves on by the
+        steps applied, as if :meth:`__call__` had made them one by one, and every state on
+        the way is in the returned :class:`Batch` (:meth:`goto` sets the integrator to one
+        of them, for what the driver does after a step); a step that failed or whose
+        multipliers jumped is held and handed to the integrator's next step of the same size
+        from the same time (so the driver's own loop sees it, with its diagnostics). Loads
+        that change with time and turning loads are read here for every step too, and
+        their work summed with the turning loads at each state reached (``f_load`` is then
+        the loads at the start, with the turning ones). None: not for this integrator now
+        (another state, a held step)."""
         s = integ.sys
-        # (driven rows and loads that change with time or turn are read per step in Python)
-        if (self._pending is not None or self.driven or self.varying or self.turning
-                or s is not self.system or n < 1):
+        if self._pending is not None or s is not self.system or n < 1:
             return None
-        # three states, one per row of each array (fresh: saved states keep the older ones)
-        nd, nc = s.n_dof, s.n_con
-        Q, V, A, QDD = (np.empty((3, integ.q.shape[0])), np.empty((3, nd)),
-                        np.empty((3, nd)), np.empty((3, nd)))
-        LAM, R, PHI, FC = (np.empty((3, nc)), np.empty((3, self.free.size)),
-                           np.empty((3, nc)), np.empty((3, nd)))
+        # the states, one per row (fresh: saved states keep the older ones)
+        nd, nc, nq = s.n_dof, s.n_con, integ.q.shape[0]
+        m = n + 1
+        Q, V, A, QDD = np.empty((m, nq)), np.empty((m, nd)), np.empty((m, nd)), np.empty((m, nd))
+        LAM, R, PHI, FC = (np.empty((m, nc)), np.empty((m, self.free.size)),
+                           np.empty((m, nc)), np.empty((m, nd)))
         Q[0], V[0], A[0], QDD[0], LAM[0] = integ.q, integ.v, integ.a, integ.qdd, integ.lam
         FC[0] = 0.0 if fc_prev is None else fc_prev
+        JF = FL = FW = _NO_ROWS
+        TV = TW = _NO_VALUES
+        if self.driven or self.varying or self.turning:
+            # what changes with time, at each step's end: t1 as the kernel and the driver's
+            # loop compute it (the grid point reached, up to round-off), the values as
+            # __call__ and the driver's energy sums (fembody.run.simulate._Power) read them
+            if self.driven:
+                # the spatial joints' values j_f, then the planar joints' targets pj_t
+                ni = self.j_f.size
+                JF = np.empty((n, ni + self.pj_t.size))
+                JF[:, :ni] = self.j_f
+                JF[:, ni:] = self.pj_t
+            if self.varying:
+                FL = np.empty((n, nd))
+            if self.varying or self.turning:
+                FW = np.empty((m, nd))
+                FW[0] = f_load
+            if self.turning:
+                # (zeros: planar follower forces fill the first two of the three columns)
+                TV, TW = np.zeros((n,) + self.tl_val.shape), np.zeros((n,) + self.tl_val.shape)
+            values = s.turning_loads.values if self.turning else None
+            t = integ.t
+            for k in range(n):
+                target = (i0 + k) * dt
+                t1 = float(t + (target - t))
+                for target_values, a0, a1, blk in self.driven:
+                    o = 0 if target_values is self.j_f else ni
+                    JF[k, o + a0:o + a1] = blk.prescribed(t1)
+                if self.varying:
+                    np.add(s.nodal_loads(t1), s.f_gravity, out=FL[k])
+                if values is not None:
+                    val = values(t1)
+                    TV[k, :, :val.shape[1]] = val
+                    TW[k, :, :val.shape[1]] = values(target)
+                if FW is not _NO_ROWS:
+                    FW[k + 1] = s.nodal_loads(target)
+                t = target
+        SF, SI = np.empty((n, 5)), np.empty((n, 6), dtype=np.int64)
         nan = math.nan
         bf = np.array([dt, lam_size, jump, sums[0], sums[1],
                        nan if integ._fac_h is None else integ._fac_h,
@@ -489,19 +532,20 @@ class CompiledStep:
         bi[0], bi[1] = i0, n
         tot = np.zeros(5, dtype=np.int64)
         f_load = np.ascontiguousarray(f_load, dtype=float)
+        t_start = integ.t
         why = _batch_kernel()(
-            self._fp, self._ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, self.counts, tot, self.LU,
-            self.piv, self.space_i, self.node_X, self.fconst, self.Mc, self.g, self.rb_node,
-            self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk, self.j_nodes,
-            self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
+            self._fp, self._ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, self.counts,
+            tot, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc, self.g,
+            self.rb_node, self.rb_dofs, self.rb_m, self.rb_Jc, self.rb_c, self.jblk,
+            self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
             self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
-            self.tl_val, self.free, self.fidx, self.groups, self.lin_v, *self._planar_args())
+            self.tl_val, self.free, self.fidx, self.groups, self.lin_v, *self._planar_args(),
+            JF, SF, SI, FL, TV, FW, TW)
         k = int(bi[2])
-        rows = [(Q[j], V[j], A[j], QDD[j], LAM[j], R[j], PHI[j], FC[j]) for j in range(3)]
-        v_start = integ.v
+        batch = Batch(self, k, (Q, V, A, QDD, LAM, R, PHI, FC), SF[:k], SI[:k],
+                      float(bf[1]), float(bf[3]), float(bf[4]),
+                      f_load if FW is _NO_ROWS else FW[k])
         if k:
-            q1, v1, a1, qdd1, lam1, r, phi, fc = rows[int(bi[3])]
-            v_start = rows[int(bi[7])][1]
             integ.n_residual += int(tot[0])
             integ.n_tangent += int(tot[1])
             self.n_factor += int(tot[2])
@@ -512,26 +556,84 @@ class CompiledStep:
             integ._fac_h = float(bf[5])
             self.fac_h = None if math.isnan(bf[6]) else float(bf[6])
             self.owns_factors = True
-            integ.last_iterations = int(bi[8])
-            integ.last = (r, ConstraintEval(phi, None, fc, None))
-            integ.t, integ.q, integ.v, integ.qdd, integ.lam = float(bf[7]), q1, v1, qdd1, lam1
-            integ.a = a1
-            self._out = (q1, v1, a1, qdd1, lam1)
+            self.goto(integ, batch, k, counters=False)
         if why == _PENDING:
+            row = int(bi[4])
             h = (i0 + k) * dt - integ.t
             self._pending = (integ.t, h, integ.t + h, int(bi[5]), int(bi[6]),
-                             self.counts.copy(), *rows[int(bi[4])])
-        return Batch(k, v_start, float(bf[1]), float(bf[3]), float(bf[4]))
+                             self.counts.copy(), *(x[row] for x in batch.rows))
+        assert k == 0 or integ.t > t_start
+        return batch
+
+    def goto(self, integ, batch: "Batch", p: int, counters: bool = True) -> None:
+        """Set the integrator to the state after the ``p``-th step of ``batch`` (``1 <= p <=
+        batch.k``; the batch already applied: :meth:`steps`), with its counters there
+        (``counters``): what the driver reads after a step (saved states, sensors, the
+        monitor's checks, an error's time and counters) is then that step's."""
+        if counters and p != batch.p:
+            # the counters after step p: those after step batch.p and the steps between
+            now, was = batch.cum[p - 1], batch.cum[batch.p - 1]
+            integ.n_residual += now[0] - was[0]
+            integ.n_tangent += now[1] - was[1]
+            self.n_factor += now[2] - was[2]
+            self.n_solve += now[3] - was[3]
+            integ.n_newton += now[4] - was[4]
+            integ.n_steps += p - batch.p
+            self.n_steps += p - batch.p
+        batch.p = p
+        if p == batch.k:        # (the same arrays each time: the driver checks by identity)
+            if batch.final is None:
+                batch.final = tuple(x[p] for x in batch.rows)
+            q1, v1, a1, qdd1, lam1, r, phi, fc = batch.final
+        else:
+            Q, V, A, QDD, LAM, R, PHI, FC = batch.rows
+            q1, v1, a1, qdd1, lam1, r, phi, fc = (Q[p], V[p], A[p], QDD[p], LAM[p], R[p],
+                                                  PHI[p], FC[p])
+        integ.last_iterations = batch.iterations[p - 1]
+        integ.last = (r, ConstraintEval(phi, None, fc, None))
+        integ.t, integ.q, integ.v, integ.qdd, integ.lam = batch.times[p - 1], q1, v1, qdd1, \
+            lam1
+        integ.a = a1
+        self._out = (q1, v1, a1, qdd1, lam1)
 
 
-@dataclass(frozen=True)
+_NO_ROWS = np.zeros((0, 0))
+_NO_VALUES = np.zeros((0, 0, 3))
+
+
 class Batch:
-    """What :meth:`CompiledStep.steps` did: ``k`` steps applied, the velocities the last of
-    them started from (``v_start``), the multipliers' size after it and the energy sums
-    (``work``, ``constraint_work`` [J]) with its steps added."""
+    """What :meth:`CompiledStep.steps` did: ``k`` steps applied; ``rows`` the states ``(Q, V,
+    A, QDD, LAM, R, PHI, FC)``, one row per state (row 0 the start, row ``p`` after the
+    ``p``-th step); per step ``SF`` (its size [s], the time reached [s], the energy sums
+    ``work`` and ``constraint_work`` [J] after it, the multipliers' size) and ``SI`` (its
+    Newton increments and counters); after the last applied step the multipliers' size
+    ``lam_size``, the sums ``work``, ``constraint_work`` and the loads ``f_end`` (n_dof,)
+    [N, N m] they were summed with there. ``p``: the step whose state
+    the integrator holds (:meth:`goto`)."""
 
-    k: int
-    v_start: np.ndarray
-    lam_size: float
-    work: float
-    constraint_work: float
+    __slots__ = ("owner", "k", "rows", "SF", "SI", "lam_size", "work", "constraint_work",
+                 "p", "cum", "final", "f_end", "times", "iterations")
+
+    def __init__(self, owner: CompiledStep, k: int, rows: tuple, SF: np.ndarray,
+                 SI: np.ndarray, lam_size: float, work: float, constraint_work: float,
+                 f_end: np.ndarray) -> None:  # noqa: D107
+        self.owner, self.k, self.rows, self.SF, self.SI = owner, k, rows, SF, SI
+        self.lam_size, self.work, self.constraint_work = lam_size, work, constraint_work
+        self.f_end = f_end          # the loads whose work the sums keep, at the last state
+        self.p = k
+        self.final: tuple | None = None                 # the last state's rows (goto)
+        self.times = SF[:, 1].tolist()
+        # the counters' sums after each step, its increments and the times reached (as
+        # Python numbers: goto runs for every saved state)
+        self.cum = np.cumsum(SI[:, 1:], axis=0).tolist()
+        self.iterations = SI[:, 0].tolist()
+
+    @property
+    def v_start(self) -> np.ndarray:
+        """The velocities the integrator's current step (the ``p``-th) started from."""
+        return self.rows[1][self.p - 1]
+
+    def goto(self, integ, p: int) -> None:
+        """Set the integrator ``integ`` to the state after the ``p``-th step, with its
+        counters there (:meth:`CompiledStep.goto`)."""
+        self.owner.goto(integ, self, p)

@@ -8,6 +8,7 @@ is compiled or stepped.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from dataclasses import dataclass, field
@@ -118,9 +119,11 @@ class RunOptions:
         return self.dt / 2.0 ** self.max_cuts if self.min_dt is None else self.min_dt
 
 
+@functools.lru_cache(maxsize=64)
 def accepted_options(cls: type) -> frozenset:
     """The keyword options an integrator class takes: the parameters of its ``__init__`` and,
-    while one passes ``**options`` on, of its bases' (the driver's own arguments left out)."""
+    while one passes ``**options`` on, of its bases' (the driver's own arguments left out).
+    Cached per class (reading signatures was a tenth of a short run's set-up)."""
     names: set = set()
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")

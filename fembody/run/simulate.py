@@ -37,6 +37,7 @@ from .redundancy import RankWatch
 from ..dynamics.structure import DiscreteGradient
 
 if TYPE_CHECKING:
+    from ..dynamics.compiled_step import Batch
     from ..model.model import Model
 
 log = logging.getLogger("fembody")
@@ -379,35 +380,31 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
                       iterations=integ.last_iterations, violation=viol, **run.acc, **extra)
 
 
-def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch,
-           watch: RunMonitor | None) -> int:
+def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch) -> "Batch | None":
     """Run the grid points ``i .. i + n - 1`` in one compiled call where the integrator
-    can (:meth:`fembody.GeneralizedAlpha.steps`), with what :func:`drive` does after each
-    of their steps: the energy sums, the redundancy watch's multiplier size, the monitor's
-    count of grid points and its velocities at the last step's start. Returns the points
-    run (0: none; the rest go through the driver's loop, a failed step included)."""
+    can (:meth:`fembody.GeneralizedAlpha.steps`), keeping the energy sums and the
+    redundancy watch's multiplier size as :func:`drive` does after each step. Returns the
+    :class:`fembody.dynamics.compiled_step.Batch` (the integrator at its last state; the
+    driver does the rest of its work after each step from it) or None: no step run (the
+    rest go through the driver's loop, a failed step included)."""
     integ, power, acc = run.integ, run.power, run.acc
     prev = power.prev
     if prev is None or prev[0] is not integ.q:
-        return 0
+        return None
     done = integ.steps(i, n, run.dt, prev[2], prev[3],
                        rank.lam_size if rank.on else 0.0,
                        rank.LAMBDA_JUMP if rank.on else 0.0,
                        (acc["work"], acc["constraint_work"]))
     if done is None or not done.k:
-        return 0
-    k = done.k
+        return None
     acc["work"] = done.work
     if sys.n_con:
         acc["constraint_work"] = done.constraint_work
     if rank.on:
         rank.lam_size = done.lam_size
     rank.interval()
-    power.prev = (integ.q, integ.v, prev[2], integ.last[1].force if sys.n_con else None)
-    if watch is not None:
-        watch.v_prev = done.v_start.copy()
-        watch.calls += k
-    return k
+    power.prev = (integ.q, integ.v, done.f_end, integ.last[1].force if sys.n_con else None)
+    return done
 
 
 def drive(run: RunState, sys: System, progress: bool | None, callback: Callable | None,
@@ -457,30 +454,99 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         from ..contact.watch import ContactWatch    # (contact loads only when used)
         touches = ContactWatch(sys)
     frictional = bool(getattr(sys, "friction_blocks", None))
-    # grid points run several to a compiled call (:func:`_batch`) when nothing is due
-    # between them: no contacts, sensors, driven motions, checkpoints, damping dissipation
+    # grid points run several to a compiled call (:func:`_batch`) where nothing but what can
+    # be done afterwards from the batch's states is due between them: no contacts,
+    # checkpoints or damping dissipation
     batching = (getattr(integ, "batches", False) and contacts is None and touches is None
-                and not frictional and not has_sensors and not motions
-                and saver.path is None and not power.damped and not sys.turning_loads
-                and not getattr(sys, "rheonomic", False))
+                and not frictional and saver.path is None and not power.damped)
+    rheonomic = bool(getattr(sys, "rheonomic", False))
+    every = run.save_every
+
+    def after_point(i: int, h_last: float) -> None:
+        """What follows the last step to the grid point ``i`` (``h_last`` [s] long): sensors,
+        the saved state and the callback, the monitor's count and check, the checkpoint."""
+        if has_sensors:
+            record_sensors()
+        run.integ, run.i, run.h, run.good = integ, i + 1, h, good
+        saved = i % every == 0 or i == n_grid
+        if saved:
+            _record(run, sys, not rank.passing)
+            if callback is not None:
+                callback(result)
+        if watch is not None:
+            watch.calls += 1            # RunMonitor.tick inlined: 1, 2, 4, ..., 64, 100, ..
+            if i == n_grid or watch.calls == watch.due:
+                try:
+                    watch.check(integ, h_last, acc, last=i == n_grid)
+                except InstabilityError:
+                    if not saved:
+                        _record(run, sys)   # keep the state where the growth was seen
+                    raise
+        if saver.path is not None:
+            saver(run, i == n_grid, wall0 + _time.perf_counter())
+
+    def after_batch(i: int, done: "Batch") -> None:
+        """The driver's work after each of the ``done.k`` steps of a batch that ran the grid
+        points from ``i`` on, with the integrator set to each step's state where something
+        reads it (:meth:`fembody.dynamics.compiled_step.Batch.goto`): the driven motions'
+        watch, the drivers' work, then :func:`after_point`."""
+        nonlocal good
+        k, SF = done.k, done.SF
+        step_watch = watch is not None and rheonomic
+        each = has_sensors or step_watch or bool(motions)    # something after every step
+        last = i + k - 1                # the batch's last grid point
+        ii = i
+        while ii <= last:
+            if not each:
+                # the next point with something to do: a saved one or the monitor's check
+                nxt = -(-ii // every) * every
+                if watch is not None:
+                    nxt = min(nxt, ii + watch.due - watch.calls - 1)
+                nxt = min(nxt, last + 1)
+                good += nxt - ii
+                if watch is not None:
+                    watch.calls += nxt - ii
+                ii = nxt
+                run.i, run.good = ii, good
+                if ii > last:
+                    break
+            p = ii - i + 1
+            done.goto(integ, p)
+            acc["work"] = float(SF[p - 1, 2])
+            if sys.n_con:
+                acc["constraint_work"] = float(SF[p - 1, 3])
+            if motions:
+                motions.accepted(integ.t)
+            if watch is not None:
+                watch.v_prev = done.v_start.copy()
+                if step_watch:
+                    watch.after_step(integ, float(SF[p - 1, 0]))
+            good += 1
+            after_point(ii, float(SF[p - 1, 0]))
+            ii += 1
+        done.goto(integ, k)
+        acc["work"] = done.work
+        if sys.n_con:
+            acc["constraint_work"] = done.constraint_work
+        if watch is not None:
+            watch.v_prev = done.v_start.copy()
+
     skip = 0                            # grid points below it were run by a batch
+    h_try = h                           # the last step's size (a point reached without one)
     try:
         for i in range(run.i, n_grid + 1):
             if i < skip:
                 continue
-            if batching and h == dt and i < n_grid and rank.quiet() and (
-                    watch is None or watch.power_prev == 0.0):
-                # the points before the next saved one, the monitor's next check and the
-                # last one, whose bookkeeping is per step
-                # (at most BATCH points: Ctrl-C and the progress bar wait for a call)
-                j = min(-(-i // run.save_every) * run.save_every, n_grid, i + BATCH,
-                        n_grid if watch is None else i + watch.due - watch.calls - 1)
-                k = _batch(run, sys, i, j - i, rank, watch) if j - i >= 2 else 0
-                if k:
+            if batching and h == dt and i < n_grid and rank.quiet():
+                # the points up to the last but one (whose step may be shorter); at most
+                # BATCH points a call (Ctrl-C and the progress bar wait for a call)
+                j = min(n_grid, i + BATCH)
+                done = _batch(run, sys, i, j - i, rank) if j - i >= 2 else None
+                if done is not None:
                     integ = run.integ
-                    good += k
-                    run.i, run.h, run.good = i + k, h, good
-                    skip = i + k
+                    after_batch(i, done)
+                    skip = i + done.k
+                    run.i, run.h, run.good = skip, h, good
                     bar.update(integ.t, integ.n_steps, integ.n_newton)
                     clock.check(integ.t)
                     continue
@@ -553,25 +619,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
                     log.info("step grown back to h = %.3g s at t = %.6g s", h, integ.t)
-            if has_sensors:
-                record_sensors()
-            run.integ, run.i, run.h, run.good = integ, i + 1, h, good
-            saved = i % run.save_every == 0 or i == n_grid
-            if saved:
-                _record(run, sys, not rank.passing)
-                if callback is not None:
-                    callback(result)
-            if watch is not None:
-                watch.calls += 1            # RunMonitor.tick inlined: 1, 2, 4, ..., 64, 100, ..
-            if watch is not None and (i == n_grid or watch.calls == watch.due):
-                try:
-                    watch.check(integ, h_try, acc, last=i == n_grid)
-                except InstabilityError:
-                    if not saved:
-                        _record(run, sys)   # keep the state where the growth was seen
-                    raise
-            if saver.path is not None:
-                saver(run, i == n_grid, wall0 + _time.perf_counter())
+            after_point(i, h_try)
             bar.update(integ.t, integ.n_steps, integ.n_newton)
             clock.check(integ.t)
         result.stats["status"] = "finished"

@@ -7,6 +7,7 @@ The batch runs the same kernel on the same numbers in the same order, and keeps 
 driver's energy sums with the same formulas and order of summation, so everything the
 Result holds (states, multipliers, energies, counters and statistics) is equal bit for bit:
 the tests ask for equality, not a tolerance."""
+import importlib
 import sys
 from pathlib import Path
 
@@ -16,10 +17,13 @@ import pytest
 import fembody as fb
 from fembody.dynamics import compiled_step
 from fembody.dynamics.newmark import GeneralizedAlpha
+from fembody.run.monitor import RunMonitor
 from fembody.run.redundancy import RankWatch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import mechanism_models as mm  # noqa: E402
+
+simulate_module = importlib.import_module("fembody.run.simulate")   # (not the function)
 
 FIELDS = ("time", "q", "v", "a", "lam", "iterations", "violation")
 ENERGIES = ("kinetic", "gravity", "work", "constraint_work", "total")
@@ -97,10 +101,12 @@ def test_the_energy_balance_of_a_batched_run_is_the_python_paths():
 
 
 def test_a_step_that_fails_in_a_batch_goes_to_the_driver(monkeypatch):
-    """The first batch after t = 0.1 s is run with max_iter = 0, so its first step fails
-    there: the batch applies nothing and holds the failure; the driver's own step takes it
-    and the Python path redoes the step. The reference makes the per-step compiled call fail
-    at the same time: the two runs are equal bit for bit, one fallback each."""
+    """The first batch after t = 0.1 s (batches of 100 points here) is run with max_iter =
+    0, so its first step fails there: the batch applies nothing and holds the failure; the
+    driver's own step takes it and the Python path redoes the step. The reference makes the
+    per-step compiled call fail at the same time: the two runs are equal bit for bit, one
+    fallback each."""
+    monkeypatch.setattr(simulate_module, "BATCH", 100)
     real_kernel = compiled_step._batch_kernel
     failed_at = []
 
@@ -149,3 +155,138 @@ def test_a_multiplier_jump_hands_the_step_to_the_redundancy_watch(monkeypatch):
                                                t_end=0.1)
     assert held > 0 and batched.stats["n_compiled_steps"] == 100
     assert_same(batched, single)
+
+
+def _driven_slider_crank():
+    """The IFToMM slider-crank with its crank driven by a RotationDriver at the free run's
+    initial rate plus a smooth wobble (a plain function: its rates by differences)."""
+    from fembody.examples import spatial_slider_crank as ex
+    model, parts = ex.build_model()
+    model.add_joint(fb.RotationDriver(model.ground, parts["crank"].node, axis=(1.0, 0.0, 0.0),
+                                      angle=lambda t: ex.OMEGA0 * t + 0.3 * np.sin(5.0 * t) ** 2,
+                                      name="motor"))
+    return model
+
+
+def _forced_chain():
+    """The 4-link chain with its last bar pushed by a force that changes with time (not a
+    follower: a time-dependent nodal load)."""
+    m, bar = mm.chain(n=4)
+    m.add_force(bar.node, lambda t: np.array([0.0, 0.5 * np.sin(20.0 * t), 0.2]))
+    return m
+
+
+def _spacecraft():
+    """fembody.examples.spinning_spacecraft: a modal boom on a free hub, tipped by a torque
+    pulse about x (a spatial moment: a turning load, a function of time)."""
+    from fembody.examples.spinning_spacecraft import build_model
+    return build_model()[0]
+
+
+@pytest.mark.parametrize("save_every", [1, 7])
+@pytest.mark.parametrize("name", ["heavy-top", "chain-4", "driven slider-crank", "forced chain",
+                                  "spacecraft"])
+def test_saved_states_and_drivers_inside_batches_bit_for_bit(name, save_every, monkeypatch):
+    """Saved states, the monitor's checks, a driver's prescribed motion, loads that change
+    with time and turning loads no longer end a batch: the batch keeps every state and the
+    driver records, checks and watches the motion from them afterwards, so even
+    ``save_every=1`` runs in a few calls. The Result (states, energies with the loads' work,
+    counters, the monitor's ratios and the driver's work) is the per-step run's, bit for
+    bit; with a driver the recorded accelerations and multipliers are index-1 solves at
+    each saved state, the same in both."""
+    make = {"heavy-top": lambda: mm.heavy_top()[0], "chain-4": lambda: mm.chain(n=4)[0],
+            "driven slider-crank": _driven_slider_crank, "forced chain": _forced_chain,
+            "spacecraft": _spacecraft}[name]
+    seen = []
+    batched, single, applied, _ = batched_and_not(
+        make, monkeypatch, t_end=0.2, save_every=save_every,
+        callback=lambda res: seen.append((res.time[-1], res.q[-1].copy())))
+    assert applied >= 190 and batched.stats["n_compiled_steps"] == 200
+    assert_same(batched, single)
+    # the callback saw each saved state as it was recorded, in both runs
+    n = len(batched.time)
+    assert len(seen) == 2 * (n - 1)
+    for (ta, qa), (tb, qb) in zip(seen[:n - 1], seen[n - 1:]):
+        assert ta == tb and np.array_equal(qa, qb)
+    if name == "driven slider-crank":
+        assert batched.stats["monitor_driver_work"] != 0.0
+    if name in ("forced chain", "spacecraft"):
+        assert np.abs(batched.energy.work).max() > 0.0
+
+
+def test_sensor_histories_from_batches(monkeypatch):
+    """Sensors are read at every grid point from the batch's states: each history equals
+    the per-step run's bit for bit, and the position sensor equals the saved positions
+    (save_every=1) and the energy sensor the Result's energies at the same states."""
+    def make():
+        m, top = mm.heavy_top()
+        m.add_sensor(top.node, "position", name="tip")
+        m.add_sensor(top.node, "velocity", name="speed")
+        m.add_sensor(m.joints[0], "reaction", name="reaction")
+        m.add_sensor("energy", "total", name="energy")
+        return m
+    batched, single, applied, _ = batched_and_not(make, monkeypatch, t_end=0.1,
+                                                  save_every=1)
+    assert applied >= 95
+    assert_same(batched, single)
+    for name in ("tip", "speed", "reaction", "energy"):
+        ta, va = batched.sensor(name)
+        tb, vb = single.sensor(name)
+        assert len(ta) == 101 and np.array_equal(ta, tb) and np.array_equal(va, vb), name
+    t, x = batched.sensor("tip")
+    assert np.array_equal(t, batched.time)
+    assert np.array_equal(x, batched.q[:, :3])
+    _, e = batched.sensor("energy")
+    total = batched.energy.kinetic + batched.energy.gravity
+    assert np.abs(e - total).max() <= 1e-12 * np.abs(total).max()
+
+
+def test_an_instability_seen_inside_a_batch_stops_where_the_per_step_run_stops(monkeypatch):
+    """With the monitor's bound made tiny from its check at the 4th grid point on (inside
+    the first batch), that check raises: the run stops at that point's state with the same
+    error, time, partial Result and counters as the per-step run."""
+    real = RunMonitor.check
+
+    def strict(self, integ, h, acc, last=False):
+        if self.calls >= 4:
+            self.bound = 1e-30
+        return real(self, integ, h, acc, last)
+
+    monkeypatch.setattr(RunMonitor, "check", strict)
+    errs = []
+    for batches in (True, False):
+        if not batches:
+            monkeypatch.setattr(GeneralizedAlpha, "steps", lambda self, *a: None)
+        with pytest.raises(fb.InstabilityError) as info:
+            fb.simulate(mm.heavy_top()[0], t_end=0.1, dt=1e-3, tol=1e-10, save_every=3)
+        errs.append(info.value)
+    a, b = errs
+    assert str(a) == str(b) and a.time == b.time
+    assert_same(a.result, b.result)
+    # t = 0, the saved 3rd point and the 4th, where the growth was seen
+    assert a.time == 0.004 and len(a.result.time) == 3
+
+
+def test_a_driven_motion_that_jumps_inside_a_batch_is_refused_at_the_same_step(monkeypatch):
+    """A crank angle that jumps by 0.02 rad at t = 50.5 ms: the motion watch, run after the
+    batch on each step's times, refuses it at the step that crosses the jump, with the
+    message, time and partial Result of the per-step run (save_every=1)."""
+    from fembody.examples import spatial_slider_crank as ex
+
+    def make():
+        model, parts = ex.build_model()
+        model.add_joint(fb.RotationDriver(
+            model.ground, parts["crank"].node, axis=(1.0, 0.0, 0.0), name="motor",
+            angle=lambda t: ex.OMEGA0 * t + (0.02 if t > 0.0505 else 0.0)))
+        return model
+    errs = []
+    for batches in (True, False):
+        if not batches:
+            monkeypatch.setattr(GeneralizedAlpha, "steps", lambda self, *a: None)
+        with pytest.raises(fb.ModelError, match="jumps by") as info:
+            fb.simulate(make(), t_end=0.1, dt=1e-3, tol=1e-10)
+        errs.append(info.value)
+    a, b = errs
+    assert str(a) == str(b) and a.time == b.time and abs(a.time - 0.051) < 1e-12
+    assert_same(a.result, b.result)
+    assert len(a.result.time) == 51          # t = 0 .. 50 ms: the step across is not saved

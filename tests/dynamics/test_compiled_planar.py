@@ -33,7 +33,7 @@ COUNTERS = ("n_residual", "n_tangent", "n_factor", "n_solve", "n_newton", "n_ste
             "n_rejected", "n_predictor_fallbacks", "n_index1")
 
 
-def crank_train():
+def crank_train(c: float = 0.5):
     """Every planar family the compiled step takes, under gravity: an offset crank on a Pin
     turned by a Driver through more than half a turn (a rotation row, wrapped in the complex
     space), an offset body welded to it under a follower force, a coupler on offset Pins to
@@ -55,7 +55,7 @@ def crank_train():
     m.add_mass(bob, 0.1)
     m.add_joint(fb.Distance(block.node, bob))
     m.add_force(bob, (0.3, 0.0))
-    m.add_spring(coupler.node, (0.2, 0.2), k=200.0, c=0.5)
+    m.add_spring(coupler.node, (0.2, 0.2), k=200.0, c=c)
     return m
 
 
@@ -188,3 +188,17 @@ def test_a_compiled_step_pickled_before_the_planar_families_is_upgraded():
         assert got.shape == want.shape and got.dtype == want.dtype
     assert [(v is old.j_f, a, b, blk) for v, a, b, blk in old.driven] == [
         (True, a, b, blk) for _, a, b, blk in now.driven]
+
+
+@pytest.mark.parametrize("save_every", [1, 7])
+def test_a_driven_planar_mechanism_with_a_follower_force_batched_bit_for_bit(save_every,
+                                                                             monkeypatch):
+    """The crank-train (a Driver, a follower force, a constant force; its spring undamped:
+    a damper's dissipation sum keeps a run to one step per call) runs in batches with every saved state, the driver's prescribed angle and the follower force
+    at each step, and the Result is the per-step run's bit for bit: in particular the loads'
+    work, whose sum in the batch adds the planar follower forces at each state reached."""
+    batched, single, applied, _ = batched_and_not(lambda: crank_train(c=0.0), monkeypatch, t_end=0.03,
+                                                  save_every=save_every)
+    assert applied >= 27
+    assert_same(batched, single)
+    assert np.abs(batched.energy.work).max() > 0.0
