@@ -20,7 +20,9 @@ The rule, for any model (never a test of one model's shape):
   kernel composes its quaternions), no Rayleigh damping; the turning loads (follower
   forces, spatial moments) are read per step like the time-dependent loads and turned in
   the kernel;
-- the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
+- the saddle matrix is small enough: ``n_free + n_con <= MAX_DENSE`` (a dense LU), or up
+  to ``MAX_UNKNOWNS`` with a dense or banded LU whose cost is at most ``MAX_LU_OPS``
+  (:func:`factor_arrays`, :func:`size_reason`);
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
@@ -43,17 +45,21 @@ import numpy as np
 
 from ..system.constraints import ConstraintEval
 
-#: the largest saddle matrix (free DOFs plus constraint rows) the compiled step factorises
-#: densely; beyond it the sparse factorisations of the Python path cost less
+#: saddle matrices (free DOFs plus constraint rows) up to this size are factorised densely,
+#: without an ordering: the dense LU costs less than a banded one there
 MAX_DENSE = 64
-#: beyond MAX_DENSE, the compiled step factorises a banded LU (:func:`factor_arrays`) of a
-#: saddle matrix of at most MAX_UNKNOWNS unknowns whose ordered band has at most MAX_BAND
-#: diagonals off the main one (kl + ku); the step still assembles its iteration matrix
-#: densely, a cost that grows as the square of the unknowns
-MAX_UNKNOWNS = 1024
-MAX_BAND = 64
-#: the banded LU's cost per multiply-add relative to the dense LU's (its index arithmetic),
-#: measured with :func:`lu_operations` on the saddle matrices of spatial chains
+#: beyond MAX_DENSE, up to MAX_UNKNOWNS unknowns, the compiled step factorises the cheaper of
+#: the dense LU and the banded LU of the ordered matrix (:func:`factor_arrays`), when that
+#: costs at most MAX_LU_OPS multiply-adds (:func:`lu_operations`, the banded ones times
+#: BAND_COST). The step assembles its iteration matrix densely (a cost growing as the square
+#: of the unknowns), which bounds MAX_UNKNOWNS: on spatial chains the compiled step costs
+#: less than the Python path's sparse one at 220 unknowns and more at 330 (measured);
+#: MAX_LU_OPS: a hub with 14 hinged bars (163 unknowns, its dense LU 1.4e6) pays, one with
+#: 24 (273 unknowns, 6.8e6) is even with the Python path
+MAX_UNKNOWNS = 256
+MAX_LU_OPS = 2.0e6
+#: the banded LU's cost per multiply-add relative to the dense LU's (short rows, index
+#: arithmetic), measured on the saddle matrices of spatial chains of 33 to 550 unknowns
 BAND_COST = 2.0
 _NV = 5                       # the widest joint kind's vectors (revolute, cylindrical)
 _MROWS = 6                    # the most rows of one joint instance (weld)
@@ -213,39 +219,49 @@ def lu_operations(n: int, kl: int | None = None, ku: int | None = None) -> float
     return float((np.minimum(kl, rest) * np.minimum(kl + ku, rest)).sum())
 
 
+def _choice(s) -> tuple[str, float, int]:
+    """``(lu, multiply-adds, kl + ku)`` of the cheaper LU of System ``s``'s saddle matrix
+    beyond MAX_DENSE (see :func:`factor_arrays`)."""
+    n = s.n_free + s.n_con
+    _, kl, ku = band_ordering(s)
+    band = BAND_COST * lu_operations(n, kl, ku)
+    dense = lu_operations(n)
+    return ("banded", band, kl + ku) if band < dense else ("dense", dense, kl + ku)
+
+
 def factor_arrays(s) -> tuple[np.ndarray, np.ndarray, str]:
     """The compiled step's factor arrays ``(LU, piv)`` for System ``s``
     (:func:`fembody.dynamics._step_kernels.factor` reads their layout) and the LU's name,
-    ``"dense"`` or ``"banded"``, chosen by cost: the banded LU of the ordered matrix
-    (:func:`band_ordering`) when ``BAND_COST`` times its multiply-adds
-    (:func:`lu_operations`) are fewer than the dense LU's, else the dense one. Raises
-    ValueError when neither applies (:func:`size_reason` says why)."""
+    ``"dense"`` or ``"banded"``: dense up to ``MAX_DENSE`` unknowns, beyond it the one with
+    fewer multiply-adds (:func:`lu_operations`; the banded LU of the ordered matrix,
+    :func:`band_ordering`, counted ``BAND_COST`` times). Raises ValueError when the
+    compiled step cannot take the matrix (:func:`size_reason` says why)."""
     n = s.n_free + s.n_con
-    perm, kl, ku = band_ordering(s)
-    if kl + ku <= MAX_BAND and (n > MAX_DENSE
-                                or BAND_COST * lu_operations(n, kl, ku) < lu_operations(n)):
+    why = size_reason(s)
+    if why:
+        raise ValueError("compiled step: " + why)
+    if n > MAX_DENSE and _choice(s)[0] == "banded":
+        perm, kl, ku = band_ordering(s)
         piv = np.zeros(2 * n + 2, dtype=np.int64)
         piv[n:2 * n] = perm
         piv[2 * n], piv[2 * n + 1] = kl, ku
         return np.zeros((n, 2 * kl + ku + 1)), piv, "banded"
-    if n > MAX_DENSE:
-        raise ValueError("compiled step: " + size_reason(s))
     return np.zeros((n, n)), np.zeros(n, dtype=np.int64), "dense"
 
 
 def size_reason(s) -> str:
-    """'' when the compiled step can factorise the saddle matrix of System ``s`` (dense up to
-    ``MAX_DENSE`` unknowns, banded up to ``MAX_UNKNOWNS`` unknowns in a band of at most
-    ``MAX_BAND`` diagonals after ordering), else why not."""
+    """'' when the compiled step can factorise the saddle matrix of System ``s``: at most
+    ``MAX_UNKNOWNS`` unknowns, and beyond ``MAX_DENSE`` an LU of at most ``MAX_LU_OPS``
+    multiply-adds; else why not."""
     n = s.n_free + s.n_con
     if n <= MAX_DENSE:
         return ""
     if n > MAX_UNKNOWNS:
         return f"{n} unknowns (more than {MAX_UNKNOWNS})"
-    _, kl, ku = band_ordering(s)
-    if kl + ku > MAX_BAND:
-        return (f"{n} unknowns (more than {MAX_DENSE} for the dense LU) in a band of "
-                f"{kl + ku} diagonals after ordering (more than {MAX_BAND} for the banded LU)")
+    lu, ops, band = _choice(s)
+    if ops > MAX_LU_OPS:
+        return (f"{n} unknowns whose cheaper LU ({lu}; a band of {band} diagonals after "
+                f"ordering) costs {ops:.3g} multiply-adds (more than {MAX_LU_OPS:.3g})")
     return ""
 
 

@@ -149,19 +149,24 @@ def test_band_of_a_chain_does_not_grow_with_its_length():
 
 
 def test_dense_or_banded_by_cost():
-    """The heavy top (11 unknowns) keeps the dense LU, chains of 20 and 50 links take the
-    banded one; a hub with 14 bodies hinged around it (its six DOFs meet every joint's rows)
-    has a band too wide, and ``why_not`` says so."""
+    """Up to MAX_DENSE unknowns the dense LU (the heavy top, 11); beyond, the cheaper one:
+    banded for the 20-link chain (220 unknowns, a band of 16 + 16), dense for a hub with 14
+    bars hinged around it (163 unknowns: the hub's six DOFs meet every joint's rows, so no
+    order has a narrow band). A hub with 20 bars (229 unknowns, its dense LU above
+    MAX_LU_OPS) and the 50-link chain (550 unknowns, above MAX_UNKNOWNS) keep the Python
+    path, and ``why_not`` says why."""
     assert compiled_step.factor_arrays(mm.heavy_top()[0].compile())[2] == "dense"
-    for n in (20, 50):
-        s = mm.chain(n=n)[0].compile()
-        assert compiled_step.why_not(s) == ""
-        assert compiled_step.factor_arrays(s)[2] == "banded"
-    hub = star(14)
-    why = compiled_step.why_not(hub.compile())
-    assert "band of" in why and "diagonals" in why, why
-    with pytest.raises(ValueError, match="band of"):
-        compiled_step.factor_arrays(hub.compile())
+    s = mm.chain(n=20)[0].compile()
+    assert compiled_step.why_not(s) == ""
+    assert compiled_step.factor_arrays(s)[2] == "banded"
+    s = star(14).compile()
+    assert s.n_free + s.n_con > compiled_step.MAX_DENSE and compiled_step.why_not(s) == ""
+    assert compiled_step.factor_arrays(s)[2] == "dense"
+    why = compiled_step.why_not(star(20).compile())
+    assert "229 unknowns whose cheaper LU (dense" in why and "multiply-adds" in why, why
+    with pytest.raises(ValueError, match="multiply-adds"):
+        compiled_step.factor_arrays(star(20).compile())
+    assert "550 unknowns (more than" in compiled_step.why_not(mm.chain(n=50)[0].compile())
 
 
 def star(k: int):
@@ -226,21 +231,23 @@ def dense_arrays(system):
 
 
 @pytest.mark.parametrize("newton", ["full", "modified"])
-@pytest.mark.parametrize("name", ["chain-20", "branched"])
+@pytest.mark.parametrize("name", ["chain-20", "branched", "hub"])
 def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch):
     """The 20-link chain (220 unknowns, a band of 16 + 16) and a branched mechanism (a trunk
     of 4 bars with two arms of 6, 176 unknowns, 27 + 27), every step compiled with the
-    banded LU: the counters of the Python path and q to 1e-12 relative. v and lam carry
+    banded LU, and a hub with 14 hinged bars (163 unknowns) with the dense LU beyond
+    MAX_DENSE: the counters of the Python path and q to 1e-12 relative. v and lam carry
     the last Newton increment times gamma/(beta h) and the mass scale: the compiled step
     with its dense LU differs from the Python path there by up to 4.8e-12 on the chain
     (measured; the assembly's order of summation), so the banded step is held to what the
     banded LU changes: within 1e-12, or twice the Python path's own change under its dense
     LU, of the compiled step with the dense LU, and no further from the Python path than
     that step plus 1e-12."""
-    fn = (lambda: mm.chain()[0]) if name == "chain-20" else (lambda: branched(4, 2, 6))
+    fn = {"chain-20": lambda: mm.chain()[0], "branched": lambda: branched(4, 2, 6),
+          "hub": lambda: star(14)}[name]
     s = fn().compile()
     assert compiled_step.why_not(s) == "" and s.n_free + s.n_con > compiled_step.MAX_DENSE
-    assert compiled_step.factor_arrays(s)[2] == "banded"
+    assert compiled_step.factor_arrays(s)[2] == ("dense" if name == "hub" else "banded")
     opts = dict(t_end=0.03, dt=1e-3, tol=1e-10, newton=newton)
     py, cc = run_both(fn, **opts)
     dense = fb.simulate(fn(), compiled=False, linear_solver="dense", **opts)
