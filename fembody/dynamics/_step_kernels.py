@@ -1,19 +1,20 @@
-"""One generalized-alpha step of a small spatial rigid mechanism in one compiled call.
+"""One generalized-alpha step of a spatial rigid mechanism in one compiled call.
 
 Why: a heavy top's step is a few hundred floating-point operations per Newton iteration, but
 the Python path makes about a hundred small calls per step (evaluate, assemble, factorise,
 solve, update, convergence tests); their overhead, not the arithmetic, is the cost. For
 Systems whose every block has a compiled form (:mod:`fembody.dynamics.compiled_step` decides,
-from what the blocks declare) and whose saddle matrix is small enough to be dense, this
-kernel runs the predictor and the Newton loop of
+from what the blocks declare) and whose saddle matrix is small enough (a few hundred
+unknowns, factorised by a dense LU or, for a mechanism whose ordered matrix is banded, a
+chain or a tree of few branches, a banded one: :func:`factor`), this kernel runs the predictor and the Newton loop of
 :meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
 the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial modal
 bodies: :mod:`fembody.elements.modal.modal3d_numba`; spatial joints:
 :func:`fembody.joints.kernels.spatial.rows`; the space: :mod:`fembody.space.quat_numba`;
 the Lie map: :mod:`fembody.dynamics.lie`), so the numbers are those of the Python path up
-to the order of summation in the assembly and the dense LU (partial pivoting) in place of the
-saddle-point solver.
+to the order of summation in the assembly and the LU (dense or banded, partial pivoting) in
+place of the saddle-point solver.
 
 A step that fails here for any reason (no convergence, divergence, a non-finite value, a
 pivot at round-off: a singular iteration matrix) returns a status and leaves the caller's
@@ -48,7 +49,7 @@ OK, NOT_FINITE, NO_CONVERGENCE, DIVERGED, SINGULAR = 0, 1, 2, 3, 4
 #: why :func:`steps` stopped before its last step: a step that failed or whose multipliers
 #: jumped (its outcome held, not applied), or a time that is not one step short of the grid
 PENDING, OFF_GRID = 1, 2
-#: relative pivot size below which the dense LU hands the step back to Python
+#: relative pivot size below which the LU (dense or banded) hands the step back to Python
 PIVOT_FLOOR = 1e-13
 
 
