@@ -53,7 +53,8 @@ MAX_DENSE = 64
 #: costs at most MAX_LU_OPS multiply-adds (:func:`lu_operations`, the banded ones times
 #: BAND_COST). The step assembles its iteration matrix densely (a cost growing as the square
 #: of the unknowns), which bounds MAX_UNKNOWNS: on spatial chains the compiled step costs
-#: less than the Python path's sparse one at 220 unknowns and more at 330 (measured);
+#: less than the Python path's sparse one at 220 and 275 unknowns, as much or more at 330
+#: and 550 (measured, its arrays then outgrow the caches);
 #: MAX_LU_OPS: a hub with 14 hinged bars (163 unknowns, its dense LU 1.4e6) pays, one with
 #: 24 (273 unknowns, 6.8e6) is even with the Python path
 MAX_UNKNOWNS = 256
