@@ -6,7 +6,8 @@ solve, update, convergence tests); their overhead, not the arithmetic, is the co
 Systems whose every block has a compiled form (:mod:`fembody.dynamics.compiled_step` decides,
 from what the blocks declare) and whose saddle matrix is small enough (a few hundred
 unknowns, factorised by a dense LU or, for a mechanism whose ordered matrix is banded, a
-chain or a tree of few branches, a banded one: :func:`factor`), this kernel runs the predictor and the Newton loop of
+chain or a tree of few branches, a banded one: :func:`factor`), this kernel runs the
+predictor and the Newton loop of
 :meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
 the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial modal
