@@ -5,8 +5,10 @@ Why: a heavy top's step is a few hundred floating-point operations per Newton it
 the Python path makes about a hundred small calls per step (evaluate, assemble, factorise,
 solve, update, convergence tests); their overhead, not the arithmetic, is the cost. For
 Systems whose every block has a compiled form (:mod:`fembody.dynamics.compiled_step` decides,
-from what the blocks declare) and whose saddle matrix is small enough to be dense, this
-kernel runs the predictor and the Newton loop of
+from what the blocks declare) and whose saddle matrix is small enough (a few hundred
+unknowns, factorised by a dense LU or, for a mechanism whose ordered matrix is banded, a
+chain or a tree of few branches, a banded one: :func:`factor`), this kernel runs the
+predictor and the Newton loop of
 :meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
 the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial modal
@@ -16,8 +18,8 @@ bodies: :mod:`fembody.elements.modal.modal3d_numba`; spatial joints:
 :mod:`fembody.joints.kernels.planar`; the space: :mod:`fembody.space.quat_numba` and
 :mod:`fembody.space.planar_numba`;
 the Lie map: :mod:`fembody.dynamics.lie`), so the numbers are those of the Python path up
-to the order of summation in the assembly and the dense LU (partial pivoting) in place of the
-saddle-point solver.
+to the order of summation in the assembly and the LU (dense or banded, partial pivoting) in
+place of the saddle-point solver.
 
 A step that fails here for any reason (no convergence, divergence, a non-finite value, a
 pivot at round-off: a singular iteration matrix) returns a status and leaves the caller's
@@ -59,7 +61,7 @@ OK, NOT_FINITE, NO_CONVERGENCE, DIVERGED, SINGULAR = 0, 1, 2, 3, 4
 #: why :func:`steps` stopped before its last step: a step that failed or whose multipliers
 #: jumped (its outcome held, not applied), or a time that is not one step short of the grid
 PENDING, OFF_GRID = 1, 2
-#: relative pivot size below which the dense LU hands the step back to Python
+#: relative pivot size below which the LU (dense or banded) hands the step back to Python
 PIVOT_FLOOR = 1e-13
 
 
@@ -122,6 +124,87 @@ def lu_solve(LU, piv, b):  # pragma: no cover - jitted
         for j in range(i + 1, n):
             s -= LU[i, j] * b[j]
         b[i] = s / LU[i, i]
+
+
+@njit(cache=True)
+def band_factor(AB, kl, ku, piv):  # pragma: no cover - jitted
+    """In place LU with partial (row) pivoting of an ``n x n`` band matrix with ``kl``
+    sub- and ``ku`` super-diagonals (LAPACK's ``gbtrf`` scheme, row-major): row ``i`` of
+    ``AB (n, 2 kl + ku + 1)`` holds the columns ``i - kl .. i + kl + ku`` (entry ``(i, j)``
+    at ``AB[i, j - i + kl]``; the last ``kl`` places of a row zero on entry: the room the
+    row swaps fill). On return the upper triangle holds ``U`` (upper bandwidth ``kl + ku``),
+    the places below the diagonal the multipliers of each column, and ``piv[k]`` the row
+    swapped with ``k`` at step ``k``; as in LAPACK, a swap moves only the columns from ``k``
+    on, so the multipliers stay where their step wrote them and :func:`band_solve` applies
+    the swaps in turn. Partial pivoting over the ``kl`` rows below the diagonal is what a
+    saddle matrix needs (zero diagonal on the constraint rows) and is as stable as the dense
+    LU's (Golub and Van Loan, 4.3.3). Returns False when a pivot is not finite or below
+    ``PIVOT_FLOOR`` times the largest entry (as :func:`lu_factor`)."""
+    n = AB.shape[0]
+    w = AB.shape[1]
+    big = 0.0
+    for i in range(n):
+        for j in range(w):
+            x = abs(AB[i, j])
+            if x > big:
+                big = x
+            elif not x <= big:
+                return False                 # NaN
+    if not big > 0.0:
+        return n == 0
+    floor = PIVOT_FLOOR * big
+    ku2 = kl + ku                            # U's bandwidth after the swaps
+    for k in range(n):
+        last = min(n - 1, k + kl)            # the rows with an entry in column k
+        p = k
+        m = abs(AB[k, kl])
+        for i in range(k + 1, last + 1):
+            x = abs(AB[i, k - i + kl])
+            if x > m:
+                m, p = x, i
+        if not m > floor:
+            return False
+        piv[k] = p
+        jend = min(n - 1, k + ku2)
+        if p != k:
+            for j in range(k, jend + 1):
+                a = AB[k, j - k + kl]
+                AB[k, j - k + kl] = AB[p, j - p + kl]
+                AB[p, j - p + kl] = a
+        d = 1.0 / AB[k, kl]
+        m = jend - k                         # the columns right of the pivot
+        rk = AB[k, kl + 1:kl + 1 + m]
+        for i in range(k + 1, last + 1):
+            o = kl - i                       # AB[i, j + o] is entry (i, j)
+            f = AB[i, k + o] * d
+            AB[i, k + o] = f
+            if f != 0.0:
+                # (row views indexed from 0: a loop the compiler can vectorise)
+                ri = AB[i, k + 1 + o:k + 1 + o + m]
+                for t in range(m):
+                    ri[t] -= f * rk[t]
+    return True
+
+
+@njit(cache=True)
+def band_solve(AB, kl, ku, piv, b):  # pragma: no cover - jitted
+    """Solve ``A x = b`` in place on ``b`` with the factors of :func:`band_factor`."""
+    n = AB.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            b[k], b[p] = b[p], b[k]
+        x = b[k]
+        if x != 0.0:
+            for i in range(k + 1, min(n - 1, k + kl) + 1):
+                b[i] -= AB[i, k - i + kl] * x
+    ku2 = kl + ku
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        o = kl - i
+        for j in range(i + 1, min(n - 1, i + ku2) + 1):
+            s -= AB[i, j + o] * b[j]
+        b[i] = s / AB[i, kl]
 
 
 @njit(cache=True)
@@ -279,9 +362,11 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
     fc[:] = 0.0
     if tangent:
         A[:, :] = 0.0
-    Kt = np.zeros((nf, nf))
-    Ct = np.zeros((nf, nf))
-    Mt = np.zeros((nf, nf))
+    # (the free-DOF matrices only with a tangent: every write to them is guarded by it)
+    nt = nf if tangent else 0
+    Kt = np.zeros((nt, nt))
+    Ct = np.zeros((nt, nt))
+    Mt = np.zeros((nt, nt))
     # constant masses (point masses): M a on the free DOFs
     for i in range(nf):
         s = 0.0
@@ -489,6 +574,71 @@ def _space_maps(space_i, n_lin, nv):  # pragma: no cover - jitted
             space_i[5, 0, 2] == 1)
 
 
+@njit(cache=True)
+def factor(A, LU, piv, nf, b_nnz):  # pragma: no cover - jitted
+    """Scale the constraint rows and columns of the bordered iteration matrix ``A (n, n)``
+    (:func:`_scale_rows`) and factorise it into ``LU``, ``piv``; returns ``(ok, s)``: False
+    for a matrix singular to working precision (the step goes back to Python), ``s`` the
+    scaling. The layout of ``LU`` and ``piv`` says which LU
+    (:func:`fembody.dynamics.compiled_step.factor_arrays` chooses it once per System):
+
+    - dense, ``piv (n,)``, ``LU (n, n)``: :func:`lu_factor` of ``A``;
+    - banded, ``piv (2 n + 2,)``: the pivots, the ordering ``perm`` (position ``i`` of the
+      ordered matrix is row and column ``perm[i]`` of ``A``) and the band widths ``kl``,
+      ``ku`` of the ordered matrix; ``LU (n, 2 kl + ku + 1)``: :func:`band_factor` of
+      ``P A P^T``, read from ``A`` inside the band only (the ordering's pattern holds every
+      entry the step's assembly writes).
+    """
+    n = A.shape[0]
+    if piv.shape[0] == n:
+        for i in range(n):
+            for j in range(n):
+                LU[i, j] = A[i, j]
+        s = _scale_rows(LU, nf, b_nnz)
+        return lu_factor(LU, piv), s
+    kl, ku = piv[2 * n], piv[2 * n + 1]
+    w = LU.shape[1]
+    # the scaling of _scale_rows: mean |diag S| over rms(B), B's entries read in the band
+    sd = 0.0
+    for i in range(nf):
+        sd += abs(A[i, i])
+    sdiag = sd / nf if nf else np.nan
+    bb = 0.0
+    for i in range(n):
+        ii = piv[n + i]
+        for c in range(w):
+            LU[i, c] = 0.0
+        for j in range(max(0, i - kl), min(n - 1, i + ku) + 1):
+            jj = piv[n + j]
+            x = A[ii, jj]
+            LU[i, j - i + kl] = x
+            if ii >= nf and jj < nf:
+                bb += x * x
+    brms = math.sqrt(bb / b_nnz) if b_nnz else 1.0
+    s = max(sdiag, 1e-300) / max(brms, 1e-300)
+    for i in range(n):
+        ri = piv[n + i] >= nf
+        for j in range(max(0, i - kl), min(n - 1, i + ku) + 1):
+            if ri != (piv[n + j] >= nf):
+                LU[i, j - i + kl] *= s
+    return band_factor(LU, kl, ku, piv[:n]), s
+
+
+@njit(cache=True)
+def solve(LU, piv, b):  # pragma: no cover - jitted
+    """Solve in place on ``b`` with the factors of :func:`factor` (either layout)."""
+    n = b.shape[0]
+    if piv.shape[0] == n:
+        lu_solve(LU, piv, b)
+        return
+    y = np.empty(n)
+    for i in range(n):
+        y[i] = b[piv[n + i]]
+    band_solve(LU, piv[2 * n], piv[2 * n + 1], piv[:n], y)
+    for i in range(n):
+        b[piv[n + i]] = y[i]
+
+
 @njit(cache=True, aot=(
     "Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
     "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
@@ -614,18 +764,15 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
             return NO_CONVERGENCE, it, 0, 0, 0, motion
         if tangent:
             counts[2] += 1
-            for i in range(n):
-                for j in range(n):
-                    LU[i, j] = A[i, j]
-            sc = _scale_rows(LU, nf, ip[5])
+            ok, sc = factor(A, LU, piv, nf, ip[5])
             fp[11] = sc
-            if not lu_factor(LU, piv):
+            if not ok:
                 return SINGULAR, it, 0, 0, 0, motion
         for j in range(nf):
             rhs[j] = r[j]
         for i in range(nc):
             rhs[nf + i] = -sc * phi[i]
-        lu_solve(LU, piv, rhs)
+        solve(LU, piv, rhs)
         counts[3] += 1
         counts[4] += 1
         it += 1

@@ -23,7 +23,9 @@ The rule, for any model (never a test of one model's shape):
   and adds the additive coordinates, whichever the space holds), no Rayleigh damping; the
   turning loads (follower forces, spatial moments) are read per step like the
   time-dependent loads and turned in the kernel;
-- the saddle matrix is small enough to be dense: ``n_free + n_con <= MAX_DENSE``;
+- the saddle matrix is small enough: ``n_free + n_con <= MAX_DENSE`` (a dense LU), or up
+  to ``MAX_UNKNOWNS`` with a dense or banded LU whose cost is at most ``MAX_LU_OPS``
+  (:func:`factor_arrays`, :func:`size_reason`);
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
@@ -42,13 +44,29 @@ kernel never changes the integrator's state unless its step converged.
 from __future__ import annotations
 
 import math
+import weakref
+
 import numpy as np
 
 from ..system.constraints import ConstraintEval
 
-#: the largest saddle matrix (free DOFs plus constraint rows) the compiled step factorises
-#: densely; beyond it the sparse factorisations of the Python path cost less
+#: saddle matrices (free DOFs plus constraint rows) up to this size are factorised densely,
+#: without an ordering: the dense LU costs less than a banded one there
 MAX_DENSE = 64
+#: beyond MAX_DENSE, up to MAX_UNKNOWNS unknowns, the compiled step factorises the cheaper of
+#: the dense LU and the banded LU of the ordered matrix (:func:`factor_arrays`), when that
+#: costs at most MAX_LU_OPS multiply-adds (:func:`lu_operations`, the banded ones times
+#: BAND_COST). The step assembles its iteration matrix densely (a cost growing as the square
+#: of the unknowns), which bounds MAX_UNKNOWNS: on spatial chains the compiled step costs
+#: less than the Python path's sparse one at 220 and 275 unknowns, as much or more at 330
+#: and 550 (measured, its arrays then outgrow the caches);
+#: MAX_LU_OPS: a hub with 14 hinged bars (163 unknowns, its dense LU 1.4e6) pays, one with
+#: 24 (273 unknowns, 6.8e6) is even with the Python path
+MAX_UNKNOWNS = 256
+MAX_LU_OPS = 2.0e6
+#: the banded LU's cost per multiply-add relative to the dense LU's (short rows, index
+#: arithmetic), measured on the saddle matrices of spatial chains of 33 to 550 unknowns
+BAND_COST = 2.0
 _NV = 5                       # the widest joint kind's vectors (revolute, cylindrical)
 _MROWS = 6                    # the most rows of one joint instance (weld)
 
@@ -59,8 +77,8 @@ def why_not(system) -> str:
     s = system
     if not hasattr(s.space, "kernel_maps"):
         return f"the {getattr(s.space, 'name', '?')} configuration space"
-    if s.n_free + s.n_con > MAX_DENSE:
-        return f"{s.n_free + s.n_con} unknowns (more than {MAX_DENSE})"
+    if s.n_free + s.n_con > MAX_UNKNOWNS:
+        return size_reason(s)
     for b in s.stiffness_blocks:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
         if form is None or form.get("family") not in ("spring3d", "modal3d", "spring2d"):
@@ -80,6 +98,177 @@ def why_not(system) -> str:
         if form is None or form.get("family") not in ("spatial joint", "planar joint",
                                                        "modal pin"):
             return f"a joint block ({getattr(b, 'kind', type(b).__name__)}) without a compiled form"
+    return size_reason(s)
+
+
+def _saddle_edges(s) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column (both triangles) of every entry the compiled step's assembly can write
+    into the bordered matrix ``[[S, B^T], [B, 0]]`` of System ``s``: the tangent's fixed
+    pattern on the free DOFs (every block, the nonlinear joints' Hessian terms and the
+    turning loads: :meth:`fembody.system.System._build_pattern`), B's pattern and its
+    transpose, and the Lie map's mixing of each node's three rotation columns (a row that
+    meets one of them meets all three: ``S`` is ``K + (gp C + bp M) T^-1``)."""
+    nf, nc = s.n_free, s.n_con
+    cols = np.repeat(np.arange(nf, dtype=np.int64), np.diff(s.indptr))
+    r = [np.asarray(s.indices, np.int64), np.arange(nf + nc, dtype=np.int64)]
+    c = [cols, np.arange(nf + nc, dtype=np.int64)]
+    if nc:
+        br = nf + np.asarray(s.B_rows, np.int64)
+        bc = np.asarray(s.B_indices, np.int64)
+        r += [br, bc]
+        c += [bc, br]
+    rows, cols = np.concatenate(r), np.concatenate(c)
+    # the rotation triplets of the free DOFs (the Lie map's groups)
+    rot = np.asarray(s.space.kernel_maps()["rot_v"], dtype=np.int64).reshape(-1, 3)
+    fidx = np.full(s.n_dof, -1, dtype=np.int64)
+    fidx[np.asarray(s.free, dtype=np.int64)] = np.arange(nf)
+    trip = fidx[rot] if rot.size else rot
+    trip = trip[(trip >= 0).all(axis=1)]
+    if trip.size:
+        group = np.full(nf + nc, -1, dtype=np.int64)
+        group[trip.ravel()] = np.repeat(np.arange(len(trip)), 3)
+        g = group[cols]
+        hit = g >= 0
+        rr = np.repeat(rows[hit], 3)
+        cc = trip[g[hit]].ravel()
+        rows, cols = np.concatenate([rows, rr, cc]), np.concatenate([cols, cc, rr])
+    return rows, cols
+
+
+#: each System's :func:`band_ordering` (why_not and the plan ask for it; a System is
+#: immutable, so its ordering is kept while it lives)
+_ORDERINGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _distinct(x: np.ndarray) -> np.ndarray:
+    """The distinct values of the integer array ``x``, sorted."""
+    x = np.sort(x)
+    return x[np.concatenate(([True], x[1:] != x[:-1]))] if x.size else x
+
+
+def _supervariables(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.ndarray:
+    """The group of each of the ``n`` unknowns of a symmetric CSR pattern: unknowns with the
+    same neighbours, counting themselves (a node's DOFs) or not (a joint's rows, which meet
+    the same DOFs and not each other), share one."""
+    group = list(range(n))
+
+    def find(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+    # (the pattern holds the diagonal: a row's entries are its closed neighbourhood)
+    rows = np.split(np.asarray(indices), np.asarray(indptr[1:-1]))
+    for closed in (True, False):
+        seen: dict = {}
+        for i, nb in enumerate(rows):
+            key = nb.tobytes() if closed else nb[nb != i].tobytes()
+            j = seen.setdefault(key, i)
+            if j != i:
+                group[find(i)] = find(j)
+    return np.array([find(i) for i in range(n)], dtype=np.int64)
+
+
+def band_ordering(s) -> tuple[np.ndarray, int, int]:
+    """``(perm, kl, ku)``: an ordering of the compiled step's saddle matrix of System ``s``
+    (:func:`_saddle_edges`, a symmetric pattern) and the sub- and super-diagonals of the
+    ordered matrix (equal: the pattern is symmetric). Two reverse Cuthill-McKee orders, the
+    narrower band kept: of the unknowns, and of their groups (:func:`_supervariables`: a
+    node's DOFs, a joint's rows), each group's unknowns kept together; for a chain of bodies
+    the second is the chain's own order, each joint's rows between the bodies it connects,
+    a band of about one body and one joint whatever the number of bodies."""
+    try:
+        return _ORDERINGS[s]
+    except (KeyError, TypeError):
+        pass
+    from ..linalg.envelope import rcm
+    n = s.n_free + s.n_con
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), 0, 0
+    rows, cols = _saddle_edges(s)
+    key = _distinct(rows * n + cols)
+    rows, cols = key // n, key % n
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    best = None
+    grp = _supervariables(indptr, cols, n)
+    roots = _distinct(grp)
+    gi = np.searchsorted(roots, grp)
+    ng = roots.size
+    gkey = _distinct(gi[rows] * ng + gi[cols])
+    gr, gc = gkey // ng, gkey % ng
+    gptr = np.zeros(ng + 1, dtype=np.int64)
+    np.cumsum(np.bincount(gr, minlength=ng), out=gptr[1:])
+    gorder = np.empty(ng, dtype=np.int64)
+    gorder[rcm(gptr, gc, ng)] = np.arange(ng)
+    for perm in (rcm(indptr, cols, n), np.lexsort((np.arange(n), gorder[gi]))):
+        iperm = np.empty(n, dtype=np.int64)
+        iperm[perm] = np.arange(n)
+        w = int(np.abs(iperm[rows] - iperm[cols]).max())
+        if best is None or w < best[1]:
+            best = (np.ascontiguousarray(perm, dtype=np.int64), w)
+    out = (best[0], best[1], best[1])
+    try:
+        _ORDERINGS[s] = out
+    except TypeError:                       # (not weak-referenceable: not kept)
+        pass
+    return out
+
+
+def lu_operations(n: int, kl: int | None = None, ku: int | None = None) -> float:
+    """Multiply-adds of the LU of an ``n x n`` matrix: dense (``kl`` None), or banded with
+    ``kl`` sub- and ``ku`` super-diagonals and row pivoting (U's bandwidth grows to ``kl +
+    ku``): step ``k`` updates ``min(kl, n-1-k)`` rows over ``min(kl+ku, n-1-k)`` columns."""
+    k = np.arange(n, dtype=float)
+    rest = n - 1 - k
+    if kl is None:
+        return float((rest * rest).sum())
+    return float((np.minimum(kl, rest) * np.minimum(kl + ku, rest)).sum())
+
+
+def _choice(s) -> tuple[str, float, int]:
+    """``(lu, multiply-adds, kl + ku)`` of the cheaper LU of System ``s``'s saddle matrix
+    beyond MAX_DENSE (see :func:`factor_arrays`)."""
+    n = s.n_free + s.n_con
+    _, kl, ku = band_ordering(s)
+    band = BAND_COST * lu_operations(n, kl, ku)
+    dense = lu_operations(n)
+    return ("banded", band, kl + ku) if band < dense else ("dense", dense, kl + ku)
+
+
+def factor_arrays(s) -> tuple[np.ndarray, np.ndarray, str]:
+    """The compiled step's factor arrays ``(LU, piv)`` for System ``s``
+    (:func:`fembody.dynamics._step_kernels.factor` reads their layout) and the LU's name,
+    ``"dense"`` or ``"banded"``: dense up to ``MAX_DENSE`` unknowns, beyond it the one with
+    fewer multiply-adds (:func:`lu_operations`; the banded LU of the ordered matrix,
+    :func:`band_ordering`, counted ``BAND_COST`` times). Raises ValueError when the
+    compiled step cannot take the matrix (:func:`size_reason` says why)."""
+    n = s.n_free + s.n_con
+    why = size_reason(s)
+    if why:
+        raise ValueError("compiled step: " + why)
+    if n > MAX_DENSE and _choice(s)[0] == "banded":
+        perm, kl, ku = band_ordering(s)
+        piv = np.zeros(2 * n + 2, dtype=np.int64)
+        piv[n:2 * n] = perm
+        piv[2 * n], piv[2 * n + 1] = kl, ku
+        return np.zeros((n, 2 * kl + ku + 1)), piv, "banded"
+    return np.zeros((n, n)), np.zeros(n, dtype=np.int64), "dense"
+
+
+def size_reason(s) -> str:
+    """'' when the compiled step can factorise the saddle matrix of System ``s``: at most
+    ``MAX_UNKNOWNS`` unknowns, and beyond ``MAX_DENSE`` an LU of at most ``MAX_LU_OPS``
+    multiply-adds; else why not."""
+    n = s.n_free + s.n_con
+    if n <= MAX_DENSE:
+        return ""
+    if n > MAX_UNKNOWNS:
+        return f"{n} unknowns (more than {MAX_UNKNOWNS})"
+    lu, ops, band = _choice(s)
+    if ops > MAX_LU_OPS:
+        return (f"{n} unknowns whose cheaper LU ({lu}; a band of {band} diagonals after "
+                f"ordering) costs {ops:.3g} multiply-adds (more than {MAX_LU_OPS:.3g})")
     return ""
 
 
@@ -336,9 +525,8 @@ class CompiledStep:
         self.groups = (np.ascontiguousarray(lie_map.groups, dtype=np.int64) if lie_map
                        is not None else np.zeros((0, 3), dtype=np.int64))
         self.weighed = bool(s.weighed_mass)
-        n = nf + nc
-        self.LU = np.zeros((n, n))
-        self.piv = np.zeros(n, dtype=np.int64)
+        # the factors' arrays; their layout says which LU (dense or banded) the kernel runs
+        self.LU, self.piv, self.lu = factor_arrays(s)
         self.fac_h: float | None = None            # the step of the factors in LU
         # the integrator's last step was made here (its Python solver's factors are older)
         self.owns_factors = False

@@ -235,7 +235,7 @@ def test_modified_newton_keeps_its_factors_over_a_converged_fresh_tangent():
 
 def test_a_block_without_a_compiled_form_runs_the_python_path():
     """A beam (a block with no compiled form), Rayleigh damping, a planar rotational spring
-    and a saddle matrix beyond MAX_DENSE keep the Python path; the reason names what is
+    and a saddle matrix beyond MAX_UNKNOWNS keep the Python path; the reason names what is
     missing (a planar pendulum itself runs compiled: tests/dynamics/test_compiled_planar.py)."""
     assert compiled_step.why_not(mixed().compile()) == ""
     beam = mm.heavy_top()[0]
@@ -255,7 +255,10 @@ def test_a_block_without_a_compiled_form_runs_the_python_path():
     assert compiled_step.why_not(planar.compile()) == ""
     planar.add_rotational_spring(body.node, k=2.0)
     assert "rotational spring block" in compiled_step.why_not(planar.compile())
-    assert "unknowns" in compiled_step.why_not(mm.chain()[0].compile())
+    # (a chain of 11 unknowns per link beyond MAX_UNKNOWNS; the 20-link chain now runs the
+    # banded LU: tests/dynamics/test_compiled_band.py)
+    long = mm.chain(n=compiled_step.MAX_UNKNOWNS // 11 + 1)[0].compile()
+    assert "unknowns" in compiled_step.why_not(long)
     # a modal body's pin at a mesh point has a compiled form (test_compiled_modal_pin.py);
     # a joint block without one keeps the Python path and is named
     from fembody.reduced import ModalPin

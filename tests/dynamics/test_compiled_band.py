@@ -1,0 +1,312 @@
+"""The compiled step of larger mechanisms: its banded LU (fembody.dynamics._step_kernels
+``band_factor``/``band_solve`` behind ``factor``/``solve``) and the ordering and size rule
+that let a model into it (fembody.dynamics.compiled_step ``band_ordering``,
+``factor_arrays``, ``size_reason``).
+
+References: LAPACK's dense LU (numpy.linalg.solve) and banded LU (scipy.linalg.solve_banded,
+gbsv) on the same matrices; the Python path of the same integrator (``compiled=False``,
+fembody's sparse saddle-point solvers) on whole runs. Tolerances: a backward-stable LU solves
+to round-off times the condition number (the random matrices here have conditions below
+about 1e4: 1e-11 relative); whole runs as tests/dynamics/test_compiled_step.py argues (q to
+1e-12 relative, v and lam to 1e-12 or twice the change the Python path's own switch to its
+dense LU makes, counters equal)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import fembody as fb
+from fembody.dynamics import _step_kernels as sk
+from fembody.dynamics import compiled_step
+from fembody.examples import spatial_chain
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import mechanism_models as mm  # noqa: E402
+
+COUNTERS = ("n_residual", "n_tangent", "n_factor", "n_solve", "n_newton", "n_steps",
+            "n_rejected", "n_predictor_fallbacks", "n_index1")
+
+
+def banded(rng, n, kl, ku, diag=1.0):
+    """A random ``n x n`` matrix with ``kl`` sub- and ``ku`` super-diagonals, its diagonal
+    scaled by ``diag`` (small: partial pivoting must swap rows), and its band storage for
+    :func:`band_factor` (``2 kl + ku + 1`` columns, the last ``kl`` the fill's room)."""
+    A = np.zeros((n, n))
+    for i in range(n):
+        lo, hi = max(0, i - kl), min(n, i + ku + 1)
+        A[i, lo:hi] = rng.normal(size=hi - lo)
+    A[np.arange(n), np.arange(n)] *= diag
+    AB = np.zeros((n, 2 * kl + ku + 1))
+    for i in range(n):
+        for j in range(max(0, i - kl), min(n, i + ku + 1)):
+            AB[i, j - i + kl] = A[i, j]
+    return A, AB
+
+
+@pytest.mark.parametrize("n,kl,ku,diag", [(1, 0, 0, 1.0), (7, 1, 2, 1.0), (40, 3, 3, 1e-3),
+                                          (45, 5, 2, 1e-3), (60, 7, 7, 0.0), (30, 0, 4, 5.0),
+                                          (30, 4, 0, 5.0)])
+def test_band_lu_solves_like_lapack(n, kl, ku, diag):
+    """band_factor / band_solve against LAPACK's gbsv (scipy.linalg.solve_banded) and dense
+    LU on random band matrices, some with a small or zero diagonal (rows must be swapped:
+    the count of swaps is checked non-zero there), to 1e-11 relative."""
+    rng = np.random.default_rng(n + 10 * kl + ku)
+    A, AB = banded(rng, n, kl, ku, diag)
+    b = rng.normal(size=n)
+    piv = np.zeros(n, dtype=np.int64)
+    assert sk.band_factor(AB, kl, ku, piv)
+    x = b.copy()
+    sk.band_solve(AB, kl, ku, piv, x)
+    ab = np.zeros((kl + ku + 1, n))                  # LAPACK's storage: ab[ku + i - j, j]
+    for j in range(n):
+        for i in range(max(0, j - ku), min(n, j + kl + 1)):
+            ab[ku + i - j, j] = A[i, j]
+    ref = scipy.linalg.solve_banded((kl, ku), ab, b)
+    assert np.linalg.cond(A) < 1e4
+    assert np.abs(x - ref).max() <= 1e-11 * np.abs(ref).max()
+    assert np.abs(x - np.linalg.solve(A, b)).max() <= 1e-11 * np.abs(ref).max()
+    if diag < 1.0 and kl > 0:
+        assert (piv != np.arange(n)).sum() > n // 2
+
+
+def test_band_lu_refuses_singular_matrices():
+    """A zero row, a zero column and a NaN are refused (the step goes back to Python), as
+    the dense LU does."""
+    rng = np.random.default_rng(5)
+    piv = np.zeros(30, dtype=np.int64)
+    for spoil in ("row", "column", "nan"):
+        A, AB = banded(rng, 30, 3, 2)
+        if spoil == "row":
+            AB[11] = 0.0
+        elif spoil == "column":
+            for i in range(30):
+                j = 17 - i + 3
+                if 0 <= j < AB.shape[1]:
+                    AB[i, j] = 0.0
+        else:
+            AB[4, 3] = np.nan
+        assert not sk.band_factor(AB, 3, 2, piv), spoil
+
+
+def saddle(system, rng):
+    """A random bordered matrix ``[[S, B^T], [B, 0]]`` on the pattern the compiled step
+    assembles for ``system`` (S symmetric positive definite on it, B random)."""
+    nf, n = system.n_free, system.n_free + system.n_con
+    rows, cols = compiled_step._saddle_edges(system)
+    A = np.zeros((n, n))
+    A[rows, cols] = rng.normal(size=rows.size)
+    S = A[:nf, :nf]
+    S[:] = (S + S.T) / 2 + nf * np.eye(nf)
+    A[nf:, nf:] = 0.0
+    A[:nf, nf:] = A[nf:, :nf].T
+    return A
+
+
+def test_banded_factor_of_a_saddle_matrix_solves_like_numpy():
+    """``factor``/``solve`` in the banded layout that ``factor_arrays`` gives the 20-link
+    chain (220 unknowns) solve a random saddle matrix on its pattern as numpy's dense LU
+    solves the same scaled matrix (the constraint rows and columns times the returned
+    scale), to 1e-11 relative; the dense layout gives the same scale. With two constraint
+    rows made equal the matrix is singular: both layouts refuse it."""
+    s = mm.chain()[0].compile()
+    LU, piv, kind = compiled_step.factor_arrays(s)
+    assert kind == "banded" and LU.shape[1] < LU.shape[0] // 4
+    nf, n = s.n_free, s.n_free + s.n_con
+    rng = np.random.default_rng(7)
+    A = saddle(s, rng)
+    ok, sc = sk.factor(A, LU, piv, nf, int(s.B_nnz))
+    LUd, pivd = np.zeros((n, n)), np.zeros(n, dtype=np.int64)
+    okd, scd = sk.factor(A, LUd, pivd, nf, int(s.B_nnz))
+    assert ok and okd and sc == pytest.approx(scd, rel=1e-14)
+    As = A.copy()
+    As[nf:, :] *= sc
+    As[:, nf:] *= sc
+    b = rng.normal(size=n)
+    x = b.copy()
+    sk.solve(LU, piv, x)
+    ref = np.linalg.solve(As, b)
+    assert np.linalg.cond(As) < 1e5
+    assert np.abs(x - ref).max() <= 1e-11 * np.abs(ref).max()
+    # a constraint row repeated: a zero pivot
+    bad = A.copy()
+    bad[nf + 7] = bad[nf + 3]
+    bad[:, nf + 7] = bad[:, nf + 3]
+    assert not sk.factor(bad, LU, piv, nf, int(s.B_nnz))[0]
+    assert not sk.factor(bad, LUd, pivd, nf, int(s.B_nnz))[0]
+
+
+def test_band_of_a_chain_does_not_grow_with_its_length():
+    """The ordering keeps each joint's rows with the two bodies it connects: those 5 + 12
+    unknowns meet each other (B, and the bodies' coupling through the joint's Hessian term),
+    so no order has a band below 16; the ordering reaches 16 for chains of every length."""
+    for n in (4, 20, 50):
+        s = mm.chain(n=n)[0].compile()
+        perm, kl, ku = compiled_step.band_ordering(s)
+        assert (kl, ku) == (16, 16), n
+        assert np.array_equal(np.sort(perm), np.arange(s.n_free + s.n_con))
+
+
+def test_dense_or_banded_by_cost():
+    """Up to MAX_DENSE unknowns the dense LU (the heavy top, 11); beyond, the cheaper one:
+    banded for the 20-link chain (220 unknowns, a band of 16 + 16), dense for a hub with 14
+    bars hinged around it (163 unknowns: the hub's six DOFs meet every joint's rows, so no
+    order has a narrow band). A hub with 20 bars (229 unknowns, its dense LU above
+    MAX_LU_OPS) and the 50-link chain (550 unknowns, above MAX_UNKNOWNS) keep the Python
+    path, and ``why_not`` says why."""
+    assert compiled_step.factor_arrays(mm.heavy_top()[0].compile())[2] == "dense"
+    s = mm.chain(n=20)[0].compile()
+    assert compiled_step.why_not(s) == ""
+    assert compiled_step.factor_arrays(s)[2] == "banded"
+    s = star(14).compile()
+    assert s.n_free + s.n_con > compiled_step.MAX_DENSE and compiled_step.why_not(s) == ""
+    assert compiled_step.factor_arrays(s)[2] == "dense"
+    why = compiled_step.why_not(star(20).compile())
+    assert "229 unknowns whose cheaper LU (dense" in why and "multiply-adds" in why, why
+    with pytest.raises(ValueError, match="multiply-adds"):
+        compiled_step.factor_arrays(star(20).compile())
+    assert "550 unknowns (more than" in compiled_step.why_not(mm.chain(n=50)[0].compile())
+
+
+def star(k: int):
+    """A hub body hinged to the ground with ``k`` bars hinged around it."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    hub = m.add_rigid_body((0.0, 0.0, 0.0), 1.0, (0.1, 0.1, 0.1))
+    m.add_joint(fb.Spherical(m.ground, hub.node, at=(0.0, 0.0, 0.0)))
+    for i in range(k):
+        c, s = np.cos(2 * np.pi * i / k), np.sin(2 * np.pi * i / k)
+        bar = m.add_rigid_body((0.1 * c, 0.1 * s, 0.0), 0.1, (1e-5, 1e-4, 1e-4),
+                               offset=(0.05 * c, 0.05 * s, 0.0))
+        m.add_joint(fb.Revolute(hub.node, bar.node, axis=(-s, c, 0.0),
+                                at=(0.1 * c, 0.1 * s, 0.0)))
+    return m
+
+
+def branched(trunk: int = 4, arms: int = 3, arm: int = 4):
+    """A branched mechanism (a tree): a trunk of ``trunk`` bars in a line along x, the first
+    hinged to the ground, and ``arms`` arms of ``arm`` bars each hinged to the trunk's far
+    end, spread in the horizontal plane; hinge axes alternate between y and z as in the
+    chain (fembody/examples/spatial_chain.py: 0.1 m, 0.1 kg, 10 mm square bars)."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    L, mass, side = 0.1, 0.1, 0.01
+    Jx, Jt = mass * 2 * side**2 / 12, mass * (L**2 + side**2) / 12
+
+    def bar(parent, at, d, k):
+        d = np.asarray(d, float) / np.linalg.norm(d)
+        # the inertia (Jx along the bar, Jt across) turned onto d
+        J = Jt * np.eye(3) + (Jx - Jt) * np.outer(d, d)
+        body = m.add_rigid_body(tuple(at), mass, J, offset=tuple(0.5 * L * d))
+        axis = (0.0, 1.0, 0.0) if k % 2 == 0 else (0.0, 0.0, 1.0)
+        m.add_joint(fb.Revolute(parent, body.node, axis=axis, at=tuple(at)))
+        return body.node, np.asarray(at, float) + L * d
+    node, end = m.ground, np.zeros(3)
+    for k in range(trunk):
+        node, end = bar(node, end, (1.0, 0.0, 0.0), k)
+    for a in range(arms):
+        t = (a - (arms - 1) / 2) * 0.6
+        d = (np.cos(t), np.sin(t), 0.0)
+        n2, e2 = node, end
+        for k in range(arm):
+            n2, e2 = bar(n2, e2, d, trunk + k)
+    return m
+
+
+def run_both(model_fn, **options):
+    opts = dict(t_end=0.03, dt=1e-3, tol=1e-10)
+    opts.update(options)
+    return [fb.simulate(model_fn(), compiled=c, **opts) for c in (False, True)]
+
+
+def rel(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return np.abs(a - b).max() / max(np.abs(a).max(), 1e-300)
+
+
+def dense_arrays(system):
+    """The dense LU's factor arrays for any size (the compiled step as it was before the
+    banded LU: the reference for what the banded one changes)."""
+    n = system.n_free + system.n_con
+    return np.zeros((n, n)), np.zeros(n, dtype=np.int64), "dense"
+
+
+@pytest.mark.parametrize("newton", ["full", "modified"])
+@pytest.mark.parametrize("name", ["chain-20", "branched", "hub"])
+def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch):
+    """The 20-link chain (220 unknowns, a band of 16 + 16) and a branched mechanism (a trunk
+    of 4 bars with two arms of 6, 176 unknowns, 27 + 27), every step compiled with the
+    banded LU, and a hub with 14 hinged bars (163 unknowns) with the dense LU beyond
+    MAX_DENSE: the counters of the Python path and q to 1e-12 relative. v and lam carry
+    the last Newton increment times gamma/(beta h) and the mass scale: the compiled step
+    with its dense LU differs from the Python path there by up to 4.8e-12 on the chain
+    (measured; the assembly's order of summation), so the banded step is held to what the
+    banded LU changes: within 1e-12, or twice the Python path's own change under its dense
+    LU, of the compiled step with the dense LU, and no further from the Python path than
+    that step plus 1e-12."""
+    fn = {"chain-20": lambda: mm.chain()[0], "branched": lambda: branched(4, 2, 6),
+          "hub": lambda: star(14)}[name]
+    s = fn().compile()
+    assert compiled_step.why_not(s) == "" and s.n_free + s.n_con > compiled_step.MAX_DENSE
+    assert compiled_step.factor_arrays(s)[2] == ("dense" if name == "hub" else "banded")
+    opts = dict(t_end=0.03, dt=1e-3, tol=1e-10, newton=newton)
+    py, cc = run_both(fn, **opts)
+    dense = fb.simulate(fn(), compiled=False, linear_solver="dense", **opts)
+    with monkeypatch.context() as mp:
+        mp.setattr(compiled_step, "factor_arrays", dense_arrays)
+        cd = fb.simulate(fn(), **opts)
+    for r in (cc, cd):
+        assert r.stats["n_compiled_steps"] == r.stats["n_steps"] == 30
+        assert r.stats["n_compiled_fallbacks"] == 0
+        for k in COUNTERS:
+            assert py.stats[k] == r.stats[k], k
+        assert rel(py.q, r.q) <= 1e-12
+        np.testing.assert_array_equal(py.iterations, r.iterations)
+    for f in ("v", "lam", "a"):
+        own = rel(getattr(py, f), getattr(dense, f))
+        assert rel(getattr(cd, f), getattr(cc, f)) <= max(1e-12, 2.0 * own), f
+        dense_step = rel(getattr(py, f), getattr(cd, f))
+        assert rel(getattr(py, f), getattr(cc, f)) <= dense_step + 1e-12, f
+
+
+def test_a_singular_banded_step_is_named_by_the_python_path(monkeypatch):
+    """A massless node hanging on a spring from the end of a 6-link chain (69 unknowns: the
+    banded LU) can move freely: the compiled step meets a zero pivot and hands the step
+    back, and the Python path's SingularSystemError names the node's DOFs."""
+    m, bars = spatial_chain.build_model(6)
+    loose = m.add_node((0.6, 0.0, -0.5), name="loose")
+    m.add_spring(bars[-1].node, loose, k=100.0)
+    assert compiled_step.why_not(m.compile()) == ""
+    assert compiled_step.factor_arrays(m.compile())[2] == "banded"
+    seen = []
+    call = compiled_step.CompiledStep.__call__
+
+    def spy(self, integ, h):
+        out = call(self, integ, h)
+        seen.append((out, self.piv.shape[0] > self.LU.shape[0]))
+        return out
+    monkeypatch.setattr(compiled_step.CompiledStep, "__call__", spy)
+    with pytest.raises(fb.SingularSystemError, match="node 7 'loose'") as exc:
+        fb.simulate(m, t_end=0.003, dt=1e-3)
+    assert seen and seen[0] == (False, True)          # the banded step handed back
+    assert any("'loose'" in d and d.endswith(" z") for d in exc.value.dofs)
+
+
+def test_a_resumed_banded_run_continues_bit_for_bit(tmp_path):
+    """A checkpoint pickles the compiled step with its banded factors (the ordering and band
+    widths in ``piv``): the 20-link chain resumed under modified Newton, which reuses those
+    factors across steps, keeps stepping compiled and ends where the uninterrupted run
+    ends, bit for bit, with the same factorisations."""
+    path = tmp_path / "chain.fbc"
+
+    def stop(res):
+        if res.time[-1] >= 0.01:
+            raise KeyboardInterrupt
+
+    opts = dict(t_end=0.02, dt=1e-3, tol=1e-10, newton="modified")
+    full = fb.simulate(mm.chain()[0], **opts)
+    fb.simulate(mm.chain()[0], checkpoint=path, callback=stop, **opts)
+    res = fb.resume(path, mm.chain()[0])
+    assert res.stats["n_compiled_steps"] == full.stats["n_compiled_steps"] == 20
+    assert res.stats["n_compiled_fallbacks"] == 0
+    assert np.array_equal(full.q, res.q) and np.array_equal(full.lam, res.lam)
+    assert res.stats["n_factor"] == full.stats["n_factor"]
