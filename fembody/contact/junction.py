@@ -39,6 +39,19 @@ across the junction and the element: the full node contact above ``ALPHA_POINT``
 wedge of a near-parallel pair is left to line contact, whose Gauss points near a convex kink
 may miss it as well: a sliver of opening angle the kink angle.)
 
+**The concave side.** There the closest points of both element pairs lie inside their
+elements, and both push: near a junction, where the two contact points are the same contact of
+a smooth beam cut into chords, the penetration is counted twice (a beam pressed onto a node
+bends the junction concave towards itself, so this is where it lands). The distance to the
+polyline is the smaller of the two distances, so the energy of one contact is the larger of
+the two pair energies: the row adds ``-min(E1, E2)`` where both element pairs at its junction
+push (``E_i`` the point part of the element pair ``i`` as the element pairs' block weights it,
+``(1 - lam_i) W_point,i``; line contact is left alone), and ``E1 + E2 - min(E1, E2) = max(E1,
+E2)``. The correction is continuous (a pair leaving its zone on the concave side is the
+farther one, with the smaller energy); the force turns by the kink angle across the
+bisector, as the distance to a polyline does. It needs both pairs in the element pairs' block
+(each once: two rows of one node against one element are one row).
+
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
 each (node, element) once in the whole model (a node shared by two bodies in two contacts with
@@ -54,7 +67,7 @@ import math
 import numpy as np
 
 from .geometry import closest_node, distance
-from .line import switch
+from .line import point_part, switch
 
 
 class JunctionContactBlock:
@@ -79,7 +92,7 @@ class JunctionContactBlock:
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,
-                 closed: np.ndarray | None = None) -> None:
+                 closed: np.ndarray | None = None, pairs: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -90,6 +103,20 @@ class JunctionContactBlock:
         self._labels = labels
         self.closed = (np.zeros((len(self.dofs), 2), dtype=bool) if closed is None
                        else np.asarray(closed, dtype=bool))
+        self.pairs = (np.zeros((len(self.dofs), 2), dtype=np.int64) if pairs is None
+                      else np.asarray(pairs, dtype=np.int64))
+        # the rows whose two element pairs are both the element pairs' block's
+        self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
+        d = self.dim
+        take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
+        self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
+        for r in self._both:
+            per = []
+            for i in (0, 1):
+                el = (3 + i, 0) if self.closed[r, i] else (0, 3 + i)
+                per.append(take((1, 2) + el if self.pairs[r, i] == 1 else el + (1, 2)))
+            self._pair_dofs.append(per)
+        self._pair_dofs = np.array(self._pair_dofs, dtype=np.int64).reshape(-1, 2, 4 * d)
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -136,6 +163,47 @@ class JunctionContactBlock:
             H[:, perm[:, None], perm[None, :]] = -hl
         return 1.0 - lam, G, H
 
+    def _duplicate(self, x: np.ndarray, tangent: bool):
+        """The correction for the concave side (module docstring): per row ``-min(E1, E2)``
+        ``(n,)`` [J] where both element pairs at the junction push (``E_i = (1 - lam_i)
+        W_point,i``, each as the element pairs' block has it), its gradient ``(n, 5 d)``,
+        (``tangent``) Hessian, and the normal force [N] of the pair it takes back ``(n,)``."""
+        n, k = x.shape
+        W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
+        K = np.zeros((n, k, k)) if tangent else None
+        rows = self._both
+        if not rows.size:
+            return W, f, K, Fd
+        flat = (self.X[rows].reshape(len(rows), -1) + x[rows])
+        d = self.dim
+        r_ = np.arange(len(rows))[:, None]
+        E, gE, HE, F = [], [], [], []
+        for i in (0, 1):
+            x4 = flat[r_, self._pair_dofs[:, i]].reshape(len(rows), 4, d)
+            Wp, fp, Kp = point_part(x4, self.k[rows], self.radius[rows], tangent)
+            lam, gl, hl = switch(x4, tangent)
+            w = 1.0 - lam
+            E.append(w * Wp)
+            gE.append(w[:, None] * fp - Wp[:, None] * gl)
+            F.append(w * np.sqrt(2.0 * self.k[rows] * Wp))
+            if tangent:
+                HE.append(w[:, None, None] * Kp - gl[:, :, None] * fp[:, None, :]
+                          - fp[:, :, None] * gl[:, None, :] - Wp[:, None, None] * hl)
+        both = (E[0] > 0.0) & (E[1] > 0.0)
+        pick = np.where(E[1] < E[0], 1, 0)
+        for i in (0, 1):
+            sel = np.flatnonzero(both & (pick == i))
+            if not sel.size:
+                continue
+            at = rows[sel]
+            cols = self._pair_dofs[sel, i]
+            W[at] = -E[i][sel]
+            Fd[at] = F[i][sel]
+            f[at[:, None], cols] = -gE[i][sel]
+            if tangent:
+                K[at[:, None, None], cols[:, :, None], cols[:, None, :]] = -HE[i][sel]
+        return W, f, K, Fd
+
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
         """Internal forces ``(n, 5 d)`` [N] and (``tangent``) stiffness at the gathered
         displacements ``x``: the node contact's inside the zone, weighted by the point weight
@@ -150,6 +218,8 @@ class JunctionContactBlock:
         fj[:, :m3] = -F[:, None] * G
         w, gw, hw = self._weight(x, tangent)
         f = w[:, None] * fj + W[:, None] * gw
+        _, fd, Kd, _ = self._duplicate(x, tangent)
+        f += fd
         if not tangent:
             return f, None, None
         Kj = np.zeros((n, k, k))
@@ -157,7 +227,7 @@ class JunctionContactBlock:
         Kj[:, :m3, :m3] = kon[:, None, None] * G[:, :, None] * G[:, None, :] \
             - F[:, None, None] * H
         K = (w[:, None, None] * Kj + gw[:, :, None] * fj[:, None, :]
-             + fj[:, :, None] * gw[:, None, :] + W[:, None, None] * hw)
+             + fj[:, :, None] * gw[:, None, :] + W[:, None, None] * hw) + Kd
         return f, K, None
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
@@ -165,7 +235,8 @@ class JunctionContactBlock:
         zone)."""
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
-        return self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
+        return (self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
+                + self._duplicate(x, False)[0])
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the node's gap [m] and whether it is in its contact zone."""
@@ -173,10 +244,12 @@ class JunctionContactBlock:
         return g, ok
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
-        """Per row (normal force [N]: the penalty times the point weight, gap [m], in the
-        contact zone 1/0)."""
+        """Per row (normal force [N]: the penalty times the point weight, less the force of a
+        concave-side duplicate it takes back (negative then), gap [m], in the contact zone
+        1/0)."""
         g, ok, _, _ = self.gaps(x)
-        F = self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+        F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+             - self._duplicate(x, False)[3])
         return np.column_stack([F, g, ok.astype(float)])
 
     def report_labels(self) -> list[str]:
@@ -202,7 +275,10 @@ class JunctionContactBlock:
 
 def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
     """The junction rows of the model's beam ``contacts`` (compile time): per row the node ids
-    ``(P, a0, a1, Q1, Q2)``, whether the elements from ``Q1``, ``Q2`` end at ``P``, the sum of
+    ``(P, a0, a1, Q1, Q2)``, whether the elements from ``Q1``, ``Q2`` end at ``P``, how each
+    of the element pairs (element, element ``Q1``-``P``), (element, element ``Q2``-``P``) is
+    held by the element pairs' block (0: not a candidate, 1: the element first, 2: second), the
+    sum of
     the radii [m], the stiffness [N/m] and the penetration tolerance [m]; and per row ``(contact,
     name of P, element)``; each (node, element) once.
 
@@ -218,6 +294,14 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
             i, j = (nd_.id for nd_ in e.nodes)
             around.setdefault(i, []).append((j, False))     # (neighbour, ends at the node)
             around.setdefault(j, []).append((i, True))
+    # the element pairs of the crossing block, in its order (first element, second element)
+    held = {(tuple(int(a) for a in nodes[i]), tuple(int(a) for a in nodes[j]))
+            for _, _, nodes, pairs in contacts for i, j in pairs}
+
+    def order(other: tuple, q: int, closed: bool, p: int) -> int:
+        el = (q, p) if closed else (p, q)
+        return 1 if (other, el) in held else 2 if (el, other) in held else 0
+
     rows, names, seen = [], [], set()
     for bc, els, nodes, pairs in contacts:
         for i, j in pairs:
@@ -235,7 +319,9 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
                         continue
                     seen.add(key)
                     (q1, c1), (q2, c2) = around[p]
-                    rows.append((p, int(nodes[o][0]), int(nodes[o][1]), q1, q2, (c1, c2),
+                    other = tuple(int(a) for a in nodes[o])
+                    rows.append((p, *other, q1, q2, (c1, c2),
+                                 (order(other, q1, c1, p), order(other, q2, c2, p)),
                                  float(bc.radius_a if e < len(bc.elements_a) else bc.radius_b)
                                  + float(bc.radius_a if o < len(bc.elements_a)
                                          else bc.radius_b),

@@ -124,3 +124,64 @@ def test_contact_force_follows_the_distance_to_the_polyline_across_the_junction(
         np.testing.assert_allclose(np.linalg.norm(F), K * pen, rtol=2e-3, atol=1e-9,
                                    err_msg=f"x = {x:g}")
         assert F[2] < 0.0                       # B is pushed down
+
+
+@pytest.mark.parametrize("x_cross", [0.0, 0.05])
+def test_straight_junction_is_counted_once_in_a_static_run(x_cross):
+    """A one-element beam A resting across B's straight junction at x = 0 (``x_cross`` 0;
+    control: 0.05, the middle of B's third element) and pressed by F = 10 N (F / 2 at each
+    end, its ends free in z only): the contact carries F, and a single penalty k penetrates
+    F / k (a junction counted twice would penetrate half that). The penetration is measured
+    from the nodes' positions: 2 R minus the distance of the two axes at the crossing."""
+    m = fb.Model(dim=3)
+    b = m.add_beam((-0.2, 0.0, 0.0), (0.2, 0.0, 0.0), n=4, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    z0 = 2 * R * (1.0 - 1e-12)                  # touching (a contact stiffness from the start)
+    a = m.add_beam((x_cross, -0.2, z0), (x_cross, 0.2, z0), n=1, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    for nd in (b.first, b.last):
+        m.fix(nd, "x", "y", "z", "rx", "ry", "rz")
+    for nd in (a.first, a.last):
+        m.fix(nd, "x", "y", "rx", "ry", "rz")
+        m.add_force(nd, (0.0, 0.0, -5.0))
+    m.add_beam_contact(a, b, radius=R, stiffness=K, margin=R)
+    res = fb.static(m, steps=2)
+    za = z0 + res.displacement(a.first)[-1][2]
+    uz = np.array([res.displacement(nd)[-1][2] for nd in b.nodes])
+    zb = np.interp(x_cross, np.linspace(-0.2, 0.2, 5), uz)      # B's chord under A
+    pen = 2 * R - (za - zb)
+    np.testing.assert_allclose(K * pen, 10.0, rtol=1e-4)
+    np.testing.assert_allclose(res.contacts.fields["normal_force"][-1].sum(), 10.0, rtol=1e-4)
+
+
+def test_concave_side_counts_the_nearer_element_pair_once_with_exact_tangents():
+    """A on the concave side of random kinks (20 to 60 degrees), 3 R from the node, both
+    element pairs pushing: the element pairs' block (Q1 -> P, P -> Q2 against A) plus the
+    junction row hold the energy of the nearer pair alone (the distance to the polyline is
+    the smaller distance); the row's force and tangent against finite differences."""
+    from fembody.contact.beams import BeamContactBlock
+    rng = np.random.default_rng(11)
+    # (A at 45 degrees or more to the chord, elements within 30 of it: point contact only)
+    angles = np.radians([90, 80, 70, 60, 50, 45])
+    X = _kinked_pairs(rng, angles)
+    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
+    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
+    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]   # to the concave side
+    shift += 0.2 * R * (Q1 - P) / 0.2                                  # nearer element 1
+    X[:, 1:3] += shift[:, None]
+    n = len(X)
+    closed, pairs = np.tile([True, False], (n, 1)), np.ones((n, 2), int)
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
+                               X, np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                               closed=closed, pairs=pairs)
+    x = 1e-6 * rng.normal(size=(n, 15))
+    pos = X + x.reshape(X.shape)
+    el1 = pos[:, [1, 2, 3, 0]]                  # (a0, a1, Q1, P)
+    el2 = pos[:, [1, 2, 0, 4]]                  # (a0, a1, P, Q2)
+    E = [BeamContactBlock("crossing", np.zeros((n, 4), int), np.zeros((n, 12), int), e,
+                          np.full(n, 2 * R), np.full(n, K), list(range(n))
+                          ).strain_energy(np.zeros((n, 12))) for e in (el1, el2)]
+    assert np.all(E[0] > 0.0) and np.all(E[1] > 0.0) and np.all(E[0] > E[1])
+    np.testing.assert_allclose(E[0] + E[1] + blk.strain_energy(x), E[0], rtol=1e-9)
+    f, Kt, _ = blk.forces(x, None, True)
+    assert_force_and_tangent(blk, x, f, Kt, 1e-8)
