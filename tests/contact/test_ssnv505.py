@@ -20,8 +20,8 @@ checks compare the deflection under the reference's force.
 
 The contact phase (t = 0.4) is not checked here: a planar run to 1251.5 N stopped at load
 factor 0.853 with a penetration reported between a node of beam 1 and an element of beam 2
-that the configuration does not show (an open finding, not yet explained); up to there the tip of beam 2
-rests on beam 1 as the reference's does.
+that the configuration does not show (an open finding, not yet explained); up to there the
+tip of beam 2 rests on beam 1 as the reference's does.
 """
 import math
 
