@@ -25,14 +25,13 @@ Two kinds of pairs, decided by the dimension:
   them): a node against an element of the other beam (or of the same beam, not adjacent) whose
   projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``.
 
-Pairs whose axes meet (distance 0: no normal) are dropped; with chords (C0 polylines) a point
-contact can also be missed at the convex side of a kink between two elements, where the closest
-point leaves both of them: a crossing axis whose closest point to the kinked polyline is the
-kink node, inside the wedge at that node between the two elements' normal planes (on the
-outside of the bend, opening angle the kink angle; empty for a straight beam), penetrates
-there without force, and a model starting so is not refused (tests/contact/test_kink_limit.py,
-an expected failure until kink nodes get a node-against-element check). Refining the beam
-narrows the wedge (the kink angle falls like the element length over the curvature radius).
+Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
+element pairs miss the convex side of a kink between two elements, where the closest point
+leaves both of them: a crossing axis whose closest point to the kinked polyline is the kink
+node, inside the wedge at that node between the two elements' normal planes (on the outside
+of the bend, opening angle the kink angle; empty for a straight beam). In spatial models that
+wedge is covered by node-against-element rows at the junction nodes, a second block
+(:mod:`fembody.contact.junction`, tests/contact/test_kink_limit.py and test_junction.py).
 
 The closest-point parameters ``z`` depend on the nodes; the gradient and Hessian of ``g`` are the
 exact ones of the minimum: the distance ``D(X, z) = |r|``, ``r = N(z) X`` affine in ``z``, is
@@ -652,7 +651,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     dim = model.dimension
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
-    parts, watch = [], []
+    parts, watch, junctions = [], [], []
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -681,13 +680,16 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
+        if kind == "crossing":              # (a planar block already holds every node)
+            junctions.append((bc, els, nodes, pairs))
         if len(ids):
             X = np.array([[pos[i] for i in row] for row in ids])
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
                           * len(ids))
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr))
+    blocks = _junction_blocks(model, junctions, node_dofs, nd)
     if not parts:
-        return [], CandidateWatch(watch)
+        return blocks, CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])
     names = [nm for p in parts for nm in p[4]]
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
@@ -697,12 +699,32 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                              np.concatenate([p[3] for p in parts]), labels,
                              np.concatenate([p[5] for p in parts]),
                              tuple(np.concatenate([p[6] for p in parts]).T))
-    rs = block.resultants(np.zeros(dofs.shape))
-    g, ok = rs[:, 1], rs[:, 2] > 0.0
-    inside = np.flatnonzero(ok & (g < -1e-9 * block.radius))
-    if inside.size:
-        i = int(inside[np.argmin(g[inside])])
-        raise ModelError(f"{block.label(i)}: the beams start inside each other (gap {g[i]:.3g} "
-                         f"m, {inside.size} pair(s) in all); move them apart by at least the "
-                         "sum of their radii or give the true (smaller) radius")
-    return [block], CandidateWatch(watch)
+    for b in [block] + blocks:
+        rs = b.resultants(np.zeros(b.dofs.shape))
+        g, ok = rs[:, 1], rs[:, 2] > 0.0
+        inside = np.flatnonzero(ok & (g < -1e-9 * b.radius))
+        if inside.size:
+            i = int(inside[np.argmin(g[inside])])
+            raise ModelError(f"{b.label(i)}: the beams start inside each other (gap "
+                             f"{g[i]:.3g} m, {inside.size} pair(s) in all); move them apart "
+                             "by at least the sum of their radii or give the true (smaller) "
+                             "radius")
+    return [block] + blocks, CandidateWatch(watch)
+
+
+def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int
+                     ) -> list:
+    """The spatial contacts' junction rows (:mod:`fembody.contact.junction`: a node where two
+    elements meet at a kink, against the other side's elements) as one block, or none."""
+    from .junction import JunctionContactBlock, junction_rows
+    rows, names = junction_rows(model, junctions, nd)
+    if not rows:
+        return []
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    ids = np.array([r[:5] for r in rows], dtype=np.int64)
+    labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
+    X = np.array([[pos[i] for i in row] for row in ids])
+    return [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                 np.array([r[7] for r in rows]), np.array([r[8] for r in rows]),
+                                 labels, np.array([r[9] for r in rows]),
+                                 np.array([r[5] for r in rows]), np.array([r[6] for r in rows]))]

@@ -44,6 +44,20 @@ Only a step at ``min_dt`` that still goes deeper than ``tol`` stops the run with
 way. :data:`BEND` sets the resolution (tests/contact/test_step_control.py measures it on a
 ball dropped onto a plane).
 
+**What BEND means** (a dimensionless fraction of ``tol``, not tuned per model). In contact a
+penalty row oscillates at ``w = sqrt(k / m)`` [rad/s] (``m`` the mass it carries) over a
+depth ``delta`` [m], so ``|g''| <= w^2 delta`` and rule 3 (``|g'' h^2| <= BEND tol``) asks
+``(w h)^2 <= BEND tol / delta``: a contact reaching the tolerance (``delta = tol``) gets ``w h
+<= sqrt(BEND) = 0.1``, i.e. at least ``pi / sqrt(BEND) ~ 31`` steps over its half period, where
+the trapezoidal family's phase error ``(w h)^2 / 12`` is below 1e-3; a shallower one gets ``pi
+sqrt(delta / (BEND tol))`` steps, fewer as the force it carries falls. Rule 2 bounds the depth
+at which the force switches on inside a step by ``BEND tol``, so the energy mis-integrated at
+the switch, ``k (BEND tol)^2 / 2``, is at most ``BEND^2 = 1e-4`` of the penalty energy at the
+tolerance. Being a fraction of ``tol`` it scales with the section and the penalty: three
+dropped balls (k = 1e5, 1e6, 1e7 N/m, radii 0.2, 0.05, 0.02 m) land within 2e-4 m of the
+analytic penalty bounce at BEND = 0.01, against 4e-4 to 4e-3 m at 0.03 and 0.1
+(tests/contact/test_step_control.py).
+
 The time (or load factor) and the results so far are attached by the driver (``err.time``,
 ``err.result``), as for every fembody error raised during a run. (In ``fembody.contact``, not
 ``fembody.run``: the statics call it too and sit beside the driver, not below it.)

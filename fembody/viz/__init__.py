@@ -9,8 +9,10 @@ matplotlib time histories.
   supports (dark red: a block for a clamp, a triangle for a pin, a triangle on a bar for a
   roller), joints (orange: a disc for a pin, a square for a weld, a block on its guide for a
   slider), nodal forces and torques as green arrows, the contact forces of a result's state as
-  magenta arrows (their tips at the contact points, :func:`contact_arrows`), a length scale
-  bar, the time in the title, and a scalar bar when a field colours the picture.
+  magenta arrows (their tips at the contact points, :func:`contact_arrows`), frictional
+  contacts' stick and slip as markers at the contact points (green: sticking, orange: slipping,
+  :func:`contact_states`), a length scale bar, the time in the title, and a scalar bar when a
+  field colours the picture.
 - :func:`animate` writes a GIF (or an MP4 when imageio-ffmpeg is installed) off-screen, with
   the scalar bar, scale bar and time on every frame.
 - :func:`show` opens an interactive window with a time slider.
@@ -41,10 +43,13 @@ if TYPE_CHECKING:
 
     from ..results import Result
 
-__all__ = ["FIELDS", "plot", "animate", "show", "history", "has_display", "contact_arrows"]
+__all__ = ["FIELDS", "plot", "animate", "show", "history", "has_display", "contact_arrows",
+           "contact_states"]
 
 CONTACT_COLOUR = "magenta"
 CONTACT_LENGTH = 0.15       # the longest contact-force arrow, as a fraction of the model's size
+STICK_COLOUR, SLIP_COLOUR = "limegreen", "darkorange"
+MARKER_SIZE = 0.012         # the stick/slip markers' radius, as a fraction of the model's size
 
 
 def contact_arrows(result: "Result", step: int = -1, length: float | None = None,
@@ -71,9 +76,52 @@ def contact_arrows(result: "Result", step: int = -1, length: float | None = None
     return pad(pts) - vec, vec
 
 
+def contact_states(result: "Result", step: int = -1) -> dict[str, np.ndarray]:
+    """The stick and slip of the frictional contact rows that press at saved state ``step``
+    (``normal_force`` > 0 and a ``stick`` reported, ``Result.contacts``): ``point`` ``(n, 3)``
+    [m] where each acts, ``stick`` ``(n,)`` (True: sticking, False: slipping),
+    ``tangential_force`` ``(n,)`` [N] and ``slip`` ``(n,)`` [m] (the distance slid so far).
+    Empty arrays when no row reports friction (a frictionless model, a static result)."""
+    from ..io import step_index
+    from ..results.contacts import history
+    k = step_index(result, step)
+    h = history(result, [k])
+    empty = {"point": np.zeros((0, 3)), "stick": np.zeros(0, bool),
+             "tangential_force": np.zeros(0), "slip": np.zeros(0)}
+    if not len(h) or "stick" not in h.fields:
+        return empty
+    st = h["stick"][0]
+    on = (np.nan_to_num(h["normal_force"][0]) > 0.0) & ~np.isnan(st)
+    pts = h["point"][0][on]
+    return {"point": np.column_stack([pts, np.zeros((len(pts), 3 - pts.shape[1]))]),
+            "stick": st[on] > 0.5, "tangential_force": h["tangential_force"][0][on],
+            "slip": h["slip"][0][on]}
+
+
 def _draw_contacts(pv, p, result: "Result", k: int, force: float | None = None) -> None:
-    """Arrows of :func:`contact_arrows` (shaft and head as one glyph per row), replacing
-    those drawn before (the actor is named)."""
+    """Arrows of :func:`contact_arrows` (shaft and head as one glyph per row) and the
+    markers of :func:`contact_states` (a sphere per frictional row, green sticking, orange
+    slipping; point data ``stick``, ``tangential_force`` [N], ``slip`` [m]), replacing those
+    drawn before (the actors are named)."""
+    st = contact_states(result, k)
+    if len(st["stick"]):
+        # a sphere per row, built here (numpy tiling of one sphere) so that each sphere's
+        # points carry its row's values
+        ball = pv.Sphere(radius=MARKER_SIZE * extent(result.system.model),
+                         theta_resolution=12, phi_resolution=12).triangulate()
+        n, m = len(st["stick"]), ball.n_points
+        pts = (st["point"][:, None, :] + np.asarray(ball.points)[None]).reshape(-1, 3)
+        tri = ball.faces.reshape(-1, 4)[:, 1:]
+        faces = np.concatenate([np.full((n, len(tri), 1), 3),
+                                tri[None] + m * np.arange(n)[:, None, None]], axis=2)
+        dots = pv.PolyData(pts, faces=faces.ravel())
+        for key, val in (("stick", st["stick"].astype(float)),
+                         ("tangential_force", st["tangential_force"]), ("slip", st["slip"])):
+            dots[key] = np.repeat(val, m)
+        p.add_mesh(dots, scalars="stick", cmap=[SLIP_COLOUR, STICK_COLOUR], clim=(0.0, 1.0),
+                   show_scalar_bar=False, name="contact states", lighting=False)
+    else:
+        p.remove_actor("contact states")
     tails, vec = contact_arrows(result, k, force=force)
     if not len(vec):
         p.remove_actor("contact forces")
@@ -163,8 +211,10 @@ def plot(model_or_result: "Model | Result | Modes", step: int = -1,
         the load factor of a result's state.
     scale_bar : draw a length scale bar [m] in the lower left corner (default True).
     background : colour name or RGB (default 'white').
-    contacts : draw the contact forces of the state as magenta arrows (default True; a model
-        or a result without contacts has none; drawn at the true shape only, ``scale`` 1).
+    contacts : draw the contact forces of the state as magenta arrows and frictional
+        contacts' stick (green) or slip (orange) as markers at the contact points (default
+        True; a model or a result without contacts has none; drawn at the true shape only,
+        ``scale`` 1).
 
     Returns the pyvista Plotter (closed when it rendered off-screen).
     """
@@ -276,8 +326,8 @@ def animate(result: "Result | Modes", filename: str, *, field: str | None = "dis
         most ``max_frames``, default 80).
     window_size : (width, height) in pixels (default (800, 500)).
     background : colour name or RGB (default 'white').
-    contacts : draw the contact forces as magenta arrows, as in :func:`plot` (default True;
-        one force scale over all frames; at ``scale`` 1 only).
+    contacts : draw the contact forces as magenta arrows and the stick/slip markers, as in
+        :func:`plot` (default True; one force scale over all frames; at ``scale`` 1 only).
 
     The scene is built once and its meshes are moved in place each frame; GIF frames share one
     palette taken from the first frame (it holds the whole colour bar). Returns the number of

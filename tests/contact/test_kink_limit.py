@@ -6,7 +6,8 @@ line lies beyond that element), so a penetration there carries no force.
 The region: the wedge at the kink node between the normals of the two elements, on the
 outside of the bend, of opening angle the kink angle theta (empty for a straight beam); an
 axis inside it whose distance from the node is below the sum of the radii penetrates unseen.
-Expected to fail (strict) until a node-against-element check covers kink nodes."""
+Covered since by the junction rows (fembody.contact.junction: the kink node against the
+other beam's element, switched on inside the wedge); before them the first test below failed."""
 import math
 
 import numpy as np
@@ -47,17 +48,16 @@ def test_the_crossing_axis_lies_in_the_wedge_where_both_elements_lose_it():
     assert np.linalg.norm(p) < 2 * R                             # 2 mm into both sections
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="chord point contact misses the convex side of a kink")
 def test_a_penetration_at_the_outside_of_a_kink_is_seen():
-    """Beams starting 2 mm inside each other at the kink should be refused (ModelError naming
-    the pair) as they are anywhere else along the beams."""
+    """Beams starting 2 mm inside each other at the kink are refused (ModelError naming the
+    pair: the junction row) as they are anywhere else along the beams."""
     m, a, (b1, b2) = kinked(0.002)
     m.add_beam_contact(a, b1, radius=R, stiffness=1e6)
     m.add_beam_contact(a, b2, radius=R, stiffness=1e6)
     try:
         m.compile()
-    except ModelError:
+    except ModelError as err:
+        assert "junction node" in str(err) and "start inside each other" in str(err)
         return
     raise AssertionError("the penetration at the kink was not seen")
 

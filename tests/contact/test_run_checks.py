@@ -149,7 +149,7 @@ def test_moves_within_the_margin_cannot_miss_a_pair():
     from fembody.contact.geometry import segment_distance
     m = _crossing(2e-3, 0.0, stiffness=1e7, margin=1.5e-3)
     sys = m.compile()
-    (blk,) = sys.beam_contact_blocks
+    blk = sys.beam_contact_blocks[0]        # (the element pairs; then the junction rows)
     held = {tuple(sorted(row)) for row in blk.nodes.tolist()}
     bc = m.beam_contacts[0]
     els = list(bc.elements_a) + list(bc.elements_b)

@@ -207,3 +207,29 @@ def test_bad_surface_contacts_of_nodes_are_refused():
     m.add_contact(n, surface=fb.Sphere((0.0, 0.0), 0.5), radius=0.6)
     with pytest.raises(ModelError, match="starts inside the obstacle"):
         fb.simulate(m, t_end=0.01, dt=1e-3)
+
+
+@pytest.mark.parametrize("k, radius", [(1e7, 0.02), (1e5, 0.2)])
+def test_the_bend_fraction_resolves_other_penalties_and_sizes(monkeypatch, k, radius):
+    """BEND (fembody.contact.watch) was set on the 1e6 N/m, 5 cm ball; being a fraction of the
+    tolerance (a tenth of the radius) it carries over: a stiffer contact on a smaller ball and a
+    softer one on a larger ball (contact depths 0.54 and 5.4 mm, a quarter of their
+    tolerances) bounce within 2e-4 m of the analytic penalty solution at dt = 1 ms (measured
+    1.2e-4 and 2.2e-5 m; at BEND = 0.003: 7.5e-5 and 8.3e-6 m), and three times BEND (0.03)
+    is measurably coarser (4.1e-4 and 1.0e-3 m)."""
+    import fembody.contact.watch as watch
+
+    def error():
+        m = fb.Model(gravity=(0.0, -G))
+        b = m.add_node((0.0, 0.15 + radius))
+        m.add_mass(b, 1.0)
+        m.add_surface_contact(b, fb.Plane((0, 0), (0, 1)), radius=radius, stiffness=k)
+        res = fb.simulate(m, t_end=0.3, dt=1e-3)
+        t1 = math.sqrt(2 * 0.15 / G)
+        exact = radius + _penalty_ball_exact(k, G * t1, 0.3 - t1)
+        return abs(res.position(b)[-1, 1] - exact)
+
+    e = error()
+    assert e < 2e-4
+    monkeypatch.setattr(watch, "BEND", 3 * watch.BEND)
+    assert error() > 2 * e

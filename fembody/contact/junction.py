@@ -1,0 +1,330 @@
+"""Beam contact at the junction nodes of spatial beams: a node where two beam elements meet
+against an element of the other beam (or of the same beam), switched on only inside the wedge
+that element-to-element point contact leaves uncovered.
+
+Why. :mod:`fembody.contact.beams` represents each element by its chord, so a beam is a C0
+polyline. At a node ``P`` joining two elements ``Q1 -> P`` and ``P -> Q2`` (or any other
+orientation) at an angle, a crossing axis on the convex side of the bend has its closest
+point to the polyline at ``P`` itself: the closest point of its line to element 1 lies beyond
+``P`` and the one to element 2 before ``P``, so both element pairs are out of their zones
+(``0 <= t < 1``) and a penetration there carries no force. The region is the wedge at ``P``
+
+    r . u1 > 0  and  r . u2 > 0,    u_i = P - Q_i,   r = x_A(s*) - P,
+
+with ``x_A(s*)`` the closest point of the other element's chord to ``P`` (``s*`` inside that
+chord): beyond the end of both elements. For a straight junction (``u2 = -u1``) the two
+conditions contradict each other and the wedge is empty, so nothing is counted twice; on the
+concave side of a bend both element pairs see the contact and the junction does not.
+
+**The contact** is a node against an element (the planar ``"node"`` kind of
+:class:`fembody.contact.beams.BeamContactBlock`, in 3D): gap ``g = |P - x_A(s*)| - r_P - r_A``,
+energy ``(1 - lam) k/2 max(-g, 0)^2`` (``lam`` below), force and tangent exact (closest point
+following the nodes).
+
+**The switch is consistent.** On the wedge's face ``r . u1 = 0`` the element pair (element 1,
+A's element) has its closest point on element 1 exactly at ``t = 1`` (the line-to-line closest
+point conditions ``(x_A - x_B) . u1 = 0`` and ``(x_A - x_B) . d_A = 0`` hold with ``x_B = P``),
+so its gap equals the node's: the force is continuous as an axis moves from the element pair's
+zone into the wedge and out into the next element's (the distance to the polyline is C1 there).
+The wedge test itself does not depend on the gap, so the tangent is the node contact's where
+the junction is on and zero where it is off (exact almost everywhere, like the element pairs'
+zone switch).
+
+**Near-parallel pairs** are line contact's (:mod:`fembody.contact.line`): there the node's
+closest point lies on the wedge's faces, where rounding decides whether it is inside, and line
+contact already covers the region. The junction energy is therefore weighted by ``1 - lam``,
+``lam`` the line weight of :func:`fembody.contact.line.switch` between the chord ``Q1 -> Q2``
+across the junction and the element: the full node contact above ``ALPHA_POINT``, none below
+``ALPHA_LINE``, a C1 blend between, its gradient and Hessian in the force and tangent. (The
+wedge of a near-parallel pair is left to line contact, whose Gauss points near a convex kink
+may miss it as well: a sliver of opening angle the kink angle.)
+
+**The concave side.** There the closest points of both element pairs lie inside their
+elements, and both push: near a junction, where the two contact points are the same contact of
+a smooth beam cut into chords, the penetration is counted twice (a beam pressed onto a node
+bends the junction concave towards itself, so this is where it lands). The distance to the
+polyline is the smaller of the two distances, so the energy of one contact is the larger of
+the two pair energies: the row adds ``-min(E1, E2)`` where both element pairs at its junction
+push (``E_i`` the point part of the element pair ``i`` as the element pairs' block weights it,
+``(1 - lam_i) W_point,i``; line contact is left alone), and ``E1 + E2 - min(E1, E2) = max(E1,
+E2)``. The correction is continuous (a pair leaving its zone on the concave side is the
+farther one, with the smaller energy); the force turns by the kink angle across the
+bisector, as the distance to a polyline does. It needs both pairs in the element pairs' block
+(each once: two rows of one node against one element are one row).
+
+Rows are built once, on the reference configuration, for each junction node of a contact's
+beams against the other side's elements that the broad phase pairs with the node's elements,
+each (node, element) once in the whole model (a node shared by two bodies in two contacts with
+the same beam counts once); a node shared by more than two beam elements (a branch) is left
+out, and so is an element holding one of the node's two neighbours (self-contact). Friction
+is not applied at junction rows: a frictional contact's junction rows push
+normally only (what is left for the friction law at a kink).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .geometry import closest_node, distance
+from .line import point_part, switch
+
+
+class JunctionContactBlock:
+    """Node-against-element penalty contacts at beam junction nodes, gated by the wedge of the
+    module docstring: a force block of the System on the translation DOFs of five nodes per
+    row, ``(P, a0, a1, Q1, Q2)`` (``dofs (n, 5 d)``): the junction node, the element it
+    touches, and the junction's two neighbour nodes (read for the wedge only: no force on
+    them).
+
+    ``nodes (n, 5)`` node ids, ``X (n, 5, d)`` reference positions [m], ``radius (n,)`` the sum
+    of the radii [m], ``k (n,)`` penalty stiffness [N/m], ``labels`` the rows' names, ``tol
+    (n,)`` the deepest penetration a run accepts [m] (default ``inf``); ``closed (n, 2)``
+    whether the element from ``Q1`` (``Q2``) ends at ``P`` (default None: neither). An element
+    pair's zone ``0 <= t < 1`` holds its first node and not its second, so the wedge holds its
+    face ``r . u_i = 0`` where element ``i`` ends at ``P`` and leaves it to the element where
+    it starts there: the faces are covered once."""
+
+    family = "beam contact"
+    Dd = None
+    frictional = False
+    friction_slot = None
+
+    def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,
+                 closed: np.ndarray | None = None, pairs: np.ndarray | None = None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.dim = self.X.shape[2]
+        self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
+        self._labels = labels
+        self.closed = (np.zeros((len(self.dofs), 2), dtype=bool) if closed is None
+                       else np.asarray(closed, dtype=bool))
+        self.pairs = (np.zeros((len(self.dofs), 2), dtype=np.int64) if pairs is None
+                      else np.asarray(pairs, dtype=np.int64))
+        # the rows whose two element pairs are both the element pairs' block's
+        self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
+        d = self.dim
+        take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
+        self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
+        for r in self._both:
+            per = []
+            for i in (0, 1):
+                el = (3 + i, 0) if self.closed[r, i] else (0, 3 + i)
+                per.append(take((1, 2) + el if self.pairs[r, i] == 1 else el + (1, 2)))
+            self._pair_dofs.append(per)
+        self._pair_dofs = np.array(self._pair_dofs, dtype=np.int64).reshape(-1, 2, 4 * d)
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i]
+
+    def mass(self):
+        return None
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, 5, d)`` from the gathered displacements ``x``."""
+        return self.X + x.reshape(self.X.shape)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False):
+        """Gap ``g (n,)`` [m] of each row's node to its element, whether the row is in its
+        contact zone ``(n,)`` (the node's projection inside the element, the closest point in
+        the wedge), the gradient ``(n, 3 d)`` and (``hessian``) Hessian of ``g`` with respect
+        to ``(P, a0, a1)``."""
+        pos = self.positions(x)
+        z, ok = closest_node(pos[:, :3])
+        rho, G, H = distance("node", pos[:, :3], z, hessian)
+        r = pos[:, 1] + z * (pos[:, 2] - pos[:, 1]) - pos[:, 0]
+        u1, u2 = pos[:, 0] - pos[:, 3], pos[:, 0] - pos[:, 4]
+        c1, c2 = np.einsum("ni,ni->n", r, u1), np.einsum("ni,ni->n", r, u2)
+        wedge = (((c1 > 0.0) | (self.closed[:, 0] & (c1 == 0.0)))
+                 & ((c2 > 0.0) | (self.closed[:, 1] & (c2 == 0.0))))
+        return rho - self.radius, ok & wedge & (rho > 0.0), G, H
+
+    def _weight(self, x: np.ndarray, tangent: bool):
+        """The point weight ``1 - lam`` ``(n,)`` of the rows (module docstring), its gradient
+        ``(n, 5 d)`` and (``tangent``) Hessian with respect to the rows' nodes."""
+        pos = self.positions(x)
+        d = self.dim
+        lam, gl, hl = switch(pos[:, [3, 4, 1, 2]], tangent)     # (Q1, Q2, a0, a1)
+        # the switch's node order (Q1, Q2, a0, a1) -> the rows' (P, a0, a1, Q1, Q2)
+        perm = np.concatenate([np.arange(d) + d * j for j in (3, 4, 1, 2)])
+        n = len(pos)
+        G = np.zeros((n, 5 * d))
+        G[:, perm] = -gl
+        H = None
+        if tangent:
+            H = np.zeros((n, 5 * d, 5 * d))
+            H[:, perm[:, None], perm[None, :]] = -hl
+        return 1.0 - lam, G, H
+
+    def _duplicate(self, x: np.ndarray, tangent: bool):
+        """The correction for the concave side (module docstring): per row ``-min(E1, E2)``
+        ``(n,)`` [J] where both element pairs at the junction push (``E_i = (1 - lam_i)
+        W_point,i``, each as the element pairs' block has it), its gradient ``(n, 5 d)``,
+        (``tangent``) Hessian, and the normal force [N] of the pair it takes back ``(n,)``."""
+        n, k = x.shape
+        W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
+        K = np.zeros((n, k, k)) if tangent else None
+        rows = self._both
+        if not rows.size:
+            return W, f, K, Fd
+        flat = (self.X[rows].reshape(len(rows), -1) + x[rows])
+        d = self.dim
+        r_ = np.arange(len(rows))[:, None]
+        E, gE, HE, F = [], [], [], []
+        for i in (0, 1):
+            x4 = flat[r_, self._pair_dofs[:, i]].reshape(len(rows), 4, d)
+            Wp, fp, Kp = point_part(x4, self.k[rows], self.radius[rows], tangent)
+            lam, gl, hl = switch(x4, tangent)
+            w = 1.0 - lam
+            E.append(w * Wp)
+            gE.append(w[:, None] * fp - Wp[:, None] * gl)
+            F.append(w * np.sqrt(2.0 * self.k[rows] * Wp))
+            if tangent:
+                HE.append(w[:, None, None] * Kp - gl[:, :, None] * fp[:, None, :]
+                          - fp[:, :, None] * gl[:, None, :] - Wp[:, None, None] * hl)
+        both = (E[0] > 0.0) & (E[1] > 0.0)
+        pick = np.where(E[1] < E[0], 1, 0)
+        for i in (0, 1):
+            sel = np.flatnonzero(both & (pick == i))
+            if not sel.size:
+                continue
+            at = rows[sel]
+            cols = self._pair_dofs[sel, i]
+            W[at] = -E[i][sel]
+            Fd[at] = F[i][sel]
+            f[at[:, None], cols] = -gE[i][sel]
+            if tangent:
+                K[at[:, None, None], cols[:, :, None], cols[:, None, :]] = -HE[i][sel]
+        return W, f, K, Fd
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history=None):
+        """Internal forces ``(n, 5 d)`` [N] and (``tangent``) stiffness at the gathered
+        displacements ``x``: the node contact's inside the zone, weighted by the point weight
+        (module docstring), zero outside."""
+        n, k = x.shape
+        g, ok, G, H = self.gaps(x, hessian=tangent)
+        on = ok & (g < 0.0)
+        F = np.where(on, -self.k * g, 0.0)                       # normal force [N] >= 0
+        W = 0.5 * F * np.where(on, -g, 0.0)
+        m3 = G.shape[1]
+        fj = np.zeros((n, k))
+        fj[:, :m3] = -F[:, None] * G
+        w, gw, hw = self._weight(x, tangent)
+        f = w[:, None] * fj + W[:, None] * gw
+        _, fd, Kd, _ = self._duplicate(x, tangent)
+        f += fd
+        if not tangent:
+            return f, None, None
+        Kj = np.zeros((n, k, k))
+        kon = np.where(on, self.k, 0.0)
+        Kj[:, :m3, :m3] = kon[:, None, None] * G[:, :, None] * G[:, None, :] \
+            - F[:, None, None] * H
+        K = (w[:, None, None] * Kj + gw[:, :, None] * fj[:, None, :]
+             + fj[:, :, None] * gw[:, None, :] + W[:, None, None] * hw) + Kd
+        return f, K, None
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """Penalty energy ``(1 - lam) k/2 max(-g, 0)^2`` per row [J] (zero outside the
+        zone)."""
+        g, ok, _, _ = self.gaps(x)
+        pen = np.where(ok & (g < 0.0), -g, 0.0)
+        return (self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
+                + self._duplicate(x, False)[0])
+
+    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per row the node's gap [m] and whether it is in its contact zone."""
+        g, ok, _, _ = self.gaps(x)
+        return g, ok
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Per row (normal force [N]: the penalty times the point weight, less the force of a
+        concave-side duplicate it takes back (negative then), gap [m], in the contact zone
+        1/0)."""
+        g, ok, _, _ = self.gaps(x)
+        F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+             - self._duplicate(x, False)[3])
+        return np.column_stack([F, g, ok.astype(float)])
+
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows."""
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history=None) -> dict[str, np.ndarray]:
+        """Per row ``gap`` [m] and ``normal_force`` [N] (those of :meth:`resultants`),
+        ``point`` [m] midway between the node and its closest point on the element (clamped
+        to the chord) and ``normal`` (unit, from the element towards the node; 0 where they
+        coincide), as :meth:`fembody.contact.beams.BeamContactBlock.report`."""
+        F, g = self.resultants(x)[:, :2].T
+        pos = self.positions(x)
+        z, _ = closest_node(pos[:, :3])
+        z = np.clip(z, 0.0, 1.0)
+        pa = pos[:, 0]
+        pb = pos[:, 1] + z * (pos[:, 2] - pos[:, 1])
+        r = pa - pb
+        rho = np.linalg.norm(r, axis=1)
+        nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
+        return {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
+
+
+def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
+    """The junction rows of the model's beam ``contacts`` (compile time): per row the node ids
+    ``(P, a0, a1, Q1, Q2)``, whether the elements from ``Q1``, ``Q2`` end at ``P``, how each
+    of the element pairs (element, element ``Q1``-``P``), (element, element ``Q2``-``P``) is
+    held by the element pairs' block (0: not a candidate, 1: the element first, 2: second), the
+    sum of
+    the radii [m], the stiffness [N/m] and the penetration tolerance [m]; and per row ``(contact,
+    name of P, element)``; each (node, element) once.
+
+    ``contacts``: per contact definition ``(bc, els, nodes, pairs)`` as the broad phase of
+    :func:`fembody.contact.beams.build_beam_blocks` found them (elements, their node ids ``(n,
+    2)``, candidate element pairs ``(p, 2)``)."""
+    # every beam element of the model at each node: a junction has exactly two
+    around: dict[int, list[int]] = {}
+    for body in model.bodies:
+        for e in body.elements:
+            if e.family != "beam":
+                continue
+            i, j = (nd_.id for nd_ in e.nodes)
+            around.setdefault(i, []).append((j, False))     # (neighbour, ends at the node)
+            around.setdefault(j, []).append((i, True))
+    # the element pairs of the crossing block, in its order (first element, second element)
+    held = {(tuple(int(a) for a in nodes[i]), tuple(int(a) for a in nodes[j]))
+            for _, _, nodes, pairs in contacts for i, j in pairs}
+
+    def order(other: tuple, q: int, closed: bool, p: int) -> int:
+        el = (q, p) if closed else (p, q)
+        return 1 if (other, el) in held else 2 if (el, other) in held else 0
+
+    rows, names, seen = [], [], set()
+    for bc, els, nodes, pairs in contacts:
+        for i, j in pairs:
+            for e, o in ((i, j), (j, i)):
+                for p in nodes[e]:
+                    p = int(p)
+                    if p in nodes[o] or len(around.get(p, ())) != 2:
+                        continue
+                    # (self-contact: an element holding a neighbour of the node is left out,
+                    # as the element pairs of a beam's neighbours are: its wedge is the fold)
+                    if any(q in nodes[o] for q, _ in around[p]):
+                        continue
+                    key = (p, *sorted(int(a) for a in nodes[o]))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    (q1, c1), (q2, c2) = around[p]
+                    other = tuple(int(a) for a in nodes[o])
+                    rows.append((p, *other, q1, q2, (c1, c2),
+                                 (order(other, q1, c1, p), order(other, q2, c2, p)),
+                                 float(bc.radius_a if e < len(bc.elements_a) else bc.radius_b)
+                                 + float(bc.radius_a if o < len(bc.elements_a)
+                                         else bc.radius_b),
+                                 bc.stiffness, bc.max_penetration))
+                    names.append((bc, f"junction node {p}", els[o]))
+    return rows, names

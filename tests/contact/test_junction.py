@@ -1,0 +1,187 @@
+"""Beam contact at junction nodes (fembody.contact.junction): the node-against-element rows
+that cover the wedge at a kink, against finite differences, against the distance to the kinked
+polyline (an independent dense sampling), and no double counting at a straight junction."""
+import math
+
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.contact.geometry import segment_distance
+from fembody.contact.junction import JunctionContactBlock
+
+from .fd import assert_force_and_tangent
+
+R = 0.01                                       # both radii [m]
+K = 1e6                                        # penalty [N/m]
+MAT = fb.Material(E=2e11, rho=7850.0, nu=0.3)
+SEC = fb.Section.circle(2 * R)
+
+
+def _kinked_pairs(rng, angles):
+    """Random junctions P with neighbours Q1, Q2 (bent by 20 to 60 degrees) and elements A
+    whose closest point to P lies in the wedge, 1.5 R from P (2 R - 0.5 R: penetrating), at
+    the ``angles`` [rad] to the chord Q1 -> Q2 (one row each)."""
+    n = len(angles)
+    rows = []
+    while len(rows) < n:
+        P = rng.normal(size=3)
+        u1 = rng.normal(size=3)
+        u1 /= np.linalg.norm(u1)
+        w = np.cross(u1, rng.normal(size=3))
+        w /= np.linalg.norm(w)
+        th = rng.uniform(math.radians(20), math.radians(60))
+        u2 = -math.cos(th) * u1 + math.sin(th) * w      # P - Q2 direction: a bend by th
+        bis = u1 + u2
+        bis /= np.linalg.norm(bis)                      # inside the wedge
+        c = P + 1.5 * R * bis                           # A's closest point to P
+        ch = u1 - u2                                    # along the chord Q1 -> Q2
+        ch /= np.linalg.norm(ch)
+        phi = angles[len(rows)]                         # A's angle to that chord
+        da = math.cos(phi) * ch + math.sin(phi) * np.cross(bis, ch)
+        s = rng.uniform(0.2, 0.8)
+        a0, a1 = c - s * 0.3 * da, c + (1 - s) * 0.3 * da
+        rows.append([P, a0, a1, P - 0.2 * u1, P - 0.2 * u2])
+    return np.array(rows)
+
+
+def test_junction_force_is_the_energy_gradient_and_its_tangent_matches_fd():
+    """Rows crossing at 10 to 90 degrees (pure node contact: the penalty times the depth),
+    in the blend with line contact (5 to 10 degrees) and near parallel (below 5: none)."""
+    rng = np.random.default_rng(7)
+    angles = np.radians([90, 60, 45, 30, 20, 12, 9, 8, 7, 6, 4, 2])
+    X = _kinked_pairs(rng, angles)
+    n = len(X)
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
+                               X, np.full(n, 2 * R), np.full(n, K), [f"row {i}" for i in range(n)])
+    x = 1e-5 * rng.normal(size=(n, 15))
+    f, Kt, _ = blk.forces(x, None, True)
+    F = blk.resultants(x)[:, 0]
+    point, line = angles > np.radians(10.5), angles < np.radians(4.5)
+    np.testing.assert_allclose(F[point], K * 0.5 * R, rtol=0.01)    # 0.5 R deep (x: 1e-5)
+    assert not F[line].any() and np.all(F[~point & ~line] > 0.0)
+    assert_force_and_tangent(blk, x, f, Kt, 1e-8)
+    # the neighbours carry no force outside the blend (there: the switch's gradient)
+    assert not f[point | line, 9:].any() and f[~point & ~line, 9:].any()
+
+
+def _polyline_model(kink: bool):
+    """Beam(s) B: two elements meeting at the origin, bent down by 20 degrees (``kink``:
+    two bodies, the second starting at the first's end) or straight (one beam of two
+    elements); beam A: one element along y, far above (0.05 m) so that it compiles apart."""
+    m = fb.Model(dim=3)
+    th = math.radians(20.0) if kink else 0.0
+    end = (0.2 * math.cos(th), 0.0, -0.2 * math.sin(th))
+    if kink:
+        b1 = m.add_beam((-0.2, 0.0, 0.0), (0.0, 0.0, 0.0), n=1, material=MAT, section=SEC,
+                        orientation=(0, 0, 1))
+        b2 = m.add_beam(b1.last, end, n=1, material=MAT, section=SEC, orientation=(0, 0, 1))
+        bs = [b1, b2]
+    else:
+        bs = [m.add_beam((-0.2, 0.0, 0.0), end, n=2, material=MAT, section=SEC,
+                         orientation=(0, 0, 1))]
+    a = m.add_beam((0.0, -0.2, 0.05), (0.0, 0.2, 0.05), n=1, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    for b in bs:
+        m.add_beam_contact(a, b, radius=R, stiffness=K, margin=0.1)
+    polyline = [(-0.2, 0.0, 0.0), (0.0, 0.0, 0.0), end]
+    return m, a, bs, np.array(polyline)
+
+
+def _force_on_b(system, a, move):
+    """The resultant contact force [N] on B's nodes with A's nodes moved by ``move`` (3,)."""
+    a_ids = {n.id for n in a.nodes}
+    total = np.zeros(3)
+    for blk in system.beam_contact_blocks:
+        n, m = blk.nodes.shape
+        x = np.zeros((n, m, 3))
+        x[np.isin(blk.nodes, list(a_ids))] = move
+        f = blk.forces(x.reshape(n, -1), None, False)[0].reshape(n, m, 3)
+        total += f[~np.isin(blk.nodes, list(a_ids))].sum(axis=0)
+    return -total                               # internal force -> the force on B
+
+
+@pytest.mark.parametrize("kink", [True, False])
+def test_contact_force_follows_the_distance_to_the_polyline_across_the_junction(kink):
+    """A's axis at x from -4 mm to 4 mm across the junction node (through element 1's zone,
+    the wedge at x in (-sin(20) z, 0), element 2's zone), 2 mm deeper than touching the
+    polyline: the force on B is k times the penetration 2 R - (distance of A's axis to the
+    polyline, by dense sampling) and is continuous; without junction rows it vanishes in the
+    wedge. Straight (``kink`` False): one force k * 2 mm everywhere, none counted twice."""
+    m, a, bs, poly = _polyline_model(kink)
+    system = m.compile()
+    assert any(type(b).__name__ == "JunctionContactBlock" for b in system.beam_contact_blocks)
+    for x in np.linspace(-4e-3, 4e-3, 17):
+        # the height z at which A's axis (at this x, along y) is 2 R - 2 mm from the polyline
+        zs = np.linspace(0.0, 0.03, 30001)
+        pts = np.column_stack([np.full_like(zs, x), np.zeros_like(zs), zs])
+        d = np.min([segment_distance(pts, pts + [0, 1e-9, 0], np.tile(p0, (len(zs), 1)),
+                                     np.tile(p1, (len(zs), 1)))
+                    for p0, p1 in zip(poly[:-1], poly[1:])], axis=0)
+        z = zs[np.argmin(np.abs(d - (2 * R - 2e-3)))]
+        pen = 2 * R - (np.interp(z, zs, d))
+        F = _force_on_b(system, a, np.array([x, 0.0, z - 0.05]))
+        np.testing.assert_allclose(np.linalg.norm(F), K * pen, rtol=2e-3, atol=1e-9,
+                                   err_msg=f"x = {x:g}")
+        assert F[2] < 0.0                       # B is pushed down
+
+
+@pytest.mark.parametrize("x_cross", [0.0, 0.05])
+def test_straight_junction_is_counted_once_in_a_static_run(x_cross):
+    """A one-element beam A resting across B's straight junction at x = 0 (``x_cross`` 0;
+    control: 0.05, the middle of B's third element) and pressed by F = 10 N (F / 2 at each
+    end, its ends free in z only): the contact carries F, and a single penalty k penetrates
+    F / k (a junction counted twice would penetrate half that). The penetration is measured
+    from the nodes' positions: 2 R minus the distance of the two axes at the crossing."""
+    m = fb.Model(dim=3)
+    b = m.add_beam((-0.2, 0.0, 0.0), (0.2, 0.0, 0.0), n=4, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    z0 = 2 * R * (1.0 - 1e-12)                  # touching (a contact stiffness from the start)
+    a = m.add_beam((x_cross, -0.2, z0), (x_cross, 0.2, z0), n=1, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    for nd in (b.first, b.last):
+        m.fix(nd, "x", "y", "z", "rx", "ry", "rz")
+    for nd in (a.first, a.last):
+        m.fix(nd, "x", "y", "rx", "ry", "rz")
+        m.add_force(nd, (0.0, 0.0, -5.0))
+    m.add_beam_contact(a, b, radius=R, stiffness=K, margin=R)
+    res = fb.static(m, steps=2)
+    za = z0 + res.displacement(a.first)[-1][2]
+    uz = np.array([res.displacement(nd)[-1][2] for nd in b.nodes])
+    zb = np.interp(x_cross, np.linspace(-0.2, 0.2, 5), uz)      # B's chord under A
+    pen = 2 * R - (za - zb)
+    np.testing.assert_allclose(K * pen, 10.0, rtol=1e-4)
+    np.testing.assert_allclose(res.contacts.fields["normal_force"][-1].sum(), 10.0, rtol=1e-4)
+
+
+def test_concave_side_counts_the_nearer_element_pair_once_with_exact_tangents():
+    """A on the concave side of random kinks (20 to 60 degrees), 3 R from the node, both
+    element pairs pushing: the element pairs' block (Q1 -> P, P -> Q2 against A) plus the
+    junction row hold the energy of the nearer pair alone (the distance to the polyline is
+    the smaller distance); the row's force and tangent against finite differences."""
+    from fembody.contact.beams import BeamContactBlock
+    rng = np.random.default_rng(11)
+    # (A at 45 degrees or more to the chord, elements within 30 of it: point contact only)
+    angles = np.radians([90, 80, 70, 60, 50, 45])
+    X = _kinked_pairs(rng, angles)
+    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
+    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
+    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]   # to the concave side
+    shift += 0.2 * R * (Q1 - P) / 0.2                                  # nearer element 1
+    X[:, 1:3] += shift[:, None]
+    n = len(X)
+    closed, pairs = np.tile([True, False], (n, 1)), np.ones((n, 2), int)
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
+                               X, np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                               closed=closed, pairs=pairs)
+    x = 1e-6 * rng.normal(size=(n, 15))
+    pos = X + x.reshape(X.shape)
+    el1 = pos[:, [1, 2, 3, 0]]                  # (a0, a1, Q1, P)
+    el2 = pos[:, [1, 2, 0, 4]]                  # (a0, a1, P, Q2)
+    E = [BeamContactBlock("crossing", np.zeros((n, 4), int), np.zeros((n, 12), int), e,
+                          np.full(n, 2 * R), np.full(n, K), list(range(n))
+                          ).strain_energy(np.zeros((n, 12))) for e in (el1, el2)]
+    assert np.all(E[0] > 0.0) and np.all(E[1] > 0.0) and np.all(E[0] > E[1])
+    np.testing.assert_allclose(E[0] + E[1] + blk.strain_energy(x), E[0], rtol=1e-9)
+    f, Kt, _ = blk.forces(x, None, True)
+    assert_force_and_tangent(blk, x, f, Kt, 1e-8)

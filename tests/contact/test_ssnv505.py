@@ -1,0 +1,89 @@
+"""Code_Aster's ssnv505 (V6.04.505, "contact de deux poutres en grands deplacements"), the beam
+modellings f/g (POU_D_E, small displacements, reference DY reaction 245.98717 N at t = 0.16,
+1251.48832 N at t = 0.4, AUTRE_ASTER) and h (POU_D_TGM multifibre, GROT_GDEP large
+displacements: 311.885469 N at t = 0.2, 1210.59166 N at t = 0.4 with the master normal).
+
+The case (astest/ssnv505g.comm and .datg; N, mm): cantilever 1 from A = (0, 0) to (2032, 0),
+cantilever 2 from its free end B1 = (914.4, 508) to its clamp B = (2946.4, 508), 40 elements
+each, rectangle 63.5 (in the plane) x 10.16, E = 6894.8 MPa, nu = 0.33333, planar (DZ = DRX =
+DRY = 0); C = (1625.6, 508), 14 elements from B1, is driven down by 790 t mm; contact between
+the surfaces, the axes 31.75 + 31.75 mm apart. The reaction is the force at C.
+
+Before contact (tip of 2 above 1 while 790 t (1 + 3 (L - a) / (2 a)) < 444.5 mm, t < 0.31) the
+POU_D_E reference is the linear cantilever, F = 3 EI delta / a^3 (a = 1320.8 mm): 245.98717142
+N at delta = 126.4 mm, the reference to all its digits. fembody's beam is geometrically exact
+(Simo-Reissner), so at that load it deflects 0.8 % less (125.41 mm: the stiffening of a
+cantilever at delta / a = 0.096, plus C moving 7 mm along x); it meets the linear reference in
+the small-load limit and the large-displacement reference (ssnv505h) at its own deflection.
+fembody drives C by a force (a static Driver is evaluated at one time, not ramped), so the
+checks compare the deflection under the reference's force.
+
+The contact phase (t = 0.4) is not checked here: a planar run to 1251.5 N stopped at load
+factor 0.853 with a penetration reported between a node of beam 1 and an element of beam 2
+that the configuration does not show (an open finding, not yet explained); up to there the
+tip of beam 2 rests on beam 1 as the reference's does.
+"""
+import math
+
+import pytest
+
+import fembody as fb
+
+MM = 1e-3
+E, NU = 6.8948e9, 0.33333
+HY, HZ = 63.5 * MM, 10.16 * MM
+EI = E * HZ * HY ** 3 / 12.0
+A_C = 1320.8 * MM                        # C from the clamp B of beam 2 [m]
+
+
+def _beam2(force):
+    """Beam 2 of ssnv505 alone (before contact beam 1 carries nothing): clamped at B, the
+    force ``force`` [N] down at C."""
+    m = fb.Model()
+    b2 = m.add_beam((914.4 * MM, 508 * MM), (2946.4 * MM, 508 * MM), n=40,
+                    material=fb.Material(E=E, rho=7800.0, nu=NU),
+                    section=fb.Section.rectangle(b=HZ, h=HY))
+    m.fix(b2.last)
+    C = b2.nodes[14]
+    m.add_force(C, (0.0, -force))
+    return m, C
+
+
+def test_the_reference_before_contact_is_the_linear_cantilever():
+    """The reference value at t = 0.16 is 3 EI delta / a^3 (delta = 790 * 0.16 mm) to 1e-10,
+    and the tip of beam 2 is still 444.5 - 228.5 mm above beam 1 (no contact yet)."""
+    delta = 0.79 * 0.16
+    assert 3 * EI * delta / A_C ** 3 == pytest.approx(245.98717142672, rel=1e-10)
+    tip = delta * (1 + 3 * (2032 * MM - A_C) / (2 * A_C))
+    assert tip < (508 - 63.5) * MM
+
+
+def test_fembody_meets_the_small_displacement_reference_in_the_linear_limit():
+    """Under 1/1000 of the reference force at t = 0.16, C deflects 1/1000 of 126.4 mm (the
+    POU_D_E, Euler-Bernoulli value) plus what POU_D_E leaves out and fembody's beam has, the
+    shear compliance a / (k G A) (k = 5/6: +1.85e-3 relative), less the one-point integrated
+    linear elements' stiffening of a cantilever's tip, 1 / (4 n^2) for the n = 26 elements
+    between C and B (-3.7e-4): within 1e-5 (measured 4e-6)."""
+    scale = 1e-3
+    F = 245.98717142672 * scale
+    m, C = _beam2(F)
+    r = fb.static(m, steps=1)
+    G = E / (2 * (1 + NU))
+    bending = F * A_C ** 3 / (3 * EI) * (1 - 1 / (4 * 26 ** 2))
+    shear = F * A_C / (5.0 / 6.0 * G * HY * HZ)
+    assert F * A_C ** 3 / (3 * EI) / scale == pytest.approx(0.79 * 0.16, rel=1e-10)
+    assert -r.displacement(C)[-1][1] == pytest.approx(bending + shear, rel=1e-5)
+
+
+def test_fembody_matches_the_large_displacement_reference_before_contact():
+    """ssnv505h (POU_D_TGM, GROT_GDEP) carries 311.885469 N at t = 0.2 (C 158.0 mm down);
+    fembody under that force deflects C by 158.0 mm within 0.3 % (measured 0.085 %: Timoshenko
+    multifibre against Simo-Reissner, 40 elements each), while the small-displacement
+    reference's deflection at its own t = 0.16 force is 0.8 % more than fembody's."""
+    m, C = _beam2(311.885469166)
+    r = fb.static(m, steps=4)
+    assert -r.displacement(C)[-1][1] == pytest.approx(0.79 * 0.2, rel=3e-3)
+    m, C = _beam2(245.98717142672)
+    r = fb.static(m, steps=4)
+    lin = 0.79 * 0.16
+    assert 0.005 < (lin + r.displacement(C)[-1][1]) / lin < 0.011
