@@ -699,17 +699,26 @@ class CompiledStep:
             for k in range(n):
                 target = (i0 + k) * dt
                 t1 = float(t + (target - t))
-                for target_values, a0, a1, blk in self.driven:
-                    o = 0 if target_values is self.j_f else ni
-                    JF[k, o + a0:o + a1] = blk.prescribed(t1)
-                if self.varying:
-                    np.add(s.nodal_loads(t1), s.f_gravity, out=FL[k])
-                if values is not None:
-                    val = values(t1)
-                    TV[k, :, :val.shape[1]] = val
-                    TW[k, :, :val.shape[1]] = values(target)
-                if FW is not _NO_ROWS:
-                    FW[k + 1] = s.nodal_loads(target)
+                try:
+                    for target_values, a0, a1, blk in self.driven:
+                        o = 0 if target_values is self.j_f else ni
+                        JF[k, o + a0:o + a1] = blk.prescribed(t1)
+                    if self.varying:
+                        np.add(s.nodal_loads(t1), s.f_gravity, out=FL[k])
+                    if values is not None:
+                        val = values(t1)
+                        TV[k, :, :val.shape[1]] = val
+                        TW[k, :, :val.shape[1]] = values(target)
+                    if FW is not _NO_ROWS:
+                        FW[k + 1] = s.nodal_loads(target)
+                except Exception:
+                    # a load or motion refused at this step's time (a non-finite value, the
+                    # user's function raising): the batch ends before the step, which the
+                    # driver's own step then meets and reports with its time and results
+                    if k == 0:
+                        return None
+                    n = k
+                    break
                 t = target
         SF, SI = np.empty((n, 5)), np.empty((n, 6), dtype=np.int64)
         nan = math.nan

@@ -290,3 +290,22 @@ def test_a_driven_motion_that_jumps_inside_a_batch_is_refused_at_the_same_step(m
     assert str(a) == str(b) and a.time == b.time and abs(a.time - 0.051) < 1e-12
     assert_same(a.result, b.result)
     assert len(a.result.time) == 51          # t = 0 .. 50 ms: the step across is not saved
+
+
+@pytest.mark.parametrize("when", [0.0005, 0.0055])
+def test_a_load_that_turns_nan_ahead_of_a_batch_is_reported_at_its_step(when):
+    """A batch reads the time-dependent loads of all its steps before it runs: a load
+    refused at a later step's time (here NaN from ``when`` on) ends the batch before that
+    step, and the run stops where one step per call stops: the error names the first step's
+    end time whose load is NaN and keeps the results up to the step before (both as the
+    Python path, tests/joints/test_joints.py, which checks the planar case)."""
+    import math
+    m = fb.Model(dim=3)
+    body = m.add_rigid_body((0.0, 0.0, 0.0), mass=1.0, inertia=(1.0, 1.0, 1.0))
+    m.add_force(body.node, lambda t: (math.nan if t > when else 1.0, 0.0, 0.0))
+    assert compiled_step.why_not(m.compile()) == ""
+    last = math.floor(when * 1e3) * 1e-3
+    with pytest.raises(fb.ModelError, match=rf"non-finite value.*t = {last + 1e-3:.3g}") as err:
+        fb.simulate(m, t_end=0.01, dt=1e-3)
+    assert err.value.time == pytest.approx(last, abs=1e-12)
+    assert err.value.result.time[-1] == pytest.approx(last, abs=1e-12)
