@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.fembody-installed
-# the ahead-of-time kernels are rebuilt when a module holding kernels changes (a stale
-# extension is not used: numba would compile those kernels at the first run, seconds)
+# the compiled kernels (pythran extensions in fembody/_ext) are rebuilt when a module holding
+# kernels changes (a stale export is not used: numba would compile that kernel at its first call)
 KSTAMP := $(VENV)/.fembody-kernels
 KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/sparse_kernels.py \
@@ -17,7 +17,7 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/linalg/_kernels.py fembody/elements/modal/modal3d_numba.py \
 	tools/build_kernels.py
 
-.PHONY: setup test test-all demo bench bench-quick docs clean
+.PHONY: setup kernels test test-all demo wheel-check bench bench-quick docs clean
 
 setup: $(STAMP) $(KSTAMP)
 
@@ -30,6 +30,8 @@ $(KSTAMP): $(KERNEL_SRC) | $(STAMP)
 	$(PY) tools/build_kernels.py
 	touch $(KSTAMP)
 
+kernels: $(KSTAMP)
+
 test: $(STAMP) $(KSTAMP)
 	$(PY) -m pytest -q
 
@@ -38,6 +40,11 @@ test-all: $(STAMP) $(KSTAMP)
 
 demo: $(STAMP) $(KSTAMP)
 	$(VENV)/bin/fembody demo
+
+# the wheel (python -m build) installed into a fresh venv without pythran or numba, where the
+# demo must run and the first run compile nothing (tools/check_wheel.sh)
+wheel-check: $(STAMP)
+	PY=$(PY) bash tools/check_wheel.sh
 
 # the benchmark suite (benchmarks/README.md); bench-quick: every case once, small (CI)
 bench: $(STAMP) $(KSTAMP)
@@ -56,4 +63,5 @@ docs: $(DOCS_STAMP)
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples
+	rm -f fembody/_ext/*.so
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples

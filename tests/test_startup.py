@@ -1,5 +1,5 @@
 """Start-up (issue 17): ``import fembody`` loads none of the heavy optional modules, and a
-simulation served by the ahead-of-time kernels does not import numba. Import *times* are not
+simulation served by the compiled (pythran) kernels does not import numba. Import *times* are not
 tested (a shared machine makes them flaky); benchmarks/startup.py measures them."""
 import json
 import os
@@ -60,7 +60,7 @@ def test_io_and_viz_load_on_first_use():
     assert got == [False, True, True, True]
 
 
-@pytest.mark.skipif(kernels._load_aot() is False, reason="AOT kernels not built "
+@pytest.mark.skipif(not kernels.built(), reason="kernels not built "
                     "(python tools/build_kernels.py)")
 def test_small_simulation_runs_without_numba():
     got = _run("import sys, json; import fembody as fb\n"
@@ -115,10 +115,12 @@ def _jit_twin(k: kernels.Kernel) -> kernels.Kernel:
     return kernels.Kernel(k.py_func, dict(k.options), None)
 
 
-def test_aot_and_numba_give_the_same_numbers():
+@pytest.mark.skipif(not (kernels.built() and kernels.NUMBA),
+                    reason="needs the built kernels and numba")
+def test_compiled_and_numba_give_the_same_numbers():
     """A pinned flexible pendulum (beam kernel, envelope solver with a Schur complement for the
-    pin, the fused Newton updates) run once on the AOT kernels and once on numba's: the same
-    machine code source, so the trajectories agree to round-off."""
+    pin, the fused Newton updates) run once on the pythran extensions and once on numba's JIT:
+    the same Python source, two compilers, so the trajectories agree to round-off."""
     import fembody as fb
 
     def tip(jit: bool) -> np.ndarray:
@@ -141,6 +143,7 @@ def test_aot_and_numba_give_the_same_numbers():
     assert abs(j[-1, 1]) > 1e-3                 # it moved
 
 
+@pytest.mark.skipif(not kernels.NUMBA, reason="numba not installed")
 def test_unexpected_dtypes_go_to_numba():
     """An AOT function reads its arguments' memory as the exported types: a call with other
     dtypes (int64 CSC indices, float32 values) or dimensions must reach numba instead and
@@ -156,10 +159,11 @@ def test_unexpected_dtypes_go_to_numba():
     assert np.allclose(k(30, ip, ix, A.data, x), ref, rtol=1e-14, atol=1e-14)
     got = k(30, A.indptr, A.indices, A.data.astype(np.float32), x.astype(np.float32))
     assert np.allclose(got, ref, rtol=1e-5, atol=1e-5)
-    if kernels._load_aot():
+    if kernels.built() and kernels.NUMBA:
         assert k._jit is not None and len(k._jit.signatures) >= 2   # the odd calls: numba
 
 
+@pytest.mark.skipif(not kernels.NUMBA, reason="numba not installed")
 def test_strided_arrays_go_to_numba():
     """The exports are compiled for C-contiguous arrays: a strided view (same dtype and
     dimension) must not be read as if contiguous but reach numba, with the right product."""
@@ -241,3 +245,81 @@ def test_export_names_follow_the_kernels_called_and_the_constants_read():
     finally:
         kernels.REGISTRY[:] = [k for k in kernels.REGISTRY
                                if k.py_func.__name__ not in ("helper", "outer")]
+
+
+def test_without_extension_or_numba_the_error_says_how_to_build(monkeypatch):
+    """No extension (switched off) and no numba: the first call raises KernelsNotBuilt naming
+    the kernel and the build command, not a NameError deep inside; a kernel without a
+    signature (only called by other kernels) runs as Python."""
+    def f1(x):
+        return x + 1.0
+
+    monkeypatch.setattr(kernels, "NUMBA", False)
+    monkeypatch.setattr(kernels, "_aot", False)
+    a = kernels.Kernel(f1, {}, "f8(f8)")
+    b = kernels.Kernel(f1, {}, None)
+    try:
+        with pytest.raises(kernels.KernelsNotBuilt, match=r"f1.*tools/build_kernels\.py"):
+            a(1.0)
+        assert b(1.0) == 2.0
+    finally:
+        kernels.REGISTRY[:] = [k for k in kernels.REGISTRY if k.py_func is not f1]
+
+
+@pytest.mark.skipif(not kernels.built(), reason="kernels not built")
+def test_odd_calls_without_numba_run_the_python_function(monkeypatch):
+    """With the extensions but without numba, a call the export does not take (int64 CSC
+    indices, a strided vector) runs the Python function: SciPy's product, not raw memory."""
+    import scipy.sparse as sp
+    monkeypatch.setattr(kernels, "NUMBA", False)
+    k = sparse_kernels.csc_matvec
+    fresh = kernels.Kernel(k.py_func, dict(k.options), k.aot)
+    fresh.__module__ = k.__module__
+    A = sp.random(15, 10, density=0.3, format="csc", random_state=4)
+    x = np.random.default_rng(2).standard_normal(20)[::2]
+    try:
+        got = fresh(15, A.indptr.astype(np.int64), A.indices, A.data, x)
+        assert np.allclose(got, A @ x, rtol=1e-14, atol=1e-14)
+        assert fresh._fast is not None and fresh._jit is None
+    finally:
+        kernels.REGISTRY.remove(fresh)
+
+
+def _build_tool():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("build_kernels",
+                                                  ROOT / "tools" / "build_kernels.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_pythran_signatures_translate_numbas():
+    """The export line is written from the kernel's one signature: numba's types become
+    pythran's, array dimensions kept, the return type left to pythran."""
+    bk = _build_tool()
+    line = bk.pythran_signature("k", "Tuple((f8[:], f8))(f8[:, :], i8[:], i4[:], f8, i8, b1)")
+    assert line == "#pythran export k(float64[:, :], int64[:], int32[:], float64, int64, bool)"
+    with pytest.raises(ValueError, match="c16"):
+        bk.pythran_signature("k", "f8(c16[:])")
+
+
+def test_generated_pythran_module_is_the_kernels_code():
+    """The pythran input written for a kernel module is the kernels' own code (decorators
+    dropped, callees renamed apart): run as plain Python, its exports give SciPy's sparse
+    products, and it exports every signed kernel of the module under its export name."""
+    import scipy.sparse as sp
+    bk = _build_tool()
+    src, n = bk.generate("fembody.sparse_kernels")
+    assert "njit" not in src and "import fembody" not in src
+    signed = {k.export_name for k in kernels.REGISTRY
+              if k.__module__ == "fembody.sparse_kernels" and k.aot}
+    assert n == len(signed) and {ln.split()[2].split("(")[0] for ln in src.splitlines()
+                                 if ln.startswith("#pythran export")} == signed
+    env: dict = {}
+    exec(compile(src, "generated", "exec"), env)
+    A = sp.random(30, 20, density=0.2, format="csc", random_state=5)
+    x = np.random.default_rng(3).standard_normal(20)
+    name = sparse_kernels.csc_matvec.export_name
+    got = env[name](30, A.indptr, A.indices, A.data, x)
+    assert np.allclose(got, A @ x, rtol=1e-14, atol=1e-14)
