@@ -12,7 +12,7 @@ C-contiguous array). An export is named after the kernel's digest (``Kernel.expo
 a kernel edited after the build is not served by a stale extension. What a kernel may use is
 the subset described in ``fembody/elements/kernels.py``.
 
-    python tools/build_kernels.py [--jobs N] [--out DIR] [--keep DIR] [MODULE ...]
+    python tools/build_kernels.py [--jobs N] [--out DIR] [--keep DIR] [--require] [MODULE ...]
 
 Needs pythran and a C++ compiler (at build time only: the wheel carries the extensions).
 """
@@ -201,14 +201,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="where the extensions go (default: fembody/_ext)")
     ap.add_argument("--keep", type=pathlib.Path, default=None,
                     help="also write the generated pythran sources into this directory")
+    ap.add_argument("--require", action="store_true",
+                    help="fail without pythran (a wheel build) instead of leaving it to numba")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     try:
         import pythran  # noqa: F401
     except ImportError:
         print("build_kernels: pythran is not installed (tools/setup.sh installs it); the "
-              "kernels are not compiled: numba JIT-compiles them at first use")
-        return 0
+              "kernels are not compiled: numba JIT-compiles them at first use",
+              file=sys.stderr if args.require else sys.stdout)
+        return 1 if args.require else 0
     import importlib.machinery  # noqa: F401
     modules = args.modules or [m for m in MODULES if m not in PENDING]
     args.out.mkdir(parents=True, exist_ok=True)
