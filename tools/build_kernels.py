@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import importlib.machinery
 import inspect
 import os
 import pathlib
@@ -166,14 +167,30 @@ def ext_name(module: str) -> str:
 
 def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
                 cxxflags: list[str]) -> tuple[str, int, float]:
+    """Compile ``module``'s extension into ``out`` (seconds spent: 0 when up to date). An
+    extension is up to date when its ``.sha1`` file holds the digest of the generated source,
+    pythran's version and the flags: in ``out`` it is kept, in the source tree's
+    ``fembody/_ext`` (a wheel built after ``make setup``) it is copied."""
+    import hashlib
+
+    import pythran
     src, n = generate(module)
     name = ext_name(module)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    digest = hashlib.sha1(repr((src, pythran.__version__, cxxflags)).encode()).hexdigest()
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / f"{name}.py").write_text(src)
+    for have in (out, ROOT / "fembody" / "_ext"):
+        so, sha = have / f"{name}{suffix}", have / f"{name}.sha1"
+        if so.exists() and sha.exists() and sha.read_text().strip() == digest:
+            if have != out:
+                shutil.copy2(so, out / so.name)
+                shutil.copy2(sha, out / sha.name)
+            return module, n, 0.0
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / f"{name}.py"
         path.write_text(src)
-        if keep is not None:
-            keep.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, keep / path.name)
         t0 = time.perf_counter()
         p = subprocess.run([sys.executable, "-m", "pythran.run", *cxxflags, "-o",
                             str(pathlib.Path(tmp) / f"{name}.so"), str(path)],
@@ -182,13 +199,10 @@ def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
         if p.returncode:
             raise RuntimeError(f"pythran failed on {module} (generated source kept with "
                                f"--keep DIR):\n{p.stdout}\n{p.stderr[-6000:]}")
-        built = pathlib.Path(tmp) / f"{name}.so"
-        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-        for old in out.glob(f"{name}.*.so"):
+        for old in out.glob(f"{name}.*"):
             old.unlink()
-        for old in out.glob(f"{name}.so"):
-            old.unlink()
-        shutil.copy2(built, out / f"{name}{suffix}")
+        shutil.copy2(pathlib.Path(tmp) / f"{name}.so", out / f"{name}{suffix}")
+        (out / f"{name}.sha1").write_text(digest + "\n")
     return module, n, dt
 
 
@@ -212,7 +226,6 @@ def main(argv: list[str] | None = None) -> int:
               "kernels are not compiled: numba JIT-compiles them at first use",
               file=sys.stderr if args.require else sys.stdout)
         return 1 if args.require else 0
-    import importlib.machinery  # noqa: F401
     modules = args.modules or [m for m in MODULES if m not in PENDING]
     args.out.mkdir(parents=True, exist_ok=True)
     # no -march=native: the extensions go into a wheel for other machines of the architecture
