@@ -47,10 +47,15 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.elements.spring.spring", "fembody.joints.assembly",
            "fembody.statics._kernels", "fembody.run._kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba")
-# modules left to numba's JIT for now: pythran 0.19 with g++ 12 took over 10 minutes and over
-# 5 GB (rigid3d: 13 GB) compiling them as written (nested helpers called with many array-view
-# types); they need a rewrite into flatter kernels before they join the build
-PENDING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d")
+# modules left to numba's JIT for now: on the shared 2-core machine pythran 0.19 + g++ 12 did
+# not build them within 400 s wall / 3-5 GB (rigid3d: 13 GB in one cc1plus): their nested
+# helpers, called with many array-view types, multiply the C++ template instantiations.
+# benchmarks/README.md ("Kernel toolchain") has the figures; they need flatter kernels (or a
+# lighter compiler setting) before they join the build
+PENDING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d",
+           "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
+           "fembody.joints.kernels.planar", "fembody.elements.spring.spring",
+           "fembody.elements.modal.modal3d_numba")
 
 # numba's type names -> pythran's (arrays keep their ``[:, :]``: C-contiguous in pythran)
 _TYPES = {"f8": "float64", "i8": "int64", "i4": "int32", "b1": "bool"}
