@@ -54,7 +54,7 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
 # lighter compiler setting) before they join the build
 PENDING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d",
            "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
-           "fembody.joints.kernels.planar", "fembody.elements.spring.spring",
+           "fembody.elements.spring.spring",
            "fembody.elements.modal.modal3d_numba")
 
 # numba's type names -> pythran's (arrays keep their ``[:, :]``: C-contiguous in pythran)
