@@ -236,10 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     # no -march=native: the extensions go into a wheel for other machines of the architecture
     cxxflags = ["-O2"]
     t0 = time.perf_counter()
+    for m in modules:           # imported here: threads importing at once race on fembody's
+        importlib.import_module(m)                  # partly initialised packages
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         done = list(pool.map(lambda m: compile_one(m, args.out, args.keep, cxxflags), modules))
     for m, n, dt in done:
-        print(f"build_kernels: {m}: {n} kernels ({dt:.1f} s)")
+        print(f"build_kernels: {m}: {n} kernels " + (f"({dt:.1f} s)" if dt else "(up to date)"))
     print(f"build_kernels: {sum(n for _, n, _ in done)} kernels in {len(done)} extensions "
           f"under {args.out} ({time.perf_counter() - t0:.1f} s with {args.jobs} jobs)")
     return 0
