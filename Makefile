@@ -41,9 +41,10 @@ test-all: $(STAMP) $(KSTAMP)
 demo: $(STAMP) $(KSTAMP)
 	$(VENV)/bin/fembody demo
 
-# the wheel (python -m build) installed into a fresh venv without pythran or numba, where the
-# demo must run and the first run compile nothing (tools/check_wheel.sh)
-wheel-check: $(STAMP)
+# the wheel (a PEP 517 build; it copies the up-to-date extensions of `kernels`) installed into a
+# fresh venv without pythran or a compiler, where the demo must run with nothing compiled and
+# numba not imported (tools/check_wheel.sh)
+wheel-check: $(STAMP) $(KSTAMP)
 	PY=$(PY) bash tools/check_wheel.sh
 
 # the benchmark suite (benchmarks/README.md); bench-quick: every case once, small (CI)
@@ -63,5 +64,5 @@ docs: $(DOCS_STAMP)
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 clean:
-	rm -f fembody/_ext/*.so
+	rm -f fembody/_ext/*.so fembody/_ext/*.sha1
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples
