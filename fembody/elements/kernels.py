@@ -36,9 +36,9 @@ numbers, so it is written in their common subset:
   elementwise and reduction functions), ``math``'s functions, tuples, ``for``/``while`` loops,
   ``if``, ``break``/``continue``, calls of other kernels (any module's: the build copies
   them into the extension);
-- globals: other kernels, ``numpy``/``math``, and module-level constants (bool, int, float,
-  tuples of them, float64/int64 arrays), which are frozen at the build (editing one renames
-  the export);
+- globals: other kernels, ``numpy``/``math``, and module-level constants, frozen at the
+  build: bool, int, float and tuples of them (editing one renames the export), float64/int64
+  arrays (editing one needs a rebuild, which the Makefile does when the module changes);
 - not: ``numba.typed`` containers, ``objmode``, ``generated_jit``, ``prange``, functions as
   arguments, closures, keyword arguments with defaults that change types, exceptions with
   formatted messages, classes, dictionaries, lists whose element type changes, strings.
