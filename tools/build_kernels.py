@@ -47,15 +47,17 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.elements.spring.spring", "fembody.joints.assembly",
            "fembody.statics._kernels", "fembody.run._kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba")
-# modules left to numba's JIT for now: on the shared 2-core machine pythran 0.19 + g++ 12 did
-# not build them within 400 s wall / 3-5 GB (rigid3d: 13 GB in one cc1plus): their nested
-# helpers, called with many array-view types, multiply the C++ template instantiations.
-# benchmarks/README.md ("Kernel toolchain") has the figures; they need flatter kernels (or a
-# lighter compiler setting) before they join the build
-PENDING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d",
-           "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
-           "fembody.elements.spring.spring",
-           "fembody.elements.modal.modal3d_numba")
+# modules left to numba's JIT for now (none: kept for a module that does not build yet)
+PENDING: tuple[str, ...] = ()
+# modules typed with ``typing.max_combiner=1``: pythran gives a variable the type of its
+# first binding instead of combining the types of all its bindings in C++ templates. Their
+# combination (``__combined<...>`` over nested expression types) is what made g++ take
+# 3-13 GB and 400-1400 s on these modules, and 0.3-0.4 GB, 6-11 s with one type per name
+# (benchmarks/README.md, "Kernel toolchain"). The cost: a name first bound to an int and later
+# to a float is silently an int, so ``lint_first_binding`` refuses that pattern in them
+LEAN_TYPING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d",
+               "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
+               "fembody.elements.spring.spring", "fembody.elements.modal.modal3d_numba")
 
 # numba's type names -> pythran's (arrays keep their ``[:, :]``: C-contiguous in pythran)
 _TYPES = {"f8": "float64", "i8": "int64", "i4": "int32", "b1": "bool"}
@@ -86,10 +88,61 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
+class _RealOnly(ast.NodeTransformer):
+    """``x.real`` -> ``x`` in a module without complex values: its exports take float and
+    int arguments only (pythran_signature refuses complex types), so then every value is real;
+    numba reads ``.real`` of a float as the float, pythran has no ``.real`` for a float.
+    Kernels written for a complex step too (the spatial beam's) keep their ``.real`` for
+    numba's complex calls. A module with a complex literal or ``.imag`` (the modal body's
+    complex-step tangent) is left as it is: there ``.real`` reads complex values."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        return node.value if node.attr == "real" else node
+
+
+def _complex_free(fns: list[ast.FunctionDef]) -> bool:
+    """No complex literal and no ``.imag`` in ``fns``."""
+    return not any((isinstance(n, ast.Constant) and isinstance(n.value, complex))
+                   or (isinstance(n, ast.Attribute) and n.attr == "imag")
+                   for fn in fns for n in ast.walk(fn))
+
+
 def _gen_name(k) -> str:
     if k.aot:
         return k.export_name
     return "_" + k.__module__.replace(".", "_") + "__" + k.__name__
+
+
+def _int_literal(v: ast.AST | None) -> bool:
+    if isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub):
+        v = v.operand
+    return isinstance(v, ast.Constant) and type(v.value) is int
+
+
+def lint_first_binding(fn: ast.FunctionDef) -> list[str]:
+    """The local names of ``fn`` whose first binding is an int literal and a later one is
+    not one (``s = 0`` then ``s += x[i]``): under ``typing.max_combiner=1`` pythran types such
+    a name as an int and truncates the floats (measured: a sum of 0.5, 0.25 and 1.5 came out
+    as 1). Write the float literal (``s = 0.0``) instead."""
+    binds: dict[str, list[tuple[int, ast.AST | None]]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        binds.setdefault(n.id, []).append(
+                            (node.lineno, node.value if isinstance(t, ast.Name) else None))
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and \
+                isinstance(node.target, ast.Name):
+            binds.setdefault(node.target.id, []).append((node.lineno, node.value))
+    bad = []
+    for name, bs in binds.items():
+        bs.sort(key=lambda b: b[0])
+        if _int_literal(bs[0][1]) and not all(_int_literal(v) for _, v in bs[1:]):
+            bad.append(f"{fn.name}: {name!r} is first bound to an int (line {bs[0][0]}) and "
+                       f"later to another value (line {[ln for ln, v in bs[1:] if not _int_literal(v)][0]})")
+    return bad
 
 
 def generate(module: str) -> tuple[str, int]:
@@ -151,6 +204,7 @@ def generate(module: str) -> tuple[str, int]:
     lines += [f"import {m} as {a}" if a != m else f"import {m}"
               for a, m in sorted(imports.items())]
     lines += [f"{n} = {v}" for n, v in sorted(consts.items())]
+    fns: list[ast.FunctionDef] = []
     for k in order:
         tree = ast.parse(textwrap.dedent(inspect.getsource(k.py_func)))
         fn = tree.body[0]
@@ -160,6 +214,13 @@ def generate(module: str) -> tuple[str, int]:
         renames = {n: _gen_name(env[n]) for n in names_of(k.py_func.__code__)
                    if isinstance(env.get(n), Kernel)}
         _Rename(renames).visit(fn)
+        if module in LEAN_TYPING and (bad := lint_first_binding(fn)):
+            raise ValueError(f"{module}: typed with one type per name (LEAN_TYPING), but "
+                             + "; ".join(bad) + ": write a float literal (0.0) there")
+        fns.append(fn)
+    if _complex_free(fns):
+        fns = [_RealOnly().visit(fn) for fn in fns]
+    for fn in fns:
         lines += ["", "", ast.unparse(fn)]
     return "\n".join(lines) + "\n", len(roots)
 
@@ -180,6 +241,8 @@ def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
 
     import pythran
     src, n = generate(module)
+    if module in LEAN_TYPING:
+        cxxflags = [*cxxflags, "--config", "typing.max_combiner=1"]
     name = ext_name(module)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     digest = hashlib.sha1(repr((src, pythran.__version__, cxxflags)).encode()).hexdigest()
