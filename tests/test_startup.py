@@ -73,6 +73,24 @@ def test_small_simulation_runs_without_numba():
     assert got == [False, False]
 
 
+@pytest.mark.skipif(not kernels.built(), reason="kernels not built "
+                    "(python tools/build_kernels.py)")
+def test_spatial_simulation_runs_without_numba():
+    """Every kernel module is in the pythran build (none PENDING): a spatial beam with a rigid
+    body on a spherical joint and a spring, a revolute joint, runs without importing numba."""
+    got = _run("import sys, json; import numpy as np; import fembody as fb\n"
+               "m = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
+               "b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=fb.Material(E=1e9, "
+               "rho=1000.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.02), "
+               "orientation=(0, 0, 1))\n"
+               "m.add_rigid_body(b.last, 1.0, (0.01, 0.02, 0.03), offset=(0.0, 0.1, 0.0))\n"
+               "m.add_joint(fb.Spherical(m.ground, b.first, at=(0, 0, 0)))\n"
+               "m.add_spring(b.last, (1.0, 0.0, 0.5), k=100.0, c=1.0)\n"
+               "r = fb.simulate(m, t_end=0.005, dt=1e-3)\n"
+               "print(json.dumps(['numba' in sys.modules, 'llvmlite' in sys.modules]))")
+    assert got == [False, False]
+
+
 @pytest.mark.parametrize("n", [8, 128, 1024])
 def test_small_simulation_loads_no_scipy(n):
     """The planar pendulum of benchmarks/pendulum_process.py (envelope solver with a Schur
