@@ -76,8 +76,8 @@ def test_small_simulation_runs_without_numba():
 @pytest.mark.skipif(not kernels.built(), reason="kernels not built "
                     "(python tools/build_kernels.py)")
 def test_spatial_simulation_runs_without_numba():
-    """Every kernel module is in the pythran build (none PENDING): a spatial beam with a rigid
-    body on a spherical joint and a spring, a revolute joint, runs without importing numba."""
+    """Every kernel module but the modal body's is in the pythran build: a spatial beam with an
+    offset rigid body, a spherical joint and a spring runs without importing numba."""
     got = _run("import sys, json; import numpy as np; import fembody as fb\n"
                "m = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
                "b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=fb.Material(E=1e9, "
@@ -372,7 +372,7 @@ def test_lean_typed_extensions_give_numbas_numbers(build):
     assert np.abs(j[:, -1] - j[:, 0]).max() > 1e-4          # it moved
 
 
-def test_real_parts_dropped_only_where_every_value_is_real():
+def test_real_parts_dropped_only_where_every_value_is_real(monkeypatch):
     """pythran has no ``.real`` for a float: the generated source of a module without complex
     values reads ``x`` for ``x.real`` (its exports take real arguments only); a module with a
     complex step inside (the modal body's ``1j``) keeps its ``.real``."""
@@ -384,8 +384,29 @@ def test_real_parts_dropped_only_where_every_value_is_real():
     assert not bk._complex_free([ast.parse("def g(x):\n    return (x + 1j).real\n").body[0]])
     assert not bk._complex_free([ast.parse("def h(z):\n    return z.imag\n").body[0]])
     beam, _ = bk.generate("fembody.elements.beam.beam3d_numba")
+    monkeypatch.setattr(bk, "LEAN_TYPING", ())          # the modal body's lint: its own test
     modal, _ = bk.generate("fembody.elements.modal.modal3d_numba")
     assert ".real" not in beam and ".real" in modal
+
+
+def test_lint_refuses_a_literal_shaped_first_return():
+    """Under one type per name the modal body's early ``return f, np.zeros((0, 0)), ...``
+    made its tangents come back 0 x 0 (measured, with the finite-difference tangent test): the
+    generator refuses a first return or binding of literal shape followed by another array,
+    and so refuses the modal body's module in LEAN_TYPING."""
+    import ast
+    bk = _build_tool()
+    src = ("def f(n, t):\n    if not t:\n        return np.zeros((0, 0))\n"
+           "    K = np.zeros((n, n))\n    return K\n")
+    assert bk.lint_first_binding(ast.parse(src).body[0]) == [
+        "f: its first return (line 3) holds an array of literal shape and a later return "
+        "another array"]
+    src = "def g(n):\n    a = np.zeros(3)\n    a = np.zeros(n)\n    return a\n"
+    assert bk.lint_first_binding(ast.parse(src).body[0])
+    src = "def h(n):\n    a = np.zeros((n, 4))\n    b = np.empty(4)\n    return a, b\n"
+    assert bk.lint_first_binding(ast.parse(src).body[0]) == []
+    with pytest.raises(ValueError, match="modal3d_numba.*literal shape"):
+        bk.generate("fembody.elements.modal.modal3d_numba")
 
 
 def test_lint_refuses_an_int_first_binding_later_a_float():
