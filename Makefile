@@ -15,9 +15,9 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/elements/spring/spring.py \
 	fembody/joints/assembly.py fembody/statics/_kernels.py fembody/run/_kernels.py \
 	fembody/linalg/_kernels.py fembody/elements/modal/modal3d_numba.py \
-	tools/build_kernels.py
+	fembody/dynamics/_step_kernels.py tools/build_kernels.py
 
-.PHONY: setup kernels test test-all demo wheel-check bench bench-quick docs clean
+.PHONY: setup kernels test test-all test-optional demo wheel-check bench bench-quick docs clean
 
 setup: $(STAMP) $(KSTAMP)
 
@@ -37,6 +37,36 @@ test: $(STAMP) $(KSTAMP)
 
 test-all: $(STAMP) $(KSTAMP)
 	$(PY) -m pytest -q -m ""
+
+# the optional LU backends, MKL Pardiso (pypardiso, with the mkl wheel) and MUMPS
+# (python-mumps on the system's libmumps-dev, with mpi4py), in a venv of their own, and
+# tests/linalg's backend tests run against them (a backend that did not install fails the
+# run, not skipped). Not in `make test`: the MKL wheel alone is hundreds of MB and MUMPS
+# needs a system library. UMFPACK is left out: scikit-umfpack does not build against
+# Debian 12's SuiteSparse 5.12 with NumPy 2. Versions: the ones measured in
+# benchmarks/results/linear_solvers.json. The kernels are not built for this venv (they are
+# one in-tree file, .venv's): numba compiles them at first use.
+OPT_VENV ?= .venv-optional
+OPT_STAMP := $(OPT_VENV)/.fembody-optional-installed
+OPTIONAL_BACKENDS ?= pardiso,mumps
+
+$(OPT_STAMP): pyproject.toml
+	@if ! [ -f /usr/include/dmumps_c.h ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	        echo "test-optional: installing libmumps-dev (MUMPS)"; \
+	        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libmumps-dev >/dev/null; \
+	    else echo "test-optional: MUMPS needs libmumps-dev: apt-get install libmumps-dev"; fi; fi
+	[ -x $(OPT_VENV)/bin/python ] || $(PYTHON) -m venv $(OPT_VENV)
+	$(OPT_VENV)/bin/python -m pip install -q --upgrade pip setuptools wheel
+	$(OPT_VENV)/bin/python -m pip install -q -e ".[dev,cholmod]" \
+	    || $(OPT_VENV)/bin/python -m pip install -q -e ".[dev]"
+	$(OPT_VENV)/bin/python -m pip install -q "pypardiso==0.4.7" "mpi4py==4.1.2" \
+	    "python-mumps==0.0.4"
+	touch $@
+
+test-optional: $(OPT_STAMP)
+	FEMBODY_REQUIRE_BACKENDS=$(OPTIONAL_BACKENDS) $(OPT_VENV)/bin/python -m pytest -q \
+	    tests/linalg/test_backends.py tests/linalg/test_sparse_lu.py
 
 demo: $(STAMP) $(KSTAMP)
 	$(VENV)/bin/fembody demo
@@ -65,4 +95,4 @@ docs: $(DOCS_STAMP)
 
 clean:
 	rm -f fembody/_ext/*.so fembody/_ext/*.sha1
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples
+	rm -rf $(VENV) $(OPT_VENV) build dist *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples

@@ -3,6 +3,7 @@ model breaks (against fembody's finite-element model of the same system).
 
     python benchmarks/hub_beam.py            # everything but the 400 s runs (~5 min)
     python benchmarks/hub_beam.py --long     # also the 400 s runs (400,000 steps each)
+    python benchmarks/hub_beam.py --speed    # only the spatial spin-up's cost per step (~30 s)
 
 Prints tables and saves benchmarks/results/hub_beam.json (+ hub_beam.png with matplotlib).
 """
@@ -173,6 +174,65 @@ def spinups(out):
                                         stiff=np.interp(tf, ts, ws).tolist())
 
 
+def spatial_spinup_model(n_modes: int | None, omega: float = 30.0, ramp: float = 1.0):
+    """Issue 31's rotating appendage: a 1 m aluminium beam (20 x 10 mm) on a Revolute about z,
+    turned by a RotationDriver to ``omega`` [rad/s] in ``ramp`` [s] (smooth), sagging under
+    gravity; the beam as a modal body of ``n_modes`` stiffened clamped modes (reduced from 8
+    elements), or as the 8 geometrically exact elements themselves (None)."""
+    import math
+    from fembody.reduced import ModalBody3D
+
+    def angle(t):
+        return omega * (t * t / (2 * ramp) + (math.cos(2 * math.pi * t / ramp) - 1) * ramp
+                        / (4 * math.pi ** 2)) if t < ramp else omega * (ramp / 2 + t - ramp)
+
+    def rate(t):
+        return omega * (t / ramp - math.sin(2 * math.pi * t / ramp) / (2 * math.pi)) \
+            if t < ramp else omega
+
+    def accel(t):
+        return omega * (1 - math.cos(2 * math.pi * t / ramp)) / ramp if t < ramp else 0.0
+    mat = fb.Material(E=70e9, rho=2700.0, nu=0.3)
+    sec = fb.Section.rectangle(0.02, 0.01)
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    src = fb.Model(dim=3) if n_modes else m
+    b = src.add_beam((0, 0, 0), (1, 0, 0), n=8, material=mat, section=sec, orientation=(0, 0, 1))
+    hub = m.add_modal_body(ModalBody3D.from_body(src, b, n_modes, stiffening=True)).node \
+        if n_modes else b.first
+    m.add_joint(fb.Revolute(m.ground, hub, axis=(0, 0, 1)))
+    m.add_joint(fb.RotationDriver(m.ground, hub, axis=(0, 0, 1), angle=angle, velocity=rate,
+                                  acceleration=accel))
+    return m
+
+
+def spinup_speed(out, steps: int = 1000, dt: float = 1e-3):
+    """CPU time per step of the spatial spin-up (issue 31: a rotating appendage with 10 modes
+    at <= 0.2 ms per step, next to the full beam model), generalized-alpha, compiled step and
+    Python path; the CPU time (process_time) of the whole simulate over ``steps`` steps after
+    a warm-up run, with the machine's load average."""
+    import os
+    print(f"\n== Spatial spin-up (issue 31), {steps} steps of {dt:g} s, CPU per step "
+          f"(load average {os.getloadavg()[0]:.1f}) ==")
+    print(f"{'model':<28}{'path':<10}{'ms/step':>9}{'Newton/step':>13}{'compiled':>10}")
+    rows = []
+    for label, n_modes in (("modal body, 10 modes", 10), ("modal body, 4 modes", 4),
+                           ("full beam, 8 elements", None)):
+        for compiled in (True, False):
+            m = spatial_spinup_model(n_modes)
+            fb.simulate(m, t_end=20 * dt, dt=dt, compiled=compiled)          # kernels loaded
+            c0 = time.process_time()
+            r = fb.simulate(m, t_end=steps * dt, dt=dt, save_every=10, compiled=compiled)
+            cpu = (time.process_time() - c0) / r.stats["n_steps"]
+            row = dict(model=label, compiled=compiled, ms_per_step=1e3 * cpu,
+                       newton_per_step=r.stats["n_newton"] / r.stats["n_steps"],
+                       compiled_steps=r.stats.get("n_compiled_steps", 0))
+            rows.append(row)
+            print(f"{label:<28}{'compiled' if compiled else 'python':<10}"
+                  f"{row['ms_per_step']:>9.3f}{row['newton_per_step']:>13.2f}"
+                  f"{row['compiled_steps']:>10}")
+    out["spinup_speed"] = dict(load=os.getloadavg()[0], rows=rows)
+
+
 def figure(out):
     try:
         import matplotlib
@@ -203,13 +263,19 @@ def figure(out):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--long", action="store_true", help="also the 400 s runs")
+    ap.add_argument("--speed", action="store_true",
+                    help="only the spatial spin-up's cost per step (printed, not saved)")
     args = ap.parse_args()
     out = {"machine": machine()}
     print(f"machine: {out['machine']}")
+    if args.speed:
+        spinup_speed(out)
+        return
     paper_case(out)
     mass_ratio(out)
     fe_vs_modal(out)
     spinups(out)
+    spinup_speed(out)
     if args.long:
         long_run(out)
     figure(out)

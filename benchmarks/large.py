@@ -16,6 +16,17 @@ backend ``auto`` chose. Prints tables, saves benchmarks/results/large.json (merg
 sizes of earlier runs, so that the 1e6 runs can be made separately).
 
     python benchmarks/large.py [--sizes 1e4,1e5] [--models chain,grid] [--skip-newton]
+
+Spatial models (issue 29): ``sgrid``, the 3D beam grid of benchmarks/linear_solvers.py
+(``spatial_grid``: k x k cells of 0.1 m, edges clamped), and ``frame3d``, the 3D frame
+tower of benchmarks/large_eigen.py (p x p columns, storeys of 3 m). Their 1e6-DOF rows were
+measured in a process of their own under a 16 GB address-space limit:
+
+    prlimit --as=16000000000 python benchmarks/large.py --sizes 1e6 --models sgrid \
+        --backends superlu --no-dynamics --steps 0,1 --repeat 1
+
+(``--steps 0,1``: one run of one load step, its whole call per Newton iteration; ``auto``
+takes SuperLU for a spatial tangent, so SuperLU's bare factorise + solve is the reference.)
 """
 from __future__ import annotations
 
@@ -40,6 +51,7 @@ SEC = fb.Section.rectangle(0.02, 0.02)
 H, BETA = 1e-3, 0.3025          # generalized-alpha's beta at rho_inf = 0.9 (about)
 ORDERINGS = ("amd", "metis", "nesdis")
 REPEAT = 5
+STATIC_TOL = 1e-9       # fb.static's tolerance (its default; --tol for the 1e6 runs)
 STATIC_MAX = 2e6        # fb.static per load step: Newton and one Cholesky (stability check)
 MEM_LIMIT = float(os.environ.get("FEMBODY_BENCH_MEM_GB", "6")) * 2**30
 
@@ -67,6 +79,29 @@ def grid(ndof: float) -> fb.Model:
     m, nodes = frame_grid(k, MAT, SEC)
     m.add_force(nodes[k][k], (0.0, -1.0))
     return m
+
+
+def sgrid(ndof: float) -> fb.Model:
+    """The 3D beam grid of benchmarks/linear_solvers.py (6 DOFs per node, edges clamped)."""
+    from linear_solvers import spatial_grid
+    return spatial_grid(int(ndof))
+
+
+def frame3d(ndof: float) -> fb.Model:
+    """The 3D frame tower of benchmarks/large_eigen.py (10 x 10 columns from 3e4 DOFs, storeys
+    of 3 m) without gravity (at 1e6 DOFs the tower is 1.3 km tall: its own weight would buckle
+    it), a lateral force of 10 kN at a node of its top storey."""
+    from large_eigen import frame
+    m = frame(ndof, gravity=(0.0, 0.0, 0.0))[0]
+    m.add_force(m.nodes[-1], (1e4, 0.0, 0.0))
+    return m
+
+
+MODELS = {"chain": chain, "grid": grid, "sgrid": sgrid, "frame3d": frame3d}
+
+
+class _Skip(Exception):
+    """Raised to leave a measurement out (newton_cost without dynamics)."""
 
 
 def best(fn) -> float:
@@ -183,7 +218,10 @@ def backends(A, b: np.ndarray, names: set[str] | None = None) -> list[dict]:
             out.append(c)
             continue
         med = (lambda x: 1e3 * float(np.median(x)))
-        out.append({"backend": c.name, **c.info,
+        # a factorisation that failed (a Singular factor: NaN at once) must not pass as a fast
+        # one: the last factor's solution is checked
+        finite = bool(np.isfinite(c.solve(b)).all())
+        out.append({"backend": c.name, **c.info, "solution_finite": finite,
                     "factor_ms": med(c.fw), "factor_min_ms": 1e3 * min(c.fw),
                     "factor_cpu_ms": med(c.fc), "solve_ms": med(c.sw),
                     "solve_min_ms": 1e3 * min(c.sw), "solve_cpu_ms": med(c.sc),
@@ -191,7 +229,7 @@ def backends(A, b: np.ndarray, names: set[str] | None = None) -> list[dict]:
     return out
 
 
-def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
+def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True) -> dict:
     """What one Newton iteration of ``fb.static`` and ``fb.simulate`` (full Newton, auto
     solver) costs on the compiled System ``s``, counted two ways, wall and CPU:
 
@@ -202,6 +240,9 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
       extra iteration: the once-per-call set-up cancels, the per-step work (``fb.static``'s
       stability check of every converged load step, recording) is spread over the
       iterations. The stability check is also timed on its own (per load step).
+
+    ``steps[0] == 0``: one run only (``loop`` is then ``whole``), for models where a run costs
+    minutes (1e6 DOFs). ``dynamics`` False: ``fb.static`` only.
     """
     from fembody.statics import statics as st_mod
     from fembody.linalg.inertia import InertiaCheck
@@ -225,11 +266,15 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
     SaddlePointSolver.solve = clocked(orig_s, False)
 
     def dyn(k: int) -> tuple[float, float, int]:
+        if k == 0:
+            return 0.0, 0.0, 0
         w, c = time.perf_counter(), time.process_time()
         r = fb.simulate(s, t_end=k * H, dt=H, rho_inf=0.9, newton="full")
         out["dynamic_solver"] = r.stats.get("linear_solver")
         return time.perf_counter() - w, time.process_time() - c, r.stats["n_newton"]
     try:
+        if not dynamics:
+            raise _Skip
         if s.n_free < 500_000:          # warm-up: first-call imports and kernel loads
             dyn(1)
         out["load_dynamic"] = [load()]
@@ -238,12 +283,15 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
         w2, c2, i2 = dyn(n2)
         out["load_dynamic"].append(load())
         out["dynamic_in_run_factor_solve_cpu_ms"] = 1e3 * inner[0] / max(inner[1], 1)
+    except _Skip:
+        pass
     finally:
         SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
-    out.update(dynamic_iterations=[i1, i2],
-               dynamic_whole_ms=1e3 * w2 / i2, dynamic_whole_cpu_ms=1e3 * c2 / i2,
-               dynamic_loop_ms=1e3 * (w2 - w1) / max(i2 - i1, 1),
-               dynamic_loop_cpu_ms=1e3 * (c2 - c1) / max(i2 - i1, 1))
+    if dynamics:
+        out.update(dynamic_iterations=[i1, i2],
+                   dynamic_whole_ms=1e3 * w2 / i2, dynamic_whole_cpu_ms=1e3 * c2 / i2,
+                   dynamic_loop_ms=1e3 * (w2 - w1) / max(i2 - i1, 1),
+                   dynamic_loop_cpu_ms=1e3 * (c2 - c1) / max(i2 - i1, 1))
     if not statics:
         return out
     eig = [0.0, 0.0]
@@ -263,8 +311,10 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
     try:
         def sta(k: int) -> tuple[float, float, float, float, int]:
             eig[:] = [0.0, 0.0]
+            if k == 0:
+                return 0.0, 0.0, 0.0, 0.0, 0
             w, c = time.perf_counter(), time.process_time()
-            r = fb.static(s, steps=k)
+            r = fb.static(s, steps=k, tol=STATIC_TOL)
             out["static_solver"] = r.stats.get("linear_solver")
             return (time.perf_counter() - w, time.process_time() - c, eig[0], eig[1],
                     r.stats["n_newton"])
@@ -295,10 +345,12 @@ def newton_cost(s, statics: bool, steps: tuple[int, int]) -> dict:
 
 def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = None,
             steps: tuple[int, int] = (2, 6), dynamics: bool = True,
-            statics: bool = True) -> dict:
+            statics: bool = True, on_row=None) -> dict:
+    """One row of the tables; ``on_row(row)`` (if given) gets the row before the Newton runs
+    too, so that a run stopped during them (1e6 DOFs) keeps its model and backend figures."""
     r0 = rss()
     t0 = time.perf_counter()
-    model = (chain if kind == "chain" else grid)(ndof)
+    model = MODELS[kind](ndof)
     t1 = time.perf_counter()
     s = model.compile()
     t2 = time.perf_counter()
@@ -314,7 +366,7 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
     Kc = s.csc(K)
     if statics:
         row["statics"] = backends(Kc, b, names)
-    Md = s.mass_data(q)
+    Md = s.mass_data(q) if dynamics else None
     if dynamics and Md.shape == K.shape:
         row["dynamics"] = backends(s.csc(K + Md / (BETA * H * H)), b, names)
     del Kc, Md
@@ -332,10 +384,15 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
     row["peak_rss_mib"] = __import__("resource").getrusage(
         __import__("resource").RUSAGE_SELF).ru_maxrss / 1024
     row["peak_rss_bytes_per_dof"] = row["peak_rss_mib"] * 2**20 / s.n_free
+    if on_row is not None and not skip_newton:
+        on_row(dict(row, newton="not finished"))
     if not skip_newton:
-        row.update(newton_cost(s, statics and s.n_free <= STATIC_MAX, steps))
+        row.update(newton_cost(s, statics and s.n_free <= STATIC_MAX, steps, dynamics))
         for what, pre in (("statics", "static"), ("dynamics", "dynamic")):
-            auto = [x for x in row.get(what, ()) if x["backend"] == "auto"]
+            timed = [x for x in row.get(what, ()) if "factor_cpu_ms" in x]
+            # the reference: auto's factor + solve, else (not measured) the fastest backend's
+            auto = [x for x in timed if x["backend"] == "auto"] or sorted(
+                timed, key=lambda x: x["factor_cpu_ms"] + x["solve_cpu_ms"])[:1]
             if not auto or f"{pre}_loop_ms" not in row:
                 continue
             ref, ref_cpu = (auto[0]["factor_ms"] + auto[0]["solve_ms"],
@@ -434,6 +491,9 @@ def main() -> None:
                     help="factorise the statics matrix only (1e6-DOF grids on a loaded machine)")
     ap.add_argument("--no-statics", action="store_true",
                     help="dynamics only: no statics factorisations, no fb.static run (1e6 grid)")
+    ap.add_argument("--tol", type=float, default=1e-9,
+                    help="fb.static's tolerance (1e-9, its default; looser for 1e6-DOF runs, "
+                    "whose time per iteration is the figure)")
     ap.add_argument("--out", default="large", help="results file name (merged by model, size)")
     ap.add_argument("--show", action="store_true", help="print the saved results only")
     args = ap.parse_args()
@@ -446,17 +506,23 @@ def main() -> None:
     REPEAT = args.repeat
     names = set(args.backends.split(",")) if args.backends else None
     steps = tuple(int(x) for x in args.steps.split(","))
+    global STATIC_TOL
+    STATIC_TOL = args.tol
+
+    def keep_row(row: dict):
+        old = json.loads(path.read_text())["rows"] if path.exists() else []
+        keep = [r for r in old if (r["model"], r["target_dofs"]) != (row["model"],
+                                                                      row["target_dofs"])]
+        rows = sorted(keep + [row], key=lambda r: (r["model"], r["target_dofs"]))
+        return save(args.out, {"machine": machine(), "rows": rows})
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
             row = measure(kind, float(size), args.skip_newton, names, steps,
-                          not args.no_dynamics, not args.no_statics)
+                          not args.no_dynamics, not args.no_statics, keep_row)
             show([row])
             sys.stdout.flush()
             # saved after every model: 1e6 runs take long and may be stopped
-            old = json.loads(path.read_text())["rows"] if path.exists() else []
-            keep = [r for r in old if (r["model"], r["target_dofs"]) != (kind, float(size))]
-            rows = sorted(keep + [row], key=lambda r: (r["model"], r["target_dofs"]))
-            out = save(args.out, {"machine": machine(), "rows": rows})
+            out = keep_row(row)
     print(f"saved {out}")
 
 

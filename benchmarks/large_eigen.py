@@ -19,7 +19,9 @@ Cases, each run in its own process (so its peak memory is its own):
   every backend, Linux); the model and System per DOF (resident set after compiling, less the
   one before building); wall and CPU time (CPU / wall: the threads the factorisation used);
   the OpenBLAS thread count. The spatial tangent is not symmetric: its symmetric part (what
-  modes and buckling factorise) is also factorised by the symmetric backends.
+  modes and buckling factorise) is also factorised by the symmetric backends. Every backend
+  runs in a process of its own (``--backend``; the rows say ``separate_processes``), so that
+  no backend's peak is hidden by memory an earlier one freed but the allocator kept.
 
 Times are wall times of the whole call (model building and compiling reported apart). Writes
 benchmarks/results/large_eigen.json and prints one line per case.
@@ -48,9 +50,10 @@ STEEL = None      # set in the child (fembody imported there only)
 CASES = [("modes-frame", 1e4), ("modes-frame", 1e5), ("buckling-grid", 1e4),
          ("memory", 1e4, "planar-chain"), ("memory", 1e5, "planar-chain"),
          ("memory", 1e4, "spatial-grid"), ("memory", 1e5, "spatial-grid"),
-         ("memory", 1e6, "planar-chain")]
-# the spatial grid at 1e6 DOFs is not run on the shared machine: its memory is extrapolated
-# from 1e4 and 1e5 (see the docs page)
+         ("memory", 1e6, "planar-chain"), ("modes-frame", 1e6)]
+# the spatial grid at 1e6 DOFs is measured by benchmarks/large.py (memory, SuperLU); the
+# frame's modes at 1e6 (index 8) are run alone, under prlimit --as=16000000000, when the
+# machine has the memory free
 
 
 def status_kib(field: str) -> int:
@@ -87,14 +90,14 @@ def spy_backends() -> list:
     return used
 
 
-def frame(ndof: float):
+def frame(ndof: float, gravity=(0.0, 0.0, -9.81)):
     import fembody as fb
     p = 5 if ndof < 3e4 else 10
     per_storey = 6 * (p * p + 2 * p * (p - 1) + p * p)     # 2 elements per member
     storeys = max(1, int(round(ndof / per_storey)))
     steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
     sec = fb.Section.rectangle(b=0.2, h=0.3)
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    m = fb.Model(dim=3, gravity=gravity)
     node = {}
     for k in range(storeys + 1):
         for j in range(p):
@@ -132,13 +135,13 @@ def compression_grid(ndof: float):
     return m, {"k": k}
 
 
-def run_case(case: str, size: float, cls: str | None) -> dict:
+def run_case(case: str, size: float, cls: str | None, backend: str | None = None) -> dict:
     import fembody as fb  # noqa: F401 - imported before the model's memory is counted
     import scipy.sparse.linalg  # noqa: F401
     rss0 = status_kib("VmRSS")
     out = {"case": case, "target_dofs": size, "load_before": os.getloadavg()[0]}
     if case == "memory":
-        return memory(cls, int(size), out)
+        return memory(cls, int(size), out, backend)
     used = spy_backends()
     t0 = time.perf_counter()
     m, shape = frame(size) if case == "modes-frame" else compression_grid(size)
@@ -169,7 +172,16 @@ def run_case(case: str, size: float, cls: str | None) -> dict:
     return out
 
 
-def memory(cls: str, size: int, out: dict) -> dict:
+# the backends of the memory case, in order: (name, matrix) with matrix "tangent" or
+# "symmetric part" (the spatial tangent's, for the symmetric backends)
+MEMORY_PLANS = {2: [("auto", "tangent"), ("envelope", "tangent"), ("cholmod", "tangent"),
+                    ("banded", "tangent"), ("superlu", "tangent")],
+                3: [("auto", "tangent"), ("superlu", "tangent"), ("banded", "tangent"),
+                    ("cholmod", "symmetric part"), ("envelope", "symmetric part")]}
+MEMORY_DIM = {"planar-chain": 2, "spatial-chain": 3, "spatial-grid": 3, "mechanism": 2}
+
+
+def memory(cls: str, size: int, out: dict, only: str | None = None) -> dict:
     rss0 = status_kib("VmRSS")
     from linear_solvers import CLASSES, matrices
     from fembody.linalg import linalg
@@ -184,10 +196,9 @@ def memory(cls: str, size: int, out: dict) -> dict:
     sym = (0.5 * (s.csc(S) + s.csc(S).T)).tocsc()
     from fembody.statics.statics import pattern_data
     Ssym = pattern_data(s, sym)
-    plans = ([("auto", S, None), ("envelope", S, None), ("cholmod", S, None),
-              ("banded", S, None), ("superlu", S, None)] if s.dim == 2 else
-             [("auto", S, None), ("superlu", S, None), ("banded", S, None),
-              ("cholmod", Ssym, True), ("envelope", Ssym, True)])
+    plans = [(name, Ssym if kind == "symmetric part" else S,
+              True if kind == "symmetric part" else None)
+             for name, kind in MEMORY_PLANS[s.dim] if only in (None, name)]
     bw = half_bandwidth(s.indptr, s.indices, s.n_free)[0]
     out["half_bandwidth"] = int(bw)
     out["backends"] = {}
@@ -270,11 +281,43 @@ def extrapolate(rows: list[dict]) -> dict:
     return out
 
 
+def child(case, cmd: list[str], timeout: float) -> dict:
+    """The JSON row a child process prints last (or the error it ended with)."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return (json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else
+                {"case": case, "error": p.stderr[-2000:]})
+    except subprocess.TimeoutExpired:
+        return {"case": case, "error": f"timeout after {timeout:g} s"}
+
+
+def memory_processes(case, cmd: list[str], timeout: float) -> dict:
+    """The memory case with every backend in a process of its own: one row, the model's
+    figures from the first process, each backend's from its own (with that process's
+    model-and-System bytes per DOF and load beside it)."""
+    row: dict = {}
+    for name, _ in MEMORY_PLANS[MEMORY_DIM[case[2]]]:
+        one = child(case, cmd + ["--backend", name], timeout)
+        if "error" in one:
+            row.setdefault("backends", {})[name] = {"error": one["error"][-300:]}
+            continue
+        b = one.pop("backends")[name]
+        b.update(model_and_system_bytes_per_dof=one["model_and_system_bytes_per_dof"],
+                 load=[one["load_before"], one["load_after"]])
+        backends = row.pop("backends", {})
+        if "n_dof" not in row:
+            row.update(one)
+        row["backends"] = {**backends, name: b}
+    row["separate_processes"] = True
+    return row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--case")
     ap.add_argument("--size", type=float)
     ap.add_argument("--cls")
+    ap.add_argument("--backend", help="memory case: this backend only (one process each)")
     ap.add_argument("--only", default="", help="comma-separated case indices to run")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--out", default="large_eigen")
@@ -291,7 +334,7 @@ def main() -> None:
         save(args.out, d)
         return
     if args.case:
-        print(json.dumps(run_case(args.case, args.size, args.cls)))
+        print(json.dumps(run_case(args.case, args.size, args.cls, args.backend)))
         return
     rows = []
     pick = [int(i) for i in args.only.split(",")] if args.only else range(len(CASES))
@@ -301,12 +344,10 @@ def main() -> None:
         if len(case) > 2:
             cmd += ["--cls", case[2]]
         t0 = time.perf_counter()
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-            row = (json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else
-                   {"case": case, "error": p.stderr[-2000:]})
-        except subprocess.TimeoutExpired:
-            row = {"case": case, "error": f"timeout after {args.timeout:g} s"}
+        if case[0] == "memory":
+            row = memory_processes(case, cmd, args.timeout)
+        else:
+            row = child(case, cmd, args.timeout)
         row["process_s"] = time.perf_counter() - t0
         rows.append(row)
         print(json.dumps(row), flush=True)

@@ -16,7 +16,11 @@ copyright = "fembody developers"
 release = version = fembody.__version__
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
-              "sphinx_gallery.gen_gallery"]
+              "sphinx_gallery.gen_gallery", "myst_parser"]
+# the user guide is Markdown (its code blocks run as tests, like the README's); myst-parser
+# renders it as a page of this site
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
 autodoc_member_order = "bysource"
 # (autodoc's flag options are on whatever their value: "undoc-members": False and
 # "show-inheritance": False listed the undocumented members and the bases; True says so.

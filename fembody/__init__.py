@@ -40,12 +40,13 @@ __all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError",
            "simulate", "resume", "sweep", "integrate_hamiltonian", "Trajectory", "io", "viz",
            "AngleDriver", "SpeedDriver", "Motor", "functions",
            "Cylindrical", "Prismatic", "Revolute", "RotationDriver", "SlideDriver", "Spherical",
-           "Universal", "Plane", "Sphere", "Cylinder", "Box"]
+           "Universal", "Plane", "Sphere", "Cylinder", "Box", "TriangleMesh"]
 
 
 _LAZY = {"Buckling": ".statics.buckling", "buckling": ".statics.buckling", "sweep": ".study",
          "Plane": ".contact.surfaces", "Sphere": ".contact.surfaces",
-         "Cylinder": ".contact.surfaces", "Box": ".contact.surfaces"}
+         "Cylinder": ".contact.surfaces", "Box": ".contact.surfaces",
+         "TriangleMesh": ".contact.trimesh"}
 
 
 def __getattr__(name: str):

@@ -53,10 +53,11 @@ class TurningLoads:
         """Add the loads at ``(q, t)`` to ``f`` (all DOFs); return the CSC data of their load
         stiffness ``-df/dq`` (or None without ``tangent``)."""
         s = self.sys
+        val = self.values(t)
         if self.planar is not None:
-            fe, Ke = self.planar.forces(s.gather(q, self.dofs)[:, 2], t, tangent)
+            fe, Ke = self.planar.forces(s.gather(q, self.dofs)[:, 2], t, tangent, val)
         else:
-            fe, Ke = self._spatial(s.space.poses(q, self.nodes)[1][:, 0], t)
+            fe, Ke = self._spatial(s.space.poses(q, self.nodes)[1][:, 0], val)
         s.add_vector(f, self, fe)
         if not tangent:
             return None
@@ -64,9 +65,22 @@ class TurningLoads:
         s.add_matrix(K, self, Ke)
         return K
 
-    def _spatial(self, R: np.ndarray, t: float):
-        """Nodal loads (n, 6) and their -df/dq (n, 6, 6) at the node rotations ``R``."""
-        val = np.array([ld.evaluate(t) for ld in self.loads])          # (n, 3)
+    def values(self, t: float) -> np.ndarray:
+        """The loads' values at time ``t`` [s] in their own frames, (n, width) read-only: each
+        load (a user's function of t) is evaluated once per ``t``, not at every Newton
+        iteration of a step (the System's memo keeps the last ``t``)."""
+        memo = self.sys._memo
+        cached = memo.turning
+        if cached is not None and cached[0] == t:
+            return cached[1]
+        val = np.array([ld.evaluate(t) for ld in self.loads])
+        val.flags.writeable = False
+        memo.turning = (t, val)
+        return val
+
+    def _spatial(self, R: np.ndarray, val: np.ndarray):
+        """Nodal loads (n, 6) and their -df/dq (n, 6, 6) at the node rotations ``R`` for the
+        load values ``val`` (n, 3)."""
         fe = np.zeros((len(self.loads), 6))
         Ke = np.zeros((len(self.loads), 6, 6))
         RF = np.einsum("nij,nj->ni", R, val)                            # follower force

@@ -261,7 +261,8 @@ MAIN_API = ["fb.simulate", "fb.static", "fb.modes", "fb.buckling", "fb.Model.add
             "fb.Model.add_arc", "fb.Model.add_rigid_body", "fb.Model.fix",
             "fb.Model.add_force", "fb.Model.add_joint", "fb.Model.set_velocity",
             "fb.Model.add_node", "fb.Model.add_truss", "fb.Model.add_mass",
-            "fb.Model.add_torque",
+            "fb.Model.add_torque", "fb.Model.add_spring", "fb.Model.add_motor",
+            "fb.Model.add_contact",
             "fb.Result.displacement", "fb.Result.position", "fb.Result.rotation",
             "fb.Result.com", "fb.Result.reaction", "fb.Result.joint_reaction"]
 

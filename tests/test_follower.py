@@ -149,3 +149,38 @@ def test_becks_column_flutters_between_18_and_22():
     a dead compressive load of this size would buckle it statically at 2.47 (Euler)."""
     assert _beck_growth(18.0) < 1.5
     assert _beck_growth(22.0) > 50.0
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_turning_load_functions_are_evaluated_once_per_time(dim):
+    """The values of follower forces (and, in space, global moments) depend on t alone: a
+    step's Newton iterations (and the energy bookkeeping) share one evaluation per time. The
+    load functions record every time they are called with; each must appear once, while the
+    run takes several Newton iterations per step (each of which evaluates the loads)."""
+    seen = []
+
+    def force(t):
+        seen.append(t)
+        return (0.0, 40.0 * math.sin(20.0 * t), 10.0)[:dim]
+
+    def moment(t):
+        seen.append(t)
+        return (3.0 * t, -2.0, 1.0)
+
+    if dim == 2:
+        m = fb.Model(gravity=(0.0, -9.81))
+        b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=4, material=fb.Material(E=2e9, rho=1000.0),
+                       section=fb.Section.rectangle(0.02, 0.02))
+    else:
+        m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+        b = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=4,
+                       material=fb.Material(E=2e9, rho=1000.0, nu=0.3),
+                       section=fb.Section.rectangle(0.02, 0.02), orientation=(0.0, 0.0, 1.0))
+        m.add_torque(b.nodes[2], moment)
+    m.fix(b.first)
+    m.add_force(b.last, force, follower=True)
+    res = fb.simulate(m, t_end=0.02, dt=1e-3)
+    loads = 1 if dim == 2 else 2
+    assert res.stats["n_newton"] >= 2 * res.stats["n_steps"]
+    assert len(seen) == loads * len(set(seen))
+    assert len(set(seen)) <= res.stats["n_steps"] + 2      # the steps' times, t = 0

@@ -46,12 +46,14 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.joints.kernels.spatial", "fembody.joints.kernels.planar",
            "fembody.elements.spring.spring", "fembody.joints.assembly",
            "fembody.statics._kernels", "fembody.run._kernels",
-           "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba")
+           "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
+           "fembody.dynamics._step_kernels")
 # modules left to numba's JIT for now: the modal body's kernels return a literal-shaped
 # ``np.zeros((0, 0))`` first and the tangents later, which one type per name (LEAN_TYPING)
 # would make 0 x 0 (lint_first_binding refuses it; measured); with pythran's default typing
 # the module did not build within 400 s. Returning the tangents first would let it join
-PENDING: tuple[str, ...] = ("fembody.elements.modal.modal3d_numba",)
+PENDING: tuple[str, ...] = ("fembody.elements.modal.modal3d_numba",
+                             "fembody.dynamics._step_kernels")
 # modules typed with ``typing.max_combiner=1``: pythran gives a variable the type of its
 # first binding instead of combining the types of all its bindings in C++ templates. Their
 # combination (``__combined<...>`` over nested expression types) is what made g++ take

@@ -27,7 +27,12 @@ Two kinds of pairs, decided by the dimension:
 
 Pairs whose axes meet (distance 0: no normal) are dropped; with chords (C0 polylines) a point
 contact can also be missed at the convex side of a kink between two elements, where the closest
-point leaves both of them.
+point leaves both of them: a crossing axis whose closest point to the kinked polyline is the
+kink node, inside the wedge at that node between the two elements' normal planes (on the
+outside of the bend, opening angle the kink angle; empty for a straight beam), penetrates
+there without force, and a model starting so is not refused (tests/contact/test_kink_limit.py,
+an expected failure until kink nodes get a node-against-element check). Refining the beam
+narrows the wedge (the kink angle falls like the element length over the curvature radius).
 
 The closest-point parameters ``z`` depend on the nodes; the gradient and Hessian of ``g`` are the
 exact ones of the minimum: the distance ``D(X, z) = |r|``, ``r = N(z) X`` affine in ``z``, is
@@ -55,12 +60,16 @@ from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
 from .broad import segment_pairs
-from .geometry import closest_crossing, closest_node, distance, segment_distance
-from .line import blended, line_gaps
+from .geometry import (closest_crossing, closest_node, distance, point_distance,
+                       segment_distance)
+from .friction import History, coefficients, coulomb
+from .line import NG, W as LINE_W, XI as LINE_XI, blended, line_gaps, switch
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
     from ..model.model import Model
+
+_CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
 # The default penetration tolerance, a fraction of the section radius: a penalty contact always
 # penetrates (force / stiffness), but beyond a tenth of the section the contact geometry (and
@@ -95,8 +104,10 @@ class BeamContact:
     self-contact of ``elements_a``); ``radius_a``, ``radius_b`` [m] the section radii;
     ``stiffness`` [N/m] the penalty; ``margin`` [m] how much farther apart than touching two
     elements may be in the reference configuration and still be checked during a run;
-    ``friction`` the Coulomb coefficient [-] (0: frictionless); ``max_penetration`` [m] the
-    deepest penetration a run accepts (:func:`penetration_tolerance`; ``inf``: unchecked).
+    ``friction`` and ``kinetic_friction`` the static and kinetic Coulomb coefficients ``mu_s
+    >= mu_k`` [-] (0: frictionless), ``tangential_stiffness`` [N/m] the penalty of the
+    tangential law (:class:`BeamContactBlock`); ``max_penetration`` [m] the deepest
+    penetration a run accepts (:func:`penetration_tolerance`; ``inf``: unchecked).
     """
 
     index: int
@@ -109,7 +120,8 @@ class BeamContact:
     margin: float
     friction: float = 0.0
     max_penetration: float = math.inf
-
+    kinetic_friction: float = 0.0
+    tangential_stiffness: float = 1.0
 
     @property
     def label(self) -> str:
@@ -145,6 +157,8 @@ def _beam_elements(model: "Model", body, side: str, where: str) -> tuple:
 
 def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
                       margin: float | None = None, friction: float = 0.0,
+                      kinetic_friction: float | None = None,
+                      tangential_stiffness: float | None = None,
                       max_penetration: float | None = None,
                       name: str | None = None) -> BeamContact:
     """Validate the arguments of ``Model.add_beam_contact`` and build the
@@ -163,13 +177,7 @@ def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
     if k <= 0.0:
         raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
                          f"metre of penetration), got {stiffness!r}")
-    mu = validate.number(f"{where}: friction", friction)
-    if mu < 0.0:
-        raise ModelError(f"{where}: friction must be >= 0 (the Coulomb coefficient), got "
-                         f"{friction!r}")
-    if mu > 0.0:
-        raise ModelError(f"{where}: friction between beams is not implemented yet; use "
-                         "friction=0.0 (frictionless contact)")
+    mu, mu_k, kt = coefficients(friction, kinetic_friction, tangential_stiffness, k, where)
     for els, r, side in ((ea, ra, "a"), (eb or (), rb, "b")):
         for e in els:
             p, q = (np.asarray(nd.position, float) for nd in e.nodes)
@@ -188,7 +196,8 @@ def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
     tol = penetration_tolerance(max_penetration, (ra, rb), where)
     return BeamContact(index=index, name=name or f"beam contact {index}", elements_a=ea,
                        elements_b=eb, radius_a=ra, radius_b=rb, stiffness=k, margin=mg,
-                       friction=mu, max_penetration=tol)
+                       friction=mu, max_penetration=tol, kinetic_friction=mu_k,
+                       tangential_stiffness=kt)
 
 
 # ----------------------------------------------------------------------------- the block
@@ -202,15 +211,36 @@ class BeamContactBlock:
     ``nodes (n, m)`` their ids (not read by the System: a planar block is evaluated on
     ``dofs``); ``X (n, m, d)`` the reference positions [m]; ``radius (n,)`` the sum of the two
     radii [m]; ``k (n,)`` the penalty stiffness [N/m]; ``labels`` the pairs' names for messages;
-    ``tol (n,)`` the deepest penetration a run accepts [m] (default ``inf``: unchecked).
+    ``tol (n,)`` the deepest penetration a run accepts [m] (default ``inf``: unchecked);
+    ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per pair (default None: frictionless).
+
+    **Friction.** Each contact point (a pair's closest points; in a spatial pair also the
+    ``NG`` Gauss points of its line part, each projected on B) has a tangential spring
+    between two material points, ``x_A(s_a)`` of A's chord and ``x_B(t_a)`` of B's, less a
+    fixed offset ``o`` [m]: ``w = x_A(s_a) - x_B(t_a) - o`` (a planar pair's A side is its
+    node). The anchor ``(s_a, t_a, o)`` is the run's (:class:`fembody.contact.friction
+    .History`); :func:`fembody.contact.friction.coulomb` gives the force from ``w``, the
+    contact normal ``n`` and the normal force ``N`` of the point. Since the gap's gradient is
+    ``c (x) n`` with coefficients ``c`` whose A entries sum to 1, ``n`` is the sum of the
+    gradient's A blocks and ``dn/dX`` the sum of the Hessian's A rows (exact, closest points
+    following the nodes). The force acts on the nodes with the anchor's coefficients, so its
+    tangent is ``c_a (x) dT/dX``. After an accepted step a sticking point keeps its anchor; a
+    slipping or open one takes the current closest points with ``o = -T / k_t`` (slip: the
+    elastic part ``mu N / k_t``; open: 0). A spatial pair blends the two parts' friction
+    forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the tangent with its
+    gradient). The offset ``o`` is held in global axes: while a pair sticks and turns, its
+    elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
+    regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
+    penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
     """
 
     family = "beam contact"
     Dd = None       # no velocity-dependent force
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
-                 tol: np.ndarray | None = None) -> None:
+                 tol: np.ndarray | None = None, friction: tuple | None = None) -> None:
         self.kind = kind
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.nodes = np.asarray(nodes, dtype=np.int64)
@@ -225,6 +255,17 @@ class BeamContactBlock:
             self.k_line = self.k / self.length
         self._labels = labels
         self.dim = self.X.shape[2]
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
+            if kind == "crossing":      # per pair its point, then its NG line points
+                n = len(mu_s)
+                rep = lambda a: np.concatenate([a, np.repeat(a, NG)])
+                self.mu_s, self.mu_k = rep(mu_s), rep(mu_k)
+                self.kt = np.concatenate([kt, np.tile(LINE_W, n) * np.repeat(kt, NG)])
+            else:
+                self.mu_s, self.mu_k, self.kt = mu_s, mu_k, kt
+            self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -247,7 +288,68 @@ class BeamContactBlock:
         rho, G, H = distance(self.kind, pos, z, hessian)
         return rho - self.radius, ok & (rho > 0.0), G, H
 
-    def forces(self, x: np.ndarray, v, tangent: bool):
+    def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
+        """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
+        gathered displacements ``x``; a frictional block's friction from the anchors of
+        ``history`` (a run's; default None: :attr:`history0`, the reference
+        configuration's)."""
+        if self.kind == "crossing":
+            return self._crossing_forces(x, tangent, history)
+        f, K, _ = self._normal_forces(x, tangent)
+        if self.frictional:
+            F, KF = self._friction(x, history, tangent)[:2]
+            f = f + F
+            if tangent:
+                K = K + KF
+        return f, K, None
+
+    def _crossing_forces(self, x: np.ndarray, tangent: bool, history):
+        """:meth:`forces` of spatial pairs, evaluated only on the pairs that touch (a point or
+        line gap below zero; the others carry neither force nor stiffness): most candidate
+        pairs of a bundle are apart, and their tangents are the costly part."""
+        pos = self.positions(x)
+        n, m, d = pos.shape
+        f = np.zeros((n, m * d))
+        K = np.zeros((n, m * d, m * d)) if tangent else None
+        rows = self._touching(pos)
+        if not rows.size:
+            return f, K, None
+        _, fi, Ki = blended(pos[rows], self.k[rows], self.k_line[rows], self.length[rows],
+                            self.radius[rows], tangent)
+        if self.frictional:
+            F, KF = self._friction(x, history, tangent, rows)[:2]
+            fi = fi + F
+            if tangent:
+                Ki = Ki + KF
+        f[rows] = fi
+        if tangent:
+            K[rows] = Ki
+        return f, K, None
+
+    def _touching(self, pos: np.ndarray) -> np.ndarray:
+        """The rows of the spatial pairs at node positions ``pos`` whose point or line gap is
+        below zero (the others carry neither energy, force nor stiffness)."""
+        z, ok = closest_crossing(pos)
+        rho = distance("crossing", pos, z, False)[0]
+        gl, okl = line_gaps(pos, self.radius)
+        # (a margin: these gaps round differently from the force's, and a pair touching at
+        # round-off level has the full penalty stiffness)
+        eps = 1e-6 * self.radius
+        return np.flatnonzero((ok & (rho - self.radius < eps)) | (okl & (gl < eps)))
+
+    def _blended_touching(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Energy ``(n,)`` and force ``(n, m d)`` of :func:`.line.blended` of the spatial
+        pairs, evaluated on the touching ones only (zeros elsewhere): the energy and the
+        resultants are asked once per accepted step, of all candidate pairs."""
+        n, m, d = pos.shape
+        W, f = np.zeros(n), np.zeros((n, m * d))
+        rows = self._touching(pos)
+        if rows.size:
+            W[rows], f[rows], _ = blended(pos[rows], self.k[rows], self.k_line[rows],
+                                          self.length[rows], self.radius[rows], False)
+        return W, f
+
+    def _normal_forces(self, x: np.ndarray, tangent: bool):
         if self.kind == "crossing":
             _, f, K = blended(self.positions(x), self.k, self.k_line, self.length,
                               self.radius, tangent)
@@ -262,12 +364,139 @@ class BeamContactBlock:
         K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
         return f, K, None
 
+    # ------------------------------------------------------------------------- friction
+    def _point_rows(self, rows: np.ndarray | None) -> np.ndarray | slice:
+        """The contact points (rows of a History) of the pairs ``rows`` (None: all): a
+        spatial pair's point, then its line points after all pairs' points."""
+        if rows is None:
+            return slice(None)
+        if self.kind == "node":
+            return rows
+        line = len(self) + (rows[:, None] * NG + np.arange(NG)[None, :]).ravel()
+        return np.concatenate([rows, line])
+
+    def _points(self, x: np.ndarray, tangent: bool, rows: np.ndarray | None = None):
+        """The contact points of the pairs ``rows`` (default None: all) at ``x``: positions of
+        their pairs' nodes ``(p, m, d)``, the current closest-point parameters ``(p, 2)`` (s
+        on A, t on B; a planar pair's s is 0, a line point's its Gauss abscissa), normal
+        force ``N (p,)`` [N], normal ``(p, d)`` and (``tangent``) ``dN (p, m d)`` and ``dn
+        (p, d, m d)``."""
+        sel = slice(None) if rows is None else rows
+        pos = self.positions(x)[sel]
+        k, radius = self.k[sel], self.radius[sel]
+        n, m, d = pos.shape
+        if self.kind == "node":
+            z, ok = closest_node(pos)
+            rho, G, H = distance("node", pos, z, tangent)
+            params = np.column_stack([np.zeros(n), z[:, 0]])
+            kn = k
+            A = 1                               # A's nodes: the first one
+        else:
+            z, okp = closest_crossing(pos)
+            rho_p, G_p, H_p = distance("crossing", pos, z, tangent)
+            xg = np.repeat(pos, NG, axis=0)
+            xi = np.tile(LINE_XI, n)
+            C0 = np.column_stack([1.0 - xi, xi, -np.ones_like(xi), np.zeros_like(xi)])
+            pt = (1.0 - xi)[:, None] * xg[:, 0] + xi[:, None] * xg[:, 1]
+            d2 = xg[:, 3] - xg[:, 2]
+            t = np.einsum("ni,ni->n", pt - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
+            rho_l, G_l, H_l = point_distance(xg, C0, _CK_LINE, t[:, None], tangent)
+            okl = (t >= 0.0) & (t < 1.0)
+            pos = np.concatenate([pos, xg])
+            params = np.concatenate([z, np.column_stack([xi, t])])
+            ok = np.concatenate([okp, okl])
+            rho = np.concatenate([rho_p, rho_l])
+            G = np.concatenate([G_p, G_l])
+            H = None if not tangent else np.concatenate([H_p, H_l])
+            kn = np.concatenate([k, np.tile(LINE_W, n) * np.repeat(k, NG)])
+            A = 2                               # A's nodes: a0, a1
+        rad = radius if self.kind == "node" else np.concatenate(
+            [radius, np.repeat(radius, NG)])
+        g = rho - rad
+        on = ok & (rho > 0.0) & (g < 0.0)
+        kon = np.where(on, kn, 0.0)
+        N = -kon * g
+        nrm = G[:, :d] + (G[:, d:2 * d] if A == 2 else 0.0)
+        if not tangent:
+            return pos, params, N, nrm, None, None
+        dN = -kon[:, None] * G
+        dn = H[:, :d, :] + (H[:, d:2 * d, :] if A == 2 else 0.0)
+        return pos, params, N, nrm, dN, dn
+
+    def _anchor_coefficients(self, params: np.ndarray) -> np.ndarray:
+        """The coefficients ``c_a (p, m)`` of the tied material points' difference from the
+        anchors' parameters ``(s_a, t_a)``."""
+        s, t = params[:, 0], params[:, 1]
+        if self.kind == "node":
+            return np.column_stack([np.ones_like(t), t - 1.0, -t])
+        return np.column_stack([1.0 - s, s, t - 1.0, -t])
+
+    def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
+                  rows: np.ndarray | None = None):
+        """The friction part of the internal forces of the pairs ``rows`` (default None: all)
+        ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
+        (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
+        normal forces, and the line weights ``lam`` (None for a planar block)."""
+        h = self.history0 if history is None else history
+        pr = self._point_rows(rows)
+        pos, params, N, nrm, dN, dn = self._points(x, tangent, rows)
+        p, m, d = pos.shape
+        anchor = h.anchor[pr]
+        ca = self._anchor_coefficients(anchor[:, :2])
+        w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:]
+        dw = None
+        if tangent:
+            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(p, d, m * d)
+        c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dw,
+                    dn, dN)
+        Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
+        Kp = None if not tangent else (ca[:, :, None, None] * c.K[:, None]).reshape(
+            p, m * d, m * d)
+        if self.kind == "node":
+            return Fp, Kp, c, params, N, None
+        n = len(self) if rows is None else len(rows)
+        lam, glam, _ = switch(self.positions(x)[slice(None) if rows is None else rows], False)
+        F_pt, F_ln = Fp[:n], Fp[n:].reshape(n, NG, -1).sum(axis=1)
+        F = lam[:, None] * F_ln + (1.0 - lam)[:, None] * F_pt
+        K = None
+        if tangent:
+            dF = F_ln - F_pt
+            K = (lam[:, None, None] * Kp[n:].reshape(n, NG, m * d, m * d).sum(axis=1)
+                 + (1.0 - lam)[:, None, None] * Kp[:n] + dF[:, :, None] * glam[:, None, :])
+        return F, K, c, params, N, lam
+
+    def _open_history(self, x: np.ndarray) -> History:
+        """The history of points that are all open at ``x``: each anchored at its current
+        closest points, no offset."""
+        _, params, _, _, _, _ = self._points(x, False)
+        anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
+        return History.open(anchor, x)
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at the displacements ``x`` (from
+        ``history``, the last accepted one's), the energy [J] the step's slip dissipated
+        (see :class:`fembody.contact.friction.History`) and the energy held by the
+        tangential springs at ``x`` [J]."""
+        F, _, c, params, N, lam = self._friction(x, history, False)
+        on = N > 0.0
+        keep = on & ~c.slipping                     # sticking points keep their anchors
+        fresh = np.concatenate([params, -c.f / self.kt[:, None]], axis=1)
+        fresh[~on, 2:] = 0.0
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        stored = c.stored.copy()
+        if lam is not None:                         # each part's share of the blend
+            n = len(self)
+            stored[:n] *= 1.0 - lam
+            stored[n:] *= np.repeat(lam, NG)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy; for
         spatial pairs the switched point and line energy of :mod:`fembody.contact.line`)."""
         if self.kind == "crossing":
-            return blended(self.positions(x), self.k, self.k_line, self.length, self.radius,
-                           False)[0]
+            return self._blended_touching(self.positions(x))[0]
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return 0.5 * self.k * pen ** 2
@@ -287,7 +516,7 @@ class BeamContactBlock:
         magnitude of the force on B's nodes, the smallest gap of the point and line parts."""
         if self.kind == "crossing":
             pos = self.positions(x)
-            f = blended(pos, self.k, self.k_line, self.length, self.radius, False)[1]
+            f = self._blended_touching(pos)[1]
             F = np.linalg.norm(f[:, 2 * self.dim:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
             g, ok, _, _ = self.gaps(x)
             gl, okl = line_gaps(pos, self.radius)
@@ -296,6 +525,50 @@ class BeamContactBlock:
         g, ok, _, _ = self.gaps(x)
         F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])
+
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows (one per pair)."""
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history: History | None = None
+               ) -> dict[str, np.ndarray]:
+        """Per pair: ``gap`` [m] and ``normal_force`` [N] (those of :meth:`resultants`),
+        ``point`` ``(n, d)`` [m] midway between the closest points of the two chords (of the
+        node and its projection; clamped to the chords) and ``normal`` ``(n, d)`` the unit
+        direction from B's closest point to A's (0 where they coincide).
+
+        With a run's ``history`` (its ``ContactState``'s after the accepted step that ended at
+        ``x``) a frictional block also gives ``"tangential_force"``, the magnitude of the
+        friction force on B [N], ``"slip"``, the largest slip distance its points accumulated
+        [m], and ``"stick"``, whether it touches with none of its points having slid in that
+        step. Without a history (default None: a state measured after the run) the friction
+        keys are left out: the anchors of that state are not known."""
+        F, g = self.resultants(x)[:, :2].T
+        pos = self.positions(x)
+        z, _ = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
+        z = np.clip(z, 0.0, 1.0)
+        if self.kind == "crossing":
+            pa = pos[:, 0] + z[:, :1] * (pos[:, 1] - pos[:, 0])
+            pb = pos[:, 2] + z[:, 1:] * (pos[:, 3] - pos[:, 2])
+        else:
+            pa = pos[:, 0]
+            pb = pos[:, 1] + z * (pos[:, 2] - pos[:, 1])
+        r = pa - pb
+        rho = np.linalg.norm(r, axis=1)
+        nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
+        if self.frictional and history is not None:
+            Ff, _, c, _, N, _ = self._friction(x, history, False)
+            n, d = len(self), self.dim
+            Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)          # on B's two nodes
+            slip, sliding, touch = history.slip, history.sliding, N > 0.0
+            if self.kind == "crossing":
+                per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)
+                slip, sliding, touch = per(slip, np.max), per(sliding, np.any), \
+                    per(touch, np.any)
+            out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=slip,
+                       stick=touch & ~sliding)
+        return out
 
 
 class CandidateWatch:
@@ -390,7 +663,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         if len(ids):
             X = np.array([[pos[i] for i in row] for row in ids])
-            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol))
+            fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
+                          * len(ids))
+            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr))
     if not parts:
         return [], CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])
@@ -400,7 +675,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     block = BeamContactBlock(kind, ids, dofs, np.concatenate([p[1] for p in parts]),
                              np.concatenate([p[2] for p in parts]),
                              np.concatenate([p[3] for p in parts]), labels,
-                             np.concatenate([p[5] for p in parts]))
+                             np.concatenate([p[5] for p in parts]),
+                             tuple(np.concatenate([p[6] for p in parts]).T))
     rs = block.resultants(np.zeros(dofs.shape))
     g, ok = rs[:, 1], rs[:, 2] > 0.0
     inside = np.flatnonzero(ok & (g < -1e-9 * block.radius))

@@ -9,6 +9,9 @@ sharing a cell (for a sparse set about the number of close pairs), not O(n^2).
 
 Everything is vectorised with numpy (sorting and ``np.repeat``); there is no loop over boxes,
 cells or pairs.
+
+:class:`BoxGrid` is the same grid for boxes that do not move (the triangles of a rigid
+surface): binned once, it is queried with the boxes of the moving points at each evaluation.
 """
 from __future__ import annotations
 
@@ -107,3 +110,78 @@ def segment_pairs(x0: np.ndarray, x1: np.ndarray, pad: np.ndarray | float,
     if group is not None:
         keep &= group[pairs[:, 0]] != group[pairs[:, 1]]
     return pairs[keep], tested
+
+
+class BoxGrid:
+    """Boxes that do not move (a rigid surface's triangles, in the surface's own frame) binned
+    once on a uniform grid, for the boxes of moving points to be looked up in each evaluation:
+    the work per query is O(queries x cells each spans + candidates), independent of the
+    number of fixed boxes far away (:func:`box_pairs` would bin the fixed boxes again, and
+    pair them with each other, at every call).
+
+    Parameters
+    ----------
+    lo, hi : ndarray
+        Corners ``(n, d)`` [m] of the fixed boxes.
+    cell : float, optional
+        Grid cell size [m]; default None: the mean over the boxes of their largest extent.
+    """
+
+    def __init__(self, lo: np.ndarray, hi: np.ndarray, cell: float | None = None) -> None:
+        self.lo, self.hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        n, d = self.lo.shape
+        if cell is None:
+            cell = float(np.mean(np.max(self.hi - self.lo, axis=1))) if n else 1.0
+        self.cell = cell if cell > 0.0 else 1.0
+        self.origin = self.lo.min(axis=0) if n else np.zeros(d)
+        c0, c1 = self._cells(self.lo), self._cells(self.hi)
+        self.shape = c1.max(axis=0) + 1 if n else np.ones(d, dtype=np.int64)
+        cells, box = _span(c0, c1)
+        key = self._key(cells)
+        order = np.argsort(key, kind="stable")
+        self.keys, self.box = key[order], box[order]
+
+    def _cells(self, x: np.ndarray) -> np.ndarray:
+        return np.floor((x - self.origin) / self.cell).astype(np.int64)
+
+    def _key(self, cells: np.ndarray) -> np.ndarray:
+        key = np.zeros(len(cells), dtype=np.int64)
+        for ax in range(cells.shape[1]):          # (a loop over the 2 or 3 axes only)
+            key = key * self.shape[ax] + cells[:, ax]
+        return key
+
+    def query(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Pairs ``(i, j)`` ``(p, 2)`` of query box ``i`` (corners ``lo, hi (m, d)``) and fixed
+        box ``j`` that overlap, each once, sorted by ``i`` then ``j``."""
+        c0 = np.maximum(self._cells(lo), 0)
+        c1 = np.minimum(self._cells(hi), self.shape - 1)
+        inside = np.all(c1 >= c0, axis=1)
+        q = np.flatnonzero(inside)
+        cells, which = _span(c0[q], c1[q])
+        key = self._key(cells)
+        a = np.searchsorted(self.keys, key, side="left")
+        b = np.searchsorted(self.keys, key, side="right")
+        size = b - a
+        i = np.repeat(q[which], size)
+        j = self.box[np.repeat(a, size) + np.arange(size.sum())
+                     - np.repeat(np.cumsum(size) - size, size)]
+        keep = np.all((lo[i] <= self.hi[j]) & (self.lo[j] <= hi[i]), axis=1)
+        # a box spanning several cells is found once per cell: keep each pair once
+        code = np.unique(i[keep] * len(self.lo) + j[keep])
+        return np.column_stack([code // len(self.lo), code % len(self.lo)])
+
+
+def _span(c0: np.ndarray, c1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every cell ``(k, d)`` of the cell ranges ``c0 .. c1`` ``(n, d)`` (inclusive) and the
+    range each belongs to ``(k,)`` (last axis fastest)."""
+    n, d = c0.shape
+    span = c1 - c0 + 1
+    count = np.prod(span, axis=1)
+    box = np.repeat(np.arange(n), count)
+    k = np.arange(box.size) - np.repeat(np.cumsum(count) - count, count)
+    cells = np.empty((box.size, d), dtype=np.int64)
+    for ax in range(d - 1, -1, -1):          # (a loop over the 2 or 3 axes only)
+        s = span[box, ax]
+        cells[:, ax] = c0[box, ax] + k % s
+        k = k // s
+    return cells, box

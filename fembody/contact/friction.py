@@ -1,30 +1,63 @@
 """Coulomb friction at point contacts: a penalty (regularised) tangential law with a return
-mapping for stick and slip, on arrays of contacts.
+mapping for stick and slip, on arrays of contacts, and its use in models.
 
-A point ``x`` [m] touches a rigid plane through ``point`` with unit ``normal``: gap ``g = n.(x -
-p)``, normal force ``N = k_n max(-g, 0)`` [N] (penalty ``k_n`` [N/m]). Tangentially the point is
-held by a spring of stiffness ``k_t`` [N/m] to an **anchor** on the plane, the history of the
-contact (where it last stuck): the trial elastic slip ``u_t = P (x - a)``, ``P = I - n n^T``,
-gives the trial force ``T* = -k_t u_t``. The return mapping (Simo and Laursen 1992; Wriggers,
-Computational Contact Mechanics, ch. 5):
+**The law** (Simo and Laursen 1992; Wriggers, Computational Contact Mechanics, ch. 5). A
+contact point with unit normal ``n`` and normal force ``N >= 0`` [N] is held tangentially by
+a spring of stiffness ``k_t`` [N/m] to an **anchor**, the history of the contact (where it
+last stuck). With ``w`` the point's position relative to its anchor, the trial elastic slip
+is ``u = P w``, ``P = I - n n^T``, and the trial force ``k_t |u|``:
 
-- **stick**, ``|T*| <= mu N``: ``T = T*``; the anchor stays;
-- **slip**, ``|T*| > mu N``: ``T = -mu N u_t / |u_t|``; after the step the anchor moves to
-  ``a' = x_plane + T / k_t`` (``x_plane`` the projection of ``x`` on the plane), so the elastic
-  slip is ``mu N / k_t`` and the slip ``|a' - a|`` dissipates ``mu N |a' - a|`` [J].
+- **stick**, ``k_t |u| <= mu N``: the force is ``-k_t u`` on the point; the anchor stays;
+- **slip**, ``k_t |u| > mu N``: the force is ``-mu N u / |u|``; once the step is accepted
+  the anchor moves along ``u`` by the slip ``ds = |u| - mu N / k_t`` [m], so the elastic
+  slip is ``mu N / k_t`` again.
 
-An open contact (``g >= 0``) carries no force and its anchor follows the projection of the point,
-so a contact starts without tangential force. The internal force is ``f = N`` along ``-n`` plus
-``-T``; the tangent is the consistent one of the return mapping (unsymmetric in slip)::
+**Static and kinetic coefficients** (``mu_s >= mu_k``, :func:`coefficients`): ``mu`` above
+is ``mu_s`` for a point that stuck at the last accepted step and ``mu_k`` for one that slid
+or was open. So a sticking point holds up to ``mu_s N``; in the step it breaks away it slips
+at ``mu_s N``, and from the next step on it slides at ``mu_k N``, until a step ends with its
+trial force at or below ``mu_k N``: it sticks again, and holds up to ``mu_s N`` from the next
+step on. A contact that closes slides at ``mu_k N`` (or sticks) in its first step. Why the
+kinetic coefficient takes over one step late: within a step the force is then continuous in
+the point's position (the stick force reaches the slip force at the limit), so each step has
+a solution and Newton converges as for one coefficient; switching to ``mu_k N`` inside the
+step where the force exceeds ``mu_s N`` leaves a step with a solution in neither branch
+when the slip it would take is shorter than ``(mu_s - mu_k) N / k_t`` (a slow pull: Newton
+then cycles between stick and slip and the step is cut again and again). The delay is one
+step, first order in the step. ``k_t`` bounds the elastic slip before sliding, ``mu N /
+k_t``; the law tends to Coulomb's as ``k_t`` grows.
+
+The tangent is the consistent one of the return mapping (unsymmetric in slip). For a point
+against a plane (:func:`plane_friction`, the kernel verified alone)::
 
     K = k_n n n^T                                        (in contact)
       + k_t P                                            (stick)
-      + mu N (P - e e^T) / |u_t| - mu k_n e n^T          (slip, e = u_t / |u_t|)
+      + mu N (P - e e^T) / |u| - mu k_n e n^T            (slip, e = u / |u|)
 
-The history (anchors) is what a run carries from step to step: :func:`plane_friction` reads
-the anchors of the last accepted step and returns the ones of the state it was asked at, which
-the run keeps once the step is accepted. ``k_t`` bounds the elastic slip before sliding,
-``mu N / k_t``; the law tends to Coulomb's as ``k_t`` grows.
+and in general (:func:`coulomb`, curved surfaces and beam pairs whose normal and anchor
+points move with the nodes) the chain rule through ``dw``, ``dn`` and ``dN``.
+
+An open contact carries no force and its anchor follows the contact (its projection on a
+surface, or the current closest points of two beams), so a contact starts without tangential
+force.
+
+**In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces) and beam
+contacts (:mod:`fembody.contact.beams`, point, line and planar pairs) take ``friction``
+(``mu_s``), ``kinetic_friction`` (``mu_k``) and ``tangential_stiffness`` (``k_t``). Their
+blocks read the anchors (a :class:`History`) from the run's
+:class:`fembody.contact.ContactState`, never from the compiled System; the driver moves them
+once per accepted step (``advance``), so a rejected or retried step starts again from the
+anchors of the last accepted one, and checkpoints carry them. A System evaluated without a
+run (statics, ``System.internal_forces`` called directly) uses the anchors of the reference
+configuration: one return mapping from the start, which is the incremental answer for a
+monotonic load but not for one that reverses.
+
+**Energy.** The energy a step dissipates is the friction forces' work by the trapezoidal
+rule, the rule of the load work in the run's energy balance, less the change of the
+tangential springs' energy (:class:`History`): ``Result.energy.friction`` sums it, the
+springs' energy ``|T|^2 / (2 k_t)`` is part of ``Result.energy.strain``, and the balance
+``total - work - constraint_work + dissipated + friction`` stays constant up to the
+integrator's error.
 """
 from __future__ import annotations
 
@@ -105,3 +138,162 @@ def plane_friction(x: np.ndarray, point: np.ndarray, normal: np.ndarray, anchor:
     K += np.where(slip, mu * N / safe, 0.0)[:, None, None] * (P - ee)
     K -= np.where(slip, mu * kn, 0.0)[:, None, None] * (e[:, :, None] * normal[:, None, :])
     return f, K, state
+
+
+# ----------------------------------------------------------------------------- in models
+class History(NamedTuple):
+    """The tangential history of a block's contact points, what a run keeps from one accepted
+    step to the next (in its :class:`fembody.contact.ContactState`): ``anchor (p, d)`` [m]
+    where each point's tangential spring is tied (a point in space for a fixed surface; for a
+    beam pair the two chords' parameters, see the block), ``sliding (p,)`` whether the point
+    slid or was open in the last accepted step (its coefficient is then ``mu_k``, else
+    ``mu_s``), ``slip
+    (p,)`` [m] the slip distance accumulated since the run started; for the energy
+    bookkeeping, at that step's end: ``x (n, k)`` the block's gathered displacements [m],
+    ``force (n, k)`` [N] the friction part of its internal forces and ``stored (p,)`` [J]
+    the energy of the tangential springs.
+
+    The energy a step dissipates is the work of the friction forces by the trapezoidal rule
+    (the rule of the load work in the run's energy balance), ``(F_0 + F_1) . (x_1 - x_0) /
+    2``, less the change of the springs' energy: zero in stick on a plane, ``mu N ds``
+    with the step's mean ``N`` in slip. (``mu N_1 ds`` with the end value of ``N`` alone
+    leaves an error of ``mu v h (N(t) - N(0)) / 2`` in the balance, first order in the step
+    ``h``.)"""
+
+    anchor: np.ndarray
+    sliding: np.ndarray
+    slip: np.ndarray
+    x: np.ndarray
+    force: np.ndarray
+    stored: np.ndarray
+
+    def copy(self) -> "History":
+        return History(*(a.copy() for a in self))
+
+    @classmethod
+    def open(cls, anchor: np.ndarray, x: np.ndarray) -> "History":
+        """The history of points that are all open at the displacements ``x``, tied to
+        ``anchor (p, d)``: sliding (so a closing contact starts at ``mu_k``), no slip, no
+        force, no stored energy."""
+        p = len(anchor)
+        return cls(anchor, np.ones(p, dtype=bool), np.zeros(p), x.copy(), np.zeros_like(x),
+                   np.zeros(p))
+
+    def frozen(self) -> "History":
+        """The same history with read-only arrays (a block's reference history, shared by
+        every run)."""
+        for a in self:
+            a.flags.writeable = False
+        return self
+
+
+class Coulomb(NamedTuple):
+    """The return mapping of :func:`coulomb` at one state: ``f (p, d)`` [N] the friction part
+    of the internal force (``-f`` acts on the point), ``K (p, d, m)`` its derivative with
+    respect to the item's coordinates (None without tangent), ``slipping (p,)``, ``ds (p,)``
+    [m] the slip since the anchor (0 in stick), ``stored (p,)`` [J] the energy held by the
+    tangential springs, ``|f|^2 / (2 k_t)``, ``u (p, d)`` [m] the trial elastic slip and
+    ``un (p,)`` its length (the slip is along ``u / un``)."""
+
+    f: np.ndarray
+    K: np.ndarray | None
+    slipping: np.ndarray
+    ds: np.ndarray
+    stored: np.ndarray
+    u: np.ndarray
+    un: np.ndarray
+
+
+def coulomb(w: np.ndarray, normal: np.ndarray, N: np.ndarray, kt: np.ndarray,
+            mu_s: np.ndarray, mu_k: np.ndarray, sliding: np.ndarray,
+            dw: np.ndarray | None = None, dn: np.ndarray | None = None,
+            dN: np.ndarray | None = None) -> Coulomb:
+    """Coulomb friction of contact points by a penalty tangential law and its return mapping
+    (stick/slip), with static and kinetic coefficients: the kernel every frictional contact
+    block calls.
+
+    ``w (p, d)`` [m] is the point's position relative to its anchor (for a pair of beams: the
+    relative position of the two material points that were tied), ``normal (p, d)`` the unit
+    contact normal at the current state and ``N (p,)`` [N] the normal force (0: open). The
+    trial elastic slip is ``u = P w``, ``P = I - n n^T``, and the trial force ``k_t |u|``:
+
+    - **stick** when ``k_t |u| <= mu N`` with ``mu = mu_s`` for a point that stuck at the
+      last accepted step and ``mu = mu_k`` for one that slid or was open (``sliding``): ``f
+      = k_t u``;
+    - **slip** otherwise: ``f = mu N e``, ``e = u / |u|``, and the point has slipped ``ds =
+      |u| - mu N / k_t`` [m] along ``e``.
+
+    So a sticking contact holds up to ``mu_s N``, slips at ``mu_s N`` in the step it breaks
+    away and at ``mu_k N`` from the next step on, until a step ends with its trial force at
+    or below ``mu_k N`` (the module docstring says why the kinetic coefficient takes over
+    one step late).
+
+    Derivatives (optional, for the consistent tangent) with respect to the item's ``m``
+    coordinates ``X``: ``dw (p, d, m)``, ``dn (p, d, m)`` (None: a constant normal), ``dN (p,
+    m)``; then ``K = df/dX``: stick ``k_t du``, slip ``mu (e dN^T + N (I - e e^T) du /
+    |u|)``, with ``du = P dw - (n.w) dn - n (w^T dn)``.
+    """
+    p, d = w.shape
+    on = N > 0.0
+    nw = np.einsum("pi,pi->p", normal, w)
+    u = w - nw[:, None] * normal
+    un = np.sqrt(np.einsum("pi,pi->p", u, u))
+    trial = kt * un
+    mu = np.where(sliding, mu_k, mu_s)
+    limit = mu * N
+    slip = on & (trial > limit)
+    safe = np.where(un > 0.0, un, 1.0)
+    e = u / safe[:, None]
+    mag = np.where(slip, limit, np.where(on, trial, 0.0))
+    f = mag[:, None] * e
+    ds = np.where(slip, un - limit / kt, 0.0)
+    stored = 0.5 * mag * mag / kt
+    K = None
+    if dw is not None:
+        P = np.eye(d)[None] - normal[:, :, None] * normal[:, None, :]
+        du = np.einsum("pij,pjm->pim", P, dw)
+        if dn is not None:
+            du -= nw[:, None, None] * dn + normal[:, :, None] * np.einsum("pi,pim->pm", w,
+                                                                           dn)[:, None, :]
+        stick = on & ~slip
+        K = np.where(stick, kt, 0.0)[:, None, None] * du
+        Pe = np.eye(d)[None] - e[:, :, None] * e[:, None, :]
+        K += np.where(slip, limit / safe, 0.0)[:, None, None] * np.einsum("pij,pjm->pim",
+                                                                           Pe, du)
+        if dN is not None:
+            K += np.where(slip, mu, 0.0)[:, None, None] * e[:, :, None] * dN[:, None, :]
+    return Coulomb(f, K, slip, ds, stored, u, un)
+
+
+def coefficients(friction, kinetic_friction, tangential_stiffness, stiffness: float,
+                 where: str) -> tuple[float, float, float]:
+    """Validate a contact's friction arguments: ``(mu_s, mu_k, k_t)``. ``friction`` the static
+    coefficient ``mu_s`` (>= 0; 0: frictionless), ``kinetic_friction`` ``mu_k`` (default
+    None: ``mu_s``; at most ``mu_s``), ``tangential_stiffness`` [N/m] (default None: the
+    normal ``stiffness``). ModelError naming ``where`` and the argument otherwise."""
+    from .. import validate
+    from ..errors import ModelError
+    mu_s = validate.number(f"{where}: friction", friction)
+    if mu_s < 0.0:
+        raise ModelError(f"{where}: friction must be >= 0 (the static Coulomb coefficient; 0: "
+                         f"frictionless), got {friction!r}")
+    mu_k = mu_s
+    if kinetic_friction is not None:
+        mu_k = validate.number(f"{where}: kinetic_friction", kinetic_friction)
+        if mu_k < 0.0:
+            raise ModelError(f"{where}: kinetic_friction must be >= 0 (the sliding Coulomb "
+                             f"coefficient), got {kinetic_friction!r}")
+        if mu_k > mu_s:
+            raise ModelError(f"{where}: kinetic_friction ({mu_k:g}) exceeds friction, the "
+                             f"static coefficient ({mu_s:g}); give mu_k <= mu_s (or leave "
+                             "kinetic_friction out: mu_k = mu_s)")
+    kt = stiffness
+    if tangential_stiffness is not None:
+        kt = validate.number(f"{where}: tangential_stiffness", tangential_stiffness)
+        if not kt > 0.0:
+            raise ModelError(f"{where}: tangential_stiffness must be positive [N/m], got "
+                             f"{tangential_stiffness!r}")
+        if mu_s == 0.0:
+            raise ModelError(f"{where}: tangential_stiffness is used by friction only; give "
+                             "friction > 0 or leave it out")
+    return mu_s, mu_k, kt

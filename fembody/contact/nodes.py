@@ -9,7 +9,12 @@ when apart and negative when penetrating:
 - ``"segment"``: the straight segment between two nodes ``a -> b`` (e.g. a beam element),
   ``g = ((x_b - x_a) x (x - x_a)) / |x_b - x_a|``, the signed distance to its line, positive on
   the left of ``a -> b``; it counts only while the node projects inside the segment
-  (``0 <= s <= 1``).
+  (``0 <= s <= 1``);
+- ``"surface"``: a fixed rigid surface of :mod:`fembody.contact.surfaces` (sphere, cylinder,
+  box, triangle mesh, plane), touching at distance ``radius``, ``g = s(x) - radius`` with the
+  surface's signed distance ``s`` (:func:`fembody.contact.surfaces.surface_gap`,
+  :meth:`fembody.contact.trimesh.TriangleMesh.gap`); it counts where the distance has a
+  normal. So a node may hit a surface by impulse, or by the damped penalty force below.
 
 Each kernel returns the gap, its gradient ``D^T = dg/dx`` (the contact row of the impulse
 equations) and its Hessian, vectorised over all contacts of a kind.
@@ -42,7 +47,7 @@ if TYPE_CHECKING:
     from ..model.model import Model, Node
 
 METHODS = ("impulse", "penalty")
-KINDS = ("plane", "node", "segment")
+KINDS = ("plane", "node", "segment", "surface")
 V_MINUS_FLOOR = 1e-4      # [m/s] smallest approach speed in the damping law (resting contact)
 
 
@@ -57,7 +62,10 @@ class Contact:
     impulse contact becomes a persistent unilateral constraint (None: for e < 1 when the
     rebound would land again within one step, e |v-| <= a dt / 2 with a the normal acceleration
     pressing the node on, e.g. g for a ball on the ground; for e = 1 only at round-off level,
-    |v-| <= 1e-10 L / dt with L the model size, so that e = 1 stays lossless).
+    |v-| <= 1e-10 L / dt with L the model size, so that e = 1 stays lossless);
+    ``max_penetration`` [m] the deepest penetration a run accepts of a penalty contact (default
+    a tenth of a node-to-node contact's radius, :data:`fembody.contact.beams.PENETRATION`;
+    ``inf``, unchecked, for planes and segments unless given).
     """
 
     index: int
@@ -72,6 +80,8 @@ class Contact:
     stiffness: float | None = None
     exponent: float = 1.5
     rest_velocity: float | None = None
+    max_penetration: float = math.inf
+    surface: object = None
 
     @property
     def node(self) -> "Node":
@@ -85,10 +95,11 @@ class Contact:
         return f"Contact({self.label}, e={self.restitution:g}, {self.method})"
 
 
-def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
+def make_contact(model: "Model", node, plane=None, *, other=None, segment=None, surface=None,
                  radius: float = 0.0, restitution: float = 1.0, method: str = "impulse",
                  stiffness: float | None = None, exponent: float = 1.5,
-                 rest_velocity: float | None = None, name: str | None = None) -> Contact:
+                 rest_velocity: float | None = None, max_penetration: float | None = None,
+                 name: str | None = None) -> Contact:
     """Validate the arguments of ``Model.add_contact`` and build the :class:`Contact`."""
     index = len(model.contacts)
     where = f"add_contact (contact {index}{'' if name is None else f' {name!r}'})"
@@ -96,11 +107,12 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
     if node.internal:
         raise ModelError(f"{where}: {node} is the ground or an internal anchor; attach the "
                          "contact to a node of a body")
-    given = [k for k, v in (("plane", plane), ("other", other), ("segment", segment))
-             if v is not None]
+    given = [k for k, v in (("plane", plane), ("other", other), ("segment", segment),
+                            ("surface", surface)) if v is not None]
     if len(given) != 1:
-        raise ModelError(f"{where}: give exactly one obstacle: plane=(point, normal), other=node "
-                         f"or segment=(node_a, node_b); got {given or 'none'}")
+        raise ModelError(f"{where}: give exactly one obstacle: plane=(point, normal), other=node, "
+                         f"segment=(node_a, node_b) or surface=fb.Sphere(...) (or a Cylinder, "
+                         f"Box, TriangleMesh); got {given or 'none'}")
     if method not in METHODS:
         raise ModelError(f"{where}: unknown method {method!r}; use 'impulse' or 'penalty'")
     e = _number(restitution, f"{where}: restitution")
@@ -114,8 +126,11 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
         ("exponent", method == "impulse" and not _is(exponent, 1.5), "method='penalty'"),
         ("rest_velocity", method == "penalty" and rest_velocity is not None,
          "method='impulse'"),
-        ("radius", other is None and not _is(radius, 0.0), "other=node contacts; for a "
-         "ball on a plane move the plane's point by the radius along its normal")) if given]
+        ("max_penetration", method == "impulse" and max_penetration is not None,
+         "method='penalty': impulse contacts do not penetrate"),
+        ("radius", other is None and surface is None and not _is(radius, 0.0),
+         "other=node and surface= contacts; for a ball on a plane move the plane's point by "
+         "the radius along its normal")) if given]
     if unused:
         obstacle = "a plane" if plane is not None else "a segment" if segment is not None \
             else "a node"
@@ -134,6 +149,10 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: exponent must be >= 1 (1: linear, 1.5: Hertz), got "
                              f"{exponent!r}")
         kw.update(stiffness=k, exponent=n)
+        from .beams import penetration_tolerance      # (beams imports nothing of this module)
+        kw["max_penetration"] = penetration_tolerance(
+            max_penetration, (radius if other is not None or surface is not None else 0.0,),
+            where)
     if rest_velocity is not None:
         rv = _number(rest_velocity, f"{where}: rest_velocity")
         if rv < 0.0:
@@ -167,6 +186,20 @@ def make_contact(model: "Model", node, plane=None, *, other=None, segment=None,
             raise ModelError(f"{where}: a node-to-node contact needs a positive radius (the "
                              f"distance at which the nodes touch) [m], got {radius!r}")
         c = Contact(name=name or f"node {index}", kind="node", nodes=(node, b), radius=r, **kw)
+    elif surface is not None:
+        from .surfaces import SURFACES                # (surfaces imports nothing of this one)
+        if not isinstance(surface, SURFACES):
+            raise ModelError(f"{where}: surface must be fb.Plane, fb.Sphere, fb.Cylinder, "
+                             f"fb.Box or fb.TriangleMesh; got {surface!r}")
+        if surface.dim != D.n_translations:
+            raise ModelError(f"{where}: the surface is given in {surface.dim} coordinates but "
+                             f"the model is {D.n_translations}D")
+        r = _number(radius, f"{where}: radius")
+        if r < 0.0:
+            raise ModelError(f"{where}: radius must be >= 0 [m] (the distance from the surface "
+                             f"at which the node touches), got {radius!r}")
+        c = Contact(name=name or f"{surface.kind} {index}", kind="surface", nodes=(node,),
+                    radius=r, surface=surface, **kw)
     elif D.spatial:
         raise ModelError(f"{where}: segment contact is planar (a signed distance to a line); in "
                          "a 3D model use plane=(point, normal) or other=node with a radius")
@@ -280,6 +313,7 @@ class ContactGroup:
         self.contacts = list(contacts)
         self.index = np.array([c.index for c in contacts], dtype=np.int64)
         dim = 3 if node_dofs.shape[1] == 6 else 2
+        self.dim = dim
         self.dofs = np.array([[d for nd in c.nodes for d in node_dofs[nd.id, :dim]]
                               for c in contacts], dtype=np.int64)
         self.X = np.array([[v for nd in c.nodes for v in np.asarray(nd.position, float)[:dim]]
@@ -289,6 +323,24 @@ class ContactGroup:
             self.point = np.array([c.point for c in contacts])
             self.normal = np.array([c.normal for c in contacts])
         self.radius = np.array([c.radius for c in contacts])
+        if kind == "surface":
+            self._surfaces(contacts, dim)
+
+    def _surfaces(self, contacts: list, dim: int) -> None:
+        """The rows of :func:`fembody.contact.surfaces.surface_gap` per contact, and the rows
+        each triangle mesh measures (a mesh per group of rows: the loop in :meth:`evaluate`
+        runs over the distinct meshes, known when the model is compiled)."""
+        from .surfaces import _geometry
+        from .trimesh import TriangleMesh
+        geo = [_geometry(c.surface, dim) for c in contacts]
+        self.origin, self.P = np.array([g[0] for g in geo]), np.array([g[1] for g in geo])
+        self.R = np.array([g[2] for g in geo], dtype=float)
+        self.plane = np.array([g[3] for g in geo], dtype=bool)
+        self.half = np.array([g[4] for g in geo])
+        meshes = {id(c.surface): c.surface for c in contacts
+                  if isinstance(c.surface, TriangleMesh)}
+        self.on_mesh = [(m, np.array([c.surface is m for c in contacts]))
+                        for m in meshes.values()]
 
     def __len__(self) -> int:
         return len(self.contacts)
@@ -306,8 +358,21 @@ class ContactGroup:
         if self.kind == "node":
             g, G, H = gap_node(pos, self.radius[rows])
             return g, G, H, np.ones(len(g), dtype=bool)
+        if self.kind == "surface":
+            return self._surface_gap(pos, np.arange(len(self))[rows])
         g, s, G, H = gap_segment(pos)
         return g, G, H, (s >= 0.0) & (s <= 1.0)
+
+    def _surface_gap(self, pos: np.ndarray, r: np.ndarray):
+        """:meth:`evaluate` of surface contacts ``r`` (indices) at positions ``pos``."""
+        from .surfaces import surface_gap
+        s, G, H, ok = surface_gap(pos, self.origin[r], self.P[r], self.R[r], self.plane[r],
+                                  True, self.half[r])
+        for mesh, mine in self.on_mesh:
+            m = mine[r]
+            if m.any():
+                s[m], G[m], H[m], ok[m] = mesh.gap(pos[m], self.radius[r][m] + mesh.margin)
+        return s - self.radius[r], G, H, ok
 
     def gaps(self, u: np.ndarray, v: np.ndarray | None = None):
         """Gaps, gap rates (or None), gradients and validity of all contacts for the node
@@ -317,6 +382,26 @@ class ContactGroup:
         g, G, _, ok = self.evaluate(pos)
         gd = None if v is None else np.einsum("nk,nk->n", G, v[self.dofs])
         return g, gd, G, ok
+
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows (one per contact)."""
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, u: np.ndarray) -> dict[str, np.ndarray]:
+        """Per contact: ``gap`` [m], ``normal_force`` [N] (penalty contacts: the elastic force
+        ``k delta^n``, without the Lankarani-Nikravesh damping, which needs the run's approach
+        speeds; impulse contacts exchange impulses at events, not forces: NaN), ``point``
+        ``(n, d)`` [m] the watched node and ``normal`` ``(n, d)`` the unit direction of the
+        force on it (0 where a node lies outside its segment)."""
+        pos = u + self.X
+        g, G, _, ok = self.evaluate(pos)
+        d = self.dim
+        Gn = G[:, :d] * ok[:, None]
+        size = np.linalg.norm(Gn, axis=1)
+        Gn = Gn / np.where(size > 0.0, size, 1.0)[:, None]
+        # (a penalty block has its stiffness and resultants; an impulse group has neither)
+        F = self.resultants(u)[:, 0] if hasattr(self, "k") else np.full(len(g), np.nan)
+        return {"gap": g, "normal_force": F, "point": pos[:, :d], "normal": Gn}
 
 
 class PenaltyBlock(ContactGroup):
@@ -342,6 +427,7 @@ class PenaltyBlock(ContactGroup):
         self.v_floor = np.full(len(contacts), V_MINUS_FLOOR)
         self.v_floor.flags.writeable = False
         self.Dd = self.e if np.any(self.e < 1.0) else None    # non-None: velocities wanted
+        self.tol = np.array([c.max_penetration for c in contacts])  # what a run accepts [m]
 
     def mass(self):
         return None
@@ -389,6 +475,13 @@ class PenaltyBlock(ContactGroup):
         delta = np.where(ok & (g < 0.0), -g, 0.0)
         return np.column_stack([self.k * delta ** self.n, g, np.zeros_like(g)])
 
+    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per contact the gap [m] and whether it has one (a node beside its segment has
+        none), without the forces (what a run checks after each step,
+        :mod:`fembody.contact.watch`)."""
+        g, _, _, ok = self.evaluate(x + self.X)
+        return g, ok
+
     def approach(self, u: np.ndarray, v: np.ndarray, v_minus: np.ndarray) -> np.ndarray:
         """The approach speeds after a step: those of ``v_minus`` for contacts that are closed,
         the current approach speed (the v^- of the damping law, at least
@@ -400,17 +493,23 @@ class PenaltyBlock(ContactGroup):
 
 
 class ContactState:
-    """What a run changes of a System's penalty contacts: the approach speed ``v^-`` [m/s] of
-    each contact, one array per block of ``penalty_blocks`` (in that order), starting at
-    :data:`V_MINUS_FLOOR`. Owned by the run (:class:`fembody.run.impact.ImpactHandler`), handed
-    to the blocks' force evaluation by the System the run steps
-    (:meth:`fembody.system.System.with_contact_state`), so runs of one System, one after the
-    other or side by side, do not see each other's speeds. Its arrays are changed in place."""
+    """What a run changes of a System's contacts: the approach speed ``v^-`` [m/s] of each
+    penalty contact, one array per block of ``penalty_blocks`` (in that order), starting at
+    :data:`V_MINUS_FLOOR`, and the tangential history of the frictional blocks (a
+    :class:`fembody.contact.friction.History` per block of ``friction_blocks``, by its
+    ``friction_slot``), starting at the blocks' ``history0``. Owned by the run (penalty
+    speeds: :class:`fembody.run.impact.ImpactHandler`; histories: the driver, once per
+    accepted step, :meth:`advance`), handed to the blocks' force evaluation by the System the
+    run steps (:meth:`fembody.system.System.with_contact_state`), so runs of one System, one
+    after the other or side by side, do not see each other's speeds or anchors. A rejected
+    step changes nothing here (the histories move only when a step is accepted). Its speed
+    arrays are changed in place, its histories replaced."""
 
-    __slots__ = ("v_minus",)
+    __slots__ = ("v_minus", "friction")
 
-    def __init__(self, blocks: list) -> None:
+    def __init__(self, blocks: list, friction_blocks: Sequence = ()) -> None:
         self.v_minus = [np.full(len(b), V_MINUS_FLOOR) for b in blocks]
+        self.friction = [b.history0.copy() for b in friction_blocks]
 
     def update(self, system, q: np.ndarray, v: np.ndarray) -> None:
         """Record the approach speeds of the open contacts at the state ``(q, v)`` of
@@ -418,18 +517,35 @@ class ContactState:
         for b, vm in zip(system.penalty_blocks, self.v_minus):
             vm[:] = b.approach(system.gather(q, b.dofs), v, vm)
 
-    def saved(self) -> list:
-        """Copies of the speeds (what a checkpoint keeps)."""
-        return [vm.copy() for vm in self.v_minus]
+    def advance(self, system, q: np.ndarray) -> tuple[float, float]:
+        """Move the frictional blocks' anchors to the accepted state ``q`` of ``system``'s
+        run; returns the energy the step's slip dissipated [J] and the energy held by the
+        tangential springs at ``q`` [J]."""
+        dissipated = stored = 0.0
+        for b in system.friction_blocks:
+            h, d, e = b.advance(system.pose(b, q), self.friction[b.friction_slot])
+            self.friction[b.friction_slot] = h
+            dissipated += d
+            stored += e
+        return dissipated, stored
 
-    def restore(self, saved: list) -> None:
-        """Take the speeds of :meth:`saved` (a resumed run's)."""
-        if len(saved) != len(self.v_minus) or any(
-                np.shape(a) != vm.shape for a, vm in zip(saved, self.v_minus)):
-            raise ModelError("checkpoint: its penalty contacts differ from the model's; give "
-                             "resume the model the run was started with")
-        for vm, a in zip(self.v_minus, saved):
+    def saved(self) -> dict:
+        """Copies of the speeds and histories (what a checkpoint keeps)."""
+        return {"v_minus": [vm.copy() for vm in self.v_minus],
+                "friction": [h.copy() for h in self.friction]}
+
+    def restore(self, saved: dict) -> None:
+        """Take the speeds and histories of :meth:`saved` (a resumed run's)."""
+        vms, hs = saved.get("v_minus", []), saved.get("friction", [])
+        if len(vms) != len(self.v_minus) or any(
+                np.shape(a) != vm.shape for a, vm in zip(vms, self.v_minus)) or \
+                len(hs) != len(self.friction) or any(
+                np.shape(a.anchor) != h.anchor.shape for a, h in zip(hs, self.friction)):
+            raise ModelError("checkpoint: its penalty or frictional contacts differ from the "
+                             "model's; give resume the model the run was started with")
+        for vm, a in zip(self.v_minus, vms):
             vm[:] = a
+        self.friction = [h.copy() for h in hs]
 
 
 def build_groups(model: "Model", node_dofs: np.ndarray) -> tuple[list, list]:

@@ -1,5 +1,6 @@
-"""Penalty contact of beams and nodes against fixed rigid surfaces: planes, spheres,
-cylinders and boxes (planar and spatial models).
+"""Penalty contact of beams and nodes against rigid surfaces: planes, spheres, cylinders and
+boxes (planar and spatial models) and triangle meshes (spatial models,
+:mod:`fembody.contact.trimesh`).
 
 **Surfaces.** A surface measures the signed distance ``s(x)`` [m] of a point ``x`` to itself,
 positive outside, with its exact gradient and Hessian:
@@ -21,12 +22,18 @@ positive outside, with its exact gradient and Hessian:
 The contact is from outside (a ball on a sphere, a rope over a pulley); a point on the centre
 or the axis (no normal) does not push.
 
-**Moving surfaces** (planar models): a surface may be carried by a node (a rigid body's) with
+**Moving surfaces**: a surface may be carried by a node (a rigid body's) with
 DOFs ``(x_b, y_b, phi)``; it is given where it is in the reference configuration, and each
 point is measured after being taken back to that configuration, ``p_ref = X_b + Q(phi)^T (p -
 x_b)`` (``X_b`` the node's reference position, ``x_b`` its current one, ``Q`` the rotation by
 ``phi``); the exact derivatives follow by the chain rule (see the block's
-``_moving_gaps``), and the contact force acts on the body too.
+``_moving_gaps``), and the contact force acts on the body too. Spatial models: the node's
+pose ``(x_b, R)`` (a rigid body's node; its rotation is the identity in the reference
+configuration) takes the point back by ``p_ref = X_b + R^T (p - x_b)``; the block is then a
+spatial block reading the poses and its tangent is on the material rotation increments (see
+``_moving_gaps_3d``). The force on the body is the reaction of the forces on the points, and
+its moment about the node is ``sum (p - x_b) x (-f_p)``: momentum passes between the two
+exactly.
 
 **Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
 a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
@@ -53,7 +60,9 @@ the spacing of the Gauss points (hence the check that an element is no longer th
 the sum of the radii of a sphere or cylinder).
 
 Which sample points are checked: all of them, at every evaluation (one surface against many
-elements needs no broad phase: the work is linear in the number of elements).
+elements needs no broad phase: the work is linear in the number of elements). A triangle mesh
+is many surfaces: its block finds each point's nearby triangles by a broad phase and measures
+the nearest feature (:class:`fembody.contact.trimesh.TriangleMesh`), with the same formulas.
 """
 from __future__ import annotations
 
@@ -66,8 +75,11 @@ import numpy as np
 from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
+from ..rotations import hat
 from .beams import penetration_tolerance
+from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
+from .trimesh import TriangleMesh
 
 if TYPE_CHECKING:
     from ..model.model import Model
@@ -253,7 +265,7 @@ class Box:
         return self.center.size
 
 
-SURFACES = (Plane, Sphere, Cylinder, Box)
+SURFACES = (Plane, Sphere, Cylinder, Box, TriangleMesh)
 
 
 def _curvature(surface) -> float:
@@ -267,6 +279,8 @@ def _geometry(surface, d: int):
     projector, a cylinder ``I - a a^T`` (planar: I); a box its axes as the rows of ``P`` and
     its half side lengths."""
     half = np.zeros(d)
+    if isinstance(surface, TriangleMesh):         # measured by the mesh (unused rows)
+        return np.zeros(d), np.eye(d), 0.0, False, half
     if isinstance(surface, Plane):
         return surface.point, np.tile(surface.normal, (d, 1)), 0.0, True, half
     if isinstance(surface, Sphere):
@@ -355,7 +369,9 @@ class SurfaceContact:
     it touches); ``stiffness`` [N/m] the penalty; ``body`` the node (of a rigid body) the
     surface moves with (None: fixed; planar models); ``max_penetration`` [m] the deepest
     penetration a run accepts (:func:`fembody.contact.beams.penetration_tolerance`; ``inf``:
-    unchecked).
+    unchecked); ``friction`` and ``kinetic_friction`` the static and kinetic Coulomb
+    coefficients ``mu_s >= mu_k`` [-] (0: frictionless), ``tangential_stiffness`` [N/m] the
+    penalty of the tangential law (:func:`fembody.contact.friction.coulomb`).
     """
 
     index: int
@@ -367,6 +383,9 @@ class SurfaceContact:
     stiffness: float = 1.0
     body: object = None
     max_penetration: float = math.inf
+    friction: float = 0.0
+    kinetic_friction: float = 0.0
+    tangential_stiffness: float = 1.0
 
     @property
     def label(self) -> str:
@@ -375,6 +394,8 @@ class SurfaceContact:
 
 def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0,
                          stiffness: float, body=None, max_penetration: float | None = None,
+                         friction: float = 0.0, kinetic_friction: float | None = None,
+                         tangential_stiffness: float | None = None,
                          name: str | None = None) -> SurfaceContact:
     """Validate the arguments of ``Model.add_surface_contact`` and build the
     :class:`SurfaceContact`."""
@@ -383,8 +404,9 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
              f"{'' if name is None else f' {name!r}'})")
     if not isinstance(surface, SURFACES):
         raise ModelError(f"{where}: surface must be fb.Plane(point, normal), fb.Sphere(center, "
-                         f"radius), fb.Cylinder(point, radius, axis) or fb.Box(center, size, "
-                         f"axes); got {surface!r}")
+                         f"radius), fb.Cylinder(point, radius, axis), fb.Box(center, size, "
+                         f"axes) or fb.TriangleMesh(points, triangles) (or "
+                         f"fb.TriangleMesh.read(file)); got {surface!r}")
     nd = model.dimension.n_translations
     if surface.dim != nd:
         raise ModelError(f"{where}: the surface is given in {surface.dim} coordinates but the "
@@ -397,6 +419,11 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
     if not k > 0.0:
         raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
                          f"metre of penetration), got {stiffness!r}")
+    mu_s, mu_k, kt = coefficients(friction, kinetic_friction, tangential_stiffness, k, where)
+    if mu_s > 0.0 and body is not None:
+        raise ModelError(f"{where}: friction on a surface moving with a body is not available "
+                         "yet (its anchors would have to follow the body); use a fixed surface "
+                         "or friction=0.0")
     elements, nodes = (), ()
     if any(target is b for b in model.bodies):
         elements = tuple(e for e in target.elements if e.family in ELEMENT_FAMILIES
@@ -428,18 +455,24 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
                              "between its Gauss points; refine the beam")
     carrier = None
     if body is not None:
-        if model.dimension.spatial:
-            raise ModelError(f"{where}: surfaces moving with a body are planar only for now; "
-                             "in a spatial model leave body out (a fixed surface)")
         carrier = model.node(body, f"{where}: body")
         mine = {n.id for n in nodes} | {n.id for e in elements for n in e.nodes}
         if carrier.id in mine:
             raise ModelError(f"{where}: body ({carrier}) is one of the nodes that touch the "
                              "surface; attach the surface to another body")
+    tol = penetration_tolerance(max_penetration, (r,), where)
+    if isinstance(surface, TriangleMesh) and math.isfinite(tol) \
+            and tol > 2.0 * r + surface.margin:
+        # a point deeper than this has no triangle in its broad-phase box: it would not be
+        # seen to penetrate (the run would not stop on it)
+        raise ModelError(f"{where}: max_penetration ({tol:.3g} m) is deeper than the mesh "
+                         f"can see (twice the radius plus its margin, "
+                         f"{2.0 * r + surface.margin:.3g} m); give the TriangleMesh a larger "
+                         "margin or a smaller max_penetration")
     return SurfaceContact(index=index, name=name or f"surface contact {index}",
                           surface=surface, elements=elements, nodes=nodes, radius=r,
-                          stiffness=k, body=carrier,
-                          max_penetration=penetration_tolerance(max_penetration, (r,), where))
+                          stiffness=k, body=carrier, max_penetration=tol,
+                          friction=mu_s, kinetic_friction=mu_k, tangential_stiffness=kt)
 
 
 # ----------------------------------------------------------------------------- the block
@@ -452,22 +485,44 @@ class SurfaceContactBlock:
     = 1, one point of weight 1); ``X (n, m, d)`` the reference positions [m]; ``origin (n,
     d)``, ``P (n, d, d)``, ``R (n,)``, ``plane (n,)``, ``half (n, d)`` (optional: boxes) the
     surface of each item (see :func:`surface_gap`); ``radius (n,)`` the section radius [m];
-    ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, 2)``
-    (optional) the reference positions of the nodes carrying moving surfaces (planar; then
-    ``dofs`` end with the carrier's x, y, rz and the family gets " (moving)"); ``tol (n,)``
-    (optional) the deepest penetration a run accepts per item [m] (default ``inf``).
+    ``k (n,)`` the penalty [N/m]; ``labels`` the items' names for messages; ``body_X (n, d)``
+    (optional) the reference positions of the nodes carrying moving surfaces (then ``dofs``
+    end with the carrier's x, y, rz (planar) or x, y, z, rx, ry, rz (spatial) and the family
+    gets " (moving)"; a spatial one is a :class:`fembody.elements.base.SpatialBlock` reading
+    the poses of ``nodes (n, m + 1)``, the items' nodes and the carrier); ``tol (n,)``
+    (optional) the deepest penetration a run accepts per item [m] (default ``inf``);
+    ``mesh`` (optional) a :class:`fembody.contact.trimesh.TriangleMesh` measuring every point
+    of the block instead of the rows above (one mesh per block);
+    ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per item, the static and kinetic Coulomb
+    coefficients and the tangential penalty [N/m] (default None: frictionless; fixed surfaces
+    only).
+
+    **Friction.** Each sample point has a tangential spring tied to an anchor in space (the
+    run's :class:`fembody.contact.friction.History`, kept in its
+    :class:`fembody.contact.ContactState`; ``friction_slot`` is the block's place there) and
+    :func:`fembody.contact.friction.coulomb` returns its force: ``w = x_g - a_g``, the normal
+    ``n = ds/dx`` at the point (its derivative the surface's Hessian, so the tangent is exact
+    on curved surfaces), ``N_g = k w_g max(-g_g, 0)`` and the tangential penalty ``k_t w_g``
+    (a Gauss point carries its share of the element, as for the normal penalty). An open
+    point's anchor is its projection on the surface, so a contact closes without tangential
+    force. Without a run's history (a System evaluated on its own, statics) the anchors are
+    those of the reference configuration.
     """
 
     Dd = None       # no velocity-dependent force
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
-                 body_X: np.ndarray | None = None, tol: np.ndarray | None = None) -> None:
+                 body_X: np.ndarray | None = None, tol: np.ndarray | None = None,
+                 mesh: TriangleMesh | None = None, friction: tuple | None = None) -> None:
         self.kind = kind
+        self.mesh = mesh
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.family = "beam surface contact" if kind == "element" else "node surface contact"
-        # a surface moving with a body (planar): dofs end with the body node's (x, y, rz)
+        # a surface moving with a body: dofs end with the body node's (x, y, rz) or
+        # (x, y, z, rx, ry, rz)
         self.body_X = None if body_X is None else np.asarray(body_X, dtype=float)
         if self.body_X is not None:
             self.family += " (moving)"
@@ -489,15 +544,27 @@ class SurfaceContactBlock:
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.kw = (self.k[:, None] * self.w[None, :]).ravel()          # (n ns,)
+        # a mesh's broad phase checks a point within its section radius plus the margin
+        self.pad = None if mesh is None else np.repeat(self.radius, ns) + mesh.margin
         self._labels = labels
         self.dim = self.X.shape[2]
+        self.spatial = self.body_X is not None and self.dim == 3
         if self.body_X is not None:
-            # E_g maps (point, body position, body angle) to the item's DOFs
-            m, md = self.C.shape[1], self.C.shape[1] * self.dim
-            self.E = np.zeros((ns, md + 3, 5))
+            # E_g maps (point, body position, body rotation) to the item's DOFs
+            d = self.dim
+            m, md, nb = self.C.shape[1], self.C.shape[1] * d, 3 * (d - 1)
+            self.E = np.zeros((ns, md + nb, d + nb))
             for j in range(m):                         # (2 nodes at most, compile time)
-                self.E[:, 2 * j:2 * j + 2, 0:2] = self.C[:, j, None, None] * np.eye(2)
-            self.E[:, md:, 2:] = np.eye(3)
+                self.E[:, d * j:d * j + d, 0:d] = self.C[:, j, None, None] * np.eye(d)
+            self.E[:, md:, d:] = np.eye(nb)
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            if self.body_X is not None:
+                raise ModelError(f"{self.family}: friction on moving surfaces is not available")
+            mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
+            self.mu_s, self.mu_k = rep(mu_s), rep(mu_k)
+            self.kt = (kt[:, None] * self.w[None, :]).ravel()
+            self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -517,10 +584,11 @@ class SurfaceContactBlock:
         """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
         ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point (a moving surface:
         with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
+        if self.spatial:
+            return self._moving_gaps_3d(x, hessian)
         if self.body_X is not None:
             return self._moving_gaps(x, hessian)
-        s, G, H, ok = surface_gap(self.points(x), self.origin, self.P, self.R, self.plane,
-                                  hessian, self.half)
+        s, G, H, ok = self._measure(self.points(x), hessian)
         n, ns = len(self), self.C.shape[0]
         g = s - np.repeat(self.radius, ns)
         return (g.reshape(n, ns), ok.reshape(n, ns), G.reshape(n, ns, -1),
@@ -540,8 +608,7 @@ class SurfaceContactBlock:
         c, s_ = np.cos(x[:, md + 2]), np.sin(x[:, md + 2])
         Q = np.stack([np.stack([c, -s_], -1), np.stack([s_, c], -1)], 1)   # (n, 2, 2)
         w = np.einsum("nji,ngj->ngi", Q, p - pb[:, None])            # Q^T (p - x_b)
-        s, g, H, ok = surface_gap((self.body_X[:, None] + w).reshape(-1, d), self.origin,
-                                  self.P, self.R, self.plane, hessian, self.half)
+        s, g, H, ok = self._measure((self.body_X[:, None] + w).reshape(-1, d), hessian)
         g = g.reshape(n, ns, d)
         Jw = np.stack([-w[..., 1], w[..., 0]], -1)
         gp = np.einsum("nij,ngj->ngi", Q, g)
@@ -563,12 +630,67 @@ class SurfaceContactBlock:
         H5[..., 2:4, 4] += v
         return gap, ok.reshape(n, ns), G, H5
 
+    def _moving_gaps_3d(self, poses, hessian: bool):
+        """The gaps of a surface carried by a spatial body of pose ``(x_b, R)`` (``R`` the
+        rotation from the reference configuration, whose rotations are the identity): each
+        point is taken back to the body's reference frame, ``y = X_b + R^T (p - x_b)``, and
+        measured there (``s(y)``, gradient ``gamma``). With material increments ``R <- R
+        exp(hat(Theta))`` and ``u = R^T (p - x_b)``: ``dy / d(p, x_b, Theta) = J = (R^T, -R^T,
+        hat(u))``, so the gradient is ``J^T gamma = (R gamma, -R gamma, gamma x u)`` and its
+        derivative ``J^T (d2s/dy2) J + M``, where ``M`` differentiates ``J^T`` at fixed
+        ``gamma``: ``d(R gamma)/dTheta = -R hat(gamma)``, ``d(gamma x u)/d(p, x_b, Theta) =
+        hat(gamma) (R^T, -R^T, hat(u))`` (not symmetric: the rotations are not additive).
+        Returns gradients ``(n, ns, 9)`` and Hessians ``(n, ns, 9, 9)`` on (p, x_b, Theta)."""
+        xs, Rs = poses[0], poses[1]
+        n, (ns, m) = len(self), self.C.shape
+        p = np.einsum("gm,nmd->ngd", self.C, xs[:, :m])              # (n, ns, 3)
+        xb, R = xs[:, m], Rs[:, m]
+        u = np.einsum("nji,ngj->ngi", R, p - xb[:, None])            # R^T (p - x_b)
+        s, gam, H, ok = self._measure((self.body_X[:, None] + u).reshape(-1, 3), hessian)
+        gam = gam.reshape(n, ns, 3)
+        Rg = np.einsum("nij,ngj->ngi", R, gam)
+        G = np.concatenate([Rg, -Rg, np.cross(gam, u)], axis=-1)
+        gap = (s - np.repeat(self.radius, ns)).reshape(n, ns)
+        if not hessian:
+            return gap, ok.reshape(n, ns), G, None
+        J = np.zeros((n, ns, 3, 9))
+        J[..., 0:3] = np.swapaxes(R, 1, 2)[:, None]
+        J[..., 3:6] = -J[..., 0:3]
+        J[..., 6:9] = hat(u)
+        H9 = np.einsum("ngai,ngab,ngbj->ngij", J, H.reshape(n, ns, 3, 3), J)
+        hg = hat(gam)                                                  # (n, ns, 3, 3)
+        RH = np.einsum("nij,ngjk->ngik", R, hg)                        # R hat(gamma)
+        H9[..., 0:3, 6:9] -= RH
+        H9[..., 3:6, 6:9] += RH
+        H9[..., 6:9, :] += np.einsum("ngij,ngjk->ngik", hg, J)
+        return gap, ok.reshape(n, ns), G, H9
+
+    def reference_state(self):
+        """What :meth:`gaps` reads in the reference configuration: zero displacements, or (a
+        spatial moving surface) the nodes' reference positions and identity rotations."""
+        if not self.spatial:
+            return np.zeros(self.dofs.shape)
+        xs = np.concatenate([self.X, self.body_X[:, None]], axis=1)
+        return xs, np.broadcast_to(np.eye(3), xs.shape + (3,)).copy()
+
+    def _measure(self, y: np.ndarray, hessian: bool):
+        """``surface_gap`` of the sample points ``y (n ns, d)`` (in the surface's reference
+        frame), by the block's mesh if it has one."""
+        if self.mesh is not None:
+            return self.mesh.gap(y, self.pad, hessian)
+        return surface_gap(y, self.origin, self.P, self.R, self.plane, hessian, self.half)
+
     def _active(self, x, hessian):
         g, ok, G, H = self.gaps(x, hessian)
         kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
         return g, kon, G, H
 
-    def forces(self, x: np.ndarray, v, tangent: bool):
+    def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
+        """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
+        gathered displacements ``x``; a frictional block's from the anchors of ``history``
+        (a run's; default None: :attr:`history0`, those of the reference configuration)."""
+        if self.frictional:
+            return self._friction_forces(x, tangent, history)
         g, kon, G, H = self._active(x, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         a = kon * g                                             # -(force) per point [N]
@@ -587,9 +709,69 @@ class SurfaceContactBlock:
         K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
         return f, K, None
 
+    # ------------------------------------------------------------------------- friction
+    def _open_history(self, x: np.ndarray) -> History:
+        """The history of points that are all open at ``x``: each anchor the point's
+        projection on its surface (the point itself where there is no normal)."""
+        g, ok, G, _ = self.gaps(x)
+        pts = self.points(x)
+        s = (g + self.radius[:, None]).ravel()
+        anchor = pts - np.where(ok.ravel(), s, 0.0)[:, None] * G.reshape(-1, self.dim)
+        return History.open(anchor, x)
+
+    def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
+        """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
+        :func:`fembody.contact.friction.coulomb` of every sample point."""
+        h = self.history0 if history is None else history
+        g, kon, G, H = self._active(x, True)
+        d = self.dim
+        Gp = G.reshape(-1, d)
+        N = -(kon * g).ravel()
+        w = self.points(x) - h.anchor
+        if tangent:
+            p = len(w)
+            dw = np.broadcast_to(np.eye(d), (p, d, d))
+            dN = -kon.ravel()[:, None] * Gp
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw,
+                        H.reshape(-1, d, d), dN)
+        else:
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+        return g, kon, G, H, c
+
+    def _friction_forces(self, x: np.ndarray, tangent: bool, history):
+        g, kon, G, H, c = self._coulomb(x, history, tangent)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        # per point: the normal part (k g G) plus the friction part
+        fp = (kon * g)[:, :, None] * G + c.f.reshape(n, ns, d)
+        f = np.einsum("gm,ngi->nmi", self.C, fp).reshape(n, m * d)
+        if not tangent:
+            return f, None, None
+        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + (kon * g)[:, :, None, None] * H + c.K.reshape(n, ns, d, d)
+        K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
+        return f, K, None
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at the displacements ``x`` (from
+        ``history``, the last accepted one's), the energy [J] the step's slip dissipated
+        (see :class:`fembody.contact.friction.History`) and the energy held by the
+        tangential springs at ``x`` [J]."""
+        g, kon, G, H, c = self._coulomb(x, history, False)
+        N = -(kon * g).ravel()
+        on = N > 0.0
+        e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
+        fresh = self._open_history(x)
+        anchor = np.where(on[:, None], history.anchor + c.ds[:, None] * e, fresh.anchor)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        F = np.einsum("gm,ngi->nmi", self.C, c.f.reshape(n, ns, d)).reshape(n, m * d)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, c.stored)
+        return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``sum_g k w_g / 2 max(-g, 0)^2`` [J] per item (kept in the strain
-        energy)."""
+        energy; the tangential springs' energy depends on the run's history and is recorded
+        by the run, see :meth:`advance`)."""
         g, kon, _, _ = self._active(x, False)
         return 0.5 * (kon * g * g).sum(axis=1)
 
@@ -606,18 +788,62 @@ class SurfaceContactBlock:
         F = np.linalg.norm(np.einsum("ng,ngi->ni", -kon * g, G[..., :self.dim]), axis=1)
         return np.column_stack([F, g.min(axis=1), (kon > 0.0).any(axis=1).astype(float)])
 
+    # ------------------------------------------------------------------ results
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows: an element's Gauss points are its rows."""
+        ns = self.C.shape[0]
+        if ns == 1:
+            return [self.label(i) for i in range(len(self))]
+        return [f"{self.label(i)}, point {g}" for i in range(len(self)) for g in range(ns)]
+
+    def report(self, x, history: History | None = None) -> dict[str, np.ndarray]:
+        """Per sample point (rows item-major, :meth:`report_labels`): ``gap`` [m] (without a
+        normal, e.g. beyond a mesh's margin: the row's gap is not a distance and its force is
+        0), ``normal_force`` [N] (``k w_g max(-g, 0)``, >= 0), ``point`` ``(rows, d)`` [m] the
+        sample point and ``normal`` ``(rows, d)`` the unit direction of the force on it (the
+        surface's outward normal there; 0 without a normal).
+
+        With a run's ``history`` (its ``ContactState``'s after the accepted step that ended at
+        ``x``), a frictional block also gives ``"tangential_force"``, the magnitude of the
+        friction force on the point [N], ``"slip"``, the slip distance it accumulated [m], and
+        ``"stick"``, whether it touches and did not slide in that step. Without a history
+        (default None: a state measured after the run) the friction keys are left out: the
+        anchors of that state are not known."""
+        g, kon, G, _ = self._active(x, False)
+        d, (ns, m) = self.dim, self.C.shape
+        if self.spatial:
+            pos = x[0][:, :m]
+        else:
+            pos = self.X + x[:, :m * d].reshape(self.X.shape)
+        pts = np.einsum("gm,nmd->ngd", self.C, pos).reshape(-1, d)
+        nrm = G[..., :d].reshape(-1, d)
+        out = {"gap": g.ravel(), "normal_force": (-kon * g).ravel(), "point": pts,
+               "normal": nrm}
+        if self.frictional and history is not None:
+            c = self._coulomb(x, history, False)[4]
+            out.update(tangential_force=np.linalg.norm(c.f, axis=1), slip=history.slip.copy(),
+                       stick=(kon > 0.0).ravel() & ~history.sliding)
+        return out
+
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
-    """The model's surface contacts as (at most) two force blocks: the beam elements sampled at
-    Gauss points, and the nodes. A sample point that starts inside its surface by more than
+    """The model's surface contacts as force blocks: the beam elements sampled at Gauss points
+    and the nodes, against fixed and against moving surfaces, and each triangle mesh's
+    own blocks (at most four per mesh, four for the analytic surfaces). A sample point that starts inside its surface by more than
     :data:`INSIDE_TOL` of the contact's size is a ModelError naming it and its gap."""
     nd = model.dimension.n_translations
     out = []
-    for kind, moving in (("element", False), ("node", False), ("element", True),
-                         ("node", True)):
+    # the analytic surfaces share blocks; a triangle mesh measures the points of its own
+    meshes = list({id(sc.surface): sc.surface for sc in model.surface_contacts
+                   if isinstance(sc.surface, TriangleMesh)}.values())
+    groups = [(kind, moving, mesh) for mesh in [None] + meshes for moving in (False, True)
+              for kind in ("element", "node")]
+    for kind, moving, mesh in groups:
         rows = []                                        # (compile time only)
         for sc in model.surface_contacts:
             if (sc.body is not None) != moving:
+                continue
+            if (sc.surface if isinstance(sc.surface, TriangleMesh) else None) is not mesh:
                 continue
             o, P, R, plane, half = _geometry(sc.surface, nd)
             items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
@@ -630,28 +856,50 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
         X = np.array([[pos[i] for i in row] for row in ids])
         dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
-        body_X = None
+        body_X, nodes = None, ids
         if moving:
             bid = np.array([r[0].body.id for r in rows])
             body_X = np.array([pos[i] for i in bid])
-            dofs = np.concatenate([dofs, node_dofs[bid][:, :3]], axis=1)
+            nb = 3 * (nd - 1)                             # x, y, rz or x, y, z, rx, ry, rz
+            bdofs = node_dofs[bid][:, :nb]
+            if (bdofs < 0).any():
+                i = int(np.flatnonzero((bdofs < 0).any(axis=1))[0])
+                raise ModelError(f"{rows[i][0].label}: its body ({rows[i][0].body}) has no "
+                                 "rotation; carry the surface by a rigid body's node (or a "
+                                 "beam's)")
+            dofs = np.concatenate([dofs, bdofs], axis=1)
+            nodes = np.column_stack([ids, bid])
         # the names bound now: ``rows`` and ``kind`` are rebound by the next pass of the loop
         # (a late-bound lambda named the items of another block, or raised IndexError)
         labels = Labels(lambda i, rows=rows, el=kind == "element":
                         f"{rows[i][0].label}: {rows[i][1] if el else rows[i][1][0]}",
                         len(rows))
-        blk = SurfaceContactBlock(kind, ids, dofs, X, np.array([r[3] for r in rows]),
+        blk = SurfaceContactBlock(kind, nodes, dofs, X, np.array([r[3] for r in rows]),
                                   np.array([r[4] for r in rows]),
                                   np.array([r[5] for r in rows], dtype=float),
                                   np.array([r[6] for r in rows]),
                                   np.array([r[0].radius for r in rows]),
                                   np.array([r[0].stiffness for r in rows]), labels,
                                   np.array([r[7] for r in rows]), body_X,
-                                  np.array([r[0].max_penetration for r in rows]))
-        g, ok, _, _ = blk.gaps(np.zeros(dofs.shape))
+                                  np.array([r[0].max_penetration for r in rows]), mesh,
+                                  tuple(np.array([getattr(r[0], a) for r in rows]) for a in
+                                        ("friction", "kinetic_friction",
+                                         "tangential_stiffness")))
+        g, ok, _, _ = blk.gaps(blk.reference_state())
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])
         bad = ok & (g < -INSIDE_TOL * scale[:, None])
+        if mesh is not None and not bad.any() and (~ok).any():
+            # a point deeper inside a closed mesh than its margin has no nearby triangle
+            far = np.flatnonzero(~ok.ravel())
+            deep = np.zeros(ok.size, dtype=bool)
+            pos = np.einsum("gm,nmd->ngd", blk.C, X).reshape(-1, nd)    # reference points
+            deep[far] = mesh.inside(pos[far])
+            if deep.any():
+                i = int(np.flatnonzero(deep.reshape(ok.shape).any(axis=1))[0])
+                raise ModelError(f"{blk.label(i)} starts inside the closed {mesh!r}, deeper "
+                                 f"than its margin ({mesh.margin:.3g} m); move it out, or "
+                                 "move the surface")
         if bad.any():
             gi = np.where(bad, g, np.inf).min(axis=1)
             i = int(np.argmin(gi))

@@ -1,5 +1,5 @@
 """Checks, after each accepted step of ``simulate`` and each converged load step of
-``static``, that the penalty contacts of beams and surfaces still
+``static``, that the penalty contacts of beams, surfaces and nodes still
 describe contact: no pair touches that the compiled block does not hold, and no pair penetrates
 deeper than its contact's tolerance.
 
@@ -19,7 +19,30 @@ contact's ``max_penetration`` (default a tenth of the section radius,
 :data:`fembody.contact.beams.PENETRATION`) the result is not contact any more (at a radius a
 crossing beam passes through): the run stops with a ModelError naming the pair, its gap and the
 cure (a larger stiffness, or shorter time steps in a dynamic run). The gaps are computed without the forces
-(``contact_gaps`` of the blocks: the closest points, no tangent).
+(``contact_gaps`` of the blocks: the closest points, no tangent). Node contacts by penalty are
+checked too (node-to-node contacts against a tenth of their radius by default; planes and
+segments when given a ``max_penetration``).
+
+**Step control** (``simulate``, :meth:`ContactWatch.too_deep`): a penalty force is zero until
+the gap closes and then grows over a time ``~ sqrt(m / k)`` that can be far shorter than the
+output step, so a step that is fine in free flight can jump into a stiff contact, switch its
+force on in mid-step and resolve the contact by a couple of points; the penalty then returns
+the body with energy it never had. The rule, for every contact row with a finite
+``max_penetration`` (``tol``): a step that Newton accepted is rejected and retried with half
+the step (the cut of a step Newton fails: it grows back after four successes), down to
+``min_dt``, when
+
+1. a row ends it deeper than ``tol`` (the run would stop on it), or
+2. a row crosses the contact's edge in it (open at one end, closed at the other) more than
+   ``BEND tol`` deep on its closed side, or
+3. a row touching at either end of it leaves the straight line through its last two accepted
+   gaps by more than ``BEND tol`` (the gap's second difference: ``g'' h^2`` is kept below
+   ``BEND tol``, so the contact is resolved by a number of steps that grows with its depth).
+
+Only a step at ``min_dt`` that still goes deeper than ``tol`` stops the run with the error above
+(a penalty too soft for the load: smaller steps cannot help); at ``min_dt`` rules 2 and 3 give
+way. :data:`BEND` sets the resolution (tests/contact/test_step_control.py measures it on a
+ball dropped onto a plane).
 
 The time (or load factor) and the results so far are attached by the driver (``err.time``,
 ``err.result``), as for every fembody error raised during a run. (In ``fembody.contact``, not
@@ -30,6 +53,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
+
+#: in a step that touches, a gap may leave its straight course by this fraction of the
+#: contact's max_penetration (the step rule of the module docstring)
+BEND = 0.01
 
 
 class ContactWatch:
@@ -42,11 +69,54 @@ class ContactWatch:
         watch = getattr(sys, "beam_contact_watch", None)
         self.candidates = watch if watch is not None and watch.parts else None
         self.blocks = [b for b in (list(getattr(sys, "beam_contact_blocks", ()))
-                                   + list(getattr(sys, "surface_contact_blocks", ())))
+                                   + list(getattr(sys, "surface_contact_blocks", ()))
+                                   + list(getattr(sys, "penalty_blocks", ())))
                        if np.isfinite(b.tol).any()]
+
+        # (t, gaps per block) of the last two accepted states, for the step rule
+        self.past: list = []
+        self._seen = None            # (q, gaps per block) of the last step too_deep measured
 
     def __bool__(self) -> bool:
         return self.candidates is not None or bool(self.blocks)
+
+    def too_deep(self, q: np.ndarray, t: float) -> str | None:
+        """Why a step ending at ``q`` at ``t`` [s] goes too deep or resolves a contact too
+        coarsely (naming the first row), or None (the rule of the module docstring): a row
+        ends deeper than its tolerance, or, touching at either end of the step, its gap leaves
+        the straight line through its last two accepted values by more than :data:`BEND` of
+        its tolerance."""
+        self._seen = (q.copy(), [b.contact_gaps(self.sys.pose(b, q)) for b in self.blocks])
+        for j, b in enumerate(self.blocks):
+            g, zone = self._seen[1][j]
+            bad = zone & (g < -b.tol)
+            why = "penetrate by {:.3g} m"
+            if not bad.any() and self.past:
+                # a step across the contact's edge (open at one end, closed at the other)
+                # ends at most BEND of the tolerance deep on its closed side
+                g0 = self.past[-1][1][j]
+                shut, shut0 = zone & (g < 0.0), g0 < 0.0
+                bad = (shut & ~shut0 & (g < -BEND * b.tol)) | \
+                    (shut0 & ~shut & (g0 < -BEND * b.tol))
+                why = "cross its contact's edge to {:.3g} m deep"
+                if bad.any():
+                    g = np.where(shut, g, g0)
+            if not bad.any() and len(self.past) == 2:
+                (t1, g1), (t0, g0) = self.past[0], self.past[1]
+                if t0 > t1 and t > t0:
+                    g0, g1 = g0[j], g1[j]
+                    with np.errstate(invalid="ignore"):      # (rows without a gap: inf)
+                        line = g0 + (g0 - g1) * (t - t0) / (t0 - t1)
+                    touch = zone & ((g < 0.0) | (g0 < 0.0))
+                    bad = touch & np.isfinite(line) & (np.abs(g - line) > BEND * b.tol)
+                    why = "move off its straight course by {:.3g} m"
+                    g = np.abs(g - line) if bad.any() else g
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                val = g[i] if why.startswith("move") else -g[i]
+                return (f"{b.label(i)} would {why.format(val)} in one step (its "
+                        f"max_penetration is {b.tol[i]:.3g} m)")
+        return None
 
     def accepted(self, q: np.ndarray, t: float) -> None:
         """Check the configuration ``q`` reached at ``t`` [s] (a load factor in statics) by an
@@ -64,8 +134,13 @@ class ContactWatch:
                     "compiled, from the reference configuration): the beams would pass "
                     "through each other unseen. Give add_beam_contact a larger margin (at "
                     "least the largest approach of the beams during the run)")
-        for b in self.blocks:
-            g, zone = b.contact_gaps(s.pose(b, q))
+        now = []
+        # the gaps too_deep measured at this configuration, if it is the same
+        seen = self._seen[1] if self._seen is not None and np.array_equal(
+            self._seen[0], q) else None
+        for j, b in enumerate(self.blocks):
+            g, zone = seen[j] if seen is not None else b.contact_gaps(s.pose(b, q))
+            now.append(np.where(zone, g, np.inf))
             bad = zone & (g < -b.tol)
             if bad.any():
                 over = np.where(bad, -g / np.where(b.tol > 0.0, b.tol, 1e-300), 0.0)
@@ -81,3 +156,4 @@ class ContactWatch:
                        "the forces. Give a larger stiffness (the penetration is about force "
                        "/ stiffness)")
                     + "; or, if the penetration is acceptable, a larger max_penetration")
+        self.past = (self.past + [(t, now)])[-2:]

@@ -116,6 +116,14 @@ class Integrator:
             self.last = None
             self.state_changed()
 
+    def reject_accepted(self, state: tuple) -> None:
+        """Roll back a step that :meth:`step` accepted but the driver rejects (a step cut
+        because it went too deep into a contact): back to ``state`` (from :meth:`save_state`),
+        and the step counts as rejected, not taken."""
+        self.restore_state(state)
+        self.n_steps -= 1
+        self.n_rejected += 1
+
     def state_changed(self) -> None:
         """Hook: the state was set from outside (rollback, projection, impact)."""
 

@@ -50,7 +50,7 @@ from ..system.constraints import RedundantRows
 from ..errors import ModelError, SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
-from . import _kernels
+from . import _kernels, compiled_step
 from .base import Integrator, initial_state
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
@@ -154,6 +154,12 @@ class GeneralizedAlpha(Integrator):
         handler switches to it after the first impact). A step that fails from
         ``"acceleration"`` is retried from q1 = q before the driver cuts it (counted in
         ``stats["n_predictor_fallbacks"]``).
+    compiled : bool, default True
+        Run each step in one compiled call where the System allows it (every block with a
+        compiled form, a small saddle matrix: :mod:`fembody.dynamics.compiled_step`); the
+        same steps as the Python path to round-off (``stats["n_compiled_steps"]`` counts
+        them). A step the compiled call does not converge is redone by the Python path
+        (counted in ``stats["n_compiled_fallbacks"]``). False: always the Python path.
     """
 
     name = "generalized-alpha"
@@ -168,7 +174,8 @@ class GeneralizedAlpha(Integrator):
                  reuse_rate: float = 0.3, linear_solver: str = "auto",
                  projection: bool | str = "auto", predictor: str = "acceleration",
                  q0: np.ndarray | None = None, v0: np.ndarray | None = None,
-                 unstable_ok: bool = False, rows: RedundantRows | None = None) -> None:
+                 unstable_ok: bool = False, rows: RedundantRows | None = None,
+                 compiled: bool = True) -> None:
         super().__init__(system, t0, rows)
         if predictor not in ("acceleration", "displacement"):
             raise ModelError(f"predictor must be 'acceleration' or 'displacement', got "
@@ -227,15 +234,22 @@ class GeneralizedAlpha(Integrator):
         self._damped = (system.rayleigh[0] > 0 or system.rayleigh[1] > 0 or
                         any(getattr(b, "Dd", None) is not None for b in system.stiffness_blocks))
         self.initialize(q0, v0)
+        # the whole step in one compiled call where every block has a compiled form and the
+        # saddle matrix is small (fembody.dynamics.compiled_step); None: the Python path
+        own = (type(self)._step_impl is GeneralizedAlpha._step_impl
+               and type(self)._newton_step is GeneralizedAlpha._newton_step)
+        self._compiled = compiled_step.plan(self) if compiled and own else None
 
     # ---------------------------------------------------------------- set-up
     @property
     def n_factor(self) -> int:
-        return self.solver.n_factor + self._index1.solver.n_factor
+        c = self._compiled.n_factor if getattr(self, "_compiled", None) is not None else 0
+        return self.solver.n_factor + self._index1.solver.n_factor + c
 
     @property
     def n_solve(self) -> int:
-        return self.solver.n_solve + self._index1.solver.n_solve
+        c = self._compiled.n_solve if getattr(self, "_compiled", None) is not None else 0
+        return self.solver.n_solve + self._index1.solver.n_solve + c
 
     def k_buffer(self) -> AssemblyTarget | None:
         """Where the next tangent's K (and the iteration matrix formed in it) is assembled:
@@ -359,6 +373,17 @@ class GeneralizedAlpha(Integrator):
 
     # ------------------------------------------------------------------ step
     def _step_impl(self, h: float) -> tuple[bool, str]:
+        compiled = self._compiled
+        if compiled is not None:
+            rows = self.rows
+            if (self.predictor == "acceleration" and rows.dropped is None
+                    and rows.compliance is None and compiled(self, h)):
+                return True, "ok"
+            if compiled.owns_factors:
+                # the last factors were the compiled call's: the Python solver's are older
+                self._fac_h = None
+                compiled.owns_factors = False
+            compiled.fac_h = None    # and the compiled ones will be older than this step's
         ok, msg = self._newton_step(h, self.predictor)
         if not ok and self.predictor == "acceleration":
             # extrapolated accelerations of unresolved modes (an unbalanced initial state, an
@@ -375,9 +400,33 @@ class GeneralizedAlpha(Integrator):
         return ok, msg
 
     @property
+    def batches(self) -> bool:
+        """Whether :meth:`steps` may run several steps per call (a compiled step was planned
+        for this integrator; :mod:`fembody.dynamics.compiled_step`)."""
+        return self._compiled is not None
+
+    def steps(self, i0: int, n: int, dt: float, f_load: np.ndarray,
+              fc_prev: np.ndarray | None, lam_size: float, jump: float,
+              sums: tuple[float, float]):
+        """Up to ``n`` steps landing on the output grid ``(i0 + k) dt`` [s] in one compiled
+        call, for a driver that needs nothing between them but its energy sums and the
+        multipliers' size (:meth:`fembody.dynamics.compiled_step.CompiledStep.steps`, whose
+        :class:`~fembody.dynamics.compiled_step.Batch` this returns), or None when this
+        integrator cannot (no compiled step, another predictor, redundant rows handled)."""
+        compiled, rows = self._compiled, self.rows
+        if (compiled is None or self.predictor != "acceleration" or rows.dropped is not None
+                or rows.compliance is not None):
+            return None
+        return compiled.steps(self, i0, n, dt, f_load, fc_prev, lam_size, jump, sums)
+
+    @property
     def counters(self) -> dict:
-        return {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks,
-                "n_index1": self.n_index1}
+        out = {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks,
+               "n_index1": self.n_index1}
+        if self._compiled is not None:
+            out["n_compiled_steps"] = self._compiled.n_steps
+            out["n_compiled_fallbacks"] = self._compiled.n_fallbacks
+        return out
 
     def _newton_step(self, h: float, predictor: str) -> tuple[bool, str]:
         s = self.sys

@@ -71,6 +71,9 @@ class SpatialBlock(Protocol):
     5. ``strain_energy(poses)`` -> ``(n,)`` [J].
     6. ``label(i)`` -> a human-readable name of element ``i`` for error messages;
        ``family`` names the family in messages and tables.
+    7. Optionally ``compiled_step()`` -> its family and arrays (a dict), which lets small
+       systems run whole steps in one compiled call (:mod:`fembody.dynamics.compiled_step`);
+       a model with a block without one keeps the Python path.
     """
 
     spatial: bool
@@ -107,6 +110,8 @@ class InertialBlock(Protocol):
        vector ``g`` [m/s^2] and, if ``tangent``, its load stiffness, else None.
     5. ``kinetic_energy(state, v)`` and ``gravity_potential(state, g, state0)`` -> ``(n,)``
        [J] (the potential relative to ``state0``).
+    6. Optionally ``compiled_step()`` -> its family and arrays (a dict; see
+       :class:`SpatialBlock` item 7).
     """
 
     constant: bool

@@ -8,10 +8,11 @@ the major axis, stable), spin 2 rad/s; boom 2 m, 50 x 5 mm aluminium strip, its 
 across the spin plane (first flapping frequency 1.03 Hz, so the spin stiffens it by about
 (2 / 6.5)^2 = 10 %); torque pulse 3 sin^2(pi t / 0.5) N m about x during the first 0.5 s.
 
-The boom is rooted at the hub's centre, on the spin axis: the reduced body's centrifugal
-stiffening (``stiffening=True``) is the one of a spin about axes through its reference node,
-so the reference node is put there (a boom rooted at a hub radius would miss the tension of the
-hub radius times the spin squared).
+The boom is rooted at the hub's centre, on the spin axis. The reduced body's stiffening
+(``stiffening=True``) holds the centrifugal load of a spin about axes through its reference
+node and the load of the frame's acceleration (which the nutation gives the boom's root, and
+which a boom rooted at a hub radius gets from the spin: its tension of the hub radius times the
+spin squared).
 
 Check (``--verify``, ``tests/test_examples.py``): the boom tip's deflection out of the spin
 plane, seen from the hub, against the same spacecraft with the boom as 8 geometrically exact

@@ -14,6 +14,14 @@ joint (``joint``: its kind, :data:`JOINT_CODES`; ``reaction``: (Fx, Fy, Mz) on i
 first component) and per contact (``gap`` [m], ``contact_force``: the penalty force [N]);
 ``item`` is the index of the mass, rigid body, joint or contact. The meshes of modal bodies
 are extra line blocks with their own points (displacement recovered from the modal state).
+Results with beam or surface contacts add a point and a vertex cell (``family``
+``contact_point``) per row of ``Result.contacts`` but the node contacts' (which have their
+vertex at the node): beam pairs and sample points against surfaces (``item`` the row in
+``Result.contacts``), placed where the contact acts in the first saved state and moved by ``displacement`` to
+where it acts in each state, with cell data ``gap`` [m], ``normal_force`` [N],
+``normal`` (unit, 3 components) and ``contact_vector`` (``normal_force`` times ``normal``
+[N]: arrows with ParaView's *Glyph*), and the other quantities the contacts report
+(friction's ``tangential_force``...), zero on the other cells.
 ``family`` codes: :data:`EXPORT_CODES`. Points are the reference positions: in ParaView,
 *Warp By Vector* with ``displacement`` (scale 1) shows the deformed shape. :func:`write_modes`
 writes the shapes of a :class:`~fembody.Modes` (one VTU, or a PVD series of a file per mode).
@@ -51,9 +59,11 @@ def add_body(model: "Model", mesh_or_path, material: Material | None = None,
 
 # ===================================================================== export
 # cell families of the exported meshes (cell data ``family``)
-EXPORT_CODES = {**FAMILY_CODE, "mass": 3, "rigid_body": 4, "joint": 5, "contact": 6, "modal": 7}
+EXPORT_CODES = {**FAMILY_CODE, "mass": 3, "rigid_body": 4, "joint": 5, "contact": 6, "modal": 7,
+                "contact_point": 8}
 JOINT_CODES = {"Pin": 1, "Weld": 2, "Slider": 3, "Distance": 4, "Driver": 5, "RigidLink": 6,
                "Support": 7, "ModalPin": 8}
+NODE_CONTACT = "contact"        # the family of node contacts (exported at their node)
 _ZERO_CELL = ("A", "I", "E", "N", "V", "M", "mass", "inertia", "gap", "contact_force")
 
 
@@ -62,7 +72,7 @@ class _MeshMap:
     block (beams then trusses), a vertex block (point masses, rigid bodies, joints, contacts,
     in that order) and a line block per modal body's mesh."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, result: "Result | None" = None) -> None:
         self.model = model
         self.node_ids = np.array([n.id for n in model.nodes if not n.internal], dtype=np.int64)
         index = np.full(len(model.nodes), -1, dtype=np.int64)
@@ -86,6 +96,31 @@ class _MeshMap:
         self.points = X[self.node_ids].reshape(-1, 3)
         self._vertices(model)
         self._modal(model)
+        self.contact_start, self.contacts = len(self.points), None
+        if result is not None:
+            self._contact_points(result)
+
+    def _contact_points(self, result: "Result") -> None:
+        """A point and a vertex cell per row of ``result.contacts``, at the contact point of
+        the first saved state (after the modal meshes' points)."""
+        hist = result.contacts
+        keep = np.array([f != NODE_CONTACT for f in hist.families], dtype=bool)
+        if not keep.any() or not len(result):
+            return
+        self.contacts, self.contact_rows = hist, np.flatnonzero(keep)
+        p0 = hist["point"][0][self.contact_rows]
+        p0 = np.column_stack([p0, np.zeros((len(p0), 3 - p0.shape[1]))])
+        start = len(self.points)
+        self.points = np.vstack([self.points, p0])
+        rows = [(start + i, "contact_point", 0.0, 0.0, 0, i) for i in range(len(p0))]
+        self.vertex_rows = self.vertex_rows + rows
+        self.vertices = np.array([[r[0]] for r in self.vertex_rows],
+                                 dtype=np.int64).reshape(-1, 1)
+        new = {"family": np.array([EXPORT_CODES["contact_point"]] * len(rows), np.int32),
+               "mass": np.zeros(len(rows)), "inertia": np.zeros(len(rows)),
+               "joint": np.zeros(len(rows), np.int32),
+               "item": self.contact_rows.astype(np.int32)}
+        self.vertex_data = {k: np.concatenate([v, new[k]]) for k, v in self.vertex_data.items()}
 
     def _vertices(self, model: Model) -> None:
         """One vertex cell per point mass, rigid body, joint and contact, at its node."""
@@ -134,10 +169,19 @@ class _MeshMap:
         (zero where a quantity does not apply)."""
         names = list(dict.fromkeys([*line_cd, *vertex_cd]))
         nl, nv = len(self.cells), len(self.vertices)
+        nm = [len(b[3]) for b in self.modal_blocks]
         out = {}
         for k in names:
             ref = np.asarray(line_cd.get(k, vertex_cd.get(k)))
             shape, dtype = ref.shape[1:], ref.dtype
+            # a line quantity with rows for the modal meshes' cells too (after the line
+            # cells: section forces and stresses of modal bodies) is split among them
+            val = line_cd.get(k)
+            modal = None
+            if val is not None and sum(nm) and len(val) == nl + sum(nm):
+                val = np.asarray(val, dtype=dtype)
+                modal = np.split(val[nl:], np.cumsum(nm)[:-1])
+                line_cd = {**line_cd, k: val[:nl]}
 
             def part(cd, n):
                 val = cd.get(k)
@@ -145,9 +189,32 @@ class _MeshMap:
                         np.zeros((n, *shape), dtype=dtype))
             parts = ([part(line_cd, nl)] if nl else []) + ([part(vertex_cd, nv)] if nv else [])
             fam = EXPORT_CODES["modal"] if k == "family" else 0
-            parts += [np.full((len(b[3]), *shape), fam, dtype=dtype) for b in self.modal_blocks]
+            parts += modal if modal is not None else \
+                [np.full((n, *shape), fam, dtype=dtype) for n in nm]
             out[k] = parts
         return out
+
+    def _modal_cells(self, result: "Result", k: int, width: int) -> tuple:
+        """Section forces (n_modal_cells, width) and stresses (n_modal_cells, 4) of the modal
+        meshes' cells at state ``k``: per element where the mesh's edges are its elements
+        (bodies reduced from a Body), else zero forces; stresses NaN where the sections lack
+        fibre data (never a made-up zero)."""
+        from ..elements.beam.stresses import section_data, section_stresses
+        forces, stresses = [], []
+        for ref, _, _, edges in self.modal_blocks:
+            f = np.zeros((len(edges), width))
+            st = np.full((len(edges), 4), np.nan)
+            if getattr(ref.body, "source", None) is not None:
+                rows = ref.body.section_forces(ref.modal_coordinates(result)[k])
+                if rows.shape == f.shape:
+                    f = rows
+                    try:
+                        st = section_stresses(rows, section_data(ref.body.sections, ""))
+                    except ModelError:
+                        pass
+            forces.append(f)
+            stresses.append(st)
+        return np.concatenate(forces), np.concatenate(stresses)
 
     def mesh(self, point_data: dict | None = None, cell_data: dict | None = None,
              vertex_data: dict | None = None) -> "meshio.Mesh":
@@ -173,6 +240,7 @@ class _MeshMap:
         rot[:len(nd)] = np.where(nd[:, 2] >= 0, c[nd[:, 2]], 0.0)
         for ref, start, p0, _ in self.modal_blocks:
             u[start:start + len(p0), :2] = ref.positions(result)[k] - p0
+        self._contact_moves(u, k)
         pd = {"displacement": u, "rotation": rot}
         if result.v is not None:
             vel = np.zeros((n_all, 3))
@@ -184,7 +252,21 @@ class _MeshMap:
                 NVM.append(result.resultants(family, step=k))
         NVM = np.concatenate(NVM) if NVM else np.zeros((0, 3))
         cd = {"N": NVM[:, 0], "V": NVM[:, 1], "M": NVM[:, 2]}
+        self._add_modal_cells(cd, result, k, ("N", "V", "M"))
         return pd, cd, self._vertex_state(result, k)
+
+    def _add_modal_cells(self, cd: dict, result: "Result", k: int, names: tuple) -> None:
+        """Extend the line cell data ``cd`` (names: the section force columns) with the
+        modal meshes' cells, and add their stresses (zero on the other line cells)."""
+        if not self.modal_blocks:
+            return
+        f, st = self._modal_cells(result, k, len(names))
+        nl = len(self.cells)
+        for i, name in enumerate(names):
+            cd[name] = np.concatenate([cd[name][:nl], f[:, i]])
+        from ..elements.beam.stresses import STRESS_NAMES
+        for i, name in enumerate(STRESS_NAMES):
+            cd[name] = np.concatenate([np.zeros(nl), st[:, i]])
 
     def _state3d(self, result: "Result", k: int) -> tuple[dict, dict, dict]:
         """Spatial state ``k``: displacement and velocity 3-vectors, each node's rotation as a
@@ -202,6 +284,7 @@ class _MeshMap:
         F[:len(ids)] = sp_.frames(q)[ids]
         for ref, start, p0, _ in self.modal_blocks:
             u[start:start + len(p0)] = ref.positions(result)[k] - p0
+        self._contact_moves(u, k)
         pd = {"displacement": u, "quaternion": quat,
               **{f"d{i + 1}": F[:, :, i] for i in range(3)}}
         if result.v is not None:
@@ -214,8 +297,18 @@ class _MeshMap:
                 r = result.resultants(family, step=k)
                 res.append(np.pad(r, ((0, 0), (0, 6 - r.shape[1]))))
         res = np.concatenate(res) if res else np.zeros((0, 6))
-        cd = {name: res[:, i] for i, name in enumerate(("N", "Vy", "Vz", "T", "My", "Mz"))}
+        names = ("N", "Vy", "Vz", "T", "My", "Mz")
+        cd = {name: res[:, i] for i, name in enumerate(names)}
+        self._add_modal_cells(cd, result, k, names)
         return pd, cd, self._vertex_state(result, k)
+
+    def _contact_moves(self, u: np.ndarray, k: int) -> None:
+        """The contact points' displacements at state ``k`` (from the first state's points)."""
+        if self.contacts is None:
+            return
+        p = self.contacts["point"][:, self.contact_rows]
+        d = p.shape[2]
+        u[self.contact_start:self.contact_start + p.shape[1], :d] = p[k] - p[0]
 
     def _vertex_state(self, result: "Result", k: int) -> dict:
         """Joint reactions (Fx, Fy, Mz padded to 3 components) [N, N m] and contact gaps [m]
@@ -237,7 +330,30 @@ class _MeshMap:
                 reaction[row, :min(3, len(val))] = val[:3]
             elif r[1] == "contact":
                 gap[row], force[row] = gaps.get(r[5], 0.0), forces.get(r[5], 0.0)
-        return {"reaction": reaction, "gap": gap, "contact_force": force}
+        out = {"reaction": reaction, "gap": gap, "contact_force": force}
+        if self.contacts is not None:
+            for name, val in self._contact_state(k, n).items():
+                out[name] = out[name] + val if name in out else val     # (disjoint rows)
+        return out
+
+    def _contact_state(self, k: int, n: int) -> dict:
+        """The contact rows' quantities at state ``k`` on the vertex cells (``n`` of them; the
+        contact points are the last), zero on the others; NaN (not reported) as 0."""
+        h = self.contacts
+        m = len(self.contact_rows)
+        out = {}
+        for name, arr in h.fields.items():
+            if name == "point":
+                continue
+            val = np.nan_to_num(arr[k][self.contact_rows])
+            if val.ndim == 2:                                   # vectors: 3 components
+                val = np.column_stack([val, np.zeros((m, 3 - val.shape[1]))])
+            full = np.zeros((n, *val.shape[1:]))
+            full[n - m:] = val
+            out[name] = full
+        if "normal" in out and "normal_force" in out:
+            out["contact_vector"] = out["normal"] * out["normal_force"][:, None]
+        return out
 
 
 def model_mesh(model: Model) -> "meshio.Mesh":
@@ -287,8 +403,9 @@ def result_mesh(result: "Result", step: int = -1) -> "meshio.Mesh":
     """Saved state ``step`` (default -1: the last) of a Result as a ``meshio.Mesh`` (reference
     points, point data
     displacement (n, 3) [m], rotation (n,) [rad], velocity (n, 3) [m/s]; cell data N, V [N],
-    M [N m] per line cell, reaction, gap, contact_force per vertex cell)."""
-    mm = _MeshMap(_result_model(result, "result_mesh"))
+    M [N m] per line cell, reaction, gap, contact_force per vertex cell; the contact points
+    and their quantities, see the module docstring)."""
+    mm = _MeshMap(_result_model(result, "result_mesh"), result)
     k = step_index(result, step)
     return mm.mesh(*mm.state(result, k))
 
@@ -322,7 +439,7 @@ def write_result(result: "Result", path: str | os.PathLike, every: int = 1) -> p
     import meshio
     path = _path(path, "write_result")
     _check_dir(path, "write_result")
-    mm = _MeshMap(_result_model(result, "write_result"))
+    mm = _MeshMap(_result_model(result, "write_result"), result)
     if not isinstance(every, (int, np.integer)) or every < 1:
         raise ModelError(f"write_result: every must be a positive integer, got {every!r}")
     steps = range(0, len(result), int(every))

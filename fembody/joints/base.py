@@ -172,6 +172,9 @@ class ConstraintBlock(Protocol):
        time derivatives of phi at fixed q.
     5. Never writes to the System; per-block caches (a motion's values at the last t) are
        its own.
+    6. Optionally declares a compiled form, ``compiled_step() -> dict | None`` (its family
+       and arrays, or None), which lets small systems run whole steps in one compiled call
+       (:mod:`fembody.dynamics.compiled_step`); a block without one keeps the Python path.
     """
 
     dofs: np.ndarray

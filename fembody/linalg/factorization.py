@@ -147,12 +147,35 @@ class SuperLUFactor:
     def __init__(self, lu) -> None:
         self.lu = lu
         self.nnz = lu.nnz            # nonzeros of L + U (memory: 12 bytes each)
+        self._diag: np.ndarray | None = None
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         return self.lu.solve(np.asarray(b, dtype=float))
 
+    def _u_diagonal(self) -> np.ndarray:
+        # SciPy copies U out of SuperLU's storage to give it: done once per factor
+        if self._diag is None:
+            self._diag = self.lu.U.diagonal()
+        return self._diag
+
     def pivots(self) -> np.ndarray:
-        return np.abs(self.lu.U.diagonal())
+        return np.abs(self._u_diagonal())
+
+    @property
+    def symmetric_negative(self) -> int | None:
+        """The number of negative pivots when every pivot was taken on the diagonal of a
+        symmetric permutation (row order = column order: SuperLU's symmetric mode kept all
+        diagonal pivots), else None. For a symmetric ``A`` this is its number of negative
+        eigenvalues: ``P A P^T = L U`` with ``U = D L^T`` is an LDL^T (Sylvester's law of
+        inertia); for a non-symmetric ``A`` it proves nothing, so it is not :attr:`negative`
+        and the caller states the symmetry."""
+        lu = self.lu
+        if not np.array_equal(lu.perm_r, lu.perm_c):
+            return None
+        d = self._u_diagonal()
+        if not np.all(np.isfinite(d)) or not np.all(d != 0.0):
+            return None
+        return int(np.count_nonzero(d < 0.0))
 
 
 # ------------------------------------------------------------------ optional LU backends
@@ -261,6 +284,10 @@ class MumpsLU:
         self.ctx = None
 
     def factorize(self, A) -> "MumpsLU":
+        if importlib.util.find_spec("mpi4py") is not None:
+            # a python-mumps built on an MPI MUMPS (Debian's libmumps-dev) aborts the process
+            # in its first call unless MPI was initialised; mpi4py does that on import
+            importlib.import_module("mpi4py.MPI")
         mumps = importlib.import_module("mumps")
         if self.ctx is None:
             self.ctx = mumps.Context()

@@ -273,6 +273,10 @@ class LinearSolver:
         try:
             if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
                 self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
+            # the old factor is let go before the new one is made: an LU returns a new factor
+            # each time, and two alive at once doubled the peak memory (a 1e6-DOF spatial
+            # grid's second SuperLU factorisation ran out of memory)
+            self._fac = None
             self._fac = self._lu.factorize(A.tocsc())
         except RuntimeError:           # "Factor is exactly singular"
             self._fac = Singular(n)
@@ -289,6 +293,15 @@ class LinearSolver:
         """The current factorisation proved its matrix positive definite (a Cholesky, or an
         LDL^T without a negative pivot); False says nothing (an LU, or a negative pivot)."""
         return getattr(self._fac, "negative", None) == 0
+
+    @property
+    def symmetric_negative(self) -> int | None:
+        """For an LU whose pivots were all taken on the diagonal of a symmetric permutation
+        (:attr:`.factorization.SuperLUFactor.symmetric_negative`): its number of negative
+        pivots, which is the number of negative eigenvalues of the factorised matrix if that
+        matrix is symmetric (only the caller knows); else None. (A Cholesky or LDL^T states
+        its inertia for any matrix it read: :attr:`proves_definite`.)"""
+        return getattr(self._fac, "symmetric_negative", None)
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN."""
@@ -511,6 +524,7 @@ class SaddlePointSolver:
         lu_kind = kind if kind in LU_METHODS else "superlu"
         if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
             self._lu, self._lu_kind = lu_backend(lu_kind), lu_kind
+        self._fac = None             # as in LinearSolver.factorize: one LU factor alive
         try:
             self._fac = self._lu.factorize(sp.csc_matrix((d, p.indices, p.indptr), (p.n, p.n)))
         except RuntimeError:
@@ -642,6 +656,13 @@ class SaddlePointSolver:
         if self._plain is not None:
             return self._plain.proves_definite
         return self.active in ("envelope", "schur") and not isinstance(self._fac, Singular)
+
+    @property
+    def symmetric_negative(self) -> int | None:
+        """Without constraints: :attr:`LinearSolver.symmetric_negative` of the factorisation
+        of S (the number of its negative eigenvalues if S is symmetric, where the
+        factorisation tells it); None with constraint rows."""
+        return self._plain.symmetric_negative if self._plain is not None else None
 
     def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:

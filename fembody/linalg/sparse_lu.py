@@ -19,8 +19,19 @@ this rule, ``benchmarks/linear_solvers.py`` and docs/linear_solvers.rst.
 
 Below ``SYM_MIN`` COLAMD is kept (as fast on small matrices), which keeps the tested small-model
 numbers unchanged.
+
+Matrices expected symmetric positive definite (``spd``: ``linear_solver='superlu'`` on a
+statics tangent, or ``auto`` after CHOLMOD refused one) take the same symmetric mode from
+``SYM_MIN`` unknowns. Before, they were factorised after ``MMD_AT_PLUS_A`` with SuperLU's
+partial pivoting at a threshold of 0.1 and without the symmetric mode: on a 3D beam grid's
+tangent (members of 0.1 m, whose rotation and translation rows differ in scale by orders of
+magnitude) that pivoting left the diagonal, filled several times as much and was many
+times slower than the symmetric mode (figures in the commit that made this rule); a
+definite matrix needs no pivoting, an indefinite one keeps the threshold ``DIAG_PIVOT`` test.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..lazy import lazy_module
 from .factorization import (OPTIONAL, Factorization, MumpsLU, PardisoLU, SuperLUFactor,
@@ -33,11 +44,25 @@ SYM_MIN = 3000       # unknowns from which the symmetric-mode ordering is taken 
 DIAG_PIVOT = 0.01    # SuperLU's diag_pivot_thresh in symmetric mode
 
 
+def nonzeros(A):
+    """``A`` (CSC) without its stored zeros (a copy when it has some; else ``A`` itself).
+
+    (issue 33, bundle-33) The fixed pattern of a model with contacts holds every candidate
+    pair, most of them apart and stored as zeros (about 70 % of the entries of
+    benchmarks/beam_bundle.py's matrix); SuperLU, which analyses every matrix anew, would
+    order and fill them as nonzeros. Its analysis of the nonzero pattern alone costs nothing
+    more, and the factor is that of the same matrix."""
+    if A.nnz and not np.all(A.data):
+        A = sp.csc_matrix((A.data, A.indices, A.indptr), shape=A.shape, copy=True)
+        A.eliminate_zeros()
+    return A
+
+
 class OrderedSuperLU:
     """SuperLU for one fixed pattern: COLAMD below ``min_size`` unknowns (default
     ``SYM_MIN``), else ``MMD_AT_PLUS_A`` in symmetric mode (module docstring); matrices
     expected symmetric positive definite (``spd``: a Cholesky failed) take
-    ``MMD_AT_PLUS_A``. ``factorize`` raises RuntimeError on an exactly singular matrix, as
+    ``MMD_AT_PLUS_A`` (with partial pivoting below ``min_size``, in symmetric mode from it). ``factorize`` raises RuntimeError on an exactly singular matrix, as
     ``scipy.sparse.linalg.splu`` does. ``ordering`` names the last one used."""
 
     def __init__(self, min_size: int | None = None, spd: bool = False) -> None:
@@ -48,11 +73,13 @@ class OrderedSuperLU:
     def factorize(self, A) -> SuperLUFactor:
         """The factor of ``A`` (CSC)."""
         n = A.shape[0]
-        if self.spd:
+        A = nonzeros(A)
+        small = n < (SYM_MIN if self.min_size is None else self.min_size)
+        if self.spd and small:
             self.ordering = "mmd_at_plus_a"
             return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
                                            diag_pivot_thresh=0.1))
-        if n < (SYM_MIN if self.min_size is None else self.min_size):
+        if small:
             self.ordering = "colamd"
             return SuperLUFactor(spla.splu(A, permc_spec="COLAMD"))
         self.ordering = "mmd_at_plus_a"

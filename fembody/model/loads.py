@@ -132,10 +132,13 @@ class FollowerForces:
         sc = sys.scatter[id(self)]
         return f, np.bincount(sc.mpos, Ke.reshape(-1)[sc.msel], minlength=sys.nnz)
 
-    def forces(self, theta: np.ndarray, t: float, tangent: bool):
+    def forces(self, theta: np.ndarray, t: float, tangent: bool,
+               values: np.ndarray | None = None):
         """Nodal forces (n, 3) and, with ``tangent``, the load stiffness blocks (n, 3, 3)
-        ``-df/dx`` at the rotations ``theta`` (n,) [rad]."""
-        F = np.array([ld.evaluate(t) for ld in self.loads]).reshape(-1, 2)
+        ``-df/dx`` at the rotations ``theta`` (n,) [rad]; ``values``: the loads' values at
+        ``t`` (n, 2) when the caller has them (None: evaluated here)."""
+        F = (np.array([ld.evaluate(t) for ld in self.loads]) if values is None
+             else values).reshape(-1, 2)
         c, s = np.cos(theta), np.sin(theta)
         RF = np.column_stack([c * F[:, 0] - s * F[:, 1], s * F[:, 0] + c * F[:, 1]])
         fe = np.zeros((len(self), 3))

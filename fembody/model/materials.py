@@ -114,6 +114,19 @@ class SectionStiffness:
     rhoI_z: float
 
 
+def rectangle_torsion_shear(b: float, h: float, terms: int = 50) -> float:
+    """The largest torsional shear stress of a solid ``b x h`` rectangle per unit twist
+    stiffness, ``tau_max / (G theta')`` [m] (at the middle of the long sides), by the exact
+    series (Timoshenko & Goodier, sec. 109): ``t (1 - 8 / pi^2 sum_{n odd} 1 / (n^2 cosh(n
+    pi a / (2 t))))`` with ``a = max(b, h)``, ``t = min(b, h)``; so ``tau_max = T t_eff / J``
+    (a square: ``T / (0.208 t^3)``)."""
+    a, t = max(b, h), min(b, h)
+    # (a term whose cosh would overflow is below 1e-300: left out)
+    s = sum(1.0 / (n * n * math.cosh(x)) for n in range(1, 2 * terms, 2)
+            if (x := n * math.pi * a / (2.0 * t)) < 700.0)
+    return t * (1.0 - 8.0 / math.pi**2 * s)
+
+
 @dataclass(frozen=True)
 class Section:
     """Beam / bar cross-section (local axes: x along the member, y and z in the section).
@@ -139,6 +152,13 @@ class Section:
     stiffness : SectionStiffness, optional
         From :meth:`from_stiffness`; when set, the 3D beam takes its stiffnesses and inertias
         from here and ignores the material.
+    cy, cz : float, optional
+        Distances [m] of the extreme fibres from the centroid along local y and z, for
+        stresses recovered from the section forces (set by :meth:`rectangle`, :meth:`circle`,
+        :meth:`tube`).
+    Wt : float, optional
+        Torsional section modulus [m^3]: the largest torsional shear stress is ``T / Wt``
+        (set by the same constructors).
     """
 
     A: float
@@ -151,6 +171,9 @@ class Section:
     ky: float | None = None
     kz: float | None = None
     stiffness: SectionStiffness | None = None
+    cy: float | None = None
+    cz: float | None = None
+    Wt: float | None = None
 
     def __post_init__(self) -> None:
         owner = f"Section '{self.name}'"
@@ -159,7 +182,7 @@ class Section:
         if not math.isfinite(I) or I < 0.0:
             raise ModelError(f"{owner}: I must be >= 0 and finite, got {self.I!r}")
         object.__setattr__(self, "shear_factor", _positive("shear_factor", self.shear_factor, owner))
-        for key in ("Iy", "Iz", "J"):
+        for key in ("Iy", "Iz", "J", "cy", "cz", "Wt"):
             object.__setattr__(self, key, _optional(getattr(self, key), f"{owner}: {key}"))
         for key in ("ky", "kz"):
             v = getattr(self, key)
@@ -226,8 +249,10 @@ class Section:
         b = _positive("b", b, "Section.rectangle")
         h = _positive("h", h, "Section.rectangle")
         _fourth_powers("Section.rectangle", b, h)
+        J = rectangle_torsion(b, h)
         return cls(A=b * h, I=b * h**3 / 12.0, shear_factor=5.0 / 6.0, name=f"rectangle {b}x{h}",
-                   Iy=h * b**3 / 12.0, J=rectangle_torsion(b, h))
+                   Iy=h * b**3 / 12.0, J=J, cy=h / 2.0, cz=b / 2.0,
+                   Wt=J / rectangle_torsion_shear(b, h))
 
     @classmethod
     def circle(cls, d: float) -> "Section":
@@ -237,7 +262,7 @@ class Section:
         _fourth_powers("Section.circle", d)
         I = math.pi * d**4 / 64.0
         return cls(A=math.pi * d**2 / 4.0, I=I, shear_factor=0.9, name=f"circle d={d}", Iy=I,
-                   J=2.0 * I)
+                   J=2.0 * I, cy=d / 2.0, cz=d / 2.0, Wt=4.0 * I / d)
 
     @classmethod
     def tube(cls, d: float, t: float) -> "Section":
@@ -251,4 +276,5 @@ class Section:
         di = d - 2.0 * t
         I = math.pi * (d**4 - di**4) / 64.0
         return cls(A=math.pi * (d**2 - di**2) / 4.0, I=I, shear_factor=0.53,
-                   name=f"tube d={d} t={t}", Iy=I, J=2.0 * I)
+                   name=f"tube d={d} t={t}", Iy=I, J=2.0 * I, cy=d / 2.0, cz=d / 2.0,
+                   Wt=4.0 * I / d)

@@ -532,8 +532,48 @@ class Model:
                    length: float | None = None) -> ElementRef:
         """Axial spring-damper between node ``a`` and node ``b`` (or a fixed point ``b``).
 
-        ``k`` [N/m] >= 0, ``c`` [N s/m] >= 0, ``length`` the rest length [m] (default: the
-        initial distance, which must be positive).
+        The force acts along the line between the two points: ``k (l - length) + c dl/dt``,
+        tension positive.
+
+        Parameters
+        ----------
+        a : Node, node index, node name or RigidBody
+            One end.
+        b : Node or point
+            The other end: a Node, node index, node name or RigidBody, or a point (x, y) /
+            (x, y, z) [m], a fixed anchor (held in translation).
+        k : float
+            Stiffness [N/m], >= 0.
+        c : float
+            Damping [N s/m], >= 0. Default 0.
+        length : float, optional
+            Rest length [m], > 0. Default None: the initial distance (which must then be
+            positive).
+
+        Returns
+        -------
+        ElementRef
+            The spring (kind ``"spring"``), for messages and element results.
+
+        Raises
+        ------
+        ModelError
+            A negative ``k`` or ``c``, a rest length <= 0, coincident ends, a node of another
+            model.
+
+        Examples
+        --------
+        A 2 kg mass hanging from a 1000 N/m spring sags by m g / k = 19.62 mm:
+
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> bob = m.add_node((0.0, -1.0))
+        >>> m.add_mass(bob, 2.0)
+        >>> m.fix(bob, "x")
+        >>> spring = m.add_spring(bob, (0.0, 0.0), k=1000.0)
+        >>> sag = -fb.static(m).position(bob)[-1][1] - 1.0
+        >>> round(float(sag), 8)
+        0.01962
         """
         where = f"add_spring (spring {len(self.springs)})"
         a = self.node(a, where)
@@ -614,33 +654,91 @@ class Model:
         return joint
 
     def add_contact(self, node: NodeLike, plane=None, *, other: NodeLike | None = None,
-                    segment=None, radius: float = 0.0, restitution: float = 1.0,
+                    segment=None, surface=None, radius: float = 0.0, restitution: float = 1.0,
                     method: str = "impulse", stiffness: float | None = None,
                     exponent: float = 1.5, rest_velocity: float | None = None,
-                    name: str | None = None):
-        """Let ``node`` hit an obstacle: a rigid ``plane=(point, normal)`` [m] (normal into the
-        free side, any orientation), another node (``other``, touching at ``radius`` [m]) or a
-        ``segment=(node_a, node_b)`` (free side on the left of a -> b; planar models only).
-        Points and normals have the model's dimension (2 or 3).
+                    max_penetration: float | None = None, name: str | None = None):
+        """Let ``node`` hit an obstacle: a rigid plane, another node, a segment or a surface.
 
-        ``restitution`` e in [0, 1]; ``method`` 'impulse' (instantaneous impulse, Newton's law
-        v+ = -e v-, see fembody.run.impact) or 'penalty' (Hunt-Crossley/Lankarani-Nikravesh
-        force with ``stiffness`` [N/m^exponent] and ``exponent``); ``rest_velocity`` [m/s]: an
-        impulse contact whose rebound speed is below it (or e = 0) rests as a unilateral
-        constraint until it is pulled off (default: for e < 1 when the rebound would land again
-        within one step; for e = 1 only at round-off level). Returns the
-        :class:`fembody.contact.Contact`. ``name``: a label for results and
-        errors (default None)."""
+        Parameters
+        ----------
+        node : Node, node index, node name or RigidBody
+            The node that hits.
+        plane : (point, normal), optional
+            A rigid plane through ``point`` [m] with ``normal`` into the free side (any
+            orientation, need not be unit). Points and normals have the model's dimension
+            (2 or 3). Give exactly one of ``plane``, ``other``, ``segment`` and ``surface``.
+        other : Node, optional
+            Another node; the two touch when their distance is ``radius``.
+        segment : (node_a, node_b), optional
+            A segment between two nodes, free side on the left of a -> b (planar models only).
+        surface : fixed rigid surface, optional
+            ``fb.Sphere``, ``fb.Cylinder``, ``fb.Box``, ``fb.TriangleMesh`` or ``fb.Plane``.
+        radius : float
+            [m] For ``other`` and ``surface``: the distance at which the node touches (a ball's
+            radius; default 0). Refused with a plane or a segment (move the plane's point by the
+            radius along its normal instead).
+        restitution : float
+            Coefficient e in [0, 1] (default 1: elastic).
+        method : {'impulse', 'penalty'}
+            'impulse' (default): an instantaneous impulse by Newton's law v+ = -e v-
+            (:mod:`fembody.run.impact`); 'penalty': a Hunt-Crossley / Lankarani-Nikravesh force
+            ``stiffness * depth**exponent`` with hysteresis damping from ``restitution``.
+        stiffness : float, optional
+            Penalty stiffness [N/m^exponent]; required for 'penalty', refused for 'impulse'.
+        exponent : float
+            Penalty exponent (default 1.5, Hertz).
+        rest_velocity : float, optional
+            [m/s] An impulse contact whose rebound speed is below it (or e = 0) rests as a
+            unilateral constraint until it is pulled off. Default None: for e < 1 when the
+            rebound would land again within one step; for e = 1 only at round-off level.
+        max_penetration : float, optional
+            [m] Penalty contacts: the deepest penetration a run accepts. A step going deeper is
+            cut, and at ``min_dt`` the run stops naming the contact. Default None: a tenth of
+            ``radius`` for a node-to-node or surface contact with a radius, unchecked for
+            planes and segments; ``math.inf``: unchecked.
+        name : str, optional
+            A label for results and errors.
+
+        Returns
+        -------
+        fembody.contact.Contact
+
+        Raises
+        ------
+        ModelError
+            No obstacle or more than one; an argument the chosen method or obstacle would
+            ignore; e outside [0, 1]; a stiffness <= 0 or an exponent < 1; a node that starts
+            inside the obstacle (when the run starts).
+
+        Examples
+        --------
+        A ball dropped from 1 m with e = 0.5 rebounds to e^2 h = 0.25 m:
+
+        >>> import fembody as fb
+        >>> m = fb.Model(gravity=(0.0, -9.81))
+        >>> ball = m.add_node((0.0, 1.0))
+        >>> m.add_mass(ball, 1.0)
+        >>> floor = m.add_contact(ball, plane=((0.0, 0.0), (0.0, 1.0)), restitution=0.5)
+        >>> r = fb.simulate(m, t_end=0.8, dt=1e-3)
+        >>> height = r.position(ball)[r.time > 0.5, 1].max()
+        >>> bool(abs(height - 0.25) < 1e-5)
+        True
+        """
         from ..contact import make_contact
-        c = make_contact(self, node, plane, other=other, segment=segment, radius=radius,
+        c = make_contact(self, node, plane, other=other, segment=segment, surface=surface,
+                         radius=radius,
                          restitution=restitution, method=method, stiffness=stiffness,
-                         exponent=exponent, rest_velocity=rest_velocity, name=name)
+                         exponent=exponent, rest_velocity=rest_velocity,
+                         max_penetration=max_penetration, name=name)
         self.contacts.append(c)
         return c
 
     def add_beam_contact(self, a: Body, b: Body | None = None, *, radius,
                          stiffness: float, margin: float | None = None,
-                         friction: float = 0.0, max_penetration: float | None = None,
+                         friction: float = 0.0, kinetic_friction: float | None = None,
+                         tangential_stiffness: float | None = None,
+                         max_penetration: float | None = None,
                          name: str | None = None):
         """Let the beam elements of body ``a`` touch those of body ``b`` (``b`` None: the
         self-contact of ``a``, elements sharing a node excluded), by penalty point contact
@@ -665,7 +763,17 @@ class Model:
             the model is compiled). Default None: the larger radius. Give at least the
             largest approach expected in the run.
         friction : float
-            Coulomb coefficient [-]; only 0.0 (frictionless, the default) is implemented.
+            The static Coulomb coefficient ``mu_s`` [-] (default 0.0: frictionless): a
+            contact point sticks while its tangential force is at most ``mu_s N``
+            (penalty tangential law with a return mapping,
+            :class:`fembody.contact.beams.BeamContactBlock`; the energy its slip dissipates
+            is ``Result.energy.friction``).
+        kinetic_friction : float, optional
+            The kinetic coefficient ``mu_k`` [-] a sliding point slides with; default None:
+            ``friction``. At most ``friction``.
+        tangential_stiffness : float, optional
+            Penalty of the tangential spring [N/m] (per crossing point; a line contact gets
+            it per unit length as for ``stiffness``); default None: ``stiffness``.
         max_penetration : float, optional
             The deepest penetration [m] a run accepts: ``simulate`` stops with a ModelError
             naming the pair (a stiffer penalty or shorter steps cure it) when a pair
@@ -688,13 +796,18 @@ class Model:
         """
         from ..contact.beams import make_beam_contact
         c = make_beam_contact(self, a, b, radius=radius, stiffness=stiffness, margin=margin,
-                              friction=friction, max_penetration=max_penetration, name=name)
+                              friction=friction, kinetic_friction=kinetic_friction,
+                              tangential_stiffness=tangential_stiffness,
+                              max_penetration=max_penetration, name=name)
         self.beam_contacts.append(c)
         return c
 
     def add_surface_contact(self, target, surface, *, radius: float = 0.0,
                             stiffness: float, body: NodeLike | None = None,
-                            max_penetration: float | None = None, name: str | None = None):
+                            max_penetration: float | None = None, friction: float = 0.0,
+                            kinetic_friction: float | None = None,
+                            tangential_stiffness: float | None = None,
+                            name: str | None = None):
         """Let beam elements or nodes touch a fixed rigid surface, by penalty
         (:mod:`fembody.contact.surfaces`).
 
@@ -719,14 +832,29 @@ class Model:
             along its length is as stiff as one node). The force converges to the rigid-contact
             value as 1 / stiffness.
         body : RigidBody, Node, int or str, optional
-            Planar models: the rigid body (or node) the surface moves with, given where it is
-            in the reference configuration; default None: fixed in space.
+            The rigid body (or node with rotations) the surface moves with, given where it is
+            in the reference configuration (planar and spatial models); default None: fixed
+            in space.
         max_penetration : float, optional
             The deepest penetration [m] a run accepts: ``simulate`` stops with a ModelError
             naming the element or node (a stiffer penalty or shorter steps cure it) when one
             penetrates deeper after an accepted step. Default None:
             ``fembody.contact.beams.PENETRATION`` (0.1) times ``radius``; unchecked when
             ``radius`` is 0 (give it then); ``math.inf`` switches the check off.
+        friction : float, default 0.0
+            The static Coulomb coefficient ``mu_s`` [-] (0: frictionless): a point sticks
+            while its tangential force is at most ``mu_s N`` (fixed surfaces only). The
+            tangential law is a penalty spring with a return mapping
+            (:func:`fembody.contact.friction.coulomb`); its anchors are the run's, moved at
+            each accepted step, and the energy its slip dissipates is
+            ``Result.energy.friction``.
+        kinetic_friction : float, optional
+            The kinetic coefficient ``mu_k`` [-] a sliding point slides with; default None:
+            ``friction``. At most ``friction``.
+        tangential_stiffness : float, optional
+            Penalty of the tangential spring [N/m] (per node; an element gets it per unit
+            length as for ``stiffness``); default None: ``stiffness``. A point slides only
+            after an elastic slip of ``mu N / tangential_stiffness``.
         name : str, optional
             A label for messages.
 
@@ -755,7 +883,9 @@ class Model:
         """
         from ..contact.surfaces import make_surface_contact
         c = make_surface_contact(self, target, surface, radius=radius, stiffness=stiffness,
-                                 body=body, max_penetration=max_penetration, name=name)
+                                 body=body, max_penetration=max_penetration,
+                                 friction=friction, kinetic_friction=kinetic_friction,
+                                 tangential_stiffness=tangential_stiffness, name=name)
         self.surface_contacts.append(c)
         return c
 
@@ -876,10 +1006,48 @@ class Model:
 
     def add_motor(self, a, b=None, torque: LoadValue = 0.0, name: str | None = None,
                   axis: Sequence[float] | None = None):
-        """Actuator torque [N m] (number or function of t) on ``b``, the opposite on ``a``
-        (ground: none); ``name`` labels it (default None); ``axis``: the torque's direction in
-        spatial models (required there; the axis of the Revolute it drives); see
-        :class:`fembody.model.loads.Motor`."""
+        """Actuator torque between two bodies: ``torque`` on ``b``, the opposite on ``a``.
+
+        Parameters
+        ----------
+        a : Node, RigidBody or Motor
+            The body that reacts (``m.ground``: no reaction torque). A
+            :class:`fembody.model.loads.Motor` passed here is added as it is.
+        b : Node or RigidBody
+            The driven body.
+        torque : float or callable
+            Torque [N m], a number or a function of time t [s] (e.g. ``fb.ramp``). Default 0.
+        name : str, optional
+            A label for results and messages.
+        axis : (float, float, float), optional
+            The torque's direction in spatial models, required there (the axis of the
+            Revolute it drives; normalised); refused in planar models, where a motor turns
+            about z. On a body, the torque follows the body's axes unless ``a`` is the ground.
+
+        Returns
+        -------
+        fembody.model.loads.Motor
+            The motor, with the torque loads it added in ``motor.loads``.
+
+        Raises
+        ------
+        ModelError
+            The same node at both ends, a missing or zero ``axis`` in a spatial model, an
+            ``axis`` in a planar model, a torque that is not a number or a function.
+
+        Examples
+        --------
+        2 N m on a wheel of inertia 0.5 kg m^2 on a pin turns it by T t^2 / (2 J) = 2 rad in 1 s:
+
+        >>> import fembody as fb
+        >>> m = fb.Model()
+        >>> wheel = m.add_rigid_body((0.0, 0.0), 1.0, 0.5)
+        >>> pin = m.add_joint(fb.Pin(m.ground, wheel))
+        >>> motor = m.add_motor(m.ground, wheel, torque=2.0)
+        >>> r = fb.simulate(m, t_end=1.0, dt=0.01)
+        >>> round(float(r.rotation(wheel)[-1]), 8)
+        2.0
+        """
         return attach_motor(self, a, b, torque, name, axis)
 
     def set_damping(self, alpha: float = 0.0, beta: float = 0.0) -> None:

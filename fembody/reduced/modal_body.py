@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..elements.modal import S2, ModalBodyBlock, ModalBodyRef, rotation_matrix
+from ..elements.modal.modal import planar_section_forces
 from ..errors import ModelError
 from ..joints.modal import ModalPin, ModalPinBlock
 from ..model.model import Model
@@ -55,10 +56,16 @@ class ModalBody:
     Kg: np.ndarray | None = None       # (N, N) unit-rate centrifugal geometric stiffness
     source: object = field(default=None, repr=False)   # (sub-system, beam block) for resultants
     edges: np.ndarray | None = None    # (n_edges, 2) mesh node pairs of its elements (drawing)
+    sections: tuple = ()               # the Section of each element (stresses)
 
     @property
     def n(self) -> int:
         return self.phi_t.shape[2]
+
+    def section_forces(self, eta: np.ndarray) -> np.ndarray:
+        """(N, V, M) [N, N, N m] per element of the mesh at the amplitudes ``eta`` (section
+        frame, mid-length; linear in eta); none (0 rows) without element data."""
+        return planar_section_forces(self, np.asarray(eta, float))
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -132,7 +139,9 @@ class ModalBody:
         blk = sys_free.block("beam")
         return cls(name or f"modal {body.name}", s, phi_t, phi_r, Mt, Mr, Kred, omega, boundary,
                    (ref.x, ref.y), tuple(x.id for x in body.nodes), Kg,
-                   source=(sys_free, blk, nd), edges=element_edges(model, body))
+                   source=(sys_free, blk, nd), edges=element_edges(model, body),
+                   sections=tuple(model.beams[e.index]["section"] for e in body.elements
+                                  if e.family == "beam"))
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),

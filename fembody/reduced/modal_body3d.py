@@ -17,13 +17,17 @@ attach there) plus N modal DOFs; ``ModalBodyRef.positions(result)`` recovers the
 :meth:`ModalBody3D.from_matrices` builds the body from an external model's M and K
 (:func:`fembody.reduced.read_matrices`) by Craig-Bampton, with interface nodes.
 
-``stiffening=True`` adds the centrifugal geometric stiffness of a spin about the reference
-node; ``ModalPin`` holds any mesh point at a node or the ground.
+``stiffening=True`` adds the geometric stiffness of the centrifugal load of a spin about the
+reference node and of the frame's acceleration (a spin about an axis elsewhere, gravity);
+``ModalPin`` holds any mesh point at a node or the ground (its position; with
+``rotation=True`` also its rotation, a weld; with ``axis`` a revolute joint).
 
 The section forces of the mesh are recovered from the modal field (``result.resultants("modal
 body")``, per element of the template, in the body's frame).
 
-Not yet: stiffening from a preload state; stresses from the section forces.
+``preload=`` adds the stress stiffening of a prestressed state of the model.
+
+Stresses of the mesh's elements: ``ModalBodyRef.stresses(result)``.
 """
 from __future__ import annotations
 
@@ -31,7 +35,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..elements.modal.modal3d import InertiaInvariants, SpatialModalBlock
+from ..elements.modal.modal3d import (InertiaInvariants, SpatialModalBlock,
+                                      spatial_section_forces)
 from ..errors import ModelError
 from ..model.model import Model
 from ..statics.modal import modes as fe_modes
@@ -60,6 +65,7 @@ class ModalBody3D:
     node_ids: tuple = ()
     source: object = field(default=None, repr=False)   # (template System, DOF order) or None
     edges: np.ndarray | None = None    # (n_edges, 2) mesh node pairs of its elements (drawing)
+    sections: tuple = ()               # the Section of each element (stresses)
 
     spatial = True
 
@@ -72,9 +78,19 @@ class ModalBody3D:
         """Translational mode components (n_nodes, 3, N) [m]."""
         return self.Phi.reshape(len(self.s), 6, self.n)[:, :3]
 
+    def section_forces(self, eta: np.ndarray) -> np.ndarray:
+        """(N, Vy, Vz [N], T, My, Mz [N m]) per element of the mesh at the amplitudes ``eta``
+        (section frame, mid-length; linear in eta); none (0 rows) without element data."""
+        return spatial_section_forces(self, np.asarray(eta, float))
+
+    @property
+    def phi_r(self) -> np.ndarray:
+        """Rotational mode components (n_nodes, 3, N) [rad], in the frame's axes."""
+        return self.Phi.reshape(len(self.s), 6, self.n)[:, 3:]
+
     @classmethod
     def from_body(cls, model, body, n_modes: int, *, boundary: str = "clamped",
-                  reference=None, stiffening: bool = False,
+                  reference=None, stiffening: bool = False, preload=None,
                   name: str | None = None) -> "ModalBody3D":
         """Reduce the spatial beam ``body`` of ``model`` (a ``Model(dim=3)``, left unchanged) to
         ``n_modes`` modes.
@@ -94,8 +110,25 @@ class ModalBody3D:
             body's ``stiffening_axis`` about the reference node, for any spin axis). ``G_ij``
             is the derivative of the template's exact tangent along the static response to
             the load of ``W_i W_j`` (so it holds the stress and the rotation of the stiff
-            axial terms). Without it a fast-spinning body's bending is too soft (and
-            diverges in-plane beyond its first frequency).
+            axial terms). The frame's own acceleration loads the body too: a spin about an
+            axis away from the reference node (a boom on a hub of radius R: the centripetal
+            acceleration ``W x v_b`` of its root) and gravity stretch it. Their stiffening
+            comes from the geometric stiffness of a uniform acceleration along each frame
+            axis, kept as the foreshortening of the first moment (``InertiaInvariants.c2``),
+            which enters the kinetic energy through ``v_b`` and the gravity potential.
+            Without stiffening a fast-spinning body's bending is too soft (and diverges
+            in-plane beyond its first frequency). Not included: the stiffening by the
+            frame's angular acceleration (the Euler load ``W' x s``).
+        preload : Result or array, optional
+            A prestressed state of ``model`` (a Result of it, whose last state is taken, or
+            a configuration ``q`` of its compiled System), e.g. the static state under an
+            axial load. The geometric stiffness of the body's internal forces in that state,
+            projected on the modes, is added to the modal stiffness ``K`` (a constant stress
+            stiffening: tension raises the frequencies, compression lowers them). The state's
+            displacements of the body are taken relative to its reference node (the
+            reference node's own motion removed to first order) and the stress is their
+            linear one: the derivative of the template's exact tangent along them. The load
+            itself is not carried over (apply it to the reduced model if it must act).
         name : str, optional
             Default ``'modal <body name>'``.
         """
@@ -151,18 +184,25 @@ class ModalBody3D:
         X = np.array([[x.x, x.y, x.z] for x in body.nodes])
         s = X - np.array([ref.x, ref.y, ref.z])
         Kred = Phi.T @ K6 @ Phi
+        if preload is not None:
+            sys_p = template(True)[0] if boundary != "clamped" else sys_c
+            Kred = Kred + _preload_stiffness(model, body, ref, preload, sys_p, nd, s, V, where)
         inv = InertiaInvariants.from_fe(M6, s, Phi)
         if stiffening:
             sys_c = template(True)[0] if boundary != "clamped" else sys_c
             G = _centrifugal_stiffness(sys_c, M, s, nd, V)
-            # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block
-            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)))
+            # T - 1/2 sum_ij W_i W_j eta^T G_ij eta: the J2 term's W-W block; the first
+            # moment's foreshortening for the frame's own acceleration
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)),
+                          c2=_translation_stiffness(sys_c, M, nd, V))
         return cls(name or f"modal {body.name}", s, Phi, 0.5 * (Kred + Kred.T), omega, inv,
                    boundary, (ref.x, ref.y, ref.z), tuple(x.id for x in body.nodes),
-                   source=(sys_free, order), edges=element_edges(model, body))
+                   source=(sys_free, order), edges=element_edges(model, body),
+                   sections=tuple(model.beams[e.index]["section"] for e in elems))
 
     @classmethod
     def from_matrices(cls, fe, n_modes: int, *, reference: int = 0, interface=(),
+                      stiffening: bool = False, geometric=None,
                       name: str = "modal body") -> "ModalBody3D":
         """A spatial body from an external FE model's matrices, reduced by Craig-Bampton.
 
@@ -180,6 +220,27 @@ class ModalBody3D:
         interface : sequence of int, default ()
             Further nodes whose 6 DOFs become static constraint modes (first among the modal
             coordinates), as in :meth:`fembody.reduced.ModalBody.from_matrices`.
+        stiffening : bool, default False
+            Geometric stiffening as :meth:`from_body`'s. Imported matrices carry no stress
+            state, so it needs ``geometric``; asked for without it, it is refused (a body
+            spun near a third of its first frequency or faster is otherwise too soft).
+        geometric : mapping, optional
+            The external model's geometric (stress) stiffness matrices (n, n) [N/m, N, N m],
+            same DOFs as M and K, for nine unit load cases, the body clamped at the
+            reference node (m_a the mass of node a, s_a its offset from the reference
+            node, e_i the frame axes; with a consistent mass matrix read ``m_a x_a`` as M
+            times the nodal field ``x_a``, the reference node's included):
+
+            - ``'x'``, ``'y'``, ``'z'``: the load ``m_a e_i`` (a gravity of 1 m/s^2 along
+              +i; the frame's acceleration and gravity stiffen through these);
+            - ``'xx'``, ``'yy'``, ``'zz'``: the centrifugal load ``-m_a e_i x (e_i x s_a)``
+              of a spin of 1 rad/s about axis i through the reference node;
+            - ``'xy'``, ``'xz'``, ``'yz'``: the load ``-m_a (s_aj e_i + s_ai e_j) / 2``, i.e.
+              the stiffness of a 1 rad/s spin about ``(e_i + e_j) / sqrt(2)`` minus half the
+              sum of those of ``'ii'`` and ``'jj'``.
+
+            A case the body never carries may be given as 0. Dense arrays or SciPy sparse
+            matrices; each must be symmetric. Giving it implies ``stiffening``.
         name : str, default 'modal body'
             The body's name.
 
@@ -200,8 +261,18 @@ class ModalBody3D:
         X = np.asarray(fe.nodes, float)
         s = X - X[reference]
         w2 = eigh(cb.K, cb.M, eigvals_only=True)
-        return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)),
-                   InertiaInvariants.from_fe(M, s, Phi), "craig-bampton",
+        inv = InertiaInvariants.from_fe(M, s, Phi)
+        if geometric is not None:
+            G, c2 = _imported_geometric(geometric, Phi, where)
+            inv = replace(inv, J2=inv.J2 - np.transpose(G, (2, 3, 0, 1)), c2=c2)
+        elif stiffening:
+            raise ModelError(f"{where}: stiffening=True needs the geometric stiffness of the "
+                             "external model (imported M and K carry no stress state): pass "
+                             "geometric={'x': ..., 'y': ..., 'z': ..., 'xx': ..., 'yy': ..., "
+                             "'zz': ..., 'xy': ..., 'xz': ..., 'yz': ...} (see the docstring), "
+                             "or stiffening=False for a body that is not spun near its first "
+                             "frequency")
+        return cls(name, s, Phi, cb.K, np.sqrt(np.clip(w2, 0.0, None)), inv, "craig-bampton",
                    tuple(float(c) for c in X[reference]), edges=fe.edges())
 
     # ------------------------------------------------------------------ in a System
@@ -242,31 +313,125 @@ def _centrifugal_stiffness(sys_c, M: np.ndarray, s: np.ndarray, nd: np.ndarray,
     The centrifugal force of a spin W on mesh node a is ``-m W x (W x s_a) = sum_ij W_i W_j
     m (delta_ij s_a - s_aj e_i)``; its symmetric part in ij loads the body clamped at the
     reference node (System ``sys_c``; ``M`` the full-DOF mass matrix, ``nd`` the mesh nodes'
-    DOFs, ``V`` the modes as full-length vectors). G_ij is the derivative of the exact
-    tangent along the linear static response, by a central difference."""
-    fr = sys_c.free
-    K0 = sys_c.stiffness_matrix().toarray()
-    Vf = V[fr]
-    N = V.shape[1]
-    rot = getattr(sys_c.space, "rotation", np.zeros(sys_c.n_dof, bool))[fr]
-    G = np.zeros((3, 3, N, N))
+    DOFs, ``V`` the modes as full-length vectors)."""
+    G = np.zeros((3, 3, V.shape[1], V.shape[1]))
     E = np.eye(3)
     for i in range(3):
         for j in range(i, 3):
             acc = (i == j) * s - 0.5 * (s[:, [j]] * E[i] + s[:, [i]] * E[j])
             r = np.zeros(sys_c.n_dof)
             r[nd[:, :3]] = acc
-            u = np.linalg.solve(K0, (M @ r)[fr])
-            scale = max(float(np.abs(u[~rot]).max(initial=0.0)) / sys_c.length,
-                        float(np.abs(u[rot]).max(initial=0.0)))
-            if scale == 0.0:
-                continue                     # no load (a spin about the body's own line)
-            h = STEP / scale
-            KG = (sys_c.stiffness_matrix(sys_c.update(sys_c.q0, h * u)).toarray()
-                  - sys_c.stiffness_matrix(sys_c.update(sys_c.q0, -h * u)).toarray()) / (2 * h)
-            Gij = Vf.T @ (0.5 * (KG + KG.T)) @ Vf
-            G[i, j] = G[j, i] = 0.5 * (Gij + Gij.T)
+            G[i, j] = G[j, i] = _modal_geometric_stiffness(sys_c, M @ r, V)
     return G
+
+
+def _translation_stiffness(sys_c, M: np.ndarray, nd: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``c2 (3, N, N)`` of :class:`InertiaInvariants`: minus the modal geometric stiffness of
+    the load ``m_a e_i`` on every mesh node (a unit acceleration of the frame along its axis
+    i, reversed), the body clamped at the reference node (arguments as
+    :func:`_centrifugal_stiffness`). With it, a frame accelerating (or a spin about an axis
+    away from the reference node, whose centripetal acceleration is ``W x v_b``) or gravity
+    stretches and stiffens the body."""
+    c2 = np.zeros((3, V.shape[1], V.shape[1]))
+    for i in range(3):
+        r = np.zeros(sys_c.n_dof)
+        r[nd[:, i]] = 1.0
+        c2[i] = -_modal_geometric_stiffness(sys_c, M @ r, V)
+    return c2
+
+
+def _preload_stiffness(model, body, ref, preload, sys_c, nd: np.ndarray, s: np.ndarray,
+                       V: np.ndarray, where: str) -> np.ndarray:
+    """``V^T K_G V (N, N)`` of the body's internal forces in the state ``preload`` of
+    ``model`` (see ``from_body``), on the template ``sys_c`` clamped at the reference node."""
+    from ..results import Result
+    sysm = model.compile()
+    if isinstance(preload, Result):
+        q = np.asarray(preload.q)[-1]
+    else:
+        q = np.asarray(preload, dtype=float)
+    if q.shape != (sysm.nq,) or not np.all(np.isfinite(q)):
+        raise ModelError(f"{where}: preload must be a Result of the model or one of its "
+                         f"configurations ({sysm.nq} finite entries, e.g. result.q[-1]); got "
+                         f"shape {q.shape}")
+    d = sysm.difference(q, sysm.q0)
+    D = d[sysm.node_dofs[[x.id for x in body.nodes]]].astype(float)     # (n_nodes, 6)
+    a = [x.id for x in body.nodes].index(ref.id)
+    ur, tr = D[a, :3].copy(), D[a, 3:].copy()
+    D[:, :3] -= ur + np.cross(tr, s)
+    D[:, 3:] -= tr
+    u = np.zeros(sys_c.n_dof)
+    u[nd] = D
+    return _modal_geometric_stiffness(sys_c, None, V, u=u[sys_c.free])
+
+
+def _modal_geometric_stiffness(sys_c, load: np.ndarray | None, V: np.ndarray,
+                               u: np.ndarray | None = None) -> np.ndarray:
+    """``V^T K_G V (N, N)``: the geometric stiffness of the full-DOF ``load`` [N, N m] on the
+    template System ``sys_c`` (held, so K is regular) projected on the modes ``V`` (full-length
+    columns). K_G is the derivative of the exact tangent along the linear static response to
+    the load (or along the given free-DOF displacement ``u``), by a central difference (so it
+    holds the stress and the rotation of the stiff axial terms); linear in the load."""
+    fr = sys_c.free
+    N = V.shape[1]
+    rot = getattr(sys_c.space, "rotation", np.zeros(sys_c.n_dof, bool))[fr]
+    if u is None:
+        u = np.linalg.solve(sys_c.stiffness_matrix().toarray(), load[fr])
+    scale = max(float(np.abs(u[~rot]).max(initial=0.0)) / sys_c.length,
+                float(np.abs(u[rot]).max(initial=0.0)))
+    if scale == 0.0:
+        return np.zeros((N, N))             # no load (a spin about the body's own line)
+    h = STEP / scale
+    KG = (sys_c.stiffness_matrix(sys_c.update(sys_c.q0, h * u)).toarray()
+          - sys_c.stiffness_matrix(sys_c.update(sys_c.q0, -h * u)).toarray()) / (2 * h)
+    Vf = V[fr]
+    G = Vf.T @ (0.5 * (KG + KG.T)) @ Vf
+    return 0.5 * (G + G.T)
+
+
+# the load cases of ModalBody3D.from_matrices(geometric=): acceleration, then spin products
+GEOMETRIC_CASES = ("x", "y", "z", "xx", "yy", "zz", "xy", "xz", "yz")
+
+
+def _imported_geometric(geometric, Phi: np.ndarray, where: str) -> tuple:
+    """``G (3, 3, N, N)`` and ``c2 (3, N, N)`` from the nine geometric stiffness matrices
+    of :meth:`ModalBody3D.from_matrices` projected on its basis ``Phi (n, N)``."""
+    import scipy.sparse as sps
+    if not hasattr(geometric, "keys"):
+        raise ModelError(f"{where}: geometric must be a mapping from the load cases "
+                         f"{', '.join(GEOMETRIC_CASES)} to matrices; got "
+                         f"{type(geometric).__name__}")
+    missing = [c for c in GEOMETRIC_CASES if c not in geometric]
+    extra = [c for c in geometric if c not in GEOMETRIC_CASES]
+    if missing or extra:
+        raise ModelError(f"{where}: geometric needs the nine load cases "
+                         f"{', '.join(GEOMETRIC_CASES)} (give 0 for a case the body never "
+                         f"carries); missing {missing}, unknown {extra}")
+    n, N = Phi.shape
+    proj = {}
+    for c in GEOMETRIC_CASES:
+        Kg = geometric[c]
+        if np.isscalar(Kg) and Kg == 0:
+            proj[c] = np.zeros((N, N))
+            continue
+        Kg = Kg.toarray() if sps.issparse(Kg) else np.asarray(Kg, dtype=float)
+        if Kg.shape != (n, n) or not np.all(np.isfinite(Kg)):
+            raise ModelError(f"{where}: geometric['{c}'] must be a finite {n} x {n} matrix "
+                             f"(the DOFs of M and K); got shape {Kg.shape}")
+        big = np.abs(Kg).max(initial=0.0)
+        asym = np.abs(Kg - Kg.T).max(initial=0.0)
+        if asym > 1e-8 * big:
+            i, j = np.unravel_index(np.argmax(np.abs(Kg - Kg.T)), Kg.shape)
+            raise ModelError(f"{where}: geometric['{c}'] is not symmetric: entries ({i}, {j}) "
+                             f"and ({j}, {i}) differ by {asym:.3g} (largest entry {big:.3g})")
+        P = Phi.T @ (0.5 * (Kg + Kg.T)) @ Phi
+        proj[c] = 0.5 * (P + P.T)
+    G = np.zeros((3, 3, N, N))
+    axes = "xyz"
+    for i in range(3):
+        for j in range(i, 3):
+            G[i, j] = G[j, i] = proj[axes[i] + axes[j]]
+    return G, -np.array([proj[a] for a in axes])
 
 
 def _check_mass(M6: np.ndarray, where: str) -> None:

@@ -21,7 +21,11 @@ if TYPE_CHECKING:
     from ..system import System
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
-           "constraint_work", "dissipated", "violation", "stability")
+           "constraint_work", "dissipated", "violation", "stability", "friction",
+           "friction_elastic", "contact_friction")
+_FIELDS = frozenset(_ARRAYS) - {"time", "q"}
+# what :meth:`Result.record` stores for a field it is not given
+_DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
 
 
 class Result:
@@ -32,7 +36,11 @@ class Result:
     through :meth:`position`, :meth:`displacement`, :meth:`rotation` or :meth:`coordinates`),
     ``v``, ``a`` (n, n_dof: velocities, accelerations per velocity DOF), ``lam`` (joint
     multipliers), ``load_factor``, ``reactions`` (n, n_dof: the support forces on fixed DOFs,
-    zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``. ``stats`` holds counters (residual evaluations, tangent assemblies,
+    zero elsewhere) [N, N m], ``iterations`` (Newton iterations per state), ``violation``;
+    with frictional contacts ``contact_friction`` (n, rows, 3): per row of their blocks (in
+    the System's ``friction_blocks`` order) the tangential force [N], the accumulated slip [m]
+    and stick (1 or 0) at each saved state, from the run's anchors (what
+    :attr:`contacts` reports; :func:`fembody.results.contacts.friction_rows`). ``stats`` holds counters (residual evaluations, tangent assemblies,
     factorisations, Newton iterations, wall time [s], linear solver). ``impacts`` lists the
     impacts of a dynamic analysis with impulse contacts, one dict each: ``time`` [s],
     ``contact`` (index), ``name``, ``node`` (id), ``impulse`` (normal impulse [N s]),
@@ -64,15 +72,16 @@ class Result:
     # --------------------------------------------------------------- record
     def record(self, time: float, q: np.ndarray, **fields) -> None:
         """Append a state; ``fields`` are any of the per-state arrays (copied)."""
-        unknown = set(fields) - set(_ARRAYS)
-        if unknown:
-            raise TypeError(f"Result.record: unknown fields {sorted(unknown)}")
-        row = {k: None for k in _ARRAYS}
-        row.update(time=time, q=q.copy(), iterations=0)
+        if not _FIELDS.issuperset(fields):
+            raise TypeError(f"Result.record: unknown fields {sorted(set(fields) - _FIELDS)}")
+        # (the driver records every output point: no row dictionary, each list appended once)
+        rows, ndarray = self._rows, np.ndarray
+        rows["time"].append(time)
+        rows["q"].append(q.copy())
         for k, val in fields.items():
-            row[k] = val.copy() if isinstance(val, np.ndarray) else val
-        for k, val in row.items():
-            self._rows[k].append(val)
+            rows[k].append(val.copy() if isinstance(val, ndarray) else val)
+        for k in _FIELDS.difference(fields):
+            rows[k].append(_DEFAULTS[k])
         self._cache.clear()
 
     def record_sensors(self, time: float, sensors: list, values: list) -> None:
@@ -415,6 +424,18 @@ class Result:
             return block.resultants(sys.pose(block, self.q[step]))
         return np.array([block.resultants(sys.pose(block, q)) for q in self.q])
 
+    @property
+    def contacts(self):
+        """Contact histories (a :class:`fembody.results.contacts.ContactHistory`): per
+        saved state and contact row (node contacts, beam pairs, the sample points of beams and
+        nodes against surfaces) the ``gap`` [m], ``normal_force`` [N], ``point`` [m] and
+        ``normal``, with the rows' ``labels`` and ``families``; ``to_dataframe()`` gives a
+        table. ``contacts["normal_force"][k].sum()`` is the total normal force at state k."""
+        if "contacts" not in self._cache:
+            from .contacts import history
+            self._cache["contacts"] = history(self)
+        return self._cache["contacts"]
+
     def _need_system(self, what: str) -> "System":
         if self.system is None:
             raise ModelError(f"Result.{what}: needs the model; this result was loaded from a file "
@@ -425,9 +446,11 @@ class Result:
     def energy(self) -> SimpleNamespace:
         """Energies per state [J], namespaced as ``kinetic``, ``strain``, ``gravity`` (potential), ``total``
         (their sum), ``work`` of the applied nodal loads, ``constraint_work`` done by drivers,
-        ``dissipated`` by damping and impacts (the kinetic energy impulses remove), and
-        ``balance = total - work - constraint_work + dissipated``, which stays constant up to
-        the integrator's error."""
+        ``dissipated`` by damping and impacts (the kinetic energy impulses remove),
+        ``friction`` dissipated by the slip of frictional contacts (0 without; the energy
+        held by their tangential springs is part of ``strain``), and ``balance = total -
+        work - constraint_work + dissipated + friction``, which stays constant up to the
+        integrator's error."""
         if "energy" in self._cache:
             return self._cache["energy"]
         sys = self._need_system("energy")
@@ -443,10 +466,14 @@ class Result:
         work = zeros if work is None else work
         cwork = zeros if cwork is None else cwork
         diss = zeros if diss is None else diss
+        fric, held = self._array("friction"), self._array("friction_elastic")
+        fric = zeros if fric is None else fric
+        if held is not None:        # the tangential springs' energy (a run's history)
+            strain = strain + held
         total = kin + strain + grav
         e = SimpleNamespace(kinetic=kin, strain=strain, gravity=grav, total=total, work=work,
-                            constraint_work=cwork, dissipated=diss,
-                            balance=total - work - cwork + diss)
+                            constraint_work=cwork, dissipated=diss, friction=fric,
+                            balance=total - work - cwork + diss + fric)
         self._cache["energy"] = e
         return e
 

@@ -50,8 +50,10 @@ MAGIC = b"FEMBODY-CKPT\n"
 # the linear solvers' classes to fembody.linalg, so a format-2 file's pickled class paths name
 # modules that are gone: it is refused by its header (naming the version that wrote it), not
 # by an unpickling error; 4: the penalty contacts' approach speeds moved from the compiled
-# blocks to the run's ContactState (a format-3 impact handler has no place for them)
-FORMAT = 4
+# blocks to the run's ContactState (a format-3 impact handler has no place for them); 5: the
+# ContactState keeps the frictional contacts' anchors too, saved as a dict (a format-4 list of
+# speeds has no place for them)
+FORMAT = 5
 VERSION = fembody_version.__version__
 
 
@@ -144,8 +146,11 @@ class _Pickler(pickle.Pickler):
             base = self.system
             if obj.model is not base.model or not hasattr(obj, "joint_blocks"):
                 raise ModelError("checkpoint: the run refers to a System of another model")
-            rows = obj.joint_blocks[len(base.joint_blocks):]
-            return ("contact-rows", tuple((self.places[id(r.group)], int(r.i)) for r in rows))
+            blocks = obj.joint_blocks[len(base.joint_blocks):]
+            # (group place, contact) of every row, in the rows' order (a block per group)
+            found = sorted((int(row), self.places[id(b.group)], int(i)) for b in blocks
+                           for i, row in zip(b.idx, b.rows[:, 0]))
+            return ("contact-rows", tuple((place, i) for _, place, i in found))
         return None
 
     def reducer_override(self, obj):

@@ -60,12 +60,14 @@ log = logging.getLogger("fembody")
 
 def for_run(system: System) -> System:
     """The System one run steps: ``system`` itself, or, with penalty contacts, a copy of it
-    holding the run's own approach speeds (a :class:`fembody.contact.ContactState`, changed by
-    the run's :class:`ImpactHandler`), so that ``system`` serves other runs unchanged."""
-    if not system.penalty_blocks:
+    holding the run's own approach speeds and friction anchors (a
+    :class:`fembody.contact.ContactState`, changed by the run's :class:`ImpactHandler` and
+    driver), so that ``system`` serves other runs unchanged."""
+    frictional = getattr(system, "friction_blocks", [])
+    if not system.penalty_blocks and not frictional:
         return system
     from ..contact import ContactState
-    return system.with_contact_state(ContactState(system.penalty_blocks))
+    return system.with_contact_state(ContactState(system.penalty_blocks, frictional))
 
 
 def restart(integ, q: np.ndarray, v: np.ndarray) -> None:

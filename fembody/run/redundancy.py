@@ -181,6 +181,13 @@ class RankWatch:
         self._apply(extra=False)            # the rows are in for the steps before t_stop
         return origin[0], self.h_last
 
+    def quiet(self) -> bool:
+        """Nothing to do after the next accepted steps but follow the multipliers' size
+        (``lam_size``; the driver may then run several steps in one call and hand over the
+        size reached): no rejection to follow up, no singular state being passed."""
+        return not (self.troubled or self.redone or self.settle or self.t_stop is not None
+                    or self.extra.size)
+
     @property
     def passing(self) -> bool:
         """A singular state is being passed: rows are out, the state is the singular one (rows
@@ -208,8 +215,10 @@ class RankWatch:
         if not self.on:
             return False
         # (numpy, not the integrators' compiled absmax: the driver does not reach into their
-        # private kernels; the same number, NaN included, once per accepted step)
-        size = float(np.max(np.abs(integ.lam[:self.sys.n_con]), initial=0.0))
+        # private kernels; the same number, NaN included, once per accepted step; the method,
+        # not np.max's Python wrapper with its ``initial``, which costs several times more)
+        lam = integ.lam[:self.sys.n_con]
+        size = float(abs(lam).max()) if lam.size else 0.0
         if size > self.LAMBDA_JUMP * self.lam_size > 0.0 and not self.redone:
             self.troubled = max(self.troubled, 1)
         self.lam_size = size

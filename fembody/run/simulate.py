@@ -19,6 +19,7 @@ from ..errors import (ConvergenceError, FembodyError, InstabilityError, ModelErr
                       plain)
 from ..progress import Progress
 from ..results import Result
+from ..results.contacts import friction_rows
 from ..model.sensors import SensorRecorder
 from ..system import System, as_system
 from . import _kernels, checkpoint as ckpt
@@ -257,6 +258,8 @@ def _start(sys: System, cls: type, method, method_opts: MethodOptions, opts: Run
                    dt=opts.dt, t_end=opts.t_end, save_every=opts.save_every, h=opts.dt,
                    min_h=opts.min_step, monitor=bool(opts.monitor),
                    monitor_bound=opts.monitor_bound)
+    if getattr(sys, "friction_blocks", None):     # Coulomb friction: its energy terms
+        run.acc.update(friction=0.0, friction_elastic=0.0)
     _record(run, sys)
     return drive(run, sys, opts.progress, opts.callback, opts.checkpoint,
                  opts.checkpoint_every, t_wall)
@@ -301,12 +304,13 @@ class RunState:
         Successful steps since the step was last cut or grown.
     acc : dict
         The energy sums so far [J]: ``work`` of the loads, ``constraint_work`` of the drivers,
-        ``dissipated`` by damping and impacts.
+        ``dissipated`` by damping and impacts; with frictional contacts also ``friction``,
+        dissipated by slip, and ``friction_elastic``, held by the tangential springs now.
     wall : float
         Wall time of the run's earlier sessions [s] (set when a checkpoint is written).
-    penalty : list of ndarray
-        The penalty contacts' approach speeds ``v_minus`` at the last checkpoint (the run's
-        :class:`fembody.contact.ContactState`, saved).
+    penalty : dict
+        The penalty contacts' approach speeds and the frictional contacts' anchors at the
+        last checkpoint (the run's :class:`fembody.contact.ContactState`, saved).
     """
 
     integ: Any
@@ -326,7 +330,7 @@ class RunState:
     acc: dict = field(default_factory=lambda: {"work": 0.0, "constraint_work": 0.0,
                                                "dissipated": 0.0})
     wall: float = 0.0
-    penalty: list = field(default_factory=list)
+    penalty: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The fields by name (what a checkpoint file holds), not copied."""
@@ -351,13 +355,48 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
         last = getattr(integ, "last", None)
         phi = (last[1].phi if last is not None else
                sys.constraints(integ.q, integ.t, rows=integ.rows).phi)
-        viol = float(np.max(np.abs(phi)))
+        viol = float(abs(phi).max())          # (n_con > 0: phi is not empty)
     else:
         viol = 0.0
     qdd, lam = (integ.reported() if consistent and hasattr(integ, "reported") else
                 (integ.qdd, integ.lam))
+    extra = {}
+    if getattr(sys, "friction_blocks", None) and sys.contact_state is not None:
+        # (bundle-33) the friction values need the run's anchors: recorded with the state
+        extra["contact_friction"] = friction_rows(sys, integ.q, sys.contact_state)
     run.result.record(integ.t, integ.q, v=integ.v, a=qdd, lam=lam[:sys.n_con],
-                      iterations=integ.last_iterations, violation=viol, **run.acc)
+                      iterations=integ.last_iterations, violation=viol, **run.acc, **extra)
+
+
+def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch,
+           watch: RunMonitor | None) -> int:
+    """Run the grid points ``i .. i + n - 1`` in one compiled call where the integrator
+    can (:meth:`fembody.GeneralizedAlpha.steps`), with what :func:`drive` does after each
+    of their steps: the energy sums, the redundancy watch's multiplier size, the monitor's
+    count of grid points and its velocities at the last step's start. Returns the points
+    run (0: none; the rest go through the driver's loop, a failed step included)."""
+    integ, power, acc = run.integ, run.power, run.acc
+    prev = power.prev
+    if prev is None or prev[0] is not integ.q:
+        return 0
+    done = integ.steps(i, n, run.dt, prev[2], prev[3],
+                       rank.lam_size if rank.on else 0.0,
+                       rank.LAMBDA_JUMP if rank.on else 0.0,
+                       (acc["work"], acc["constraint_work"]))
+    if done is None or not done.k:
+        return 0
+    k = done.k
+    acc["work"] = done.work
+    if sys.n_con:
+        acc["constraint_work"] = done.constraint_work
+    if rank.on:
+        rank.lam_size = done.lam_size
+    rank.interval()
+    power.prev = (integ.q, integ.v, prev[2], integ.last[1].force if sys.n_con else None)
+    if watch is not None:
+        watch.v_prev = done.v_start.copy()
+        watch.calls += k
+    return k
 
 
 def drive(run: RunState, sys: System, progress: bool | None, callback: Callable | None,
@@ -403,11 +442,37 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     # beam pairs missed by the broad phase, deep penetration (fembody.contact.watch)
     touches = None
     if getattr(sys, "beam_contact_watch", None) is not None or getattr(
-            sys, "surface_contact_blocks", None):
+            sys, "surface_contact_blocks", None) or getattr(sys, "penalty_blocks", None):
         from ..contact.watch import ContactWatch    # (contact loads only when used)
         touches = ContactWatch(sys)
+    frictional = bool(getattr(sys, "friction_blocks", None))
+    # grid points run several to a compiled call (:func:`_batch`) when nothing is due
+    # between them: no contacts, sensors, driven motions, checkpoints, damping dissipation
+    batching = (getattr(integ, "batches", False) and contacts is None and touches is None
+                and not frictional and not has_sensors and not motions
+                and saver.path is None and not power.damped and not sys.turning_loads
+                and not getattr(sys, "rheonomic", False))
+    skip = 0                            # grid points below it were run by a batch
     try:
         for i in range(run.i, n_grid + 1):
+            if i < skip:
+                continue
+            if batching and h == dt and i < n_grid and rank.quiet() and (
+                    watch is None or watch.power_prev == 0.0):
+                # the points before the next saved one, the monitor's next check and the
+                # last one, whose bookkeeping is per step
+                # (at most BATCH points: Ctrl-C and the progress bar wait for a call)
+                j = min(-(-i // run.save_every) * run.save_every, n_grid, i + BATCH,
+                        n_grid if watch is None else i + watch.due - watch.calls - 1)
+                k = _batch(run, sys, i, j - i, rank, watch) if j - i >= 2 else 0
+                if k:
+                    integ = run.integ
+                    good += k
+                    run.i, run.h, run.good = i + k, h, good
+                    skip = i + k
+                    bar.update(integ.t, integ.n_steps, integ.n_newton)
+                    clock.check(integ.t)
+                    continue
             t_target = t_end if i == n_grid else i * dt
             rank.interval()
             while t_target - integ.t > 1e-9 * dt:
@@ -428,6 +493,15 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     if rank.t_stop is not None:     # the way in is redone from its start
                         h, good = h_redo, 0
                     continue
+                if ok and touches and 0.5 * h_try >= min_h:
+                    # a step into a penalty contact deeper than its tolerance is cut
+                    # (fembody.contact.watch); at min_dt the watch stops the run
+                    deep = touches.too_deep(integ.q, integ.t)
+                    if deep is not None:
+                        integ.reject_accepted(state)
+                        h, good = 0.5 * h_try, 0
+                        log.info("step rejected (%s); retrying with h = %.3g s", deep, h)
+                        continue
                 if not ok:
                     end = integ.failed_end
                     integ.restore_state(state, jumped=False)
@@ -458,6 +532,9 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     motions.accepted(integ.t)
                 if touches:
                     touches.accepted(integ.q, integ.t)
+                if frictional:              # the anchors move to the accepted state
+                    d_fric, acc["friction_elastic"] = sys.contact_state.advance(sys, integ.q)
+                    acc["friction"] += d_fric
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
@@ -569,7 +646,7 @@ class _Saver:
         if due or final:
             run.wall = wall
             cs = self.sys.contact_state
-            run.penalty = [] if cs is None else cs.saved()
+            run.penalty = {} if cs is None else cs.saved()
             try:
                 ckpt.write(self.path, run.as_dict(), self.sys, self.fingerprint)
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
@@ -647,6 +724,8 @@ def _method(method: str | type, options: dict, adaptive: bool = False) -> tuple[
 
 
 _EMPTY = np.zeros(0)
+#: the most grid points :func:`drive` runs in one compiled call (:func:`_batch`)
+BATCH = 1000
 
 
 class _Power:

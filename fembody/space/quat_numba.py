@@ -42,6 +42,10 @@ def _update_to(q, dv, lin_q, lin_v, quat, rot_v, out):  # pragma: no cover - jit
         out[i0], out[i1], out[i2], out[i3] = w / n, x / n, y / n, z / n
 
 
+#: :func:`_update_to` for kernels of other packages (the compiled step composes with it)
+update_to = _update_to
+
+
 @njit(cache=True, aot="f8[:](f8[:], f8[:], i8[:], i8[:], i8[:, :], i8[:, :])")
 def update(q, dv, lin_q, lin_v, quat, rot_v):  # pragma: no cover - jitted
     """``q`` moved by ``dv (nv,)`` (:func:`_update_to`). Returns a new array."""

@@ -317,6 +317,16 @@ class SpatialSpace:
         self._pose_cache: np.ndarray | None = None
         self._block_poses: dict = {}
 
+    def kernel_maps(self) -> dict:
+        """The index arrays compiled code reads to gather poses and compose increments
+        (:mod:`fembody.space.quat_numba`): per node the q index of x, y, z (``node_q``), its
+        reference position (``node_X``) and quaternion row (``node_rot``, -1: none); per
+        quaternion its q indices (``quat (m, 4)``) and rotation DOFs (``rot_v (m, 3)``); the
+        translational velocity DOFs (``lin_v``) and their q indices (``lin_q``)."""
+        return {"node_q": self._node_q, "node_X": self._node_X, "node_rot": self._node_rot,
+                "quat": self._quat, "rot_v": self._rot_v, "lin_v": self._lin_v,
+                "lin_q": self._lin_q}
+
     # ----------------------------------------------------------------- moves
     def _rotate(self, out: np.ndarray, theta: np.ndarray) -> None:
         out[..., self._quat] = _compose(out[..., self._quat], theta)
@@ -360,8 +370,11 @@ class SpatialSpace:
         """``dv`` with ``update(q0, dv) == q1``: rotations ``log(Q0^-1 Q1)`` (material, the
         shorter way round)."""
         if _single(q1) and _single(q0):
-            return quat_numba.difference(q1, q0, self._lin_q, self._lin_v, self._quat,
-                                         self._rot_v, self.nv)
+            # trusted: the space's own int64 arrays (built once) and two C float64 states
+            # (the driver's energy sums call this once per step: the guard was half its cost)
+            kernel = (quat_numba.difference.trusted if q1.flags.c_contiguous
+                      and q0.flags.c_contiguous else quat_numba.difference)
+            return kernel(q1, q0, self._lin_q, self._lin_v, self._quat, self._rot_v, self.nv)
         dv = np.empty(np.shape(q1)[:-1] + (self.nv,))
         li = self._qi[self._lin_v]
         dv[..., self._lin_v] = q1[..., li] - q0[..., li]

@@ -142,7 +142,7 @@ class Modes:
         q = sys.q0 if self.q is None else self.q
         phi = self.shapes[sys.free, i]
         rot = getattr(sys.space, "rotation", np.zeros(sys.n_dof, bool))[sys.free]
-        trans = np.abs(phi[~rot]).max(initial=0.0)
+        trans = _largest_translation(sys, self.shapes[:, i], rot)
         if amplitude is None:
             amplitude = 0.1 * sys.length if trans > 0 else 0.3
         amplitude = validate.number("amplitude", amplitude, where="Modes.result")
@@ -155,6 +155,23 @@ class Modes:
         out.stats.update(mode=i, frequency=float(self.frequencies[i]),
                          amplitude=float(amplitude))
         return out
+
+
+def _largest_translation(sys: System, shape: np.ndarray, rot_free: np.ndarray) -> float:
+    """The largest translation [m] the shape (all DOFs) moves a point of the model: the
+    nodes' translations and the mesh points' of modal bodies (``phi_t eta``; their modal
+    amplitudes are not lengths)."""
+    modal = np.zeros(sys.n_dof, bool)
+    bodies = getattr(sys.model, "modal_bodies", ())
+    for ref in bodies:
+        modal[sys.modal_dofs[ref.index]] = True
+    node_t = ~rot_free & ~modal[sys.free]
+    big = float(np.abs(shape[sys.free][node_t]).max(initial=0.0))
+    for ref in bodies:
+        eta = shape[sys.modal_dofs[ref.index]]
+        big = max(big, float(np.abs(np.einsum("ajn,n->aj", ref.body.phi_t, eta)).max(
+            initial=0.0)))
+    return big
 
 
 # why an unstable base state is refused, and what to pass instead

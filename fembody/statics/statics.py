@@ -39,6 +39,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fembody")
 
+#: a tangent counts as symmetric for the stability proof by an LU's pivots (see
+#: _Equilibrium.proves_stable) when max|K - K^T| <= ASYMMETRY UNSTABLE max|diag K|: two orders
+#: of magnitude below the stability tolerance, so the LU (the LDL^T of K's symmetric part up to
+#: that perturbation) cannot call stable what the tolerance calls unstable. Spatial tangents at
+#: an equilibrium under fixed-direction loads are symmetric to that level (relative asymmetry
+#: measured: 7e-18 on a 3D beam grid, 1e-15 on a 3D frame tower, which the factor 1e-3 tried
+#: first refused at about half its load steps); one with applied moments or follower loads is
+#: not, and the check decides as before
+ASYMMETRY = 1e-2
+
 
 class _Equilibrium:
     """Residual and tangent of the static problem with joints, and counters.
@@ -62,6 +72,9 @@ class _Equilibrium:
         # stability check): the next load step's first iteration starts there with it
         self.factored_at: np.ndarray | None = None
         self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
+        # where K^T's entries sit in K's data (System pattern), False for a pattern that is
+        # not symmetric; made at the first use (see proves_stable)
+        self._transposed: np.ndarray | bool | None = None
         self.method = linear_solver
         # the solve's redundant constraint rows (filled by static(); the System keeps none)
         self.rows = RedundantRows()
@@ -75,7 +88,8 @@ class _Equilibrium:
         # beam pairs missed by the broad phase, penetration beyond tolerance (per load step)
         self.touches = None
         if getattr(system, "beam_contact_watch", None) is not None or getattr(
-                system, "surface_contact_blocks", None):
+                system, "surface_contact_blocks", None) or getattr(system, "penalty_blocks",
+                                                                   None):
             from ..contact.watch import ContactWatch    # (contact loads only when used)
             self.touches = ContactWatch(system, "static")
 
@@ -149,6 +163,39 @@ class _Equilibrium:
 
     def solve(self, rhs: np.ndarray, c: np.ndarray):
         return self.solver.solve(rhs, c)
+
+    def proves_stable(self, K) -> bool:
+        """Whether the Newton solver's current factorisation, of the tangent ``K`` (its CSC
+        data on the System's pattern, or the assembly target it was assembled in), proves the
+        equilibrium stable for the check ``stability=InertiaCheck`` without a factorisation
+        of its own: a Cholesky or an LDL^T of S without a negative pivot (S, hence S on the
+        joints' motions, positive definite), or, without joints, an LU whose pivots were all
+        taken on the diagonal of a symmetric permutation, none of them negative, of a ``K``
+        symmetric to round-off (:data:`ASYMMETRY`): that LU is K's LDL^T, and Sylvester's
+        law of inertia makes K positive definite, the verdict the check's Cholesky of
+        ``K + tol I`` would give. Anything else (a negative pivot, an off-diagonal pivot, a
+        non-symmetric K, joints) proves nothing: the check decides."""
+        if not isinstance(self.stability, InertiaCheck):
+            return False
+        if self.solver.proves_definite:
+            return True
+        s = self.sys
+        if s.n_con or K is None or isinstance(K, AssemblyTarget) or s.n_free == 0 \
+                or self.solver.symmetric_negative != 0:
+            return False
+        if self._transposed is None:
+            P = sp.csc_matrix((np.arange(1, s.nnz + 1, dtype=float), s.indices, s.indptr),
+                              shape=(s.n_free, s.n_free))
+            T = P.T.tocsc()
+            T.sort_indices()
+            same = (np.array_equal(T.indptr, s.indptr) and np.array_equal(T.indices, s.indices))
+            self._transposed = T.data.astype(np.int64) - 1 if same else False
+        tpos = self._transposed
+        if tpos is False:
+            return False
+        K = np.asarray(K)
+        scale = float(np.abs(K[s.diag_pos]).max())
+        return bool(np.max(np.abs(K - K[tpos])) <= ASYMMETRY * UNSTABLE * scale)
 
     def reactions(self, r: np.ndarray) -> np.ndarray:
         R = np.zeros_like(r)
@@ -244,10 +291,15 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         factorisations per load step), recorded in ``result.stability``. 'check': one Cholesky
         attempt of the penalised tangent (:mod:`fembody.linalg.inertia`), the eigenvalue only
         when it fails (unstable states, recorded as before); stable states record NaN in
-        ``result.stability``. When Newton ends a step on an increment at the round-off level
-        of the coordinates (fine meshes), its last factorisation, a Cholesky of the tangent at
-        a state within that increment, is the proof and no check is factorised. 'auto':
-        'eigenvalue' up to 300 free DOFs, else 'check'.
+        ``result.stability``. The Newton solver's own factorisation of the tangent at the
+        converged state (kept for the next load step's first iteration) is the proof where
+        it tells the tangent's inertia, and then no check is factorised: a Cholesky or an
+        LDL^T without a negative pivot, or, for a model without joints whose tangent is
+        symmetric to round-off (spatial models under fixed-direction loads at equilibrium),
+        SuperLU's LU with every pivot on the diagonal, none negative. When Newton ends a step
+        on an increment at the round-off level of the coordinates (fine meshes), its last
+        factorisation, at a state within that increment, is the proof in the same way.
+        'auto': 'eigenvalue' up to 300 free DOFs, else 'check'.
     unstable : {'auto', 'error', 'accept'}, default 'auto'
         What an unstable equilibrium (the constrained tangent lost its definiteness: the load
         passed a limit point or a bifurcation such as buckling) does. 'error':
@@ -341,6 +393,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
     # from q with it (at the new load the residual needs no assembly: fext, fint are q's)
     held = eq.holds(q, lam)
     eq.factored_at = None
+    factored = None                 # the tangent of the current factorisation (if known)
     if held:
         r, ce, fext, fint = eq.measure(load, *eq.forces[2:])
         K = None
@@ -355,6 +408,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
             return None
         if not held:
             eq.factor(K, ce)
+            factored = K
         held = False
         dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
         eq.n_iter += 1
@@ -366,7 +420,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
         # factorisation just done, at a state within that floor of q, is then the tangent of
         # the equilibrium: if it proved K positive definite, q is stable without the check's
         # own factorisation, and q's residual is wanted without its tangent
-        proved = small and isinstance(eq.stability, InertiaCheck) and eq.solver.proves_definite
+        proved = small and eq.proves_stable(factored)
         r, ce, fext, fint, K = eq.residual(q, lam, load, not proved)
         if small and eq.finite(r, ce) and (
                 s.n_con == 0 or np.max(np.abs(ce.phi)) <= eq.ptol):
@@ -596,7 +650,9 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         # (the next load step's first iteration then uses it), else the check decides
         eq.factor(K, ce)
         eq.factored_at = q
-    if isinstance(check, str) or not eq.solver.proves_definite:
+    # (the factorisation of K just made, the Newton solver's held for the next load step,
+    # proves stability where its pivots tell K's inertia: no factorisation of the check's)
+    if isinstance(check, str) or not eq.proves_stable(K):
         K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
         Kc = s.csc(K)
         scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0

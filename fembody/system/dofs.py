@@ -102,7 +102,10 @@ def number_dofs(model: Model, space: str | None, gravity: np.ndarray | None = No
         [n.id for e in model.beams for n in e["nodes"]]
         + [rb.node.id for rb in model.rigid_bodies]
         + [n.id for sp in model.rotational_springs for n in sp["nodes"]]
-        + [mb.node.id for mb in model.modal_bodies], dtype=np.int64)
+        + [mb.node.id for mb in model.modal_bodies]
+        # joints that lock a node's rotation to something (a welding ModalPin) give it one
+        + [n.id for j in model.joints for n in getattr(j, "rotation_nodes", tuple)()],
+        dtype=np.int64)
     has_rot = np.zeros(n_nodes, dtype=bool)
     has_rot[rot_ids] = True
     for load in model.loads:
@@ -140,7 +143,10 @@ def number_dofs(model: Model, space: str | None, gravity: np.ndarray | None = No
         X[node_dofs[:, k]] = Xn[:, k]
     space_obj = spaces.make(space, node_dofs, count, X)
     real = [n.id for n in model.nodes if not n.internal] or [0]
-    length = max(max(float(np.ptp(Xn[real, k])) for k in range(dim)), 1e-3)
+    # a modal body's extent is its mesh's, not its reference node's
+    pts = np.concatenate([Xn[real]] + [mb.reference_positions()[:, :dim]
+                                       for mb in model.modal_bodies])
+    length = max(max(float(np.ptp(pts[:, k])) for k in range(dim)), 1e-3)
     is_fixed = np.zeros(count, dtype=bool)
     for nid, dofs in model.supports.items():
         node = model.nodes[nid]
@@ -200,6 +206,12 @@ def check_nodes(sys, model: "Model") -> None:
         has_mass[b.dofs.ravel()] = True
     for b in sys.stiffness_blocks:
         has_stiff[b.dofs.ravel()] = True
+    for b in sys.joint_blocks:
+        # a joint that fixes every DOF of a node to a body (a welding ModalPin) holds it
+        held = getattr(b, "held_dofs", None)
+        if held is not None:
+            d = b.dofs[:, held].ravel()
+            has_stiff[d[d >= 0]] = True
     bad = ~(has_mass | has_stiff | sys.is_fixed)
     if np.any(bad):
         nodes = sorted({int(sys.dof_owner[i, 0]) for i in np.flatnonzero(bad)})

@@ -49,16 +49,18 @@ class Scatter:
 
 
 class Memo:
-    """The caches a compiled System fills on first use: the external force and the nodal
-    loads of the last time ``t`` asked for, pure functions of the compiled model and of the
+    """The caches a compiled System fills on first use: the external force, the nodal loads
+    and the turning loads' values of the last time ``t`` asked for, pure functions of the compiled model and of the
     ``t`` they store, so no run can change what another reads (the constraint caches are the
     ConstraintSet's)."""
 
-    __slots__ = ("fext", "loads")
+    __slots__ = ("fext", "loads", "turning")
 
     def __init__(self) -> None:
         self.fext: tuple[float, np.ndarray] | None = None      # (t, read-only f_ext)
         self.loads: tuple[float, np.ndarray] | None = None     # (t, read-only nodal loads)
+        # (t, read-only values (n, width) of the turning loads, in their own frames)
+        self.turning: tuple[float, np.ndarray] | None = None
 
 
 class System:
@@ -215,6 +217,11 @@ class System:
             self.surface_contact_blocks = build_surface_blocks(model, self.node_dofs)
             self.blocks += self.surface_contact_blocks
             self.stiffness_blocks += self.surface_contact_blocks
+        # blocks with Coulomb friction: their anchors are a run's (ContactState), by slot
+        self.friction_blocks = [b for b in self.beam_contact_blocks + self.surface_contact_blocks
+                                if getattr(b, "frictional", False)]
+        for i, b in enumerate(self.friction_blocks):
+            b.friction_slot = i
         if not model.contacts:                  # (the contact module loads when first used)
             self.contact_groups, self.penalty_blocks = [], []
             return
@@ -396,6 +403,9 @@ class System:
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
             if run_contacts is not None and b.family == "contact":   # a penalty block
                 fe, Ke, Ce = b.forces(x, ve, tangent, run_contacts.v_minus[b.slot])
+            elif getattr(b, "friction_slot", None) is not None:     # a frictional contact
+                fe, Ke, Ce = b.forces(x, ve, tangent, None if run_contacts is None else
+                                      run_contacts.friction[b.friction_slot])
             else:
                 fe, Ke, Ce = b.forces(x, ve, tangent)
             self.add_vector(f, b, fe)

@@ -8,8 +8,9 @@ matplotlib time histories.
   springs as lines, rigid bodies as discs (radius of gyration), point masses as black discs,
   supports (dark red: a block for a clamp, a triangle for a pin, a triangle on a bar for a
   roller), joints (orange: a disc for a pin, a square for a weld, a block on its guide for a
-  slider), nodal forces and torques as green arrows, a length scale bar, the time in the title,
-  and a scalar bar when a field colours the picture.
+  slider), nodal forces and torques as green arrows, the contact forces of a result's state as
+  magenta arrows (their tips at the contact points, :func:`contact_arrows`), a length scale
+  bar, the time in the title, and a scalar bar when a field colours the picture.
 - :func:`animate` writes a GIF (or an MP4 when imageio-ffmpeg is installed) off-screen, with
   the scalar bar, scale bar and time on every frame.
 - :func:`show` opens an interactive window with a time slider.
@@ -40,7 +41,48 @@ if TYPE_CHECKING:
 
     from ..results import Result
 
-__all__ = ["FIELDS", "plot", "animate", "show", "history", "has_display"]
+__all__ = ["FIELDS", "plot", "animate", "show", "history", "has_display", "contact_arrows"]
+
+CONTACT_COLOUR = "magenta"
+CONTACT_LENGTH = 0.15       # the longest contact-force arrow, as a fraction of the model's size
+
+
+def contact_arrows(result: "Result", step: int = -1, length: float | None = None,
+                   force: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The contact forces of saved state ``step`` as arrows ``(tails, vectors)`` ``(n, 3)``
+    [m]: one per contact row that presses (``normal_force`` > 0, ``Result.contacts``), along
+    the force on the row's item (``normal``), the tip at the contact point, a force of
+    ``force`` [N] (default None: the largest at this state) ``length`` [m] long (default None:
+    :data:`CONTACT_LENGTH` of the model's size) and the others in proportion."""
+    from ..io import step_index
+    from ..results.contacts import history
+    k = step_index(result, step)
+    h = history(result, [k])
+    if not len(h):
+        return np.zeros((0, 3)), np.zeros((0, 3))
+    F = np.nan_to_num(h["normal_force"][0])
+    on = F > 0.0
+    pts, nrm = h["point"][0][on], h["normal"][0][on]
+    pad = lambda a: np.column_stack([a, np.zeros((len(a), 3 - a.shape[1]))])
+    if length is None:
+        length = CONTACT_LENGTH * extent(result.system.model)
+    big = F.max() if force is None else force
+    vec = pad(nrm) * (F[on] / big * length)[:, None] if on.any() else np.zeros((0, 3))
+    return pad(pts) - vec, vec
+
+
+def _draw_contacts(pv, p, result: "Result", k: int, force: float | None = None) -> None:
+    """Arrows of :func:`contact_arrows` (shaft and head as one glyph per row), replacing
+    those drawn before (the actor is named)."""
+    tails, vec = contact_arrows(result, k, force=force)
+    if not len(vec):
+        p.remove_actor("contact forces")
+        return
+    mesh = pv.PolyData(tails)
+    mesh["force"] = vec
+    mesh["size"] = np.linalg.norm(vec, axis=1)
+    arrows = mesh.glyph(orient="force", scale="size", factor=1.0, geom=pv.Arrow())
+    p.add_mesh(arrows, color=CONTACT_COLOUR, name="contact forces", lighting=False)
 
 
 def _pyvista():
@@ -93,7 +135,8 @@ def plot(model_or_result: "Model | Result | Modes", step: int = -1,
          off_screen: bool | None = None, filename: str | None = None,
          window_size: tuple[int, int] = (1024, 640), beam_style: str = "ribbon",
          cmap: str | None = None, background: str = "white", title: str | None = None,
-         scale_bar: bool = True, amplitude: float | None = None) -> "pv.Plotter":
+         scale_bar: bool = True, amplitude: float | None = None,
+         contacts: bool = True) -> "pv.Plotter":
     """Draw a model (reference configuration), state ``step`` of a result, or mode ``step``
     of a :class:`~fembody.Modes` (``plot(modes, k)``).
 
@@ -120,6 +163,8 @@ def plot(model_or_result: "Model | Result | Modes", step: int = -1,
         the load factor of a result's state.
     scale_bar : draw a length scale bar [m] in the lower left corner (default True).
     background : colour name or RGB (default 'white').
+    contacts : draw the contact forces of the state as magenta arrows (default True; a model
+        or a result without contacts has none; drawn at the true shape only, ``scale`` 1).
 
     Returns the pyvista Plotter (closed when it rendered off-screen).
     """
@@ -152,6 +197,8 @@ def plot(model_or_result: "Model | Result | Modes", step: int = -1,
         scene3 = Scene3(pv, p, model, field, field_range3([fr3], field), cmap, [fr3],
                         beam_style=beam_style, motion=motion)
         scene3.draw(fr3, fr3.title(title if title is not None else model.name, scale))
+        if contacts and result is not None and base is None and scale == 1.0:
+            _draw_contacts(pv, p, result, k)
         if base is not None:
             _ghost(pv, p, result.system, base)
         scene3.camera()
@@ -161,6 +208,8 @@ def plot(model_or_result: "Model | Result | Modes", step: int = -1,
                   cmap=cmap, force_scale=Scene.force_scale_of([fr]), scale_bar=scale_bar)
     p.suppress_rendering = True
     scene.build(fr, fr.title(title if title is not None else model.name, scale))
+    if contacts and result is not None and base is None and scale == 1.0:
+        _draw_contacts(pv, p, result, k)
     if base is not None:
         _ghost(pv, p, result.system, base)
     scene.camera(bounds([fr], 0.06 * extent(model)))
@@ -212,7 +261,7 @@ def animate(result: "Result | Modes", filename: str, *, field: str | None = "dis
             scale: float = 1.0, fps: int = 20, every: int | None = None, max_frames: int = 80,
             window_size: tuple[int, int] = (800, 500), beam_style: str = "ribbon",
             cmap: str | None = None, background: str = "white", mode: int = 0,
-            amplitude: float | None = None) -> int:
+            amplitude: float | None = None, contacts: bool = True) -> int:
     """Write an animation of ``result`` off-screen to ``filename`` (.gif, or .mp4 with
     imageio-ffmpeg installed): the scalar bar of ``field`` with one colour range over all
     frames, the length scale bar and the time on every frame.
@@ -227,6 +276,8 @@ def animate(result: "Result | Modes", filename: str, *, field: str | None = "dis
         most ``max_frames``, default 80).
     window_size : (width, height) in pixels (default (800, 500)).
     background : colour name or RGB (default 'white').
+    contacts : draw the contact forces as magenta arrows, as in :func:`plot` (default True;
+        one force scale over all frames; at ``scale`` 1 only).
 
     The scene is built once and its meshes are moved in place each frame; GIF frames share one
     palette taken from the first frame (it holds the whole colour bar). Returns the number of
@@ -269,9 +320,19 @@ def animate(result: "Result | Modes", filename: str, *, field: str | None = "dis
             scene.build(frames[0], frames[0].title(name, scale))
             scene.camera(box)
             p.suppress_rendering = False
+        force = None
+        draw = contacts and scale == 1.0 and result.kind != "mode"
+        if draw:                 # one force scale over the frames
+            from ..results.contacts import history
+            h = history(result, [fr.k for fr in frames])
+            F = np.nan_to_num(h["normal_force"]) if len(h) else np.zeros(1)
+            draw = bool((F > 0.0).any())
+            force = float(F.max()) if draw else None
         images = []
         for fr in frames:
             scene.update(fr, fr.title(name, scale))
+            if draw:
+                _draw_contacts(pv, p, result, fr.k, force)
             p.render()
             images.append(np.asarray(p.screenshot(return_img=True))[..., :3])
             if suffix == ".gif":

@@ -7,6 +7,8 @@ import fembody as fb
 from fembody.contact.beams import BeamContactBlock, closest_crossing, closest_node, distance
 from fembody.errors import ModelError
 
+from .fd import assert_force_and_tangent
+
 
 def _crossing_pairs(rng, n=20):
     """Random crossing chord pairs in 3D, closest points inside both, penetrating."""
@@ -72,15 +74,7 @@ def test_force_is_energy_gradient_and_tangent_matches_finite_differences(kind):
     f, K, C = blk.forces(x, None, True)
     assert C is None and np.all(blk.resultants(x)[:, 0] > 0.0)
     h = 1e-7
-    ffd, Kfd = np.zeros_like(f), np.zeros_like(K)
-    for j in range(k):
-        e = np.zeros(k)
-        e[j] = h
-        ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
-        fp, fm = blk.forces(x + e, None, False)[0], blk.forces(x - e, None, False)[0]
-        Kfd[:, :, j] = (fp - fm) / (2 * h)
-    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
-    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    assert_force_and_tangent(blk, x, f, K, h)
     # the force pushes the pair apart: it does negative work on opening the gap
     g0 = blk.gaps(x)[0]
     step = -1e-6 * f                                # move along the applied contact force
@@ -275,7 +269,11 @@ def _two_beams(dim=3):
     (dict(radius=0.005, stiffness=0.0), ["stiffness", "positive"]),
     (dict(radius=0.005, stiffness=-1.0), ["stiffness", "positive"]),
     (dict(radius=0.005, stiffness=1e6, friction=-0.1), ["friction", ">= 0"]),
-    (dict(radius=0.005, stiffness=1e6, friction=0.3), ["friction", "not implemented"]),
+    (dict(radius=0.005, stiffness=1e6, friction=0.3, kinetic_friction=0.4),
+     ["kinetic_friction", "exceeds friction", "mu_k <= mu_s"]),
+    (dict(radius=0.005, stiffness=1e6, friction=float("nan")), ["friction", "finite"]),
+    (dict(radius=0.005, stiffness=1e6, friction=0.3, kinetic_friction=float("nan")),
+     ["kinetic_friction", "finite"]),
     (dict(radius=0.005, stiffness=1e6, margin=-1.0), ["margin", ">= 0"]),
     (dict(radius="thick", stiffness=1e6), ["radius"]),
 ])

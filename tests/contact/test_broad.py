@@ -78,3 +78,22 @@ def test_degenerate_inputs():
     # coincident point boxes all overlap
     lo = np.zeros((4, 2))
     np.testing.assert_array_equal(box_pairs(lo, lo)[0], _brute(lo, lo))
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_box_grid_finds_exactly_the_overlapping_pairs(d):
+    """BoxGrid (fixed boxes binned once, moving boxes looked up) against the brute-force test
+    of every (query, fixed) pair, with query boxes inside, across and outside the grid, of
+    sizes from a tenth to ten times the cell, and the default and a given cell size."""
+    from fembody.contact.broad import BoxGrid
+    rng = np.random.default_rng(4 + d)
+    lo = rng.uniform(0.0, 1.0, (300, d))
+    hi = lo + rng.uniform(0.0, 0.08, (300, d))
+    qlo = rng.uniform(-0.3, 1.3, (200, d))
+    qhi = qlo + rng.uniform(0.0, 1.0, (200, 1)) ** 3 * 0.6
+    brute = np.argwhere(np.all((qlo[:, None] <= hi[None]) & (lo[None] <= qhi[:, None]),
+                               axis=2))
+    for cell in (None, 0.2):
+        pairs = BoxGrid(lo, hi, cell).query(qlo, qhi)
+        np.testing.assert_array_equal(pairs, brute)
+    assert len(brute) > 100 and len(np.unique(brute[:, 0])) < 200   # some queries find none

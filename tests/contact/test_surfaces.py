@@ -11,6 +11,8 @@ import fembody as fb
 from fembody.contact.surfaces import (SurfaceContactBlock, _geometry, surface_gap)
 from fembody.errors import ModelError
 
+from .fd import assert_force_and_tangent
+
 SURFACES_3D = {
     "plane": fb.Plane((0.1, -0.2, 0.3), (0.3, 1.0, -0.4)),
     "sphere": fb.Sphere((0.1, -0.2, 0.3), 0.7),
@@ -118,15 +120,7 @@ def test_block_force_is_energy_gradient_and_tangent_matches_finite_differences(i
     on = blk.resultants(x)[:, 2] > 0
     assert C is None and on.sum() >= 3 and (~on).sum() >= 1   # both states are exercised
     h = 1e-7
-    ffd, Kfd = np.zeros_like(f), np.zeros_like(K)
-    for j in range(k):
-        e = np.zeros(k)
-        e[j] = h
-        ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
-        fp, fm = blk.forces(x + e, None, False)[0], blk.forces(x - e, None, False)[0]
-        Kfd[:, :, j] = (fp - fm) / (2 * h)
-    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
-    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    assert_force_and_tangent(blk, x, f, K, h)
     np.testing.assert_allclose(K, K.transpose(0, 2, 1), atol=1e-10 * np.abs(K).max())
     # the force pushes the items out: moving along it opens the gaps of the touching ones
     g0 = blk.gaps(x)[0].min(axis=1)
@@ -420,15 +414,7 @@ def test_moving_surface_block_matches_finite_differences_and_is_objective(item, 
     on = blk.resultants(x)[:, 2] > 0
     assert on.sum() >= 3 and (~on).sum() >= 1
     h = 1e-7
-    ffd, Kfd = np.zeros_like(f), np.zeros_like(K)
-    for j in range(k):
-        e = np.zeros(k)
-        e[j] = h
-        ffd[:, j] = (blk.strain_energy(x + e) - blk.strain_energy(x - e)) / (2 * h)
-        Kfd[:, :, j] = (blk.forces(x + e, None, False)[0]
-                        - blk.forces(x - e, None, False)[0]) / (2 * h)
-    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
-    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    assert_force_and_tangent(blk, x, f, K, h)
     # a rigid motion of everything: rotate by 0.7 rad about (1, 2), translate by (0.3, -0.4)
     ang, c0, tr = 0.7, np.array([1.0, 2.0]), np.array([0.3, -0.4])
     pos2 = c0 + _rotate(pos - c0, ang) + tr
@@ -470,8 +456,14 @@ def test_ball_resting_on_a_moving_plate():
 
 def test_bad_moving_surface_is_refused():
     m, b = _beam_model(3)
-    with pytest.raises(ModelError, match="planar only"):
+    with pytest.raises(ModelError, match="is one of the nodes that touch"):
         m.add_surface_contact(b, fb.Plane((0, 0, -1), (0, 0, 1)), stiffness=1e5, body=b.first)
+    m, b = _beam_model(3)
+    carrier = m.add_node((0.0, 0.0, -1.0))                       # no rotation
+    m.add_mass(carrier, 1.0)
+    m.add_surface_contact(b, fb.Plane((0, 0, -1), (0, 0, 1)), stiffness=1e5, body=carrier)
+    with pytest.raises(ModelError, match=r"surface contact 0 .* has no rotation"):
+        m.compile()
     m, b = _beam_model()
     with pytest.raises(ModelError, match="is one of the nodes that touch"):
         m.add_surface_contact(b, fb.Plane((0, -1), (0, 1)), stiffness=1e5, body=b.nodes[4])

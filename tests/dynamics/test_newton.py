@@ -158,3 +158,43 @@ def test_non_finite_residual_and_iteration_limit_are_reported():
 def test_unknown_mode_is_refused():
     with pytest.raises(ModelError, match="Newton mode must be one of"):
         Problem([1.1, 1.9]).run("quasi")
+
+
+def test_early_stop_with_a_reused_matrix_holds_its_bound_where_the_old_rate_would_not():
+    """With a reused factorisation the contraction test may stop before ``settle`` only with
+    the reuse rate standing in for the measured ratio. A held matrix S and two steps of a
+    linear problem F(x) = A (x - x*): in the first the map x + S^-1 r contracts by 1e-3 in
+    every direction; in the second the problem has stiffened so that one direction contracts
+    by only L = 0.25 (still below the reuse rate 0.3), and the predictor's error lies mostly
+    in the fast direction. The first step's rate, or the second step's first ratio, would
+    stop at the second increment with an error 6x the bound; the loop must take more
+    increments and stop with the true error (the known root) below the bound."""
+    bound, L, eps = 1e-4, 0.25, 1e-2
+    S = np.eye(2)
+    A1 = np.diag([0.999, 0.999])                    # I - S^-1 A1 = diag(1e-3, 1e-3)
+    A2 = np.diag([0.999, 1.0 - L])                  # I - S^-1 A2 = diag(1e-3, L)
+    solver = Dense()
+    solver.factorize(S, None)
+    rates = []
+    for A, e0 in ((A1, [1.0, 1.0]), (A2, [1.0, eps])):
+        p = Problem(ROOT + np.array(e0), F=lambda x, A=A: A @ (x - ROOT),
+                    J=lambda x, A=A: A, bound=bound)
+        steps = []
+        apply = p.apply
+
+        def traced(dq, dlam, apply=apply, steps=steps):
+            steps.append(float(np.abs(dq).max()))
+            return apply(dq, dlam)
+
+        ok, _, it = newton(p, solver, p.evaluate, lambda M: M, traced, None, p.fail, False,
+                           50, MODIFIED, 0.3, settle=3)
+        assert ok and solver.n_factor == 1                  # the held matrix throughout
+        rates.append(steps[-1] / steps[-2])
+    # the second step: what a carried rate (the first step's) would have accepted
+    first = rates[0]
+    assert first == pytest.approx(1e-3, rel=1e-6)
+    assert first / (1.0 - first) * steps[1] <= bound < p.errors[2]
+    assert steps[1] / steps[0] < 0.01               # the step's own first ratio: as wrong
+    # the loop went on to the settled ratio L, and its estimate held
+    assert it > 2 and rates[1] == pytest.approx(L, rel=1e-2)
+    assert p.errors[-1] <= bound

@@ -65,7 +65,10 @@ CASES = {"slider-crank": _slider_crank, "heavy-top": _heavy_top, "chain": _chain
 
 def run(name: str, newton: str = "full") -> dict[str, np.ndarray]:
     model, h, opts = CASES[name]()
-    opts = {"rho_inf": 0.9, "tol": 1e-10, "newton": newton, **opts}
+    # the Python path, whose constraint assembly this checks (small spatial mechanisms
+    # otherwise run whole steps in one compiled call, checked against this path in
+    # tests/dynamics/test_compiled_step.py)
+    opts = {"rho_inf": 0.9, "tol": 1e-10, "newton": newton, "compiled": False, **opts}
     res = fb.simulate(model, t_end=STEPS * h, dt=h, save_every=STEPS, **opts)
     assert res.stats["n_steps"] == STEPS
     return {"q": res.q[-1], "v": res.v[-1], "lam": res.lam[-1]}

@@ -2,6 +2,8 @@
 and spatial models, with and without joints, solved to the same small residual against the
 explicitly assembled matrix; an unsupported structure reported as SingularSystemError naming
 its DOFs whichever backend factorises."""
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -112,6 +114,23 @@ def test_a_missing_optional_backend_names_its_install_line(monkeypatch):
             linalg.LinearSolver(name)
         with pytest.raises(ModelError, match=line):
             linalg.saddle_solver(planar(True).compile(), name)
+
+
+@pytest.mark.skipif(not os.environ.get("FEMBODY_REQUIRE_BACKENDS"),
+                    reason="FEMBODY_REQUIRE_BACKENDS names the optional backends a run needs")
+def test_the_required_optional_backends_are_installed():
+    """``make test-optional`` sets FEMBODY_REQUIRE_BACKENDS (e.g. 'pardiso,mumps'): a backend
+    that did not install fails the run here instead of leaving its tests skipped above, and
+    each one factorises a small SPD matrix and solves it to round-off."""
+    n = 50
+    A = sp.diags([-np.ones(n - 1), 4.0 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1], format="csc")
+    b = np.arange(1.0, n + 1.0)
+    for name in os.environ["FEMBODY_REQUIRE_BACKENDS"].split(","):
+        assert factorization.available(name), f"{name}: {factorization.OPTIONAL[name][1]}"
+        s = linalg.LinearSolver(name, spd=False)
+        s.factorize(A)
+        assert s.active == name
+        assert np.linalg.norm(A @ s.solve(b) - b) <= 1e-13 * np.linalg.norm(b)
 
 
 def _unsupported(kind: str):

@@ -241,3 +241,115 @@ def test_the_checked_tangent_starts_the_next_load_step(monkeypatch):
     ref = run(m, monkeypatch, steps=5)           # the dense eigenvalue of every state
     assert np.all(ref.stability > 0.0)
     assert np.abs(res.q - ref.q).max() <= 1e-9 * np.abs(ref.q).max()
+
+
+# ----------------------------------------------- spatial tangents: the LU's pivots as proof
+def spatial_column(factor: float, n: int = 520):
+    """A pinned-pinned 3D column of ``n`` elements along x (6 DOFs a node: 3000+ free DOFs,
+    where the Newton solver's SuperLU works in symmetric mode), square section (two Euler
+    modes at the same load), pushed by ``factor`` times its Euler load."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0))
+    c = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=n, material=STEEL, section=SEC)
+    m.fix(c.first, "x", "y", "z", "rx")
+    m.fix(c.last, "y", "z")
+    m.add_force(c.last, (-factor * math.pi ** 2 * STEEL.E * SEC.I, 0.0, 0.0))
+    return m
+
+
+def spatial_arch(n: int = 260):
+    """The shallow clamped arch of :func:`arch` in the x-z plane of a 3D model (two members
+    of ``n`` elements: 3000+ free DOFs), loaded at its apex: it snaps through."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0))
+    a, top, b = (m.add_node((0.0, 0.0, 0.0)), m.add_node((1.0, 0.0, 0.03)),
+                 m.add_node((2.0, 0.0, 0.0)))
+    m.add_beam(a, top, n, material=STEEL, section=SEC)
+    m.add_beam(top, b, n, material=STEEL, section=SEC)
+    m.fix(a)
+    m.fix(b)
+    m.add_force(top, (0.0, 0.0, -2e4))
+    return m
+
+
+def refuse_lu_proofs(monkeypatch):
+    """The check as before the LU's pivots proved anything: its own factorisation."""
+    from fembody.linalg.linalg import SaddlePointSolver
+    monkeypatch.setattr(SaddlePointSolver, "symmetric_negative",
+                        property(lambda self: None))
+
+
+def test_superlu_symmetric_mode_pivots_give_the_inertia():
+    """SuperLU in symmetric mode with every pivot on the diagonal: its negative pivots are the
+    number of negative eigenvalues of a symmetric matrix (dense LAPACK's count); an LU that
+    pivoted off the diagonal (a zero diagonal) gives None, never a count."""
+    from fembody.linalg.sparse_lu import OrderedSuperLU
+    rng = np.random.default_rng(5)
+    n = 300
+    for n_neg in (0, 1, 7):
+        # sparse, symmetric, diagonally dominant (the pivots stay on the diagonal), with
+        # n_neg negative diagonal entries
+        R = sp.random(n, n, density=0.02, random_state=rng, format="csc")
+        R = R + R.T
+        R.data = rng.uniform(-1.0, 1.0, R.data.size)
+        R = 0.5 * (R + R.T)
+        d = np.abs(R).sum(axis=1).A.ravel() + rng.uniform(1.0, 3.0, n)
+        d[rng.choice(n, n_neg, replace=False)] *= -1.0
+        A = (R + sp.diags(d)).tocsc()
+        A.sort_indices()
+        fac = OrderedSuperLU(min_size=10).factorize(A)
+        assert np.count_nonzero(np.linalg.eigvalsh(A.toarray()) < 0) == n_neg
+        assert fac.symmetric_negative == n_neg
+    swap = sp.csc_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))    # eigenvalues -1, 1
+    assert OrderedSuperLU(min_size=1).factorize(swap).symmetric_negative is None
+
+
+def test_spatial_column_lu_proves_stable_steps_and_misses_no_buckling(monkeypatch):
+    """A 3D column in load steps of 0.325 P_E up to 1.3 P_E: the Newton solver's SuperLU of
+    the (symmetric at equilibrium) tangent proves the three steps below the critical load
+    stable without a factorisation of the check's own; the step past it (analytic Euler load:
+    the lowest eigenvalue turns negative at P_E, within 1e-3 for these shear-deformable
+    elements) is flagged at the same load step as the check's own Cholesky flags it, with
+    the same lowest eigenvalue."""
+    m = spatial_column(1.3)
+    assert m.compile().n_free >= 3000
+    calls = count_checks(monkeypatch)
+    # (a chain: auto takes the banded LU, whose row pivoting tells nothing of the inertia;
+    # SuperLU is auto's choice for spatial grids and frames)
+    res = run(m, steps=4, linear_solver="superlu")
+    assert res.stats["linear_solver"] == "superlu"
+    n_res = len(calls)        # the unstable step's (its Cholesky and the shift search)
+    assert n_res >= 1
+    assert res.stats["unstable"] == [pytest.approx(1.0)]
+    assert np.all(np.isnan(res.stability[:-1])) and res.stability[-1] < 0.0
+    calls.clear()
+    refuse_lu_proofs(monkeypatch)
+    ref = run(m, steps=4, linear_solver="superlu")
+    assert len(calls) == n_res + 3                  # and one of its own for each stable step
+    assert ref.stats["unstable"] == res.stats["unstable"]
+    assert np.isclose(ref.stability[-1], res.stability[-1], rtol=1e-6)
+    assert np.abs(res.q - ref.q).max() <= 1e-8 * np.abs(ref.q).max()
+
+
+def test_spatial_snap_through_flagged_with_lu_proofs(monkeypatch):
+    """Arc length on the 3D arch past its first critical point (in 3D the square-section arch
+    leaves its plane before the snap-through limit point): the same states flagged unstable,
+    with the same lowest eigenvalues, whether the stable states' proof comes from the Newton
+    solver's LU or from the check's own factorisation, and the same verdicts as every
+    state's lowest eigenvalue (stability='eigenvalue')."""
+    kw = dict(steps=10, method="arc-length", max_steps=5, linear_solver="superlu")
+    calls = count_checks(monkeypatch)
+    res = run(spatial_arch(), **kw)
+    n_res = len(calls)
+    refuse_lu_proofs(monkeypatch)
+    calls.clear()
+    ref = run(spatial_arch(), **kw)
+    assert res.stats.get("unstable") == ref.stats.get("unstable")
+    n_stable = len(res) - len(res.stats["unstable"])
+    assert len(res.stats["unstable"]) >= 1 and n_stable >= 1
+    # every stable state proved by the LU: the check's own factorisation saved for each
+    assert len(calls) == n_res + n_stable
+    np.testing.assert_allclose(res.load_factor, ref.load_factor, rtol=1e-9)
+    np.testing.assert_allclose(res.stability, ref.stability, rtol=1e-6, equal_nan=True)
+    # the independent verdict: every state's lowest eigenvalue (shift-invert Lanczos)
+    eig = run(spatial_arch(), stability="eigenvalue", **kw)
+    assert eig.stats.get("unstable") == res.stats["unstable"]
+    assert np.all(eig.stability[np.isnan(res.stability)] > 0.0)

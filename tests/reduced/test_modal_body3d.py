@@ -38,6 +38,17 @@ def body():
     return src, b, mb, blk, x, rng.normal(size=(1, 10)), rng.normal(size=(1, 10))
 
 
+@pytest.fixture(scope="module")
+def body_c2(body):
+    """The same body with a random (symmetric) second-order first moment c2, as stiffening
+    gives it: the equations and tangents must hold for any c2."""
+    from dataclasses import replace
+    src, b, mb, _, x, v, a = body
+    c2 = np.random.default_rng(5).normal(size=(3, 4, 4)) * mb.invariants.m
+    mb2 = replace(mb, invariants=replace(mb.invariants, c2=c2 + np.swapaxes(c2, 1, 2)))
+    return src, b, mb2, mb2.block(0, np.arange(6), np.arange(6, 10), "test body"), x, v, a
+
+
 def fe_mass(src, b):
     """The template's FE mass matrix, node-major (u, theta) per node (as the body uses)."""
     sys = src.compile()
@@ -87,11 +98,13 @@ def _fd_q(fun, x, h=1e-6):
     return np.column_stack(cols)
 
 
-def test_inertial_and_gravity_tangents_match_finite_differences(body):
+@pytest.mark.parametrize("which", ["body", "body_c2"])
+def test_inertial_and_gravity_tangents_match_finite_differences(which, request):
     """K = df/dq (rotation increments material, as the space updates them), C = df/dq' of the
     inertial force and the gravity load stiffness against central differences (h = 1e-6:
-    truncation ~1e-12 of the entries, round-off ~1e-10)."""
-    src, b, mb, blk, x, v, a = body
+    truncation ~1e-12 of the entries, round-off ~1e-10); with and without a second-order
+    first moment c2."""
+    src, b, mb, blk, x, v, a = request.getfixturevalue(which)
     f, K, C = blk.inertial(x, v, a, True)
     assert np.allclose(f, blk.inertial(x, v, a, False)[0], rtol=1e-14, atol=0)
     Kfd = _fd_q(lambda p: blk.inertial(p, v, a, False)[0][0], x)
@@ -111,13 +124,15 @@ def test_inertial_and_gravity_tangents_match_finite_differences(body):
     np.testing.assert_allclose(fg[0], -Vfd[0], rtol=0, atol=1e-7 * np.abs(fg).max())
 
 
-def test_compiled_forces_equal_the_numpy_reference(body):
+@pytest.mark.parametrize("which", ["body", "body_c2"])
+def test_compiled_forces_equal_the_numpy_reference(which, request):
     """The compiled inertial and gravity forces (loops, complex steps inside the kernel)
     against the numpy reference of the same equations (tests/reference_kernels, batched
     invariant products): equal to round-off (1e-12 of the largest entry); the kernel's
-    tangents against complex steps of the reference (1e-10)."""
+    closed-form tangents K and C against complex steps of the reference (1e-10); with and
+    without c2."""
     from tests.reference_kernels import modal3d_kernels as ref
-    src, b, mb, blk, x, v, a = body
+    src, b, mb, blk, x, v, a = request.getfixturevalue(which)
     R, eta = x[1][0, 0], x[2][0]
     f, K, C = blk.inertial(x, v, a, True)
     f_ref = ref.forces(mb.invariants, R, eta, v[0], a[0])
@@ -126,6 +141,16 @@ def test_compiled_forces_equal_the_numpy_reference(body):
     Cref = np.column_stack([ref.forces(mb.invariants, R, eta, v[0] + 1j * h * e, a[0]).imag / h
                             for e in np.eye(10)])
     assert np.abs(C[0] - Cref).max() < 1e-10 * np.abs(Cref).max()
+    # K (closed form in the kernel) against complex steps of the reference: material
+    # rotation steps R (I + i h hat(e_j)) and amplitude steps
+    N = eta.shape[0]
+    cols = [np.zeros(6 + N)] * 3
+    cols += [ref.forces(mb.invariants, R @ (np.eye(3) + 1j * h * hat(e)), eta, v[0], a[0]).imag
+             / h for e in np.eye(3)]
+    cols += [ref.forces(mb.invariants, R, eta + 1j * h * e, v[0], a[0]).imag / h
+             for e in np.eye(N)]
+    Kref = np.column_stack(cols)
+    assert np.abs(K[0] - Kref).max() < 1e-10 * np.abs(Kref).max()
     g = np.array([0.3, -9.81, 1.2])
     fg, _ = blk.gravity(x, g, False)
     fg_ref = ref.gravity(mb.invariants, R, eta, g)
@@ -226,7 +251,9 @@ def test_bad_input():
 
 def test_the_mesh_of_a_spatial_modal_body_is_exported(tmp_path):
     """The recovered mesh goes to the VTU series: its points' displacement equals the mesh
-    positions recovered from the modal state less the reference positions (float64: exact)."""
+    positions recovered from the modal state less the reference positions (float64: exact);
+    its cells carry their elements' section forces and stresses (as ModalBodyRef gives them,
+    1e-10)."""
     import meshio
     src, bs = template()
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
@@ -241,6 +268,17 @@ def test_the_mesh_of_a_spatial_modal_body_is_exported(tmp_path):
     np.testing.assert_allclose(mesh.point_data["displacement"][modal],
                                ref.positions(st)[-1] - X, rtol=0, atol=1e-15)
     assert ref.positions(st)[-1, -1, 2] < -1e-4              # it sags
+    # the section forces and stresses of its elements on the mesh's cells (one per element)
+    forces, sig = ref.section_forces(st)[-1], ref.stresses(st)[-1]
+    assert np.abs(sig[:, 1]).max() > 1e4
+    cells = mesh.cell_data["family"]
+    k = [i for i, c in enumerate(cells) if np.all(c == 7)][0]        # the modal block
+    for i, name in enumerate(("N", "Vy", "Vz", "T", "My", "Mz")):
+        np.testing.assert_allclose(mesh.cell_data[name][k], forces[:, i], rtol=1e-10,
+                                   atol=1e-10 * np.abs(forces).max())
+    for i, name in enumerate(("sigma_N", "sigma_b", "sigma_max", "tau_T")):
+        np.testing.assert_allclose(mesh.cell_data[name][k], sig[:, i], rtol=1e-10,
+                                   atol=1e-10 * np.abs(sig).max())
 
 
 def test_imported_spatial_matrices_give_the_same_body_as_from_body(tmp_path):
@@ -403,6 +441,108 @@ def test_centrifugal_stiffening_gives_the_southwell_coefficients():
     assert np.all(err[0] < 3e-3) and np.all(err[1] < err[0])
 
 
+def southwell_hub(k: int) -> float:
+    """The hub-radius Southwell coefficient of the k-th flapping mode: with the root at a
+    radius R from the spin axis the tension gains rhoA Omega^2 R (L - x), so d w_k^2 /
+    d Omega^2 = southwell(k) + (R / L) * this, int (1 - x) phi'^2 / int phi^2 of the analytic
+    mode (1.5709, 8.6471)."""
+    import math
+    from scipy.integrate import quad
+    from fembody.verify.beams import EB_CLAMPED
+    bl = EB_CLAMPED[k]
+    sig = (math.cosh(bl) + math.cos(bl)) / (math.sinh(bl) + math.sin(bl))
+
+    def phi(x):
+        return math.cosh(bl * x) - math.cos(bl * x) - sig * (math.sinh(bl * x) - math.sin(bl * x))
+
+    def dphi(x):
+        return bl * (math.sinh(bl * x) + math.sin(bl * x)
+                     - sig * (math.cosh(bl * x) - math.cos(bl * x)))
+    return (quad(lambda x: (1 - x) * dphi(x)**2, 0, 1, epsabs=1e-13)[0]
+            / quad(lambda x: phi(x)**2, 0, 1, epsabs=1e-13)[0])
+
+
+def test_stiffening_of_a_spin_about_an_axis_off_the_reference_node():
+    """A beam rooted at a hub radius R spins at Omega about z: the frame's centripetal
+    acceleration Omega^2 R (along the beam, W x v_b in the body) stretches it; its stiffness
+    on the modes is -R Omega^2 c2[x] (the first moment's second-order part). Against the
+    hub Southwell coefficients of the analytic modes: 16 elements within 3e-3 (measured
+    7.1e-4, 7.6e-4), converging with the mesh (32: 2.8e-4, 4.4e-4). Then the linearised
+    steady spin of the body (the inertial tangent at W = Omega e_z, v_b = Omega R e_y, the
+    root's centripetal acceleration) gives the flapping stiffness Omega^2 (S0 + R S1) of the
+    same coefficients within 3e-3 (measured 3.0e-4, 2.3e-4)."""
+    ref = np.array([southwell_hub(0), southwell_hub(1)])
+    assert ref[0] == pytest.approx(1.5709, abs=1e-4)
+    err = []
+    for n in (16, 32):
+        src, b = template(n=n)
+        stiff = ModalBody3D.from_body(src, b, 4, stiffening=True)
+        flap = [k for k in range(4) if np.abs(stiff.phi_t[:, 2, k]).max()
+                > np.abs(stiff.phi_t[:, 1, k]).max()]
+        assert len(flap) == 2
+        err.append(np.abs(-np.diag(stiff.invariants.c2[0])[flap] / ref - 1))
+    assert np.all(err[0] < 3e-3) and np.all(err[1] < err[0])
+    # the same through the block's inertial tangent: a steady spin, the root at R = 0.5 m
+    Om, R = 3.0, 0.5
+    blk = stiff.block(0, np.arange(6), np.arange(6, 10), "hub beam")
+    x = (np.array([[[R, 0.0, 0.0]]]), np.eye(3)[None, None], np.zeros((1, 4)))
+    v = np.zeros((1, 10))
+    v[0, 1], v[0, 5] = Om * R, Om
+    a = np.zeros((1, 10))
+    a[0, 0] = -Om**2 * R                       # the root's centripetal acceleration
+    _, K, _ = blk.inertial(x, v, a, True)
+    k_flap = np.diag(K[0, 6:, 6:])[flap] / Om**2
+    S0 = np.array([southwell(0), southwell(1)])
+    np.testing.assert_allclose(k_flap, S0 + R * ref, rtol=3e-3)
+
+
+@pytest.mark.slow
+def test_spin_up_on_a_hub_radius_follows_the_full_beam():
+    """The driven spin-up of the stiffening test (30 rad/s in 1 s, held) with the beam rooted
+    0.5 m from the axis: the modal body (4 modes) follows the full model of 8 geometrically
+    exact elements within 1 % of the sag (measured 0.43 %); without the frame acceleration's
+    stiffening (c2 = 0) the first flapping frequency at 30 rad/s is 8 % low and the sag
+    misses by more than 50 % of its size."""
+    from dataclasses import replace
+    import math
+    Om, T, Rh = 30.0, 1.0, 0.5
+
+    def angle(t):
+        return Om * (t * t / (2 * T) + (math.cos(2 * math.pi * t / T) - 1) * T
+                     / (4 * math.pi**2)) if t < T else Om * (T / 2 + t - T)
+
+    def rate(t):
+        return Om * (t / T - math.sin(2 * math.pi * t / T) / (2 * math.pi)) if t < T else Om
+
+    def accel(t):
+        return Om * (1 - math.cos(2 * math.pi * t / T)) / T if t < T else 0.0
+
+    def run(body):
+        m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+        if body is None:
+            b = m.add_beam((Rh, 0, 0), (Rh + 1, 0, 0), n=8, material=MAT, section=SEC,
+                           orientation=(0, 0, 1))
+            hub = b.first
+        else:
+            ref = m.add_modal_body(body)
+            hub = ref.node
+        m.add_joint(fb.Revolute(m.ground, hub, axis=(0, 0, 1), at=(0, 0, 0)))
+        m.add_joint(fb.RotationDriver(m.ground, hub, axis=(0, 0, 1), angle=angle,
+                                      velocity=rate, acceleration=accel))
+        r = fb.simulate(m, t_end=1.5, dt=1e-3, save_every=10)
+        return (r.position(b.last) if body is None else ref.positions(r)[:, -1])[:, 2]
+    src = fb.Model(dim=3)
+    bs = src.add_beam((Rh, 0, 0), (Rh + 1, 0, 0), n=8, material=MAT, section=SEC,
+                      orientation=(0, 0, 1))
+    stiff = ModalBody3D.from_body(src, bs, 4, stiffening=True)
+    z_full = run(None)
+    z_stiff = run(stiff)
+    sag = np.abs(z_full).max()
+    assert np.abs(z_stiff - z_full).max() < 1e-2 * sag
+    z_axis = run(replace(stiff, invariants=replace(stiff.invariants, c2=None)))
+    assert np.abs(z_axis - z_full).max() > 0.5 * sag
+
+
 @pytest.mark.slow
 def test_spin_up_with_stiffening_follows_the_full_beam_and_without_it_does_not():
     """A 1 m beam sagging under gravity, spun about z by a driver to 30 rad/s in 1 s (0.58 of
@@ -449,7 +589,8 @@ def test_section_forces_of_the_mesh_are_recovered():
     """A body clamped at its reference node sagging under gravity: the section forces of its
     mesh recovered from the modal field equal the full FE model's with every mode (to 1e-4:
     the full model's geometric nonlinearity at this sag is ~1.4e-5), the template's linear
-    FE solution's to 1e-8, and the root moment is the analytic rho A g (L - x)^2 / 2 at the
+    FE solution's to 1e-8, the shear the weight beyond each element's middle (1e-6), and the
+    root moment is the analytic rho A g (L - x)^2 / 2 at the
     first element's middle within 1 % (the element's constant moment); with 4 modes the root
     moment is within 3 % (modal truncation, 1.3 %)."""
     g = (0.0, 0.0, -9.81)
@@ -472,9 +613,16 @@ def test_section_forces_of_the_mesh_are_recovered():
     u = np.linalg.solve(S.stiffness_matrix().toarray(),
                         S.external_forces(S.q0, 0.0, False)[0][S.free])
     blk = S.block("beam")
-    lin = 0.5 * (blk.resultants(S.pose(blk, S.update(S.q0, u)))      # its linear part
-                 - blk.resultants(S.pose(blk, S.update(S.q0, -u))))
+    # its linear part: the kernel's derivative along u, by a central difference moving the
+    # field 1e-6 m (the odd part of the full field keeps its cubic terms: shear 0.5 N off)
+    h = 1e-6 / np.abs(u).max()
+    lin = (blk.resultants(S.pose(blk, S.update(S.q0, h * u)))
+           - blk.resultants(S.pose(blk, S.update(S.q0, -h * u)))) / (2 * h)
     np.testing.assert_allclose(got[48], lin, rtol=0, atol=1e-8 * np.abs(lin).max())
+    # the shear at each element's middle: the weight beyond it, rho A g (L - x)
+    x = (np.arange(8) + 0.5) / 8
+    np.testing.assert_allclose(np.abs(got[48][:, 1]), MAT.rho * SEC.A * 9.81 * (1 - x),
+                               rtol=1e-6)
     # against the full (geometrically exact) solution: the moment Mz (its axial force N is
     # the nonlinear stretching the linear field leaves out)
     np.testing.assert_allclose(got[48][:, 5], r_full[:, 5], rtol=1e-4)
@@ -501,3 +649,368 @@ def test_a_body_from_matrices_is_drawn_with_its_element_edges():
     assert (bays, bays + 1) not in elements              # left tip - right root: not an edge
     src, b = template(n=5)
     assert ModalBody3D.from_body(src, b, 2).edges.tolist() == [[i, i + 1] for i in range(5)]
+
+
+# ------------------------------------------------------------------ preload stiffening
+@pytest.mark.parametrize("P", [150.0, -150.0])
+def test_preload_stiffening_gives_the_frequencies_about_the_static_state(P):
+    """A cantilever (16 elements) under an axial tip force P = +-150 N (0.52 of its Euler load
+    288 N): a modal body reduced with ``preload=`` the static state has the full model's
+    frequencies about that state (fb.modes(..., state=static)) within the truncation error
+    of the unloaded modes: from above (a Rayleigh-Ritz bound), 4 modes within 2e-3
+    (measured 3.0e-4 in tension, 1.3e-3 in compression), 8 modes closer (2.6e-5, 1.0e-4);
+    without the preload the first frequency is off by 17 % (tension) and 42 %."""
+    m = fb.Model(dim=3)
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=16, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    m.fix(b.first)
+    m.add_force(b.last, (P, 0.0, 0.0))
+    st = fb.static(m, steps=2)
+    f_full = fb.modes(m, n=4, state=st).frequencies
+
+    def reduced(n_modes, preload):
+        mm = fb.Model(dim=3)
+        ref = mm.add_modal_body(ModalBody3D.from_body(m, b, n_modes, preload=preload))
+        mm.fix(ref.node)
+        return fb.modes(mm, n=4).frequencies / f_full - 1
+    e4, e8 = reduced(4, st), reduced(8, st.q[-1])
+    assert np.all(e4 > -1e-9) and np.all(e4 < 2e-3)
+    assert np.all(e8 > -1e-9) and np.all(e8 <= e4)
+    assert abs(reduced(4, None)[0]) > 0.1
+    with pytest.raises(fb.ModelError, match="preload must be a Result"):
+        ModalBody3D.from_body(m, b, 4, preload=st.q[-1][:-1])
+
+
+def _template_geometric_stiffness(src, b):
+    """The nine geometric stiffness matrices of ModalBody3D.from_matrices(geometric=) for the
+    template beam, computed as an external code would: the body clamped at its first node,
+    the linear static response to each unit load case, the derivative of the exact tangent
+    along it (central difference); in the node-major (u, theta) order of the matrices."""
+    def build(clamp):
+        m = fb.Model(dim=3)
+        nodes = [m.add_node(x.position) for x in b.nodes]
+        for a, c in zip(nodes[:-1], nodes[1:]):
+            m.add_beam(a, c, n=1, material=MAT, section=SEC, orientation=(0, 0, 1))
+        if clamp:
+            m.fix(nodes[0])
+        return m.compile(), nodes
+    sys, nodes = build(True)
+    fr = sys.free
+    order = sys.node_dofs[[x.id for x in nodes]]
+    X = np.array([x.position for x in b.nodes])
+    s = X - X[0]
+    # the inertia load of the whole body, its root included (a consistent mass couples it)
+    sys_free = build(False)[0]
+    M = np.zeros((sys.n_dof, sys.n_dof))
+    M[np.ix_(sys_free.free, sys_free.free)] = sys_free.mass_matrix().toarray()
+    K0 = sys.stiffness_matrix().toarray()
+    E = np.eye(3)
+    loads = {a: np.tile(E[i], (len(s), 1)) for i, a in enumerate("xyz")}
+    for i in range(3):
+        for j in range(i, 3):
+            loads["xyz"[i] + "xyz"[j]] = ((i == j) * s - 0.5 * (s[:, [j]] * E[i]
+                                                              + s[:, [i]] * E[j]))
+    out = {}
+    for c, acc in loads.items():
+        r = np.zeros(sys.n_dof)
+        r[order[:, :3]] = acc
+        u = np.linalg.solve(K0, (M @ r)[fr])
+        if not np.any(u):
+            out[c] = 0                     # a spin about the beam's own line loads nothing
+            continue
+        h = 1e-5 / np.abs(u).max()
+        KG = np.zeros((sys.n_dof, sys.n_dof))
+        KG[np.ix_(fr, fr)] = (sys.stiffness_matrix(sys.update(sys.q0, h * u)).toarray()
+                              - sys.stiffness_matrix(sys.update(sys.q0, -h * u)).toarray()
+                              ) / (2 * h)
+        KG = KG[np.ix_(order.ravel(), order.ravel())]
+        out[c] = 0.5 * (KG + KG.T)
+    return out
+
+
+def test_imported_matrices_stiffen_with_their_geometric_stiffness(tmp_path):
+    """A body from imported M, K with the external model's geometric stiffness per unit load
+    case stiffens as from_body(stiffening=True): the sign-free diagonals of the centrifugal
+    (W-W) and acceleration (c2) stiffness on the modes equal to 1e-6 (two central differences
+    of the tangent with different steps). stiffening=True without them, a missing case or a
+    non-symmetric matrix are refused."""
+    import scipy.io
+    import scipy.sparse as sps
+    from fembody.reduced import read_matrices
+    src, b = template(n=8)
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in b.nodes]].ravel()]
+    M = sys.mass_matrix().toarray()[np.ix_(order, order)]
+    K = sys.stiffness_matrix().toarray()[np.ix_(order, order)]
+    scipy.io.mmwrite(str(tmp_path / "M.mtx"), sps.coo_matrix(M), precision=17)
+    scipy.io.mmwrite(str(tmp_path / "K.mtx"), sps.coo_matrix(K), precision=17)
+    fe = read_matrices(tmp_path / "M.mtx", tmp_path / "K.mtx",
+                       nodes=np.array([x.position for x in b.nodes]))
+    geo = _template_geometric_stiffness(src, b)
+    a = ModalBody3D.from_body(src, b, 4, stiffening=True)
+    c = ModalBody3D.from_matrices(fe, 4, geometric=geo)
+    plain = ModalBody3D.from_matrices(fe, 4)
+    Ga = np.diagonal(ModalBody3D.from_body(src, b, 4).invariants.J2 - a.invariants.J2)
+    Gc = np.diagonal(plain.invariants.J2 - c.invariants.J2)
+    assert np.abs(Ga).max() > 1.0
+    np.testing.assert_allclose(Gc, Ga, rtol=0, atol=1e-6 * np.abs(Ga).max())
+    ca = np.diagonal(a.invariants.c2, axis1=1, axis2=2)
+    cc = np.diagonal(c.invariants.c2, axis1=1, axis2=2)
+    np.testing.assert_allclose(cc, ca, rtol=0, atol=1e-6 * np.abs(ca).max())
+    with pytest.raises(fb.ModelError, match="stiffening=True needs the geometric"):
+        ModalBody3D.from_matrices(fe, 4, stiffening=True)
+    with pytest.raises(fb.ModelError, match=r"missing \['yz'\]"):
+        ModalBody3D.from_matrices(fe, 4, geometric={k: v for k, v in geo.items() if k != "yz"})
+    bad = dict(geo, xy=geo["xy"] + np.triu(np.ones_like(geo["xy"]), 1))
+    with pytest.raises(fb.ModelError, match=r"geometric\['xy'\] is not symmetric"):
+        ModalBody3D.from_matrices(fe, 4, geometric=bad)
+
+
+# ------------------------------------------------------------------ rotation locks
+@pytest.mark.parametrize("axis", [None, (0.3, -0.5, 0.8)], ids=["weld", "revolute"])
+@pytest.mark.parametrize("ground", [False, True], ids=["node", "ground"])
+def test_spatial_modal_weld_rows_derivatives_match_finite_differences(axis, ground):
+    """phi, B = dphi/d(dx_o, Theta_o, dr, Theta, eta) and the Lie-group Hessian of the
+    spatial ModalPin with a rotation lock (weld, revolute about an inclined axis; to a node
+    or the ground) against central differences on a random state (1e-7 relative); the
+    rotation rows vanish in the reference configuration."""
+    from fembody.joints.modal.compile import _rotation_pairs
+    from fembody.joints.modal.pin3d import SpatialModalWeldBlock
+    src, b = template(end=(0.8, 0.4, 0.3), orientation=(0.0, 0.3, 1.0))
+    mb = ModalBody3D.from_body(src, b, 3)
+    rng = np.random.default_rng(7)
+    C, D = _rotation_pairs(None if axis is None else np.array(axis) / np.linalg.norm(axis))
+    dofs = np.arange(15)
+    if ground:
+        dofs[:6] = -1
+    blk = SpatialModalWeldBlock(dofs[None], [0], rng.normal(size=(1, 3)),
+                                rng.normal(size=(1, 3)), mb.s[4][None], mb.phi_t[4][None],
+                                mb.phi_r[4][None], C[None], D[None])
+    assert blk.gather(np.zeros((1, 15)))[0].shape == (1, 3)
+    phi0 = blk.evaluate(blk.gather(np.zeros((1, 15))), 0.0, False)[0]
+    assert np.abs(phi0[0, 3:]).max() < 1e-15
+    xo, r = rng.normal(size=(1, 3)), rng.normal(size=(1, 3))
+    Ro = np.eye(3)[None] if ground else expm(rng.normal(size=3))[None]
+    R, eta = expm(rng.normal(size=3))[None], 0.1 * rng.normal(size=(1, 3))
+    k = 15
+    live = np.arange(6, k) if ground else np.arange(k)
+
+    def moved(d):
+        return (xo + d[:3], Ro @ expm(d[3:6]) if np.any(d[3:6]) else Ro, r + d[6:9],
+                R @ expm(d[9:12]) if np.any(d[9:12]) else R, eta + d[12:])
+    phi, B, H = blk.evaluate((xo, Ro, r, R, eta), 0.0, True)
+    h = 1e-6
+    Bfd = np.column_stack([(blk.evaluate(moved(h * e), 0.0, False)[0][0]
+                            - blk.evaluate(moved(-h * e), 0.0, False)[0][0]) / (2 * h)
+                           for e in np.eye(k)])
+    assert np.abs(B[0][:, live] - Bfd[:, live]).max() < 1e-7 * np.abs(B).max()
+    Hfd = np.stack([(blk.evaluate(moved(h * e), 0.0, False)[1][0]
+                     - blk.evaluate(moved(-h * e), 0.0, False)[1][0]) / (2 * h)
+                    for e in np.eye(k)], axis=-1)
+    assert np.abs(H[0][:, live][:, :, live] - Hfd[:, live][:, :, live]).max() \
+        < 1e-7 * np.abs(H).max()
+    if ground:
+        assert not np.any(B[0][:, :6]) and not np.any(H[0][:, :6]) and not np.any(H[0][..., :6])
+
+
+def test_a_modal_beam_welded_to_a_rigid_body_matches_the_full_model():
+    """A cantilever (8 elements, 1 m) carrying a rigid body (0.2 kg, inertia 2e-3 .. 6e-3 kg
+    m^2, centre 0.1 m beyond the tip) welded to its tip: as a Craig-Bampton body (tip
+    interface, 8 modes) with a welding ModalPin to the rigid body's node, its first six
+    frequencies are the full model's (the body on the tip node) from above within 1e-4
+    (measured 1e-7 .. 2.6e-5; 4 modes: 1.7e-3 on the sixth). With a revolute ModalPin about
+    y the body swings freely about the hinge (a zero frequency, no gravity) and the next
+    five equal the full model's with a Revolute between the tip and the body's node (1e-4,
+    measured 1e-7 .. 3.6e-6)."""
+    from fembody.reduced import ModalPin, read_matrices
+    inertia = np.diag([2e-3, 4e-3, 6e-3])
+    src, bs = template(n=8)
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in bs.nodes]].ravel()]
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in bs.nodes]))
+    body = ModalBody3D.from_matrices(fe, 8, interface=[8])
+
+    def full(joint):
+        m = fb.Model(dim=3)
+        b = m.add_beam((0, 0, 0), (1, 0, 0), n=8, material=MAT, section=SEC,
+                       orientation=(0, 0, 1))
+        m.fix(b.first)
+        if joint is None:
+            m.add_rigid_body(b.last, mass=0.2, inertia=inertia, offset=(0.1, 0.0, 0.0))
+        else:
+            n = m.add_node((1.0, 0.0, 0.0))
+            m.add_rigid_body(n, mass=0.2, inertia=inertia, offset=(0.1, 0.0, 0.0))
+            m.add_joint(joint(b.last, n))
+        return fb.modes(m, n=6).frequencies
+
+    def reduced(**lock):
+        m = fb.Model(dim=3)
+        ref = m.add_modal_body(body)
+        m.fix(ref.node)
+        n = m.add_node((1.0, 0.0, 0.0))
+        m.add_rigid_body(n, mass=0.2, inertia=inertia, offset=(0.1, 0.0, 0.0))
+        m.add_joint(ModalPin(ref, 8, n, **lock))
+        return fb.modes(m, n=6).frequencies
+    f_full = full(None)
+    err = reduced(rotation=True) / f_full - 1
+    assert np.all(err > -1e-9) and np.all(err < 1e-4), err
+    f_rev = full(lambda a, b: fb.Revolute(a, b, axis=(0, 1, 0)))
+    f_red = reduced(axis=(0, 1, 0))
+    assert f_rev[0] < 1e-5 and f_red[0] < 1e-5          # the free swing about the hinge
+    err = f_red[1:] / f_rev[1:] - 1
+    assert np.all(err > -1e-9) and np.all(err < 1e-4), err
+
+
+def test_modal_pin_rotation_lock_bad_input():
+    """Both a weld and an axis, or a zero axis, are refused naming the argument."""
+    from fembody.reduced import ModalPin
+    src, bs = template()
+    m = fb.Model(dim=3)
+    ref = m.add_modal_body(ModalBody3D.from_body(src, bs, 4))
+    with pytest.raises(fb.ModelError, match="not both"):
+        ModalPin(ref, 6, m.ground, rotation=True, axis=(0, 1, 0))
+    with pytest.raises(fb.ModelError, match="ModalPin: axis"):
+        ModalPin(ref, 6, m.ground, axis=(0, 0, 0))
+
+
+# ------------------------------------------------------------------ loads at mesh points
+def test_loads_and_springs_at_a_mesh_point_of_a_modal_cantilever():
+    """A tip force (Fy, Fz) and moment My on a modal cantilever (16 elements, Craig-Bampton
+    with the tip as interface, 4 modes) through a node attached to the tip mesh point: the
+    static tip deflection equals the full FE model's (1e-6, measured 3e-8: the interface
+    response is exact with any number of modes; the full model's nonlinearity is ~(w /
+    L)^2 = 1e-7) and Euler-Bernoulli's F L^3 / 3EI, M L^2 / 2EI within 2e-3 (the elements'
+    discretisation, measured 6.6e-4, 6.9e-4); a spring from the node to the ground (k = 50
+    N/m along z) against the full model with the same spring (1e-6). Four clamped modes without the interface are 0.4 % / 0.9 %
+    off (truncation), so the attached node carries the load through the interface modes."""
+    from fembody.reduced import attach_node, read_matrices
+    n_el, L = 16, 1.0
+    F, T = np.array([0.0, 0.3, -0.1]), np.array([0.0, 0.02, 0.0])
+    src, bs = template(n=n_el)
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in bs.nodes]].ravel()]
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in bs.nodes]))
+    body = ModalBody3D.from_matrices(fe, 4, interface=[n_el])
+
+    def full(spring):
+        m = fb.Model(dim=3)
+        b = m.add_beam((0, 0, 0), (L, 0, 0), n=n_el, material=MAT, section=SEC,
+                       orientation=(0, 0, 1))
+        m.fix(b.first)
+        m.add_force(b.last, F)
+        m.add_torque(b.last, T)
+        if spring:
+            m.add_spring(b.last, (L, 0.0, -0.5), k=50.0)
+        return fb.static(m, steps=1).displacement(b.last)[-1]
+
+    def reduced(spring):
+        m = fb.Model(dim=3)
+        ref = m.add_modal_body(body)
+        m.fix(ref.node)
+        tip = attach_node(m, ref, n_el, name="tip")
+        m.add_force(tip, F)
+        m.add_torque(tip, T)
+        if spring:
+            m.add_spring(tip, (L, 0.0, -0.5), k=50.0)
+        r = fb.static(m, steps=2)
+        w = ref.positions(r)[-1, -1] - (L, 0.0, 0.0)
+        np.testing.assert_allclose(r.position(tip)[-1] - (L, 0, 0), w, rtol=0, atol=1e-12)
+        return w
+    w_full, w = full(False), reduced(False)
+    np.testing.assert_allclose(w[1:], w_full[1:], rtol=1e-6)
+    E, Iy, Iz = MAT.E, SEC.Iy, SEC.Iz          # y bends with Iy, z with Iz (orientation z)
+    w_eb = np.array([F[1] * L**3 / (3 * E * Iy),
+                     F[2] * L**3 / (3 * E * Iz) - T[1] * L**2 / (2 * E * Iz)])
+    np.testing.assert_allclose(w[1:], w_eb, rtol=2e-3)
+    np.testing.assert_allclose(reduced(True)[1:], full(True)[1:], rtol=1e-6)
+
+
+# ------------------------------------------------------------------ mode pictures
+@pytest.mark.parametrize("dim", [2, 3])
+def test_mode_pictures_of_a_modal_body_are_drawn_at_a_tenth_of_its_size(dim):
+    """Modes.result of a model holding only a clamped modal body (1 m beam): the model's
+    size is its mesh's (1 m, not its reference node's 1e-3 floor) and the drawn shape moves
+    the mesh by 10 % of it at its largest point (1e-12; the amplitudes are scaled by the
+    mesh's translations phi_t eta, not by the raw modal amplitudes)."""
+    from fembody.reduced import ModalBody
+    if dim == 3:
+        src, bs = template(n=8)
+        body = ModalBody3D.from_body(src, bs, 4)
+        m = fb.Model(dim=3)
+    else:
+        src = fb.Model()
+        bs = src.add_beam((0, 0), (1, 0), n=8, material=MAT, section=SEC)
+        body = ModalBody.from_body(src, bs, 4)
+        m = fb.Model()
+    ref = m.add_modal_body(body)
+    m.fix(ref.node)
+    modes = fb.modes(m, n=3)
+    assert modes.system.length == pytest.approx(1.0, rel=1e-12)
+    for k in range(3):
+        res = modes.result(k)
+        d = ref.positions(res)[-1] - ref.reference_positions()
+        assert np.abs(d).max() == pytest.approx(0.1, rel=1e-12)
+    res = modes.result(1, amplitude=0.02)
+    d = ref.positions(res)[-1] - ref.reference_positions()
+    assert np.abs(d).max() == pytest.approx(0.02, rel=1e-12)
+
+
+# ------------------------------------------------------------------ stresses
+def test_stresses_of_a_modal_cantilever_are_the_beam_theory_ones():
+    """A modal cantilever (16 elements, 0.02 x 0.01 m, Craig-Bampton with the tip interface)
+    under a tip load (Fx, Fy, Fz), then a twist Tx, through an attached node: at the first
+    element's middle x = L / 32, the axial stress Fx / A, the bending stress M c / I of both
+    moments at the corner (M = F (L - x), I = b h^3 / 12 from the sizes) to 1e-6, and the
+    torsional shear T / (alpha b t^2) with alpha = 0.246 for b / t = 2 (Timoshenko and
+    Goodier's table, 3 digits: 1e-3). Stresses of a body from matrices are refused."""
+    from fembody.reduced import attach_node, read_matrices
+    n_el, L, b, h = 16, 1.0, 0.02, 0.01
+    F = np.array([40.0, 0.3, -0.1])
+    src, bs = template(n=n_el)
+    sys = src.compile()
+    where = np.full(sys.n_dof, -1)
+    where[sys.free] = np.arange(sys.n_free)
+    order = where[sys.node_dofs[[x.id for x in bs.nodes]].ravel()]
+    fe = read_matrices(sys.mass_matrix().toarray()[np.ix_(order, order)],
+                       sys.stiffness_matrix().toarray()[np.ix_(order, order)],
+                       nodes=np.array([x.position for x in bs.nodes]))
+    body = ModalBody3D.from_body(src, bs, 4)
+    # the body's modes with the tip's static modes: the same body, its modes from matrices
+    cb = ModalBody3D.from_matrices(fe, 4, interface=[n_el])
+    body = ModalBody3D(body.name, cb.s, cb.Phi, cb.K, cb.omega, cb.invariants, cb.boundary,
+                       cb.origin, body.node_ids, body.source, body.edges, body.sections)
+
+    def stresses(force, torque):
+        m = fb.Model(dim=3)
+        ref = m.add_modal_body(body)
+        m.fix(ref.node)
+        tip = attach_node(m, ref, n_el)
+        m.add_force(tip, force)
+        m.add_torque(tip, torque)
+        return ref.stresses(fb.static(m, steps=1))[-1]
+    sig = stresses(F, (0.0, 0.0, 0.0))
+    assert sig.shape == (n_el, 4)
+    x = L / (2 * n_el)
+    A, Iy, Iz = b * h, h * b**3 / 12, b * h**3 / 12      # y bends about local z: Iy, b / 2
+    bend = abs(F[1]) * (L - x) * (b / 2) / Iy + abs(F[2]) * (L - x) * (h / 2) / Iz
+    assert sig[0, 0] == pytest.approx(F[0] / A, rel=1e-6)
+    assert sig[0, 1] == pytest.approx(bend, rel=1e-6)
+    assert sig[0, 2] == pytest.approx(F[0] / A + bend, rel=1e-6)
+    assert np.abs(sig[:, 3]).max() < 1e-9 * bend
+    tau = stresses((0.0, 0.0, 0.0), (0.05, 0.0, 0.0))[:, 3]
+    np.testing.assert_allclose(tau, 0.05 / (0.246 * b * h**2), rtol=1e-3)
+    with pytest.raises(fb.ModelError, match="no element data"):
+        m2 = fb.Model(dim=3)
+        ref2 = m2.add_modal_body(cb)          # from matrices: no elements
+        m2.fix(ref2.node)
+        ref2.stresses(fb.static(m2, steps=1))

@@ -35,11 +35,11 @@ def forces(inv: InertiaInvariants, R, eta, v, a):
 
 
 def gravity(inv: InertiaInvariants, R, eta, g):
-    """Gravity's generalised force (..., 6 + N) = -dV with V = -m g.r - g.R (c0 + CtP eta)."""
+    """Gravity's generalised force (..., 6 + N) = -dV with V = -m g.r - g.R c(eta)."""
     gb = np.einsum("...ji,j->...i", R, g)
-    c = inv.c0 + np.einsum("in,...n->...i", inv.CtP, eta)
+    c = inv.first_moment(eta)
     f = np.empty(gb.shape[:-1] + (6 + eta.shape[-1],), dtype=np.result_type(gb, c))
     f[..., :3] = inv.m * g
     f[..., 3:6] = np.cross(c, gb)
-    f[..., 6:] = np.einsum("in,...i->...n", inv.CtP, gb)
+    f[..., 6:] = np.einsum("...in,...i->...n", inv.CtP + inv.c2_along(eta), gb)
     return f

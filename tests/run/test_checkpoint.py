@@ -49,6 +49,19 @@ def penalty_ball():
     return m
 
 
+def sliding_block():
+    """A point mass launched at 1 m/s along a penalty plane with Coulomb friction (mu_s =
+    0.5, mu_k = 0.3): it slides for 0.34 s and sticks (the anchors, stick/slip states and
+    energy sums of the friction are state that the checkpoint must carry)."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_node((0.0, 0.0))
+    m.add_mass(b, 2.0)
+    m.set_velocity(b, (1.0, 0.0))
+    m.add_surface_contact([b], fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=1e6,
+                          friction=0.5, kinetic_friction=0.3, max_penetration=np.inf)
+    return m
+
+
 def heavy_top():
     """A spatial rigid body (node at its centre of mass) on a Spherical joint 1 m away,
     spinning at 150 rad/s with a consistent precession: before issue 32 its checkpoint could
@@ -81,6 +94,7 @@ def same(a: fb.Result, b: fb.Result) -> None:
         x, y = getattr(a, key), getattr(b, key)
         assert x.shape == y.shape and np.array_equal(x, y), key
     assert np.array_equal(a.energy.balance, b.energy.balance)
+    assert np.array_equal(a.energy.friction, b.energy.friction)
     assert a.impacts == b.impacts
     for key in ("n_steps", "n_newton", "n_factor", "n_residual", "n_rejected"):
         assert a.stats[key] == b.stats[key], key
@@ -103,6 +117,7 @@ CASES = {
     "rk4 (explicit, Baumgarte)": (rigid_pendulum, dict(t_end=0.25, dt=DT, method="rk4")),
     "impacts, rest and lift-off": (ball, dict(t_end=1.8, dt=1e-3)),
     "penalty contact": (penalty_ball, dict(t_end=0.4, dt=1e-3)),
+    "friction": (sliding_block, dict(t_end=0.4, dt=1e-3)),
     "spatial heavy top, Spherical joint": (heavy_top, dict(t_end=0.2, dt=DT)),
     "spatial arm, Revolute, modified Newton": (spatial_arm, dict(t_end=0.2, dt=DT,
                                                                  newton="modified")),
@@ -113,7 +128,7 @@ CASES = {
 def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(name, tmp_path,
                                                               configuration_space):
     build, kw = CASES[name]
-    if build in (ball, penalty_ball) and configuration_space != "planar":
+    if build in (ball, penalty_ball, sliding_block) and configuration_space != "planar":
         pytest.skip("a point mass has no rotation: the configuration space changes nothing")
     if build in SPATIAL and configuration_space != "planar":
         pytest.skip("a spatial model has one configuration space (quaternions)")
@@ -126,8 +141,9 @@ def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(name, tmp_path,
     # pendulum: one stop; ball: its last checkpoints while bouncing (t = 1.261 s) and while
     # resting (1.552 s, resumed through the lift-off)
     # the penalty ball: a checkpoint during the contact (t = 0.202 .. 0.21 s)
-    stops, every = {ball: ((1.3, 1.6), 97), penalty_ball: ((0.208, 0.3), 3)}.get(
-        build, ((0.13,), 7))
+    # the sliding block: while it slides (t = 0.15 s) and after it stuck (0.37 s)
+    stops, every = {ball: ((1.3, 1.6), 97), penalty_ball: ((0.208, 0.3), 3),
+                    sliding_block: ((0.15, 0.37), 3)}.get(build, ((0.13,), 7))
     for t_stop in stops:
         part = stopped(build, path, t_stop, checkpoint_every=every, **kw)
         # the checkpoint is older than the stop: the resumed run redoes some steps

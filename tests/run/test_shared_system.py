@@ -67,3 +67,30 @@ def test_a_resumed_run_keeps_recording_the_approach_speeds(tmp_path):
     same_run(resumed, fb.simulate(penalty_ball(), t_end=2 * T_END, dt=DT))
     later = resumed.time > 0.35
     assert resumed.q[later, 3].min() < -0.2       # the second contact did happen
+
+
+def test_a_run_inside_another_keeps_each_runs_friction_anchors():
+    """The friction anchors are a run's too: run A of a sliding block is sliding (t = 0.1 s)
+    when its callback runs B, the same System launched twice as fast and in the other
+    direction; A goes on. Both equal their runs on fresh Systems, bit for bit, and the
+    System's reference anchors are untouched."""
+    from tests.run.test_checkpoint import sliding_block
+    sys = sliding_block().compile()
+    blk = sys.friction_blocks[0]
+    ref = [a.copy() for a in blk.history0]
+    v0 = np.array([0.0, 0.0, -2.0, 0.0])      # the block (DOFs 2, 3)
+    inner = []
+
+    def interleave(result):
+        if not inner and result.time[-1] >= 0.1:
+            inner.append(fb.simulate(sys, t_end=0.2, dt=DT, v0=v0))
+
+    a = fb.simulate(sys, t_end=T_END, dt=DT, callback=interleave)
+    assert inner and a.energy.friction[-1] > 0.9 and inner[0].energy.friction[-1] > 0.5
+    same_run(a, fb.simulate(sliding_block().compile(), t_end=T_END, dt=DT))
+    assert np.array_equal(a.energy.friction,
+                          fb.simulate(sliding_block().compile(), t_end=T_END,
+                                      dt=DT).energy.friction)
+    same_run(inner[0], fb.simulate(sliding_block().compile(), t_end=0.2, dt=DT, v0=v0))
+    assert all(np.array_equal(x, y) for x, y in zip(ref, blk.history0))
+    assert sys.contact_state is None

@@ -379,6 +379,39 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     return f, K
 
 
+@njit(cache=True, aot="void(f8[:, :, :], f8[:, :], f8[:, :, :])")
+def to_node_axes(C, f, K):  # pragma: no cover - jitted
+    """``f <- T^T f`` and ``K <- T^T K T`` in place for ``T = diag(I, C^T, I, C^T)`` per
+    element (section rotation increments -> node rotation increments): the rotation rows of
+    f and of K are multiplied by ``C`` from the left, K's rotation columns by ``C^T`` from
+    the right. ``C (n, 3, 3)``, ``f (n, 12)`` (or (0, 12): none), ``K (n, 12, 12)`` (or
+    (0, 12, 12): none). Why not ``T^T K T`` in numpy: T is 3/4 zeros and the batched 12 x 12
+    products and their temporaries cost more than the element kernel itself."""
+    a = np.empty(3)
+    for e in range(K.shape[0] if K.shape[0] else f.shape[0]):
+        c = C[e]
+        if f.shape[0]:
+            for b in (3, 9):
+                for i in range(3):
+                    a[i] = f[e, b + i]
+                for i in range(3):
+                    f[e, b + i] = c[i, 0] * a[0] + c[i, 1] * a[1] + c[i, 2] * a[2]
+        if not K.shape[0]:
+            continue
+        for b in (3, 9):
+            for j in range(12):                 # rows: C K
+                for i in range(3):
+                    a[i] = K[e, b + i, j]
+                for i in range(3):
+                    K[e, b + i, j] = c[i, 0] * a[0] + c[i, 1] * a[1] + c[i, 2] * a[2]
+        for i in range(12):
+            for b in (3, 9):                    # columns: K C^T
+                for j in range(3):
+                    a[j] = K[e, i, b + j]
+                for j in range(3):
+                    K[e, i, b + j] = a[0] * c[j, 0] + a[1] * c[j, 1] + a[2] * c[j, 2]
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:], f8[:, :, :], f8[:, :], f8[:], b1)")
 def gyroscopic(L0, J, W, lumped, tangent):  # pragma: no cover - jitted
     """Same contract as beam3d.gyroscopic (``lumped`` as 1.0 / 0.0 per element); returns

@@ -20,14 +20,27 @@ def _c64(a) -> bool:
     return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
 
 
-def _element_T(C: np.ndarray) -> np.ndarray:
-    """``T = diag(I, C1^T, I, C2^T)`` (n, 12, 12): node increments -> section increments."""
-    n = C.shape[0]
-    T = np.zeros((n, 12, 12))
-    for i in range(2):
-        T[:, 6 * i:6 * i + 3, 6 * i:6 * i + 3] = np.eye(3)
-        T[:, 6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] = np.swapaxes(C, -1, -2)
-    return T
+def _to_node_axes(C: np.ndarray, f, K):
+    """``(T^T f, T^T K T)`` for ``T = diag(I, C^T, I, C^T)`` (n, 12, 12), the map from node to
+    section increments of elements with reference section triads ``C (n, 3, 3)``; ``f (n,
+    12)`` or None, ``K (n, 12, 12)`` or None, both fresh arrays (changed in place when real).
+    Real arrays go through the compiled :func:`beam3d_numba.to_node_axes`, others (a complex
+    step) through numpy."""
+    if (f is None or _c64(f)) and (K is None or _c64(K)):
+        beam3d_numba.to_node_axes.trusted(C, np.empty((0, 12)) if f is None else f,
+                                          np.empty((0, 12, 12)) if K is None else K)
+        return f, K
+    if f is not None:
+        f = f.reshape(-1, 4, 3).copy()
+        f[:, 1::2] = np.einsum("nij,nbj->nbi", C, f[:, 1::2])
+        f = f.reshape(-1, 12)
+    if K is not None:
+        K = K.reshape(-1, 4, 3, 12).copy()
+        K[:, 1::2] = np.einsum("nij,nbjk->nbik", C, K[:, 1::2])
+        K = K.reshape(-1, 12, 4, 3)
+        K[:, :, 1::2] = np.einsum("nabj,nij->nabi", K[:, :, 1::2], C)
+        K = K.reshape(-1, 12, 12)
+    return f, K
 
 
 class Beam3DBlock(Block3D):
@@ -47,8 +60,11 @@ class Beam3DBlock(Block3D):
         X = np.asarray(X, float)
         self.C2 = np.repeat(np.asarray(C, float)[:, None], 2, 1)      # (n, 2, 3, 3)
         # section axes = node axes (a beam along its reference triad, e.g. along x with the
-        # default orientation): the map T is the identity and is skipped
-        self.T = None if np.all(self.C2 == np.eye(3)) else _element_T(np.asarray(C, float))
+        # default orientation): the map T = diag(I, C^T, I, C^T) from node to section
+        # increments is the identity and is skipped; else it is applied by the compiled
+        # :func:`beam3d_numba.to_node_axes` (T itself is never stored: 1152 bytes per element)
+        self.C = (None if np.all(self.C2 == np.eye(3))
+                  else np.ascontiguousarray(np.asarray(C, float)))
         self.L0 = np.linalg.norm(X[:, 1] - X[:, 0], axis=-1)
         self.Cn = np.ascontiguousarray(stiff[:, :3])
         self.Cm = np.ascontiguousarray(stiff[:, 3:])
@@ -61,7 +77,7 @@ class Beam3DBlock(Block3D):
 
     def _triads(self, poses):
         x, R = poses
-        return x, (R if self.T is None else R @ self.C2)
+        return x, (R if self.C is None else R @ self.C2)
 
     def forces(self, poses, v, tangent):
         x, L = self._triads(poses)
@@ -71,12 +87,9 @@ class Beam3DBlock(Block3D):
             K = K if tangent else None
         else:
             f, K = beam3d.forces(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm, tangent)
-        if self.T is None:
+        if self.C is None:
             return f, K, None
-        f = np.einsum("nji,nj->ni", self.T, f)
-        if K is not None:
-            K = np.swapaxes(self.T, 1, 2) @ K @ self.T
-        return f, K, None
+        return (*_to_node_axes(self.C, f, K), None)
 
     def strains(self, poses) -> np.ndarray:
         x, L = self._triads(poses)
@@ -93,7 +106,7 @@ class Beam3DBlock(Block3D):
 
     def mass(self) -> np.ndarray:
         M = beam3d.mass(self.L0, *self.inert.T, self.lumped)
-        return M if self.T is None else np.swapaxes(self.T, 1, 2) @ M @ self.T
+        return M if self.C is None else _to_node_axes(self.C, None, M)[1]
 
 
 class BeamGyroBlock(Block3D):

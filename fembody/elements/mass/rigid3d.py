@@ -302,6 +302,13 @@ class Rigid3DBlock(Block3D):
                       self.c, bool(tangent), bool(weighed), scatter.mpos, scatter.msel, M, fin,
                       Kin, Cin, fext, Kl, tmp)
 
+    def compiled_step(self) -> dict:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"rigid3d"``: its kernels run inside the compiled step): nodes, DOFs and the
+        arrays of :func:`dynamics_into`."""
+        return {"family": "rigid3d", "nodes": self.nodes[:, 0], "dofs": self.dofs,
+                "m": self.m, "Jc": self.Jc, "c": self.c}
+
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         return (gravity_potential(poses[0][:, 0], self._R(poses), g, self.m, self.c)
                 - gravity_potential(poses0[0][:, 0], self._R(poses0), g, self.m,

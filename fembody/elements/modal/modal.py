@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import ModelError
+
 S2 = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
@@ -153,16 +155,42 @@ class ModalBodyBlock:
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """(N, V, M) [N, N, N m] per element of the underlying mesh, from the modal field;
-        none (0 rows) for a body reduced from imported matrices (no element data)."""
-        if self.body.source is None:
-            return np.zeros((0, 3))
-        sys_free, blk, nd = self.body.source
-        eta = x[0, 3:]
-        q = np.zeros(sys_free.n_dof)
-        q[nd[:, 0]] = self.body.phi_t[:, 0] @ eta
-        q[nd[:, 1]] = self.body.phi_t[:, 1] @ eta
-        q[nd[:, 2]] = self.body.phi_r @ eta
-        return blk.resultants(q[blk.dofs])
+        none (0 rows) for a body reduced from imported matrices (no element data).
+
+        Linear in the amplitudes, as the body's elastic forces ``K eta`` are: the template's
+        exact resultants are differentiated along the field (a central difference of a
+        small multiple of it), so a finite bending adds no axial force or shear of second
+        order (which the exact kernel would read from the linear field)."""
+        return planar_section_forces(self.body, x[0, 3:])
+
+
+def planar_section_forces(body, eta: np.ndarray) -> np.ndarray:
+    """(N, V, M) [N, N, N m] per element of a planar modal body's mesh at the amplitudes
+    ``eta`` (see :meth:`ModalBodyBlock.resultants`)."""
+    if body.source is None:
+        return np.zeros((0, 3))
+    sys_free, blk, nd = body.source
+    q = np.zeros(sys_free.n_dof)
+    q[nd[:, 0]] = body.phi_t[:, 0] @ eta
+    q[nd[:, 1]] = body.phi_t[:, 1] @ eta
+    q[nd[:, 2]] = body.phi_r @ eta
+    return linearised(lambda h: blk.resultants(h * q[blk.dofs]), q, nd, sys_free.length)
+
+
+def linearised(resultants, u: np.ndarray, nd: np.ndarray, length: float) -> np.ndarray:
+    """``d/dh resultants(h)`` at h = 0 for a function of the scaled field ``h u`` (the
+    section forces of the linear field u, exact to O(h^2)): a central difference with h
+    scaled so that the field moves 1e-6 of the body's size (or rotates 1e-6 rad), where the
+    quadratic strains are 1e-12 of the linear ones and the round-off of the resultants
+    (stiffness times 1e-6 strain) stays near 1e-10."""
+    rot = np.zeros(u.shape, bool)
+    rot[nd[:, -1] if nd.shape[1] == 3 else nd[:, 3:].ravel()] = True
+    big = max(float(np.abs(u[~rot]).max(initial=0.0)) / max(length, 1e-300),
+              float(np.abs(u[rot]).max(initial=0.0)))
+    if big == 0.0:
+        return resultants(0.0)
+    h = 1e-6 / big
+    return (resultants(h) - resultants(-h)) / (2.0 * h)
 
 
 @dataclass
@@ -191,6 +219,26 @@ class ModalBodyRef:
         th = result.rotation(self.node)[pick]
         return self.body.node_positions(r, th, self.modal_coordinates(result)[pick],
                                         self.angle)
+
+    def section_forces(self, result) -> np.ndarray:
+        """Section forces (n_states, n_elements, 6) in space (N, Vy, Vz [N], T, My, Mz [N m];
+        planar (..., 3): N, V, M) of every element of the body's mesh (section frame,
+        mid-length), linear in the modal field; ModelError for a body without element data
+        (reduced from imported matrices)."""
+        if getattr(self.body, "source", None) is None:
+            raise ModelError(f"'{self.body.name}': no element data (a body from imported "
+                             "matrices): its section forces are not known")
+        return np.array([self.body.section_forces(e) for e in self.modal_coordinates(result)])
+
+    def stresses(self, result) -> np.ndarray:
+        """Stresses (n_states, n_elements, 4) [Pa] of the mesh's elements from their section
+        forces: axial ``N / A``, largest bending, largest normal stress and torsional shear
+        (:func:`fembody.elements.beam.stresses.section_stresses`, at the extreme fibres of
+        each element's Section: ``cy``, ``cz``, ``Wt``)."""
+        from ..beam.stresses import section_data, section_stresses
+        data = section_data(getattr(self.body, "sections", ()) or (),
+                            f"'{self.body.name}'.stresses")
+        return section_stresses(self.section_forces(result), data)
 
     def reference_positions(self) -> np.ndarray:
         """Mesh node positions (n_nodes, dim) [m] in the model's reference configuration

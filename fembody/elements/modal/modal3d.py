@@ -23,11 +23,11 @@ O(mesh). The equations are Lagrange's for this T on R^3 x SO(3) x R^N (material 
 with ``z_b' = (R^T r'' - W x v_b, W', eta'')``: exact in energy and in linear and angular
 momentum (``R P`` and ``r x R P + R p_W``), with the quadratic velocity forces (centrifugal,
 Coriolis, gyroscopic) of the deformed body. The tangents d/dq (q: dr, Theta material, eta)
-and d/dq' are taken by complex-step differentiation of these forces: exact to round-off (no
-subtraction), at 2 (6 + N) complex evaluations, all inside one compiled kernel
+and d/dq' are in closed form, inside one compiled kernel
 (:mod:`fembody.elements.modal.modal3d_numba`; its numpy reference is in the tests). Elastic forces: ``K_red eta``; gravity from the
-potential ``V = -m g.r - g.R (c0 + C_eta eta)`` (``c0``, ``C_eta``: the first moments of the
-mass and of the modes).
+potential ``V = -m g.r - g.R c(eta)``, ``c(eta) = c0 + C_eta eta + 1/2 c2 eta eta`` (``c0``,
+``C_eta``: the first moments of the mass and of the modes; ``c2``: the foreshortening's, when
+the body stiffens).
 """
 from __future__ import annotations
 
@@ -36,12 +36,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import modal3d_numba as kernels
+from .modal import linearised
 
 
 def hat(w: np.ndarray) -> np.ndarray:
     """The skew matrix of a 3-vector (real or complex): ``hat(w) x = w x x``."""
     return np.array([[0.0 * w[0], -w[2], w[1]], [w[2], 0.0 * w[0], -w[0]],
                      [-w[1], w[0], 0.0 * w[0]]])
+
+
+def _hat(w: np.ndarray) -> np.ndarray:
+    """Skew matrices (..., 3, 3) of 3-vectors (..., 3), batched."""
+    H = np.zeros(w.shape + (3,), dtype=w.dtype)
+    H[..., 0, 1], H[..., 0, 2], H[..., 1, 2] = -w[..., 2], w[..., 1], -w[..., 0]
+    H[..., 1, 0], H[..., 2, 0], H[..., 2, 1] = w[..., 2], -w[..., 1], w[..., 0]
+    return H
 
 
 @dataclass(frozen=True)
@@ -51,7 +60,14 @@ class InertiaInvariants:
     ``Ct (N, 3, 3)``: ``Tt^T M Tr_0`` and ``Tt^T M Tr_k``; ``CtP (3, N)``: ``Tt^T M Phi``;
     ``J0 (3, 3)``, ``J1 (N, 3, 3)``, ``J2 (N, N, 3, 3)``: ``Tr_0^T M Tr_0``, ``Tr_0^T M Tr_k``,
     ``Tr_k^T M Tr_l``; ``Cr0 (3, N)``, ``Cr (N, 3, N)``: ``Tr_0^T M Phi``, ``Tr_k^T M Phi``;
-    ``Mee (N, N)``: ``Phi^T M Phi``."""
+    ``Mee (N, N)``: ``Phi^T M Phi``; ``c2 (3, N, N)`` [kg m] (symmetric in its last two
+    indices, zero unless the body is built with stiffening): the second-order part of the first
+    moment, ``c(eta) = c0 + CtP eta + 1/2 sum_kl eta_k eta_l c2[:, k, l]``. It is the mass-
+    weighted foreshortening of the mesh under its modes, ``sum_a m_a u2_a(eta)``, read from
+    the geometric stiffness of a uniform acceleration (``c2[i] = -Phi^T K_G(M e_i) Phi``); it
+    enters the translational blocks of A (``A_tW = -hat(c(eta))``, ``A_teta = dc/deta``) and
+    the gravity potential, which stiffens the modes under the frame's acceleration (a spin
+    about an axis away from the reference node, a preload by gravity)."""
 
     m: float
     c0: np.ndarray
@@ -64,6 +80,7 @@ class InertiaInvariants:
     Cr0: np.ndarray
     Cr: np.ndarray
     Mee: np.ndarray
+    c2: np.ndarray | None = None
 
     @classmethod
     def from_fe(cls, M: np.ndarray, s: np.ndarray, Phi: np.ndarray) -> "InertiaInvariants":
@@ -106,6 +123,8 @@ class InertiaInvariants:
     def __post_init__(self) -> None:
         # the invariants as matrices for BLAS products (einsum's general path cost ~5 ms a call)
         N = self.Mee.shape[0]
+        if self.c2 is None:
+            object.__setattr__(self, "c2", np.zeros((3, N, N)))
         J1s = self.J1 + np.swapaxes(self.J1, 1, 2)
         J2s = self.J2 + np.swapaxes(self.J2, 0, 1)
         flat = dict(Ct=self.Ct.reshape(N, 9), J1s=J1s.reshape(N, 9),
@@ -131,9 +150,11 @@ class InertiaInvariants:
         N = eta.shape[-1]
         lead = eta.shape[:-1]
         A = np.zeros(lead + (6 + N, 6 + N), dtype=np.result_type(eta, float))
+        c2e = self.c2_along(eta)
         A[..., :3, :3] = self.m * np.eye(3)
-        A[..., :3, 3:6] = self.Ct0 + self._lin("Ct", eta, (3, 3))
-        A[..., :3, 6:] = self.CtP
+        A[..., :3, 3:6] = (self.Ct0 + self._lin("Ct", eta, (3, 3))
+                           - _hat(0.5 * np.matmul(c2e, eta[..., None])[..., 0]))
+        A[..., :3, 6:] = self.CtP + c2e
         A[..., 3:6, 3:6] = self.J0 + self._lin("J1s", eta, (3, 3)) + self._quad("J2", eta, eta)
         A[..., 3:6, 6:] = self.Cr0 + self._lin("Cr", eta, (3, N))
         A[..., 6:, 6:] = self.Mee
@@ -145,7 +166,9 @@ class InertiaInvariants:
         """``sum_k deta_k dA/deta_k`` (the derivative of A along ``deta``), batched."""
         N = eta.shape[-1]
         D = np.zeros(eta.shape[:-1] + (6 + N, 6 + N), dtype=np.result_type(eta, deta, float))
-        D[..., :3, 3:6] = self._lin("Ct", deta, (3, 3))
+        D[..., :3, 3:6] = (self._lin("Ct", deta, (3, 3))
+                           - _hat(np.matmul(self.c2_along(eta), deta[..., None])[..., 0]))
+        D[..., :3, 6:] = self.c2_along(deta)
         D[..., 3:6, 3:6] = self._lin("J1s", deta, (3, 3)) + self._quad("J2s", deta, eta)
         D[..., 3:6, 6:] = self._lin("Cr", deta, (3, N))
         D[..., 3:, :3] = np.swapaxes(D[..., :3, 3:], -1, -2)
@@ -161,8 +184,41 @@ class InertiaInvariants:
         WW = (W[..., :, None] * W[..., None, :]).reshape(lead + (9,))
         Wd = (W[..., :, None] * de[..., None, :]).reshape(lead + (3 * N,))
         J2e = (eta @ self._flat["J2s"]).reshape(lead + (N, 9))
+        # the translational blocks' second-order part: d/deta_k of v.(-hat(c2 eta eta / 2) W)
+        # + v.(c2 eta) eta' is (v x W).(c2_k eta) + v.(c2_k eta')
+        c2t = (np.einsum("...i,ikl,...l->...k", np.cross(v, W), self.c2, eta)
+               + np.einsum("...i,ikl,...l->...k", v, self.c2, de))
         return (vW @ self._flat["Ct"].T + 0.5 * (WW @ self._flat["J1s"].T)
-                + 0.5 * np.matmul(J2e, WW[..., None])[..., 0] + Wd @ self._flat["Cr"].T)
+                + 0.5 * np.matmul(J2e, WW[..., None])[..., 0] + Wd @ self._flat["Cr"].T + c2t)
+
+    def c2_along(self, eta: np.ndarray) -> np.ndarray:
+        """``sum_l c2[:, :, l] eta_l`` (..., 3, N): the first moment's second-order part's
+        derivative ``d(1/2 c2 eta eta)/deta`` at ``eta``."""
+        return np.einsum("ikl,...l->...ik", self.c2, eta)
+
+    def first_moment(self, eta: np.ndarray) -> np.ndarray:
+        """``c(eta) (..., 3)`` [kg m]: the first moment of the mass about the reference node in
+        the frame's axes (class docstring)."""
+        return (self.c0 + np.einsum("in,...n->...i", self.CtP, eta)
+                + 0.5 * np.matmul(self.c2_along(eta), eta[..., None])[..., 0])
+
+
+def spatial_section_forces(body, eta: np.ndarray) -> np.ndarray:
+    """(N, Vy, Vz, T, My, Mz) per element of a spatial modal body's mesh at the amplitudes
+    ``eta`` (see :meth:`SpatialModalBlock.resultants`)."""
+    src = getattr(body, "source", None)
+    if src is None:
+        return np.zeros((0, 6))
+    sys, order = src
+    u = np.zeros(sys.n_dof)
+    u[order] = body.Phi @ eta
+    blk = sys.block("beam")
+
+    def at(h: float) -> np.ndarray:
+        return blk.resultants(sys.pose(blk, sys.update(sys.q0, h * u[sys.free])))
+    # linear in eta, as the elastic forces K eta: no axial force or shear of second order
+    # from a finite bending (which the exact kernel would read from the field)
+    return linearised(at, u, order.reshape(-1, 6), sys.length)
 
 
 class SpatialModalBlock:
@@ -191,8 +247,8 @@ class SpatialModalBlock:
         # the invariants as the kernels take them (module docstring of modal3d_numba)
         self._kin = (float(inv.m), f8(inv.Ct0), f8(inv.Ct), f8(inv.CtP), f8(inv.J0), f8(J1s),
                      f8(inv.J2), f8(inv.J2 + np.swapaxes(inv.J2, 0, 1)), f8(inv.Cr0),
-                     f8(inv.Cr), f8(inv.Mee))
-        self._kgrav = (float(inv.m), f8(inv.c0), f8(inv.CtP))
+                     f8(inv.Cr), f8(inv.Mee), f8(inv.c2))
+        self._kgrav = (float(inv.m), f8(inv.c0), f8(inv.CtP), f8(inv.c2))
 
     def __len__(self) -> int:
         return 1
@@ -225,6 +281,18 @@ class SpatialModalBlock:
             return f[None], None, None
         return f[None], K[None], C[None]
 
+    def compiled_step(self) -> dict:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"modal3d"``: :func:`fembody.elements.modal.modal3d_numba.step_into` runs
+        inside the compiled step, with the kernels of :meth:`inertial`, :meth:`gravity` and
+        :meth:`forces`): the reference node, the DOFs ``(6 + N,)``, the amplitudes' DOFs
+        ``(N,)``, the invariants as the kernels take them (``kin``: ``m, Ct0, Ct, CtP, J0,
+        J1s, J2, J2s, Cr0, Cr, Mee, c2``; ``c0`` for gravity) and the reduced stiffness
+        ``K (N, N)`` (``Phi^T K_FE Phi``, in the units of the amplitudes)."""
+        return {"family": "modal3d", "node": int(self.nodes[0, 0]), "dofs": self.dofs[0],
+                "coordinates": self.coordinates, "kin": self._kin, "c0": self._kgrav[1],
+                "K": np.ascontiguousarray(self.K, dtype=float)}
+
     def kinetic_energy(self, poses, v) -> np.ndarray:
         return np.array([0.5 * v[0] @ self.mass_at(poses)[0] @ v[0]])
 
@@ -247,7 +315,7 @@ class SpatialModalBlock:
     def gravity_potential(self, poses, g, poses0) -> np.ndarray:
         def V(p):
             x, R, eta = self._state(p)
-            return -self.inv.m * (g @ x) - g @ (R @ (self.inv.c0 + self.inv.CtP @ eta))
+            return -self.inv.m * (g @ x) - g @ (R @ self.inv.first_moment(eta))
         return np.array([V(poses) - V(poses0)])
 
     # ------------------------------------------------------------------ elasticity
@@ -266,20 +334,7 @@ class SpatialModalBlock:
         """(N, Vy, Vz [N], T, My, Mz [N m]) per beam element of the body's mesh (section frame,
         mid-length) from the elastic field ``Phi eta`` in the body's frame; none (0 rows) for
         a body without element data (reduced from imported matrices)."""
-        src = getattr(self.body, "source", None)
-        if src is None:
-            return np.zeros((0, 6))
-        sys, order = src
-        _, _, eta = self._state(poses)
-        u = np.zeros(sys.n_dof)
-        u[order] = self.body.Phi @ eta
-        blk = sys.block("beam")
-
-        def at(sign: float) -> np.ndarray:
-            return blk.resultants(sys.pose(blk, sys.update(sys.q0, sign * u[sys.free])))
-        # the field is linear: the odd part drops the quadratic strains (the axial force a
-        # finite bending would carry) that the exact kernel would read from it
-        return 0.5 * (at(1.0) - at(-1.0))
+        return spatial_section_forces(self.body, self._state(poses)[2])
 
     def strain_energy(self, poses) -> np.ndarray:
         _, _, eta = self._state(poses)

@@ -1,16 +1,20 @@
 """Compiled kernels of the spatial modal body (:mod:`fembody.elements.modal.modal3d`).
 
 ``inertial``: the inertial force on ``(dr, Theta, eta)`` and, on request, its tangents
-``K = df/dq`` (rotation increments material) and ``C = df/dq'``, by complex steps taken inside
-the kernel (exact to round-off, no subtraction; 2 (6 + N) + 1 evaluations of O(N^2) each, so
-no Python call per step). The equations are those of the module docstring of ``modal3d``;
-``_evaluate`` is their loop form, generic in the dtype (numba compiles it for complex).
+``K = df/dq`` (rotation increments material) and ``C = df/dq'``, both in closed form
+(``_tangents``: O(N^2) like the force, no Python call per step; the tests check them against
+finite differences and complex steps of the numpy reference). The equations are those of the
+module docstring of ``modal3d``; ``_evaluate`` is their loop form.
 
-``gravity``: gravity's generalised force from ``V = -m g.r - g.R (c0 + CtP eta)`` and its
-load stiffness in closed form (``gb = R^T g`` moves by ``hat(gb) dTheta``).
+``gravity``: gravity's generalised force from ``V = -m g.r - g.R c(eta)`` and its load
+stiffness in closed form (``gb = R^T g`` moves by ``hat(gb) dTheta``).
 
 The invariants are handed flat: ``Ct (N, 3, 3)``, ``J1s = J1 + J1^T`` (N, 3, 3), ``J2 (N, N,
-3, 3)``, ``J2s[k, l] = J2[k, l] + J2[l, k]``, ``Cr (N, 3, N)``.
+3, 3)``, ``J2s[k, l] = J2[k, l] + J2[l, k]``, ``Cr (N, 3, N)``, ``c2 (3, N, N)`` (the first
+moment's second-order part, zero for a body without stiffening).
+
+``step_into``: the block's whole contribution to one evaluation of the compiled step
+(:mod:`fembody.dynamics._step_kernels`), the same kernels as the block's Python methods.
 """
 from __future__ import annotations
 
@@ -18,8 +22,6 @@ import numpy as np
 
 from ..kernels import njit
 
-# complex step: imag(f(x + i h e)) / h is df/dx e to round-off for h this small
-_H = 1e-30
 
 
 @njit(cache=True)
@@ -31,20 +33,46 @@ def _cross(a, b, out, o):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee):  # pragma: no cover
-    """``A(eta) (n, n)`` and ``G (N, 3, 3)``, ``G_k = J1s_k + sum_l eta_l J2s[k, l]`` (the
-    derivative of A's rotation block along eta_k; it also gives dT/deta and A's rate)."""
+def _hat(w0, w1, w2):  # pragma: no cover - jitted
+    """The skew matrix of (w0, w1, w2): ``hat(w) x = w x x``."""
+    return np.array([[0.0, -w2, w1], [w2, 0.0, -w0], [-w1, w0, 0.0]])
+
+
+@njit(cache=True)
+def _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2):  # pragma: no cover
+    """``A(eta) (n, n)``, ``G (N, 3, 3)``, ``G_k = J1s_k + sum_l eta_l J2s[k, l]`` (the
+    derivative of A's rotation block along eta_k; it also gives dT/deta and A's rate) and
+    ``Cte (N, 3, 3)``, the derivative of A's translation-rotation block along eta_k, ``Ct_k -
+    hat(sum_l c2[:, k, l] eta_l)``."""
     N = eta.shape[0]
     n = 6 + N
     A = np.zeros((n, n))
     G = J1s.copy()
+    Cte = Ct.copy()
+    # the first moment's second-order part: A_tW gets -hat(c2 eta eta / 2), A_teta c2 eta
+    q = np.zeros(3)
+    for k in range(N):
+        for i in range(3):
+            s = 0.0
+            for l in range(N):
+                s += c2[i, k, l] * eta[l]
+            A[i, 6 + k] += s
+            q[i] += 0.5 * s * eta[k]
+        H = _hat(A[0, 6 + k], A[1, 6 + k], A[2, 6 + k])
+        for i in range(3):
+            for j in range(3):
+                Cte[k, i, j] -= H[i, j]
+    Hq = _hat(q[0], q[1], q[2])
+    for i in range(3):
+        for j in range(3):
+            A[i, 3 + j] -= Hq[i, j]
     for i in range(3):
         A[i, i] = m
         for j in range(3):
-            A[i, 3 + j] = Ct0[i, j]
+            A[i, 3 + j] += Ct0[i, j]
             A[3 + i, 3 + j] = J0[i, j]
         for k in range(N):
-            A[i, 6 + k] = CtP[i, k]
+            A[i, 6 + k] += CtP[i, k]
             A[3 + i, 6 + k] = Cr0[i, k]
     for k in range(N):
         ek = eta[k]
@@ -64,7 +92,7 @@ def _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee):  # pragma:
         for j in range(N):
             A[6 + k, 6 + j] = Mee[k, j]
     _mirror(A)
-    return A, G
+    return A, G, Cte
 
 
 @njit(cache=True)
@@ -78,11 +106,11 @@ def _mirror(A):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
+def _evaluate(R, v, a, A, G, Ct, Cr, c2, f):  # pragma: no cover - jitted
     """The inertial force ``f (6 + N)`` at rotation ``R``, velocities ``v = (r', W, eta')``
-    and accelerations ``a``, with ``A``, ``G`` of :func:`_body_mass` at the amplitudes (any
-    one dtype, complex for the steps). A's rate along eta' enters only through its product
-    with z, formed block by block (D z) without D."""
+    and accelerations ``a``, with ``A``, ``G`` and ``Ct`` (its ``Cte``) of :func:`_body_mass`
+    at the amplitudes (any one dtype). A's rate along eta' enters only
+    through its product with z, formed block by block (D z) without D."""
     N = G.shape[0]
     n = 6 + N
     z = np.zeros(n, dtype=f.dtype)
@@ -130,6 +158,16 @@ def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
         for j in range(N):
             pd[6 + j] += dk * (Cr[k, 0, j] * W0 + Cr[k, 1, j] * W1 + Cr[k, 2, j] * W2)
         f[6 + k] = -eg
+    # the translation-modal block's rate along eta' is sum_k eta'_k c2[:, k, :] (constant):
+    # its share of D z and of dT/deta_k = v.(c2_k eta') (the rest of it is in Ct)
+    for i in range(3):
+        for k in range(N):
+            for j in range(N):
+                t = c2[i, k, j]
+                if t != 0.0:
+                    pd[i] += z[6 + k] * t * z[6 + j]
+                    pd[6 + j] += z[6 + k] * t * z[i]
+                    f[6 + k] -= z[i] * t * z[6 + j]
     for k in range(N):
         f[6 + k] += pd[6 + k]
     # translations: R (P' + W x P); rotations: p_W' + W x p_W + v_b x P
@@ -145,85 +183,241 @@ def _evaluate(R, v, a, A, G, Ct, Cr, f):  # pragma: no cover - jitted
 
 @njit(cache=True, aot="Tuple((f8[:], f8[:, :], f8[:, :]))(f8[:, :], f8[:], f8[:], f8[:], f8, "
       "f8[:, :], f8[:, :, :], f8[:, :], f8[:, :], f8[:, :, :], f8[:, :, :, :], "
-      "f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :], b1)")
-def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
+      "f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :], f8[:, :, :], b1)")
+def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2,
              tangent):  # pragma: no cover - jitted
     """Inertial force ``f (n)``, ``K = df/d(dr, Theta, eta) (n, n)`` and ``C = df/dv (n,
-    n)`` (zero-sized when ``tangent`` is False), ``n = 6 + N``. A and G are built once; an
-    amplitude step moves them by ``i h`` times their derivative (exact for a complex step,
-    whose O(h^2) is below round-off), so a step costs O(N^2), not O(N^3)."""
+    n)`` (zero-sized when ``tangent`` is False), ``n = 6 + N``: A, G and Cte built once
+    (:func:`_body_mass`), the tangents in closed form (:func:`_tangents`)."""
     N = eta.shape[0]
     n = 6 + N
-    A0, G0 = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee)
-    Ac = A0.astype(np.complex128)
-    Gc = G0.astype(np.complex128)
-    Rc = R.astype(np.complex128)
-    vc = v.astype(np.complex128)
-    ac = a.astype(np.complex128)
-    fc = np.zeros(n, dtype=np.complex128)
-    _evaluate(Rc, vc, ac, Ac, Gc, Ct, Cr, fc)
-    f = fc.real.copy()
+    A0, G0, Cte = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
+    f = np.zeros(n)
+    _evaluate(R, v, a, A0, G0, Cte, Cr, c2, f)
     if not tangent:
         return f, np.zeros((0, 0)), np.zeros((0, 0))
     K = np.zeros((n, n))
     C = np.zeros((n, n))
-    # material rotation steps: R (I + i h hat(e_j)), first order in h (all the step needs)
-    for j in range(3):
-        Rj = Rc.copy()
-        j1, j2 = (j + 1) % 3, (j + 2) % 3
-        for r in range(3):
-            # (R hat(e_j))[:, j1] = R[:, j2], [:, j2] = -R[:, j1]
-            Rj[r, j1] += 1j * _H * R[r, j2]
-            Rj[r, j2] -= 1j * _H * R[r, j1]
-        _evaluate(Rj, vc, ac, Ac, Gc, Ct, Cr, fc)
-        for r in range(n):
-            K[r, 3 + j] = fc[r].imag / _H
-    for k in range(N):
-        Ak = Ac.copy()
-        Gk = Gc.copy()
-        for i in range(3):
-            for j in range(3):
-                Ak[i, 3 + j] += 1j * _H * Ct[k, i, j]
-                Ak[3 + i, 3 + j] += 1j * _H * G0[k, i, j]
-            for j in range(N):
-                Ak[3 + i, 6 + j] += 1j * _H * Cr[k, i, j]
-        _mirror(Ak)
-        for l in range(N):
-            for i in range(3):
-                for j in range(3):
-                    Gk[l, i, j] += 1j * _H * J2s[l, k, i, j]
-        _evaluate(Rc, vc, ac, Ak, Gk, Ct, Cr, fc)
-        for r in range(n):
-            K[r, 6 + k] = fc[r].imag / _H
-    for k in range(n):
-        vk = vc.copy()
-        vk[k] += 1j * _H
-        _evaluate(Rc, vk, ac, Ac, Gc, Ct, Cr, fc)
-        for r in range(n):
-            C[r, k] = fc[r].imag / _H
+    _tangents(R, v, a, A0, G0, Cte, Cr, c2, J2s, K, C)
     return f, K, C
 
 
+@njit(cache=True)
+def _dA_times(Ct, G, Cr, c2, x, E):  # pragma: no cover - jitted
+    """``E[:, k] = (dA/deta_k) x`` for every k (A's derivative blocks: ``Ct`` (its Cte) on
+    t-W, ``G`` on W-W, ``Cr`` on W-eta, ``c2[:, k, :]`` on t-eta, and their mirrors)."""
+    N = G.shape[0]
+    for k in range(N):
+        for i in range(3):
+            s_t = 0.0
+            s_w = 0.0
+            for j in range(3):
+                s_t += Ct[k, i, j] * x[3 + j]
+                s_w += Ct[k, j, i] * x[j] + G[k, i, j] * x[3 + j]
+            for j in range(N):
+                s_t += c2[i, k, j] * x[6 + j]
+                s_w += Cr[k, i, j] * x[6 + j]
+            E[i, k] = s_t
+            E[3 + i, k] = s_w
+        for j in range(N):
+            s = 0.0
+            for i in range(3):
+                s += Cr[k, i, j] * x[3 + i] + c2[i, k, j] * x[i]
+            E[6 + j, k] = s
+
+
+@njit(cache=True)
+def _tangents(R, v, a, A, G, Ct, Cr, c2, J2s, K, C):  # pragma: no cover - jitted
+    """``K = df/d(dr, Theta, eta)`` and ``C = df/dv (n, n)`` of :func:`_evaluate`'s force in
+    closed form. With ``z = S v``, ``S = diag(R^T, I, I)``, ``E[:, k] = (dA/deta_k) z``, ``D =
+    sum_k eta'_k dA/deta_k``: ``dpd/dz = A J + D + [0 | E]`` (``J = dz'/dz``, from ``-W x
+    v_b``), the rows of f (module docstring of modal3d) give ``F = df/dz`` and ``C = F S``.
+    A material rotation turns ``z_t`` and ``R^T r''`` (``d(R^T x) = hat(R^T x) dTheta``) and
+    the translation rows; an amplitude moves A (first and second derivatives: ``J2s``,
+    ``c2``) in ``A z'``, ``D z``, the momenta and ``dT/deta``."""
+    N = G.shape[0]
+    n = 6 + N
+    z = np.zeros(n)
+    zd = np.zeros(n)
+    ab = np.zeros(3)
+    for i in range(3):
+        for j in range(3):
+            z[i] += R[j, i] * v[j]
+            ab[i] += R[j, i] * a[j]
+        z[3 + i] = v[3 + i]
+        zd[3 + i] = a[3 + i]
+    for k in range(N):
+        z[6 + k] = v[6 + k]
+        zd[6 + k] = a[6 + k]
+    zd[0] = ab[0] - (z[4] * z[2] - z[5] * z[1])
+    zd[1] = ab[1] - (z[5] * z[0] - z[3] * z[2])
+    zd[2] = ab[2] - (z[3] * z[1] - z[4] * z[0])
+    p = np.zeros(6)
+    for r in range(6):
+        s = 0.0
+        for c in range(n):
+            s += A[r, c] * z[c]
+        p[r] = s
+    # E[:, k] = (dA/deta_k) z and D = sum_k eta'_k dA/deta_k, block by block
+    E = np.zeros((n, N))
+    _dA_times(Ct, G, Cr, c2, z, E)
+    D = np.zeros((n, n))
+    for k in range(N):
+        ek = z[6 + k]
+        for i in range(3):
+            for j in range(3):
+                D[i, 3 + j] += ek * Ct[k, i, j]
+                D[3 + i, 3 + j] += ek * G[k, i, j]
+            for j in range(N):
+                D[i, 6 + j] += ek * c2[i, k, j]
+                D[3 + i, 6 + j] += ek * Cr[k, i, j]
+    _mirror(D)
+    # dpd/dz: A J (J: -hat(W) on the v_b columns, hat(v_b) on the W columns of the t rows)
+    dp = D.copy()
+    HW = _hat(z[3], z[4], z[5])
+    Hb = _hat(z[0], z[1], z[2])
+    for r in range(n):
+        for j in range(3):
+            s1 = 0.0
+            s2 = 0.0
+            for i in range(3):
+                s1 -= A[r, i] * HW[i, j]
+                s2 += A[r, i] * Hb[i, j]
+            dp[r, j] += s1
+            dp[r, 3 + j] += s2
+        for k in range(N):
+            dp[r, 6 + k] += E[r, k]
+    HP = _hat(p[0], p[1], p[2])
+    HpW = _hat(p[3], p[4], p[5])
+    F = np.zeros((n, n))                      # df/dz
+    for i in range(3):
+        for c in range(n):
+            st = dp[i, c]
+            sw = dp[3 + i, c]
+            for j in range(3):
+                st += HW[i, j] * A[j, c]                 # W x P, P = A_t z
+                sw += HW[i, j] * A[3 + j, c] + Hb[i, j] * A[j, c]
+            F[i, c] = st
+            F[3 + i, c] = sw
+        for j in range(3):
+            F[i, 3 + j] -= HP[i, j]                      # d(W x P)/dW
+            F[3 + i, 3 + j] -= HpW[i, j]                 # d(W x p_W)/dW
+            F[3 + i, j] -= HP[i, j]                      # d(v_b x P)/dv_b
+    for k in range(N):
+        for c in range(n):
+            F[6 + k, c] = dp[6 + k, c] - E[c, k]
+    Fb = F.copy()                             # body-frame rows, for K below
+    # f's translation rows are R times the body-frame ones; z_t = R^T r': C's first
+    # columns are F's times R^T
+    for c in range(n):
+        t0, t1, t2 = F[0, c], F[1, c], F[2, c]
+        for i in range(3):
+            F[i, c] = R[i, 0] * t0 + R[i, 1] * t1 + R[i, 2] * t2
+    for r in range(n):
+        t0, t1, t2 = F[r, 0], F[r, 1], F[r, 2]
+        for j in range(3):
+            C[r, j] = t0 * R[j, 0] + t1 * R[j, 1] + t2 * R[j, 2]
+        for c in range(3, n):
+            C[r, c] = F[r, c]
+    # K, body-frame rows Kb first. The body-frame translation force g_t = pd_t + W x P
+    pd = np.zeros(n)
+    for r in range(n):
+        s = 0.0
+        for c in range(n):
+            s += A[r, c] * zd[c] + D[r, c] * z[c]
+        pd[r] = s
+    gt0 = pd[0] + z[4] * p[2] - z[5] * p[1]
+    gt1 = pd[1] + z[5] * p[0] - z[3] * p[2]
+    gt2 = pd[2] + z[3] * p[1] - z[4] * p[0]
+    Kb = np.zeros((n, n))
+    # rotation: df/dz_t hat(v_b) + df/d(R^T r'') hat(R^T r''), the latter through A z'
+    Ha = _hat(ab[0], ab[1], ab[2])
+    for r in range(n):
+        for j in range(3):
+            s = 0.0
+            for i in range(3):
+                s += Fb[r, i] * Hb[i, j] + A[r, i] * Ha[i, j]
+            Kb[r, 3 + j] = s
+    # amplitudes: (dA_k) z' + sum_l eta'_l (d2A_kl) z, then the momenta's and dT/deta's
+    Ezd = np.zeros((n, N))
+    _dA_times(Ct, G, Cr, c2, zd, Ezd)
+    W0, W1, W2 = z[3], z[4], z[5]
+    b0, b1, b2 = z[0], z[1], z[2]
+    for k in range(N):
+        col = Ezd[:, k].copy()
+        for l in range(N):
+            el = z[6 + l]
+            c0, c1, c2l = c2[0, k, l], c2[1, k, l], c2[2, k, l]
+            # t rows: W x c2_kl; W rows: J2s_kl W + c2_kl x v_b (A_tW'' = -hat(c2_kl))
+            col[0] += el * (W1 * c2l - W2 * c1)
+            col[1] += el * (W2 * c0 - W0 * c2l)
+            col[2] += el * (W0 * c1 - W1 * c0)
+            col[3] += el * (J2s[k, l, 0, 0] * W0 + J2s[k, l, 0, 1] * W1 + J2s[k, l, 0, 2] * W2
+                            + c1 * b2 - c2l * b1)
+            col[4] += el * (J2s[k, l, 1, 0] * W0 + J2s[k, l, 1, 1] * W1 + J2s[k, l, 1, 2] * W2
+                            + c2l * b0 - c0 * b2)
+            col[5] += el * (J2s[k, l, 2, 0] * W0 + J2s[k, l, 2, 1] * W1 + J2s[k, l, 2, 2] * W2
+                            + c0 * b1 - c1 * b0)
+        Et0, Et1, Et2 = E[0, k], E[1, k], E[2, k]
+        Ew0, Ew1, Ew2 = E[3, k], E[4, k], E[5, k]
+        Kb[0, 6 + k] = col[0] + W1 * Et2 - W2 * Et1
+        Kb[1, 6 + k] = col[1] + W2 * Et0 - W0 * Et2
+        Kb[2, 6 + k] = col[2] + W0 * Et1 - W1 * Et0
+        Kb[3, 6 + k] = col[3] + W1 * Ew2 - W2 * Ew1 + b1 * Et2 - b2 * Et1
+        Kb[4, 6 + k] = col[4] + W2 * Ew0 - W0 * Ew2 + b2 * Et0 - b0 * Et2
+        Kb[5, 6 + k] = col[5] + W0 * Ew1 - W1 * Ew0 + b0 * Et1 - b1 * Et0
+        for m in range(N):
+            # d(dT/deta_m)/deta_k = 1/2 W.J2s_mk W - v_b.(c2_mk x W)
+            q = 0.0
+            for i in range(3):
+                for j in range(3):
+                    q += 0.5 * z[3 + i] * J2s[m, k, i, j] * z[3 + j]
+            d0, d1, d2 = c2[0, m, k], c2[1, m, k], c2[2, m, k]
+            q -= b0 * (d1 * W2 - d2 * W1) + b1 * (d2 * W0 - d0 * W2) + b2 * (d0 * W1 - d1 * W0)
+            Kb[6 + m, 6 + k] = col[6 + m] - q
+    # translation rows: f_t = R g_t, so K_t = R Kb_t, and -R hat(g_t) on the rotations
+    Hg = _hat(gt0, gt1, gt2)
+    for c in range(n):
+        t0, t1, t2 = Kb[0, c], Kb[1, c], Kb[2, c]
+        for i in range(3):
+            Kb[i, c] = R[i, 0] * t0 + R[i, 1] * t1 + R[i, 2] * t2
+    for i in range(3):
+        for j in range(3):
+            s = 0.0
+            for l in range(3):
+                s -= R[i, l] * Hg[l, j]
+            Kb[i, 3 + j] += s
+    for r in range(n):
+        for c in range(n):
+            K[r, c] = Kb[r, c]
+
+
 @njit(cache=True, aot="Tuple((f8[:], f8[:, :]))(f8[:, :], f8[:], f8[:], f8, f8[:], f8[:, :], "
-      "b1)")
-def gravity(R, eta, g, m, c0, CtP, tangent):  # pragma: no cover - jitted
-    """Gravity's generalised force ``f (6 + N)`` (module docstring) and its derivative ``dK =
-    df/d(dr, Theta, eta)`` (zero-sized when ``tangent`` is False)."""
+      "f8[:, :, :], b1)")
+def gravity(R, eta, g, m, c0, CtP, c2, tangent):  # pragma: no cover - jitted
+    """Gravity's generalised force ``f (6 + N)`` from ``V = -m g.r - g.R c(eta)``, ``c(eta) =
+    c0 + CtP eta + 1/2 c2 eta eta``, and its derivative ``dK = df/d(dr, Theta, eta)``
+    (zero-sized when ``tangent`` is False)."""
     N = eta.shape[0]
     n = 6 + N
     gb = np.zeros(3)
     c = c0.copy()
+    P = CtP.copy()                          # dc/deta
     for i in range(3):
         for j in range(3):
             gb[i] += R[j, i] * g[j]
         for k in range(N):
-            c[i] += CtP[i, k] * eta[k]
+            s = 0.0
+            for l in range(N):
+                s += c2[i, k, l] * eta[l]
+            P[i, k] += s
+            c[i] += (CtP[i, k] + 0.5 * s) * eta[k]
     f = np.zeros(n)
     for i in range(3):
         f[i] = m * g[i]
     _cross(c, gb, f, 3)
     for k in range(N):
-        f[6 + k] = CtP[0, k] * gb[0] + CtP[1, k] * gb[1] + CtP[2, k] * gb[2]
+        f[6 + k] = P[0, k] * gb[0] + P[1, k] * gb[1] + P[2, k] * gb[2]
     if not tangent:
         return f, np.zeros((0, 0))
     dK = np.zeros((n, n))
@@ -237,21 +431,30 @@ def gravity(R, eta, g, m, c0, CtP, tangent):  # pragma: no cover - jitted
         for k in range(N):
             s = 0.0
             for j in range(3):
-                s -= hg[i, j] * CtP[j, k]
+                s -= hg[i, j] * P[j, k]
             dK[3 + i, 6 + k] = s
     for k in range(N):
         for j in range(3):
-            dK[6 + k, 3 + j] = CtP[0, k] * hg[0, j] + CtP[1, k] * hg[1, j] + CtP[2, k] * hg[2, j]
+            dK[6 + k, 3 + j] = P[0, k] * hg[0, j] + P[1, k] * hg[1, j] + P[2, k] * hg[2, j]
+        for l in range(N):
+            dK[6 + k, 6 + l] = c2[0, k, l] * gb[0] + c2[1, k, l] * gb[1] + c2[2, k, l] * gb[2]
     return f, dK
 
 
 @njit(cache=True, aot="f8[:, :](f8[:, :], f8[:], f8, f8[:, :], f8[:, :, :], f8[:, :], f8[:, :], "
-      "f8[:, :, :], f8[:, :, :, :], f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :])")
-def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr,
-                Mee):  # pragma: no cover - jitted
+      "f8[:, :, :], f8[:, :, :, :], f8[:, :, :, :], f8[:, :], f8[:, :, :], f8[:, :], "
+      "f8[:, :, :])")
+def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee,
+                c2):  # pragma: no cover - jitted
     """The mass matrix ``S^T A(eta) S (n, n)`` on ``(r'', W', eta'')``, ``S = diag(R^T, I,
     I)`` (the body-frame translation velocity is ``R^T r'``)."""
-    A, _ = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee)
+    A, _, _ = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
+    return _frame_mass(R, A)
+
+
+@njit(cache=True)
+def _frame_mass(R, A):  # pragma: no cover - jitted
+    """``S^T A S`` (:func:`mass_matrix`) from A."""
     n = A.shape[0]
     M = A.copy()
     for i in range(3):
@@ -268,3 +471,149 @@ def mass_matrix(R, eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr,
                     s += R[i, k] * A[k, l] * R[j, l]
             M[i, j] = s
     return M
+
+
+@njit(cache=True)
+def _take2(row, o, n0, n1):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1]`` as a new (n0, n1) array (C order; no reshape: the kernel subset)."""
+    x = np.empty((n0, n1))
+    for i in range(n0):
+        for j in range(n1):
+            x[i, j] = row[o + i * n1 + j]
+    return x
+
+
+@njit(cache=True)
+def _take3(row, o, n0, n1, n2):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1 n2]`` as a new (n0, n1, n2) array (C order)."""
+    x = np.empty((n0, n1, n2))
+    for i in range(n0):
+        for j in range(n1):
+            for k in range(n2):
+                x[i, j, k] = row[o + (i * n1 + j) * n2 + k]
+    return x
+
+
+@njit(cache=True)
+def _take4(row, o, n0, n1, n2, n3):  # pragma: no cover - jitted
+    """``row[o:o + n0 n1 n2 n3]`` as a new (n0, n1, n2, n3) array (C order)."""
+    x = np.empty((n0, n1, n2, n3))
+    for i in range(n0):
+        for j in range(n1):
+            for k in range(n2):
+                for l in range(n3):
+                    x[i, j, k, l] = row[o + ((i * n1 + j) * n2 + k) * n3 + l]
+    return x
+
+
+@njit(cache=True)
+def _unflat(row, P):  # pragma: no cover - jitted
+    """The invariants of one body from its row of ``md_f`` (:func:`step_into`), as arrays:
+    ``m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K``."""
+    m = row[0]
+    c0 = row[1:4].copy()
+    Ct0 = _take2(row, 4, 3, 3)
+    J0 = _take2(row, 13, 3, 3)
+    o = 22
+    Ct = _take3(row, o, P, 3, 3)
+    o += 9 * P
+    CtP = _take2(row, o, 3, P)
+    o += 3 * P
+    J1s = _take3(row, o, P, 3, 3)
+    o += 9 * P
+    Cr0 = _take2(row, o, 3, P)
+    o += 3 * P
+    J2 = _take4(row, o, P, P, 3, 3)
+    o += 9 * P * P
+    J2s = _take4(row, o, P, P, 3, 3)
+    o += 9 * P * P
+    Cr = _take3(row, o, P, 3, P)
+    o += 3 * P * P
+    Mee = _take2(row, o, P, P)
+    o += P * P
+    c2 = _take3(row, o, 3, P, P)
+    o += 3 * P * P
+    K = _take2(row, o, P, P)
+    return m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K
+
+
+@njit(cache=True)
+def step_into(R, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext, fint, Mt,
+              Kt, Ct_out):  # pragma: no cover - jitted
+    """Add the spatial modal bodies' inertial forces to ``fin``, their weights to ``fext``
+    (with ``weighed``), their elastic forces ``K eta`` to ``fint`` (all ``(n_dof,)``) and,
+    with ``tangent``, their mass matrices, inertial tangents, load stiffness (subtracted)
+    and ``K`` to the free-DOF matrices ``Mt``, ``Kt``, ``Ct_out`` (``fidx``: the free index
+    of a DOF, -1 fixed): what the System's Python path adds from the block's
+    :meth:`~fembody.elements.modal.modal3d.SpatialModalBlock.mass_at`, ``inertial``,
+    ``gravity`` and ``forces``, with the same kernels, at the configuration ``q1``, the
+    velocities ``v1`` and accelerations ``qdd1``; ``R (nb, 3, 3)`` the reference nodes'
+    rotations there, ``g (3,)`` gravity [m/s^2].
+
+    Every body is padded to ``P`` modes (the most of any): ``md_i (nb, 3, 6 + P)`` holds per
+    body its DOFs (-1 past its own ``6 + N``), the q indices of its amplitudes (``[b, 1,
+    :P]``, -1 past ``N``) and ``[b, 2, 0]`` its reference node; ``md_f (nb, L)`` its
+    invariants flat (:func:`_unflat`): ``m, c0 (3), Ct0 (9), J0 (9), Ct (9P), CtP (3P), J1s
+    (9P), Cr0 (3P), J2 (9P^2), J2s (9P^2), Cr (3P^2), Mee (P^2), c2 (3P^2), K (P^2)``,
+    zero in the padded modes (whose amplitudes, rates and accelerations are zero), so they
+    add nothing to the body's own rows."""
+    nb = md_i.shape[0]
+    W = md_i.shape[2]
+    P = W - 6
+    for b in range(nb):
+        eta = np.zeros(P)
+        v = np.zeros(W)
+        a = np.zeros(W)
+        for k in range(P):
+            qk = md_i[b, 1, k]
+            if qk >= 0:
+                eta[k] = q1[qk]
+        for j in range(W):
+            d = md_i[b, 0, j]
+            if d >= 0:
+                v[j] = v1[d]
+                a[j] = qdd1[d]
+        m, c0, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2, K = _unflat(md_f[b], P)
+        Rb = R[b]
+        A0, G0, Cte = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
+        f = np.zeros(W)
+        _evaluate(Rb, v, a, A0, G0, Cte, Cr, c2, f)
+        Kb = np.zeros((W, W))
+        Cb = np.zeros((W, W))
+        Mb = np.zeros((W, W))
+        if tangent:
+            _tangents(Rb, v, a, A0, G0, Cte, Cr, c2, J2s, Kb, Cb)
+            Mb = _frame_mass(Rb, A0)
+        fg = np.zeros(W)
+        dK = np.zeros((0, 0))
+        if weighed:
+            fg, dK = gravity(Rb, eta, g, m, c0, CtP, c2, tangent)
+        for i in range(W):
+            di = md_i[b, 0, i]
+            if di < 0:
+                continue
+            fin[di] += f[i]
+            if weighed:
+                fext[di] += fg[i]
+            if i >= 6:
+                s = 0.0
+                for l in range(P):
+                    s += K[i - 6, l] * eta[l]
+                fint[di] += s
+            fi = fidx[di]
+            if not tangent or fi < 0:
+                continue
+            for j in range(W):
+                dj = md_i[b, 0, j]
+                if dj < 0:
+                    continue
+                fj = fidx[dj]
+                if fj < 0:
+                    continue
+                Mt[fi, fj] += Mb[i, j]
+                Kt[fi, fj] += Kb[i, j]
+                Ct_out[fi, fj] += Cb[i, j]
+                if weighed:
+                    Kt[fi, fj] -= dK[i, j]
+                if i >= 6 and j >= 6:
+                    Kt[fi, fj] += K[i - 6, j - 6]

@@ -178,7 +178,10 @@ class RotationalSpringBlock:
 
 class Spring3DBlock(Block3D):
     """Axial spring-dampers between two nodes in space: force ``k (l - l0) + c l'`` along the
-    current chord (``k`` [N/m], ``c`` [N s/m], rest length ``l0 > 0`` [m]); ``dofs (n, 6)``."""
+    current chord (``k`` [N/m], ``c`` [N s/m], rest length ``l0 > 0`` [m]); ``dofs (n, 6)``.
+
+    With ``B = (-e, e)``, ``H`` the chord direction's derivative and ``S`` the force:
+    ``K = k B B^T + S H + c B (H v)^T``, ``C = c B B^T`` (the planar kernel's formulas)."""
 
     noun = "spring"
     family = "spring"
@@ -215,6 +218,14 @@ class Spring3DBlock(Block3D):
         ee = e[:, :, None] * e[:, None, :]
         kk = self.k[:, None, None] * ee + (N / l)[:, None, None] * (np.eye(3) - ee)
         K = np.block([[kk, -kk], [-kk, kk]])
+        if C is not None:
+            # the damping force turns with the chord: d(c e.w)/dx = c (I - e e^T) w / l on
+            # the far end (w = v_b - v_a), K += c B (H v)^T with B = (-e, e)
+            w = v[:, 3:] - v[:, :3]
+            Aw = (w - e * np.einsum("ni,ni->n", e, w)[:, None]) / l[:, None]
+            B = np.concatenate([-e, e], -1)
+            Hv = np.concatenate([-Aw, Aw], -1)
+            K = K + self.c[:, None, None] * B[:, :, None] * Hv[:, None, :]
         return f, K, C
 
     def strain_energy(self, poses) -> np.ndarray:
@@ -227,6 +238,14 @@ class Spring3DBlock(Block3D):
 
     def mass(self):
         return None
+
+    def compiled_step(self) -> dict:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"spring3d"``: :func:`fembody.dynamics._step_kernels.spring_forces`, the
+        formulas of :meth:`forces`): end nodes, DOFs and ``(DX, k, c, l0)`` per spring."""
+        p = np.concatenate([self.DX, self.k[:, None], self.c[:, None], self.l0[:, None]], 1)
+        return {"family": "spring3d", "nodes": self.nodes, "dofs": self.dofs, "p": p,
+                "damped": self.Dd is not None}
 
 
 def build_planar(dof_map, model, P: np.ndarray) -> list:

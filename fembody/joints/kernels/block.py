@@ -102,6 +102,26 @@ class SpatialBlock:
                      maps.rows, maps.no_H, lam, maps.bpos, maps.finv, maps.ud, maps.gpos, phi,
                      Bdata, fc, G, bool(with_lam))
 
+    def compiled_step(self) -> dict | None:
+        """The compiled form of the block for :mod:`fembody.dynamics.compiled_step` (the
+        family ``"spatial joint"``: :func:`fembody.joints.kernels.spatial.rows` runs inside
+        the compiled step); None before its rows are numbered. ``dofs`` are -1 where absent,
+        ``varies``: B depends on q (the Hessian term); ``driven``: the prescribed values
+        change with time (:meth:`prescribed`, read once per step: a step evaluates its rows
+        at one time)."""
+        if getattr(self, "rows", None) is None:
+            return None
+        return {"family": "spatial joint", "code": self._code, "m": self.m,
+                "nodes": self.node_ids, "dofs": np.where(self.mask, self.dofs, -1),
+                "rows": np.asarray(self.rows, dtype=np.int64).reshape(len(self), self.m),
+                "V": self._V, "C0": self._C0, "s": self._s, "f": self._f0,
+                "varies": not self.constant_B, "driven": self.rheonomic}
+
+    def prescribed(self, t: float) -> np.ndarray:
+        """The prescribed values ``f(t) (n,)`` of the rows ``g(q) - f(t)`` at ``t`` [s] (zero
+        where not driven)."""
+        return self._f(t)[:, 0] if self.rheonomic else self._f0
+
     def rates(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         """``phi_t`` and ``phi_tt`` (n, 1) of a driven block: ``-f'`` and ``-f''`` (every
         driven row is ``g(q) - f(t)``)."""

@@ -7,7 +7,7 @@ from ...elements.modal import rotation_matrix
 from ...errors import ModelError
 from ..compile import blocks_of, builder
 from .pin import ModalPinBlock
-from .pin3d import SpatialModalPinBlock
+from .pin3d import SpatialModalPinBlock, SpatialModalWeldBlock
 
 
 @builder("ModalPin", form="planar")
@@ -61,7 +61,7 @@ def _modal3d_blocks(sys, key: str, g: list) -> list:
     return [modal_pin_block3d(sys, j) for j in g]
 
 
-def modal_pin_block3d(sys, j) -> SpatialModalPinBlock:
+def modal_pin_block3d(sys, j) -> SpatialModalPinBlock | SpatialModalWeldBlock:
     """One ModalPin on a spatial modal body as a block (its width depends on the modes)."""
     ref, mb = j.body, j.body.body
     a = j.point
@@ -76,6 +76,24 @@ def modal_pin_block3d(sys, j) -> SpatialModalPinBlock:
         if gap > 1e-9 * max(1.0, sys.length):
             raise ModelError(f"{j.label}: {j.node} is at {tuple(Xo)} but mesh point {a} of "
                              f"'{mb.name}' is at {tuple(p_a)}; place the node on the point")
+    if j.rotation or j.axis is not None:
+        C, D = _rotation_pairs(j.axis)
+        od = np.r_[od, -1, -1, -1] if ground else sys.node_dofs[j.node.id, :6].copy()
+        dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
+        return SpatialModalWeldBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
+                                     mb.phi_t[a][None], mb.phi_r[a][None], C[None], D[None])
     dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
     return SpatialModalPinBlock(dofs[None], [j.index], Xo[None], Xr[None], mb.s[a][None],
                                 mb.phi_t[a][None])
+
+
+def _rotation_pairs(axis) -> tuple:
+    """The vector pairs (c_k, d_k) of the rotation rows (SpatialModalWeldBlock): all three
+    axes for a weld (``axis`` None), the two normals of ``axis`` against it for a revolute."""
+    E = np.eye(3)
+    if axis is None:
+        return E[[1, 2, 0]], E[[2, 0, 1]]
+    n = np.asarray(axis, float)
+    t1 = np.cross(n, E[int(np.argmin(np.abs(n)))])
+    t1 /= np.linalg.norm(t1)
+    return np.array([t1, np.cross(n, t1)]), np.array([n, n])

@@ -18,6 +18,8 @@ class ModalPinBlock(JointBlock):
         self.s, self.phi_t, self.phi_r = s, phi_t, phi_r     # (n, 2), (n, 2, N), (n, N)
         self.rotation = rotation
         self.ground_point = None        # fixed point (2,) when attached to the ground
+        # with the rotation row the node's x, y, rz all follow the mesh point: it is held
+        self.held_dofs = np.arange(3) if rotation else None
 
     def gather(self, u: np.ndarray) -> np.ndarray:
         x = super().gather(u)
@@ -59,29 +61,48 @@ class ModalPinBlock(JointBlock):
 class ModalPin(Joint):
     """Attach mesh point ``point`` (index or template node) of the modal body ``body`` (a
     ``ModalBodyRef``) to ``node`` (or ``model.ground``): coincident positions, and equal
-    rotation increments with ``rotation=True`` (planar bodies only). Reaction: the force
-    (Fx, Fy) [N] (and Mz) on ``node``; in space (Fx, Fy, Fz) [N]."""
+    rotation increments with ``rotation=True``. In space ``rotation=True`` welds the point's
+    frame to the node's (or to the ground), and ``axis`` (a direction in the reference
+    configuration, global axes) makes a revolute joint about it instead (the point's axis kept
+    along the node's). Reaction: the force (Fx, Fy) [N] (and Mz) on ``node``; in space the
+    force (Fx, Fy, Fz) [N], then the rows' moments [N m] with a rotation lock."""
 
     kind = "ModalPin"
     dims = (2, 3)
     node_fields = ("node",)
 
     def __init__(self, body, point, node, rotation: bool = False,
-                 name: str | None = None) -> None:
+                 name: str | None = None, axis=None) -> None:
         if not isinstance(body, ModalBodyRef):
             raise ModelError(f"ModalPin: body must be the ModalBodyRef returned by "
                              f"Model.add_modal_body, got {type(body).__name__}")
         self.body, self.node, self.rotation, self.name = body, node, bool(rotation), name
         self.point = body.body.point_index(point)
-        if rotation and getattr(body.body, "spatial", False):
-            raise ModelError("ModalPin: rotation=True is planar only for now; a spatial "
-                             "ModalPin holds the point's position")
+        self.axis = None
+        if axis is not None:
+            if not getattr(body.body, "spatial", False):
+                raise ModelError("ModalPin: axis= is for spatial modal bodies (a planar "
+                                 "ModalPin is a revolute joint about z already)")
+            if rotation:
+                raise ModelError("ModalPin: give rotation=True (a weld) or axis= (a revolute "
+                                 "joint), not both")
+            from ..base import vector3
+            self.axis = vector3(axis, "ModalPin: axis", unit=True)
 
     @property
     def n_rows(self) -> int:
         if getattr(self.body.body, "spatial", False):
-            return 3                    # the point's x, y, z
+            # the point's x, y, z, then 3 rotation rows (weld) or 2 (revolute)
+            return 3 + (3 if self.rotation else 2 if self.axis is not None else 0)
         return 3 if self.rotation else 2
 
     def nodes(self):
         return (self.body.node, self.node)
+
+    def rotation_nodes(self) -> tuple:
+        """The node whose rotation this joint locks (it gets rotation DOFs when nothing else
+        gives it some, e.g. a bare node from :func:`fembody.reduced.attach_node`)."""
+        locks = self.rotation or getattr(self, "axis", None) is not None
+        ground = self.node is None \
+            or self.node is getattr(getattr(self.node, "model", None), "ground", None)
+        return (self.node,) if locks and not ground else ()

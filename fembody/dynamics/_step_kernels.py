@@ -1,0 +1,688 @@
+"""One generalized-alpha step of a small spatial rigid mechanism in one compiled call.
+
+Why: a heavy top's step is a few hundred floating-point operations per Newton iteration, but
+the Python path makes about a hundred small calls per step (evaluate, assemble, factorise,
+solve, update, convergence tests); their overhead, not the arithmetic, is the cost. For
+Systems whose every block has a compiled form (:mod:`fembody.dynamics.compiled_step` decides,
+from what the blocks declare) and whose saddle matrix is small enough to be dense, this
+kernel runs the predictor and the Newton loop of
+:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
+tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
+the blocks' own kernels (rigid bodies: :mod:`fembody.elements.mass.rigid3d`; spatial modal
+bodies: :mod:`fembody.elements.modal.modal3d_numba`; spatial joints:
+:func:`fembody.joints.kernels.spatial.rows`; the space: :mod:`fembody.space.quat_numba`;
+the Lie map: :mod:`fembody.dynamics.lie`), so the numbers are those of the Python path up
+to the order of summation in the assembly and the dense LU (partial pivoting) in place of the
+saddle-point solver.
+
+A step that fails here for any reason (no convergence, divergence, a non-finite value, a
+pivot at round-off: a singular iteration matrix) returns a status and leaves the caller's
+state untouched: the Python path then redoes the step with its own diagnostics (the DOFs of a
+singular matrix named, the predictor fallback, the driver's step halving).
+
+Written in a plain subset (float64/int64 arrays, scalars, loops, calls between kernels) so
+that it moves with the kernel toolchain.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..elements.kernels import njit
+# (kernels by name: a compiled kernel calls another through a global of its module)
+from ..elements.mass.rigid3d import forces as rigid_forces
+from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
+from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..elements.modal.modal3d_numba import step_into as modal_step_into
+from ..joints.kernels.spatial import rows as joint_rows
+from ..space.quat_numba import difference as q_difference
+from ..space.quat_numba import update_to as compose_to
+from ..space.quat_numba import poses as node_poses
+from ._kernels import _residual_core as residual_core
+from .lie import _increment_nb as lie_increment
+from .lie import _inverse_tangents_nb as lie_inverse_tangents
+
+#: status codes of :func:`step`
+OK, NOT_FINITE, NO_CONVERGENCE, DIVERGED, SINGULAR = 0, 1, 2, 3, 4
+#: why :func:`steps` stopped before its last step: a step that failed or whose multipliers
+#: jumped (its outcome held, not applied), or a time that is not one step short of the grid
+PENDING, OFF_GRID = 1, 2
+#: relative pivot size below which the dense LU hands the step back to Python
+PIVOT_FLOOR = 1e-13
+
+
+@njit(cache=True)
+def lu_factor(A, piv):  # pragma: no cover - jitted
+    """In place LU with partial (row) pivoting of the square ``A``: ``P A = L U`` with unit
+    ``L`` below the diagonal; ``piv[k]`` the row swapped with ``k``. Returns False when a
+    pivot is not finite or below ``PIVOT_FLOOR`` times the largest entry of ``A`` (a matrix
+    singular to working precision)."""
+    n = A.shape[0]
+    big = 0.0
+    for i in range(n):
+        for j in range(n):
+            x = abs(A[i, j])
+            if x > big:
+                big = x
+            elif not x <= big:
+                return False                 # NaN
+    if not big > 0.0:
+        return n == 0
+    floor = PIVOT_FLOOR * big
+    for k in range(n):
+        p = k
+        m = abs(A[k, k])
+        for i in range(k + 1, n):
+            x = abs(A[i, k])
+            if x > m:
+                m, p = x, i
+        if not m > floor:
+            return False
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        d = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            f = A[i, k] * d
+            A[i, k] = f
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+    return True
+
+
+@njit(cache=True)
+def lu_solve(LU, piv, b):  # pragma: no cover - jitted
+    """Solve ``A x = b`` in place on ``b`` with the factors of :func:`lu_factor`."""
+    n = LU.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            b[k], b[p] = b[p], b[k]
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= LU[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * b[j]
+        b[i] = s / LU[i, i]
+
+
+@njit(cache=True)
+def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no cover - jitted
+    """Axial spring-dampers between two points in space into ``f (n, 6)``, ``K``, ``C (n, 6,
+    6)``: the formulas of :meth:`fembody.elements.spring.spring.Spring3DBlock.forces` (its
+    numpy form is the reference) at the end points ``x (n, 2, 3)`` [m] and rates ``v (n,
+    6)``; ``DX (n, 3)`` the reference chords. ``N = k (l - l0) + c e.(v_b - v_a)``,
+    ``f = (-N e, N e)``, ``K = [[kk, -kk], [-kk, kk]] + c B (H v)^T`` with ``kk = k e e^T +
+    N/l (I - e e^T)``, ``B = (-e, e)`` and ``H v = (-A w, A w)``, ``A w = (I - e e^T) (v_b -
+    v_a) / l`` (the damping force turns with the chord), ``C`` the first part with ``c e e^T``
+    (zero without ``damped``)."""
+    for i in range(x.shape[0]):
+        d0 = x[i, 1, 0] - x[i, 0, 0]
+        d1 = x[i, 1, 1] - x[i, 0, 1]
+        d2 = x[i, 1, 2] - x[i, 0, 2]
+        length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        u0, u1, u2 = d0 - DX[i, 0], d1 - DX[i, 1], d2 - DX[i, 2]
+        L = math.sqrt(DX[i, 0] * DX[i, 0] + DX[i, 1] * DX[i, 1] + DX[i, 2] * DX[i, 2])
+        # l - l0 without cancellation for small stretches: (l^2 - L^2)/(l + L) + (L - l0)
+        ext = ((2.0 * DX[i, 0] + u0) * u0 + (2.0 * DX[i, 1] + u1) * u1
+               + (2.0 * DX[i, 2] + u2) * u2) / (length + L) + (L - l0[i])
+        e = (d0 / length, d1 / length, d2 / length)
+        N = k[i] * ext
+        if damped:
+            rate = (e[0] * (v[i, 3] - v[i, 0]) + e[1] * (v[i, 4] - v[i, 1])
+                    + e[2] * (v[i, 5] - v[i, 2]))
+            N = N + c[i] * rate
+        for j in range(3):
+            f[i, j] = -N * e[j]
+            f[i, 3 + j] = N * e[j]
+        if not tangent:
+            continue
+        nl = N / length
+        for a in range(3):
+            for b in range(3):
+                ee = e[a] * e[b]
+                kk = k[i] * ee + nl * ((1.0 if a == b else 0.0) - ee)
+                ce = c[i] * ee if damped else 0.0
+                K[i, a, b] = kk
+                K[i, 3 + a, 3 + b] = kk
+                K[i, a, 3 + b] = -kk
+                K[i, 3 + a, b] = -kk
+                C[i, a, b] = ce
+                C[i, 3 + a, 3 + b] = ce
+                C[i, a, 3 + b] = -ce
+                C[i, 3 + a, b] = -ce
+        if damped:
+            w0, w1, w2 = v[i, 3] - v[i, 0], v[i, 4] - v[i, 1], v[i, 5] - v[i, 2]
+            ew = e[0] * w0 + e[1] * w1 + e[2] * w2
+            aw = ((w0 - e[0] * ew) / length, (w1 - e[1] * ew) / length,
+                  (w2 - e[2] * ew) / length)
+            for a in range(3):
+                for b in range(3):
+                    t = c[i] * e[a] * aw[b]
+                    K[i, a, 3 + b] -= t
+                    K[i, 3 + a, 3 + b] += t
+                    K[i, a, b] += t
+                    K[i, 3 + a, b] -= t
+
+
+@njit(cache=True)
+def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover - jitted
+    """Spatial turning loads (:class:`fembody.turning.TurningLoads`, its ``_spatial`` is the
+    reference) into ``fext`` and, with ``tangent``, their load stiffness ``-df/dq`` into the
+    free-DOF ``Kt``: a follower force ``F`` (node axes) is ``R F`` on the translations with
+    ``-df/dTheta = R hat(F)``; a global moment ``M`` is ``R^T M`` on the (material) rotations
+    with ``-df/dTheta = -hat(R^T M)``. ``tl_i (n, 8)``: node, 1 for a force (0: a moment),
+    the node's six DOFs; ``tl_val (n, 3)`` the values at the step's time; ``R (n, 3, 3)``
+    the nodes' rotations."""
+    for e in range(tl_i.shape[0]):
+        x = np.zeros(3)
+        force = tl_i[e, 1] == 1
+        for i in range(3):
+            s = 0.0
+            for j in range(3):
+                s += (R[e, i, j] if force else R[e, j, i]) * tl_val[e, j]
+            x[i] = s
+        o = 0 if force else 3
+        for i in range(3):
+            fext[tl_i[e, 2 + o + i]] += x[i]
+        if not tangent:
+            continue
+        v = tl_val[e]
+        for i in range(3):
+            fi = fidx[tl_i[e, 2 + o + i]]
+            if fi < 0:
+                continue
+            for j in range(3):
+                fj = fidx[tl_i[e, 5 + j]]
+                if fj < 0:
+                    continue
+                if force:                   # (R hat(F))_ij, hat(F) e_j = F x e_j
+                    k1, k2 = (j + 1) % 3, (j + 2) % 3
+                    Kt[fi, fj] += R[e, i, k1] * v[k2] - R[e, i, k2] * v[k1]
+                else:                       # -hat(x)_ij
+                    k1, k2 = (i + 1) % 3, (i + 2) % 3
+                    h = 0.0
+                    if j == k1:
+                        h = -x[k2]
+                    elif j == k2:
+                        h = x[k1]
+                    Kt[fi, fj] -= h
+
+
+@njit(cache=True)
+def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot, quat,
+              node_X, fconst,
+              Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+              j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f, tl_i,
+              tl_val, free, fidx, groups, Tinv, r, phi, fc, A):  # pragma: no cover - jitted
+    """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
+    (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
+    iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
+    kernels compute them."""
+    nd = fconst.shape[0]
+    nf = free.shape[0]
+    nc = phi.shape[0]
+    fext = fconst.copy()
+    fint = np.zeros(nd)
+    fin = np.zeros(nd)
+    fc[:] = 0.0
+    if tangent:
+        A[:, :] = 0.0
+    Kt = np.zeros((nf, nf))
+    Ct = np.zeros((nf, nf))
+    Mt = np.zeros((nf, nf))
+    # constant masses (point masses): M a on the free DOFs
+    for i in range(nf):
+        s = 0.0
+        for j in range(nf):
+            s += Mc[i, j] * qdd1[free[j]]
+        fin[free[i]] = s
+        if tangent:
+            for j in range(nf):
+                Mt[i, j] = Mc[i, j]
+    # springs: internal forces and their tangents
+    ns = sp_dofs.shape[0]
+    if ns:
+        xs, Rs = node_poses(q1, node_q, node_X, node_rot, quat, sp_nodes)
+        x2s = np.empty((ns, 2, 3))
+        vs = np.empty((ns, 6))
+        for e in range(ns):
+            for j in range(3):
+                x2s[e, 0, j] = xs[2 * e, j]
+                x2s[e, 1, j] = xs[2 * e + 1, j]
+            for j in range(6):
+                dj = sp_dofs[e, j]
+                vs[e, j] = v1[dj] if dj >= 0 else 0.0
+        fs = np.empty((ns, 6))
+        Ks = np.zeros((ns, 6, 6))
+        Cs = np.zeros((ns, 6, 6))
+        spring_forces(x2s, vs, sp_p[:, 0:3], sp_p[:, 3], sp_p[:, 4], sp_p[:, 5], damped,
+                      tangent, fs, Ks, Cs)
+        for e in range(ns):
+            for i in range(6):
+                di = sp_dofs[e, i]
+                if di < 0:
+                    continue
+                fint[di] += fs[e, i]
+                fi = fidx[di]
+                if not tangent or fi < 0:
+                    continue
+                for j in range(6):
+                    dj = sp_dofs[e, j]
+                    if dj < 0:
+                        continue
+                    fj = fidx[dj]
+                    if fj >= 0:
+                        Kt[fi, fj] += Ks[e, i, j]
+                        Ct[fi, fj] += Cs[e, i, j]
+    # rigid bodies: masses, inertial forces and tangents, weights with their load stiffness
+    nb = rb_m.shape[0]
+    if nb:
+        xb, Rb = node_poses(q1, node_q, node_X, node_rot, quat, rb_node)
+        Vb = np.empty((nb, 6))
+        Ab = np.empty((nb, 6))
+        for k in range(nb):
+            for j in range(6):
+                Vb[k, j] = v1[rb_dofs[k, j]]
+                Ab[k, j] = qdd1[rb_dofs[k, j]]
+        Me = rigid_mass(Rb, rb_m, rb_Jc, rb_c)
+        fe, Ke, Ce = rigid_forces(Rb, Vb, Ab, rb_m, rb_Jc, rb_c, tangent)
+        fg, dK = rigid_gravity(Rb, g, rb_m, rb_c, tangent and weighed)
+        for k in range(nb):
+            for i in range(6):
+                di = rb_dofs[k, i]
+                fin[di] += fe[k, i]
+                if weighed:
+                    fext[di] += fg[k, i]
+                fi = fidx[di]
+                if not tangent or fi < 0:
+                    continue
+                for j in range(6):
+                    fj = fidx[rb_dofs[k, j]]
+                    if fj < 0:
+                        continue
+                    Mt[fi, fj] += Me[k, i, j]
+                    Kt[fi, fj] += Ke[k, i, j]
+                    Ct[fi, fj] += Ce[k, i, j]
+                    if weighed:
+                        Kt[fi, fj] -= dK[k, i, j]
+    # spatial modal bodies: their family's kernel (fembody.elements.modal.modal3d_numba)
+    if md_i.shape[0]:
+        xm, Rm = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
+        modal_step_into(Rm, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext,
+                        fint, Mt, Kt, Ct)
+    # turning loads (spatial global moments, follower forces)
+    if tl_i.shape[0]:
+        xt, Rt = node_poses(q1, node_q, node_X, node_rot, quat, tl_i[:, 0].copy())
+        turning_into(Rt, tl_i, tl_val, fidx, tangent, fext, Kt)
+    # joints: phi, B (into A), B^T lam, and sum lam_i H_i into K where B varies
+    if j_rows.shape[0]:
+        xj, Rj = node_poses(q1, node_q, node_X, node_rot, quat, j_nodes)
+        nj = j_rows.shape[0]
+        x2 = np.empty((nj, 2, 3))
+        R2 = np.empty((nj, 2, 3, 3))
+        for e in range(nj):
+            for s2 in range(2):
+                for i in range(3):
+                    x2[e, s2, i] = xj[2 * e + s2, i]
+                    for j in range(3):
+                        R2[e, s2, i, j] = Rj[2 * e + s2, i, j]
+        for b in range(jblk.shape[0]):
+            code, m, a0, a1 = jblk[b, 0], jblk[b, 1], jblk[b, 2], jblk[b, 3]
+            want = tangent and jblk[b, 4] == 1
+            ph, B, H = joint_rows(code, m, x2[a0:a1], R2[a0:a1], j_V[a0:a1], j_C0[a0:a1],
+                               j_s[a0:a1], j_f[a0:a1], want)
+            for e in range(a1 - a0):
+                E = a0 + e
+                for i in range(m):
+                    row = j_rows[E, i]
+                    phi[row] = ph[e, i]
+                    li = lam1[row]
+                    for j in range(12):
+                        dj = j_dofs[E, j]
+                        if dj < 0:
+                            continue
+                        fc[dj] += B[e, i, j] * li
+                        fj = fidx[dj]
+                        if tangent and fj >= 0:
+                            A[nf + row, fj] += B[e, i, j]
+                            A[fj, nf + row] += B[e, i, j]
+                        if want and fj >= 0:
+                            for l in range(12):
+                                dl = j_dofs[E, l]
+                                if dl < 0:
+                                    continue
+                                fl = fidx[dl]
+                                if fl >= 0:
+                                    Kt[fj, fl] += li * H[e, i, j, l]
+    # residual, its norm and the force scale (fembody.dynamics._kernels._residual_core)
+    norm, scale = residual_core(fext, fint, fc, free, fin, True, with_scale, r)
+    viol = 0.0
+    for i in range(nc):
+        x = abs(phi[i])
+        if x > viol:
+            viol = x
+        elif not x <= viol:
+            viol = np.nan
+    if tangent:
+        for i in range(nf):
+            for j in range(nf):
+                A[i, j] = Kt[i, j] + gp * Ct[i, j] + bp * Mt[i, j]
+        # the rotation columns of gp C + bp M times T^-1 (fembody.dynamics.lie)
+        for gi in range(groups.shape[0]):
+            p0, p1, p2 = groups[gi, 0], groups[gi, 1], groups[gi, 2]
+            for i in range(nf):
+                x0 = bp * Mt[i, p0] + gp * Ct[i, p0]
+                x1 = bp * Mt[i, p1] + gp * Ct[i, p1]
+                x2_ = bp * Mt[i, p2] + gp * Ct[i, p2]
+                for j in range(3):
+                    A[i, groups[gi, j]] += (x0 * (Tinv[gi, 0, j] - (1.0 if j == 0 else 0.0))
+                                            + x1 * (Tinv[gi, 1, j] - (1.0 if j == 1 else 0.0))
+                                            + x2_ * (Tinv[gi, 2, j] - (1.0 if j == 2 else 0.0)))
+    return norm, scale, viol
+
+
+@njit(cache=True)
+def _scale_rows(A, nf, b_nnz):  # pragma: no cover - jitted
+    """Scale the constraint rows and columns of the bordered ``A`` by ``s = mean |diag S| /
+    rms(B)`` (rms over the ``b_nnz`` stored entries of B) and return ``s``: the scaling of
+    :meth:`fembody.linalg.linalg.SaddlePointSolver.factorize`, which keeps the matrix
+    balanced as ``h -> 0``."""
+    n = A.shape[0]
+    sd = 0.0
+    for i in range(nf):
+        sd += abs(A[i, i])
+    sdiag = sd / nf if nf else np.nan
+    bb = 0.0
+    for i in range(nf, n):
+        for j in range(nf):
+            bb += A[i, j] * A[i, j]
+    brms = math.sqrt(bb / b_nnz) if b_nnz else 1.0
+    s = max(sdiag, 1e-300) / max(brms, 1e-300)
+    for i in range(nf, n):
+        for j in range(nf):
+            A[i, j] *= s
+            A[j, i] *= s
+    return s
+
+
+@njit(cache=True, aot=(
+    "Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
+    "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
+    "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
+    ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
+    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], "
+    "i8[:], i8[:], i8[:, :], i8[:], i8[:])"))
+def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
+         node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
+         groups, lin_v, counts):  # pragma: no cover - jitted
+    """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
+    (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
+
+    ``fp``: ``h, t1, alpha_m, alpha_f, gamma, beta, tol, ptol, xtol, length, rate, s`` (``s``
+    the constraint rows' scaling of the factors in LU, updated at each factorisation);
+    ``ip``: ``max_iter, modified, settle, reuse (the factors in LU, piv hold a
+    factorisation at h), weighed, B's stored entries, springs damped``. Springs: end nodes
+    ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
+    chord, ``k``, ``c``, ``l0``. Spatial modal bodies: ``md_i``, ``md_f`` (layout:
+    :func:`fembody.elements.modal.modal3d_numba.step_into`). Turning loads: ``tl_i``,
+    ``tl_val`` (:func:`turning_into`). ``space_i (4, *, 4)``: the space's ``node_q (nn, 3)``, ``node_rot (nn,)``,
+    ``quat (m, 4)`` and ``rot_v (m, 3)`` padded into one array (``[0, :nn, :3]``, ``[1, :nn,
+    0]``, ``[2, :m, :]``, ``[3, :m, :3]``; -1 after the last quaternion); ``lin_v`` the velocity DOFs of the translations (their q index is their
+    position in it). ``jblk (b, 5)``: per joint block its kind code, rows, instance range and
+    whether its B varies. ``counts`` (5,) receives the residual evaluations, tangents,
+    factorisations, solves and Newton increments.
+
+    Returns ``(status, increments, _, _, _, motion)``."""
+    h, t1, am, af, gam, bet = fp[0], fp[1], fp[2], fp[3], fp[4], fp[5]
+    tol, ptol, xtol, length, rate = fp[6], fp[7], fp[8], fp[9], fp[10]
+    max_iter, modified, settle, reuse, weighed = ip[0], ip[1] == 1, ip[2], ip[3] == 1, ip[4] == 1
+    damped = ip[6] == 1
+    nq = q.shape[0]
+    nd = v.shape[0]
+    nf = free.shape[0]
+    nc = lam.shape[0]
+    nn = node_X.shape[0]
+    node_q = space_i[0, :nn, :3].copy()
+    node_rot = space_i[1, :nn, 0].copy()
+    m_rot = 0
+    while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
+        m_rot += 1
+    quat = space_i[2, :m_rot, :].copy()
+    rot_v = space_i[3, :m_rot, :3].copy()
+    lin_q = np.arange(lin_v.shape[0])
+    for c in range(5):
+        counts[c] = 0
+    # predictor (q''_{n+1} = q''_n): fembody.dynamics._kernels._predict_into
+    D = np.empty(nf)
+    motion = 0.0
+    for i in range(nd):
+        ai = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
+        v1[i] = v[i] + h * ((1.0 - gam) * a[i] + gam * ai)
+        qdd1[i] = qdd[i]
+    for j in range(nf):
+        i = free[j]
+        ai = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
+        dj = h * v[i] + h * h * ((0.5 - bet) * a[i] + bet * ai)
+        D[j] = dj
+        if abs(dj) > motion:
+            motion = abs(dj)
+    full = np.zeros(nd)
+    for j in range(nf):
+        full[free[j]] = D[j]
+    compose_to(q, full, lin_q, lin_v, quat, rot_v, q1)
+    for i in range(nc):
+        lam1[i] = lam[i]
+    bp = (1.0 - am) / ((1.0 - af) * bet * h * h)
+    gp = gam / (bet * h)
+    sc = fp[11]                  # the scaling of the factors held in LU (reused ones')
+    bound = xtol * motion
+    Tinv = np.empty((groups.shape[0], 3, 3))
+    n = nf + nc
+    # the iteration matrix is assembled apart from the factors: an evaluation with a fresh
+    # tangent that converges is not factorised, and modified Newton's next step reuses LU
+    A = np.empty((n, n))
+    rhs = np.empty(n)
+    dy = np.empty(nf)
+    tangent = not reuse
+    it = 0
+    prev = -1.0
+    norm = np.inf
+    scale = -1.0
+    while True:
+        lie_inverse_tangents(D, groups, Tinv)
+        with_scale = tangent or scale < 0.0
+        res, sc_new, viol = _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp,
+                                      gp, node_q, node_rot, quat, node_X, fconst, Mc, g, weighed,
+                                      rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
+                                      j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
+                                      sp_p, damped, md_i, md_f, tl_i, tl_val, free, fidx,
+                                      groups, Tinv, r, phi, fc, A)
+        counts[0] += 1
+        if with_scale:
+            scale = sc_new
+        if tangent:
+            counts[1] += 1
+        if not (math.isfinite(res) and math.isfinite(viol)):
+            return NOT_FINITE, it, 0, 0, 0, motion
+        if it > 0 and viol <= ptol and (
+                res <= tol * scale
+                or (norm <= xtol * motion and res <= 1e3 * tol * scale)
+                or (norm <= 1e-12 * length and res <= 1e-3 * scale)):
+            break
+        if it == max_iter:
+            return NO_CONVERGENCE, it, 0, 0, 0, motion
+        if tangent:
+            counts[2] += 1
+            for i in range(n):
+                for j in range(n):
+                    LU[i, j] = A[i, j]
+            sc = _scale_rows(LU, nf, ip[5])
+            fp[11] = sc
+            if not lu_factor(LU, piv):
+                return SINGULAR, it, 0, 0, 0, motion
+        for j in range(nf):
+            rhs[j] = r[j]
+        for i in range(nc):
+            rhs[nf + i] = -sc * phi[i]
+        lu_solve(LU, piv, rhs)
+        counts[3] += 1
+        counts[4] += 1
+        it += 1
+        for j in range(nf):
+            dy[j] = rhs[j]
+        # Newton's increment composed at the iterate -> the step's (fembody.dynamics.lie)
+        dq = np.empty(nf)
+        lie_increment(dy, groups, Tinv, dq)
+        norm = 0.0
+        bad = False
+        for j in range(nf):
+            d = dq[j]
+            i = free[j]
+            v1[i] += gp * d
+            qdd1[i] += bp * d
+            ad = abs(d)
+            if ad > norm:
+                norm = ad
+            elif not ad <= norm:
+                bad = True
+            D[j] += d
+        if bad:
+            norm = np.nan
+        for j in range(nf):
+            full[free[j]] = D[j]
+        compose_to(q, full, lin_q, lin_v, quat, rot_v, q1)
+        for i in range(nc):
+            lam1[i] += sc * rhs[nf + i]
+        if not math.isfinite(norm):
+            return NOT_FINITE, it, 0, 0, 0, motion
+        # contraction test (fembody.dynamics.newton, the same rule and its reasons)
+        if viol <= ptol:
+            if tangent or it >= settle:
+                if prev >= 0.0 and norm < prev:
+                    theta = norm / prev
+                    if theta / (1.0 - theta) * norm <= bound:
+                        break
+            elif modified and rate < 1.0 and prev >= 0.0 and norm < rate * prev:
+                # a reused matrix before ``settle``: the rate it is kept for stands in for
+                # the measured ratio, which underestimates the contraction
+                if rate / (1.0 - rate) * norm <= bound:
+                    break
+        if prev >= 0.0 and norm > 1e3 * prev and norm > ptol:
+            return DIVERGED, it, 0, 0, 0, motion
+        tangent = not modified or not (prev < 0.0 or norm <= rate * prev)
+        prev = norm
+    for i in range(nd):
+        a1[i] = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd1[i]) / (1.0 - am)
+    return OK, it, 0, 0, 0, motion
+
+
+@njit(cache=True, aot=(
+    "i8(f8[:], i8[:], f8[:, :], f8[:, :], f8[:, :], f8[:, :], f8[:, :], f8[:, :], "
+    "f8[:, :], f8[:, :], f8[:], i8[:], f8[:], i8[:], i8[:], f8[:, :], i8[:], "
+    "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, :], "
+    "f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], f8[:], f8[:], "
+    "i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], i8[:], i8[:], "
+    "i8[:, :], i8[:])"))
+def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU, piv,
+          space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V, j_C0,
+          j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx, groups,
+          lin_v):  # pragma: no cover
+    """Up to ``n`` steps of :func:`step`, each landing on the output grid ``(i0 + k) dt``,
+    with the driver's per-step sums (``fembody.run.simulate``) kept here: the trapezoidal
+    work of the constant nodal loads ``f_load`` and of the constraint forces (the formulas
+    and the order of summation of ``fembody.run._kernels.work``), the multipliers' size for
+    the redundancy watch, and modified Newton's record of the step its factors are for. A
+    step that fails, or whose largest multiplier jumps beyond ``bf[2]`` times the last one
+    (the redundancy watch's test), is not applied: its outcome is held for the caller
+    (``PENDING``), which hands it to the driver's own step as if that step had run it.
+
+    ``Q, V, A, QDD, LAM, R, PHI, FC`` (3, *): three states, each ``q, v, a, qdd, lam`` and
+    its last evaluation's ``r, phi, fc``, one per row (rows, not slices: the C-contiguous
+    arrays :func:`step` is compiled for); row 0 the start (its ``fc`` the last step's
+    constraint forces). ``bf``: ``dt, lam_size,
+    jump, work, constraint_work, fac_i, fac_c, t`` (``fac_*`` the step of the integrator's
+    and of the compiled factors, NaN none), updated. ``bi``: ``i0, n`` in; out ``k`` steps
+    applied, the rows of the state reached and of the last step's start, the pending row,
+    its status and increments, the last applied step's increments. ``counts``: the pending
+    step's counters; ``tot``: the applied steps' sums. Returns ``OK``, ``PENDING`` or
+    ``OFF_GRID`` (a step the driver's loop would not take as one landing step)."""
+    dt, lam_size, jump = bf[0], bf[1], bf[2]
+    fac_i, fac_c, t = bf[5], bf[6], bf[7]
+    i0, n = bi[0], bi[1]
+    modified = ip[1] == 1
+    nd = V.shape[1]
+    nc = LAM.shape[1]
+    m_rot = 0
+    while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
+        m_rot += 1
+    quat = space_i[2, :m_rot, :].copy()
+    rot_v = space_i[3, :m_rot, :3].copy()
+    lin_q = np.arange(lin_v.shape[0])
+    for c in range(5):
+        tot[c] = 0
+    cur, prev, nxt = 0, 2, 1
+    k = 0
+    why = 0 * n                 # OK (an int64 the other codes can join)
+    bi[4] = -1
+    last_it = 0
+    while k < n:
+        t_target = (i0 + k) * dt
+        h = t_target - t
+        if not h > 1e-9 * dt or h > dt * (1.0 + 1e-9):
+            why = OFF_GRID + why
+            break
+        fp[0] = h
+        fp[1] = t + h
+        ip[3] = 1 if (modified and fac_i == h and fac_c == h) else 0
+        for j in range(nc):             # phi and fc are sums (zero, as a step's own arrays)
+            PHI[nxt, j] = 0.0
+        for j in range(nd):
+            FC[nxt, j] = 0.0
+        status, it, _, _, _, _ = step(
+            fp, Q[cur], V[cur], A[cur], QDD[cur], LAM[cur], ip, Q[nxt], V[nxt], A[nxt],
+            QDD[nxt], LAM[nxt], R[nxt], PHI[nxt], FC[nxt], LU, piv, space_i, node_X, fconst,
+            Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V,
+            j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
+            groups, lin_v, counts)
+        size = 0.0
+        for j in range(nc):
+            x = abs(LAM[nxt, j])
+            if x > size or x != x:
+                size = x
+        if status != OK or (size > jump * lam_size and jump * lam_size > 0.0):
+            bi[4], bi[5], bi[6] = nxt, status, it
+            why = PENDING + why
+            break
+        # the driver's energy sums (fembody.run.simulate._Power.add_to)
+        dq = q_difference(Q[nxt], Q[cur], lin_q, lin_v, quat, rot_v, nd)
+        w = 0.0
+        for j in range(nd):
+            w += (f_load[j] + f_load[j]) * dq[j]
+        bf[3] += 0.5 * w
+        if nc > 0:
+            cw = 0.0
+            for j in range(nd):
+                cw += (FC[nxt, j] + FC[cur, j]) * dq[j]
+            bf[4] += -0.5 * cw
+        for c in range(5):
+            tot[c] += counts[c]
+        fac_i = h
+        if counts[2] > 0:
+            fac_c = h
+        lam_size = size
+        last_it = it
+        t = t_target
+        k += 1
+        cur, prev, nxt = nxt, cur, prev
+    bf[1], bf[5], bf[6], bf[7] = lam_size, fac_i, fac_c, t
+    bi[2], bi[3], bi[7], bi[8] = k, cur, prev, last_it
+    return why

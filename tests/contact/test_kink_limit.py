@@ -1,0 +1,75 @@
+"""The limit of point contact on chords (issue 33, fembody.contact.beams): at the convex side
+of a kink between two elements of a beam, a crossing beam whose closest point to the kinked
+polyline is the kink node is seen by neither element (its closest point on each element's
+line lies beyond that element), so a penetration there carries no force.
+
+The region: the wedge at the kink node between the normals of the two elements, on the
+outside of the bend, of opening angle the kink angle theta (empty for a straight beam); an
+axis inside it whose distance from the node is below the sum of the radii penetrates unseen.
+Expected to fail (strict) until a node-against-element check covers kink nodes."""
+import math
+
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.errors import ModelError
+
+R = 0.01                                       # both radii [m]
+THETA = math.radians(20.0)                     # the kink angle
+
+
+def kinked(depth):
+    """Beam B: two elements meeting at the origin, bent down by THETA (its convex side +z).
+    Beam A: one element along y above the kink, its axis at x = 1 mm (inside the wedge) and
+    at distance 2 R - ``depth`` from the kink node."""
+    mat, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
+    m = fb.Model(dim=3)
+    b = m.add_beam((-0.2, 0.0, 0.0), (0.0, 0.0, 0.0), n=1, material=mat, section=sec,
+                   orientation=(0, 0, 1))
+    end = (0.2 * math.cos(THETA), 0.0, -0.2 * math.sin(THETA))
+    b2 = m.add_beam(b.last, end, n=1, material=mat, section=sec, orientation=(0, 0, 1))
+    x = 1e-3
+    z = math.sqrt((2 * R - depth) ** 2 - x ** 2)
+    a = m.add_beam((x, -0.2, z), (x, 0.2, z), n=1, material=mat, section=sec,
+                   orientation=(0, 0, 1))
+    return m, a, (b, b2)
+
+
+def test_the_crossing_axis_lies_in_the_wedge_where_both_elements_lose_it():
+    """The geometry the limit needs (independent of fembody): A's axis point closest to the
+    kink node projects beyond the end of element 1 and before the start of element 2."""
+    m, a, _ = kinked(0.002)
+    p = np.array([1e-3, 0.0, math.sqrt((2 * R - 0.002) ** 2 - 1e-6)])
+    t1 = np.array([1.0, 0.0, 0.0])                               # element 1, towards the node
+    t2 = np.array([math.cos(THETA), 0.0, -math.sin(THETA)])      # element 2, from the node
+    assert p @ t1 > 0.0 and p @ t2 < 0.0
+    assert np.linalg.norm(p) < 2 * R                             # 2 mm into both sections
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="chord point contact misses the convex side of a kink")
+def test_a_penetration_at_the_outside_of_a_kink_is_seen():
+    """Beams starting 2 mm inside each other at the kink should be refused (ModelError naming
+    the pair) as they are anywhere else along the beams."""
+    m, a, (b1, b2) = kinked(0.002)
+    m.add_beam_contact(a, b1, radius=R, stiffness=1e6)
+    m.add_beam_contact(a, b2, radius=R, stiffness=1e6)
+    try:
+        m.compile()
+    except ModelError:
+        return
+    raise AssertionError("the penetration at the kink was not seen")
+
+
+def test_the_same_penetration_beside_the_kink_is_refused():
+    """The control: the same beams 2 mm inside each other over element 1 (away from the
+    kink node) are refused, so the miss above is the kink's."""
+    mat, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
+    m, a, (b1, b2) = kinked(0.002)
+    z = 2 * R - 0.002
+    c = m.add_beam((-0.1, -0.2, z), (-0.1, 0.2, z), n=1, material=mat, section=sec,
+                   orientation=(0, 0, 1))
+    m.add_beam_contact(c, b1, radius=R, stiffness=1e6)
+    with pytest.raises(ModelError, match="start inside each other"):
+        m.compile()
