@@ -48,12 +48,9 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.statics._kernels", "fembody.run._kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
            "fembody.dynamics._step_kernels")
-# modules left to numba's JIT for now: the modal body's kernels return a literal-shaped
-# ``np.zeros((0, 0))`` first and the tangents later, which one type per name (LEAN_TYPING)
-# would make 0 x 0 (lint_first_binding refuses it; measured); with pythran's default typing
-# the module did not build within 400 s. Returning the tangents first would let it join
-PENDING: tuple[str, ...] = ("fembody.elements.modal.modal3d_numba",
-                             "fembody.dynamics._step_kernels")
+# modules left to numba's JIT (none: a module whose pythran build fails or takes too long is
+# listed here until it is fixed, with the reason)
+PENDING: tuple[str, ...] = ("fembody.dynamics._step_kernels",)
 # modules typed with ``typing.max_combiner=1``: pythran gives a variable the type of its
 # first binding instead of combining the types of all its bindings in C++ templates. Their
 # combination (``__combined<...>`` over nested expression types) is what made g++ take
@@ -62,7 +59,8 @@ PENDING: tuple[str, ...] = ("fembody.elements.modal.modal3d_numba",
 # to a float is silently an int, so ``lint_first_binding`` refuses that pattern in them
 LEAN_TYPING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d",
                "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
-               "fembody.elements.spring.spring", "fembody.elements.modal.modal3d_numba")
+               "fembody.elements.spring.spring", "fembody.elements.modal.modal3d_numba",
+               "fembody.dynamics._step_kernels")
 
 # numba's type names -> pythran's (arrays keep their ``[:, :]``: C-contiguous in pythran)
 _TYPES = {"f8": "float64", "i8": "int64", "i4": "int32", "b1": "bool"}
@@ -70,14 +68,19 @@ _TYPES = {"f8": "float64", "i8": "int64", "i4": "int32", "b1": "bool"}
 
 def pythran_signature(name: str, sig: str) -> str:
     """The ``#pythran export`` line of kernel ``name`` from its numba signature ``sig``
-    (the return type is pythran's to infer)."""
+    (the return type is pythran's to infer). Arrays of two or more dimensions are declared
+    ``order(C)``: the calls the export serves are C-contiguous (the guard in
+    ``fembody/elements/kernels.py`` sends any other to numba), and without it pythran
+    generates an overload per combination of C and Fortran layouts, 2^k for k such arguments
+    (the compiled step's ``steps`` has 20: pythran refuses "too many overloads")."""
     from fembody.elements import kernels
     args = []
     for a in kernels._split_args(sig):
         m = re.fullmatch(r"(f8|i8|i4|b1)(\[[:, ]*\])?", a)
         if m is None:
             raise ValueError(f"{name}: argument type {a!r} has no pythran translation")
-        args.append(_TYPES[m.group(1)] + (m.group(2) or ""))
+        dims = (m.group(2) or "").count(":")
+        args.append(_TYPES[m.group(1)] + (m.group(2) or "") + (" order(C)" if dims >= 2 else ""))
     return f"#pythran export {name}({', '.join(args)})"
 
 
@@ -90,6 +93,29 @@ class _Rename(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.Name:
         if node.id in self.names:
             node.id = self.names[node.id]
+        return node
+
+
+#: ``math`` functions pythran lacks -> numpy's (the same value on a float, in numba too)
+_MATH_TO_NUMPY = {"isfinite": "isfinite"}
+
+
+class _MathToNumpy(ast.NodeTransformer):
+    """``math.isfinite(x)`` -> ``numpy.isfinite(x)``: pythran's ``math`` has no ``isfinite``
+    (its ``numpy`` has), numba and CPython have both; ``aliases``: the names ``math`` goes by
+    in the kernels' modules. Sets ``used`` when it rewrote one."""
+
+    def __init__(self, aliases: set[str]) -> None:
+        self.aliases = aliases
+        self.used = False
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and node.value.id in self.aliases and \
+                node.attr in _MATH_TO_NUMPY:
+            self.used = True
+            return ast.copy_location(ast.Attribute(ast.Name("numpy", ast.Load()),
+                                                   _MATH_TO_NUMPY[node.attr], ast.Load()), node)
         return node
 
 
@@ -125,9 +151,36 @@ def _int_literal(v: ast.AST | None) -> bool:
     return isinstance(v, ast.Constant) and type(v.value) is int
 
 
+def _int_expr(v: ast.AST | None) -> bool:
+    """``v`` is an integer expression by its shape: int literals, names, ``len(...)`` and
+    ``x.shape[...]`` joined by ``+ - * // %`` (``o += 9 * P``). A name may hold a float, so
+    this lint catches the common narrowing (a float literal, an array element, a call, a true
+    division bound to an int-first name), not every one: tests/test_kernel_typing.py compares
+    every export of a LEAN_TYPING module with the same source run by CPython."""
+    if v is None:
+        return False
+    for n in ast.walk(v):
+        if isinstance(n, ast.Constant):
+            if type(n.value) is not int:
+                return False
+        elif isinstance(n, ast.BinOp):
+            if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+                return False
+        elif isinstance(n, ast.Call):
+            if not (isinstance(n.func, ast.Name) and n.func.id == "len"):
+                return False
+        elif isinstance(n, ast.Subscript):
+            if not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):
+                return False
+        elif not isinstance(n, (ast.Name, ast.UnaryOp, ast.USub, ast.Attribute, ast.Load,
+                                ast.operator, ast.expr_context)):
+            return False
+    return True
+
+
 def lint_first_binding(fn: ast.FunctionDef) -> list[str]:
     """The local names of ``fn`` whose first binding is an int literal and a later one is
-    not one (``s = 0`` then ``s += x[i]``): under ``typing.max_combiner=1`` pythran types such
+    not an integer expression (:func:`_int_expr`; ``s = 0`` then ``s += x[i]``): under ``typing.max_combiner=1`` pythran types such
     a name as an int and truncates the floats (measured: a sum of 0.5, 0.25 and 1.5 came out
     as 1). Write the float literal (``s = 0.0``) instead."""
     binds: dict[str, list[tuple[int, ast.AST | None]]] = {}
@@ -144,9 +197,9 @@ def lint_first_binding(fn: ast.FunctionDef) -> list[str]:
     bad = []
     for name, bs in binds.items():
         bs.sort(key=lambda b: b[0])
-        if _int_literal(bs[0][1]) and not all(_int_literal(v) for _, v in bs[1:]):
+        if _int_literal(bs[0][1]) and not all(_int_expr(v) for _, v in bs[1:]):
             bad.append(f"{fn.name}: {name!r} is first bound to an int (line {bs[0][0]}) and "
-                       f"later to another value (line {[ln for ln, v in bs[1:] if not _int_literal(v)][0]})")
+                       f"later to another value (line {[ln for ln, v in bs[1:] if not _int_expr(v)][0]})")
         elif _literal_shape(bs[0][1]) and any(ast.dump(v) != ast.dump(bs[0][1])
                                               for _, v in bs[1:] if v is not None):
             bad.append(f"{fn.name}: {name!r} is first bound to an array of literal shape "
@@ -228,11 +281,7 @@ def generate(module: str) -> tuple[str, int]:
 
     for k in roots:
         visit(k)
-    lines = [f"# generated by tools/build_kernels.py from {module}: do not edit"]
-    lines += [pythran_signature(k.export_name, k.aot) for k in roots]
-    lines += [f"import {m} as {a}" if a != m else f"import {m}"
-              for a, m in sorted(imports.items())]
-    lines += [f"{n} = {v}" for n, v in sorted(consts.items())]
+    to_numpy = _MathToNumpy({a for a, m in imports.items() if m == "math"})
     fns: list[ast.FunctionDef] = []
     for k in order:
         tree = ast.parse(textwrap.dedent(inspect.getsource(k.py_func)))
@@ -243,12 +292,20 @@ def generate(module: str) -> tuple[str, int]:
         renames = {n: _gen_name(env[n]) for n in names_of(k.py_func.__code__)
                    if isinstance(env.get(n), Kernel)}
         _Rename(renames).visit(fn)
+        to_numpy.visit(fn)
         if module in LEAN_TYPING and (bad := lint_first_binding(fn)):
             raise ValueError(f"{module}: typed with one type per name (LEAN_TYPING), but "
                              + "; ".join(bad) + ": write a float literal (0.0) there")
         fns.append(fn)
     if _complex_free(fns):
         fns = [_RealOnly().visit(fn) for fn in fns]
+    if to_numpy.used:
+        imports["numpy"] = "numpy"
+    lines = [f"# generated by tools/build_kernels.py from {module}: do not edit"]
+    lines += [pythran_signature(k.export_name, k.aot) for k in roots]
+    lines += [f"import {m} as {a}" if a != m else f"import {m}"
+              for a, m in sorted(imports.items())]
+    lines += [f"{n} = {v}" for n, v in sorted(consts.items())]
     for fn in fns:
         lines += ["", "", ast.unparse(fn)]
     return "\n".join(lines) + "\n", len(roots)
