@@ -48,8 +48,12 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.statics._kernels", "fembody.run._kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
            "fembody.dynamics._step_kernels")
-# modules left to numba's JIT (none: a module whose pythran build fails or takes too long is
-# listed here until it is fixed, with the reason)
+# modules left to numba's JIT, with the reason. The compiled step: with every callee inlined,
+# pythran's middle end spent over 6 min CPU in its value-range analysis (NO_RANGE_PASSES
+# brings that to about 1 min), then g++ failed on the generated C++ (the error not yet
+# read: pythran's own error checker ran over 5 min CPU before it was stopped). Until it
+# builds, a wheel's first heavy-top run JIT-compiles it (measured: 55.5 s CPU cold, 0.76 s
+# from numba's cache)
 PENDING: tuple[str, ...] = ("fembody.dynamics._step_kernels",)
 # modules typed with ``typing.max_combiner=1``: pythran gives a variable the type of its
 # first binding instead of combining the types of all its bindings in C++ templates. Their
@@ -61,6 +65,15 @@ LEAN_TYPING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigi
                "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
                "fembody.elements.spring.spring", "fembody.elements.modal.modal3d_numba",
                "fembody.dynamics._step_kernels")
+
+# modules compiled without pythran's value-range optimisations (RANGE_PASSES): each of them
+# reruns the interval analysis of every function, and pythran repeats its optimisation chain
+# until nothing changes; on the compiled step's module (its kernels inlined into a few large
+# functions of nested loops) that analysis ran over 6 min CPU without finishing (py-spy:
+# RangeValues under refine). Their gain is index arithmetic (``a % n``) and comparisons
+# folded from value ranges
+NO_RANGE_PASSES = ("fembody.dynamics._step_kernels",)
+RANGE_PASSES = ("pythran.optimizations.ModIndex", "pythran.optimizations.RangeBasedSimplify")
 
 # numba's type names -> pythran's (arrays keep their ``[:, :]``: C-contiguous in pythran)
 _TYPES = {"f8": "float64", "i8": "int64", "i4": "int32", "b1": "bool"}
@@ -329,6 +342,11 @@ def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
     src, n = generate(module)
     if module in LEAN_TYPING:
         cxxflags = [*cxxflags, "--config", "typing.max_combiner=1"]
+    if module in NO_RANGE_PASSES:
+        from pythran.config import cfg
+        passes = [p for p in cfg.get("pythran", "optimizations").split()
+                  if p not in RANGE_PASSES]
+        cxxflags = [*cxxflags, "--config", "pythran.optimizations=" + " ".join(passes)]
     name = ext_name(module)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     digest = hashlib.sha1(repr((src, pythran.__version__, cxxflags)).encode()).hexdigest()
