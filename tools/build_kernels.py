@@ -49,11 +49,9 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
            "fembody.dynamics._step_kernels")
 # modules left to numba's JIT, with the reason. The compiled step: with every callee inlined,
-# pythran's middle end spent over 6 min CPU in its value-range analysis (NO_RANGE_PASSES
-# brings that to about 1 min), then g++ failed on the generated C++ (the error not yet
-# read: pythran's own error checker ran over 5 min CPU before it was stopped). Until it
-# builds, a wheel's first heavy-top run JIT-compiles it (measured: 55.5 s CPU cold, 0.76 s
-# from numba's cache)
+# pythran's middle end stalls in its value-range analysis (NO_RANGE_PASSES gets it through),
+# then g++ failed on the generated C++, the error not yet read (benchmarks/README.md,
+# "Kernel toolchain"). Until it builds, a wheel's first heavy-top run JIT-compiles it
 PENDING: tuple[str, ...] = ("fembody.dynamics._step_kernels",)
 # modules typed with ``typing.max_combiner=1``: pythran gives a variable the type of its
 # first binding instead of combining the types of all its bindings in C++ templates. Their
@@ -69,9 +67,9 @@ LEAN_TYPING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigi
 # modules compiled without pythran's value-range optimisations (RANGE_PASSES): each of them
 # reruns the interval analysis of every function, and pythran repeats its optimisation chain
 # until nothing changes; on the compiled step's module (its kernels inlined into a few large
-# functions of nested loops) that analysis ran over 6 min CPU without finishing (py-spy:
-# RangeValues under refine). Their gain is index arithmetic (``a % n``) and comparisons
-# folded from value ranges
+# functions of nested loops) that analysis did not finish (py-spy: RangeValues under
+# ``refine``; benchmarks/README.md). Their gain is index arithmetic (``a % n``) and
+# comparisons folded from value ranges
 NO_RANGE_PASSES = ("fembody.dynamics._step_kernels",)
 RANGE_PASSES = ("pythran.optimizations.ModIndex", "pythran.optimizations.RangeBasedSimplify")
 
