@@ -97,7 +97,7 @@ def main() -> int:
             ok = False
     if not ok:
         return 1
-    print("wheel-check: passed (the first runs compiled nothing)")
+    print("wheel-check: passed (the checked first runs compiled nothing)")
     return 0
 
 
