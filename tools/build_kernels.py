@@ -50,7 +50,8 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.dynamics._step_kernels")
 # modules left to numba's JIT, with the reason. The compiled step: with every callee inlined,
 # pythran's middle end stalls in its value-range analysis (NO_RANGE_PASSES gets it through),
-# then g++ failed on the generated C++, the error not yet read (benchmarks/README.md,
+# then g++ failed: under one type per name a name bound to ``a and b`` (or a call taking it)
+# is declared as ``decltype`` of two lambdas, which C++17 refuses (benchmarks/README.md,
 # "Kernel toolchain"). Until it builds, a wheel's first heavy-top run JIT-compiles it
 PENDING: tuple[str, ...] = ("fembody.dynamics._step_kernels",)
 # modules typed with ``typing.max_combiner=1``: pythran gives a variable the type of its
