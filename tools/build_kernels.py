@@ -72,6 +72,11 @@ LEAN_TYPING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigi
 # ``refine``; benchmarks/README.md). Their gain is index arithmetic (``a % n``) and
 # comparisons folded from value ranges
 NO_RANGE_PASSES = ("fembody.dynamics._step_kernels",)
+# modules compiled as C++20: under one type per name pythran declares a name bound to ``a and
+# b`` (or a call taking it) as ``decltype`` of its ``and_`` of two lambdas, a lambda in an
+# unevaluated context, which C++17 refuses and C++20 accepts (g++ 12 checked the compiled
+# step's generated C++ with -fsyntax-only)
+CXX20 = ("fembody.dynamics._step_kernels",)
 RANGE_PASSES = ("pythran.optimizations.ModIndex", "pythran.optimizations.RangeBasedSimplify")
 
 # numba's type names -> pythran's (arrays keep their ``[:, :]``: C-contiguous in pythran)
@@ -341,6 +346,8 @@ def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
     src, n = generate(module)
     if module in LEAN_TYPING:
         cxxflags = [*cxxflags, "--config", "typing.max_combiner=1"]
+    if module in CXX20:
+        cxxflags = [*cxxflags, "-std=c++20"]       # after pythran's own -std: the later wins
     if module in NO_RANGE_PASSES:
         from pythran.config import cfg
         passes = [p for p in cfg.get("pythran", "optimizations").split()
