@@ -173,6 +173,9 @@ def _runs():
                                                              project_velocities=True)),
         ("heavy top, compiled", lambda: _simulate(mm.heavy_top, True)),
         ("heavy top, python path", lambda: _simulate(mm.heavy_top, False)),
+        # grid points between saved ones run several to a call (_step_kernels.steps)
+        ("heavy top, batched", lambda: _simulate(mm.heavy_top, True, t_end=0.012,
+                                                 save_every=4)),
         ("slider-crank, compiled", lambda: _simulate(mm.slider_crank, True)),
         ("slider-crank, python path", lambda: _simulate(mm.slider_crank, False)),
         ("mixed, compiled", lambda: _simulate(tcs.mixed, True)),
