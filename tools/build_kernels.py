@@ -48,12 +48,9 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.statics._kernels", "fembody.run._kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
            "fembody.dynamics._step_kernels")
-# modules left to numba's JIT, with the reason. The compiled step: with every callee inlined,
-# pythran's middle end stalls in its value-range analysis (NO_RANGE_PASSES gets it through),
-# then g++ failed: under one type per name a name bound to ``a and b`` (or a call taking it)
-# is declared as ``decltype`` of two lambdas, which C++17 refuses (benchmarks/README.md,
-# "Kernel toolchain"). Until it builds, a wheel's first heavy-top run JIT-compiles it
-PENDING: tuple[str, ...] = ("fembody.dynamics._step_kernels",)
+# modules left to numba's JIT, with the reason (none: the compiled step builds with
+# NO_RANGE_PASSES and CXX20 below)
+PENDING: tuple[str, ...] = ()
 # modules typed with ``typing.max_combiner=1``: pythran gives a variable the type of its
 # first binding instead of combining the types of all its bindings in C++ templates. Their
 # combination (``__combined<...>`` over nested expression types) is what made g++ take
