@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.fembody-installed
-# the ahead-of-time kernels are rebuilt when a module holding kernels changes (a stale
-# extension is not used: numba would compile those kernels at the first run, seconds)
+# the compiled kernels (pythran extensions in fembody/_ext) are rebuilt when a module holding
+# kernels changes (a stale export is not used: numba would compile that kernel at its first call)
 KSTAMP := $(VENV)/.fembody-kernels
 KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/sparse_kernels.py \
@@ -19,7 +19,7 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/dynamics/_step_kernels.py fembody/contact/_kernels.py \
 	tools/build_kernels.py
 
-.PHONY: setup test test-all test-optional demo bench bench-quick docs clean
+.PHONY: setup kernels test test-all test-optional demo wheel-check bench bench-quick docs clean
 
 setup: $(STAMP) $(KSTAMP)
 
@@ -31,6 +31,8 @@ $(STAMP): pyproject.toml tools/setup.sh
 $(KSTAMP): $(KERNEL_SRC) | $(STAMP)
 	$(PY) tools/build_kernels.py
 	touch $(KSTAMP)
+
+kernels: $(KSTAMP)
 
 test: $(STAMP) $(KSTAMP)
 	$(PY) -m pytest -q
@@ -71,6 +73,12 @@ test-optional: $(OPT_STAMP)
 demo: $(STAMP) $(KSTAMP)
 	$(VENV)/bin/fembody demo
 
+# the wheel (a PEP 517 build; it copies the up-to-date extensions of `kernels`) installed into a
+# fresh venv without pythran or a compiler, where the demo must run with nothing compiled and
+# numba not imported (tools/check_wheel.sh)
+wheel-check: $(STAMP) $(KSTAMP)
+	PY=$(PY) bash tools/check_wheel.sh
+
 # the benchmark suite (benchmarks/README.md); bench-quick: every case once, small (CI)
 bench: $(STAMP) $(KSTAMP)
 	$(PY) -m benchmarks
@@ -88,4 +96,5 @@ docs: $(DOCS_STAMP)
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 clean:
-	rm -rf $(VENV) $(OPT_VENV) build *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples
+	rm -f fembody/_ext/*.so fembody/_ext/*.sha1
+	rm -rf $(VENV) $(OPT_VENV) build dist *.egg-info .pytest_cache .hypothesis docs/_build docs/auto_examples

@@ -52,7 +52,13 @@ if ! "$VENV/bin/python" -m pip install -q -e ".[dev,study,cholmod]"; then
     echo "setup: scikit-sparse did not install; fembody will use SciPy's SuperLU (slower)"
     "$VENV/bin/python" -m pip install -q -e ".[dev,study]"
 fi
-# the hot kernels compiled ahead of time (~10 s): no numba import or JIT compilation in a run
+# pythran, for the build only: its metadata pins setuptools<60 on Python < 3.12, which cannot
+# build this pyproject (PEP 621 needs setuptools 61), so it is installed without that pin
+"$VENV/bin/python" -m pip install -q --no-deps "pythran==0.19.0" \
+    && "$VENV/bin/python" -m pip install -q "ply>=3.4" "gast~=0.7.0" "beniget~=0.5.0" \
+    || echo "setup: pythran did not install; numba compiles the kernels at first use"
+# the hot kernels compiled by pythran (a C++ compiler; several minutes): no numba import or JIT
+# compilation in a run
 "$VENV/bin/python" tools/build_kernels.py \
-    || echo "setup: AOT kernels not built; numba compiles them at first use (slower start)"
+    || echo "setup: kernels not built; numba compiles them at first use (slower start)"
 "$VENV/bin/python" -c "import fembody.linalg.linalg as l; print('setup: fembody installed, sparse backend:', l.backend_name())"

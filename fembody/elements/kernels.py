@@ -1,24 +1,51 @@
 """Compiled kernels that cost nothing until they are called, and little then.
 
-Why: importing numba takes ~0.2 s and ~90 MiB (LLVM), and loading a dozen kernels from its
-cache another ~0.2 s; a user running short scripts pays that on every process. So
-:func:`njit` does not compile: it returns a :class:`Kernel` that, on its first call, takes the
-function from the ahead-of-time compiled extension ``fembody.elements.kernels_aot`` (built
-from these same functions by ``tools/build_kernels.py`` at set-up, loads in ~1 ms without
-numba), and otherwise compiles it with numba (from numba's cache when there).
+Why: a user running short scripts pays the start-up on every process, and numba's import
+(LLVM) with its registries weighs more than a whole small run. So :func:`njit` does not
+compile: it returns a :class:`Kernel` that, on its first call, takes the function from the
+pythran extension built from its module (``fembody._ext.<module>``, written by
+``tools/build_kernels.py`` at set-up and carried by the wheel; loading it costs an extension
+import, no compiler and no numba). In a source tree without the extensions (a developer editing
+a kernel) the same Python function is compiled by numba's JIT when numba is installed; without
+either, the first call raises :class:`KernelsNotBuilt` saying how to build them.
 
-Safety: an AOT function trusts its argument types (a wrong dtype is read as raw memory), so a
-call goes to it only when every array argument has the exact dtype and dimension of the
-exported signature and is C-contiguous (the export is compiled for C-contiguous arrays, as
-numba's JIT specialises for the arrays it sees: strided code is not vectorised and was ~35 %
-slower on the envelope solve); any other call goes to numba, which types it. An export is named
-with a digest of the function's byte code and signature, of the kernels it calls and of the
-global constants it reads (numba freezes both into the machine code), so a kernel, a kernel it
-calls or such a constant edited after the build is never served by the stale extension.
+Safety: a compiled export checks its argument types itself, but only the signature it was
+built for is compiled (``aot``, numba's notation: the one place where a kernel's types are
+written, read by the build tool). A call goes to it only when every array argument has the
+exact dtype and dimension of that signature and is C-contiguous; any other call goes to numba
+(or, without numba, to the Python function itself: correct, slow). An export is named with a
+digest of the function's byte code and signature, of the kernels it calls and of the global
+constants it reads, so a kernel, a kernel it calls or such a constant edited after the build is
+never served by the stale extension (it goes to numba, or raises KernelsNotBuilt).
 
 Hot paths whose arrays are fembody's own (float64/int64, C-contiguous, checked once where they
 are built) call :attr:`Kernel.trusted`, the compiled entry point itself without the per-call
-guard (about 1 us per call of a kernel with eight arrays).
+guard.
+
+What a kernel may use
+---------------------
+A kernel is one Python function that both numba (``njit``) and pythran compile to the same
+numbers, so it is written in their common subset:
+
+- arguments: float64, int64 or int32 arrays of any dimension (C-contiguous in the hot path),
+  float, int and bool scalars, as the ``aot`` signature lists them (``f8[:, :]``, ``i8[:]``,
+  ``i4[:]``, ``f8``, ``i8``, ``b1``); it returns nothing, a scalar, an array or a tuple of
+  them;
+- inside: scalars, numpy arrays (``np.empty``, ``np.zeros``, ``np.ones``, ``np.empty_like``,
+  ``np.arange``, indexing and slices, ``.shape``, ``.copy()``, elementwise arithmetic, ``np``'s
+  elementwise and reduction functions), ``math``'s functions, tuples, ``for``/``while`` loops,
+  ``if``, ``break``/``continue``, calls of other kernels (any module's: the build copies
+  them into the extension);
+- globals: other kernels, ``numpy``/``math``, and module-level constants, frozen at the
+  build: bool, int, float and tuples of them (editing one renames the export), float64/int64
+  arrays (editing one needs a rebuild, which the Makefile does when the module changes);
+- not: ``numba.typed`` containers, ``objmode``, ``generated_jit``, ``prange``, functions as
+  arguments, closures, keyword arguments with defaults that change types, exceptions with
+  formatted messages, classes, dictionaries, lists whose element type changes, strings.
+
+A new kernel module is listed in ``tools/build_kernels.py`` ``MODULES`` and the Makefile's
+``KERNEL_SRC``; its exported kernels carry ``aot=``; nothing else names it. Options such as
+``cache`` or ``inline`` are numba's and do not reach pythran.
 """
 from __future__ import annotations
 
@@ -30,22 +57,45 @@ from typing import Any, Callable
 
 import numpy as np
 
-AOT_MODULE = "fembody.elements.kernels_aot"
+#: the package of the pythran extensions (one per kernel module)
+EXT_PACKAGE = "fembody._ext"
 #: numba is installed (not imported: that happens at the first call that needs it)
 NUMBA = importlib.util.find_spec("numba") is not None
 _DTYPES = {"f8": np.dtype(np.float64), "i8": np.dtype(np.int64), "i4": np.dtype(np.int32)}
 REGISTRY: list["Kernel"] = []      # every kernel, for tools/build_kernels.py
-_aot: Any = None                   # the extension module, False when absent
+#: False switches the extensions off for this process (numba serves every kernel)
+_aot: Any = None
+_exts: dict[str, Any] = {}         # kernel module -> its extension, False when absent
 
 
-def _load_aot() -> Any:
-    global _aot
-    if _aot is None:
+class KernelsNotBuilt(RuntimeError):
+    """A kernel has neither a compiled extension (or only a stale one) nor numba to JIT it."""
+
+
+def ext_name(module: str) -> str:
+    """The name, in ``fembody._ext``, of the pythran extension built from kernel module
+    ``module`` (``fembody.linalg.envelope`` -> ``linalg_envelope``)."""
+    return module.removeprefix("fembody.").replace(".", "_")
+
+
+def _load_ext(module: str) -> Any:
+    """The extension built from kernel module ``module``, False when absent or switched off."""
+    if _aot is False:
+        return False
+    ext = _exts.get(module)
+    if ext is None:
         try:
-            _aot = importlib.import_module(AOT_MODULE)
+            ext = importlib.import_module(f"{EXT_PACKAGE}.{ext_name(module)}")
         except ImportError:
-            _aot = False
-    return _aot
+            ext = False
+        _exts[module] = ext
+    return ext
+
+
+def built() -> bool:
+    """Whether the compiled extensions are there (tested on the sparse kernels' module, which
+    every build holds)."""
+    return _load_ext("fembody.sparse_kernels") is not False
 
 
 def _split_args(sig: str) -> list[str]:
@@ -86,7 +136,7 @@ def _arglist_start(sig: str) -> int:
 
 def export_signature(sig: str) -> str:
     """``sig`` with every array argument C-contiguous (``f8[:, :]`` -> ``f8[:, ::1]``): the
-    signature the AOT export is compiled for."""
+    signature the export is compiled for (numba's notation; it enters the export's name)."""
     c_args = [a[:-2] + "::1]" if re.fullmatch(r"(f8|i8|i4)\[[:, ]*\]", a) else a
               for a in _split_args(sig)]
     return f"{sig[:_arglist_start(sig)]}({', '.join(c_args)})"
@@ -125,8 +175,8 @@ def _digest(code: types.CodeType, h: Any, env: dict, seen: set) -> None:
 
 
 class Kernel:
-    """A function compiled on first call: by the AOT extension for calls matching its
-    signature ``aot``, by numba otherwise (``options``: numba.njit's keywords)."""
+    """A function compiled on first call: served by the pythran extension for calls matching
+    its signature ``aot``, by numba otherwise (``options``: numba.njit's keywords)."""
 
     def __init__(self, fn: Callable, options: dict, aot: str | None) -> None:
         self.py_func = fn
@@ -135,7 +185,7 @@ class Kernel:
         self.__name__, self.__doc__ = fn.__name__, fn.__doc__
         self.__module__, self.__qualname__ = fn.__module__, fn.__qualname__
         self._impl: Callable | None = None
-        self._fast: Callable | None = None       # the AOT export, once resolved
+        self._fast: Callable | None = None       # the compiled export, once resolved
         self._jit: Any = None
         REGISTRY.append(self)
 
@@ -146,8 +196,8 @@ class Kernel:
         return impl(*args)
 
     def trusted(self, *args: Any) -> Any:
-        """Call the compiled entry point without the argument guard: the AOT export when the
-        extension has it, else the numba dispatcher. Only for arguments of exactly the
+        """Call the compiled entry point without the argument guard: the pythran export when
+        the extension has it, else the numba dispatcher. Only for arguments of exactly the
         signature's types, C-contiguous (a wrong dtype or stride is read as raw memory).
         The first call binds the entry point as this instance's ``trusted`` attribute, so
         later calls cost one attribute lookup."""
@@ -160,7 +210,7 @@ class Kernel:
                         and a.flags.c_contiguous):
                     raise TypeError(f"{self.__qualname__}: argument {i} must be a C-contiguous "
                                     f"{dt} array of {nd} dimension(s) for a trusted call")
-        fast = self._fast if self._fast is not None else self.dispatcher()
+        fast = self._fast if self._fast is not None else self._slow()
         self.trusted = fast                     # type: ignore[method-assign]
         return fast(*args)
 
@@ -175,7 +225,8 @@ class Kernel:
 
     @property
     def export_name(self) -> str:
-        """The AOT export's name: module, function and a digest of code and signature."""
+        """The export's name in the extension: module, function and a digest of code and
+        signature."""
         h = _sha1(export_signature(self.aot).encode() if self.aot else b"")
         _digest(self.py_func.__code__, h, self.py_func.__globals__, {id(self)})
         mod = self.__module__.rsplit(".", 1)[-1].strip("_")
@@ -202,11 +253,25 @@ class Kernel:
             self._jit = numba.njit(**self.options)(self.numba_function())
         return self._jit
 
+    def _slow(self) -> Callable:
+        """What serves a call the extension does not: numba's dispatcher, or without numba
+        the Python function (its kernel calls resolve on their own)."""
+        return self.dispatcher() if NUMBA else self.py_func
+
     def _resolve(self) -> Callable:
-        aot = _load_aot()
-        fast = getattr(aot, self.export_name, None) if (aot and self.aot) else None
+        ext = _load_ext(self.__module__)
+        fast = getattr(ext, self.export_name, None) if (ext and self.aot) else None
         if fast is None:
-            return self.dispatcher()
+            if NUMBA or not self.aot:
+                return self._slow()
+            state = "is stale (the kernel changed since it was built)" if ext else \
+                "is not built" if _aot is not False else "is switched off"
+            raise KernelsNotBuilt(
+                f"{self.__module__}.{self.__qualname__}: the compiled extension "
+                f"{EXT_PACKAGE}.{ext_name(self.__module__)} {state} and numba is not "
+                "installed to compile the kernel instead. Build the kernels with `python "
+                "tools/build_kernels.py` (needs pythran and a C++ compiler; `make setup` "
+                "does it), install fembody from its wheel, or `pip install numba`.")
         self._fast = fast
         guards = _guards(self.aot)
         n = len(_split_args(self.aot))
@@ -218,7 +283,7 @@ class Kernel:
                f"    if {cond}:\n"
                f"        return slow({', '.join(names)})\n"
                f"    return fast({', '.join(names)})\n")
-        env = {"ndarray": np.ndarray, "fast": fast, "slow": lambda *a: self.dispatcher()(*a)}
+        env = {"ndarray": np.ndarray, "fast": fast, "slow": lambda *a: self._slow()(*a)}
         env.update({f"d{i}": dt for i, dt, _ in guards})
         exec(src, env)                              # a flat guard: ~0.1 us per array argument
         return env["call"]
@@ -226,8 +291,8 @@ class Kernel:
 
 def njit(*args: Any, aot: str | None = None, **options: Any) -> Any:
     """``numba.njit`` deferred to the first call (see the module docstring); ``aot``: the
-    numba signature string under which ``tools/build_kernels.py`` compiles the function ahead
-    of time (None: numba only). Array arguments ``f8/i8/i4[:]`` (any dimension), scalars
+    signature (numba's notation) under which ``tools/build_kernels.py`` exports the function
+    from its module's pythran extension (None: called only by other kernels, or numba only). Array arguments ``f8/i8/i4[:]`` (any dimension), scalars
     ``f8/i8/b1``."""
     if aot is not None:
         _guards(aot)                                # refuse unsupported types at definition

@@ -51,6 +51,23 @@ def _mm_to(A, B, C):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
+def _mtm_to(A, B, C):  # pragma: no cover - jitted
+    """``C = A^T B`` for 3x3 (``_mtm_to(A, B, C)``'s sums, in its order: pythran does not
+    index a transposed view of a sub-array)."""
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = A[0, i] * B[0, j] + A[1, i] * B[1, j] + A[2, i] * B[2, j]
+
+
+@njit(cache=True)
+def _mmt_to(A, B, C):  # pragma: no cover - jitted
+    """``C = A B^T`` for 3x3 (``_mmt_to(A, B, C)``'s sums, in its order)."""
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
+
+
+@njit(cache=True)
 def _so3_to(v0, v1, v2, kind, M):  # pragma: no cover - jitted
     """``exp`` (kind 0), its tangent ``T`` (1) or ``T^-1`` (2) of ``v = (v0, v1, v2)`` into
     ``M``: ``I + c1 hat(v) + c2 hat(v)^2`` with ``hat(v)^2 = v v^T - t I``."""
@@ -150,7 +167,7 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
     E, half, Lr, Ti, B1, Th, A2, A1, T = (Wm[0], Wm[1], Wm[2], Wm[3], Wm[4], Wm[5], Wm[6],
                                           Wm[7], Wm[8])
     Phi, a, nres, mres, gr, d = Wv[0], Wv[1], Wv[2], Wv[3], Wv[4], Wv[5]
-    _mm_to(L1.T, L2, E)
+    _mtm_to(L1, L2, E)
     _log_to(E, Phi)
     # exp(Phi/2) and T(Phi/2) share their coefficients (the numbers of _so3_to, fewer series)
     h0, h1, h2 = 0.5 * Phi[0], 0.5 * Phi[1], 0.5 * Phi[2]
@@ -165,7 +182,7 @@ def _element_to(x1, x2, L1, L2, L0, G0, K0, Cn, Cm, f, Wm, Wv):  # pragma: no co
         nres[i] = Cn[i] * (a[i] - G0[i])
         mres[i] = Cm[i] * (Phi[i] / L0 - K0[i])
     _so3_to(Phi[0], Phi[1], Phi[2], 2, Ti)
-    _mm_to(Ti, E.T, B1)
+    _mmt_to(Ti, E, B1)
     _fill_to(h0, h1, h2, th, -bh, ch, Th)
     _mm_to(Th, Ti, A2)
     _mm_to(Th, B1, T)                   # B1 carries its minus sign below
@@ -279,7 +296,7 @@ def _rotation_columns_to(Wm, Wv, cn, cm, L0, P, Ke):  # pragma: no cover - jitte
     _dmap_to(p0, p1, p2, t, 0.5, cd, 0.0, dcd, mres, P[4])
     _dmap_to(-p0, -p1, -p2, t, 0.5, cd, 0.0, dcd, mres, P[5])
     _mm_to(Ti, P[1], P[6])
-    _mm_to(Ti.T, P[1], P[7])
+    _mtm_to(Ti, P[1], P[7])
     M1, M2, ha, hn, S, Q, Pn, Px = P[8], P[9], P[10], P[11], P[12], P[13], P[14], P[15]
     for i in range(3):
         for j in range(3):
@@ -295,8 +312,8 @@ def _rotation_columns_to(Wm, Wv, cn, cm, L0, P, Ke):  # pragma: no cover - jitte
     _mm_to(S, ha, Q)                                        # dg_r / dpsi
     _mm_to(Lr, Pn, Px)                                      # d(L_r n) / dpsi
     N1, N2 = P[0], P[1]
-    _mm_to(A1.T, Q, N1)
-    _mm_to(A2.T, Q, N2)
+    _mtm_to(A1, Q, N1)
+    _mtm_to(A2, Q, N2)
     X, Y1, Y2 = P[2], P[3], P[4]
     for col in (3, 9):
         Aj, Bj = (A1, B1) if col == 3 else (A2, Ti)
@@ -340,15 +357,15 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
         for i in range(3):
             for j in range(3):
                 T3[i, j] = Lr[i, j] * cn[j] / L0[e]
-        _mm_to(T3, Lr.T, kxx)
+        _mmt_to(T3, Lr, kxx)
         # Gm = (hat(n) - hat(a) Cn) Lr^T
         T3[0, 0] = T3[1, 1] = T3[2, 2] = 0.0
         T3[0, 1], T3[0, 2] = -nres[2] + a[2] * cn[1], nres[1] - a[1] * cn[2]
         T3[1, 0], T3[1, 2] = nres[2] - a[2] * cn[0], -nres[0] + a[0] * cn[2]
         T3[2, 0], T3[2, 1] = -nres[1] + a[1] * cn[0], nres[0] - a[0] * cn[1]
-        _mm_to(T3, Lr.T, Gm)
-        _mm_to(A1.T, Gm, K1)
-        _mm_to(A2.T, Gm, K2)
+        _mmt_to(T3, Lr, Gm)
+        _mtm_to(A1, Gm, K1)
+        _mtm_to(A2, Gm, K2)
         for i in range(3):
             for j in range(3):
                 K[e, i, 6 + j] = -kxx[i, j]

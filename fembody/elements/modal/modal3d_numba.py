@@ -196,11 +196,14 @@ def inertial(R, eta, v, a, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2,
     A0, G0, Cte = _body_mass(eta, m, Ct0, Ct, CtP, J0, J1s, J2, J2s, Cr0, Cr, Mee, c2)
     f = np.zeros(n)
     _evaluate(R, v, a, A0, G0, Cte, Cr, c2, f)
-    if not tangent:
-        return f, np.zeros((0, 0)), np.zeros((0, 0))
-    K = np.zeros((n, n))
-    C = np.zeros((n, n))
-    _tangents(R, v, a, A0, G0, Cte, Cr, c2, J2s, K, C)
+    # one return, its arrays' shapes from a variable: pythran's one type per name
+    # (tools/build_kernels.py, LEAN_TYPING) would give a literal (0, 0) first return's shape
+    # to the tangents too
+    nk = n if tangent else 0
+    K = np.zeros((nk, nk))
+    C = np.zeros((nk, nk))
+    if tangent:
+        _tangents(R, v, a, A0, G0, Cte, Cr, c2, J2s, K, C)
     return f, K, C
 
 
@@ -420,9 +423,10 @@ def gravity(R, eta, g, m, c0, CtP, c2, tangent):  # pragma: no cover - jitted
     _cross(c, gb, f, 3)
     for k in range(N):
         f[6 + k] = P[0, k] * gb[0] + P[1, k] * gb[1] + P[2, k] * gb[2]
+    nk = n if tangent else 0                # one return (see :func:`inertial`)
+    dK = np.zeros((nk, nk))
     if not tangent:
-        return f, np.zeros((0, 0))
-    dK = np.zeros((n, n))
+        return f, dK
     hg = np.array([[0.0, -gb[2], gb[1]], [gb[2], 0.0, -gb[0]], [-gb[1], gb[0], 0.0]])
     hc = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
     # d gb / d Theta = hat(gb): f_W = c x gb, f_eta = CtP^T gb
@@ -589,7 +593,7 @@ def step_into(R, q1, v1, qdd1, g, weighed, tangent, md_i, md_f, fidx, fin, fext,
             _tangents(Rb, v, a, A0, G0, Cte, Cr, c2, J2s, Kb, Cb)
             Mb = _frame_mass(Rb, A0)
         fg = np.zeros(W)
-        dK = np.zeros((0, 0))
+        dK = np.zeros((W, W))               # a shape of variables: the build's typing
         if weighed:
             fg, dK = gravity(Rb, eta, g, m, c0, CtP, c2, tangent)
         for i in range(W):

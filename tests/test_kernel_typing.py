@@ -1,0 +1,273 @@
+"""Every kernel exported from a module compiled with one type per name (tools/build_kernels.py
+``LEAN_TYPING``: pythran's ``typing.max_combiner=1``) against the same source run by CPython.
+
+Why: under that option pythran gives a variable the type of its first binding, so a name
+bound first to an int and later to a float is silently an int (measured: ``s = 0; s += 0.5``
+gave 1), and an array first bound with a literal shape keeps it. The build's lint refuses the
+common patterns; this test is the check that does not depend on spotting them: each export is
+called on the inputs it received in representative runs (every module's blocks, every spatial
+joint kind, the compiled generalized-alpha step and its batch form) once through its pythran
+extension and once as the generated pythran source itself executed by CPython, whose dynamic
+typing cannot narrow a value. The source is the one numba JIT-compiles too (the generator
+renames kernels and freezes constants, nothing else).
+
+Tolerance: 1e-12 relative to each output array's largest entry. The two runs do the same
+floating-point operations in the same order (no ``-ffast-math``, no FMA in the default
+x86-64 target), so they agree to a few ulps; a narrowed value (an int for a float, a
+truncated shape) differs at the size of the value itself.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fembody.elements import kernels
+
+ROOT = Path(__file__).resolve().parents[1]
+RTOL = 1e-12
+#: recorded calls kept per export and run: the 1st, 2nd, 4th, 8th, ... call (a run's first
+#: calls start at rest, its later ones carry velocities and multipliers)
+KEEP = 4
+
+
+def _build_tool():
+    spec = importlib.util.spec_from_file_location("build_kernels",
+                                                  ROOT / "tools" / "build_kernels.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _copy(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def mismatch(ref, got, where: str) -> list[str]:
+    """Where ``got`` differs from ``ref`` beyond RTOL of the array's largest entry (ints and
+    shapes exactly; NaN where NaN)."""
+    if isinstance(ref, tuple):
+        if not isinstance(got, tuple) or len(got) != len(ref):
+            return [f"{where}: {type(got).__name__} for a tuple of {len(ref)}"]
+        return [m for i, (r, g) in enumerate(zip(ref, got)) for m in
+                mismatch(r, g, f"{where}[{i}]")]
+    if ref is None:
+        return [] if got is None else [f"{where}: {got!r} for None"]
+    r, g = np.asarray(ref), np.asarray(got)
+    if r.shape != g.shape:
+        return [f"{where}: shape {g.shape} for {r.shape}"]
+    if r.dtype.kind in "iub" or g.dtype.kind in "iub":
+        if r.dtype.kind != g.dtype.kind and (r.dtype.kind == "f" or g.dtype.kind == "f"):
+            return [f"{where}: dtype {g.dtype} for {r.dtype}"]
+        return [] if np.array_equal(r, g) else [f"{where}: {g} for {r}"]
+    if r.size == 0:
+        return []
+    nan = np.isnan(r)
+    if not np.array_equal(nan, np.isnan(g)):
+        return [f"{where}: NaN where the reference has none (or the reverse)"]
+    scale = np.abs(np.where(nan, 0.0, r)).max()
+    err = np.abs(np.where(nan, 0.0, g - r)).max()
+    return [] if err <= RTOL * scale else [
+        f"{where}: differs by {err:.3g} (largest entry {scale:.3g})"]
+
+
+def test_the_comparison_sees_a_narrowed_value():
+    """The comparison flags what one type per name does wrong: a float sum truncated to an
+    int, a 0 x 0 tangent, a value off by more than round-off; it passes round-off."""
+    ref = (np.array([0.5, 0.25, 1.5]).sum(), np.ones((3, 3)))
+    assert mismatch(ref, (2, np.ones((3, 3))), "f")             # s = 0; s += ... -> int
+    assert mismatch(ref, (2.25, np.zeros((0, 0))), "f")
+    assert mismatch(ref, (2.25, np.ones((3, 3)) * (1 + 1e-9)), "f")
+    assert mismatch(ref, (2.25 * (1 + 1e-15), np.ones((3, 3)) * (1 - 2e-16)), "f") == []
+    assert mismatch(np.array([1, 2]), np.array([1, 3]), "i")
+
+
+# ------------------------------------------------------------------ representative runs
+def _models():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "tests" / "dynamics"))
+    import mechanism_models as mm
+    import test_compiled_step as tcs
+    return mm, tcs
+
+
+def _joint_kinds():
+    """Every spatial joint kind's rows at random poses, vectors and multipliers (with and
+    without the Hessian), and its scatter form, on 3 instances each."""
+    from fembody.joints.kernels import spatial
+    rng = np.random.default_rng(7)
+
+    def rot(n):
+        q = rng.normal(size=(n, 4))
+        q /= np.linalg.norm(q, axis=1)[:, None]
+        w, x, y, z = q.T
+        return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z),
+                                   2 * (x * z + w * y)], -1),
+                         np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z),
+                                   2 * (y * z - w * x)], -1),
+                         np.stack([2 * (x * z - w * y), 2 * (y * z + w * x),
+                                   1 - 2 * (x * x + y * y)], -1)], 1)
+    n = 3
+    for kind, (code, m, vecs) in spatial.KINDS.items():
+        vectors = [rng.normal(size=(n, 3)) for _ in vecs]
+        for hess in (True, False):
+            spatial.evaluate(kind, rng.normal(size=(n, 3)), rot(n), rng.normal(size=(n, 3)),
+                             rot(n), vectors, C0=rot(n), s=rng.uniform(0.5, 1.5, n),
+                             f=rng.normal(size=n), hessian=hess)
+
+
+def _simulate(build, compiled=None, t_end=0.006, **opts):
+    import fembody as fb
+    model = build()
+    model = model[0] if isinstance(model, tuple) else model
+    kw = {} if compiled is None else {"compiled": compiled}
+    return fb.simulate(model, t_end=t_end, dt=1e-3, **kw, **opts)
+
+
+def _spatial_beams():
+    """A flexible arm on a Revolute carrying an offset rigid body (gravity off the axes),
+    spinning (the velocities projected onto the joint): the spatial beam's forces, tangents
+    and gyroscopic terms, the quaternion space."""
+    import fembody as fb
+    alu = fb.Material(E=70e9, rho=2700.0, nu=0.33)
+    m = fb.Model(dim=3, gravity=(0.3, -1.0, -9.81))
+    arm = m.add_beam((0.0, 0.0, 0.0), (0.5, 0.0, 0.0), n=3, material=alu,
+                     section=fb.Section.rectangle(b=0.02, h=0.01), orientation=(0.0, 0.0, 1.0))
+    m.add_joint(fb.Revolute(m.ground, arm.first, axis=(0.0, 0.0, 1.0)))
+    m.add_rigid_body(arm.last, 2.0, np.diag([0.03, 0.02, 0.05]), offset=(0.1, 0.05, 0.2))
+    for nd in arm.nodes:
+        m.set_velocity(nd, (0.0, 0.0, 0.0), omega=(0.5, -0.3, 4.0))
+    return m, arm.last
+
+
+def _beams_and_their_frames():
+    """The spatial beams' run, then the nodes' frames at its last state."""
+    import fembody as fb
+    model, _ = _spatial_beams()
+    r = fb.simulate(model, t_end=0.006, dt=1e-3, project_velocities=True)
+    r.space.frames(np.ascontiguousarray(r.q[-1]))
+
+
+def _planar_springs():
+    """A pinned beam held by a spring-damper to a fixed point: the spring block's kernel."""
+    import fembody as fb
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0, 0), (1, 0), n=4, material=fb.Material(E=1e8, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.add_joint(fb.Pin(m.ground, b.first))
+    m.add_spring(b.last, (1.0, 0.5), k=300.0, c=2.0, length=0.4)
+    return m
+
+
+def _runs():
+    """(name, callable) of the runs whose kernel calls are recorded."""
+    mm, tcs = _models()
+    return [
+        ("joint kinds", _joint_kinds),
+        ("spatial beams", _beams_and_their_frames),
+        ("planar springs", lambda: _simulate(_planar_springs, t_end=0.01)),
+        ("spatial beams, modified Newton", lambda: _simulate(_spatial_beams, newton="modified",
+                                                             project_velocities=True)),
+        ("heavy top, compiled", lambda: _simulate(mm.heavy_top, True)),
+        ("heavy top, python path", lambda: _simulate(mm.heavy_top, False)),
+        # grid points between saved ones run several to a call (_step_kernels.steps)
+        ("heavy top, batched", lambda: _simulate(mm.heavy_top, True, t_end=0.012,
+                                                 save_every=4)),
+        ("slider-crank, compiled", lambda: _simulate(mm.slider_crank, True)),
+        ("slider-crank, python path", lambda: _simulate(mm.slider_crank, False)),
+        ("mixed, compiled", lambda: _simulate(tcs.mixed, True)),
+        ("mixed, python path", lambda: _simulate(tcs.mixed, False)),
+        ("two modal bodies, compiled", lambda: _simulate(tcs.two_modal_bodies, True,
+                                                         t_end=0.003)),
+        ("two modal bodies, python path", lambda: _simulate(tcs.two_modal_bodies, False,
+                                                            t_end=0.003)),
+        ("spacecraft, compiled", lambda: _simulate(tcs.spacecraft, True, t_end=0.003)),
+    ]
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    """{(module, export): (kernel, [args of recorded calls])} over :func:`_runs`, with the
+    extensions serving every call."""
+    bk = _build_tool()
+    exports = {}
+    for module in (m for m in bk.LEAN_TYPING if m not in bk.PENDING):     # (numba's)
+        __import__(module)
+        ext = kernels._load_ext(module)
+        if ext is False:
+            pytest.skip(f"the extension of {module} is not built (tools/build_kernels.py)")
+        for k in kernels.REGISTRY:
+            if k.aot and k.__module__ == module:
+                if not hasattr(ext, k.export_name):
+                    pytest.fail(f"{module}.{k.__name__}: the extension is stale; rebuild the "
+                                "kernels (tools/build_kernels.py)")
+                exports[(module, k.export_name)] = (k, ext)
+    calls: dict = {key: [] for key in exports}
+    counts: dict = {key: 0 for key in exports}
+    saved = {}
+
+    def recorder(key, fast):
+        def call(*args):
+            counts[key] += 1
+            c = counts[key]
+            if c & (c - 1) == 0 and c < 2 ** KEEP:
+                calls[key].append(_copy(args))
+            return fast(*args)
+        return call
+    for key, (k, ext) in exports.items():
+        saved[key] = getattr(ext, key[1])
+        setattr(ext, key[1], recorder(key, saved[key]))
+    try:
+        for k in kernels.REGISTRY:
+            k.reset()
+        for _, run in _runs():
+            for key in counts:
+                counts[key] = 0
+            run()
+    finally:
+        for key, (k, ext) in exports.items():
+            setattr(ext, key[1], saved[key])
+        for k in kernels.REGISTRY:
+            k.reset()
+    return bk, {key: (exports[key][0], exports[key][1], calls[key]) for key in exports}
+
+
+def test_every_lean_typed_export_was_exercised(recorded):
+    """A kernel exported from a LEAN_TYPING module that no representative run calls is not
+    checked: add a run (or a direct call) that reaches it to :func:`_runs`."""
+    _, rec = recorded
+    missing = [f"{m}.{k.__name__}" for (m, _), (k, _, calls) in rec.items() if not calls]
+    assert not missing, f"not exercised: {missing}"
+
+
+def test_lean_typed_exports_compute_what_their_source_does(recorded):
+    """Each recorded call, from the same inputs: the extension's outputs (return values and
+    every array argument, which kernels fill in place) against the generated source run by
+    CPython, to RTOL."""
+    bk, rec = recorded
+    refs: dict = {}
+    bad = []
+    n_calls = 0
+    for (module, name), (k, ext, calls) in sorted(rec.items(), key=lambda kv: kv[0]):
+        if module not in refs:
+            src, _ = bk.generate(module)
+            ns: dict = {"__name__": f"pythran_source_of_{module}"}
+            exec(compile(src, f"<pythran source of {module}>", "exec"), ns)
+            refs[module] = ns
+        ref_fn = refs[module][name]
+        for i, args in enumerate(calls):
+            a_ext, a_ref = _copy(args), _copy(args)
+            got = getattr(ext, name)(*a_ext)
+            with np.errstate(all="ignore"):
+                ref = ref_fn(*a_ref)
+            where = f"{module}.{k.__name__} call {i}"
+            bad += mismatch(ref, got, where + " returns")
+            for j, (r, g) in enumerate(zip(a_ref, a_ext)):
+                if isinstance(r, np.ndarray):
+                    bad += mismatch(r, g, f"{where} argument {j}")
+            n_calls += 1
+    assert not bad, "\n".join(bad[:20])
+    assert n_calls >= len(rec)
