@@ -162,6 +162,23 @@ def _planar_springs():
     return m
 
 
+def _beam_contact_pairs():
+    """The compiled beam contact's two kernels (crossing_forces of spatial pairs in line,
+    switched and point contact; node_forces of planar pairs) with and without friction, in
+    stick and slip, with and without the tangent: the calls tests/contact/test_compiled.py
+    makes."""
+    from tests.contact import test_compiled as tc
+    for angle in (2.0, 7.0, 40.0):
+        tc.test_frictionless_pairs_equal_the_numpy_path(angle)
+    tc.test_crossing_pairs_equal_the_numpy_path()
+    tc.test_planar_pairs_equal_the_numpy_path()
+    for slip in (False, True):
+        tc.test_frictional_pairs_equal_the_numpy_path(slip)
+        tc.test_the_step_update_reads_the_numpy_return_mapping(slip)
+        tc.test_planar_frictional_pairs_equal_the_numpy_path(slip)
+    tc.test_energy_gaps_and_resultants_equal_the_numpy_path()
+
+
 def _runs():
     """(name, callable) of the runs whose kernel calls are recorded."""
     mm, tcs = _models()
@@ -185,6 +202,7 @@ def _runs():
         ("two modal bodies, python path", lambda: _simulate(tcs.two_modal_bodies, False,
                                                             t_end=0.003)),
         ("spacecraft, compiled", lambda: _simulate(tcs.spacecraft, True, t_end=0.003)),
+        ("beam contact pairs", _beam_contact_pairs),
     ]
 
 

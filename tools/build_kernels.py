@@ -61,7 +61,7 @@ PENDING: tuple[str, ...] = ()
 LEAN_TYPING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d",
                "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
                "fembody.elements.spring.spring", "fembody.elements.modal.modal3d_numba",
-               "fembody.dynamics._step_kernels")
+               "fembody.dynamics._step_kernels", "fembody.contact._kernels")
 
 # modules compiled without pythran's value-range optimisations (RANGE_PASSES): each of them
 # reruns the interval analysis of every function, and pythran repeats its optimisation chain
@@ -74,7 +74,7 @@ NO_RANGE_PASSES = ("fembody.dynamics._step_kernels",)
 # b`` (or a call taking it) as ``decltype`` of its ``and_`` of two lambdas, a lambda in an
 # unevaluated context, which C++17 refuses and C++20 accepts (g++ 12 checked the compiled
 # step's generated C++ with -fsyntax-only)
-CXX20 = ("fembody.dynamics._step_kernels",)
+CXX20 = ("fembody.dynamics._step_kernels", "fembody.contact._kernels")
 RANGE_PASSES = ("pythran.optimizations.ModIndex", "pythran.optimizations.RangeBasedSimplify")
 
 # numba's type names -> pythran's (arrays keep their ``[:, :]``: C-contiguous in pythran)
