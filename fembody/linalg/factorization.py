@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..lazy import lazy_module
+from .superlu_pivots import u_diagonal
 
 sla = lazy_module("scipy.linalg")
 sp = lazy_module("scipy.sparse")
@@ -153,9 +154,12 @@ class SuperLUFactor:
         return self.lu.solve(np.asarray(b, dtype=float))
 
     def _u_diagonal(self) -> np.ndarray:
-        # SciPy copies U out of SuperLU's storage to give it: done once per factor
+        # read in SuperLU's own storage (n numbers); SciPy's lu.U, the fallback, copies L
+        # and U out of it and keeps the copy with the factor (.superlu_pivots)
         if self._diag is None:
-            self._diag = self.lu.U.diagonal()
+            n = self.lu.shape[0]
+            d = u_diagonal(self.lu, n)
+            self._diag = d if d is not None else self.lu.U.diagonal()
         return self._diag
 
     def pivots(self) -> np.ndarray:
