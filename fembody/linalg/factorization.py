@@ -221,7 +221,10 @@ class UmfpackLU:
 
     def factorize(self, A) -> "UmfpackLU":
         umfpack = importlib.import_module("scikits.umfpack")
+        # its SWIG wrapper takes writeable C arrays only, and a System's pattern is read-only
         A = sp.csc_matrix(A)
+        A = sp.csc_matrix((np.array(A.data, dtype=float), np.array(A.indices),
+                           np.array(A.indptr)), shape=A.shape)
         A.sort_indices()
         if self.umf is None:
             self.umf = umfpack.UmfpackContext("di")
@@ -241,7 +244,9 @@ class UmfpackLU:
         umfpack = importlib.import_module("scikits.umfpack")
         b = np.asarray(b, dtype=float)
         cols = b.reshape(b.shape[0], -1)
-        x = np.column_stack([self.umf.solve(umfpack.UMFPACK_A, self._A, cols[:, k],
+        # (its SWIG wrapper takes C-contiguous vectors only: a column of cols is not one)
+        x = np.column_stack([self.umf.solve(umfpack.UMFPACK_A, self._A,
+                                            np.ascontiguousarray(cols[:, k]),
                                             autoTranspose=True) for k in range(cols.shape[1])])
         return x.reshape(b.shape)
 
