@@ -185,7 +185,10 @@ class SuperLUFactor:
 # ------------------------------------------------------------------ optional LU backends
 #: the optional LU backends: (module to import, the pip line that installs it)
 OPTIONAL: dict[str, tuple[str, str]] = {
-    "umfpack": ("scikits.umfpack", "pip install scikit-umfpack"),
+    # (0.4.2, the newest release, builds against SuiteSparse 7 only: tools/build_umfpack.sh)
+    "umfpack": ("scikits.umfpack", "pip install scikit-umfpack with SuiteSparse 7 or later; "
+                "against Debian 12's SuiteSparse 5: sh tools/build_umfpack.sh PYTHON, see "
+                "docs/linear_solvers.rst"),
     "pardiso": ("pypardiso", "pip install pypardiso"),
     "mumps": ("mumps", "pip install python-mumps"),
 }
