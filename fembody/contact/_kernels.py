@@ -345,13 +345,16 @@ def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent
 
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :], f8[:, :]))(f8[:, :, :], "
-                      "f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], f8[:], f8[:], b1, b1)")
-def node_forces(pos, k, radius, frictional, anchor, sliding, mu_s, mu_k, kt, tangent,
+                      "f8[:], f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], f8[:], f8[:], b1, b1)")
+def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, kt, tangent,
                 points):  # pragma: no cover - jitted
     """Internal forces ``f (n, 3 d)`` [N] and (``tangent``) stiffness ``K (n, 3 d, 3 d)``
     (else ``(0, 3 d, 3 d)``) of planar node-on-element pairs at node positions ``pos (n,
     3, d)`` = (p, b0, b1) [m]: the point penalty ``k (n,)`` [N/m] on the gap to the sum of
-    the radii ``radius (n,)`` [m] and, when ``frictional``, the Coulomb friction of each
+    the radii ``radius (n,)`` [m], signed by ``side (n,)`` (+1 or -1: the side of the
+    element's chord the node belongs on, 0: unsigned; see
+    :attr:`fembody.contact.beams.BeamContactBlock.side`) and, when ``frictional``, the
+    Coulomb friction of each
     pair's point (``anchor (n, 2 + d)``, ``sliding (n,)`` 1/0, ``mu_s``, ``mu_k``, ``kt``;
     the block's :meth:`~fembody.contact.beams.BeamContactBlock.forces`, numpy reference
     :meth:`~fembody.contact.beams.BeamContactBlock._normal_forces` and ``_friction``).
@@ -388,12 +391,22 @@ def node_forces(pos, k, radius, frictional, anchor, sliding, mu_s, mu_k, kt, tan
             params[q, 1] = t
         c[0], c[1], c[2] = 1.0, t - 1.0, -t
         rho = _distance(x, c, ck, 1, ws, False, G, H)
-        g = rho - radius[q]
+        sgn = 1.0
+        if side[q] != 0.0:
+            cr = ((x[2, 0] - x[1, 0]) * (x[0, 1] - x[1, 1])
+                  - (x[2, 1] - x[1, 1]) * (x[0, 0] - x[1, 0]))
+            sgn = side[q] if cr >= 0.0 else -side[q]
+        g = sgn * rho - radius[q]
         on = t >= 0.0 and t < 1.0 and rho > 0.0 and g < 0.0
         if not on:
             continue
         if tangent:
             _distance(x, c, ck, 1, ws, True, G, H)
+            for i in range(md):
+                for j in range(md):
+                    H[i, j] *= sgn
+        for i in range(md):
+            G[i] *= sgn
         kon = k[q]
         for i in range(md):
             f[q, i] = kon * g * G[i]

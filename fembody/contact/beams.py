@@ -202,6 +202,42 @@ def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
                        tangential_stiffness=kt)
 
 
+def node_sides(X: np.ndarray) -> np.ndarray:
+    """The side ``(n,)`` of each planar pair's element chord ``X[:, 1] -> X[:, 2]`` its node
+    ``X[:, 0]`` lies on in the reference configuration ``X (n, 3, 2)`` [m]: +1 on the left
+    (counter-clockwise normal), -1 on the right, 0 within round-off of the chord's line.
+
+    Why: the distance of a node to a chord does not tell the sides apart, so a node that a
+    Newton iterate carries past the other beam's axis was pushed on through it (the
+    penalty's force follows the unsigned distance's gradient) and the run could converge
+    with one beam through the other, its gap positive again (Code_Aster's ssnv505, where
+    the tip of one cantilever rests on the other: tests/contact/test_ssnv505.py). A node
+    cannot cross a chord's line inside the chord without penetrating it, so the gap is
+    signed by the reference side: past the axis it is below minus the sum of the radii
+    and pushes back. Limitation: a node that goes around the free end of the other beam to
+    its far side is then a deep penetration (the run stops naming the pair), and a node
+    in line with the chord in the reference (self-contact of a straight beam) keeps the
+    unsigned distance."""
+    d = X[:, 2] - X[:, 1]
+    r = X[:, 0] - X[:, 1]
+    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
+    dd = np.einsum("ni,ni->n", d, d)
+    return np.where(np.abs(cr) > 1e-9 * dd, np.sign(cr), 0.0)
+
+
+def signed(pos: np.ndarray, side: np.ndarray, rho: np.ndarray, G: np.ndarray, H):
+    """The planar pairs' distance ``rho``, gradient ``G`` and Hessian ``H`` (or None) at node
+    positions ``pos (n, 3, 2)`` signed by :func:`node_sides`' ``side``: negative when the
+    node is on the other side of the chord's line than ``side`` says (unchanged where
+    ``side`` is 0)."""
+    d = pos[:, 2] - pos[:, 1]
+    r = pos[:, 0] - pos[:, 1]
+    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
+    sgn = np.where(side == 0.0, 1.0, np.where(cr >= 0.0, side, -side))
+    return (sgn * rho, sgn[:, None] * G,
+            None if H is None else sgn[:, None, None] * H)
+
+
 # ----------------------------------------------------------------------------- the block
 class BeamContactBlock:
     """Penalty contacts of candidate element pairs (point; spatial pairs switched with line
@@ -261,6 +297,8 @@ class BeamContactBlock:
                 for a in (self.k, self.radius, self.length, self.k_line))
         self._labels = labels
         self.dim = self.X.shape[2]
+        if kind == "node":
+            self.side = node_sides(self.X)
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
@@ -294,7 +332,9 @@ class BeamContactBlock:
         pos = self.positions(x)
         z, ok = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
         rho, G, H = distance(self.kind, pos, z, hessian)
-        return rho - self.radius, ok & (rho > 0.0), G, H
+        if self.kind == "node":
+            rho, G, H = signed(pos, self.side, rho, G, H)
+        return rho - self.radius, ok & (rho != 0.0), G, H
 
     def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
         """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
@@ -322,7 +362,8 @@ class BeamContactBlock:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
             mu_s = mu_k = kt = _NO_VALUES
         if self.kind == "node":
-            return node_forces.trusted(pos, self.k, self.radius, self.frictional, anchor,
+            return node_forces.trusted(pos, self.k, self.radius, self.side, self.frictional,
+                                       anchor,
                                        sliding, mu_s, mu_k, kt, tangent, points)
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.frictional, anchor, sliding, mu_s, mu_k, kt,
@@ -397,7 +438,7 @@ class BeamContactBlock:
         n, m, d = pos.shape
         if self.kind == "node":
             z, ok = closest_node(pos)
-            rho, G, H = distance("node", pos, z, tangent)
+            rho, G, H = signed(pos, self.side[sel], *distance("node", pos, z, tangent))
             params = np.column_stack([np.zeros(n), z[:, 0]])
             kn = k
             A = 1                               # A's nodes: the first one
@@ -423,7 +464,7 @@ class BeamContactBlock:
         rad = radius if self.kind == "node" else np.concatenate(
             [radius, np.repeat(radius, NG)])
         g = rho - rad
-        on = ok & (rho > 0.0) & (g < 0.0)
+        on = ok & (rho != 0.0) & (g < 0.0)
         kon = np.where(on, kn, 0.0)
         N = -kon * g
         nrm = G[:, :d] + (G[:, d:2 * d] if A == 2 else 0.0)
