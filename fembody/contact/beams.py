@@ -765,7 +765,10 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
     ids = np.array([r[:5] for r in rows], dtype=np.int64)
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids])
+    fr = tuple(np.array([[nm[0].friction, nm[0].kinetic_friction, nm[0].tangential_stiffness]
+                         for nm in names], dtype=float).T)
     return [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
                                  np.array([r[7] for r in rows]), np.array([r[8] for r in rows]),
                                  labels, np.array([r[9] for r in rows]),
-                                 np.array([r[5] for r in rows]), np.array([r[6] for r in rows]))]
+                                 np.array([r[5] for r in rows]), np.array([r[6] for r in rows]),
+                                 fr)]

@@ -185,3 +185,60 @@ def test_concave_side_counts_the_nearer_element_pair_once_with_exact_tangents():
     np.testing.assert_allclose(E[0] + E[1] + blk.strain_energy(x), E[0], rtol=1e-9)
     f, Kt, _ = blk.forces(x, None, True)
     assert_force_and_tangent(blk, x, f, Kt, 1e-8)
+
+
+@pytest.mark.parametrize("slip", [False, True])
+def test_junction_friction_return_mapping_and_its_tangent(slip):
+    """Frictional junction rows (mu 0.3, k_t = k) with their anchors at the reference closest
+    points, offset tangentially by 3 mm (``slip``: k_t 3 mm = 3000 N > mu N, N = k 0.5 R =
+    5000 N, so they slip) or not (stick: the 1e-5 m perturbation, ~10 N < mu N): the
+    tangential force on the node is k_t |u| in stick and mu N in slip (N the row's normal
+    force), normal to the contact normal; the tangent (normal, weight, closest point and
+    return mapping following the nodes) against central differences of the forces."""
+    rng = np.random.default_rng(11)
+    angles = np.radians([90, 60, 45, 30, 20, 12])
+    X = _kinked_pairs(rng, angles)
+    n = len(X)
+    mu = 0.3
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
+                               X, np.full(n, 2 * R), np.full(n, K), [f"row {i}" for i in range(n)],
+                               friction=(np.full(n, mu), np.full(n, mu), np.full(n, K)))
+    assert blk.frictional
+    h = blk.history0.copy()
+    g0, _, G0, _ = blk.gaps(np.zeros((n, 15)))
+    nrm0 = G0[:, :3]
+    if slip:
+        o = np.cross(nrm0, rng.normal(size=(n, 3)))
+        h.anchor[:, 2:] = 3e-3 * o / np.linalg.norm(o, axis=1)[:, None]
+    h.sliding[:] = False
+    x = 1e-5 * rng.normal(size=(n, 15))
+    f, Kt, _ = blk.forces(x, None, True, h)
+    Ff, _, c, _, N = blk._friction(x, h, False)
+    assert np.all(N > 0.0)
+    np.testing.assert_allclose(N, blk.resultants(x)[:, 0], rtol=1e-12)
+    nrm = blk.gaps(x, True)[2][:, :3]
+    T = Ff[:, :3]                                  # friction on the node
+    assert np.abs(np.einsum("ni,ni->n", T, nrm)).max() < 1e-9 * np.abs(T).max()
+    if slip:
+        assert c.slipping.all()
+        np.testing.assert_allclose(np.linalg.norm(T, axis=1), mu * N, rtol=1e-12)
+    else:
+        assert not c.slipping.any()
+        np.testing.assert_allclose(np.linalg.norm(T, axis=1), K * c.un, rtol=1e-12)
+        assert np.all(np.linalg.norm(T, axis=1) < mu * N)
+    step = 1e-9
+    Kfd = np.zeros_like(Kt)
+    for j in range(15):
+        e = np.zeros(15)
+        e[j] = step
+        Kfd[:, :, j] = (blk.forces(x + e, None, False, h)[0]
+                        - blk.forces(x - e, None, False, h)[0]) / (2 * step)
+    assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6
+    # the step update: a sticking row keeps its anchor, a slipping one moves by ds
+    new, dissipated, stored = blk.advance(x, h)
+    np.testing.assert_allclose(stored, np.sum(np.einsum("ni,ni->n", T, T) / (2 * K)),
+                               rtol=1e-12)
+    if slip:
+        assert np.all(new.slip > 0.0)
+    else:
+        assert np.array_equal(new.anchor, h.anchor) and not new.slip.any()
