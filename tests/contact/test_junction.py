@@ -242,3 +242,47 @@ def test_junction_friction_return_mapping_and_its_tangent(slip):
         assert np.all(new.slip > 0.0)
     else:
         assert np.array_equal(new.anchor, h.anchor) and not new.slip.any()
+
+
+def _on_kink(pull: float):
+    """A one-element beam A across B's 20-degree kink, its axis in the wedge above the node
+    (x = 2 mm: no element pair's zone), pressed by 10 N and pulled along its axis by
+    ``pull`` [N] (half at each end; its ends free in y and z only); mu 0.3, k_t = k."""
+    m = fb.Model(dim=3)
+    th = math.radians(20.0)
+    end = (0.2 * math.cos(th), 0.0, -0.2 * math.sin(th))
+    b1 = m.add_beam((-0.2, 0.0, 0.0), (0.0, 0.0, 0.0), n=1, material=MAT, section=SEC,
+                    orientation=(0, 0, 1))
+    b2 = m.add_beam(b1.last, end, n=1, material=MAT, section=SEC, orientation=(0, 0, 1))
+    z0 = math.sqrt((2 * R * (1.0 - 1e-12)) ** 2 - 2e-3 ** 2)     # touching P
+    a = m.add_beam((2e-3, -0.2, z0), (2e-3, 0.2, z0), n=1, material=MAT, section=SEC,
+                   orientation=(0, 0, 1))
+    for nd in (b1.first, b2.last):
+        m.fix(nd, "x", "y", "z", "rx", "ry", "rz")
+    for nd in (a.first, a.last):
+        m.fix(nd, "x", "rx", "ry", "rz")
+        m.add_force(nd, (0.0, pull / 2, -5.0))
+    for b in (b1, b2):
+        m.add_beam_contact(a, b, radius=R, stiffness=K, margin=R, friction=0.3)
+    return m, a, b1
+
+
+def test_junction_friction_holds_a_beam_on_a_kink_up_to_mu_n():
+    """A pulled along its axis by 1 N while pressed by 10 N on the kink (only the junction
+    row touches, its normal force 10 N / cos(atan(0.1))): it sticks, held by the row's
+    tangential spring, A moving k_t^-1 1 N farther than B's node (to 1e-3); pulled by 4 N > mu 10 N it has no equilibrium (the
+    static run stops). Without friction at the junction rows A was not held at all."""
+    m, a, b1 = _on_kink(1.0)
+    system = m.compile()
+    jb = [b for b in system.beam_contact_blocks if type(b).__name__ == "JunctionContactBlock"]
+    assert len(jb) == 1 and jb[0] in system.friction_blocks
+    res = fb.static(m, steps=2)
+    slip = res.displacement(a.first)[-1][1] - res.displacement(b1.last)[-1][1]
+    np.testing.assert_allclose(slip, 1.0 / K, rtol=1e-3)
+    # the normal from P to A's axis leans by atan(2 mm / 20 mm) from the vertical (the
+    # supports of A take its x part): N = 10 N sqrt(1 + 0.1^2)
+    F = res.contacts.fields["normal_force"][-1]
+    np.testing.assert_allclose(F.sum(), 10.0 * math.sqrt(1.01), rtol=1e-3)
+    m, _, _ = _on_kink(4.0)
+    with pytest.raises(fb.ConvergenceError):
+        fb.static(m, steps=2, max_cuts=2)
