@@ -62,7 +62,7 @@ from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, point_distance,
                        segment_distance)
 from .friction import Coulomb, History, coefficients, coulomb
-from .line import NG, W as LINE_W, XI as LINE_XI, blended, line_gaps, switch
+from .line import NG, W as LINE_W, XI as LINE_XI, switch
 from ._kernels import crossing_forces, node_forces
 
 if TYPE_CHECKING:
@@ -349,9 +349,10 @@ class BeamContactBlock:
         anchors of ``history`` (None: :attr:`history0`): spatial pairs
         :func:`fembody.contact._kernels.crossing_forces`, which skips the pairs that are
         apart (no point or line gap below zero: they carry neither force nor stiffness)
-        after the gap test of :meth:`_touching`; planar ones
+        after a gap test; planar ones
         :func:`~fembody.contact._kernels.node_forces`. Their numpy reference, the array
-        evaluation (:meth:`_normal_forces`, :func:`.line.blended`, :meth:`_friction` given
+        evaluation (tests/contact/reference.py's ``normal_forces``, ``blended`` and
+        ``touching``, and :meth:`_friction` given
         ``rows``), is compared with them in tests/contact/test_compiled.py."""
         pos = np.ascontiguousarray(self.positions(x))
         if self.frictional:
@@ -376,44 +377,18 @@ class BeamContactBlock:
         return (np.array(h.anchor, dtype=float, order="C"),
                 np.array(h.sliding, dtype=np.int64, order="C"))
 
-    def _touching(self, pos: np.ndarray) -> np.ndarray:
-        """The rows of the spatial pairs at node positions ``pos`` whose point or line gap is
-        below zero (the others carry neither energy, force nor stiffness)."""
-        z, ok = closest_crossing(pos)
-        rho = distance("crossing", pos, z, False)[0]
-        gl, okl = line_gaps(pos, self.radius)
-        # (a margin: these gaps round differently from the force's, and a pair touching at
-        # round-off level has the full penalty stiffness)
-        eps = 1e-6 * self.radius
-        return np.flatnonzero((ok & (rho - self.radius < eps)) | (okl & (gl < eps)))
-
     def _penalty_state(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Of the spatial pairs at the gathered displacements ``x``: the penalty's force
         ``(n, m d)`` (friction excluded) and per pair (energy [J], gap [m], in the contact
         zone 1/0) ``(n, 3)``, from the compiled pass (the energy, gaps and resultants are
         asked once per accepted step, of all candidate pairs; their numpy reference,
-        :func:`.line.blended` on :meth:`_touching` rows, :meth:`gaps` and
-        :func:`.line.line_gaps`, is in tests/contact/test_compiled.py)."""
+        ``blended`` on ``touching`` rows of tests/contact/reference.py, :meth:`gaps` and
+        its ``line_gaps``, is compared in tests/contact/test_compiled.py)."""
         pos = np.ascontiguousarray(self.positions(x))
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                       False, _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
                                       _NO_VALUES, False, False)
         return out[0], out[-1]
-
-    def _normal_forces(self, x: np.ndarray, tangent: bool):
-        if self.kind == "crossing":
-            _, f, K = blended(self.positions(x), self.k, self.k_line, self.length,
-                              self.radius, tangent)
-            return f, K, None
-        g, ok, G, H = self.gaps(x, hessian=tangent)
-        on = ok & (g < 0.0)
-        F = np.where(on, -self.k * g, 0.0)                       # normal force [N] >= 0
-        f = -F[:, None] * G
-        if not tangent:
-            return f, None, None
-        kon = np.where(on, self.k, 0.0)
-        K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
-        return f, K, None
 
     # ------------------------------------------------------------------------- friction
     def _point_rows(self, rows: np.ndarray | None) -> np.ndarray | slice:

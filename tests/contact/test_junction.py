@@ -201,7 +201,8 @@ def test_junction_friction_return_mapping_and_its_tangent(slip):
     n = len(X)
     mu = 0.3
     blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
-                               X, np.full(n, 2 * R), np.full(n, K), [f"row {i}" for i in range(n)],
+                               X, np.full(n, 2 * R), np.full(n, K),
+                               [f"row {i}" for i in range(n)],
                                friction=(np.full(n, mu), np.full(n, mu), np.full(n, K)))
     assert blk.frictional
     h = blk.history0.copy()
