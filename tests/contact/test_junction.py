@@ -271,8 +271,9 @@ def _on_kink(pull: float):
 def test_junction_friction_holds_a_beam_on_a_kink_up_to_mu_n():
     """A pulled along its axis by 1 N while pressed by 10 N on the kink (only the junction
     row touches, its normal force 10 N / cos(atan(0.1))): it sticks, held by the row's
-    tangential spring, A moving k_t^-1 1 N farther than B's node (to 1e-3); pulled by 4 N > mu 10 N it has no equilibrium (the
-    static run stops). Without friction at the junction rows A was not held at all."""
+    tangential spring, A moving k_t^-1 1 N farther than B's node (to 1e-3); pulled by 4 N
+    > mu 10 N it has no equilibrium (the static run stops). Without friction at the
+    junction rows A was not held at all."""
     m, a, b1 = _on_kink(1.0)
     system = m.compile()
     jb = [b for b in system.beam_contact_blocks if type(b).__name__ == "JunctionContactBlock"]
