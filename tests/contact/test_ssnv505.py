@@ -96,6 +96,25 @@ def test_fembody_matches_the_large_displacement_reference_before_contact():
     assert 0.005 < (lin + r.displacement(C)[-1][1]) / lin < 0.011
 
 
+def _contact_phase(n: int, force: float):
+    """Both cantilevers of ssnv505 with ``n`` elements each, beam 2's tip free to rest on
+    beam 1 (penalty 1e8 N/m), ``force`` [N] down at C: the static result (4 load steps), the
+    two beams and C."""
+    m = fb.Model()
+    b1 = m.add_beam((0.0, 0.0), (2032 * MM, 0.0), n=n, material=MAT, section=SEC)
+    b2 = m.add_beam((914.4 * MM, 508 * MM), (2946.4 * MM, 508 * MM), n=n, material=MAT,
+                    section=SEC)
+    m.fix(b1.first)
+    m.fix(b2.last)
+    C = b2.nodes[14 * n // 40]
+    assert C.position[0] == pytest.approx(1625.6 * MM)
+    m.add_force(C, (0.0, -force))
+    m.add_beam_contact(b1, b2, radius=HY / 2, stiffness=1e8, margin=0.5)
+    r = fb.static(m, steps=4, stability="check")
+    assert r.load_factor[-1] == pytest.approx(1.0)
+    return r, b1, b2, C
+
+
 def test_the_contact_phase_matches_the_large_displacement_reference():
     """ssnv505h carries 1210.59166 N at t = 0.4, C driven 0.79 * 0.4 = 316 mm down, the tip of
     beam 2 resting on beam 1 (contact between the surfaces: the axes 63.5 mm apart). fembody
@@ -108,19 +127,7 @@ def test_the_contact_phase_matches_the_large_displacement_reference():
     reference (ssnv505g, POU_D_E: 1251.49 N at the same 316 mm) is 3.4 % stiffer than both.
     Before the planar gap was signed this run stopped at load factor 0.53 with a node of
     beam 2 reported 6 mm inside an element of beam 1 far from the contact."""
-    n = 20
-    m = fb.Model()
-    b1 = m.add_beam((0.0, 0.0), (2032 * MM, 0.0), n=n, material=MAT, section=SEC)
-    b2 = m.add_beam((914.4 * MM, 508 * MM), (2946.4 * MM, 508 * MM), n=n, material=MAT,
-                    section=SEC)
-    m.fix(b1.first)
-    m.fix(b2.last)
-    C = b2.nodes[7]
-    assert C.position[0] == pytest.approx(1625.6 * MM)
-    m.add_force(C, (0.0, -1210.59166))
-    m.add_beam_contact(b1, b2, radius=HY / 2, stiffness=1e8, margin=0.5)
-    r = fb.static(m, steps=4, stability="check")
-    assert r.load_factor[-1] == pytest.approx(1.0)
+    r, b1, b2, C = _contact_phase(20, 1210.59166)
     assert -r.displacement(C)[-1][1] == pytest.approx(0.79 * 0.4, rel=5e-3)
     # the tip of beam 2 rests on beam 1: above beam 1's chord under it by 63.5 mm less the
     # penetration (tip force / k: a few micrometres)
@@ -137,3 +144,16 @@ def test_the_contact_phase_matches_the_large_displacement_reference():
     y2 = np.array([nd.position[1] + r.displacement(nd)[-1][1] for nd in b2.nodes])
     over = x2 <= xs[-1]
     assert np.all(y2[over] - np.interp(x2[over], xs, ys) > HY - 1e-5)
+
+
+@pytest.mark.slow
+def test_the_contact_phase_on_the_reference_mesh():
+    """The reference's 40 elements per beam: under ssnv505h's 1210.59166 N, C 316 mm down
+    within 0.3 % (measured -0.087 %; the bound of the before-contact comparison, where
+    fembody meets ssnv505h within 0.085 %); under ssnv505g's 1251.48832 N (small
+    displacements, POU_D_E) C goes 1.2 % farther than that reference's 316 mm, as a
+    geometrically exact beam does (between 0.5 and 2 %)."""
+    r, _, _, C = _contact_phase(40, 1210.59166)
+    assert -r.displacement(C)[-1][1] == pytest.approx(0.79 * 0.4, rel=3e-3)
+    r, _, _, C = _contact_phase(40, 1251.48832)
+    assert 0.005 < -r.displacement(C)[-1][1] / (0.79 * 0.4) - 1.0 < 0.02
