@@ -355,7 +355,8 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
     (else ``(0, 3 d, 3 d)``) of planar node-on-element pairs at node positions ``pos (n,
     3, d)`` = (p, b0, b1) [m]: the point penalty ``k (n,)`` [N/m] on the gap to the sum of
     the radii ``radius (n,)`` [m], signed by ``side (n,)`` (+1 or -1: the side of the
-    element's chord the node belongs on, 0: unsigned; see
+    element's chord the node belongs on, 0: unsigned; a node on the other side closer than
+    ``radius``; see
     :func:`fembody.contact.beams.node_sides`) and, when ``frictional``, the
     Coulomb friction of each
     pair's point (``anchor (n, 2 + d)``, ``sliding (n,)`` 1/0, ``mu_s``, ``mu_k``, ``kt``;
@@ -395,7 +396,7 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
         c[0], c[1], c[2] = 1.0, t - 1.0, -t
         rho = _distance(x, c, ck, 1, ws, False, G, H)
         sgn = 1.0
-        if side[q] != 0.0:
+        if side[q] != 0.0 and rho < radius[q]:
             cr = ((x[2, 0] - x[1, 0]) * (x[0, 1] - x[1, 1])
                   - (x[2, 1] - x[1, 1]) * (x[0, 0] - x[1, 0]))
             sgn = side[q] if cr >= 0.0 else -side[q]

@@ -214,10 +214,13 @@ def node_sides(X: np.ndarray) -> np.ndarray:
     the tip of one cantilever rests on the other: tests/contact/test_ssnv505.py). A node
     cannot cross a chord's line inside the chord without penetrating it, so the gap is
     signed by the reference side: past the axis it is below minus the sum of the radii
-    and pushes back. Limitation: a node that goes around the free end of the other beam to
-    its far side is then a deep penetration (the run stops naming the pair), and a node
-    in line with the chord in the reference (self-contact of a straight beam) keeps the
-    unsigned distance."""
+    and pushes back. Only a node closer to the line than the sum of the radii is signed:
+    the line through a chord sweeps the plane as the element turns, so a node can come to
+    its other side beyond the chord's ends, or around the free end of the other beam,
+    without touching it; farther from the line than the sum of the radii it is apart on
+    either side. (A node on the wrong side closer than that, having come round an end,
+    is a deep penetration: the run stops naming the pair.) A node in line with the chord
+    in the reference (self-contact of a straight beam) keeps the unsigned distance."""
     d = X[:, 2] - X[:, 1]
     r = X[:, 0] - X[:, 1]
     cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
@@ -225,15 +228,16 @@ def node_sides(X: np.ndarray) -> np.ndarray:
     return np.where(np.abs(cr) > 1e-9 * dd, np.sign(cr), 0.0)
 
 
-def signed(pos: np.ndarray, side: np.ndarray, rho: np.ndarray, G: np.ndarray, H):
+def signed(pos: np.ndarray, side: np.ndarray, radius: np.ndarray, rho: np.ndarray,
+           G: np.ndarray, H):
     """The planar pairs' distance ``rho``, gradient ``G`` and Hessian ``H`` (or None) at node
     positions ``pos (n, 3, 2)`` signed by :func:`node_sides`' ``side``: negative when the
-    node is on the other side of the chord's line than ``side`` says (unchanged where
-    ``side`` is 0)."""
+    node is on the other side of the chord's line than ``side`` says and closer to it than
+    ``radius`` [m] (the sum of the radii); unchanged elsewhere and where ``side`` is 0."""
     d = pos[:, 2] - pos[:, 1]
     r = pos[:, 0] - pos[:, 1]
     cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
-    sgn = np.where(side == 0.0, 1.0, np.where(cr >= 0.0, side, -side))
+    sgn = np.where((side == 0.0) | (rho >= radius), 1.0, np.where(cr >= 0.0, side, -side))
     return (sgn * rho, sgn[:, None] * G,
             None if H is None else sgn[:, None, None] * H)
 
@@ -333,7 +337,7 @@ class BeamContactBlock:
         z, ok = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
         rho, G, H = distance(self.kind, pos, z, hessian)
         if self.kind == "node":
-            rho, G, H = signed(pos, self.side, rho, G, H)
+            rho, G, H = signed(pos, self.side, self.radius, rho, G, H)
         return rho - self.radius, ok & (rho != 0.0), G, H
 
     def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
@@ -413,7 +417,7 @@ class BeamContactBlock:
         n, m, d = pos.shape
         if self.kind == "node":
             z, ok = closest_node(pos)
-            rho, G, H = signed(pos, self.side[sel], *distance("node", pos, z, tangent))
+            rho, G, H = signed(pos, self.side[sel], radius, *distance("node", pos, z, tangent))
             params = np.column_stack([np.zeros(n), z[:, 0]])
             kn = k
             A = 1                               # A's nodes: the first one
