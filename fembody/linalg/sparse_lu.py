@@ -28,6 +28,17 @@ tangent (members of 0.1 m, whose rotation and translation rows differ in scale b
 magnitude) that pivoting left the diagonal, filled several times as much and was many
 times slower than the symmetric mode (figures in the commit that made this rule); a
 definite matrix needs no pivoting, an indefinite one keeps the threshold ``DIAG_PIVOT`` test.
+
+Stored zeros. The fixed pattern can hold entries that are zero in a given matrix: the
+candidate pairs of contacts that are apart (issue 33), but also the couplings a tangent has
+only away from its reference state (at a 3D frame's straight reference, each member's
+axial, bending and torsion rows decouple and most entries of its blocks are zero). Ordering
+on the nonzeros alone fills much less in the first case, and in the second can fill much
+more: on a 3D frame tower the minimum-degree ordering of the sparser nonzero pattern gave
+SuperLU about twice the entries of the ordering of the whole pattern, on a 3D beam grid
+half of them (figures: the commit that made this rule). Neither choice serves both, so it is
+measured once per pattern, on its first matrix that has stored zeros (one extra
+factorisation, once), and kept for the pattern's later matrices.
 """
 from __future__ import annotations
 
@@ -62,30 +73,60 @@ class OrderedSuperLU:
     """SuperLU for one fixed pattern: COLAMD below ``min_size`` unknowns (default
     ``SYM_MIN``), else ``MMD_AT_PLUS_A`` in symmetric mode (module docstring); matrices
     expected symmetric positive definite (``spd``: a Cholesky failed) take
-    ``MMD_AT_PLUS_A`` (with partial pivoting below ``min_size``, in symmetric mode from it). ``factorize`` raises RuntimeError on an exactly singular matrix, as
-    ``scipy.sparse.linalg.splu`` does. ``ordering`` names the last one used."""
+    ``MMD_AT_PLUS_A`` (with partial pivoting below ``min_size``, in symmetric mode from it).
+    ``factorize`` raises RuntimeError on an exactly singular matrix, as
+    ``scipy.sparse.linalg.splu`` does. ``ordering`` names the last one used.
+
+    From ``min_size`` unknowns, whether the ordering sees the matrix's stored zeros is measured
+    on the first matrix of a pattern that has some (module docstring, "Stored zeros"): both
+    factors are made once, the one with fewer entries in L + U is kept, and later matrices of
+    the same pattern follow that choice. ``keep_zeros`` holds it (None before it is measured)."""
 
     def __init__(self, min_size: int | None = None, spd: bool = False) -> None:
         self.min_size = min_size
         self.spd = spd
         self.ordering = "colamd"
+        self.keep_zeros: bool | None = None
+        self._pattern: tuple | None = None    # (indptr, indices) the choice was measured on
+
+    def _same_pattern(self, A) -> bool:
+        if self._pattern is None:
+            return False
+        indptr, indices = self._pattern
+        return (indices is A.indices and indptr is A.indptr) or (
+            indptr.shape == A.indptr.shape and indices.shape == A.indices.shape
+            and np.array_equal(indptr, A.indptr) and np.array_equal(indices, A.indices))
 
     def factorize(self, A) -> SuperLUFactor:
         """The factor of ``A`` (CSC)."""
         n = A.shape[0]
-        A = nonzeros(A)
         small = n < (SYM_MIN if self.min_size is None else self.min_size)
-        if self.spd and small:
-            self.ordering = "mmd_at_plus_a"
-            return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
-                                           diag_pivot_thresh=0.1))
         if small:
+            A = nonzeros(A)
+            if self.spd:
+                self.ordering = "mmd_at_plus_a"
+                return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
+                                               diag_pivot_thresh=0.1))
             self.ordering = "colamd"
             return SuperLUFactor(spla.splu(A, permc_spec="COLAMD"))
         self.ordering = "mmd_at_plus_a"
-        return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
-                                       diag_pivot_thresh=DIAG_PIVOT,
-                                       options={"SymmetricMode": True}))
+        if not self._same_pattern(A):
+            self._pattern, self.keep_zeros = (A.indptr, A.indices), None
+        Anz = A if self.keep_zeros else nonzeros(A)
+        if Anz is A:                    # no stored zeros, or their choice is to keep them
+            return SuperLUFactor(_symmetric_lu(A))
+        if self.keep_zeros is False:
+            return SuperLUFactor(_symmetric_lu(Anz))
+        lu_nz = _symmetric_lu(Anz)
+        lu_all = _symmetric_lu(A)
+        self.keep_zeros = bool(lu_all.nnz < lu_nz.nnz)
+        return SuperLUFactor(lu_all if self.keep_zeros else lu_nz)
+
+
+def _symmetric_lu(A):
+    """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring)."""
+    return spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=DIAG_PIVOT,
+                     options={"SymmetricMode": True})
 
 
 def lu_backend(name: str, spd: bool = False) -> Factorization:
