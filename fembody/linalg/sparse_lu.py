@@ -39,6 +39,17 @@ SuperLU about twice the entries of the ordering of the whole pattern, on a 3D be
 half of them (figures: the commit that made this rule). Neither choice serves both, so it is
 measured once per pattern, on its first matrix that has stored zeros (one extra
 factorisation, once), and kept for the pattern's later matrices.
+
+The diagonal threshold. A tangent away from equilibrium (a 3D beam grid's at the first
+Newton iterate under load) is not symmetric, and its rotation rows hold entries far larger
+than their diagonal. At a threshold of 0.01 SuperLU left the diagonal there in a few per
+cent of the columns and each such pivot undid the ordering: on a 1e5-DOF grid that
+factorisation ran for minutes against a second and a half for the reference state's, and at
+1e6 DOFs it outgrew 16 GB. ``DIAG_PIVOT`` is low enough that such a tangent keeps every
+pivot on the diagonal (measured down to 1e-4 on grids, figures in the commit that made this
+rule) while a zero or vanishing diagonal, as in the constraint rows of a saddle-point
+matrix, still pivots off it. Diagonal pivots also keep the inertia that the statics
+stability check reads from them.
 """
 from __future__ import annotations
 
@@ -52,7 +63,7 @@ sp = lazy_module("scipy.sparse")          # imported when a model is compiled, n
 spla = lazy_module("scipy.sparse.linalg")
 
 SYM_MIN = 3000       # unknowns from which the symmetric-mode ordering is taken (see above)
-DIAG_PIVOT = 0.01    # SuperLU's diag_pivot_thresh in symmetric mode
+DIAG_PIVOT = 1e-6    # SuperLU's diag_pivot_thresh in symmetric mode (module docstring)
 
 
 def nonzeros(A):
