@@ -36,9 +36,13 @@ axial, bending and torsion rows decouple and most entries of its blocks are zero
 on the nonzeros alone fills much less in the first case, and in the second can fill much
 more: on a 3D frame tower the minimum-degree ordering of the sparser nonzero pattern gave
 SuperLU about twice the entries of the ordering of the whole pattern, on a 3D beam grid
-half of them (figures: the commit that made this rule). Neither choice serves both, so it is
-measured once per pattern, on its first matrix that has stored zeros (one extra
-factorisation, once), and kept for the pattern's later matrices.
+half of them (figures: the commits that made this rule). Neither choice serves both, so it is
+measured once per pattern, on its first matrix that has stored zeros, and kept for the
+pattern's later matrices. The measure is symbolic: the entries of the Cholesky factor of
+each pattern after AMD (CHOLMOD's analysis and column counts: seconds and little memory at
+1e6 unknowns, where a trial factorisation of both would hold two factors at once). On the
+tower, the grid and the contact bundle it ranks the two patterns as SuperLU's own fill
+does; without scikit-sparse the nonzeros are taken.
 
 The diagonal threshold. A tangent away from equilibrium (a 3D beam grid's at the first
 Newton iterate under load) is not symmetric, and its rotation rows hold entries far larger
@@ -52,6 +56,8 @@ matrix, still pivots off it. Diagonal pivots also keep the inertia that the stat
 stability check reads from them.
 """
 from __future__ import annotations
+
+import importlib.util
 
 import numpy as np
 
@@ -88,10 +94,10 @@ class OrderedSuperLU:
     ``factorize`` raises RuntimeError on an exactly singular matrix, as
     ``scipy.sparse.linalg.splu`` does. ``ordering`` names the last one used.
 
-    From ``min_size`` unknowns, whether the ordering sees the matrix's stored zeros is measured
-    on the first matrix of a pattern that has some (module docstring, "Stored zeros"): both
-    factors are made once, the one with fewer entries in L + U is kept, and later matrices of
-    the same pattern follow that choice. ``keep_zeros`` holds it (None before it is measured)."""
+    From ``min_size`` unknowns, whether the ordering sees the matrix's stored zeros is decided
+    on the first matrix of a pattern that has some, by the predicted fill of each pattern
+    (module docstring, "Stored zeros"), and later matrices of the same pattern follow that
+    choice. ``keep_zeros`` holds it (None before it is decided)."""
 
     def __init__(self, min_size: int | None = None, spd: bool = False) -> None:
         self.min_size = min_size
@@ -128,10 +134,22 @@ class OrderedSuperLU:
             return SuperLUFactor(_symmetric_lu(A))
         if self.keep_zeros is False:
             return SuperLUFactor(_symmetric_lu(Anz))
-        lu_nz = _symmetric_lu(Anz)
-        lu_all = _symmetric_lu(A)
-        self.keep_zeros = bool(lu_all.nnz < lu_nz.nnz)
-        return SuperLUFactor(lu_all if self.keep_zeros else lu_nz)
+        whole, nz = _predicted_fill(A), _predicted_fill(Anz)
+        self.keep_zeros = whole is not None and whole < nz
+        return SuperLUFactor(_symmetric_lu(A if self.keep_zeros else Anz))
+
+
+def _predicted_fill(A) -> int | None:
+    """Entries of the Cholesky factor of the pattern of ``A + A^T`` (stored zeros counted)
+    after AMD: CHOLMOD's symbolic analysis and the column counts, no numeric factorisation
+    (module docstring, "Stored zeros"); None without scikit-sparse."""
+    if importlib.util.find_spec("sksparse") is None:
+        return None
+    from .cholmod_spd import cholmod, column_counts
+    P = sp.csc_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    P = (P + P.T).tocsc()                 # entries of 1 or 2: nothing cancels
+    f = cholmod.analyze(P, mode="simplicial", ordering_method="amd")
+    return int(column_counts(P, f.P()).sum())
 
 
 def _symmetric_lu(A):
