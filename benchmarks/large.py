@@ -20,10 +20,11 @@ sizes of earlier runs, so that the 1e6 runs can be made separately).
 Spatial models (issue 29): ``sgrid``, the 3D beam grid of benchmarks/linear_solvers.py
 (``spatial_grid``: k x k cells of 0.1 m, edges clamped), and ``frame3d``, the 3D frame
 tower of benchmarks/large_eigen.py (p x p columns, storeys of 3 m). Their 1e6-DOF rows were
-measured in a process of their own under a 16 GB address-space limit:
+measured in a process of their own under an address-space limit (16 GB at first, 13 GB
+since the SuperLU pivots are read without a copy of the factor), one such run at a time:
 
-    prlimit --as=16000000000 python benchmarks/large.py --sizes 1e6 --models sgrid \
-        --backends superlu --no-dynamics --steps 0,1 --repeat 1
+    prlimit --as=13000000000 python benchmarks/large.py --sizes 1e6 --models sgrid \
+        --backends superlu --no-dynamics --steps 0,1 --repeat 1 --tol 1e-4
 
 (``--steps 0,1``: one run of one load step, its whole call per Newton iteration; ``auto``
 takes SuperLU for a spatial tangent, so SuperLU's bare factorise + solve is the reference.)
@@ -39,7 +40,10 @@ import time
 
 import numpy as np
 
-import fembody as fb
+# the fembody of the tree this script sits in (run as a script, Python would import the
+# installed one first: an editable install of another checkout measured that checkout)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import fembody as fb  # noqa: E402
 from fembody.linalg import linalg
 from fembody.linalg.envelope import EnvelopeLDL, ordering
 

@@ -6,17 +6,19 @@ Why compiled: a bundle of beams lying on each other holds thousands of candidate
 evaluated at every Newton iteration with a point part, ``NG`` Gauss points of line part, the
 switch and up to ``1 + NG`` friction points, each with a 12 x 12 tangent; the array version
 (numpy over pairs) spends most of its time building and reducing small temporaries. This
-kernel walks the pairs once and skips the apart ones after the gap test, as the array version
-did with :meth:`fembody.contact.beams.BeamContactBlock._touching`.
+kernel walks the pairs once and skips the apart ones after the gap test (its array version:
+``touching`` in tests/contact/reference.py).
 
 The formulas are those of the numpy functions, term for term (their docstrings give the
 derivations): :func:`fembody.contact.geometry.closest_crossing` and
 :func:`~fembody.contact.geometry.point_distance` (the implicit-function Hessian of the
-distance of the closest points), :func:`fembody.contact.line.switch`, ``line_part``,
-``point_part``, ``blended``, and :func:`fembody.contact.friction.coulomb` with the anchor
-coefficients of the block. The numpy versions stay the reference the tests compare with
-(tests/contact/test_compiled.py, to round-off), and the block's once-per-step bookkeeping
-(history, energies, reports) still uses them.
+distance of the closest points), :func:`fembody.contact.line.switch` and ``point_part``,
+the line part and the blend of :mod:`fembody.contact.line`'s docstring, and
+:func:`fembody.contact.friction.coulomb` with the anchor coefficients of the block. The
+numpy versions are the reference the tests compare with (tests/contact/test_compiled.py, to
+round-off): those only the tests call (``line_part``, ``line_gaps``, ``blended``, the
+block's array penalty) live in tests/contact/reference.py; the block's once-per-step
+bookkeeping (history, reports) and the junction rows still use the others.
 """
 from __future__ import annotations
 
@@ -154,7 +156,8 @@ def _closest(x):  # pragma: no cover - jitted
 
 @njit(cache=True)
 def _project(x, xi):  # pragma: no cover - jitted
-    """Parameter ``t`` on B's chord of A's point at ``xi`` (as ``line_part``)."""
+    """Parameter ``t`` on B's chord of A's point at ``xi`` (as the line part of
+    :mod:`fembody.contact.line`)."""
     d = x.shape[1]
     num = den = 0.0
     for i in range(d):
@@ -345,16 +348,20 @@ def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent
 
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :], f8[:, :]))(f8[:, :, :], "
-                      "f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], f8[:], f8[:], b1, b1)")
-def node_forces(pos, k, radius, frictional, anchor, sliding, mu_s, mu_k, kt, tangent,
+                      "f8[:], f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], f8[:], f8[:], b1, b1)")
+def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, kt, tangent,
                 points):  # pragma: no cover - jitted
     """Internal forces ``f (n, 3 d)`` [N] and (``tangent``) stiffness ``K (n, 3 d, 3 d)``
     (else ``(0, 3 d, 3 d)``) of planar node-on-element pairs at node positions ``pos (n,
     3, d)`` = (p, b0, b1) [m]: the point penalty ``k (n,)`` [N/m] on the gap to the sum of
-    the radii ``radius (n,)`` [m] and, when ``frictional``, the Coulomb friction of each
+    the radii ``radius (n,)`` [m], signed by ``side (n,)`` (+1 or -1: the side of the
+    element's chord the node belongs on, 0: unsigned; a node on the other side closer than
+    ``radius``; see
+    :func:`fembody.contact.beams.node_sides`) and, when ``frictional``, the
+    Coulomb friction of each
     pair's point (``anchor (n, 2 + d)``, ``sliding (n,)`` 1/0, ``mu_s``, ``mu_k``, ``kt``;
     the block's :meth:`~fembody.contact.beams.BeamContactBlock.forces`, numpy reference
-    :meth:`~fembody.contact.beams.BeamContactBlock._normal_forces` and ``_friction``).
+    ``normal_forces`` of tests/contact/reference.py and the block's ``_friction``).
     With ``points``: ``params (n, 2)`` = (0, t) and ``state (n, 5 + d)`` as
     :func:`crossing_forces` (else empty)."""
     n = pos.shape[0]
@@ -388,12 +395,22 @@ def node_forces(pos, k, radius, frictional, anchor, sliding, mu_s, mu_k, kt, tan
             params[q, 1] = t
         c[0], c[1], c[2] = 1.0, t - 1.0, -t
         rho = _distance(x, c, ck, 1, ws, False, G, H)
-        g = rho - radius[q]
+        sgn = 1.0
+        if side[q] != 0.0 and rho < radius[q]:
+            cr = ((x[2, 0] - x[1, 0]) * (x[0, 1] - x[1, 1])
+                  - (x[2, 1] - x[1, 1]) * (x[0, 0] - x[1, 0]))
+            sgn = side[q] if cr >= 0.0 else -side[q]
+        g = sgn * rho - radius[q]
         on = t >= 0.0 and t < 1.0 and rho > 0.0 and g < 0.0
         if not on:
             continue
         if tangent:
             _distance(x, c, ck, 1, ws, True, G, H)
+            for i in range(md):
+                for j in range(md):
+                    H[i, j] *= sgn
+        for i in range(md):
+            G[i] *= sgn
         kon = k[q]
         for i in range(md):
             f[q, i] = kon * g * G[i]
@@ -487,7 +504,7 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
     for q in range(n):
         x = pos[q]
         rad = radius[q]
-        # the gap test of BeamContactBlock._touching (a margin of round-off)
+        # the gap test of the array version's ``touching`` (a margin of round-off)
         eps = 1e-6 * rad
         s, t, okp = _closest(x)
         c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t

@@ -62,7 +62,7 @@ from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, point_distance,
                        segment_distance)
 from .friction import Coulomb, History, coefficients, coulomb
-from .line import NG, W as LINE_W, XI as LINE_XI, blended, line_gaps, switch
+from .line import NG, W as LINE_W, XI as LINE_XI, switch
 from ._kernels import crossing_forces, node_forces
 
 if TYPE_CHECKING:
@@ -202,6 +202,46 @@ def make_beam_contact(model: "Model", a, b=None, *, radius, stiffness: float,
                        tangential_stiffness=kt)
 
 
+def node_sides(X: np.ndarray) -> np.ndarray:
+    """The side ``(n,)`` of each planar pair's element chord ``X[:, 1] -> X[:, 2]`` its node
+    ``X[:, 0]`` lies on in the reference configuration ``X (n, 3, 2)`` [m]: +1 on the left
+    (counter-clockwise normal), -1 on the right, 0 within round-off of the chord's line.
+
+    Why: the distance of a node to a chord does not tell the sides apart, so a node that a
+    Newton iterate carries past the other beam's axis was pushed on through it (the
+    penalty's force follows the unsigned distance's gradient) and the run could converge
+    with one beam through the other, its gap positive again (Code_Aster's ssnv505, where
+    the tip of one cantilever rests on the other: tests/contact/test_ssnv505.py). A node
+    cannot cross a chord's line inside the chord without penetrating it, so the gap is
+    signed by the reference side: past the axis it is below minus the sum of the radii
+    and pushes back. Only a node closer to the line than the sum of the radii is signed:
+    the line through a chord sweeps the plane as the element turns, so a node can come to
+    its other side beyond the chord's ends, or around the free end of the other beam,
+    without touching it; farther from the line than the sum of the radii it is apart on
+    either side. (A node on the wrong side closer than that, having come round an end,
+    is a deep penetration: the run stops naming the pair.) A node in line with the chord
+    in the reference (self-contact of a straight beam) keeps the unsigned distance."""
+    d = X[:, 2] - X[:, 1]
+    r = X[:, 0] - X[:, 1]
+    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
+    dd = np.einsum("ni,ni->n", d, d)
+    return np.where(np.abs(cr) > 1e-9 * dd, np.sign(cr), 0.0)
+
+
+def signed(pos: np.ndarray, side: np.ndarray, radius: np.ndarray, rho: np.ndarray,
+           G: np.ndarray, H):
+    """The planar pairs' distance ``rho``, gradient ``G`` and Hessian ``H`` (or None) at node
+    positions ``pos (n, 3, 2)`` signed by :func:`node_sides`' ``side``: negative when the
+    node is on the other side of the chord's line than ``side`` says and closer to it than
+    ``radius`` [m] (the sum of the radii); unchanged elsewhere and where ``side`` is 0."""
+    d = pos[:, 2] - pos[:, 1]
+    r = pos[:, 0] - pos[:, 1]
+    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
+    sgn = np.where((side == 0.0) | (rho >= radius), 1.0, np.where(cr >= 0.0, side, -side))
+    return (sgn * rho, sgn[:, None] * G,
+            None if H is None else sgn[:, None, None] * H)
+
+
 # ----------------------------------------------------------------------------- the block
 class BeamContactBlock:
     """Penalty contacts of candidate element pairs (point; spatial pairs switched with line
@@ -261,6 +301,8 @@ class BeamContactBlock:
                 for a in (self.k, self.radius, self.length, self.k_line))
         self._labels = labels
         self.dim = self.X.shape[2]
+        if kind == "node":
+            self.side = node_sides(self.X)
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
@@ -294,7 +336,9 @@ class BeamContactBlock:
         pos = self.positions(x)
         z, ok = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
         rho, G, H = distance(self.kind, pos, z, hessian)
-        return rho - self.radius, ok & (rho > 0.0), G, H
+        if self.kind == "node":
+            rho, G, H = signed(pos, self.side, self.radius, rho, G, H)
+        return rho - self.radius, ok & (rho != 0.0), G, H
 
     def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
         """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
@@ -309,9 +353,10 @@ class BeamContactBlock:
         anchors of ``history`` (None: :attr:`history0`): spatial pairs
         :func:`fembody.contact._kernels.crossing_forces`, which skips the pairs that are
         apart (no point or line gap below zero: they carry neither force nor stiffness)
-        after the gap test of :meth:`_touching`; planar ones
+        after a gap test; planar ones
         :func:`~fembody.contact._kernels.node_forces`. Their numpy reference, the array
-        evaluation (:meth:`_normal_forces`, :func:`.line.blended`, :meth:`_friction` given
+        evaluation (tests/contact/reference.py's ``normal_forces``, ``blended`` and
+        ``touching``, and :meth:`_friction` given
         ``rows``), is compared with them in tests/contact/test_compiled.py."""
         pos = np.ascontiguousarray(self.positions(x))
         if self.frictional:
@@ -322,7 +367,8 @@ class BeamContactBlock:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
             mu_s = mu_k = kt = _NO_VALUES
         if self.kind == "node":
-            return node_forces.trusted(pos, self.k, self.radius, self.frictional, anchor,
+            return node_forces.trusted(pos, self.k, self.radius, self.side, self.frictional,
+                                       anchor,
                                        sliding, mu_s, mu_k, kt, tangent, points)
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.frictional, anchor, sliding, mu_s, mu_k, kt,
@@ -335,44 +381,18 @@ class BeamContactBlock:
         return (np.array(h.anchor, dtype=float, order="C"),
                 np.array(h.sliding, dtype=np.int64, order="C"))
 
-    def _touching(self, pos: np.ndarray) -> np.ndarray:
-        """The rows of the spatial pairs at node positions ``pos`` whose point or line gap is
-        below zero (the others carry neither energy, force nor stiffness)."""
-        z, ok = closest_crossing(pos)
-        rho = distance("crossing", pos, z, False)[0]
-        gl, okl = line_gaps(pos, self.radius)
-        # (a margin: these gaps round differently from the force's, and a pair touching at
-        # round-off level has the full penalty stiffness)
-        eps = 1e-6 * self.radius
-        return np.flatnonzero((ok & (rho - self.radius < eps)) | (okl & (gl < eps)))
-
     def _penalty_state(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Of the spatial pairs at the gathered displacements ``x``: the penalty's force
         ``(n, m d)`` (friction excluded) and per pair (energy [J], gap [m], in the contact
         zone 1/0) ``(n, 3)``, from the compiled pass (the energy, gaps and resultants are
         asked once per accepted step, of all candidate pairs; their numpy reference,
-        :func:`.line.blended` on :meth:`_touching` rows, :meth:`gaps` and
-        :func:`.line.line_gaps`, is in tests/contact/test_compiled.py)."""
+        ``blended`` on ``touching`` rows of tests/contact/reference.py, :meth:`gaps` and
+        its ``line_gaps``, is compared in tests/contact/test_compiled.py)."""
         pos = np.ascontiguousarray(self.positions(x))
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                       False, _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
                                       _NO_VALUES, False, False)
         return out[0], out[-1]
-
-    def _normal_forces(self, x: np.ndarray, tangent: bool):
-        if self.kind == "crossing":
-            _, f, K = blended(self.positions(x), self.k, self.k_line, self.length,
-                              self.radius, tangent)
-            return f, K, None
-        g, ok, G, H = self.gaps(x, hessian=tangent)
-        on = ok & (g < 0.0)
-        F = np.where(on, -self.k * g, 0.0)                       # normal force [N] >= 0
-        f = -F[:, None] * G
-        if not tangent:
-            return f, None, None
-        kon = np.where(on, self.k, 0.0)
-        K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
-        return f, K, None
 
     # ------------------------------------------------------------------------- friction
     def _point_rows(self, rows: np.ndarray | None) -> np.ndarray | slice:
@@ -397,7 +417,7 @@ class BeamContactBlock:
         n, m, d = pos.shape
         if self.kind == "node":
             z, ok = closest_node(pos)
-            rho, G, H = distance("node", pos, z, tangent)
+            rho, G, H = signed(pos, self.side[sel], radius, *distance("node", pos, z, tangent))
             params = np.column_stack([np.zeros(n), z[:, 0]])
             kn = k
             A = 1                               # A's nodes: the first one
@@ -423,7 +443,7 @@ class BeamContactBlock:
         rad = radius if self.kind == "node" else np.concatenate(
             [radius, np.repeat(radius, NG)])
         g = rho - rad
-        on = ok & (rho > 0.0) & (g < 0.0)
+        on = ok & (rho != 0.0) & (g < 0.0)
         kon = np.where(on, kn, 0.0)
         N = -kon * g
         nrm = G[:, :d] + (G[:, d:2 * d] if A == 2 else 0.0)
@@ -724,7 +744,10 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
     ids = np.array([r[:5] for r in rows], dtype=np.int64)
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids])
+    fr = tuple(np.array([[nm[0].friction, nm[0].kinetic_friction, nm[0].tangential_stiffness]
+                         for nm in names], dtype=float).T)
     return [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
                                  np.array([r[7] for r in rows]), np.array([r[8] for r in rows]),
                                  labels, np.array([r[9] for r in rows]),
-                                 np.array([r[5] for r in rows]), np.array([r[6] for r in rows]))]
+                                 np.array([r[5] for r in rows]), np.array([r[6] for r in rows]),
+                                 fr)]

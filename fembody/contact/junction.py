@@ -56,9 +56,18 @@ Rows are built once, on the reference configuration, for each junction node of a
 beams against the other side's elements that the broad phase pairs with the node's elements,
 each (node, element) once in the whole model (a node shared by two bodies in two contacts with
 the same beam counts once); a node shared by more than two beam elements (a branch) is left
-out, and so is an element holding one of the node's two neighbours (self-contact). Friction
-is not applied at junction rows: a frictional contact's junction rows push
-normally only (what is left for the friction law at a kink).
+out, and so is an element holding one of the node's two neighbours (self-contact).
+
+**Friction.** A frictional contact's junction rows carry its Coulomb friction
+(:func:`fembody.contact.friction.coulomb`, the return mapping of the element pairs): a
+tangential spring between the node ``P`` and the material point ``x_A(t_a)`` of the element,
+``w = P - x_A(t_a) - o``, with the anchor ``(0, t_a, o)`` in the run's
+:class:`fembody.contact.friction.History` as a planar pair of
+:class:`fembody.contact.beams.BeamContactBlock` keeps it; the normal is the gap's gradient
+in ``P``, the normal force the row's weighted one ``(1 - lam) k max(-g, 0)``, and the
+tangent is exact (the normal, the weight and the closest point following the nodes). The
+concave-side correction takes back a duplicated normal force only: the friction of the
+two element pairs there is each pair's own.
 """
 from __future__ import annotations
 
@@ -66,6 +75,7 @@ import math
 
 import numpy as np
 
+from .friction import History, coulomb
 from .geometry import closest_node, distance
 from .line import point_part, switch
 
@@ -83,16 +93,20 @@ class JunctionContactBlock:
     whether the element from ``Q1`` (``Q2``) ends at ``P`` (default None: neither). An element
     pair's zone ``0 <= t < 1`` holds its first node and not its second, so the wedge holds its
     face ``r . u_i = 0`` where element ``i`` ends at ``P`` and leaves it to the element where
-    it starts there: the faces are covered once."""
+    it starts there: the faces are covered once. ``pairs (n, 2)``: how the block of element
+    pairs holds the junction's two element pairs (:func:`junction_rows`; default None: not
+    at all). ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row, the static and kinetic
+    coefficients [-] and the tangential penalty [N/m] (default None: frictionless; module
+    docstring)."""
 
     family = "beam contact"
     Dd = None
-    frictional = False
-    friction_slot = None
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,
-                 closed: np.ndarray | None = None, pairs: np.ndarray | None = None) -> None:
+                 closed: np.ndarray | None = None, pairs: np.ndarray | None = None,
+                 friction: tuple | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -117,6 +131,10 @@ class JunctionContactBlock:
                 per.append(take((1, 2) + el if self.pairs[r, i] == 1 else el + (1, 2)))
             self._pair_dofs.append(per)
         self._pair_dofs = np.array(self._pair_dofs, dtype=np.int64).reshape(-1, 2, 4 * d)
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
+            self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -204,10 +222,89 @@ class JunctionContactBlock:
                 K[at[:, None, None], cols[:, :, None], cols[:, None, :]] = -HE[i][sel]
         return W, f, K, Fd
 
-    def forces(self, x: np.ndarray, v, tangent: bool, history=None):
+    # ------------------------------------------------------------------------- friction
+    def _points(self, x: np.ndarray, tangent: bool):
+        """The rows' contact points at ``x``: the closest-point parameters ``(n, 2)`` = (0,
+        t) (t on the element), the weighted normal force ``N (n,)`` [N], the normal ``(n,
+        d)`` (the gap's gradient in P) and (``tangent``) ``dN (n, 5 d)`` and ``dn (n, d, 5
+        d)``."""
+        n, k = x.shape
+        d = self.dim
+        pos = self.positions(x)
+        z, _ = closest_node(pos[:, :3])
+        g, ok, G, H = self.gaps(x, hessian=tangent)
+        on = ok & (g < 0.0)
+        kon = np.where(on, self.k, 0.0)
+        w, gw, hw = self._weight(x, tangent)
+        N = -w * kon * g
+        params = np.column_stack([np.zeros(n), z[:, 0]])
+        nrm = G[:, :d]
+        if not tangent:
+            return params, N, nrm, None, None
+        dN = (-kon * g)[:, None] * gw
+        dN[:, :3 * d] -= (w * kon)[:, None] * G
+        dn = np.zeros((n, d, k))
+        dn[:, :, :3 * d] = H[:, :d, :]
+        return params, N, nrm, dN, dn
+
+    @staticmethod
+    def _anchor_coefficients(t: np.ndarray) -> np.ndarray:
+        """The coefficients ``(n, 3)`` on (P, a0, a1) of the tied points' difference ``P -
+        x_A(t)`` for the anchors' parameters ``t (n,)``."""
+        return np.column_stack([np.ones_like(t), t - 1.0, -t])
+
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool):
+        """The friction part of the internal forces ``(n, 5 d)``, (``tangent``) its
+        stiffness, the return mapping (:class:`fembody.contact.friction.Coulomb`), the
+        points' current parameters and normal forces, at ``x`` with the anchors of
+        ``history`` (None: :attr:`history0`)."""
+        h = self.history0 if history is None else history
+        n, k = x.shape
+        d = self.dim
+        params, N, nrm, dN, dn = self._points(x, tangent)
+        ca = self._anchor_coefficients(h.anchor[:, 1])
+        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - h.anchor[:, 2:]
+        dw = None
+        if tangent:
+            dw = np.zeros((n, d, k))
+            for a in range(3):
+                dw[:, np.arange(d), a * d + np.arange(d)] = ca[:, a:a + 1]
+        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+        F = np.zeros((n, k))
+        F[:, :3 * d] = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 3 * d)
+        K = None
+        if tangent:
+            K = np.zeros((n, k, k))
+            K[:, :3 * d, :] = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 3 * d, k)
+        return F, K, c, params, N
+
+    def _open_history(self, x: np.ndarray) -> History:
+        """The history of rows that are all open at ``x``: each anchored at the node's
+        current closest point, no offset."""
+        params = self._points(x, False)[0]
+        return History.open(np.concatenate([params, np.zeros((len(params), self.dim))],
+                                           axis=1), x)
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at ``x``, the energy [J] the
+        step's slip dissipated and the energy held by the tangential springs [J] (as
+        :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
+        F, _, c, params, N = self._friction(x, history, False)
+        on = N > 0.0
+        keep = on & ~c.slipping                     # sticking points keep their anchors
+        fresh = np.concatenate([params, -c.f / self.kt[:, None]], axis=1)
+        fresh[~on, 2:] = 0.0
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        stored = c.stored.copy()
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history: History | None = None):
         """Internal forces ``(n, 5 d)`` [N] and (``tangent``) stiffness at the gathered
         displacements ``x``: the node contact's inside the zone, weighted by the point weight
-        (module docstring), zero outside."""
+        (module docstring), zero outside; a frictional block's friction from the anchors of
+        ``history`` (a run's; default None: :attr:`history0`)."""
         n, k = x.shape
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)
@@ -220,6 +317,9 @@ class JunctionContactBlock:
         f = w[:, None] * fj + W[:, None] * gw
         _, fd, Kd, _ = self._duplicate(x, tangent)
         f += fd
+        if self.frictional:
+            Ff, Kf = self._friction(x, history, tangent)[:2]
+            f += Ff
         if not tangent:
             return f, None, None
         Kj = np.zeros((n, k, k))
@@ -228,6 +328,8 @@ class JunctionContactBlock:
             - F[:, None, None] * H
         K = (w[:, None, None] * Kj + gw[:, :, None] * fj[:, None, :]
              + fj[:, :, None] * gw[:, None, :] + W[:, None, None] * hw) + Kd
+        if self.frictional:
+            K += Kf
         return f, K, None
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
@@ -260,7 +362,9 @@ class JunctionContactBlock:
         """Per row ``gap`` [m] and ``normal_force`` [N] (those of :meth:`resultants`),
         ``point`` [m] midway between the node and its closest point on the element (clamped
         to the chord) and ``normal`` (unit, from the element towards the node; 0 where they
-        coincide), as :meth:`fembody.contact.beams.BeamContactBlock.report`."""
+        coincide), as :meth:`fembody.contact.beams.BeamContactBlock.report`; with a run's
+        ``history`` a frictional block also its ``tangential_force`` (on the element) [N],
+        ``slip`` [m] and ``stick``."""
         F, g = self.resultants(x)[:, :2].T
         pos = self.positions(x)
         z, _ = closest_node(pos[:, :3])
@@ -270,7 +374,14 @@ class JunctionContactBlock:
         r = pa - pb
         rho = np.linalg.norm(r, axis=1)
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
-        return {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
+        if self.frictional and history is not None:
+            Ff, _, _, _, N = self._friction(x, history, False)
+            d = self.dim
+            Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
+            out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
+                       stick=(N > 0.0) & ~history.sliding)
+        return out
 
 
 def junction_rows(model, contacts, nd: int) -> tuple[list, list]:

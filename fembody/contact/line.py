@@ -19,19 +19,24 @@ with ``l_A`` A's reference length [m] and ``k_line`` [N/m^2] the penalty per uni
 line contact below the angle ``ALPHA_LINE`` (``c >= c1``), pure point contact above
 ``ALPHA_POINT``, a C1 blend between. The force and tangent are the exact derivatives of W,
 including those of ``lam`` (its gradient times the difference of the two energies and forces).
+
+Production evaluates this blend compiled (:mod:`fembody.contact._kernels`); this module
+keeps the parts the junction rows (:mod:`fembody.contact.junction`) and the friction's
+once-per-step bookkeeping call on arrays (:func:`point_part`, :func:`switch`). The array
+versions of the line part and the blend, the kernels' reference, live with the tests
+(tests/contact/reference.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .geometry import closest_crossing, distance, point_distance
+from .geometry import closest_crossing, distance
 
 NG = 5                                   # Gauss points per element of A
 ALPHA_LINE = np.deg2rad(5.0)             # [rad] below: line contact only
 ALPHA_POINT = np.deg2rad(10.0)           # [rad] above: point contact only
 _XI, _W = np.polynomial.legendre.leggauss(NG)
 XI, W = 0.5 * (_XI + 1.0), 0.5 * _W      # on [0, 1], weights summing to 1
-_CK = np.array([[0.0, 0.0, 1.0, -1.0]])  # t moves the point on B
 
 
 def _penalty(g, ok, k, G, H):
@@ -46,40 +51,6 @@ def _penalty(g, ok, k, G, H):
     return W, f, K
 
 
-def line_part(x: np.ndarray, length: np.ndarray, k_line: np.ndarray, radius: np.ndarray,
-              tangent: bool = True):
-    """Line-contact energy ``(n,)`` [J], force ``(n, 4 d)`` and tangent of the pairs ``x (n, 4,
-    d) = (a0, a1, b0, b1)``; ``length (n,)`` A's reference length [m], ``k_line (n,)``
-    [N/m^2], ``radius (n,)`` the sum of the radii [m]."""
-    n, m, d = x.shape
-    xg = np.repeat(x, NG, axis=0)                            # (n NG, 4, d), pair-major
-    xi = np.tile(XI, n)
-    C0 = np.column_stack([1.0 - xi, xi, -np.ones_like(xi), np.zeros_like(xi)])
-    p = (1.0 - xi)[:, None] * xg[:, 0] + xi[:, None] * xg[:, 1]
-    d2 = xg[:, 3] - xg[:, 2]
-    t = np.einsum("ni,ni->n", p - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
-    rho, G, H = point_distance(xg, C0, _CK, t[:, None], tangent)
-    ok = (t >= 0.0) & (t < 1.0) & (rho > 0.0)
-    wk = np.tile(W, n) * np.repeat(length * k_line, NG)
-    Wg, fg, Kg = _penalty(rho - np.repeat(radius, NG), ok, wk, G, H)
-    Wl = Wg.reshape(n, NG).sum(axis=1)
-    fl = fg.reshape(n, NG, m * d).sum(axis=1)
-    Kl = None if Kg is None else Kg.reshape(n, NG, m * d, m * d).sum(axis=1)
-    return Wl, fl, Kl
-
-
-def line_gaps(x: np.ndarray, radius: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The smallest Gauss-point gap ``(n,)`` [m] of the pairs ``x (n, 4, d)`` along A and
-    whether any Gauss point projects inside B ``(n,)``."""
-    n = x.shape[0]
-    p = (1.0 - XI)[None, :, None] * x[:, None, 0] + XI[None, :, None] * x[:, None, 1]
-    d2 = x[:, 3] - x[:, 2]
-    t = np.einsum("ngi,ni->ng", p - x[:, None, 2], d2) / np.einsum("ni,ni->n", d2, d2)[:, None]
-    r = p - x[:, None, 2] - t[:, :, None] * d2[:, None]
-    g = np.sqrt(np.einsum("ngi,ngi->ng", r, r)) - radius[:, None]
-    ok = (t >= 0.0) & (t < 1.0)
-    gmin = np.where(ok, g, np.inf).min(axis=1)
-    return np.where(ok.any(axis=1), gmin, np.inf), ok.any(axis=1)
 
 
 def point_part(x: np.ndarray, k: np.ndarray, radius: np.ndarray, tangent: bool = True):
@@ -138,24 +109,3 @@ def switch(x: np.ndarray, tangent: bool = True):
         hess[i] = E.T[None] @ Hy @ E[None]
     return lam, grad, hess
 
-
-def blended(x: np.ndarray, k: np.ndarray, k_line: np.ndarray, length: np.ndarray,
-            radius: np.ndarray, tangent: bool = True):
-    """Energy ``(n,)`` [J], internal force ``(n, 4 d)`` [N] and (``tangent``) stiffness of the
-    switched contact ``W = lam W_line + (1 - lam) W_point`` of the pairs ``x (n, 4, d)``:
-    ``k (n,)`` [N/m] the point penalty, ``k_line (n,)`` [N/m^2] the line penalty, ``length``
-    A's reference length [m], ``radius`` the sum of the radii [m]."""
-    lam, gl, hl = switch(x, tangent)
-    Wp, fp, Kp = point_part(x, k, radius, tangent)
-    Wl, fl, Kl = line_part(x, length, k_line, radius, tangent)
-    L = lam[:, None]
-    W = lam * Wl + (1.0 - lam) * Wp
-    dW = (Wl - Wp)
-    f = L * fl + (1.0 - L) * fp + dW[:, None] * gl
-    if not tangent:
-        return W, f, None
-    df = fl - fp
-    K = (lam[:, None, None] * Kl + (1.0 - lam)[:, None, None] * Kp
-         + gl[:, :, None] * df[:, None, :] + df[:, :, None] * gl[:, None, :]
-         + dW[:, None, None] * hl)
-    return W, f, K

@@ -66,20 +66,30 @@ PIVOT_FLOOR = 1e-13
 
 
 @njit(cache=True)
+def _largest(A):  # pragma: no cover - jitted
+    """The largest ``|A[i, j]|`` of the 2-D ``A`` (0.0 when empty), NaN when an entry is
+    NaN: the scale of :func:`lu_factor`'s and :func:`band_factor`'s pivot floor."""
+    big = 0.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            x = abs(A[i, j])
+            if x > big:
+                big = x
+            elif not x <= big:
+                return math.nan
+    return big
+
+
+@njit(cache=True)
 def lu_factor(A, piv):  # pragma: no cover - jitted
     """In place LU with partial (row) pivoting of the square ``A``: ``P A = L U`` with unit
     ``L`` below the diagonal; ``piv[k]`` the row swapped with ``k``. Returns False when a
     pivot is not finite or below ``PIVOT_FLOOR`` times the largest entry of ``A`` (a matrix
     singular to working precision)."""
     n = A.shape[0]
-    big = 0.0
-    for i in range(n):
-        for j in range(n):
-            x = abs(A[i, j])
-            if x > big:
-                big = x
-            elif not x <= big:
-                return False                 # NaN
+    big = _largest(A)
+    if big != big:
+        return False                         # NaN
     if not big > 0.0:
         return n == 0
     floor = PIVOT_FLOOR * big
@@ -142,14 +152,9 @@ def band_factor(AB, kl, ku, piv):  # pragma: no cover - jitted
     ``PIVOT_FLOOR`` times the largest entry (as :func:`lu_factor`)."""
     n = AB.shape[0]
     w = AB.shape[1]
-    big = 0.0
-    for i in range(n):
-        for j in range(w):
-            x = abs(AB[i, j])
-            if x > big:
-                big = x
-            elif not x <= big:
-                return False                 # NaN
+    big = _largest(AB)
+    if big != big:
+        return False                         # NaN
     if not big > 0.0:
         return n == 0
     floor = PIVOT_FLOOR * big

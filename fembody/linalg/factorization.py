@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..lazy import lazy_module
+from .superlu_pivots import u_diagonal
 
 sla = lazy_module("scipy.linalg")
 sp = lazy_module("scipy.sparse")
@@ -153,9 +154,12 @@ class SuperLUFactor:
         return self.lu.solve(np.asarray(b, dtype=float))
 
     def _u_diagonal(self) -> np.ndarray:
-        # SciPy copies U out of SuperLU's storage to give it: done once per factor
+        # read in SuperLU's own storage (n numbers); SciPy's lu.U, the fallback, copies L
+        # and U out of it and keeps the copy with the factor (.superlu_pivots)
         if self._diag is None:
-            self._diag = self.lu.U.diagonal()
+            n = self.lu.shape[0]
+            d = u_diagonal(self.lu, n)
+            self._diag = d if d is not None else self.lu.U.diagonal()
         return self._diag
 
     def pivots(self) -> np.ndarray:
@@ -181,7 +185,10 @@ class SuperLUFactor:
 # ------------------------------------------------------------------ optional LU backends
 #: the optional LU backends: (module to import, the pip line that installs it)
 OPTIONAL: dict[str, tuple[str, str]] = {
-    "umfpack": ("scikits.umfpack", "pip install scikit-umfpack"),
+    # (0.4.2, the newest release, builds against SuiteSparse 7 only: tools/build_umfpack.sh)
+    "umfpack": ("scikits.umfpack", "pip install scikit-umfpack with SuiteSparse 7 or later; "
+                "against Debian 12's SuiteSparse 5: sh tools/build_umfpack.sh PYTHON, see "
+                "docs/linear_solvers.rst"),
     "pardiso": ("pypardiso", "pip install pypardiso"),
     "mumps": ("mumps", "pip install python-mumps"),
 }
@@ -217,7 +224,10 @@ class UmfpackLU:
 
     def factorize(self, A) -> "UmfpackLU":
         umfpack = importlib.import_module("scikits.umfpack")
+        # its SWIG wrapper takes writeable C arrays only, and a System's pattern is read-only
         A = sp.csc_matrix(A)
+        A = sp.csc_matrix((np.array(A.data, dtype=float), np.array(A.indices),
+                           np.array(A.indptr)), shape=A.shape)
         A.sort_indices()
         if self.umf is None:
             self.umf = umfpack.UmfpackContext("di")
@@ -237,7 +247,9 @@ class UmfpackLU:
         umfpack = importlib.import_module("scikits.umfpack")
         b = np.asarray(b, dtype=float)
         cols = b.reshape(b.shape[0], -1)
-        x = np.column_stack([self.umf.solve(umfpack.UMFPACK_A, self._A, cols[:, k],
+        # (its SWIG wrapper takes C-contiguous vectors only: a column of cols is not one)
+        x = np.column_stack([self.umf.solve(umfpack.UMFPACK_A, self._A,
+                                            np.ascontiguousarray(cols[:, k]),
                                             autoTranspose=True) for k in range(cols.shape[1])])
         return x.reshape(b.shape)
 

@@ -28,8 +28,36 @@ tangent (members of 0.1 m, whose rotation and translation rows differ in scale b
 magnitude) that pivoting left the diagonal, filled several times as much and was many
 times slower than the symmetric mode (figures in the commit that made this rule); a
 definite matrix needs no pivoting, an indefinite one keeps the threshold ``DIAG_PIVOT`` test.
+
+Stored zeros. The fixed pattern can hold entries that are zero in a given matrix: the
+candidate pairs of contacts that are apart (issue 33), but also the couplings a tangent has
+only away from its reference state (at a 3D frame's straight reference, each member's
+axial, bending and torsion rows decouple and most entries of its blocks are zero). Ordering
+on the nonzeros alone fills much less in the first case, and in the second can fill much
+more: on a 3D frame tower the minimum-degree ordering of the sparser nonzero pattern gave
+SuperLU about twice the entries of the ordering of the whole pattern, on a 3D beam grid
+half of them (figures: the commits that made this rule). Neither choice serves both, so it is
+measured once per pattern, on its first matrix that has stored zeros, and kept for the
+pattern's later matrices. The measure is symbolic: the entries of the Cholesky factor of
+each pattern after AMD (CHOLMOD's analysis and column counts: seconds and little memory at
+1e6 unknowns, where a trial factorisation of both would hold two factors at once). On the
+tower, the grid and the contact bundle it ranks the two patterns as SuperLU's own fill
+does; without scikit-sparse the nonzeros are taken.
+
+The diagonal threshold. A tangent away from equilibrium (a 3D beam grid's at the first
+Newton iterate under load) is not symmetric, and its rotation rows hold entries far larger
+than their diagonal. At a threshold of 0.01 SuperLU left the diagonal there in a few per
+cent of the columns and each such pivot undid the ordering: on a 1e5-DOF grid that
+factorisation ran for minutes against a second and a half for the reference state's, and at
+1e6 DOFs it outgrew 16 GB. ``DIAG_PIVOT`` is low enough that such a tangent keeps every
+pivot on the diagonal (measured down to 1e-4 on grids, figures in the commit that made this
+rule) while a zero or vanishing diagonal, as in the constraint rows of a saddle-point
+matrix, still pivots off it. Diagonal pivots also keep the inertia that the statics
+stability check reads from them.
 """
 from __future__ import annotations
+
+import importlib.util
 
 import numpy as np
 
@@ -41,7 +69,7 @@ sp = lazy_module("scipy.sparse")          # imported when a model is compiled, n
 spla = lazy_module("scipy.sparse.linalg")
 
 SYM_MIN = 3000       # unknowns from which the symmetric-mode ordering is taken (see above)
-DIAG_PIVOT = 0.01    # SuperLU's diag_pivot_thresh in symmetric mode
+DIAG_PIVOT = 1e-6    # SuperLU's diag_pivot_thresh in symmetric mode (module docstring)
 
 
 def nonzeros(A):
@@ -62,30 +90,72 @@ class OrderedSuperLU:
     """SuperLU for one fixed pattern: COLAMD below ``min_size`` unknowns (default
     ``SYM_MIN``), else ``MMD_AT_PLUS_A`` in symmetric mode (module docstring); matrices
     expected symmetric positive definite (``spd``: a Cholesky failed) take
-    ``MMD_AT_PLUS_A`` (with partial pivoting below ``min_size``, in symmetric mode from it). ``factorize`` raises RuntimeError on an exactly singular matrix, as
-    ``scipy.sparse.linalg.splu`` does. ``ordering`` names the last one used."""
+    ``MMD_AT_PLUS_A`` (with partial pivoting below ``min_size``, in symmetric mode from it).
+    ``factorize`` raises RuntimeError on an exactly singular matrix, as
+    ``scipy.sparse.linalg.splu`` does. ``ordering`` names the last one used.
+
+    From ``min_size`` unknowns, whether the ordering sees the matrix's stored zeros is decided
+    on the first matrix of a pattern that has some, by the predicted fill of each pattern
+    (module docstring, "Stored zeros"), and later matrices of the same pattern follow that
+    choice. ``keep_zeros`` holds it (None before it is decided)."""
 
     def __init__(self, min_size: int | None = None, spd: bool = False) -> None:
         self.min_size = min_size
         self.spd = spd
         self.ordering = "colamd"
+        self.keep_zeros: bool | None = None
+        self._pattern: tuple | None = None    # (indptr, indices) the choice was measured on
+
+    def _same_pattern(self, A) -> bool:
+        if self._pattern is None:
+            return False
+        indptr, indices = self._pattern
+        return (indices is A.indices and indptr is A.indptr) or (
+            indptr.shape == A.indptr.shape and indices.shape == A.indices.shape
+            and np.array_equal(indptr, A.indptr) and np.array_equal(indices, A.indices))
 
     def factorize(self, A) -> SuperLUFactor:
         """The factor of ``A`` (CSC)."""
         n = A.shape[0]
-        A = nonzeros(A)
         small = n < (SYM_MIN if self.min_size is None else self.min_size)
-        if self.spd and small:
-            self.ordering = "mmd_at_plus_a"
-            return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
-                                           diag_pivot_thresh=0.1))
         if small:
+            A = nonzeros(A)
+            if self.spd:
+                self.ordering = "mmd_at_plus_a"
+                return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
+                                               diag_pivot_thresh=0.1))
             self.ordering = "colamd"
             return SuperLUFactor(spla.splu(A, permc_spec="COLAMD"))
         self.ordering = "mmd_at_plus_a"
-        return SuperLUFactor(spla.splu(A, permc_spec="MMD_AT_PLUS_A",
-                                       diag_pivot_thresh=DIAG_PIVOT,
-                                       options={"SymmetricMode": True}))
+        if not self._same_pattern(A):
+            self._pattern, self.keep_zeros = (A.indptr, A.indices), None
+        Anz = A if self.keep_zeros else nonzeros(A)
+        if Anz is A:                    # no stored zeros, or their choice is to keep them
+            return SuperLUFactor(_symmetric_lu(A))
+        if self.keep_zeros is False:
+            return SuperLUFactor(_symmetric_lu(Anz))
+        whole, nz = _predicted_fill(A), _predicted_fill(Anz)
+        self.keep_zeros = whole is not None and whole < nz
+        return SuperLUFactor(_symmetric_lu(A if self.keep_zeros else Anz))
+
+
+def _predicted_fill(A) -> int | None:
+    """Entries of the Cholesky factor of the pattern of ``A + A^T`` (stored zeros counted)
+    after AMD: CHOLMOD's symbolic analysis and the column counts, no numeric factorisation
+    (module docstring, "Stored zeros"); None without scikit-sparse."""
+    if importlib.util.find_spec("sksparse") is None:
+        return None
+    from .cholmod_spd import cholmod, column_counts
+    P = sp.csc_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    P = (P + P.T).tocsc()                 # entries of 1 or 2: nothing cancels
+    f = cholmod.analyze(P, mode="simplicial", ordering_method="amd")
+    return int(column_counts(P, f.P()).sum())
+
+
+def _symmetric_lu(A):
+    """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring)."""
+    return spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=DIAG_PIVOT,
+                     options={"SymmetricMode": True})
 
 
 def lu_backend(name: str, spd: bool = False) -> Factorization:

@@ -66,15 +66,15 @@ def read_matrices(mass, stiffness=None, *, nodes=None, interface=None,
 
     Parameters
     ----------
-    mass : path or array
+    mass : str, os.PathLike or array
         ``.mtx``, ``.npy`` or ``.npz`` file of M, or an ``.npz`` holding ``M`` and ``K`` (then
         leave ``stiffness`` out), or an array / sparse matrix.
-    stiffness : path or array, optional
+    stiffness : str, os.PathLike or array, optional
         K, as ``mass``.
-    nodes : path or array, optional
+    nodes : str, os.PathLike or array, optional
         Node coordinates (n_nodes, 2) or (n_nodes, 3) [m] (``.npy``, ``.txt``/``.csv`` read
         with ``numpy.loadtxt``), or from the archive's ``nodes``.
-    interface : path or sequence of int, optional
+    interface : str, os.PathLike or sequence of int, optional
         The interface DOFs (0-based), or from the archive's ``interface``; default none.
     dofs_per_node : int, optional
         DOFs per node (default: n / n_nodes when nodes are given, else 1).

@@ -87,7 +87,7 @@ def read_mbdyn(path: str | os.PathLike) -> MBDynFEM:
 
     Parameters
     ----------
-    path : str or path
+    path : str or os.PathLike
         The ``.fem`` file.
 
     Returns
@@ -220,20 +220,20 @@ def write_mbdyn(path: str | os.PathLike, nodes, shapes, M, K, *, lumped=None, in
 
     Parameters
     ----------
-    path : str or path
+    path : str or os.PathLike
         The file to write (``.fem`` by MBDyn's habit).
-    nodes : array (n, 3)
-        Node coordinates [m] in the frame of the modal node.
-    shapes : array (6 n, N)
-        Mode shapes, node-major ``(x, y, z, rx, ry, rz)`` per node [m, rad].
-    M, K : array (N, N)
-        Modal mass and stiffness.
-    lumped : array (n, 6), optional
-        Record 11, the lumped mass diagonal per node [kg, kg m^2].
+    nodes : ndarray
+        Node coordinates, shape (n, 3) [m], in the frame of the modal node.
+    shapes : ndarray
+        Mode shapes, shape (6 n, N), node-major ``(x, y, z, rx, ry, rz)`` per node [m, rad].
+    M, K : ndarray
+        Modal mass and stiffness, shape (N, N).
+    lumped : ndarray, optional
+        Record 11, shape (n, 6): the lumped mass diagonal per node [kg, kg m^2].
     inertia : (m, x_cg, J_cg), optional
         Record 12: mass [kg], centre of mass (3,) [m], inertia about it (3, 3) [kg m^2].
-    damping : array (N, N), optional
-        Record 13.
+    damping : ndarray, optional
+        Record 13, shape (N, N).
     labels : sequence, optional
         Record 2, the node labels (default 1 .. n).
 

@@ -306,7 +306,7 @@ class ModalBody3D:
 
         Parameters
         ----------
-        path : str or path
+        path : str or os.PathLike
             The ``.fem`` file.
         n_modes : int, optional
             Keep the first ``n_modes`` modes of the file (default all).

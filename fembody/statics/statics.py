@@ -48,6 +48,8 @@ log = logging.getLogger("fembody")
 #: first refused at about half its load steps); one with applied moments or follower loads is
 #: not, and the check decides as before
 ASYMMETRY = 1e-2
+# entries of K compared with their transposes at a time (see _Equilibrium.proves_stable)
+ASYMMETRY_SLICE = 1 << 20
 
 
 class _Equilibrium:
@@ -194,8 +196,14 @@ class _Equilibrium:
         if tpos is False:
             return False
         K = np.asarray(K)
-        scale = float(np.abs(K[s.diag_pos]).max())
-        return bool(np.max(np.abs(K - K[tpos])) <= ASYMMETRY * UNSTABLE * scale)
+        bound = ASYMMETRY * UNSTABLE * float(np.abs(K[s.diag_pos]).max())
+        # in slices: the temporaries of K - K^T over the whole pattern were three arrays of
+        # nnz values (0.7 GB at a 1e6-DOF spatial grid) beside the Newton solver's factor
+        step = ASYMMETRY_SLICE
+        for a in range(0, K.shape[0], step):
+            if not np.max(np.abs(K[a:a + step] - K[tpos[a:a + step]])) <= bound:   # (NaN)
+                return False
+        return True
 
     def reactions(self, r: np.ndarray) -> np.ndarray:
         R = np.zeros_like(r)

@@ -365,7 +365,7 @@ def sweep(build_model: Callable, params, run: str | Callable = "simulate", *,
     metrics : callable, dict of callables or None, default None
         ``metrics(result, built) -> dict`` of named numbers (or lists), or a dict of
         ``name: f(result, built)``.
-    out : str or path, default "sweep"
+    out : str or os.PathLike, default "sweep"
         The study's folder (``cases/*.json``, ``results/*.npz``, ``table.csv``,
         ``study.json``).
     options : dict, optional

