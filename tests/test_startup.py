@@ -493,3 +493,42 @@ def test_generated_pythran_module_is_the_kernels_code():
     name = sparse_kernels.csc_matvec.export_name
     got = env[name](30, A.indptr, A.indices, A.data, x)
     assert np.allclose(got, A @ x, rtol=1e-14, atol=1e-14)
+
+
+def test_build_cache_serves_an_unchanged_module_and_misses_a_changed_one(tmp_path,
+                                                                         monkeypatch):
+    """A fresh checkout's build copies an unchanged module's extension from the machine's
+    cache without running pythran; a different compiler (or module text, numpy, ABI) is a
+    different key, so it compiles. pythran's run is replaced by one that writes a marker, so
+    the test needs no compiler."""
+    pytest.importorskip("pythran")
+    import importlib.machinery
+    import subprocess
+    bk = _build_tool()
+    runs = []
+
+    def fake_run(cmd, **kw):
+        if cmd[:3] == [sys.executable, "-m", "pythran.run"]:
+            runs.append(cmd)
+            Path(cmd[cmd.index("-o") + 1]).write_bytes(b"built %d" % len(runs))
+            return subprocess.CompletedProcess(cmd, 0, "", "")
+        return subprocess.CompletedProcess(cmd, 0, "g++ (fake) 1.0\n", "")
+    monkeypatch.setattr(bk.subprocess, "run", fake_run)
+    cache = tmp_path / "cache"
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    name = bk.ext_name("fembody.sparse_kernels")
+    outs = [tmp_path / f"clone{i}" for i in range(3)]
+    for o in outs:
+        o.mkdir()
+    monkeypatch.setattr(bk, "ROOT", tmp_path)       # this tree's fembody/_ext does not serve
+    assert bk.compile_one("fembody.sparse_kernels", outs[0], None, ["-O2"], cache)[2] \
+        .endswith(" s")
+    assert len(runs) == 1
+    assert bk.compile_one("fembody.sparse_kernels", outs[1], None, ["-O2"], cache)[2] \
+        == "from the cache"
+    assert len(runs) == 1 and (outs[1] / f"{name}{suffix}").read_bytes() == b"built 1"
+    assert (outs[1] / f"{name}.sha1").read_text() == (outs[0] / f"{name}.sha1").read_text()
+    monkeypatch.setattr(bk, "_compiler", lambda: "g++ (another) 2.0")
+    assert bk.compile_one("fembody.sparse_kernels", outs[2], None, ["-O2"], cache)[2] \
+        .endswith(" s")
+    assert len(runs) == 2 and (outs[2] / f"{name}{suffix}").read_bytes() == b"built 2"

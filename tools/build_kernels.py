@@ -12,7 +12,8 @@ C-contiguous array). An export is named after the kernel's digest (``Kernel.expo
 a kernel edited after the build is not served by a stale extension. What a kernel may use is
 the subset described in ``fembody/elements/kernels.py``.
 
-    python tools/build_kernels.py [--jobs N] [--out DIR] [--keep DIR] [--require] [MODULE ...]
+    python tools/build_kernels.py [--jobs N] [--out DIR] [--keep DIR] [--cache DIR | --no-cache]
+                                  [--require] [MODULE ...]
 
 Needs pythran and a C++ compiler (at build time only: the wheel carries the extensions).
 """
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import types
 from concurrent.futures import ThreadPoolExecutor
@@ -111,8 +113,8 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-#: ``math`` functions pythran lacks -> numpy's (the same value on a float, in numba too)
-_MATH_TO_NUMPY = {"isfinite": "isfinite"}
+#: ``math`` names pythran lacks -> numpy's (the same value on a float, in numba too)
+_MATH_TO_NUMPY = {"isfinite": "isfinite", "nan": "nan", "inf": "inf"}
 
 
 class _MathToNumpy(ast.NodeTransformer):
@@ -333,11 +335,16 @@ def ext_name(module: str) -> str:
 
 
 def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
-                cxxflags: list[str]) -> tuple[str, int, float]:
-    """Compile ``module``'s extension into ``out`` (seconds spent: 0 when up to date). An
+                cxxflags: list[str], cache: pathlib.Path | None = None
+                ) -> tuple[str, int, str]:
+    """Compile ``module``'s extension into ``out``; returns the module, its number of kernels
+    and what was done ("up to date", "from the cache", or the seconds compiling). An
     extension is up to date when its ``.sha1`` file holds the digest of the generated source,
     pythran's version and the flags: in ``out`` it is kept, in the source tree's
-    ``fembody/_ext`` (a wheel built after ``make setup``) it is copied."""
+    ``fembody/_ext`` (a wheel built after ``make setup``) it is copied. ``cache``: a directory
+    shared by the checkouts of this machine (like ccache's), keyed by that digest, the Python
+    ABI, numpy's version and the compiler's: a fresh clone of an unchanged module copies its
+    extension from there instead of compiling it again (None: no cache)."""
     import hashlib
 
     import pythran
@@ -354,6 +361,9 @@ def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
     name = ext_name(module)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     digest = hashlib.sha1(repr((src, pythran.__version__, cxxflags)).encode()).hexdigest()
+    # the shared cache's key adds what an extension's machine code also depends on
+    cached = None if cache is None else cache / hashlib.sha1(repr(
+        (digest, suffix, np.__version__, _compiler())).encode()).hexdigest()
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         (keep / f"{name}.py").write_text(src)
@@ -363,7 +373,12 @@ def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
             if have != out:
                 shutil.copy2(so, out / so.name)
                 shutil.copy2(sha, out / sha.name)
-            return module, n, 0.0
+            if cached is not None and not (cached / "ext.so").exists():
+                _store(so, cached)
+            return module, n, "up to date"
+    if cached is not None and (cached / "ext.so").exists():
+        _install(cached / "ext.so", out, name, suffix, digest)
+        return module, n, "from the cache"
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / f"{name}.py"
         path.write_text(src)
@@ -375,11 +390,49 @@ def compile_one(module: str, out: pathlib.Path, keep: pathlib.Path | None,
         if p.returncode:
             raise RuntimeError(f"pythran failed on {module} (generated source kept with "
                                f"--keep DIR):\n{p.stdout}\n{p.stderr[-6000:]}")
-        for old in out.glob(f"{name}.*"):
-            old.unlink()
-        shutil.copy2(pathlib.Path(tmp) / f"{name}.so", out / f"{name}{suffix}")
-        (out / f"{name}.sha1").write_text(digest + "\n")
-    return module, n, dt
+        built = pathlib.Path(tmp) / f"{name}.so"
+        _install(built, out, name, suffix, digest)
+        if cached is not None:
+            _store(built, cached)
+    return module, n, f"{dt:.1f} s"
+
+
+def _store(so: pathlib.Path, cached: pathlib.Path) -> None:
+    """Extension ``so`` into the cache entry ``cached``, written whole and then renamed (a
+    concurrent reader never sees half of it); a cache that cannot be written is skipped."""
+    try:
+        cached.mkdir(parents=True, exist_ok=True)
+        part = cached / f"ext.so.{os.getpid()}.{threading.get_ident()}"
+        shutil.copy2(so, part)
+        os.replace(part, cached / "ext.so")
+    except OSError as e:
+        print(f"build_kernels: {so.name} not cached ({e})")
+
+
+def _install(so: pathlib.Path, out: pathlib.Path, name: str, suffix: str, digest: str) -> None:
+    """Extension ``so`` into ``out`` as ``name``, with its digest."""
+    for old in out.glob(f"{name}.*"):
+        old.unlink()
+    shutil.copy2(so, out / f"{name}{suffix}")
+    (out / f"{name}.sha1").write_text(digest + "\n")
+
+
+def _compiler() -> str:
+    """The C++ compiler's version line (part of the cache key)."""
+    try:
+        return subprocess.run(["g++", "--version"], capture_output=True,
+                              text=True).stdout.split("\n")[0]
+    except OSError:
+        return "none"
+
+
+def default_cache() -> pathlib.Path:
+    """``$FEMBODY_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/fembody/kernels`` (``~/.cache``)."""
+    env = os.environ.get("FEMBODY_KERNEL_CACHE")
+    if env:
+        return pathlib.Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "fembody" / "kernels"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -391,6 +444,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="where the extensions go (default: fembody/_ext)")
     ap.add_argument("--keep", type=pathlib.Path, default=None,
                     help="also write the generated pythran sources into this directory")
+    ap.add_argument("--cache", type=pathlib.Path, default=default_cache(),
+                    help="extensions built before on this machine, by content (default: "
+                         "$FEMBODY_KERNEL_CACHE or ~/.cache/fembody/kernels)")
+    ap.add_argument("--no-cache", dest="cache", action="store_const", const=None,
+                    help="compile every module that is not up to date in the tree")
     ap.add_argument("--require", action="store_true",
                     help="fail without pythran (a wheel build) instead of leaving it to numba")
     args = ap.parse_args(argv)
@@ -410,9 +468,10 @@ def main(argv: list[str] | None = None) -> int:
     for m in modules:           # imported here: threads importing at once race on fembody's
         importlib.import_module(m)                  # partly initialised packages
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        done = list(pool.map(lambda m: compile_one(m, args.out, args.keep, cxxflags), modules))
-    for m, n, dt in done:
-        print(f"build_kernels: {m}: {n} kernels " + (f"({dt:.1f} s)" if dt else "(up to date)"))
+        done = list(pool.map(lambda m: compile_one(m, args.out, args.keep, cxxflags,
+                                                         args.cache), modules))
+    for m, n, how in done:
+        print(f"build_kernels: {m}: {n} kernels ({how})")
     print(f"build_kernels: {sum(n for _, n, _ in done)} kernels in {len(done)} extensions "
           f"under {args.out} ({time.perf_counter() - t0:.1f} s with {args.jobs} jobs)")
     return 0
