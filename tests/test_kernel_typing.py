@@ -119,12 +119,12 @@ def _joint_kinds():
                              f=rng.normal(size=n), hessian=hess)
 
 
-def _simulate(build, compiled=None, t_end=0.006, **opts):
+def _simulate(build, compiled=None, t_end=0.006, dt=1e-3, **opts):
     import fembody as fb
     model = build()
     model = model[0] if isinstance(model, tuple) else model
     kw = {} if compiled is None else {"compiled": compiled}
-    return fb.simulate(model, t_end=t_end, dt=1e-3, **kw, **opts)
+    return fb.simulate(model, t_end=t_end, dt=dt, **kw, **opts)
 
 
 def _spatial_beams():
@@ -179,6 +179,16 @@ def _beam_contact_pairs():
     tc.test_energy_gaps_and_resultants_equal_the_numpy_path()
 
 
+def _andrews():
+    from tests.dynamics.test_compiled_planar import MODELS
+    return MODELS["andrews"]()
+
+
+def _crank_train():
+    from tests.dynamics.test_compiled_planar import MODELS
+    return MODELS["crank-train"]()
+
+
 def _runs():
     """(name, callable) of the runs whose kernel calls are recorded."""
     mm, tcs = _models()
@@ -203,6 +213,11 @@ def _runs():
                                                             t_end=0.003)),
         ("spacecraft, compiled", lambda: _simulate(tcs.spacecraft, True, t_end=0.003)),
         ("beam contact pairs", _beam_contact_pairs),
+        # the planar families in the compiled step (unit complex space, planar joints of
+        # every kind, springs, drivers)
+        ("Andrews' mechanism, compiled", lambda: _simulate(_andrews, True, t_end=3e-4,
+                                                           dt=1e-4)),
+        ("crank train, compiled", lambda: _simulate(_crank_train, True)),
     ]
 
 

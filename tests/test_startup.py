@@ -441,6 +441,23 @@ def test_lint_refuses_a_literal_shaped_first_return():
     assert bk.generate("fembody.elements.modal.modal3d_numba")[1] == 3
 
 
+def test_lint_refuses_a_literal_shaped_binding_later_unpacked():
+    """The planar joints' linear rows bound ``ph = np.empty((n, 1))`` (and ``B``, ``H``)
+    where the other kinds unpack ``ph, B, H = rows(...)``: in the compiled step's pythran
+    build (one type per name) the other kinds' rows beyond the first were cut off and every
+    planar mechanism's step came back singular (its numba and CPython runs were right). The
+    generator refuses that pattern too."""
+    import ast
+    bk = _build_tool()
+    src = ("def f(n, m, lin):\n    if lin:\n        ph = np.empty((n, 1))\n    else:\n"
+           "        ph, B = rows(n, m)\n    return ph\n")
+    assert bk.lint_first_binding(ast.parse(src).body[0]) == [
+        "f: 'ph' is first bound to an array of literal shape (line 3) and later to another "
+        "array (or unpacked)"]
+    src = src.replace("np.empty((n, 1))", "np.empty((n, m))")
+    assert bk.lint_first_binding(ast.parse(src).body[0]) == []
+
+
 def test_lint_refuses_an_int_first_binding_later_a_float():
     """Under one type per name pythran truncated ``s = 0; s += x[i]`` over 0.5, 0.25, 1.5 to 1
     (measured): the generator refuses that pattern and accepts ``s = 0.0`` and int counters."""

@@ -217,10 +217,10 @@ def lint_first_binding(fn: ast.FunctionDef) -> list[str]:
         if _int_literal(bs[0][1]) and not all(_int_expr(v) for _, v in bs[1:]):
             bad.append(f"{fn.name}: {name!r} is first bound to an int (line {bs[0][0]}) and "
                        f"later to another value (line {[ln for ln, v in bs[1:] if not _int_expr(v)][0]})")
-        elif _literal_shape(bs[0][1]) and any(ast.dump(v) != ast.dump(bs[0][1])
-                                              for _, v in bs[1:] if v is not None):
+        elif _literal_shape(bs[0][1]) and any(v is None or ast.dump(v) != ast.dump(bs[0][1])
+                                              for _, v in bs[1:]):
             bad.append(f"{fn.name}: {name!r} is first bound to an array of literal shape "
-                       f"(line {bs[0][0]}) and later to another array")
+                       f"(line {bs[0][0]}) and later to another array (or unpacked)")
     rets = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value),
                   key=lambda n: n.lineno)
     if len(rets) > 1 and _literal_shape(rets[0].value) and \

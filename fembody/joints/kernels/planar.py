@@ -161,9 +161,13 @@ def step_into(coords, rotation, continuous, pblk, pj_i, pj_f, pj_t, lam, tangent
         gather_rows(coords, rotation, continuous, pj_i[a0:a1, 9:9 + k].copy(),
                     pj_f[a0:a1, 0:k].copy(), mask, x)
         if kind == LINEAR:
-            ph = np.empty((n, 1))
-            B = np.empty((n, 1, k))
-            H = np.zeros((0, 1, k, k))
+            # shapes from variables (m is 1 here; H unread, B constant): a literal would fix
+            # that dimension at compile time in the step's pythran build (one type per
+            # name), and the other kinds' arrays bound to the same names below would be cut
+            # to it (their rows beyond the first, their Hessians)
+            ph = np.empty((n, m))
+            B = np.empty((n, m, k))
+            H = np.zeros((n, m, k, k))
             for e in range(n):
                 E = a0 + e
                 s = 0.0
