@@ -450,3 +450,30 @@ def test_a_resumed_banded_run_continues_bit_for_bit(tmp_path):
     assert res.stats["n_compiled_fallbacks"] == 0
     assert np.array_equal(full.q, res.q) and np.array_equal(full.lam, res.lam)
     assert res.stats["n_factor"] == full.stats["n_factor"]
+
+
+@pytest.mark.parametrize("name", ["chain-100", "tree-40"])
+def test_band_assembled_step_of_large_mechanisms_matches_the_python_path(name):
+    """A 100-link chain (1100 unknowns) and a branched tree of 40 bars (a trunk of 10, two
+    arms of 15: 440 unknowns), every step compiled and assembled in the band, full Newton,
+    against the Python path (fembody's sparse saddle-point solver): every counter equal, q
+    to 1e-12 relative, v, a and lam to 1e-12 or twice what the Python path's own switch to
+    its dense LU changes (the bound of tests/dynamics/test_compiled_step.py: the two paths
+    differ only in the order of summation and the LU)."""
+    fn = {"chain-100": lambda: mm.chain(n=100)[0], "tree-40": lambda: branched(10, 2, 15)}[name]
+    s = fn().compile()
+    n = s.n_free + s.n_con
+    assert n == {"chain-100": 1100, "tree-40": 440}[name] and compiled_step.why_not(s) == ""
+    assert compiled_step.factor_arrays(s)[1].shape[0] == 3 * n + 2
+    opts = dict(t_end=0.01, dt=1e-3, tol=1e-10)
+    py, cc = run_both(fn, **opts)
+    dense = fb.simulate(fn(), compiled=False, linear_solver="dense", **opts)
+    assert cc.stats["n_compiled_steps"] == cc.stats["n_steps"] == 10
+    assert cc.stats["n_compiled_fallbacks"] == 0
+    for k in COUNTERS:
+        assert py.stats[k] == cc.stats[k], k
+    np.testing.assert_array_equal(py.iterations, cc.iterations)
+    assert rel(py.q, cc.q) <= 1e-12
+    for f in ("v", "lam", "a"):
+        own = rel(getattr(py, f), getattr(dense, f))
+        assert rel(getattr(py, f), getattr(cc, f)) <= max(1e-12, 2.0 * own), f
