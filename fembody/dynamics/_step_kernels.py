@@ -5,9 +5,10 @@ Why: a heavy top's step is a few hundred floating-point operations per Newton it
 the Python path makes about a hundred small calls per step (evaluate, assemble, factorise,
 solve, update, convergence tests); their overhead, not the arithmetic, is the cost. For
 Systems whose every block has a compiled form (:mod:`fembody.dynamics.compiled_step` decides,
-from what the blocks declare) and whose saddle matrix is small enough (a few hundred
-unknowns, factorised by a dense LU or, for a mechanism whose ordered matrix is banded, a
-chain or a tree of few branches, a banded one: :func:`factor`), this kernel runs the
+from what the blocks declare) and whose saddle matrix is small enough (factorised by a
+dense LU or, for a mechanism whose ordered matrix is banded, a chain or a tree of few
+branches, a banded one, then assembled directly in band storage: :func:`factor`,
+:func:`_add`), this kernel runs the
 predictor and the Newton loop of
 :meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
@@ -271,7 +272,7 @@ def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no c
                     K[i, 3 + a, b] -= t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add(X, pos, kl, i, j, x):  # pragma: no cover - jitted
     """``X[i, j] += x`` for the iteration matrix's entry ``(i, j)`` (free DOFs first, then
     the constraint rows): dense ``X (n, n)`` when ``pos`` is empty, else the band storage of
@@ -456,14 +457,18 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                 fi = fidx[di]
                 if not tangent or fi < 0:
                     continue
+                # (the band's row and column offset of this row, or the dense row: the
+                # addressing of _add written out in the loops that write most)
+                ri, o = (pos[fi], kl - pos[fi]) if band else (fi, 0)
                 for j in range(6):
                     dj = sp_dofs[e, j]
                     if dj < 0:
                         continue
                     fj = fidx[dj]
                     if fj >= 0:
-                        _add(Kt, pos, kl, fi, fj, Ks[e, i, j])
-                        _add(Ct, pos, kl, fi, fj, Cs[e, i, j])
+                        cj = pos[fj] + o if band else fj
+                        Kt[ri, cj] += Ks[e, i, j]
+                        Ct[ri, cj] += Cs[e, i, j]
     # rigid bodies: masses, inertial forces and tangents, weights with their load stiffness
     nb = rb_m.shape[0]
     if nb:
@@ -486,15 +491,17 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                 fi = fidx[di]
                 if not tangent or fi < 0:
                     continue
+                ri, o = (pos[fi], kl - pos[fi]) if band else (fi, 0)
                 for j in range(6):
                     fj = fidx[rb_dofs[k, j]]
                     if fj < 0:
                         continue
-                    _add(Mt, pos, kl, fi, fj, Me[k, i, j])
-                    _add(Kt, pos, kl, fi, fj, Ke[k, i, j])
-                    _add(Ct, pos, kl, fi, fj, Ce[k, i, j])
+                    cj = pos[fj] + o if band else fj
+                    Mt[ri, cj] += Me[k, i, j]
+                    Kt[ri, cj] += Ke[k, i, j]
+                    Ct[ri, cj] += Ce[k, i, j]
                     if weighed:
-                        _add(Kt, pos, kl, fi, fj, -dK[k, i, j])
+                        Kt[ri, cj] -= dK[k, i, j]
     # spatial modal bodies: their family's kernel (fembody.elements.modal.modal3d_numba)
     if md_i.shape[0]:
         xm, Rm = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
@@ -527,23 +534,33 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                     row = j_rows[E, i]
                     phi[row] = ph[e, i]
                     li = lam1[row]
+                    pr = pos[nf + row] if band else nf + row
                     for j in range(12):
                         dj = j_dofs[E, j]
                         if dj < 0:
                             continue
                         fc[dj] += B[e, i, j] * li
                         fj = fidx[dj]
-                        if tangent and fj >= 0:
-                            _add(A, pos, kl, nf + row, fj, B[e, i, j])
-                            _add(A, pos, kl, fj, nf + row, B[e, i, j])
-                        if want and fj >= 0:
+                        if fj < 0:
+                            continue
+                        # (the addressing of _add written out: the loops that write most)
+                        pj = pos[fj] if band else fj
+                        if tangent:
+                            if band:
+                                A[pr, pj - pr + kl] += B[e, i, j]
+                                A[pj, pr - pj + kl] += B[e, i, j]
+                            else:
+                                A[pr, pj] += B[e, i, j]
+                                A[pj, pr] += B[e, i, j]
+                        if want:
+                            o = kl - pj if band else 0
                             for l in range(12):
                                 dl = j_dofs[E, l]
                                 if dl < 0:
                                     continue
                                 fl = fidx[dl]
                                 if fl >= 0:
-                                    _add(Kt, pos, kl, fj, fl, li * H[e, i, j, l])
+                                    Kt[pj, (pos[fl] + o) if band else fl] += li * H[e, i, j, l]
     # ModalPins, packed with the modal bodies (modal-31: modal3d_numba.pins_into)
     if md_i.shape[0] and md_i.shape[1] > 3:
         xr, Rr = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
