@@ -10,7 +10,8 @@ them, so both integrate the same mechanism from the same state.
   about its axis plus the slow steady precession rate about the vertical;
 - ``chain``: 20 bars (0.1 m, 0.1 kg, 10 x 10 mm) in a line along x, the first hinged to the
   ground, Revolute joints whose axes alternate between y and z, released under gravity -z: a
-  spatial chain (fembody/examples/spatial_chain.py); ``chain-50``: the same with 50 bars;
+  spatial chain (fembody/examples/spatial_chain.py); ``chain-50``, ``chain-100``: the same
+  with 50 and 100 bars;
 - ``andrews``: Andrews' squeezer (fembody/examples/andrews_squeezer.py), planar.
 
 ``CHECK[name]`` says which body's centre of mass (spatial) or which body's angle (planar) each
@@ -26,7 +27,7 @@ import fembody as fb
 
 #: (t_end [s], h [s]) of each benchmark run
 RUNS = {"slider-crank": (0.5, 1e-3), "heavy-top": (0.5, 1e-3), "chain": (0.5, 1e-3),
-        "chain-50": (0.5, 1e-3), "andrews": (0.03, 2e-5)}
+        "chain-50": (0.5, 1e-3), "chain-100": (0.5, 1e-3), "andrews": (0.03, 2e-5)}
 
 
 def slider_crank():
@@ -64,7 +65,8 @@ def andrews():
 
 
 MODELS = {"slider-crank": slider_crank, "heavy-top": heavy_top, "chain": chain,
-          "chain-50": lambda: chain(n=50), "andrews": andrews}
+          "chain-50": lambda: chain(n=50), "chain-100": lambda: chain(n=100),
+          "andrews": andrews}
 
 
 def com_of(result, body) -> list[float]:

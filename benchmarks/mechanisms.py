@@ -15,7 +15,7 @@ over the faster of the two. The check column is the centre of mass of one body a
 
     python benchmarks/mechanisms.py [--repeat 3] [--cases slider-crank,heavy-top,chain,andrews]
                                     [--exudyn-path DIR] [--ref-path OTHER_TREE] [--name NAME]
-                                    [--t-end T]
+                                    [--t-end T] [--exudyn-solvers dense,sparse]
 
 ``--ref-path``: another fembody source tree (e.g. the commit before a change, with its kernels
 built) timed in the same rounds ("ref" rows), so before and after share the load. Saves
@@ -91,6 +91,9 @@ def main() -> None:
     ap.add_argument("--name", default="mechanisms", help="results/<name>.json")
     ap.add_argument("--t-end", type=float, default=None,
                     help="end time [s] of every case (default: mechanism_models.RUNS)")
+    ap.add_argument("--exudyn-solvers", default="dense,sparse",
+                    help="Exudyn's solvers to run (its dense LU of a 100-link chain, 1100 "
+                         "unknowns, takes minutes: 'sparse' alone there)")
     ap.add_argument("--one", nargs=2, metavar=("CASE", "NEWTON"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
@@ -112,7 +115,7 @@ def main() -> None:
                     runs.setdefault((case, nw, tag), []).append(
                         child([sys.executable, me, "--one", case, nw, *t_arg], tree))
                 if have_exu:
-                    for solver in ("dense", "sparse"):
+                    for solver in a.exudyn_solvers.split(","):
                         runs.setdefault((case, nw, f"exudyn-{solver}"), []).append(child(
                             [sys.executable, exu_script, case, "--newton", nw, "--solver",
                              solver, *t_arg], f"{a.exudyn_path}{os.pathsep}{a.fembody_path}"))

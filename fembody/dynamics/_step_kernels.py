@@ -5,9 +5,10 @@ Why: a heavy top's step is a few hundred floating-point operations per Newton it
 the Python path makes about a hundred small calls per step (evaluate, assemble, factorise,
 solve, update, convergence tests); their overhead, not the arithmetic, is the cost. For
 Systems whose every block has a compiled form (:mod:`fembody.dynamics.compiled_step` decides,
-from what the blocks declare) and whose saddle matrix is small enough (a few hundred
-unknowns, factorised by a dense LU or, for a mechanism whose ordered matrix is banded, a
-chain or a tree of few branches, a banded one: :func:`factor`), this kernel runs the
+from what the blocks declare) and whose saddle matrix is small enough (factorised by a
+dense LU or, for a mechanism whose ordered matrix is banded, a chain or a tree of few
+branches, a banded one, then assembled directly in band storage: :func:`factor`,
+:func:`_add`), this kernel runs the
 predictor and the Newton loop of
 :meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step` (Lie-group form) with the
 tests of :func:`fembody.dynamics.newton.newton` (full and modified Newton) itself, calling
@@ -271,8 +272,28 @@ def spring_forces(x, v, DX, k, c, l0, damped, tangent, f, K, C):  # pragma: no c
                     K[i, 3 + a, b] -= t
 
 
+@njit(cache=True, inline="always")
+def _add(X, pos, kl, i, j, x):  # pragma: no cover - jitted
+    """``X[i, j] += x`` for the iteration matrix's entry ``(i, j)`` (free DOFs first, then
+    the constraint rows): dense ``X (n, n)`` when ``pos`` is empty, else the band storage of
+    the ordered matrix, row ``pos[i]`` holding the columns ``pos[i] - kl ..`` (entry at
+    ``X[pos[i], pos[j] - pos[i] + kl]``, the layout of :func:`band_factor`); the ordering's
+    band holds every entry the step writes (:func:`fembody.dynamics.compiled_step.band_ordering`)."""
+    if pos.shape[0] == 0:
+        X[i, j] += x
+    else:
+        pi = pos[i]
+        X[pi, pos[j] - pi + kl] += x
+
+
 @njit(cache=True)
 def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover - jitted
+    """:func:`_turning_at` into a dense ``Kt``."""
+    _turning_at(R, tl_i, tl_val, fidx, tangent, fext, Kt, np.zeros(0, dtype=np.int64), 0)
+
+
+@njit(cache=True)
+def _turning_at(R, tl_i, tl_val, fidx, tangent, fext, Kt, pos, kl):  # pragma: no cover
     """Spatial turning loads (:class:`fembody.turning.TurningLoads`, its ``_spatial`` is the
     reference) into ``fext`` and, with ``tangent``, their load stiffness ``-df/dq`` into the
     free-DOF ``Kt``: a follower force ``F`` (node axes) is ``R F`` on the translations with
@@ -280,7 +301,7 @@ def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover 
     with ``-df/dTheta = -hat(R^T M)``. ``tl_i (n, 8)``: node, 1 for a force (0: a moment),
     the node's six DOFs; ``tl_val (n, 3)`` the values at the step's time; ``R (n, 3, 3)``
     the nodes' rotations. Rows of planar follower forces (2 in ``tl_i[:, 1]``) are
-    :func:`planar_turning_into`'s."""
+    :func:`planar_turning_into`'s. ``Kt`` dense or banded (``pos``, ``kl``: :func:`_add`)."""
     for e in range(tl_i.shape[0]):
         if tl_i[e, 1] == 2:
             continue
@@ -307,7 +328,7 @@ def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover 
                     continue
                 if force:                   # (R hat(F))_ij, hat(F) e_j = F x e_j
                     k1, k2 = (j + 1) % 3, (j + 2) % 3
-                    Kt[fi, fj] += R[e, i, k1] * v[k2] - R[e, i, k2] * v[k1]
+                    _add(Kt, pos, kl, fi, fj, R[e, i, k1] * v[k2] - R[e, i, k2] * v[k1])
                 else:                       # -hat(x)_ij
                     k1, k2 = (i + 1) % 3, (i + 2) % 3
                     h = 0.0
@@ -315,17 +336,26 @@ def turning_into(R, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover 
                         h = -x[k2]
                     elif j == k2:
                         h = x[k1]
-                    Kt[fi, fj] -= h
+                    _add(Kt, pos, kl, fi, fj, -h)
 
 
 @njit(cache=True)
 def planar_turning_into(coords, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragma: no cover
+    """:func:`_planar_turning_at` into a dense ``Kt``."""
+    _planar_turning_at(coords, tl_i, tl_val, fidx, tangent, fext, Kt,
+                       np.zeros(0, dtype=np.int64), 0)
+
+
+@njit(cache=True)
+def _planar_turning_at(coords, tl_i, tl_val, fidx, tangent, fext, Kt, pos,
+                       kl):  # pragma: no cover - jitted
     """Planar follower forces (:class:`fembody.model.loads.FollowerForces`, its ``forces``
     is the reference) into ``fext`` and, with ``tangent``, their load stiffness ``-df/dq``
     into the free-DOF ``Kt``: ``f = R(theta) F`` on x, y with ``-df/dtheta = ((R F)_y, -(R
     F)_x)``, ``theta`` the node's rotation among the coordinates ``coords (nv,)``. The rows
     with 2 in ``tl_i[:, 1]`` (the others are :func:`turning_into`'s), their x, y, rz DOFs in
-    ``tl_i[:, 2:5]``; ``tl_val[:, :2]`` the forces at the step's time in the node's axes."""
+    ``tl_i[:, 2:5]``; ``tl_val[:, :2]`` the forces at the step's time in the node's axes.
+    ``Kt`` dense or banded (``pos``, ``kl``: :func:`_add`)."""
     for e in range(tl_i.shape[0]):
         if tl_i[e, 1] != 2:
             continue
@@ -340,9 +370,9 @@ def planar_turning_into(coords, tl_i, tl_val, fidx, tangent, fext, Kt):  # pragm
             continue
         fx, fy = fidx[tl_i[e, 2]], fidx[tl_i[e, 3]]
         if fx >= 0:
-            Kt[fx, fr] += ry
+            _add(Kt, pos, kl, fx, fr, ry)
         if fy >= 0:
-            Kt[fy, fr] += -rx
+            _add(Kt, pos, kl, fy, fr, -rx)
 
 
 @njit(cache=True)
@@ -351,13 +381,20 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
               Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
               j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f, tl_i,
               tl_val, free, fidx, groups, Tinv, r, phi, fc, A, plane, lin_q, lin_v, cplx,
-              rotation, continuous):  # pragma: no cover - jitted
+              rotation, continuous, pos, kl):  # pragma: no cover - jitted
     """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
     (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
     iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
     kernels compute them. ``plane``: the planar families' arrays (:func:`step`), read at
     the coordinates of every velocity DOF the space's maps (``lin_q``, ``lin_v``,
-    ``cplx``, ``rotation``, ``continuous``) give."""
+    ``cplx``, ``rotation``, ``continuous``) give.
+
+    ``pos`` empty: ``A (n, n)`` dense and the free-DOF tangents ``(nf, nf)``; else ``A``
+    and the tangents are the band storage of the ordered matrix (:func:`_add`: ``pos`` the
+    position of each unknown, ``kl`` the sub-diagonals) and ``Mc`` lists the constant mass
+    matrix's entries as rows ``(i, j, value)`` on the free DOFs; the planar families and the
+    modal bodies write dense arrays only (the plan never bands them:
+    :func:`fembody.dynamics.compiled_step.factor_arrays`)."""
     nd = fconst.shape[0]
     nf = free.shape[0]
     nc = phi.shape[0]
@@ -367,20 +404,32 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
     fc[:] = 0.0
     if tangent:
         A[:, :] = 0.0
-    # (the free-DOF matrices only with a tangent: every write to them is guarded by it)
+    # (the free-DOF matrices only with a tangent: every write to them is guarded by it;
+    # banded, shaped as A: the band holds the free DOFs' and the constraint rows' entries)
+    band = pos.shape[0] > 0
     nt = nf if tangent else 0
-    Kt = np.zeros((nt, nt))
-    Ct = np.zeros((nt, nt))
-    Mt = np.zeros((nt, nt))
+    nw = nt
+    if band and tangent:
+        nt, nw = A.shape[0], A.shape[1]
+    Kt = np.zeros((nt, nw))
+    Ct = np.zeros((nt, nw))
+    Mt = np.zeros((nt, nw))
     # constant masses (point masses): M a on the free DOFs
-    for i in range(nf):
-        s = 0.0
-        for j in range(nf):
-            s += Mc[i, j] * qdd1[free[j]]
-        fin[free[i]] = s
-        if tangent:
+    if band:
+        for k in range(Mc.shape[0]):
+            i, j = int(Mc[k, 0]), int(Mc[k, 1])
+            fin[free[i]] += Mc[k, 2] * qdd1[free[j]]
+            if tangent:
+                _add(Mt, pos, kl, i, j, Mc[k, 2])
+    else:
+        for i in range(nf):
+            s = 0.0
             for j in range(nf):
-                Mt[i, j] = Mc[i, j]
+                s += Mc[i, j] * qdd1[free[j]]
+            fin[free[i]] = s
+            if tangent:
+                for j in range(nf):
+                    Mt[i, j] = Mc[i, j]
     # springs: internal forces and their tangents
     ns = sp_dofs.shape[0]
     if ns:
@@ -408,14 +457,18 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                 fi = fidx[di]
                 if not tangent or fi < 0:
                     continue
+                # (the band's row and column offset of this row, or the dense row: the
+                # addressing of _add written out in the loops that write most)
+                ri, o = (pos[fi], kl - pos[fi]) if band else (fi, 0)
                 for j in range(6):
                     dj = sp_dofs[e, j]
                     if dj < 0:
                         continue
                     fj = fidx[dj]
                     if fj >= 0:
-                        Kt[fi, fj] += Ks[e, i, j]
-                        Ct[fi, fj] += Cs[e, i, j]
+                        cj = pos[fj] + o if band else fj
+                        Kt[ri, cj] += Ks[e, i, j]
+                        Ct[ri, cj] += Cs[e, i, j]
     # rigid bodies: masses, inertial forces and tangents, weights with their load stiffness
     nb = rb_m.shape[0]
     if nb:
@@ -438,15 +491,17 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                 fi = fidx[di]
                 if not tangent or fi < 0:
                     continue
+                ri, o = (pos[fi], kl - pos[fi]) if band else (fi, 0)
                 for j in range(6):
                     fj = fidx[rb_dofs[k, j]]
                     if fj < 0:
                         continue
-                    Mt[fi, fj] += Me[k, i, j]
-                    Kt[fi, fj] += Ke[k, i, j]
-                    Ct[fi, fj] += Ce[k, i, j]
+                    cj = pos[fj] + o if band else fj
+                    Mt[ri, cj] += Me[k, i, j]
+                    Kt[ri, cj] += Ke[k, i, j]
+                    Ct[ri, cj] += Ce[k, i, j]
                     if weighed:
-                        Kt[fi, fj] -= dK[k, i, j]
+                        Kt[ri, cj] -= dK[k, i, j]
     # spatial modal bodies: their family's kernel (fembody.elements.modal.modal3d_numba)
     if md_i.shape[0]:
         xm, Rm = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
@@ -455,7 +510,7 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
     # turning loads (spatial global moments, follower forces)
     if tl_i.shape[0]:
         xt, Rt = node_poses(q1, node_q, node_X, node_rot, quat, tl_i[:, 0].copy())
-        turning_into(Rt, tl_i, tl_val, fidx, tangent, fext, Kt)
+        _turning_at(Rt, tl_i, tl_val, fidx, tangent, fext, Kt, pos, kl)
     # joints: phi, B (into A), B^T lam, and sum lam_i H_i into K where B varies
     if j_rows.shape[0]:
         xj, Rj = node_poses(q1, node_q, node_X, node_rot, quat, j_nodes)
@@ -479,23 +534,33 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                     row = j_rows[E, i]
                     phi[row] = ph[e, i]
                     li = lam1[row]
+                    pr = pos[nf + row] if band else nf + row
                     for j in range(12):
                         dj = j_dofs[E, j]
                         if dj < 0:
                             continue
                         fc[dj] += B[e, i, j] * li
                         fj = fidx[dj]
-                        if tangent and fj >= 0:
-                            A[nf + row, fj] += B[e, i, j]
-                            A[fj, nf + row] += B[e, i, j]
-                        if want and fj >= 0:
+                        if fj < 0:
+                            continue
+                        # (the addressing of _add written out: the loops that write most)
+                        pj = pos[fj] if band else fj
+                        if tangent:
+                            if band:
+                                A[pr, pj - pr + kl] += B[e, i, j]
+                                A[pj, pr - pj + kl] += B[e, i, j]
+                            else:
+                                A[pr, pj] += B[e, i, j]
+                                A[pj, pr] += B[e, i, j]
+                        if want:
+                            o = kl - pj if band else 0
                             for l in range(12):
                                 dl = j_dofs[E, l]
                                 if dl < 0:
                                     continue
                                 fl = fidx[dl]
                                 if fl >= 0:
-                                    Kt[fj, fl] += li * H[e, i, j, l]
+                                    Kt[pj, (pos[fl] + o) if band else fl] += li * H[e, i, j, l]
     # ModalPins, packed with the modal bodies (modal-31: modal3d_numba.pins_into)
     if md_i.shape[0] and md_i.shape[1] > 3:
         xr, Rr = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
@@ -507,7 +572,7 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
     if pr_dofs.shape[0] or ps_dofs.shape[0] or pblk.shape[0] or tl_i.shape[0]:
         coords = np.zeros(nd)
         coordinates_into(q1, lin_q, lin_v, cplx, coords)
-        planar_turning_into(coords, tl_i, tl_val, fidx, tangent, fext, Kt)
+        _planar_turning_at(coords, tl_i, tl_val, fidx, tangent, fext, Kt, pos, kl)
         rigid2d_step_into(coords, v1, qdd1, pr_dofs, pr_p, g, weighed, tangent, fidx, fin,
                           fext, Mt, Kt, Ct)
         spring2d_step_into(coords, v1, ps_dofs, ps_p, damped, tangent, fidx, fint, Kt, Ct)
@@ -522,7 +587,9 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
             viol = x
         elif not x <= viol:
             viol = np.nan
-    if tangent:
+    if tangent and band:
+        _combine_band(A, Kt, Ct, Mt, gp, bp, groups, Tinv, pos, kl)
+    elif tangent:
         for i in range(nf):
             for j in range(nf):
                 A[i, j] = Kt[i, j] + gp * Ct[i, j] + bp * Mt[i, j]
@@ -538,6 +605,50 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
                                             + x1 * (Tinv[gi, 1, j] - (1.0 if j == 1 else 0.0))
                                             + x2_ * (Tinv[gi, 2, j] - (1.0 if j == 2 else 0.0)))
     return norm, scale, viol
+
+
+@njit(cache=True)
+def _combine_band(A, Kt, Ct, Mt, gp, bp, groups, Tinv, pos, kl):  # pragma: no cover - jitted
+    """The banded ``A`` (B and B^T written) plus ``S = K + (gp C + bp M) T^-1``, all in the
+    band storage of :func:`_add`: what :func:`_evaluate`'s dense form does entry by entry,
+    with the rotation triplets' columns mixed over the rows the band gives them (a row that
+    meets one column of a triplet meets all three: the ordering's pattern)."""
+    n = A.shape[0]
+    w = A.shape[1]
+    ku = w - 1 - kl
+    for i in range(n):
+        for c in range(w):
+            A[i, c] += Kt[i, c] + gp * Ct[i, c] + bp * Mt[i, c]
+    cs = np.empty(3, dtype=np.int64)
+    for gi in range(groups.shape[0]):
+        for j in range(3):
+            cs[j] = pos[groups[gi, j]]
+        lo = max(0, min(cs[0], min(cs[1], cs[2])) - ku)
+        hi = min(n - 1, max(cs[0], max(cs[1], cs[2])) + kl)
+        for i in range(lo, hi + 1):
+            x0 = 0.0
+            x1 = 0.0
+            x2_ = 0.0
+            inside = True
+            for j in range(3):
+                c = cs[j] - i + kl
+                if c < 0 or c >= w:
+                    inside = False
+                    continue
+                x = bp * Mt[i, c] + gp * Ct[i, c]
+                if j == 0:
+                    x0 = x
+                elif j == 1:
+                    x1 = x
+                else:
+                    x2_ = x
+            if not inside or (x0 == 0.0 and x1 == 0.0 and x2_ == 0.0):
+                # (a row outside one column's band meets none of the three: zeros)
+                continue
+            for j in range(3):
+                A[i, cs[j] - i + kl] += (x0 * (Tinv[gi, 0, j] - (1.0 if j == 0 else 0.0))
+                                         + x1 * (Tinv[gi, 1, j] - (1.0 if j == 1 else 0.0))
+                                         + x2_ * (Tinv[gi, 2, j] - (1.0 if j == 2 else 0.0)))
 
 
 @njit(cache=True)
@@ -592,7 +703,10 @@ def factor(A, LU, piv, nf, b_nnz):  # pragma: no cover - jitted
       ordered matrix is row and column ``perm[i]`` of ``A``) and the band widths ``kl``,
       ``ku`` of the ordered matrix; ``LU (n, 2 kl + ku + 1)``: :func:`band_factor` of
       ``P A P^T``, read from ``A`` inside the band only (the ordering's pattern holds every
-      entry the step's assembly writes).
+      entry the step's assembly writes);
+    - banded and assembled in the band, ``piv (3 n + 2,)``: as the banded layout, then the
+      position of each unknown in the ordered matrix (:func:`_add`'s ``pos``); ``A`` is the
+      band storage ``(n, kl + ku + 1)`` of the ordered matrix, copied into ``LU``.
     """
     n = A.shape[0]
     if piv.shape[0] == n:
@@ -603,6 +717,32 @@ def factor(A, LU, piv, nf, b_nnz):  # pragma: no cover - jitted
         return lu_factor(LU, piv), s
     kl, ku = piv[2 * n], piv[2 * n + 1]
     w = LU.shape[1]
+    if piv.shape[0] == 3 * n + 2:
+        # assembled in the band (A (n, kl + ku + 1), :func:`_add`): copied, then scaled
+        wa = A.shape[1]
+        sd = 0.0
+        for i in range(nf):
+            sd += abs(A[piv[2 * n + 2 + i], kl])
+        sdiag = sd / nf if nf else np.nan
+        bb = 0.0
+        for i in range(n):
+            ri = piv[n + i] >= nf
+            for c in range(wa):
+                x = A[i, c]
+                LU[i, c] = x
+                j = i + c - kl
+                if ri and j >= 0 and j < n and piv[n + j] < nf:
+                    bb += x * x
+            for c in range(wa, w):
+                LU[i, c] = 0.0
+        brms = math.sqrt(bb / b_nnz) if b_nnz else 1.0
+        s = max(sdiag, 1e-300) / max(brms, 1e-300)
+        for i in range(n):
+            ri = piv[n + i] >= nf
+            for j in range(max(0, i - kl), min(n - 1, i + ku) + 1):
+                if ri != (piv[n + j] >= nf):
+                    LU[i, j - i + kl] *= s
+        return band_factor(LU, kl, ku, piv[:n]), s
     # the scaling of _scale_rows: mean |diag S| over rms(B), B's entries read in the band
     sd = 0.0
     for i in range(nf):
@@ -735,7 +875,15 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     n = nf + nc
     # the iteration matrix is assembled apart from the factors: an evaluation with a fresh
     # tangent that converges is not factorised, and modified Newton's next step reuses LU
-    A = np.empty((n, n))
+    # (assembled in the band when the factors' layout says so: :func:`factor`)
+    band_at = piv.shape[0] == 3 * n + 2
+    kl = 0
+    wa = n
+    if band_at:
+        kl = piv[2 * n]
+        wa = kl + piv[2 * n + 1] + 1
+    pos = piv[2 * n + 2:].copy() if band_at else np.zeros(0, dtype=np.int64)
+    A = np.empty((n, wa))
     rhs = np.empty(n)
     dy = np.empty(nf)
     tangent = not reuse
@@ -752,7 +900,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
                                       j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
                                       sp_p, damped, md_i, md_f, tl_i, tl_val, free, fidx,
                                       groups, Tinv, r, phi, fc, A, plane, lin_q, lin_v, cplx,
-                                      rotation, continuous)
+                                      rotation, continuous, pos, kl)
         counts[0] += 1
         if with_scale:
             scale = sc_new

@@ -23,9 +23,12 @@ The rule, for any model (never a test of one model's shape):
   and adds the additive coordinates, whichever the space holds), no Rayleigh damping; the
   turning loads (follower forces, spatial moments) are read per step like the
   time-dependent loads and turned in the kernel;
-- the saddle matrix is small enough: ``n_free + n_con <= MAX_DENSE`` (a dense LU), or up
-  to ``MAX_UNKNOWNS`` with a dense or banded LU whose cost is at most ``MAX_LU_OPS``
-  (:func:`factor_arrays`, :func:`size_reason`);
+- the saddle matrix is small enough: ``n_free + n_con <= MAX_DENSE`` (a dense LU), or a
+  dense or banded LU whose cost is at most ``MAX_LU_OPS`` (:func:`factor_arrays`,
+  :func:`size_reason`) with its arrays within ``MAX_STEP_BYTES``: a banded LU of a model
+  whose every family writes into band storage (:func:`band_assembled`) is assembled in the
+  band, never as a dense matrix; otherwise the iteration matrix is assembled densely, up
+  to ``MAX_DENSE_ASSEMBLY`` unknowns;
 - per step: the integrator's predictor is the acceleration one, no constraint row is
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
@@ -53,17 +56,26 @@ from ..system.constraints import ConstraintEval
 #: saddle matrices (free DOFs plus constraint rows) up to this size are factorised densely,
 #: without an ordering: the dense LU costs less than a banded one there
 MAX_DENSE = 64
-#: beyond MAX_DENSE, up to MAX_UNKNOWNS unknowns, the compiled step factorises the cheaper of
-#: the dense LU and the banded LU of the ordered matrix (:func:`factor_arrays`), when that
-#: costs at most MAX_LU_OPS multiply-adds (:func:`lu_operations`, the banded ones times
-#: BAND_COST). The step assembles its iteration matrix densely (a cost growing as the square
-#: of the unknowns), which bounds MAX_UNKNOWNS: on spatial chains the compiled step costs
-#: less than the Python path's sparse one at 220 and 275 unknowns, as much or more at 330
-#: and 550 (measured, its arrays then outgrow the caches);
-#: MAX_LU_OPS: a hub with 14 hinged bars (163 unknowns, its dense LU 1.4e6) pays, one with
-#: 24 (273 unknowns, 6.8e6) is even with the Python path
-MAX_UNKNOWNS = 256
+#: beyond MAX_DENSE the compiled step factorises the cheaper of the dense LU and the banded
+#: LU of the ordered matrix (:func:`factor_arrays`), when that costs at most MAX_LU_OPS
+#: multiply-adds (:func:`lu_operations`, the banded ones times BAND_COST): a hub with 14
+#: hinged bars (163 unknowns, its dense LU 1.4e6) pays, one with 24 (273 unknowns, 6.8e6)
+#: is even with the Python path.
 MAX_LU_OPS = 2.0e6
+#: a model one of whose families writes only dense arrays (the planar families, the modal
+#: bodies: :func:`band_assembled`) has its iteration matrix assembled densely (a cost
+#: growing as the square of the unknowns): up to this many unknowns (on spatial chains
+#: assembled densely the compiled step cost less than the Python path's sparse one at 220
+#: and 275 unknowns, as much or more at 330 and 550: its arrays then outgrow the caches)
+MAX_DENSE_ASSEMBLY = 256
+#: the most bytes of the compiled step's matrices (the iteration matrix, the three tangents
+#: it is made of and the factors: :func:`step_bytes`); with band assembly the memory, and
+#: not the number of unknowns, bounds the size
+MAX_STEP_BYTES = 64 * 2 ** 20
+#: above this many unknowns a System is not ordered (:func:`band_ordering` runs in Python,
+#: its time linear in the entries) and the compiled step is not tried: a mechanism of a few
+#: thousand bodies
+MAX_UNKNOWNS = 20000
 #: the banded LU's cost per multiply-add relative to the dense LU's (short rows, index
 #: arithmetic), measured on the saddle matrices of spatial chains of 33 to 550 unknowns
 BAND_COST = 2.0
@@ -78,7 +90,7 @@ def why_not(system) -> str:
     if not hasattr(s.space, "kernel_maps"):
         return f"the {getattr(s.space, 'name', '?')} configuration space"
     if s.n_free + s.n_con > MAX_UNKNOWNS:
-        return size_reason(s)
+        return f"{s.n_free + s.n_con} unknowns (more than {MAX_UNKNOWNS})"
     for b in s.stiffness_blocks:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None
         if form is None or form.get("family") not in ("spring3d", "modal3d", "spring2d"):
@@ -236,30 +248,66 @@ def _choice(s) -> tuple[str, float, int]:
     return ("banded", band, kl + ku) if band < dense else ("dense", dense, kl + ku)
 
 
+#: the families whose compiled form writes its tangents through the band addressing of
+#: :func:`fembody.dynamics._step_kernels._add` (the others write dense arrays)
+_BANDED_FAMILIES = ("rigid3d", "spring3d", "spatial joint")
+
+
+def band_assembled(s) -> bool:
+    """Whether every block of System ``s`` that the compiled step evaluates writes into band
+    storage (:data:`_BANDED_FAMILIES`; constant masses and turning loads do too), so that
+    its banded LU is assembled in the band (:func:`factor_arrays`)."""
+    for blocks in (s.stiffness_blocks, s.nonlinear_inertia, s.joint_blocks):
+        for b in blocks:
+            form = b.compiled_step() if hasattr(b, "compiled_step") else None
+            if form is None or form.get("family") not in _BANDED_FAMILIES:
+                return False
+    return True
+
+
+def step_bytes(n: int, lu: str, kl: int = 0, ku: int = 0, in_band: bool = False) -> int:
+    """Bytes of the compiled step's matrices for ``n`` unknowns: the iteration matrix and
+    the three tangents it is made of (``n x n``, or band storage ``n x (kl + ku + 1)`` when
+    assembled in the band), and the factors (``n x n`` dense, ``n x (2 kl + ku + 1)``
+    banded)."""
+    wa = kl + ku + 1 if in_band else n
+    wf = 2 * kl + ku + 1 if lu == "banded" else n
+    return 8 * n * (4 * wa + wf)
+
+
 def factor_arrays(s) -> tuple[np.ndarray, np.ndarray, str]:
     """The compiled step's factor arrays ``(LU, piv)`` for System ``s``
     (:func:`fembody.dynamics._step_kernels.factor` reads their layout) and the LU's name,
     ``"dense"`` or ``"banded"``: dense up to ``MAX_DENSE`` unknowns, beyond it the one with
     fewer multiply-adds (:func:`lu_operations`; the banded LU of the ordered matrix,
-    :func:`band_ordering`, counted ``BAND_COST`` times). Raises ValueError when the
-    compiled step cannot take the matrix (:func:`size_reason` says why)."""
+    :func:`band_ordering`, counted ``BAND_COST`` times). A banded LU of a System whose
+    families all write into band storage (:func:`band_assembled`) is assembled in the band:
+    its ``piv`` then also holds each unknown's position in the ordered matrix (the layout
+    ``"banded"`` of :func:`fembody.dynamics._step_kernels.factor` with ``3 n + 2`` entries).
+    Raises ValueError when the compiled step cannot take the matrix (:func:`size_reason`
+    says why)."""
     n = s.n_free + s.n_con
     why = size_reason(s)
     if why:
         raise ValueError("compiled step: " + why)
     if n > MAX_DENSE and _choice(s)[0] == "banded":
         perm, kl, ku = band_ordering(s)
-        piv = np.zeros(2 * n + 2, dtype=np.int64)
+        in_band = band_assembled(s)
+        piv = np.zeros(3 * n + 2 if in_band else 2 * n + 2, dtype=np.int64)
         piv[n:2 * n] = perm
         piv[2 * n], piv[2 * n + 1] = kl, ku
+        if in_band:
+            piv[2 * n + 2 + perm] = np.arange(n)
         return np.zeros((n, 2 * kl + ku + 1)), piv, "banded"
     return np.zeros((n, n)), np.zeros(n, dtype=np.int64), "dense"
 
 
 def size_reason(s) -> str:
-    """'' when the compiled step can factorise the saddle matrix of System ``s``: at most
-    ``MAX_UNKNOWNS`` unknowns, and beyond ``MAX_DENSE`` an LU of at most ``MAX_LU_OPS``
-    multiply-adds; else why not."""
+    """'' when the compiled step can assemble and factorise the saddle matrix of System
+    ``s``: at most ``MAX_UNKNOWNS`` unknowns; beyond ``MAX_DENSE`` an LU of at most
+    ``MAX_LU_OPS`` multiply-adds, its matrices within ``MAX_STEP_BYTES``
+    (:func:`step_bytes`) and, unless assembled in the band (:func:`band_assembled`), at
+    most ``MAX_DENSE_ASSEMBLY`` unknowns; else why not."""
     n = s.n_free + s.n_con
     if n <= MAX_DENSE:
         return ""
@@ -269,6 +317,18 @@ def size_reason(s) -> str:
     if ops > MAX_LU_OPS:
         return (f"{n} unknowns whose cheaper LU ({lu}; a band of {band} diagonals after "
                 f"ordering) costs {ops:.3g} multiply-adds (more than {MAX_LU_OPS:.3g})")
+    in_band = lu == "banded" and band_assembled(s)
+    if not in_band and n > MAX_DENSE_ASSEMBLY:
+        return (f"{n} unknowns assembled densely (more than {MAX_DENSE_ASSEMBLY}): "
+                + ("a family of the model writes dense tangents only (planar families and "
+                   "modal bodies have no band assembly)" if lu == "banded" else
+                   f"its {lu} LU is the cheaper (a band of {band} diagonals after ordering)"))
+    _, kl, ku = band_ordering(s)
+    size = step_bytes(n, lu, kl, ku, in_band)
+    if size > MAX_STEP_BYTES:
+        return (f"{n} unknowns whose matrices ({lu} LU, a band of {band} diagonals after "
+                f"ordering) take {size / 2 ** 20:.3g} MiB (more than "
+                f"{MAX_STEP_BYTES / 2 ** 20:.3g})")
     return ""
 
 
@@ -434,8 +494,6 @@ class CompiledStep:
         self.lin_v = np.ascontiguousarray(maps["lin_v"], dtype=np.int64)
         # constant loads and constant masses (point masses) on the free DOFs
         self.fconst = np.ascontiguousarray(s.nodal_loads(0.0) + s.f_gravity, dtype=float)
-        # (the K pattern, and so M_const, is on the free DOFs)
-        self.Mc = np.ascontiguousarray(s.csc(np.asarray(s.M_const, float)).toarray())
         self.g = np.ascontiguousarray(s.gravity, dtype=float)
         # time-dependent nodal loads: fconst is read again at t1 at every step
         self.varying = bool(s.variable_loads)
@@ -534,6 +592,15 @@ class CompiledStep:
         self.weighed = bool(s.weighed_mass)
         # the factors' arrays; their layout says which LU (dense or banded) the kernel runs
         self.LU, self.piv, self.lu = factor_arrays(s)
+        # (the K pattern, and so M_const, is on the free DOFs); assembled in the band, its
+        # entries as rows (i, j, value): never a dense matrix
+        mc = s.csc(np.asarray(s.M_const, float))
+        if self.piv.shape[0] == 3 * (nf + nc) + 2:
+            mc = mc.tocoo()
+            self.Mc = np.ascontiguousarray(np.column_stack(
+                [mc.row.astype(float), mc.col.astype(float), mc.data]).reshape(-1, 3))
+        else:
+            self.Mc = np.ascontiguousarray(mc.toarray())
         self.fac_h: float | None = None            # the step of the factors in LU
         # the integrator's last step was made here (its Python solver's factors are older)
         self.owns_factors = False

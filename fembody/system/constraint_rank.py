@@ -42,15 +42,15 @@ def dependent_rows(system: System, Bdata: np.ndarray,
     column-pivoted QR of B^T) and the rank deficiency; ``rtol``: the relative size below which
     a pivot counts as zero (default: 1e3 round-offs, i.e. exact dependence)."""
     m, n = system.n_con, system.n_free
-    B = system.B_dense(Bdata)
     # full rank by the singular values first (numpy's LAPACK: no scipy.linalg import at the
     # first simulate); sigma_min <= |R_mm| of any QR, so this never passes a matrix the
     # pivoted QR below would call deficient
     tol = max(m, n) * np.finfo(float).eps * 1e3 if rtol is None else rtol
     if 0 < m <= n:
-        sv = np.linalg.svd(B, compute_uv=False)
-        if sv[-1] > tol * sv[0]:
+        sv = _singular_values(system, Bdata)
+        if sv.size == m and sv.min() > tol * sv.max():
             return np.zeros(0, dtype=np.int64), 0
+    B = system.B_dense(Bdata)
     _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     if d.size == 0 or d[0] == 0.0:
@@ -58,6 +58,72 @@ def dependent_rows(system: System, Bdata: np.ndarray,
     rank = int(np.sum(d > tol * d[0]))
     rank = min(rank, m)
     return np.sort(piv[rank:]), m - rank
+
+
+#: above this many entries (m n) B's singular values are taken block by block
+#: (:func:`_singular_values`); below, one dense SVD costs less than finding the blocks
+SPLIT_SIZE = 10_000
+
+
+def row_blocks(system: System) -> np.ndarray:
+    """The block of each constraint row: rows that share a free DOF, directly or through
+    other rows, are in one block (the connected components of B's pattern; a mechanism of
+    several separate parts has one per part). Labels by propagation (numpy only: each sweep
+    takes the smallest label over the rows a DOF meets, then over the DOFs a row meets;
+    as many sweeps as the longest path, vectorised)."""
+    m, n = system.n_con, system.n_free
+    ptr = np.asarray(system.B_indptr, dtype=np.int64)
+    cols = np.asarray(system.B_indices, dtype=np.int64)
+    rows = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
+    label = np.arange(m, dtype=np.int64)
+    while True:
+        at_col = np.full(n, m, dtype=np.int64)
+        np.minimum.at(at_col, cols, label[rows])
+        new = label.copy()
+        np.minimum.at(new, rows, at_col[cols])
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
+def _singular_values(system: System, Bdata: np.ndarray) -> np.ndarray:
+    """The singular values of B on the free DOFs, ``min(m_c, n_c)`` per block of
+    :func:`row_blocks` (``m_c`` rows meeting ``n_c`` DOFs), unsorted. B is block diagonal
+    after ordering its rows and columns by block, so its singular values are the union of
+    the blocks' (the same, up to round-off, as one dense SVD of B); a row without entries
+    adds none (fewer than ``m`` values: B is rank deficient). Above ``SPLIT_SIZE`` entries
+    the blocks' SVDs cost the sum of the blocks' (a model of several separate parts);
+    one block (a chain) costs what the dense SVD costs."""
+    m, n = system.n_con, system.n_free
+    if m * n <= SPLIT_SIZE:
+        return np.linalg.svd(system.B_dense(Bdata), compute_uv=False)
+    label = row_blocks(system)
+    roots = np.unique(label)
+    if roots.size == 1:
+        return np.linalg.svd(system.B_dense(Bdata), compute_uv=False)
+    ptr = np.asarray(system.B_indptr, dtype=np.int64)
+    cols = np.asarray(system.B_indices, dtype=np.int64)
+    rows = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
+    Bdata = np.asarray(Bdata, dtype=float)
+    order = np.argsort(label, kind="stable")
+    starts = np.searchsorted(label[order], roots)
+    ends = np.append(starts[1:], m)
+    entry_block = np.searchsorted(roots, label[rows])
+    by_block = np.argsort(entry_block, kind="stable")
+    e_starts = np.searchsorted(entry_block[by_block], np.arange(roots.size))
+    e_ends = np.append(e_starts[1:], rows.size)
+    out = []
+    for b in range(roots.size):
+        r = order[starts[b]:ends[b]]
+        e = by_block[e_starts[b]:e_ends[b]]
+        c = np.unique(cols[e])
+        if not c.size:
+            continue
+        Bb = np.zeros((r.size, c.size))
+        # (r ascending: a stable sort of the rows by block)
+        np.add.at(Bb, (np.searchsorted(r, rows[e]), np.searchsorted(c, cols[e])), Bdata[e])
+        out.append(np.linalg.svd(Bb, compute_uv=False))
+    return np.concatenate(out) if out else np.zeros(0)
 
 
 def _vec(v: np.ndarray) -> str:

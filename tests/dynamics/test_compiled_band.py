@@ -104,19 +104,35 @@ def saddle(system, rng):
     return A
 
 
+def in_band(A, piv):
+    """The dense ``A`` as the compiled step assembles it in the band (``piv`` of the layout
+    with positions, :func:`fembody.dynamics._step_kernels.factor`): the ordered matrix's
+    rows, columns ``i - kl .. i + ku`` (every entry of ``A`` inside: checked)."""
+    n = A.shape[0]
+    perm, kl, ku = piv[n:2 * n], int(piv[2 * n]), int(piv[2 * n + 1])
+    P = A[np.ix_(perm, perm)]
+    i, j = np.nonzero(P)
+    assert (j - i <= ku).all() and (i - j <= kl).all()
+    Ab = np.zeros((n, kl + ku + 1))
+    Ab[i, j - i + kl] = P[i, j]
+    return Ab
+
+
 def test_banded_factor_of_a_saddle_matrix_solves_like_numpy():
     """``factor``/``solve`` in the banded layout that ``factor_arrays`` gives the 20-link
     chain (220 unknowns) solve a random saddle matrix on its pattern as numpy's dense LU
     solves the same scaled matrix (the constraint rows and columns times the returned
     scale), to 1e-11 relative; the dense layout gives the same scale. With two constraint
-    rows made equal the matrix is singular: both layouts refuse it."""
+    rows made equal the matrix is singular: both layouts refuse it. The chain's families all
+    assemble in the band: the matrix is handed over in band storage (:func:`in_band`)."""
     s = mm.chain()[0].compile()
     LU, piv, kind = compiled_step.factor_arrays(s)
     assert kind == "banded" and LU.shape[1] < LU.shape[0] // 4
     nf, n = s.n_free, s.n_free + s.n_con
+    assert piv.shape[0] == 3 * n + 2
     rng = np.random.default_rng(7)
     A = saddle(s, rng)
-    ok, sc = sk.factor(A, LU, piv, nf, int(s.B_nnz))
+    ok, sc = sk.factor(in_band(A, piv), LU, piv, nf, int(s.B_nnz))
     LUd, pivd = np.zeros((n, n)), np.zeros(n, dtype=np.int64)
     okd, scd = sk.factor(A, LUd, pivd, nf, int(s.B_nnz))
     assert ok and okd and sc == pytest.approx(scd, rel=1e-14)
@@ -133,7 +149,7 @@ def test_banded_factor_of_a_saddle_matrix_solves_like_numpy():
     bad = A.copy()
     bad[nf + 7] = bad[nf + 3]
     bad[:, nf + 7] = bad[:, nf + 3]
-    assert not sk.factor(bad, LU, piv, nf, int(s.B_nnz))[0]
+    assert not sk.factor(in_band(bad, piv), LU, piv, nf, int(s.B_nnz))[0]
     assert not sk.factor(bad, LUd, pivd, nf, int(s.B_nnz))[0]
 
 
@@ -153,8 +169,8 @@ def test_dense_or_banded_by_cost():
     banded for the 20-link chain (220 unknowns, a band of 16 + 16), dense for a hub with 14
     bars hinged around it (163 unknowns: the hub's six DOFs meet every joint's rows, so no
     order has a narrow band). A hub with 20 bars (229 unknowns, its dense LU above
-    MAX_LU_OPS) and the 50-link chain (550 unknowns, above MAX_UNKNOWNS) keep the Python
-    path, and ``why_not`` says why."""
+    MAX_LU_OPS) keeps the Python path, and ``why_not`` says why; the 50-link chain (550
+    unknowns) is assembled in the band (positions in ``piv``)."""
     assert compiled_step.factor_arrays(mm.heavy_top()[0].compile())[2] == "dense"
     s = mm.chain(n=20)[0].compile()
     assert compiled_step.why_not(s) == ""
@@ -166,7 +182,131 @@ def test_dense_or_banded_by_cost():
     assert "229 unknowns whose cheaper LU (dense" in why and "multiply-adds" in why, why
     with pytest.raises(ValueError, match="multiply-adds"):
         compiled_step.factor_arrays(star(20).compile())
-    assert "550 unknowns (more than" in compiled_step.why_not(mm.chain(n=50)[0].compile())
+    s = mm.chain(n=50)[0].compile()
+    assert compiled_step.why_not(s) == ""
+    LU, piv, kind = compiled_step.factor_arrays(s)
+    assert kind == "banded" and piv.shape[0] == 3 * 550 + 2 and LU.shape == (550, 49)
+
+
+def planar_chain(n: int):
+    """``n`` planar bars (0.1 m, 0.1 kg) pinned end to end along x, the first to the ground:
+    5 unknowns a link, a band of a few diagonals after ordering."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    node = m.ground
+    for k in range(n):
+        bar = m.add_rigid_body((0.1 * k, 0.0), 0.1, 1e-4, offset=(0.05, 0.0))
+        m.add_joint(fb.Pin(node, bar.node, at=(0.1 * k, 0.0)))
+        node = bar.node
+    return m
+
+
+def test_too_large_models_say_why(monkeypatch):
+    """The size rule's reasons: a planar chain of 60 links (300 unknowns) has a banded LU
+    within MAX_LU_OPS, but the planar families write dense tangents: beyond
+    MAX_DENSE_ASSEMBLY it keeps the Python path and ``why_not`` names the dense assembly
+    (the 50-link planar chain, 250 unknowns, runs); a 100-link spatial chain whose matrices
+    would exceed a lowered MAX_STEP_BYTES (its band storage: 1100 x (4 x 33 + 49) x 8 B,
+    1.52 MiB, against 1 MiB) names the memory; a model above MAX_UNKNOWNS names the count
+    without being ordered."""
+    assert compiled_step.why_not(planar_chain(50).compile()) == ""
+    s = planar_chain(60).compile()
+    assert s.n_free + s.n_con == 300
+    why = compiled_step.why_not(s)
+    assert "300 unknowns assembled densely (more than 256)" in why and "planar" in why, why
+    with pytest.raises(ValueError, match="assembled densely"):
+        compiled_step.factor_arrays(s)
+    s = mm.chain(n=100)[0].compile()
+    assert compiled_step.why_not(s) == ""
+    assert compiled_step.step_bytes(1100, "banded", 16, 16, True) == 8 * 1100 * (4 * 33 + 49)
+    monkeypatch.setattr(compiled_step, "MAX_STEP_BYTES", 2 ** 20)
+    why = compiled_step.why_not(s)
+    assert "1100 unknowns whose matrices (banded LU" in why and "1.52 MiB" in why, why
+    monkeypatch.setattr(compiled_step, "MAX_UNKNOWNS", 1000)
+    monkeypatch.setattr(compiled_step, "band_ordering", None)     # (not called)
+    assert compiled_step.why_not(s) == "1100 unknowns (more than 1000)"
+
+
+@pytest.mark.parametrize("name", ["chain-20", "branched", "loaded"])
+def test_band_assembly_equals_the_dense_one(name):
+    """The iteration matrix the step assembles in the band equals the one it assembles
+    densely, entry for entry (to 1e-13 of the largest entry: the order of summation of a
+    rotation column's T^-1 mixing), at random states of a chain, a branched tree and a
+    chain with springs and turning loads (every family that assembles in the band), with
+    random multipliers (the Hessian terms) and random T^-1; and nothing is
+    written outside the ordering's band (:func:`in_band` checks)."""
+    fn = {"chain-20": lambda: mm.chain()[0], "branched": lambda: branched(3, 2, 3),
+          "loaded": chain_loaded}[name]
+    model = fn()
+    s = model.compile()
+    assert compiled_step.band_assembled(s) and s.n_free + s.n_con > compiled_step.MAX_DENSE
+    step = compiled_step.CompiledStep(_Integ(s))
+    assert step.piv.shape[0] == 3 * (s.n_free + s.n_con) + 2
+    rng = np.random.default_rng(len(name))
+    nf, nc, n = s.n_free, s.n_con, s.n_free + s.n_con
+    sp = s.space
+    dv = np.zeros(s.n_dof)
+    dv[np.asarray(s.free)] = 0.3 * rng.normal(size=nf)
+    q1 = sp.update(s.q0, dv)
+    v1, qdd1 = rng.normal(size=s.n_dof), rng.normal(size=s.n_dof)
+    lam1 = rng.normal(size=nc)
+    groups = step.groups
+    D = 0.2 * rng.normal(size=nf)
+    Tinv = np.empty((groups.shape[0], 3, 3))
+    sk.lie_inverse_tangents(D, groups, Tinv)
+    out = {}
+    for mode in ("dense", "band"):
+        if mode == "dense":
+            A = np.zeros((n, n))
+            pos, kl, Mc = np.zeros(0, dtype=np.int64), 0, np.ascontiguousarray(
+                s.csc(np.asarray(s.M_const, float)).toarray())
+        else:
+            kl, ku = int(step.piv[2 * n]), int(step.piv[2 * n + 1])
+            A = np.zeros((n, kl + ku + 1))
+            pos, Mc = step.piv[2 * n + 2:].copy(), step.Mc
+        r, phi, fc = np.zeros(nf), np.zeros(nc), np.zeros(s.n_dof)
+        maps = step.space_i
+        nn = step.node_X.shape[0]
+        m_rot = int((maps[2, :, 0] >= 0).sum())
+        lin_q, cplx, rotation, continuous = sk._space_maps(maps, step.lin_v.shape[0], s.n_dof)
+        res = sk._evaluate(
+            q1, v1, qdd1, lam1, True, True, 1.7e5, 410.0, maps[0, :nn, :3].copy(),
+            maps[1, :nn, 0].copy(), maps[2, :m_rot, :].copy(), step.node_X, step.fconst, Mc,
+            step.g, step.weighed, step.rb_node, step.rb_dofs, step.rb_m, step.rb_Jc, step.rb_c,
+            step.jblk, step.j_nodes, step.j_dofs, step.j_rows, step.j_V, step.j_C0, step.j_s,
+            step.j_f, step.sp_nodes, step.sp_dofs, step.sp_p, bool(step._ip[6]), step.md_i,
+            step.md_f, step.tl_i, step.tl_val, step.free, step.fidx, groups, Tinv, r, phi,
+            fc, A, step._planar_args(), lin_q, step.lin_v, cplx, rotation, continuous, pos,
+            kl)
+        out[mode] = (A, r, phi, fc, res)
+    Ad = out["dense"][0]
+    Ab = in_band(Ad, step.piv)
+    assert np.abs(Ad).max() > 0 and np.count_nonzero(Ab) == np.count_nonzero(Ad)
+    assert np.abs(out["band"][0] - Ab).max() <= 1e-13 * np.abs(Ad).max()
+    for k in (1, 2, 3):
+        np.testing.assert_array_equal(out["band"][k], out["dense"][k])
+
+
+class _Integ:
+    """What CompiledStep reads of an integrator (the Lie map's groups, the options)."""
+
+    def __init__(self, s):
+        from fembody.dynamics.newmark import GeneralizedAlpha
+        g = GeneralizedAlpha(s, rho_inf=0.9)
+        self.__dict__.update({k: getattr(g, k) for k in (
+            "sys", "q", "_lie", "alpha_m", "alpha_f", "gamma", "beta", "tol", "ptol",
+            "xtol", "length", "reuse_rate", "max_iter", "newton")})
+
+
+def chain_loaded(n: int = 8):
+    """The ``n``-link chain with damped springs between two neighbouring bars and from one to
+    a fixed point, a follower force and a global moment (turning loads)."""
+    m, bars = spatial_chain.build_model(n)
+    a, b, c = (bars[i].node for i in (2, 3, 5))
+    m.add_spring(a, b, k=50.0, c=0.3)
+    m.add_spring(c, (0.5, 0.0, 0.2), k=20.0)
+    m.add_force(b, (0.1, 0.2, -0.3), follower=True)
+    m.add_torque(c, (0.01, -0.02, 0.03))
+    return m
 
 
 def star(k: int):
@@ -310,3 +450,30 @@ def test_a_resumed_banded_run_continues_bit_for_bit(tmp_path):
     assert res.stats["n_compiled_fallbacks"] == 0
     assert np.array_equal(full.q, res.q) and np.array_equal(full.lam, res.lam)
     assert res.stats["n_factor"] == full.stats["n_factor"]
+
+
+@pytest.mark.parametrize("name", ["chain-100", "tree-40"])
+def test_band_assembled_step_of_large_mechanisms_matches_the_python_path(name):
+    """A 100-link chain (1100 unknowns) and a branched tree of 40 bars (a trunk of 10, two
+    arms of 15: 440 unknowns), every step compiled and assembled in the band, full Newton,
+    against the Python path (fembody's sparse saddle-point solver): every counter equal, q
+    to 1e-12 relative, v, a and lam to 1e-12 or twice what the Python path's own switch to
+    its dense LU changes (the bound of tests/dynamics/test_compiled_step.py: the two paths
+    differ only in the order of summation and the LU)."""
+    fn = {"chain-100": lambda: mm.chain(n=100)[0], "tree-40": lambda: branched(10, 2, 15)}[name]
+    s = fn().compile()
+    n = s.n_free + s.n_con
+    assert n == {"chain-100": 1100, "tree-40": 440}[name] and compiled_step.why_not(s) == ""
+    assert compiled_step.factor_arrays(s)[1].shape[0] == 3 * n + 2
+    opts = dict(t_end=0.01, dt=1e-3, tol=1e-10)
+    py, cc = run_both(fn, **opts)
+    dense = fb.simulate(fn(), compiled=False, linear_solver="dense", **opts)
+    assert cc.stats["n_compiled_steps"] == cc.stats["n_steps"] == 10
+    assert cc.stats["n_compiled_fallbacks"] == 0
+    for k in COUNTERS:
+        assert py.stats[k] == cc.stats[k], k
+    np.testing.assert_array_equal(py.iterations, cc.iterations)
+    assert rel(py.q, cc.q) <= 1e-12
+    for f in ("v", "lam", "a"):
+        own = rel(getattr(py, f), getattr(dense, f))
+        assert rel(getattr(py, f), getattr(cc, f)) <= max(1e-12, 2.0 * own), f
