@@ -478,6 +478,9 @@ def test_lint_refuses_an_int_first_binding_later_a_float():
                 "    return o\n") == []
     assert lint("def f(P):\n    o = 0\n    o = o / P\n    return o\n")
     assert lint("def f(x):\n    o = 0\n    o = abs(x[0])\n    return o\n")
+    # an explicit int(...) is an int whatever it converts (the band's width read from an
+    # int64 array)
+    assert lint("def f(p, n):\n    kl = 0\n    kl = int(p[2 * n] * 1.5)\n    return kl\n") == []
 
 
 def test_pythran_signatures_translate_numbas():

@@ -169,14 +169,20 @@ def _int_literal(v: ast.AST | None) -> bool:
 
 
 def _int_expr(v: ast.AST | None) -> bool:
-    """``v`` is an integer expression by its shape: int literals, names, ``len(...)`` and
-    ``x.shape[...]`` joined by ``+ - * // %`` (``o += 9 * P``). A name may hold a float, so
+    """``v`` is an integer expression by its shape: int literals, names, ``len(...)``,
+    ``int(...)`` and ``x.shape[...]`` joined by ``+ - * // %`` (``o += 9 * P``). A name may hold a float, so
     this lint catches the common narrowing (a float literal, an array element, a call, a true
     division bound to an int-first name), not every one: tests/test_kernel_typing.py compares
     every export of a LEAN_TYPING module with the same source run by CPython."""
     if v is None:
         return False
+    # what an int(...) call converts is not read: the call's value is an int
+    inside = {id(a) for c in ast.walk(v) if isinstance(c, ast.Call) and
+              isinstance(c.func, ast.Name) and c.func.id == "int"
+              for arg in c.args for a in ast.walk(arg)}
     for n in ast.walk(v):
+        if id(n) in inside:
+            continue
         if isinstance(n, ast.Constant):
             if type(n.value) is not int:
                 return False
@@ -184,7 +190,7 @@ def _int_expr(v: ast.AST | None) -> bool:
             if not isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
                 return False
         elif isinstance(n, ast.Call):
-            if not (isinstance(n.func, ast.Name) and n.func.id == "len"):
+            if not (isinstance(n.func, ast.Name) and n.func.id in ("len", "int")):
                 return False
         elif isinstance(n, ast.Subscript):
             if not (isinstance(n.value, ast.Attribute) and n.value.attr == "shape"):

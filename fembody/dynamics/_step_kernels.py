@@ -880,7 +880,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     kl = 0
     wa = n
     if band_at:
-        kl = piv[2 * n]
+        kl = int(piv[2 * n])
         wa = kl + piv[2 * n + 1] + 1
     pos = piv[2 * n + 2:].copy() if band_at else np.zeros(0, dtype=np.int64)
     A = np.empty((n, wa))
