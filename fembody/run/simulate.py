@@ -380,13 +380,16 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
                       iterations=integ.last_iterations, violation=viol, **run.acc, **extra)
 
 
-def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch) -> "Batch | None":
+def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch,
+           checks: np.ndarray | None = None) -> "Batch | None":
     """Run the grid points ``i .. i + n - 1`` in one compiled call where the integrator
     can (:meth:`fembody.GeneralizedAlpha.steps`), keeping the energy sums and the
     redundancy watch's multiplier size as :func:`drive` does after each step. Returns the
     :class:`fembody.dynamics.compiled_step.Batch` (the integrator at its last state; the
     driver does the rest of its work after each step from it) or None: no step run (the
-    rest go through the driver's loop, a failed step included)."""
+    rest go through the driver's loop, a failed step included). ``checks``: the offsets of
+    the points the run monitor checks (:meth:`fembody.run.monitor.RunMonitor.due_within`),
+    whose values the batch evaluates where it can."""
     integ, power, acc = run.integ, run.power, run.acc
     prev = power.prev
     if prev is None or prev[0] is not integ.q:
@@ -394,7 +397,7 @@ def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch) -> "Batc
     done = integ.steps(i, n, run.dt, prev[2], prev[3],
                        rank.lam_size if rank.on else 0.0,
                        rank.LAMBDA_JUMP if rank.on else 0.0,
-                       (acc["work"], acc["constraint_work"]))
+                       (acc["work"], acc["constraint_work"]), checks)
     if done is None or not done.k:
         return None
     acc["work"] = done.work
@@ -462,9 +465,10 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     rheonomic = bool(getattr(sys, "rheonomic", False))
     every = run.save_every
 
-    def after_point(i: int, h_last: float) -> None:
+    def after_point(i: int, h_last: float, values: np.ndarray | None = None) -> None:
         """What follows the last step to the grid point ``i`` (``h_last`` [s] long): sensors,
-        the saved state and the callback, the monitor's count and check, the checkpoint."""
+        the saved state and the callback, the monitor's count and check (``values``: what it
+        reads, from a compiled batch), the checkpoint."""
         if has_sensors:
             record_sensors()
         run.integ, run.i, run.h, run.good = integ, i + 1, h, good
@@ -477,7 +481,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             watch.calls += 1            # RunMonitor.tick inlined: 1, 2, 4, ..., 64, 100, ..
             if i == n_grid or watch.calls == watch.due:
                 try:
-                    watch.check(integ, h_last, acc, last=i == n_grid)
+                    watch.check(integ, h_last, acc, last=i == n_grid, values=values)
                 except InstabilityError:
                     if not saved:
                         _record(run, sys)   # keep the state where the growth was seen
@@ -522,7 +526,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 if step_watch:
                     watch.after_step(integ, float(SF[p - 1, 0]))
             good += 1
-            after_point(ii, float(SF[p - 1, 0]))
+            after_point(ii, float(SF[p - 1, 0]), done.values(p))
             ii += 1
         done.goto(integ, k)
         acc["work"] = done.work
@@ -541,7 +545,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 # the points up to the last but one (whose step may be shorter); at most
                 # BATCH points a call (Ctrl-C and the progress bar wait for a call)
                 j = min(n_grid, i + BATCH)
-                done = _batch(run, sys, i, j - i, rank) if j - i >= 2 else None
+                checks = None if watch is None else watch.due_within(j - i)
+                done = _batch(run, sys, i, j - i, rank, checks) if j - i >= 2 else None
                 if done is not None:
                     integ = run.integ
                     after_batch(i, done)
