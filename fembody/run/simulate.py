@@ -458,10 +458,11 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         touches = ContactWatch(sys)
     frictional = bool(getattr(sys, "friction_blocks", None))
     # grid points run several to a compiled call (:func:`_batch`) where nothing but what can
-    # be done afterwards from the batch's states is due between them: no contacts,
-    # checkpoints or damping dissipation
+    # be done afterwards from the batch's states is due between them: no contacts or
+    # damping dissipation; a batch ends at a checkpoint's point (:meth:`_Saver.next_due`),
+    # where the integrator holds the state the batch left
     batching = (getattr(integ, "batches", False) and contacts is None and touches is None
-                and not frictional and saver.path is None and not power.damped)
+                and not frictional and not power.damped)
     rheonomic = bool(getattr(sys, "rheonomic", False))
     every = run.save_every
 
@@ -506,10 +507,14 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 nxt = -(-ii // every) * every
                 if watch is not None:
                     nxt = min(nxt, ii + watch.due - watch.calls - 1)
+                if saver.path is not None:      # the batch's last point: a checkpoint's
+                    nxt = min(nxt, last)
                 nxt = min(nxt, last + 1)
                 good += nxt - ii
                 if watch is not None:
                     watch.calls += nxt - ii
+                if saver.path is not None:
+                    saver.count += nxt - ii     # (the points passed count as if visited)
                 ii = nxt
                 run.i, run.good = ii, good
                 if ii > last:
@@ -545,6 +550,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 # the points up to the last but one (whose step may be shorter); at most
                 # BATCH points a call (Ctrl-C and the progress bar wait for a call)
                 j = min(n_grid, i + BATCH)
+                if saver.path is not None:      # end the batch at the next checkpoint
+                    j = min(j, saver.next_due(i, run) + 1)
                 checks = None if watch is None else watch.due_within(j - i)
                 done = _batch(run, sys, i, j - i, rank, checks) if j - i >= 2 else None
                 if done is not None:
@@ -698,6 +705,20 @@ class _Saver:
         self.every, self.count, self.since = every, 0, _time.perf_counter()
         self.fingerprint = ckpt.model_fingerprint(sys)
 
+    def _points(self, run: RunState) -> int:
+        """The output points between checkpoints (int ``every``)."""
+        return self.every or max(1, math.ceil(run.t_end / run.dt / 10))
+
+    def next_due(self, i: int, run: RunState) -> int:
+        """The grid index, from the point ``i`` on, of the next output point a checkpoint is
+        written at (a number of points as ``every``); with a wall time as ``every`` a very
+        large index: the driver then calls the saver at the last point of every batch, where
+        the wall time is checked."""
+        if isinstance(self.every, float):
+            return 1 << 62
+        every = self._points(run)
+        return i + (every - 1 - self.count % every)
+
     def __call__(self, run: RunState, final: bool, wall: float) -> None:
         if self.path is None:
             return
@@ -705,8 +726,7 @@ class _Saver:
         if isinstance(self.every, float):
             due = _time.perf_counter() - self.since >= self.every
         else:
-            every = self.every or max(1, math.ceil(run.t_end / run.dt / 10))
-            due = self.count % every == 0
+            due = self.count % self._points(run) == 0
         if due or final:
             run.wall = wall
             cs = self.sys.contact_state
