@@ -40,6 +40,7 @@ from ..elements.kernels import njit
 from ..elements.mass.rigid3d import forces as rigid_forces
 from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..elements.mass.mass import rigid_scatter_into
 from ..elements.mass.mass import rigid_step_into as rigid2d_step_into
 from ..elements.modal.modal3d_numba import pins_into as modal_pins_into
 from ..elements.spring.spring import planar_step_into as spring2d_step_into
@@ -434,24 +435,8 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
         Me = rigid_mass(Rb, rb_m, rb_Jc, rb_c)
         fe, Ke, Ce = rigid_forces(Rb, Vb, Ab, rb_m, rb_Jc, rb_c, tangent)
         fg, dK = rigid_gravity(Rb, g, rb_m, rb_c, tangent and weighed)
-        for k in range(nb):
-            for i in range(6):
-                di = rb_dofs[k, i]
-                fin[di] += fe[k, i]
-                if weighed:
-                    fext[di] += fg[k, i]
-                fi = fidx[di]
-                if not tangent or fi < 0:
-                    continue
-                for j in range(6):
-                    fj = fidx[rb_dofs[k, j]]
-                    if fj < 0:
-                        continue
-                    Mt[fi, fj] += Me[k, i, j]
-                    Kt[fi, fj] += Ke[k, i, j]
-                    Ct[fi, fj] += Ce[k, i, j]
-                    if weighed:
-                        Kt[fi, fj] -= dK[k, i, j]
+        rigid_scatter_into(rb_dofs, Me, fe, Ke, Ce, fg, dK, weighed, tangent, fidx, fin, fext,
+                           Mt, Kt, Ct)
     # spatial modal bodies: their family's kernel (fembody.elements.modal.modal3d_numba)
     if md_i.shape[0]:
         xm, Rm = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())

@@ -133,8 +133,23 @@ def rigid_step_into(coords, v, a, dofs, p, g, weighed, tangent, fidx, fin, fext,
     Me = rigid_mass(x, m, J, c)
     f, K, C = rigid_inertial(x, vb, ab, m, J, c, tangent)
     fg, dK = rigid_gravity(x, g, m, c, tangent and weighed)
-    for k in range(n):
-        for i in range(3):
+    rigid_scatter_into(dofs, Me, f, K, C, fg, dK, weighed, tangent, fidx, fin, fext, Mt, Kt,
+                       Ct)
+
+
+@njit(cache=True)
+def rigid_scatter_into(dofs, Me, f, K, C, fg, dK, weighed, tangent, fidx, fin, fext, Mt, Kt,
+                       Ct):  # pragma: no cover - jitted
+    """Rigid bodies' arrays into a compiled step's evaluation, planar and spatial alike
+    (``w`` = 3 or 6 DOFs a body, ``dofs (n, w)``): the inertial forces ``f (n, w)`` into
+    ``fin``, with ``weighed`` the weights ``fg`` into ``fext`` and, with ``tangent``, the
+    mass matrices ``Me``, the inertial ``K``, ``C`` and the weights' ``dK`` (subtracted:
+    ``-df/dq``) ``(n, w, w)`` into the dense free-DOF ``Mt, Kt, Ct`` (``fidx``: a DOF's free
+    index, -1 fixed). Used by :func:`rigid_step_into` and by
+    :func:`fembody.dynamics._step_kernels._evaluate` for the spatial bodies."""
+    w = dofs.shape[1]
+    for k in range(dofs.shape[0]):
+        for i in range(w):
             di = dofs[k, i]
             fin[di] += f[k, i]
             if weighed:
@@ -142,7 +157,7 @@ def rigid_step_into(coords, v, a, dofs, p, g, weighed, tangent, fidx, fin, fext,
             fi = fidx[di]
             if not tangent or fi < 0:
                 continue
-            for j in range(3):
+            for j in range(w):
                 fj = fidx[dofs[k, j]]
                 if fj < 0:
                     continue
