@@ -30,12 +30,13 @@ The rule, for any model (never a test of one model's shape):
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
 A driver that needs nothing between steps that it cannot do afterwards from their states
-(``fembody.run.simulate``: no contacts, checkpoints or damping dissipation) runs several
-steps per call (:meth:`CompiledStep.steps`, :func:`fembody.dynamics._step_kernels.steps`),
-with the same numbers as one call per step: the call keeps every state, its driven values
-and loads are read per step before it, and the driver then records saved states, reads
-sensors, follows the drivers' work and runs its monitor's checks at each step's state
-(:meth:`Batch.goto`).
+(``fembody.run.simulate``: no contacts or damping dissipation; a batch ends at a
+checkpoint's output point) runs several steps per call (:meth:`CompiledStep.steps`,
+:func:`fembody.dynamics._step_kernels.steps`), with the same numbers as one call per step:
+the call keeps every state, its driven values and loads are read per step before it, and
+the driver then records saved states, reads sensors, follows the drivers' work and runs its
+monitor's checks at each step's state (:meth:`Batch.goto`), with the energies and forces
+the checks read evaluated in the call at the steps they check (:meth:`Batch.values`).
 
 Anything else, and any step the kernel does not converge, runs the Python path
 (:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step`) with its semantics: the
