@@ -458,11 +458,12 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         touches = ContactWatch(sys)
     frictional = bool(getattr(sys, "friction_blocks", None))
     # grid points run several to a compiled call (:func:`_batch`) where nothing but what can
-    # be done afterwards from the batch's states is due between them: no contacts or
-    # damping dissipation; a batch ends at a checkpoint's point (:meth:`_Saver.next_due`),
-    # where the integrator holds the state the batch left
+    # be done afterwards from the batch's states is due between them: no contacts; the
+    # damping dissipation is summed from the batch's states (_Power.dissipation); a batch
+    # ends at a checkpoint's point (:meth:`_Saver.next_due`), where the integrator holds
+    # the state the batch left
     batching = (getattr(integ, "batches", False) and contacts is None and touches is None
-                and not frictional and not power.damped)
+                and not frictional)
     rheonomic = bool(getattr(sys, "rheonomic", False))
     every = run.save_every
 
@@ -497,6 +498,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         watch, the drivers' work, then :func:`after_point`."""
         nonlocal good
         k, SF = done.k, done.SF
+        # the damping dissipation after each step, summed from the states as after a step
+        dissipated = power.dissipation(done, acc["dissipated"]) if power.damped else None
         step_watch = watch is not None and rheonomic
         each = has_sensors or step_watch or bool(motions)    # something after every step
         last = i + k - 1                # the batch's last grid point
@@ -524,6 +527,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             acc["work"] = float(SF[p - 1, 2])
             if sys.n_con:
                 acc["constraint_work"] = float(SF[p - 1, 3])
+            if dissipated is not None:
+                acc["dissipated"] = dissipated[p - 1]
             if motions:
                 motions.accepted(integ.t)
             if watch is not None:
@@ -537,6 +542,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         acc["work"] = done.work
         if sys.n_con:
             acc["constraint_work"] = done.constraint_work
+        if dissipated is not None:
+            acc["dissipated"] = dissipated[k - 1]
         if watch is not None:
             watch.v_prev = done.v_start.copy()
 
@@ -853,11 +860,31 @@ class _Power:
             if fc is not None:
                 acc["constraint_work"] += cw
             if self.damped:
-                qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
-                fv, _, _ = s.internal_forces(qm, vm, False)
-                fe, _, _ = s.internal_forces(qm, None, False)
-                acc["dissipated"] += h * float(vm @ (fv - fe))
+                acc["dissipated"] += self._dissipated(q0, v0, integ.v, dq, h)
         self.prev = (integ.q, integ.v, f, fc)
+
+    def _dissipated(self, q0: np.ndarray, v0: np.ndarray, v1: np.ndarray, dq: np.ndarray,
+                    h: float) -> float:
+        """The damping dissipation [J] of a step of ``h`` [s] from ``q0, v0`` by ``dq`` to
+        velocities ``v1``: ``h v_m . f_d(q_m, v_m)`` at the midpoint."""
+        s = self.sys
+        qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + v1)
+        fv, _, _ = s.internal_forces(qm, vm, False)
+        fe, _, _ = s.internal_forces(qm, None, False)
+        return h * float(vm @ (fv - fe))
+
+    def dissipation(self, batch: "Batch", start: float) -> list[float]:
+        """The dissipation sums after each of the ``batch.k`` steps of a compiled batch,
+        from ``start`` [J]: the increments of :meth:`add_to` at the batch's states, in the
+        same order (so the sums are those of a run step by step)."""
+        s = self.sys
+        Q, V = batch.rows[0], batch.rows[1]
+        out, acc = [], start
+        for p in range(1, batch.k + 1):
+            dq = s.difference(Q[p], Q[p - 1])
+            acc += self._dissipated(Q[p - 1], V[p - 1], V[p], dq, float(batch.SF[p - 1, 0]))
+            out.append(acc)
+        return out
 
 
 

@@ -71,3 +71,19 @@ def test_a_run_resumed_from_a_batched_checkpoint_equals_the_uninterrupted_one(tm
     for name in ("time", "q", "v", "lam"):
         assert np.array_equal(np.asarray(getattr(resumed, name))[keep],
                               np.asarray(getattr(whole, name))), name
+
+
+@pytest.mark.parametrize("newton", ["full", "modified"])
+def test_damped_springs_run_in_batches_with_the_per_step_dissipation(newton, monkeypatch):
+    """A planar mechanism with a damped spring (test_compiled_planar.crank_train): its steps
+    run in batches, and the Result, the dissipated energy included, is the per-step run's
+    bit for bit."""
+    from test_compiled_batch import batched_and_not
+    from test_compiled_planar import crank_train
+    batched, single, applied, _ = batched_and_not(lambda: crank_train(c=0.5), monkeypatch,
+                                                  newton=newton, t_end=0.08)
+    assert applied >= 60
+    diss = np.asarray(batched.energy.dissipated)
+    assert diss[-1] > 0.0
+    assert np.array_equal(diss, np.asarray(single.energy.dissipated))
+    assert_same(batched, single)
