@@ -900,9 +900,9 @@ def _monitor_values(q, v, v_prev, lam, fc, h, q0, f_grav, node_X, fconst, Mc, g,
     the free DOFs), the strain energy [J] (0: no family with one runs here; the caller asks
     only then), the potential of gravity relative to ``q0`` [J] (the constant masses' weights
     ``f_grav`` times the configuration change, and the rigid bodies' ``-m g . x_c`` less
-    its value at ``q0``: :func:`_weights_potential`), the 1-norms over the free DOFs of the external,
-    internal and inertial forces (at the mean acceleration ``(v - v_prev) / h``) and of
-    ``fc``, and 1.0 (0.0 when a fixed DOF moves: the monitor then evaluates in Python,
+    its value at ``q0``: :func:`_weights_potential`), the 1-norms over the free DOFs of
+    the external, internal and inertial forces (at the mean acceleration ``(v - v_prev) /
+    h``) and of ``fc``, and 1.0 (0.0 when a fixed DOF moves: the monitor then evaluates in Python,
     whose kinetic energy counts it). The evaluation's buffers are the step's ``work``."""
     nd = v.shape[0]
     nf = free.shape[0]
@@ -1004,11 +1004,12 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
     ``h``, the time reached, the work sums after it and the multipliers' size; ``SI`` (n,
     6): its Newton increments and its ``counts``. ``bf``: ``dt, lam_size, jump, work,
     constraint_work, fac_i, fac_c, t`` (``fac_*`` the step of the integrator's and of the
-    compiled factors, NaN none), updated.
-    ``CK`` (n,): 1 at the steps whose state the run monitor checks, where ``EN[k]``
-    receives :func:`_monitor_values` at the state reached (the reference configuration
-    ``q0`` and the constant masses' weights ``f_grav`` (n_dof,) give their potential). ``bi``: ``i0, n`` in; out ``k`` steps applied,
-    then (unused), the pending step's status and increments (``bi[4]`` its row or -1).
+    compiled factors, NaN none), updated. ``CK`` (n,): 1 at the steps whose state the run
+    monitor checks, where ``EN[k]`` (8,) receives :func:`_monitor_values` at the state
+    reached (the reference configuration ``q0`` and the constant masses' weights
+    ``f_grav`` (n_dof,) give their potential). ``bi``: ``i0, n`` in; out ``k`` steps
+    applied, then (unused), the pending step's status and increments (``bi[4]`` its row or
+    -1).
     ``counts``: the pending step's counters; ``tot``: the applied steps' sums. Returns
     ``OK``, ``PENDING`` or ``OFF_GRID`` (a step the driver's loop would not take as one
     landing step)."""
