@@ -41,6 +41,7 @@ from ..elements.kernels import njit
 from ..elements.mass.rigid3d import forces as rigid_forces
 from ..elements.mass.rigid3d import gravity_forces as rigid_gravity
 from ..elements.mass.rigid3d import mass_matrix as rigid_mass
+from ..elements.mass.mass import rigid_scatter_into
 from ..elements.mass.mass import rigid_step_into as rigid2d_step_into
 from ..elements.modal.modal3d_numba import pins_into as modal_pins_into
 from ..elements.spring.spring import planar_step_into as spring2d_step_into
@@ -381,13 +382,17 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
               Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
               j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f, tl_i,
               tl_val, free, fidx, groups, Tinv, r, phi, fc, A, plane, lin_q, lin_v, cplx,
-              rotation, continuous, pos, kl):  # pragma: no cover - jitted
+              rotation, continuous, pos, kl, work):  # pragma: no cover - jitted
     """The residual ``r`` on the free DOFs, ``phi``, the constraint force ``fc = B^T lam``
     (all DOFs) and, with ``tangent``, the bordered iteration matrix ``A = [[S, B^T], [B, 0]]`` with ``S = K + (gp C + bp M) T^-1`` (rotation columns, :mod:`.lie`) at the
     iterate (B unscaled: :func:`_scale_rows` scales it); returns ``(|r|, force scale or 0, max |phi|)`` as the Python path's residual
     kernels compute them. ``plane``: the planar families' arrays (:func:`step`), read at
     the coordinates of every velocity DOF the space's maps (``lin_q``, ``lin_v``,
-    ``cplx``, ``rotation``, ``continuous``) give.
+    ``cplx``, ``rotation``, ``continuous``) give. ``work`` (:func:`_work`): the step's
+    buffers, of which this fills the first six, ``f_ext``, ``f_int``, ``f_inertia`` (all
+    DOFs) and, with ``tangent``, the free-DOF ``K``, ``C``, ``M`` (read by
+    :func:`_monitor_values`; allocated once per call of :func:`step` or :func:`steps`,
+    not per iteration).
 
     ``pos`` empty: ``A (n, n)`` dense and the free-DOF tangents ``(nf, nf)``; else ``A``
     and the tangents are the band storage of the ordered matrix (:func:`_add`: ``pos`` the
@@ -398,22 +403,21 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
     nd = fconst.shape[0]
     nf = free.shape[0]
     nc = phi.shape[0]
-    fext = fconst.copy()
-    fint = np.zeros(nd)
-    fin = np.zeros(nd)
+    fext, fint, fin, Kt, Ct, Mt = work[0], work[1], work[2], work[3], work[4], work[5]
+    for i in range(nd):
+        fext[i] = fconst[i]
+        fint[i] = 0.0
+        fin[i] = 0.0
     fc[:] = 0.0
     if tangent:
         A[:, :] = 0.0
-    # (the free-DOF matrices only with a tangent: every write to them is guarded by it;
-    # banded, shaped as A: the band holds the free DOFs' and the constraint rows' entries)
+        # (the free-DOF matrices are read only with a tangent: every write is guarded by
+        # it; banded, shaped as A: the band holds the free DOFs' and the constraint rows'
+        # entries, :func:`_work`)
+        Kt[:, :] = 0.0
+        Ct[:, :] = 0.0
+        Mt[:, :] = 0.0
     band = pos.shape[0] > 0
-    nt = nf if tangent else 0
-    nw = nt
-    if band and tangent:
-        nt, nw = A.shape[0], A.shape[1]
-    Kt = np.zeros((nt, nw))
-    Ct = np.zeros((nt, nw))
-    Mt = np.zeros((nt, nw))
     # constant masses (point masses): M a on the free DOFs
     if band:
         for k in range(Mc.shape[0]):
@@ -482,26 +486,8 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
         Me = rigid_mass(Rb, rb_m, rb_Jc, rb_c)
         fe, Ke, Ce = rigid_forces(Rb, Vb, Ab, rb_m, rb_Jc, rb_c, tangent)
         fg, dK = rigid_gravity(Rb, g, rb_m, rb_c, tangent and weighed)
-        for k in range(nb):
-            for i in range(6):
-                di = rb_dofs[k, i]
-                fin[di] += fe[k, i]
-                if weighed:
-                    fext[di] += fg[k, i]
-                fi = fidx[di]
-                if not tangent or fi < 0:
-                    continue
-                ri, o = (pos[fi], kl - pos[fi]) if band else (fi, 0)
-                for j in range(6):
-                    fj = fidx[rb_dofs[k, j]]
-                    if fj < 0:
-                        continue
-                    cj = pos[fj] + o if band else fj
-                    Mt[ri, cj] += Me[k, i, j]
-                    Kt[ri, cj] += Ke[k, i, j]
-                    Ct[ri, cj] += Ce[k, i, j]
-                    if weighed:
-                        Kt[ri, cj] -= dK[k, i, j]
+        rigid_scatter_into(rb_dofs, Me, fe, Ke, Ce, fg, dK, weighed, tangent, fidx, fin, fext,
+                           Mt, Kt, Ct, pos, kl)
     # spatial modal bodies: their family's kernel (fembody.elements.modal.modal3d_numba)
     if md_i.shape[0]:
         xm, Rm = node_poses(q1, node_q, node_X, node_rot, quat, md_i[:, 2, 0].copy())
@@ -784,19 +770,12 @@ def solve(LU, piv, b):  # pragma: no cover - jitted
         b[piv[n + i]] = y[i]
 
 
-@njit(cache=True, aot=(
-    "Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
-    "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
-    "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
-    ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
-    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], "
-    "i8[:], i8[:], i8[:, :], i8[:], i8[:], "
-    "i8[:, :], f8[:, :], i8[:, :], f8[:, :], i8[:, :], i8[:, :], f8[:, :], f8[:])"))
-def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
-         node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
-         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
-         groups, lin_v, counts, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f,
-         pj_t):  # pragma: no cover - jitted
+@njit(cache=True)
+def _step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
+          node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+          j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free,
+          fidx, groups, lin_v, counts, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t,
+          maps, work):  # pragma: no cover - jitted
     """One step of size ``h`` from ``(q, v, a, qdd, lam)`` into ``q1, v1, a1, qdd1, lam1``
     (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
 
@@ -834,20 +813,14 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     nd = v.shape[0]
     nf = free.shape[0]
     nc = lam.shape[0]
-    nn = node_X.shape[0]
-    node_q = space_i[0, :nn, :3].copy()
-    node_rot = space_i[1, :nn, 0].copy()
-    m_rot = 0
-    while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
-        m_rot += 1
-    quat = space_i[2, :m_rot, :].copy()
-    rot_v = space_i[3, :m_rot, :3].copy()
-    lin_q, cplx, rotation, continuous = _space_maps(space_i, lin_v.shape[0], nd)
+    node_q, node_rot, quat, rot_v, lin_q, cplx, rotation, continuous = maps
     plane = (pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t)
     for c in range(5):
         counts[c] = 0
+    # the step's buffers (:func:`_work`: allocated once per call of step or steps)
+    A, rhs, dy, dq, D, full, Tinv = (work[6], work[7], work[8], work[9], work[10], work[11],
+                                     work[12])
     # predictor (q''_{n+1} = q''_n): fembody.dynamics._kernels._predict_into
-    D = np.empty(nf)
     motion = 0.0
     for i in range(nd):
         ai = (af * qdd[i] - am * a[i] + (1.0 - af) * qdd[i]) / (1.0 - am)
@@ -860,8 +833,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
         D[j] = dj
         if abs(dj) > motion:
             motion = abs(dj)
-    full = np.zeros(nd)
-    for j in range(nf):
+    for j in range(nf):                 # (full's fixed entries stay zero)
         full[free[j]] = D[j]
     compose_to(q, full, lin_q, lin_v, quat, rot_v, q1)
     complex_update_to(q, full, cplx, q1)
@@ -871,21 +843,10 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     gp = gam / (bet * h)
     sc = fp[11]                  # the scaling of the factors held in LU (reused ones')
     bound = xtol * motion
-    Tinv = np.empty((groups.shape[0], 3, 3))
-    n = nf + nc
-    # the iteration matrix is assembled apart from the factors: an evaluation with a fresh
-    # tangent that converges is not factorised, and modified Newton's next step reuses LU
-    # (assembled in the band when the factors' layout says so: :func:`factor`)
-    band_at = piv.shape[0] == 3 * n + 2
-    kl = 0
-    wa = n
-    if band_at:
-        kl = int(piv[2 * n])
-        wa = kl + piv[2 * n + 1] + 1
-    pos = piv[2 * n + 2:].copy() if band_at else np.zeros(0, dtype=np.int64)
-    A = np.empty((n, wa))
-    rhs = np.empty(n)
-    dy = np.empty(nf)
+    # (the iteration matrix A is assembled apart from the factors: an evaluation with a fresh
+    # tangent that converges is not factorised, and modified Newton's next step reuses LU;
+    # assembled in the band when the factors' layout says so: :func:`factor`, :func:`_work`)
+    kl, pos = _band_layout(piv, nf + nc)
     tangent = not reuse
     it = 0
     prev = -1.0
@@ -900,7 +861,7 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
                                       j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs,
                                       sp_p, damped, md_i, md_f, tl_i, tl_val, free, fidx,
                                       groups, Tinv, r, phi, fc, A, plane, lin_q, lin_v, cplx,
-                                      rotation, continuous, pos, kl)
+                                      rotation, continuous, pos, kl, work)
         counts[0] += 1
         if with_scale:
             scale = sc_new
@@ -932,7 +893,6 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
         for j in range(nf):
             dy[j] = rhs[j]
         # Newton's increment composed at the iterate -> the step's (fembody.dynamics.lie)
-        dq = np.empty(nf)
         lie_increment(dy, groups, Tinv, dq)
         norm = 0.0
         bad = False
@@ -978,6 +938,194 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     return OK, it, 0, 0, 0, motion
 
 
+@njit(cache=True)
+def _maps(space_i, node_X, lin_v, nd):  # pragma: no cover - jitted
+    """The space's maps of ``space_i`` (layout: :func:`_step`) as :func:`_step` reads them:
+    ``(node_q, node_rot, quat, rot_v, lin_q, cplx, rotation, continuous)``."""
+    nn = node_X.shape[0]
+    node_q = space_i[0, :nn, :3].copy()
+    node_rot = space_i[1, :nn, 0].copy()
+    m_rot = 0
+    while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
+        m_rot += 1
+    quat = space_i[2, :m_rot, :].copy()
+    rot_v = space_i[3, :m_rot, :3].copy()
+    lin_q, cplx, rotation, continuous = _space_maps(space_i, lin_v.shape[0], nd)
+    return node_q, node_rot, quat, rot_v, lin_q, cplx, rotation, continuous
+
+
+@njit(cache=True)
+def _band_layout(piv, n):  # pragma: no cover - jitted
+    """``(kl, pos)`` of a factors' layout ``piv`` over ``n`` unknowns (:func:`factor`): the
+    band's sub-diagonals and each unknown's position in the ordered matrix when the
+    iteration matrix is assembled in the band (``piv (3 n + 2,)``), else ``(0, empty)``:
+    dense assembly (:func:`_add`)."""
+    if piv.shape[0] == 3 * n + 2:
+        return int(piv[2 * n]), piv[2 * n + 2:].copy()
+    return 0, np.zeros(0, dtype=np.int64)
+
+
+@njit(cache=True)
+def _work(nd, nf, nc, n_groups, piv):  # pragma: no cover - jitted
+    """The buffers of :func:`_step` and :func:`_evaluate`, made once per call of
+    :func:`step` or :func:`steps` (not per Newton iteration): ``f_ext``, ``f_int``,
+    ``f_inertia`` (nd,), the free-DOF ``K``, ``C``, ``M`` and the iteration matrix, its
+    right-hand side (nf + nc,), the Newton increment and its composed form (nf,), the step's
+    increment (nf,) and on all DOFs (nd,; zero off the free DOFs), the Lie map's inverse
+    tangents (n_groups, 3, 3). The matrices are dense, ``(nf, nf)`` and ``(nf + nc, nf +
+    nc)``, or, when the factors' layout ``piv`` assembles in the band (:func:`_band_layout`),
+    all four the band storage ``(nf + nc, kl + ku + 1)`` of the ordered matrix."""
+    n = nf + nc
+    rows, cols, width = nf, nf, n
+    if piv.shape[0] == 3 * n + 2:
+        rows, cols, width = n, piv[2 * n] + piv[2 * n + 1] + 1, piv[2 * n] + piv[2 * n + 1] + 1
+    return (np.empty(nd), np.empty(nd), np.empty(nd), np.zeros((rows, cols)),
+            np.zeros((rows, cols)), np.zeros((rows, cols)), np.empty((n, width)), np.empty(n),
+            np.empty(nf), np.empty(nf), np.empty(nf), np.zeros(nd), np.empty((n_groups, 3, 3)))
+
+
+@njit(cache=True, aot=(
+    "Tuple((i8, i8, i8, i8, i8, f8))(f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], "
+    "i8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:], f8[:, :], i8[:], "
+    "i8[:, :, :], f8[:, :], f8[:], f8[:, :], f8[:], i8[:], i8[:, :], f8[:], f8[:, :, "
+    ":], f8[:, :], i8[:, :], i8[:], i8[:, :], i8[:, :], f8[:, :, :], f8[:, :, :], "
+    "f8[:], f8[:], i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], "
+    "i8[:], i8[:], i8[:, :], i8[:], i8[:], "
+    "i8[:, :], f8[:, :], i8[:, :], f8[:, :], i8[:, :], i8[:, :], f8[:, :], f8[:])"))
+def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv, space_i,
+         node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+         j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
+         groups, lin_v, counts, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f,
+         pj_t):  # pragma: no cover - jitted
+    """One step (:func:`_step`, whose docstring gives the arguments) with its own maps and
+    buffers (:func:`_maps`, :func:`_work`): the entry point of one call per step."""
+    nd = v.shape[0]
+    maps = _maps(space_i, node_X, lin_v, nd)
+    work = _work(nd, free.shape[0], lam.shape[0], groups.shape[0], piv)
+    return _step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
+                 space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk,
+                 j_nodes, j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i,
+                 md_f, tl_i, tl_val, free, fidx, groups, lin_v, counts, pr_dofs, pr_p, ps_dofs,
+                 ps_p, pblk, pj_i, pj_f, pj_t, maps, work)
+
+
+@njit(cache=True)
+def _weights_potential(q, g, node_X, rb_node, rb_m, rb_c, pr_dofs, pr_p, lin_v,
+                       maps):  # pragma: no cover - jitted
+    """``sum -m g . x_c`` [J] of the spatial and planar rigid bodies at ``q`` (``x_c`` the
+    centre of mass; up to a constant, the blocks' ``gravity_potential``); ``maps``:
+    :func:`_maps`."""
+    node_q, node_rot, quat, rot_v, lin_q, cplx, rotation, continuous = maps
+    V = 0.0
+    nb = rb_m.shape[0]
+    if nb:
+        xb, Rb = node_poses(q, node_q, node_X, node_rot, quat, rb_node)
+        for k in range(nb):
+            gx = 0.0
+            for i in range(3):
+                xc = xb[k, i]
+                for j in range(3):
+                    xc += Rb[k, i, j] * rb_c[k, j]
+                gx += xc * g[i]
+            V -= rb_m[k] * gx
+    if pr_dofs.shape[0]:
+        coords = np.zeros(rotation.shape[0])
+        coordinates_into(q, lin_q, lin_v, cplx, coords)
+        for k in range(pr_dofs.shape[0]):
+            th = coords[pr_dofs[k, 2]]
+            ct, st = math.cos(th), math.sin(th)
+            cx, cy = pr_p[k, 2], pr_p[k, 3]
+            xc0 = coords[pr_dofs[k, 0]] + (ct * cx - st * cy)
+            xc1 = coords[pr_dofs[k, 1]] + (st * cx + ct * cy)
+            V -= pr_p[k, 0] * (xc0 * g[0] + xc1 * g[1])
+    return V
+
+
+@njit(cache=True)
+def _monitor_values(q, v, v_prev, lam, fc, h, q0, f_grav, node_X, fconst, Mc, g,
+                    weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+                    j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f,
+                    tl_i, tl_val, free, fidx, groups, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i,
+                    pj_f, pj_t, lin_v, maps, piv, work, out):  # pragma: no cover - jitted
+    """What the run monitor (:meth:`fembody.run.monitor.RunMonitor.check`) reads of the
+    state ``q, v, lam`` reached by a step of ``h`` [s] from velocities ``v_prev``, with the
+    step's constraint force ``fc`` (B^T lam): into ``out`` (8,) the kinetic energy ``v^T
+    M(q) v / 2`` [J] (M from one evaluation with a tangent, every family's mass matrix on
+    the free DOFs), the strain energy [J] (0: no family with one runs here; the caller asks
+    only then), the potential of gravity relative to ``q0`` [J] (the constant masses' weights
+    ``f_grav`` times the configuration change, and the rigid bodies' ``-m g . x_c`` less
+    its value at ``q0``: :func:`_weights_potential`), the 1-norms over the free DOFs of
+    the external, internal and inertial forces (at the mean acceleration ``(v - v_prev) /
+    h``) and of ``fc``, and 1.0 (0.0 when a fixed DOF moves: the monitor then evaluates in Python,
+    whose kinetic energy counts it). The evaluation's buffers are the step's ``work``,
+    laid out as the factors' ``piv`` says (:func:`_work`)."""
+    nd = v.shape[0]
+    nf = free.shape[0]
+    nc = lam.shape[0]
+    node_q, node_rot, quat, rot_v, lin_q, cplx, rotation, continuous = maps
+    moving = False
+    for i in range(nd):
+        if fidx[i] < 0 and v[i] != 0.0:
+            moving = True
+    dv = np.zeros(nd)
+    for j in range(nf):
+        i = free[j]
+        dv[i] = (v[i] - v_prev[i]) / h
+    r = np.empty(nf)
+    phi = np.zeros(nc)
+    fc_e = np.zeros(nd)
+    A = work[6]
+    Tinv = work[12]
+    kl, pos = _band_layout(piv, nf + nc)
+    band = pos.shape[0] > 0
+    for gi in range(groups.shape[0]):
+        for a in range(3):
+            for b in range(3):
+                Tinv[gi, a, b] = 1.0 if a == b else 0.0
+    plane = (pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t)
+    _evaluate(q, v, dv, lam, True, False, 1.0, 1.0, node_q, node_rot, quat, node_X, fconst,
+              Mc, g, weighed, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs,
+              j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, damped, md_i, md_f, tl_i,
+              tl_val, free, fidx, groups, Tinv, r, phi, fc_e, A, plane, lin_q, lin_v, cplx,
+              rotation, continuous, pos, kl, work)
+    fext, fint, fin, Mt = work[0], work[1], work[2], work[5]
+    T = 0.0
+    for i in range(nf):
+        s = 0.0
+        if band:                        # M's entries of row i within the band (:func:`_add`)
+            pi = pos[i]
+            for j in range(nf):
+                c = pos[j] - pi + kl
+                if c >= 0 and c < Mt.shape[1]:
+                    s += Mt[pi, c] * v[free[j]]
+        else:
+            for j in range(nf):
+                s += Mt[i, j] * v[free[j]]
+        T += v[free[i]] * s
+    # gravity: the constant masses' weights over the change from q0, the bodies' -m g . x_c
+    du = q_difference(q, q0, lin_q, lin_v, quat, rot_v, nd)
+    complex_difference_into(q, q0, cplx, du)
+    Vg = 0.0
+    for i in range(nd):
+        Vg -= f_grav[i] * du[i]
+    # (each body's potential less its own at q0, as the blocks' gravity_potential)
+    Vg += (_weights_potential(q, g, node_X, rb_node, rb_m, rb_c, pr_dofs, pr_p, lin_v, maps)
+           - _weights_potential(q0, g, node_X, rb_node, rb_m, rb_c, pr_dofs, pr_p, lin_v,
+                                maps))
+    se = sf = sn = sc = 0.0
+    for j in range(nf):
+        i = free[j]
+        se += abs(fext[i])
+        sf += abs(fint[i])
+        sn += abs(fin[i])
+        sc += abs(fc[i])
+    out[0] = 0.5 * T
+    out[1] = 0.0
+    out[2] = Vg
+    out[3], out[4], out[5], out[6] = se, sf, sn, sc
+    out[7] = 0.0 if moving else 1.0
+
+
 @njit(cache=True, aot=(
     "i8(f8[:], i8[:], f8[:, :], f8[:, :], f8[:, :], f8[:, :], f8[:, :], f8[:, :], "
     "f8[:, :], f8[:, :], f8[:], i8[:], f8[:], i8[:], i8[:], f8[:, :], i8[:], "
@@ -986,12 +1134,13 @@ def step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv,
     "i8[:], i8[:, :], f8[:, :], i8[:, :, :], f8[:, :], i8[:, :], f8[:, :], i8[:], i8[:], "
     "i8[:, :], i8[:], "
     "i8[:, :], f8[:, :], i8[:, :], f8[:, :], i8[:, :], i8[:, :], f8[:, :], f8[:], "
-    "f8[:, :], f8[:, :], i8[:, :], f8[:, :], f8[:, :, :], f8[:, :], f8[:, :, :])"))
+    "f8[:, :], f8[:, :], i8[:, :], f8[:, :], f8[:, :, :], f8[:, :], f8[:, :, :], "
+    "i8[:], f8[:, :], f8[:], f8[:])"))
 def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU, piv,
           space_i, node_X, fconst, Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes,
           j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i,
           tl_val, free, fidx, groups, lin_v, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f,
-          pj_t, JF, SF, SI, FL, TV, FW, TW):  # pragma: no cover
+          pj_t, JF, SF, SI, FL, TV, FW, TW, CK, EN, q0, f_grav):  # pragma: no cover
     """Up to ``n`` steps of :func:`step`, each landing on the output grid ``(i0 + k) dt``,
     with the driver's per-step sums (``fembody.run.simulate``) kept here: the trapezoidal
     work of the constant nodal loads ``f_load`` and of the constraint forces (the formulas
@@ -1019,8 +1168,12 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
     ``h``, the time reached, the work sums after it and the multipliers' size; ``SI`` (n,
     6): its Newton increments and its ``counts``. ``bf``: ``dt, lam_size, jump, work,
     constraint_work, fac_i, fac_c, t`` (``fac_*`` the step of the integrator's and of the
-    compiled factors, NaN none), updated. ``bi``: ``i0, n`` in; out ``k`` steps applied,
-    then (unused), the pending step's status and increments (``bi[4]`` its row or -1).
+    compiled factors, NaN none), updated. ``CK`` (n,): 1 at the steps whose state the run
+    monitor checks, where ``EN[k]`` (8,) receives :func:`_monitor_values` at the state
+    reached (the reference configuration ``q0`` and the constant masses' weights
+    ``f_grav`` (n_dof,) give their potential). ``bi``: ``i0, n`` in; out ``k`` steps
+    applied, then (unused), the pending step's status and increments (``bi[4]`` its row or
+    -1).
     ``counts``: the pending step's counters; ``tot``: the applied steps' sums. Returns
     ``OK``, ``PENDING`` or ``OFF_GRID`` (a step the driver's loop would not take as one
     landing step)."""
@@ -1031,17 +1184,13 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
     nd = V.shape[1]
     nc = LAM.shape[1]
     ni = j_f.shape[0]
-    m_rot = 0
-    while m_rot < space_i.shape[1] and space_i[2, m_rot, 0] >= 0:
-        m_rot += 1
-    quat = space_i[2, :m_rot, :].copy()
-    rot_v = space_i[3, :m_rot, :3].copy()
-    lin_q, cplx, _, _ = _space_maps(space_i, lin_v.shape[0], nd)
+    # the space's maps and the steps' buffers, once for the batch
+    maps = _maps(space_i, node_X, lin_v, nd)
+    node_q, node_rot, quat, rot_v, lin_q, cplx = maps[0], maps[1], maps[2], maps[3], maps[4], \
+        maps[5]
+    work = _work(nd, free.shape[0], nc, groups.shape[0], piv)
     for c in range(5):
         tot[c] = 0
-    nn = node_X.shape[0]
-    node_q = space_i[0, :nn, :3].copy()
-    node_rot = space_i[1, :nn, 0].copy()
     tl_nodes = tl_i[:, 0].copy()
     no_K = np.zeros((0, 0))
     k = 0
@@ -1073,12 +1222,13 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
             PHI[nxt, j] = 0.0
         for j in range(nd):
             FC[nxt, j] = 0.0
-        status, it, _, _, _, _ = step(
+        status, it, _, _, _, _ = _step(
             fp, Q[k], V[k], A[k], QDD[k], LAM[k], ip, Q[nxt], V[nxt], A[nxt],
             QDD[nxt], LAM[nxt], R[nxt], PHI[nxt], FC[nxt], LU, piv, space_i, node_X, fconst,
             Mc, g, rb_node, rb_dofs, rb_m, rb_Jc, rb_c, jblk, j_nodes, j_dofs, j_rows, j_V,
             j_C0, j_s, j_f, sp_nodes, sp_dofs, sp_p, md_i, md_f, tl_i, tl_val, free, fidx,
-            groups, lin_v, counts, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t)
+            groups, lin_v, counts, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t, maps,
+            work)
         size = 0.0
         for j in range(nc):
             x = abs(LAM[nxt, j])
@@ -1110,6 +1260,13 @@ def steps(fp, ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, counts, tot, LU
             for j in range(nd):
                 cw += (FC[nxt, j] + FC[k, j]) * dq[j]
             bf[4] += -0.5 * cw
+        if CK[k] == 1:                  # the run monitor's values at this state
+            _monitor_values(Q[nxt], V[nxt], V[k], LAM[nxt], FC[nxt], h, q0, f_grav,
+                            node_X, fconst, Mc, g, ip[4] == 1, rb_node, rb_dofs, rb_m, rb_Jc,
+                            rb_c, jblk, j_nodes, j_dofs, j_rows, j_V, j_C0, j_s, j_f, sp_nodes,
+                            sp_dofs, sp_p, ip[6] == 1, md_i, md_f, tl_i, tl_val, free, fidx,
+                            groups, pr_dofs, pr_p, ps_dofs, ps_p, pblk, pj_i, pj_f, pj_t,
+                            lin_v, maps, piv, work, EN[k])
         for c in range(5):
             tot[c] += counts[c]
             SI[k, 1 + c] = counts[c]

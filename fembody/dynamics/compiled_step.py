@@ -33,12 +33,13 @@ The rule, for any model (never a test of one model's shape):
   dropped or made compliant (redundancy handling is Python's), no velocity projection.
 
 A driver that needs nothing between steps that it cannot do afterwards from their states
-(``fembody.run.simulate``: no contacts, checkpoints or damping dissipation) runs several
-steps per call (:meth:`CompiledStep.steps`, :func:`fembody.dynamics._step_kernels.steps`),
-with the same numbers as one call per step: the call keeps every state, its driven values
-and loads are read per step before it, and the driver then records saved states, reads
-sensors, follows the drivers' work and runs its monitor's checks at each step's state
-(:meth:`Batch.goto`).
+(``fembody.run.simulate``: no contacts or damping dissipation; a batch ends at a
+checkpoint's output point) runs several steps per call (:meth:`CompiledStep.steps`,
+:func:`fembody.dynamics._step_kernels.steps`), with the same numbers as one call per step:
+the call keeps every state, its driven values and loads are read per step before it, and
+the driver then records saved states, reads sensors, follows the drivers' work and runs its
+monitor's checks at each step's state (:meth:`Batch.goto`), with the energies and forces
+the checks read evaluated in the call at the steps they check (:meth:`Batch.values`).
 
 Anything else, and any step the kernel does not converge, runs the Python path
 (:meth:`fembody.dynamics.newmark.GeneralizedAlpha._newton_step`) with its semantics: the
@@ -590,6 +591,12 @@ class CompiledStep:
         self.groups = (np.ascontiguousarray(lie_map.groups, dtype=np.int64) if lie_map
                        is not None else np.zeros((0, 3), dtype=np.int64))
         self.weighed = bool(s.weighed_mass)
+        # the run monitor's values in the kernel: every family here has its mass matrix,
+        # weights and forces there; strain energy none yet (springs, modal bodies: the
+        # monitor evaluates those states in Python)
+        self.monitor_values = not (s.stiffness_blocks or self.md_i.shape[0])
+        self.q0 = np.ascontiguousarray(s.q0, dtype=float)
+        self.f_grav = np.ascontiguousarray(s.f_gravity, dtype=float)
         # the factors' arrays; their layout says which LU (dense or banded) the kernel runs
         self.LU, self.piv, self.lu = factor_arrays(s)
         # (the K pattern, and so M_const, is on the free DOFs); assembled in the band, its
@@ -639,6 +646,10 @@ class CompiledStep:
             self.pj_i, self.pj_f = np.zeros((0, 16), dtype=np.int64), np.zeros((0, 21))
             self.pj_t = np.zeros(0)
             self.driven = [(self.j_f, *d) for d in self.driven]
+        if "monitor_values" not in state:       # (written before the monitor's values)
+            self.monitor_values = False
+            self.q0 = np.ascontiguousarray(self.system.q0, dtype=float)
+            self.f_grav = np.ascontiguousarray(self.system.f_gravity, dtype=float)
         if "_offsets" not in state:
             s = self.system
             self._offsets = tuple(int(x) for x in np.cumsum(
@@ -720,7 +731,7 @@ class CompiledStep:
 
     def steps(self, integ, i0: int, n: int, dt: float, f_load: np.ndarray,
               fc_prev: np.ndarray | None, lam_size: float, jump: float,
-              sums: tuple[float, float]) -> "Batch | None":
+              sums: tuple[float, float], checks: np.ndarray | None = None) -> "Batch | None":
         """Up to ``n`` steps of ``dt`` [s], the k-th landing on the output grid point
         ``(i0 + k) dt``, in one compiled call (:func:`fembody.dynamics._step_kernels.steps`),
         keeping the driver's energy sums (the work of the constant nodal loads ``f_load`` and
@@ -735,8 +746,12 @@ class CompiledStep:
         from the same time (so the driver's own loop sees it, with its diagnostics). Loads
         that change with time and turning loads are read here for every step too, and
         their work summed with the turning loads at each state reached (``f_load`` is then
-        the loads at the start, with the turning ones). None: not for this integrator now
-        (another state, a held step)."""
+        the loads at the start, with the turning ones). ``checks``: the indices ``k`` (from
+        0) of the steps whose states the driver's run monitor checks; where the kernel can
+        (:attr:`monitor_values`), it evaluates there what the monitor reads
+        (:func:`fembody.dynamics._step_kernels._monitor_values`: energies and force sizes,
+        ``Batch.values``), so that the check does no evaluation of its own. None: not for
+        this integrator now (another state, a held step)."""
         s = integ.sys
         if self._pending is not None or s is not self.system or n < 1:
             return None
@@ -795,6 +810,10 @@ class CompiledStep:
                     break
                 t = target
         SF, SI = np.empty((n, 5)), np.empty((n, 6), dtype=np.int64)
+        CK = np.zeros(n, dtype=np.int64)
+        if checks is not None and self.monitor_values:
+            CK[checks[checks < n]] = 1
+        EN = np.zeros((n, 8))
         nan = math.nan
         bf = np.array([dt, lam_size, jump, sums[0], sums[1],
                        nan if integ._fac_h is None else integ._fac_h,
@@ -811,11 +830,11 @@ class CompiledStep:
             self.j_nodes, self.j_dofs, self.j_rows, self.j_V, self.j_C0, self.j_s, self.j_f,
             self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
             self.tl_val, self.free, self.fidx, self.groups, self.lin_v, *self._planar_args(),
-            JF, SF, SI, FL, TV, FW, TW)
+            JF, SF, SI, FL, TV, FW, TW, CK, EN, self.q0, self.f_grav)
         k = int(bi[2])
         batch = Batch(self, k, (Q, V, A, QDD, LAM, R, PHI, FC), SF[:k], SI[:k],
                       float(bf[1]), float(bf[3]), float(bf[4]),
-                      f_load if FW is _NO_ROWS else FW[k])
+                      f_load if FW is _NO_ROWS else FW[k], EN[:k], CK[:k])
         if k:
             integ.n_residual += int(tot[0])
             integ.n_tangent += int(tot[1])
@@ -883,12 +902,15 @@ class Batch:
     the integrator holds (:meth:`goto`)."""
 
     __slots__ = ("owner", "k", "rows", "SF", "SI", "lam_size", "work", "constraint_work",
-                 "p", "cum", "final", "f_end", "times", "iterations")
+                 "p", "cum", "final", "f_end", "times", "iterations", "EN", "CK")
 
     def __init__(self, owner: CompiledStep, k: int, rows: tuple, SF: np.ndarray,
                  SI: np.ndarray, lam_size: float, work: float, constraint_work: float,
-                 f_end: np.ndarray) -> None:  # noqa: D107
+                 f_end: np.ndarray, EN: np.ndarray | None = None,
+                 CK: np.ndarray | None = None) -> None:  # noqa: D107
         self.owner, self.k, self.rows, self.SF, self.SI = owner, k, rows, SF, SI
+        # the run monitor's values at the steps CK marks (:meth:`values`)
+        self.EN, self.CK = EN, CK
         self.lam_size, self.work, self.constraint_work = lam_size, work, constraint_work
         self.f_end = f_end          # the loads whose work the sums keep, at the last state
         self.p = k
@@ -898,6 +920,15 @@ class Batch:
         # Python numbers: goto runs for every saved state)
         self.cum = np.cumsum(SI[:, 1:], axis=0).tolist()
         self.iterations = SI[:, 0].tolist()
+
+    def values(self, p: int) -> np.ndarray | None:
+        """What the run monitor reads at the state after the ``p``-th step, evaluated by the
+        kernel (:func:`fembody.dynamics._step_kernels._monitor_values`: kinetic, strain and
+        gravity energy [J], the 1-norms of the external, internal, inertial and constraint
+        forces on the free DOFs [N, N m]), or None where it was not."""
+        if self.CK is None or not self.CK[p - 1] or not self.EN[p - 1, 7] == 1.0:
+            return None
+        return self.EN[p - 1]
 
     @property
     def v_start(self) -> np.ndarray:

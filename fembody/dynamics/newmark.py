@@ -412,17 +412,19 @@ class GeneralizedAlpha(Integrator):
 
     def steps(self, i0: int, n: int, dt: float, f_load: np.ndarray,
               fc_prev: np.ndarray | None, lam_size: float, jump: float,
-              sums: tuple[float, float]):
+              sums: tuple[float, float], checks: "np.ndarray | None" = None):
         """Up to ``n`` steps landing on the output grid ``(i0 + k) dt`` [s] in one compiled
-        call, for a driver that needs nothing between them but its energy sums and the
-        multipliers' size (:meth:`fembody.dynamics.compiled_step.CompiledStep.steps`, whose
-        :class:`~fembody.dynamics.compiled_step.Batch` this returns), or None when this
+        call, for a driver that needs nothing between them but its energy sums, the
+        multipliers' size and (``checks``: the steps whose states its run monitor checks)
+        the monitor's values (:meth:`fembody.dynamics.compiled_step.CompiledStep.steps`,
+        whose :class:`~fembody.dynamics.compiled_step.Batch` this returns), or None when this
         integrator cannot (no compiled step, another predictor, redundant rows handled)."""
         compiled, rows = self._compiled, self.rows
         if (compiled is None or self.predictor != "acceleration" or rows.dropped is not None
                 or rows.compliance is not None):
             return None
-        return compiled.steps(self, i0, n, dt, f_load, fc_prev, lam_size, jump, sums)
+        return compiled.steps(self, i0, n, dt, f_load, fc_prev, lam_size, jump, sums,
+                              checks)
 
     @property
     def counters(self) -> dict:

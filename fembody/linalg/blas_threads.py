@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import sys
 from typing import Iterator
 
 from .. import lazy
@@ -40,8 +41,26 @@ _depth = 0                               # small runs under way
 _before: dict[str, int] = {}             # library path -> its thread count before the first
 
 
+#: the last scan's libraries and the number of modules imported then
+_scan: tuple[int, dict] = (-1, {})
+
+
 def _loaded_openblas() -> dict[str, tuple]:
-    """(set, get) of every OpenBLAS library mapped into this process, by path."""
+    """(set, get) of every OpenBLAS library mapped into this process, by path. Reading
+    ``/proc/self/maps`` costs about as much as a small model's set-up, so the last scan is
+    kept while no module has been imported since (a library is mapped by the import of the
+    extension that links it; one loaded by ctypes alone is seen after the next import)."""
+    global _scan
+    if _scan[0] == len(sys.modules):
+        return _scan[1]
+    key = len(sys.modules)
+    out = _scan_maps()
+    _scan = (key, out)
+    return out
+
+
+def _scan_maps() -> dict[str, tuple]:
+    """:func:`_loaded_openblas` read from ``/proc/self/maps``."""
     try:
         with open("/proc/self/maps") as fh:
             paths = {line.split(None, 5)[5].strip() for line in fh

@@ -103,6 +103,25 @@ class RunMonitor:
                     "law holds for small strains). Check the load magnitudes and units; "
                     "monitor=False turns this check off", time=t)
 
+    def _forces(self, integ, h: float) -> tuple[float, float]:
+        """The forces that can balance the constraint forces, ``|f_ext| + |f_int| + |M dv/h|``
+        (1-norms over the free DOFs at the integrator's state, ``dv`` the last step's
+        velocity change), and the constraint forces' ``|B^T lam|`` [N, N m]."""
+        s = integ.sys
+        q, v, t = integ.q, integ.v, integ.t
+        last_eval = getattr(integ, "last", None)
+        fc = (last_eval[1].force if last_eval is not None else
+              s.constraints(q, t, integ.lam[:s.n_con], hessian=False, rows=integ.rows).force)
+        free = s.free
+        fint, _, _ = s.internal_forces(q, v, False)
+        dv = np.zeros(s.n_dof)
+        dv[free] = (v[free] - self.v_prev[free]) / h
+        fin = s.inertial_forces(q, v, dv, False)[0]
+        fext = s.external_forces(q, t, False)[0]
+        budget = (np.abs(fext[free]).sum() + np.abs(fint[free]).sum()
+                  + np.abs(fin[free]).sum())
+        return float(budget), float(np.abs(fc[free]).sum())
+
     @staticmethod
     def _driver_power(integ) -> float:
         """Power of the drivers ``lam . phi_t`` [W] (zero without drivers: no work per step)."""
@@ -124,14 +143,36 @@ class RunMonitor:
         self.driver_work += 0.5 * h * (power + self.power_prev)
         self.power_prev = power
 
-    def check(self, integ, h: float, acc: dict, last: bool = False) -> None:
+    def _next_due(self, c: int) -> int:
+        """The grid point checked after the ``c``-th: 2c below ``every``, then the next
+        multiple of ``every``."""
+        return 2 * c if 2 * c < self.every else (c // self.every + 1) * self.every
+
+    def due_within(self, n: int) -> np.ndarray:
+        """The offsets ``k`` (from 0) of the next ``n`` grid points that :meth:`check` will
+        be called at (``calls == due``; the last grid point of a run aside), changing
+        nothing: a compiled batch evaluates there what the check reads."""
+        c, due, out = self.calls, self.due, []
+        for k in range(n):
+            c += 1
+            if c == due:
+                out.append(k)
+                due = self._next_due(c)
+        return np.array(out, dtype=np.int64)
+
+    def check(self, integ, h: float, acc: dict, last: bool = False,
+              values: np.ndarray | None = None) -> None:
         """Run the checks; raise InstabilityError when a ratio exceeds ``bound``. The driver
         counts the grid points in ``calls`` and calls this when ``calls == due`` (the 1st,
         2nd, 4th, ... grid point: fast growth shows early, then every ``every``-th), at the
-        last one and after a failure: one integer compare per grid point otherwise."""
+        last one and after a failure: one integer compare per grid point otherwise.
+        ``values``: what the checks read of the state, evaluated by the compiled step's
+        kernel (:meth:`fembody.dynamics.compiled_step.Batch.values`: kinetic, strain and
+        gravity energy, the 1-norms of the external, internal, inertial and constraint
+        forces on the free DOFs; a System without beams); None: evaluated here."""
         c = self.calls
-        if c >= self.due:           # the next grid point to check: 2c below ``every``, then
-            self.due = 2 * c if 2 * c < self.every else (c // self.every + 1) * self.every
+        if c >= self.due:           # the next grid point to check
+            self.due = self._next_due(c)
         s = integ.sys
         work = abs(acc["work"]) + abs(self.driver_work)
         self.work_max = max(self.work_max, work,
@@ -139,8 +180,12 @@ class RunMonitor:
         q, v, t = integ.q, integ.v, integ.t
         # energy: growth beyond the work done, relative to a scale of the inputs
         scale = self.scale0 + self.work_max + acc["dissipated"]
-        strain, beams = self._strain_state(q)
-        energy = s.kinetic_energy(q, v) + strain + s.gravity_energy(q)
+        if values is not None:
+            strain, beams = float(values[1]), []
+            energy = float(values[0]) + strain + float(values[2])
+        else:
+            strain, beams = self._strain_state(q)
+            energy = s.kinetic_energy(q, v) + strain + s.gravity_energy(q)
         growth = energy - self.E0 - acc["work"] - self.driver_work + acc["dissipated"]
         if scale > 0.0:
             ratio = growth / scale
@@ -155,19 +200,12 @@ class RunMonitor:
         self._check_strains(beams, t)   # after the energy: an instability says so first
         if not s.n_con or h <= 0.0:
             return
-        last_eval = getattr(integ, "last", None)
         lam = integ.lam[:s.n_con]
-        fc = (last_eval[1].force if last_eval is not None else
-              s.constraints(q, t, lam, hessian=False, rows=integ.rows).force)
-        free = s.free
-        fint, _, _ = s.internal_forces(q, v, False)
-        dv = np.zeros(s.n_dof)
-        dv[free] = (v[free] - self.v_prev[free]) / h
-        fin = s.inertial_forces(q, v, dv, False)[0]
-        fext = s.external_forces(q, t, False)[0]
-        budget = (np.abs(fext[free]).sum() + np.abs(fint[free]).sum()
-                  + np.abs(fin[free]).sum())
-        force = float(np.abs(fc[free]).sum())
+        if values is not None:
+            budget = float(values[3]) + float(values[4]) + float(values[5])
+            force = float(values[6])
+        else:
+            budget, force = self._forces(integ, h)
         if budget <= 0.0:
             return
         ratio = force / budget

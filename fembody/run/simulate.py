@@ -380,13 +380,16 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
                       iterations=integ.last_iterations, violation=viol, **run.acc, **extra)
 
 
-def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch) -> "Batch | None":
+def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch,
+           checks: np.ndarray | None = None) -> "Batch | None":
     """Run the grid points ``i .. i + n - 1`` in one compiled call where the integrator
     can (:meth:`fembody.GeneralizedAlpha.steps`), keeping the energy sums and the
     redundancy watch's multiplier size as :func:`drive` does after each step. Returns the
     :class:`fembody.dynamics.compiled_step.Batch` (the integrator at its last state; the
     driver does the rest of its work after each step from it) or None: no step run (the
-    rest go through the driver's loop, a failed step included)."""
+    rest go through the driver's loop, a failed step included). ``checks``: the offsets of
+    the points the run monitor checks (:meth:`fembody.run.monitor.RunMonitor.due_within`),
+    whose values the batch evaluates where it can."""
     integ, power, acc = run.integ, run.power, run.acc
     prev = power.prev
     if prev is None or prev[0] is not integ.q:
@@ -394,7 +397,7 @@ def _batch(run: RunState, sys: System, i: int, n: int, rank: RankWatch) -> "Batc
     done = integ.steps(i, n, run.dt, prev[2], prev[3],
                        rank.lam_size if rank.on else 0.0,
                        rank.LAMBDA_JUMP if rank.on else 0.0,
-                       (acc["work"], acc["constraint_work"]))
+                       (acc["work"], acc["constraint_work"]), checks)
     if done is None or not done.k:
         return None
     acc["work"] = done.work
@@ -455,16 +458,19 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         touches = ContactWatch(sys)
     frictional = bool(getattr(sys, "friction_blocks", None))
     # grid points run several to a compiled call (:func:`_batch`) where nothing but what can
-    # be done afterwards from the batch's states is due between them: no contacts,
-    # checkpoints or damping dissipation
+    # be done afterwards from the batch's states is due between them: no contacts; the
+    # damping dissipation is summed from the batch's states (_Power.dissipation); a batch
+    # ends at a checkpoint's point (:meth:`_Saver.next_due`), where the integrator holds
+    # the state the batch left
     batching = (getattr(integ, "batches", False) and contacts is None and touches is None
-                and not frictional and saver.path is None and not power.damped)
+                and not frictional)
     rheonomic = bool(getattr(sys, "rheonomic", False))
     every = run.save_every
 
-    def after_point(i: int, h_last: float) -> None:
+    def after_point(i: int, h_last: float, values: np.ndarray | None = None) -> None:
         """What follows the last step to the grid point ``i`` (``h_last`` [s] long): sensors,
-        the saved state and the callback, the monitor's count and check, the checkpoint."""
+        the saved state and the callback, the monitor's count and check (``values``: what it
+        reads, from a compiled batch), the checkpoint."""
         if has_sensors:
             record_sensors()
         run.integ, run.i, run.h, run.good = integ, i + 1, h, good
@@ -477,7 +483,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             watch.calls += 1            # RunMonitor.tick inlined: 1, 2, 4, ..., 64, 100, ..
             if i == n_grid or watch.calls == watch.due:
                 try:
-                    watch.check(integ, h_last, acc, last=i == n_grid)
+                    watch.check(integ, h_last, acc, last=i == n_grid, values=values)
                 except InstabilityError:
                     if not saved:
                         _record(run, sys)   # keep the state where the growth was seen
@@ -492,6 +498,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         watch, the drivers' work, then :func:`after_point`."""
         nonlocal good
         k, SF = done.k, done.SF
+        # the damping dissipation after each step, summed from the states as after a step
+        dissipated = power.dissipation(done, acc["dissipated"]) if power.damped else None
         step_watch = watch is not None and rheonomic
         each = has_sensors or step_watch or bool(motions)    # something after every step
         last = i + k - 1                # the batch's last grid point
@@ -502,10 +510,14 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 nxt = -(-ii // every) * every
                 if watch is not None:
                     nxt = min(nxt, ii + watch.due - watch.calls - 1)
+                if saver.path is not None:      # the batch's last point: a checkpoint's
+                    nxt = min(nxt, last)
                 nxt = min(nxt, last + 1)
                 good += nxt - ii
                 if watch is not None:
                     watch.calls += nxt - ii
+                if saver.path is not None:
+                    saver.count += nxt - ii     # (the points passed count as if visited)
                 ii = nxt
                 run.i, run.good = ii, good
                 if ii > last:
@@ -515,6 +527,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             acc["work"] = float(SF[p - 1, 2])
             if sys.n_con:
                 acc["constraint_work"] = float(SF[p - 1, 3])
+            if dissipated is not None:
+                acc["dissipated"] = dissipated[p - 1]
             if motions:
                 motions.accepted(integ.t)
             if watch is not None:
@@ -522,12 +536,14 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 if step_watch:
                     watch.after_step(integ, float(SF[p - 1, 0]))
             good += 1
-            after_point(ii, float(SF[p - 1, 0]))
+            after_point(ii, float(SF[p - 1, 0]), done.values(p))
             ii += 1
         done.goto(integ, k)
         acc["work"] = done.work
         if sys.n_con:
             acc["constraint_work"] = done.constraint_work
+        if dissipated is not None:
+            acc["dissipated"] = dissipated[k - 1]
         if watch is not None:
             watch.v_prev = done.v_start.copy()
 
@@ -541,7 +557,10 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 # the points up to the last but one (whose step may be shorter); at most
                 # BATCH points a call (Ctrl-C and the progress bar wait for a call)
                 j = min(n_grid, i + BATCH)
-                done = _batch(run, sys, i, j - i, rank) if j - i >= 2 else None
+                if saver.path is not None:      # end the batch at the next checkpoint
+                    j = min(j, saver.next_due(i, run) + 1)
+                checks = None if watch is None else watch.due_within(j - i)
+                done = _batch(run, sys, i, j - i, rank, checks) if j - i >= 2 else None
                 if done is not None:
                     integ = run.integ
                     after_batch(i, done)
@@ -693,6 +712,20 @@ class _Saver:
         self.every, self.count, self.since = every, 0, _time.perf_counter()
         self.fingerprint = ckpt.model_fingerprint(sys)
 
+    def _points(self, run: RunState) -> int:
+        """The output points between checkpoints (int ``every``)."""
+        return self.every or max(1, math.ceil(run.t_end / run.dt / 10))
+
+    def next_due(self, i: int, run: RunState) -> int:
+        """The grid index, from the point ``i`` on, of the next output point a checkpoint is
+        written at (a number of points as ``every``); with a wall time as ``every`` a very
+        large index: the driver then calls the saver at the last point of every batch, where
+        the wall time is checked."""
+        if isinstance(self.every, float):
+            return 1 << 62
+        every = self._points(run)
+        return i + (every - 1 - self.count % every)
+
     def __call__(self, run: RunState, final: bool, wall: float) -> None:
         if self.path is None:
             return
@@ -700,8 +733,7 @@ class _Saver:
         if isinstance(self.every, float):
             due = _time.perf_counter() - self.since >= self.every
         else:
-            every = self.every or max(1, math.ceil(run.t_end / run.dt / 10))
-            due = self.count % every == 0
+            due = self.count % self._points(run) == 0
         if due or final:
             run.wall = wall
             cs = self.sys.contact_state
@@ -828,11 +860,31 @@ class _Power:
             if fc is not None:
                 acc["constraint_work"] += cw
             if self.damped:
-                qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + integ.v)
-                fv, _, _ = s.internal_forces(qm, vm, False)
-                fe, _, _ = s.internal_forces(qm, None, False)
-                acc["dissipated"] += h * float(vm @ (fv - fe))
+                acc["dissipated"] += self._dissipated(q0, v0, integ.v, dq, h)
         self.prev = (integ.q, integ.v, f, fc)
+
+    def _dissipated(self, q0: np.ndarray, v0: np.ndarray, v1: np.ndarray, dq: np.ndarray,
+                    h: float) -> float:
+        """The damping dissipation [J] of a step of ``h`` [s] from ``q0, v0`` by ``dq`` to
+        velocities ``v1``: ``h v_m . f_d(q_m, v_m)`` at the midpoint."""
+        s = self.sys
+        qm, vm = s.space.update(q0, 0.5 * dq), 0.5 * (v0 + v1)
+        fv, _, _ = s.internal_forces(qm, vm, False)
+        fe, _, _ = s.internal_forces(qm, None, False)
+        return h * float(vm @ (fv - fe))
+
+    def dissipation(self, batch: "Batch", start: float) -> list[float]:
+        """The dissipation sums after each of the ``batch.k`` steps of a compiled batch,
+        from ``start`` [J]: the increments of :meth:`add_to` at the batch's states, in the
+        same order (so the sums are those of a run step by step)."""
+        s = self.sys
+        Q, V = batch.rows[0], batch.rows[1]
+        out, acc = [], start
+        for p in range(1, batch.k + 1):
+            dq = s.difference(Q[p], Q[p - 1])
+            acc += self._dissipated(Q[p - 1], V[p - 1], V[p], dq, float(batch.SF[p - 1, 0]))
+            out.append(acc)
+        return out
 
 
 

@@ -170,9 +170,9 @@ def test_run_monitor_checks_at_its_grid_points(monkeypatch):
     seen = []
     original = RunMonitor.check
 
-    def spy(self, integ, h, acc, last=False):
+    def spy(self, integ, h, acc, last=False, values=None):
         seen.append(self.calls)
-        return original(self, integ, h, acc, last)
+        return original(self, integ, h, acc, last, values)
 
     monkeypatch.setattr(RunMonitor, "check", spy)
     model, _, _ = rigid_pendulum(0.5)

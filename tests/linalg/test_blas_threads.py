@@ -48,3 +48,22 @@ def test_simulate_restores_the_thread_count():
     finally:
         for setter, _ in libs.values():
             setter(1)
+
+
+def test_the_scan_of_loaded_libraries_is_kept_until_a_module_is_imported(monkeypatch):
+    """/proc/self/maps is read again only after an import (which is how an OpenBLAS gets
+    mapped): the same libraries are returned without a read in between."""
+    import sys
+    import types
+    calls = []
+    real = bt._scan_maps
+
+    def counting():
+        calls.append(1)
+        return real()
+    monkeypatch.setattr(bt, "_scan_maps", counting)
+    monkeypatch.setattr(bt, "_scan", (-1, {}))
+    first = bt._loaded_openblas()
+    assert bt._loaded_openblas() == first and len(calls) == 1
+    monkeypatch.setitem(sys.modules, "_fembody_probe_module", types.ModuleType("probe"))
+    assert bt._loaded_openblas() == first and len(calls) == 2

@@ -133,8 +133,26 @@ def rigid_step_into(coords, v, a, dofs, p, g, weighed, tangent, fidx, fin, fext,
     Me = rigid_mass(x, m, J, c)
     f, K, C = rigid_inertial(x, vb, ab, m, J, c, tangent)
     fg, dK = rigid_gravity(x, g, m, c, tangent and weighed)
-    for k in range(n):
-        for i in range(3):
+    rigid_scatter_into(dofs, Me, f, K, C, fg, dK, weighed, tangent, fidx, fin, fext, Mt, Kt,
+                       Ct, np.zeros(0, dtype=np.int64), 0)
+
+
+@njit(cache=True)
+def rigid_scatter_into(dofs, Me, f, K, C, fg, dK, weighed, tangent, fidx, fin, fext, Mt, Kt,
+                       Ct, pos, kl):  # pragma: no cover - jitted
+    """Rigid bodies' arrays into a compiled step's evaluation, planar and spatial alike
+    (``w`` = 3 or 6 DOFs a body, ``dofs (n, w)``): the inertial forces ``f (n, w)`` into
+    ``fin``, with ``weighed`` the weights ``fg`` into ``fext`` and, with ``tangent``, the
+    mass matrices ``Me``, the inertial ``K``, ``C`` and the weights' ``dK`` (subtracted:
+    ``-df/dq``) ``(n, w, w)`` into the dense free-DOF ``Mt, Kt, Ct`` (``fidx``: a DOF's free
+    index, -1 fixed). Used by :func:`rigid_step_into` and by
+    :func:`fembody.dynamics._step_kernels._evaluate` for the spatial bodies. ``pos`` empty:
+    dense ``(nf, nf)`` matrices; else their band storage, entry ``(i, j)`` at ``[pos[i],
+    pos[j] - pos[i] + kl]`` (:func:`fembody.dynamics._step_kernels._add`)."""
+    w = dofs.shape[1]
+    band = pos.shape[0] > 0
+    for k in range(dofs.shape[0]):
+        for i in range(w):
             di = dofs[k, i]
             fin[di] += f[k, i]
             if weighed:
@@ -142,15 +160,18 @@ def rigid_step_into(coords, v, a, dofs, p, g, weighed, tangent, fidx, fin, fext,
             fi = fidx[di]
             if not tangent or fi < 0:
                 continue
-            for j in range(3):
+            # (the band's row and column offset of this row, or the dense row)
+            ri, o = (pos[fi], kl - pos[fi]) if band else (fi, 0)
+            for j in range(w):
                 fj = fidx[dofs[k, j]]
                 if fj < 0:
                     continue
-                Mt[fi, fj] += Me[k, i, j]
-                Kt[fi, fj] += K[k, i, j]
-                Ct[fi, fj] += C[k, i, j]
+                cj = pos[fj] + o if band else fj
+                Mt[ri, cj] += Me[k, i, j]
+                Kt[ri, cj] += K[k, i, j]
+                Ct[ri, cj] += C[k, i, j]
                 if weighed:
-                    Kt[fi, fj] -= dK[k, i, j]
+                    Kt[ri, cj] -= dK[k, i, j]
 
 
 class PointMassBlock:
