@@ -54,10 +54,28 @@ pivot on the diagonal (measured down to 1e-4 on grids, figures in the commit tha
 rule) while a zero or vanishing diagonal, as in the constraint rows of a saddle-point
 matrix, still pivots off it. Diagonal pivots also keep the inertia that the statics
 stability check reads from them.
+
+Address space. SciPy's SuperLU driver reserves its first guess of the factor's size, a fixed
+multiple of the matrix's stored entries (``RESERVE_PER_ENTRY`` bytes each, measured), before
+it fills any of it, and grows an array that runs out by allocating a larger one beside it.
+Untouched, the reservation costs no memory, but a process under an address-space limit
+(``ulimit -v``, ``prlimit --as``) counts it. On a 3D beam grid the tangent at the reference
+state has a quarter of the pattern's entries nonzero (the stored zeros are dropped), the
+tangent at a Newton iterate under load all of them: its factor is about twice the
+reference state's (the whole pattern's fill; every pivot stays on the diagonal) but its
+reservation four times as large, seven times the factor itself. At 1e6 DOFs that is about
+21 GB for a factor of about 4.5 GB, and the Newton iteration stopped with a ``MemoryError``
+near the last column under 13 and 16 GB limits. When the reservation would not fit in half
+the address space left, the factor is made by SuperLU's incomplete-LU driver with nothing
+dropped (``drop_tol=0``: the same factor, same pivots, an exactly singular matrix still
+refused), whose reservation is the fill ratio it is given: the predicted one (the Cholesky
+factor's entries of the pattern, as for the stored zeros, with a margin). That driver is
+slower (1.6 to 1.8 times on a 1e5-DOF grid), so it is taken only under such a limit.
 """
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import numpy as np
 
@@ -70,6 +88,11 @@ spla = lazy_module("scipy.sparse.linalg")
 
 SYM_MIN = 3000       # unknowns from which the symmetric-mode ordering is taken (see above)
 DIAG_PIVOT = 1e-6    # SuperLU's diag_pivot_thresh in symmetric mode (module docstring)
+# bytes of address space SuperLU's driver reserves per stored entry of the matrix before it
+# factorises (measured on 3D beam grids at 1e5 DOFs: 700 to 780; module docstring)
+RESERVE_PER_ENTRY = 800
+ILU_FILL_MARGIN = 1.25   # the predicted fill ratio times this is the bounded driver's guess
+ILU_FILL_DEFAULT = 10.0  # its guess without a prediction (no scikit-sparse)
 
 
 def nonzeros(A):
@@ -105,6 +128,7 @@ class OrderedSuperLU:
         self.ordering = "colamd"
         self.keep_zeros: bool | None = None
         self._pattern: tuple | None = None    # (indptr, indices) the choice was measured on
+        self._fill: tuple | None = None       # ((n, nnz), predicted fill ratio), see _fill_ratio
 
     def _same_pattern(self, A) -> bool:
         if self._pattern is None:
@@ -130,13 +154,24 @@ class OrderedSuperLU:
         if not self._same_pattern(A):
             self._pattern, self.keep_zeros = (A.indptr, A.indices), None
         Anz = A if self.keep_zeros else nonzeros(A)
-        if Anz is A:                    # no stored zeros, or their choice is to keep them
-            return SuperLUFactor(_symmetric_lu(A))
-        if self.keep_zeros is False:
-            return SuperLUFactor(_symmetric_lu(Anz))
-        whole, nz = _predicted_fill(A), _predicted_fill(Anz)
-        self.keep_zeros = whole is not None and whole < nz
-        return SuperLUFactor(_symmetric_lu(A if self.keep_zeros else Anz))
+        if Anz is not A and self.keep_zeros is None:
+            whole, nz = _predicted_fill(A), _predicted_fill(Anz)
+            self.keep_zeros = whole is not None and whole < nz
+            Anz = A if self.keep_zeros else Anz
+        # (Anz is A: no stored zeros, or their choice is to keep them)
+        return SuperLUFactor(_symmetric_lu(Anz, self._fill_ratio))
+
+    def _fill_ratio(self, A) -> float:
+        """The predicted entries of L + U over the stored entries of ``A`` (for the bounded
+        driver, module docstring "Address space"), measured once per pattern of ``A``."""
+        # (a pattern's matrices with a few more or fewer exact zeros keep its prediction)
+        key = (A.shape[0], A.nnz)
+        if (self._fill is None or self._fill[0][0] != key[0]
+                or abs(self._fill[0][1] - key[1]) > 0.01 * key[1]):
+            chol = _predicted_fill(A)
+            ratio = ILU_FILL_DEFAULT if chol is None else (2.0 * chol - A.shape[0]) / A.nnz
+            self._fill = (key, ratio)
+        return self._fill[1]
 
 
 def _predicted_fill(A) -> int | None:
@@ -152,10 +187,36 @@ def _predicted_fill(A) -> int | None:
     return int(column_counts(P, f.P()).sum())
 
 
-def _symmetric_lu(A):
-    """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring)."""
-    return spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=DIAG_PIVOT,
-                     options={"SymmetricMode": True})
+def address_space_left() -> float | None:
+    """Bytes of address space this process may still map under its soft ``RLIMIT_AS``; None
+    without such a limit (or where the platform does not tell)."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open("/proc/self/statm") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return None
+    return float(soft - size)
+
+
+def _symmetric_lu(A, fill_ratio=None):
+    """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring).
+    ``fill_ratio(A)``: the predicted entries of L + U per stored entry of ``A``, asked only
+    when SuperLU's own reservation would not fit the address space left ("Address space")."""
+    left = address_space_left()
+    if left is None or RESERVE_PER_ENTRY * A.nnz <= 0.5 * left:
+        return spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=DIAG_PIVOT,
+                         options={"SymmetricMode": True})
+    ratio = fill_ratio(A) if fill_ratio is not None else ILU_FILL_DEFAULT
+    # drop_tol 0 and the basic rule: nothing is dropped, the factor is the complete LU. Its
+    # fill_factor sizes L's and U's arrays each (as many entries of A times it): half the
+    # ratio of L + U, with a margin
+    return spla.spilu(A, drop_tol=0.0, fill_factor=max(1.0, 0.5 * ILU_FILL_MARGIN * ratio),
+                      drop_rule="basic", permc_spec="MMD_AT_PLUS_A",
+                      diag_pivot_thresh=DIAG_PIVOT, options={"SymmetricMode": True})
 
 
 def lu_backend(name: str, spd: bool = False) -> Factorization:

@@ -74,6 +74,7 @@ class _Equilibrium:
         # stability check): the next load step's first iteration starts there with it
         self.factored_at: np.ndarray | None = None
         self.last: tuple | None = None      # (q, lam, load, ce, K) of the last tangent
+        self._targets: list[AssemblyTarget] = []     # k_buffer's pool (at most three)
         # where K^T's entries sit in K's data (System pattern), False for a pattern that is
         # not symmetric; made at the first use (see proves_stable)
         self._transposed: np.ndarray | bool | None = None
@@ -135,10 +136,30 @@ class _Equilibrium:
         return r, ce, fext, fint
 
     def k_buffer(self) -> AssemblyTarget | None:
-        """Where the next tangent is assembled: a new target in the linear solver's own
-        storage while it offers one (see GeneralizedAlpha.k_buffer), else None (a new K)."""
+        """Where the next tangent is assembled: a target in the linear solver's own storage
+        while it offers one (see GeneralizedAlpha.k_buffer), else None (a new K).
+
+        The target is one of a small pool, reused once nothing reads its values any more: a
+        tangent is read while the solver holds it factorised (``solver.factorized``, for
+        checkpoints and the stability proof) and while it is :attr:`last` (the stability
+        check of a converged state). A new array at every iteration cost its first touch
+        (page faults on a matrix-sized buffer, as much as the element pass itself on a 1e5-DOF
+        chain: figures in the commit that made this rule)."""
         target = self.solver.assembly_target(self.sys, inertia=False)
-        return target.fresh() if target is not None else None
+        if target is None:
+            return None
+        held = self.solver.factorized
+        busy = {id(self.last[4]) if self.last is not None else 0,
+                id(held[0]) if held is not None else 0}
+        pool = [t for t in self._targets if t.pos is target.pos and t.owner is target.owner
+                and t.values.shape == target.values.shape]
+        for t in pool:
+            if id(t) not in busy:
+                self._targets = pool
+                return t
+        t = target.fresh()
+        self._targets = pool + [t]
+        return t
 
     def _measured(self, r: np.ndarray) -> tuple:
         """What :meth:`measure` kept of ``r``, the residual it made last."""

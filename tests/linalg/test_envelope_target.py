@@ -272,3 +272,26 @@ def test_a_linear_solver_keeps_a_copy_of_a_target_for_checkpoints(configuration_
     b = np.linspace(1.0, 2.0, s.n_free)
     ref = spla.spsolve(s.csc(K), b)
     assert np.abs(solver.solve(b) - ref).max() <= 1e-9 * np.abs(ref).max()
+
+
+@pytest.mark.filterwarnings("ignore::fembody.errors.StabilityWarning")
+@pytest.mark.parametrize("method", ["newton", "arc-length"])
+def test_statics_reuses_a_few_target_buffers(method, monkeypatch, configuration_space):
+    """fb.static's tangents go into a pool of targets reused once no factorisation or
+    stability check reads them (statics._Equilibrium.k_buffer), not a new array per
+    iteration; the numbers are those of the CSC path (the test above, bit for bit)."""
+    needs_rows(configuration_space)
+    seen = []
+    orig = envelope.EnvelopeLDL.factorize_values
+
+    def recorded(env, values, *a):
+        seen.append(id(values))
+        return orig(env, values, *a)
+    monkeypatch.setattr(envelope.EnvelopeLDL, "factorize_values", recorded)
+    with monkeypatch.context() as mp:
+        no_target(mp)
+        csc = fb.static(column(P=500), steps=6, method=method)
+    res = fb.static(column(P=500), steps=6, method=method)
+    assert len(seen) > 10                # a factorisation per iteration, in the rows
+    assert len(set(seen)) <= 3           # (before: as many buffers as factorisations)
+    assert np.array_equal(res.q, csc.q)
