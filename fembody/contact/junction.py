@@ -304,7 +304,55 @@ class JunctionContactBlock:
         """Internal forces ``(n, 5 d)`` [N] and (``tangent``) stiffness at the gathered
         displacements ``x``: the node contact's inside the zone, weighted by the point weight
         (module docstring), zero outside; a frictional block's friction from the anchors of
-        ``history`` (a run's; default None: :attr:`history0`)."""
+        ``history`` (a run's; default None: :attr:`history0`).
+
+        Only the rows that can carry a force are evaluated in full (:meth:`live`); the others
+        are zero. The junction rows are every junction node against every nearby element of
+        the other beam, and nearly all are idle: on a bundle of beams in line contact the
+        wedge is empty and the line weight removes the point parts, and evaluating the
+        tangents of all rows cost many times the rest of the Newton iteration."""
+        live = self.live(x)
+        if live.size == len(self):
+            return self._forces(x, tangent, history)
+        n, k = x.shape
+        f = np.zeros((n, k))
+        K = np.zeros((n, k, k)) if tangent else None
+        if live.size:
+            h = None if history is None else History(*(a[live] for a in history))
+            fl, Kl, _ = self._take(live)._forces(x[live], tangent, h)
+            f[live] = fl
+            if tangent:
+                K[live] = Kl
+        return f, K, None
+
+    def live(self, x: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` whose force and tangent at ``x`` may be nonzero: the node in its
+        zone and penetrating (the node contact and its friction: a row out of it has no
+        normal force, so no friction force and no friction tangent either), or a
+        concave-side correction where both element pairs push. Every other row's force and
+        tangent are exactly zero (each of their terms holds a factor that is zero there)."""
+        g, ok, _, _ = self.gaps(x)
+        return np.flatnonzero((ok & (g < 0.0)) | (self._duplicate(x, False)[0] != 0.0))
+
+    def _take(self, rows: np.ndarray) -> "JunctionContactBlock":
+        """The block of ``rows`` alone (the same numbers row by row: every evaluation is
+        row-wise), for :meth:`forces`."""
+        sub = object.__new__(type(self))
+        sub.__dict__.update(self.__dict__)
+        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs"):
+            setattr(sub, name, getattr(self, name)[rows])
+        at = np.full(len(self), -1)
+        at[self._both] = np.arange(len(self._both))
+        at = at[rows]
+        sub._both = np.flatnonzero(at >= 0)
+        sub._pair_dofs = self._pair_dofs[at[sub._both]]
+        if self.frictional:
+            sub.mu_s, sub.mu_k, sub.kt = self.mu_s[rows], self.mu_k[rows], self.kt[rows]
+            sub.history0 = History(*(a[rows] for a in self.history0))
+        return sub
+
+    def _forces(self, x: np.ndarray, tangent: bool, history: History | None):
+        """:meth:`forces` evaluated on every row."""
         n, k = x.shape
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)

@@ -329,3 +329,44 @@ def test_a_beam_sliding_over_a_kink_stops_by_junction_friction():
     KE0 = e.kinetic[0]
     assert abs(e.friction[-1] / KE0 - 1.0) < 1e-2
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * KE0
+
+
+def test_idle_rows_are_skipped_with_the_same_forces_and_tangents():
+    """``forces`` evaluates only the rows :meth:`live` names (issue 33's bundle: nearly all
+    junction rows are idle) and must give what the evaluation of every row gives, bit for
+    bit: a frictional block mixing rows in the wedge (node contact, sticking and slipping),
+    rows on the concave side (the duplicate correction), rows whose element was moved away
+    (idle) and rows in the wedge but near parallel (zone on, weight zero); against the
+    all-rows evaluation ``_forces``, with and without the tangent and a run's history."""
+    rng = np.random.default_rng(5)
+    wedge = _kinked_pairs(rng, np.radians([90, 60, 30, 12, 2]))
+    concave = _kinked_pairs(rng, np.radians([90, 70, 50]))
+    P, Q1, Q2 = concave[:, 0], concave[:, 3], concave[:, 4]
+    bis = (P - Q1) + (P - Q2)
+    concave[:, 1:3] += (-3.0 * R * bis / np.linalg.norm(bis, axis=1)[:, None])[:, None]
+    idle = _kinked_pairs(rng, np.radians([80, 40, 20, 8]))
+    idle[:, 1:3] += np.array([0.0, 0.0, 0.5])               # the element 0.5 m away
+    X = np.concatenate([wedge, concave, idle, wedge, idle])
+    n = len(X)
+    closed = np.tile([True, False], (n, 1))
+    pairs = np.zeros((n, 2), int)
+    pairs[5:8] = 1                                          # the concave rows' element pairs
+    pairs[8:12] = 1                                         # (idle rows with pairs too)
+    mu = np.full(n, 0.3)
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
+                               X, np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                               closed=closed, pairs=pairs, friction=(mu, mu, np.full(n, K)))
+    h = blk.history0.copy()
+    h.anchor[:3, 2:] = 3e-3 * rng.normal(size=(3, 3))     # slipping rows
+    h.sliding[:] = False
+    x = 1e-6 * rng.normal(size=(n, 15))
+    live = blk.live(x)
+    assert set(live) >= {0, 1, 2, 3, 5, 6, 7, 12, 13, 14, 15}
+    assert not set(live) & {8, 9, 10, 11, 17, 18, 19, 20}
+    for history in (None, h):
+        for tangent in (False, True):
+            f, Kt, _ = blk.forces(x, None, tangent, history)
+            f0, K0, _ = blk._forces(x, tangent, history)
+            assert np.array_equal(f, f0) and np.abs(f0[5:8]).max() > 0.0
+            assert (Kt is None) == (K0 is None) and (Kt is None or np.array_equal(Kt, K0))
+    assert len(blk.live(x + np.array([0.0] * 3 + [0.0, 0.0, 1.0] * 4))) < len(live)
