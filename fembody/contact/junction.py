@@ -311,19 +311,31 @@ class JunctionContactBlock:
         the other beam, and nearly all are idle: on a bundle of beams in line contact the
         wedge is empty and the line weight removes the point parts, and evaluating the
         tangents of all rows cost many times the rest of the Newton iteration."""
+        f, live, Kl = self.live_forces(x, tangent, history)
+        if not tangent:
+            return f, None, None
+        n, k = x.shape
+        K = np.zeros((n, k, k))
+        K[live] = Kl
+        return f, K, None
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 5 d)``
+        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 5
+        d, 5 d)`` (else None): what the System adds of this block in a Newton iteration,
+        without a zero matrix for each idle row."""
         live = self.live(x)
         if live.size == len(self):
-            return self._forces(x, tangent, history)
+            f, K, _ = self._forces(x, tangent, history)
+            return f, live, K
         n, k = x.shape
         f = np.zeros((n, k))
-        K = np.zeros((n, k, k)) if tangent else None
+        Kl = np.zeros((0, k, k)) if tangent else None
         if live.size:
             h = None if history is None else History(*(a[live] for a in history))
             fl, Kl, _ = self._take(live)._forces(x[live], tangent, h)
             f[live] = fl
-            if tangent:
-                K[live] = Kl
-        return f, K, None
+        return f, live, Kl
 
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` whose force and tangent at ``x`` may be nonzero: the node in its
@@ -332,7 +344,23 @@ class JunctionContactBlock:
         concave-side correction where both element pairs push. Every other row's force and
         tangent are exactly zero (each of their terms holds a factor that is zero there)."""
         g, ok, _, _ = self.gaps(x)
-        return np.flatnonzero((ok & (g < 0.0)) | (self._duplicate(x, False)[0] != 0.0))
+        live = ok & (g < 0.0)
+        rows = self._both
+        if rows.size:
+            # a correction needs both element pairs' point parts, so both pairs' point weights
+            # (1 - lam) above zero: the (cheaper) switch screens the rows first
+            flat = self.X[rows].reshape(len(rows), -1) + x[rows]
+            r_ = np.arange(len(rows))[:, None]
+            d = self.dim
+            point = np.ones(len(rows), dtype=bool)
+            for i in (0, 1):
+                x4 = flat[r_, self._pair_dofs[:, i]].reshape(len(rows), 4, d)
+                point &= switch(x4, False)[0] < 1.0
+            cand = rows[point]
+            if cand.size:
+                dup = self._take(cand)._duplicate(x[cand], False)[0] != 0.0
+                live[cand[dup]] = True
+        return np.flatnonzero(live)
 
     def _take(self, rows: np.ndarray) -> "JunctionContactBlock":
         """The block of ``rows`` alone (the same numbers row by row: every evaluation is

@@ -369,4 +369,33 @@ def test_idle_rows_are_skipped_with_the_same_forces_and_tangents():
             f0, K0, _ = blk._forces(x, tangent, history)
             assert np.array_equal(f, f0) and np.abs(f0[5:8]).max() > 0.0
             assert (Kt is None) == (K0 is None) and (Kt is None or np.array_equal(Kt, K0))
+            fl, rows, Kl = blk.live_forces(x, tangent, history)
+            assert np.array_equal(fl, f0) and np.array_equal(rows, live)
+            if tangent:
+                assert np.array_equal(Kl, K0[live])
+                assert not np.delete(K0, live, axis=0).any()
     assert len(blk.live(x + np.array([0.0] * 3 + [0.0, 0.0, 1.0] * 4))) < len(live)
+
+
+@pytest.mark.parametrize("lift", [-1e-3, 0.05])
+def test_system_adds_the_live_rows_as_the_whole_block(lift):
+    """The System adds a junction block's stiffness from its live rows alone
+    (``live_forces`` and ``add_matrix_rows``): the CSC data must equal the scatter of the
+    block's whole (n, k, k) stiffness bit for bit, with A pressed 1 mm into B's kink (a
+    live row) and lifted clear (none live)."""
+    m, a, _ = _on_kink(1.0)
+    system = m.compile()
+    jb = next(b for b in system.beam_contact_blocks
+              if type(b).__name__ == "JunctionContactBlock")
+    n = len(jb)
+    x = np.zeros((n, 5, 3))
+    x[np.isin(jb.nodes, [nd.id for nd in a.nodes]), 2] = lift
+    x = x.reshape(n, -1)
+    f, K, _ = jb.forces(x, None, True)
+    whole = np.zeros(system.nnz)
+    system.add_matrix(whole, jb, K)
+    fl, rows, Kl = jb.live_forces(x, True)
+    live = np.zeros(system.nnz)
+    system.add_matrix_rows(live, jb, rows, Kl)
+    assert np.array_equal(f, fl) and np.array_equal(whole, live)
+    assert (len(rows) > 0 and np.abs(whole).max() > 0.0) == (lift < 0.0)
