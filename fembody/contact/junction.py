@@ -411,6 +411,12 @@ class JunctionContactBlock:
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``(1 - lam) k/2 max(-g, 0)^2`` per row [J] (zero outside the
         zone)."""
+        live = self.live(x)
+        if live.size < len(self):               # the idle rows hold none (:meth:`forces`)
+            E = np.zeros(len(self))
+            if live.size:
+                E[live] = self._take(live).strain_energy(x[live])
+            return E
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return (self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
@@ -426,8 +432,14 @@ class JunctionContactBlock:
         concave-side duplicate it takes back (negative then), gap [m], in the contact zone
         1/0)."""
         g, ok, _, _ = self.gaps(x)
-        F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
-             - self._duplicate(x, False)[3])
+        live = self.live(x)
+        if live.size < len(self):               # the idle rows carry none (:meth:`forces`)
+            F = np.zeros(len(self))
+            if live.size:
+                F[live] = self._take(live).resultants(x[live])[:, 0]
+        else:
+            F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+                 - self._duplicate(x, False)[3])
         return np.column_stack([F, g, ok.astype(float)])
 
     def report_labels(self) -> list[str]:
@@ -452,7 +464,12 @@ class JunctionContactBlock:
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
-            Ff, _, _, _, N = self._friction(x, history, False)
+            # (the idle rows have no normal force, so no friction: :meth:`forces`)
+            live = self.live(x)
+            Ff, N = np.zeros(x.shape), np.zeros(len(self))
+            if live.size:
+                h = History(*(a[live] for a in history))
+                Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
             d = self.dim
             Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
             out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,

@@ -375,6 +375,17 @@ def test_idle_rows_are_skipped_with_the_same_forces_and_tangents():
                 assert np.array_equal(Kl, K0[live])
                 assert not np.delete(K0, live, axis=0).any()
     assert len(blk.live(x + np.array([0.0] * 3 + [0.0, 0.0, 1.0] * 4))) < len(live)
+    # the energies, resultants and the report's friction, also from the live rows alone:
+    # against the formulas on every row
+    g, ok, _, _ = blk.gaps(x)
+    on = ok & (g < 0.0)
+    w, Wd = blk._weight(x, False)[0], blk._duplicate(x, False)
+    assert np.array_equal(blk.strain_energy(x),
+                          w * 0.5 * K * np.where(on, -g, 0.0) ** 2 + Wd[0])
+    assert np.array_equal(blk.resultants(x)[:, 0], w * np.where(on, -K * g, 0.0) - Wd[3])
+    Ff = blk._friction(x, h, False)[0]
+    tf = np.linalg.norm(Ff[:, 3:9].reshape(n, 2, 3).sum(axis=1), axis=1)
+    assert np.array_equal(blk.report(x, h)["tangential_force"], tf) and tf[:3].all()
 
 
 @pytest.mark.parametrize("lift", [-1e-3, 0.05])
