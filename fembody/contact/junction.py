@@ -342,21 +342,27 @@ class JunctionContactBlock:
         zone and penetrating (the node contact and its friction: a row out of it has no
         normal force, so no friction force and no friction tangent either), or a
         concave-side correction where both element pairs push. Every other row's force and
-        tangent are exactly zero (each of their terms holds a factor that is zero there)."""
-        g, ok, _, _ = self.gaps(x)
-        live = ok & (g < 0.0)
+        tangent are exactly zero (each of their terms holds a factor that is zero there).
+        A row of pure line contact (line weight 1: point weight, its gradient and Hessian all
+        zero, see :func:`fembody.contact.line.switch`) has none either, so the gaps are
+        computed for the others only (the weight, on four nodes, costs less)."""
+        pos = self.positions(x)
+        point = np.flatnonzero(switch(pos[:, [3, 4, 1, 2]], False)[0] < 1.0)
+        live = np.zeros(len(self), dtype=bool)
+        if point.size:
+            g, ok, _, _ = (self.gaps(x) if point.size == len(self)
+                           else self._take(point).gaps(x[point]))
+            live[point] = ok & (g < 0.0)
         rows = self._both
         if rows.size:
             # a correction needs both element pairs' point parts, so both pairs' point weights
-            # (1 - lam) above zero: the (cheaper) switch screens the rows first
-            flat = self.X[rows].reshape(len(rows), -1) + x[rows]
-            r_ = np.arange(len(rows))[:, None]
-            d = self.dim
-            point = np.ones(len(rows), dtype=bool)
-            for i in (0, 1):
-                x4 = flat[r_, self._pair_dofs[:, i]].reshape(len(rows), 4, d)
-                point &= switch(x4, False)[0] < 1.0
-            cand = rows[point]
+            # (1 - lam) above zero: the (cheaper) switch screens the rows first. The weight
+            # of a pair depends on the squared cosine between its chords alone, the same
+            # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P)
+            at = pos[rows]
+            both = ((switch(at[:, [1, 2, 3, 0]], False)[0] < 1.0)
+                    & (switch(at[:, [1, 2, 4, 0]], False)[0] < 1.0))
+            cand = rows[both]
             if cand.size:
                 dup = self._take(cand)._duplicate(x[cand], False)[0] != 0.0
                 live[cand[dup]] = True
