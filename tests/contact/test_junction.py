@@ -386,6 +386,11 @@ def test_idle_rows_are_skipped_with_the_same_forces_and_tangents():
     Ff = blk._friction(x, h, False)[0]
     tf = np.linalg.norm(Ff[:, 3:9].reshape(n, 2, 3).sum(axis=1), axis=1)
     assert np.array_equal(blk.report(x, h)["tangential_force"], tf) and tf[:3].all()
+    new, work, stored = blk.advance(x, h)
+    new0, work0, stored0 = blk._advance(x, h)
+    assert work == work0 and stored == stored0 and stored > 0.0
+    assert all(np.array_equal(a, b) for a, b in zip(new, new0))
+    assert new.slip[:3].any() and not new.slip[8:12].any()
 
 
 @pytest.mark.parametrize("lift", [-1e-3, 0.05])
