@@ -289,9 +289,45 @@ class JunctionContactBlock:
         """The history after an accepted step that ended at ``x``, the energy [J] the
         step's slip dissipated and the energy held by the tangential springs [J] (as
         :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
+        F, f, slipping, ds, stored, params, N = self._friction_state(x, history)
+        on = N > 0.0
+        keep = on & ~slipping                       # sticking points keep their anchors
+        fresh = np.concatenate([params, -f / self.kt[:, None]], axis=1)
+        fresh[~on, 2:] = 0.0
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        stored = stored.copy()
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def _friction_state(self, x: np.ndarray, history: History):
+        """What :meth:`advance` reads of :meth:`_friction` at ``x`` for every row: the
+        friction forces ``(n, 5 d)`` [N], the tangential force ``(n, d)`` [N], whether each
+        point slips, its slip ``(n,)`` [m] and spring energy ``(n,)`` [J], the closest-point
+        parameters ``(n, 2)`` and the normal forces ``(n,)`` [N]. The return mapping runs on
+        the live rows alone (:meth:`live`): an idle row has no normal force, hence no
+        friction force, slip or stored energy; its parameters are its closest point's."""
+        live = self.live(x)
+        if live.size == len(self):
+            F, _, c, params, N = self._friction(x, history, False)
+            return F, c.f, c.slipping, c.ds, c.stored, params, N
+        n = len(self)
+        F, f = np.zeros(x.shape), np.zeros((n, self.dim))
+        slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
+        z, _ = closest_node(self.positions(x)[:, :3])
+        params = np.column_stack([np.zeros(n), z[:, 0]])
+        if live.size:
+            h = History(*(a[live] for a in history))
+            Fl, _, c, _, N[live] = self._take(live)._friction(x[live], h, False)
+            F[live], f[live], slipping[live], ds[live], stored[live] = (
+                Fl, c.f, c.slipping, c.ds, c.stored)
+        return F, f, slipping, ds, stored, params, N
+
+    def _advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """:meth:`advance` with the return mapping on every row (the reference of the tests)."""
         F, _, c, params, N = self._friction(x, history, False)
         on = N > 0.0
-        keep = on & ~c.slipping                     # sticking points keep their anchors
+        keep = on & ~c.slipping
         fresh = np.concatenate([params, -c.f / self.kt[:, None]], axis=1)
         fresh[~on, 2:] = 0.0
         anchor = np.where(keep[:, None], history.anchor, fresh)
@@ -304,7 +340,89 @@ class JunctionContactBlock:
         """Internal forces ``(n, 5 d)`` [N] and (``tangent``) stiffness at the gathered
         displacements ``x``: the node contact's inside the zone, weighted by the point weight
         (module docstring), zero outside; a frictional block's friction from the anchors of
-        ``history`` (a run's; default None: :attr:`history0`)."""
+        ``history`` (a run's; default None: :attr:`history0`).
+
+        Only the rows that can carry a force are evaluated in full (:meth:`live`); the others
+        are zero. The junction rows are every junction node against every nearby element of
+        the other beam, and nearly all are idle: on a bundle of beams in line contact the
+        wedge is empty and the line weight removes the point parts, and evaluating the
+        tangents of all rows cost many times the rest of the Newton iteration."""
+        f, live, Kl = self.live_forces(x, tangent, history)
+        if not tangent:
+            return f, None, None
+        n, k = x.shape
+        K = np.zeros((n, k, k))
+        K[live] = Kl
+        return f, K, None
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 5 d)``
+        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 5
+        d, 5 d)`` (else None): what the System adds of this block in a Newton iteration,
+        without a zero matrix for each idle row."""
+        live = self.live(x)
+        if live.size == len(self):
+            f, K, _ = self._forces(x, tangent, history)
+            return f, live, K
+        n, k = x.shape
+        f = np.zeros((n, k))
+        Kl = np.zeros((0, k, k)) if tangent else None
+        if live.size:
+            h = None if history is None else History(*(a[live] for a in history))
+            fl, Kl, _ = self._take(live)._forces(x[live], tangent, h)
+            f[live] = fl
+        return f, live, Kl
+
+    def live(self, x: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` whose force and tangent at ``x`` may be nonzero: the node in its
+        zone and penetrating (the node contact and its friction: a row out of it has no
+        normal force, so no friction force and no friction tangent either), or a
+        concave-side correction where both element pairs push. Every other row's force and
+        tangent are exactly zero (each of their terms holds a factor that is zero there).
+        A row of pure line contact (line weight 1: point weight, its gradient and Hessian all
+        zero, see :func:`fembody.contact.line.switch`) has none either, so the gaps are
+        computed for the others only (the weight, on four nodes, costs less)."""
+        pos = self.positions(x)
+        point = np.flatnonzero(switch(pos[:, [3, 4, 1, 2]], False)[0] < 1.0)
+        live = np.zeros(len(self), dtype=bool)
+        if point.size:
+            g, ok, _, _ = (self.gaps(x) if point.size == len(self)
+                           else self._take(point).gaps(x[point]))
+            live[point] = ok & (g < 0.0)
+        rows = self._both
+        if rows.size:
+            # a correction needs both element pairs' point parts, so both pairs' point weights
+            # (1 - lam) above zero: the (cheaper) switch screens the rows first. The weight
+            # of a pair depends on the squared cosine between its chords alone, the same
+            # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P)
+            at = pos[rows]
+            both = ((switch(at[:, [1, 2, 3, 0]], False)[0] < 1.0)
+                    & (switch(at[:, [1, 2, 4, 0]], False)[0] < 1.0))
+            cand = rows[both]
+            if cand.size:
+                dup = self._take(cand)._duplicate(x[cand], False)[0] != 0.0
+                live[cand[dup]] = True
+        return np.flatnonzero(live)
+
+    def _take(self, rows: np.ndarray) -> "JunctionContactBlock":
+        """The block of ``rows`` alone (the same numbers row by row: every evaluation is
+        row-wise), for :meth:`forces`."""
+        sub = object.__new__(type(self))
+        sub.__dict__.update(self.__dict__)
+        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs"):
+            setattr(sub, name, getattr(self, name)[rows])
+        at = np.full(len(self), -1)
+        at[self._both] = np.arange(len(self._both))
+        at = at[rows]
+        sub._both = np.flatnonzero(at >= 0)
+        sub._pair_dofs = self._pair_dofs[at[sub._both]]
+        if self.frictional:
+            sub.mu_s, sub.mu_k, sub.kt = self.mu_s[rows], self.mu_k[rows], self.kt[rows]
+            sub.history0 = History(*(a[rows] for a in self.history0))
+        return sub
+
+    def _forces(self, x: np.ndarray, tangent: bool, history: History | None):
+        """:meth:`forces` evaluated on every row."""
         n, k = x.shape
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)
@@ -335,6 +453,12 @@ class JunctionContactBlock:
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``(1 - lam) k/2 max(-g, 0)^2`` per row [J] (zero outside the
         zone)."""
+        live = self.live(x)
+        if live.size < len(self):               # the idle rows hold none (:meth:`forces`)
+            E = np.zeros(len(self))
+            if live.size:
+                E[live] = self._take(live).strain_energy(x[live])
+            return E
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return (self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
@@ -350,8 +474,14 @@ class JunctionContactBlock:
         concave-side duplicate it takes back (negative then), gap [m], in the contact zone
         1/0)."""
         g, ok, _, _ = self.gaps(x)
-        F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
-             - self._duplicate(x, False)[3])
+        live = self.live(x)
+        if live.size < len(self):               # the idle rows carry none (:meth:`forces`)
+            F = np.zeros(len(self))
+            if live.size:
+                F[live] = self._take(live).resultants(x[live])[:, 0]
+        else:
+            F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+                 - self._duplicate(x, False)[3])
         return np.column_stack([F, g, ok.astype(float)])
 
     def report_labels(self) -> list[str]:
@@ -376,7 +506,12 @@ class JunctionContactBlock:
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
-            Ff, _, _, _, N = self._friction(x, history, False)
+            # (the idle rows have no normal force, so no friction: :meth:`forces`)
+            live = self.live(x)
+            Ff, N = np.zeros(x.shape), np.zeros(len(self))
+            if live.size:
+                h = History(*(a[live] for a in history))
+                Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
             d = self.dim
             Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
             out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,

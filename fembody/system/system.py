@@ -326,6 +326,17 @@ class System:
         vals = flat[s.msel]
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)
 
+    def add_matrix_rows(self, data: np.ndarray, block, rows: np.ndarray,
+                        Ke: np.ndarray) -> None:
+        """:meth:`add_matrix` of the element matrices ``Ke (m, k, k)`` of the block's
+        ``rows (m,)`` alone (the others zero): the same sums in the same order."""
+        if not len(rows):
+            return
+        p = self.scatter[id(block)].pos[rows].reshape(-1)
+        sel = np.flatnonzero(p >= 0)
+        sparse_kernels.scatter_add(data, p[sel].astype(np.int64), np.ascontiguousarray(
+            Ke, dtype=np.float64).reshape(-1), sel.astype(np.int64), 1.0)
+
     def _assemble(self, block, q: np.ndarray, f: np.ndarray, K: np.ndarray | None,
                   inertia: tuple | None = None, pos: np.ndarray | None = None) -> bool:
         """A block's compiled fast path (forces and stiffness straight into the global arrays,
@@ -404,6 +415,15 @@ class System:
                 continue
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
+            if tangent and Kd is K and hasattr(b, "live_forces"):
+                # a block of mostly idle rows (beam junctions): the stiffness of its live
+                # rows alone, not a zero matrix per idle row to scatter
+                slot = getattr(b, "friction_slot", None)
+                fe, rows, Ke = b.live_forces(x, tangent, None if run_contacts is None or slot
+                                             is None else run_contacts.friction[slot])
+                self.add_vector(f, b, fe)
+                self.add_matrix_rows(K, b, rows, Ke)
+                continue
             if run_contacts is not None and b.family == "contact":   # a penalty block
                 fe, Ke, Ce = b.forces(x, ve, tangent, run_contacts.v_minus[b.slot])
             elif getattr(b, "friction_slot", None) is not None:     # a frictional contact

@@ -329,3 +329,89 @@ def test_a_beam_sliding_over_a_kink_stops_by_junction_friction():
     KE0 = e.kinetic[0]
     assert abs(e.friction[-1] / KE0 - 1.0) < 1e-2
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * KE0
+
+
+def test_idle_rows_are_skipped_with_the_same_forces_and_tangents():
+    """``forces`` evaluates only the rows :meth:`live` names (issue 33's bundle: nearly all
+    junction rows are idle) and must give what the evaluation of every row gives, bit for
+    bit: a frictional block mixing rows in the wedge (node contact, sticking and slipping),
+    rows on the concave side (the duplicate correction), rows whose element was moved away
+    (idle) and rows in the wedge but near parallel (zone on, weight zero); against the
+    all-rows evaluation ``_forces``, with and without the tangent and a run's history."""
+    rng = np.random.default_rng(5)
+    wedge = _kinked_pairs(rng, np.radians([90, 60, 30, 12, 2]))
+    concave = _kinked_pairs(rng, np.radians([90, 70, 50]))
+    P, Q1, Q2 = concave[:, 0], concave[:, 3], concave[:, 4]
+    bis = (P - Q1) + (P - Q2)
+    concave[:, 1:3] += (-3.0 * R * bis / np.linalg.norm(bis, axis=1)[:, None])[:, None]
+    idle = _kinked_pairs(rng, np.radians([80, 40, 20, 8]))
+    idle[:, 1:3] += np.array([0.0, 0.0, 0.5])               # the element 0.5 m away
+    X = np.concatenate([wedge, concave, idle, wedge, idle])
+    n = len(X)
+    closed = np.tile([True, False], (n, 1))
+    pairs = np.zeros((n, 2), int)
+    pairs[5:8] = 1                                          # the concave rows' element pairs
+    pairs[8:12] = 1                                         # (idle rows with pairs too)
+    mu = np.full(n, 0.3)
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
+                               X, np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                               closed=closed, pairs=pairs, friction=(mu, mu, np.full(n, K)))
+    h = blk.history0.copy()
+    h.anchor[:3, 2:] = 3e-3 * rng.normal(size=(3, 3))     # slipping rows
+    h.sliding[:] = False
+    x = 1e-6 * rng.normal(size=(n, 15))
+    live = blk.live(x)
+    assert set(live) >= {0, 1, 2, 3, 5, 6, 7, 12, 13, 14, 15}
+    assert not set(live) & {8, 9, 10, 11, 17, 18, 19, 20}
+    for history in (None, h):
+        for tangent in (False, True):
+            f, Kt, _ = blk.forces(x, None, tangent, history)
+            f0, K0, _ = blk._forces(x, tangent, history)
+            assert np.array_equal(f, f0) and np.abs(f0[5:8]).max() > 0.0
+            assert (Kt is None) == (K0 is None) and (Kt is None or np.array_equal(Kt, K0))
+            fl, rows, Kl = blk.live_forces(x, tangent, history)
+            assert np.array_equal(fl, f0) and np.array_equal(rows, live)
+            if tangent:
+                assert np.array_equal(Kl, K0[live])
+                assert not np.delete(K0, live, axis=0).any()
+    assert len(blk.live(x + np.array([0.0] * 3 + [0.0, 0.0, 1.0] * 4))) < len(live)
+    # the energies, resultants and the report's friction, also from the live rows alone:
+    # against the formulas on every row
+    g, ok, _, _ = blk.gaps(x)
+    on = ok & (g < 0.0)
+    w, Wd = blk._weight(x, False)[0], blk._duplicate(x, False)
+    assert np.array_equal(blk.strain_energy(x),
+                          w * 0.5 * K * np.where(on, -g, 0.0) ** 2 + Wd[0])
+    assert np.array_equal(blk.resultants(x)[:, 0], w * np.where(on, -K * g, 0.0) - Wd[3])
+    Ff = blk._friction(x, h, False)[0]
+    tf = np.linalg.norm(Ff[:, 3:9].reshape(n, 2, 3).sum(axis=1), axis=1)
+    assert np.array_equal(blk.report(x, h)["tangential_force"], tf) and tf[:3].all()
+    new, work, stored = blk.advance(x, h)
+    new0, work0, stored0 = blk._advance(x, h)
+    assert work == work0 and stored == stored0 and stored > 0.0
+    assert all(np.array_equal(a, b) for a, b in zip(new, new0))
+    assert new.slip[:3].any() and not new.slip[8:12].any()
+
+
+@pytest.mark.parametrize("lift", [-1e-3, 0.05])
+def test_system_adds_the_live_rows_as_the_whole_block(lift):
+    """The System adds a junction block's stiffness from its live rows alone
+    (``live_forces`` and ``add_matrix_rows``): the CSC data must equal the scatter of the
+    block's whole (n, k, k) stiffness bit for bit, with A pressed 1 mm into B's kink (a
+    live row) and lifted clear (none live)."""
+    m, a, _ = _on_kink(1.0)
+    system = m.compile()
+    jb = next(b for b in system.beam_contact_blocks
+              if type(b).__name__ == "JunctionContactBlock")
+    n = len(jb)
+    x = np.zeros((n, 5, 3))
+    x[np.isin(jb.nodes, [nd.id for nd in a.nodes]), 2] = lift
+    x = x.reshape(n, -1)
+    f, K, _ = jb.forces(x, None, True)
+    whole = np.zeros(system.nnz)
+    system.add_matrix(whole, jb, K)
+    fl, rows, Kl = jb.live_forces(x, True)
+    live = np.zeros(system.nnz)
+    system.add_matrix_rows(live, jb, rows, Kl)
+    assert np.array_equal(f, fl) and np.array_equal(whole, live)
+    assert (len(rows) > 0 and np.abs(whole).max() > 0.0) == (lift < 0.0)
