@@ -259,10 +259,14 @@ def test_band_assembly_equals_the_dense_one(name):
             A = np.zeros((n, n))
             pos, kl, Mc = np.zeros(0, dtype=np.int64), 0, np.ascontiguousarray(
                 s.csc(np.asarray(s.M_const, float)).toarray())
+            layout = np.zeros(n, dtype=np.int64)            # a dense factors' piv
         else:
             kl, ku = int(step.piv[2 * n]), int(step.piv[2 * n + 1])
             A = np.zeros((n, kl + ku + 1))
             pos, Mc = step.piv[2 * n + 2:].copy(), step.Mc
+            layout = step.piv
+        # the step's buffers, laid out as the factors say (the free-DOF K, C, M)
+        work = sk._work(s.n_dof, nf, nc, groups.shape[0], layout)
         r, phi, fc = np.zeros(nf), np.zeros(nc), np.zeros(s.n_dof)
         maps = step.space_i
         nn = step.node_X.shape[0]
@@ -276,7 +280,7 @@ def test_band_assembly_equals_the_dense_one(name):
             step.j_f, step.sp_nodes, step.sp_dofs, step.sp_p, bool(step._ip[6]), step.md_i,
             step.md_f, step.tl_i, step.tl_val, step.free, step.fidx, groups, Tinv, r, phi,
             fc, A, step._planar_args(), lin_q, step.lin_v, cplx, rotation, continuous, pos,
-            kl)
+            kl, work)
         out[mode] = (A, r, phi, fc, res)
     Ad = out["dense"][0]
     Ab = in_band(Ad, step.piv)
