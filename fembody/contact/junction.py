@@ -52,6 +52,18 @@ farther one, with the smaller energy); the force turns by the kink angle across 
 bisector, as the distance to a polyline does. It needs both pairs in the element pairs' block
 (each once: two rows of one node against one element are one row).
 
+**One node against the concave side.** The same holds for the junction rows themselves: a
+node ``P`` of one beam against the concave side of the other beam's junction (two kinked beams
+crossing at a node of each, or a beam's kink pressed into another's bend) projects inside both
+elements at that junction, and both rows of ``P`` against them push: the contact was counted
+twice (on the centre line of two crossing 20-degree kinks, 2 cos(20 deg) = 1.88 times the force
+of the distance to the polyline). A row therefore yields to its partner, the row of the same
+node against the element next to its own, where the partner's weighted energy ``(1 - lam) k/2
+max(-g, 0)^2`` is larger (a tie goes to the row listed first): the energy is the larger one,
+the distance to the polyline the smaller, continuous across the bisector where the two are
+equal, with the force turning there by the kink angle. The gate does not depend on the nodes
+elsewhere, so the tangent is the kept row's.
+
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
 each (node, element) once in the whole model (a node shared by two bodies in two contacts with
@@ -121,6 +133,7 @@ class JunctionContactBlock:
                       else np.asarray(pairs, dtype=np.int64))
         # the rows whose two element pairs are both the element pairs' block's
         self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
+        self.partner = _partners(self.nodes)
         d = self.dim
         take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
         self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
@@ -162,7 +175,31 @@ class JunctionContactBlock:
         c1, c2 = np.einsum("ni,ni->n", r, u1), np.einsum("ni,ni->n", r, u2)
         wedge = (((c1 > 0.0) | (self.closed[:, 0] & (c1 == 0.0)))
                  & ((c2 > 0.0) | (self.closed[:, 1] & (c2 == 0.0))))
-        return rho - self.radius, ok & wedge & (rho > 0.0), G, H
+        g = rho - self.radius
+        on = ok & wedge & (rho > 0.0)
+        return g, on & ~self._farther(pos, g, on), G, H
+
+    def _farther(self, pos: np.ndarray, g: np.ndarray, on: np.ndarray) -> np.ndarray:
+        """Whether each row ``(n,)`` yields to a partner (module docstring, "One node against
+        the concave side"): a row of the same node against an element next to its own whose
+        weighted energy ``(1 - lam) k/2 max(-g, 0)^2`` is larger (on a tie: the row listed
+        first keeps it). Both rows push only where the node is on the concave side of the
+        other beam's junction, where they are one contact."""
+        far = np.zeros(len(g), dtype=bool)
+        if not (self.partner >= 0).any():
+            return far
+        pen = np.where(on & (g < 0.0), -g, 0.0)
+        E = np.zeros(len(g))
+        sel = np.flatnonzero(pen > 0.0)
+        if sel.size:
+            w = 1.0 - switch(pos[sel][:, [3, 4, 1, 2]], False)[0]
+            E[sel] = w * 0.5 * self.k[sel] * pen[sel] ** 2
+        idx = np.arange(len(g))
+        for c in (0, 1):
+            p = self.partner[:, c]
+            Ep = np.where(p >= 0, E[np.maximum(p, 0)], 0.0)
+            far |= (E > 0.0) & ((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
+        return far
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``1 - lam`` ``(n,)`` of the rows (module docstring), its gradient
@@ -416,6 +453,11 @@ class JunctionContactBlock:
         at = at[rows]
         sub._both = np.flatnonzero(at >= 0)
         sub._pair_dofs = self._pair_dofs[at[sub._both]]
+        # a partner outside ``rows`` is idle there (no energy): it cannot take a row's place
+        pos = np.full(len(self), -1)
+        pos[rows] = np.arange(len(rows))
+        p = self.partner[rows]
+        sub.partner = np.where(p >= 0, pos[np.maximum(p, 0)], -1)
         if self.frictional:
             sub.mu_s, sub.mu_k, sub.kt = self.mu_s[rows], self.mu_k[rows], self.kt[rows]
             sub.history0 = History(*(a[rows] for a in self.history0))
@@ -517,6 +559,26 @@ class JunctionContactBlock:
             out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
                        stick=(N > 0.0) & ~history.sliding)
         return out
+
+
+def _partners(nodes: np.ndarray) -> np.ndarray:
+    """Per row of node ids ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` the rows ``(n, 2)`` of the same
+    node ``P`` against the element next to its own at ``a0`` (column 0) and at ``a1``
+    (column 1), -1 where there is none (compile time; a branch of the other beam, more than
+    one such element, keeps the first)."""
+    partner = np.full((len(nodes), 2), -1, dtype=np.int64)
+    by_node: dict[int, list[int]] = {}
+    for r, row in enumerate(nodes):
+        by_node.setdefault(int(row[0]), []).append(r)
+    for rows in by_node.values():
+        for r in rows:
+            for c in (0, 1):
+                at = nodes[r, 1 + c]
+                for o in rows:
+                    if (o != r and partner[r, c] < 0 and at in nodes[o, 1:3]
+                            and set(nodes[o, 1:3]) != set(nodes[r, 1:3])):
+                        partner[r, c] = o
+    return partner
 
 
 def junction_rows(model, contacts, nd: int) -> tuple[list, list]:

@@ -415,3 +415,65 @@ def test_system_adds_the_live_rows_as_the_whole_block(lift):
     system.add_matrix_rows(live, jb, rows, Kl)
     assert np.array_equal(f, fl) and np.array_equal(whole, live)
     assert (len(rows) > 0 and np.abs(whole).max() > 0.0) == (lift < 0.0)
+
+
+def _ridges(ta: float, tb: float):
+    """Two kinked two-element beams crossing at right angles, each kinked at its middle node:
+    B in the x-z plane with its node at the origin, its ends ``tb`` [rad] below it (a ridge;
+    negative: a valley), A in the y-z plane above, its ends ``ta`` below its node, lifted
+    until the polylines touch (2 R apart, by bisection on the exact segment distances).
+    Returns the model, A's node ids, and the polylines' distance as a function of A's
+    shift."""
+    def polys(h):
+        sb, cb, sa, ca = math.sin(tb), math.cos(tb), math.sin(ta), math.cos(ta)
+        B = np.array([(-0.2 * cb, 0, -0.2 * sb), (0, 0, 0), (0.2 * cb, 0, -0.2 * sb)])
+        A = np.array([(0, -0.2 * ca, h - 0.2 * sa), (0, 0, h), (0, 0.2 * ca, h - 0.2 * sa)])
+        return A, B
+
+    def dmin(A, B):
+        return min(float(segment_distance(A[i][None], A[i + 1][None], B[j][None],
+                                          B[j + 1][None])[0]) for i in (0, 1) for j in (0, 1))
+    lo, hi = 0.0, 0.2
+    for _ in range(80):
+        h = 0.5 * (lo + hi)
+        lo, hi = (h, hi) if dmin(*polys(h)) < 2 * R * (1.0 + 1e-9) else (lo, h)
+    A, B = polys(hi)
+    m = fb.Model(dim=3)
+    b1 = m.add_beam(B[0], B[1], n=1, material=MAT, section=SEC, orientation=(0, 0, 1))
+    b2 = m.add_beam(b1.last, B[2], n=1, material=MAT, section=SEC, orientation=(0, 0, 1))
+    a1 = m.add_beam(A[0], A[1], n=1, material=MAT, section=SEC, orientation=(1, 0, 0))
+    a2 = m.add_beam(a1.last, A[2], n=1, material=MAT, section=SEC, orientation=(1, 0, 0))
+    for a in (a1, a2):
+        for b in (b1, b2):
+            m.add_beam_contact(a, b, radius=R, stiffness=K, margin=0.1)
+    ids = {n.id for a in (a1, a2) for n in a.nodes}
+    return m, ids, lambda move: dmin(A + move, B)
+
+
+@pytest.mark.parametrize("move", [(0.0, 0.0, -2e-3), (0.7e-3, 1e-3, -2e-3)])
+@pytest.mark.parametrize("ta, tb", [(20, 20), (-20, -20), (20, 0), (0, 20), (0, 0)])
+def test_a_node_on_the_concave_side_of_a_junction_is_one_contact(ta, tb, move):
+    """Two beams crossing at a node of each (``_ridges``), A pressed 2 mm down (and 0.7 mm,
+    1 mm sideways: off both bisectors): the total force between them is k times 2 R less the distance of the two
+    polylines (exact segment distances), to 1e-9. Where one beam's node meets the concave
+    side of the other's junction (ta = tb = 20: B's node under A's bend; -20, -20: A's node
+    above B's) both rows of that node against the two elements at the junction are in their
+    zones and pushing: they counted the contact twice (ratio 1.88 = 2 cos(20 deg) on the
+    centre line); the row of the nearer element alone carries it now. The junction rows'
+    force and tangent against finite differences off the centre line."""
+    m, a_ids, dist = _ridges(math.radians(ta), math.radians(tb))
+    system = m.compile()
+    total = np.zeros(3)
+    for blk in system.beam_contact_blocks:
+        n, k = blk.nodes.shape
+        on_a = np.isin(blk.nodes, list(a_ids))
+        x = np.zeros((n, k, 3))
+        x[on_a] = move
+        x = x.reshape(n, -1)
+        f, Kt, _ = blk.forces(x, None, True)
+        total += f.reshape(n, k, 3)[on_a].sum(axis=0)
+        if type(blk).__name__ == "JunctionContactBlock" and move[1] and f.any():
+            # (off the bisectors: on one the nearer element, so the row, changes)
+            assert_force_and_tangent(blk, x, f, Kt, 1e-8)
+    np.testing.assert_allclose(np.linalg.norm(total), K * (2 * R - dist(np.array(move))),
+                               rtol=1e-9)
