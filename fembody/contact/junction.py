@@ -44,10 +44,15 @@ elements, and both push: near a junction, where the two contact points are the s
 a smooth beam cut into chords, the penetration is counted twice (a beam pressed onto a node
 bends the junction concave towards itself, so this is where it lands). The distance to the
 polyline is the smaller of the two distances, so the energy of one contact is the larger of
-the two pair energies: the row adds ``-min(E1, E2)`` where both element pairs at its junction
-push (``E_i`` the point part of the element pair ``i`` as the element pairs' block weights it,
-``(1 - lam_i) W_point,i``; line contact is left alone), and ``E1 + E2 - min(E1, E2) = max(E1,
-E2)``. The correction is continuous (a pair leaving its zone on the concave side is the
+the two pair energies: the row takes back ``min(E1, E2)`` where both element pairs at its
+junction push (``E_i`` the point part of the element pair ``i`` as the element pairs' block
+weights it, ``(1 - lam_i) W_point,i``; line contact is left alone), and ``E1 + E2 - min(E1,
+E2) = max(E1, E2)``. Where both beams are bent concave towards each other at a crossing at a
+node of each (two beams pressed into each other bend so), four element pairs push and each is
+held by two rows (one per junction): a per-row ``-min`` removed one pair twice and kept two
+(8 % too little force at two crossing 20-degree bends). The rows therefore decide together: a
+pair is taken back, once, where a pair sharing a row with it has the larger energy, so the
+pairs kept are those no neighbour outweighs (the nearest of the four there). The correction is continuous (a pair leaving its zone on the concave side is the
 farther one, with the smaller energy); the force turns by the kink angle across the
 bisector, as the distance to a polyline does. It needs both pairs in the element pairs' block
 (each once: two rows of one node against one element are one row).
@@ -134,6 +139,8 @@ class JunctionContactBlock:
         # the rows whose two element pairs are both the element pairs' block's
         self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
         self.partner = _partners(self.nodes)
+        self._pair_key = _pair_keys(self.nodes[self._both], self.closed[self._both],
+                                    self.pairs[self._both])
         d = self.dim
         take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
         self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
@@ -219,16 +226,26 @@ class JunctionContactBlock:
         return 1.0 - lam, G, H
 
     def _duplicate(self, x: np.ndarray, tangent: bool):
-        """The correction for the concave side (module docstring): per row ``-min(E1, E2)``
-        ``(n,)`` [J] where both element pairs at the junction push (``E_i = (1 - lam_i)
+        """The correction for the concave side (module docstring): per row the energy [J]
+        ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 - lam_i)
         W_point,i``, each as the element pairs' block has it), its gradient ``(n, 5 d)``,
-        (``tangent``) Hessian, and the normal force [N] of the pair it takes back ``(n,)``."""
+        (``tangent``) Hessian, the normal force [N] of the pairs it takes back ``(n,)``, and
+        whether both of the row's element pairs push ``(n,)`` (the rows whose pairs decide).
+
+        A pair is removed where another pair sharing a row with it (the same element of one
+        beam, the element next to it across a junction of the other) has a larger energy (a
+        tie: the pair of the smaller key), once, by the first row holding it whose two pairs
+        push. The pairs left are those no neighbour outweighs: at one junction the nearer of
+        the two; where both beams are bent concave towards each other at a crossing (four
+        pairs, two junctions) the nearest of the four, which a per-row ``-min(E1, E2)``
+        counted wrongly (a pair removed twice, another kept)."""
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
+        both = np.zeros(n, dtype=bool)
         K = np.zeros((n, k, k)) if tangent else None
         rows = self._both
         if not rows.size:
-            return W, f, K, Fd
+            return W, f, K, Fd, both
         flat = (self.X[rows].reshape(len(rows), -1) + x[rows])
         d = self.dim
         r_ = np.arange(len(rows))[:, None]
@@ -244,20 +261,37 @@ class JunctionContactBlock:
             if tangent:
                 HE.append(w[:, None, None] * Kp - gl[:, :, None] * fp[:, None, :]
                           - fp[:, :, None] * gl[:, None, :] - Wp[:, None, None] * hl)
-        both = (E[0] > 0.0) & (E[1] > 0.0)
-        pick = np.where(E[1] < E[0], 1, 0)
+        E2 = np.column_stack(E)
+        push = (E2 > 0.0).all(axis=1)
+        both[rows] = push
+        key = self._pair_key
+        # a pair beaten by its row's other pair (both pushing), then by any row holding it
+        beat = push[:, None] & ((E2[:, ::-1] > E2)
+                                | ((E2[:, ::-1] == E2) & (key[:, ::-1] < key)))
+        uniq, inv = np.unique(key.ravel(), return_inverse=True)
+        beaten = np.zeros(len(uniq), dtype=bool)
+        np.logical_or.at(beaten, inv, beat.ravel())
+        # the first pushing row holding the pair removes it (one removal per pair)
+        order = np.flatnonzero(np.repeat(push, 2))
+        first = np.full(len(uniq), -1)
+        if order.size:
+            u, at = np.unique(inv[order], return_index=True)
+            first[u] = order[at]
+        flat_idx = np.arange(2 * len(rows))
+        take = (beaten[inv] & (first[inv] == flat_idx)).reshape(-1, 2)
         for i in (0, 1):
-            sel = np.flatnonzero(both & (pick == i))
+            sel = np.flatnonzero(take[:, i])
             if not sel.size:
                 continue
             at = rows[sel]
             cols = self._pair_dofs[sel, i]
-            W[at] = -E[i][sel]
-            Fd[at] = F[i][sel]
-            f[at[:, None], cols] = -gE[i][sel]
+            W[at] -= E[i][sel]
+            Fd[at] += F[i][sel]
+            np.add.at(f, (at[:, None], cols), -gE[i][sel])
             if tangent:
-                K[at[:, None, None], cols[:, :, None], cols[:, None, :]] = -HE[i][sel]
-        return W, f, K, Fd
+                np.add.at(K, (at[:, None, None], cols[:, :, None], cols[:, None, :]),
+                          -HE[i][sel])
+        return W, f, K, Fd, both
 
     # ------------------------------------------------------------------------- friction
     def _points(self, x: np.ndarray, tangent: bool):
@@ -437,7 +471,8 @@ class JunctionContactBlock:
                     & (switch(at[:, [1, 2, 4, 0]], False)[0] < 1.0))
             cand = rows[both]
             if cand.size:
-                dup = self._take(cand)._duplicate(x[cand], False)[0] != 0.0
+                # (every row whose two pairs push: the others' removals depend on them)
+                dup = self._take(cand)._duplicate(x[cand], False)[4]
                 live[cand[dup]] = True
         return np.flatnonzero(live)
 
@@ -453,6 +488,7 @@ class JunctionContactBlock:
         at = at[rows]
         sub._both = np.flatnonzero(at >= 0)
         sub._pair_dofs = self._pair_dofs[at[sub._both]]
+        sub._pair_key = self._pair_key[at[sub._both]]
         # a partner outside ``rows`` is idle there (no energy): it cannot take a row's place
         pos = np.full(len(self), -1)
         pos[rows] = np.arange(len(rows))
@@ -475,7 +511,7 @@ class JunctionContactBlock:
         fj[:, :m3] = -F[:, None] * G
         w, gw, hw = self._weight(x, tangent)
         f = w[:, None] * fj + W[:, None] * gw
-        _, fd, Kd, _ = self._duplicate(x, tangent)
+        _, fd, Kd, _, _ = self._duplicate(x, tangent)
         f += fd
         if self.frictional:
             Ff, Kf = self._friction(x, history, tangent)[:2]
@@ -559,6 +595,20 @@ class JunctionContactBlock:
             out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
                        stick=(N > 0.0) & ~history.sliding)
         return out
+
+
+def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Per row ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` a key ``(n, 2)`` naming each of its two
+    element pairs (element ``a0``-``a1`` against the element ``Q_i``-``P``): the same key in
+    every row that holds the same pair (compile time; :meth:`JunctionContactBlock._duplicate`)."""
+    keys = np.zeros((len(nodes), 2), dtype=np.int64)
+    names: dict = {}
+    for r, row in enumerate(nodes):
+        for i in (0, 1):
+            name = frozenset((frozenset((int(row[1]), int(row[2]))),
+                              frozenset((int(row[0]), int(row[3 + i])))))
+            keys[r, i] = names.setdefault(name, len(names))
+    return keys
 
 
 def _partners(nodes: np.ndarray) -> np.ndarray:

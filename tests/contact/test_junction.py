@@ -451,11 +451,11 @@ def _ridges(ta: float, tb: float):
 
 
 @pytest.mark.parametrize("move", [(0.0, 0.0, -2e-3), (0.7e-3, 1e-3, -2e-3)])
-@pytest.mark.parametrize("ta, tb", [(20, 20), (-20, -20), (20, 0), (0, 20), (0, 0)])
+@pytest.mark.parametrize("ta, tb", [(20, 20), (-20, -20), (20, -20), (20, 0), (0, 20), (0, 0)])
 def test_a_node_on_the_concave_side_of_a_junction_is_one_contact(ta, tb, move):
     """Two beams crossing at a node of each (``_ridges``), A pressed 2 mm down (and 0.7 mm,
-    1 mm sideways: off both bisectors): the total force between them is k times 2 R less the distance of the two
-    polylines (exact segment distances), to 1e-9. Where one beam's node meets the concave
+    1 mm sideways: off both bisectors): the total force between them is k times 2 R less the
+    distance of the two polylines (exact segment distances), to 1e-9. Where one beam's node meets the concave
     side of the other's junction (ta = tb = 20: B's node under A's bend; -20, -20: A's node
     above B's) both rows of that node against the two elements at the junction are in their
     zones and pushing: they counted the contact twice (ratio 1.88 = 2 cos(20 deg) on the
