@@ -83,11 +83,18 @@ tangential spring between the node ``P`` and the material point ``x_A(t_a)`` of 
 :class:`fembody.contact.beams.BeamContactBlock` keeps it; the normal is the gap's gradient
 in ``P``, the normal force the row's weighted one ``(1 - lam) k max(-g, 0)``, and the
 tangent is exact (the normal, the weight and the closest point following the nodes). The
-concave-side correction takes back a duplicated normal force only: the friction of the
-two element pairs there is each pair's own, so it is mu times both pairs' normal forces while
-one normal force is carried: doubled near the bisector (a known fault, the strict xfail test
-``test_friction_in_the_concave_side_of_a_kink_is_mu_times_the_one_normal_force``; taking it
-back needs the removed pair's friction history, which the element pairs' block keeps).
+concave-side correction takes back the friction of the pair it removes as well (else mu
+times both pairs' normal forces acted where one normal force is carried: the friction
+doubled near the bisector): the row runs that pair's point friction (its return mapping on
+the pair's closest points, ``(1 - lam)`` weighted, as the element pairs' block has it) on an
+anchor of its own and adds it with the opposite sign. The row's anchor starts where the
+pair's does when the pair starts to push as the farther one (the common case: it opens
+anchored at its closest points of the last step, like the pair), and then follows the same
+updates, so the two cancel exactly. Where the removed pair changes (the nearer one changes:
+a beam on the bisector of a symmetric valley, where rounding decides) or the pair pushed
+before it was removed, the row opens anew and cancels the pair's friction only once both
+slip; a row that removes two pairs (four pairs at a crossing) takes back the first one's
+friction alone.
 
 **Not seen.** Two kinks convex towards each other meeting node on node: each node projects
 outside the other's elements, and no element pair has its closest points inside; the contact
@@ -100,8 +107,8 @@ import math
 
 import numpy as np
 
-from .friction import History, coulomb
-from .geometry import closest_node, distance
+from .friction import Coulomb, History, coulomb
+from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, switch
 
 
@@ -237,8 +244,10 @@ class JunctionContactBlock:
         """The correction for the concave side (module docstring): per row the energy [J]
         ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 - lam_i)
         W_point,i``, each as the element pairs' block has it), its gradient ``(n, 5 d)``,
-        (``tangent``) Hessian, the normal force [N] of the pairs it takes back ``(n,)``, and
-        whether both of the row's element pairs push ``(n,)`` (the rows whose pairs decide).
+        (``tangent``) Hessian, the normal force [N] of the pairs it takes back ``(n,)``,
+        whether both of the row's element pairs push ``(n,)`` (the rows whose pairs decide),
+        and the pair ``(n,)`` (0, 1; -1: none) whose friction the row takes back (the first
+        it removes, :meth:`_mirror`).
 
         A pair is removed where another pair sharing a row with it (the same element of one
         beam, the element next to it across a junction of the other) has a larger energy (a
@@ -250,10 +259,11 @@ class JunctionContactBlock:
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
         both = np.zeros(n, dtype=bool)
+        removed = np.full(n, -1)
         K = np.zeros((n, k, k)) if tangent else None
         rows = self._both
         if not rows.size:
-            return W, f, K, Fd, both
+            return W, f, K, Fd, both, removed
         flat = (self.X[rows].reshape(len(rows), -1) + x[rows])
         d = self.dim
         r_ = np.arange(len(rows))[:, None]
@@ -293,13 +303,14 @@ class JunctionContactBlock:
                 continue
             at = rows[sel]
             cols = self._pair_dofs[sel, i]
+            removed[at] = np.where(removed[at] < 0, i, removed[at])
             W[at] -= E[i][sel]
             Fd[at] += F[i][sel]
             np.add.at(f, (at[:, None], cols), -gE[i][sel])
             if tangent:
                 np.add.at(K, (at[:, None, None], cols[:, :, None], cols[:, None, :]),
                           -HE[i][sel])
-        return W, f, K, Fd, both
+        return W, f, K, Fd, both, removed
 
     # ------------------------------------------------------------------------- friction
     def _points(self, x: np.ndarray, tangent: bool):
@@ -336,26 +347,119 @@ class JunctionContactBlock:
         """The friction part of the internal forces ``(n, 5 d)``, (``tangent``) its
         stiffness, the return mapping (:class:`fembody.contact.friction.Coulomb`), the
         points' current parameters and normal forces, at ``x`` with the anchors of
-        ``history`` (None: :attr:`history0`)."""
+        ``history`` (None: :attr:`history0`).
+
+        A row that takes back an element pair on the concave side (:meth:`_duplicate`) takes
+        back that pair's friction too (:meth:`_mirror`) instead of its node contact's (the two
+        do not meet: the node contact lives on the convex side). Its anchor's first parameter
+        says which point it holds (:func:`_anchor_mode`); a row whose point changed kind since
+        the last step opens anew, anchored where the new point was at that step, as a pair's
+        own history is when the pair starts to push."""
         h = self.history0 if history is None else history
         n, k = x.shape
         d = self.dim
         params, N, nrm, dN, dn = self._points(x, tangent)
-        ca = self._anchor_coefficients(h.anchor[:, 1])
-        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - h.anchor[:, 2:]
+        mode = np.zeros(n, dtype=np.int64)
+        if self._both.size:
+            mode = self._duplicate(x, False)[5] + 1         # 0: node contact, 1 + i: pair i
+        anchor, sliding = h.anchor, h.sliding
+        stale = np.flatnonzero(_anchor_mode(anchor[:, 0]) != mode)
+        if stale.size:
+            anchor, sliding = anchor.copy(), sliding.copy()
+            anchor[stale, :2] = self._take(stale)._params(h.x[stale], mode[stale])
+            anchor[stale, 2:] = 0.0
+            sliding[stale] = True
+        node = mode == 0
+        N = np.where(node, N, 0.0)
+        ca = self._anchor_coefficients(np.where(node, anchor[:, 1], 0.0))
+        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - anchor[:, 2:]
         dw = None
         if tangent:
+            dN = np.where(node[:, None], dN, 0.0)
             dw = np.zeros((n, d, k))
             for a in range(3):
                 dw[:, np.arange(d), a * d + np.arange(d)] = ca[:, a:a + 1]
-        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
         F = np.zeros((n, k))
         F[:, :3 * d] = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 3 * d)
         K = None
         if tangent:
             K = np.zeros((n, k, k))
             K[:, :3 * d, :] = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 3 * d, k)
+        mir = np.flatnonzero(~node)
+        if mir.size:
+            Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
+                x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent)
+            F[mir], params[mir], N[mir] = Fm, pm, Nm
+            if tangent:
+                K[mir] = Km
+            # (the merged mapping's K stays None: its rows differ in size; K is above)
+            parts = [None if j == 1 else a.copy() for j, a in enumerate(c)]
+            for a, b in zip(parts, cm):
+                if a is not None:
+                    a[mir] = b
+            # (the springs the row takes back: their energy counts against the pair's)
+            parts[4][mir] = -wm * cm.stored
+            c = Coulomb(*parts)
         return F, K, c, params, N
+
+    def _mirror(self, x: np.ndarray, anchor: np.ndarray, sliding: np.ndarray,
+                pair: np.ndarray, tangent: bool):
+        """The friction a row takes back of its element pair ``pair (n,)`` (0, 1; every row of
+        this block holding both pairs): the point part of that pair's friction as the element
+        pairs' block has it, ``(1 - lam) f_point`` (the return mapping of
+        :func:`fembody.contact.friction.coulomb` at the pair's closest points, its normal
+        force ``k max(-g, 0)``, tied points ``x_A(s_a) - x_B(t_a) - o`` from ``anchor (n, 2 +
+        d)`` = ``(100 (1 + pair) + s_a, t_a, o)``), with the opposite sign: the internal forces
+        ``(n, 5 d)``, (``tangent``) stiffness, the return mapping, the points' parameters
+        (coded as the anchor's), the pair's normal force [N] and its point weight ``1 -
+        lam``."""
+        n, k = x.shape
+        d = self.dim
+        r = np.arange(n)
+        cols = self._pair_dofs[r, pair]                              # (n, 4 d)
+        x4 = (self.X.reshape(n, -1) + x)[r[:, None], cols].reshape(n, 4, d)
+        z, _ = closest_crossing(x4)
+        rho, G, H = distance("crossing", x4, z, tangent)
+        g = rho - self.radius
+        kon = np.where((rho > 0.0) & (g < 0.0), self.k, 0.0)
+        N = -kon * g
+        nrm = G[:, :d] + G[:, d:2 * d]
+        s_a, t_a = anchor[:, 0] - 100.0 * (1.0 + pair), anchor[:, 1]
+        ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
+        w = np.einsum("pm,pmi->pi", ca, x4) - anchor[:, 2:]
+        dw = dn = dN = None
+        if tangent:
+            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(n, d, 4 * d)
+            dn = H[:, :d, :] + H[:, d:2 * d, :]
+            dN = -kon[:, None] * G
+        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
+        lam, gl, _ = switch(x4, tangent)
+        F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
+        F = np.zeros((n, k))
+        F[r[:, None], cols] = -(1.0 - lam)[:, None] * F4
+        K = None
+        if tangent:
+            K4 = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 4 * d, 4 * d)
+            Kp = (1.0 - lam)[:, None, None] * K4 - F4[:, :, None] * gl[:, None, :]
+            K = np.zeros((n, k, k))
+            K[r[:, None, None], cols[:, :, None], cols[:, None, :]] = -Kp
+        params = np.column_stack([100.0 * (1.0 + pair) + z[:, 0], z[:, 1]])
+        return F, K, c, params, N, 1.0 - lam
+
+    def _params(self, x: np.ndarray, mode: np.ndarray) -> np.ndarray:
+        """The anchor parameters ``(n, 2)`` of each row's point of kind ``mode`` (0: the node
+        contact's ``(0, t)``, 1 + i: element pair i's ``(100 (1 + i) + s, t)``) at ``x``."""
+        out = np.column_stack([np.zeros(len(x)), closest_node(self.positions(x)[:, :3])[0][:, 0]])
+        pr = np.flatnonzero(mode > 0)
+        if pr.size:
+            sub = self._take(pr)
+            i = mode[pr] - 1
+            r = np.arange(len(pr))
+            x4 = (sub.X.reshape(len(pr), -1) + x[pr])[r[:, None], sub._pair_dofs[r, i]]
+            z, _ = closest_crossing(x4.reshape(len(pr), 4, self.dim))
+            out[pr] = np.column_stack([100.0 * (1.0 + i) + z[:, 0], z[:, 1]])
+        return out
 
     def _open_history(self, x: np.ndarray) -> History:
         """The history of rows that are all open at ``x``: each anchored at the node's
@@ -519,7 +623,7 @@ class JunctionContactBlock:
         fj[:, :m3] = -F[:, None] * G
         w, gw, hw = self._weight(x, tangent)
         f = w[:, None] * fj + W[:, None] * gw
-        _, fd, Kd, _, _ = self._duplicate(x, tangent)
+        _, fd, Kd, _, _, _ = self._duplicate(x, tangent)
         f += fd
         if self.frictional:
             Ff, Kf = self._friction(x, history, tangent)[:2]
@@ -603,6 +707,13 @@ class JunctionContactBlock:
             out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
                        stick=(N > 0.0) & ~history.sliding)
         return out
+
+
+def _anchor_mode(s: np.ndarray) -> np.ndarray:
+    """The kind of point ``(n,)`` a junction row's anchor holds, from its first parameter
+    ``s``: 0 the node contact's (``s = 0``), 1 + i element pair i's (``s = 100 (1 + i) + s_a``,
+    a parameter near [0, 1]; :meth:`JunctionContactBlock._mirror`)."""
+    return np.where(s < 50.0, 0, np.where(s < 150.0, 1, 2))
 
 
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
