@@ -736,17 +736,16 @@ def _partners(nodes: np.ndarray) -> np.ndarray:
     (column 1), -1 where there is none (compile time; a branch of the other beam, more than
     one such element, keeps the first)."""
     partner = np.full((len(nodes), 2), -1, dtype=np.int64)
-    by_node: dict[int, list[int]] = {}
-    for r, row in enumerate(nodes):
-        by_node.setdefault(int(row[0]), []).append(r)
-    for rows in by_node.values():
-        for r in rows:
-            for c in (0, 1):
-                at = nodes[r, 1 + c]
-                for o in rows:
-                    if (o != r and partner[r, c] < 0 and at in nodes[o, 1:3]
-                            and set(nodes[o, 1:3]) != set(nodes[r, 1:3])):
-                        partner[r, c] = o
+    ends: dict[tuple[int, int], list[int]] = {}          # (P, an element end) -> rows
+    for r, row in enumerate(nodes.tolist()):
+        for c in (1, 2):
+            ends.setdefault((row[0], row[c]), []).append(r)
+    for r, row in enumerate(nodes.tolist()):
+        for c in (0, 1):
+            for o in ends[(row[0], row[1 + c])]:
+                if o != r and set(nodes[o, 1:3].tolist()) != {row[1], row[2]}:
+                    partner[r, c] = o
+                    break
     return partner
 
 
