@@ -52,9 +52,10 @@ node of each (two beams pressed into each other bend so), four element pairs pus
 held by two rows (one per junction): a per-row ``-min`` removed one pair twice and kept two
 (8 % too little force at two crossing 20-degree bends). The rows therefore decide together: a
 pair is taken back, once, where a pair sharing a row with it has the larger energy, so the
-pairs kept are those no neighbour outweighs (the nearest of the four there). The correction is continuous (a pair leaving its zone on the concave side is the
-farther one, with the smaller energy); the force turns by the kink angle across the
-bisector, as the distance to a polyline does. It needs both pairs in the element pairs' block
+pairs kept are those no neighbour outweighs (the nearest of the four there). The
+correction is continuous (a pair leaving its zone on the concave side is the farther one,
+with the smaller energy); the force turns by the kink angle across the bisector, as the
+distance to a polyline does. It needs both pairs in the element pairs' block
 (each once: two rows of one node against one element are one row).
 
 **One node against the concave side.** The same holds for the junction rows themselves: a

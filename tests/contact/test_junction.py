@@ -455,12 +455,16 @@ def _ridges(ta: float, tb: float):
 def test_a_node_on_the_concave_side_of_a_junction_is_one_contact(ta, tb, move):
     """Two beams crossing at a node of each (``_ridges``), A pressed 2 mm down (and 0.7 mm,
     1 mm sideways: off both bisectors): the total force between them is k times 2 R less the
-    distance of the two polylines (exact segment distances), to 1e-9. Where one beam's node meets the concave
-    side of the other's junction (ta = tb = 20: B's node under A's bend; -20, -20: A's node
-    above B's) both rows of that node against the two elements at the junction are in their
-    zones and pushing: they counted the contact twice (ratio 1.88 = 2 cos(20 deg) on the
-    centre line); the row of the nearer element alone carries it now. The junction rows'
-    force and tangent against finite differences off the centre line."""
+    distance of the two polylines (exact segment distances), to 1e-9. Where one beam's node
+    meets the concave side of the other's junction (ta = tb = 20: B's node under A's bend;
+    -20, -20: A's node above B's) both rows of that node against the two elements at the
+    junction are in their zones and pushing: they counted the contact twice (ratio 1.88 = 2
+    cos(20 deg) on the centre line); the row of the nearer element alone carries it now.
+    Where both are bent concave towards each other (20, -20: A's bend over B's valley) four
+    element pairs push, each held by two junction rows: a per-row correction removed one pair
+    twice (8 % too little force on the centre line, 18 % off it); the nearest pair alone
+    carries it now. The junction rows' force and tangent against finite differences off the
+    centre line."""
     m, a_ids, dist = _ridges(math.radians(ta), math.radians(tb))
     system = m.compile()
     total = np.zeros(3)
