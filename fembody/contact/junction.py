@@ -97,10 +97,18 @@ before it was removed, the row opens anew and cancels the pair's friction only o
 slip; a row that removes two pairs (four pairs at a crossing) takes back the first one's
 friction alone.
 
-**Not seen.** Two kinks convex towards each other meeting node on node: each node projects
-outside the other's elements, and no element pair has its closest points inside; the contact
-needs a node-against-node row (strict xfail test
-``test_two_convex_kinks_meeting_at_their_nodes_touch``).
+**Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
+convex down pressed onto another's ridge): each node projects outside the other beam's two
+elements at its junction (before the start of one, beyond the end of the other) and no
+element pair has its closest points inside, so no row saw it (the beams passed through each
+other). A row whose node projects beyond its element's end at a junction node of that beam,
+and beyond the partner's element there too (the node on the convex side of that junction),
+holds the contact of its node against that junction node: the closest point held at the
+element's end (``t`` 0 or 1, its Hessian without the closest point's motion), gated by the
+node's own wedge as every row; of the two partners the one listed first holds it, and of the
+two nodes' rows (the same contact seen from each) the one of the node with the smaller id
+(or the one row there is). Both partners need point weights (``lam < 1``), and :meth:`live`
+keeps the partner of a live node-on-node row, so a subset of rows decides alike.
 """
 from __future__ import annotations
 
@@ -155,6 +163,16 @@ class JunctionContactBlock:
         # the rows whose two element pairs are both the element pairs' block's
         self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
         self.partner = _partners(self.nodes)
+        # which end (0: a0, 1: a1) of the partner's element the shared node is
+        q = np.maximum(self.partner, 0)
+        shared = self.nodes[:, 1:3]
+        self._partner_end = np.where(self.nodes[q, 1] == shared, 0, 1)
+        # a node-on-node contact is seen from both nodes' rows: the row of the node with the
+        # smaller id holds it, or the one row there is
+        rows_of = {(int(a[0]), int(b)) for a in self.nodes for b in a[1:3]}
+        self._hold_vertex = np.array(
+            [[int(a[0]) < int(a[1 + c]) or (int(a[1 + c]), int(a[0])) not in rows_of
+              for c in (0, 1)] for a in self.nodes], dtype=bool).reshape(-1, 2)
         self._pair_key = _pair_keys(self.nodes[self._both], self.closed[self._both],
                                     self.pairs[self._both])
         d = self.dim
@@ -191,8 +209,19 @@ class JunctionContactBlock:
         the wedge), the gradient ``(n, 3 d)`` and (``hessian``) Hessian of ``g`` with respect
         to ``(P, a0, a1)``."""
         pos = self.positions(x)
-        z, ok = closest_node(pos[:, :3])
+        z, ok, vtx = self._closest(pos)
         rho, G, H = distance("node", pos[:, :3], z, hessian)
+        if vtx.any():
+            # the closest point held at the element's end: no dz/dx term in the Hessian
+            c = np.column_stack([np.ones(len(z)), z[:, 0] - 1.0, -z[:, 0]])[vtx]
+            rv = np.einsum("nm,nmi->ni", c, pos[vtx][:, :3])
+            nv = rv / np.where(rho[vtx] > 0.0, rho[vtx], 1.0)[:, None]
+            G[vtx] = (c[:, :, None] * nv[:, None, :]).reshape(len(c), -1)
+            if hessian:
+                d = self.dim
+                Pp = ((np.eye(d)[None] - nv[:, :, None] * nv[:, None, :])
+                      / np.where(rho[vtx] > 0.0, rho[vtx], 1.0)[:, None, None])
+                H[vtx] = np.einsum("na,nb,nij->naibj", c, c, Pp).reshape(len(c), 3 * d, 3 * d)
         r = pos[:, 1] + z * (pos[:, 2] - pos[:, 1]) - pos[:, 0]
         u1, u2 = pos[:, 0] - pos[:, 3], pos[:, 0] - pos[:, 4]
         c1, c2 = np.einsum("ni,ni->n", r, u1), np.einsum("ni,ni->n", r, u2)
@@ -201,6 +230,35 @@ class JunctionContactBlock:
         g = rho - self.radius
         on = ok & wedge & (rho > 0.0)
         return g, on & ~self._farther(pos, g, on), G, H
+
+    def _closest(self, pos: np.ndarray):
+        """The closest-point parameter ``z (n, 1)`` of each row's node on its element, whether
+        it is in the element's zone ``(n,)``, and whether the row holds a node-on-node contact
+        ``(n,)`` (module docstring, "Node on node"): the node's projection falls beyond the
+        element's end at a junction node of the element's beam and beyond the partner's
+        element there too (the node on the convex side of that junction), both rows weighted
+        for point contact; ``z`` is then that end (0 or 1) and the row listed first of the
+        two holds it."""
+        z, ok = closest_node(pos[:, :3])
+        vtx = np.zeros(len(z), dtype=bool)
+        if not (self.partner >= 0).any():
+            return z, ok, vtx
+        t = z[:, 0]
+        lam = switch(pos[:, [3, 4, 1, 2]], False)[0]
+        idx = np.arange(len(t))
+        end = np.zeros(len(t))
+        for c in (0, 1):
+            p = self.partner[:, c]
+            q = np.maximum(p, 0)
+            out = t < 0.0 if c == 0 else t >= 1.0
+            tp = t[q]
+            out_p = np.where(self._partner_end[:, c] == 0, tp < 0.0, tp >= 1.0)
+            hit = ((p >= 0) & out & out_p & (lam < 1.0) & (lam[q] < 1.0) & (idx < p)
+                   & self._hold_vertex[:, c])
+            vtx |= hit
+            end = np.where(hit, float(c), end)
+        z = np.where(vtx[:, None], end[:, None], z)
+        return z, ok | vtx, vtx
 
     def _farther(self, pos: np.ndarray, g: np.ndarray, on: np.ndarray) -> np.ndarray:
         """Whether each row ``(n,)`` yields to a partner (module docstring, "One node against
@@ -322,7 +380,7 @@ class JunctionContactBlock:
         n, k = x.shape
         d = self.dim
         pos = self.positions(x)
-        z, _ = closest_node(pos[:, :3])
+        z = self._closest(pos)[0]
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)
         kon = np.where(on, self.k, 0.0)
@@ -451,7 +509,7 @@ class JunctionContactBlock:
     def _params(self, x: np.ndarray, mode: np.ndarray) -> np.ndarray:
         """The anchor parameters ``(n, 2)`` of each row's point of kind ``mode`` (0: the node
         contact's ``(0, t)``, 1 + i: element pair i's ``(100 (1 + i) + s, t)``) at ``x``."""
-        out = np.column_stack([np.zeros(len(x)), closest_node(self.positions(x)[:, :3])[0][:, 0]])
+        out = np.column_stack([np.zeros(len(x)), self._closest(self.positions(x))[0][:, 0]])
         pr = np.flatnonzero(mode > 0)
         if pr.size:
             sub = self._take(pr)
@@ -498,7 +556,7 @@ class JunctionContactBlock:
         n = len(self)
         F, f = np.zeros(x.shape), np.zeros((n, self.dim))
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
-        z, _ = closest_node(self.positions(x)[:, :3])
+        z = self._closest(self.positions(x))[0]
         params = np.column_stack([np.zeros(n), z[:, 0]])
         if live.size:
             h = History(*(a[live] for a in history))
@@ -570,9 +628,13 @@ class JunctionContactBlock:
         point = np.flatnonzero(switch(pos[:, [3, 4, 1, 2]], False)[0] < 1.0)
         live = np.zeros(len(self), dtype=bool)
         if point.size:
-            g, ok, _, _ = (self.gaps(x) if point.size == len(self)
-                           else self._take(point).gaps(x[point]))
+            sub = self if point.size == len(self) else self._take(point)
+            g, ok, _, _ = sub.gaps(x[point])
             live[point] = ok & (g < 0.0)
+            # a node-on-node row needs its partner in any subset it is evaluated in
+            vtx = sub._closest(sub.positions(x[point]))[2] & live[point]
+            if vtx.any():
+                live[point[sub.partner[vtx][sub.partner[vtx] >= 0]]] = True
         rows = self._both
         if rows.size:
             # a correction needs both element pairs' point parts, so both pairs' point weights
@@ -607,6 +669,8 @@ class JunctionContactBlock:
         pos[rows] = np.arange(len(rows))
         p = self.partner[rows]
         sub.partner = np.where(p >= 0, pos[np.maximum(p, 0)], -1)
+        sub._partner_end = self._partner_end[rows]
+        sub._hold_vertex = self._hold_vertex[rows]
         if self.frictional:
             sub.mu_s, sub.mu_k, sub.kt = self.mu_s[rows], self.mu_k[rows], self.kt[rows]
             sub.history0 = History(*(a[rows] for a in self.history0))
@@ -688,8 +752,7 @@ class JunctionContactBlock:
         ``slip`` [m] and ``stick``."""
         F, g = self.resultants(x)[:, :2].T
         pos = self.positions(x)
-        z, _ = closest_node(pos[:, :3])
-        z = np.clip(z, 0.0, 1.0)
+        z = np.clip(self._closest(pos)[0], 0.0, 1.0)
         pa = pos[:, 0]
         pb = pos[:, 1] + z * (pos[:, 2] - pos[:, 1])
         r = pa - pb

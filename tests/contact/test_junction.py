@@ -483,14 +483,16 @@ def test_a_node_on_the_concave_side_of_a_junction_is_one_contact(ta, tb, move):
                                rtol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 33: two convex kinks meeting node to node are "
-                   "seen by no row (a node-against-node row is missing)")
-def test_two_convex_kinks_meeting_at_their_nodes_touch():
+@pytest.mark.parametrize("move", [(0.0, 0.0, -2e-3), (0.7e-3, 1e-3, -2e-3)])
+def test_two_convex_kinks_meeting_at_their_nodes_touch(move):
     """A bent convex downwards (a valley, ends 20 degrees up) pressed 2 mm onto B bent convex
-    upwards (a ridge) exactly node on node: the contact is the two nodes', k times 2 R less
-    their distance. Each node's projection on the other beam's elements falls outside both
-    (before the start of one, beyond the end of the other), and no element pair sees it
-    either: today no force at all, the beams pass through each other."""
+    upwards (a ridge) node on node (and 0.7 mm, 1 mm sideways): the contact is the two
+    nodes', k times 2 R less the polylines' distance (exact segment distances), to 1e-9.
+    Each node's projection on the other beam's elements falls outside both (before the start
+    of one, beyond the end of the other), and no element pair sees it: before, no force at
+    all (the beams passed through each other). One row holds it (not the two rows of the two
+    nodes: that would double it); its force and tangent against finite differences, and the
+    live rows give the whole block's forces and tangents bit for bit."""
     m, a_ids, dist = _ridges(math.radians(-20), math.radians(20))
     system = m.compile()
     total = np.zeros(3)
@@ -498,10 +500,17 @@ def test_two_convex_kinks_meeting_at_their_nodes_touch():
         n, k = blk.nodes.shape
         on_a = np.isin(blk.nodes, list(a_ids))
         x = np.zeros((n, k, 3))
-        x[on_a] = (0.0, 0.0, -2e-3)
-        total += blk.forces(x.reshape(n, -1), None, False)[0].reshape(n, k, 3)[on_a].sum(axis=0)
-    np.testing.assert_allclose(np.linalg.norm(total),
-                               K * (2 * R - dist(np.array([0.0, 0.0, -2e-3]))), rtol=1e-9)
+        x[on_a] = move
+        x = x.reshape(n, -1)
+        f, Kt, _ = blk.forces(x, None, True)
+        total += f.reshape(n, k, 3)[on_a].sum(axis=0)
+        if type(blk).__name__ == "JunctionContactBlock":
+            assert np.count_nonzero(np.abs(f).sum(axis=1)) == 1
+            f0, K0, _ = blk._forces(x, True, None)
+            assert np.array_equal(f, f0) and np.array_equal(Kt, K0)
+            assert_force_and_tangent(blk, x, f, Kt, 1e-8)
+    np.testing.assert_allclose(np.linalg.norm(total), K * (2 * R - dist(np.array(move))),
+                               rtol=1e-9)
 
 
 def test_friction_in_the_concave_side_of_a_kink_is_mu_times_the_one_normal_force():
