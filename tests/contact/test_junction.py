@@ -417,11 +417,12 @@ def test_system_adds_the_live_rows_as_the_whole_block(lift):
     assert (len(rows) > 0 and np.abs(whole).max() > 0.0) == (lift < 0.0)
 
 
-def _ridges(ta: float, tb: float):
+def _ridges(ta: float, tb: float, lift: float = 1e-9):
     """Two kinked two-element beams crossing at right angles, each kinked at its middle node:
     B in the x-z plane with its node at the origin, its ends ``tb`` [rad] below it (a ridge;
     negative: a valley), A in the y-z plane above, its ends ``ta`` below its node, lifted
-    until the polylines touch (2 R apart, by bisection on the exact segment distances).
+    until the polylines touch (2 R (1 + ``lift``) apart, by bisection on the exact segment
+    distances).
     Returns the model, A's node ids, and the polylines' distance as a function of A's
     shift."""
     def polys(h):
@@ -436,7 +437,7 @@ def _ridges(ta: float, tb: float):
     lo, hi = 0.0, 0.2
     for _ in range(80):
         h = 0.5 * (lo + hi)
-        lo, hi = (h, hi) if dmin(*polys(h)) < 2 * R * (1.0 + 1e-9) else (lo, h)
+        lo, hi = (h, hi) if dmin(*polys(h)) < 2 * R * (1.0 + lift) else (lo, h)
     A, B = polys(hi)
     m = fb.Model(dim=3)
     b1 = m.add_beam(B[0], B[1], n=1, material=MAT, section=SEC, orientation=(0, 0, 1))
@@ -618,3 +619,23 @@ def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
         Kfd[:, :, j] = (blk.forces(x + e, None, False, h)[0]
                         - blk.forces(x - e, None, False, h)[0]) / (2 * step)
     assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6
+
+
+def test_a_valley_pressed_onto_a_ridge_node_on_node_carries_the_load():
+    """``_ridges`` (-20, 20), touching, B held, A free in z alone and pushed down by F = 10 N
+    at its node: the static contact force is F (the node-on-node row's), and A sinks by F /
+    k = 1e-5 m (a single penalty; counted twice it would sink half that), to 1e-6."""
+    m, a_ids, _ = _ridges(math.radians(-20), math.radians(20), -1e-12)
+    nodes = {nd.id: nd for body in m.bodies for nd in body.nodes}
+    for nid, nd in nodes.items():
+        if nid in a_ids:
+            m.fix(nd, "x", "y", "rx", "ry", "rz")
+        else:
+            m.fix(nd, "x", "y", "z", "rx", "ry", "rz")
+    a_node = nodes[sorted(a_ids)[1]]                   # A's middle (junction) node
+    m.add_force(a_node, (0.0, 0.0, -10.0))
+    res = fb.static(m, steps=2)
+    F = res.contacts.fields["normal_force"][-1]
+    np.testing.assert_allclose(F.sum(), 10.0, rtol=1e-6)
+    assert np.count_nonzero(F) == 1
+    np.testing.assert_allclose(-res.displacement(a_node)[-1][2], 10.0 / K, rtol=1e-6)
