@@ -44,13 +44,31 @@ elements, and both push: near a junction, where the two contact points are the s
 a smooth beam cut into chords, the penetration is counted twice (a beam pressed onto a node
 bends the junction concave towards itself, so this is where it lands). The distance to the
 polyline is the smaller of the two distances, so the energy of one contact is the larger of
-the two pair energies: the row adds ``-min(E1, E2)`` where both element pairs at its junction
-push (``E_i`` the point part of the element pair ``i`` as the element pairs' block weights it,
-``(1 - lam_i) W_point,i``; line contact is left alone), and ``E1 + E2 - min(E1, E2) = max(E1,
-E2)``. The correction is continuous (a pair leaving its zone on the concave side is the
-farther one, with the smaller energy); the force turns by the kink angle across the
-bisector, as the distance to a polyline does. It needs both pairs in the element pairs' block
+the two pair energies: the row takes back ``min(E1, E2)`` where both element pairs at its
+junction push (``E_i`` the point part of the element pair ``i`` as the element pairs' block
+weights it, ``(1 - lam_i) W_point,i``; line contact is left alone), and ``E1 + E2 - min(E1,
+E2) = max(E1, E2)``. Where both beams are bent concave towards each other at a crossing at a
+node of each (two beams pressed into each other bend so), four element pairs push and each is
+held by two rows (one per junction): a per-row ``-min`` removed one pair twice and kept two
+(8 % too little force at two crossing 20-degree bends). The rows therefore decide together: a
+pair is taken back, once, where a pair sharing a row with it has the larger energy, so the
+pairs kept are those no neighbour outweighs (the nearest of the four there). The
+correction is continuous (a pair leaving its zone on the concave side is the farther one,
+with the smaller energy); the force turns by the kink angle across the bisector, as the
+distance to a polyline does. It needs both pairs in the element pairs' block
 (each once: two rows of one node against one element are one row).
+
+**One node against the concave side.** The same holds for the junction rows themselves: a
+node ``P`` of one beam against the concave side of the other beam's junction (two kinked beams
+crossing at a node of each, or a beam's kink pressed into another's bend) projects inside both
+elements at that junction, and both rows of ``P`` against them push: the contact was counted
+twice (on the centre line of two crossing 20-degree kinks, 2 cos(20 deg) = 1.88 times the force
+of the distance to the polyline). A row therefore yields to its partner, the row of the same
+node against the element next to its own, where the partner's weighted energy ``(1 - lam) k/2
+max(-g, 0)^2`` is larger (a tie goes to the row listed first): the energy is the larger one,
+the distance to the polyline the smaller, continuous across the bisector where the two are
+equal, with the force turning there by the kink angle. The gate does not depend on the nodes
+elsewhere, so the tangent is the kept row's.
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
@@ -66,8 +84,31 @@ tangential spring between the node ``P`` and the material point ``x_A(t_a)`` of 
 :class:`fembody.contact.beams.BeamContactBlock` keeps it; the normal is the gap's gradient
 in ``P``, the normal force the row's weighted one ``(1 - lam) k max(-g, 0)``, and the
 tangent is exact (the normal, the weight and the closest point following the nodes). The
-concave-side correction takes back a duplicated normal force only: the friction of the
-two element pairs there is each pair's own.
+concave-side correction takes back the friction of the pair it removes as well (else mu
+times both pairs' normal forces acted where one normal force is carried: the friction
+doubled near the bisector): the row runs that pair's point friction (its return mapping on
+the pair's closest points, ``(1 - lam)`` weighted, as the element pairs' block has it) on an
+anchor of its own and adds it with the opposite sign. The row's anchor starts where the
+pair's does when the pair starts to push as the farther one (the common case: it opens
+anchored at its closest points of the last step, like the pair), and then follows the same
+updates, so the two cancel exactly. Where the removed pair changes (the nearer one changes:
+a beam on the bisector of a symmetric valley, where rounding decides) or the pair pushed
+before it was removed, the row opens anew and cancels the pair's friction only once both
+slip; a row that removes two pairs (four pairs at a crossing) takes back the first one's
+friction alone.
+
+**Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
+convex down pressed onto another's ridge): each node projects outside the other beam's two
+elements at its junction (before the start of one, beyond the end of the other) and no
+element pair has its closest points inside, so no row saw it (the beams passed through each
+other). A row whose node projects beyond its element's end at a junction node of that beam,
+and beyond the partner's element there too (the node on the convex side of that junction),
+holds the contact of its node against that junction node: the closest point held at the
+element's end (``t`` 0 or 1, its Hessian without the closest point's motion), gated by the
+node's own wedge as every row; of the two partners the one listed first holds it, and of the
+two nodes' rows (the same contact seen from each) the one of the node with the smaller id
+(or the one row there is). Both partners need point weights (``lam < 1``), and :meth:`live`
+keeps the partner of a live node-on-node row, so a subset of rows decides alike.
 """
 from __future__ import annotations
 
@@ -75,8 +116,8 @@ import math
 
 import numpy as np
 
-from .friction import History, coulomb
-from .geometry import closest_node, distance
+from .friction import Coulomb, History, coulomb
+from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, switch
 
 
@@ -121,6 +162,19 @@ class JunctionContactBlock:
                       else np.asarray(pairs, dtype=np.int64))
         # the rows whose two element pairs are both the element pairs' block's
         self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
+        self.partner = _partners(self.nodes)
+        # which end (0: a0, 1: a1) of the partner's element the shared node is
+        q = np.maximum(self.partner, 0)
+        shared = self.nodes[:, 1:3]
+        self._partner_end = np.where(self.nodes[q, 1] == shared, 0, 1)
+        # a node-on-node contact is seen from both nodes' rows: the row of the node with the
+        # smaller id holds it, or the one row there is
+        rows_of = {(int(a[0]), int(b)) for a in self.nodes for b in a[1:3]}
+        self._hold_vertex = np.array(
+            [[int(a[0]) < int(a[1 + c]) or (int(a[1 + c]), int(a[0])) not in rows_of
+              for c in (0, 1)] for a in self.nodes], dtype=bool).reshape(-1, 2)
+        self._pair_key = _pair_keys(self.nodes[self._both], self.closed[self._both],
+                                    self.pairs[self._both])
         d = self.dim
         take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
         self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
@@ -155,14 +209,78 @@ class JunctionContactBlock:
         the wedge), the gradient ``(n, 3 d)`` and (``hessian``) Hessian of ``g`` with respect
         to ``(P, a0, a1)``."""
         pos = self.positions(x)
-        z, ok = closest_node(pos[:, :3])
+        z, ok, vtx = self._closest(pos)
         rho, G, H = distance("node", pos[:, :3], z, hessian)
+        if vtx.any():
+            # the closest point held at the element's end: no dz/dx term in the Hessian
+            c = np.column_stack([np.ones(len(z)), z[:, 0] - 1.0, -z[:, 0]])[vtx]
+            rv = np.einsum("nm,nmi->ni", c, pos[vtx][:, :3])
+            nv = rv / np.where(rho[vtx] > 0.0, rho[vtx], 1.0)[:, None]
+            G[vtx] = (c[:, :, None] * nv[:, None, :]).reshape(len(c), -1)
+            if hessian:
+                d = self.dim
+                Pp = ((np.eye(d)[None] - nv[:, :, None] * nv[:, None, :])
+                      / np.where(rho[vtx] > 0.0, rho[vtx], 1.0)[:, None, None])
+                H[vtx] = np.einsum("na,nb,nij->naibj", c, c, Pp).reshape(len(c), 3 * d, 3 * d)
         r = pos[:, 1] + z * (pos[:, 2] - pos[:, 1]) - pos[:, 0]
         u1, u2 = pos[:, 0] - pos[:, 3], pos[:, 0] - pos[:, 4]
         c1, c2 = np.einsum("ni,ni->n", r, u1), np.einsum("ni,ni->n", r, u2)
         wedge = (((c1 > 0.0) | (self.closed[:, 0] & (c1 == 0.0)))
                  & ((c2 > 0.0) | (self.closed[:, 1] & (c2 == 0.0))))
-        return rho - self.radius, ok & wedge & (rho > 0.0), G, H
+        g = rho - self.radius
+        on = ok & wedge & (rho > 0.0)
+        return g, on & ~self._farther(pos, g, on), G, H
+
+    def _closest(self, pos: np.ndarray):
+        """The closest-point parameter ``z (n, 1)`` of each row's node on its element, whether
+        it is in the element's zone ``(n,)``, and whether the row holds a node-on-node contact
+        ``(n,)`` (module docstring, "Node on node"): the node's projection falls beyond the
+        element's end at a junction node of the element's beam and beyond the partner's
+        element there too (the node on the convex side of that junction), both rows weighted
+        for point contact; ``z`` is then that end (0 or 1) and the row listed first of the
+        two holds it."""
+        z, ok = closest_node(pos[:, :3])
+        vtx = np.zeros(len(z), dtype=bool)
+        if not (self.partner >= 0).any():
+            return z, ok, vtx
+        t = z[:, 0]
+        lam = switch(pos[:, [3, 4, 1, 2]], False)[0]
+        idx = np.arange(len(t))
+        end = np.zeros(len(t))
+        for c in (0, 1):
+            p = self.partner[:, c]
+            q = np.maximum(p, 0)
+            out = t < 0.0 if c == 0 else t >= 1.0
+            tp = t[q]
+            out_p = np.where(self._partner_end[:, c] == 0, tp < 0.0, tp >= 1.0)
+            hit = ((p >= 0) & out & out_p & (lam < 1.0) & (lam[q] < 1.0) & (idx < p)
+                   & self._hold_vertex[:, c])
+            vtx |= hit
+            end = np.where(hit, float(c), end)
+        z = np.where(vtx[:, None], end[:, None], z)
+        return z, ok | vtx, vtx
+
+    def _farther(self, pos: np.ndarray, g: np.ndarray, on: np.ndarray) -> np.ndarray:
+        """Whether each row ``(n,)`` yields to a partner (module docstring, "One node against
+        the concave side"): a row of the same node against an element next to its own whose
+        weighted energy ``(1 - lam) k/2 max(-g, 0)^2`` is larger (on a tie: the row listed
+        first keeps it). Both rows push only where the node is on the concave side of the
+        other beam's junction, where they are one contact."""
+        far = np.zeros(len(g), dtype=bool)
+        if not (self.partner >= 0).any():
+            return far
+        pen = np.where(on & (g < 0.0), -g, 0.0)
+        E = np.zeros(len(g))
+        sel = np.flatnonzero(pen > 0.0)
+        if sel.size:
+            w = 1.0 - switch(pos[sel][:, [3, 4, 1, 2]], False)[0]
+            E[sel] = w * 0.5 * self.k[sel] * pen[sel] ** 2
+        idx = np.arange(len(g))
+        for c in (0, 1):
+            p = self.partner[:, c]
+            Ep = np.where(p >= 0, E[np.maximum(p, 0)], 0.0)
+            far |= (E > 0.0) & ((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
+        return far
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``1 - lam`` ``(n,)`` of the rows (module docstring), its gradient
@@ -182,16 +300,29 @@ class JunctionContactBlock:
         return 1.0 - lam, G, H
 
     def _duplicate(self, x: np.ndarray, tangent: bool):
-        """The correction for the concave side (module docstring): per row ``-min(E1, E2)``
-        ``(n,)`` [J] where both element pairs at the junction push (``E_i = (1 - lam_i)
+        """The correction for the concave side (module docstring): per row the energy [J]
+        ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 - lam_i)
         W_point,i``, each as the element pairs' block has it), its gradient ``(n, 5 d)``,
-        (``tangent``) Hessian, and the normal force [N] of the pair it takes back ``(n,)``."""
+        (``tangent``) Hessian, the normal force [N] of the pairs it takes back ``(n,)``,
+        whether both of the row's element pairs push ``(n,)`` (the rows whose pairs decide),
+        and the pair ``(n,)`` (0, 1; -1: none) whose friction the row takes back (the first
+        it removes, :meth:`_mirror`).
+
+        A pair is removed where another pair sharing a row with it (the same element of one
+        beam, the element next to it across a junction of the other) has a larger energy (a
+        tie: the pair of the smaller key), once, by the first row holding it whose two pairs
+        push. The pairs left are those no neighbour outweighs: at one junction the nearer of
+        the two; where both beams are bent concave towards each other at a crossing (four
+        pairs, two junctions) the nearest of the four, which a per-row ``-min(E1, E2)``
+        counted wrongly (a pair removed twice, another kept)."""
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
+        both = np.zeros(n, dtype=bool)
+        removed = np.full(n, -1)
         K = np.zeros((n, k, k)) if tangent else None
         rows = self._both
         if not rows.size:
-            return W, f, K, Fd
+            return W, f, K, Fd, both, removed
         flat = (self.X[rows].reshape(len(rows), -1) + x[rows])
         d = self.dim
         r_ = np.arange(len(rows))[:, None]
@@ -207,20 +338,38 @@ class JunctionContactBlock:
             if tangent:
                 HE.append(w[:, None, None] * Kp - gl[:, :, None] * fp[:, None, :]
                           - fp[:, :, None] * gl[:, None, :] - Wp[:, None, None] * hl)
-        both = (E[0] > 0.0) & (E[1] > 0.0)
-        pick = np.where(E[1] < E[0], 1, 0)
+        E2 = np.column_stack(E)
+        push = (E2 > 0.0).all(axis=1)
+        both[rows] = push
+        key = self._pair_key
+        # a pair beaten by its row's other pair (both pushing), then by any row holding it
+        beat = push[:, None] & ((E2[:, ::-1] > E2)
+                                | ((E2[:, ::-1] == E2) & (key[:, ::-1] < key)))
+        uniq, inv = np.unique(key.ravel(), return_inverse=True)
+        beaten = np.zeros(len(uniq), dtype=bool)
+        np.logical_or.at(beaten, inv, beat.ravel())
+        # the first pushing row holding the pair removes it (one removal per pair)
+        order = np.flatnonzero(np.repeat(push, 2))
+        first = np.full(len(uniq), -1)
+        if order.size:
+            u, at = np.unique(inv[order], return_index=True)
+            first[u] = order[at]
+        flat_idx = np.arange(2 * len(rows))
+        take = (beaten[inv] & (first[inv] == flat_idx)).reshape(-1, 2)
         for i in (0, 1):
-            sel = np.flatnonzero(both & (pick == i))
+            sel = np.flatnonzero(take[:, i])
             if not sel.size:
                 continue
             at = rows[sel]
             cols = self._pair_dofs[sel, i]
-            W[at] = -E[i][sel]
-            Fd[at] = F[i][sel]
-            f[at[:, None], cols] = -gE[i][sel]
+            removed[at] = np.where(removed[at] < 0, i, removed[at])
+            W[at] -= E[i][sel]
+            Fd[at] += F[i][sel]
+            np.add.at(f, (at[:, None], cols), -gE[i][sel])
             if tangent:
-                K[at[:, None, None], cols[:, :, None], cols[:, None, :]] = -HE[i][sel]
-        return W, f, K, Fd
+                np.add.at(K, (at[:, None, None], cols[:, :, None], cols[:, None, :]),
+                          -HE[i][sel])
+        return W, f, K, Fd, both, removed
 
     # ------------------------------------------------------------------------- friction
     def _points(self, x: np.ndarray, tangent: bool):
@@ -231,7 +380,7 @@ class JunctionContactBlock:
         n, k = x.shape
         d = self.dim
         pos = self.positions(x)
-        z, _ = closest_node(pos[:, :3])
+        z = self._closest(pos)[0]
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)
         kon = np.where(on, self.k, 0.0)
@@ -257,26 +406,119 @@ class JunctionContactBlock:
         """The friction part of the internal forces ``(n, 5 d)``, (``tangent``) its
         stiffness, the return mapping (:class:`fembody.contact.friction.Coulomb`), the
         points' current parameters and normal forces, at ``x`` with the anchors of
-        ``history`` (None: :attr:`history0`)."""
+        ``history`` (None: :attr:`history0`).
+
+        A row that takes back an element pair on the concave side (:meth:`_duplicate`) takes
+        back that pair's friction too (:meth:`_mirror`) instead of its node contact's (the two
+        do not meet: the node contact lives on the convex side). Its anchor's first parameter
+        says which point it holds (:func:`_anchor_mode`); a row whose point changed kind since
+        the last step opens anew, anchored where the new point was at that step, as a pair's
+        own history is when the pair starts to push."""
         h = self.history0 if history is None else history
         n, k = x.shape
         d = self.dim
         params, N, nrm, dN, dn = self._points(x, tangent)
-        ca = self._anchor_coefficients(h.anchor[:, 1])
-        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - h.anchor[:, 2:]
+        mode = np.zeros(n, dtype=np.int64)
+        if self._both.size:
+            mode = self._duplicate(x, False)[5] + 1         # 0: node contact, 1 + i: pair i
+        anchor, sliding = h.anchor, h.sliding
+        stale = np.flatnonzero(_anchor_mode(anchor[:, 0]) != mode)
+        if stale.size:
+            anchor, sliding = anchor.copy(), sliding.copy()
+            anchor[stale, :2] = self._take(stale)._params(h.x[stale], mode[stale])
+            anchor[stale, 2:] = 0.0
+            sliding[stale] = True
+        node = mode == 0
+        N = np.where(node, N, 0.0)
+        ca = self._anchor_coefficients(np.where(node, anchor[:, 1], 0.0))
+        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - anchor[:, 2:]
         dw = None
         if tangent:
+            dN = np.where(node[:, None], dN, 0.0)
             dw = np.zeros((n, d, k))
             for a in range(3):
                 dw[:, np.arange(d), a * d + np.arange(d)] = ca[:, a:a + 1]
-        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
         F = np.zeros((n, k))
         F[:, :3 * d] = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 3 * d)
         K = None
         if tangent:
             K = np.zeros((n, k, k))
             K[:, :3 * d, :] = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 3 * d, k)
+        mir = np.flatnonzero(~node)
+        if mir.size:
+            Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
+                x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent)
+            F[mir], params[mir], N[mir] = Fm, pm, Nm
+            if tangent:
+                K[mir] = Km
+            # (the merged mapping's K stays None: its rows differ in size; K is above)
+            parts = [None if j == 1 else a.copy() for j, a in enumerate(c)]
+            for a, b in zip(parts, cm):
+                if a is not None:
+                    a[mir] = b
+            # (the springs the row takes back: their energy counts against the pair's)
+            parts[4][mir] = -wm * cm.stored
+            c = Coulomb(*parts)
         return F, K, c, params, N
+
+    def _mirror(self, x: np.ndarray, anchor: np.ndarray, sliding: np.ndarray,
+                pair: np.ndarray, tangent: bool):
+        """The friction a row takes back of its element pair ``pair (n,)`` (0, 1; every row of
+        this block holding both pairs): the point part of that pair's friction as the element
+        pairs' block has it, ``(1 - lam) f_point`` (the return mapping of
+        :func:`fembody.contact.friction.coulomb` at the pair's closest points, its normal
+        force ``k max(-g, 0)``, tied points ``x_A(s_a) - x_B(t_a) - o`` from ``anchor (n, 2 +
+        d)`` = ``(100 (1 + pair) + s_a, t_a, o)``), with the opposite sign: the internal forces
+        ``(n, 5 d)``, (``tangent``) stiffness, the return mapping, the points' parameters
+        (coded as the anchor's), the pair's normal force [N] and its point weight ``1 -
+        lam``."""
+        n, k = x.shape
+        d = self.dim
+        r = np.arange(n)
+        cols = self._pair_dofs[r, pair]                              # (n, 4 d)
+        x4 = (self.X.reshape(n, -1) + x)[r[:, None], cols].reshape(n, 4, d)
+        z, _ = closest_crossing(x4)
+        rho, G, H = distance("crossing", x4, z, tangent)
+        g = rho - self.radius
+        kon = np.where((rho > 0.0) & (g < 0.0), self.k, 0.0)
+        N = -kon * g
+        nrm = G[:, :d] + G[:, d:2 * d]
+        s_a, t_a = anchor[:, 0] - 100.0 * (1.0 + pair), anchor[:, 1]
+        ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
+        w = np.einsum("pm,pmi->pi", ca, x4) - anchor[:, 2:]
+        dw = dn = dN = None
+        if tangent:
+            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(n, d, 4 * d)
+            dn = H[:, :d, :] + H[:, d:2 * d, :]
+            dN = -kon[:, None] * G
+        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
+        lam, gl, _ = switch(x4, tangent)
+        F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
+        F = np.zeros((n, k))
+        F[r[:, None], cols] = -(1.0 - lam)[:, None] * F4
+        K = None
+        if tangent:
+            K4 = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 4 * d, 4 * d)
+            Kp = (1.0 - lam)[:, None, None] * K4 - F4[:, :, None] * gl[:, None, :]
+            K = np.zeros((n, k, k))
+            K[r[:, None, None], cols[:, :, None], cols[:, None, :]] = -Kp
+        params = np.column_stack([100.0 * (1.0 + pair) + z[:, 0], z[:, 1]])
+        return F, K, c, params, N, 1.0 - lam
+
+    def _params(self, x: np.ndarray, mode: np.ndarray) -> np.ndarray:
+        """The anchor parameters ``(n, 2)`` of each row's point of kind ``mode`` (0: the node
+        contact's ``(0, t)``, 1 + i: element pair i's ``(100 (1 + i) + s, t)``) at ``x``."""
+        out = np.column_stack([np.zeros(len(x)), self._closest(self.positions(x))[0][:, 0]])
+        pr = np.flatnonzero(mode > 0)
+        if pr.size:
+            sub = self._take(pr)
+            i = mode[pr] - 1
+            r = np.arange(len(pr))
+            x4 = (sub.X.reshape(len(pr), -1) + x[pr])[r[:, None], sub._pair_dofs[r, i]]
+            z, _ = closest_crossing(x4.reshape(len(pr), 4, self.dim))
+            out[pr] = np.column_stack([100.0 * (1.0 + i) + z[:, 0], z[:, 1]])
+        return out
 
     def _open_history(self, x: np.ndarray) -> History:
         """The history of rows that are all open at ``x``: each anchored at the node's
@@ -314,7 +556,7 @@ class JunctionContactBlock:
         n = len(self)
         F, f = np.zeros(x.shape), np.zeros((n, self.dim))
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
-        z, _ = closest_node(self.positions(x)[:, :3])
+        z = self._closest(self.positions(x))[0]
         params = np.column_stack([np.zeros(n), z[:, 0]])
         if live.size:
             h = History(*(a[live] for a in history))
@@ -386,9 +628,13 @@ class JunctionContactBlock:
         point = np.flatnonzero(switch(pos[:, [3, 4, 1, 2]], False)[0] < 1.0)
         live = np.zeros(len(self), dtype=bool)
         if point.size:
-            g, ok, _, _ = (self.gaps(x) if point.size == len(self)
-                           else self._take(point).gaps(x[point]))
+            sub = self if point.size == len(self) else self._take(point)
+            g, ok, _, _ = sub.gaps(x[point])
             live[point] = ok & (g < 0.0)
+            # a node-on-node row needs its partner in any subset it is evaluated in
+            vtx = sub._closest(sub.positions(x[point]))[2] & live[point]
+            if vtx.any():
+                live[point[sub.partner[vtx][sub.partner[vtx] >= 0]]] = True
         rows = self._both
         if rows.size:
             # a correction needs both element pairs' point parts, so both pairs' point weights
@@ -400,7 +646,8 @@ class JunctionContactBlock:
                     & (switch(at[:, [1, 2, 4, 0]], False)[0] < 1.0))
             cand = rows[both]
             if cand.size:
-                dup = self._take(cand)._duplicate(x[cand], False)[0] != 0.0
+                # (every row whose two pairs push: the others' removals depend on them)
+                dup = self._take(cand)._duplicate(x[cand], False)[4]
                 live[cand[dup]] = True
         return np.flatnonzero(live)
 
@@ -416,6 +663,14 @@ class JunctionContactBlock:
         at = at[rows]
         sub._both = np.flatnonzero(at >= 0)
         sub._pair_dofs = self._pair_dofs[at[sub._both]]
+        sub._pair_key = self._pair_key[at[sub._both]]
+        # a partner outside ``rows`` is idle there (no energy): it cannot take a row's place
+        pos = np.full(len(self), -1)
+        pos[rows] = np.arange(len(rows))
+        p = self.partner[rows]
+        sub.partner = np.where(p >= 0, pos[np.maximum(p, 0)], -1)
+        sub._partner_end = self._partner_end[rows]
+        sub._hold_vertex = self._hold_vertex[rows]
         if self.frictional:
             sub.mu_s, sub.mu_k, sub.kt = self.mu_s[rows], self.mu_k[rows], self.kt[rows]
             sub.history0 = History(*(a[rows] for a in self.history0))
@@ -433,7 +688,7 @@ class JunctionContactBlock:
         fj[:, :m3] = -F[:, None] * G
         w, gw, hw = self._weight(x, tangent)
         f = w[:, None] * fj + W[:, None] * gw
-        _, fd, Kd, _ = self._duplicate(x, tangent)
+        _, fd, Kd, _, _, _ = self._duplicate(x, tangent)
         f += fd
         if self.frictional:
             Ff, Kf = self._friction(x, history, tangent)[:2]
@@ -497,8 +752,7 @@ class JunctionContactBlock:
         ``slip`` [m] and ``stick``."""
         F, g = self.resultants(x)[:, :2].T
         pos = self.positions(x)
-        z, _ = closest_node(pos[:, :3])
-        z = np.clip(z, 0.0, 1.0)
+        z = np.clip(self._closest(pos)[0], 0.0, 1.0)
         pa = pos[:, 0]
         pb = pos[:, 1] + z * (pos[:, 2] - pos[:, 1])
         r = pa - pb
@@ -517,6 +771,46 @@ class JunctionContactBlock:
             out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
                        stick=(N > 0.0) & ~history.sliding)
         return out
+
+
+def _anchor_mode(s: np.ndarray) -> np.ndarray:
+    """The kind of point ``(n,)`` a junction row's anchor holds, from its first parameter
+    ``s``: 0 the node contact's (``s = 0``), 1 + i element pair i's (``s = 100 (1 + i) + s_a``,
+    a parameter near [0, 1]; :meth:`JunctionContactBlock._mirror`)."""
+    return np.where(s < 50.0, 0, np.where(s < 150.0, 1, 2))
+
+
+def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Per row ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` a key ``(n, 2)`` naming each of its two
+    element pairs (element ``a0``-``a1`` against the element ``Q_i``-``P``): the same key in
+    every row that holds the same pair (compile time; :meth:`JunctionContactBlock._duplicate`)."""
+    keys = np.zeros((len(nodes), 2), dtype=np.int64)
+    names: dict = {}
+    for r, row in enumerate(nodes):
+        for i in (0, 1):
+            name = frozenset((frozenset((int(row[1]), int(row[2]))),
+                              frozenset((int(row[0]), int(row[3 + i])))))
+            keys[r, i] = names.setdefault(name, len(names))
+    return keys
+
+
+def _partners(nodes: np.ndarray) -> np.ndarray:
+    """Per row of node ids ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` the rows ``(n, 2)`` of the same
+    node ``P`` against the element next to its own at ``a0`` (column 0) and at ``a1``
+    (column 1), -1 where there is none (compile time; a branch of the other beam, more than
+    one such element, keeps the first)."""
+    partner = np.full((len(nodes), 2), -1, dtype=np.int64)
+    ends: dict[tuple[int, int], list[int]] = {}          # (P, an element end) -> rows
+    for r, row in enumerate(nodes.tolist()):
+        for c in (1, 2):
+            ends.setdefault((row[0], row[c]), []).append(r)
+    for r, row in enumerate(nodes.tolist()):
+        for c in (0, 1):
+            for o in ends[(row[0], row[1 + c])]:
+                if o != r and set(nodes[o, 1:3].tolist()) != {row[1], row[2]}:
+                    partner[r, c] = o
+                    break
+    return partner
 
 
 def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
