@@ -721,14 +721,7 @@ def factor(A, LU, piv, nf, b_nnz):  # pragma: no cover - jitted
                     bb += x * x
             for c in range(wa, w):
                 LU[i, c] = 0.0
-        brms = math.sqrt(bb / b_nnz) if b_nnz else 1.0
-        s = max(sdiag, 1e-300) / max(brms, 1e-300)
-        for i in range(n):
-            ri = piv[n + i] >= nf
-            for j in range(max(0, i - kl), min(n - 1, i + ku) + 1):
-                if ri != (piv[n + j] >= nf):
-                    LU[i, j - i + kl] *= s
-        return band_factor(LU, kl, ku, piv[:n]), s
+        return _scale_band_factor(LU, piv, nf, sdiag, bb, b_nnz)
     # the scaling of _scale_rows: mean |diag S| over rms(B), B's entries read in the band
     sd = 0.0
     for i in range(nf):
@@ -745,6 +738,17 @@ def factor(A, LU, piv, nf, b_nnz):  # pragma: no cover - jitted
             LU[i, j - i + kl] = x
             if ii >= nf and jj < nf:
                 bb += x * x
+    return _scale_band_factor(LU, piv, nf, sdiag, bb, b_nnz)
+
+
+@njit(cache=True)
+def _scale_band_factor(LU, piv, nf, sdiag, bb, b_nnz):  # pragma: no cover - jitted
+    """The banded layouts' end of :func:`factor`: the constraint rows and columns of the
+    ordered band ``LU`` scaled by ``s`` = mean |diag S| (``sdiag``) over rms(B) (``bb`` the
+    sum of B's squared entries, ``b_nnz`` their number), as :func:`_scale_rows` does, then
+    :func:`band_factor`; returns its outcome and ``s``."""
+    n = LU.shape[0]
+    kl, ku = piv[2 * n], piv[2 * n + 1]
     brms = math.sqrt(bb / b_nnz) if b_nnz else 1.0
     s = max(sdiag, 1e-300) / max(brms, 1e-300)
     for i in range(n):
