@@ -38,8 +38,9 @@ def planar_crank():
     return m
 
 
-@pytest.mark.parametrize("make", [lambda: mm.heavy_top()[0], planar_crank],
-                         ids=["heavy top", "planar crank"])
+@pytest.mark.parametrize("make", [lambda: mm.heavy_top()[0], planar_crank,
+                                  lambda: mm.chain()[0]],
+                         ids=["heavy top", "planar crank", "chain, band-assembled"])
 def test_kernel_monitor_values_equal_the_python_evaluation(make, monkeypatch):
     real = RunMonitor.check
     seen = []
