@@ -133,3 +133,21 @@ def test_force_and_tangent_match_finite_differences():
     f0 = blk.forces(np.zeros(blk.dofs.shape), None, False)[0]
     np.testing.assert_allclose(-f0[:, :2], 1e3 * (0.08 - 0.05) * e, rtol=1e-12)
     np.testing.assert_allclose(f0[:, 6:8], -f0[:, :2], rtol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="left: a planar row's side is its reference one, so a "
+                   "node that comes round the other beam's free end (apart) and then touches "
+                   "the element from the other side is taken as a deep penetration")
+def test_a_node_come_round_the_free_end_touches_from_its_new_side():
+    """A node 0.05 m above B's chord (radii 0.08 m) carried round B's free end, clear of it
+    (the disc of the end), to 0.072 m below the chord inside the element: it penetrates B by
+    0.008 m from below, so its gap is -0.008 m; the row's side, fixed in the reference,
+    measures -(0.072 + 0.08) m and pushes it up through B."""
+    from fembody.contact.beams import BeamContactBlock
+    X = np.array([[[0.5, 0.05], [0.0, 0.0], [1.0, 0.0]]])
+    blk = BeamContactBlock("node", np.arange(3)[None], np.arange(6)[None], X,
+                           np.array([0.08]), np.array([1e3]), ["pair 0"])
+    x = np.zeros((1, 6))
+    x[0, :2] = (0.0, -0.122)            # (the path round the end: beyond t = 1, > 0.08 away)
+    g = blk.gaps(x)[0]
+    assert abs(g[0] - (-0.008)) < 1e-12, g
