@@ -754,8 +754,21 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
     X = np.array([[pos[i] for i in row] for row in ids])
     fr = tuple(np.array([[nm[0].friction, nm[0].kinetic_friction, nm[0].tangential_stiffness]
                          for nm in names], dtype=float).T)
-    return [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                                 np.array([r[7] for r in rows]), np.array([r[8] for r in rows]),
-                                 labels, np.array([r[9] for r in rows]),
-                                 np.array([r[5] for r in rows]), np.array([r[6] for r in rows]),
-                                 fr)]
+    blocks = [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                   np.array([r[7] for r in rows]),
+                                   np.array([r[8] for r in rows]), labels,
+                                   np.array([r[9] for r in rows]),
+                                   np.array([r[5] for r in rows]),
+                                   np.array([r[6] for r in rows]), fr)]
+    # the line points of an element A lying across the kink (both element pairs integrate
+    # along A): fembody.contact.wedge
+    from .wedge import WedgeLineBlock
+    sel = np.flatnonzero([tuple(r[6]) == (1, 1) for r in rows])
+    if sel.size:
+        wl = Labels(lambda i: f"{names[sel[i]][0].label}: {names[sel[i]][1]} / "
+                    f"{names[sel[i]][2]} (line)", len(sel))
+        blocks.append(WedgeLineBlock(ids[sel], node_dofs[ids[sel]][:, :, :nd].reshape(
+            len(sel), -1), X[sel], np.array([rows[i][5] for i in sel]),
+            np.array([rows[i][7] for i in sel]), np.array([rows[i][8] for i in sel]), wl,
+            np.array([rows[i][9] for i in sel])))
+    return blocks
