@@ -101,6 +101,22 @@ class WedgeLineBlock:
             H = np.einsum("ga,gb,ngij->ngaibj", c, c, Pm).reshape(n, NG, 5 * d, 5 * d)
         return rho - self.radius[:, None], wedge, G, H
 
+    def _touching(self, pos: np.ndarray) -> np.ndarray:
+        """Whether each row has a Gauss point in its wedge closer than the radii ``(n,)``
+        (:meth:`_points`' test, without the derivatives)."""
+        # r_g = r0 + xi_g e is affine in xi_g: its products are, from per-row dot products
+        r0, e = pos[:, 1] - pos[:, 0], pos[:, 2] - pos[:, 1]
+        u1, u2 = pos[:, 0] - pos[:, 3], pos[:, 0] - pos[:, 4]
+        dot = lambda a, b: np.einsum("ni,ni->n", a, b)[:, None]
+        xi = LINE_XI[None, :]
+        c1 = dot(r0, u1) + xi * dot(e, u1)
+        c2 = dot(r0, u2) + xi * dot(e, u2)
+        rr = dot(r0, r0) + xi * (2.0 * dot(r0, e) + xi * dot(e, e))
+        on = (((c1 > 0.0) | (self.closed[:, :1] & (c1 == 0.0)))
+              & ((c2 > 0.0) | (self.closed[:, 1:] & (c2 == 0.0)))
+              & (rr > 0.0) & (rr < self.radius[:, None] ** 2))
+        return on.any(axis=1)
+
     def _lam(self, pos: np.ndarray, tangent: bool):
         d = self.dim
         lam, gl, hl = switch(pos[:, [3, 4, 1, 2]], tangent)     # (Q1, Q2, a0, a1)
@@ -137,9 +153,9 @@ class WedgeLineBlock:
         """Internal forces ``dW/dX`` ``(n, 5 d)`` [N] and (``tangent``) the stiffness (all
         terms vanish on a row with no penetrating point in its wedge: only the others are
         evaluated, most rows of a straight beam's junctions never are)."""
-        g, wedge, _, _ = self._points(self.positions(x), False)
-        live = np.flatnonzero((wedge & (g < 0.0)).any(axis=1))
         n, m = self.dofs.shape
+        pos = self.positions(x)
+        live = np.flatnonzero(self._touching(pos))
         f = np.zeros((n, m))
         K = np.zeros((n, m, m)) if tangent else None
         if not live.size:
