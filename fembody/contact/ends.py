@@ -123,14 +123,25 @@ class EndContactBlock:
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
         """Internal forces ``k g dg/dX`` ``(n, 6 d)`` [N] of the rows that touch and, with
         ``tangent``, their stiffness ``k (dg/dX dg/dX^T + g d2g/dX2)``."""
-        g, ok, G, H = self.gaps(x, tangent)
-        kon = np.where(ok & (g < 0.0), self.k, 0.0)
-        f = (kon * g)[:, None] * G
-        K = None
+        n, m = self.dofs.shape
+        g, ok, _, _ = self.gaps(x)
+        live = np.flatnonzero(ok & (g < 0.0))      # (the others carry nothing)
+        f = np.zeros((n, m))
+        K = np.zeros((n, m, m)) if tangent else None
+        if not live.size:
+            return f, K, None
+        g, _, G, H = self._take(live).gaps(x[live], tangent)
+        kg = self.k[live] * g
+        f[live] = kg[:, None] * G
         if tangent:
-            K = kon[:, None, None] * G[:, :, None] * G[:, None, :] \
-                + (kon * g)[:, None, None] * H
+            K[live] = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
+                + kg[:, None, None] * H
         return f, K, None
+
+    def _take(self, rows: np.ndarray) -> "EndContactBlock":
+        return EndContactBlock(self.slots[rows], self.dofs[rows], self.X[rows],
+                               self.ends[rows], self.absent[rows], self.radius[rows],
+                               self.k[rows], self._labels, self.tol[rows])
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``k/2 max(-g, 0)^2`` per row [J]."""
