@@ -123,20 +123,32 @@ class EndContactBlock:
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
         """Internal forces ``k g dg/dX`` ``(n, 6 d)`` [N] of the rows that touch and, with
         ``tangent``, their stiffness ``k (dg/dX dg/dX^T + g d2g/dX2)``."""
+        f, live, Kl = self.live_forces(x, tangent)
+        K = None
+        if tangent:
+            K = np.zeros((len(self), f.shape[1], f.shape[1]))
+            K[live] = Kl
+        return f, K, None
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history=None):
+        """:meth:`forces` with the stiffness of the rows that touch alone: the forces ``(n,
+        6 d)`` [N], those rows ``(m,)`` and (``tangent``) their stiffness ``(m, 6 d, 6 d)``
+        (else None), what the System adds in a Newton iteration without a zero matrix per
+        idle row."""
         n, m = self.dofs.shape
         g, ok, _, _ = self.gaps(x)
-        live = np.flatnonzero(ok & (g < 0.0))      # (the others carry nothing)
+        live = np.flatnonzero(ok & (g < 0.0))
         f = np.zeros((n, m))
-        K = np.zeros((n, m, m)) if tangent else None
         if not live.size:
-            return f, K, None
+            return f, live, (np.zeros((0, m, m)) if tangent else None)
         g, _, G, H = self._take(live).gaps(x[live], tangent)
         kg = self.k[live] * g
         f[live] = kg[:, None] * G
+        K = None
         if tangent:
-            K[live] = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
+            K = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
                 + kg[:, None, None] * H
-        return f, K, None
+        return f, live, K
 
     def _take(self, rows: np.ndarray) -> "EndContactBlock":
         return EndContactBlock(self.slots[rows], self.dofs[rows], self.X[rows],

@@ -153,19 +153,30 @@ class WedgeLineBlock:
         """Internal forces ``dW/dX`` ``(n, 5 d)`` [N] and (``tangent``) the stiffness (all
         terms vanish on a row with no penetrating point in its wedge: only the others are
         evaluated, most rows of a straight beam's junctions never are)."""
+        f, live, Kl = self.live_forces(x, tangent)
+        K = None
+        if tangent:
+            K = np.zeros((len(self), f.shape[1], f.shape[1]))
+            K[live] = Kl
+        return f, K, None
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history=None):
+        """:meth:`forces` with the stiffness of the live rows alone (those with a
+        penetrating point in the wedge): the forces ``(n, 5 d)`` [N], the live rows ``(m,)``
+        and (``tangent``) their stiffness ``(m, 5 d, 5 d)`` (else None), what the System
+        adds in a Newton iteration without a zero matrix per idle row."""
         n, m = self.dofs.shape
-        pos = self.positions(x)
-        live = np.flatnonzero(self._touching(pos))
+        live = np.flatnonzero(self._touching(self.positions(x)))
         f = np.zeros((n, m))
-        K = np.zeros((n, m, m)) if tangent else None
         if not live.size:
-            return f, K, None
+            return f, live, (np.zeros((0, m, m)) if tangent else None)
         W, dW, HW, lam, gl, hl, _, _ = self._take(live)._energy(x[live], tangent)
         f[live] = lam[:, None] * dW + W[:, None] * gl
+        K = None
         if tangent:
-            K[live] = (lam[:, None, None] * HW + gl[:, :, None] * dW[:, None, :]
-                       + dW[:, :, None] * gl[:, None, :] + W[:, None, None] * hl)
-        return f, K, None
+            K = (lam[:, None, None] * HW + gl[:, :, None] * dW[:, None, :]
+                 + dW[:, :, None] * gl[:, None, :] + W[:, None, None] * hl)
+        return f, live, K
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """``lam sum_g w_g k/2 max(-g_g, 0)^2`` per row [J]."""
