@@ -23,7 +23,10 @@ Two kinds of pairs, decided by the dimension:
   l_A``).
 - ``"node"`` (planar models, where two chords in one plane meet at an end point of one of
   them): a node against an element of the other beam (or of the same beam, not adjacent) whose
-  projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``.
+  projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``. Where both
+  closest points are nodes (a free end, rounded by its section, or the convex side of a kink,
+  against the same of the other beam) no such row is in its zone: a second block of node
+  pairs holds those (:mod:`fembody.contact.ends`).
 
 Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
 element pairs miss the convex side of a kink between two elements, where the closest point
@@ -700,14 +703,19 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
-        if kind == "crossing":              # (a planar block already holds every node)
-            junctions.append((bc, els, nodes, pairs))
+        # spatial: the junction rows; planar: pairs of nodes (free ends, convex kinks), the
+        # one case the node-on-element rows leave out (fembody.contact.ends)
+        junctions.append((bc, els, nodes, pairs))
         if len(ids):
             X = np.array([[pos[i] for i in row] for row in ids])
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
                           * len(ids))
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr))
-    blocks = _junction_blocks(model, junctions, node_dofs, nd)
+    if kind == "crossing":
+        blocks = _junction_blocks(model, junctions, node_dofs, nd)
+    else:
+        from .ends import end_blocks
+        blocks = end_blocks(model, junctions, node_dofs, nd)
     if not parts:
         return blocks, CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])
@@ -746,8 +754,21 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
     X = np.array([[pos[i] for i in row] for row in ids])
     fr = tuple(np.array([[nm[0].friction, nm[0].kinetic_friction, nm[0].tangential_stiffness]
                          for nm in names], dtype=float).T)
-    return [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                                 np.array([r[7] for r in rows]), np.array([r[8] for r in rows]),
-                                 labels, np.array([r[9] for r in rows]),
-                                 np.array([r[5] for r in rows]), np.array([r[6] for r in rows]),
-                                 fr)]
+    blocks = [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                   np.array([r[7] for r in rows]),
+                                   np.array([r[8] for r in rows]), labels,
+                                   np.array([r[9] for r in rows]),
+                                   np.array([r[5] for r in rows]),
+                                   np.array([r[6] for r in rows]), fr)]
+    # the line points of an element A lying across the kink (both element pairs integrate
+    # along A): fembody.contact.wedge
+    from .wedge import WedgeLineBlock
+    sel = np.flatnonzero([tuple(r[6]) == (1, 1) for r in rows])
+    if sel.size:
+        wl = Labels(lambda i: f"{names[sel[i]][0].label}: {names[sel[i]][1]} / "
+                    f"{names[sel[i]][2]} (line)", len(sel))
+        blocks.append(WedgeLineBlock(ids[sel], node_dofs[ids[sel]][:, :, :nd].reshape(
+            len(sel), -1), X[sel], np.array([rows[i][5] for i in sel]),
+            np.array([rows[i][7] for i in sel]), np.array([rows[i][8] for i in sel]), wl,
+            np.array([rows[i][9] for i in sel])))
+    return blocks

@@ -336,9 +336,11 @@ def test_two_contacts_make_one_block_whose_labels_name_each():
     m.add_beam_contact(A, B, radius=0.004, stiffness=1e6, name="top")
     m.add_beam_contact(A, C, radius=0.004, stiffness=1e6, name="bottom", margin=0.02)
     sys = m.compile()
-    # (the element pairs' block; a second one holds the junction nodes' rows)
+    # (the element pairs' block; a second one holds the junction nodes' rows, a third the
+    # line points in their wedges, fembody.contact.wedge)
     blk, *junctions = sys.beam_contact_blocks
-    assert [type(j).__name__ for j in junctions] in ([], ["JunctionContactBlock"])
+    assert [type(j).__name__ for j in junctions] in (
+        [], ["JunctionContactBlock"], ["JunctionContactBlock", "WedgeLineBlock"])
     labels = [blk.label(i) for i in range(len(blk))]
     assert any(lb.startswith("beam contact 0 'top'") for lb in labels)
     assert any(lb.startswith("beam contact 1 'bottom'") for lb in labels)
