@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import importlib.machinery
 import inspect
@@ -423,8 +424,10 @@ def _install(so: pathlib.Path, out: pathlib.Path, name: str, suffix: str, digest
     (out / f"{name}.sha1").write_text(digest + "\n")
 
 
+@functools.cache
 def _compiler() -> str:
-    """The C++ compiler's version line (part of the cache key)."""
+    """The C++ compiler's version line (part of the cache key; asked once per build, not
+    once per module)."""
     try:
         return subprocess.run(["g++", "--version"], capture_output=True,
                               text=True).stdout.split("\n")[0]
