@@ -850,7 +850,7 @@ def _step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv
     # (the iteration matrix A is assembled apart from the factors: an evaluation with a fresh
     # tangent that converges is not factorised, and modified Newton's next step reuses LU;
     # assembled in the band when the factors' layout says so: :func:`factor`, :func:`_work`)
-    kl, pos = _band_layout(piv, nf + nc)
+    kl, ku, pos = _band_layout(piv, nf + nc)
     tangent = not reuse
     it = 0
     prev = -1.0
@@ -960,13 +960,14 @@ def _maps(space_i, node_X, lin_v, nd):  # pragma: no cover - jitted
 
 @njit(cache=True)
 def _band_layout(piv, n):  # pragma: no cover - jitted
-    """``(kl, pos)`` of a factors' layout ``piv`` over ``n`` unknowns (:func:`factor`): the
-    band's sub-diagonals and each unknown's position in the ordered matrix when the
-    iteration matrix is assembled in the band (``piv (3 n + 2,)``), else ``(0, empty)``:
-    dense assembly (:func:`_add`)."""
+    """``(kl, ku, pos)`` of a factors' layout ``piv`` over ``n`` unknowns (:func:`factor`):
+    the band's sub- and super-diagonals and each unknown's position in the ordered matrix
+    when the iteration matrix is assembled in the band (``piv (3 n + 2,)``), else ``(0, 0,
+    empty)``: dense assembly (:func:`_add`). The one reader of the layout's band part for
+    assembly and buffers (:func:`_work`)."""
     if piv.shape[0] == 3 * n + 2:
-        return int(piv[2 * n]), piv[2 * n + 2:].copy()
-    return 0, np.zeros(0, dtype=np.int64)
+        return int(piv[2 * n]), int(piv[2 * n + 1]), piv[2 * n + 2:].copy()
+    return 0, 0, np.zeros(0, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -981,8 +982,9 @@ def _work(nd, nf, nc, n_groups, piv):  # pragma: no cover - jitted
     all four the band storage ``(nf + nc, kl + ku + 1)`` of the ordered matrix."""
     n = nf + nc
     rows, cols, width = nf, nf, n
-    if piv.shape[0] == 3 * n + 2:
-        rows, cols, width = n, piv[2 * n] + piv[2 * n + 1] + 1, piv[2 * n] + piv[2 * n + 1] + 1
+    kl, ku, pos = _band_layout(piv, n)
+    if pos.shape[0] > 0:
+        rows, cols, width = n, kl + ku + 1, kl + ku + 1
     return (np.empty(nd), np.empty(nd), np.empty(nd), np.zeros((rows, cols)),
             np.zeros((rows, cols)), np.zeros((rows, cols)), np.empty((n, width)), np.empty(n),
             np.empty(nf), np.empty(nf), np.empty(nf), np.zeros(nd), np.empty((n_groups, 3, 3)))
@@ -1080,7 +1082,7 @@ def _monitor_values(q, v, v_prev, lam, fc, h, q0, f_grav, node_X, fconst, Mc, g,
     fc_e = np.zeros(nd)
     A = work[6]
     Tinv = work[12]
-    kl, pos = _band_layout(piv, nf + nc)
+    kl, ku, pos = _band_layout(piv, nf + nc)
     band = pos.shape[0] > 0
     for gi in range(groups.shape[0]):
         for a in range(3):
