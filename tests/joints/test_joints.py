@@ -225,3 +225,36 @@ def test_interrupted_run_returns_partial_result():
     res = fb.simulate(model, t_end=1.0, dt=1e-3, callback=stop)
     assert res.stats["status"] == "interrupted"
     assert res.time[-1] == pytest.approx(0.05) and len(res) == 51
+
+
+def test_planar_driver_and_support_count_from_a_node_off_the_origin():
+    """A planar Driver prescribes the displacement of a DOF from its reference value, and a
+    Support holds it there, whatever the node's position: a free rigid body at (0.7, 0.3)
+    driven in x by u = c t^3 (zero rate and acceleration at t = 0) follows u exactly, with the
+    driver's reaction m u'' = 6 m c t, while a Support holds y against a force F (reaction
+    -F). Before, the rows held the absolute coordinate (c0 = 0), so both refused the model as
+    violating the joint at t = 0. In statics, a Support at the end of a bar off the origin
+    holds it against an axial force F with the reaction -F."""
+    mass, c, F = 2.0, 0.1, 3.0
+    m = fb.Model()
+    rb = m.add_rigid_body((0.7, 0.3), mass=mass, inertia=1.0)
+    drv = m.add_joint(fb.Driver(rb.node, "x", lambda t: c * t ** 3,
+                                velocity=lambda t: 3 * c * t ** 2,
+                                acceleration=lambda t: 6 * c * t))
+    sup = m.add_joint(fb.Support(rb.node, "y"))
+    m.add_force(rb.node, (0.0, F))
+    res = fb.simulate(m, t_end=0.2, dt=1e-2)
+    t = res.time
+    np.testing.assert_allclose(res.displacement(rb.node)[:, 0], c * t ** 3, atol=1e-12)
+    np.testing.assert_allclose(res.displacement(rb.node)[:, 1], 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.ravel(res.joint_reaction(drv))[1:], mass * 6 * c * t[1:],
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.ravel(res.joint_reaction(sup))[1:], -F, rtol=1e-9)
+    m = fb.Model()
+    b = m.add_beam((0.5, 0.4), (1.5, 0.4), n=4, material=MAT, section=SEC)
+    m.fix(b.first)
+    hold = m.add_joint(fb.Support(b.last, "x"))
+    m.add_force(b.last, (F, 0.0))
+    res = fb.static(m)
+    assert abs(res.displacement(b.last)[-1][0]) < 1e-15
+    assert res.joint_reaction(hold)[-1][0] == pytest.approx(-F, rel=1e-9)

@@ -22,15 +22,25 @@ def _driver(sys, j, groups: dict) -> None:
         raise ModelError(f"{where}: DOF {j.dof!r} of {j.node} is fixed by "
                          "model.fix; remove the support or the driver")
     if j.relative_to is None:
-        groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, j))
+        groups["linear"].append((j, [i, -1], [1.0, 0.0], _reference(sys, [i], [1.0]), j))
     else:
         if j.dof != "rz":
             raise ModelError(f"{where}: a relative driver acts on 'rz' only")
         ia = sys.node_dofs[j.relative_to.id, 2]
         if ia < 0:
             raise ModelError(f"{where}: {j.relative_to} has no rotation DOF")
-        groups["linear"].append((j, [ia, i], [-1.0, 1.0], 0.0, j))
+        groups["linear"].append((j, [ia, i], [-1.0, 1.0],
+                                 _reference(sys, [ia, i], [-1.0, 1.0]), j))
     j.derivatives(0.0)          # validate the motion function early
+
+
+def _reference(sys, dofs: list, c: list) -> float:
+    """``c0 = c . X`` over ``dofs``: a linear row's value in the reference configuration.
+    The rows read positions ``X + u`` (``JointBlock.gather``), so ``c0`` makes a Driver's
+    ``motion`` and a Support's zero count from the node's reference position, as documented;
+    with ``c0 = 0`` they held a node off the origin at the origin, and every such model was
+    refused as violating the joint."""
+    return float(sum(ck * sys.X[i] for i, ck in zip(dofs, c)))
 
 
 @builder("Support", form="planar")
@@ -42,7 +52,7 @@ def _support(sys, j, groups: dict) -> None:
         i = sys.node_dofs[j.node.id, sys.dof_names.index(dn)]
         if i < 0:
             raise ModelError(f"{where}: {j.node} has no DOF {dn!r}")
-        groups["linear"].append((j, [i, -1], [1.0, 0.0], 0.0, None))
+        groups["linear"].append((j, [i, -1], [1.0, 0.0], _reference(sys, [i], [1.0]), None))
 
 
 @blocks_of("linear")
