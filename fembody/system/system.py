@@ -225,6 +225,10 @@ class System:
                                 if getattr(b, "frictional", False)]
         for i, b in enumerate(self.friction_blocks):
             b.friction_slot = i
+        # planar beam pairs: the side of its element each node belongs on is a run's too
+        self.side_blocks = [b for b in self.beam_contact_blocks if getattr(b, "sided", False)]
+        for i, b in enumerate(self.side_blocks):
+            b.side_slot = i
         if not model.contacts:                  # (the contact module loads when first used)
             self.contact_groups, self.penalty_blocks = [], []
             return
@@ -426,6 +430,12 @@ class System:
                 continue
             if run_contacts is not None and b.family == "contact":   # a penalty block
                 fe, Ke, Ce = b.forces(x, ve, tangent, run_contacts.v_minus[b.slot])
+            elif run_contacts is not None and getattr(b, "side_slot", None) is not None:
+                # a planar beam block: the run's sides (and anchors, if frictional)
+                slot = b.friction_slot
+                fe, Ke, Ce = b.forces(x, ve, tangent, None if slot is None else
+                                      run_contacts.friction[slot],
+                                      run_contacts.sides[b.side_slot])
             elif getattr(b, "friction_slot", None) is not None:     # a frictional contact
                 fe, Ke, Ce = b.forces(x, ve, tangent, None if run_contacts is None else
                                       run_contacts.friction[b.friction_slot])
