@@ -782,12 +782,36 @@ class System:
         return self.measures.inverted_elements(q, q_prev)
 
     # ------------------------------------------------------- post-processing
+    def blocks_of(self, family: str) -> tuple:
+        """All blocks of a family ('beam', 'truss', 'beam contact', ...), in the System's
+        order (the order of a Result's contact rows and of :meth:`resultants`' rows).
+
+        A family can have several blocks: the beam contacts of a model are the element pairs
+        (:class:`fembody.contact.beams.BeamContactBlock`) and, where they apply, the planar
+        node pairs at free ends (:mod:`fembody.contact.ends`), the spatial junction rows at
+        kinks (:mod:`fembody.contact.junction`) and their wedge line points
+        (:mod:`fembody.contact.wedge`); surface contacts have one block per surface kind.
+        KeyError naming the families there are for a family with no block."""
+        out = tuple(b for b in self.blocks if b.family == family)
+        if not out:
+            have = dict.fromkeys(repr(b.family) for b in self.blocks)
+            raise KeyError(f"no block of family {family!r}; this System has "
+                           f"{', '.join(have)}")
+        return out
+
     def block(self, family: str):
-        """The block of an element family ('beam', 'truss', ...)."""
-        for b in self.blocks:
-            if b.family == family:
-                return b
-        raise KeyError(family)
+        """The block of an element family ('beam', 'truss', ...) that has one block.
+
+        A family of several blocks (the beam contacts, see :meth:`blocks_of`) is a
+        ModelError naming them: returning the first would silently leave the others out; ask
+        :meth:`blocks_of` for all of them. KeyError for a family with no block."""
+        found = self.blocks_of(family)
+        if len(found) > 1:
+            names = ", ".join(f"{type(b).__name__} ({len(b)} rows)" for b in found)
+            raise ModelError(f"System.block: the family {family!r} has {len(found)} blocks: "
+                             f"{names}; use System.blocks_of({family!r}) for all of them (a "
+                             "tuple in the System's order) and pick one by its class")
+        return found[0]
 
 
 def _load_system(model: "Model", space: str, digest: str, contact_state) -> System:
