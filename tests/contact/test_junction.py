@@ -451,6 +451,16 @@ def _ridges(ta: float, tb: float, lift: float = 1e-9):
     return m, ids, lambda move: dmin(A + move, B)
 
 
+def _a_moved(blk, a_ids, move):
+    """The rows' count and nodes per row of ``blk``, which of its nodes are A's (``a_ids``),
+    and its gathered displacements with A's nodes moved by ``move`` [m]."""
+    n, k = blk.nodes.shape
+    on_a = np.isin(blk.nodes, list(a_ids))
+    x = np.zeros((n, k, 3))
+    x[on_a] = move
+    return n, k, on_a, x.reshape(n, -1)
+
+
 @pytest.mark.parametrize("move", [(0.0, 0.0, -2e-3), (0.7e-3, 1e-3, -2e-3)])
 @pytest.mark.parametrize("ta, tb", [(20, 20), (-20, -20), (20, -20), (20, 0), (0, 20), (0, 0)])
 def test_a_node_on_the_concave_side_of_a_junction_is_one_contact(ta, tb, move):
@@ -470,11 +480,7 @@ def test_a_node_on_the_concave_side_of_a_junction_is_one_contact(ta, tb, move):
     system = m.compile()
     total = np.zeros(3)
     for blk in system.beam_contact_blocks:
-        n, k = blk.nodes.shape
-        on_a = np.isin(blk.nodes, list(a_ids))
-        x = np.zeros((n, k, 3))
-        x[on_a] = move
-        x = x.reshape(n, -1)
+        n, k, on_a, x = _a_moved(blk, a_ids, move)
         f, Kt, _ = blk.forces(x, None, True)
         total += f.reshape(n, k, 3)[on_a].sum(axis=0)
         if type(blk).__name__ == "JunctionContactBlock" and move[1] and f.any():
@@ -498,11 +504,7 @@ def test_two_convex_kinks_meeting_at_their_nodes_touch(move):
     system = m.compile()
     total = np.zeros(3)
     for blk in system.beam_contact_blocks:
-        n, k = blk.nodes.shape
-        on_a = np.isin(blk.nodes, list(a_ids))
-        x = np.zeros((n, k, 3))
-        x[on_a] = move
-        x = x.reshape(n, -1)
+        n, k, on_a, x = _a_moved(blk, a_ids, move)
         f, Kt, _ = blk.forces(x, None, True)
         total += f.reshape(n, k, 3)[on_a].sum(axis=0)
         if type(blk).__name__ == "JunctionContactBlock":
@@ -644,11 +646,7 @@ def test_a_crossing_of_two_bends_takes_back_the_friction_of_every_pair_it_remove
     system = m.compile()
     friction, total = np.zeros(3), np.zeros(3)
     for blk in system.beam_contact_blocks:
-        n, k = blk.nodes.shape
-        on_a = np.isin(blk.nodes, list(a_ids))
-        x = np.zeros((n, k, 3))
-        x[on_a] = move
-        x = x.reshape(n, -1)
+        n, k, on_a, x = _a_moved(blk, a_ids, move)
         f = blk.forces(x, None, False)[0]
         total += f.reshape(n, k, 3)[on_a].sum(axis=0)
         if blk.frictional:
