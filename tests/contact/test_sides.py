@@ -8,34 +8,35 @@ import pytest
 
 import fembody as fb
 from fembody.contact.beams import BeamContactBlock
-from fembody.model.functions import Constant, SmoothStep
+from fembody.model.functions import SmoothStep
 
 R = 0.01                        # section radius of both beams [m]
 STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
 K = 1e6                         # penalty [N/m]
 F = 10.0                        # the load the node is pressed with [N]
 T = (0.02, 0.12, 0.22, 0.32, 0.42)      # the phases of the path [s]
-P0 = (0.8, 0.05)                # the node's start, 0.05 m above B (apart: radii 0.02 m)
+# (the node's start at the origin: a Driver's motion is then its position and its
+# displacement alike; B 0.05 m below it, apart: radii 0.02 m)
+B0 = (-0.8, -0.05)
 RUN = dict(t_end=0.5, dt=2e-3, rho_inf=0.5)
 
 
 def round_the_end():
-    """B: a fixed beam from (0, 0) to (1, 0) (4 elements), free end at x = 1. A: a 0.2 m
-    cantilever (2 elements) hanging from its driven node p, first pointing up from p =
-    (0.8, 0.05). p goes right beyond B's end to x = 1.15 (0.1 s), down to y = -0.05 while A
-    turns to point down (0.1 s; p and A stay more than 0.13 m from B's end), back left to
-    x = 0.8 under B (0.1 s), then up to y = -2 r + F / k, pressing B from below by the
-    penetration F / k (0.1 s), and is held there. Smooth steps with zero rate at their
-    ends; no gravity."""
+    """B: a fixed beam from (-0.8, -0.05) to (0.2, -0.05) (4 elements), free end at x =
+    0.2. A: a 0.2 m cantilever (2 elements) hanging from its driven node p, first pointing
+    up from p = (0, 0), 0.05 m above B. p goes right beyond B's end to x = 0.35 (0.1 s),
+    down to y = -0.1 while A turns to point down (0.1 s; p and A stay more than 0.13 m from
+    B's end), back left to x = 0 under B (0.1 s), then up to y = -0.05 - 2 r + F / k,
+    pressing B from below by the penetration F / k (0.1 s), and is held there. Smooth steps
+    with zero rate at their ends; no gravity."""
     m = fb.Model()
     sec = fb.Section.circle(2 * R)
-    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=4, material=STEEL, section=sec)
+    B = m.add_beam(B0, (B0[0] + 1.0, B0[1]), n=4, material=STEEL, section=sec)
     for nd in B.nodes:
         m.fix(nd, "x", "y", "rz")
-    A = m.add_beam(P0, (P0[0], P0[1] + 0.2), n=2, material=STEEL, section=sec)
-    x = Constant(P0[0]) + SmoothStep(T[0], T[1], 0.0, 0.35) + SmoothStep(T[2], T[3], 0.0, -0.35)
-    y = (Constant(P0[1]) + SmoothStep(T[1], T[2], 0.0, -0.1)
-         + SmoothStep(T[3], T[4], 0.0, 0.05 - 2 * R + F / K))
+    A = m.add_beam((0.0, 0.0), (0.0, 0.2), n=2, material=STEEL, section=sec)
+    x = SmoothStep(T[0], T[1], 0.0, 0.35) + SmoothStep(T[2], T[3], 0.0, -0.35)
+    y = SmoothStep(T[1], T[2], 0.0, -0.1) + SmoothStep(T[3], T[4], 0.0, 0.05 - 2 * R + F / K)
     turn = SmoothStep(T[1], T[2], 0.0, -np.pi)
     drivers = [fb.Driver(A.first, w, f) for w, f in (("x", x), ("y", y), ("rz", turn))]
     for d in drivers:
