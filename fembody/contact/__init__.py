@@ -25,8 +25,9 @@ penalty contact and beams and nodes against rigid surfaces (penalty).
     ContactState.
 """
 from .nodes import (KINDS, METHODS, V_MINUS_FLOOR, Contact, ContactGroup, ContactState,
-                    PenaltyBlock, build_groups, gap_node, gap_plane, gap_segment, make_contact)
+                    PenaltyBlock, build_groups, gap_node, gap_plane, gap_segment, make_contact,
+                    run_state)
 
 __all__ = ["KINDS", "METHODS", "V_MINUS_FLOOR", "Contact", "ContactGroup", "ContactState",
            "PenaltyBlock", "build_groups", "gap_node", "gap_plane", "gap_segment",
-           "make_contact"]
+           "make_contact", "run_state"]

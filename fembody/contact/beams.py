@@ -216,19 +216,30 @@ def node_sides(X: np.ndarray) -> np.ndarray:
     with one beam through the other, its gap positive again (Code_Aster's ssnv505, where
     the tip of one cantilever rests on the other: tests/contact/test_ssnv505.py). A node
     cannot cross a chord's line inside the chord without penetrating it, so the gap is
-    signed by the reference side: past the axis it is below minus the sum of the radii
-    and pushes back. Only a node closer to the line than the sum of the radii is signed:
-    the line through a chord sweeps the plane as the element turns, so a node can come to
-    its other side beyond the chord's ends, or around the free end of the other beam,
-    without touching it; farther from the line than the sum of the radii it is apart on
-    either side. (A node on the wrong side closer than that, having come round an end,
-    is a deep penetration: the run stops naming the pair.) A node in line with the chord
-    in the reference (self-contact of a straight beam) keeps the unsigned distance."""
-    d = X[:, 2] - X[:, 1]
-    r = X[:, 0] - X[:, 1]
+    signed by the side the node belongs on: past the axis it is below minus the sum of the
+    radii and pushes back. Only a node closer to the line than the sum of the radii is
+    signed: farther from it, it is apart on either side.
+
+    These are the sides a run starts from. The line through a chord sweeps the plane as the
+    element turns, and a node can come to its other side beyond the chord's ends, or round
+    the free end of the other beam, without touching it; so a run keeps each pair's side as
+    its own state and moves it at accepted steps while the node is clear of the element
+    (:meth:`BeamContactBlock.sides_after`): a node come round the other beam's free end that
+    touches the element is measured from its new side (from the reference side it was a
+    deep penetration, and the run stopped). A node in line with the chord in the reference
+    (self-contact of a straight beam) starts unsigned, and takes a side once it lies off
+    the line, clear of the element."""
+    return _side_now(X, np.zeros(len(X)))
+
+
+def _side_now(pos: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The side of its chord each planar pair's node lies on at ``pos (n, 3, 2)``: +1 left,
+    -1 right; ``keep (n,)`` where it is within round-off of the chord's line."""
+    d = pos[:, 2] - pos[:, 1]
+    r = pos[:, 0] - pos[:, 1]
     cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
     dd = np.einsum("ni,ni->n", d, d)
-    return np.where(np.abs(cr) > 1e-9 * dd, np.sign(cr), 0.0)
+    return np.where(np.abs(cr) > 1e-9 * dd, np.sign(cr), keep)
 
 
 def signed(pos: np.ndarray, side: np.ndarray, radius: np.ndarray, rho: np.ndarray,
@@ -277,11 +288,26 @@ class BeamContactBlock:
     elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
     regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
     penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
+
+    **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
+    chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
+    past the chord's line is pushed back. That side is a run's state, like the friction
+    anchors: it starts at the reference one (:attr:`side`, :func:`node_sides`), is kept in
+    the run's :class:`fembody.contact.ContactState` (by ``side_slot``) and moves only at an
+    accepted step (or load step), to the side the node then lies on where it is clear of the
+    element (:meth:`sides_after`): a node that went round the other beam's free end and
+    touches the element from there is measured from its new side. Every evaluation takes
+    the run's ``side``; without one (a System evaluated outside a run or static analysis,
+    a Result's states read after the run) each node is measured from the side it lies on
+    (the unsigned distance). At an accepted state of a run that checks penetration
+    (tolerance below the sum of the radii, the default) that is the run's side: a node past
+    the line from its side is deeper than the sum of the radii, which the run refuses.
     """
 
     family = "beam contact"
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
+    side_slot = None        # set by the System for a planar block (its sides are a run's)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
@@ -304,8 +330,10 @@ class BeamContactBlock:
                 for a in (self.k, self.radius, self.length, self.k_line))
         self._labels = labels
         self.dim = self.X.shape[2]
+        self.sided = kind == "node"
         if kind == "node":
             self.side = node_sides(self.X)
+            self._unsigned = np.zeros(len(self.X))
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
@@ -333,25 +361,49 @@ class BeamContactBlock:
         """Current node positions ``(n, m, d)`` from the gathered displacements ``x``."""
         return self.X + x.reshape(self.X.shape)
 
-    def gaps(self, x: np.ndarray, hessian: bool = False):
+    def _sides(self, side: "np.ndarray | None") -> np.ndarray | None:
+        """The sides a planar evaluation signs its gaps with: the run's ``side``, or without
+        one none (each node on the side it lies on; the class docstring's **Sides**)."""
+        if self.kind != "node":
+            return None
+        return self._unsigned if side is None else side
+
+    def sides_after(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """The planar pairs' sides ``(n,)`` after an accepted step that ended at the gathered
+        displacements ``x``, from the run's ``side`` before it: where the node is clear of
+        the element (outside its contact zone, or farther from the chord than the sum of the
+        radii) the side of the chord's line it lies on (kept where it lies on that line, to
+        round-off); where it is not, ``side`` (a touching node stays on its side)."""
+        pos = self.positions(x)
+        z, ok = closest_node(pos)
+        rho = distance("node", pos, z, False)[0]
+        clear = ~ok | (rho > self.radius)
+        return np.where(clear, _side_now(pos, side), side)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False, side: np.ndarray | None = None):
         """Gap ``g (n,)`` [m], whether each pair is in its contact zone ``(n,)``, the gradient
-        and (``hessian``) Hessian of ``g`` at the gathered displacements ``x``."""
+        and (``hessian``) Hessian of ``g`` at the gathered displacements ``x``; planar pairs
+        signed by the run's ``side`` (default None: unsigned; the class docstring's
+        **Sides**)."""
         pos = self.positions(x)
         z, ok = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
         rho, G, H = distance(self.kind, pos, z, hessian)
         if self.kind == "node":
-            rho, G, H = signed(pos, self.side, self.radius, rho, G, H)
+            rho, G, H = signed(pos, self._sides(side), self.radius, rho, G, H)
         return rho - self.radius, ok & (rho != 0.0), G, H
 
-    def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
+    def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None,
+               side: np.ndarray | None = None):
         """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
         gathered displacements ``x``; a frictional block's friction from the anchors of
         ``history`` (a run's; default None: :attr:`history0`, the reference
-        configuration's)."""
-        f, K = self._kernel(x, history, tangent, False)[:2]
+        configuration's); planar pairs signed by the run's ``side`` (default None:
+        unsigned, **Sides**)."""
+        f, K = self._kernel(x, history, tangent, False, side)[:2]
         return f, (K if tangent else None), None
 
-    def _kernel(self, x: np.ndarray, history, tangent: bool, points: bool):
+    def _kernel(self, x: np.ndarray, history, tangent: bool, points: bool,
+                side: np.ndarray | None = None):
         """The compiled pass over all pairs at the gathered displacements ``x`` with the
         anchors of ``history`` (None: :attr:`history0`): spatial pairs
         :func:`fembody.contact._kernels.crossing_forces`, which skips the pairs that are
@@ -370,7 +422,8 @@ class BeamContactBlock:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
             mu_s = mu_k = kt = _NO_VALUES
         if self.kind == "node":
-            return node_forces.trusted(pos, self.k, self.radius, self.side, self.frictional,
+            side = np.ascontiguousarray(self._sides(side), dtype=float)
+            return node_forces.trusted(pos, self.k, self.radius, side, self.frictional,
                                        anchor,
                                        sliding, mu_s, mu_k, kt, tangent, points)
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
@@ -408,7 +461,8 @@ class BeamContactBlock:
         line = len(self) + (rows[:, None] * NG + np.arange(NG)[None, :]).ravel()
         return np.concatenate([rows, line])
 
-    def _points(self, x: np.ndarray, tangent: bool, rows: np.ndarray | None = None):
+    def _points(self, x: np.ndarray, tangent: bool, rows: np.ndarray | None = None,
+                side: np.ndarray | None = None):
         """The contact points of the pairs ``rows`` (default None: all) at ``x``: positions of
         their pairs' nodes ``(p, m, d)``, the current closest-point parameters ``(p, 2)`` (s
         on A, t on B; a planar pair's s is 0, a line point's its Gauss abscissa), normal
@@ -420,7 +474,8 @@ class BeamContactBlock:
         n, m, d = pos.shape
         if self.kind == "node":
             z, ok = closest_node(pos)
-            rho, G, H = signed(pos, self.side[sel], radius, *distance("node", pos, z, tangent))
+            rho, G, H = signed(pos, self._sides(side)[sel], radius,
+                               *distance("node", pos, z, tangent))
             params = np.column_stack([np.zeros(n), z[:, 0]])
             kn = k
             A = 1                               # A's nodes: the first one
@@ -465,17 +520,18 @@ class BeamContactBlock:
         return np.column_stack([1.0 - s, s, t - 1.0, -t])
 
     def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
-                  rows: np.ndarray | None = None):
+                  rows: np.ndarray | None = None, side: np.ndarray | None = None):
         """The friction part of the internal forces of the pairs ``rows`` (default None: all)
         ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
         (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
         normal forces, and the line weights ``lam`` (None for a planar block). All pairs
         without tangent (what the once-per-step history update and report read): the
         compiled kernel; given ``rows``: the array (numpy) evaluation, the kernel's
-        reference in tests/contact/test_compiled.py."""
+        reference in tests/contact/test_compiled.py. Planar pairs signed by the run's
+        ``side`` (None: unsigned)."""
         h = self.history0 if history is None else history
         if rows is None and not tangent:        # (once per step: compiled)
-            out = self._kernel(x, h, False, True)
+            out = self._kernel(x, h, False, True, side)
             d = self.dim
             params, st = out[3:5] if self.kind == "crossing" else out[2:4]
             c = Coulomb(st[:, 5:5 + d], None, st[:, 2] > 0.0, st[:, 3], st[:, 4], None, None)
@@ -485,7 +541,7 @@ class BeamContactBlock:
             extra = out[5]
             return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
-        pos, params, N, nrm, dN, dn = self._points(x, tangent, rows)
+        pos, params, N, nrm, dN, dn = self._points(x, tangent, rows, side)
         p, m, d = pos.shape
         anchor = h.anchor[pr]
         ca = self._anchor_coefficients(anchor[:, :2])
@@ -518,12 +574,14 @@ class BeamContactBlock:
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
         return History.open(anchor, x)
 
-    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
+                ) -> tuple[History, float, float]:
         """The history after an accepted step that ended at the displacements ``x`` (from
         ``history``, the last accepted one's), the energy [J] the step's slip dissipated
         (see :class:`fembody.contact.friction.History`) and the energy held by the
-        tangential springs at ``x`` [J]."""
-        F, _, c, params, N, lam = self._friction(x, history, False)
+        tangential springs at ``x`` [J]; planar pairs signed by the run's ``side`` (the
+        step's; None: unsigned)."""
+        F, _, c, params, N, lam = self._friction(x, history, False, side=side)
         on = N > 0.0
         keep = on & ~c.slipping                     # sticking points keep their anchors
         fresh = np.concatenate([params, -c.f / self.kt[:, None]], axis=1)
@@ -538,33 +596,37 @@ class BeamContactBlock:
         new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
-    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+    def strain_energy(self, x: np.ndarray, side: np.ndarray | None = None) -> np.ndarray:
         """Penalty energy ``k/2 max(-g, 0)^2`` [J] per pair (kept in the strain energy; for
-        spatial pairs the switched point and line energy of :mod:`fembody.contact.line`)."""
+        spatial pairs the switched point and line energy of :mod:`fembody.contact.line`);
+        planar pairs signed by the run's ``side`` (None: unsigned, **Sides**)."""
         if self.kind == "crossing":
             return self._penalty_state(x)[1][:, 0].copy()
-        g, ok, _, _ = self.gaps(x)
+        g, ok, _, _ = self.gaps(x, side=side)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
         return 0.5 * self.k * pen ** 2
 
-    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def contact_gaps(self, x: np.ndarray, side: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
         """Per pair the gap [m] (spatial pairs: the smallest of the point and line parts, as
         in :meth:`resultants`) and whether the pair is in its contact zone, without the forces
-        (what a run checks after each accepted step)."""
+        (what a run checks after each accepted step, with its ``side``; None: unsigned,
+        **Sides**)."""
         if self.kind == "crossing":
             st = self._penalty_state(x)[1]
             return st[:, 1].copy(), st[:, 2] > 0.0
-        g, ok, _, _ = self.gaps(x)
+        g, ok, _, _ = self.gaps(x, side=side)
         return g, ok
 
-    def resultants(self, x: np.ndarray) -> np.ndarray:
+    def resultants(self, x: np.ndarray, side: np.ndarray | None = None) -> np.ndarray:
         """Per pair (normal force [N], gap [m], in the contact zone 1/0); spatial pairs: the
-        magnitude of the force on B's nodes, the smallest gap of the point and line parts."""
+        magnitude of the force on B's nodes, the smallest gap of the point and line parts;
+        planar pairs signed by the run's ``side`` (None: unsigned, **Sides**)."""
         if self.kind == "crossing":
             f, st = self._penalty_state(x)
             F = np.linalg.norm(f[:, 2 * self.dim:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
             return np.column_stack([F, st[:, 1], st[:, 2]])
-        g, ok, _, _ = self.gaps(x)
+        g, ok, _, _ = self.gaps(x, side=side)
         F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])
 
@@ -572,8 +634,8 @@ class BeamContactBlock:
         """The names of :meth:`report`'s rows (one per pair)."""
         return [self.label(i) for i in range(len(self))]
 
-    def report(self, x: np.ndarray, history: History | None = None
-               ) -> dict[str, np.ndarray]:
+    def report(self, x: np.ndarray, history: History | None = None,
+               side: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Per pair: ``gap`` [m] and ``normal_force`` [N] (those of :meth:`resultants`),
         ``point`` ``(n, d)`` [m] midway between the closest points of the two chords (of the
         node and its projection; clamped to the chords) and ``normal`` ``(n, d)`` the unit
@@ -584,8 +646,9 @@ class BeamContactBlock:
         friction force on B [N], ``"slip"``, the largest slip distance its points accumulated
         [m], and ``"stick"``, whether it touches with none of its points having slid in that
         step. Without a history (default None: a state measured after the run) the friction
-        keys are left out: the anchors of that state are not known."""
-        F, g = self.resultants(x)[:, :2].T
+        keys are left out: the anchors of that state are not known. Planar pairs are signed
+        by the run's ``side`` (None: unsigned, **Sides**)."""
+        F, g = self.resultants(x, side)[:, :2].T
         pos = self.positions(x)
         z, _ = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
         z = np.clip(z, 0.0, 1.0)
@@ -600,7 +663,8 @@ class BeamContactBlock:
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
-            Ff, _, c, _, N, _ = self._friction(x, history, False)
+            Ff, _, c, _, N, _ = self._friction(
+                x, history, False, side=self._sides(side))
             n, d = len(self), self.dim
             Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)          # on B's two nodes
             slip, sliding, touch = history.slip, history.sliding, N > 0.0

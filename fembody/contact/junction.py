@@ -91,11 +91,14 @@ the pair's closest points, ``(1 - lam)`` weighted, as the element pairs' block h
 anchor of its own and adds it with the opposite sign. The row's anchor starts where the
 pair's does when the pair starts to push as the farther one (the common case: it opens
 anchored at its closest points of the last step, like the pair), and then follows the same
-updates, so the two cancel exactly. Where the removed pair changes (the nearer one changes:
-a beam on the bisector of a symmetric valley, where rounding decides) or the pair pushed
-before it was removed, the row opens anew and cancels the pair's friction only once both
-slip; a row that removes two pairs (four pairs at a crossing) takes back the first one's
-friction alone.
+updates, so the two cancel exactly. Where the removed pair changes (the beam crosses the
+bisector) or the pair pushed before it was removed, the row opens anew and cancels the
+pair's friction only once both slip. On the bisector of a symmetric valley, where rounding
+decides which pair is the nearer, a run keeps the pair it removed at the last step while the
+two energies are equal to :data:`TIE`, so that the pair does not change from step to step.
+At the four-pair crossing the three pairs removed go to three rows, one each, so each is
+taken back with its friction (a row that would still remove two, which that crossing does
+not need, takes back the first one's friction alone).
 
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two
@@ -119,6 +122,13 @@ import numpy as np
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, switch
+
+#: two element pairs whose energies at a junction are equal to this fraction of the larger
+#: are tied: a frictional run keeps the pair it removed at the last accepted step
+#: (:meth:`JunctionContactBlock._duplicate`). Above rounding (a beam exactly on a valley's
+#: bisector differs by about 1e-11), and so small that the normal force kept is within
+#: 5e-9 of the larger one's.
+TIE = 1e-8
 
 
 class JunctionContactBlock:
@@ -299,22 +309,34 @@ class JunctionContactBlock:
             H[:, perm[:, None], perm[None, :]] = -hl
         return 1.0 - lam, G, H
 
-    def _duplicate(self, x: np.ndarray, tangent: bool):
+    def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """The correction for the concave side (module docstring): per row the energy [J]
         ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 - lam_i)
         W_point,i``, each as the element pairs' block has it), its gradient ``(n, 5 d)``,
         (``tangent``) Hessian, the normal force [N] of the pairs it takes back ``(n,)``,
         whether both of the row's element pairs push ``(n,)`` (the rows whose pairs decide),
-        and the pair ``(n,)`` (0, 1; -1: none) whose friction the row takes back (the first
+        and the pair ``(n,)`` (0, 1; -1: none) whose friction the row takes back (the one
         it removes, :meth:`_mirror`).
 
         A pair is removed where another pair sharing a row with it (the same element of one
         beam, the element next to it across a junction of the other) has a larger energy (a
-        tie: the pair of the smaller key), once, by the first row holding it whose two pairs
-        push. The pairs left are those no neighbour outweighs: at one junction the nearer of
-        the two; where both beams are bent concave towards each other at a crossing (four
-        pairs, two junctions) the nearest of the four, which a per-row ``-min(E1, E2)``
-        counted wrongly (a pair removed twice, another kept)."""
+        tie: the pair of the smaller key), once. The pairs left are those no neighbour
+        outweighs: at one junction the nearer of the two; where both beams are bent concave
+        towards each other at a crossing (four pairs, two junctions) the nearest of the four,
+        which a per-row ``-min(E1, E2)`` counted wrongly (a pair removed twice, another
+        kept). Of the rows holding a removed pair whose two pairs push, the one removing
+        fewest pairs removes it (the first such row on a tie): at the four-pair crossing the
+        three removed pairs lie along a path of the four rows, and each row removes one, so
+        each row takes back the friction of the pair it removes (the first row holding it
+        removed two there, and took back the first one's friction alone).
+
+        ``prev (n,)``: per row the pair it removed at the last accepted step (0, 1; -1: none
+        or not known), from a frictional run's history. Two pairs whose energies are equal
+        to :data:`TIE` of the larger (a beam on the bisector of a symmetric valley, where
+        rounding decides) keep that choice: the pair removed does not flip from step to step
+        with the rounding, which opened the row's friction anew at each flip where the pair's
+        own went on (the friction then no longer cancelled: a momentum error 6 times that
+        off the bisector). The energy kept is then within TIE of the larger one."""
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
         both = np.zeros(n, dtype=bool)
@@ -343,15 +365,28 @@ class JunctionContactBlock:
         both[rows] = push
         key = self._pair_key
         # a pair beaten by its row's other pair (both pushing), then by any row holding it
-        beat = push[:, None] & ((E2[:, ::-1] > E2)
-                                | ((E2[:, ::-1] == E2) & (key[:, ::-1] < key)))
+        Eo = E2[:, ::-1]
+        tie = (Eo == E2) & (key[:, ::-1] < key)
+        over = Eo > E2
+        if prev is not None:
+            # (a run's last choice holds within TIE: see the docstring)
+            last = prev[rows]
+            keep = (last >= 0)[:, None] & (np.abs(Eo - E2) <= TIE * np.maximum(Eo, E2))
+            mine = last[:, None] == np.arange(2)[None, :]
+            over = np.where(keep, mine, over)
+            tie = tie & ~keep
+        beat = push[:, None] & (over | tie)
         uniq, inv = np.unique(key.ravel(), return_inverse=True)
         beaten = np.zeros(len(uniq), dtype=bool)
         np.logical_or.at(beaten, inv, beat.ravel())
-        # the first pushing row holding the pair removes it (one removal per pair)
+        # one removal per pair, by the pushing row holding it that removes fewest pairs
+        # (then the first): each row then removes one where it can, and takes back that
+        # pair's friction
         order = np.flatnonzero(np.repeat(push, 2))
         first = np.full(len(uniq), -1)
         if order.size:
+            fewest = beaten[inv].reshape(-1, 2).sum(axis=1)[order // 2]
+            order = order[np.lexsort((order, fewest, inv[order]))]
             u, at = np.unique(inv[order], return_index=True)
             first[u] = order[at]
         flat_idx = np.arange(2 * len(rows))
@@ -419,8 +454,8 @@ class JunctionContactBlock:
         d = self.dim
         params, N, nrm, dN, dn = self._points(x, tangent)
         mode = np.zeros(n, dtype=np.int64)
-        if self._both.size:
-            mode = self._duplicate(x, False)[5] + 1         # 0: node contact, 1 + i: pair i
+        if self._both.size:                                 # 0: node contact, 1 + i: pair i
+            mode = self._duplicate(x, False, _removed_before(h))[5] + 1
         anchor, sliding = h.anchor, h.sliding
         stale = np.flatnonzero(_anchor_mode(anchor[:, 0]) != mode)
         if stale.size:
@@ -688,7 +723,10 @@ class JunctionContactBlock:
         fj[:, :m3] = -F[:, None] * G
         w, gw, hw = self._weight(x, tangent)
         f = w[:, None] * fj + W[:, None] * gw
-        _, fd, Kd, _, _, _ = self._duplicate(x, tangent)
+        prev = None
+        if self.frictional:         # (the pair removed at the last step holds a tie)
+            prev = _removed_before(self.history0 if history is None else history)
+        _, fd, Kd, _, _, _ = self._duplicate(x, tangent, prev)
         f += fd
         if self.frictional:
             Ff, Kf = self._friction(x, history, tangent)[:2]
@@ -771,6 +809,12 @@ class JunctionContactBlock:
             out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
                        stick=(N > 0.0) & ~history.sliding)
         return out
+
+
+def _removed_before(history: History) -> np.ndarray:
+    """Per row the element pair (0, 1; -1: none) it took back at the accepted step of
+    ``history`` (its anchor's kind, :func:`_anchor_mode`)."""
+    return _anchor_mode(history.anchor[:, 0]) - 1
 
 
 def _anchor_mode(s: np.ndarray) -> np.ndarray:

@@ -495,21 +495,32 @@ class PenaltyBlock(ContactGroup):
 class ContactState:
     """What a run changes of a System's contacts: the approach speed ``v^-`` [m/s] of each
     penalty contact, one array per block of ``penalty_blocks`` (in that order), starting at
-    :data:`V_MINUS_FLOOR`, and the tangential history of the frictional blocks (a
+    :data:`V_MINUS_FLOOR`, the tangential history of the frictional blocks (a
     :class:`fembody.contact.friction.History` per block of ``friction_blocks``, by its
-    ``friction_slot``), starting at the blocks' ``history0``. Owned by the run (penalty
-    speeds: :class:`fembody.run.impact.ImpactHandler`; histories: the driver, once per
-    accepted step, :meth:`advance`), handed to the blocks' force evaluation by the System the
-    run steps (:meth:`fembody.system.System.with_contact_state`), so runs of one System, one
-    after the other or side by side, do not see each other's speeds or anchors. A rejected
-    step changes nothing here (the histories move only when a step is accepted). Its speed
-    arrays are changed in place, its histories replaced."""
+    ``friction_slot``), starting at the blocks' ``history0``, and the sides of the planar
+    beam pairs (an array ``(n,)`` of +1/-1/0 per block of ``side_blocks``, by its
+    ``side_slot``; :class:`fembody.contact.beams.BeamContactBlock`'s **Sides**), starting at
+    the blocks' reference ``side``. Owned by the run (penalty speeds:
+    :class:`fembody.run.impact.ImpactHandler`; histories and sides: the driver, or the
+    statics for the sides, once per accepted step, :meth:`advance` and
+    :meth:`advance_sides`), handed to the blocks' force evaluation by the System the run
+    steps (:meth:`fembody.system.System.with_contact_state`), so runs of one System, one
+    after the other or side by side, do not see each other's speeds, anchors or sides. A
+    rejected step changes nothing here (histories and sides move only when a step is
+    accepted). Its speed arrays are changed in place, its histories and sides replaced."""
 
-    __slots__ = ("v_minus", "friction")
+    __slots__ = ("v_minus", "friction", "sides")
 
-    def __init__(self, blocks: list, friction_blocks: Sequence = ()) -> None:
+    def __init__(self, blocks: list, friction_blocks: Sequence = (),
+                 side_blocks: Sequence = ()) -> None:
         self.v_minus = [np.full(len(b), V_MINUS_FLOOR) for b in blocks]
         self.friction = [b.history0.copy() for b in friction_blocks]
+        self.sides = [np.array(b.side, dtype=float) for b in side_blocks]
+
+    def side_of(self, block) -> np.ndarray | None:
+        """The run's sides of a planar beam-contact ``block`` (None for a block without)."""
+        slot = getattr(block, "side_slot", None)
+        return None if slot is None else self.sides[slot]
 
     def update(self, system, q: np.ndarray, v: np.ndarray) -> None:
         """Record the approach speeds of the open contacts at the state ``(q, v)`` of
@@ -523,29 +534,57 @@ class ContactState:
         tangential springs at ``q`` [J]."""
         dissipated = stored = 0.0
         for b in system.friction_blocks:
-            h, d, e = b.advance(system.pose(b, q), self.friction[b.friction_slot])
+            side = self.side_of(b)
+            h, d, e = (b.advance(system.pose(b, q), self.friction[b.friction_slot])
+                       if side is None else
+                       b.advance(system.pose(b, q), self.friction[b.friction_slot], side))
             self.friction[b.friction_slot] = h
             dissipated += d
             stored += e
         return dissipated, stored
 
+    def advance_sides(self, system, q: np.ndarray) -> None:
+        """Move the planar beam pairs' sides to the accepted state ``q`` of ``system``'s run
+        (or statics): a node clear of its element takes the side it lies on
+        (:meth:`fembody.contact.beams.BeamContactBlock.sides_after`)."""
+        for b in getattr(system, "side_blocks", ()):
+            self.sides[b.side_slot] = b.sides_after(system.pose(b, q),
+                                                    self.sides[b.side_slot])
+
     def saved(self) -> dict:
-        """Copies of the speeds and histories (what a checkpoint keeps)."""
+        """Copies of the speeds, histories and sides (what a checkpoint keeps)."""
         return {"v_minus": [vm.copy() for vm in self.v_minus],
-                "friction": [h.copy() for h in self.friction]}
+                "friction": [h.copy() for h in self.friction],
+                "sides": [s.copy() for s in self.sides]}
 
     def restore(self, saved: dict) -> None:
-        """Take the speeds and histories of :meth:`saved` (a resumed run's)."""
+        """Take the speeds, histories and sides of :meth:`saved` (a resumed run's)."""
         vms, hs = saved.get("v_minus", []), saved.get("friction", [])
+        sides = saved.get("sides", [])
         if len(vms) != len(self.v_minus) or any(
                 np.shape(a) != vm.shape for a, vm in zip(vms, self.v_minus)) or \
                 len(hs) != len(self.friction) or any(
-                np.shape(a.anchor) != h.anchor.shape for a, h in zip(hs, self.friction)):
-            raise ModelError("checkpoint: its penalty or frictional contacts differ from the "
-                             "model's; give resume the model the run was started with")
+                np.shape(a.anchor) != h.anchor.shape for a, h in zip(hs, self.friction)) or \
+                len(sides) != len(self.sides) or any(
+                np.shape(a) != s.shape for a, s in zip(sides, self.sides)):
+            raise ModelError("checkpoint: its penalty, frictional or beam contacts differ from "
+                             "the model's; give resume the model the run was started with")
         for vm, a in zip(self.v_minus, vms):
             vm[:] = a
         self.friction = [h.copy() for h in hs]
+        self.sides = [np.array(a, dtype=float) for a in sides]
+
+
+def run_state(system) -> "ContactState | None":
+    """A fresh :class:`ContactState` for one run (or static analysis) of ``system``, or None
+    when it has nothing a run changes (no penalty contact, friction or planar beam
+    pair)."""
+    penalty = getattr(system, "penalty_blocks", [])
+    frictional = getattr(system, "friction_blocks", [])
+    sided = getattr(system, "side_blocks", [])
+    if not penalty and not frictional and not sided:
+        return None
+    return ContactState(penalty, frictional, sided)
 
 
 def build_groups(model: "Model", node_dofs: np.ndarray) -> tuple[list, list]:

@@ -91,6 +91,14 @@ class ContactWatch:
         self.past: list = []
         self._seen = None            # (q, gaps per block) of the last step too_deep measured
 
+    def _gaps(self, b, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The gaps and zones of block ``b`` at ``q``; a planar beam block's signed by the
+        run's sides (those the step was solved with)."""
+        cs = self.sys.contact_state
+        side = None if cs is None else cs.side_of(b)
+        x = self.sys.pose(b, q)
+        return b.contact_gaps(x) if side is None else b.contact_gaps(x, side)
+
     def __bool__(self) -> bool:
         return self.candidates is not None or bool(self.blocks)
 
@@ -100,7 +108,7 @@ class ContactWatch:
         ends deeper than its tolerance, or, touching at either end of the step, its gap leaves
         the straight line through its last two accepted values by more than :data:`BEND` of
         its tolerance."""
-        self._seen = (q.copy(), [b.contact_gaps(self.sys.pose(b, q)) for b in self.blocks])
+        self._seen = (q.copy(), [self._gaps(b, q) for b in self.blocks])
         for j, b in enumerate(self.blocks):
             g, zone = self._seen[1][j]
             bad = zone & (g < -b.tol)
@@ -153,7 +161,7 @@ class ContactWatch:
         seen = self._seen[1] if self._seen is not None and np.array_equal(
             self._seen[0], q) else None
         for j, b in enumerate(self.blocks):
-            g, zone = seen[j] if seen is not None else b.contact_gaps(s.pose(b, q))
+            g, zone = seen[j] if seen is not None else self._gaps(b, q)
             now.append(np.where(zone, g, np.inf))
             bad = zone & (g < -b.tol)
             if bad.any():

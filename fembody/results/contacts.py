@@ -47,7 +47,9 @@ def friction_rows(sys, q: np.ndarray, state) -> np.ndarray:
     0.0)."""
     out = []
     for b in sys.friction_blocks:
-        r = b.report(sys.pose(b, q), state.friction[b.friction_slot])
+        side = state.side_of(b)
+        r = (b.report(sys.pose(b, q), state.friction[b.friction_slot]) if side is None else
+             b.report(sys.pose(b, q), state.friction[b.friction_slot], side))
         out.append(np.column_stack([np.asarray(r[k], dtype=float) for k in FRICTION_KEYS]))
     return np.concatenate(out) if out else np.zeros((0, 3))
 

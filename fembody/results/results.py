@@ -410,19 +410,27 @@ class Result:
     def resultants(self, family: str = "beam", step: int | None = None) -> np.ndarray:
         """Stress resultants (n_states, n_elements, k) of an element family, or (n_elements, k)
         of the saved state ``step`` alone: planar (N, V, M) [N, N, N m]; spatial beams
-        (N, Vy, Vz, T, My, Mz) in the section frame; spatial bars (N,)."""
+        (N, Vy, Vz, T, My, Mz) in the section frame; spatial bars (N,). A family of several
+        blocks (the beam contacts: element pairs, then node pairs, junction rows and wedge
+        points where the model has them, :meth:`fembody.System.blocks_of`) gives the rows of
+        all of them, one block after the other in the System's order (the order of
+        :attr:`contacts`' rows of that family)."""
         sys = self._need_system("resultants")
         families = [b.family for b in sys.blocks if hasattr(b, "resultants")]
         validate.choice("family", family, families, where="Result.resultants")
-        block = sys.block(family)
+        blocks = sys.blocks_of(family)
+
+        def at(q):
+            rs = [b.resultants(sys.pose(b, q)) for b in blocks]
+            return rs[0] if len(rs) == 1 else np.concatenate(rs)
         if step is not None:
             n = len(self)
             step = validate.integer("step", step, minimum=-n, where="Result.resultants")
             if step >= n:
                 raise ModelError(f"Result.resultants: step {step} is out of range: the result "
                                  f"has {n} saved states (0..{n - 1}, or negative from the end)")
-            return block.resultants(sys.pose(block, self.q[step]))
-        return np.array([block.resultants(sys.pose(block, q)) for q in self.q])
+            return at(self.q[step])
+        return np.array([at(q) for q in self.q])
 
     @property
     def contacts(self):

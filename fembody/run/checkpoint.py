@@ -52,8 +52,10 @@ MAGIC = b"FEMBODY-CKPT\n"
 # by an unpickling error; 4: the penalty contacts' approach speeds moved from the compiled
 # blocks to the run's ContactState (a format-3 impact handler has no place for them); 5: the
 # ContactState keeps the frictional contacts' anchors too, saved as a dict (a format-4 list of
-# speeds has no place for them)
-FORMAT = 5
+# speeds has no place for them); 6: it keeps the planar beam pairs' sides too (a format-5
+# file of a planar beam contact has none, and a resumed run would start from the reference
+# sides)
+FORMAT = 6
 VERSION = fembody_version.__version__
 
 

@@ -59,15 +59,16 @@ log = logging.getLogger("fembody")
 
 
 def for_run(system: System) -> System:
-    """The System one run steps: ``system`` itself, or, with penalty contacts, a copy of it
-    holding the run's own approach speeds and friction anchors (a
+    """The System one run steps: ``system`` itself, or, with penalty contacts, friction or
+    planar beam contacts, a copy of it holding the run's own approach speeds, friction
+    anchors and beam pairs' sides (a
     :class:`fembody.contact.ContactState`, changed by the run's :class:`ImpactHandler` and
     driver), so that ``system`` serves other runs unchanged."""
-    frictional = getattr(system, "friction_blocks", [])
-    if not system.penalty_blocks and not frictional:
-        return system
-    from ..contact import ContactState
-    return system.with_contact_state(ContactState(system.penalty_blocks, frictional))
+    if not system.penalty_blocks and not getattr(system, "friction_blocks", None) \
+            and not getattr(system, "side_blocks", None):
+        return system                   # (the contact module loads when first used)
+    from ..contact import run_state
+    return system.with_contact_state(run_state(system))
 
 
 def restart(integ, q: np.ndarray, v: np.ndarray) -> None:

@@ -321,8 +321,9 @@ class RunState:
     wall : float
         Wall time of the run's earlier sessions [s] (set when a checkpoint is written).
     penalty : dict
-        The penalty contacts' approach speeds and the frictional contacts' anchors at the
-        last checkpoint (the run's :class:`fembody.contact.ContactState`, saved).
+        The penalty contacts' approach speeds, the frictional contacts' anchors and the
+        planar beam pairs' sides at the last checkpoint (the run's
+        :class:`fembody.contact.ContactState`, saved).
     """
 
     integ: Any
@@ -457,6 +458,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         from ..contact.watch import ContactWatch    # (contact loads only when used)
         touches = ContactWatch(sys)
     frictional = bool(getattr(sys, "friction_blocks", None))
+    sided = bool(getattr(sys, "side_blocks", None)) and sys.contact_state is not None
     # grid points run several to a compiled call (:func:`_batch`) where nothing but what can
     # be done afterwards from the batch's states is due between them: no contacts; the
     # damping dissipation is summed from the batch's states (_Power.dissipation); a batch
@@ -631,6 +633,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 if frictional:              # the anchors move to the accepted state
                     d_fric, acc["friction_elastic"] = sys.contact_state.advance(sys, integ.q)
                     acc["friction"] += d_fric
+                if sided:                   # and the planar beam pairs' sides
+                    sys.contact_state.advance_sides(sys, integ.q)
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)

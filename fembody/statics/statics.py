@@ -382,6 +382,12 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
                          max_steps=max_steps, load_max=load_max, stop=stop, redundant=redundant,
                          stability=stability, unstable=unstable, lam_max=lam_max)
     sys = as_system(model)
+    if getattr(sys, "side_blocks", None) and sys.contact_state is None:
+        # the planar beam pairs' sides are the analysis' state, moved at accepted load
+        # steps (fembody.contact.beams.BeamContactBlock); friction keeps the reference
+        # anchors and penalty contacts the floor speed, as in a System without a run
+        from ..contact import run_state
+        sys = sys.with_contact_state(run_state(sys))
     t = opts.t
     eq = _Equilibrium(sys, t, opts.linear_solver, opts.tol)
     eq.unstable = opts.on_unstable
@@ -654,6 +660,8 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         except ModelError as err:
             err.time, err.result = load, result     # as a run's errors carry them
             raise
+    if getattr(s, "side_blocks", None) and s.contact_state is not None:
+        s.contact_state.advance_sides(s, q)
     bad = s.inverted_elements(q, q_prev)
     if bad:
         shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")

@@ -114,9 +114,15 @@ class Measures:
         return V
 
     def resultants(self, q: np.ndarray) -> dict[str, np.ndarray]:
-        """Stress resultants per element family: ``{family: (n, 3)}`` with (N, V, M) [N, N, N m]."""
+        """Stress resultants per element family: ``{family: (n, 3)}`` with (N, V, M) [N, N, N m]
+        (a family of several blocks, e.g. the beam contacts: their rows one block after the
+        other, in the System's order)."""
         s = self.sys
-        return {b.family: b.resultants(s.pose(b, q)) for b in s.stiffness_blocks}
+        parts: dict[str, list] = {}
+        for b in s.stiffness_blocks:
+            if hasattr(b, "resultants"):
+                parts.setdefault(b.family, []).append(b.resultants(s.pose(b, q)))
+        return {f: (p[0] if len(p) == 1 else np.concatenate(p)) for f, p in parts.items()}
 
     def inverted_elements(self, q: np.ndarray, q_prev: np.ndarray | None = None) -> list[str]:
         """Labels of the beam and truss elements that have passed through zero length: a beam

@@ -225,6 +225,10 @@ class System:
                                 if getattr(b, "frictional", False)]
         for i, b in enumerate(self.friction_blocks):
             b.friction_slot = i
+        # planar beam pairs: the side of its element each node belongs on is a run's too
+        self.side_blocks = [b for b in self.beam_contact_blocks if getattr(b, "sided", False)]
+        for i, b in enumerate(self.side_blocks):
+            b.side_slot = i
         if not model.contacts:                  # (the contact module loads when first used)
             self.contact_groups, self.penalty_blocks = [], []
             return
@@ -426,6 +430,12 @@ class System:
                 continue
             if run_contacts is not None and b.family == "contact":   # a penalty block
                 fe, Ke, Ce = b.forces(x, ve, tangent, run_contacts.v_minus[b.slot])
+            elif run_contacts is not None and getattr(b, "side_slot", None) is not None:
+                # a planar beam block: the run's sides (and anchors, if frictional)
+                slot = b.friction_slot
+                fe, Ke, Ce = b.forces(x, ve, tangent, None if slot is None else
+                                      run_contacts.friction[slot],
+                                      run_contacts.sides[b.side_slot])
             elif getattr(b, "friction_slot", None) is not None:     # a frictional contact
                 fe, Ke, Ce = b.forces(x, ve, tangent, None if run_contacts is None else
                                       run_contacts.friction[b.friction_slot])
@@ -772,12 +782,36 @@ class System:
         return self.measures.inverted_elements(q, q_prev)
 
     # ------------------------------------------------------- post-processing
+    def blocks_of(self, family: str) -> tuple:
+        """All blocks of a family ('beam', 'truss', 'beam contact', ...), in the System's
+        order (the order of a Result's contact rows and of :meth:`resultants`' rows).
+
+        A family can have several blocks: the beam contacts of a model are the element pairs
+        (:class:`fembody.contact.beams.BeamContactBlock`) and, where they apply, the planar
+        node pairs at free ends (:mod:`fembody.contact.ends`), the spatial junction rows at
+        kinks (:mod:`fembody.contact.junction`) and their wedge line points
+        (:mod:`fembody.contact.wedge`); surface contacts have one block per surface kind.
+        KeyError naming the families there are for a family with no block."""
+        out = tuple(b for b in self.blocks if b.family == family)
+        if not out:
+            have = dict.fromkeys(repr(b.family) for b in self.blocks)
+            raise KeyError(f"no block of family {family!r}; this System has "
+                           f"{', '.join(have)}")
+        return out
+
     def block(self, family: str):
-        """The block of an element family ('beam', 'truss', ...)."""
-        for b in self.blocks:
-            if b.family == family:
-                return b
-        raise KeyError(family)
+        """The block of an element family ('beam', 'truss', ...) that has one block.
+
+        A family of several blocks (the beam contacts, see :meth:`blocks_of`) is a
+        ModelError naming them: returning the first would silently leave the others out; ask
+        :meth:`blocks_of` for all of them. KeyError for a family with no block."""
+        found = self.blocks_of(family)
+        if len(found) > 1:
+            names = ", ".join(f"{type(b).__name__} ({len(b)} rows)" for b in found)
+            raise ModelError(f"System.block: the family {family!r} has {len(found)} blocks: "
+                             f"{names}; use System.blocks_of({family!r}) for all of them (a "
+                             "tuple in the System's order) and pick one by its class")
+        return found[0]
 
 
 def _load_system(model: "Model", space: str, digest: str, contact_state) -> System:

@@ -386,6 +386,19 @@ def test_pairs_outside_the_margin_that_come_into_contact_are_reported():
             assert not missed
 
 
+class _Sided:
+    """A planar block evaluated with a run's sides (what the finite differences call)."""
+
+    def __init__(self, blk, side):
+        self.blk, self.side = blk, side
+
+    def strain_energy(self, x):
+        return self.blk.strain_energy(x, self.side)
+
+    def forces(self, x, v, tangent):
+        return self.blk.forces(x, v, tangent, side=self.side)
+
+
 def test_a_node_carried_past_the_other_axis_is_pushed_back():
     """A planar node 0.05 m on the left of an element's chord (radii 0.08 m), moved 0.07 m
     across the chord's line (a Newton iterate overshooting): its gap is the geometric one,
@@ -401,20 +414,21 @@ def test_a_node_carried_past_the_other_axis_is_pushed_back():
     assert np.all(blk.side == 1.0)
     x = np.zeros(blk.dofs.shape)
     x[:, :2] = -0.07 * nrm
-    g, ok = blk.gaps(x)[:2]
+    side = blk.side                     # (the sides a run starts from)
+    g, ok = blk.gaps(x, side=side)[:2]
     assert ok.all()
     np.testing.assert_allclose(g, -0.10, rtol=1e-12)
-    f, K, _ = blk.forces(x, None, True)
+    f, K, _ = blk.forces(x, None, True, side=side)
     np.testing.assert_allclose(-f[:, :2], 1e3 * 0.10 * nrm, rtol=1e-12)
     y = x + 1e-3 * rng.normal(size=x.shape)
-    f, K, _ = blk.forces(y, None, True)
-    assert_force_and_tangent(blk, y, f, K, 1e-7)
+    f, K, _ = blk.forces(y, None, True, side=side)
+    assert_force_and_tangent(_Sided(blk, side), y, f, K, 1e-7)
     # farther than the radii beyond the line (an element turned past a node beyond its
     # ends, or a node come round the other beam's free end) the node is apart
     x[:, :2] = -0.2 * nrm
-    g, ok = blk.gaps(x)[:2]
+    g, ok = blk.gaps(x, side=side)[:2]
     np.testing.assert_allclose(g, 0.15 - 0.08, rtol=1e-12)
-    assert not blk.forces(x, None, True)[0].any()
+    assert not blk.forces(x, None, True, side=side)[0].any()
     # the same node mirrored to the right in the reference belongs on the right
     Y = X.copy()
     Y[:, 0] -= 0.1 * nrm

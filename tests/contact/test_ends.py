@@ -136,22 +136,42 @@ def test_force_and_tangent_match_finite_differences():
     np.testing.assert_allclose(f0[:, 6:8], -f0[:, :2], rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="left: a planar row's side is its reference one, so a "
-                   "node that comes round the other beam's free end (apart) and then touches "
-                   "the element from the other side is taken as a deep penetration")
 def test_a_node_come_round_the_free_end_touches_from_its_new_side():
     """A node 0.05 m above B's chord (radii 0.08 m) carried round B's free end, clear of it
-    (the disc of the end), to 0.072 m below the chord inside the element: it penetrates B by
-    0.008 m from below, so its gap is -0.008 m; the row's side, fixed in the reference,
-    measures -(0.072 + 0.08) m and pushes it up through B."""
+    (the disc of the end), to 0.072 m below the chord inside the element, its side moved at
+    each accepted step as a run does (:meth:`BeamContactBlock.sides_after`): it penetrates
+    B by 0.008 m from below, so its gap is -0.008 m and the force pushes it down (k 0.008
+    N). Before, the side was fixed in the reference: -(0.072 + 0.08) m, pushing it up
+    through B. The same node pushed straight down through the chord (never clear of the
+    element) keeps its side and is measured -(0.072 + 0.08) m deep."""
     from fembody.contact.beams import BeamContactBlock
     X = np.array([[[0.5, 0.05], [0.0, 0.0], [1.0, 0.0]]])
     blk = BeamContactBlock("node", np.arange(3)[None], np.arange(6)[None], X,
                            np.array([0.08]), np.array([1e3]), ["pair 0"])
-    x = np.zeros((1, 6))
-    x[0, :2] = (0.0, -0.122)            # (the path round the end: beyond t = 1, > 0.08 away)
-    g = blk.gaps(x)[0]
-    assert abs(g[0] - (-0.008)) < 1e-12, g
+
+    def walk(path):
+        """The run's side after accepted steps along ``path`` (node displacements)."""
+        side = blk.side.copy()
+        for a, b in zip(path[:-1], path[1:]):
+            for s in np.linspace(0.0, 1.0, 41)[1:]:
+                x = np.zeros((1, 6))
+                x[0, :2] = (1.0 - s) * np.asarray(a) + s * np.asarray(b)
+                side = blk.sides_after(x, side)
+        return x, side
+
+    # round the end: beyond t = 1 and more than 0.08 m from the end node on the way
+    x, side = walk([(0.0, 0.0), (0.7, 0.0), (0.7, -0.122), (0.0, -0.122)])
+    assert blk.side[0] == 1.0 and side[0] == -1.0
+    g, ok = blk.gaps(x, side=side)[:2]
+    assert ok[0] and abs(g[0] - (-0.008)) < 1e-12, g
+    f = blk.forces(x, None, False, side=side)[0]
+    np.testing.assert_allclose(-f[0, :2], (0.0, -1e3 * 0.008), atol=1e-12)
+    np.testing.assert_allclose(blk.contact_gaps(x, side)[0], g, rtol=1e-15)
+    # straight down through B: the run keeps the side it started with
+    x, side = walk([(0.0, 0.0), (0.0, -0.122)])
+    assert side[0] == 1.0
+    g = blk.gaps(x, side=side)[0]
+    assert abs(g[0] - (-(0.072 + 0.08))) < 1e-12, g
 
 
 def test_tip_pressed_onto_the_outside_of_a_kink(tip_compliance):
