@@ -41,6 +41,9 @@ import math
 
 import numpy as np
 
+from .geometry import closest_node, distance
+from .line import switch
+
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
 
@@ -187,14 +190,17 @@ class EndContactBlock:
                 "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
 
 
-def end_rows(model, contacts) -> tuple[list, list]:
-    """The node-pair rows of the model's planar beam ``contacts`` (compile time): per row the
+def end_rows(model, contacts, free_end: bool = False) -> tuple[list, list]:
+    """The node-pair rows of the model's beam ``contacts`` (compile time): per row the
     node ids ``(p, u1, u2, q, w1, w2)``, ``ends (4,)``, ``absent (4,)``, the sum of the radii
     [m], the stiffness [N/m] and the penetration tolerance [m]; and per row ``(contact, name
     of p, name of q)``; each pair of nodes once.
 
     ``contacts``: per contact definition ``(bc, els, nodes, pairs)`` (elements, their node ids
-    ``(n, 2)``, candidate element pairs ``(p, 2)`` of the broad phase)."""
+    ``(n, 2)``, candidate element pairs ``(p, 2)`` of the broad phase). ``free_end`` (spatial
+    models; default False: every pair, planar) keeps only the pairs with a free end (a node
+    of one beam element): two junction nodes are the junction rows' node-on-node contact
+    (:mod:`fembody.contact.junction`)."""
     around: dict[int, list] = {}            # every beam element of the model at each node
     for body in model.bodies:
         for e in body.elements:
@@ -219,7 +225,9 @@ def end_rows(model, contacts) -> tuple[list, list]:
                     key = (min(p, q), max(p, q))
                     if p == q or key in seen or len(around.get(p, ())) > 2 \
                             or len(around.get(q, ())) > 2 \
-                            or any(a == q for a, _ in around.get(p, ())):
+                            or any(a == q for a, _ in around.get(p, ())) \
+                            or (free_end and len(around.get(p, ())) != 1
+                                and len(around.get(q, ())) != 1):
                         continue            # (neighbours along a beam: never in the zone)
                     seen.add(key)
                     (u, cu, au), (w, cw, aw) = slots(p), slots(q)
@@ -245,3 +253,290 @@ def end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
                             np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
                             np.array([r[3] for r in rows]), np.array([r[4] for r in rows]),
                             labels, np.array([r[5] for r in rows]))]
+
+
+# ----------------------------------------------------------------------------- spatial
+PE, UE, A0, A1 = range(4)           # a free-end row's node slots: p, its neighbour, the element
+
+
+class EndElementBlock:
+    """Spatial penalty contacts of a beam's free end against the inside of another element:
+    the sphere that rounds the end against the element's cylinder (module docstring,
+    "Spatial"), a force block of the System (the contract of
+    :class:`fembody.elements.base.Block`) on the translation DOFs of four nodes per row,
+    ``(p, u, a0, a1)``: the free end, its neighbour along its beam (for the zone and the line
+    weight), and the element's two nodes.
+
+    ``slots (n, 4)`` the node ids; ``dofs (n, 4 d)``; ``X (n, 4, d)`` the reference
+    positions [m]; ``ends (n,)`` whether ``p``'s element runs ``u -> p`` (True) or ``p -> u``;
+    ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
+    ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
+    sum of the two radii [m]; ``k (n,)`` the penalty [N/m]; ``labels`` the rows' names;
+    ``tol (n,)`` the deepest penetration a run accepts [m] (default inf). Frictionless."""
+
+    family = "beam contact"
+    Dd = None               # no velocity-dependent force
+    friction_slot = None
+    frictional = False
+
+    def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
+                 partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
+                 tol: np.ndarray | None = None) -> None:
+        self.slots = np.asarray(slots, dtype=np.int64)
+        self.nodes = self.slots[:, [PE, A0, A1]]
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.ends = np.asarray(ends, dtype=bool)
+        self.partner = np.asarray(partner, dtype=np.int64).reshape(-1, 2)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.dim = self.X.shape[2]
+        self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
+        self._labels = labels
+        d = self.dim
+        # the node-on-element geometry's DOFs (p, a0, a1) and the switch's (u, p, a0, a1)
+        # among the row's (p, u, a0, a1)
+        self._geo = np.concatenate([np.arange(d) + d * j for j in (PE, A0, A1)])
+        self._sw = np.concatenate([np.arange(d) + d * j for j in (UE, PE, A0, A1)])
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i]
+
+    def mass(self):
+        return None
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, 4, d)`` from the gathered displacements ``x``."""
+        return self.X + x.reshape(self.X.shape)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False):
+        """Gap ``g (n,)`` [m] of each free end to its element, whether the row is in its zone
+        ``(n,)`` (the end's projection inside the element, ``0 <= t < 1``, and that point
+        beyond the end of the end's own element), the gradient ``(n, 4 d)`` and
+        (``hessian``) Hessian of ``g``, exact (the closest point following the nodes)."""
+        pos = self.positions(x)
+        n, _, d = pos.shape
+        tri = pos[:, [PE, A0, A1]]
+        z, ok = closest_node(tri)
+        rho, G3, H3 = distance("node", tri, z, hessian)
+        xa = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
+        dot = np.einsum("ni,ni->n", xa - pos[:, PE], pos[:, PE] - pos[:, UE])
+        beyond = np.where(self.ends, dot >= 0.0, dot > 0.0)
+        G = np.zeros((n, 4 * d))
+        G[:, self._geo] = G3
+        H = None
+        if hessian:
+            H = np.zeros((n, 4 * d, 4 * d))
+            H[:, self._geo[:, None], self._geo[None, :]] = H3
+        return rho - self.radius, ok & beyond & (rho > 0.0), G, H
+
+    def _weight(self, x: np.ndarray, tangent: bool):
+        """The point weight ``1 - lam`` ``(n,)`` (``lam`` the line weight of
+        :func:`fembody.contact.line.switch` between the end's element and the other), its
+        gradient ``(n, 4 d)`` and (``tangent``) Hessian."""
+        pos = self.positions(x)
+        lam, gl, hl = switch(pos[:, [UE, PE, A0, A1]], tangent)
+        n, k = x.shape
+        G = np.zeros((n, k))
+        G[:, self._sw] = -gl
+        H = None
+        if tangent:
+            H = np.zeros((n, k, k))
+            H[:, self._sw[:, None], self._sw[None, :]] = -hl
+        return 1.0 - lam, G, H
+
+    def live(self, x: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` that carry a force at ``x``: in the zone, penetrating, with a
+        point weight above zero, and not yielding to a partner (the same end against the
+        element next to its own across a junction of the other beam) whose weighted energy
+        is larger (a tie: the row listed first keeps it). Both push only on the concave side
+        of that junction, where they are one contact: the larger energy is the smaller
+        distance to the polyline, continuous across the bisector where the two are equal.
+        The gate does not depend on the nodes elsewhere, so the tangent is the kept row's."""
+        g, ok, _, _ = self.gaps(x)
+        on = ok & (g < 0.0)
+        E = np.zeros(len(g))
+        sel = np.flatnonzero(on)
+        if sel.size:
+            w = 1.0 - switch(self.positions(x)[sel][:, [UE, PE, A0, A1]], False)[0]
+            E[sel] = w * 0.5 * self.k[sel] * g[sel] ** 2
+        idx = np.arange(len(g))
+        keep = E > 0.0
+        for c in (0, 1):
+            p = self.partner[:, c]
+            Ep = np.where(p >= 0, E[np.maximum(p, 0)], 0.0)
+            keep &= ~((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
+        return np.flatnonzero(keep)
+
+    def _take(self, rows: np.ndarray) -> "EndElementBlock":
+        """The rows ``rows`` alone (their partners dropped: evaluated after :meth:`live`)."""
+        return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
+                               self.ends[rows], np.full((len(rows), 2), -1),
+                               self.radius[rows], self.k[rows], self._labels, self.tol[rows])
+
+    def _energy(self, x: np.ndarray, tangent: bool):
+        """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
+        internal force [N]) and (``tangent``) Hessian of rows that all touch."""
+        g, _, G, H = self.gaps(x, tangent)
+        w, gw, hw = self._weight(x, tangent)
+        Wp = 0.5 * self.k * g * g
+        fp = (self.k * g)[:, None] * G
+        f = w[:, None] * fp + Wp[:, None] * gw
+        K = None
+        if tangent:
+            Kp = self.k[:, None, None] * (G[:, :, None] * G[:, None, :]
+                                          + g[:, None, None] * H)
+            K = (w[:, None, None] * Kp + gw[:, :, None] * fp[:, None, :]
+                 + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
+        return w * Wp, f, K
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history=None):
+        """Internal forces ``(n, 4 d)`` [N] of the live rows (:meth:`live`; zero elsewhere)
+        and, with ``tangent``, their stiffness (exact)."""
+        f, live, Kl = self.live_forces(x, tangent)
+        K = None
+        if tangent:
+            K = np.zeros((len(self), f.shape[1], f.shape[1]))
+            K[live] = Kl
+        return f, K, None
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history=None):
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 4 d)``
+        [N], those rows ``(m,)`` and (``tangent``) their stiffness ``(m, 4 d, 4 d)``."""
+        n, m = self.dofs.shape
+        live = self.live(x)
+        f = np.zeros((n, m))
+        if not live.size:
+            return f, live, (np.zeros((0, m, m)) if tangent else None)
+        _, f[live], K = self._take(live)._energy(x[live], tangent)
+        return f, live, K
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """Penalty energy ``(1 - lam) k/2 max(-g, 0)^2`` per row [J] (live rows only)."""
+        E = np.zeros(len(self))
+        live = self.live(x)
+        if live.size:
+            E[live] = self._take(live)._energy(x[live], False)[0]
+        return E
+
+    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per row the gap [m] and whether it is in its zone."""
+        g, ok, _, _ = self.gaps(x)
+        return g, ok
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Per row (normal force ``(1 - lam) k max(-g, 0)`` [N] of the live rows, gap [m], in
+        the zone 1/0)."""
+        g, ok, _, _ = self.gaps(x)
+        F = np.zeros(len(self))
+        live = self.live(x)
+        if live.size:
+            w = self._take(live)._weight(x[live], False)[0]
+            F[live] = -w * self.k[live] * g[live]
+        return np.column_stack([F, g, ok.astype(float)])
+
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows."""
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history=None) -> dict[str, np.ndarray]:
+        """Per row ``gap`` [m], ``normal_force`` [N] (of :meth:`resultants`), ``point``
+        midway between the free end and its closest point on the element (clamped to the
+        chord) [m] and ``normal`` (unit, from the element towards the end; 0 where they
+        meet)."""
+        F, g = self.resultants(x)[:, :2].T
+        pos = self.positions(x)
+        z = np.clip(closest_node(pos[:, [PE, A0, A1]])[0], 0.0, 1.0)
+        pb = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
+        r = pos[:, PE] - pb
+        rho = np.linalg.norm(r, axis=1)
+        return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, PE] + pb),
+                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+
+
+def end_element_rows(model, contacts) -> tuple[list, list]:
+    """The spatial free-end rows of the model's beam ``contacts`` (compile time): per row the
+    node ids ``(p, u, a0, a1)``, whether ``p``'s element ends at ``p``, the partners ``(2,)``
+    (row indices, -1: none), the sum of the radii [m], the stiffness [N/m] and the
+    penetration tolerance [m]; and per row ``(contact, name of p, element)``; each (free end,
+    element) once in the model. A free end is a node of one beam element; an element holding
+    the end's neighbour is left out (self-contact: the fold next to the end)."""
+    around: dict[int, list] = {}
+    for body in model.bodies:
+        for e in body.elements:
+            if e.family != "beam":
+                continue
+            i, j = (nd_.id for nd_ in e.nodes)
+            around.setdefault(i, []).append((j, False))
+            around.setdefault(j, []).append((i, True))
+    rows, names, at = [], [], {}
+    for bc, els, nodes, pairs in contacts:
+        na = len(bc.elements_a)
+        for i, j in pairs:
+            for e, o in ((i, j), (j, i)):
+                el = tuple(int(a) for a in nodes[o])
+                for p in nodes[e]:
+                    p = int(p)
+                    if p in el or len(around.get(p, ())) != 1:
+                        continue
+                    u, ends = around[p][0]
+                    key = (p, min(el), max(el))
+                    if u in el or key in at:
+                        continue
+                    at[key] = len(rows)
+                    rsum = (float(bc.radius_a if e < na else bc.radius_b)
+                            + float(bc.radius_a if o < na else bc.radius_b))
+                    rows.append([(p, u, *el), ends, [-1, -1], rsum, bc.stiffness,
+                                 bc.max_penetration])
+                    names.append((bc, f"free end node {p}", els[o]))
+    # partners: the same end against the element next to this one across a junction (a node
+    # of exactly two beam elements) of the other beam
+    for r, row in enumerate(rows):
+        p, _, a0, a1 = row[0]
+        for c, a in enumerate((a0, a1)):
+            nb = around.get(a, ())
+            if len(nb) != 2:
+                continue
+            for b, _ in nb:
+                o = at.get((p, min(a, b), max(a, b)))
+                if o is not None and o != r:
+                    row[2][c] = o
+    return rows, names
+
+
+def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
+    """The spatial contacts' rounded free ends as force blocks: the node pairs with a free
+    end (:class:`EndContactBlock`, :func:`end_rows` with ``free_end``) and the free ends
+    against the inside of elements (:class:`EndElementBlock`); each block only if it has
+    rows."""
+    from ..elements.base import Labels
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    out = []
+    rows, names = end_rows(model, contacts, free_end=True)
+    if rows:
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        X = np.array([[pos[i] for i in row] for row in ids])
+        labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}",
+                        len(ids))
+        out.append(EndContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                   np.array([r[1] for r in rows]),
+                                   np.array([r[2] for r in rows]),
+                                   np.array([r[3] for r in rows]),
+                                   np.array([r[4] for r in rows]), labels,
+                                   np.array([r[5] for r in rows])))
+    rows, enames = end_element_rows(model, contacts)
+    if rows:
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        X = np.array([[pos[i] for i in row] for row in ids])
+        labels = Labels(lambda i: f"{enames[i][0].label}: {enames[i][1]} / {enames[i][2]}",
+                        len(ids))
+        out.append(EndElementBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                   np.array([r[1] for r in rows]),
+                                   np.array([r[2] for r in rows]),
+                                   np.array([r[3] for r in rows]),
+                                   np.array([r[4] for r in rows]), labels,
+                                   np.array([r[5] for r in rows])))
+    return out
