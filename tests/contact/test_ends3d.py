@@ -1,0 +1,324 @@
+"""Spatial beam contact at rounded free ends (fembody.contact.ends): a cantilever's tip pressed
+onto another beam's free end, its side, the outside of a kink and the middle of a beam against
+the analytic tip deflection; the sphere contact's force against its closed form and the
+tangent against finite differences; no contact counted twice at the zones' edges."""
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import fsolve
+
+import fembody as fb
+from fembody.contact.ends import EndContactBlock, EndElementBlock
+from fembody.contact.line import ALPHA_LINE, ALPHA_POINT
+
+from .fd import assert_force_and_tangent
+
+R = 0.005
+K = 1e6
+STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+SEC = fb.Section.circle(2 * R)
+ALL = ("x", "y", "z", "rx", "ry", "rz")
+
+
+def _cantilever(m, tip, direction, length=0.5):
+    """A: a cantilever of ``length`` [m] (10 elements) whose tip is at ``tip``, its root
+    (clamped) at ``tip + length * direction``."""
+    tip = np.asarray(tip, float)
+    A = m.add_beam(tuple(tip + length * np.asarray(direction, float)), tuple(tip), n=10,
+                   material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    return A
+
+
+def _rigid_beam(m, a, b, n=10):
+    """B: a beam from ``a`` to ``b`` with every node fixed."""
+    B = m.add_beam(a, b, n=n, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    for nd in B.nodes:
+        m.fix(nd, *ALL)
+    return B
+
+
+def _tip_over(x_tip, force=(0.0, 0.0, -10.0), k=K, direction=(0.0, 1.0, 0.0), dx=0.0,
+              dz=2 * R):
+    """A along ``direction`` (horizontal) with its tip at ``(x_tip + dx, 0, dz)``, pressed by
+    ``force`` [N]; B rigid along x from 0 to 1 (free end at x = 1)."""
+    m = fb.Model(dim=3)
+    B = _rigid_beam(m, (0, 0, 0), (1.0, 0, 0))
+    A = _cantilever(m, (x_tip + dx, 0.0, dz), direction)
+    m.add_force(A.last, force)
+    if k is not None:
+        m.add_beam_contact(A, B, radius=R, stiffness=k)
+    return m, A, B
+
+
+@pytest.fixture(scope="module")
+def compliance():
+    """A's tip compliance [m/N] in x and in z (a contact-free run, 1 mN: linear to ~1e-6),
+    for A along y."""
+    out = []
+    for f in ((1e-3, 0.0, 0.0), (0.0, 0.0, -1e-3)):
+        m, A, _ = _tip_over(0.5, force=f, k=None)
+        u = fb.static(m, steps=1).displacement(A.last)[-1]
+        out.append(abs(u[0 if f[0] else 2]) / 1e-3)
+    return tuple(out)
+
+
+def _blocks(res, kind):
+    return [b for b in res.system.beam_contact_blocks if isinstance(b, kind)]
+
+
+def _carried(res, kind):
+    """The normal force [N] the blocks of ``kind`` carry at the last state."""
+    return sum(b.resultants(res.system.pose(b, res.q[-1]))[:, 0].sum()
+               for b in _blocks(res, kind))
+
+
+@pytest.mark.parametrize("x_tip", [0.53, 0.5, 0.55])
+def test_tip_pressed_on_the_middle_of_a_beam_carries_the_load(compliance, x_tip):
+    """A's tip over B's middle (inside an element, over a node, mid-element), 10 N down: the
+    tip's sphere on B's cylinder, u = F / (k + 1/c_A) (to 1e-3: c_A measured on the same
+    mesh, A linear to ~1e-6 at 10 um), carried by the free-end row alone. Before, the
+    crossing pair's closest point on A's last element lay at or beyond the tip (out of its
+    zone) and the run stopped at load factor 0.25 with 0.7 mm penetration."""
+    F = 10.0
+    m, A, _ = _tip_over(x_tip)
+    res = fb.static(m, steps=4)
+    u = -res.displacement(A.last)[-1][2]
+    u_ref = F / (K + 1.0 / compliance[1])
+    assert abs(u / u_ref - 1.0) < 1e-3, (u, u_ref)
+    assert abs(_carried(res, EndElementBlock) / (K * u) - 1.0) < 1e-3
+
+
+def test_tip_at_an_angle_onto_the_free_end(compliance):
+    """A horizontal at 60 degrees to B (not collinear, not square), its tip right above B's
+    free end, 10 N down: the two end spheres, u = F / (k + 1/c_A) (A's vertical tip
+    compliance does not depend on its heading), carried by one node pair."""
+    F, th = 10.0, math.radians(60.0)
+    m, A, _ = _tip_over(1.0, direction=(math.cos(th), math.sin(th), 0.0))
+    res = fb.static(m, steps=4)
+    u = -res.displacement(A.last)[-1][2]
+    u_ref = F / (K + 1.0 / compliance[1])
+    assert abs(u / u_ref - 1.0) < 1e-3, (u, u_ref)
+    blk = _blocks(res, EndContactBlock)[0]
+    rs = blk.resultants(res.system.pose(blk, res.q[-1]))
+    assert np.count_nonzero(rs[:, 0]) == 1
+    assert abs(rs[:, 0].sum() / (K * u) - 1.0) < 1e-3
+
+
+def test_tip_against_the_side_of_the_end_sphere(compliance):
+    """A along y with its tip beside and above B's free end, the centres 2 r apart at 45
+    degrees from the vertical (in the x-z plane), 10 N down: the tip slides down the sphere
+    and outwards (u about 0.4 r). The equilibrium of a linear cantilever (tip compliances c_x, c_z measured
+    contact-free) with the sphere contact ``N = k (2 r - |p - q|)`` along ``(p - q) / |p -
+    q|``, solved here by fsolve, gives the tip's displacement (to 1e-3 of its size)."""
+    F, th = 10.0, math.radians(45.0)
+    off = np.array([2 * R * math.sin(th), 0.0, 2 * R * math.cos(th)])
+    m, A, _ = _tip_over(1.0, dx=off[0], dz=off[2])
+    res = fb.static(m, steps=8)
+    u = res.displacement(A.last)[-1]
+    cx, cz = compliance
+    p0, q = np.array([1.0, 0.0, 0.0]) + off, np.array([1.0, 0.0, 0.0])
+
+    def residual(v):
+        w = np.array([v[0], 0.0, v[1]])
+        r = p0 + w - q
+        rho = np.linalg.norm(r)
+        N = K * max(2 * R - rho, 0.0)
+        f = np.array([0.0, 0.0, -F]) + N * r / rho
+        return [v[0] - cx * f[0], v[1] - cz * f[2]]
+
+    ref = fsolve(residual, [0.0, 0.0], xtol=1e-12)
+    assert np.abs(residual(ref)).max() < 1e-12
+    assert abs(u[0]) > 1e-3                         # it did slide out
+    assert np.linalg.norm(u[[0, 2]] - ref) < 1e-3 * np.linalg.norm(ref), (u, ref)
+    # (as the tip turns, B's end comes to face A's last chord just behind the tip: the end
+    # sphere on A's cylinder, the same contact to second order in the tip's slope)
+    assert _carried(res, EndContactBlock) + _carried(res, EndElementBlock) > 0.5 * F
+
+
+def test_tip_pressed_onto_the_outside_of_a_kink(compliance):
+    """B bent 20 degrees down at its node (0, 0, 0) in the x-z plane (all nodes fixed), A's
+    tip right above the kink: the tip beyond both of B's elements and the kink beyond A's
+    last element, so the node pair (a free end and a kink) holds it; u = F / (k + 1/c_A)."""
+    F, th = 10.0, math.radians(20.0)
+    m = fb.Model(dim=3)
+    left = (-0.2 * math.cos(th), 0.0, -0.2 * math.sin(th))
+    b1 = m.add_beam(left, (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    b2 = m.add_beam(b1.last, (0.2 * math.cos(th), 0.0, -0.2 * math.sin(th)), n=2,
+                    material=STEEL, section=SEC, orientation=(0, 1, 0))
+    for nd in list(b1.nodes) + list(b2.nodes):
+        m.fix(nd, *ALL)
+    A = _cantilever(m, (0.0, 0.0, 2 * R), (0.0, 1.0, 0.0))
+    m.add_force(A.last, (0.0, 0.0, -F))
+    m.add_beam_contact(A, b1, radius=R, stiffness=K)
+    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    res = fb.static(m, steps=4)
+    u = -res.displacement(A.last)[-1][2]
+    u_ref = F / (K + 1.0 / compliance[1])
+    assert abs(u / u_ref - 1.0) < 1e-3, (u, u_ref)
+    assert abs(_carried(res, EndContactBlock) / (K * u) - 1.0) < 1e-3
+
+
+# ----------------------------------------------------------------------------- zone edges
+def _total_force(sys, shift):
+    """The contact blocks' internal forces summed per DOF [N], each node ``id`` of
+    ``shift`` moved by ``shift[id]`` [m] from the reference; and the blocks that carry."""
+    n = 1 + max(int(b.dofs.max()) for b in sys.beam_contact_blocks)
+    total = np.zeros(n)
+    carry = []
+    for b in sys.beam_contact_blocks:
+        x = sys.pose(b, sys.q0).copy()
+        ids = getattr(b, "slots", b.nodes)
+        d = np.zeros(ids.shape + (3,))
+        for nid, s in shift.items():
+            d[ids == nid] = s
+        x += d.reshape(x.shape)
+        f = b.forces(x, None, False)[0]
+        np.add.at(total, b.dofs, f)
+        if np.abs(f).max() > 0.0:
+            carry.append(type(b).__name__)
+    return total, carry
+
+
+@pytest.mark.parametrize("x_tip, axis, sides", [
+    (0.53, 1, ("EndElementBlock", "BeamContactBlock")),    # the crossing pair's s = 1
+    (1.0, 0, ("EndContactBlock", "EndElementBlock")),      # the free end row's t = 1
+])
+def test_force_is_continuous_at_the_zone_edges(x_tip, axis, sides):
+    """A's last element moved 1 mm into B (rigidly: its chord stays level) and its tip across
+    the edge of two zones by +-1e-12 m: along A (y) over B's middle, where the crossing
+    pair's closest point leaves A's chord at the tip; along B (x) over B's free end, where
+    the tip's projection leaves B's last element. The contact force on every DOF is the same
+    on both sides to 1e-9 of its size (no jump, nothing counted twice), each side held by
+    one row of the named block."""
+    m, A, _ = _tip_over(x_tip, force=(0.0, 0.0, 0.0))
+    sys = m.compile()
+    tip, prev = A.last.id, A.nodes[-2].id
+    out = []
+    for sgn in (1.0, -1.0):
+        s = np.array([0.0, 0.0, -1e-3])
+        s[axis] += sgn * 1e-12
+        s_prev = np.array([0.0, 0.0, -1e-3])
+        if axis == 0:
+            s_prev[0] += sgn * 1e-12
+        total, carry = _total_force(sys, {tip: s, prev: s_prev})
+        assert carry == [sides[0 if sgn > 0 else 1]], carry
+        out.append(total)
+    assert np.abs(out[0]).max() > 0.9 * K * 1e-3
+    assert np.abs(out[0] - out[1]).max() < 1e-9 * np.abs(out[0]).max()
+
+
+# ----------------------------------------------------------------------------- the blocks
+def _sphere_pairs(rng, n):
+    """Node pairs in their zone: p and q 0.05 m apart (radii summing to 0.08 m), each beyond
+    the one element at the other (free ends)."""
+    q = rng.normal(size=(n, 3))
+    e = rng.normal(size=(n, 3))
+    e /= np.linalg.norm(e, axis=1)[:, None]
+    p = q + 0.05 * e
+    u = p + 0.5 * (e + 0.3 * rng.normal(size=(n, 3)))
+    w = q - 0.5 * (e + 0.3 * rng.normal(size=(n, 3)))
+    X = np.stack([p, u, p, q, w, q], axis=1)
+    return X, e
+
+
+def test_node_pair_is_the_sphere_contact_with_an_exact_tangent():
+    """Spatial free ends: the force is ``k (r - |p - q|)`` along the centres' line on p and
+    its opposite on q (the closed form of two spheres), the energy ``k/2 (r - |p - q|)^2``,
+    and force and tangent the derivatives of energy and force (central differences)."""
+    rng = np.random.default_rng(3)
+    n = 20
+    X, e = _sphere_pairs(rng, n)
+    blk = EndContactBlock(np.arange(6 * n).reshape(n, 6), np.arange(18 * n).reshape(n, 18), X,
+                          np.ones((n, 4), bool), np.array([[False, True, False, True]] * n),
+                          np.full(n, 0.08), np.full(n, 1e3), [f"pair {i}" for i in range(n)])
+    x0 = np.zeros(blk.dofs.shape)
+    f0 = blk.forces(x0, None, False)[0]
+    np.testing.assert_allclose(-f0[:, :3], 1e3 * 0.03 * e, rtol=1e-12, atol=1e-12 * 30.0)
+    np.testing.assert_allclose(f0[:, 9:12], -f0[:, :3], rtol=1e-12)
+    np.testing.assert_allclose(blk.strain_energy(x0), 0.5 * 1e3 * 0.03 ** 2, rtol=1e-12)
+    x = 1e-3 * rng.normal(size=blk.dofs.shape)
+    g, ok, _, _ = blk.gaps(x)
+    assert ok.all() and (g < 0.0).all()
+    f, Kt, _ = blk.forces(x, None, True)
+    assert_force_and_tangent(blk, x, f, Kt, 1e-7)
+
+
+def _end_rows(rng, angles, depth=0.03):
+    """Free ends p against elements a0 -> a1: p at 0.08 - ``depth`` [m] from the element's
+    inside (radii summing to 0.08 m), p's own element u -> p at ``angles`` [rad] to the
+    element, leaning towards it (so p is beyond it); the closest point's parameter t."""
+    rows, ts, nrm = [], [], []
+    for a in angles:
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        nv = np.cross(d, rng.normal(size=3))
+        nv /= np.linalg.norm(nv)
+        a0 = rng.normal(size=3)
+        t = rng.uniform(0.2, 0.8)
+        xa = a0 + 0.3 * t * d
+        p = xa + (0.08 - depth) * nv
+        e = math.cos(a) * d - math.sin(a) * nv           # towards the element
+        rows.append([p, p - 0.3 * e, a0, a0 + 0.3 * d])
+        ts.append(t)
+        nrm.append(nv)
+    return np.array(rows), np.array(ts), np.array(nrm)
+
+
+def _end_block(X, partner=None):
+    n = len(X)
+    return EndElementBlock(np.arange(4 * n).reshape(n, 4), np.arange(12 * n).reshape(n, 12), X,
+                           np.ones(n, bool), np.full((n, 2), -1) if partner is None else partner,
+                           np.full(n, 0.08), np.full(n, 1e3), [f"row {i}" for i in range(n)])
+
+
+def test_end_on_element_is_the_sphere_on_cylinder_contact_with_an_exact_tangent():
+    """A free end against an element's inside, crossing at 90 to 12 degrees (point contact:
+    the force ``k (r - dist)`` on p along the normal, split ``(1 - t, t)`` on the element's
+    nodes) and at 9 to 6 degrees (the blend with line contact: weighted by ``1 - S(u)``,
+    computed here from the angle); force and tangent the derivatives of energy and force
+    (central differences), the blend's included."""
+    rng = np.random.default_rng(5)
+    angles = np.radians([90, 60, 30, 12, 9, 8, 7, 6])
+    X, t, nv = _end_rows(rng, angles)
+    blk = _end_block(X)
+    x0 = np.zeros(blk.dofs.shape)
+    f0 = blk.forces(x0, None, False)[0]
+    c1, c2 = math.cos(ALPHA_LINE) ** 2, math.cos(ALPHA_POINT) ** 2
+    uu = np.clip((np.cos(angles) ** 2 - c2) / (c1 - c2), 0.0, 1.0)
+    w = 1.0 - uu * uu * (3.0 - 2.0 * uu)
+    np.testing.assert_allclose(blk.strain_energy(x0), w * 0.5 * 1e3 * 0.03 ** 2, rtol=1e-9)
+    pt = angles > np.radians(10.5)
+    np.testing.assert_allclose(-f0[pt, :3], 1e3 * 0.03 * nv[pt], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f0[pt, 6:9], -(1 - t[pt])[:, None] * f0[pt, :3], rtol=1e-12)
+    np.testing.assert_allclose(f0[pt, 9:12], -t[pt][:, None] * f0[pt, :3], rtol=1e-12)
+    assert not f0[pt, 3:6].any()                        # the neighbour: zone and weight only
+    x = 1e-4 * rng.normal(size=blk.dofs.shape)
+    g, ok, _, _ = blk.gaps(x)
+    assert ok.all() and (g < 0.0).all()
+    f, Kt, _ = blk.forces(x, None, True)
+    assert_force_and_tangent(blk, x, f, Kt, 1e-7)
+
+
+def test_end_in_a_concave_bend_is_one_contact():
+    """A free end over the concave side of the other beam's junction (two elements bent 20
+    degrees towards it): its projection lies inside both elements, both rows are in their
+    zones, and only the row with the larger energy (the nearer element) pushes, with the
+    energy of that one contact; moved across the bisector the other one takes over."""
+    th = math.radians(20.0)
+    q = np.zeros(3)
+    left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.3
+    right = np.array([math.cos(th), 0.0, math.sin(th)]) * 0.3
+    for dx, keep in ((0.004, 1), (-0.004, 0)):
+        p = np.array([dx, 0.0, 0.07])
+        u = p + np.array([0.0, 0.3, 0.05])
+        X = np.array([[p, u, left, q], [p, u, q, right]])
+        blk = _end_block(X, np.array([[-1, 1], [0, -1]]))
+        x0 = np.zeros(blk.dofs.shape)
+        g, ok, _, _ = blk.gaps(x0)
+        assert ok.all() and (g < 0.0).all()
+        E = blk.strain_energy(x0)
+        assert E[1 - keep] == 0.0
+        assert abs(E[keep] - 0.5 * 1e3 * g.min() ** 2) < 1e-12 * E[keep]
