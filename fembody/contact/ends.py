@@ -1,5 +1,6 @@
-"""Planar beam contact between two nodes: a beam's rounded free end (or the convex side of a
-kink) against the free end or convex kink of the other beam.
+"""Beam contact at rounded free ends: planar, a beam's free end (or the convex side of a kink)
+against the free end or convex kink of the other beam; spatial, a free end against another
+beam's free end, convex kink or the inside of its element (the section "Spatial").
 
 Why. A beam of section radius ``r`` is the tube swept by a disc of radius ``r`` along its
 polyline of chords, rounded at its free ends. The planar node-on-element rows of
@@ -34,6 +35,43 @@ pairs the broad phase found (each pair of nodes once in the model); a node share
 two beam elements (a branch) is left out, and so are two neighbours along one beam
 (self-contact: the zone needs each beyond the element that joins them). A frictional contact's node pairs are frictionless
 (left: their Coulomb friction).
+
+**Spatial.** In 3D the element pairs of :class:`fembody.contact.beams.BeamContactBlock` hold
+closest points inside both chords, the junction rows (:mod:`fembody.contact.junction`) a node
+of two elements against an element's inside and two such nodes against each other. A free end
+(a node of one beam element) was in no row once its element's closest point to the other beam
+reached the end: a tip pressed on another beam's free end went through it, and a tip pressed
+on a beam's middle penetrated 0.7 mm where 2.5 um is the answer (the crossing pair's closest
+point on the tip's element lies at or beyond the tip, out of its zone ``s < 1``). For one
+element pair the distance ``|x_A(s) - x_B(t)|`` is convex in ``(s, t)`` on the unit square,
+so its minimum is inside both chords (the crossing pair), at a node of one against the inside
+of the other, or at a node of each; the half-open zones below give each of these to one row.
+
+- A free end ``p`` (element ``u -> p`` or ``p -> u``) against the inside of an element ``a0
+  -> a1`` of the other side: :class:`EndElementBlock`, the sphere against the cylinder, gap
+  ``|p - x_A(t*)| - r_p - r_A`` with ``t*`` the projection, ``0 <= t* < 1``, and ``x_A(t*)``
+  beyond the end's element (the conditions above with ``x_A(t*)`` for ``q``). On that edge
+  the crossing pair's line-to-line closest point is ``s = 1`` at ``p`` (or ``s = 0``), so the
+  two gaps are one and the force is continuous. The energy is weighted by ``1 - lam``, ``lam``
+  the line weight of :func:`fembody.contact.line.switch` between the two elements, as the
+  crossing pair's point part is. A free end over the concave side of the other beam's
+  junction projects inside both elements there: the row yields to its partner (the same end
+  against the element next to its own) where the partner's weighted energy is larger, as the
+  junction rows do.
+- A free end against a node of the other beam (a free end, or the convex side of a kink):
+  the node pairs of :class:`EndContactBlock`, with the conditions above; pairs of two nodes of
+  two elements each are the junction rows' node on node. Two free ends side by side pointing
+  the same way (``(p - u) . (q - w) > 0``), nearly parallel, are line contact's (its Gauss
+  points cover them): the pair's energy is weighted by ``1 - lam`` of their elements, which
+  is the end rows' weight at the edges of its zone; near 90 degrees ``lam`` is zero, so the
+  weight is C1. Pointing at each other (end to end) a pair keeps its full weight: line
+  contact's points project beyond the other chord there. Left: where two near-parallel ends
+  that meet end to end start to overlap, the force drops at the zone's edge from the pair's
+  to the end rows' (weighted out) and line contact's (coming in along the overlap).
+
+The spatial rows are built for the free ends of the element pairs the broad phase found, each
+(end, element) and each pair of nodes once; they are frictionless (left: their Coulomb
+friction).
 """
 from __future__ import annotations
 
@@ -53,12 +91,15 @@ class EndContactBlock:
     DOFs of six nodes per row: ``(p, u1, u2, q, w1, w2)``, ``u`` the neighbours of ``p`` along
     its beam and ``w`` those of ``q`` (an absent neighbour, at a free end, repeats its node).
 
-    ``slots (n, 6)`` the node ids (``nodes (n, 2)``: the pair ``(p, q)``, for messages;
-    not read by the System: a planar block is evaluated on ``dofs``); ``dofs (n, 6 d)``; ``X (n, 6, d)`` the reference positions
-    [m]; ``ends (n, 4)`` per neighbour slot whether its element ends at the row's node (``u ->
+    ``slots (n, 6)`` the node ids (also ``nodes``, as the other contact blocks name theirs;
+    not read by the System: the block is evaluated on ``dofs``); ``dofs (n, 6 d)``; ``X (n,
+    6, d)`` the reference positions [m]; ``ends (n, 4)`` per neighbour slot whether its element ends at the row's node (``u ->
     p``: True, ``p -> u``: False); ``absent (n, 4)`` whether the slot has no neighbour;
     ``radius (n,)`` the sum of the two radii [m]; ``k (n,)`` the penalty [N/m]; ``labels``
-    the rows' names; ``tol (n,)`` the deepest penetration a run accepts [m] (default inf)."""
+    the rows' names; ``tol (n,)`` the deepest penetration a run accepts [m] (default inf);
+    ``blend (n,)`` whether a row hands over to line contact where its two free ends lie
+    side by side nearly parallel (spatial models, module docstring "Spatial"; default None:
+    none, planar)."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -67,9 +108,9 @@ class EndContactBlock:
 
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  absent: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
-                 tol: np.ndarray | None = None) -> None:
+                 tol: np.ndarray | None = None, blend: np.ndarray | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
-        self.nodes = self.slots[:, [P, Q]]
+        self.nodes = self.slots         # (row by row as X and dofs, as other blocks)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         self.ends = np.asarray(ends, dtype=bool)
@@ -79,6 +120,9 @@ class EndContactBlock:
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
         self._labels = labels
+        self.blend = None if blend is None else np.asarray(blend, dtype=bool)
+        d = self.dim
+        self._sw = np.concatenate([np.arange(d) + d * j for j in (U1, P, W1, Q)])
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -88,6 +132,28 @@ class EndContactBlock:
 
     def mass(self):
         return None
+
+    def _weight(self, x: np.ndarray, tangent: bool):
+        """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
+        Hessian: ``1 - lam`` (:func:`fembody.contact.line.switch` between the two ends'
+        elements) for a ``blend`` row whose ends point the same way (``(p - u1) . (q - w1) >
+        0``: side by side), 1 elsewhere. (``lam`` is zero near 90 degrees, where the sign
+        changes, so the weight is C1.)"""
+        n, m = x.shape
+        w, G = np.ones(n), np.zeros((n, m))
+        H = np.zeros((n, m, m)) if tangent else None
+        if self.blend is None or not self.blend.any():
+            return w, G, H
+        pos = self.positions(x)
+        same = np.einsum("ni,ni->n", pos[:, P] - pos[:, U1], pos[:, Q] - pos[:, W1]) > 0.0
+        sel = np.flatnonzero(self.blend & same)
+        if sel.size:
+            lam, gl, hl = switch(pos[sel][:, [U1, P, W1, Q]], tangent)
+            w[sel] = 1.0 - lam
+            G[sel[:, None], self._sw[None, :]] = -gl
+            if tangent:
+                H[sel[:, None, None], self._sw[None, :, None], self._sw[None, None, :]] = -hl
+        return w, G, H
 
     def positions(self, x: np.ndarray) -> np.ndarray:
         """Current node positions ``(n, 6, d)`` from the gathered displacements ``x``."""
@@ -125,7 +191,8 @@ class EndContactBlock:
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
         """Internal forces ``k g dg/dX`` ``(n, 6 d)`` [N] of the rows that touch and, with
-        ``tangent``, their stiffness ``k (dg/dX dg/dX^T + g d2g/dX2)``."""
+        ``tangent``, their stiffness ``k (dg/dX dg/dX^T + g d2g/dX2)`` (times the point
+        weight ``w`` of :meth:`_weight` with its derivatives, where ``blend``)."""
         f, live, Kl = self.live_forces(x, tangent)
         K = None
         if tangent:
@@ -139,30 +206,52 @@ class EndContactBlock:
         (else None), what the System adds in a Newton iteration without a zero matrix per
         idle row."""
         n, m = self.dofs.shape
-        g, ok, _, _ = self.gaps(x)
-        live = np.flatnonzero(ok & (g < 0.0))
+        live = self.live(x)
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
-        g, _, G, H = self._take(live).gaps(x[live], tangent)
+        sub = self._take(live)
+        g, _, G, H = sub.gaps(x[live], tangent)
         kg = self.k[live] * g
-        f[live] = kg[:, None] * G
+        fp = kg[:, None] * G
+        if self.blend is None:
+            f[live] = fp
+            K = None
+            if tangent:
+                K = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
+                    + kg[:, None, None] * H
+            return f, live, K
+        w, gw, hw = sub._weight(x[live], tangent)
+        Wp = 0.5 * kg * g
+        f[live] = w[:, None] * fp + Wp[:, None] * gw
         K = None
         if tangent:
-            K = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
+            Kp = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
                 + kg[:, None, None] * H
+            K = (w[:, None, None] * Kp + gw[:, :, None] * fp[:, None, :]
+                 + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
         return f, live, K
+
+    def live(self, x: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` that carry a force at ``x``: in the zone, penetrating, and with
+        a point weight above zero."""
+        g, ok, _, _ = self.gaps(x)
+        live = np.flatnonzero(ok & (g < 0.0))
+        if self.blend is not None and live.size:
+            live = live[self._take(live)._weight(x[live], False)[0] > 0.0]
+        return live
 
     def _take(self, rows: np.ndarray) -> "EndContactBlock":
         return EndContactBlock(self.slots[rows], self.dofs[rows], self.X[rows],
                                self.ends[rows], self.absent[rows], self.radius[rows],
-                               self.k[rows], self._labels, self.tol[rows])
+                               self.k[rows], self._labels, self.tol[rows],
+                               None if self.blend is None else self.blend[rows])
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """Penalty energy ``k/2 max(-g, 0)^2`` per row [J]."""
+        """Penalty energy ``w k/2 max(-g, 0)^2`` per row [J] (``w`` the point weight)."""
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
-        return 0.5 * self.k * pen ** 2
+        return self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the gap [m] and whether it is in its zone."""
@@ -172,7 +261,7 @@ class EndContactBlock:
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per row (normal force [N], gap [m], in the zone 1/0)."""
         g, ok, _, _ = self.gaps(x)
-        F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
+        F = self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])
 
     def report_labels(self) -> list[str]:
@@ -267,7 +356,8 @@ class EndElementBlock:
     ``(p, u, a0, a1)``: the free end, its neighbour along its beam (for the zone and the line
     weight), and the element's two nodes.
 
-    ``slots (n, 4)`` the node ids; ``dofs (n, 4 d)``; ``X (n, 4, d)`` the reference
+    ``slots (n, 4)`` the node ids (also ``nodes``);
+    ``dofs (n, 4 d)``; ``X (n, 4, d)`` the reference
     positions [m]; ``ends (n,)`` whether ``p``'s element runs ``u -> p`` (True) or ``p -> u``;
     ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
     ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
@@ -283,7 +373,7 @@ class EndElementBlock:
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
                  tol: np.ndarray | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
-        self.nodes = self.slots[:, [PE, A0, A1]]
+        self.nodes = self.slots
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         self.ends = np.asarray(ends, dtype=bool)
@@ -526,7 +616,8 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
                                    np.array([r[2] for r in rows]),
                                    np.array([r[3] for r in rows]),
                                    np.array([r[4] for r in rows]), labels,
-                                   np.array([r[5] for r in rows])))
+                                   np.array([r[5] for r in rows]),
+                                   np.array([r[2][1] and r[2][3] for r in rows])))
     rows, enames = end_element_rows(model, contacts)
     if rows:
         ids = np.array([r[0] for r in rows], dtype=np.int64)

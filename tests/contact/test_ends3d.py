@@ -322,3 +322,52 @@ def test_end_in_a_concave_bend_is_one_contact():
         E = blk.strain_energy(x0)
         assert E[1 - keep] == 0.0
         assert abs(E[keep] - 0.5 * 1e3 * g.min() ** 2) < 1e-12 * E[keep]
+
+
+def _parallel_ends(rng, angles, head_on):
+    """Pairs of free ends 0.05 m apart (radii summing to 0.08 m) whose elements meet at
+    ``angles`` [rad]: side by side pointing the same way (``head_on`` False: in the sliver
+    where each is beyond the other's element) or pointing at each other (True)."""
+    rows = []
+    for a in angles:
+        e = rng.normal(size=3)
+        e /= np.linalg.norm(e)
+        nv = np.cross(e, rng.normal(size=3))
+        nv /= np.linalg.norm(nv)
+        q = rng.normal(size=3)
+        if head_on:                     # q -> p along e, p's element pointing back at q
+            p = q + 0.05 * (math.cos(0.3) * e + math.sin(0.3) * nv)
+            dp = -(math.cos(a) * e + math.sin(a) * nv)
+        else:                           # p beside q, p's element turned by a towards q
+            p = q + 0.05 * (nv + 0.5 * math.tan(a) * e) / np.linalg.norm(
+                nv + 0.5 * math.tan(a) * e)
+            dp = math.cos(a) * e - math.sin(a) * nv
+        rows.append([p, p - 0.3 * dp, p, q, q - 0.3 * e, q])
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("head_on", [False, True])
+def test_free_end_pairs_hand_over_to_line_contact_side_by_side(head_on):
+    """Two free ends side by side pointing the same way, their elements at 6 to 9 degrees:
+    line contact holds them there, so the pair's energy is ``(1 - S(u)) k/2 g^2`` (the line
+    switch from the angle, computed here; 0 at 2 degrees), force and tangent exact (central
+    differences, the weight's derivatives included). Pointing at each other (end to end,
+    where line contact's points project beyond the other chord) the full ``k/2 g^2``."""
+    rng = np.random.default_rng(11)
+    angles = np.radians([9.0, 8.0, 7.0, 6.0, 2.0, 30.0])
+    X = _parallel_ends(rng, angles, head_on)
+    n = len(X)
+    blk = EndContactBlock(np.arange(6 * n).reshape(n, 6), np.arange(18 * n).reshape(n, 18), X,
+                          np.ones((n, 4), bool), np.array([[False, True, False, True]] * n),
+                          np.full(n, 0.08), np.full(n, 1e3), [f"pair {i}" for i in range(n)],
+                          blend=np.ones(n, bool))
+    x0 = np.zeros(blk.dofs.shape)
+    g, ok, _, _ = blk.gaps(x0)
+    assert ok.all() and (g < 0.0).all()
+    c1, c2 = math.cos(ALPHA_LINE) ** 2, math.cos(ALPHA_POINT) ** 2
+    uu = np.clip((np.cos(angles) ** 2 - c2) / (c1 - c2), 0.0, 1.0)
+    w = np.ones(n) if head_on else 1.0 - uu * uu * (3.0 - 2.0 * uu)
+    np.testing.assert_allclose(blk.strain_energy(x0), w * 0.5 * 1e3 * g ** 2, rtol=1e-9)
+    x = 1e-5 * rng.normal(size=blk.dofs.shape)
+    f, Kt, _ = blk.forces(x, None, True)
+    assert_force_and_tangent(blk, x, f, Kt, 1e-8)
