@@ -33,8 +33,8 @@ tangent is the disc contact's where the row is on and zero elsewhere.
 Rows are built once, on the reference configuration, for each pair of nodes of the element
 pairs the broad phase found (each pair of nodes once in the model); a node shared by more than
 two beam elements (a branch) is left out, and so are two neighbours along one beam
-(self-contact: the zone needs each beyond the element that joins them). A frictional contact's node pairs are frictionless
-(left: their Coulomb friction).
+(self-contact: the zone needs each beyond the element that joins them). A frictional
+contact's node pairs carry its friction (the section "Friction").
 
 **Spatial.** In 3D the element pairs of :class:`fembody.contact.beams.BeamContactBlock` hold
 closest points inside both chords, the junction rows (:mod:`fembody.contact.junction`) a node
@@ -70,8 +70,21 @@ of the other, or at a node of each; the half-open zones below give each of these
   to the end rows' (weighted out) and line contact's (coming in along the overlap).
 
 The spatial rows are built for the free ends of the element pairs the broad phase found, each
-(end, element) and each pair of nodes once; they are frictionless (left: their Coulomb
-friction).
+(end, element) and each pair of nodes once. The end rows are frictionless (left: their
+Coulomb friction, with an anchor on the element as the junction rows keep it).
+
+**Friction.** A frictional contact's node pairs (planar and spatial) carry its Coulomb
+friction by the return mapping of the element pairs (:func:`fembody.contact.friction.coulomb`,
+static and kinetic coefficients): the tied points are the two nodes themselves, so the
+tangential spring is ``w = p - q - o`` with the anchor's offset ``o`` [m] in the run's
+:class:`fembody.contact.friction.History` (at the start ``o = P - Q`` of the reference
+configuration: the pair's relative displacement since then), the normal the gap's gradient
+in ``p`` and the normal force the row's (its point weight times ``k max(-g, 0)``); the tangent is
+exact (normal, weight and normal force following the nodes). After an accepted step a
+sticking pair keeps its anchor, a slipping one is anchored where it is less the elastic slip
+``T / k_t``, an open one where it is (``o = p - q``: no spring force when it closes). The
+dissipation enters the run's energy balance as the other blocks' does (:meth:`EndContactBlock
+.advance`).
 """
 from __future__ import annotations
 
@@ -79,6 +92,7 @@ import math
 
 import numpy as np
 
+from .friction import History, coulomb
 from .geometry import closest_node, distance
 from .line import switch
 
@@ -99,16 +113,18 @@ class EndContactBlock:
     the rows' names; ``tol (n,)`` the deepest penetration a run accepts [m] (default inf);
     ``blend (n,)`` whether a row hands over to line contact where its two free ends lie
     side by side nearly parallel (spatial models, module docstring "Spatial"; default None:
-    none, planar)."""
+    none, planar); ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row, the static and
+    kinetic Coulomb coefficients [-] and the tangential penalty [N/m] (default None:
+    frictionless; module docstring "Friction")."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
-    friction_slot = None
-    frictional = False
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  absent: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
-                 tol: np.ndarray | None = None, blend: np.ndarray | None = None) -> None:
+                 tol: np.ndarray | None = None, blend: np.ndarray | None = None,
+                 friction: tuple | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
         self.nodes = self.slots         # (row by row as X and dofs, as other blocks)
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -123,6 +139,13 @@ class EndContactBlock:
         self.blend = None if blend is None else np.asarray(blend, dtype=bool)
         d = self.dim
         self._sw = np.concatenate([np.arange(d) + d * j for j in (U1, P, W1, Q)])
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        self._friction_args = friction
+        if self.frictional:
+            self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
+            # the tied points are the two nodes: anchored at their reference offset
+            self.history0 = History.open(self.X[:, P] - self.X[:, Q],
+                                         np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -192,45 +215,113 @@ class EndContactBlock:
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
         """Internal forces ``k g dg/dX`` ``(n, 6 d)`` [N] of the rows that touch and, with
         ``tangent``, their stiffness ``k (dg/dX dg/dX^T + g d2g/dX2)`` (times the point
-        weight ``w`` of :meth:`_weight` with its derivatives, where ``blend``)."""
-        f, live, Kl = self.live_forces(x, tangent)
+        weight ``w`` of :meth:`_weight` with its derivatives, where ``blend``); a frictional
+        block's friction from the anchors of ``history`` (a run's; default None:
+        :attr:`history0`)."""
+        f, live, Kl = self.live_forces(x, tangent, history)
         K = None
         if tangent:
             K = np.zeros((len(self), f.shape[1], f.shape[1]))
             K[live] = Kl
         return f, K, None
 
-    def live_forces(self, x: np.ndarray, tangent: bool, history=None):
+    def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
         """:meth:`forces` with the stiffness of the rows that touch alone: the forces ``(n,
         6 d)`` [N], those rows ``(m,)`` and (``tangent``) their stiffness ``(m, 6 d, 6 d)``
         (else None), what the System adds in a Newton iteration without a zero matrix per
-        idle row."""
+        idle row; a frictional block's friction from the anchors of ``history`` (a run's;
+        default None: :attr:`history0`)."""
         n, m = self.dofs.shape
         live = self.live(x)
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
         sub = self._take(live)
-        g, _, G, H = sub.gaps(x[live], tangent)
-        kg = self.k[live] * g
-        fp = kg[:, None] * G
-        if self.blend is None:
-            f[live] = fp
-            K = None
+        N, fl, K, nrm, dn, dN = sub._normal(x[live], tangent)
+        if self.frictional:
+            h = None if history is None else History(*(a[live] for a in history))
+            Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
+            fl = fl + Ff
             if tangent:
-                K = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
-                    + kg[:, None, None] * H
-            return f, live, K
-        w, gw, hw = sub._weight(x[live], tangent)
+                K = K + Kf
+        f[live] = fl
+        return f, live, K
+
+    def _normal(self, x: np.ndarray, tangent: bool):
+        """Of rows that all touch: the normal force ``N = w k max(-g, 0)`` ``(n,)`` [N], its
+        part of the internal forces ``(n, 6 d)`` and (``tangent``) stiffness, the contact
+        normal ``(n, d)`` (the gap's gradient in ``p``) and (``tangent``) the derivatives
+        of normal and normal force, ``(n, d, 6 d)`` and ``(n, 6 d)`` (else None)."""
+        g, _, G, H = self.gaps(x, tangent)
+        w, gw, hw = self._weight(x, tangent)
+        d = self.dim
+        kg = self.k * g
+        fp = kg[:, None] * G
         Wp = 0.5 * kg * g
-        f[live] = w[:, None] * fp + Wp[:, None] * gw
-        K = None
+        f = w[:, None] * fp + Wp[:, None] * gw
+        K = dn = dN = None
         if tangent:
-            Kp = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
-                + kg[:, None, None] * H
+            Kp = self.k[:, None, None] * G[:, :, None] * G[:, None, :] + kg[:, None, None] * H
             K = (w[:, None, None] * Kp + gw[:, :, None] * fp[:, None, :]
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
-        return f, live, K
+            dn = H[:, P * d:(P + 1) * d, :]
+            dN = -(self.k * w)[:, None] * G - kg[:, None] * gw
+        return -w * kg, f, K, G[:, P * d:(P + 1) * d], dn, dN
+
+    def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
+                  nrm: np.ndarray, dn, dN, tangent: bool):
+        """The friction part of the internal forces ``(n, 6 d)`` [N], (``tangent``) its
+        stiffness and the return mapping (:class:`fembody.contact.friction.Coulomb`) at
+        ``x`` with the anchors of ``history`` (None: :attr:`history0`), given the rows'
+        normal forces ``N``, normals and (``tangent``) their derivatives (:meth:`_normal`):
+        the spring ``w = p - q - o`` between the two nodes less the anchor's offset ``o``."""
+        h = self.history0 if history is None else history
+        pos = self.positions(x)
+        n, m = x.shape
+        d = self.dim
+        sp, sq = slice(P * d, (P + 1) * d), slice(Q * d, (Q + 1) * d)
+        dw = None
+        if tangent:
+            dw = np.zeros((n, d, m))
+            dw[:, :, sp] = np.eye(d)
+            dw[:, :, sq] = -np.eye(d)
+        c = coulomb(pos[:, P] - pos[:, Q] - h.anchor, nrm, N, self.kt, self.mu_s, self.mu_k,
+                    h.sliding, dw, dn, dN)
+        F = np.zeros((n, m))
+        F[:, sp], F[:, sq] = c.f, -c.f
+        K = None
+        if tangent:
+            K = np.zeros((n, m, m))
+            K[:, sp, :], K[:, sq, :] = c.K, -c.K
+        return F, K, c
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at the displacements ``x`` (from
+        ``history``, the last accepted one's), the energy [J] the step's slip dissipated
+        and the energy held by the tangential springs at ``x`` [J] (as
+        :meth:`fembody.contact.beams.BeamContactBlock.advance`): a sticking row keeps its
+        anchor, a slipping one is anchored where it is with the elastic slip ``T / k_t``, an
+        open one where it is."""
+        n, m = x.shape
+        d = self.dim
+        F, N, T = np.zeros((n, m)), np.zeros(n), np.zeros((n, d))
+        slipping, ds, stored = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n)
+        live = self.live(x)
+        if live.size:
+            sub = self._take(live)
+            Nl, _, _, nrm, _, _ = sub._normal(x[live], False)
+            Fl, _, c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm,
+                                     None, None, False)
+            F[live], N[live], T[live] = Fl, Nl, c.f
+            slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
+        pos = self.positions(x)
+        on = N > 0.0
+        keep = on & ~slipping
+        fresh = pos[:, P] - pos[:, Q] - T / self.kt[:, None]
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` that carry a force at ``x``: in the zone, penetrating, and with
@@ -242,10 +333,12 @@ class EndContactBlock:
         return live
 
     def _take(self, rows: np.ndarray) -> "EndContactBlock":
+        fr = self._friction_args
         return EndContactBlock(self.slots[rows], self.dofs[rows], self.X[rows],
                                self.ends[rows], self.absent[rows], self.radius[rows],
                                self.k[rows], self._labels, self.tol[rows],
-                               None if self.blend is None else self.blend[rows])
+                               None if self.blend is None else self.blend[rows],
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``w k/2 max(-g, 0)^2`` per row [J] (``w`` the point weight)."""
@@ -268,15 +361,26 @@ class EndContactBlock:
         """The names of :meth:`report`'s rows."""
         return [self.label(i) for i in range(len(self))]
 
-    def report(self, x: np.ndarray, history=None) -> dict[str, np.ndarray]:
+    def report(self, x: np.ndarray, history: History | None = None
+               ) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m], ``normal_force`` [N], ``point`` midway between the two nodes
-        [m] and ``normal`` (unit, from ``q`` to ``p``; 0 where they coincide)."""
+        [m] and ``normal`` (unit, from ``q`` to ``p``; 0 where they coincide); with a run's
+        ``history`` (its state after the accepted step that ended at ``x``) a frictional
+        block also ``tangential_force`` [N], ``slip`` (accumulated) [m] and ``stick``
+        (touching, not slid in that step), as
+        :meth:`fembody.contact.beams.BeamContactBlock.report`."""
         F, g = self.resultants(x)[:, :2].T
         pos = self.positions(x)
         r = pos[:, P] - pos[:, Q]
         rho = np.linalg.norm(r, axis=1)
-        return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
-                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
+               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        if self.frictional and history is not None:
+            Ff = self.forces(x, None, False, history)[0]
+            d = self.dim
+            T = np.linalg.norm(Ff[:, Q * d:(Q + 1) * d], axis=1)
+            out.update(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
+        return out
 
 
 def end_rows(model, contacts, free_end: bool = False) -> tuple[list, list]:
@@ -341,7 +445,14 @@ def end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
     return [EndContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
                             np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
                             np.array([r[3] for r in rows]), np.array([r[4] for r in rows]),
-                            labels, np.array([r[5] for r in rows]))]
+                            labels, np.array([r[5] for r in rows]),
+                            friction=_friction_of(names))]
+
+
+def _friction_of(names: list) -> tuple:
+    """Per row ``(mu_s, mu_k, k_t)`` of its contact definition (``names[i][0]``)."""
+    return tuple(np.array([[nm[0].friction, nm[0].kinetic_friction,
+                            nm[0].tangential_stiffness] for nm in names], dtype=float).T)
 
 
 # ----------------------------------------------------------------------------- spatial
@@ -362,7 +473,8 @@ class EndElementBlock:
     ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
     ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
     sum of the two radii [m]; ``k (n,)`` the penalty [N/m]; ``labels`` the rows' names;
-    ``tol (n,)`` the deepest penetration a run accepts [m] (default inf). Frictionless."""
+    ``tol (n,)`` the deepest penetration a run accepts [m] (default inf). Frictionless (the
+    module docstring, "Spatial")."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -617,7 +729,8 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
                                    np.array([r[3] for r in rows]),
                                    np.array([r[4] for r in rows]), labels,
                                    np.array([r[5] for r in rows]),
-                                   np.array([r[2][1] and r[2][3] for r in rows])))
+                                   np.array([r[2][1] and r[2][3] for r in rows]),
+                                   _friction_of(names)))
     rows, enames = end_element_rows(model, contacts)
     if rows:
         ids = np.array([r[0] for r in rows], dtype=np.int64)

@@ -31,9 +31,9 @@ def _cantilever(m, tip, direction, length=0.5):
     return A
 
 
-def _rigid_beam(m, a, b, n=10):
+def _rigid_beam(m, a, b, n=10, orientation=(0, 0, 1)):
     """B: a beam from ``a`` to ``b`` with every node fixed."""
-    B = m.add_beam(a, b, n=n, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    B = m.add_beam(a, b, n=n, material=STEEL, section=SEC, orientation=orientation)
     for nd in B.nodes:
         m.fix(nd, *ALL)
     return B
@@ -371,3 +371,143 @@ def test_free_end_pairs_hand_over_to_line_contact_side_by_side(head_on):
     x = 1e-5 * rng.normal(size=blk.dofs.shape)
     f, Kt, _ = blk.forces(x, None, True)
     assert_force_and_tangent(blk, x, f, Kt, 1e-8)
+
+
+# ----------------------------------------------------------------------------- friction
+def _pressed_tip(F, mu=0.3, kt=1e5):
+    """The first set-up (A along y, its tip on B's free end) with Coulomb friction ``mu``,
+    tangential penalty ``kt`` [N/m], the tip loaded by ``F`` [N]."""
+    m = fb.Model(dim=3)
+    B = _rigid_beam(m, (0, 0, 0), (1.0, 0, 0))
+    A = _cantilever(m, (1.0, 0.0, 2 * R), (0.0, 1.0, 0.0))
+    m.add_force(A.last, F)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=mu, tangential_stiffness=kt)
+    return m, A
+
+
+@pytest.mark.parametrize("Ft, slips", [(2.0, False), (3.1, True), (4.0, True)])
+def test_friction_holds_the_tip_on_a_free_end_up_to_mu_n_then_slips(compliance, Ft, slips):
+    """A's tip on B's free end pressed by 10 N and pulled sideways (x) by Ft, mu = 0.3, k_t =
+    1e5 N/m: it sticks (the tangential spring and A's bending in parallel) while the spring's
+    force stays below mu N, and slides with ``T = mu N`` beyond (Ft = 3.1 N: just past it).
+    The reference: the equilibrium of the linear cantilever (tip compliances measured
+    contact-free) with the sphere contact's normal force along the tilted normal and the
+    regularised Coulomb law from the reference anchor, solved by fsolve (to 1e-5 of the
+    displacement; A linear to ~1e-6 at these deflections). The slipping states are passed
+    with ``unstable='accept'``: statics judges stability by the symmetric part of the
+    tangent, which the slip's unsymmetric term ``mu k e n^T`` makes indefinite."""
+    mu, kt, Fn = 0.3, 1e5, 10.0
+    m, A = _pressed_tip((Ft, 0.0, -Fn), mu, kt)
+    res = fb.static(m, steps=4, unstable="accept" if slips else "error")
+    u = res.displacement(A.last)[-1][[0, 2]]
+    cx, cz = compliance
+
+    def state(v):
+        w = np.array([v[0], 0.0, v[1]])             # the tip's travel from its anchor
+        r = w + (0.0, 0.0, 2 * R)
+        nv = r / np.linalg.norm(r)
+        N = K * (2 * R - np.linalg.norm(r))
+        ut = w - (nv @ w) * nv
+        T = mu * N * ut / np.linalg.norm(ut) if slips else kt * ut
+        return N, nv, T
+
+    def residual(v):
+        N, nv, T = state(v)
+        f = np.array([Ft, 0.0, -Fn]) + N * nv - T
+        return [v[0] - cx * f[0], v[1] - cz * f[2]]
+
+    ref = fsolve(residual, [Ft * cx, -Fn / K], xtol=1e-12)
+    assert np.abs(residual(ref)).max() < 1e-12
+    N, _, T = state(ref)
+    assert np.linalg.norm(u - ref) < 1e-5 * np.linalg.norm(ref), (u, ref)
+    blk = _blocks(res, EndContactBlock)[0]
+    x = res.system.pose(blk, res.q[-1])
+    f = blk.forces(x, None, False)[0]
+    on = np.flatnonzero(blk.resultants(x)[:, 0])
+    assert len(on) == 1
+    Nb = blk.resultants(x)[on[0], 0]
+    # (on B's end: the normal part N n, the friction the rest)
+    Tb = np.linalg.norm(f[on[0], 9:12] - Nb * blk.report(x)["normal"][on[0]])
+    assert abs(Nb / N - 1.0) < 1e-5
+    if slips:
+        assert abs(Tb / (mu * Nb) - 1.0) < 1e-9
+    else:
+        assert Tb < 0.8 * mu * Nb and abs(Tb / np.linalg.norm(T) - 1.0) < 1e-5
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_node_pair_friction_tangent_matches_finite_differences(dim):
+    """Frictional node pairs (planar and spatial) in stick and in slip, static and kinetic
+    coefficients, anchors offset tangentially from the two nodes: the tangent is the
+    derivative of the forces, normal and friction (central differences), and a slipping
+    row's friction force is ``mu N`` along its elastic slip."""
+    rng = np.random.default_rng(13 + dim)
+    n = 16
+    q = rng.normal(size=(n, dim))
+    e = rng.normal(size=(n, dim))
+    e /= np.linalg.norm(e, axis=1)[:, None]
+    p = q + 0.05 * e
+    u = p + 0.5 * (e + 0.3 * rng.normal(size=(n, dim)))
+    w = q - 0.5 * (e + 0.3 * rng.normal(size=(n, dim)))
+    X = np.stack([p, u, p, q, w, q], axis=1)
+    mu_s, mu_k, kt = np.full(n, 0.5), np.full(n, 0.4), np.full(n, 1e3)
+    blk = EndContactBlock(np.arange(6 * n).reshape(n, 6),
+                          np.arange(6 * dim * n).reshape(n, 6 * dim), X, np.ones((n, 4), bool),
+                          np.array([[False, True, False, True]] * n), np.full(n, 0.08),
+                          np.full(n, 1e3), [f"pair {i}" for i in range(n)],
+                          friction=(mu_s, mu_k, kt))
+    assert blk.frictional
+    t = rng.normal(size=(n, dim))
+    t -= np.einsum("ni,ni->n", t, e)[:, None] * e
+    t /= np.linalg.norm(t, axis=1)[:, None]
+    slip = np.arange(n) % 2 == 1
+    mag = np.where(slip, 3.0, 0.3) * 0.5 * 30.0 / 1e3   # trial force 3x or 0.3x mu N
+    h0 = blk.history0
+    h = h0._replace(anchor=h0.anchor - mag[:, None] * t,
+                    sliding=np.arange(n) % 4 >= 2)
+    x = 1e-5 * rng.normal(size=blk.dofs.shape)
+    f, Kt, _ = blk.forces(x, None, True, h)
+    Kfd = np.zeros_like(Kt)
+    for j in range(x.shape[1]):
+        dx = np.zeros(x.shape[1])
+        dx[j] = 1e-7
+        Kfd[:, :, j] = (blk.forces(x + dx, None, False, h)[0]
+                        - blk.forces(x - dx, None, False, h)[0]) / 2e-7
+    assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
+    N = blk.resultants(x)[:, 0]
+    nv = blk.report(x)["normal"]
+    fp = f[:, :dim] - (-N[:, None] * nv)                # friction part on p
+    mu = np.where(h.sliding, mu_k, mu_s)
+    np.testing.assert_allclose(np.linalg.norm(fp, axis=1)[slip], (mu * N)[slip], rtol=1e-9)
+    assert (np.linalg.norm(fp, axis=1)[~slip] < 0.5 * (mu * N)[~slip]).all()
+
+
+def test_a_tip_sliding_on_a_free_end_stops_by_friction():
+    """A (0.2 m, one element, held upright: its rotations fixed) standing on B's free end
+    (B upright below it, fixed), its lower end's sphere on B's upper end's, sliding sideways
+    at 5 mm/s under gravity, mu 0.3: the end pair's friction impulse is mu times its normal
+    one, so while A slides v0 - v_x(t) = mu (g t + v_z(t) - v_z(0)) (A's momentum; to 2e-3
+    v0: the normal tilts by the slid distance over 2 r, 4e-4); it stops, and the energy
+    balance with the friction's dissipation closes to 1e-3 of the kinetic energy. With
+    frictionless node pairs A slid on."""
+    mu, v0 = 0.3, 5e-3
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    B = _rigid_beam(m, (0.0, 0.0, -0.2), (0.0, 0.0, 0.0), n=2, orientation=(1, 0, 0))
+    z0 = 2 * R * (1.0 - 1e-12)                              # touching
+    A = m.add_beam((0.0, 0.0, z0), (0.0, 0.0, z0 + 0.2), n=1, material=STEEL, section=SEC,
+                   orientation=(1, 0, 0))
+    for nd in (A.first, A.last):
+        m.fix(nd, "y", "rx", "ry", "rz")
+        m.set_velocity(nd, (v0, 0.0, 0.0))
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=mu)
+    res = fb.simulate(m, t_end=3e-3, dt=1e-4)
+    assert res.stats["status"] == "finished"
+    vx, vz = (0.5 * (res.velocity(A.first)[:, i] + res.velocity(A.last)[:, i]) for i in (0, 2))
+    stop = int(np.argmax(vx < 1e-2 * v0))
+    assert 0 < stop < len(vx) - 1
+    sl = slice(0, stop)
+    pred = mu * (9.81 * res.time + vz - vz[0])
+    assert np.abs((v0 - vx)[sl] - pred[sl]).max() < 2e-3 * v0
+    e = res.energy
+    assert e.friction[-1] > 0.5 * e.kinetic[0]
+    assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
