@@ -100,22 +100,23 @@ P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours
 
 
 class EndContactBlock:
-    """Planar penalty contacts between two nodes of beams (module docstring) as a force block
-    of the System (the contract of :class:`fembody.elements.base.Block`), on the translation
-    DOFs of six nodes per row: ``(p, u1, u2, q, w1, w2)``, ``u`` the neighbours of ``p`` along
-    its beam and ``w`` those of ``q`` (an absent neighbour, at a free end, repeats its node).
+    """Penalty contacts between two nodes of beams, planar and spatial (module docstring), as
+    a force block of the System (the contract of :class:`fembody.elements.base.Block`), on
+    the translation DOFs of six nodes per row: ``(p, u1, u2, q, w1, w2)``, ``u`` the
+    neighbours of ``p`` along its beam and ``w`` those of ``q`` (an absent neighbour, at a
+    free end, repeats its node).
 
     ``slots (n, 6)`` the node ids (also ``nodes``, as the other contact blocks name theirs;
     not read by the System: the block is evaluated on ``dofs``); ``dofs (n, 6 d)``; ``X (n,
-    6, d)`` the reference positions [m]; ``ends (n, 4)`` per neighbour slot whether its element ends at the row's node (``u ->
-    p``: True, ``p -> u``: False); ``absent (n, 4)`` whether the slot has no neighbour;
-    ``radius (n,)`` the sum of the two radii [m]; ``k (n,)`` the penalty [N/m]; ``labels``
-    the rows' names; ``tol (n,)`` the deepest penetration a run accepts [m] (default inf);
-    ``blend (n,)`` whether a row hands over to line contact where its two free ends lie
-    side by side nearly parallel (spatial models, module docstring "Spatial"; default None:
-    none, planar); ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row, the static and
-    kinetic Coulomb coefficients [-] and the tangential penalty [N/m] (default None:
-    frictionless; module docstring "Friction")."""
+    6, d)`` the reference positions [m]; ``ends (n, 4)`` per neighbour slot whether its
+    element ends at the row's node (``u -> p``: True, ``p -> u``: False); ``absent (n, 4)``
+    whether the slot has no neighbour; ``radius (n,)`` the sum of the two radii [m]; ``k
+    (n,)`` the penalty [N/m]; ``labels`` the rows' names; ``tol (n,)`` the deepest
+    penetration a run accepts [m] (default inf); ``blend (n,)`` whether a row hands over to
+    line contact where its two free ends lie side by side nearly parallel (spatial models,
+    module docstring "Spatial"; default None: none, planar); ``friction`` (optional)
+    ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients [-] and the
+    tangential penalty [N/m] (default None: frictionless; module docstring "Friction")."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force

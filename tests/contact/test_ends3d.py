@@ -109,9 +109,10 @@ def test_tip_at_an_angle_onto_the_free_end(compliance):
 def test_tip_against_the_side_of_the_end_sphere(compliance):
     """A along y with its tip beside and above B's free end, the centres 2 r apart at 45
     degrees from the vertical (in the x-z plane), 10 N down: the tip slides down the sphere
-    and outwards (u about 0.4 r). The equilibrium of a linear cantilever (tip compliances c_x, c_z measured
-    contact-free) with the sphere contact ``N = k (2 r - |p - q|)`` along ``(p - q) / |p -
-    q|``, solved here by fsolve, gives the tip's displacement (to 1e-3 of its size)."""
+    and outwards (u about 0.4 r). The equilibrium of a linear cantilever (tip compliances
+    c_x, c_z measured contact-free) with the sphere contact ``N = k (2 r - |p - q|)`` along
+    ``(p - q) / |p - q|``, solved here by fsolve, gives the tip's displacement (to 1e-3 of
+    its size)."""
     F, th = 10.0, math.radians(45.0)
     off = np.array([2 * R * math.sin(th), 0.0, 2 * R * math.cos(th)])
     m, A, _ = _tip_over(1.0, dx=off[0], dz=off[2])
@@ -486,10 +487,12 @@ def test_a_tip_sliding_on_a_free_end_stops_by_friction():
     """A (0.2 m, one element, held upright: its rotations fixed) standing on B's free end
     (B upright below it, fixed), its lower end's sphere on B's upper end's, sliding sideways
     at 5 mm/s under gravity, mu 0.3: the end pair's friction impulse is mu times its normal
-    one, so while A slides v0 - v_x(t) = mu (g t + v_z(t) - v_z(0)) (A's momentum; to 2e-3
-    v0: the normal tilts by the slid distance over 2 r, 4e-4); it stops, and the energy
-    balance with the friction's dissipation closes to 1e-3 of the kinetic energy. With
-    frictionless node pairs A slid on."""
+    one, so while A slides v0 - v_x(t) = mu (g t + v_z(t) - v_z(0)) (A's momentum; to 3e-3
+    v0, measured 1.4e-3: the normal tilts by the slid distance over 2 r, up to 4e-4 rad,
+    whose share of N is 1.4e-3 of mu N); it stops, friction having dissipated most of its
+    kinetic energy (measured 0.94: the rest is the tangential spring's and the bounce's),
+    and the energy balance with the friction's dissipation closes to 1e-3 of the kinetic
+    energy (measured 7e-5). With frictionless node pairs A slid on."""
     mu, v0 = 0.3, 5e-3
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
     B = _rigid_beam(m, (0.0, 0.0, -0.2), (0.0, 0.0, 0.0), n=2, orientation=(1, 0, 0))
@@ -507,7 +510,7 @@ def test_a_tip_sliding_on_a_free_end_stops_by_friction():
     assert 0 < stop < len(vx) - 1
     sl = slice(0, stop)
     pred = mu * (9.81 * res.time + vz - vz[0])
-    assert np.abs((v0 - vx)[sl] - pred[sl]).max() < 2e-3 * v0
+    assert np.abs((v0 - vx)[sl] - pred[sl]).max() < 3e-3 * v0
     e = res.energy
     assert e.friction[-1] > 0.5 * e.kinetic[0]
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
