@@ -70,8 +70,8 @@ of the other, or at a node of each; the half-open zones below give each of these
   to the end rows' (weighted out) and line contact's (coming in along the overlap).
 
 The spatial rows are built for the free ends of the element pairs the broad phase found, each
-(end, element) and each pair of nodes once. The end rows are frictionless (left: their
-Coulomb friction, with an anchor on the element as the junction rows keep it).
+(end, element) and each pair of nodes once. The end rows carry the contact's friction too
+(the section "Friction").
 
 **Friction.** A frictional contact's node pairs (planar and spatial) carry its Coulomb
 friction by the return mapping of the element pairs (:func:`fembody.contact.friction.coulomb`,
@@ -84,7 +84,10 @@ exact (normal, weight and normal force following the nodes). After an accepted s
 sticking pair keeps its anchor, a slipping one is anchored where it is less the elastic slip
 ``T / k_t``, an open one where it is (``o = p - q``: no spring force when it closes). The
 dissipation enters the run's energy balance as the other blocks' does (:meth:`EndContactBlock
-.advance`).
+.advance`). A spatial end row ties the end to the element's material point ``x_A(t_a)``
+instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the junction rows keep
+theirs (:mod:`fembody.contact.junction`), the force acting on the element's nodes with the
+coefficients ``(1 - t_a, t_a)``.
 """
 from __future__ import annotations
 
@@ -474,17 +477,18 @@ class EndElementBlock:
     ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
     ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
     sum of the two radii [m]; ``k (n,)`` the penalty [N/m]; ``labels`` the rows' names;
-    ``tol (n,)`` the deepest penetration a run accepts [m] (default inf). Frictionless (the
-    module docstring, "Spatial")."""
+    ``tol (n,)`` the deepest penetration a run accepts [m] (default inf); ``friction``
+    (optional) ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients
+    [-] and the tangential penalty [N/m] (default None: frictionless; module docstring
+    "Friction")."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
-    friction_slot = None
-    frictional = False
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
-                 tol: np.ndarray | None = None) -> None:
+                 tol: np.ndarray | None = None, friction: tuple | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
         self.nodes = self.slots
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -501,6 +505,14 @@ class EndElementBlock:
         # among the row's (p, u, a0, a1)
         self._geo = np.concatenate([np.arange(d) + d * j for j in (PE, A0, A1)])
         self._sw = np.concatenate([np.arange(d) + d * j for j in (UE, PE, A0, A1)])
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        self._friction_args = friction
+        if self.frictional:
+            self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
+            # anchored at the end's projection on the element, no offset
+            t0 = closest_node(self.X[:, [PE, A0, A1]])[0]
+            self.history0 = History.open(np.column_stack([t0, np.zeros((len(t0), d))]),
+                                         np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -576,37 +588,105 @@ class EndElementBlock:
 
     def _take(self, rows: np.ndarray) -> "EndElementBlock":
         """The rows ``rows`` alone (their partners dropped: evaluated after :meth:`live`)."""
+        fr = self._friction_args
         return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
                                self.ends[rows], np.full((len(rows), 2), -1),
-                               self.radius[rows], self.k[rows], self._labels, self.tol[rows])
+                               self.radius[rows], self.k[rows], self._labels, self.tol[rows],
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
-        internal force [N]) and (``tangent``) Hessian of rows that all touch."""
+        internal force [N]) and (``tangent``) Hessian of rows that all touch; and for the
+        friction the normal force ``(1 - lam) k (-g)`` ``(n,)`` [N], the normal ``(n, d)``
+        (the gap's gradient in ``p``) and (``tangent``) their derivatives ``(n, d, 4 d)``,
+        ``(n, 4 d)`` (else None)."""
         g, _, G, H = self.gaps(x, tangent)
         w, gw, hw = self._weight(x, tangent)
+        d = self.dim
         Wp = 0.5 * self.k * g * g
         fp = (self.k * g)[:, None] * G
         f = w[:, None] * fp + Wp[:, None] * gw
-        K = None
+        K = dn = dN = None
         if tangent:
             Kp = self.k[:, None, None] * (G[:, :, None] * G[:, None, :]
                                           + g[:, None, None] * H)
             K = (w[:, None, None] * Kp + gw[:, :, None] * fp[:, None, :]
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
-        return w * Wp, f, K
+            dn = H[:, PE * d:(PE + 1) * d, :]
+            dN = -(self.k * w)[:, None] * G - (self.k * g)[:, None] * gw
+        return w * Wp, f, K, -w * self.k * g, G[:, PE * d:(PE + 1) * d], dn, dN
 
-    def forces(self, x: np.ndarray, v, tangent: bool, history=None):
+    def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
+                  nrm: np.ndarray, dn, dN, tangent: bool):
+        """The friction part of the internal forces ``(n, 4 d)`` [N], (``tangent``) its
+        stiffness and the return mapping (:class:`fembody.contact.friction.Coulomb`) at
+        ``x`` with the anchors ``(t_a, o)`` of ``history`` (None: :attr:`history0`), given
+        the rows' normal forces, normals and (``tangent``) their derivatives
+        (:meth:`_energy`): the spring ``w = p - x_A(t_a) - o`` between the end and the
+        element's material point ``t_a``, acting on them with the coefficients ``(1, -(1 -
+        t_a), -t_a)``."""
+        h = self.history0 if history is None else history
+        pos = self.positions(x)
+        n, m = x.shape
+        d = self.dim
+        ta = h.anchor[:, 0]
+        coef = np.column_stack([np.ones(n), ta - 1.0, -ta])     # on (p, a0, a1)
+        slots = (PE, A0, A1)
+        wv = (pos[:, PE] - pos[:, A0] - ta[:, None] * (pos[:, A1] - pos[:, A0])
+              - h.anchor[:, 1:])
+        dw = None
+        if tangent:
+            dw = np.zeros((n, d, m))
+            for c, sl in enumerate(slots):
+                dw[:, :, sl * d:(sl + 1) * d] = coef[:, c, None, None] * np.eye(d)
+        c = coulomb(wv, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+        F = np.zeros((n, m))
+        K = np.zeros((n, m, m)) if tangent else None
+        for j, sl in enumerate(slots):
+            F[:, sl * d:(sl + 1) * d] = coef[:, j, None] * c.f
+            if tangent:
+                K[:, sl * d:(sl + 1) * d, :] = coef[:, j, None, None] * c.K
+        return F, K, c
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at the displacements ``x``, the
+        energy [J] the step's slip dissipated and the energy of the tangential springs at
+        ``x`` [J] (as :meth:`EndContactBlock.advance`): a sticking row keeps its anchor, a
+        slipping or open one is anchored at the end's current projection ``t`` with the
+        offset ``-T / k_t`` (open: 0)."""
+        n, m = x.shape
+        d = self.dim
+        F, T = np.zeros((n, m)), np.zeros((n, d))
+        on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        ds, stored = np.zeros(n), np.zeros(n)
+        live = self.live(x)
+        if live.size:
+            sub = self._take(live)
+            _, _, _, Nl, nrm, _, _ = sub._energy(x[live], False)
+            Fl, _, c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm,
+                                     None, None, False)
+            F[live], T[live], on[live] = Fl, c.f, Nl > 0.0
+            slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
+        t = closest_node(self.positions(x)[:, [PE, A0, A1]])[0]
+        fresh = np.column_stack([t, -T / self.kt[:, None]])
+        keep = on & ~slipping
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history: History | None = None):
         """Internal forces ``(n, 4 d)`` [N] of the live rows (:meth:`live`; zero elsewhere)
-        and, with ``tangent``, their stiffness (exact)."""
-        f, live, Kl = self.live_forces(x, tangent)
+        and, with ``tangent``, their stiffness (exact); a frictional block's friction from
+        the anchors of ``history`` (a run's; default None: :attr:`history0`)."""
+        f, live, Kl = self.live_forces(x, tangent, history)
         K = None
         if tangent:
             K = np.zeros((len(self), f.shape[1], f.shape[1]))
             K[live] = Kl
         return f, K, None
 
-    def live_forces(self, x: np.ndarray, tangent: bool, history=None):
+    def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
         """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 4 d)``
         [N], those rows ``(m,)`` and (``tangent``) their stiffness ``(m, 4 d, 4 d)``."""
         n, m = self.dofs.shape
@@ -614,7 +694,15 @@ class EndElementBlock:
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
-        _, f[live], K = self._take(live)._energy(x[live], tangent)
+        sub = self._take(live)
+        _, fl, K, N, nrm, dn, dN = sub._energy(x[live], tangent)
+        if self.frictional:
+            h = None if history is None else History(*(a[live] for a in history))
+            Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
+            fl = fl + Ff
+            if tangent:
+                K = K + Kf
+        f[live] = fl
         return f, live, K
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
@@ -645,19 +733,32 @@ class EndElementBlock:
         """The names of :meth:`report`'s rows."""
         return [self.label(i) for i in range(len(self))]
 
-    def report(self, x: np.ndarray, history=None) -> dict[str, np.ndarray]:
+    def report(self, x: np.ndarray, history: History | None = None
+               ) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m], ``normal_force`` [N] (of :meth:`resultants`), ``point``
         midway between the free end and its closest point on the element (clamped to the
         chord) [m] and ``normal`` (unit, from the element towards the end; 0 where they
-        meet)."""
+        meet); with a run's ``history`` a frictional block also ``tangential_force`` [N],
+        ``slip`` [m] and ``stick``, as :meth:`EndContactBlock.report`."""
         F, g = self.resultants(x)[:, :2].T
         pos = self.positions(x)
         z = np.clip(closest_node(pos[:, [PE, A0, A1]])[0], 0.0, 1.0)
         pb = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
         r = pos[:, PE] - pb
         rho = np.linalg.norm(r, axis=1)
-        return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, PE] + pb),
-                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, PE] + pb),
+               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        if self.frictional and history is not None:
+            T = np.zeros(len(self))
+            live = self.live(x)
+            if live.size:
+                sub = self._take(live)
+                _, _, _, N, nrm, _, _ = sub._energy(x[live], False)
+                c = sub._friction(x[live], History(*(a[live] for a in history)), N, nrm,
+                                  None, None, False)[2]
+                T[live] = np.linalg.norm(c.f, axis=1)
+            out.update(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
+        return out
 
 
 def end_element_rows(model, contacts) -> tuple[list, list]:
@@ -743,5 +844,5 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
                                    np.array([r[2] for r in rows]),
                                    np.array([r[3] for r in rows]),
                                    np.array([r[4] for r in rows]), labels,
-                                   np.array([r[5] for r in rows])))
+                                   np.array([r[5] for r in rows]), _friction_of(enames)))
     return out

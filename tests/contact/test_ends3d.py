@@ -10,6 +10,7 @@ from scipy.optimize import fsolve
 
 import fembody as fb
 from fembody.contact.ends import EndContactBlock, EndElementBlock
+from fembody.contact.geometry import closest_node
 from fembody.contact.line import ALPHA_LINE, ALPHA_POINT
 
 from .fd import assert_force_and_tangent
@@ -514,3 +515,83 @@ def test_a_tip_sliding_on_a_free_end_stops_by_friction():
     e = res.energy
     assert e.friction[-1] > 0.5 * e.kinetic[0]
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
+
+
+@pytest.mark.parametrize("Ft, slips", [(2.0, False), (4.0, True)])
+def test_friction_holds_a_tip_on_a_beams_middle_up_to_mu_n_then_slips(compliance, Ft, slips):
+    """A's tip on B's middle (the end against the element's inside) pressed by 10 N and
+    pulled along B by Ft, mu = 0.3, k_t = 1e5 N/m: the normal stays vertical, so in closed
+    form u_z = -F / (k + 1/c_z), N = k |u_z|, and along B u_x = Ft / (k_t + 1/c_x) while
+    that spring's force is below mu N (stick), else u_x = c_x (Ft - mu N) (slip); to 1e-5."""
+    mu, kt, Fn = 0.3, 1e5, 10.0
+    m = fb.Model(dim=3)
+    B = _rigid_beam(m, (0, 0, 0), (1.0, 0, 0))
+    A = _cantilever(m, (0.53, 0.0, 2 * R), (0.0, 1.0, 0.0))
+    m.add_force(A.last, (Ft, 0.0, -Fn))
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=mu, tangential_stiffness=kt)
+    res = fb.static(m, steps=4, unstable="accept" if slips else "error")
+    u = res.displacement(A.last)[-1]
+    cx, cz = compliance
+    uz = Fn / (K + 1.0 / cz)
+    N = K * uz
+    ux = cx * (Ft - mu * N) if slips else Ft / (kt + 1.0 / cx)
+    assert (kt * Ft / (kt + 1.0 / cx) > mu * N) == slips
+    assert abs(-u[2] / uz - 1.0) < 1e-5 and abs(u[0] / ux - 1.0) < 1e-5, (u, ux, uz)
+    blk = _blocks(res, EndElementBlock)[0]
+    x = res.system.pose(blk, res.q[-1])
+    T = blk.forces(x, None, False)[0][:, :3].sum(axis=0)        # on the end, less N
+    T[2] += _carried(res, EndElementBlock)
+    assert abs(np.linalg.norm(T) / (mu * N if slips else kt * ux) - 1.0) < 1e-5
+
+
+def test_end_on_element_friction_tangent_matches_finite_differences():
+    """Frictional end rows (point contact and the blend with line contact) in stick and in
+    slip, the anchors on the element off the closest point and offset tangentially: the
+    tangent is the derivative of the forces (central differences), and the friction force
+    on the element's nodes is split ``(1 - t_a, t_a)``."""
+    rng = np.random.default_rng(17)
+    angles = np.radians([90, 60, 30, 12, 9, 8, 7, 6])
+    X, t, nv = _end_rows(rng, angles)
+    n = len(X)
+    mu_s, mu_k, kt = np.full(n, 0.5), np.full(n, 0.4), np.full(n, 1e3)
+    blk = EndElementBlock(np.arange(4 * n).reshape(n, 4), np.arange(12 * n).reshape(n, 12), X,
+                          np.ones(n, bool), np.full((n, 2), -1), np.full(n, 0.08),
+                          np.full(n, 1e3), [f"row {i}" for i in range(n)],
+                          friction=(mu_s, mu_k, kt))
+    h0 = blk.history0
+    np.testing.assert_allclose(h0.anchor[:, 0], t, rtol=1e-12)
+    d = X[:, 3] - X[:, 2]
+    tv = np.cross(nv, d)
+    tv /= np.linalg.norm(tv, axis=1)[:, None]
+    slip = np.arange(n) % 2 == 1
+    mag = np.where(slip, 3.0, 0.2) * 0.5 * 30.0 / 1e3       # trial force 3x or 0.2x mu N
+    anchor = h0.anchor.copy()
+    anchor[:, 0] += 0.01                                    # a material point 3 mm along
+    anchor[:, 1:] = (X[:, 0] - (X[:, 2] + anchor[:, :1] * d)) - 0.05 * nv \
+        - mag[:, None] * tv                                 # (normal part of w: not felt)
+    h = h0._replace(anchor=anchor, sliding=np.arange(n) % 4 >= 2)
+    x = 1e-5 * rng.normal(size=blk.dofs.shape)
+    f, Kt, _ = blk.forces(x, None, True, h)
+    Kfd = np.zeros_like(Kt)
+    for j in range(x.shape[1]):
+        dx = np.zeros(x.shape[1])
+        dx[j] = 1e-7
+        Kfd[:, :, j] = (blk.forces(x + dx, None, False, h)[0]
+                        - blk.forces(x - dx, None, False, h)[0]) / 2e-7
+    assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
+    # the friction part: less the forces with the anchors at the closest points (w along n)
+    ff = f - blk.forces(x, None, False, h0._replace(anchor=np.column_stack(
+        [_projection(blk, x), np.zeros((n, 3))])))[0]
+    ta = anchor[:, 0]
+    np.testing.assert_allclose(ff[:, 6:9], -(1 - ta)[:, None] * ff[:, :3], atol=1e-12)
+    np.testing.assert_allclose(ff[:, 9:12], -ta[:, None] * ff[:, :3], atol=1e-12)
+    N = blk.resultants(x)[:, 0]
+    mu = np.where(h.sliding, mu_k, mu_s)
+    on = N > 0.0
+    np.testing.assert_allclose(np.linalg.norm(ff[:, :3], axis=1)[slip & on],
+                               (mu * N)[slip & on], rtol=1e-9)
+
+
+def _projection(blk, x):
+    """The ends' current projection parameters on their elements."""
+    return closest_node(blk.positions(x)[:, [0, 2, 3]])[0][:, 0]
