@@ -22,14 +22,21 @@ SEC = fb.Section.circle(2 * R)
 ALL = ("x", "y", "z", "rx", "ry", "rz")
 
 
-def _cantilever(m, tip, direction, length=0.5):
+def _cantilever(m, tip, direction, length=0.5, reverse=False):
     """A: a cantilever of ``length`` [m] (10 elements) whose tip is at ``tip``, its root
-    (clamped) at ``tip + length * direction``."""
+    (clamped) at ``tip + length * direction``; numbered from the root (the tip its last
+    node, its element ending there), or from the tip (``reverse``: its first node)."""
     tip = np.asarray(tip, float)
-    A = m.add_beam(tuple(tip + length * np.asarray(direction, float)), tuple(tip), n=10,
-                   material=STEEL, section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
+    ends = (tuple(tip + length * np.asarray(direction, float)), tuple(tip))
+    A = m.add_beam(*(ends[::-1] if reverse else ends), n=10, material=STEEL, section=SEC,
+                   orientation=(0, 0, 1))
+    m.fix(A.last if reverse else A.first, *ALL)
     return A
+
+
+def _tip(A, reverse=False):
+    """The tip node of :func:`_cantilever`'s A and its neighbour."""
+    return (A.first, A.nodes[1]) if reverse else (A.last, A.nodes[-2])
 
 
 def _rigid_beam(m, a, b, n=10, orientation=(0, 0, 1)):
@@ -41,13 +48,13 @@ def _rigid_beam(m, a, b, n=10, orientation=(0, 0, 1)):
 
 
 def _tip_over(x_tip, force=(0.0, 0.0, -10.0), k=K, direction=(0.0, 1.0, 0.0), dx=0.0,
-              dz=2 * R):
+              dz=2 * R, reverse=False):
     """A along ``direction`` (horizontal) with its tip at ``(x_tip + dx, 0, dz)``, pressed by
     ``force`` [N]; B rigid along x from 0 to 1 (free end at x = 1)."""
     m = fb.Model(dim=3)
     B = _rigid_beam(m, (0, 0, 0), (1.0, 0, 0))
-    A = _cantilever(m, (x_tip + dx, 0.0, dz), direction)
-    m.add_force(A.last, force)
+    A = _cantilever(m, (x_tip + dx, 0.0, dz), direction, reverse=reverse)
+    m.add_force(_tip(A, reverse)[0], force)
     if k is not None:
         m.add_beam_contact(A, B, radius=R, stiffness=k)
     return m, A, B
@@ -75,17 +82,19 @@ def _carried(res, kind):
                for b in _blocks(res, kind))
 
 
-@pytest.mark.parametrize("x_tip", [0.53, 0.5, 0.55])
-def test_tip_pressed_on_the_middle_of_a_beam_carries_the_load(compliance, x_tip):
+@pytest.mark.parametrize("x_tip, reverse", [(0.53, False), (0.5, False), (0.55, False),
+                                            (0.53, True)])
+def test_tip_pressed_on_the_middle_of_a_beam_carries_the_load(compliance, x_tip, reverse):
     """A's tip over B's middle (inside an element, over a node, mid-element), 10 N down: the
     tip's sphere on B's cylinder, u = F / (k + 1/c_A) (to 1e-3: c_A measured on the same
     mesh, A linear to ~1e-6 at 10 um), carried by the free-end row alone. Before, the
     crossing pair's closest point on A's last element lay at or beyond the tip (out of its
-    zone) and the run stopped at load factor 0.25 with 0.7 mm penetration."""
+    zone) and the run stopped at load factor 0.25 with 0.7 mm penetration. (``reverse``: A
+    numbered from its tip, whose element starts there.)"""
     F = 10.0
-    m, A, _ = _tip_over(x_tip)
+    m, A, _ = _tip_over(x_tip, reverse=reverse)
     res = fb.static(m, steps=4)
-    u = -res.displacement(A.last)[-1][2]
+    u = -res.displacement(_tip(A, reverse)[0])[-1][2]
     u_ref = F / (K + 1.0 / compliance[1])
     assert abs(u / u_ref - 1.0) < 1e-3, (u, u_ref)
     assert abs(_carried(res, EndElementBlock) / (K * u) - 1.0) < 1e-3
@@ -184,20 +193,22 @@ def _total_force(sys, shift):
     return total, carry
 
 
-@pytest.mark.parametrize("x_tip, axis, sides", [
-    (0.53, 1, ("EndElementBlock", "BeamContactBlock")),    # the crossing pair's s = 1
-    (1.0, 0, ("EndContactBlock", "EndElementBlock")),      # the free end row's t = 1
+@pytest.mark.parametrize("x_tip, axis, sides, reverse", [
+    (0.53, 1, ("EndElementBlock", "BeamContactBlock"), False),    # the crossing pair's s = 1
+    (0.53, 1, ("EndElementBlock", "BeamContactBlock"), True),     # (its s = 0)
+    (1.0, 0, ("EndContactBlock", "EndElementBlock"), False),      # the free end row's t = 1
 ])
-def test_force_is_continuous_at_the_zone_edges(x_tip, axis, sides):
+def test_force_is_continuous_at_the_zone_edges(x_tip, axis, sides, reverse):
     """A's last element moved 1 mm into B (rigidly: its chord stays level) and its tip across
     the edge of two zones by +-1e-12 m: along A (y) over B's middle, where the crossing
     pair's closest point leaves A's chord at the tip; along B (x) over B's free end, where
     the tip's projection leaves B's last element. The contact force on every DOF is the same
     on both sides to 1e-9 of its size (no jump, nothing counted twice), each side held by
-    one row of the named block."""
-    m, A, _ = _tip_over(x_tip, force=(0.0, 0.0, 0.0))
+    one row of the named block. (``reverse``: A numbered from its tip, the crossing pair's
+    edge at ``s = 0``.)"""
+    m, A, _ = _tip_over(x_tip, force=(0.0, 0.0, 0.0), reverse=reverse)
     sys = m.compile()
-    tip, prev = A.last.id, A.nodes[-2].id
+    tip, prev = (nd.id for nd in _tip(A, reverse))
     out = []
     for sgn in (1.0, -1.0):
         s = np.array([0.0, 0.0, -1e-3])
@@ -207,6 +218,35 @@ def test_force_is_continuous_at_the_zone_edges(x_tip, axis, sides):
             s_prev[0] += sgn * 1e-12
         total, carry = _total_force(sys, {tip: s, prev: s_prev})
         assert carry == [sides[0 if sgn > 0 else 1]], carry
+        out.append(total)
+    assert np.abs(out[0]).max() > 0.9 * K * 1e-3
+    assert np.abs(out[0] - out[1]).max() < 1e-9 * np.abs(out[0]).max()
+
+
+def test_force_is_continuous_from_the_end_pair_to_the_junction_row():
+    """A's tip over the convex side of B's 20-degree kink (the outside-of-kink set-up), A's
+    last element 1 mm into B and its tip moved along A across the kink node by +-1e-12 m:
+    short of it the end and the kink are a node pair (each beyond the other's elements),
+    past it the kink projects inside A's last element, a junction row's contact
+    (fembody.contact.junction). The contact force on every DOF is the same to 1e-9."""
+    th = math.radians(20.0)
+    m = fb.Model(dim=3)
+    b1 = m.add_beam((-0.2 * math.cos(th), 0.0, -0.2 * math.sin(th)), (0.0, 0.0, 0.0), n=2,
+                    material=STEEL, section=SEC, orientation=(0, 1, 0))
+    b2 = m.add_beam(b1.last, (0.2 * math.cos(th), 0.0, -0.2 * math.sin(th)), n=2,
+                    material=STEEL, section=SEC, orientation=(0, 1, 0))
+    for nd in list(b1.nodes) + list(b2.nodes):
+        m.fix(nd, *ALL)
+    A = _cantilever(m, (0.0, 0.0, 2 * R), (0.0, 1.0, 0.0))
+    m.add_beam_contact(A, b1, radius=R, stiffness=K)
+    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    sys = m.compile()
+    tip, prev = (nd.id for nd in _tip(A))
+    out = []
+    for sgn, holder in ((1.0, "EndContactBlock"), (-1.0, "JunctionContactBlock")):
+        s = np.array([0.0, sgn * 1e-12, -1e-3])
+        total, carry = _total_force(sys, {tip: s, prev: np.array([0.0, 0.0, -1e-3])})
+        assert carry == [holder], carry
         out.append(total)
     assert np.abs(out[0]).max() > 0.9 * K * 1e-3
     assert np.abs(out[0] - out[1]).max() < 1e-9 * np.abs(out[0]).max()
