@@ -87,7 +87,9 @@ dissipation enters the run's energy balance as the other blocks' does (:meth:`En
 .advance`). A spatial end row ties the end to the element's material point ``x_A(t_a)``
 instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the junction rows keep
 theirs (:mod:`fembody.contact.junction`), the force acting on the element's nodes with the
-coefficients ``(1 - t_a, t_a)``.
+coefficients ``(1 - t_a, t_a)``. Where an end row yields to its partner (the concave side)
+the partner's anchor is its own, open until then: its friction starts afresh, as a junction
+row's does when the element pair it takes back changes.
 """
 from __future__ import annotations
 
