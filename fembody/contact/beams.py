@@ -776,7 +776,11 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                           * len(ids))
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr))
     if kind == "crossing":
-        blocks = _junction_blocks(model, junctions, node_dofs, nd)
+        # and the rounded free ends (fembody.contact.ends): a free end against another's,
+        # against a kink's convex side, or against the inside of an element
+        from .ends import spatial_end_blocks
+        blocks = (_junction_blocks(model, junctions, node_dofs, nd)
+                  + spatial_end_blocks(model, junctions, node_dofs, nd))
     else:
         from .ends import end_blocks
         blocks = end_blocks(model, junctions, node_dofs, nd)

@@ -1,5 +1,6 @@
-"""Planar beam contact between two nodes: a beam's rounded free end (or the convex side of a
-kink) against the free end or convex kink of the other beam.
+"""Beam contact at rounded free ends: planar, a beam's free end (or the convex side of a kink)
+against the free end or convex kink of the other beam; spatial, a free end against another
+beam's free end, convex kink or the inside of its element (the section "Spatial").
 
 Why. A beam of section radius ``r`` is the tube swept by a disc of radius ``r`` along its
 polyline of chords, rounded at its free ends. The planar node-on-element rows of
@@ -32,8 +33,70 @@ tangent is the disc contact's where the row is on and zero elsewhere.
 Rows are built once, on the reference configuration, for each pair of nodes of the element
 pairs the broad phase found (each pair of nodes once in the model); a node shared by more than
 two beam elements (a branch) is left out, and so are two neighbours along one beam
-(self-contact: the zone needs each beyond the element that joins them). A frictional contact's node pairs are frictionless
-(left: their Coulomb friction).
+(self-contact: the zone needs each beyond the element that joins them). A frictional
+contact's node pairs carry its friction (the section "Friction").
+
+**Spatial.** In 3D the element pairs of :class:`fembody.contact.beams.BeamContactBlock` hold
+closest points inside both chords, the junction rows (:mod:`fembody.contact.junction`) a node
+of two elements against an element's inside and two such nodes against each other. A free end
+(a node of one beam element) was in no row once its element's closest point to the other beam
+reached the end: a tip pressed on another beam's free end went through it, and a tip pressed
+on a beam's middle penetrated 0.7 mm where 2.5 um is the answer (the crossing pair's closest
+point on the tip's element lies at or beyond the tip, out of its zone ``s < 1``). For one
+element pair the distance ``|x_A(s) - x_B(t)|`` is convex in ``(s, t)`` on the unit square,
+so its minimum is inside both chords (the crossing pair), at a node of one against the inside
+of the other, or at a node of each; the half-open zones below give each of these to one row.
+
+- A free end ``p`` (element ``u -> p`` or ``p -> u``) against the inside of an element ``a0
+  -> a1`` of the other side: :class:`EndElementBlock`, the sphere against the cylinder, gap
+  ``|p - x_A(t*)| - r_p - r_A`` with ``t*`` the projection, ``0 <= t* < 1``, and ``x_A(t*)``
+  beyond the end's element (the conditions above with ``x_A(t*)`` for ``q``). On that edge
+  the crossing pair's line-to-line closest point is ``s = 1`` at ``p`` (or ``s = 0``), so the
+  two gaps are one and the force is continuous. The energy is weighted by ``1 - lam``, ``lam``
+  the line weight of :func:`fembody.contact.line.switch` between the two elements, as the
+  crossing pair's point part is. A free end over the concave side of the other beam's
+  junction projects inside both elements there: the row yields to its partner (the same end
+  against the element next to its own) where the partner's weighted energy is larger, as the
+  junction rows do. (Left: an end row and a crossing pair of the end's element with the
+  element next to the row's, both pushing on such a concave side, are not reconciled; a tip
+  pressed into a bend has its element's line crossing beyond the tip, out of the pair's
+  zone. And a tip pressed onto a node of a flexible beam bends it concave there and sits on
+  the bisector, where the force turns by the kink angle from one row to the other: a
+  non-smooth equilibrium that a static run does not find, stopping with a ConvergenceError
+  (tests/contact/test_ends3d.py, a strict xfail); a smooth hand-over would need the two
+  rows' nodes in one row.)
+- A free end against a node of the other beam (a free end, or the convex side of a kink):
+  the node pairs of :class:`EndContactBlock`, with the conditions above; pairs of two nodes of
+  two elements each are the junction rows' node on node. Two free ends side by side pointing
+  the same way (``(p - u) . (q - w) > 0``), nearly parallel, are line contact's (its Gauss
+  points cover them): the pair's energy is weighted by ``1 - lam`` of their elements, which
+  is the end rows' weight at the edges of its zone; near 90 degrees ``lam`` is zero, so the
+  weight is C1. Pointing at each other (end to end) a pair keeps its full weight: line
+  contact's points project beyond the other chord there. Left: where two near-parallel ends
+  that meet end to end start to overlap, the force drops at the zone's edge from the pair's
+  to the end rows' (weighted out) and line contact's (coming in along the overlap).
+
+The spatial rows are built for the free ends of the element pairs the broad phase found, each
+(end, element) and each pair of nodes once. The end rows carry the contact's friction too
+(the section "Friction").
+
+**Friction.** A frictional contact's node pairs (planar and spatial) carry its Coulomb
+friction by the return mapping of the element pairs (:func:`fembody.contact.friction.coulomb`,
+static and kinetic coefficients): the tied points are the two nodes themselves, so the
+tangential spring is ``w = p - q - o`` with the anchor's offset ``o`` [m] in the run's
+:class:`fembody.contact.friction.History` (at the start ``o = P - Q`` of the reference
+configuration: the pair's relative displacement since then), the normal the gap's gradient
+in ``p`` and the normal force the row's (its point weight times ``k max(-g, 0)``); the tangent is
+exact (normal, weight and normal force following the nodes). After an accepted step a
+sticking pair keeps its anchor, a slipping one is anchored where it is less the elastic slip
+``T / k_t``, an open one where it is (``o = p - q``: no spring force when it closes). The
+dissipation enters the run's energy balance as the other blocks' does (:meth:`EndContactBlock
+.advance`). A spatial end row ties the end to the element's material point ``x_A(t_a)``
+instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the junction rows keep
+theirs (:mod:`fembody.contact.junction`), the force acting on the element's nodes with the
+coefficients ``(1 - t_a, t_a)``. Where an end row yields to its partner (the concave side)
+the partner's anchor is its own, open until then: its friction starts afresh, as a junction
+row's does when the element pair it takes back changes.
 """
 from __future__ import annotations
 
@@ -41,32 +104,42 @@ import math
 
 import numpy as np
 
+from .friction import History, coulomb
+from .geometry import closest_node, distance
+from .line import switch
+
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
 
 class EndContactBlock:
-    """Planar penalty contacts between two nodes of beams (module docstring) as a force block
-    of the System (the contract of :class:`fembody.elements.base.Block`), on the translation
-    DOFs of six nodes per row: ``(p, u1, u2, q, w1, w2)``, ``u`` the neighbours of ``p`` along
-    its beam and ``w`` those of ``q`` (an absent neighbour, at a free end, repeats its node).
+    """Penalty contacts between two nodes of beams, planar and spatial (module docstring), as
+    a force block of the System (the contract of :class:`fembody.elements.base.Block`), on
+    the translation DOFs of six nodes per row: ``(p, u1, u2, q, w1, w2)``, ``u`` the
+    neighbours of ``p`` along its beam and ``w`` those of ``q`` (an absent neighbour, at a
+    free end, repeats its node).
 
-    ``slots (n, 6)`` the node ids (``nodes (n, 2)``: the pair ``(p, q)``, for messages;
-    not read by the System: a planar block is evaluated on ``dofs``); ``dofs (n, 6 d)``; ``X (n, 6, d)`` the reference positions
-    [m]; ``ends (n, 4)`` per neighbour slot whether its element ends at the row's node (``u ->
-    p``: True, ``p -> u``: False); ``absent (n, 4)`` whether the slot has no neighbour;
-    ``radius (n,)`` the sum of the two radii [m]; ``k (n,)`` the penalty [N/m]; ``labels``
-    the rows' names; ``tol (n,)`` the deepest penetration a run accepts [m] (default inf)."""
+    ``slots (n, 6)`` the node ids (also ``nodes``, as the other contact blocks name theirs;
+    not read by the System: the block is evaluated on ``dofs``); ``dofs (n, 6 d)``; ``X (n,
+    6, d)`` the reference positions [m]; ``ends (n, 4)`` per neighbour slot whether its
+    element ends at the row's node (``u -> p``: True, ``p -> u``: False); ``absent (n, 4)``
+    whether the slot has no neighbour; ``radius (n,)`` the sum of the two radii [m]; ``k
+    (n,)`` the penalty [N/m]; ``labels`` the rows' names; ``tol (n,)`` the deepest
+    penetration a run accepts [m] (default inf); ``blend (n,)`` whether a row hands over to
+    line contact where its two free ends lie side by side nearly parallel (spatial models,
+    module docstring "Spatial"; default None: none, planar); ``friction`` (optional)
+    ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients [-] and the
+    tangential penalty [N/m] (default None: frictionless; module docstring "Friction")."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
-    friction_slot = None
-    frictional = False
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  absent: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
-                 tol: np.ndarray | None = None) -> None:
+                 tol: np.ndarray | None = None, blend: np.ndarray | None = None,
+                 friction: tuple | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
-        self.nodes = self.slots[:, [P, Q]]
+        self.nodes = self.slots         # (row by row as X and dofs, as other blocks)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         self.ends = np.asarray(ends, dtype=bool)
@@ -76,6 +149,16 @@ class EndContactBlock:
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
         self._labels = labels
+        self.blend = None if blend is None else np.asarray(blend, dtype=bool)
+        d = self.dim
+        self._sw = np.concatenate([np.arange(d) + d * j for j in (U1, P, W1, Q)])
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        self._friction_args = friction
+        if self.frictional:
+            self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
+            # the tied points are the two nodes: anchored at their reference offset
+            self.history0 = History.open(self.X[:, P] - self.X[:, Q],
+                                         np.zeros(self.dofs.shape)).frozen()
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -85,6 +168,28 @@ class EndContactBlock:
 
     def mass(self):
         return None
+
+    def _weight(self, x: np.ndarray, tangent: bool):
+        """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
+        Hessian: ``1 - lam`` (:func:`fembody.contact.line.switch` between the two ends'
+        elements) for a ``blend`` row whose ends point the same way (``(p - u1) . (q - w1) >
+        0``: side by side), 1 elsewhere. (``lam`` is zero near 90 degrees, where the sign
+        changes, so the weight is C1.)"""
+        n, m = x.shape
+        w, G = np.ones(n), np.zeros((n, m))
+        H = np.zeros((n, m, m)) if tangent else None
+        if self.blend is None or not self.blend.any():
+            return w, G, H
+        pos = self.positions(x)
+        same = np.einsum("ni,ni->n", pos[:, P] - pos[:, U1], pos[:, Q] - pos[:, W1]) > 0.0
+        sel = np.flatnonzero(self.blend & same)
+        if sel.size:
+            lam, gl, hl = switch(pos[sel][:, [U1, P, W1, Q]], tangent)
+            w[sel] = 1.0 - lam
+            G[sel[:, None], self._sw[None, :]] = -gl
+            if tangent:
+                H[sel[:, None, None], self._sw[None, :, None], self._sw[None, None, :]] = -hl
+        return w, G, H
 
     def positions(self, x: np.ndarray) -> np.ndarray:
         """Current node positions ``(n, 6, d)`` from the gathered displacements ``x``."""
@@ -122,44 +227,137 @@ class EndContactBlock:
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
         """Internal forces ``k g dg/dX`` ``(n, 6 d)`` [N] of the rows that touch and, with
-        ``tangent``, their stiffness ``k (dg/dX dg/dX^T + g d2g/dX2)``."""
-        f, live, Kl = self.live_forces(x, tangent)
+        ``tangent``, their stiffness ``k (dg/dX dg/dX^T + g d2g/dX2)`` (times the point
+        weight ``w`` of :meth:`_weight` with its derivatives, where ``blend``); a frictional
+        block's friction from the anchors of ``history`` (a run's; default None:
+        :attr:`history0`)."""
+        f, live, Kl = self.live_forces(x, tangent, history)
         K = None
         if tangent:
             K = np.zeros((len(self), f.shape[1], f.shape[1]))
             K[live] = Kl
         return f, K, None
 
-    def live_forces(self, x: np.ndarray, tangent: bool, history=None):
+    def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
         """:meth:`forces` with the stiffness of the rows that touch alone: the forces ``(n,
         6 d)`` [N], those rows ``(m,)`` and (``tangent``) their stiffness ``(m, 6 d, 6 d)``
         (else None), what the System adds in a Newton iteration without a zero matrix per
-        idle row."""
+        idle row; a frictional block's friction from the anchors of ``history`` (a run's;
+        default None: :attr:`history0`)."""
         n, m = self.dofs.shape
-        g, ok, _, _ = self.gaps(x)
-        live = np.flatnonzero(ok & (g < 0.0))
+        live = self.live(x)
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
-        g, _, G, H = self._take(live).gaps(x[live], tangent)
-        kg = self.k[live] * g
-        f[live] = kg[:, None] * G
-        K = None
-        if tangent:
-            K = self.k[live][:, None, None] * G[:, :, None] * G[:, None, :] \
-                + kg[:, None, None] * H
+        sub = self._take(live)
+        N, fl, K, nrm, dn, dN = sub._normal(x[live], tangent)
+        if self.frictional:
+            h = None if history is None else History(*(a[live] for a in history))
+            Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
+            fl = fl + Ff
+            if tangent:
+                K = K + Kf
+        f[live] = fl
         return f, live, K
 
+    def _normal(self, x: np.ndarray, tangent: bool):
+        """Of rows that all touch: the normal force ``N = w k max(-g, 0)`` ``(n,)`` [N], its
+        part of the internal forces ``(n, 6 d)`` and (``tangent``) stiffness, the contact
+        normal ``(n, d)`` (the gap's gradient in ``p``) and (``tangent``) the derivatives
+        of normal and normal force, ``(n, d, 6 d)`` and ``(n, 6 d)`` (else None)."""
+        g, _, G, H = self.gaps(x, tangent)
+        w, gw, hw = self._weight(x, tangent)
+        d = self.dim
+        kg = self.k * g
+        fp = kg[:, None] * G
+        Wp = 0.5 * kg * g
+        f = w[:, None] * fp + Wp[:, None] * gw
+        K = dn = dN = None
+        if tangent:
+            Kp = self.k[:, None, None] * G[:, :, None] * G[:, None, :] + kg[:, None, None] * H
+            K = (w[:, None, None] * Kp + gw[:, :, None] * fp[:, None, :]
+                 + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
+            dn = H[:, P * d:(P + 1) * d, :]
+            dN = -(self.k * w)[:, None] * G - kg[:, None] * gw
+        return -w * kg, f, K, G[:, P * d:(P + 1) * d], dn, dN
+
+    def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
+                  nrm: np.ndarray, dn, dN, tangent: bool):
+        """The friction part of the internal forces ``(n, 6 d)`` [N], (``tangent``) its
+        stiffness and the return mapping (:class:`fembody.contact.friction.Coulomb`) at
+        ``x`` with the anchors of ``history`` (None: :attr:`history0`), given the rows'
+        normal forces ``N``, normals and (``tangent``) their derivatives (:meth:`_normal`):
+        the spring ``w = p - q - o`` between the two nodes less the anchor's offset ``o``."""
+        h = self.history0 if history is None else history
+        pos = self.positions(x)
+        n, m = x.shape
+        d = self.dim
+        sp, sq = slice(P * d, (P + 1) * d), slice(Q * d, (Q + 1) * d)
+        dw = None
+        if tangent:
+            dw = np.zeros((n, d, m))
+            dw[:, :, sp] = np.eye(d)
+            dw[:, :, sq] = -np.eye(d)
+        c = coulomb(pos[:, P] - pos[:, Q] - h.anchor, nrm, N, self.kt, self.mu_s, self.mu_k,
+                    h.sliding, dw, dn, dN)
+        F = np.zeros((n, m))
+        F[:, sp], F[:, sq] = c.f, -c.f
+        K = None
+        if tangent:
+            K = np.zeros((n, m, m))
+            K[:, sp, :], K[:, sq, :] = c.K, -c.K
+        return F, K, c
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at the displacements ``x`` (from
+        ``history``, the last accepted one's), the energy [J] the step's slip dissipated
+        and the energy held by the tangential springs at ``x`` [J] (as
+        :meth:`fembody.contact.beams.BeamContactBlock.advance`): a sticking row keeps its
+        anchor, a slipping one is anchored where it is with the elastic slip ``T / k_t``, an
+        open one where it is."""
+        n, m = x.shape
+        d = self.dim
+        F, N, T = np.zeros((n, m)), np.zeros(n), np.zeros((n, d))
+        slipping, ds, stored = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n)
+        live = self.live(x)
+        if live.size:
+            sub = self._take(live)
+            Nl, _, _, nrm, _, _ = sub._normal(x[live], False)
+            Fl, _, c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm,
+                                     None, None, False)
+            F[live], N[live], T[live] = Fl, Nl, c.f
+            slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
+        pos = self.positions(x)
+        on = N > 0.0
+        keep = on & ~slipping
+        fresh = pos[:, P] - pos[:, Q] - T / self.kt[:, None]
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def live(self, x: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` that carry a force at ``x``: in the zone, penetrating, and with
+        a point weight above zero."""
+        g, ok, _, _ = self.gaps(x)
+        live = np.flatnonzero(ok & (g < 0.0))
+        if self.blend is not None and live.size:
+            live = live[self._take(live)._weight(x[live], False)[0] > 0.0]
+        return live
+
     def _take(self, rows: np.ndarray) -> "EndContactBlock":
+        fr = self._friction_args
         return EndContactBlock(self.slots[rows], self.dofs[rows], self.X[rows],
                                self.ends[rows], self.absent[rows], self.radius[rows],
-                               self.k[rows], self._labels, self.tol[rows])
+                               self.k[rows], self._labels, self.tol[rows],
+                               None if self.blend is None else self.blend[rows],
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """Penalty energy ``k/2 max(-g, 0)^2`` per row [J]."""
+        """Penalty energy ``w k/2 max(-g, 0)^2`` per row [J] (``w`` the point weight)."""
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
-        return 0.5 * self.k * pen ** 2
+        return self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the gap [m] and whether it is in its zone."""
@@ -169,32 +367,46 @@ class EndContactBlock:
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per row (normal force [N], gap [m], in the zone 1/0)."""
         g, ok, _, _ = self.gaps(x)
-        F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
+        F = self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])
 
     def report_labels(self) -> list[str]:
         """The names of :meth:`report`'s rows."""
         return [self.label(i) for i in range(len(self))]
 
-    def report(self, x: np.ndarray, history=None) -> dict[str, np.ndarray]:
+    def report(self, x: np.ndarray, history: History | None = None
+               ) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m], ``normal_force`` [N], ``point`` midway between the two nodes
-        [m] and ``normal`` (unit, from ``q`` to ``p``; 0 where they coincide)."""
+        [m] and ``normal`` (unit, from ``q`` to ``p``; 0 where they coincide); with a run's
+        ``history`` (its state after the accepted step that ended at ``x``) a frictional
+        block also ``tangential_force`` [N], ``slip`` (accumulated) [m] and ``stick``
+        (touching, not slid in that step), as
+        :meth:`fembody.contact.beams.BeamContactBlock.report`."""
         F, g = self.resultants(x)[:, :2].T
         pos = self.positions(x)
         r = pos[:, P] - pos[:, Q]
         rho = np.linalg.norm(r, axis=1)
-        return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
-                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
+               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        if self.frictional and history is not None:
+            Ff = self.forces(x, None, False, history)[0]
+            d = self.dim
+            T = np.linalg.norm(Ff[:, Q * d:(Q + 1) * d], axis=1)
+            out.update(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
+        return out
 
 
-def end_rows(model, contacts) -> tuple[list, list]:
-    """The node-pair rows of the model's planar beam ``contacts`` (compile time): per row the
+def end_rows(model, contacts, free_end: bool = False) -> tuple[list, list]:
+    """The node-pair rows of the model's beam ``contacts`` (compile time): per row the
     node ids ``(p, u1, u2, q, w1, w2)``, ``ends (4,)``, ``absent (4,)``, the sum of the radii
     [m], the stiffness [N/m] and the penetration tolerance [m]; and per row ``(contact, name
     of p, name of q)``; each pair of nodes once.
 
     ``contacts``: per contact definition ``(bc, els, nodes, pairs)`` (elements, their node ids
-    ``(n, 2)``, candidate element pairs ``(p, 2)`` of the broad phase)."""
+    ``(n, 2)``, candidate element pairs ``(p, 2)`` of the broad phase). ``free_end`` (spatial
+    models; default False: every pair, planar) keeps only the pairs with a free end (a node
+    of one beam element): two junction nodes are the junction rows' node-on-node contact
+    (:mod:`fembody.contact.junction`)."""
     around: dict[int, list] = {}            # every beam element of the model at each node
     for body in model.bodies:
         for e in body.elements:
@@ -219,7 +431,9 @@ def end_rows(model, contacts) -> tuple[list, list]:
                     key = (min(p, q), max(p, q))
                     if p == q or key in seen or len(around.get(p, ())) > 2 \
                             or len(around.get(q, ())) > 2 \
-                            or any(a == q for a, _ in around.get(p, ())):
+                            or any(a == q for a, _ in around.get(p, ())) \
+                            or (free_end and len(around.get(p, ())) != 1
+                                and len(around.get(q, ())) != 1):
                         continue            # (neighbours along a beam: never in the zone)
                     seen.add(key)
                     (u, cu, au), (w, cw, aw) = slots(p), slots(q)
@@ -244,4 +458,400 @@ def end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
     return [EndContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
                             np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
                             np.array([r[3] for r in rows]), np.array([r[4] for r in rows]),
-                            labels, np.array([r[5] for r in rows]))]
+                            labels, np.array([r[5] for r in rows]),
+                            friction=_friction_of(names))]
+
+
+def _friction_of(names: list) -> tuple:
+    """Per row ``(mu_s, mu_k, k_t)`` of its contact definition (``names[i][0]``)."""
+    return tuple(np.array([[nm[0].friction, nm[0].kinetic_friction,
+                            nm[0].tangential_stiffness] for nm in names], dtype=float).T)
+
+
+# ----------------------------------------------------------------------------- spatial
+PE, UE, A0, A1 = range(4)           # a free-end row's node slots: p, its neighbour, the element
+
+
+class EndElementBlock:
+    """Spatial penalty contacts of a beam's free end against the inside of another element:
+    the sphere that rounds the end against the element's cylinder (module docstring,
+    "Spatial"), a force block of the System (the contract of
+    :class:`fembody.elements.base.Block`) on the translation DOFs of four nodes per row,
+    ``(p, u, a0, a1)``: the free end, its neighbour along its beam (for the zone and the line
+    weight), and the element's two nodes.
+
+    ``slots (n, 4)`` the node ids (also ``nodes``);
+    ``dofs (n, 4 d)``; ``X (n, 4, d)`` the reference
+    positions [m]; ``ends (n,)`` whether ``p``'s element runs ``u -> p`` (True) or ``p -> u``;
+    ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
+    ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
+    sum of the two radii [m]; ``k (n,)`` the penalty [N/m]; ``labels`` the rows' names;
+    ``tol (n,)`` the deepest penetration a run accepts [m] (default inf); ``friction``
+    (optional) ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients
+    [-] and the tangential penalty [N/m] (default None: frictionless; module docstring
+    "Friction")."""
+
+    family = "beam contact"
+    Dd = None               # no velocity-dependent force
+    friction_slot = None    # set by the System for a frictional block
+
+    def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
+                 partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
+                 tol: np.ndarray | None = None, friction: tuple | None = None) -> None:
+        self.slots = np.asarray(slots, dtype=np.int64)
+        self.nodes = self.slots
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.ends = np.asarray(ends, dtype=bool)
+        self.partner = np.asarray(partner, dtype=np.int64).reshape(-1, 2)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.dim = self.X.shape[2]
+        self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
+        self._labels = labels
+        d = self.dim
+        # the node-on-element geometry's DOFs (p, a0, a1) and the switch's (u, p, a0, a1)
+        # among the row's (p, u, a0, a1)
+        self._geo = np.concatenate([np.arange(d) + d * j for j in (PE, A0, A1)])
+        self._sw = np.concatenate([np.arange(d) + d * j for j in (UE, PE, A0, A1)])
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        self._friction_args = friction
+        if self.frictional:
+            self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
+            # anchored at the end's projection on the element, no offset
+            t0 = closest_node(self.X[:, [PE, A0, A1]])[0]
+            self.history0 = History.open(np.column_stack([t0, np.zeros((len(t0), d))]),
+                                         np.zeros(self.dofs.shape)).frozen()
+
+    def __len__(self) -> int:
+        return self.dofs.shape[0]
+
+    def label(self, i: int) -> str:
+        return self._labels[i]
+
+    def mass(self):
+        return None
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, 4, d)`` from the gathered displacements ``x``."""
+        return self.X + x.reshape(self.X.shape)
+
+    def gaps(self, x: np.ndarray, hessian: bool = False):
+        """Gap ``g (n,)`` [m] of each free end to its element, whether the row is in its zone
+        ``(n,)`` (the end's projection inside the element, ``0 <= t < 1``, and that point
+        beyond the end of the end's own element), the gradient ``(n, 4 d)`` and
+        (``hessian``) Hessian of ``g``, exact (the closest point following the nodes)."""
+        pos = self.positions(x)
+        n, _, d = pos.shape
+        tri = pos[:, [PE, A0, A1]]
+        z, ok = closest_node(tri)
+        rho, G3, H3 = distance("node", tri, z, hessian)
+        xa = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
+        dot = np.einsum("ni,ni->n", xa - pos[:, PE], pos[:, PE] - pos[:, UE])
+        beyond = np.where(self.ends, dot >= 0.0, dot > 0.0)
+        G = np.zeros((n, 4 * d))
+        G[:, self._geo] = G3
+        H = None
+        if hessian:
+            H = np.zeros((n, 4 * d, 4 * d))
+            H[:, self._geo[:, None], self._geo[None, :]] = H3
+        return rho - self.radius, ok & beyond & (rho > 0.0), G, H
+
+    def _weight(self, x: np.ndarray, tangent: bool):
+        """The point weight ``1 - lam`` ``(n,)`` (``lam`` the line weight of
+        :func:`fembody.contact.line.switch` between the end's element and the other), its
+        gradient ``(n, 4 d)`` and (``tangent``) Hessian."""
+        pos = self.positions(x)
+        lam, gl, hl = switch(pos[:, [UE, PE, A0, A1]], tangent)
+        n, k = x.shape
+        G = np.zeros((n, k))
+        G[:, self._sw] = -gl
+        H = None
+        if tangent:
+            H = np.zeros((n, k, k))
+            H[:, self._sw[:, None], self._sw[None, :]] = -hl
+        return 1.0 - lam, G, H
+
+    def live(self, x: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` that carry a force at ``x``: in the zone, penetrating, with a
+        point weight above zero, and not yielding to a partner (the same end against the
+        element next to its own across a junction of the other beam) whose weighted energy
+        is larger (a tie: the row listed first keeps it). Both push only on the concave side
+        of that junction, where they are one contact: the larger energy is the smaller
+        distance to the polyline, continuous across the bisector where the two are equal.
+        The gate does not depend on the nodes elsewhere, so the tangent is the kept row's."""
+        g, ok, _, _ = self.gaps(x)
+        on = ok & (g < 0.0)
+        E = np.zeros(len(g))
+        sel = np.flatnonzero(on)
+        if sel.size:
+            w = 1.0 - switch(self.positions(x)[sel][:, [UE, PE, A0, A1]], False)[0]
+            E[sel] = w * 0.5 * self.k[sel] * g[sel] ** 2
+        idx = np.arange(len(g))
+        keep = E > 0.0
+        for c in (0, 1):
+            p = self.partner[:, c]
+            Ep = np.where(p >= 0, E[np.maximum(p, 0)], 0.0)
+            keep &= ~((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
+        return np.flatnonzero(keep)
+
+    def _take(self, rows: np.ndarray) -> "EndElementBlock":
+        """The rows ``rows`` alone (their partners dropped: evaluated after :meth:`live`)."""
+        fr = self._friction_args
+        return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
+                               self.ends[rows], np.full((len(rows), 2), -1),
+                               self.radius[rows], self.k[rows], self._labels, self.tol[rows],
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+
+    def _energy(self, x: np.ndarray, tangent: bool):
+        """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
+        internal force [N]) and (``tangent``) Hessian of rows that all touch; and for the
+        friction the normal force ``(1 - lam) k (-g)`` ``(n,)`` [N], the normal ``(n, d)``
+        (the gap's gradient in ``p``) and (``tangent``) their derivatives ``(n, d, 4 d)``,
+        ``(n, 4 d)`` (else None)."""
+        g, _, G, H = self.gaps(x, tangent)
+        w, gw, hw = self._weight(x, tangent)
+        d = self.dim
+        Wp = 0.5 * self.k * g * g
+        fp = (self.k * g)[:, None] * G
+        f = w[:, None] * fp + Wp[:, None] * gw
+        K = dn = dN = None
+        if tangent:
+            Kp = self.k[:, None, None] * (G[:, :, None] * G[:, None, :]
+                                          + g[:, None, None] * H)
+            K = (w[:, None, None] * Kp + gw[:, :, None] * fp[:, None, :]
+                 + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
+            dn = H[:, PE * d:(PE + 1) * d, :]
+            dN = -(self.k * w)[:, None] * G - (self.k * g)[:, None] * gw
+        return w * Wp, f, K, -w * self.k * g, G[:, PE * d:(PE + 1) * d], dn, dN
+
+    def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
+                  nrm: np.ndarray, dn, dN, tangent: bool):
+        """The friction part of the internal forces ``(n, 4 d)`` [N], (``tangent``) its
+        stiffness and the return mapping (:class:`fembody.contact.friction.Coulomb`) at
+        ``x`` with the anchors ``(t_a, o)`` of ``history`` (None: :attr:`history0`), given
+        the rows' normal forces, normals and (``tangent``) their derivatives
+        (:meth:`_energy`): the spring ``w = p - x_A(t_a) - o`` between the end and the
+        element's material point ``t_a``, acting on them with the coefficients ``(1, -(1 -
+        t_a), -t_a)``."""
+        h = self.history0 if history is None else history
+        pos = self.positions(x)
+        n, m = x.shape
+        d = self.dim
+        ta = h.anchor[:, 0]
+        coef = np.column_stack([np.ones(n), ta - 1.0, -ta])     # on (p, a0, a1)
+        slots = (PE, A0, A1)
+        wv = (pos[:, PE] - pos[:, A0] - ta[:, None] * (pos[:, A1] - pos[:, A0])
+              - h.anchor[:, 1:])
+        dw = None
+        if tangent:
+            dw = np.zeros((n, d, m))
+            for c, sl in enumerate(slots):
+                dw[:, :, sl * d:(sl + 1) * d] = coef[:, c, None, None] * np.eye(d)
+        c = coulomb(wv, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+        F = np.zeros((n, m))
+        K = np.zeros((n, m, m)) if tangent else None
+        for j, sl in enumerate(slots):
+            F[:, sl * d:(sl + 1) * d] = coef[:, j, None] * c.f
+            if tangent:
+                K[:, sl * d:(sl + 1) * d, :] = coef[:, j, None, None] * c.K
+        return F, K, c
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at the displacements ``x``, the
+        energy [J] the step's slip dissipated and the energy of the tangential springs at
+        ``x`` [J] (as :meth:`EndContactBlock.advance`): a sticking row keeps its anchor, a
+        slipping or open one is anchored at the end's current projection ``t`` with the
+        offset ``-T / k_t`` (open: 0)."""
+        n, m = x.shape
+        d = self.dim
+        F, T = np.zeros((n, m)), np.zeros((n, d))
+        on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        ds, stored = np.zeros(n), np.zeros(n)
+        live = self.live(x)
+        if live.size:
+            sub = self._take(live)
+            _, _, _, Nl, nrm, _, _ = sub._energy(x[live], False)
+            Fl, _, c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm,
+                                     None, None, False)
+            F[live], T[live], on[live] = Fl, c.f, Nl > 0.0
+            slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
+        t = closest_node(self.positions(x)[:, [PE, A0, A1]])[0]
+        fresh = np.column_stack([t, -T / self.kt[:, None]])
+        keep = on & ~slipping
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history: History | None = None):
+        """Internal forces ``(n, 4 d)`` [N] of the live rows (:meth:`live`; zero elsewhere)
+        and, with ``tangent``, their stiffness (exact); a frictional block's friction from
+        the anchors of ``history`` (a run's; default None: :attr:`history0`)."""
+        f, live, Kl = self.live_forces(x, tangent, history)
+        K = None
+        if tangent:
+            K = np.zeros((len(self), f.shape[1], f.shape[1]))
+            K[live] = Kl
+        return f, K, None
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 4 d)``
+        [N], those rows ``(m,)`` and (``tangent``) their stiffness ``(m, 4 d, 4 d)``."""
+        n, m = self.dofs.shape
+        live = self.live(x)
+        f = np.zeros((n, m))
+        if not live.size:
+            return f, live, (np.zeros((0, m, m)) if tangent else None)
+        sub = self._take(live)
+        _, fl, K, N, nrm, dn, dN = sub._energy(x[live], tangent)
+        if self.frictional:
+            h = None if history is None else History(*(a[live] for a in history))
+            Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
+            fl = fl + Ff
+            if tangent:
+                K = K + Kf
+        f[live] = fl
+        return f, live, K
+
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """Penalty energy ``(1 - lam) k/2 max(-g, 0)^2`` per row [J] (live rows only)."""
+        E = np.zeros(len(self))
+        live = self.live(x)
+        if live.size:
+            E[live] = self._take(live)._energy(x[live], False)[0]
+        return E
+
+    def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per row the gap [m] and whether it is in its zone."""
+        g, ok, _, _ = self.gaps(x)
+        return g, ok
+
+    def resultants(self, x: np.ndarray) -> np.ndarray:
+        """Per row (normal force ``(1 - lam) k max(-g, 0)`` [N] of the live rows, gap [m], in
+        the zone 1/0)."""
+        g, ok, _, _ = self.gaps(x)
+        F = np.zeros(len(self))
+        live = self.live(x)
+        if live.size:
+            w = self._take(live)._weight(x[live], False)[0]
+            F[live] = -w * self.k[live] * g[live]
+        return np.column_stack([F, g, ok.astype(float)])
+
+    def report_labels(self) -> list[str]:
+        """The names of :meth:`report`'s rows."""
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history: History | None = None
+               ) -> dict[str, np.ndarray]:
+        """Per row ``gap`` [m], ``normal_force`` [N] (of :meth:`resultants`), ``point``
+        midway between the free end and its closest point on the element (clamped to the
+        chord) [m] and ``normal`` (unit, from the element towards the end; 0 where they
+        meet); with a run's ``history`` a frictional block also ``tangential_force`` [N],
+        ``slip`` [m] and ``stick``, as :meth:`EndContactBlock.report`."""
+        F, g = self.resultants(x)[:, :2].T
+        pos = self.positions(x)
+        z = np.clip(closest_node(pos[:, [PE, A0, A1]])[0], 0.0, 1.0)
+        pb = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
+        r = pos[:, PE] - pb
+        rho = np.linalg.norm(r, axis=1)
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, PE] + pb),
+               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        if self.frictional and history is not None:
+            T = np.zeros(len(self))
+            live = self.live(x)
+            if live.size:
+                sub = self._take(live)
+                _, _, _, N, nrm, _, _ = sub._energy(x[live], False)
+                c = sub._friction(x[live], History(*(a[live] for a in history)), N, nrm,
+                                  None, None, False)[2]
+                T[live] = np.linalg.norm(c.f, axis=1)
+            out.update(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
+        return out
+
+
+def end_element_rows(model, contacts) -> tuple[list, list]:
+    """The spatial free-end rows of the model's beam ``contacts`` (compile time): per row the
+    node ids ``(p, u, a0, a1)``, whether ``p``'s element ends at ``p``, the partners ``(2,)``
+    (row indices, -1: none), the sum of the radii [m], the stiffness [N/m] and the
+    penetration tolerance [m]; and per row ``(contact, name of p, element)``; each (free end,
+    element) once in the model. A free end is a node of one beam element; an element holding
+    the end's neighbour is left out (self-contact: the fold next to the end)."""
+    around: dict[int, list] = {}
+    for body in model.bodies:
+        for e in body.elements:
+            if e.family != "beam":
+                continue
+            i, j = (nd_.id for nd_ in e.nodes)
+            around.setdefault(i, []).append((j, False))
+            around.setdefault(j, []).append((i, True))
+    rows, names, at = [], [], {}
+    for bc, els, nodes, pairs in contacts:
+        na = len(bc.elements_a)
+        for i, j in pairs:
+            for e, o in ((i, j), (j, i)):
+                el = tuple(int(a) for a in nodes[o])
+                for p in nodes[e]:
+                    p = int(p)
+                    if p in el or len(around.get(p, ())) != 1:
+                        continue
+                    u, ends = around[p][0]
+                    key = (p, min(el), max(el))
+                    if u in el or key in at:
+                        continue
+                    at[key] = len(rows)
+                    rsum = (float(bc.radius_a if e < na else bc.radius_b)
+                            + float(bc.radius_a if o < na else bc.radius_b))
+                    rows.append([(p, u, *el), ends, [-1, -1], rsum, bc.stiffness,
+                                 bc.max_penetration])
+                    names.append((bc, f"free end node {p}", els[o]))
+    # partners: the same end against the element next to this one across a junction (a node
+    # of exactly two beam elements) of the other beam
+    for r, row in enumerate(rows):
+        p, _, a0, a1 = row[0]
+        for c, a in enumerate((a0, a1)):
+            nb = around.get(a, ())
+            if len(nb) != 2:
+                continue
+            for b, _ in nb:
+                o = at.get((p, min(a, b), max(a, b)))
+                if o is not None and o != r:
+                    row[2][c] = o
+    return rows, names
+
+
+def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
+    """The spatial contacts' rounded free ends as force blocks: the node pairs with a free
+    end (:class:`EndContactBlock`, :func:`end_rows` with ``free_end``) and the free ends
+    against the inside of elements (:class:`EndElementBlock`); each block only if it has
+    rows."""
+    from ..elements.base import Labels
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    out = []
+    rows, names = end_rows(model, contacts, free_end=True)
+    if rows:
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        X = np.array([[pos[i] for i in row] for row in ids])
+        labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}",
+                        len(ids))
+        out.append(EndContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                   np.array([r[1] for r in rows]),
+                                   np.array([r[2] for r in rows]),
+                                   np.array([r[3] for r in rows]),
+                                   np.array([r[4] for r in rows]), labels,
+                                   np.array([r[5] for r in rows]),
+                                   np.array([r[2][1] and r[2][3] for r in rows]),
+                                   _friction_of(names)))
+    rows, enames = end_element_rows(model, contacts)
+    if rows:
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        X = np.array([[pos[i] for i in row] for row in ids])
+        labels = Labels(lambda i: f"{enames[i][0].label}: {enames[i][1]} / {enames[i][2]}",
+                        len(ids))
+        out.append(EndElementBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                   np.array([r[1] for r in rows]),
+                                   np.array([r[2] for r in rows]),
+                                   np.array([r[3] for r in rows]),
+                                   np.array([r[4] for r in rows]), labels,
+                                   np.array([r[5] for r in rows]), _friction_of(enames)))
+    return out
