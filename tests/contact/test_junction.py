@@ -8,6 +8,7 @@ import pytest
 
 import fembody as fb
 from fembody.contact.geometry import segment_distance
+from fembody.contact.beams import BeamContactBlock
 from fembody.contact.junction import JunctionContactBlock
 
 from .fd import assert_force_and_tangent
@@ -649,6 +650,10 @@ def test_a_crossing_of_two_bends_takes_back_the_friction_of_every_pair_it_remove
         n, k, on_a, x = _a_moved(blk, a_ids, move)
         f = blk.forces(x, None, False)[0]
         total += f.reshape(n, k, 3)[on_a].sum(axis=0)
+        if not isinstance(blk, (BeamContactBlock, JunctionContactBlock)):
+            # (the free-end rows: the beams' ends are far from the crossing)
+            assert not f.any(), type(blk).__name__
+            continue
         if blk.frictional:
             ff = blk._friction(x, None, False)[0]
             friction += ff.reshape(n, k, 3)[on_a].sum(axis=0)
