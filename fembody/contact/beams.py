@@ -402,6 +402,29 @@ class BeamContactBlock:
         f, K = self._kernel(x, history, tangent, False, side)[:2]
         return f, (K if tangent else None), None
 
+    def live_forces(self, x: np.ndarray, tangent: bool, history: "History | None" = None,
+                    side: np.ndarray | None = None):
+        """:meth:`forces` with the stiffness of the pairs that touch alone: the forces ``(n,
+        m d)`` [N], those pairs ``(p,)`` and (``tangent``) their stiffness ``(p, m d, m d)``
+        (else None). What the System adds of this block in a Newton iteration
+        (:meth:`fembody.system.System.add_matrix_rows`).
+
+        Why: most candidate pairs are apart (the compiled pass skips them, their stiffness is
+        an exact zero), and scattering every pair's zero matrix into the global data cost
+        more than the pass itself on a bundle of beams in line contact
+        (benchmarks/beam_bundle.py). A spatial pair is live when the pass reports it touching;
+        a planar one when its stiffness has a nonzero entry (without ``tangent``: every
+        pair, nothing is scattered); ``side`` as in :meth:`forces`."""
+        out = self._kernel(x, history, tangent, False, side)
+        f, K = out[0], out[1]
+        if not tangent:
+            return f, np.arange(len(self)), None
+        if self.kind == "crossing":
+            rows = np.asarray(out[2], dtype=np.int64)
+        else:
+            rows = np.flatnonzero(K.reshape(len(K), -1).any(axis=1))
+        return f, rows, K[rows]
+
     def _kernel(self, x: np.ndarray, history, tangent: bool, points: bool,
                 side: np.ndarray | None = None):
         """The compiled pass over all pairs at the gathered displacements ``x`` with the

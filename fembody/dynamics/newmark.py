@@ -220,7 +220,10 @@ class GeneralizedAlpha(Integrator):
                              "grow without bound (a pendulum's link force reaches 1e6 times "
                              "its weight) while the energy balance still looks closed. Keep "
                              "projection='auto', use rho_inf < 1, or pass unstable_ok=True")
-        self.solver = saddle_solver(system, linear_solver, rows=self.rows)
+        # (refine_symmetric: an iteration matrix that auto sends to SuperLU, nearly symmetric
+        # and mass-dominated, is first tried on CHOLMOD's Cholesky of its symmetric part with
+        # refinement: fembody.linalg.near_symmetric)
+        self.solver = saddle_solver(system, linear_solver, rows=self.rows, refine_symmetric=True)
         # Newton's increments composed at the iterate, mapped to the step's (None: additive)
         self._lie = None if system.space.commutative else LieIncrement(system) or None
         self._linear_solver = linear_solver

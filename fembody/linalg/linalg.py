@@ -48,6 +48,11 @@ from .restorable import NoCompliance, RowCompliance
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
+from .near_symmetric import RefinedCholesky, SymmetricPart
+
+# refusals (asymmetric, not definite, a refinement not converging) after which a solver
+# stops trying the near-symmetric path (.near_symmetric) and stays on SuperLU
+NEAR_SYMMETRIC_TRIES = 3
 
 log = logging.getLogger("fembody")
 
@@ -151,6 +156,13 @@ class LinearSolver:
         missing one is a ModelError with its install line.
     spd : bool, default True
         Whether matrices are expected symmetric positive definite (Cholesky is tried first).
+    refine_symmetric : bool, default False
+        For ``method='auto'`` on matrices not expected symmetric (``spd=False``) that auto
+        sends to SuperLU: first try CHOLMOD's Cholesky of the symmetric part with iterative
+        refinement against the matrix (:mod:`.near_symmetric`; dynamic iteration matrices of
+        spatial models, nearly symmetric and mass-dominated), SuperLU when it refuses.
+        ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES refusals the
+        solver stays on SuperLU.
 
     The factorisation of the last :meth:`factorize` is a
     :class:`~fembody.linalg.factorization.Factor` whichever backend made it (its pivots, and
@@ -159,7 +171,8 @@ class LinearSolver:
     Counters: ``n_factor`` (numeric factorisations), ``n_solve``.
     """
 
-    def __init__(self, method: str = "auto", spd: bool = True) -> None:
+    def __init__(self, method: str = "auto", spd: bool = True,
+                 refine_symmetric: bool = False) -> None:
         if method not in METHODS:
             raise ModelError(f"linear_solver must be one of {METHODS}, got {method!r}")
         if method == "cholmod" and not HAVE_CHOLMOD:
@@ -171,6 +184,10 @@ class LinearSolver:
             _warn_no_cholmod()
         self.method = method
         self.spd = spd
+        # the near-symmetric path's state: its pattern object, refusals so far
+        self.refine_symmetric = refine_symmetric and method == "auto" and not spd
+        self._near: SymmetricPart | None = None
+        self._near_refusals = 0
         self.active: str | None = None      # backend of the current factorisation
         self._symbolic = None
         self._fac = None
@@ -270,9 +287,11 @@ class LinearSolver:
             self._fac = DenseLU(Ad)
             return
         lu_kind = kind if kind in LU_METHODS else "superlu"
+        if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
+            self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
+        if lu_kind == "superlu" and self._try_near_symmetric(A):
+            return
         try:
-            if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
-                self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
             # the old factor is let go before the new one is made: an LU returns a new factor
             # each time, and two alive at once doubled the peak memory (a 1e6-DOF spatial
             # grid's second SuperLU factorisation ran out of memory)
@@ -281,6 +300,28 @@ class LinearSolver:
         except RuntimeError:           # "Factor is exactly singular"
             self._fac = Singular(n)
         self.active = lu_kind
+
+    def _try_near_symmetric(self, A) -> bool:
+        """The near-symmetric path (:mod:`.near_symmetric`) for the LU-bound ``A``: True when
+        it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
+        if not getattr(self, "refine_symmetric", False) or not HAVE_CHOLMOD or not _is_sparse(A):
+            return False
+        last = self._fac
+        self._near_refusals = getattr(self, "_near_refusals", 0)   # (older checkpoints)
+        if isinstance(last, RefinedCholesky) and last.refused:
+            self._near_refusals += 1            # the last factor's refinement failed
+        if self._near_refusals >= NEAR_SYMMETRIC_TRIES:
+            return False
+        near = getattr(self, "_near", None)
+        if near is None or not same_pattern(near.pattern, (A.indptr, A.indices)):
+            near = self._near = SymmetricPart(A.indptr, A.indices, A.shape[0])
+        self._fac = None                        # (one factor alive, as for the LUs)
+        fac = near.factorize(A, self._lu)
+        if fac is None:
+            self._near_refusals += 1
+            return False
+        self._fac, self.active = fac, "cholmod-refined"
+        return True
 
     @property
     def envelope_ldl(self) -> EnvelopeLDL | None:
@@ -355,7 +396,8 @@ class SaddlePointSolver:
       Schur complement for up to SCHUR_MAX constraint rows and ldl beyond; SuperLU without
       CHOLMOD or when S is not positive definite.
 
-    Without constraints it is a plain :class:`LinearSolver` on S.
+    Without constraints it is a plain :class:`LinearSolver` on S (``refine_symmetric``: its
+    near-symmetric path before SuperLU, see :class:`LinearSolver`).
     """
 
     METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "dense", "banded") + LU_METHODS
@@ -368,7 +410,8 @@ class SaddlePointSolver:
     def __init__(self, pattern, n_free: int, n_con: int, method: str = "auto",
                  S_indices: np.ndarray | None = None, S_indptr: np.ndarray | None = None,
                  B_indices: np.ndarray | None = None, B_indptr: np.ndarray | None = None,
-                 S_diag: np.ndarray | None = None, symmetric: bool = True) -> None:
+                 S_diag: np.ndarray | None = None, symmetric: bool = True,
+                 refine_symmetric: bool = False) -> None:
         if method not in self.METHODS:
             raise ModelError(f"linear_solver must be one of {self.METHODS}, got {method!r}")
         if not symmetric and method in self.SYMMETRIC_ONLY:
@@ -397,8 +440,10 @@ class SaddlePointSolver:
         self._data = np.zeros(len(pattern.indices)) if pattern is not None else None
         self._symbolic = None
         self._fac = None
+        # (refine_symmetric: LinearSolver's, for a matrix without constraint rows)
         self._plain = LinearSolver({"ldl": "cholmod", "schur": "cholmod"}.get(method, method),
-                                   spd=symmetric) if n_con == 0 else None
+                                   spd=symmetric, refine_symmetric=refine_symmetric
+                                   ) if n_con == 0 else None
         if self._plain is not None:
             self._plain.keep_factorized = False
         self._env: EnvelopeLDL | None = None
@@ -701,18 +746,21 @@ class SaddlePointSolver:
 
 
 def saddle_solver(system, method: str = "auto", symmetric: bool | None = None,
-                  rows=None) -> SaddlePointSolver:
+                  rows=None, refine_symmetric: bool = False) -> SaddlePointSolver:
     """A saddle-point solver on a compiled System's fixed augmented pattern. ``symmetric``:
     whether S is symmetric (default: planar models without follower loads; spatial tangents
     and load stiffness are not: LU, as the envelope, Cholesky and LDL^T read one triangle).
     ``rows``: the run's :class:`fembody.system.constraints.RedundantRows`, whose compliance (read at
-    every factorisation) enters the (2,2) block; default None: no compliant row."""
+    every factorisation) enters the (2,2) block; default None: no compliant row.
+    ``refine_symmetric``: without constraint rows, try the near-symmetric path before SuperLU
+    (:class:`LinearSolver`; the dynamic iteration matrices of spatial models); default False."""
     s = system
     pat = s.saddle_pattern() if s.n_con else None
     if symmetric is None:
         symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
     solver = SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
-                               s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric)
+                               s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric,
+                               refine_symmetric=refine_symmetric)
     solver.compliance = NoCompliance() if rows is None else RowCompliance(rows)
     return solver
 

@@ -12,7 +12,7 @@ from typing import Callable, TypeVar
 from ..patterns import AssemblyTarget
 
 # attributes of either solver that hold a factorisation or caches derived from one
-VOLATILE: tuple[str, ...] = ("_fac", "_symbolic", "_env", "_env_pattern", "_S")
+VOLATILE: tuple[str, ...] = ("_fac", "_symbolic", "_env", "_env_pattern", "_S", "_near")
 
 S = TypeVar("S")
 

@@ -423,8 +423,13 @@ class System:
                 # a block of mostly idle rows (beam junctions): the stiffness of its live
                 # rows alone, not a zero matrix per idle row to scatter
                 slot = getattr(b, "friction_slot", None)
-                fe, rows, Ke = b.live_forces(x, tangent, None if run_contacts is None or slot
-                                             is None else run_contacts.friction[slot])
+                hist = None if run_contacts is None or slot is None else run_contacts.friction[slot]
+                if run_contacts is not None and getattr(b, "side_slot", None) is not None:
+                    # a planar beam block: the run's sides too
+                    fe, rows, Ke = b.live_forces(x, tangent, hist,
+                                                 run_contacts.sides[b.side_slot])
+                else:
+                    fe, rows, Ke = b.live_forces(x, tangent, hist)
                 self.add_vector(f, b, fe)
                 self.add_matrix_rows(K, b, rows, Ke)
                 continue

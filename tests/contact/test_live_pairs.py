@@ -1,0 +1,82 @@
+"""The System adds a beam-contact block's stiffness from its touching pairs alone
+(``BeamContactBlock.live_forces`` and ``System.add_matrix_rows``, issue 33's bundle speed):
+the same forces, and the same CSC data bit for bit, as the scatter of the block's whole
+``(n, k, k)`` stiffness, spatial (crossing pairs, with and without friction) and planar
+(node-on-element pairs)."""
+import numpy as np
+import pytest
+
+import fembody as fb
+
+R = 0.005
+STEEL = fb.Material(E=2e11, rho=7850.0, nu=0.3)
+
+
+def _stack(mu: float, dim: int = 3):
+    """Three beams of 10 elements stacked 2 R apart (in line contact along their length),
+    two contacts with friction ``mu``."""
+    m = fb.Model(dim=dim)
+    body = []
+    for i in range(3):
+        y = 2.0 * R * i
+        if dim == 3:
+            b = m.add_beam((0.0, 0.0, y), (1.0, 0.0, y), n=10, material=STEEL,
+                           section=fb.Section.circle(2 * R), orientation=(0, 0, 1))
+        else:
+            b = m.add_beam((0.0, y), (1.0, y), n=10, material=STEEL,
+                           section=fb.Section.circle(2 * R))
+        m.fix(b.first, *m_all(dim))
+        body.append(b)
+    for a, b in zip(body, body[1:]):
+        m.add_beam_contact(a, b, radius=R, stiffness=1e6, friction=mu, margin=0.5 * R,
+                           max_penetration=float("inf"))
+    return m
+
+
+def m_all(dim):
+    return ("x", "y", "z", "rx", "ry", "rz") if dim == 3 else ("x", "y", "rz")
+
+
+def _pressed(blk, rng, depth):
+    """Displacements ``(n, m d)`` of the block's pairs: the upper beam of each pair pushed
+    ``depth`` [m] into the lower one where its node's z (y) is above, some round-off noise."""
+    d = blk.dim
+    m = blk.dofs.shape[1] // d
+    x = 1e-9 * rng.normal(size=(len(blk), m, d))
+    X = blk.X
+    upper = X[:, :, -1] > X[:, :, -1].min(axis=1, keepdims=True) + 0.5 * R
+    x[..., -1] -= np.where(upper, depth * (1.0 + rng.uniform(size=upper.shape)), 0.0)
+    return x.reshape(len(blk), -1)
+
+
+@pytest.mark.parametrize("dim, mu", [(3, 0.0), (3, 0.3), (2, 0.0)])
+def test_live_pairs_add_the_whole_block(dim, mu):
+    """On pairs pressed 1e-6 m into each other along part of the stack and apart elsewhere,
+    ``live_forces`` returns the forces of ``forces`` and the stiffness rows of the touching
+    pairs; every other pair's stiffness is exactly zero; ``add_matrix_rows`` of the live rows
+    equals ``add_matrix`` of the whole stiffness bit for bit."""
+    system = _stack(mu, dim).compile()
+    rng = np.random.default_rng(3)
+    blk = next(b for b in system.beam_contact_blocks if type(b).__name__ == "BeamContactBlock")
+    assert blk.kind == ("crossing" if dim == 3 else "node")
+    x = _pressed(blk, rng, 1e-6)
+    far = np.arange(len(blk)) % 3 == 0          # a third of the pairs: the upper beam lifted
+    z = blk.X[:, :, -1]
+    upper = z > z.min(axis=1, keepdims=True) + 0.5 * R
+    x.reshape(len(blk), -1, dim)[..., -1] += np.where(far[:, None] & upper, 0.01, 0.0)
+    history = None
+    if blk.frictional:                  # slipping anchors: a friction force and tangent
+        history = blk.history0.copy()
+        history.anchor[:, 2:] += 2e-6 * rng.normal(size=history.anchor[:, 2:].shape)
+    f, K, _ = blk.forces(x, None, True, history)
+    fl, rows, Kl = blk.live_forces(x, True, history)
+    assert np.array_equal(f, fl)
+    assert 0 < len(rows) < len(blk) and not far[rows].any()
+    assert np.array_equal(Kl, K[rows]) and not np.delete(K, rows, axis=0).any()
+    whole = np.zeros(system.nnz)
+    system.add_matrix(whole, blk, K)
+    live = np.zeros(system.nnz)
+    system.add_matrix_rows(live, blk, rows, Kl)
+    assert np.abs(whole).max() > 0.0 and np.array_equal(whole, live)
+    f0, rows0, K0 = blk.live_forces(x, False, history)
+    assert np.array_equal(f0, f) and K0 is None
