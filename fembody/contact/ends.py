@@ -54,17 +54,38 @@ of the other, or at a node of each; the half-open zones below give each of these
   the crossing pair's line-to-line closest point is ``s = 1`` at ``p`` (or ``s = 0``), so the
   two gaps are one and the force is continuous. The energy is weighted by ``1 - lam``, ``lam``
   the line weight of :func:`fembody.contact.line.switch` between the two elements, as the
-  crossing pair's point part is. A free end over the concave side of the other beam's
-  junction projects inside both elements there: the row yields to its partner (the same end
-  against the element next to its own) where the partner's weighted energy is larger, as the
-  junction rows do. (Left: an end row and a crossing pair of the end's element with the
-  element next to the row's, both pushing on such a concave side, are not reconciled; a tip
-  pressed into a bend has its element's line crossing beyond the tip, out of the pair's
-  zone. And a tip pressed onto a node of a flexible beam bends it concave there and sits on
-  the bisector, where the force turns by the kink angle from one row to the other: a
-  non-smooth equilibrium that a static run does not find, stopping with a ConvergenceError
-  (tests/contact/test_ends3d.py, a strict xfail); a smooth hand-over would need the two
-  rows' nodes in one row.)
+  crossing pair's point part is. (Left: an end row and a crossing pair of the end's element
+  with the element next to the row's, both pushing on a concave side, are not reconciled;
+  a tip pressed into a bend has its element's line crossing beyond the tip, out of the
+  pair's zone.)
+- **The concave side of a junction.** A free end over the concave side of the other beam's
+  junction ``c`` (elements ``c -> a`` and ``c -> b``, unit directions ``t_i``, ``t_j``)
+  projects inside both elements, and the two rows (partners) are one contact: the distance
+  to the polyline is the smaller of the two, so the exact force is the nearer row's and
+  turns by the kink angle ``theta`` at the bisector (``s_i = s_j``, ``s = (p - c) . t`` the
+  end measured along each element). A tip pressed onto a node of a flexible beam bends it
+  concave there and sits on that bisector: a non-smooth equilibrium that a static run did
+  not find (a ConvergenceError). So the two rows share it: weights ``S(eta)`` and ``S(-eta)
+  = 1 - S(eta)``, ``eta = (s_i - s_j) / (BAND (s_i + s_j))``, ``S`` the C2 quintic step from
+  0 at ``eta = -1`` to 1 at ``eta = 1`` (:func:`_smoothstep`), each row's energy times its
+  weight, with the weight's derivatives in force and tangent (exact; each row holds the
+  partner's far node for them, slots ``b0, b1``). ``s_i + s_j = (p - c) . (t_i + t_j) > 0``
+  on the concave side, and the band ``|s_i - s_j| < BAND (s_i + s_j)`` with ``BAND = 1/2``
+  lies inside the region ``s_i, s_j > 0`` where both rows are in their zones; at its edges
+  the weights are 0 and 1 with zero first and second derivatives, and a partner that leaves
+  its zone does so outside the band (at ``s_j = 0``, ``eta = 1 / BAND``): force and tangent
+  are continuous. The band's width is ``BAND`` times ``s_i + s_j``, about ``theta |p - c|``,
+  so the force turns at a rate of about ``1 / (BAND |p - c|)`` [rad/m] whatever the kink. The error: on the bisector the two rows' gaps are equal and the force is exactly the
+  one the V's two walls hold the end with (``k (-g)`` along the mean normal,
+  tests/contact/test_ends3d.py); inside the band the energy lies between the two rows' and
+  the gaps differ by ``|g_i - g_j| = |s_i^2 - s_j^2| / (d_i + d_j) <= BAND (s_i + s_j)^2 /
+  (d_i + d_j)``, about ``2 BAND |p - c| sin^2(theta / 2)`` (``d`` the distances to the
+  chords' lines, near ``|p - c|``): the regularised gap is within that of the exact one
+  (2.5 nm for a 1 mrad kink at a 10 mm contact distance, the case of a tip pressed onto a
+  node; 8.7 mm at the band's edge in the test's V, a 40-degree turn at 70 mm). Outside
+  the band the nearer row acts alone, as before. Where the partner's zone ends by the
+  end-beyond-its-element test (the end's own element turning towards the crossing pair)
+  inside the band, the share jumps: a corner of two zone edges, not met in the tests.
 - A free end against a node of the other beam (a free end, or the convex side of a kink):
   the node pairs of :class:`EndContactBlock`, with the conditions above; pairs of two nodes of
   two elements each are the junction rows' node on node. Two free ends side by side pointing
@@ -469,19 +490,61 @@ def _friction_of(names: list) -> tuple:
 
 
 # ----------------------------------------------------------------------------- spatial
-PE, UE, A0, A1 = range(4)           # a free-end row's node slots: p, its neighbour, the element
+PE, UE, A0, A1, B0, B1 = range(6)   # a free-end row's node slots: p, its neighbour, the
+                                    # element, the far nodes of its two partners' elements
+BAND = 0.5      # the concave hand-over band |s_i - s_j| < BAND (s_i + s_j) (module docstring)
+
+
+def _smoothstep(eta: np.ndarray):
+    """``S(eta)`` rising from 0 at ``eta = -1`` to 1 at ``eta = 1`` (constant outside), with
+    ``S(eta) + S(-eta) = 1`` and its first two derivatives zero at both ends (C2); and those
+    two derivatives."""
+    e = np.clip(eta, -1.0, 1.0)
+    S = 0.5 + (15.0 * e - 10.0 * e ** 3 + 3.0 * e ** 5) / 16.0
+    dS = 15.0 * (1.0 - e * e) ** 2 / 16.0
+    d2S = -60.0 * e * (1.0 - e * e) / 16.0
+    return S, dS, d2S
+
+
+def _projection(pos: np.ndarray, c: int, f: int, tangent: bool):
+    """``s = (p - x_c) . e / |e|`` ``(n,)`` with ``e = x_f - x_c``: the end ``p`` (slot
+    ``PE``) measured from the node in slot ``c`` along the chord towards slot ``f`` [m]; its
+    gradient ``(n, m d)`` and (``tangent``) Hessian with respect to the row's ``m`` nodes."""
+    n, m, d = pos.shape
+    v = pos[:, PE] - pos[:, c]
+    e = pos[:, f] - pos[:, c]
+    ln = np.sqrt(np.einsum("ni,ni->n", e, e))
+    t = e / ln[:, None]
+    vt = np.einsum("ni,ni->n", v, t)
+    ge = (v - vt[:, None] * t) / ln[:, None]        # ds/de = (I - t t^T) v / |e|; ds/dv = t
+    cv, ce = np.zeros(m), np.zeros(m)               # the slots' coefficients in v and in e
+    cv[PE], cv[c] = 1.0, -1.0
+    ce[f], ce[c] = 1.0, -1.0
+    G = cv[None, :, None] * t[:, None, :] + ce[None, :, None] * ge[:, None, :]
+    H = None
+    if tangent:
+        I = np.eye(d)[None]
+        tt = t[:, :, None] * t[:, None, :]
+        Hve = (I - tt) / ln[:, None, None]
+        Hee = -(v[:, :, None] * t[:, None, :] + t[:, :, None] * v[:, None, :]
+                + vt[:, None, None] * (I - 3.0 * tt)) / (ln * ln)[:, None, None]
+        H = (np.einsum("a,b,nij->naibj", cv, ce, Hve) + np.einsum("a,b,nij->naibj", ce, cv, Hve)
+             + np.einsum("a,b,nij->naibj", ce, ce, Hee)).reshape(n, m * d, m * d)
+    return vt, G.reshape(n, m * d), H
 
 
 class EndElementBlock:
     """Spatial penalty contacts of a beam's free end against the inside of another element:
     the sphere that rounds the end against the element's cylinder (module docstring,
     "Spatial"), a force block of the System (the contract of
-    :class:`fembody.elements.base.Block`) on the translation DOFs of four nodes per row,
-    ``(p, u, a0, a1)``: the free end, its neighbour along its beam (for the zone and the line
-    weight), and the element's two nodes.
+    :class:`fembody.elements.base.Block`) on the translation DOFs of six nodes per row,
+    ``(p, u, a0, a1, b0, b1)``: the free end, its neighbour along its beam (for the zone and
+    the line weight), the element's two nodes and the far nodes of the partners' elements at
+    ``a0`` and ``a1`` (for the shares on a concave side; ``a0``, ``a1`` repeated where there is
+    no partner). Rows without partners may be given with the first four slots alone.
 
-    ``slots (n, 4)`` the node ids (also ``nodes``);
-    ``dofs (n, 4 d)``; ``X (n, 4, d)`` the reference
+    ``slots (n, 6)`` the node ids (also ``nodes``);
+    ``dofs (n, 6 d)``; ``X (n, 6, d)`` the reference
     positions [m]; ``ends (n,)`` whether ``p``'s element runs ``u -> p`` (True) or ``p -> u``;
     ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
     ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
@@ -498,10 +561,22 @@ class EndElementBlock:
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
                  tol: np.ndarray | None = None, friction: tuple | None = None) -> None:
-        self.slots = np.asarray(slots, dtype=np.int64)
+        slots = np.asarray(slots, dtype=np.int64)
+        dofs = np.asarray(dofs, dtype=np.int64)
+        X = np.asarray(X, dtype=float)
+        if X.shape[1] == 4:         # no partners' far nodes given: they repeat a0 and a1
+            if (np.asarray(partner) >= 0).any():
+                raise ValueError("EndElementBlock: rows with partners need six node slots "
+                                 "(p, u, a0, a1, b0, b1), the partners' far nodes b0, b1 "
+                                 f"included; got {X.shape[1]}")
+            d = X.shape[2]
+            slots = np.concatenate([slots, slots[:, [A0, A1]]], axis=1)
+            dofs = np.concatenate([dofs, dofs[:, A0 * d:(A1 + 1) * d]], axis=1)
+            X = np.concatenate([X, X[:, [A0, A1]]], axis=1)
+        self.slots = slots
         self.nodes = self.slots
-        self.dofs = np.asarray(dofs, dtype=np.int64)
-        self.X = np.asarray(X, dtype=float)
+        self.dofs = dofs
+        self.X = X
         self.ends = np.asarray(ends, dtype=bool)
         self.partner = np.asarray(partner, dtype=np.int64).reshape(-1, 2)
         self.radius = np.asarray(radius, dtype=float)
@@ -549,57 +624,106 @@ class EndElementBlock:
         xa = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
         dot = np.einsum("ni,ni->n", xa - pos[:, PE], pos[:, PE] - pos[:, UE])
         beyond = np.where(self.ends, dot >= 0.0, dot > 0.0)
-        G = np.zeros((n, 4 * d))
+        m = pos.shape[1] * d
+        G = np.zeros((n, m))
         G[:, self._geo] = G3
         H = None
         if hessian:
-            H = np.zeros((n, 4 * d, 4 * d))
+            H = np.zeros((n, m, m))
             H[:, self._geo[:, None], self._geo[None, :]] = H3
         return rho - self.radius, ok & beyond & (rho > 0.0), G, H
 
     def _weight(self, x: np.ndarray, tangent: bool):
-        """The point weight ``1 - lam`` ``(n,)`` (``lam`` the line weight of
-        :func:`fembody.contact.line.switch` between the end's element and the other), its
-        gradient ``(n, 4 d)`` and (``tangent``) Hessian."""
+        """The row's weight ``(1 - lam) S_0 S_1`` ``(n,)`` (``lam`` the line weight of
+        :func:`fembody.contact.line.switch` between the end's element and the other, ``S_c``
+        the row's share against its partner at ``a_c``, :meth:`_share`), its gradient ``(n,
+        6 d)`` and (``tangent``) Hessian."""
         pos = self.positions(x)
         lam, gl, hl = switch(pos[:, [UE, PE, A0, A1]], tangent)
         n, k = x.shape
+        w = 1.0 - lam
         G = np.zeros((n, k))
         G[:, self._sw] = -gl
         H = None
         if tangent:
             H = np.zeros((n, k, k))
             H[:, self._sw[:, None], self._sw[None, :]] = -hl
-        return 1.0 - lam, G, H
+        for c in (0, 1):
+            om, go, ho = self._share(pos, c, tangent)
+            if tangent:
+                H = (om[:, None, None] * H + G[:, :, None] * go[:, None, :]
+                     + go[:, :, None] * G[:, None, :] + w[:, None, None] * ho)
+            G = om[:, None] * G + w[:, None] * go
+            w = w * om
+        return w, G, H
+
+    def _share(self, pos: np.ndarray, c: int, tangent: bool):
+        """The row's share ``S (n,)`` of the contact against its partner across the junction
+        at ``a_c`` (the same end against the element ``a_c -> b_c``), its gradient ``(n, 6 d)``
+        and (``tangent``) Hessian: with ``s_i``, ``s_j`` the end measured from the junction
+        along this element and along the partner's, ``S = S5((s_i - s_j) / (BAND (s_i +
+        s_j)))`` (:func:`_smoothstep`) where the partner is in its zone (the module
+        docstring, "Spatial": then the end is on the concave side, ``s_i + s_j > 0``); 1 where
+        it is not or there is no partner. The partner's row computes ``1 - S`` from the same
+        nodes, so the two shares sum to one."""
+        n, m, d = pos.shape
+        om, go = np.ones(n), np.zeros((n, m * d))
+        ho = np.zeros((n, m * d, m * d)) if tangent else None
+        i = np.flatnonzero(self.partner[:, c] >= 0)
+        if not i.size:
+            return om, go, ho
+        sub = pos[i]
+        jc, fi, fj = A0 + c, A1 - c, B0 + c
+        si, gi, hi = _projection(sub, jc, fi, tangent)
+        sj, gj, hj = _projection(sub, jc, fj, tangent)
+        e = sub[:, fj] - sub[:, jc]
+        lj = np.sqrt(np.einsum("ni,ni->n", e, e))
+        xj = sub[:, jc] + (sj / lj)[:, None] * e
+        dot = np.einsum("ni,ni->n", xj - sub[:, PE], sub[:, PE] - sub[:, UE])
+        rj = np.linalg.norm(sub[:, PE] - xj, axis=1)
+        inz = ((sj > 0.0) & (sj < lj) & np.where(self.ends[i], dot >= 0.0, dot > 0.0)
+               & (rj > 0.0))
+        sig = si + sj
+        om[i[inz & (sig <= 0.0)]] = 0.5             # (both at the junction: halves)
+        both = inz & (sig > 0.0)
+        if not both.any():
+            return om, go, ho
+        b = np.flatnonzero(both)
+        sg = sig[b]
+        eta = (si[b] - sj[b]) / (BAND * sg)
+        S, dS, d2S = _smoothstep(eta)
+        om[i[b]] = S
+        mid = np.abs(eta) < 1.0
+        if not mid.any():
+            return om, go, ho
+        bm, sm, em = b[mid], sg[mid], eta[mid]
+        gs = gi[bm] + gj[bm]
+        ge = ((gi[bm] - gj[bm]) / BAND - em[:, None] * gs) / sm[:, None]
+        go[i[bm]] = dS[mid, None] * ge
+        if tangent:
+            outer = lambda a, b_: a[:, :, None] * b_[:, None, :]
+            hs = hi[bm] + hj[bm]
+            he = ((hi[bm] - hj[bm]) / BAND - em[:, None, None] * hs - outer(ge, gs)
+                  - outer(gs, ge)) / sm[:, None, None]
+            ho[i[bm]] = d2S[mid, None, None] * outer(ge, ge) + dS[mid, None, None] * he
+        return om, go, ho
 
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` that carry a force at ``x``: in the zone, penetrating, with a
-        point weight above zero, and not yielding to a partner (the same end against the
-        element next to its own across a junction of the other beam) whose weighted energy
-        is larger (a tie: the row listed first keeps it). Both push only on the concave side
-        of that junction, where they are one contact: the larger energy is the smaller
-        distance to the polyline, continuous across the bisector where the two are equal.
-        The gate does not depend on the nodes elsewhere, so the tangent is the kept row's."""
+        weight (:meth:`_weight`: the point weight and the shares against the partners across
+        a concave junction) above zero."""
         g, ok, _, _ = self.gaps(x)
-        on = ok & (g < 0.0)
-        E = np.zeros(len(g))
-        sel = np.flatnonzero(on)
+        sel = np.flatnonzero(ok & (g < 0.0))
         if sel.size:
-            w = 1.0 - switch(self.positions(x)[sel][:, [UE, PE, A0, A1]], False)[0]
-            E[sel] = w * 0.5 * self.k[sel] * g[sel] ** 2
-        idx = np.arange(len(g))
-        keep = E > 0.0
-        for c in (0, 1):
-            p = self.partner[:, c]
-            Ep = np.where(p >= 0, E[np.maximum(p, 0)], 0.0)
-            keep &= ~((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
-        return np.flatnonzero(keep)
+            sel = sel[self._take(sel)._weight(x[sel], False)[0] > 0.0]
+        return sel
 
     def _take(self, rows: np.ndarray) -> "EndElementBlock":
-        """The rows ``rows`` alone (their partners dropped: evaluated after :meth:`live`)."""
+        """The rows ``rows`` alone (their partners kept as flags: a row's share is computed
+        from its own nodes)."""
         fr = self._friction_args
         return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
-                               self.ends[rows], np.full((len(rows), 2), -1),
+                               self.ends[rows], self.partner[rows],
                                self.radius[rows], self.k[rows], self._labels, self.tol[rows],
                                None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
 
@@ -772,8 +896,9 @@ class EndElementBlock:
 
 def end_element_rows(model, contacts) -> tuple[list, list]:
     """The spatial free-end rows of the model's beam ``contacts`` (compile time): per row the
-    node ids ``(p, u, a0, a1)``, whether ``p``'s element ends at ``p``, the partners ``(2,)``
-    (row indices, -1: none), the sum of the radii [m], the stiffness [N/m] and the
+    node ids ``(p, u, a0, a1, b0, b1)`` (``b_c`` the far node of the partner's element at
+    ``a_c``, else ``a_c``), whether ``p``'s element ends at ``p``, the partners ``(2,)`` (row
+    indices, -1: none), the sum of the radii [m], the stiffness [N/m] and the
     penetration tolerance [m]; and per row ``(contact, name of p, element)``; each (free end,
     element) once in the model. A free end is a node of one beam element; an element holding
     the end's neighbour is left out (self-contact: the fold next to the end)."""
@@ -809,6 +934,7 @@ def end_element_rows(model, contacts) -> tuple[list, list]:
     # of exactly two beam elements) of the other beam
     for r, row in enumerate(rows):
         p, _, a0, a1 = row[0]
+        far = [a0, a1]              # the far node of each partner's element (none: repeated)
         for c, a in enumerate((a0, a1)):
             nb = around.get(a, ())
             if len(nb) != 2:
@@ -817,6 +943,8 @@ def end_element_rows(model, contacts) -> tuple[list, list]:
                 o = at.get((p, min(a, b), max(a, b)))
                 if o is not None and o != r:
                     row[2][c] = o
+                    far[c] = b
+        row[0] = (*row[0], *far)
     return rows, names
 
 
