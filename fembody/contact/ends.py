@@ -54,10 +54,7 @@ of the other, or at a node of each; the half-open zones below give each of these
   the crossing pair's line-to-line closest point is ``s = 1`` at ``p`` (or ``s = 0``), so the
   two gaps are one and the force is continuous. The energy is weighted by ``1 - lam``, ``lam``
   the line weight of :func:`fembody.contact.line.switch` between the two elements, as the
-  crossing pair's point part is. (Left: an end row and a crossing pair of the end's element
-  with the element next to the row's, both pushing on a concave side, are not reconciled;
-  a tip pressed into a bend has its element's line crossing beyond the tip, out of the
-  pair's zone.)
+  crossing pair's point part is.
 - **The concave side of a junction.** A free end over the concave side of the other beam's
   junction ``c`` (elements ``c -> a`` and ``c -> b``, unit directions ``t_i``, ``t_j``)
   projects inside both elements, and the two rows (partners) are one contact: the distance
@@ -83,9 +80,17 @@ of the other, or at a node of each; the half-open zones below give each of these
   chords' lines, near ``|p - c|``): the regularised gap is within that of the exact one
   (2.5 nm for a 1 mrad kink at a 10 mm contact distance, the case of a tip pressed onto a
   node; 8.7 mm at the band's edge in the test's V, a 40-degree turn at 70 mm). Outside
-  the band the nearer row acts alone, as before. Where the partner's zone ends by the
-  end-beyond-its-element test (the end's own element turning towards the crossing pair)
-  inside the band, the share jumps: a corner of two zone edges, not met in the tests.
+  the band the nearer row acts alone, as before. The share does not ask whether the
+  partner's point lies beyond the end's own element: where it does not, the crossing pair
+  of the end's element with the partner's element holds that contact, and an end nearer to
+  the partner's element is no local minimum of the distance (the distance falls behind it),
+  so the row yields to that pair as it would to its partner. Before, it pushed beside the
+  pair: a tip in a concave bend with its element crossing the other wall just behind it
+  carried 2.0x the one contact on the bisector. Left: the crossing pair does not yield in
+  turn (the end nearer to the row's element and the pair's closest point too: the pair
+  pushes beside the end row, 2.5 % of the contact in tests/contact/test_ends3d.py); and the
+  pair's hand-over to the partner row at the end (``s = 1``) inside the band is not
+  smooth, the row there being weighted by ``1 - S`` and the pair by 1.
 - A free end against a node of the other beam (a free end, or the convex side of a kink):
   the node pairs of :class:`EndContactBlock`, with the conditions above; pairs of two nodes of
   two elements each are the junction rows' node on node. Two free ends side by side pointing
@@ -679,10 +684,11 @@ class EndElementBlock:
         e = sub[:, fj] - sub[:, jc]
         lj = np.sqrt(np.einsum("ni,ni->n", e, e))
         xj = sub[:, jc] + (sj / lj)[:, None] * e
-        dot = np.einsum("ni,ni->n", xj - sub[:, PE], sub[:, PE] - sub[:, UE])
         rj = np.linalg.norm(sub[:, PE] - xj, axis=1)
-        inz = ((sj > 0.0) & (sj < lj) & np.where(self.ends[i], dot >= 0.0, dot > 0.0)
-               & (rj > 0.0))
+        # (not the partner's test that its point lies beyond the end's element: where that
+        # fails the crossing pair of the end's element holds the partner's contact, and the
+        # end, nearer to the partner's element, is no local minimum of the distance)
+        inz = (sj > 0.0) & (sj < lj) & (rj > 0.0)
         sig = si + sj
         om[i[inz & (sig <= 0.0)]] = 0.5             # (both at the junction: halves)
         both = inz & (sig > 0.0)
