@@ -907,3 +907,32 @@ def test_force_is_continuous_where_near_parallel_ends_start_to_overlap(deg):
         out.append(_total_force(sys, {tip: s, prev: s})[0])
     assert abs(np.abs(out[0]).max() - K * (2 * R - 0.008)) < 1e-6 * K * 2 * R
     assert np.abs(out[0] - out[1]).max() < 1e-9 * np.abs(out[0]).max()
+
+
+def test_shared_concave_rows_with_friction_have_an_exact_tangent():
+    """:func:`_concave_rows` made frictional (mu_s 0.5, mu_k 0.4, k_t 1e3 N/m), the anchors
+    offset by up to 2 mm, the end on the bisector and at two places inside the band: both
+    rows live, the tangent (normal force and normal following the shares' weights) is the
+    derivative of the forces (central differences, to 1e-6 of its largest entry; measured
+    3e-9)."""
+    rng = np.random.default_rng(29)
+    edge = 0.5 * 0.07 * math.tan(math.radians(20.0))
+    for dx in (0.0, 0.3 * edge, -0.6 * edge):
+        b0 = _concave_rows(dx)
+        blk = EndElementBlock(b0.slots, b0.dofs, b0.X, b0.ends, b0.partner, b0.radius, b0.k,
+                              ["left", "right"], friction=(np.full(2, 0.5), np.full(2, 0.4),
+                                                           np.full(2, 1e3)))
+        h0 = blk.history0
+        anchor = h0.anchor.copy()
+        anchor[:, 1:] += np.array([[1e-3, 2e-3, 0.0], [0.0, -1e-3, 5e-4]])
+        h = h0._replace(anchor=anchor)
+        x = 1e-5 * rng.normal(size=blk.dofs.shape)
+        assert len(blk.live(x)) == 2
+        f, Kt, _ = blk.forces(x, None, True, h)
+        Kfd = np.zeros_like(Kt)
+        for j in range(x.shape[1]):
+            e = np.zeros(x.shape[1])
+            e[j] = 1e-8
+            Kfd[:, :, j] = (blk.forces(x + e, None, False, h)[0]
+                            - blk.forces(x - e, None, False, h)[0]) / 2e-8
+        assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
