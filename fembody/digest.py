@@ -31,7 +31,7 @@ from .model.bodies import Node
 # the usual kinks (0, 1, 0.5 ...) and periods do not hide a difference
 SAMPLE_TIMES = (0.0, 1.3e-3, 0.0137, 0.1009, 0.3131, 0.7717, 1.0, 1.618, 2.5, 7.39, 10.0, 100.0)
 # attributes that label an object without changing any number of a result
-LABELS = frozenset({"name"})
+LABELS = frozenset({"name", "_uid"})      # (_uid: the identity token, see system.outline)
 # model attributes that are not inputs: the outputs declared (checkpoints check those on
 # their own) and the handles grouping nodes and elements under a name (every element is in
 # its family's list already)

@@ -20,7 +20,7 @@ class Node:
     torque needs it, the rotation (rz in the plane; rx, ry, rz in space) [rad]. ``model`` is
     the Model it belongs to."""
 
-    __slots__ = ("id", "x", "y", "z", "name", "internal", "model")
+    __slots__ = ("id", "x", "y", "z", "name", "internal", "model", "__weakref__")
 
     def __init__(self, model: "Model", id: int, x: float, y: float, name: str | None,
                  internal: bool = False, z: float = 0.0) -> None:
@@ -46,6 +46,27 @@ class Node:
         if getattr(self.model, "dim", 2) == 3:
             return f"{label} at ({self.x:g}, {self.y:g}, {self.z:g})"
         return f"{label} at ({self.x:g}, {self.y:g})"
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    """What a compiled System keeps of a Node for a load, sensor or modal body (not the Node,
+    which would keep its Model alive): its ``id``, reference coordinates ``x, y, z`` [m] and
+    ``label`` (the Node's text, for messages). Results accept it where they take a node."""
+
+    id: int
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+    label: str = ""
+
+    @classmethod
+    def of(cls, node: Node) -> "NodeRecord":
+        """The record of ``node``."""
+        return cls(int(node.id), float(node.x), float(node.y), float(node.z), repr(node))
+
+    def __str__(self) -> str:
+        return self.label or f"node {self.id}"
 
 
 NodeLike = Union[Node, int, str]
