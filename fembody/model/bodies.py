@@ -51,22 +51,45 @@ class Node:
 @dataclass(frozen=True)
 class NodeRecord:
     """What a compiled System keeps of a Node for a load, sensor or modal body (not the Node,
-    which would keep its Model alive): its ``id``, reference coordinates ``x, y, z`` [m] and
-    ``label`` (the Node's text, for messages). Results accept it where they take a node."""
+    which would keep its Model alive): its ``id``, reference coordinates ``x, y, z`` [m],
+    ``label`` (the Node's text, for messages), ``name`` and ``internal`` flag. Results accept
+    it where they take a node."""
 
     id: int
     x: float = 0.0
     y: float = 0.0
     z: float = 0.0
     label: str = ""
+    name: str | None = None
+    internal: bool = False
 
     @classmethod
     def of(cls, node: Node) -> "NodeRecord":
         """The record of ``node``."""
-        return cls(int(node.id), float(node.x), float(node.y), float(node.z), repr(node))
+        return cls(int(node.id), float(node.x), float(node.y), float(node.z), repr(node),
+                   node.name, bool(node.internal))
 
     def __str__(self) -> str:
         return self.label or f"node {self.id}"
+
+    __repr__ = __str__
+
+
+def detached(obj: object) -> object:
+    """A shallow copy of ``obj`` (a joint, a contact ...) whose attributes holding Nodes
+    (or tuples or lists of them) hold their :class:`NodeRecord` instead: what a compiled
+    System keeps of the Model's items, so that it keeps no Node and hence no Model alive."""
+    import copy
+    out = copy.copy(obj)
+    for name, val in list(vars(out).items()):
+        if isinstance(val, Node):
+            new: object = NodeRecord.of(val)
+        elif isinstance(val, (tuple, list)) and any(isinstance(v, Node) for v in val):
+            new = type(val)(NodeRecord.of(v) if isinstance(v, Node) else v for v in val)
+        else:
+            continue
+        object.__setattr__(out, name, new)
+    return out
 
 
 NodeLike = Union[Node, int, str]

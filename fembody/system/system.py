@@ -28,6 +28,9 @@ from .constraints import ConstraintSet, RedundantRows, joint_free_index, matvec
 from .. import sparse_kernels
 from .measures import Measures
 from .outline import Outline
+from ..joints.base import Joint
+from ..model.bodies import detached
+from ..elements.base import Labels
 from ..patterns import CSC, AssemblyTarget, Pattern
 from ..turning import TurningLoads
 from ..lazy import lazy_module
@@ -98,6 +101,7 @@ class System:
         self.joint_blocks, self.n_con = joints.joint_blocks, joints.n_con
         self.joint_rows, self.row_joint = joints.joint_rows, joints.row_joint
         self.rheonomic = joints.rheonomic
+        _detach_items(self.joint_blocks, Joint)
         self.turning_loads = TurningLoads(self, model)
         held = check_nodes(self, model)
         self._build_pattern()
@@ -243,6 +247,10 @@ class System:
             self.surface_contact_blocks = build_surface_blocks(model, self.node_dofs)
             self.blocks += self.surface_contact_blocks
             self.stiffness_blocks += self.surface_contact_blocks
+        # the contact blocks' labels name the Model's contacts and bodies: formatted now
+        for b in self.beam_contact_blocks + self.surface_contact_blocks:
+            if isinstance(getattr(b, "_labels", None), Labels):
+                b._labels = b._labels.stored()
         # blocks with Coulomb friction: their anchors are a run's (ContactState), by slot
         self.friction_blocks = [b for b in self.beam_contact_blocks + self.surface_contact_blocks
                                 if getattr(b, "frictional", False)]
@@ -256,6 +264,8 @@ class System:
         self.blocks += penalty
         self.stiffness_blocks += penalty
         self.penalty_blocks = penalty
+        from ..contact.nodes import Contact
+        _detach_items(self.contact_groups + penalty, Contact)
 
     def _build_pattern(self) -> None:
         nf = self.n_free
@@ -816,6 +826,24 @@ class System:
 def _with_contact_state(base: System, state) -> System:
     """A pickled run's System (:meth:`System.with_contact_state`)."""
     return base.with_contact_state(state)
+
+
+def _detach_items(blocks: list, kind: type) -> None:
+    """Replace, in the lists the compiled ``blocks`` hold, the Model's items of type ``kind``
+    (joints, contacts: they hold its Nodes, and so the Model) by
+    :func:`fembody.model.bodies.detached` copies; one copy per item, shared where blocks
+    share it."""
+    copies: dict[int, object] = {}
+
+    def copy_of(x):
+        if id(x) not in copies:
+            copies[id(x)] = detached(x)
+        return copies[id(x)]
+    for blk in blocks:
+        for name, val in list(vars(blk).items()):
+            if isinstance(val, list) and val and all(
+                    x is None or isinstance(x, kind) for x in val):
+                blk.__dict__[name] = [x if x is None else copy_of(x) for x in val]
 
 
 def _new_system() -> System:
