@@ -52,8 +52,8 @@ class Node:
 class NodeRecord:
     """What a compiled System keeps of a Node for a load, sensor or modal body (not the Node,
     which would keep its Model alive): its ``id``, reference coordinates ``x, y, z`` [m],
-    ``label`` (the Node's text, for messages), ``name`` and ``internal`` flag. Results accept
-    it where they take a node."""
+    ``label`` (the Node's text, for messages), ``name``, ``internal`` flag and the model's
+    ``dim``. Results accept it where they take a node."""
 
     id: int
     x: float = 0.0
@@ -62,12 +62,18 @@ class NodeRecord:
     label: str = ""
     name: str | None = None
     internal: bool = False
+    dim: int = 3
 
     @classmethod
     def of(cls, node: Node) -> "NodeRecord":
         """The record of ``node``."""
         return cls(int(node.id), float(node.x), float(node.y), float(node.z), repr(node),
-                   node.name, bool(node.internal))
+                   node.name, bool(node.internal), int(getattr(node.model, "dim", 2)))
+
+    @property
+    def position(self) -> np.ndarray:
+        """Reference position ``(x, y)`` or ``(x, y, z)`` [m] (the model's dimension)."""
+        return np.array([self.x, self.y, self.z][:self.dim])
 
     def __str__(self) -> str:
         return self.label or f"node {self.id}"
@@ -91,6 +97,9 @@ def detached(obj: object) -> object:
         object.__setattr__(out, name, new)
     return out
 
+
+# a node as a Model holds it, or as a compiled System keeps it (pictures and results read both)
+NODES = (Node, NodeRecord)
 
 NodeLike = Union[Node, int, str]
 PointLike = Union[Node, str, Sequence[float], np.ndarray]

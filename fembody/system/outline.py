@@ -1,7 +1,7 @@
 """What a compiled System remembers of its Model: a compact, immutable outline taken at
 compile time (node coordinates and names as arrays, joint, body and sensor labels, the
-model's digest, the line elements pictures and exports draw). The System keeps this and no
-reference to the Model, so that
+model's digest, what exports draw). The System keeps this and no reference to the Model, so
+that
 
 - deleting the Model frees its node objects (a 1e6-DOF model's nodes are most of its memory),
 - a Model edited after compile (a node moved, a load added) changes nothing a compiled System
@@ -9,19 +9,22 @@ reference to the Model, so that
 - a pickled System carries its outline, not the Model.
 
 Every reader after compile (node lookup and DOF labels, error messages, the fingerprint,
-joint labels, results, tables, exports and pictures) goes through the :class:`Outline`.
+joint labels, results, tables, exports, history plots) goes through the :class:`Outline`.
+The pyvista pictures draw a :class:`Drawing` built from the outline when asked.
+
+A Node or Joint is recognised as the compiled model's by the model's identity token
+(:func:`model_uid`), which a pickled or copied Model keeps.
 """
 from __future__ import annotations
 
 import uuid
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ModelError
-from ..model.bodies import NodeRecord
+from ..model.bodies import NodeRecord, detached
 
 if TYPE_CHECKING:
     from ..model.model import Model
@@ -40,8 +43,6 @@ def model_uid(model: "Model") -> str:
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
-
-
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,13 @@ class Sketch:
     bodies ``(node id, mass [kg], inertia [kg m^2] (a spatial body's mean principal
     inertia), index)``, joints ``(node id or -1, kind, index)`` (their last node that is not
     the ground), node contacts ``(node id, index)`` and placed modal bodies (their
-    references, with the reference node as a :class:`fembody.model.bodies.NodeRecord`)."""
+    references, with the reference node as a :class:`fembody.model.bodies.NodeRecord`).
+
+    For pictures (:meth:`Outline.drawing`) also: per line family its elements' sections
+    (``sections``: family -> (index (n,) into, the distinct Section objects)), the spatial
+    beams' ``orientation`` (n, 3) (None in the plane), the springs' end node ids ``springs``
+    (n, 2), the supports (node id -> frozenset of DOF names), and the Model's rigid bodies,
+    joints and nodal loads as :func:`fembody.model.bodies.detached` copies."""
 
     lines: tuple
     masses: tuple
@@ -76,6 +83,11 @@ class Sketch:
     joints: tuple
     contacts: tuple
     modal_bodies: tuple
+    sections: dict
+    orientation: np.ndarray | None
+    springs: np.ndarray
+    supports: dict
+    items: dict
 
     @classmethod
     def of(cls, model: "Model") -> "Sketch":
@@ -98,22 +110,32 @@ class Sketch:
         for j in model.joints:
             ends = [n for n in j.nodes() if n is not None and not n.internal]
             joints.append((ends[-1].id if ends else -1, j.kind, j.index))
+        sections = {}
+        for fam, items in (("beam", model.beams), ("truss", model.trusses)):
+            distinct: dict[int, object] = {}
+            ids = [id(e["section"]) for e in items]
+            for e in items:
+                distinct.setdefault(id(e["section"]), e["section"])
+            order = {k: i for i, k in enumerate(distinct)}
+            index = _readonly(np.fromiter((order[k] for k in ids), np.int32, len(ids)))
+            sections[fam] = (index, tuple(distinct.values()))
+        orientation = None
+        if model.dim == 3:
+            orientation = _readonly(np.array([e["orientation"] for e in model.beams],
+                                             dtype=float).reshape(-1, 3))
+        n = len(model.springs)
+        springs = np.fromiter((nd.id for e in model.springs for nd in e["nodes"]), np.int64,
+                              2 * n).reshape(n, 2)
         return cls(lines=tuple(lines),
+                   sections=sections, orientation=orientation, springs=_readonly(springs),
+                   supports={int(k): frozenset(v) for k, v in model.supports.items()},
+                   items={name: tuple(detached(x) for x in getattr(model, name))
+                          for name in ("rigid_bodies", "joints", "loads")},
                    masses=tuple((ms["node"].id, ms["m"]) for ms in model.masses),
                    rigid_bodies=tuple(rigid), joints=tuple(joints),
                    contacts=tuple((c.node.id, c.index) for c in model.contacts),
-                   modal_bodies=tuple(_detached(ref) for ref in
+                   modal_bodies=tuple(detached(ref) for ref in
                                       getattr(model, "modal_bodies", ())))
-
-
-def _detached(ref: Any) -> Any:
-    """A modal body's reference whose node is a :class:`fembody.model.bodies.NodeRecord`
-    (not the Model's Node)."""
-    import dataclasses
-    n = ref.node
-    if not dataclasses.is_dataclass(ref):
-        return ref
-    return dataclasses.replace(ref, node=NodeRecord.of(n))
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,6 +149,8 @@ class Outline:
         The model's name.
     dim : int
         2 (planar) or 3 (spatial).
+    gravity : ndarray (dim,)
+        The gravity vector [m/s^2], read-only.
     uid : str
         The model's identity token (:func:`model_uid`): a Node or Joint is this model's when
         its model carries the same token.
@@ -151,8 +175,6 @@ class Outline:
         The model's sensors with their targets as
         :class:`fembody.model.bodies.NodeRecord`, :class:`JointTarget` or
         :class:`ElementTarget`.
-    supports : dict
-        Node id -> frozenset of supported DOF names.
     digest : str
         :func:`fembody.digest.model_digest` of the model at compile.
     sketch : Sketch
@@ -161,6 +183,7 @@ class Outline:
 
     name: str
     dim: int
+    gravity: np.ndarray
     uid: str
     xyz: np.ndarray
     internal: np.ndarray
@@ -173,7 +196,6 @@ class Outline:
     rigid_bodies: tuple
     modal_phi_t: tuple
     sensors: tuple
-    supports: dict
     digest: str
     sketch: Sketch
 
@@ -195,8 +217,9 @@ class Outline:
         bodies = tuple((b.name or "", b.nodes[-1].id if b.nodes else -1)
                        for b in getattr(model, "bodies", ()))
         joints = model.joints
-        out = cls(
-            name=model.name, dim=dim, uid=model_uid(model), xyz=_readonly(xyz),
+        return cls(
+            name=model.name, dim=dim, gravity=_readonly(np.array(model.gravity, dtype=float)),
+            uid=model_uid(model), xyz=_readonly(xyz),
             internal=_readonly(internal), names={k: tuple(v) for k, v in names.items()},
             ground=model.ground.id, body_names=bodies,
             joint_labels=tuple(j.label for j in joints),
@@ -206,33 +229,13 @@ class Outline:
                                for b in model.rigid_bodies),
             modal_phi_t=tuple(ref.body.phi_t for ref in getattr(model, "modal_bodies", ())),
             sensors=tuple(_frozen_sensor(s) for s in getattr(model, "sensors", ())),
-            supports={int(k): frozenset(v) for k, v in model.supports.items()},
             digest=model_digest(model) if digest else "", sketch=Sketch.of(model))
-        # pictures draw the Model itself (its sections, loads, joints' geometry): a weak
-        # reference, which keeps nothing alive and is not pickled (see live_model)
-        object.__setattr__(out, "_model", weakref.ref(model))
-        return out
 
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_model"}
-
-    def live_model(self, where: str) -> "Model":
-        """The Model this outline was taken of, for the pictures (:mod:`fembody.viz`) that
-        draw what only the Model holds; ModelError when it is gone (deleted, or this System
-        was unpickled) or was changed after compile (it would draw another model)."""
-        from ..digest import model_digest
-        ref = self.__dict__.get("_model")
-        model = ref() if ref is not None else None
-        if model is None:
-            raise ModelError(f"{where}: the Model this System was compiled from is gone "
-                             "(deleted, or the System or Result was unpickled); a picture "
-                             "draws the Model: keep it alive, or draw a Result of a System "
-                             "compiled from a Model you hold")
-        if self.digest and model_digest(model) != self.digest:
-            raise ModelError(f"{where}: the Model was changed after it was compiled, so it "
-                             "no longer draws this System's results; compile it again and "
-                             "rerun, or draw before editing it")
-        return model
+    def drawing(self) -> "Drawing":
+        """A Model-like view of this outline for the pictures (:mod:`fembody.viz`): nodes,
+        elements, bodies, joints, loads and supports as the Model had them at compile,
+        built when asked (not kept)."""
+        return Drawing(self)
 
     # ------------------------------------------------------------------ nodes
     @property
@@ -341,14 +344,6 @@ class Outline:
         """The indices of the joints called ``name``."""
         return [k for k, n in enumerate(self.joint_names) if n == name]
 
-    # ------------------------------------------------------------------ pictures
-    def extent(self) -> float:
-        """Largest side of the bounding box of the (not internal) nodes [m] (at least 1 mm)."""
-        pts = self.xyz[~self.internal]
-        if not len(pts):
-            return 1e-3
-        return max(float(np.ptp(pts, axis=0).max()), 1e-3)
-
 
 def _frozen_sensor(s: Any) -> Any:
     """A copy of sensor ``s`` whose target is a small record (not a model object)."""
@@ -363,3 +358,47 @@ def _frozen_sensor(s: Any) -> Any:
     else:
         target = t
     return dataclasses.replace(s, target=target)
+
+
+class Drawing:
+    """The Model as the pictures (:mod:`fembody.viz`) read it, rebuilt from an
+    :class:`Outline` (the attributes of a :class:`fembody.model.Model` they use: ``name``,
+    ``dim``, ``dimension``, ``gravity``, ``nodes`` (as
+    :class:`fembody.model.bodies.NodeRecord`), ``ground``, ``beams``, ``trusses``,
+    ``springs``, ``masses``, ``rigid_bodies``, ``joints``, ``loads``, ``supports``,
+    ``modal_bodies``; the element lists as dicts with ``nodes``, ``section`` and, for spatial
+    beams, ``orientation``)."""
+
+    def __init__(self, outline: Outline) -> None:
+        from ..space.dimension import dimension
+        o, sk = outline, outline.sketch
+        self.name, self.dim, self.dimension = o.name, o.dim, dimension(o.dim)
+        self.gravity = np.array(o.gravity)
+        xyz = np.zeros((o.n_nodes, 3))
+        xyz[:, :o.dim] = o.xyz
+        names = {i: name for name, ids in o.names.items() for i in ids}
+        names[o.ground] = "ground"
+        internal = o.internal.tolist()
+        # (labels formatted when a message asks: node_label, not for every node here)
+        self.nodes = [NodeRecord(i, x, y, z, "", names.get(i), internal[i], o.dim)
+                      for i, (x, y, z) in enumerate(xyz.tolist())]
+        self.ground = self.nodes[o.ground]
+        nodes = self.nodes
+        for fam, ends, *_ in sk.lines:
+            index, sections = sk.sections[fam]
+            items = [dict(nodes=(nodes[a], nodes[b]), section=sections[k])
+                     for (a, b), k in zip(ends.tolist(), index.tolist())]
+            if fam == "beam" and sk.orientation is not None:
+                for e, v in zip(items, sk.orientation):
+                    e["orientation"] = v
+            setattr(self, {"beam": "beams", "truss": "trusses"}[fam], items)
+        self.springs = [dict(nodes=(nodes[a], nodes[b])) for a, b in sk.springs.tolist()]
+        self.masses = [dict(node=nodes[nid], m=m) for nid, m in sk.masses]
+        self.rigid_bodies = list(sk.items["rigid_bodies"])
+        self.joints = list(sk.items["joints"])
+        self.loads = list(sk.items["loads"])
+        self.supports = {k: set(v) for k, v in sk.supports.items()}
+        self.modal_bodies = list(sk.modal_bodies)
+
+    def compile(self):
+        raise ModelError("a picture of a Result draws its System's outline; compile a Model")

@@ -74,6 +74,10 @@ class System:
     :class:`fembody.run.simulate.RunState`, :class:`fembody.constraints.RedundantRows`),
     so one System serves any number of runs.
 
+    It keeps no reference to its Model: ``outline`` (:class:`fembody.system.outline.Outline`)
+    is what it remembers of it (node coordinates and names, joint labels, sensors, the
+    model's digest), so deleting the Model frees it and editing it changes nothing here.
+
     Its parts: ``dof_map`` (:class:`fembody.dofs.DofMap`: ``n_dof``, ``free``/``fixed``,
     ``node_dofs`` ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0``, ``space`` ...,
     whose fields are also the System's attributes), ``element_blocks``
@@ -150,7 +154,7 @@ class System:
 
     def __copy__(self) -> "System":
         """A shallow copy sharing every part (what :meth:`with_joint_blocks` and
-        :meth:`with_contact_state` start from; pickling, :meth:`__reduce__`, compiles again)."""
+        :meth:`with_contact_state` start from; a pickle, :meth:`__reduce__`, copies all)."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         return new
