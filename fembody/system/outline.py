@@ -1,9 +1,9 @@
 """What a compiled System remembers of its Model: a compact, immutable outline taken at
 compile time (node coordinates and names as arrays, joint, body and sensor labels, the
-model's digest, what exports draw). The System keeps this and no reference to the Model, so
-that
+model's digest, what exports and pictures draw). The System keeps this and no reference to
+the Model, so that
 
-- deleting the Model frees its node objects (a 1e6-DOF model's nodes are most of its memory),
+- deleting the Model frees its node objects and element lists,
 - a Model edited after compile (a node moved, a load added) changes nothing a compiled System
   or its Results report, and
 - a pickled System carries its outline, not the Model.
@@ -63,7 +63,7 @@ class ElementTarget:
 
 @dataclass(frozen=True, eq=False)
 class Sketch:
-    """What exports draw of a model (:mod:`fembody.io`): per line family (``'beam'``,
+    """What exports (:mod:`fembody.io`) and pictures draw of a model: per line family (``'beam'``,
     ``'truss'``, in that order) its element ``(family, nodes (n, 2) end node ids, A (n,)
     [m^2], I (n,) [m^4], E (n,) [Pa])``; the point masses ``(node id, m [kg])``, rigid
     bodies ``(node id, mass [kg], inertia [kg m^2] (a spatial body's mean principal
@@ -178,7 +178,8 @@ class Outline:
     digest : str
         :func:`fembody.digest.model_digest` of the model at compile.
     sketch : Sketch
-        What exports draw (elements, masses, bodies, joints, contacts, modal meshes).
+        What exports and pictures draw (elements, masses, bodies, joints, loads, supports,
+        contacts, modal meshes; :meth:`drawing`).
     """
 
     name: str
