@@ -25,7 +25,7 @@ class TurningLoads:
     spatial = True
 
     def __init__(self, sys, model) -> None:
-        self.loads = [ld for ld in model.loads if self.takes(ld, sys.dim)]
+        self.loads = [ld.detached() for ld in model.loads if self.takes(ld, sys.dim)]
         ids = np.array([ld.node.id for ld in self.loads], dtype=np.int64)
         self.nodes = ids[:, None]
         self.dofs = sys.node_dofs[ids] if len(ids) else np.zeros((0, 6), dtype=np.int64)

@@ -98,7 +98,7 @@ def configuration(name: str, value: Any, system: Any, *, where: str = "",
     bad = np.flatnonzero(~np.isfinite(q))
     if bad.size:
         owner = system.space.q_owner(int(bad[0]))
-        at = (f"at {system.model.nodes[owner]}" if owner >= 0 else "at a scalar coordinate")
+        at = (f"at {system.outline.node_label(owner)}" if owner >= 0 else "at a scalar coordinate")
         raise ModelError(f"{label} must be finite: entry {int(bad[0])} ({at}) is "
                          f"{q[bad[0]]}" + (f", and {bad.size - 1} more" if bad.size > 1
                                           else ""))
@@ -106,7 +106,7 @@ def configuration(name: str, value: Any, system: Any, *, where: str = "",
     bad = np.flatnonzero(np.abs(norms - 1.0) > UNIT_TOL)
     if bad.size:
         k = int(bad[0])
-        node = system.model.nodes[int(nodes[k])]
+        node = system.outline.node_label(int(nodes[k]))
         kind = "quaternion" if getattr(system.space, "dim", 2) == 3 else "unit complex number"
         more = f" (and {bad.size - 1} more nodes)" if bad.size > 1 else ""
         raise ModelError(f"{label}: the rotation of {node} is stored as a {kind} of norm "

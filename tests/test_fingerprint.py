@@ -183,3 +183,16 @@ def test_the_fingerprint_is_the_same_in_another_process():
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
                          capture_output=True, text=True).stdout.split()
     assert out == [fp(planar()), fp(spatial())]
+
+
+@pytest.mark.parametrize("shape, dtype", [((3,), float), ((2, 3), np.float32), ((4,), np.int64)])
+def test_a_column_of_arrays_is_digested_as_its_arrays_one_by_one(shape, dtype):
+    """The digest encodes a column of equal-shaped arrays (every beam's orientation) in one
+    pass: the same bytes as encoding each array on its own, which it did before (the
+    compiled System now takes the digest at compile)."""
+    from fembody.digest import _array, _arrays, _same_arrays
+    rng = np.random.default_rng(3)
+    vals = [(rng.standard_normal(shape) * 10).astype(dtype) for _ in range(7)]
+    assert _same_arrays(vals)
+    assert _arrays(vals) == b"|".join(_array(v) for v in vals)
+    assert not _same_arrays(vals + [np.zeros(5)])

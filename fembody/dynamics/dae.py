@@ -239,6 +239,5 @@ def _most_violated(sys: System, Bdata: np.ndarray, v: np.ndarray, n: int = 3) ->
             break
         j = int(sys.row_joint[row])
         worst[j] = max(worst.get(j, 0.0), float(res[row]))
-    joints = sys.model.joints
-    return ", ".join(f"{joints[j].label if 0 <= j < len(joints) else f'row {j}'} "
+    return ", ".join(f"{sys.outline.joint_label(j)} "
                      f"(|B v + phi_t| = {r:.3g})" for j, r in worst.items()) or "the joints"

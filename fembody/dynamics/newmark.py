@@ -273,7 +273,7 @@ class GeneralizedAlpha(Integrator):
             ce = s.constraints(self.q, self.t, rows=self.rows)
             bad = np.flatnonzero(np.abs(ce.phi) > max(self.ptol, 1e-9 * self.length))
             if bad.size:
-                names = sorted({self.sys.model.joints[int(s.row_joint[i])].label for i in bad})
+                names = sorted({self.sys.outline.joint_label(int(s.row_joint[i])) for i in bad})
                 raise ModelError(f"initial configuration violates {', '.join(names)} "
                                  f"(|phi| up to {np.abs(ce.phi).max():.3g}); place the nodes so "
                                  "that the joints are closed and drivers start at motion(0) = 0")

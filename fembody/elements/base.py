@@ -189,6 +189,20 @@ class Labels:
     def __len__(self) -> int:
         return self._n
 
+    def stored(self) -> "Labels":
+        """These labels formatted now (for a formatting function that reads objects a
+        compiled System must not keep, such as the Model's contacts and bodies)."""
+        return _stored_labels(tuple(self[i] for i in range(self._n)))
+
+    def __reduce__(self):
+        """Pickled as the formatted labels (the formatting function may be a closure)."""
+        return (_stored_labels, (tuple(self[i] for i in range(self._n)),))
+
+
+def _stored_labels(labels: tuple) -> Labels:
+    """A pickled :class:`Labels` (``labels``: every label's text)."""
+    return Labels(labels.__getitem__, len(labels))
+
 
 def strain_kernel(eps: np.ndarray, B: np.ndarray, H: np.ndarray | None, w: np.ndarray,
                   D: np.ndarray, Dd: np.ndarray | None, v: np.ndarray | None, tangent: bool

@@ -39,6 +39,7 @@ import numpy as np
 from ..errors import ModelError
 from ..model.materials import Material, Section
 from ..model.meshes import FAMILY_CODE, read_mesh
+from ..system.outline import Outline, Sketch
 
 if TYPE_CHECKING:
     import meshio
@@ -72,30 +73,29 @@ class _MeshMap:
     block (beams then trusses), a vertex block (point masses, rigid bodies, joints, contacts,
     in that order) and a line block per modal body's mesh."""
 
-    def __init__(self, model: Model, result: "Result | None" = None) -> None:
-        self.model = model
-        self.node_ids = np.array([n.id for n in model.nodes if not n.internal], dtype=np.int64)
-        index = np.full(len(model.nodes), -1, dtype=np.int64)
+    def __init__(self, outline: Outline, result: "Result | None" = None) -> None:
+        sketch = self.sketch = outline.sketch
+        self.node_ids = np.flatnonzero(~outline.internal).astype(np.int64)
+        index = np.full(outline.n_nodes, -1, dtype=np.int64)
         index[self.node_ids] = np.arange(len(self.node_ids))
         self.index = index
         cells, fam, A, I, E = [], [], [], [], []
-        for family, items in (("beam", model.beams), ("truss", model.trusses)):
-            for e in items:
-                a, b = e["nodes"]
-                if index[a.id] < 0 or index[b.id] < 0:
-                    continue
-                cells.append((index[a.id], index[b.id]))
-                fam.append(FAMILY_CODE[family])
-                A.append(e["section"].A)
-                I.append(e["section"].I)
-                E.append(e["material"].E)
-        self.cells = np.array(cells, dtype=np.int64).reshape(-1, 2)
-        self.cell_data = {"family": np.array(fam, dtype=np.int32), "A": np.array(A),
-                          "I": np.array(I), "E": np.array(E)}
-        X = np.array([[n.x, n.y, n.z] for n in model.nodes])
+        for family, ends, a_, i_, e_ in sketch.lines:
+            ij = index[ends]
+            keep = (ij >= 0).all(axis=1)
+            cells.append(ij[keep])
+            fam.append(np.full(int(keep.sum()), FAMILY_CODE[family], dtype=np.int32))
+            A.append(a_[keep])
+            I.append(i_[keep])
+            E.append(e_[keep])
+        self.cells = np.concatenate(cells).reshape(-1, 2)
+        self.cell_data = {"family": np.concatenate(fam), "A": np.concatenate(A),
+                          "I": np.concatenate(I), "E": np.concatenate(E)}
+        X = np.zeros((outline.n_nodes, 3))
+        X[:, :outline.dim] = outline.xyz
         self.points = X[self.node_ids].reshape(-1, 3)
-        self._vertices(model)
-        self._modal(model)
+        self._vertices(sketch)
+        self._modal(sketch)
         self.contact_start, self.contacts = len(self.points), None
         if result is not None:
             self._contact_points(result)
@@ -122,21 +122,20 @@ class _MeshMap:
                "item": self.contact_rows.astype(np.int32)}
         self.vertex_data = {k: np.concatenate([v, new[k]]) for k, v in self.vertex_data.items()}
 
-    def _vertices(self, model: Model) -> None:
+    def _vertices(self, sketch: Sketch) -> None:
         """One vertex cell per point mass, rigid body, joint and contact, at its node."""
         rows = []       # (point, family, mass, inertia, joint code, index)
-        for i, ms in enumerate(model.masses):
-            rows.append((self.index[ms["node"].id], "mass", ms["m"], 0.0, 0, i))
-        for rb in model.rigid_bodies:
-            # spatial bodies: the mean of the principal inertias (the tensor's trace / 3)
-            J = rb.inertia if np.ndim(rb.inertia) == 0 else float(np.trace(rb.inertia)) / 3.0
-            rows.append((self.index[rb.node.id], "rigid_body", rb.mass, J, 0, rb.index))
-        for j in model.joints:
-            ends = [n for n in j.nodes() if n is not None and not n.internal]
-            at = self.index[ends[-1].id] if ends else -1
-            rows.append((at, "joint", 0.0, 0.0, JOINT_CODES.get(j.kind, 99), j.index))
-        for c in model.contacts:
-            rows.append((self.index[c.node.id], "contact", 0.0, 0.0, 0, c.index))
+        for i, (nid, m) in enumerate(sketch.masses):
+            rows.append((self.index[nid], "mass", m, 0.0, 0, i))
+        for nid, mass, J, index in sketch.rigid_bodies:
+            rows.append((self.index[nid], "rigid_body", mass, J, 0, index))
+        self.joint_kinds = {}
+        for nid, kind, index in sketch.joints:
+            at = self.index[nid] if nid >= 0 else -1
+            rows.append((at, "joint", 0.0, 0.0, JOINT_CODES.get(kind, 99), index))
+            self.joint_kinds[index] = kind
+        for nid, index in sketch.contacts:
+            rows.append((self.index[nid], "contact", 0.0, 0.0, 0, index))
         rows = [r for r in rows if r[0] >= 0]
         self.vertex_rows = rows
         self.vertices = np.array([[r[0]] for r in rows], dtype=np.int64).reshape(-1, 1)
@@ -146,11 +145,11 @@ class _MeshMap:
             "joint": np.array([r[4] for r in rows], dtype=np.int32),
             "item": np.array([r[5] for r in rows], dtype=np.int32)}
 
-    def _modal(self, model: Model) -> None:
+    def _modal(self, sketch: Sketch) -> None:
         """The mesh of every modal body: extra points, a line block of its edges
         (``ModalBodyRef.edges``)."""
         self.modal_blocks = []
-        for ref in model.modal_bodies:
+        for ref in sketch.modal_bodies:
             p0 = ref.reference_positions()
             start = len(self.points)
             self.points = np.vstack([self.points, np.column_stack(
@@ -247,8 +246,8 @@ class _MeshMap:
             vel[:len(nd), :2] = result.v[k][nd[:, :2]]
             pd["velocity"] = vel
         NVM = []
-        for family, items in (("beam", self.model.beams), ("truss", self.model.trusses)):
-            if items:
+        for family, ends, *_ in self.sketch.lines:
+            if len(ends):
                 NVM.append(result.resultants(family, step=k))
         NVM = np.concatenate(NVM) if NVM else np.zeros((0, 3))
         cd = {"N": NVM[:, 0], "V": NVM[:, 1], "M": NVM[:, 2]}
@@ -292,8 +291,8 @@ class _MeshMap:
             vel[:len(ids)] = result.v[k][result.node_dofs[ids, :3]]
             pd["velocity"] = vel
         res = []
-        for family, items in (("beam", self.model.beams), ("truss", self.model.trusses)):
-            if items:
+        for family, ends, *_ in self.sketch.lines:
+            if len(ends):
                 r = result.resultants(family, step=k)
                 res.append(np.pad(r, ((0, 0), (0, 6 - r.shape[1]))))
         res = np.concatenate(res) if res else np.zeros((0, 6))
@@ -323,10 +322,11 @@ class _MeshMap:
             f = grp.resultants(x)[:, 0] if hasattr(grp, "k") else np.zeros(len(g))
             for i, ci in enumerate(grp.index):
                 gaps[int(ci)], forces[int(ci)] = g[i], f[i]
-        joints = self.model.joints
         for row, r in enumerate(self.vertex_rows):
             if r[1] == "joint" and result.lam is not None:
-                val = result.joint_reaction(joints[r[5]])[k]
+                # (Result.joint_reaction's planar multipliers, by the joint's index)
+                factor = -1.0 if self.joint_kinds[r[5]] != "Distance" else 1.0
+                val = factor * result.lam[k, sys.joint_rows[r[5]]]
                 reaction[row, :min(3, len(val))] = val[:3]
             elif r[1] == "contact":
                 gap[row], force[row] = gaps.get(r[5], 0.0), forces.get(r[5], 0.0)
@@ -361,7 +361,7 @@ def model_mesh(model: Model) -> "meshio.Mesh":
     cell per beam and truss element (beams first, in model order), point data ``node_id`` and
     cell data ``family`` (1 beam, 2 truss), ``A`` [m^2], ``I`` [m^4], ``E`` [Pa]; the vertex
     and modal-mesh blocks described in the module docstring."""
-    return _MeshMap(_model(model, "model_mesh")).mesh()
+    return _MeshMap(Outline.of(_model(model, "model_mesh"), digest=False)).mesh()
 
 
 def _model(model, where: str) -> "Model":
@@ -410,14 +410,14 @@ def result_mesh(result: "Result", step: int = -1) -> "meshio.Mesh":
     return mm.mesh(*mm.state(result, k))
 
 
-def _result_model(result: "Result", where: str) -> Model:
+def _result_model(result: "Result", where: str) -> Outline:
     if not hasattr(result, "system") or not hasattr(result, "kind"):
         raise ModelError(f"{where}: expected a fembody Result (from simulate, static or "
                          f"Result.load), got {result!r}")
     if result.system is None:
         raise ModelError(f"{where}: the result has no model (it was loaded from a file without "
                          "one); use Result.load(path, model=...)")
-    return result.system.model
+    return result.system.outline
 
 
 def step_index(result: "Result", step: int) -> int:
@@ -496,7 +496,7 @@ def write_modes(modes, path: str | os.PathLike) -> pathlib.Path:
                          ".pvd (a file per mode)")
     _check_dir(path, "write_modes")
     sys = modes.system
-    mm = _MeshMap(sys.model)
+    mm = _MeshMap(sys.outline)
     ids, n_all = mm.node_ids, len(mm.points)
     nd = sys.node_dofs[ids]
     dim = getattr(sys.space, "dim", 2)

@@ -210,7 +210,7 @@ def planar_point(at, node, where: str) -> np.ndarray:
 def planar_endpoint(sys, node, at: np.ndarray, where: str, need_rotation: bool = False):
     """DOFs (3,) and body-frame offset of the point ``at`` carried by ``node`` (ground:
     no DOFs, the offset is the absolute point)."""
-    if node is None or node is sys.model.ground:
+    if node is None or node.id == sys.outline.ground:
         return np.array([-1, -1, -1]), at.copy()
     d = at - np.array([node.x, node.y])
     dofs = sys.node_dofs[node.id].copy()
@@ -226,7 +226,7 @@ NONE = np.full(6, -1, dtype=np.int64)
 
 
 def is_ground(sys, node) -> bool:
-    return node is None or node is sys.model.ground
+    return node is None or node.id == sys.outline.ground
 
 
 def position(sys, node) -> np.ndarray:

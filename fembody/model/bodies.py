@@ -20,7 +20,7 @@ class Node:
     torque needs it, the rotation (rz in the plane; rx, ry, rz in space) [rad]. ``model`` is
     the Model it belongs to."""
 
-    __slots__ = ("id", "x", "y", "z", "name", "internal", "model")
+    __slots__ = ("id", "x", "y", "z", "name", "internal", "model", "__weakref__")
 
     def __init__(self, model: "Model", id: int, x: float, y: float, name: str | None,
                  internal: bool = False, z: float = 0.0) -> None:
@@ -47,6 +47,59 @@ class Node:
             return f"{label} at ({self.x:g}, {self.y:g}, {self.z:g})"
         return f"{label} at ({self.x:g}, {self.y:g})"
 
+
+@dataclass(frozen=True)
+class NodeRecord:
+    """What a compiled System keeps of a Node for a load, sensor or modal body (not the Node,
+    which would keep its Model alive): its ``id``, reference coordinates ``x, y, z`` [m],
+    ``label`` (the Node's text, for messages), ``name``, ``internal`` flag and the model's
+    ``dim``. Results accept it where they take a node."""
+
+    id: int
+    x: float = 0.0
+    y: float = 0.0
+    z: float = 0.0
+    label: str = ""
+    name: str | None = None
+    internal: bool = False
+    dim: int = 3
+
+    @classmethod
+    def of(cls, node: Node) -> "NodeRecord":
+        """The record of ``node``."""
+        return cls(int(node.id), float(node.x), float(node.y), float(node.z), repr(node),
+                   node.name, bool(node.internal), int(getattr(node.model, "dim", 2)))
+
+    @property
+    def position(self) -> np.ndarray:
+        """Reference position ``(x, y)`` or ``(x, y, z)`` [m] (the model's dimension)."""
+        return np.array([self.x, self.y, self.z][:self.dim])
+
+    def __str__(self) -> str:
+        return self.label or f"node {self.id}"
+
+    __repr__ = __str__
+
+
+def detached(obj: object) -> object:
+    """A shallow copy of ``obj`` (a joint, a contact ...) whose attributes holding Nodes
+    (or tuples or lists of them) hold their :class:`NodeRecord` instead: what a compiled
+    System keeps of the Model's items, so that it keeps no Node and hence no Model alive."""
+    import copy
+    out = copy.copy(obj)
+    for name, val in list(vars(out).items()):
+        if isinstance(val, Node):
+            new: object = NodeRecord.of(val)
+        elif isinstance(val, (tuple, list)) and any(isinstance(v, Node) for v in val):
+            new = type(val)(NodeRecord.of(v) if isinstance(v, Node) else v for v in val)
+        else:
+            continue
+        object.__setattr__(out, name, new)
+    return out
+
+
+# a node as a Model holds it, or as a compiled System keeps it (pictures and results read both)
+NODES = (Node, NodeRecord)
 
 NodeLike = Union[Node, int, str]
 PointLike = Union[Node, str, Sequence[float], np.ndarray]

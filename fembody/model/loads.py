@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Sequence, Union
 
@@ -10,6 +11,7 @@ import numpy as np
 from .. import validate
 from ..errors import ModelError
 from ..space.dimension import dimension
+from .bodies import NodeRecord
 
 LoadValue = Union[float, tuple, list, np.ndarray, Callable[[float], object]]
 
@@ -26,6 +28,11 @@ class NodalLoad:
     value: LoadValue
     dim: int = 2
     follower: bool = False
+
+    def detached(self) -> "NodalLoad":
+        """This load on a :class:`fembody.model.bodies.NodeRecord` of its node (what a
+        compiled System keeps: not the Node, which would keep the Model alive)."""
+        return dataclasses.replace(self, node=NodeRecord.of(self.node))
 
     @property
     def width(self) -> int:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def node_dofs(result: "Result", node: NodeLike) -> np.ndarray:
     """The velocity-DOF indices of ``node`` (a Node, index or name; -1 where it has none)."""
     if result.system is not None:
-        nid = result.system.model.node(node, "Result").id
+        nid = result.system.outline.node(node, "Result")
     elif hasattr(node, "id"):
         nid = node.id
     else:
@@ -89,18 +89,20 @@ def rotation(result: "Result", node: NodeLike, as_: str = "matrix") -> np.ndarra
 def com(result: "Result", body) -> np.ndarray:
     """:meth:`fembody.results.Result.com`."""
     sys = result._need_system("com")
-    bodies = sys.model.rigid_bodies
+    bodies = sys.outline.rigid_bodies
     index = getattr(body, "index", None)
-    if not (isinstance(index, int) and 0 <= index < len(bodies) and bodies[index] is body):
+    node = getattr(body, "node", None)
+    if not (isinstance(index, int) and 0 <= index < len(bodies) and sys.outline.owns(node)
+            and node.id == bodies[index][0]):
         raise ModelError(f"Result.com: expected a rigid body of this result's model (what "
                          f"model.add_rigid_body returned), got {short_repr(body)}")
-    x = position(result, body.node)
-    c = np.asarray(body.offset, dtype=float)
+    nid, c = bodies[index]
+    x = position(result, nid)
     if result.dim == 2:
-        th = rotation(result, body.node)
+        th = rotation(result, nid)
         cos, sin = np.cos(th), np.sin(th)
         return x + np.stack([cos * c[0] - sin * c[1], sin * c[0] + cos * c[1]], axis=1)
-    return x + rotation(result, body.node) @ c
+    return x + rotation(result, nid) @ c
 
 
 def _velocities(result: "Result") -> np.ndarray:
@@ -140,12 +142,7 @@ def joint_reaction(result: "Result", joint: Joint, frame: str | None = None) -> 
     sys = result._need_system("joint_reaction")
     if frame is not None:
         return _spatial_reaction(result, joint, frame)
-    joints = sys.model.joints
-    index = joint.index if isinstance(joint, Joint) else None
-    if index is None or not (0 <= index < len(joints)) or joints[index] is not joint:
-        raise ModelError(f"Result.joint_reaction: {joint!r} is not a joint of this result's "
-                         "model (add it with model.add_joint before the analysis, and ask "
-                         "the result of that model)")
+    index = sys.outline.joint_index(joint, "Result.joint_reaction")
     rows = sys.joint_rows[index]
     factor = -1.0 if joint.kind != "Distance" else 1.0
     return factor * result.lam[:, rows]

@@ -69,14 +69,17 @@ def columns(result: "Result", *what, quantity: str = "position") -> tuple[np.nda
 def _named_nodes(result: "Result") -> tuple:
     if result.system is None:
         return ()
-    return tuple(n.name for n in result.system.model.nodes if n.name and not n.internal)
+    return result.system.outline.named_nodes()
 
 
 def _node_columns(result: "Result", ref, quantity: str) -> dict:
     sys = result.system
-    node = sys.model.node(ref, "to_dataframe") if sys is not None else ref
-    label = getattr(node, "name", None) or f"node{getattr(node, 'id', node)}"
-    nid = getattr(node, "id", node)
+    if sys is not None:
+        nid = node = sys.outline.node(ref, "to_dataframe")
+        name = sys.outline.node_name(nid)
+    else:
+        node, name, nid = ref, getattr(ref, "name", None), getattr(ref, "id", ref)
+    label = name or f"node{nid}"
     xy = getattr(result, quantity)(node)
     out = {f"{label}.{'v' if quantity == 'velocity' else ''}x": xy[:, 0],
            f"{label}.{'v' if quantity == 'velocity' else ''}y": xy[:, 1]}

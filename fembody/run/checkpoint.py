@@ -67,8 +67,8 @@ def model_fingerprint(system: System) -> str:
     from ..digest import digest_of
     h = hashlib.sha256(system.fingerprint().encode())
     sensors = [(s.name, s.kind, s.target, s.quantity, s.components)    # names key histories
-               for s in getattr(system.model, "sensors", [])]
-    h.update(digest_of(sensors, system.model).encode())
+               for s in system.outline.sensors]
+    h.update(digest_of(sensors).encode())
     _, K, _ = system.internal_forces(system.q0, None, True)
     for x in (system.q0, system.M_const, K):
         h.update(np.ascontiguousarray(x, dtype=float).tobytes())
@@ -99,7 +99,12 @@ def _owned(root: object, prefix: str, table: dict) -> None:
 def _places(system: System) -> dict:
     table: dict = {}
     _owned(system, "system", table)
-    _owned(system.model, "model", table)
+    # the Model's contacts a run's impact handler refers to, held by the System's contact
+    # groups (the System keeps no Model to give them a place in)
+    for name in ("contact_groups", "penalty_blocks"):
+        for g, grp in enumerate(getattr(system, name, None) or ()):
+            for i, c in enumerate(getattr(grp, "contacts", None) or ()):
+                table.setdefault(id(c), ("system", name, g, "contacts", i))
     return table
 
 
@@ -110,16 +115,21 @@ LAZY = {"_saddle": "saddle_pattern"}
 
 
 def _resolve(system: System, place: tuple):
-    root = system if place[0] == "system" else system.model
+    if place[0] != "system":
+        # (a place in the Model: the System keeps none since it holds an outline)
+        raise AttributeError(place[0])
+    root = system
     if len(place) == 1:
         return root
     val = getattr(root, place[1], None)
-    if val is None and place[0] == "system" and place[1] in LAZY:
+    if val is None and place[1] in LAZY:
         val = getattr(system, LAZY[place[1]])()
     if val is None:
         # None is never given a place: the saved run referred to an object this model lacks
         raise AttributeError(place[1])
-    return val if len(place) == 2 else val[place[2]]
+    for step in place[2:]:          # list indices and attribute names, in turn
+        val = val[step] if isinstance(step, int) else getattr(val, step)
+    return val
 
 
 def _rebuild_solver(cls: type, state: dict):
@@ -146,7 +156,7 @@ class _Pickler(pickle.Pickler):
             # a System with resting-contact rows (fembody.run.impact): rebuilt from the
             # base System and the places of its contact groups
             base = self.system
-            if obj.model is not base.model or not hasattr(obj, "joint_blocks"):
+            if getattr(obj, "outline", None) is not base.outline:
                 raise ModelError("checkpoint: the run refers to a System of another model")
             blocks = obj.joint_blocks[len(base.joint_blocks):]
             # (group place, contact) of every row, in the rows' order (a block per group)
@@ -186,16 +196,17 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unknown reference {kind!r}")
 
 
-_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # System -> pickled Model
+_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # System -> pickled System
 
 
 def _model_blob(system: System) -> bytes:
-    """The Model pickled once per System, or b"" when it cannot be (its load or motion
-    functions are lambdas or closures): a checkpoint then needs the model again on resume."""
+    """The compiled System pickled once per System (it holds no Model, see
+    :mod:`fembody.system.outline`), or b"" when it cannot be (its load or motion functions
+    are lambdas or closures): a checkpoint then needs the model again on resume."""
     blob = _MODELS.get(system)
     if blob is None:
         try:
-            blob = pickle.dumps(system.model, protocol=pickle.HIGHEST_PROTOCOL)
+            blob = pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, AttributeError, TypeError):
             blob = b""
         _MODELS[system] = blob
@@ -301,7 +312,8 @@ def read(path: str | os.PathLike, system: System) -> dict:
 
 
 def read_model(path: str | os.PathLike):
-    """The Model stored in the checkpoint ``path``; ModelError when it holds none (a model
+    """The compiled System stored in the checkpoint ``path`` (what ``resume`` runs when no
+    model is given); ModelError when it holds none (a model
     whose load or motion functions are lambdas or closures cannot be stored)."""
     header, payload = read_header(path)
     n = header.get("model_length", 0)

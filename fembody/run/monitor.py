@@ -217,7 +217,7 @@ class RunMonitor:
             if j >= 0:
                 joint = int(s.row_joint[j]) if j < len(s.row_joint) else -1
                 where = (f" (largest multiplier {lam[j]:.3g} on row {j}"
-                         + (f", {s.model.joints[joint]!r}" if joint >= 0 else
+                         + (f", {s.outline.joint_label(joint)}" if joint >= 0 else
                             ", a resting contact") + ")")
             raise InstabilityError(
                 f"simulate: the constraint forces reached {force:.3g} N by t = {t:.6g} s, "

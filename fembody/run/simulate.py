@@ -423,7 +423,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     result, dt, t_end = run.result, run.dt, run.t_end
     t_wall = _time.perf_counter() if t_wall is None else t_wall
     wall0 = run.wall - t_wall     # wall time of earlier sessions of this run
-    sensors = SensorRecorder(sys, getattr(sys.model, "sensors", ()))
+    sensors = SensorRecorder(sys, sys.outline.sensors)
     rank = RankWatch(sys, run.rows)  # rows that turn redundant on the way (run.redundancy)
 
     def record_sensors() -> None:       # every grid point, whatever save_every keeps

@@ -107,7 +107,7 @@ class Buckling:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -k <= i < k:
             raise ModelError(f"Buckling.shape: mode index {i!r} out of range: {k} critical "
                              "factor(s) were found (see the warnings and .rejected)")
-        d = self.system.node_dofs[self.system.model.node(node, "Buckling.shape").id]
+        d = self.system.node_dofs[self.system.outline.node(node, "Buckling.shape")]
         out = np.zeros(d.shape[0])
         ok = d >= 0
         out[ok] = self.shapes[d[ok], i]

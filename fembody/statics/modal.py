@@ -67,7 +67,7 @@ class Modes:
         """Mode ``i`` at ``node``: (ux, uy, rz) in the plane, (ux, uy, uz, rx, ry, rz) in
         space, with zero for a DOF the node does not have."""
         i = self._index(i, "Modes.shape")
-        d = self.system.node_dofs[self.system.model.node(node, "Modes.shape").id]
+        d = self.system.node_dofs[self.system.outline.node(node, "Modes.shape")]
         out = np.zeros(d.shape[0])
         ok = d >= 0
         out[ok] = self.shapes[d[ok], i]
@@ -162,15 +162,14 @@ def _largest_translation(sys: System, shape: np.ndarray, rot_free: np.ndarray) -
     nodes' translations and the mesh points' of modal bodies (``phi_t eta``; their modal
     amplitudes are not lengths)."""
     modal = np.zeros(sys.n_dof, bool)
-    bodies = getattr(sys.model, "modal_bodies", ())
-    for ref in bodies:
-        modal[sys.modal_dofs[ref.index]] = True
+    bodies = sys.outline.modal_phi_t
+    for index in range(len(bodies)):
+        modal[sys.modal_dofs[index]] = True
     node_t = ~rot_free & ~modal[sys.free]
     big = float(np.abs(shape[sys.free][node_t]).max(initial=0.0))
-    for ref in bodies:
-        eta = shape[sys.modal_dofs[ref.index]]
-        big = max(big, float(np.abs(np.einsum("ajn,n->aj", ref.body.phi_t, eta)).max(
-            initial=0.0)))
+    for index, phi_t in enumerate(bodies):
+        eta = shape[sys.modal_dofs[index]]
+        big = max(big, float(np.abs(np.einsum("ajn,n->aj", phi_t, eta)).max(initial=0.0)))
     return big
 
 

@@ -397,7 +397,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         ce = sys.constraints(sys.q0, t)
         check_redundant(sys, ce.Bdata, opts.redundant, t=t, rows=eq.rows)
         if np.max(np.abs(ce.phi)) > 1e-9 * sys.length:
-            bad = sorted({sys.model.joints[int(sys.row_joint[i])].label
+            bad = sorted({sys.outline.joint_label(int(sys.row_joint[i]))
                           for i in np.flatnonzero(np.abs(ce.phi) > 1e-9 * sys.length)})
             raise ModelError(f"the reference configuration violates {', '.join(bad)}")
     start = (sys.q0.copy(), np.zeros(sys.n_con))

@@ -137,10 +137,9 @@ def row_name(system: System, row: int, q: np.ndarray | None = None, t: float = 0
     restrains - a translation along or a rotation about a global direction (from its gradient
     with respect to b's pose, or a's when b is the ground)."""
     k = int(system.row_joint[row])
-    joint = system.model.joints[k]
     rows = system.joint_rows[k]
     local = int(np.flatnonzero(rows == row)[0])
-    text = f"{joint.label} row {local + 1} of {len(rows)}"
+    text = f"{system.outline.joint_label(k)} row {local + 1} of {len(rows)}"
     if getattr(system, "dim", 2) != 3:
         return text
     q = system.q0 if q is None else q
@@ -183,7 +182,7 @@ def check_redundant(system: System, Bdata: np.ndarray, mode: str = "error",
         return rows
     zero = system.B_zero_rows(Bdata)
     if zero.size and mode == "error":
-        names = sorted({system.model.joints[int(system.row_joint[i])].label for i in zero})
+        names = sorted({system.outline.joint_label(int(system.row_joint[i])) for i in zero})
         raise ModelError(f"{', '.join(names)}: constrains only fixed DOFs (a row of B is zero); "
                          "remove the joint or the support")
     dep, deficiency = dependent_rows(system, Bdata)
@@ -233,7 +232,7 @@ def node_motions(system: System, v: np.ndarray) -> dict[int, tuple[np.ndarray, n
 
 def _xyz(system: System, nid: int) -> np.ndarray:
     p = np.zeros(3)
-    pos = system.model.nodes[nid].position
+    pos = system.outline.xyz[nid]
     p[:len(pos)] = pos
     return p
 
@@ -279,14 +278,14 @@ def describe_motion(system: System, v: np.ndarray) -> str:
             bits.append(f"along {_vec(t)}")
         if np.linalg.norm(r) * system.length > 0.1 * size:
             bits.append(f"turning about {_vec(r)}")
-        parts.append(f"{system.model.nodes[n]} " + " and ".join(bits))
+        parts.append(f"{system.outline.node_label(n)} " + " and ".join(bits))
     more = f"; and {len(moving) - 6} more nodes" if len(moving) > 6 else ""
     return "; ".join(parts) + more
 
 
 def _node_list(system: System, ids: list[int]) -> str:
     if len(ids) == 1:
-        return str(system.model.nodes[ids[0]])
+        return system.outline.node_label(ids[0])
     if len(ids) <= 4:
         return "nodes " + ", ".join(str(i) for i in ids)
     return f"{len(ids)} nodes ({ids[0]} ... {ids[-1]})"

@@ -242,9 +242,8 @@ def fingerprint(sys) -> str:
     joints with their axes, offsets and drives, contacts, initial velocities). Two models with
     the same digest give the same results; a Result or checkpoint is refused for another."""
     import hashlib                      # when used: its OpenSSL load is a start-up cost
-    from ..digest import model_digest
     h = hashlib.sha256()
-    h.update(model_digest(sys.model).encode())
+    h.update(sys.outline.digest.encode())
     h.update(sys.space.name.encode())
     for a in (sys.node_dofs, sys.free, np.round(sys.X, 12), sys.row_joint):
         h.update(np.ascontiguousarray(a).tobytes())

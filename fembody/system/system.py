@@ -27,6 +27,10 @@ from ..joints.compile import compile_joints
 from .constraints import ConstraintSet, RedundantRows, joint_free_index, matvec
 from .. import sparse_kernels
 from .measures import Measures
+from .outline import Outline
+from ..joints.base import Joint
+from ..model.bodies import detached
+from ..elements.base import Labels
 from ..patterns import CSC, AssemblyTarget, Pattern
 from ..turning import TurningLoads
 from ..lazy import lazy_module
@@ -70,6 +74,10 @@ class System:
     :class:`fembody.run.simulate.RunState`, :class:`fembody.constraints.RedundantRows`),
     so one System serves any number of runs.
 
+    It keeps no reference to its Model: ``outline`` (:class:`fembody.system.outline.Outline`)
+    is what it remembers of it (node coordinates and names, joint labels, sensors, the
+    model's digest), so deleting the Model frees it and editing it changes nothing here.
+
     Its parts: ``dof_map`` (:class:`fembody.dofs.DofMap`: ``n_dof``, ``free``/``fixed``,
     ``node_dofs`` ``(n_nodes, 3)`` (global index of x, y, rz or -1), ``q0``, ``space`` ...,
     whose fields are also the System's attributes), ``element_blocks``
@@ -81,7 +89,9 @@ class System:
     _frozen = False
 
     def __init__(self, model: Model, space: str | None = None) -> None:
-        self.model = model
+        # what is read of the model after compile, taken now: the System keeps no reference
+        # to the Model (deleting it frees its nodes; editing it changes nothing here)
+        self.outline = Outline.of(model)
         self.gravity = model.gravity.copy()
         self.gravity.flags.writeable = False
         self.dof_map: DofMap = number_dofs(model, space, self.gravity)
@@ -95,6 +105,7 @@ class System:
         self.joint_blocks, self.n_con = joints.joint_blocks, joints.n_con
         self.joint_rows, self.row_joint = joints.joint_rows, joints.row_joint
         self.rheonomic = joints.rheonomic
+        _detach_items(self.joint_blocks, Joint)
         self.turning_loads = TurningLoads(self, model)
         held = check_nodes(self, model)
         self._build_pattern()
@@ -143,26 +154,44 @@ class System:
 
     def __copy__(self) -> "System":
         """A shallow copy sharing every part (what :meth:`with_joint_blocks` and
-        :meth:`with_contact_state` start from; pickling, :meth:`__reduce__`, compiles again)."""
+        :meth:`with_contact_state` start from; a pickle, :meth:`__reduce__`, copies all)."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         return new
 
     def __reduce__(self):
-        """Pickled as its Model and configuration space, compiled again when loaded: the
-        scatter maps and caches are keyed by the identities of the blocks, which a copy does
-        not keep, and a compiled copy is as fast to make as to load. The load checks that
-        the model still compiles to this System (:meth:`_digest`: ModelError when the Model
-        was changed after it was compiled); a run's System keeps its
-        :class:`fembody.contact.ContactState`. A System with a run's resting-contact rows
-        (:meth:`with_joint_blocks`) is refused."""
+        """Pickled as its own parts (its outline, blocks, pattern and scatter maps; not a
+        Model: it keeps none), without the caches a run fills. The maps keyed by the
+        identities of blocks (``id(block)``) are re-keyed when loaded (:func:`_rekey`). A
+        run's System keeps its :class:`fembody.contact.ContactState`. A System with a run's
+        resting-contact rows (:meth:`with_joint_blocks`) is refused."""
         import pickle
         if len(self.joint_blocks) != self._n_compiled_joint_blocks:
             raise pickle.PicklingError(
                 "a System with the resting-contact rows of a run cannot be pickled; pickle "
                 "the compiled System (model.compile()) or its Model")
-        return (_load_system, (self.model, self.space.name, self._digest(),
-                               self.contact_state))
+        base = self.__dict__.get("_base")
+        if base is not None:
+            # a run's System: the compiled one (whose parts refer to it) and the run's state
+            return (_with_contact_state, (base, self.contact_state))
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in _DERIVED and k not in ("_memo", "_frozen")}
+        # (state, not arguments: its parts refer back to the System, a cycle pickle keeps)
+        return (_new_system, (), (state, _identities(state)))
+
+    def __setstate__(self, pickled: tuple) -> None:
+        """Load a pickled System (:meth:`__reduce__`): its state with every map keyed by
+        ``id(obj)`` re-keyed from the pickled identities ((old id, object) pairs, the objects
+        being the loaded ones), and the parts of :data:`_DERIVED` rebuilt as compile builds
+        them."""
+        state, identities = pickled
+        _rekey(state, {old: id(obj) for old, obj in identities})
+        self.__dict__.update(state, _memo=Memo())
+        self._build_pattern()
+        self._build_constraints()
+        self._build_masses()
+        self.measures = Measures(self)
+        self._freeze()
 
     def _digest(self) -> str:
         """:meth:`fingerprint` and the compiled reference state, masses and loads (what a
@@ -194,7 +223,9 @@ class System:
         as it goes; this System keeps none, its penalty blocks take the floor speed). The run
         steps the new System; the new one shares this one's parts."""
         new = copy.copy(self)
-        new.__dict__.update(contact_state=state, _memo=Memo(), _frozen=False)
+        # (_base: the compiled System, which a pickle of the new one carries, see __reduce__)
+        new.__dict__.update(contact_state=state, _memo=Memo(), _frozen=False,
+                            _base=self.__dict__.get("_base", self))
         new.measures = Measures(new)
         new._freeze()
         return new
@@ -220,6 +251,10 @@ class System:
             self.surface_contact_blocks = build_surface_blocks(model, self.node_dofs)
             self.blocks += self.surface_contact_blocks
             self.stiffness_blocks += self.surface_contact_blocks
+        # the contact blocks' labels name the Model's contacts and bodies: formatted now
+        for b in self.beam_contact_blocks + self.surface_contact_blocks:
+            if isinstance(getattr(b, "_labels", None), Labels):
+                b._labels = b._labels.stored()
         # blocks with Coulomb friction: their anchors are a run's (ContactState), by slot
         self.friction_blocks = [b for b in self.beam_contact_blocks + self.surface_contact_blocks
                                 if getattr(b, "frictional", False)]
@@ -237,6 +272,8 @@ class System:
         self.blocks += penalty
         self.stiffness_blocks += penalty
         self.penalty_blocks = penalty
+        from ..contact.nodes import Contact
+        _detach_items(self.contact_groups + penalty, Contact)
 
     def _build_pattern(self) -> None:
         nf = self.n_free
@@ -271,6 +308,12 @@ class System:
             self.scatter[id(b)] = Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
 
     def _build_constants(self, model: Model) -> None:
+        self._build_masses()
+        self._build_loads(model)
+
+    def _build_masses(self) -> None:
+        """The constant mass matrix and weights (from the mass blocks and the pattern: what
+        a loaded pickle rebuilds, see :data:`_DERIVED`)."""
         self.M_const = np.zeros(self.nnz)
         self.f_gravity = np.zeros(self.n_dof)
         self._Me = {}
@@ -304,6 +347,10 @@ class System:
         # (dynamic_forces): decided once
         self.one_pass_dynamics = bool(self.varying_mass) and all(
             hasattr(b, "dynamics_into") for b in self.varying_mass)
+
+    def _build_loads(self, model: Model) -> None:
+        """The constant nodal loads and the time-dependent ones (detached from the Model's
+        nodes, :meth:`fembody.model.loads.NodalLoad.detached`)."""
         self.f_const = np.zeros(self.n_dof)
         self.variable_loads = []
         d = self.dim
@@ -315,7 +362,7 @@ class System:
             if load.is_constant:
                 self.f_const[dofs] += load.evaluate(0.0)
             else:
-                self.variable_loads.append((dofs, load))
+                self.variable_loads.append((dofs, load.detached()))
 
 
     # ------------------------------------------------------------ assembly
@@ -676,12 +723,12 @@ class System:
     def dof(self, node: "Node | int", name: str) -> int:
         """Global index of DOF ``name`` ('x', 'y', 'rz'; in space also 'z', 'rx', 'ry') of
         ``node``."""
-        node = self.model.node(node, "dof")
+        nid = self.outline.node(node, "dof")
         if name not in self.dof_names:
             raise ModelError(f"unknown DOF {name!r}; use one of {', '.join(self.dof_names)}")
-        j = self.node_dofs[node.id, self.dof_names.index(name)]
+        j = self.node_dofs[nid, self.dof_names.index(name)]
         if j < 0:
-            raise ModelError(f"{node} has no DOF {name!r}")
+            raise ModelError(f"{self.outline.node_label(nid)} has no DOF {name!r}")
         return int(j)
 
     def dof_label(self, i: int) -> str:
@@ -689,7 +736,7 @@ class System:
         if i in self.extra_labels:
             return self.extra_labels[i]
         nid, j = self.dof_owner[i]
-        return f"{self.model.nodes[nid]} {self.dof_names[j]}"
+        return f"{self.outline.node_label(nid)} {self.dof_names[j]}"
 
     # ------------------------------------------------ constraints (the ConstraintSet's)
     def joint_poses(self, blk, q: np.ndarray):
@@ -819,15 +866,108 @@ class System:
         return found[0]
 
 
-def _load_system(model: "Model", space: str, digest: str, contact_state) -> System:
-    """A pickled System (:meth:`System.__reduce__`): ``model`` compiled in ``space``, checked
-    against the ``digest`` of the System pickled."""
-    system = System(model, space)
-    if system._digest() != digest:
-        raise ModelError("a pickled System cannot be restored: its Model compiles to another "
-                         "System now (it was changed after compile(), e.g. a node, load, mass "
-                         "or gravity); pickle the System right after compiling, or the Model")
-    return system if contact_state is None else system.with_contact_state(contact_state)
+def _with_contact_state(base: System, state) -> System:
+    """A pickled run's System (:meth:`System.with_contact_state`)."""
+    return base.with_contact_state(state)
+
+
+def _detach_items(blocks: list, kind: type) -> None:
+    """Replace, in the lists the compiled ``blocks`` hold, the Model's items of type ``kind``
+    (joints, contacts: they hold its Nodes, and so the Model) by
+    :func:`fembody.model.bodies.detached` copies; one copy per item, shared where blocks
+    share it."""
+    copies: dict[int, object] = {}
+
+    def copy_of(x):
+        if id(x) not in copies:
+            copies[id(x)] = detached(x)
+        return copies[id(x)]
+    for blk in blocks:
+        for name, val in list(vars(blk).items()):
+            if isinstance(val, list) and val and all(
+                    x is None or isinstance(x, kind) for x in val):
+                blk.__dict__[name] = [x if x is None else copy_of(x) for x in val]
+
+
+def _new_system() -> System:
+    """An empty System that :meth:`System.__setstate__` fills (a pickled System's load)."""
+    return object.__new__(System)
+
+
+# what a pickled System leaves out and its load rebuilds (the sparse pattern and scatter
+# maps, the constraint part, the constant masses, the measures: most of a System's bytes)
+_DERIVED = frozenset({
+    "indices", "indptr", "nnz", "diag_pos", "scatter", "constraint_set", "B_indices",
+    "B_indptr", "B_nnz", "B_rows", "B_scatter", "M_const", "f_gravity", "_Me", "M_csc",
+    "fused_mass", "M_rest", "M_rest_pos", "weighed_mass", "one_pass_dynamics", "measures"})
+
+
+# ids are addresses: far above any count or index a map is also keyed by
+_ADDRESS = 1 << 32
+
+
+def _walk(root: object, visit) -> None:
+    """Call ``visit(container)`` on every dict, set and object ``__dict__`` reachable from
+    ``root`` through dicts, lists, tuples, sets and object attributes (arrays, strings and
+    numbers are leaves; each object once)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (np.ndarray, str, bytes, int, float, complex, bool, type(None),
+                          np.generic, type)) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, dict):
+            visit(x)
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            if isinstance(x, set):
+                visit(x)
+            stack.extend(x)
+        elif hasattr(x, "__dict__") and not callable(x):
+            stack.append(vars(x))
+
+
+def _identities(state: dict) -> list:
+    """(id, object) of the objects whose ids key a map reachable from ``state``."""
+    keys: set[int] = set()
+
+    def note(c) -> None:
+        keys.update(k for k in c if type(k) is int and k >= _ADDRESS)
+    _walk(state, note)
+    found: dict[int, object] = {}
+    seen: set[int] = set()
+    stack: list = [state]
+    while stack:                 # the objects themselves, reachable the same way
+        x = stack.pop()
+        if isinstance(x, (np.ndarray, str, bytes, int, float, complex, bool, type(None),
+                          np.generic, type)) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if id(x) in keys:
+            found[id(x)] = x
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            stack.extend(x)
+        elif hasattr(x, "__dict__") and not callable(x):
+            stack.append(vars(x))
+    return list(found.items())
+
+
+def _rekey(state: dict, new: dict) -> None:
+    """Replace, in place, every key ``old`` of ``new`` by ``new[old]`` in the dicts and sets
+    reachable from ``state``."""
+    def fix(c) -> None:
+        hit = [k for k in c if type(k) is int and k in new]
+        if isinstance(c, dict):
+            moved = {new[k]: c.pop(k) for k in hit}
+            c.update(moved)
+        else:
+            c.difference_update(hit)
+            c.update(new[k] for k in hit)
+    _walk(state, fix)
 
 
 def as_system(model: "Model | System") -> System:

@@ -70,7 +70,7 @@ def contact_arrows(result: "Result", step: int = -1, length: float | None = None
     pts, nrm = h["point"][0][on], h["normal"][0][on]
     pad = lambda a: np.column_stack([a, np.zeros((len(a), 3 - a.shape[1]))])
     if length is None:
-        length = CONTACT_LENGTH * extent(result.system.model)
+        length = CONTACT_LENGTH * extent(result.system.outline.drawing())
     big = F.max() if force is None else force
     vec = pad(nrm) * (F[on] / big * length)[:, None] if on.any() else np.zeros((0, 3))
     return pad(pts) - vec, vec
@@ -107,7 +107,7 @@ def _draw_contacts(pv, p, result: "Result", k: int, force: float | None = None) 
     if len(st["stick"]):
         # a sphere per row, built here (numpy tiling of one sphere) so that each sphere's
         # points carry its row's values
-        ball = pv.Sphere(radius=MARKER_SIZE * extent(result.system.model),
+        ball = pv.Sphere(radius=MARKER_SIZE * extent(result.system.outline.drawing()),
                          theta_resolution=12, phi_resolution=12).triangulate()
         n, m = len(st["stick"]), ball.n_points
         pts = (st["point"][:, None, :] + np.asarray(ball.points)[None]).reshape(-1, 3)
@@ -151,7 +151,7 @@ def _mode(modes, k, amplitude, frames: int, where: str) -> tuple["Result", str]:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise ModelError(f"{where}: the mode to draw must be an integer index, got {k!r}")
     res = modes.result(k, amplitude=amplitude, frames=frames)
-    model = modes.system.model
+    model = modes.system.outline
     f = float(res.stats["frequency"])
     label = f"{model.name}   mode {int(res.stats['mode'])}: {f:.4g} Hz".strip()
     return res, label
@@ -165,7 +165,7 @@ def _split(obj: "Model | Result") -> tuple[Model, "Result | None"]:
         if obj.system is None:
             raise ModelError("plot: the result has no model (loaded without one); use "
                              "Result.load(path, model=...)")
-        return obj.system.model, obj
+        return obj.system.outline.drawing(), obj
     raise ModelError(f"plot: expected a fembody Model, Result or Modes, got "
                      f"{type(obj).__name__}")
 
@@ -270,7 +270,7 @@ def plot(model_or_result: "Model | Result | Modes", step: int = -1,
 def _ghost(pv, p, sys, q: np.ndarray) -> None:
     """The lines of the beams and trusses at configuration ``q`` (the state a mode is drawn
     over), thin and grey, just behind the scene in the plane."""
-    model = sys.model
+    model = sys.outline.drawing()
     pairs = np.array([[e["nodes"][0].id, e["nodes"][1].id]
                       for e in list(model.beams) + list(model.trusses)], dtype=np.int64)
     if not len(pairs):

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..elements.beam.beam3d import straight_reference
-from ..model.model import Node
+from ..model.bodies import NODES
 
 #: the Universal joint's second arm (its first is drawn as the other joints' axes)
 UNIVERSAL_B_COLOUR = "gold"
@@ -127,7 +127,7 @@ def load_glyphs(pv, fr, g: float, scales: tuple[float, float]):
 
 
 def _frame_of(fr, node) -> np.ndarray:
-    if isinstance(node, Node) and not node.internal:
+    if isinstance(node, NODES) and not node.internal:
         return fr.R[node.id]
     return np.eye(3)                                 # the ground
 
@@ -137,7 +137,7 @@ def joint_axes(fr, joint, centre: np.ndarray) -> list[tuple[np.ndarray, np.ndarr
     ``axis`` of hinges, sliders and drivers carried by the first node (``a``, or ``b`` on the
     ground); a Universal joint's ``axis_a`` carried by a and ``axis_b`` by b."""
     a, b = getattr(joint, "a", None), getattr(joint, "b", None)
-    carrier = a if isinstance(a, Node) and not a.internal else b
+    carrier = a if isinstance(a, NODES) and not a.internal else b
     out = []
     for key, node, colour in (("axis", carrier, "darkorange"), ("axis_a", a, "darkorange"),
                               ("axis_b", b, UNIVERSAL_B_COLOUR)):

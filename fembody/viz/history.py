@@ -23,15 +23,16 @@ def has_display() -> bool:
 
 
 def _resolve(result: "Result", item: Any):
-    """(kind, object, label) of one history request."""
+    """(kind, object, label) of one history request: a node as its id, a joint as its
+    index (read from the System's outline of its model: the Model may be gone)."""
     from ..joints.base import Joint
-    model = result.system.model
+    outline = result.system.outline
     if isinstance(item, Joint):
-        return "joint", item, item.label
+        return "joint", outline.joint_index(item, "history"), item.label
     if (isinstance(item, (Node, int, np.integer)) or hasattr(item, "node")) and \
             not isinstance(item, bool):
-        node = model.node(item, "history")
-        return "node", node, repr(node)
+        nid = outline.node(item, "history")
+        return "node", nid, outline.node_label(nid)
     if isinstance(item, str):
         key = item.lower()
         if key in ("energy", "energies"):
@@ -40,15 +41,17 @@ def _resolve(result: "Result", item: Any):
             return "violation", None, "constraint violation"
         if key in ("iterations", "newton"):
             return "iterations", None, "Newton iterations"
-        joints = [j for j in model.joints if j.name == item]
+        joints = outline.joints_named(item)
         if joints:
-            return "joint", joints[0], joints[0].label
+            return "joint", joints[0], outline.joint_labels[joints[0]]
         try:        # node names follow Model.node's one rule (names, body names, 'tip')
-            node = model.node(item, "history")
+            nid = outline.node(item, "history")
         except ModelError:
-            node = None
-        if node is not None:
-            return "node", node, (repr(node) if node.name == item else f"{item} ({node!r})")
+            nid = None
+        if nid is not None:
+            label = outline.node_label(nid)
+            return "node", nid, (label if outline.node_name(nid) == item else
+                                 f"{item} ({label})")
         raise ModelError(f"history: {item!r} is not 'energy', 'violation', 'iterations', 'tip' "
                          "or the name of a node, joint or body of the model")
     raise ModelError(f"history: cannot plot {item!r}; give a Node, a joint, 'energy', "
@@ -94,7 +97,7 @@ def history(result: "Result", *what: Any, filename: str | None = None,
                 ax.plot(t, u[:, i], label=f"$u_{c}$")
             ax.set_ylabel("displacement [m]")
             spatial = u.shape[1] == 3
-            if result.node_dofs[obj.id, 3 if spatial else 2] >= 0:
+            if result.node_dofs[obj, 3 if spatial else 2] >= 0:
                 ax2, twin = ax.twinx(), True
                 if spatial:     # the rotation vector from the reference (angle <= pi)
                     psi = result.rotation(obj, as_="vector")
@@ -106,8 +109,10 @@ def history(result: "Result", *what: Any, filename: str | None = None,
                 ax2.legend(loc="lower left", bbox_to_anchor=(1.12, 0.0), fontsize=8,
                            borderaxespad=0.0)
         elif kind == "joint":
-            R = result.joint_reaction(obj)
-            names = (["$F_x$", "$F_y$", "$M$"] if obj.kind in ("Pin", "Weld", "RigidLink")
+            kind = result.system.outline.joint_kinds[obj]
+            # (Result.joint_reaction's multipliers, by the joint's index)
+            R = (-1.0 if kind != "Distance" else 1.0) * result.lam[:, result.system.joint_rows[obj]]
+            names = (["$F_x$", "$F_y$", "$M$"] if kind in ("Pin", "Weld", "RigidLink")
                      else [f"component {i}" for i in range(R.shape[1])])
             for i in range(R.shape[1]):
                 ax.plot(t, R[:, i], label=names[i])

@@ -9,7 +9,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..errors import ModelError
-from ..model.model import Model, Node
+from ..model.model import Model
+from ..model.bodies import NODES
 
 #: field name -> (where, label with unit)
 FIELDS = {
@@ -76,7 +77,7 @@ class Frame:
         out = []
         for load in self.model.loads:
             node = getattr(load, "node", None)
-            if not isinstance(node, Node) or node.internal:
+            if not isinstance(node, NODES) or node.internal:
                 continue
             t = 0.0 if self.time is None else self.time
             if self.static:
@@ -289,7 +290,7 @@ def joint_points(fr: Frame) -> list[tuple[Any, np.ndarray, set]]:
     """(joint, current position, ids of the nodes it connects) of every drawable joint."""
     out = []
     for j in fr.model.joints:
-        nodes = [n for n in j.nodes() if isinstance(n, Node) and not n.internal]
+        nodes = [n for n in j.nodes() if isinstance(n, NODES) and not n.internal]
         if not nodes:
             continue
         node = nodes[-1]
@@ -340,7 +341,7 @@ def _joint_polys(fr: Frame, g: float) -> list[np.ndarray]:
             d = np.asarray(getattr(j, "direction", (1.0, 0.0)), float)[:2]
             d = d / max(np.linalg.norm(d), 1e-300)
             body = getattr(j, "body", None)
-            if isinstance(body, Node):
+            if isinstance(body, NODES):
                 d = _rot(np.array([fr.rot[body.id]]), d[None, :])[0]
             n = np.array([-d[1], d[0]])
             box = [p + 2.0 * g * d + g * n, p - 2.0 * g * d + g * n,

@@ -16,7 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ModelError
-from ..model.model import Model, Node
+from ..model.model import Model
+from ..model.bodies import NODES
 from . import glyphs3d as gl
 from .scene import COLOURS, FIELDS, Frame, extent, frame_title, modal_meshes
 
@@ -71,7 +72,7 @@ class Frame3:
         """(node id, 'force' | 'torque', global value) of the nodal loads at this state, as in
         the plane; a follower load's value, given in its node's axes, turned by the node."""
         drawn = [ld for ld in self.model.loads
-                 if isinstance(getattr(ld, "node", None), Node) and not ld.node.internal]
+                 if isinstance(getattr(ld, "node", None), NODES) and not ld.node.internal]
         return [(nid, kind, self.R[nid] @ v if getattr(ld, "follower", False) else v)
                 for (nid, kind, v), ld in zip(Frame.loads(self), drawn)]
 
@@ -240,7 +241,7 @@ class Scene3:
         centres, axes = [], []
         for j in self.model.joints:
             node = next((n for n in (getattr(j, "a", None), getattr(j, "b", None))
-                         if isinstance(n, Node) and not n.internal), None)
+                         if isinstance(n, NODES) and not n.internal), None)
             if node is None:
                 continue
             at = getattr(j, "at", None)
@@ -249,7 +250,7 @@ class Scene3:
             centres.append(c)
             # rigid arms: each joined node to the joint's centre (rigid bodies have no shape)
             links += [(fr.pos[n.id], c) for n in (getattr(j, "a", None), getattr(j, "b", None))
-                      if isinstance(n, Node) and not n.internal]
+                      if isinstance(n, NODES) and not n.internal]
             axes += gl.joint_axes(fr, j, c)
         if centres:
             glyph = pv.PolyData(np.array(centres)).glyph(

@@ -40,7 +40,9 @@ def system(joints, n_nodes=5, no_rotation=()):
         node_dofs[nd.id, :w] = np.arange(k, k + w)
         k += w
     model = SimpleNamespace(ground=ground, joints=[])
-    sys = SimpleNamespace(dim=3, dimension=SPATIAL, node_dofs=node_dofs, model=model, n_dof=k)
+    # (the compilers ask the outline for the ground: `System.outline`)
+    sys = SimpleNamespace(dim=3, dimension=SPATIAL, node_dofs=node_dofs, model=model, n_dof=k,
+                          outline=SimpleNamespace(ground=ground.id))
     return sys, nodes
 
 

@@ -24,7 +24,7 @@ def modal_pin_block(sys, j):
     """One ModalPin as a block (rows depend on the body's number of modes)."""
     ref, mb = j.body, j.body.body
     where = j.label
-    if j.node is None or j.node is sys.model.ground:
+    if j.node is None or j.node.id == sys.outline.ground:
         od = np.array([-1, -1, -1])
         if j.rotation:
             raise ModelError(f"{where}: a rotation lock to the ground is a weld; use a "
@@ -37,7 +37,7 @@ def modal_pin_block(sys, j):
     a = j.point
     s_a = R0 @ mb.s[a]
     p_a = np.array([ref.node.x, ref.node.y]) + s_a
-    if j.node is not None and j.node is not sys.model.ground:
+    if j.node is not None and j.node.id != sys.outline.ground:
         gap = np.hypot(j.node.x - p_a[0], j.node.y - p_a[1])
         if gap > 1e-9 * max(1.0, sys.length):
             raise ModelError(f"{where}: {j.node} is at ({j.node.x:g}, {j.node.y:g}) but mesh "
@@ -46,7 +46,7 @@ def modal_pin_block(sys, j):
     dofs = np.r_[od, sys.node_dofs[ref.node.id], sys.modal_dofs[ref.index]]
     blk = ModalPinBlock(dofs[None], [j.index], s_a[None], (R0 @ mb.phi_t[a])[None],
                         mb.phi_r[a][None], j.rotation)
-    if j.node is None or j.node is sys.model.ground:
+    if j.node is None or j.node.id == sys.outline.ground:
         blk.ground_point = p_a
     return blk
 
@@ -67,7 +67,7 @@ def modal_pin_block3d(sys, j) -> SpatialModalPinBlock | SpatialModalWeldBlock:
     a = j.point
     Xr = np.array([ref.node.x, ref.node.y, ref.node.z])
     p_a = Xr + mb.s[a]
-    ground = j.node is None or j.node is sys.model.ground
+    ground = j.node is None or j.node.id == sys.outline.ground
     if ground:
         od, Xo = np.array([-1, -1, -1]), p_a
     else:

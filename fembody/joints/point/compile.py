@@ -12,12 +12,12 @@ from .block import PointBlock
 
 @builder("Pin", "Weld", "RigidLink", form="planar")
 def _pin(sys, j, groups: dict) -> None:
-    where, model = j.label, sys.model
+    where = j.label
     link = j.kind == "RigidLink"
     a, b = (j.body, j.node) if link else (j.a, j.b)
     rot = j.kind == "Weld" or (link and j.rotation)
     at = planar_point(getattr(j, "at", None), b, where)
-    if link and (a is model.ground or sys.node_dofs[a.id, 2] < 0):
+    if link and (a.id == sys.outline.ground or sys.node_dofs[a.id, 2] < 0):
         raise ModelError(f"{where}: the body node must have a rotation DOF (a rigid "
                          "body or beam node)")
     da_dofs, da = planar_endpoint(sys, a, at, where, rot)
