@@ -21,6 +21,7 @@ import fembody as fb
 from fembody.dynamics import _step_kernels as sk
 from fembody.dynamics import compiled_step
 from fembody.examples import spatial_chain
+from tests.kernel_source import python_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import mechanism_models as mm  # noqa: E402
@@ -233,7 +234,9 @@ def test_band_assembly_equals_the_dense_one(name):
     rotation column's T^-1 mixing), at random states of a chain, a branched tree and a
     chain with springs and turning loads (every family that assembles in the band), with
     random multipliers (the Hessian terms) and random T^-1; and nothing is
-    written outside the ordering's band (:func:`in_band` checks)."""
+    written outside the ordering's band (:func:`in_band` checks). ``_evaluate`` is not an
+    export of the extension: its source runs under CPython (tests/kernel_source.py; numba's
+    compile of it took about a minute of CPU), the same arithmetic in the same order."""
     fn = {"chain-20": lambda: mm.chain()[0], "branched": lambda: branched(3, 2, 3),
           "loaded": chain_loaded}[name]
     model = fn()
@@ -253,6 +256,8 @@ def test_band_assembly_equals_the_dense_one(name):
     D = 0.2 * rng.normal(size=nf)
     Tinv = np.empty((groups.shape[0], 3, 3))
     sk.lie_inverse_tangents(D, groups, Tinv)
+    py_work, py_space_maps, py_evaluate = (
+        python_kernel(k) for k in (sk._work, sk._space_maps, sk._evaluate))
     out = {}
     for mode in ("dense", "band"):
         if mode == "dense":
@@ -266,13 +271,13 @@ def test_band_assembly_equals_the_dense_one(name):
             pos, Mc = step.piv[2 * n + 2:].copy(), step.Mc
             layout = step.piv
         # the step's buffers, laid out as the factors say (the free-DOF K, C, M)
-        work = sk._work(s.n_dof, nf, nc, groups.shape[0], layout)
+        work = py_work(s.n_dof, nf, nc, groups.shape[0], layout)
         r, phi, fc = np.zeros(nf), np.zeros(nc), np.zeros(s.n_dof)
         maps = step.space_i
         nn = step.node_X.shape[0]
         m_rot = int((maps[2, :, 0] >= 0).sum())
-        lin_q, cplx, rotation, continuous = sk._space_maps(maps, step.lin_v.shape[0], s.n_dof)
-        res = sk._evaluate(
+        lin_q, cplx, rotation, continuous = py_space_maps(maps, step.lin_v.shape[0], s.n_dof)
+        res = py_evaluate(
             q1, v1, qdd1, lam1, True, True, 1.7e5, 410.0, maps[0, :nn, :3].copy(),
             maps[1, :nn, 0].copy(), maps[2, :m_rot, :].copy(), step.node_X, step.fconst, Mc,
             step.g, step.weighed, step.rb_node, step.rb_dofs, step.rb_m, step.rb_Jc, step.rb_c,
