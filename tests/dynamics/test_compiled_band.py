@@ -46,6 +46,7 @@ def banded(rng, n, kl, ku, diag=1.0):
     return A, AB
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("n,kl,ku,diag", [(1, 0, 0, 1.0), (7, 1, 2, 1.0), (40, 3, 3, 1e-3),
                                           (45, 5, 2, 1e-3), (60, 7, 7, 0.0), (30, 0, 4, 5.0),
                                           (30, 4, 0, 5.0)])
@@ -72,6 +73,7 @@ def test_band_lu_solves_like_lapack(n, kl, ku, diag):
         assert (piv != np.arange(n)).sum() > n // 2
 
 
+@pytest.mark.one_space
 def test_band_lu_refuses_singular_matrices():
     """A zero row, a zero column and a NaN are refused (the step goes back to Python), as
     the dense LU does."""
@@ -119,6 +121,7 @@ def in_band(A, piv):
     return Ab
 
 
+@pytest.mark.one_space
 def test_banded_factor_of_a_saddle_matrix_solves_like_numpy():
     """``factor``/``solve`` in the banded layout that ``factor_arrays`` gives the 20-link
     chain (220 unknowns) solve a random saddle matrix on its pattern as numpy's dense LU
@@ -154,6 +157,7 @@ def test_banded_factor_of_a_saddle_matrix_solves_like_numpy():
     assert not sk.factor(bad, LUd, pivd, nf, int(s.B_nnz))[0]
 
 
+@pytest.mark.one_space
 def test_band_of_a_chain_does_not_grow_with_its_length():
     """The ordering keeps each joint's rows with the two bodies it connects: those 5 + 12
     unknowns meet each other (B, and the bodies' coupling through the joint's Hessian term),
@@ -165,6 +169,7 @@ def test_band_of_a_chain_does_not_grow_with_its_length():
         assert np.array_equal(np.sort(perm), np.arange(s.n_free + s.n_con))
 
 
+@pytest.mark.one_space
 def test_dense_or_banded_by_cost():
     """Up to MAX_DENSE unknowns the dense LU (the heavy top, 11); beyond, the cheaper one:
     banded for the 20-link chain (220 unknowns, a band of 16 + 16), dense for a hub with 14
@@ -227,6 +232,7 @@ def test_too_large_models_say_why(monkeypatch):
     assert compiled_step.why_not(s) == "1100 unknowns (more than 1000)"
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("name", ["chain-20", "branched", "loaded"])
 def test_band_assembly_equals_the_dense_one(name):
     """The iteration matrix the step assembles in the band equals the one it assembles
@@ -379,6 +385,7 @@ def dense_arrays(system):
     return np.zeros((n, n)), np.zeros(n, dtype=np.int64), "dense"
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("newton", ["full", "modified"])
 @pytest.mark.parametrize("name", ["chain-20", "branched", "hub"])
 def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch):
@@ -417,6 +424,7 @@ def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch)
         assert rel(getattr(py, f), getattr(cc, f)) <= dense_step + 1e-12, f
 
 
+@pytest.mark.one_space
 def test_a_singular_banded_step_is_named_by_the_python_path(monkeypatch):
     """A massless node hanging on a spring from the end of a 6-link chain (69 unknowns: the
     banded LU) can move freely: the compiled step meets a zero pivot and hands the step
@@ -440,6 +448,7 @@ def test_a_singular_banded_step_is_named_by_the_python_path(monkeypatch):
     assert any("'loose'" in d and d.endswith(" z") for d in exc.value.dofs)
 
 
+@pytest.mark.one_space
 def test_a_resumed_banded_run_continues_bit_for_bit(tmp_path):
     """A checkpoint pickles the compiled step with its banded factors (the ordering and band
     widths in ``piv``): the 20-link chain resumed under modified Newton, which reuses those
@@ -461,6 +470,7 @@ def test_a_resumed_banded_run_continues_bit_for_bit(tmp_path):
     assert res.stats["n_factor"] == full.stats["n_factor"]
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("name", ["chain-100", "tree-40"])
 def test_band_assembled_step_of_large_mechanisms_matches_the_python_path(name):
     """A 100-link chain (1100 unknowns) and a branched tree of 40 bars (a trunk of 10, two
