@@ -38,3 +38,49 @@ def rel_err(a, b, scale: float = 0.0) -> float:
 def steel():
     import fembody as fb
     return fb.Material(E=210e9, rho=7850.0, nu=0.3)
+
+
+# ------------------------------------------------------------- tests of spatial models only
+# The solver test packages run every test under both planar configuration spaces
+# (tests/space_params.py). A test that compiles no planar model in the default space (its
+# models are spatial, or it builds none) runs the same code twice: ``one_space`` keeps its
+# first space only, and the fixture below fails it if it does compile a planar model in the
+# default space (the marker would then hide the second space).
+def pytest_collection_modifyitems(config, items):
+    from fembody.space import SPACES
+    keep, drop = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (item.get_closest_marker("one_space") is not None
+                and params.get("configuration_space", SPACES[0]) != SPACES[0]):
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.fixture(autouse=True)
+def _one_space_compiles_no_planar_model(request):
+    """For a test marked ``one_space``: no planar model compiled in the default space."""
+    if request.node.get_closest_marker("one_space") is None:
+        yield
+        return
+    import importlib
+    import inspect
+    assert "configuration_space" not in inspect.signature(request.function).parameters, \
+        "a test that reads the configuration space cannot be marked one_space"
+    dimension = importlib.import_module("fembody.space.dimension").Dimension
+    asked = []
+    real = dimension.space_name
+
+    def space_name(self, requested, default):
+        if requested is None and self.dim == 2:
+            asked.append(default)
+        return real(self, requested, default)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dimension, "space_name", space_name)
+        yield
+    assert not asked, ("marked one_space, but it compiled a planar model in the default "
+                       "configuration space: remove the marker so it runs under every space")

@@ -60,83 +60,109 @@ def test_io_and_viz_load_on_first_use():
     assert got == [False, True, True, True]
 
 
-@pytest.mark.skipif(not kernels.built(), reason="kernels not built "
-                    "(python tools/build_kernels.py)")
-def test_small_simulation_runs_without_numba():
-    got = _run("import sys, json; import fembody as fb\n"
-               "m = fb.Model(gravity=(0, -9.81))\n"
+# The runs below share one process each (a process costs about 0.35 s of CPU, mostly the
+# imports): each part records what is loaded right after it; modules only accumulate, so a
+# part that loads one is the first to list it, and every later part lists it too.
+NUMBA_FREE_RUNS = {
+    "planar": ("m = fb.Model(gravity=(0, -9.81))\n"
                "b = m.add_beam((0, 0), (1, 0), n=8, material=fb.Material(E=1e9, rho=1000.0, "
                "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
                "m.add_joint(fb.Pin(m.ground, b.first))\n"
                "r = fb.simulate(m, t_end=0.01, dt=1e-3)\n"
-               "print(json.dumps(['numba' in sys.modules, 'llvmlite' in sys.modules]))")
-    assert got == [False, False]
+               "got = []\n"),
+    "spatial": ("m = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
+                "b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=fb.Material(E=1e9, "
+                "rho=1000.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.02), "
+                "orientation=(0, 0, 1))\n"
+                "m.add_rigid_body(b.last, 1.0, (0.01, 0.02, 0.03), offset=(0.0, 0.1, 0.0))\n"
+                "m.add_joint(fb.Spherical(m.ground, b.first, at=(0, 0, 0)))\n"
+                "m.add_spring(b.last, (1.0, 0.0, 0.5), k=100.0, c=1.0)\n"
+                "r = fb.simulate(m, t_end=0.005, dt=1e-3)\n"
+                "got = []\n"),
+    "compiled step, modal body": (
+        "from fembody.reduced import ModalBody3D\n"
+        "e = np.array([0.0, -np.sin(0.5), np.cos(0.5)])\n"
+        "m = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
+        "top = m.add_rigid_body((0, 0, 0), 2.0, 0.03 * np.eye(3) + 0.02 * np.outer(e, e),"
+        " offset=tuple(0.3 * e))\n"
+        "m.add_joint(fb.Spherical(m.ground, top.node, at=(0, 0, 0)))\n"
+        "m.set_velocity(top.node, (0, 0, 0), omega=tuple(80.0 * e))\n"
+        "r = fb.simulate(m, t_end=0.01, dt=1e-3)\n"
+        "src = fb.Model(dim=3)\n"
+        "b = src.add_beam((0, 0, 0), (1, 0, 0), n=6, material=fb.Material(E=7e10, "
+        "rho=2700.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.01), "
+        "orientation=(0, 0, 1))\n"
+        "mm = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
+        "hub = mm.add_modal_body(ModalBody3D.from_body(src, b, 3)).node\n"
+        "mm.add_joint(fb.Revolute(mm.ground, hub, axis=(0, 1, 0)))\n"
+        "r2 = fb.simulate(mm, t_end=0.005, dt=1e-3, compiled=False)\n"
+        "got = [r.stats['n_compiled_steps'], r.stats['n_steps']]\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def numba_free_runs():
+    """{part: what it returned, then whether numba and llvmlite are loaded} of the
+    :data:`NUMBA_FREE_RUNS`, run in that order in one process."""
+    code = "import sys, json; import numpy as np; import fembody as fb\nout = {}\n"
+    for name, part in NUMBA_FREE_RUNS.items():
+        code += part + (f"out[{name!r}] = got + ['numba' in sys.modules, "
+                        "'llvmlite' in sys.modules]\n")
+    return _run(code + "print(json.dumps(out))")
 
 
 @pytest.mark.skipif(not kernels.built(), reason="kernels not built "
                     "(python tools/build_kernels.py)")
-def test_spatial_simulation_runs_without_numba():
+def test_small_simulation_runs_without_numba(numba_free_runs):
+    assert numba_free_runs["planar"] == [False, False]
+
+
+@pytest.mark.skipif(not kernels.built(), reason="kernels not built "
+                    "(python tools/build_kernels.py)")
+def test_spatial_simulation_runs_without_numba(numba_free_runs):
     """Every kernel module is in the pythran build: a spatial beam with an offset rigid body,
     a spherical joint and a spring runs without importing numba."""
-    got = _run("import sys, json; import numpy as np; import fembody as fb\n"
-               "m = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
-               "b = m.add_beam((0, 0, 0), (1, 0, 0), n=4, material=fb.Material(E=1e9, "
-               "rho=1000.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.02), "
-               "orientation=(0, 0, 1))\n"
-               "m.add_rigid_body(b.last, 1.0, (0.01, 0.02, 0.03), offset=(0.0, 0.1, 0.0))\n"
-               "m.add_joint(fb.Spherical(m.ground, b.first, at=(0, 0, 0)))\n"
-               "m.add_spring(b.last, (1.0, 0.0, 0.5), k=100.0, c=1.0)\n"
-               "r = fb.simulate(m, t_end=0.005, dt=1e-3)\n"
-               "print(json.dumps(['numba' in sys.modules, 'llvmlite' in sys.modules]))")
-    assert got == [False, False]
+    assert numba_free_runs["spatial"] == [False, False]
 
 
 @pytest.mark.skipif(not kernels.built(), reason="kernels not built "
                     "(python tools/build_kernels.py)")
-def test_compiled_step_and_modal_body_run_without_numba():
+def test_compiled_step_and_modal_body_run_without_numba(numba_free_runs):
     """The compiled generalized-alpha step (a heavy top: one call per step) and a spatial
     modal body (a beam's modes on a revolute joint) run on the extensions of
     fembody.dynamics._step_kernels and fembody.elements.modal.modal3d_numba: every step
     compiled, numba not imported."""
     if "fembody.dynamics._step_kernels" in _build_tool().PENDING:
         pytest.skip("the compiled step's module is left to numba (build_kernels.PENDING)")
-    got = _run("import sys, json; import numpy as np; import fembody as fb\n"
-               "from fembody.reduced import ModalBody3D\n"
-               "e = np.array([0.0, -np.sin(0.5), np.cos(0.5)])\n"
-               "m = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
-               "top = m.add_rigid_body((0, 0, 0), 2.0, 0.03 * np.eye(3) + 0.02 * np.outer(e, e),"
-               " offset=tuple(0.3 * e))\n"
-               "m.add_joint(fb.Spherical(m.ground, top.node, at=(0, 0, 0)))\n"
-               "m.set_velocity(top.node, (0, 0, 0), omega=tuple(80.0 * e))\n"
-               "r = fb.simulate(m, t_end=0.01, dt=1e-3)\n"
-               "src = fb.Model(dim=3)\n"
-               "b = src.add_beam((0, 0, 0), (1, 0, 0), n=6, material=fb.Material(E=7e10, "
-               "rho=2700.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.01), "
-               "orientation=(0, 0, 1))\n"
-               "mm = fb.Model(dim=3, gravity=(0, 0, -9.81))\n"
-               "hub = mm.add_modal_body(ModalBody3D.from_body(src, b, 3)).node\n"
-               "mm.add_joint(fb.Revolute(mm.ground, hub, axis=(0, 1, 0)))\n"
-               "r2 = fb.simulate(mm, t_end=0.005, dt=1e-3, compiled=False)\n"
-               "print(json.dumps([r.stats['n_compiled_steps'], r.stats['n_steps'], "
-               "'numba' in sys.modules, 'llvmlite' in sys.modules]))")
-    assert got == [10, 10, False, False]
+    assert numba_free_runs["compiled step, modal body"] == [10, 10, False, False]
 
 
-@pytest.mark.parametrize("n", [8, 128, 1024])
-def test_small_simulation_loads_no_scipy(n):
+SCIPY_FREE_SIZES = (8, 128, 1024)
+
+
+@pytest.fixture(scope="module")
+def scipy_free_runs():
+    """{n: [linear solver, SciPy modules loaded]} after the pendulum of ``n`` elements, for
+    the :data:`SCIPY_FREE_SIZES` in that order in one process."""
+    return _run("import sys, json; import fembody as fb\nout = {}\n"
+                f"for n in {SCIPY_FREE_SIZES!r}:\n"
+                "    m = fb.Model(gravity=(0, -9.81))\n"
+                "    b = m.add_beam((0, 0), (1, 0), n=n, material=fb.Material(E=1e9, "
+                "rho=1000.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
+                "    m.add_joint(fb.Pin(m.ground, b.first))\n"
+                "    r = fb.simulate(m, t_end=0.003, dt=1e-3, method='generalized-alpha', "
+                "rho_inf=0.9)\n"
+                "    out[n] = [r.stats['linear_solver'], sorted(k for k in sys.modules if "
+                "k.split('.')[0] in ('scipy', 'sksparse'))]\n"
+                "print(json.dumps(out))")
+
+
+@pytest.mark.parametrize("n", SCIPY_FREE_SIZES)
+def test_small_simulation_loads_no_scipy(scipy_free_runs, n):
     """The planar pendulum of benchmarks/pendulum_process.py (envelope solver with a Schur
     complement for the pin) runs on fembody's own CSC and ordering: no SciPy module at all
     (scipy.sparse alone cost ~0.1 s of a 0.6 s whole process)."""
-    got = _run("import sys, json; import fembody as fb\n"
-               "m = fb.Model(gravity=(0, -9.81))\n"
-               f"b = m.add_beam((0, 0), (1, 0), n={n}, material=fb.Material(E=1e9, "
-               "rho=1000.0, nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
-               "m.add_joint(fb.Pin(m.ground, b.first))\n"
-               "r = fb.simulate(m, t_end=0.003, dt=1e-3, method='generalized-alpha', "
-               "rho_inf=0.9)\n"
-               "print(json.dumps([r.stats['linear_solver'], "
-               "sorted(k for k in sys.modules if k.split('.')[0] in ('scipy', 'sksparse'))]))")
-    assert got == ["envelope", []]
+    assert scipy_free_runs[str(n)] == ["envelope", []]
 
 
 def test_unconstrained_simulation_loads_no_scipy_sparse():
@@ -372,7 +398,11 @@ def _planar_springs():
 
 @pytest.mark.skipif(not (kernels.built() and kernels.NUMBA),
                     reason="needs the built kernels and numba")
-@pytest.mark.parametrize("build", [_spatial_mechanism, _planar_springs])
+# the spatial mechanism is slow (numba compiles 13 spatial kernels: 16 s of CPU); its fast
+# counterpart is tests/test_kernel_typing.py, which runs every LEAN_TYPING export on recorded
+# calls against its source under CPython
+@pytest.mark.parametrize("build", [pytest.param(_spatial_mechanism, marks=pytest.mark.slow),
+                                   _planar_springs])
 def test_lean_typed_extensions_give_numbas_numbers(build):
     """The modules compiled with one type per name (build_kernels.LEAN_TYPING: spatial beam,
     rigid bodies, quaternions, spatial joints, springs) run a mechanism once on their pythran

@@ -54,6 +54,9 @@ class AugmentedODE:
     def split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Configuration (nq,) and full-length velocities of the free-DOF chart state ``x``."""
         s = self.sys
+        # (SciPy's finite-difference Jacobian passes strided columns: the compiled update
+        # takes C-contiguous arrays, anything else would go to numba's JIT)
+        x = np.ascontiguousarray(x, dtype=float)
         return s.update(self.anchor, x[:self.nf]), s.expand(x[self.nf:])
 
     def chart(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:

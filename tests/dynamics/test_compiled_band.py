@@ -21,6 +21,7 @@ import fembody as fb
 from fembody.dynamics import _step_kernels as sk
 from fembody.dynamics import compiled_step
 from fembody.examples import spatial_chain
+from tests.kernel_source import python_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import mechanism_models as mm  # noqa: E402
@@ -45,6 +46,7 @@ def banded(rng, n, kl, ku, diag=1.0):
     return A, AB
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("n,kl,ku,diag", [(1, 0, 0, 1.0), (7, 1, 2, 1.0), (40, 3, 3, 1e-3),
                                           (45, 5, 2, 1e-3), (60, 7, 7, 0.0), (30, 0, 4, 5.0),
                                           (30, 4, 0, 5.0)])
@@ -71,6 +73,7 @@ def test_band_lu_solves_like_lapack(n, kl, ku, diag):
         assert (piv != np.arange(n)).sum() > n // 2
 
 
+@pytest.mark.one_space
 def test_band_lu_refuses_singular_matrices():
     """A zero row, a zero column and a NaN are refused (the step goes back to Python), as
     the dense LU does."""
@@ -118,6 +121,7 @@ def in_band(A, piv):
     return Ab
 
 
+@pytest.mark.one_space
 def test_banded_factor_of_a_saddle_matrix_solves_like_numpy():
     """``factor``/``solve`` in the banded layout that ``factor_arrays`` gives the 20-link
     chain (220 unknowns) solve a random saddle matrix on its pattern as numpy's dense LU
@@ -153,6 +157,7 @@ def test_banded_factor_of_a_saddle_matrix_solves_like_numpy():
     assert not sk.factor(bad, LUd, pivd, nf, int(s.B_nnz))[0]
 
 
+@pytest.mark.one_space
 def test_band_of_a_chain_does_not_grow_with_its_length():
     """The ordering keeps each joint's rows with the two bodies it connects: those 5 + 12
     unknowns meet each other (B, and the bodies' coupling through the joint's Hessian term),
@@ -164,6 +169,7 @@ def test_band_of_a_chain_does_not_grow_with_its_length():
         assert np.array_equal(np.sort(perm), np.arange(s.n_free + s.n_con))
 
 
+@pytest.mark.one_space
 def test_dense_or_banded_by_cost():
     """Up to MAX_DENSE unknowns the dense LU (the heavy top, 11); beyond, the cheaper one:
     banded for the 20-link chain (220 unknowns, a band of 16 + 16), dense for a hub with 14
@@ -226,6 +232,7 @@ def test_too_large_models_say_why(monkeypatch):
     assert compiled_step.why_not(s) == "1100 unknowns (more than 1000)"
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("name", ["chain-20", "branched", "loaded"])
 def test_band_assembly_equals_the_dense_one(name):
     """The iteration matrix the step assembles in the band equals the one it assembles
@@ -233,7 +240,9 @@ def test_band_assembly_equals_the_dense_one(name):
     rotation column's T^-1 mixing), at random states of a chain, a branched tree and a
     chain with springs and turning loads (every family that assembles in the band), with
     random multipliers (the Hessian terms) and random T^-1; and nothing is
-    written outside the ordering's band (:func:`in_band` checks)."""
+    written outside the ordering's band (:func:`in_band` checks). ``_evaluate`` is not an
+    export of the extension: its source runs under CPython (tests/kernel_source.py; numba's
+    compile of it took about a minute of CPU), the same arithmetic in the same order."""
     fn = {"chain-20": lambda: mm.chain()[0], "branched": lambda: branched(3, 2, 3),
           "loaded": chain_loaded}[name]
     model = fn()
@@ -253,6 +262,8 @@ def test_band_assembly_equals_the_dense_one(name):
     D = 0.2 * rng.normal(size=nf)
     Tinv = np.empty((groups.shape[0], 3, 3))
     sk.lie_inverse_tangents(D, groups, Tinv)
+    py_work, py_space_maps, py_evaluate = (
+        python_kernel(k) for k in (sk._work, sk._space_maps, sk._evaluate))
     out = {}
     for mode in ("dense", "band"):
         if mode == "dense":
@@ -266,13 +277,13 @@ def test_band_assembly_equals_the_dense_one(name):
             pos, Mc = step.piv[2 * n + 2:].copy(), step.Mc
             layout = step.piv
         # the step's buffers, laid out as the factors say (the free-DOF K, C, M)
-        work = sk._work(s.n_dof, nf, nc, groups.shape[0], layout)
+        work = py_work(s.n_dof, nf, nc, groups.shape[0], layout)
         r, phi, fc = np.zeros(nf), np.zeros(nc), np.zeros(s.n_dof)
         maps = step.space_i
         nn = step.node_X.shape[0]
         m_rot = int((maps[2, :, 0] >= 0).sum())
-        lin_q, cplx, rotation, continuous = sk._space_maps(maps, step.lin_v.shape[0], s.n_dof)
-        res = sk._evaluate(
+        lin_q, cplx, rotation, continuous = py_space_maps(maps, step.lin_v.shape[0], s.n_dof)
+        res = py_evaluate(
             q1, v1, qdd1, lam1, True, True, 1.7e5, 410.0, maps[0, :nn, :3].copy(),
             maps[1, :nn, 0].copy(), maps[2, :m_rot, :].copy(), step.node_X, step.fconst, Mc,
             step.g, step.weighed, step.rb_node, step.rb_dofs, step.rb_m, step.rb_Jc, step.rb_c,
@@ -374,6 +385,7 @@ def dense_arrays(system):
     return np.zeros((n, n)), np.zeros(n, dtype=np.int64), "dense"
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("newton", ["full", "modified"])
 @pytest.mark.parametrize("name", ["chain-20", "branched", "hub"])
 def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch):
@@ -412,6 +424,7 @@ def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch)
         assert rel(getattr(py, f), getattr(cc, f)) <= dense_step + 1e-12, f
 
 
+@pytest.mark.one_space
 def test_a_singular_banded_step_is_named_by_the_python_path(monkeypatch):
     """A massless node hanging on a spring from the end of a 6-link chain (69 unknowns: the
     banded LU) can move freely: the compiled step meets a zero pivot and hands the step
@@ -435,6 +448,7 @@ def test_a_singular_banded_step_is_named_by_the_python_path(monkeypatch):
     assert any("'loose'" in d and d.endswith(" z") for d in exc.value.dofs)
 
 
+@pytest.mark.one_space
 def test_a_resumed_banded_run_continues_bit_for_bit(tmp_path):
     """A checkpoint pickles the compiled step with its banded factors (the ordering and band
     widths in ``piv``): the 20-link chain resumed under modified Newton, which reuses those
@@ -456,6 +470,7 @@ def test_a_resumed_banded_run_continues_bit_for_bit(tmp_path):
     assert res.stats["n_factor"] == full.stats["n_factor"]
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("name", ["chain-100", "tree-40"])
 def test_band_assembled_step_of_large_mechanisms_matches_the_python_path(name):
     """A 100-link chain (1100 unknowns) and a branched tree of 40 bars (a trunk of 10, two

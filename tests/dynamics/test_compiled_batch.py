@@ -23,6 +23,9 @@ from fembody.run.redundancy import RankWatch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import mechanism_models as mm  # noqa: E402
 
+# spatial models only (or none): one configuration space (tests/conftest.py)
+pytestmark = pytest.mark.one_space
+
 simulate_module = importlib.import_module("fembody.run.simulate")   # (not the function)
 
 FIELDS = ("time", "q", "v", "a", "lam", "iterations", "violation")

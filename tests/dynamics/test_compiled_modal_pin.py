@@ -13,6 +13,9 @@ import fembody as fb
 from fembody.dynamics import compiled_step
 from fembody.reduced import ModalBody3D, ModalPin, attach_node
 
+# spatial models only (or none): one configuration space (tests/conftest.py)
+pytestmark = pytest.mark.one_space
+
 ALU = fb.Material(E=70e9, rho=2700.0, nu=0.3)
 COUNTERS = ("n_residual", "n_tangent", "n_factor", "n_solve", "n_newton", "n_steps",
             "n_rejected", "n_predictor_fallbacks", "n_index1")

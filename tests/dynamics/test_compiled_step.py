@@ -22,6 +22,7 @@ import fembody as fb
 from fembody.dynamics import _step_kernels as sk
 from fembody.dynamics import compiled_step
 from fembody.dynamics.newmark import GeneralizedAlpha
+from tests.kernel_source import python_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import mechanism_models as mm  # noqa: E402
@@ -131,6 +132,7 @@ def rel(a, b):
     return np.abs(a - b).max() / max(np.abs(a).max(), 1e-300)
 
 
+@pytest.mark.one_space
 def test_dense_lu_solves_like_numpy_and_refuses_singular_matrices():
     """lu_factor / lu_solve against numpy.linalg.solve on a saddle-like matrix that needs row
     pivoting (a zero (2,2) block), to 1e-12 relative (condition ~1e3); a matrix with a zero
@@ -155,6 +157,7 @@ def test_dense_lu_solves_like_numpy_and_refuses_singular_matrices():
     assert not sk.lu_factor(bad, piv)
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("newton", ["full", "modified"])
 @pytest.mark.parametrize("name", list(MODELS))
 def test_compiled_step_matches_the_python_path(name, newton):
@@ -182,6 +185,7 @@ def test_compiled_step_matches_the_python_path(name, newton):
     np.testing.assert_array_equal(py.iterations, cc.iterations)
 
 
+@pytest.mark.one_space
 def test_result_and_energy_balance_are_unchanged():
     """The energy terms (kinetic, gravity, work of the loads and the joints) and the
     constraint violations recorded agree to 1e-12 of the energy scale, and the Result holds
@@ -197,6 +201,7 @@ def test_result_and_energy_balance_are_unchanged():
     assert set(py.stats) <= set(cc.stats)
 
 
+@pytest.mark.one_space
 def test_long_run_differs_no_more_than_the_python_paths_own_solvers():
     """Over 100 steps of the slider-crank the compiled path's distance from the Python path
     is of the size of the Python path's own change of linear solver (LAPACK dense LU against
@@ -211,6 +216,7 @@ def test_long_run_differs_no_more_than_the_python_paths_own_solvers():
     assert rel(auto.q, comp.q) <= 1e-12
 
 
+@pytest.mark.one_space
 def test_modified_newton_keeps_its_factors_over_a_converged_fresh_tangent():
     """Modified Newton on the slider-crank for 250 steps: at about 0.23 s an iteration that
     asked for a fresh tangent converges at its evaluation, before the factorisation; the
@@ -271,6 +277,7 @@ def test_a_block_without_a_compiled_form_runs_the_python_path():
     assert "joint block" in compiled_step.why_not(sys_)
 
 
+@pytest.mark.one_space
 def test_a_step_the_compiled_call_does_not_converge_is_redone_by_python(monkeypatch):
     """The fifth compiled step is made to fail: the Python path redoes it from the same state,
     so the histories are those of the Python path throughout, with one fallback counted."""
@@ -295,6 +302,7 @@ def test_a_step_the_compiled_call_does_not_converge_is_redone_by_python(monkeypa
     assert py.stats["n_newton"] == cc.stats["n_newton"]
 
 
+@pytest.mark.one_space
 def test_a_failing_step_is_halved_by_the_driver():
     """Steps of 20 ms with two Newton iterations allowed fail on the slider-crank: the
     compiled call hands each back, the Python path fails it too, the driver halves it, and
@@ -306,6 +314,7 @@ def test_a_failing_step_is_halved_by_the_driver():
     assert rel(py.q, cc.q) <= 1e-12 and rel(py.v, cc.v) <= 1e-12
 
 
+@pytest.mark.one_space
 def test_a_resumed_run_continues_compiled_bit_for_bit(tmp_path):
     """A checkpoint pickles the integrator with its compiled step (arrays and the factors
     of modified Newton): the resumed run keeps stepping in the compiled call and ends where
@@ -326,6 +335,7 @@ def test_a_resumed_run_continues_compiled_bit_for_bit(tmp_path):
     assert res.stats["n_factor"] == full.stats["n_factor"]
 
 
+@pytest.mark.one_space
 def test_dropped_rows_keep_the_python_path_and_its_factor_reuse():
     """A heavy top held by two Spherical joints at one point run with redundant='drop': the
     run keeps the Python path (no compiled step under 'drop'), whose modified Newton keeps
@@ -345,6 +355,7 @@ def test_dropped_rows_keep_the_python_path_and_its_factor_reuse():
     assert np.array_equal(py.q, cc.q) and np.array_equal(py.lam, cc.lam)
 
 
+@pytest.mark.one_space
 def test_turning_loads_kernel_equals_the_blocks_numpy_form():
     """The compiled step's turning loads (:func:`_step_kernels.turning_into`) against the
     block's own numpy form (:meth:`fembody.turning.TurningLoads._spatial`) at random node
@@ -366,7 +377,8 @@ def test_turning_loads_kernel_equals_the_blocks_numpy_form():
     fidx = np.full(s.n_dof, -1, dtype=np.int64)
     fidx[s.free] = np.arange(s.n_free)
     fext, Kt = np.zeros(s.n_dof), np.zeros((s.n_free, s.n_free))
-    sk.turning_into(np.ascontiguousarray(R), tl_i, val, fidx, True, fext, Kt)
+    # (not an export of the extension: its source under CPython, tests/kernel_source.py)
+    python_kernel(sk.turning_into)(np.ascontiguousarray(R), tl_i, val, fidx, True, fext, Kt)
     f_ref, K_ref = np.zeros(s.n_dof), np.zeros((s.n_dof, s.n_dof))
     for e in range(len(tl)):
         f_ref[tl.dofs[e]] += fe[e]

@@ -21,6 +21,34 @@ def test_rigid_crank_with_the_index1_integrators(method):
     assert res.rotation(node) == pytest.approx(0.5 * alpha * res.time**2, rel=1e-8, abs=1e-12)
 
 
+@pytest.mark.parametrize("dim", [2, pytest.param(3, marks=pytest.mark.one_space)])
+def test_scipy_radau_reaches_the_compiled_kernels_only(dim, monkeypatch):
+    """SciPy's finite-difference Jacobian hands the right-hand side strided columns of a 2-D
+    array; the chart's configuration update must still reach the pythran extensions (a
+    wheel's run compiles nothing): no kernel call falls back to numba or to Python. A
+    planar crank and a spatial spinning body (the quaternion update)."""
+    from fembody.elements import kernels
+    if not kernels.built():
+        pytest.skip("kernels not built (python tools/build_kernels.py)")
+    slow = []
+    real = kernels.Kernel._slow
+
+    def record(self):
+        slow.append(self.__qualname__)
+        return real(self)
+    monkeypatch.setattr(kernels.Kernel, "_slow", record)
+    if dim == 2:
+        from fembody.examples.crank import build_model
+        model, _ = build_model()
+    else:
+        model = fb.Model(dim=3)
+        body = model.add_rigid_body((0.0, 0.0, 0.0), 1.0, (0.1, 0.2, 0.3))
+        model.set_velocity(body.node, (0.0, 0.0, 0.0), omega=(1.0, 0.1, 0.0))
+    res = fb.simulate(model, t_end=0.01, dt=1e-3, method="scipy:Radau")
+    assert res.time[-1] == pytest.approx(0.01)
+    assert not slow, f"served by numba or Python: {sorted(set(slow))}"
+
+
 def test_gill_weights_satisfy_the_fourth_order_conditions():
     """The Butcher tableau behind Gill's register scheme (third stage with 1 + sqrt(1/2))."""
     s = math.sqrt(0.5)

@@ -29,11 +29,13 @@ def _quartic_drift(method, h, steps):
     return np.abs(I - I[0]) / I[0]
 
 
+@pytest.mark.one_space
 def test_discrete_gradient_keeps_quartic_invariant_to_roundoff():
     # the paper's run: h = 0.125, 3200 steps, z0 = [0, 1, 1, 0]
     assert _quartic_drift("discrete-gradient", 0.125, 3200).max() < 1e-12
 
 
+@pytest.mark.one_space
 def test_midpoint_error_on_quartic_is_bounded_and_second_order():
     """Paper 000 says the midpoint rule's invariant error 'continues to spread'. Measured: it
     oscillates with a bounded amplitude (same in the last quarter of the run as in the first)
@@ -60,6 +62,7 @@ def _rotation_error(method, h, a=2.0):
     return np.linalg.norm(tr.z[-1] - exact)
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("method,order", [("discrete-gradient", 1.0),
                                           ("discrete-gradient-symmetric", 2.0),
                                           ("midpoint", 2.0)])
@@ -69,6 +72,7 @@ def test_observed_order(method, order):
     assert rates == pytest.approx(order, abs=0.15), (e, rates)
 
 
+@pytest.mark.one_space
 def test_degenerate_increment_uses_the_derivative():
     """A coordinate that does not move (here p2 of a decoupled oscillator at rest) must not
     produce 0/0: the step falls back to the derivative and stays exact."""
@@ -80,6 +84,7 @@ def test_degenerate_increment_uses_the_derivative():
     assert np.abs(E - 0.5).max() < 1e-14
 
 
+@pytest.mark.one_space
 def test_bad_input():
     H = lambda z: 0.5 * (z @ z)  # noqa: E731
     with pytest.raises(ModelError, match="method"):
@@ -94,6 +99,7 @@ def test_bad_input():
         integrate_hamiltonian(H, [np.nan, 0.0], 0.1, 3)
 
 
+@pytest.mark.one_space
 def test_public_entry_point():
     assert fb.integrate_hamiltonian is integrate_hamiltonian
     assert set(METHODS) == {"discrete-gradient", "discrete-gradient-symmetric", "midpoint"}

@@ -7,6 +7,9 @@ import scipy.sparse as sp
 import fembody as fb
 from fembody.linalg import sparse_lu
 
+# spatial models only (or none): one configuration space (tests/conftest.py)
+pytestmark = pytest.mark.one_space
+
 STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
 SEC = fb.Section.rectangle(b=0.05, h=0.08)
 

@@ -7,6 +7,7 @@ import pytest
 import fembody as fb
 from fembody.elements.modal.modal3d import hat
 from fembody.reduced import ModalBody3D
+from tests.kernel_source import python_kernel
 
 MAT = fb.Material(E=70e9, rho=2700.0, nu=0.3)
 SEC = fb.Section.rectangle(0.02, 0.01)
@@ -1333,7 +1334,7 @@ def test_compiled_modal_pin_rows_equal_the_blocks(kind):
     against the Python blocks' evaluate (Hessian by the complex step, itself checked against
     finite differences above) at a random state: phi, B and H to 1e-13 of their largest
     entries (round-off)."""
-    from fembody.elements.modal.modal3d_numba import pin_rows
+    from fembody.elements.modal import modal3d_numba
     from fembody.joints.modal.compile import _rotation_pairs
     from fembody.joints.modal.pin3d import SpatialModalPinBlock, SpatialModalWeldBlock
     src, b = template(end=(0.8, 0.4, 0.3), orientation=(0.0, 0.3, 1.0))
@@ -1361,6 +1362,8 @@ def test_compiled_modal_pin_rows_equal_the_blocks(kind):
         C[:len(Cp)], D[:len(Dp)] = Cp, Dp
         psi = mb.phi_r[4]
     m = phi.shape[1]
+    # (not an export of the extension: its source under CPython, tests/kernel_source.py)
+    pin_rows = python_kernel(modal3d_numba.pin_rows)
     ph, Bk, Hk = pin_rows(R, Ro, r, xo, eta, mb.s[4].copy(), np.ascontiguousarray(mb.phi_t[4]),
                           np.ascontiguousarray(psi), C, D, m, True)
     np.testing.assert_allclose(ph, phi[0], rtol=0, atol=1e-13 * np.abs(phi).max())
