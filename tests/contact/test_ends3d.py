@@ -885,6 +885,60 @@ def test_tip_in_a_concave_bend_with_its_element_crossing_the_other_wall(x_tip):
     assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
 
 
+def test_element_across_a_concave_bend_touches_both_walls():
+    """A's last element lies across B's concave junction (the V of the test above): its tip
+    on the left wall (1.2 cm from the bottom, 2.4 mm into it), the element running over the
+    V to the right wall and 2 mm into it 3.5 cm behind the tip. The tip is nearer to the
+    left wall than to the right (the shares give the left row all of it, eta = 5.3), but the
+    crossing point with the right wall is a contact of its own: the distance from A to B's
+    polyline (sampled every 1.25 um along A's moved polyline) has two local minima, and the
+    rows together carry ``k (2 r - D)`` of both, to 1e-3. It pins what a crossing pair's
+    yield must keep: a rule that weighted a free end's crossing pairs by the tip's own
+    share would drop the second contact (half of the force here)."""
+    th = math.radians(20.0)
+    m = fb.Model(dim=3)
+    left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.2
+    right = np.array([math.cos(th), 0.0, math.sin(th)]) * 0.2
+    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    for nd in list(b1.nodes) + list(b2.nodes):
+        m.fix(nd, *ALL)
+    d = np.array([1.0, 0.2, 0.0]) / math.hypot(1.0, 0.2)
+    p, lift = np.array([-0.012, 0.0, 0.0125]), 0.01        # built apart, then moved in
+    A = m.add_beam(tuple(p + (0, 0, lift) + 0.5 * d), tuple(p + (0, 0, lift)), n=10,
+                   material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, b1, radius=R, stiffness=K)
+    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    sys = m.compile()
+    tip, prev = (nd.id for nd in _tip(A))
+    shift = np.array([0.0, 0.0, -lift])
+    carried = 0.0
+    for b in sys.beam_contact_blocks:
+        x = sys.pose(b, sys.q0).copy()
+        ids = getattr(b, "slots", b.nodes)
+        dd = np.zeros(ids.shape + (3,))
+        dd[(ids == tip) | (ids == prev)] = shift
+        carried += b.resultants(x + dd.reshape(x.shape))[:, 0].sum()
+
+    def seg(x, a, b):
+        e = b - a
+        t = np.clip((x - a) @ e / (e @ e), 0.0, 1.0)
+        return np.linalg.norm(x - a - t[:, None] * e, axis=1)
+    # A's moved polyline: its last element, then the one behind it rising to the lifted rest
+    nodes = [p, p + 0.05 * d, p + 0.1 * d + (0, 0, lift)]
+    pts = np.concatenate([a + np.linspace(0.0, 1.0, 40001)[:-1, None] * (b - a)[None]
+                          for a, b in zip(nodes[:-1], nodes[1:])])
+    D = np.minimum(seg(pts, left, np.zeros(3)), seg(pts, np.zeros(3), right))
+    Dp = np.concatenate([[np.inf], D, [np.inf]])
+    mins = D[(Dp[1:-1] < Dp[:-2]) & (Dp[1:-1] <= Dp[2:]) & (D < 2 * R)]
+    assert len(mins) == 2
+    ref = K * (2 * R - mins).sum()
+    assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
+
+
 @pytest.mark.xfail(strict=True, reason="left: near-parallel free ends meeting end to end "
                    "drop the whole force where they start to overlap (the node pair leaves "
                    "its zone, the end rows are weighted out by the line switch and no Gauss "
