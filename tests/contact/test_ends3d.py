@@ -963,6 +963,48 @@ def test_force_is_continuous_where_near_parallel_ends_start_to_overlap(deg):
     assert np.abs(out[0] - out[1]).max() < 1e-9 * np.abs(out[0]).max()
 
 
+@pytest.mark.xfail(strict=True, reason="left: line contact integrates over all of A's "
+                   "element and counts the Gauss points that project inside B's chord, so "
+                   "its force steps as they enter a partial overlap; it must be clipped to "
+                   "the overlap of the two elements' projections (Gauss points over the "
+                   "overlap interval)")
+@pytest.mark.parametrize("deg", [3.0, 0.5])
+@pytest.mark.parametrize("overlap", [0.005, 0.015, 0.03])
+def test_line_contact_of_overlapping_ends_is_the_penetration_over_the_overlap(deg, overlap):
+    """What a line contact clipped to the overlap must give where two near-parallel free
+    ends overlap (the case above, moved on by ``overlap`` [m] along x): A's last element at
+    ``deg`` degrees (below ALPHA_LINE: line contact alone, the end rows weighted out by
+    ``1 - lam = 0``) above B's last element (chord along x at z = 0), A's tip ``overlap``
+    short of B's end. The force is line contact's, ``k l_A`` per unit of A's parameter
+    ``xi`` (``l_A k_line = k``), on the penetration ``2 r - D(xi)`` where ``x_A(xi)``
+    projects inside B's chord: ``F_z = k int (2 r - z_A(xi)) dxi`` over the overlap, a
+    linear integrand, in closed form. A's element is moved rigidly (its nodes behind are
+    far from B's end). Measured on main: the Gauss points of the whole element that fall in
+    the overlap, a step function of it."""
+    a = math.radians(deg)
+    m, A, _ = _tip_over(1.0, force=(0.0, 0.0, 0.0), direction=(math.cos(a), 0.0, math.sin(a)),
+                        dx=0.01, dz=0.008)
+    sys = m.compile()
+    tip, prev = (nd.id for nd in _tip(A))
+    on_a = np.array([nd.id for nd in A.nodes])
+    s = np.array([-0.01 - overlap, 0.0, 0.0])
+    fz = 0.0
+    for b in sys.beam_contact_blocks:
+        x = sys.pose(b, sys.q0).copy()
+        ids = getattr(b, "slots", b.nodes)
+        d = np.zeros(ids.shape + (3,))
+        d[(ids == tip) | (ids == prev)] = s
+        f = b.forces(x + d.reshape(x.shape), None, False)[0].reshape(ids.shape + (3,))
+        fz -= f[np.isin(ids, on_a), 2].sum()        # internal force: minus the push on A
+    # A's last element: xi = 1 at the tip (x = 1 - overlap, z = 0.008), xi = 0 at the node
+    # behind (l_A = 0.05 m along (cos a, 0, sin a)); inside B's chord for x < 1
+    l_a = 0.05
+    xi0 = 1.0 - overlap / (l_a * math.cos(a))
+    pen = lambda xi: 2 * R - (0.008 + (1.0 - xi) * l_a * math.sin(a))
+    ref = K * 0.5 * (pen(xi0) + pen(1.0)) * (1.0 - xi0)
+    assert pen(xi0) > 0.0
+    assert abs(fz / ref - 1.0) < 1e-9, (fz, ref)
+
 def test_shared_concave_rows_with_friction_have_an_exact_tangent():
     """:func:`_concave_rows` made frictional (mu_s 0.5, mu_k 0.4, k_t 1e3 N/m), the anchors
     offset by up to 2 mm, the end on the bisector and at two places inside the band: both
