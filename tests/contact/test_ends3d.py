@@ -826,7 +826,9 @@ def _carried_at(res, q):
 @pytest.mark.parametrize("x_tip", [0.003, pytest.param(-0.003, marks=pytest.mark.xfail(
     strict=True, reason="left: the crossing pair of A's last element with the right element "
     "pushes (2.5 % of the contact) where its closest point is nearer to the left element: "
-    "the crossing pairs of a concave junction do not yield to the end row"))])
+    "the crossing pairs of a concave junction do not yield to the end row (the rule, the "
+    "share S(eta) taken at the pair's closest point, is in fembody/contact/ends.py's "
+    "docstring; it needs the neighbours' far nodes and d2s*/dX2 in crossing_forces)"))])
 def test_tip_in_a_concave_bend_with_its_element_crossing_the_other_wall(x_tip):
     """A's tip in B's concave junction (two fixed elements rising 20 degrees on either side),
     3 mm off its bisector, outside the hand-over band (1.7 mm wide there), its last element
