@@ -102,9 +102,10 @@ of the other, or at a node of each; the half-open zones below give each of these
   ``e_B`` than to ``e_B``'s neighbour ``e_B'`` at a junction ``c``, which on the concave
   side is ``s_B(x) > s_B'(x)`` where both project inside their chords (``s = (x - c) . t``
   as above: the distance to a chord's line is ``sqrt(|x - c|^2 - s^2)``; ``s_B(x) >= 0``
-  at a crossing pair's point, its distance from ``c`` along ``e_B``, so ``s_B + s_B' <= 0`` only where ``s_B >=
-  s_B'``, and the weight 1 there joins ``S(eta -> +inf) = 1`` continuously). So its point part is to be weighted by the rows'
-  own share taken at ``x``: ``S(eta(x))``, ``eta(x) = (s_B - s_B') / (BAND (s_B +
+  at a crossing pair's point, its distance from ``c`` along ``e_B``, so ``s_B + s_B' <=
+  0`` only where ``s_B >= s_B'``, and the weight 1 there joins ``S(eta -> +inf) = 1``
+  continuously). So its point part is to be weighted by the rows' own share taken at
+  ``x``: ``S(eta(x))``, ``eta(x) = (s_B - s_B') / (BAND (s_B +
   s_B'))`` where ``s_B + s_B' > 0``, 1 elsewhere. At ``s* = 1`` the point ``x`` is the end
   ``p`` and the weight is the end row's ``S(eta(p))``: the hand-over is continuous in the
   band as outside it. The weight must be taken at ``x``, not at the end: an element lying
