@@ -941,6 +941,82 @@ def test_element_across_a_concave_bend_touches_both_walls():
     assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
 
 
+def _crossing_over_a_junction(rng, at_b1, spread=3e-4):
+    """Pairs ``(a0, a1, b0, b1, f)`` for :func:`reference.crossing_share`, one per entry of
+    ``at_b1``: B's element and its neighbour (far node ``f``) rising 20 degrees on either
+    side of the junction ``c`` at the origin (``c = b1`` where ``at_b1``, else ``b0``), A's
+    element 5 cm long, nearly square to B, its end within ``spread`` [m] of a point 9 mm
+    above the junction (inside the hand-over band), all nodes jittered by 0.1 mm."""
+    th = math.radians(20.0)
+    tb = np.array([math.cos(th), 0.0, math.sin(th)])
+    tf = np.array([-math.cos(th), 0.0, math.sin(th)])
+    out = []
+    for flag in at_b1:
+        p = np.array([0.0, 0.0, 0.009]) + rng.normal(0.0, spread, 3)
+        dd = np.array([0.1, 1.0, 0.0]) + rng.normal(0.0, 0.05, 3)
+        a0 = p + 0.05 * dd / np.linalg.norm(dd)
+        bo = 0.1 * tb
+        b0, b1 = (bo, np.zeros(3)) if flag else (np.zeros(3), bo)
+        out.append(np.array([a0, p, b0, b1, 0.1 * tf]) + rng.normal(0.0, 1e-4, (5, 3)))
+    return np.array(out)
+
+
+def test_crossing_share_reference_has_exact_derivatives():
+    """The share a crossing pair is to be weighted by across a concave junction (the rule in
+    fembody.contact.ends's docstring, numpy reference ``crossing_share`` ahead of the
+    kernel): pairs inside the band (weights 0.40 to 0.95), the junction at either end of B's
+    element; gradient and Hessian (through the closest point's first and second
+    derivatives) against central differences of step 1e-7 m, to 1e-6 of the largest entry
+    (measured 3e-9 and 5e-9, falling as h^2 from 2.6e-7 and 5.2e-7 at 1e-6)."""
+    from .reference import crossing_share
+    rng = np.random.default_rng(3)
+    at = np.array([False] * 3 + [True] * 3)
+    X = _crossing_over_a_junction(rng, at)
+    w, G, H = crossing_share(X, at)
+    assert ((w > 0.05) & (w < 0.99)).sum() >= 4        # inside the band, not at its plateaus
+    h, md = 1e-7, X.shape[1] * X.shape[2]
+    Gfd, Hfd = np.zeros_like(G), np.zeros_like(H)
+    for j in range(md):
+        e = np.zeros(md)
+        e[j] = h
+        e = e.reshape(X.shape[1:])
+        wp, gp, _ = crossing_share(X + e, at)
+        wm, gm, _ = crossing_share(X - e, at)
+        Gfd[:, j] = (wp - wm) / (2 * h)
+        Hfd[:, :, j] = (gp - gm) / (2 * h)
+    assert np.abs(G - Gfd).max() < 1e-6 * np.abs(G).max()
+    assert np.abs(H - Hfd).max() < 1e-6 * np.abs(H).max()
+
+
+def test_crossing_share_at_the_pairs_point_is_the_end_rows_share():
+    """The crossing pair's share is the end rows' own (EndElementBlock._share) with the end
+    put at the pair's closest point ``x_A(s*)``: so where that point reaches A's free end
+    (``s* = 1``, the hand-over to the end row) the two weights are equal, as the rule's
+    continuity needs. To 1e-12, the junction at either end of B's element."""
+    from fembody.contact.geometry import closest_crossing
+
+    from .reference import crossing_share
+    rng = np.random.default_rng(5)
+    at = np.array([False, True, False, True])
+    X = _crossing_over_a_junction(rng, at)
+    w = crossing_share(X, at, tangent=False)[0]
+    s = closest_crossing(X[:, :4])[0][:, 0]
+    xa = X[:, 0] + s[:, None] * (X[:, 1] - X[:, 0])
+    u = xa + (X[:, 0] - X[:, 1])
+    a0, a1, b0, b1, f = (X[:, i] for i in range(5))
+    # the end row of the end x_A on B's element, its partner (the neighbour) at the junction
+    rows = np.where(at[:, None, None],
+                    np.stack([xa, u, b0, b1, b0, f], axis=1),
+                    np.stack([xa, u, b0, b1, f, b1], axis=1))
+    n = len(X)
+    partner = np.where(at[:, None], np.array([-1, 1]), np.array([1, -1]))
+    blk = EndElementBlock(np.arange(6 * n).reshape(n, 6), np.arange(18 * n).reshape(n, 18),
+                          rows, np.ones(n, bool), partner, np.full(n, 0.01), np.full(n, 1e3),
+                          [f"row {i}" for i in range(n)])
+    share = np.where(at, blk._share(rows, 1, False)[0], blk._share(rows, 0, False)[0])
+    assert ((share > 0.01) & (share < 0.99)).all()
+    assert np.abs(w - share).max() < 1e-12, (w, share)
+
 @pytest.mark.xfail(strict=True, reason="left: near-parallel free ends meeting end to end "
                    "drop the whole force where they start to overlap (the node pair leaves "
                    "its zone, the end rows are weighted out by the line switch and no Gauss "
