@@ -9,6 +9,7 @@ import pytest
 from scipy.optimize import fsolve
 
 import fembody as fb
+from fembody.contact.beams import BeamContactBlock
 from fembody.contact.ends import EndContactBlock, EndElementBlock
 from fembody.contact.geometry import closest_node
 from fembody.contact.line import ALPHA_LINE, ALPHA_POINT
@@ -1016,6 +1017,74 @@ def test_crossing_share_at_the_pairs_point_is_the_end_rows_share():
     share = np.where(at, blk._share(rows, 1, False)[0], blk._share(rows, 0, False)[0])
     assert ((share > 0.01) & (share < 0.99)).all()
     assert np.abs(w - share).max() < 1e-12, (w, share)
+
+@pytest.mark.parametrize("x_tip, d, lift, width", [
+    (0.003, (0.1, 1.0, 0.0), 0.004, 0.0095), (-0.003, (0.1, 1.0, 0.0), 0.004, 0.0095),
+    (-0.012, (1.0, 0.2, 0.0), 0.01, 0.0125)])
+def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, lift, width):
+    """The rule checked on the V of the two tests above before it is built in: the rows'
+    normal forces with each crossing pair's force weighted afterwards by its share
+    (reference ``crossing_share`` at the junction its element B meets) carry ``k (2 r -
+    D)`` of the local minima of the distance to 1e-3 (measured: to round-off), on the side
+    where the pair must yield (x = -3 mm; without the weight 1.025x, the strict xfail
+    above), where it holds the contact (+3 mm) and for the element across the V (two
+    contacts). ``width`` the end's height [m]."""
+    from .reference import crossing_share
+    th = math.radians(20.0)
+    m = fb.Model(dim=3)
+    left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.2
+    right = np.array([math.cos(th), 0.0, math.sin(th)]) * 0.2
+    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    for nd in list(b1.nodes) + list(b2.nodes):
+        m.fix(nd, *ALL)
+    d = np.asarray(d) / np.linalg.norm(d)
+    p = np.array([x_tip, 0.0, width])
+    A = m.add_beam(tuple(p + (0, 0, lift) + 0.5 * d), tuple(p + (0, 0, lift)), n=10,
+                   material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, b1, radius=R, stiffness=K)
+    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    sys = m.compile()
+    tip, prev = (nd.id for nd in _tip(A))
+    c = b1.last.id
+    far = {b1.nodes[-2].id: b2.nodes[1].id, b2.nodes[1].id: b1.nodes[-2].id}
+    where = {nd.id: np.array(nd.position, float) for nd in list(b1.nodes) + list(b2.nodes)}
+    carried = 0.0
+    for b in sys.beam_contact_blocks:
+        x = sys.pose(b, sys.q0).copy()
+        ids = getattr(b, "slots", b.nodes)
+        dd = np.zeros(ids.shape + (3,))
+        dd[(ids == tip) | (ids == prev)] = (0.0, 0.0, -lift)
+        x = x + dd.reshape(x.shape)
+        F = b.resultants(x)[:, 0]
+        carried += F.sum()
+        if not isinstance(b, BeamContactBlock):
+            continue
+        pos = b.X.reshape(len(b), 4, 3) + x.reshape(len(b), 4, 3)
+        for i in np.flatnonzero(F > 0.0):
+            a0, a1, q0, q1 = (int(v) for v in b.nodes[i])
+            if c not in (q0, q1):
+                continue
+            other = q0 if q1 == c else q1
+            X5 = np.concatenate([pos[i], where[far[other]][None]])[None]
+            w = crossing_share(X5, np.array([q1 == c]), tangent=False)[0][0]
+            carried -= (1.0 - w) * F[i]
+
+    def seg(x, a, b):
+        e = b - a
+        t = np.clip((x - a) @ e / (e @ e), 0.0, 1.0)
+        return np.linalg.norm(x - a - t[:, None] * e, axis=1)
+    nodes = [p, p + 0.05 * d, p + 0.1 * d + (0, 0, lift)]
+    pts = np.concatenate([a + np.linspace(0.0, 1.0, 40001)[:-1, None] * (b - a)[None]
+                          for a, b in zip(nodes[:-1], nodes[1:])])
+    D = np.minimum(seg(pts, left, np.zeros(3)), seg(pts, np.zeros(3), right))
+    Dp = np.concatenate([[np.inf], D, [np.inf]])
+    mins = D[(Dp[1:-1] < Dp[:-2]) & (Dp[1:-1] <= Dp[2:]) & (D < 2 * R)]
+    ref = K * (2 * R - mins).sum()
+    assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
 
 @pytest.mark.xfail(strict=True, reason="left: near-parallel free ends meeting end to end "
                    "drop the whole force where they start to overlap (the node pair leaves "
