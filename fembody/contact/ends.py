@@ -119,7 +119,11 @@ of the other, or at a node of each; the half-open zones below give each of these
   nodes (up to two, and ``e_A``'s for the symmetric case), and the exact tangent needs
   the second derivatives of ``s*`` (from the stationarity of ``|x_A(s) - x_B(t)|^2``,
   bilinear in ``(s, t)`` and the nodes, so its third derivatives are constants), in
-  :func:`fembody.contact._kernels.crossing_forces` and its reference.
+  :func:`fembody.contact._kernels.crossing_forces` and its reference. That weight with
+  its exact gradient and Hessian is written and tested ahead of the kernel
+  (``crossing_share`` in tests/contact/reference.py; tests/contact/test_ends3d.py checks
+  its derivatives against central differences, that it is the end rows' share at the
+  pair's point, and, weighting the pairs' forces afterwards, the local minima above).
 - A free end against a node of the other beam (a free end, or the convex side of a kink):
   the node pairs of :class:`EndContactBlock`, with the conditions above; pairs of two nodes of
   two elements each are the junction rows' node on node. Two free ends side by side pointing
