@@ -380,9 +380,12 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         it tells the tangent's inertia, and then no check is factorised: a Cholesky or an
         LDL^T without a negative pivot, or, for a model without joints whose tangent is
         symmetric to round-off (spatial models under fixed-direction loads at equilibrium),
-        SuperLU's LU with every pivot on the diagonal, none negative. When Newton ends a step
-        on an increment at the round-off level of the coordinates (fine meshes), its last
-        factorisation, at a state within that increment, is the proof in the same way.
+        SuperLU's LU with every pivot on the diagonal, none negative (such a tangent, when
+        its round-off asymmetry exceeds what that proof allows, is factorised as its
+        symmetric part ``(K + K^T) / 2``, the matrix whose eigenvalues the check decides on).
+        When Newton ends a step on an increment at the round-off level of the coordinates
+        (fine meshes), its last factorisation, at a state within that increment, is the
+        proof in the same way.
         'auto': 'eigenvalue' up to 300 free DOFs, else 'check'.
     unstable : {'auto', 'error', 'accept'}, default 'auto'
         What an unstable equilibrium (the constrained tangent lost its definiteness: the load
