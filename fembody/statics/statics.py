@@ -263,10 +263,10 @@ class _Equilibrium:
         are."""
         s = self.sys
         if s.n_con or s.n_free == 0 or not isinstance(K, np.ndarray) \
-                or not K.flags.writeable or not self._symmetric_to(K, SYMMETRIZE):
+                or not K.flags.writeable or self._symmetric_to(K, ASYMMETRY):
+            return False      # (the last: K's own LU proves it, its numbers are left as they were)
+        if not self._symmetric_to(K, SYMMETRIZE):
             return False
-        if self._symmetric_to(K, ASYMMETRY):
-            return False      # K's own LU proves it: its numbers are left as they were
         tpos = self._transposed
         step = ASYMMETRY_SLICE
         for a in range(0, K.shape[0], step):
