@@ -263,7 +263,8 @@ class _Equilibrium:
         are."""
         s = self.sys
         if s.n_con or s.n_free == 0 or not isinstance(K, np.ndarray) \
-                or not K.flags.writeable or self._symmetric_to(K, ASYMMETRY):
+                or K.shape != (s.nnz,) or not K.flags.writeable \
+                or self._symmetric_to(K, ASYMMETRY):
             return False      # (the last: K's own LU proves it, its numbers are left as they were)
         if not self._symmetric_to(K, SYMMETRIZE):
             return False
