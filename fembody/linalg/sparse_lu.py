@@ -80,7 +80,11 @@ matrices are permuted symmetrically by it (a gather of their values through a ma
 once) and factorised with the ``NATURAL`` ordering in the same symmetric mode: the same
 ordering, the same diagonal pivot preference, hence the same factor up to round-off, without
 the ordering's cost (figures: ``benchmarks/large_superlu_ordering.py``, the commit that made
-this rule). The solves undo the permutation (:class:`PermutedSuperLUFactor`).
+this rule). The solves undo the permutation (:class:`PermutedSuperLUFactor`). The bounded
+driver (under an address-space limit, above) orders every matrix itself, as before: on the
+1e6-DOF grid its factorisation of the third Newton iterate, the second with a kept ordering,
+stopped with SuperLU's "invalid arguments" (not explained; at that size the ordering's cost
+is small against that driver's factorisation).
 """
 from __future__ import annotations
 
@@ -173,7 +177,10 @@ class OrderedSuperLU:
             Anz = A if self.keep_zeros else Anz
         # (Anz is A: no stored zeros, or their choice is to keep them)
         order = self._order
-        if order is not None and order.fits(Anz):
+        # (not for the bounded driver: the 1e6-DOF grid's third iterate failed there with
+        # SuperLU's "invalid arguments" after a kept ordering; the ordering's cost is small
+        # against that driver's factorisations)
+        if order is not None and order.fits(Anz) and _plain_driver_fits(Anz):
             B = order.permuted(Anz)
             return PermutedSuperLUFactor(
                 _symmetric_lu(B, self._fill_ratio, permc_spec="NATURAL"), order.p)
@@ -273,14 +280,20 @@ def address_space_left() -> float | None:
     return float(soft - size)
 
 
+def _plain_driver_fits(A) -> bool:
+    """SuperLU's own driver's reservation for ``A`` fits the address space left (module
+    docstring, "Address space"); else the bounded driver factorises."""
+    left = address_space_left()
+    return left is None or RESERVE_PER_ENTRY * A.nnz <= 0.5 * left
+
+
 def _symmetric_lu(A, fill_ratio=None, permc_spec: str = "MMD_AT_PLUS_A"):
     """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring), or
     after ``permc_spec`` ('NATURAL': ``A`` was permuted by a kept ordering, "One ordering
     per pattern"). ``fill_ratio(A)``: the predicted entries of L + U per stored entry of
     ``A``, asked only when SuperLU's own reservation would not fit the address space left
     ("Address space")."""
-    left = address_space_left()
-    if left is None or RESERVE_PER_ENTRY * A.nnz <= 0.5 * left:
+    if _plain_driver_fits(A):
         return spla.splu(A, permc_spec=permc_spec, diag_pivot_thresh=DIAG_PIVOT,
                          options={"SymmetricMode": True})
     ratio = fill_ratio(A) if fill_ratio is not None else ILU_FILL_DEFAULT

@@ -71,3 +71,27 @@ def test_a_new_pattern_is_ordered_anew():
     np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())
     x = kept.factorize(C).solve(b)                    # and its own ordering is kept
     np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())
+
+
+def test_the_bounded_driver_orders_every_matrix(monkeypatch):
+    """Under an address-space limit too small for SuperLU's own reservation the bounded
+    (incomplete-LU, nothing dropped) driver factorises, and it orders every matrix itself
+    as before the kept ordering (a 1e6-DOF grid's iterate failed in that driver after a kept
+    ordering); its solutions are LAPACK's."""
+    import scipy.sparse.linalg as spla
+    specs = []
+    spilu = spla.spilu
+
+    def counted(A, **kw):
+        specs.append(kw.get("permc_spec"))
+        return spilu(A, **kw)
+    monkeypatch.setattr(sparse_lu, "spla", type("SPLA", (), {"spilu": staticmethod(counted)}))
+    monkeypatch.setattr(sparse_lu, "address_space_left", lambda: 1.0e6)     # 1 MB left
+    A = saddle(tower()[0])
+    b = np.random.default_rng(2).standard_normal(A.shape[0])
+    kept = sparse_lu.OrderedSuperLU(min_size=0)
+    for k, M in enumerate([A, _other_values(A, 3)]):
+        x = kept.factorize(M).solve(b)
+        ref = np.linalg.solve(M.toarray(), b)
+        np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())
+    assert specs == ["MMD_AT_PLUS_A", "MMD_AT_PLUS_A"]
