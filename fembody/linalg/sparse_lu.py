@@ -71,6 +71,20 @@ dropped (``drop_tol=0``: the same factor, same pivots, an exactly singular matri
 refused), whose reservation is the fill ratio it is given: the predicted one (the Cholesky
 factor's entries of the pattern, as for the stored zeros, with a margin). That driver is
 slower (1.6 to 1.8 times on a 1e5-DOF grid), so it is taken only under such a limit.
+
+One ordering per pattern. SciPy's ``splu`` orders every matrix anew (the minimum-degree
+ordering of ``A^T + A``, then SuperLU's postorder of its elimination tree), although a Newton
+solve factorises matrices of one fixed pattern over and over. The column permutation SuperLU
+chose for a pattern's first matrix (``perm_c``) is therefore kept, and the pattern's later
+matrices are permuted symmetrically by it (a gather of their values through a map made
+once) and factorised with the ``NATURAL`` ordering in the same symmetric mode: the same
+ordering, the same diagonal pivot preference, hence the same factor up to round-off, without
+the ordering's cost (figures: ``benchmarks/large_superlu_ordering.py``, the commit that made
+this rule). The solves undo the permutation (:class:`PermutedSuperLUFactor`). The bounded
+driver (under an address-space limit, above) orders every matrix itself, as before: on the
+1e6-DOF grid its factorisation of the third Newton iterate, the second with a kept ordering,
+stopped with SuperLU's "invalid arguments" (not explained; at that size the ordering's cost
+is small against that driver's factorisation).
 """
 from __future__ import annotations
 
@@ -82,6 +96,7 @@ import numpy as np
 from ..lazy import lazy_module
 from .factorization import (OPTIONAL, Factorization, MumpsLU, PardisoLU, SuperLUFactor,
                             UmfpackLU, require)
+from .envelope import same_pattern
 
 sp = lazy_module("scipy.sparse")          # imported when a model is compiled, not with fembody
 spla = lazy_module("scipy.sparse.linalg")
@@ -129,6 +144,8 @@ class OrderedSuperLU:
         self.keep_zeros: bool | None = None
         self._pattern: tuple | None = None    # (indptr, indices) the choice was measured on
         self._fill: tuple | None = None       # ((n, nnz), predicted fill ratio), see _fill_ratio
+        # the symmetric mode's ordering of the last pattern factorised, see _Ordering
+        self._order: _Ordering | None = None
 
     def _same_pattern(self, A) -> bool:
         if self._pattern is None:
@@ -159,7 +176,18 @@ class OrderedSuperLU:
             self.keep_zeros = whole is not None and whole < nz
             Anz = A if self.keep_zeros else Anz
         # (Anz is A: no stored zeros, or their choice is to keep them)
-        return SuperLUFactor(_symmetric_lu(Anz, self._fill_ratio))
+        order = self._order
+        # (not for the bounded driver: the 1e6-DOF grid's third iterate failed there with
+        # SuperLU's "invalid arguments" after a kept ordering; the ordering's cost is small
+        # against that driver's factorisations)
+        if order is not None and order.fits(Anz) and _plain_driver_fits(Anz):
+            B = order.permuted(Anz)
+            return PermutedSuperLUFactor(
+                _symmetric_lu(B, self._fill_ratio, permc_spec="NATURAL"), order.p)
+        self._order = None                  # (the old map let go before the factor is made)
+        lu = _symmetric_lu(Anz, self._fill_ratio)
+        self._order = _Ordering(Anz, lu.perm_c)
+        return SuperLUFactor(lu)
 
     def _fill_ratio(self, A) -> float:
         """The predicted entries of L + U over the stored entries of ``A`` (for the bounded
@@ -172,6 +200,56 @@ class OrderedSuperLU:
             ratio = ILU_FILL_DEFAULT if chol is None else (2.0 * chol - A.shape[0]) / A.nnz
             self._fill = (key, ratio)
         return self._fill[1]
+
+
+class _Ordering:
+    """SuperLU's column permutation of one pattern and the map that permutes a matrix of that
+    pattern symmetrically by it (module docstring, "One ordering per pattern").
+
+    ``perm_c`` is SuperLU's: column ``j`` of ``A`` is column ``perm_c[j]`` of ``A Pc``. The
+    permuted matrix ``B = Pc^T A Pc`` has ``B[k, l] = A[p[k], p[l]]`` with ``p`` the inverse
+    of ``perm_c``; ``pos`` gives, for each stored entry of ``B`` in CSC order, its place in
+    ``A.data``, made at the first :meth:`permuted` (a pattern met once, as the nonzeros of
+    a matrix whose stored zeros are dropped can be, costs no map)."""
+
+    def __init__(self, A, perm_c: np.ndarray) -> None:
+        self.pattern = (A.indptr, A.indices)
+        self.p = np.argsort(np.asarray(perm_c, dtype=np.int64))
+        self._map: tuple | None = None      # (indptr, indices, pos) of B
+
+    def fits(self, A) -> bool:
+        """``A`` has the pattern this ordering was made for."""
+        return same_pattern(self.pattern, (A.indptr, A.indices))
+
+    def permuted(self, A):
+        """``Pc^T A Pc`` (CSC, sorted) of a matrix ``A`` of this pattern."""
+        if self._map is None:
+            n = A.shape[0]
+            where = sp.csc_matrix((np.arange(1, A.nnz + 1, dtype=float), A.indices,
+                                   A.indptr), shape=(n, n))
+            B = where[self.p][:, self.p].tocsc()
+            B.sort_indices()
+            self._map = (B.indptr, B.indices, B.data.astype(np.int64) - 1)
+        indptr, indices, pos = self._map
+        return sp.csc_matrix((A.data[pos], indices, indptr), shape=A.shape)
+
+
+class PermutedSuperLUFactor(SuperLUFactor):
+    """The SuperLU factor of ``B = Pc^T A Pc`` (:class:`_Ordering`) as the factor of ``A``:
+    solves permute the right-hand side and the solution back. The pivots and their signs are
+    those of ``A`` (a symmetric permutation keeps which pivots lie on the diagonal, and their
+    values), so :class:`SuperLUFactor`'s ``pivots`` and ``symmetric_negative`` read the
+    factor of ``B`` unchanged."""
+
+    def __init__(self, lu, p: np.ndarray) -> None:
+        super().__init__(lu)
+        self.p = p
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        b = np.asarray(b, dtype=float)
+        x = np.empty_like(b)
+        x[self.p] = self.lu.solve(b[self.p])
+        return x
 
 
 def _predicted_fill(A) -> int | None:
@@ -202,20 +280,28 @@ def address_space_left() -> float | None:
     return float(soft - size)
 
 
-def _symmetric_lu(A, fill_ratio=None):
-    """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring).
-    ``fill_ratio(A)``: the predicted entries of L + U per stored entry of ``A``, asked only
-    when SuperLU's own reservation would not fit the address space left ("Address space")."""
+def _plain_driver_fits(A) -> bool:
+    """SuperLU's own driver's reservation for ``A`` fits the address space left (module
+    docstring, "Address space"); else the bounded driver factorises."""
     left = address_space_left()
-    if left is None or RESERVE_PER_ENTRY * A.nnz <= 0.5 * left:
-        return spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=DIAG_PIVOT,
+    return left is None or RESERVE_PER_ENTRY * A.nnz <= 0.5 * left
+
+
+def _symmetric_lu(A, fill_ratio=None, permc_spec: str = "MMD_AT_PLUS_A"):
+    """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring), or
+    after ``permc_spec`` ('NATURAL': ``A`` was permuted by a kept ordering, "One ordering
+    per pattern"). ``fill_ratio(A)``: the predicted entries of L + U per stored entry of
+    ``A``, asked only when SuperLU's own reservation would not fit the address space left
+    ("Address space")."""
+    if _plain_driver_fits(A):
+        return spla.splu(A, permc_spec=permc_spec, diag_pivot_thresh=DIAG_PIVOT,
                          options={"SymmetricMode": True})
     ratio = fill_ratio(A) if fill_ratio is not None else ILU_FILL_DEFAULT
     # drop_tol 0 and the basic rule: nothing is dropped, the factor is the complete LU. Its
     # fill_factor sizes L's and U's arrays each (as many entries of A times it): half the
     # ratio of L + U, with a margin
     return spla.spilu(A, drop_tol=0.0, fill_factor=max(1.0, 0.5 * ILU_FILL_MARGIN * ratio),
-                      drop_rule="basic", permc_spec="MMD_AT_PLUS_A",
+                      drop_rule="basic", permc_spec=permc_spec,
                       diag_pivot_thresh=DIAG_PIVOT, options={"SymmetricMode": True})
 
 

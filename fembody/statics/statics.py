@@ -50,6 +50,14 @@ log = logging.getLogger("fembody")
 ASYMMETRY = 1e-2
 # entries of K compared with their transposes at a time (see _Equilibrium.proves_stable)
 ASYMMETRY_SLICE = 1 << 20
+#: a converged state's tangent whose asymmetry is at most SYMMETRIZE UNSTABLE max|diag K| is
+#: factorised as its symmetric part (K + K^T) / 2 (see _Equilibrium.symmetrize): K and its
+#: symmetric part then differ by less than the stability tolerance, and the symmetric part is
+#: the matrix whose lowest eigenvalue decides stability (lowest_eigenvalue's dense path).
+#: Round-off leaves a spatial tangent at equilibrium above ASYMMETRY UNSTABLE on large models
+#: (a 1e6-DOF frame tower: 3.6e-14 max|diag K|), where the LU of K itself proved nothing and
+#: the check made a Cholesky factorisation of its own
+SYMMETRIZE = 1.0
 
 
 class _Equilibrium:
@@ -206,6 +214,12 @@ class _Equilibrium:
         if s.n_con or K is None or isinstance(K, AssemblyTarget) or s.n_free == 0 \
                 or self.solver.symmetric_negative != 0:
             return False
+        return self._symmetric_to(np.asarray(K), ASYMMETRY)
+
+    def _transpose_map(self) -> np.ndarray | None:
+        """Where K^T's entries sit in K's data (System pattern); None for a pattern that is
+        not symmetric. Made once."""
+        s = self.sys
         if self._transposed is None:
             P = sp.csc_matrix((np.arange(1, s.nnz + 1, dtype=float), s.indices, s.indptr),
                               shape=(s.n_free, s.n_free))
@@ -213,17 +227,59 @@ class _Equilibrium:
             T.sort_indices()
             same = (np.array_equal(T.indptr, s.indptr) and np.array_equal(T.indices, s.indices))
             self._transposed = T.data.astype(np.int64) - 1 if same else False
-        tpos = self._transposed
-        if tpos is False:
+        return None if self._transposed is False else self._transposed
+
+    def _symmetric_to(self, K: np.ndarray, factor: float) -> bool:
+        """Whether ``max|K - K^T| <= factor UNSTABLE max|diag K|`` (K: CSC data on the
+        System's pattern; False for a pattern that is not symmetric, or a NaN)."""
+        tpos = self._transpose_map()
+        if tpos is None:
             return False
-        K = np.asarray(K)
-        bound = ASYMMETRY * UNSTABLE * float(np.abs(K[s.diag_pos]).max())
+        bound = factor * UNSTABLE * float(np.abs(K[self.sys.diag_pos]).max())
         # in slices: the temporaries of K - K^T over the whole pattern were three arrays of
         # nnz values (0.7 GB at a 1e6-DOF spatial grid) beside the Newton solver's factor
         step = ASYMMETRY_SLICE
         for a in range(0, K.shape[0], step):
             if not np.max(np.abs(K[a:a + step] - K[tpos[a:a + step]])) <= bound:   # (NaN)
                 return False
+        return True
+
+    def symmetrize(self, K) -> bool:
+        """Replace, in place, the tangent ``K`` of a converged state (CSC data on the System's
+        pattern) by its symmetric part when they differ by at most :data:`SYMMETRIZE`
+        ``UNSTABLE max|diag K|`` and the model has no joints; returns whether it did.
+
+        Why: the Newton solver's factorisation of the converged state's tangent proves the
+        state stable by its pivots (:meth:`proves_stable`) only for a tangent symmetric to
+        :data:`ASYMMETRY` ``UNSTABLE``; round-off leaves a large spatial model's above that.
+        Its symmetric part is exactly symmetric, within the stability tolerance of K, and is
+        the matrix whose lowest eigenvalue the check decides on, so its LU with diagonal
+        pivots is its LDL^T, and the proof holds with the factorisation Newton makes anyway
+        (the next load step starts from it), instead of a Cholesky of the check's own. The
+        next load step's first iteration then solves with that symmetric part: a tangent
+        within round-off of K's. Joints (a saddle point), tangents in an assembly target
+        (the envelope's layout, whose LDL^T states its inertia) and tangents symmetric to
+        :data:`ASYMMETRY` ``UNSTABLE`` already (their own LU is the proof) are left as they
+        are."""
+        s = self.sys
+        if s.n_con or s.n_free == 0 or not isinstance(K, np.ndarray) \
+                or K.shape != (s.nnz,) or not K.flags.writeable \
+                or self._symmetric_to(K, ASYMMETRY):
+            return False      # (the last: K's own LU proves it, its numbers are left as they were)
+        if not self._symmetric_to(K, SYMMETRIZE):
+            return False
+        tpos = self._transposed
+        step = ASYMMETRY_SLICE
+        for a in range(0, K.shape[0], step):
+            # each pair (i, j) once, from its entry i < j: both values read before either
+            # is written
+            i = np.arange(a, min(a + step, K.shape[0]))
+            j = tpos[i]
+            first = i < j
+            i, j = i[first], j[first]
+            mean = 0.5 * (K[i] + K[j])
+            K[i] = mean
+            K[j] = mean
         return True
 
     def reactions(self, r: np.ndarray) -> np.ndarray:
@@ -325,9 +381,12 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         it tells the tangent's inertia, and then no check is factorised: a Cholesky or an
         LDL^T without a negative pivot, or, for a model without joints whose tangent is
         symmetric to round-off (spatial models under fixed-direction loads at equilibrium),
-        SuperLU's LU with every pivot on the diagonal, none negative. When Newton ends a step
-        on an increment at the round-off level of the coordinates (fine meshes), its last
-        factorisation, at a state within that increment, is the proof in the same way.
+        SuperLU's LU with every pivot on the diagonal, none negative (such a tangent, when
+        its round-off asymmetry exceeds what that proof allows, is factorised as its
+        symmetric part ``(K + K^T) / 2``, the matrix whose eigenvalues the check decides on).
+        When Newton ends a step on an increment at the round-off level of the coordinates
+        (fine meshes), its last factorisation, at a state within that increment, is the
+        proof in the same way.
         'auto': 'eigenvalue' up to 300 free DOFs, else 'check'.
     unstable : {'auto', 'error', 'accept'}, default 'auto'
         What an unstable equilibrium (the constrained tangent lost its definiteness: the load
@@ -684,7 +743,10 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
     if not isinstance(check, str):
         B = s.B_matrix(Bdata) if s.n_con else None
         # the Newton solver's factorisation of the tangent: a Cholesky proves stability
-        # (the next load step's first iteration then uses it), else the check decides
+        # (the next load step's first iteration then uses it), else the check decides; a
+        # tangent symmetric to round-off is factorised as its symmetric part, whose LU's
+        # pivots then prove it (see _Equilibrium.symmetrize)
+        eq.symmetrize(K)
         eq.factor(K, ce)
         eq.factored_at = q
     # (the factorisation of K just made, the Newton solver's held for the next load step,

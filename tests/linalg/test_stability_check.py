@@ -387,3 +387,74 @@ def test_the_symmetry_test_of_the_lu_proof_reads_every_slice(monkeypatch, where)
     reference = bool(abs(Kc - Kc.T).max() <= bound) and not np.isnan(K).any()
     assert reference == (where == "none")
     assert eq.proves_stable(K) is reference
+
+
+def spy_symmetrize(monkeypatch) -> list:
+    """Record what each _Equilibrium.symmetrize call returned."""
+    done = []
+    orig = statics._Equilibrium.symmetrize
+
+    def spied(self, K):
+        done.append(orig(self, K))
+        return done[-1]
+    monkeypatch.setattr(statics._Equilibrium, "symmetrize", spied)
+    return done
+
+
+def test_a_round_off_asymmetric_tangent_is_proved_by_newtons_factorisation(monkeypatch):
+    """A spatial tangent at equilibrium is symmetric only to round-off; on a 1e6-DOF frame
+    tower that round-off (3.6e-14 max|diag K|) exceeded the LU proof's bound (ASYMMETRY
+    UNSTABLE = 1e-14), and every load step paid a Cholesky of the check's own beside the
+    Newton solver's factorisation. Here the bound is lowered below the round-off asymmetry
+    of the bent 3D arch, which puts it in the tower's place. Each converged state's tangent
+    is then factorised as its symmetric part:
+
+    - load control below the snap-through: no factorisation of the check's at all, one
+      factorisation per Newton iteration plus the last state's (counted);
+    - arc length through the snap-through: the same states flagged unstable, with the same
+      lowest eigenvalues, as with the check's own Cholesky at every state (the LU proofs
+      refused, the bound as shipped), the check's factorisations made only at the unstable
+      states; and the verdicts of every state's lowest eigenvalue."""
+    monkeypatch.setattr(statics, "ASYMMETRY", 1e-8)
+    done = spy_symmetrize(monkeypatch)
+    calls = count_checks(monkeypatch)
+    low = run(spatial_arch(), steps=4, load_max=0.04, linear_solver="superlu")
+    assert low.stats["linear_solver"] == "superlu" and "unstable" not in low.stats
+    assert not calls                           # proved by Newton's own factorisations
+    assert low.stats["n_factor"] == low.stats["n_newton"] + 1
+    assert len(done) == 4 and all(done)       # every state above the lowered bound
+    kw = dict(steps=10, method="arc-length", max_steps=5, linear_solver="superlu")
+    done.clear()
+    res = run(spatial_arch(), **kw)
+    n_unstable = len(res.stats["unstable"])
+    assert n_unstable >= 1 and len(res) - n_unstable >= 1 and all(done)
+    n_res = len(calls)
+    # (each unstable state: a failed Cholesky, then the shift search's)
+    assert n_res >= n_unstable and np.isnan(res.stability).sum() == len(res) - n_unstable
+    monkeypatch.setattr(statics, "ASYMMETRY", 1e-2)
+    refuse_lu_proofs(monkeypatch)
+    calls.clear()
+    ref = run(spatial_arch(), **kw)
+    assert len(calls) == n_res + len(res) - n_unstable      # its own at each stable state
+    assert res.stats["unstable"] == pytest.approx(ref.stats["unstable"], rel=1e-9)
+    np.testing.assert_allclose(res.load_factor, ref.load_factor, rtol=1e-9)
+    np.testing.assert_allclose(res.stability, ref.stability, rtol=1e-6, equal_nan=True)
+    eig = run(spatial_arch(), stability="eigenvalue", **kw)
+    assert eig.stats["unstable"] == pytest.approx(res.stats["unstable"], rel=1e-9)
+    assert np.all(eig.stability[np.isnan(res.stability)] > 0.0)
+
+
+def test_an_unsupported_spatial_column_is_still_named(monkeypatch):
+    """The support check shares the Newton solver's first factorisation: a 3D column free to
+    twist about its axis (rx not fixed anywhere) is a SingularSystemError naming rx DOFs,
+    as before the symmetric-part factorisation."""
+    monkeypatch.setattr(statics, "ASYMMETRY", 1e-8)
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0))
+    c = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=520, material=STEEL, section=SEC)
+    m.fix(c.first, "x", "y", "z")
+    m.fix(c.last, "y", "z")
+    m.add_force(c.last, (-1e3, 0.0, 0.0))
+    with pytest.raises(fb.SingularSystemError) as err:
+        fb.static(m, steps=2, linear_solver="superlu")
+    # the twist about x: every node's rx (521 nodes), and nothing else
+    assert len(err.value.dofs) == 521 and all(d.endswith("rx") for d in err.value.dofs)

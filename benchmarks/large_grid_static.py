@@ -1,0 +1,132 @@
+"""The 1e6-DOF 3D beam grid's whole ``fb.static`` (issue 29), iteration by iteration, against
+the bare factorise + solve of a Newton iterate's matrix.
+
+A run at this size takes minutes per iteration, so everything is printed (and saved to
+results/<out>.json) as it happens: a run stopped for time keeps its iterations. Steps:
+
+1. build and compile the grid (``large.sgrid``);
+2. the reference: the tangent at the first Newton iterate under the full load (from the
+   reference state, one linear step ``K_0^-1 f``), then its bare factorisation + one solve
+   by the Newton solver's backend (``sparse_lu.OrderedSuperLU``, a fresh one: its own
+   ordering included, as a single factorisation pays it), alone in the process;
+3. ``fb.static(steps, tol)``; every factorisation and solve of the Newton solver is timed
+   (CPU), and the CPU time between the starts of successive factorisations is the cost of
+   one Newton iteration as a user pays it (assembly, factorisation, solve, update, checks).
+
+Run alone, under an address-space limit, late (other sessions share the machine)::
+
+    prlimit --as=15000000000 python benchmarks/large_grid_static.py [--size 1e6]
+        [--steps 1] [--tol 1e-4] [--out large_grid_static]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import fembody as fb  # noqa: E402
+from fembody.linalg import sparse_lu  # noqa: E402
+from fembody.linalg.linalg import SaddlePointSolver  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _common import machine, save  # noqa: E402
+import large  # noqa: E402
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--size", type=float, default=1e6)
+    ap.add_argument("--steps", type=int, default=1)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--out", default="large_grid_static")
+    args = ap.parse_args()
+    row: dict = {"model": "sgrid", "target_dofs": args.size, "steps": args.steps,
+                 "tol": args.tol, "limit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
+                 "load": [os.getloadavg()[0]]}
+
+    def keep(**kw) -> None:
+        row.update(kw)
+        row["load"].append(os.getloadavg()[0])
+        row["peak_rss_mib"] = peak_mib()
+        save(args.out, {"machine": machine(), "row": row})
+        if "factorizations" not in kw:        # (printed one by one below)
+            print(json.dumps(kw), flush=True)
+
+    c = time.process_time()
+    s = large.sgrid(args.size).compile()
+    keep(dofs=s.n_free, nnz=int(s.nnz), build_compile_cpu_s=time.process_time() - c)
+
+    # the reference matrix: the tangent at the first iterate under the full load
+    q = s.q0
+    _, K0, _ = s.internal_forces(q, None, True)
+    r = (s.external_forces(q, 0.0, False)[0] - s.internal_forces(q, None, False)[0])[s.free]
+    lu = sparse_lu.OrderedSuperLU().factorize(s.csc(K0).tocsc())
+    q1 = s.update(q, s.expand(lu.solve(r)))
+    del lu, K0
+    _, K1, _ = s.internal_forces(q1, None, True)
+    A = s.csc(K1).tocsc()
+    del K1
+    b = np.random.default_rng(0).standard_normal(A.shape[0])
+    c = time.process_time()
+    fac = sparse_lu.OrderedSuperLU().factorize(A)
+    cf = time.process_time() - c
+    c = time.process_time()
+    fac.solve(b)
+    cs = time.process_time() - c
+    keep(bare={"what": "first iterate's tangent, OrderedSuperLU (its ordering included)",
+               "factor_cpu_s": cf, "solve_cpu_s": cs, "nnz_LU": int(fac.nnz),
+               "zeros_in_matrix": int(np.count_nonzero(A.data == 0.0))})
+    del fac, A
+
+    events: list = []
+    orig_f, orig_s = SaddlePointSolver.factorize, SaddlePointSolver.solve
+
+    def factorize(self, *a, **k):
+        c0, w0 = time.process_time(), time.perf_counter()
+        out = orig_f(self, *a, **k)
+        fac = getattr(getattr(self, "_plain", None), "_fac", None)
+        events.append(("factor", c0, time.process_time() - c0, time.perf_counter() - w0,
+                       int(getattr(fac, "nnz", 0))))
+        print(f"factorisation {sum(e[0] == 'factor' for e in events)}: "
+              f"{events[-1][2]:.1f} s CPU, nnz(LU) {events[-1][4]}, peak RSS {peak_mib():.0f} "
+              f"MiB, load {os.getloadavg()[0]:.1f}", flush=True)
+        keep(factorizations=[dict(start_cpu_s=e[1], cpu_s=e[2], wall_s=e[3], nnz_LU=e[4])
+                             for e in events if e[0] == "factor"])
+        return out
+
+    def solve(self, *a, **k):
+        c0 = time.process_time()
+        out = orig_s(self, *a, **k)
+        events.append(("solve", c0, time.process_time() - c0))
+        return out
+    SaddlePointSolver.factorize, SaddlePointSolver.solve = factorize, solve
+    c0, w0 = time.process_time(), time.perf_counter()
+    try:
+        res = fb.static(s, steps=args.steps, tol=args.tol)
+    finally:
+        SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    starts = [e[1] for e in events if e[0] == "factor"]
+    per_iter = list(np.diff(starts))
+    bare = row["bare"]["factor_cpu_s"] + row["bare"]["solve_cpu_s"]
+    keep(static={"cpu_s": cpu, "wall_s": wall, "n_newton": res.stats["n_newton"],
+                 "n_factor": res.stats["n_factor"], "n_tangent": res.stats["n_tangent"],
+                 "linear_solver": res.stats["linear_solver"]},
+         iteration_cpu_s=per_iter,
+         whole_cpu_per_iteration_s=cpu / max(res.stats["n_newton"], 1),
+         whole_over_bare=cpu / max(res.stats["n_newton"], 1) / bare,
+         iteration_over_bare=[x / bare for x in per_iter])
+
+
+if __name__ == "__main__":
+    main()
