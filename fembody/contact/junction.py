@@ -798,17 +798,23 @@ class JunctionContactBlock:
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
-            # (the idle rows have no normal force, so no friction: :meth:`forces`)
-            live = self.live(x)
-            Ff, N = np.zeros(x.shape), np.zeros(len(self))
-            if live.size:
-                h = History(*(a[live] for a in history))
-                Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
-            d = self.dim
-            Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
-            out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
-                       stick=(N > 0.0) & ~history.sliding)
+            out.update(self.friction_report(x, history))
         return out
+
+    def friction_report(self, x: np.ndarray, history: History) -> dict[str, np.ndarray]:
+        """The friction keys of :meth:`report` alone (``tangential_force`` on the element
+        [N], ``slip`` [m], ``stick``) with the run's ``history`` at ``x``, as
+        :meth:`fembody.contact.beams.BeamContactBlock.friction_report`."""
+        # (the idle rows have no normal force, so no friction: :meth:`forces`)
+        live = self.live(x)
+        Ff, N = np.zeros(x.shape), np.zeros(len(self))
+        if live.size:
+            h = History(*(a[live] for a in history))
+            Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
+        d = self.dim
+        Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
+        return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
+                    stick=(N > 0.0) & ~history.sliding)
 
 
 def _removed_before(history: History) -> np.ndarray:
