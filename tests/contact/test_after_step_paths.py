@@ -1,0 +1,83 @@
+"""The cheaper paths of a contact run's bookkeeping (issue 33, bundle speed) give what the
+general ones give: the System's pose of a block by a precomputed index into q against the
+space's gather, and the friction values a run records at a saved state against the friction
+keys of the blocks' full report."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.contact.nodes import run_state
+from fembody.results.contacts import FRICTION_KEYS, friction_rows
+
+R = 0.005
+
+
+def _bundle(dim: int, mu: float) -> fb.Model:
+    """Three stacked beams of 6 elements in line contact (spatial) or side by side in the
+    plane, the upper ones pressed onto the lower by a strong gravity (1000 g) so that a few
+    steps slide and stick."""
+    steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
+    g = (0.0, 0.0, -9.81e3) if dim == 3 else (0.0, -9.81e3)
+    m = fb.Model(dim=dim, gravity=g)
+    beams = []
+    for i in range(3):
+        z = 2.0 * R * i
+        if dim == 3:
+            b = m.add_beam((0.0, 0.0, z), (0.3, 0.0, z), n=6, material=steel, section=sec,
+                           orientation=(0, 0, 1))
+            fix = ("x", "y", "z", "rx", "ry", "rz") if i == 0 else ("x", "y", "rx", "rz")
+        else:
+            b = m.add_beam((0.0, z), (0.3, z), n=6, material=steel, section=sec)
+            fix = ("x", "y", "rz") if i == 0 else ("x",)
+        for end in (b.first, b.last):
+            m.fix(end, *fix)
+        beams.append(b)
+    for a, b in zip(beams, beams[1:]):
+        m.add_beam_contact(a, b, radius=R, stiffness=1e6, friction=mu, margin=0.5 * R,
+                           max_penetration=float("inf"))
+    return m
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_pose_by_index_is_the_space_gather(dim):
+    sys = _bundle(dim, 0.3).compile()
+    rng = np.random.default_rng(3)
+    q = sys.update(sys.q0, 1e-3 * rng.standard_normal(sys.n_dof))   # rotations moved too
+    hist = np.stack([sys.q0, q])
+    indexed = 0
+    for b in sys.blocks:
+        if getattr(b, "spatial", False) or not hasattr(b, "dofs"):
+            continue
+        for qq in (q, hist):
+            ref = sys.space.gather(qq, b.dofs)
+            got = sys.pose(b, qq)
+            assert got.shape == ref.shape and np.array_equal(got, ref), b.family
+        indexed += id(b) in sys._gather_at
+    # every contact block (translational DOFs only) takes the index
+    n_contact = sum(1 for b in sys.blocks if "contact" in b.family)
+    assert n_contact >= 2 and indexed >= n_contact
+
+
+def test_recorded_friction_values_are_the_reports_friction_keys():
+    model = _bundle(3, 0.3)
+    res = fb.simulate(model, t_end=4e-3, dt=1e-3)
+    sys0 = model.compile()
+    sysr = sys0.with_contact_state(run_state(sys0))
+    st = sysr.contact_state
+    for q in res.q[1:]:
+        st.advance(sysr, q)
+    q = res.q[-1]
+    got = friction_rows(sysr, q, st)
+    ref = []
+    for b in sysr.friction_blocks:
+        x, h = sysr.pose(b, q), st.friction[b.friction_slot]
+        side = st.side_of(b)
+        rep = b.report(x, h) if side is None else b.report(x, h, side)
+        ref.append(np.column_stack([np.asarray(rep[k], dtype=float) for k in FRICTION_KEYS]))
+    ref = np.concatenate(ref)
+    assert got.shape == ref.shape and np.array_equal(got, ref)
+    assert np.count_nonzero(ref[:, 0]) > 0          # some rows carry friction
+    # and the run recorded the same at its last state
+    assert np.array_equal(np.asarray(res._array("contact_friction"))[-1], ref)
