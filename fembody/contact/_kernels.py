@@ -654,3 +654,30 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
                     for j in range(md):
                         Kq[i, j] += dF * glam[j]
     return f, K, touching[:nt], params, state, extra, gaps
+
+
+@njit(cache=True, aot="f8[:](f8[:, :, :], i8[:], i8[:])")
+def chord_cosines(pos, rows, at):  # pragma: no cover - jitted
+    """The squared cosine ``c = (d1 . d2)^2 / (|d1|^2 |d2|^2)`` between the chords ``d1 =
+    pos[r, at[1]] - pos[r, at[0]]`` and ``d2 = pos[r, at[3]] - pos[r, at[2]]`` of each row
+    ``r`` of ``rows``: the number the line weight of :func:`fembody.contact.line.switch`
+    is a function of (``lam < 1`` where ``c < cos(ALPHA_LINE)^2``), by the same terms.
+    What the junction rows screen all their rows with at every Newton iteration
+    (:meth:`fembody.contact.junction.JunctionContactBlock.live`), without gathering the
+    four nodes of every row into a copy or the weight's gradient."""
+    n = rows.shape[0]
+    d = pos.shape[2]
+    out = np.empty(n)
+    for k in range(n):
+        r = rows[k]
+        p = 0.0
+        q = 0.0
+        s = 0.0
+        for i in range(d):
+            d1 = pos[r, at[1], i] - pos[r, at[0], i]
+            d2 = pos[r, at[3], i] - pos[r, at[2], i]
+            p += d1 * d2
+            q += d1 * d1
+            s += d2 * d2
+        out[k] = p * p / (q * s)
+    return out

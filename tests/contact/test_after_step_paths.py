@@ -81,3 +81,32 @@ def test_recorded_friction_values_are_the_reports_friction_keys():
     assert np.count_nonzero(ref[:, 0]) > 0          # some rows carry friction
     # and the run recorded the same at its last state
     assert np.array_equal(np.asarray(res._array("contact_friction"))[-1], ref)
+
+
+def test_compiled_screen_keeps_every_row_the_switch_weights_for_points():
+    """The junction rows' compiled screen (chord_cosines against the line angle) keeps a
+    superset of the rows whose line weight of fembody.contact.line.switch is below 1, and
+    the squared cosine it measures is switch's to round-off: chords drawn across the whole
+    blend (point, blend and line contact) and near the line edge."""
+    from fembody.contact._kernels import chord_cosines
+    from fembody.contact.junction import _point_weighted
+    from fembody.contact.line import ALPHA_LINE, ALPHA_POINT, switch
+    rng = np.random.default_rng(7)
+    n = 3000
+    pos = rng.standard_normal((n, 5, 3))
+    # chord 3 -> 4 at angles from 0 to twice the point angle from chord 1 -> 2
+    ang = np.concatenate([np.linspace(0.0, 2.0 * ALPHA_POINT, n - 200),
+                          ALPHA_LINE * (1.0 + 1e-9 * rng.standard_normal(200))])
+    pos[:, 2] = pos[:, 1] + np.array([1.0, 0.0, 0.0])
+    pos[:, 4] = pos[:, 3] + np.column_stack([np.cos(ang), np.sin(ang), np.zeros(n)])
+    at = (3, 4, 1, 2)
+    lam = switch(pos[:, list(at)], False)[0]
+    rows = np.arange(n)
+    c = chord_cosines(pos, rows, np.array(at))
+    assert np.allclose(c, np.cos(ang) ** 2, rtol=1e-12, atol=1e-15)
+    kept = _point_weighted(pos, rows, at)
+    assert set(np.flatnonzero(lam < 1.0)) <= set(kept)
+    # the margin adds only rows at the line edge, whose weight is 1 to round-off
+    extra = np.setdiff1d(kept, np.flatnonzero(lam < 1.0))
+    assert np.all(np.abs(ang[extra] - ALPHA_LINE) < 1e-6)
+    assert 0 < (lam < 1.0).sum() < n and (lam == 1.0).sum() > 0
