@@ -110,3 +110,43 @@ def test_compiled_screen_keeps_every_row_the_switch_weights_for_points():
     extra = np.setdiff1d(kept, np.flatnonzero(lam < 1.0))
     assert np.all(np.abs(ang[extra] - ALPHA_LINE) < 1e-6)
     assert 0 < (lam < 1.0).sum() < n and (lam == 1.0).sum() > 0
+
+
+def test_wedge_screen_keeps_every_row_the_array_test_keeps():
+    """The wedge rows' compiled screen (wedge_candidates) keeps a superset of the rows
+    whose Gauss points WedgeLineBlock._touching (the array test) finds in the wedge and
+    closer than the radii, so the live rows are that test's: random rows around the
+    element, a third of them within the radii, with wedge faces through the Gauss points
+    (products exactly zero) for closed and open sides."""
+    from fembody.contact._kernels import wedge_candidates
+    from fembody.contact.line import XI
+    from fembody.contact.wedge import WedgeLineBlock
+    rng = np.random.default_rng(11)
+    n, d, rad = 4000, 3, 0.01
+    X = np.zeros((n, 5, d))
+    X[:, 1], X[:, 2] = 0.0, (1.0, 0.0, 0.0)
+    X[:, 0] = np.column_stack([rng.uniform(-0.2, 1.2, n),
+                               rng.normal(0.0, rad, (n, 2))])             # P
+    away = np.column_stack([np.zeros(n), X[:, 0, 1:]])                    # from the chord
+    away /= np.linalg.norm(away, axis=1)[:, None]
+    X[:, 3] = X[:, 0] + away + rng.normal(0.0, 0.6, (n, d))               # Q1, Q2 beyond P
+    X[:, 4] = X[:, 0] + away + rng.normal(0.0, 0.6, (n, d))
+    # faces through a Gauss point: P - Q1 orthogonal to x_g - P (c1 == 0 exactly)
+    m = n // 4
+    g = rng.integers(0, len(XI), m)
+    xg = np.column_stack([XI[g], np.zeros((m, 2))])
+    r = xg - X[:m, 0]
+    w = np.cross(r, rng.normal(size=(m, d)))
+    X[:m, 3] = X[:m, 0] - w
+    closed = rng.random((n, 2)) < 0.5
+    blk = WedgeLineBlock(np.zeros((n, 5), dtype=np.int64),
+                         np.arange(n * 5 * d).reshape(n, 5 * d), X, closed,
+                         np.full(n, rad), np.full(n, 1e6), [f"row {i}" for i in range(n)])
+    x = np.zeros((n, 5 * d))
+    pos = blk.positions(x)
+    ref = np.flatnonzero(blk._touching(pos))
+    cand = wedge_candidates(pos, blk.radius, np.ascontiguousarray(XI, dtype=float))
+    assert set(ref) <= set(cand)
+    assert 50 < ref.size < n
+    live = blk.live_forces(x, False)[1]
+    assert np.array_equal(live, ref)
