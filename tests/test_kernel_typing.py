@@ -166,7 +166,7 @@ def _beam_contact_pairs():
     """The compiled beam contact's two kernels (crossing_forces of spatial pairs in line,
     switched and point contact; node_forces of planar pairs) with and without friction, in
     stick and slip, with and without the tangent: the calls tests/contact/test_compiled.py
-    makes."""
+    makes; and the junction and wedge rows' screens (chord_cosines, wedge_candidates)."""
     from tests.contact import test_compiled as tc
     for angle in (2.0, 7.0, 40.0):
         tc.test_frictionless_pairs_equal_the_numpy_path(angle)
@@ -177,6 +177,9 @@ def _beam_contact_pairs():
         tc.test_the_step_update_reads_the_numpy_return_mapping(slip)
         tc.test_planar_frictional_pairs_equal_the_numpy_path(slip)
     tc.test_energy_gaps_and_resultants_equal_the_numpy_path()
+    from tests.contact import test_after_step_paths as ta    # the junction rows' screen
+    ta.test_compiled_screen_keeps_every_row_the_switch_weights_for_points()
+    ta.test_wedge_screen_keeps_every_row_the_array_test_keeps()
 
 
 def _andrews():

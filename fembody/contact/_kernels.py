@@ -654,3 +654,88 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
                     for j in range(md):
                         Kq[i, j] += dF * glam[j]
     return f, K, touching[:nt], params, state, extra, gaps
+
+
+@njit(cache=True, aot="f8[:](f8[:, :, :], i8[:], i8[:])")
+def chord_cosines(pos, rows, at):  # pragma: no cover - jitted
+    """The squared cosine ``c = (d1 . d2)^2 / (|d1|^2 |d2|^2)`` between the chords ``d1 =
+    pos[r, at[1]] - pos[r, at[0]]`` and ``d2 = pos[r, at[3]] - pos[r, at[2]]`` of each row
+    ``r`` of ``rows``: the number the line weight of :func:`fembody.contact.line.switch`
+    is a function of (``lam < 1`` where ``c < cos(ALPHA_LINE)^2``), by the same terms.
+    What the junction rows screen all their rows with at every Newton iteration
+    (:meth:`fembody.contact.junction.JunctionContactBlock.live`), without gathering the
+    four nodes of every row into a copy or the weight's gradient."""
+    n = rows.shape[0]
+    d = pos.shape[2]
+    out = np.empty(n)
+    for k in range(n):
+        r = rows[k]
+        p = 0.0
+        q = 0.0
+        s = 0.0
+        for i in range(d):
+            d1 = pos[r, at[1], i] - pos[r, at[0], i]
+            d2 = pos[r, at[3], i] - pos[r, at[2], i]
+            p += d1 * d2
+            q += d1 * d1
+            s += d2 * d2
+        out[k] = p * p / (q * s)
+    return out
+
+
+@njit(cache=True, aot="i8[:](f8[:, :, :], f8[:], f8[:])")
+def wedge_candidates(pos, radius, xi):  # pragma: no cover - jitted
+    """The rows ``(m,)`` of the wedge rows ``pos (n, 5, d)`` (junction node P, element a0
+    a1, P's neighbours Q1 Q2) that may have a Gauss point ``x_g = a0 + xi_g (a1 - a0)`` in
+    their wedge closer to P than ``radius``: the test of
+    :meth:`fembody.contact.wedge.WedgeLineBlock._touching` with a margin of 1e-9 of each
+    product's scale on every comparison, so that its round-off, which differs from the
+    array version's, cannot drop a row that test keeps (the rows kept are tested again
+    by the array version). What the wedge rows screen all their rows with at every Newton
+    iteration."""
+    n = pos.shape[0]
+    d = pos.shape[2]
+    ng = xi.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    k = 0
+    for r in range(n):
+        a = 0.0     # r0 . u1, e . u1, r0 . u2, e . u2, r0 . r0, r0 . e, e . e, u1 . u1, u2 . u2
+        b = 0.0
+        c = 0.0
+        e2 = 0.0
+        rr0 = 0.0
+        re = 0.0
+        ee = 0.0
+        uu1 = 0.0
+        uu2 = 0.0
+        for i in range(d):
+            r0 = pos[r, 1, i] - pos[r, 0, i]
+            e = pos[r, 2, i] - pos[r, 1, i]
+            u1 = pos[r, 0, i] - pos[r, 3, i]
+            u2 = pos[r, 0, i] - pos[r, 4, i]
+            a += r0 * u1
+            b += e * u1
+            c += r0 * u2
+            e2 += e * u2
+            rr0 += r0 * r0
+            re += r0 * e
+            ee += e * e
+            uu1 += u1 * u1
+            uu2 += u2 * u2
+        s = math.sqrt(rr0) + math.sqrt(ee)
+        tol1 = 1e-9 * s * math.sqrt(uu1)
+        tol2 = 1e-9 * s * math.sqrt(uu2)
+        tolr = 1e-9 * s * s
+        lim = radius[r] * radius[r]
+        hit = False
+        for g in range(ng):
+            t = xi[g]
+            c1 = a + t * b
+            c2 = c + t * e2
+            rr = rr0 + t * (2.0 * re + t * ee)
+            if c1 > -tol1 and c2 > -tol2 and rr < lim + tolr:
+                hit = True
+        if hit:
+            out[k] = r
+            k += 1
+    return out[:k]

@@ -686,18 +686,25 @@ class BeamContactBlock:
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
-            Ff, _, c, _, N, _ = self._friction(
-                x, history, False, side=self._sides(side))
-            n, d = len(self), self.dim
-            Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)          # on B's two nodes
-            slip, sliding, touch = history.slip, history.sliding, N > 0.0
-            if self.kind == "crossing":
-                per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)
-                slip, sliding, touch = per(slip, np.max), per(sliding, np.any), \
-                    per(touch, np.any)
-            out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=slip,
-                       stick=touch & ~sliding)
+            out.update(self.friction_report(x, history, side))
         return out
+
+    def friction_report(self, x: np.ndarray, history: History,
+                        side: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The friction keys of :meth:`report` alone (``tangential_force`` [N], ``slip``
+        [m], ``stick``) with the run's ``history`` at ``x``: what a run records at each saved
+        state (:func:`fembody.results.contacts.friction_rows`), without the gaps, points and
+        normals it does not keep. A frictional block only."""
+        Ff, _, c, _, N, _ = self._friction(x, history, False, side=self._sides(side))
+        n, d = len(self), self.dim
+        Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)          # on B's two nodes
+        slip, sliding, touch = history.slip, history.sliding, N > 0.0
+        if self.kind == "crossing":
+            per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)
+            slip, sliding, touch = per(slip, np.max), per(sliding, np.any), \
+                per(touch, np.any)
+        return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=slip,
+                    stick=touch & ~sliding)
 
 
 class CandidateWatch:

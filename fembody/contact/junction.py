@@ -119,9 +119,10 @@ import math
 
 import numpy as np
 
+from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
-from .line import point_part, switch
+from .line import ALPHA_LINE, point_part, switch
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -660,7 +661,7 @@ class JunctionContactBlock:
         zero, see :func:`fembody.contact.line.switch`) has none either, so the gaps are
         computed for the others only (the weight, on four nodes, costs less)."""
         pos = self.positions(x)
-        point = np.flatnonzero(switch(pos[:, [3, 4, 1, 2]], False)[0] < 1.0)
+        point = _point_weighted(pos, np.arange(len(self)), (3, 4, 1, 2))
         live = np.zeros(len(self), dtype=bool)
         if point.size:
             sub = self if point.size == len(self) else self._take(point)
@@ -676,10 +677,8 @@ class JunctionContactBlock:
             # (1 - lam) above zero: the (cheaper) switch screens the rows first. The weight
             # of a pair depends on the squared cosine between its chords alone, the same
             # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P)
-            at = pos[rows]
-            both = ((switch(at[:, [1, 2, 3, 0]], False)[0] < 1.0)
-                    & (switch(at[:, [1, 2, 4, 0]], False)[0] < 1.0))
-            cand = rows[both]
+            cand = rows[_point_weighted(pos, rows, (1, 2, 3, 0), True)]
+            cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True)]
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)
                 dup = self._take(cand)._duplicate(x[cand], False)[4]
@@ -798,17 +797,44 @@ class JunctionContactBlock:
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
-            # (the idle rows have no normal force, so no friction: :meth:`forces`)
-            live = self.live(x)
-            Ff, N = np.zeros(x.shape), np.zeros(len(self))
-            if live.size:
-                h = History(*(a[live] for a in history))
-                Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
-            d = self.dim
-            Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
-            out.update(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
-                       stick=(N > 0.0) & ~history.sliding)
+            out.update(self.friction_report(x, history))
         return out
+
+    def friction_report(self, x: np.ndarray, history: History) -> dict[str, np.ndarray]:
+        """The friction keys of :meth:`report` alone (``tangential_force`` on the element
+        [N], ``slip`` [m], ``stick``) with the run's ``history`` at ``x``, as
+        :meth:`fembody.contact.beams.BeamContactBlock.friction_report`."""
+        # (the idle rows have no normal force, so no friction: :meth:`forces`)
+        live = self.live(x)
+        Ff, N = np.zeros(x.shape), np.zeros(len(self))
+        if live.size:
+            h = History(*(a[live] for a in history))
+            Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
+        d = self.dim
+        Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
+        return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
+                    stick=(N > 0.0) & ~history.sliding)
+
+
+# the squared cosine below which a row may have a point weight (lam < 1 of
+# :func:`fembody.contact.line.switch` where the squared cosine between the chords is below
+# cos(ALPHA_LINE)^2), raised by a relative 1e-12: the compiled screen's cosine may differ
+# from switch's in its last bits, and a row kept by the margin alone is evaluated with a
+# zero point weight, so it adds exactly nothing
+_POINT_SCREEN = math.cos(ALPHA_LINE) ** 2 * (1.0 + 1e-12)
+
+
+def _point_weighted(pos: np.ndarray, rows: np.ndarray, at: tuple, mask: bool = False
+                    ) -> np.ndarray:
+    """The rows of ``rows`` (``mask``: a boolean mask over them) whose chords ``pos[r,
+    at[0]] -> pos[r, at[1]]`` and ``pos[r, at[2]] -> pos[r, at[3]]`` may have a point weight
+    (``lam < 1``), by one compiled pass (:func:`fembody.contact._kernels.chord_cosines`):
+    a superset of those :func:`fembody.contact.line.switch` weights, by :data:`_POINT_SCREEN`'s
+    margin."""
+    c = chord_cosines(np.ascontiguousarray(pos, dtype=float),
+                      np.ascontiguousarray(rows, dtype=np.int64), np.array(at, dtype=np.int64))
+    keep = c < _POINT_SCREEN
+    return keep if mask else np.asarray(rows)[keep]
 
 
 def _removed_before(history: History) -> np.ndarray:

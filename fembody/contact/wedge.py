@@ -41,7 +41,10 @@ import math
 
 import numpy as np
 
+from ._kernels import wedge_candidates
 from .line import NG, W as LINE_W, XI as LINE_XI, switch
+
+_XI = np.ascontiguousarray(LINE_XI, dtype=float)
 
 
 class WedgeLineBlock:
@@ -101,9 +104,12 @@ class WedgeLineBlock:
             H = np.einsum("ga,gb,ngij->ngaibj", c, c, Pm).reshape(n, NG, 5 * d, 5 * d)
         return rho - self.radius[:, None], wedge, G, H
 
-    def _touching(self, pos: np.ndarray) -> np.ndarray:
+    def _touching(self, pos: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Whether each row has a Gauss point in its wedge closer than the radii ``(n,)``
-        (:meth:`_points`' test, without the derivatives)."""
+        (:meth:`_points`' test, without the derivatives); ``rows``: of those rows alone,
+        ``pos`` theirs."""
+        closed, radius = ((self.closed, self.radius) if rows is None else
+                          (self.closed[rows], self.radius[rows]))
         # r_g = r0 + xi_g e is affine in xi_g: its products are, from per-row dot products
         r0, e = pos[:, 1] - pos[:, 0], pos[:, 2] - pos[:, 1]
         u1, u2 = pos[:, 0] - pos[:, 3], pos[:, 0] - pos[:, 4]
@@ -112,9 +118,9 @@ class WedgeLineBlock:
         c1 = dot(r0, u1) + xi * dot(e, u1)
         c2 = dot(r0, u2) + xi * dot(e, u2)
         rr = dot(r0, r0) + xi * (2.0 * dot(r0, e) + xi * dot(e, e))
-        on = (((c1 > 0.0) | (self.closed[:, :1] & (c1 == 0.0)))
-              & ((c2 > 0.0) | (self.closed[:, 1:] & (c2 == 0.0)))
-              & (rr > 0.0) & (rr < self.radius[:, None] ** 2))
+        on = (((c1 > 0.0) | (closed[:, :1] & (c1 == 0.0)))
+              & ((c2 > 0.0) | (closed[:, 1:] & (c2 == 0.0)))
+              & (rr > 0.0) & (rr < radius[:, None] ** 2))
         return on.any(axis=1)
 
     def _lam(self, pos: np.ndarray, tangent: bool):
@@ -166,7 +172,11 @@ class WedgeLineBlock:
         and (``tangent``) their stiffness ``(m, 5 d, 5 d)`` (else None), what the System
         adds in a Newton iteration without a zero matrix per idle row."""
         n, m = self.dofs.shape
-        live = np.flatnonzero(self._touching(self.positions(x)))
+        pos = self.positions(x)
+        # a compiled screen first (a superset of the rows _touching keeps), then _touching on
+        # what it keeps: most rows of a bundle's straight junctions are far from their wedge
+        cand = wedge_candidates(pos, np.ascontiguousarray(self.radius, dtype=float), _XI)
+        live = cand[self._touching(pos[cand], cand)] if cand.size else cand
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)

@@ -48,8 +48,11 @@ def friction_rows(sys, q: np.ndarray, state) -> np.ndarray:
     out = []
     for b in sys.friction_blocks:
         side = state.side_of(b)
-        r = (b.report(sys.pose(b, q), state.friction[b.friction_slot]) if side is None else
-             b.report(sys.pose(b, q), state.friction[b.friction_slot], side))
+        # the friction keys alone where the block gives them apart (a saved state's gaps,
+        # points and normals are measured again from q when the Result is read)
+        rep = getattr(b, "friction_report", None) or b.report
+        r = (rep(sys.pose(b, q), state.friction[b.friction_slot]) if side is None else
+             rep(sys.pose(b, q), state.friction[b.friction_slot], side))
         out.append(np.column_stack([np.asarray(r[k], dtype=float) for k in FRICTION_KEYS]))
     return np.concatenate(out) if out else np.zeros((0, 3))
 

@@ -116,6 +116,7 @@ class System:
         self.measures = Measures(self)
         self._memo = Memo()
         self._n_compiled_joint_blocks = len(self.joint_blocks)
+        self._gather_at = self._gather_indices()
         self._freeze()
 
     # ------------------------------------------------------------ immutability
@@ -698,7 +699,35 @@ class System:
             if extra is None:
                 return self.space.poses(q, block.nodes)
             return (*self.space.poses(q, block.nodes), self.space.gather(q, extra))
+        at = self._gather_at.get(id(block))
+        if at is not None and at[0] is block:
+            return q[at[1]] if q.ndim == 1 else q[..., at[1]]
         return self.gather(q, block.dofs)
+
+    def _gather_indices(self) -> dict:
+        """Per block whose gathered coordinates are entries of ``q`` as they stand (no
+        rotation DOF: the contact blocks, trusses, springs), by ``id``: (the block, the index
+        array ``(n, k)`` into ``q``), so that :meth:`pose` reads them by one fancy index
+        instead of the space's gather, which maps the velocity DOFs to ``q`` and screens
+        them for rotations on every call (issue 33: a bundle of beams in contact gathers
+        some 20,000 rows of contact blocks at each Newton iteration)."""
+        out = {}
+        probe = np.arange(len(self.q0), dtype=float)
+        for b in self.blocks:
+            dofs = getattr(b, "dofs", None)
+            if (getattr(b, "spatial", False) or not isinstance(dofs, np.ndarray)
+                    or dofs.dtype.kind not in "iu" or not dofs.size
+                    or self.space.rotation[dofs].any()):
+                continue
+            at = self.gather(probe, dofs)
+            idx = at.astype(np.int64)
+            # (a space whose gather is not a plain selection of q keeps its own gather)
+            if not (np.array_equal(idx, at) and
+                    np.array_equal(self.gather(self.q0, dofs), self.q0[idx])):
+                continue
+            idx.flags.writeable = False
+            out[id(b)] = (b, idx)
+        return out
 
     def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         """The configuration ``q`` moved by the free-DOF increment ``dq`` (a new array; the
