@@ -169,6 +169,116 @@ def _project(x, xi):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
+def _bound(x, tau, grad, hess):  # pragma: no cover - jitted
+    """The parameter ``xi`` of A's chord whose projection on B's chord is ``t = tau`` (0 or
+    1: B's end ``b0`` or ``b1``), ``xi = N / D`` with ``N = tau d.d - (a0 - b0).d``, ``D =
+    (a1 - a0).d``, ``d = b1 - b0`` (``t`` is linear in ``xi``): fills its gradient ``grad
+    (4 d)`` and Hessian ``hess (4 d, 4 d)``. ``N`` and ``D`` are quadratic forms ``sum_ab
+    q_ab x_a . x_b`` of the nodes (node matrices ``qn``, ``qd`` below), so their gradients
+    are ``2 q x`` and their Hessians ``2 q (x) I``; then ``xi_X = (N_X - xi D_X) / D`` and
+    ``xi_XX = (N_XX - xi D_XX - xi_X D_X^T - D_X xi_X^T) / D``. The caller makes sure
+    ``D`` is not zero (chords not perpendicular: line contact's pairs are near parallel)."""
+    d = x.shape[1]
+    qn = np.zeros((4, 4))
+    qd = np.zeros((4, 4))
+    # tau (b1 - b0).(b1 - b0) - (a0 - b0).(b1 - b0)
+    qn[2, 2] = tau - 1.0
+    qn[3, 3] = tau
+    qn[2, 3] = qn[3, 2] = 0.5 - tau
+    qn[0, 3] = qn[3, 0] = -0.5
+    qn[0, 2] = qn[2, 0] = 0.5
+    # (a1 - a0).(b1 - b0)
+    qd[1, 3] = qd[3, 1] = 0.5
+    qd[1, 2] = qd[2, 1] = -0.5
+    qd[0, 3] = qd[3, 0] = -0.5
+    qd[0, 2] = qd[2, 0] = 0.5
+    nv = 0.0
+    dv = 0.0
+    gn = np.zeros(4 * d)
+    gd = np.zeros(4 * d)
+    for a in range(4):
+        for i in range(d):
+            sn = 0.0
+            sd = 0.0
+            for b in range(4):
+                sn += qn[a, b] * x[b, i]
+                sd += qd[a, b] * x[b, i]
+            nv += sn * x[a, i]
+            dv += sd * x[a, i]
+            gn[a * d + i] = 2.0 * sn
+            gd[a * d + i] = 2.0 * sd
+    xi = nv / dv
+    for j in range(4 * d):
+        grad[j] = (gn[j] - xi * gd[j]) / dv
+    for a in range(4):
+        for i in range(d):
+            for b in range(4):
+                for j in range(d):
+                    h = 0.0
+                    if i == j:
+                        h = 2.0 * (qn[a, b] - xi * qd[a, b])
+                    h -= grad[a * d + i] * gd[b * d + j] + gd[a * d + i] * grad[b * d + j]
+                    hess[a * d + i, b * d + j] = h / dv
+    return xi
+
+
+@njit(cache=True)
+def _xi_parts(x, xi, t, gx):  # pragma: no cover - jitted
+    """The derivatives in A's parameter ``xi`` of the distance ``D(X, xi) = min_t |r|``,
+    ``r = (1 - xi) a0 + xi a1 - (1 - t) b0 - t b1`` at the minimiser ``t``: fills ``gx (4
+    d)`` with ``D_xiX`` and returns ``(D_xi, D_xixi)``. With ``f = |r|``, ``n = r / |r|``,
+    ``P = (I - n n^T) / |r|``, ``e = a1 - a0 = r_xi``, ``r_t = b0 - b1`` (``r`` is affine
+    in each of ``xi``, ``t``, ``X``): ``D_xi = n . e`` (``f_t = 0``), ``D_xixi = f_xixi -
+    f_xit^2 / f_tt`` and ``D_xiX = f_xiX - f_xit / f_tt f_tX`` (the implicit function
+    theorem for ``t``), ``f_ab = r_a . P r_b + n . r_ab``: ``f_xiX_(m, i) = c_m (P e)_i +
+    cxi_m n_i``, ``f_tX_(m, i) = c_m (P r_t)_i + ct_m n_i``, ``c = (1 - xi, xi, t - 1,
+    -t)``, ``cxi = (-1, 1, 0, 0)``, ``ct = (0, 0, 1, -1)``."""
+    d = x.shape[1]
+    rr = 0.0
+    for i in range(d):
+        ri = ((1.0 - xi) * x[0, i] + xi * x[1, i]) - x[2, i] - t * (x[3, i] - x[2, i])
+        rr += ri * ri
+    rho = math.sqrt(rr)
+    n_ = np.empty(d)
+    e = np.empty(d)
+    rt = np.empty(d)
+    for i in range(d):
+        n_[i] = (((1.0 - xi) * x[0, i] + xi * x[1, i]) - x[2, i]
+                 - t * (x[3, i] - x[2, i])) / rho
+        e[i] = x[1, i] - x[0, i]
+        rt[i] = x[2, i] - x[3, i]
+    ne = 0.0
+    nt = 0.0
+    for i in range(d):
+        ne += n_[i] * e[i]
+        nt += n_[i] * rt[i]
+    Pe = np.empty(d)
+    Pt = np.empty(d)
+    for i in range(d):
+        Pe[i] = (e[i] - n_[i] * ne) / rho
+        Pt[i] = (rt[i] - n_[i] * nt) / rho
+    fee = 0.0
+    fet = 0.0
+    ftt = 0.0
+    for i in range(d):
+        fee += e[i] * Pe[i]
+        fet += e[i] * Pt[i]
+        ftt += rt[i] * Pt[i]
+    c = np.empty(4)
+    c[0], c[1], c[2], c[3] = 1.0 - xi, xi, t - 1.0, -t
+    cx = np.empty(4)
+    cx[0], cx[1], cx[2], cx[3] = -1.0, 1.0, 0.0, 0.0
+    ct = np.empty(4)
+    ct[0], ct[1], ct[2], ct[3] = 0.0, 0.0, 1.0, -1.0
+    ratio = fet / ftt
+    for m in range(4):
+        for i in range(d):
+            gx[m * d + i] = (c[m] * Pe[i] + cx[m] * n_[i]
+                             - ratio * (c[m] * Pt[i] + ct[m] * n_[i]))
+    return ne, fee - fet * ratio
+
+
+@njit(cache=True)
 def _switch(x, hessian, grad, hess):  # pragma: no cover - jitted
     """Line weight ``lam`` of :func:`fembody.contact.line.switch`; fills ``grad (4 d)`` and
     (``hessian``) ``hess (4 d, 4 d)`` (zero outside the blend)."""
@@ -435,15 +545,17 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
                       "f8[:, :]))("
-                      "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], b1, f8[:, :], i8[:], f8[:], "
-                      "f8[:], f8[:], b1, b1)")
-def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding, mu_s, mu_k,
-                    kt, tangent, points):  # pragma: no cover - jitted
+                      "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], b1, f8[:, :], i8[:], "
+                      "f8[:], f8[:], f8[:], b1, b1)")
+def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sliding, mu_s,
+                    mu_k, kt, tangent, points):  # pragma: no cover - jitted
     """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (n, 4 d, 4 d)``
     (else ``(0, 4 d, 4 d)``) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
     a1, b0, b1) [m], and the rows that touch: the switched point/line penalty (``k (n,)``
     [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
-    the sum of the radii [m]) and, when ``frictional``, the friction of the contact points
+    the sum of the radii [m], ``free (n, 2)`` 1 where B's node ``b0``, ``b1`` is a free end
+    of its polyline, else 0: the line part is clipped there, :mod:`fembody.contact.line`'s
+    docstring "Clipped at free ends") and, when ``frictional``, the friction of the contact points
     (a pair's point, then its NG line points after all pairs' points: ``anchor (p, 2 + d)``,
     ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
     :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line
@@ -501,6 +613,15 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
     fw = np.empty((8 + 3 * md) * d + 4)
     out = np.empty(5 + d)
     lon = np.zeros(NG, dtype=np.bool_)
+    gLo = np.zeros(md)                      # the clipped interval's bounds' derivatives
+    gHi = np.zeros(md)
+    hLo = np.zeros((md, md))
+    hHi = np.zeros((md, md))
+    gxg = np.empty(md)                      # a Gauss point's xi_X
+    Fs = np.empty(md)
+    DXI = np.empty(NG)
+    DXX = np.empty(NG)
+    GXI = np.empty((NG, md))
     for q in range(n):
         x = pos[q]
         rad = radius[q]
@@ -509,13 +630,47 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
         s, t, okp = _closest(x)
         c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
         rho_p = _distance(x, c, ckp, 2, ws, False, gp, Hp)
+        # A's parameter interval [lo, lo + L] projecting inside B's chord where an end of B
+        # is free (line.py's docstring); [0, 1] elsewhere (then the points are XI exactly)
+        lo = 0.0
+        L = 1.0
+        clip = False
+        none = False
+        if free[q, 0] != 0 or free[q, 1] != 0:
+            t0 = _project(x, 0.0)
+            dt = _project(x, 1.0) - t0
+            if dt != 0.0:
+                blo = -1
+                bhi = -1
+                for tau in range(2):
+                    if free[q, tau] == 0:
+                        continue
+                    xb = (float(tau) - t0) / dt
+                    if (dt > 0.0) == (tau == 0):
+                        if xb > 0.0:
+                            blo = tau
+                    elif xb < 1.0:
+                        bhi = tau
+                hi = 1.0
+                gLo[:] = 0.0
+                gHi[:] = 0.0
+                hLo[:] = 0.0
+                hHi[:] = 0.0
+                if blo >= 0:
+                    lo = _bound(x, float(blo), gLo, hLo)
+                if bhi >= 0:
+                    hi = _bound(x, float(bhi), gHi, hHi)
+                clip = blo >= 0 or bhi >= 0
+                if clip:
+                    L = hi - lo
+                    none = not L > 0.0
         gl = np.inf                         # the smallest Gauss-point gap (line_gaps)
         okl = False
         for g_ in range(NG):
-            xi = _XI_T[g_]
+            xi = lo + L * _XI_T[g_]
             tg = _project(x, xi)
             tlin[g_] = tg
-            if tg >= 0.0 and tg < 1.0:
+            if tg >= 0.0 and tg < 1.0 and not none:
                 okl = True
                 rr = 0.0
                 for i in range(d):
@@ -532,7 +687,7 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
             params[q, 0], params[q, 1] = s, t
             for g_ in range(NG):
                 params[n + q * NG + g_, 0] = _XI_T[g_]
-                params[n + q * NG + g_, 1] = tlin[g_]
+                params[n + q * NG + g_, 1] = _project(x, _XI_T[g_]) if clip else tlin[g_]
         if not hit:
             continue
         touching[nt] = q
@@ -554,21 +709,37 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
         Wl = 0.0
         fl[:] = 0.0
         lon[:] = False
+        hsum = 0.0                          # clipped: sum_g w_g k' g^2 / 2 (W_line / L)
+        Fs[:] = 0.0                         # clipped: its derivative
         if use_l or points:
             for g_ in range(NG):
-                xi = _XI_T[g_]
+                xi = lo + L * _XI_T[g_]
                 tg = tlin[g_]
                 c[0], c[1], c[2], c[3] = 1.0 - xi, xi, tg - 1.0, -tg
                 rho = _distance(x, c, ckl, 1, ws, tangent, GL[g_], HL[g_])
                 rhoL[g_] = rho
                 gg = rho - rad
-                lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and gg < 0.0
+                lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and gg < 0.0 and not none
                 if not lon[g_]:
                     continue
-                wk = _W_T[g_] * (length[q] * k_line[q])
+                wk = (_W_T[g_] * L) * (length[q] * k_line[q])
                 Wl += 0.5 * wk * gg * gg
+                if not clip:
+                    for i in range(md):
+                        fl[i] += wk * gg * GL[g_, i]
+                    continue
+                # the point moves with the bounds: xi_X = (1 - XI_g) lo_X + XI_g hi_X
+                Dx, Dxx = _xi_parts(x, xi, tg, GXI[g_])
+                DXI[g_] = Dx
+                DXX[g_] = Dxx
+                kw = _W_T[g_] * (length[q] * k_line[q])
+                hsum += 0.5 * kw * gg * gg
                 for i in range(md):
-                    fl[i] += wk * gg * GL[g_, i]
+                    xg = (1.0 - _XI_T[g_]) * gLo[i] + _XI_T[g_] * gHi[i]
+                    Fs[i] += kw * gg * (GL[g_, i] + Dx * xg)
+            if clip:
+                for i in range(md):
+                    fl[i] = (gHi[i] - gLo[i]) * hsum + L * Fs[i]
         dW = Wl - Wp
         gaps[q, 0] = lam * Wl + (1.0 - lam) * Wp
         for i in range(md):
@@ -589,12 +760,34 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
                     if not lon[g_]:
                         continue
                     gg = rhoL[g_] - rad
-                    wk = lam * (_W_T[g_] * (length[q] * k_line[q]))
+                    wk = lam * ((_W_T[g_] * L) * (length[q] * k_line[q]))
                     Gg = GL[g_]
                     Hg = HL[g_]
                     for i in range(md):
                         for j in range(md):
                             Kq[i, j] += wk * (Gg[i] * Gg[j] + gg * Hg[i, j])
+                    if not clip:
+                        continue
+                    # the terms of the moving point (line.py's docstring)
+                    xg_ = _XI_T[g_]
+                    Dx = DXI[g_]
+                    for i in range(md):
+                        gxg[i] = (1.0 - xg_) * gLo[i] + xg_ * gHi[i]
+                    for i in range(md):
+                        hx_i = Dx * Gg[i] + gg * GXI[g_, i]
+                        for j in range(md):
+                            hx_j = Dx * Gg[j] + gg * GXI[g_, j]
+                            Kq[i, j] += wk * (hx_i * gxg[j] + gxg[i] * hx_j
+                                              + (Dx * Dx + gg * DXX[g_]) * gxg[i] * gxg[j]
+                                              + gg * Dx * ((1.0 - xg_) * hLo[i, j]
+                                                           + xg_ * hHi[i, j]))
+                if clip:
+                    for i in range(md):
+                        lx_i = gHi[i] - gLo[i]
+                        for j in range(md):
+                            lx_j = gHi[j] - gLo[j]
+                            Kq[i, j] += lam * ((hHi[i, j] - hLo[i, j]) * hsum
+                                               + lx_i * Fs[j] + Fs[i] * lx_j)
             if blend:
                 for i in range(md):
                     dfi = fl[i] - fp[i]
@@ -612,6 +805,16 @@ def crossing_forces(pos, k, k_line, length, radius, frictional, anchor, sliding,
         Fln[:] = 0.0
         if tangent:
             Kln[:] = 0.0
+        if clip and (use_l or points):
+            # the friction's line points are the element's own Gauss points, unclipped
+            # (line.py's docstring "Clipped at free ends")
+            for g_ in range(NG):
+                xi = _XI_T[g_]
+                tg = _project(x, xi)
+                c[0], c[1], c[2], c[3] = 1.0 - xi, xi, tg - 1.0, -tg
+                rho = _distance(x, c, ckl, 1, ws, tangent, GL[g_], HL[g_])
+                rhoL[g_] = rho
+                lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and rho - rad < 0.0
         if use_l or points:
             for g_ in range(NG):
                 kg = _W_T[g_] * k[q] if lon[g_] else 0.0

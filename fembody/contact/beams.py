@@ -268,7 +268,10 @@ class BeamContactBlock:
     ``dofs``); ``X (n, m, d)`` the reference positions [m]; ``radius (n,)`` the sum of the two
     radii [m]; ``k (n,)`` the penalty stiffness [N/m]; ``labels`` the pairs' names for messages;
     ``tol (n,)`` the deepest penetration a run accepts [m] (default ``inf``: unchecked);
-    ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per pair (default None: frictionless).
+    ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per pair (default None: frictionless);
+    ``free (n, 2)`` (spatial pairs) whether B's nodes ``b0``, ``b1`` are free ends of its
+    polyline, where the line part is clipped to the overlap (:mod:`fembody.contact.line`,
+    "Clipped at free ends"; default None: none).
 
     **Friction.** Each contact point (a pair's closest points; in a spatial pair also the
     ``NG`` Gauss points of its line part, each projected on B) has a tangential spring
@@ -311,7 +314,8 @@ class BeamContactBlock:
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
-                 tol: np.ndarray | None = None, friction: tuple | None = None) -> None:
+                 tol: np.ndarray | None = None, friction: tuple | None = None,
+                 free: np.ndarray | None = None) -> None:
         self.kind = kind
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.nodes = np.asarray(nodes, dtype=np.int64)
@@ -328,6 +332,8 @@ class BeamContactBlock:
             self.k, self.radius, self.length, self.k_line = (
                 np.ascontiguousarray(a, dtype=float)
                 for a in (self.k, self.radius, self.length, self.k_line))
+            self.free = np.ascontiguousarray(
+                np.zeros((len(self.X), 2)) if free is None else free, dtype=np.int64)
         self._labels = labels
         self.dim = self.X.shape[2]
         self.sided = kind == "node"
@@ -450,8 +456,8 @@ class BeamContactBlock:
                                        anchor,
                                        sliding, mu_s, mu_k, kt, tangent, points)
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                       self.frictional, anchor, sliding, mu_s, mu_k, kt,
-                                       tangent, points)
+                                       self.free, self.frictional, anchor, sliding, mu_s,
+                                       mu_k, kt, tangent, points)
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -469,8 +475,8 @@ class BeamContactBlock:
         its ``line_gaps``, is compared in tests/contact/test_compiled.py)."""
         pos = np.ascontiguousarray(self.positions(x))
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                      False, _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
-                                      _NO_VALUES, False, False)
+                                      self.free, False, _NO_ANCHOR, _NO_SLIDING, _NO_VALUES,
+                                      _NO_VALUES, _NO_VALUES, False, False)
         return out[0], out[-1]
 
     # ------------------------------------------------------------------------- friction
@@ -769,6 +775,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
     parts, watch, junctions = [], [], []
+    beam_count = None           # beam elements per node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -784,6 +791,17 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             rsum = rad[pairs[:, 0]] + rad[pairs[:, 1]]
             names = [(bc, els[i], els[j]) for i, j in pairs]
             tol = np.full(len(ids), bc.max_penetration)
+            # B's free ends (a node of one beam element in the model, as the end rows'),
+            # where line contact is clipped to the overlap (fembody.contact.line)
+            if beam_count is None:
+                beam_count = {}
+                for body in model.bodies:
+                    for e in body.elements:
+                        if e.family == "beam":
+                            for nd_ in e.nodes:
+                                beam_count[nd_.id] = beam_count.get(nd_.id, 0) + 1
+            free = np.array([[beam_count.get(int(v), 0) == 1 for v in row]
+                             for row in nodes[pairs[:, 1]]], dtype=bool).reshape(-1, 2)
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
@@ -796,6 +814,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             rsum = np.array(list(rows.values()))
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
+            free = np.zeros((len(ids), 2), bool)
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         # spatial: the junction rows; planar: pairs of nodes (free ends, convex kinks), the
         # one case the node-on-element rows leave out (fembody.contact.ends)
@@ -804,7 +823,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             X = np.array([[pos[i] for i in row] for row in ids])
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
                           * len(ids))
-            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr))
+            parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr,
+                          free))
     if kind == "crossing":
         # and the rounded free ends (fembody.contact.ends): a free end against another's,
         # against a kink's convex side, or against the inside of an element
@@ -824,7 +844,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                              np.concatenate([p[2] for p in parts]),
                              np.concatenate([p[3] for p in parts]), labels,
                              np.concatenate([p[5] for p in parts]),
-                             tuple(np.concatenate([p[6] for p in parts]).T))
+                             tuple(np.concatenate([p[6] for p in parts]).T),
+                             np.concatenate([p[7] for p in parts]))
     for b in [block] + blocks:
         rs = b.resultants(np.zeros(b.dofs.shape))
         g, ok = rs[:, 1], rs[:, 2] > 0.0

@@ -135,17 +135,19 @@ of the other, or at a node of each; the half-open zones below give each of these
   that meet end to end start to overlap, the force drops at the zone's edge from the pair's
   to the end rows' (weighted out) and line contact's (coming in along the overlap): all of
   it, 2000 N to zero for ends 8 mm apart at 3 and at 0.5 degrees (a strict xfail in
-  tests/contact/test_ends3d.py). Line contact's own Gauss points enter such a growing
-  overlap one at a time, so a smooth hand-over needs line contact clipped to the overlap,
-  not a change of these rows' weights: Gauss points over the interval ``[xi_0, xi_1]`` of
-  A's parameter whose projection onto B's chord lies in ``[0, 1]`` (``t(xi)`` is linear,
-  so the bounds are ``(0 - t_0) / (t_1 - t_0)`` and ``(1 - t_0) / (t_1 - t_0)`` clipped to
-  ``[0, 1]``), the energy ``(xi_1 - xi_0) sum_g w_g l_A k_line / 2 g^2`` growing from zero
-  with the overlap; its force then carries the bounds' derivatives (the integrand at the
-  bounds is not zero) and its tangent their second derivatives. What it must give is
-  tests/contact/test_ends3d.py's strict xfail
-  test_line_contact_of_overlapping_ends_is_the_penetration_over_the_overlap (``k int (2 r
-  - D) dxi`` over the overlap; now 15-19 % above it, a step function of the overlap).
+  tests/contact/test_ends3d.py). Line contact is now clipped to the overlap at free ends
+  (:mod:`fembody.contact.line`, "Clipped at free ends": Gauss points over the interval of
+  A's parameter whose projection lies inside B's chord, the bounds' derivatives in force and
+  tangent), so its force grows continuously with the overlap and is the penetration
+  integral ``k int (2 r - D) dxi`` over it (tests/contact/test_ends3d.py; 15-19 % above it
+  before, a step function of the overlap). But it starts from zero energy at ``L = 0``,
+  and these rows' energy there is the node pair's ``k g^2 / 2``: the energy jumps, so
+  clipping alone does not mend the drop. What is left: the end rows keep their weight while
+  the overlap is short, ``1 - lam phi(L)`` with ``phi`` a smooth step in the overlap ``L``
+  of the two elements (0 with zero slope at ``L = 0``), and line contact takes ``lam
+  phi(L)``; each row needs the other element's nodes for ``L`` and its derivatives (the
+  clipped bounds'), which the node-pair rows hold and the end-on-element rows hold as
+  ``a0, a1``.
 
 The spatial rows are built for the free ends of the element pairs the broad phase found, each
 (end, element) and each pair of nodes once. The end rows carry the contact's friction too

@@ -6,7 +6,7 @@ import pytest
 
 from fembody.contact import line
 
-from .reference import blended
+from .reference import blended, clipped
 
 
 def _pairs(rng, angle_deg, n=8, depth=0.002):
@@ -60,6 +60,59 @@ def test_blended_force_is_the_energy_gradient_and_tangent_exact(angle):
     assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
     assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
     assert np.abs(K - K.transpose(0, 2, 1)).max() < 1e-8 * np.abs(K).max()
+
+
+@pytest.mark.parametrize("angle", [2.0, 7.5])                  # line, blend
+@pytest.mark.parametrize("ends", [(1, 1), (1, 0), (0, 1)])
+def test_clipped_line_contact_force_and_tangent_are_exact(angle, ends):
+    """Line contact clipped at B's free ends (B's projection covers A's parameter from about
+    0.05 to 1.05, so the free end b0's bound is inside A; reversed for ``(0, 1)``): the
+    Gauss points move with the bounds, whose first and second derivatives enter force and
+    tangent. Force against central differences of the energy, tangent against those of the
+    force (relative 1e-6, the step's truncation), and the tangent symmetric. Without the
+    bounds' derivatives (the points clipped, the bounds held) it fails: measured 0.6-1.1 %
+    in the force and 1.5 % in the tangent."""
+    rng = np.random.default_rng(17)
+    x = _pairs(rng, angle)
+    if ends == (0, 1):
+        x = x[:, [0, 1, 3, 2]]              # B's end inside A's span is now b1
+    n = len(x)
+    one = np.ones(n)
+    free = np.tile(np.array(ends), (n, 1))
+
+    def fun(y, tangent):
+        return blended(y, 1e4 * one, 1e4 * one, one, 0.01 * one, tangent, free)
+
+    lo, L, clip = clipped(x, free)[:3]
+    assert clip.all() and np.all((L > 0.85) & (L < 0.97))
+    f, ffd, K, Kfd = _fd_check(x, fun)
+    assert np.abs(f).max() > 0.0
+    assert np.abs(f - ffd).max() / np.abs(f).max() < 1e-6
+    assert np.abs(K - Kfd).max() / np.abs(K).max() < 1e-6
+    assert np.abs(K - K.transpose(0, 2, 1)).max() < 1e-8 * np.abs(K).max()
+
+
+def test_clipped_line_contact_is_the_integral_over_the_overlap():
+    """B parallel to A, 1 mm into it (radius sum 0.01), shifted along A by 0.3 of A's
+    length, B's end inside A free: the energy is ``l k_line delta^2 / 2`` times the overlap
+    0.7 exactly (the Gauss points spread over the overlap), the normal force ``k_line l
+    delta 0.7``, and the tangential force along A ``dW / ds`` = ``l k_line delta^2 / 2``
+    per unit of A's parameter on the moving bound (``W = (1 - s / l) l k_line delta^2 /
+    2``, ``s`` B's shift). Unclipped (before), the Gauss points of A inside B's chord carry
+    their full weights: 0.64 of the whole, 0.92 of the overlap's (the test fails)."""
+    a = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    b = a + [0.3, 0.0, 0.009]
+    x = np.concatenate([a, b])[None]
+    kl, l, delta = 3e4, 1.0, 1e-3
+    free = np.array([[1, 1]])
+    W, f, _ = blended(x, np.array([1e9]), np.array([kl]), np.array([l]), np.array([0.01]),
+                      True, free)
+    np.testing.assert_allclose(W, 0.7 * 0.5 * l * kl * delta ** 2, rtol=1e-12)
+    fz = -f.reshape(4, 3)[:, 2]
+    np.testing.assert_allclose(fz[:2].sum(), -0.7 * kl * l * delta, rtol=1e-12)
+    # moving B by ds along x shortens the overlap by ds: dW/dx_B = -l k_line delta^2 / 2 / l
+    np.testing.assert_allclose(f.reshape(4, 3)[2:, 0].sum(), -0.5 * kl * delta ** 2,
+                               rtol=1e-9)
 
 
 def test_switch_derivatives_match_finite_differences():
