@@ -83,6 +83,7 @@ class CrossingShareBlock:
     Dd = None
     friction_slot = None
     frictional = False
+    live_rows_only = True   # the forces of the rows live_forces leaves out are exact zeros
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  at_b1: np.ndarray, radius: np.ndarray, k: np.ndarray, labels) -> None:
@@ -95,6 +96,13 @@ class CrossingShareBlock:
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
+        # the element pairs the rows weight (up to four rows each: a junction at either end
+        # of either element): the cheap screen of :meth:`live` runs once per pair
+        key = np.sort(self.nodes[:, :4], axis=1)
+        _, self._rep, self._pair = np.unique(key, axis=0, return_index=True,
+                                             return_inverse=True)
+        self._pair = self._pair.ravel()
+        self._Xrep = np.ascontiguousarray(self.X[self._rep, :4])
 
     def __len__(self) -> int:
         return self.dofs.shape[0]
@@ -122,14 +130,16 @@ class CrossingShareBlock:
         other row's energy, force and tangent are exactly zero."""
         from ._kernels import chord_cosines
         from .junction import _POINT_SCREEN
-        pos = np.ascontiguousarray(self.positions(x), dtype=float)
-        rows = np.arange(len(self), dtype=np.int64)
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        n, d = len(self), self.dim
+        rep = self._rep
+        pair = self._Xrep + np.take(x, rep, axis=0)[:, :4 * d].reshape(-1, 4, d)
+        near = chord_cosines(pair, np.arange(len(rep), dtype=np.int64), _AT) < _POINT_SCREEN
+        rows = np.flatnonzero(near[self._pair])
         if not rows.size:
             return rows
-        rows = rows[chord_cosines(pos, rows, _AT) < _POINT_SCREEN]
-        if not rows.size:
-            return rows
-        p = pos[rows]
+        p = self.X[rows] + x[rows].reshape(-1, 5, d)
         z, ok = closest_crossing(p[:, :4])
         rho = distance("crossing", p[:, :4], z, False)[0]
         keep = ok & (rho > 0.0) & (rho < self.radius[rows])
