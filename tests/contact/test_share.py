@@ -120,3 +120,52 @@ def test_share_rows_have_an_exact_tangent():
     sub = blk._take(live)
     fs, Ks, _ = sub.forces(x[live], None, True)
     assert_force_and_tangent(sub, x[live], fs, Ks, 1e-7)
+
+
+def _near_parallel_rows(n=3, seed=1):
+    """``n`` single-row configurations of :class:`CrossingShareBlock` drawn until found
+    (deterministic: ``seed``): B's element 0.1 m from the junction at the origin rising 20
+    degrees, its neighbour rising 20 degrees the other way, A's element (5 cm) at 5.5 to
+    9.5 degrees to B's (inside the line switch: 0.1 < lam < 0.9) crossing it near the
+    junction, the row live with its share inside the band (0.1 < w < 0.9); radius sum
+    10 mm, k 1e6 N/m. Returns the rows' reference positions ``(n, 5, 3)``."""
+    from fembody.contact.line import switch
+    tb = np.array([math.cos(TH), 0.0, math.sin(TH)])
+    tf = np.array([-math.cos(TH), 0.0, math.sin(TH)])
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        ang = math.radians(rng.uniform(5.5, 9.5))
+        ax = np.cross(tb, rng.normal(size=3))
+        ax /= np.linalg.norm(ax)
+        dA = math.cos(ang) * tb + math.sin(ang) * np.cross(ax, tb)
+        mid = tb * rng.uniform(0.0, 0.02) + rng.normal(0.0, 0.004, 3)
+        a0 = mid - rng.uniform(0.1, 0.9) * 0.05 * dA
+        X = np.array([[a0, a0 + 0.05 * dA, np.zeros(3), 0.1 * tb, 0.1 * tf]])
+        blk = _one_row(X)
+        if not blk.live(np.zeros((1, 15))).size:
+            continue
+        lam = switch(X[:, :4], False)[0][0]
+        w = crossing_share(X, np.array([False]), False)[0][0]
+        if 0.1 < lam < 0.9 and 0.1 < w < 0.9:
+            out.append(X[0])
+    return np.array(out)
+
+
+def _one_row(X):
+    n = len(X)
+    return CrossingShareBlock(np.arange(5 * n).reshape(n, 5), np.arange(15 * n).reshape(n, 15),
+                              X, np.zeros(n, bool), np.full(n, 0.01), np.full(n, 1e6),
+                              [f"row {i}" for i in range(n)])
+
+
+def test_share_rows_have_an_exact_tangent_inside_the_line_switch():
+    """The take-back with all its factors varying: rows whose pairs lie inside the line
+    switch (0.1 < lam < 0.9, so ``lam``'s gradient and Hessian enter with ``w``'s) and
+    inside the band; force and tangent against central differences (step 1e-7 m, to 1e-6
+    of the largest entry), the nodes jittered by 1 um."""
+    blk = _one_row(_near_parallel_rows())
+    x = 1e-6 * np.random.default_rng(4).normal(size=blk.dofs.shape)
+    assert blk.live(x).size == len(blk)
+    f, Kt, _ = blk.forces(x, None, True)
+    assert_force_and_tangent(blk, x, f, Kt, 1e-7)
