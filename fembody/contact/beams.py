@@ -846,18 +846,15 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
     of five-node rows, or none: the element pairs keep their four-node rows and compiled
     pass."""
     from .share import CrossingShareBlock, share_rows
-    rows, names = share_rows(model, contacts)
-    if not rows:
+    (ids, at_b1, radius, k), names = share_rows(model, contacts)
+    if not len(ids):
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
-    ids = np.array([r[0] for r in rows], dtype=np.int64)
-    labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} (share at {names[i][2]})",
-                    len(ids))
-    X = np.array([[pos[i] for i in row] for row in ids])
+    labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]} (share at "
+                    f"node {names[i][3]})", len(ids))
+    X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     return [CrossingShareBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                               np.array([r[1] for r in rows]),
-                               np.array([r[2] for r in rows], dtype=float),
-                               np.array([r[3] for r in rows], dtype=float), labels)]
+                               at_b1, radius, k, labels)]
 
 
 def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int

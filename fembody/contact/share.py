@@ -264,41 +264,50 @@ class CrossingShareBlock:
                 "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
 
 
-def share_rows(model, contacts: list) -> tuple[list, list]:
+def share_rows(model, contacts: list) -> tuple[tuple, list]:
     """The rows of :class:`CrossingShareBlock` for the spatial contacts' element pairs
     (compile time): ``contacts`` per contact ``(contact, its elements, their node ids (n,
     2), the broad phase's candidate pairs (p, 2), the elements' radii (n,))``. Per pair and
     per end ``c`` of each of its two elements where exactly two beam elements of the model
     meet (a junction: the element and its neighbour, of one beam or of two joined there, as
-    :func:`fembody.contact.junction.junction_rows` counts them): ``(ids (5,), at_b1, radius
-    sum [m], stiffness [N/m])`` and its name ``(contact, pair, junction node)``. A neighbour
-    that is the pair's other element, or shares a node with it (self-contact next to a
-    fold), is left out."""
-    around: dict[int, list[int]] = {}
-    for body in model.bodies:
-        for e in body.elements:
-            if e.family != "beam":
-                continue
-            i, j = (nd_.id for nd_ in e.nodes)
-            around.setdefault(i, []).append(j)          # the far node of each element at i
-            around.setdefault(j, []).append(i)
-    rows, names = [], []
+    :func:`fembody.contact.junction.junction_rows` counts them) one row. Returns ``(ids (r,
+    5), at_b1 (r,), radius sum (r,) [m], stiffness (r,) [N/m])`` and per row its name
+    ``(contact, element i, element j, junction node)``. A neighbour that is the pair's
+    other element, or shares a node with it (self-contact next to a fold), is left out."""
+    ends = [tuple(nd_.id for nd_ in e.nodes) for body in model.bodies for e in body.elements
+            if e.family == "beam"]
+    n_nodes = 1 + max((n.id for n in model.nodes), default=0)
+    count = np.zeros(n_nodes, dtype=np.int64)
+    far = np.full((n_nodes, 2), -1, dtype=np.int64)     # the far nodes of a junction's two
+    for i, j in ends:                                   # elements (compile time only)
+        for c, o in ((i, j), (j, i)):
+            if count[c] < 2:
+                far[c, count[c]] = o
+            count[c] += 1
+    parts, names = [], []
     for bc, els, nodes, pairs, rad in contacts:
-        for i, j in pairs:
-            for a, b in ((i, j), (j, i)):       # b the measuring element, then a's turn
-                pa, pb = [int(v) for v in nodes[a]], [int(v) for v in nodes[b]]
-                for end in (0, 1):
-                    c = pb[end]
-                    far = around.get(c, [])
-                    if len(far) != 2:           # a free end, or a branch of three or more
-                        continue
-                    f = far[0] if far[1] == pb[1 - end] else far[1]
-                    if f in pa or c in pa:
-                        continue
-                    rows.append((np.array([*pa, *pb, f], dtype=np.int64), end == 1,
-                                 float(rad[a] + rad[b]), float(bc.stiffness)))
-                    names.append((bc, f"{els[i]} / {els[j]}", f"node {c}"))
-    return rows, names
+        if not len(pairs):
+            continue
+        for first, second in ((0, 1), (1, 0)):          # B the second element, then A
+            ea, eb = pairs[:, first], pairs[:, second]
+            pa, pb = nodes[ea], nodes[eb]
+            for end in (0, 1):
+                c, o = pb[:, end], pb[:, 1 - end]
+                f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
+                keep = ((count[c] == 2) & (f != pa[:, 0]) & (f != pa[:, 1])
+                        & (c != pa[:, 0]) & (c != pa[:, 1]))
+                if not keep.any():
+                    continue
+                k = np.flatnonzero(keep)
+                parts.append((np.column_stack([pa[k], pb[k], f[k]]),
+                              np.full(k.size, end == 1), rad[ea[k]] + rad[eb[k]],
+                              np.full(k.size, float(bc.stiffness))))
+                names += [(bc, els[i], els[j], int(cc))
+                          for i, j, cc in zip(pairs[k, 0], pairs[k, 1], c[k])]
+    if not parts:
+        return (np.zeros((0, 5), dtype=np.int64), np.zeros(0, bool), np.zeros(0),
+                np.zeros(0)), []
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4)), names
 
 
 def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
