@@ -940,9 +940,9 @@ def test_element_across_a_concave_bend_touches_both_walls():
 
 
 def _crossing_over_a_junction(rng, at_b1, spread=3e-4):
-    """Pairs ``(a0, a1, b0, b1, f)`` for :func:`reference.crossing_share`, one per entry of
-    ``at_b1``: B's element and its neighbour (far node ``f``) rising 20 degrees on either
-    side of the junction ``c`` at the origin (``c = b1`` where ``at_b1``, else ``b0``), A's
+    """Pairs ``(a0, a1, b0, b1, f)`` for :func:`fembody.contact.share.crossing_share`, one
+    per entry of ``at_b1``: B's element and its neighbour (far node ``f``) rising 20
+    degrees on either side of the junction ``c`` at the origin (``c = b1`` where ``at_b1``, else ``b0``), A's
     element 5 cm long, nearly square to B, its end within ``spread`` [m] of a point 9 mm
     above the junction (inside the hand-over band), all nodes jittered by 0.1 mm."""
     th = math.radians(20.0)
@@ -960,10 +960,10 @@ def _crossing_over_a_junction(rng, at_b1, spread=3e-4):
 
 
 def test_crossing_share_reference_has_exact_derivatives():
-    """The share a crossing pair is to be weighted by across a concave junction (the rule in
-    fembody.contact.ends's docstring, numpy reference ``crossing_share`` ahead of the
-    kernel): pairs inside the band (weights 0.40 to 0.95), the junction at either end of B's
-    element; gradient and Hessian (through the closest point's first and second
+    """The share a crossing pair is weighted by across a concave junction (the rule in
+    fembody.contact.ends's docstring, ``crossing_share`` of fembody.contact.share): pairs
+    inside the band (weights 0.40 to 0.95), the junction at either end of B's element;
+    gradient and Hessian (through the closest point's first and second
     derivatives) against central differences of step 1e-7 m, to 1e-6 of the largest entry
     (measured 3e-9 and 5e-9, falling as h^2 from 2.6e-7 and 5.2e-7 at 1e-6)."""
     from fembody.contact.share import crossing_share
