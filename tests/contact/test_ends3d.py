@@ -943,8 +943,9 @@ def _crossing_over_a_junction(rng, at_b1, spread=3e-4):
     """Pairs ``(a0, a1, b0, b1, f)`` for :func:`fembody.contact.share.crossing_share`, one
     per entry of ``at_b1``: B's element and its neighbour (far node ``f``) rising 20
     degrees on either side of the junction ``c`` at the origin (``c = b1`` where
-    ``at_b1``, else ``b0``), A's element 5 cm long, nearly square to B, its end within ``spread`` [m] of a point 9 mm
-    above the junction (inside the hand-over band), all nodes jittered by 0.1 mm."""
+    ``at_b1``, else ``b0``), A's element 5 cm long, nearly square to B, its end within
+    ``spread`` [m] of a point 9 mm above the junction (inside the hand-over band), all
+    nodes jittered by 0.1 mm."""
     th = math.radians(20.0)
     tb = np.array([math.cos(th), 0.0, math.sin(th)])
     tf = np.array([-math.cos(th), 0.0, math.sin(th)])
