@@ -774,7 +774,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     dim = model.dimension
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
-    parts, watch, junctions = [], [], []
+    parts, watch, junctions, shared = [], [], [], []
     beam_count = None           # beam elements per node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
@@ -819,6 +819,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
         # spatial: the junction rows; planar: pairs of nodes (free ends, convex kinks), the
         # one case the node-on-element rows leave out (fembody.contact.ends)
         junctions.append((bc, els, nodes, pairs))
+        shared.append((bc, els, nodes, pairs, rad))
         if len(ids):
             X = np.array([[pos[i] for i in row] for row in ids])
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
@@ -830,7 +831,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
         # against a kink's convex side, or against the inside of an element
         from .ends import spatial_end_blocks
         blocks = (_junction_blocks(model, junctions, node_dofs, nd)
-                  + spatial_end_blocks(model, junctions, node_dofs, nd))
+                  + spatial_end_blocks(model, junctions, node_dofs, nd)
+                  + _share_blocks(model, shared, node_dofs, nd))
     else:
         from .ends import end_blocks
         blocks = end_blocks(model, junctions, node_dofs, nd)
@@ -857,6 +859,23 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                              "by at least the sum of their radii or give the true (smaller) "
                              "radius")
     return [block] + blocks, CandidateWatch(watch)
+
+
+def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:
+    """The crossing pairs' take-back across junctions (:mod:`fembody.contact.share`: a pair
+    whose closest point is nearer to the element next to its own yields there) as one block
+    of five-node rows, or none: the element pairs keep their four-node rows and compiled
+    pass."""
+    from .share import CrossingShareBlock, share_rows
+    (ids, at_b1, radius, k), names = share_rows(model, contacts)
+    if not len(ids):
+        return []
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]} (share at "
+                    f"node {names[i][3]})", len(ids))
+    X = np.array([[pos[i] for i in row] for row in ids.tolist()])
+    return [CrossingShareBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                               at_b1, radius, k, labels)]
 
 
 def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int

@@ -89,12 +89,12 @@ of the other, or at a node of each; the half-open zones below give each of these
   pair: a tip in a 20-degree concave bend, its element crossing the other wall 0.3 mm
   behind it, carried 2150 N against the one contact's 2104 N 3 mm off the bisector, and
   2.0x on the bisector (where the band now gives the mean of the exact values on either
-  side). Left: the crossing pair does not yield in turn where its closest point is nearer
-  to the row's element than to its own (no local minimum of the distance either): it
-  pushes beside the end row, 2.5 % of the contact in tests/contact/test_ends3d.py (a strict
-  xfail); and the pair's hand-over to the partner row at the end (``s = 1``) inside the
-  band is not smooth, the row there being weighted by ``1 - S`` and the pair by 1.
-  **The rule that mends both** (derived, not built). Along A's element the distance to
+  side). The crossing pair yields in turn where its closest point is nearer to the row's
+  element than to its own (no local minimum of the distance either; before, it pushed
+  beside the end row, 2.5 % of the contact in tests/contact/test_ends3d.py), and its
+  hand-over to the row at the end (``s = 1``) inside the band is continuous in energy and
+  normal force (before: the row weighted by ``S``, the pair by 1), by the rule below,
+  built in :mod:`fembody.contact.share`. **The rule.** Along A's element the distance to
   B's polyline is ``min_j f_j(s)``, ``f_j`` the (convex) distance to element ``j``; where
   two ``f_j`` cross the minimum has a concave kink, never a local minimum, so the local
   minima are exactly those of one ``f_j`` where it is the smaller. A crossing pair ``(e_A,
@@ -111,19 +111,17 @@ of the other, or at a node of each; the half-open zones below give each of these
   band as outside it. The weight must be taken at ``x``, not at the end: an element lying
   across the V with its end on one wall and resting on the other 3.5 cm behind it has two
   contacts, and the end's own share would drop the second
-  (test_element_across_a_concave_bend_touches_both_walls, which passes now and guards
-  this). Measured by weighting the pair's force afterwards (the test's V): 3 mm off the
-  bisector both ways the rows then carry the local minima to round-off (now 1.025x on the
-  side the pair should yield), inside the band 0.94x to 1.01x (the band's regularisation;
-  now 1.18x to 1.50x). What it takes: the pair's row holds ``e_B``'s neighbours' far
-  nodes (up to two, and ``e_A``'s for the symmetric case), and the exact tangent needs
-  the second derivatives of ``s*`` (from the stationarity of ``|x_A(s) - x_B(t)|^2``,
-  bilinear in ``(s, t)`` and the nodes, so its third derivatives are constants), in
-  :func:`fembody.contact._kernels.crossing_forces` and its reference. That weight with
-  its exact gradient and Hessian is written and tested ahead of the kernel
-  (``crossing_share`` in tests/contact/reference.py; tests/contact/test_ends3d.py checks
-  its derivatives against central differences, that it is the end rows' share at the
-  pair's point, and, weighting the pairs' forces afterwards, the local minima above).
+  (test_element_across_a_concave_bend_touches_both_walls guards this). On the test's V
+  3 mm off the bisector both ways the rows carry the local minima to round-off (before
+  1.025x on the side the pair yields), inside the band 0.94x to 1.01x (the band's
+  regularisation; before 1.18x to 1.50x, measured by weighting the pairs afterwards). The
+  weight's exact tangent needs the second derivatives of ``s*`` (from the stationarity of
+  ``|x_A(s) - x_B(t)|^2``, bilinear in ``(s, t)`` and the nodes, so its third derivatives
+  are constants): :func:`fembody.contact.share.crossing_share`. The rows, their layout
+  (a second block of five-node rows taking back ``(1 - w)`` of the pairs' point parts;
+  the element pairs keep their compiled pass) and what is left (the force at ``s* = 1`` is
+  C0, not C1: the pair's weight moves with ``s*``, the row's does not) are in that
+  module's docstring.
 - A free end against a node of the other beam (a free end, or the convex side of a kink):
   the node pairs of :class:`EndContactBlock`, with the conditions above; pairs of two nodes of
   two elements each are the junction rows' node on node. Two free ends side by side pointing

@@ -478,7 +478,12 @@ class System:
                                                  run_contacts.sides[b.side_slot])
                 else:
                     fe, rows, Ke = b.live_forces(x, tangent, hist)
-                self.add_vector(f, b, fe)
+                if getattr(b, "live_rows_only", False):
+                    # (its forces are zero off the live rows: scatter those alone)
+                    f += np.bincount(b.dofs[rows].ravel(), fe[rows].ravel(),
+                                     minlength=self.n_dof)
+                else:
+                    self.add_vector(f, b, fe)
                 self.add_matrix_rows(K, b, rows, Ke)
                 continue
             if run_contacts is not None and b.family == "contact":   # a penalty block

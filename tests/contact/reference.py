@@ -4,9 +4,9 @@ point contact (the formulas of fembody.contact.line's docstring), and the block'
 forces evaluated on arrays. Production evaluates the compiled kernels; these serve the tests
 that compare them (test_compiled.py) and the exact-derivative tests of the formulas
 (test_line.py). What production still calls once per step or in the junction rows stays in
-fembody.contact (line.point_part, line.switch, geometry). ``crossing_share`` is ahead of its
-kernel: the weight the crossing pairs are to take across a concave junction (issue 33), with
-its exact derivatives, tested (test_ends3d.py) before crossing_forces applies it."""
+fembody.contact (line.point_part, line.switch, geometry). The crossing pairs' share across a
+junction (fembody.contact.share, numpy in production) is checked against central differences
+and the end rows' own share in test_ends3d.py and test_share.py."""
 import numpy as np
 
 from fembody.contact.geometry import closest_crossing, distance, point_distance
@@ -232,94 +232,3 @@ def normal_forces(self, x: np.ndarray, tangent: bool):
     K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
     return f, K, None
 
-
-def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
-    """The share a crossing pair's point part is to be weighted by across a concave junction
-    of B (fembody.contact.ends's docstring, "The rule that mends both"; not built into the
-    kernel yet): ``x (n, 5, d) = (a0, a1, b0, b1, f)``, ``f`` the far node of the element
-    next to B's at the junction ``c`` (``b1`` where ``at_b1 (n,)``, else ``b0``). With ``z
-    = (s*, t*)`` the closest points of the two chords' lines and ``x_A = x_A(s*)``, ``s_i =
-    (x_A - c) . t_B``, ``s_j = (x_A - c) . t_f`` (unit directions from ``c`` along B's
-    element and the neighbour's), ``w = S((s_i - s_j) / (BAND (s_i + s_j)))`` where ``s_i
-    + s_j > 0``, else 1: the end rows' share (ends._share) taken at the pair's own point.
-    Returns ``w (n,)``, its gradient ``(n, 5 d)`` and (``tangent``) Hessian: through the
-    closest point, whose second derivatives come from the stationarity ``phi_z = 0`` of
-    ``phi = |r|^2 / 2``, ``r = sum_m c_m(z) x_m`` bilinear in ``z`` and the nodes."""
-    from fembody.contact.ends import BAND, _projection, _smoothstep
-    n, m, d = x.shape
-    md = m * d
-    z, _ = closest_crossing(x[:, :4])
-    s, t = z[:, 0], z[:, 1]
-    c = np.column_stack([1.0 - s, s, t - 1.0, -t, np.zeros(n)])          # r = sum c_m x_m
-    ck = np.array([[-1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0, 0.0]])  # dc/dz_k
-    r = np.einsum("nm,nmi->ni", c, x)
-    rz = np.einsum("km,nmi->nki", ck, x)                                   # (n, 2, d)
-    A = np.einsum("nki,nli->nkl", rz, rz)
-    Ai = np.linalg.inv(A)
-    I = np.eye(d)
-    # phi_{z_k X_(m,i)} = c_m rz_k,i + ck_k,m r_i
-    pzX = (np.einsum("nm,nki->nkmi", c, rz)
-           + np.einsum("km,ni->nkmi", ck, r)).reshape(n, 2, md)
-    zX = -np.einsum("nkl,nla->nka", Ai, pzX)                               # (n, 2, md)
-    zXX = None
-    if tangent:
-        # d(A_kl)/dX_(p,j) = ck_k,p rz_l,j + ck_l,p rz_k,j
-        dA = (np.einsum("kp,nlj->nklpj", ck, rz)
-              + np.einsum("lp,nkj->nklpj", ck, rz)).reshape(n, 2, 2, md)
-        # d(phi_{z_k X_(m,i)})/dX_(p,j) at fixed z = (c_m ck_k,p + ck_k,m c_p) delta_ij
-        dpX = (np.einsum("nm,kp,ij->nkmipj", c, ck, I)
-               + np.einsum("km,np,ij->nkmipj", ck, c, I)).reshape(n, 2, md, md)
-        # d(phi_{z_k X_(m,i)})/dz_l = ck_l,m rz_k,i + ck_k,m rz_l,i
-        dpz = (np.einsum("lm,nki->nkmil", ck, rz)
-               + np.einsum("km,nli->nkmil", ck, rz)).reshape(n, 2, md, 2)
-        rhs = (np.einsum("nklb,nla->nkab", dA, zX) + dpX
-               + np.einsum("nkal,nlb->nkab", dpz, zX))
-        zXX = -np.einsum("nkl,nlab->nkab", Ai, rhs)                        # (n, 2, md, md)
-    # x_A = (1 - s) a0 + s a1 and its derivatives in the nodes
-    xa = x[:, 0] + s[:, None] * (x[:, 1] - x[:, 0])
-    e1 = x[:, 1] - x[:, 0]
-    xX = np.einsum("ni,na->nia", e1, zX[:, 0])                             # (n, d, md)
-    xX[:, :, 0:d] += (1.0 - s)[:, None, None] * I
-    xX[:, :, d:2 * d] += s[:, None, None] * I
-    # eta on the extended slots (x_A, a0, a1, b0, b1, f): x_A is ends' end slot PE = 0
-    y = np.concatenate([xa[:, None], x], axis=1)
-    w = np.ones(n)
-    G = np.zeros((n, md))
-    H = np.zeros((n, md, md)) if tangent else None
-    for flag in (False, True):
-        rows = np.flatnonzero(np.asarray(at_b1) == flag)
-        if not rows.size:
-            continue
-        yc, yf = (4, 3) if flag else (3, 4)     # c (b1 or b0) and B's other node, after x_A
-        si, gi, hi = _projection(y[rows], yc, yf, tangent)
-        sj, gj, hj = _projection(y[rows], yc, 5, tangent)
-        sg = si + sj
-        pos_ = sg > 0.0
-        eta = np.where(pos_, (si - sj) / (BAND * np.where(pos_, sg, 1.0)), np.inf)
-        S, dS, d2S = _smoothstep(eta)
-        gs = gi + gj
-        safe = np.where(pos_, sg, 1.0)
-        ge = ((gi - gj) / BAND - np.where(pos_, eta, 0.0)[:, None] * gs) / safe[:, None]
-        # chain: Y = (x_A, X); dY/dX = J (stack of x_X and the identity)
-        J = np.concatenate([xX[rows], np.broadcast_to(np.eye(md), (rows.size, md, md))],
-                           axis=1)                                          # (r, d + md, md)
-        w[rows] = S
-        geX = np.einsum("na,nab->nb", ge, J)
-        G[rows] = dS[:, None] * geX
-        if tangent:
-            outer = lambda a, b_: a[:, :, None] * b_[:, None, :]
-            hs = hi + hj
-            e_ = np.where(pos_, eta, 0.0)
-            he = ((hi - hj) / BAND - e_[:, None, None] * hs - outer(ge, gs)
-                  - outer(gs, ge)) / safe[:, None, None]
-            # x_A's second derivatives: through s* (with e1) and the cross terms s*_X (a0, a1)
-            xXX = np.einsum("ni,nab->niab", e1[rows], zXX[rows, 0])
-            sX = zX[rows, 0]
-            for sl, sign in ((0, -1.0), (1, 1.0)):
-                for i in range(d):
-                    xXX[:, i, sl * d + i, :] += sign * sX
-                    xXX[:, i, :, sl * d + i] += sign * sX
-            heX = (np.einsum("nab,nac,nbd->ncd", he, J, J)
-                   + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
-            H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
-    return w, G, H

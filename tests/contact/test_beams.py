@@ -342,11 +342,13 @@ def test_two_contacts_make_one_block_whose_labels_name_each():
     m.add_beam_contact(A, C, radius=0.004, stiffness=1e6, name="bottom", margin=0.02)
     sys = m.compile()
     # (the element pairs' block; then the junction nodes' rows, the line points in their
-    # wedges, fembody.contact.wedge, and the free ends' rows, fembody.contact.ends)
+    # wedges, fembody.contact.wedge, the free ends' rows, fembody.contact.ends, and the
+    # crossing pairs' share across junctions, fembody.contact.share)
     blk, *junctions = sys.beam_contact_blocks
     assert type(blk).__name__ == "BeamContactBlock"
     assert {type(j).__name__ for j in junctions} <= {
-        "JunctionContactBlock", "WedgeLineBlock", "EndContactBlock", "EndElementBlock"}
+        "JunctionContactBlock", "WedgeLineBlock", "EndContactBlock", "EndElementBlock",
+        "CrossingShareBlock"}
     labels = [blk.label(i) for i in range(len(blk))]
     assert any(lb.startswith("beam contact 0 'top'") for lb in labels)
     assert any(lb.startswith("beam contact 1 'bottom'") for lb in labels)

@@ -11,6 +11,7 @@ from scipy.optimize import fsolve
 import fembody as fb
 from fembody.contact.beams import BeamContactBlock
 from fembody.contact.ends import EndContactBlock, EndElementBlock
+from fembody.contact.share import CrossingShareBlock
 from fembody.contact.geometry import closest_node
 from fembody.contact.line import ALPHA_LINE, ALPHA_POINT
 
@@ -824,12 +825,7 @@ def _carried_at(res, q):
                for b in _blocks(res, EndContactBlock))
 
 
-@pytest.mark.parametrize("x_tip", [0.003, pytest.param(-0.003, marks=pytest.mark.xfail(
-    strict=True, reason="left: the crossing pair of A's last element with the right element "
-    "pushes (2.5 % of the contact) where its closest point is nearer to the left element: "
-    "the crossing pairs of a concave junction do not yield to the end row (the rule, the "
-    "share S(eta) taken at the pair's closest point, is in fembody/contact/ends.py's "
-    "docstring; it needs the neighbours' far nodes and d2s*/dX2 in crossing_forces)"))])
+@pytest.mark.parametrize("x_tip", [0.003, -0.003])
 def test_tip_in_a_concave_bend_with_its_element_crossing_the_other_wall(x_tip):
     """A's tip in B's concave junction (two fixed elements rising 20 degrees on either side),
     3 mm off its bisector, outside the hand-over band (1.7 mm wide there), its last element
@@ -844,8 +840,9 @@ def test_tip_in_a_concave_bend_with_its_element_crossing_the_other_wall(x_tip):
     sampling's error is below 1e-7 of it). Before, over the right wall the end row against
     the left wall pushed too: 1.022x the one contact (2150 N against 2104 N; on the
     bisector 2151 N against 1078 N, 2.0x, where the band now gives 1614 N, midway between
-    the exact one-sided values 2151 N and 1078 N). Left: over the left wall the crossing
-    pair still pushes beside the end row, 1.025x (strict xfail)."""
+    the exact one-sided values 2151 N and 1078 N). Over the left wall the crossing pair
+    pushed beside the end row, 1.025x (52.7 N too much), until the crossing pairs took the
+    share at their point (fembody.contact.share's CrossingShareBlock)."""
     th = math.radians(20.0)
     m = fb.Model(dim=3)
     left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.2
@@ -943,11 +940,12 @@ def test_element_across_a_concave_bend_touches_both_walls():
 
 
 def _crossing_over_a_junction(rng, at_b1, spread=3e-4):
-    """Pairs ``(a0, a1, b0, b1, f)`` for :func:`reference.crossing_share`, one per entry of
-    ``at_b1``: B's element and its neighbour (far node ``f``) rising 20 degrees on either
-    side of the junction ``c`` at the origin (``c = b1`` where ``at_b1``, else ``b0``), A's
-    element 5 cm long, nearly square to B, its end within ``spread`` [m] of a point 9 mm
-    above the junction (inside the hand-over band), all nodes jittered by 0.1 mm."""
+    """Pairs ``(a0, a1, b0, b1, f)`` for :func:`fembody.contact.share.crossing_share`, one
+    per entry of ``at_b1``: B's element and its neighbour (far node ``f``) rising 20
+    degrees on either side of the junction ``c`` at the origin (``c = b1`` where
+    ``at_b1``, else ``b0``), A's element 5 cm long, nearly square to B, its end within
+    ``spread`` [m] of a point 9 mm above the junction (inside the hand-over band), all
+    nodes jittered by 0.1 mm."""
     th = math.radians(20.0)
     tb = np.array([math.cos(th), 0.0, math.sin(th)])
     tf = np.array([-math.cos(th), 0.0, math.sin(th)])
@@ -963,13 +961,13 @@ def _crossing_over_a_junction(rng, at_b1, spread=3e-4):
 
 
 def test_crossing_share_reference_has_exact_derivatives():
-    """The share a crossing pair is to be weighted by across a concave junction (the rule in
-    fembody.contact.ends's docstring, numpy reference ``crossing_share`` ahead of the
-    kernel): pairs inside the band (weights 0.40 to 0.95), the junction at either end of B's
-    element; gradient and Hessian (through the closest point's first and second
+    """The share a crossing pair is weighted by across a concave junction (the rule in
+    fembody.contact.ends's docstring, ``crossing_share`` of fembody.contact.share): pairs
+    inside the band (weights 0.40 to 0.95), the junction at either end of B's element;
+    gradient and Hessian (through the closest point's first and second
     derivatives) against central differences of step 1e-7 m, to 1e-6 of the largest entry
     (measured 3e-9 and 5e-9, falling as h^2 from 2.6e-7 and 5.2e-7 at 1e-6)."""
-    from .reference import crossing_share
+    from fembody.contact.share import crossing_share
     rng = np.random.default_rng(3)
     at = np.array([False] * 3 + [True] * 3)
     X = _crossing_over_a_junction(rng, at)
@@ -996,7 +994,7 @@ def test_crossing_share_at_the_pairs_point_is_the_end_rows_share():
     continuity needs. To 1e-12, the junction at either end of B's element."""
     from fembody.contact.geometry import closest_crossing
 
-    from .reference import crossing_share
+    from fembody.contact.share import crossing_share
     rng = np.random.default_rng(5)
     at = np.array([False, True, False, True])
     X = _crossing_over_a_junction(rng, at)
@@ -1022,14 +1020,14 @@ def test_crossing_share_at_the_pairs_point_is_the_end_rows_share():
     (0.003, (0.1, 1.0, 0.0), 0.004, 0.0095), (-0.003, (0.1, 1.0, 0.0), 0.004, 0.0095),
     (-0.012, (1.0, 0.2, 0.0), 0.01, 0.0125)])
 def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, lift, width):
-    """The rule checked on the V of the two tests above before it is built in: the rows'
-    normal forces with each crossing pair's force weighted afterwards by its share
-    (reference ``crossing_share`` at the junction its element B meets) carry ``k (2 r -
-    D)`` of the local minima of the distance to 1e-3 (measured: to round-off), on the side
-    where the pair must yield (x = -3 mm; without the weight 1.025x, the strict xfail
-    above), where it holds the contact (+3 mm) and for the element across the V (two
-    contacts). ``width`` the end's height [m]."""
-    from .reference import crossing_share
+    """The rule on the V of the two tests above: the rows' normal forces, the crossing
+    pairs' share (CrossingShareBlock) included, carry ``k (2 r - D)`` of the local minima
+    of the distance to 1e-3 (measured: to round-off), on the side where the pair must yield
+    (x = -3 mm; without the share 1.025x), where it holds the contact (+3 mm) and for the
+    element across the V (two contacts); and the block's take-back is the pairs' force
+    weighted afterwards by ``crossing_share`` at the junction its element B meets, ``-(1 -
+    w) F``, to 1e-9 of the contact. ``width`` the end's height [m]."""
+    from fembody.contact.share import crossing_share
     th = math.radians(20.0)
     m = fb.Model(dim=3)
     left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.2
@@ -1052,7 +1050,7 @@ def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, 
     c = b1.last.id
     far = {b1.nodes[-2].id: b2.nodes[1].id, b2.nodes[1].id: b1.nodes[-2].id}
     where = {nd.id: np.array(nd.position, float) for nd in list(b1.nodes) + list(b2.nodes)}
-    carried = 0.0
+    carried = taken = expect = 0.0
     for b in sys.beam_contact_blocks:
         x = sys.pose(b, sys.q0).copy()
         ids = getattr(b, "slots", b.nodes)
@@ -1061,6 +1059,8 @@ def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, 
         x = x + dd.reshape(x.shape)
         F = b.resultants(x)[:, 0]
         carried += F.sum()
+        if isinstance(b, CrossingShareBlock):
+            taken += F.sum()
         if not isinstance(b, BeamContactBlock):
             continue
         pos = b.X.reshape(len(b), 4, 3) + x.reshape(len(b), 4, 3)
@@ -1071,7 +1071,7 @@ def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, 
             other = q0 if q1 == c else q1
             X5 = np.concatenate([pos[i], where[far[other]][None]])[None]
             w = crossing_share(X5, np.array([q1 == c]), tangent=False)[0][0]
-            carried -= (1.0 - w) * F[i]
+            expect -= (1.0 - w) * F[i]
 
     def seg(x, a, b):
         e = b - a
@@ -1085,6 +1085,9 @@ def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, 
     mins = D[(Dp[1:-1] < Dp[:-2]) & (Dp[1:-1] <= Dp[2:]) & (D < 2 * R)]
     ref = K * (2 * R - mins).sum()
     assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
+    # the block takes back what the rule weights the pairs' forces by afterwards (the two
+    # agree where the pairs' line weight is zero, as here: chords 60 degrees or more apart)
+    assert abs(taken - expect) <= 1e-9 * ref, (taken, expect)
 
 @pytest.mark.xfail(strict=True, reason="left: near-parallel free ends meeting end to end "
                    "drop the whole force where they start to overlap: the node pair leaves "
