@@ -67,6 +67,7 @@ from .geometry import (closest_crossing, closest_node, distance, point_distance,
 from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, switch
 from ._kernels import crossing_forces, node_forces
+from .rows import ContactRows
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -257,7 +258,7 @@ def signed(pos: np.ndarray, side: np.ndarray, radius: np.ndarray, rho: np.ndarra
 
 
 # ----------------------------------------------------------------------------- the block
-class BeamContactBlock:
+class BeamContactBlock(ContactRows):
     """Penalty contacts of candidate element pairs (point; spatial pairs switched with line
     contact near parallel) as a force block of the System (the
     contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the pairs'
@@ -353,19 +354,6 @@ class BeamContactBlock:
             self.mu_s, self.mu_k, self.kt = (np.ascontiguousarray(a, dtype=float)
                                              for a in (self.mu_s, self.mu_k, self.kt))
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i]
-
-    def mass(self):
-        return None
-
-    def positions(self, x: np.ndarray) -> np.ndarray:
-        """Current node positions ``(n, m, d)`` from the gathered displacements ``x``."""
-        return self.X + x.reshape(self.X.shape)
 
     def _sides(self, side: "np.ndarray | None") -> np.ndarray | None:
         """The sides a planar evaluation signs its gaps with: the run's ``side``, or without

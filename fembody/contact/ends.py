@@ -178,11 +178,12 @@ import numpy as np
 from .friction import History, coulomb
 from .geometry import closest_node, distance
 from .line import switch
+from .rows import ContactRows
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
 
-class EndContactBlock:
+class EndContactBlock(ContactRows):
     """Penalty contacts between two nodes of beams, planar and spatial (module docstring), as
     a force block of the System (the contract of :class:`fembody.elements.base.Block`), on
     the translation DOFs of six nodes per row: ``(p, u1, u2, q, w1, w2)``, ``u`` the
@@ -231,15 +232,6 @@ class EndContactBlock:
             self.history0 = History.open(self.X[:, P] - self.X[:, Q],
                                          np.zeros(self.dofs.shape)).frozen()
 
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i]
-
-    def mass(self):
-        return None
-
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
         Hessian: ``1 - lam`` (:func:`fembody.contact.line.switch` between the two ends'
@@ -261,10 +253,6 @@ class EndContactBlock:
             if tangent:
                 H[sel[:, None, None], self._sw[None, :, None], self._sw[None, None, :]] = -hl
         return w, G, H
-
-    def positions(self, x: np.ndarray) -> np.ndarray:
-        """Current node positions ``(n, 6, d)`` from the gathered displacements ``x``."""
-        return self.X + x.reshape(self.X.shape)
 
     def zone(self, pos: np.ndarray) -> np.ndarray:
         """Whether each row's two nodes are beyond every element at the other's node ``(n,)``
@@ -583,7 +571,7 @@ def _projection(pos: np.ndarray, c: int, f: int, tangent: bool):
     return vt, G.reshape(n, m * d), H
 
 
-class EndElementBlock:
+class EndElementBlock(ContactRows):
     """Spatial penalty contacts of a beam's free end against the inside of another element:
     the sphere that rounds the end against the element's cylinder (module docstring,
     "Spatial"), a force block of the System (the contract of
@@ -647,19 +635,6 @@ class EndElementBlock:
             t0 = closest_node(self.X[:, [PE, A0, A1]])[0]
             self.history0 = History.open(np.column_stack([t0, np.zeros((len(t0), d))]),
                                          np.zeros(self.dofs.shape)).frozen()
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i]
-
-    def mass(self):
-        return None
-
-    def positions(self, x: np.ndarray) -> np.ndarray:
-        """Current node positions ``(n, 4, d)`` from the gathered displacements ``x``."""
-        return self.X + x.reshape(self.X.shape)
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``g (n,)`` [m] of each free end to its element, whether the row is in its zone

@@ -123,6 +123,7 @@ from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import ALPHA_LINE, point_part, switch
+from .rows import ContactRows
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -132,7 +133,7 @@ from .line import ALPHA_LINE, point_part, switch
 TIE = 1e-8
 
 
-class JunctionContactBlock:
+class JunctionContactBlock(ContactRows):
     """Node-against-element penalty contacts at beam junction nodes, gated by the wedge of the
     module docstring: a force block of the System on the translation DOFs of five nodes per
     row, ``(P, a0, a1, Q1, Q2)`` (``dofs (n, 5 d)``): the junction node, the element it
@@ -200,19 +201,6 @@ class JunctionContactBlock:
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i]
-
-    def mass(self):
-        return None
-
-    def positions(self, x: np.ndarray) -> np.ndarray:
-        """Current node positions ``(n, 5, d)`` from the gathered displacements ``x``."""
-        return self.X + x.reshape(self.X.shape)
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``g (n,)`` [m] of each row's node to its element, whether the row is in its

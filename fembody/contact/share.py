@@ -68,11 +68,12 @@ import numpy as np
 
 from .geometry import closest_crossing, distance
 from .line import point_part, switch
+from .rows import ContactRows
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
 
 
-class CrossingShareBlock:
+class CrossingShareBlock(ContactRows):
     """The crossing pairs' take-back across a junction (module docstring), a force block of
     the System (the contract of :class:`fembody.elements.base.Block`) on the translation DOFs
     of five nodes per row ``(a0, a1, b0, b1, f)``: the pair's nodes with the measuring
@@ -109,19 +110,6 @@ class CrossingShareBlock:
                                              return_inverse=True)
         self._pair = self._pair.ravel()
         self._Xrep = np.ascontiguousarray(self.X[self._rep, :4])
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i]
-
-    def mass(self):
-        return None
-
-    def positions(self, x: np.ndarray) -> np.ndarray:
-        """Current node positions ``(n, 5, d)`` from the gathered displacements ``x``."""
-        return self.X + x.reshape(self.X.shape)
 
     def _take(self, rows: np.ndarray) -> "CrossingShareBlock":
         return CrossingShareBlock(self.nodes[rows], self.dofs[rows], self.X[rows],

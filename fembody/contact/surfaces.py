@@ -79,6 +79,7 @@ from ..rotations import hat
 from .beams import penetration_tolerance
 from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
+from .rows import ContactRows
 from .trimesh import TriangleMesh
 
 if TYPE_CHECKING:
@@ -476,7 +477,7 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
 
 
 # ----------------------------------------------------------------------------- the block
-class SurfaceContactBlock:
+class SurfaceContactBlock(ContactRows):
     """Penalty contacts of sample points against rigid surfaces as a force block of the System
     (the contract of :class:`fembody.elements.base.Block`, on the translation DOFs of the
     items' nodes: ``dofs (n, m d)``).
@@ -565,15 +566,6 @@ class SurfaceContactBlock:
             self.mu_s, self.mu_k = rep(mu_s), rep(mu_k)
             self.kt = (kt[:, None] * self.w[None, :]).ravel()
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i]
-
-    def mass(self):
-        return None
 
     def points(self, x: np.ndarray) -> np.ndarray:
         """Sample points ``(n ns, d)`` [m] at the gathered displacements ``x``."""

@@ -43,11 +43,12 @@ import numpy as np
 
 from ._kernels import wedge_candidates
 from .line import NG, W as LINE_W, XI as LINE_XI, switch
+from .rows import ContactRows
 
 _XI = np.ascontiguousarray(LINE_XI, dtype=float)
 
 
-class WedgeLineBlock:
+class WedgeLineBlock(ContactRows):
     """The line points of the module docstring as a force block (the contract of
     :class:`fembody.elements.base.Block`) on the translation DOFs of ``(P, a0, a1, Q1, Q2)``.
 
@@ -70,18 +71,6 @@ class WedgeLineBlock:
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
         self._labels = labels
-
-    def __len__(self) -> int:
-        return self.dofs.shape[0]
-
-    def label(self, i: int) -> str:
-        return self._labels[i]
-
-    def mass(self):
-        return None
-
-    def positions(self, x: np.ndarray) -> np.ndarray:
-        return self.X + x.reshape(self.X.shape)
 
     def _points(self, pos: np.ndarray, hessian: bool):
         """Per row and Gauss point ``(n, NG)``: gap [m], in the wedge, the gradient ``(n, NG,
