@@ -66,6 +66,13 @@ DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkee
 ENVELOPE_WIDTH = 24
 # constraint rows up to which a saddle point is solved by a dense Schur complement on S
 SCHUR_MAX = 64
+# flops / entries of the symmetric part's Cholesky factor (near_symmetric.fill_ratio) up to
+# which a non-symmetric S that would go to SuperLU takes 'cholmod-refined' (when asked): the
+# refined Cholesky won where the factor is thin (a beam bundle, the frame tower) and lost to
+# SuperLU with its kept ordering on the 3D grids, whose factor fills more; the threshold lies
+# between the last measured win and the first loss (docs/linear_solvers.rst, "The
+# near-symmetric path", and benchmarks/large_near_symmetric.py)
+NEAR_SYMMETRIC_FILL = 125.0
 # the general LU backends: SciPy's SuperLU and the optional ones (imported when asked for)
 LU_METHODS = ("superlu",) + tuple(OPTIONAL)
 METHODS = ("auto", "envelope", "cholmod", "dense", "banded") + LU_METHODS
@@ -83,7 +90,9 @@ def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLD
 
 def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
          width: Callable[[], float] = lambda: math.inf,
-         band: Callable[[], int] = lambda: BAND_MAX + 1) -> str:
+         band: Callable[[], int] = lambda: BAND_MAX + 1,
+         near_symmetric: bool = False,
+         fill: Callable[[], float] = lambda: math.inf) -> str:
     """The backend ``linear_solver='auto'`` takes for an n x n matrix S bordered by ``m``
     constraint rows: the whole rule, in one place (its measured basis: the module
     docstring, :mod:`.cholmod_spd`, :mod:`.sparse_lu`, ``benchmarks/linear_solvers.py`` and
@@ -102,13 +111,22 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
     band : callable, default wider than BAND_MAX
         The half-bandwidth after RCM of the matrix an LU would factorise (S, or the bordered
         matrix when m > 0).
+    near_symmetric : bool, default False
+        The caller can take the near-symmetric path (:mod:`.near_symmetric`) for a
+        non-symmetric S without constraint rows (``LinearSolver(refine_symmetric=True)``,
+        which has not given it up).
+    fill : callable, default infinite
+        flops / entries of the Cholesky factor of S's symmetric part
+        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`; asked only when it decides).
 
     Returns
     -------
     str
         'envelope' (its LDL^T of S; a Schur complement for the m <= SCHUR_MAX rows),
         'banded', 'dense', 'cholmod' (m = 0), 'schur' (CHOLMOD on S, m <= SCHUR_MAX), 'ldl'
-        (CHOLMOD's LDL^T of the regularised bordered matrix) or 'superlu'.
+        (CHOLMOD's LDL^T of the regularised bordered matrix), 'cholmod-refined' (CHOLMOD on
+        S's symmetric part with refinement against S, its factor thin: ``fill`` at most
+        NEAR_SYMMETRIC_FILL) or 'superlu'.
     """
     spd = symmetric and definite
     if spd and m <= SCHUR_MAX and width() <= ENVELOPE_WIDTH:
@@ -127,6 +145,12 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
         return "banded"
     if spd and HAVE_CHOLMOD:
         return "cholmod" if m == 0 else "schur" if m <= SCHUR_MAX else "ldl"
+    # a nearly symmetric S (a dynamic iteration matrix) whose symmetric part's factor is
+    # thin: CHOLMOD's Cholesky of that part, refined against S; where the factor fills
+    # more, SuperLU (with one ordering per pattern) was faster (NEAR_SYMMETRIC_FILL)
+    if (near_symmetric and not symmetric and m == 0 and HAVE_CHOLMOD
+            and fill() <= NEAR_SYMMETRIC_FILL):
+        return "cholmod-refined"
     return "superlu"
 
 
@@ -215,7 +239,29 @@ class LinearSolver:
             return auto(n, symmetric=self.spd, definite=not self._indefinite)
         return auto(n, symmetric=self.spd, definite=not self._indefinite,
                     width=lambda: -1.0 if self._envelope(A) is not None else math.inf,
-                    band=lambda: 0 if self._band(A) else BAND_MAX + 1)
+                    band=lambda: 0 if self._band(A) else BAND_MAX + 1,
+                    near_symmetric=self._near_open(),
+                    fill=lambda: self._near_part(A).fill_ratio(A))
+
+    def _near_open(self) -> bool:
+        """The near-symmetric path may be tried (asked for, CHOLMOD installed, fewer than
+        NEAR_SYMMETRIC_TRIES refusals so far)."""
+        if not getattr(self, "refine_symmetric", False) or not HAVE_CHOLMOD:
+            return False
+        last = self._fac
+        self._near_refusals = getattr(self, "_near_refusals", 0)   # (older checkpoints)
+        if (isinstance(last, RefinedCholesky) and last.refused
+                and last is not getattr(self, "_near_counted", None)):
+            self._near_refusals += 1            # the last factor's refinement failed
+            self._near_counted = last           # (counted once)
+        return self._near_refusals < NEAR_SYMMETRIC_TRIES
+
+    def _near_part(self, A) -> SymmetricPart:
+        """The near-symmetric path's object for A's pattern (made once per pattern)."""
+        near = getattr(self, "_near", None)
+        if near is None or not same_pattern(near.pattern, (A.indptr, A.indices)):
+            near = self._near = SymmetricPart(A.indptr, A.indices, A.shape[0])
+        return near
 
     def _band(self, A: sp.csc_matrix) -> BandedLU | None:
         """The banded LU for A's pattern if its band is narrow (built once per pattern)."""
@@ -289,7 +335,7 @@ class LinearSolver:
         lu_kind = kind if kind in LU_METHODS else "superlu"
         if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
             self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
-        if lu_kind == "superlu" and self._try_near_symmetric(A):
+        if kind == "cholmod-refined" and self._try_near_symmetric(A):
             return
         try:
             # the old factor is let go before the new one is made: an LU returns a new factor
@@ -302,21 +348,10 @@ class LinearSolver:
         self.active = lu_kind
 
     def _try_near_symmetric(self, A) -> bool:
-        """The near-symmetric path (:mod:`.near_symmetric`) for the LU-bound ``A``: True when
-        it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
-        if not getattr(self, "refine_symmetric", False) or not HAVE_CHOLMOD or not _is_sparse(A):
-            return False
-        last = self._fac
-        self._near_refusals = getattr(self, "_near_refusals", 0)   # (older checkpoints)
-        if isinstance(last, RefinedCholesky) and last.refused:
-            self._near_refusals += 1            # the last factor's refinement failed
-        if self._near_refusals >= NEAR_SYMMETRIC_TRIES:
-            return False
-        near = getattr(self, "_near", None)
-        if near is None or not same_pattern(near.pattern, (A.indptr, A.indices)):
-            near = self._near = SymmetricPart(A.indptr, A.indices, A.shape[0])
+        """The near-symmetric path (:mod:`.near_symmetric`), which ``auto`` chose for ``A``:
+        True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
         self._fac = None                        # (one factor alive, as for the LUs)
-        fac = near.factorize(A, self._lu)
+        fac = self._near_part(A).factorize(A, self._lu)
         if fac is None:
             self._near_refusals += 1
             return False
