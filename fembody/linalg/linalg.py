@@ -75,7 +75,9 @@ SCHUR_MAX = 64
 NEAR_SYMMETRIC_FILL = 125.0
 # the general LU backends: SciPy's SuperLU and the optional ones (imported when asked for)
 LU_METHODS = ("superlu",) + tuple(OPTIONAL)
-METHODS = ("auto", "envelope", "cholmod", "dense", "banded") + LU_METHODS
+METHODS = ("auto", "envelope", "cholmod", "cholmod-refined", "dense", "banded") + LU_METHODS
+# how to get CHOLMOD, named by every error and warning that needs it
+CHOLMOD_INSTALL = ("apt-get install libsuitesparse-dev && pip install 'scikit-sparse<0.5'")
 
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
@@ -159,8 +161,8 @@ def _warn_no_cholmod() -> None:
     if not _warned:
         _warned = True
         warnings.warn("fembody: scikit-sparse (CHOLMOD) is not available; using SciPy's SuperLU. "
-                      "Install it for faster solves: apt-get install libsuitesparse-dev && "
-                      "pip install 'scikit-sparse<0.5'", RuntimeWarning, stacklevel=3)
+                      f"Install it for faster solves: {CHOLMOD_INSTALL}", RuntimeWarning,
+                      stacklevel=3)
 
 
 def backend_name() -> str:
@@ -173,9 +175,12 @@ class LinearSolver:
 
     Parameters
     ----------
-    method : {'auto', 'envelope', 'cholmod', 'banded', 'dense', 'superlu', 'umfpack', \
-'pardiso', 'mumps'}, default 'auto'
-        The backend (module docstring for auto's rule). 'umfpack' (scikit-umfpack),
+    method : {'auto', 'envelope', 'cholmod', 'cholmod-refined', 'banded', 'dense', 'superlu', \
+'umfpack', 'pardiso', 'mumps'}, default 'auto'
+        The backend (module docstring for auto's rule). 'cholmod-refined': CHOLMOD's
+        Cholesky of the matrix's symmetric part refined against the matrix
+        (:mod:`.near_symmetric`) on every matrix, SuperLU where that path refuses one (and
+        for good after NEAR_SYMMETRIC_TRIES refusals). 'umfpack' (scikit-umfpack),
         'pardiso' (pypardiso, MKL) and 'mumps' (python-mumps) are optional packages: a
         missing one is a ModelError with its install line.
     spd : bool, default True
@@ -199,9 +204,10 @@ class LinearSolver:
                  refine_symmetric: bool = False) -> None:
         if method not in METHODS:
             raise ModelError(f"linear_solver must be one of {METHODS}, got {method!r}")
-        if method == "cholmod" and not HAVE_CHOLMOD:
-            raise ModelError("linear_solver='cholmod' needs scikit-sparse; install it or use "
-                             "'superlu'")
+        if method in ("cholmod", "cholmod-refined") and not HAVE_CHOLMOD:
+            raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD), which "
+                             f"is not installed: {CHOLMOD_INSTALL} (or use 'auto' or "
+                             "'superlu')")
         if method in OPTIONAL:
             _require_optional(method)
         if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
@@ -209,7 +215,9 @@ class LinearSolver:
         self.method = method
         self.spd = spd
         # the near-symmetric path's state: its pattern object, refusals so far
-        self.refine_symmetric = refine_symmetric and method == "auto" and not spd
+        # ('cholmod-refined' asked for: the path on every matrix, whatever its fill)
+        self.refine_symmetric = (refine_symmetric and method == "auto" and not spd
+                                 or method == "cholmod-refined")
         self._near: SymmetricPart | None = None
         self._near_refusals = 0
         self.active: str | None = None      # backend of the current factorisation
@@ -233,6 +241,8 @@ class LinearSolver:
         return self._env
 
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
+        if self.method == "cholmod-refined":
+            return self.method if _is_sparse(A) and self._near_open() else "superlu"
         if self.method != "auto":
             return self.method
         if not _is_sparse(A):
@@ -435,7 +445,8 @@ class SaddlePointSolver:
     near-symmetric path before SuperLU, see :class:`LinearSolver`).
     """
 
-    METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "dense", "banded") + LU_METHODS
+    METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "cholmod-refined", "dense",
+               "banded") + LU_METHODS
     # the methods that factorise S as symmetric (one triangle read): not for spatial tangents
     SYMMETRIC_ONLY = ("envelope", "ldl", "schur", "cholmod")
     SCHUR_MAX = SCHUR_MAX
@@ -455,14 +466,22 @@ class SaddlePointSolver:
                              "loads) is not symmetric: use 'auto' (the banded LU or SuperLU), "
                              "'banded', 'superlu', 'dense', or an optional LU: 'umfpack', "
                              "'pardiso', 'mumps'")
+        if method == "cholmod-refined" and n_con:
+            raise ModelError(f"linear_solver='cholmod-refined' factorises a matrix without "
+                             f"constraint rows; this model has {n_con} (its joints and "
+                             "constraints border S into a saddle point, which a Cholesky of "
+                             "S's symmetric part does not factorise): use 'auto' (the banded "
+                             "or dense LU, or SuperLU), 'superlu' or an optional LU")
         if method == "cholmod" and n_con:
             method = "schur" if n_con <= self.SCHUR_MAX else "ldl"
         if method in OPTIONAL:
             _require_optional(method)
         self.symmetric = symmetric
         self._banded: BandedLU | bool | None = None
-        if method in ("ldl", "schur") and not HAVE_CHOLMOD:
-            raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
+        if method in ("ldl", "schur", "cholmod-refined") and not HAVE_CHOLMOD:
+            raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD), which "
+                             f"is not installed: {CHOLMOD_INSTALL} (or use 'auto' or "
+                             "'superlu')")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD:
             _warn_no_cholmod()
         self.p, self.nf, self.m = pattern, n_free, n_con
