@@ -9,7 +9,9 @@ first call and reused. ``method="auto"`` is the one function :func:`auto`: the e
 symmetric positive-definite matrices with a narrow envelope after RCM (beam chains, trees,
 most frames), the banded LU for narrow non-symmetric ones (spatial chains), dense LAPACK for
 small systems, CHOLMOD for other definite ones (:mod:`.cholmod_spd`: simplicial or
-supernodal, decided once per pattern), SuperLU (:mod:`.sparse_lu`) for the rest. The
+supernodal, decided once per pattern), for a nearly symmetric matrix whose caller can
+refine CHOLMOD on its symmetric part refined against it (:mod:`.near_symmetric`) where that
+factor is thin, SuperLU (:mod:`.sparse_lu`) for the rest. The
 envelope's factorisation is its LDL^T without pivoting (on a definite matrix the
 Cholesky-like numbers), accepted while every row's pivot growth stays under
 ``envelope.GROWTH_MAX``; once a matrix is refused (a negative pivot for a Cholesky, too much
@@ -187,11 +189,12 @@ class LinearSolver:
         Whether matrices are expected symmetric positive definite (Cholesky is tried first).
     refine_symmetric : bool, default False
         For ``method='auto'`` on matrices not expected symmetric (``spd=False``) that auto
-        sends to SuperLU: first try CHOLMOD's Cholesky of the symmetric part with iterative
-        refinement against the matrix (:mod:`.near_symmetric`; dynamic iteration matrices of
-        spatial models, nearly symmetric and mass-dominated), SuperLU when it refuses.
-        ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES refusals the
-        solver stays on SuperLU.
+        would send to SuperLU: offer auto CHOLMOD's Cholesky of the symmetric part with
+        iterative refinement against the matrix (:mod:`.near_symmetric`; dynamic iteration
+        matrices of spatial models, nearly symmetric and mass-dominated), which it takes
+        where that factor is thin (:func:`auto`, NEAR_SYMMETRIC_FILL); SuperLU when the path
+        refuses a matrix. ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES
+        refusals the solver stays on SuperLU.
 
     The factorisation of the last :meth:`factorize` is a
     :class:`~fembody.linalg.factorization.Factor` whichever backend made it (its pivots, and

@@ -1,16 +1,20 @@
 """A nearly symmetric matrix solved by CHOLMOD's Cholesky of its symmetric part and iterative
 refinement against the matrix itself: the factorisation a dynamic iteration matrix of a
 spatial model takes when its band is too wide for the banded LU (issue 33: a bundle of beams
-in line contact), in place of SuperLU.
+in line contact), in place of SuperLU, where the Cholesky factor is thin
+(:func:`fembody.linalg.linalg.auto` compares :meth:`SymmetricPart.fill_ratio` with
+``NEAR_SYMMETRIC_FILL``; where the factor fills, SuperLU with its kept ordering was as fast
+or faster: docs/linear_solvers.rst, "The near-symmetric path").
 
 Why. The iteration matrix ``S = K + gp C + bp M`` of a spatial model is not symmetric (the
 rotation terms of the tangent), so ``auto`` factorises it by an LU; a banded LU while its
 band after RCM is narrow (a chain, or a bundle without contact: each beam alone), SuperLU
 otherwise (beams coupled by contact pairs along their length). Near equilibrium and with
 the mass term ``bp M`` large, ``S`` is symmetric to round-off, and its symmetric part
-``(S + S^T) / 2`` is positive definite: CHOLMOD's simplicial LDL^T of it is about half of
-SuperLU's cost (its fill that of a Cholesky factor; no pivoting), and refinement with the
-residual of ``S`` itself makes the solve that of ``S``, not of its symmetric part.
+``(S + S^T) / 2`` is positive definite: CHOLMOD's LDL^T of it holds about half of
+SuperLU's entries (its fill that of a Cholesky factor; no pivoting), which makes it the
+cheaper factorisation while the factor is thin, and refinement with the residual of ``S``
+itself makes the solve that of ``S``, not of its symmetric part.
 
 The rule, checked on every matrix (nothing is assumed of a model):
 
