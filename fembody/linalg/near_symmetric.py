@@ -87,6 +87,7 @@ class SymmetricPart:
                                      for a in (self.low, self.low_mirror))
         self._f = None                       # CHOLMOD's factor (its analysis)
         self.fill = np.inf                   # fill_ratio of the analysed lower pattern
+        self._f_mode: str | None = None      # the mode _f's analysis was made in
         self._pending: tuple | None = None   # (A.data, asymmetry, lower) of _prepared
         self._lpat: tuple | None = None      # the lower pattern it was analysed on
 
@@ -131,6 +132,7 @@ class SymmetricPart:
                 self._f, self._lpat = None, (indptr, r)      # a new pattern: a new analysis
             if self._f is None:
                 self._f, self.active_mode, self.fill = self._analyze(L)
+                self._f_mode = self.mode or "simplicial"      # the mode _f was analysed in
         self._pending = (data, asym, L)
         return asym, L
 
@@ -151,6 +153,9 @@ class SymmetricPart:
         self._pending = None
         if not asym <= ASYMMETRY:
             return None
+        if self.active_mode == "supernodal" and self._f_mode != "supernodal":
+            self._f = cholmod_spd.analyze(L, mode="supernodal")
+        self._f_mode = self.active_mode
         try:
             self._f.cholesky_inplace(L)
         except cholmod.CholmodNotPositiveDefiniteError:
@@ -176,9 +181,9 @@ class SymmetricPart:
             return f, self.mode, cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P()))
         f = cholmod.analyze(L, mode="simplicial")
         fill = cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P()))
-        if fill <= cholmod_spd.SUPERNODAL_RATIO:
-            return f, "simplicial", fill
-        return cholmod_spd.analyze(L, mode="supernodal"), "supernodal", fill
+        # (the supernodal analysis is made by factorize, if this matrix gets there: auto
+        # reads the fill first and, above NEAR_SYMMETRIC_FILL, never factorises it here)
+        return f, "simplicial" if fill <= cholmod_spd.SUPERNODAL_RATIO else "supernodal", fill
 
 
 class RefinedCholesky:

@@ -122,3 +122,23 @@ def test_each_measured_model_takes_the_backend_the_table_says(name, build, expec
     b = np.random.default_rng(1).standard_normal(s.n_free)
     x_ref = sp.linalg.spsolve(A, b)
     assert np.abs(ls.solve(b) - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
+
+
+def test_an_explicit_request_takes_the_path_whatever_the_fill():
+    """A 3D Laplacian of 18^3 unknowns (fill ratio above CHOLMOD's supernodal switch and
+    NEAR_SYMMETRIC_FILL): auto with refinement allowed takes SuperLU, while
+    linear_solver='cholmod-refined' takes the path, in CHOLMOD's supernodal mode; both
+    solve as SciPy's spsolve does to 1e-10."""
+    from fembody.linalg import cholmod_spd
+    from .test_near_symmetric import grid_matrix
+    A = grid_matrix(k=18, skew=1e-13)
+    b = np.random.default_rng(2).standard_normal(A.shape[0])
+    x_ref = sp.linalg.spsolve(A, b)
+    part = SymmetricPart(A.indptr, A.indices, A.shape[0])
+    assert part.fill_ratio(A) > max(NEAR_SYMMETRIC_FILL, cholmod_spd.SUPERNODAL_RATIO)
+    for method, expected in (("auto", "superlu"), ("cholmod-refined", "cholmod-refined")):
+        ls = LinearSolver(method, spd=False, refine_symmetric=True)
+        ls.factorize(A)
+        assert ls.active == expected
+        assert np.abs(ls.solve(b) - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
+    assert ls._near.active_mode == "supernodal"
