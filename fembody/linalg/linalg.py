@@ -254,7 +254,25 @@ class LinearSolver:
                     width=lambda: -1.0 if self._envelope(A) is not None else math.inf,
                     band=lambda: 0 if self._band(A) else BAND_MAX + 1,
                     near_symmetric=self._near_open(),
-                    fill=lambda: self._near_part(A).fill_ratio(A))
+                    fill=lambda: self._near_fill(A))
+
+    def _near_fill(self, A) -> float:
+        """auto's ``fill`` for ``A``: the symmetric part's fill ratio
+        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, a symbolic analysis whenever the
+        nonzero pattern changed). A pattern whose last measured matrix was over
+        NEAR_SYMMETRIC_FILL is not measured again while its matrices keep at least 90 % of
+        that one's nonzeros: on a 3D grid the nonzero pattern changes at nearly every Newton
+        iteration, and an analysis each time was a noticeable part of SuperLU's
+        factorisation there, only to give the same answer (the commit that made this rule
+        has the figures)."""
+        part = self._near_part(A)
+        nnz = int(np.count_nonzero(A.data))
+        over = getattr(part, "over", None)         # (fill, nonzeros) of the last refusal
+        if over is not None and nnz >= 0.9 * over[1]:
+            return over[0]
+        fill = part.fill_ratio(A)
+        part.over = (fill, nnz) if fill > NEAR_SYMMETRIC_FILL else None
+        return fill
 
     def _near_open(self) -> bool:
         """The near-symmetric path may be tried (asked for, CHOLMOD installed, fewer than
