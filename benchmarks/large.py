@@ -514,11 +514,13 @@ def main() -> None:
     STATIC_TOL = args.tol
 
     def keep_row(row: dict):
-        old = json.loads(path.read_text())["rows"] if path.exists() else []
+        # (the file's other keys, e.g. large_near_symmetric.py's rows, are kept)
+        whole = json.loads(path.read_text()) if path.exists() else {}
+        old = whole.get("rows", [])
         keep = [r for r in old if (r["model"], r["target_dofs"]) != (row["model"],
                                                                       row["target_dofs"])]
         rows = sorted(keep + [row], key=lambda r: (r["model"], r["target_dofs"]))
-        return save(args.out, {"machine": machine(), "rows": rows})
+        return save(args.out, {**whole, "machine": machine(), "rows": rows})
     for kind in args.models.split(","):
         for size in args.sizes.split(","):
             row = measure(kind, float(size), args.skip_newton, names, steps,

@@ -9,7 +9,9 @@ first call and reused. ``method="auto"`` is the one function :func:`auto`: the e
 symmetric positive-definite matrices with a narrow envelope after RCM (beam chains, trees,
 most frames), the banded LU for narrow non-symmetric ones (spatial chains), dense LAPACK for
 small systems, CHOLMOD for other definite ones (:mod:`.cholmod_spd`: simplicial or
-supernodal, decided once per pattern), SuperLU (:mod:`.sparse_lu`) for the rest. The
+supernodal, decided once per pattern), for a nearly symmetric matrix whose caller can
+refine CHOLMOD on its symmetric part refined against it (:mod:`.near_symmetric`) where that
+factor is thin, SuperLU (:mod:`.sparse_lu`) for the rest. The
 envelope's factorisation is its LDL^T without pivoting (on a definite matrix the
 Cholesky-like numbers), accepted while every row's pivot growth stays under
 ``envelope.GROWTH_MAX``; once a matrix is refused (a negative pivot for a Cholesky, too much
@@ -66,9 +68,18 @@ DENSE_MAX = 300     # below this many unknowns dense LAPACK beats sparse bookkee
 ENVELOPE_WIDTH = 24
 # constraint rows up to which a saddle point is solved by a dense Schur complement on S
 SCHUR_MAX = 64
+# flops / entries of the symmetric part's Cholesky factor (near_symmetric.fill_ratio) up to
+# which a non-symmetric S that would go to SuperLU takes 'cholmod-refined' (when asked): the
+# refined Cholesky won where the factor is thin (a beam bundle, the frame tower) and lost to
+# SuperLU with its kept ordering on the 3D grids, whose factor fills more; the threshold lies
+# between the last measured win and the first loss (docs/linear_solvers.rst, "The
+# near-symmetric path", and benchmarks/large_near_symmetric.py)
+NEAR_SYMMETRIC_FILL = 125.0
 # the general LU backends: SciPy's SuperLU and the optional ones (imported when asked for)
 LU_METHODS = ("superlu",) + tuple(OPTIONAL)
-METHODS = ("auto", "envelope", "cholmod", "dense", "banded") + LU_METHODS
+METHODS = ("auto", "envelope", "cholmod", "cholmod-refined", "dense", "banded") + LU_METHODS
+# how to get CHOLMOD, named by every error and warning that needs it
+CHOLMOD_INSTALL = ("apt-get install libsuitesparse-dev && pip install 'scikit-sparse<0.5'")
 
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
@@ -83,7 +94,9 @@ def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLD
 
 def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
          width: Callable[[], float] = lambda: math.inf,
-         band: Callable[[], int] = lambda: BAND_MAX + 1) -> str:
+         band: Callable[[], int] = lambda: BAND_MAX + 1,
+         near_symmetric: bool = False,
+         fill: Callable[[], float] = lambda: math.inf) -> str:
     """The backend ``linear_solver='auto'`` takes for an n x n matrix S bordered by ``m``
     constraint rows: the whole rule, in one place (its measured basis: the module
     docstring, :mod:`.cholmod_spd`, :mod:`.sparse_lu`, ``benchmarks/linear_solvers.py`` and
@@ -102,13 +115,22 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
     band : callable, default wider than BAND_MAX
         The half-bandwidth after RCM of the matrix an LU would factorise (S, or the bordered
         matrix when m > 0).
+    near_symmetric : bool, default False
+        The caller can take the near-symmetric path (:mod:`.near_symmetric`) for a
+        non-symmetric S without constraint rows (``LinearSolver(refine_symmetric=True)``,
+        which has not given it up).
+    fill : callable, default infinite
+        flops / entries of the Cholesky factor of S's symmetric part
+        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`; asked only when it decides).
 
     Returns
     -------
     str
         'envelope' (its LDL^T of S; a Schur complement for the m <= SCHUR_MAX rows),
         'banded', 'dense', 'cholmod' (m = 0), 'schur' (CHOLMOD on S, m <= SCHUR_MAX), 'ldl'
-        (CHOLMOD's LDL^T of the regularised bordered matrix) or 'superlu'.
+        (CHOLMOD's LDL^T of the regularised bordered matrix), 'cholmod-refined' (CHOLMOD on
+        S's symmetric part with refinement against S, its factor thin: ``fill`` at most
+        NEAR_SYMMETRIC_FILL) or 'superlu'.
     """
     spd = symmetric and definite
     if spd and m <= SCHUR_MAX and width() <= ENVELOPE_WIDTH:
@@ -127,6 +149,12 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
         return "banded"
     if spd and HAVE_CHOLMOD:
         return "cholmod" if m == 0 else "schur" if m <= SCHUR_MAX else "ldl"
+    # a nearly symmetric S (a dynamic iteration matrix) whose symmetric part's factor is
+    # thin: CHOLMOD's Cholesky of that part, refined against S; where the factor fills
+    # more, SuperLU (with one ordering per pattern) was faster (NEAR_SYMMETRIC_FILL)
+    if (near_symmetric and not symmetric and m == 0 and HAVE_CHOLMOD
+            and fill() <= NEAR_SYMMETRIC_FILL):
+        return "cholmod-refined"
     return "superlu"
 
 
@@ -135,8 +163,8 @@ def _warn_no_cholmod() -> None:
     if not _warned:
         _warned = True
         warnings.warn("fembody: scikit-sparse (CHOLMOD) is not available; using SciPy's SuperLU. "
-                      "Install it for faster solves: apt-get install libsuitesparse-dev && "
-                      "pip install 'scikit-sparse<0.5'", RuntimeWarning, stacklevel=3)
+                      f"Install it for faster solves: {CHOLMOD_INSTALL}", RuntimeWarning,
+                      stacklevel=3)
 
 
 def backend_name() -> str:
@@ -149,20 +177,24 @@ class LinearSolver:
 
     Parameters
     ----------
-    method : {'auto', 'envelope', 'cholmod', 'banded', 'dense', 'superlu', 'umfpack', \
-'pardiso', 'mumps'}, default 'auto'
-        The backend (module docstring for auto's rule). 'umfpack' (scikit-umfpack),
+    method : {'auto', 'envelope', 'cholmod', 'cholmod-refined', 'banded', 'dense', 'superlu', \
+'umfpack', 'pardiso', 'mumps'}, default 'auto'
+        The backend (module docstring for auto's rule). 'cholmod-refined': CHOLMOD's
+        Cholesky of the matrix's symmetric part refined against the matrix
+        (:mod:`.near_symmetric`) on every matrix, SuperLU where that path refuses one (and
+        for good after NEAR_SYMMETRIC_TRIES refusals). 'umfpack' (scikit-umfpack),
         'pardiso' (pypardiso, MKL) and 'mumps' (python-mumps) are optional packages: a
         missing one is a ModelError with its install line.
     spd : bool, default True
         Whether matrices are expected symmetric positive definite (Cholesky is tried first).
     refine_symmetric : bool, default False
         For ``method='auto'`` on matrices not expected symmetric (``spd=False``) that auto
-        sends to SuperLU: first try CHOLMOD's Cholesky of the symmetric part with iterative
-        refinement against the matrix (:mod:`.near_symmetric`; dynamic iteration matrices of
-        spatial models, nearly symmetric and mass-dominated), SuperLU when it refuses.
-        ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES refusals the
-        solver stays on SuperLU.
+        would send to SuperLU: offer auto CHOLMOD's Cholesky of the symmetric part with
+        iterative refinement against the matrix (:mod:`.near_symmetric`; dynamic iteration
+        matrices of spatial models, nearly symmetric and mass-dominated), which it takes
+        where that factor is thin (:func:`auto`, NEAR_SYMMETRIC_FILL); SuperLU when the path
+        refuses a matrix. ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES
+        refusals the solver stays on SuperLU.
 
     The factorisation of the last :meth:`factorize` is a
     :class:`~fembody.linalg.factorization.Factor` whichever backend made it (its pivots, and
@@ -175,9 +207,10 @@ class LinearSolver:
                  refine_symmetric: bool = False) -> None:
         if method not in METHODS:
             raise ModelError(f"linear_solver must be one of {METHODS}, got {method!r}")
-        if method == "cholmod" and not HAVE_CHOLMOD:
-            raise ModelError("linear_solver='cholmod' needs scikit-sparse; install it or use "
-                             "'superlu'")
+        if method in ("cholmod", "cholmod-refined") and not HAVE_CHOLMOD:
+            raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD), which "
+                             f"is not installed: {CHOLMOD_INSTALL} (or use 'auto' or "
+                             "'superlu')")
         if method in OPTIONAL:
             _require_optional(method)
         if method in ("auto", "superlu") and not HAVE_CHOLMOD and spd:
@@ -185,7 +218,9 @@ class LinearSolver:
         self.method = method
         self.spd = spd
         # the near-symmetric path's state: its pattern object, refusals so far
-        self.refine_symmetric = refine_symmetric and method == "auto" and not spd
+        # ('cholmod-refined' asked for: the path on every matrix, whatever its fill)
+        self.refine_symmetric = (refine_symmetric and method == "auto" and not spd
+                                 or method == "cholmod-refined")
         self._near: SymmetricPart | None = None
         self._near_refusals = 0
         self.active: str | None = None      # backend of the current factorisation
@@ -209,13 +244,55 @@ class LinearSolver:
         return self._env
 
     def _choose(self, n: int, A: sp.spmatrix | np.ndarray) -> str:
+        if self.method == "cholmod-refined":
+            return self.method if _is_sparse(A) and self._near_open() else "superlu"
         if self.method != "auto":
             return self.method
         if not _is_sparse(A):
             return auto(n, symmetric=self.spd, definite=not self._indefinite)
         return auto(n, symmetric=self.spd, definite=not self._indefinite,
                     width=lambda: -1.0 if self._envelope(A) is not None else math.inf,
-                    band=lambda: 0 if self._band(A) else BAND_MAX + 1)
+                    band=lambda: 0 if self._band(A) else BAND_MAX + 1,
+                    near_symmetric=self._near_open(),
+                    fill=lambda: self._near_fill(A))
+
+    def _near_fill(self, A) -> float:
+        """auto's ``fill`` for ``A``: the symmetric part's fill ratio
+        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, a symbolic analysis whenever the
+        nonzero pattern changed). A pattern whose last measured matrix was over
+        NEAR_SYMMETRIC_FILL is not measured again while its matrices keep at least 90 % of
+        that one's nonzeros: on a 3D grid the nonzero pattern changes at nearly every Newton
+        iteration, and an analysis each time was a noticeable part of SuperLU's
+        factorisation there, only to give the same answer (the commit that made this rule
+        has the figures)."""
+        part = self._near_part(A)
+        nnz = int(np.count_nonzero(A.data))
+        over = getattr(part, "over", None)         # (fill, nonzeros) of the last refusal
+        if over is not None and nnz >= 0.9 * over[1]:
+            return over[0]
+        fill = part.fill_ratio(A)
+        part.over = (fill, nnz) if fill > NEAR_SYMMETRIC_FILL else None
+        return fill
+
+    def _near_open(self) -> bool:
+        """The near-symmetric path may be tried (asked for, CHOLMOD installed, fewer than
+        NEAR_SYMMETRIC_TRIES refusals so far)."""
+        if not getattr(self, "refine_symmetric", False) or not HAVE_CHOLMOD:
+            return False
+        last = self._fac
+        self._near_refusals = getattr(self, "_near_refusals", 0)   # (older checkpoints)
+        if (isinstance(last, RefinedCholesky) and last.refused
+                and last is not getattr(self, "_near_counted", None)):
+            self._near_refusals += 1            # the last factor's refinement failed
+            self._near_counted = last           # (counted once)
+        return self._near_refusals < NEAR_SYMMETRIC_TRIES
+
+    def _near_part(self, A) -> SymmetricPart:
+        """The near-symmetric path's object for A's pattern (made once per pattern)."""
+        near = getattr(self, "_near", None)
+        if near is None or not same_pattern(near.pattern, (A.indptr, A.indices)):
+            near = self._near = SymmetricPart(A.indptr, A.indices, A.shape[0])
+        return near
 
     def _band(self, A: sp.csc_matrix) -> BandedLU | None:
         """The banded LU for A's pattern if its band is narrow (built once per pattern)."""
@@ -289,7 +366,7 @@ class LinearSolver:
         lu_kind = kind if kind in LU_METHODS else "superlu"
         if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
             self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
-        if lu_kind == "superlu" and self._try_near_symmetric(A):
+        if kind == "cholmod-refined" and self._try_near_symmetric(A):
             return
         try:
             # the old factor is let go before the new one is made: an LU returns a new factor
@@ -302,21 +379,10 @@ class LinearSolver:
         self.active = lu_kind
 
     def _try_near_symmetric(self, A) -> bool:
-        """The near-symmetric path (:mod:`.near_symmetric`) for the LU-bound ``A``: True when
-        it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
-        if not getattr(self, "refine_symmetric", False) or not HAVE_CHOLMOD or not _is_sparse(A):
-            return False
-        last = self._fac
-        self._near_refusals = getattr(self, "_near_refusals", 0)   # (older checkpoints)
-        if isinstance(last, RefinedCholesky) and last.refused:
-            self._near_refusals += 1            # the last factor's refinement failed
-        if self._near_refusals >= NEAR_SYMMETRIC_TRIES:
-            return False
-        near = getattr(self, "_near", None)
-        if near is None or not same_pattern(near.pattern, (A.indptr, A.indices)):
-            near = self._near = SymmetricPart(A.indptr, A.indices, A.shape[0])
+        """The near-symmetric path (:mod:`.near_symmetric`), which ``auto`` chose for ``A``:
+        True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
         self._fac = None                        # (one factor alive, as for the LUs)
-        fac = near.factorize(A, self._lu)
+        fac = self._near_part(A).factorize(A, self._lu)
         if fac is None:
             self._near_refusals += 1
             return False
@@ -400,7 +466,8 @@ class SaddlePointSolver:
     near-symmetric path before SuperLU, see :class:`LinearSolver`).
     """
 
-    METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "dense", "banded") + LU_METHODS
+    METHODS = ("auto", "envelope", "ldl", "schur", "cholmod", "cholmod-refined", "dense",
+               "banded") + LU_METHODS
     # the methods that factorise S as symmetric (one triangle read): not for spatial tangents
     SYMMETRIC_ONLY = ("envelope", "ldl", "schur", "cholmod")
     SCHUR_MAX = SCHUR_MAX
@@ -420,14 +487,22 @@ class SaddlePointSolver:
                              "loads) is not symmetric: use 'auto' (the banded LU or SuperLU), "
                              "'banded', 'superlu', 'dense', or an optional LU: 'umfpack', "
                              "'pardiso', 'mumps'")
+        if method == "cholmod-refined" and n_con:
+            raise ModelError(f"linear_solver='cholmod-refined' factorises a matrix without "
+                             f"constraint rows; this model has {n_con} (its joints and "
+                             "constraints border S into a saddle point, which a Cholesky of "
+                             "S's symmetric part does not factorise): use 'auto' (the banded "
+                             "or dense LU, or SuperLU), 'superlu' or an optional LU")
         if method == "cholmod" and n_con:
             method = "schur" if n_con <= self.SCHUR_MAX else "ldl"
         if method in OPTIONAL:
             _require_optional(method)
         self.symmetric = symmetric
         self._banded: BandedLU | bool | None = None
-        if method in ("ldl", "schur") and not HAVE_CHOLMOD:
-            raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD)")
+        if method in ("ldl", "schur", "cholmod-refined") and not HAVE_CHOLMOD:
+            raise ModelError(f"linear_solver={method!r} needs scikit-sparse (CHOLMOD), which "
+                             f"is not installed: {CHOLMOD_INSTALL} (or use 'auto' or "
+                             "'superlu')")
         if method in ("auto", "superlu") and not HAVE_CHOLMOD:
             _warn_no_cholmod()
         self.p, self.nf, self.m = pattern, n_free, n_con

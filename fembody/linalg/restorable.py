@@ -12,7 +12,8 @@ from typing import Callable, TypeVar
 from ..patterns import AssemblyTarget
 
 # attributes of either solver that hold a factorisation or caches derived from one
-VOLATILE: tuple[str, ...] = ("_fac", "_symbolic", "_env", "_env_pattern", "_S", "_near")
+VOLATILE: tuple[str, ...] = ("_fac", "_symbolic", "_env", "_env_pattern", "_S", "_near",
+                             "_near_counted")
 
 S = TypeVar("S")
 

@@ -83,8 +83,18 @@ the ordering's cost (figures: ``benchmarks/large_superlu_ordering.py``, the comm
 this rule). The solves undo the permutation (:class:`PermutedSuperLUFactor`). The bounded
 driver (under an address-space limit, above) orders every matrix itself, as before: on the
 1e6-DOF grid its factorisation of the third Newton iterate, the second with a kept ordering,
-stopped with SuperLU's "invalid arguments" (not explained; at that size the ordering's cost
-is small against that driver's factorisation).
+stopped with SuperLU's "invalid arguments" (at that size the ordering's cost is small
+against that driver's factorisation).
+
+"Invalid arguments". SciPy raises ``SystemError: gstrf was called with invalid arguments``
+when SuperLU's factorisation returns a negative ``info``. Its argument checks cannot fail on
+the square CSC matrices given here. The other source of a negative ``info`` is a failed
+allocation: when SuperLU cannot grow its factor's arrays, it returns their size in bytes
+(``dmemory_usage``) plus ``n``, summed in a 32-bit ``int``. Past 2^31 bytes (about 1.8e8
+entries of U, or 2.7e8 of L's values) that sum wraps and can come out negative. So the
+1e6-DOF grid's error was most likely the address-space limit again, at a factor of
+several GB. That is read from SuperLU's source, not reproduced: it needs factor arrays
+beyond 2 GB. :func:`_symmetric_lu` reports it as a ``MemoryError`` that says so.
 """
 from __future__ import annotations
 
@@ -293,16 +303,29 @@ def _symmetric_lu(A, fill_ratio=None, permc_spec: str = "MMD_AT_PLUS_A"):
     per pattern"). ``fill_ratio(A)``: the predicted entries of L + U per stored entry of
     ``A``, asked only when SuperLU's own reservation would not fit the address space left
     ("Address space")."""
-    if _plain_driver_fits(A):
-        return spla.splu(A, permc_spec=permc_spec, diag_pivot_thresh=DIAG_PIVOT,
-                         options={"SymmetricMode": True})
-    ratio = fill_ratio(A) if fill_ratio is not None else ILU_FILL_DEFAULT
-    # drop_tol 0 and the basic rule: nothing is dropped, the factor is the complete LU. Its
-    # fill_factor sizes L's and U's arrays each (as many entries of A times it): half the
-    # ratio of L + U, with a margin
-    return spla.spilu(A, drop_tol=0.0, fill_factor=max(1.0, 0.5 * ILU_FILL_MARGIN * ratio),
-                      drop_rule="basic", permc_spec=permc_spec,
-                      diag_pivot_thresh=DIAG_PIVOT, options={"SymmetricMode": True})
+    try:
+        if _plain_driver_fits(A):
+            return spla.splu(A, permc_spec=permc_spec, diag_pivot_thresh=DIAG_PIVOT,
+                             options={"SymmetricMode": True})
+        ratio = fill_ratio(A) if fill_ratio is not None else ILU_FILL_DEFAULT
+        # drop_tol 0 and the basic rule: nothing is dropped, the factor is the complete LU.
+        # Its fill_factor sizes L's and U's arrays each (as many entries of A times it): half
+        # the ratio of L + U, with a margin
+        return spla.spilu(A, drop_tol=0.0, fill_factor=max(1.0, 0.5 * ILU_FILL_MARGIN * ratio),
+                          drop_rule="basic", permc_spec=permc_spec,
+                          diag_pivot_thresh=DIAG_PIVOT, options={"SymmetricMode": True})
+    except SystemError as err:
+        if "invalid arguments" not in str(err):
+            raise
+        # (module docstring, "Invalid arguments": a failed allocation whose byte count
+        # wrapped in SuperLU's 32-bit int)
+        raise MemoryError(
+            f"SuperLU could not allocate the LU factor of a {A.shape[0]}-unknown matrix "
+            f"({A.nnz} entries): most likely its factor needs more than 2 GB and the "
+            "allocation failed (SciPy reports this as 'gstrf was called with invalid "
+            "arguments' because SuperLU's byte count overflows). Raise the process's "
+            "address-space or memory limit, or use linear_solver='mumps' or 'pardiso'"
+        ) from err
 
 
 def lu_backend(name: str, spd: bool = False) -> Factorization:

@@ -95,3 +95,30 @@ def test_the_bounded_driver_orders_every_matrix(monkeypatch):
         ref = np.linalg.solve(M.toarray(), b)
         np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())
     assert specs == ["MMD_AT_PLUS_A", "MMD_AT_PLUS_A"]
+
+
+def test_superlus_invalid_arguments_is_reported_as_the_memory_error_it_is(monkeypatch):
+    """SciPy's 'gstrf was called with invalid arguments' (a negative info: from fembody's
+    square CSC matrices, a failed allocation whose byte count wrapped, sparse_lu's
+    docstring) comes out of both drivers as a MemoryError naming the limit and the way
+    out; another SystemError is left alone. SuperLU is replaced by a stub raising what
+    SciPy raises: the real failure needs factor arrays beyond 2 GB."""
+    import pytest
+
+    A = saddle(tower()[0])
+
+    def failing(message):
+        def run(*a, **k):
+            raise SystemError(message)
+        return staticmethod(run)
+    stub = type("SPLA", (), {"splu": failing("gstrf was called with invalid arguments"),
+                             "spilu": failing("gstrf was called with invalid arguments")})
+    monkeypatch.setattr(sparse_lu, "spla", stub)
+    for bounded in (False, True):
+        monkeypatch.setattr(sparse_lu, "_plain_driver_fits", lambda M, b=bounded: not b)
+        with pytest.raises(MemoryError, match="more than 2 GB.*address-space"):
+            sparse_lu.OrderedSuperLU(min_size=0).factorize(A)
+    monkeypatch.setattr(sparse_lu, "spla", type("SPLA", (), {"splu": failing("other")}))
+    monkeypatch.setattr(sparse_lu, "_plain_driver_fits", lambda M: True)
+    with pytest.raises(SystemError, match="other"):
+        sparse_lu.OrderedSuperLU(min_size=0).factorize(A)
