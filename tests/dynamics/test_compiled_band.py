@@ -314,9 +314,12 @@ class _Integ:
 
 def chain_loaded(n: int = 8):
     """The ``n``-link chain with damped springs between two neighbouring bars and from one to
-    a fixed point, a follower force and a global moment (turning loads)."""
+    a fixed point, a follower force and a global moment (turning loads), and point masses on
+    two bars' nodes (constant mass entries: the step's ``M_const`` assembled in the band)."""
     m, bars = spatial_chain.build_model(n)
     a, b, c = (bars[i].node for i in (2, 3, 5))
+    m.add_mass(a, 0.02)
+    m.add_mass(c, 0.03)
     m.add_spring(a, b, k=50.0, c=0.3)
     m.add_spring(c, (0.5, 0.0, 0.2), k=20.0)
     m.add_force(b, (0.1, 0.2, -0.3), follower=True)
