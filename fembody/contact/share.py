@@ -90,7 +90,6 @@ class CrossingShareBlock(ContactRows):
     Dd = None
     friction_slot = None
     frictional = False
-    live_rows_only = True   # the forces of the rows live_forces leaves out are exact zeros
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  at_b1: np.ndarray, radius: np.ndarray, k: np.ndarray, labels) -> None:

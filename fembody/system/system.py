@@ -378,6 +378,14 @@ class System:
         vals = flat[s.msel]
         data += np.bincount(s.mpos, vals if scale == 1.0 else scale * vals, minlength=self.nnz)
 
+    def add_vector_rows(self, f: np.ndarray, block, rows: np.ndarray, fe: np.ndarray) -> None:
+        """:meth:`add_vector` of the element vectors ``fe (n, k)`` of the block's ``rows (m,)``
+        alone: the contract of a block's ``live_forces`` is that its forces are exact zeros
+        off the live rows it returns (tests/contact/test_live_pairs.py checks every such
+        block), so the idle rows add nothing but the cost of their scatter."""
+        if len(rows):
+            f += np.bincount(block.dofs[rows].ravel(), fe[rows].ravel(), minlength=self.n_dof)
+
     def add_matrix_rows(self, data: np.ndarray, block, rows: np.ndarray,
                         Ke: np.ndarray) -> None:
         """:meth:`add_matrix` of the element matrices ``Ke (m, k, k)`` of the block's
@@ -478,12 +486,7 @@ class System:
                                                  run_contacts.sides[b.side_slot])
                 else:
                     fe, rows, Ke = b.live_forces(x, tangent, hist)
-                if getattr(b, "live_rows_only", False):
-                    # (its forces are zero off the live rows: scatter those alone)
-                    f += np.bincount(b.dofs[rows].ravel(), fe[rows].ravel(),
-                                     minlength=self.n_dof)
-                else:
-                    self.add_vector(f, b, fe)
+                self.add_vector_rows(f, b, rows, fe)
                 self.add_matrix_rows(K, b, rows, Ke)
                 continue
             if run_contacts is not None and b.family == "contact":   # a penalty block

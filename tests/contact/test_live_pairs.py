@@ -80,3 +80,27 @@ def test_live_pairs_add_the_whole_block(dim, mu):
     assert np.abs(whole).max() > 0.0 and np.array_equal(whole, live)
     f0, rows0, K0 = blk.live_forces(x, False, history)
     assert np.array_equal(f0, f) and K0 is None
+
+
+@pytest.mark.parametrize("dim, mu", [(3, 0.0), (3, 0.3), (2, 0.0), (2, 0.3)])
+def test_every_live_block_has_no_force_off_its_live_rows(dim, mu):
+    """The contract the System relies on when it scatters a block's forces from its live rows
+    alone (``System._internal``, ``add_vector_rows``): for every beam-contact block with
+    ``live_forces`` (element pairs, junction, free-end, wedge and share rows), at a pressed
+    state, the forces ``live_forces`` returns equal those of the whole block's ``forces`` on
+    every row, bit for bit, and are exactly zero off the live rows."""
+    system = _stack(mu, dim).compile()
+    rng = np.random.default_rng(5)
+    kinds = set()
+    for blk in system.beam_contact_blocks:
+        if not hasattr(blk, "live_forces"):
+            continue
+        kinds.add(type(blk).__name__)
+        for depth in (0.0, 1e-6, 3e-4):
+            x = _pressed(blk, rng, depth)
+            f, rows, K = blk.live_forces(x, True)
+            off = np.setdiff1d(np.arange(len(blk)), rows)
+            assert not f[off].any(), (type(blk).__name__, depth)
+            np.testing.assert_array_equal(f, blk.forces(x, None, True)[0])
+            assert K.shape[0] == len(rows)
+    assert "BeamContactBlock" in kinds and (dim == 2 or "JunctionContactBlock" in kinds), kinds
