@@ -979,33 +979,29 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
     end (:class:`EndContactBlock`, :func:`end_rows` with ``free_end``) and the free ends
     against the inside of elements (:class:`EndElementBlock`); each block only if it has
     rows."""
-    from ..elements.base import Labels
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
     out = []
     rows, names = end_rows(model, contacts, free_end=True)
     if rows:
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
-        X = np.array([[pos[i] for i in row] for row in ids])
-        labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}",
-                        len(ids))
-        out.append(EndContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                                   np.array([r[1] for r in rows]),
-                                   np.array([r[2] for r in rows]),
-                                   np.array([r[3] for r in rows]),
-                                   np.array([r[4] for r in rows]), labels,
-                                   np.array([r[5] for r in rows]),
-                                   np.array([r[2][1] and r[2][3] for r in rows]),
-                                   _friction_of(names)))
-    rows, enames = end_element_rows(model, contacts)
+        out.append(_rows_block(EndContactBlock, rows, names, pos, node_dofs, nd,
+                               np.array([r[2][1] and r[2][3] for r in rows]),
+                               _friction_of(names)))
+    rows, names = end_element_rows(model, contacts)
     if rows:
-        ids = np.array([r[0] for r in rows], dtype=np.int64)
-        X = np.array([[pos[i] for i in row] for row in ids])
-        labels = Labels(lambda i: f"{enames[i][0].label}: {enames[i][1]} / {enames[i][2]}",
-                        len(ids))
-        out.append(EndElementBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                                   np.array([r[1] for r in rows]),
-                                   np.array([r[2] for r in rows]),
-                                   np.array([r[3] for r in rows]),
-                                   np.array([r[4] for r in rows]), labels,
-                                   np.array([r[5] for r in rows]), _friction_of(enames)))
+        out.append(_rows_block(EndElementBlock, rows, names, pos, node_dofs, nd,
+                               _friction_of(names)))
     return out
+
+
+def _rows_block(cls, rows: list, names: list, pos: dict, node_dofs: np.ndarray, nd: int,
+                *extra):
+    """A block of ``cls`` from rows ``(node ids, c1, c2, c3, c4, c5)`` as :func:`end_rows`
+    and :func:`end_element_rows` give them (the columns the two blocks' constructors take in
+    the same places), their names and the constructor's further arguments ``extra``."""
+    from ..elements.base import Labels
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    X = np.array([[pos[i] for i in row] for row in ids])
+    labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
+    c1, c2, c3, c4, c5 = (np.array([r[j] for r in rows]) for j in range(1, 6))
+    return cls(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X, c1, c2, c3, c4,
+               labels, c5, *extra)
