@@ -67,7 +67,7 @@ from .geometry import (closest_crossing, closest_node, distance, point_distance,
 from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, switch
 from ._kernels import crossing_forces, node_forces
-from .rows import ContactRows
+from .rows import ContactRows, beam_neighbours
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -763,7 +763,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
     parts, watch, junctions, shared = [], [], [], []
-    beam_count = None           # beam elements per node (spatial: free ends), made once
+    around = None               # beam elements at each node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -781,14 +781,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             tol = np.full(len(ids), bc.max_penetration)
             # B's free ends (a node of one beam element in the model, as the end rows'),
             # where line contact is clipped to the overlap (fembody.contact.line)
-            if beam_count is None:
-                beam_count = {}
-                for body in model.bodies:
-                    for e in body.elements:
-                        if e.family == "beam":
-                            for nd_ in e.nodes:
-                                beam_count[nd_.id] = beam_count.get(nd_.id, 0) + 1
-            free = np.array([[beam_count.get(int(v), 0) == 1 for v in row]
+            if around is None:
+                around = beam_neighbours(model)
+            free = np.array([[len(around.get(int(v), ())) == 1 for v in row]
                              for row in nodes[pairs[:, 1]]], dtype=bool).reshape(-1, 2)
         else:
             # each node of one element against the other element, once per (node, element)

@@ -178,7 +178,7 @@ import numpy as np
 from .friction import History, coulomb
 from .geometry import closest_node, distance
 from .line import switch
-from .rows import ContactRows
+from .rows import ContactRows, beam_neighbours
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
@@ -290,12 +290,7 @@ class EndContactBlock(ContactRows):
         weight ``w`` of :meth:`_weight` with its derivatives, where ``blend``); a frictional
         block's friction from the anchors of ``history`` (a run's; default None:
         :attr:`history0`)."""
-        f, live, Kl = self.live_forces(x, tangent, history)
-        K = None
-        if tangent:
-            K = np.zeros((len(self), f.shape[1], f.shape[1]))
-            K[live] = Kl
-        return f, K, None
+        return self._whole(*self.live_forces(x, tangent, history))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
         """:meth:`forces` with the stiffness of the rows that touch alone: the forces ``(n,
@@ -466,14 +461,7 @@ def end_rows(model, contacts, free_end: bool = False) -> tuple[list, list]:
     models; default False: every pair, planar) keeps only the pairs with a free end (a node
     of one beam element): two junction nodes are the junction rows' node-on-node contact
     (:mod:`fembody.contact.junction`)."""
-    around: dict[int, list] = {}            # every beam element of the model at each node
-    for body in model.bodies:
-        for e in body.elements:
-            if e.family != "beam":
-                continue
-            i, j = (nd_.id for nd_ in e.nodes)
-            around.setdefault(i, []).append((j, False))     # (neighbour, ends at the node)
-            around.setdefault(j, []).append((i, True))
+    around = beam_neighbours(model)
 
     def slots(p: int):
         nb = around.get(p, [])
@@ -838,12 +826,7 @@ class EndElementBlock(ContactRows):
         """Internal forces ``(n, 4 d)`` [N] of the live rows (:meth:`live`; zero elsewhere)
         and, with ``tangent``, their stiffness (exact); a frictional block's friction from
         the anchors of ``history`` (a run's; default None: :attr:`history0`)."""
-        f, live, Kl = self.live_forces(x, tangent, history)
-        K = None
-        if tangent:
-            K = np.zeros((len(self), f.shape[1], f.shape[1]))
-            K[live] = Kl
-        return f, K, None
+        return self._whole(*self.live_forces(x, tangent, history))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
         """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 4 d)``
@@ -928,14 +911,7 @@ def end_element_rows(model, contacts) -> tuple[list, list]:
     penetration tolerance [m]; and per row ``(contact, name of p, element)``; each (free end,
     element) once in the model. A free end is a node of one beam element; an element holding
     the end's neighbour is left out (self-contact: the fold next to the end)."""
-    around: dict[int, list] = {}
-    for body in model.bodies:
-        for e in body.elements:
-            if e.family != "beam":
-                continue
-            i, j = (nd_.id for nd_ in e.nodes)
-            around.setdefault(i, []).append((j, False))
-            around.setdefault(j, []).append((i, True))
+    around = beam_neighbours(model)
     rows, names, at = [], [], {}
     for bc, els, nodes, pairs in contacts:
         na = len(bc.elements_a)

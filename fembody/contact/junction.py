@@ -123,7 +123,7 @@ from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import ALPHA_LINE, point_part, switch
-from .rows import ContactRows
+from .rows import ContactRows, beam_neighbours
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -884,14 +884,7 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
     :func:`fembody.contact.beams.build_beam_blocks` found them (elements, their node ids ``(n,
     2)``, candidate element pairs ``(p, 2)``)."""
     # every beam element of the model at each node: a junction has exactly two
-    around: dict[int, list[int]] = {}
-    for body in model.bodies:
-        for e in body.elements:
-            if e.family != "beam":
-                continue
-            i, j = (nd_.id for nd_ in e.nodes)
-            around.setdefault(i, []).append((j, False))     # (neighbour, ends at the node)
-            around.setdefault(j, []).append((i, True))
+    around = beam_neighbours(model)
     # the element pairs of the crossing block, in its order (first element, second element)
     held = {(tuple(int(a) for a in nodes[i]), tuple(int(a) for a in nodes[j]))
             for _, _, nodes, pairs in contacts for i, j in pairs}

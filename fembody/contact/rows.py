@@ -1,5 +1,6 @@
 """The bookkeeping shared by the contact blocks of rows (element pairs, junction, free-end,
-wedge and share rows, surface contacts): :class:`ContactRows`."""
+wedge and share rows, surface contacts): :class:`ContactRows`, and the beam elements at each
+node of a model that the row builders read (:func:`beam_neighbours`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,3 +36,30 @@ class ContactRows:
         """Current node positions ``(n, m, d)`` [m] of the rows from their gathered
         displacements ``x (n, m d)`` [m]."""
         return self.X + x.reshape(self.X.shape)
+
+    @staticmethod
+    def _whole(f: np.ndarray, live: np.ndarray, Kl: np.ndarray | None):
+        """The ``forces`` triple of a block from its ``live_forces`` ``(f, live, Kl)``: the
+        forces, the stiffness ``(n, k, k)`` with the live rows' ``Kl`` and zeros elsewhere
+        (None without ``Kl``), no damping."""
+        K = None
+        if Kl is not None:
+            K = np.zeros((f.shape[0], f.shape[1], f.shape[1]))
+            K[live] = Kl
+        return f, K, None
+
+
+def beam_neighbours(model) -> dict[int, list[tuple[int, bool]]]:
+    """Every beam element of ``model`` at each node: ``{node id: [(the element's other node,
+    whether the element ends at the node), ...]}``. A free end has one entry, a junction of
+    two elements (of one beam or two joined there) two, a branch more; nodes of no beam
+    element are absent."""
+    around: dict[int, list[tuple[int, bool]]] = {}
+    for body in model.bodies:
+        for e in body.elements:
+            if e.family != "beam":
+                continue
+            i, j = (nd_.id for nd_ in e.nodes)
+            around.setdefault(i, []).append((j, False))
+            around.setdefault(j, []).append((i, True))
+    return around

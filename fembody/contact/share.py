@@ -181,12 +181,7 @@ class CrossingShareBlock(ContactRows):
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
         """Internal forces ``dE/dX`` ``(n, 5 d)`` [N] and (``tangent``) the stiffness (the
         idle rows' are zero, :meth:`live`)."""
-        f, live, Kl = self.live_forces(x, tangent)
-        K = None
-        if tangent:
-            K = np.zeros((len(self), f.shape[1], f.shape[1]))
-            K[live] = Kl
-        return f, K, None
+        return self._whole(*self.live_forces(x, tangent))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history=None):
         """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 5 d)``

@@ -148,12 +148,7 @@ class WedgeLineBlock(ContactRows):
         """Internal forces ``dW/dX`` ``(n, 5 d)`` [N] and (``tangent``) the stiffness (all
         terms vanish on a row with no penetrating point in its wedge: only the others are
         evaluated, most rows of a straight beam's junctions never are)."""
-        f, live, Kl = self.live_forces(x, tangent)
-        K = None
-        if tangent:
-            K = np.zeros((len(self), f.shape[1], f.shape[1]))
-            K[live] = Kl
-        return f, K, None
+        return self._whole(*self.live_forces(x, tangent))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history=None):
         """:meth:`forces` with the stiffness of the live rows alone (those with a
