@@ -480,7 +480,9 @@ class BeamContactBlock(ContactRows):
 
     def _points(self, x: np.ndarray, tangent: bool, rows: np.ndarray | None = None,
                 side: np.ndarray | None = None):
-        """The contact points of the pairs ``rows`` (default None: all) at ``x``: positions of
+        """The contact points of the pairs ``rows`` (default None: all) at ``x`` (the array
+        evaluation, the compiled pass's reference: a spatial pair's line points are A's own
+        Gauss points, not clipped at B's free ends as the compiled pass's are): positions of
         their pairs' nodes ``(p, m, d)``, the current closest-point parameters ``(p, 2)`` (s
         on A, t on B; a planar pair's s is 0, a line point's its Gauss abscissa), normal
         force ``N (p,)`` [N], normal ``(p, d)`` and (``tangent``) ``dN (p, m d)`` and ``dn
@@ -586,8 +588,17 @@ class BeamContactBlock(ContactRows):
 
     def _open_history(self, x: np.ndarray) -> History:
         """The history of points that are all open at ``x``: each anchored at its current
-        closest points, no offset."""
-        _, params, _, _, _, _ = self._points(x, False)
+        closest points, no offset (a spatial pair's from the compiled pass: where B's free
+        end clips the line part, its points are the clipped quadrature's, which the array
+        evaluation :meth:`_points` does not clip)."""
+        if self.kind == "crossing":
+            pos = np.ascontiguousarray(self.positions(x))
+            params = crossing_forces.trusted(pos, self.k, self.k_line, self.length,
+                                             self.radius, self.free, False, _NO_ANCHOR,
+                                             _NO_SLIDING, _NO_VALUES, _NO_VALUES, _NO_VALUES,
+                                             False, True)[3]
+        else:
+            _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
         return History.open(anchor, x)
 
