@@ -723,8 +723,9 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     structure that slips is indefinite as soon as ``mu k_n`` outweighs the structure's own
     tangential stiffness, however stable its slip. A positive definite symmetric part is
     Hill's condition, sufficient for a unique rate solution and a stable state, not
-    necessary for either (Klarbring, Ing.-Arch. 60 (1990) 529; Martins, Pinto da Costa and
-    co-workers on the stability of quasi-static frictional paths).
+    necessary for either (Klarbring, "Examples of non-uniqueness and non-existence of
+    solutions to quasistatic contact problems with friction", Ing.-Arch. 60 (1990); Martins,
+    Pinto da Costa and co-workers on the stability of quasi-static frictional paths).
 
     **What decides instead.** A quasi-static path loses stability where the rate problem
     ``K dq = f_ext dlam`` on the current stick/slip set loses its unique solution: a real
@@ -736,7 +737,10 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     grows whatever M and C are. A complex pair of eigenvalues crossing the imaginary axis
     is a flutter instability, which depends on M and C: a quasi-static analysis cannot
     judge it (the dynamic eigenproblem with the contact's complementarity does: Pinto da
-    Costa, Martins, Figueiredo and Judice, CMAME 193 (2004) 357), and this check leaves it
+    Costa, Martins, Figueiredo and Judice, "The directional instability problem in systems
+    with frictional contacts", CMAME (2004); Cho and Barber, "Stability of the
+    three-dimensional Coulomb friction law", Proc. R. Soc. A, find quasi-static slip that
+    the dynamics leaves for some slip directions and damping), and this check leaves it
     out. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
     eigenvalue, the check of models without friction. Limits: the check reads the tangent
     of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
