@@ -105,7 +105,8 @@ def _through_the_chord():
     m.add_joint(fb.Driver(A.first, "x", 0.0))
     m.add_joint(fb.Driver(A.first, "y", SmoothStep(0.0, 0.1, 0.0, -0.05 - DEPTH)))
     m.add_joint(fb.Driver(A.first, "rz", 0.0))
-    m.add_beam_contact(A, B, radius=R, stiffness=K, margin=1.0)
+    # (p is driven 25 mm into B on purpose: a run's penetration watch would stop it)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, margin=1.0, max_penetration=0.1)
     return m, A
 
 
@@ -160,3 +161,21 @@ def test_the_discrete_gradient_refuses_friction():
         fb.simulate(m, t_end=0.01, dt=1e-3, method="discrete-gradient")
     with pytest.raises(fb.ModelError, match="Coulomb friction"):
         DiscreteGradient(as_system(m))
+
+
+def test_a_discrete_gradient_run_differences_the_signed_energy():
+    """The same path in fb.simulate(method='discrete-gradient'): the run finishes, p's row
+    held at the gap -(depth + 2 r) by the run's side (to 1e-9, read with the run's final
+    contact state, Result.system's). Before, its energy (System.strain_energy) was the
+    unsigned one while its forces were signed by the run's sides: Newton diverged once p
+    passed B's centre line and the run failed at t = 0.0765 s."""
+    m, A = _through_the_chord()
+    res = fb.simulate(m, t_end=0.12, dt=2e-3, method="discrete-gradient")
+    assert res.stats["status"] == "finished"
+    s = res.system
+    on = []
+    for b in s.beam_contact_blocks:
+        if isinstance(b, BeamContactBlock):
+            g, ok, _, _ = b.gaps(s.pose(b, res.q[-1]), side=s.contact_state.side_of(b))
+            on += list(g[ok & (g < 0.0)])
+    assert len(on) == 1 and abs(on[0] / -(DEPTH + 2 * R) - 1.0) < 1e-9, on
