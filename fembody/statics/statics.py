@@ -709,7 +709,7 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
 
 
 def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
-                         check: "str | InertiaCheck", scale: float) -> float:
+                         check: "str | InertiaCheck", scale: float, Ks=None) -> float:
     """The stability measure of a converged state of a model with Coulomb friction [N/m, N
     m/rad mixed]: negative where the quasi-static path is unstable; NaN where Hill's
     condition proved it stable without an eigenvalue (the factorisation check).
@@ -751,21 +751,25 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself
     (dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else the real
     eigenvalues nearest zero by shift-invert ARPACK: a negative one far below them is not
-    seen, unlike the symmetric check's shift search)."""
+    seen, unlike the symmetric check's shift search). ``Ks``: K's symmetric part on the
+    System's pattern (then ``check`` factorises it with its own analysis of the pattern),
+    None: made here."""
     n = sys.n_free
     if n == 0:
         return math.inf
     tol = UNSTABLE * scale
-    Ks = (0.5 * (K + K.T)).tocsc()
+    on_pattern = Ks is not None
+    if Ks is None:
+        Ks = (0.5 * (K + K.T)).tocsc()
+        Ks.sort_indices()
     if isinstance(check, str):
         hill = lowest_eigenvalue(sys, Ks, Bdata)
         if hill >= -tol:
             return hill
     else:
-        Ks.sort_indices()
-        # (on its own pattern: the check's factorisation of K's shape is not asked again)
         B = sys.B_matrix(Bdata) if sys.n_con else None
-        if InertiaCheck().positive_definite(Ks, B, tol):
+        # (a pattern of its own: a check of its own, not the System pattern's analysis)
+        if (check if on_pattern else InertiaCheck()).positive_definite(Ks, B, tol):
             return math.nan
     if n <= DENSE_MAX:
         Kd = K.toarray()
@@ -840,7 +844,10 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             # Coulomb friction: a slipping point's tangent is unsymmetric (non-associated);
             # the symmetric part decides only as Hill's sufficient condition (see
             # frictional_stability)
-            lowest = frictional_stability(s, Kc, Bdata, check, scale)
+            tpos = eq._transpose_map()
+            # (the symmetric part on the System's pattern: the check's analysis serves it)
+            Ks = None if tpos is None else s.csc(0.5 * (K + K[tpos]))
+            lowest = frictional_stability(s, Kc, Bdata, check, scale, Ks)
         elif isinstance(check, str):
             lowest = lowest_eigenvalue(s, Kc, Bdata)
         elif not check.positive_definite(Kc, B, UNSTABLE * scale):
