@@ -68,6 +68,11 @@ class Integrator:
        accelerations and multipliers consistent with it; :meth:`consistent_multipliers` gives
        the index-1 multipliers of the current state (lift-off decisions); :meth:`after_impact`
        lets an integrator switch to settings robust against the excited high modes.
+    7. Subclasses evaluate ``self.sys``, never the ``system`` argument: for a System with
+       contacts whose state a run changes and none of a run's (stepped directly, outside
+       :func:`fembody.simulate`), ``self.sys`` is a copy holding the integrator's own
+       contact state (:meth:`own_contact_state`), moved by :meth:`step` after each accepted
+       step (:meth:`contacts_accepted`; an override of :meth:`step` calls it too).
     """
 
     name = "integrator"
