@@ -347,13 +347,16 @@ def _switch(x, hessian, grad, hess):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw, Fo,
-                    Ko, out):  # pragma: no cover - jitted
+def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw,
+                    Fo, Ko, out):  # pragma: no cover - jitted
     """Friction of one contact point (:func:`fembody.contact.friction.coulomb` with the
     block's anchor coefficients): the pair's nodes ``x (m, d)`` (m = 4: a0, a1, b0, b1; m =
     3: a planar pair's node p, b0, b1), the gap's gradient ``grad`` and (``tangent``)
-    Hessian ``H`` (the rows of A's nodes summed: the normal and its derivative), ``kon`` the
-    point's penalty where it touches (else 0), ``g`` its gap, ``anchor (2 + d,)``; writes
+    Hessian ``H`` (the rows of A's nodes summed: the normal and its derivative; a point
+    that moves with the nodes, a clipped line point, passes the total derivative of the
+    normal in H's rows of A), ``dN (m d)`` the derivative of the normal force divided by
+    ``-kon`` (``grad`` for a point fixed on A and a fixed weight), ``kon`` the point's
+    penalty where it touches (else 0), ``g`` its gap, ``anchor (2 + d,)``; writes
     the force on the nodes ``Fo (m d)``, (``tangent``) its derivative ``Ko (m d, m d)``, and
     ``out`` = (N, |f|, slipping 1/0, ds, stored, f (d)), the return mapping's state. ``fw``
     scratch of (8 + 3 md) d entries."""
@@ -450,7 +453,7 @@ def _friction_point(x, grad, H, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent
                 Kp[i, j] = fac * acc
         for i in range(d):
             for j in range(md):
-                Kp[i, j] += mu * e[i] * (-kon * grad[j])
+                Kp[i, j] += mu * e[i] * (-kon * dN[j])
     for a in range(m):
         for i in range(d):
             for j in range(md):
@@ -530,7 +533,7 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
                     K[q, i, j] = kon * G[i] * G[j] + (kon * g) * H[i, j]
         if not frictional:
             continue
-        _friction_point(x, G, H, kon, g, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
+        _friction_point(x, G, H, G, kon, g, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
                         kt[q], tangent, fw, Fo, Ko, out)
         if points:
             state[q, :] = out
@@ -622,6 +625,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sl
     DXI = np.empty(NG)
     DXX = np.empty(NG)
     GXI = np.empty((NG, md))
+    dNF = np.empty(md)                      # a clipped line point's dN / (-kon)
+    HF = np.empty((md, md))                 # and its H with the normal's turn in xi
     for q in range(n):
         x = pos[q]
         rad = radius[q]
@@ -686,8 +691,9 @@ def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sl
         if points:
             params[q, 0], params[q, 1] = s, t
             for g_ in range(NG):
-                params[n + q * NG + g_, 0] = _XI_T[g_]
-                params[n + q * NG + g_, 1] = _project(x, _XI_T[g_]) if clip else tlin[g_]
+                # (the clipped quadrature's points where B's free end bounds A's part)
+                params[n + q * NG + g_, 0] = lo + L * _XI_T[g_]
+                params[n + q * NG + g_, 1] = tlin[g_]
         if not hit:
             continue
         touching[nt] = q
@@ -798,30 +804,40 @@ def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sl
             continue
         # friction: the pair's point (row q), then its line points (n + q NG + g)
         if use_p or points:
-            _friction_point(x, gp, Hp, kp, gpt, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
+            _friction_point(x, gp, Hp, gp, kp, gpt, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
                             kt[q], tangent and use_p, fw, Fpt, Kpt, out)
             if points:
                 state[q, :] = out
         Fln[:] = 0.0
         if tangent:
             Kln[:] = 0.0
-        if clip and (use_l or points):
-            # the friction's line points are the element's own Gauss points, unclipped
-            # (line.py's docstring "Clipped at free ends")
-            for g_ in range(NG):
-                xi = _XI_T[g_]
-                tg = _project(x, xi)
-                c[0], c[1], c[2], c[3] = 1.0 - xi, xi, tg - 1.0, -tg
-                rho = _distance(x, c, ckl, 1, ws, tangent, GL[g_], HL[g_])
-                rhoL[g_] = rho
-                lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and rho - rad < 0.0
         if use_l or points:
             for g_ in range(NG):
-                kg = _W_T[g_] * k[q] if lon[g_] else 0.0
+                # the line points of the penalty's quadrature (clipped at a free end of B:
+                # there at xi_g = lo + L XI_g, weight L W_g, moving with the bounds)
+                kg = _W_T[g_] * L * k[q] if lon[g_] else 0.0
                 row = n + q * NG + g_
-                _friction_point(x, GL[g_], HL[g_], kg, rhoL[g_] - rad, anchor[row],
-                                sliding[row] != 0, mu_s[row], mu_k[row], kt[row],
-                                tangent and use_l, fw, Fo, Ko, out)
+                if not clip or not lon[g_]:
+                    _friction_point(x, GL[g_], HL[g_], GL[g_], kg, rhoL[g_] - rad,
+                                    anchor[row], sliding[row] != 0, mu_s[row], mu_k[row],
+                                    kt[row], tangent and use_l, fw, Fo, Ko, out)
+                else:
+                    # N = -L W_g k g(xi_g(X), X): dN = -kg (g_X + g_xi xi_X + g L_X / L);
+                    # the normal n (A's rows of g_X) turns with xi too: dn = A's rows of
+                    # g_XX + g_xiX xi_X^T (line.py's docstring)
+                    gg = rhoL[g_] - rad
+                    xg_ = _XI_T[g_]
+                    Dx = DXI[g_]
+                    for i in range(md):
+                        gxg[i] = (1.0 - xg_) * gLo[i] + xg_ * gHi[i]
+                        dNF[i] = GL[g_, i] + Dx * gxg[i] + gg * (gHi[i] - gLo[i]) / L
+                    if tangent and use_l:
+                        for i in range(md):
+                            for j in range(md):
+                                HF[i, j] = HL[g_, i, j] + GXI[g_, i] * gxg[j]
+                    _friction_point(x, GL[g_], HF, dNF, kg, gg, anchor[row],
+                                    sliding[row] != 0, mu_s[row], mu_k[row], kt[row],
+                                    tangent and use_l, fw, Fo, Ko, out)
                 if points:
                     state[row, :] = out
                 for i in range(md):

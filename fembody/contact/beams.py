@@ -301,8 +301,10 @@ class BeamContactBlock(ContactRows):
     accepted step (or load step), to the side the node then lies on where it is clear of the
     element (:meth:`sides_after`): a node that went round the other beam's free end and
     touches the element from there is measured from its new side. Every evaluation takes
-    the run's ``side``; without one (a System evaluated outside a run or static analysis,
-    a Result's states read after the run) each node is measured from the side it lies on
+    the run's ``side`` (an integrator stepped directly keeps its own,
+    :meth:`fembody.dynamics.base.Integrator.own_contact_state`); without one (a System
+    evaluated outside a run or static analysis, a Result's states read after the run)
+    each node is measured from the side it lies on
     (the unsigned distance). At an accepted state of a run that checks penetration
     (tolerance below the sum of the radii, the default) that is the run's side: a node past
     the line from its side is deeper than the sum of the radii, which the run refuses.
@@ -480,7 +482,9 @@ class BeamContactBlock(ContactRows):
 
     def _points(self, x: np.ndarray, tangent: bool, rows: np.ndarray | None = None,
                 side: np.ndarray | None = None):
-        """The contact points of the pairs ``rows`` (default None: all) at ``x``: positions of
+        """The contact points of the pairs ``rows`` (default None: all) at ``x`` (the array
+        evaluation, the compiled pass's reference: a spatial pair's line points are A's own
+        Gauss points, not clipped at B's free ends as the compiled pass's are): positions of
         their pairs' nodes ``(p, m, d)``, the current closest-point parameters ``(p, 2)`` (s
         on A, t on B; a planar pair's s is 0, a line point's its Gauss abscissa), normal
         force ``N (p,)`` [N], normal ``(p, d)`` and (``tangent``) ``dN (p, m d)`` and ``dn
@@ -586,8 +590,17 @@ class BeamContactBlock(ContactRows):
 
     def _open_history(self, x: np.ndarray) -> History:
         """The history of points that are all open at ``x``: each anchored at its current
-        closest points, no offset."""
-        _, params, _, _, _, _ = self._points(x, False)
+        closest points, no offset (a spatial pair's from the compiled pass: where B's free
+        end clips the line part, its points are the clipped quadrature's, which the array
+        evaluation :meth:`_points` does not clip)."""
+        if self.kind == "crossing":
+            pos = np.ascontiguousarray(self.positions(x))
+            params = crossing_forces.trusted(pos, self.k, self.k_line, self.length,
+                                             self.radius, self.free, False, _NO_ANCHOR,
+                                             _NO_SLIDING, _NO_VALUES, _NO_VALUES, _NO_VALUES,
+                                             False, True)[3]
+        else:
+            _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
         return History.open(anchor, x)
 

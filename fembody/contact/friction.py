@@ -47,7 +47,9 @@ contacts (:mod:`fembody.contact.beams`, point, line and planar pairs) take ``fri
 blocks read the anchors (a :class:`History`) from the run's
 :class:`fembody.contact.ContactState`, never from the compiled System; the driver moves them
 once per accepted step (``advance``), so a rejected or retried step starts again from the
-anchors of the last accepted one, and checkpoints carry them. A System evaluated without a
+anchors of the last accepted one, and checkpoints carry them; an integrator stepped directly
+(outside :func:`fembody.simulate`) keeps a state of its own and moves it the same way
+(:meth:`fembody.dynamics.base.Integrator.own_contact_state`). A System evaluated without a
 run (statics, ``System.internal_forces`` called directly) uses the anchors of the reference
 configuration: one return mapping from the start, which is the incremental answer for a
 monotonic load but not for one that reverses.

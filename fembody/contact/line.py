@@ -55,10 +55,13 @@ points beyond). Limits: where A's element covers the whole of B's last element a
 past both its ends (A's element longer than B's), the inner end's points are B's neighbour's
 pair's unclipped ones and the free end's are clipped, so the two pairs' points of A differ
 and their hand-over at the inner node is a step again; near-parallel elements of about equal
-length rarely meet it. The frictional points of the line part stay the element's own Gauss
-points (unclipped): their normal force is still the step function of the overlap at a free
-end (exact tangent of that; the clipped friction needs its normal force and points to move
-with the bounds too). Where two near-parallel ends meeting end to end start to overlap,
+length rarely meet it. The frictional points of the line part are the clipped
+quadrature's too: point ``g`` at ``xi_g`` with the normal force ``N_g = L W_g k (-g)``
+(``k`` the pair's point stiffness), so the friction of a slipping overlap is ``mu`` times
+its clipped normal force and moves continuously with the end; its tangent carries ``dN_g =
+-W_g k (L (g_X + g_xi xi_gX) + g L_X)`` and the normal's turn ``g_xiX xi_gX^T`` (the
+tangential stiffness ``k_t`` of a point is not scaled by ``L``). Where two near-parallel
+ends meeting end to end start to overlap,
 the clipped energy starts from zero (``L = 0``) while the end rows
 (:mod:`fembody.contact.ends`) are weighted out by ``1 - lam``: the energy there still jumps
 from the node pair's ``k g^2 / 2`` to zero (a strict xfail in

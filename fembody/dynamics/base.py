@@ -68,13 +68,23 @@ class Integrator:
        accelerations and multipliers consistent with it; :meth:`consistent_multipliers` gives
        the index-1 multipliers of the current state (lift-off decisions); :meth:`after_impact`
        lets an integrator switch to settings robust against the excited high modes.
+    7. Subclasses evaluate ``self.sys``, never the ``system`` argument: for a System with
+       contacts whose state a run changes and none of a run's (stepped directly, outside
+       :func:`fembody.simulate`), ``self.sys`` is a copy holding the integrator's own
+       contact state (:meth:`own_contact_state`), moved by :meth:`step` after each accepted
+       step (:meth:`contacts_accepted`; an override of :meth:`step` calls it too).
     """
 
     name = "integrator"
 
     def __init__(self, system: System, t0: float = 0.0,
                  rows: RedundantRows | None = None) -> None:
-        self.sys = system
+        # a System with contacts whose state a run changes (friction anchors, planar beam
+        # pairs' sides, penalty approach speeds) and none of a run's: this integrator is used
+        # on its own (stepped directly, not by fembody.simulate), and keeps that state itself
+        # (see own_contact_state); subclasses read the System as self.sys
+        self.owns_contacts = False
+        self.sys = self.own_contact_state(system)
         # the run's redundant constraint rows (the driver's, shared; a fresh set: all rows in)
         self.rows = RedundantRows() if rows is None else rows
         self.t = float(t0)
@@ -89,9 +99,51 @@ class Integrator:
         ok, msg = self._step_impl(h)
         if ok:
             self.n_steps += 1
+            self.contacts_accepted()
         else:
             self.n_rejected += 1
         return ok, msg
+
+    # ------------------------------------------------------------ contact state
+    def own_contact_state(self, system: System) -> System:
+        """The System this integrator steps: ``system`` itself, or, for a System whose
+        contacts have a state that a run changes (Coulomb friction's anchors, the sides of
+        planar beam pairs, penalty contacts' approach speeds:
+        :class:`fembody.contact.ContactState`) but that holds none (a compiled System, not a
+        run's: the integrator is stepped directly, outside :func:`fembody.simulate`), a copy
+        holding this integrator's own state, which :meth:`step` moves after each accepted
+        step as the driver does in a run (:meth:`contacts_accepted`) and
+        :meth:`save_state` / :meth:`restore_state` carry. Without it a directly stepped
+        integrator measured planar pairs unsigned (a node carried round a free end was
+        pushed back through the element) and kept the friction anchors of the reference
+        configuration (no slip ever accumulated). The compiled System is not changed; a
+        run's System (``contact_state`` set) is stepped as it is, its driver owning the
+        state."""
+        if getattr(system, "contact_state", True) is not None or not (
+                getattr(system, "friction_blocks", None) or getattr(system, "side_blocks", None)
+                or getattr(system, "penalty_blocks", None)):
+            return system
+        from ..contact import run_state        # (the contact module loads when used)
+        self.owns_contacts = True
+        self.friction_dissipated = 0.0          # [J] by the slip of the accepted steps
+        return system.with_contact_state(run_state(system))
+
+    def contacts_accepted(self) -> None:
+        """After an accepted step of an integrator that owns its contact state (see
+        :meth:`own_contact_state`): the friction anchors and the planar pairs' sides move to
+        the new state and the penalty contacts record their approach speeds, as
+        :func:`fembody.simulate` does after each step it accepts; the energy the step's slip
+        dissipated adds to ``friction_dissipated`` [J]."""
+        if not self.owns_contacts:
+            return
+        s, cs = self.sys, self.sys.contact_state
+        if getattr(s, "friction_blocks", None):
+            d, _ = cs.advance(s, self.q)
+            self.friction_dissipated += d
+        if getattr(s, "side_blocks", None):
+            cs.advance_sides(s, self.q)
+        if getattr(s, "penalty_blocks", None):
+            cs.update(s, self.q, self.v)
 
     def _step_impl(self, h: float) -> tuple[bool, str]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -104,14 +156,21 @@ class Integrator:
 
     # ------------------------------------------------------------ state
     def save_state(self) -> tuple:
-        """The state a rejected step or an event location rolls back to."""
-        return (self.t, self.q, self.v, self.a, self.qdd, self.lam)
+        """The state a rejected step or an event location rolls back to (with the contact
+        state of an integrator that owns one, :meth:`own_contact_state`)."""
+        state = (self.t, self.q, self.v, self.a, self.qdd, self.lam)
+        if self.owns_contacts:
+            return state + (self.sys.contact_state.saved(), self.friction_dissipated)
+        return state
 
     def restore_state(self, state: tuple, jumped: bool = True) -> None:
         """Go back to a state from :meth:`save_state`; ``jumped``: the integrator had moved on
         from it (histories are dropped), False after a step that failed (which leaves the
         state untouched by contract item 2: this only re-asserts it)."""
-        self.t, self.q, self.v, self.a, self.qdd, self.lam = state
+        self.t, self.q, self.v, self.a, self.qdd, self.lam = state[:6]
+        if self.owns_contacts and len(state) > 6:
+            self.sys.contact_state.restore(state[6])
+            self.friction_dissipated = state[7]
         if jumped:
             self.last = None
             self.state_changed()

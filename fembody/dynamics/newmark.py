@@ -233,7 +233,7 @@ class GeneralizedAlpha(Integrator):
         self._n_transient: float | None = None
         self._restarted_at = 0
         # the index-1 system [[M, B^T], [B, 0]] for consistent accelerations and multipliers
-        self._index1 = AugmentedODE(system, 0.0, 0.0, linear_solver, self.rows)
+        self._index1 = AugmentedODE(self.sys, 0.0, 0.0, linear_solver, self.rows)
         self._fac_h: float | None = None       # step size of the current factorisation
         self._damped = (system.rayleigh[0] > 0 or system.rayleigh[1] > 0 or
                         any(getattr(b, "Dd", None) is not None for b in system.stiffness_blocks))

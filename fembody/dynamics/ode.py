@@ -48,13 +48,14 @@ class IndexOneIntegrator(Integrator):
         super().__init__(system, t0, rows)
         if projection not in ("always", "threshold", True, False):
             raise ModelError(f"projection must be 'always', 'threshold' or False, got {projection!r}")
-        self.ode = AugmentedODE(system, alpha, beta, linear_solver, self.rows)
+        self.ode = AugmentedODE(self.sys, alpha, beta, linear_solver, self.rows)
         self.solver = self.ode.solver
         self.projection = "always" if projection is True else projection
         self.project_tol = 1e-8 * system.length if project_tol is None else project_tol
         self.mass_weighted = mass_weighted
         q, v = initial_state(system, q0, v0)
-        q, v, _ = project(system, q, v, self.t, mass_weighted=mass_weighted, rows=self.rows)
+        q, v, _ = project(self.sys, q, v, self.t, mass_weighted=mass_weighted,
+                          rows=self.rows)
         self.q, self.v = q, v
         self.n_projections = 0
         self._ode_counted = 0
@@ -270,6 +271,8 @@ class AdaptiveGill(Gill):
         ok, msg = self._step_impl(h)
         if not ok:
             self.n_rejected += 1
+        else:
+            self.contacts_accepted()
         return ok, msg
 
     def _norm(self, e: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> float:

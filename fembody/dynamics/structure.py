@@ -295,6 +295,14 @@ class DiscreteGradient(GeneralizedAlpha):
                              "matrix (offset rigid bodies, modal bodies or the rotary inertia of spatial "
                              "beams and bodies); use "
                              "'generalized-alpha' or 'newmark'")
+        if getattr(system, "friction_blocks", None):
+            # the discrete gradient's correction (U1 - U0 - f . dq) dq / |dq|^2 would take the
+            # friction forces' work out of every step, friction having no energy in U: the
+            # slide would not slow down while the run reported the slip's dissipation
+            raise ModelError("discrete-gradient: the model has Coulomb friction (a contact "
+                             "with friction > 0), whose forces have no potential for the "
+                             "discrete gradient; use 'generalized-alpha' or 'newmark', or "
+                             "contacts without friction")
         for key in ("rho_inf", "alpha_m", "alpha_f", "gamma", "beta", "newton", "projection"):
             if key in options:
                 raise TypeError(f"discrete-gradient: unexpected option {key!r}")

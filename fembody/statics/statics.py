@@ -398,7 +398,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         False, ``stats['unstable']`` their load factors) and :func:`fembody.modes` and
         :func:`fembody.buckling` refuse them as base states. 'auto': 'error' with load
         control, 'accept' with the arc-length method (which follows unstable branches on
-        purpose).
+        purpose). With Coulomb friction a slipping contact makes the tangent unsymmetric:
+        where its symmetric part is not positive definite, a state is unstable when the
+        tangent itself has a negative real eigenvalue (:func:`frictional_stability`), so a
+        contact that slips stably is not refused.
 
     Returns
     -------
@@ -705,6 +708,88 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
     return float(w[0])
 
 
+def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
+                         check: "str | InertiaCheck", scale: float, Ks=None) -> float:
+    """The stability measure of a converged state of a model with Coulomb friction [N/m, N
+    m/rad mixed]: negative where the quasi-static path is unstable; NaN where Hill's
+    condition proved it stable without an eigenvalue (the factorisation check).
+
+    **Why not the symmetric part.** The consistent tangent ``K`` of a slipping point
+    (:mod:`fembody.contact.friction`) holds ``-mu k_n e n^T``: the friction force turns with
+    the normal force but does no work along the normal, a non-associated (non-conservative)
+    law. For a point slipping on a plane alone, ``K`` has the eigenvalues ``k_n`` and 0 (the
+    slip direction is free), and its symmetric part ``[[0, -mu k_n/2], [-mu k_n/2, k_n]]``
+    has a negative eigenvalue ``-mu^2 k_n / 4`` to leading order: the symmetric part of a
+    structure that slips is indefinite as soon as ``mu k_n`` outweighs the structure's own
+    tangential stiffness, however stable its slip. A positive definite symmetric part is
+    Hill's condition, sufficient for a unique rate solution and a stable state, not
+    necessary for either (Klarbring, "Examples of non-uniqueness and non-existence of
+    solutions to quasistatic contact problems with friction", Ing.-Arch. 60 (1990); Martins,
+    Pinto da Costa and co-workers on the stability of quasi-static frictional paths).
+
+    **What decides instead.** A quasi-static path loses stability where the rate problem
+    ``K dq = f_ext dlam`` on the current stick/slip set loses its unique solution: a real
+    eigenvalue of ``K`` (on the joints' motions) passes through zero, a limit point or a
+    bifurcation; beyond it ``K`` keeps a negative real eigenvalue. That is the divergence
+    instability, independent of the inertia and damping: with an odd number of negative
+    real eigenvalues ``det K < 0`` while ``det(M s^2 + C s + K) > 0`` for large real ``s``
+    (M, C positive definite), so the motion about the state has a real root ``s > 0`` and
+    grows whatever M and C are. A complex pair of eigenvalues crossing the imaginary axis
+    is a flutter instability, which depends on M and C: a quasi-static analysis cannot
+    judge it (the dynamic eigenproblem with the contact's complementarity does: Pinto da
+    Costa, Martins, Figueiredo and Judice, "The directional instability problem in systems
+    with frictional contacts", CMAME (2004); Cho and Barber, "Stability of the
+    three-dimensional Coulomb friction law", Proc. R. Soc. A, find quasi-static slip that
+    the dynamics leaves for some slip directions and damping), and this check leaves it
+    out. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
+    eigenvalue, the check of models without friction. Limits: the check reads the tangent
+    of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
+    ``p`` slipping points whose common orientation (all determinants of one sign) is the
+    exact condition for a unique rate solution.
+
+    So: Hill's condition first (the lowest eigenvalue of the symmetric part, dense, or a
+    Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself
+    (dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else the real
+    eigenvalues nearest zero by shift-invert ARPACK: a negative one far below them is not
+    seen, unlike the symmetric check's shift search). ``Ks``: K's symmetric part on the
+    System's pattern (then ``check`` factorises it with its own analysis of the pattern),
+    None: made here."""
+    n = sys.n_free
+    if n == 0:
+        return math.inf
+    tol = UNSTABLE * scale
+    on_pattern = Ks is not None
+    if Ks is None:
+        Ks = (0.5 * (K + K.T)).tocsc()
+        Ks.sort_indices()
+    if isinstance(check, str):
+        hill = lowest_eigenvalue(sys, Ks, Bdata)
+        if hill >= -tol:
+            return hill
+    else:
+        B = sys.B_matrix(Bdata) if sys.n_con else None
+        # (a pattern of its own: a check of its own, not the System pattern's analysis)
+        if (check if on_pattern else InertiaCheck()).positive_definite(Ks, B, tol):
+            return math.nan
+    if n <= DENSE_MAX:
+        Kd = K.toarray()
+        if sys.n_con:
+            Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+            if Z.shape[1] == 0:
+                return math.inf
+            Kd = Z.T @ Kd @ Z
+        ev = sla.eigvals(Kd)
+    else:
+        k = min(6, n - 2)
+        OPinv = constrained_resolvent(sys, K - (-1e-6 * scale) * sp.identity(n, format="csc"),
+                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
+        ev = spla.eigs(K, k=k, sigma=-1e-6 * scale, which="LM", OPinv=OPinv,
+                       return_eigenvectors=False)
+    # real: an imaginary part at round-off of the spectrum's size
+    real = ev.real[np.abs(ev.imag) <= 1e-10 * max(float(np.abs(ev).max()), scale)]
+    return float(real.min()) if real.size else math.inf
+
+
 def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray, load: float,
             lam: np.ndarray, r: np.ndarray, it: int) -> None:
     """Record a converged load step after checking it: an element passed through zero length
@@ -755,7 +840,15 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
         Kc = s.csc(K)
         scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
-        if isinstance(check, str):
+        if getattr(s, "friction_blocks", None):
+            # Coulomb friction: a slipping point's tangent is unsymmetric (non-associated);
+            # the symmetric part decides only as Hill's sufficient condition (see
+            # frictional_stability)
+            tpos = eq._transpose_map()
+            # (the symmetric part on the System's pattern: the check's analysis serves it)
+            Ks = None if tpos is None else s.csc(0.5 * (K + K[tpos]))
+            lowest = frictional_stability(s, Kc, Bdata, check, scale, Ks)
+        elif isinstance(check, str):
             lowest = lowest_eigenvalue(s, Kc, Bdata)
         elif not check.positive_definite(Kc, B, UNSTABLE * scale):
             # a negative pivot: the eigenvalue nearest a shift under the spectrum is the

@@ -40,10 +40,20 @@ class Measures:
         return R
 
     def strain_energy(self, q: np.ndarray) -> float:
-        """Elastic energy stored in all elements and springs [J]."""
+        """Elastic energy stored in all elements and springs [J]; a planar beam pair's
+        penalty energy signed by the run's sides when the System holds a run's contact state
+        (:meth:`fembody.system.System.with_contact_state`; else unsigned), as its forces
+        are: the energy the discrete-gradient integrator differences is the potential of the
+        forces it steps with."""
         s = self.sys
-        return float(sum(b.strain_energy(s.pose(b, q)).sum()
-                         for b in s.stiffness_blocks))
+        cs = getattr(s, "contact_state", None)
+        total = 0.0
+        for b in s.stiffness_blocks:
+            side = None if cs is None else cs.side_of(b)
+            x = s.pose(b, q)
+            total += float((b.strain_energy(x) if side is None
+                            else b.strain_energy(x, side)).sum())
+        return total
 
     def kinetic_energy(self, q: np.ndarray, v: np.ndarray) -> float:
         """Kinetic energy 1/2 v^T M(q) v [J]."""
