@@ -176,11 +176,37 @@ import math
 import numpy as np
 
 from .friction import History, coulomb
-from .geometry import closest_node, distance
-from .line import switch
+from .geometry import PARALLEL_SINE, closest_node, distance
+from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
+
+
+def _pair_weight(pos: np.ndarray, pair: tuple, tangent: bool):
+    """The point weight ``1 - Lam`` ``(n,)`` of rows at node positions ``pos (n, m, d)``,
+    ``Lam`` the line weight of the element pair the rows belong to
+    (:func:`fembody.contact.line.weight`: the switch, ramped where free ends meet), its
+    gradient ``(n, m d)`` and (``tangent``) Hessian: ``pair = (order, free, ramp)``, per row
+    the slots ``(n, 4)`` of that pair's ``(a0, a1, b0, b1)`` among the row's nodes (the
+    element pair's own order, A its first element) and B's free ends and A's ramps ``(n,
+    2)`` as the element pairs' block holds them."""
+    order, free, ramp = pair
+    n, m, d = pos.shape
+    rows = np.arange(n)
+    lam, gl, hl = weight(pos[rows[:, None], order], free, ramp, tangent)
+    idx = (order[:, :, None] * d + np.arange(d)[None, None, :]).reshape(n, 4 * d)
+    G = np.zeros((n, m * d))
+    G[rows[:, None], idx] = -gl
+    H = None
+    if tangent:
+        H = np.zeros((n, m * d, m * d))
+        H[rows[:, None, None], idx[:, :, None], idx[:, None, :]] = -hl
+    return 1.0 - lam, G, H
+
+
+def _take_pair(pair: tuple | None, rows: np.ndarray) -> tuple | None:
+    return None if pair is None else tuple(np.asarray(a)[rows] for a in pair)
 
 
 class EndContactBlock(ContactRows):
@@ -209,7 +235,7 @@ class EndContactBlock(ContactRows):
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  absent: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
                  tol: np.ndarray | None = None, blend: np.ndarray | None = None,
-                 friction: tuple | None = None) -> None:
+                 friction: tuple | None = None, pair: tuple | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
         self.nodes = self.slots         # (row by row as X and dofs, as other blocks)
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -222,6 +248,7 @@ class EndContactBlock(ContactRows):
         self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
         self._labels = labels
         self.blend = None if blend is None else np.asarray(blend, dtype=bool)
+        self.pair = pair
         d = self.dim
         self._sw = np.concatenate([np.arange(d) + d * j for j in (U1, P, W1, Q)])
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
@@ -244,6 +271,14 @@ class EndContactBlock(ContactRows):
         if self.blend is None or not self.blend.any():
             return w, G, H
         pos = self.positions(x)
+        if self.pair is not None:
+            sel = np.flatnonzero(self.blend)
+            if sel.size:
+                out = _pair_weight(pos[sel], _take_pair(self.pair, sel), tangent)
+                w[sel], G[sel] = out[0], out[1]
+                if tangent:
+                    H[sel] = out[2]
+            return w, G, H
         same = np.einsum("ni,ni->n", pos[:, P] - pos[:, U1], pos[:, Q] - pos[:, W1]) > 0.0
         sel = np.flatnonzero(self.blend & same)
         if sel.size:
@@ -405,7 +440,8 @@ class EndContactBlock(ContactRows):
                                self.ends[rows], self.absent[rows], self.radius[rows],
                                self.k[rows], self._labels, self.tol[rows],
                                None if self.blend is None else self.blend[rows],
-                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                               _take_pair(self.pair, rows))
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``w k/2 max(-g, 0)^2`` per row [J] (``w`` the point weight)."""
@@ -532,6 +568,19 @@ def _smoothstep(eta: np.ndarray):
     return S, dS, d2S
 
 
+def _lean(p: np.ndarray, u: np.ndarray, a0: np.ndarray, a1: np.ndarray):
+    """The projection ``t (n,)`` of the ends ``p (n, d)`` on the chords ``a0 -> a1`` and
+    their lean ``(x_A(t) - p) . (p - u) / (|x_A(t) - p| |p - u|)`` ``(n,)``, ``u`` the
+    end's neighbour: the cosine whose sign is the test that ``x_A(t)`` lies beyond the end's
+    element (:meth:`EndElementBlock._mirrored`)."""
+    e = a1 - a0
+    t = np.einsum("ni,ni->n", p - a0, e) / np.einsum("ni,ni->n", e, e)
+    v = a0 + t[:, None] * e - p
+    b = p - u
+    nv = np.sqrt(np.einsum("ni,ni->n", v, v) * np.einsum("ni,ni->n", b, b))
+    return t, np.einsum("ni,ni->n", v, b) / np.where(nv > 0.0, nv, 1.0)
+
+
 def _projection(pos: np.ndarray, c: int, f: int, tangent: bool):
     """``s = (p - x_c) . e / |e|`` ``(n,)`` with ``e = x_f - x_c``: the end ``p`` (slot
     ``PE``) measured from the node in slot ``c`` along the chord towards slot ``f`` [m]; its
@@ -586,7 +635,8 @@ class EndElementBlock(ContactRows):
 
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
-                 tol: np.ndarray | None = None, friction: tuple | None = None) -> None:
+                 tol: np.ndarray | None = None, friction: tuple | None = None,
+                 pair: tuple | None = None) -> None:
         slots = np.asarray(slots, dtype=np.int64)
         dofs = np.asarray(dofs, dtype=np.int64)
         X = np.asarray(X, dtype=float)
@@ -610,6 +660,7 @@ class EndElementBlock(ContactRows):
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
         self._labels = labels
+        self.pair = pair
         d = self.dim
         # the node-on-element geometry's DOFs (p, a0, a1) and the switch's (u, p, a0, a1)
         # among the row's (p, u, a0, a1)
@@ -637,6 +688,8 @@ class EndElementBlock(ContactRows):
         xa = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
         dot = np.einsum("ni,ni->n", xa - pos[:, PE], pos[:, PE] - pos[:, UE])
         beyond = np.where(self.ends, dot >= 0.0, dot > 0.0)
+        if self.pair is not None:
+            beyond = self._mirrored(pos, beyond)
         m = pos.shape[1] * d
         G = np.zeros((n, m))
         G[:, self._geo] = G3
@@ -646,21 +699,60 @@ class EndElementBlock(ContactRows):
             H[:, self._geo[:, None], self._geo[None, :]] = H3
         return rho - self.radius, ok & beyond & (rho > 0.0), G, H
 
+    def _mirrored(self, pos: np.ndarray, beyond: np.ndarray) -> np.ndarray:
+        """The rows' test that the end's closest point lies beyond the end's own element,
+        with the rule for two free ends overlapping side by side on parallel chords (module
+        docstring, "Where free ends meet"): where the chords are parallel (the sine of their
+        angle below :data:`~fembody.contact.geometry.PARALLEL_SINE`, where the element pair
+        has no point contact) and a free end ``q`` of the other element projects inside the
+        end's element (the mirror row, ``q`` against it, is in its projection zone), the row
+        holds the contact if its lean :func:`_lean` exceeds the mirror's (a tie to the lower
+        node id), else the mirror does: one of the two, whatever the round-off."""
+        order, free, ramp = self.pair
+        mine = (order[:, 0] == PE) | (order[:, 0] == UE)        # A is the end's element
+        other_free = np.where(mine[:, None], np.asarray(free) != 0, np.asarray(ramp) > 0.0)
+        e1 = pos[:, PE] - pos[:, UE]
+        e2 = pos[:, A1] - pos[:, A0]
+        c = np.einsum("ni,ni->n", e1, e2) ** 2 / (np.einsum("ni,ni->n", e1, e1)
+                                                  * np.einsum("ni,ni->n", e2, e2))
+        par = 1.0 - c < PARALLEL_SINE ** 2
+        if not (par[:, None] & other_free).any():
+            return beyond
+        out = beyond.copy()
+        own = _lean(pos[:, PE], pos[:, UE], pos[:, A0], pos[:, A1])[1]
+        n0 = np.where(self.ends, UE, PE)        # the end's element in its own node order
+        n1 = np.where(self.ends, PE, UE)
+        for cc in (0, 1):
+            sel = np.flatnonzero(par & other_free[:, cc])
+            if not sel.size:
+                continue
+            tq, am = _lean(pos[sel, A0 + cc], pos[sel, A1 - cc], pos[sel, n0[sel]],
+                           pos[sel, n1[sel]])
+            inside = (tq >= 0.0) & (tq < 1.0)
+            s_, ar = sel[inside], own[sel][inside]
+            am = am[inside]
+            first = self.slots[s_, PE] < self.slots[s_, A0 + cc]
+            out[s_] = (ar > am) | ((ar == am) & first)
+        return out
+
     def _weight(self, x: np.ndarray, tangent: bool):
         """The row's weight ``(1 - lam) S_0 S_1`` ``(n,)`` (``lam`` the line weight of
         :func:`fembody.contact.line.switch` between the end's element and the other, ``S_c``
         the row's share against its partner at ``a_c``, :meth:`_share`), its gradient ``(n,
         6 d)`` and (``tangent``) Hessian."""
         pos = self.positions(x)
-        lam, gl, hl = switch(pos[:, [UE, PE, A0, A1]], tangent)
-        n, k = x.shape
-        w = 1.0 - lam
-        G = np.zeros((n, k))
-        G[:, self._sw] = -gl
-        H = None
-        if tangent:
-            H = np.zeros((n, k, k))
-            H[:, self._sw[:, None], self._sw[None, :]] = -hl
+        if self.pair is not None:
+            w, G, H = _pair_weight(pos, self.pair, tangent)
+        else:
+            lam, gl, hl = switch(pos[:, [UE, PE, A0, A1]], tangent)
+            n, k = x.shape
+            w = 1.0 - lam
+            G = np.zeros((n, k))
+            G[:, self._sw] = -gl
+            H = None
+            if tangent:
+                H = np.zeros((n, k, k))
+                H[:, self._sw[:, None], self._sw[None, :]] = -hl
         for c in (0, 1):
             om, go, ho = self._share(pos, c, tangent)
             if tangent:
@@ -739,7 +831,8 @@ class EndElementBlock(ContactRows):
         return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
                                self.ends[rows], self.partner[rows],
                                self.radius[rows], self.k[rows], self._labels, self.tol[rows],
-                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                               _take_pair(self.pair, rows))
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
@@ -929,8 +1022,9 @@ def end_element_rows(model, contacts) -> tuple[list, list]:
                     at[key] = len(rows)
                     rsum = (float(bc.radius_a if e < na else bc.radius_b)
                             + float(bc.radius_a if o < na else bc.radius_b))
+                    # (last: whether the end's element is the element pair's first, A)
                     rows.append([(p, u, *el), ends, [-1, -1], rsum, bc.stiffness,
-                                 bc.max_penetration])
+                                 bc.max_penetration, e == i])
                     names.append((bc, f"free end node {p}", els[o]))
     # partners: the same end against the element next to this one across a junction (a node
     # of exactly two beam elements) of the other beam
@@ -956,17 +1050,42 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
     against the inside of elements (:class:`EndElementBlock`); each block only if it has
     rows."""
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    free = {n: len(nb) == 1 for n, nb in beam_neighbours(model).items()}
     out = []
     rows, names = end_rows(model, contacts, free_end=True)
     if rows:
+        # the element pair of a node pair: A the element at p, B the one at q (each in its
+        # own node order), as the element pairs' block has them
+        ends = np.array([r[1] for r in rows], dtype=bool)
+        order = np.column_stack([np.where(ends[:, 0], U1, P), np.where(ends[:, 0], P, U1),
+                                 np.where(ends[:, 2], W1, Q), np.where(ends[:, 2], Q, W1)])
         out.append(_rows_block(EndContactBlock, rows, names, pos, node_dofs, nd,
                                np.array([r[2][1] and r[2][3] for r in rows]),
-                               _friction_of(names)))
+                               _friction_of(names), _pair_of(rows, order, pos, free)))
     rows, names = end_element_rows(model, contacts)
     if rows:
+        ends = np.array([r[1] for r in rows], dtype=bool)
+        mine = np.array([r[6] for r in rows], dtype=bool)
+        own = np.column_stack([np.where(ends, UE, PE), np.where(ends, PE, UE)])
+        other = np.tile([A0, A1], (len(rows), 1))
+        order = np.where(mine[:, None], np.hstack([own, other]), np.hstack([other, own]))
         out.append(_rows_block(EndElementBlock, rows, names, pos, node_dofs, nd,
-                               _friction_of(names)))
+                               _friction_of(names), _pair_of(rows, order, pos, free)))
     return out
+
+
+def _pair_of(rows: list, order: np.ndarray, pos: dict, free: dict) -> tuple:
+    """The ``pair`` argument of the end blocks (:func:`_pair_weight`) for rows whose node ids
+    come first (as :func:`end_rows` gives them) and whose element pair's ``(a0, a1, b0,
+    b1)`` are the slots ``order (n, 4)``: B's free ends and A's ramps
+    (:func:`fembody.contact.line.ramp_lengths`) from the reference positions ``pos``."""
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    pair_ids = np.take_along_axis(ids, order, axis=1)
+    isfree = np.vectorize(lambda i: free.get(int(i), False), otypes=[bool])(pair_ids)
+    X = np.array([[pos[int(i)] for i in row] for row in pair_ids])
+    rsum = np.array([r[3] for r in rows], dtype=float)
+    return (order.astype(np.int64), isfree[:, 2:].astype(np.int64),
+            ramp_lengths(X[:, :2], X[:, 2:], rsum, isfree[:, :2]))
 
 
 def _rows_block(cls, rows: list, names: list, pos: dict, node_dofs: np.ndarray, nd: int,

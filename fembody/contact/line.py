@@ -154,3 +154,131 @@ def switch(x: np.ndarray, tangent: bool = True):
         hess[i] = E.T[None] @ Hy @ E[None]
     return lam, grad, hess
 
+
+
+# the node matrices of xi_tau = N / D (fembody.contact._kernels._bound): N = tau d.d - (a0 -
+# b0).d and D = (a1 - a0).d, d = b1 - b0, as sum_ab q_ab x_a . x_b
+_QD = 0.5 * np.array([[0, 0, 1, -1], [0, 0, -1, 1], [1, -1, 0, 0], [-1, 1, 0, 0]], float)
+
+
+def _qn(tau: float) -> np.ndarray:
+    q = np.zeros((4, 4))
+    q[2, 2], q[3, 3] = tau - 1.0, tau
+    q[2, 3] = q[3, 2] = 0.5 - tau
+    q[0, 3] = q[3, 0] = -0.5
+    q[0, 2] = q[2, 0] = 0.5
+    return q
+
+
+def bound(x: np.ndarray, tau: float):
+    """A's parameter ``xi (n,)`` whose projection on B's chord is ``t = tau`` (0 or 1) of the
+    pairs ``x (n, 4, d)``, its gradient ``(n, 4 d)`` and Hessian ``(n, 4 d, 4 d)`` (the
+    quadratic forms ``N / D`` of the module docstring, "Clipped at free ends")."""
+    n, m, d = x.shape
+    I = np.eye(d)
+    out = []
+    for q in (_qn(tau), _QD):
+        v = np.einsum("ab,nai,nbi->n", q, x, x)
+        g = 2.0 * np.einsum("ab,nbi->nai", q, x).reshape(n, m * d)
+        out.append((v, g, 2.0 * np.kron(q, I)))
+    (N, gN, hN), (D, gD, hD) = out
+    xi = N / D
+    g = (gN - xi[:, None] * gD) / D[:, None]
+    h = ((hN[None] - xi[:, None, None] * hD[None] - g[:, :, None] * gD[:, None, :]
+          - gD[:, :, None] * g[:, None, :]) / D[:, None, None])
+    return xi, g, h
+
+
+def clipped(x: np.ndarray, free) -> tuple:
+    """The interval ``[lo, lo + L]`` of A's parameter over which line contact integrates
+    (the module docstring's "Clipped at free ends"), per pair of ``x (n, 4, d)``: ``lo``,
+    ``L``, ``clip`` (a free end of B bounds it), ``none`` (clipped to nothing), the bounds'
+    gradients and Hessians ``(n, 4 d)``, ``(n, 4 d, 4 d)`` (zero where a bound is 0 or 1)
+    and ``side (n,)``: the end of A (0: ``a0``, 1: ``a1``) at the other side of the
+    interval where one free end of B alone bounds it, else -1 (the ramp, "Where free ends
+    meet")."""
+    n, m, d = x.shape
+    md = m * d
+    free = np.zeros((n, 2), bool) if free is None else np.asarray(free) != 0
+    lo, hi, L = np.zeros(n), np.ones(n), np.ones(n)
+    gLo, gHi = np.zeros((n, md)), np.zeros((n, md))
+    hLo, hHi = np.zeros((n, md, md)), np.zeros((n, md, md))
+    clip, none = np.zeros(n, bool), np.zeros(n, bool)
+    by_lo, by_hi = np.zeros(n, bool), np.zeros(n, bool)
+    t = lambda xi: (np.einsum("ni,ni->n", (1.0 - xi) * x[:, 0] + xi * x[:, 1] - x[:, 2],
+                              x[:, 3] - x[:, 2])
+                    / np.einsum("ni,ni->n", x[:, 3] - x[:, 2], x[:, 3] - x[:, 2]))
+    t0 = t(0.0)
+    dt = t(1.0) - t0
+    for tau in (0, 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xb = (float(tau) - t0) / dt
+        low = (dt > 0.0) == (tau == 0)
+        use_lo = free[:, tau] & (dt != 0.0) & low & (xb > 0.0)
+        use_hi = free[:, tau] & (dt != 0.0) & ~low & (xb < 1.0)
+        by_lo |= use_lo
+        by_hi |= use_hi
+        for use, val, gg, hh in ((use_lo, lo, gLo, hLo), (use_hi, hi, gHi, hHi)):
+            r = np.flatnonzero(use)
+            if r.size:
+                val[r], gg[r], hh[r] = bound(x[r], float(tau))
+                clip[r] = True
+    L[clip] = hi[clip] - lo[clip]
+    none[clip] = ~(L[clip] > 0.0)
+    side = np.where(by_lo & ~by_hi, 1, np.where(by_hi & ~by_lo, 0, -1))
+    return lo, L, clip, none, gLo, gHi, hLo, hHi, side
+
+
+def ramp_lengths(XA: np.ndarray, XB: np.ndarray, radius: np.ndarray,
+                 free_a: np.ndarray) -> np.ndarray:
+    """The ramp ``(n, 2)`` of the pairs with A's nodes ``XA (n, 2, d)`` and B's ``XB`` in the
+    reference configuration [m] (compile time): per node of A that is a free end of its
+    polyline (``free_a (n, 2)``), the ramp's length ``l_r = min(r, l_A / 2, l_B / 2)`` in A's
+    parameter, ``l_r / l_A`` (``r`` the sum of the radii); 0 elsewhere ("Where free ends
+    meet")."""
+    la = np.linalg.norm(XA[:, 1] - XA[:, 0], axis=1)
+    lb = np.linalg.norm(XB[:, 1] - XB[:, 0], axis=1)
+    lr = np.minimum(np.asarray(radius, float), 0.5 * np.minimum(la, lb)) / la
+    return np.where(np.asarray(free_a, bool), lr[:, None], 0.0)
+
+
+def _quintic(u: np.ndarray):
+    """``phi(u) = u^3 (10 - 15 u + 6 u^2)`` on [0, 1] (clipped outside), 0 and 1 at the ends
+    with zero first and second derivatives there; and those two derivatives."""
+    u = np.clip(u, 0.0, 1.0)
+    return (u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u), 30.0 * (u * (1.0 - u)) ** 2,
+            60.0 * u * (1.0 - u) * (1.0 - 2.0 * u))
+
+
+def weight(x: np.ndarray, free=None, ramp=None, tangent: bool = True):
+    """The line weight ``Lam = lam phi`` ``(n,)`` of the pairs ``x (n, 4, d)`` (the module
+    docstring, "Where free ends meet"), its gradient ``(n, 4 d)`` and (``tangent``) Hessian
+    with respect to the nodes: :func:`switch`'s ``lam`` times the ramp ``phi(L / l)`` where
+    one free end of B (``free (n, 2)``, as :func:`clipped`) bounds A's interval and the end
+    of A at its other side has a ramp ``l = ramp[side] > 0`` (``ramp (n, 2)``,
+    :func:`ramp_lengths`); ``lam`` alone elsewhere (``ramp`` None: everywhere)."""
+    lam, gl, hl = switch(x, tangent)
+    if ramp is None or not np.any(np.asarray(ramp) > 0.0):
+        return lam, gl, hl
+    ramp = np.asarray(ramp, float)
+    _, L, _, none, gLo, gHi, hLo, hHi, side = clipped(x, free)
+    rl = np.where(side >= 0, ramp[np.arange(len(x)), np.maximum(side, 0)], 0.0)
+    r = np.flatnonzero(rl > 0.0)
+    if not r.size:
+        return lam, gl, hl
+    lam, gl = lam.copy(), gl.copy()
+    u = np.where(none[r], 0.0, L[r] / rl[r])
+    phi, d1, d2 = _quintic(u)
+    d1, d2 = d1 / rl[r], d2 / rl[r] ** 2
+    gL = gHi[r] - gLo[r]
+    lr, glr = lam[r], gl[r]
+    if tangent:
+        hl = hl.copy()
+        outer = lambda a, b: a[:, :, None] * b[:, None, :]
+        hl[r] = (phi[:, None, None] * hl[r]
+                 + lr[:, None, None] * (d2[:, None, None] * outer(gL, gL)
+                                        + d1[:, None, None] * (hHi[r] - hLo[r]))
+                 + d1[:, None, None] * (outer(glr, gL) + outer(gL, glr)))
+    gl[r] = phi[:, None] * glr + (lr * d1)[:, None] * gL
+    lam[r] = lr * phi
+    return lam, gl, hl
