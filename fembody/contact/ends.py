@@ -54,7 +54,8 @@ of the other, or at a node of each; the half-open zones below give each of these
   the crossing pair's line-to-line closest point is ``s = 1`` at ``p`` (or ``s = 0``), so the
   two gaps are one and the force is continuous. The energy is weighted by ``1 - lam``, ``lam``
   the line weight of :func:`fembody.contact.line.switch` between the two elements, as the
-  crossing pair's point part is.
+  crossing pair's point part is (ramped where free ends meet: the item "Where free ends
+  meet" below).
 - **The concave side of a junction.** A free end over the concave side of the other beam's
   junction ``c`` (elements ``c -> a`` and ``c -> b``, unit directions ``t_i``, ``t_j``)
   projects inside both elements, and the two rows (partners) are one contact: the distance
@@ -129,23 +130,37 @@ of the other, or at a node of each; the half-open zones below give each of these
   points cover them): the pair's energy is weighted by ``1 - lam`` of their elements, which
   is the end rows' weight at the edges of its zone; near 90 degrees ``lam`` is zero, so the
   weight is C1. Pointing at each other (end to end) a pair keeps its full weight: line
-  contact's points project beyond the other chord there. Left: where two near-parallel ends
-  that meet end to end start to overlap, the force drops at the zone's edge from the pair's
-  to the end rows' (weighted out) and line contact's (coming in along the overlap): all of
-  it, 2000 N to zero for ends 8 mm apart at 3 and at 0.5 degrees (a strict xfail in
-  tests/contact/test_ends3d.py). Line contact is now clipped to the overlap at free ends
-  (:mod:`fembody.contact.line`, "Clipped at free ends": Gauss points over the interval of
-  A's parameter whose projection lies inside B's chord, the bounds' derivatives in force and
-  tangent), so its force grows continuously with the overlap and is the penetration
-  integral ``k int (2 r - D) dxi`` over it (tests/contact/test_ends3d.py; 15-19 % above it
-  before, a step function of the overlap). But it starts from zero energy at ``L = 0``,
-  and these rows' energy there is the node pair's ``k g^2 / 2``: the energy jumps, so
-  clipping alone does not mend the drop. What is left: the end rows keep their weight while
-  the overlap is short, ``1 - lam phi(L)`` with ``phi`` a smooth step in the overlap ``L``
-  of the two elements (0 with zero slope at ``L = 0``), and line contact takes ``lam
-  phi(L)``; each row needs the other element's nodes for ``L`` and its derivatives (the
-  clipped bounds'), which the node-pair rows hold and the end-on-element rows hold as
-  ``a0, a1``.
+  contact's points project beyond the other chord there. (Built from a model, both are
+  the ramped ``1 - Lam`` of the next item, which is these two weights where the rows are in
+  their zone.)
+- **Where free ends meet** (:mod:`fembody.contact.line`, "Where free ends meet"). Two
+  near-parallel free ends meeting end to end and starting to overlap hand the contact from
+  these rows (a node pair, or one end against the other's element) to line contact,
+  clipped to the overlap, which starts from zero energy: with the rows weighted by ``1 -
+  lam`` the energy dropped from the node pair's ``k g^2 / 2`` to zero there (2000 N to
+  40 N for ends 8 mm apart at 3 and at 0.5 degrees), and an end row holding the other's
+  end short of the overlap was weighted out too. So the rows built by
+  :func:`spatial_end_blocks` take ``1 - Lam`` of the element pair they belong to (the end's
+  element and the other; for a node pair of two free ends, their two elements), ``Lam =
+  lam phi(L / l)`` the element pairs' line weight ramped in over the overlap's first ``l_r
+  = min(r_A + r_B, l_A / 2, l_B / 2)`` (:func:`fembody.contact.line.weight`, with the
+  clipped interval's derivatives), the same weight the element pair gives its line part:
+  ``1 - Lam`` is 1 with zero slope where the overlap starts, so energy and force are
+  continuous (C1) through it, and it is ``1 - lam`` as before once the overlap is longer
+  than ``l_r`` (and wherever the ramp does not apply, so a node pair side by side pointing
+  the same way keeps ``1 - lam``; pointing at each other it keeps 1, the overlap being
+  empty there). Each row holds the element pair's order (which element is A), B's free
+  ends and A's ramps (``pair``), so its ``Lam`` is the element pair's to round-off.
+  **Parallel chords.** Two free ends overlapping on parallel chords each project inside
+  the other's element, and the test that an end's closest point lies beyond its own
+  element is then a sign of round-off (zero exactly): both rows pushed (2x the force) where
+  both elements end at their free ends (``>= 0``), neither where both start there (``>
+  0``), and the element pair has no point contact below
+  :data:`~fembody.contact.geometry.PARALLEL_SINE`. There the end row whose lean (the
+  cosine of that test, :func:`_lean`) is the larger holds the contact and its mirror (the
+  other end against this end's element) yields, a tie to the lower node id: exactly one,
+  computed alike by the two rows. Off parallel the minimum of the convex distance lies in
+  one zone and the rows' own tests decide, as above.
 
 The spatial rows are built for the free ends of the element pairs the broad phase found, each
 (end, element) and each pair of nodes once. The end rows carry the contact's friction too
@@ -226,7 +241,11 @@ class EndContactBlock(ContactRows):
     line contact where its two free ends lie side by side nearly parallel (spatial models,
     module docstring "Spatial"; default None: none, planar); ``friction`` (optional)
     ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients [-] and the
-    tangential penalty [N/m] (default None: frictionless; module docstring "Friction")."""
+    tangential penalty [N/m] (default None: frictionless; module docstring "Friction");
+    ``pair`` (optional) ``(order, free, ramp)``: per row the slots ``(n, 4)`` of its element
+    pair's ``(a0, a1, b0, b1)`` (the end's elements, A the one at ``p``), B's free ends and
+    A's ramps ``(n, 2)``; with it a ``blend`` row's weight is ``1 - Lam`` of that pair
+    (module docstring, "Where free ends meet"; default None: ``1 - lam`` side by side)."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -261,10 +280,12 @@ class EndContactBlock(ContactRows):
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
-        Hessian: ``1 - lam`` (:func:`fembody.contact.line.switch` between the two ends'
-        elements) for a ``blend`` row whose ends point the same way (``(p - u1) . (q - w1) >
-        0``: side by side), 1 elsewhere. (``lam`` is zero near 90 degrees, where the sign
-        changes, so the weight is C1.)"""
+        Hessian: with :attr:`pair`, ``1 - Lam`` of the two ends' element pair for a ``blend``
+        row (:func:`_pair_weight`), 1 elsewhere; without, ``1 - lam``
+        (:func:`fembody.contact.line.switch` between the two ends' elements) for a ``blend``
+        row whose ends point the same way (``(p - u1) . (q - w1) > 0``: side by side), 1
+        elsewhere. (``lam`` is zero near 90 degrees, where the sign changes, so the weight is
+        C1.)"""
         n, m = x.shape
         w, G = np.ones(n), np.zeros((n, m))
         H = np.zeros((n, m, m)) if tangent else None
@@ -627,7 +648,11 @@ class EndElementBlock(ContactRows):
     ``tol (n,)`` the deepest penetration a run accepts [m] (default inf); ``friction``
     (optional) ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients
     [-] and the tangential penalty [N/m] (default None: frictionless; module docstring
-    "Friction")."""
+    "Friction"); ``pair`` (optional) ``(order, free, ramp)``: per row the slots ``(n, 4)`` of
+    its element pair's ``(a0, a1, b0, b1)`` among ``(p, u, a0, a1, ...)`` (A the pair's
+    first element), B's free ends and A's ramps ``(n, 2)``; with it the point weight is ``1 -
+    Lam`` of that pair and parallel overlapping ends are held once (module docstring, "Where
+    free ends meet"; default None: ``1 - lam``)."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -737,9 +762,10 @@ class EndElementBlock(ContactRows):
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The row's weight ``(1 - lam) S_0 S_1`` ``(n,)`` (``lam`` the line weight of
-        :func:`fembody.contact.line.switch` between the end's element and the other, ``S_c``
-        the row's share against its partner at ``a_c``, :meth:`_share`), its gradient ``(n,
-        6 d)`` and (``tangent``) Hessian."""
+        :func:`fembody.contact.line.switch` between the end's element and the other, ramped
+        to ``Lam`` with :attr:`pair`, :func:`_pair_weight`; ``S_c`` the row's share against
+        its partner at ``a_c``, :meth:`_share`), its gradient ``(n, 6 d)`` and (``tangent``)
+        Hessian."""
         pos = self.positions(x)
         if self.pair is not None:
             w, G, H = _pair_weight(pos, self.pair, tangent)

@@ -58,18 +58,72 @@ and their hand-over at the inner node is a step again; near-parallel elements of
 length rarely meet it. The frictional points of the line part stay the element's own Gauss
 points (unclipped): their normal force is still the step function of the overlap at a free
 end (exact tangent of that; the clipped friction needs its normal force and points to move
-with the bounds too). Where two near-parallel ends meeting end to end start to overlap,
-the clipped energy starts from zero (``L = 0``) while the end rows
-(:mod:`fembody.contact.ends`) are weighted out by ``1 - lam``: the energy there still jumps
-from the node pair's ``k g^2 / 2`` to zero (a strict xfail in
-tests/contact/test_ends3d.py); mending it needs the end rows to keep their weight while the
-overlap is short (a weight in ``L`` that the line part takes from them).
+with the bounds too).
+
+**Where free ends meet.** Two near-parallel elements whose free ends point at each other
+hold, short of overlapping, a point contact: A's projection on B's chord lies beyond B's
+free end, the clipped interval is empty (``L = 0``), and the two rounded ends touch as the
+node pair of the two ends or as one end against the other's element
+(:mod:`fembody.contact.ends`), at full weight. Once they overlap, clipped line contact
+starts from zero energy and grows with the overlap, while the end rows took ``1 - lam``:
+at 3 degrees (``lam = 1``) the energy dropped from the node pair's ``k g^2 / 2`` to zero
+(2 J, and 2000 N to 40 N, for ends 8 mm apart with radii summing to 10 mm), and with A's
+element leaning towards its tip the end row that holds B's end short of the overlap was
+weighted out too (no contact at all). So the pair's line weight is ramped in with the
+overlap:
+
+    Lam = lam phi(u),   u = L / l,   phi(u) = u^3 (10 - 15 u + 6 u^2)  (0 <= u <= 1),
+
+``phi = 0`` for ``u <= 0`` and 1 for ``u >= 1``, with ``phi' = phi'' = 0`` at both ends;
+``l = l_r / l_A`` the ramp's length in A's parameter, ``l_r = min(r_A + r_B, l_A / 2, l_B
+/ 2)`` [m] (reference lengths). The pair's energy is ``Lam W_line + (1 - Lam) W_point``
+and the end rows and node pairs of the same two elements take ``1 - Lam``
+(:mod:`fembody.contact.ends`), so the two models of the one contact share it (weights
+summing to one: nothing counted twice). The ramp applies where exactly one free end of B
+bounds A's interval and the end of A at the interval's other side is a free end too (the
+two ends facing each other across the overlap; ``ramp`` per end of A, 0 where it is not
+free, :func:`ramp_lengths`); ``Lam = lam`` elsewhere, bit for bit as before. Why:
+
+- At ``L = 0`` (the overlap starting) ``phi`` and ``phi'`` are zero, so ``Lam = 0`` with
+  zero gradient: the end rows keep their full weight and their force, and ``Lam W_line`` is
+  ``O(L^4)`` (``W_line = L H``, ``phi ~ u^3``), zero with its gradient. The point rows hand
+  over to each other continuously at their zone edges (the node pair to the end row where
+  the end's projection enters the other's chord, tests/contact/test_ends3d.py). So energy
+  and force are continuous through the start of the overlap (C1; the tangent too, ``phi''
+  = 0``), and the total there is the one contact of the two rounded ends, ``k (2 r -
+  d_min)`` (tests/contact/test_ends_meet.py, against the sampled distance, to 1e-5 at 10 um
+  of overlap).
+- At ``u = 1`` ``Lam = lam`` with the same first and second derivatives: the ramp ends
+  smoothly in the unramped blend. Where the interval changes kind it is already ``L >= l``:
+  the bound leaves A's element at ``L = 1``, and a bound from B's other end lies ``|b1 -
+  b0|^2 / ((a1 - a0).(b1 - b0))`` (about ``l_B / l_A``) from the first, beyond ``l`` since
+  ``l_r <= l_B / 2``. Where the interval's other side is an inner node of A the contact
+  continues on A's next element, whose pair is unramped: an end row handing over there would
+  jump from ``1 - lam phi`` to ``1 - lam``; so no ramp there (and two free ends side by side
+  pointing the same way keep ``1 - lam`` as before).
+- The length: over an overlap shorter than the radii the two rounded ends touch by their
+  caps (a point contact); over a longer one the cylinders' sides touch along it (line
+  contact). ``l_r`` is capped at half of each element so that the ramp ends inside the two
+  last elements.
+
+The price of blending two models of one contact is an axial force ``(W_point - W_line)
+dLam/ds`` along the slide: over the ramp the point energy ``k g^2 / 2`` exceeds the line
+energy (``L`` times it for a uniform gap), so the ends are drawn into overlap by up to
+``15/8 (W_point - W_line) / l_r``, about 300 N against the 2000 N normal force in the test's
+case. It is conservative: the force is the energy's gradient (tests/contact/test_ends_meet.py:
+along the slide, the tangents by central differences, and a beam sliding end first into
+overlap keeps its energy to 1e-3 of its kinetic energy, set by the integrator at first
+contact). The pair's point and line friction take the same weights, ``1 - Lam`` and
+``Lam``. Left: the junction, share and wedge rows that take back a pair's point part
+(:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`, :mod:`fembody.contact.wedge`)
+weight it by ``1 - lam``; they act at inner nodes, away from two facing free ends, but a
+pair ramped and taken back at once would lose ``1 - lam`` of a part weighted ``1 - Lam``.
 
 Production evaluates this blend compiled (:mod:`fembody.contact._kernels`); this module
-keeps the parts the junction rows (:mod:`fembody.contact.junction`) and the friction's
-once-per-step bookkeeping call on arrays (:func:`point_part`, :func:`switch`). The array
-versions of the line part and the blend, the kernels' reference, live with the tests
-(tests/contact/reference.py).
+keeps the parts the junction rows (:mod:`fembody.contact.junction`), the end rows and the
+friction's once-per-step bookkeeping call on arrays (:func:`point_part`, :func:`switch`,
+:func:`weight`, :func:`clipped`). The array versions of the line part and the blend, the
+kernels' reference, live with the tests (tests/contact/reference.py).
 """
 from __future__ import annotations
 
