@@ -221,6 +221,7 @@ def _pair_weight(pos: np.ndarray, pair: tuple, tangent: bool):
 
 
 def _take_pair(pair: tuple | None, rows: np.ndarray) -> tuple | None:
+    """The ``pair`` argument (:func:`_pair_weight`) of the rows ``rows`` alone."""
     return None if pair is None else tuple(np.asarray(a)[rows] for a in pair)
 
 
