@@ -715,7 +715,8 @@ class EndElementBlock(ContactRows):
         dot = np.einsum("ni,ni->n", xa - pos[:, PE], pos[:, PE] - pos[:, UE])
         beyond = np.where(self.ends, dot >= 0.0, dot > 0.0)
         if self.pair is not None:
-            beyond = self._mirrored(pos, beyond)
+            # (rows apart or outside the chord carry nothing whatever the rule says)
+            beyond = self._mirrored(pos, beyond, ok & (rho < self.radius))
         m = pos.shape[1] * d
         G = np.zeros((n, m))
         G[:, self._geo] = G3
@@ -725,7 +726,7 @@ class EndElementBlock(ContactRows):
             H[:, self._geo[:, None], self._geo[None, :]] = H3
         return rho - self.radius, ok & beyond & (rho > 0.0), G, H
 
-    def _mirrored(self, pos: np.ndarray, beyond: np.ndarray) -> np.ndarray:
+    def _mirrored(self, pos: np.ndarray, beyond: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The rows' test that the end's closest point lies beyond the end's own element,
         with the rule for two free ends overlapping side by side on parallel chords (module
         docstring, "Where free ends meet"): where the chords are parallel (the sine of their
@@ -733,30 +734,34 @@ class EndElementBlock(ContactRows):
         has no point contact) and a free end ``q`` of the other element projects inside the
         end's element (the mirror row, ``q`` against it, is in its projection zone), the row
         holds the contact if its lean :func:`_lean` exceeds the mirror's (a tie to the lower
-        node id), else the mirror does: one of the two, whatever the round-off."""
+        node id), else the mirror does: one of the two, whatever the round-off. Evaluated
+        on the ``rows (n,)`` flagged (the others keep ``beyond``)."""
         order, free, ramp = self.pair
         mine = (order[:, 0] == PE) | (order[:, 0] == UE)        # A is the end's element
         other_free = np.where(mine[:, None], np.asarray(free) != 0, np.asarray(ramp) > 0.0)
-        e1 = pos[:, PE] - pos[:, UE]
-        e2 = pos[:, A1] - pos[:, A0]
+        i = np.flatnonzero(rows & other_free.any(axis=1))
+        if not i.size:
+            return beyond
+        e1 = pos[i, PE] - pos[i, UE]
+        e2 = pos[i, A1] - pos[i, A0]
         c = np.einsum("ni,ni->n", e1, e2) ** 2 / (np.einsum("ni,ni->n", e1, e1)
                                                   * np.einsum("ni,ni->n", e2, e2))
-        par = 1.0 - c < PARALLEL_SINE ** 2
-        if not (par[:, None] & other_free).any():
+        i = i[1.0 - c < PARALLEL_SINE ** 2]
+        if not i.size:
             return beyond
         out = beyond.copy()
-        own = _lean(pos[:, PE], pos[:, UE], pos[:, A0], pos[:, A1])[1]
-        n0 = np.where(self.ends, UE, PE)        # the end's element in its own node order
-        n1 = np.where(self.ends, PE, UE)
+        own = _lean(pos[i, PE], pos[i, UE], pos[i, A0], pos[i, A1])[1]
+        n0 = np.where(self.ends[i], UE, PE)     # the end's element in its own node order
+        n1 = np.where(self.ends[i], PE, UE)
         for cc in (0, 1):
-            sel = np.flatnonzero(par & other_free[:, cc])
-            if not sel.size:
+            j = np.flatnonzero(other_free[i, cc])
+            if not j.size:
                 continue
-            tq, am = _lean(pos[sel, A0 + cc], pos[sel, A1 - cc], pos[sel, n0[sel]],
-                           pos[sel, n1[sel]])
+            sel = i[j]
+            tq, am = _lean(pos[sel, A0 + cc], pos[sel, A1 - cc], pos[sel, n0[j]],
+                           pos[sel, n1[j]])
             inside = (tq >= 0.0) & (tq < 1.0)
-            s_, ar = sel[inside], own[sel][inside]
-            am = am[inside]
+            s_, ar, am = sel[inside], own[j][inside], am[inside]
             first = self.slots[s_, PE] < self.slots[s_, A0 + cc]
             out[s_] = (ar > am) | ((ar == am) & first)
         return out

@@ -243,20 +243,21 @@ def bound(x: np.ndarray, tau: float):
     return xi, g, h
 
 
-def clipped(x: np.ndarray, free) -> tuple:
+def clipped(x: np.ndarray, free, hessian: bool = True) -> tuple:
     """The interval ``[lo, lo + L]`` of A's parameter over which line contact integrates
     (the module docstring's "Clipped at free ends"), per pair of ``x (n, 4, d)``: ``lo``,
     ``L``, ``clip`` (a free end of B bounds it), ``none`` (clipped to nothing), the bounds'
     gradients and Hessians ``(n, 4 d)``, ``(n, 4 d, 4 d)`` (zero where a bound is 0 or 1)
     and ``side (n,)``: the end of A (0: ``a0``, 1: ``a1``) at the other side of the
     interval where one free end of B alone bounds it, else -1 (the ramp, "Where free ends
-    meet")."""
+    meet"); without ``hessian`` the Hessians are zeros ``(n, 1, 1)``."""
     n, m, d = x.shape
     md = m * d
     free = np.zeros((n, 2), bool) if free is None else np.asarray(free) != 0
     lo, hi, L = np.zeros(n), np.ones(n), np.ones(n)
     gLo, gHi = np.zeros((n, md)), np.zeros((n, md))
-    hLo, hHi = np.zeros((n, md, md)), np.zeros((n, md, md))
+    hLo, hHi = (np.zeros((n, md, md)), np.zeros((n, md, md))) if hessian else \
+        (np.zeros((n, 1, 1)), np.zeros((n, 1, 1)))
     clip, none = np.zeros(n, bool), np.zeros(n, bool)
     by_lo, by_hi = np.zeros(n, bool), np.zeros(n, bool)
     t = lambda xi: (np.einsum("ni,ni->n", (1.0 - xi) * x[:, 0] + xi * x[:, 1] - x[:, 2],
@@ -275,7 +276,9 @@ def clipped(x: np.ndarray, free) -> tuple:
         for use, val, gg, hh in ((use_lo, lo, gLo, hLo), (use_hi, hi, gHi, hHi)):
             r = np.flatnonzero(use)
             if r.size:
-                val[r], gg[r], hh[r] = bound(x[r], float(tau))
+                val[r], gg[r], h = bound(x[r], float(tau))
+                if hessian:
+                    hh[r] = h
                 clip[r] = True
     L[clip] = hi[clip] - lo[clip]
     none[clip] = ~(L[clip] > 0.0)
@@ -312,26 +315,33 @@ def weight(x: np.ndarray, free=None, ramp=None, tangent: bool = True):
     of A at its other side has a ramp ``l = ramp[side] > 0`` (``ramp (n, 2)``,
     :func:`ramp_lengths`); ``lam`` alone elsewhere (``ramp`` None: everywhere)."""
     lam, gl, hl = switch(x, tangent)
-    if ramp is None or not np.any(np.asarray(ramp) > 0.0):
+    if ramp is None or free is None:
         return lam, gl, hl
     ramp = np.asarray(ramp, float)
-    _, L, _, none, gLo, gHi, hLo, hHi, side = clipped(x, free)
-    rl = np.where(side >= 0, ramp[np.arange(len(x)), np.maximum(side, 0)], 0.0)
-    r = np.flatnonzero(rl > 0.0)
-    if not r.size:
+    # (lam = 0 stays 0 with zero derivatives; a pair without a ramped end or a free end of B
+    # has none: only the others need the interval)
+    free = np.asarray(free) != 0
+    c = np.flatnonzero((lam > 0.0) & (ramp > 0.0).any(axis=1) & free.any(axis=1))
+    if not c.size:
         return lam, gl, hl
+    _, L, _, none, gLo, gHi, hLo, hHi, side = clipped(x[c], free[c], tangent)
+    rl = np.where(side >= 0, ramp[c, np.maximum(side, 0)], 0.0)
+    k = np.flatnonzero(rl > 0.0)
+    if not k.size:
+        return lam, gl, hl
+    r, rl = c[k], rl[k]
     lam, gl = lam.copy(), gl.copy()
-    u = np.where(none[r], 0.0, L[r] / rl[r])
+    u = np.where(none[k], 0.0, L[k] / rl)
     phi, d1, d2 = _quintic(u)
-    d1, d2 = d1 / rl[r], d2 / rl[r] ** 2
-    gL = gHi[r] - gLo[r]
+    d1, d2 = d1 / rl, d2 / rl ** 2
+    gL = gHi[k] - gLo[k]
     lr, glr = lam[r], gl[r]
     if tangent:
         hl = hl.copy()
         outer = lambda a, b: a[:, :, None] * b[:, None, :]
         hl[r] = (phi[:, None, None] * hl[r]
                  + lr[:, None, None] * (d2[:, None, None] * outer(gL, gL)
-                                        + d1[:, None, None] * (hHi[r] - hLo[r]))
+                                        + d1[:, None, None] * (hHi[k] - hLo[k]))
                  + d1[:, None, None] * (outer(glr, gL) + outer(gL, glr)))
     gl[r] = phi[:, None] * glr + (lr * d1)[:, None] * gL
     lam[r] = lr * phi
