@@ -110,8 +110,9 @@ The price of blending two models of one contact is an axial force ``(W_point - W
 dLam/ds`` along the slide: over the ramp the point energy ``k g^2 / 2`` exceeds the line
 energy (``L`` times it for a uniform gap), so the ends are drawn into overlap by up to
 ``15/8 (W_point - W_line) / l_r``: in the tests' case (8 mm apart, 2000 N before the
-overlap) up to 330 N at 4.75 mm of overlap, where the normal force is 1170 N. It is conservative: the force is the energy's gradient (tests/contact/test_ends_meet.py:
-along the slide, the tangents by central differences, and a beam sliding end first into
+overlap) up to 330 N at 4.75 mm of overlap, where the normal force is 1170 N. It is
+conservative: the force is the energy's gradient (tests/contact/test_ends_meet.py: along
+the slide, the tangents by central differences, and a beam sliding end first into
 overlap keeps its energy to 1e-3 of its kinetic energy, set by the integrator at first
 contact). The pair's point and line friction take the same weights, ``1 - Lam`` and
 ``Lam``. Left: the junction, share and wedge rows that take back a pair's point part
