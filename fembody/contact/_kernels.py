@@ -347,6 +347,40 @@ def _switch(x, hessian, grad, hess):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
+def _ramp(lam, L, rl, gLo, gHi, hLo, hHi, hessian, grad, hess):  # pragma: no cover - jitted
+    """The line weight ``lam phi(L / rl)`` of :func:`fembody.contact.line.weight` (the ramp
+    where free ends meet, :mod:`fembody.contact.line`'s docstring) from ``lam`` and its
+    derivatives in ``grad (4 d)`` and (``hessian``) ``hess (4 d, 4 d)``, which it turns into
+    the ramped weight's: ``L`` the clipped interval's length in A's parameter, its gradient
+    ``gHi - gLo`` and Hessian ``hHi - hLo``, ``rl > 0`` the ramp's length."""
+    u = min(max(L / rl, 0.0), 1.0)
+    if u >= 1.0:
+        return lam
+    md = grad.shape[0]
+    if u <= 0.0:
+        for i in range(md):
+            grad[i] = 0.0
+            if hessian:
+                for j in range(md):
+                    hess[i, j] = 0.0
+        return 0.0
+    phi = u * u * u * (10.0 - 15.0 * u + 6.0 * u * u)
+    d1 = 30.0 * (u * (1.0 - u)) ** 2 / rl
+    d2 = 60.0 * u * (1.0 - u) * (1.0 - 2.0 * u) / (rl * rl)
+    if hessian:
+        for i in range(md):
+            gi = gHi[i] - gLo[i]
+            for j in range(md):
+                gj = gHi[j] - gLo[j]
+                hess[i, j] = (phi * hess[i, j]
+                              + lam * (d2 * gi * gj + d1 * (hHi[i, j] - hLo[i, j]))
+                              + d1 * (grad[i] * gj + gi * grad[j]))
+    for i in range(md):
+        grad[i] = phi * grad[i] + lam * d1 * (gHi[i] - gLo[i])
+    return lam * phi
+
+
+@njit(cache=True)
 def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw,
                     Fo, Ko, out):  # pragma: no cover - jitted
     """Friction of one contact point (:func:`fembody.contact.friction.coulomb` with the
@@ -548,17 +582,22 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
                       "f8[:, :]))("
-                      "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], b1, f8[:, :], i8[:], "
+                      "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
+                      "i8[:], "
                       "f8[:], f8[:], f8[:], b1, b1)")
-def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sliding, mu_s,
-                    mu_k, kt, tangent, points):  # pragma: no cover - jitted
+def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
+                    mu_s, mu_k, kt, tangent, points):  # pragma: no cover - jitted
     """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (n, 4 d, 4 d)``
     (else ``(0, 4 d, 4 d)``) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
     a1, b0, b1) [m], and the rows that touch: the switched point/line penalty (``k (n,)``
     [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
     the sum of the radii [m], ``free (n, 2)`` 1 where B's node ``b0``, ``b1`` is a free end
     of its polyline, else 0: the line part is clipped there, :mod:`fembody.contact.line`'s
-    docstring "Clipped at free ends") and, when ``frictional``, the friction of the contact points
+    docstring "Clipped at free ends"), ``ramp (n, 2)`` per node of A the ramp's length in A's
+    parameter where that node is a free end, else 0 (the line weight ``lam phi(L / ramp)``
+    where one free end of B alone bounds the interval and this end of A lies at its other
+    side: line.py's docstring "Where free ends meet") and, when ``frictional``, the friction
+    of the contact points
     (a pair's point, then its NG line points after all pairs' points: ``anchor (p, 2 + d)``,
     ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
     :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line
@@ -573,6 +612,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sl
     skipped: they add exact zeros (unless ``points`` asks for their state).
 
     Last, per pair ``gaps (n, 3)``: the penalty energy ``lam W_line + (1 - lam) W_point``
+    (``lam`` the ramped weight where ``ramp`` applies)
     [J] (friction excluded), the gap [m] (the smaller of the point gap and the smallest
     line Gauss-point gap where both count, else the one that counts; the point gap where
     none does) and whether the pair is in its contact zone (1/0): what
@@ -641,12 +681,12 @@ def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sl
         L = 1.0
         clip = False
         none = False
+        blo = -1
+        bhi = -1
         if free[q, 0] != 0 or free[q, 1] != 0:
             t0 = _project(x, 0.0)
             dt = _project(x, 1.0) - t0
             if dt != 0.0:
-                blo = -1
-                bhi = -1
                 for tau in range(2):
                     if free[q, tau] == 0:
                         continue
@@ -699,6 +739,15 @@ def crossing_forces(pos, k, k_line, length, radius, free, frictional, anchor, sl
         touching[nt] = q
         nt += 1
         lam = _switch(x, tangent, glam, hlam)
+        # where one free end of B alone bounds the interval, the ramp of the end of A at its
+        # other side (line.py's docstring, "Where free ends meet")
+        rl = 0.0
+        if blo >= 0 and bhi < 0:
+            rl = ramp[q, 1]
+        elif bhi >= 0 and blo < 0:
+            rl = ramp[q, 0]
+        if rl > 0.0:
+            lam = _ramp(lam, L, rl, gLo, gHi, hLo, hHi, tangent, glam, hlam)
         blend = lam > 0.0 and lam < 1.0
         use_p = lam < 1.0 or blend
         use_l = lam > 0.0 or blend

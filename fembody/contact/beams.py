@@ -65,7 +65,7 @@ from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, point_distance,
                        segment_distance)
 from .friction import Coulomb, History, coefficients, coulomb
-from .line import NG, W as LINE_W, XI as LINE_XI, switch
+from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
 
@@ -272,7 +272,10 @@ class BeamContactBlock(ContactRows):
     ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per pair (default None: frictionless);
     ``free (n, 2)`` (spatial pairs) whether B's nodes ``b0``, ``b1`` are free ends of its
     polyline, where the line part is clipped to the overlap (:mod:`fembody.contact.line`,
-    "Clipped at free ends"; default None: none).
+    "Clipped at free ends"; default None: none); ``ramp (n, 2)`` (spatial pairs) per node
+    of A the ramp's length in A's parameter where that node is a free end, else 0 (the line
+    weight ramped in where free ends meet end to end: :mod:`fembody.contact.line`, "Where
+    free ends meet", :func:`fembody.contact.line.ramp_lengths`; default None: none).
 
     **Friction.** Each contact point (a pair's closest points; in a spatial pair also the
     ``NG`` Gauss points of its line part, each projected on B) has a tangential spring
@@ -318,7 +321,7 @@ class BeamContactBlock(ContactRows):
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
                  tol: np.ndarray | None = None, friction: tuple | None = None,
-                 free: np.ndarray | None = None) -> None:
+                 free: np.ndarray | None = None, ramp: np.ndarray | None = None) -> None:
         self.kind = kind
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.nodes = np.asarray(nodes, dtype=np.int64)
@@ -337,6 +340,8 @@ class BeamContactBlock(ContactRows):
                 for a in (self.k, self.radius, self.length, self.k_line))
             self.free = np.ascontiguousarray(
                 np.zeros((len(self.X), 2)) if free is None else free, dtype=np.int64)
+            self.ramp = np.ascontiguousarray(
+                np.zeros((len(self.X), 2)) if ramp is None else ramp, dtype=float)
         self._labels = labels
         self.dim = self.X.shape[2]
         self.sided = kind == "node"
@@ -446,7 +451,8 @@ class BeamContactBlock(ContactRows):
                                        anchor,
                                        sliding, mu_s, mu_k, kt, tangent, points)
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                       self.free, self.frictional, anchor, sliding, mu_s,
+                                       self.free, self.ramp, self.frictional, anchor, sliding,
+                                       mu_s,
                                        mu_k, kt, tangent, points)
 
     @staticmethod
@@ -465,7 +471,8 @@ class BeamContactBlock(ContactRows):
         its ``line_gaps``, is compared in tests/contact/test_compiled.py)."""
         pos = np.ascontiguousarray(self.positions(x))
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                      self.free, False, _NO_ANCHOR, _NO_SLIDING, _NO_VALUES,
+                                      self.free, self.ramp, False, _NO_ANCHOR, _NO_SLIDING,
+                                      _NO_VALUES,
                                       _NO_VALUES, _NO_VALUES, False, False)
         return out[0], out[-1]
 
@@ -578,7 +585,8 @@ class BeamContactBlock(ContactRows):
         if self.kind == "node":
             return Fp, Kp, c, params, N, None
         n = len(self) if rows is None else len(rows)
-        lam, glam, _ = switch(self.positions(x)[slice(None) if rows is None else rows], False)
+        sel = slice(None) if rows is None else rows
+        lam, glam, _ = weight(self.positions(x)[sel], self.free[sel], self.ramp[sel], False)
         F_pt, F_ln = Fp[:n], Fp[n:].reshape(n, NG, -1).sum(axis=1)
         F = lam[:, None] * F_ln + (1.0 - lam)[:, None] * F_pt
         K = None
@@ -798,6 +806,12 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                 around = beam_neighbours(model)
             free = np.array([[len(around.get(int(v), ())) == 1 for v in row]
                              for row in nodes[pairs[:, 1]]], dtype=bool).reshape(-1, 2)
+            # and A's, where the line weight is ramped in as two free ends start to
+            # overlap (fembody.contact.line, "Where free ends meet")
+            free_a = np.array([[len(around.get(int(v), ())) == 1 for v in row]
+                               for row in nodes[pairs[:, 0]]], dtype=bool).reshape(-1, 2)
+            XP = np.array([[pos[i] for i in row] for row in ids]).reshape(len(ids), 4, nd)
+            ramp = ramp_lengths(XP[:, :2], XP[:, 2:], rsum, free_a)
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
@@ -811,6 +825,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
+            ramp = np.zeros((len(ids), 2))
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         # spatial: the junction rows; planar: pairs of nodes (free ends, convex kinks), the
         # one case the node-on-element rows leave out (fembody.contact.ends)
@@ -821,7 +836,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
                           * len(ids))
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr,
-                          free))
+                          free, ramp))
     if kind == "crossing":
         # and the rounded free ends (fembody.contact.ends): a free end against another's,
         # against a kink's convex side, or against the inside of an element
@@ -843,7 +858,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                              np.concatenate([p[3] for p in parts]), labels,
                              np.concatenate([p[5] for p in parts]),
                              tuple(np.concatenate([p[6] for p in parts]).T),
-                             np.concatenate([p[7] for p in parts]))
+                             np.concatenate([p[7] for p in parts]),
+                             np.concatenate([p[8] for p in parts]))
     for b in [block] + blocks:
         rs = b.resultants(np.zeros(b.dofs.shape))
         g, ok = rs[:, 1], rs[:, 2] > 0.0

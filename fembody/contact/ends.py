@@ -54,7 +54,8 @@ of the other, or at a node of each; the half-open zones below give each of these
   the crossing pair's line-to-line closest point is ``s = 1`` at ``p`` (or ``s = 0``), so the
   two gaps are one and the force is continuous. The energy is weighted by ``1 - lam``, ``lam``
   the line weight of :func:`fembody.contact.line.switch` between the two elements, as the
-  crossing pair's point part is.
+  crossing pair's point part is (ramped where free ends meet: the item "Where free ends
+  meet" below).
 - **The concave side of a junction.** A free end over the concave side of the other beam's
   junction ``c`` (elements ``c -> a`` and ``c -> b``, unit directions ``t_i``, ``t_j``)
   projects inside both elements, and the two rows (partners) are one contact: the distance
@@ -129,23 +130,37 @@ of the other, or at a node of each; the half-open zones below give each of these
   points cover them): the pair's energy is weighted by ``1 - lam`` of their elements, which
   is the end rows' weight at the edges of its zone; near 90 degrees ``lam`` is zero, so the
   weight is C1. Pointing at each other (end to end) a pair keeps its full weight: line
-  contact's points project beyond the other chord there. Left: where two near-parallel ends
-  that meet end to end start to overlap, the force drops at the zone's edge from the pair's
-  to the end rows' (weighted out) and line contact's (coming in along the overlap): all of
-  it, 2000 N to zero for ends 8 mm apart at 3 and at 0.5 degrees (a strict xfail in
-  tests/contact/test_ends3d.py). Line contact is now clipped to the overlap at free ends
-  (:mod:`fembody.contact.line`, "Clipped at free ends": Gauss points over the interval of
-  A's parameter whose projection lies inside B's chord, the bounds' derivatives in force and
-  tangent), so its force grows continuously with the overlap and is the penetration
-  integral ``k int (2 r - D) dxi`` over it (tests/contact/test_ends3d.py; 15-19 % above it
-  before, a step function of the overlap). But it starts from zero energy at ``L = 0``,
-  and these rows' energy there is the node pair's ``k g^2 / 2``: the energy jumps, so
-  clipping alone does not mend the drop. What is left: the end rows keep their weight while
-  the overlap is short, ``1 - lam phi(L)`` with ``phi`` a smooth step in the overlap ``L``
-  of the two elements (0 with zero slope at ``L = 0``), and line contact takes ``lam
-  phi(L)``; each row needs the other element's nodes for ``L`` and its derivatives (the
-  clipped bounds'), which the node-pair rows hold and the end-on-element rows hold as
-  ``a0, a1``.
+  contact's points project beyond the other chord there. (Built from a model, both are
+  the ramped ``1 - Lam`` of the next item, which is these two weights where the rows are in
+  their zone.)
+- **Where free ends meet** (:mod:`fembody.contact.line`, "Where free ends meet"). Two
+  near-parallel free ends meeting end to end and starting to overlap hand the contact from
+  these rows (a node pair, or one end against the other's element) to line contact,
+  clipped to the overlap, which starts from zero energy: with the rows weighted by ``1 -
+  lam`` the energy dropped from the node pair's ``k g^2 / 2`` to zero there (2000 N to
+  40 N for ends 8 mm apart at 3 and at 0.5 degrees), and an end row holding the other's
+  end short of the overlap was weighted out too. So the rows built by
+  :func:`spatial_end_blocks` take ``1 - Lam`` of the element pair they belong to (the end's
+  element and the other; for a node pair of two free ends, their two elements), ``Lam =
+  lam phi(L / l)`` the element pairs' line weight ramped in over the overlap's first ``l_r
+  = min(r_A + r_B, l_A / 2, l_B / 2)`` (:func:`fembody.contact.line.weight`, with the
+  clipped interval's derivatives), the same weight the element pair gives its line part:
+  ``1 - Lam`` is 1 with zero slope where the overlap starts, so energy and force are
+  continuous (C1) through it, and it is ``1 - lam`` as before once the overlap is longer
+  than ``l_r`` (and wherever the ramp does not apply, so a node pair side by side pointing
+  the same way keeps ``1 - lam``; pointing at each other it keeps 1, the overlap being
+  empty there). Each row holds the element pair's order (which element is A), B's free
+  ends and A's ramps (``pair``), so its ``Lam`` is the element pair's to round-off.
+  **Parallel chords.** Two free ends overlapping on parallel chords each project inside
+  the other's element, and the test that an end's closest point lies beyond its own
+  element is then a sign of round-off (zero exactly): both rows pushed (2x the force) where
+  both elements end at their free ends (``>= 0``), neither where both start there (``>
+  0``), and the element pair has no point contact below
+  :data:`~fembody.contact.geometry.PARALLEL_SINE`. There the end row whose lean (the
+  cosine of that test, :func:`_lean`) is the larger holds the contact and its mirror (the
+  other end against this end's element) yields, a tie to the lower node id: exactly one,
+  computed alike by the two rows. Off parallel the minimum of the convex distance lies in
+  one zone and the rows' own tests decide, as above.
 
 The spatial rows are built for the free ends of the element pairs the broad phase found, each
 (end, element) and each pair of nodes once. The end rows carry the contact's friction too
@@ -176,11 +191,38 @@ import math
 import numpy as np
 
 from .friction import History, coulomb
-from .geometry import closest_node, distance
-from .line import switch
+from .geometry import PARALLEL_SINE, closest_node, distance
+from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
+
+
+def _pair_weight(pos: np.ndarray, pair: tuple, tangent: bool):
+    """The point weight ``1 - Lam`` ``(n,)`` of rows at node positions ``pos (n, m, d)``,
+    ``Lam`` the line weight of the element pair the rows belong to
+    (:func:`fembody.contact.line.weight`: the switch, ramped where free ends meet), its
+    gradient ``(n, m d)`` and (``tangent``) Hessian: ``pair = (order, free, ramp)``, per row
+    the slots ``(n, 4)`` of that pair's ``(a0, a1, b0, b1)`` among the row's nodes (the
+    element pair's own order, A its first element) and B's free ends and A's ramps ``(n,
+    2)`` as the element pairs' block holds them."""
+    order, free, ramp = pair
+    n, m, d = pos.shape
+    rows = np.arange(n)
+    lam, gl, hl = weight(pos[rows[:, None], order], free, ramp, tangent)
+    idx = (order[:, :, None] * d + np.arange(d)[None, None, :]).reshape(n, 4 * d)
+    G = np.zeros((n, m * d))
+    G[rows[:, None], idx] = -gl
+    H = None
+    if tangent:
+        H = np.zeros((n, m * d, m * d))
+        H[rows[:, None, None], idx[:, :, None], idx[:, None, :]] = -hl
+    return 1.0 - lam, G, H
+
+
+def _take_pair(pair: tuple | None, rows: np.ndarray) -> tuple | None:
+    """The ``pair`` argument (:func:`_pair_weight`) of the rows ``rows`` alone."""
+    return None if pair is None else tuple(np.asarray(a)[rows] for a in pair)
 
 
 class EndContactBlock(ContactRows):
@@ -200,7 +242,11 @@ class EndContactBlock(ContactRows):
     line contact where its two free ends lie side by side nearly parallel (spatial models,
     module docstring "Spatial"; default None: none, planar); ``friction`` (optional)
     ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients [-] and the
-    tangential penalty [N/m] (default None: frictionless; module docstring "Friction")."""
+    tangential penalty [N/m] (default None: frictionless; module docstring "Friction");
+    ``pair`` (optional) ``(order, free, ramp)``: per row the slots ``(n, 4)`` of its element
+    pair's ``(a0, a1, b0, b1)`` (the end's elements, A the one at ``p``), B's free ends and
+    A's ramps ``(n, 2)``; with it a ``blend`` row's weight is ``1 - Lam`` of that pair
+    (module docstring, "Where free ends meet"; default None: ``1 - lam`` side by side)."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -209,7 +255,7 @@ class EndContactBlock(ContactRows):
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  absent: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
                  tol: np.ndarray | None = None, blend: np.ndarray | None = None,
-                 friction: tuple | None = None) -> None:
+                 friction: tuple | None = None, pair: tuple | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
         self.nodes = self.slots         # (row by row as X and dofs, as other blocks)
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -222,6 +268,7 @@ class EndContactBlock(ContactRows):
         self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
         self._labels = labels
         self.blend = None if blend is None else np.asarray(blend, dtype=bool)
+        self.pair = pair
         d = self.dim
         self._sw = np.concatenate([np.arange(d) + d * j for j in (U1, P, W1, Q)])
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
@@ -234,16 +281,26 @@ class EndContactBlock(ContactRows):
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
-        Hessian: ``1 - lam`` (:func:`fembody.contact.line.switch` between the two ends'
-        elements) for a ``blend`` row whose ends point the same way (``(p - u1) . (q - w1) >
-        0``: side by side), 1 elsewhere. (``lam`` is zero near 90 degrees, where the sign
-        changes, so the weight is C1.)"""
+        Hessian: with :attr:`pair`, ``1 - Lam`` of the two ends' element pair for a ``blend``
+        row (:func:`_pair_weight`), 1 elsewhere; without, ``1 - lam``
+        (:func:`fembody.contact.line.switch` between the two ends' elements) for a ``blend``
+        row whose ends point the same way (``(p - u1) . (q - w1) > 0``: side by side), 1
+        elsewhere. (``lam`` is zero near 90 degrees, where the sign changes, so the weight is
+        C1.)"""
         n, m = x.shape
         w, G = np.ones(n), np.zeros((n, m))
         H = np.zeros((n, m, m)) if tangent else None
         if self.blend is None or not self.blend.any():
             return w, G, H
         pos = self.positions(x)
+        if self.pair is not None:
+            sel = np.flatnonzero(self.blend)
+            if sel.size:
+                out = _pair_weight(pos[sel], _take_pair(self.pair, sel), tangent)
+                w[sel], G[sel] = out[0], out[1]
+                if tangent:
+                    H[sel] = out[2]
+            return w, G, H
         same = np.einsum("ni,ni->n", pos[:, P] - pos[:, U1], pos[:, Q] - pos[:, W1]) > 0.0
         sel = np.flatnonzero(self.blend & same)
         if sel.size:
@@ -405,7 +462,8 @@ class EndContactBlock(ContactRows):
                                self.ends[rows], self.absent[rows], self.radius[rows],
                                self.k[rows], self._labels, self.tol[rows],
                                None if self.blend is None else self.blend[rows],
-                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                               _take_pair(self.pair, rows))
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``w k/2 max(-g, 0)^2`` per row [J] (``w`` the point weight)."""
@@ -532,6 +590,19 @@ def _smoothstep(eta: np.ndarray):
     return S, dS, d2S
 
 
+def _lean(p: np.ndarray, u: np.ndarray, a0: np.ndarray, a1: np.ndarray):
+    """The projection ``t (n,)`` of the ends ``p (n, d)`` on the chords ``a0 -> a1`` and
+    their lean ``(x_A(t) - p) . (p - u) / (|x_A(t) - p| |p - u|)`` ``(n,)``, ``u`` the
+    end's neighbour: the cosine whose sign is the test that ``x_A(t)`` lies beyond the end's
+    element (:meth:`EndElementBlock._mirrored`)."""
+    e = a1 - a0
+    t = np.einsum("ni,ni->n", p - a0, e) / np.einsum("ni,ni->n", e, e)
+    v = a0 + t[:, None] * e - p
+    b = p - u
+    nv = np.sqrt(np.einsum("ni,ni->n", v, v) * np.einsum("ni,ni->n", b, b))
+    return t, np.einsum("ni,ni->n", v, b) / np.where(nv > 0.0, nv, 1.0)
+
+
 def _projection(pos: np.ndarray, c: int, f: int, tangent: bool):
     """``s = (p - x_c) . e / |e|`` ``(n,)`` with ``e = x_f - x_c``: the end ``p`` (slot
     ``PE``) measured from the node in slot ``c`` along the chord towards slot ``f`` [m]; its
@@ -578,7 +649,11 @@ class EndElementBlock(ContactRows):
     ``tol (n,)`` the deepest penetration a run accepts [m] (default inf); ``friction``
     (optional) ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients
     [-] and the tangential penalty [N/m] (default None: frictionless; module docstring
-    "Friction")."""
+    "Friction"); ``pair`` (optional) ``(order, free, ramp)``: per row the slots ``(n, 4)`` of
+    its element pair's ``(a0, a1, b0, b1)`` among ``(p, u, a0, a1, ...)`` (A the pair's
+    first element), B's free ends and A's ramps ``(n, 2)``; with it the point weight is ``1 -
+    Lam`` of that pair and parallel overlapping ends are held once (module docstring, "Where
+    free ends meet"; default None: ``1 - lam``)."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -586,7 +661,8 @@ class EndElementBlock(ContactRows):
 
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
-                 tol: np.ndarray | None = None, friction: tuple | None = None) -> None:
+                 tol: np.ndarray | None = None, friction: tuple | None = None,
+                 pair: tuple | None = None) -> None:
         slots = np.asarray(slots, dtype=np.int64)
         dofs = np.asarray(dofs, dtype=np.int64)
         X = np.asarray(X, dtype=float)
@@ -610,6 +686,7 @@ class EndElementBlock(ContactRows):
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf) if tol is None else np.asarray(tol, float)
         self._labels = labels
+        self.pair = pair
         d = self.dim
         # the node-on-element geometry's DOFs (p, a0, a1) and the switch's (u, p, a0, a1)
         # among the row's (p, u, a0, a1)
@@ -637,6 +714,9 @@ class EndElementBlock(ContactRows):
         xa = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
         dot = np.einsum("ni,ni->n", xa - pos[:, PE], pos[:, PE] - pos[:, UE])
         beyond = np.where(self.ends, dot >= 0.0, dot > 0.0)
+        if self.pair is not None:
+            # (rows apart or outside the chord carry nothing whatever the rule says)
+            beyond = self._mirrored(pos, beyond, ok & (rho < self.radius))
         m = pos.shape[1] * d
         G = np.zeros((n, m))
         G[:, self._geo] = G3
@@ -646,21 +726,65 @@ class EndElementBlock(ContactRows):
             H[:, self._geo[:, None], self._geo[None, :]] = H3
         return rho - self.radius, ok & beyond & (rho > 0.0), G, H
 
+    def _mirrored(self, pos: np.ndarray, beyond: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The rows' test that the end's closest point lies beyond the end's own element,
+        with the rule for two free ends overlapping side by side on parallel chords (module
+        docstring, "Where free ends meet"): where the chords are parallel (the sine of their
+        angle below :data:`~fembody.contact.geometry.PARALLEL_SINE`, where the element pair
+        has no point contact) and a free end ``q`` of the other element projects inside the
+        end's element (the mirror row, ``q`` against it, is in its projection zone), the row
+        holds the contact if its lean :func:`_lean` exceeds the mirror's (a tie to the lower
+        node id), else the mirror does: one of the two, whatever the round-off. Evaluated
+        on the ``rows (n,)`` flagged (the others keep ``beyond``)."""
+        order, free, ramp = self.pair
+        mine = (order[:, 0] == PE) | (order[:, 0] == UE)        # A is the end's element
+        other_free = np.where(mine[:, None], np.asarray(free) != 0, np.asarray(ramp) > 0.0)
+        i = np.flatnonzero(rows & other_free.any(axis=1))
+        if not i.size:
+            return beyond
+        e1 = pos[i, PE] - pos[i, UE]
+        e2 = pos[i, A1] - pos[i, A0]
+        c = np.einsum("ni,ni->n", e1, e2) ** 2 / (np.einsum("ni,ni->n", e1, e1)
+                                                  * np.einsum("ni,ni->n", e2, e2))
+        i = i[1.0 - c < PARALLEL_SINE ** 2]
+        if not i.size:
+            return beyond
+        out = beyond.copy()
+        own = _lean(pos[i, PE], pos[i, UE], pos[i, A0], pos[i, A1])[1]
+        n0 = np.where(self.ends[i], UE, PE)     # the end's element in its own node order
+        n1 = np.where(self.ends[i], PE, UE)
+        for cc in (0, 1):
+            j = np.flatnonzero(other_free[i, cc])
+            if not j.size:
+                continue
+            sel = i[j]
+            tq, am = _lean(pos[sel, A0 + cc], pos[sel, A1 - cc], pos[sel, n0[j]],
+                           pos[sel, n1[j]])
+            inside = (tq >= 0.0) & (tq < 1.0)
+            s_, ar, am = sel[inside], own[j][inside], am[inside]
+            first = self.slots[s_, PE] < self.slots[s_, A0 + cc]
+            out[s_] = (ar > am) | ((ar == am) & first)
+        return out
+
     def _weight(self, x: np.ndarray, tangent: bool):
         """The row's weight ``(1 - lam) S_0 S_1`` ``(n,)`` (``lam`` the line weight of
-        :func:`fembody.contact.line.switch` between the end's element and the other, ``S_c``
-        the row's share against its partner at ``a_c``, :meth:`_share`), its gradient ``(n,
-        6 d)`` and (``tangent``) Hessian."""
+        :func:`fembody.contact.line.switch` between the end's element and the other, ramped
+        to ``Lam`` with :attr:`pair`, :func:`_pair_weight`; ``S_c`` the row's share against
+        its partner at ``a_c``, :meth:`_share`), its gradient ``(n, 6 d)`` and (``tangent``)
+        Hessian."""
         pos = self.positions(x)
-        lam, gl, hl = switch(pos[:, [UE, PE, A0, A1]], tangent)
-        n, k = x.shape
-        w = 1.0 - lam
-        G = np.zeros((n, k))
-        G[:, self._sw] = -gl
-        H = None
-        if tangent:
-            H = np.zeros((n, k, k))
-            H[:, self._sw[:, None], self._sw[None, :]] = -hl
+        if self.pair is not None:
+            w, G, H = _pair_weight(pos, self.pair, tangent)
+        else:
+            lam, gl, hl = switch(pos[:, [UE, PE, A0, A1]], tangent)
+            n, k = x.shape
+            w = 1.0 - lam
+            G = np.zeros((n, k))
+            G[:, self._sw] = -gl
+            H = None
+            if tangent:
+                H = np.zeros((n, k, k))
+                H[:, self._sw[:, None], self._sw[None, :]] = -hl
         for c in (0, 1):
             om, go, ho = self._share(pos, c, tangent)
             if tangent:
@@ -739,7 +863,8 @@ class EndElementBlock(ContactRows):
         return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
                                self.ends[rows], self.partner[rows],
                                self.radius[rows], self.k[rows], self._labels, self.tol[rows],
-                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                               _take_pair(self.pair, rows))
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
@@ -929,8 +1054,9 @@ def end_element_rows(model, contacts) -> tuple[list, list]:
                     at[key] = len(rows)
                     rsum = (float(bc.radius_a if e < na else bc.radius_b)
                             + float(bc.radius_a if o < na else bc.radius_b))
+                    # (last: whether the end's element is the element pair's first, A)
                     rows.append([(p, u, *el), ends, [-1, -1], rsum, bc.stiffness,
-                                 bc.max_penetration])
+                                 bc.max_penetration, e == i])
                     names.append((bc, f"free end node {p}", els[o]))
     # partners: the same end against the element next to this one across a junction (a node
     # of exactly two beam elements) of the other beam
@@ -956,17 +1082,42 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
     against the inside of elements (:class:`EndElementBlock`); each block only if it has
     rows."""
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    free = {n: len(nb) == 1 for n, nb in beam_neighbours(model).items()}
     out = []
     rows, names = end_rows(model, contacts, free_end=True)
     if rows:
+        # the element pair of a node pair: A the element at p, B the one at q (each in its
+        # own node order), as the element pairs' block has them
+        ends = np.array([r[1] for r in rows], dtype=bool)
+        order = np.column_stack([np.where(ends[:, 0], U1, P), np.where(ends[:, 0], P, U1),
+                                 np.where(ends[:, 2], W1, Q), np.where(ends[:, 2], Q, W1)])
         out.append(_rows_block(EndContactBlock, rows, names, pos, node_dofs, nd,
                                np.array([r[2][1] and r[2][3] for r in rows]),
-                               _friction_of(names)))
+                               _friction_of(names), _pair_of(rows, order, pos, free)))
     rows, names = end_element_rows(model, contacts)
     if rows:
+        ends = np.array([r[1] for r in rows], dtype=bool)
+        mine = np.array([r[6] for r in rows], dtype=bool)
+        own = np.column_stack([np.where(ends, UE, PE), np.where(ends, PE, UE)])
+        other = np.tile([A0, A1], (len(rows), 1))
+        order = np.where(mine[:, None], np.hstack([own, other]), np.hstack([other, own]))
         out.append(_rows_block(EndElementBlock, rows, names, pos, node_dofs, nd,
-                               _friction_of(names)))
+                               _friction_of(names), _pair_of(rows, order, pos, free)))
     return out
+
+
+def _pair_of(rows: list, order: np.ndarray, pos: dict, free: dict) -> tuple:
+    """The ``pair`` argument of the end blocks (:func:`_pair_weight`) for rows whose node ids
+    come first (as :func:`end_rows` gives them) and whose element pair's ``(a0, a1, b0,
+    b1)`` are the slots ``order (n, 4)``: B's free ends and A's ramps
+    (:func:`fembody.contact.line.ramp_lengths`) from the reference positions ``pos``."""
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    pair_ids = np.take_along_axis(ids, order, axis=1)
+    isfree = np.vectorize(lambda i: free.get(int(i), False), otypes=[bool])(pair_ids)
+    X = np.array([[pos[int(i)] for i in row] for row in pair_ids])
+    rsum = np.array([r[3] for r in rows], dtype=float)
+    return (order.astype(np.int64), isfree[:, 2:].astype(np.int64),
+            ramp_lengths(X[:, :2], X[:, 2:], rsum, isfree[:, :2]))
 
 
 def _rows_block(cls, rows: list, names: list, pos: dict, node_dofs: np.ndarray, nd: int,

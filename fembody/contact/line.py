@@ -60,19 +60,73 @@ quadrature's too: point ``g`` at ``xi_g`` with the normal force ``N_g = L W_g k 
 (``k`` the pair's point stiffness), so the friction of a slipping overlap is ``mu`` times
 its clipped normal force and moves continuously with the end; its tangent carries ``dN_g =
 -W_g k (L (g_X + g_xi xi_gX) + g L_X)`` and the normal's turn ``g_xiX xi_gX^T`` (the
-tangential stiffness ``k_t`` of a point is not scaled by ``L``). Where two near-parallel
-ends meeting end to end start to overlap,
-the clipped energy starts from zero (``L = 0``) while the end rows
-(:mod:`fembody.contact.ends`) are weighted out by ``1 - lam``: the energy there still jumps
-from the node pair's ``k g^2 / 2`` to zero (a strict xfail in
-tests/contact/test_ends3d.py); mending it needs the end rows to keep their weight while the
-overlap is short (a weight in ``L`` that the line part takes from them).
+tangential stiffness ``k_t`` of a point is not scaled by ``L``).
+
+**Where free ends meet.** Two near-parallel elements whose free ends point at each other
+hold, short of overlapping, a point contact: A's projection on B's chord lies beyond B's
+free end, the clipped interval is empty (``L = 0``), and the two rounded ends touch as the
+node pair of the two ends or as one end against the other's element
+(:mod:`fembody.contact.ends`), at full weight. Once they overlap, clipped line contact
+starts from zero energy and grows with the overlap, while the end rows took ``1 - lam``:
+at 3 degrees (``lam = 1``) the energy dropped from the node pair's ``k g^2 / 2`` to zero
+(2 J, and 2000 N to 40 N, for ends 8 mm apart with radii summing to 10 mm), and with A's
+element leaning towards its tip the end row that holds B's end short of the overlap was
+weighted out too (no contact at all). So the pair's line weight is ramped in with the
+overlap:
+
+    Lam = lam phi(u),   u = L / l,   phi(u) = u^3 (10 - 15 u + 6 u^2)  (0 <= u <= 1),
+
+``phi = 0`` for ``u <= 0`` and 1 for ``u >= 1``, with ``phi' = phi'' = 0`` at both ends;
+``l = l_r / l_A`` the ramp's length in A's parameter, ``l_r = min(r_A + r_B, l_A / 2, l_B
+/ 2)`` [m] (reference lengths). The pair's energy is ``Lam W_line + (1 - Lam) W_point``
+and the end rows and node pairs of the same two elements take ``1 - Lam``
+(:mod:`fembody.contact.ends`), so the two models of the one contact share it (weights
+summing to one: nothing counted twice). The ramp applies where exactly one free end of B
+bounds A's interval and the end of A at the interval's other side is a free end too (the
+two ends facing each other across the overlap; ``ramp`` per end of A, 0 where it is not
+free, :func:`ramp_lengths`); ``Lam = lam`` elsewhere, bit for bit as before. Why:
+
+- At ``L = 0`` (the overlap starting) ``phi`` and ``phi'`` are zero, so ``Lam = 0`` with
+  zero gradient: the end rows keep their full weight and their force, and ``Lam W_line`` is
+  ``O(L^4)`` (``W_line = L H``, ``phi ~ u^3``), zero with its gradient. The point rows hand
+  over to each other continuously at their zone edges (the node pair to the end row where
+  the end's projection enters the other's chord, tests/contact/test_ends3d.py). So energy
+  and force are continuous through the start of the overlap (C1; the tangent too, ``phi''
+  = 0``), and the total there is the one contact of the two rounded ends, ``k (2 r -
+  d_min)`` (tests/contact/test_ends_meet.py, against the sampled distance, to 1e-5 at 10 um
+  of overlap).
+- At ``u = 1`` ``Lam = lam`` with the same first and second derivatives: the ramp ends
+  smoothly in the unramped blend. Where the interval changes kind it is already ``L >= l``:
+  the bound leaves A's element at ``L = 1``, and a bound from B's other end lies ``|b1 -
+  b0|^2 / ((a1 - a0).(b1 - b0))`` (about ``l_B / l_A``) from the first, beyond ``l`` since
+  ``l_r <= l_B / 2``. Where the interval's other side is an inner node of A the contact
+  continues on A's next element, whose pair is unramped: an end row handing over there would
+  jump from ``1 - lam phi`` to ``1 - lam``; so no ramp there (and two free ends side by side
+  pointing the same way keep ``1 - lam`` as before).
+- The length: over an overlap shorter than the radii the two rounded ends touch by their
+  caps (a point contact); over a longer one the cylinders' sides touch along it (line
+  contact). ``l_r`` is capped at half of each element so that the ramp ends inside the two
+  last elements.
+
+The price of blending two models of one contact is an axial force ``(W_point - W_line)
+dLam/ds`` along the slide: over the ramp the point energy ``k g^2 / 2`` exceeds the line
+energy (``L`` times it for a uniform gap), so the ends are drawn into overlap by up to
+``15/8 (W_point - W_line) / l_r``: in the tests' case (8 mm apart, 2000 N before the
+overlap) up to 330 N at 4.75 mm of overlap, where the normal force is 1170 N. It is
+conservative: the force is the energy's gradient (tests/contact/test_ends_meet.py: along
+the slide, the tangents by central differences, and a beam sliding end first into
+overlap keeps its energy to 1e-3 of its kinetic energy, set by the integrator at first
+contact). The pair's point and line friction take the same weights, ``1 - Lam`` and
+``Lam``. Left: the junction, share and wedge rows that take back a pair's point part
+(:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`, :mod:`fembody.contact.wedge`)
+weight it by ``1 - lam``; they act at inner nodes, away from two facing free ends, but a
+pair ramped and taken back at once would lose ``1 - lam`` of a part weighted ``1 - Lam``.
 
 Production evaluates this blend compiled (:mod:`fembody.contact._kernels`); this module
-keeps the parts the junction rows (:mod:`fembody.contact.junction`) and the friction's
-once-per-step bookkeeping call on arrays (:func:`point_part`, :func:`switch`). The array
-versions of the line part and the blend, the kernels' reference, live with the tests
-(tests/contact/reference.py).
+keeps the parts the junction rows (:mod:`fembody.contact.junction`), the end rows and the
+friction's once-per-step bookkeeping call on arrays (:func:`point_part`, :func:`switch`,
+:func:`weight`, :func:`clipped`). The array versions of the line part and the blend, the
+kernels' reference, live with the tests (tests/contact/reference.py).
 """
 from __future__ import annotations
 
@@ -157,3 +211,141 @@ def switch(x: np.ndarray, tangent: bool = True):
         hess[i] = E.T[None] @ Hy @ E[None]
     return lam, grad, hess
 
+
+
+# the node matrices of xi_tau = N / D (fembody.contact._kernels._bound): N = tau d.d - (a0 -
+# b0).d and D = (a1 - a0).d, d = b1 - b0, as sum_ab q_ab x_a . x_b
+_QD = 0.5 * np.array([[0, 0, 1, -1], [0, 0, -1, 1], [1, -1, 0, 0], [-1, 1, 0, 0]], float)
+
+
+def _qn(tau: float) -> np.ndarray:
+    q = np.zeros((4, 4))
+    q[2, 2], q[3, 3] = tau - 1.0, tau
+    q[2, 3] = q[3, 2] = 0.5 - tau
+    q[0, 3] = q[3, 0] = -0.5
+    q[0, 2] = q[2, 0] = 0.5
+    return q
+
+
+def bound(x: np.ndarray, tau: float):
+    """A's parameter ``xi (n,)`` whose projection on B's chord is ``t = tau`` (0 or 1) of the
+    pairs ``x (n, 4, d)``, its gradient ``(n, 4 d)`` and Hessian ``(n, 4 d, 4 d)`` (the
+    quadratic forms ``N / D`` of the module docstring, "Clipped at free ends")."""
+    n, m, d = x.shape
+    I = np.eye(d)
+    out = []
+    for q in (_qn(tau), _QD):
+        v = np.einsum("ab,nai,nbi->n", q, x, x)
+        g = 2.0 * np.einsum("ab,nbi->nai", q, x).reshape(n, m * d)
+        out.append((v, g, 2.0 * np.kron(q, I)))
+    (N, gN, hN), (D, gD, hD) = out
+    xi = N / D
+    g = (gN - xi[:, None] * gD) / D[:, None]
+    h = ((hN[None] - xi[:, None, None] * hD[None] - g[:, :, None] * gD[:, None, :]
+          - gD[:, :, None] * g[:, None, :]) / D[:, None, None])
+    return xi, g, h
+
+
+def clipped(x: np.ndarray, free, hessian: bool = True) -> tuple:
+    """The interval ``[lo, lo + L]`` of A's parameter over which line contact integrates
+    (the module docstring's "Clipped at free ends"), per pair of ``x (n, 4, d)``: ``lo``,
+    ``L``, ``clip`` (a free end of B bounds it), ``none`` (clipped to nothing), the bounds'
+    gradients and Hessians ``(n, 4 d)``, ``(n, 4 d, 4 d)`` (zero where a bound is 0 or 1)
+    and ``side (n,)``: the end of A (0: ``a0``, 1: ``a1``) at the other side of the
+    interval where one free end of B alone bounds it, else -1 (the ramp, "Where free ends
+    meet"); without ``hessian`` the Hessians are zeros ``(n, 1, 1)``."""
+    n, m, d = x.shape
+    md = m * d
+    free = np.zeros((n, 2), bool) if free is None else np.asarray(free) != 0
+    lo, hi, L = np.zeros(n), np.ones(n), np.ones(n)
+    gLo, gHi = np.zeros((n, md)), np.zeros((n, md))
+    hLo, hHi = (np.zeros((n, md, md)), np.zeros((n, md, md))) if hessian else \
+        (np.zeros((n, 1, 1)), np.zeros((n, 1, 1)))
+    clip, none = np.zeros(n, bool), np.zeros(n, bool)
+    by_lo, by_hi = np.zeros(n, bool), np.zeros(n, bool)
+    t = lambda xi: (np.einsum("ni,ni->n", (1.0 - xi) * x[:, 0] + xi * x[:, 1] - x[:, 2],
+                              x[:, 3] - x[:, 2])
+                    / np.einsum("ni,ni->n", x[:, 3] - x[:, 2], x[:, 3] - x[:, 2]))
+    t0 = t(0.0)
+    dt = t(1.0) - t0
+    for tau in (0, 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xb = (float(tau) - t0) / dt
+        low = (dt > 0.0) == (tau == 0)
+        use_lo = free[:, tau] & (dt != 0.0) & low & (xb > 0.0)
+        use_hi = free[:, tau] & (dt != 0.0) & ~low & (xb < 1.0)
+        by_lo |= use_lo
+        by_hi |= use_hi
+        for use, val, gg, hh in ((use_lo, lo, gLo, hLo), (use_hi, hi, gHi, hHi)):
+            r = np.flatnonzero(use)
+            if r.size:
+                val[r], gg[r], h = bound(x[r], float(tau))
+                if hessian:
+                    hh[r] = h
+                clip[r] = True
+    L[clip] = hi[clip] - lo[clip]
+    none[clip] = ~(L[clip] > 0.0)
+    side = np.where(by_lo & ~by_hi, 1, np.where(by_hi & ~by_lo, 0, -1))
+    return lo, L, clip, none, gLo, gHi, hLo, hHi, side
+
+
+def ramp_lengths(XA: np.ndarray, XB: np.ndarray, radius: np.ndarray,
+                 free_a: np.ndarray) -> np.ndarray:
+    """The ramp ``(n, 2)`` of the pairs with A's nodes ``XA (n, 2, d)`` and B's ``XB`` in the
+    reference configuration [m] (compile time): per node of A that is a free end of its
+    polyline (``free_a (n, 2)``), the ramp's length ``l_r = min(r, l_A / 2, l_B / 2)`` in A's
+    parameter, ``l_r / l_A`` (``r`` the sum of the radii); 0 elsewhere ("Where free ends
+    meet")."""
+    la = np.linalg.norm(XA[:, 1] - XA[:, 0], axis=1)
+    lb = np.linalg.norm(XB[:, 1] - XB[:, 0], axis=1)
+    lr = np.minimum(np.asarray(radius, float), 0.5 * np.minimum(la, lb)) / la
+    return np.where(np.asarray(free_a, bool), lr[:, None], 0.0)
+
+
+def _quintic(u: np.ndarray):
+    """``phi(u) = u^3 (10 - 15 u + 6 u^2)`` on [0, 1] (clipped outside), 0 and 1 at the ends
+    with zero first and second derivatives there; and those two derivatives."""
+    u = np.clip(u, 0.0, 1.0)
+    return (u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u), 30.0 * (u * (1.0 - u)) ** 2,
+            60.0 * u * (1.0 - u) * (1.0 - 2.0 * u))
+
+
+def weight(x: np.ndarray, free=None, ramp=None, tangent: bool = True):
+    """The line weight ``Lam = lam phi`` ``(n,)`` of the pairs ``x (n, 4, d)`` (the module
+    docstring, "Where free ends meet"), its gradient ``(n, 4 d)`` and (``tangent``) Hessian
+    with respect to the nodes: :func:`switch`'s ``lam`` times the ramp ``phi(L / l)`` where
+    one free end of B (``free (n, 2)``, as :func:`clipped`) bounds A's interval and the end
+    of A at its other side has a ramp ``l = ramp[side] > 0`` (``ramp (n, 2)``,
+    :func:`ramp_lengths`); ``lam`` alone elsewhere (``ramp`` None: everywhere)."""
+    lam, gl, hl = switch(x, tangent)
+    if ramp is None or free is None:
+        return lam, gl, hl
+    ramp = np.asarray(ramp, float)
+    # (lam = 0 stays 0 with zero derivatives; a pair without a ramped end or a free end of B
+    # has none: only the others need the interval)
+    free = np.asarray(free) != 0
+    c = np.flatnonzero((lam > 0.0) & (ramp > 0.0).any(axis=1) & free.any(axis=1))
+    if not c.size:
+        return lam, gl, hl
+    _, L, _, none, gLo, gHi, hLo, hHi, side = clipped(x[c], free[c], tangent)
+    rl = np.where(side >= 0, ramp[c, np.maximum(side, 0)], 0.0)
+    k = np.flatnonzero(rl > 0.0)
+    if not k.size:
+        return lam, gl, hl
+    r, rl = c[k], rl[k]
+    lam, gl = lam.copy(), gl.copy()
+    u = np.where(none[k], 0.0, L[k] / rl)
+    phi, d1, d2 = _quintic(u)
+    d1, d2 = d1 / rl, d2 / rl ** 2
+    gL = gHi[k] - gLo[k]
+    lr, glr = lam[r], gl[r]
+    if tangent:
+        hl = hl.copy()
+        outer = lambda a, b: a[:, :, None] * b[:, None, :]
+        hl[r] = (phi[:, None, None] * hl[r]
+                 + lr[:, None, None] * (d2[:, None, None] * outer(gL, gL)
+                                        + d1[:, None, None] * (hHi[k] - hLo[k]))
+                 + d1[:, None, None] * (outer(glr, gL) + outer(gL, glr)))
+    gl[r] = phi[:, None] * glr + (lr * d1)[:, None] * gL
+    lam[r] = lr * phi
+    return lam, gl, hl

@@ -10,73 +10,19 @@ and the end rows' own share in test_ends3d.py and test_share.py."""
 import numpy as np
 
 from fembody.contact.geometry import closest_crossing, distance, point_distance
-from fembody.contact.line import NG, W, XI, _penalty, point_part, switch
+from fembody.contact.line import NG, W, XI, _penalty, point_part, weight
+from fembody.contact.line import clipped as _clipped
 
 _CK = np.array([[0.0, 0.0, 1.0, -1.0]])  # a Gauss point's t moves its point on B
-
-# the node matrices of xi_tau = N / D (fembody.contact._kernels._bound): N = tau d.d - (a0 -
-# b0).d and D = (a1 - a0).d, d = b1 - b0, as sum_ab q_ab x_a . x_b
-_QD = 0.5 * np.array([[0, 0, 1, -1], [0, 0, -1, 1], [1, -1, 0, 0], [-1, 1, 0, 0]], float)
-
-
-def _qn(tau: float) -> np.ndarray:
-    q = np.zeros((4, 4))
-    q[2, 2], q[3, 3] = tau - 1.0, tau
-    q[2, 3] = q[3, 2] = 0.5 - tau
-    q[0, 3] = q[3, 0] = -0.5
-    q[0, 2] = q[2, 0] = 0.5
-    return q
-
-
-def bound(x: np.ndarray, tau: float):
-    """A's parameter ``xi (n,)`` whose projection on B's chord is ``t = tau``, its gradient
-    ``(n, 4 d)`` and Hessian ``(n, 4 d, 4 d)`` (quadratic forms N / D)."""
-    n, m, d = x.shape
-    I = np.eye(d)
-    out = []
-    for q in (_qn(tau), _QD):
-        v = np.einsum("ab,nai,nbi->n", q, x, x)
-        g = 2.0 * np.einsum("ab,nbi->nai", q, x).reshape(n, m * d)
-        out.append((v, g, 2.0 * np.kron(q, I)))
-    (N, gN, hN), (D, gD, hD) = out
-    xi = N / D
-    g = (gN - xi[:, None] * gD) / D[:, None]
-    h = ((hN[None] - xi[:, None, None] * hD[None] - g[:, :, None] * gD[:, None, :]
-          - gD[:, :, None] * g[:, None, :]) / D[:, None, None])
-    return xi, g, h
 
 
 def clipped(x: np.ndarray, free) -> tuple:
     """The interval ``[lo, lo + L]`` of A's parameter over which line contact integrates
     (fembody.contact.line's "Clipped at free ends"), per pair: ``lo``, ``L``, ``clip`` (a
     free end of B bounds it), ``none`` (clipped to nothing), and the bounds' gradients and
-    Hessians ``(n, 4 d)``, ``(n, 4 d, 4 d)`` (zero where a bound is 0 or 1)."""
-    n, m, d = x.shape
-    md = m * d
-    free = np.zeros((n, 2), bool) if free is None else np.asarray(free) != 0
-    lo, hi, L = np.zeros(n), np.ones(n), np.ones(n)
-    gLo, gHi = np.zeros((n, md)), np.zeros((n, md))
-    hLo, hHi = np.zeros((n, md, md)), np.zeros((n, md, md))
-    clip, none = np.zeros(n, bool), np.zeros(n, bool)
-    t = lambda xi: (np.einsum("ni,ni->n", (1.0 - xi) * x[:, 0] + xi * x[:, 1] - x[:, 2],
-                              x[:, 3] - x[:, 2])
-                    / np.einsum("ni,ni->n", x[:, 3] - x[:, 2], x[:, 3] - x[:, 2]))
-    t0 = t(0.0)
-    dt = t(1.0) - t0
-    for tau in (0, 1):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xb = (float(tau) - t0) / dt
-        low = (dt > 0.0) == (tau == 0)
-        use_lo = free[:, tau] & (dt != 0.0) & low & (xb > 0.0)
-        use_hi = free[:, tau] & (dt != 0.0) & ~low & (xb < 1.0)
-        for use, val, gg, hh in ((use_lo, lo, gLo, hLo), (use_hi, hi, gHi, hHi)):
-            r = np.flatnonzero(use)
-            if r.size:
-                val[r], gg[r], hh[r] = bound(x[r], float(tau))
-                clip[r] = True
-    L[clip] = hi[clip] - lo[clip]
-    none[clip] = ~(L[clip] > 0.0)
-    return lo, L, clip, none, gLo, gHi, hLo, hHi
+    Hessians ``(n, 4 d)``, ``(n, 4 d, 4 d)`` (zero where a bound is 0 or 1): production's
+    numpy :func:`fembody.contact.line.clipped` (the end rows' ramp reads it) less the side."""
+    return _clipped(x, free)[:8]
 
 
 def xi_parts(x: np.ndarray, xi: np.ndarray, t: np.ndarray):
@@ -179,13 +125,14 @@ def line_gaps(x: np.ndarray, radius: np.ndarray, free=None
 
 
 def blended(x: np.ndarray, k: np.ndarray, k_line: np.ndarray, length: np.ndarray,
-            radius: np.ndarray, tangent: bool = True, free=None):
+            radius: np.ndarray, tangent: bool = True, free=None, ramp=None):
     """Energy ``(n,)`` [J], internal force ``(n, 4 d)`` [N] and (``tangent``) stiffness of the
     switched contact ``W = lam W_line + (1 - lam) W_point`` of the pairs ``x (n, 4, d)``:
     ``k (n,)`` [N/m] the point penalty, ``k_line (n,)`` [N/m^2] the line penalty, ``length``
     A's reference length [m], ``radius`` the sum of the radii [m], ``free`` B's free ends
-    (:func:`line_part`)."""
-    lam, gl, hl = switch(x, tangent)
+    (:func:`line_part`), ``ramp`` A's ramps where free ends meet (``lam`` then the ramped
+    weight of fembody.contact.line.weight; None: none)."""
+    lam, gl, hl = weight(x, free, ramp, tangent)
     Wp, fp, Kp = point_part(x, k, radius, tangent)
     Wl, fl, Kl = line_part(x, length, k_line, radius, tangent, free)
     L = lam[:, None]
@@ -220,7 +167,7 @@ def normal_forces(self, x: np.ndarray, tangent: bool):
     the penalty of the signed node gap (``BeamContactBlock.gaps``)."""
     if self.kind == "crossing":
         _, f, K = blended(self.positions(x), self.k, self.k_line, self.length,
-                          self.radius, tangent, self.free)
+                          self.radius, tangent, self.free, self.ramp)
         return f, K, None
     g, ok, G, H = self.gaps(x, hessian=tangent)
     on = ok & (g < 0.0)

@@ -41,7 +41,7 @@ def numpy_forces(blk, x, tangent, history=None):
     if not rows.size:
         return f, K
     _, fi, Ki = blended(pos[rows], blk.k[rows], blk.k_line[rows], blk.length[rows],
-                        blk.radius[rows], tangent, blk.free[rows])
+                        blk.radius[rows], tangent, blk.free[rows], blk.ramp[rows])
     if blk.frictional:
         F, KF = blk._friction(x, history, tangent, rows)[:2]
         fi = fi + F
@@ -57,11 +57,12 @@ def _close(a, b):
     return np.abs(a - b).max() <= 1e-12 * np.abs(b).max()
 
 
-def _block(X, radius, k=1e3, free=None):
+def _block(X, radius, k=1e3, free=None, ramp=None):
     n, m, d = X.shape
     return BeamContactBlock("crossing", np.arange(n * m).reshape(n, m),
                             np.arange(n * m * d).reshape(n, -1), X, np.full(n, radius),
-                            np.full(n, k), [f"pair {i}" for i in range(n)], free=free)
+                            np.full(n, k), [f"pair {i}" for i in range(n)], free=free,
+                            ramp=ramp)
 
 
 @pytest.mark.parametrize("angle", [2.0, 7.0, 40.0])
@@ -103,7 +104,7 @@ def test_clipped_pairs_equal_the_numpy_path(angle):
     W = np.zeros(len(X))
     rows = touching(blk, pos)
     W[rows] = blended(pos[rows], blk.k[rows], blk.k_line[rows], blk.length[rows],
-                      blk.radius[rows], False, blk.free[rows])[0]
+                      blk.radius[rows], False, blk.free[rows], blk.ramp[rows])[0]
     assert close(blk.strain_energy(x), W)
     gl, okl = line_gaps(pos, blk.radius, blk.free)
     g, ok, _, _ = blk.gaps(x)
@@ -123,6 +124,38 @@ def test_clipped_pairs_compiled_force_and_tangent_are_exact(angle):
     blk = _block(X, 0.01, free=np.ones((len(X), 2), dtype=np.int64))
     x = 1e-4 * rng.normal(size=(len(X), 12))
     f, K, _ = blk.forces(x, None, True)
+    assert_force_and_tangent(blk, x, f, K, 1e-7)
+
+
+def _ramped(rng, angle):
+    """Clipped pairs (as above, half reversed: B's one end inside A's span bounds A's
+    interval, about 0.95 of A) whose ends of A are free with a ramp of 2 in A's parameter
+    (longer than production's, at most 1/2, so that the interval lies in the ramp's slope),
+    and B's ends free."""
+    X = _pairs(rng, angle)
+    X[::2] = X[::2][:, [0, 1, 3, 2]]
+    return _block(X, 0.01, free=np.ones((len(X), 2), dtype=np.int64),
+                  ramp=np.full((len(X), 2), 2.0))
+
+
+@pytest.mark.parametrize("angle", [2.0, 7.0])
+def test_ramped_pairs_equal_the_numpy_path_and_are_exact(angle):
+    """Pairs whose line weight is ramped in (fembody.contact.line, "Where free ends meet";
+    2 degrees: ``lam = 1``, 7: in the switch): the compiled forces and tangents equal the
+    numpy path (line.weight in the reference blend) to 1e-11 as the clipped pairs above,
+    the ramp is in its slope for most pairs (``0 < phi < 1``), and the compiled pass matches
+    central differences of its own energy and forces (1e-6)."""
+    from fembody.contact.line import weight
+    rng = np.random.default_rng(9)
+    blk = _ramped(rng, angle)
+    x = 1e-4 * rng.normal(size=(len(blk.X), 12))
+    lam = weight(blk.positions(x), blk.free, blk.ramp, False)[0]
+    plain = weight(blk.positions(x), blk.free, None, False)[0]
+    assert np.mean((lam > 0.0) & (lam < plain)) > 0.5
+    f, K, _ = blk.forces(x, None, True)
+    fr, Kr = numpy_forces(blk, x, True)
+    close = lambda a, b: np.abs(a - b).max() <= 1e-11 * np.abs(b).max()
+    assert close(f, fr) and close(K, Kr)
     assert_force_and_tangent(blk, x, f, K, 1e-7)
 
 
