@@ -138,9 +138,12 @@ class GeneralizedAlpha(Integrator):
     max_iter : int, default 15
         Newton iterations per step before the step is rejected.
     newton : {'full', 'modified'}, default 'full'
-        'full': a new tangent every iteration; 'modified': reuse the factorisation while the
-        iterations contract by at least a factor ``reuse_rate`` (default 0.3), refactorise
-        otherwise.
+        'full': a new tangent every iteration (in a model with contacts, once an increment
+        has contracted to 1 % of the one before, the step's closing increments reuse the
+        factorisation while they contract by ``reuse_rate``:
+        :mod:`fembody.dynamics.newton`, "Closing increments"); 'modified': reuse the
+        factorisation while the iterations contract by at least a factor ``reuse_rate``
+        (default 0.3), refactorise otherwise.
     reuse_rate : float, default 0.3
         See ``newton``.
     linear_solver : str, default 'auto'
