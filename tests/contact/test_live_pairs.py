@@ -106,4 +106,11 @@ def test_every_live_block_has_no_force_off_its_live_rows(dim, mu):
                 assert not f[off].any(), (type(blk).__name__, depth, tangent)
                 np.testing.assert_array_equal(f, blk.forces(x, None, tangent)[0])
                 assert K.shape[0] == len(rows) if tangent else K is None
+            # and no strain energy off the live rows (what WedgeLineBlock.strain_energy
+            # evaluates alone)
+            E = blk.strain_energy(x)
+            assert not E[off].any(), (type(blk).__name__, depth)
+            if type(blk).__name__ == "WedgeLineBlock":
+                W, _, _, lam = blk._energy(x, False)[:4]
+                np.testing.assert_array_equal(E, lam * W)
     assert "BeamContactBlock" in kinds and (dim == 2 or "JunctionContactBlock" in kinds), kinds
