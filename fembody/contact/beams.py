@@ -413,17 +413,18 @@ class BeamContactBlock(ContactRows):
         Why: most candidate pairs are apart (the compiled pass skips them, their stiffness is
         an exact zero), and scattering every pair's zero matrix into the global data cost
         more than the pass itself on a bundle of beams in line contact
-        (benchmarks/beam_bundle.py). A spatial pair is live when the pass reports it touching;
-        a planar one when its stiffness has a nonzero entry (without ``tangent``: every
-        pair, nothing is scattered); ``side`` as in :meth:`forces`."""
+        (benchmarks/beam_bundle.py). A spatial pair is live when the pass reports it touching
+        (with or without ``tangent``: a residual-only evaluation scatters those pairs'
+        forces alone); a planar one when its stiffness has a nonzero entry (without
+        ``tangent``: every pair); ``side`` as in :meth:`forces`."""
         out = self._kernel(x, history, tangent, False, side)
         f, K = out[0], out[1]
-        if not tangent:
-            return f, np.arange(len(self)), None
         if self.kind == "crossing":
             rows = np.asarray(out[2], dtype=np.int64)
-        else:
-            rows = np.flatnonzero(K.reshape(len(K), -1).any(axis=1))
+            return f, rows, (K[rows] if tangent else None)
+        if not tangent:
+            return f, np.arange(len(self)), None
+        rows = np.flatnonzero(K.reshape(len(K), -1).any(axis=1))
         return f, rows, K[rows]
 
     def _kernel(self, x: np.ndarray, history, tangent: bool, points: bool,

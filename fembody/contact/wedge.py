@@ -156,11 +156,7 @@ class WedgeLineBlock(ContactRows):
         and (``tangent``) their stiffness ``(m, 5 d, 5 d)`` (else None), what the System
         adds in a Newton iteration without a zero matrix per idle row."""
         n, m = self.dofs.shape
-        pos = self.positions(x)
-        # a compiled screen first (a superset of the rows _touching keeps), then _touching on
-        # what it keeps: most rows of a bundle's straight junctions are far from their wedge
-        cand = wedge_candidates(pos, np.ascontiguousarray(self.radius, dtype=float), _XI)
-        live = cand[self._touching(pos[cand], cand)] if cand.size else cand
+        live = self._live(x)
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
@@ -172,10 +168,26 @@ class WedgeLineBlock(ContactRows):
                  + dW[:, :, None] * gl[:, None, :] + W[:, None, None] * hl)
         return f, live, K
 
+    def _live(self, x: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` with a penetrating point in the wedge at the gathered
+        displacements ``x``: a compiled screen first (a superset of the rows _touching
+        keeps), then _touching on what it keeps (most rows of a bundle's straight junctions
+        are far from their wedge)."""
+        pos = self.positions(x)
+        cand = wedge_candidates(pos, np.ascontiguousarray(self.radius, dtype=float), _XI)
+        return cand[self._touching(pos[cand], cand)] if cand.size else cand
+
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """``lam sum_g w_g k/2 max(-g_g, 0)^2`` per row [J]."""
-        W, _, _, lam, _, _, _, _ = self._energy(x, False)
-        return lam * W
+        """``lam sum_g w_g k/2 max(-g_g, 0)^2`` per row [J], evaluated on the live rows
+        alone (:meth:`live_forces`'; every other row holds no penetrating point, so its
+        energy is zero: the run monitor and the energies ask this of every row once per
+        step)."""
+        E = np.zeros(len(self))
+        live = self._live(x)
+        if live.size:
+            W, _, _, lam, _, _, _, _ = self._take(live)._energy(x[live], False)
+            E[live] = lam * W
+        return E
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the smallest gap of its Gauss points in the wedge [m] (inf without one)

@@ -84,6 +84,17 @@ _NV = 5                       # the widest joint kind's vectors (revolute, cylin
 _MROWS = 6                    # the most rows of one joint instance (weld)
 
 
+def has_contacts(system) -> bool:
+    """Whether ``system`` holds contacts (a run's contact state, contact groups, surface or
+    watched beam contacts): what this step does not run, and what the Python path's Newton
+    closes with a reused factorisation (:mod:`fembody.dynamics.newton`, **Closing
+    increments**; the compiled loop mirrors full Newton without them)."""
+    s = system
+    return (s.contact_state is not None or bool(getattr(s, "contact_groups", None))
+            or bool(getattr(s, "surface_contact_blocks", None))
+            or getattr(s, "beam_contact_watch", None) is not None)
+
+
 def why_not(system) -> str:
     """'' when the compiled step can run ``system``, else the reason it cannot (for logs and
     tests)."""
@@ -98,9 +109,7 @@ def why_not(system) -> str:
             return f"a {getattr(b, 'family', type(b).__name__)} block without a compiled form"
     if s.rayleigh[0] > 0 or s.rayleigh[1] > 0:
         return "Rayleigh damping"
-    if (s.contact_state is not None or getattr(s, "contact_groups", None)
-            or getattr(s, "surface_contact_blocks", None)
-            or getattr(s, "beam_contact_watch", None) is not None):
+    if has_contacts(s):
         return "contacts"
     for b in s.nonlinear_inertia:
         form = b.compiled_step() if hasattr(b, "compiled_step") else None

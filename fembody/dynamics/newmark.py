@@ -58,6 +58,10 @@ from .lie import LieIncrement
 from ..linalg.blas_threads import one_blas_thread
 from ..linalg.linalg import saddle_solver
 from .newton import newton
+
+# an increment at most this fraction of the previous one is in Newton's quadratic range: the
+# next (expected at round-off) reuses the held factorisation in contact models
+CLOSE_RATE = 0.01
 from ..system.constraint_rank import check_redundant
 
 log = logging.getLogger("fembody")
@@ -134,9 +138,12 @@ class GeneralizedAlpha(Integrator):
     max_iter : int, default 15
         Newton iterations per step before the step is rejected.
     newton : {'full', 'modified'}, default 'full'
-        'full': a new tangent every iteration; 'modified': reuse the factorisation while the
-        iterations contract by at least a factor ``reuse_rate`` (default 0.3), refactorise
-        otherwise.
+        'full': a new tangent every iteration (in a model with contacts, once an increment
+        has contracted to 1 % of the one before, the step's closing increments reuse the
+        factorisation while they contract by ``reuse_rate``:
+        :mod:`fembody.dynamics.newton`, "Closing increments"); 'modified': reuse the
+        factorisation while the iterations contract by at least a factor ``reuse_rate``
+        (default 0.3), refactorise otherwise.
     reuse_rate : float, default 0.3
         See ``newton``.
     linear_solver : str, default 'auto'
@@ -205,6 +212,10 @@ class GeneralizedAlpha(Integrator):
             raise ModelError(f"newton must be 'full' or 'modified', got {newton!r}")
         self.newton = newton
         self.reuse_rate = reuse_rate
+        # full Newton closes a contact model's steps with the held factorisation once an
+        # increment contracts by CLOSE_RATE (fembody.dynamics.newton, "Closing increments");
+        # models the compiled step runs keep plain full Newton, which its loop mirrors
+        self._close = CLOSE_RATE if compiled_step.has_contacts(system) else 0.0
         self.tol = tol
         self.xtol = xtol
         self.length = system.length
@@ -564,7 +575,8 @@ class GeneralizedAlpha(Integrator):
             return f"Newton diverged at t = {t1:.6g} s"
 
         ok, msg, it = newton(self, self.solver, evaluate, assemble, apply, self.converged, fail,
-                             not reuse, self.max_iter, self.newton, self.reuse_rate, self.ptol, 3)
+                             not reuse, self.max_iter, self.newton, self.reuse_rate, self.ptol, 3,
+                             close=self._close)
         if not ok:
             self._fac_h = None
             return False, msg

@@ -475,9 +475,11 @@ class System:
                 continue
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
-            if tangent and Kd is K and hasattr(b, "live_forces"):
-                # a block of mostly idle rows (beam junctions): the stiffness of its live
-                # rows alone, not a zero matrix per idle row to scatter
+            if hasattr(b, "live_forces") and (Kd is K or not tangent):
+                # a block of mostly idle rows (beam junctions): the forces and stiffness of
+                # its live rows alone, not a zero vector and matrix per idle row to scatter
+                # (with or without the tangent: a closing Newton increment evaluates the
+                # residual alone, fembody.dynamics.newton)
                 slot = getattr(b, "friction_slot", None)
                 hist = None if run_contacts is None or slot is None else run_contacts.friction[slot]
                 if run_contacts is not None and getattr(b, "side_slot", None) is not None:
@@ -487,7 +489,8 @@ class System:
                 else:
                     fe, rows, Ke = b.live_forces(x, tangent, hist)
                 self.add_vector_rows(f, b, rows, fe)
-                self.add_matrix_rows(K, b, rows, Ke)
+                if tangent:
+                    self.add_matrix_rows(K, b, rows, Ke)
                 continue
             if run_contacts is not None and b.family == "contact":   # a penalty block
                 fe, Ke, Ce = b.forces(x, ve, tangent, run_contacts.v_minus[b.slot])

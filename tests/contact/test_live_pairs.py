@@ -88,7 +88,9 @@ def test_every_live_block_has_no_force_off_its_live_rows(dim, mu):
     alone (``System._internal``, ``add_vector_rows``): for every beam-contact block with
     ``live_forces`` (element pairs, junction, free-end, wedge and share rows), at a pressed
     state, the forces ``live_forces`` returns equal those of the whole block's ``forces`` on
-    every row, bit for bit, and are exactly zero off the live rows."""
+    every row, bit for bit, and are exactly zero off the live rows; with and without the
+    tangent (a residual-only evaluation, a closing Newton increment's, scatters the live
+    rows' forces alone too)."""
     system = _stack(mu, dim).compile()
     rng = np.random.default_rng(5)
     kinds = set()
@@ -98,9 +100,17 @@ def test_every_live_block_has_no_force_off_its_live_rows(dim, mu):
         kinds.add(type(blk).__name__)
         for depth in (0.0, 1e-6, 3e-4):
             x = _pressed(blk, rng, depth)
-            f, rows, K = blk.live_forces(x, True)
-            off = np.setdiff1d(np.arange(len(blk)), rows)
-            assert not f[off].any(), (type(blk).__name__, depth)
-            np.testing.assert_array_equal(f, blk.forces(x, None, True)[0])
-            assert K.shape[0] == len(rows)
+            for tangent in (True, False):
+                f, rows, K = blk.live_forces(x, tangent)
+                off = np.setdiff1d(np.arange(len(blk)), rows)
+                assert not f[off].any(), (type(blk).__name__, depth, tangent)
+                np.testing.assert_array_equal(f, blk.forces(x, None, tangent)[0])
+                assert K.shape[0] == len(rows) if tangent else K is None
+            # and no strain energy off the live rows (what WedgeLineBlock.strain_energy
+            # evaluates alone)
+            E = blk.strain_energy(x)
+            assert not E[off].any(), (type(blk).__name__, depth)
+            if type(blk).__name__ == "WedgeLineBlock":
+                W, _, _, lam = blk._energy(x, False)[:4]
+                np.testing.assert_array_equal(E, lam * W)
     assert "BeamContactBlock" in kinds and (dim == 2 or "JunctionContactBlock" in kinds), kinds

@@ -198,3 +198,68 @@ def test_early_stop_with_a_reused_matrix_holds_its_bound_where_the_old_rate_woul
     # the loop went on to the settled ratio L, and its estimate held
     assert it > 2 and rates[1] == pytest.approx(L, rel=1e-2)
     assert p.errors[-1] <= bound
+
+
+def test_closing_increments_reuse_the_factorisation_and_hold_their_bound():
+    """Full Newton with ``close``: once an increment contracts by at most ``close``, the next
+    ones reuse the held factorisation (no tangent evaluated, nothing factorised) while they
+    contract by ``rate``, and the stop ``rate / (1 - rate) |dx| <= bound`` leaves the true
+    error (the known root) below the bound; plain full Newton from the same start factorises
+    at every increment."""
+    bound = 1e-10
+    full = Problem([1.3, 1.6], bound=bound)
+    ok, _, it_full, s_full = full.run(FULL, residual_tol=None)
+    assert ok and s_full.n_factor == it_full
+    p = Problem([1.3, 1.6], bound=bound)
+    tangents = []
+    evaluate = p.evaluate
+
+    def traced(tangent):
+        tangents.append(tangent)
+        return evaluate(tangent)
+
+    ok, msg, it = newton(p, (solver := Dense()), traced, lambda S: S, p.apply, None, p.fail,
+                         True, 50, FULL, 0.3, close=0.01)
+    assert ok and msg == "ok"
+    assert p.errors[-1] <= bound
+    # the closing increments: after the first of ratio <= 0.01, no tangent and no factor
+    e = np.array(p.errors)
+    assert solver.n_factor == sum(tangents) < it
+    assert not tangents[-1] and all(tangents[:solver.n_factor])
+    assert solver.n_factor < s_full.n_factor
+    # the reused matrix is the tangent within 1 % of an increment: it contracts fast
+    assert e[-1] / e[-2] <= 0.01
+
+
+def test_closing_increments_refresh_a_matrix_that_stops_contracting():
+    """A closing increment of a held matrix that contracts by less than ``rate`` gets a fresh
+    tangent next. The default problem, whose equations are rescaled by D = diag(1, 1.5) from
+    the first residual-only evaluation on (the same root; a contact set that changes under
+    the held matrix): there the held map contracts by |I - J^-1 D J| ~ 0.5 > rate = 0.3, so
+    the loop must refactorise, and it converges to the root within its bound."""
+    bound = 1e-12
+    D = np.diag([1.0, 1.5])
+    switched = []
+    base = Problem([1.3, 1.6]).F
+    p = Problem([1.3, 1.6], F=lambda x: D @ base(x) if switched else base(x),
+                J=lambda x: (D if switched else np.eye(2)) @ np.array([[2 * x[0], 2 * x[1]],
+                                                                       [x[1], x[0]]]),
+                bound=bound)
+    tangents = []
+    evaluate = p.evaluate
+
+    def traced(tangent):
+        if not tangent:
+            switched.append(True)
+        tangents.append(tangent)
+        return evaluate(tangent)
+
+    ok, _, it = newton(p, (solver := Dense()), traced, lambda S: S, p.apply, None, p.fail,
+                       True, 50, FULL, 0.3, close=0.01)
+    assert ok and p.errors[-1] <= bound
+    first = tangents.index(False)
+    # (the first closing increment's ratio is to the last fresh one: small whatever L is;
+    # the next shows L = 0.5) the held matrix is dropped, fresh tangents to the end
+    again = tangents.index(True, first)
+    assert again <= first + 2 and all(tangents[again:])
+    assert solver.n_factor == sum(tangents)
