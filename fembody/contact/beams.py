@@ -691,6 +691,12 @@ class BeamContactBlock(ContactRows):
         r = pa - pb
         rho = np.linalg.norm(r, axis=1)
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
+        sides = self._sides(side)
+        if sides is not None:
+            # (statfric2-33) a node past the chord's line from the run's side is pushed back
+            # to its side: the force on it points from the line to that side, against r
+            sgn = signed(pos, sides, self.radius, rho, np.zeros((len(rho), 1)), None)[0]
+            nrm = nrm * np.where(sgn < 0.0, -1.0, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
             out.update(self.friction_report(x, history, side))
