@@ -805,12 +805,20 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     exact condition for a unique rate solution.
 
     So: Hill's condition first (the lowest eigenvalue of the symmetric part, dense, or a
-    Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself
-    (dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else the real
-    eigenvalues nearest zero by shift-invert ARPACK: a negative one far below them is not
-    seen, unlike the symmetric check's shift search). ``Ks``: K's symmetric part on the
-    System's pattern (then ``check`` factorises it with its own analysis of the pattern),
-    None: made here."""
+    Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself:
+    dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else
+    :func:`_sparse_real_stability`. That one counts the negative real eigenvalues' parity
+    exactly by two LU factorisations (``det K`` on the joints' motions changes sign once per
+    real eigenvalue between a shift below the whole spectrum, from a Gershgorin bound of the
+    symmetric part, and zero; complex pairs do not change it): an odd count is proved,
+    wherever the eigenvalue lies, and one is located by bisection on the sign of the
+    determinant. An even count (two or more negative real eigenvalues at once) is found
+    when one of them is among the real eigenvalues nearest zero or nearest the bound
+    (shift-invert ARPACK, six each), not otherwise: along a load path real eigenvalues cross
+    zero one at a time, so the first state past a crossing has an odd count, except where
+    a symmetry makes two cross together (a column of equal bending stiffnesses). ``Ks``:
+    K's symmetric part on the System's pattern (then ``check`` factorises it with its own
+    analysis of the pattern), None: made here."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -837,14 +845,114 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
             Kd = Z.T @ Kd @ Z
         ev = sla.eigvals(Kd)
     else:
-        k = min(6, n - 2)
-        OPinv = constrained_resolvent(sys, K - (-1e-6 * scale) * sp.identity(n, format="csc"),
-                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
-        ev = spla.eigs(K, k=k, sigma=-1e-6 * scale, which="LM", OPinv=OPinv,
-                       return_eigenvectors=False)
-    # real: an imaginary part at round-off of the spectrum's size
-    real = ev.real[np.abs(ev.imag) <= 1e-10 * max(float(np.abs(ev).max()), scale)]
+        return _sparse_real_stability(sys, K, Ks, Bdata, scale)
+    return _lowest_real(ev, scale)
+
+
+def _lowest_real(ev: np.ndarray, scale: float) -> float:
+    """The lowest of the real eigenvalues among ``ev`` (inf without): real where the
+    imaginary part is at round-off of the spectrum's size."""
+    real = ev.real[np.abs(ev.imag) <= 1e-10 * max(float(np.abs(ev).max(initial=0.0)), scale)]
     return float(real.min()) if real.size else math.inf
+
+
+def _permutation_odd(p: np.ndarray) -> bool:
+    """Whether the permutation ``p`` (of 0..n-1) is odd: ``n`` less its number of cycles
+    is odd. The cycles are counted by pointer doubling (each index learns the smallest
+    index of its cycle in log2(n) vectorised rounds), not by a Python loop over n."""
+    n = len(p)
+    low, nxt = np.arange(n), np.asarray(p, dtype=np.int64)
+    for _ in range(max(1, int(n).bit_length())):
+        low = np.minimum(low, low[nxt])
+        nxt = nxt[nxt]
+    cycles = int(np.count_nonzero(low == np.arange(n)))
+    return (n - cycles) % 2 == 1
+
+
+def _det_sign(A) -> int:
+    """The sign of ``det A`` (+1, -1; 0 for an exactly singular pivot) of a sparse square
+    matrix, from SuperLU's ``Pr A Pc = L U`` (L unit lower triangular): the signs of U's
+    diagonal and the parities of the two permutations."""
+    lu = spla.splu(sp.csc_matrix(A))
+    d = lu.U.diagonal()
+    if not np.all(d != 0.0):
+        return 0
+    odd = (int(np.count_nonzero(d < 0.0)) + _permutation_odd(lu.perm_r)
+           + _permutation_odd(lu.perm_c)) % 2
+    return -1 if odd else 1
+
+
+def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
+                           scale: float) -> float:
+    """:func:`frictional_stability`'s measure above :data:`DENSE_MAX` free DOFs: a negative
+    real eigenvalue of ``K`` on the joints' motions (null space of B) where it proves one,
+    else the lowest real eigenvalue it found [N/m, N m/rad mixed].
+
+    What it proves. ``Z^T (K - s I) Z`` (Z an orthonormal basis of the joints' motions)
+    has a determinant whose sign is ``(-1)^m`` that of the bordered ``[[K - s I, B^T], [B,
+    0]]`` (m joint rows; B of full rank), one LU each. Below ``g``, a Gershgorin bound of
+    the symmetric part ``Ks`` (every eigenvalue's real part lies above the lowest
+    eigenvalue of the symmetric part, which lies above g), every eigenvalue of ``Z^T (K -
+    s I) Z`` has a positive real part, so its determinant is positive; going from ``s =
+    g`` to 0 the sign changes once for each real eigenvalue passed (complex pairs contribute
+    ``|lambda - s|^2 > 0``). So the signs at ``g`` and at 0 differ exactly when the number
+    of negative real eigenvalues is odd: then one exists, wherever it lies, and bisection on
+    the sign in ``[g, 0]`` locates one (returned, to 1e-7 relative). An even number
+    (two negative real eigenvalues, or none) leaves the signs equal: then the six real
+    eigenvalues nearest zero and the six nearest ``g`` (shift-invert ARPACK; near ``g``
+    a best effort with few iterations: far below a stiff spectrum the shifted inverse's
+    eigenvalues crowd together and ARPACK may not converge) decide, and two negative ones
+    elsewhere in the spectrum are not seen. Complex eigenvalues (flutter) are
+    not judged at all (see :func:`frictional_stability`). A singular bordered matrix
+    (redundant joint rows, an eigenvalue exactly at a shift) leaves the count undecided:
+    the eigenvalues found decide."""
+    n = sys.n_free
+    I = sp.identity(n, format="csc")
+    B = sys.B_matrix(Bdata) if sys.n_con else None
+    Ks = sp.csc_matrix(Ks)
+    dk = Ks.diagonal()
+    radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
+    g = float(np.min(dk - radius))
+    tol = UNSTABLE * scale
+    low = min(g, 0.0) - 1e-3 * max(abs(g), tol) - tol        # strictly below the spectrum
+
+    def sign(shift: float) -> int:
+        A = (K - shift * I).tocsc()
+        if B is not None:
+            A = sp.bmat([[A, B.T], [B, None]], format="csc")
+        return _det_sign(A)
+
+    s_low, s0 = sign(low), sign(0.0)
+    if s_low != 0 and s0 != 0 and s_low != s0:
+        # an odd number of negative real eigenvalues: one in (low, 0), bracketed by the sign
+        lo, hi = low, 0.0
+        # (to 1e-7 of the eigenvalue: lo < lambda < hi; about 45 LUs from a bound at
+        # 1e13 times the eigenvalue, and only at a state that is refused)
+        while hi - lo > 1e-7 * abs(lo) + 1e-3 * tol:
+            mid = 0.5 * (lo + hi)
+            sm = sign(mid)
+            if sm == 0:
+                return mid
+            if sm == s_low:
+                lo = mid
+            else:
+                hi = mid
+        return 0.5 * (lo + hi)
+    Bd = Bdata if sys.n_con else np.zeros(0)
+    found = []
+    for shift in (-1e-6 * scale, low):
+        OPinv = constrained_resolvent(sys, K - shift * I, Bd, symmetric=False)
+        try:
+            found.append(spla.eigs(K, k=min(6, n - 2), sigma=shift, which="LM", OPinv=OPinv,
+                                   return_eigenvectors=False,
+                                   maxiter=None if shift != low else 20 * min(6, n - 2)))
+        except spla.ArpackNoConvergence as err:
+            if shift != low:
+                raise
+            # far below a stiff spectrum the shifted inverse's eigenvalues crowd together:
+            # this search is a best effort, its converged values kept
+            found.append(np.asarray(err.eigenvalues))
+    return _lowest_real(np.concatenate(found), scale)
 
 
 def _contacts_accepted(s: System, q: np.ndarray) -> dict:
