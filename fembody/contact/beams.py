@@ -303,8 +303,8 @@ class BeamContactBlock(ContactRows):
     touches the element from there is measured from its new side. Every evaluation takes
     the run's ``side`` (an integrator stepped directly keeps its own,
     :meth:`fembody.dynamics.base.Integrator.own_contact_state`); without one (a System
-    evaluated outside a run or static analysis, a Result's states read after the run)
-    each node is measured from the side it lies on
+    evaluated outside a run or static analysis, a Result's states read without the sides
+    its run recorded, ``Result.contact_sides``) each node is measured from the side it lies on
     (the unsigned distance). At an accepted state of a run that checks penetration
     (tolerance below the sum of the radii, the default) that is the run's side: a node past
     the line from its side is deeper than the sum of the radii, which the run refuses.
