@@ -43,8 +43,8 @@ class Result:
     :attr:`contacts` reports; :func:`fembody.results.contacts.friction_rows`); with planar
     beam pairs ``contact_sides`` (n, pairs): the run's side (+1/-1/0) of each pair's node at
     each saved state (``System.side_blocks`` in order), from which :attr:`contacts` and
-    :meth:`resultants` sign the pairs' gaps as the run did (:func:`fembody.results.contacts.
-    recorded_sides`). ``stats`` holds counters (residual evaluations, tangent assemblies,
+    :meth:`resultants` sign the pairs' gaps as the run did
+    (:func:`fembody.results.contacts.recorded_sides`). ``stats`` holds counters (residual evaluations, tangent assemblies,
     factorisations, Newton iterations, wall time [s], linear solver). ``impacts`` lists the
     impacts of a dynamic analysis with impulse contacts, one dict each: ``time`` [s],
     ``contact`` (index), ``name``, ``node`` (id), ``impulse`` (normal impulse [N s]),
