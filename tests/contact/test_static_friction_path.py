@@ -145,3 +145,40 @@ def test_a_bad_load_history_is_refused():
         fb.static(m, t=1.0, times=[0.5])
     with pytest.raises(fb.ModelError, match="method='newton'"):
         fb.static(m, method="arc-length", times=[0.5])
+
+
+def test_a_cantilever_tip_pulled_back_and_forth_on_a_plane():
+    """The cantilever of test_friction_statics (its tip pressed on the plane z = 0 by 10 N)
+    pulled along x to 5 N and back to -5 N (mu N = 3 N) over a load history: stick, slip
+    with u_x = c_x (F - mu N), stick again on the way back until the pull has fallen by
+    2 mu N (1 + 1 / (c_x k_t)), then slip with u_x = c_x (F + mu N) (c_x, c_z the free
+    cantilever's tip compliances, measured by 1 mN loads; N = k_n u_z). To 1e-5, the
+    cantilever's nonlinearity at these deflections. Before (reference anchors) the way back
+    retraced the forward slip line."""
+    from .test_friction_statics import KN, KT, MU as MU_C, _cantilever_on_plane
+    fn, f1 = 10.0, 5.0
+    c = []
+    for f in ((1e-3, 0.0, 0.0), (0.0, 0.0, -1e-3)):
+        m0, A0 = _cantilever_on_plane(f, friction=None)
+        u = fb.static(m0, steps=1).displacement(A0.last)[-1]
+        c.append(abs(u[0 if f[0] else 2]) / 1e-3)
+    cx, cz = c
+    ft = lambda t: f1 * t if t <= 1.0 else f1 * (2.0 - t)
+    m, A = _cantilever_on_plane(lambda t: (ft(t), 0.0, -fn))
+    times = np.round(np.arange(1, 31) * 0.1, 12)
+    res = fb.static(m, steps=2, times=times)
+    assert "unstable" not in res.stats
+    u = res.displacement(A.last)[2:]
+    F = np.array([ft(t) for t in res.time[2:]])
+    nc = KN * fn / (KN + 1.0 / cz)
+    assert np.allclose(-u[:, 2], fn / (KN + 1.0 / cz), rtol=1e-5)
+    soft = 1.0 + 1.0 / (cx * KT)
+    up = res.time[2:] <= 1.0
+    slip = up & (F > MU_C * nc * soft)
+    back = (res.time[2:] > 1.0) & (F < f1 - 2.0 * MU_C * nc * soft)
+    held = (res.time[2:] > 1.0) & ~back
+    assert slip.sum() >= 3 and back.sum() >= 3 and held.sum() >= 3
+    assert np.allclose(u[slip, 0], cx * (F[slip] - MU_C * nc), rtol=1e-5)
+    top = u[np.flatnonzero(np.abs(res.time[2:] - 1.0) < 1e-12)[0], 0]
+    assert np.allclose(top - u[held, 0], (f1 - F[held]) / (KT + 1.0 / cx), rtol=1e-4)
+    assert np.allclose(u[back, 0], cx * (F[back] + MU_C * nc), rtol=1e-5)
