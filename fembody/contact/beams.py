@@ -306,8 +306,8 @@ class BeamContactBlock(ContactRows):
     touches the element from there is measured from its new side. Every evaluation takes
     the run's ``side`` (an integrator stepped directly keeps its own,
     :meth:`fembody.dynamics.base.Integrator.own_contact_state`); without one (a System
-    evaluated outside a run or static analysis, a Result's states read after the run)
-    each node is measured from the side it lies on
+    evaluated outside a run or static analysis, a Result's states read without the sides
+    its run recorded, ``Result.contact_sides``) each node is measured from the side it lies on
     (the unsigned distance). At an accepted state of a run that checks penetration
     (tolerance below the sum of the radii, the default) that is the run's side: a node past
     the line from its side is deeper than the sum of the radii, which the run refuses.
@@ -700,6 +700,12 @@ class BeamContactBlock(ContactRows):
         r = pa - pb
         rho = np.linalg.norm(r, axis=1)
         nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
+        sides = self._sides(side)
+        if sides is not None:
+            # (statfric2-33) a node past the chord's line from the run's side is pushed back
+            # to its side: the force on it points from the line to that side, against r
+            sgn = signed(pos, sides, self.radius, rho, np.zeros((len(rho), 1)), None)[0]
+            nrm = nrm * np.where(sgn < 0.0, -1.0, 1.0)[:, None]
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
         if self.frictional and history is not None:
             out.update(self.friction_report(x, history, side))

@@ -49,10 +49,11 @@ blocks read the anchors (a :class:`History`) from the run's
 once per accepted step (``advance``), so a rejected or retried step starts again from the
 anchors of the last accepted one, and checkpoints carry them; an integrator stepped directly
 (outside :func:`fembody.simulate`) keeps a state of its own and moves it the same way
-(:meth:`fembody.dynamics.base.Integrator.own_contact_state`). A System evaluated without a
-run (statics, ``System.internal_forces`` called directly) uses the anchors of the reference
-configuration: one return mapping from the start, which is the incremental answer for a
-monotonic load but not for one that reverses.
+(:meth:`fembody.dynamics.base.Integrator.own_contact_state`), and :func:`fembody.static`
+moves them at each converged load or time step (a load history, ``static(times=...)``, can
+reverse a slip). A System evaluated without a run (``System.internal_forces`` called
+directly) uses the anchors of the reference configuration: one return mapping from the
+start, which is the incremental answer for a monotonic load but not for one that reverses.
 
 **Energy.** The energy a step dissipates is the friction forces' work by the trapezoidal
 rule, the rule of the load work in the run's energy balance, less the change of the

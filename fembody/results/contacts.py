@@ -6,7 +6,14 @@ where it applies), with the rows' labels and families.
 
 The friction keys need the anchors of the run at each saved state: the driver records them
 with every state (:func:`friction_rows`, kept in ``Result.contact_friction``); a result without
-them (a static analysis, a file saved before they were recorded) reports no friction keys.
+them (a file saved before they were recorded) reports no friction keys.
+
+Planar beam pairs are signed by the side of its element's chord each node belongs on, a run's
+state (:class:`fembody.contact.beams.BeamContactBlock`'s **Sides**): the driver and the
+static analysis record the sides with every state (``Result.contact_sides``) and the report
+signs each pair's gap with them (:func:`recorded_sides`), so it gives the gap and force the
+run held even for a node pressed past the chord's line (a ``max_penetration`` above the sum
+of the radii). A result without them measures the pairs unsigned.
 
 The rows are those of the System's contact blocks in the System's order (penalty node
 contacts, beam contacts and surface contacts as they sit among its force blocks, then the
@@ -55,6 +62,25 @@ def friction_rows(sys, q: np.ndarray, state) -> np.ndarray:
              rep(sys.pose(b, q), state.friction[b.friction_slot], side))
         out.append(np.column_stack([np.asarray(r[k], dtype=float) for k in FRICTION_KEYS]))
     return np.concatenate(out) if out else np.zeros((0, 3))
+
+
+def side_record(sys, state) -> np.ndarray:
+    """The sides of the planar beam pairs of ``sys`` held by the run's contact ``state``,
+    one array over ``sys.side_blocks`` in order (what a run records with each saved state,
+    ``Result.contact_sides``)."""
+    return (np.concatenate(state.sides) if state.sides else np.zeros(0))
+
+
+def recorded_sides(result: "Result", sys, block, k: int) -> np.ndarray | None:
+    """The run's sides of the planar beam-contact ``block`` at the saved state ``k`` of
+    ``result`` (``Result.contact_sides``), or None: a block without sides, or a result
+    that did not record them (then the block measures its pairs unsigned)."""
+    slot = getattr(block, "side_slot", None)
+    rec = result._array("contact_sides")
+    if slot is None or rec is None:
+        return None
+    start = sum(len(b.side) for b in sys.side_blocks[:slot])
+    return rec[k][start:start + len(block.side)]
 
 
 class ContactHistory:
@@ -136,7 +162,10 @@ def history(result: "Result", steps=None) -> ContactHistory:
         rows = b.report_labels()
         labels += rows
         families += [b.family] * len(rows)
-        parts.append([b.report(sys.pose(b, q)) for q in qs])
+        # planar pairs signed by the sides the run held at each state (recorded_sides)
+        sides = [recorded_sides(result, sys, b, i) for i in idx]
+        parts.append([b.report(sys.pose(b, q)) if side is None else
+                      b.report(sys.pose(b, q), None, side) for q, side in zip(qs, sides)])
         slot = getattr(b, "friction_slot", None)
         if fric is not None and slot is not None:
             # the run's friction values at each state (report() alone has no anchors)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
            "constraint_work", "dissipated", "violation", "stability", "friction",
-           "friction_elastic", "contact_friction")
+           "friction_elastic", "contact_friction", "contact_sides")
 _FIELDS = frozenset(_ARRAYS) - {"time", "q"}
 # what :meth:`Result.record` stores for a field it is not given
 _DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
@@ -40,7 +40,11 @@ class Result:
     with frictional contacts ``contact_friction`` (n, rows, 3): per row of their blocks (in
     the System's ``friction_blocks`` order) the tangential force [N], the accumulated slip [m]
     and stick (1 or 0) at each saved state, from the run's anchors (what
-    :attr:`contacts` reports; :func:`fembody.results.contacts.friction_rows`). ``stats`` holds counters (residual evaluations, tangent assemblies,
+    :attr:`contacts` reports; :func:`fembody.results.contacts.friction_rows`); with planar
+    beam pairs ``contact_sides`` (n, pairs): the run's side (+1/-1/0) of each pair's node at
+    each saved state (``System.side_blocks`` in order), from which :attr:`contacts` and
+    :meth:`resultants` sign the pairs' gaps as the run did
+    (:func:`fembody.results.contacts.recorded_sides`). ``stats`` holds counters (residual evaluations, tangent assemblies,
     factorisations, Newton iterations, wall time [s], linear solver). ``impacts`` lists the
     impacts of a dynamic analysis with impulse contacts, one dict each: ``time`` [s],
     ``contact`` (index), ``name``, ``node`` (id), ``impulse`` (normal impulse [N s]),
@@ -420,8 +424,15 @@ class Result:
         validate.choice("family", family, families, where="Result.resultants")
         blocks = sys.blocks_of(family)
 
-        def at(q):
-            rs = [b.resultants(sys.pose(b, q)) for b in blocks]
+        from .contacts import recorded_sides
+
+        def at(k):
+            # a planar pair signed by the run's side at state k, as the run held it
+            rs = []
+            for b in blocks:
+                side = recorded_sides(self, sys, b, k)
+                x = sys.pose(b, self.q[k])
+                rs.append(b.resultants(x) if side is None else b.resultants(x, side))
             return rs[0] if len(rs) == 1 else np.concatenate(rs)
         if step is not None:
             n = len(self)
@@ -429,8 +440,8 @@ class Result:
             if step >= n:
                 raise ModelError(f"Result.resultants: step {step} is out of range: the result "
                                  f"has {n} saved states (0..{n - 1}, or negative from the end)")
-            return at(self.q[step])
-        return np.array([at(q) for q in self.q])
+            return at(step)
+        return np.array([at(k) for k in range(len(self))])
 
     @property
     def contacts(self):

@@ -59,8 +59,14 @@ class RunMonitor:
 
     def _strain_state(self, q: np.ndarray) -> tuple[float, list]:
         """The strain energy [J] at ``q`` and the beam blocks' ``(block, strains)``: a beam's
-        strains evaluated once for both (a check once evaluated them twice), its energy from them where the block can (``strain_energy_of``)."""
+        strains evaluated once for both (a check once evaluated them twice), its energy from
+        them where the block can (``strain_energy_of``); planar beam pairs signed by the
+        run's sides (the System's contact state)."""
         s = self.sys
+        # (statfric2-33) a planar beam pair's penalty energy signed by the run's sides, as
+        # its forces are (System.strain_energy): the unsigned energy of a node held past the
+        # chord's line is not the energy the run stores
+        cs = getattr(s, "contact_state", None)
         energy, beams = 0.0, []
         for b in s.stiffness_blocks:
             x = s.pose(b, q)
@@ -71,7 +77,9 @@ class RunMonitor:
                 if of is not None:
                     energy += of(eps)
                     continue
-            energy += float(b.strain_energy(x).sum())
+            side = None if cs is None else cs.side_of(b)
+            energy += float((b.strain_energy(x) if side is None
+                             else b.strain_energy(x, side)).sum())
         return energy, beams
 
     def _check_strains(self, beams: list, t: float) -> None:

@@ -19,7 +19,7 @@ from ..errors import (ConvergenceError, FembodyError, InstabilityError, ModelErr
                       plain)
 from ..progress import Progress
 from ..results import Result
-from ..results.contacts import friction_rows
+from ..results.contacts import friction_rows, side_record
 from ..model.sensors import SensorRecorder
 from ..system import System, as_system
 from . import _kernels, checkpoint as ckpt
@@ -377,6 +377,9 @@ def _record(run: RunState, sys: System, consistent: bool = True) -> None:
     if getattr(sys, "friction_blocks", None) and sys.contact_state is not None:
         # (bundle-33) the friction values need the run's anchors: recorded with the state
         extra["contact_friction"] = friction_rows(sys, integ.q, sys.contact_state)
+    if getattr(sys, "side_blocks", None) and sys.contact_state is not None:
+        # (statfric2-33) and the planar pairs' sides, which sign what Result.contacts reports
+        extra["contact_sides"] = side_record(sys, sys.contact_state)
     run.result.record(integ.t, integ.q, v=integ.v, a=qdd, lam=lam[:sys.n_con],
                       iterations=integ.last_iterations, violation=viol, **run.acc, **extra)
 

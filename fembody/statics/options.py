@@ -8,6 +8,7 @@ TypeError naming it, and ``fb.sweep`` refuses it before any case runs.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Callable
 
@@ -57,6 +58,9 @@ class StaticOptions:
         What an unstable equilibrium does.
     lam_max : float or None, default None
         The former name of ``load_max`` (giving both with other values is an error).
+    times : sequence of float or None, default None
+        A load history after the load steps (finite, strictly increasing, after ``t``;
+        method 'newton'); stored as a tuple.
     """
 
     steps: int = 10
@@ -74,6 +78,7 @@ class StaticOptions:
     stability: str = "auto"
     unstable: str = "auto"
     lam_max: float | None = None
+    times: tuple | None = None
 
     def __post_init__(self) -> None:
         w = "static"
@@ -111,6 +116,30 @@ class StaticOptions:
         validate.choice("redundant", self.redundant, REDUNDANT_MODES, where=w)
         validate.choice("stability", self.stability, STABILITY, where=w)
         validate.choice("unstable", self.unstable, UNSTABLE, where=w)
+        if self.times is not None:
+            set_(self, "times", self._history(self.times))
+
+    def _history(self, times) -> tuple:
+        """``times`` checked: finite, strictly increasing, after ``t``, method 'newton'."""
+        try:
+            ts = tuple(float(x) for x in times)
+        except (TypeError, ValueError):
+            raise ModelError(f"static: times must be a sequence of times [s], got "
+                             f"{times!r}") from None
+        if self.method != "newton":
+            raise ModelError("static: times (a load history) needs method='newton', got "
+                             f"method={self.method!r}")
+        if not ts:
+            raise ModelError("static: times is empty; give the later times [s] of the load "
+                             "history, or leave it out")
+        prev = self.t
+        for i, x in enumerate(ts):
+            if not math.isfinite(x) or x <= prev:
+                raise ModelError(f"static: times[{i}] = {x!r} must be finite and after "
+                                 f"{'t' if i == 0 else f'times[{i - 1}]'} = {prev!r} (the "
+                                 "times of a load history increase strictly from t)")
+            prev = x
+        return ts
 
     @property
     def on_unstable(self) -> str:

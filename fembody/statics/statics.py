@@ -7,7 +7,7 @@ applied loads (nodal loads and gravity) evaluated at time ``t``. Support reactio
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import logging
 import math
@@ -327,7 +327,8 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
            arc_length: float | None = None, max_steps: int = 500, load_max: float = 1.0,
            stop: Callable[[Result], bool] | None = None,
            lam_max: float | None = None, redundant: str = "error",
-           stability: str = "auto", unstable: str = "auto") -> Result:
+           stability: str = "auto", unstable: str = "auto",
+           times: "Sequence[float] | None" = None) -> Result:
     """Static equilibrium under the model's loads and gravity.
 
     Every option is checked before the model is compiled
@@ -402,12 +403,25 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         where its symmetric part is not positive definite, a state is unstable when the
         tangent itself has a negative real eigenvalue (:func:`frictional_stability`), so a
         contact that slips stably is not refused.
+    times : sequence of float, optional
+        A quasi-static load history (method 'newton' only): after the load steps have
+        brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
+        later times [s] (strictly increasing, after ``t``) at that load factor, one
+        equilibrium per time (a time step that fails is cut in halves, ``max_cuts`` times,
+        each converged part recorded), e.g. a force pulled one way, then back. Default None:
+        load steps only. Path-dependent contacts follow the path: Coulomb friction's anchors
+        and the planar beam pairs' sides move at every converged load or time step, never
+        inside Newton's iterations, so a load that reverses a slip sticks again until the
+        friction force has turned round (a step that fails and is cut changes neither).
 
     Returns
     -------
     Result
         One state per converged load step (the load factor in ``time`` and ``load_factor``)
-        and the support ``reactions``.
+        and the support ``reactions``; with ``times``, then one per converged time step (its
+        time [s] in ``time``, ``load_factor`` = ``load_max``). With frictional contacts the
+        friction values and with planar beam pairs their sides at each state
+        (``contact_friction``, ``contact_sides``: what :attr:`Result.contacts` reports).
 
     Raises
     ------
@@ -442,12 +456,14 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     opts = StaticOptions(steps=steps, method=method, t=t, tol=tol, max_iter=max_iter,
                          max_cuts=max_cuts, linear_solver=linear_solver, arc_length=arc_length,
                          max_steps=max_steps, load_max=load_max, stop=stop, redundant=redundant,
-                         stability=stability, unstable=unstable, lam_max=lam_max)
+                         stability=stability, unstable=unstable, lam_max=lam_max,
+                         times=times)
     sys = as_system(model)
-    if getattr(sys, "side_blocks", None) and sys.contact_state is None:
-        # the planar beam pairs' sides are the analysis' state, moved at accepted load
-        # steps (fembody.contact.beams.BeamContactBlock); friction keeps the reference
-        # anchors and penalty contacts the floor speed, as in a System without a run
+    if (getattr(sys, "side_blocks", None) or getattr(sys, "friction_blocks", None)) \
+            and sys.contact_state is None:
+        # (statfric2-33) the planar beam pairs' sides and Coulomb friction's anchors are the
+        # analysis' state, moved at converged load steps as a run moves them at accepted
+        # steps (see _accept); penalty contacts keep the floor speed
         from ..contact import run_state
         sys = sys.with_contact_state(run_state(sys))
     t = opts.t
@@ -469,7 +485,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     t0 = _time.perf_counter()
     try:
         if opts.method == "newton":
-            _load_stepping(eq, result, opts.steps, opts.max_iter, opts.max_cuts, start, opts.load_max)
+            end = _load_stepping(eq, result, opts.steps, opts.max_iter, opts.max_cuts, start,
+                                 opts.load_max)
+            if opts.times is not None:
+                _time_path(eq, result, opts.times, opts.max_iter, opts.max_cuts, end,
+                           opts.load_max)
         else:
             _arc_length(eq, result, 1.0 / opts.steps, opts.arc_length, opts.max_iter,
                         opts.max_cuts, opts.max_steps, opts.load_max, opts.stop, start)
@@ -563,6 +583,43 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         load += dl
         if it <= 4 and dl < dl0:
             dl = min(2.0 * dl, dl0)
+    return q, lam
+
+
+def _time_path(eq: _Equilibrium, result: Result, times, max_iter: int, max_cuts: int,
+               start: tuple, load: float) -> None:
+    """Follow the loads and drivers at the later ``times`` [s] at the load factor ``load``
+    from the equilibrium ``start = (q, lam)`` at ``eq.t`` (``static(times=...)``): Newton
+    at each time; a time step that fails is halved (at most ``max_cuts`` times) and each
+    converged part accepted (:func:`_accept`: the contacts' state moves there, never
+    inside a failed attempt), then grown back to the whole interval."""
+    q, lam = start
+    for t_goal in times:
+        t_prev = eq.t
+        dt0 = t_goal - t_prev
+        dt, min_dt = dt0, dt0 / 2.0 ** max_cuts
+        while t_prev < t_goal:
+            t_try = t_goal if t_prev + dt >= t_goal - 1e-12 * dt0 else t_prev + dt
+            eq.t = t_try
+            # the forces held from the last state are those of its time: not this one's
+            eq.forces = None
+            out = _newton(eq, q, lam, load, max_iter)
+            if out is None:
+                eq.t = t_prev
+                dt *= 0.5
+                log.info("static: Newton failed at t = %.6g s; cutting the time step to %.3g",
+                         t_try, dt)
+                if dt < min_dt:
+                    raise ConvergenceError(
+                        f"static: no equilibrium found beyond t = {t_prev:.6g} s (load factor "
+                        f"{load:.6g}) even with time steps of {2 * dt:.3g} s; the structure "
+                        "may buckle or collapse there", time=t_prev, result=result)
+                continue
+            q_new, lam, it, r = out
+            _accept(eq, result, q, q_new, load, lam, r, it, time=t_try)
+            q, t_prev = q_new, t_try
+            if it <= 4:
+                dt = min(2.0 * dt, dt0)
 
 
 def _arc_length(eq: _Equilibrium, result: Result, dl0: float, ds: float | None, max_iter: int,
@@ -748,12 +805,20 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     exact condition for a unique rate solution.
 
     So: Hill's condition first (the lowest eigenvalue of the symmetric part, dense, or a
-    Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself
-    (dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else the real
-    eigenvalues nearest zero by shift-invert ARPACK: a negative one far below them is not
-    seen, unlike the symmetric check's shift search). ``Ks``: K's symmetric part on the
-    System's pattern (then ``check`` factorises it with its own analysis of the pattern),
-    None: made here."""
+    Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself:
+    dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else
+    :func:`_sparse_real_stability`. That one counts the negative real eigenvalues' parity
+    exactly by two LU factorisations (``det K`` on the joints' motions changes sign once per
+    real eigenvalue between a shift below the whole spectrum, from a Gershgorin bound of the
+    symmetric part, and zero; complex pairs do not change it): an odd count is proved,
+    wherever the eigenvalue lies, and one is located by bisection on the sign of the
+    determinant. An even count (two or more negative real eigenvalues at once) is found
+    when one of them is among the six real eigenvalues nearest zero (shift-invert ARPACK),
+    not otherwise: along a load path real eigenvalues cross
+    zero one at a time, so the first state past a crossing has an odd count, except where
+    a symmetry makes two cross together (a column of equal bending stiffnesses). ``Ks``:
+    K's symmetric part on the System's pattern (then ``check`` factorises it with its own
+    analysis of the pattern), None: made here."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -780,29 +845,142 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
             Kd = Z.T @ Kd @ Z
         ev = sla.eigvals(Kd)
     else:
-        k = min(6, n - 2)
-        OPinv = constrained_resolvent(sys, K - (-1e-6 * scale) * sp.identity(n, format="csc"),
-                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
-        ev = spla.eigs(K, k=k, sigma=-1e-6 * scale, which="LM", OPinv=OPinv,
-                       return_eigenvectors=False)
-    # real: an imaginary part at round-off of the spectrum's size
-    real = ev.real[np.abs(ev.imag) <= 1e-10 * max(float(np.abs(ev).max()), scale)]
+        return _sparse_real_stability(sys, K, Ks, Bdata, scale)
+    return _lowest_real(ev, scale)
+
+
+def _lowest_real(ev: np.ndarray, scale: float) -> float:
+    """The lowest of the real eigenvalues among ``ev`` (inf without): real where the
+    imaginary part is at round-off of the spectrum's size."""
+    real = ev.real[np.abs(ev.imag) <= 1e-10 * max(float(np.abs(ev).max(initial=0.0)), scale)]
     return float(real.min()) if real.size else math.inf
 
 
+def _permutation_odd(p: np.ndarray) -> bool:
+    """Whether the permutation ``p`` (of 0..n-1) is odd: ``n`` less its number of cycles
+    is odd. The cycles are counted by pointer doubling (each index learns the smallest
+    index of its cycle in log2(n) vectorised rounds), not by a Python loop over n."""
+    n = len(p)
+    low, nxt = np.arange(n), np.asarray(p, dtype=np.int64)
+    for _ in range(max(1, int(n).bit_length())):
+        low = np.minimum(low, low[nxt])
+        nxt = nxt[nxt]
+    cycles = int(np.count_nonzero(low == np.arange(n)))
+    return (n - cycles) % 2 == 1
+
+
+def _det_sign(A) -> int:
+    """The sign of ``det A`` (+1, -1; 0 for an exactly singular pivot) of a sparse square
+    matrix, from SuperLU's ``Pr A Pc = L U`` (L unit lower triangular): the signs of U's
+    diagonal and the parities of the two permutations."""
+    lu = spla.splu(sp.csc_matrix(A))
+    d = lu.U.diagonal()
+    if not np.all(d != 0.0):
+        return 0
+    odd = (int(np.count_nonzero(d < 0.0)) + _permutation_odd(lu.perm_r)
+           + _permutation_odd(lu.perm_c)) % 2
+    return -1 if odd else 1
+
+
+def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
+                           scale: float) -> float:
+    """:func:`frictional_stability`'s measure above :data:`DENSE_MAX` free DOFs: a negative
+    real eigenvalue of ``K`` on the joints' motions (null space of B) where it proves one,
+    else the lowest real eigenvalue it found [N/m, N m/rad mixed].
+
+    What it proves. ``Z^T (K - s I) Z`` (Z an orthonormal basis of the joints' motions)
+    has a determinant whose sign is ``(-1)^m`` that of the bordered ``[[K - s I, B^T], [B,
+    0]]`` (m joint rows; B of full rank), one LU each. Below ``g``, a Gershgorin bound of
+    the symmetric part ``Ks`` (every eigenvalue's real part lies above the lowest
+    eigenvalue of the symmetric part, which lies above g), every eigenvalue of ``Z^T (K -
+    s I) Z`` has a positive real part, so its determinant is positive; going from ``s =
+    g`` to 0 the sign changes once for each real eigenvalue passed (complex pairs contribute
+    ``|lambda - s|^2 > 0``). So the signs at ``g`` and at 0 differ exactly when the number
+    of negative real eigenvalues is odd: then one exists, wherever it lies, and bisection on
+    the sign in ``[g, 0]`` locates one (returned, to 1e-7 relative). An even number
+    (two negative real eigenvalues, or none) leaves the signs equal: then the six real
+    eigenvalues nearest zero (shift-invert ARPACK, as before) decide, and two negative ones
+    farther from zero than those six are not seen. Complex eigenvalues (flutter) are
+    not judged at all (see :func:`frictional_stability`). A singular bordered matrix
+    (redundant joint rows, an eigenvalue exactly at a shift) leaves the count undecided:
+    the eigenvalues found decide."""
+    n = sys.n_free
+    I = sp.identity(n, format="csc")
+    B = sys.B_matrix(Bdata) if sys.n_con else None
+    Ks = sp.csc_matrix(Ks)
+    dk = Ks.diagonal()
+    radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
+    g = float(np.min(dk - radius))
+    tol = UNSTABLE * scale
+    low = min(g, 0.0) - 1e-3 * max(abs(g), tol) - tol        # strictly below the spectrum
+
+    def sign(shift: float) -> int:
+        A = (K - shift * I).tocsc()
+        if B is not None:
+            A = sp.bmat([[A, B.T], [B, None]], format="csc")
+        return _det_sign(A)
+
+    s_low, s0 = sign(low), sign(0.0)
+    if s_low != 0 and s0 != 0 and s_low != s0:
+        # an odd number of negative real eigenvalues: one in (low, 0), bracketed by the sign
+        lo, hi = low, 0.0
+        # (to 1e-7 of the eigenvalue: lo < lambda < hi; about 45 LUs from a bound at
+        # 1e13 times the eigenvalue, and only at a state that is refused)
+        while hi - lo > 1e-7 * abs(lo) + 1e-3 * tol:
+            mid = 0.5 * (lo + hi)
+            sm = sign(mid)
+            if sm == 0:
+                return mid
+            if sm == s_low:
+                lo = mid
+            else:
+                hi = mid
+        return 0.5 * (lo + hi)
+    # an even count: the real eigenvalues nearest zero (where a path's next one crosses).
+    # (A search near the bound g as well was tried: far below a stiff spectrum the shifted
+    # inverse's eigenvalues crowd together, and ARPACK did not converge in five times this
+    # search's cost on the 384-DOF test model)
+    shift = -1e-6 * scale
+    OPinv = constrained_resolvent(sys, K - shift * I, Bdata if sys.n_con else np.zeros(0),
+                                  symmetric=False)
+    return _lowest_real(spla.eigs(K, k=min(6, n - 2), sigma=shift, which="LM", OPinv=OPinv,
+                                  return_eigenvectors=False), scale)
+
+
+def _contacts_accepted(s: System, q: np.ndarray) -> dict:
+    """Move Coulomb friction's anchors to the converged state ``q`` (as a run does after an
+    accepted step: here, after its stability check, which judges the tangent the state
+    converged with) and return what the Result keeps of the contacts' state with it: the
+    friction values and the planar pairs' sides (``contact_friction``, ``contact_sides``)."""
+    cs = s.contact_state
+    extra = {}
+    if cs is None:
+        return extra
+    from ..results.contacts import friction_rows, side_record
+    if getattr(s, "friction_blocks", None):
+        cs.advance(s, q)
+        extra["contact_friction"] = friction_rows(s, q, cs)
+    if getattr(s, "side_blocks", None):
+        extra["contact_sides"] = side_record(s, cs)
+    return extra
+
+
 def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray, load: float,
-            lam: np.ndarray, r: np.ndarray, it: int) -> None:
+            lam: np.ndarray, r: np.ndarray, it: int, time: float | None = None) -> None:
     """Record a converged load step after checking it: an element passed through zero length
     is an error naming it; an unstable equilibrium (negative lowest eigenvalue of the
     constrained tangent) is recorded in ``result.stability``, ``stats['unstable']`` (its load
     factor) and ``stats['unstable_states']`` (its index), then raises StabilityError unless
-    ``eq.unstable == 'accept'``."""
+    ``eq.unstable == 'accept'``. The contacts' state (planar sides, friction anchors) moves
+    to ``q`` here and only here. ``time``: the state's time [s] on a load history
+    (``static(times=...)``; default None: the load factor)."""
     s = eq.sys
+    when = load if time is None else time
     if eq.touches:
         try:
-            eq.touches.accepted(q, load)
+            eq.touches.accepted(q, when)
         except ModelError as err:
-            err.time, err.result = load, result     # as a run's errors carry them
+            err.time, err.result = when, result     # as a run's errors carry them
             raise
     if getattr(s, "side_blocks", None) and s.contact_state is not None:
         s.contact_state.advance_sides(s, q)
@@ -811,11 +989,11 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
         raise ConvergenceError(
             f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
-            "the load crushes it: reduce the load, or check supports and section", time=load,
+            "the load crushes it: reduce the load, or check supports and section", time=when,
             result=result)
     if eq.stable_at is q and not isinstance(eq.stability, str):
-        result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
-                      lam=lam, stability=math.nan)
+        result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
+                      lam=lam, stability=math.nan, **_contacts_accepted(s, q))
         return
     last = eq.last
     if last is not None and last[0] is q and last[1] is lam and last[2] == load:
@@ -855,8 +1033,8 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             # lowest (the shift search goes on from the one that just failed)
             lowest = lowest_eigenvalue(s, Kc, Bdata,
                                        sigma=-check.shift_below(Kc, B, 1e-8 * scale, 16))
-    result.record(load, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
-                  stability=lowest)
+    result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
+                  stability=lowest, **_contacts_accepted(s, q))
     if lowest < -UNSTABLE * scale:
         result.stats.setdefault("unstable", []).append(float(load))
         result.stats.setdefault("unstable_states", []).append(len(result) - 1)
