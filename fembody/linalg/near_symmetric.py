@@ -74,6 +74,12 @@ sp = lazy_module("scipy.sparse")
 REFINE_TOL = 1e-10
 # the returned solution's normwise backward error |b - S x| / (|S| |x| + |b|) (inf norms)
 RESIDUAL_TOL = 1e-12
+# the share of the stored lower entries that must be nonzero for CHOLMOD to analyse the
+# stored pattern (zeros kept) rather than the nonzeros: a beam model's tangent entries pass
+# through zero from one Newton iteration to the next, and the changed nonzero pattern made a
+# symbolic analysis (and a slower first factorisation) at every iteration, which cost more
+# than the path saved; contact candidates, mostly zeros, still take their nonzeros alone
+STORED_SHARE = 0.9
 # corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
 # a pair of triangular solves and a product with S, far less than a factorisation
 MAX_REFINE = 8
@@ -115,6 +121,7 @@ class SymmetricPart:
         self._f_mode: str | None = None      # the mode _f's analysis was made in
         self._pending: tuple | None = None   # (A.data, asymmetry, lower) of _prepared
         self._lpat: tuple | None = None      # the lower pattern it was analysed on
+        self._stored_indptr: np.ndarray | None = None   # the stored lower pattern's columns
 
     def asymmetry(self, data: np.ndarray) -> float:
         """max |S_ij - S_ji| / max |S_ij| (inf on a pattern that is not symmetric or a zero
@@ -122,9 +129,10 @@ class SymmetricPart:
         return self._lower(data)[0]
 
     def _lower(self, data: np.ndarray) -> tuple[float, object]:
-        """(:meth:`asymmetry`, the lower triangle of the symmetric part's nonzeros as a CSC
-        matrix, or None when the asymmetry is inf), by one compiled pass
-        (:func:`fembody.linalg._kernels.symmetric_lower`)."""
+        """(:meth:`asymmetry`, the lower triangle of the symmetric part as a CSC matrix, or
+        None when the asymmetry is inf), by one compiled pass
+        (:func:`fembody.linalg._kernels.symmetric_lower`): its nonzeros, or all its stored
+        entries (zeros kept) where at least STORED_SHARE of them are nonzero."""
         data = np.ascontiguousarray(data, dtype=float)
         if not self.symmetric_pattern or data.shape != self.mirror.shape:
             return np.inf, None
@@ -136,6 +144,14 @@ class SymmetricPart:
         if not asym < np.inf:
             return np.inf, None
         L = sp.csc_matrix((self.n, self.n))
+        if k < m and k >= STORED_SHARE * m:
+            # the stored pattern, the same arrays each time (one analysis per run)
+            if self._stored_indptr is None:
+                ptr = np.zeros(self.n + 1, dtype=np.int32)
+                np.cumsum(np.bincount(self.low_cols, minlength=self.n), out=ptr[1:])
+                self._stored_indptr = ptr
+            vals = 0.5 * (data[self.low] + data[self.low_mirror])
+            rows, indptr, k = self.low_rows, self._stored_indptr, m
         # (the arrays are this pass's own, well formed: no check or copy by the constructor)
         L.data, L.indices, L.indptr = vals[:k], rows[:k], indptr
         return float(asym), L
@@ -152,7 +168,9 @@ class SymmetricPart:
         if L is not None:
             indptr, r = L.indptr, L.indices
             lpat = self._lpat
-            if (lpat is None or lpat[0].shape != indptr.shape or lpat[1].shape != r.shape
+            if lpat is not None and lpat[0] is indptr and lpat[1] is r:
+                pass                                          # the stored pattern again
+            elif (lpat is None or lpat[0].shape != indptr.shape or lpat[1].shape != r.shape
                     or not np.array_equal(lpat[0], indptr) or not np.array_equal(lpat[1], r)):
                 self._f, self._lpat = None, (indptr, r)      # a new pattern: a new analysis
             if self._f is None:
@@ -242,7 +260,8 @@ class RefinedCholesky:
         self.refinements = 0
         self.contraction = 0.0
         # |A| in the infinity norm (largest row sum of |A_ij|), for the residual test
-        self._norm = float(np.max(np.asarray(abs(A).sum(axis=1)).ravel(), initial=0.0))
+        self._norm = float(np.max(np.bincount(A.indices, np.abs(A.data),
+                                              minlength=A.shape[0]), initial=0.0))
 
     @property
     def symmetric_negative(self) -> int:
