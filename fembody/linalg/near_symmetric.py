@@ -35,6 +35,13 @@ The rule, checked on every matrix (nothing is assumed of a model):
      which is at most ``|S|`` in the infinity norm and costs no pass over ``S``; SuperLU's
      own solutions of the runs' matrices are at some 1e-17 of it);
 
+   or once the residual alone is at the round-off of forming it (:data:`ROUNDOFF_TOL`):
+   ``x_k`` then solves a matrix within some 1e-14 of ``S``, a backward-stable solution
+   like an LU's, whose own error is up to cond(S) times the round-off too. (Without this,
+   an exactly symmetric but ill-conditioned matrix, whose first solve is already as
+   accurate as a Cholesky gets, was refused: its corrections are round-off of size
+   cond(S) eps, and their ratios, noise about 1, read as a diverging iteration.)
+
    It gives up (rule 3) as soon as ``rho >= 1`` (diverging), when the steps ``rho`` predicts
    to reach the tolerance take it past :data:`MAX_REFINE`, or at :data:`MAX_REFINE`.
 3. A solve that gives up is made by the caller's LU of ``S`` after all (the factor says so:
@@ -75,6 +82,9 @@ sp = lazy_module("scipy.sparse")
 REFINE_TOL = 1e-10
 # the returned solution's residual |b - S x| over (max |S_ij| |x| + |b|) (max norms)
 RESIDUAL_TOL = 1e-12
+# that residual at the round-off of forming it (64 eps: a row's sum of a few dozen products
+# each rounded): x is then returned whatever its corrections do (rule 2)
+ROUNDOFF_TOL = 64 * np.finfo(float).eps
 # the share of the stored lower entries that must be nonzero for CHOLMOD to analyse the
 # stored pattern (zeros kept) rather than the nonzeros: a beam model's tangent entries pass
 # through zero from one Newton iteration to the next, and the changed nonzero pattern made a
@@ -310,12 +320,14 @@ class RefinedCholesky:
                     ratio = np.where(step > 0.0, step / prev, 0.0)
                 rho = float(np.max(ratio, initial=0.0))
                 self.contraction = max(self.contraction, rho)
-                if not rho < 1.0:                 # diverging (or NaN): the LU
-                    return None
-            bound = step * max(1.0, rho / (1.0 - rho))
-            if (np.all(bound <= REFINE_TOL * x_norm)
-                    and np.all(norm(r) <= RESIDUAL_TOL * (self._norm * x_norm + b_norm))):
+            residual = norm(r) / np.maximum(self._norm * x_norm + b_norm, 1e-300)
+            if np.all(residual <= ROUNDOFF_TOL):
+                return x                          # backward stable: as an LU's solution
+            if rho < 1.0 and np.all(residual <= RESIDUAL_TOL) and np.all(
+                    step * max(1.0, rho / (1.0 - rho)) <= REFINE_TOL * x_norm):
                 return x
+            if not rho < 1.0:                     # diverging (or NaN): the LU
+                return None
             if rho > 0.0:
                 # the corrections left to reach the tolerance at this contraction
                 with np.errstate(divide="ignore", invalid="ignore"):
