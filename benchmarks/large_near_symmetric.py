@@ -32,7 +32,6 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fembody as fb  # noqa: E402
 from fembody.linalg import linalg  # noqa: E402
-from fembody.linalg import near_symmetric  # noqa: E402
 from fembody.linalg.near_symmetric import SymmetricPart  # noqa: E402
 from fembody.linalg.sparse_lu import OrderedSuperLU  # noqa: E402
 
@@ -124,9 +123,6 @@ def main() -> None:
     p.add_argument("--models", default="sgrid,frame3d")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--steps", type=int, default=2)
-    p.add_argument("--asymmetry", type=float, default=None,
-                   help="compare() with near_symmetric.ASYMMETRY set to this (a what-if: the "
-                        "run itself keeps the library's value)")
     a = p.parse_args()
     path = RESULTS / "large.json"
     data = json.loads(path.read_text()) if path.exists() else {}
@@ -140,19 +136,15 @@ def main() -> None:
             d, i, ip, shape = mats[-1]
             A = sp.csc_matrix((d, i, ip), shape=shape)
             asym = [SymmetricPart(ip, i, shape[0]).asymmetry(m[0]) for m in mats]
-            library_limit = near_symmetric.ASYMMETRY
-            if a.asymmetry is not None:
-                near_symmetric.ASYMMETRY = a.asymmetry      # (compare() only, not the run)
             row = {"model": kind, "target_dofs": size, "dofs": int(shape[0]),
                    "matrix_entries": int(A.nnz), "run_linear_solver": stats.get("linear_solver"),
                    "run_factorizations": len(mats), "run_asymmetries": asym,
-                   "asymmetry_limit": near_symmetric.ASYMMETRY, **compare(A, a.rounds),
+                   "rule": "refinement", **compare(A, a.rounds),
                    "load": [load0, os.getloadavg()[0]]}
-            near_symmetric.ASYMMETRY = library_limit
             print(json.dumps(row), flush=True)
-            key = (kind, size, row["asymmetry_limit"])
+            key = (kind, size, row["rule"])
             rows[:] = [r for r in rows
-                       if (r["model"], r["target_dofs"], r.get("asymmetry_limit")) != key]
+                       if (r["model"], r["target_dofs"], r.get("rule")) != key]
             rows.append(row)
             path.write_text(json.dumps(data, indent=2))
             del s, mats, A

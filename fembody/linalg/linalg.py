@@ -52,8 +52,11 @@ from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
 from .near_symmetric import RefinedCholesky, SymmetricPart
 
-# refusals (asymmetric, not definite, a refinement not converging) after which a solver
-# stops trying the near-symmetric path (.near_symmetric) and stays on SuperLU
+# refusals in a row (a symmetric part not definite, a refinement giving up: .near_symmetric
+# rules 1 and 3) after which a solver stops trying the near-symmetric path and stays on
+# SuperLU; a matrix the path solves starts the count again (each refusal costs a Cholesky
+# and a few corrections on top of the LU: a run whose matrices keep being refused, friction
+# say, stops paying them)
 NEAR_SYMMETRIC_TRIES = 3
 
 log = logging.getLogger("fembody")
@@ -182,7 +185,7 @@ class LinearSolver:
         The backend (module docstring for auto's rule). 'cholmod-refined': CHOLMOD's
         Cholesky of the matrix's symmetric part refined against the matrix
         (:mod:`.near_symmetric`) on every matrix, SuperLU where that path refuses one (and
-        for good after NEAR_SYMMETRIC_TRIES refusals). 'umfpack' (scikit-umfpack),
+        for good after NEAR_SYMMETRIC_TRIES refusals in a row). 'umfpack' (scikit-umfpack),
         'pardiso' (pypardiso, MKL) and 'mumps' (python-mumps) are optional packages: a
         missing one is a ModelError with its install line.
     spd : bool, default True
@@ -194,7 +197,7 @@ class LinearSolver:
         matrices of spatial models, nearly symmetric and mass-dominated), which it takes
         where that factor is thin (:func:`auto`, NEAR_SYMMETRIC_FILL); SuperLU when the path
         refuses a matrix. ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES
-        refusals the solver stays on SuperLU.
+        refusals in a row the solver stays on SuperLU.
 
     The factorisation of the last :meth:`factorize` is a
     :class:`~fembody.linalg.factorization.Factor` whichever backend made it (its pivots, and
@@ -260,15 +263,19 @@ class LinearSolver:
         """auto's ``fill`` for ``A``: the symmetric part's fill ratio
         (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, a symbolic analysis whenever the
         nonzero pattern changed). A pattern whose last measured matrix was over
-        NEAR_SYMMETRIC_FILL is not measured again while its matrices keep at least 90 % of
+        NEAR_SYMMETRIC_FILL is not measured again while its matrices keep within 10 % of
         that one's nonzeros: on a 3D grid the nonzero pattern changes at nearly every Newton
         iteration, and an analysis each time was a noticeable part of SuperLU's
         factorisation there, only to give the same answer (the commit that made this rule
-        has the figures)."""
+        has the figures). A matrix with many more nonzeros is measured again: the fill of a
+        sparser pattern says nothing of a denser one's (a spatial model's first iteration
+        from rest, its rotational couplings still zero, has under a third of the later
+        iterations' nonzeros and, on the 1e4-DOF tower, a fill ratio of 182 against their
+        103: measured once, it kept the whole run on SuperLU)."""
         part = self._near_part(A)
         nnz = int(np.count_nonzero(A.data))
         over = getattr(part, "over", None)         # (fill, nonzeros) of the last refusal
-        if over is not None and nnz >= 0.9 * over[1]:
+        if over is not None and 0.9 * over[1] <= nnz <= over[1] / 0.9:
             return over[0]
         fill = part.fill_ratio(A)
         part.over = (fill, nnz) if fill > NEAR_SYMMETRIC_FILL else None
@@ -276,14 +283,15 @@ class LinearSolver:
 
     def _near_open(self) -> bool:
         """The near-symmetric path may be tried (asked for, CHOLMOD installed, fewer than
-        NEAR_SYMMETRIC_TRIES refusals so far)."""
+        NEAR_SYMMETRIC_TRIES refusals in a row so far)."""
         if not getattr(self, "refine_symmetric", False) or not HAVE_CHOLMOD:
             return False
         last = self._fac
         self._near_refusals = getattr(self, "_near_refusals", 0)   # (older checkpoints)
-        if (isinstance(last, RefinedCholesky) and last.refused
+        if (isinstance(last, RefinedCholesky) and (last.refused or last.solved)
                 and last is not getattr(self, "_near_counted", None)):
-            self._near_refusals += 1            # the last factor's refinement failed
+            # the last factor's refinement gave up (a refusal), or it solved: a new count
+            self._near_refusals = self._near_refusals + 1 if last.refused else 0
             self._near_counted = last           # (counted once)
         return self._near_refusals < NEAR_SYMMETRIC_TRIES
 

@@ -18,24 +18,54 @@ itself makes the solve that of ``S``, not of its symmetric part.
 
 The rule, checked on every matrix (nothing is assumed of a model):
 
-1. ``S`` is symmetric within :data:`ASYMMETRY` of its largest entry (one compiled pass over
-   its lower entries and their mirrors, a map made once per pattern, which also forms the
-   symmetric part); else the caller's LU.
-2. CHOLMOD factorises the lower triangle of the symmetric part's nonzeros (the stored zeros
-   of contact pairs apart are left out, as :func:`.sparse_lu.nonzeros` does for SuperLU). Its
-   symbolic analysis is redone only when that pattern changed since the last matrix. A
-   pivot that is not positive (the symmetric part is not positive definite): the caller's LU.
-3. Each solve refines ``x += F^-1 (b - S x)`` until the correction is at most
-   :data:`REFINE_TOL` of ``x`` (largest entries), at most :data:`MAX_REFINE` times. When it
-   does not get there (the non-symmetric part matters: friction), the solve is made by the
-   caller's LU of ``S`` after all, and the factor says so (``refused``), so that the caller
-   stops trying this path.
+1. CHOLMOD factorises the lower triangle of the symmetric part ``F = (S + S^T) / 2`` (its
+   nonzeros: the stored zeros of contact pairs apart are left out, as
+   :func:`.sparse_lu.nonzeros` does for SuperLU), formed by one compiled pass over the lower
+   entries and their mirrors (a map made once per pattern), which also measures the
+   asymmetry (kept as a diagnostic, :attr:`RefinedCholesky.asymmetry`; it decides nothing).
+   Its symbolic analysis is redone only when that pattern changed since the last matrix. A
+   pivot that is not positive (``F`` is not positive definite): the caller's LU.
+2. Each solve refines ``x_k = x_(k-1) + dx_k``, ``dx_k = F^-1 (b - S x_(k-1))``, from
+   ``x_0 = F^-1 b``, and returns ``x_k`` once both hold:
 
-The solution is that of ``S`` to the refinement's tolerance. :data:`REFINE_TOL` is not
-smaller because an LU's own solution carries an error of up to cond(S) times the round-off
-(the bundle's iteration matrices: refinement settles at some 1e-12 of ``x``, and a tolerance
-of 1e-12 refused a few of them at random), and it is finer than the Newton tests it feeds (the bundle's states equal the SuperLU run's to round-off of the Newton
-tolerance: the commit that made this rule gives the figures).
+   - the error bound: ``max(1, rho / (1 - rho)) |dx_k| <= REFINE_TOL |x_k|`` (max norms),
+     with ``rho = |dx_k| / |dx_(k-1)|`` the observed contraction (none for ``k = 1``);
+   - the true residual: ``|b - S x_k| <= RESIDUAL_TOL (s |x_k| + |b|)`` (max norms, ``s``
+     the largest ``|S_ij|``: a normwise backward error, made stricter by taking ``s``,
+     which is at most ``|S|`` in the infinity norm and costs no pass over ``S``; SuperLU's
+     own solutions of the runs' matrices are at some 1e-17 of it);
+
+   or once the residual alone is at the round-off of forming it (:data:`ROUNDOFF_TOL`):
+   ``x_k`` then solves a matrix within some 1e-14 of ``S``, a backward-stable solution
+   like an LU's, whose own error is up to cond(S) times the round-off too. (Without this,
+   an exactly symmetric but ill-conditioned matrix, whose first solve is already as
+   accurate as a Cholesky gets, was refused: its corrections are round-off of size
+   cond(S) eps, and their ratios, noise about 1, read as a diverging iteration.)
+
+   It gives up (rule 3) as soon as ``rho >= 1`` (diverging), when the steps ``rho`` predicts
+   to reach the tolerance take it past :data:`MAX_REFINE`, or at :data:`MAX_REFINE`.
+3. A solve that gives up is made by the caller's LU of ``S`` after all (the factor says so:
+   ``refused``, and keeps that LU for its later solves): SuperLU for that matrix only.
+
+Why this is safe. The error ``e_k = x_k - S^-1 b`` obeys ``e_k = G e_(k-1)`` with ``G = I -
+F^-1 S = -F^-1 N``, ``N = (S - S^T) / 2`` the skew part: the iteration converges for every
+``b`` iff the spectral radius of ``F^-1 N`` is below 1, and then ``dx_k = (G - I) e_(k-1)``
+gives ``|e_k| <= rho / (1 - rho) |dx_k|`` for a contraction ``rho``; ``rho`` is measured on
+the run (the ratio of successive corrections estimates ``|F^-1 N|`` along the error), not
+assumed from the asymmetry, so the size of ``N`` that matters (relative to ``F``'s smallest
+eigenvalue, not to the largest entry) is what decides. A measured ``rho`` can still
+underestimate a non-normal ``G``; the residual test does not depend on it: a returned ``x``
+solves ``S`` to a backward error of ``RESIDUAL_TOL``, whatever the factor and the
+iteration did, and anything else is solved by the LU. Measured on generalized-alpha
+iteration matrices (``benchmarks/large_near_symmetric.py``): the first Newton iteration of a
+step, asymmetric to 1e-7 (tower) or 3e-6 (grid) of the largest entry, contracts by about
+3e-5 and 0.04 per step and meets the tests after 2 and 5 corrections; the later iterations
+after 1-2.
+
+:data:`REFINE_TOL` is not smaller because an LU's own solution carries an error of up to
+cond(S) times the round-off (the bundle's iteration matrices: refinement settles at some
+1e-12 of ``x``, and a tolerance of 1e-12 refused a few of them at random), and it is finer
+than the Newton tests it feeds.
 """
 from __future__ import annotations
 
@@ -48,17 +78,29 @@ from .factorization import Singular
 cholmod = lazy_module("sksparse.cholmod")
 sp = lazy_module("scipy.sparse")
 
-# largest |S_ij - S_ji| over the largest |S_ij| up to which the symmetric part is tried
-ASYMMETRY = 1e-10
-# the refinement stops when its correction is at most this much of the solution (max norms)
+# the refinement's error bound, max(1, rho / (1 - rho)) |dx|, over |x| (max norms) at return
 REFINE_TOL = 1e-10
-MAX_REFINE = 4
+# the returned solution's residual |b - S x| over (max |S_ij| |x| + |b|) (max norms)
+RESIDUAL_TOL = 1e-12
+# that residual at the round-off of forming it (64 eps: a row's sum of a few dozen products
+# each rounded): x is then returned whatever its corrections do (rule 2)
+ROUNDOFF_TOL = 64 * np.finfo(float).eps
+# the share of the stored lower entries that must be nonzero for CHOLMOD to analyse the
+# stored pattern (zeros kept) rather than the nonzeros: a beam model's tangent entries pass
+# through zero from one Newton iteration to the next, and the changed nonzero pattern made a
+# symbolic analysis (and a slower first factorisation) at every iteration, which cost more
+# than the path saved; contact candidates, mostly zeros, still take their nonzeros alone
+STORED_SHARE = 0.9
+# corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
+# a pair of triangular solves and a product with S, far less than a factorisation
+MAX_REFINE = 8
 
 
 class SymmetricPart:
     """The near-symmetric path for one CSC pattern ``(indptr, indices)`` (n x n, a
     structurally symmetric pattern): :meth:`factorize` returns a :class:`RefinedCholesky`, or
-    None when rule 1 or 2 of the module docstring sends the matrix to the caller's LU."""
+    None when rule 1 of the module docstring sends the matrix to the caller's LU (a pattern
+    that is not structurally symmetric, a symmetric part that is not positive definite)."""
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, n: int,
                  mode: str | None = None) -> None:
@@ -90,6 +132,7 @@ class SymmetricPart:
         self._f_mode: str | None = None      # the mode _f's analysis was made in
         self._pending: tuple | None = None   # (A.data, asymmetry, lower) of _prepared
         self._lpat: tuple | None = None      # the lower pattern it was analysed on
+        self._stored_indptr: np.ndarray | None = None   # the stored lower pattern's columns
 
     def asymmetry(self, data: np.ndarray) -> float:
         """max |S_ij - S_ji| / max |S_ij| (inf on a pattern that is not symmetric or a zero
@@ -97,9 +140,10 @@ class SymmetricPart:
         return self._lower(data)[0]
 
     def _lower(self, data: np.ndarray) -> tuple[float, object]:
-        """(:meth:`asymmetry`, the lower triangle of the symmetric part's nonzeros as a CSC
-        matrix, or None when the asymmetry is inf), by one compiled pass
-        (:func:`fembody.linalg._kernels.symmetric_lower`)."""
+        """(:meth:`asymmetry`, the lower triangle of the symmetric part as a CSC matrix, or
+        None when the asymmetry is inf), by one compiled pass
+        (:func:`fembody.linalg._kernels.symmetric_lower`): its nonzeros, or all its stored
+        entries (zeros kept) where at least STORED_SHARE of them are nonzero."""
         data = np.ascontiguousarray(data, dtype=float)
         if not self.symmetric_pattern or data.shape != self.mirror.shape:
             return np.inf, None
@@ -111,6 +155,14 @@ class SymmetricPart:
         if not asym < np.inf:
             return np.inf, None
         L = sp.csc_matrix((self.n, self.n))
+        if k < m and k >= STORED_SHARE * m:
+            # the stored pattern, the same arrays each time (one analysis per run)
+            if self._stored_indptr is None:
+                ptr = np.zeros(self.n + 1, dtype=np.int32)
+                np.cumsum(np.bincount(self.low_cols, minlength=self.n), out=ptr[1:])
+                self._stored_indptr = ptr
+            vals = 0.5 * (data[self.low] + data[self.low_mirror])
+            rows, indptr, k = self.low_rows, self._stored_indptr, m
         # (the arrays are this pass's own, well formed: no check or copy by the constructor)
         L.data, L.indices, L.indptr = vals[:k], rows[:k], indptr
         return float(asym), L
@@ -127,7 +179,9 @@ class SymmetricPart:
         if L is not None:
             indptr, r = L.indptr, L.indices
             lpat = self._lpat
-            if (lpat is None or lpat[0].shape != indptr.shape or lpat[1].shape != r.shape
+            if lpat is not None and lpat[0] is indptr and lpat[1] is r:
+                pass                                          # the stored pattern again
+            elif (lpat is None or lpat[0].shape != indptr.shape or lpat[1].shape != r.shape
                     or not np.array_equal(lpat[0], indptr) or not np.array_equal(lpat[1], r)):
                 self._f, self._lpat = None, (indptr, r)      # a new pattern: a new analysis
             if self._f is None:
@@ -145,13 +199,13 @@ class SymmetricPart:
 
     def factorize(self, A, lu) -> "RefinedCholesky | None":
         """The refined Cholesky of ``A`` (CSC on this pattern), or None (module docstring,
-        rules 1-2). ``lu``: the caller's LU backend (a
+        rule 1). ``lu``: the caller's LU backend (a
         :class:`~fembody.linalg.factorization.Factorization`), asked for the factor of ``A``
         only if a solve's refinement fails (rule 3)."""
         data = np.asarray(A.data, dtype=float)
         asym, L = self._prepared(A)
         self._pending = None
-        if not asym <= ASYMMETRY:
+        if L is None:                # not structurally symmetric (or all zero)
             return None
         if self.active_mode == "supernodal" and self._f_mode != "supernodal":
             self._f = cholmod_spd.analyze(L, mode="supernodal")
@@ -168,7 +222,7 @@ class SymmetricPart:
             return None
         return RefinedCholesky(self._f, D,
                                sp.csc_matrix((data.copy(), A.indices, A.indptr), shape=A.shape),
-                               lu)
+                               lu, asym)
 
     def _analyze(self, L) -> tuple[object, str, float]:
         """CHOLMOD's symbolic analysis of the lower triangle ``L``, its mode and the factor's
@@ -188,17 +242,36 @@ class SymmetricPart:
 
 class RefinedCholesky:
     """A :class:`~fembody.linalg.factorization.Factor` of a nearly symmetric ``A``: CHOLMOD's
-    LDL^T of its symmetric part and refinement against ``A`` (module docstring). ``refused``:
-    a solve's refinement did not converge and the LU of ``A`` was made and used (and is used
-    for this factor's later solves)."""
+    LDL^T of its symmetric part and refinement against ``A`` (module docstring, rules 2-3).
+
+    Attributes
+    ----------
+    refused : bool
+        A solve's refinement gave up and the LU of ``A`` was made and used (and is used for
+        this factor's later solves).
+    solved : int
+        Solves the refinement returned.
+    refinements : int
+        Corrections applied over all solves.
+    contraction : float
+        The largest observed contraction ``|dx_k| / |dx_(k-1)|`` over all solves (0 while
+        no solve needed two corrections): the estimate of the spectral radius of ``F^-1 N``.
+    asymmetry : float
+        max |A_ij - A_ji| / max |A_ij| (a diagnostic: it decides nothing).
+    """
 
     negative = None          # A itself is not symmetric: its inertia is not proven
 
-    def __init__(self, f, D: np.ndarray, A, lu) -> None:
+    def __init__(self, f, D: np.ndarray, A, lu, asymmetry: float = np.nan) -> None:
         self.f, self.D, self.A, self._backend = f, D, A, lu
+        self.asymmetry = asymmetry
         self.lu = None
         self.refused = False
-        self.refinements = 0                 # corrections applied over all solves
+        self.solved = 0
+        self.refinements = 0
+        self.contraction = 0.0
+        # the largest |A_ij|, for the residual test (module docstring, rule 2)
+        self._norm = float(max(A.data.max(initial=0.0), -A.data.min(initial=0.0)))
 
     @property
     def symmetric_negative(self) -> int:
@@ -214,16 +287,55 @@ class RefinedCholesky:
         b = np.asarray(b, dtype=float)
         if self.lu is not None:
             return self.lu.solve(b)
-        x = self.f(b)
-        for _ in range(MAX_REFINE):
-            dx = self.f(b - self.A @ x)
-            x = x + dx
-            self.refinements += 1
-            if np.max(np.abs(dx), initial=0.0) <= REFINE_TOL * np.max(np.abs(x), initial=0.0):
-                return x
+        x = self.refine(b)
+        if x is not None:
+            self.solved += 1
+            return x
         self.refused = True
         try:
             self.lu = self._backend.factorize(self.A)
         except RuntimeError:                 # "Factor is exactly singular"
             self.lu = Singular(self.A.shape[0])
         return self.lu.solve(b)
+
+    def refine(self, b: np.ndarray) -> np.ndarray | None:
+        """``A^-1 b`` by refinement (module docstring, rule 2), or None where rule 2 gives
+        up. ``b``: one right-hand side or several as columns (each column judged on its own
+        norms, the contraction on the worst column)."""
+        def norm(v: np.ndarray) -> np.ndarray:
+            return np.max(np.abs(v), axis=0, initial=0.0)
+        b_norm = norm(b)
+        x = self.f(b)
+        r = b - self.A @ x
+        prev = None
+        for k in range(1, MAX_REFINE + 1):
+            dx = self.f(r)
+            x = x + dx
+            r = b - self.A @ x
+            self.refinements += 1
+            step, x_norm = norm(dx), norm(x)
+            rho = 0.0
+            if prev is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = np.where(step > 0.0, step / prev, 0.0)
+                rho = float(np.max(ratio, initial=0.0))
+                self.contraction = max(self.contraction, rho)
+            residual = norm(r) / np.maximum(self._norm * x_norm + b_norm, 1e-300)
+            if np.all(residual <= ROUNDOFF_TOL):
+                return x                          # backward stable: as an LU's solution
+            if rho < 1.0 and np.all(residual <= RESIDUAL_TOL) and np.all(
+                    step * max(1.0, rho / (1.0 - rho)) <= REFINE_TOL * x_norm):
+                return x
+            if not rho < 1.0:                     # diverging (or NaN): the LU
+                return None
+            if rho > 0.0:
+                # the corrections left to reach the tolerance at this contraction
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    need = np.log(np.maximum(REFINE_TOL * x_norm, 1e-300)
+                                  / np.maximum(step, 1e-300)) / np.log(rho)
+                if k + float(np.max(need, initial=0.0)) > MAX_REFINE:
+                    return None
+            if not np.all(np.isfinite(x)):
+                return None
+            prev = step
+        return None
