@@ -578,7 +578,8 @@ class EndElementBlock(ContactRows):
     ``tol (n,)`` the deepest penetration a run accepts [m] (default inf); ``friction``
     (optional) ``(mu_s, mu_k, k_t)`` per row, the static and kinetic Coulomb coefficients
     [-] and the tangential penalty [N/m] (default None: frictionless; module docstring
-    "Friction")."""
+    "Friction"). ``strain_energy`` (of :class:`fembody.contact.rows.ContactRows`) gives per
+    row the penalty energy ``(1 - lam) S_0 S_1 k/2 max(-g, 0)^2`` [J] of the live rows."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -846,14 +847,6 @@ class EndElementBlock(ContactRows):
                 K = K + Kf
         f[live] = fl
         return f, live, K
-
-    def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """Penalty energy ``(1 - lam) k/2 max(-g, 0)^2`` per row [J] (live rows only)."""
-        E = np.zeros(len(self))
-        live = self.live(x)
-        if live.size:
-            E[live] = self._take(live)._energy(x[live], False)[0]
-        return E
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the gap [m] and whether it is in its zone."""

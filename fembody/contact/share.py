@@ -68,7 +68,7 @@ import numpy as np
 
 from .geometry import closest_crossing, distance
 from .line import point_part, switch
-from .rows import ContactRows
+from .rows import ContactRows, beam_neighbours
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
 
@@ -84,7 +84,8 @@ class CrossingShareBlock(ContactRows):
     [m]; ``at_b1 (n,)`` whether ``c`` is ``b1`` (else ``b0``); ``radius (n,)`` the sum of
     the two radii [m] and ``k (n,)`` the point penalty [N/m], the pair's own; ``labels`` the
     rows' names. The rows check no penetration of their own (``tol`` inf): the element
-    pairs' block does."""
+    pairs' block does. ``strain_energy`` (of :class:`fembody.contact.rows.ContactRows`)
+    gives per row the energy taken back, ``-(1 - w) (1 - lam) W_point`` [J] (<= 0)."""
 
     family = "beam contact"
     Dd = None
@@ -196,14 +197,6 @@ class CrossingShareBlock(ContactRows):
         f[live] = fl
         return f, live, Kl
 
-    def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """The energy taken back per row, ``-(1 - w) (1 - lam) W_point`` [J] (<= 0)."""
-        E = np.zeros(len(self))
-        live = self.live(x)
-        if live.size:
-            E[live] = self._take(live)._energy(x[live], False)[0]
-        return E
-
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """No gap of its own (the pair's is the element pairs' block's): inf, not in a zone."""
         return np.full(len(self), np.inf), np.zeros(len(self), dtype=bool)
@@ -256,16 +249,14 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
     5), at_b1 (r,), radius sum (r,) [m], stiffness (r,) [N/m])`` and per row its name
     ``(contact, element i, element j, junction node)``. A neighbour that is the pair's
     other element, or shares a node with it (self-contact next to a fold), is left out."""
-    ends = [tuple(nd_.id for nd_ in e.nodes) for body in model.bodies for e in body.elements
-            if e.family == "beam"]
+    around = beam_neighbours(model)
     n_nodes = 1 + max((n.id for n in model.nodes), default=0)
-    count = np.zeros(n_nodes, dtype=np.int64)
-    far = np.full((n_nodes, 2), -1, dtype=np.int64)     # the far nodes of a junction's two
-    for i, j in ends:                                   # elements (compile time only)
-        for c, o in ((i, j), (j, i)):
-            if count[c] < 2:
-                far[c, count[c]] = o
-            count[c] += 1
+    # the far nodes of a junction's two elements (-1 elsewhere: a free end or a branch)
+    far = np.full((n_nodes, 2), -1, dtype=np.int64)
+    for c, nb in around.items():
+        if len(nb) == 2:
+            far[c] = (nb[0][0], nb[1][0])
+    junction = far[:, 0] >= 0
     parts, names = [], []
     for bc, els, nodes, pairs, rad in contacts:
         if not len(pairs):
@@ -276,7 +267,7 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
             for end in (0, 1):
                 c, o = pb[:, end], pb[:, 1 - end]
                 f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
-                keep = ((count[c] == 2) & (f != pa[:, 0]) & (f != pa[:, 1])
+                keep = (junction[c] & (f != pa[:, 0]) & (f != pa[:, 1])
                         & (c != pa[:, 0]) & (c != pa[:, 1]))
                 if not keep.any():
                     continue
