@@ -19,46 +19,72 @@ directions ``t`` from ``c``), ``S`` and ``BAND`` the end rows' (:func:`fembody.c
 _smoothstep`). On the concave side ``s_B > s_B'`` is "nearer to ``e_B``"; on the convex side
 and at a straight junction ``s_B' <= 0`` near the pair's point, where ``w = 1`` (``s_B >= 0``
 at a pair's closest point, so ``s_B + s_B' <= 0`` only where ``s_B >= s_B'``, and the weight
-there joins ``S(+inf) = 1`` continuously). At ``s* = 1`` the point is A's free end and ``w``
-is the end row's own weight there: the hand-over from the pair to the end row is continuous
-inside the band as outside it. The symmetric case, ``e_A`` with a neighbour at a junction of
-A, is the same with the roles of the two elements swapped (the point ``x_B(t*)`` measured
-along ``e_A`` and its neighbour).
+there joins ``S(+inf) = 1`` continuously). The symmetric case, ``e_A`` with a neighbour at
+a junction of A, is the same with the roles of the two elements swapped (the point
+``x_B(t*)`` measured along ``e_A`` and its neighbour).
+
+**Several junctions: the product.** An end row's weight is the product ``S_0 S_1`` of its
+shares against the partners at both ends of its element (:mod:`fembody.contact.ends`), the
+contact belonging to the row only as far as it belongs to it at each junction. A crossing
+pair is weighted alike: ``w = prod_j w_j`` over the junctions ``j`` at its four nodes that
+weight it (below), ``w_j`` the share above at that junction. A sum of take-backs, ``1 -
+sum_j (1 - w_j)``, differs from it by ``(1 - w_0)(1 - w_1)`` where the point lies inside two
+bands at once, and goes negative when both shares are below one half (a U whose floor is
+short against the walls' lean: tests/contact/test_share.py).
+
+**The hand-over at a free end.** Where A's element ends at a free end ``p``, the crossing
+pair leaves its zone at ``s* = 1`` and the end row of ``p`` against ``e_B``
+(:class:`fembody.contact.ends.EndElementBlock`) takes the contact over: energies ``E_pair =
+(1 - lam) w(x) W(g_pair)`` and ``E_row = (1 - lam) w(p) W(g_row)``, the same ``lam`` (the
+same two elements) and at the edge the same point (``x_A(1) = p``) and gap. For a C1
+hand-over the gradients must agree too. The gaps' do: the pair's gap is stationary in
+``s`` at its closest point (``dg/ds = 0`` inside the chord), so ``s*`` moving changes it
+only to second order and its gradient is the partial at fixed ``(s*, t*) = (1, t*)``,
+which is the end's point-to-line gradient. The weight is not stationary in ``s``:
+``d/dX w(x_A(s*)) = grad w . (dx_A/dX at fixed s + (a1 - a0) ds*/dX)``; the first term is
+the row's ``d/dX w(p)``, the second, ``S' (grad eta . (a1 - a0)) ds*/dX`` times ``(1 -
+lam) W``, is a jump in force (27.7 N on 1218 N, 2.3 %, in the test's V, along A and on the
+neighbour's far node), zero only outside the band. So the pair measures its share at
+``x_A(sigma(s*))`` with ``sigma(1) = 1`` and ``sigma'(1) = 0``: then ``d/dX
+w(x_A(sigma(s*))) = grad w . (dx_A/dX + (a1 - a0) sigma' ds*/dX)`` is the row's at the
+edge, and energy and force are continuous on every DOF (the tangent changes there as at
+every zone edge). ``sigma`` (:func:`_lag`) is ``s`` except over the last :data:`LAG` of the
+element at a free end, C2 where the lag starts, monotonic, lagging ``s`` by at most
+``27/256 LAG`` of the element towards the end; the lag changes ``w`` only inside a band,
+whose own regularisation is of the band's width (about ``BAND |x - c|`` times the kink
+angle). The same at ``s* = 0`` where ``a0`` is a free end, and for ``t*`` where B's element
+has one (the end of B against A's element). Where the element ends at a junction of its
+own beam the pair hands over to the next element's pair (its point the same on a straight
+beam) or to a junction row, not to an end row, and ``sigma = s`` there.
 
 **The layout.** The element pairs' block and its compiled pass are left as they are (four
 nodes a pair, nothing added for the pairs away from any junction, which a bundle's nearly
 all are in effect: parallel pairs have no point part). A second block,
-:class:`CrossingShareBlock`, holds one row per (element pair, junction of one of its two
-elements), five nodes ``(a0, a1, b0, b1, f)`` (the pair's nodes, the measuring element second,
-and the neighbour's far node ``f``), and takes back ``(1 - w)`` of the pair's point part:
-energy ``-(1 - w) (1 - lam) W_point`` [J] (``lam`` the line weight of
-:func:`fembody.contact.line.switch`, ``W_point = k/2 max(-g, 0)^2`` of the closest points,
-the pair's point part as the element pairs' block weights it), with its exact force and
-tangent (``w``'s gradient and Hessian through the closest point's first and second
-derivatives, :func:`crossing_share`). Most rows are idle (no point part: near-parallel
-chords; apart; or ``w = 1``); a compiled screen of the chords' cosines and the gap pick the
-rows that can act at each evaluation, as the junction rows do. The junction rows'
-concave-side correction (:mod:`fembody.contact.junction`) takes back the smaller of two
-element pairs that both push at a junction; a row here acts only where the neighbour's pair
-``(e_A, e_B')`` has no point part (its closest points out of its zone, or the chords
-near-parallel), so the two corrections never take back one pair twice, and an element lying
-across the junction's valley with both pairs in their zones (a beam sliding along a V, two
-crossing beams bent into each other) keeps the junction rows' rule.
+:class:`CrossingShareBlock`, holds one row per element pair with a junction at one of its
+four nodes, eight nodes ``(a0, a1, b0, b1, f_a0, f_a1, f_b0, f_b1)`` (the pair's nodes and
+the far node of the element next to it at each node that is a junction; else the node
+itself), and takes back ``(1 - w)`` of the pair's point part: energy ``-(1 - w) (1 - lam)
+W_point`` [J] (``lam`` the line weight of :func:`fembody.contact.line.switch`, ``W_point =
+k/2 max(-g, 0)^2`` of the closest points, the pair's point part as the element pairs' block
+weights it), with its exact force and tangent (``w``'s gradient and Hessian through the
+closest point's first and second derivatives, :func:`crossing_share`, and the product
+rule). Most rows are idle (no point part: near-parallel chords; apart; or ``w = 1``); a
+compiled screen of the chords' cosines and the gap pick the rows that can act at each
+evaluation, as the junction rows do. The junction rows' concave-side correction
+(:mod:`fembody.contact.junction`) takes back the smaller of two element pairs that both
+push at a junction; a junction weights a pair here only where the neighbour's pair
+(``(e_A, e_B')`` for a junction of B) has no point part (its closest points out of its
+zone, or the chords near-parallel), so the two corrections never take back one pair twice,
+and an element lying across the junction's valley with both pairs in their zones (a beam
+sliding along a V, two crossing beams bent into each other) keeps the junction rows' rule.
 
-**Left.** A pair with junctions at both ends of ``e_B`` (or at ``e_A`` too) has one row per
-junction, and the weights' take-backs add, ``1 - sum_i (1 - w_i)``, where the product ``prod
-w_i`` is meant: they differ only where the pair's point lies inside two hand-over bands at
-once. Friction: the pair's point friction is not weighted (its normal force is the
+**Left.** Friction: the pair's point friction is not weighted (its normal force is the
 unweighted one's). Where the neighbour's pair enters its zone while this pair's share is
 below one, the correction hands over to the junction rows' ``min`` rule with a jump in
 force (the junction rows' rule is not the share: a pair alone in its zone inside the band
 carries ``w`` of its energy, one of two pairs in their zones the larger energy; the tip
 of tests/contact/test_share.py's V with its element turned the other way, the left wall's
-pair in its zone across the right wall's ``s* = 1``: 1296 N against 1346 N). At ``s* = 1``
-the hand-over from the pair to the end row is continuous in energy and normal force, not in
-every force component: the pair's weight follows its point ``x_A(s*)`` as ``s*`` moves,
-the row's weight stays at the tip, so their gradients differ by ``S' (grad eta . (a1 -
-a0)) ds*/dX`` (2.3 % of the contact in that test, a strict xfail).
+pair in its zone across the right wall's ``s* = 1``: 1296 N against 1346 N).
 """
 from __future__ import annotations
 
@@ -71,21 +97,34 @@ from .line import point_part, switch
 from .rows import ContactRows, beam_neighbours
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
+#: the part of a crossing pair's element, next to a free end of it, over which the point its
+#: share is measured at lags its closest point so that the share is stationary at the end
+#: (module docstring, "The hand-over at a free end"; :func:`_lag`)
+LAG = 0.1
+
+
+#: per junction slot of a row (the pair's nodes a0, a1, b0, b1): the five slots handed to
+#: :func:`crossing_share` (the element carrying the point, the measuring element, the far
+#: node) and whether the junction is that element's second node
+_JUNCTION = ((np.array([2, 3, 0, 1, 4]), False), (np.array([2, 3, 0, 1, 5]), True),
+             (np.array([0, 1, 2, 3, 6]), False), (np.array([0, 1, 2, 3, 7]), True))
 
 
 class CrossingShareBlock(ContactRows):
-    """The crossing pairs' take-back across a junction (module docstring), a force block of
+    """The crossing pairs' take-back across junctions (module docstring), a force block of
     the System (the contract of :class:`fembody.elements.base.Block`) on the translation DOFs
-    of five nodes per row ``(a0, a1, b0, b1, f)``: the pair's nodes with the measuring
-    element ``b0 -> b1`` second (B's for a junction of B, A's with the two swapped for one of
-    A) and ``f`` the far node of the element next to it at the junction ``c``.
+    of eight nodes per row ``(a0, a1, b0, b1, f_a0, f_a1, f_b0, f_b1)``: the element pair's
+    nodes and, per node, the far node of the element next to the pair's at that node where
+    the node is a junction (else the node itself, repeated).
 
-    ``nodes (n, 5)`` the node ids; ``dofs (n, 5 d)``; ``X (n, 5, d)`` the reference positions
-    [m]; ``at_b1 (n,)`` whether ``c`` is ``b1`` (else ``b0``); ``radius (n,)`` the sum of
-    the two radii [m] and ``k (n,)`` the point penalty [N/m], the pair's own; ``labels`` the
-    rows' names. The rows check no penetration of their own (``tol`` inf): the element
-    pairs' block does. ``strain_energy`` (of :class:`fembody.contact.rows.ContactRows`)
-    gives per row the energy taken back, ``-(1 - w) (1 - lam) W_point`` [J] (<= 0)."""
+    ``nodes (n, 8)`` the node ids; ``dofs (n, 8 d)``; ``X (n, 8, d)`` the reference
+    positions [m]; ``junction (n, 4)`` whether each of ``a0, a1, b0, b1`` is a junction the
+    row weights across; ``free (n, 4)`` whether it is a free end (a node of one beam
+    element: the share lags there, :func:`_lag`); ``radius (n,)`` the sum of the two radii
+    [m] and ``k (n,)`` the point penalty [N/m], the pair's own; ``labels`` the rows' names.
+    The rows check no penetration of their own (``tol`` inf): the element pairs' block
+    does. ``strain_energy`` (of :class:`fembody.contact.rows.ContactRows`) gives per row the
+    energy taken back, ``-(1 - w) (1 - lam) W_point`` [J] (<= 0)."""
 
     family = "beam contact"
     Dd = None
@@ -93,76 +132,107 @@ class CrossingShareBlock(ContactRows):
     frictional = False
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
-                 at_b1: np.ndarray, radius: np.ndarray, k: np.ndarray, labels) -> None:
+                 junction: np.ndarray, free: np.ndarray, radius: np.ndarray, k: np.ndarray,
+                 labels) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
-        self.at_b1 = np.asarray(at_b1, dtype=bool)
+        self.junction = np.asarray(junction, dtype=bool).reshape(-1, 4)
+        self.free = np.asarray(free, dtype=bool).reshape(-1, 4)
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
-        # the element pairs the rows weight (up to four rows each: a junction at either end
-        # of either element): the cheap screen of :meth:`live` runs once per pair
-        key = np.sort(self.nodes[:, :4], axis=1)
-        _, self._rep, self._pair = np.unique(key, axis=0, return_index=True,
-                                             return_inverse=True)
-        self._pair = self._pair.ravel()
-        self._Xrep = np.ascontiguousarray(self.X[self._rep, :4])
 
     def _take(self, rows: np.ndarray) -> "CrossingShareBlock":
         return CrossingShareBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
-                                  self.at_b1[rows], self.radius[rows], self.k[rows],
-                                  self._labels)
+                                  self.junction[rows], self.free[rows], self.radius[rows],
+                                  self.k[rows], self._labels)
+
+    def _active(self, pos: np.ndarray) -> np.ndarray:
+        """Per row and junction ``(n, 4)`` whether the share across it weights the pair:
+        a junction whose neighbour's pair (the pair's other element against the element
+        next to this one) has no point part of its own (its closest points outside a chord,
+        apart, or the chords near-parallel); where it has one the junction rows decide
+        (module docstring)."""
+        act = self.junction.copy()
+        for j, (sl, _) in enumerate(_JUNCTION):
+            r = np.flatnonzero(act[:, j])
+            if not r.size:
+                continue
+            # the neighbour's pair: the point's element against (junction, far node)
+            nb = pos[r][:, [sl[0], sl[1], sl[2 + (j % 2)], sl[4]]]
+            zn, okn = closest_crossing(nb)
+            rn = distance("crossing", nb, zn, False)[0]
+            act[r, j] = ~(okn & (rn > 0.0) & (switch(nb, False)[0] < 1.0))
+        return act
+
+    def share(self, pos: np.ndarray, tangent: bool = True, active: np.ndarray | None = None):
+        """The pair's share ``w = prod_j w_j`` ``(n,)`` over the junctions ``j`` that weight
+        it (:meth:`_active`, or ``active (n, 4)``), ``w_j`` of :func:`crossing_share` at the
+        pair's point on the other element, its gradient ``(n, 8 d)`` and (``tangent``)
+        Hessian, from the node positions ``pos (n, 8, d)`` [m]."""
+        n, m, d = pos.shape
+        md = m * d
+        act = self._active(pos) if active is None else active
+        w, G = np.ones(n), np.zeros((n, md))
+        H = np.zeros((n, md, md)) if tangent else None
+        for j, (sl, at_end) in enumerate(_JUNCTION):
+            r = np.flatnonzero(act[:, j])
+            if not r.size:
+                continue
+            wj, gj, hj = crossing_share(pos[r][:, sl], np.full(r.size, at_end), tangent,
+                                        free=self.free[r][:, sl[:2]])
+            idx = (sl[:, None] * d + np.arange(d)).ravel()
+            g = np.zeros((r.size, md))
+            g[:, idx] += gj     # (a far node repeating its own node adds into it)
+            if tangent:
+                h = np.zeros((r.size, md, md))
+                h5 = np.zeros((r.size, md, idx.size))
+                h5[:, idx] = hj
+                h[:, :, idx] += h5
+                H[r] = (wj[:, None, None] * H[r] + G[r][:, :, None] * g[:, None, :]
+                        + g[:, :, None] * G[r][:, None, :] + w[r][:, None, None] * h)
+            G[r] = wj[:, None] * G[r] + w[r][:, None] * g
+            w[r] = w[r] * wj
+        return w, G, H
 
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: the pair's chords not
         near-parallel (a compiled screen of their cosines: a superset of the point weight
-        ``1 - lam > 0``), its closest points inside both chords and penetrating, the share
-        ``w < 1``, and the neighbour's pair with no point part (module docstring). Every
-        other row's energy, force and tangent are exactly zero."""
+        ``1 - lam > 0``), its closest points inside both chords and penetrating, and the
+        share ``w < 1`` (:meth:`share`). Every other row's energy, force and tangent are
+        exactly zero."""
         from ._kernels import chord_cosines
         from .junction import _POINT_SCREEN
         if not len(self):
             return np.zeros(0, dtype=np.int64)
-        n, d = len(self), self.dim
-        rep = self._rep
-        pair = self._Xrep + np.take(x, rep, axis=0)[:, :4 * d].reshape(-1, 4, d)
-        near = chord_cosines(pair, np.arange(len(rep), dtype=np.int64), _AT) < _POINT_SCREEN
-        rows = np.flatnonzero(near[self._pair])
+        pos = self.positions(x)
+        rows = np.flatnonzero(chord_cosines(np.ascontiguousarray(pos[:, :4]),
+                                            np.arange(len(self), dtype=np.int64), _AT)
+                              < _POINT_SCREEN)
         if not rows.size:
             return rows
-        p = self.X[rows] + x[rows].reshape(-1, 5, d)
+        p = pos[rows]
         z, ok = closest_crossing(p[:, :4])
         rho = distance("crossing", p[:, :4], z, False)[0]
         keep = ok & (rho > 0.0) & (rho < self.radius[rows])
         rows, p = rows[keep], p[keep]
         if not rows.size:
             return rows
-        w = crossing_share(p, self.at_b1[rows], tangent=False)[0]
-        keep = w < 1.0
-        rows, p = rows[keep], p[keep]
-        if not rows.size:
-            return rows
-        # the neighbour's pair (a0, a1, c, f): where it has a point part of its own (its
-        # closest points inside both chords, not near-parallel) the junction rows decide
-        c = np.where(self.at_b1[rows], 3, 2)
-        nb = np.stack([p[:, 0], p[:, 1], p[np.arange(len(p)), c], p[:, 4]], axis=1)
-        zn, okn = closest_crossing(nb)
-        rn = distance("crossing", nb, zn, False)[0]
-        return rows[~(okn & (rn > 0.0) & (switch(nb, False)[0] < 1.0))]
+        return rows[self._take(rows).share(p, tangent=False)[0] < 1.0]
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Per row the energy taken back ``E = -(1 - w) (1 - lam) W_point`` [J] ``(n,)``, its
-        gradient ``(n, 5 d)`` and (``tangent``) Hessian (every row evaluated)."""
+        gradient ``(n, 8 d)`` and (``tangent``) Hessian (every row evaluated)."""
         pos = self.positions(x)
         n, m, d = pos.shape
         md, pd = m * d, 4 * d
         pair = pos[:, :4]
         lam, gl4, hl4 = switch(pair, tangent)
         Wp, fp4, Kp4 = point_part(pair, self.k, self.radius, tangent)
-        w, gw, hw = crossing_share(pos, self.at_b1, tangent)
+        w, gw, hw = self.share(pos, tangent)
         gl, fp = np.zeros((n, md)), np.zeros((n, md))
         gl[:, :pd], fp[:, :pd] = gl4, fp4
         a = (1.0 - w) * (1.0 - lam)                    # the share of the point part removed
@@ -180,14 +250,14 @@ class CrossingShareBlock(ContactRows):
         return E, f, K
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
-        """Internal forces ``dE/dX`` ``(n, 5 d)`` [N] and (``tangent``) the stiffness (the
+        """Internal forces ``dE/dX`` ``(n, 8 d)`` [N] and (``tangent``) the stiffness (the
         idle rows' are zero, :meth:`live`)."""
         return self._whole(*self.live_forces(x, tangent))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history=None):
-        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 5 d)``
-        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 5
-        d, 5 d)`` (else None), what the System adds in a Newton iteration."""
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 8 d)``
+        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 8
+        d, 8 d)`` (else None), what the System adds in a Newton iteration."""
         n, m = self.dofs.shape
         live = self.live(x)
         f = np.zeros((n, m))
@@ -214,7 +284,7 @@ class CrossingShareBlock(ContactRows):
         if live.size:
             p = pos[live]
             lam = switch(p[:, :4], False)[0]
-            w = crossing_share(p, self.at_b1[live], tangent=False)[0]
+            w = self._take(live).share(p, tangent=False)[0]
             F[live] = -(1.0 - w) * (1.0 - lam) * self.k[live] * np.maximum(-g[live], 0.0)
         on = np.zeros(n)
         on[live] = 1.0
@@ -242,48 +312,53 @@ class CrossingShareBlock(ContactRows):
 def share_rows(model, contacts: list) -> tuple[tuple, list]:
     """The rows of :class:`CrossingShareBlock` for the spatial contacts' element pairs
     (compile time): ``contacts`` per contact ``(contact, its elements, their node ids (n,
-    2), the broad phase's candidate pairs (p, 2), the elements' radii (n,))``. Per pair and
-    per end ``c`` of each of its two elements where exactly two beam elements of the model
-    meet (a junction: the element and its neighbour, of one beam or of two joined there, as
-    :func:`fembody.contact.junction.junction_rows` counts them) one row. Returns ``(ids (r,
-    5), at_b1 (r,), radius sum (r,) [m], stiffness (r,) [N/m])`` and per row its name
-    ``(contact, element i, element j, junction node)``. A neighbour that is the pair's
-    other element, or shares a node with it (self-contact next to a fold), is left out."""
+    2), the broad phase's candidate pairs (p, 2), the elements' radii (n,))``. One row per
+    pair with a junction at one of its four nodes: a node where exactly two beam elements
+    of the model meet (the element and its neighbour, of one beam or of two joined there, as
+    :func:`fembody.contact.junction.junction_rows` counts them), whose neighbour is not the
+    pair's other element and shares no node with it (self-contact next to a fold). Returns
+    ``(ids (r, 8), junction (r, 4), free (r, 4), radius sum (r,) [m], stiffness (r,)
+    [N/m])`` (the block's arguments) and per row its name ``(contact, element i, element
+    j, the junction nodes)``."""
     around = beam_neighbours(model)
     n_nodes = 1 + max((n.id for n in model.nodes), default=0)
     # the far nodes of a junction's two elements (-1 elsewhere: a free end or a branch)
     far = np.full((n_nodes, 2), -1, dtype=np.int64)
+    free = np.zeros(n_nodes, dtype=bool)
     for c, nb in around.items():
         if len(nb) == 2:
             far[c] = (nb[0][0], nb[1][0])
+        free[c] = len(nb) == 1
     junction = far[:, 0] >= 0
     parts, names = [], []
     for bc, els, nodes, pairs, rad in contacts:
         if not len(pairs):
             continue
-        for first, second in ((0, 1), (1, 0)):          # B the second element, then A
-            ea, eb = pairs[:, first], pairs[:, second]
-            pa, pb = nodes[ea], nodes[eb]
-            for end in (0, 1):
-                c, o = pb[:, end], pb[:, 1 - end]
-                f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
-                keep = (junction[c] & (f != pa[:, 0]) & (f != pa[:, 1])
-                        & (c != pa[:, 0]) & (c != pa[:, 1]))
-                if not keep.any():
-                    continue
-                k = np.flatnonzero(keep)
-                parts.append((np.column_stack([pa[k], pb[k], f[k]]),
-                              np.full(k.size, end == 1), rad[ea[k]] + rad[eb[k]],
-                              np.full(k.size, float(bc.stiffness))))
-                names += [(bc, els[i], els[j], int(cc))
-                          for i, j, cc in zip(pairs[k, 0], pairs[k, 1], c[k])]
+        ids = np.concatenate([nodes[pairs[:, 0]], nodes[pairs[:, 1]]], axis=1)   # (p, 4)
+        fars, juns = np.empty_like(ids), np.zeros(ids.shape, dtype=bool)
+        for j in range(4):
+            c, o = ids[:, j], ids[:, j ^ 1]                 # the node and its element's other
+            oth = ids[:, [2, 3] if j < 2 else [0, 1]]       # the pair's other element
+            f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
+            juns[:, j] = (junction[c] & (f != oth[:, 0]) & (f != oth[:, 1])
+                          & (c != oth[:, 0]) & (c != oth[:, 1]))
+            fars[:, j] = np.where(juns[:, j], f, c)
+        k = np.flatnonzero(juns.any(axis=1))
+        if not k.size:
+            continue
+        parts.append((np.concatenate([ids[k], fars[k]], axis=1), juns[k], free[ids[k]],
+                      rad[pairs[k, 0]] + rad[pairs[k, 1]],
+                      np.full(k.size, float(bc.stiffness))))
+        names += [(bc, els[i], els[j], ", ".join(str(int(v)) for v in row[jn]))
+                  for i, j, row, jn in zip(pairs[k, 0], pairs[k, 1], ids[k], juns[k])]
     if not parts:
-        return (np.zeros((0, 5), dtype=np.int64), np.zeros(0, bool), np.zeros(0),
-                np.zeros(0)), []
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4)), names
+        return (np.zeros((0, 8), dtype=np.int64), np.zeros((0, 4), bool),
+                np.zeros((0, 4), bool), np.zeros(0), np.zeros(0)), []
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(5)), names
 
 
-def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
+def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
+                   free: np.ndarray | None = None):
     """The share a crossing pair's point part is weighted by across a junction of B (the
     module docstring): ``x (n, 5, d) = (a0, a1, b0, b1, f)``, ``f`` the far node of the element
     next to B's at the junction ``c`` (``b1`` where ``at_b1 (n,)``, else ``b0``). With ``z
@@ -291,6 +366,9 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
     (x_A - c) . t_B``, ``s_j = (x_A - c) . t_f`` (unit directions from ``c`` along B's
     element and the neighbour's), ``w = S((s_i - s_j) / (BAND (s_i + s_j)))`` where ``s_i
     + s_j > 0``, else 1: the end rows' share (ends._share) taken at the pair's own point.
+    ``free (n, 2)`` (default None: no free end) whether ``a0``, ``a1`` are free ends: there
+    ``x_A`` is taken at ``sigma(s*)`` (:func:`_lag`), not ``s*``, so that the weight is
+    stationary in ``s*`` at the end (the module docstring, "The hand-over at a free end").
     Returns ``w (n,)``, its gradient ``(n, 5 d)`` and (``tangent``) Hessian: through the
     closest point, whose second derivatives come from the stationarity ``phi_z = 0`` of
     ``phi = |r|^2 / 2``, ``r = sum_m c_m(z) x_m`` bilinear in ``z`` and the nodes."""
@@ -324,12 +402,15 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
         rhs = (np.einsum("nklb,nla->nkab", dA, zX) + dpX
                + np.einsum("nkal,nlb->nkab", dpz, zX))
         zXX = -np.einsum("nkl,nlab->nkab", Ai, rhs)                        # (n, 2, md, md)
-    # x_A = (1 - s) a0 + s a1 and its derivatives in the nodes
-    xa = x[:, 0] + s[:, None] * (x[:, 1] - x[:, 0])
+    # x_A = (1 - q) a0 + q a1, q = sigma(s*) (s* itself away from free ends), and its
+    # derivatives in the nodes
+    q, q1, q2 = _lag(s, np.zeros((n, 2), bool) if free is None else np.asarray(free, bool))
+    qX = q1[:, None] * zX[:, 0]
+    xa = x[:, 0] + q[:, None] * (x[:, 1] - x[:, 0])
     e1 = x[:, 1] - x[:, 0]
-    xX = np.einsum("ni,na->nia", e1, zX[:, 0])                             # (n, d, md)
-    xX[:, :, 0:d] += (1.0 - s)[:, None, None] * I
-    xX[:, :, d:2 * d] += s[:, None, None] * I
+    xX = np.einsum("ni,na->nia", e1, qX)                                   # (n, d, md)
+    xX[:, :, 0:d] += (1.0 - q)[:, None, None] * I
+    xX[:, :, d:2 * d] += q[:, None, None] * I
     # eta on the extended slots (x_A, a0, a1, b0, b1, f): x_A is ends' end slot PE = 0
     y = np.concatenate([xa[:, None], x], axis=1)
     w = np.ones(n)
@@ -361,9 +442,11 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
             e_ = np.where(pos_, eta, 0.0)
             he = ((hi - hj) / BAND - e_[:, None, None] * hs - outer(ge, gs)
                   - outer(gs, ge)) / safe[:, None, None]
-            # x_A's second derivatives: through s* (with e1) and the cross terms s*_X (a0, a1)
-            xXX = np.einsum("ni,nab->niab", e1[rows], zXX[rows, 0])
-            sX = zX[rows, 0]
+            # x_A's second derivatives: through q (with e1) and the cross terms q_X (a0, a1)
+            qXX = (q2[rows, None, None] * zX[rows, 0][:, :, None] * zX[rows, 0][:, None, :]
+                   + q1[rows, None, None] * zXX[rows, 0])
+            xXX = np.einsum("ni,nab->niab", e1[rows], qXX)
+            sX = qX[rows]
             for sl, sign in ((0, -1.0), (1, 1.0)):
                 for i in range(d):
                     xXX[:, i, sl * d + i, :] += sign * sX
@@ -372,3 +455,22 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
                    + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
             H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
     return w, G, H
+
+
+def _lag(s: np.ndarray, free: np.ndarray):
+    """The parameter ``q = sigma(s)`` ``(n,)`` at which a crossing pair's share is measured
+    along its element, and ``dq/ds``, ``d2q/ds2``: ``s`` itself, except within
+    :data:`LAG` of a free end (``free (n, 2)``: the element's node at ``s = 0``, at ``s =
+    1``), where ``sigma(s) = s -+ LAG h(u)``, ``h(u) = u^4 - u^3``, ``u`` rising from 0 at
+    ``LAG`` inside the element to 1 at the end: ``sigma`` is C2 where the lag starts, keeps
+    the end (``sigma = s`` there) with zero slope, rises monotonically (``sigma' = 1 - h'(u)
+    >= 0``) and lags ``s`` by at most ``27/256 LAG`` towards the end."""
+    q, q1, q2 = s.copy(), np.ones_like(s), np.zeros_like(s)
+    for end, sign in ((1, 1.0), (0, -1.0)):
+        u = np.clip((s - 1.0 + LAG) / LAG if end else (LAG - s) / LAG, 0.0, 1.0)
+        on = free[:, end] & (u > 0.0)
+        h, dh, d2h = u ** 4 - u ** 3, 4.0 * u ** 3 - 3.0 * u ** 2, 12.0 * u ** 2 - 6.0 * u
+        q = np.where(on, s - sign * LAG * h, q)
+        q1 = np.where(on, 1.0 - dh, q1)
+        q2 = np.where(on, -sign * d2h / LAG, q2)
+    return q, q1, q2
