@@ -850,7 +850,7 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
     of five-node rows, or none: the element pairs keep their four-node rows and compiled
     pass."""
     from .share import CrossingShareBlock, share_rows
-    (ids, junction, free, radius, k), names = share_rows(model, contacts)
+    (ids, junction, free, radius, k, friction), names = share_rows(model, contacts)
     if not len(ids):
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
@@ -858,7 +858,8 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
                     f"node {names[i][3]})", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     return [CrossingShareBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                               junction, free, radius, k, labels)]
+                               junction, free, radius, k, labels,
+                               tuple(friction.T) if (friction[:, 0] > 0.0).any() else None)]
 
 
 def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int

@@ -14,15 +14,17 @@ from .test_ends3d import ALL, K, R, SEC, STEEL, _tip, _total_force
 TH = math.radians(20.0)
 
 
-def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004):
+def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004, mu=0.0, kt=1e6):
     """B: a V of two fixed beams (two 0.1 m elements each) rising 20 degrees on either side
     of the junction at the origin (the set-up of test_ends3d's concave-bend tests); A: a
     cantilever of 10 elements whose tip is at ``(x_tip, 0, z_tip + lift)`` [m] (built
     apart), its last element along ``d = e_y + alpha t_r`` (normalised), ``t_r`` the right
     wall's direction. ``d`` is square to the normal from the right wall's line to the tip,
     so once the tip is moved down by ``lift`` the closest point of A's last element to the
-    right wall's line is the tip itself: the crossing pair's ``s* = 1``. Returns the
-    compiled System, the tip's and its neighbour's node ids, ``d`` and ``lift``."""
+    right wall's line is the tip itself: the crossing pair's ``s* = 1``. ``mu`` the
+    contacts' Coulomb coefficient (static and kinetic; tangential stiffness 1e6 N/m).
+    Returns the compiled System, the tip's and its neighbour's node ids, ``d`` and
+    ``lift``."""
     m = fb.Model(dim=3)
     left = np.array([-math.cos(TH), 0.0, math.sin(TH)]) * 0.2
     right = np.array([math.cos(TH), 0.0, math.sin(TH)]) * 0.2
@@ -38,8 +40,9 @@ def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004):
     A = m.add_beam(tuple(p + 0.5 * d), tuple(p), n=10, material=STEEL, section=SEC,
                    orientation=(0, 0, 1))
     m.fix(A.first, *ALL)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    fr = {} if mu == 0.0 else dict(friction=mu, tangential_stiffness=kt)
+    m.add_beam_contact(A, b1, radius=R, stiffness=K, **fr)
+    m.add_beam_contact(A, b2, radius=R, stiffness=K, **fr)
     tip, prev = (nd.id for nd in _tip(A))
     return m.compile(), tip, prev, d, lift
 
@@ -318,3 +321,143 @@ def test_share_rows_have_an_exact_tangent_across_two_junctions():
     assert live.size == 1 and sub._active(sub.positions(x[live]))[0, 2:].all()
     f, Kt, _ = sub.forces(x[live], None, True)
     assert_force_and_tangent(sub, x[live], f, Kt, 1e-8)
+
+
+def _sliding_tip(mu=0.3, slip=1e-3):
+    """The state of :func:`test_share_rows_have_an_exact_tangent` (the crossing pair of A's
+    last element with the right wall in its zone, its share inside the band), frictional
+    (``mu``), without the jitter; the pair's point anchored ``slip`` [m] back along A's
+    element, so that it slides (``k_t slip`` above ``mu N``). Returns the element pairs'
+    block of the right wall, its row, its gathered displacements and history, and the
+    same for the share block's live row."""
+    from fembody.contact.beams import BeamContactBlock
+    from fembody.contact.friction import History
+    sys, tip, prev, d, lift = _v_with_a_tip(0.0008, 0.1, mu=mu)
+    move = np.array([0.0, 0.0, -lift]) - 5e-4 * d
+
+    def pose(b):
+        x = sys.pose(b, sys.q0).copy()
+        dd = np.zeros(b.nodes.shape + (3,))
+        dd[(b.nodes == tip) | (b.nodes == prev)] = move
+        return x + dd.reshape(x.shape)
+
+    shr = next(b for b in sys.beam_contact_blocks if isinstance(b, CrossingShareBlock))
+    xs = pose(shr)
+    r = shr.live(xs)
+    assert r.size == 1
+    quad = set(shr.nodes[r[0], :4].tolist())
+    pair = next(b for b in sys.beam_contact_blocks if type(b) is BeamContactBlock
+                and any(set(row) == quad for row in b.nodes.tolist()))
+    i = next(j for j, row in enumerate(pair.nodes.tolist()) if set(row) == quad)
+    assert (pair.nodes[i] == shr.nodes[r[0], :4]).all()
+    xp = pose(pair)
+    hp, hs = pair.history0.copy(), shr.history0.copy()
+    z = closest_crossing_of(pair.positions(xp)[i])
+    for h, row in ((hp, i), (hs, r[0])):
+        h.anchor[row] = np.concatenate([z, -slip * d])
+        h.sliding[row] = False
+    return pair, i, xp, hp, shr, r, xs, History(*(a[r] for a in hs))
+
+
+def closest_crossing_of(pos4):
+    from fembody.contact.geometry import closest_crossing
+    return closest_crossing(pos4[None])[0][0]
+
+
+def test_a_yielding_pairs_friction_is_weighted_by_its_share():
+    """The crossing pair of :func:`_sliding_tip` slides (mu 0.3) with its share ``w``
+    inside the band: the pair's point friction and the share row's take-back together pull
+    A's nodes with ``mu`` times the weighted normal force, the pair's point force (its
+    resultant, lam = 0 here: the chords 84 degrees apart) plus the share row's (the
+    negative part it takes back), to 1e-9, along the pair's own friction. Before, the share
+    row took no friction back: the friction was ``mu`` times the pair's unweighted normal
+    force, 1/w times too large."""
+    from fembody.contact.line import switch
+    mu = 0.3
+    pair, i, xp, hp, shr, r, xs, hs = _sliding_tip(mu)
+    assert switch(pair.positions(xp)[[i], :4], False)[0][0] == 0.0
+    Fp = pair._friction(xp, hp, False, rows=np.array([i]))[0][0].reshape(4, 3)
+    Fs = shr._take(r)._friction(xs[r], hs, False)[0][0].reshape(8, 3)
+    T_pair, T = Fp[:2].sum(axis=0), Fp[:2].sum(axis=0) + Fs[:2].sum(axis=0)
+    N = pair.resultants(xp)[i, 0] + shr.resultants(xs)[r[0], 0]
+    w = shr._take(r).share(shr.positions(xs)[r], tangent=False)[0][0]
+    assert 0.05 < w < 0.95, w
+    assert abs(np.linalg.norm(T) - mu * N) < 1e-9 * mu * N, (np.linalg.norm(T), mu * N)
+    assert np.abs(np.cross(T, T_pair)).max() < 1e-9 * np.linalg.norm(T_pair) ** 2
+    # (A's and B's friction balance)
+    assert np.abs(Fs.sum(axis=0)).max() < 1e-9 * np.linalg.norm(T)
+
+
+@pytest.mark.parametrize("slip", [1e-3, 1e-5])
+def test_share_friction_has_an_exact_tangent(slip):
+    """The friction the share row takes back, sliding (``slip`` 1 mm: ``k_t slip`` above
+    ``mu N``) and sticking (10 um), against central differences of its forces with the
+    anchors held (step 1e-8 m, to 1e-6 of the largest entry): the pair's point friction
+    mapped at the row's anchor, times ``(1 - w)(1 - lam)`` with its gradient."""
+    _, _, _, _, shr, r, xs, hs = _sliding_tip(0.3, slip)
+    sub, x = shr._take(r), xs[r]
+    F, Kt, c = sub._friction(x, hs, True)[:3]
+    assert bool(c.slipping[0]) == (slip > 1e-4)
+    h = 1e-8
+    Kfd = np.zeros_like(Kt)
+    for j in range(x.shape[1]):
+        e = np.zeros_like(x)
+        e[:, j] = h
+        Kfd[:, :, j] = (sub._friction(x + e, hs, False)[0]
+                        - sub._friction(x - e, hs, False)[0]) / (2 * h)
+    assert np.abs(F).max() > 0.0
+    assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
+
+
+def test_share_anchors_follow_the_pairs_step_by_step():
+    """The share row's anchors are the pair's own at every accepted step, so the friction it
+    takes back is ``(1 - w)(1 - lam)`` of the pair's: the tip of :func:`_v_with_a_tip`
+    (frictional, mu 0.3, k_t 1e8 N/m) lowered into the wall in two steps and then moved
+    back along its element by 20 and 30 um (sliding: ``k_t`` times that above ``mu N``),
+    2 um forward (sticking: the elastic slip ``mu N / k_t`` is 4 um) and 32 um back
+    (sliding), its point staying inside the band (and the left wall's pair
+    out of its zone: it enters 0.1 mm further back), both blocks' histories moved
+    by their own ``advance``: anchors equal to 1e-12 (the pair's compiled pass against the
+    share row's numpy closest points), the same sliding flags and slip, and at each state
+    the tangential force the row reports ``(1 - w)`` times the pair's point friction."""
+    from fembody.contact.beams import BeamContactBlock
+    from fembody.contact.friction import History
+    sys, tip, prev, d, lift = _v_with_a_tip(0.0008, 0.1, mu=0.3, kt=1e8)
+    shr = next(b for b in sys.beam_contact_blocks if isinstance(b, CrossingShareBlock))
+    pairs = [b for b in sys.beam_contact_blocks if type(b) is BeamContactBlock]
+    moves = ([np.array([0.0, 0.0, -0.5 * lift]) - 5e-4 * d,
+              np.array([0.0, 0.0, -lift]) - 5e-4 * d]
+             + [np.array([0.0, 0.0, -lift]) - (5e-4 + back) * d
+                for back in (2e-5, 5e-5, 4.8e-5, 8e-5)])
+    hs = shr.history0.copy()
+    hps = [b.history0.copy() for b in pairs]
+    seen, states = 0, []
+    for move in moves:
+        xs = {}
+        for b in pairs + [shr]:
+            x = sys.pose(b, sys.q0).copy()
+            dd = np.zeros(b.nodes.shape + (3,))
+            dd[(b.nodes == tip) | (b.nodes == prev)] = move
+            xs[id(b)] = x + dd.reshape(x.shape)
+        hs = shr.advance(xs[id(shr)], hs)[0]
+        hps = [b.advance(xs[id(b)], h)[0] for b, h in zip(pairs, hps)]
+        live = shr.live(xs[id(shr)])
+        for r in live:
+            quad = shr.nodes[r, :4].tolist()
+            for b, h in zip(pairs, hps):
+                rows = [j for j, row in enumerate(b.nodes.tolist()) if row == quad]
+                if not rows:
+                    continue
+                i = rows[0]
+                assert np.abs(h.anchor[i] - hs.anchor[r]).max() < 1e-12, (h.anchor[i],
+                                                                          hs.anchor[r])
+                assert h.sliding[i] == hs.sliding[r] and abs(h.slip[i] - hs.slip[r]) < 1e-12
+                Tp = b._friction(xs[id(b)], h, False, rows=np.array([i]))[2].f[0]
+                rep = shr.report(xs[id(shr)], hs)["tangential_force"][r]
+                w = shr._take(np.array([r])).share(shr.positions(xs[id(shr)])[[r]],
+                                                   tangent=False)[0][0]
+                assert abs(rep - (1.0 - w) * np.linalg.norm(Tp)) < 1e-9 * np.linalg.norm(Tp)
+                seen += 1
+        states.append(bool(hs.sliding[live].all()) if live.size else None)
+    assert seen >= 4
+    assert states[2:] == [True, True, False, True], states
