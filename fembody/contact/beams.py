@@ -855,7 +855,7 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]} (share at "
-                    f"node {names[i][3]})", len(ids))
+                    f"{names[i][3]})", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     return [CrossingShareBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
                                junction, free, radius, k, labels,

@@ -480,8 +480,8 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
     pair's other element and shares no node with it (self-contact next to a fold). Returns
     ``(ids (r, 8), junction (r, 4), free (r, 4), radius sum (r,) [m], stiffness (r,)
     [N/m], friction (r, 3))`` (the block's arguments; ``friction`` the contact's ``(mu_s,
-    mu_k, k_t)``) and per row its name ``(contact, element i, element j, the junction
-    nodes)``."""
+    mu_k, k_t)``) and per row its name ``(contact, element i, element j, "node(s) ..."
+    of its junctions)``."""
     around = beam_neighbours(model)
     n_nodes = 1 + max((n.id for n in model.nodes), default=0)
     # the far nodes of a junction's two elements (-1 elsewhere: a free end or a branch)
@@ -513,7 +513,8 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
                       np.full(k.size, float(bc.stiffness)),
                       np.tile([float(bc.friction), float(bc.kinetic_friction),
                                float(bc.tangential_stiffness)], (k.size, 1))))
-        names += [(bc, els[i], els[j], ", ".join(str(int(v)) for v in row[jn]))
+        names += [(bc, els[i], els[j], ("node " if jn.sum() == 1 else "nodes ")
+                   + ", ".join(str(int(v)) for v in row[jn]))
                   for i, j, row, jn in zip(pairs[k, 0], pairs[k, 1], ids[k], juns[k])]
     if not parts:
         return (np.zeros((0, 8), dtype=np.int64), np.zeros((0, 4), bool),
