@@ -105,7 +105,7 @@ wall's pair enters its zone, 94 N on 1250 N on one DOF, a strict xfail). Weighti
 pairs by their shares wherever they push, the junction rows' pair rule dropped, is
 continuous there, but it is the band's regularisation where the ``min`` rule is exact:
 at two beams crossing at a node of each (tests/contact/test_junction.py's one-contact
-tests) it carried 0.88-0.89 of ``k (2 R - D)``, measured. A blend of the two rules over
+tests) it carried 0.875 and 0.889 of ``k (2 R - D)``, measured. A blend of the two rules over
 the entering pair's zone (both blocks computing the blend from the same nodes, with the
 junction rows' friction take-back scaled alike) is what remains. The exact rule that both
 approximate, a pair carries a contact where its point is nearer its own element (the step
@@ -168,6 +168,10 @@ class CrossingShareBlock(ContactRows):
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
+        if self.X.ndim != 3 or self.X.shape[1] != 8 or self.nodes.shape != self.X.shape[:2]:
+            raise ValueError("CrossingShareBlock: rows need eight node slots (a0, a1, b0, b1, "
+                             "f_a0, f_a1, f_b0, f_b1), a node repeating itself where it is "
+                             f"no junction; got nodes {self.nodes.shape}, X {self.X.shape}")
         self.junction = np.asarray(junction, dtype=bool).reshape(-1, 4)
         self.free = np.asarray(free, dtype=bool).reshape(-1, 4)
         self.radius = np.asarray(radius, dtype=float)

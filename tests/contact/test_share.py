@@ -546,3 +546,13 @@ def test_a_rod_across_a_v_touches_both_walls():
         dd[np.isin(nodes, ids)] = (0.0, -0.003, 0.0)
         total += b.resultants(x + dd.reshape(x.shape))[:, 0].sum()
     assert abs(total - 2.0 * K * (2 * R - 0.0095)) < 1e-6 * K * (2 * R - 0.0095), total
+
+
+def test_a_share_row_of_the_old_five_node_layout_is_refused():
+    """Rows of five nodes (the layout before one row per pair) are refused with the slots
+    named, not evaluated wrongly."""
+    X = np.zeros((1, 5, 3))
+    with pytest.raises(ValueError, match="eight node slots"):
+        CrossingShareBlock(np.arange(5)[None], np.arange(15)[None], X,
+                           np.zeros((1, 4), bool), np.zeros((1, 4), bool), np.ones(1),
+                           np.ones(1), ["row"])
