@@ -496,8 +496,9 @@ def _at_the_left_pairs_entry(sgn):
                    "while the neighbour's pair has no point part; where that pair enters its "
                    "zone inside the band the junction rows' exact min rule takes over from "
                    "the shares, a jump of 94 N on 1250 N on one DOF here (1296 against "
-                   "1346 N in another state). The shares for both pairs would be continuous but lose "
-                   "the min rule's exactness at crossings at a node (11-12 % of the force in "
+                   "1346 N in another state). The shares for both pairs would be "
+                   "continuous but lose the min rule's exactness at crossings at a node "
+                   "(11-12 % of the force in "
                    "test_junction's one-contact tests); a blend of the two rules over the "
                    "entering pair's zone is not built")
 def test_force_is_continuous_where_the_neighbours_pair_enters_its_zone():
