@@ -14,7 +14,7 @@ from .test_ends3d import ALL, K, R, SEC, STEEL, _tip, _total_force
 TH = math.radians(20.0)
 
 
-def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004, mu=0.0, kt=1e6):
+def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004, mu=0.0, kt=1e6, reverse=False):
     """B: a V of two fixed beams (two 0.1 m elements each) rising 20 degrees on either side
     of the junction at the origin (the set-up of test_ends3d's concave-bend tests); A: a
     cantilever of 10 elements whose tip is at ``(x_tip, 0, z_tip + lift)`` [m] (built
@@ -22,8 +22,9 @@ def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004, mu=0.0, kt=1e6):
     wall's direction. ``d`` is square to the normal from the right wall's line to the tip,
     so once the tip is moved down by ``lift`` the closest point of A's last element to the
     right wall's line is the tip itself: the crossing pair's ``s* = 1``. ``mu`` the
-    contacts' Coulomb coefficient (static and kinetic; tangential stiffness 1e6 N/m).
-    Returns the compiled System, the tip's and its neighbour's node ids, ``d`` and
+    contacts' Coulomb coefficient (static and kinetic) and ``kt`` their tangential
+    stiffness [N/m]; ``reverse``: A numbered from its tip (the tip its first element's
+    ``a0``, the pair's ``s* = 0``). Returns the compiled System, the tip's and its neighbour's node ids, ``d`` and
     ``lift``."""
     m = fb.Model(dim=3)
     left = np.array([-math.cos(TH), 0.0, math.sin(TH)]) * 0.2
@@ -37,21 +38,22 @@ def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004, mu=0.0, kt=1e6):
     d = np.array([0.0, 1.0, 0.0]) + alpha * right / 0.2
     d /= np.linalg.norm(d)
     p = np.array([x_tip, 0.0, z_tip + lift])
-    A = m.add_beam(tuple(p + 0.5 * d), tuple(p), n=10, material=STEEL, section=SEC,
-                   orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
+    ends = (tuple(p), tuple(p + 0.5 * d)) if reverse else (tuple(p + 0.5 * d), tuple(p))
+    A = m.add_beam(*ends, n=10, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.last if reverse else A.first, *ALL)
     fr = {} if mu == 0.0 else dict(friction=mu, tangential_stiffness=kt)
     m.add_beam_contact(A, b1, radius=R, stiffness=K, **fr)
     m.add_beam_contact(A, b2, radius=R, stiffness=K, **fr)
-    tip, prev = (nd.id for nd in _tip(A))
+    tip, prev = (nd.id for nd in _tip(A, reverse))
     return m.compile(), tip, prev, d, lift
 
 
-def _across_the_edge(sgn):
-    """:func:`_v_with_a_tip`'s A (tip 0.8 mm right of the bisector, ``alpha = 0.1``) moved
-    down by ``lift`` and along its last element by ``sgn`` 1e-12 m: the contact forces
-    summed per DOF [N], the blocks that carry, the total energy [J] and normal force [N]."""
-    sys, tip, prev, d, lift = _v_with_a_tip(0.0008, 0.1)
+def _across_the_edge(sgn, reverse=False):
+    """:func:`_v_with_a_tip`'s A (tip 0.8 mm right of the bisector, ``alpha = 0.1``;
+    ``reverse``: numbered from its tip) moved down by ``lift`` and along its last element
+    by ``sgn`` 1e-12 m: the contact forces summed per DOF [N], the blocks that carry, the
+    total energy [J] and normal force [N]."""
+    sys, tip, prev, d, lift = _v_with_a_tip(0.0008, 0.1, reverse=reverse)
     move = np.array([0.0, 0.0, -lift]) + sgn * 1e-12 * d
     total, carry = _total_force(sys, {tip: move, prev: move})
     E = N = 0.0
@@ -87,15 +89,18 @@ def test_energy_and_normal_force_are_continuous_where_the_crossing_pair_hands_ov
     assert c1 == {"EndElementBlock", "BeamContactBlock", "CrossingShareBlock"}, c1
 
 
-def test_force_is_continuous_where_the_crossing_pair_hands_over_to_the_end_row():
+@pytest.mark.parametrize("reverse", [False, True])
+def test_force_is_continuous_where_the_crossing_pair_hands_over_to_the_end_row(reverse):
     """The hand-over above, force on every DOF: the same on both sides to 1e-9 of its size
     (C1). The pair's share is measured at ``x_A(sigma(s*))``, stationary in ``s*`` at the
     free end (fembody.contact.share, "The hand-over at a free end"), so its gradient there
     is the end row's. Before (the share at ``x_A(s*)``) the forces jumped by ``S' (grad
     eta . (a1 - a0)) ds*/dX`` times the point energy: 27.7 N on 1218 N (2.3 %), along A
-    and on the neighbour's far node."""
-    t0 = _across_the_edge(1.0)[0]
-    t1 = _across_the_edge(-1.0)[0]
+    and on the neighbour's far node. ``reverse``: A numbered from its tip, the hand-over
+    at ``s* = 0`` (the lag's other branch)."""
+    t0, c0 = _across_the_edge(1.0, reverse)[:2]
+    t1, c1 = _across_the_edge(-1.0, reverse)[:2]
+    assert "CrossingShareBlock" in c1 and "CrossingShareBlock" not in c0, (c0, c1)
     assert np.abs(t0 - t1).max() < 1e-9 * np.abs(t0).max()
 
 
@@ -557,3 +562,37 @@ def test_a_share_row_of_the_old_five_node_layout_is_refused():
         CrossingShareBlock(np.arange(5)[None], np.arange(15)[None], X,
                            np.zeros((1, 4), bool), np.zeros((1, 4), bool), np.ones(1),
                            np.ones(1), ["row"])
+
+
+def test_the_lag_keeps_the_ends_with_zero_slope_and_joins_in_c2():
+    """:func:`fembody.contact.share._lag` on an element with both ends free: ``sigma`` keeps
+    both ends (0 and 1) with zero slope, equals ``s`` with slope 1 and zero curvature where
+    the lag starts (``LAG`` from each end: C2), rises monotonically, lags by at most
+    ``27/256 LAG`` (at ``u = 3/4``), and its first two derivatives match central
+    differences (step 1e-7, to 1e-6 of the largest value; at the C2 joins the third
+    derivative jumps, an error of the step times that jump: 1.5e-5 against a largest
+    curvature of 60); an element without free ends is not lagged."""
+    from fembody.contact.share import LAG, _lag
+    both = np.ones((1, 2), bool)
+
+    def sig(s):
+        s = np.atleast_1d(np.asarray(s, float))
+        return _lag(s, np.repeat(both, s.size, axis=0))
+    q, q1, q2 = sig([0.0, 1.0])
+    assert np.allclose(q, [0.0, 1.0], atol=1e-15) and np.allclose(q1, 0.0, atol=1e-15)
+    for s0 in (LAG, 1.0 - LAG):
+        q, q1, q2 = sig([s0])
+        assert abs(q[0] - s0) < 1e-15 and abs(q1[0] - 1.0) < 1e-12 and abs(q2[0]) < 1e-9
+    s = np.linspace(0.0, 1.0, 20001)
+    q, q1, q2 = sig(s)
+    assert (np.diff(q) >= 0.0).all() and (q1 >= -1e-15).all()
+    assert abs(np.abs(q - s).max() - 27.0 / 256.0 * LAG) < 1e-6 * LAG
+    h = 1e-7
+    si = s[(s > 2 * h) & (s < 1 - 2 * h)]
+    qp, q1p, _ = sig(si + h)
+    qm, q1m, _ = sig(si - h)
+    _, q1i, q2i = sig(si)
+    assert np.abs((qp - qm) / (2 * h) - q1i).max() < 1e-6
+    assert np.abs((q1p - q1m) / (2 * h) - q2i).max() < 1e-6 * np.abs(q2i).max()
+    q, q1, q2 = _lag(s, np.zeros((s.size, 2), bool))
+    assert (q == s).all() and (q1 == 1.0).all() and (q2 == 0.0).all()
