@@ -847,8 +847,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:
     """The crossing pairs' take-back across junctions (:mod:`fembody.contact.share`: a pair
     whose closest point is nearer to the element next to its own yields there) as one block
-    of five-node rows, or none: the element pairs keep their four-node rows and compiled
-    pass."""
+    of eight-node rows (a pair's nodes and its junctions' far nodes), or none: the element
+    pairs keep their four-node rows and compiled pass."""
     from .share import CrossingShareBlock, share_rows
     (ids, junction, free, radius, k, friction), names = share_rows(model, contacts)
     if not len(ids):
