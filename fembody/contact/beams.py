@@ -881,7 +881,8 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
                                    np.array([r[8] for r in rows]), labels,
                                    np.array([r[9] for r in rows]),
                                    np.array([r[5] for r in rows]),
-                                   np.array([r[6] for r in rows]), fr)]
+                                   np.array([r[6] for r in rows]), fr,
+                                   np.array([r[10] for r in rows], dtype=bool))]
     # the line points of an element A lying across the kink (both element pairs integrate
     # along A): fembody.contact.wedge
     from .wedge import WedgeLineBlock

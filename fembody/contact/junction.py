@@ -159,7 +159,7 @@ class JunctionContactBlock(ContactRows):
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,
                  closed: np.ndarray | None = None, pairs: np.ndarray | None = None,
-                 friction: tuple | None = None) -> None:
+                 friction: tuple | None = None, free: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -172,6 +172,8 @@ class JunctionContactBlock(ContactRows):
                        else np.asarray(closed, dtype=bool))
         self.pairs = (np.zeros((len(self.dofs), 2), dtype=np.int64) if pairs is None
                       else np.asarray(pairs, dtype=np.int64))
+        self.free = (np.zeros((len(self.dofs), 2), dtype=bool) if free is None
+                     else np.asarray(free, dtype=bool).reshape(-1, 2))
         # the rows whose two element pairs are both the element pairs' block's
         self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
         self.partner = _partners(self.nodes)
@@ -380,20 +382,57 @@ class JunctionContactBlock(ContactRows):
             first[u] = order[at]
         flat_idx = np.arange(2 * len(rows))
         take = (beaten[inv] & (first[inv] == flat_idx)).reshape(-1, 2)
+        # each removal weighted by its row's b (module docstring, "Both pairs in their
+        # zones"): the share rows take back the rest, (1 - b) of the shares
+        act = np.flatnonzero(take.any(axis=1))
+        bv, bg, bh = np.ones(len(rows)), np.zeros((len(rows), k)), None
+        if tangent:
+            bh = np.zeros((len(rows), k, k))
+        if act.size:
+            bv[act], bg[act], h = self._blend(x[rows[act]], rows[act], tangent)
+            if tangent:
+                bh[act] = h
         for i in (0, 1):
             sel = np.flatnonzero(take[:, i])
             if not sel.size:
                 continue
             at = rows[sel]
             cols = self._pair_dofs[sel, i]
+            b, gb = bv[sel], bg[sel]
             removed[at] = np.where(removed[at] < 0, i, removed[at])
-            W[at] -= E[i][sel]
-            Fd[at] += F[i][sel]
-            np.add.at(f, (at[:, None], cols), -gE[i][sel])
+            W[at] -= b * E[i][sel]
+            Fd[at] += b * F[i][sel]
+            gEi = np.zeros((sel.size, k))
+            gEi[np.arange(sel.size)[:, None], cols] = gE[i][sel]
+            np.add.at(f, at, -(b[:, None] * gEi + E[i][sel][:, None] * gb))
             if tangent:
-                np.add.at(K, (at[:, None, None], cols[:, :, None], cols[:, None, :]),
-                          -HE[i][sel])
+                HEi = np.zeros((sel.size, k, k))
+                r3 = np.arange(sel.size)[:, None, None]
+                HEi[r3, cols[:, :, None], cols[:, None, :]] = HE[i][sel]
+                np.add.at(K, at, -(b[:, None, None] * HEi + gEi[:, :, None] * gb[:, None, :]
+                                   + gb[:, :, None] * gEi[:, None, :]
+                                   + E[i][sel][:, None, None] * bh[sel]))
         return W, f, K, Fd, both, removed
+
+    def _blend(self, x: np.ndarray, rows: np.ndarray, tangent: bool):
+        """The weight ``b`` ``(m,)`` of the rows ``rows`` at their gathered displacements ``x
+        (m, 5 d)`` (:func:`fembody.contact.share.junction_blend`, from the element ``(a0,
+        a1)`` against the junction's two elements), its gradient ``(m, 5 d)`` and
+        (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
+        from .share import junction_blend
+        d = self.dim
+        m = len(rows)
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
+        slots = np.array([1, 2, 3, 0, 4])              # (a0, a1, Q1, P, Q2): c = P at b1
+        b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows], tangent)
+        idx = (slots[:, None] * d + np.arange(d)).ravel()
+        g = np.zeros_like(g5)
+        g[:, idx] = g5
+        h = None
+        if tangent:
+            h = np.zeros_like(h5)
+            h[:, idx[:, None], idx[None, :]] = h5
+        return b, g, h
 
     # ------------------------------------------------------------------------- friction
     def _points(self, x: np.ndarray, tangent: bool):
@@ -473,16 +512,18 @@ class JunctionContactBlock(ContactRows):
         if mir.size:
             Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
                 x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent)
-            F[mir], params[mir], N[mir] = Fm, pm, Nm
+            # weighted by the row's b as its energy is (:meth:`_duplicate`)
+            bm, gbm, _ = self._blend(x[mir], mir, False)     # (the gradient is exact)
+            F[mir], params[mir], N[mir] = bm[:, None] * Fm, pm, Nm
             if tangent:
-                K[mir] = Km
+                K[mir] = bm[:, None, None] * Km + Fm[:, :, None] * gbm[:, None, :]
             # (the merged mapping's K stays None: its rows differ in size; K is above)
             parts = [None if j == 1 else a.copy() for j, a in enumerate(c)]
             for a, b in zip(parts, cm):
                 if a is not None:
                     a[mir] = b
             # (the springs the row takes back: their energy counts against the pair's)
-            parts[4][mir] = -wm * cm.stored
+            parts[4][mir] = -bm * wm * cm.stored
             c = Coulomb(*parts)
         return F, K, c, params, N
 
@@ -678,7 +719,7 @@ class JunctionContactBlock(ContactRows):
         row-wise), for :meth:`forces`."""
         sub = object.__new__(type(self))
         sub.__dict__.update(self.__dict__)
-        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs"):
+        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs", "free"):
             setattr(sub, name, getattr(self, name)[rows])
         at = np.full(len(self), -1)
         at[self._both] = np.arange(len(self._both))
@@ -916,6 +957,7 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
                                  float(bc.radius_a if e < len(bc.elements_a) else bc.radius_b)
                                  + float(bc.radius_a if o < len(bc.elements_a)
                                          else bc.radius_b),
-                                 bc.stiffness, bc.max_penetration))
+                                 bc.stiffness, bc.max_penetration,
+                                 tuple(len(around.get(int(a), ())) == 1 for a in other)))
                     names.append((bc, f"junction node {p}", els[o]))
     return rows, names

@@ -196,39 +196,64 @@ class CrossingShareBlock(ContactRows):
                                   None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
 
     def _active(self, pos: np.ndarray) -> np.ndarray:
-        """Per row and junction ``(n, 4)`` whether the share across it weights the pair:
-        a junction whose neighbour's pair (the pair's other element against the element
-        next to this one) has no point part of its own (its closest points outside a chord,
-        apart, or the chords near-parallel); where it has one the junction rows decide
-        (module docstring)."""
-        act = self.junction.copy()
+        """Per row and junction ``(n, 4)`` whether the share across it weights the pair
+        alone: a junction whose neighbour's pair (the pair's other element against the
+        element next to this one) has no point part of its own (its closest points outside
+        a chord, apart, or the chords near-parallel). Where it has one, the share is
+        blended with the junction rows' ``min`` rule (:func:`junction_blend`, module
+        docstring "Both pairs in their zones")."""
+        return self.junction & ~self._neighbour_point(pos)
+
+    def _neighbour_point(self, pos: np.ndarray) -> np.ndarray:
+        """Per row and junction ``(n, 4)``: a junction whose neighbour's pair has a point
+        part (:meth:`_active`)."""
+        has = np.zeros(self.junction.shape, dtype=bool)
         for j, (sl, _) in enumerate(_JUNCTION):
-            r = np.flatnonzero(act[:, j])
+            r = np.flatnonzero(self.junction[:, j])
             if not r.size:
                 continue
             # the neighbour's pair: the point's element against (junction, far node)
             nb = pos[r][:, [sl[0], sl[1], sl[2 + (j % 2)], sl[4]]]
             zn, okn = closest_crossing(nb)
             rn = distance("crossing", nb, zn, False)[0]
-            act[r, j] = ~(okn & (rn > 0.0) & (switch(nb, False)[0] < 1.0))
-        return act
+            has[r, j] = okn & (rn > 0.0) & (switch(nb, False)[0] < 1.0)
+        return has
 
     def share(self, pos: np.ndarray, tangent: bool = True, active: np.ndarray | None = None):
-        """The pair's share ``w = prod_j w_j`` ``(n,)`` over the junctions ``j`` that weight
-        it (:meth:`_active`, or ``active (n, 4)``), ``w_j`` of :func:`crossing_share` at the
-        pair's point on the other element, its gradient ``(n, 8 d)`` and (``tangent``)
-        Hessian, from the node positions ``pos (n, 8, d)`` [m]."""
+        """The pair's share ``w = prod_j w_j`` ``(n,)`` over its junctions ``j``, its
+        gradient ``(n, 8 d)`` and (``tangent``) Hessian, from the node positions ``pos (n,
+        8, d)`` [m]: ``w_j`` of :func:`crossing_share` at the pair's point on the other
+        element where the junction weights the pair alone (:meth:`_active`, or ``active (n,
+        4)``); where the neighbour's pair has a point part too, ``w_j = 1 - (1 - b_j)(1 -
+        S_j)``, the share ``S_j`` blended out by the junction rows' weight ``b_j`` of
+        :func:`junction_blend` (those rows take back ``b_j`` of the ``min`` rule's pair)."""
         n, m, d = pos.shape
         md = m * d
-        act = self._active(pos) if active is None else active
+        both = self._neighbour_point(pos) & self.junction
+        act = (self.junction & ~both) if active is None else np.asarray(active, bool)
+        if active is not None:
+            both = np.zeros_like(act)
         w, G = np.ones(n), np.zeros((n, md))
         H = np.zeros((n, md, md)) if tangent else None
         for j, (sl, at_end) in enumerate(_JUNCTION):
-            r = np.flatnonzero(act[:, j])
+            r = np.flatnonzero(act[:, j] | both[:, j])
             if not r.size:
                 continue
             wj, gj, hj = crossing_share(pos[r][:, sl], np.full(r.size, at_end), tangent,
                                         free=self.free[r][:, sl[:2]])
+            bl = np.flatnonzero(both[r, j])
+            if bl.size:
+                # w_j = 1 - (1 - b)(1 - S) = S + b (1 - S)
+                bj, gb, hb = junction_blend(pos[r[bl]][:, sl], np.full(bl.size, at_end),
+                                            self.free[r[bl]][:, sl[:2]], tangent)
+                S, gS = wj[bl], gj[bl]
+                if tangent:
+                    hj[bl] = ((1.0 - bj)[:, None, None] * hj[bl]
+                              + (1.0 - S)[:, None, None] * hb
+                              - gS[:, :, None] * gb[:, None, :]
+                              - gb[:, :, None] * gS[:, None, :])
+                gj[bl] = (1.0 - bj)[:, None] * gS + (1.0 - S)[:, None] * gb
+                wj[bl] = S + bj * (1.0 - S)
             idx = (sl[:, None] * d + np.arange(d)).ravel()
             g = np.zeros((r.size, md))
             g[:, idx] += gj     # (a far node repeating its own node adds into it)
@@ -527,7 +552,7 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
 
 
 def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
-                   free: np.ndarray | None = None):
+                   free: np.ndarray | None = None, step=None):
     """The share a crossing pair's point part is weighted by across a junction of B (the
     module docstring): ``x (n, 5, d) = (a0, a1, b0, b1, f)``, ``f`` the far node of the element
     next to B's at the junction ``c`` (``b1`` where ``at_b1 (n,)``, else ``b0``). With ``z
@@ -538,39 +563,18 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
     ``free (n, 2)`` (default None: no free end) whether ``a0``, ``a1`` are free ends: there
     ``x_A`` is taken at ``sigma(s*)`` (:func:`_lag`), not ``s*``, so that the weight is
     stationary in ``s*`` at the end (the module docstring, "The hand-over at a free end").
+    ``step`` (default None: ``S``) another function of ``eta`` returning its value and first
+    two derivatives (:func:`_own_step`, for :func:`junction_blend`).
     Returns ``w (n,)``, its gradient ``(n, 5 d)`` and (``tangent``) Hessian: through the
     closest point, whose second derivatives come from the stationarity ``phi_z = 0`` of
     ``phi = |r|^2 / 2``, ``r = sum_m c_m(z) x_m`` bilinear in ``z`` and the nodes."""
     from .ends import BAND, _projection, _smoothstep
+    step = _smoothstep if step is None else step
     n, m, d = x.shape
     md = m * d
-    z, _ = closest_crossing(x[:, :4])
-    s, t = z[:, 0], z[:, 1]
-    c = np.column_stack([1.0 - s, s, t - 1.0, -t, np.zeros(n)])          # r = sum c_m x_m
-    ck = np.array([[-1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0, 0.0]])  # dc/dz_k
-    r = np.einsum("nm,nmi->ni", c, x)
-    rz = np.einsum("km,nmi->nki", ck, x)                                   # (n, 2, d)
-    A = np.einsum("nki,nli->nkl", rz, rz)
-    Ai = np.linalg.inv(A)
+    z, zX, zXX = _closest_derivatives(x, tangent)
+    s = z[:, 0]
     I = np.eye(d)
-    # phi_{z_k X_(m,i)} = c_m rz_k,i + ck_k,m r_i
-    pzX = (np.einsum("nm,nki->nkmi", c, rz)
-           + np.einsum("km,ni->nkmi", ck, r)).reshape(n, 2, md)
-    zX = -np.einsum("nkl,nla->nka", Ai, pzX)                               # (n, 2, md)
-    zXX = None
-    if tangent:
-        # d(A_kl)/dX_(p,j) = ck_k,p rz_l,j + ck_l,p rz_k,j
-        dA = (np.einsum("kp,nlj->nklpj", ck, rz)
-              + np.einsum("lp,nkj->nklpj", ck, rz)).reshape(n, 2, 2, md)
-        # d(phi_{z_k X_(m,i)})/dX_(p,j) at fixed z = (c_m ck_k,p + ck_k,m c_p) delta_ij
-        dpX = (np.einsum("nm,kp,ij->nkmipj", c, ck, I)
-               + np.einsum("km,np,ij->nkmipj", ck, c, I)).reshape(n, 2, md, md)
-        # d(phi_{z_k X_(m,i)})/dz_l = ck_l,m rz_k,i + ck_k,m rz_l,i
-        dpz = (np.einsum("lm,nki->nkmil", ck, rz)
-               + np.einsum("km,nli->nkmil", ck, rz)).reshape(n, 2, md, 2)
-        rhs = (np.einsum("nklb,nla->nkab", dA, zX) + dpX
-               + np.einsum("nkal,nlb->nkab", dpz, zX))
-        zXX = -np.einsum("nkl,nlab->nkab", Ai, rhs)                        # (n, 2, md, md)
     # x_A = (1 - q) a0 + q a1, q = sigma(s*) (s* itself away from free ends), and its
     # derivatives in the nodes
     q, q1, q2 = _lag(s, np.zeros((n, 2), bool) if free is None else np.asarray(free, bool))
@@ -595,7 +599,7 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
         sg = si + sj
         pos_ = sg > 0.0
         eta = np.where(pos_, (si - sj) / (BAND * np.where(pos_, sg, 1.0)), np.inf)
-        S, dS, d2S = _smoothstep(eta)
+        S, dS, d2S = step(eta)
         gs = gi + gj
         safe = np.where(pos_, sg, 1.0)
         ge = ((gi - gj) / BAND - np.where(pos_, eta, 0.0)[:, None] * gs) / safe[:, None]
@@ -624,6 +628,144 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
                    + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
             H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
     return w, G, H
+
+
+def _own_step(eta: np.ndarray):
+    """``U(eta)``: 0 up to ``eta = 1`` (the edge of the share's band, where ``S`` reaches
+    1), rising to 1 at ``eta = 2`` (the neighbour's projection ``s_j`` at the junction),
+    C2; and its first two derivatives. ``U = 1``: the point is a local minimum of the
+    distance by a clear margin (:func:`junction_blend`)."""
+    from .ends import _smoothstep
+    S, dS, d2S = _smoothstep(2.0 * eta - 3.0)
+    return S, 2.0 * dS, 4.0 * d2S
+
+
+def _end_step(s: np.ndarray, free: np.ndarray):
+    """``zeta(s)`` ``(n,)`` and its first two derivatives in ``s``: 1 along an element except
+    within :data:`LAG` of a free end (``free (n, 2)``: its node at ``s = 0``, at ``s = 1``),
+    where it falls to 0 at the end with zero slope (C2), and 0 beyond a free end."""
+    from .ends import _smoothstep
+    z, z1, z2 = np.ones_like(s), np.zeros_like(s), np.zeros_like(s)
+    for end, u, du in ((1, (1.0 - s) / LAG, -1.0 / LAG), (0, s / LAG, 1.0 / LAG)):
+        on = np.asarray(free[:, end], bool)
+        S, dS, d2S = _smoothstep(2.0 * u - 1.0)
+        S = np.where(on, S, 1.0)
+        dS = np.where(on, 2.0 * du * dS, 0.0)
+        d2S = np.where(on, 4.0 * du * du * d2S, 0.0)
+        z, z1, z2 = z * S, z1 * S + z * dS, z2 * S + 2.0 * z1 * dS + z * d2S
+    return z, z1, z2
+
+
+def _product(parts, tangent: bool):
+    """The product of factors ``(value (n,), gradient (n, k), Hessian (n, k, k) or None)``
+    with its gradient and (``tangent``) Hessian."""
+    v, g, h = parts[0]
+    v, g = v.copy(), g.copy()
+    h = h.copy() if tangent else None
+    for v2, g2, h2 in parts[1:]:
+        if tangent:
+            h = (v2[:, None, None] * h + v[:, None, None] * h2 + g[:, :, None] * g2[:, None, :]
+                 + g2[:, :, None] * g[:, None, :])
+        g = v2[:, None] * g + v[:, None] * g2
+        v = v * v2
+    return v, g, h
+
+
+def junction_blend(x: np.ndarray, at_b1: np.ndarray, free: np.ndarray, tangent: bool = True):
+    """The junction rows' weight ``b`` ``(n,)`` (module docstring, "Both pairs in their
+    zones"), its gradient ``(n, 5 d)`` and (``tangent``) Hessian, for the two pairs of an
+    element A ``(a0, a1)`` with the two elements at a junction ``c`` of B: ``x (n, 5, d) =
+    (a0, a1, b0, b1, f)`` as :func:`crossing_share` (``c = b1`` where ``at_b1 (n,)``, else
+    ``b0``; ``f`` the far node of B's element next to ``(b0, b1)`` at ``c``), ``free (n,
+    2)`` whether ``a0``, ``a1`` are free ends. ``b = zeta_1 zeta_2 (1 - U_1 U_2)``: ``U_i =
+    U(eta_i)`` (:func:`_own_step`) whether pair ``i``'s point is clearly its own local
+    minimum of the distance (``eta_i`` the share's, :func:`crossing_share`, at that pair's
+    point against its own neighbour) and ``zeta_i = zeta(s*_i)`` (:func:`_end_step`) of its
+    closest point on A: 0 near a free end of A, where the end rows hand over with the share.
+    Symmetric in the two pairs, so the share block (row by pair) and the junction rows (row
+    by junction and element) compute the same ``b`` from the same five nodes."""
+    n, m, d = x.shape
+    md = m * d
+    at_b1 = np.asarray(at_b1, bool)
+    b = np.zeros(n)
+    G = np.zeros((n, md))
+    H = np.zeros((n, md, md)) if tangent else None
+    for flag in (False, True):
+        rows = np.flatnonzero(at_b1 == flag)
+        if not rows.size:
+            continue
+        xr, fr = x[rows], np.asarray(free, bool)[rows]
+        # the neighbour's pair (a0, a1, c, f) with its own neighbour's far node, B's other
+        # node: its junction at its b0
+        perm = np.array([0, 1, 3, 4, 2] if flag else [0, 1, 2, 4, 3])
+        idx = (perm[:, None] * d + np.arange(d)).ravel()
+        parts_u, parts_z = [], []
+        for k, (xp, at) in enumerate(((xr, np.full(rows.size, flag)),
+                                      (xr[:, perm], np.zeros(rows.size, bool)))):
+            u, gu, hu = crossing_share(xp, at, tangent, step=_own_step)
+            z, zX, zXX = _closest_derivatives(xp, tangent)
+            e, e1, e2 = _end_step(z[:, 0], fr)
+            ge = e1[:, None] * zX[:, 0]
+            he = None
+            if tangent:
+                he = (e2[:, None, None] * zX[:, 0][:, :, None] * zX[:, 0][:, None, :]
+                      + e1[:, None, None] * zXX[:, 0])
+            if k == 1:          # back to the slots of x
+                gu2, ge2 = np.zeros_like(gu), np.zeros_like(ge)
+                gu2[:, idx], ge2[:, idx] = gu, ge
+                gu, ge = gu2, ge2
+                if tangent:
+                    hu2, he2 = np.zeros_like(hu), np.zeros_like(he)
+                    hu2[:, idx[:, None], idx[None, :]] = hu
+                    he2[:, idx[:, None], idx[None, :]] = he
+                    hu, he = hu2, he2
+            parts_u.append((u, gu, hu))
+            parts_z.append((e, ge, he))
+        uu, gU, hU = _product(parts_u, tangent)
+        one = (1.0 - uu, -gU, -hU if tangent else None)
+        b[rows], G[rows], h = _product(parts_z + [one], tangent)
+        if tangent:
+            H[rows] = h
+    return b, G, H
+
+
+def _closest_derivatives(x: np.ndarray, tangent: bool):
+    """The closest points ``z = (s*, t*)`` ``(n, 2)`` of the chords ``x[:, 0] -> x[:, 1]``
+    and ``x[:, 2] -> x[:, 3]`` (:func:`fembody.contact.geometry.closest_crossing`) and
+    their first ``(n, 2, m d)`` and (``tangent``) second derivatives ``(n, 2, m d, m d)``
+    with respect to the ``m >= 4`` slots of ``x (n, m, d)`` (zero on the slots past the
+    fourth)."""
+    n, m, d = x.shape
+    md = m * d
+    z, _ = closest_crossing(x[:, :4])
+    s, t = z[:, 0], z[:, 1]
+    c = np.column_stack([1.0 - s, s, t - 1.0, -t, np.zeros((n, m - 4))])    # r = sum c_m x_m
+    ck = np.zeros((2, m))
+    ck[0, :2], ck[1, 2:4] = (-1.0, 1.0), (1.0, -1.0)                         # dc/dz_k
+    r = np.einsum("nm,nmi->ni", c, x)
+    rz = np.einsum("km,nmi->nki", ck, x)                                   # (n, 2, d)
+    A = np.einsum("nki,nli->nkl", rz, rz)
+    Ai = np.linalg.inv(A)
+    I = np.eye(d)
+    # phi_{z_k X_(m,i)} = c_m rz_k,i + ck_k,m r_i
+    pzX = (np.einsum("nm,nki->nkmi", c, rz)
+           + np.einsum("km,ni->nkmi", ck, r)).reshape(n, 2, md)
+    zX = -np.einsum("nkl,nla->nka", Ai, pzX)                               # (n, 2, md)
+    zXX = None
+    if tangent:
+        # d(A_kl)/dX_(p,j) = ck_k,p rz_l,j + ck_l,p rz_k,j
+        dA = (np.einsum("kp,nlj->nklpj", ck, rz)
+              + np.einsum("lp,nkj->nklpj", ck, rz)).reshape(n, 2, 2, md)
+        # d(phi_{z_k X_(m,i)})/dX_(p,j) at fixed z = (c_m ck_k,p + ck_k,m c_p) delta_ij
+        dpX = (np.einsum("nm,kp,ij->nkmipj", c, ck, I)
+               + np.einsum("km,np,ij->nkmipj", ck, c, I)).reshape(n, 2, md, md)
+        # d(phi_{z_k X_(m,i)})/dz_l = ck_l,m rz_k,i + ck_k,m rz_l,i
+        dpz = (np.einsum("lm,nki->nkmil", ck, rz)
+               + np.einsum("km,nli->nkmil", ck, rz)).reshape(n, 2, md, 2)
+        rhs = (np.einsum("nklb,nla->nkab", dA, zX) + dpX
+               + np.einsum("nkal,nlb->nkab", dpz, zX))
+        zXX = -np.einsum("nkl,nlab->nkab", Ai, rhs)                        # (n, 2, md, md)
+    return z, zX, zXX
 
 
 def _lag(s: np.ndarray, free: np.ndarray):
