@@ -497,38 +497,29 @@ def _at_the_left_pairs_entry(sgn):
     return _total_force(sys, {tip: move, prev: move})[0]
 
 
-@pytest.mark.xfail(strict=True, reason="left: a junction weights a pair by its share only "
-                   "while the neighbour's pair has no point part; where that pair enters its "
-                   "zone inside the band the junction rows' exact min rule takes over from "
-                   "the shares, a jump of 94 N on 1250 N on one DOF here (1296 against "
-                   "1346 N in another state). The shares for both pairs would be "
-                   "continuous but lose the min rule's exactness at crossings at a node "
-                   "(11-12 % of the force in "
-                   "test_junction's one-contact tests); a blend of the two rules over the "
-                   "entering pair's zone is not built")
 def test_force_is_continuous_where_the_neighbours_pair_enters_its_zone():
     """A's last element in the V with its tip inside the band, the right wall's crossing
     pair weighted by its share (0.86), moved back along itself until the left wall's pair
     enters its zone: the forces on both sides of that edge (+-1e-12 m) the same to 1e-9 of
-    their size on every DOF."""
+    their size on every DOF. The junction rows' weight ``b`` (fembody.contact.share,
+    "Both pairs in their zones") is zero with zero slope where a pair's point reaches a free
+    end of A, so the rule there is the shares', as on the other side of the edge. Before
+    (the junction rows' ``min`` rule whole as soon as the neighbour's pair entered) the
+    force jumped by 94 N on 1250 N on one DOF (a strict xfail)."""
     t0 = _at_the_left_pairs_entry(1.0)
     t1 = _at_the_left_pairs_entry(-1.0)
     assert np.abs(t0 - t1).max() < 1e-9 * np.abs(t0).max()
 
 
-@pytest.mark.xfail(strict=True, reason="left (the junction rows' concave-side rule, "
-                   "fembody.contact.junction): where both pairs of an element with the two "
-                   "elements at a junction push, the rows keep the larger energy alone, also "
-                   "where the two pairs' points are two contacts (each nearer its own "
-                   "element, two local minima of the distance): a rod across a V touching "
-                   "both walls 27 mm either side of the junction carries 500 N of the two "
-                   "contacts' 1000 N")
 def test_a_rod_across_a_v_touches_both_walls():
     """B: the V of :func:`_v_with_a_tip` (walls 20 degrees up, two elements each); A: a
     straight rod of one element along x, 9.5 mm in front of the V's plane at 10 mm height,
     so that it crosses over both walls at x = +-27.5 mm, 0.5 mm into each: two local minima
     of the distance (a maximum between, over the junction), each ``k (2 R - 9.5 mm)``.
-    The contacts carry their sum, 1000 N, to 1e-6."""
+    The contacts carry their sum, 1000 N, to 1e-6. Both pairs' points are clearly their own
+    local minima (``eta`` about 15, far beyond the band), so the junction rows' weight ``b``
+    is zero and neither pair is taken back. Before (the ``min`` rule wherever both pairs
+    push) the rows kept one contact: 500 N (a strict xfail)."""
     m = fb.Model(dim=3)
     left = np.array([-math.cos(TH), 0.0, math.sin(TH)]) * 0.2
     right = np.array([math.cos(TH), 0.0, math.sin(TH)]) * 0.2
