@@ -631,12 +631,13 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
 
 
 def _own_step(eta: np.ndarray):
-    """``U(eta)``: 0 up to ``eta = 1`` (the edge of the share's band, where ``S`` reaches
-    1), rising to 1 at ``eta = 2`` (the neighbour's projection ``s_j`` at the junction),
-    C2; and its first two derivatives. ``U = 1``: the point is a local minimum of the
-    distance by a clear margin (:func:`junction_blend`)."""
+    """``U(eta)``: 0 up to ``eta = 0`` (the point as near to the neighbour's element as to
+    its own: below, the neighbour's), rising to 1 at ``eta = 1`` (the edge of the share's
+    band, where ``S`` reaches 1), C2; and its first two derivatives. ``U > 0``: the point
+    is on its own element's side, a local minimum of the distance; ``U = 1``: by the band's
+    margin (:func:`junction_blend`)."""
     from .ends import _smoothstep
-    S, dS, d2S = _smoothstep(2.0 * eta - 3.0)
+    S, dS, d2S = _smoothstep(2.0 * eta - 1.0)
     return S, 2.0 * dS, 4.0 * d2S
 
 
