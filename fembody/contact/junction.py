@@ -52,7 +52,13 @@ node of each (two beams pressed into each other bend so), four element pairs pus
 held by two rows (one per junction): a per-row ``-min`` removed one pair twice and kept two
 (8 % too little force at two crossing 20-degree bends). The rows therefore decide together: a
 pair is taken back, once, where a pair sharing a row with it has the larger energy, so the
-pairs kept are those no neighbour outweighs (the nearest of the four there). The
+pairs kept are those no neighbour outweighs (the nearest of the four there). Each removal is
+weighted by the row's ``b`` (:func:`fembody.contact.share.junction_blend`: 1 wherever one of
+the two pairs' points is nearer the other element, where the ``min`` rule is exact; 0 where
+both points are their own local minima of the distance, two contacts, as a rod lying across
+a V has; 0 near a free end of the element, where the end rows hand over with the shares),
+and :class:`fembody.contact.share.CrossingShareBlock` takes back ``1 - b`` of the shares
+(:mod:`fembody.contact.share`, "Both pairs in their zones"). The
 correction is continuous (a pair leaving its zone on the concave side is the farther one,
 with the smaller energy); the force turns by the kink angle across the bisector, as the
 distance to a polyline does. It needs both pairs in the element pairs' block
@@ -88,7 +94,8 @@ concave-side correction takes back the friction of the pair it removes as well (
 times both pairs' normal forces acted where one normal force is carried: the friction
 doubled near the bisector): the row runs that pair's point friction (its return mapping on
 the pair's closest points, ``(1 - lam)`` weighted, as the element pairs' block has it) on an
-anchor of its own and adds it with the opposite sign. The row's anchor starts where the
+anchor of its own and adds it with the opposite sign, weighted by the row's ``b`` as the
+energy it takes back. The row's anchor starts where the
 pair's does when the pair starts to push as the farther one (the common case: it opens
 anchored at its closest points of the last step, like the pair), and then follows the same
 updates, so the two cancel exactly. Where the removed pair changes (the beam crosses the
@@ -122,8 +129,9 @@ import numpy as np
 from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
-from .line import ALPHA_LINE, point_part, switch
+from .line import point_part, switch
 from .rows import ContactRows, beam_neighbours
+from .share import _POINT_SCREEN, junction_blend
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -143,7 +151,9 @@ class JunctionContactBlock(ContactRows):
     ``nodes (n, 5)`` node ids, ``X (n, 5, d)`` reference positions [m], ``radius (n,)`` the sum
     of the radii [m], ``k (n,)`` penalty stiffness [N/m], ``labels`` the rows' names, ``tol
     (n,)`` the deepest penetration a run accepts [m] (default ``inf``); ``closed (n, 2)``
-    whether the element from ``Q1`` (``Q2``) ends at ``P`` (default None: neither). An element
+    whether the element from ``Q1`` (``Q2``) ends at ``P`` (default None: neither).
+    ``free (n, 2)`` (default None: neither) whether ``a0``, ``a1`` are free ends (nodes of
+    one beam element: the concave-side correction fades there, :meth:`_blend`). An element
     pair's zone ``0 <= t < 1`` holds its first node and not its second, so the wedge holds its
     face ``r . u_i = 0`` where element ``i`` ends at ``P`` and leaves it to the element where
     it starts there: the faces are covered once. ``pairs (n, 2)``: how the block of element
@@ -419,7 +429,6 @@ class JunctionContactBlock(ContactRows):
         (m, 5 d)`` (:func:`fembody.contact.share.junction_blend`, from the element ``(a0,
         a1)`` against the junction's two elements), its gradient ``(m, 5 d)`` and
         (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
-        from .share import junction_blend
         d = self.dim
         m = len(rows)
         pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
@@ -845,13 +854,6 @@ class JunctionContactBlock(ContactRows):
                     stick=(N > 0.0) & ~history.sliding)
 
 
-# the squared cosine below which a row may have a point weight (lam < 1 of
-# :func:`fembody.contact.line.switch` where the squared cosine between the chords is below
-# cos(ALPHA_LINE)^2), raised by a relative 1e-12: the compiled screen's cosine may differ
-# from switch's in its last bits, and a row kept by the margin alone is evaluated with a
-# zero point weight, so it adds exactly nothing
-_POINT_SCREEN = math.cos(ALPHA_LINE) ** 2 * (1.0 + 1e-12)
-
 
 def _point_weighted(pos: np.ndarray, rows: np.ndarray, at: tuple, mask: bool = False
                     ) -> np.ndarray:
@@ -918,7 +920,8 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
     of the element pairs (element, element ``Q1``-``P``), (element, element ``Q2``-``P``) is
     held by the element pairs' block (0: not a candidate, 1: the element first, 2: second), the
     sum of
-    the radii [m], the stiffness [N/m] and the penetration tolerance [m]; and per row ``(contact,
+    the radii [m], the stiffness [N/m], the penetration tolerance [m] and whether the element's
+    nodes are free ends (nodes of one beam element); and per row ``(contact,
     name of P, element)``; each (node, element) once.
 
     ``contacts``: per contact definition ``(bc, els, nodes, pairs)`` as the broad phase of

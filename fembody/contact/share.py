@@ -72,11 +72,54 @@ rule). Most rows are idle (no point part: near-parallel chords; apart; or ``w = 
 compiled screen of the chords' cosines and the gap pick the rows that can act at each
 evaluation, as the junction rows do. The junction rows' concave-side correction
 (:mod:`fembody.contact.junction`) takes back the smaller of two element pairs that both
-push at a junction; a junction weights a pair here only where the neighbour's pair
-(``(e_A, e_B')`` for a junction of B) has no point part (its closest points out of its
-zone, or the chords near-parallel), so the two corrections never take back one pair twice,
-and an element lying across the junction's valley with both pairs in their zones (a beam
-sliding along a V, two crossing beams bent into each other) keeps the junction rows' rule.
+push at a junction; a junction weights a pair here by its share alone where the
+neighbour's pair (``(e_A, e_B')`` for a junction of B) has no point part (its closest
+points out of its zone, or the chords near-parallel). Where it has one, the two rules are
+blended, below.
+
+**Both pairs in their zones.** Let ``E_1``, ``E_2`` be the point energies of the two pairs
+``(e_A, e_B)``, ``(e_A, e_B')`` of an element A at a junction ``c`` of B, and ``x_1``,
+``x_2`` their points on A. Along A the distance to B is ``min(f_1, f_2)``; pair ``i``'s
+point is a contact (a local minimum) exactly where it is nearer its own element,
+``f_i(x_i) <= f_j(x_i)``. At most one of the two points is not: if both were, ``f_2(x_2)
+<= f_2(x_1) < f_1(x_1) <= f_1(x_2) < f_2(x_2)``. And where one is not, it is the farther
+pair (``f_j(x_j) <= f_j(x_i) < f_i(x_i)``), so the exact take-back is ``min(E_1, E_2)``
+where either point is on the neighbour's side and nothing where both are their own: the
+junction rows' ``min`` rule is exact in the first case (a crossing at or near the node,
+where the two points are one contact: tests/contact/test_junction.py) and wrong in the
+second (a rod across a V touching both walls away from the junction: two contacts, of
+which the ``min`` rule kept one, 500 N of 1000 N). The sharp rule jumps where a point
+crosses to the neighbour's side (a local minimum of the distance to a polyline vanishes
+there), so it is smoothed: with ``eta_i`` the share's measure at ``x_i`` (``eta > 0``:
+nearer its own element, the projection test of "nearer" for a point inside its chord),
+``U_i = U(eta_i)`` rises from 0 at ``eta = 0`` to 1 at ``eta = 1``, the band's edge
+(:func:`_own_step`), and the junction rows take back ``b min(E_1, E_2)`` with
+
+    b = zeta_1 zeta_2 (1 - U_1 U_2)        (:func:`junction_blend`)
+
+``b = 1`` wherever either point is on the neighbour's side (the ``min`` rule's exact
+value), ``b = 0`` where both are their own by the band's margin. ``zeta_i = zeta(s*_i)``
+(:func:`_end_step`) falls to 0 with zero slope within :data:`LAG` of a free end of A:
+where a pair's point reaches the free end the end rows hand over with the shares (module
+docstring above, "The hand-over at a free end"), so there the rule is the shares' alone,
+and the neighbour's pair entering its zone at the free end changes neither energy nor
+force (before, the ``min`` rule took over whole: 94 N on 1250 N). This block takes back
+the rest: ``w_j = S_j + b (1 - S_j)`` at such a junction, i.e. ``(1 - b)`` of the
+share's take-back, so a pair keeps ``(1 - b) S E + b E [kept by the min rule]``, a
+blend of the two rules with the same ``b``. ``b`` is symmetric in the two pairs and both blocks
+compute it from the same five nodes ``(a0, a1, b0, b1, f)`` (the junction rows from
+``(a0, a1, Q1, P, Q2)``); its gradient and Hessian enter both blocks' forces and
+tangents, and the junction rows' friction take-back is weighted by ``b`` as their energy.
+
+What the blend does not cover: ``eta`` is the projection test, so a V sharper than 90
+degrees puts a rod's two contacts inside ``0 < eta < 1`` (``eta = 2 tan^2(gamma/2)`` at
+a point on a wall of a V of opening ``gamma``): below about 70 degrees ``U < 1`` and the
+rows keep part of the ``min`` rule's single contact; near ``eta = 0`` any continuous rule
+misses part of the local minimum that vanishes there (the 50-degree row of
+test_junction's concave-side test: 14.76 J carried against the two minima's 25.89 J, the
+second minimum at ``eta`` just above 0). A pair entering its zone at an edge other than a
+free end of A (a node of A inside a beam, B's far end) while ``b`` is between 0 and 1
+still changes the rule there with a jump, as the neighbour's entry did before.
 
 **Friction.** A frictional pair's point friction is the return mapping
 (:func:`fembody.contact.friction.coulomb`) at its closest points with the normal force ``k
@@ -96,23 +139,7 @@ it takes back counts against the pair's (``stored`` negative). Before, the pair'
 was ``mu`` times its unweighted normal force, ``1 / w`` times too much (403.96 N against
 349.24 N at ``w = 0.86`` in tests/contact/test_share.py).
 
-**Left.** Where the neighbour's pair enters its zone while this pair's share is
-below one, the correction hands over to the junction rows' ``min`` rule with a jump in
-force (the junction rows' rule is not the share: a pair alone in its zone inside the band
-carries ``w`` of its energy, one of two pairs in their zones the larger energy; in
-tests/contact/test_share.py's V, A's element moved back along itself until the left
-wall's pair enters its zone, 94 N on 1250 N on one DOF, a strict xfail). Weighting both
-pairs by their shares wherever they push, the junction rows' pair rule dropped, is
-continuous there, but it is the band's regularisation where the ``min`` rule is exact:
-at two beams crossing at a node of each (tests/contact/test_junction.py's one-contact
-tests) it carried 0.875 and 0.889 of ``k (2 R - D)``, measured. A blend of the two rules over
-the entering pair's zone (both blocks computing the blend from the same nodes, with the
-junction rows' friction take-back scaled alike) is what remains. The exact rule that both
-approximate, a pair carries a contact where its point is nearer its own element (the step
-that ``S`` smooths), would also mend what the ``min`` rule gets wrong: two pairs in their
-zones whose points are two contacts, each nearer its own element (a rod across a V
-touching both walls away from the junction), of which the rows keep one (500 N of 1000
-N, a strict xfail in tests/contact/test_share.py).
+**Left.** The limits of the blend listed under "Both pairs in their zones".
 """
 from __future__ import annotations
 
@@ -122,10 +149,16 @@ import numpy as np
 
 from .friction import History, coulomb
 from .geometry import closest_crossing, distance
-from .line import point_part, switch
+from .line import ALPHA_LINE, point_part, switch
 from .rows import ContactRows, beam_neighbours
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
+# the squared cosine below which a pair may have a point weight (lam < 1 of
+# :func:`fembody.contact.line.switch` where the squared cosine between the chords is below
+# cos(ALPHA_LINE)^2), raised by a relative 1e-12: the compiled screen's cosine may differ
+# from switch's in its last bits, and a row kept by the margin alone is evaluated with a
+# zero point weight, so it adds exactly nothing (this block's and the junction rows' screen)
+_POINT_SCREEN = math.cos(ALPHA_LINE) ** 2 * (1.0 + 1e-12)
 #: the part of a crossing pair's element, next to a free end of it, over which the point its
 #: share is measured at lags its closest point so that the share is stationary at the end
 #: (module docstring, "The hand-over at a free end"; :func:`_lag`)
@@ -275,7 +308,6 @@ class CrossingShareBlock(ContactRows):
         share ``w < 1`` (:meth:`share`). Every other row's energy, force and tangent are
         exactly zero."""
         from ._kernels import chord_cosines
-        from .junction import _POINT_SCREEN
         if not len(self):
             return np.zeros(0, dtype=np.int64)
         pos = self.positions(x)

@@ -639,3 +639,49 @@ def test_a_crossing_pairs_reported_gap_is_the_one_its_energy_uses(sgn):
             else:
                 assert not on[i] and E == 0.0, (g[i], on[i], E)
     assert found == 1
+
+
+def test_the_contact_watch_lets_the_hand_over_at_a_free_end_pass():
+    """Three accepted states of :func:`_v_with_a_tip`'s A, lowered to about 20 um into the
+    right wall (the contact's tolerance is 0.5 mm: step rule 2 asks a row crossing its
+    edge to end at most 5 um deep), stepping 10 um along its last element: two with the
+    crossing pair of that element and the right wall holding the contact (its point inside
+    the element), the third past the hand-over at ``s* = 1``, where the free end's row
+    holds it. The contact watch (fembody.contact.watch) accepts the third step: the pair
+    leaves its zone with its gap closed and the end row enters closed from no gap (inf), a
+    hand-over, not a contact opening or closing in one step. Before, both read as crossing
+    the contact's edge about 20 um deep and the step was cut again and again (10 and 7
+    rejections at one hand-over of a driven cantilever sliding in the V)."""
+    from fembody.contact.beams import BeamContactBlock
+    from fembody.contact.watch import ContactWatch
+    sys, tip, prev, d, lift = _v_with_a_tip(0.0008, 0.1)
+    nv = int(sys.node_dofs.max()) + 1
+    pair = next(b for b in sys.beam_contact_blocks if type(b) is BeamContactBlock
+                and ((b.nodes[:, 1] == tip) & (b.nodes[:, 0] == prev)).any())
+
+    def q_at(back):
+        dv = np.zeros(nv)
+        for nid in (tip, prev):
+            dv[sys.node_dofs[nid, :3]] = np.array([0.0, 0.0, -lift + 1.41e-3]) + back * d
+        return sys.space.update(sys.q0, dv)
+
+    def holds(back):
+        g, on = pair.contact_gaps(sys.pose(pair, q_at(back)))
+        right = np.array([math.cos(TH), 0.0, math.sin(TH)])
+        pos = pair.positions(sys.pose(pair, q_at(back)))
+        i = [j for j in np.flatnonzero((pair.nodes[:, 1] == tip) & (pair.nodes[:, 0] == prev))
+             if np.allclose(sorted(np.linalg.norm(pos[j, 2:] - 0.1 * right, axis=1)),
+                            [0.0, 0.1])][0]
+        return bool(on[i]), g[i]
+    lo, hi = -2e-3, 2e-3
+    assert holds(lo)[0] and not holds(hi)[0]
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if holds(mid)[0] else (lo, mid)
+    assert -3e-5 < holds(lo - 5e-6)[1] < -1e-5, holds(lo - 5e-6)
+    watch = ContactWatch(sys)
+    for k, back in enumerate((lo - 1.5e-5, lo - 5e-6)):
+        q = q_at(back)
+        assert watch.too_deep(q, 1e-4 * k) is None
+        watch.accepted(q, 1e-4 * k)
+    assert watch.too_deep(q_at(lo + 5e-6), 2e-4) is None
