@@ -685,3 +685,50 @@ def test_the_contact_watch_lets_the_hand_over_at_a_free_end_pass():
         assert watch.too_deep(q, 1e-4 * k) is None
         watch.accepted(q, 1e-4 * k)
     assert watch.too_deep(q_at(lo + 5e-6), 2e-4) is None
+
+
+def test_the_junction_weight_is_the_same_from_either_pair():
+    """:func:`fembody.contact.share.junction_blend` ``b`` of an element A against the two
+    elements at a junction, taken from either pair (the share block's row of each pair
+    computes it with its own element as B's), is the same number to 1e-14 with the same
+    gradient (permuted), on random elements crossing near a 20-degree V with free ends
+    either side (so that ``zeta`` and ``U`` vary: rows with ``0 < b < 1`` drawn until
+    found, among rows with ``b`` 0 and 1); and its gradient and Hessian match central
+    differences (step 1e-8 m, to 1e-6 of the largest entry)."""
+    from fembody.contact.share import junction_blend
+    tb = np.array([math.cos(TH), 0.0, math.sin(TH)])
+    tf = np.array([-math.cos(TH), 0.0, math.sin(TH)])
+    rng = np.random.default_rng(5)
+    rows, kinds = [], set()
+    while len(rows) < 4:
+        dA = rng.normal(size=3)
+        dA /= np.linalg.norm(dA)
+        mid = np.array([rng.uniform(-0.02, 0.02), 0.0, rng.uniform(0.003, 0.012)])
+        sc = rng.uniform(0.02, 1.0)
+        X = np.array([[mid - sc * 0.05 * dA, mid + (1 - sc) * 0.05 * dA, 0.1 * tb,
+                       np.zeros(3), 0.1 * tf]])
+        free = np.array([[rng.random() < 0.5, rng.random() < 0.5]])
+        b = junction_blend(X, np.array([True]), free, False)[0][0]
+        kinds.add(0 if b == 0.0 else 1 if b == 1.0 else 2)
+        if 0.02 < b < 0.98:
+            rows.append((X, free))
+    assert kinds == {0, 1, 2}, kinds
+    perm = np.array([0, 1, 3, 4, 2])             # (a0, a1, c, f, B's other node)
+    idx = (perm[:, None] * 3 + np.arange(3)).ravel()
+    for X, free in rows:
+        b, G, H = junction_blend(X, np.array([True]), free, True)
+        b2, G2, _ = junction_blend(X[:, perm], np.array([False]), free, False)
+        assert abs(b[0] - b2[0]) < 1e-14
+        assert np.abs(G[0, idx] - G2[0]).max() < 1e-12 * np.abs(G).max()
+        h = 1e-8
+        x = X.reshape(1, -1)
+        Gfd, Hfd = np.zeros_like(G), np.zeros_like(H)
+        for j in range(15):
+            e = np.zeros(15)
+            e[j] = h
+            bp, gp, _ = junction_blend((x + e).reshape(1, 5, 3), np.array([True]), free, False)
+            bm, gm, _ = junction_blend((x - e).reshape(1, 5, 3), np.array([True]), free, False)
+            Gfd[0, j] = (bp[0] - bm[0]) / (2 * h)
+            Hfd[0, :, j] = (gp[0] - gm[0]) / (2 * h)
+        assert np.abs(G - Gfd).max() < 1e-6 * np.abs(G).max()
+        assert np.abs(H - Hfd).max() < 1e-6 * np.abs(H).max()
