@@ -647,24 +647,50 @@ class BeamContactBlock(ContactRows):
 
     def contact_gaps(self, x: np.ndarray, side: np.ndarray | None = None
                      ) -> tuple[np.ndarray, np.ndarray]:
-        """Per pair the gap [m] (spatial pairs: the smallest of the point and line parts, as
-        in :meth:`resultants`) and whether the pair is in its contact zone, without the forces
+        """Per pair the gap [m] (spatial pairs: the smallest of the point and line parts the
+        energy uses, as in :meth:`resultants`; the point part's alone where the line switch
+        gives the line part no weight, :meth:`_energy_gaps`) and whether the pair is in its
+        contact zone, without the forces
         (what a run checks after each accepted step, with its ``side``; None: unsigned,
         **Sides**)."""
         if self.kind == "crossing":
-            st = self._penalty_state(x)[1]
-            return st[:, 1].copy(), st[:, 2] > 0.0
+            g, on = self._energy_gaps(x, self._penalty_state(x)[1])
+            return g, on
         g, ok, _, _ = self.gaps(x, side=side)
         return g, ok
 
+    def _energy_gaps(self, x: np.ndarray, st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per spatial pair the gap [m] and zone flag of the parts its energy uses, from the
+        compiled pass's ``st (n, 3)`` (:meth:`_penalty_state`): that pass reports the smaller
+        of the point and line gaps wherever each projects inside, also where the line
+        switch gives the line part no weight (``lam = 0``: chords at ``ALPHA_POINT`` or
+        more). There the energy is the point part's alone, so the point part's gap and zone
+        are reported: where the closest point leaves its zone (a crossing pair handing over
+        at ``s* = 1`` to a free end's row) the pair is out of its zone, not in it with a
+        line gap the energy never sees (a jump from 0.6 um to 271 um that made the contact
+        watch reject the steps of a rod sliding in a V)."""
+        g, on = st[:, 1].copy(), st[:, 2] > 0.0
+        r = np.flatnonzero(on)
+        if r.size:
+            pos = self.X[r] + x[r].reshape(self.X[r].shape)
+            pt = r[switch(pos, False)[0] == 0.0]
+            if pt.size:
+                pos = self.X[pt] + x[pt].reshape(self.X[pt].shape)
+                z, ok = closest_crossing(pos)
+                rho = distance("crossing", pos, z, False)[0]
+                g[pt], on[pt] = rho - self.radius[pt], ok & (rho > 0.0)
+        return g, on
+
     def resultants(self, x: np.ndarray, side: np.ndarray | None = None) -> np.ndarray:
         """Per pair (normal force [N], gap [m], in the contact zone 1/0); spatial pairs: the
-        magnitude of the force on B's nodes, the smallest gap of the point and line parts;
+        magnitude of the force on B's nodes, the smallest gap of the point and line parts
+        the energy uses (:meth:`contact_gaps`);
         planar pairs signed by the run's ``side`` (None: unsigned, **Sides**)."""
         if self.kind == "crossing":
             f, st = self._penalty_state(x)
             F = np.linalg.norm(f[:, 2 * self.dim:].reshape(len(f), 2, -1).sum(axis=1), axis=1)
-            return np.column_stack([F, st[:, 1], st[:, 2]])
+            g, on = self._energy_gaps(x, st)
+            return np.column_stack([F, g, on.astype(float)])
         g, ok, _, _ = self.gaps(x, side=side)
         F = np.where(ok & (g < 0.0), -self.k * g, 0.0)
         return np.column_stack([F, g, ok.astype(float)])
@@ -883,18 +909,19 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:
     """The crossing pairs' take-back across junctions (:mod:`fembody.contact.share`: a pair
     whose closest point is nearer to the element next to its own yields there) as one block
-    of five-node rows, or none: the element pairs keep their four-node rows and compiled
-    pass."""
+    of eight-node rows (a pair's nodes and its junctions' far nodes), or none: the element
+    pairs keep their four-node rows and compiled pass."""
     from .share import CrossingShareBlock, share_rows
-    (ids, at_b1, radius, k), names = share_rows(model, contacts)
+    (ids, junction, free, radius, k, friction), names = share_rows(model, contacts)
     if not len(ids):
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]} (share at "
-                    f"node {names[i][3]})", len(ids))
+                    f"{names[i][3]})", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     return [CrossingShareBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                               at_b1, radius, k, labels)]
+                               junction, free, radius, k, labels,
+                               tuple(friction.T) if (friction[:, 0] > 0.0).any() else None)]
 
 
 def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int
@@ -916,7 +943,8 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
                                    np.array([r[8] for r in rows]), labels,
                                    np.array([r[9] for r in rows]),
                                    np.array([r[5] for r in rows]),
-                                   np.array([r[6] for r in rows]), fr)]
+                                   np.array([r[6] for r in rows]), fr,
+                                   np.array([r[10] for r in rows], dtype=bool))]
     # the line points of an element A lying across the kink (both element pairs integrate
     # along A): fembody.contact.wedge
     from .wedge import WedgeLineBlock

@@ -119,10 +119,11 @@ of the other, or at a node of each; the half-open zones below give each of these
   weight's exact tangent needs the second derivatives of ``s*`` (from the stationarity of
   ``|x_A(s) - x_B(t)|^2``, bilinear in ``(s, t)`` and the nodes, so its third derivatives
   are constants): :func:`fembody.contact.share.crossing_share`. The rows, their layout
-  (a second block of five-node rows taking back ``(1 - w)`` of the pairs' point parts;
-  the element pairs keep their compiled pass) and what is left (the force at ``s* = 1`` is
-  C0, not C1: the pair's weight moves with ``s*``, the row's does not) are in that
-  module's docstring.
+  (a second block of eight-node rows taking back ``1 - w`` of the pairs' point parts, ``w``
+  the product of the shares at the pair's junctions as this row's ``S_0 S_1``; the element
+  pairs keep their compiled pass), the share measured at a point lagging ``x`` near a free
+  end so that the hand-over at ``s* = 1`` is C1 (force continuous on every DOF), and what
+  is left are in that module's docstring.
 - A free end against a node of the other beam (a free end, or the convex side of a kink):
   the node pairs of :class:`EndContactBlock`, with the conditions above; pairs of two nodes of
   two elements each are the junction rows' node on node. Two free ends side by side pointing
@@ -653,7 +654,9 @@ class EndElementBlock(ContactRows):
     its element pair's ``(a0, a1, b0, b1)`` among ``(p, u, a0, a1, ...)`` (A the pair's
     first element), B's free ends and A's ramps ``(n, 2)``; with it the point weight is ``1 -
     Lam`` of that pair and parallel overlapping ends are held once (module docstring, "Where
-    free ends meet"; default None: ``1 - lam``)."""
+    free ends meet"; default None: ``1 - lam``). ``strain_energy``
+    (of :class:`fembody.contact.rows.ContactRows`) gives per row the penalty energy ``(1 -
+    Lam) S_0 S_1 k/2 max(-g, 0)^2`` [J] of the live rows (``Lam = lam`` without ``pair``)."""
 
     family = "beam contact"
     Dd = None               # no velocity-dependent force
@@ -971,14 +974,6 @@ class EndElementBlock(ContactRows):
                 K = K + Kf
         f[live] = fl
         return f, live, K
-
-    def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """Penalty energy ``(1 - lam) k/2 max(-g, 0)^2`` per row [J] (live rows only)."""
-        E = np.zeros(len(self))
-        live = self.live(x)
-        if live.size:
-            E[live] = self._take(live)._energy(x[live], False)[0]
-        return E
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the gap [m] and whether it is in its zone."""

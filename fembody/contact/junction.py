@@ -52,7 +52,13 @@ node of each (two beams pressed into each other bend so), four element pairs pus
 held by two rows (one per junction): a per-row ``-min`` removed one pair twice and kept two
 (8 % too little force at two crossing 20-degree bends). The rows therefore decide together: a
 pair is taken back, once, where a pair sharing a row with it has the larger energy, so the
-pairs kept are those no neighbour outweighs (the nearest of the four there). The
+pairs kept are those no neighbour outweighs (the nearest of the four there). Each removal is
+weighted by the row's ``b`` (:func:`fembody.contact.share.junction_blend`: 1 wherever one of
+the two pairs' points is nearer the other element, where the ``min`` rule is exact; 0 where
+both points are their own local minima of the distance, two contacts, as a rod lying across
+a V has; 0 near a free end of the element, where the end rows hand over with the shares),
+and :class:`fembody.contact.share.CrossingShareBlock` takes back ``1 - b`` of the shares
+(:mod:`fembody.contact.share`, "Both pairs in their zones"). The
 correction is continuous (a pair leaving its zone on the concave side is the farther one,
 with the smaller energy); the force turns by the kink angle across the bisector, as the
 distance to a polyline does. It needs both pairs in the element pairs' block
@@ -88,7 +94,8 @@ concave-side correction takes back the friction of the pair it removes as well (
 times both pairs' normal forces acted where one normal force is carried: the friction
 doubled near the bisector): the row runs that pair's point friction (its return mapping on
 the pair's closest points, ``(1 - lam)`` weighted, as the element pairs' block has it) on an
-anchor of its own and adds it with the opposite sign. The row's anchor starts where the
+anchor of its own and adds it with the opposite sign, weighted by the row's ``b`` as the
+energy it takes back. The row's anchor starts where the
 pair's does when the pair starts to push as the farther one (the common case: it opens
 anchored at its closest points of the last step, like the pair), and then follows the same
 updates, so the two cancel exactly. Where the removed pair changes (the beam crosses the
@@ -122,8 +129,9 @@ import numpy as np
 from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
-from .line import ALPHA_LINE, point_part, switch
+from .line import point_part, switch
 from .rows import ContactRows, beam_neighbours
+from .share import _POINT_SCREEN, junction_blend
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -143,7 +151,9 @@ class JunctionContactBlock(ContactRows):
     ``nodes (n, 5)`` node ids, ``X (n, 5, d)`` reference positions [m], ``radius (n,)`` the sum
     of the radii [m], ``k (n,)`` penalty stiffness [N/m], ``labels`` the rows' names, ``tol
     (n,)`` the deepest penetration a run accepts [m] (default ``inf``); ``closed (n, 2)``
-    whether the element from ``Q1`` (``Q2``) ends at ``P`` (default None: neither). An element
+    whether the element from ``Q1`` (``Q2``) ends at ``P`` (default None: neither).
+    ``free (n, 2)`` (default None: neither) whether ``a0``, ``a1`` are free ends (nodes of
+    one beam element: the concave-side correction fades there, :meth:`_blend`). An element
     pair's zone ``0 <= t < 1`` holds its first node and not its second, so the wedge holds its
     face ``r . u_i = 0`` where element ``i`` ends at ``P`` and leaves it to the element where
     it starts there: the faces are covered once. ``pairs (n, 2)``: how the block of element
@@ -159,7 +169,7 @@ class JunctionContactBlock(ContactRows):
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,
                  closed: np.ndarray | None = None, pairs: np.ndarray | None = None,
-                 friction: tuple | None = None) -> None:
+                 friction: tuple | None = None, free: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -172,6 +182,8 @@ class JunctionContactBlock(ContactRows):
                        else np.asarray(closed, dtype=bool))
         self.pairs = (np.zeros((len(self.dofs), 2), dtype=np.int64) if pairs is None
                       else np.asarray(pairs, dtype=np.int64))
+        self.free = (np.zeros((len(self.dofs), 2), dtype=bool) if free is None
+                     else np.asarray(free, dtype=bool).reshape(-1, 2))
         # the rows whose two element pairs are both the element pairs' block's
         self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
         self.partner = _partners(self.nodes)
@@ -380,20 +392,56 @@ class JunctionContactBlock(ContactRows):
             first[u] = order[at]
         flat_idx = np.arange(2 * len(rows))
         take = (beaten[inv] & (first[inv] == flat_idx)).reshape(-1, 2)
+        # each removal weighted by its row's b (module docstring, "Both pairs in their
+        # zones"): the share rows take back the rest, (1 - b) of the shares
+        act = np.flatnonzero(take.any(axis=1))
+        bv, bg, bh = np.ones(len(rows)), np.zeros((len(rows), k)), None
+        if tangent:
+            bh = np.zeros((len(rows), k, k))
+        if act.size:
+            bv[act], bg[act], h = self._blend(x[rows[act]], rows[act], tangent)
+            if tangent:
+                bh[act] = h
         for i in (0, 1):
             sel = np.flatnonzero(take[:, i])
             if not sel.size:
                 continue
             at = rows[sel]
             cols = self._pair_dofs[sel, i]
+            b, gb = bv[sel], bg[sel]
             removed[at] = np.where(removed[at] < 0, i, removed[at])
-            W[at] -= E[i][sel]
-            Fd[at] += F[i][sel]
-            np.add.at(f, (at[:, None], cols), -gE[i][sel])
+            W[at] -= b * E[i][sel]
+            Fd[at] += b * F[i][sel]
+            gEi = np.zeros((sel.size, k))
+            gEi[np.arange(sel.size)[:, None], cols] = gE[i][sel]
+            np.add.at(f, at, -(b[:, None] * gEi + E[i][sel][:, None] * gb))
             if tangent:
-                np.add.at(K, (at[:, None, None], cols[:, :, None], cols[:, None, :]),
-                          -HE[i][sel])
+                HEi = np.zeros((sel.size, k, k))
+                r3 = np.arange(sel.size)[:, None, None]
+                HEi[r3, cols[:, :, None], cols[:, None, :]] = HE[i][sel]
+                np.add.at(K, at, -(b[:, None, None] * HEi + gEi[:, :, None] * gb[:, None, :]
+                                   + gb[:, :, None] * gEi[:, None, :]
+                                   + E[i][sel][:, None, None] * bh[sel]))
         return W, f, K, Fd, both, removed
+
+    def _blend(self, x: np.ndarray, rows: np.ndarray, tangent: bool):
+        """The weight ``b`` ``(m,)`` of the rows ``rows`` at their gathered displacements ``x
+        (m, 5 d)`` (:func:`fembody.contact.share.junction_blend`, from the element ``(a0,
+        a1)`` against the junction's two elements), its gradient ``(m, 5 d)`` and
+        (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
+        d = self.dim
+        m = len(rows)
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
+        slots = np.array([1, 2, 3, 0, 4])              # (a0, a1, Q1, P, Q2): c = P at b1
+        b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows], tangent)
+        idx = (slots[:, None] * d + np.arange(d)).ravel()
+        g = np.zeros_like(g5)
+        g[:, idx] = g5
+        h = None
+        if tangent:
+            h = np.zeros_like(h5)
+            h[:, idx[:, None], idx[None, :]] = h5
+        return b, g, h
 
     # ------------------------------------------------------------------------- friction
     def _points(self, x: np.ndarray, tangent: bool):
@@ -473,16 +521,18 @@ class JunctionContactBlock(ContactRows):
         if mir.size:
             Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
                 x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent)
-            F[mir], params[mir], N[mir] = Fm, pm, Nm
+            # weighted by the row's b as its energy is (:meth:`_duplicate`)
+            bm, gbm, _ = self._blend(x[mir], mir, False)     # (the gradient is exact)
+            F[mir], params[mir], N[mir] = bm[:, None] * Fm, pm, Nm
             if tangent:
-                K[mir] = Km
+                K[mir] = bm[:, None, None] * Km + Fm[:, :, None] * gbm[:, None, :]
             # (the merged mapping's K stays None: its rows differ in size; K is above)
             parts = [None if j == 1 else a.copy() for j, a in enumerate(c)]
             for a, b in zip(parts, cm):
                 if a is not None:
                     a[mir] = b
             # (the springs the row takes back: their energy counts against the pair's)
-            parts[4][mir] = -wm * cm.stored
+            parts[4][mir] = -bm * wm * cm.stored
             c = Coulomb(*parts)
         return F, K, c, params, N
 
@@ -678,7 +728,7 @@ class JunctionContactBlock(ContactRows):
         row-wise), for :meth:`forces`."""
         sub = object.__new__(type(self))
         sub.__dict__.update(self.__dict__)
-        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs"):
+        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs", "free"):
             setattr(sub, name, getattr(self, name)[rows])
         at = np.full(len(self), -1)
         at[self._both] = np.arange(len(self._both))
@@ -804,13 +854,6 @@ class JunctionContactBlock(ContactRows):
                     stick=(N > 0.0) & ~history.sliding)
 
 
-# the squared cosine below which a row may have a point weight (lam < 1 of
-# :func:`fembody.contact.line.switch` where the squared cosine between the chords is below
-# cos(ALPHA_LINE)^2), raised by a relative 1e-12: the compiled screen's cosine may differ
-# from switch's in its last bits, and a row kept by the margin alone is evaluated with a
-# zero point weight, so it adds exactly nothing
-_POINT_SCREEN = math.cos(ALPHA_LINE) ** 2 * (1.0 + 1e-12)
-
 
 def _point_weighted(pos: np.ndarray, rows: np.ndarray, at: tuple, mask: bool = False
                     ) -> np.ndarray:
@@ -877,7 +920,8 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
     of the element pairs (element, element ``Q1``-``P``), (element, element ``Q2``-``P``) is
     held by the element pairs' block (0: not a candidate, 1: the element first, 2: second), the
     sum of
-    the radii [m], the stiffness [N/m] and the penetration tolerance [m]; and per row ``(contact,
+    the radii [m], the stiffness [N/m], the penetration tolerance [m] and whether the element's
+    nodes are free ends (nodes of one beam element); and per row ``(contact,
     name of P, element)``; each (node, element) once.
 
     ``contacts``: per contact definition ``(bc, els, nodes, pairs)`` as the broad phase of
@@ -916,6 +960,7 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
                                  float(bc.radius_a if e < len(bc.elements_a) else bc.radius_b)
                                  + float(bc.radius_a if o < len(bc.elements_a)
                                          else bc.radius_b),
-                                 bc.stiffness, bc.max_penetration))
+                                 bc.stiffness, bc.max_penetration,
+                                 tuple(len(around.get(int(a), ())) == 1 for a in other)))
                     names.append((bc, f"junction node {p}", els[o]))
     return rows, names

@@ -37,6 +37,18 @@ class ContactRows:
         displacements ``x (n, m d)`` [m]."""
         return self.X + x.reshape(self.X.shape)
 
+    def strain_energy(self, x: np.ndarray) -> np.ndarray:
+        """The energy per row [J] at the gathered displacements ``x (n, k)`` [m]: zero off the
+        live rows, there the rows' own. The default for the blocks that evaluate their live
+        rows alone: they implement ``live(x)`` (the rows that may carry), ``_take(rows)``
+        (the block of those rows) and ``_energy(x, tangent)`` (the energy per row first);
+        the other blocks override it."""
+        E = np.zeros(len(self))
+        live = self.live(x)
+        if live.size:
+            E[live] = self._take(live)._energy(x[live], False)[0]
+        return E
+
     @staticmethod
     def _whole(f: np.ndarray, live: np.ndarray, Kl: np.ndarray | None):
         """The ``forces`` triple of a block from its ``live_forces`` ``(f, live, Kl)``: the

@@ -19,46 +19,127 @@ directions ``t`` from ``c``), ``S`` and ``BAND`` the end rows' (:func:`fembody.c
 _smoothstep`). On the concave side ``s_B > s_B'`` is "nearer to ``e_B``"; on the convex side
 and at a straight junction ``s_B' <= 0`` near the pair's point, where ``w = 1`` (``s_B >= 0``
 at a pair's closest point, so ``s_B + s_B' <= 0`` only where ``s_B >= s_B'``, and the weight
-there joins ``S(+inf) = 1`` continuously). At ``s* = 1`` the point is A's free end and ``w``
-is the end row's own weight there: the hand-over from the pair to the end row is continuous
-inside the band as outside it. The symmetric case, ``e_A`` with a neighbour at a junction of
-A, is the same with the roles of the two elements swapped (the point ``x_B(t*)`` measured
-along ``e_A`` and its neighbour).
+there joins ``S(+inf) = 1`` continuously). The symmetric case, ``e_A`` with a neighbour at
+a junction of A, is the same with the roles of the two elements swapped (the point
+``x_B(t*)`` measured along ``e_A`` and its neighbour).
+
+**Several junctions: the product.** An end row's weight is the product ``S_0 S_1`` of its
+shares against the partners at both ends of its element (:mod:`fembody.contact.ends`), the
+contact belonging to the row only as far as it belongs to it at each junction. A crossing
+pair is weighted alike: ``w = prod_j w_j`` over the junctions ``j`` at its four nodes that
+weight it (below), ``w_j`` the share above at that junction. A sum of take-backs, ``1 -
+sum_j (1 - w_j)``, differs from it by ``(1 - w_0)(1 - w_1)`` where the point lies inside two
+bands at once, and goes negative when both shares are below one half (a U whose floor is
+short against the walls' lean: tests/contact/test_share.py).
+
+**The hand-over at a free end.** Where A's element ends at a free end ``p``, the crossing
+pair leaves its zone at ``s* = 1`` and the end row of ``p`` against ``e_B``
+(:class:`fembody.contact.ends.EndElementBlock`) takes the contact over: energies ``E_pair =
+(1 - lam) w(x) W(g_pair)`` and ``E_row = (1 - lam) w(p) W(g_row)``, the same ``lam`` (the
+same two elements) and at the edge the same point (``x_A(1) = p``) and gap. For a C1
+hand-over the gradients must agree too. The gaps' do: the pair's gap is stationary in
+``s`` at its closest point (``dg/ds = 0`` inside the chord), so ``s*`` moving changes it
+only to second order and its gradient is the partial at fixed ``(s*, t*) = (1, t*)``,
+which is the end's point-to-line gradient. The weight is not stationary in ``s``:
+``d/dX w(x_A(s*)) = grad w . (dx_A/dX at fixed s + (a1 - a0) ds*/dX)``; the first term is
+the row's ``d/dX w(p)``, the second, ``S' (grad eta . (a1 - a0)) ds*/dX`` times ``(1 -
+lam) W``, is a jump in force (27.7 N on 1218 N, 2.3 %, in the test's V, along A and on the
+neighbour's far node), zero only outside the band. So the pair measures its share at
+``x_A(sigma(s*))`` with ``sigma(1) = 1`` and ``sigma'(1) = 0``: then ``d/dX
+w(x_A(sigma(s*))) = grad w . (dx_A/dX + (a1 - a0) sigma' ds*/dX)`` is the row's at the
+edge, and energy and force are continuous on every DOF (the tangent changes there as at
+every zone edge). ``sigma`` (:func:`_lag`) is ``s`` except over the last :data:`LAG` of the
+element at a free end, C2 where the lag starts, monotonic, lagging ``s`` by at most
+``27/256 LAG`` of the element towards the end; the lag changes ``w`` only inside a band,
+whose own regularisation is of the band's width (about ``BAND |x - c|`` times the kink
+angle). The same at ``s* = 0`` where ``a0`` is a free end, and for ``t*`` where B's element
+has one (the end of B against A's element). Where the element ends at a junction of its
+own beam the pair hands over to the next element's pair (its point the same on a straight
+beam) or to a junction row, not to an end row, and ``sigma = s`` there.
 
 **The layout.** The element pairs' block and its compiled pass are left as they are (four
 nodes a pair, nothing added for the pairs away from any junction, which a bundle's nearly
 all are in effect: parallel pairs have no point part). A second block,
-:class:`CrossingShareBlock`, holds one row per (element pair, junction of one of its two
-elements), five nodes ``(a0, a1, b0, b1, f)`` (the pair's nodes, the measuring element second,
-and the neighbour's far node ``f``), and takes back ``(1 - w)`` of the pair's point part:
-energy ``-(1 - w) (1 - lam) W_point`` [J] (``lam`` the line weight of
-:func:`fembody.contact.line.switch`, ``W_point = k/2 max(-g, 0)^2`` of the closest points,
-the pair's point part as the element pairs' block weights it), with its exact force and
-tangent (``w``'s gradient and Hessian through the closest point's first and second
-derivatives, :func:`crossing_share`). Most rows are idle (no point part: near-parallel
-chords; apart; or ``w = 1``); a compiled screen of the chords' cosines and the gap pick the
-rows that can act at each evaluation, as the junction rows do. The junction rows'
-concave-side correction (:mod:`fembody.contact.junction`) takes back the smaller of two
-element pairs that both push at a junction; a row here acts only where the neighbour's pair
-``(e_A, e_B')`` has no point part (its closest points out of its zone, or the chords
-near-parallel), so the two corrections never take back one pair twice, and an element lying
-across the junction's valley with both pairs in their zones (a beam sliding along a V, two
-crossing beams bent into each other) keeps the junction rows' rule.
+:class:`CrossingShareBlock`, holds one row per element pair with a junction at one of its
+four nodes, eight nodes ``(a0, a1, b0, b1, f_a0, f_a1, f_b0, f_b1)`` (the pair's nodes and
+the far node of the element next to it at each node that is a junction; else the node
+itself), and takes back ``(1 - w)`` of the pair's point part: energy ``-(1 - w) (1 - lam)
+W_point`` [J] (``lam`` the line weight of :func:`fembody.contact.line.switch`, ``W_point =
+k/2 max(-g, 0)^2`` of the closest points, the pair's point part as the element pairs' block
+weights it), with its exact force and tangent (``w``'s gradient and Hessian through the
+closest point's first and second derivatives, :func:`crossing_share`, and the product
+rule). Most rows are idle (no point part: near-parallel chords; apart; or ``w = 1``); a
+compiled screen of the chords' cosines and the gap pick the rows that can act at each
+evaluation, as the junction rows do. The junction rows' concave-side correction
+(:mod:`fembody.contact.junction`) takes back the smaller of two element pairs that both
+push at a junction; a junction weights a pair here by its share alone where the
+neighbour's pair (``(e_A, e_B')`` for a junction of B) has no point part (its closest
+points out of its zone, or the chords near-parallel). Where it has one, the two rules are
+blended, below.
 
-**Left.** A pair with junctions at both ends of ``e_B`` (or at ``e_A`` too) has one row per
-junction, and the weights' take-backs add, ``1 - sum_i (1 - w_i)``, where the product ``prod
-w_i`` is meant: they differ only where the pair's point lies inside two hand-over bands at
-once. Friction: the pair's point friction is not weighted (its normal force is the
-unweighted one's). Where the neighbour's pair enters its zone while this pair's share is
-below one, the correction hands over to the junction rows' ``min`` rule with a jump in
-force (the junction rows' rule is not the share: a pair alone in its zone inside the band
-carries ``w`` of its energy, one of two pairs in their zones the larger energy; the tip
-of tests/contact/test_share.py's V with its element turned the other way, the left wall's
-pair in its zone across the right wall's ``s* = 1``: 1296 N against 1346 N). At ``s* = 1``
-the hand-over from the pair to the end row is continuous in energy and normal force, not in
-every force component: the pair's weight follows its point ``x_A(s*)`` as ``s*`` moves,
-the row's weight stays at the tip, so their gradients differ by ``S' (grad eta . (a1 -
-a0)) ds*/dX`` (2.3 % of the contact in that test, a strict xfail).
+**Both pairs in their zones.** Let ``E_1``, ``E_2`` be the point energies of the two pairs
+``(e_A, e_B)``, ``(e_A, e_B')`` of an element A at a junction ``c`` of B, and ``x_1``,
+``x_2`` their points on A. Along A the distance to B is ``min(f_1, f_2)``; pair ``i``'s
+point is a contact (a local minimum) exactly where it is nearer its own element,
+``f_i(x_i) <= f_j(x_i)``. At most one of the two points is not: if both were, ``f_2(x_2)
+<= f_2(x_1) < f_1(x_1) <= f_1(x_2) < f_2(x_2)``. And where one is not, it is the farther
+pair (``f_j(x_j) <= f_j(x_i) < f_i(x_i)``), so the exact take-back is ``min(E_1, E_2)``
+where either point is on the neighbour's side and nothing where both are their own: the
+junction rows' ``min`` rule is exact in the first case (a crossing at or near the node,
+where the two points are one contact: tests/contact/test_junction.py) and wrong in the
+second (a rod across a V touching both walls away from the junction: two contacts, of
+which the ``min`` rule kept one, 500 N of 1000 N). The sharp rule jumps where a point
+crosses to the neighbour's side (a local minimum of the distance to a polyline vanishes
+there), so it is smoothed: with ``eta_i`` the share's measure at ``x_i`` (``eta > 0``:
+nearer its own element, the projection test of "nearer" for a point inside its chord),
+``U_i = U(eta_i)`` rises from 0 at ``eta = 0`` to 1 at ``eta = 1``, the band's edge
+(:func:`_own_step`), and the junction rows take back ``b min(E_1, E_2)`` with
+
+    b = zeta_1 zeta_2 (1 - U_1 U_2)        (:func:`junction_blend`)
+
+``b = 1`` wherever either point is on the neighbour's side (the ``min`` rule's exact
+value), ``b = 0`` where both are their own by the band's margin. ``zeta_i = zeta(s*_i)``
+(:func:`_end_step`) falls to 0 with zero slope within :data:`LAG` of a free end of A:
+where a pair's point reaches the free end the end rows hand over with the shares (module
+docstring above, "The hand-over at a free end"), so there the rule is the shares' alone,
+and the neighbour's pair entering its zone at the free end changes neither energy nor
+force (before, the ``min`` rule took over whole: 94 N on 1250 N). This block takes back
+the rest: ``w_j = S_j + b (1 - S_j)`` at such a junction, i.e. ``(1 - b)`` of the
+share's take-back, so a pair keeps ``(1 - b) S E + b E [kept by the min rule]``, a
+blend of the two rules with the same ``b``. ``b`` is symmetric in the two pairs and both blocks
+compute it from the same five nodes ``(a0, a1, b0, b1, f)`` (the junction rows from
+``(a0, a1, Q1, P, Q2)``); its gradient and Hessian enter both blocks' forces and
+tangents, and the junction rows' friction take-back is weighted by ``b`` as their energy.
+
+What the blend does not cover: ``eta`` is the projection test, so a V sharper than 90
+degrees puts a rod's two contacts inside ``0 < eta < 1`` (``eta = 2 tan^2(gamma/2)`` at
+a point on a wall of a V of opening ``gamma``): below about 70 degrees ``U < 1`` and the
+rows keep part of the ``min`` rule's single contact; near ``eta = 0`` any continuous rule
+misses part of the local minimum that vanishes there (the 50-degree row of
+test_junction's concave-side test: 14.76 J carried against the two minima's 25.89 J, the
+second minimum at ``eta`` just above 0). A pair entering its zone at an edge other than a
+free end of A (a node of A inside a beam, B's far end) while ``b`` is between 0 and 1
+still changes the rule there with a jump, as the neighbour's entry did before.
+
+**Friction.** A frictional pair's point friction is the return mapping
+(:func:`fembody.contact.friction.coulomb`) at its closest points with the normal force ``k
+max(-g, 0)`` and tangential stiffness ``k_t``, weighted ``1 - lam`` afterwards
+(:class:`fembody.contact.beams.BeamContactBlock`). Its share weights it as it weights the
+normal force: the row takes back ``(1 - w)(1 - lam) F_point``, leaving ``w (1 - lam)
+F_point``, which is the mapping of the weighted normal force ``w (1 - lam) k max(-g, 0)``
+with the weighted spring ``w (1 - lam) k_t`` (both limits scale alike: in slip ``mu`` times
+the weighted normal force, in stick the weighted spring's force); the tangent carries the
+factor's gradient (exact). The row runs the pair's own mapping on anchors of its own
+(:meth:`CrossingShareBlock.advance`): every row whose pair's point presses maps at each
+accepted step, whatever its share, and every other row is open where the pair's point is,
+so the anchors are the pair's (both start open at the reference closest points and take
+the same updates) and the take-back is exactly ``(1 - w)(1 - lam)`` of the pair's
+friction, also where the share drops below one while the pair sticks. The springs' energy
+it takes back counts against the pair's (``stored`` negative). Before, the pair's friction
+was ``mu`` times its unweighted normal force, ``1 / w`` times too much (403.96 N against
+349.24 N at ``w = 0.86`` in tests/contact/test_share.py).
+
+**Left.** The limits of the blend listed under "Both pairs in their zones".
 """
 from __future__ import annotations
 
@@ -66,143 +147,334 @@ import math
 
 import numpy as np
 
+from .friction import History, coulomb
 from .geometry import closest_crossing, distance
-from .line import point_part, switch
-from .rows import ContactRows
+from .line import ALPHA_LINE, point_part, switch
+from .rows import ContactRows, beam_neighbours
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
+# the squared cosine below which a pair may have a point weight (lam < 1 of
+# :func:`fembody.contact.line.switch` where the squared cosine between the chords is below
+# cos(ALPHA_LINE)^2), raised by a relative 1e-12: the compiled screen's cosine may differ
+# from switch's in its last bits, and a row kept by the margin alone is evaluated with a
+# zero point weight, so it adds exactly nothing (this block's and the junction rows' screen)
+_POINT_SCREEN = math.cos(ALPHA_LINE) ** 2 * (1.0 + 1e-12)
+#: the part of a crossing pair's element, next to a free end of it, over which the point its
+#: share is measured at lags its closest point so that the share is stationary at the end
+#: (module docstring, "The hand-over at a free end"; :func:`_lag`)
+LAG = 0.1
+
+
+#: per junction slot of a row (the pair's nodes a0, a1, b0, b1): the five slots handed to
+#: :func:`crossing_share` (the element carrying the point, the measuring element, the far
+#: node) and whether the junction is that element's second node
+_JUNCTION = ((np.array([2, 3, 0, 1, 4]), False), (np.array([2, 3, 0, 1, 5]), True),
+             (np.array([0, 1, 2, 3, 6]), False), (np.array([0, 1, 2, 3, 7]), True))
 
 
 class CrossingShareBlock(ContactRows):
-    """The crossing pairs' take-back across a junction (module docstring), a force block of
+    """The crossing pairs' take-back across junctions (module docstring), a force block of
     the System (the contract of :class:`fembody.elements.base.Block`) on the translation DOFs
-    of five nodes per row ``(a0, a1, b0, b1, f)``: the pair's nodes with the measuring
-    element ``b0 -> b1`` second (B's for a junction of B, A's with the two swapped for one of
-    A) and ``f`` the far node of the element next to it at the junction ``c``.
+    of eight nodes per row ``(a0, a1, b0, b1, f_a0, f_a1, f_b0, f_b1)``: the element pair's
+    nodes and, per node, the far node of the element next to the pair's at that node where
+    the node is a junction (else the node itself, repeated).
 
-    ``nodes (n, 5)`` the node ids; ``dofs (n, 5 d)``; ``X (n, 5, d)`` the reference positions
-    [m]; ``at_b1 (n,)`` whether ``c`` is ``b1`` (else ``b0``); ``radius (n,)`` the sum of
-    the two radii [m] and ``k (n,)`` the point penalty [N/m], the pair's own; ``labels`` the
-    rows' names. The rows check no penetration of their own (``tol`` inf): the element
-    pairs' block does."""
+    ``nodes (n, 8)`` the node ids; ``dofs (n, 8 d)``; ``X (n, 8, d)`` the reference
+    positions [m]; ``junction (n, 4)`` whether each of ``a0, a1, b0, b1`` is a junction the
+    row weights across; ``free (n, 4)`` whether it is a free end (a node of one beam
+    element: the share lags there, :func:`_lag`); ``radius (n,)`` the sum of the two radii
+    [m] and ``k (n,)`` the point penalty [N/m], the pair's own; ``labels`` the rows' names;
+    ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row, the pair's contact's static and
+    kinetic Coulomb coefficients [-] and tangential penalty [N/m] (default None:
+    frictionless; module docstring, "Friction"). The rows check no penetration of their
+    own (``tol`` inf): the element pairs' block does. ``strain_energy`` (of
+    :class:`fembody.contact.rows.ContactRows`) gives per row the energy taken back, ``-(1 -
+    w) (1 - lam) W_point`` [J] (<= 0)."""
 
     family = "beam contact"
     Dd = None
-    friction_slot = None
-    frictional = False
+    friction_slot = None    # set by the System for a frictional block
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
-                 at_b1: np.ndarray, radius: np.ndarray, k: np.ndarray, labels) -> None:
+                 junction: np.ndarray, free: np.ndarray, radius: np.ndarray, k: np.ndarray,
+                 labels, friction: tuple | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
-        self.at_b1 = np.asarray(at_b1, dtype=bool)
+        if self.X.ndim != 3 or self.X.shape[1] != 8 or self.nodes.shape != self.X.shape[:2]:
+            raise ValueError("CrossingShareBlock: rows need eight node slots (a0, a1, b0, b1, "
+                             "f_a0, f_a1, f_b0, f_b1), a node repeating itself where it is "
+                             f"no junction; got nodes {self.nodes.shape}, X {self.X.shape}")
+        self.junction = np.asarray(junction, dtype=bool).reshape(-1, 4)
+        self.free = np.asarray(free, dtype=bool).reshape(-1, 4)
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
-        # the element pairs the rows weight (up to four rows each: a junction at either end
-        # of either element): the cheap screen of :meth:`live` runs once per pair
-        key = np.sort(self.nodes[:, :4], axis=1)
-        _, self._rep, self._pair = np.unique(key, axis=0, return_index=True,
-                                             return_inverse=True)
-        self._pair = self._pair.ravel()
-        self._Xrep = np.ascontiguousarray(self.X[self._rep, :4])
+        self._friction_args = friction
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
+            # open at the pair's reference closest points, as the pair's own point starts
+            z = closest_crossing(self.X[:, :4])[0]
+            self.history0 = History.open(np.column_stack([z, np.zeros((len(z), self.dim))]),
+                                         np.zeros(self.dofs.shape)).frozen()
 
     def _take(self, rows: np.ndarray) -> "CrossingShareBlock":
+        fr = self._friction_args
         return CrossingShareBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
-                                  self.at_b1[rows], self.radius[rows], self.k[rows],
-                                  self._labels)
+                                  self.junction[rows], self.free[rows], self.radius[rows],
+                                  self.k[rows], self._labels,
+                                  None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+
+    def _active(self, pos: np.ndarray) -> np.ndarray:
+        """Per row and junction ``(n, 4)`` whether the share across it weights the pair
+        alone: a junction whose neighbour's pair (the pair's other element against the
+        element next to this one) has no point part of its own (its closest points outside
+        a chord, apart, or the chords near-parallel). Where it has one, the share is
+        blended with the junction rows' ``min`` rule (:func:`junction_blend`, module
+        docstring "Both pairs in their zones")."""
+        return self.junction & ~self._neighbour_point(pos)
+
+    def _neighbour_point(self, pos: np.ndarray) -> np.ndarray:
+        """Per row and junction ``(n, 4)``: a junction whose neighbour's pair has a point
+        part (:meth:`_active`)."""
+        has = np.zeros(self.junction.shape, dtype=bool)
+        for j, (sl, _) in enumerate(_JUNCTION):
+            r = np.flatnonzero(self.junction[:, j])
+            if not r.size:
+                continue
+            # the neighbour's pair: the point's element against (junction, far node)
+            nb = pos[r][:, [sl[0], sl[1], sl[2 + (j % 2)], sl[4]]]
+            zn, okn = closest_crossing(nb)
+            rn = distance("crossing", nb, zn, False)[0]
+            has[r, j] = okn & (rn > 0.0) & (switch(nb, False)[0] < 1.0)
+        return has
+
+    def share(self, pos: np.ndarray, tangent: bool = True, active: np.ndarray | None = None):
+        """The pair's share ``w = prod_j w_j`` ``(n,)`` over its junctions ``j``, its
+        gradient ``(n, 8 d)`` and (``tangent``) Hessian, from the node positions ``pos (n,
+        8, d)`` [m]: ``w_j`` of :func:`crossing_share` at the pair's point on the other
+        element where the junction weights the pair alone (:meth:`_active`, or ``active (n,
+        4)``); where the neighbour's pair has a point part too, ``w_j = 1 - (1 - b_j)(1 -
+        S_j)``, the share ``S_j`` blended out by the junction rows' weight ``b_j`` of
+        :func:`junction_blend` (those rows take back ``b_j`` of the ``min`` rule's pair)."""
+        n, m, d = pos.shape
+        md = m * d
+        both = self._neighbour_point(pos) & self.junction
+        act = (self.junction & ~both) if active is None else np.asarray(active, bool)
+        if active is not None:
+            both = np.zeros_like(act)
+        w, G = np.ones(n), np.zeros((n, md))
+        H = np.zeros((n, md, md)) if tangent else None
+        for j, (sl, at_end) in enumerate(_JUNCTION):
+            r = np.flatnonzero(act[:, j] | both[:, j])
+            if not r.size:
+                continue
+            wj, gj, hj = crossing_share(pos[r][:, sl], np.full(r.size, at_end), tangent,
+                                        free=self.free[r][:, sl[:2]])
+            bl = np.flatnonzero(both[r, j])
+            if bl.size:
+                # w_j = 1 - (1 - b)(1 - S) = S + b (1 - S)
+                bj, gb, hb = junction_blend(pos[r[bl]][:, sl], np.full(bl.size, at_end),
+                                            self.free[r[bl]][:, sl[:2]], tangent)
+                S, gS = wj[bl], gj[bl]
+                if tangent:
+                    hj[bl] = ((1.0 - bj)[:, None, None] * hj[bl]
+                              + (1.0 - S)[:, None, None] * hb
+                              - gS[:, :, None] * gb[:, None, :]
+                              - gb[:, :, None] * gS[:, None, :])
+                gj[bl] = (1.0 - bj)[:, None] * gS + (1.0 - S)[:, None] * gb
+                wj[bl] = S + bj * (1.0 - S)
+            idx = (sl[:, None] * d + np.arange(d)).ravel()
+            g = np.zeros((r.size, md))
+            g[:, idx] += gj     # (a far node repeating its own node adds into it)
+            if tangent:
+                h = np.zeros((r.size, md, md))
+                h5 = np.zeros((r.size, md, idx.size))
+                h5[:, idx] = hj
+                h[:, :, idx] += h5
+                H[r] = (wj[:, None, None] * H[r] + G[r][:, :, None] * g[:, None, :]
+                        + g[:, :, None] * G[r][:, None, :] + w[r][:, None, None] * h)
+            G[r] = wj[:, None] * G[r] + w[r][:, None] * g
+            w[r] = w[r] * wj
+        return w, G, H
 
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: the pair's chords not
         near-parallel (a compiled screen of their cosines: a superset of the point weight
-        ``1 - lam > 0``), its closest points inside both chords and penetrating, the share
-        ``w < 1``, and the neighbour's pair with no point part (module docstring). Every
-        other row's energy, force and tangent are exactly zero."""
+        ``1 - lam > 0``), its closest points inside both chords and penetrating, and the
+        share ``w < 1`` (:meth:`share`). Every other row's energy, force and tangent are
+        exactly zero."""
         from ._kernels import chord_cosines
-        from .junction import _POINT_SCREEN
         if not len(self):
             return np.zeros(0, dtype=np.int64)
-        n, d = len(self), self.dim
-        rep = self._rep
-        pair = self._Xrep + np.take(x, rep, axis=0)[:, :4 * d].reshape(-1, 4, d)
-        near = chord_cosines(pair, np.arange(len(rep), dtype=np.int64), _AT) < _POINT_SCREEN
-        rows = np.flatnonzero(near[self._pair])
+        pos = self.positions(x)
+        rows = np.flatnonzero(chord_cosines(np.ascontiguousarray(pos[:, :4]),
+                                            np.arange(len(self), dtype=np.int64), _AT)
+                              < _POINT_SCREEN)
         if not rows.size:
             return rows
-        p = self.X[rows] + x[rows].reshape(-1, 5, d)
+        p = pos[rows]
         z, ok = closest_crossing(p[:, :4])
         rho = distance("crossing", p[:, :4], z, False)[0]
         keep = ok & (rho > 0.0) & (rho < self.radius[rows])
         rows, p = rows[keep], p[keep]
         if not rows.size:
             return rows
-        w = crossing_share(p, self.at_b1[rows], tangent=False)[0]
-        keep = w < 1.0
-        rows, p = rows[keep], p[keep]
-        if not rows.size:
-            return rows
-        # the neighbour's pair (a0, a1, c, f): where it has a point part of its own (its
-        # closest points inside both chords, not near-parallel) the junction rows decide
-        c = np.where(self.at_b1[rows], 3, 2)
-        nb = np.stack([p[:, 0], p[:, 1], p[np.arange(len(p)), c], p[:, 4]], axis=1)
-        zn, okn = closest_crossing(nb)
-        rn = distance("crossing", nb, zn, False)[0]
-        return rows[~(okn & (rn > 0.0) & (switch(nb, False)[0] < 1.0))]
+        return rows[self._take(rows).share(p, tangent=False)[0] < 1.0]
+
+    def _factor(self, pos: np.ndarray, tangent: bool):
+        """The part ``a = (1 - w) (1 - lam)`` ``(n,)`` of each pair's point part the rows
+        take back (:meth:`share` ``w``, ``lam`` the line weight of
+        :func:`fembody.contact.line.switch`), its gradient ``(n, 8 d)`` and (``tangent``)
+        Hessian, from the node positions ``pos (n, 8, d)`` [m]."""
+        n, m, d = pos.shape
+        md, pd = m * d, 4 * d
+        lam, gl4, hl4 = switch(pos[:, :4], tangent)
+        w, gw, hw = self.share(pos, tangent)
+        gl = np.zeros((n, md))
+        gl[:, :pd] = gl4
+        a = (1.0 - w) * (1.0 - lam)
+        da = -(1.0 - lam)[:, None] * gw - (1.0 - w)[:, None] * gl
+        ha = None
+        if tangent:
+            hl = np.zeros((n, md, md))
+            hl[:, :pd, :pd] = hl4
+            ha = (-(1.0 - lam)[:, None, None] * hw - (1.0 - w)[:, None, None] * hl
+                  + gw[:, :, None] * gl[:, None, :] + gl[:, :, None] * gw[:, None, :])
+        return a, da, ha
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Per row the energy taken back ``E = -(1 - w) (1 - lam) W_point`` [J] ``(n,)``, its
-        gradient ``(n, 5 d)`` and (``tangent``) Hessian (every row evaluated)."""
+        gradient ``(n, 8 d)`` and (``tangent``) Hessian (every row evaluated)."""
         pos = self.positions(x)
         n, m, d = pos.shape
         md, pd = m * d, 4 * d
-        pair = pos[:, :4]
-        lam, gl4, hl4 = switch(pair, tangent)
-        Wp, fp4, Kp4 = point_part(pair, self.k, self.radius, tangent)
-        w, gw, hw = crossing_share(pos, self.at_b1, tangent)
-        gl, fp = np.zeros((n, md)), np.zeros((n, md))
-        gl[:, :pd], fp[:, :pd] = gl4, fp4
-        a = (1.0 - w) * (1.0 - lam)                    # the share of the point part removed
-        da = -(1.0 - lam)[:, None] * gw - (1.0 - w)[:, None] * gl
+        Wp, fp4, Kp4 = point_part(pos[:, :4], self.k, self.radius, tangent)
+        a, da, ha = self._factor(pos, tangent)
+        fp = np.zeros((n, md))
+        fp[:, :pd] = fp4
         E = -a * Wp
         f = -(a[:, None] * fp + Wp[:, None] * da)
         if not tangent:
             return E, f, None
-        hl, Kp = np.zeros((n, md, md)), np.zeros((n, md, md))
-        hl[:, :pd, :pd], Kp[:, :pd, :pd] = hl4, Kp4
-        ha = (-(1.0 - lam)[:, None, None] * hw - (1.0 - w)[:, None, None] * hl
-              + gw[:, :, None] * gl[:, None, :] + gl[:, :, None] * gw[:, None, :])
+        Kp = np.zeros((n, md, md))
+        Kp[:, :pd, :pd] = Kp4
         K = -(a[:, None, None] * Kp + da[:, :, None] * fp[:, None, :]
               + fp[:, :, None] * da[:, None, :] + Wp[:, None, None] * ha)
         return E, f, K
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
-        """Internal forces ``dE/dX`` ``(n, 5 d)`` [N] and (``tangent``) the stiffness (the
+        """Internal forces ``dE/dX`` ``(n, 8 d)`` [N] and (``tangent``) the stiffness (the
         idle rows' are zero, :meth:`live`)."""
         return self._whole(*self.live_forces(x, tangent))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history=None):
-        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 5 d)``
-        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 5
-        d, 5 d)`` (else None), what the System adds in a Newton iteration."""
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 8 d)``
+        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 8
+        d, 8 d)`` (else None), what the System adds in a Newton iteration."""
         n, m = self.dofs.shape
         live = self.live(x)
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
-        _, fl, Kl = self._take(live)._energy(x[live], tangent)
+        sub = self._take(live)
+        _, fl, Kl = sub._energy(x[live], tangent)
+        if self.frictional:
+            h = None if history is None else History(*(a[live] for a in history))
+            Ff, Kf = sub._friction(x[live], h, tangent)[:2]
+            fl = fl + Ff
+            if tangent:
+                Kl = Kl + Kf
         f[live] = fl
         return f, live, Kl
 
-    def strain_energy(self, x: np.ndarray) -> np.ndarray:
-        """The energy taken back per row, ``-(1 - w) (1 - lam) W_point`` [J] (<= 0)."""
-        E = np.zeros(len(self))
-        live = self.live(x)
-        if live.size:
-            E[live] = self._take(live)._energy(x[live], False)[0]
-        return E
+    # ------------------------------------------------------------------------- friction
+    def _mirror(self, x: np.ndarray, history: History, tangent: bool):
+        """The pair's point friction as the element pairs' block runs it, before its weight
+        ``1 - lam``: the return mapping (:func:`fembody.contact.friction.coulomb`) at the
+        pair's closest points with the normal force ``k max(-g, 0)`` [N] and the tied points
+        ``x_A(s_a) - x_B(t_a) - o`` of this block's anchors ``(s_a, t_a, o)`` (``history``),
+        which follow the pair's own (:meth:`advance`). Returns the forces on the pair's four
+        nodes ``(n, 4 d)`` [N], (``tangent``) their derivative ``(n, 4 d, 4 d)``, the mapping
+        (:class:`fembody.contact.friction.Coulomb`), the closest points ``(n, 2)`` and the
+        normal force ``(n,)`` [N]."""
+        pos = self.positions(x)[:, :4]
+        n, _, d = pos.shape
+        z, ok = closest_crossing(pos)
+        rho, G, H = distance("crossing", pos, z, tangent)
+        g = rho - self.radius
+        kon = np.where(ok & (rho != 0.0) & (g < 0.0), self.k, 0.0)
+        N = -kon * g
+        nrm = G[:, :d] + G[:, d:2 * d]
+        s_a, t_a = history.anchor[:, 0], history.anchor[:, 1]
+        ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
+        w = np.einsum("pm,pmi->pi", ca, pos) - history.anchor[:, 2:]
+        dw = dn = dN = None
+        if tangent:
+            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(n, d, 4 * d)
+            dn = H[:, :d, :] + H[:, d:2 * d, :]
+            dN = -kon[:, None] * G
+        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, history.sliding, dw, dn, dN)
+        F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
+        K4 = None
+        if tangent:
+            K4 = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 4 * d, 4 * d)
+        return F4, K4, c, z, N
+
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool):
+        """The friction the rows take back ``(n, 8 d)`` [N], (``tangent``) its stiffness, the
+        mirrored mapping (:meth:`_mirror`), the part taken back ``(1 - w) (1 - lam)`` and the
+        pair's point normal force [N], at ``x`` with the anchors of ``history``
+        (None: :attr:`history0`): ``-(1 - w) (1 - lam) F_point``, the share of the pair's
+        point friction ``(1 - lam) F_point`` the share removes (module docstring,
+        "Friction"), with the factor's gradient in the tangent."""
+        h = self.history0 if history is None else history
+        n, m = x.shape
+        pd = 4 * self.dim
+        F4, K4, c, _, N = self._mirror(x, h, tangent)
+        a, da, _ = self._factor(self.positions(x), False)
+        F = np.zeros((n, m))
+        F[:, :pd] = -a[:, None] * F4
+        K = None
+        if tangent:
+            K = np.zeros((n, m, m))
+            K[:, :pd, :pd] = -a[:, None, None] * K4
+            K[:, :pd, :] -= F4[:, :, None] * da[:, None, :]
+        return F, K, c, a, N
+
+    def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at ``x``, the energy [J] the
+        step's slip dissipated and the energy of the tangential springs the rows hold
+        (negative: the part of the pairs' springs they take back) [J], as
+        :meth:`fembody.contact.beams.BeamContactBlock.advance`. Every row whose pair's point
+        presses runs the pair's own mapping on its anchors, whatever its share, so that
+        they stay the pair's: a sticking point keeps its anchor; a slipping one takes the
+        current closest points with the offset ``-T / k_t``, an open one (every other
+        row) the current closest points with none."""
+        n, m = x.shape
+        d = self.dim
+        pos = self.positions(x)[:, :4]
+        z, ok = closest_crossing(pos)
+        rho = distance("crossing", pos, z, False)[0]
+        press = np.flatnonzero(ok & (rho != 0.0) & (rho < self.radius))
+        F, T = np.zeros((n, m)), np.zeros((n, d))
+        on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        ds, stored = np.zeros(n), np.zeros(n)
+        if press.size:
+            sub = self._take(press)
+            hp = History(*(a[press] for a in history))
+            Fp, _, c, a, N = sub._friction(x[press], hp, False)
+            F[press], T[press], on[press] = Fp, c.f, N > 0.0
+            slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
+        fresh = np.column_stack([z, -T / self.kt[:, None]])
+        keep = on & ~slipping
+        anchor = np.where(keep[:, None], history.anchor, fresh)
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """No gap of its own (the pair's is the element pairs' block's): inf, not in a zone."""
@@ -221,7 +493,7 @@ class CrossingShareBlock(ContactRows):
         if live.size:
             p = pos[live]
             lam = switch(p[:, :4], False)[0]
-            w = crossing_share(p, self.at_b1[live], tangent=False)[0]
+            w = self._take(live).share(p, tangent=False)[0]
             F[live] = -(1.0 - w) * (1.0 - lam) * self.k[live] * np.maximum(-g[live], 0.0)
         on = np.zeros(n)
         on[live] = 1.0
@@ -230,11 +502,14 @@ class CrossingShareBlock(ContactRows):
     def report_labels(self) -> list[str]:
         return [self.label(i) for i in range(len(self))]
 
-    def report(self, x: np.ndarray, history=None) -> dict[str, np.ndarray]:
+    def report(self, x: np.ndarray, history: History | None = None) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force
         taken back, <= 0), ``point`` midway between the pair's closest points (clamped to
         the chords) [m] and ``normal`` (unit, from the measuring element's point to the
-        other's; 0 where they meet)."""
+        other's; 0 where they meet); with a run's ``history`` a frictional block also
+        ``tangential_force`` [N] (the size of the friction force taken back), ``slip`` [m]
+        (the pair's point's, which the anchors follow) and ``stick`` (taking back and not
+        sliding)."""
         F, g = self.resultants(x)[:, :2].T
         pos = self.positions(x)
         z = np.clip(closest_crossing(pos[:, :4])[0], 0.0, 1.0)
@@ -242,57 +517,74 @@ class CrossingShareBlock(ContactRows):
         pb = pos[:, 2] + z[:, 1:] * (pos[:, 3] - pos[:, 2])
         r = pa - pb
         rho = np.linalg.norm(r, axis=1)
-        return {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb),
-                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb),
+               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        if self.frictional and history is not None:
+            T = np.zeros(len(self))
+            live = self.live(x)
+            if live.size:
+                _, _, c, a, _ = self._take(live)._friction(
+                    x[live], History(*(h[live] for h in history)), False)
+                T[live] = a * np.linalg.norm(c.f, axis=1)
+            out.update(tangential_force=T, slip=history.slip,
+                       stick=(F < 0.0) & ~history.sliding)
+        return out
 
 
 def share_rows(model, contacts: list) -> tuple[tuple, list]:
     """The rows of :class:`CrossingShareBlock` for the spatial contacts' element pairs
     (compile time): ``contacts`` per contact ``(contact, its elements, their node ids (n,
-    2), the broad phase's candidate pairs (p, 2), the elements' radii (n,))``. Per pair and
-    per end ``c`` of each of its two elements where exactly two beam elements of the model
-    meet (a junction: the element and its neighbour, of one beam or of two joined there, as
-    :func:`fembody.contact.junction.junction_rows` counts them) one row. Returns ``(ids (r,
-    5), at_b1 (r,), radius sum (r,) [m], stiffness (r,) [N/m])`` and per row its name
-    ``(contact, element i, element j, junction node)``. A neighbour that is the pair's
-    other element, or shares a node with it (self-contact next to a fold), is left out."""
-    ends = [tuple(nd_.id for nd_ in e.nodes) for body in model.bodies for e in body.elements
-            if e.family == "beam"]
+    2), the broad phase's candidate pairs (p, 2), the elements' radii (n,))``. One row per
+    pair with a junction at one of its four nodes: a node where exactly two beam elements
+    of the model meet (the element and its neighbour, of one beam or of two joined there, as
+    :func:`fembody.contact.junction.junction_rows` counts them), whose neighbour is not the
+    pair's other element and shares no node with it (self-contact next to a fold). Returns
+    ``(ids (r, 8), junction (r, 4), free (r, 4), radius sum (r,) [m], stiffness (r,)
+    [N/m], friction (r, 3))`` (the block's arguments; ``friction`` the contact's ``(mu_s,
+    mu_k, k_t)``) and per row its name ``(contact, element i, element j, "node(s) ..."
+    of its junctions)``."""
+    around = beam_neighbours(model)
     n_nodes = 1 + max((n.id for n in model.nodes), default=0)
-    count = np.zeros(n_nodes, dtype=np.int64)
-    far = np.full((n_nodes, 2), -1, dtype=np.int64)     # the far nodes of a junction's two
-    for i, j in ends:                                   # elements (compile time only)
-        for c, o in ((i, j), (j, i)):
-            if count[c] < 2:
-                far[c, count[c]] = o
-            count[c] += 1
+    # the far nodes of a junction's two elements (-1 elsewhere: a free end or a branch)
+    far = np.full((n_nodes, 2), -1, dtype=np.int64)
+    free = np.zeros(n_nodes, dtype=bool)
+    for c, nb in around.items():
+        if len(nb) == 2:
+            far[c] = (nb[0][0], nb[1][0])
+        free[c] = len(nb) == 1
+    junction = far[:, 0] >= 0
     parts, names = [], []
     for bc, els, nodes, pairs, rad in contacts:
         if not len(pairs):
             continue
-        for first, second in ((0, 1), (1, 0)):          # B the second element, then A
-            ea, eb = pairs[:, first], pairs[:, second]
-            pa, pb = nodes[ea], nodes[eb]
-            for end in (0, 1):
-                c, o = pb[:, end], pb[:, 1 - end]
-                f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
-                keep = ((count[c] == 2) & (f != pa[:, 0]) & (f != pa[:, 1])
-                        & (c != pa[:, 0]) & (c != pa[:, 1]))
-                if not keep.any():
-                    continue
-                k = np.flatnonzero(keep)
-                parts.append((np.column_stack([pa[k], pb[k], f[k]]),
-                              np.full(k.size, end == 1), rad[ea[k]] + rad[eb[k]],
-                              np.full(k.size, float(bc.stiffness))))
-                names += [(bc, els[i], els[j], int(cc))
-                          for i, j, cc in zip(pairs[k, 0], pairs[k, 1], c[k])]
+        ids = np.concatenate([nodes[pairs[:, 0]], nodes[pairs[:, 1]]], axis=1)   # (p, 4)
+        fars, juns = np.empty_like(ids), np.zeros(ids.shape, dtype=bool)
+        for j in range(4):
+            c, o = ids[:, j], ids[:, j ^ 1]                 # the node and its element's other
+            oth = ids[:, [2, 3] if j < 2 else [0, 1]]       # the pair's other element
+            f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
+            juns[:, j] = (junction[c] & (f != oth[:, 0]) & (f != oth[:, 1])
+                          & (c != oth[:, 0]) & (c != oth[:, 1]))
+            fars[:, j] = np.where(juns[:, j], f, c)
+        k = np.flatnonzero(juns.any(axis=1))
+        if not k.size:
+            continue
+        parts.append((np.concatenate([ids[k], fars[k]], axis=1), juns[k], free[ids[k]],
+                      rad[pairs[k, 0]] + rad[pairs[k, 1]],
+                      np.full(k.size, float(bc.stiffness)),
+                      np.tile([float(bc.friction), float(bc.kinetic_friction),
+                               float(bc.tangential_stiffness)], (k.size, 1))))
+        names += [(bc, els[i], els[j], ("node " if jn.sum() == 1 else "nodes ")
+                   + ", ".join(str(int(v)) for v in row[jn]))
+                  for i, j, row, jn in zip(pairs[k, 0], pairs[k, 1], ids[k], juns[k])]
     if not parts:
-        return (np.zeros((0, 5), dtype=np.int64), np.zeros(0, bool), np.zeros(0),
-                np.zeros(0)), []
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4)), names
+        return (np.zeros((0, 8), dtype=np.int64), np.zeros((0, 4), bool),
+                np.zeros((0, 4), bool), np.zeros(0), np.zeros(0), np.zeros((0, 3))), []
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(6)), names
 
 
-def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
+def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
+                   free: np.ndarray | None = None, step=None):
     """The share a crossing pair's point part is weighted by across a junction of B (the
     module docstring): ``x (n, 5, d) = (a0, a1, b0, b1, f)``, ``f`` the far node of the element
     next to B's at the junction ``c`` (``b1`` where ``at_b1 (n,)``, else ``b0``). With ``z
@@ -300,16 +592,189 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
     (x_A - c) . t_B``, ``s_j = (x_A - c) . t_f`` (unit directions from ``c`` along B's
     element and the neighbour's), ``w = S((s_i - s_j) / (BAND (s_i + s_j)))`` where ``s_i
     + s_j > 0``, else 1: the end rows' share (ends._share) taken at the pair's own point.
+    ``free (n, 2)`` (default None: no free end) whether ``a0``, ``a1`` are free ends: there
+    ``x_A`` is taken at ``sigma(s*)`` (:func:`_lag`), not ``s*``, so that the weight is
+    stationary in ``s*`` at the end (the module docstring, "The hand-over at a free end").
+    ``step`` (default None: ``S``) another function of ``eta`` returning its value and first
+    two derivatives (:func:`_own_step`, for :func:`junction_blend`).
     Returns ``w (n,)``, its gradient ``(n, 5 d)`` and (``tangent``) Hessian: through the
     closest point, whose second derivatives come from the stationarity ``phi_z = 0`` of
     ``phi = |r|^2 / 2``, ``r = sum_m c_m(z) x_m`` bilinear in ``z`` and the nodes."""
     from .ends import BAND, _projection, _smoothstep
+    step = _smoothstep if step is None else step
+    n, m, d = x.shape
+    md = m * d
+    z, zX, zXX = _closest_derivatives(x, tangent)
+    s = z[:, 0]
+    I = np.eye(d)
+    # x_A = (1 - q) a0 + q a1, q = sigma(s*) (s* itself away from free ends), and its
+    # derivatives in the nodes
+    q, q1, q2 = _lag(s, np.zeros((n, 2), bool) if free is None else np.asarray(free, bool))
+    qX = q1[:, None] * zX[:, 0]
+    xa = x[:, 0] + q[:, None] * (x[:, 1] - x[:, 0])
+    e1 = x[:, 1] - x[:, 0]
+    xX = np.einsum("ni,na->nia", e1, qX)                                   # (n, d, md)
+    xX[:, :, 0:d] += (1.0 - q)[:, None, None] * I
+    xX[:, :, d:2 * d] += q[:, None, None] * I
+    # eta on the extended slots (x_A, a0, a1, b0, b1, f): x_A is ends' end slot PE = 0
+    y = np.concatenate([xa[:, None], x], axis=1)
+    w = np.ones(n)
+    G = np.zeros((n, md))
+    H = np.zeros((n, md, md)) if tangent else None
+    for flag in (False, True):
+        rows = np.flatnonzero(np.asarray(at_b1) == flag)
+        if not rows.size:
+            continue
+        yc, yf = (4, 3) if flag else (3, 4)     # c (b1 or b0) and B's other node, after x_A
+        si, gi, hi = _projection(y[rows], yc, yf, tangent)
+        sj, gj, hj = _projection(y[rows], yc, 5, tangent)
+        sg = si + sj
+        pos_ = sg > 0.0
+        eta = np.where(pos_, (si - sj) / (BAND * np.where(pos_, sg, 1.0)), np.inf)
+        S, dS, d2S = step(eta)
+        gs = gi + gj
+        safe = np.where(pos_, sg, 1.0)
+        ge = ((gi - gj) / BAND - np.where(pos_, eta, 0.0)[:, None] * gs) / safe[:, None]
+        # chain: Y = (x_A, X); dY/dX = J (stack of x_X and the identity)
+        J = np.concatenate([xX[rows], np.broadcast_to(np.eye(md), (rows.size, md, md))],
+                           axis=1)                                          # (r, d + md, md)
+        w[rows] = S
+        geX = np.einsum("na,nab->nb", ge, J)
+        G[rows] = dS[:, None] * geX
+        if tangent:
+            outer = lambda a, b_: a[:, :, None] * b_[:, None, :]
+            hs = hi + hj
+            e_ = np.where(pos_, eta, 0.0)
+            he = ((hi - hj) / BAND - e_[:, None, None] * hs - outer(ge, gs)
+                  - outer(gs, ge)) / safe[:, None, None]
+            # x_A's second derivatives: through q (with e1) and the cross terms q_X (a0, a1)
+            qXX = (q2[rows, None, None] * zX[rows, 0][:, :, None] * zX[rows, 0][:, None, :]
+                   + q1[rows, None, None] * zXX[rows, 0])
+            xXX = np.einsum("ni,nab->niab", e1[rows], qXX)
+            sX = qX[rows]
+            for sl, sign in ((0, -1.0), (1, 1.0)):
+                for i in range(d):
+                    xXX[:, i, sl * d + i, :] += sign * sX
+                    xXX[:, i, :, sl * d + i] += sign * sX
+            heX = (np.einsum("nab,nac,nbd->ncd", he, J, J)
+                   + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
+            H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
+    return w, G, H
+
+
+def _own_step(eta: np.ndarray):
+    """``U(eta)``: 0 up to ``eta = 0`` (the point as near to the neighbour's element as to
+    its own: below, the neighbour's), rising to 1 at ``eta = 1`` (the edge of the share's
+    band, where ``S`` reaches 1), C2; and its first two derivatives. ``U > 0``: the point
+    is on its own element's side, a local minimum of the distance; ``U = 1``: by the band's
+    margin (:func:`junction_blend`)."""
+    from .ends import _smoothstep
+    S, dS, d2S = _smoothstep(2.0 * eta - 1.0)
+    return S, 2.0 * dS, 4.0 * d2S
+
+
+def _end_step(s: np.ndarray, free: np.ndarray):
+    """``zeta(s)`` ``(n,)`` and its first two derivatives in ``s``: 1 along an element except
+    within :data:`LAG` of a free end (``free (n, 2)``: its node at ``s = 0``, at ``s = 1``),
+    where it falls to 0 at the end with zero slope (C2), and 0 beyond a free end."""
+    from .ends import _smoothstep
+    z, z1, z2 = np.ones_like(s), np.zeros_like(s), np.zeros_like(s)
+    for end, u, du in ((1, (1.0 - s) / LAG, -1.0 / LAG), (0, s / LAG, 1.0 / LAG)):
+        on = np.asarray(free[:, end], bool)
+        S, dS, d2S = _smoothstep(2.0 * u - 1.0)
+        S = np.where(on, S, 1.0)
+        dS = np.where(on, 2.0 * du * dS, 0.0)
+        d2S = np.where(on, 4.0 * du * du * d2S, 0.0)
+        z, z1, z2 = z * S, z1 * S + z * dS, z2 * S + 2.0 * z1 * dS + z * d2S
+    return z, z1, z2
+
+
+def _product(parts, tangent: bool):
+    """The product of factors ``(value (n,), gradient (n, k), Hessian (n, k, k) or None)``
+    with its gradient and (``tangent``) Hessian."""
+    v, g, h = parts[0]
+    v, g = v.copy(), g.copy()
+    h = h.copy() if tangent else None
+    for v2, g2, h2 in parts[1:]:
+        if tangent:
+            h = (v2[:, None, None] * h + v[:, None, None] * h2 + g[:, :, None] * g2[:, None, :]
+                 + g2[:, :, None] * g[:, None, :])
+        g = v2[:, None] * g + v[:, None] * g2
+        v = v * v2
+    return v, g, h
+
+
+def junction_blend(x: np.ndarray, at_b1: np.ndarray, free: np.ndarray, tangent: bool = True):
+    """The junction rows' weight ``b`` ``(n,)`` (module docstring, "Both pairs in their
+    zones"), its gradient ``(n, 5 d)`` and (``tangent``) Hessian, for the two pairs of an
+    element A ``(a0, a1)`` with the two elements at a junction ``c`` of B: ``x (n, 5, d) =
+    (a0, a1, b0, b1, f)`` as :func:`crossing_share` (``c = b1`` where ``at_b1 (n,)``, else
+    ``b0``; ``f`` the far node of B's element next to ``(b0, b1)`` at ``c``), ``free (n,
+    2)`` whether ``a0``, ``a1`` are free ends. ``b = zeta_1 zeta_2 (1 - U_1 U_2)``: ``U_i =
+    U(eta_i)`` (:func:`_own_step`) whether pair ``i``'s point is clearly its own local
+    minimum of the distance (``eta_i`` the share's, :func:`crossing_share`, at that pair's
+    point against its own neighbour) and ``zeta_i = zeta(s*_i)`` (:func:`_end_step`) of its
+    closest point on A: 0 near a free end of A, where the end rows hand over with the share.
+    Symmetric in the two pairs, so the share block (row by pair) and the junction rows (row
+    by junction and element) compute the same ``b`` from the same five nodes."""
+    n, m, d = x.shape
+    md = m * d
+    at_b1 = np.asarray(at_b1, bool)
+    b = np.zeros(n)
+    G = np.zeros((n, md))
+    H = np.zeros((n, md, md)) if tangent else None
+    for flag in (False, True):
+        rows = np.flatnonzero(at_b1 == flag)
+        if not rows.size:
+            continue
+        xr, fr = x[rows], np.asarray(free, bool)[rows]
+        # the neighbour's pair (a0, a1, c, f) with its own neighbour's far node, B's other
+        # node: its junction at its b0
+        perm = np.array([0, 1, 3, 4, 2] if flag else [0, 1, 2, 4, 3])
+        idx = (perm[:, None] * d + np.arange(d)).ravel()
+        parts_u, parts_z = [], []
+        for k, (xp, at) in enumerate(((xr, np.full(rows.size, flag)),
+                                      (xr[:, perm], np.zeros(rows.size, bool)))):
+            u, gu, hu = crossing_share(xp, at, tangent, step=_own_step)
+            z, zX, zXX = _closest_derivatives(xp, tangent)
+            e, e1, e2 = _end_step(z[:, 0], fr)
+            ge = e1[:, None] * zX[:, 0]
+            he = None
+            if tangent:
+                he = (e2[:, None, None] * zX[:, 0][:, :, None] * zX[:, 0][:, None, :]
+                      + e1[:, None, None] * zXX[:, 0])
+            if k == 1:          # back to the slots of x
+                gu2, ge2 = np.zeros_like(gu), np.zeros_like(ge)
+                gu2[:, idx], ge2[:, idx] = gu, ge
+                gu, ge = gu2, ge2
+                if tangent:
+                    hu2, he2 = np.zeros_like(hu), np.zeros_like(he)
+                    hu2[:, idx[:, None], idx[None, :]] = hu
+                    he2[:, idx[:, None], idx[None, :]] = he
+                    hu, he = hu2, he2
+            parts_u.append((u, gu, hu))
+            parts_z.append((e, ge, he))
+        uu, gU, hU = _product(parts_u, tangent)
+        one = (1.0 - uu, -gU, -hU if tangent else None)
+        b[rows], G[rows], h = _product(parts_z + [one], tangent)
+        if tangent:
+            H[rows] = h
+    return b, G, H
+
+
+def _closest_derivatives(x: np.ndarray, tangent: bool):
+    """The closest points ``z = (s*, t*)`` ``(n, 2)`` of the chords ``x[:, 0] -> x[:, 1]``
+    and ``x[:, 2] -> x[:, 3]`` (:func:`fembody.contact.geometry.closest_crossing`) and
+    their first ``(n, 2, m d)`` and (``tangent``) second derivatives ``(n, 2, m d, m d)``
+    with respect to the ``m >= 4`` slots of ``x (n, m, d)`` (zero on the slots past the
+    fourth)."""
     n, m, d = x.shape
     md = m * d
     z, _ = closest_crossing(x[:, :4])
     s, t = z[:, 0], z[:, 1]
-    c = np.column_stack([1.0 - s, s, t - 1.0, -t, np.zeros(n)])          # r = sum c_m x_m
-    ck = np.array([[-1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0, 0.0]])  # dc/dz_k
+    c = np.column_stack([1.0 - s, s, t - 1.0, -t, np.zeros((n, m - 4))])    # r = sum c_m x_m
+    ck = np.zeros((2, m))
+    ck[0, :2], ck[1, 2:4] = (-1.0, 1.0), (1.0, -1.0)                         # dc/dz_k
     r = np.einsum("nm,nmi->ni", c, x)
     rz = np.einsum("km,nmi->nki", ck, x)                                   # (n, 2, d)
     A = np.einsum("nki,nli->nkl", rz, rz)
@@ -333,51 +798,23 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True):
         rhs = (np.einsum("nklb,nla->nkab", dA, zX) + dpX
                + np.einsum("nkal,nlb->nkab", dpz, zX))
         zXX = -np.einsum("nkl,nlab->nkab", Ai, rhs)                        # (n, 2, md, md)
-    # x_A = (1 - s) a0 + s a1 and its derivatives in the nodes
-    xa = x[:, 0] + s[:, None] * (x[:, 1] - x[:, 0])
-    e1 = x[:, 1] - x[:, 0]
-    xX = np.einsum("ni,na->nia", e1, zX[:, 0])                             # (n, d, md)
-    xX[:, :, 0:d] += (1.0 - s)[:, None, None] * I
-    xX[:, :, d:2 * d] += s[:, None, None] * I
-    # eta on the extended slots (x_A, a0, a1, b0, b1, f): x_A is ends' end slot PE = 0
-    y = np.concatenate([xa[:, None], x], axis=1)
-    w = np.ones(n)
-    G = np.zeros((n, md))
-    H = np.zeros((n, md, md)) if tangent else None
-    for flag in (False, True):
-        rows = np.flatnonzero(np.asarray(at_b1) == flag)
-        if not rows.size:
-            continue
-        yc, yf = (4, 3) if flag else (3, 4)     # c (b1 or b0) and B's other node, after x_A
-        si, gi, hi = _projection(y[rows], yc, yf, tangent)
-        sj, gj, hj = _projection(y[rows], yc, 5, tangent)
-        sg = si + sj
-        pos_ = sg > 0.0
-        eta = np.where(pos_, (si - sj) / (BAND * np.where(pos_, sg, 1.0)), np.inf)
-        S, dS, d2S = _smoothstep(eta)
-        gs = gi + gj
-        safe = np.where(pos_, sg, 1.0)
-        ge = ((gi - gj) / BAND - np.where(pos_, eta, 0.0)[:, None] * gs) / safe[:, None]
-        # chain: Y = (x_A, X); dY/dX = J (stack of x_X and the identity)
-        J = np.concatenate([xX[rows], np.broadcast_to(np.eye(md), (rows.size, md, md))],
-                           axis=1)                                          # (r, d + md, md)
-        w[rows] = S
-        geX = np.einsum("na,nab->nb", ge, J)
-        G[rows] = dS[:, None] * geX
-        if tangent:
-            outer = lambda a, b_: a[:, :, None] * b_[:, None, :]
-            hs = hi + hj
-            e_ = np.where(pos_, eta, 0.0)
-            he = ((hi - hj) / BAND - e_[:, None, None] * hs - outer(ge, gs)
-                  - outer(gs, ge)) / safe[:, None, None]
-            # x_A's second derivatives: through s* (with e1) and the cross terms s*_X (a0, a1)
-            xXX = np.einsum("ni,nab->niab", e1[rows], zXX[rows, 0])
-            sX = zX[rows, 0]
-            for sl, sign in ((0, -1.0), (1, 1.0)):
-                for i in range(d):
-                    xXX[:, i, sl * d + i, :] += sign * sX
-                    xXX[:, i, :, sl * d + i] += sign * sX
-            heX = (np.einsum("nab,nac,nbd->ncd", he, J, J)
-                   + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
-            H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
-    return w, G, H
+    return z, zX, zXX
+
+
+def _lag(s: np.ndarray, free: np.ndarray):
+    """The parameter ``q = sigma(s)`` ``(n,)`` at which a crossing pair's share is measured
+    along its element, and ``dq/ds``, ``d2q/ds2``: ``s`` itself, except within
+    :data:`LAG` of a free end (``free (n, 2)``: the element's node at ``s = 0``, at ``s =
+    1``), where ``sigma(s) = s -+ LAG h(u)``, ``h(u) = u^4 - u^3``, ``u`` rising from 0 at
+    ``LAG`` inside the element to 1 at the end: ``sigma`` is C2 where the lag starts, keeps
+    the end (``sigma = s`` there) with zero slope, rises monotonically (``sigma' = 1 - h'(u)
+    >= 0``) and lags ``s`` by at most ``27/256 LAG`` towards the end."""
+    q, q1, q2 = s.copy(), np.ones_like(s), np.zeros_like(s)
+    for end, sign in ((1, 1.0), (0, -1.0)):
+        u = np.clip((s - 1.0 + LAG) / LAG if end else (LAG - s) / LAG, 0.0, 1.0)
+        on = free[:, end] & (u > 0.0)
+        h, dh, d2h = u ** 4 - u ** 3, 4.0 * u ** 3 - 3.0 * u ** 2, 12.0 * u ** 2 - 6.0 * u
+        q = np.where(on, s - sign * LAG * h, q)
+        q1 = np.where(on, 1.0 - dh, q1)
+        q2 = np.where(on, -sign * d2h / LAG, q2)
+    return q, q1, q2

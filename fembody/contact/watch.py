@@ -115,11 +115,18 @@ class ContactWatch:
             why = "penetrate by {:.3g} m"
             if not bad.any() and self.past:
                 # a step across the contact's edge (open at one end, closed at the other)
-                # ends at most BEND of the tolerance deep on its closed side
+                # ends at most BEND of the tolerance deep on its closed side. Open means a
+                # finite gap at or above zero: a row leaving its zone with its gap closed,
+                # or entering it closed from no gap at all (inf: a row that measures none
+                # outside its zone), hands the contact over to or takes it from another row
+                # (a crossing pair at s* = 1 and a free end's row); the rows touching at
+                # both ends of the step are held to rule 3
                 g0 = self.past[-1][1][j]
                 shut, shut0 = zone & (g < 0.0), g0 < 0.0
-                bad = (shut & ~shut0 & (g < -BEND * b.tol)) | \
-                    (shut0 & ~shut & (g0 < -BEND * b.tol))
+                opened = (g >= 0.0) & np.isfinite(g)
+                opened0 = (g0 >= 0.0) & np.isfinite(g0)
+                bad = (shut & opened0 & (g < -BEND * b.tol)) | \
+                    (shut0 & opened & (g0 < -BEND * b.tol))
                 why = "cross its contact's edge to {:.3g} m deep"
                 if bad.any():
                     g = np.where(shut, g, g0)

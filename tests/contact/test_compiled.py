@@ -241,8 +241,9 @@ def test_energy_gaps_and_resultants_equal_the_numpy_path():
     """The once-per-step quantities of spatial pairs (strain_energy, contact_gaps,
     resultants: compiled) against numpy: line.blended's energy and force on the touching
     rows, the point gap of BeamContactBlock.gaps and line.line_gaps' smallest Gauss-point
-    gap, combined as the block documents; pairs in line, switch and point contact, touching
-    and apart, and pairs whose closest points leave the chords (outside the contact zone)."""
+    gap, combined as the block documents (the point gap alone where the line switch gives
+    the line part no weight); pairs in line, switch and point contact, touching and apart,
+    and pairs whose closest points leave the chords (outside the contact zone)."""
     rng = np.random.default_rng(12)
     X = np.concatenate([_pairs(rng, 2.0), _pairs(rng, 7.0), _pairs(rng, 40.0),
                         _pairs(rng, 40.0, depth=-0.01)])
@@ -258,6 +259,12 @@ def test_energy_gaps_and_resultants_equal_the_numpy_path():
     gl, okl = line_gaps(pos, blk.radius)
     gap = np.where(ok & okl, np.minimum(g, gl), np.where(okl, gl, g))
     zone = ok | okl
+    # (a pair without a line weight reports its point part alone: BeamContactBlock's
+    # _energy_gaps)
+    from fembody.contact.line import switch
+    point = switch(pos, False)[0] == 0.0
+    gap, zone = np.where(point, g, gap), np.where(point, ok, zone)
+    assert point.any() and (~point).any()
     assert W.max() > 0.0 and (W == 0.0).any() and (~zone).any() and zone.any()
     assert _close(blk.strain_energy(x), W)
     gk, zk = blk.contact_gaps(x)
