@@ -236,11 +236,6 @@ def test_a_beam_sliding_end_first_into_overlap_keeps_its_energy(deg):
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
 
 
-@pytest.mark.xfail(strict=True, reason="left (planar): the node-on-element rows of planar "
-                   "beam contact count both overlapping ends (two passes): B's end pushes on "
-                   "A's last element and A's tip on B's, 4000 N where the one contact is "
-                   "2000 N, and the force jumps where the second row enters its chord "
-                   "(fembody.contact.beams, planar rows; not the spatial ramp)")
 @pytest.mark.parametrize("deg", [0.0, 3.0])
 def test_planar_ends_meeting_hand_over_continuously(deg):
     """The planar set-up of the spatial case (B along x to its free end at x = 1, A's tip
