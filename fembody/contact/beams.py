@@ -582,7 +582,8 @@ class BeamContactBlock(ContactRows):
         if self.kind == "crossing":
             pos = np.ascontiguousarray(self.positions(x))
             params = crossing_forces.trusted(pos, self.k, self.k_line, self.length,
-                                             self.radius, self.free, False, _NO_ANCHOR,
+                                             self.radius, self.free, self.ramp, False,
+                                             _NO_ANCHOR,
                                              _NO_SLIDING, _NO_VALUES, _NO_VALUES, _NO_VALUES,
                                              False, True)[3]
         else:
