@@ -26,7 +26,15 @@ Two kinds of pairs, decided by the dimension:
   projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``. Where both
   closest points are nodes (a free end, rounded by its section, or the convex side of a kink,
   against the same of the other beam) no such row is in its zone: a second block of node
-  pairs holds those (:mod:`fembody.contact.ends`).
+  pairs holds those (:mod:`fembody.contact.ends`). Along a long overlap these rows are a
+  nodal quadrature of line contact: every node of either beam inside the other's chords
+  pushes with ``k`` times its own penetration. Where two free ends overlap, each inside the
+  other's last element, the two ends' rows are one contact (the distance of two chords in
+  the plane is smallest at an end of one of them, the local minimum in one row's zone):
+  a third block shares it between them, ``S W_p + (1 - S) W_q``, the row holding the
+  minimum off parallel, halves on parallel chords, weight 0 where the second row enters its
+  chord (:mod:`fembody.contact.meet`, where the argument is; before, both pushed: twice the
+  force).
 
 Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
 element pairs miss the convex side of a kink between two elements, where the closest point

@@ -469,3 +469,46 @@ def test_planar_beam_sliding_end_first_into_overlap_keeps_its_energy(deg):
     assert x_tip[-1] < 1.0 - 0.005
     e = res.energy
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
+
+
+def test_planar_overlap_share_signs_its_gaps_by_the_run_sides():
+    """The overlap block signs its two rows' gaps by the run's sides, as the rows it weights
+    (BeamContactBlock's **Sides**): A's last element (parallel, 0 degrees, 2 mm into
+    overlap) carried by a Newton iterate through B's axis to 8 mm below it, evaluated with
+    the reference sides (A above B), is pushed back up by the one contact ``k (2 R + 8
+    mm)`` = 18 kN, to 1e-9 (each row's signed gap is ``-(rho + 2 R)``; before: both rows,
+    36 kN); unsigned (no run) it is the contact of the two chords 8 mm apart, ``k (2 R - 8
+    mm)`` downwards. And the block's sides move as the rows' after accepted states (the
+    same rule on the same nodes): tip and element lifted clear above, then moved below."""
+    from fembody.contact.meet import EndOverlapBlock
+    sys, A, B, tip, prev = _planar_meeting(0.0)
+    s = np.array([-0.012, -2 * DZ])
+    on_a = [nd.id for nd in A.nodes]
+    for side, ref in ((True, K * (2 * R + DZ)), (False, -K * (2 * R - DZ))):
+        F = np.zeros(2)
+        for b in sys.beam_contact_blocks:
+            x = sys.pose(b, sys.q0).copy()
+            ids = getattr(b, "slots", b.nodes)
+            d = np.zeros(ids.shape + (2,))
+            d[(ids == tip) | (ids == prev)] = s
+            x = x + d.reshape(x.shape)
+            sd = getattr(b, "side", None) if side else None
+            f = (b.forces(x, None, False, None, sd) if getattr(b, "sided", False)
+                 else b.forces(x, None, False))[0].reshape(ids.shape + (2,))
+            F -= f[np.isin(ids, on_a)].sum(axis=0)
+        assert abs(F[1] / ref - 1.0) < 1e-9, (side, F, ref)
+    blk = [b for b in sys.beam_contact_blocks if isinstance(b, EndOverlapBlock)][0]
+    rows = [b for b in sys.beam_contact_blocks if getattr(b, "kind", None) == "node"][0]
+    which = [[i for i in range(len(rows)) if (rows.nodes[i] == blk.nodes[0, blk.tri[0, c]]
+                                              ).all()] for c in (0, 1)]
+    assert all(len(w) == 1 for w in which)
+    sb, sr = blk.side.copy(), rows.side.copy()
+    for lift in (np.array([-0.012, 0.02]), np.array([-0.012, -0.03])):
+        xb = sys.pose(blk, sys.q0).copy().reshape(1, 4, 2)
+        xb[0, [0, 1]] += lift
+        xr = sys.pose(rows, sys.q0).copy().reshape(len(rows), 3, 2)
+        xr[(rows.nodes == tip) | (rows.nodes == prev)] += lift
+        sb = blk.sides_after(xb.reshape(1, 8), sb)
+        sr = rows.sides_after(xr.reshape(len(rows), 6), sr)
+        assert sb[0, 0] == sr[which[0][0]] and sb[0, 1] == sr[which[1][0]], (sb, sr)
+    assert (sb[0] != blk.side[0]).any()
