@@ -300,7 +300,9 @@ class EndOverlapBlock(ContactRows):
             z, ok = closest_node(tri)
             rho = distance("node", tri, z, False)[0]
             keep &= ok & (rho != 0.0)
-            pen |= rho < self.radius        # (or signed through: below the radii too)
+            # (signed by the run's side: a node carried through the chord's line is deep)
+            pen |= signed(tri, side[:, c], self.radius, rho, np.zeros((len(rho), 1)),
+                          None)[0] < self.radius
         return np.flatnonzero(keep & pen)
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
