@@ -124,8 +124,9 @@ def signed(pos: np.ndarray, side: np.ndarray, radius: np.ndarray, rho: np.ndarra
            G: np.ndarray, H):
     """The planar pairs' distance ``rho``, gradient ``G`` and Hessian ``H`` (or None) at node
     positions ``pos (n, 3, 2)`` signed by :func:`fembody.contact.beams.node_sides`'
-    ``side``: negative when the node is on the other side of the chord's line than ``side`` says and closer to it than
-    ``radius`` [m] (the sum of the radii); unchanged elsewhere and where ``side`` is 0."""
+    ``side``: negative when the node is on the other side of the chord's line than ``side``
+    says and closer to it than ``radius`` [m] (the sum of the radii); unchanged elsewhere
+    and where ``side`` is 0."""
     d = pos[:, 2] - pos[:, 1]
     r = pos[:, 0] - pos[:, 1]
     cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]

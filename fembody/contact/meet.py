@@ -136,13 +136,38 @@ def _unit(v):
     return _mul(v[0], inv), _mul(v[1], inv)
 
 
+def _eta(pos: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """``eta (n,)`` of :func:`overlap_share` alone (no derivatives)."""
+    from .ends import BAND
+    eA = pos[:, P] - pos[:, U]
+    eA = eA / np.linalg.norm(eA, axis=1)[:, None]
+    eB = pos[:, Q] - pos[:, W]
+    eB = eB / np.linalg.norm(eB, axis=1)[:, None]
+    r = pos[:, P] - pos[:, Q]
+    sp = -np.einsum("ni,ni->n", r, eB)
+    sq = np.einsum("ni,ni->n", r, eA)
+    tot = sp + sq
+    ratio = np.where(tot > 0.0, (sp - sq) / (BAND * np.where(tot > 0.0, tot, 1.0)), 0.0)
+    return sigma * (eA[:, 0] * eB[:, 1] - eA[:, 1] * eB[:, 0]) / SINE_BAND + ratio
+
+
 def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
     """The share ``S(eta) (n,)`` of ``p``'s row (module docstring) at the rows' node
     positions ``pos (n, 4, 2) = (p, u, q, w)`` with ``sigma (n,)`` (+1/-1) the side of B's
     chord ``w -> q`` that ``p`` lies on; its gradient ``(n, 8)`` and (``tangent``) Hessian
-    ``(n, 8, 8)``, exact; and ``eta (n,)``."""
+    ``(n, 8, 8)``, exact (zero where ``|eta| >= 1``: only the rows inside the band are
+    differentiated); and ``eta (n,)``."""
     from .ends import BAND, _smoothstep
-    x = [[_var(pos, s, i) for i in range(2)] for s in range(4)]
+    n, m, d = pos.shape
+    eta = _eta(pos, sigma)
+    S = _smoothstep(eta)[0]
+    G = np.zeros((n, m * d))
+    H = np.zeros((n, m * d, m * d)) if tangent else None
+    mid = np.flatnonzero(np.abs(eta) < 1.0)
+    if not mid.size:
+        return S, G, H, eta
+    sub, sg = pos[mid], sigma[mid]
+    x = [[_var(sub, s, i) for i in range(2)] for s in range(4)]
     eA = _unit([_add(x[P][i], x[U][i], -1.0) for i in range(2)])
     eB = _unit([_add(x[Q][i], x[W][i], -1.0) for i in range(2)])
     r = [_add(x[P][i], x[Q][i], -1.0) for i in range(2)]
@@ -154,10 +179,13 @@ def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
     ratio = _mul(_add(sp, sq, -1.0), _recip((safe, tot[1], tot[2])))
     # (both ends at the other's end, s_p = s_q = 0: the second term is 0, halves)
     ratio = _scale(ratio, np.where(tot[0] > 0.0, 1.0 / BAND, 0.0))
-    eta = _add(_scale(cross, sigma / SINE_BAND), ratio)
-    S, dS, d2S = _smoothstep(eta[0])
-    w = _apply(eta, S, dS, d2S)
-    return w[0], w[1], (w[2] if tangent else None), eta[0]
+    e = _add(_scale(cross, sg / SINE_BAND), ratio)
+    _, dS, d2S = _smoothstep(e[0])
+    w = _apply(e, S[mid], dS, d2S)
+    G[mid] = w[1]
+    if tangent:
+        H[mid] = w[2]
+    return S, G, H, eta
 
 
 class EndOverlapBlock(ContactRows):
@@ -171,9 +199,10 @@ class EndOverlapBlock(ContactRows):
     ``(q, a0, a1)`` in the elements' own node order (as
     :class:`fembody.contact.beams.BeamContactBlock` holds them); ``radius (n,)`` the sum of
     the two radii [m] and ``k (n,)`` the penalty [N/m], the rows' own; ``labels`` the rows'
-    names. Its sides ``(n, 2)`` (the two rows') are a run's state like the rows' (the
-    System's ``side_slot``; :meth:`sides_after`). The rows check no penetration of their own
-    (``tol`` inf): the element pairs' block does."""
+    names; ``side (n, 2)`` the two rows' reference sides (default None: from ``X``, by
+    :func:`fembody.contact.beams.node_sides`'s rule). Its sides are a run's state like the
+    rows' (the System's ``side_slot``; :meth:`sides_after`). The rows check no penetration
+    of their own (``tol`` inf): the element pairs' block does."""
 
     family = "beam contact"
     Dd = None
@@ -183,7 +212,8 @@ class EndOverlapBlock(ContactRows):
     sided = True
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
-                 radius: np.ndarray, k: np.ndarray, labels) -> None:
+                 radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None
+                 ) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -196,17 +226,18 @@ class EndOverlapBlock(ContactRows):
         # each row's two triplets' DOF columns and the reference sides of its two rows
         d = self.dim
         self._cols = (self.tri[:, :, :, None] * d + np.arange(d)).reshape(-1, 2, 3 * d)
-        self.side = np.stack([side_now(self._triplet(self.X, c), np.zeros(len(self.X)))
-                              for c in (0, 1)], axis=1)
+        self.side = (np.stack([side_now(self._triplet(self.X, c), np.zeros(len(self.X)))
+                               for c in (0, 1)], axis=1) if side is None else side)
         self._unsigned = np.zeros((len(self.X), 2))
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
         """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
-        return np.take_along_axis(pos, self.tri[:, c, :, None], axis=1)
+        return pos[np.arange(len(pos))[:, None], self.tri[:, c]]
 
     def _take(self, rows: np.ndarray) -> "EndOverlapBlock":
         return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
-                               self.tri[rows], self.radius[rows], self.k[rows], self._labels)
+                               self.tri[rows], self.radius[rows], self.k[rows], self._labels,
+                               self.side[rows])
 
     def _sides(self, side):
         return self._unsigned if side is None else np.asarray(side, float).reshape(-1, 2)
@@ -242,7 +273,7 @@ class EndOverlapBlock(ContactRows):
             E = 0.5 * kg * g
             G = np.zeros((n, m * d))
             cols = self._cols[:, c]
-            np.put_along_axis(G, cols, kg[:, None] * G3, axis=1)
+            G[np.arange(n)[:, None], cols] = kg[:, None] * G3
             H = None
             if tangent:
                 H = np.zeros((n, m * d, m * d))

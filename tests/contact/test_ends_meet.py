@@ -421,11 +421,12 @@ def test_planar_overlap_share_has_exact_tangents(deg, ov):
 
 def test_planar_long_side_by_side_overlap_keeps_every_node():
     """Two parallel planar beams 8 mm apart overlapping along 0.45 m (A from x = 0.55 to
-    1.55, B from 0 to 1, 10 elements each; A moved down to 8 mm from 11 mm apart): the planar rows are a nodal quadrature, each node
-    of either beam inside the other's chords pushing ``k (2 R - d)`` (A's 5 nodes at 0.55 to
-    0.95, B's 5 at 0.6 to 1.0: its free end inside A's element), 10 k (2 R - d) = 20 kN in
-    all, to 1e-9; the free ends are not over the other's last element, so the overlap share
-    takes nothing back."""
+    1.55, B from 0 to 1, 10 elements each; A moved down to 8 mm from 11 mm apart): the
+    planar rows are a nodal quadrature, each node of either beam inside the other's chords
+    pushing ``k (2 R - d)`` (A's 5 nodes at 0.55 to 0.95, B's 5 at 0.6 to 1.0: its free
+    end inside A's element), 10 k (2 R - d) = 20 kN in all, to 1e-9; the free ends are not
+    over the other's last element, so the overlap share takes nothing back (a guard: the
+    rule must not thin legitimate side-by-side contact; it passed before too)."""
     m = fb.Model()
     B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
     A = m.add_beam((0.55, 0.011), (1.55, 0.011), n=10, material=STEEL, section=SEC)
