@@ -77,7 +77,9 @@ element at full weight (the nodal quadrature's jump, as an inner node's entry); 
 of the rows is not weighted (their normal force is the unweighted one's); a beam of one
 element whose two free ends both project inside the other's last element would have the
 other end's row taken back twice (not built differently: it needs the other end beyond its
-own element's other end).
+own element's other end). The block is numpy (a few rows, one per pair of free ends that
+the broad phase put side by side); inside the band its forward jets cost a few numpy calls
+per evaluation.
 """
 from __future__ import annotations
 
