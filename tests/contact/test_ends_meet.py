@@ -514,3 +514,38 @@ def test_planar_overlap_share_signs_its_gaps_by_the_run_sides():
         sr = rows.sides_after(xr.reshape(len(rows), 6), sr)
         assert sb[0, 0] == sr[which[0][0]] and sb[0, 1] == sr[which[1][0]], (sb, sr)
     assert (sb[0] != blk.side[0]).any()
+
+
+def test_planar_cantilever_pressed_onto_an_overlapping_end_is_one_spring():
+    """Statics: planar A (a cantilever of 0.5 m, 10 elements) lying parallel on B's free
+    end, its tip 2 mm past it, touching (gap 0), pressed down by F = 2 N at its tip, the
+    penalty soft (k = 1e3 N/m) so that the tip's slope (1.7e-3) takes the share out of its
+    band: the tip's row holds the contact alone, one spring ``k`` under the tip, carrying
+    ``N = F c k / (1 + c k)`` (``c`` A's tip compliance from a contact-free run, 1 mN) to
+    1e-4, at a penetration ``N / k`` to 1e-6 (the deepest row that pushes; the resultants
+    list B's end's row and its take-back by the overlap share apart). Before, both rows
+    pushed, two springs: N = 0.893 N against 0.575 N (1.55x)."""
+    F, k = 2.0, 1e3
+
+    def build(contact):
+        m = fb.Model()
+        B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
+        for nd in B.nodes:
+            m.fix(nd, "x", "y", "rz")
+        A = m.add_beam((1.498, 2 * R), (0.998, 2 * R), n=10, material=STEEL, section=SEC)
+        m.fix(A.first, "x", "y", "rz")
+        m.add_force(A.last, (0.0, -F if contact else -1e-3))
+        if contact:
+            m.add_beam_contact(A, B, radius=R, stiffness=k, max_penetration=1e-3)
+        return m, A
+
+    m0, A0 = build(False)
+    c = abs(fb.static(m0, steps=1).displacement(A0.last)[-1][1]) / 1e-3
+    m, A = build(True)
+    res = fb.static(m, steps=4)
+    rows = res.resultants("beam contact", step=-1)
+    N = rows[:, 0].sum()
+    ref = F * c * k / (1.0 + c * k)
+    assert abs(N / ref - 1.0) < 1e-4, (N, ref)
+    pen = -rows[rows[:, 0] > 0.0, 1].min()
+    assert abs(k * pen / N - 1.0) < 1e-6, (k * pen, N)
