@@ -52,7 +52,8 @@ cross (at ``ov = h / tan|a|``, where it is ``h (cos a - 1) / sin|a| < 0``). So:
   equal, so the total is the one contact's, and at the overlap's start (``s_p = s_q = 0``,
   both rows at their chords' ends, where each equals the node pair) the node pair hands
   over continuously. Near parallel the two gaps differ by about ``ov |a|`` and the weighted
-  energy lies between them (at most ``k ov SINE_BAND / 2`` from the one contact's force).
+  energy lies between them (the force within about ``k ov SINE_BAND`` of the one
+  contact's).
 
 The share's gradient and Hessian are exact (second-order forward derivatives of ``eta``
 through the unit directions, :func:`overlap_share`), and ``sigma`` is the run's side of
