@@ -26,7 +26,15 @@ Two kinds of pairs, decided by the dimension:
   projection lies inside the element, ``0 <= t* < 1``. ``X = (p, b0, b1)``. Where both
   closest points are nodes (a free end, rounded by its section, or the convex side of a kink,
   against the same of the other beam) no such row is in its zone: a second block of node
-  pairs holds those (:mod:`fembody.contact.ends`).
+  pairs holds those (:mod:`fembody.contact.ends`). Along a long overlap these rows are a
+  nodal quadrature of line contact: every node of either beam inside the other's chords
+  pushes with ``k`` times its own penetration. Where two free ends overlap, each inside the
+  other's last element, the two ends' rows are one contact (the distance of two chords in
+  the plane is smallest at an end of one of them, the local minimum in one row's zone):
+  a third block shares it between them, ``S W_p + (1 - S) W_q``, the row holding the
+  minimum off parallel, halves on parallel chords, weight 0 where the second row enters its
+  chord (:mod:`fembody.contact.meet`, where the argument is; before, both pushed: twice the
+  force).
 
 Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
 element pairs miss the convex side of a kink between two elements, where the closest point
@@ -63,11 +71,12 @@ from ..errors import ModelError
 from ..elements.base import Labels
 from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, point_distance,
-                       segment_distance)
+                       segment_distance, side_now as _side_now, signed)
 from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
+from .meet import EndOverlapBlock, overlap_rows
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -231,30 +240,6 @@ def node_sides(X: np.ndarray) -> np.ndarray:
     (self-contact of a straight beam) starts unsigned, and takes a side once it lies off
     the line, clear of the element."""
     return _side_now(X, np.zeros(len(X)))
-
-
-def _side_now(pos: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """The side of its chord each planar pair's node lies on at ``pos (n, 3, 2)``: +1 left,
-    -1 right; ``keep (n,)`` where it is within round-off of the chord's line."""
-    d = pos[:, 2] - pos[:, 1]
-    r = pos[:, 0] - pos[:, 1]
-    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
-    dd = np.einsum("ni,ni->n", d, d)
-    return np.where(np.abs(cr) > 1e-9 * dd, np.sign(cr), keep)
-
-
-def signed(pos: np.ndarray, side: np.ndarray, radius: np.ndarray, rho: np.ndarray,
-           G: np.ndarray, H):
-    """The planar pairs' distance ``rho``, gradient ``G`` and Hessian ``H`` (or None) at node
-    positions ``pos (n, 3, 2)`` signed by :func:`node_sides`' ``side``: negative when the
-    node is on the other side of the chord's line than ``side`` says and closer to it than
-    ``radius`` [m] (the sum of the radii); unchanged elsewhere and where ``side`` is 0."""
-    d = pos[:, 2] - pos[:, 1]
-    r = pos[:, 0] - pos[:, 1]
-    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
-    sgn = np.where((side == 0.0) | (rho >= radius), 1.0, np.where(cr >= 0.0, side, -side))
-    return (sgn * rho, sgn[:, None] * G,
-            None if H is None else sgn[:, None, None] * H)
 
 
 # ----------------------------------------------------------------------------- the block
@@ -816,7 +801,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     dim = model.dimension
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
-    parts, watch, junctions, shared = [], [], [], []
+    parts, watch, junctions, shared, overlaps = [], [], [], [], []
     around = None               # beam elements at each node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
@@ -855,6 +840,11 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                             rows[(int(p), int(o))] = rad[e] + rad[o]
             ids = np.array([[p, *nodes[o]] for p, o in rows], dtype=np.int64).reshape(-1, 3)
             rsum = np.array(list(rows.values()))
+            # two free ends overlapping: their two rows are one contact, shared
+            # (fembody.contact.meet)
+            if around is None:
+                around = beam_neighbours(model)
+            overlaps += [(bc, *r) for r in overlap_rows(rows, nodes, around)]
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
@@ -879,7 +869,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                   + _share_blocks(model, shared, node_dofs, nd))
     else:
         from .ends import end_blocks
-        blocks = end_blocks(model, junctions, node_dofs, nd)
+        blocks = end_blocks(model, junctions, node_dofs, nd) + _overlap_blocks(
+            model, overlaps, node_dofs, nd)
     if not parts:
         return blocks, CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])
@@ -904,6 +895,21 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                              "by at least the sum of their radii or give the true (smaller) "
                              "radius")
     return [block] + blocks, CandidateWatch(watch)
+
+
+def _overlap_blocks(model: "Model", rows: list, node_dofs: np.ndarray, nd: int) -> list:
+    """The planar rows' share where two free ends overlap (:mod:`fembody.contact.meet`) as
+    one block of four-node rows, or none."""
+    if not rows:
+        return []
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    ids = np.array([r[1] for r in rows], dtype=np.int64)
+    labels = Labels(lambda i: f"{rows[i][0].label}: node {rows[i][1][0]} / node "
+                    f"{rows[i][1][2]} (free ends overlapping)", len(ids))
+    X = np.array([[pos[i] for i in row] for row in ids.tolist()])
+    return [EndOverlapBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                            np.array([r[2] for r in rows]), np.array([r[3] for r in rows]),
+                            np.array([r[0].stiffness for r in rows], dtype=float), labels)]
 
 
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:

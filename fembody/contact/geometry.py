@@ -107,3 +107,29 @@ def segment_distance(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndar
     s = np.where(t != tc, np.clip((tc * b - c) / a, 0.0, 1.0), s)
     r = a0 + s[:, None] * d1 - b0 - tc[:, None] * d2
     return np.sqrt(np.einsum("ni,ni->n", r, r))
+
+
+# planar node-on-element rows: the side of its chord a node belongs on
+def side_now(pos: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The side of its chord each planar pair's node lies on at ``pos (n, 3, 2)``: +1 left,
+    -1 right; ``keep (n,)`` where it is within round-off of the chord's line."""
+    d = pos[:, 2] - pos[:, 1]
+    r = pos[:, 0] - pos[:, 1]
+    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
+    dd = np.einsum("ni,ni->n", d, d)
+    return np.where(np.abs(cr) > 1e-9 * dd, np.sign(cr), keep)
+
+
+def signed(pos: np.ndarray, side: np.ndarray, radius: np.ndarray, rho: np.ndarray,
+           G: np.ndarray, H):
+    """The planar pairs' distance ``rho``, gradient ``G`` and Hessian ``H`` (or None) at node
+    positions ``pos (n, 3, 2)`` signed by :func:`fembody.contact.beams.node_sides`'
+    ``side``: negative when the node is on the other side of the chord's line than ``side``
+    says and closer to it than ``radius`` [m] (the sum of the radii); unchanged elsewhere
+    and where ``side`` is 0."""
+    d = pos[:, 2] - pos[:, 1]
+    r = pos[:, 0] - pos[:, 1]
+    cr = d[:, 0] * r[:, 1] - d[:, 1] * r[:, 0]
+    sgn = np.where((side == 0.0) | (rho >= radius), 1.0, np.where(cr >= 0.0, side, -side))
+    return (sgn * rho, sgn[:, None] * G,
+            None if H is None else sgn[:, None, None] * H)

@@ -1,0 +1,448 @@
+"""Planar free ends overlapping: the two node-on-element rows of one contact counted once
+(planar beam contact, issue 33).
+
+Why. The planar rows of :class:`fembody.contact.beams.BeamContactBlock` put every node of
+one beam against every element of the other whose chord it projects inside (two passes: A's
+nodes on B's elements, B's on A's). Where two free ends overlap, A's tip ``p`` projects
+inside B's last element and B's end ``q`` inside A's last element, and both rows pushed: the
+contact was counted twice (4000 N where the one contact of two rounded ends 8 mm apart
+carries 2000 N), and the force jumped where the second row entered its chord (at the
+overlap's start for parallel chords; for chords 3 degrees apart 0.42 mm later, where B's end
+starts to project inside A's element).
+
+**The local minima.** For one element of each beam the distance ``|x_A(s) - x_B(t)|`` is
+convex on the unit square, and in the plane two chords that do not cross are nearest at an
+end of one of them: at ``p`` against B's element (A's row), at ``q`` against A's element
+(B's row), or at both ends (the node pair of :mod:`fembody.contact.ends`). Off parallel the
+minimum is one point, in one of these zones: A's row carries it when ``p``'s own element
+leans away from B, ``lean_p = (x_B(t_p) - p) . e_A / |x_B(t_p) - p| > 0`` with ``e_A`` the
+unit direction ``p - u`` of A's element (``u`` the node behind ``p``), and then ``lean_q <
+0``; the same with the roles swapped. With the end-to-end geometry (B along x ending at
+``q``, A's tip ``p`` at height ``h`` above, A's element at angle ``a``): ``lean_p = sin a =
+-lean_q``, so ``lean_p - lean_q = 2 sigma cross(e_A, e_B)``, ``e_B`` the unit direction ``q
+- w`` of B's element and ``sigma`` the side of B's chord ``p`` lies on. On parallel chords
+both leans vanish: each end is as near as the other, and which row holds the contact is a
+sign of round-off.
+
+**The rule** (a share, as the end rows' across a concave junction). The two rows of such a
+pair, both in their chords' zones, carry ``S(eta) W_p + (1 - S(eta)) W_q``, ``W`` each
+row's penalty energy ``k/2 max(-g, 0)^2`` and ``S`` the C2 quintic step of
+:func:`fembody.contact.ends._smoothstep` (0 at ``eta <= -1``, 1 at ``eta >= 1``, ``S(eta) +
+S(-eta) = 1``), with
+
+    eta = sigma cross(e_A, e_B) / SINE_BAND + (s_p - s_q) / (BAND (s_p + s_q)),
+
+``s_p = (q - p) . e_B >= 0`` how far ``p`` projects into B's element from its end ``q``,
+``s_q = (p - q) . e_A`` the same of ``q`` in A's, ``SINE_BAND`` =
+:data:`~fembody.contact.geometry.PARALLEL_SINE` and ``BAND`` the end rows' (1/2). Both terms
+are odd in the exchange of the two ends, so the weights are the same computed from either.
+Both have the sign of the row that holds the local minimum wherever the two chords do not
+cross: in the geometry above ``s_p - s_q = ov (1 - cos a) + h sin a`` (``ov = s_p`` the
+overlap along B), positive for ``a > 0``, and for ``a < 0`` negative until the chords would
+cross (at ``ov = h / tan|a|``, where it is ``h (cos a - 1) / sin|a| < 0``). So:
+
+- off parallel (``|a|`` above about ``SINE_BAND``) the lean term alone passes 1: the row
+  holding the minimum carries it, exactly (the sampled local minima, tests/contact/
+  test_ends_meet.py);
+- where the second row enters its chord (``s_q = 0``, or ``s_p = 0``) the second term is
+  ``+-1 / BAND = +-2``: its weight is 0 with zero first and second derivatives there, so the
+  force and the tangent are continuous through its entry at every angle, also below
+  ``SINE_BAND`` where the lean term alone would not decide;
+- on parallel chords both terms vanish and each row carries half: the two rows' gaps are
+  equal, so the total is the one contact's, and at the overlap's start (``s_p = s_q = 0``,
+  both rows at their chords' ends, where each equals the node pair) the node pair hands
+  over continuously. Near parallel the two gaps differ by about ``ov |a|`` and the weighted
+  energy lies between them (the force within about ``k ov SINE_BAND`` of the one
+  contact's).
+
+The share's gradient and Hessian are exact (second-order forward derivatives of ``eta``
+through the unit directions, :func:`overlap_share`), and ``sigma`` is the run's side of
+``p``'s row (the gaps are signed by the run's sides as the rows they weight:
+:class:`fembody.contact.beams.BeamContactBlock`'s **Sides**).
+
+**The layout.** The element pairs' block keeps its rows and compiled pass; a second block,
+:class:`EndOverlapBlock`, holds one row per such pair of rows, four nodes ``(p, u, q, w)``,
+and takes back ``(1 - S) W_p + S W_q`` (energy ``-(1 - S) W_p - S W_q`` [J]) where both rows
+are in their zones (``0 <= t < 1`` on the other's chord, as the rows'), nothing elsewhere.
+Its sides are a run's state like the rows' (the same rule, moved at accepted steps).
+
+**The model of a long overlap.** The planar rows are a nodal quadrature of line contact:
+every node inside the other beam's chords pushes with ``k`` times its own penetration, so
+two parallel beams side by side carry ``k (2 R - d)`` at each node of either beam in the
+overlap, and a node entering the overlap (an inner node passing the other's free end)
+enters with its full force. The rule acts only on the two free ends' rows while each
+projects inside the other's last element: side-by-side contact away from free ends keeps
+every node's row (tests/contact/test_ends_meet.py checks a long overlap). **Left:** once
+an end passes the inner node of the other's last element its row moves to the next
+element at full weight (the nodal quadrature's jump, as an inner node's entry); friction
+of the rows is not weighted (their normal force is the unweighted one's); a beam of one
+element whose two free ends both project inside the other's last element would have the
+other end's row taken back twice (not built differently: it needs the other end beyond its
+own element's other end). The block is numpy (a few rows, one per pair of free ends that
+the broad phase put side by side); inside the band its forward jets cost a few numpy calls
+per evaluation.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
+from .rows import ContactRows
+
+SINE_BAND = PARALLEL_SINE       # the lean term's band (module docstring)
+P, U, Q, W = range(4)           # the row's node slots: p, the node behind it, q, behind q
+
+
+# --------------------------------------------------------------- second-order forward jets
+def _var(pos: np.ndarray, slot: int, i: int):
+    """The coordinate ``i`` of the node in ``slot`` as a jet (value, gradient, Hessian)."""
+    n, m, d = pos.shape
+    g = np.zeros((n, m * d))
+    g[:, slot * d + i] = 1.0
+    return pos[:, slot, i].copy(), g, np.zeros((n, m * d, m * d))
+
+
+def _add(a, b, sb=1.0):
+    return a[0] + sb * b[0], a[1] + sb * b[1], a[2] + sb * b[2]
+
+
+def _mul(a, b):
+    outer = a[1][:, :, None] * b[1][:, None, :]
+    return (a[0] * b[0], a[1] * b[0][:, None] + a[0][:, None] * b[1],
+            a[2] * b[0][:, None, None] + a[0][:, None, None] * b[2] + outer
+            + np.transpose(outer, (0, 2, 1)))
+
+
+def _scale(a, c):
+    c = np.asarray(c, float)
+    return a[0] * c, a[1] * c[..., None], a[2] * c[..., None, None]
+
+
+def _apply(a, f, df, d2f):
+    """``f(a)`` given ``f``, ``f'`` and ``f''`` at ``a``'s value."""
+    return f, df[:, None] * a[1], (df[:, None, None] * a[2]
+                                   + d2f[:, None, None] * a[1][:, :, None] * a[1][:, None, :])
+
+
+def _recip(a):
+    v = a[0]
+    return _apply(a, 1.0 / v, -1.0 / v ** 2, 2.0 / v ** 3)
+
+
+def _unit(v):
+    """The unit vector of the jet vector ``v`` (a pair of jets)."""
+    n2 = _add(_mul(v[0], v[0]), _mul(v[1], v[1]))
+    r = np.sqrt(n2[0])
+    inv = _apply(n2, 1.0 / r, -0.5 / r ** 3, 0.75 / r ** 5)
+    return _mul(v[0], inv), _mul(v[1], inv)
+
+
+def _eta(pos: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """``eta (n,)`` of :func:`overlap_share` alone (no derivatives)."""
+    from .ends import BAND
+    eA = pos[:, P] - pos[:, U]
+    eA = eA / np.linalg.norm(eA, axis=1)[:, None]
+    eB = pos[:, Q] - pos[:, W]
+    eB = eB / np.linalg.norm(eB, axis=1)[:, None]
+    r = pos[:, P] - pos[:, Q]
+    sp = -np.einsum("ni,ni->n", r, eB)
+    sq = np.einsum("ni,ni->n", r, eA)
+    tot = sp + sq
+    ratio = np.where(tot > 0.0, (sp - sq) / (BAND * np.where(tot > 0.0, tot, 1.0)), 0.0)
+    return sigma * (eA[:, 0] * eB[:, 1] - eA[:, 1] * eB[:, 0]) / SINE_BAND + ratio
+
+
+def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
+    """The share ``S(eta) (n,)`` of ``p``'s row (module docstring) at the rows' node
+    positions ``pos (n, 4, 2) = (p, u, q, w)`` with ``sigma (n,)`` (+1/-1) the side of B's
+    chord ``w -> q`` that ``p`` lies on; its gradient ``(n, 8)`` and (``tangent``) Hessian
+    ``(n, 8, 8)``, exact (zero where ``|eta| >= 1``: only the rows inside the band are
+    differentiated); and ``eta (n,)``."""
+    from .ends import BAND, _smoothstep
+    n, m, d = pos.shape
+    eta = _eta(pos, sigma)
+    S = _smoothstep(eta)[0]
+    G = np.zeros((n, m * d))
+    H = np.zeros((n, m * d, m * d)) if tangent else None
+    mid = np.flatnonzero(np.abs(eta) < 1.0)
+    if not mid.size:
+        return S, G, H, eta
+    sub, sg = pos[mid], sigma[mid]
+    x = [[_var(sub, s, i) for i in range(2)] for s in range(4)]
+    eA = _unit([_add(x[P][i], x[U][i], -1.0) for i in range(2)])
+    eB = _unit([_add(x[Q][i], x[W][i], -1.0) for i in range(2)])
+    r = [_add(x[P][i], x[Q][i], -1.0) for i in range(2)]
+    cross = _add(_mul(eA[0], eB[1]), _mul(eA[1], eB[0]), -1.0)
+    sp = _scale(_add(_mul(r[0], eB[0]), _mul(r[1], eB[1])), -1.0)
+    sq = _add(_mul(r[0], eA[0]), _mul(r[1], eA[1]))
+    tot = _add(sp, sq)
+    safe = np.where(tot[0] > 0.0, tot[0], 1.0)
+    ratio = _mul(_add(sp, sq, -1.0), _recip((safe, tot[1], tot[2])))
+    # (both ends at the other's end, s_p = s_q = 0: the second term is 0, halves)
+    ratio = _scale(ratio, np.where(tot[0] > 0.0, 1.0 / BAND, 0.0))
+    e = _add(_scale(cross, sg / SINE_BAND), ratio)
+    _, dS, d2S = _smoothstep(e[0])
+    w = _apply(e, S[mid], dS, d2S)
+    G[mid] = w[1]
+    if tangent:
+        H[mid] = w[2]
+    return S, G, H, eta
+
+
+class EndOverlapBlock(ContactRows):
+    """The take-back of two overlapping planar free ends' rows (module docstring), a force
+    block of the System (the contract of :class:`fembody.elements.base.Block`) on the
+    translation DOFs of four nodes per row ``(p, u, q, w)``: A's free end ``p`` and the node
+    ``u`` behind it, B's free end ``q`` and the node ``w`` behind it.
+
+    ``nodes (n, 4)`` the node ids; ``dofs (n, 8)``; ``X (n, 4, 2)`` the reference positions
+    [m]; ``tri (n, 2, 3)`` per row the slots of the two rows it weights, ``(p, b0, b1)`` and
+    ``(q, a0, a1)`` in the elements' own node order (as
+    :class:`fembody.contact.beams.BeamContactBlock` holds them); ``radius (n,)`` the sum of
+    the two radii [m] and ``k (n,)`` the penalty [N/m], the rows' own; ``labels`` the rows'
+    names; ``side (n, 2)`` the two rows' reference sides (default None: from ``X``, by
+    :func:`fembody.contact.beams.node_sides`'s rule). Its sides are a run's state like the
+    rows' (the System's ``side_slot``; :meth:`sides_after`). The rows check no penetration
+    of their own (``tol`` inf): the element pairs' block does."""
+
+    family = "beam contact"
+    Dd = None
+    friction_slot = None
+    frictional = False
+    side_slot = None            # set by the System: its sides are a run's
+    sided = True
+
+    def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None
+                 ) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.tri = np.asarray(tri, dtype=np.int64).reshape(-1, 2, 3)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.dim = self.X.shape[2]
+        self.tol = np.full(len(self.dofs), math.inf)
+        self._labels = labels
+        # each row's two triplets' DOF columns and the reference sides of its two rows
+        d = self.dim
+        self._cols = (self.tri[:, :, :, None] * d + np.arange(d)).reshape(-1, 2, 3 * d)
+        self.side = (np.stack([side_now(self._triplet(self.X, c), np.zeros(len(self.X)))
+                               for c in (0, 1)], axis=1) if side is None else side)
+        self._unsigned = np.zeros((len(self.X), 2))
+
+    def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
+        """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
+        return pos[np.arange(len(pos))[:, None], self.tri[:, c]]
+
+    def _take(self, rows: np.ndarray) -> "EndOverlapBlock":
+        return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
+                               self.tri[rows], self.radius[rows], self.k[rows], self._labels,
+                               self.side[rows])
+
+    def _sides(self, side):
+        return self._unsigned if side is None else np.asarray(side, float).reshape(-1, 2)
+
+    def sides_after(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """The two rows' sides ``(n, 2)`` after an accepted step that ended at ``x``, by the
+        rule of :meth:`fembody.contact.beams.BeamContactBlock.sides_after` (the same nodes,
+        so the same sides as the rows weighted)."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        out = np.empty_like(side)
+        for c in (0, 1):
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            rho = distance("node", tri, z, False)[0]
+            clear = ~ok | (rho > self.radius)
+            out[:, c] = np.where(clear, side_now(tri, side[:, c]), side[:, c])
+        return out
+
+    def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
+        """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
+        ``(n, 8)`` and (``tangent``) Hessian over the row's four nodes."""
+        n, m, d = pos.shape
+        out = []
+        for c in (0, 1):
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            rho, G3, H3 = signed(tri, side[:, c], self.radius, *distance("node", tri, z,
+                                                                          tangent))
+            g = rho - self.radius
+            on = ok & (rho != 0.0) & (g < 0.0)
+            kg = np.where(on, self.k * g, 0.0)
+            E = 0.5 * kg * g
+            G = np.zeros((n, m * d))
+            cols = self._cols[:, c]
+            G[np.arange(n)[:, None], cols] = kg[:, None] * G3
+            H = None
+            if tangent:
+                H = np.zeros((n, m * d, m * d))
+                kon = np.where(on, self.k, 0.0)
+                H3 = kon[:, None, None] * G3[:, :, None] * G3[:, None, :] + kg[:, None,
+                                                                                None] * H3
+                H[np.arange(n)[:, None, None], cols[:, :, None], cols[:, None, :]] = H3
+            out.append((ok & (rho != 0.0), E, G, H))
+        return out
+
+    def _sigma(self, pos: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """The side of B's chord ``w -> q`` that ``p`` lies on: the run's side of ``p``'s
+        row (oriented ``b0 -> b1``; the geometric one where it is 0)."""
+        q_is_b1 = self.tri[:, 0, 2] == Q
+        s = np.where(q_is_b1, side[:, 0], -side[:, 0])
+        eB = pos[:, Q] - pos[:, W]
+        r = pos[:, P] - pos[:, Q]
+        geo = np.sign(eB[:, 0] * r[:, 1] - eB[:, 1] * r[:, 0])
+        return np.where(s != 0.0, s, np.where(geo != 0.0, geo, 1.0))
+
+    def _energy(self, x: np.ndarray, side, tangent: bool):
+        """Per row the energy taken back ``-(1 - S) W_p - S W_q`` [J] ``(n,)`` where both
+        rows are in their zones (else 0), its gradient ``(n, 8)`` and (``tangent``)
+        Hessian."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        (okp, Ep, Gp, Hp), (okq, Eq, Gq, Hq) = self._rows(pos, side, tangent)
+        S, gS, hS, _ = overlap_share(pos, self._sigma(pos, side), tangent)
+        both = (okp & okq).astype(float)
+        E = -both * ((1.0 - S) * Ep + S * Eq)
+        dE = Ep - Eq
+        f = -both[:, None] * ((1.0 - S)[:, None] * Gp + S[:, None] * Gq
+                              - dE[:, None] * gS)
+        if not tangent:
+            return E, f, None
+        dG = Gp - Gq
+        K = -both[:, None, None] * ((1.0 - S)[:, None, None] * Hp + S[:, None, None] * Hq
+                                    - gS[:, :, None] * dG[:, None, :]
+                                    - dG[:, :, None] * gS[:, None, :]
+                                    - dE[:, None, None] * hS)
+        return E, f, K
+
+    def live(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: both weighted rows in
+        their zones and one of them penetrating (every other row's energy, force and
+        tangent are exactly zero)."""
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        pos = self.positions(x)
+        side = self._sides(side)
+        keep = np.ones(len(self), dtype=bool)
+        pen = np.zeros(len(self), dtype=bool)
+        for c in (0, 1):
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            rho = distance("node", tri, z, False)[0]
+            keep &= ok & (rho != 0.0)
+            # (signed by the run's side: a node carried through the chord's line is deep)
+            pen |= signed(tri, side[:, c], self.radius, rho, np.zeros((len(rho), 1)),
+                          None)[0] < self.radius
+        return np.flatnonzero(keep & pen)
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
+        """Internal forces ``dE/dX`` ``(n, 8)`` [N] and (``tangent``) the stiffness (idle
+        rows zero); the gaps signed by the run's ``side`` (None: unsigned)."""
+        return self._whole(*self.live_forces(x, tangent, history, side))
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 8)``
+        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 8,
+        8)`` (else None), what the System adds in a Newton iteration."""
+        n, m = self.dofs.shape
+        sd = self._sides(side)
+        live = self.live(x, sd)
+        f = np.zeros((n, m))
+        if not live.size:
+            return f, live, (np.zeros((0, m, m)) if tangent else None)
+        _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
+        f[live] = fl
+        return f, live, Kl
+
+    def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The energy taken back per row, ``-(1 - S) W_p - S W_q`` [J] (<= 0)."""
+        E = np.zeros(len(self))
+        sd = self._sides(side)
+        live = self.live(x, sd)
+        if live.size:
+            E[live] = self._take(live)._energy(x[live], sd[live], False)[0]
+        return E
+
+    def contact_gaps(self, x: np.ndarray, side=None) -> tuple[np.ndarray, np.ndarray]:
+        """No gap of its own (the rows' are the element pairs' block's): inf, not in a
+        zone."""
+        return np.full(len(self), np.inf), np.zeros(len(self), dtype=bool)
+
+    def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
+        """Per row (normal force [N]: minus the part of the two rows' forces taken back,
+        ``-((1 - S) k max(-g_p, 0) + S k max(-g_q, 0))``, the smaller of the two rows' gaps
+        [m], whether the row is live 1/0)."""
+        n = len(self)
+        pos = self.positions(x)
+        sd = self._sides(side)
+        rows = self._rows(pos, sd, False)
+        g = np.full(n, np.inf)
+        for c in (0, 1):
+            tri = self._triplet(pos, c)
+            z, _ = closest_node(tri)
+            rho = signed(tri, sd[:, c], self.radius, *distance("node", tri, z, False))[0]
+            g = np.minimum(g, rho - self.radius)
+        F = np.zeros(n)
+        live = self.live(x, sd)
+        if live.size:
+            S = overlap_share(pos[live], self._sigma(pos[live], sd[live]), False)[0]
+            Np = np.sqrt(2.0 * self.k[live] * rows[0][1][live])
+            Nq = np.sqrt(2.0 * self.k[live] * rows[1][1][live])
+            both = rows[0][0][live] & rows[1][0][live]
+            F[live] = -np.where(both, (1.0 - S) * Np + S * Nq, 0.0)
+        on = np.zeros(n)
+        on[live] = 1.0
+        return np.column_stack([F, g, on])
+
+    def report_labels(self) -> list[str]:
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
+        """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
+        back, <= 0), ``point`` midway between the two free ends [m] and ``normal`` (unit,
+        from ``q`` to ``p``; 0 where they meet)."""
+        F, g = self.resultants(x, side)[:, :2].T
+        pos = self.positions(x)
+        r = pos[:, P] - pos[:, Q]
+        rho = np.linalg.norm(r, axis=1)
+        return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
+                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+
+
+def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
+    """The pairs of planar node-on-element ``rows`` (``{(node, element index): radius
+    sum}``, one contact's; ``nodes (e, 2)`` the elements' node ids) that weight each other
+    (compile time): ``p`` a free end (one beam element in the model, ``around`` of
+    :func:`fembody.contact.rows.beam_neighbours`) against an element ``o`` ending in a free
+    end ``q``, whose row against ``p``'s element is there too. Per pair, once: ``((p, u, q,
+    w), tri (2, 3), radius sum)``."""
+    at = {}
+    for e, (i, j) in enumerate(nodes.tolist()):
+        at.setdefault(i, []).append(e)
+        at.setdefault(j, []).append(e)
+    out, seen = [], set()
+    for (p, o), rsum in rows.items():
+        if len(around.get(p, ())) != 1:
+            continue
+        ea = [e for e in at.get(p, ()) if p in nodes[e]]
+        if len(ea) != 1:
+            continue
+        ea = ea[0]
+        for q in nodes[o].tolist():
+            if len(around.get(q, ())) != 1 or (q, ea) not in rows or q in nodes[ea]:
+                continue
+            key = (min(p, q), max(p, q))
+            if key in seen:
+                continue
+            seen.add(key)
+            u = int(nodes[ea][0] if nodes[ea][1] == p else nodes[ea][1])
+            w = int(nodes[o][0] if nodes[o][1] == q else nodes[o][1])
+            slot = {p: P, u: U, q: Q, w: W}
+            tri = ((P, slot[int(nodes[o][0])], slot[int(nodes[o][1])]),
+                   (Q, slot[int(nodes[ea][0])], slot[int(nodes[ea][1])]))
+            out.append(((p, u, q, w), tri, rsum))
+    return out
