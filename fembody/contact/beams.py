@@ -658,7 +658,7 @@ class BeamContactBlock(ContactRows):
         r = np.flatnonzero(on)
         if r.size:
             pos = self.X[r] + x[r].reshape(self.X[r].shape)
-            pt = r[switch(pos, False)[0] == 0.0]
+            pt = r[weight(pos, self.free[r], self.ramp[r], False)[0] == 0.0]
             if pt.size:
                 pos = self.X[pt] + x[pt].reshape(self.X[pt].shape)
                 z, ok = closest_crossing(pos)

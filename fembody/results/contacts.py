@@ -67,8 +67,10 @@ def friction_rows(sys, q: np.ndarray, state) -> np.ndarray:
 def side_record(sys, state) -> np.ndarray:
     """The sides of the planar beam pairs of ``sys`` held by the run's contact ``state``,
     one array over ``sys.side_blocks`` in order (what a run records with each saved state,
-    ``Result.contact_sides``)."""
-    return (np.concatenate(state.sides) if state.sides else np.zeros(0))
+    ``Result.contact_sides``), each block's flattened (a block may hold several sides
+    per row: the overlap shares' two)."""
+    return (np.concatenate([np.ravel(s) for s in state.sides]) if state.sides
+            else np.zeros(0))
 
 
 def recorded_sides(result: "Result", sys, block, k: int) -> np.ndarray | None:
@@ -79,8 +81,8 @@ def recorded_sides(result: "Result", sys, block, k: int) -> np.ndarray | None:
     rec = result._array("contact_sides")
     if slot is None or rec is None:
         return None
-    start = sum(len(b.side) for b in sys.side_blocks[:slot])
-    return rec[k][start:start + len(block.side)]
+    start = sum(np.size(b.side) for b in sys.side_blocks[:slot])
+    return rec[k][start:start + np.size(block.side)].reshape(np.shape(block.side))
 
 
 class ContactHistory:
