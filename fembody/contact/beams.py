@@ -77,6 +77,16 @@ _NO_ANCHOR, _NO_SLIDING, _NO_VALUES = (np.zeros((0, 5)), np.zeros(0, dtype=np.in
                                        np.zeros(0))     # a frictionless block's kernel inputs
 _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
+# The tangent band of the spatial pairs' penalty (crossing_forces' docstring "The tangent
+# band"), a fraction of the pair's radii sum: a point or line Gauss point with a gap in [0,
+# TANGENT_BAND (r_A + r_B)) keeps the penalty's stiffness in the tangent, not its force. It
+# equals the gap test's round-off margin (crossing_forces' GAP_MARGIN: every pair with a
+# point in the band has live rows), 2e-5 of the default penetration tolerance (PENETRATION
+# of the radius). The residual and energy are the linear penalty's; only the iteration
+# matrix differs from the exact tangent, at points whose force is zero. Tests may set it to
+# 0 (plain Newton) to compare.
+TANGENT_BAND = 1e-6
+
 # The default penetration tolerance, a fraction of the section radius: a penalty contact always
 # penetrates (force / stiffness), but beyond a tenth of the section the contact geometry (and
 # the force) is no longer that of the beams' surfaces, and at a full radius a crossing beam
@@ -454,7 +464,7 @@ class BeamContactBlock(ContactRows):
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.free, self.ramp, self.frictional, anchor, sliding,
                                        mu_s,
-                                       mu_k, kt, tangent, points)
+                                       mu_k, kt, tangent, points, TANGENT_BAND)
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -474,7 +484,7 @@ class BeamContactBlock(ContactRows):
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                       self.free, self.ramp, False, _NO_ANCHOR, _NO_SLIDING,
                                       _NO_VALUES,
-                                      _NO_VALUES, _NO_VALUES, False, False)
+                                      _NO_VALUES, _NO_VALUES, False, False, 0.0)
         return out[0], out[-1]
 
     # ------------------------------------------------------------------------- friction
@@ -605,9 +615,9 @@ class BeamContactBlock(ContactRows):
         if self.kind == "crossing":
             pos = np.ascontiguousarray(self.positions(x))
             params = crossing_forces.trusted(pos, self.k, self.k_line, self.length,
-                                             self.radius, self.free, False, _NO_ANCHOR,
-                                             _NO_SLIDING, _NO_VALUES, _NO_VALUES, _NO_VALUES,
-                                             False, True)[3]
+                                             self.radius, self.free, self.ramp, False,
+                                             _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
+                                             _NO_VALUES, False, True, 0.0)[3]
         else:
             _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
