@@ -79,13 +79,18 @@ _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its poin
 
 # The tangent band of the spatial pairs' penalty (crossing_forces' docstring "The tangent
 # band"), a fraction of the pair's radii sum: a point or line Gauss point with a gap in [0,
-# TANGENT_BAND (r_A + r_B)) keeps the penalty's stiffness in the tangent, not its force. It
-# equals the gap test's round-off margin (crossing_forces' GAP_MARGIN: every pair with a
-# point in the band has live rows), 2e-5 of the default penetration tolerance (PENETRATION
-# of the radius). The residual and energy are the linear penalty's; only the iteration
-# matrix differs from the exact tangent, at points whose force is zero. Tests may set it to
-# 0 (plain Newton) to compare.
-TANGENT_BAND = 1e-6
+# TANGENT_BAND (r_A + r_B)) keeps the penalty's stiffness in the tangent, not its force (1e-12
+# m on benchmarks/beam_bundle.py's beams). The residual and energy are the linear penalty's;
+# only the iteration matrix differs from the exact tangent, at points whose force is zero:
+# there it is the exact tangent from below the kink, i.e. of a configuration less than the
+# band away, far below the increment test's bound (xtol of the step's motion). Why so
+# narrow: a point in the band has a stiffness in the iteration matrix and none in the
+# residual, so while it stays there Newton contracts only by k / (k + the true stiffness) in
+# its direction, close to 1 for a stiff penalty; a band of 1e-8 m made the bundle's first
+# step fail (rejected steps, 200 increments). The points that flip at the kink lie at
+# round-off of it (beams that start touching, gap 0 to 1e-11 m). Tests may set it to 0
+# (plain Newton) to compare.
+TANGENT_BAND = 1e-10
 
 # The default penetration tolerance, a fraction of the section radius: a penalty contact always
 # penetrates (force / stiffness), but beyond a tenth of the section the contact geometry (and

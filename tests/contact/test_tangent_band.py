@@ -5,8 +5,7 @@ penalty's stiffness in the tangent while its force stays the law's zero.
 
 The independent values: the force in the band is the linear penalty's, exactly zero; the
 band's tangent is the limit of the exact tangent from the penetrating side, k G G^T, which
-the central differences of the force at the mirrored configuration (the same gap below zero)
-give to O(|g| |H| / |G|^2) of the tangent's size (the dropped term k g H; H the distance's
+the central differences of the force just below the kink (gap -3e-9 m) give to O(|g| |H| / |G|^2) of the tangent's size (the dropped term k g H; H the distance's
 Hessian, of size 1 / rho in the directions across the axes: 3e-9 m / 0.01 m = 3e-7 here,
 against the tolerance 1e-6, and the full tangent where the band is missing); outside the band the tangent is the exact one, bit for bit the kernel's without
 a band; and a run with the band converges to plain Newton's states within the Newton
@@ -48,16 +47,17 @@ def _fd_tangent(blk, x, h):
 
 @pytest.mark.parametrize("angle", [0.0, 40.0])     # line contact, point contact
 def test_band_keeps_the_stiffness_from_below_and_no_force(angle):
-    """A gap of 0.3 of the band (3e-9 m): force exactly zero (the law's), tangent the
-    central-difference tangent at the gap -3e-9 m to 1e-6 of its largest entry (measured
-    3e-7 in line contact, the dropped k g H; 8e-8 at the crossing). Without the
+    """A gap of 0.3 of the band (3e-13 m): force exactly zero (the law's), tangent the
+    central-difference tangent just below the kink, at the gap -3e-9 m (central differences
+    of step 1e-11 m stay on that side) to 1e-6 of its largest entry (measured 3e-7 in line
+    contact, the dropped k g H; 8e-8 at the crossing). Without the
     band the tangent there is zero (this failed before the band: all entries zero)."""
     band = beams.TANGENT_BAND * RAD
     x = np.zeros((1, 12))
     blk = _block(_pair(angle, 0.3 * band), RAD, k=K_PEN)
     f, K, _ = blk.forces(x, None, True)
     assert np.all(f == 0.0)
-    below = _block(_pair(angle, -0.3 * band), RAD, k=K_PEN)
+    below = _block(_pair(angle, -3e-9), RAD, k=K_PEN)
     Kfd = _fd_tangent(below, x, 1e-11)
     assert np.abs(Kfd).max() > 0.1 * K_PEN
     assert np.abs(K - Kfd).max() <= 1e-6 * np.abs(Kfd).max()
