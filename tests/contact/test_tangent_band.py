@@ -3,13 +3,14 @@ docstring "The tangent band", fembody.contact.beams.TANGENT_BAND): a point or li
 point just clear of the other beam, with a gap in [0, TANGENT_BAND (r_A + r_B)), keeps the
 penalty's stiffness in the tangent while its force stays the law's zero.
 
-The independent values: the force in the band is the linear penalty's, exactly zero; the
-band's tangent is the limit of the exact tangent from the penetrating side, k G G^T, which
-the central differences of the force just below the kink (gap -3e-9 m) give to O(|g| |H| / |G|^2) of the tangent's size (the dropped term k g H; H the distance's
-Hessian, of size 1 / rho in the directions across the axes: 3e-9 m / 0.01 m = 3e-7 here,
-against the tolerance 1e-6, and the full tangent where the band is missing); outside the band the tangent is the exact one, bit for bit the kernel's without
-a band; and a run with the band converges to plain Newton's states within the Newton
-tolerance, the band changing only the iteration matrix.
+The independent values: the force in the band is the linear penalty's, exactly zero; the band's
+tangent is the limit of the exact tangent from the penetrating side, k G G^T, which the central
+differences of the force just below the kink (gap -3e-9 m) give to O(|g| |H| / |G|^2) of the
+tangent's size (the dropped term k g H; H the distance's Hessian, of size 1 / rho in the
+directions across the axes: 3e-9 m / 0.01 m = 3e-7 here, against the tolerance 1e-6, and the
+full tangent where the band is missing); outside the band the tangent is the exact one, bit for
+bit the kernel's without a band; and a run with the band converges to plain Newton's states
+within the Newton tolerance, the band changing only the iteration matrix.
 """
 import numpy as np
 import pytest
