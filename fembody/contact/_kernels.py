@@ -35,6 +35,10 @@ _C1 = math.cos(ALPHA_LINE) ** 2
 _C2 = math.cos(ALPHA_POINT) ** 2
 _XI_T = tuple(float(v) for v in 0.5 * (np.polynomial.legendre.leggauss(NG)[0] + 1.0))
 _W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
+# The gap test's round-off margin, a fraction of the pair's radii sum: a pair with a gap below
+# it counts as touching (its rows are live). The tangent band of crossing_forces (``band``)
+# lies inside it, so that every pair with a point in the band has live rows.
+GAP_MARGIN = 1e-6
 
 
 @njit(cache=True)
@@ -584,9 +588,9 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
                       "f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
                       "i8[:], "
-                      "f8[:], f8[:], f8[:], b1, b1)")
+                      "f8[:], f8[:], f8[:], b1, b1, f8)")
 def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
-                    mu_s, mu_k, kt, tangent, points):  # pragma: no cover - jitted
+                    mu_s, mu_k, kt, tangent, points, band):  # pragma: no cover - jitted
     """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (n, 4 d, 4 d)``
     (else ``(0, 4 d, 4 d)``) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
     a1, b0, b1) [m], and the rows that touch: the switched point/line penalty (``k (n,)``
@@ -617,7 +621,20 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     line Gauss-point gap where both count, else the one that counts; the point gap where
     none does) and whether the pair is in its contact zone (1/0): what
     :meth:`~fembody.contact.beams.BeamContactBlock.contact_gaps`, ``resultants`` and
-    ``strain_energy`` report."""
+    ``strain_energy`` report.
+
+    **The tangent band** (``band``, a fraction of the radii sum, at most ``GAP_MARGIN``; 0:
+    none). A point part or line Gauss point with a gap in ``[0, band radius)`` keeps the
+    penalty's stiffness ``k G G^T`` (the line point's weight ``lam w_g L l_A k_line``, the
+    point part's ``(1 - lam) k``) in the tangent while its force and energy stay the law's
+    zeros; above the band and below the kink the tangent is exact. Why: the bundle's Gauss
+    points within 1e-11 m of the law's kink at g = 0 flipped in and out of contact between
+    Newton iterations (its first step from rest took 13 increments, the residual falling by
+    0.5-0.7 per increment): a point just clear of the other beam had no stiffness, so the
+    increment pushed it in, where it then had. With the stiffness kept on both sides of the
+    kink the iterate sees one tangent there. The residual, and so the converged state within
+    the Newton tolerance, the energy and the forces are the law's; only the tangent of the
+    points in the band is inexact (the friction points' tangents are not banded)."""
     n = pos.shape[0]
     d = pos.shape[2]
     m = 4
@@ -656,6 +673,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     fw = np.empty((8 + 3 * md) * d + 4)
     out = np.empty(5 + d)
     lon = np.zeros(NG, dtype=np.bool_)
+    lband = np.zeros(NG, dtype=np.bool_)
     gLo = np.zeros(md)                      # the clipped interval's bounds' derivatives
     gHi = np.zeros(md)
     hLo = np.zeros((md, md))
@@ -671,7 +689,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         x = pos[q]
         rad = radius[q]
         # the gap test of the array version's ``touching`` (a margin of round-off)
-        eps = 1e-6 * rad
+        eps = GAP_MARGIN * rad
+        bnd = min(band, GAP_MARGIN) * rad
         s, t, okp = _closest(x)
         c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
         rho_p = _distance(x, c, ckp, 2, ws, False, gp, Hp)
@@ -754,6 +773,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         # point part (needed where its weight 1 - lam or the switch's gradient is not 0)
         gpt = rho_p - rad
         kp = k[q] if (okp and rho_p > 0.0 and gpt < 0.0) else 0.0
+        # the tangent band above the kink (GAP_MARGIN's comment): stiffness, no force
+        kb = k[q] if (tangent and okp and rho_p > 0.0 and gpt >= 0.0 and gpt < bnd) else 0.0
         Wp = 0.5 * kp * gpt * gpt
         if use_p or points:
             _distance(x, c, ckp, 2, ws, tangent, gp, Hp)
@@ -764,6 +785,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         Wl = 0.0
         fl[:] = 0.0
         lon[:] = False
+        lband[:] = False
         hsum = 0.0                          # clipped: sum_g w_g k' g^2 / 2 (W_line / L)
         Fs[:] = 0.0                         # clipped: its derivative
         if use_l or points:
@@ -775,6 +797,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 rhoL[g_] = rho
                 gg = rho - rad
                 lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and gg < 0.0 and not none
+                lband[g_] = (tangent and tg >= 0.0 and tg < 1.0 and rho > 0.0
+                             and gg >= 0.0 and gg < bnd and not none)
                 if not lon[g_]:
                     continue
                 wk = (_W_T[g_] * L) * (length[q] * k_line[q])
@@ -809,14 +833,21 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
             if use_p:
                 for i in range(md):
                     for j in range(md):
-                        Kq[i, j] = (1.0 - lam) * (kp * (gp[i] * gp[j] + gpt * Hp[i, j]))
+                        Kq[i, j] = (1.0 - lam) * (kp * (gp[i] * gp[j] + gpt * Hp[i, j])
+                                                  + kb * gp[i] * gp[j])
             if use_l:
                 for g_ in range(NG):
-                    if not lon[g_]:
-                        continue
                     gg = rhoL[g_] - rad
                     wk = lam * ((_W_T[g_] * L) * (length[q] * k_line[q]))
                     Gg = GL[g_]
+                    if lband[g_]:
+                        # the tangent band (GAP_MARGIN's comment): stiffness, no force
+                        for i in range(md):
+                            for j in range(md):
+                                Kq[i, j] += wk * Gg[i] * Gg[j]
+                        continue
+                    if not lon[g_]:
+                        continue
                     Hg = HL[g_]
                     for i in range(md):
                         for j in range(md):

@@ -86,6 +86,21 @@ _NO_ANCHOR, _NO_SLIDING, _NO_VALUES = (np.zeros((0, 5)), np.zeros(0, dtype=np.in
                                        np.zeros(0))     # a frictionless block's kernel inputs
 _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
+# The tangent band of the spatial pairs' penalty (crossing_forces' docstring "The tangent
+# band"), a fraction of the pair's radii sum: a point or line Gauss point with a gap in [0,
+# TANGENT_BAND (r_A + r_B)) keeps the penalty's stiffness in the tangent, not its force (1e-12
+# m on benchmarks/beam_bundle.py's beams). The residual and energy are the linear penalty's;
+# only the iteration matrix differs from the exact tangent, at points whose force is zero:
+# there it is the exact tangent from below the kink, i.e. of a configuration less than the
+# band away, far below the increment test's bound (xtol of the step's motion). Why so
+# narrow: a point in the band has a stiffness in the iteration matrix and none in the
+# residual, so while it stays there Newton contracts only by k / (k + the true stiffness) in
+# its direction, close to 1 for a stiff penalty; a band of 1e-8 m made the bundle's first
+# step fail (rejected steps, 200 increments). The points that flip at the kink lie at
+# round-off of it (beams that start touching, gap 0 to 1e-11 m). Tests may set it to 0
+# (plain Newton) to compare.
+TANGENT_BAND = 1e-10
+
 # The default penetration tolerance, a fraction of the section radius: a penalty contact always
 # penetrates (force / stiffness), but beyond a tenth of the section the contact geometry (and
 # the force) is no longer that of the beams' surfaces, and at a full radius a crossing beam
@@ -439,7 +454,7 @@ class BeamContactBlock(ContactRows):
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.free, self.ramp, self.frictional, anchor, sliding,
                                        mu_s,
-                                       mu_k, kt, tangent, points)
+                                       mu_k, kt, tangent, points, TANGENT_BAND)
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -459,7 +474,7 @@ class BeamContactBlock(ContactRows):
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                       self.free, self.ramp, False, _NO_ANCHOR, _NO_SLIDING,
                                       _NO_VALUES,
-                                      _NO_VALUES, _NO_VALUES, False, False)
+                                      _NO_VALUES, _NO_VALUES, False, False, 0.0)
         return out[0], out[-1]
 
     # ------------------------------------------------------------------------- friction
@@ -592,7 +607,7 @@ class BeamContactBlock(ContactRows):
             params = crossing_forces.trusted(pos, self.k, self.k_line, self.length,
                                              self.radius, self.free, self.ramp, False,
                                              _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
-                                             _NO_VALUES, False, True)[3]
+                                             _NO_VALUES, False, True, 0.0)[3]
         else:
             _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)

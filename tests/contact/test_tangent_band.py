@@ -1,0 +1,118 @@
+"""The tangent band of the spatial beam contact (fembody.contact._kernels.crossing_forces'
+docstring "The tangent band", fembody.contact.beams.TANGENT_BAND): a point or line Gauss
+point just clear of the other beam, with a gap in [0, TANGENT_BAND (r_A + r_B)), keeps the
+penalty's stiffness in the tangent while its force stays the law's zero.
+
+The independent values: the force in the band is the linear penalty's, exactly zero; the band's
+tangent is the limit of the exact tangent from the penetrating side, k G G^T, which the central
+differences of the force just below the kink (gap -3e-9 m) give to O(|g| |H| / |G|^2) of the
+tangent's size (the dropped term k g H; H the distance's Hessian, of size 1 / rho in the
+directions across the axes: 3e-9 m / 0.01 m = 3e-7 here, against the tolerance 1e-6, and the
+full tangent where the band is missing); outside the band the tangent is the exact one, bit for
+bit the kernel's without a band; and a run with the band converges to plain Newton's states
+within the Newton tolerance, the band changing only the iteration matrix.
+"""
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.contact import beams
+
+from .test_compiled import _block
+
+RAD = 0.01                  # the pair's radii sum [m]
+K_PEN = 1e3                 # penalty [N/m]
+
+
+def _pair(angle_deg: float, gap: float) -> np.ndarray:
+    """A on the x axis from 0 to 1 m; B crossing it at ``angle_deg`` about z through x = 0.5,
+    ``RAD + gap`` below it: every line Gauss point of a parallel pair and the closest point
+    of a crossing pair have the gap ``gap`` [m]."""
+    a = np.radians(angle_deg)
+    u = np.array([np.cos(a), np.sin(a), 0.0])
+    c = np.array([0.5, 0.0, -(RAD + gap)])
+    return np.array([[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], c - 0.5 * u, c + 0.5 * u]])
+
+
+def _fd_tangent(blk, x, h):
+    """Central differences of the block's force, every coordinate moved by ``h``."""
+    f0 = blk.forces(x, None, False)[0]
+    K = np.zeros((1, f0.shape[1], x.shape[1]))
+    for j in range(x.shape[1]):
+        e = np.zeros_like(x)
+        e[0, j] = h
+        K[0, :, j] = (blk.forces(x + e, None, False)[0] - blk.forces(x - e, None, False)[0]) \
+            / (2.0 * h)
+    return K
+
+
+@pytest.mark.parametrize("angle", [0.0, 40.0])     # line contact, point contact
+def test_band_keeps_the_stiffness_from_below_and_no_force(angle):
+    """A gap of 0.3 of the band (3e-13 m): force exactly zero (the law's), tangent the
+    central-difference tangent just below the kink, at the gap -3e-9 m (central differences
+    of step 1e-11 m stay on that side) to 1e-6 of its largest entry (measured 3e-7 in line
+    contact, the dropped k g H; 8e-8 at the crossing). Without the
+    band the tangent there is zero (this failed before the band: all entries zero)."""
+    band = beams.TANGENT_BAND * RAD
+    x = np.zeros((1, 12))
+    blk = _block(_pair(angle, 0.3 * band), RAD, k=K_PEN)
+    f, K, _ = blk.forces(x, None, True)
+    assert np.all(f == 0.0)
+    below = _block(_pair(angle, -3e-9), RAD, k=K_PEN)
+    Kfd = _fd_tangent(below, x, 1e-11)
+    assert np.abs(Kfd).max() > 0.1 * K_PEN
+    assert np.abs(K - Kfd).max() <= 1e-6 * np.abs(Kfd).max()
+
+
+@pytest.mark.parametrize("angle", [0.0, 40.0])
+def test_outside_the_band_the_tangent_is_exact(angle, monkeypatch):
+    """Penetrating by 1e-4 m (far below the band's lower edge, the kink): the tangent equals
+    the kernel's without a band bit for bit, and central differences of the force to 1e-6;
+    clear by twice the band: no force and no stiffness."""
+    x = np.zeros((1, 12))
+    blk = _block(_pair(angle, -1e-4), RAD, k=K_PEN)
+    f, K, _ = blk.forces(x, None, True)
+    assert np.abs(K - _fd_tangent(blk, x, 1e-8)).max() <= 1e-6 * np.abs(K).max()
+    clear = _block(_pair(angle, 2.0 * beams.TANGENT_BAND * RAD), RAD, k=K_PEN)
+    fc, Kc, _ = clear.forces(x, None, True)
+    assert np.all(fc == 0.0) and not np.any(Kc)
+    monkeypatch.setattr(beams, "TANGENT_BAND", 0.0)
+    f0, K0, _ = blk.forces(x, None, True)
+    assert np.array_equal(f, f0) and np.array_equal(K, K0)
+
+
+def _bundle(beams_: int, elements: int) -> fb.Model:
+    """benchmarks/beam_bundle.py's frictionless bundle, smaller."""
+    R = 0.005
+    steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    body = []
+    for i in range(beams_):
+        z = 2.0 * R * i
+        b = m.add_beam((0.0, 0.0, z), (1.0, 0.0, z), n=elements, material=steel, section=sec,
+                       orientation=(0, 0, 1))
+        for end in (b.first, b.last):
+            m.fix(end, *(("x", "y", "z", "rx", "ry", "rz") if i == 0 else
+                         ("x", "y", "rx", "ry", "rz")))
+        body.append(b)
+    for a, b in zip(body, body[1:]):
+        m.add_beam_contact(a, b, radius=R, stiffness=1e6, margin=0.5 * R,
+                           max_penetration=float("inf"))
+    return m
+
+
+def test_banded_runs_equal_plain_newton_within_the_tolerance(monkeypatch):
+    """A bundle of 3 beams x 12 elements settling from rest (its Gauss points start on the
+    kink, gap 0): the states with the band equal plain Newton's within the Newton
+    tolerance: the increment test's bound, xtol = 1e-8 (generalized-alpha's default) of each
+    step's motion, summed over the steps (measured 1.0e-16 m against the bound 1.8e-12 m),
+    while the band did act (the two runs are not bitwise equal)."""
+    sys_ = _bundle(3, 12).compile()
+    banded = fb.simulate(sys_, t_end=4e-3, dt=1e-3)
+    monkeypatch.setattr(beams, "TANGENT_BAND", 0.0)
+    plain = fb.simulate(sys_, t_end=4e-3, dt=1e-3)
+    qb, qp = np.asarray(banded.q), np.asarray(plain.q)
+    motion = np.abs(np.diff(qp, axis=0)).max(axis=1).sum()
+    assert motion > 0.0
+    assert not np.array_equal(qb, qp)
+    assert np.abs(qb - qp).max() <= 1e-8 * motion
