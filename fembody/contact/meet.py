@@ -88,6 +88,7 @@ import math
 
 import numpy as np
 
+from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
 from .rows import ContactRows
 
@@ -215,8 +216,8 @@ class EndOverlapBlock(ContactRows):
     sided = True
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
-                 radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None
-                 ) -> None:
+                 radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
+                 friction: tuple | None = None, rows_class: type | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -232,15 +233,36 @@ class EndOverlapBlock(ContactRows):
         self.side = (np.stack([side_now(self._triplet(self.X, c), np.zeros(len(self.X)))
                                for c in (0, 1)], axis=1) if side is None else side)
         self._unsigned = np.zeros((len(self.X), 2))
+        self._friction_args, self._rows_class = friction, rows_class
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            if rows_class is None:
+                raise ValueError("EndOverlapBlock: a frictional block needs rows_class, the "
+                                 "planar rows' class whose return mapping it runs")
+            # its own copy of the two weighted rows, per row p's then q's (history rows 2 i
+            # and 2 i + 1): their mapping, their reference anchors (module docstring,
+            # "Friction")
+            n, r = len(self.X), np.arange(len(self.X))[:, None, None]
+            rep = lambda a: np.repeat(np.asarray(a, dtype=float), 2)
+            self._mirror = rows_class(
+                "node", self.nodes[r, self.tri].reshape(2 * n, 3),
+                self.dofs[r, self._cols].reshape(2 * n, 3 * d),
+                self.X[r, self.tri].reshape(2 * n, 3, d), rep(self.radius), rep(self.k),
+                [labels[i // 2] for i in range(2 * n)],
+                friction=tuple(rep(a) for a in friction))
+            self.history0 = self._mirror.history0
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
         """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
         return pos[np.arange(len(pos))[:, None], self.tri[:, c]]
 
     def _take(self, rows: np.ndarray) -> "EndOverlapBlock":
+        fr = self._friction_args
         return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                                self.tri[rows], self.radius[rows], self.k[rows], self._labels,
-                               self.side[rows])
+                               self.side[rows],
+                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                               self._rows_class)
 
     def _sides(self, side):
         return self._unsigned if side is None else np.asarray(side, float).reshape(-1, 2)
@@ -354,9 +376,107 @@ class EndOverlapBlock(ContactRows):
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
-        _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
+        sub = self._take(live)
+        _, fl, Kl = sub._energy(x[live], sd[live], tangent)
+        if self.frictional:
+            h = None if history is None else self._history_of(history, live)
+            Ff, Kf = sub._friction(x[live], h, tangent, sd[live])[:2]
+            fl = fl + Ff
+            if tangent:
+                Kl = Kl + Kf
         f[live] = fl
         return f, live, Kl
+
+    # ------------------------------------------------------------------------- friction
+    @staticmethod
+    def _history_of(history: History, rows: np.ndarray) -> History:
+        """The part of a run's ``history`` (two points per row: p's row, then q's) of the
+        block's ``rows``."""
+        pts = (2 * np.asarray(rows)[:, None] + np.arange(2)).ravel()
+        return History(*(a[pts] for a in history))
+
+    def _gathered(self, x: np.ndarray) -> np.ndarray:
+        """The two weighted rows' gathered displacements ``(2 n, 6)`` (p's row, then q's,
+        per row) from the block's ``x (n, 8)``."""
+        return x[np.arange(len(x))[:, None, None], self._cols].reshape(2 * len(x), -1)
+
+    def _weights(self, x: np.ndarray, side: np.ndarray):
+        """Per weighted row the part of its friction taken back ``(n, 2)``, ``((1 - S),
+        S)`` where both rows are in their zones (else 0), and the gradient of the second
+        ``(n, 8)`` (the first's is minus it)."""
+        pos = self.positions(x)
+        both = np.ones(len(x))
+        for c in (0, 1):
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            both *= ok & (distance("node", tri, z, False)[0] != 0.0)
+        S, gS, _, _ = overlap_share(pos, self._sigma(pos, side), False)
+        return both[:, None] * np.column_stack([1.0 - S, S]), both[:, None] * gS
+
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side):
+        """The friction the rows take back ``(n, 8)`` [N], ``-(1 - S) F_p - S F_q`` with
+        ``F_p``, ``F_q`` the two weighted rows' Coulomb forces from their own return mapping
+        on this block's anchors (``history``; None: :attr:`history0`) and the run's
+        ``side``, and (``tangent``) its stiffness, exact: the rows' tangents weighted, and
+        the share's gradient times ``F_p - F_q``; also the mapping of the rows
+        (:class:`fembody.contact.friction.Coulomb`, ``2 n`` points) and the weights ``(n,
+        2)`` of :meth:`_weights`."""
+        h = self.history0 if history is None else history
+        n, m = x.shape
+        F2, K2, c, _, _, _ = self._mirror._friction(self._gathered(x), h, tangent,
+                                                    side=self._sides(side).reshape(-1))
+        a, gS = self._weights(x, self._sides(side))
+        r = np.arange(n)[:, None]
+        part = np.zeros((n, 2, m))          # each weighted row's force on the block's DOFs
+        for cc in (0, 1):
+            part[r, cc, self._cols[:, cc]] = F2[cc::2]
+        F = -np.einsum("nc,ncm->nm", a, part)
+        K = None
+        if tangent:
+            K = np.zeros((n, m, m))
+            for cc in (0, 1):
+                cols = self._cols[:, cc]
+                K[r[:, :, None], cols[:, :, None], cols[:, None, :]] -= (
+                    a[:, cc, None, None] * K2[cc::2])
+            K += (part[:, 0] - part[:, 1])[:, :, None] * gS[:, None, :]
+        return F, K, c, a
+
+    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
+                ) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at ``x`` (the run's ``side``), the
+        energy [J] the step's slip dissipated and the energy of the tangential springs the
+        block holds (negative: the part of the rows' springs it takes back) [J], as
+        :meth:`fembody.contact.beams.BeamContactBlock.advance`. The anchors, sliding flags
+        and slip are the weighted rows' own update (their block's :meth:`advance` on this
+        block's copy of them, every row whatever its share), so they stay the rows'; the
+        forces and springs' energy recorded are the parts taken back."""
+        x2 = self._gathered(x)
+        sd = self._sides(side)
+        rows, _, _ = self._mirror.advance(x2, history, sd.reshape(-1))
+        a = self._weights(x, sd)[0].reshape(-1)
+        F = -a[:, None] * rows.force
+        stored = -a * rows.stored
+        work = 0.5 * float(np.sum((F + history.force) * (x2 - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, x2.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def friction_report(self, x: np.ndarray, history: History, side=None
+                        ) -> dict[str, np.ndarray]:
+        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
+        of the friction force taken back on B's two nodes (q, w), ``slip`` [m] the larger of
+        the two rows' (which the anchors follow) and ``stick`` (taking back, neither row
+        sliding). What a run records (:func:`fembody.results.contacts.friction_rows`)."""
+        n = len(self)
+        T = np.zeros(n)
+        live = self.live(x, self._sides(side))
+        if live.size:
+            Ff = self._take(live)._friction(x[live], self._history_of(history, live), False,
+                                            self._sides(side)[live])[0]
+            T[live] = np.linalg.norm(Ff[:, 2 * Q:2 * Q + 2] + Ff[:, 2 * W:2 * W + 2], axis=1)
+        taking = np.zeros(n, dtype=bool)
+        taking[live] = True
+        return dict(tangential_force=T, slip=history.slip.reshape(n, 2).max(axis=1),
+                    stick=taking & ~history.sliding.reshape(n, 2).any(axis=1))
 
     def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
         """The energy taken back per row, ``-(1 - S) W_p - S W_q`` [J] (<= 0)."""
@@ -409,8 +529,11 @@ class EndOverlapBlock(ContactRows):
         pos = self.positions(x)
         r = pos[:, P] - pos[:, Q]
         rho = np.linalg.norm(r, axis=1)
-        return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
-                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
+               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        if self.frictional and history is not None:
+            out.update(self.friction_report(x, history, side))
+        return out
 
 
 def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:

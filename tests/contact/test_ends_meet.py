@@ -551,9 +551,6 @@ def test_planar_cantilever_pressed_onto_an_overlapping_end_is_one_spring():
     assert abs(k * pen / N - 1.0) < 1e-6, (k * pen, N)
 
 
-@pytest.mark.xfail(strict=True, reason="left (planar friction): the overlap share weights "
-                   "the two rows' normal energy, not their friction; each row's Coulomb "
-                   "force uses its unweighted normal force (fembody.contact.meet, Left)")
 def test_planar_overlapping_free_ends_friction_counted_once():
     """Parallel planar free ends 8 mm apart, A's last element slid 12 mm (2 mm into
     overlap) from the reference anchors, mu = 0.3: the friction on A is that of the one
