@@ -509,7 +509,8 @@ class EndOverlapBlock(ContactRows):
         F = np.zeros(n)
         live = self.live(x, sd)
         if live.size:
-            S = overlap_share(pos[live], self._sigma(pos[live], sd[live]), False)[0]
+            S = overlap_share(pos[live], self._take(live)._sigma(pos[live], sd[live]),
+                              False)[0]
             Np = np.sqrt(2.0 * self.k[live] * rows[0][1][live])
             Nq = np.sqrt(2.0 * self.k[live] * rows[1][1][live])
             both = rows[0][0][live] & rows[1][0][live]
