@@ -66,6 +66,27 @@ and takes back ``(1 - S) W_p + S W_q`` (energy ``-(1 - S) W_p - S W_q`` [J]) whe
 are in their zones (``0 <= t < 1`` on the other's chord, as the rows'), nothing elsewhere.
 Its sides are a run's state like the rows' (the same rule, moved at accepted steps).
 
+**Friction.** Each weighted row's Coulomb friction is the return mapping
+(:func:`fembody.contact.friction.coulomb`) at its node and projection with its own normal
+force ``k max(-g, 0)`` and tangential stiffness ``k_t``
+(:class:`fembody.contact.beams.BeamContactBlock`, "Friction"). The share weights it as it
+weights the normal force: the block takes back ``(1 - S) F_p + S F_q``, leaving ``S F_p +
+(1 - S) F_q`` of the two rows' frictions, which in slip is ``mu`` times the weighted
+normal force (along each row's own tangent) and in stick the weighted springs' force;
+the tangent carries the share's gradient times ``F_p - F_q`` (exact). The block runs the
+rows' own mapping on a copy of the two rows it weights (a planar
+:class:`~fembody.contact.beams.BeamContactBlock` of ``2 n`` rows, p's then q's per row,
+built from the class the builder hands in, as meet cannot import beams), on anchors of
+its own that :meth:`EndOverlapBlock.advance` moves by the rows' own update at every
+accepted step, every row whatever its share: both start at the rows' reference anchors and
+take the same updates, so they are the rows' anchors, and the take-back is exactly the
+weighted part of the rows' friction, also where the share moves while the rows stick. The
+springs' energy it takes back counts against the rows' (``stored`` negative), and its
+work, so a run's friction dissipation and energy balance count the contact once. Before,
+each row's friction was ``mu`` times its unweighted normal force: 1200 N where the one
+contact gives 600 N (tests/contact/test_ends_meet.py). This is the shape of the spatial
+crossing pairs' share friction (:mod:`fembody.contact.share`, "Friction").
+
 **The model of a long overlap.** The planar rows are a nodal quadrature of line contact:
 every node inside the other beam's chords pushes with ``k`` times its own penetration, so
 two parallel beams side by side carry ``k (2 R - d)`` at each node of either beam in the
@@ -74,9 +95,8 @@ enters with its full force. The rule acts only on the two free ends' rows while 
 projects inside the other's last element: side-by-side contact away from free ends keeps
 every node's row (tests/contact/test_ends_meet.py checks a long overlap). **Left:** once
 an end passes the inner node of the other's last element its row moves to the next
-element at full weight (the nodal quadrature's jump, as an inner node's entry); friction
-of the rows is not weighted (their normal force is the unweighted one's); a beam of one
-element whose two free ends both project inside the other's last element would have the
+element at full weight (the nodal quadrature's jump, as an inner node's entry); a beam of
+one element whose two free ends both project inside the other's last element would have the
 other end's row taken back twice (not built differently: it needs the other end beyond its
 own element's other end). The block is numpy (a few rows, one per pair of free ends that
 the broad phase put side by side); inside the band its forward jets cost a few numpy calls
@@ -206,11 +226,16 @@ class EndOverlapBlock(ContactRows):
     names; ``side (n, 2)`` the two rows' reference sides (default None: from ``X``, by
     :func:`fembody.contact.beams.node_sides`'s rule). Its sides are a run's state like the
     rows' (the System's ``side_slot``; :meth:`sides_after`). The rows check no penetration
-    of their own (``tol`` inf): the element pairs' block does."""
+    of their own (``tol`` inf): the element pairs' block does. ``friction`` (optional)
+    ``(mu_s, mu_k, k_t)`` per row, the contact's static and kinetic Coulomb coefficients
+    [-] and tangential penalty [N/m] (default None: frictionless), and then ``rows_class``
+    the planar rows' class, :class:`fembody.contact.beams.BeamContactBlock`, whose kind
+    'node' rows the block builds for its copy of the two weighted rows (module docstring,
+    "Friction"; default None: only for a frictionless block)."""
 
     family = "beam contact"
     Dd = None
-    friction_slot = None
+    friction_slot = None        # set by the System for a frictional block
     frictional = False
     side_slot = None            # set by the System: its sides are a run's
     sided = True
@@ -362,8 +387,10 @@ class EndOverlapBlock(ContactRows):
         return np.flatnonzero(keep & pen)
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
-        """Internal forces ``dE/dX`` ``(n, 8)`` [N] and (``tangent``) the stiffness (idle
-        rows zero); the gaps signed by the run's ``side`` (None: unsigned)."""
+        """Internal forces ``(n, 8)`` [N] (``dE/dX``, and a frictional block's friction
+        taken back, :meth:`_friction`, from the anchors of the run's ``history``; None: its
+        reference ones) and (``tangent``) the stiffness (idle rows zero); the gaps signed by
+        the run's ``side`` (None: unsigned)."""
         return self._whole(*self.live_forces(x, tangent, history, side))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
@@ -525,7 +552,8 @@ class EndOverlapBlock(ContactRows):
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
         back, <= 0), ``point`` midway between the two free ends [m] and ``normal`` (unit,
-        from ``q`` to ``p``; 0 where they meet)."""
+        from ``q`` to ``p``; 0 where they meet); with a run's ``history`` a frictional
+        block also the keys of :meth:`friction_report`."""
         F, g = self.resultants(x, side)[:, :2].T
         pos = self.positions(x)
         r = pos[:, P] - pos[:, Q]
