@@ -291,12 +291,12 @@ class EndOverlapBlock(ContactRows):
         return pos[np.arange(len(pos))[:, None], self.tri[:, c]]
 
     def _take(self, rows: np.ndarray) -> "EndOverlapBlock":
-        fr = self._friction_args
+        """The rows ``rows`` as a frictionless block (for their energy and share: the
+        friction of a subset of rows runs on this block's copy of the weighted rows,
+        :meth:`_friction`)."""
         return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                                self.tri[rows], self.radius[rows], self.k[rows], self._labels,
-                               self.side[rows],
-                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
-                               self._rows_class)
+                               self.side[rows])
 
     def _sides(self, side):
         return self._unsigned if side is None else np.asarray(side, float).reshape(-1, 2)
@@ -353,14 +353,16 @@ class EndOverlapBlock(ContactRows):
         geo = np.sign(eB[:, 0] * r[:, 1] - eB[:, 1] * r[:, 0])
         return np.where(s != 0.0, s, np.where(geo != 0.0, geo, 1.0))
 
-    def _energy(self, x: np.ndarray, side, tangent: bool):
+    def _energy(self, x: np.ndarray, side, tangent: bool, share: tuple | None = None):
         """Per row the energy taken back ``-(1 - S) W_p - S W_q`` [J] ``(n,)`` where both
         rows are in their zones (else 0), its gradient ``(n, 8)`` and (``tangent``)
-        Hessian."""
+        Hessian; ``share`` (default None: computed) the share ``(S, gradient, Hessian)``
+        of :func:`overlap_share` at ``x``."""
         pos = self.positions(x)
         side = self._sides(side)
         (okp, Ep, Gp, Hp), (okq, Eq, Gq, Hq) = self._rows(pos, side, tangent)
-        S, gS, hS, _ = overlap_share(pos, self._sigma(pos, side), tangent)
+        S, gS, hS = (overlap_share(pos, self._sigma(pos, side), tangent)[:3]
+                     if share is None else share)
         both = (okp & okq).astype(float)
         E = -both * ((1.0 - S) * Ep + S * Eq)
         dE = Ep - Eq
@@ -413,10 +415,11 @@ class EndOverlapBlock(ContactRows):
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
         sub = self._take(live)
-        _, fl, Kl = sub._energy(x[live], sd[live], tangent)
+        pos = sub.positions(x[live])
+        share = overlap_share(pos, sub._sigma(pos, sd[live]), tangent)[:3]
+        _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
         if self.frictional:
-            h = None if history is None else self._history_of(history, live)
-            Ff, Kf = sub._friction(x[live], h, tangent, sd[live])[:2]
+            Ff, Kf = self._friction(x, history, tangent, sd, live, share)[:2]
             fl = fl + Ff
             if tangent:
                 Kl = Kl + Kf
@@ -424,54 +427,58 @@ class EndOverlapBlock(ContactRows):
         return f, live, Kl
 
     # ------------------------------------------------------------------------- friction
-    @staticmethod
-    def _history_of(history: History, rows: np.ndarray) -> History:
-        """The part of a run's ``history`` (two points per row: p's row, then q's) of the
-        block's ``rows``."""
-        pts = (2 * np.asarray(rows)[:, None] + np.arange(2)).ravel()
-        return History(*(a[pts] for a in history))
-
     def _gathered(self, x: np.ndarray) -> np.ndarray:
         """The two weighted rows' gathered displacements ``(2 n, 6)`` (p's row, then q's,
         per row) from the block's ``x (n, 8)``."""
         return x[np.arange(len(x))[:, None, None], self._cols].reshape(2 * len(x), -1)
 
-    def _weights(self, x: np.ndarray, side: np.ndarray):
+    def _weights(self, x: np.ndarray, side: np.ndarray, share: tuple | None = None):
         """Per weighted row the part of its friction taken back ``(n, 2)``, ``((1 - S),
         S)`` where both rows are in their zones (else 0), and the gradient of the second
-        ``(n, 8)`` (the first's is minus it)."""
+        ``(n, 8)`` (the first's is minus it); ``share`` as in :meth:`_energy`."""
         pos = self.positions(x)
         both = np.ones(len(x))
         for c in (0, 1):
             tri = self._triplet(pos, c)
             z, ok = closest_node(tri)
             both *= ok & (distance("node", tri, z, False)[0] != 0.0)
-        S, gS, _, _ = overlap_share(pos, self._sigma(pos, side), False)
+        S, gS = (overlap_share(pos, self._sigma(pos, side), False)[:2] if share is None
+                 else share[:2])
         return both[:, None] * np.column_stack([1.0 - S, S]), both[:, None] * gS
 
-    def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side):
-        """The friction the rows take back ``(n, 8)`` [N], ``-(1 - S) F_p - S F_q`` with
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
+                  rows: np.ndarray | None = None, share: tuple | None = None):
+        """The friction the ``rows`` (default None: all; else the array evaluation of the
+        weighted rows' mapping, not the compiled pass) take back ``(r, 8)`` [N] at the
+        whole block's ``x``, ``-(1 - S) F_p - S F_q`` with
         ``F_p``, ``F_q`` the two weighted rows' Coulomb forces from their own return mapping
         on this block's anchors (``history``; None: :attr:`history0`) and the run's
         ``side``, and (``tangent``) its stiffness, exact: the rows' tangents weighted, and
         the share's gradient times ``F_p - F_q``; also the mapping of the rows
-        (:class:`fembody.contact.friction.Coulomb`, ``2 n`` points) and the weights ``(n,
+        (:class:`fembody.contact.friction.Coulomb`, ``2 r`` points) and the weights ``(r,
         2)`` of :meth:`_weights`."""
         h = self.history0 if history is None else history
-        n, m = x.shape
-        F2, K2, c, _, _, _ = self._mirror._friction(self._gathered(x), h, tangent,
-                                                    side=self._sides(side).reshape(-1))
-        a, gS = self._weights(x, self._sides(side))
+        sd = self._sides(side)
+        pts = None if rows is None else (2 * rows[:, None] + np.arange(2)).ravel()
+        F2, K2, c, _, _, _ = self._mirror._friction(self._gathered(x), h, tangent, rows=pts,
+                                                    side=sd.reshape(-1))
+        if rows is None:
+            a, gS = self._weights(x, sd)
+            cols_all = self._cols
+        else:
+            a, gS = self._take(rows)._weights(x[rows], sd[rows], share)
+            cols_all = self._cols[rows]
+        n, m = len(a), x.shape[1]
         r = np.arange(n)[:, None]
         part = np.zeros((n, 2, m))          # each weighted row's force on the block's DOFs
         for cc in (0, 1):
-            part[r, cc, self._cols[:, cc]] = F2[cc::2]
+            part[r, cc, cols_all[:, cc]] = F2[cc::2]
         F = -np.einsum("nc,ncm->nm", a, part)
         K = None
         if tangent:
             K = np.zeros((n, m, m))
             for cc in (0, 1):
-                cols = self._cols[:, cc]
+                cols = cols_all[:, cc]
                 K[r[:, :, None], cols[:, :, None], cols[:, None, :]] -= (
                     a[:, cc, None, None] * K2[cc::2])
             K += (part[:, 0] - part[:, 1])[:, :, None] * gS[:, None, :]
@@ -506,8 +513,7 @@ class EndOverlapBlock(ContactRows):
         T = np.zeros(n)
         live = self.live(x, self._sides(side))
         if live.size:
-            Ff = self._take(live)._friction(x[live], self._history_of(history, live), False,
-                                            self._sides(side)[live])[0]
+            Ff = self._friction(x, history, False, side, live)[0]
             T[live] = np.linalg.norm(Ff[:, 2 * Q:2 * Q + 2] + Ff[:, 2 * W:2 * W + 2], axis=1)
         taking = np.zeros(n, dtype=bool)
         taking[live] = True
