@@ -922,9 +922,13 @@ def _overlap_blocks(model: "Model", rows: list, node_dofs: np.ndarray, nd: int) 
     labels = Labels(lambda i: f"{rows[i][0].label}: node {rows[i][1][0]} / node "
                     f"{rows[i][1][2]} (free ends overlapping)", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
+    fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
+                   for r in rows], dtype=float)
     return [EndOverlapBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
                             np.array([r[2] for r in rows]), np.array([r[3] for r in rows]),
-                            np.array([r[0].stiffness for r in rows], dtype=float), labels)]
+                            np.array([r[0].stiffness for r in rows], dtype=float), labels,
+                            friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
+                            rows_class=BeamContactBlock)]
 
 
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:

@@ -66,6 +66,27 @@ and takes back ``(1 - S) W_p + S W_q`` (energy ``-(1 - S) W_p - S W_q`` [J]) whe
 are in their zones (``0 <= t < 1`` on the other's chord, as the rows'), nothing elsewhere.
 Its sides are a run's state like the rows' (the same rule, moved at accepted steps).
 
+**Friction.** Each weighted row's Coulomb friction is the return mapping
+(:func:`fembody.contact.friction.coulomb`) at its node and projection with its own normal
+force ``k max(-g, 0)`` and tangential stiffness ``k_t``
+(:class:`fembody.contact.beams.BeamContactBlock`, "Friction"). The share weights it as it
+weights the normal force: the block takes back ``(1 - S) F_p + S F_q``, leaving ``S F_p +
+(1 - S) F_q`` of the two rows' frictions, which in slip is ``mu`` times the weighted
+normal force (along each row's own tangent) and in stick the weighted springs' force;
+the tangent carries the share's gradient times ``F_p - F_q`` (exact). The block runs the
+rows' own mapping on a copy of the two rows it weights (a planar
+:class:`~fembody.contact.beams.BeamContactBlock` of ``2 n`` rows, p's then q's per row,
+built from the class the builder hands in, as meet cannot import beams), on anchors of
+its own that :meth:`EndOverlapBlock.advance` moves by the rows' own update at every
+accepted step, every row whatever its share: both start at the rows' reference anchors and
+take the same updates, so they are the rows' anchors, and the take-back is exactly the
+weighted part of the rows' friction, also where the share moves while the rows stick. The
+springs' energy it takes back counts against the rows' (``stored`` negative), and its
+work, so a run's friction dissipation and energy balance count the contact once. Before,
+each row's friction was ``mu`` times its unweighted normal force: 1200 N where the one
+contact gives 600 N (tests/contact/test_ends_meet.py). This is the shape of the spatial
+crossing pairs' share friction (:mod:`fembody.contact.share`, "Friction").
+
 **The model of a long overlap.** The planar rows are a nodal quadrature of line contact:
 every node inside the other beam's chords pushes with ``k`` times its own penetration, so
 two parallel beams side by side carry ``k (2 R - d)`` at each node of either beam in the
@@ -74,11 +95,19 @@ enters with its full force. The rule acts only on the two free ends' rows while 
 projects inside the other's last element: side-by-side contact away from free ends keeps
 every node's row (tests/contact/test_ends_meet.py checks a long overlap). **Left:** once
 an end passes the inner node of the other's last element its row moves to the next
-element at full weight (the nodal quadrature's jump, as an inner node's entry); friction
-of the rows is not weighted (their normal force is the unweighted one's); a beam of one
-element whose two free ends both project inside the other's last element would have the
-other end's row taken back twice (not built differently: it needs the other end beyond its
-own element's other end). The block is numpy (a few rows, one per pair of free ends that
+element at full weight (the nodal quadrature's jump, as an inner node's entry).
+
+**A beam of one element** whose two free ends ``p1``, ``p2`` both lie over the other's
+last element, with its end ``q`` inside this element, has two rows here, ``(p1, q)`` and
+``(p2, q)``, both weighting q's one row: the three rows carry ``S1 W_p1 + S2 W_p2 + (1 -
+S1 - S2) W_q``, weights summing to one, so the contact is counted once. Off the lean band
+the two shares are 0 or 1 and agree (the nearer end's row holds it: ``S1 + S2 <= 1``);
+inside it q's weight may go below zero (``S1 + S2`` up to 2), the three gaps differing
+by at most ``l sin a`` (``l`` the element's length), and the force stays within the
+band's own bound ``k l SINE_BAND`` of the one contact's (tests/contact/test_ends_meet.py:
+exact off the band; inside it measured within 0.13 %, the bound 2.5 %). Once ``q`` leaves the element past ``p2`` (or never entered it) both ends
+push at full weight, the nodal quadrature of an element lying on another (the jump of the
+paragraph above). The block is numpy (a few rows, one per pair of free ends that
 the broad phase put side by side); inside the band its forward jets cost a few numpy calls
 per evaluation.
 """
@@ -88,6 +117,7 @@ import math
 
 import numpy as np
 
+from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
 from .rows import ContactRows
 
@@ -205,18 +235,23 @@ class EndOverlapBlock(ContactRows):
     names; ``side (n, 2)`` the two rows' reference sides (default None: from ``X``, by
     :func:`fembody.contact.beams.node_sides`'s rule). Its sides are a run's state like the
     rows' (the System's ``side_slot``; :meth:`sides_after`). The rows check no penetration
-    of their own (``tol`` inf): the element pairs' block does."""
+    of their own (``tol`` inf): the element pairs' block does. ``friction`` (optional)
+    ``(mu_s, mu_k, k_t)`` per row, the contact's static and kinetic Coulomb coefficients
+    [-] and tangential penalty [N/m] (default None: frictionless), and then ``rows_class``
+    the planar rows' class, :class:`fembody.contact.beams.BeamContactBlock`, whose kind
+    'node' rows the block builds for its copy of the two weighted rows (module docstring,
+    "Friction"; default None: only for a frictionless block)."""
 
     family = "beam contact"
     Dd = None
-    friction_slot = None
+    friction_slot = None        # set by the System for a frictional block
     frictional = False
     side_slot = None            # set by the System: its sides are a run's
     sided = True
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
-                 radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None
-                 ) -> None:
+                 radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
+                 friction: tuple | None = None, rows_class: type | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -232,12 +267,33 @@ class EndOverlapBlock(ContactRows):
         self.side = (np.stack([side_now(self._triplet(self.X, c), np.zeros(len(self.X)))
                                for c in (0, 1)], axis=1) if side is None else side)
         self._unsigned = np.zeros((len(self.X), 2))
+        self._friction_args, self._rows_class = friction, rows_class
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            if rows_class is None:
+                raise ValueError("EndOverlapBlock: a frictional block needs rows_class, the "
+                                 "planar rows' class whose return mapping it runs")
+            # its own copy of the two weighted rows, per row p's then q's (history rows 2 i
+            # and 2 i + 1): their mapping, their reference anchors (module docstring,
+            # "Friction")
+            n, r = len(self.X), np.arange(len(self.X))[:, None, None]
+            rep = lambda a: np.repeat(np.asarray(a, dtype=float), 2)
+            self._mirror = rows_class(
+                "node", self.nodes[r, self.tri].reshape(2 * n, 3),
+                self.dofs[r, self._cols].reshape(2 * n, 3 * d),
+                self.X[r, self.tri].reshape(2 * n, 3, d), rep(self.radius), rep(self.k),
+                [labels[i // 2] for i in range(2 * n)],
+                friction=tuple(rep(a) for a in friction))
+            self.history0 = self._mirror.history0
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
         """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
         return pos[np.arange(len(pos))[:, None], self.tri[:, c]]
 
     def _take(self, rows: np.ndarray) -> "EndOverlapBlock":
+        """The rows ``rows`` as a frictionless block (for their energy and share: the
+        friction of a subset of rows runs on this block's copy of the weighted rows,
+        :meth:`_friction`)."""
         return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                                self.tri[rows], self.radius[rows], self.k[rows], self._labels,
                                self.side[rows])
@@ -297,14 +353,16 @@ class EndOverlapBlock(ContactRows):
         geo = np.sign(eB[:, 0] * r[:, 1] - eB[:, 1] * r[:, 0])
         return np.where(s != 0.0, s, np.where(geo != 0.0, geo, 1.0))
 
-    def _energy(self, x: np.ndarray, side, tangent: bool):
+    def _energy(self, x: np.ndarray, side, tangent: bool, share: tuple | None = None):
         """Per row the energy taken back ``-(1 - S) W_p - S W_q`` [J] ``(n,)`` where both
         rows are in their zones (else 0), its gradient ``(n, 8)`` and (``tangent``)
-        Hessian."""
+        Hessian; ``share`` (default None: computed) the share ``(S, gradient, Hessian)``
+        of :func:`overlap_share` at ``x``."""
         pos = self.positions(x)
         side = self._sides(side)
         (okp, Ep, Gp, Hp), (okq, Eq, Gq, Hq) = self._rows(pos, side, tangent)
-        S, gS, hS, _ = overlap_share(pos, self._sigma(pos, side), tangent)
+        S, gS, hS = (overlap_share(pos, self._sigma(pos, side), tangent)[:3]
+                     if share is None else share)
         both = (okp & okq).astype(float)
         E = -both * ((1.0 - S) * Ep + S * Eq)
         dE = Ep - Eq
@@ -340,8 +398,10 @@ class EndOverlapBlock(ContactRows):
         return np.flatnonzero(keep & pen)
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
-        """Internal forces ``dE/dX`` ``(n, 8)`` [N] and (``tangent``) the stiffness (idle
-        rows zero); the gaps signed by the run's ``side`` (None: unsigned)."""
+        """Internal forces ``(n, 8)`` [N] (``dE/dX``, and a frictional block's friction
+        taken back, :meth:`_friction`, from the anchors of the run's ``history``; None: its
+        reference ones) and (``tangent``) the stiffness (idle rows zero); the gaps signed by
+        the run's ``side`` (None: unsigned)."""
         return self._whole(*self.live_forces(x, tangent, history, side))
 
     def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
@@ -354,9 +414,111 @@ class EndOverlapBlock(ContactRows):
         f = np.zeros((n, m))
         if not live.size:
             return f, live, (np.zeros((0, m, m)) if tangent else None)
-        _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
+        sub = self._take(live)
+        pos = sub.positions(x[live])
+        share = overlap_share(pos, sub._sigma(pos, sd[live]), tangent)[:3]
+        _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
+        if self.frictional:
+            Ff, Kf = self._friction(x, history, tangent, sd, live, share)[:2]
+            fl = fl + Ff
+            if tangent:
+                Kl = Kl + Kf
         f[live] = fl
         return f, live, Kl
+
+    # ------------------------------------------------------------------------- friction
+    def _gathered(self, x: np.ndarray) -> np.ndarray:
+        """The two weighted rows' gathered displacements ``(2 n, 6)`` (p's row, then q's,
+        per row) from the block's ``x (n, 8)``."""
+        return x[np.arange(len(x))[:, None, None], self._cols].reshape(2 * len(x), -1)
+
+    def _weights(self, x: np.ndarray, side: np.ndarray, share: tuple | None = None):
+        """Per weighted row the part of its friction taken back ``(n, 2)``, ``((1 - S),
+        S)`` where both rows are in their zones (else 0), and the gradient of the second
+        ``(n, 8)`` (the first's is minus it); ``share`` as in :meth:`_energy`."""
+        pos = self.positions(x)
+        both = np.ones(len(x))
+        for c in (0, 1):
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            both *= ok & (distance("node", tri, z, False)[0] != 0.0)
+        S, gS = (overlap_share(pos, self._sigma(pos, side), False)[:2] if share is None
+                 else share[:2])
+        return both[:, None] * np.column_stack([1.0 - S, S]), both[:, None] * gS
+
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
+                  rows: np.ndarray | None = None, share: tuple | None = None):
+        """The friction the ``rows`` (default None: all; else the array evaluation of the
+        weighted rows' mapping, not the compiled pass) take back ``(r, 8)`` [N] at the
+        whole block's ``x``, ``-(1 - S) F_p - S F_q`` with
+        ``F_p``, ``F_q`` the two weighted rows' Coulomb forces from their own return mapping
+        on this block's anchors (``history``; None: :attr:`history0`) and the run's
+        ``side``, and (``tangent``) its stiffness, exact: the rows' tangents weighted, and
+        the share's gradient times ``F_p - F_q``; also the mapping of the rows
+        (:class:`fembody.contact.friction.Coulomb`, ``2 r`` points) and the weights ``(r,
+        2)`` of :meth:`_weights`."""
+        h = self.history0 if history is None else history
+        sd = self._sides(side)
+        pts = None if rows is None else (2 * rows[:, None] + np.arange(2)).ravel()
+        F2, K2, c, _, _, _ = self._mirror._friction(self._gathered(x), h, tangent, rows=pts,
+                                                    side=sd.reshape(-1))
+        if rows is None:
+            a, gS = self._weights(x, sd)
+            cols_all = self._cols
+        else:
+            a, gS = self._take(rows)._weights(x[rows], sd[rows], share)
+            cols_all = self._cols[rows]
+        n, m = len(a), x.shape[1]
+        r = np.arange(n)[:, None]
+        part = np.zeros((n, 2, m))          # each weighted row's force on the block's DOFs
+        for cc in (0, 1):
+            part[r, cc, cols_all[:, cc]] = F2[cc::2]
+        F = -np.einsum("nc,ncm->nm", a, part)
+        K = None
+        if tangent:
+            K = np.zeros((n, m, m))
+            for cc in (0, 1):
+                cols = cols_all[:, cc]
+                K[r[:, :, None], cols[:, :, None], cols[:, None, :]] -= (
+                    a[:, cc, None, None] * K2[cc::2])
+            K += (part[:, 0] - part[:, 1])[:, :, None] * gS[:, None, :]
+        return F, K, c, a
+
+    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
+                ) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at ``x`` (the run's ``side``), the
+        energy [J] the step's slip dissipated and the energy of the tangential springs the
+        block holds (negative: the part of the rows' springs it takes back) [J], as
+        :meth:`fembody.contact.beams.BeamContactBlock.advance`. The anchors, sliding flags
+        and slip are the weighted rows' own update (their block's :meth:`advance` on this
+        block's copy of them, every row whatever its share), so they stay the rows'; the
+        forces and springs' energy recorded are the parts taken back."""
+        x2 = self._gathered(x)
+        sd = self._sides(side)
+        rows, _, _ = self._mirror.advance(x2, history, sd.reshape(-1))
+        a = self._weights(x, sd)[0].reshape(-1)
+        F = -a[:, None] * rows.force
+        stored = -a * rows.stored
+        work = 0.5 * float(np.sum((F + history.force) * (x2 - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, x2.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def friction_report(self, x: np.ndarray, history: History, side=None
+                        ) -> dict[str, np.ndarray]:
+        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
+        of the friction force taken back on B's two nodes (q, w), ``slip`` [m] the larger of
+        the two rows' (which the anchors follow) and ``stick`` (taking back, neither row
+        sliding). What a run records (:func:`fembody.results.contacts.friction_rows`)."""
+        n = len(self)
+        T = np.zeros(n)
+        live = self.live(x, self._sides(side))
+        if live.size:
+            Ff = self._friction(x, history, False, side, live)[0]
+            T[live] = np.linalg.norm(Ff[:, 2 * Q:2 * Q + 2] + Ff[:, 2 * W:2 * W + 2], axis=1)
+        taking = np.zeros(n, dtype=bool)
+        taking[live] = True
+        return dict(tangential_force=T, slip=history.slip.reshape(n, 2).max(axis=1),
+                    stick=taking & ~history.sliding.reshape(n, 2).any(axis=1))
 
     def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
         """The energy taken back per row, ``-(1 - S) W_p - S W_q`` [J] (<= 0)."""
@@ -389,7 +551,8 @@ class EndOverlapBlock(ContactRows):
         F = np.zeros(n)
         live = self.live(x, sd)
         if live.size:
-            S = overlap_share(pos[live], self._sigma(pos[live], sd[live]), False)[0]
+            S = overlap_share(pos[live], self._take(live)._sigma(pos[live], sd[live]),
+                              False)[0]
             Np = np.sqrt(2.0 * self.k[live] * rows[0][1][live])
             Nq = np.sqrt(2.0 * self.k[live] * rows[1][1][live])
             both = rows[0][0][live] & rows[1][0][live]
@@ -404,13 +567,17 @@ class EndOverlapBlock(ContactRows):
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
         back, <= 0), ``point`` midway between the two free ends [m] and ``normal`` (unit,
-        from ``q`` to ``p``; 0 where they meet)."""
+        from ``q`` to ``p``; 0 where they meet); with a run's ``history`` a frictional
+        block also the keys of :meth:`friction_report`."""
         F, g = self.resultants(x, side)[:, :2].T
         pos = self.positions(x)
         r = pos[:, P] - pos[:, Q]
         rho = np.linalg.norm(r, axis=1)
-        return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
-                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, P] + pos[:, Q]),
+               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        if self.frictional and history is not None:
+            out.update(self.friction_report(x, history, side))
+        return out
 
 
 def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
