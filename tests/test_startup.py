@@ -192,11 +192,19 @@ def _jit_twin(k: kernels.Kernel) -> kernels.Kernel:
 
 @pytest.mark.skipif(not (kernels.built() and kernels.NUMBA),
                     reason="needs the built kernels and numba")
+@pytest.mark.slow
 def test_compiled_and_numba_give_the_same_numbers():
     """A pinned flexible pendulum (beam kernel, envelope solver with a Schur complement for the
     pin, the fused Newton updates) run once on the pythran extensions and once on numba's JIT:
-    the same Python source, two compilers, so the trajectories agree to round-off."""
+    the same Python source, two compilers, so the trajectories agree to round-off.
+
+    Slow (numba JIT-compiles every planar kernel the run calls); its fast counterpart,
+    ``test_every_export_a_pinned_pendulum_calls_computes_what_its_source_does`` in
+    tests/test_kernel_typing.py, checks each extension call of the same run against the
+    kernels' source under CPython."""
     import fembody as fb
+
+    from tests.test_kernel_typing import pinned_pendulum
 
     def tip(jit: bool) -> np.ndarray:
         saved = kernels._aot
@@ -204,10 +212,7 @@ def test_compiled_and_numba_give_the_same_numbers():
         for k in kernels.REGISTRY:
             k.reset()
         try:
-            m = fb.Model(gravity=(0.0, -9.81))
-            b = m.add_beam((0, 0), (1, 0), n=16, material=fb.Material(E=1e9, rho=1000.0, nu=0.3),
-                           section=fb.Section.rectangle(0.02, 0.02))
-            m.add_joint(fb.Pin(m.ground, b.first))
+            m, b = pinned_pendulum()
             return fb.simulate(m, t_end=0.05, dt=1e-3, rho_inf=0.9).position(b.last)
         finally:
             kernels._aot = saved
