@@ -26,38 +26,51 @@ def _run(code: str) -> dict:
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def test_import_loads_no_heavy_module():
-    loaded = _run("import sys, json; import fembody; "
-                  f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
-    assert loaded == []
+@pytest.fixture(scope="module")
+def fresh_import() -> dict:
+    """One fresh interpreter (a process costs about 0.35 s of CPU, mostly the imports), in
+    stages whose effects only add modules: what ``import fembody`` loads; then the lazy
+    names (buckling, sweep) and a compiled model; then ``fb.viz`` and ``fb.io``. Each stage
+    records what it needs before the next one runs."""
+    return _run(
+        "import sys, json; import fembody as fb\n"
+        f"out = {{'heavy': [m for m in {HEAVY!r} if m in sys.modules],\n"
+        "       'viz at import': 'fembody.viz' in sys.modules}\n"
+        "from fembody.statics import buckling as bm\n"
+        "from fembody import study\n"
+        "same = [fb.buckling is bm.buckling, fb.Buckling is bm.Buckling, "
+        "fb.sweep is study.sweep]\n"
+        "a = 'scipy.sparse' in sys.modules\n"
+        "m = fb.Model()\n"
+        "b = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=1e9, rho=1e3, "
+        "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
+        "m.fix(b.first)\n"
+        "s = fb.System(m)\n"
+        "c = 'scipy.sparse' in sys.modules\n"
+        "out['lazy'] = same + [a, c, "
+        "type(s.mass_matrix()).__module__.startswith('scipy.sparse')]\n"
+        "v = 'fembody.viz' in sys.modules or 'fembody.io' in sys.modules\n"
+        "fb.viz; fb.io\n"
+        "out['io and viz'] = [out['viz at import'], v, 'fembody.viz' in sys.modules, "
+        "'fembody.io' in sys.modules, fb.io is sys.modules['fembody.io']]\n"
+        "print(json.dumps(out))")
 
 
-def test_lazy_names_are_the_modules_objects():
+def test_import_loads_no_heavy_module(fresh_import):
+    assert fresh_import["heavy"] == []
+
+
+def test_lazy_names_are_the_modules_objects(fresh_import):
     """``fb.buckling``, ``fb.Buckling`` and ``fb.sweep`` load their modules on first use and
     are the very objects those modules define; compiling a model loads no scipy.sparse, asking
     for a SciPy matrix does."""
-    got = _run("import sys, json; import fembody as fb\n"
-               "from fembody.statics import buckling as bm\n"
-               "from fembody import study\n"
-               "same = [fb.buckling is bm.buckling, fb.Buckling is bm.Buckling, "
-               "fb.sweep is study.sweep]\n"
-               "a = 'scipy.sparse' in sys.modules\n"
-               "m = fb.Model()\n"
-               "b = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=1e9, rho=1e3, "
-               "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
-               "m.fix(b.first)\n"
-               "s = fb.System(m)\n"
-               "c = 'scipy.sparse' in sys.modules\n"
-               "print(json.dumps(same + [a, c, "
-               "type(s.mass_matrix()).__module__.startswith('scipy.sparse')]))")
-    assert got == [True, True, True, False, False, True]
+    assert fresh_import["lazy"] == [True, True, True, False, False, True]
 
 
-def test_io_and_viz_load_on_first_use():
-    got = _run("import sys, json; import fembody as fb; a = 'fembody.viz' in sys.modules; "
-               "fb.viz; fb.io; print(json.dumps([a, 'fembody.viz' in sys.modules, "
-               "'fembody.io' in sys.modules, fb.io is sys.modules['fembody.io']]))")
-    assert got == [False, True, True, True]
+def test_io_and_viz_load_on_first_use(fresh_import):
+    """Neither is loaded by the import nor by the stages before (so their first use is what
+    loads them)."""
+    assert fresh_import["io and viz"] == [False, False, True, True, True]
 
 
 # The runs below share one process each (a process costs about 0.35 s of CPU, mostly the
