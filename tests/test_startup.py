@@ -416,11 +416,13 @@ def _planar_springs():
 
 @pytest.mark.skipif(not (kernels.built() and kernels.NUMBA),
                     reason="needs the built kernels and numba")
-# the spatial mechanism is slow (numba compiles 13 spatial kernels: 16 s of CPU); its fast
-# counterpart is tests/test_kernel_typing.py, which runs every LEAN_TYPING export on recorded
-# calls against its source under CPython
+# both are slow: numba compiles 13 spatial kernels for the spatial mechanism (16 s of CPU),
+# and every planar kernel of the run for the springs (the beam, the envelope solver, the
+# Newton updates); their fast counterpart is tests/test_kernel_typing.py, which runs every LEAN_TYPING export (the
+# spring kernel among them, on a run of this same model) on recorded calls against its
+# source under CPython, and every other module's exports on a pinned pendulum's calls
 @pytest.mark.parametrize("build", [pytest.param(_spatial_mechanism, marks=pytest.mark.slow),
-                                   _planar_springs])
+                                   pytest.param(_planar_springs, marks=pytest.mark.slow)])
 def test_lean_typed_extensions_give_numbas_numbers(build):
     """The modules compiled with one type per name (build_kernels.LEAN_TYPING: spatial beam,
     rigid bodies, quaternions, spatial joints, springs) run a mechanism once on their pythran
