@@ -2,6 +2,7 @@
 Result -> io/viz. Checked on the source: every import among fembody's modules (imports inside
 functions count; only `if TYPE_CHECKING:` blocks, which never run, are skipped)."""
 import ast
+import functools
 import importlib
 import pathlib
 
@@ -45,6 +46,7 @@ def _is_package(name: str) -> bool:
     return MODULES[name].name == "__init__.py"
 
 
+@functools.cache         # GRAPH and test_no_private_name_crosses_a_package read them both
 def _imports(name: str) -> list[tuple[str, list[str]]]:
     """(target module, imported names) of every runtime import in ``name``."""
     tree = ast.parse(MODULES[name].read_text())

@@ -106,28 +106,45 @@ def test_readme_is_a_front_page():
         assert (root / target).exists(), target
 
 
-@pytest.mark.parametrize("document", DOCUMENTS)
-def test_readme_commands_run(tmp_path, monkeypatch, capsys, document):
-    """Every `fembody ...` line of the README's (and the guide's) shell blocks runs as written
-    (exit 0), on the scripts the document defines (the Python blocks that start with
-    '# NAME.py')."""
+def _shell_part(document: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """The scripts a document defines (the Python blocks that start with '# NAME.py', as
+    (name, code)) and the `fembody ...` lines of its shell blocks."""
     import pathlib
     import re
+    text = (pathlib.Path(__file__).resolve().parents[1] / document).read_text()
+    scripts = tuple((m.group(1), code) for code in re.findall(r"```python\n(.*?)```", text, re.S)
+                    for m in [re.match(r"# (\w+\.py)", code)] if m)
+    commands = tuple(line.split(" #")[0].strip()
+                     for block in re.findall(r"```sh\n(.*?)```", text, re.S)
+                     for line in block.splitlines() if line.startswith("fembody "))
+    return scripts, commands
+
+
+def _documents_by_shell_part() -> dict[str, tuple]:
+    """{'README.md+docs/user_guide.md': shell part}: documents whose scripts and commands are
+    the same (the guide repeats the README's quick start) share one run of them."""
+    groups: dict = {}
+    for document in DOCUMENTS:
+        groups.setdefault(_shell_part(document), []).append(document)
+    return {"+".join(docs): part for part, docs in groups.items()}
+
+
+SHELL_PARTS = _documents_by_shell_part()
+
+
+@pytest.mark.parametrize("documents", list(SHELL_PARTS))
+def test_readme_commands_run(tmp_path, monkeypatch, capsys, documents):
+    """Every `fembody ...` line of the README's (and the guide's) shell blocks runs as written
+    (exit 0), on the scripts the document defines (the Python blocks that start with
+    '# NAME.py'); documents with the same scripts and commands are run once."""
     import shlex
 
     from fembody.cli import main
-    readme = (pathlib.Path(__file__).resolve().parents[1] / document).read_text()
+    scripts, commands = SHELL_PARTS[documents]
     monkeypatch.chdir(tmp_path)
-    scripts = 0
-    for code in re.findall(r"```python\n(.*?)```", readme, re.S):
-        name = re.match(r"# (\w+\.py)", code)
-        if name:
-            (tmp_path / name.group(1)).write_text(code)
-            scripts += 1
-    commands = [line.split(" #")[0].strip()
-                for block in re.findall(r"```sh\n(.*?)```", readme, re.S)
-                for line in block.splitlines() if line.startswith("fembody ")]
-    assert scripts >= 2 and len(commands) >= 6
+    for name, code in scripts:
+        (tmp_path / name).write_text(code)
+    assert len(scripts) >= 2 and len(commands) >= 6
     for line in commands:
         assert main(shlex.split(line)[1:]) == 0, line
     out = capsys.readouterr().out

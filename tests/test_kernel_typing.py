@@ -9,7 +9,9 @@ called on the inputs it received in representative runs (every module's blocks, 
 joint kind, the compiled generalized-alpha step and its batch form) once through its pythran
 extension and once as the generated pythran source itself executed by CPython, whose dynamic
 typing cannot narrow a value. The source is the one numba JIT-compiles too (the generator
-renames kernels and freezes constants, nothing else).
+renames kernels and freezes constants, nothing else). The same comparison runs on every
+compiled module's exports over a pinned flexible pendulum's run (the modules built with
+pythran's default typing too): the fast form of tests/test_startup.py's comparison with numba.
 
 Tolerance: 1e-12 relative to each output array's largest entry. The two runs do the same
 floating-point operations in the same order (no ``-ffast-math``, no FMA in the default
@@ -224,13 +226,11 @@ def _runs():
     ]
 
 
-@pytest.fixture(scope="module")
-def recorded():
-    """{(module, export): (kernel, [args of recorded calls])} over :func:`_runs`, with the
-    extensions serving every call."""
-    bk = _build_tool()
+def _record(bk, modules, runs) -> dict:
+    """{(module, export): (kernel, extension, [args of recorded calls])} of ``modules``'
+    exports over ``runs`` ((name, callable) pairs), with the extensions serving every call."""
     exports = {}
-    for module in (m for m in bk.LEAN_TYPING if m not in bk.PENDING):     # (numba's)
+    for module in modules:
         __import__(module)
         ext = kernels._load_ext(module)
         if ext is False:
@@ -259,7 +259,7 @@ def recorded():
     try:
         for k in kernels.REGISTRY:
             k.reset()
-        for _, run in _runs():
+        for _, run in runs:
             for key in counts:
                 counts[key] = 0
             run()
@@ -268,26 +268,19 @@ def recorded():
             setattr(ext, key[1], saved[key])
         for k in kernels.REGISTRY:
             k.reset()
-    return bk, {key: (exports[key][0], exports[key][1], calls[key]) for key in exports}
+    return {key: (exports[key][0], exports[key][1], calls[key]) for key in exports}
 
 
-def test_every_lean_typed_export_was_exercised(recorded):
-    """A kernel exported from a LEAN_TYPING module that no representative run calls is not
-    checked: add a run (or a direct call) that reaches it to :func:`_runs`."""
-    _, rec = recorded
-    missing = [f"{m}.{k.__name__}" for (m, _), (k, _, calls) in rec.items() if not calls]
-    assert not missing, f"not exercised: {missing}"
-
-
-def test_lean_typed_exports_compute_what_their_source_does(recorded):
+def _compare(bk, rec) -> tuple[list[str], int]:
     """Each recorded call, from the same inputs: the extension's outputs (return values and
     every array argument, which kernels fill in place) against the generated source run by
-    CPython, to RTOL."""
-    bk, rec = recorded
+    CPython; the mismatches beyond RTOL, and the number of calls compared."""
     refs: dict = {}
     bad = []
     n_calls = 0
     for (module, name), (k, ext, calls) in sorted(rec.items(), key=lambda kv: kv[0]):
+        if not calls:
+            continue
         if module not in refs:
             src, _ = bk.generate(module)
             ns: dict = {"__name__": f"pythran_source_of_{module}"}
@@ -305,5 +298,67 @@ def test_lean_typed_exports_compute_what_their_source_does(recorded):
                 if isinstance(r, np.ndarray):
                     bad += mismatch(r, g, f"{where} argument {j}")
             n_calls += 1
+    return bad, n_calls
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    """The LEAN_TYPING modules' exports recorded over :func:`_runs`."""
+    bk = _build_tool()
+    modules = [m for m in bk.LEAN_TYPING if m not in bk.PENDING]        # (numba's)
+    return bk, _record(bk, modules, _runs())
+
+
+def test_every_lean_typed_export_was_exercised(recorded):
+    """A kernel exported from a LEAN_TYPING module that no representative run calls is not
+    checked: add a run (or a direct call) that reaches it to :func:`_runs`."""
+    _, rec = recorded
+    missing = [f"{m}.{k.__name__}" for (m, _), (k, _, calls) in rec.items() if not calls]
+    assert not missing, f"not exercised: {missing}"
+
+
+def test_lean_typed_exports_compute_what_their_source_does(recorded):
+    """Each recorded call, from the same inputs: the extension's outputs (return values and
+    every array argument, which kernels fill in place) against the generated source run by
+    CPython, to RTOL."""
+    bk, rec = recorded
+    bad, n_calls = _compare(bk, rec)
     assert not bad, "\n".join(bad[:20])
     assert n_calls >= len(rec)
+
+
+# ------------------------------------------------- every module, on a flexible pendulum
+def pinned_pendulum():
+    """A flexible pendulum pinned to the ground (planar beam kernel, envelope solver with a
+    Schur complement for the pin, the fused Newton updates): the model of
+    tests/test_startup.py's comparison of the extensions with numba."""
+    import fembody as fb
+    m = fb.Model(gravity=(0.0, -9.81))
+    b = m.add_beam((0, 0), (1, 0), n=16, material=fb.Material(E=1e9, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(0.02, 0.02))
+    m.add_joint(fb.Pin(m.ground, b.first))
+    return m, b
+
+
+def test_every_export_a_pinned_pendulum_calls_computes_what_its_source_does():
+    """The exports of every compiled module (the ones built with pythran's default typing
+    too, not only LEAN_TYPING) on the calls of a pinned flexible pendulum's run: each
+    recorded call against the generated source run by CPython, to RTOL. This is the fast
+    form of tests/test_startup.py::test_compiled_and_numba_give_the_same_numbers (slow: numba
+    JIT-compiles every planar kernel), which compares the same run's trajectory on the
+    extensions with numba's: a kernel the pythran build computed differently from its source
+    differs here call by call."""
+    import fembody as fb
+    bk = _build_tool()
+
+    def run():
+        m, _ = pinned_pendulum()
+        fb.simulate(m, t_end=0.05, dt=1e-3, rho_inf=0.9)
+    rec = _record(bk, [m for m in bk.MODULES if m not in bk.PENDING], [("pendulum", run)])
+    reached = {module for (module, _), (_, _, calls) in rec.items() if calls}
+    # the beam kernel, the envelope factorisation and the fused Newton updates served it
+    assert {"fembody.elements.beam.compiled", "fembody.linalg.envelope",
+            "fembody.dynamics._kernels"} <= reached, sorted(reached)
+    bad, n_calls = _compare(bk, rec)
+    assert not bad, "\n".join(bad[:20])
+    assert n_calls >= 10

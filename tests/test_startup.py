@@ -26,38 +26,51 @@ def _run(code: str) -> dict:
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def test_import_loads_no_heavy_module():
-    loaded = _run("import sys, json; import fembody; "
-                  f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
-    assert loaded == []
+@pytest.fixture(scope="module")
+def fresh_import() -> dict:
+    """One fresh interpreter (a process costs about 0.35 s of CPU, mostly the imports), in
+    stages whose effects only add modules: what ``import fembody`` loads; then the lazy
+    names (buckling, sweep) and a compiled model; then ``fb.viz`` and ``fb.io``. Each stage
+    records what it needs before the next one runs."""
+    return _run(
+        "import sys, json; import fembody as fb\n"
+        f"out = {{'heavy': [m for m in {HEAVY!r} if m in sys.modules],\n"
+        "       'viz at import': 'fembody.viz' in sys.modules}\n"
+        "from fembody.statics import buckling as bm\n"
+        "from fembody import study\n"
+        "same = [fb.buckling is bm.buckling, fb.Buckling is bm.Buckling, "
+        "fb.sweep is study.sweep]\n"
+        "a = 'scipy.sparse' in sys.modules\n"
+        "m = fb.Model()\n"
+        "b = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=1e9, rho=1e3, "
+        "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
+        "m.fix(b.first)\n"
+        "s = fb.System(m)\n"
+        "c = 'scipy.sparse' in sys.modules\n"
+        "out['lazy'] = same + [a, c, "
+        "type(s.mass_matrix()).__module__.startswith('scipy.sparse')]\n"
+        "v = 'fembody.viz' in sys.modules or 'fembody.io' in sys.modules\n"
+        "fb.viz; fb.io\n"
+        "out['io and viz'] = [out['viz at import'], v, 'fembody.viz' in sys.modules, "
+        "'fembody.io' in sys.modules, fb.io is sys.modules['fembody.io']]\n"
+        "print(json.dumps(out))")
 
 
-def test_lazy_names_are_the_modules_objects():
+def test_import_loads_no_heavy_module(fresh_import):
+    assert fresh_import["heavy"] == []
+
+
+def test_lazy_names_are_the_modules_objects(fresh_import):
     """``fb.buckling``, ``fb.Buckling`` and ``fb.sweep`` load their modules on first use and
     are the very objects those modules define; compiling a model loads no scipy.sparse, asking
     for a SciPy matrix does."""
-    got = _run("import sys, json; import fembody as fb\n"
-               "from fembody.statics import buckling as bm\n"
-               "from fembody import study\n"
-               "same = [fb.buckling is bm.buckling, fb.Buckling is bm.Buckling, "
-               "fb.sweep is study.sweep]\n"
-               "a = 'scipy.sparse' in sys.modules\n"
-               "m = fb.Model()\n"
-               "b = m.add_beam((0, 0), (1, 0), n=2, material=fb.Material(E=1e9, rho=1e3, "
-               "nu=0.3), section=fb.Section.rectangle(0.02, 0.02))\n"
-               "m.fix(b.first)\n"
-               "s = fb.System(m)\n"
-               "c = 'scipy.sparse' in sys.modules\n"
-               "print(json.dumps(same + [a, c, "
-               "type(s.mass_matrix()).__module__.startswith('scipy.sparse')]))")
-    assert got == [True, True, True, False, False, True]
+    assert fresh_import["lazy"] == [True, True, True, False, False, True]
 
 
-def test_io_and_viz_load_on_first_use():
-    got = _run("import sys, json; import fembody as fb; a = 'fembody.viz' in sys.modules; "
-               "fb.viz; fb.io; print(json.dumps([a, 'fembody.viz' in sys.modules, "
-               "'fembody.io' in sys.modules, fb.io is sys.modules['fembody.io']]))")
-    assert got == [False, True, True, True]
+def test_io_and_viz_load_on_first_use(fresh_import):
+    """Neither is loaded by the import nor by the stages before (so their first use is what
+    loads them)."""
+    assert fresh_import["io and viz"] == [False, False, True, True, True]
 
 
 # The runs below share one process each (a process costs about 0.35 s of CPU, mostly the
@@ -192,11 +205,19 @@ def _jit_twin(k: kernels.Kernel) -> kernels.Kernel:
 
 @pytest.mark.skipif(not (kernels.built() and kernels.NUMBA),
                     reason="needs the built kernels and numba")
+@pytest.mark.slow
 def test_compiled_and_numba_give_the_same_numbers():
     """A pinned flexible pendulum (beam kernel, envelope solver with a Schur complement for the
     pin, the fused Newton updates) run once on the pythran extensions and once on numba's JIT:
-    the same Python source, two compilers, so the trajectories agree to round-off."""
+    the same Python source, two compilers, so the trajectories agree to round-off.
+
+    Slow (numba JIT-compiles every planar kernel the run calls); its fast counterpart,
+    ``test_every_export_a_pinned_pendulum_calls_computes_what_its_source_does`` in
+    tests/test_kernel_typing.py, checks each extension call of the same run against the
+    kernels' source under CPython."""
     import fembody as fb
+
+    from tests.test_kernel_typing import pinned_pendulum
 
     def tip(jit: bool) -> np.ndarray:
         saved = kernels._aot
@@ -204,10 +225,7 @@ def test_compiled_and_numba_give_the_same_numbers():
         for k in kernels.REGISTRY:
             k.reset()
         try:
-            m = fb.Model(gravity=(0.0, -9.81))
-            b = m.add_beam((0, 0), (1, 0), n=16, material=fb.Material(E=1e9, rho=1000.0, nu=0.3),
-                           section=fb.Section.rectangle(0.02, 0.02))
-            m.add_joint(fb.Pin(m.ground, b.first))
+            m, b = pinned_pendulum()
             return fb.simulate(m, t_end=0.05, dt=1e-3, rho_inf=0.9).position(b.last)
         finally:
             kernels._aot = saved
@@ -398,11 +416,13 @@ def _planar_springs():
 
 @pytest.mark.skipif(not (kernels.built() and kernels.NUMBA),
                     reason="needs the built kernels and numba")
-# the spatial mechanism is slow (numba compiles 13 spatial kernels: 16 s of CPU); its fast
-# counterpart is tests/test_kernel_typing.py, which runs every LEAN_TYPING export on recorded
-# calls against its source under CPython
+# both are slow: numba compiles 13 spatial kernels for the spatial mechanism (16 s of CPU),
+# and every planar kernel of the run for the springs (the beam, the envelope solver, the
+# Newton updates); their fast counterpart is tests/test_kernel_typing.py, which runs every LEAN_TYPING export (the
+# spring kernel among them, on a run of this same model) on recorded calls against its
+# source under CPython, and every other module's exports on a pinned pendulum's calls
 @pytest.mark.parametrize("build", [pytest.param(_spatial_mechanism, marks=pytest.mark.slow),
-                                   _planar_springs])
+                                   pytest.param(_planar_springs, marks=pytest.mark.slow)])
 def test_lean_typed_extensions_give_numbas_numbers(build):
     """The modules compiled with one type per name (build_kernels.LEAN_TYPING: spatial beam,
     rigid bodies, quaternions, spatial joints, springs) run a mechanism once on their pythran

@@ -157,8 +157,11 @@ def _cmap_distance(img: np.ndarray, cmap: str) -> np.ndarray:
     """Per pixel, the distance (max over RGB, 0-255) to the nearest colour of ``cmap``."""
     import matplotlib
     lut = (255 * matplotlib.colormaps[cmap](np.linspace(0, 1, 256))[:, :3]).astype(int)
-    px = img[..., :3].astype(int).reshape(-1, 1, 3)
-    return np.abs(px - lut[None]).max(axis=2).min(axis=1).reshape(img.shape[:2])
+    # measured once per distinct colour (a GIF frame holds at most 256, a PNG a few
+    # thousand): the pixels-by-LUT array of every pixel took hundreds of MB per picture
+    colours, inverse = np.unique(img[..., :3].reshape(-1, 3), axis=0, return_inverse=True)
+    dist = np.abs(colours.astype(int)[:, None, :] - lut[None]).max(axis=2).min(axis=1)
+    return dist[inverse.reshape(-1)].reshape(img.shape[:2])
 
 
 def _bar_row(img: np.ndarray, cmap: str) -> tuple[int, np.ndarray]:

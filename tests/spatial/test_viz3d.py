@@ -6,6 +6,7 @@ import pytest
 
 import fembody as fb
 from fembody import viz
+from tests.test_viz import _bar_row as bar_row
 
 pv = pytest.importorskip("pyvista")
 imageio = pytest.importorskip("imageio")
@@ -15,19 +16,6 @@ pv.OFF_SCREEN = True
 def coloured(img) -> np.ndarray:
     img = np.asarray(img)[..., :3].astype(int)
     return (img.max(axis=2) - img.min(axis=2)) > 40
-
-
-def bar_row(img: np.ndarray, cmap: str) -> tuple[int, np.ndarray]:
-    """(row, columns) of the bottom-band row with most colormap pixels that are not grey."""
-    import matplotlib
-    lut = (255 * matplotlib.colormaps[cmap](np.linspace(0, 1, 256))[:, :3]).astype(int)
-    h = img.shape[0]
-    band = img[int(0.85 * h):, :, :3].astype(int)
-    dist = np.abs(band.reshape(-1, 1, 3) - lut[None]).max(axis=2).min(axis=1)
-    sat = (band.max(axis=2) - band.min(axis=2)) > 40
-    match = (dist.reshape(band.shape[:2]) < 25) & sat
-    r = int(np.argmax(match.sum(axis=1)))
-    return r, np.flatnonzero(match[r])
 
 
 @pytest.fixture(scope="module")
