@@ -733,6 +733,19 @@ def pattern_data(sys: System, A) -> np.ndarray:
     return out
 
 
+def _dense_on_motions(sys: System, K, Bdata: np.ndarray | None) -> np.ndarray | None:
+    """``K`` as a dense matrix on the motions the joints allow (``Z^T K Z``, ``Z`` an
+    orthonormal basis of the null space of B; ``K`` itself without joints), or None where
+    the joints allow no motion (for the small models the stability checks treat densely)."""
+    Kd = K.toarray()
+    if sys.n_con:
+        Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+        if Z.shape[1] == 0:
+            return None
+        Kd = Z.T @ Kd @ Z
+    return Kd
+
+
 def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
                       sigma: float | None = None, symmetric: bool | None = None) -> float:
     """The lowest eigenvalue of the tangent stiffness ``K`` (free DOFs, sparse) on the motions
@@ -748,12 +761,9 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
     if n == 0:
         return math.inf
     if n <= DENSE_MAX:
-        Kd = K.toarray()
-        if sys.n_con:
-            Z = sla.null_space(sys.B_matrix(Bdata).toarray())
-            if Z.shape[1] == 0:
-                return math.inf
-            Kd = Z.T @ Kd @ Z
+        Kd = _dense_on_motions(sys, K, Bdata)
+        if Kd is None:
+            return math.inf
         return float(sla.eigvalsh(0.5 * (Kd + Kd.T), subset_by_index=[0, 0])[0])
     if sigma is None:
         # no diag_pos: K may come from a sparse sum (buckling) whose pattern is not the System's
@@ -837,12 +847,9 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
         if (check if on_pattern else InertiaCheck()).positive_definite(Ks, B, tol):
             return math.nan
     if n <= DENSE_MAX:
-        Kd = K.toarray()
-        if sys.n_con:
-            Z = sla.null_space(sys.B_matrix(Bdata).toarray())
-            if Z.shape[1] == 0:
-                return math.inf
-            Kd = Z.T @ Kd @ Z
+        Kd = _dense_on_motions(sys, K, Bdata)
+        if Kd is None:
+            return math.inf
         ev = sla.eigvals(Kd)
     else:
         return _sparse_real_stability(sys, K, Ks, Bdata, scale)
