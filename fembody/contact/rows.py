@@ -75,3 +75,15 @@ def beam_neighbours(model) -> dict[int, list[tuple[int, bool]]]:
             around.setdefault(i, []).append((j, False))
             around.setdefault(j, []).append((i, True))
     return around
+
+
+def node_pair_report(pos: np.ndarray, p: int, q: int, F: np.ndarray, g: np.ndarray
+                     ) -> dict[str, np.ndarray]:
+    """The report of rows that hold two nodes against each other: per row ``gap`` ``g`` [m],
+    ``normal_force`` ``F`` [N], ``point`` midway between the nodes in slots ``p`` and ``q``
+    of ``pos (n, m, d)`` [m] and ``normal`` (unit, from ``q`` to ``p``; 0 where they
+    coincide)."""
+    r = pos[:, p] - pos[:, q]
+    rho = np.linalg.norm(r, axis=1)
+    return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, p] + pos[:, q]),
+            "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
