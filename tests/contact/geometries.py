@@ -8,6 +8,7 @@ tests do not import a benchmark module, whose import puts the benchmarks folder 
 from __future__ import annotations
 
 import fembody as fb
+from fembody.model.functions import SmoothStep
 
 BUNDLE_R = 0.005            # section radius of the bundle's beams [m]
 
@@ -34,3 +35,28 @@ def bundle(beams: int, elements: int, friction: float = 0.0) -> fb.Model:
         m.add_beam_contact(a, b, radius=R, stiffness=1e6, friction=friction, margin=0.5 * R,
                            max_penetration=float("inf"))
     return m
+
+
+def through_the_chord(radius: float, stiffness: float, depth: float):
+    """A planar node driven through a beam's centre line; returns ``(model, A)``.
+
+    B: a fixed steel beam along y = -0.05 from x = -0.45 to 0.55 (4 elements). A: a 0.2 m
+    beam (2 elements) pointing up from its driven node p = (0, 0), 0.05 m above B; p is driven
+    down to ``depth`` [m] below B's centre line in 0.1 s (smooth step) and held: p's sphere
+    passes B's centre line while in contact, so the side it came from decides the force.
+    Both sections circles of ``radius`` [m], beam contact of ``stiffness`` [N/m], margin 1 m;
+    p is driven 2 r + depth into B on purpose: max_penetration 0.1 m lets a run go on where
+    its penetration watch would stop it."""
+    m = fb.Model()
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    sec = fb.Section.circle(2 * radius)
+    B = m.add_beam((-0.45, -0.05), (0.55, -0.05), n=4, material=steel, section=sec)
+    for n_ in B.nodes:
+        m.fix(n_, "x", "y", "rz")
+    A = m.add_beam((0.0, 0.0), (0.0, 0.2), n=2, material=steel, section=sec)
+    m.add_joint(fb.Driver(A.first, "x", 0.0))
+    m.add_joint(fb.Driver(A.first, "y", SmoothStep(0.0, 0.1, 0.0, -0.05 - depth)))
+    m.add_joint(fb.Driver(A.first, "rz", 0.0))
+    m.add_beam_contact(A, B, radius=radius, stiffness=stiffness, margin=1.0,
+                       max_penetration=0.1)
+    return m, A
