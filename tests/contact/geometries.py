@@ -7,6 +7,10 @@ tests do not import a benchmark module, whose import puts the benchmarks folder 
 """
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 import fembody as fb
 from fembody.model.functions import SmoothStep
 
@@ -60,3 +64,57 @@ def through_the_chord(radius: float, stiffness: float, depth: float):
     m.add_beam_contact(A, B, radius=radius, stiffness=stiffness, margin=1.0,
                        max_penetration=0.1)
     return m, A
+
+
+def v_ends(theta: float, length: float = 0.2):
+    """The far ends ``(left, right)`` [m] of :func:`v_walls`' two walls."""
+    return (np.array([-math.cos(theta), 0.0, math.sin(theta)]) * length,
+            np.array([math.cos(theta), 0.0, math.sin(theta)]) * length)
+
+
+def v_walls(m: fb.Model, theta: float, material: fb.Material, section: fb.Section,
+            length: float = 0.2):
+    """B of the concave-junction tests: a V of two fixed spatial beams (two elements each)
+    rising ``theta`` [rad] on either side of the junction at the origin, ``length`` [m]
+    each, in the x-z plane (orientation e_y), every node fixed. Returns ``(b1, b2)``, the
+    left wall (ending at the junction) and the right one (starting there)."""
+    all_ = ("x", "y", "z", "rx", "ry", "rz")
+    left, right = v_ends(theta, length)
+    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=material, section=section,
+                    orientation=(0, 1, 0))
+    b2 = m.add_beam(b1.last, tuple(right), n=2, material=material, section=section,
+                    orientation=(0, 1, 0))
+    for nd in list(b1.nodes) + list(b2.nodes):
+        m.fix(nd, *all_)
+    return b1, b2
+
+
+def moved(sys, block, shift: dict):
+    """``block``'s gathered displacements at the System's reference state with each node
+    ``id`` of ``shift`` moved by ``shift[id]`` [m] (planar or spatial vectors), and the
+    block's node ids (its ``slots`` where it has them, else its ``nodes``): ``(x, ids)``."""
+    x = sys.pose(block, sys.q0).copy()
+    ids = getattr(block, "slots", block.nodes)
+    d = np.zeros(ids.shape + (x.shape[1] // ids.shape[1],))
+    for nid, s in shift.items():
+        d[ids == nid] = s
+    return x + d.reshape(x.shape), ids
+
+
+def v_and_cantilever(theta: float, tip, d, material: fb.Material, section: fb.Section,
+                     radius: float, stiffness: float, reverse: bool = False, **contact):
+    """:func:`v_walls` (walls 0.2 m at ``theta`` [rad]) and A: a cantilever of 0.5 m (10
+    elements, orientation e_z) whose tip is built at ``tip`` [m], its last element along
+    the unit vector ``d`` (away from the tip), its root clamped; numbered from the root, or
+    from the tip (``reverse``). A in beam contact with each wall (``radius`` [m],
+    ``stiffness`` [N/m], ``contact`` more arguments: friction). Returns ``(m, A, b1, b2)``,
+    not compiled."""
+    m = fb.Model(dim=3)
+    b1, b2 = v_walls(m, theta, material, section)
+    p = np.asarray(tip, float)
+    ends = (tuple(p), tuple(p + 0.5 * d)) if reverse else (tuple(p + 0.5 * d), tuple(p))
+    A = m.add_beam(*ends, n=10, material=material, section=section, orientation=(0, 0, 1))
+    m.fix(A.last if reverse else A.first, "x", "y", "z", "rx", "ry", "rz")
+    m.add_beam_contact(A, b1, radius=radius, stiffness=stiffness, **contact)
+    m.add_beam_contact(A, b2, radius=radius, stiffness=stiffness, **contact)
+    return m, A, b1, b2
