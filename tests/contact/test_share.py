@@ -190,22 +190,10 @@ def _carried_over_local_minima(x_tip, lift=0.004, width=0.0095):
     """The rows' total normal force over ``k (2 r - D)`` of the local minima of the distance
     from A's moved polyline to the V (test_ends3d's concave-bend set-up, A's last element
     along (0.1, 1, 0) from the tip at ``(x_tip, 0, width)``)."""
-    m = fb.Model(dim=3)
-    left = np.array([-math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    right = np.array([math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
+    left, right = v_ends(TH)
     d = np.array([0.1, 1.0, 0.0]) / math.hypot(0.1, 1.0)
     p = np.array([x_tip, 0.0, width])
-    A = m.add_beam(tuple(p + (0, 0, lift) + 0.5 * d), tuple(p + (0, 0, lift)), n=10,
-                   material=STEEL, section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    m, A, _, _ = v_and_cantilever(TH, p + (0, 0, lift), d, STEEL, SEC, R, K)
     sys = m.compile()
     tip, prev = (nd.id for nd in _tip(A))
     carried = 0.0
