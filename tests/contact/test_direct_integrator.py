@@ -13,8 +13,9 @@ import fembody as fb
 from fembody.contact.beams import BeamContactBlock
 from fembody.dynamics.newmark import GeneralizedAlpha
 from fembody.dynamics.structure import DiscreteGradient
-from fembody.model.functions import SmoothStep
 from fembody.system import as_system
+
+from .geometries import through_the_chord
 
 G = 9.81
 
@@ -86,28 +87,8 @@ def test_a_rolled_back_step_restores_the_anchors():
 
 
 R = 0.01                        # section radius of both beams [m]
-STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
 K = 1e5                         # penalty [N/m]
 DEPTH = 0.005                   # how far below B's centre line p is driven [m]
-
-
-def _through_the_chord():
-    """B: a fixed beam along y = -0.05 from x = -0.45 to 0.55 (4 elements). A: a 0.2 m beam
-    (2 elements) pointing up from its driven node p = (0, 0), 0.05 m above B; p is driven
-    down to 5 mm below B's centre line in 0.1 s (smooth step) and held: p's sphere passes
-    B's centre line while in contact, so the side it came from decides the force."""
-    m = fb.Model()
-    sec = fb.Section.circle(2 * R)
-    B = m.add_beam((-0.45, -0.05), (0.55, -0.05), n=4, material=STEEL, section=sec)
-    for n_ in B.nodes:
-        m.fix(n_, "x", "y", "rz")
-    A = m.add_beam((0.0, 0.0), (0.0, 0.2), n=2, material=STEEL, section=sec)
-    m.add_joint(fb.Driver(A.first, "x", 0.0))
-    m.add_joint(fb.Driver(A.first, "y", SmoothStep(0.0, 0.1, 0.0, -0.05 - DEPTH)))
-    m.add_joint(fb.Driver(A.first, "rz", 0.0))
-    # (p is driven 25 mm into B on purpose: a run's penetration watch would stop it)
-    m.add_beam_contact(A, B, radius=R, stiffness=K, margin=1.0, max_penetration=0.1)
-    return m, A
 
 
 @pytest.mark.parametrize("cls", [GeneralizedAlpha, DiscreteGradient])
@@ -121,7 +102,7 @@ def test_a_directly_stepped_planar_pair_keeps_its_side(cls):
     with 1500 N. The discrete-gradient integrator differences the same signed energy
     (System.strain_energy with the run's sides; with the unsigned energy and signed forces
     its Newton did not converge at t = 0.078 s)."""
-    m, A = _through_the_chord()
+    m, A = through_the_chord(R, K, DEPTH)
     sys = as_system(m)
     integ = _stepped(cls(sys), 0.12, 2e-3)
     s = integ.sys
@@ -169,7 +150,7 @@ def test_a_discrete_gradient_run_differences_the_signed_energy():
     contact state, Result.system's). Before, its energy (System.strain_energy) was the
     unsigned one while its forces were signed by the run's sides: Newton diverged once p
     passed B's centre line and the run failed at t = 0.0765 s."""
-    m, A = _through_the_chord()
+    m, A = through_the_chord(R, K, DEPTH)
     res = fb.simulate(m, t_end=0.12, dt=2e-3, method="discrete-gradient")
     assert res.stats["status"] == "finished"
     s = res.system

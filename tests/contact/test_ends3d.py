@@ -16,6 +16,7 @@ from fembody.contact.geometry import closest_node
 from fembody.contact.line import ALPHA_LINE, ALPHA_POINT
 
 from .fd import assert_force_and_tangent
+from .geometries import moved, v_and_cantilever, v_ends
 
 R = 0.005
 K = 1e6
@@ -240,12 +241,7 @@ def _total_force(sys, shift):
     total = np.zeros(n)
     carry = []
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        d = np.zeros(ids.shape + (3,))
-        for nid, s in shift.items():
-            d[ids == nid] = s
-        x += d.reshape(x.shape)
+        x = moved(sys, b, shift)[0]
         f = b.forces(x, None, False)[0]
         np.add.at(total, b.dofs, f)
         if np.abs(f).max() > 0.0:
@@ -410,8 +406,7 @@ def _concave_rows(dx, th=math.radians(20.0), dz=0.07):
     rows (p against the left element, p against the right one), partners of each other,
     with the partners' far nodes (slots b0, b1)."""
     q = np.zeros(3)
-    left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.3
-    right = np.array([math.cos(th), 0.0, math.sin(th)]) * 0.3
+    left, right = v_ends(th, 0.3)
     p = np.array([dx, 0.0, dz])
     u = p + np.array([0.0, 0.3, 0.05])
     X = np.array([[p, u, left, q, left, right], [p, u, q, right, left, right]])
@@ -826,6 +821,29 @@ def _carried_at(res, q):
                for b in _blocks(res, EndContactBlock))
 
 
+def _seg(x, a, b):
+    """The distances [m] of the points ``x`` (n, 3) to the segment from ``a`` to ``b``."""
+    e = b - a
+    t = np.clip((x - a) @ e / (e @ e), 0.0, 1.0)
+    return np.linalg.norm(x - a - t[:, None] * e, axis=1)
+
+
+def _polyline(nodes):
+    """Points along the polyline through ``nodes``, 40000 per segment (its last node left
+    out)."""
+    return np.concatenate([a + np.linspace(0.0, 1.0, 40001)[:-1, None] * (b - a)[None]
+                           for a, b in zip(nodes[:-1], nodes[1:])])
+
+
+def _v_minima(pts):
+    """The sampled local minima [m] below 2 R of the distance from the points ``pts``
+    (along a line, in order) to the V of :func:`geometries.v_walls` (20 degrees, 0.2 m)."""
+    left, right = v_ends(math.radians(20.0))
+    D = np.minimum(_seg(pts, left, np.zeros(3)), _seg(pts, np.zeros(3), right))
+    Dp = np.concatenate([[np.inf], D, [np.inf]])
+    return D[(Dp[1:-1] < Dp[:-2]) & (Dp[1:-1] <= Dp[2:]) & (D < 2 * R)]
+
+
 @pytest.mark.parametrize("x_tip", [0.003, -0.003])
 def test_tip_in_a_concave_bend_with_its_element_crossing_the_other_wall(x_tip):
     """A's tip in B's concave junction (two fixed elements rising 20 degrees on either side),
@@ -844,43 +862,18 @@ def test_tip_in_a_concave_bend_with_its_element_crossing_the_other_wall(x_tip):
     the exact one-sided values 2151 N and 1078 N). Over the left wall the crossing pair
     pushed beside the end row, 1.025x (52.7 N too much), until the crossing pairs took the
     share at their point (fembody.contact.share's CrossingShareBlock)."""
-    th = math.radians(20.0)
-    m = fb.Model(dim=3)
-    left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.2
-    right = np.array([math.cos(th), 0.0, math.sin(th)]) * 0.2
-    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
     d = np.array([0.1, 1.0, 0.0]) / math.hypot(0.1, 1.0)
     p, lift = np.array([x_tip, 0.0, 0.0095]), 0.004       # built apart, then moved in
-    A = m.add_beam(tuple(p + (0, 0, lift) + 0.5 * d), tuple(p + (0, 0, lift)), n=10,
-                   material=STEEL, section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    m, A, b1, b2 = v_and_cantilever(math.radians(20.0), p + (0, 0, lift), d, STEEL, SEC,
+                                    R, K)
     sys = m.compile()
     tip, prev = (nd.id for nd in _tip(A))
     shift = np.array([0.0, 0.0, -lift])
     carried = 0.0
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[(ids == tip) | (ids == prev)] = shift
-        carried += b.resultants(x + dd.reshape(x.shape))[:, 0].sum()
-
-    def seg(x, a, b):
-        e = b - a
-        t = np.clip((x - a) @ e / (e @ e), 0.0, 1.0)
-        return np.linalg.norm(x - a - t[:, None] * e, axis=1)
+        carried += b.resultants(moved(sys, b, {tip: shift, prev: shift})[0])[:, 0].sum()
     # A's last element moved rigidly; the elements behind it are far from B
-    pts = p[None] + np.linspace(0.0, 0.05, 40001)[:, None] * d[None]
-    D = np.minimum(seg(pts, left, np.zeros(3)), seg(pts, np.zeros(3), right))
-    Dp = np.concatenate([[np.inf], D, [np.inf]])
-    mins = D[(Dp[1:-1] < Dp[:-2]) & (Dp[1:-1] <= Dp[2:]) & (D < 2 * R)]
+    mins = _v_minima(p[None] + np.linspace(0.0, 0.05, 40001)[:, None] * d[None])
     assert len(mins) == 1
     ref = K * (2 * R - mins).sum()
     assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
@@ -896,45 +889,18 @@ def test_element_across_a_concave_bend_touches_both_walls():
     rows together carry ``k (2 r - D)`` of both, to 1e-3. It pins what a crossing pair's
     yield must keep: a rule that weighted a free end's crossing pairs by the tip's own
     share would drop the second contact (half of the force here)."""
-    th = math.radians(20.0)
-    m = fb.Model(dim=3)
-    left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.2
-    right = np.array([math.cos(th), 0.0, math.sin(th)]) * 0.2
-    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
     d = np.array([1.0, 0.2, 0.0]) / math.hypot(1.0, 0.2)
     p, lift = np.array([-0.012, 0.0, 0.0125]), 0.01        # built apart, then moved in
-    A = m.add_beam(tuple(p + (0, 0, lift) + 0.5 * d), tuple(p + (0, 0, lift)), n=10,
-                   material=STEEL, section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    m, A, b1, b2 = v_and_cantilever(math.radians(20.0), p + (0, 0, lift), d, STEEL, SEC,
+                                    R, K)
     sys = m.compile()
     tip, prev = (nd.id for nd in _tip(A))
     shift = np.array([0.0, 0.0, -lift])
     carried = 0.0
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[(ids == tip) | (ids == prev)] = shift
-        carried += b.resultants(x + dd.reshape(x.shape))[:, 0].sum()
-
-    def seg(x, a, b):
-        e = b - a
-        t = np.clip((x - a) @ e / (e @ e), 0.0, 1.0)
-        return np.linalg.norm(x - a - t[:, None] * e, axis=1)
+        carried += b.resultants(moved(sys, b, {tip: shift, prev: shift})[0])[:, 0].sum()
     # A's moved polyline: its last element, then the one behind it rising to the lifted rest
-    nodes = [p, p + 0.05 * d, p + 0.1 * d + (0, 0, lift)]
-    pts = np.concatenate([a + np.linspace(0.0, 1.0, 40001)[:-1, None] * (b - a)[None]
-                          for a, b in zip(nodes[:-1], nodes[1:])])
-    D = np.minimum(seg(pts, left, np.zeros(3)), seg(pts, np.zeros(3), right))
-    Dp = np.concatenate([[np.inf], D, [np.inf]])
-    mins = D[(Dp[1:-1] < Dp[:-2]) & (Dp[1:-1] <= Dp[2:]) & (D < 2 * R)]
+    mins = _v_minima(_polyline([p, p + 0.05 * d, p + 0.1 * d + (0, 0, lift)]))
     assert len(mins) == 2
     ref = K * (2 * R - mins).sum()
     assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
@@ -1029,35 +995,19 @@ def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, 
     weighted afterwards by ``crossing_share`` at the junction its element B meets, ``-(1 -
     w) F``, to 1e-9 of the contact. ``width`` the end's height [m]."""
     from fembody.contact.share import crossing_share
-    th = math.radians(20.0)
-    m = fb.Model(dim=3)
-    left = np.array([-math.cos(th), 0.0, math.sin(th)]) * 0.2
-    right = np.array([math.cos(th), 0.0, math.sin(th)]) * 0.2
-    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
     d = np.asarray(d) / np.linalg.norm(d)
     p = np.array([x_tip, 0.0, width])
-    A = m.add_beam(tuple(p + (0, 0, lift) + 0.5 * d), tuple(p + (0, 0, lift)), n=10,
-                   material=STEEL, section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    m, A, b1, b2 = v_and_cantilever(math.radians(20.0), p + (0, 0, lift), d, STEEL, SEC,
+                                    R, K)
     sys = m.compile()
     tip, prev = (nd.id for nd in _tip(A))
     c = b1.last.id
     far = {b1.nodes[-2].id: b2.nodes[1].id, b2.nodes[1].id: b1.nodes[-2].id}
     where = {nd.id: np.array(nd.position, float) for nd in list(b1.nodes) + list(b2.nodes)}
     carried = taken = expect = 0.0
+    down = np.array([0.0, 0.0, -lift])
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[(ids == tip) | (ids == prev)] = (0.0, 0.0, -lift)
-        x = x + dd.reshape(x.shape)
+        x = moved(sys, b, {tip: down, prev: down})[0]
         F = b.resultants(x)[:, 0]
         carried += F.sum()
         if isinstance(b, CrossingShareBlock):
@@ -1073,17 +1023,7 @@ def test_crossing_share_makes_the_concave_rows_carry_the_local_minima(x_tip, d, 
             X5 = np.concatenate([pos[i], where[far[other]][None]])[None]
             w = crossing_share(X5, np.array([q1 == c]), tangent=False)[0][0]
             expect -= (1.0 - w) * F[i]
-
-    def seg(x, a, b):
-        e = b - a
-        t = np.clip((x - a) @ e / (e @ e), 0.0, 1.0)
-        return np.linalg.norm(x - a - t[:, None] * e, axis=1)
-    nodes = [p, p + 0.05 * d, p + 0.1 * d + (0, 0, lift)]
-    pts = np.concatenate([a + np.linspace(0.0, 1.0, 40001)[:-1, None] * (b - a)[None]
-                          for a, b in zip(nodes[:-1], nodes[1:])])
-    D = np.minimum(seg(pts, left, np.zeros(3)), seg(pts, np.zeros(3), right))
-    Dp = np.concatenate([[np.inf], D, [np.inf]])
-    mins = D[(Dp[1:-1] < Dp[:-2]) & (Dp[1:-1] <= Dp[2:]) & (D < 2 * R)]
+    mins = _v_minima(_polyline([p, p + 0.05 * d, p + 0.1 * d + (0, 0, lift)]))
     ref = K * (2 * R - mins).sum()
     assert abs(carried / ref - 1.0) < 1e-3, (carried, ref)
     # the block takes back what the rule weights the pairs' forces by afterwards (the two
@@ -1141,11 +1081,8 @@ def test_line_contact_of_overlapping_ends_is_the_penetration_over_the_overlap(de
     s = np.array([-0.01 - overlap, 0.0, 0.0])
     fz = 0.0
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        d = np.zeros(ids.shape + (3,))
-        d[(ids == tip) | (ids == prev)] = s
-        f = b.forces(x + d.reshape(x.shape), None, False)[0].reshape(ids.shape + (3,))
+        x, ids = moved(sys, b, {tip: s, prev: s})
+        f = b.forces(x, None, False)[0].reshape(ids.shape + (3,))
         fz -= f[np.isin(ids, on_a), 2].sum()        # internal force: minus the push on A
     # A's last element: xi = 1 at the tip (x = 1 - overlap, z = 0.008), xi = 0 at the node
     # behind (l_A = 0.05 m along (cos a, 0, sin a)); inside B's chord for x < 1

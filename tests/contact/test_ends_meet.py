@@ -13,6 +13,7 @@ from fembody.contact.beams import BeamContactBlock
 from fembody.contact.ends import EndContactBlock, EndElementBlock
 
 from .fd import assert_force_and_tangent
+from .geometries import moved
 from .test_ends3d import ALL, K, R, SEC, STEEL, _rigid_beam, _tip, _tip_over
 
 DZ = 0.008          # A's tip above B's end [m]: 2 mm into it (2 R = 10 mm), 2000 N
@@ -35,15 +36,7 @@ def _meeting(deg, plan=0.0, reverse=False):
 
 def _state(sys, shift):
     """Per contact block its gathered displacements with the nodes ``shift`` moved [m]."""
-    out = []
-    for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        d = np.zeros(ids.shape + (3,))
-        for nid, s in shift.items():
-            d[ids == nid] = s
-        out.append((b, x + d.reshape(x.shape), ids))
-    return out
+    return [(b, *moved(sys, b, shift)) for b in sys.beam_contact_blocks]
 
 
 def _on_a(sys, A, shift):
@@ -245,45 +238,54 @@ def test_planar_ends_meeting_hand_over_continuously(deg):
     starts to project inside A's element (``8 mm tan(deg)``, 3 degrees), to 1e-9
     (fembody.contact.meet's share: the second row enters with weight 0; on parallel chords
     both enter at once with half each). Before (a strict xfail): 2000 N to 4000 N at both."""
-    a = math.radians(deg)
-    m = fb.Model()
-    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
-    for nd in B.nodes:
-        m.fix(nd, "x", "y", "rz")
-    tip = np.array([1.01, DZ])
-    A = m.add_beam(tuple(tip + 0.5 * np.array([math.cos(a), math.sin(a)])), tuple(tip), n=10,
-                   material=STEEL, section=SEC)
-    m.fix(A.first, "x", "y", "rz")
-    m.add_beam_contact(A, B, radius=R, stiffness=K)
-    sys = m.compile()
-    ov = DZ * math.tan(a)
+    sys, A, B, tip, prev = _planar_meeting(deg)
+    ov = DZ * math.tan(math.radians(deg))
     out = []
     for e in (-1e-12, 1e-12):
         s = np.array([-0.01 - ov - e, 0.0])
-        n = 1 + max(int(b.dofs.max()) for b in sys.beam_contact_blocks)
-        total = np.zeros(n)
-        for b in sys.beam_contact_blocks:
-            x = sys.pose(b, sys.q0).copy()
-            ids = getattr(b, "slots", b.nodes)
-            d = np.zeros(ids.shape + (2,))
-            d[(ids == A.last.id) | (ids == A.nodes[-2].id)] = s
-            np.add.at(total, b.dofs, b.forces(x + d.reshape(x.shape), None, False)[0])
-        out.append(total)
+        out.append(_planar_forces(sys, {tip: s, prev: s})[0])
     assert np.abs(out[0]).max() > 1000.0
     assert np.abs(out[1] - out[0]).max() < 1e-9 * np.abs(out[0]).max()
 
 
 # ------------------------------------------------------------------- planar (meet.py)
+def _planar_rigid_b():
+    """A planar model and its B: rigid along x from 0 to 1 (10 elements, every node fixed),
+    its free end at x = 1."""
+    m = fb.Model()
+    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
+    for nd in B.nodes:
+        m.fix(nd, "x", "y", "rz")
+    return m, B
+
+
+def _planar_slide(deg, v0=3.0, l=0.1, **contact):
+    """Planar A (one element of ``l`` [m], both ends free, held in y and rz, free along x)
+    launched at ``v0`` [m/s] towards :func:`_planar_rigid_b`'s free end from 4 mm short of
+    it, its tip 0.5 mm into B's section height, ``deg`` its slope; beam contact with
+    max_penetration 1 mm and ``contact`` more arguments (friction). Run for 6 ms at h =
+    50 us (asserted finished): A, the Result and A's tip x [m] at every state."""
+    a = math.radians(deg)
+    m, B = _planar_rigid_b()
+    tip = np.array([1.004, 2 * R - 5e-4])
+    A = m.add_beam(tuple(tip), tuple(tip + l * np.array([math.cos(a), math.sin(a)])), n=1,
+                   material=STEEL, section=SEC)
+    for nd in A.nodes:
+        m.fix(nd, "y", "rz")
+        m.set_velocity(nd, (-v0, 0.0))
+    m.add_beam_contact(A, B, radius=R, stiffness=K, max_penetration=1e-3, **contact)
+    res = fb.simulate(m, t_end=0.006, dt=5e-5)
+    assert res.stats["status"] == "finished"
+    return A, res, res.displacement(A.first)[:, 0] + tip[0]
+
+
 def _planar_meeting(deg, **contact):
     """The planar set-up of :func:`_meeting`: B rigid along x (0 to 1, free end at x = 1, 10
     elements), A (10 elements of 5 cm, clamped at its root) pointing back at B's end, its
     last element at ``deg`` degrees, its tip at (1.01, ``DZ``); ``contact`` more arguments
     of the contact (friction). The System, A, B, the tip and the node behind it."""
     a = math.radians(deg)
-    m = fb.Model()
-    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
-    for nd in B.nodes:
-        m.fix(nd, "x", "y", "rz")
+    m, B = _planar_rigid_b()
     tip = np.array([1.01, DZ])
     A = m.add_beam(tuple(tip + 0.5 * np.array([math.cos(a), math.sin(a)])), tuple(tip), n=10,
                    material=STEEL, section=SEC)
@@ -298,12 +300,7 @@ def _planar_forces(sys, shift):
     n = 1 + max(int(b.dofs.max()) for b in sys.beam_contact_blocks)
     total, E = np.zeros(n), 0.0
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        d = np.zeros(ids.shape + (2,))
-        for nid, s in shift.items():
-            d[ids == nid] = s
-        x = x + d.reshape(x.shape)
+        x = moved(sys, b, shift)[0]
         np.add.at(total, b.dofs, b.forces(x, None, False)[0])
         E += float(np.sum(b.strain_energy(x)))
     return total, E
@@ -314,12 +311,8 @@ def _planar_on(sys, shift, nodes):
     ``shift`` moved [m]."""
     F = np.zeros(2)
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        d = np.zeros(ids.shape + (2,))
-        for nid, s in shift.items():
-            d[ids == nid] = s
-        f = b.forces(x + d.reshape(x.shape), None, False)[0].reshape(ids.shape + (2,))
+        x, ids = moved(sys, b, shift)
+        f = b.forces(x, None, False)[0].reshape(ids.shape + (2,))
         F += f[np.isin(ids, nodes)].sum(axis=0)
     return F
 
@@ -452,22 +445,7 @@ def test_planar_beam_sliding_end_first_into_overlap_keeps_its_energy(deg):
     spatial test's figure: the integrator's, in the step where the node pair first
     touches). Before: the second row entered at full weight, doubling the contact energy
     where the ends overlap: 0.45 of the kinetic energy at both slopes."""
-    v0, d, l = 3.0, 2 * R - 5e-4, 0.1
-    a = math.radians(deg)
-    m = fb.Model()
-    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
-    for nd in B.nodes:
-        m.fix(nd, "x", "y", "rz")
-    tip = np.array([1.004, d])
-    A = m.add_beam(tuple(tip), tuple(tip + l * np.array([math.cos(a), math.sin(a)])), n=1,
-                   material=STEEL, section=SEC)
-    for nd in A.nodes:
-        m.fix(nd, "y", "rz")
-        m.set_velocity(nd, (-v0, 0.0))
-    m.add_beam_contact(A, B, radius=R, stiffness=K, max_penetration=1e-3)
-    res = fb.simulate(m, t_end=0.006, dt=5e-5)
-    assert res.stats["status"] == "finished"
-    x_tip = res.displacement(A.first)[:, 0] + tip[0]
+    A, res, x_tip = _planar_slide(deg)
     assert x_tip[-1] < 1.0 - 0.005
     e = res.energy
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
@@ -489,11 +467,7 @@ def test_planar_overlap_share_signs_its_gaps_by_the_run_sides():
     for side, ref in ((True, K * (2 * R + DZ)), (False, -K * (2 * R - DZ))):
         F = np.zeros(2)
         for b in sys.beam_contact_blocks:
-            x = sys.pose(b, sys.q0).copy()
-            ids = getattr(b, "slots", b.nodes)
-            d = np.zeros(ids.shape + (2,))
-            d[(ids == tip) | (ids == prev)] = s
-            x = x + d.reshape(x.shape)
+            x, ids = moved(sys, b, {tip: s, prev: s})
             sd = getattr(b, "side", None) if side else None
             f = (b.forces(x, None, False, None, sd) if getattr(b, "sided", False)
                  else b.forces(x, None, False))[0].reshape(ids.shape + (2,))
@@ -528,10 +502,7 @@ def test_planar_cantilever_pressed_onto_an_overlapping_end_is_one_spring():
     F, k = 2.0, 1e3
 
     def build(contact):
-        m = fb.Model()
-        B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
-        for nd in B.nodes:
-            m.fix(nd, "x", "y", "rz")
+        m, B = _planar_rigid_b()
         A = m.add_beam((1.498, 2 * R), (0.998, 2 * R), n=10, material=STEEL, section=SEC)
         m.fix(A.first, "x", "y", "rz")
         m.add_force(A.last, (0.0, -F if contact else -1e-3))
@@ -557,18 +528,9 @@ def test_planar_overlapping_free_ends_friction_counted_once():
     contact, ``mu k (2 R - d)`` = 600 N, against the motion, to 1e-9. Before (a strict
     xfail): 1200 N, both rows' friction at their full normal force (the normal force was
     right, 2000 N)."""
-    m = fb.Model()
-    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
-    for nd in B.nodes:
-        m.fix(nd, "x", "y", "rz")
-    tip = np.array([1.01, DZ])
-    A = m.add_beam(tuple(tip + np.array([0.5, 0.0])), tuple(tip), n=10, material=STEEL,
-                   section=SEC)
-    m.fix(A.first, "x", "y", "rz")
-    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=0.3)
-    sys = m.compile()
+    sys, A, B, tip, prev = _planar_meeting(0.0, friction=0.3)
     s = np.array([-0.012, 0.0])
-    F = -_planar_on(sys, {A.last.id: s, A.nodes[-2].id: s}, [nd.id for nd in A.nodes])
+    F = -_planar_on(sys, {tip: s, prev: s}, [nd.id for nd in A.nodes])
     assert abs(F[1] / (K * (2 * R - DZ)) - 1.0) < 1e-9
     assert abs(F[0] / (0.3 * K * (2 * R - DZ)) - 1.0) < 1e-9, F
 
@@ -580,16 +542,12 @@ def _friction_state(sys, shift, hist=None):
     None for an unsided block)."""
     out = []
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        d = np.zeros(ids.shape + (2,))
-        for nid, s in shift.items():
-            d[ids == nid] = s
+        x, ids = moved(sys, b, shift)
         h = None
         if getattr(b, "frictional", False):
             h = b.history0 if hist is None else hist[id(b)]
         sd = getattr(b, "side", None) if getattr(b, "sided", False) else None
-        out.append((b, x + d.reshape(x.shape), ids, h, sd))
+        out.append((b, x, ids, h, sd))
     return out
 
 
@@ -758,21 +716,8 @@ def test_planar_friction_slide_into_overlap_decelerates_at_mu_n_over_m():
     the half of the two rows' friction it takes back. Before: twice that deceleration (811
     against 405 m/s^2, both rows' friction at full weight), A stopped inside the run."""
     from fembody.contact.meet import EndOverlapBlock
-    v0, d, l, mu = 3.0, 2 * R - 5e-4, 0.1, 0.05
-    m = fb.Model()
-    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
-    for nd in B.nodes:
-        m.fix(nd, "x", "y", "rz")
-    tip = np.array([1.004, d])
-    A = m.add_beam(tuple(tip), tuple(tip + np.array([l, 0.0])), n=1, material=STEEL,
-                   section=SEC)
-    for nd in A.nodes:
-        m.fix(nd, "y", "rz")
-        m.set_velocity(nd, (-v0, 0.0))
-    m.add_beam_contact(A, B, radius=R, stiffness=K, max_penetration=1e-3, friction=mu)
-    res = fb.simulate(m, t_end=0.006, dt=5e-5)
-    assert res.stats["status"] == "finished"
-    x_tip = res.displacement(A.first)[:, 0] + tip[0]
+    l, mu = 0.1, 0.05
+    A, res, x_tip = _planar_slide(0.0, l=l, friction=mu)
     v = 0.5 * (res.velocity(A.first)[:, 0] + res.velocity(A.last)[:, 0])
     sel = np.flatnonzero(x_tip < 1.0 - 1e-3)
     assert sel.size > 20 and sel[-1] == len(x_tip) - 1
@@ -802,10 +747,7 @@ def _one_element_over_the_end(phi, eps, y1=DZ, l=0.05, lift=3e-3):
     element for ``0 < eps`` below about ``y1 phi``. Built ``lift`` higher (the System
     refuses beams that start inside each other). The System, A, B and the shift that puts
     A down."""
-    m = fb.Model()
-    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
-    for nd in B.nodes:
-        m.fix(nd, "x", "y", "rz")
+    m, B = _planar_rigid_b()
     p2 = np.array([1.0 - eps, y1 + l * math.sin(phi) + lift])
     p1 = p2 - l * np.array([math.cos(phi), math.sin(phi)])
     A = m.add_beam(tuple(p1), tuple(p2), n=1, material=STEEL, section=SEC)

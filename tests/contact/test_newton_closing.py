@@ -6,27 +6,7 @@ import numpy as np
 import fembody as fb
 from fembody.dynamics import newmark
 
-R = 0.005
-STEEL = fb.Material(E=2e11, rho=7850.0, nu=0.3)
-
-
-def _stack(beams: int = 3, n: int = 12) -> fb.Model:
-    """benchmarks/beam_bundle.py's bundle, small: beams stacked 2 R apart along z (in line
-    contact along their length) under gravity, the bottom one clamped at both ends, the
-    others held at their ends but free to sink."""
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
-    body = []
-    for i in range(beams):
-        b = m.add_beam((0.0, 0.0, 2.0 * R * i), (1.0, 0.0, 2.0 * R * i), n=n, material=STEEL,
-                       section=fb.Section.circle(2 * R), orientation=(0, 0, 1))
-        for end in (b.first, b.last):
-            m.fix(end, *(("x", "y", "z", "rx", "ry", "rz") if i == 0 else
-                         ("x", "y", "rx", "ry", "rz")))
-        body.append(b)
-    for a, b in zip(body, body[1:]):
-        m.add_beam_contact(a, b, radius=R, stiffness=1e6, margin=0.5 * R,
-                           max_penetration=float("inf"))
-    return m
+from .geometries import bundle
 
 
 def test_closing_increments_save_factorisations_and_keep_the_states(monkeypatch):
@@ -38,9 +18,9 @@ def test_closing_increments_save_factorisations_and_keep_the_states(monkeypatch)
     15 steps leaves room for the dynamics' growth of those differences, and lies far below
     the motion itself (the beams sink by 1e-4 m)."""
     opts = dict(t_end=0.015, dt=1e-3)
-    closing = fb.simulate(_stack(), **opts)
+    closing = fb.simulate(bundle(3, 12), **opts)
     monkeypatch.setattr(newmark, "CLOSE_RATE", 0.0)
-    full = fb.simulate(_stack(), **opts)
+    full = fb.simulate(bundle(3, 12), **opts)
     sc, sf = closing.stats, full.stats
     assert sc["n_rejected"] == sf["n_rejected"] == 0
     assert sf["n_factor"] == sf["n_newton"] + 1          # full Newton (+ the start's)

@@ -9,6 +9,7 @@ import fembody as fb
 from fembody.contact.share import CrossingShareBlock, crossing_share
 
 from .fd import assert_force_and_tangent
+from .geometries import moved, v_and_cantilever, v_ends, v_walls
 from .test_ends3d import ALL, K, R, SEC, STEEL, _tip, _total_force
 
 TH = math.radians(20.0)
@@ -26,24 +27,11 @@ def _v_with_a_tip(x_tip, alpha, z_tip=0.0095, lift=0.004, mu=0.0, kt=1e6, revers
     stiffness [N/m]; ``reverse``: A numbered from its tip (the tip its first element's
     ``a0``, the pair's ``s* = 0``). Returns the compiled System, the tip's and its neighbour's node ids, ``d`` and
     ``lift``."""
-    m = fb.Model(dim=3)
-    left = np.array([-math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    right = np.array([math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
-    d = np.array([0.0, 1.0, 0.0]) + alpha * right / 0.2
+    d = np.array([0.0, 1.0, 0.0]) + alpha * v_ends(TH)[1] / 0.2
     d /= np.linalg.norm(d)
-    p = np.array([x_tip, 0.0, z_tip + lift])
-    ends = (tuple(p), tuple(p + 0.5 * d)) if reverse else (tuple(p + 0.5 * d), tuple(p))
-    A = m.add_beam(*ends, n=10, material=STEEL, section=SEC, orientation=(0, 0, 1))
-    m.fix(A.last if reverse else A.first, *ALL)
     fr = {} if mu == 0.0 else dict(friction=mu, tangential_stiffness=kt)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K, **fr)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K, **fr)
+    m, A, _, _ = v_and_cantilever(TH, (x_tip, 0.0, z_tip + lift), d, STEEL, SEC, R, K,
+                                  reverse=reverse, **fr)
     tip, prev = (nd.id for nd in _tip(A, reverse))
     return m.compile(), tip, prev, d, lift
 
@@ -58,11 +46,7 @@ def _across_the_edge(sgn, reverse=False):
     total, carry = _total_force(sys, {tip: move, prev: move})
     E = N = 0.0
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[(ids == tip) | (ids == prev)] = move
-        x = x + dd.reshape(x.shape)
+        x = moved(sys, b, {tip: move, prev: move})[0]
         E += b.strain_energy(x).sum()
         N += b.resultants(x)[:, 0].sum()
     return total, set(carry), E, N
@@ -206,22 +190,10 @@ def _carried_over_local_minima(x_tip, lift=0.004, width=0.0095):
     """The rows' total normal force over ``k (2 r - D)`` of the local minima of the distance
     from A's moved polyline to the V (test_ends3d's concave-bend set-up, A's last element
     along (0.1, 1, 0) from the tip at ``(x_tip, 0, width)``)."""
-    m = fb.Model(dim=3)
-    left = np.array([-math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    right = np.array([math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
+    left, right = v_ends(TH)
     d = np.array([0.1, 1.0, 0.0]) / math.hypot(0.1, 1.0)
     p = np.array([x_tip, 0.0, width])
-    A = m.add_beam(tuple(p + (0, 0, lift) + 0.5 * d), tuple(p + (0, 0, lift)), n=10,
-                   material=STEEL, section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    m, A, _, _ = v_and_cantilever(TH, p + (0, 0, lift), d, STEEL, SEC, R, K)
     sys = m.compile()
     tip, prev = (nd.id for nd in _tip(A))
     carried = 0.0
@@ -526,14 +498,7 @@ def test_a_rod_across_a_v_touches_both_walls():
     is zero and neither pair is taken back. Before (the ``min`` rule wherever both pairs
     push) the rows kept one contact: 500 N (a strict xfail)."""
     m = fb.Model(dim=3)
-    left = np.array([-math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    right = np.array([math.cos(TH), 0.0, math.sin(TH)]) * 0.2
-    b1 = m.add_beam(tuple(left), (0.0, 0.0, 0.0), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(right), n=2, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
+    b1, b2 = v_walls(m, TH, STEEL, SEC)
     A = m.add_beam((-0.1, 0.0125, 0.01), (0.1, 0.0125, 0.01), n=1, material=STEEL,
                    section=SEC, orientation=(0, 0, 1))
     m.add_beam_contact(A, b1, radius=R, stiffness=K)

@@ -13,38 +13,20 @@ from fembody.contact.beams import BeamContactBlock
 from fembody.dynamics.newmark import GeneralizedAlpha
 from fembody.io import read_pvd, write_result
 from fembody.io.io import EXPORT_CODES
-from fembody.model.functions import SmoothStep
 from fembody.run.monitor import RunMonitor
 from fembody.system import as_system
 
+from .geometries import through_the_chord
+
 R = 0.01                        # section radius of both beams [m]
-STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
 K = 1e5                         # penalty [N/m]
 DEPTH = 0.005                   # how far below B's centre line p is driven [m]
 HELD = K * (DEPTH + 2 * R)      # the force the run holds p with, from its side [N]
 
 
-def _through_the_chord():
-    """B: a fixed beam along y = -0.05 (4 elements). A: a 0.2 m beam (2 elements) pointing up
-    from its driven node p = (0, 0); p is driven down to 5 mm below B's centre line in 0.1 s
-    (smooth step) and held, its sphere past B's centre line while in contact (the model of
-    tests/contact/test_direct_integrator.py; max_penetration 0.1 m lets the run go on)."""
-    m = fb.Model()
-    sec = fb.Section.circle(2 * R)
-    B = m.add_beam((-0.45, -0.05), (0.55, -0.05), n=4, material=STEEL, section=sec)
-    for n_ in B.nodes:
-        m.fix(n_, "x", "y", "rz")
-    A = m.add_beam((0.0, 0.0), (0.0, 0.2), n=2, material=STEEL, section=sec)
-    m.add_joint(fb.Driver(A.first, "x", 0.0))
-    m.add_joint(fb.Driver(A.first, "y", SmoothStep(0.0, 0.1, 0.0, -0.05 - DEPTH)))
-    m.add_joint(fb.Driver(A.first, "rz", 0.0))
-    m.add_beam_contact(A, B, radius=R, stiffness=K, margin=1.0, max_penetration=0.1)
-    return m, A
-
-
 @pytest.fixture(scope="module")
 def run():
-    m, A = _through_the_chord()
+    m, A = through_the_chord(R, K, DEPTH)
     res = fb.simulate(m, t_end=0.12, dt=2e-3)
     assert res.stats["status"] == "finished"
     return m, A, res
@@ -95,7 +77,7 @@ def test_statics_record_the_sides_it_held():
     """The same node pushed past B's centre line in statics (p driven at t = 0.12 s, load
     steps): the report of the last state gives 2500 N at -0.025 m (before: 1500 N at
     -0.015 m)."""
-    m, A = _through_the_chord()
+    m, A = through_the_chord(R, K, DEPTH)
     res = fb.static(m, steps=1, times=np.linspace(0.01, 0.12, 12))
     h, i = _held_row(res)
     assert res._array("contact_sides") is not None
@@ -110,7 +92,7 @@ def test_the_monitor_balances_the_energy_the_run_holds():
     B is fixed), and kinetic + strain energy less the initial less the drivers' work (its
     own trapezoidal sum) is zero to 1e-3 of it. Before, the monitor read the unsigned
     11.25 J (k (2 r - depth)^2 / 2), and its balance was 20 J short."""
-    m, A = _through_the_chord()
+    m, A = through_the_chord(R, K, DEPTH)
     integ = GeneralizedAlpha(as_system(m))
     mon = RunMonitor(integ.sys, integ)
     while integ.t < 0.12 - 1e-12:

@@ -18,6 +18,7 @@ import pytest
 import fembody as fb
 from fembody.contact import beams
 
+from .geometries import bundle
 from .test_compiled import _block
 
 RAD = 0.01                  # the pair's radii sum [m]
@@ -81,33 +82,13 @@ def test_outside_the_band_the_tangent_is_exact(angle, monkeypatch):
     assert np.array_equal(f, f0) and np.array_equal(K, K0)
 
 
-def _bundle(beams_: int, elements: int) -> fb.Model:
-    """benchmarks/beam_bundle.py's frictionless bundle, smaller."""
-    R = 0.005
-    steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
-    body = []
-    for i in range(beams_):
-        z = 2.0 * R * i
-        b = m.add_beam((0.0, 0.0, z), (1.0, 0.0, z), n=elements, material=steel, section=sec,
-                       orientation=(0, 0, 1))
-        for end in (b.first, b.last):
-            m.fix(end, *(("x", "y", "z", "rx", "ry", "rz") if i == 0 else
-                         ("x", "y", "rx", "ry", "rz")))
-        body.append(b)
-    for a, b in zip(body, body[1:]):
-        m.add_beam_contact(a, b, radius=R, stiffness=1e6, margin=0.5 * R,
-                           max_penetration=float("inf"))
-    return m
-
-
 def test_banded_runs_equal_plain_newton_within_the_tolerance(monkeypatch):
     """A bundle of 3 beams x 12 elements settling from rest (its Gauss points start on the
     kink, gap 0): the states with the band equal plain Newton's within the Newton
     tolerance: the increment test's bound, xtol = 1e-8 (generalized-alpha's default) of each
     step's motion, summed over the steps (measured 1.0e-16 m against the bound 1.8e-12 m),
     while the band did act (the two runs are not bitwise equal)."""
-    sys_ = _bundle(3, 12).compile()
+    sys_ = bundle(3, 12).compile()
     banded = fb.simulate(sys_, t_end=4e-3, dt=1e-3)
     monkeypatch.setattr(beams, "TANGENT_BAND", 0.0)
     plain = fb.simulate(sys_, t_end=4e-3, dt=1e-3)

@@ -178,6 +178,19 @@ def test_a_factor_that_solves_wrongly_is_caught_by_the_residual(monkeypatch):
     assert f.refused
 
 
+def _on_the_path_against_dense_and_superlu(A):
+    """Factorise ``A`` by auto with refinement, assert it took the near-symmetric path and
+    returned (not refused) the solution of a random right-hand side; return ``(b, x, dense,
+    x_lu)``: that solution beside the dense LU's and SuperLU's, for the caller's bounds."""
+    s = LinearSolver("auto", spd=False, refine_symmetric=True)
+    s.factorize(A)
+    assert s.active == "cholmod-refined"
+    b = np.random.default_rng(7).normal(size=A.shape[0])
+    x = s.solve(b)
+    assert not s.factor.refused
+    return b, x, np.linalg.solve(A.toarray(), b), sp.linalg.splu(A).solve(b)
+
+
 @pytest.mark.parametrize("shift", [1e-9, 1e-12])
 def test_an_ill_conditioned_symmetric_matrix_stays_on_the_path(shift):
     """An exactly symmetric grid Laplacian shifted by 1e-9 or 1e-12 (condition numbers
@@ -187,16 +200,9 @@ def test_an_ill_conditioned_symmetric_matrix_stays_on_the_path(shift):
     dense LU's: both agree to cond(S) eps, and the residual is at most SuperLU's
     own times 10."""
     A = grid_matrix(k=9, shift=shift)
-    s = LinearSolver("auto", spd=False, refine_symmetric=True)
-    s.factorize(A)
-    assert s.active == "cholmod-refined"
-    b = np.random.default_rng(7).normal(size=A.shape[0])
-    x = s.solve(b)
-    assert not s.factor.refused
-    dense = np.linalg.solve(A.toarray(), b)
+    b, x, dense, x_lu = _on_the_path_against_dense_and_superlu(A)
     cond = np.linalg.cond(A.toarray())
     assert np.abs(x - dense).max() <= 10 * cond * np.finfo(float).eps * np.abs(dense).max()
-    x_lu = sp.linalg.splu(A).solve(b)
     assert np.abs(A @ x - b).max() <= 10 * np.abs(A @ x_lu - b).max()
 
 
@@ -211,14 +217,7 @@ def test_a_nearly_singular_symmetric_part_with_a_skew_part_is_solved_as_superlu_
     A = grid_matrix(k=9, skew=1e-11, shift=1e-9)
     F, N = ((A + A.T) / 2).toarray(), ((A - A.T) / 2).toarray()
     assert np.abs(np.linalg.eigvals(np.linalg.solve(F, N))).max() < 1e-5
-    s = LinearSolver("auto", spd=False, refine_symmetric=True)
-    s.factorize(A)
-    assert s.active == "cholmod-refined"
-    b = np.random.default_rng(7).normal(size=A.shape[0])
-    x = s.solve(b)
-    assert not s.factor.refused
-    dense = np.linalg.solve(A.toarray(), b)
-    x_lu = sp.linalg.splu(A).solve(b)
+    b, x, dense, x_lu = _on_the_path_against_dense_and_superlu(A)
     assert np.abs(x - dense).max() <= 10 * np.abs(x_lu - dense).max()
     assert np.abs(A @ x - b).max() <= 10 * np.abs(A @ x_lu - b).max()
 
