@@ -255,17 +255,28 @@ class JunctionContactBlock(ContactRows):
         if not (self.partner >= 0).any():
             return z, ok, vtx
         t = z[:, 0]
-        lam = switch(pos[:, [3, 4, 1, 2]], False)[0]
         idx = np.arange(len(t))
         end = np.zeros(len(t))
+        # the rows (and partners) the geometry alone allows, then their line weights: the
+        # weight is the costly part, and each row's is its own (the same on any subset)
+        cand, part = [], []
         for c in (0, 1):
             p = self.partner[:, c]
             q = np.maximum(p, 0)
             out = t < 0.0 if c == 0 else t >= 1.0
             tp = t[q]
             out_p = np.where(self._partner_end[:, c] == 0, tp < 0.0, tp >= 1.0)
-            hit = ((p >= 0) & out & out_p & (lam < 1.0) & (lam[q] < 1.0) & (idx < p)
-                   & self._hold_vertex[:, c])
+            cand.append((p >= 0) & out & out_p & (idx < p) & self._hold_vertex[:, c])
+            part.append(q)
+        need = np.flatnonzero(cand[0] | cand[1])
+        if not need.size:
+            return z, ok | vtx, vtx
+        need = np.union1d(need, np.concatenate([part[c][cand[c]] for c in (0, 1)]))
+        lam = np.ones(len(t))
+        lam[need] = switch(pos[need][:, [3, 4, 1, 2]], False)[0]
+        for c in (0, 1):
+            q = part[c]
+            hit = cand[c] & (lam < 1.0) & (lam[q] < 1.0)
             vtx |= hit
             end = np.where(hit, float(c), end)
         z = np.where(vtx[:, None], end[:, None], z)
@@ -844,14 +855,14 @@ class JunctionContactBlock(ContactRows):
         :meth:`fembody.contact.beams.BeamContactBlock.friction_report`."""
         # (the idle rows have no normal force, so no friction: :meth:`forces`)
         live = self.live(x)
-        Ff, N = np.zeros(x.shape), np.zeros(len(self))
+        T, N = np.zeros(len(self)), np.zeros(len(self))
         if live.size:
             h = History(*(a[live] for a in history))
-            Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
-        d = self.dim
-        Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
-        return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
-                    stick=(N > 0.0) & ~history.sliding)
+            Ff, _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
+            d = self.dim
+            T[live] = np.linalg.norm(Ff[:, d:3 * d].reshape(len(live), 2, d).sum(axis=1),
+                                     axis=1)
+        return dict(tangential_force=T, slip=history.slip, stick=(N > 0.0) & ~history.sliding)
 
 
 
