@@ -458,8 +458,9 @@ class CrossingShareBlock(ContactRows):
         d = self.dim
         pos = self.positions(x)[:, :4]
         z, ok = closest_crossing(pos)
-        rho = distance("crossing", pos, z, False)[0]
-        press = np.flatnonzero(ok & (rho != 0.0) & (rho < self.radius))
+        press = np.flatnonzero(ok)          # (the distance of those alone: row by row)
+        rho = distance("crossing", pos[press], z[press], False)[0]
+        press = press[(rho != 0.0) & (rho < self.radius[press])]
         F, T = np.zeros((n, m)), np.zeros((n, d))
         on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         ds, stored = np.zeros(n), np.zeros(n)
