@@ -616,14 +616,14 @@ class JunctionContactBlock(ContactRows):
         """The history after an accepted step that ended at ``x``, the energy [J] the
         step's slip dissipated and the energy held by the tangential springs [J] (as
         :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
-        F, f, slipping, ds, stored, params, N = self._friction_state(x, history)
+        F, f, slipping, ds, stored, params, N, live = self._friction_state(x, history)
         on = N > 0.0
         keep = on & ~slipping                       # sticking points keep their anchors
         fresh = np.concatenate([params, -f / self.kt[:, None]], axis=1)
         fresh[~on, 2:] = 0.0
         anchor = np.where(keep[:, None], history.anchor, fresh)
         stored = stored.copy()
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = history.work(F, x, live)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
@@ -631,13 +631,14 @@ class JunctionContactBlock(ContactRows):
         """What :meth:`advance` reads of :meth:`_friction` at ``x`` for every row: the
         friction forces ``(n, 5 d)`` [N], the tangential force ``(n, d)`` [N], whether each
         point slips, its slip ``(n,)`` [m] and spring energy ``(n,)`` [J], the closest-point
-        parameters ``(n, 2)`` and the normal forces ``(n,)`` [N]. The return mapping runs on
-        the live rows alone (:meth:`live`): an idle row has no normal force, hence no
-        friction force, slip or stored energy; its parameters are its closest point's."""
+        parameters ``(n, 2)``, the normal forces ``(n,)`` [N] and the live rows ``(m,)``. The
+        return mapping runs on the live rows alone (:meth:`live`): an idle row has no normal
+        force, hence no friction force, slip or stored energy; its parameters are its
+        closest point's."""
         live = self.live(x)
         if live.size == len(self):
             F, _, c, params, N = self._friction(x, history, False)
-            return F, c.f, c.slipping, c.ds, c.stored, params, N
+            return F, c.f, c.slipping, c.ds, c.stored, params, N, live
         n = len(self)
         F, f = np.zeros(x.shape), np.zeros((n, self.dim))
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
@@ -648,7 +649,7 @@ class JunctionContactBlock(ContactRows):
             Fl, _, c, _, N[live] = self._take(live)._friction(x[live], h, False)
             F[live], f[live], slipping[live], ds[live], stored[live] = (
                 Fl, c.f, c.slipping, c.ds, c.stored)
-        return F, f, slipping, ds, stored, params, N
+        return F, f, slipping, ds, stored, params, N, live
 
     def _advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """:meth:`advance` with the return mapping on every row (the reference of the tests)."""

@@ -473,7 +473,7 @@ class CrossingShareBlock(ContactRows):
         fresh = np.column_stack([z, -T / self.kt[:, None]])
         keep = on & ~slipping
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = history.work(F, x, press)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
