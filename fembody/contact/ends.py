@@ -976,12 +976,14 @@ class EndElementBlock(ContactRows):
         g, ok, _, _ = self.gaps(x)
         return g, ok
 
-    def resultants(self, x: np.ndarray) -> np.ndarray:
+    def resultants(self, x: np.ndarray, live: np.ndarray | None = None) -> np.ndarray:
         """Per row (normal force ``(1 - lam) k max(-g, 0)`` [N] of the live rows, gap [m], in
-        the zone 1/0)."""
+        the zone 1/0); ``live``: the rows of :meth:`live` at ``x`` where the caller has them
+        (default None: found here)."""
         g, ok, _, _ = self.gaps(x)
         F = np.zeros(len(self))
-        live = self.live(x)
+        if live is None:
+            live = self.live(x)
         if live.size:
             w = self._take(live)._weight(x[live], False)[0]
             F[live] = -w * self.k[live] * g[live]
@@ -1007,16 +1009,24 @@ class EndElementBlock(ContactRows):
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, PE] + pb),
                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
         if self.frictional and history is not None:
-            T = np.zeros(len(self))
-            live = self.live(x)
-            if live.size:
-                sub = self._take(live)
-                _, _, _, N, nrm, _, _ = sub._energy(x[live], False)
-                c = sub._friction(x[live], History(*(a[live] for a in history)), N, nrm,
-                                  None, None, False)[2]
-                T[live] = np.linalg.norm(c.f, axis=1)
-            out.update(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
+            out.update(self.friction_report(x, history))
         return out
+
+    def friction_report(self, x: np.ndarray, history: History) -> dict[str, np.ndarray]:
+        """The friction keys of :meth:`report` alone (``tangential_force`` [N], ``slip`` [m],
+        ``stick``) with the run's ``history`` at ``x``, as
+        :meth:`fembody.contact.beams.BeamContactBlock.friction_report`: what a run records
+        with each saved state."""
+        live = self.live(x)
+        F = self.resultants(x, live)[:, 0]
+        T = np.zeros(len(self))
+        if live.size:
+            sub = self._take(live)
+            _, _, _, N, nrm, _, _ = sub._energy(x[live], False)
+            c = sub._friction(x[live], History(*(a[live] for a in history)), N, nrm,
+                              None, None, False)[2]
+            T[live] = np.linalg.norm(c.f, axis=1)
+        return dict(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
 
 
 def end_element_rows(model, contacts) -> tuple[list, list]:

@@ -189,6 +189,20 @@ class History(NamedTuple):
             a.flags.writeable = False
         return self
 
+    def work(self, force: np.ndarray, x: np.ndarray, rows: np.ndarray) -> float:
+        """The friction forces' work [J] over the step from this history's state to the
+        displacements ``x (n, k)`` [m] with the forces ``force (n, k)`` [N] at its end, by the
+        trapezoidal rule (the class docstring), ``sum (F_0 + F_1) . (x_1 - x_0) / 2``, where
+        ``rows`` holds every row whose force is nonzero at the step's end (the live rows):
+        the terms of the others are taken as the zeros they are unless the row carried a
+        force at the step's start, and the sum runs over every term in the same order, so
+        it equals the sum over all rows bit for bit (but for the sign of a zero). (For blocks whose rows are nearly all
+        idle, as the junction and share rows of a bundle of beams.)"""
+        rows = np.union1d(rows, np.flatnonzero(self.force) // max(self.force.shape[1], 1))
+        terms = np.zeros(x.shape)
+        terms[rows] = (force[rows] + self.force[rows]) * (x[rows] - self.x[rows])
+        return 0.5 * float(np.sum(terms))
+
 
 class Coulomb(NamedTuple):
     """The return mapping of :func:`coulomb` at one state: ``f (p, d)`` [N] the friction part

@@ -255,17 +255,28 @@ class JunctionContactBlock(ContactRows):
         if not (self.partner >= 0).any():
             return z, ok, vtx
         t = z[:, 0]
-        lam = switch(pos[:, [3, 4, 1, 2]], False)[0]
         idx = np.arange(len(t))
         end = np.zeros(len(t))
+        # the rows (and partners) the geometry alone allows, then their line weights: the
+        # weight is the costly part, and each row's is its own (the same on any subset)
+        cand, part = [], []
         for c in (0, 1):
             p = self.partner[:, c]
             q = np.maximum(p, 0)
             out = t < 0.0 if c == 0 else t >= 1.0
             tp = t[q]
             out_p = np.where(self._partner_end[:, c] == 0, tp < 0.0, tp >= 1.0)
-            hit = ((p >= 0) & out & out_p & (lam < 1.0) & (lam[q] < 1.0) & (idx < p)
-                   & self._hold_vertex[:, c])
+            cand.append((p >= 0) & out & out_p & (idx < p) & self._hold_vertex[:, c])
+            part.append(q)
+        need = np.flatnonzero(cand[0] | cand[1])
+        if not need.size:
+            return z, ok | vtx, vtx
+        need = np.union1d(need, np.concatenate([part[c][cand[c]] for c in (0, 1)]))
+        lam = np.ones(len(t))
+        lam[need] = switch(pos[need][:, [3, 4, 1, 2]], False)[0]
+        for c in (0, 1):
+            q = part[c]
+            hit = cand[c] & (lam < 1.0) & (lam[q] < 1.0)
             vtx |= hit
             end = np.where(hit, float(c), end)
         z = np.where(vtx[:, None], end[:, None], z)
@@ -605,14 +616,14 @@ class JunctionContactBlock(ContactRows):
         """The history after an accepted step that ended at ``x``, the energy [J] the
         step's slip dissipated and the energy held by the tangential springs [J] (as
         :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
-        F, f, slipping, ds, stored, params, N = self._friction_state(x, history)
+        F, f, slipping, ds, stored, params, N, live = self._friction_state(x, history)
         on = N > 0.0
         keep = on & ~slipping                       # sticking points keep their anchors
         fresh = np.concatenate([params, -f / self.kt[:, None]], axis=1)
         fresh[~on, 2:] = 0.0
         anchor = np.where(keep[:, None], history.anchor, fresh)
         stored = stored.copy()
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = history.work(F, x, live)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
@@ -620,13 +631,14 @@ class JunctionContactBlock(ContactRows):
         """What :meth:`advance` reads of :meth:`_friction` at ``x`` for every row: the
         friction forces ``(n, 5 d)`` [N], the tangential force ``(n, d)`` [N], whether each
         point slips, its slip ``(n,)`` [m] and spring energy ``(n,)`` [J], the closest-point
-        parameters ``(n, 2)`` and the normal forces ``(n,)`` [N]. The return mapping runs on
-        the live rows alone (:meth:`live`): an idle row has no normal force, hence no
-        friction force, slip or stored energy; its parameters are its closest point's."""
+        parameters ``(n, 2)``, the normal forces ``(n,)`` [N] and the live rows ``(m,)``. The
+        return mapping runs on the live rows alone (:meth:`live`): an idle row has no normal
+        force, hence no friction force, slip or stored energy; its parameters are its
+        closest point's."""
         live = self.live(x)
         if live.size == len(self):
             F, _, c, params, N = self._friction(x, history, False)
-            return F, c.f, c.slipping, c.ds, c.stored, params, N
+            return F, c.f, c.slipping, c.ds, c.stored, params, N, live
         n = len(self)
         F, f = np.zeros(x.shape), np.zeros((n, self.dim))
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
@@ -637,7 +649,7 @@ class JunctionContactBlock(ContactRows):
             Fl, _, c, _, N[live] = self._take(live)._friction(x[live], h, False)
             F[live], f[live], slipping[live], ds[live], stored[live] = (
                 Fl, c.f, c.slipping, c.ds, c.stored)
-        return F, f, slipping, ds, stored, params, N
+        return F, f, slipping, ds, stored, params, N, live
 
     def _advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """:meth:`advance` with the return mapping on every row (the reference of the tests)."""
@@ -844,14 +856,14 @@ class JunctionContactBlock(ContactRows):
         :meth:`fembody.contact.beams.BeamContactBlock.friction_report`."""
         # (the idle rows have no normal force, so no friction: :meth:`forces`)
         live = self.live(x)
-        Ff, N = np.zeros(x.shape), np.zeros(len(self))
+        T, N = np.zeros(len(self)), np.zeros(len(self))
         if live.size:
             h = History(*(a[live] for a in history))
-            Ff[live], _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
-        d = self.dim
-        Fb = Ff[:, d:3 * d].reshape(len(self), 2, d).sum(axis=1)
-        return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=history.slip,
-                    stick=(N > 0.0) & ~history.sliding)
+            Ff, _, _, _, N[live] = self._take(live)._friction(x[live], h, False)
+            d = self.dim
+            T[live] = np.linalg.norm(Ff[:, d:3 * d].reshape(len(live), 2, d).sum(axis=1),
+                                     axis=1)
+        return dict(tangential_force=T, slip=history.slip, stick=(N > 0.0) & ~history.sliding)
 
 
 

@@ -458,8 +458,9 @@ class CrossingShareBlock(ContactRows):
         d = self.dim
         pos = self.positions(x)[:, :4]
         z, ok = closest_crossing(pos)
-        rho = distance("crossing", pos, z, False)[0]
-        press = np.flatnonzero(ok & (rho != 0.0) & (rho < self.radius))
+        press = np.flatnonzero(ok)          # (the distance of those alone: row by row)
+        rho = distance("crossing", pos[press], z[press], False)[0]
+        press = press[(rho != 0.0) & (rho < self.radius[press])]
         F, T = np.zeros((n, m)), np.zeros((n, d))
         on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         ds, stored = np.zeros(n), np.zeros(n)
@@ -472,7 +473,7 @@ class CrossingShareBlock(ContactRows):
         fresh = np.column_stack([z, -T / self.kt[:, None]])
         keep = on & ~slipping
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = history.work(F, x, press)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
@@ -491,13 +492,18 @@ class CrossingShareBlock(ContactRows):
         g = distance("crossing", pos[:, :4], z, False)[0] - self.radius
         live = self.live(x)
         if live.size:
-            p = pos[live]
-            lam = switch(p[:, :4], False)[0]
-            w = self._take(live).share(p, tangent=False)[0]
-            F[live] = -(1.0 - w) * (1.0 - lam) * self.k[live] * np.maximum(-g[live], 0.0)
+            F[live] = self._taken_back(pos[live], g[live], live)
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
+
+    def _taken_back(self, p: np.ndarray, g: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The normal force [N] the rows ``rows`` take back (:meth:`resultants`, <= 0) from
+        their node positions ``p (m, 8, d)`` [m] and their pairs' point gaps ``g (m,)`` [m]
+        (row by row: the same numbers on any subset of rows)."""
+        lam = switch(p[:, :4], False)[0]
+        w = self._take(rows).share(p, tangent=False)[0]
+        return -(1.0 - w) * (1.0 - lam) * self.k[rows] * np.maximum(-g, 0.0)
 
     def report_labels(self) -> list[str]:
         return [self.label(i) for i in range(len(self))]
@@ -520,15 +526,28 @@ class CrossingShareBlock(ContactRows):
         out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb),
                "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
         if self.frictional and history is not None:
-            T = np.zeros(len(self))
-            live = self.live(x)
-            if live.size:
-                _, _, c, a, _ = self._take(live)._friction(
-                    x[live], History(*(h[live] for h in history)), False)
-                T[live] = a * np.linalg.norm(c.f, axis=1)
-            out.update(tangential_force=T, slip=history.slip,
-                       stick=(F < 0.0) & ~history.sliding)
+            out.update(self.friction_report(x, history))
         return out
+
+    def friction_report(self, x: np.ndarray, history: History) -> dict[str, np.ndarray]:
+        """The friction keys of :meth:`report` alone (``tangential_force`` [N], ``slip`` [m],
+        ``stick``) with the run's ``history`` at ``x``, as
+        :meth:`fembody.contact.beams.BeamContactBlock.friction_report`: what a run records
+        with each saved state. Only the live rows (:meth:`live`) are measured: the others
+        take nothing back, so they have no force, no friction and do not stick."""
+        n = len(self)
+        T, F = np.zeros(n), np.zeros(n)
+        live = self.live(x)
+        if live.size:
+            p = self.positions(x)[live]
+            z, _ = closest_crossing(p[:, :4])
+            g = distance("crossing", p[:, :4], z, False)[0] - self.radius[live]
+            F[live] = self._taken_back(p, g, live)
+            _, _, c, a, _ = self._take(live)._friction(
+                x[live], History(*(h[live] for h in history)), False)
+            T[live] = a * np.linalg.norm(c.f, axis=1)
+        return dict(tangential_force=T, slip=history.slip,
+                    stick=(F < 0.0) & ~history.sliding)
 
 
 def share_rows(model, contacts: list) -> tuple[tuple, list]:

@@ -10,7 +10,7 @@ from scipy.optimize import fsolve
 
 import fembody as fb
 from fembody.contact.beams import BeamContactBlock
-from fembody.contact.ends import EndContactBlock, EndElementBlock
+from fembody.contact.ends import A0, A1, PE, EndContactBlock, EndElementBlock
 from fembody.contact.share import CrossingShareBlock
 from fembody.contact.geometry import closest_node
 from fembody.contact.line import ALPHA_LINE, ALPHA_POINT
@@ -699,6 +699,45 @@ def test_friction_holds_a_tip_on_a_beams_middle_up_to_mu_n_then_slips(compliance
     T = blk.forces(x, None, False)[0][:, :3].sum(axis=0)        # on the end, less N
     T[2] += _carried(res, EndElementBlock)
     assert abs(np.linalg.norm(T) / (mu * N if slips else kt * ux) - 1.0) < 1e-5
+
+
+def test_end_on_element_friction_report_is_every_rows_own():
+    """What a run records of the end rows' friction (:meth:`EndElementBlock.friction_report`,
+    measured on the live rows alone) equals every row evaluated: A's tip pressed on B's
+    middle and pulled along it (as
+    :func:`test_friction_holds_a_tip_on_a_beams_middle_up_to_mu_n_then_slips`, sliding),
+    another tip 1 mm clear of B (idle rows), every row anchored 20 um back along x and not sliding: ``tangential_force`` the size of
+    the return mapping's force run on all rows, ``stick`` where the row carries (its
+    :meth:`resultants`) and did not slide, bit for bit; and the same keys as
+    :meth:`EndElementBlock.report`."""
+    from fembody.contact.friction import History
+    m = fb.Model(dim=3)
+    B = _rigid_beam(m, (0, 0, 0), (1.0, 0, 0))
+    A = _cantilever(m, (0.53, 0.0, 2 * R), (0.0, 1.0, 0.0))
+    m.add_force(A.last, (4.0, 0.0, -10.0))
+    C = _cantilever(m, (0.2, 0.0, 2.2 * R), (0.0, 1.0, 0.0))   # (clear of B: idle rows)
+    for a in (A, C):
+        m.add_beam_contact(a, B, radius=R, stiffness=K, friction=0.3, tangential_stiffness=1e5)
+    res = fb.static(m, steps=2)
+    blk = _blocks(res, EndElementBlock)[0]
+    x = res.system.pose(blk, res.q[-1])
+    h = blk.history0.copy()
+    h.anchor[:, 1:] = np.array([2e-5, 0.0, 0.0])
+    h.anchor[:, 0] = closest_node(blk.positions(x)[:, [PE, A0, A1]])[0][:, 0]
+    h.sliding[:] = False
+    h = History(*h)
+    live = blk.live(x)
+    assert 0 < live.size < len(blk)
+    rep = blk.friction_report(x, h)
+    _, _, _, N, nrm, _, _ = blk._energy(x, False)
+    c = blk._friction(x, h, N, nrm, None, None, False)[2]
+    assert rep["tangential_force"].max() > 0.0
+    assert np.array_equal(rep["tangential_force"], np.linalg.norm(c.f, axis=1))
+    stick = (blk.resultants(x)[:, 0] > 0.0) & ~h.sliding
+    assert np.array_equal(rep["stick"], stick) and stick.any() and not stick.all()
+    full = blk.report(x, h)
+    for k in rep:
+        assert np.array_equal(full[k], rep[k])
 
 
 def test_end_on_element_friction_tangent_matches_finite_differences():

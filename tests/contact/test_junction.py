@@ -546,6 +546,38 @@ def test_two_convex_kinks_meeting_at_their_nodes_touch(move):
                                rtol=1e-9)
 
 
+@pytest.mark.parametrize("move", [(0.0, 0.0, -2e-3), (0.7e-3, 1e-3, -2e-3)])
+def test_node_on_node_rows_weigh_the_candidates_alone(move):
+    """:meth:`JunctionContactBlock._closest` computes the line weight only for the rows whose
+    geometry allows a node-on-node contact and their partners; the rows, parameters and
+    zone flags equal those of the rule written over every row (the weight of every row, as
+    the module docstring states it), bit for bit: the valley on the ridge of
+    :func:`test_two_convex_kinks_meeting_at_their_nodes_touch` (a node-on-node row among
+    rows that hold none)."""
+    from fembody.contact.geometry import closest_node
+    from fembody.contact.line import switch
+    m, a_ids, _ = _ridges(math.radians(-20), math.radians(20))
+    blk = next(b for b in m.compile().beam_contact_blocks
+               if type(b).__name__ == "JunctionContactBlock")
+    pos = blk.positions(_a_moved(blk, a_ids, move)[3])
+    z0, ok0 = closest_node(pos[:, :3])
+    t, lam = z0[:, 0], switch(pos[:, [3, 4, 1, 2]], False)[0]
+    idx, vtx0, end = np.arange(len(t)), np.zeros(len(t), dtype=bool), np.zeros(len(t))
+    for c in (0, 1):
+        p = blk.partner[:, c]
+        q = np.maximum(p, 0)
+        out = t < 0.0 if c == 0 else t >= 1.0
+        out_p = np.where(blk._partner_end[:, c] == 0, t[q] < 0.0, t[q] >= 1.0)
+        hit = ((p >= 0) & out & out_p & (lam < 1.0) & (lam[q] < 1.0) & (idx < p)
+               & blk._hold_vertex[:, c])
+        vtx0 |= hit
+        end = np.where(hit, float(c), end)
+    z, ok, vtx = blk._closest(pos)
+    assert vtx0.any() and not vtx0.all()
+    assert np.array_equal(vtx, vtx0) and np.array_equal(ok, ok0 | vtx0)
+    assert np.array_equal(z, np.where(vtx0[:, None], end[:, None], z0))
+
+
 @pytest.mark.parametrize("x0", [4e-6, 0.0])
 def test_friction_in_the_concave_side_of_a_kink_is_mu_times_the_one_normal_force(x0):
     """A (0.4 m, 20 mm steel) lying along y in the valley of B's 20-degree kink (B's ends

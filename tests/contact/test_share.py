@@ -391,6 +391,32 @@ def test_share_friction_has_an_exact_tangent(slip):
     assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
 
 
+@pytest.mark.parametrize("slip", [1e-3, 1e-5])
+def test_share_friction_report_is_every_rows_own(slip):
+    """What a run records of the share rows' friction (:meth:`CrossingShareBlock.
+    friction_report`, measured on the live rows alone) equals every row evaluated: the
+    tangential force ``(1 - w)(1 - lam) |T|`` of the return mapping run on all rows, and
+    ``stick`` where the row takes back a force (:meth:`resultants` of all rows) and was not
+    sliding at the last step; :func:`_sliding_tip`'s state, anchored 1 mm (slides) and 10 um
+    (sticks) back, bit for bit; and the same keys as :meth:`CrossingShareBlock.report`."""
+    from fembody.contact.friction import History
+    _, _, _, _, shr, r, xs, hs = _sliding_tip(0.3, slip)
+    h = shr.history0.copy()
+    for a, b in zip(h, hs):
+        a[r] = b
+    h = History(*h)
+    rep = shr.friction_report(xs, h)
+    c, a = shr._friction(xs, h, False)[2:4]
+    assert rep["tangential_force"][r[0]] > 0.0
+    assert np.array_equal(rep["tangential_force"], a * np.linalg.norm(c.f, axis=1))
+    stick = (shr.resultants(xs)[:, 0] < 0.0) & ~h.sliding
+    assert np.array_equal(rep["stick"], stick) and stick[r[0]] and not stick.all()
+    assert np.array_equal(rep["slip"], h.slip)
+    full = shr.report(xs, h)
+    for k in rep:
+        assert np.array_equal(full[k], rep[k])
+
+
 def test_share_anchors_follow_the_pairs_step_by_step():
     """The share row's anchors are the pair's own at every accepted step, so the friction it
     takes back is ``(1 - w)(1 - lam)`` of the pair's: the tip of :func:`_v_with_a_tip`
