@@ -149,7 +149,7 @@ import numpy as np
 
 from .friction import History, coulomb
 from .geometry import closest_crossing, distance
-from .line import ALPHA_LINE, point_part, switch
+from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
@@ -210,6 +210,10 @@ class CrossingShareBlock(ContactRows):
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.dim = self.X.shape[2]
+        # the pair's own line-weight ramp where free ends meet (fembody.contact.line, "Where
+        # free ends meet"): from the same reference nodes, radii and free ends as the element
+        # pairs' block, so the take-back weights the point part as the pair does (1 - Lam)
+        self.ramp = ramp_lengths(self.X[:, :2], self.X[:, 2:4], self.radius, self.free[:, :2])
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
         self._friction_args = friction
@@ -304,16 +308,19 @@ class CrossingShareBlock(ContactRows):
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: the pair's chords not
         near-parallel (a compiled screen of their cosines: a superset of the point weight
-        ``1 - lam > 0``), its closest points inside both chords and penetrating, and the
-        share ``w < 1`` (:meth:`share`). Every other row's energy, force and tangent are
+        ``1 - lam > 0``; or the pair's line weight ramped where free ends meet, whose
+        point weight ``1 - Lam`` may be positive at any angle), its closest points inside
+        both chords and penetrating, and the share ``w < 1`` (:meth:`share`). Every other row's energy, force and tangent are
         exactly zero."""
         from ._kernels import chord_cosines
         if not len(self):
             return np.zeros(0, dtype=np.int64)
         pos = self.positions(x)
-        rows = np.flatnonzero(chord_cosines(np.ascontiguousarray(pos[:, :4]),
-                                            np.arange(len(self), dtype=np.int64), _AT)
-                              < _POINT_SCREEN)
+        # (a ramped pair keeps a point part 1 - lam phi > 0 also where lam = 1: the screen
+        # lets its rows through, a few per pair of facing free ends)
+        rows = np.flatnonzero((chord_cosines(np.ascontiguousarray(pos[:, :4]),
+                                             np.arange(len(self), dtype=np.int64), _AT)
+                               < _POINT_SCREEN) | (self.ramp > 0.0).any(axis=1))
         if not rows.size:
             return rows
         p = pos[rows]
@@ -325,6 +332,14 @@ class CrossingShareBlock(ContactRows):
             return rows
         return rows[self._take(rows).share(p, tangent=False)[0] < 1.0]
 
+    def _line_weight(self, pos: np.ndarray, tangent: bool):
+        """The pair's line weight ``Lam`` ``(n,)``, its gradient ``(n, 4 d)`` and
+        (``tangent``) Hessian on the pair's four nodes: :func:`fembody.contact.line.weight`,
+        ``lam`` of :func:`fembody.contact.line.switch` ramped by ``phi`` where the pair's
+        free ends meet end to end (B's free ends bounding A's overlap, A's far end free), as
+        the element pairs' block weights the pair; ``lam`` bit for bit elsewhere."""
+        return weight(pos[:, :4], self.free[:, 2:4], self.ramp, tangent)
+
     def _factor(self, pos: np.ndarray, tangent: bool):
         """The part ``a = (1 - w) (1 - lam)`` ``(n,)`` of each pair's point part the rows
         take back (:meth:`share` ``w``, ``lam`` the line weight of
@@ -332,7 +347,7 @@ class CrossingShareBlock(ContactRows):
         Hessian, from the node positions ``pos (n, 8, d)`` [m]."""
         n, m, d = pos.shape
         md, pd = m * d, 4 * d
-        lam, gl4, hl4 = switch(pos[:, :4], tangent)
+        lam, gl4, hl4 = self._line_weight(pos, tangent)
         w, gw, hw = self.share(pos, tangent)
         gl = np.zeros((n, md))
         gl[:, :pd] = gl4
@@ -492,8 +507,9 @@ class CrossingShareBlock(ContactRows):
         live = self.live(x)
         if live.size:
             p = pos[live]
-            lam = switch(p[:, :4], False)[0]
-            w = self._take(live).share(p, tangent=False)[0]
+            sub = self._take(live)
+            lam = sub._line_weight(p, False)[0]
+            w = sub.share(p, tangent=False)[0]
             F[live] = -(1.0 - w) * (1.0 - lam) * self.k[live] * np.maximum(-g[live], 0.0)
         on = np.zeros(n)
         on[live] = 1.0
