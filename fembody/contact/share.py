@@ -64,9 +64,10 @@ all are in effect: parallel pairs have no point part). A second block,
 four nodes, eight nodes ``(a0, a1, b0, b1, f_a0, f_a1, f_b0, f_b1)`` (the pair's nodes and
 the far node of the element next to it at each node that is a junction; else the node
 itself), and takes back ``(1 - w)`` of the pair's point part: energy ``-(1 - w) (1 - lam)
-W_point`` [J] (``lam`` the line weight of :func:`fembody.contact.line.switch`, ``W_point =
-k/2 max(-g, 0)^2`` of the closest points, the pair's point part as the element pairs' block
-weights it), with its exact force and tangent (``w``'s gradient and Hessian through the
+W_point`` [J] (``lam`` the line weight of :func:`fembody.contact.line.switch`, ramped to
+``Lam = lam phi`` where the pair's free ends meet end to end, :func:`fembody.contact.line.
+weight`, below; ``W_point = k/2 max(-g, 0)^2`` of the closest points, the pair's point part
+as the element pairs' block weights it), with its exact force and tangent (``w``'s gradient and Hessian through the
 closest point's first and second derivatives, :func:`crossing_share`, and the product
 rule). Most rows are idle (no point part: near-parallel chords; apart; or ``w = 1``); a
 compiled screen of the chords' cosines and the gap pick the rows that can act at each
@@ -120,6 +121,20 @@ test_junction's concave-side test: 14.76 J carried against the two minima's 25.8
 second minimum at ``eta`` just above 0). A pair entering its zone at an edge other than a
 free end of A (a node of A inside a beam, B's far end) while ``b`` is between 0 and 1
 still changes the rule there with a jump, as the neighbour's entry did before.
+
+**Where free ends meet.** Where near-parallel free ends meet end to end the element pairs'
+block weights the pair's point part ``1 - Lam``, ``Lam = lam phi(L / l)`` ramped in with the
+overlap (:mod:`fembody.contact.line`, "Where free ends meet"), and a row of such a pair takes
+back ``(1 - w)(1 - Lam)`` of it, the same ramp from the same reference nodes, radii and free
+ends (:func:`fembody.contact.line.ramp_lengths`); ``lam`` bit for bit elsewhere. A row does
+meet such a pair: its junction is then the other node of A's element (or of B's), ``l / 2``
+to ``l`` from the pair's point (the overlap is at most ``l_r <= l / 2`` long), where the
+share is below one only in a V sharper than the projection test's 70 degrees (below);
+tests/contact/test_share_ramp.py builds it (a 40-degree V of B, A's tip facing the free end
+of one wall: ``w = 0.68``, ``lam = 0.62``, ``Lam = 0.31`` at 7.5 degrees; before, the row took
+back 0.241 J of the 0.437 J it should, and nothing at 3 degrees, ``lam = 1``, ``Lam = 1/2``).
+The live screen lets a ramped pair's row through at any angle (``1 - Lam > 0`` also where
+``lam = 1``).
 
 **Friction.** A frictional pair's point friction is the return mapping
 (:func:`fembody.contact.friction.coulomb`) at its closest points with the normal force ``k
@@ -189,7 +204,8 @@ class CrossingShareBlock(ContactRows):
     frictionless; module docstring, "Friction"). The rows check no penetration of their
     own (``tol`` inf): the element pairs' block does. ``strain_energy`` (of
     :class:`fembody.contact.rows.ContactRows`) gives per row the energy taken back, ``-(1 -
-    w) (1 - lam) W_point`` [J] (<= 0)."""
+    w) (1 - lam) W_point`` [J] (<= 0; ``Lam`` for ``lam`` where the pair's line weight is
+    ramped, module docstring "Where free ends meet")."""
 
     family = "beam contact"
     Dd = None
@@ -342,8 +358,8 @@ class CrossingShareBlock(ContactRows):
 
     def _factor(self, pos: np.ndarray, tangent: bool):
         """The part ``a = (1 - w) (1 - lam)`` ``(n,)`` of each pair's point part the rows
-        take back (:meth:`share` ``w``, ``lam`` the line weight of
-        :func:`fembody.contact.line.switch`), its gradient ``(n, 8 d)`` and (``tangent``)
+        take back (:meth:`share` ``w``, ``lam`` the pair's line weight, :meth:`_line_weight`:
+        ``Lam`` where it is ramped), its gradient ``(n, 8 d)`` and (``tangent``)
         Hessian, from the node positions ``pos (n, 8, d)`` [m]."""
         n, m, d = pos.shape
         md, pd = m * d, 4 * d
