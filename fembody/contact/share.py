@@ -120,7 +120,15 @@ misses part of the local minimum that vanishes there (the 50-degree row of
 test_junction's concave-side test: 14.76 J carried against the two minima's 25.89 J, the
 second minimum at ``eta`` just above 0). A pair entering its zone at an edge other than a
 free end of A (a node of A inside a beam, B's far end) while ``b`` is between 0 and 1
-still changes the rule there with a jump, as the neighbour's entry did before.
+still changes the rule there with a jump, as the neighbour's entry did before: a rod of
+1 cm elements across a 45-degree V, 2 mm into each wall, one wall's point passing a node of
+the rod (``b = 0.99998``), goes from 4.940 to 4.326 J and from (0, 0, 1134) to (2398,
+-1384, 993) N (tests/contact/test_blend_entry.py, a strict xfail; the sampled distance has
+two minima there, 8.652 J, the sharp V's limit above). ``zeta`` at every end of A's element
+removes that jump (the shares alone on both sides of the node, the same ``S`` at the same
+point) but replaces the ``min`` rule where it is exact near inner nodes (a node on the
+concave side of a junction, tests/contact/test_junction.py: 1542 N against 1778 N), so a fix
+needs a rule that is exact there and fades at zone edges.
 
 **Where free ends meet.** Where near-parallel free ends meet end to end the element pairs'
 block weights the pair's point part ``1 - Lam``, ``Lam = lam phi(L / l)`` ramped in with the
