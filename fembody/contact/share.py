@@ -238,6 +238,8 @@ class CrossingShareBlock(ContactRows):
         # free ends meet"): from the same reference nodes, radii and free ends as the element
         # pairs' block, so the take-back weights the point part as the pair does (1 - Lam)
         self.ramp = ramp_lengths(self.X[:, :2], self.X[:, 2:4], self.radius, self.free[:, :2])
+        # (the rows whose line weight can be ramped: a free end of A and one of B)
+        self._ramped = (self.ramp > 0.0).any(axis=1) & self.free[:, 2:4].any(axis=1)
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
         self._friction_args = friction
@@ -341,10 +343,10 @@ class CrossingShareBlock(ContactRows):
             return np.zeros(0, dtype=np.int64)
         pos = self.positions(x)
         # (a ramped pair keeps a point part 1 - lam phi > 0 also where lam = 1: the screen
-        # lets its rows through, a few per pair of facing free ends)
+        # lets its rows through, those of an end element of A against one of B)
         rows = np.flatnonzero((chord_cosines(np.ascontiguousarray(pos[:, :4]),
                                              np.arange(len(self), dtype=np.int64), _AT)
-                               < _POINT_SCREEN) | (self.ramp > 0.0).any(axis=1))
+                               < _POINT_SCREEN) | self._ramped)
         if not rows.size:
             return rows
         p = pos[rows]
