@@ -18,14 +18,15 @@ from .test_ends3d import ALL, K, R, SEC, STEEL
 LIFT = 0.004        # A built this far above its place [m] (the beams may not start inside)
 
 
-def _facing_ends_in_a_v(plan_deg, gamma_deg=40.0, ov=0.005, dz=0.008, la=0.05):
+def _facing_ends_in_a_v(plan_deg, gamma_deg=40.0, ov=0.005, dz=0.008, la=0.05, mu=0.0):
     """B: a V of two fixed one-element beams (0.1 m) meeting at the origin at ``gamma_deg``
     degrees, the first along x with its free end at x = 0.1; A: a cantilever of two ``la``
     elements turned ``plan_deg`` degrees about z from +x, its free tip pointing back at B's
     free end, inside the V, ``ov`` [m] past it along x and ``dz`` above B's axis, A's line
     crossing B's (seen from above) halfway along the overlap, so the pair's closest points lie
     inside both chords, 2 mm into each other. Returns the System and per contact block the
-    gathered displacements with A moved down into place."""
+    gathered displacements with A moved down into place; ``mu`` the contacts' Coulomb
+    coefficient (static and kinetic, k_t = k)."""
     m = fb.Model(dim=3)
     g = math.radians(gamma_deg)
     b1 = m.add_beam((0.1, 0.0, 0.0), (0.0, 0.0, 0.0), n=1, material=STEEL, section=SEC,
@@ -40,8 +41,9 @@ def _facing_ends_in_a_v(plan_deg, gamma_deg=40.0, ov=0.005, dz=0.008, la=0.05):
     A = m.add_beam(tuple(tip + 2 * la * d), tuple(tip), n=2, material=STEEL, section=SEC,
                    orientation=(0, 0, 1))
     m.fix(A.first, *ALL)
-    m.add_beam_contact(A, b1, radius=R, stiffness=K)
-    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    fr = {} if mu == 0.0 else dict(friction=mu, tangential_stiffness=K)
+    m.add_beam_contact(A, b1, radius=R, stiffness=K, **fr)
+    m.add_beam_contact(A, b2, radius=R, stiffness=K, **fr)
     sys = m.compile()
     on_a = [nd.id for nd in A.nodes]
     out = {}
@@ -105,3 +107,36 @@ def test_ramped_share_rows_have_an_exact_tangent(plan):
     xl = x[live] + 1e-7 * np.random.default_rng(2).normal(size=x[live].shape)
     f, Kt, _ = sub.forces(xl, None, True)
     assert_force_and_tangent(sub, xl, f, Kt, 1e-8)
+
+
+def test_ramped_share_takes_back_its_part_of_the_sliding_point_friction():
+    """The state of :func:`test_share_takes_back_its_part_of_the_ramped_point_part` at 7.5
+    degrees made frictional (mu 0.3, k_t = k), the share row's anchor 1 mm back along B's
+    element from the pair's closest points (``k_t`` 1 mm = 1000 N above ``mu N`` = 600 N:
+    the point slides): the tangential force the row takes back from A is ``(1 - w)(1 -
+    Lam)`` of the pair's sliding point friction ``mu k (2 r - D)``, to 1e-9 (A's and B's
+    parts balancing). Before, ``(1 - w)(1 - lam)``."""
+    from fembody.contact.friction import History
+    from fembody.contact.geometry import closest_crossing
+    mu = 0.3
+    sys, xs = _facing_ends_in_a_v(7.5, mu=mu)
+    pair, share = _the(xs, BeamContactBlock), _the(xs, CrossingShareBlock)
+    pp = pair.positions(xs[pair])
+    i = int(np.argmax(point_part(pp, pair.k, pair.radius, False)[0]))
+    Lam = weight(pp, pair.free, pair.ramp, False)[0][i]
+    (r,) = [j for j in range(len(share)) if list(share.nodes[j, :4]) == list(pair.nodes[i])]
+    sub, x = share._take(np.array([r])), xs[share][[r]]
+    pos = sub.positions(x)
+    w = sub.share(pos, False)[0][0]
+    z = closest_crossing(pos[:, :4])[0][0]
+    tB = pos[0, 3] - pos[0, 2]
+    h = History(*(np.array(a)[[r]] for a in share.history0))
+    h.anchor[0] = np.concatenate([z, 1e-3 * tB / np.linalg.norm(tB)])
+    h.sliding[0] = False
+    F, _, c = sub._friction(x, h, False)[:3]
+    assert bool(c.slipping[0])
+    F = F[0].reshape(8, 3)
+    T = np.linalg.norm(F[:2].sum(axis=0))
+    want = (1.0 - w) * (1.0 - Lam) * mu * K * 0.002
+    assert T == pytest.approx(want, rel=1e-9), (T, want)
+    assert np.abs(F.sum(axis=0)).max() < 1e-9 * T
