@@ -121,6 +121,7 @@ contact). The pair's point and line friction take the same weights, ``1 - Lam`` 
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.
+
 - A share row (:mod:`fembody.contact.share`) of the pair, across a junction at that other
   node, does act on it where its share is below one there, in a V sharper than 70 degrees
   (tests/contact/test_share_ramp.py): it takes back ``(1 - w)(1 - Lam)``, the pair's own
