@@ -34,11 +34,20 @@ $(KSTAMP): $(KERNEL_SRC) | $(STAMP)
 
 kernels: $(KSTAMP)
 
+# the suite on two pytest-xdist worker processes: a single pytest process keeps one core of
+# the 2-core machines it runs on (a developer's, CI's) busy and leaves the other idle.
+# --dist loadscope keeps each test module (and class) on one worker, so a module's fixtures
+# start once (the Dask cluster of tests/test_study.py, the fresh interpreters of
+# tests/test_startup.py), as in one process. `make test TEST_WORKERS=0` runs it in one
+# process; `python -m pytest` alone (one file, say) stays serial.
+TEST_WORKERS ?= 2
+XDIST := -n $(TEST_WORKERS) --dist loadscope
+
 test: $(STAMP) $(KSTAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST)
 
 test-all: $(STAMP) $(KSTAMP)
-	$(PY) -m pytest -q -m ""
+	$(PY) -m pytest -q -m "" $(XDIST)
 
 # the optional LU backends, MKL Pardiso (pypardiso, with the mkl wheel) and MUMPS
 # (python-mumps on the system's libmumps-dev, with mpi4py), in a venv of their own, and
