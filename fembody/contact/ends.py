@@ -194,7 +194,7 @@ import numpy as np
 from .friction import History, coulomb
 from .geometry import PARALLEL_SINE, closest_node, distance
 from .line import ramp_lengths, switch, weight
-from .rows import ContactRows, beam_neighbours, node_pair_report
+from .rows import ContactRows, beam_neighbours, pair_report
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
@@ -496,7 +496,8 @@ class EndContactBlock(ContactRows):
         (touching, not slid in that step), as
         :meth:`fembody.contact.beams.BeamContactBlock.report`."""
         F, g = self.resultants(x)[:, :2].T
-        out = node_pair_report(self.positions(x), P, Q, F, g)
+        pos = self.positions(x)
+        out = pair_report(pos[:, P], pos[:, Q], F, g)
         if self.frictional and history is not None:
             Ff = self.forces(x, None, False, history)[0]
             d = self.dim
@@ -1004,10 +1005,7 @@ class EndElementBlock(ContactRows):
         pos = self.positions(x)
         z = np.clip(closest_node(pos[:, [PE, A0, A1]])[0], 0.0, 1.0)
         pb = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
-        r = pos[:, PE] - pb
-        rho = np.linalg.norm(r, axis=1)
-        out = {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, PE] + pb),
-               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = pair_report(pos[:, PE], pb, F, g)
         if self.frictional and history is not None:
             out.update(self.friction_report(x, history))
         return out

@@ -130,7 +130,7 @@ from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, switch
-from .rows import ContactRows, beam_neighbours
+from .rows import ContactRows, beam_neighbours, pair_report
 from .share import _POINT_SCREEN, junction_blend
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
@@ -842,10 +842,7 @@ class JunctionContactBlock(ContactRows):
         z = np.clip(self._closest(pos)[0], 0.0, 1.0)
         pa = pos[:, 0]
         pb = pos[:, 1] + z * (pos[:, 2] - pos[:, 1])
-        r = pa - pb
-        rho = np.linalg.norm(r, axis=1)
-        nrm = r / np.where(rho > 0.0, rho, 1.0)[:, None]
-        out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb), "normal": nrm}
+        out = pair_report(pa, pb, F, g)
         if self.frictional and history is not None:
             out.update(self.friction_report(x, history))
         return out

@@ -119,7 +119,7 @@ import numpy as np
 
 from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
-from .rows import ContactRows, node_pair_report
+from .rows import ContactRows, pair_report
 
 SINE_BAND = PARALLEL_SINE       # the lean term's band (module docstring)
 P, U, Q, W = range(4)           # the row's node slots: p, the node behind it, q, behind q
@@ -570,7 +570,8 @@ class EndOverlapBlock(ContactRows):
         from ``q`` to ``p``; 0 where they meet); with a run's ``history`` a frictional
         block also the keys of :meth:`friction_report`."""
         F, g = self.resultants(x, side)[:, :2].T
-        out = node_pair_report(self.positions(x), P, Q, F, g)
+        pos = self.positions(x)
+        out = pair_report(pos[:, P], pos[:, Q], F, g)
         if self.frictional and history is not None:
             out.update(self.friction_report(x, history, side))
         return out

@@ -77,13 +77,12 @@ def beam_neighbours(model) -> dict[int, list[tuple[int, bool]]]:
     return around
 
 
-def node_pair_report(pos: np.ndarray, p: int, q: int, F: np.ndarray, g: np.ndarray
-                     ) -> dict[str, np.ndarray]:
-    """The report of rows that hold two nodes against each other: per row ``gap`` ``g`` [m],
-    ``normal_force`` ``F`` [N], ``point`` midway between the nodes in slots ``p`` and ``q``
-    of ``pos (n, m, d)`` [m] and ``normal`` (unit, from ``q`` to ``p``; 0 where they
-    coincide)."""
-    r = pos[:, p] - pos[:, q]
+def pair_report(pa: np.ndarray, pb: np.ndarray, F: np.ndarray, g: np.ndarray
+                ) -> dict[str, np.ndarray]:
+    """The report of rows that hold a point ``pa (n, d)`` against a point ``pb (n, d)`` [m]:
+    per row ``gap`` ``g`` [m], ``normal_force`` ``F`` [N], ``point`` midway between them [m]
+    and ``normal`` (unit, from ``pb`` to ``pa``; 0 where they coincide)."""
+    r = pa - pb
     rho = np.linalg.norm(r, axis=1)
-    return {"gap": g, "normal_force": F, "point": 0.5 * (pos[:, p] + pos[:, q]),
+    return {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb),
             "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}

@@ -173,7 +173,7 @@ import numpy as np
 from .friction import History, coulomb
 from .geometry import closest_crossing, distance
 from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
-from .rows import ContactRows, beam_neighbours
+from .rows import ContactRows, beam_neighbours, pair_report
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
 # the squared cosine below which a pair may have a point weight (lam < 1 of
@@ -563,10 +563,7 @@ class CrossingShareBlock(ContactRows):
         z = np.clip(closest_crossing(pos[:, :4])[0], 0.0, 1.0)
         pa = pos[:, 0] + z[:, :1] * (pos[:, 1] - pos[:, 0])
         pb = pos[:, 2] + z[:, 1:] * (pos[:, 3] - pos[:, 2])
-        r = pa - pb
-        rho = np.linalg.norm(r, axis=1)
-        out = {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb),
-               "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+        out = pair_report(pa, pb, F, g)
         if self.frictional and history is not None:
             out.update(self.friction_report(x, history))
         return out
