@@ -356,27 +356,15 @@ class EndContactBlock(ContactRows):
         (else None), what the System adds in a Newton iteration without a zero matrix per
         idle row; a frictional block's friction from the anchors of ``history`` (a run's;
         default None: :attr:`history0`)."""
-        n, m = self.dofs.shape
-        live = self.live(x)
-        f = np.zeros((n, m))
-        if not live.size:
-            return f, live, (np.zeros((0, m, m)) if tangent else None)
-        sub = self._take(live)
-        N, fl, K, nrm, dn, dN = sub._normal(x[live], tangent)
-        if self.frictional:
-            h = None if history is None else History(*(a[live] for a in history))
-            Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
-            fl = fl + Ff
-            if tangent:
-                K = K + Kf
-        f[live] = fl
-        return f, live, K
+        return _live_forces(self, x, tangent, history,
+                            lambda sub, xl: sub._normal(xl, tangent))
 
     def _normal(self, x: np.ndarray, tangent: bool):
-        """Of rows that all touch: the normal force ``N = w k max(-g, 0)`` ``(n,)`` [N], its
-        part of the internal forces ``(n, 6 d)`` and (``tangent``) stiffness, the contact
-        normal ``(n, d)`` (the gap's gradient in ``p``) and (``tangent``) the derivatives
-        of normal and normal force, ``(n, d, 6 d)`` and ``(n, 6 d)`` (else None)."""
+        """Of rows that all touch: the part of the internal forces ``(n, 6 d)`` [N] and
+        (``tangent``) stiffness of the normal force ``N = w k max(-g, 0)`` ``(n,)`` [N], ``N``,
+        the contact normal ``(n, d)`` (the gap's gradient in ``p``) and (``tangent``) the
+        derivatives of normal and normal force, ``(n, d, 6 d)`` and ``(n, 6 d)`` (else None):
+        the order of :meth:`EndElementBlock._energy` after its energy."""
         g, _, G, H = self.gaps(x, tangent)
         w, gw, hw = self._weight(x, tangent)
         d = self.dim
@@ -391,7 +379,7 @@ class EndContactBlock(ContactRows):
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
             dn = H[:, P * d:(P + 1) * d, :]
             dN = -(self.k * w)[:, None] * G - kg[:, None] * gw
-        return -w * kg, f, K, G[:, P * d:(P + 1) * d], dn, dN
+        return f, K, -w * kg, G[:, P * d:(P + 1) * d], dn, dN
 
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
                   nrm: np.ndarray, dn, dN, tangent: bool):
@@ -434,7 +422,7 @@ class EndContactBlock(ContactRows):
         live = self.live(x)
         if live.size:
             sub = self._take(live)
-            Nl, _, _, nrm, _, _ = sub._normal(x[live], False)
+            _, _, Nl, nrm, _, _ = sub._normal(x[live], False)
             Fl, _, c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm,
                                      None, None, False)
             F[live], N[live], T[live] = Fl, Nl, c.f
@@ -504,6 +492,30 @@ class EndContactBlock(ContactRows):
             T = np.linalg.norm(Ff[:, Q * d:(Q + 1) * d], axis=1)
             out.update(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
         return out
+
+
+def _live_forces(block, x: np.ndarray, tangent: bool, history: History | None, normal):
+    """The ``live_forces`` of the end blocks: the forces ``(n, m)`` [N] of ``block``'s live
+    rows (:meth:`live`; zero elsewhere), those rows ``(k,)`` and (``tangent``) their stiffness
+    ``(k, m, m)`` (else None); ``normal(sub, x_live)`` evaluates the normal part of the block
+    ``sub`` of the live rows as ``(f, K, N, n, dn, dN)`` (forces, stiffness, normal force,
+    normal and their derivatives), to which a frictional block adds its friction from the
+    anchors of ``history`` (a run's; None: :attr:`history0`)."""
+    n, m = block.dofs.shape
+    live = block.live(x)
+    f = np.zeros((n, m))
+    if not live.size:
+        return f, live, (np.zeros((0, m, m)) if tangent else None)
+    sub = block._take(live)
+    fl, K, N, nrm, dn, dN = normal(sub, x[live])
+    if block.frictional:
+        h = None if history is None else History(*(a[live] for a in history))
+        Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
+        fl = fl + Ff
+        if tangent:
+            K = K + Kf
+    f[live] = fl
+    return f, live, K
 
 
 def end_rows(model, contacts, free_end: bool = False) -> tuple[list, list]:
@@ -956,21 +968,8 @@ class EndElementBlock(ContactRows):
     def live_forces(self, x: np.ndarray, tangent: bool, history: History | None = None):
         """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 4 d)``
         [N], those rows ``(m,)`` and (``tangent``) their stiffness ``(m, 4 d, 4 d)``."""
-        n, m = self.dofs.shape
-        live = self.live(x)
-        f = np.zeros((n, m))
-        if not live.size:
-            return f, live, (np.zeros((0, m, m)) if tangent else None)
-        sub = self._take(live)
-        _, fl, K, N, nrm, dn, dN = sub._energy(x[live], tangent)
-        if self.frictional:
-            h = None if history is None else History(*(a[live] for a in history))
-            Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
-            fl = fl + Ff
-            if tangent:
-                K = K + Kf
-        f[live] = fl
-        return f, live, K
+        return _live_forces(self, x, tangent, history,
+                            lambda sub, xl: sub._energy(xl, tangent)[1:])
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the gap [m] and whether it is in its zone."""
