@@ -501,21 +501,18 @@ def _live_forces(block, x: np.ndarray, tangent: bool, history: History | None, n
     ``sub`` of the live rows as ``(f, K, N, n, dn, dN)`` (forces, stiffness, normal force,
     normal and their derivatives), to which a frictional block adds its friction from the
     anchors of ``history`` (a run's; None: :attr:`history0`)."""
-    n, m = block.dofs.shape
-    live = block.live(x)
-    f = np.zeros((n, m))
-    if not live.size:
-        return f, live, (np.zeros((0, m, m)) if tangent else None)
-    sub = block._take(live)
-    fl, K, N, nrm, dn, dN = normal(sub, x[live])
-    if block.frictional:
-        h = None if history is None else History(*(a[live] for a in history))
-        Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
-        fl = fl + Ff
-        if tangent:
-            K = K + Kf
-    f[live] = fl
-    return f, live, K
+    def evaluate(live):
+        sub = block._take(live)
+        fl, K, N, nrm, dn, dN = normal(sub, x[live])
+        if block.frictional:
+            h = None if history is None else History(*(a[live] for a in history))
+            Ff, Kf, _ = sub._friction(x[live], h, N, nrm, dn, dN, tangent)
+            fl = fl + Ff
+            if tangent:
+                K = K + Kf
+        return fl, K
+
+    return block._live_pass(block.live(x), tangent, evaluate)
 
 
 def end_rows(model, contacts, free_end: bool = False) -> tuple[list, list]:

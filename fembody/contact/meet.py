@@ -408,23 +408,21 @@ class EndOverlapBlock(ContactRows):
         """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 8)``
         [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 8,
         8)`` (else None), what the System adds in a Newton iteration."""
-        n, m = self.dofs.shape
         sd = self._sides(side)
-        live = self.live(x, sd)
-        f = np.zeros((n, m))
-        if not live.size:
-            return f, live, (np.zeros((0, m, m)) if tangent else None)
-        sub = self._take(live)
-        pos = sub.positions(x[live])
-        share = overlap_share(pos, sub._sigma(pos, sd[live]), tangent)[:3]
-        _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
-        if self.frictional:
-            Ff, Kf = self._friction(x, history, tangent, sd, live, share)[:2]
-            fl = fl + Ff
-            if tangent:
-                Kl = Kl + Kf
-        f[live] = fl
-        return f, live, Kl
+
+        def evaluate(live):
+            sub = self._take(live)
+            pos = sub.positions(x[live])
+            share = overlap_share(pos, sub._sigma(pos, sd[live]), tangent)[:3]
+            _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
+            if self.frictional:
+                Ff, Kf = self._friction(x, history, tangent, sd, live, share)[:2]
+                fl = fl + Ff
+                if tangent:
+                    Kl = Kl + Kf
+            return fl, Kl
+
+        return self._live_pass(self.live(x, sd), tangent, evaluate)
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:

@@ -49,6 +49,18 @@ class ContactRows:
             E[live] = self._take(live)._energy(x[live], False)[0]
         return E
 
+    def _live_pass(self, live: np.ndarray, tangent: bool, evaluate):
+        """The ``live_forces`` triple ``(f, live, Kl)`` of the rows ``live``: the forces ``(n,
+        k)`` [N], zero off the live rows, and (``tangent``) the live rows' stiffness ``(m, k,
+        k)`` (else None); ``evaluate(live)`` gives the live rows' forces and stiffness, called
+        only where some row is live."""
+        n, m = self.dofs.shape
+        f = np.zeros((n, m))
+        if not live.size:
+            return f, live, (np.zeros((0, m, m)) if tangent else None)
+        f[live], Kl = evaluate(live)
+        return f, live, Kl
+
     @staticmethod
     def _whole(f: np.ndarray, live: np.ndarray, Kl: np.ndarray | None):
         """The ``forces`` triple of a block from its ``live_forces`` ``(f, live, Kl)``: the

@@ -416,21 +416,18 @@ class CrossingShareBlock(ContactRows):
         """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 8 d)``
         [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 8
         d, 8 d)`` (else None), what the System adds in a Newton iteration."""
-        n, m = self.dofs.shape
-        live = self.live(x)
-        f = np.zeros((n, m))
-        if not live.size:
-            return f, live, (np.zeros((0, m, m)) if tangent else None)
-        sub = self._take(live)
-        _, fl, Kl = sub._energy(x[live], tangent)
-        if self.frictional:
-            h = None if history is None else History(*(a[live] for a in history))
-            Ff, Kf = sub._friction(x[live], h, tangent)[:2]
-            fl = fl + Ff
-            if tangent:
-                Kl = Kl + Kf
-        f[live] = fl
-        return f, live, Kl
+        def evaluate(live):
+            sub = self._take(live)
+            _, fl, Kl = sub._energy(x[live], tangent)
+            if self.frictional:
+                h = None if history is None else History(*(a[live] for a in history))
+                Ff, Kf = sub._friction(x[live], h, tangent)[:2]
+                fl = fl + Ff
+                if tangent:
+                    Kl = Kl + Kf
+            return fl, Kl
+
+        return self._live_pass(self.live(x), tangent, evaluate)
 
     # ------------------------------------------------------------------------- friction
     def _mirror(self, x: np.ndarray, history: History, tangent: bool):

@@ -155,18 +155,15 @@ class WedgeLineBlock(ContactRows):
         penetrating point in the wedge): the forces ``(n, 5 d)`` [N], the live rows ``(m,)``
         and (``tangent``) their stiffness ``(m, 5 d, 5 d)`` (else None), what the System
         adds in a Newton iteration without a zero matrix per idle row."""
-        n, m = self.dofs.shape
-        live = self._live(x)
-        f = np.zeros((n, m))
-        if not live.size:
-            return f, live, (np.zeros((0, m, m)) if tangent else None)
-        W, dW, HW, lam, gl, hl, _, _ = self._take(live)._energy(x[live], tangent)
-        f[live] = lam[:, None] * dW + W[:, None] * gl
-        K = None
-        if tangent:
-            K = (lam[:, None, None] * HW + gl[:, :, None] * dW[:, None, :]
-                 + dW[:, :, None] * gl[:, None, :] + W[:, None, None] * hl)
-        return f, live, K
+        def evaluate(live):
+            W, dW, HW, lam, gl, hl, _, _ = self._take(live)._energy(x[live], tangent)
+            K = None
+            if tangent:
+                K = (lam[:, None, None] * HW + gl[:, :, None] * dW[:, None, :]
+                     + dW[:, :, None] * gl[:, None, :] + W[:, None, None] * hl)
+            return lam[:, None] * dW + W[:, None] * gl, K
+
+        return self._live_pass(self._live(x), tangent, evaluate)
 
     def _live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` with a penetrating point in the wedge at the gathered
