@@ -137,6 +137,11 @@ class SymmetricPart:
         # solve (:mod:`.skew_krylov`), so the next factor's solves start there, not with a
         # refinement that would give up after its first corrections (a frictional run)
         self.hint = {"skewed": False}
+        # the Krylov solve is offered at all (LinearSolver('cholmod-refined') sets it; auto
+        # does not: on the bundle of beams with friction SuperLU was cheaper, its factor
+        # reused by the several solves of a Newton step, each of which costs the Krylov
+        # solve 8-10 steps)
+        self.krylov = False
 
     def asymmetry(self, data: np.ndarray) -> float:
         """max |S_ij - S_ji| / max |S_ij| (inf on a pattern that is not symmetric or a zero
@@ -226,7 +231,8 @@ class SymmetricPart:
             return None
         return RefinedCholesky(self._f, D,
                                sp.csc_matrix((data.copy(), A.indices, A.indptr), shape=A.shape),
-                               lu, asym, getattr(self, "hint", None))
+                               lu, asym, getattr(self, "hint", None),
+                               getattr(self, "krylov", False))
 
     def _analyze(self, L) -> tuple[object, str, float]:
         """CHOLMOD's symbolic analysis of the lower triangle ``L``, its mode and the factor's
@@ -270,8 +276,9 @@ class RefinedCholesky:
     negative = None          # A itself is not symmetric: its inertia is not proven
 
     def __init__(self, f, D: np.ndarray, A, lu, asymmetry: float = np.nan,
-                 hint: dict | None = None) -> None:
+                 hint: dict | None = None, krylov: bool = True) -> None:
         self.f, self.D, self.A, self._backend = f, D, A, lu
+        self.use_krylov = krylov             # the Krylov solve before the LU
         self.hint = {"skewed": False} if hint is None else hint
         self.krylov = self.krylov_steps = 0
         self._nonzero = None                 # A without its stored zeros (Krylov products)
@@ -299,8 +306,8 @@ class RefinedCholesky:
         if self.lu is not None:
             return self.lu.solve(b)
         first = self.solved == 0
-        x = None if self.hint["skewed"] else self.refine(b)
-        if x is None:
+        x = None if self.hint["skewed"] and self.use_krylov else self.refine(b)
+        if x is None and self.use_krylov:
             x = skew_krylov.solve_factor(self, b)
         if first and x is not None:
             self.hint["skewed"] = self.krylov > 0

@@ -36,6 +36,14 @@ each restarted from the last ``x``), whose recurrence breaks down or stops contr
 whose contraction predicts more steps than that, returns None: the caller makes SuperLU for
 that matrix, as refinement's refusal does.
 
+Where it is taken: ``LinearSolver('cholmod-refined')`` (``linear_solver='cholmod-refined'``),
+not ``auto``. On the bundle of beams with friction (``benchmarks/beam_bundle.py``) each
+factor serves about two solves of a Newton step; SuperLU's factor answers them by one pair
+of triangular solves each, while the Krylov solve takes 8-10 steps each, and the symmetric
+part's nonzero pattern changes at every Newton iteration there (a symbolic analysis per
+matrix), so ``auto`` keeps SuperLU for the matrices refinement refuses. The path serves
+models whose LU costs far more than some ten solves with the Cholesky factor.
+
 The products with ``S`` use its nonzeros only (the stored pattern of a bundle in contact is
 about five times its nonzeros: the zeros of contact candidates apart), made once per
 matrix when its first solve gets here.

@@ -30,7 +30,7 @@ def test_a_matrix_refinement_gives_up_is_solved_by_the_krylov_steps(rho):
     rho^2)) per step to ESTIMATE * REFINE_TOL, plus one cycle's restart loss (restarted
     GMRES is bounded by a full cycle, at most CYCLE steps more), plus the two checks."""
     A, _ = skewed(rho)
-    s = LinearSolver("auto", spd=False, refine_symmetric=True)
+    s = LinearSolver("cholmod-refined", spd=False)
     s.factorize(A)
     assert s.active == "cholmod-refined"
     b = np.random.default_rng(7).normal(size=A.shape[0])
@@ -61,7 +61,7 @@ def test_a_matrix_beyond_the_krylov_budget_goes_to_superlu(rho):
     predicts that (before the budget is spent), and SuperLU solves it to the dense LU's
     answer within 1e-10."""
     A, _ = skewed(rho)
-    s = LinearSolver("auto", spd=False, refine_symmetric=True)
+    s = LinearSolver("cholmod-refined", spd=False)
     s.factorize(A)
     b = np.random.default_rng(7).normal(size=A.shape[0])
     x = s.solve(b)
@@ -101,7 +101,7 @@ def test_a_wrong_factor_is_caught_by_the_true_residual(monkeypatch):
     is the dense LU's to 1e-10 (the checks of the returned x use S itself), by the Krylov
     steps or by SuperLU."""
     A, _ = skewed(0.5)
-    s = LinearSolver("auto", spd=False, refine_symmetric=True)
+    s = LinearSolver("cholmod-refined", spd=False)
     s.factorize(A)
     f = s.factor
     true_f = f.f
