@@ -308,7 +308,7 @@ class RefinedCholesky:
         first = self.solved == 0
         x = None if self.hint["skewed"] and self.use_krylov else self.refine(b)
         if x is None and self.use_krylov:
-            x = skew_krylov.solve_factor(self, b)
+            x = skew_krylov.solve_factor(self, b, (REFINE_TOL, RESIDUAL_TOL, ROUNDOFF_TOL))
         if first and x is not None:
             self.hint["skewed"] = self.krylov > 0
         if x is not None:

@@ -215,19 +215,22 @@ def solve_skew(solve: Callable[[np.ndarray], np.ndarray], S, b: np.ndarray, s_no
     return None, used
 
 
-def solve_factor(fac, b: np.ndarray) -> np.ndarray | None:
+def solve_factor(fac, b: np.ndarray, tolerances: tuple[float, float, float]
+                 ) -> np.ndarray | None:
     """``A^-1 b`` for a :class:`.near_symmetric.RefinedCholesky` ``fac`` (its factor ``f``
     of the symmetric part, its matrix ``A``) by :func:`solve_skew`, one column of ``b`` at a
-    time, or None where any column misses the guarantee (the caller's LU). Counts its
-    solves and steps on ``fac`` (``krylov``, ``krylov_steps``)."""
-    from .near_symmetric import REFINE_TOL, RESIDUAL_TOL, ROUNDOFF_TOL
+    time, or None where any column misses the guarantee (the caller's LU). ``tolerances``:
+    :mod:`.near_symmetric`'s ``(REFINE_TOL, RESIDUAL_TOL, ROUNDOFF_TOL)`` (passed in: this
+    module does not import that one, which imports it). Counts its solves and steps on
+    ``fac`` (``krylov``, ``krylov_steps``)."""
+    refine_tol, residual_tol, roundoff_tol = tolerances
     if fac._nonzero is None:
         fac._nonzero = nonzero_copy(fac.A)
     cols = b.reshape(b.shape[0], -1)
     out = np.empty(cols.shape)
     for k in range(cols.shape[1]):
         x, steps = solve_skew(fac.f, fac._nonzero, np.ascontiguousarray(cols[:, k]),
-                              fac._norm, REFINE_TOL, RESIDUAL_TOL, ROUNDOFF_TOL)
+                              fac._norm, refine_tol, residual_tol, roundoff_tol)
         fac.krylov_steps += steps
         if x is None:
             return None
