@@ -198,6 +198,10 @@ class History(NamedTuple):
         force at the step's start, and the sum runs over every term in the same order, so
         it equals the sum over all rows bit for bit (but for the sign of a zero). (For blocks whose rows are nearly all
         idle, as the junction and share rows of a bundle of beams.)"""
+        if not len(rows) and not self.force.any():
+            # no row carries a force at either end of the step: every term is zero (an idle
+            # block: the bundle's junction and share rows at nearly every step)
+            return 0.0
         rows = np.union1d(rows, np.flatnonzero(self.force) // max(self.force.shape[1], 1))
         terms = np.zeros(x.shape)
         terms[rows] = (force[rows] + self.force[rows]) * (x[rows] - self.x[rows])

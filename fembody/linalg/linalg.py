@@ -184,7 +184,9 @@ class LinearSolver:
 'umfpack', 'pardiso', 'mumps'}, default 'auto'
         The backend (module docstring for auto's rule). 'cholmod-refined': CHOLMOD's
         Cholesky of the matrix's symmetric part refined against the matrix
-        (:mod:`.near_symmetric`) on every matrix, SuperLU where that path refuses one (and
+        (:mod:`.near_symmetric`) on every matrix, and where refinement gives up GMRES
+        preconditioned by that factor (:mod:`.skew_krylov`: strongly asymmetric matrices,
+        such as those of contact with Coulomb friction); SuperLU where both refuse one (and
         for good after NEAR_SYMMETRIC_TRIES refusals in a row). 'umfpack' (scikit-umfpack),
         'pardiso' (pypardiso, MKL) and 'mumps' (python-mumps) are optional packages: a
         missing one is a ModelError with its install line.
@@ -300,6 +302,9 @@ class LinearSolver:
         near = getattr(self, "_near", None)
         if near is None or not same_pattern(near.pattern, (A.indptr, A.indices)):
             near = self._near = SymmetricPart(A.indptr, A.indices, A.shape[0])
+            # (fric-33) the Krylov solve where refinement gives up: asked for by name only
+            # (auto sends those matrices to SuperLU, cheaper on the bundle of beams)
+            near.krylov = self.method == "cholmod-refined"
         return near
 
     def _band(self, A: sp.csc_matrix) -> BandedLU | None:

@@ -72,7 +72,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lazy import lazy_module
-from . import _kernels, cholmod_spd
+from . import _kernels, cholmod_spd, skew_krylov
 from .factorization import Singular
 
 cholmod = lazy_module("sksparse.cholmod")
@@ -133,6 +133,15 @@ class SymmetricPart:
         self._pending: tuple | None = None   # (A.data, asymmetry, lower) of _prepared
         self._lpat: tuple | None = None      # the lower pattern it was analysed on
         self._stored_indptr: np.ndarray | None = None   # the stored lower pattern's columns
+        # shared with this pattern's factors: the last factor's first solve needed the Krylov
+        # solve (:mod:`.skew_krylov`), so the next factor's solves start there, not with a
+        # refinement that would give up after its first corrections (a frictional run)
+        self.hint = {"skewed": False}
+        # the Krylov solve is offered at all (LinearSolver('cholmod-refined') sets it; auto
+        # does not: on the bundle of beams with friction SuperLU was cheaper, its factor
+        # reused by the several solves of a Newton step, each of which costs the Krylov
+        # solve 8-10 steps)
+        self.krylov = False
 
     def asymmetry(self, data: np.ndarray) -> float:
         """max |S_ij - S_ji| / max |S_ij| (inf on a pattern that is not symmetric or a zero
@@ -222,7 +231,8 @@ class SymmetricPart:
             return None
         return RefinedCholesky(self._f, D,
                                sp.csc_matrix((data.copy(), A.indices, A.indptr), shape=A.shape),
-                               lu, asym)
+                               lu, asym, getattr(self, "hint", None),
+                               getattr(self, "krylov", False))
 
     def _analyze(self, L) -> tuple[object, str, float]:
         """CHOLMOD's symbolic analysis of the lower triangle ``L``, its mode and the factor's
@@ -258,12 +268,20 @@ class RefinedCholesky:
         no solve needed two corrections): the estimate of the spectral radius of ``F^-1 N``.
     asymmetry : float
         max |A_ij - A_ji| / max |A_ij| (a diagnostic: it decides nothing).
+    krylov : int
+        Solves made by the Krylov solve of :mod:`.skew_krylov` (where refinement gave up,
+        before the LU is made), and ``krylov_steps`` its steps over them.
     """
 
     negative = None          # A itself is not symmetric: its inertia is not proven
 
-    def __init__(self, f, D: np.ndarray, A, lu, asymmetry: float = np.nan) -> None:
+    def __init__(self, f, D: np.ndarray, A, lu, asymmetry: float = np.nan,
+                 hint: dict | None = None, krylov: bool = True) -> None:
         self.f, self.D, self.A, self._backend = f, D, A, lu
+        self.use_krylov = krylov             # the Krylov solve before the LU
+        self.hint = {"skewed": False} if hint is None else hint
+        self.krylov = self.krylov_steps = 0
+        self._nonzero = None                 # A without its stored zeros (Krylov products)
         self.asymmetry = asymmetry
         self.lu = None
         self.refused = False
@@ -287,7 +305,12 @@ class RefinedCholesky:
         b = np.asarray(b, dtype=float)
         if self.lu is not None:
             return self.lu.solve(b)
-        x = self.refine(b)
+        first = self.solved == 0
+        x = None if self.hint["skewed"] and self.use_krylov else self.refine(b)
+        if x is None and self.use_krylov:
+            x = skew_krylov.solve_factor(self, b, (REFINE_TOL, RESIDUAL_TOL, ROUNDOFF_TOL))
+        if first and x is not None:
+            self.hint["skewed"] = self.krylov > 0
         if x is not None:
             self.solved += 1
             return x

@@ -55,13 +55,32 @@ def friction_rows(sys, q: np.ndarray, state) -> np.ndarray:
     out = []
     for b in sys.friction_blocks:
         side = state.side_of(b)
+        x, h = sys.pose(b, q), state.friction[b.friction_slot]
+        if _idle(b, x, h):
+            out.append(np.column_stack([np.zeros(len(b)), h.slip, np.zeros(len(b))]))
+            continue
         # the friction keys alone where the block gives them apart (a saved state's gaps,
         # points and normals are measured again from q when the Result is read)
         rep = getattr(b, "friction_report", None) or b.report
-        r = (rep(sys.pose(b, q), state.friction[b.friction_slot]) if side is None else
-             rep(sys.pose(b, q), state.friction[b.friction_slot], side))
+        r = rep(x, h) if side is None else rep(x, h, side)
         out.append(np.column_stack([np.asarray(r[k], dtype=float) for k in FRICTION_KEYS]))
     return np.concatenate(out) if out else np.zeros((0, 3))
+
+
+def _idle(block, x: np.ndarray, h) -> bool:
+    """Whether the block's friction report at ``x`` with the history ``h`` is known without
+    evaluating it: no tangential force, no stick, the slip ``h.slip`` (one history point
+    per row). That holds when ``h`` was made at ``x`` itself (``h.x == x``: by the step's
+    ``advance``, or the block's open history at the reference state) and shows every
+    point sliding and no friction force there. A point that touched (normal force N > 0)
+    and stuck would not be sliding (``advance`` marks ``slipping | ~touching``); one that
+    touched and slipped would carry mu N > 0 (or mu = 0: no force in any history); so every
+    point is open or frictionless at ``x``, and the return mapping the report would run
+    gives zero force and no stick whatever the anchors. (A bundle of beams in line contact:
+    four of its five frictional blocks, the end, junction and share rows, are idle at every
+    saved state, and their reports were about half the record's cost.)"""
+    return (len(h.slip) == len(block) and bool(h.sliding.all()) and not h.force.any()
+            and h.x.shape == x.shape and np.array_equal(h.x, x))
 
 
 def side_record(sys, state) -> np.ndarray:

@@ -150,3 +150,48 @@ def test_wedge_screen_keeps_every_row_the_array_test_keeps():
     assert 50 < ref.size < n
     live = blk.live_forces(x, False)[1]
     assert np.array_equal(live, ref)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_idle_blocks_are_recorded_without_their_report(dim, monkeypatch):
+    """The record's shortcut (:func:`fembody.results.contacts._idle`): at every saved state
+    of a sliding bundle (planar and spatial) the recorded friction rows equal every block's
+    full report bit for bit, the shortcut was taken for the blocks with no friction force
+    and no sticking point (the end and junction rows of the spatial bundle) and never for
+    one that carries friction. Its guard refuses a history not made at the state it is
+    asked about, and one with a sticking point."""
+    from fembody.results import contacts
+    taken, real = [], contacts._idle
+
+    def spy(block, x, h):
+        out = real(block, x, h)
+        taken.append((type(block).__name__, out, bool(h.force.any())))
+        return out
+    monkeypatch.setattr(contacts, "_idle", spy)
+    model = _bundle(dim, 0.3)
+    res = fb.simulate(model, t_end=4e-3, dt=1e-3)
+    assert any(t[1] for t in taken) or dim == 2
+    assert not any(t[1] and t[2] for t in taken)
+    monkeypatch.setattr(contacts, "_idle", real)
+    sys0 = model.compile()
+    sysr = sys0.with_contact_state(run_state(sys0))
+    st = sysr.contact_state
+    recorded = np.asarray(res._array("contact_friction"))
+    for k, q in enumerate(res.q):
+        if k:
+            st.advance(sysr, q)
+        ref = []
+        for b in sysr.friction_blocks:
+            x, h = sysr.pose(b, q), st.friction[b.friction_slot]
+            side = st.side_of(b)
+            rep = b.report(x, h) if side is None else b.report(x, h, side)
+            ref.append(np.column_stack([np.asarray(rep[c], dtype=float) for c in FRICTION_KEYS]))
+        assert np.array_equal(recorded[k], np.concatenate(ref))
+    # the guard: an idle block's history asked about another state, or with a sticking point
+    for b in sysr.friction_blocks:
+        x, h = sysr.pose(b, res.q[-1]), st.friction[b.friction_slot]
+        if real(b, x, h):
+            assert not real(b, x + 1e-9, h)
+            stuck = h._replace(sliding=h.sliding.copy())
+            stuck.sliding[0] = False
+            assert not real(b, x, stuck)

@@ -133,3 +133,10 @@ def test_history_work_over_the_live_rows_is_the_sum_over_every_row():
     assert len(set(start) & set(end)) < 40 and full != 0.0
     assert h.work(F1, x1, np.sort(end)) == full
     assert h.work(F1, x1, np.sort(end)[:20]) != full
+    # no live row at the end: the start's forces still count (not the idle shortcut), and
+    # with none at the start either the work is the zero sum
+    none = np.zeros(0, dtype=np.int64)
+    assert h.work(np.zeros((n, k)), x1, none) == 0.5 * float(np.sum(F0 * (x1 - x0))) != 0.0
+    idle = History(np.zeros((n, 3)), np.ones(n, bool), np.zeros(n), x0, np.zeros((n, k)),
+                   np.zeros(n))
+    assert idle.work(np.zeros((n, k)), x1, none) == 0.0
