@@ -116,13 +116,15 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     real eigenvalues ``det K < 0`` while ``det(M s^2 + C s + K) > 0`` for large real ``s``
     (M, C positive definite), so the motion about the state has a real root ``s > 0`` and
     grows whatever M and C are. A complex pair of eigenvalues crossing the imaginary axis
-    is a flutter instability, which depends on M and C: a quasi-static analysis cannot
-    judge it (the dynamic eigenproblem with the contact's complementarity does: Pinto da
-    Costa, Martins, Figueiredo and Judice, "The directional instability problem in systems
-    with frictional contacts", CMAME (2004); Cho and Barber, "Stability of the
-    three-dimensional Coulomb friction law", Proc. R. Soc. A, find quasi-static slip that
-    the dynamics leaves for some slip directions and damping), and this check leaves it
-    out. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
+    is a flutter instability, which depends on M and C: this measure leaves it out, and
+    :func:`flutter_mode` judges it on the undamped pencil ``(K, M)`` of the current
+    stick/slip set (the dynamic eigenproblem with the contact's complementarity is the
+    complete judge: Pinto da Costa, Martins, Figueiredo and Judice, "The directional
+    instability problem in systems with frictional contacts", CMAME (2004); Cho and Barber,
+    "Stability of the three-dimensional Coulomb friction law", Proc. R. Soc. A, find
+    quasi-static slip that the dynamics leaves for some slip directions and damping). The
+    real eigenvalues of an unsymmetric K away from zero depend on the coordinates (see
+    :func:`circulatory_stability`); their parity, the sign of det K, does not. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
     eigenvalue, the check of models without friction. Limits: the check reads the tangent
     of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
     ``p`` slipping points whose common orientation (all determinants of one sign) is the
@@ -131,16 +133,13 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     So: Hill's condition first (the lowest eigenvalue of the symmetric part, dense, or a
     Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself:
     dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else
-    :func:`_sparse_real_stability`. That one counts the negative real eigenvalues' parity
-    exactly by two LU factorisations (``det K`` on the joints' motions changes sign once per
-    real eigenvalue between a shift below the whole spectrum, from a Gershgorin bound of the
-    symmetric part, and zero; complex pairs do not change it): an odd count is proved,
-    wherever the eigenvalue lies, and one is located by bisection on the sign of the
-    determinant. An even count (two or more negative real eigenvalues at once) is found
-    when one of them is among the six real eigenvalues nearest zero (shift-invert ARPACK),
-    not otherwise: along a load path real eigenvalues cross
-    zero one at a time, so the first state past a crossing has an odd count, except where
-    a symmetry makes two cross together (a column of equal bending stiffnesses). ``Ks``:
+    :func:`_sparse_real_stability`. That one proves an odd count of negative real
+    eigenvalues by two LU factorisations (``det K`` on the joints' motions changes sign once
+    per real eigenvalue between a proved lower bound of the spectrum's real parts and zero;
+    complex pairs do not change it) and locates one by bisection; an even count (two or
+    more at once, e.g. two columns past their Euler loads, or a symmetry making two cross
+    together) is searched by shift-invert disks covering the interval down to that bound
+    (what they prove and what they cannot is stated there). ``Ks``:
     K's symmetric part on the System's pattern (then ``check`` factorises it with its own
     analysis of the pattern), None: made here."""
     n = sys.n_free
@@ -424,21 +423,11 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
     if n == 0 or M is None or not M.nnz or not np.any(M.diagonal() > 0.0):
         return None
     if n <= DENSE_MAX:
-        Kd, Md = K.toarray(), M.toarray()
-        Z = None
-        if sys.n_con:
-            Z = sla.null_space(sys.B_matrix(Bdata).toarray())
-            if Z.shape[1] == 0:
-                return None
-            Kd, Md = Z.T @ Kd @ Z, Z.T @ Md @ Z
-        (alpha, beta), V = sla.eig(Kd, Md, homogeneous_eigvals=True)
-        finite = np.abs(beta) > 1e-12 * np.abs(alpha)
-        if not np.any(finite):
+        pencil = _dense_pencil(sys, K, M, Bdata)
+        if pencil is None:
             return None
-        w = np.full(alpha.shape, np.nan, dtype=complex)
-        w[finite] = alpha[finite] / beta[finite]
-        if Z is not None:
-            V = Z @ V
+        w, V = pencil
+        finite = np.isfinite(w)
     else:
         # (a shift below zero in omega^2, away from a rigid motion's zero eigenvalue)
         shift = -1e-6 * scale / float(M.diagonal().max())
@@ -460,3 +449,69 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
     dof = int(np.argmax(mode))
     return dict(omega2=complex(w[j]), frequency=float(abs(root[j].real)) / (2 * math.pi),
                 growth=float(growth[j]), dof=dof, where=sys.dof_label(int(sys.free[dof])))
+
+
+def _dense_pencil(sys: System, K, M, Bdata: np.ndarray | None):
+    """Every eigenvalue ``omega^2`` [1/s^2] of the pencil ``(Z^T K Z, Z^T M Z)`` (Z an
+    orthonormal basis of the joints' motions; the whole free space without joints), NaN
+    where infinite (a motion without mass), and the modes on the free DOFs; None where the
+    joints allow no motion. Dense QZ."""
+    Kd, Md = K.toarray(), M.toarray()
+    Z = None
+    if sys.n_con:
+        Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+        if Z.shape[1] == 0:
+            return None
+        Kd, Md = Z.T @ Kd @ Z, Z.T @ Md @ Z
+    (alpha, beta), V = sla.eig(Kd, Md, homogeneous_eigvals=True)
+    finite = np.abs(beta) > 1e-12 * np.abs(alpha)
+    w = np.full(alpha.shape, np.nan, dtype=complex)
+    w[finite] = alpha[finite] / beta[finite]
+    return w, (V if Z is None else Z @ V)
+
+
+def circulatory_stability(sys: System, K, M, Bdata: np.ndarray | None, check, scale: float,
+                          Ks=None) -> float:
+    """The divergence measure of a converged state whose tangent ``K`` follower loads make
+    unsymmetric [N/m, N m/rad mixed]: negative where the state diverges.
+
+    The real eigenvalues of an unsymmetric ``K`` depend on the coordinates they are taken in
+    (a change of basis ``Z -> Z R`` is a congruence ``R^T K R``, which keeps the signs of
+    a symmetric matrix's eigenvalues and of every determinant, not the eigenvalues of an
+    unsymmetric one): on Ziegler's double pendulum below its flutter load the tangent on an
+    orthonormal basis of the joints' motions has a negative real eigenvalue, while in the
+    hinge angles it has none and the pendulum is stable. What does not depend on the
+    coordinates are the eigenvalues ``omega^2`` of the pencil ``(K, M)``: a negative real
+    one is a motion that grows without oscillating (divergence), a complex one flutter
+    (:func:`flutter_mode`). So, where every motion the joints allow has mass and the model
+    is small enough for the dense pencil (up to :data:`DENSE_MAX` free DOFs), the measure
+    is ``m_max`` times the lowest real ``omega^2`` (``m_max`` = max diag M: a stiffness,
+    negative at divergence; inf without a real one), after Hill's condition (a positive
+    definite symmetric part proves every real ``omega^2`` positive: its value is returned,
+    as :func:`frictional_stability` does). Otherwise :func:`frictional_stability`'s
+    measure (det K's sign between the spectrum's bound and zero, which no congruence
+    changes, then the real eigenvalues of ``K``)."""
+    n = sys.n_free
+    if n == 0:
+        return math.inf
+    if n <= DENSE_MAX and M is not None and M.nnz:
+        if Ks is None:
+            Ks = (0.5 * (K + K.T)).tocsc()
+            Ks.sort_indices()
+        hill = lowest_eigenvalue(sys, Ks, Bdata)
+        if hill >= -UNSTABLE * scale:
+            return hill
+        pencil = _dense_pencil(sys, K, M, Bdata)
+        if pencil is None:
+            return math.inf
+        w = pencil[0]
+        if np.all(np.isfinite(w)):
+            m_max = float(M.diagonal().max())
+            big = float(np.abs(w).max(initial=0.0))
+            real = w.real[np.abs(w.imag) <= FLUTTER_TOL * np.maximum(np.abs(w), 1e-300)]
+            if not real.size:
+                return math.inf
+            low = float(real.min())
+            # (a zero eigenvalue's round-off: at the relative level of the largest one)
+            return m_max * (0.0 if abs(low) <= 1e-13 * big else low)
+    return frictional_stability(sys, K, Bdata, check, scale, Ks)

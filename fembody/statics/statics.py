@@ -26,7 +26,8 @@ from ..system import System, as_system
 from . import _kernels
 from .options import StaticOptions
 from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation_odd,  # noqa: F401
-                        _sparse_real_stability, constrained_resolvent, flutter_mode,
+                        _sparse_real_stability, circulatory_stability, constrained_resolvent,
+                        flutter_mode,
                         frictional_stability, lowest_eigenvalue, pattern_data)
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
@@ -405,7 +406,15 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         purpose). With Coulomb friction a slipping contact makes the tangent unsymmetric:
         where its symmetric part is not positive definite, a state is unstable when the
         tangent itself has a negative real eigenvalue (:func:`frictional_stability`), so a
-        contact that slips stably is not refused.
+        contact that slips stably is not refused. Follower loads make it unsymmetric too:
+        there the pencil of the tangent and the mass matrix decides divergence (a negative
+        real omega^2, :func:`circulatory_stability`). Non-conservative forces can also make
+        an equilibrium flutter (a complex omega^2: a vibration that grows, as Ziegler's
+        pendulum under a follower force or a point slipping between inclined springs):
+        such a state is unstable in the same way, named in the StabilityError (frequency,
+        growth rate, the DOF where the mode is largest) and kept in ``stats['flutter']``
+        (:func:`flutter_mode`; judged without damping, and on the lowest modes only above
+        300 free DOFs).
     times : sequence of float, optional
         A quasi-static load history (method 'newton' only): after the load steps have
         brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
@@ -768,6 +777,7 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         _, ce, _, _, K = eq.residual(q, lam, load, True)
     Bdata = ce.Bdata if s.n_con else None
     lowest = scale = math.nan           # stable by the factorisation test: not computed
+    flutter = None
     check = eq.stability
     if not isinstance(check, str):
         B = s.B_matrix(Bdata) if s.n_con else None
@@ -784,14 +794,26 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
         Kc = s.csc(K)
         scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
-        if getattr(s, "friction_blocks", None):
+        # a tangent made unsymmetric by non-conservative forces (Coulomb friction in slip,
+        # follower loads) beyond round-off: judged by its real eigenvalues (divergence) and
+        # the complex pairs of the pencil (K, M) (flutter), see frictional_stability and
+        # flutter_mode
+        circulatory = (bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)) \
+            and s.n_free > 0 and not eq._symmetric_to(np.asarray(K), ASYMMETRY)
+        if getattr(s, "friction_blocks", None) or circulatory:
             # Coulomb friction: a slipping point's tangent is unsymmetric (non-associated);
             # the symmetric part decides only as Hill's sufficient condition (see
             # frictional_stability)
             tpos = eq._transpose_map()
             # (the symmetric part on the System's pattern: the check's analysis serves it)
             Ks = None if tpos is None else s.csc(0.5 * (K + K[tpos]))
-            lowest = frictional_stability(s, Kc, Bdata, check, scale, Ks)
+            if getattr(s, "friction_blocks", None):
+                lowest = frictional_stability(s, Kc, Bdata, check, scale, Ks)
+            else:
+                lowest = circulatory_stability(s, Kc, s.mass_matrix(q), Bdata, check, scale,
+                                               Ks)
+            if circulatory and not lowest < -UNSTABLE * scale:
+                flutter = flutter_mode(s, Kc, s.mass_matrix(q), Bdata, scale)
         elif isinstance(check, str):
             lowest = lowest_eigenvalue(s, Kc, Bdata)
         elif not check.positive_definite(Kc, B, UNSTABLE * scale):
@@ -801,6 +823,8 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
                                        sigma=-check.shift_below(Kc, B, 1e-8 * scale, 16))
     result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
                   stability=lowest, **_contacts_accepted(s, q))
+    if flutter is not None:
+        _flutter(eq, result, load, flutter)
     if lowest < -UNSTABLE * scale:
         result.stats.setdefault("unstable", []).append(float(load))
         result.stats.setdefault("unstable_states", []).append(len(result) - 1)
@@ -812,6 +836,33 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
                              "shapes of the stable state; method='arc-length' follows the "
                              "path past a limit point; unstable='accept' keeps such states "
                              "(flagged in result.stable)", time=load, result=result)
+
+
+def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict) -> None:
+    """A flutter mode (:func:`flutter_mode`) at the state just recorded: kept in
+    ``stats['flutter']`` (one dict per such state: its index, load factor, ``omega2`` as
+    (real, imaginary) [1/s^2], frequency [Hz], growth rate [1/s] and the DOF where the mode
+    is largest) and flagged unstable like a divergence (``stats['unstable']``,
+    ``result.stable`` False); StabilityError naming the mode unless ``unstable='accept'``."""
+    k = len(result) - 1
+    w = mode["omega2"]
+    result.stats.setdefault("flutter", []).append(dict(
+        state=k, load_factor=float(load), omega2=(w.real, w.imag),
+        frequency=mode["frequency"], growth=mode["growth"], where=mode["where"]))
+    result.stats.setdefault("unstable", []).append(float(load))
+    result.stats.setdefault("unstable_states", []).append(k)
+    msg = (f"static: the equilibrium at load step {k + 1} (load factor {load:.6g}) is unstable "
+           f"by flutter: the tangent K and the mass matrix M have the complex pair omega^2 = "
+           f"{w.real:.6g} +- {abs(w.imag):.6g}i 1/s^2, a vibration at {mode['frequency']:.4g} "
+           f"Hz whose amplitude grows at {mode['growth']:.4g} 1/s, largest at "
+           f"{mode['where']}. The non-conservative forces (slipping friction, follower "
+           "loads) feed it: the static state exists, but a disturbance grows (judged "
+           "undamped; damping can lower the flutter load, Ziegler's paradox)")
+    if eq.unstable == "accept":
+        log.info(msg)
+        return
+    raise StabilityError(msg + ". unstable='accept' keeps such states (flagged in "
+                         "result.stable and stats['flutter'])", time=load, result=result)
 
 
 def _unstable_message(result: Result, load: float, lowest: float) -> str:
