@@ -766,7 +766,10 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
             "the load crushes it: reduce the load, or check supports and section", time=when,
             result=result)
-    if eq.stable_at is q and not isinstance(eq.stability, str):
+    # non-conservative forces (Coulomb friction, follower loads) may make the state flutter
+    # however its stiffness is proved: their tangent is wanted for flutter_mode
+    nonconservative = bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)
+    if eq.stable_at is q and not isinstance(eq.stability, str) and not nonconservative:
         result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
                       lam=lam, stability=math.nan, **_contacts_accepted(s, q))
         return
@@ -790,16 +793,19 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         eq.factored_at = q
     # (the factorisation of K just made, the Newton solver's held for the next load step,
     # proves stability where its pivots tell K's inertia: no factorisation of the check's)
-    if isinstance(check, str) or not eq.proves_stable(K):
+    proved = not isinstance(check, str) and eq.proves_stable(K)
+    circulatory = False
+    if nonconservative and s.n_free:
+        K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
+        # a tangent made unsymmetric by non-conservative forces (Coulomb friction in slip,
+        # follower loads) beyond round-off: judged by its real eigenvalues (divergence) and
+        # the complex pairs of the pencil (K, M) (flutter), see frictional_stability,
+        # circulatory_stability and flutter_mode
+        circulatory = not eq._symmetric_to(np.asarray(K), ASYMMETRY)
+    if not proved:
         K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
         Kc = s.csc(K)
         scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
-        # a tangent made unsymmetric by non-conservative forces (Coulomb friction in slip,
-        # follower loads) beyond round-off: judged by its real eigenvalues (divergence) and
-        # the complex pairs of the pencil (K, M) (flutter), see frictional_stability and
-        # flutter_mode
-        circulatory = (bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)) \
-            and s.n_free > 0 and not eq._symmetric_to(np.asarray(K), ASYMMETRY)
         if getattr(s, "friction_blocks", None) or circulatory:
             # Coulomb friction: a slipping point's tangent is unsymmetric (non-associated);
             # the symmetric part decides only as Hill's sufficient condition (see
@@ -812,8 +818,6 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             else:
                 lowest = circulatory_stability(s, Kc, s.mass_matrix(q), Bdata, check, scale,
                                                Ks)
-            if circulatory and not lowest < -UNSTABLE * scale:
-                flutter = flutter_mode(s, Kc, s.mass_matrix(q), Bdata, scale)
         elif isinstance(check, str):
             lowest = lowest_eigenvalue(s, Kc, Bdata)
         elif not check.positive_definite(Kc, B, UNSTABLE * scale):
@@ -821,6 +825,11 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             # lowest (the shift search goes on from the one that just failed)
             lowest = lowest_eigenvalue(s, Kc, Bdata,
                                        sigma=-check.shift_below(Kc, B, 1e-8 * scale, 16))
+    if circulatory and not lowest < -UNSTABLE * scale:
+        # (also where the factorisation proved the symmetric part positive definite: that
+        # excludes divergence, not flutter)
+        fscale = float(np.abs(K[s.diag_pos]).max())
+        flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale)
     result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
                   stability=lowest, **_contacts_accepted(s, q))
     if flutter is not None:
