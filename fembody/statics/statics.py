@@ -429,9 +429,13 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     Returns
     -------
     Result
-        One state per converged load step (the load factor in ``time`` and ``load_factor``)
-        and the support ``reactions``; with ``times``, then one per converged time step (its
-        time [s] in ``time``, ``load_factor`` = ``load_max``). With frictional contacts the
+        One state per converged load step and the support ``reactions``; with ``times``,
+        then one per converged time step. ``load_factor`` is each state's load factor
+        (``load_max`` along ``times``) and ``model_time`` the model time [s] at which its
+        loads and drivers were evaluated (``t`` for the load steps, then each time along
+        ``times``). ``time`` is the path's parameter, kept as before: the load factor for
+        the load steps, then the time [s] along ``times`` (so it mixes the two and need not
+        increase: read ``load_factor`` and ``model_time`` for either alone). With frictional contacts the
         friction values and with planar beam pairs their sides at each state
         (``contact_friction``, ``contact_sides``: what :attr:`Result.contacts` reports).
 
@@ -770,8 +774,9 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
     # however its stiffness is proved: their tangent is wanted for flutter_mode
     nonconservative = bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)
     if eq.stable_at is q and not isinstance(eq.stability, str) and not nonconservative:
-        result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
-                      lam=lam, stability=math.nan, **_contacts_accepted(s, q))
+        result.record(when, q, load_factor=load, model_time=float(eq.t),
+                      reactions=eq.reactions(r), iterations=it, lam=lam, stability=math.nan,
+                      **_contacts_accepted(s, q))
         return
     last = eq.last
     if last is not None and last[0] is q and last[1] is lam and last[2] == load:
@@ -830,8 +835,8 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         # excludes divergence, not flutter)
         fscale = float(np.abs(K[s.diag_pos]).max())
         flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale)
-    result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
-                  stability=lowest, **_contacts_accepted(s, q))
+    result.record(when, q, load_factor=load, model_time=float(eq.t), reactions=eq.reactions(r),
+                  iterations=it, lam=lam, stability=lowest, **_contacts_accepted(s, q))
     if flutter is not None:
         _flutter(eq, result, load, flutter)
     if lowest < -UNSTABLE * scale:
