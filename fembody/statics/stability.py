@@ -219,7 +219,7 @@ DISK_EIGENVALUES = 8
 FLUTTER_TOL = 1e-6
 
 
-def _proved_lower_bound(K, Ks, B, scale: float) -> float:
+def _proved_lower_bound(Ks, B, scale: float) -> float:
     """A number below the real part of every eigenvalue of ``K`` on the joints' motions
     (null space of ``B``), proved by a factorisation: the real part of an eigenvalue
     ``Z^T K Z y = lambda y`` is ``Re(y^* Z^T Ks Z y) / |y|^2 >= lambda_min(Z^T Ks Z)`` (``Ks``
@@ -299,7 +299,7 @@ def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
     B = sys.B_matrix(Bdata) if sys.n_con else None
     Ks = sp.csc_matrix(Ks)
     tol = UNSTABLE * scale
-    bound = _proved_lower_bound(K, Ks, B, scale)
+    bound = _proved_lower_bound(Ks, B, scale)
     low = bound - 1e-3 * max(abs(bound), tol) - tol        # strictly below the spectrum
 
     def sign(shift: float) -> int:
@@ -382,15 +382,14 @@ def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
     return best
 
 
-def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
-                 q: np.ndarray | None = None) -> dict | None:
+def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> dict | None:
     """The flutter mode of a converged state with an unsymmetric tangent ``K`` (Coulomb
     friction in slip, follower loads), or None: the complex pair of the pencil ``(K, M)`` on
     the joints' motions (``Z^T K Z y = omega^2 Z^T M Z y``) with the largest growth rate.
 
     **Why.** About an equilibrium the undamped motion is ``M x'' + K x = 0``, ``x = y
-    e^{st}``, ``s^2 = -omega^2``. A negative real ``omega^2`` is divergence (judged by the
-    real eigenvalues of K, :func:`frictional_stability`); a complex ``omega^2 = a + ib``
+    e^{st}``, ``s^2 = -omega^2``. A negative real ``omega^2`` is divergence (judged by
+    :func:`circulatory_stability` or :func:`frictional_stability`); a complex ``omega^2 = a + ib``
     (``b != 0``) gives ``s = +-i sqrt(omega^2)``, one root with the real part
     ``|Im sqrt(omega^2)| > 0``: an oscillation at ``Re sqrt(omega^2)`` rad/s growing at that
     rate, whatever the sign of ``a`` and however stiff K is (``det K > 0`` and even a positive
