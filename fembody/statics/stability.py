@@ -463,7 +463,11 @@ def _dense_pencil(sys: System, K, M, Bdata: np.ndarray | None):
             return None
         Kd, Md = Z.T @ Kd @ Z, Z.T @ Md @ Z
     (alpha, beta), V = sla.eig(Kd, Md, homogeneous_eigvals=True)
-    finite = np.abs(beta) > 1e-12 * np.abs(alpha)
+    # infinite where beta is at the round-off of M's size (QZ's unitary transformations keep
+    # the norms): a motion without mass. (Relative to alpha, a beam's stiff rotational
+    # modes, omega^2 ~ 1e13 1/s^2 with rotary inertia 1e-6 of the translational masses,
+    # were counted infinite)
+    finite = np.abs(beta) > 1e-13 * Kd.shape[0] * float(np.abs(Md).max(initial=0.0))
     w = np.full(alpha.shape, np.nan, dtype=complex)
     w[finite] = alpha[finite] / beta[finite]
     return w, (V if Z is None else Z @ V)
