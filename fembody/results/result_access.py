@@ -151,7 +151,9 @@ def joint_reaction(result: "Result", joint: Joint, frame: str | None = None) -> 
 def _spatial_reaction(result: "Result", joint: Joint, frame: str) -> np.ndarray:
     joint_reaction(result, joint)              # the joint is checked to be this model's
     sys = result.system
-    rows = [sys.frame_reaction(joint.index, q, result.lam[k], float(result.time[k]), frame)
+    # (the model time of each state: a static result's ``time`` is its load factor)
+    t = result.model_time if result.model_time is not None else result.time
+    rows = [sys.frame_reaction(joint.index, q, result.lam[k], float(t[k]), frame)
             for k, q in enumerate(result.q)]
     if len(rows) and rows[0] is None:
         raise ModelError(f"Result.joint_reaction: frame= is for spatial joints; "

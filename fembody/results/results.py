@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 _ARRAYS = ("time", "q", "v", "a", "lam", "load_factor", "reactions", "iterations", "work",
            "constraint_work", "dissipated", "violation", "stability", "friction",
-           "friction_elastic", "contact_friction", "contact_sides")
+           "friction_elastic", "contact_friction", "contact_sides", "model_time")
 _FIELDS = frozenset(_ARRAYS) - {"time", "q"}
 # what :meth:`Result.record` stores for a field it is not given
 _DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
@@ -31,7 +31,10 @@ _DEFAULTS = {k: 0 if k == "iterations" else None for k in _ARRAYS[2:]}
 class Result:
     """Saved states of a static or dynamic analysis.
 
-    Arrays (one row per saved state): ``time`` [s] (the load factor for statics),
+    Arrays (one row per saved state): ``time`` [s] (statics: the load factor for load steps,
+    then the time [s] along ``fb.static(times=...)``), ``model_time`` [s] (the model time at
+    which loads and drivers were evaluated: ``time`` itself for dynamics; statics: the
+    static's ``t``, then each time along ``times``),
     ``q`` (n, nq: configurations as the model's configuration space stores them; read them
     through :meth:`position`, :meth:`displacement`, :meth:`rotation` or :meth:`coordinates`),
     ``v``, ``a`` (n, n_dof: velocities, accelerations per velocity DOF), ``lam`` (joint
@@ -146,6 +149,18 @@ class Result:
     v = property(lambda self: self._array("v"), doc="Velocities (n, n_dof).")
     a = property(lambda self: self._array("a"), doc="Accelerations (n, n_dof).")
     load_factor = property(lambda self: self._array("load_factor"), doc="Load factor per state.")
+
+    @property
+    def model_time(self) -> np.ndarray | None:
+        """The model time [s] of each state: the time at which its loads, drivers and time
+        functions were evaluated. A dynamic result's ``time``; a static result's ``t`` for
+        its load steps, then each time along ``fb.static(times=...)`` (where ``time`` holds
+        the load factor for the load steps: see :func:`fembody.static`). None for a static
+        result saved by a fembody that did not record it."""
+        t = self._array("model_time")
+        if t is None and self.kind == "dynamic":
+            return self.time
+        return t
     @property
     def reactions(self) -> np.ndarray | None:
         """Support reactions (n, n_dof) [N, N m] on the fixed DOFs (zero elsewhere); for a
@@ -620,6 +635,9 @@ class Result:
         obj = cls.__new__(cls)
         obj.__dict__.update(state)
         obj._rows = _unpack_rows(state["_rows"])
+        n = len(obj._rows["time"])
+        for k in _ARRAYS:            # (a checkpoint written before a field existed)
+            obj._rows.setdefault(k, [None] * n)
         obj._cache = {}
         return obj
 

@@ -25,6 +25,10 @@ from ..results import Result
 from ..system import System, as_system
 from . import _kernels
 from .options import StaticOptions
+from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation_odd,  # noqa: F401
+                        _sparse_real_stability, circulatory_stability, constrained_resolvent,
+                        flutter_mode,
+                        frictional_stability, lowest_eigenvalue, pattern_data)
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
@@ -402,7 +406,15 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         purpose). With Coulomb friction a slipping contact makes the tangent unsymmetric:
         where its symmetric part is not positive definite, a state is unstable when the
         tangent itself has a negative real eigenvalue (:func:`frictional_stability`), so a
-        contact that slips stably is not refused.
+        contact that slips stably is not refused. Follower loads make it unsymmetric too:
+        there the pencil of the tangent and the mass matrix decides divergence (a negative
+        real omega^2, :func:`circulatory_stability`). Non-conservative forces can also make
+        an equilibrium flutter (a complex omega^2: a vibration that grows, as Ziegler's
+        pendulum under a follower force or a point slipping between inclined springs):
+        such a state is unstable in the same way, named in the StabilityError (frequency,
+        growth rate, the DOF where the mode is largest) and kept in ``stats['flutter']``
+        (:func:`flutter_mode`; judged without damping, and on the lowest modes only above
+        300 free DOFs).
     times : sequence of float, optional
         A quasi-static load history (method 'newton' only): after the load steps have
         brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
@@ -417,9 +429,13 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     Returns
     -------
     Result
-        One state per converged load step (the load factor in ``time`` and ``load_factor``)
-        and the support ``reactions``; with ``times``, then one per converged time step (its
-        time [s] in ``time``, ``load_factor`` = ``load_max``). With frictional contacts the
+        One state per converged load step and the support ``reactions``; with ``times``,
+        then one per converged time step. ``load_factor`` is each state's load factor
+        (``load_max`` along ``times``) and ``model_time`` the model time [s] at which its
+        loads and drivers were evaluated (``t`` for the load steps, then each time along
+        ``times``). ``time`` is the path's parameter, kept as before: the load factor for
+        the load steps, then the time [s] along ``times`` (so it mixes the two and need not
+        increase: read ``load_factor`` and ``model_time`` for either alone). With frictional contacts the
         friction values and with planar beam pairs their sides at each state
         (``contact_friction``, ``contact_sides``: what :attr:`Result.contacts` reports).
 
@@ -710,250 +726,6 @@ def _arc_corrector(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float
     return None
 
 
-# --------------------------------------------------------------- stability of equilibria
-def constrained_resolvent(sys: System, A, Bdata: np.ndarray,
-                          symmetric: bool | None = None) -> spla.LinearOperator:
-    """``x -> y`` with ``[[A, B^T], [B, 0]] [y; mu] = [x; 0]`` for a sparse ``A`` on the
-    System's pattern: the inverse of ``A`` restricted to the constraint manifold (range in the
-    null space of B; without constraints A^-1), factorised once with the saddle-point
-    solver's backend of ``linear_solver='auto'`` (``symmetric``: A is symmetric, so the
-    symmetric factorisations may be taken; default: as the System's tangent)."""
-    solver = saddle_solver(sys, symmetric=symmetric)
-    solver.factorize(pattern_data(sys, A), Bdata if sys.n_con else np.zeros(0))
-    zeros = np.zeros(sys.n_con)
-    return spla.LinearOperator(A.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
-                               dtype=float)
-
-
-def pattern_data(sys: System, A) -> np.ndarray:
-    """The values of the sparse matrix ``A`` on the System's fixed pattern (CSC data order)."""
-    P = sys.csc(np.arange(1, sys.nnz + 1, dtype=float)).tocoo()
-    out = np.zeros(sys.nnz)
-    out[P.data.astype(np.int64) - 1] = np.asarray(A.tocsr()[P.row, P.col]).ravel()
-    return out
-
-
-def _dense_on_motions(sys: System, K, Bdata: np.ndarray | None) -> np.ndarray | None:
-    """``K`` as a dense matrix on the motions the joints allow (``Z^T K Z``, ``Z`` an
-    orthonormal basis of the null space of B; ``K`` itself without joints), or None where
-    the joints allow no motion (for the small models the stability checks treat densely)."""
-    Kd = K.toarray()
-    if sys.n_con:
-        Z = sla.null_space(sys.B_matrix(Bdata).toarray())
-        if Z.shape[1] == 0:
-            return None
-        Kd = Z.T @ Kd @ Z
-    return Kd
-
-
-def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
-                      sigma: float | None = None, symmetric: bool | None = None) -> float:
-    """The lowest eigenvalue of the tangent stiffness ``K`` (free DOFs, sparse) on the motions
-    the joints allow (null space of B) [N/m, N m/rad mixed]: negative at an unstable
-    equilibrium. Dense on a null-space basis for small models, else the eigenvalue nearest
-    ``sigma`` by shift-invert on the bordered system, which is the lowest one when all lie
-    above ``sigma``. Without ``sigma`` a shift below the spectrum is found first (``K +
-    shift I`` proved positive definite on the joints' motions by a factorisation,
-    :meth:`InertiaCheck.shift_below`), so an unstable eigenvalue farther from zero than a
-    stable one is not missed. ``symmetric``: K is symmetric, so the shifted matrix is
-    factorised by a symmetric backend (as :func:`constrained_resolvent`)."""
-    n = sys.n_free
-    if n == 0:
-        return math.inf
-    if n <= DENSE_MAX:
-        Kd = _dense_on_motions(sys, K, Bdata)
-        if Kd is None:
-            return math.inf
-        return float(sla.eigvalsh(0.5 * (Kd + Kd.T), subset_by_index=[0, 0])[0])
-    if sigma is None:
-        # no diag_pos: K may come from a sparse sum (buckling) whose pattern is not the System's
-        B = sys.B_matrix(Bdata) if sys.n_con else None
-        sigma = -InertiaCheck().shift_below(K, B, 1e-9 * float(np.abs(K.diagonal()).max()))
-    shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
-    OPinv = constrained_resolvent(sys, shifted, Bdata, symmetric=symmetric)
-    w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
-    return float(w[0])
-
-
-def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
-                         check: "str | InertiaCheck", scale: float, Ks=None) -> float:
-    """The stability measure of a converged state of a model with Coulomb friction [N/m, N
-    m/rad mixed]: negative where the quasi-static path is unstable; NaN where Hill's
-    condition proved it stable without an eigenvalue (the factorisation check).
-
-    **Why not the symmetric part.** The consistent tangent ``K`` of a slipping point
-    (:mod:`fembody.contact.friction`) holds ``-mu k_n e n^T``: the friction force turns with
-    the normal force but does no work along the normal, a non-associated (non-conservative)
-    law. For a point slipping on a plane alone, ``K`` has the eigenvalues ``k_n`` and 0 (the
-    slip direction is free), and its symmetric part ``[[0, -mu k_n/2], [-mu k_n/2, k_n]]``
-    has a negative eigenvalue ``-mu^2 k_n / 4`` to leading order: the symmetric part of a
-    structure that slips is indefinite as soon as ``mu k_n`` outweighs the structure's own
-    tangential stiffness, however stable its slip. A positive definite symmetric part is
-    Hill's condition, sufficient for a unique rate solution and a stable state, not
-    necessary for either (Klarbring, "Examples of non-uniqueness and non-existence of
-    solutions to quasistatic contact problems with friction", Ing.-Arch. 60 (1990); Martins,
-    Pinto da Costa and co-workers on the stability of quasi-static frictional paths).
-
-    **What decides instead.** A quasi-static path loses stability where the rate problem
-    ``K dq = f_ext dlam`` on the current stick/slip set loses its unique solution: a real
-    eigenvalue of ``K`` (on the joints' motions) passes through zero, a limit point or a
-    bifurcation; beyond it ``K`` keeps a negative real eigenvalue. That is the divergence
-    instability, independent of the inertia and damping: with an odd number of negative
-    real eigenvalues ``det K < 0`` while ``det(M s^2 + C s + K) > 0`` for large real ``s``
-    (M, C positive definite), so the motion about the state has a real root ``s > 0`` and
-    grows whatever M and C are. A complex pair of eigenvalues crossing the imaginary axis
-    is a flutter instability, which depends on M and C: a quasi-static analysis cannot
-    judge it (the dynamic eigenproblem with the contact's complementarity does: Pinto da
-    Costa, Martins, Figueiredo and Judice, "The directional instability problem in systems
-    with frictional contacts", CMAME (2004); Cho and Barber, "Stability of the
-    three-dimensional Coulomb friction law", Proc. R. Soc. A, find quasi-static slip that
-    the dynamics leaves for some slip directions and damping), and this check leaves it
-    out. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
-    eigenvalue, the check of models without friction. Limits: the check reads the tangent
-    of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
-    ``p`` slipping points whose common orientation (all determinants of one sign) is the
-    exact condition for a unique rate solution.
-
-    So: Hill's condition first (the lowest eigenvalue of the symmetric part, dense, or a
-    Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself:
-    dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else
-    :func:`_sparse_real_stability`. That one counts the negative real eigenvalues' parity
-    exactly by two LU factorisations (``det K`` on the joints' motions changes sign once per
-    real eigenvalue between a shift below the whole spectrum, from a Gershgorin bound of the
-    symmetric part, and zero; complex pairs do not change it): an odd count is proved,
-    wherever the eigenvalue lies, and one is located by bisection on the sign of the
-    determinant. An even count (two or more negative real eigenvalues at once) is found
-    when one of them is among the six real eigenvalues nearest zero (shift-invert ARPACK),
-    not otherwise: along a load path real eigenvalues cross
-    zero one at a time, so the first state past a crossing has an odd count, except where
-    a symmetry makes two cross together (a column of equal bending stiffnesses). ``Ks``:
-    K's symmetric part on the System's pattern (then ``check`` factorises it with its own
-    analysis of the pattern), None: made here."""
-    n = sys.n_free
-    if n == 0:
-        return math.inf
-    tol = UNSTABLE * scale
-    on_pattern = Ks is not None
-    if Ks is None:
-        Ks = (0.5 * (K + K.T)).tocsc()
-        Ks.sort_indices()
-    if isinstance(check, str):
-        hill = lowest_eigenvalue(sys, Ks, Bdata)
-        if hill >= -tol:
-            return hill
-    else:
-        B = sys.B_matrix(Bdata) if sys.n_con else None
-        # (a pattern of its own: a check of its own, not the System pattern's analysis)
-        if (check if on_pattern else InertiaCheck()).positive_definite(Ks, B, tol):
-            return math.nan
-    if n <= DENSE_MAX:
-        Kd = _dense_on_motions(sys, K, Bdata)
-        if Kd is None:
-            return math.inf
-        ev = sla.eigvals(Kd)
-    else:
-        return _sparse_real_stability(sys, K, Ks, Bdata, scale)
-    return _lowest_real(ev, scale)
-
-
-def _lowest_real(ev: np.ndarray, scale: float) -> float:
-    """The lowest of the real eigenvalues among ``ev`` (inf without): real where the
-    imaginary part is at round-off of the spectrum's size."""
-    real = ev.real[np.abs(ev.imag) <= 1e-10 * max(float(np.abs(ev).max(initial=0.0)), scale)]
-    return float(real.min()) if real.size else math.inf
-
-
-def _permutation_odd(p: np.ndarray) -> bool:
-    """Whether the permutation ``p`` (of 0..n-1) is odd: ``n`` less its number of cycles
-    is odd. The cycles are counted by pointer doubling (each index learns the smallest
-    index of its cycle in log2(n) vectorised rounds), not by a Python loop over n."""
-    n = len(p)
-    low, nxt = np.arange(n), np.asarray(p, dtype=np.int64)
-    for _ in range(max(1, int(n).bit_length())):
-        low = np.minimum(low, low[nxt])
-        nxt = nxt[nxt]
-    cycles = int(np.count_nonzero(low == np.arange(n)))
-    return (n - cycles) % 2 == 1
-
-
-def _det_sign(A) -> int:
-    """The sign of ``det A`` (+1, -1; 0 for an exactly singular pivot) of a sparse square
-    matrix, from SuperLU's ``Pr A Pc = L U`` (L unit lower triangular): the signs of U's
-    diagonal and the parities of the two permutations."""
-    lu = spla.splu(sp.csc_matrix(A))
-    d = lu.U.diagonal()
-    if not np.all(d != 0.0):
-        return 0
-    odd = (int(np.count_nonzero(d < 0.0)) + _permutation_odd(lu.perm_r)
-           + _permutation_odd(lu.perm_c)) % 2
-    return -1 if odd else 1
-
-
-def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
-                           scale: float) -> float:
-    """:func:`frictional_stability`'s measure above :data:`DENSE_MAX` free DOFs: a negative
-    real eigenvalue of ``K`` on the joints' motions (null space of B) where it proves one,
-    else the lowest real eigenvalue it found [N/m, N m/rad mixed].
-
-    What it proves. ``Z^T (K - s I) Z`` (Z an orthonormal basis of the joints' motions)
-    has a determinant whose sign is ``(-1)^m`` that of the bordered ``[[K - s I, B^T], [B,
-    0]]`` (m joint rows; B of full rank), one LU each. Below ``g``, a Gershgorin bound of
-    the symmetric part ``Ks`` (every eigenvalue's real part lies above the lowest
-    eigenvalue of the symmetric part, which lies above g), every eigenvalue of ``Z^T (K -
-    s I) Z`` has a positive real part, so its determinant is positive; going from ``s =
-    g`` to 0 the sign changes once for each real eigenvalue passed (complex pairs contribute
-    ``|lambda - s|^2 > 0``). So the signs at ``g`` and at 0 differ exactly when the number
-    of negative real eigenvalues is odd: then one exists, wherever it lies, and bisection on
-    the sign in ``[g, 0]`` locates one (returned, to 1e-7 relative). An even number
-    (two negative real eigenvalues, or none) leaves the signs equal: then the six real
-    eigenvalues nearest zero (shift-invert ARPACK, as before) decide, and two negative ones
-    farther from zero than those six are not seen. Complex eigenvalues (flutter) are
-    not judged at all (see :func:`frictional_stability`). A singular bordered matrix
-    (redundant joint rows, an eigenvalue exactly at a shift) leaves the count undecided:
-    the eigenvalues found decide."""
-    n = sys.n_free
-    I = sp.identity(n, format="csc")
-    B = sys.B_matrix(Bdata) if sys.n_con else None
-    Ks = sp.csc_matrix(Ks)
-    dk = Ks.diagonal()
-    radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
-    g = float(np.min(dk - radius))
-    tol = UNSTABLE * scale
-    low = min(g, 0.0) - 1e-3 * max(abs(g), tol) - tol        # strictly below the spectrum
-
-    def sign(shift: float) -> int:
-        A = (K - shift * I).tocsc()
-        if B is not None:
-            A = sp.bmat([[A, B.T], [B, None]], format="csc")
-        return _det_sign(A)
-
-    s_low, s0 = sign(low), sign(0.0)
-    if s_low != 0 and s0 != 0 and s_low != s0:
-        # an odd number of negative real eigenvalues: one in (low, 0), bracketed by the sign
-        lo, hi = low, 0.0
-        # (to 1e-7 of the eigenvalue: lo < lambda < hi; about 45 LUs from a bound at
-        # 1e13 times the eigenvalue, and only at a state that is refused)
-        while hi - lo > 1e-7 * abs(lo) + 1e-3 * tol:
-            mid = 0.5 * (lo + hi)
-            sm = sign(mid)
-            if sm == 0:
-                return mid
-            if sm == s_low:
-                lo = mid
-            else:
-                hi = mid
-        return 0.5 * (lo + hi)
-    # an even count: the real eigenvalues nearest zero (where a path's next one crosses).
-    # (A search near the bound g as well was tried: far below a stiff spectrum the shifted
-    # inverse's eigenvalues crowd together, and ARPACK did not converge in five times this
-    # search's cost on the 384-DOF test model)
-    shift = -1e-6 * scale
-    OPinv = constrained_resolvent(sys, K - shift * I, Bdata if sys.n_con else np.zeros(0),
-                                  symmetric=False)
-    return _lowest_real(spla.eigs(K, k=min(6, n - 2), sigma=shift, which="LM", OPinv=OPinv,
-                                  return_eigenvectors=False), scale)
-
-
 def _contacts_accepted(s: System, q: np.ndarray) -> dict:
     """Move Coulomb friction's anchors to the converged state ``q`` (as a run does after an
     accepted step: here, after its stability check, which judges the tangent the state
@@ -998,9 +770,13 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
             "the load crushes it: reduce the load, or check supports and section", time=when,
             result=result)
-    if eq.stable_at is q and not isinstance(eq.stability, str):
-        result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it,
-                      lam=lam, stability=math.nan, **_contacts_accepted(s, q))
+    # non-conservative forces (Coulomb friction, follower loads) may make the state flutter
+    # however its stiffness is proved: their tangent is wanted for flutter_mode
+    nonconservative = bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)
+    if eq.stable_at is q and not isinstance(eq.stability, str) and not nonconservative:
+        result.record(when, q, load_factor=load, model_time=float(eq.t),
+                      reactions=eq.reactions(r), iterations=it, lam=lam, stability=math.nan,
+                      **_contacts_accepted(s, q))
         return
     last = eq.last
     if last is not None and last[0] is q and last[1] is lam and last[2] == load:
@@ -1009,6 +785,7 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         _, ce, _, _, K = eq.residual(q, lam, load, True)
     Bdata = ce.Bdata if s.n_con else None
     lowest = scale = math.nan           # stable by the factorisation test: not computed
+    flutter = None
     check = eq.stability
     if not isinstance(check, str):
         B = s.B_matrix(Bdata) if s.n_con else None
@@ -1021,18 +798,31 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         eq.factored_at = q
     # (the factorisation of K just made, the Newton solver's held for the next load step,
     # proves stability where its pivots tell K's inertia: no factorisation of the check's)
-    if isinstance(check, str) or not eq.proves_stable(K):
+    proved = not isinstance(check, str) and eq.proves_stable(K)
+    circulatory = False
+    if nonconservative and s.n_free:
+        K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
+        # a tangent made unsymmetric by non-conservative forces (Coulomb friction in slip,
+        # follower loads) beyond round-off: judged by its real eigenvalues (divergence) and
+        # the complex pairs of the pencil (K, M) (flutter), see frictional_stability,
+        # circulatory_stability and flutter_mode
+        circulatory = not eq._symmetric_to(np.asarray(K), ASYMMETRY)
+    if not proved:
         K = K.csc_data() if isinstance(K, AssemblyTarget) else K    # (in the envelope's rows)
         Kc = s.csc(K)
         scale = float(np.abs(K[s.diag_pos]).max()) if s.n_free else 1.0
-        if getattr(s, "friction_blocks", None):
+        if getattr(s, "friction_blocks", None) or circulatory:
             # Coulomb friction: a slipping point's tangent is unsymmetric (non-associated);
             # the symmetric part decides only as Hill's sufficient condition (see
             # frictional_stability)
             tpos = eq._transpose_map()
             # (the symmetric part on the System's pattern: the check's analysis serves it)
             Ks = None if tpos is None else s.csc(0.5 * (K + K[tpos]))
-            lowest = frictional_stability(s, Kc, Bdata, check, scale, Ks)
+            if getattr(s, "friction_blocks", None):
+                lowest = frictional_stability(s, Kc, Bdata, check, scale, Ks)
+            else:
+                lowest = circulatory_stability(s, Kc, s.mass_matrix(q), Bdata, check, scale,
+                                               Ks)
         elif isinstance(check, str):
             lowest = lowest_eigenvalue(s, Kc, Bdata)
         elif not check.positive_definite(Kc, B, UNSTABLE * scale):
@@ -1040,8 +830,15 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             # lowest (the shift search goes on from the one that just failed)
             lowest = lowest_eigenvalue(s, Kc, Bdata,
                                        sigma=-check.shift_below(Kc, B, 1e-8 * scale, 16))
-    result.record(when, q, load_factor=load, reactions=eq.reactions(r), iterations=it, lam=lam,
-                  stability=lowest, **_contacts_accepted(s, q))
+    if circulatory and not lowest < -UNSTABLE * scale:
+        # (also where the factorisation proved the symmetric part positive definite: that
+        # excludes divergence, not flutter)
+        fscale = float(np.abs(K[s.diag_pos]).max())
+        flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale)
+    result.record(when, q, load_factor=load, model_time=float(eq.t), reactions=eq.reactions(r),
+                  iterations=it, lam=lam, stability=lowest, **_contacts_accepted(s, q))
+    if flutter is not None:
+        _flutter(eq, result, load, flutter)
     if lowest < -UNSTABLE * scale:
         result.stats.setdefault("unstable", []).append(float(load))
         result.stats.setdefault("unstable_states", []).append(len(result) - 1)
@@ -1053,6 +850,33 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
                              "shapes of the stable state; method='arc-length' follows the "
                              "path past a limit point; unstable='accept' keeps such states "
                              "(flagged in result.stable)", time=load, result=result)
+
+
+def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict) -> None:
+    """A flutter mode (:func:`flutter_mode`) at the state just recorded: kept in
+    ``stats['flutter']`` (one dict per such state: its index, load factor, ``omega2`` as
+    (real, imaginary) [1/s^2], frequency [Hz], growth rate [1/s] and the DOF where the mode
+    is largest) and flagged unstable like a divergence (``stats['unstable']``,
+    ``result.stable`` False); StabilityError naming the mode unless ``unstable='accept'``."""
+    k = len(result) - 1
+    w = mode["omega2"]
+    result.stats.setdefault("flutter", []).append(dict(
+        state=k, load_factor=float(load), omega2=(w.real, w.imag),
+        frequency=mode["frequency"], growth=mode["growth"], where=mode["where"]))
+    result.stats.setdefault("unstable", []).append(float(load))
+    result.stats.setdefault("unstable_states", []).append(k)
+    msg = (f"static: the equilibrium at load step {k + 1} (load factor {load:.6g}) is unstable "
+           f"by flutter: the tangent K and the mass matrix M have the complex pair omega^2 = "
+           f"{w.real:.6g} +- {abs(w.imag):.6g}i 1/s^2, a vibration at {mode['frequency']:.4g} "
+           f"Hz whose amplitude grows at {mode['growth']:.4g} 1/s, largest at "
+           f"{mode['where']}. The non-conservative forces (slipping friction, follower "
+           "loads) feed it: the static state exists, but a disturbance grows (judged "
+           "undamped; damping can lower the flutter load, Ziegler's paradox)")
+    if eq.unstable == "accept":
+        log.info(msg)
+        return
+    raise StabilityError(msg + ". unstable='accept' keeps such states (flagged in "
+                         "result.stable and stats['flutter'])", time=load, result=result)
 
 
 def _unstable_message(result: Result, load: float, lowest: float) -> str:

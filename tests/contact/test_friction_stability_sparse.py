@@ -103,3 +103,49 @@ def test_permutation_parity_and_determinant_sign():
         A = sp.random(n, n, density=0.3, random_state=rng) + sp.diags(rng.normal(size=n))
         d = np.linalg.det(A.toarray())
         assert _det_sign(A) == (1 if d > 0 else -1)
+
+
+def _slipping_with_two_columns(f1, f2):
+    """The slipping cantilever of :func:`_slipping_with_a_column` beside two separate
+    columns (the same 0.4 m, 0.04 x 0.08 m, 4 elements, clamped at their feet, at x = 1 and
+    x = 1.5 m), pressed along their axes by ``f1`` and ``f2`` times the weak-axis Euler
+    load: each above 1 gives one negative real eigenvalue of the tangent."""
+    m = _slipping_with_a_column(f1)
+    sec = fb.Section.rectangle(b=B_COL, h=2 * B_COL)
+    C = m.add_beam((1.5, 0.0, 0.0), (1.5, 0.0, L_COL), n=4, material=STEEL, section=sec,
+                   orientation=(1, 0, 0))
+    m.fix(C.first, "x", "y", "z", "rx", "ry", "rz")
+    m.add_force(C.last, (0.0, 0.0, -f2 * math.pi ** 2 * STEEL.E * sec.Iy / (4 * L_COL ** 2)))
+    return m
+
+
+def test_two_strongly_negative_real_eigenvalues_are_refused():
+    """Two columns at 2.0 and 2.5 times their Euler load beside the slipping cantilever
+    (408 free DOFs): the tangent has exactly two negative real eigenvalues (dense
+    reference), far from zero, so det K has the sign it has below the spectrum and the
+    parity test sees nothing; the six real eigenvalues nearest the old shift are all
+    positive (checked). static refuses the state, and the eigenvalue it reports is one of
+    the two (dense, to 1e-6). Before, the state was accepted as stable (issue 33: an even
+    number of negative real eigenvalues far from zero was missed)."""
+    m = _slipping_with_two_columns(2.0, 2.5)
+    with pytest.raises(fb.StabilityError) as err:
+        fb.static(m, steps=1)
+    res = err.value.result
+    assert res.system.n_free > DENSE_MAX
+    real, scale = _dense_real_spectrum(res)
+    assert real[0] < -1e-6 * scale and real[1] < -1e-6 * scale and real[2] > 0.0
+    near = real[np.argsort(np.abs(real + 1e-6 * scale))[:6]]
+    assert np.all(near > 0.0), near
+    got = res.stability[-1]
+    assert min(abs(got / real[0] - 1.0), abs(got / real[1] - 1.0)) < 1e-6, (got, real[:2])
+
+
+def test_two_columns_below_their_euler_loads_pass():
+    """The same model with both columns at half their Euler loads: no negative real
+    eigenvalue (dense), the state is accepted and its measure is the lowest real eigenvalue
+    (the first disk's, just below zero: dense to 1e-6)."""
+    res = fb.static(_slipping_with_two_columns(0.5, 0.5), steps=1)
+    assert "unstable" not in res.stats and all(res.stable)
+    real, _ = _dense_real_spectrum(res)
+    assert real[0] > 0.0
+    assert res.stability[-1] == pytest.approx(real[0], rel=1e-6)

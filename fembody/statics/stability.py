@@ -1,0 +1,520 @@
+"""The stability of a converged static equilibrium: the lowest eigenvalue of the constrained
+tangent (conservative models), the real eigenvalues of an unsymmetric tangent (Coulomb friction
+in slip, follower loads: divergence) and the complex pairs of the pencil (K, M) (flutter).
+
+Moved here from :mod:`fembody.statics.statics` (which re-exports the names it used to define);
+:func:`fembody.statics.statics._accept` decides with these functions at every converged state.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+
+import numpy as np
+
+from ..errors import StabilityWarning
+from ..lazy import lazy_module
+from ..linalg.inertia import UNSTABLE, InertiaCheck
+from ..linalg.linalg import DENSE_MAX, saddle_solver
+from ..system import System
+
+sp = lazy_module("scipy.sparse")
+sla = lazy_module("scipy.linalg")
+spla = lazy_module("scipy.sparse.linalg")
+
+log = logging.getLogger("fembody")
+
+def constrained_resolvent(sys: System, A, Bdata: np.ndarray,
+                          symmetric: bool | None = None) -> spla.LinearOperator:
+    """``x -> y`` with ``[[A, B^T], [B, 0]] [y; mu] = [x; 0]`` for a sparse ``A`` on the
+    System's pattern: the inverse of ``A`` restricted to the constraint manifold (range in the
+    null space of B; without constraints A^-1), factorised once with the saddle-point
+    solver's backend of ``linear_solver='auto'`` (``symmetric``: A is symmetric, so the
+    symmetric factorisations may be taken; default: as the System's tangent)."""
+    solver = saddle_solver(sys, symmetric=symmetric)
+    solver.factorize(pattern_data(sys, A), Bdata if sys.n_con else np.zeros(0))
+    zeros = np.zeros(sys.n_con)
+    return spla.LinearOperator(A.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
+                               dtype=float)
+
+
+def pattern_data(sys: System, A) -> np.ndarray:
+    """The values of the sparse matrix ``A`` on the System's fixed pattern (CSC data order)."""
+    P = sys.csc(np.arange(1, sys.nnz + 1, dtype=float)).tocoo()
+    out = np.zeros(sys.nnz)
+    out[P.data.astype(np.int64) - 1] = np.asarray(A.tocsr()[P.row, P.col]).ravel()
+    return out
+
+
+def _dense_on_motions(sys: System, K, Bdata: np.ndarray | None) -> np.ndarray | None:
+    """``K`` as a dense matrix on the motions the joints allow (``Z^T K Z``, ``Z`` an
+    orthonormal basis of the null space of B; ``K`` itself without joints), or None where
+    the joints allow no motion (for the small models the stability checks treat densely)."""
+    Kd = K.toarray()
+    if sys.n_con:
+        Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+        if Z.shape[1] == 0:
+            return None
+        Kd = Z.T @ Kd @ Z
+    return Kd
+
+
+def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
+                      sigma: float | None = None, symmetric: bool | None = None) -> float:
+    """The lowest eigenvalue of the tangent stiffness ``K`` (free DOFs, sparse) on the motions
+    the joints allow (null space of B) [N/m, N m/rad mixed]: negative at an unstable
+    equilibrium. Dense on a null-space basis for small models, else the eigenvalue nearest
+    ``sigma`` by shift-invert on the bordered system, which is the lowest one when all lie
+    above ``sigma``. Without ``sigma`` a shift below the spectrum is found first (``K +
+    shift I`` proved positive definite on the joints' motions by a factorisation,
+    :meth:`InertiaCheck.shift_below`), so an unstable eigenvalue farther from zero than a
+    stable one is not missed. ``symmetric``: K is symmetric, so the shifted matrix is
+    factorised by a symmetric backend (as :func:`constrained_resolvent`)."""
+    n = sys.n_free
+    if n == 0:
+        return math.inf
+    if n <= DENSE_MAX:
+        Kd = _dense_on_motions(sys, K, Bdata)
+        if Kd is None:
+            return math.inf
+        return float(sla.eigvalsh(0.5 * (Kd + Kd.T), subset_by_index=[0, 0])[0])
+    if sigma is None:
+        # no diag_pos: K may come from a sparse sum (buckling) whose pattern is not the System's
+        B = sys.B_matrix(Bdata) if sys.n_con else None
+        sigma = -InertiaCheck().shift_below(K, B, 1e-9 * float(np.abs(K.diagonal()).max()))
+    shifted = (K - sigma * sp.identity(n, format="csc")).tocsc()
+    OPinv = constrained_resolvent(sys, shifted, Bdata, symmetric=symmetric)
+    w = spla.eigsh(K, k=1, sigma=sigma, which="LM", OPinv=OPinv, return_eigenvectors=False)
+    return float(w[0])
+
+
+def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
+                         check: "str | InertiaCheck", scale: float, Ks=None) -> float:
+    """The stability measure of a converged state of a model with Coulomb friction [N/m, N
+    m/rad mixed]: negative where the quasi-static path is unstable; NaN where Hill's
+    condition proved it stable without an eigenvalue (the factorisation check).
+
+    **Why not the symmetric part.** The consistent tangent ``K`` of a slipping point
+    (:mod:`fembody.contact.friction`) holds ``-mu k_n e n^T``: the friction force turns with
+    the normal force but does no work along the normal, a non-associated (non-conservative)
+    law. For a point slipping on a plane alone, ``K`` has the eigenvalues ``k_n`` and 0 (the
+    slip direction is free), and its symmetric part ``[[0, -mu k_n/2], [-mu k_n/2, k_n]]``
+    has a negative eigenvalue ``-mu^2 k_n / 4`` to leading order: the symmetric part of a
+    structure that slips is indefinite as soon as ``mu k_n`` outweighs the structure's own
+    tangential stiffness, however stable its slip. A positive definite symmetric part is
+    Hill's condition, sufficient for a unique rate solution and a stable state, not
+    necessary for either (Klarbring, "Examples of non-uniqueness and non-existence of
+    solutions to quasistatic contact problems with friction", Ing.-Arch. 60 (1990); Martins,
+    Pinto da Costa and co-workers on the stability of quasi-static frictional paths).
+
+    **What decides instead.** A quasi-static path loses stability where the rate problem
+    ``K dq = f_ext dlam`` on the current stick/slip set loses its unique solution: a real
+    eigenvalue of ``K`` (on the joints' motions) passes through zero, a limit point or a
+    bifurcation; beyond it ``K`` keeps a negative real eigenvalue. That is the divergence
+    instability, independent of the inertia and damping: with an odd number of negative
+    real eigenvalues ``det K < 0`` while ``det(M s^2 + C s + K) > 0`` for large real ``s``
+    (M, C positive definite), so the motion about the state has a real root ``s > 0`` and
+    grows whatever M and C are. A complex pair of eigenvalues crossing the imaginary axis
+    is a flutter instability, which depends on M and C: this measure leaves it out, and
+    :func:`flutter_mode` judges it on the undamped pencil ``(K, M)`` of the current
+    stick/slip set (the dynamic eigenproblem with the contact's complementarity is the
+    complete judge: Pinto da Costa, Martins, Figueiredo and Judice, "The directional
+    instability problem in systems with frictional contacts", CMAME (2004); Cho and Barber,
+    "Stability of the three-dimensional Coulomb friction law", Proc. R. Soc. A, find
+    quasi-static slip that the dynamics leaves for some slip directions and damping). The
+    real eigenvalues of an unsymmetric K away from zero depend on the coordinates (see
+    :func:`circulatory_stability`); their parity, the sign of det K, does not. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
+    eigenvalue, the check of models without friction. Limits: the check reads the tangent
+    of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
+    ``p`` slipping points whose common orientation (all determinants of one sign) is the
+    exact condition for a unique rate solution.
+
+    So: Hill's condition first (the lowest eigenvalue of the symmetric part, dense, or a
+    Cholesky of it, ``check``); where it fails, the lowest real eigenvalue of ``K`` itself:
+    dense on a null-space basis of B up to :data:`DENSE_MAX` free DOFs, else
+    :func:`_sparse_real_stability`. That one proves an odd count of negative real
+    eigenvalues by two LU factorisations (``det K`` on the joints' motions changes sign once
+    per real eigenvalue between a proved lower bound of the spectrum's real parts and zero;
+    complex pairs do not change it) and locates one by bisection; an even count (two or
+    more at once, e.g. two columns past their Euler loads, or a symmetry making two cross
+    together) is searched by shift-invert disks covering the interval down to that bound
+    (what they prove and what they cannot is stated there). ``Ks``:
+    K's symmetric part on the System's pattern (then ``check`` factorises it with its own
+    analysis of the pattern), None: made here."""
+    n = sys.n_free
+    if n == 0:
+        return math.inf
+    tol = UNSTABLE * scale
+    on_pattern = Ks is not None
+    if Ks is None:
+        Ks = (0.5 * (K + K.T)).tocsc()
+        Ks.sort_indices()
+    if isinstance(check, str):
+        hill = lowest_eigenvalue(sys, Ks, Bdata)
+        if hill >= -tol:
+            return hill
+    else:
+        B = sys.B_matrix(Bdata) if sys.n_con else None
+        # (a pattern of its own: a check of its own, not the System pattern's analysis)
+        if (check if on_pattern else InertiaCheck()).positive_definite(Ks, B, tol):
+            return math.nan
+    if n <= DENSE_MAX:
+        Kd = _dense_on_motions(sys, K, Bdata)
+        if Kd is None:
+            return math.inf
+        ev = sla.eigvals(Kd)
+    else:
+        return _sparse_real_stability(sys, K, Ks, Bdata, scale)
+    return _lowest_real(ev, scale)
+
+
+def _lowest_real(ev: np.ndarray, scale: float) -> float:
+    """The lowest of the real eigenvalues among ``ev`` (inf without): real where the
+    imaginary part is at round-off of the spectrum's size."""
+    real = ev.real[np.abs(ev.imag) <= 1e-10 * max(float(np.abs(ev).max(initial=0.0)), scale)]
+    return float(real.min()) if real.size else math.inf
+
+
+def _permutation_odd(p: np.ndarray) -> bool:
+    """Whether the permutation ``p`` (of 0..n-1) is odd: ``n`` less its number of cycles
+    is odd. The cycles are counted by pointer doubling (each index learns the smallest
+    index of its cycle in log2(n) vectorised rounds), not by a Python loop over n."""
+    n = len(p)
+    low, nxt = np.arange(n), np.asarray(p, dtype=np.int64)
+    for _ in range(max(1, int(n).bit_length())):
+        low = np.minimum(low, low[nxt])
+        nxt = nxt[nxt]
+    cycles = int(np.count_nonzero(low == np.arange(n)))
+    return (n - cycles) % 2 == 1
+
+
+def _det_sign(A) -> int:
+    """The sign of ``det A`` (+1, -1; 0 for an exactly singular pivot) of a sparse square
+    matrix, from SuperLU's ``Pr A Pc = L U`` (L unit lower triangular): the signs of U's
+    diagonal and the parities of the two permutations."""
+    lu = spla.splu(sp.csc_matrix(A))
+    d = lu.U.diagonal()
+    if not np.all(d != 0.0):
+        return 0
+    odd = (int(np.count_nonzero(d < 0.0)) + _permutation_odd(lu.perm_r)
+           + _permutation_odd(lu.perm_c)) % 2
+    return -1 if odd else 1
+
+
+#: the most shift-invert Arnoldi runs the sparse count of negative real eigenvalues makes at one
+#: state (:func:`_sparse_real_stability`) before it gives up with a StabilityWarning; a stable
+#: slipping state whose bound lies 1e6 times below its small eigenvalues needs about 20 (each
+#: disk reaches at least twice as far from zero as the previous one)
+MAX_SHIFTS = 40
+#: eigenvalues asked of each shift-invert Arnoldi run of the sparse count; the disk it proves
+#: empty of other eigenvalues reaches the second farthest of them
+DISK_EIGENVALUES = 8
+#: a pair of eigenvalues omega^2 of the pencil (K, M) is complex (flutter) where |Im| exceeds
+#: FLUTTER_TOL |omega^2|: a double eigenvalue of a non-normal pencil (the coalescence where
+#: flutter starts) splits by sqrt(eps) ~ 1.5e-8 of its size under round-off, so a tolerance
+#: 70 times above it flags nothing by round-off, and a load within (FLUTTER_TOL)^2 ~ 1e-12 of
+#: its flutter load is not told from it (the pair separates like the square root of the
+#: distance to the critical load)
+FLUTTER_TOL = 1e-6
+
+
+def _proved_lower_bound(Ks, B, scale: float) -> float:
+    """A number below the real part of every eigenvalue of ``K`` on the joints' motions
+    (null space of ``B``), proved by a factorisation: the real part of an eigenvalue
+    ``Z^T K Z y = lambda y`` is ``Re(y^* Z^T Ks Z y) / |y|^2 >= lambda_min(Z^T Ks Z)`` (``Ks``
+    the symmetric part), and a Cholesky of ``Ks + s I + c B^T B``
+    (:class:`fembody.linalg.inertia.InertiaCheck`) proves ``lambda_min(Z^T Ks Z) > -s``. The
+    smallest ``s`` among ``10^j 1e-9 max|diag K|`` that passes, refined by three halvings of
+    its decade on a log scale (within a factor 1.34 of the sharp bound). Without a Cholesky
+    backend, a Gershgorin bound of ``Ks`` (sound as well, often far lower)."""
+    dk = Ks.diagonal()
+    radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
+    gersh = float(np.min(dk - radius))
+    chk = InertiaCheck()
+    s = 1e-9 * scale
+    for _ in range(20):
+        ok = chk.positive_definite(Ks, B, s)
+        if ok is None:
+            return min(gersh, 0.0)
+        if ok:
+            break
+        s *= 10.0
+    else:
+        return min(gersh, 0.0)
+    lo, hi = s / 10.0, s            # (fails at lo unless lo is the first try, passes at hi)
+    for _ in range(3):
+        mid = math.sqrt(lo * hi)
+        if chk.positive_definite(Ks, B, mid):
+            hi = mid
+        else:
+            lo = mid
+    return max(-hi, min(gersh, 0.0))
+
+
+def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
+                           scale: float) -> float:
+    """:func:`frictional_stability`'s measure above :data:`DENSE_MAX` free DOFs: a negative
+    real eigenvalue of ``K`` on the joints' motions (null space of B) where there is one,
+    else the lowest real eigenvalue found [N/m, N m/rad mixed].
+
+    **Where the negative real eigenvalues can lie.** Every eigenvalue's real part lies above
+    ``b``, a lower bound of the symmetric part's spectrum on the joints' motions proved by a
+    Cholesky (:func:`_proved_lower_bound`), so the negative real ones lie in ``[b, 0)``.
+
+    **Parity by determinants.** ``Z^T (K - s I) Z`` (Z an orthonormal basis of the joints'
+    motions) has a determinant whose sign is ``(-1)^m`` that of the bordered ``[[K - s I,
+    B^T], [B, 0]]`` (m joint rows; B of full rank), one LU each. Below ``b`` every
+    eigenvalue of ``Z^T (K - s I) Z`` has a positive real part, so its determinant is
+    positive; going from ``s = b`` to 0 the sign changes once for each real eigenvalue
+    passed (complex pairs contribute ``|lambda - s|^2 > 0``). Signs that differ prove an odd
+    number of negative real eigenvalues, wherever they lie, and bisection on the sign in
+    ``[b, 0]`` locates one (returned, to 1e-7 relative).
+
+    **An even number: disks.** Equal signs leave 0, 2, 4 ... negative real eigenvalues. Then
+    ``[b, 0]`` is covered by disks: shift-invert Arnoldi (ARPACK on the bordered resolvent)
+    at a shift ``s`` returns the :data:`DISK_EIGENVALUES` eigenvalues nearest ``s``, so no
+    other eigenvalue lies nearer to ``s`` than the second farthest of them, ``R``: the real
+    interval ``(s - R, s + R)`` holds exactly the real eigenvalues returned. The first shift
+    sits just below zero (where a path's next eigenvalue crosses); each next one below the
+    part of ``[b, 0]`` not covered yet, nearest zero first, at the last radius from its
+    edge (or at its middle). The first negative real eigenvalue found ends the search (the
+    state is unstable; the lowest of those returned by that run is the measure). Far from
+    the spectrum the radius grows with the distance to it, so the cover of a stable state
+    takes about ``log2(|b| / lambda_k)`` shifts (``lambda_k`` the k-th smallest eigenvalue).
+
+    **What it proves, what it cannot.** An odd count is proved by two LUs. Zero negative real
+    eigenvalues (a stable verdict) rests on ARPACK's having converged to the eigenvalues
+    nearest each shift, the contract of shift-invert Arnoldi; a run that does not converge
+    proves no disk (its interval is tried again with a smaller radius). Where the cover is
+    not complete after :data:`MAX_SHIFTS` runs (eigenvalues crowding on the real axis
+    below zero with none of them real: only complex ones, a flutter-type cluster) the state
+    is reported stable on the eigenvalues found with a :class:`StabilityWarning` naming the
+    part of ``[b, 0]`` not covered. Complex eigenvalues of ``K`` are not divergence (see
+    :func:`flutter_mode` for the pencil ``(K, M)``). A singular bordered matrix (redundant
+    joint rows, an eigenvalue exactly at a shift) leaves the parity undecided: the disks
+    decide."""
+    n = sys.n_free
+    I = sp.identity(n, format="csc")
+    B = sys.B_matrix(Bdata) if sys.n_con else None
+    Ks = sp.csc_matrix(Ks)
+    tol = UNSTABLE * scale
+    bound = _proved_lower_bound(Ks, B, scale)
+    low = bound - 1e-3 * max(abs(bound), tol) - tol        # strictly below the spectrum
+
+    def sign(shift: float) -> int:
+        A = (K - shift * I).tocsc()
+        if B is not None:
+            A = sp.bmat([[A, B.T], [B, None]], format="csc")
+        return _det_sign(A)
+
+    s_low, s0 = sign(low), sign(0.0)
+    if s_low != 0 and s0 != 0 and s_low != s0:
+        # an odd number of negative real eigenvalues: one in (low, 0), bracketed by the sign
+        lo, hi = low, 0.0
+        # (to 1e-7 of the eigenvalue: lo < lambda < hi; a few tens of LUs, and only at a
+        # state that is refused)
+        while hi - lo > 1e-7 * abs(lo) + 1e-3 * tol:
+            mid = 0.5 * (lo + hi)
+            sm = sign(mid)
+            if sm == 0:
+                return mid
+            if sm == s_low:
+                lo = mid
+            else:
+                hi = mid
+        return 0.5 * (lo + hi)
+    return _real_by_disks(sys, K, Bdata, low, scale)
+
+
+def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
+                   scale: float) -> float:
+    """The disks of :func:`_sparse_real_stability` over ``[low, 0]``: the lowest real
+    eigenvalue found (negative: the first negative one's run), inf without any."""
+    n = sys.n_free
+    I = sp.identity(n, format="csc")
+    tol = UNSTABLE * scale
+    k = min(DISK_EIGENVALUES, n - 2)
+    todo = [(low, 0.0)]                # parts of [low, 0] not proved free of real eigenvalues
+    best = math.inf
+    radius = None
+    for _ in range(MAX_SHIFTS):
+        if not todo:
+            return best
+        a, b = todo.pop()              # (the part nearest zero: the list is kept ascending)
+        if radius is None:
+            shift = -1e-6 * scale      # just below zero: where a path's next eigenvalue crosses
+        else:
+            shift = max(b - radius, 0.5 * (a + b))
+        OPinv = constrained_resolvent(sys, K - shift * I,
+                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
+        try:
+            w = spla.eigs(K, k=k, sigma=shift, which="LM", OPinv=OPinv,
+                          return_eigenvectors=False)
+        except spla.ArpackNoConvergence as err:
+            w = np.asarray(err.eigenvalues)
+            if w.size:
+                best = min(best, _lowest_real(w, scale))
+                if best < -tol:
+                    return best
+            radius = 0.25 * (b - a) if radius is None else 0.5 * radius
+            todo.append((a, b))        # nothing proved: the same part, a nearer shift
+            continue
+        lowest = _lowest_real(w, scale)
+        best = min(best, lowest)
+        if lowest < -tol:
+            return lowest
+        d = np.sort(np.abs(w - shift))
+        radius = float(d[-2]) if d.size >= 2 else 0.0
+        lo_d, hi_d = shift - radius, shift + radius
+        if lo_d > a:
+            todo.append((a, lo_d))
+        if hi_d < b:
+            todo.append((hi_d, b))      # (last: the part nearest zero is taken next)
+        if radius <= 0.0:
+            break
+    if todo:
+        gaps = ", ".join(f"[{a:.4g}, {b:.4g}]" for a, b in sorted(todo))
+        warnings.warn(f"static: the search for negative real eigenvalues of the tangent "
+                      f"stopped after {MAX_SHIFTS} shift-invert runs with {gaps} not covered; "
+                      f"the state is judged on the eigenvalues found (lowest real {best:.6g})",
+                      StabilityWarning, stacklevel=2)
+    return best
+
+
+def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> dict | None:
+    """The flutter mode of a converged state with an unsymmetric tangent ``K`` (Coulomb
+    friction in slip, follower loads), or None: the complex pair of the pencil ``(K, M)`` on
+    the joints' motions (``Z^T K Z y = omega^2 Z^T M Z y``) with the largest growth rate.
+
+    **Why.** About an equilibrium the undamped motion is ``M x'' + K x = 0``, ``x = y
+    e^{st}``, ``s^2 = -omega^2``. A negative real ``omega^2`` is divergence (judged by
+    :func:`circulatory_stability` or :func:`frictional_stability`); a complex ``omega^2 = a + ib``
+    (``b != 0``) gives ``s = +-i sqrt(omega^2)``, one root with the real part
+    ``|Im sqrt(omega^2)| > 0``: an oscillation at ``Re sqrt(omega^2)`` rad/s growing at that
+    rate, whatever the sign of ``a`` and however stiff K is (``det K > 0`` and even a positive
+    definite symmetric part do not exclude it). A non-conservative force makes it: the
+    follower force on Ziegler's double pendulum (flutter at ``P = (7/2 - sqrt 2) c / l``
+    for masses 2m and m, springs c; H. Ziegler, Ing.-Arch. 20 (1952) 49-56; its Euler
+    static method finds no critical load) and the friction of a slipping point, whose
+    ``-mu k_n e n^T`` couples the tangential motion to the normal one (mode-coupling
+    instability: Hoffmann, Fischer, Begout, Ostermeyer and Gaul, J. Sound Vib. 256 (2002);
+    brake squeal). Complex ``omega^2`` within :data:`FLUTTER_TOL` of real are round-off.
+
+    **Limits.** The pencil leaves damping out: with damping C the threshold moves, and small
+    damping can lower it (Ziegler's destabilisation paradox: with equal, vanishing damping at
+    both hinges the double pendulum's flutter load drops to about 1.46 c/l), so a
+    state passed here is stable undamped, not for every damping. DOFs without mass give
+    infinite eigenvalues, left out (a model without any mass has no flutter to judge). Up
+    to :data:`DENSE_MAX` free DOFs every eigenvalue of the pencil is computed (dense QZ on a
+    null-space basis of B); above, the six nearest ``omega^2 = 0`` (shift-invert ARPACK on
+    the bordered resolvent of ``K - s M``): the low modes, where a slipping contact couples
+    modes first; a flutter of higher modes only is not seen there.
+
+    Returns
+    -------
+    dict or None
+        ``omega2`` (complex, [1/s^2]), ``frequency`` [Hz] and ``growth`` [1/s] of the
+        growing root, ``dof`` (the index among the free DOFs where the mode is largest) and
+        ``where`` (its label).
+    """
+    n = sys.n_free
+    if n == 0 or M is None or not M.nnz or not np.any(M.diagonal() > 0.0):
+        return None
+    if n <= DENSE_MAX:
+        pencil = _dense_pencil(sys, K, M, Bdata)
+        if pencil is None:
+            return None
+        w, V = pencil
+        finite = np.isfinite(w)
+    else:
+        # (a shift below zero in omega^2, away from a rigid motion's zero eigenvalue)
+        shift = -1e-6 * scale / float(M.diagonal().max())
+        Bz = Bdata if sys.n_con else np.zeros(0)
+        OPinv = constrained_resolvent(sys, (K - shift * M).tocsc(), Bz, symmetric=False)
+        try:
+            w, V = spla.eigs(K, k=min(6, n - 2), M=M, sigma=shift, which="LM", OPinv=OPinv)
+        except spla.ArpackNoConvergence as err:
+            w, V = err.eigenvalues, err.eigenvectors
+        finite = np.isfinite(w)
+    size = np.abs(w)
+    cplx = finite & (np.abs(w.imag) > FLUTTER_TOL * size)
+    if not np.any(cplx):
+        return None
+    root = np.sqrt(w.astype(complex))
+    growth = np.where(cplx, np.abs(root.imag), -np.inf)
+    j = int(np.argmax(growth))
+    mode = np.abs(V[:, j])
+    dof = int(np.argmax(mode))
+    return dict(omega2=complex(w[j]), frequency=float(abs(root[j].real)) / (2 * math.pi),
+                growth=float(growth[j]), dof=dof, where=sys.dof_label(int(sys.free[dof])))
+
+
+def _dense_pencil(sys: System, K, M, Bdata: np.ndarray | None):
+    """Every eigenvalue ``omega^2`` [1/s^2] of the pencil ``(Z^T K Z, Z^T M Z)`` (Z an
+    orthonormal basis of the joints' motions; the whole free space without joints), NaN
+    where infinite (a motion without mass), and the modes on the free DOFs; None where the
+    joints allow no motion. Dense QZ."""
+    Kd, Md = K.toarray(), M.toarray()
+    Z = None
+    if sys.n_con:
+        Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+        if Z.shape[1] == 0:
+            return None
+        Kd, Md = Z.T @ Kd @ Z, Z.T @ Md @ Z
+    (alpha, beta), V = sla.eig(Kd, Md, homogeneous_eigvals=True)
+    # infinite where beta is at the round-off of M's size (QZ's unitary transformations keep
+    # the norms): a motion without mass. (Relative to alpha, a beam's stiff rotational
+    # modes, omega^2 ~ 1e13 1/s^2 with rotary inertia 1e-6 of the translational masses,
+    # were counted infinite)
+    finite = np.abs(beta) > 1e-13 * Kd.shape[0] * float(np.abs(Md).max(initial=0.0))
+    w = np.full(alpha.shape, np.nan, dtype=complex)
+    w[finite] = alpha[finite] / beta[finite]
+    return w, (V if Z is None else Z @ V)
+
+
+def circulatory_stability(sys: System, K, M, Bdata: np.ndarray | None, check, scale: float,
+                          Ks=None) -> float:
+    """The divergence measure of a converged state whose tangent ``K`` follower loads make
+    unsymmetric [N/m, N m/rad mixed]: negative where the state diverges.
+
+    The real eigenvalues of an unsymmetric ``K`` depend on the coordinates they are taken in
+    (a change of basis ``Z -> Z R`` is a congruence ``R^T K R``, which keeps the signs of
+    a symmetric matrix's eigenvalues and of every determinant, not the eigenvalues of an
+    unsymmetric one): on Ziegler's double pendulum below its flutter load the tangent on an
+    orthonormal basis of the joints' motions has a negative real eigenvalue, while in the
+    hinge angles it has none and the pendulum is stable. What does not depend on the
+    coordinates are the eigenvalues ``omega^2`` of the pencil ``(K, M)``: a negative real
+    one is a motion that grows without oscillating (divergence), a complex one flutter
+    (:func:`flutter_mode`). So, where every motion the joints allow has mass and the model
+    is small enough for the dense pencil (up to :data:`DENSE_MAX` free DOFs), the measure
+    is ``m_max`` times the lowest real ``omega^2`` (``m_max`` = max diag M: a stiffness,
+    negative at divergence; inf without a real one), after Hill's condition (a positive
+    definite symmetric part proves every real ``omega^2`` positive: its value is returned,
+    as :func:`frictional_stability` does). Otherwise :func:`frictional_stability`'s
+    measure (det K's sign between the spectrum's bound and zero, which no congruence
+    changes, then the real eigenvalues of ``K``)."""
+    n = sys.n_free
+    if n == 0:
+        return math.inf
+    if n <= DENSE_MAX and M is not None and M.nnz:
+        if Ks is None:
+            Ks = (0.5 * (K + K.T)).tocsc()
+            Ks.sort_indices()
+        hill = lowest_eigenvalue(sys, Ks, Bdata)
+        if hill >= -UNSTABLE * scale:
+            return hill
+        pencil = _dense_pencil(sys, K, M, Bdata)
+        if pencil is None:
+            return math.inf
+        w = pencil[0]
+        if np.all(np.isfinite(w)):
+            m_max = float(M.diagonal().max())
+            big = float(np.abs(w).max(initial=0.0))
+            real = w.real[np.abs(w.imag) <= FLUTTER_TOL * np.maximum(np.abs(w), 1e-300)]
+            if not real.size:
+                return math.inf
+            low = float(real.min())
+            # (a zero eigenvalue's round-off: at the relative level of the largest one)
+            return m_max * (0.0 if abs(low) <= 1e-13 * big else low)
+    return frictional_stability(sys, K, Bdata, check, scale, Ks)

@@ -1,0 +1,289 @@
+"""Flutter of static equilibria under non-conservative forces (issue 33): a follower load or
+a slipping contact makes the tangent K unsymmetric, and the pencil (K, M) may have complex
+eigenvalues omega^2 (a growing vibration) although det K > 0 and the state solves the
+static equations. ``fb.static`` refuses such a state with a StabilityError naming the mode
+(fembody.statics.stability.flutter_mode) and judges divergence by the pencil's real
+eigenvalues where a follower load makes K unsymmetric (circulatory_stability).
+
+References, independent of fembody's assembly:
+- Ziegler's double pendulum (H. Ziegler, Ing.-Arch. 20 (1952) 49-56; e.g. O. N. Kirillov,
+  "Singularities in structural optimization of the Ziegler pendulum", Acta Polytechnica
+  51(4) (2011)): two rigid bars of length l, masses 2m at the middle hinge and m at the
+  tip, rotational springs c at both hinges, a follower force P at the tip. In the hinge
+  angles K = [[2c - P l, P l - c], [-c, c]], M = m l^2 [[3, 1], [1, 1]]; det(K - w M) =
+  2 m^2 l^4 w^2 - m l^2 (7c - 2P l) w + c^2 = 0 has a double root at
+  P l = (7/2 - sqrt 2) c: flutter above, none below, and det K = c^2 > 0 for every P
+  (the static method finds no critical load).
+- A point mass slipping on a plane between two springs (the mode-coupling model of
+  Hoffmann et al., J. Sound Vib. 256 (2002)): K = K_springs + [[0, -mu k_n], [0, k_n]]
+  in slip, built here from the deformed geometry of the springs (k e e^T + T/l (I - e e^T)
+  each); with M = m I the pencil is complex exactly where
+  (K_xx - K_yy)^2 + 4 K_xy K_yx < 0.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+import fembody as fb
+
+L, C, MASS = 0.5, 100.0, 2.0
+P_FLUTTER = (3.5 - math.sqrt(2.0)) * C / L        # Ziegler's critical follower force [N]
+J_BAR = 1e-9 * MASS * L * L                        # the bodies' own inertia: point masses
+
+
+def _ziegler(P):
+    """Ziegler's pendulum standing along +y: rigid bodies at the middle hinge (2m) and the
+    tip (m), pinned to the ground at the origin and to each other at (0, l), rotational
+    springs c, the tip pushed by a follower force P along the upper bar."""
+    m = fb.Model()
+    b1 = m.add_rigid_body((0.0, L), 2 * MASS, J_BAR)
+    b2 = m.add_rigid_body((0.0, 2 * L), MASS, J_BAR)
+    m.add_joint(fb.Pin(m.ground, b1, at=(0.0, 0.0)))
+    m.add_joint(fb.Pin(b1, b2, at=(0.0, L)))
+    m.add_rotational_spring(b1, None, k=C)
+    m.add_rotational_spring(b1, b2, k=C)
+    m.add_force(b2, (0.0, -P), follower=True)
+    return m
+
+
+def _ziegler_pencil(P):
+    """The eigenvalues omega^2 [1/s^2] of Ziegler's pencil in the hinge angles."""
+    K = np.array([[2 * C - P * L, P * L - C], [-C, C]])
+    M = MASS * L * L * np.array([[3.0, 1.0], [1.0, 1.0]])
+    return sla.eigvals(K, M)
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.99, 1.0 - 1e-4])
+def test_ziegler_below_its_flutter_load_is_stable(factor):
+    """Below P_cr = (7/2 - sqrt 2) c/l the straight pendulum is stable: accepted, and the
+    recorded measure is 2m (the largest diagonal mass) times the lowest omega^2 of the
+    closed-form pencil (to 1e-6; the bodies' own inertia is 1e-9 of m l^2) once Hill's
+    condition fails (P l > 2c), else the symmetric part's lowest eigenvalue (positive).
+    Before, 0.99 P_cr and 0.9999 P_cr were refused as divergence: the real eigenvalues of
+    the unsymmetric K on an orthonormal basis of the joints' motions (-4.45 at 0.99),
+    which the hinge angles do not have."""
+    P = factor * P_FLUTTER
+    res = fb.static(_ziegler(P), steps=1)
+    assert all(res.stable) and "flutter" not in res.stats
+    w = _ziegler_pencil(P)
+    assert np.all(np.abs(w.imag) < 1e-9 * np.abs(w))
+    if P * L > 2 * C:
+        assert res.stability[-1] == pytest.approx(2 * MASS * w.real.min(), rel=1e-6)
+    else:
+        assert res.stability[-1] > 0.0
+
+
+def test_ziegler_above_its_flutter_load_is_refused_naming_the_mode():
+    """Just above P_cr (1 + 1e-4) the pencil has a complex pair: StabilityError saying
+    flutter, with omega^2 of the closed-form pair (to 1e-6 of its size), its frequency
+    Re sqrt(omega^2) / 2 pi and growth rate |Im sqrt(omega^2)|. Before, refused as a
+    divergence (a negative real eigenvalue of the constrained tangent) that does not
+    exist: det K = c^2 > 0."""
+    P = (1.0 + 1e-4) * P_FLUTTER
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(_ziegler(P), steps=1)
+    res = err.value.result
+    (mode,) = res.stats["flutter"]
+    w = _ziegler_pencil(P)
+    ref = w[np.argmax(w.imag)]
+    got = complex(*mode["omega2"])
+    assert abs(got.real - ref.real) < 1e-6 * abs(ref)
+    assert abs(abs(got.imag) - ref.imag) < 1e-6 * abs(ref)
+    root = np.sqrt(ref)
+    assert mode["growth"] == pytest.approx(abs(root.imag), rel=1e-5)
+    assert mode["frequency"] == pytest.approx(abs(root.real) / (2 * math.pi), rel=1e-6)
+    assert not res.stable[-1] and res.stats["unstable_states"] == [0]
+
+
+def test_ziegler_load_path_flags_the_first_state_past_flutter():
+    """With ``unstable='accept'`` and ten load steps to 1.1 P_cr, the states up to 0.99 P_cr
+    are stable and the last (1.1 P_cr) is flagged (stable False, stats['flutter'] and
+    stats['unstable'] name it)."""
+    res = fb.static(_ziegler(1.1 * P_FLUTTER), steps=10, unstable="accept")
+    assert list(res.stable) == [True] * 9 + [False]
+    assert [f["state"] for f in res.stats["flutter"]] == [9]
+    assert res.stats["unstable"] == pytest.approx([1.0])
+
+
+KN, KX, KS, KT, M_PT = 1e4, 1e4, 6e3, 5e3, 2.0
+ANCHORS = ((-1.0, 0.0, KX), (-1.0 / math.sqrt(2.0), -1.0 / math.sqrt(2.0), KS))
+
+
+def _slider(mu, Ft, Fn=100.0):
+    """A 2 kg point mass on the plane y = 0 (penalty k_n, tangential k_t, Coulomb mu),
+    held by a spring along x to (-1, 0) and one at 45 degrees to (-0.71, -0.71), pressed by
+    Fn and pulled along +x by Ft. In slip the springs and the contact give K_xx = K_yy to
+    leading order, so flutter starts near mu k_n = K_S / 2 (mu about 0.3)."""
+    m = fb.Model()
+    p = m.add_node((0.0, 0.0))
+    m.add_mass(p, M_PT)
+    for x, y, k in ANCHORS:
+        m.add_spring(p, (x, y), k=k)
+    m.add_force(p, (Ft, -Fn))
+    m.add_surface_contact(p, fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=KN, friction=mu,
+                          tangential_stiffness=KT)
+    return m, p
+
+
+def _slider_pencil(pos, mu):
+    """omega^2 of the slipping point at position ``pos`` from the closed form (springs'
+    deformed geometry, linear normal penalty, slip along +x) and the discriminant whose
+    sign decides flutter."""
+    K = np.zeros((2, 2))
+    for x, y, k in ANCHORS:
+        d = pos - np.array([x, y])
+        l = float(np.linalg.norm(d))
+        e = d / l
+        T = k * (l - 1.0)
+        K += k * np.outer(e, e) + T / l * (np.eye(2) - np.outer(e, e))
+    K += np.array([[0.0, -mu * KN], [0.0, KN]])
+    disc = (K[0, 0] - K[1, 1]) ** 2 + 4 * K[0, 1] * K[1, 0]
+    return np.linalg.eigvals(K / M_PT), disc
+
+
+@pytest.mark.parametrize("mu, Ft, slips, flutters", [
+    (0.25, 200.0, True, False),       # slip below the coupling threshold
+    (0.35, 200.0, True, True),        # slip above it: flutter
+    (0.35, 10.0, False, False),       # the same friction sticking: a symmetric tangent
+])
+def test_a_slipping_point_flutters_above_the_mode_coupling_threshold(mu, Ft, slips, flutters):
+    """The closed-form discriminant at the converged state decides: slipping with mu = 0.25
+    the pencil is real (accepted), with mu = 0.35 complex (StabilityError naming flutter,
+    omega^2 of the closed-form pair to 1e-6); sticking with mu = 0.35 the tangent is
+    symmetric (k_t) and the state is accepted. Before, the slipping state at mu = 0.35 was
+    accepted: flutter was not judged."""
+    m, p = _slider(mu, Ft)
+    if not flutters:
+        res = fb.static(m, steps=4)
+        assert all(res.stable) and "flutter" not in res.stats
+    else:
+        with pytest.raises(fb.StabilityError, match="flutter") as err:
+            fb.static(m, steps=4)
+        res = err.value.result
+    stick = res.contacts["stick"][-1, 0]
+    assert (stick == 0.0) == slips
+    if slips:
+        pos = res.position(p)[-1]
+        w, disc = _slider_pencil(np.asarray(pos), mu)
+        assert (disc < 0.0) == flutters and abs(disc) > 1e6      # far from the threshold
+        if flutters:
+            got = complex(*res.stats["flutter"][-1]["omega2"])
+            ref = w[np.argmax(np.abs(w.imag))]
+            assert abs(got.real - ref.real) < 1e-6 * abs(ref)
+            assert abs(abs(got.imag) - abs(ref.imag)) < 1e-6 * abs(ref)
+
+
+@pytest.mark.parametrize("mu, flutters", [(0.25, False), (0.35, True)])
+def test_flutter_of_a_large_model_is_found_by_the_sparse_pencil(mu, flutters):
+    """The slipping point beside a separate stiff cantilever (0.1 m, 110 elements, 0.02 m
+    square steel; its lowest omega^2 about 1e8 1/s^2, far above the slider's 6.5e3): 332
+    free DOFs, above the dense limit, so shift-invert ARPACK on the pencil near zero
+    judges (the stability check proves the symmetric part positive definite by the Newton
+    solver's factorisation, which excludes divergence, not flutter). Same verdicts and
+    omega^2 as the closed form at the state (1e-6). Before, the mu = 0.35 run finished."""
+    from fembody.linalg.linalg import DENSE_MAX
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    m, p = _slider(mu, 200.0)
+    b = m.add_beam((1.0, 0.0), (1.0, 0.1), n=110, material=steel,
+                   section=fb.Section.rectangle(b=0.02, h=0.02))
+    m.fix(b.first)
+    if not flutters:
+        res = fb.static(m, steps=2)
+        assert all(res.stable) and "flutter" not in res.stats
+    else:
+        with pytest.raises(fb.StabilityError, match="flutter") as err:
+            fb.static(m, steps=2)
+        res = err.value.result
+    assert res.system.n_free > DENSE_MAX and res.contacts["stick"][-1, 0] == 0.0
+    w, disc = _slider_pencil(np.asarray(res.position(p)[-1]), mu)
+    assert (disc < 0.0) == flutters
+    if flutters:
+        got = complex(*res.stats["flutter"][-1]["omega2"])
+        ref = w[np.argmax(np.abs(w.imag))]
+        assert abs(got.real - ref.real) < 1e-6 * abs(ref)
+        assert abs(abs(got.imag) - abs(ref.imag)) < 1e-6 * abs(ref)
+
+
+BECK = 20.05095          # Beck's column (1952): flutter at P L^2 / EI (clamped-free, follower tip)
+STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+THIN = fb.Section.rectangle(b=0.002, h=0.002)      # L/r = 1700: shear, rotary inertia and
+                                                   # axial shortening below 1e-5 of the load
+
+
+def _beck(factor, n):
+    """Beck's column: a 1 m steel cantilever (2 mm square) of ``n`` elements along x,
+    pushed at its tip by a follower force ``factor`` times Beck's flutter load."""
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=n, material=STEEL, section=THIN)
+    m.fix(b.first)
+    m.add_force(b.last, (-factor * BECK * STEEL.E * THIN.I, 0.0), follower=True)
+    return m
+
+
+def _flutters(factor, n) -> bool:
+    try:
+        fb.static(_beck(factor, n), steps=1)
+    except fb.StabilityError as err:
+        assert "flutter" in str(err), str(err)    # never a divergence: det K > 0 throughout
+        return True
+    return False
+
+
+def test_becks_column_flutter_load_converges_at_the_second_order():
+    """The flutter load of Beck's column found by bisection on fb.static's verdict (to 1e-5)
+    for 8, 16 and 32 elements: its error against Beck's 20.05095 EI/L^2 falls with the
+    square of the element length (each halving: log2 of the error ratio within 0.15 of 2;
+    measured 2.07 and 2.02), and the Richardson extrapolation of the last two lies within
+    3e-4 of Beck's value (measured -1e-4). Before, the column was refused as buckled at
+    half that load (the symmetric part of the follower tangent is indefinite): no flutter
+    load could be found at all."""
+    crit = []
+    for n in (8, 16, 32):
+        lo, hi = 0.95, 1.15
+        while hi - lo > 1e-5:
+            mid = 0.5 * (lo + hi)
+            if _flutters(mid, n):
+                hi = mid
+            else:
+                lo = mid
+        crit.append(0.5 * (lo + hi))
+    err = np.array(crit) - 1.0
+    assert np.all(err > 0.0), crit
+    rates = np.log2(err[:-1] / err[1:])
+    assert np.all(np.abs(rates - 2.0) < 0.15), rates
+    assert abs(crit[2] + (crit[2] - crit[1]) / 3.0 - 1.0) < 3e-4, crit
+
+
+@pytest.mark.parametrize("n", [16, 110])
+def test_becks_column_below_flutter_is_stable(n):
+    """Beck's column at 0.5 and 0.98 of its flutter load is a stable straight equilibrium
+    (16 elements: dense pencil; 110 elements, 330 free DOFs: the sparse path), and at 1.02
+    flutters (refused naming flutter; both meshes' flutter loads lie within 0.02 of
+    Beck's, see the convergence test). Before, 0.5 was refused as buckling (a negative
+    lowest eigenvalue of the symmetric part of the follower tangent)."""
+    for factor in (0.5, 0.98):
+        res = fb.static(_beck(factor, n), steps=1)
+        assert all(res.stable) and "flutter" not in res.stats
+    assert _flutters(1.02, n)
+
+
+def test_becks_column_divergence_measure_is_the_pencils():
+    """Below flutter (0.98) with 16 elements the column's symmetric part is indefinite, so
+    the recorded measure is m_max times the lowest real omega^2 of the pencil (K, M):
+    checked against scipy's generalized eigenvalues of the dense tangent and mass matrix
+    (no joints: the free DOFs themselves) to 1e-8. The beam's rotational modes have omega^2
+    near 1e13 1/s^2 (rotary inertia 1e-6 of the nodes' masses); before, they were taken
+    for infinite eigenvalues (massless motions), and the measure fell back to the real
+    eigenvalues of K in the DOF basis."""
+    res = fb.static(_beck(0.98, 16), steps=1)
+    s = res.system
+    K = s.stiffness_matrix(res.q[-1]).toarray()
+    M = s.mass_matrix(res.q[-1]).toarray()
+    w = sla.eigvals(K, M)
+    assert np.all(np.isfinite(w))
+    real = w.real[np.abs(w.imag) <= 1e-6 * np.abs(w)]
+    assert res.stability[-1] == pytest.approx(M.diagonal().max() * real.min(), rel=1e-8)
