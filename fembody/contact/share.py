@@ -119,16 +119,36 @@ rows keep part of the ``min`` rule's single contact; near ``eta = 0`` any contin
 misses part of the local minimum that vanishes there (the 50-degree row of
 test_junction's concave-side test: 14.76 J carried against the two minima's 25.89 J, the
 second minimum at ``eta`` just above 0). A pair entering its zone at an edge other than a
-free end of A (a node of A inside a beam, B's far end) while ``b`` is between 0 and 1
-still changes the rule there with a jump, as the neighbour's entry did before: a rod of
-1 cm elements across a 45-degree V, 2 mm into each wall, one wall's point passing a node of
-the rod (``b = 0.99998``), goes from 4.940 to 4.326 J and from (0, 0, 1134) to (2398,
--1384, 993) N (tests/contact/test_blend_entry.py, a strict xfail; the sampled distance has
-two minima there, 8.652 J, the sharp V's limit above). ``zeta`` at every end of A's element
-removes that jump (the shares alone on both sides of the node, the same ``S`` at the same
-point) but replaces the ``min`` rule where it is exact near inner nodes (a node on the
-concave side of a junction, tests/contact/test_junction.py: 1542 N against 1778 N), so a fix
-needs a rule that is exact there and fades at zone edges.
+free end of A (a node of A inside a beam, B's far end) while ``b > 0`` changes the rule
+there with a jump. The junction rows hold the two pairs of one element of A: where the two
+points lie on two elements of A (a node ``p`` of A between them) no row holds both, and the
+shares alone weight them, ``S_1 E_1 + S_2 E_2``; once a point passes ``p`` onto the other's
+element the blend holds, ``(1 - b)(S_1 E_1 + S_2 E_2) + b max(E_1, E_2)``: a jump of ``b
+(max(E_1, E_2) - S_1 E_1 - S_2 E_2)``, zero only where the two rules agree (both shares 0
+or 1 outside their band). A rod of 1 cm elements across a 45-degree V, 2 mm into each wall,
+one wall's point passing a node of the rod: ``b = 0.99998``, ``S = 0.571``, ``E = 4.326``
+J each, 4.940 -> 4.326 J and (0, 0, 1134) -> (2398, -1384, 993) N, where the sampled
+distance has two minima, 8.652 J: neither side is right, both points lying inside the
+projection test's band (``eta = 0.076``) though each is 3.3 mm (a third of the radii's
+sum) nearer its own wall than the other's (tests/contact/test_blend_entry.py, a strict
+xfail). No ``b`` of the element's two points is exact and continuous at once. Continuity
+needs ``b = 0`` wherever a point sits at an inner node of A with ``S_1 E_1 + S_2 E_2 !=
+max(E_1, E_2)``; exactness needs ``b = 1`` wherever a point is on the neighbour's side,
+also at a node of A: at a crossing at nodes of both beams the two points lie at A's node,
+and ``zeta`` at every end of A's element (tried) kept the shares alone there (1542 N
+against the polyline distance's 1778 N, tests/contact/test_junction.py's node on the
+concave side of a junction); while ``b = 1`` at a node where the entering point lies on
+the neighbour's side inside the share's band (``-1 < eta_2 < 0``, ``0 < S_2 < 1/2``) jumps
+by ``S_2 E_2``. The fix is a take-back that does not depend on which elements of A hold
+the two points: rows of two elements of A against the two elements at ``c`` (``(e_A,
+e_B)`` with ``(e_A', e_B')``; A's two elements at ``p`` for the xfail, farther apart where
+the points can lie more than an element apart), blended by the same ``b`` of their two
+points (on one line where A is straight, so a point passing ``p`` changes nothing: exact
+for a straight A and continuous there), taken back by the junction rows' removal graph
+(each pair once) and blended out of the shares by the share rows (whose slots ``f_a0``,
+``f_a1`` already hold A's neighbours' far nodes). Both points inside the band (the xfail's
+V) is the sharp V's limit above, which needs the share's measure of "nearer" in
+distances, not projections, in the end rows (:mod:`fembody.contact.ends`) as here.
 
 **Where free ends meet.** Where near-parallel free ends meet end to end the element pairs'
 block weights the pair's point part ``1 - Lam``, ``Lam = lam phi(L / l)`` ramped in with the
