@@ -766,11 +766,14 @@ class JunctionContactBlock(ContactRows):
         rows = self._both
         if rows.size:
             # a correction needs both element pairs' point parts, so both pairs' point weights
-            # (1 - lam) above zero: the (cheaper) switch screens the rows first. The weight
+            # (1 - Lam) above zero: the (cheaper) switch screens the rows first. The weight
             # of a pair depends on the squared cosine between its chords alone, the same
-            # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P)
-            cand = rows[_point_weighted(pos, rows, (1, 2, 3, 0), True)]
-            cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True)]
+            # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P);
+            # a pair whose line weight may be ramped (:meth:`_pair_weight`) has a point part
+            # 1 - lam phi > 0 also where lam = 1, and passes
+            ramped = (self._pair_ramp > 0.0).any(axis=2) & self._pair_free.any(axis=2)
+            cand = rows[(_point_weighted(pos, rows, (1, 2, 3, 0), True) | ramped[:, 0])
+                        & (_point_weighted(pos, rows, (1, 2, 4, 0), True) | ramped[:, 1])]
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)
                 dup = self._take(cand)._duplicate(x[cand], False)[4]

@@ -10,6 +10,7 @@ import pytest
 import fembody as fb
 from fembody.contact.beams import BeamContactBlock
 from fembody.contact.junction import JunctionContactBlock
+from fembody.contact.share import CrossingShareBlock
 from fembody.contact.line import point_part, switch, weight
 
 from .fd import assert_force_and_tangent
@@ -18,31 +19,32 @@ from .test_ends3d import ALL, K, R, SEC, STEEL
 SIDE = 0.03     # A built this far aside (+y) of its place [m] (the beams may not start inside)
 
 
-def _tip_in_a_hairpin(mu: float = 0.0, xm: float = 0.138, zm: float = 0.5):
-    """B: a hairpin of two fixed one-element beams meeting at the origin 8 degrees apart, the
-    first from its free end at x = 0.1 m to the origin along -x, the second 0.2 m long
-    rising in the x-z plane (14 mm above the first at x = 0.1: the two walls clear each other
-    by 4 mm there); A: a cantilever of two 20 mm elements whose free tip lies 6 mm inside
-    B's free end, between the walls, turned 6 degrees about z and tilted 4 degrees up
-    (about 7 degrees to each wall), its line through ``zm`` of the walls' height between them
-    at ``x = xm`` [m] (by default halfway at 0.138 m: A's tip element about 2 mm into both
-    walls). Both element pairs' closest points lie inside their chords, and the pair with
+def _tip_in_a_hairpin(mu: float = 0.0, xm: float = 0.138, zm: float = 0.5, gamma: float = 8.0,
+                      lb: float = 0.1, plan: float = 6.0, tilt: float = 4.0, ov: float = 0.006):
+    """B: a hairpin of two fixed one-element beams meeting at the origin ``gamma`` degrees
+    apart, the first from its free end at x = ``lb`` [m] to the origin along -x, the second
+    0.2 m long rising in the x-z plane (by default 8 degrees and 0.1 m: 14 mm above the first
+    at x = 0.1, the two walls clear each other by 4 mm there); A: a cantilever of two 20 mm
+    elements whose free tip lies ``ov`` [m] (6 mm) inside B's free end, between the walls,
+    turned ``plan`` degrees about z and tilted ``tilt`` degrees up (6 and 4: about 7 degrees
+    to each wall), its line through ``zm`` of the walls' height between them at ``x = xm``
+    [m] (by default halfway at 0.138 m: A's tip element about 2 mm into both walls). Both element pairs' closest points lie inside their chords, and the pair with
     B's first element is ramped (B's free end and A's tip bound the overlap, 6 mm of the
     ramp's 10 mm). Returns the System and per contact block the gathered displacements with
     A moved into place; ``mu`` the contacts' Coulomb coefficient (static and kinetic, k_t =
     k)."""
     m = fb.Model(dim=3)
-    g = math.radians(8.0)
-    b1 = m.add_beam((0.1, 0.0, 0.0), (0.0, 0.0, 0.0), n=1, material=STEEL, section=SEC,
+    g = math.radians(gamma)
+    b1 = m.add_beam((lb, 0.0, 0.0), (0.0, 0.0, 0.0), n=1, material=STEEL, section=SEC,
                     orientation=(0, 1, 0))
     b2 = m.add_beam(b1.last, (0.2 * math.cos(g), 0.0, 0.2 * math.sin(g)), n=1,
                     material=STEEL, section=SEC, orientation=(0, 1, 0))
     for nd in list(b1.nodes) + list(b2.nodes):
         m.fix(nd, *ALL)
-    p, t = math.radians(6.0), math.radians(4.0)
+    p, t = math.radians(plan), math.radians(tilt)
     d = np.array([math.cos(p) * math.cos(t), math.sin(p) * math.cos(t), math.sin(t)])
     mid = np.array([xm, 0.0, zm * xm * math.tan(g)])
-    tip = mid - (xm - 0.1 + 0.006) / d[0] * d + np.array([0.0, SIDE, 0.0])
+    tip = mid - (xm - lb + ov) / d[0] * d + np.array([0.0, SIDE, 0.0])
     A = m.add_beam(tuple(tip + 0.04 * d), tuple(tip), n=2, material=STEEL, section=SEC,
                    orientation=(0, 0, 1))
     m.fix(A.first, *ALL)
@@ -153,3 +155,74 @@ def test_junction_row_takes_back_the_ramped_pairs_sliding_friction():
     T = np.linalg.norm(F[1:3].sum(axis=0))
     assert T == pytest.approx(b * (1.0 - Lam) * mu * N, rel=1e-9)
     np.testing.assert_allclose(F.sum(axis=0), 0.0, atol=1e-9 * T)
+
+
+def _deep():
+    """A 3 degrees from B's first element (line weight ``lam = 1``: no point part unramped)
+    and 12 degrees from the second, in a 12-degree hairpin with a 50 mm first element, its
+    tip 8 mm inside B's free end, 0.9 of the way up to the second element at x = 48 mm: the
+    pair with the first element is ramped (``Lam = 0.94``, a point part of 6 %), both of
+    the tip element's pairs push. Such a row needs A 12 degrees across the second element
+    and its point there within the overlap's reach of the first's, so within a few tenths
+    of a millimetre of its axis (here 9.8 mm deep of the radii's 10 mm): the depth at which
+    a near-parallel ramped pair meets a neighbour that pushes."""
+    return _tip_in_a_hairpin(xm=0.048, zm=0.9, gamma=12.0, lb=0.05, plan=3.0, tilt=0.0,
+                             ov=0.008)
+
+
+def test_a_ramped_pair_at_full_line_weight_is_a_live_row():
+    """The junction row whose ramped pair has ``lam = 1`` (``_deep``): its take-back ``b
+    min((1 - Lam_i) W_point,i)`` is in the block's energy and its live rows give the whole
+    block's forces and tangents bit for bit. Before, the live screen asked ``lam < 1`` of
+    both pairs and dropped the row: no energy (0 against -0.0170 J) while the row's own
+    evaluation had it."""
+    sys, xs = _deep()
+    pair, jb = _the(xs, BeamContactBlock), _the(xs, JunctionContactBlock)
+    pp = pair.positions(xs[pair])
+    Lam = weight(pp, pair.free, pair.ramp, False)[0]
+    lam = switch(pp, False)[0]
+    Wp = point_part(pp, pair.k, pair.radius, False)[0]
+    x = xs[jb]
+    W, _, _, _, both, _ = jb._duplicate(x, False)
+    (r,) = np.flatnonzero(both)
+    tip_el = [int(v) for v in jb.nodes[r, 1:3]]
+    ij = [j for j in range(len(pair)) if [int(v) for v in pair.nodes[j, :2]] == tip_el]
+    assert len(ij) == 2 and all(Wp[j] > 0.0 for j in ij)
+    (q,) = [j for j in ij if lam[j] == 1.0]
+    assert 0.9 < Lam[q] < 1.0
+    E = np.array([(1.0 - Lam[j]) * Wp[j] for j in ij])
+    b = jb._blend(x[[r]], np.array([r]), False)[0][0]
+    assert 0.5 < b <= 1.0
+    assert jb.strain_energy(x)[r] == pytest.approx(-b * E.min(), rel=1e-12)
+    f, Kt, _ = jb.forces(x, None, True)
+    f0, K0, _ = jb._forces(x, True, None)
+    assert np.abs(f0[r]).max() > 1.0
+    assert np.array_equal(f, f0) and np.array_equal(Kt, K0)
+
+
+def test_the_share_blends_where_the_neighbours_ramped_pair_pushes():
+    """The share row of A's tip element against B's second element (``_deep``): at B's
+    kink the neighbour's pair (the tip element against B's first element) has a point part
+    ``(1 - Lam) W_point > 0`` although ``lam = 1``, and the junction row takes back ``b``
+    of the smaller pair's; the share row must blend its share out by the same ``b``, ``w =
+    S + b (1 - S)`` (module docstring of fembody.contact.share, "Both pairs in their
+    zones"), ``S`` the share alone there (A straight at its inner node: no other share), to
+    1e-12. Before, the neighbour's pair counted as pointless (``lam = 1``) and ``w = S``:
+    the row took back 22.82 J of the pair's 47.59 J besides the junction row's 0.017 J
+    (``b (1 - S)`` of the pair's point part taken back twice)."""
+    sys, xs = _deep()
+    share, jb = _the(xs, CrossingShareBlock), _the(xs, JunctionContactBlock)
+    W, _, _, _, both, _ = jb._duplicate(xs[jb], False)
+    (r,) = np.flatnonzero(both)
+    b = jb._blend(xs[jb][[r]], np.array([r]), False)[0][0]
+    P, (a0, a1), Q2 = jb.nodes[r, 0], jb.nodes[r, 1:3], jb.nodes[r, 4]
+    (i,) = [j for j in range(len(share)) if list(share.nodes[j, :2]) == [a0, a1]
+            and set(share.nodes[j, 2:4]) == {P, Q2}]
+    sub = share._take(np.array([i]))
+    pos = sub.positions(xs[share][[i]])
+    at = np.array([[False, False, share.nodes[i, 2] == P, share.nodes[i, 3] == P]])
+    assert (at <= sub.junction).all() and at.sum() == 1
+    S = sub.share(pos, False, active=at)[0][0]
+    assert 0.0 < S < 0.9
+    w = sub.share(pos, False)[0][0]
+    assert w == pytest.approx(S + b * (1.0 - S), rel=1e-12)
