@@ -240,6 +240,8 @@ class JunctionContactBlock(ContactRows):
         self._pair_ramp = np.stack(
             [ramp_lengths(Xp[:, i, :2], Xp[:, i, 2:], self.radius[self._both], pf[:, i, :2])
              for i in (0, 1)], axis=1).reshape(-1, 2, 2)
+        # (the pairs whose line weight may be ramped: a point part at any angle, :meth:`live`)
+        self._pair_ramped = (self._pair_ramp > 0.0).any(axis=2) & self._pair_free.any(axis=2)
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
@@ -771,9 +773,9 @@ class JunctionContactBlock(ContactRows):
             # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P);
             # a pair whose line weight may be ramped (:meth:`_pair_weight`) has a point part
             # 1 - lam phi > 0 also where lam = 1, and passes
-            ramped = (self._pair_ramp > 0.0).any(axis=2) & self._pair_free.any(axis=2)
-            cand = rows[(_point_weighted(pos, rows, (1, 2, 3, 0), True) | ramped[:, 0])
-                        & (_point_weighted(pos, rows, (1, 2, 4, 0), True) | ramped[:, 1])]
+            keep = _point_weighted(pos, rows, (1, 2, 3, 0), True) | self._pair_ramped[:, 0]
+            cand, ramped = rows[keep], self._pair_ramped[keep, 1]
+            cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True) | ramped]
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)
                 dup = self._take(cand)._duplicate(x[cand], False)[4]
@@ -795,6 +797,7 @@ class JunctionContactBlock(ContactRows):
         sub.free_q = self.free_q[rows]
         sub._pair_free = self._pair_free[at[sub._both]]
         sub._pair_ramp = self._pair_ramp[at[sub._both]]
+        sub._pair_ramped = self._pair_ramped[at[sub._both]]
         sub._pair_key = self._pair_key[at[sub._both]]
         # a partner outside ``rows`` is idle there (no energy): it cannot take a row's place
         pos = np.full(len(self), -1)

@@ -245,7 +245,7 @@ class CrossingShareBlock(ContactRows):
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  junction: np.ndarray, free: np.ndarray, radius: np.ndarray, k: np.ndarray,
-                 labels, friction: tuple | None = None) -> None:
+                 labels, friction: tuple | None = None, _nb: tuple | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -276,7 +276,9 @@ class CrossingShareBlock(ContactRows):
         n = len(self.X)
         self._nb_free = np.zeros((n, 4, 2), dtype=bool)
         self._nb_ramp = np.zeros((n, 4, 2))
-        for j in range(4):
+        if _nb is not None:         # (a subset's, from :meth:`_take`)
+            self._nb_free, self._nb_ramp = _nb
+        for j in range(4 if _nb is None else 0):
             c, f, o = j, 4 + j, (2, 3) if j < 2 else (0, 1)
             if j < 2:       # a junction of A: (c, f_a) against B
                 self._nb_free[:, j] = self.free[:, 2:4]
@@ -307,7 +309,8 @@ class CrossingShareBlock(ContactRows):
                                   np.concatenate([self.free, self.free_far], axis=1)[rows],
                                   self.radius[rows],
                                   self.k[rows], self._labels,
-                                  None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+                                  None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                                  (self._nb_free[rows], self._nb_ramp[rows]))
 
     def _active(self, pos: np.ndarray) -> np.ndarray:
         """Per row and junction ``(n, 4)`` whether the share across it weights the pair
