@@ -53,9 +53,10 @@ E2)``. A row does meet a ramped pair: an element of A whose free tip lies just i
 free end of one element of a hairpin of B, between its two elements, touching both
 (tests/contact/test_junction_ramp.py: an 8-degree hairpin, ``lam = 0.70``, ``Lam = 0.49``;
 weighted ``1 - lam``, the row took the ramped pair for the smaller and took back 0.457 J
-where the smaller pair's is 0.471 J). Where both beams are bent concave towards each other at a crossing at a
-node of each (two beams pressed into each other bend so), four element pairs push and each is
-held by two rows (one per junction): a per-row ``-min`` removed one pair twice and kept two
+where ``b min(E1, E2)`` is 0.471 J). Where both beams are bent concave towards each other
+at a crossing at a node of each (two beams pressed into each other bend so), four element
+pairs push and each is held by two rows (one per junction): a per-row ``-min`` removed one
+pair twice and kept two
 (8 % too little force at two crossing 20-degree bends). The rows therefore decide together: a
 pair is taken back, once, where a pair sharing a row with it has the larger energy, so the
 pairs kept are those no neighbour outweighs (the nearest of the four there). Each removal is
@@ -356,12 +357,12 @@ class JunctionContactBlock(ContactRows):
 
     def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """The correction for the concave side (module docstring): per row the energy [J]
-        ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 - Lam_i)
-        W_point,i``, each as the element pairs' block has it, :meth:`_pair_weight`), its gradient ``(n, 5 d)``,
-        (``tangent``) Hessian, the normal force [N] of the pairs it takes back ``(n,)``,
-        whether both of the row's element pairs push ``(n,)`` (the rows whose pairs decide),
-        and the pair ``(n,)`` (0, 1; -1: none) whose friction the row takes back (the one
-        it removes, :meth:`_mirror`).
+        ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 -
+        Lam_i) W_point,i``, each as the element pairs' block has it, :meth:`_pair_weight`),
+        its gradient ``(n, 5 d)``, (``tangent``) Hessian, the normal force [N] of the pairs
+        it takes back ``(n,)``, whether both of the row's element pairs push ``(n,)`` (the
+        rows whose pairs decide), and the pair ``(n,)`` (0, 1; -1: none) whose friction the
+        row takes back (the one it removes, :meth:`_mirror`).
 
         A pair is removed where another pair sharing a row with it (the same element of one
         beam, the element next to it across a junction of the other) has a larger energy (a
@@ -593,15 +594,15 @@ class JunctionContactBlock(ContactRows):
 
     def _mirror(self, x: np.ndarray, anchor: np.ndarray, sliding: np.ndarray,
                 pair: np.ndarray, tangent: bool):
-        """The friction a row takes back of its element pair ``pair (n,)`` (0, 1; every row of
-        this block holding both pairs): the point part of that pair's friction as the element
-        pairs' block has it, ``(1 - Lam) f_point`` (``Lam`` of :meth:`_pair_weight`; the
-        return mapping of :func:`fembody.contact.friction.coulomb` at the pair's closest
+        """The friction a row takes back of its element pair ``pair (n,)`` (0, 1; every row
+        of this block holding both pairs): the point part of that pair's friction as the
+        element pairs' block has it, ``(1 - Lam) f_point`` (``Lam`` of :meth:`_pair_weight`;
+        the return mapping of :func:`fembody.contact.friction.coulomb` at the pair's closest
         points, its normal force ``k max(-g, 0)``, tied points ``x_A(s_a) - x_B(t_a) - o``
-        from ``anchor (n, 2 + d)`` = ``(100 (1 + pair) + s_a, t_a, o)``), with the opposite sign: the internal forces
-        ``(n, 5 d)``, (``tangent``) stiffness, the return mapping, the points' parameters
-        (coded as the anchor's), the pair's normal force [N] and its point weight ``1 -
-        Lam``."""
+        from ``anchor (n, 2 + d)`` = ``(100 (1 + pair) + s_a, t_a, o)``), with the opposite
+        sign: the internal forces ``(n, 5 d)``, (``tangent``) stiffness, the return mapping,
+        the points' parameters (coded as the anchor's), the pair's normal force [N] and its
+        point weight ``1 - Lam``."""
         n, k = x.shape
         d = self.dim
         r = np.arange(n)

@@ -315,13 +315,12 @@ class CrossingShareBlock(ContactRows):
     def _active(self, pos: np.ndarray) -> np.ndarray:
         """Per row and junction ``(n, 4)`` whether the share across it weights the pair
         alone: a junction whose neighbour's pair (the pair's other element against the
-        element next to this one) has no point part of its own (its closest points outside
-        a chord, apart, or its point weight ``1 - Lam`` zero: the chords near-parallel and its
+        element next to this one) has no point part of its own (its closest points outside a
+        chord, apart, or its point weight ``1 - Lam`` zero: the chords near-parallel and its
         line weight not ramped, :func:`fembody.contact.line.weight`, from the far node's and
         the elements' free ends as the element pairs' block weighs the pair, A's element
-        first). Where it has one, the share is
-        blended with the junction rows' ``min`` rule (:func:`junction_blend`, module
-        docstring "Both pairs in their zones")."""
+        first). Where it has one, the share is blended with the junction rows' ``min`` rule
+        (:func:`junction_blend`, module docstring "Both pairs in their zones")."""
         return self.junction & ~self._neighbour_point(pos)
 
     def _neighbour_point(self, pos: np.ndarray) -> np.ndarray:

@@ -28,9 +28,10 @@ def _tip_in_a_hairpin(mu: float = 0.0, xm: float = 0.138, zm: float = 0.5, gamma
     elements whose free tip lies ``ov`` [m] (6 mm) inside B's free end, between the walls,
     turned ``plan`` degrees about z and tilted ``tilt`` degrees up (6 and 4: about 7 degrees
     to each wall), its line through ``zm`` of the walls' height between them at ``x = xm``
-    [m] (by default halfway at 0.138 m: A's tip element about 2 mm into both walls). Both element pairs' closest points lie inside their chords, and the pair with
-    B's first element is ramped (B's free end and A's tip bound the overlap, 6 mm of the
-    ramp's 10 mm). Returns the System and per contact block the gathered displacements with
+    [m] (by default halfway at 0.138 m: A's tip element about 2 mm into both walls). Both
+    element pairs' closest points lie inside their chords, and the pair with B's first
+    element is ramped (B's free end and A's tip bound the overlap, 6 mm of the ramp's 10
+    mm). Returns the System and per contact block the gathered displacements with
     A moved into place; ``mu`` the contacts' Coulomb coefficient (static and kinetic, k_t =
     k)."""
     m = fb.Model(dim=3)
