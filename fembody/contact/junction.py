@@ -46,10 +46,17 @@ bends the junction concave towards itself, so this is where it lands). The dista
 polyline is the smaller of the two distances, so the energy of one contact is the larger of
 the two pair energies: the row takes back ``min(E1, E2)`` where both element pairs at its
 junction push (``E_i`` the point part of the element pair ``i`` as the element pairs' block
-weights it, ``(1 - lam_i) W_point,i``; line contact is left alone), and ``E1 + E2 - min(E1,
-E2) = max(E1, E2)``. Where both beams are bent concave towards each other at a crossing at a
-node of each (two beams pressed into each other bend so), four element pairs push and each is
-held by two rows (one per junction): a per-row ``-min`` removed one pair twice and kept two
+weights it, ``(1 - Lam_i) W_point,i``, ``Lam_i`` the pair's line weight of
+:func:`fembody.contact.line.weight`: ``lam_i`` ramped where the pair's free ends meet, ``lam_i``
+bit for bit elsewhere; line contact is left alone), and ``E1 + E2 - min(E1, E2) = max(E1,
+E2)``. A row does meet a ramped pair: an element of A whose free tip lies just inside the
+free end of one element of a hairpin of B, between its two elements, touching both
+(tests/contact/test_junction_ramp.py: an 8-degree hairpin, ``lam = 0.70``, ``Lam = 0.49``;
+weighted ``1 - lam``, the row took the ramped pair for the smaller and took back 0.457 J
+where ``b min(E1, E2)`` is 0.471 J). Where both beams are bent concave towards each other
+at a crossing at a node of each (two beams pressed into each other bend so), four element
+pairs push and each is held by two rows (one per junction): a per-row ``-min`` removed one
+pair twice and kept two
 (8 % too little force at two crossing 20-degree bends). The rows therefore decide together: a
 pair is taken back, once, where a pair sharing a row with it has the larger energy, so the
 pairs kept are those no neighbour outweighs (the nearest of the four there). Each removal is
@@ -93,7 +100,7 @@ tangent is exact (the normal, the weight and the closest point following the nod
 concave-side correction takes back the friction of the pair it removes as well (else mu
 times both pairs' normal forces acted where one normal force is carried: the friction
 doubled near the bisector): the row runs that pair's point friction (its return mapping on
-the pair's closest points, ``(1 - lam)`` weighted, as the element pairs' block has it) on an
+the pair's closest points, ``(1 - Lam)`` weighted, as the element pairs' block has it) on an
 anchor of its own and adds it with the opposite sign, weighted by the row's ``b`` as the
 energy it takes back. The row's anchor starts where the
 pair's does when the pair starts to push as the farther one (the common case: it opens
@@ -129,7 +136,7 @@ import numpy as np
 from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
-from .line import point_part, switch
+from .line import point_part, ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, pair_report
 from .share import _POINT_SCREEN, junction_blend
 
@@ -153,7 +160,9 @@ class JunctionContactBlock(ContactRows):
     (n,)`` the deepest penetration a run accepts [m] (default ``inf``); ``closed (n, 2)``
     whether the element from ``Q1`` (``Q2``) ends at ``P`` (default None: neither).
     ``free (n, 2)`` (default None: neither) whether ``a0``, ``a1`` are free ends (nodes of
-    one beam element: the concave-side correction fades there, :meth:`_blend`). An element
+    one beam element: the concave-side correction fades there, :meth:`_blend`), or ``(n,
+    4)``: also whether ``Q1``, ``Q2`` are (an element pair's line weight is ramped where
+    free ends meet, as the element pairs' block weights it: :meth:`_pair_weight`). An element
     pair's zone ``0 <= t < 1`` holds its first node and not its second, so the wedge holds its
     face ``r . u_i = 0`` where element ``i`` ends at ``P`` and leaves it to the element where
     it starts there: the faces are covered once. ``pairs (n, 2)``: how the block of element
@@ -182,8 +191,15 @@ class JunctionContactBlock(ContactRows):
                        else np.asarray(closed, dtype=bool))
         self.pairs = (np.zeros((len(self.dofs), 2), dtype=np.int64) if pairs is None
                       else np.asarray(pairs, dtype=np.int64))
-        self.free = (np.zeros((len(self.dofs), 2), dtype=bool) if free is None
-                     else np.asarray(free, dtype=bool).reshape(-1, 2))
+        ends = (np.zeros((len(self.dofs), 4), dtype=bool) if free is None
+                else np.asarray(free, dtype=bool).reshape(len(self.dofs), -1))
+        if ends.shape[1] not in (2, 4):
+            raise ValueError("JunctionContactBlock: free needs (n, 2) flags for (a0, a1) or "
+                             f"(n, 4) for (a0, a1, Q1, Q2); got {ends.shape}")
+        self.free = ends[:, :2].copy()
+        # whether Q1, Q2 are free ends (P, a junction, never is)
+        self.free_q = (ends[:, 2:].copy() if ends.shape[1] == 4
+                       else np.zeros((len(self.dofs), 2), dtype=bool))
         # the rows whose two element pairs are both the element pairs' block's
         self._both = np.flatnonzero((self.pairs > 0).all(axis=1))
         self.partner = _partners(self.nodes)
@@ -202,13 +218,31 @@ class JunctionContactBlock(ContactRows):
         d = self.dim
         take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
         self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
+        slots = []                          # and its four slots of (P, a0, a1, Q1, Q2)
         for r in self._both:
-            per = []
+            per, sl = [], []
             for i in (0, 1):
                 el = (3 + i, 0) if self.closed[r, i] else (0, 3 + i)
-                per.append(take((1, 2) + el if self.pairs[r, i] == 1 else el + (1, 2)))
+                sl.append((1, 2) + el if self.pairs[r, i] == 1 else el + (1, 2))
+                per.append(take(sl[-1]))
             self._pair_dofs.append(per)
+            slots.append(sl)
         self._pair_dofs = np.array(self._pair_dofs, dtype=np.int64).reshape(-1, 2, 4 * d)
+        # per row of _both and pair, its line-weight ramp where free ends meet, from the same
+        # reference nodes, radii and free ends as the element pairs' block (the pair's
+        # second element's free ends and the first's ramp: :meth:`_pair_weight`)
+        slots = np.array(slots, dtype=np.int64).reshape(-1, 2, 4)
+        fl = np.concatenate([np.zeros((len(self.dofs), 1), dtype=bool), self.free,
+                             self.free_q], axis=1)[self._both]          # (P, a0, a1, Q1, Q2)
+        rb = np.arange(len(self._both))[:, None, None]
+        pf = fl[rb, slots]                                            # (nb, 2, 4)
+        Xp = self.X[self._both][rb, slots]                            # (nb, 2, 4, d)
+        self._pair_free = pf[:, :, 2:].copy()
+        self._pair_ramp = np.stack(
+            [ramp_lengths(Xp[:, i, :2], Xp[:, i, 2:], self.radius[self._both], pf[:, i, :2])
+             for i in (0, 1)], axis=1).reshape(-1, 2, 2)
+        # (the pairs whose line weight may be ramped: a point part at any angle, :meth:`live`)
+        self._pair_ramped = (self._pair_ramp > 0.0).any(axis=2) & self._pair_free.any(axis=2)
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
@@ -323,12 +357,12 @@ class JunctionContactBlock(ContactRows):
 
     def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """The correction for the concave side (module docstring): per row the energy [J]
-        ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 - lam_i)
-        W_point,i``, each as the element pairs' block has it), its gradient ``(n, 5 d)``,
-        (``tangent``) Hessian, the normal force [N] of the pairs it takes back ``(n,)``,
-        whether both of the row's element pairs push ``(n,)`` (the rows whose pairs decide),
-        and the pair ``(n,)`` (0, 1; -1: none) whose friction the row takes back (the one
-        it removes, :meth:`_mirror`).
+        ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 -
+        Lam_i) W_point,i``, each as the element pairs' block has it, :meth:`_pair_weight`),
+        its gradient ``(n, 5 d)``, (``tangent``) Hessian, the normal force [N] of the pairs
+        it takes back ``(n,)``, whether both of the row's element pairs push ``(n,)`` (the
+        rows whose pairs decide), and the pair ``(n,)`` (0, 1; -1: none) whose friction the
+        row takes back (the one it removes, :meth:`_mirror`).
 
         A pair is removed where another pair sharing a row with it (the same element of one
         beam, the element next to it across a junction of the other) has a larger energy (a
@@ -364,7 +398,7 @@ class JunctionContactBlock(ContactRows):
         for i in (0, 1):
             x4 = flat[r_, self._pair_dofs[:, i]].reshape(len(rows), 4, d)
             Wp, fp, Kp = point_part(x4, self.k[rows], self.radius[rows], tangent)
-            lam, gl, hl = switch(x4, tangent)
+            lam, gl, hl = self._pair_weight(x4, np.arange(len(rows)), i, tangent)
             w = 1.0 - lam
             E.append(w * Wp)
             gE.append(w[:, None] * fp - Wp[:, None] * gl)
@@ -434,6 +468,17 @@ class JunctionContactBlock(ContactRows):
                                    + gb[:, :, None] * gEi[:, None, :]
                                    + E[i][sel][:, None, None] * bh[sel]))
         return W, f, K, Fd, both, removed
+
+    def _pair_weight(self, x4: np.ndarray, at: np.ndarray, i, tangent: bool):
+        """The line weight ``Lam`` ``(m,)`` of element pair ``i`` (0, 1; or ``(m,)``) of the
+        rows ``at (m,)`` of :attr:`_both` at its nodes ``x4 (m, 4, d)`` [m] (in the element
+        pairs' block's order), its gradient ``(m, 4 d)`` and (``tangent``) Hessian:
+        :func:`fembody.contact.line.weight`, ``lam`` ramped where the pair's free ends meet,
+        as the element pairs' block weights the pair (``lam`` bit for bit elsewhere). A
+        junction row meets a ramped pair where an element's free tip lies between the two
+        elements of a hairpin of the other beam, just inside the free end of one of them
+        (tests/contact/test_junction_ramp.py)."""
+        return weight(x4, self._pair_free[at, i], self._pair_ramp[at, i], tangent)
 
     def _blend(self, x: np.ndarray, rows: np.ndarray, tangent: bool):
         """The weight ``b`` ``(m,)`` of the rows ``rows`` at their gathered displacements ``x
@@ -549,15 +594,15 @@ class JunctionContactBlock(ContactRows):
 
     def _mirror(self, x: np.ndarray, anchor: np.ndarray, sliding: np.ndarray,
                 pair: np.ndarray, tangent: bool):
-        """The friction a row takes back of its element pair ``pair (n,)`` (0, 1; every row of
-        this block holding both pairs): the point part of that pair's friction as the element
-        pairs' block has it, ``(1 - lam) f_point`` (the return mapping of
-        :func:`fembody.contact.friction.coulomb` at the pair's closest points, its normal
-        force ``k max(-g, 0)``, tied points ``x_A(s_a) - x_B(t_a) - o`` from ``anchor (n, 2 +
-        d)`` = ``(100 (1 + pair) + s_a, t_a, o)``), with the opposite sign: the internal forces
-        ``(n, 5 d)``, (``tangent``) stiffness, the return mapping, the points' parameters
-        (coded as the anchor's), the pair's normal force [N] and its point weight ``1 -
-        lam``."""
+        """The friction a row takes back of its element pair ``pair (n,)`` (0, 1; every row
+        of this block holding both pairs): the point part of that pair's friction as the
+        element pairs' block has it, ``(1 - Lam) f_point`` (``Lam`` of :meth:`_pair_weight`;
+        the return mapping of :func:`fembody.contact.friction.coulomb` at the pair's closest
+        points, its normal force ``k max(-g, 0)``, tied points ``x_A(s_a) - x_B(t_a) - o``
+        from ``anchor (n, 2 + d)`` = ``(100 (1 + pair) + s_a, t_a, o)``), with the opposite
+        sign: the internal forces ``(n, 5 d)``, (``tangent``) stiffness, the return mapping,
+        the points' parameters (coded as the anchor's), the pair's normal force [N] and its
+        point weight ``1 - Lam``."""
         n, k = x.shape
         d = self.dim
         r = np.arange(n)
@@ -578,7 +623,7 @@ class JunctionContactBlock(ContactRows):
             dn = H[:, :d, :] + H[:, d:2 * d, :]
             dN = -kon[:, None] * G
         c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
-        lam, gl, _ = switch(x4, tangent)
+        lam, gl, _ = self._pair_weight(x4, r, pair, tangent)
         F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
         F = np.zeros((n, k))
         F[r[:, None], cols] = -(1.0 - lam)[:, None] * F4
@@ -724,11 +769,14 @@ class JunctionContactBlock(ContactRows):
         rows = self._both
         if rows.size:
             # a correction needs both element pairs' point parts, so both pairs' point weights
-            # (1 - lam) above zero: the (cheaper) switch screens the rows first. The weight
+            # (1 - Lam) above zero: the (cheaper) switch screens the rows first. The weight
             # of a pair depends on the squared cosine between its chords alone, the same
-            # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P)
-            cand = rows[_point_weighted(pos, rows, (1, 2, 3, 0), True)]
-            cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True)]
+            # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P);
+            # a pair whose line weight may be ramped (:meth:`_pair_weight`) has a point part
+            # 1 - lam phi > 0 also where lam = 1, and passes
+            keep = _point_weighted(pos, rows, (1, 2, 3, 0), True) | self._pair_ramped[:, 0]
+            cand, ramped = rows[keep], self._pair_ramped[keep, 1]
+            cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True) | ramped]
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)
                 dup = self._take(cand)._duplicate(x[cand], False)[4]
@@ -747,6 +795,10 @@ class JunctionContactBlock(ContactRows):
         at = at[rows]
         sub._both = np.flatnonzero(at >= 0)
         sub._pair_dofs = self._pair_dofs[at[sub._both]]
+        sub.free_q = self.free_q[rows]
+        sub._pair_free = self._pair_free[at[sub._both]]
+        sub._pair_ramp = self._pair_ramp[at[sub._both]]
+        sub._pair_ramped = self._pair_ramped[at[sub._both]]
         sub._pair_key = self._pair_key[at[sub._both]]
         # a partner outside ``rows`` is idle there (no energy): it cannot take a row's place
         pos = np.full(len(self), -1)
@@ -930,7 +982,7 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
     held by the element pairs' block (0: not a candidate, 1: the element first, 2: second), the
     sum of
     the radii [m], the stiffness [N/m], the penetration tolerance [m] and whether the element's
-    nodes are free ends (nodes of one beam element); and per row ``(contact,
+    nodes and ``Q1``, ``Q2`` are free ends (nodes of one beam element); and per row ``(contact,
     name of P, element)``; each (node, element) once.
 
     ``contacts``: per contact definition ``(bc, els, nodes, pairs)`` as the broad phase of
@@ -970,6 +1022,7 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
                                  + float(bc.radius_a if o < len(bc.elements_a)
                                          else bc.radius_b),
                                  bc.stiffness, bc.max_penetration,
-                                 tuple(len(around.get(int(a), ())) == 1 for a in other)))
+                                 tuple(len(around.get(int(a), ())) == 1
+                                       for a in (*other, q1, q2))))
                     names.append((bc, f"junction node {p}", els[o]))
     return rows, names

@@ -75,7 +75,9 @@ evaluation, as the junction rows do. The junction rows' concave-side correction
 (:mod:`fembody.contact.junction`) takes back the smaller of two element pairs that both
 push at a junction; a junction weights a pair here by its share alone where the
 neighbour's pair (``(e_A, e_B')`` for a junction of B) has no point part (its closest
-points out of its zone, or the chords near-parallel). Where it has one, the two rules are
+points out of its zone, or no point weight: ``1 - Lam = 0``, the chords near-parallel and
+the line weight not ramped; a ramped pair has one at ``lam = 1`` too, as the junction rows
+weigh it: tests/contact/test_junction_ramp.py). Where it has one, the two rules are
 blended, below.
 
 **Both pairs in their zones.** Let ``E_1``, ``E_2`` be the point energies of the two pairs
@@ -119,16 +121,36 @@ rows keep part of the ``min`` rule's single contact; near ``eta = 0`` any contin
 misses part of the local minimum that vanishes there (the 50-degree row of
 test_junction's concave-side test: 14.76 J carried against the two minima's 25.89 J, the
 second minimum at ``eta`` just above 0). A pair entering its zone at an edge other than a
-free end of A (a node of A inside a beam, B's far end) while ``b`` is between 0 and 1
-still changes the rule there with a jump, as the neighbour's entry did before: a rod of
-1 cm elements across a 45-degree V, 2 mm into each wall, one wall's point passing a node of
-the rod (``b = 0.99998``), goes from 4.940 to 4.326 J and from (0, 0, 1134) to (2398,
--1384, 993) N (tests/contact/test_blend_entry.py, a strict xfail; the sampled distance has
-two minima there, 8.652 J, the sharp V's limit above). ``zeta`` at every end of A's element
-removes that jump (the shares alone on both sides of the node, the same ``S`` at the same
-point) but replaces the ``min`` rule where it is exact near inner nodes (a node on the
-concave side of a junction, tests/contact/test_junction.py: 1542 N against 1778 N), so a fix
-needs a rule that is exact there and fades at zone edges.
+free end of A (a node of A inside a beam, B's far end) while ``b > 0`` changes the rule
+there with a jump. The junction rows hold the two pairs of one element of A: where the two
+points lie on two elements of A (a node ``p`` of A between them) no row holds both, and the
+shares alone weight them, ``S_1 E_1 + S_2 E_2``; once a point passes ``p`` onto the other's
+element the blend holds, ``(1 - b)(S_1 E_1 + S_2 E_2) + b max(E_1, E_2)``: a jump of ``b
+(max(E_1, E_2) - S_1 E_1 - S_2 E_2)``, zero only where the two rules agree (both shares 0
+or 1 outside their band). A rod of 1 cm elements across a 45-degree V, 2 mm into each wall,
+one wall's point passing a node of the rod: ``b = 0.99998``, ``S = 0.571``, ``E = 4.326``
+J each, 4.940 -> 4.326 J and (0, 0, 1134) -> (2398, -1384, 993) N, where the sampled
+distance has two minima, 8.652 J: neither side is right, both points lying inside the
+projection test's band (``eta = 0.076``) though each is 3.3 mm (a third of the radii's
+sum) nearer its own wall than the other's (tests/contact/test_blend_entry.py, a strict
+xfail). No ``b`` of the element's two points is exact and continuous at once. Continuity
+needs ``b = 0`` wherever a point sits at an inner node of A with ``S_1 E_1 + S_2 E_2 !=
+max(E_1, E_2)``; exactness needs ``b = 1`` wherever a point is on the neighbour's side,
+also at a node of A: at a crossing at nodes of both beams the two points lie at A's node,
+and ``zeta`` at every end of A's element (tried) kept the shares alone there (1542 N
+against the polyline distance's 1778 N, tests/contact/test_junction.py's node on the
+concave side of a junction); while ``b = 1`` at a node where the entering point lies on
+the neighbour's side inside the share's band (``-1 < eta_2 < 0``, ``0 < S_2 < 1/2``) jumps
+by ``S_2 E_2``. The fix is a take-back that does not depend on which elements of A hold
+the two points: rows of two elements of A against the two elements at ``c`` (``(e_A,
+e_B)`` with ``(e_A', e_B')``; A's two elements at ``p`` for the xfail, farther apart where
+the points can lie more than an element apart), blended by the same ``b`` of their two
+points (on one line where A is straight, so a point passing ``p`` changes nothing: exact
+for a straight A and continuous there), taken back by the junction rows' removal graph
+(each pair once) and blended out of the shares by the share rows (whose slots ``f_a0``,
+``f_a1`` already hold A's neighbours' far nodes). Both points inside the band (the xfail's
+V) is the sharp V's limit above, which needs the share's measure of "nearer" in
+distances, not projections, in the end rows (:mod:`fembody.contact.ends`) as here.
 
 **Where free ends meet.** Where near-parallel free ends meet end to end the element pairs'
 block weights the pair's point part ``1 - Lam``, ``Lam = lam phi(L / l)`` ramped in with the
@@ -172,7 +194,7 @@ import numpy as np
 
 from .friction import History, coulomb
 from .geometry import closest_crossing, distance
-from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
+from .line import ALPHA_LINE, point_part, ramp_lengths, weight
 from .rows import ContactRows, beam_neighbours, pair_report
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
@@ -205,7 +227,9 @@ class CrossingShareBlock(ContactRows):
     ``nodes (n, 8)`` the node ids; ``dofs (n, 8 d)``; ``X (n, 8, d)`` the reference
     positions [m]; ``junction (n, 4)`` whether each of ``a0, a1, b0, b1`` is a junction the
     row weights across; ``free (n, 4)`` whether it is a free end (a node of one beam
-    element: the share lags there, :func:`_lag`); ``radius (n,)`` the sum of the two radii
+    element: the share lags there, :func:`_lag`), or ``(n, 8)`` with the far nodes' flags
+    after them (for the neighbours' pairs' ramps, :meth:`_active`; default: not free);
+    ``radius (n,)`` the sum of the two radii
     [m] and ``k (n,)`` the point penalty [N/m], the pair's own; ``labels`` the rows' names;
     ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row, the pair's contact's static and
     kinetic Coulomb coefficients [-] and tangential penalty [N/m] (default None:
@@ -221,7 +245,7 @@ class CrossingShareBlock(ContactRows):
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  junction: np.ndarray, free: np.ndarray, radius: np.ndarray, k: np.ndarray,
-                 labels, friction: tuple | None = None) -> None:
+                 labels, friction: tuple | None = None, _nb: tuple | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -230,7 +254,13 @@ class CrossingShareBlock(ContactRows):
                              "f_a0, f_a1, f_b0, f_b1), a node repeating itself where it is "
                              f"no junction; got nodes {self.nodes.shape}, X {self.X.shape}")
         self.junction = np.asarray(junction, dtype=bool).reshape(-1, 4)
-        self.free = np.asarray(free, dtype=bool).reshape(-1, 4)
+        fr = np.asarray(free, dtype=bool).reshape(len(self.X), -1)
+        if fr.shape[1] not in (4, 8):
+            raise ValueError("CrossingShareBlock: free needs (n, 4) flags for (a0, a1, b0, b1) "
+                             f"or (n, 8) with the far nodes; got {fr.shape}")
+        self.free = fr[:, :4].copy()
+        # the far nodes' (f_a0, f_a1, f_b0, f_b1): for the neighbours' pairs' ramps
+        self.free_far = fr[:, 4:].copy() if fr.shape[1] == 8 else np.zeros_like(self.free)
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.dim = self.X.shape[2]
@@ -240,6 +270,27 @@ class CrossingShareBlock(ContactRows):
         self.ramp = ramp_lengths(self.X[:, :2], self.X[:, 2:4], self.radius, self.free[:, :2])
         # (the rows whose line weight can be ramped: a free end of A and one of B)
         self._ramped = (self.ramp > 0.0).any(axis=1) & self.free[:, 2:4].any(axis=1)
+        # per junction slot, the neighbour's pair (A's element first, as the element pairs'
+        # block holds the pair's own): B's free ends and A's ramp, for its point weight
+        # (:meth:`_neighbour_point`); the junction node is never free
+        n = len(self.X)
+        self._nb_free = np.zeros((n, 4, 2), dtype=bool)
+        self._nb_ramp = np.zeros((n, 4, 2))
+        if _nb is not None:         # (a subset's, from :meth:`_take`)
+            self._nb_free, self._nb_ramp = _nb
+        for j in range(4 if _nb is None else 0):
+            c, f, o = j, 4 + j, (2, 3) if j < 2 else (0, 1)
+            if j < 2:       # a junction of A: (c, f_a) against B
+                self._nb_free[:, j] = self.free[:, 2:4]
+                fa = np.column_stack([np.zeros(n, bool), self.free_far[:, j]])
+                r = np.flatnonzero(self.junction[:, j])     # (elsewhere f is c itself)
+                self._nb_ramp[r, j] = ramp_lengths(self.X[r][:, [c, f]], self.X[r, 2:4],
+                                                   self.radius[r], fa[r])
+            else:           # a junction of B: A against (c, f_b)
+                self._nb_free[:, j] = np.column_stack([np.zeros(n, bool),
+                                                       self.free_far[:, j]])
+                self._nb_ramp[:, j] = ramp_lengths(self.X[:, :2], self.X[:, [c, f]],
+                                                   self.radius, self.free[:, :2])
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
         self._friction_args = friction
@@ -254,17 +305,22 @@ class CrossingShareBlock(ContactRows):
     def _take(self, rows: np.ndarray) -> "CrossingShareBlock":
         fr = self._friction_args
         return CrossingShareBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
-                                  self.junction[rows], self.free[rows], self.radius[rows],
+                                  self.junction[rows],
+                                  np.concatenate([self.free, self.free_far], axis=1)[rows],
+                                  self.radius[rows],
                                   self.k[rows], self._labels,
-                                  None if fr is None else tuple(np.asarray(a)[rows] for a in fr))
+                                  None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                                  (self._nb_free[rows], self._nb_ramp[rows]))
 
     def _active(self, pos: np.ndarray) -> np.ndarray:
         """Per row and junction ``(n, 4)`` whether the share across it weights the pair
         alone: a junction whose neighbour's pair (the pair's other element against the
-        element next to this one) has no point part of its own (its closest points outside
-        a chord, apart, or the chords near-parallel). Where it has one, the share is
-        blended with the junction rows' ``min`` rule (:func:`junction_blend`, module
-        docstring "Both pairs in their zones")."""
+        element next to this one) has no point part of its own (its closest points outside a
+        chord, apart, or its point weight ``1 - Lam`` zero: the chords near-parallel and its
+        line weight not ramped, :func:`fembody.contact.line.weight`, from the far node's and
+        the elements' free ends as the element pairs' block weighs the pair, A's element
+        first). Where it has one, the share is blended with the junction rows' ``min`` rule
+        (:func:`junction_blend`, module docstring "Both pairs in their zones")."""
         return self.junction & ~self._neighbour_point(pos)
 
     def _neighbour_point(self, pos: np.ndarray) -> np.ndarray:
@@ -279,7 +335,11 @@ class CrossingShareBlock(ContactRows):
             nb = pos[r][:, [sl[0], sl[1], sl[2 + (j % 2)], sl[4]]]
             zn, okn = closest_crossing(nb)
             rn = distance("crossing", nb, zn, False)[0]
-            has[r, j] = okn & (rn > 0.0) & (switch(nb, False)[0] < 1.0)
+            # its point weight 1 - Lam as the element pairs' block has it (ramped where its
+            # free ends meet), A's element first: (a0, a1, c, f) or (c, f_a, b0, b1)
+            ab = nb if j >= 2 else nb[:, [2, 3, 0, 1]]
+            Lam = weight(ab, self._nb_free[r, j], self._nb_ramp[r, j], False)[0]
+            has[r, j] = okn & (rn > 0.0) & (Lam < 1.0)
         return has
 
     def share(self, pos: np.ndarray, tangent: bool = True, active: np.ndarray | None = None):
@@ -594,7 +654,8 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
     of the model meet (the element and its neighbour, of one beam or of two joined there, as
     :func:`fembody.contact.junction.junction_rows` counts them), whose neighbour is not the
     pair's other element and shares no node with it (self-contact next to a fold). Returns
-    ``(ids (r, 8), junction (r, 4), free (r, 4), radius sum (r,) [m], stiffness (r,)
+    ``(ids (r, 8), junction (r, 4), free (r, 8) (of the eight nodes; a far node where no
+    junction is: not free), radius sum (r,) [m], stiffness (r,)
     [N/m], friction (r, 3))`` (the block's arguments; ``friction`` the contact's ``(mu_s,
     mu_k, k_t)``) and per row its name ``(contact, element i, element j, "node(s) ..."
     of its junctions)``."""
@@ -624,7 +685,8 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
         k = np.flatnonzero(juns.any(axis=1))
         if not k.size:
             continue
-        parts.append((np.concatenate([ids[k], fars[k]], axis=1), juns[k], free[ids[k]],
+        parts.append((np.concatenate([ids[k], fars[k]], axis=1), juns[k],
+                      np.concatenate([free[ids[k]], free[fars[k]] & juns[k]], axis=1),
                       rad[pairs[k, 0]] + rad[pairs[k, 1]],
                       np.full(k.size, float(bc.stiffness)),
                       np.tile([float(bc.friction), float(bc.kinetic_friction),
