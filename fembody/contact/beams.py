@@ -928,7 +928,8 @@ def _overlap_blocks(model: "Model", rows: list, node_dofs: np.ndarray, nd: int) 
                             np.array([r[2] for r in rows]), np.array([r[3] for r in rows]),
                             np.array([r[0].stiffness for r in rows], dtype=float), labels,
                             friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
-                            rows_class=BeamContactBlock)]
+                            rows_class=BeamContactBlock,
+                            inner=np.array([r[4] for r in rows], dtype=bool))]
 
 
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:

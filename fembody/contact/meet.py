@@ -169,6 +169,66 @@ def _unit(v):
     return _mul(v[0], inv), _mul(v[1], inv)
 
 
+def _phi(u: np.ndarray):
+    """The quintic step ``phi(u) = u^3 (10 - 15 u + 6 u^2)`` (0 for ``u <= 0``, 1 for ``u >=
+    1``, its first two derivatives zero at both ends: C2), as the ramp of
+    :mod:`fembody.contact.line`; and ``phi'``, ``phi''``."""
+    c = np.clip(u, 0.0, 1.0)
+    return (c ** 3 * (10.0 - 15.0 * c + 6.0 * c * c), 30.0 * c * c * (1.0 - c) ** 2,
+            60.0 * c * (1.0 - c) * (1.0 - 2.0 * c))
+
+
+def _dot(a, b):
+    return _add(_mul(a[0], b[0]), _mul(a[1], b[1]))
+
+
+def _along(x, a: int, b: int, c: int):
+    """The jet of ``(x_a - x_b) . (x_c - x_b) / |x_c - x_b|^2``: the parameter of node
+    ``a``'s projection on the chord ``b -> c``."""
+    r = [_add(x[a][i], x[b][i], -1.0) for i in range(2)]
+    e = [_add(x[c][i], x[b][i], -1.0) for i in range(2)]
+    return _mul(_dot(r, e), _recip(_dot(e, e)))
+
+
+def overlap_fade(pos: np.ndarray, ramp: np.ndarray, tangent: bool = True):
+    """The overlap share's fade ``F (n,)`` (module docstring, "Entering the overlap") at the
+    rows' node positions ``pos (n, 4, 2) = (p, u, q, w)``: ``F = phi(d_p / ramp_p) phi(d_q
+    / ramp_q)``, ``d_p`` the parameter of ``p``'s projection on B's last element measured
+    from its inner node ``w``, ``d_q`` that of ``q`` on A's from ``u``, ``ramp (n, 2)`` the
+    ramp's length in those parameters (0: no factor on that side, where ``w`` or ``u`` is a
+    free end too); its gradient ``(n, 8)`` and (``tangent``) Hessian ``(n, 8, 8)``, exact
+    (zero where ``F`` is 0 or 1)."""
+    n, m, d = pos.shape
+    r = np.arange(n)
+    dp = np.einsum("ni,ni->n", pos[:, P] - pos[:, W], pos[:, Q] - pos[:, W]) / np.einsum(
+        "ni,ni->n", pos[:, Q] - pos[:, W], pos[:, Q] - pos[:, W])
+    dq = np.einsum("ni,ni->n", pos[:, Q] - pos[:, U], pos[:, P] - pos[:, U]) / np.einsum(
+        "ni,ni->n", pos[:, P] - pos[:, U], pos[:, P] - pos[:, U])
+    on = ramp > 0.0
+    lr = np.where(on, ramp, 1.0)
+    F = (np.where(on[:, 0], _phi(dp / lr[:, 0])[0], 1.0)
+         * np.where(on[:, 1], _phi(dq / lr[:, 1])[0], 1.0))
+    G = np.zeros((n, m * d))
+    H = np.zeros((n, m * d, m * d)) if tangent else None
+    mid = np.flatnonzero((F > 0.0) & (F < 1.0))
+    if not mid.size:
+        return F, G, H
+    sub = pos[mid]
+    x = [[_var(sub, s, i) for i in range(2)] for s in range(4)]
+    parts = []
+    for k, (a, b, c) in enumerate(((P, W, Q), (Q, U, P))):
+        t = _scale(_along(x, a, b, c), 1.0 / lr[mid, k])
+        f, df, d2f = _phi(t[0])
+        live = on[mid, k]
+        parts.append(_apply(t, np.where(live, f, 1.0), np.where(live, df, 0.0),
+                            np.where(live, d2f, 0.0)))
+    f = _mul(*parts)
+    G[mid] = f[1]
+    if tangent:
+        H[mid] = f[2]
+    return F, G, H
+
+
 def _eta(pos: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """``eta (n,)`` of :func:`overlap_share` alone (no derivatives)."""
     from .ends import BAND
@@ -251,7 +311,8 @@ class EndOverlapBlock(ContactRows):
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
-                 friction: tuple | None = None, rows_class: type | None = None) -> None:
+                 friction: tuple | None = None, rows_class: type | None = None,
+                 inner: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -267,6 +328,13 @@ class EndOverlapBlock(ContactRows):
         self.side = (np.stack([side_now(self._triplet(self.X, c), np.zeros(len(self.X)))
                                for c in (0, 1)], axis=1) if side is None else side)
         self._unsigned = np.zeros((len(self.X), 2))
+        # the fade's ramp lengths in the parameters of B's and A's last elements (p's, q's)
+        lb = np.linalg.norm(self.X[:, Q] - self.X[:, W], axis=1)
+        la = np.linalg.norm(self.X[:, P] - self.X[:, U], axis=1)
+        lr = np.minimum(self.radius, 0.5 * np.minimum(la, lb))
+        self.inner = (np.ones((len(self.X), 2), dtype=bool) if inner is None
+                      else np.asarray(inner, dtype=bool).reshape(-1, 2))
+        self._fade = np.where(self.inner, np.column_stack([lr / lb, lr / la]), 0.0)
         self._friction_args, self._rows_class = friction, rows_class
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
@@ -296,7 +364,7 @@ class EndOverlapBlock(ContactRows):
         :meth:`_friction`)."""
         return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                                self.tri[rows], self.radius[rows], self.k[rows], self._labels,
-                               self.side[rows])
+                               self.side[rows], inner=self.inner[rows])
 
     def _sides(self, side):
         return self._unsigned if side is None else np.asarray(side, float).reshape(-1, 2)
@@ -353,28 +421,47 @@ class EndOverlapBlock(ContactRows):
         geo = np.sign(eB[:, 0] * r[:, 1] - eB[:, 1] * r[:, 0])
         return np.where(s != 0.0, s, np.where(geo != 0.0, geo, 1.0))
 
+    def shares(self, x: np.ndarray, side, tangent: bool = True):
+        """The parts of the two rows taken back where both are in their zones, ``a (n, 2)
+        = (F (1 - S), F S)`` (``S`` of :func:`overlap_share`, ``F`` of
+        :func:`overlap_fade`), their gradients ``(n, 2, 8)`` and (``tangent``) Hessians
+        ``(n, 2, 8, 8)`` (else None), exact, at the gathered displacements ``x`` with the
+        run's ``side`` ``(n, 2)`` (zeros: unsigned)."""
+        pos = self.positions(x)
+        S, gS, hS = overlap_share(pos, self._sigma(pos, self._sides(side)), tangent)[:3]
+        F, gF, hF = overlap_fade(pos, self._fade, tangent)
+        a = np.column_stack([F * (1.0 - S), F * S])
+        ga = np.stack([(1.0 - S)[:, None] * gF - F[:, None] * gS,
+                       S[:, None] * gF + F[:, None] * gS], axis=1)
+        if not tangent:
+            return a, ga, None
+        cross = gS[:, :, None] * gF[:, None, :]
+        cross = cross + np.transpose(cross, (0, 2, 1))
+        ha = np.stack([(1.0 - S)[:, None, None] * hF - cross - F[:, None, None] * hS,
+                       S[:, None, None] * hF + cross + F[:, None, None] * hS], axis=1)
+        return a, ga, ha
+
     def _energy(self, x: np.ndarray, side, tangent: bool, share: tuple | None = None):
-        """Per row the energy taken back ``-(1 - S) W_p - S W_q`` [J] ``(n,)`` where both
-        rows are in their zones (else 0), its gradient ``(n, 8)`` and (``tangent``)
-        Hessian; ``share`` (default None: computed) the share ``(S, gradient, Hessian)``
-        of :func:`overlap_share` at ``x``."""
+        """Per row the energy taken back ``-F ((1 - S) W_p + S W_q)`` [J] ``(n,)`` where
+        both rows are in their zones (else 0), its gradient ``(n, 8)`` and (``tangent``)
+        Hessian; ``share`` (default None: computed) the parts taken back with their
+        derivatives, :meth:`shares` at ``x``."""
         pos = self.positions(x)
         side = self._sides(side)
-        (okp, Ep, Gp, Hp), (okq, Eq, Gq, Hq) = self._rows(pos, side, tangent)
-        S, gS, hS = (overlap_share(pos, self._sigma(pos, side), tangent)[:3]
-                     if share is None else share)
-        both = (okp & okq).astype(float)
-        E = -both * ((1.0 - S) * Ep + S * Eq)
-        dE = Ep - Eq
-        f = -both[:, None] * ((1.0 - S)[:, None] * Gp + S[:, None] * Gq
-                              - dE[:, None] * gS)
-        if not tangent:
-            return E, f, None
-        dG = Gp - Gq
-        K = -both[:, None, None] * ((1.0 - S)[:, None, None] * Hp + S[:, None, None] * Hq
-                                    - gS[:, :, None] * dG[:, None, :]
-                                    - dG[:, :, None] * gS[:, None, :]
-                                    - dE[:, None, None] * hS)
+        rows = self._rows(pos, side, tangent)
+        a, ga, ha = self.shares(x, side, tangent) if share is None else share
+        both = (rows[0][0] & rows[1][0]).astype(float)
+        E = np.zeros(len(x))
+        f = np.zeros(x.shape)
+        K = np.zeros((len(x), x.shape[1], x.shape[1])) if tangent else None
+        for c, (_, Ec, Gc, Hc) in enumerate(rows):
+            E -= both * a[:, c] * Ec
+            f -= both[:, None] * (a[:, c, None] * Gc + Ec[:, None] * ga[:, c])
+            if tangent:
+                outer = ga[:, c, :, None] * Gc[:, None, :]
+                K -= both[:, None, None] * (a[:, c, None, None] * Hc + outer
+                                            + np.transpose(outer, (0, 2, 1))
+                                            + Ec[:, None, None] * ha[:, c])
         return E, f, K
 
     def live(self, x: np.ndarray, side=None) -> np.ndarray:
@@ -412,8 +499,7 @@ class EndOverlapBlock(ContactRows):
 
         def evaluate(live):
             sub = self._take(live)
-            pos = sub.positions(x[live])
-            share = overlap_share(pos, sub._sigma(pos, sd[live]), tangent)[:3]
+            share = sub.shares(x[live], sd[live], tangent)
             _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
             if self.frictional:
                 Ff, Kf = self._friction(x, history, tangent, sd, live, share)[:2]
@@ -431,18 +517,17 @@ class EndOverlapBlock(ContactRows):
         return x[np.arange(len(x))[:, None, None], self._cols].reshape(2 * len(x), -1)
 
     def _weights(self, x: np.ndarray, side: np.ndarray, share: tuple | None = None):
-        """Per weighted row the part of its friction taken back ``(n, 2)``, ``((1 - S),
-        S)`` where both rows are in their zones (else 0), and the gradient of the second
-        ``(n, 8)`` (the first's is minus it); ``share`` as in :meth:`_energy`."""
+        """Per weighted row the part of its friction taken back ``(n, 2)``, ``(F (1 - S),
+        F S)`` where both rows are in their zones (else 0), and their gradients ``(n, 2,
+        8)``; ``share`` as in :meth:`_energy`."""
         pos = self.positions(x)
         both = np.ones(len(x))
         for c in (0, 1):
             tri = self._triplet(pos, c)
             z, ok = closest_node(tri)
             both *= ok & (distance("node", tri, z, False)[0] != 0.0)
-        S, gS = (overlap_share(pos, self._sigma(pos, side), False)[:2] if share is None
-                 else share[:2])
-        return both[:, None] * np.column_stack([1.0 - S, S]), both[:, None] * gS
+        a, ga = (self.shares(x, side, False) if share is None else share)[:2]
+        return both[:, None] * a, both[:, None, None] * ga
 
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
                   rows: np.ndarray | None = None, share: tuple | None = None):
@@ -461,10 +546,10 @@ class EndOverlapBlock(ContactRows):
         F2, K2, c, _, _, _ = self._mirror._friction(self._gathered(x), h, tangent, rows=pts,
                                                     side=sd.reshape(-1))
         if rows is None:
-            a, gS = self._weights(x, sd)
+            a, ga = self._weights(x, sd)
             cols_all = self._cols
         else:
-            a, gS = self._take(rows)._weights(x[rows], sd[rows], share)
+            a, ga = self._take(rows)._weights(x[rows], sd[rows], share)
             cols_all = self._cols[rows]
         n, m = len(a), x.shape[1]
         r = np.arange(n)[:, None]
@@ -479,7 +564,7 @@ class EndOverlapBlock(ContactRows):
                 cols = cols_all[:, cc]
                 K[r[:, :, None], cols[:, :, None], cols[:, None, :]] -= (
                     a[:, cc, None, None] * K2[cc::2])
-            K += (part[:, 0] - part[:, 1])[:, :, None] * gS[:, None, :]
+            K -= np.einsum("nci,ncj->nij", part, ga)
         return F, K, c, a
 
     def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
@@ -549,12 +634,11 @@ class EndOverlapBlock(ContactRows):
         F = np.zeros(n)
         live = self.live(x, sd)
         if live.size:
-            S = overlap_share(pos[live], self._take(live)._sigma(pos[live], sd[live]),
-                              False)[0]
+            a = self._take(live).shares(x[live], sd[live], False)[0]
             Np = np.sqrt(2.0 * self.k[live] * rows[0][1][live])
             Nq = np.sqrt(2.0 * self.k[live] * rows[1][1][live])
             both = rows[0][0][live] & rows[1][0][live]
-            F[live] = -np.where(both, (1.0 - S) * Np + S * Nq, 0.0)
+            F[live] = -np.where(both, a[:, 0] * Np + a[:, 1] * Nq, 0.0)
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
@@ -581,7 +665,8 @@ def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
     (compile time): ``p`` a free end (one beam element in the model, ``around`` of
     :func:`fembody.contact.rows.beam_neighbours`) against an element ``o`` ending in a free
     end ``q``, whose row against ``p``'s element is there too. Per pair, once: ``((p, u, q,
-    w), tri (2, 3), radius sum)``."""
+    w), tri (2, 3), radius sum, inner (2,))``, ``inner`` whether ``w`` and ``u`` are inner
+    nodes (the fade of :func:`overlap_fade` acts on those sides)."""
     at = {}
     for e, (i, j) in enumerate(nodes.tolist()):
         at.setdefault(i, []).append(e)
@@ -606,5 +691,6 @@ def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
             slot = {p: P, u: U, q: Q, w: W}
             tri = ((P, slot[int(nodes[o][0])], slot[int(nodes[o][1])]),
                    (Q, slot[int(nodes[ea][0])], slot[int(nodes[ea][1])]))
-            out.append(((p, u, q, w), tri, rsum))
+            out.append(((p, u, q, w), tri, rsum,
+                        (len(around.get(w, ())) != 1, len(around.get(u, ())) != 1)))
     return out
