@@ -76,7 +76,7 @@ from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
-from .meet import EndOverlapBlock, overlap_rows
+from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -816,7 +816,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     dim = model.dimension
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
-    parts, watch, junctions, shared, overlaps = [], [], [], [], []
+    parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
     around = None               # beam elements at each node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
@@ -860,6 +860,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             if around is None:
                 around = beam_neighbours(model)
             overlaps += [(bc, *r) for r in overlap_rows(rows, nodes, around)]
+            # an inner node entering past the other's free end: ramped in (meet.py)
+            entries += [(bc, *r) for r in entry_rows(rows, nodes, around)]
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
@@ -884,8 +886,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                   + _share_blocks(model, shared, node_dofs, nd))
     else:
         from .ends import end_blocks
-        blocks = end_blocks(model, junctions, node_dofs, nd) + _overlap_blocks(
-            model, overlaps, node_dofs, nd)
+        blocks = (end_blocks(model, junctions, node_dofs, nd)
+                  + _overlap_blocks(model, overlaps, node_dofs, nd)
+                  + entry_blocks(model, entries, node_dofs, nd, BeamContactBlock))
     if not parts:
         return blocks, CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])

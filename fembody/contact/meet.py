@@ -119,7 +119,8 @@ import numpy as np
 
 from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
-from .rows import ContactRows, pair_report
+from ..elements.base import Labels
+from .rows import ContactRows, beam_neighbours, pair_report
 
 SINE_BAND = PARALLEL_SINE       # the lean term's band (module docstring)
 P, U, Q, W = range(4)           # the row's node slots: p, the node behind it, q, behind q
@@ -694,3 +695,316 @@ def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
             out.append(((p, u, q, w), tri, rsum,
                         (len(around.get(w, ())) != 1, len(around.get(u, ())) != 1)))
     return out
+
+
+# ------------------------------------------------------------- inner nodes entering the overlap
+def entry_weight(pos: np.ndarray, free: np.ndarray, ramp: np.ndarray, tangent: bool = True):
+    """The entry ramp ``R (n,)`` of node-on-element rows at node positions ``pos (n, 3, 2) =
+    (p, b0, b1)`` (module docstring, "Entering the overlap"): the product over the element's
+    free ends (``free (n, 2)``, b0's and b1's) of ``phi(s / ramp)``, ``s`` the parameter of
+    ``p``'s projection measured from that end (``t`` from ``b0``, ``1 - t`` from ``b1``) and
+    ``ramp (n,)`` the ramp's length in the element's parameter; its gradient ``(n, 6)`` and
+    (``tangent``) Hessian ``(n, 6, 6)``, exact (zero where ``R`` is 0 or 1)."""
+    n, m, d = pos.shape
+    e = pos[:, 2] - pos[:, 1]
+    t = np.einsum("ni,ni->n", pos[:, 0] - pos[:, 1], e) / np.einsum("ni,ni->n", e, e)
+    R = (np.where(free[:, 0], _phi(t / ramp)[0], 1.0)
+         * np.where(free[:, 1], _phi((1.0 - t) / ramp)[0], 1.0))
+    G = np.zeros((n, m * d))
+    H = np.zeros((n, m * d, m * d)) if tangent else None
+    mid = np.flatnonzero((R > 0.0) & (R < 1.0))
+    if not mid.size:
+        return R, G, H
+    sub = pos[mid]
+    x = [[_var(sub, s, i) for i in range(2)] for s in range(3)]
+    tj = _along(x, 0, 1, 2)
+    out = None
+    for k, tk in enumerate((_scale(tj, 1.0 / ramp[mid]),
+                            _scale(tj, -1.0 / ramp[mid]))):
+        if k == 1:
+            tk = (tk[0] + 1.0 / ramp[mid], tk[1], tk[2])
+        f, df, d2f = _phi(tk[0])
+        live = free[mid, k]
+        part = _apply(tk, np.where(live, f, 1.0), np.where(live, df, 0.0),
+                      np.where(live, d2f, 0.0))
+        out = part if out is None else _mul(out, part)
+    G[mid] = out[1]
+    if tangent:
+        H[mid] = out[2]
+    return R, G, H
+
+
+class EntryRampBlock(ContactRows):
+    """The take-back ``-(1 - R) W`` of the planar node-on-element rows of an inner node
+    ``p`` against an element ending in the other beam's free end (module docstring,
+    "Entering the overlap"), a force block of the System (the contract of
+    :class:`fembody.elements.base.Block`) on the translation DOFs of the rows' three nodes
+    ``(p, b0, b1)``, the rows' own.
+
+    ``nodes (n, 3)`` the node ids; ``dofs (n, 6)``; ``X (n, 3, 2)`` the reference positions
+    [m]; ``free (n, 2)`` whether ``b0``, ``b1`` is a free end; ``ramp (n,)`` the ramp's
+    length in the element's parameter (``l_r / l_B``); ``radius (n,)`` the sum of the radii
+    [m] and ``k (n,)`` the penalty [N/m], the rows' own; ``labels`` the rows' names;
+    ``side (n,)`` the rows' reference sides (default None: from ``X``, the rows' rule). Its
+    sides are a run's state like the rows' (:meth:`sides_after`). ``friction`` (optional)
+    ``(mu_s, mu_k, k_t)`` per row and ``rows_class`` the planar rows' class, as
+    :class:`EndOverlapBlock`'s: the block runs the rows' own return mapping on a copy of
+    them and takes back ``(1 - R)`` of their friction."""
+
+    family = "beam contact"
+    Dd = None
+    friction_slot = None        # set by the System for a frictional block
+    frictional = False
+    side_slot = None            # set by the System: its sides are a run's
+    sided = True
+
+    def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, free: np.ndarray,
+                 ramp: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
+                 side: np.ndarray | None = None, friction: tuple | None = None,
+                 rows_class: type | None = None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 3)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.free = np.asarray(free, dtype=bool).reshape(-1, 2)
+        self.ramp = np.asarray(ramp, dtype=float)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.dim = self.X.shape[2]
+        self.tol = np.full(len(self.dofs), math.inf)
+        self._labels = labels
+        self.side = side_now(self.X, np.zeros(len(self.X))) if side is None else side
+        self._unsigned = np.zeros(len(self.X))
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            if rows_class is None:
+                raise ValueError("EntryRampBlock: a frictional block needs rows_class, the "
+                                 "planar rows' class whose return mapping it runs")
+            self._mirror = rows_class("node", self.nodes, self.dofs, self.X, self.radius,
+                                      self.k, labels, friction=friction)
+            self.history0 = self._mirror.history0
+
+    def _take(self, rows: np.ndarray) -> "EntryRampBlock":
+        """The rows ``rows`` as a frictionless block."""
+        return EntryRampBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
+                              self.free[rows], self.ramp[rows], self.radius[rows],
+                              self.k[rows], self._labels, self.side[rows])
+
+    def _sides(self, side):
+        return self._unsigned if side is None else np.asarray(side, float).reshape(-1)
+
+    def sides_after(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """The rows' sides ``(n,)`` after an accepted step that ended at ``x``, by the rule
+        of :meth:`fembody.contact.beams.BeamContactBlock.sides_after` (the same rows, so
+        the same sides)."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        z, ok = closest_node(pos)
+        rho = distance("node", pos, z, False)[0]
+        clear = ~ok | (rho > self.radius)
+        return np.where(clear, side_now(pos, side), side)
+
+    def _row(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
+        """The rows' own: in the zone ``(n,)``, the penalty energy ``W (n,)`` [J], its
+        gradient ``(n, 6)`` and (``tangent``) Hessian, signed by ``side``."""
+        z, ok = closest_node(pos)
+        rho, G, H = signed(pos, side, self.radius, *distance("node", pos, z, tangent))
+        g = rho - self.radius
+        on = ok & (rho != 0.0) & (g < 0.0)
+        kg = np.where(on, self.k * g, 0.0)
+        Hw = None
+        if tangent:
+            kon = np.where(on, self.k, 0.0)
+            Hw = kon[:, None, None] * G[:, :, None] * G[:, None, :] + kg[:, None, None] * H
+        return ok & (rho != 0.0), 0.5 * kg * g, kg[:, None] * G, Hw
+
+    def _energy(self, x: np.ndarray, side, tangent: bool):
+        """Per row the energy taken back ``-(1 - R) W`` [J] ``(n,)``, its gradient ``(n,
+        6)`` and (``tangent``) Hessian."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        _, W, Gw, Hw = self._row(pos, side, tangent)
+        R, gR, hR = entry_weight(pos, self.free, self.ramp, tangent)
+        a = 1.0 - R
+        E = -a * W
+        f = -(a[:, None] * Gw - W[:, None] * gR)
+        if not tangent:
+            return E, f, None
+        outer = gR[:, :, None] * Gw[:, None, :]
+        K = -(a[:, None, None] * Hw - outer - np.transpose(outer, (0, 2, 1))
+              - W[:, None, None] * hR)
+        return E, f, K
+
+    def live(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: in the zone, inside
+        the ramp (``R < 1``) and penetrating."""
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        pos = self.positions(x)
+        side = self._sides(side)
+        z, ok = closest_node(pos)
+        rho = distance("node", pos, z, False)[0]
+        pen = signed(pos, side, self.radius, rho, np.zeros((len(rho), 1)), None)[0]
+        R = entry_weight(pos, self.free, self.ramp, False)[0]
+        return np.flatnonzero(ok & (rho != 0.0) & (pen < self.radius) & (R < 1.0))
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
+        """Internal forces ``(n, 6)`` [N] (and a frictional block's friction taken back)
+        and (``tangent``) the stiffness (idle rows zero); signed by the run's ``side``."""
+        return self._whole(*self.live_forces(x, tangent, history, side))
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
+        """:meth:`forces` with the stiffness of the live rows alone (:meth:`live`)."""
+        sd = self._sides(side)
+
+        def evaluate(live):
+            _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
+            if self.frictional:
+                Ff, Kf = self._friction(x, history, tangent, sd, live)[:2]
+                fl = fl + Ff
+                if tangent:
+                    Kl = Kl + Kf
+            return fl, Kl
+
+        return self._live_pass(self.live(x, sd), tangent, evaluate)
+
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
+                  rows: np.ndarray | None = None):
+        """The friction the ``rows`` (default None: all) take back ``-(1 - R) F`` ``(r,
+        6)`` [N], ``F`` the rows' Coulomb force from their own return mapping on this
+        block's anchors (``history``; None: :attr:`history0`), and (``tangent``) its
+        stiffness, exact; also the mapping and the parts ``1 - R`` ``(r,)``."""
+        h = self.history0 if history is None else history
+        sd = self._sides(side)
+        F1, K1, c = self._mirror._friction(x, h, tangent, rows=rows, side=sd)[:3]
+        sel = slice(None) if rows is None else rows
+        pos = self.X[sel] + x[sel].reshape(self.X[sel].shape)
+        R, gR = entry_weight(pos, self.free[sel], self.ramp[sel], False)[:2]
+        a = 1.0 - R
+        F = -a[:, None] * F1
+        K = None
+        if tangent:
+            K = -a[:, None, None] * K1 + F1[:, :, None] * gR[:, None, :]
+        return F, K, c, a
+
+    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
+                ) -> tuple[History, float, float]:
+        """The history after an accepted step, as :meth:`EndOverlapBlock.advance`: the
+        anchors the rows' own update on this block's copy of them, the forces and springs'
+        energy recorded the parts taken back."""
+        sd = self._sides(side)
+        rows, _, _ = self._mirror.advance(x, history, sd)
+        a = 1.0 - entry_weight(self.positions(x), self.free, self.ramp, False)[0]
+        F = -a[:, None] * rows.force
+        stored = -a * rows.stored
+        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, x.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def friction_report(self, x: np.ndarray, history: History, side=None
+                        ) -> dict[str, np.ndarray]:
+        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
+        of the friction taken back on the element's nodes, ``slip`` [m] the row's and
+        ``stick`` (taking back, not sliding)."""
+        n = len(self)
+        T = np.zeros(n)
+        live = self.live(x, self._sides(side))
+        if live.size:
+            Ff = self._friction(x, history, False, side, live)[0]
+            T[live] = np.linalg.norm(Ff[:, 2:4] + Ff[:, 4:6], axis=1)
+        taking = np.zeros(n, dtype=bool)
+        taking[live] = True
+        return dict(tangential_force=T, slip=history.slip.copy(),
+                    stick=taking & ~history.sliding.astype(bool))
+
+    def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The energy taken back per row, ``-(1 - R) W`` [J] (<= 0)."""
+        E = np.zeros(len(self))
+        sd = self._sides(side)
+        live = self.live(x, sd)
+        if live.size:
+            E[live] = self._take(live)._energy(x[live], sd[live], False)[0]
+        return E
+
+    def contact_gaps(self, x: np.ndarray, side=None) -> tuple[np.ndarray, np.ndarray]:
+        """No gap of its own (the rows' are the element pairs' block's): inf, not in a
+        zone."""
+        return np.full(len(self), np.inf), np.zeros(len(self), dtype=bool)
+
+    def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
+        """Per row (normal force [N]: minus the part taken back, ``-(1 - R) k max(-g,
+        0)``, the row's gap [m], whether the row is live 1/0)."""
+        n = len(self)
+        pos = self.positions(x)
+        sd = self._sides(side)
+        z, _ = closest_node(pos)
+        rho = signed(pos, sd, self.radius, *distance("node", pos, z, False))[0]
+        g = rho - self.radius
+        F = np.zeros(n)
+        live = self.live(x, sd)
+        if live.size:
+            R = entry_weight(pos[live], self.free[live], self.ramp[live], False)[0]
+            F[live] = -(1.0 - R) * self.k[live] * np.maximum(-g[live], 0.0)
+        on = np.zeros(n)
+        on[live] = 1.0
+        return np.column_stack([F, g, on])
+
+    def report_labels(self) -> list[str]:
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
+        """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
+        back, <= 0), ``point`` midway between the node and its projection [m] and
+        ``normal`` (unit, from the projection to the node); with a run's ``history`` a
+        frictional block also the keys of :meth:`friction_report`."""
+        F, g = self.resultants(x, side)[:, :2].T
+        pos = self.positions(x)
+        z, _ = closest_node(pos)
+        t = np.clip(z[:, 0], 0.0, 1.0)
+        foot = pos[:, 1] + t[:, None] * (pos[:, 2] - pos[:, 1])
+        out = pair_report(pos[:, 0], foot, F, g)
+        if self.frictional and history is not None:
+            out.update(self.friction_report(x, history, side))
+        return out
+
+
+def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
+    """The planar node-on-element ``rows`` (``{(node, element index): radius sum}``, one
+    contact's; ``nodes (e, 2)`` the elements' node ids) whose entry is ramped (compile
+    time): an inner node ``p`` (not a free end, ``around`` of
+    :func:`fembody.contact.rows.beam_neighbours`) against an element with a free end. Per
+    row: ``((p, b0, b1), free (2,), radius sum)``."""
+    out = []
+    for (p, o), rsum in rows.items():
+        if len(around.get(p, ())) == 1:
+            continue
+        free = tuple(len(around.get(int(v), ())) == 1 for v in nodes[o])
+        if any(free):
+            out.append(((p, int(nodes[o][0]), int(nodes[o][1])), free, rsum))
+    return out
+
+
+def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: type) -> list:
+    """The entry ramps' take-back (:class:`EntryRampBlock`) of the ``rows`` ``[(contact,
+    (p, b0, b1), free, radius sum), ...]`` of :func:`entry_rows` as one block, or none. The
+    ramp's length ``l_r = min(r_A + r_B, l_B / 2, l_A / 2)`` [m] (reference lengths: ``l_B``
+    the element's, ``l_A`` the shortest beam element at ``p``), as the spatial ramp's."""
+    if not rows:
+        return []
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    around = beam_neighbours(model)
+    ids = np.array([r[1] for r in rows], dtype=np.int64)
+    X = np.array([[pos[i] for i in row] for row in ids.tolist()])
+    lb = np.linalg.norm(X[:, 2] - X[:, 1], axis=1)
+    la = np.array([min(np.linalg.norm(pos[j] - pos[int(r[1][0])]) for j, _ in
+                       around[int(r[1][0])]) for r in rows])
+    rsum = np.array([r[3] for r in rows], dtype=float)
+    ramp = np.minimum(rsum, 0.5 * np.minimum(lb, la)) / lb
+    labels = Labels(lambda i: f"{rows[i][0].label}: node {rows[i][1][0]} / element "
+                    f"({rows[i][1][1]}, {rows[i][1][2]}) (entering at a free end)", len(ids))
+    fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
+                   for r in rows], dtype=float)
+    return [EntryRampBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                           np.array([r[2] for r in rows], dtype=bool), ramp, rsum,
+                           np.array([r[0].stiffness for r in rows], dtype=float), labels,
+                           friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
+                           rows_class=rows_class)]
