@@ -19,11 +19,11 @@ DZ = 0.008          # the nearest end's distance to the other beam's chord [m]: 
 LA, LB = 0.05, 0.1  # A's and B's element lengths [m]
 
 
-def _pair(deg):
+def _pair(deg, **contact):
     """B rigid along x from 0 to 1 (10 elements of ``LB``, free end q at x = 1); A (10
     elements of ``LA``) from its free tip p at (1.01, ``DZ``) away from B's end at ``deg``
-    degrees, every node free (only forces are evaluated, at A moved rigidly), margin 0.2 m.
-    The System, A and B."""
+    degrees, every node free (only forces are evaluated, at A moved rigidly), margin 0.2 m;
+    ``contact`` more arguments of the contact (friction). The System, A and B."""
     a = math.radians(deg)
     m = fb.Model()
     B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
@@ -33,7 +33,7 @@ def _pair(deg):
     A = m.add_beam(tuple(tip), tuple(tip + 10 * LA * np.array([math.cos(a), math.sin(a)])),
                    n=10, material=STEEL, section=SEC)
     # (margin: the broad phase pairs every element that comes near along the slide)
-    m.add_beam_contact(A, B, radius=R, stiffness=K, margin=0.2)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, margin=0.2, **contact)
     return m.compile(), A, B
 
 
@@ -157,3 +157,76 @@ def test_planar_slide_past_the_last_elements_keeps_its_energy(deg):
     assert x_tip[-1] < 1.0 - 0.05
     e = res.energy
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
+
+
+def _sampled(A, shift):
+    """The smallest distance [m] between A's chord (straight, tip to root, 400001 points)
+    and B's (the segment from 0 to 1 on the x axis, exact for a point) with A's nodes
+    ``shift`` moved."""
+    a0, a1 = (np.asarray(nd.position, float) + shift[nd.id] for nd in (A.first, A.last))
+    x = a0 + np.linspace(0.0, 1.0, 400001)[:, None] * (a1 - a0)
+    d = np.where((x[:, 0] >= 0.0) & (x[:, 0] <= 1.0), np.abs(x[:, 1]),
+                 np.hypot(x[:, 0] - 1.0, x[:, 1]))
+    return float(d.min())
+
+
+def _on(sys, A, shift):
+    """The total contact force (2,) [N] of all blocks on A's nodes."""
+    on_a = [nd.id for nd in A.nodes]
+    F = np.zeros(2)
+    for b in sys.beam_contact_blocks:
+        x, ids = moved(sys, b, shift)
+        f = b.forces(x, None, False)[0].reshape(ids.shape + (2,))
+        F -= f[np.isin(ids, on_a)].sum(axis=0)
+    return F
+
+
+@pytest.mark.parametrize("deg", [3.0, 10.0])
+def test_planar_total_force_past_the_last_elements_is_the_one_contact(deg):
+    """A's tip 2 mm into B (8 mm above it), A's chord rising at ``deg`` degrees from it, so
+    that the tip's row alone penetrates wherever no other row measures the same local
+    minimum: the total contact force on A is the one contact, ``k (2 R - d_min)`` with
+    ``d_min`` the sampled distance of the two chords, to 1e-5, at overlaps along the slide
+    and 20 um on either side of each entry of :func:`_events` up to B's node w entering
+    under A's tip (the share's fade and B's end moving on, A's inner nodes entering, A's
+    tip passing w). Measured within 7e-7 (3 degrees) and 1.8e-6 (10 degrees): w's ramp 20
+    um into it. Before: w entered under A's tip at its full force, the one contact counted
+    twice (1.99x at 3 degrees, 1.93x at 10, 20 um past w's entry). The limit (stated in
+    fembody.contact.meet): farther in, w's row measures the tip's contact again, at the
+    ramp's weight (3 degrees: 1.06x at 2 mm, 1.44x at 5 mm, 1.73x at 10 mm where the ramp
+    ends, the rows' count as before from there)."""
+    sys, A, B = _pair(deg)
+    # (the entries past w's own come inside its ramp: the limit below)
+    ev = _events(deg)
+    ovs = [0.02, 0.045, 0.07, 0.095] + [e + d for e in ev for d in (-2e-5, 2e-5)
+                                        if e + d <= ev[-1] + 2e-5]
+    for ov in ovs:
+        shift = _at(A, deg, ov)
+        F = np.linalg.norm(_on(sys, A, shift))
+        ref = K * (2 * R - _sampled(A, shift))
+        assert ref > 1000.0
+        assert abs(F / ref - 1.0) < 1e-5, (ov, F, ref)
+
+
+@pytest.mark.parametrize("ov", [0.047, 0.053, 0.104])
+def test_planar_entry_friction_slips_at_mu_times_the_weighted_normal_force(ov):
+    """Parallel chords 8 mm apart, A slid from the reference anchors (sliding, mu = 0.3)
+    to ``ov``: inside the overlap share's fade (B's end 3 mm short of A's first inner
+    node), inside that node's entry ramp (3 mm past B's end) and inside B's node w's (4 mm
+    past A's tip): the friction on A (the frictional System's force less the frictionless
+    one's) is ``mu`` times the normal force the blocks' resultants sum (the rows' less the
+    parts the share and the ramps take back), along x against the motion, to 1e-9; and
+    that normal force is the frictionless force on A, to 1e-9 (the friction taken back
+    with the normal force's weights)."""
+    from .test_ends_meet import _friction_state, _on_a_with
+    sys, A, B = _pair(0.0, friction=0.3)
+    sys0 = _pair(0.0)[0]
+    shift = _at(A, 0.0, ov)
+    Fn = _on(sys0, A, shift)
+    Ft = _on_a_with(sys, A, shift) - Fn
+    N = sum(float(np.sum(b.resultants(x, sd)[:, 0]) if sd is not None else
+                  np.sum(b.resultants(x)[:, 0]))
+            for b, x, ids, h, sd in _friction_state(sys, shift))
+    assert abs(Fn[1] / N - 1.0) < 1e-9, (Fn, N)
+    assert abs(Ft[0] / (0.3 * N) - 1.0) < 1e-9, (Ft, N)
+    assert abs(Ft[1]) < 1e-9 * N
