@@ -738,11 +738,15 @@ class EntryRampBlock(ContactRows):
     """The take-back ``-(1 - R) W`` of the planar node-on-element rows of an inner node
     ``p`` against an element ending in the other beam's free end (module docstring,
     "Entering the overlap"), a force block of the System (the contract of
-    :class:`fembody.elements.base.Block`) on the translation DOFs of the rows' three nodes
-    ``(p, b0, b1)``, the rows' own.
+    :class:`fembody.elements.base.Block`) on the translation DOFs of five nodes per row
+    ``(p, b0, b1, u1, u2)``: the row's own three and ``p``'s two neighbours along its beam
+    (for the wedge test: no take-back while the free end lies beyond both elements at
+    ``p``, where no row of the free end holds the contact).
 
-    ``nodes (n, 3)`` the node ids; ``dofs (n, 6)``; ``X (n, 3, 2)`` the reference positions
-    [m]; ``free (n, 2)`` whether ``b0``, ``b1`` is a free end; ``ramp (n,)`` the ramp's
+    ``nodes (n, 5)`` the node ids; ``dofs (n, 10)``; ``X (n, 5, 2)`` the reference
+    positions [m]; ``free (n, 2)`` whether ``b0``, ``b1`` is a free end; ``ends (n, 2)``
+    whether the element ``u_i - p`` ends at ``p`` (the half-open zone conventions of
+    :mod:`fembody.contact.ends`); ``ramp (n,)`` the ramp's
     length in the element's parameter (``l_r / l_B``); ``radius (n,)`` the sum of the radii
     [m] and ``k (n,)`` the penalty [N/m], the rows' own; ``labels`` the rows' names;
     ``side (n,)`` the rows' reference sides (default None: from ``X``, the rows' rule). Its
@@ -759,35 +763,57 @@ class EntryRampBlock(ContactRows):
     sided = True
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, free: np.ndarray,
-                 ramp: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
-                 side: np.ndarray | None = None, friction: tuple | None = None,
+                 ends: np.ndarray, ramp: np.ndarray, radius: np.ndarray, k: np.ndarray,
+                 labels, side: np.ndarray | None = None, friction: tuple | None = None,
                  rows_class: type | None = None) -> None:
-        self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 3)
+        self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 5)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         self.free = np.asarray(free, dtype=bool).reshape(-1, 2)
+        self.ends = np.asarray(ends, dtype=bool).reshape(-1, 2)
         self.ramp = np.asarray(ramp, dtype=float)
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
-        self.side = side_now(self.X, np.zeros(len(self.X))) if side is None else side
+        self.side = (side_now(self.X[:, :3], np.zeros(len(self.X))) if side is None
+                     else side)
         self._unsigned = np.zeros(len(self.X))
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             if rows_class is None:
                 raise ValueError("EntryRampBlock: a frictional block needs rows_class, the "
                                  "planar rows' class whose return mapping it runs")
-            self._mirror = rows_class("node", self.nodes, self.dofs, self.X, self.radius,
-                                      self.k, labels, friction=friction)
+            self._mirror = rows_class("node", self.nodes[:, :3], self.dofs[:, :6],
+                                      self.X[:, :3], self.radius, self.k, labels,
+                                      friction=friction)
             self.history0 = self._mirror.history0
 
     def _take(self, rows: np.ndarray) -> "EntryRampBlock":
         """The rows ``rows`` as a frictionless block."""
         return EntryRampBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
-                              self.free[rows], self.ramp[rows], self.radius[rows],
-                              self.k[rows], self._labels, self.side[rows])
+                              self.free[rows], self.ends[rows], self.ramp[rows],
+                              self.radius[rows], self.k[rows], self._labels, self.side[rows])
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        return self.X + x.reshape(self.X.shape)
+
+    def _wedge(self, pos: np.ndarray) -> np.ndarray:
+        """Whether the free end the row's ramp measures from (the nearer one, for an
+        element with two) lies beyond both elements at ``p`` ``(n,)``: there no row of the
+        free end is in its zone against ``p``'s elements, and the row (after the node pair
+        of :mod:`fembody.contact.ends` at its entry) holds the contact alone. The
+        conditions are the node pairs' (half-open as the rows' zones)."""
+        n = len(pos)
+        z, _ = closest_node(pos[:, :3])
+        at1 = self.free[:, 1] & (~self.free[:, 0] | (z[:, 0] >= 0.5))
+        f = pos[np.arange(n), np.where(at1, 2, 1)]
+        out = np.ones(n, dtype=bool)
+        for c in (0, 1):
+            dot = np.einsum("ni,ni->n", f - pos[:, 0], pos[:, 0] - pos[:, 3 + c])
+            out &= np.where(self.ends[:, c], dot >= 0.0, dot > 0.0)
+        return out
 
     def _sides(self, side):
         return self._unsigned if side is None else np.asarray(side, float).reshape(-1)
@@ -796,7 +822,7 @@ class EntryRampBlock(ContactRows):
         """The rows' sides ``(n,)`` after an accepted step that ended at ``x``, by the rule
         of :meth:`fembody.contact.beams.BeamContactBlock.sides_after` (the same rows, so
         the same sides)."""
-        pos = self.positions(x)
+        pos = self.positions(x)[:, :3]
         side = self._sides(side)
         z, ok = closest_node(pos)
         rho = distance("node", pos, z, False)[0]
@@ -818,20 +844,26 @@ class EntryRampBlock(ContactRows):
         return ok & (rho != 0.0), 0.5 * kg * g, kg[:, None] * G, Hw
 
     def _energy(self, x: np.ndarray, side, tangent: bool):
-        """Per row the energy taken back ``-(1 - R) W`` [J] ``(n,)``, its gradient ``(n,
-        6)`` and (``tangent``) Hessian."""
+        """Per row the energy taken back ``-(1 - R) W`` [J] ``(n,)`` (0 where the free end
+        lies in the wedge at ``p``, :meth:`_wedge`), its gradient ``(n, 10)`` and
+        (``tangent``) Hessian."""
         pos = self.positions(x)
         side = self._sides(side)
-        _, W, Gw, Hw = self._row(pos, side, tangent)
-        R, gR, hR = entry_weight(pos, self.free, self.ramp, tangent)
-        a = 1.0 - R
+        _, W, Gw, Hw = self._row(pos[:, :3], side, tangent)
+        R, gR, hR = entry_weight(pos[:, :3], self.free, self.ramp, tangent)
+        on = ~self._wedge(pos)
+        a = np.where(on, 1.0 - R, 0.0)
+        W = np.where(on, W, 0.0)
+        n, m = x.shape
         E = -a * W
-        f = -(a[:, None] * Gw - W[:, None] * gR)
+        f = np.zeros((n, m))
+        f[:, :6] = -(a[:, None] * Gw - W[:, None] * gR)
         if not tangent:
             return E, f, None
         outer = gR[:, :, None] * Gw[:, None, :]
-        K = -(a[:, None, None] * Hw - outer - np.transpose(outer, (0, 2, 1))
-              - W[:, None, None] * hR)
+        K = np.zeros((n, m, m))
+        K[:, :6, :6] = -(a[:, None, None] * Hw - outer - np.transpose(outer, (0, 2, 1))
+                         - W[:, None, None] * hR)
         return E, f, K
 
     def live(self, x: np.ndarray, side=None) -> np.ndarray:
@@ -839,13 +871,15 @@ class EntryRampBlock(ContactRows):
         the ramp (``R < 1``) and penetrating."""
         if not len(self):
             return np.zeros(0, dtype=np.int64)
-        pos = self.positions(x)
+        pos5 = self.positions(x)
+        pos = pos5[:, :3]
         side = self._sides(side)
         z, ok = closest_node(pos)
         rho = distance("node", pos, z, False)[0]
         pen = signed(pos, side, self.radius, rho, np.zeros((len(rho), 1)), None)[0]
         R = entry_weight(pos, self.free, self.ramp, False)[0]
-        return np.flatnonzero(ok & (rho != 0.0) & (pen < self.radius) & (R < 1.0))
+        return np.flatnonzero(ok & (rho != 0.0) & (pen < self.radius) & (R < 1.0)
+                              & ~self._wedge(pos5))
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
         """Internal forces ``(n, 6)`` [N] (and a frictional block's friction taken back)
@@ -875,16 +909,30 @@ class EntryRampBlock(ContactRows):
         stiffness, exact; also the mapping and the parts ``1 - R`` ``(r,)``."""
         h = self.history0 if history is None else history
         sd = self._sides(side)
-        F1, K1, c = self._mirror._friction(x, h, tangent, rows=rows, side=sd)[:3]
+        F1, K1, c = self._mirror._friction(np.ascontiguousarray(x[:, :6]), h, tangent,
+                                           rows=rows, side=sd)[:3]
         sel = slice(None) if rows is None else rows
-        pos = self.X[sel] + x[sel].reshape(self.X[sel].shape)
-        R, gR = entry_weight(pos, self.free[sel], self.ramp[sel], False)[:2]
-        a = 1.0 - R
-        F = -a[:, None] * F1
+        a, gR = self._parts(x[sel], sel)
+        n, m = len(a), x.shape[1]
+        F = np.zeros((n, m))
+        F[:, :6] = -a[:, None] * F1
         K = None
         if tangent:
-            K = -a[:, None, None] * K1 + F1[:, :, None] * gR[:, None, :]
+            K = np.zeros((n, m, m))
+            K[:, :6, :6] = -a[:, None, None] * K1 + F1[:, :, None] * gR[:, None, :]
         return F, K, c, a
+
+    def _parts(self, x: np.ndarray, sel=slice(None)):
+        """The parts taken back ``1 - R`` ``(r,)`` of the rows ``sel`` at their gathered
+        displacements ``x (r, 10)`` (0 in the wedge) and the gradient of ``R`` over the
+        row's three nodes ``(r, 6)`` (0 in the wedge)."""
+        pos = self.X[sel] + x.reshape(self.X[sel].shape)
+        R, gR = entry_weight(pos[:, :3], self.free[sel], self.ramp[sel], False)[:2]
+        on = ~self._take_sel(sel)._wedge(pos)
+        return np.where(on, 1.0 - R, 0.0), np.where(on[:, None], gR, 0.0)
+
+    def _take_sel(self, sel):
+        return self if isinstance(sel, slice) else self._take(sel)
 
     def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
                 ) -> tuple[History, float, float]:
@@ -892,12 +940,13 @@ class EntryRampBlock(ContactRows):
         anchors the rows' own update on this block's copy of them, the forces and springs'
         energy recorded the parts taken back."""
         sd = self._sides(side)
-        rows, _, _ = self._mirror.advance(x, history, sd)
-        a = 1.0 - entry_weight(self.positions(x), self.free, self.ramp, False)[0]
+        x3 = np.ascontiguousarray(x[:, :6])
+        rows, _, _ = self._mirror.advance(x3, history, sd)
+        a = self._parts(x)[0]
         F = -a[:, None] * rows.force
         stored = -a * rows.stored
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
-        new = History(rows.anchor, rows.sliding, rows.slip, x.copy(), F, stored)
+        work = 0.5 * float(np.sum((F + history.force) * (x3 - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, x3.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def friction_report(self, x: np.ndarray, history: History, side=None
@@ -934,7 +983,7 @@ class EntryRampBlock(ContactRows):
         """Per row (normal force [N]: minus the part taken back, ``-(1 - R) k max(-g,
         0)``, the row's gap [m], whether the row is live 1/0)."""
         n = len(self)
-        pos = self.positions(x)
+        pos = self.positions(x)[:, :3]
         sd = self._sides(side)
         z, _ = closest_node(pos)
         rho = signed(pos, sd, self.radius, *distance("node", pos, z, False))[0]
@@ -957,7 +1006,7 @@ class EntryRampBlock(ContactRows):
         ``normal`` (unit, from the projection to the node); with a run's ``history`` a
         frictional block also the keys of :meth:`friction_report`."""
         F, g = self.resultants(x, side)[:, :2].T
-        pos = self.positions(x)
+        pos = self.positions(x)[:, :3]
         z, _ = closest_node(pos)
         t = np.clip(z[:, 0], 0.0, 1.0)
         foot = pos[:, 1] + t[:, None] * (pos[:, 2] - pos[:, 1])
@@ -970,16 +1019,20 @@ class EntryRampBlock(ContactRows):
 def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
     """The planar node-on-element ``rows`` (``{(node, element index): radius sum}``, one
     contact's; ``nodes (e, 2)`` the elements' node ids) whose entry is ramped (compile
-    time): an inner node ``p`` (not a free end, ``around`` of
-    :func:`fembody.contact.rows.beam_neighbours`) against an element with a free end. Per
-    row: ``((p, b0, b1), free (2,), radius sum)``."""
+    time): an inner node ``p`` of two beam elements (``around`` of
+    :func:`fembody.contact.rows.beam_neighbours`; a branch of more is left as it was)
+    against an element with a free end. Per row: ``((p, b0, b1, u1, u2), free (2,),
+    radius sum, ends (2,))``, ``u`` ``p``'s neighbours and ``ends`` whether their elements
+    end at ``p``."""
     out = []
     for (p, o), rsum in rows.items():
-        if len(around.get(p, ())) == 1:
+        nb = around.get(p, ())
+        if len(nb) != 2:
             continue
         free = tuple(len(around.get(int(v), ())) == 1 for v in nodes[o])
         if any(free):
-            out.append(((p, int(nodes[o][0]), int(nodes[o][1])), free, rsum))
+            out.append(((p, int(nodes[o][0]), int(nodes[o][1]), nb[0][0], nb[1][0]), free,
+                        rsum, (nb[0][1], nb[1][1])))
     return out
 
 
@@ -991,12 +1044,11 @@ def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
     if not rows:
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
-    around = beam_neighbours(model)
     ids = np.array([r[1] for r in rows], dtype=np.int64)
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     lb = np.linalg.norm(X[:, 2] - X[:, 1], axis=1)
-    la = np.array([min(np.linalg.norm(pos[j] - pos[int(r[1][0])]) for j, _ in
-                       around[int(r[1][0])]) for r in rows])
+    la = np.array([min(np.linalg.norm(pos[j] - pos[int(r[1][0])]) for j in r[1][3:])
+                   for r in rows])
     rsum = np.array([r[3] for r in rows], dtype=float)
     ramp = np.minimum(rsum, 0.5 * np.minimum(lb, la)) / lb
     labels = Labels(lambda i: f"{rows[i][0].label}: node {rows[i][1][0]} / element "
@@ -1004,7 +1056,8 @@ def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
     fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
                    for r in rows], dtype=float)
     return [EntryRampBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                           np.array([r[2] for r in rows], dtype=bool), ramp, rsum,
+                           np.array([r[2] for r in rows], dtype=bool),
+                           np.array([r[4] for r in rows], dtype=bool), ramp, rsum,
                            np.array([r[0].stiffness for r in rows], dtype=float), labels,
                            friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
                            rows_class=rows_class)]

@@ -230,3 +230,44 @@ def test_planar_entry_friction_slips_at_mu_times_the_weighted_normal_force(ov):
     assert abs(Fn[1] / N - 1.0) < 1e-9, (Fn, N)
     assert abs(Ft[0] / (0.3 * N) - 1.0) < 1e-9, (Ft, N)
     assert abs(Ft[1]) < 1e-9 * N
+
+
+def _kinked(deg):
+    """B as in :func:`_pair`; A two elements of 50 mm kinked at their shared node u by
+    ``deg`` degrees each way (a V pointing down at B, convex towards it), u 8 mm above B's
+    axis and 20 mm past B's end in the reference (evaluated only: A's nodes are placed by
+    the shift of :func:`_kink_at`). The System and A."""
+    m = fb.Model()
+    B = m.add_beam((0.0, 0.0), (1.0, 0.0), n=10, material=STEEL, section=SEC)
+    for nd in B.nodes:
+        m.fix(nd, "x", "y", "rz")
+    y = DZ + LA * math.sin(math.radians(deg))
+    A = m.add_beam((0.97, y), (1.07, y), n=2, material=STEEL, section=SEC)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, margin=0.1)
+    return m.compile(), A
+
+
+def _kink_at(A, deg, s):
+    """The shift (dict) of A's nodes that bends it into :func:`_kinked`'s V with u ``s``
+    [m] past B's end along x (inside B's last element for ``s > 0``)."""
+    a = math.radians(deg)
+    c, dx = LA * (1.0 - math.cos(a)), -0.02 - s
+    n0, u, n2 = (nd.id for nd in A.nodes)
+    return {n0: np.array([dx + c, 0.0]), u: np.array([dx, -LA * math.sin(a)]),
+            n2: np.array([dx - c, 0.0])}
+
+
+@pytest.mark.parametrize("deg", [3.0, 20.0])
+def test_planar_convex_kink_entering_keeps_its_contact(deg):
+    """A convex kink u (an inner node) passing over B's free end q: before its entry the
+    node pair (u, q) holds the contact, after it u's row, with q beyond both of A's
+    elements at u (the wedge, ``s < 8 mm tan(deg)``): there u is the one contact and its
+    row is not ramped. The total force on A is ``k (2 R - 8 mm)`` = 2000 N along y, to
+    1e-9, on either side of the entry (1e-12 m) and inside the wedge. Without the wedge test
+    the ramp took u's row out at its entry: 2000 N to 0."""
+    sys, A = _kinked(deg)
+    edge = DZ * math.tan(math.radians(deg))
+    for s in (-1e-12, 1e-12, 0.1 * edge, 0.5 * edge, 0.9 * edge):
+        F = _on(sys, A, _kink_at(A, deg, s))
+        assert abs(F[1] / (K * (2 * R - DZ)) - 1.0) < 1e-9, (s, F)
+        assert abs(F[0]) < 1e-9 * F[1]
