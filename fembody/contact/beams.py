@@ -34,7 +34,8 @@ Two kinds of pairs, decided by the dimension:
   a third block shares it between them, ``S W_p + (1 - S) W_q``, the row holding the
   minimum off parallel, halves on parallel chords, weight 0 where the second row enters its
   chord (:mod:`fembody.contact.meet`, where the argument is; before, both pushed: twice the
-  force).
+  force), faded out before an end moves on to the next element; a fourth ramps in the row
+  of an inner node entering past the other's free end (meet.py, "Entering the overlap").
 
 Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
 element pairs miss the convex side of a kink between two elements, where the closest point
