@@ -34,7 +34,8 @@ Two kinds of pairs, decided by the dimension:
   a third block shares it between them, ``S W_p + (1 - S) W_q``, the row holding the
   minimum off parallel, halves on parallel chords, weight 0 where the second row enters its
   chord (:mod:`fembody.contact.meet`, where the argument is; before, both pushed: twice the
-  force).
+  force), faded out before an end moves on to the next element; a fourth ramps in the row
+  of an inner node entering past the other's free end (meet.py, "Entering the overlap").
 
 Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
 element pairs miss the convex side of a kink between two elements, where the closest point
@@ -76,7 +77,7 @@ from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
-from .meet import EndOverlapBlock, overlap_rows
+from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -816,7 +817,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     dim = model.dimension
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
-    parts, watch, junctions, shared, overlaps = [], [], [], [], []
+    parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
     around = None               # beam elements at each node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
@@ -860,6 +861,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             if around is None:
                 around = beam_neighbours(model)
             overlaps += [(bc, *r) for r in overlap_rows(rows, nodes, around)]
+            # an inner node entering past the other's free end: ramped in (meet.py)
+            entries += [(bc, *r) for r in entry_rows(rows, nodes, around)]
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
@@ -884,8 +887,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                   + _share_blocks(model, shared, node_dofs, nd))
     else:
         from .ends import end_blocks
-        blocks = end_blocks(model, junctions, node_dofs, nd) + _overlap_blocks(
-            model, overlaps, node_dofs, nd)
+        blocks = (end_blocks(model, junctions, node_dofs, nd)
+                  + _overlap_blocks(model, overlaps, node_dofs, nd)
+                  + entry_blocks(model, entries, node_dofs, nd, BeamContactBlock))
     if not parts:
         return blocks, CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])
@@ -928,7 +932,8 @@ def _overlap_blocks(model: "Model", rows: list, node_dofs: np.ndarray, nd: int) 
                             np.array([r[2] for r in rows]), np.array([r[3] for r in rows]),
                             np.array([r[0].stiffness for r in rows], dtype=float), labels,
                             friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
-                            rows_class=BeamContactBlock)]
+                            rows_class=BeamContactBlock,
+                            inner=np.array([r[4] for r in rows], dtype=bool))]
 
 
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:

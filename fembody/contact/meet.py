@@ -90,12 +90,59 @@ crossing pairs' share friction (:mod:`fembody.contact.share`, "Friction").
 **The model of a long overlap.** The planar rows are a nodal quadrature of line contact:
 every node inside the other beam's chords pushes with ``k`` times its own penetration, so
 two parallel beams side by side carry ``k (2 R - d)`` at each node of either beam in the
-overlap, and a node entering the overlap (an inner node passing the other's free end)
-enters with its full force. The rule acts only on the two free ends' rows while each
-projects inside the other's last element: side-by-side contact away from free ends keeps
-every node's row (tests/contact/test_ends_meet.py checks a long overlap). **Left:** once
-an end passes the inner node of the other's last element its row moves to the next
-element at full weight (the nodal quadrature's jump, as an inner node's entry).
+overlap. The share acts only on the two free ends' rows while each projects inside the
+other's last element: side-by-side contact away from free ends keeps every node's row
+(tests/contact/test_ends_meet.py checks a long overlap).
+
+**Entering the overlap** (tests/contact/test_planar_entry.py). As the overlap grows past
+the last elements, two things entered at once. An end's row moved on to the other's next
+element at full weight where the share had weighted it (at ``S = 1/2`` on parallel
+chords: 2 J to 4 J for ends 8 mm apart). And an inner node whose projection passed the
+other's free end entered with its full force (2000 N, 2 J each). Now both enter
+continuously, over ``l_r = min(r_A + r_B, l_A / 2, l_B / 2)`` (reference lengths), the
+length of the spatial ramp (:mod:`fembody.contact.line`, "Where free ends meet"), with
+``phi`` its quintic step (0 below 0, 1 above 1, ``phi' = phi'' = 0`` at both):
+
+- **The fade.** The share's take-back is ``F ((1 - S) W_p + S W_q)``, ``F = phi(d_p /
+  l_p) phi(d_q / l_q)`` (:func:`overlap_fade`): ``d_p`` the parameter of ``p``'s projection
+  on B's last element measured from its inner node ``w``, ``l_p = l_r / l_B``; ``d_q`` the
+  same of ``q`` on A's from ``u``. ``F = 1`` wherever both ends lie farther than ``l_r``
+  from those inner nodes (the share exactly as above, bit for bit, over at least the first
+  half of each element, since ``l_r <= l / 2``), and 0 with two zero derivatives where an
+  end reaches the inner node and its row moves on at full weight. A side whose inner node
+  is a free end too (a beam of one element) takes no factor: the other end's row there is
+  the block's second row.
+- **The entry ramp.** An inner node ``n`` (two beam elements) against an element ``b0 ->
+  b1`` with a free end ``f`` takes ``R W`` instead of ``W``, ``R = phi(s / l)`` with ``s =
+  1 - t`` (``f = b1``) or ``t`` (``f = b0``) how far ``n`` projects inside from ``f`` and
+  ``l = l_r / l_B`` (a product of both where both ends are free): :class:`EntryRampBlock`
+  takes back ``(1 - R) W`` (:func:`entry_weight`), zero at its entry with zero slope, and
+  ``R = 1`` exactly from ``l_r`` on. Why that is right at the entry: on a straight beam at
+  ``n`` the free end's own row against ``n``'s elements is in its zone there and measures
+  the same contact (two polylines straight at ``n`` and ``f`` are nearest at a free end,
+  or tie on parallel chords), so ``n``'s row is a second quadrature point of it that grows
+  in with the overlap. **A convex kink** at ``n``: while ``f`` lies beyond both elements at
+  ``n`` (the wedge, the node pairs' conditions of :mod:`fembody.contact.ends`) no row of
+  ``f`` holds the contact; the node pair ``(n, f)`` did before ``n``'s entry and ``n``'s
+  row does after it, so nothing is taken back there (the rows carry five nodes, ``n``'s
+  neighbours for that test). Rows of a branch node (more than two elements) are not
+  ramped.
+
+Friction is taken back with the same weights on a copy of the rows (their own return
+mapping on anchors of the block's own, as above), so slip friction stays ``mu`` times the
+weighted normal force.
+
+**Left.** (1) Past its entry an inner node's row measures the free end's contact a second
+time wherever it still penetrates, at the ramp's weight and at full weight from ``l_r`` on,
+as before: the nodal quadrature's own count of a near-parallel contact. Where the geometry
+holds one contact (a tip pressed on the other beam, its chord rising at 3 degrees) B's node
+passing under the tip adds 6 % at 2 mm, 44 % at 5 mm and 73 % at 10 mm (before: 99 % from
+its entry on). An exact answer there needs the point/line switch of the spatial pairs (a
+planar line quadrature in the overlap), not a ramp. (2) At a convex kink the free end's
+row enters at full weight where it leaves the wedge while ``n``'s row drops to ``R``: a
+jump of 95 N (3-degree kink) and 392 N (20 degrees) on 2000 N (before: 1989 N and 1487 N,
+both rows at full weight); a share between the two rows as above (weight 0 at each entry,
+the lean deciding between) would remove it.
 
 **A beam of one element** whose two free ends ``p1``, ``p2`` both lie over the other's
 last element, with its end ``q`` inside this element, has two rows here, ``(p1, q)`` and
@@ -106,8 +153,7 @@ inside it q's weight may go below zero (``S1 + S2`` up to 2), the three gaps dif
 by at most ``l sin a`` (``l`` the element's length), and the force stays within the
 band's own bound ``k l SINE_BAND`` of the one contact's (tests/contact/test_ends_meet.py:
 exact off the band; inside it measured within 0.13 %, the bound 2.5 %). Once ``q`` leaves the element past ``p2`` (or never entered it) both ends
-push at full weight, the nodal quadrature of an element lying on another (the jump of the
-paragraph above). The block is numpy (a few rows, one per pair of free ends that
+push at full weight, the nodal quadrature of an element lying on another. The blocks are numpy (a few rows, one per pair of free ends that
 the broad phase put side by side); inside the band its forward jets cost a few numpy calls
 per evaluation.
 """
@@ -119,7 +165,8 @@ import numpy as np
 
 from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
-from .rows import ContactRows, pair_report
+from ..elements.base import Labels
+from .rows import ContactRows, beam_neighbours, pair_report
 
 SINE_BAND = PARALLEL_SINE       # the lean term's band (module docstring)
 P, U, Q, W = range(4)           # the row's node slots: p, the node behind it, q, behind q
@@ -167,6 +214,68 @@ def _unit(v):
     r = np.sqrt(n2[0])
     inv = _apply(n2, 1.0 / r, -0.5 / r ** 3, 0.75 / r ** 5)
     return _mul(v[0], inv), _mul(v[1], inv)
+
+
+def _phi(u: np.ndarray):
+    """The quintic step ``phi(u) = u^3 (10 - 15 u + 6 u^2)`` (0 for ``u <= 0``, 1 for ``u >=
+    1``, its first two derivatives zero at both ends: C2), as the ramp of
+    :mod:`fembody.contact.line`; and ``phi'``, ``phi''``."""
+    c = np.clip(u, 0.0, 1.0)
+    return (c ** 3 * (10.0 - 15.0 * c + 6.0 * c * c), 30.0 * c * c * (1.0 - c) ** 2,
+            60.0 * c * (1.0 - c) * (1.0 - 2.0 * c))
+
+
+def _dot(a, b):
+    return _add(_mul(a[0], b[0]), _mul(a[1], b[1]))
+
+
+def _along(x, a: int, b: int, c: int):
+    """The jet of ``(x_a - x_b) . (x_c - x_b) / |x_c - x_b|^2``: the parameter of node
+    ``a``'s projection on the chord ``b -> c``."""
+    r = [_add(x[a][i], x[b][i], -1.0) for i in range(2)]
+    e = [_add(x[c][i], x[b][i], -1.0) for i in range(2)]
+    return _mul(_dot(r, e), _recip(_dot(e, e)))
+
+
+def overlap_fade(pos: np.ndarray, ramp: np.ndarray, tangent: bool = True):
+    """The overlap share's fade ``F (n,)`` (module docstring, "Entering the overlap") at the
+    rows' node positions ``pos (n, 4, 2) = (p, u, q, w)``: ``F = phi(d_p / ramp_p) phi(d_q
+    / ramp_q)``, ``d_p`` the parameter of ``p``'s projection on B's last element measured
+    from its inner node ``w``, ``d_q`` that of ``q`` on A's from ``u``, ``ramp (n, 2)`` the
+    ramp's length in those parameters (0: no factor on that side, where ``w`` or ``u`` is a
+    free end too); its gradient ``(n, 8)`` and (``tangent``) Hessian ``(n, 8, 8)``, exact
+    (zero where ``F`` is 0 or 1)."""
+    n, m, d = pos.shape
+    r = np.arange(n)
+    dp = np.einsum("ni,ni->n", pos[:, P] - pos[:, W], pos[:, Q] - pos[:, W]) / np.einsum(
+        "ni,ni->n", pos[:, Q] - pos[:, W], pos[:, Q] - pos[:, W])
+    dq = np.einsum("ni,ni->n", pos[:, Q] - pos[:, U], pos[:, P] - pos[:, U]) / np.einsum(
+        "ni,ni->n", pos[:, P] - pos[:, U], pos[:, P] - pos[:, U])
+    on = ramp > 0.0
+    G = np.zeros((n, m * d))
+    H = np.zeros((n, m * d, m * d)) if tangent else None
+    if not np.any(on & (np.column_stack([dp, dq]) < ramp)):
+        return np.ones(n), G, H             # (both ends short of the last l_r: F = 1)
+    lr = np.where(on, ramp, 1.0)
+    F = (np.where(on[:, 0], _phi(dp / lr[:, 0])[0], 1.0)
+         * np.where(on[:, 1], _phi(dq / lr[:, 1])[0], 1.0))
+    mid = np.flatnonzero((F > 0.0) & (F < 1.0))
+    if not mid.size:
+        return F, G, H
+    sub = pos[mid]
+    x = [[_var(sub, s, i) for i in range(2)] for s in range(4)]
+    parts = []
+    for k, (a, b, c) in enumerate(((P, W, Q), (Q, U, P))):
+        t = _scale(_along(x, a, b, c), 1.0 / lr[mid, k])
+        f, df, d2f = _phi(t[0])
+        live = on[mid, k]
+        parts.append(_apply(t, np.where(live, f, 1.0), np.where(live, df, 0.0),
+                            np.where(live, d2f, 0.0)))
+    f = _mul(*parts)
+    G[mid] = f[1]
+    if tangent:
+        H[mid] = f[2]
+    return F, G, H
 
 
 def _eta(pos: np.ndarray, sigma: np.ndarray) -> np.ndarray:
@@ -251,7 +360,8 @@ class EndOverlapBlock(ContactRows):
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
-                 friction: tuple | None = None, rows_class: type | None = None) -> None:
+                 friction: tuple | None = None, rows_class: type | None = None,
+                 inner: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -267,6 +377,13 @@ class EndOverlapBlock(ContactRows):
         self.side = (np.stack([side_now(self._triplet(self.X, c), np.zeros(len(self.X)))
                                for c in (0, 1)], axis=1) if side is None else side)
         self._unsigned = np.zeros((len(self.X), 2))
+        # the fade's ramp lengths in the parameters of B's and A's last elements (p's, q's)
+        lb = np.linalg.norm(self.X[:, Q] - self.X[:, W], axis=1)
+        la = np.linalg.norm(self.X[:, P] - self.X[:, U], axis=1)
+        lr = np.minimum(self.radius, 0.5 * np.minimum(la, lb))
+        self.inner = (np.ones((len(self.X), 2), dtype=bool) if inner is None
+                      else np.asarray(inner, dtype=bool).reshape(-1, 2))
+        self._fade = np.where(self.inner, np.column_stack([lr / lb, lr / la]), 0.0)
         self._friction_args, self._rows_class = friction, rows_class
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
@@ -296,7 +413,7 @@ class EndOverlapBlock(ContactRows):
         :meth:`_friction`)."""
         return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                                self.tri[rows], self.radius[rows], self.k[rows], self._labels,
-                               self.side[rows])
+                               self.side[rows], inner=self.inner[rows])
 
     def _sides(self, side):
         return self._unsigned if side is None else np.asarray(side, float).reshape(-1, 2)
@@ -353,28 +470,50 @@ class EndOverlapBlock(ContactRows):
         geo = np.sign(eB[:, 0] * r[:, 1] - eB[:, 1] * r[:, 0])
         return np.where(s != 0.0, s, np.where(geo != 0.0, geo, 1.0))
 
+    def shares(self, x: np.ndarray, side, tangent: bool = True):
+        """The parts of the two rows taken back where both are in their zones, ``a (n, 2)
+        = (F (1 - S), F S)`` (``S`` of :func:`overlap_share`, ``F`` of
+        :func:`overlap_fade`), their gradients ``(n, 2, 8)`` and (``tangent``) Hessians
+        ``(n, 2, 8, 8)`` (else None), exact, at the gathered displacements ``x`` with the
+        run's ``side`` ``(n, 2)`` (zeros: unsigned)."""
+        pos = self.positions(x)
+        S, gS, hS = overlap_share(pos, self._sigma(pos, self._sides(side)), tangent)[:3]
+        F, gF, hF = overlap_fade(pos, self._fade, tangent)
+        if np.all(F == 1.0):                # (no fade: the share alone, fewer arrays)
+            return (np.column_stack([1.0 - S, S]), np.stack([-gS, gS], axis=1),
+                    np.stack([-hS, hS], axis=1) if tangent else None)
+        a = np.column_stack([F * (1.0 - S), F * S])
+        ga = np.stack([(1.0 - S)[:, None] * gF - F[:, None] * gS,
+                       S[:, None] * gF + F[:, None] * gS], axis=1)
+        if not tangent:
+            return a, ga, None
+        cross = gS[:, :, None] * gF[:, None, :]
+        cross = cross + np.transpose(cross, (0, 2, 1))
+        ha = np.stack([(1.0 - S)[:, None, None] * hF - cross - F[:, None, None] * hS,
+                       S[:, None, None] * hF + cross + F[:, None, None] * hS], axis=1)
+        return a, ga, ha
+
     def _energy(self, x: np.ndarray, side, tangent: bool, share: tuple | None = None):
-        """Per row the energy taken back ``-(1 - S) W_p - S W_q`` [J] ``(n,)`` where both
-        rows are in their zones (else 0), its gradient ``(n, 8)`` and (``tangent``)
-        Hessian; ``share`` (default None: computed) the share ``(S, gradient, Hessian)``
-        of :func:`overlap_share` at ``x``."""
+        """Per row the energy taken back ``-F ((1 - S) W_p + S W_q)`` [J] ``(n,)`` where
+        both rows are in their zones (else 0), its gradient ``(n, 8)`` and (``tangent``)
+        Hessian; ``share`` (default None: computed) the parts taken back with their
+        derivatives, :meth:`shares` at ``x``."""
         pos = self.positions(x)
         side = self._sides(side)
-        (okp, Ep, Gp, Hp), (okq, Eq, Gq, Hq) = self._rows(pos, side, tangent)
-        S, gS, hS = (overlap_share(pos, self._sigma(pos, side), tangent)[:3]
-                     if share is None else share)
-        both = (okp & okq).astype(float)
-        E = -both * ((1.0 - S) * Ep + S * Eq)
-        dE = Ep - Eq
-        f = -both[:, None] * ((1.0 - S)[:, None] * Gp + S[:, None] * Gq
-                              - dE[:, None] * gS)
-        if not tangent:
-            return E, f, None
-        dG = Gp - Gq
-        K = -both[:, None, None] * ((1.0 - S)[:, None, None] * Hp + S[:, None, None] * Hq
-                                    - gS[:, :, None] * dG[:, None, :]
-                                    - dG[:, :, None] * gS[:, None, :]
-                                    - dE[:, None, None] * hS)
+        rows = self._rows(pos, side, tangent)
+        a, ga, ha = self.shares(x, side, tangent) if share is None else share
+        both = (rows[0][0] & rows[1][0]).astype(float)
+        E = np.zeros(len(x))
+        f = np.zeros(x.shape)
+        K = np.zeros((len(x), x.shape[1], x.shape[1])) if tangent else None
+        for c, (_, Ec, Gc, Hc) in enumerate(rows):
+            E -= both * a[:, c] * Ec
+            f -= both[:, None] * (a[:, c, None] * Gc + Ec[:, None] * ga[:, c])
+            if tangent:
+                outer = ga[:, c, :, None] * Gc[:, None, :]
+                K -= both[:, None, None] * (a[:, c, None, None] * Hc + outer
+                                            + np.transpose(outer, (0, 2, 1))
+                                            + Ec[:, None, None] * ha[:, c])
         return E, f, K
 
     def live(self, x: np.ndarray, side=None) -> np.ndarray:
@@ -412,8 +551,7 @@ class EndOverlapBlock(ContactRows):
 
         def evaluate(live):
             sub = self._take(live)
-            pos = sub.positions(x[live])
-            share = overlap_share(pos, sub._sigma(pos, sd[live]), tangent)[:3]
+            share = sub.shares(x[live], sd[live], tangent)
             _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
             if self.frictional:
                 Ff, Kf = self._friction(x, history, tangent, sd, live, share)[:2]
@@ -431,18 +569,17 @@ class EndOverlapBlock(ContactRows):
         return x[np.arange(len(x))[:, None, None], self._cols].reshape(2 * len(x), -1)
 
     def _weights(self, x: np.ndarray, side: np.ndarray, share: tuple | None = None):
-        """Per weighted row the part of its friction taken back ``(n, 2)``, ``((1 - S),
-        S)`` where both rows are in their zones (else 0), and the gradient of the second
-        ``(n, 8)`` (the first's is minus it); ``share`` as in :meth:`_energy`."""
+        """Per weighted row the part of its friction taken back ``(n, 2)``, ``(F (1 - S),
+        F S)`` where both rows are in their zones (else 0), and their gradients ``(n, 2,
+        8)``; ``share`` as in :meth:`_energy`."""
         pos = self.positions(x)
         both = np.ones(len(x))
         for c in (0, 1):
             tri = self._triplet(pos, c)
             z, ok = closest_node(tri)
             both *= ok & (distance("node", tri, z, False)[0] != 0.0)
-        S, gS = (overlap_share(pos, self._sigma(pos, side), False)[:2] if share is None
-                 else share[:2])
-        return both[:, None] * np.column_stack([1.0 - S, S]), both[:, None] * gS
+        a, ga = (self.shares(x, side, False) if share is None else share)[:2]
+        return both[:, None] * a, both[:, None, None] * ga
 
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
                   rows: np.ndarray | None = None, share: tuple | None = None):
@@ -461,10 +598,10 @@ class EndOverlapBlock(ContactRows):
         F2, K2, c, _, _, _ = self._mirror._friction(self._gathered(x), h, tangent, rows=pts,
                                                     side=sd.reshape(-1))
         if rows is None:
-            a, gS = self._weights(x, sd)
+            a, ga = self._weights(x, sd)
             cols_all = self._cols
         else:
-            a, gS = self._take(rows)._weights(x[rows], sd[rows], share)
+            a, ga = self._take(rows)._weights(x[rows], sd[rows], share)
             cols_all = self._cols[rows]
         n, m = len(a), x.shape[1]
         r = np.arange(n)[:, None]
@@ -479,7 +616,7 @@ class EndOverlapBlock(ContactRows):
                 cols = cols_all[:, cc]
                 K[r[:, :, None], cols[:, :, None], cols[:, None, :]] -= (
                     a[:, cc, None, None] * K2[cc::2])
-            K += (part[:, 0] - part[:, 1])[:, :, None] * gS[:, None, :]
+            K -= np.einsum("nci,ncj->nij", part, ga)
         return F, K, c, a
 
     def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
@@ -549,12 +686,11 @@ class EndOverlapBlock(ContactRows):
         F = np.zeros(n)
         live = self.live(x, sd)
         if live.size:
-            S = overlap_share(pos[live], self._take(live)._sigma(pos[live], sd[live]),
-                              False)[0]
+            a = self._take(live).shares(x[live], sd[live], False)[0]
             Np = np.sqrt(2.0 * self.k[live] * rows[0][1][live])
             Nq = np.sqrt(2.0 * self.k[live] * rows[1][1][live])
             both = rows[0][0][live] & rows[1][0][live]
-            F[live] = -np.where(both, (1.0 - S) * Np + S * Nq, 0.0)
+            F[live] = -np.where(both, a[:, 0] * Np + a[:, 1] * Nq, 0.0)
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
@@ -581,7 +717,8 @@ def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
     (compile time): ``p`` a free end (one beam element in the model, ``around`` of
     :func:`fembody.contact.rows.beam_neighbours`) against an element ``o`` ending in a free
     end ``q``, whose row against ``p``'s element is there too. Per pair, once: ``((p, u, q,
-    w), tri (2, 3), radius sum)``."""
+    w), tri (2, 3), radius sum, inner (2,))``, ``inner`` whether ``w`` and ``u`` are inner
+    nodes (the fade of :func:`overlap_fade` acts on those sides)."""
     at = {}
     for e, (i, j) in enumerate(nodes.tolist()):
         at.setdefault(i, []).append(e)
@@ -606,5 +743,377 @@ def overlap_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
             slot = {p: P, u: U, q: Q, w: W}
             tri = ((P, slot[int(nodes[o][0])], slot[int(nodes[o][1])]),
                    (Q, slot[int(nodes[ea][0])], slot[int(nodes[ea][1])]))
-            out.append(((p, u, q, w), tri, rsum))
+            out.append(((p, u, q, w), tri, rsum,
+                        (len(around.get(w, ())) != 1, len(around.get(u, ())) != 1)))
     return out
+
+
+# ------------------------------------------------------------- inner nodes entering the overlap
+def entry_weight(pos: np.ndarray, free: np.ndarray, ramp: np.ndarray, tangent: bool = True):
+    """The entry ramp ``R (n,)`` of node-on-element rows at node positions ``pos (n, 3, 2) =
+    (p, b0, b1)`` (module docstring, "Entering the overlap"): the product over the element's
+    free ends (``free (n, 2)``, b0's and b1's) of ``phi(s / ramp)``, ``s`` the parameter of
+    ``p``'s projection measured from that end (``t`` from ``b0``, ``1 - t`` from ``b1``) and
+    ``ramp (n,)`` the ramp's length in the element's parameter; its gradient ``(n, 6)`` and
+    (``tangent``) Hessian ``(n, 6, 6)``, exact (zero where ``R`` is 0 or 1)."""
+    n, m, d = pos.shape
+    e = pos[:, 2] - pos[:, 1]
+    t = np.einsum("ni,ni->n", pos[:, 0] - pos[:, 1], e) / np.einsum("ni,ni->n", e, e)
+    R = (np.where(free[:, 0], _phi(t / ramp)[0], 1.0)
+         * np.where(free[:, 1], _phi((1.0 - t) / ramp)[0], 1.0))
+    G = np.zeros((n, m * d))
+    H = np.zeros((n, m * d, m * d)) if tangent else None
+    mid = np.flatnonzero((R > 0.0) & (R < 1.0))
+    if not mid.size:
+        return R, G, H
+    sub = pos[mid]
+    x = [[_var(sub, s, i) for i in range(2)] for s in range(3)]
+    tj = _along(x, 0, 1, 2)
+    out = None
+    for k, tk in enumerate((_scale(tj, 1.0 / ramp[mid]),
+                            _scale(tj, -1.0 / ramp[mid]))):
+        if k == 1:
+            tk = (tk[0] + 1.0 / ramp[mid], tk[1], tk[2])
+        f, df, d2f = _phi(tk[0])
+        live = free[mid, k]
+        part = _apply(tk, np.where(live, f, 1.0), np.where(live, df, 0.0),
+                      np.where(live, d2f, 0.0))
+        out = part if out is None else _mul(out, part)
+    G[mid] = out[1]
+    if tangent:
+        H[mid] = out[2]
+    return R, G, H
+
+
+class EntryRampBlock(ContactRows):
+    """The take-back ``-(1 - R) W`` of the planar node-on-element rows of an inner node
+    ``p`` against an element ending in the other beam's free end (module docstring,
+    "Entering the overlap"), a force block of the System (the contract of
+    :class:`fembody.elements.base.Block`) on the translation DOFs of five nodes per row
+    ``(p, b0, b1, u1, u2)``: the row's own three and ``p``'s two neighbours along its beam
+    (for the wedge test: no take-back while the free end lies beyond both elements at
+    ``p``, where no row of the free end holds the contact).
+
+    ``nodes (n, 5)`` the node ids; ``dofs (n, 10)``; ``X (n, 5, 2)`` the reference
+    positions [m]; ``free (n, 2)`` whether ``b0``, ``b1`` is a free end; ``ends (n, 2)``
+    whether the element ``u_i - p`` ends at ``p`` (the half-open zone conventions of
+    :mod:`fembody.contact.ends`); ``ramp (n,)`` the ramp's
+    length in the element's parameter (``l_r / l_B``); ``radius (n,)`` the sum of the radii
+    [m] and ``k (n,)`` the penalty [N/m], the rows' own; ``labels`` the rows' names;
+    ``side (n,)`` the rows' reference sides (default None: from ``X``, the rows' rule). Its
+    sides are a run's state like the rows' (:meth:`sides_after`). ``friction`` (optional)
+    ``(mu_s, mu_k, k_t)`` per row and ``rows_class`` the planar rows' class, as
+    :class:`EndOverlapBlock`'s: the block runs the rows' own return mapping on a copy of
+    them and takes back ``(1 - R)`` of their friction."""
+
+    family = "beam contact"
+    Dd = None
+    friction_slot = None        # set by the System for a frictional block
+    frictional = False
+    side_slot = None            # set by the System: its sides are a run's
+    sided = True
+
+    def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, free: np.ndarray,
+                 ends: np.ndarray, ramp: np.ndarray, radius: np.ndarray, k: np.ndarray,
+                 labels, side: np.ndarray | None = None, friction: tuple | None = None,
+                 rows_class: type | None = None) -> None:
+        self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 5)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.X = np.asarray(X, dtype=float)
+        self.free = np.asarray(free, dtype=bool).reshape(-1, 2)
+        self.ends = np.asarray(ends, dtype=bool).reshape(-1, 2)
+        self.ramp = np.asarray(ramp, dtype=float)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.dim = self.X.shape[2]
+        self.tol = np.full(len(self.dofs), math.inf)
+        self._labels = labels
+        self.side = (side_now(self.X[:, :3], np.zeros(len(self.X))) if side is None
+                     else side)
+        self._unsigned = np.zeros(len(self.X))
+        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+        if self.frictional:
+            if rows_class is None:
+                raise ValueError("EntryRampBlock: a frictional block needs rows_class, the "
+                                 "planar rows' class whose return mapping it runs")
+            self._mirror = rows_class("node", self.nodes[:, :3], self.dofs[:, :6],
+                                      self.X[:, :3], self.radius, self.k, labels,
+                                      friction=friction)
+            self.history0 = self._mirror.history0
+
+    def _take(self, rows: np.ndarray) -> "EntryRampBlock":
+        """The rows ``rows`` as a frictionless block."""
+        return EntryRampBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
+                              self.free[rows], self.ends[rows], self.ramp[rows],
+                              self.radius[rows], self.k[rows], self._labels, self.side[rows])
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        return self.X + x.reshape(self.X.shape)
+
+    def _wedge(self, pos: np.ndarray) -> np.ndarray:
+        """Whether the free end the row's ramp measures from (the nearer one, for an
+        element with two) lies beyond both elements at ``p`` ``(n,)``: there no row of the
+        free end is in its zone against ``p``'s elements, and the row (after the node pair
+        of :mod:`fembody.contact.ends` at its entry) holds the contact alone. The
+        conditions are the node pairs' (half-open as the rows' zones)."""
+        n = len(pos)
+        z, _ = closest_node(pos[:, :3])
+        at1 = self.free[:, 1] & (~self.free[:, 0] | (z[:, 0] >= 0.5))
+        f = pos[np.arange(n), np.where(at1, 2, 1)]
+        out = np.ones(n, dtype=bool)
+        for c in (0, 1):
+            dot = np.einsum("ni,ni->n", f - pos[:, 0], pos[:, 0] - pos[:, 3 + c])
+            out &= np.where(self.ends[:, c], dot >= 0.0, dot > 0.0)
+        return out
+
+    def _sides(self, side):
+        return self._unsigned if side is None else np.asarray(side, float).reshape(-1)
+
+    def sides_after(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """The rows' sides ``(n,)`` after an accepted step that ended at ``x``, by the rule
+        of :meth:`fembody.contact.beams.BeamContactBlock.sides_after` (the same rows, so
+        the same sides)."""
+        pos = self.positions(x)[:, :3]
+        side = self._sides(side)
+        z, ok = closest_node(pos)
+        rho = distance("node", pos, z, False)[0]
+        clear = ~ok | (rho > self.radius)
+        return np.where(clear, side_now(pos, side), side)
+
+    def _row(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
+        """The rows' own: in the zone ``(n,)``, the penalty energy ``W (n,)`` [J], its
+        gradient ``(n, 6)`` and (``tangent``) Hessian, signed by ``side``."""
+        z, ok = closest_node(pos)
+        rho, G, H = signed(pos, side, self.radius, *distance("node", pos, z, tangent))
+        g = rho - self.radius
+        on = ok & (rho != 0.0) & (g < 0.0)
+        kg = np.where(on, self.k * g, 0.0)
+        Hw = None
+        if tangent:
+            kon = np.where(on, self.k, 0.0)
+            Hw = kon[:, None, None] * G[:, :, None] * G[:, None, :] + kg[:, None, None] * H
+        return ok & (rho != 0.0), 0.5 * kg * g, kg[:, None] * G, Hw
+
+    def _energy(self, x: np.ndarray, side, tangent: bool):
+        """Per row the energy taken back ``-(1 - R) W`` [J] ``(n,)`` (0 where the free end
+        lies in the wedge at ``p``, :meth:`_wedge`), its gradient ``(n, 10)`` and
+        (``tangent``) Hessian."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        _, W, Gw, Hw = self._row(pos[:, :3], side, tangent)
+        R, gR, hR = entry_weight(pos[:, :3], self.free, self.ramp, tangent)
+        on = ~self._wedge(pos)
+        a = np.where(on, 1.0 - R, 0.0)
+        W = np.where(on, W, 0.0)
+        n, m = x.shape
+        E = -a * W
+        f = np.zeros((n, m))
+        f[:, :6] = -(a[:, None] * Gw - W[:, None] * gR)
+        if not tangent:
+            return E, f, None
+        outer = gR[:, :, None] * Gw[:, None, :]
+        K = np.zeros((n, m, m))
+        K[:, :6, :6] = -(a[:, None, None] * Hw - outer - np.transpose(outer, (0, 2, 1))
+                         - W[:, None, None] * hR)
+        return E, f, K
+
+    def live(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: in the zone, inside
+        the ramp (``R < 1``) and penetrating."""
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        pos5 = self.positions(x)
+        z, ok = closest_node(pos5[:, :3])
+        t = z[:, 0]
+        # (inside the ramp: R < 1; the rest only for those, mostly none)
+        sel = np.flatnonzero(ok & ((self.free[:, 0] & (t < self.ramp))
+                                   | (self.free[:, 1] & (1.0 - t < self.ramp))))
+        if not sel.size:
+            return sel
+        pos = pos5[sel, :3]
+        rho = distance("node", pos, z[sel], False)[0]
+        pen = signed(pos, self._sides(side)[sel], self.radius[sel], rho,
+                     np.zeros((len(rho), 1)), None)[0]
+        keep = (rho != 0.0) & (pen < self.radius[sel]) & ~self._take(sel)._wedge(pos5[sel])
+        return sel[keep]
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
+        """Internal forces ``(n, 6)`` [N] (and a frictional block's friction taken back)
+        and (``tangent``) the stiffness (idle rows zero); signed by the run's ``side``."""
+        return self._whole(*self.live_forces(x, tangent, history, side))
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
+        """:meth:`forces` with the stiffness of the live rows alone (:meth:`live`)."""
+        sd = self._sides(side)
+
+        def evaluate(live):
+            _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
+            if self.frictional:
+                Ff, Kf = self._friction(x, history, tangent, sd, live)[:2]
+                fl = fl + Ff
+                if tangent:
+                    Kl = Kl + Kf
+            return fl, Kl
+
+        return self._live_pass(self.live(x, sd), tangent, evaluate)
+
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
+                  rows: np.ndarray | None = None):
+        """The friction the ``rows`` (default None: all) take back ``-(1 - R) F`` ``(r,
+        6)`` [N], ``F`` the rows' Coulomb force from their own return mapping on this
+        block's anchors (``history``; None: :attr:`history0`), and (``tangent``) its
+        stiffness, exact; also the mapping and the parts ``1 - R`` ``(r,)``."""
+        h = self.history0 if history is None else history
+        sd = self._sides(side)
+        F1, K1, c = self._mirror._friction(np.ascontiguousarray(x[:, :6]), h, tangent,
+                                           rows=rows, side=sd)[:3]
+        sel = slice(None) if rows is None else rows
+        a, gR = self._parts(x[sel], sel)
+        n, m = len(a), x.shape[1]
+        F = np.zeros((n, m))
+        F[:, :6] = -a[:, None] * F1
+        K = None
+        if tangent:
+            K = np.zeros((n, m, m))
+            K[:, :6, :6] = -a[:, None, None] * K1 + F1[:, :, None] * gR[:, None, :]
+        return F, K, c, a
+
+    def _parts(self, x: np.ndarray, sel=slice(None)):
+        """The parts taken back ``1 - R`` ``(r,)`` of the rows ``sel`` at their gathered
+        displacements ``x (r, 10)`` (0 in the wedge) and the gradient of ``R`` over the
+        row's three nodes ``(r, 6)`` (0 in the wedge)."""
+        pos = self.X[sel] + x.reshape(self.X[sel].shape)
+        R, gR = entry_weight(pos[:, :3], self.free[sel], self.ramp[sel], False)[:2]
+        on = ~self._take_sel(sel)._wedge(pos)
+        return np.where(on, 1.0 - R, 0.0), np.where(on[:, None], gR, 0.0)
+
+    def _take_sel(self, sel):
+        return self if isinstance(sel, slice) else self._take(sel)
+
+    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
+                ) -> tuple[History, float, float]:
+        """The history after an accepted step, as :meth:`EndOverlapBlock.advance`: the
+        anchors the rows' own update on this block's copy of them, the forces and springs'
+        energy recorded the parts taken back."""
+        sd = self._sides(side)
+        x3 = np.ascontiguousarray(x[:, :6])
+        rows, _, _ = self._mirror.advance(x3, history, sd)
+        a = self._parts(x)[0]
+        F = -a[:, None] * rows.force
+        stored = -a * rows.stored
+        work = 0.5 * float(np.sum((F + history.force) * (x3 - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, x3.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def friction_report(self, x: np.ndarray, history: History, side=None
+                        ) -> dict[str, np.ndarray]:
+        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
+        of the friction taken back on the element's nodes, ``slip`` [m] the row's and
+        ``stick`` (taking back, not sliding)."""
+        n = len(self)
+        T = np.zeros(n)
+        live = self.live(x, self._sides(side))
+        if live.size:
+            Ff = self._friction(x, history, False, side, live)[0]
+            T[live] = np.linalg.norm(Ff[:, 2:4] + Ff[:, 4:6], axis=1)
+        taking = np.zeros(n, dtype=bool)
+        taking[live] = True
+        return dict(tangential_force=T, slip=history.slip.copy(),
+                    stick=taking & ~history.sliding.astype(bool))
+
+    def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The energy taken back per row, ``-(1 - R) W`` [J] (<= 0)."""
+        E = np.zeros(len(self))
+        sd = self._sides(side)
+        live = self.live(x, sd)
+        if live.size:
+            E[live] = self._take(live)._energy(x[live], sd[live], False)[0]
+        return E
+
+    def contact_gaps(self, x: np.ndarray, side=None) -> tuple[np.ndarray, np.ndarray]:
+        """No gap of its own (the rows' are the element pairs' block's): inf, not in a
+        zone."""
+        return np.full(len(self), np.inf), np.zeros(len(self), dtype=bool)
+
+    def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
+        """Per row (normal force [N]: minus the part taken back, ``-(1 - R) k max(-g,
+        0)``, the row's gap [m], whether the row is live 1/0)."""
+        n = len(self)
+        pos = self.positions(x)[:, :3]
+        sd = self._sides(side)
+        z, _ = closest_node(pos)
+        rho = signed(pos, sd, self.radius, *distance("node", pos, z, False))[0]
+        g = rho - self.radius
+        F = np.zeros(n)
+        live = self.live(x, sd)
+        if live.size:
+            R = entry_weight(pos[live], self.free[live], self.ramp[live], False)[0]
+            F[live] = -(1.0 - R) * self.k[live] * np.maximum(-g[live], 0.0)
+        on = np.zeros(n)
+        on[live] = 1.0
+        return np.column_stack([F, g, on])
+
+    def report_labels(self) -> list[str]:
+        return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
+        """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
+        back, <= 0), ``point`` midway between the node and its projection [m] and
+        ``normal`` (unit, from the projection to the node); with a run's ``history`` a
+        frictional block also the keys of :meth:`friction_report`."""
+        F, g = self.resultants(x, side)[:, :2].T
+        pos = self.positions(x)[:, :3]
+        z, _ = closest_node(pos)
+        t = np.clip(z[:, 0], 0.0, 1.0)
+        foot = pos[:, 1] + t[:, None] * (pos[:, 2] - pos[:, 1])
+        out = pair_report(pos[:, 0], foot, F, g)
+        if self.frictional and history is not None:
+            out.update(self.friction_report(x, history, side))
+        return out
+
+
+def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
+    """The planar node-on-element ``rows`` (``{(node, element index): radius sum}``, one
+    contact's; ``nodes (e, 2)`` the elements' node ids) whose entry is ramped (compile
+    time): an inner node ``p`` of two beam elements (``around`` of
+    :func:`fembody.contact.rows.beam_neighbours`; a branch of more is left as it was)
+    against an element with a free end. Per row: ``((p, b0, b1, u1, u2), free (2,),
+    radius sum, ends (2,))``, ``u`` ``p``'s neighbours and ``ends`` whether their elements
+    end at ``p``."""
+    out = []
+    for (p, o), rsum in rows.items():
+        nb = around.get(p, ())
+        if len(nb) != 2:
+            continue
+        free = tuple(len(around.get(int(v), ())) == 1 for v in nodes[o])
+        if any(free):
+            out.append(((p, int(nodes[o][0]), int(nodes[o][1]), nb[0][0], nb[1][0]), free,
+                        rsum, (nb[0][1], nb[1][1])))
+    return out
+
+
+def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: type) -> list:
+    """The entry ramps' take-back (:class:`EntryRampBlock`) of the ``rows`` ``[(contact,
+    (p, b0, b1), free, radius sum), ...]`` of :func:`entry_rows` as one block, or none. The
+    ramp's length ``l_r = min(r_A + r_B, l_B / 2, l_A / 2)`` [m] (reference lengths: ``l_B``
+    the element's, ``l_A`` the shortest beam element at ``p``), as the spatial ramp's."""
+    if not rows:
+        return []
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    ids = np.array([r[1] for r in rows], dtype=np.int64)
+    X = np.array([[pos[i] for i in row] for row in ids.tolist()])
+    lb = np.linalg.norm(X[:, 2] - X[:, 1], axis=1)
+    la = np.array([min(np.linalg.norm(pos[j] - pos[int(r[1][0])]) for j in r[1][3:])
+                   for r in rows])
+    rsum = np.array([r[3] for r in rows], dtype=float)
+    ramp = np.minimum(rsum, 0.5 * np.minimum(lb, la)) / lb
+    labels = Labels(lambda i: f"{rows[i][0].label}: node {rows[i][1][0]} / element "
+                    f"({rows[i][1][1]}, {rows[i][1][2]}) (entering at a free end)", len(ids))
+    fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
+                   for r in rows], dtype=float)
+    return [EntryRampBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                           np.array([r[2] for r in rows], dtype=bool),
+                           np.array([r[4] for r in rows], dtype=bool), ramp, rsum,
+                           np.array([r[0].stiffness for r in rows], dtype=float), labels,
+                           friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
+                           rows_class=rows_class)]

@@ -312,6 +312,8 @@ def test_self_contact_leaves_out_neighbours(dim):
             rows = rows[:, [0, 3]]
         elif type(blk).__name__ == "EndElementBlock":   # (p, a0, a1) (p's neighbour second)
             rows = rows[:, [0, 2, 3]]
+        elif type(blk).__name__ == "EntryRampBlock":    # (p, b0, b1) (then p's neighbours)
+            rows = rows[:, :3]
         elif type(blk).__name__ == "CrossingShareBlock":    # the pair, then per node the
             for r, jn in zip(rows.tolist(), blk.junction.tolist()):  # far node of a junction
                 assert not {f for f, j in zip(r[4:], jn) if j} & set(r[:4]), r
