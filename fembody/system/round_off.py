@@ -1,0 +1,115 @@
+"""The round-off floor of a residual: the least norm of ``f_ext - f_int - ...`` that any
+configuration stored in floating point can reach, from the stiffness tangent and the
+coordinates' magnitudes. The Newton residual tests of the integrators
+(:meth:`fembody.dynamics.base.Integrator.converged`, and the compiled step's
+:func:`fembody.dynamics._step_kernels.round_off_floor`, the same bound) and of the statics
+accept a residual below it: below it the residual is round-off, not a distance from
+equilibrium.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..patterns import AssemblyTarget
+
+
+def _norm(x: np.ndarray) -> float:
+    return math.sqrt(float(x @ x))
+
+
+#: the unit of the round-off floor: twice the unit round-off (the rounding of the positions
+#: the forces are evaluated at, and that of the evaluation itself: :func:`round_off_floor`)
+EPS = float(np.finfo(float).eps)
+
+
+def reference_coordinates(space) -> np.ndarray:
+    """The reference coordinate [m] of each velocity DOF that the blocks' kernels round with
+    the displacement: the nodes' reference positions where they evaluate at absolute
+    positions (``space.absolute_poses``), else zeros (the planar kernels work on
+    displacements from their reference geometry: a planar cantilever's residuals are the
+    same to the last bit at the origin and 1 km away)."""
+    X = np.asarray(space.X, dtype=float)
+    return X.copy() if getattr(space, "absolute_poses", False) else np.zeros_like(X)
+
+
+class FloorMaps:
+    """What :func:`round_off_floor` reads of a System, gathered once: the additive velocity
+    DOFs (``lin_v``) with their q indices (``lin_q``), reference coordinates ``X`` [m] and
+    whether they are angles; each free column's index on the K pattern and on the constant
+    mass matrix's own non-zeros (:attr:`fembody.system.System.M_csc`)."""
+
+    def __init__(self, system) -> None:
+        maps = system.space.kernel_maps()
+        self.nv = int(system.n_dof)
+        self.lin_v = np.asarray(maps["lin_v"], dtype=np.int64)
+        self.lin_q = np.asarray(maps["lin_q"], dtype=np.int64)
+        self.X = reference_coordinates(system.space)[self.lin_v]
+        self.angle = np.asarray(maps["rotation"], dtype=bool)[self.lin_v]
+        self.free = system.free
+        nf = int(system.n_free)
+        self.nf = nf
+        self.rows = np.asarray(system.indices, dtype=np.int64)
+        self.cols = np.repeat(np.arange(nf, dtype=np.int64), np.diff(system.indptr))
+        M = system.M_csc
+        self.m_rows = np.asarray(M.indices, dtype=np.int64)
+        self.m_cols = np.repeat(np.arange(nf, dtype=np.int64), np.diff(M.indptr))
+        self.m_abs = np.abs(M.data)
+
+    def magnitudes(self, q: np.ndarray) -> np.ndarray:
+        """``P`` on the free DOFs: each coordinate's magnitude, ``|X + q|`` [m] for the
+        additive ones (``X``: :func:`reference_coordinates`), at least 1 rad for angles, 1
+        rad for rotations stored as unit quaternions or complex numbers."""
+        P = np.ones(self.nv)
+        x = np.abs(self.X + q[self.lin_q])
+        P[self.lin_v] = np.where(self.angle, np.maximum(x, 1.0), x)
+        return P[self.free]
+
+
+def round_off_floor(maps: FloorMaps, q: np.ndarray, K: np.ndarray, bp: float = 0.0
+                    ) -> tuple[float, np.ndarray]:
+    """The round-off floor of the residual at the configuration ``q`` [N], row by row:
+    ``(|y|, y)`` with ``y = eps |K| P`` on the free rows, ``K`` the stiffness tangent's CSC
+    data on the K pattern and
+    ``P`` the coordinates' magnitudes (:meth:`FloorMaps.magnitudes`); ``bp`` [1/s^2] > 0:
+    ``K`` holds ``bp M`` too (the fused element pass), whose part is taken out as ``|K - bp
+    M| >= |K| - bp |M|`` (a lower bound: the floor is never raised by the masses).
+
+    Why this bound. The spatial elements evaluate their forces at positions ``X + q``
+    rounded to ``u |X + q|`` (u = eps / 2, the unit round-off), and no representable
+    ``q`` is nearer the root than half an ulp of each coordinate: to first order each force
+    ``i`` carries ``sum_j |K_ij| u P_j`` from either source. Rotations stored as unit numbers carry ``u``
+    rad whatever the angle; an angle stored as such carries ``u max(|theta|, 1)`` (its
+    sine and cosine are rounded to ``u``). What the kernels do with the positions
+    (differences of neighbours, an element's length less its reference length) is rounded
+    to ``u`` of the element's size times its stiffness, which the same sum bounds, since
+    the chord of a row's element is at most ``|X_i| + |X_j|``. Hence ``|r(q) - r_exact|
+    <= eps |K| P`` componentwise: a residual within ``y`` on every row is round-off. Row
+    by row, not as a norm: the round-off lies along the stiff directions (the axial rows
+    of a beam), and a residual of the floor's norm in a soft direction would be a real
+    error (the cantilever of tests/spatial/test_round_off_floor.py: 1.2e-11 m with the
+    norm alone, 3e-14 m row by row). With stiff elements far from the origin (the bundle of
+    ``benchmarks/beam_bundle.py``: EA/l = 1.6e9 N/m at |X| about 1 m) it exceeds ``tol``
+    times the force scale, which no iterate can then meet. Measured there: moving every
+    position by one ulp (random signs) changes the residual by 0.43 of the floor, and the
+    residuals Newton reaches sit at 0.16-0.28 of it. The planar kernels round displacements
+    only (:func:`reference_coordinates`): there ``P = |q|`` leaves out their elements'
+    chords, so the floor is smaller than the true one, never larger: the test is then at
+    worst the old ``tol`` one."""
+    if isinstance(K, AssemblyTarget):           # (assembled in a solver's own storage)
+        K = K.csc_data()
+    P = maps.magnitudes(q)
+    y = np.bincount(maps.rows, np.abs(K) * P[maps.cols], minlength=maps.nf)
+    if bp > 0.0 and maps.m_abs.size:
+        y -= bp * np.bincount(maps.m_rows, maps.m_abs * P[maps.m_cols], minlength=maps.nf)
+        np.maximum(y, 0.0, out=y)
+    y *= EPS
+    return _norm(y), y
+
+
+def below_floor(r: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether every row of the free residual ``r`` is within its round-off floor ``rows``
+    (:func:`round_off_floor`)."""
+    return (r is not None and rows is not None and rows.shape == r.shape
+            and bool(np.all(np.abs(r) <= rows)))
