@@ -16,7 +16,7 @@ from ..system.constraints import RedundantRows
 from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
-from ..system.round_off import FloorMaps, below_floor, round_off_floor
+from ..system.round_off import FloorMaps, beyond_floor, round_off_floor
 from . import _kernels
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..system.constraint_rank import describe_motion
@@ -284,15 +284,17 @@ class Integrator:
     def converged(self, res: float, scale: float, norm: float, motion: float,
                    viol: float) -> bool:
         """Newton's residual tests after an increment of size ``norm`` (max |dq|): constraints
-        held, and the residual ``res`` below ``tol`` of the force ``scale`` or every row of
-        the last evaluation's residual within its round-off floor at the last tangent
-        (:func:`fembody.system.round_off.round_off_floor`: no iterate can do better), or the
-        increment at the round-off level of the step's own ``motion`` (stiff elements put a
-        floor of ~cond(S) eps under |r|), or at the round-off of the coordinates themselves
-        (very short stiff elements: K_e * 1e-16 m of noise in every force)."""
+        held, and the residual ``res`` below ``tol`` of the force ``scale``, or what the
+        last evaluation's residual has beyond its round-off floor at the last tangent, row
+        by row (:func:`fembody.system.round_off.round_off_floor`: no iterate can do better
+        there), or the increment at the round-off level of the step's own ``motion`` (stiff
+        elements put a floor of ~cond(S) eps under |r|), or at the round-off of the
+        coordinates themselves (very short stiff elements: K_e * 1e-16 m of noise in every
+        force)."""
+        lim = self.tol * scale
         return viol <= self.ptol and (
-            res <= self.tol * scale
-            or (res <= self.floor and below_floor(self._r, self._floor_rows))
+            res <= lim
+            or (res <= lim + self.floor and beyond_floor(self._r, self._floor_rows) <= lim)
             or (norm <= self.xtol * motion and res <= 1e3 * self.tol * scale)
             or (norm <= 1e-12 * self.length and res <= 1e-3 * scale))
 

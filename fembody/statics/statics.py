@@ -23,7 +23,7 @@ from ..patterns import AssemblyTarget
 sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from ..results import Result
 from ..system import System, as_system
-from ..system.round_off import FloorMaps, below_floor, round_off_floor
+from ..system.round_off import FloorMaps, beyond_floor, round_off_floor
 from . import _kernels
 from .options import StaticOptions
 from ..linalg.inertia import UNSTABLE, InertiaCheck
@@ -193,14 +193,15 @@ class _Equilibrium:
         return self._measured(r)[4] and bool(np.all(np.isfinite(ce.phi)))
 
     def converged(self, r: np.ndarray, ce) -> bool:
-        """The residual test: ``|r|`` within ``tol`` of the force scale, or each free row
-        within the residual's round-off floor at the last tangent
-        (:mod:`fembody.system.round_off`: stiff elements far from the origin put it above
-        ``tol``), and the joints closed."""
+        """The residual test: ``|r|`` within ``tol`` of the force scale, or what it has
+        beyond the residual's round-off floor at the last tangent, row by row
+        (:mod:`fembody.system.round_off`: stiff elements far from the origin put the floor
+        above ``tol``), and the joints closed."""
         _, rf, norm, ref, _ = self._measured(r)
         phi_ok = self.sys.n_con == 0 or float(np.max(np.abs(ce.phi))) <= self.ptol
-        return phi_ok and bool(norm <= self.tol * ref or (
-            norm <= self.floor and below_floor(rf, self._floor_rows)))
+        lim = self.tol * ref
+        return phi_ok and bool(norm <= lim or (
+            norm <= lim + self.floor and beyond_floor(rf, self._floor_rows) <= lim))
 
     def factor(self, K: np.ndarray, ce) -> None:
         # K is this iteration's own array (residual() builds it), never changed afterwards
