@@ -35,23 +35,31 @@ def reference_coordinates(space) -> np.ndarray:
 
 
 class FloorMaps:
-    """What :func:`round_off_floor` reads of a System, gathered once: the additive velocity
-    DOFs (``lin_v``) with their q indices (``lin_q``), reference coordinates ``X`` [m] and
-    whether they are angles; each free column's index on the K pattern and on the constant
-    mass matrix's own non-zeros (:attr:`fembody.system.System.M_csc`)."""
+    """What :func:`round_off_floor` reads of a System, gathered once: the free DOFs whose
+    coordinates are additive (``pos``) with their q indices, reference coordinates ``X``
+    [m] and which of them are angles; each free column's index on the K pattern and on the
+    constant mass matrix's own non-zeros (:attr:`fembody.system.System.M_csc`)."""
 
     def __init__(self, system) -> None:
         maps = system.space.kernel_maps()
-        self.nv = int(system.n_dof)
-        self.lin_v = np.asarray(maps["lin_v"], dtype=np.int64)
-        self.lin_q = np.asarray(maps["lin_q"], dtype=np.int64)
-        self.X = reference_coordinates(system.space)[self.lin_v]
-        self.angle = np.asarray(maps["rotation"], dtype=bool)[self.lin_v]
-        self.free = system.free
+        nv = int(system.n_dof)
+        lin_v = np.asarray(maps["lin_v"], dtype=np.int64)
+        X = reference_coordinates(system.space)
+        angle = np.asarray(maps["rotation"], dtype=bool)
+        # per free DOF: its q index when additive (-1: a rotation stored as a unit number)
+        qi = np.full(nv, -1, dtype=np.int64)
+        qi[lin_v] = np.asarray(maps["lin_q"], dtype=np.int64)
+        free = np.asarray(system.free, dtype=np.int64)
+        fq = qi[free]
+        self.pos = np.flatnonzero(fq >= 0)              # the additive free DOFs
+        self.q_index = fq[self.pos]
+        self.X = X[free[self.pos]]
+        self.angles = np.flatnonzero(angle[free] & (fq >= 0))
         nf = int(system.n_free)
         self.nf = nf
         self.rows = np.asarray(system.indices, dtype=np.int64)
         self.cols = np.repeat(np.arange(nf, dtype=np.int64), np.diff(system.indptr))
+        self._buf = np.empty(self.rows.shape[0])
         M = system.M_csc
         self.m_rows = np.asarray(M.indices, dtype=np.int64)
         self.m_cols = np.repeat(np.arange(nf, dtype=np.int64), np.diff(M.indptr))
@@ -61,10 +69,11 @@ class FloorMaps:
         """``P`` on the free DOFs: each coordinate's magnitude, ``|X + q|`` [m] for the
         additive ones (``X``: :func:`reference_coordinates`), at least 1 rad for angles, 1
         rad for rotations stored as unit quaternions or complex numbers."""
-        P = np.ones(self.nv)
-        x = np.abs(self.X + q[self.lin_q])
-        P[self.lin_v] = np.where(self.angle, np.maximum(x, 1.0), x)
-        return P[self.free]
+        P = np.ones(self.nf)
+        P[self.pos] = np.abs(self.X + q[self.q_index])
+        if self.angles.size:
+            P[self.angles] = np.maximum(P[self.angles], 1.0)
+        return P
 
 
 def round_off_floor(maps: FloorMaps, q: np.ndarray, K: np.ndarray, bp: float = 0.0
@@ -101,7 +110,9 @@ def round_off_floor(maps: FloorMaps, q: np.ndarray, K: np.ndarray, bp: float = 0
     if isinstance(K, AssemblyTarget):           # (assembled in a solver's own storage)
         K = K.csc_data()
     P = maps.magnitudes(q)
-    y = np.bincount(maps.rows, np.abs(K) * P[maps.cols], minlength=maps.nf)
+    w = np.abs(K, out=maps._buf) if K.shape == maps._buf.shape else np.abs(K)
+    w *= P[maps.cols]
+    y = np.bincount(maps.rows, w, minlength=maps.nf)
     if bp > 0.0 and maps.m_abs.size:
         y -= bp * np.bincount(maps.m_rows, maps.m_abs * P[maps.m_cols], minlength=maps.nf)
         np.maximum(y, 0.0, out=y)
