@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .. import sparse_kernels
 from ..patterns import AssemblyTarget
 
 
@@ -57,13 +58,12 @@ class FloorMaps:
         self.angles = np.flatnonzero(angle[free] & (fq >= 0))
         nf = int(system.n_free)
         self.nf = nf
-        self.rows = np.asarray(system.indices, dtype=np.int64)
-        self.cols = np.repeat(np.arange(nf, dtype=np.int64), np.diff(system.indptr))
-        self._buf = np.empty(self.rows.shape[0])
+        # the K pattern and the constant mass matrix on its own non-zeros, as the compiled
+        # product takes them (int32; SciPy's int64 beyond 2^31 entries: numba's)
+        self.pattern = _int32(system.indptr, system.indices)
         M = system.M_csc
-        self.m_rows = np.asarray(M.indices, dtype=np.int64)
-        self.m_cols = np.repeat(np.arange(nf, dtype=np.int64), np.diff(M.indptr))
-        self.m_abs = np.abs(M.data)
+        self.m_pattern = _int32(M.indptr, M.indices)
+        self.m_data = np.ascontiguousarray(M.data, dtype=float)
 
     def magnitudes(self, q: np.ndarray) -> np.ndarray:
         """``P`` on the free DOFs: each coordinate's magnitude, ``|X + q|`` [m] for the
@@ -110,14 +110,31 @@ def round_off_floor(maps: FloorMaps, q: np.ndarray, K: np.ndarray, bp: float = 0
     if isinstance(K, AssemblyTarget):           # (assembled in a solver's own storage)
         K = K.csc_data()
     P = maps.magnitudes(q)
-    w = np.abs(K, out=maps._buf) if K.shape == maps._buf.shape else np.abs(K)
-    w *= P[maps.cols]
-    y = np.bincount(maps.rows, w, minlength=maps.nf)
-    if bp > 0.0 and maps.m_abs.size:
-        y -= bp * np.bincount(maps.m_rows, maps.m_abs * P[maps.m_cols], minlength=maps.nf)
+    y = np.zeros(maps.nf)
+    _abs_matvec(maps.pattern, np.ascontiguousarray(K, dtype=float), P, EPS, y)
+    if bp > 0.0 and maps.m_data.size:
+        _abs_matvec(maps.m_pattern, maps.m_data, P, -EPS * bp, y)
         np.maximum(y, 0.0, out=y)
-    y *= EPS
     return _norm(y), y
+
+
+def _int32(indptr: np.ndarray, indices: np.ndarray):
+    """``(indptr, indices)`` as int32 arrays when they fit (the compiled product's types),
+    else as given."""
+    if indices.shape[0] < 2 ** 31 - 1:
+        return (np.ascontiguousarray(indptr, dtype=np.int32),
+                np.ascontiguousarray(indices, dtype=np.int32))
+    return indptr, indices
+
+
+def _abs_matvec(pattern, data: np.ndarray, x: np.ndarray, scale: float, y: np.ndarray) -> None:
+    """``y += scale |A| x`` for the CSC matrix ``(data, pattern)``."""
+    indptr, indices = pattern
+    if indices.dtype == np.int32:
+        # trusted: int32 pattern arrays made here, C float64 data, x and y
+        sparse_kernels.csc_abs_matvec_add.trusted(indptr, indices, data, x, scale, y)
+    else:
+        sparse_kernels.csc_abs_matvec_add(indptr, indices, data, x, scale, y)
 
 
 def beyond_floor(r: np.ndarray | None, rows: np.ndarray | None) -> float:
