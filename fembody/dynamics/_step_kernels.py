@@ -69,6 +69,11 @@ PIVOT_FLOOR = 1e-13
 #: at the last tangent (:func:`round_off_floor`), followed by the reference coordinate of
 #: each velocity DOF (nd) and the floor of each free row (nf)
 FP_FLOOR = 12
+#: a residual after an increment within this factor of ``tol`` times the force scale (and
+#: above it) starts the floor's measurement, at every tangent from then on: until then
+#: ``fp[FP_FLOOR]`` is -1 and nothing is measured (the value of
+#: :data:`fembody.system.round_off.WANTED`)
+FLOOR_WANTED = 1e3
 
 
 @njit(cache=True)
@@ -854,9 +859,10 @@ def _step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv
     ``fp``: ``h, t1, alpha_m, alpha_f, gamma, beta, tol, ptol, xtol, length, rate, s`` (``s``
     the constraint rows' scaling of the factors in LU, updated at each factorisation), then
     the norm of the residual's round-off floor at the last tangent (:func:`round_off_floor`,
-    updated with each tangent; the residual test passes when what ``r`` has beyond the
-    floor, row by row, is within ``tol scale``), the reference coordinate of each velocity
-    DOF (nd) and the floor of each free row (nf);
+    updated with each tangent once wanted, -1 before: :data:`FLOOR_WANTED`; the residual
+    test passes when what ``r`` has beyond the floor, row by row, is within ``tol
+    scale``), the reference coordinate of each velocity DOF (nd) and the floor of each free
+    row (nf);
     ``ip``: ``max_iter, modified, settle, reuse (the factors in LU, piv hold a
     factorisation at h), weighed, B's stored entries, springs damped``. Springs: end nodes
     ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
@@ -943,15 +949,20 @@ def _step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv
             scale = sc_new
         if tangent:
             counts[1] += 1
-            # the residual's round-off floor at this iterate, row by row, kept with a held
-            # matrix
-            fp[FP_FLOOR] = round_off_floor(work[3], q1, fp, lin_v, lin_q, rotation, free,
-                                           pos, kl)
+            if fp[FP_FLOOR] >= 0.0:
+                # the residual's round-off floor at this iterate, row by row, kept with a
+                # held matrix (once wanted: below)
+                fp[FP_FLOOR] = round_off_floor(work[3], q1, fp, lin_v, lin_q, rotation,
+                                               free, pos, kl)
         if not (math.isfinite(res) and math.isfinite(viol)):
             return NOT_FINITE, it, 0, 0, 0, motion
+        if (it > 0 and fp[FP_FLOOR] < 0.0 and res > tol * scale
+                and res <= FLOOR_WANTED * tol * scale):
+            # a residual stalled near tol: from the next tangent on the floor is measured
+            fp[FP_FLOOR] = 0.0
         if it > 0 and viol <= ptol and (
                 res <= tol * scale
-                or (res <= tol * scale + fp[FP_FLOOR]
+                or (fp[FP_FLOOR] > 0.0 and res <= tol * scale + fp[FP_FLOOR]
                     and _beyond_floor(r, fp, nd) <= tol * scale)
                 or (norm <= xtol * motion and res <= 1e3 * tol * scale)
                 or (norm <= 1e-12 * length and res <= 1e-3 * scale)):

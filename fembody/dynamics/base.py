@@ -16,7 +16,7 @@ from ..system.constraints import RedundantRows
 from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
-from ..system.round_off import FloorMaps, beyond_floor, round_off_floor
+from ..system.round_off import WANTED, FloorMaps, beyond_floor, round_off_floor
 from . import _kernels
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..system.constraint_rank import describe_motion
@@ -81,6 +81,7 @@ class Integrator:
     floor = 0.0
     _floor_maps = None
     _floor_rows = _r = None
+    _floor_wanted = False
 
     def __init__(self, system: System, t0: float = 0.0,
                  rows: RedundantRows | None = None) -> None:
@@ -100,6 +101,8 @@ class Integrator:
         self._floor_maps: FloorMaps | None = None
         self._floor_rows: np.ndarray | None = None      # the floor of each free row [N]
         self._r: np.ndarray | None = None               # the last evaluation's residual
+        # measured at each tangent once a residual stalled near tol (round_off.WANTED)
+        self._floor_wanted = False
         self.n_steps = self.n_rejected = 0
         self.last_iterations = 0
         # (t, q, violation) of where the last failed step's Newton got stuck (contract item 2)
@@ -265,7 +268,9 @@ class Integrator:
             for extra in (Kl, Kin, ce.G):
                 if extra is not None:
                     K += extra
-            self.floor, self._floor_rows = self.round_off_floor(q, K, bp if fused else 0.0)
+            if self._floor_wanted:
+                self.floor, self._floor_rows = self.round_off_floor(q, K,
+                                                                    bp if fused else 0.0)
             if Cin is not None:
                 C = Cin if C is None else C + Cin
             mats = (K, C, M)
@@ -292,6 +297,8 @@ class Integrator:
         coordinates themselves (very short stiff elements: K_e * 1e-16 m of noise in every
         force)."""
         lim = self.tol * scale
+        if lim < res <= WANTED * lim:
+            self._floor_wanted = True
         return viol <= self.ptol and (
             res <= lim
             or (res <= lim + self.floor and beyond_floor(self._r, self._floor_rows) <= lim)

@@ -490,11 +490,11 @@ def _float_params(integ, s) -> np.ndarray:
     """The float parameters of :func:`fembody.dynamics._step_kernels.step` (its ``fp``):
     the scheme's and the tests' constants, the factors' scaling, the round-off floor of the
     residual (its norm, then the reference coordinate of every velocity DOF, from which the
-    kernel measures it, and its value on every free row; none measured yet:
+    kernel measures it, and its value on every free row; -1: none wanted yet:
     :func:`fembody.system.round_off.round_off_floor`)."""
     return np.concatenate([[0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
                             integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
-                            1.0, 0.0], reference_coordinates(s.space), np.zeros(s.n_free)])
+                            1.0, -1.0], reference_coordinates(s.space), np.zeros(s.n_free)])
 
 
 class CompiledStep:
@@ -666,7 +666,7 @@ class CompiledStep:
             self.pj_t = np.zeros(0)
             self.driven = [(self.j_f, *d) for d in self.driven]
         if self._fp.shape[0] == 12:     # (written before the residual's round-off floor)
-            self._fp = np.concatenate([self._fp, [0.0],
+            self._fp = np.concatenate([self._fp, [-1.0],
                                        reference_coordinates(self.system.space),
                                        np.zeros(self.system.n_free)])
         if "monitor_values" not in state:       # (written before the monitor's values)

@@ -128,6 +128,7 @@ class _Equilibrium:
             if ce.G is not None:
                 K = K + ce.G
             self.last = (q, lam, load, ce, K)
+            # (at every tangent: one pass over its entries, against a factorisation each)
             if self._floor_maps is None:
                 self._floor_maps = FloorMaps(s)
             self.floor, self._floor_rows = round_off_floor(self._floor_maps, q, K)

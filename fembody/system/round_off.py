@@ -23,6 +23,12 @@ def _norm(x: np.ndarray) -> float:
 #: the unit of the round-off floor: twice the unit round-off (the rounding of the positions
 #: the forces are evaluated at, and that of the evaluation itself: :func:`round_off_floor`)
 EPS = float(np.finfo(float).eps)
+#: an integrator measures the floor (a pass over the tangent's entries) only once a
+#: residual after an increment has stalled within this factor above its tolerance: where
+#: the floor could lie above the tolerance; runs whose residuals meet it never pay (the
+#: compiled step's FLOOR_WANTED, fembody.dynamics._step_kernels; the statics measure it
+#: at every tangent, against a factorisation each)
+WANTED = 1e3
 
 
 def reference_coordinates(space) -> np.ndarray:

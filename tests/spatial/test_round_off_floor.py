@@ -74,13 +74,13 @@ def test_far_from_the_origin_steps_close_on_the_residual_test_as_at_the_origin()
     near, _ = spied(cantilever(0.0).compile())
     for _ in range(4):
         assert far.step(1e-4)[0] and near.step(1e-4)[0]
-    # two steps close on the residual test, at a residual no tol could pass (the other two
-    # iterates had a row above its floor: 1.5e-5 N left at the origin, not round-off)
+    # three steps close on the residual test, at a residual no tol could pass (the first
+    # only starts the floor's measurement, round_off.WANTED)
     accepted = [c for c in calls if c[3]]
-    assert len(accepted) >= 2
+    assert len(accepted) >= 3
     for res, tol_scale, floor, _ in accepted:
         assert tol_scale < res <= floor
-    assert far.n_newton < near.n_newton             # 10 against 12 (before: 12 and 12)
+    assert far.n_newton < near.n_newton             # 9 against 12 (before: 12 and 12)
     motion = np.abs(near.sys.space.coordinates(near.q)).max()
     dx = far.sys.space.coordinates(far.q) - near.sys.space.coordinates(near.q)
     # within the Newton tolerance of the step's motion (xtol = 1e-8; measured 2.5e-12 m of
@@ -94,7 +94,8 @@ def test_an_unconverged_state_is_not_accepted():
     force scale."""
     s = cantilever(FAR).compile()
     integ = GeneralizedAlpha(s)
-    assert integ.step(1e-4)[0]
+    for _ in range(2):        # (the first step starts the floor's measurement)
+        assert integ.step(1e-4)[0]
     rows = integ._floor_rows
     assert integ.floor > 0.0 and rows.shape == (s.n_free,)
     q = integ.q.copy()
@@ -146,14 +147,15 @@ def spring_chain(x0: float) -> fb.Model:
 def test_a_stiff_chain_far_out_closes_on_the_residual_test_on_both_paths(compiled):
     """The compiled step (fembody.dynamics._step_kernels.round_off_floor) applies the floor
     the Python path does: the chain 1 km out takes the same increments on both paths and
-    fewer than before (20 in 10 steps, against 12 at the origin; now 10), to the motion at
+    fewer than before (20 in 10 steps, against 12 at the origin; now 11), to the motion at
     the origin (translation invariance, within xtol of it)."""
     opts = dict(t_end=0.01, dt=1e-3, compiled=compiled)
     far, near = fb.simulate(spring_chain(FAR), **opts), fb.simulate(spring_chain(0.0), **opts)
     if compiled:
         assert far.stats["n_compiled_steps"] == far.stats["n_steps"] == 10
     assert far.stats["n_newton"] <= near.stats["n_newton"] < 20
-    assert far.stats["n_newton"] == 10
+    # (the first step stalls near tol, which starts the floor's measurement for the next)
+    assert far.stats["n_newton"] == 11
     sf, sn = spring_chain(FAR).compile(), spring_chain(0.0).compile()
     u_far = sf.space.coordinates(np.asarray(far.q))
     u_near = sn.space.coordinates(np.asarray(near.q))
