@@ -22,18 +22,6 @@ def csc_matvec_add(indptr, indices, data, x, y):  # pragma: no cover - jitted
                 y[indices[k]] += data[k] * xj
 
 
-@njit(cache=True, aot="void(i4[:], i4[:], f8[:], f8[:], f8, f8[:])")
-def csc_abs_matvec_add(indptr, indices, data, x, scale, y):  # pragma: no cover - jitted
-    """y += scale |A| x for a CSC matrix (entrywise |A|) with len(indptr) - 1 columns, in
-    place: the residual's round-off floor (:func:`fembody.system.round_off.round_off_floor`)
-    in one pass over the entries instead of numpy's four."""
-    for j in range(indptr.shape[0] - 1):
-        xj = scale * x[j]
-        if xj != 0.0:
-            for k in range(indptr[j], indptr[j + 1]):
-                y[indices[k]] += abs(data[k]) * xj
-
-
 @njit(cache=True, aot="f8[:](i8, i4[:], i4[:], f8[:], f8[:])")
 def csc_matvec(n, indptr, indices, data, x):  # pragma: no cover - jitted
     """y = A x for a CSC matrix of shape (n, len(indptr) - 1) (no scipy dispatch overhead)."""

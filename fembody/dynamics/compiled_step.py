@@ -53,7 +53,6 @@ import weakref
 import numpy as np
 
 from ..system.constraints import ConstraintEval
-from ..system.round_off import reference_coordinates
 
 #: saddle matrices (free DOFs plus constraint rows) up to this size are factorised densely,
 #: without an ordering: the dense LU costs less than a banded one there
@@ -486,17 +485,6 @@ def _stack(forms: list, key: str, empty: tuple, dtype) -> np.ndarray:
                                 if forms else np.zeros(empty), dtype=dtype)
 
 
-def _float_params(integ, s) -> np.ndarray:
-    """The float parameters of :func:`fembody.dynamics._step_kernels.step` (its ``fp``):
-    the scheme's and the tests' constants, the factors' scaling, the round-off floor of the
-    residual (its norm, then the reference coordinate of every velocity DOF, from which the
-    kernel measures it, and its value on every free row; -1: none wanted yet:
-    :func:`fembody.system.round_off.round_off_floor`)."""
-    return np.concatenate([[0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
-                            integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
-                            1.0, -1.0], reference_coordinates(s.space), np.zeros(s.n_free)])
-
-
 class CompiledStep:
     """The arrays of :func:`fembody.dynamics._step_kernels.step` for one integrator, built
     once; :meth:`__call__` runs a step."""
@@ -642,7 +630,9 @@ class CompiledStep:
         # a step :meth:`steps` ran but did not apply: (t, h, then _finish's arguments)
         self._pending: tuple | None = None
         self.n_fallbacks = 0                        # steps handed back to the Python path
-        self._fp = _float_params(integ, s)
+        self._fp = np.array([0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
+                             integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
+                             1.0])
         self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
                              int(self.weighed), int(s.B_nnz), int(damped)], dtype=np.int64)
 
@@ -665,10 +655,6 @@ class CompiledStep:
             self.pj_i, self.pj_f = np.zeros((0, 16), dtype=np.int64), np.zeros((0, 21))
             self.pj_t = np.zeros(0)
             self.driven = [(self.j_f, *d) for d in self.driven]
-        if self._fp.shape[0] == 12:     # (written before the residual's round-off floor)
-            self._fp = np.concatenate([self._fp, [-1.0],
-                                       reference_coordinates(self.system.space),
-                                       np.zeros(self.system.n_free)])
         if "monitor_values" not in state:       # (written before the monitor's values)
             self.monitor_values = False
             self.q0 = np.ascontiguousarray(self.system.q0, dtype=float)
