@@ -16,6 +16,7 @@ from ..system.constraints import RedundantRows
 from ..errors import SingularSystemError
 from ..patterns import AssemblyTarget
 from ..system import System
+from ..system.round_off import WANTED, FloorMaps, beyond_floor, round_off_floor
 from . import _kernels
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..system.constraint_rank import describe_motion
@@ -76,6 +77,11 @@ class Integrator:
     """
 
     name = "integrator"
+    # (class defaults: an integrator pickled before the round-off floor existed reads them)
+    floor = 0.0
+    _floor_maps = None
+    _floor_rows = _r = None
+    _floor_wanted = False
 
     def __init__(self, system: System, t0: float = 0.0,
                  rows: RedundantRows | None = None) -> None:
@@ -89,6 +95,14 @@ class Integrator:
         self.rows = RedundantRows() if rows is None else rows
         self.t = float(t0)
         self.n_residual = self.n_tangent = self.n_newton = 0
+        # the residual's round-off floor [N] at the last tangent (round_off_floor: the
+        # residual test's least tolerance) and what it reads of the System, made when used
+        self.floor = 0.0
+        self._floor_maps: FloorMaps | None = None
+        self._floor_rows: np.ndarray | None = None      # the floor of each free row [N]
+        self._r: np.ndarray | None = None               # the last evaluation's residual
+        # measured at each tangent once a residual stalled near tol (round_off.WANTED)
+        self._floor_wanted = False
         self.n_steps = self.n_rejected = 0
         self.last_iterations = 0
         # (t, q, violation) of where the last failed step's Newton got stuck (contract item 2)
@@ -254,21 +268,40 @@ class Integrator:
             for extra in (Kl, Kin, ce.G):
                 if extra is not None:
                     K += extra
+            if self._floor_wanted:
+                self.floor, self._floor_rows = self.round_off_floor(q, K,
+                                                                    bp if fused else 0.0)
             if Cin is not None:
                 C = Cin if C is None else C + Cin
             mats = (K, C, M)
+        self._r = r
         return r, ce, scale, mats
 
+
+    def round_off_floor(self, q: np.ndarray, K, bp: float = 0.0) -> tuple[float, np.ndarray]:
+        """The residual's round-off floor [N] at ``q`` from the stiffness tangent ``K`` (CSC
+        data or an AssemblyTarget; ``bp``: it holds ``bp M``), its norm and its free rows:
+        :func:`fembody.system.round_off.round_off_floor`."""
+        if self._floor_maps is None:
+            self._floor_maps = FloorMaps(self.sys)
+        return round_off_floor(self._floor_maps, q, K, bp)
 
     def converged(self, res: float, scale: float, norm: float, motion: float,
                    viol: float) -> bool:
         """Newton's residual tests after an increment of size ``norm`` (max |dq|): constraints
-        held, and the residual ``res`` below ``tol`` of the force ``scale``, or the increment at
-        the round-off level of the step's own ``motion`` (stiff elements put a floor of
-        ~cond(S) eps under |r|), or at the round-off of the coordinates themselves (very short
-        stiff elements: K_e * 1e-16 m of noise in every force)."""
+        held, and the residual ``res`` below ``tol`` of the force ``scale``, or what the
+        last evaluation's residual has beyond its round-off floor at the last tangent, row
+        by row (:func:`fembody.system.round_off.round_off_floor`: no iterate can do better
+        there), or the increment at the round-off level of the step's own ``motion`` (stiff
+        elements put a floor of ~cond(S) eps under |r|), or at the round-off of the
+        coordinates themselves (very short stiff elements: K_e * 1e-16 m of noise in every
+        force)."""
+        lim = self.tol * scale
+        if lim < res <= WANTED * lim:
+            self._floor_wanted = True
         return viol <= self.ptol and (
-            res <= self.tol * scale
+            res <= lim
+            or (res <= lim + self.floor and beyond_floor(self._r, self._floor_rows) <= lim)
             or (norm <= self.xtol * motion and res <= 1e3 * self.tol * scale)
             or (norm <= 1e-12 * self.length and res <= 1e-3 * scale))
 

@@ -75,6 +75,10 @@ class PlanarSpace:
     # the plane's rotations commute: composing increments one by one is composing their sum
     commutative = True
     chart_radius = math.inf
+    # the planar blocks evaluate at displacements (gather) from their reference geometry, so
+    # a force's round-off does not grow with the distance from the origin: the residual's
+    # round-off floor takes |q| (fembody.system.round_off)
+    absolute_poses = False
 
     def __init__(self, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> None:
         self.node_dofs = np.asarray(node_dofs, dtype=np.int64)
@@ -322,6 +326,9 @@ class SpatialSpace:
     commutative = False
     # the index-1 family integrates in a chart q_a exp(psi): keep |psi| well inside pi
     chart_radius = 1.0
+    # the spatial blocks evaluate at absolute positions X + q (poses), rounded to u |X + q|:
+    # the residual's round-off floor takes |X + q| (fembody.system.round_off)
+    absolute_poses = True
 
     def __init__(self, node_dofs: np.ndarray, nv: int, X: np.ndarray) -> None:
         self.node_dofs = np.asarray(node_dofs, dtype=np.int64)

@@ -23,6 +23,7 @@ from ..patterns import AssemblyTarget
 sp = lazy_module("scipy.sparse")     # imported when a model is compiled: fast start-up
 from ..results import Result
 from ..system import System, as_system
+from ..system.round_off import FloorMaps, beyond_floor, round_off_floor
 from . import _kernels
 from .options import StaticOptions
 from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation_odd,  # noqa: F401
@@ -99,6 +100,11 @@ class _Equilibrium:
         self.n_iter = 0
         # increments below this (in m or rad) are at the round-off level of the coordinates
         self.dq_floor = 1e-12 * max(system.length, 1.0)
+        # the residual's round-off floor [N] at the last tangent (the residual test's least
+        # tolerance: fembody.system.round_off) and what it reads of the System
+        self.floor = 0.0
+        self._floor_maps: FloorMaps | None = None
+        self._floor_rows: np.ndarray | None = None      # the floor of each free row [N]
         self.ptol = 1e-10 * system.length
         # beam pairs missed by the broad phase, penetration beyond tolerance (per load step)
         self.touches = None
@@ -126,6 +132,10 @@ class _Equilibrium:
             if ce.G is not None:
                 K = K + ce.G
             self.last = (q, lam, load, ce, K)
+            # (at every tangent: one pass over its entries, against a factorisation each)
+            if self._floor_maps is None:
+                self._floor_maps = FloorMaps(s)
+            self.floor, self._floor_rows = round_off_floor(self._floor_maps, q, K)
         self.forces = (q, lam, fext, fint, ce)
         return self.measure(load, fext, fint, ce) + (K,)
 
@@ -188,9 +198,15 @@ class _Equilibrium:
         return self._measured(r)[4] and bool(np.all(np.isfinite(ce.phi)))
 
     def converged(self, r: np.ndarray, ce) -> bool:
-        _, _, norm, ref, _ = self._measured(r)
+        """The residual test: ``|r|`` within ``tol`` of the force scale, or what it has
+        beyond the residual's round-off floor at the last tangent, row by row
+        (:mod:`fembody.system.round_off`: stiff elements far from the origin put the floor
+        above ``tol``), and the joints closed."""
+        _, rf, norm, ref, _ = self._measured(r)
         phi_ok = self.sys.n_con == 0 or float(np.max(np.abs(ce.phi))) <= self.ptol
-        return bool(norm <= self.tol * ref) and phi_ok
+        lim = self.tol * ref
+        return phi_ok and bool(norm <= lim or (
+            norm <= lim + self.floor and beyond_floor(rf, self._floor_rows) <= lim))
 
     def factor(self, K: np.ndarray, ce) -> None:
         # K is this iteration's own array (residual() builds it), never changed afterwards

@@ -15,6 +15,8 @@ are returned, not written.
     redundant constraint rows: detection and names.
 :mod:`.contact_rows`
     resting impulse contacts as constraint rows.
+:mod:`.round_off`
+    the round-off floor of a residual (the Newton residual tests' least tolerance).
 """
 from .system import Scatter, System, as_system
 
