@@ -130,7 +130,7 @@ from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, switch
-from .rows import ContactRows, beam_neighbours, pair_report
+from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 from .share import _POINT_SCREEN, junction_blend
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
@@ -197,6 +197,9 @@ class JunctionContactBlock(ContactRows):
         self._hold_vertex = np.array(
             [[int(a[0]) < int(a[1 + c]) or (int(a[1 + c]), int(a[0])) not in rows_of
               for c in (0, 1)] for a in self.nodes], dtype=bool).reshape(-1, 2)
+        self._screen = ChordScreen(self.X, self.nodes, [
+            (np.arange(len(self.dofs)), (3, 4, 1, 2)), (self._both, (1, 2, 3, 0)),
+            (self._both, (1, 2, 4, 0))], _POINT_SCREEN)
         self._pair_key = _pair_keys(self.nodes[self._both], self.closed[self._both],
                                     self.pairs[self._both])
         d = self.dim
@@ -710,8 +713,16 @@ class JunctionContactBlock(ContactRows):
         A row of pure line contact (line weight 1: point weight, its gradient and Hessian all
         zero, see :func:`fembody.contact.line.switch`) has none either, so the gaps are
         computed for the others only (the weight, on four nodes, costs less)."""
+        # (rows whose chords stayed near-parallel since the last screening cannot pass the
+        # cosine screens below: fembody.contact.rows.ChordScreen)
+        screen = self._screen.candidates(self, x)
+        rows, both = np.arange(len(self)), self._both
+        if screen is not None:
+            rows, both = np.flatnonzero(screen[0]), self._both[screen[1] & screen[2]]
+            if not rows.size and not both.size:
+                return rows
         pos = self.positions(x)
-        point = _point_weighted(pos, np.arange(len(self)), (3, 4, 1, 2))
+        point = _point_weighted(pos, rows, (3, 4, 1, 2))
         live = np.zeros(len(self), dtype=bool)
         if point.size:
             sub = self if point.size == len(self) else self._take(point)
@@ -721,7 +732,7 @@ class JunctionContactBlock(ContactRows):
             vtx = sub._closest(sub.positions(x[point]))[2] & live[point]
             if vtx.any():
                 live[point[sub.partner[vtx][sub.partner[vtx] >= 0]]] = True
-        rows = self._both
+        rows = both
         if rows.size:
             # a correction needs both element pairs' point parts, so both pairs' point weights
             # (1 - lam) above zero: the (cheaper) switch screens the rows first. The weight
