@@ -591,22 +591,21 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
                       "f8[:], f8[:], f8[:], b1, b1, f8)")
 def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
                     mu_s, mu_k, kt, tangent, points, band):  # pragma: no cover - jitted
-    """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (t, 4 d, 4 d)``
-    of the ``t`` pairs that touch, in the order of those rows (else ``(0, 4 d, 4 d)``; every
-    other pair's stiffness is zero) of the spatial pairs at node positions ``pos (n, 4, d)``
-    = (a0, a1, b0, b1) [m], and the rows that touch ``(t,)``: the switched point/line penalty (``k (n,)``
-    [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
-    the sum of the radii [m], ``free (n, 2)`` 1 where B's node ``b0``, ``b1`` is a free end
-    of its polyline, else 0: the line part is clipped there, :mod:`fembody.contact.line`'s
+    """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (t, 4 d, 4 d)`` of the
+    ``t`` pairs that touch, in the order of those rows (else ``(0, 4 d, 4 d)``; every other
+    pair's stiffness is zero) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
+    a1, b0, b1) [m], and the rows that touch ``(t,)``: the switched point/line penalty (``k
+    (n,)`` [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
+    the sum of the radii [m], ``free (n, 2)`` 1 where B's node ``b0``, ``b1`` is a free end of
+    its polyline, else 0: the line part is clipped there, :mod:`fembody.contact.line`'s
     docstring "Clipped at free ends"), ``ramp (n, 2)`` per node of A the ramp's length in A's
-    parameter where that node is a free end, else 0 (the line weight ``lam phi(L / ramp)``
-    where one free end of B alone bounds the interval and this end of A lies at its other
-    side: line.py's docstring "Where free ends meet") and, when ``frictional``, the friction
-    of the contact points
-    (a pair's point, then its NG line points after all pairs' points: ``anchor (p, 2 + d)``,
-    ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
-    :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line
-    gap below a round-off margin) carry nothing.
+    parameter where that node is a free end, else 0 (the line weight ``lam phi(L / ramp)`` where
+    one free end of B alone bounds the interval and this end of A lies at its other side:
+    line.py's docstring "Where free ends meet") and, when ``frictional``, the friction of the
+    contact points (a pair's point, then its NG line points after all pairs' points: ``anchor
+    (p, 2 + d)``, ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
+    :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line gap
+    below a round-off margin) carry nothing.
 
     With ``points`` (frictional blocks; what the once-per-step history update reads) also,
     per contact point, ``params (p, 2)`` its current closest-point parameters (s on A, t on

@@ -1,7 +1,8 @@
 """The bookkeeping shared by the contact blocks of rows (element pairs, junction, free-end,
 wedge and share rows, surface contacts): :class:`ContactRows`, and the beam elements at each
-node of a model that the row builders read (:func:`beam_neighbours`); and :class:`ChordScreen`, the screen by chord angles that lets the
-blocks of mostly idle rows skip them between Newton iterations."""
+node of a model that the row builders read (:func:`beam_neighbours`); and :class:`ChordScreen`,
+the screen by chord angles that lets the blocks of mostly idle rows skip them between Newton
+iterations."""
 from __future__ import annotations
 
 import math
@@ -111,8 +112,8 @@ class ChordScreen:
     The blocks whose rows act only where two chords are not near-parallel (the point weight
     ``1 - lam`` of :func:`fembody.contact.line.switch` above zero: the junction rows and the
     crossing pairs' take-back) screen every row's squared cosine at every Newton iteration;
-    along a bundle of parallel beams none passes, and the screen cost more than all the
-    element pairs' contact. The angle ``theta`` between two lines changes by at most the
+    along a bundle of parallel beams none passes, and that screen was much of each
+    evaluation. The angle ``theta`` between two lines changes by at most the
     sum of the angles each has turned through. So where every chord has turned by at most
     :data:`SKIN` since a screening configuration, a row whose angle there was at most
     ``theta_S - 2 SKIN`` (``theta_S`` the angle whose squared cosine is the block's
