@@ -591,21 +591,21 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
                       "f8[:], f8[:], f8[:], b1, b1, f8)")
 def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
                     mu_s, mu_k, kt, tangent, points, band):  # pragma: no cover - jitted
-    """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (n, 4 d, 4 d)``
-    (else ``(0, 4 d, 4 d)``) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
-    a1, b0, b1) [m], and the rows that touch: the switched point/line penalty (``k (n,)``
-    [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
-    the sum of the radii [m], ``free (n, 2)`` 1 where B's node ``b0``, ``b1`` is a free end
-    of its polyline, else 0: the line part is clipped there, :mod:`fembody.contact.line`'s
+    """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (t, 4 d, 4 d)`` of the
+    ``t`` pairs that touch, in the order of those rows (else ``(0, 4 d, 4 d)``; every other
+    pair's stiffness is zero) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
+    a1, b0, b1) [m], and the rows that touch ``(t,)``: the switched point/line penalty (``k
+    (n,)`` [N/m], ``k_line (n,)`` [N/m^2], ``length (n,)`` A's reference length [m], ``radius``
+    the sum of the radii [m], ``free (n, 2)`` 1 where B's node ``b0``, ``b1`` is a free end of
+    its polyline, else 0: the line part is clipped there, :mod:`fembody.contact.line`'s
     docstring "Clipped at free ends"), ``ramp (n, 2)`` per node of A the ramp's length in A's
-    parameter where that node is a free end, else 0 (the line weight ``lam phi(L / ramp)``
-    where one free end of B alone bounds the interval and this end of A lies at its other
-    side: line.py's docstring "Where free ends meet") and, when ``frictional``, the friction
-    of the contact points
-    (a pair's point, then its NG line points after all pairs' points: ``anchor (p, 2 + d)``,
-    ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
-    :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line
-    gap below a round-off margin) carry nothing.
+    parameter where that node is a free end, else 0 (the line weight ``lam phi(L / ramp)`` where
+    one free end of B alone bounds the interval and this end of A lies at its other side:
+    line.py's docstring "Where free ends meet") and, when ``frictional``, the friction of the
+    contact points (a pair's point, then its NG line points after all pairs' points: ``anchor
+    (p, 2 + d)``, ``sliding (p,)`` 1/0, ``mu_s``, ``mu_k``, ``kt (p,)``; the block's
+    :meth:`~fembody.contact.beams.BeamContactBlock.forces`). Pairs apart (no point or line gap
+    below a round-off margin) carry nothing.
 
     With ``points`` (frictional blocks; what the once-per-step history update reads) also,
     per contact point, ``params (p, 2)`` its current closest-point parameters (s on A, t on
@@ -640,7 +640,9 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     m = 4
     md = m * d
     f = np.zeros((n, md))
-    K = np.zeros((n if tangent else 0, md, md))
+    # (each touching pair's stiffness written in place nt, zeroed there first: neither a
+    # zeroed (n, 4 d, 4 d) array nor a gather of its touching rows afterwards)
+    K = np.empty((n if tangent else 0, md, md))
     touching = np.zeros(n, dtype=np.int64)
     npt = n * (1 + NG) if points else 0
     params = np.zeros((npt, 2))
@@ -757,6 +759,10 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
             continue
         touching[nt] = q
         nt += 1
+        if tangent:
+            for i in range(md):
+                for j in range(md):
+                    K[nt - 1, i, j] = 0.0
         lam = _switch(x, tangent, glam, hlam)
         # where one free end of B alone bounds the interval, the ramp of the end of A at its
         # other side (line.py's docstring, "Where free ends meet")
@@ -829,7 +835,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 acc += (1.0 - lam) * fp[i]
             f[q, i] = acc + dW * glam[i]
         if tangent:
-            Kq = K[q]
+            Kq = K[nt - 1]
             if use_p:
                 for i in range(md):
                     for j in range(md):
@@ -938,7 +944,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         if points:
             extra[q, 0] = lam
         if tangent:
-            Kq = K[q]
+            Kq = K[nt - 1]
             if use_l:
                 for i in range(md):
                     for j in range(md):
@@ -952,7 +958,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     dF = Fln[i] - Fpt[i]
                     for j in range(md):
                         Kq[i, j] += dF * glam[j]
-    return f, K, touching[:nt], params, state, extra, gaps
+    return f, K[:nt], touching[:nt], params, state, extra, gaps
 
 
 @njit(cache=True, aot="f8[:](f8[:, :, :], i8[:], i8[:])")

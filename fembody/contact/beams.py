@@ -401,7 +401,12 @@ class BeamContactBlock(ContactRows):
         ``history`` (a run's; default None: :attr:`history0`, the reference
         configuration's); planar pairs signed by the run's ``side`` (default None:
         unsigned, **Sides**)."""
-        f, K = self._kernel(x, history, tangent, False, side)[:2]
+        out = self._kernel(x, history, tangent, False, side)
+        f, K = out[0], out[1]
+        if tangent and self.kind == "crossing":
+            # (the compiled pass gives the touching pairs' stiffness alone, out[2] its rows)
+            K = np.zeros((len(self),) + out[1].shape[1:])
+            K[out[2]] = out[1]
         return f, (K if tangent else None), None
 
     def live_forces(self, x: np.ndarray, tangent: bool, history: "History | None" = None,
@@ -421,8 +426,8 @@ class BeamContactBlock(ContactRows):
         out = self._kernel(x, history, tangent, False, side)
         f, K = out[0], out[1]
         if self.kind == "crossing":
-            rows = np.asarray(out[2], dtype=np.int64)
-            return f, rows, (K[rows] if tangent else None)
+            # (the compiled pass gives the touching pairs' stiffness alone, in their order)
+            return f, np.asarray(out[2], dtype=np.int64), (K if tangent else None)
         if not tangent:
             return f, np.arange(len(self)), None
         rows = np.flatnonzero(K.reshape(len(K), -1).any(axis=1))

@@ -861,6 +861,13 @@ class EndElementBlock(ContactRows):
         a concave junction) above zero."""
         g, ok, _, _ = self.gaps(x)
         sel = np.flatnonzero(ok & (g < 0.0))
+        if sel.size and self.pair is not None:
+            # the pair's point weight 1 - Lam first, the first factor of _weight's product
+            # and the same numbers: where it is zero the weight is zero whatever the shares
+            # (side by side along a bundle's free ends every such row is; the shares
+            # cost more)
+            pos = self.X[sel] + x[sel].reshape((len(sel),) + self.X.shape[1:])
+            sel = sel[_pair_weight(pos, _take_pair(self.pair, sel), False)[0] > 0.0]
         if sel.size:
             sel = sel[self._take(sel)._weight(x[sel], False)[0] > 0.0]
         return sel

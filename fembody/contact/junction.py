@@ -137,7 +137,7 @@ from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
-from .rows import ContactRows, beam_neighbours, pair_report
+from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 from .share import _POINT_SCREEN, junction_blend
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
@@ -213,6 +213,9 @@ class JunctionContactBlock(ContactRows):
         self._hold_vertex = np.array(
             [[int(a[0]) < int(a[1 + c]) or (int(a[1 + c]), int(a[0])) not in rows_of
               for c in (0, 1)] for a in self.nodes], dtype=bool).reshape(-1, 2)
+        self._screen = ChordScreen(self.X, self.nodes, [
+            (np.arange(len(self.dofs)), (3, 4, 1, 2)), (self._both, (1, 2, 3, 0)),
+            (self._both, (1, 2, 4, 0))], _POINT_SCREEN)
         self._pair_key = _pair_keys(self.nodes[self._both], self.closed[self._both],
                                     self.pairs[self._both])
         d = self.dim
@@ -755,8 +758,19 @@ class JunctionContactBlock(ContactRows):
         A row of pure line contact (line weight 1: point weight, its gradient and Hessian all
         zero, see :func:`fembody.contact.line.switch`) has none either, so the gaps are
         computed for the others only (the weight, on four nodes, costs less)."""
+        # (rows whose chords stayed near-parallel since the last screening cannot pass the
+        # cosine screens below: fembody.contact.rows.ChordScreen)
+        screen = self._screen.candidates(self, x)
+        rows, both = np.arange(len(self)), self._both
+        ramped = self._pair_ramped          # (per row of _both and pair: see below)
+        if screen is not None:
+            # (a pair whose line weight may be ramped passes the cosine screens at any angle)
+            keep = np.flatnonzero((screen[1] | ramped[:, 0]) & (screen[2] | ramped[:, 1]))
+            rows, both, ramped = np.flatnonzero(screen[0]), self._both[keep], ramped[keep]
+            if not rows.size and not both.size:
+                return rows
         pos = self.positions(x)
-        point = _point_weighted(pos, np.arange(len(self)), (3, 4, 1, 2))
+        point = _point_weighted(pos, rows, (3, 4, 1, 2))
         live = np.zeros(len(self), dtype=bool)
         if point.size:
             sub = self if point.size == len(self) else self._take(point)
@@ -766,7 +780,7 @@ class JunctionContactBlock(ContactRows):
             vtx = sub._closest(sub.positions(x[point]))[2] & live[point]
             if vtx.any():
                 live[point[sub.partner[vtx][sub.partner[vtx] >= 0]]] = True
-        rows = self._both
+        rows = both
         if rows.size:
             # a correction needs both element pairs' point parts, so both pairs' point weights
             # (1 - Lam) above zero: the (cheaper) switch screens the rows first. The weight
@@ -774,8 +788,8 @@ class JunctionContactBlock(ContactRows):
             # number whichever order and sense _duplicate takes them in: (a0, a1, Q_i, P);
             # a pair whose line weight may be ramped (:meth:`_pair_weight`) has a point part
             # 1 - lam phi > 0 also where lam = 1, and passes
-            keep = _point_weighted(pos, rows, (1, 2, 3, 0), True) | self._pair_ramped[:, 0]
-            cand, ramped = rows[keep], self._pair_ramped[keep, 1]
+            keep = _point_weighted(pos, rows, (1, 2, 3, 0), True) | ramped[:, 0]
+            cand, ramped = rows[keep], ramped[keep, 1]
             cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True) | ramped]
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)

@@ -1,7 +1,11 @@
 """The bookkeeping shared by the contact blocks of rows (element pairs, junction, free-end,
 wedge and share rows, surface contacts): :class:`ContactRows`, and the beam elements at each
-node of a model that the row builders read (:func:`beam_neighbours`)."""
+node of a model that the row builders read (:func:`beam_neighbours`); and :class:`ChordScreen`,
+the screen by chord angles that lets the blocks of mostly idle rows skip them between Newton
+iterations."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -98,3 +102,117 @@ def pair_report(pa: np.ndarray, pb: np.ndarray, F: np.ndarray, g: np.ndarray
     rho = np.linalg.norm(r, axis=1)
     return {"gap": g, "normal_force": F, "point": 0.5 * (pa + pb),
             "normal": r / np.where(rho > 0.0, rho, 1.0)[:, None]}
+
+
+class ChordScreen:
+    """Which rows of a block may have chords far enough from parallel to carry a point weight,
+    kept between evaluations while no chord has turned by more than a skin angle (a Verlet
+    list of angles).
+
+    The blocks whose rows act only where two chords are not near-parallel (the point weight
+    ``1 - lam`` of :func:`fembody.contact.line.switch` above zero: the junction rows and the
+    crossing pairs' take-back) screen every row's squared cosine at every Newton iteration;
+    along a bundle of parallel beams none passes, and that screen was much of each
+    evaluation. The angle ``theta`` between two lines changes by at most the
+    sum of the angles each has turned through. So where every chord has turned by at most
+    :data:`SKIN` since a screening configuration, a row whose angle there was at most
+    ``theta_S - 2 SKIN`` (``theta_S`` the angle whose squared cosine is the block's
+    threshold) is still below ``theta_S`` and idle: only the others (``candidates``) need
+    the block's own test, which then gives exactly the rows it gave on all rows (every test
+    is row by row). A chord's turn is measured on its own nodes, so a translation or the
+    sagging of a bundle as a whole keeps the screen; the screen is made again (one pass over
+    the chords) where some chord has turned farther, or has no length.
+
+    ``X (n, m, d)`` the block's reference positions [m] and ``nodes (n, m)`` its node ids;
+    ``specs`` one ``(rows, at)`` per chord pair a block tests: ``rows (r,)`` the rows it
+    tests it in and ``at`` four slots, the chords ``at[0] -> at[1]`` and ``at[2] -> at[3]``;
+    ``cos2`` the block's threshold on the squared cosine (a row may be live where it is
+    below). Each chord (a pair of node ids) is measured once, from one row holding it.
+
+    The screen keeps the last screening (chord directions and candidates) as a memo, one
+    tuple replaced whole: it changes no result (the block's own test runs on a superset of
+    its live rows in any case), so a System shared by runs may keep it. A block taken on a
+    subset of its rows (``X`` another array) is not screened (:meth:`candidates` None)."""
+
+    #: [rad] the angle a chord may turn through before the screen is made again
+    SKIN = math.radians(1.0)
+    # [rad] slack for round-off in the angles (far above atan2's and arccos's errors near 1)
+    _SLACK = 1e-6
+
+    def __init__(self, X: np.ndarray, nodes: np.ndarray, specs: list, cos2: float) -> None:
+        self._X, self._nodes, self._specs = X, nodes, specs
+        theta_s = math.acos(math.sqrt(min(cos2, 1.0)))
+        # a row is a candidate where its angle exceeds this at the screening configuration
+        self._limit = theta_s - 2.0 * (self.SKIN + self._SLACK) - self._SLACK
+        self._cos_skin = math.cos(self.SKIN)
+        self._chords = None                 # the chords, made at the first screening
+        self._memo = None
+
+    def _made(self) -> tuple:
+        """The chords, each once: its DOF indices in the gathered displacements (from one row
+        holding it), its reference vector and per spec the chords of its rows (made when
+        first screened: a block taken on a few rows for one evaluation never pays it)."""
+        if self._chords is not None:
+            return self._chords
+        X, nodes = self._X, self._nodes
+        n, m, d = X.shape
+        key: dict = {}
+        occ = []                            # (row, slot from, slot to) of each chord
+        pairs = []
+        for rows, at in self._specs:
+            rows = np.asarray(rows, dtype=np.int64)
+            ends = []
+            for a, b in ((at[0], at[1]), (at[2], at[3])):
+                idx = np.empty(len(rows), dtype=np.int64)
+                na, nb = nodes[rows, a], nodes[rows, b]
+                for i, (r, u, v) in enumerate(zip(rows.tolist(), na.tolist(), nb.tolist())):
+                    k = (u, v) if u < v else (v, u)
+                    c = key.get(k)
+                    if c is None:
+                        c = key[k] = len(occ)
+                        occ.append((r, a, b))
+                    idx[i] = c
+                ends.append(idx)
+            pairs.append(ends)
+        occ = np.array(occ, dtype=np.int64).reshape(-1, 3)
+        comp = np.arange(d)
+        i0 = (occ[:, 0, None] * (m * d) + occ[:, 1, None] * d + comp).ravel()
+        i1 = (occ[:, 0, None] * (m * d) + occ[:, 2, None] * d + comp).ravel()
+        D = X[occ[:, 0], occ[:, 2]] - X[occ[:, 0], occ[:, 1]]
+        self._chords = (i0, i1, D, pairs)
+        return self._chords
+
+    def candidates(self, block, x: np.ndarray) -> list | None:
+        """Per spec a boolean mask over its rows: the rows of ``block`` that may be live at
+        the gathered displacements ``x (n, m d)`` [m] (a superset of those whose chords'
+        squared cosine is below the threshold); None where the screen does not apply (a
+        block other than the one it was made for, such as one taken on a subset of its rows,
+        or a chord of no length: the caller tests every row)."""
+        if block.X is not self._X:
+            return None
+        i0, i1, D0, pairs = self._made()
+        if not len(D0):
+            return None
+        flat = x.reshape(-1)
+        D = D0 + (flat[i1] - flat[i0]).reshape(D0.shape)
+        L = np.sqrt(np.einsum("ci,ci->c", D, D))
+        if not np.all(L > 0.0):
+            return None
+        memo = self._memo
+        if memo is not None:
+            U, masks = memo
+            if np.all(np.einsum("ci,ci->c", D, U) >= self._cos_skin * L):
+                return masks
+        U = D / L[:, None]
+        masks = []
+        d = D.shape[1]
+        for a, b in pairs:
+            ua, ub = U[a], U[b]
+            dot = np.abs(np.einsum("ri,ri->r", ua, ub))
+            if d == 3:
+                cr = np.linalg.norm(np.cross(ua, ub), axis=1)
+            else:
+                cr = np.abs(ua[:, 0] * ub[:, 1] - ua[:, 1] * ub[:, 0])
+            masks.append(np.arctan2(cr, dot) > self._limit)
+        self._memo = (U, masks)
+        return masks

@@ -195,7 +195,7 @@ import numpy as np
 from .friction import History, coulomb
 from .geometry import closest_crossing, distance
 from .line import ALPHA_LINE, point_part, ramp_lengths, weight
-from .rows import ContactRows, beam_neighbours, pair_report
+from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 
 _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the cosine screen
 # the squared cosine below which a pair may have a point weight (lam < 1 of
@@ -293,6 +293,8 @@ class CrossingShareBlock(ContactRows):
                                                    self.radius, self.free[:, :2])
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
+        self._screen = ChordScreen(self.X, self.nodes, [(np.arange(len(self.dofs)), _AT)],
+                                   _POINT_SCREEN)
         self._friction_args = friction
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
@@ -401,15 +403,22 @@ class CrossingShareBlock(ContactRows):
         from ._kernels import chord_cosines
         if not len(self):
             return np.zeros(0, dtype=np.int64)
-        pos = self.positions(x)
-        # (a ramped pair keeps a point part 1 - lam phi > 0 also where lam = 1: the screen
-        # lets its rows through, those of an end element of A against one of B)
-        rows = np.flatnonzero((chord_cosines(np.ascontiguousarray(pos[:, :4]),
-                                             np.arange(len(self), dtype=np.int64), _AT)
-                               < _POINT_SCREEN) | self._ramped)
+        # (rows whose chords stayed near-parallel since the last screening cannot pass the
+        # cosine screen below: fembody.contact.rows.ChordScreen)
+        screen = self._screen.candidates(self, x)
+        rows = (np.arange(len(self), dtype=np.int64) if screen is None
+                else np.flatnonzero(screen[0] | self._ramped))
         if not rows.size:
             return rows
-        p = pos[rows]
+        p = self.X[rows] + x[rows].reshape((len(rows),) + self.X.shape[1:])
+        # (a ramped pair keeps a point part 1 - lam phi > 0 also where lam = 1: the screen
+        # lets its rows through, those of an end element of A against one of B)
+        keep = ((chord_cosines(np.ascontiguousarray(p[:, :4]),
+                               np.arange(len(rows), dtype=np.int64), _AT) < _POINT_SCREEN)
+                | self._ramped[rows])
+        rows, p = rows[keep], p[keep]
+        if not rows.size:
+            return rows
         z, ok = closest_crossing(p[:, :4])
         rho = distance("crossing", p[:, :4], z, False)[0]
         keep = ok & (rho > 0.0) & (rho < self.radius[rows])
