@@ -67,7 +67,7 @@ def _scan_maps() -> dict[str, tuple]:
                      if "openblas" in line.lower() and line.count(" ") >= 5}
     except (OSError, IndexError):
         return {}
-    out = {}
+    out, setters = {}, set()
     for path in sorted(paths):
         if path not in _seen:
             _seen[path] = None
@@ -82,8 +82,14 @@ def _scan_maps() -> dict[str, tuple]:
                     getter.argtypes, getter.restype = [], ctypes.c_int
                     _seen[path] = (setter, getter)
                     break
+        # one library can be mapped under several names (Debian's OpenBLAS: its libblas.so.3
+        # and liblapack.so.3 link libopenblasp, all three export the setter): keep one path
+        # per setter, or the restore of :func:`one_blas_thread` reads back the count it set
         if _seen[path] is not None:
-            out[path] = _seen[path]
+            address = ctypes.cast(_seen[path][0], ctypes.c_void_p).value
+            if address not in setters:
+                setters.add(address)
+                out[path] = _seen[path]
     return out
 
 

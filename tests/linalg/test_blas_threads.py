@@ -67,3 +67,30 @@ def test_the_scan_of_loaded_libraries_is_kept_until_a_module_is_imported(monkeyp
     assert bt._loaded_openblas() == first and len(calls) == 1
     monkeypatch.setitem(sys.modules, "_fembody_probe_module", types.ModuleType("probe"))
     assert bt._loaded_openblas() == first and len(calls) == 2
+
+
+def test_a_library_mapped_under_several_names_gets_its_own_count_back():
+    """CHOLMOD's BLAS counts too: Debian's OpenBLAS (libopenblas0-pthread, which `make setup`
+    installs) is mapped as libblas.so.3, liblapack.so.3 and libopenblasp-r*.so, one library
+    behind three names. Each library's thread count after a small block is the one it had
+    before (2 here, set first), read through every mapped name; before the scan kept one
+    name per library, the second name recorded the 1 the first had just set and the system
+    OpenBLAS stayed on one thread after the run."""
+    pytest.importorskip("sksparse.cholmod")
+    import ctypes
+    import scipy.linalg.lapack  # noqa: F401
+    libs = _libs()
+    # every OpenBLAS name the scan saw, the duplicates included
+    names = {p: f for p, f in bt._seen.items() if f is not None}
+    for setter, _ in libs.values():
+        setter(2)
+    try:
+        with bt.one_blas_thread(bt.SMALL):
+            assert {p: g() for p, (_, g) in names.items()} == dict.fromkeys(names, 1)
+        assert {p: g() for p, (_, g) in names.items()} == dict.fromkeys(names, 2)
+        # one entry per library: distinct setters
+        addresses = [ctypes.cast(s, ctypes.c_void_p).value for s, _ in libs.values()]
+        assert len(set(addresses)) == len(addresses)
+    finally:
+        for setter, _ in libs.values():
+            setter(1)
