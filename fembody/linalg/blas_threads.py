@@ -125,3 +125,56 @@ def one_blas_thread(n_unknowns: int) -> Iterator[None]:
             for path, n in _before.items():
                 _seen[path][0](n)
             _before.clear()
+
+
+class _DlInfo(ctypes.Structure):
+    """glibc's ``Dl_info`` (``dladdr``)."""
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def cholmod_blas() -> dict[str, str | int] | None:
+    """The BLAS library CHOLMOD calls (its supernodal factorisation is BLAS-3 work), or None
+    without scikit-sparse or where it cannot be told (no ``/proc/self/maps`` or ``dladdr``).
+
+    Why: scikit-sparse links the system's CHOLMOD, which links the system's ``libblas.so.3``;
+    on Debian that is the reference (Netlib) BLAS unless an optimised one (OpenBLAS, which
+    ``make setup`` installs) is registered for it through update-alternatives, and the
+    reference BLAS makes large supernodal factorisations several times slower. NumPy and
+    SciPy bring their own OpenBLAS and do not tell.
+
+    Returns
+    -------
+    dict or None
+        ``path``: the file CHOLMOD's ``dgemm_`` is resolved to (symbolic links resolved);
+        ``name``: ``"OpenBLAS"`` with its build configuration, or ``"reference BLAS"`` for
+        Debian's ``libblas3`` (a ``blas`` directory), else ``"unknown BLAS"``; for
+        OpenBLAS also ``threading`` (``"serial"``, ``"pthread"`` or ``"openmp"``) and
+        ``threads`` (its current thread count, :func:`one_blas_thread` governs it).
+    """
+    try:
+        import sksparse.cholmod  # noqa: F401  (maps libcholmod and its BLAS)
+        with open("/proc/self/maps") as fh:
+            cholmod_libs = sorted({line.split(None, 5)[5].strip() for line in fh
+                                   if "libcholmod" in line and line.count(" ") >= 5})
+        handle = ctypes.CDLL(cholmod_libs[0])
+        # dlsym from CHOLMOD's handle searches it and its dependencies, as its calls do
+        address = ctypes.cast(handle.dgemm_, ctypes.c_void_p).value
+        info = _DlInfo()
+        if not ctypes.CDLL(None).dladdr(ctypes.c_void_p(address), ctypes.byref(info)):
+            return None
+        path = os.path.realpath(info.dli_fname.decode())
+    except (ImportError, OSError, IndexError, AttributeError):
+        return None
+    lib = ctypes.CDLL(path)
+    if hasattr(lib, "openblas_get_config"):
+        lib.openblas_get_config.restype = ctypes.c_char_p
+        lib.openblas_get_parallel.restype = ctypes.c_int
+        lib.openblas_get_num_threads.restype = ctypes.c_int
+        threading = {0: "serial", 1: "pthread", 2: "openmp"}.get(
+            lib.openblas_get_parallel(), "unknown")
+        return {"path": path, "name": lib.openblas_get_config().decode().strip(),
+                "threading": threading, "threads": int(lib.openblas_get_num_threads())}
+    kind = ("reference BLAS" if os.path.basename(os.path.dirname(path)) == "blas"
+            else "unknown BLAS")
+    return {"path": path, "name": kind}
