@@ -9,7 +9,12 @@ of milliseconds (a mechanism's consistent start, its index-1 solves). The test s
 so the driver asks the OpenBLAS libraries of the process (numpy's and SciPy's own builds) for
 one thread while it integrates a system of at most :data:`SMALL` unknowns, and gives back
 what was set before when the run ends. A library loaded during the run (SciPy's LAPACK is
-imported at its first use, :mod:`fembody.lazy`) is set when it loads.
+imported at its first use, :mod:`fembody.lazy`) is set when it loads. CHOLMOD's BLAS is the
+system's ``libblas.so.3`` (:func:`cholmod_blas`); where that is OpenBLAS (``make setup``
+installs Debian's ``libopenblas0-pthread``) it is one more library found and set here, and
+``OPENBLAS_NUM_THREADS`` set before it loads (tests/conftest.py) governs it too. Large
+systems keep the libraries' own count (the cores): CHOLMOD's supernodal factorisation is
+BLAS-3 work on dense fronts, where threads pay.
 
 How: the libraries are found in the process's memory map (``/proc/self/maps``, Linux) and
 called through ctypes by the names OpenBLAS exports (``openblas_set_num_threads``; SciPy's

@@ -162,3 +162,7 @@ def test_cholmod_blas_names_the_library_the_loader_resolves(where):
         assert "apt-get install libopenblas0-pthread" in got["line"]
     if got["name"].startswith("OpenBLAS"):
         assert got["threading"] in ("serial", "pthread", "openmp") and got["threads"] >= 1
+        # the suite's one thread per process (conftest) reaches CHOLMOD's OpenBLAS too: two
+        # pytest-xdist workers do not start two threads each on a 2-core machine
+        if "OPENBLAS_NUM_THREADS" in os.environ and got["threading"] != "openmp":
+            assert got["threads"] == int(os.environ["OPENBLAS_NUM_THREADS"])
