@@ -137,7 +137,7 @@ def test_an_explicit_request_takes_the_path_whatever_the_fill():
     b = np.random.default_rng(2).standard_normal(A.shape[0])
     x_ref = sp.linalg.spsolve(A, b)
     part = SymmetricPart(A.indptr, A.indices, A.shape[0])
-    assert part.fill_ratio(A) > max(NEAR_SYMMETRIC_FILL, cholmod_spd.SUPERNODAL_RATIO)
+    assert part.fill_ratio(A) > max(NEAR_SYMMETRIC_FILL, cholmod_spd.supernodal_ratio())
     for method, expected in (("auto", "superlu"), ("cholmod-refined", "cholmod-refined")):
         ls = LinearSolver(method, spd=False, refine_symmetric=True)
         ls.factorize(A)
