@@ -19,15 +19,16 @@ supernodal does, at the measured tie. CHOLMOD's own switch (40) assumes an
 optimised BLAS; with one, supernodal pays earlier and the threshold falls:
 
 With OpenBLAS (Debian's ``libopenblas0-pthread``, one thread; the same statics tangents, CPU
-time, interleaved processes of each BLAS, ``benchmarks/results/blas.json``) the simplicial
-factorisation is unchanged (it calls no BLAS) and the supernodal one is 2-5x faster from
-5e4 DOFs on. Supernodal over simplicial, by fill ratio: frame grids 59 and 74 about 2 (lost),
-84 0.93, 98 0.73-0.87, 143 0.56, 176 0.45-0.71 and beyond 0.15-0.35; 3D beam grids 88 0.76, 106
-0.72, 145 0.58; the frame tower at 92 1.04-1.26 and 96 1.25 (lost), 490 0.14. The fill
-ratio alone does not part the tower from the grids between 84 and 96: the threshold 96 sits
-between the tower's loss (95.6) and the grid's win (97.8); the grids of 84-88 it leaves
-simplicial lose 7-30 % there, as the tower's 92-96 would lose 4-26 % at a threshold below
-them. :func:`supernodal_ratio` picks the threshold for the BLAS the process has.
+time, two rounds of interleaved processes of each BLAS, ``benchmarks/results/blas.json``)
+the simplicial factorisation is unchanged (it calls no BLAS) and the supernodal one is 2-5x
+faster from 5e4 DOFs on. Supernodal over simplicial, by fill ratio: frame grids 59 1.0-2.0
+and 74 0.9-2.2 (lost or tied), 84 0.93-1.04, 98 0.73-0.87, 143 0.56, 176 0.45-0.71 and
+beyond 0.15-0.35; 3D beam grids 88 0.73-0.76, 106 0.72-0.76, 145 0.58; the frame tower at
+92 1.04-1.8 and 96 1.2-1.25 (lost), 490 0.14. The fill ratio alone does not part the tower
+from the grids between 84 and 96: the threshold 96 sits between the tower's loss (95.6) and
+the grid's win (97.8); the 3D grid of 88 it leaves simplicial loses about 30 % there (the
+frame grid of 84 ties), as the tower would lose 4-80 % at a threshold below 92.
+:func:`supernodal_ratio` picks the threshold for the BLAS the process has.
 """
 from __future__ import annotations
 
