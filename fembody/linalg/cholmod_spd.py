@@ -78,11 +78,11 @@ def supernodal_ratio() -> float:
     """The fill ratio above which CHOLMOD's supernodal mode is taken, for the BLAS CHOLMOD
     calls in this process (:func:`.blas_threads.cholmod_blas`): ``SUPERNODAL_RATIO_OPENBLAS``
     for OpenBLAS, ``SUPERNODAL_RATIO`` for the reference BLAS or one not recognised."""
-    return SUPERNODAL_RATIO_OPENBLAS if _openblas() else SUPERNODAL_RATIO
+    return SUPERNODAL_RATIO_OPENBLAS if openblas() else SUPERNODAL_RATIO
 
 
 @functools.cache
-def _openblas() -> bool:
+def openblas() -> bool:
     """Whether CHOLMOD calls OpenBLAS (read once: the library does not change in a process)."""
     blas = cholmod_blas()
     return blas is not None and str(blas["name"]).startswith("OpenBLAS")

@@ -153,9 +153,9 @@ def test_auto_decisions_on_synthetic_patterns(monkeypatch):
     (~290, decided from the symbolic analysis alone)."""
     assert _auto(chain(2000)) == "envelope"
     assert _auto(spd(sp.random(200, 200, density=0.3, random_state=1))) == "dense"
-    monkeypatch.setattr(cholmod_spd, "_openblas", lambda: False)
+    monkeypatch.setattr(cholmod_spd, "openblas", lambda: False)
     assert _auto(frame_grid(58)) == "cholmod-simplicial"   # 10092 unknowns
-    monkeypatch.setattr(cholmod_spd, "_openblas", lambda: True)
+    monkeypatch.setattr(cholmod_spd, "openblas", lambda: True)
     assert _auto(frame_grid(57)) == "cholmod-supernodal"   # 9747 unknowns, ~101
     assert _auto(frame_grid(50)) == "cholmod-simplicial"   # 7500 unknowns
     A = frame_grid(183)                                    # 100467 unknowns
