@@ -246,6 +246,7 @@ def info(script: str | None, params: dict) -> int:
             f"{linalg.DENSE_MAX} unknowns, else CHOLMOD for definite matrices and SuperLU for "
             "the others (fembody info SCRIPT: its model's choice)")
     print("\n  ".join(textwrap.wrap(rule, 98)))
+    print(_cholmod_blas_line())
     from .viz import has_display
     print(f"display: {'yes' if has_display() else 'none (pictures render off-screen)'}")
     print(f"cpu: {_cpu()}")
@@ -253,6 +254,21 @@ def info(script: str | None, params: dict) -> int:
         model = _model_of(_build(pathlib.Path(script), params), script)
         print(f"{script}: {_auto_solver(model)}")
     return 0
+
+
+def _cholmod_blas_line() -> str:
+    """Which BLAS CHOLMOD runs on (the system's libblas.so.3; the reference BLAS makes large
+    supernodal factorisations several times slower), with the fix when it is not optimised."""
+    from .linalg.blas_threads import cholmod_blas
+    blas = cholmod_blas()
+    if blas is None:
+        return "CHOLMOD's BLAS: not found (no scikit-sparse, or not Linux)"
+    line = f"CHOLMOD's BLAS: {blas['name']} ({blas['path']})"
+    if "threads" in blas:
+        line += f", {blas['threading']}, {blas['threads']} threads"
+    if not str(blas["name"]).startswith("OpenBLAS"):
+        line += "; an optimised one: apt-get install libopenblas0-pthread (make setup does)"
+    return line
 
 
 def _auto_solver(model) -> str:

@@ -34,6 +34,26 @@ if ! grep -q libEGL_mesa.so.0 <<<"$SHLIBS" || ! grep -q libGL.so.1 <<<"$SHLIBS";
     fi
 fi
 
+# an optimised BLAS for CHOLMOD: scikit-sparse links the system's CHOLMOD, which calls the system's
+# libblas.so.3, Debian's reference BLAS unless another is registered for it; OpenBLAS (pthread
+# build, which registers itself through update-alternatives) makes CHOLMOD's supernodal
+# factorisation of large frame grids several times faster (benchmarks/results/blas.json).
+# NumPy and SciPy bring their own OpenBLAS and are not affected. fembody sets its thread
+# count as it does theirs (fembody.linalg.blas_threads); `fembody info` says which is used.
+BLAS3=$(grep -m1 -o '/[^ ]*/libblas\.so\.3$' <<<"$SHLIBS" || true)
+if [ -n "$BLAS3" ] && ! readlink -f "$BLAS3" | grep -qi openblas; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "setup: installing libopenblas0-pthread (an optimised BLAS for CHOLMOD)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null || echo "setup: apt-get update failed; trying the install anyway"
+        apt-get install -y -qq libopenblas0-pthread >/dev/null \
+            || echo "setup: could not install libopenblas0-pthread; CHOLMOD stays on $BLAS3"
+    else
+        echo "setup: CHOLMOD uses the BLAS at $BLAS3 and not root: for large models run" \
+             "apt-get install libopenblas0-pthread"
+    fi
+fi
+
 # Xvfb: a virtual X display, for the test of fb.viz.show's interactive window (skipped without it)
 if ! command -v Xvfb >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -9,7 +9,12 @@ of milliseconds (a mechanism's consistent start, its index-1 solves). The test s
 so the driver asks the OpenBLAS libraries of the process (numpy's and SciPy's own builds) for
 one thread while it integrates a system of at most :data:`SMALL` unknowns, and gives back
 what was set before when the run ends. A library loaded during the run (SciPy's LAPACK is
-imported at its first use, :mod:`fembody.lazy`) is set when it loads.
+imported at its first use, :mod:`fembody.lazy`) is set when it loads. CHOLMOD's BLAS is the
+system's ``libblas.so.3`` (:func:`cholmod_blas`); where that is OpenBLAS (``make setup``
+installs Debian's ``libopenblas0-pthread``) it is one more library found and set here, and
+``OPENBLAS_NUM_THREADS`` set before it loads (tests/conftest.py) governs it too. Large
+systems keep the libraries' own count (the cores): CHOLMOD's supernodal factorisation is
+BLAS-3 work on dense fronts, where threads pay.
 
 How: the libraries are found in the process's memory map (``/proc/self/maps``, Linux) and
 called through ctypes by the names OpenBLAS exports (``openblas_set_num_threads``; SciPy's
@@ -67,7 +72,7 @@ def _scan_maps() -> dict[str, tuple]:
                      if "openblas" in line.lower() and line.count(" ") >= 5}
     except (OSError, IndexError):
         return {}
-    out = {}
+    out, setters = {}, set()
     for path in sorted(paths):
         if path not in _seen:
             _seen[path] = None
@@ -82,8 +87,14 @@ def _scan_maps() -> dict[str, tuple]:
                     getter.argtypes, getter.restype = [], ctypes.c_int
                     _seen[path] = (setter, getter)
                     break
+        # one library can be mapped under several names (Debian's OpenBLAS: its libblas.so.3
+        # and liblapack.so.3 link libopenblasp, all three export the setter): keep one path
+        # per setter, or the restore of :func:`one_blas_thread` reads back the count it set
         if _seen[path] is not None:
-            out[path] = _seen[path]
+            address = ctypes.cast(_seen[path][0], ctypes.c_void_p).value
+            if address not in setters:
+                setters.add(address)
+                out[path] = _seen[path]
     return out
 
 
@@ -119,3 +130,56 @@ def one_blas_thread(n_unknowns: int) -> Iterator[None]:
             for path, n in _before.items():
                 _seen[path][0](n)
             _before.clear()
+
+
+class _DlInfo(ctypes.Structure):
+    """glibc's ``Dl_info`` (``dladdr``)."""
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def cholmod_blas() -> dict[str, str | int] | None:
+    """The BLAS library CHOLMOD calls (its supernodal factorisation is BLAS-3 work), or None
+    without scikit-sparse or where it cannot be told (no ``/proc/self/maps`` or ``dladdr``).
+
+    Why: scikit-sparse links the system's CHOLMOD, which links the system's ``libblas.so.3``;
+    on Debian that is the reference (Netlib) BLAS unless an optimised one (OpenBLAS, which
+    ``make setup`` installs) is registered for it through update-alternatives, and the
+    reference BLAS makes large supernodal factorisations several times slower. NumPy and
+    SciPy bring their own OpenBLAS and do not tell.
+
+    Returns
+    -------
+    dict or None
+        ``path``: the file CHOLMOD's ``dgemm_`` is resolved to (symbolic links resolved);
+        ``name``: ``"OpenBLAS"`` with its build configuration, or ``"reference BLAS"`` for
+        Debian's ``libblas3`` (a ``blas`` directory), else ``"unknown BLAS"``; for
+        OpenBLAS also ``threading`` (``"serial"``, ``"pthread"`` or ``"openmp"``) and
+        ``threads`` (its current thread count, :func:`one_blas_thread` governs it).
+    """
+    try:
+        import sksparse.cholmod  # noqa: F401  (maps libcholmod and its BLAS)
+        with open("/proc/self/maps") as fh:
+            cholmod_libs = sorted({line.split(None, 5)[5].strip() for line in fh
+                                   if "libcholmod" in line and line.count(" ") >= 5})
+        handle = ctypes.CDLL(cholmod_libs[0])
+        # dlsym from CHOLMOD's handle searches it and its dependencies, as its calls do
+        address = ctypes.cast(handle.dgemm_, ctypes.c_void_p).value
+        info = _DlInfo()
+        if not ctypes.CDLL(None).dladdr(ctypes.c_void_p(address), ctypes.byref(info)):
+            return None
+        path = os.path.realpath(info.dli_fname.decode())
+    except (ImportError, OSError, IndexError, AttributeError):
+        return None
+    lib = ctypes.CDLL(path)
+    if hasattr(lib, "openblas_get_config"):
+        lib.openblas_get_config.restype = ctypes.c_char_p
+        lib.openblas_get_parallel.restype = ctypes.c_int
+        lib.openblas_get_num_threads.restype = ctypes.c_int
+        threading = {0: "serial", 1: "pthread", 2: "openmp"}.get(
+            lib.openblas_get_parallel(), "unknown")
+        return {"path": path, "name": lib.openblas_get_config().decode().strip(),
+                "threading": threading, "threads": int(lib.openblas_get_num_threads())}
+    kind = ("reference BLAS" if os.path.basename(os.path.dirname(path)) == "blas"
+            else "unknown BLAS")
+    return {"path": path, "name": kind}

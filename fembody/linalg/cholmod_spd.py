@@ -16,24 +16,43 @@ frame grids simplicial AMD wins up to the ratio flops/nnz(L) ~143 (2e4 DOFs), su
 dissection, METIS, or SuperLU within the noise) from ~213 (5e4) on, with a tie at 176 (3e4).
 So the threshold 180 lies between the last size where simplicial wins and the first where
 supernodal does, at the measured tie. CHOLMOD's own switch (40) assumes an
-optimised BLAS; with one, supernodal would pay earlier and the threshold should fall.
+optimised BLAS; with one, supernodal pays earlier and the threshold falls:
+
+With OpenBLAS (Debian's ``libopenblas0-pthread``, one thread; the same statics tangents, CPU
+time, two rounds of interleaved processes of each BLAS, ``benchmarks/results/blas.json``)
+the simplicial factorisation is unchanged (it calls no BLAS) and the supernodal one is 2-5x
+faster from 5e4 DOFs on. Supernodal over simplicial, by fill ratio: frame grids 59 1.0-2.0
+and 74 0.9-2.2 (lost or tied), 84 0.93-1.04, 98 0.73-0.87, 143 0.56, 176 0.45-0.71 and
+beyond 0.15-0.35; 3D beam grids 88 0.73-0.76, 106 0.72-0.76, 145 0.58; the frame tower at
+92 1.04-1.8 and 96 1.2-1.25 (lost), 490 0.14. The fill ratio alone does not part the tower
+from the grids between 84 and 96: the threshold 96 sits between the tower's loss (95.6) and
+the grid's win (97.8); the 3D grid of 88 it leaves simplicial loses about 30 % there (the
+frame grid of 84 ties), as the tower would lose 4-80 % at a threshold below 92.
+:func:`supernodal_ratio` picks the threshold for the BLAS the process has.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from ..elements.kernels import njit
 from ..lazy import lazy_module
+from .blas_threads import cholmod_blas
 from .envelope import pattern_plan
 
 sp = lazy_module("scipy.sparse")
 cholmod = lazy_module("sksparse.cholmod")
 
 # flops / nnz(L) of the simplicial factor above which the supernodal one is taken (much fill,
-# e.g. 2-D grids): the measured crossover by CPU time on frame grids here, where CHOLMOD links
-# the reference BLAS (CHOLMOD's own switch, 40, assumes an optimised BLAS); measured basis in
-# this module's docstring
+# e.g. 2-D grids): the measured crossover by CPU time on frame grids here with the reference
+# BLAS (CHOLMOD's own switch, 40, assumes an optimised BLAS); measured basis in this module's
+# docstring
 SUPERNODAL_RATIO = 180.0
+# the same crossover where CHOLMOD calls OpenBLAS (what `make setup` installs): the supernodal
+# factorisation is BLAS-3 work on dense fronts and the simplicial one calls no BLAS, so only
+# the supernodal side got faster and the crossover fell (the docstring)
+SUPERNODAL_RATIO_OPENBLAS = 96.0
 # the fill-reducing ordering of the supernodal factorisation: CHOLMOD's nested dissection
 # (METIS on the separators' subgraphs), measured fastest on frame grids (the docstring)
 SUPERNODAL_ORDERING = "nesdis"
@@ -55,14 +74,28 @@ def analyze(A, mode: str):
     return cholmod.analyze(A, mode=mode)
 
 
+def supernodal_ratio() -> float:
+    """The fill ratio above which CHOLMOD's supernodal mode is taken, for the BLAS CHOLMOD
+    calls in this process (:func:`.blas_threads.cholmod_blas`): ``SUPERNODAL_RATIO_OPENBLAS``
+    for OpenBLAS, ``SUPERNODAL_RATIO`` for the reference BLAS or one not recognised."""
+    return SUPERNODAL_RATIO_OPENBLAS if openblas() else SUPERNODAL_RATIO
+
+
+@functools.cache
+def openblas() -> bool:
+    """Whether CHOLMOD calls OpenBLAS (read once: the library does not change in a process)."""
+    blas = cholmod_blas()
+    return blas is not None and str(blas["name"]).startswith("OpenBLAS")
+
+
 def choose_mode(A, f) -> str:
     """CHOLMOD's mode for A's pattern, "simplicial" or "supernodal" (flops / nnz(L) of the
-    simplicial factor ``f``, a symbolic analysis of A, above ``SUPERNODAL_RATIO``). The
+    simplicial factor ``f``, a symbolic analysis of A, above :func:`supernodal_ratio`). The
     factor's column counts come from the symbolic analysis (:func:`column_counts`, compiled,
     ~nnz(L) steps: a small part of the factorisation it decides), not from a trial numeric
     factorisation."""
     counts = column_counts(A, f.P())
-    return "supernodal" if fill_ratio(counts) > SUPERNODAL_RATIO else "simplicial"
+    return "supernodal" if fill_ratio(counts) > supernodal_ratio() else "simplicial"
 
 
 def not_positive_definite() -> type:

@@ -50,6 +50,7 @@ from .restorable import NoCompliance, RowCompliance
 from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
+from .cholmod_spd import openblas as _cholmod_openblas
 from .near_symmetric import RefinedCholesky, SymmetricPart
 
 # refusals in a row (a symmetric part not definite, a refinement giving up: .near_symmetric
@@ -72,17 +73,27 @@ ENVELOPE_WIDTH = 24
 # constraint rows up to which a saddle point is solved by a dense Schur complement on S
 SCHUR_MAX = 64
 # flops / entries of the symmetric part's Cholesky factor (near_symmetric.fill_ratio) up to
-# which a non-symmetric S that would go to SuperLU takes 'cholmod-refined' (when asked): the
-# refined Cholesky won where the factor is thin (a beam bundle, the frame tower) and lost to
-# SuperLU with its kept ordering on the 3D grids, whose factor fills more; the threshold lies
-# between the last measured win and the first loss (docs/linear_solvers.rst, "The
-# near-symmetric path", and benchmarks/large_near_symmetric.py)
-NEAR_SYMMETRIC_FILL = 125.0
+# which a non-symmetric S that would go to SuperLU takes 'cholmod-refined' (when asked), by
+# the BLAS CHOLMOD calls (near_symmetric_fill): the threshold lies between the last measured
+# win and the first loss against SuperLU with its kept ordering, on the runs' own
+# generalized-alpha matrices (benchmarks/large_near_symmetric.py; figures in
+# docs/linear_solvers.rst, "The near-symmetric path", and benchmarks/results/blas.json).
+# Reference BLAS: won at 92 (tower, 1e4 DOFs), 145 (3D grid, 1e4) and 420 (3D grid, 1e5),
+# lost at 599 (tower, 1e5; its supernodal factor is BLAS-bound). OpenBLAS: won at all four.
+NEAR_SYMMETRIC_FILL = 500.0
+NEAR_SYMMETRIC_FILL_OPENBLAS = math.inf
 # the general LU backends: SciPy's SuperLU and the optional ones (imported when asked for)
 LU_METHODS = ("superlu",) + tuple(OPTIONAL)
 METHODS = ("auto", "envelope", "cholmod", "cholmod-refined", "dense", "banded") + LU_METHODS
 # how to get CHOLMOD, named by every error and warning that needs it
 CHOLMOD_INSTALL = ("apt-get install libsuitesparse-dev && pip install 'scikit-sparse<0.5'")
+
+
+def near_symmetric_fill() -> float:
+    """The fill ratio up to which :func:`auto` offers 'cholmod-refined', for the BLAS CHOLMOD
+    calls in this process (:func:`.cholmod_spd.openblas`): ``NEAR_SYMMETRIC_FILL_OPENBLAS``
+    with OpenBLAS, ``NEAR_SYMMETRIC_FILL`` with the reference BLAS or one not recognised."""
+    return NEAR_SYMMETRIC_FILL_OPENBLAS if _cholmod_openblas() else NEAR_SYMMETRIC_FILL
 
 
 def _envelope_for(indptr: np.ndarray, indices: np.ndarray, n: int) -> EnvelopeLDL | None:
@@ -133,7 +144,7 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
         'banded', 'dense', 'cholmod' (m = 0), 'schur' (CHOLMOD on S, m <= SCHUR_MAX), 'ldl'
         (CHOLMOD's LDL^T of the regularised bordered matrix), 'cholmod-refined' (CHOLMOD on
         S's symmetric part with refinement against S, its factor thin: ``fill`` at most
-        NEAR_SYMMETRIC_FILL) or 'superlu'.
+        :func:`near_symmetric_fill`) or 'superlu'.
     """
     spd = symmetric and definite
     if spd and m <= SCHUR_MAX and width() <= ENVELOPE_WIDTH:
@@ -154,9 +165,9 @@ def auto(n: int, m: int = 0, *, symmetric: bool = True, definite: bool = True,
         return "cholmod" if m == 0 else "schur" if m <= SCHUR_MAX else "ldl"
     # a nearly symmetric S (a dynamic iteration matrix) whose symmetric part's factor is
     # thin: CHOLMOD's Cholesky of that part, refined against S; where the factor fills
-    # more, SuperLU (with one ordering per pattern) was faster (NEAR_SYMMETRIC_FILL)
+    # more, SuperLU (with one ordering per pattern) was faster (near_symmetric_fill)
     if (near_symmetric and not symmetric and m == 0 and HAVE_CHOLMOD
-            and fill() <= NEAR_SYMMETRIC_FILL):
+            and fill() <= near_symmetric_fill()):
         return "cholmod-refined"
     return "superlu"
 
@@ -197,7 +208,7 @@ class LinearSolver:
         would send to SuperLU: offer auto CHOLMOD's Cholesky of the symmetric part with
         iterative refinement against the matrix (:mod:`.near_symmetric`; dynamic iteration
         matrices of spatial models, nearly symmetric and mass-dominated), which it takes
-        where that factor is thin (:func:`auto`, NEAR_SYMMETRIC_FILL); SuperLU when the path
+        where that factor is thin (:func:`auto`, :func:`near_symmetric_fill`); SuperLU when the path
         refuses a matrix. ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES
         refusals in a row the solver stays on SuperLU.
 
@@ -265,7 +276,7 @@ class LinearSolver:
         """auto's ``fill`` for ``A``: the symmetric part's fill ratio
         (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, a symbolic analysis whenever the
         nonzero pattern changed). A pattern whose last measured matrix was over
-        NEAR_SYMMETRIC_FILL is not measured again while its matrices keep within 10 % of
+        near_symmetric_fill() is not measured again while its matrices keep within 10 % of
         that one's nonzeros: on a 3D grid the nonzero pattern changes at nearly every Newton
         iteration, and an analysis each time was a noticeable part of SuperLU's
         factorisation there, only to give the same answer (the commit that made this rule
@@ -280,7 +291,7 @@ class LinearSolver:
         if over is not None and 0.9 * over[1] <= nnz <= over[1] / 0.9:
             return over[0]
         fill = part.fill_ratio(A)
-        part.over = (fill, nnz) if fill > NEAR_SYMMETRIC_FILL else None
+        part.over = (fill, nnz) if fill > near_symmetric_fill() else None
         return fill
 
     def _near_open(self) -> bool:

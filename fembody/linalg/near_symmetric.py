@@ -106,7 +106,8 @@ class SymmetricPart:
                  mode: str | None = None) -> None:
         self.n = n
         # CHOLMOD's mode: None decides it per lower pattern as CholmodSPD does (its fill
-        # ratio against SUPERNODAL_RATIO); 'simplicial' or 'supernodal' forces one
+        # ratio against cholmod_spd.supernodal_ratio()); 'simplicial' or 'supernodal' forces
+        # one
         self.mode = mode
         self.active_mode: str | None = None      # the mode of the current analysis
         self.pattern = (indptr, indices)
@@ -238,8 +239,9 @@ class SymmetricPart:
         """CHOLMOD's symbolic analysis of the lower triangle ``L``, its mode and the factor's
         fill ratio (flops / entries, :func:`.cholmod_spd.fill_ratio`, read from the pattern
         and the analysis's ordering): simplicial (AMD) unless that ratio exceeds
-        ``SUPERNODAL_RATIO``, where the supernodal LL^T with nested dissection is taken, as
-        :class:`.cholmod_spd.CholmodSPD` does (a forced ``mode`` is analysed in that mode)."""
+        :func:`.cholmod_spd.supernodal_ratio`, where the supernodal LL^T with nested dissection
+        is taken, as :class:`.cholmod_spd.CholmodSPD` does (a forced ``mode`` is analysed in
+        that mode)."""
         if self.mode is not None:
             f = cholmod_spd.analyze(L, mode=self.mode)
             return f, self.mode, cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P()))
@@ -247,7 +249,7 @@ class SymmetricPart:
         fill = cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P()))
         # (the supernodal analysis is made by factorize, if this matrix gets there: auto
         # reads the fill first and, above NEAR_SYMMETRIC_FILL, never factorises it here)
-        return f, "simplicial" if fill <= cholmod_spd.SUPERNODAL_RATIO else "supernodal", fill
+        return f, "simplicial" if fill <= cholmod_spd.supernodal_ratio() else "supernodal", fill
 
 
 class RefinedCholesky:

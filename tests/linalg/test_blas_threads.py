@@ -2,6 +2,9 @@
 libraries of the process report one thread inside the block and their own count after."""
 from __future__ import annotations
 
+import functools
+import os
+
 import numpy as np
 import pytest
 
@@ -67,3 +70,99 @@ def test_the_scan_of_loaded_libraries_is_kept_until_a_module_is_imported(monkeyp
     assert bt._loaded_openblas() == first and len(calls) == 1
     monkeypatch.setitem(sys.modules, "_fembody_probe_module", types.ModuleType("probe"))
     assert bt._loaded_openblas() == first and len(calls) == 2
+
+
+def test_a_library_mapped_under_several_names_gets_its_own_count_back():
+    """CHOLMOD's BLAS counts too: Debian's OpenBLAS (libopenblas0-pthread, which `make setup`
+    installs) is mapped as libblas.so.3, liblapack.so.3 and libopenblasp-r*.so, one library
+    behind three names. Each library's thread count after a small block is the one it had
+    before (2 here, set first), read through every mapped name; before the scan kept one
+    name per library, the second name recorded the 1 the first had just set and the system
+    OpenBLAS stayed on one thread after the run."""
+    pytest.importorskip("sksparse.cholmod")
+    import ctypes
+    import scipy.linalg.lapack  # noqa: F401
+    libs = _libs()
+    # every OpenBLAS name the scan saw, the duplicates included
+    names = {p: f for p, f in bt._seen.items() if f is not None}
+    for setter, _ in libs.values():
+        setter(2)
+    try:
+        with bt.one_blas_thread(bt.SMALL):
+            assert {p: g() for p, (_, g) in names.items()} == dict.fromkeys(names, 1)
+        assert {p: g() for p, (_, g) in names.items()} == dict.fromkeys(names, 2)
+        # one entry per library: distinct setters
+        addresses = [ctypes.cast(s, ctypes.c_void_p).value for s, _ in libs.values()]
+        assert len(set(addresses)) == len(addresses)
+    finally:
+        for setter, _ in libs.values():
+            setter(1)
+
+
+_REFERENCE_DIR = "/usr/lib/x86_64-linux-gnu/blas"     # Debian's libblas3 (reference BLAS)
+
+
+def _ldd_blas(env: dict) -> str:
+    """The libblas.so.3 the dynamic loader resolves for scikit-sparse's extension under
+    ``env`` (LD_LIBRARY_PATH), read by ``ldd``: the check of cholmod_blas from outside."""
+    import shutil
+    import subprocess
+    sk = pytest.importorskip("sksparse.cholmod")
+    if shutil.which("ldd") is None:
+        pytest.skip("no ldd")
+    out = subprocess.run(["ldd", sk.__file__], env=env, capture_output=True, text=True).stdout
+    lines = [ln for ln in out.splitlines() if ln.strip().startswith("libblas.so")]
+    if not lines:
+        pytest.skip("scikit-sparse's CHOLMOD links no libblas.so here")
+    return os.path.realpath(lines[0].split("=>")[1].split("(")[0].strip())
+
+
+def _report(env: dict) -> dict:
+    """cholmod_blas() and `fembody info`'s BLAS line, in a fresh process under ``env``."""
+    import json
+    import subprocess
+    import sys
+    code = ("import json, contextlib, io; from fembody.linalg.blas_threads import "
+            "cholmod_blas; from fembody.cli import main\nbuf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf): main(['info'])\n"
+            "line = [x for x in buf.getvalue().splitlines() if 'BLAS' in x]\n"
+            "print(json.dumps([cholmod_blas(), line]))")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONPATH": root},
+                          capture_output=True, text=True, timeout=120, check=True)
+    blas, line = json.loads(proc.stdout.splitlines()[-1])
+    return {**blas, "line": line[0]}
+
+
+@functools.lru_cache(maxsize=None)
+def _measured(where: str) -> tuple[str, dict]:
+    """(ldd's libblas, the report) for the system's BLAS or the reference one; once per
+    session (tests/linalg runs every test under both planar spaces, which do not matter)."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    if where == "reference":
+        env["LD_LIBRARY_PATH"] = _REFERENCE_DIR
+    return _ldd_blas(env), _report(env)
+
+
+@pytest.mark.parametrize("where", ["system", "reference"])
+def test_cholmod_blas_names_the_library_the_loader_resolves(where):
+    """cholmod_blas() (and `fembody info`) name the BLAS CHOLMOD calls: the file holds the
+    libblas.so.3 that ``ldd`` resolves for scikit-sparse's extension in the same environment
+    (OpenBLAS's libblas.so.3 is itself a wrapper of libopenblas: the directory is compared
+    when it is OpenBLAS); the reference BLAS, put first by LD_LIBRARY_PATH, is named so and
+    the info line says how to get an optimised one."""
+    if where == "reference" and not os.path.exists(os.path.join(_REFERENCE_DIR,
+                                                                 "libblas.so.3")):
+        pytest.skip("Debian's reference BLAS (libblas3) is not installed")
+    expected, got = _measured(where)
+    assert os.path.dirname(got["path"]) == os.path.dirname(expected)
+    assert got["line"].startswith("CHOLMOD's BLAS: ") and got["path"] in got["line"]
+    if where == "reference":
+        assert got["path"] == expected and got["name"] == "reference BLAS"
+        assert "apt-get install libopenblas0-pthread" in got["line"]
+    if got["name"].startswith("OpenBLAS"):
+        assert got["threading"] in ("serial", "pthread", "openmp") and got["threads"] >= 1
+        # the suite's one thread per process (conftest) reaches CHOLMOD's OpenBLAS too: two
+        # pytest-xdist workers do not start two threads each on a 2-core machine
+        if "OPENBLAS_NUM_THREADS" in os.environ and got["threading"] != "openmp":
+            assert got["threads"] == int(os.environ["OPENBLAS_NUM_THREADS"])

@@ -102,7 +102,8 @@ def test_mode_switches_at_the_ratio_without_a_trial_factorisation(monkeypatch, c
     A = frame_grid(6)
     f = cholmod_spd.cholmod.analyze(A, mode="simplicial")
     r = fill_ratio(column_counts(A, f.P()))
-    monkeypatch.setattr(cholmod_spd, "SUPERNODAL_RATIO", r * (0.99 if above else 1.01))
+    threshold = r * (0.99 if above else 1.01)
+    monkeypatch.setattr(cholmod_spd, "supernodal_ratio", lambda: threshold)
     s = CholmodSPD()
     s.factorize(A)
     want = "supernodal" if above else "simplicial"
@@ -127,7 +128,7 @@ def test_column_counts_are_those_of_the_numeric_factor():
         f.cholesky_inplace(A)
         np.testing.assert_array_equal(counts, np.diff(f.L().indptr))
         assert cholmod_spd.choose_mode(A, f) == (
-            "supernodal" if cholmod_spd.fill_ratio(counts) > cholmod_spd.SUPERNODAL_RATIO
+            "supernodal" if cholmod_spd.fill_ratio(counts) > cholmod_spd.supernodal_ratio()
             else "simplicial")
 
 
@@ -144,13 +145,19 @@ def _auto(A) -> str:
     return s.active + (f"-{s._symbolic.mode}" if s.active == "cholmod" else "")
 
 
-def test_auto_decisions_on_synthetic_patterns():
+def test_auto_decisions_on_synthetic_patterns(monkeypatch):
     """The rule of linalg's docstring: a chain takes the envelope, a small wide pattern (200
     unknowns) dense LAPACK, a frame grid of 1e4 DOFs CHOLMOD simplicial (flops / nnz(L)
-    ~100), one of 1e5 DOFs supernodal (~290, decided from the symbolic analysis alone)."""
+    ~103) on the reference BLAS and supernodal on OpenBLAS (whichever this machine has: the
+    BLAS is set here), one of 7500 DOFs (~87) simplicial on both, one of 1e5 DOFs supernodal
+    (~290, decided from the symbolic analysis alone)."""
     assert _auto(chain(2000)) == "envelope"
     assert _auto(spd(sp.random(200, 200, density=0.3, random_state=1))) == "dense"
+    monkeypatch.setattr(cholmod_spd, "openblas", lambda: False)
     assert _auto(frame_grid(58)) == "cholmod-simplicial"   # 10092 unknowns
+    monkeypatch.setattr(cholmod_spd, "openblas", lambda: True)
+    assert _auto(frame_grid(57)) == "cholmod-supernodal"   # 9747 unknowns, ~101
+    assert _auto(frame_grid(50)) == "cholmod-simplicial"   # 7500 unknowns
     A = frame_grid(183)                                    # 100467 unknowns
     f = cholmod_spd.cholmod.analyze(A, mode="simplicial")
     assert cholmod_spd.choose_mode(A, f) == "supernodal"
