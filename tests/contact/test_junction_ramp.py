@@ -227,3 +227,23 @@ def test_the_share_blends_where_the_neighbours_ramped_pair_pushes():
     assert 0.0 < S < 0.9
     w = sub.share(pos, False)[0][0]
     assert w == pytest.approx(S + b * (1.0 - S), rel=1e-12)
+
+
+@pytest.mark.parametrize("plan", [1.0, 2.0])
+def test_the_chord_screen_keeps_a_ramped_pair_at_any_angle(plan):
+    """``_deep`` with A only ``plan`` degrees from B's first element, below the chord screen's
+    candidate angle (:class:`fembody.contact.rows.ChordScreen`: the cosine threshold less two
+    skins): the ramped pair keeps a point part there, so the screened live rows must still
+    give the whole block's forces and tangents bit for bit. Before (the screen merged without
+    the ramped pairs), the row was screened out: no force and 0 J against -0.0152 J (2
+    degrees) and -0.0137 J (1 degree)."""
+    sys, xs = _tip_in_a_hairpin(xm=0.048, zm=0.9, gamma=12.0, lb=0.05, plan=plan, tilt=0.0,
+                                ov=0.008)
+    jb = _the(xs, JunctionContactBlock)
+    x = xs[jb]
+    f0, K0, _ = jb._forces(x, True, None)
+    assert np.abs(f0).max() > 1.0
+    for _ in range(2):                       # the first screening, then the memo
+        f, Kt, _ = jb.forces(x, None, True)
+        assert np.array_equal(f, f0) and np.array_equal(Kt, K0)
+    assert jb.strain_energy(x).min() < -0.01
