@@ -302,7 +302,9 @@ def test_interactive_window_under_xvfb(tmp_path):
         xvfb.terminate()
         xvfb.wait(timeout=10)
     kind, sliders = proc.stdout.split()[-2:]
-    assert "EGL" not in kind and sliders == "1"           # an X window, with its slider
+    # (VTK falls back to EGL where it cannot use the X server: its stderr says why; seen
+    # twice in whole-suite runs on a loaded machine, never alone)
+    assert "EGL" not in kind and sliders == "1", proc.stderr[-3000:]   # an X window, a slider
     img = imageio.v3.imread(shot)
     assert img.shape[:2] == (350, 500)
     assert _coloured(img).sum() > 500                     # the beam and the scalar bar
