@@ -330,7 +330,64 @@ def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
     return S, G, H, eta
 
 
-class EndOverlapBlock(ContactRows):
+class _PlanarTakeBack(ContactRows):
+    """What the two planar take-back blocks (:class:`EndOverlapBlock`,
+    :class:`EntryRampBlock`) share: blocks of the System on planar node-on-element rows
+    that take back a weighted part of those rows' energy and friction, with no gap of their
+    own and sides that are a run's state. A subclass gives :meth:`live`, ``_sides``,
+    ``_take``, ``_parts_live`` (the frictionless part of its live rows and what its
+    ``_friction`` needs besides) and ``_friction``."""
+
+    family = "beam contact"
+    Dd = None
+    friction_slot = None        # set by the System for a frictional block
+    frictional = False
+    side_slot = None            # set by the System: its sides are a run's
+    sided = True
+
+    def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
+        """Internal forces ``(n, m)`` [N] (``dE/dX``, and a frictional block's friction
+        taken back, from the anchors of the run's ``history``; None: its reference ones)
+        and (``tangent``) the stiffness (idle rows zero); the gaps signed by the run's
+        ``side`` (None: unsigned)."""
+        return self._whole(*self.live_forces(x, tangent, history, side))
+
+    def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
+        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, m)``
+        [N], the live rows ``(r,)`` (:meth:`live`) and (``tangent``) their stiffness ``(r,
+        m, m)`` (else None), what the System adds in a Newton iteration."""
+        sd = self._sides(side)
+
+        def evaluate(live):
+            fl, Kl, extra = self._parts_live(x, sd, live, tangent)
+            if self.frictional:
+                Ff, Kf = self._friction(x, history, tangent, sd, live, *extra)[:2]
+                fl = fl + Ff
+                if tangent:
+                    Kl = Kl + Kf
+            return fl, Kl
+
+        return self._live_pass(self.live(x, sd), tangent, evaluate)
+
+    def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The energy taken back per row [J] (<= 0)."""
+        E = np.zeros(len(self))
+        sd = self._sides(side)
+        live = self.live(x, sd)
+        if live.size:
+            E[live] = self._take(live)._energy(x[live], sd[live], False)[0]
+        return E
+
+    def contact_gaps(self, x: np.ndarray, side=None) -> tuple[np.ndarray, np.ndarray]:
+        """No gap of its own (the rows' are the element pairs' block's): inf, not in a
+        zone."""
+        return np.full(len(self), np.inf), np.zeros(len(self), dtype=bool)
+
+    def report_labels(self) -> list[str]:
+        return [self.label(i) for i in range(len(self))]
+
+
+class EndOverlapBlock(_PlanarTakeBack):
     """The take-back of two overlapping planar free ends' rows (module docstring), a force
     block of the System (the contract of :class:`fembody.elements.base.Block`) on the
     translation DOFs of four nodes per row ``(p, u, q, w)``: A's free end ``p`` and the node
@@ -351,12 +408,6 @@ class EndOverlapBlock(ContactRows):
     'node' rows the block builds for its copy of the two weighted rows (module docstring,
     "Friction"; default None: only for a frictionless block)."""
 
-    family = "beam contact"
-    Dd = None
-    friction_slot = None        # set by the System for a frictional block
-    frictional = False
-    side_slot = None            # set by the System: its sides are a run's
-    sided = True
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
@@ -536,31 +587,13 @@ class EndOverlapBlock(ContactRows):
                           None)[0] < self.radius
         return np.flatnonzero(keep & pen)
 
-    def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
-        """Internal forces ``(n, 8)`` [N] (``dE/dX``, and a frictional block's friction
-        taken back, :meth:`_friction`, from the anchors of the run's ``history``; None: its
-        reference ones) and (``tangent``) the stiffness (idle rows zero); the gaps signed by
-        the run's ``side`` (None: unsigned)."""
-        return self._whole(*self.live_forces(x, tangent, history, side))
-
-    def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
-        """:meth:`forces` with the stiffness of the live rows alone: the forces ``(n, 8)``
-        [N], the live rows ``(m,)`` (:meth:`live`) and (``tangent``) their stiffness ``(m, 8,
-        8)`` (else None), what the System adds in a Newton iteration."""
-        sd = self._sides(side)
-
-        def evaluate(live):
-            sub = self._take(live)
-            share = sub.shares(x[live], sd[live], tangent)
-            _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
-            if self.frictional:
-                Ff, Kf = self._friction(x, history, tangent, sd, live, share)[:2]
-                fl = fl + Ff
-                if tangent:
-                    Kl = Kl + Kf
-            return fl, Kl
-
-        return self._live_pass(self.live(x, sd), tangent, evaluate)
+    def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
+        """The live rows' forces ``(r, 8)`` [N] and stiffness taken back without friction,
+        and their shares (which :meth:`_friction` reuses)."""
+        sub = self._take(live)
+        share = sub.shares(x[live], sd[live], tangent)
+        _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
+        return fl, Kl, (share,)
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:
@@ -655,20 +688,6 @@ class EndOverlapBlock(ContactRows):
         return dict(tangential_force=T, slip=history.slip.reshape(n, 2).max(axis=1),
                     stick=taking & ~history.sliding.reshape(n, 2).any(axis=1))
 
-    def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
-        """The energy taken back per row, ``-(1 - S) W_p - S W_q`` [J] (<= 0)."""
-        E = np.zeros(len(self))
-        sd = self._sides(side)
-        live = self.live(x, sd)
-        if live.size:
-            E[live] = self._take(live)._energy(x[live], sd[live], False)[0]
-        return E
-
-    def contact_gaps(self, x: np.ndarray, side=None) -> tuple[np.ndarray, np.ndarray]:
-        """No gap of its own (the rows' are the element pairs' block's): inf, not in a
-        zone."""
-        return np.full(len(self), np.inf), np.zeros(len(self), dtype=bool)
-
     def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
         """Per row (normal force [N]: minus the part of the two rows' forces taken back,
         ``-((1 - S) k max(-g_p, 0) + S k max(-g_q, 0))``, the smaller of the two rows' gaps
@@ -694,9 +713,6 @@ class EndOverlapBlock(ContactRows):
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
-
-    def report_labels(self) -> list[str]:
-        return [self.label(i) for i in range(len(self))]
 
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
@@ -785,7 +801,7 @@ def entry_weight(pos: np.ndarray, free: np.ndarray, ramp: np.ndarray, tangent: b
     return R, G, H
 
 
-class EntryRampBlock(ContactRows):
+class EntryRampBlock(_PlanarTakeBack):
     """The take-back ``-(1 - R) W`` of the planar node-on-element rows of an inner node
     ``p`` against an element ending in the other beam's free end (module docstring,
     "Entering the overlap"), a force block of the System (the contract of
@@ -806,12 +822,6 @@ class EntryRampBlock(ContactRows):
     :class:`EndOverlapBlock`'s: the block runs the rows' own return mapping on a copy of
     them and takes back ``(1 - R)`` of their friction."""
 
-    family = "beam contact"
-    Dd = None
-    friction_slot = None        # set by the System for a frictional block
-    frictional = False
-    side_slot = None            # set by the System: its sides are a run's
-    sided = True
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, free: np.ndarray,
                  ends: np.ndarray, ramp: np.ndarray, radius: np.ndarray, k: np.ndarray,
@@ -937,25 +947,11 @@ class EntryRampBlock(ContactRows):
         keep = (rho != 0.0) & (pen < self.radius[sel]) & ~self._take(sel)._wedge(pos5[sel])
         return sel[keep]
 
-    def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
-        """Internal forces ``(n, 6)`` [N] (and a frictional block's friction taken back)
-        and (``tangent``) the stiffness (idle rows zero); signed by the run's ``side``."""
-        return self._whole(*self.live_forces(x, tangent, history, side))
-
-    def live_forces(self, x: np.ndarray, tangent: bool, history=None, side=None):
-        """:meth:`forces` with the stiffness of the live rows alone (:meth:`live`)."""
-        sd = self._sides(side)
-
-        def evaluate(live):
-            _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
-            if self.frictional:
-                Ff, Kf = self._friction(x, history, tangent, sd, live)[:2]
-                fl = fl + Ff
-                if tangent:
-                    Kl = Kl + Kf
-            return fl, Kl
-
-        return self._live_pass(self.live(x, sd), tangent, evaluate)
+    def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
+        """The live rows' forces ``(r, 10)`` [N] and stiffness taken back without
+        friction."""
+        _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
+        return fl, Kl, ()
 
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
                   rows: np.ndarray | None = None):
@@ -1021,20 +1017,6 @@ class EntryRampBlock(ContactRows):
         return dict(tangential_force=T, slip=history.slip.copy(),
                     stick=taking & ~history.sliding.astype(bool))
 
-    def strain_energy(self, x: np.ndarray, side=None) -> np.ndarray:
-        """The energy taken back per row, ``-(1 - R) W`` [J] (<= 0)."""
-        E = np.zeros(len(self))
-        sd = self._sides(side)
-        live = self.live(x, sd)
-        if live.size:
-            E[live] = self._take(live)._energy(x[live], sd[live], False)[0]
-        return E
-
-    def contact_gaps(self, x: np.ndarray, side=None) -> tuple[np.ndarray, np.ndarray]:
-        """No gap of its own (the rows' are the element pairs' block's): inf, not in a
-        zone."""
-        return np.full(len(self), np.inf), np.zeros(len(self), dtype=bool)
-
     def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
         """Per row (normal force [N]: minus the part taken back, ``-(1 - R) k max(-g,
         0)``, the row's gap [m], whether the row is live 1/0)."""
@@ -1052,9 +1034,6 @@ class EntryRampBlock(ContactRows):
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
-
-    def report_labels(self) -> list[str]:
-        return [self.label(i) for i in range(len(self))]
 
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
