@@ -6,14 +6,28 @@ set -euo pipefail
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 
-if ! [ -f /usr/include/suitesparse/cholmod.h ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "setup: installing libsuitesparse-dev (CHOLMOD headers)"
-        export DEBIAN_FRONTEND=noninteractive
+
+# apt_install WHAT FAILED PACKAGE...: install Debian packages as root ("setup: installing
+# WHAT"), saying FAILED if the install fails; returns 1 where it cannot (not root, no apt)
+APT_UPDATED=
+apt_install() {
+    local what=$1 failed=$2
+    shift 2
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+        return 1
+    fi
+    echo "setup: installing $what"
+    export DEBIAN_FRONTEND=noninteractive
+    if [ -z "$APT_UPDATED" ]; then
         apt-get update -qq >/dev/null || echo "setup: apt-get update failed; trying the install anyway"
-        apt-get install -y -qq libsuitesparse-dev >/dev/null \
-            || echo "setup: could not install libsuitesparse-dev; continuing without CHOLMOD"
-    else
+        APT_UPDATED=1
+    fi
+    apt-get install -y -qq "$@" >/dev/null || echo "setup: could not install $*; $failed"
+}
+
+if ! [ -f /usr/include/suitesparse/cholmod.h ]; then
+    if ! apt_install "libsuitesparse-dev (CHOLMOD headers)" "continuing without CHOLMOD" \
+            libsuitesparse-dev; then
         echo "setup: SuiteSparse headers missing and not root; CHOLMOD will not be built"
     fi
 fi
@@ -23,13 +37,9 @@ fi
 # (the library list is read once: `ldconfig -p | grep -q` can fail on SIGPIPE under pipefail)
 SHLIBS=$("$(command -v ldconfig || echo /sbin/ldconfig)" -p 2>/dev/null || true)
 if ! grep -q libEGL_mesa.so.0 <<<"$SHLIBS" || ! grep -q libGL.so.1 <<<"$SHLIBS"; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "setup: installing Mesa EGL/GL libraries (off-screen rendering for fembody.viz)"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >/dev/null || echo "setup: apt-get update failed; trying the install anyway"
-        apt-get install -y -qq libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libxrender1 >/dev/null \
-            || echo "setup: could not install the Mesa libraries; pictures (fembody.viz) may fail"
-    else
+    if ! apt_install "Mesa EGL/GL libraries (off-screen rendering for fembody.viz)" \
+            "pictures (fembody.viz) may fail" \
+            libegl1 libegl-mesa0 libgl1 libgl1-mesa-dri libxrender1; then
         echo "setup: Mesa EGL/GL libraries missing and not root; pictures (fembody.viz) may fail"
     fi
 fi
@@ -42,13 +52,8 @@ fi
 # count as it does theirs (fembody.linalg.blas_threads); `fembody info` says which is used.
 BLAS3=$(grep -m1 -o '/[^ ]*/libblas\.so\.3$' <<<"$SHLIBS" || true)
 if [ -n "$BLAS3" ] && ! readlink -f "$BLAS3" | grep -qi openblas; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "setup: installing libopenblas0-pthread (an optimised BLAS for CHOLMOD)"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >/dev/null || echo "setup: apt-get update failed; trying the install anyway"
-        apt-get install -y -qq libopenblas0-pthread >/dev/null \
-            || echo "setup: could not install libopenblas0-pthread; CHOLMOD stays on $BLAS3"
-    else
+    if ! apt_install "libopenblas0-pthread (an optimised BLAS for CHOLMOD)" \
+            "CHOLMOD stays on $BLAS3" libopenblas0-pthread; then
         echo "setup: CHOLMOD uses the BLAS at $BLAS3 and not root: for large models run" \
              "apt-get install libopenblas0-pthread"
     fi
@@ -56,12 +61,8 @@ fi
 
 # Xvfb: a virtual X display, for the test of fb.viz.show's interactive window (skipped without it)
 if ! command -v Xvfb >/dev/null; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "setup: installing xvfb (a virtual display for the interactive-window test)"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get install -y -qq xvfb >/dev/null \
-            || echo "setup: could not install xvfb; the interactive-window test will be skipped"
-    else
+    if ! apt_install "xvfb (a virtual display for the interactive-window test)" \
+            "the interactive-window test will be skipped" xvfb; then
         echo "setup: Xvfb missing and not root; the interactive-window test will be skipped"
     fi
 fi
