@@ -101,6 +101,21 @@ def moved(sys, block, shift: dict):
     return x + d.reshape(x.shape), ids
 
 
+def all_moved(sys, nodes, shift) -> dict:
+    """Every beam-contact block's gathered displacements at the System's reference state
+    with the ``nodes`` (ids) moved by ``shift`` [m]: ``{block: x}`` (:func:`moved`)."""
+    return {b: moved(sys, b, {int(n): shift for n in nodes})[0]
+            for b in sys.beam_contact_blocks}
+
+
+def the_block(blocks, kind):
+    """The one block of class ``kind`` among ``blocks`` (of crossing pairs where the class
+    has kinds)."""
+    (b,) = [b for b in blocks if isinstance(b, kind) and getattr(b, "kind", "crossing")
+            == "crossing"]
+    return b
+
+
 def v_and_cantilever(theta: float, tip, d, material: fb.Material, section: fb.Section,
                      radius: float, stiffness: float, reverse: bool = False, **contact):
     """:func:`v_walls` (walls 0.2 m at ``theta`` [rad]) and A: a cantilever of 0.5 m (10

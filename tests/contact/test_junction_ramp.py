@@ -14,6 +14,7 @@ from fembody.contact.share import CrossingShareBlock
 from fembody.contact.line import point_part, switch, weight
 
 from .fd import assert_force_and_tangent
+from .geometries import all_moved, the_block
 from .test_ends3d import ALL, K, R, SEC, STEEL
 
 SIDE = 0.03     # A built this far aside (+y) of its place [m] (the beams may not start inside)
@@ -53,21 +54,10 @@ def _tip_in_a_hairpin(mu: float = 0.0, xm: float = 0.138, zm: float = 0.5, gamma
     m.add_beam_contact(A, b1, radius=R, stiffness=K, margin=0.1, **fr)
     m.add_beam_contact(A, b2, radius=R, stiffness=K, margin=0.1, **fr)
     sys = m.compile()
-    on_a = [nd.id for nd in A.nodes]
-    out = {}
-    for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[np.isin(ids, on_a)] = (0.0, -SIDE, 0.0)
-        out[b] = x + dd.reshape(x.shape)
-    return sys, out
+    return sys, all_moved(sys, [nd.id for nd in A.nodes], (0.0, -SIDE, 0.0))
 
 
-def _the(blocks, kind):
-    (b,) = [b for b in blocks if isinstance(b, kind) and getattr(b, "kind", "crossing")
-            == "crossing"]
-    return b
+_the = the_block
 
 
 def test_junction_row_takes_back_the_ramped_point_part():

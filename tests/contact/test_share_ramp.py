@@ -13,6 +13,7 @@ from fembody.contact.line import point_part, switch, weight
 from fembody.contact.share import CrossingShareBlock
 
 from .fd import assert_force_and_tangent
+from .geometries import all_moved, the_block
 from .test_ends3d import ALL, K, R, SEC, STEEL
 
 LIFT = 0.004        # A built this far above its place [m] (the beams may not start inside)
@@ -45,21 +46,10 @@ def _facing_ends_in_a_v(plan_deg, gamma_deg=40.0, ov=0.005, dz=0.008, la=0.05, m
     m.add_beam_contact(A, b1, radius=R, stiffness=K, **fr)
     m.add_beam_contact(A, b2, radius=R, stiffness=K, **fr)
     sys = m.compile()
-    on_a = [nd.id for nd in A.nodes]
-    out = {}
-    for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[np.isin(ids, on_a)] = (0.0, 0.0, -LIFT)
-        out[b] = x + dd.reshape(x.shape)
-    return sys, out
+    return sys, all_moved(sys, [nd.id for nd in A.nodes], (0.0, 0.0, -LIFT))
 
 
-def _the(blocks, kind):
-    (b,) = [b for b in blocks if isinstance(b, kind) and getattr(b, "kind", "crossing")
-            == "crossing"]
-    return b
+_the = the_block
 
 
 @pytest.mark.parametrize("plan", [7.5, 3.0])
