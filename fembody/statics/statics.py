@@ -61,7 +61,8 @@ ASYMMETRY_SLICE = 1 << 20
 SYMMETRIZE = 1.0
 #: halvings of the load step, at most, that a refusal of the near-symmetric path
 #: (``linear_solver='cholmod-refined'``, :mod:`fembody.linalg.near_symmetric`) makes before the
-#: LU solves a refused matrix. Why cut: the path refuses a Newton iterate's tangent whose
+#: LU solves a refused matrix ('auto', which offers the path by the fill of its factor, leaves
+#: the load steps as asked: a refused tangent goes to SuperLU as in dynamics). Why cut: the path refuses a Newton iterate's tangent whose
 #: skew part, which grows with the out-of-balance forces, no longer contracts the refinement
 #: (a spatial grid in one load step: contraction above one per correction at the first
 #: iterates, a symmetric part not definite); a smaller load step starts Newton nearer the
@@ -99,7 +100,11 @@ class _Equilibrium:
         self.method = linear_solver
         # the solve's redundant constraint rows (filled by static(); the System keeps none)
         self.rows = RedundantRows()
-        self.solver = saddle_solver(system, linear_solver, rows=self.rows)
+        # (refine_symmetric: auto offers a spatial tangent without joints the near-symmetric
+        # path where its rule does, as dynamics does; measured in statics, the 1e4-DOF frame
+        # tower and grid, whole runs: benchmarks/results/large_static_path.json)
+        self.solver = saddle_solver(system, linear_solver, rows=self.rows,
+                                    refine_symmetric=True)
         self.n_residual = 0
         self.n_tangent = 0
         self.n_iter = 0
@@ -366,10 +371,17 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         12, halvings).
     linear_solver : str, default 'auto'
         The factorisation of the tangent: 'auto', 'envelope', 'cholmod', 'ldl', 'schur',
-        'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
+        'cholmod-refined', 'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
         (docs/linear_solvers.rst; ``fembody info``): the
         symmetric ones ('envelope', 'cholmod', 'ldl', 'schur') for planar tangents only;
-        'umfpack', 'pardiso' and 'mumps' are optional packages.
+        'umfpack', 'pardiso' and 'mumps' are optional packages. 'cholmod-refined' (a
+        spatial model without joints; 'auto' takes it where
+        :func:`fembody.linalg.linalg.auto` does, by the fill of the factor, and then lets
+        SuperLU factorise a tangent it refuses): CHOLMOD's Cholesky of the tangent's
+        symmetric part, refined against the tangent (:mod:`fembody.linalg.near_symmetric`);
+        asked for by name, a tangent it refuses halves the load step, at most
+        ``REFUSAL_CUTS`` (4) times, before SuperLU factorises it, so the recorded load
+        factors can be more than ``steps``.
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
         ``max_steps`` (default 500) and ``load_max`` end the continuation, as does
@@ -593,7 +605,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         dl = min(dl, target - load)
         if target - (load + dl) <= 1e-12 * target:
             dl = target - load            # the last step lands on the target exactly
-        may_cut = 0.5 * dl >= refusal_dl * (1.0 - 1e-12)
+        may_cut = eq.method == "cholmod-refined" and 0.5 * dl >= refusal_dl * (1.0 - 1e-12)
         refused = eq.refused
         # predictor: extrapolate the last increment (helps large load steps), unless the
         # stability check left q's tangent factorised: then Newton from q (the tangent
