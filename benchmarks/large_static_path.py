@@ -1,7 +1,8 @@
-"""The 3D beam grid's (or another benchmarks/large.py model's) whole ``fb.static`` on the near-symmetric path against SuperLU (issue
-29): ``linear_solver='cholmod-refined'`` (CHOLMOD's Cholesky of the tangent's symmetric part,
-refined against the tangent; a refused tangent cuts the load step, statics.REFUSAL_CUTS)
-and ``'superlu'`` (what ``'auto'`` takes for these grids), for one and for ten load steps.
+"""The 3D beam grid's (or another benchmarks/large.py model's) whole ``fb.static`` on the
+near-symmetric path against SuperLU (issue 29): ``linear_solver='cholmod-refined'``
+(CHOLMOD's Cholesky of the tangent's symmetric part, refined against the tangent; a refused
+tangent cuts the load step, statics.REFUSAL_CUTS) and ``'superlu'`` (what ``'auto'`` takes
+for the grids), for one and for ten load steps.
 
 Rounds are interleaved (each configuration once per round, CPU time by
 ``time.process_time``), the model compiled once. Every run's last state is compared with
@@ -74,7 +75,8 @@ def main() -> None:
     path = RESULTS / f"{args.out}.json"
     import json
     old = json.loads(path.read_text()) if path.exists() else {}
-    rows = [x for x in old.get("rows", []) if (x.get("model"), x.get("target_dofs")) != (args.model, args.size)] + [row]
+    rows = [x for x in old.get("rows", [])
+            if (x.get("model"), x.get("target_dofs")) != (args.model, args.size)] + [row]
     save(args.out, {"machine": machine(), "rows": rows})
     print(row, flush=True)
 

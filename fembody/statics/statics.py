@@ -60,14 +60,15 @@ ASYMMETRY_SLICE = 1 << 20
 #: the check made a Cholesky factorisation of its own
 SYMMETRIZE = 1.0
 #: halvings of the load step, at most, that a refusal of the near-symmetric path
-#: (``linear_solver='cholmod-refined'``, :mod:`fembody.linalg.near_symmetric`) makes before the
-#: LU solves a refused matrix ('auto', which offers the path by the fill of its factor, leaves
-#: the load steps as asked: a refused tangent goes to SuperLU as in dynamics). Why cut: the path refuses a Newton iterate's tangent whose
-#: skew part, which grows with the out-of-balance forces, no longer contracts the refinement
-#: (a spatial grid in one load step: contraction above one per correction at the first
-#: iterates, a symmetric part not definite); a smaller load step starts Newton nearer the
-#: equilibrium, whose tangent is symmetric, and keeps every iterate on the Cholesky, where
-#: the LU of a large 3D model costs many Cholesky factorisations and several times the memory
+#: (``linear_solver='cholmod-refined'``, :mod:`fembody.linalg.near_symmetric`) makes before
+#: the LU solves a refused matrix ('auto', which offers the path by the fill of its factor,
+#: keeps the load steps asked for: a refused tangent goes to SuperLU as in dynamics). Why
+#: cut: the path refuses a Newton iterate's tangent whose skew part, which grows with the
+#: out-of-balance forces, no longer contracts the refinement (a spatial grid in one load
+#: step: contraction above one per correction at the first iterates, a symmetric part not
+#: definite); a smaller load step starts Newton nearer the equilibrium, whose tangent is
+#: symmetric, and keeps every iterate on the Cholesky, where the LU of a large 3D model
+#: costs many Cholesky factorisations and several times the memory
 REFUSAL_CUTS = 4
 
 
