@@ -70,6 +70,9 @@ SYMMETRIZE = 1.0
 #: symmetric, and keeps every iterate on the Cholesky, where the LU of a large 3D model
 #: costs many Cholesky factorisations and several times the memory
 REFUSAL_CUTS = 4
+#: accepted load steps in a row at the size a refusal cut the step to, each in at most four
+#: Newton iterations, after which the steps may double again (see _load_stepping)
+REFUSAL_HOLD = 2
 
 
 class _Equilibrium:
@@ -598,10 +601,12 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
     dl, dl_prev = dl0, dl0
     min_dl = dl0 / 2.0**max_cuts
     # the largest load step: dl0, or the step a refusal of the near-symmetric path was cut
-    # to, which the steps grow back to and not beyond (not to meet the refusal again and
-    # again); a refusal cuts the step while it may be halved down to refusal_dl
-    # (REFUSAL_CUTS), and the LU solves a refused tangent after that
+    # to, which the steps grow back to and past only after REFUSAL_HOLD easy steps in a row
+    # at it (not to meet the refusal at every other step; nor to stay at a step cut far
+    # from equilibrium, as from the unloaded state); a refusal cuts the step while it may
+    # be halved down to refusal_dl (REFUSAL_CUTS), and the LU solves a refused tangent after
     dl_max, refusal_dl = dl0, dl0 / 2.0**min(REFUSAL_CUTS, max_cuts)
+    at_max = 0
     while load < target * (1.0 - 1e-12):
         dl = min(dl, target - load)
         if target - (load + dl) <= 1e-12 * target:
@@ -619,7 +624,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         if out is None:
             dl *= 0.5
             if eq.refused != refused:
-                dl_max = dl
+                dl_max, at_max = dl, 0
             log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
                      load + 2 * dl, dl)
             if dl < min_dl:
@@ -632,6 +637,9 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         _accept(eq, result, q, q_new, load + dl, lam, r, it)
         q_prev, q, dl_prev = q, q_new, dl
         load += dl
+        at_max = at_max + 1 if it <= 4 and dl >= dl_max * (1.0 - 1e-12) else 0
+        if at_max >= REFUSAL_HOLD and dl_max < dl0:
+            dl_max, at_max = min(2.0 * dl_max, dl0), 0
         if it <= 4 and dl < dl_max:
             dl = min(2.0 * dl, dl_max)
     return q, lam
