@@ -5,8 +5,10 @@ A run at this size takes minutes per iteration, so everything is printed (and sa
 results/<out>.json) as it happens: a run stopped for time keeps its iterations. Steps:
 
 1. build and compile the grid (``large.sgrid``);
-2. the reference: the tangent at the first Newton iterate under the full load (from the
-   reference state, one linear step ``K_0^-1 f``), then its bare factorisation + one solve
+2. the reference: the tangent at the first Newton iterate of the first load step (from the
+   reference state, one linear step ``K_0^-1 f / steps``; the run's second matrix, which
+   the near-symmetric path takes where the full load's first iterate has an indefinite
+   symmetric part), then its bare factorisation + one solve
    by the Newton solver's backend (``sparse_lu.OrderedSuperLU``, a fresh one: its own
    ordering included, as a single factorisation pays it), alone in the process;
 3. ``fb.static(steps, tol)``; every factorisation and solve of the Newton solver is timed
@@ -16,7 +18,12 @@ results/<out>.json) as it happens: a run stopped for time keeps its iterations. 
 Run alone, under an address-space limit, late (other sessions share the machine)::
 
     prlimit --as=15000000000 python benchmarks/large_grid_static.py [--size 1e6]
-        [--steps 1] [--tol 1e-4] [--out large_grid_static]
+        [--steps 1] [--tol 1e-4] [--linear-solver auto] [--out large_grid_static]
+
+With ``--linear-solver cholmod-refined`` the bare reference is that path's own factorisation
+(CHOLMOD's LDL^T of the symmetric part, its symbolic analysis included) and one refined
+solve; the BLAS the CHOLMOD extension loads is recorded (``blas``), as are the refusals of
+the path (solves its refinement gave up, each made by SuperLU) and the memory per DOF.
 """
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ import argparse
 import json
 import os
 import resource
+import subprocess
 import sys
 import time
 
@@ -43,15 +51,34 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def blas() -> dict:
+    """The BLAS and LAPACK that CHOLMOD's extension (scikit-sparse) resolves to, by ``ldd``."""
+    out: dict = {}
+    try:
+        import sksparse.cholmod as cm
+        lines = subprocess.run(["ldd", cm.__file__], capture_output=True, text=True).stdout
+        for line in lines.splitlines():
+            if "blas" in line or "lapack" in line:
+                name, _, path = line.strip().partition(" => ")
+                path = path.split(" (")[0]
+                out[name] = os.path.realpath(path)
+    except Exception as exc:       # (a record, not a requirement)
+        out["error"] = repr(exc)
+    out["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--size", type=float, default=1e6)
     ap.add_argument("--steps", type=int, default=1)
     ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--linear-solver", default="auto")
     ap.add_argument("--out", default="large_grid_static")
     args = ap.parse_args()
     row: dict = {"model": "sgrid", "target_dofs": args.size, "steps": args.steps,
-                 "tol": args.tol, "limit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
+                 "tol": args.tol, "linear_solver": args.linear_solver,
+                 "limit_as": resource.getrlimit(resource.RLIMIT_AS)[0], "blas": blas(),
                  "load": [os.getloadavg()[0]]}
 
     def keep(**kw) -> None:
@@ -66,28 +93,64 @@ def main() -> None:
     s = large.sgrid(args.size).compile()
     keep(dofs=s.n_free, nnz=int(s.nnz), build_compile_cpu_s=time.process_time() - c)
 
-    # the reference matrix: the tangent at the first iterate under the full load
+    # the reference matrix: the tangent at the first iterate of the first load step
     q = s.q0
     _, K0, _ = s.internal_forces(q, None, True)
-    r = (s.external_forces(q, 0.0, False)[0] - s.internal_forces(q, None, False)[0])[s.free]
-    lu = sparse_lu.OrderedSuperLU().factorize(s.csc(K0).tocsc())
-    q1 = s.update(q, s.expand(lu.solve(r)))
+    r = (s.external_forces(q, 0.0, False)[0] / args.steps
+         - s.internal_forces(q, None, False)[0])[s.free]
+    A0 = s.csc(K0).tocsc()
+    if args.linear_solver == "cholmod-refined":
+        # (K_0 of the straight grid is symmetric: CHOLMOD, not a 1e6-DOF SuperLU, gives it)
+        from fembody.linalg.near_symmetric import SymmetricPart
+        lu = SymmetricPart(A0.indptr, A0.indices, A0.shape[0]).factorize(
+            A0, sparse_lu.OrderedSuperLU())
+    else:
+        lu = sparse_lu.OrderedSuperLU().factorize(A0)
+    q1 = s.update(q, lu.solve(r))          # (a free-DOF increment)
+    del A0
     del lu, K0
     _, K1, _ = s.internal_forces(q1, None, True)
     A = s.csc(K1).tocsc()
     del K1
     b = np.random.default_rng(0).standard_normal(A.shape[0])
+    refined = args.linear_solver == "cholmod-refined"
     c = time.process_time()
-    fac = sparse_lu.OrderedSuperLU().factorize(A)
+    if refined:
+        from fembody.linalg.near_symmetric import SymmetricPart
+        part = SymmetricPart(A.indptr, A.indices, A.shape[0])
+        fac = part.factorize(A, sparse_lu.OrderedSuperLU())
+    else:
+        fac = sparse_lu.OrderedSuperLU().factorize(A)
     cf = time.process_time() - c
     c = time.process_time()
-    fac.solve(b)
+    if fac is not None:
+        fac.solve(b)
     cs = time.process_time() - c
-    keep(bare={"what": "first iterate's tangent, OrderedSuperLU (its ordering included)",
-               "factor_cpu_s": cf, "solve_cpu_s": cs, "nnz_LU": int(fac.nnz),
+    if refined:
+        what = "first iterate's tangent, near_symmetric.SymmetricPart (analysis included)"
+        info = {"mode": part.active_mode, "refused": None if fac is None else fac.refused,
+                "refinements": None if fac is None else fac.refinements,
+                "asymmetry": None if fac is None else fac.asymmetry}
+    else:
+        what = "first iterate's tangent, OrderedSuperLU (its ordering included)"
+        info = {"nnz_LU": int(fac.nnz)}
+    keep(bare={"what": what, "factor_cpu_s": cf, "solve_cpu_s": cs, **info,
                "zeros_in_matrix": int(np.count_nonzero(A.data == 0.0))})
     del fac, A
 
+    from fembody.linalg import near_symmetric
+    refusals: list = []
+    orig_refine = near_symmetric.RefinedCholesky.refine
+
+    def refine(self, b):
+        x = orig_refine(self, b)
+        if x is None:
+            refusals.append(dict(after_factorizations=sum(e[0] == "factor" for e in events),
+                                 contraction=self.contraction, asymmetry=self.asymmetry))
+            print(f"refinement refused: {refusals[-1]}", flush=True)
+            keep(refusals=refusals)
+        return x
+    near_symmetric.RefinedCholesky.refine = refine
     events: list = []
     orig_f, orig_s = SaddlePointSolver.factorize, SaddlePointSolver.solve
 
@@ -112,9 +175,10 @@ def main() -> None:
     SaddlePointSolver.factorize, SaddlePointSolver.solve = factorize, solve
     c0, w0 = time.process_time(), time.perf_counter()
     try:
-        res = fb.static(s, steps=args.steps, tol=args.tol)
+        res = fb.static(s, steps=args.steps, tol=args.tol, linear_solver=args.linear_solver)
     finally:
         SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
+        near_symmetric.RefinedCholesky.refine = orig_refine
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     starts = [e[1] for e in events if e[0] == "factor"]
     per_iter = list(np.diff(starts))
@@ -125,7 +189,8 @@ def main() -> None:
          iteration_cpu_s=per_iter,
          whole_cpu_per_iteration_s=cpu / max(res.stats["n_newton"], 1),
          whole_over_bare=cpu / max(res.stats["n_newton"], 1) / bare,
-         iteration_over_bare=[x / bare for x in per_iter])
+         iteration_over_bare=[x / bare for x in per_iter], refusals=refusals,
+         peak_rss_bytes_per_dof=peak_mib() * 2**20 / s.n_free)
 
 
 if __name__ == "__main__":

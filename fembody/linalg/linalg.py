@@ -51,7 +51,7 @@ from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
 from .cholmod_spd import openblas as _cholmod_openblas
-from .near_symmetric import RefinedCholesky, SymmetricPart
+from .near_symmetric import RefinedCholesky, Refused, SymmetricPart
 
 # refusals in a row (a symmetric part not definite, a refinement giving up: .near_symmetric
 # rules 1 and 3) after which a solver stops trying the near-symmetric path and stays on
@@ -239,6 +239,10 @@ class LinearSolver:
                                  or method == "cholmod-refined")
         self._near: SymmetricPart | None = None
         self._near_refusals = 0
+        # a matrix the near-symmetric path refuses goes to the LU (True), or Refused is
+        # raised and nothing else made (False: the caller has a cheaper way out, as a static
+        # analysis that can cut its load step)
+        self.lu_on_refusal = True
         self.active: str | None = None      # backend of the current factorisation
         self._symbolic = None
         self._fac = None
@@ -408,6 +412,8 @@ class LinearSolver:
         self._fac = None                        # (one factor alive, as for the LUs)
         fac = self._near_part(A).factorize(A, self._lu)
         if fac is None:
+            if not getattr(self, "lu_on_refusal", True):
+                raise Refused("the symmetric part is not positive definite")
             self._near_refusals += 1
             return False
         self._fac, self.active = fac, "cholmod-refined"
@@ -435,8 +441,12 @@ class LinearSolver:
         return getattr(self._fac, "symmetric_negative", None)
 
     def solve(self, b: np.ndarray) -> np.ndarray:
-        """Solve with the current factorisation; a singular one gives NaN."""
+        """Solve with the current factorisation; a singular one gives NaN. Raises
+        :class:`.near_symmetric.Refused` where the near-symmetric path's refinement gives up
+        and :attr:`lu_on_refusal` is False."""
         self.n_solve += 1
+        if isinstance(self._fac, RefinedCholesky) and not getattr(self, "lu_on_refusal", True):
+            return self._fac.solve(b, lu=False)
         return self._fac.solve(b)
 
     def checkpoint_state(self) -> dict:
@@ -558,6 +568,17 @@ class SaddlePointSolver:
         # relative compliance of constraint rows, (m,) or None: the (2,2) block -C of
         # fembody.run.redundancy's redundant='drop'/'regularize' (read at each factorize)
         self.compliance = NoCompliance()
+
+    @property
+    def lu_on_refusal(self) -> bool:
+        """Without constraint rows, :attr:`LinearSolver.lu_on_refusal` of the solver of S
+        (True with constraint rows: the near-symmetric path is not taken there)."""
+        return self._plain is None or self._plain.lu_on_refusal
+
+    @lu_on_refusal.setter
+    def lu_on_refusal(self, value: bool) -> None:
+        if self._plain is not None:
+            self._plain.lu_on_refusal = bool(value)
 
     def _choose(self) -> str:
         if self.compliance() is not None and self.method in ("auto", "envelope", "schur"):

@@ -96,6 +96,13 @@ STORED_SHARE = 0.9
 MAX_REFINE = 8
 
 
+class Refused(Exception):
+    """The path refused a matrix (rule 1: its symmetric part is not positive definite; rule 3:
+    the refinement gave up) and its caller asked to be told instead of having the LU made
+    (``LinearSolver.lu_on_refusal = False``: a static analysis cuts its load step first, see
+    :func:`fembody.statics.statics._load_stepping`)."""
+
+
 class SymmetricPart:
     """The near-symmetric path for one CSC pattern ``(indptr, indices)`` (n x n, a
     structurally symmetric pattern): :meth:`factorize` returns a :class:`RefinedCholesky`, or
@@ -303,7 +310,9 @@ class RefinedCholesky:
         """|D| of the symmetric part's LDL^T (A's pivots to within its asymmetry)."""
         return np.abs(self.D)
 
-    def solve(self, b: np.ndarray) -> np.ndarray:
+    def solve(self, b: np.ndarray, lu: bool = True) -> np.ndarray:
+        """``A^-1 b``: refined (rule 2), else by the LU of ``A`` (rule 3), or, with ``lu``
+        False, :class:`Refused` raised where the refinement gives up (no LU made)."""
         b = np.asarray(b, dtype=float)
         if self.lu is not None:
             return self.lu.solve(b)
@@ -316,6 +325,9 @@ class RefinedCholesky:
         if x is not None:
             self.solved += 1
             return x
+        if not lu:
+            raise Refused(f"the refinement gave up (contraction {self.contraction:.3g} per "
+                          f"correction, asymmetry {self.asymmetry:.3g})")
         self.refused = True
         try:
             self.lu = self._backend.factorize(self.A)

@@ -32,6 +32,7 @@ from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation
                         frictional_stability, lowest_eigenvalue, pattern_data)
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
+from ..linalg.near_symmetric import Refused
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..system.constraint_rank import MODES as REDUNDANT_MODES
 from ..system.constraint_rank import check_redundant, describe_motion
@@ -63,6 +64,20 @@ ASYMMETRY_SLICE = 1 << 20
 #: (a 1e6-DOF frame tower: 3.6e-14 max|diag K|), where the LU of K itself proved nothing and
 #: the check made a Cholesky factorisation of its own
 SYMMETRIZE = 1.0
+#: halvings of the load step, at most, that a refusal of the near-symmetric path
+#: (``linear_solver='cholmod-refined'``, :mod:`fembody.linalg.near_symmetric`) makes before
+#: the LU solves a refused matrix ('auto', which offers the path by the fill of its factor,
+#: keeps the load steps asked for: a refused tangent goes to SuperLU as in dynamics). Why
+#: cut: the path refuses a Newton iterate's tangent whose skew part, which grows with the
+#: out-of-balance forces, no longer contracts the refinement (a spatial grid in one load
+#: step: contraction above one per correction at the first iterates, a symmetric part not
+#: definite); a smaller load step starts Newton nearer the equilibrium, whose tangent is
+#: symmetric, and keeps every iterate on the Cholesky, where the LU of a large 3D model
+#: costs many Cholesky factorisations and several times the memory
+REFUSAL_CUTS = 4
+#: accepted load steps in a row at the size a refusal cut the step to, each in at most four
+#: Newton iterations, after which the steps may double again (see _load_stepping)
+REFUSAL_HOLD = 2
 
 
 class _Equilibrium:
@@ -94,10 +109,15 @@ class _Equilibrium:
         self.method = linear_solver
         # the solve's redundant constraint rows (filled by static(); the System keeps none)
         self.rows = RedundantRows()
-        self.solver = saddle_solver(system, linear_solver, rows=self.rows)
+        # (refine_symmetric: auto offers a spatial tangent without joints the near-symmetric
+        # path where its rule does, as dynamics does; measured in statics, the 1e4-DOF frame
+        # tower and grid, whole runs: benchmarks/results/large_static_path.json)
+        self.solver = saddle_solver(system, linear_solver, rows=self.rows,
+                                    refine_symmetric=True)
         self.n_residual = 0
         self.n_tangent = 0
         self.n_iter = 0
+        self.refused = 0      # Newton attempts ended by a refusal of the near-symmetric path
         # increments below this (in m or rad) are at the round-off level of the coordinates
         self.dq_floor = 1e-12 * max(system.length, 1.0)
         # the residual's round-off floor [N] at the last tangent (the residual test's least
@@ -375,10 +395,17 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         12, halvings).
     linear_solver : str, default 'auto'
         The factorisation of the tangent: 'auto', 'envelope', 'cholmod', 'ldl', 'schur',
-        'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
+        'cholmod-refined', 'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
         (docs/linear_solvers.rst; ``fembody info``): the
         symmetric ones ('envelope', 'cholmod', 'ldl', 'schur') for planar tangents only;
-        'umfpack', 'pardiso' and 'mumps' are optional packages.
+        'umfpack', 'pardiso' and 'mumps' are optional packages. 'cholmod-refined' (a
+        spatial model without joints; 'auto' takes it where
+        :func:`fembody.linalg.linalg.auto` does, by the fill of the factor, and then lets
+        SuperLU factorise a tangent it refuses): CHOLMOD's Cholesky of the tangent's
+        symmetric part, refined against the tangent (:mod:`fembody.linalg.near_symmetric`);
+        asked for by name, a tangent it refuses halves the load step, at most
+        ``REFUSAL_CUTS`` (4) times, before SuperLU factorises it, so the recorded load
+        factors can be more than ``steps``.
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
         ``max_steps`` (default 500) and ``load_max`` end the continuation, as does
@@ -528,6 +555,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     finally:
         result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
                             n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
+                            n_refused=eq.refused,
                             wall_time=_time.perf_counter() - t0,
                             linear_solver=eq.solver.active or eq.solver.method)
         result.stats.update(plain(result.stats))   # numbers print as numbers
@@ -555,11 +583,17 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
             return q, lam, it, r
         if it == max_iter:
             return None
-        if not held:
-            eq.factor(K, ce)
-            factored = K
-        held = False
-        dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
+        try:
+            if not held:
+                eq.factor(K, ce)
+                factored = K
+            held = False
+            dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
+        except Refused as exc:      # (only while the load stepping may cut, see there)
+            log.info("static: the near-symmetric path refused a tangent at load factor "
+                     "%.6g (%s)", load, exc)
+            eq.refused += 1
+            return None
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
             return None
@@ -580,6 +614,17 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
     return None
 
 
+def _newton_or_cut(eq: _Equilibrium, may_cut: bool, q: np.ndarray, lam: np.ndarray,
+                   load: float, max_iter: int):
+    """:func:`_newton`; with ``may_cut``, a tangent the near-symmetric path refuses ends it
+    (None, ``eq.refused`` counted) instead of being solved by the LU (REFUSAL_CUTS)."""
+    eq.solver.lu_on_refusal = not may_cut
+    try:
+        return _newton(eq, q, lam, load, max_iter)
+    finally:
+        eq.solver.lu_on_refusal = True       # (the stability check's factorisation: the LU)
+
+
 def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                    max_cuts: int, start: tuple, target: float = 1.0) -> None:
     s = eq.sys
@@ -587,20 +632,31 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
     load, dl0 = 0.0, target / steps
     dl, dl_prev = dl0, dl0
     min_dl = dl0 / 2.0**max_cuts
+    # the largest load step: dl0, or the step a refusal of the near-symmetric path was cut
+    # to, which the steps grow back to and past only after REFUSAL_HOLD easy steps in a row
+    # at it (not to meet the refusal at every other step; nor to stay at a step cut far
+    # from equilibrium, as from the unloaded state); a refusal cuts the step while it may
+    # be halved down to refusal_dl (REFUSAL_CUTS), and the LU solves a refused tangent after
+    dl_max, refusal_dl = dl0, dl0 / 2.0**min(REFUSAL_CUTS, max_cuts)
+    at_max = 0
     while load < target * (1.0 - 1e-12):
         dl = min(dl, target - load)
         if target - (load + dl) <= 1e-12 * target:
             dl = target - load            # the last step lands on the target exactly
+        may_cut = eq.method == "cholmod-refined" and 0.5 * dl >= refusal_dl * (1.0 - 1e-12)
+        refused = eq.refused
         # predictor: extrapolate the last increment (helps large load steps), unless the
         # stability check left q's tangent factorised: then Newton from q (the tangent
         # predictor) costs no factorisation of its own
         guess = q if q_prev is None or eq.factored_at is q else s.space.update(
             q, (dl / dl_prev) * s.difference(q, q_prev))
-        out = _newton(eq, guess, lam, load + dl, max_iter)
-        if out is None and guess is not q:
-            out = _newton(eq, q, lam, load + dl, max_iter)
+        out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter)
+        if out is None and guess is not q and eq.refused == refused:
+            out = _newton_or_cut(eq, may_cut, q, lam, load + dl, max_iter)
         if out is None:
             dl *= 0.5
+            if eq.refused != refused:
+                dl_max, at_max = dl, 0
             log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
                      load + 2 * dl, dl)
             if dl < min_dl:
@@ -613,8 +669,11 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         _accept(eq, result, q, q_new, load + dl, lam, r, it)
         q_prev, q, dl_prev = q, q_new, dl
         load += dl
-        if it <= 4 and dl < dl0:
-            dl = min(2.0 * dl, dl0)
+        at_max = at_max + 1 if it <= 4 and dl >= dl_max * (1.0 - 1e-12) else 0
+        if at_max >= REFUSAL_HOLD and dl_max < dl0:
+            dl_max, at_max = min(2.0 * dl_max, dl0), 0
+        if it <= 4 and dl < dl_max:
+            dl = min(2.0 * dl, dl_max)
     return q, lam
 
 

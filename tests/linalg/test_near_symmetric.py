@@ -233,3 +233,34 @@ def test_a_checkpointed_solver_solves_again():
     r = LinearSolver.from_checkpoint_state(pickle.loads(pickle.dumps(s.checkpoint_state())))
     assert r.active == "cholmod-refined"
     np.testing.assert_allclose(r.solve(b), x, rtol=0, atol=1e-13 * np.abs(x).max())
+
+
+def test_a_caller_that_asks_is_told_of_a_refusal_instead_of_an_lu(monkeypatch):
+    """``lu_on_refusal = False`` (a static analysis that can cut its load step): a matrix
+    whose refinement diverges (spectral radius of G 1.5, ``skewed``) and one whose symmetric
+    part is not definite (rule 1) raise ``Refused`` and no LU is made for either (the LU
+    backend is replaced by one that fails the test if called), nor is the refusal counted
+    towards leaving the path; asked again with the default, the same solver solves the
+    diverging matrix as the dense LU does (SuperLU, rule 3)."""
+    A, _ = skewed(1.5)
+    s = LinearSolver("cholmod-refined", spd=False)
+    s.lu_on_refusal = False
+    s.factorize(A)
+    assert s.active == "cholmod-refined"
+    backend = s.factor._backend
+
+    class NoLU:
+        def factorize(self, M):
+            raise AssertionError("an LU was made")
+    s.factor._backend = NoLU()
+    with pytest.raises(near_symmetric.Refused, match="refinement gave up"):
+        s.solve(np.ones(A.shape[0]))
+    assert s.factor.lu is None and not s.factor.refused
+    with pytest.raises(near_symmetric.Refused, match="not positive definite"):
+        s.factorize(grid_matrix(k=8, shift=-0.5))
+    assert s._near_refusals == 0 and s._near_open()
+    s.lu_on_refusal = True
+    s.factorize(A)
+    s.factor._backend = backend
+    _solves_like_dense(s, A, 1e-10)
+    assert s.factor.refused
