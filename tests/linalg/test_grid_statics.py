@@ -36,8 +36,8 @@ def test_grid_statics_on_the_large_superlu_path_equals_the_dense_solution(monkey
     monkeypatch.setattr(sparse_lu, "SYM_MIN", 300)
     # statics' auto offers the near-symmetric path (grid6-29), which this small grid's thin
     # factor would take (tests/statics/test_static_near_symmetric.py): refused here, so
-    # that the default solver still reaches SuperLU, the path under test
-    monkeypatch.setattr(linalg, "NEAR_SYMMETRIC_FILL", -1.0)
+    # that the default solver still reaches SuperLU, the path under test (whichever BLAS)
+    monkeypatch.setattr(linalg, "near_symmetric_fill", lambda: -1.0)
     m, centre = grid(10)
     res = fb.static(m, steps=1)
     assert res.stats["linear_solver"] == "superlu"
