@@ -155,8 +155,8 @@ def spring_chain(x0: float) -> fb.Model:
 def test_a_stiff_chain_far_out_closes_sooner_and_keeps_the_origin_s_motion():
     """Four rigid bodies on stiff springs 1 km out took 20 increments in 10 steps before
     the floor (12 at the origin); now 14, to the motion at the origin (translation
-    invariance, within xtol of it). The compiled step keeps the old test (the floor is
-    not in fembody.dynamics._step_kernels): run on the Python path."""
+    invariance, within xtol of it). On the Python path (the compiled step's own test
+    follows)."""
     opts = dict(t_end=0.01, dt=1e-3, compiled=False)
     far, near = fb.simulate(spring_chain(FAR), **opts), fb.simulate(spring_chain(0.0), **opts)
     assert far.stats["n_newton"] <= 14 and near.stats["n_newton"] == 12
@@ -164,3 +164,32 @@ def test_a_stiff_chain_far_out_closes_sooner_and_keeps_the_origin_s_motion():
     u_far = sf.space.coordinates(np.asarray(far.q))
     u_near = sn.space.coordinates(np.asarray(near.q))
     assert np.abs(u_far - u_near).max() <= 1e-8 * np.abs(u_near).max()
+
+
+def test_the_compiled_step_closes_far_out_steps_as_the_python_path():
+    """The compiled step (fembody.dynamics._step_kernels) judges the residual beyond the same
+    round-off floor, measured from the same stall near tol: the chain 1 km out closes every
+    step with the Python path's Newton increments, at its states to 1e-12 of the motion
+    (before, the compiled step kept the old test: 20 increments in 10 steps against the
+    Python path's 14, states 3.3e-9 of the motion apart)."""
+    opts = dict(t_end=0.01, dt=1e-3)
+    comp = fb.simulate(spring_chain(FAR), compiled=True, **opts)
+    py = fb.simulate(spring_chain(FAR), compiled=False, **opts)
+    assert comp.stats["n_compiled_steps"] == 10 and comp.stats["n_compiled_fallbacks"] == 0
+    np.testing.assert_array_equal(np.asarray(comp.time), np.asarray(py.time))
+    np.testing.assert_array_equal(np.asarray(comp.iterations), np.asarray(py.iterations))
+    assert comp.stats["n_newton"] == py.stats["n_newton"] <= 14
+    s = spring_chain(FAR).compile()
+    u_c = s.space.coordinates(np.asarray(comp.q))
+    u_p = s.space.coordinates(np.asarray(py.q))
+    u_0 = s.space.coordinates(np.asarray(py.q)[:1])
+    motion = np.abs(u_p - u_0).max()
+    assert np.abs(u_c - u_p).max() <= 1e-12 * motion
+
+
+def test_the_compiled_step_reads_the_floor_where_the_python_path_does():
+    """One stall factor and one layout of the floor in ``fp`` for both paths."""
+    from fembody.dynamics import _step_kernels, compiled_step
+    from fembody.system import round_off
+    assert _step_kernels.FLOOR_WANTED == round_off.WANTED
+    assert _step_kernels.FP_FLOOR == compiled_step._FP_FLOOR == 12
