@@ -65,6 +65,15 @@ OK, NOT_FINITE, NO_CONVERGENCE, DIVERGED, SINGULAR = 0, 1, 2, 3, 4
 PENDING, OFF_GRID = 1, 2
 #: relative pivot size below which the LU (dense or banded) hands the step back to Python
 PIVOT_FLOOR = 1e-13
+#: where :func:`_step`'s ``fp`` keeps the norm of the residual's round-off floor measured
+#: at the last tangent (:func:`round_off_floor`), followed by the reference coordinate of
+#: each velocity DOF (nd) and the floor of each free row (nf)
+FP_FLOOR = 12
+#: a residual after an increment within this factor of ``tol`` times the force scale (and
+#: above it) starts the floor's measurement, at every tangent from then on: until then
+#: ``fp[FP_FLOOR]`` is -1 and nothing is measured (the value of
+#: :data:`fembody.system.round_off.WANTED`)
+FLOOR_WANTED = 1e3
 
 
 @njit(cache=True)
@@ -594,6 +603,54 @@ def _evaluate(q1, v1, qdd1, lam1, tangent, with_scale, bp, gp, node_q, node_rot,
 
 
 @njit(cache=True)
+def round_off_floor(Kt, q1, fp, lin_v, lin_q, rotation, free, pos, kl):  # pragma: no cover
+    """The round-off floor of the residual at the iterate ``q1`` [N], row by row: ``eps
+    |K_ii| P_i`` on the free rows, written into ``fp[FP_FLOOR + 1 + nd:]``, and its norm
+    returned; ``K`` the free-DOF stiffness ``Kt`` (dense, or the band storage of
+    :func:`_add`, whose diagonal is column ``kl`` of each row) and ``P`` each velocity DOF's
+    coordinate magnitude: ``|X + q|`` for the additive ones (``X`` read from ``fp[FP_FLOOR +
+    1:]``), at least 1 rad for angles, 1 rad for rotations stored as unit quaternions or
+    complex numbers. The diagonal term of the bound, as the Python path's
+    (:func:`fembody.system.round_off.round_off_floor`, whose docstring gives the
+    reasons)."""
+    nd = rotation.shape[0]
+    P = np.ones(nd)
+    for k in range(lin_v.shape[0]):
+        i = lin_v[k]
+        x = abs(fp[FP_FLOOR + 1 + i] + q1[lin_q[k]])
+        if rotation[i]:
+            x = max(x, 1.0)
+        P[i] = x
+    nf = free.shape[0]
+    out = FP_FLOOR + 1 + nd
+    eps = 2.220446049250313e-16
+    band = pos.shape[0] > 0
+    ss = 0.0
+    for j in range(nf):
+        d = abs(Kt[pos[j], kl]) if band else abs(Kt[j, j])
+        y = eps * d * P[free[j]]
+        fp[out + j] = y
+        ss += y * y
+    return math.sqrt(ss)
+
+
+@njit(cache=True)
+def _beyond_floor(r, fp, nd):  # pragma: no cover - jitted
+    """The norm of what the free residual ``r`` has beyond its round-off floor, row by row
+    (``max(|r_j| - floor_j, 0)``, the floors kept in ``fp`` by :func:`round_off_floor`): the
+    part of the residual the tolerance judges (:func:`fembody.system.round_off.beyond_floor`)."""
+    out = FP_FLOOR + 1 + nd
+    ss = 0.0
+    for j in range(r.shape[0]):
+        x = abs(r[j]) - fp[out + j]
+        if x > 0.0:
+            ss += x * x
+        elif not x <= 0.0:          # NaN
+            ss = np.nan
+    return math.sqrt(ss)
+
+
+@njit(cache=True)
 def _combine_band(A, Kt, Ct, Mt, gp, bp, groups, Tinv, pos, kl):  # pragma: no cover - jitted
     """The banded ``A`` (B and B^T written) plus ``S = K + (gp C + bp M) T^-1``, all in the
     band storage of :func:`_add`: what :func:`_evaluate`'s dense form does entry by entry,
@@ -784,7 +841,12 @@ def _step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv
     (the scheme's new ``a`` in ``a1``), with the last evaluation's ``r, phi, fc`` (B^T lam).
 
     ``fp``: ``h, t1, alpha_m, alpha_f, gamma, beta, tol, ptol, xtol, length, rate, s`` (``s``
-    the constraint rows' scaling of the factors in LU, updated at each factorisation);
+    the constraint rows' scaling of the factors in LU, updated at each factorisation), then
+    the norm of the residual's round-off floor at the last tangent (:func:`round_off_floor`,
+    updated with each tangent once wanted, -1 before: :data:`FLOOR_WANTED`; the residual
+    test passes when what ``r`` has beyond the floor, row by row, is within ``tol
+    scale``), the reference coordinate of each velocity DOF (nd) and the floor of each free
+    row (nf);
     ``ip``: ``max_iter, modified, settle, reuse (the factors in LU, piv hold a
     factorisation at h), weighed, B's stored entries, springs damped``. Springs: end nodes
     ``sp_nodes (2 ns,)``, DOFs ``sp_dofs (ns, 6)`` (-1 absent), ``sp_p (ns, 6)`` the reference
@@ -871,10 +933,22 @@ def _step(fp, q, v, a, qdd, lam, ip, q1, v1, a1, qdd1, lam1, r, phi, fc, LU, piv
             scale = sc_new
         if tangent:
             counts[1] += 1
+            if fp[FP_FLOOR] >= 0.0:
+                # the residual's round-off floor at this iterate, row by row, kept with a
+                # held matrix (once wanted: below)
+                fp[FP_FLOOR] = round_off_floor(work[3], q1, fp, lin_v, lin_q, rotation,
+                                               free, pos, kl)
         if not (math.isfinite(res) and math.isfinite(viol)):
             return NOT_FINITE, it, 0, 0, 0, motion
+        if (it > 0 and fp[FP_FLOOR] < 0.0 and res > tol * scale
+                and res <= FLOOR_WANTED * tol * scale):
+            # a residual stalled near tol: from the next tangent on the floor is measured
+            # (fembody.dynamics.base.Integrator.converged)
+            fp[FP_FLOOR] = 0.0
         if it > 0 and viol <= ptol and (
                 res <= tol * scale
+                or (fp[FP_FLOOR] > 0.0 and res <= tol * scale + fp[FP_FLOOR]
+                    and _beyond_floor(r, fp, nd) <= tol * scale)
                 or (norm <= xtol * motion and res <= 1e3 * tol * scale)
                 or (norm <= 1e-12 * length and res <= 1e-3 * scale)):
             break

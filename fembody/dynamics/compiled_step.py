@@ -53,6 +53,7 @@ import weakref
 import numpy as np
 
 from ..system.constraints import ConstraintEval
+from ..system.round_off import reference_coordinates
 
 #: saddle matrices (free DOFs plus constraint rows) up to this size are factorised densely,
 #: without an ordering: the dense LU costs less than a banded one there
@@ -369,7 +370,8 @@ def _kernel():
     (:func:`_plain`)."""
     global _STEP
     if _STEP is None:
-        from ._step_kernels import step
+        from ._step_kernels import FP_FLOOR, step
+        assert FP_FLOOR == _FP_FLOOR
         _STEP = step
     # (after its first call ``trusted`` is the entry point itself, an instance attribute)
     return _STEP.trusted
@@ -377,14 +379,15 @@ def _kernel():
 
 _BATCH = None
 _PENDING = 1                       # _step_kernels.PENDING (the module loads at first use)
+_FP_FLOOR = 12                     # _step_kernels.FP_FLOOR: the floor's part of ``fp``
 
 
 def _batch_kernel():
     """The several-steps kernel's trusted entry point (as :func:`_kernel`)."""
     global _BATCH
     if _BATCH is None:
-        from ._step_kernels import PENDING, steps
-        assert PENDING == _PENDING
+        from ._step_kernels import FP_FLOOR, PENDING, steps
+        assert PENDING == _PENDING and FP_FLOOR == _FP_FLOOR
         _BATCH = steps
     return _BATCH.trusted
 
@@ -483,6 +486,17 @@ def _stack(forms: list, key: str, empty: tuple, dtype) -> np.ndarray:
     the shape without any)."""
     return np.ascontiguousarray(np.concatenate([np.asarray(f[key]) for f in forms])
                                 if forms else np.zeros(empty), dtype=dtype)
+
+
+def _float_params(integ, s) -> np.ndarray:
+    """The float parameters of :func:`fembody.dynamics._step_kernels.step` (its ``fp``):
+    the scheme's and the tests' constants, the factors' scaling, the round-off floor of the
+    residual (its norm, -1 until a residual stalls near ``tol``; then the reference
+    coordinate of every velocity DOF, from which the kernel measures it, and its value on
+    every free row: :func:`fembody.system.round_off.round_off_floor`)."""
+    return np.concatenate([[0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
+                            integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
+                            1.0, -1.0], reference_coordinates(s.space), np.zeros(s.n_free)])
 
 
 class CompiledStep:
@@ -630,9 +644,7 @@ class CompiledStep:
         # a step :meth:`steps` ran but did not apply: (t, h, then _finish's arguments)
         self._pending: tuple | None = None
         self.n_fallbacks = 0                        # steps handed back to the Python path
-        self._fp = np.array([0.0, 0.0, integ.alpha_m, integ.alpha_f, integ.gamma, integ.beta,
-                             integ.tol, integ.ptol, integ.xtol, integ.length, integ.reuse_rate,
-                             1.0])
+        self._fp = _float_params(integ, s)
         self._ip = np.array([integ.max_iter, int(integ.newton == "modified"), 3, 0,
                              int(self.weighed), int(s.B_nnz), int(damped)], dtype=np.int64)
 
@@ -655,6 +667,10 @@ class CompiledStep:
             self.pj_i, self.pj_f = np.zeros((0, 16), dtype=np.int64), np.zeros((0, 21))
             self.pj_t = np.zeros(0)
             self.driven = [(self.j_f, *d) for d in self.driven]
+        if self._fp.shape[0] == _FP_FLOOR:      # (written before the round-off floor)
+            self._fp = np.concatenate([self._fp, [-1.0],
+                                       reference_coordinates(self.system.space),
+                                       np.zeros(self.system.n_free)])
         if "monitor_values" not in state:       # (written before the monitor's values)
             self.monitor_values = False
             self.q0 = np.ascontiguousarray(self.system.q0, dtype=float)
@@ -665,6 +681,20 @@ class CompiledStep:
                 [s.q0.shape[0], s.n_dof, s.n_dof, s.n_dof, s.n_con, self.free.size, s.n_con,
                  s.n_dof]))
             self._out = self._pending = None
+
+    def _floor_from(self, integ) -> None:
+        """Before a compiled call: the kernel measures the residual's round-off floor from
+        its next tangent on where the integrator's Python path already does (a residual
+        stalled near ``tol`` there: :meth:`fembody.dynamics.base.Integrator.converged`), so
+        that a run switching between the two paths closes its steps by one test."""
+        if integ._floor_wanted and self._fp[_FP_FLOOR] < 0.0:
+            self._fp[_FP_FLOOR] = 0.0
+
+    def _floor_to(self, integ) -> None:
+        """After a compiled call: the Python path measures the floor from its next tangent
+        on where the kernel wanted it (:meth:`_floor_from`'s converse)."""
+        if self._fp[_FP_FLOOR] >= 0.0:
+            integ._floor_wanted = True
 
     def __call__(self, integ, h: float) -> bool:
         """One step of ``h`` [s]: True and the integrator moved on (state, counters, ``last``)
@@ -686,6 +716,7 @@ class CompiledStep:
             return self._finish(integ, h, *pend[2:])
         fp, ip = self._fp, self._ip
         fp[0], fp[1] = h, integ.t + h
+        self._floor_from(integ)
         for values, i0, i1, blk in self.driven:   # f(t1): one value per driven row and step
             values[i0:i1] = blk.prescribed(float(fp[1]))
         if self.varying:                       # the nodal loads at t1, as the Python path
@@ -720,6 +751,7 @@ class CompiledStep:
         increments, counters ``c`` and arrays) to the integrator; see :meth:`__call__`."""
         if c[2]:
             self.fac_h = h if status == 0 else None
+        self._floor_to(integ)
         if status != 0:
             self.n_fallbacks += 1
             return False
@@ -832,6 +864,7 @@ class CompiledStep:
         tot = np.zeros(5, dtype=np.int64)
         f_load = np.ascontiguousarray(f_load, dtype=float)
         t_start = integ.t
+        self._floor_from(integ)
         why = _batch_kernel()(
             self._fp, self._ip, Q, V, A, QDD, LAM, R, PHI, FC, bf, bi, f_load, self.counts,
             tot, self.LU, self.piv, self.space_i, self.node_X, self.fconst, self.Mc, self.g,
@@ -840,6 +873,7 @@ class CompiledStep:
             self.sp_nodes, self.sp_dofs, self.sp_p, self.md_i, self.md_f, self.tl_i,
             self.tl_val, self.free, self.fidx, self.groups, self.lin_v, *self._planar_args(),
             JF, SF, SI, FL, TV, FW, TW, CK, EN, self.q0, self.f_grav)
+        self._floor_to(integ)
         k = int(bi[2])
         batch = Batch(self, k, (Q, V, A, QDD, LAM, R, PHI, FC), SF[:k], SI[:k],
                       float(bf[1]), float(bf[3]), float(bf[4]),

@@ -1,9 +1,10 @@
 """The round-off floor of a residual: row by row, how far from zero ``f_ext - f_int - ...``
 may stay at any configuration stored in floating point, from the stiffness tangent and the
 coordinates' magnitudes. The Newton residual tests of the integrators
-(:meth:`fembody.dynamics.base.Integrator.converged`; not yet the compiled step's,
-:mod:`fembody.dynamics._step_kernels`) and of the statics judge only what a residual has
-beyond it: within it the residual is round-off, not a distance from equilibrium.
+(:meth:`fembody.dynamics.base.Integrator.converged`, and the compiled step's,
+:func:`fembody.dynamics._step_kernels.round_off_floor`, the same floor from the same stall)
+and of the statics judge only what a residual has beyond it: within it the residual is
+round-off, not a distance from equilibrium.
 """
 from __future__ import annotations
 
