@@ -267,44 +267,85 @@ print(kind, n)
 """
 
 
-def test_interactive_window_under_xvfb(tmp_path):
-    """fb.viz.show opens a real X window (Xvfb) with a time slider; its screenshot is the
-    picture (the beam, the slider, the bar), not a blank window."""
+def _x_connects(display: int, timeout: float) -> bool:
+    """Whether an X client (libX11's XOpenDisplay, as VTK's window) connects to ``:display``
+    within ``timeout`` [s]; True where libX11 cannot be loaded here (VTK then says why)."""
+    import ctypes
+    import ctypes.util
+    import time
+    name = ctypes.util.find_library("X11")
+    if name is None:
+        return True
+    x11 = ctypes.CDLL(name)
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    end = time.monotonic() + timeout
+    while True:
+        d = x11.XOpenDisplay(f":{display}".encode())
+        if d:
+            x11.XCloseDisplay(d)
+            return True
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.2)
+
+
+def _show_under_xvfb(tmp_path, attempt: int):
+    """Run SHOW_SCRIPT on a fresh Xvfb: (VTK's window class, sliders, what went wrong)."""
     import os
     import select
-    import shutil
     import subprocess
     import sys
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb; tools/setup.sh does it)")
     # -displayfd: Xvfb picks a free display itself and writes its number once it accepts
     # connections (no race with other servers, no guessing how long start-up takes on a
     # loaded machine)
     rfd, wfd = os.pipe()
+    log = open(tmp_path / f"xvfb{attempt}.log", "w")
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(wfd), "-screen", "0", "800x600x24",
                              "-nolisten", "tcp"], pass_fds=(wfd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=log)
     os.close(wfd)
     try:
         ready, _, _ = select.select([rfd], [], [], 120.0)
         assert ready, "Xvfb did not start within 120 s"
         display = int(os.read(rfd, 64).split()[0])
+        assert _x_connects(display, 60.0), f"no X client connects to Xvfb's :{display}"
         env = {k: v for k, v in os.environ.items() if k != "VTK_DEFAULT_OPENGL_WINDOW"}
         env.update(DISPLAY=f":{display}", PYTHONPATH=str(pathlib.Path(fb.__file__).parents[1]))
         (tmp_path / "show.py").write_text(SHOW_SCRIPT)
-        shot = tmp_path / "show.png"
-        proc = subprocess.run([sys.executable, "show.py", str(shot), str(tmp_path / "t0.png")],
-                              cwd=tmp_path, env=env,
+        proc = subprocess.run([sys.executable, "show.py", str(tmp_path / "show.png"),
+                               str(tmp_path / "t0.png")], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=240)
         assert proc.returncode == 0, proc.stderr[-2000:]
+        alive = xvfb.poll() is None
     finally:
         os.close(rfd)
         xvfb.terminate()
         xvfb.wait(timeout=10)
+        log.close()
     kind, sliders = proc.stdout.split()[-2:]
-    # (VTK falls back to EGL where it cannot use the X server: its stderr says why; seen
-    # twice in whole-suite runs on a loaded machine, never alone)
-    assert "EGL" not in kind and sliders == "1", proc.stderr[-3000:]   # an X window, a slider
+    why = (f"display :{display}, Xvfb still running afterwards: {alive}; Xvfb said: "
+           f"{(tmp_path / f'xvfb{attempt}.log').read_text()[-1500:]!r}; VTK said: "
+           f"{proc.stderr[-1500:]}")
+    return kind, sliders, why
+
+
+def test_interactive_window_under_xvfb(tmp_path):
+    """fb.viz.show opens a real X window (Xvfb) with a time slider; its screenshot is the
+    picture (the beam, the slider, the bar), not a blank window."""
+    import shutil
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb; tools/setup.sh does it)")
+    kind, sliders, why = _show_under_xvfb(tmp_path, 0)
+    if "EGL" in kind:
+        # VTK fell back to its EGL window: "bad X server connection" on a fresh Xvfb that an
+        # X client had just reached, seen in about one whole-suite run in three on a loaded
+        # machine and never alone (cause not found: the message keeps what both sides said).
+        # One more fresh server; a second fallback fails the test
+        kind, sliders, why = _show_under_xvfb(tmp_path, 1)
+    assert "EGL" not in kind and sliders == "1", why      # an X window, with its slider
+    shot = tmp_path / "show.png"
     img = imageio.v3.imread(shot)
     assert img.shape[:2] == (350, 500)
     assert _coloured(img).sum() > 500                     # the beam and the scalar bar
