@@ -152,7 +152,7 @@ class Result:
 
     @property
     def model_time(self) -> np.ndarray | None:
-        """The model time [s] of each state: the time at which its loads, drivers and time
+        """The model time [s] of each state, the time at which its loads, drivers and time
         functions were evaluated. A dynamic result's ``time``; a static result's ``t`` for
         its load steps, then each time along ``fb.static(times=...)`` (where ``time`` holds
         the load factor for the load steps: see :func:`fembody.static`). None for a static
@@ -161,6 +161,7 @@ class Result:
         if t is None and self.kind == "dynamic":
             return self.time
         return t
+
     @property
     def reactions(self) -> np.ndarray | None:
         """Support reactions (n, n_dof) [N, N m] on the fixed DOFs (zero elsewhere); for a
