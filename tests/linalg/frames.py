@@ -1,6 +1,7 @@
-"""The space frame the linear-algebra tests factorise: 2 x 2 columns of 1 m bays, storeys of
-1 m, clamped at the base, beams along every edge (one shared builder, so the tests' models
-differ only in what they say)."""
+"""The structures the linear-algebra tests factorise, one shared builder each, so the tests'
+models differ only in what they say: the space frame (2 x 2 columns of 1 m bays, storeys of
+1 m, clamped at the base, beams along every edge) and benchmarks/linear_solvers.py's square
+grid of spatial beams."""
 from __future__ import annotations
 
 import fembody as fb
@@ -28,3 +29,22 @@ def space_frame(storeys: int, n: int, material=STEEL, section=SEC,
                 m.add_beam(a, b, n=n, material=material, section=section,
                            orientation=(0, 1, 0) if d[2] else (0, 0, 1))
     return m, node
+
+
+def clamped_grid(k: int, side: float = 0.02, gravity=(0.0, 0.0, 0.0)
+                 ) -> tuple[fb.Model, list]:
+    """benchmarks/linear_solvers.py's spatial grid: k x k cells of 0.1 m in the x-y plane,
+    one steel beam of square section ``side`` [m] per member, the edge nodes clamped; and
+    its nodes by ``[i][j]``."""
+    sec = fb.Section.rectangle(side, side)
+    m = fb.Model(dim=3, gravity=gravity)
+    nodes = [[m.add_node((i * 0.1, j * 0.1, 0.0)) for j in range(k + 1)] for i in range(k + 1)]
+    for i in range(k + 1):
+        for j in range(k + 1):
+            if i < k:
+                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=STEEL, section=sec)
+            if j < k:
+                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=STEEL, section=sec)
+            if i in (0, k) or j in (0, k):
+                m.fix(nodes[i][j])
+    return m, nodes

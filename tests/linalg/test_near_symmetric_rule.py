@@ -14,6 +14,7 @@ from fembody.linalg import linalg
 from fembody.linalg.linalg import (NEAR_SYMMETRIC_FILL, LinearSolver, auto,
                                    near_symmetric_fill)
 from fembody.linalg.near_symmetric import SymmetricPart
+from .frames import clamped_grid
 
 pytest.importorskip("sksparse")
 # (spatial models and bare matrices only: the planar configuration space plays no part)
@@ -24,18 +25,7 @@ STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
 
 def beam_grid(k: int) -> fb.Model:
     """benchmarks/linear_solvers.py's spatial grid: k x k cells of 0.1 m, edges clamped."""
-    sec = fb.Section.rectangle(0.02, 0.02)
-    m = fb.Model(dim=3)
-    nodes = [[m.add_node((i * 0.1, j * 0.1, 0.0)) for j in range(k + 1)] for i in range(k + 1)]
-    for i in range(k + 1):
-        for j in range(k + 1):
-            if i < k:
-                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=STEEL, section=sec)
-            if j < k:
-                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=STEEL, section=sec)
-            if i in (0, k) or j in (0, k):
-                m.fix(nodes[i][j])
-    return m
+    return clamped_grid(k, 0.02)[0]
 
 
 def tower(p: int, storeys: int) -> fb.Model:

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 import fembody as fb
 from fembody.linalg import sparse_lu
+from .frames import clamped_grid
 
 # spatial models only (or none): one configuration space (tests/conftest.py)
 pytestmark = pytest.mark.one_space
@@ -97,17 +98,7 @@ def test_a_definite_grid_tangent_keeps_the_fill_of_its_cholesky_factor():
     threshold of 0.1 (the path before) left the diagonal and filled 3-4x."""
     sksparse = pytest.importorskip("sksparse.cholmod")
     k = 24
-    m = fb.Model(dim=3)
-    sec = fb.Section.rectangle(b=0.01, h=0.01)
-    nodes = [[m.add_node((i * 0.1, j * 0.1, 0.0)) for j in range(k + 1)] for i in range(k + 1)]
-    for i in range(k + 1):
-        for j in range(k + 1):
-            if i < k:
-                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=STEEL, section=sec)
-            if j < k:
-                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=STEEL, section=sec)
-            if i in (0, k) or j in (0, k):
-                m.fix(nodes[i][j])
+    m = clamped_grid(k, 0.01)[0]
     s = m.compile()
     _, K, _ = s.internal_forces(s.q0, None, True)
     A = s.csc(K).tocsc()

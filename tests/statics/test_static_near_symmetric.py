@@ -8,12 +8,11 @@ import pytest
 import fembody as fb
 from fembody.linalg import near_symmetric
 from fembody.linalg.linalg import LinearSolver
+from tests.linalg.frames import clamped_grid
 
 pytest.importorskip("sksparse")
 # (a spatial model: the planar configuration spaces play no part)
 pytestmark = pytest.mark.one_space
-
-STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
 
 
 def heavy_grid(k: int = 8, g: float = 1e5) -> tuple[fb.Model, object]:
@@ -21,17 +20,7 @@ def heavy_grid(k: int = 8, g: float = 1e5) -> tuple[fb.Model, object]:
     steel beams, edges clamped) under its own weight scaled to ``g`` [m/s^2]: the centre
     sags by some 5 % of the span, so that in one load step the first Newton iterates, far
     from equilibrium, have tangents whose skew part the refinement cannot absorb."""
-    sec = fb.Section.rectangle(0.01, 0.01)
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -g))
-    nodes = [[m.add_node((i * 0.1, j * 0.1, 0.0)) for j in range(k + 1)] for i in range(k + 1)]
-    for i in range(k + 1):
-        for j in range(k + 1):
-            if i < k:
-                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=STEEL, section=sec)
-            if j < k:
-                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=STEEL, section=sec)
-            if i in (0, k) or j in (0, k):
-                m.fix(nodes[i][j])
+    m, nodes = clamped_grid(k, 0.01, gravity=(0.0, 0.0, -g))
     return m, nodes[k // 2][k // 2]
 
 
