@@ -227,3 +227,38 @@ def test_the_compiled_step_reads_the_floor_where_the_python_path_does():
     from fembody.system import round_off
     assert _step_kernels.FLOOR_WANTED == round_off.WANTED
     assert _step_kernels.FP_FLOOR == compiled_step._FP_FLOOR == 12
+
+
+def test_a_compiled_step_pickled_before_the_floor_is_upgraded():
+    """A CompiledStep unpickled from a checkpoint written before the round-off floor (its
+    ``fp`` the 12 constants alone) gets the floor's part of ``fp`` as one built now holds it
+    before any step (no floor wanted: -1, the reference coordinates, zero floors), and a run
+    continued with it closes every step as a run with the present layout: the same Newton
+    increments and the same states bit for bit (the chain 1 km out, 10 steps, where the
+    floor decides how steps close)."""
+    from fembody.dynamics import compiled_step
+
+    def run(upgraded: bool):
+        integ = GeneralizedAlpha(spring_chain(FAR).compile(), compiled=True)
+        now = integ._compiled
+        assert now is not None and now._fp.shape[0] > compiled_step._FP_FLOOR
+        if upgraded:
+            state = dict(now.__dict__)
+            state["_fp"] = now._fp[:compiled_step._FP_FLOOR].copy()
+            old = compiled_step.CompiledStep.__new__(compiled_step.CompiledStep)
+            old.__setstate__(state)
+            np.testing.assert_array_equal(old._fp, now._fp)
+            integ._compiled = old
+        its, qs = [], []
+        for _ in range(10):
+            ok, msg = integ.step(1e-3)
+            assert ok, msg
+            its.append(integ.last_iterations)
+            qs.append(np.array(integ.q, dtype=float))
+        assert integ._compiled.n_steps == 10
+        return its, np.array(qs)
+
+    its_old, q_old = run(True)
+    its_new, q_new = run(False)
+    assert its_old == its_new
+    np.testing.assert_array_equal(q_old, q_new)
