@@ -217,17 +217,7 @@ def test_a_grid_tangent_away_from_equilibrium_keeps_its_diagonal_pivots():
     and L + U grew by 1.4x, at 1e5 unknowns the factorisation ran for minutes instead of a
     second and a half), and the solve's backward error stays at round-off."""
     k = 42
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
-    sec = fb.Section.rectangle(b=0.01, h=0.01)
-    nodes = [[m.add_node((i * 0.1, j * 0.1, 0.0)) for j in range(k + 1)] for i in range(k + 1)]
-    for i in range(k + 1):
-        for j in range(k + 1):
-            if i < k:
-                m.add_beam(nodes[i][j], nodes[i + 1][j], 1, material=STEEL, section=sec)
-            if j < k:
-                m.add_beam(nodes[i][j], nodes[i][j + 1], 1, material=STEEL, section=sec)
-            if i in (0, k) or j in (0, k):
-                m.fix(nodes[i][j])
+    m, nodes = clamped_grid(k, 0.01, gravity=(0.0, 0.0, -9.81))
     m.add_force(nodes[k // 2][k // 2], (0.0, 0.0, -100.0))
     s = m.compile()
     q = s.q0
