@@ -218,6 +218,26 @@ DISK_EIGENVALUES = 8
 #: distance to the critical load)
 FLUTTER_TOL = 1e-6
 
+#: a root ``lambda`` of ``det(lambda^2 M + lambda C + K) = 0`` (the damped motion ``x =
+#: y e^{lambda t}`` about a state) grows where ``Re lambda > DAMPED_TOL |lambda|``. Why so
+#: small, against :data:`FLUTTER_TOL`: with damping the roots where stability is lost are
+#: simple (a pair crosses the imaginary axis; it does not coalesce there), so QZ's round-off
+#: on the balanced linearisation is a few eps times the root's condition number, and a
+#: growth rate of 1e-10 of the frequency resolves the damped critical load of Ziegler's
+#: pendulum with dampers 1e-3 of its critical damping to 1e-6 (its ``Re lambda`` moves by
+#: 7e-3 b / (m l^2) of the relative change of the load). A near-defective pair of a model
+#: with damping that does not reach it (an exceptional point) can be split by sqrt(eps)
+#: ~ 1.5e-8 of its size: such a state, with a damping ratio below that, may be refused.
+DAMPED_TOL = 1e-10
+#: the growth per radian above which the sparse flutter check proves every complex pair
+#: found (:func:`_sparse_undamped_flutter`): a complex ``omega^2 = b^2 - a^2 - 2iab`` (growth
+#: ``a`` [1/s], frequency ``b`` [rad/s]) has ``|Im omega^2| = 2ab <= nu`` (``nu`` the
+#: circulatory part's norm in the mass metric), so one growing by ``a >= FLUTTER_RATIO b``
+#: has ``Re omega^2 <= b^2 <= nu / (2 FLUTTER_RATIO)``: the band the disks cover. A flutter
+#: above it grows by less than 1e-3 of its frequency per radian (an amplitude gain under
+#: 0.7 % per cycle), which a modal damping ratio of 1e-3 already removes.
+FLUTTER_RATIO = 1e-3
+
 
 def _proved_lower_bound(Ks, B, scale: float) -> float:
     """A number below the real part of every eigenvalue of ``K`` on the joints' motions
@@ -382,10 +402,29 @@ def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
     return best
 
 
-def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> dict | None:
+def damping_matrix(sys: System, q: np.ndarray) -> "sp.csc_matrix | None":
+    """The damping matrix ``C_T = df_int/dq'`` on the free DOFs at ``q`` [N s/m, N m s/rad
+    mixed] (Rayleigh ``alpha M + beta K``, the dampers of springs and rotational springs,
+    elements' strain-rate damping, contact damping), or None for an undamped model (no
+    Rayleigh coefficient and no block with a damping coefficient: nothing is evaluated)."""
+    damped = (sys.rayleigh[0] > 0 or sys.rayleigh[1] > 0
+              or any(getattr(b, "Dd", None) is not None for b in sys.stiffness_blocks))
+    if not damped or sys.n_free == 0:
+        return None
+    C = sys.internal_forces(q, np.zeros(sys.n_dof), True)[2]
+    if C is None or not np.any(C != 0.0):
+        return None
+    return sys.csc(np.asarray(C, dtype=float))
+
+
+def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
+                 C=None) -> dict | None:
     """The flutter mode of a converged state with an unsymmetric tangent ``K`` (Coulomb
-    friction in slip, follower loads), or None: the complex pair of the pencil ``(K, M)`` on
-    the joints' motions (``Z^T K Z y = omega^2 Z^T M Z y``) with the largest growth rate.
+    friction in slip, follower loads), or None: undamped (``C`` None), the complex pair of
+    the pencil ``(K, M)`` on the joints' motions (``Z^T K Z y = omega^2 Z^T M Z y``) with
+    the largest growth rate; damped (``C`` the damping matrix on the free DOFs,
+    :func:`damping_matrix`), the root ``lambda`` of ``det(lambda^2 M + lambda C + K) = 0``
+    with the largest real part above :data:`DAMPED_TOL` ``|lambda|`` (:func:`_damped_mode`).
 
     **Why.** About an equilibrium the undamped motion is ``M x'' + K x = 0``, ``x = y
     e^{st}``, ``s^2 = -omega^2``. A negative real ``omega^2`` is divergence (judged by
@@ -401,42 +440,49 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> d
     instability: Hoffmann, Fischer, Begout, Ostermeyer and Gaul, J. Sound Vib. 256 (2002);
     brake squeal). Complex ``omega^2`` within :data:`FLUTTER_TOL` of real are round-off.
 
-    **Limits.** The pencil leaves damping out: with damping C the threshold moves, and small
-    damping can lower it (Ziegler's destabilisation paradox: with equal, vanishing damping at
-    both hinges the double pendulum's flutter load drops to about 1.46 c/l), so a
-    state passed here is stable undamped, not for every damping. DOFs without mass give
-    infinite eigenvalues, left out (a model without any mass has no flutter to judge). Up
-    to :data:`DENSE_MAX` free DOFs every eigenvalue of the pencil is computed (dense QZ on a
-    null-space basis of B); above, the six nearest ``omega^2 = 0`` (shift-invert ARPACK on
-    the bordered resolvent of ``K - s M``): the low modes, where a slipping contact couples
-    modes first; a flutter of higher modes only is not seen there.
+    **Damping.** Damping moves the threshold, and small damping can lower it: Ziegler's
+    destabilisation paradox. With dampers ``b`` at both hinges of the double pendulum the
+    characteristic polynomial is ``2 mu^2 s^4 + 7 mu b s^3 + ((7c - 2Pl) mu + b^2) s^2 + 2bc
+    s + c^2`` (``mu = m l^2``), and its Hurwitz determinant ``a1 a2 a3 - a0 a3^2 - a1^2 a4 =
+    b^2 c mu (41 c mu - 28 P l mu + 14 b^2)`` makes the damped flutter load ``P l = 41 c / 28
+    + b^2 / (2 m l^2)``: as ``b -> 0`` it tends to ``41/28 c/l``, 0.70 of the undamped ``(7/2 -
+    sqrt 2) c/l`` (Ziegler 1952; O. N. Kirillov and A. P. Seyranian, "The effect of small
+    internal and external damping on the stability of distributed non-conservative
+    systems", J. Appl. Math. Mech. 69 (2005)). So a damped model is judged with its damping,
+    never on the undamped pencil: a state passed undamped may flutter damped.
+
+    **Limits.** DOFs without mass give infinite eigenvalues, left out (a model without any
+    mass has no flutter to judge). Up to :data:`DENSE_MAX` free DOFs every eigenvalue is
+    computed (dense QZ on a null-space basis of B: the pencil, or the damped model's
+    linearisation of twice the size). Above, undamped: the complex ``omega^2`` with growth
+    per radian above :data:`FLUTTER_RATIO` are all found by shift-invert disks over the band
+    where they can lie (:func:`_sparse_undamped_flutter`); damped: the 12 roots nearest
+    ``lambda = 0`` (shift-invert ARPACK on the linearisation; a damped flutter of higher
+    modes only is not seen there).
 
     Returns
     -------
     dict or None
-        ``omega2`` (complex, [1/s^2]), ``frequency`` [Hz] and ``growth`` [1/s] of the
-        growing root, ``dof`` (the index among the free DOFs where the mode is largest) and
-        ``where`` (its label).
+        ``omega2`` (complex, [1/s^2]: ``-lambda^2`` where damped), ``frequency`` [Hz] and
+        ``growth`` [1/s] of the growing root, ``dof`` (the index among the free DOFs where
+        the mode is largest), ``where`` (its label) and ``damped`` (bool).
     """
     n = sys.n_free
     if n == 0 or M is None or not M.nnz or not np.any(M.diagonal() > 0.0):
         return None
+    if C is not None and C.nnz and np.any(C.data != 0.0):
+        return _damped_mode(sys, K, C, M, Bdata)
     if n <= DENSE_MAX:
         pencil = _dense_pencil(sys, K, M, Bdata)
         if pencil is None:
             return None
         w, V = pencil
-        finite = np.isfinite(w)
     else:
-        # (a shift below zero in omega^2, away from a rigid motion's zero eigenvalue)
-        shift = -1e-6 * scale / float(M.diagonal().max())
-        Bz = Bdata if sys.n_con else np.zeros(0)
-        OPinv = constrained_resolvent(sys, (K - shift * M).tocsc(), Bz, symmetric=False)
-        try:
-            w, V = spla.eigs(K, k=min(6, n - 2), M=M, sigma=shift, which="LM", OPinv=OPinv)
-        except spla.ArpackNoConvergence as err:
-            w, V = err.eigenvalues, err.eigenvectors
-        finite = np.isfinite(w)
+        found = _sparse_undamped_flutter(sys, K, M, Bdata, scale)
+        if found is None:
+            return None
+        w, V = found
+    finite = np.isfinite(w)
     size = np.abs(w)
     cplx = finite & (np.abs(w.imag) > FLUTTER_TOL * size)
     if not np.any(cplx):
@@ -447,7 +493,108 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> d
     mode = np.abs(V[:, j])
     dof = int(np.argmax(mode))
     return dict(omega2=complex(w[j]), frequency=float(abs(root[j].real)) / (2 * math.pi),
-                growth=float(growth[j]), dof=dof, where=sys.dof_label(int(sys.free[dof])))
+                growth=float(growth[j]), dof=dof, where=sys.dof_label(int(sys.free[dof])),
+                damped=False)
+
+
+def _balanced(Kd, Cd, Md) -> tuple[float, float]:
+    """The scaling ``lambda = gamma mu`` and factor ``delta`` of Fan, Lin and Van Dooren
+    (SIAM J. Matrix Anal. Appl. 26 (2004)) for the quadratic ``lambda^2 M + lambda C + K``:
+    ``gamma = sqrt(|K| / |M|)``, ``delta = 2 / (|K| + gamma |C|)`` (Frobenius norms), so the
+    scaled coefficients have norms near one and QZ's backward error is small for the
+    quadratic too (K in N/m beside masses in kg: 1e11 apart on a steel beam)."""
+    nk = float(np.linalg.norm(Kd)) if not sp.issparse(Kd) else float(spla.norm(Kd))
+    nc = float(np.linalg.norm(Cd)) if not sp.issparse(Cd) else float(spla.norm(Cd))
+    nm = float(np.linalg.norm(Md)) if not sp.issparse(Md) else float(spla.norm(Md))
+    gamma = math.sqrt(nk / nm) if nk > 0.0 and nm > 0.0 else 1.0
+    return gamma, 2.0 / max(nk + gamma * nc, 1e-300)
+
+
+def _damped_mode(sys: System, K, C, M, Bdata: np.ndarray | None) -> dict | None:
+    """:func:`flutter_mode` with damping: the root ``lambda`` [1/s] of ``det(lambda^2 M +
+    lambda C + K) = 0`` on the joints' motions with the largest real part, where that
+    exceeds :data:`DAMPED_TOL` ``|lambda|`` (a motion growing at ``Re lambda`` and
+    oscillating at ``|Im lambda|``; a real positive root is a divergence, which the
+    divergence measure also refuses); None where every root decays.
+
+    Up to :data:`DENSE_MAX` free DOFs every root: dense QZ (eigenvalues only) of the
+    linearisation ``[[0, I], [-K, -C]] z = mu [[I, 0], [0, M]] z`` of the balanced quadratic
+    (:func:`_balanced`) on a null-space basis Z of B, infinite roots (motions without mass)
+    left out; the mode of the growing root is the null vector of ``lambda^2 M + lambda C +
+    K`` (its smallest singular vector). Above, the 12 roots nearest zero by shift-invert
+    ARPACK on the linearisation: ``(A - sigma B)^-1`` needs only the bordered resolvent of
+    ``K + sigma C + sigma^2 M`` (the second block row eliminated; the constraints act on
+    the displacement block, and the velocity block ``v = x + sigma u`` stays in the joints'
+    motions)."""
+    n = sys.n_free
+    if n <= DENSE_MAX:
+        Kd, Cd, Md = K.toarray(), C.toarray(), M.toarray()
+        Z = None
+        if sys.n_con:
+            Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+            if Z.shape[1] == 0:
+                return None
+            Kd, Cd, Md = Z.T @ Kd @ Z, Z.T @ Cd @ Z, Z.T @ Md @ Z
+        m = Kd.shape[0]
+        gamma, delta = _balanced(Kd, Cd, Md)
+        I, O = np.eye(m), np.zeros((m, m))
+        A = np.block([[O, I], [-delta * Kd, -gamma * delta * Cd]])
+        Bl = np.block([[I, O], [O, gamma * gamma * delta * Md]])
+        alpha, beta = sla.eigvals(A, Bl, homogeneous_eigvals=True)
+        finite = np.abs(beta) > 1e-13 * 2 * m * float(np.abs(Bl).max())
+        lam = gamma * alpha[finite] / beta[finite]
+        if not lam.size:
+            return None
+        j = int(np.argmax(lam.real))
+        lj = complex(lam[j])
+        if not lj.real > DAMPED_TOL * abs(lj):
+            return None
+        Q = lj * lj * Md + lj * Cd + Kd
+        x = sla.svd(Q)[2][-1].conj()
+        y = x if Z is None else Z @ x
+    else:
+        Bz = Bdata if sys.n_con else np.zeros(0)
+        sigma = -1e-6 * math.sqrt(float(abs(K).max()) / float(M.diagonal().max()))
+        R = constrained_resolvent(sys, (K + sigma * C + sigma * sigma * M).tocsc(), Bz,
+                                  symmetric=False)
+
+        def matvec(z):
+            z = np.ravel(z)
+            x, yv = z[:n], z[n:]
+            u = R.matvec(-(M @ yv) - (C @ x) - sigma * (M @ x))
+            return np.concatenate([u, x + sigma * u])
+
+        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=float)
+        try:
+            theta, V = spla.eigs(op, k=min(12, 2 * n - 2), which="LM")
+        except spla.ArpackNoConvergence as err:
+            theta, V = err.eigenvalues, err.eigenvectors
+        keep = np.abs(theta) > 0.0
+        if not np.any(keep):
+            return None
+        lam = sigma + 1.0 / theta[keep]
+        V = V[:, keep]
+        j = int(np.argmax(lam.real))
+        lj = complex(lam[j])
+        if not lj.real > DAMPED_TOL * abs(lj):
+            return None
+        y = V[:n, j]
+    dof = int(np.argmax(np.abs(y)))
+    return dict(omega2=-lj * lj, frequency=abs(lj.imag) / (2 * math.pi), growth=lj.real,
+                dof=dof, where=sys.dof_label(int(sys.free[dof])), damped=True)
+
+
+def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
+    """Placeholder: the six omega^2 nearest zero (shift-invert ARPACK)."""
+    n = sys.n_free
+    shift = -1e-6 * scale / float(M.diagonal().max())
+    Bz = Bdata if sys.n_con else np.zeros(0)
+    OPinv = constrained_resolvent(sys, (K - shift * M).tocsc(), Bz, symmetric=False)
+    try:
+        w, V = spla.eigs(K, k=min(6, n - 2), M=M, sigma=shift, which="LM", OPinv=OPinv)
+    except spla.ArpackNoConvergence as err:
+        w, V = err.eigenvalues, err.eigenvectors
+    return w, V
 
 
 def _dense_pencil(sys: System, K, M, Bdata: np.ndarray | None):

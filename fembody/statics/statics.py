@@ -28,7 +28,7 @@ from . import _kernels
 from .options import StaticOptions
 from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation_odd,  # noqa: F401
                         _sparse_real_stability, circulatory_stability, constrained_resolvent,
-                        flutter_mode,
+                        damping_matrix, flutter_mode,
                         frictional_stability, lowest_eigenvalue, pattern_data)
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
@@ -909,7 +909,8 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         # (also where the factorisation proved the symmetric part positive definite: that
         # excludes divergence, not flutter)
         fscale = float(np.abs(K[s.diag_pos]).max())
-        flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale)
+        flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale,
+                               damping_matrix(s, q))
     result.record(when, q, load_factor=load, model_time=float(eq.t), reactions=eq.reactions(r),
                   iterations=it, lam=lam, stability=lowest, **_contacts_accepted(s, q))
     if flutter is not None:
@@ -937,16 +938,25 @@ def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict) -> None:
     w = mode["omega2"]
     result.stats.setdefault("flutter", []).append(dict(
         state=k, load_factor=float(load), omega2=(w.real, w.imag),
-        frequency=mode["frequency"], growth=mode["growth"], where=mode["where"]))
+        frequency=mode["frequency"], growth=mode["growth"], where=mode["where"],
+        damped=bool(mode.get("damped", False))))
     result.stats.setdefault("unstable", []).append(float(load))
     result.stats.setdefault("unstable_states", []).append(k)
+    if mode.get("damped"):
+        pair = (f"the tangent K, damping C and mass matrix M have the root lambda = "
+                f"{mode['growth']:.6g} +- {2 * math.pi * mode['frequency']:.6g}i 1/s of "
+                "det(lambda^2 M + lambda C + K) = 0")
+        judged = "judged with the model's damping"
+    else:
+        pair = (f"the tangent K and the mass matrix M have the complex pair omega^2 = "
+                f"{w.real:.6g} +- {abs(w.imag):.6g}i 1/s^2")
+        judged = ("judged undamped: the model has no damping; damping can lower the flutter "
+                  "load, Ziegler's paradox")
     msg = (f"static: the equilibrium at load step {k + 1} (load factor {load:.6g}) is unstable "
-           f"by flutter: the tangent K and the mass matrix M have the complex pair omega^2 = "
-           f"{w.real:.6g} +- {abs(w.imag):.6g}i 1/s^2, a vibration at {mode['frequency']:.4g} "
+           f"by flutter: {pair}, a vibration at {mode['frequency']:.4g} "
            f"Hz whose amplitude grows at {mode['growth']:.4g} 1/s, largest at "
            f"{mode['where']}. The non-conservative forces (slipping friction, follower "
-           "loads) feed it: the static state exists, but a disturbance grows (judged "
-           "undamped; damping can lower the flutter load, Ziegler's paradox)")
+           f"loads) feed it: the static state exists, but a disturbance grows ({judged})")
     if eq.unstable == "accept":
         log.info(msg)
         return

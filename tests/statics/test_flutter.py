@@ -35,17 +35,18 @@ P_FLUTTER = (3.5 - math.sqrt(2.0)) * C / L        # Ziegler's critical follower 
 J_BAR = 1e-9 * MASS * L * L                        # the bodies' own inertia: point masses
 
 
-def _ziegler(P):
+def _ziegler(P, b=0.0):
     """Ziegler's pendulum standing along +y: rigid bodies at the middle hinge (2m) and the
     tip (m), pinned to the ground at the origin and to each other at (0, l), rotational
-    springs c, the tip pushed by a follower force P along the upper bar."""
+    springs c (with dampers ``b`` [N m s/rad] on both hinges' rotations), the tip pushed by
+    a follower force P along the upper bar."""
     m = fb.Model()
     b1 = m.add_rigid_body((0.0, L), 2 * MASS, J_BAR)
     b2 = m.add_rigid_body((0.0, 2 * L), MASS, J_BAR)
     m.add_joint(fb.Pin(m.ground, b1, at=(0.0, 0.0)))
     m.add_joint(fb.Pin(b1, b2, at=(0.0, L)))
-    m.add_rotational_spring(b1, None, k=C)
-    m.add_rotational_spring(b1, b2, k=C)
+    m.add_rotational_spring(b1, None, k=C, c=b)
+    m.add_rotational_spring(b1, b2, k=C, c=b)
     m.add_force(b2, (0.0, -P), follower=True)
     return m
 
@@ -287,3 +288,100 @@ def test_becks_column_divergence_measure_is_the_pencils():
     assert np.all(np.isfinite(w))
     real = w.real[np.abs(w.imag) <= 1e-6 * np.abs(w)]
     assert res.stability[-1] == pytest.approx(M.diagonal().max() * real.min(), rel=1e-8)
+
+
+# ---------------------------------------------------------------- damping: Ziegler's paradox
+def _ziegler_damped_polynomial(P, b):
+    """The coefficients a0..a4 of det(s^2 M + s D + K) in the hinge angles (M, K as
+    :func:`_ziegler_pencil`, equal dampers b at both hinges: D = b [[2, -1], [-1, 1]]),
+    expanded by hand: 2 mu^2 s^4 + 7 mu b s^3 + ((7c - 2Pl) mu + b^2) s^2 + 2bc s + c^2,
+    mu = m l^2."""
+    mu = MASS * L * L
+    return np.array([2 * mu * mu, 7 * mu * b, (7 * C - 2 * P * L) * mu + b * b, 2 * b * C,
+                     C * C])
+
+
+def _ziegler_damped_load(b):
+    """The damped flutter load [N] from the Routh-Hurwitz condition on that quartic:
+    a1 a2 a3 - a0 a3^2 - a1^2 a4 = b^2 c mu (41 c mu - 28 P l mu + 14 b^2) changes sign at
+    P l = 41 c / 28 + b^2 / (2 mu) (Ziegler 1952: 41/28 c/l as b -> 0, against the undamped
+    (7/2 - sqrt 2) c/l; O. N. Kirillov and A. P. Seyranian, J. Appl. Math. Mech. 69 (2005))."""
+    return (41.0 * C / 28.0 + b * b / (2 * MASS * L * L)) / L
+
+
+def test_ziegler_damped_closed_form_checks_out_numerically():
+    """The hand-expanded quartic equals det(s^2 M + s D + K) of the 2x2 matrices at random
+    complex s (1e-12), and its roots cross the imaginary axis at the Routh-Hurwitz load:
+    the largest real part is negative at 1 - 1e-6 of it and positive at 1 + 1e-6 (for the
+    two dampers used below), so the closed form the static check is tested against holds."""
+    rng = np.random.default_rng(7)
+    mu = MASS * L * L
+    for b in (0.1, 0.05):
+        P = _ziegler_damped_load(b)
+        K = np.array([[2 * C - P * L, P * L - C], [-C, C]])
+        M = mu * np.array([[3.0, 1.0], [1.0, 1.0]])
+        D = b * np.array([[2.0, -1.0], [-1.0, 1.0]])
+        for s in rng.normal(size=3) + 1j * rng.normal(size=3) * 10.0:
+            det = np.linalg.det(s * s * M + s * D + K)
+            assert abs(np.polyval(_ziegler_damped_polynomial(P, b), s) - det) < 1e-12 * abs(det)
+        below = np.roots(_ziegler_damped_polynomial((1 - 1e-6) * P, b)).real.max()
+        above = np.roots(_ziegler_damped_polynomial((1 + 1e-6) * P, b)).real.max()
+        assert below < 0.0 < above
+
+
+def test_ziegler_damped_is_refused_where_undamped_is_accepted():
+    """Ziegler's paradox: at 0.8 of the undamped flutter load (1.14 times the damped one)
+    the undamped pendulum is accepted, the one with dampers b = 0.1 N m s/rad (1.4e-2 of the
+    critical damping sqrt(c m l^2)) at both hinges is refused naming flutter, with the
+    growing root of the closed-form quartic (growth rate [1/s] and frequency [Hz] to 1e-6)
+    and stats['flutter'] marked damped. Before (4d22bdb), accepted: flutter was judged on
+    the undamped pencil."""
+    P = 0.8 * P_FLUTTER
+    assert P > 1.1 * _ziegler_damped_load(0.1)
+    res = fb.static(_ziegler(P), steps=1)
+    assert all(res.stable) and "flutter" not in res.stats
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(_ziegler(P, 0.1), steps=1)
+    assert "damping" in str(err.value)
+    (mode,) = err.value.result.stats["flutter"]
+    roots = np.roots(_ziegler_damped_polynomial(P, 0.1))
+    ref = roots[np.argmax(roots.real + 1e-3 * roots.imag)]     # (the one with Im > 0)
+    assert ref.real > 0.0
+    assert mode["damped"]
+    assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+    assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
+    # (the mode is largest on a rotation: the bodies' own inertia J is 1e-9 of m l^2)
+    assert mode["where"].endswith("rz")
+
+
+def _ziegler_flutters(P, b) -> bool:
+    try:
+        fb.static(_ziegler(P, b), steps=1)
+    except fb.StabilityError as err:
+        assert "flutter" in str(err), str(err)     # det K = c^2 > 0: never a divergence
+        return True
+    return False
+
+
+def test_ziegler_damped_flutter_load_and_its_vanishing_damping_limit():
+    """Bisection on fb.static's verdict (to 1e-8) for dampers b = 0.1 and 0.05 N m s/rad
+    finds the Routh-Hurwitz load 41 c / (28 l) + b^2 / (2 m l^3) to 1e-6 (measured 9e-9,
+    2e-8), and the extrapolation of the two to b -> 0 (the load is exactly quadratic in b:
+    (4 P(b/2) - P(b)) / 3) gives Ziegler's 41/28 c/l to 1e-6: 0.702 of the undamped load
+    (7/2 - sqrt 2) c/l, which the undamped check finds (tested above). Before (4d22bdb),
+    no flutter was found below the undamped load: every bisection ended at its top."""
+    crit = []
+    for b in (0.1, 0.05):
+        ref = _ziegler_damped_load(b)
+        lo, hi = 0.9 * ref, 1.1 * ref
+        while hi - lo > 1e-8 * ref:
+            mid = 0.5 * (lo + hi)
+            if _ziegler_flutters(mid, b):
+                hi = mid
+            else:
+                lo = mid
+        crit.append(0.5 * (lo + hi))
+        assert crit[-1] == pytest.approx(ref, rel=1e-6)
+    limit = (4.0 * crit[1] - crit[0]) / 3.0
+    assert limit == pytest.approx(41.0 * C / (28.0 * L), rel=1e-6)
+    assert limit / P_FLUTTER == pytest.approx(0.702, abs=1e-3)
