@@ -385,3 +385,54 @@ def test_ziegler_damped_flutter_load_and_its_vanishing_damping_limit():
     limit = (4.0 * crit[1] - crit[0]) / 3.0
     assert limit == pytest.approx(41.0 * C / (28.0 * L), rel=1e-6)
     assert limit / P_FLUTTER == pytest.approx(0.702, abs=1e-3)
+
+
+# ------------------------------------------- above the dense limit: flutter beyond six modes
+def _ziegler_beside_a_soft_beam(P):
+    """Ziegler's pendulum (as :func:`_ziegler`, undamped) beside a separate soft cantilever
+    (1 m, 110 elements: 333 free DOFs with the pendulum's 6 and 4 pin rows; E = 5e4 Pa,
+    rho = 1000 kg/m^3, A = 1e-2 m^2, I = 1e-7 m^4), whose eight lowest bending modes
+    (omega_k = (beta_k L)^2 sqrt(EI / rho A) / L^2: 0.08 ... 12.4 rad/s) lie below the
+    pendulum's pair (omega^2 about 246 1/s^2 at P_cr, 15.7 rad/s)."""
+    m = _ziegler(P)
+    soft = fb.Material(E=5e4, rho=1000.0, nu=0.3)
+    beam = m.add_beam((2.0, 0.0), (3.0, 0.0), n=110, material=soft,
+                      section=fb.Section(A=1e-2, I=1e-7))
+    m.fix(beam.first)
+    return m
+
+
+@pytest.mark.parametrize("factor, flutters", [(0.99, False), (1.01, True)])
+def test_flutter_beyond_the_six_lowest_modes_is_found(factor, flutters):
+    """Above the dense limit the pendulum's pair is not among the six omega^2 nearest zero
+    (the soft beam's bending modes are, checked here against the closed-form cantilever
+    frequencies): at 1.01 P_cr the sparse check still refuses it naming flutter, with
+    omega^2 of the closed-form 2x2 pencil to 1e-6 and the mode largest on the pendulum;
+    0.99 P_cr is accepted with no StabilityWarning (the disks cover the band where a
+    flutter growing by 1e-3 of its frequency per radian can lie). Before (4d22bdb), 1.01
+    P_cr was accepted: only the six lowest modes were judged."""
+    import warnings
+    from fembody.linalg.linalg import DENSE_MAX
+    P = factor * P_FLUTTER
+    beta_l = np.array([1.8751, 4.6941, 7.8548, 10.9955, 14.1372, 17.2788])
+    omega_beam = beta_l ** 2 * math.sqrt(5e4 * 1e-7 / (1000.0 * 1e-2))
+    assert np.all(omega_beam ** 2 < 0.5 * _ziegler_pencil(P).real.min())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        if not flutters:
+            res = fb.static(_ziegler_beside_a_soft_beam(P), steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+        else:
+            with pytest.raises(fb.StabilityError, match="flutter") as err:
+                fb.static(_ziegler_beside_a_soft_beam(P), steps=1)
+            res = err.value.result
+    s = res.system
+    assert s.n_free > DENSE_MAX
+    if flutters:
+        (mode,) = res.stats["flutter"]
+        w = _ziegler_pencil(P)
+        ref = w[np.argmax(w.imag)]
+        got = complex(*mode["omega2"])
+        assert abs(got.real - ref.real) < 1e-6 * abs(ref)
+        assert abs(abs(got.imag) - ref.imag) < 1e-6 * abs(ref)
+        assert mode["where"].startswith("node 2") or mode["where"].startswith("node 1")
