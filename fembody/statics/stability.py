@@ -456,9 +456,10 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
     computed (dense QZ on a null-space basis of B: the pencil, or the damped model's
     linearisation of twice the size). Above, undamped: the complex ``omega^2`` with growth
     per radian above :data:`FLUTTER_RATIO` are all found by shift-invert disks over the band
-    where they can lie (:func:`_sparse_undamped_flutter`); damped: the 12 roots nearest
-    ``lambda = 0`` (shift-invert ARPACK on the linearisation; a damped flutter of higher
-    modes only is not seen there).
+    where they can lie (:func:`_sparse_undamped_flutter`); damped, the same for the roots
+    ``lambda`` by disks on the imaginary axis (:func:`_damped_sparse_roots`). A model whose
+    mass matrix is singular on the joints' motions has no such bound: the roots found are
+    judged, with a StabilityWarning.
 
     Returns
     -------
@@ -521,11 +522,11 @@ def _damped_mode(sys: System, K, C, M, Bdata: np.ndarray | None) -> dict | None:
     linearisation ``[[0, I], [-K, -C]] z = mu [[I, 0], [0, M]] z`` of the balanced quadratic
     (:func:`_balanced`) on a null-space basis Z of B, infinite roots (motions without mass)
     left out; the mode of the growing root is the null vector of ``lambda^2 M + lambda C +
-    K`` (its smallest singular vector). Above, the 12 roots nearest zero by shift-invert
-    ARPACK on the linearisation: ``(A - sigma B)^-1`` needs only the bordered resolvent of
-    ``K + sigma C + sigma^2 M`` (the second block row eliminated; the constraints act on
-    the displacement block, and the velocity block ``v = x + sigma u`` stays in the joints'
-    motions)."""
+    K`` (its smallest singular vector). Above, :func:`_damped_sparse_roots`: shift-invert
+    ARPACK on the linearisation, whose ``(A - sigma B)^-1`` needs only the bordered
+    resolvent of ``K + sigma C + sigma^2 M`` (the second block row eliminated; the
+    constraints act on the displacement block, and the velocity block ``v = x + sigma u``
+    stays in the joints' motions)."""
     n = sys.n_free
     if n <= DENSE_MAX:
         Kd, Cd, Md = K.toarray(), C.toarray(), M.toarray()
@@ -553,32 +554,14 @@ def _damped_mode(sys: System, K, C, M, Bdata: np.ndarray | None) -> dict | None:
         x = sla.svd(Q)[2][-1].conj()
         y = x if Z is None else Z @ x
     else:
-        Bz = Bdata if sys.n_con else np.zeros(0)
-        sigma = -1e-6 * math.sqrt(float(abs(K).max()) / float(M.diagonal().max()))
-        R = constrained_resolvent(sys, (K + sigma * C + sigma * sigma * M).tocsc(), Bz,
-                                  symmetric=False)
-
-        def matvec(z):
-            z = np.ravel(z)
-            x, yv = z[:n], z[n:]
-            u = R.matvec(-(M @ yv) - (C @ x) - sigma * (M @ x))
-            return np.concatenate([u, x + sigma * u])
-
-        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=float)
-        try:
-            theta, V = spla.eigs(op, k=min(12, 2 * n - 2), which="LM")
-        except spla.ArpackNoConvergence as err:
-            theta, V = err.eigenvalues, err.eigenvectors
-        keep = np.abs(theta) > 0.0
-        if not np.any(keep):
+        lam, V = _damped_sparse_roots(sys, K, C, M, Bdata)
+        if not lam.size:
             return None
-        lam = sigma + 1.0 / theta[keep]
-        V = V[:, keep]
         j = int(np.argmax(lam.real))
         lj = complex(lam[j])
         if not lj.real > DAMPED_TOL * abs(lj):
             return None
-        y = V[:n, j]
+        y = V[:, j]
     dof = int(np.argmax(np.abs(y)))
     return dict(omega2=-lj * lj, frequency=abs(lj.imag) / (2 * math.pi), growth=lj.real,
                 dof=dof, where=sys.dof_label(int(sys.free[dof])), damped=True)
@@ -588,6 +571,129 @@ def _damped_mode(sys: System, K, C, M, Bdata: np.ndarray | None) -> dict | None:
 #: (:func:`_sparse_undamped_flutter` doubles it from :data:`DISK_EIGENVALUES` while a disk is
 #: not wider than the band's height)
 FLUTTER_DISK_MAX = 96
+
+
+def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.ndarray]:
+    """The roots ``lambda`` [1/s] of ``det(lambda^2 M + lambda C + K) = 0`` on the joints'
+    motions found above :data:`DENSE_MAX` free DOFs, with their displacement parts (columns),
+    every root growing by more than :data:`FLUTTER_RATIO` of its frequency among them.
+
+    **Where such a root can lie.** For a root ``lambda = a + ib`` with an M-unit mode x,
+    ``lambda^2 + c lambda + k = 0`` with ``c = x^* C x >= 0`` (C symmetric positive
+    semi-definite) and ``k = x^* K x``, ``|Im k| <= nu`` (:func:`_circulatory_norm`). Its
+    imaginary part gives ``|b| (2a + c) = |Im k|``, so ``a >= 0`` needs ``2 a |b| <= nu``,
+    and ``a >= FLUTTER_RATIO |b|`` needs ``b^2 <= nu / (2 FLUTTER_RATIO) = B^2``: damping
+    only narrows the band of :func:`_sparse_undamped_flutter`. Its real part ``a^2 + ca =
+    b^2 - Re k`` keeps ``a <= |b|`` where the symmetric part is positive on the mode
+    (``Re k >= 0``), so ``a <= min(|b|, nu / (2|b|)) <= W = sqrt(nu / 2)``: such roots lie in
+    the strip ``0 <= a <= W``, ``|b| <= B``. A root growing faster than it oscillates needs
+    an indefinite symmetric part, which the divergence measure judges.
+
+    **Disks on the imaginary axis.** Shift-invert ARPACK on the linearisation at ``sigma =
+    i y`` (the bordered resolvent of ``K + sigma C + sigma^2 M``, complex: SuperLU) returns
+    the k roots nearest ``sigma``; none other lies nearer than the second farthest, ``R``,
+    so where ``R > W`` the run sees every root of the strip with ``|b - y| <= sqrt(R^2 -
+    W^2)``. The shifts march from ``y = 0`` up to ``B`` as the undamped disks
+    do (roots come in conjugate pairs: the upper half suffices), k doubled while a disk is
+    too small, at most :data:`MAX_SHIFTS` runs; an incomplete cover warns naming it."""
+    n = sys.n_free
+    Bc = sys.B_matrix(Bdata) if sys.n_con else None
+    nu = _circulatory_norm(sys, K, M, Bdata)
+    top = math.sqrt(nu / (2.0 * FLUTTER_RATIO)) if np.isfinite(nu) else math.inf
+    width = math.sqrt(0.5 * nu) if np.isfinite(nu) else 0.0
+    Kc, Cc, Mc = K.tocsc().astype(complex), C.tocsc().astype(complex), M.tocsc().astype(complex)
+    k = min(DISK_EIGENVALUES, 2 * n - 2)
+    kmax = min(2 * FLUTTER_DISK_MAX, 2 * n - 2)
+    y = 0.0
+    edge = None
+    runs = 0
+    roots, modes = [], []
+    while runs < MAX_SHIFTS:
+        runs += 1
+        sigma = 1j * y
+        Q = (Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
+        A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(complex)
+        lu = spla.splu(sp.csc_matrix(A))
+        m_con = 0 if Bc is None else Bc.shape[0]
+
+        def matvec(z, lu=lu, sigma=sigma, m_con=m_con):
+            z = np.ravel(z)
+            x, v = z[:n], z[n:]
+            rhs = -(Mc @ v) - (Cc @ x) - sigma * (Mc @ x)
+            u = lu.solve(np.concatenate([rhs, np.zeros(m_con, dtype=complex)]))[:n]
+            return np.concatenate([u, x + sigma * u])
+
+        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=complex)
+        try:
+            theta, V = spla.eigs(op, k=k, which="LM")
+        except spla.ArpackNoConvergence as err:
+            theta, V = err.eigenvalues, err.eigenvectors
+            if theta.size:
+                keep = np.abs(theta) > 0.0
+                roots.append(sigma + 1.0 / theta[keep])
+                modes.append(V[:n, keep])
+            k = min(2 * k, kmax)
+            continue
+        keep = np.abs(theta) > 0.0
+        lam, X = sigma + 1.0 / theta[keep], V[:n, keep]
+        for j in np.flatnonzero(lam.real > DAMPED_TOL * np.abs(lam)):
+            lam[j], X[:, j] = _refined_root(Kc, Cc, Mc, Bc, complex(lam[j]), X[:, j])
+        roots.append(lam)
+        modes.append(X)
+        if np.any(lam.real > DAMPED_TOL * np.abs(lam)) or not np.isfinite(top):
+            break
+        d = np.sort(np.abs(lam - sigma))
+        R = float(d[-2]) if d.size >= 2 else 0.0
+        if R <= width:
+            if k >= kmax:
+                break
+            k = min(2 * k, kmax)
+            continue
+        h = math.sqrt(R * R - width * width)
+        if edge is not None and y - h > edge:
+            y = edge + 0.5 * h                 # a gap: nearer the part covered
+            continue
+        edge = y + h
+        if edge >= top:
+            break
+        y = edge + h
+    lam = np.concatenate(roots) if roots else np.zeros(0, dtype=complex)
+    V = np.concatenate(modes, axis=1) if modes else np.zeros((n, 0), dtype=complex)
+    if not np.any(lam.real > DAMPED_TOL * np.abs(lam)) and (edge is None or edge < top):
+        reach = "nothing" if edge is None else f"|Im lambda| up to {edge:.4g} 1/s"
+        why = ("M is singular on the joints' motions: no bound" if not np.isfinite(nu)
+               else f"{runs} shift-invert runs covered {reach}")
+        warnings.warn(f"static: the damped flutter check of {n} free DOFs did not cover the "
+                      f"band where a flutter growing by {FLUTTER_RATIO:g} of its frequency "
+                      f"per radian can lie (|Im lambda| up to {top:.4g} 1/s; {why}); the "
+                      "state is judged on the roots found", StabilityWarning, stacklevel=4)
+    return lam, V
+
+
+def _refined_root(K, C, M, Bc, lam: complex, x: np.ndarray) -> tuple[complex, np.ndarray]:
+    """A root ``lam`` of ``det(lam^2 M + lam C + K) = 0`` and its mode ``x`` from ARPACK,
+    refined: two steps of inverse iteration (the bordered ``Q(lam)`` factorised once,
+    complex SuperLU) and the Rayleigh functional, the root of ``x^H M x mu^2 + x^H C x mu
+    + x^H K x = 0`` nearest ``lam``. Why: the Ritz values of the linearisation carry its
+    non-normality (a root of an undamped beam's mode on the imaginary axis came out with
+    Re lambda = 5e-10 |lambda|, above :data:`DAMPED_TOL`); the functional of an accurate
+    mode is exact to the mode's error (and, for a symmetric K, C, M part, real m, c, k
+    put an undamped mode back on the axis)."""
+    n = K.shape[0]
+    Q = (K + lam * C + lam * lam * M).tocsc()
+    m_con = 0 if Bc is None else Bc.shape[0]
+    A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(complex)
+    try:
+        lu = spla.splu(sp.csc_matrix(A))
+        for _ in range(2):
+            u = lu.solve(np.concatenate([M @ x, np.zeros(m_con, dtype=complex)]))[:n]
+            x = u / np.linalg.norm(u)
+    except RuntimeError:            # exactly singular at lam: lam is a root to round-off
+        pass
+    xh = x.conj()
+    m, c, k = xh @ (M @ x), xh @ (C @ x), xh @ (K @ x)
+    mus = np.roots([m, c, k])
+    return complex(mus[np.argmin(np.abs(mus - lam))]), x
 
 
 def _circulatory_norm(sys: System, K, M, Bdata) -> float:

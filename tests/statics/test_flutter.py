@@ -436,3 +436,33 @@ def test_flutter_beyond_the_six_lowest_modes_is_found(factor, flutters):
         assert abs(got.real - ref.real) < 1e-6 * abs(ref)
         assert abs(abs(got.imag) - ref.imag) < 1e-6 * abs(ref)
         assert mode["where"].startswith("node 2") or mode["where"].startswith("node 1")
+
+
+def test_damped_flutter_beyond_the_lowest_roots_is_found():
+    """The damped pendulum (dampers b = 0.1 N m s/rad at both hinges) beside the soft
+    undamped beam (333 free DOFs: the sparse damped check): at 0.8 of the undamped flutter
+    load (1.14 times the damped one) refused naming flutter, with the growing root of the
+    closed-form quartic (growth and frequency to 1e-6), although the beam's 8 lowest modes
+    give 16 roots nearer zero; at 0.95 of the damped load accepted with no
+    StabilityWarning. Before (4d22bdb), the first was accepted (undamped pencil)."""
+    import warnings
+    P = 0.8 * P_FLUTTER
+
+    def model(P):
+        m = _ziegler_beside_a_soft_beam(P)
+        for spring in m.rotational_springs:
+            spring["c"] = 0.1
+        return m
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        res = fb.static(model(0.95 * _ziegler_damped_load(0.1)), steps=1)
+        assert all(res.stable) and "flutter" not in res.stats
+        with pytest.raises(fb.StabilityError, match="flutter") as err:
+            fb.static(model(P), steps=1)
+    (mode,) = err.value.result.stats["flutter"]
+    roots = np.roots(_ziegler_damped_polynomial(P, 0.1))
+    ref = roots[np.argmax(roots.real + 1e-3 * roots.imag)]
+    assert mode["damped"]
+    assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+    assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
