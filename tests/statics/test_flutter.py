@@ -466,3 +466,34 @@ def test_damped_flutter_beyond_the_lowest_roots_is_found():
     assert mode["damped"]
     assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
     assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
+
+
+def test_the_damping_matrix_is_rayleighs_and_the_dampers():
+    """stability.damping_matrix on a planar cantilever (4 elements) with Rayleigh alpha =
+    0.3 1/s and beta = 2e-4 s is alpha M + beta K of the System's own mass and stiffness
+    matrices at the unloaded state (1e-12 of its size); a damper c between two bodies'
+    rotations adds c to their rotational entries; an undamped model gives None (nothing
+    evaluated), so its flutter is judged on the undamped pencil."""
+    from fembody.statics.stability import damping_matrix
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=4, material=steel,
+                   section=fb.Section.rectangle(b=0.02, h=0.02))
+    m.fix(b.first)
+    res = fb.static(m, steps=1)
+    s, q = res.system, res.q[-1]
+    assert damping_matrix(s, q) is None
+    m.set_damping(alpha=0.3, beta=2e-4)
+    res = fb.static(m, steps=1)
+    s, q = res.system, res.q[-1]
+    Cd = damping_matrix(s, q).toarray()
+    ref = 0.3 * s.mass_matrix(q).toarray() + 2e-4 * s.stiffness_matrix(q).toarray()
+    assert np.abs(Cd - ref).max() < 1e-12 * np.abs(ref).max()
+    res = fb.static(_ziegler(0.5 * P_FLUTTER, 0.25), steps=1)
+    s, q = res.system, res.q[-1]
+    Cd = damping_matrix(s, q).toarray()
+    rz = [i for i in range(s.n_free) if s.dof_label(int(s.free[i])).endswith("rz")]
+    # hinge 1 to the ground (c) and hinge 2 between the bodies (c): [[2c, -c], [-c, c]]
+    assert Cd[np.ix_(rz, rz)] == pytest.approx(0.25 * np.array([[2.0, -1.0], [-1.0, 1.0]]))
+    others = np.delete(np.delete(Cd, rz, 0), rz, 1)
+    assert not np.any(others)
