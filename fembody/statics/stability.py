@@ -1,6 +1,7 @@
 """The stability of a converged static equilibrium: the lowest eigenvalue of the constrained
 tangent (conservative models), the real eigenvalues of an unsymmetric tangent (Coulomb friction
-in slip, follower loads: divergence) and the complex pairs of the pencil (K, M) (flutter).
+in slip, follower loads: divergence) and the complex pairs of the pencil (K, M), or with
+damping the roots of det(lambda^2 M + lambda C + K) = 0 in the right half-plane (flutter).
 
 Moved here from :mod:`fembody.statics.statics` (which re-exports the names it used to define);
 :func:`fembody.statics.statics._accept` decides with these functions at every converged state.
@@ -117,10 +118,11 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     (M, C positive definite), so the motion about the state has a real root ``s > 0`` and
     grows whatever M and C are. A complex pair of eigenvalues crossing the imaginary axis
     is a flutter instability, which depends on M and C: this measure leaves it out, and
-    :func:`flutter_mode` judges it on the undamped pencil ``(K, M)`` of the current
-    stick/slip set (the dynamic eigenproblem with the contact's complementarity is the
-    complete judge: Pinto da Costa, Martins, Figueiredo and Judice, "The directional
-    instability problem in systems with frictional contacts", CMAME (2004); Cho and Barber,
+    :func:`flutter_mode` judges it on the pencil ``(K, M)`` (with the damping C where the
+    model has any) of the current stick/slip set (the dynamic eigenproblem with the
+    contact's complementarity is the complete judge: Pinto da Costa, Martins, Figueiredo
+    and Judice, "The directional instability problem in systems with frictional contacts",
+    CMAME (2004); Cho and Barber,
     "Stability of the three-dimensional Coulomb friction law", Proc. R. Soc. A, find
     quasi-static slip that the dynamics leaves for some slip directions and damping). The
     real eigenvalues of an unsymmetric K away from zero depend on the coordinates (see

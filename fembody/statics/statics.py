@@ -456,8 +456,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         pendulum under a follower force or a point slipping between inclined springs):
         such a state is unstable in the same way, named in the StabilityError (frequency,
         growth rate, the DOF where the mode is largest) and kept in ``stats['flutter']``
-        (:func:`flutter_mode`; judged without damping, and on the lowest modes only above
-        300 free DOFs).
+        (:func:`flutter_mode`; with the model's damping where it has any, Rayleigh or
+        dampers, since small damping can lower the flutter load (Ziegler's paradox); above
+        300 free DOFs every flutter growing by more than 1e-3 of its frequency per radian
+        is searched, the rest with a StabilityWarning where that search is incomplete).
     times : sequence of float, optional
         A quasi-static load history (method 'newton' only): after the load steps have
         brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
