@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import StabilityWarning
 from ..lazy import lazy_module
 from ..linalg.inertia import UNSTABLE, InertiaCheck
-from ..linalg.linalg import DENSE_MAX, saddle_solver
+from ..linalg.linalg import DENSE_MAX, NotPositiveDefinite, saddle_solver
 from ..system import System
 
 sp = lazy_module("scipy.sparse")
@@ -576,6 +576,9 @@ FLUTTER_DISK_MAX = 96
 #: the eigenvalues the first run of the sparse flutter check asks for: on a 366-DOF slipping
 #: cantilever 32 cover the band in 3 runs where 8 took 8 (each run a factorisation of its own)
 FLUTTER_DISK_START = 32
+#: the most shift-invert runs the sparse flutter checks make at one state before they judge
+#: on the eigenvalues found with a StabilityWarning naming the part of the band not covered
+FLUTTER_SHIFTS = 40
 
 
 def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.ndarray]:
@@ -600,7 +603,7 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     so where ``R > W`` the run sees every root of the strip with ``|b - y| <= sqrt(R^2 -
     W^2)``. The shifts march from ``y = 0`` up to ``B`` as the undamped disks
     do (roots come in conjugate pairs: the upper half suffices), k doubled while a disk is
-    too small, at most :data:`MAX_SHIFTS` runs; an incomplete cover warns naming it."""
+    too small, at most :data:`FLUTTER_SHIFTS` runs; an incomplete cover warns naming it."""
     n = sys.n_free
     Bc = sys.B_matrix(Bdata) if sys.n_con else None
     nu = _circulatory_norm(sys, K, M, Bdata)
@@ -613,7 +616,7 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     edge = None
     runs = 0
     roots, modes = [], []
-    while runs < MAX_SHIFTS:
+    while runs < FLUTTER_SHIFTS:
         runs += 1
         sigma = 1j * y
         Q = (Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
@@ -716,9 +719,11 @@ def _circulatory_norm(sys: System, K, M, Bdata) -> float:
         op = spla.LinearOperator(K.shape, matvec=lambda y: R.matvec(N @ np.ravel(y)),
                                  dtype=float)
         th = spla.eigs(op, k=2, which="LM", return_eigenvectors=False)
-    except Exception:       # (a singular M: no factorisation; no convergence: no bound)
+    except (RuntimeError, ValueError, ArithmeticError, NotPositiveDefinite):
+        # (a singular M: no factorisation; ARPACK without convergence: no bound)
         return math.nan
-    return float(np.abs(th).max())
+    nu = float(np.abs(th).max())
+    return nu if np.isfinite(nu) else math.nan      # (a dense LU of a singular M: NaN)
 
 
 def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
@@ -747,7 +752,7 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     first disk's edge is not searched (complex ``omega^2`` with ``Re omega^2`` below it
     need an indefinite symmetric part, which the divergence measure judges). Without the
     bound (M singular on the joints' motions) or where the cover does not reach ``Lambda``
-    in :data:`MAX_SHIFTS` runs, the eigenvalues found are judged with a StabilityWarning
+    in :data:`FLUTTER_SHIFTS` runs, the eigenvalues found are judged with a StabilityWarning
     naming the part of the band not covered."""
     n = sys.n_free
     Bz = Bdata if sys.n_con else np.zeros(0)
@@ -759,7 +764,7 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     ws, Vs = [], []
     edge = None
     runs = 0
-    while runs < MAX_SHIFTS:
+    while runs < FLUTTER_SHIFTS:
         runs += 1
         OPinv = constrained_resolvent(sys, (K - shift * M).tocsc(), Bz, symmetric=False)
         try:

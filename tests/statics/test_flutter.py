@@ -532,3 +532,18 @@ def test_becks_column_with_vanishing_internal_damping_flutters_near_10_94():
     rates = np.log2(d[:-1] / d[1:])
     assert np.all(np.abs(rates - 2.0) < 0.15), (crit, rates)
     assert abs(crit[2] + d[1] / 3.0 - BECK_VOIGT) < 5e-3, crit
+
+
+def test_an_incomplete_flutter_search_warns_naming_the_band(monkeypatch):
+    """Where the disks cannot cover the band (here limited to one shift-invert run of 4
+    eigenvalues), the sparse check judges on what it found and says so: a
+    StabilityWarning naming the band's top omega^2 and what was covered, never a silent
+    pass. (With the limits as shipped the same state passes without a warning: see
+    test_flutter_beyond_the_six_lowest_modes_is_found.)"""
+    import fembody.statics.stability as stability
+    monkeypatch.setattr(stability, "FLUTTER_SHIFTS", 1)
+    monkeypatch.setattr(stability, "FLUTTER_DISK_START", 4)
+    monkeypatch.setattr(stability, "FLUTTER_DISK_MAX", 4)
+    with pytest.warns(fb.StabilityWarning, match="did not cover the band"):
+        res = fb.static(_ziegler_beside_a_soft_beam(0.99 * P_FLUTTER), steps=1)
+    assert all(res.stable)
