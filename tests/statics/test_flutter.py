@@ -547,3 +547,41 @@ def test_an_incomplete_flutter_search_warns_naming_the_band(monkeypatch):
     with pytest.warns(fb.StabilityWarning, match="did not cover the band"):
         res = fb.static(_ziegler_beside_a_soft_beam(0.99 * P_FLUTTER), steps=1)
     assert all(res.stable)
+
+
+def test_mass_proportional_damping_can_stabilise_a_slipping_point():
+    """Damping is judged, not only feared: the slipping point at mu = 0.35 (flutter
+    undamped, see above; one load step, so the only state judged is the last) with
+    Rayleigh C = alpha M. With M = m I every mode keeps its omega^2 (closed form at the
+    converged state, which alpha does not move) and its roots are lambda = -alpha/2 +-
+    sqrt(alpha^2/4 - omega^2), whose real part crosses zero at alpha* = |Im omega^2| /
+    sqrt(Re omega^2) (8.25 1/s here). At 0.8 alpha* refused naming flutter, with that
+    root's growth rate and frequency to 1e-6; at 0.9999 alpha* still refused, at 1.0001
+    alpha* accepted. Before (4d22bdb), all refused: the undamped pencil judged."""
+    m, p = _slider(0.35, 200.0)
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(m, steps=1)
+    pos = np.asarray(err.value.result.position(p)[-1])
+    w, _ = _slider_pencil(pos, 0.35)
+    w2 = w[np.argmax(np.abs(w.imag))]
+    alpha_star = abs(w2.imag) / math.sqrt(w2.real)
+    for factor, refused in ((0.8, True), (0.9999, True), (1.0001, False)):
+        alpha = factor * alpha_star
+        m, p = _slider(0.35, 200.0)
+        m.set_damping(alpha=alpha)
+        if not refused:
+            res = fb.static(m, steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+            assert res.contacts["stick"][-1, 0] == 0.0          # still slipping
+            assert np.allclose(res.position(p)[-1], pos, rtol=0.0, atol=1e-12)
+            continue
+        with pytest.raises(fb.StabilityError, match="flutter") as err:
+            fb.static(m, steps=1)
+        (mode,) = err.value.result.stats["flutter"]
+        roots = np.concatenate([-alpha / 2 + s * np.sqrt(alpha * alpha / 4 - w.astype(complex))
+                                for s in (1.0, -1.0)])
+        ref = roots[np.argmax(roots.real)]
+        assert mode["damped"] and ref.real > 0.0
+        if factor < 0.9:
+            assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+            assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
