@@ -585,3 +585,30 @@ def test_mass_proportional_damping_can_stabilise_a_slipping_point():
         if factor < 0.9:
             assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
             assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
+
+
+@pytest.mark.parametrize("factor, flutters", [(0.999, False), (1.001, True)])
+def test_becks_damped_column_above_the_dense_limit(factor, flutters):
+    """The sparse damped check on Beck's column with Kelvin-Voigt damping (110 elements,
+    330 free DOFs; beta = 1e-5 s). Its flutter load from the dense runs' second-order
+    convergence, P(n) = P_inf + c / n^2 fitted to 32 and 64 elements (10.95894, 10.94364:
+    P_inf = 10.93854, c = 20.89), is 10.9403 EI/L^2 at 110 elements, and the sparse check
+    brackets it to 1e-3: accepted at 0.999 of it without a StabilityWarning (the disks
+    cover their band), refused at 1.001 naming flutter with the model's damping (growth
+    1.9e-6 1/s). Before (4d22bdb), 1.001 was accepted (the undamped pencil: no flutter
+    below 20.05)."""
+    import warnings
+    from fembody.linalg.linalg import DENSE_MAX
+    m = _beck(factor * 10.9403 / BECK, 110)
+    m.set_damping(beta=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        if not flutters:
+            res = fb.static(m, steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+        else:
+            with pytest.raises(fb.StabilityError, match="model's damping") as err:
+                fb.static(m, steps=1)
+            res = err.value.result
+            assert res.stats["flutter"][-1]["damped"]
+    assert res.system.n_free > DENSE_MAX
