@@ -594,8 +594,10 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     only narrows the band of :func:`_sparse_undamped_flutter`. Its real part ``a^2 + ca =
     b^2 - Re k`` keeps ``a <= |b|`` where the symmetric part is positive on the mode
     (``Re k >= 0``), so ``a <= min(|b|, nu / (2|b|)) <= W = sqrt(nu / 2)``: such roots lie in
-    the strip ``0 <= a <= W``, ``|b| <= B``. A root growing faster than it oscillates needs
-    an indefinite symmetric part, which the divergence measure judges.
+    the strip ``0 <= a <= W``, ``|b| <= B``. A root growing faster than it oscillates (``a >
+    |b|``) needs ``Re k < 0`` on its mode, a symmetric part that is not positive (Hill's
+    condition fails): outside the strip, it is seen only where it lies in the first disk,
+    or where it is real (the divergence measure); a limit, stated.
 
     **Disks on the imaginary axis.** Shift-invert ARPACK on the linearisation at ``sigma =
     i y`` (the bordered resolvent of ``K + sigma C + sigma^2 M``, complex: SuperLU) returns
@@ -746,11 +748,12 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     k doubled (to :data:`FLUTTER_DISK_MAX`) while ``R <= nu``, the shift pulled back where a
     disk leaves a gap. The check stops at the first complex pair found, or where the cover
     reaches ``Lambda``: then no flutter grows faster than ``FLUTTER_RATIO`` times its
-    frequency (one growing slower is removed by a modal damping ratio of that size; real
-    ``omega^2 < 0`` are the divergence measure's). What it rests on: ARPACK's convergence
-    to the eigenvalues nearest each shift (as :func:`_real_by_disks`), and a box left of the
-    first disk's edge is not searched (complex ``omega^2`` with ``Re omega^2`` below it
-    need an indefinite symmetric part, which the divergence measure judges). Without the
+    frequency (one growing slower would be removed by a modal damping ratio of that size,
+    not proved for other damping; real ``omega^2 < 0`` are the divergence measure's). What it rests on: ARPACK's convergence
+    to the eigenvalues nearest each shift (as :func:`_real_by_disks`); the box left of the
+    first disk's edge is not searched (a complex ``omega^2`` with ``Re omega^2 < 0`` needs a
+    symmetric part that is not positive on its mode, Hill's condition failing: a limit,
+    stated; the real ones there are the divergence measure's). Without the
     bound (M singular on the joints' motions) or where the cover does not reach ``Lambda``
     in :data:`FLUTTER_SHIFTS` runs, the eigenvalues found are judged with a StabilityWarning
     naming the part of the band not covered."""
