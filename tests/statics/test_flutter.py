@@ -612,3 +612,34 @@ def test_becks_damped_column_above_the_dense_limit(factor, flutters):
             res = err.value.result
             assert res.stats["flutter"][-1]["damped"]
     assert res.system.n_free > DENSE_MAX
+
+
+@pytest.mark.parametrize("factor, flutters", [(1.0 - 1e-8, False), (1.0 + 1e-6, True)])
+def test_damping_that_misses_the_pair_leaves_the_undamped_threshold(factor, flutters):
+    """The undamped pendulum beside a separate damped oscillator (1 kg on two springs of
+    1e3 N/m with dampers 5 N s/m): the model has damping, so its roots are judged (dense
+    QZ of the linearisation), but none reaches the pendulum, whose threshold stays
+    (7/2 - sqrt 2) c/l. Just below it the pair is within 1e-4 of a double root, where
+    round-off splits a defective pair by sqrt(eps): accepted at 1 - 1e-8 (DAMPED_TOL is not
+    fooled), refused at 1 + 1e-6 with the closed-form growth rate |Im sqrt(omega^2)| of the
+    pencil to 1e-3 (it grows like sqrt(P - P_cr): the bodies' own inertia, 1e-9 of m l^2,
+    moves P_cr by about 1e-9 and so the growth 1e-6 above it by about 5e-4; measured
+    2.3e-4) and its frequency to 1e-6. Before (4d22bdb), the same verdicts by the undamped pencil: this guards
+    the damped path's tolerance, it is not a fix."""
+    m = _ziegler(factor * P_FLUTTER)
+    p = m.add_node((3.0, 0.0))
+    m.add_mass(p, 1.0)
+    m.add_spring(p, (4.0, 0.0), k=1e3, c=5.0)
+    m.add_spring(p, (3.0, 1.0), k=1e3, c=5.0)
+    if not flutters:
+        res = fb.static(m, steps=1)
+        assert all(res.stable) and "flutter" not in res.stats
+        return
+    with pytest.raises(fb.StabilityError, match="model's damping") as err:
+        fb.static(m, steps=1)
+    (mode,) = err.value.result.stats["flutter"]
+    w = _ziegler_pencil(factor * P_FLUTTER)
+    ref = np.sqrt(w[np.argmax(w.imag)])
+    assert mode["damped"]
+    assert mode["growth"] == pytest.approx(abs(ref.imag), rel=1e-3)
+    assert mode["frequency"] == pytest.approx(abs(ref.real) / (2 * math.pi), rel=1e-6)
