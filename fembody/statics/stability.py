@@ -1,6 +1,7 @@
 """The stability of a converged static equilibrium: the lowest eigenvalue of the constrained
 tangent (conservative models), the real eigenvalues of an unsymmetric tangent (Coulomb friction
-in slip, follower loads: divergence) and the complex pairs of the pencil (K, M) (flutter).
+in slip, follower loads: divergence) and the complex pairs of the pencil (K, M), or with
+damping the roots of det(lambda^2 M + lambda C + K) = 0 in the right half-plane (flutter).
 
 Moved here from :mod:`fembody.statics.statics` (which re-exports the names it used to define);
 :func:`fembody.statics.statics._accept` decides with these functions at every converged state.
@@ -16,7 +17,7 @@ import numpy as np
 from ..errors import StabilityWarning
 from ..lazy import lazy_module
 from ..linalg.inertia import UNSTABLE, InertiaCheck
-from ..linalg.linalg import DENSE_MAX, saddle_solver
+from ..linalg.linalg import DENSE_MAX, NotPositiveDefinite, saddle_solver
 from ..system import System
 
 sp = lazy_module("scipy.sparse")
@@ -117,10 +118,11 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     (M, C positive definite), so the motion about the state has a real root ``s > 0`` and
     grows whatever M and C are. A complex pair of eigenvalues crossing the imaginary axis
     is a flutter instability, which depends on M and C: this measure leaves it out, and
-    :func:`flutter_mode` judges it on the undamped pencil ``(K, M)`` of the current
-    stick/slip set (the dynamic eigenproblem with the contact's complementarity is the
-    complete judge: Pinto da Costa, Martins, Figueiredo and Judice, "The directional
-    instability problem in systems with frictional contacts", CMAME (2004); Cho and Barber,
+    :func:`flutter_mode` judges it on the pencil ``(K, M)`` (with the damping C where the
+    model has any) of the current stick/slip set (the dynamic eigenproblem with the
+    contact's complementarity is the complete judge: Pinto da Costa, Martins, Figueiredo
+    and Judice, "The directional instability problem in systems with frictional contacts",
+    CMAME (2004); Cho and Barber,
     "Stability of the three-dimensional Coulomb friction law", Proc. R. Soc. A, find
     quasi-static slip that the dynamics leaves for some slip directions and damping). The
     real eigenvalues of an unsymmetric K away from zero depend on the coordinates (see
@@ -217,6 +219,26 @@ DISK_EIGENVALUES = 8
 #: its flutter load is not told from it (the pair separates like the square root of the
 #: distance to the critical load)
 FLUTTER_TOL = 1e-6
+
+#: a root ``lambda`` of ``det(lambda^2 M + lambda C + K) = 0`` (the damped motion ``x =
+#: y e^{lambda t}`` about a state) grows where ``Re lambda > DAMPED_TOL |lambda|``. Why so
+#: small, against :data:`FLUTTER_TOL`: with damping the roots where stability is lost are
+#: simple (a pair crosses the imaginary axis; it does not coalesce there), so QZ's round-off
+#: on the balanced linearisation is a few eps times the root's condition number, and a
+#: growth rate of 1e-10 of the frequency resolves the damped critical load of Ziegler's
+#: pendulum with dampers 1e-3 of its critical damping to 1e-6 (its ``Re lambda`` moves by
+#: 7e-3 b / (m l^2) of the relative change of the load). A near-defective pair of a model
+#: with damping that does not reach it (an exceptional point) can be split by sqrt(eps)
+#: ~ 1.5e-8 of its size: such a state, with a damping ratio below that, may be refused.
+DAMPED_TOL = 1e-10
+#: the growth per radian above which the sparse flutter check proves every complex pair
+#: found (:func:`_sparse_undamped_flutter`): a complex ``omega^2 = b^2 - a^2 - 2iab`` (growth
+#: ``a`` [1/s], frequency ``b`` [rad/s]) has ``|Im omega^2| = 2ab <= nu`` (``nu`` the
+#: circulatory part's norm in the mass metric), so one growing by ``a >= FLUTTER_RATIO b``
+#: has ``Re omega^2 <= b^2 <= nu / (2 FLUTTER_RATIO)``: the band the disks cover. A flutter
+#: above it grows by less than 1e-3 of its frequency per radian (an amplitude gain under
+#: 0.7 % per cycle), which a modal damping ratio of 1e-3 already removes.
+FLUTTER_RATIO = 1e-3
 
 
 def _proved_lower_bound(Ks, B, scale: float) -> float:
@@ -382,10 +404,29 @@ def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
     return best
 
 
-def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> dict | None:
+def damping_matrix(sys: System, q: np.ndarray) -> "sp.csc_matrix | None":
+    """The damping matrix ``C_T = df_int/dq'`` on the free DOFs at ``q`` [N s/m, N m s/rad
+    mixed] (Rayleigh ``alpha M + beta K``, the dampers of springs and rotational springs,
+    elements' strain-rate damping, contact damping), or None for an undamped model (no
+    Rayleigh coefficient and no block with a damping coefficient: nothing is evaluated)."""
+    damped = (sys.rayleigh[0] > 0 or sys.rayleigh[1] > 0
+              or any(getattr(b, "Dd", None) is not None for b in sys.stiffness_blocks))
+    if not damped or sys.n_free == 0:
+        return None
+    C = sys.internal_forces(q, np.zeros(sys.n_dof), True)[2]
+    if C is None or not np.any(C != 0.0):
+        return None
+    return sys.csc(np.asarray(C, dtype=float))
+
+
+def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
+                 C=None) -> dict | None:
     """The flutter mode of a converged state with an unsymmetric tangent ``K`` (Coulomb
-    friction in slip, follower loads), or None: the complex pair of the pencil ``(K, M)`` on
-    the joints' motions (``Z^T K Z y = omega^2 Z^T M Z y``) with the largest growth rate.
+    friction in slip, follower loads), or None: undamped (``C`` None), the complex pair of
+    the pencil ``(K, M)`` on the joints' motions (``Z^T K Z y = omega^2 Z^T M Z y``) with
+    the largest growth rate; damped (``C`` the damping matrix on the free DOFs,
+    :func:`damping_matrix`), the root ``lambda`` of ``det(lambda^2 M + lambda C + K) = 0``
+    with the largest real part above :data:`DAMPED_TOL` ``|lambda|`` (:func:`_damped_mode`).
 
     **Why.** About an equilibrium the undamped motion is ``M x'' + K x = 0``, ``x = y
     e^{st}``, ``s^2 = -omega^2``. A negative real ``omega^2`` is divergence (judged by
@@ -401,42 +442,50 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> d
     instability: Hoffmann, Fischer, Begout, Ostermeyer and Gaul, J. Sound Vib. 256 (2002);
     brake squeal). Complex ``omega^2`` within :data:`FLUTTER_TOL` of real are round-off.
 
-    **Limits.** The pencil leaves damping out: with damping C the threshold moves, and small
-    damping can lower it (Ziegler's destabilisation paradox: with equal, vanishing damping at
-    both hinges the double pendulum's flutter load drops to about 1.46 c/l), so a
-    state passed here is stable undamped, not for every damping. DOFs without mass give
-    infinite eigenvalues, left out (a model without any mass has no flutter to judge). Up
-    to :data:`DENSE_MAX` free DOFs every eigenvalue of the pencil is computed (dense QZ on a
-    null-space basis of B); above, the six nearest ``omega^2 = 0`` (shift-invert ARPACK on
-    the bordered resolvent of ``K - s M``): the low modes, where a slipping contact couples
-    modes first; a flutter of higher modes only is not seen there.
+    **Damping.** Damping moves the threshold, and small damping can lower it: Ziegler's
+    destabilisation paradox. With dampers ``b`` at both hinges of the double pendulum the
+    characteristic polynomial is ``2 mu^2 s^4 + 7 mu b s^3 + ((7c - 2Pl) mu + b^2) s^2 + 2bc
+    s + c^2`` (``mu = m l^2``), and its Hurwitz determinant ``a1 a2 a3 - a0 a3^2 - a1^2 a4 =
+    b^2 c mu (41 c mu - 28 P l mu + 14 b^2)`` makes the damped flutter load ``P l = 41 c / 28
+    + b^2 / (2 m l^2)``: as ``b -> 0`` it tends to ``41/28 c/l``, 0.70 of the undamped ``(7/2 -
+    sqrt 2) c/l`` (Ziegler 1952; O. N. Kirillov and A. P. Seyranian, "The effect of small
+    internal and external damping on the stability of distributed non-conservative
+    systems", J. Appl. Math. Mech. 69 (2005)). So a damped model is judged with its damping,
+    never on the undamped pencil: a state passed undamped may flutter damped.
+
+    **Limits.** DOFs without mass give infinite eigenvalues, left out (a model without any
+    mass has no flutter to judge). Up to :data:`DENSE_MAX` free DOFs every eigenvalue is
+    computed (dense QZ on a null-space basis of B: the pencil, or the damped model's
+    linearisation of twice the size). Above, undamped: the complex ``omega^2`` with growth
+    per radian above :data:`FLUTTER_RATIO` are all found by shift-invert disks over the band
+    where they can lie (:func:`_sparse_undamped_flutter`); damped, the same for the roots
+    ``lambda`` by disks on the imaginary axis (:func:`_damped_sparse_roots`). A model whose
+    mass matrix is singular on the joints' motions has no such bound: the roots found are
+    judged, with a StabilityWarning.
 
     Returns
     -------
     dict or None
-        ``omega2`` (complex, [1/s^2]), ``frequency`` [Hz] and ``growth`` [1/s] of the
-        growing root, ``dof`` (the index among the free DOFs where the mode is largest) and
-        ``where`` (its label).
+        ``omega2`` (complex, [1/s^2]: ``-lambda^2`` where damped), ``frequency`` [Hz] and
+        ``growth`` [1/s] of the growing root, ``dof`` (the index among the free DOFs where
+        the mode is largest), ``where`` (its label) and ``damped`` (bool).
     """
     n = sys.n_free
     if n == 0 or M is None or not M.nnz or not np.any(M.diagonal() > 0.0):
         return None
+    if C is not None and C.nnz and np.any(C.data != 0.0):
+        return _damped_mode(sys, K, C, M, Bdata)
     if n <= DENSE_MAX:
         pencil = _dense_pencil(sys, K, M, Bdata)
         if pencil is None:
             return None
         w, V = pencil
-        finite = np.isfinite(w)
     else:
-        # (a shift below zero in omega^2, away from a rigid motion's zero eigenvalue)
-        shift = -1e-6 * scale / float(M.diagonal().max())
-        Bz = Bdata if sys.n_con else np.zeros(0)
-        OPinv = constrained_resolvent(sys, (K - shift * M).tocsc(), Bz, symmetric=False)
-        try:
-            w, V = spla.eigs(K, k=min(6, n - 2), M=M, sigma=shift, which="LM", OPinv=OPinv)
-        except spla.ArpackNoConvergence as err:
-            w, V = err.eigenvalues, err.eigenvectors
-        finite = np.isfinite(w)
+        found = _sparse_undamped_flutter(sys, K, M, Bdata, scale)
+        if found is None:
+            return None
+        w, V = found
+    finite = np.isfinite(w)
     size = np.abs(w)
     cplx = finite & (np.abs(w.imag) > FLUTTER_TOL * size)
     if not np.any(cplx):
@@ -447,7 +496,322 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float) -> d
     mode = np.abs(V[:, j])
     dof = int(np.argmax(mode))
     return dict(omega2=complex(w[j]), frequency=float(abs(root[j].real)) / (2 * math.pi),
-                growth=float(growth[j]), dof=dof, where=sys.dof_label(int(sys.free[dof])))
+                growth=float(growth[j]), dof=dof, where=sys.dof_label(int(sys.free[dof])),
+                damped=False)
+
+
+def _balanced(Kd, Cd, Md) -> tuple[float, float]:
+    """The scaling ``lambda = gamma mu`` and factor ``delta`` of Fan, Lin and Van Dooren
+    (SIAM J. Matrix Anal. Appl. 26 (2004)) for the quadratic ``lambda^2 M + lambda C + K``:
+    ``gamma = sqrt(|K| / |M|)``, ``delta = 2 / (|K| + gamma |C|)`` (Frobenius norms), so the
+    scaled coefficients have norms near one and QZ's backward error is small for the
+    quadratic too (K in N/m beside masses in kg: 1e11 apart on a steel beam)."""
+    nk = float(np.linalg.norm(Kd)) if not sp.issparse(Kd) else float(spla.norm(Kd))
+    nc = float(np.linalg.norm(Cd)) if not sp.issparse(Cd) else float(spla.norm(Cd))
+    nm = float(np.linalg.norm(Md)) if not sp.issparse(Md) else float(spla.norm(Md))
+    gamma = math.sqrt(nk / nm) if nk > 0.0 and nm > 0.0 else 1.0
+    return gamma, 2.0 / max(nk + gamma * nc, 1e-300)
+
+
+def _damped_mode(sys: System, K, C, M, Bdata: np.ndarray | None) -> dict | None:
+    """:func:`flutter_mode` with damping: the root ``lambda`` [1/s] of ``det(lambda^2 M +
+    lambda C + K) = 0`` on the joints' motions with the largest real part, where that
+    exceeds :data:`DAMPED_TOL` ``|lambda|`` (a motion growing at ``Re lambda`` and
+    oscillating at ``|Im lambda|``; a real positive root is a divergence, which the
+    divergence measure also refuses); None where every root decays.
+
+    Up to :data:`DENSE_MAX` free DOFs every root: dense QZ (eigenvalues only) of the
+    linearisation ``[[0, I], [-K, -C]] z = mu [[I, 0], [0, M]] z`` of the balanced quadratic
+    (:func:`_balanced`) on a null-space basis Z of B, infinite roots (motions without mass)
+    left out; the mode of the growing root is the null vector of ``lambda^2 M + lambda C +
+    K`` (its smallest singular vector). Above, :func:`_damped_sparse_roots`: shift-invert
+    ARPACK on the linearisation, whose ``(A - sigma B)^-1`` needs only the bordered
+    resolvent of ``K + sigma C + sigma^2 M`` (the second block row eliminated; the
+    constraints act on the displacement block, and the velocity block ``v = x + sigma u``
+    stays in the joints' motions)."""
+    n = sys.n_free
+    if n <= DENSE_MAX:
+        Kd, Cd, Md = K.toarray(), C.toarray(), M.toarray()
+        Z = None
+        if sys.n_con:
+            Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+            if Z.shape[1] == 0:
+                return None
+            Kd, Cd, Md = Z.T @ Kd @ Z, Z.T @ Cd @ Z, Z.T @ Md @ Z
+        m = Kd.shape[0]
+        gamma, delta = _balanced(Kd, Cd, Md)
+        I, O = np.eye(m), np.zeros((m, m))
+        A = np.block([[O, I], [-delta * Kd, -gamma * delta * Cd]])
+        Bl = np.block([[I, O], [O, gamma * gamma * delta * Md]])
+        alpha, beta = sla.eigvals(A, Bl, homogeneous_eigvals=True)
+        finite = np.abs(beta) > 1e-13 * 2 * m * float(np.abs(Bl).max())
+        lam = gamma * alpha[finite] / beta[finite]
+        if not lam.size:
+            return None
+        j = int(np.argmax(lam.real))
+        lj = complex(lam[j])
+        if not lj.real > DAMPED_TOL * abs(lj):
+            return None
+        Q = lj * lj * Md + lj * Cd + Kd
+        x = sla.svd(Q)[2][-1].conj()
+        y = x if Z is None else Z @ x
+    else:
+        lam, V = _damped_sparse_roots(sys, K, C, M, Bdata)
+        if not lam.size:
+            return None
+        j = int(np.argmax(lam.real))
+        lj = complex(lam[j])
+        if not lj.real > DAMPED_TOL * abs(lj):
+            return None
+        y = V[:, j]
+    dof = int(np.argmax(np.abs(y)))
+    return dict(omega2=-lj * lj, frequency=abs(lj.imag) / (2 * math.pi), growth=lj.real,
+                dof=dof, where=sys.dof_label(int(sys.free[dof])), damped=True)
+
+
+#: the largest number of eigenvalues one shift-invert run of the sparse flutter check asks for
+#: (:func:`_sparse_undamped_flutter` doubles it from :data:`FLUTTER_DISK_START` while a disk
+#: is not taller than the band)
+FLUTTER_DISK_MAX = 96
+#: the eigenvalues the first run of the sparse flutter check asks for: on a 366-DOF slipping
+#: cantilever 32 cover the band in 3 runs where 8 took 8 (each run a factorisation of its own)
+FLUTTER_DISK_START = 32
+#: the most shift-invert runs the sparse flutter checks make at one state before they judge
+#: on the eigenvalues found with a StabilityWarning naming the part of the band not covered
+FLUTTER_SHIFTS = 40
+
+
+def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.ndarray]:
+    """The roots ``lambda`` [1/s] of ``det(lambda^2 M + lambda C + K) = 0`` on the joints'
+    motions found above :data:`DENSE_MAX` free DOFs, with their displacement parts (columns),
+    every root growing by more than :data:`FLUTTER_RATIO` of its frequency among them.
+
+    **Where such a root can lie.** For a root ``lambda = a + ib`` with an M-unit mode x,
+    ``lambda^2 + c lambda + k = 0`` with ``c = x^* C x >= 0`` (C symmetric positive
+    semi-definite) and ``k = x^* K x``, ``|Im k| <= nu`` (:func:`_circulatory_norm`). Its
+    imaginary part gives ``|b| (2a + c) = |Im k|``, so ``a >= 0`` needs ``2 a |b| <= nu``,
+    and ``a >= FLUTTER_RATIO |b|`` needs ``b^2 <= nu / (2 FLUTTER_RATIO) = B^2``: damping
+    only narrows the band of :func:`_sparse_undamped_flutter`. Its real part ``a^2 + ca =
+    b^2 - Re k`` keeps ``a <= |b|`` where the symmetric part is positive on the mode
+    (``Re k >= 0``), so ``a <= min(|b|, nu / (2|b|)) <= W = sqrt(nu / 2)``: such roots lie in
+    the strip ``0 <= a <= W``, ``|b| <= B``. A root growing faster than it oscillates (``a >
+    |b|``) needs ``Re k < 0`` on its mode, a symmetric part that is not positive (Hill's
+    condition fails): outside the strip, it is seen only where it lies in the first disk,
+    or where it is real (the divergence measure); a limit, stated.
+
+    **Disks on the imaginary axis.** Shift-invert ARPACK on the linearisation at ``sigma =
+    i y`` (the bordered resolvent of ``K + sigma C + sigma^2 M``, complex: SuperLU) returns
+    the k roots nearest ``sigma``; none other lies nearer than the second farthest, ``R``,
+    so where ``R > W`` the run sees every root of the strip with ``|b - y| <= sqrt(R^2 -
+    W^2)``. The shifts march from ``y = 0`` up to ``B`` as the undamped disks
+    do (roots come in conjugate pairs: the upper half suffices), k doubled while a disk is
+    too small, at most :data:`FLUTTER_SHIFTS` runs; an incomplete cover warns naming it."""
+    n = sys.n_free
+    Bc = sys.B_matrix(Bdata) if sys.n_con else None
+    nu = _circulatory_norm(sys, K, M, Bdata)
+    top = math.sqrt(nu / (2.0 * FLUTTER_RATIO)) if np.isfinite(nu) else math.inf
+    width = math.sqrt(0.5 * nu) if np.isfinite(nu) else 0.0
+    Kc, Cc, Mc = K.tocsc().astype(complex), C.tocsc().astype(complex), M.tocsc().astype(complex)
+    k = min(FLUTTER_DISK_START, 2 * n - 2)
+    kmax = min(2 * FLUTTER_DISK_MAX, 2 * n - 2)
+    y = 0.0
+    edge = None
+    runs = 0
+    roots, modes = [], []
+    while runs < FLUTTER_SHIFTS:
+        runs += 1
+        sigma = 1j * y
+        Q = (Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
+        A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(complex)
+        lu = spla.splu(sp.csc_matrix(A))
+        m_con = 0 if Bc is None else Bc.shape[0]
+
+        def matvec(z, lu=lu, sigma=sigma, m_con=m_con):
+            z = np.ravel(z)
+            x, v = z[:n], z[n:]
+            rhs = -(Mc @ v) - (Cc @ x) - sigma * (Mc @ x)
+            u = lu.solve(np.concatenate([rhs, np.zeros(m_con, dtype=complex)]))[:n]
+            return np.concatenate([u, x + sigma * u])
+
+        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=complex)
+        try:
+            theta, V = spla.eigs(op, k=k, which="LM")
+        except spla.ArpackNoConvergence as err:
+            theta, V = err.eigenvalues, err.eigenvectors
+            if theta.size:
+                keep = np.abs(theta) > 0.0
+                roots.append(sigma + 1.0 / theta[keep])
+                modes.append(V[:n, keep])
+            k = min(2 * k, kmax)
+            continue
+        keep = np.abs(theta) > 0.0
+        lam, X = sigma + 1.0 / theta[keep], V[:n, keep]
+        for j in np.flatnonzero(lam.real > DAMPED_TOL * np.abs(lam)):
+            lam[j], X[:, j] = _refined_root(Kc, Cc, Mc, Bc, complex(lam[j]), X[:, j])
+        roots.append(lam)
+        modes.append(X)
+        if np.any(lam.real > DAMPED_TOL * np.abs(lam)) or not np.isfinite(top):
+            break
+        d = np.sort(np.abs(lam - sigma))
+        R = float(d[-2]) if d.size >= 2 else 0.0
+        if R <= width:
+            if k >= kmax:
+                break
+            k = min(2 * k, kmax)
+            continue
+        h = math.sqrt(R * R - width * width)
+        if edge is not None and y - h > edge:
+            y = edge + 0.5 * h                 # a gap: nearer the part covered
+            continue
+        edge = y + h
+        if edge >= top:
+            break
+        y = edge + h
+    lam = np.concatenate(roots) if roots else np.zeros(0, dtype=complex)
+    V = np.concatenate(modes, axis=1) if modes else np.zeros((n, 0), dtype=complex)
+    if not np.any(lam.real > DAMPED_TOL * np.abs(lam)) and (edge is None or edge < top):
+        reach = "nothing" if edge is None else f"|Im lambda| up to {edge:.4g} 1/s"
+        why = ("M is singular on the joints' motions: no bound" if not np.isfinite(nu)
+               else f"{runs} shift-invert runs covered {reach}")
+        warnings.warn(f"static: the damped flutter check of {n} free DOFs did not cover the "
+                      f"band where a flutter growing by {FLUTTER_RATIO:g} of its frequency "
+                      f"per radian can lie (|Im lambda| up to {top:.4g} 1/s; {why}); the "
+                      "state is judged on the roots found", StabilityWarning, stacklevel=4)
+    return lam, V
+
+
+def _refined_root(K, C, M, Bc, lam: complex, x: np.ndarray) -> tuple[complex, np.ndarray]:
+    """A root ``lam`` of ``det(lam^2 M + lam C + K) = 0`` and its mode ``x`` from ARPACK,
+    refined: two steps of inverse iteration (the bordered ``Q(lam)`` factorised once,
+    complex SuperLU) and the Rayleigh functional, the root of ``x^H M x mu^2 + x^H C x mu
+    + x^H K x = 0`` nearest ``lam``. Why: the Ritz values of the linearisation carry its
+    non-normality (a root of an undamped beam's mode on the imaginary axis came out with
+    Re lambda = 5e-10 |lambda|, above :data:`DAMPED_TOL`); the functional of an accurate
+    mode is exact to the mode's error (and, for a symmetric K, C, M part, real m, c, k
+    put an undamped mode back on the axis)."""
+    n = K.shape[0]
+    Q = (K + lam * C + lam * lam * M).tocsc()
+    m_con = 0 if Bc is None else Bc.shape[0]
+    A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(complex)
+    try:
+        lu = spla.splu(sp.csc_matrix(A))
+        for _ in range(2):
+            u = lu.solve(np.concatenate([M @ x, np.zeros(m_con, dtype=complex)]))[:n]
+            x = u / np.linalg.norm(u)
+    except RuntimeError:            # exactly singular at lam: lam is a root to round-off
+        pass
+    xh = x.conj()
+    m, c, k = xh @ (M @ x), xh @ (C @ x), xh @ (K @ x)
+    mus = np.roots([m, c, k])
+    return complex(mus[np.argmin(np.abs(mus - lam))]), x
+
+
+def _circulatory_norm(sys: System, K, M, Bdata) -> float:
+    """``nu`` [1/s^2]: the norm of the circulatory part ``N = (K - K^T) / 2`` in the mass
+    metric on the joints' motions, ``max |y^T N z| / (|y|_M |z|_M)``, the spectral radius of
+    the pencil ``(N, M)`` there (its eigenvalues are ``+-i nu_j``); by shift-invert ARPACK on
+    the bordered resolvent of M (N is of low rank: a few follower loads or slipping points).
+    NaN where M is singular on those motions (a massless motion: no bound)."""
+    N = (0.5 * (K - K.T)).tocsc()
+    if not N.nnz or not np.any(N.data != 0.0):
+        return 0.0
+    try:
+        R = constrained_resolvent(sys, M.tocsc(), Bdata if sys.n_con else np.zeros(0),
+                                  symmetric=True)
+        op = spla.LinearOperator(K.shape, matvec=lambda y: R.matvec(N @ np.ravel(y)),
+                                 dtype=float)
+        th = spla.eigs(op, k=2, which="LM", return_eigenvectors=False)
+    except (RuntimeError, ValueError, ArithmeticError, NotPositiveDefinite):
+        # (a singular M: no factorisation; ARPACK without convergence: no bound)
+        return math.nan
+    nu = float(np.abs(th).max())
+    return nu if np.isfinite(nu) else math.nan      # (a dense LU of a singular M: NaN)
+
+
+def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
+    """The eigenvalues ``omega^2`` [1/s^2] of the pencil ``(K, M)`` found above
+    :data:`DENSE_MAX` free DOFs and their modes, every complex one growing by more than
+    :data:`FLUTTER_RATIO` of its frequency per radian among them.
+
+    **Where a complex pair can lie.** On the joints' motions with an M-orthonormal basis the
+    pencil is ``S + N`` (S symmetric, N skew, ``|N| = nu``, :func:`_circulatory_norm`). An
+    eigenvalue with an M-unit mode y has ``Im omega^2 = Im(y^* N y)``, so ``|Im omega^2| <=
+    nu``; a growth ``a`` at the frequency ``b`` makes ``|Im omega^2| = 2ab``, so ``a >=
+    FLUTTER_RATIO b`` needs ``Re omega^2 <= b^2 <= nu / (2 FLUTTER_RATIO) = Lambda``. Those
+    lie in the box ``Re omega^2 <= Lambda``, ``|Im omega^2| <= nu``.
+
+    **Disks.** Shift-invert ARPACK at a real shift ``s`` returns the k eigenvalues nearest
+    ``s``; none other lies nearer than the second farthest of them, ``R`` (the farthest may
+    lack its conjugate), so where ``R > nu`` the run sees every eigenvalue of the box
+    between ``s - h`` and ``s + h``, ``h = sqrt(R^2 - nu^2)``. The first shift sits just
+    below zero; each next one at ``edge + h`` (``edge`` the right end of the part covered),
+    k doubled (to :data:`FLUTTER_DISK_MAX`) while ``R <= nu``, the shift pulled back where a
+    disk leaves a gap. The check stops at the first complex pair found, or where the cover
+    reaches ``Lambda``: then no flutter grows faster than ``FLUTTER_RATIO`` times its
+    frequency (one growing slower would be removed by a modal damping ratio of that size,
+    not proved for other damping; real ``omega^2 < 0`` are the divergence measure's). What it rests on: ARPACK's convergence
+    to the eigenvalues nearest each shift (as :func:`_real_by_disks`); the box left of the
+    first disk's edge is not searched (a complex ``omega^2`` with ``Re omega^2 < 0`` needs a
+    symmetric part that is not positive on its mode, Hill's condition failing: a limit,
+    stated; the real ones there are the divergence measure's). Without the
+    bound (M singular on the joints' motions) or where the cover does not reach ``Lambda``
+    in :data:`FLUTTER_SHIFTS` runs, the eigenvalues found are judged with a StabilityWarning
+    naming the part of the band not covered."""
+    n = sys.n_free
+    Bz = Bdata if sys.n_con else np.zeros(0)
+    m_max = float(M.diagonal().max())
+    nu = _circulatory_norm(sys, K, M, Bdata)
+    top = nu / (2.0 * FLUTTER_RATIO) if np.isfinite(nu) else math.inf
+    shift = -1e-6 * scale / m_max
+    k = min(FLUTTER_DISK_START, n - 2)
+    ws, Vs = [], []
+    edge = None
+    runs = 0
+    while runs < FLUTTER_SHIFTS:
+        runs += 1
+        OPinv = constrained_resolvent(sys, (K - shift * M).tocsc(), Bz, symmetric=False)
+        try:
+            w, V = spla.eigs(K, k=k, M=M, sigma=shift, which="LM", OPinv=OPinv)
+        except spla.ArpackNoConvergence as err:
+            w, V = err.eigenvalues, err.eigenvectors
+            if w.size:
+                ws.append(w)
+                Vs.append(V)
+            k = min(2 * k, FLUTTER_DISK_MAX, n - 2)
+            continue
+        ws.append(w)
+        Vs.append(V)
+        if np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w)) or not np.isfinite(nu):
+            break
+        d = np.sort(np.abs(w - shift))
+        R = float(d[-2]) if d.size >= 2 else 0.0
+        if R <= nu:
+            if k >= min(FLUTTER_DISK_MAX, n - 2):
+                break
+            k = min(2 * k, FLUTTER_DISK_MAX, n - 2)
+            continue
+        h = math.sqrt(R * R - nu * nu)
+        if edge is not None and shift - h > edge:
+            shift = edge + 0.5 * h            # a gap: nearer the part covered
+            continue
+        edge = shift + h
+        if edge >= top:
+            break
+        shift = edge + h
+    else:
+        pass
+    w = np.concatenate(ws) if ws else np.zeros(0, dtype=complex)
+    V = np.concatenate(Vs, axis=1) if Vs else np.zeros((n, 0))
+    found = np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w))
+    if not found and (edge is None or edge < top):
+        reach = "nothing" if edge is None else f"omega^2 up to {edge:.4g} 1/s^2"
+        why = ("M is singular on the joints' motions: no bound" if not np.isfinite(nu)
+               else f"{runs} shift-invert runs covered {reach}")
+        warnings.warn(f"static: the flutter check of {n} free DOFs did not cover the band "
+                      f"where a flutter growing by {FLUTTER_RATIO:g} of its frequency per "
+                      f"radian can lie (omega^2 up to {top:.4g} 1/s^2; {why}); the state is "
+                      "judged on the eigenvalues found", StabilityWarning, stacklevel=3)
+    return w, V
 
 
 def _dense_pencil(sys: System, K, M, Bdata: np.ndarray | None):

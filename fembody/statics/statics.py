@@ -28,7 +28,7 @@ from . import _kernels
 from .options import StaticOptions
 from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation_odd,  # noqa: F401
                         _sparse_real_stability, circulatory_stability, constrained_resolvent,
-                        flutter_mode,
+                        damping_matrix, flutter_mode,
                         frictional_stability, lowest_eigenvalue, pattern_data)
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
@@ -456,8 +456,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         pendulum under a follower force or a point slipping between inclined springs):
         such a state is unstable in the same way, named in the StabilityError (frequency,
         growth rate, the DOF where the mode is largest) and kept in ``stats['flutter']``
-        (:func:`flutter_mode`; judged without damping, and on the lowest modes only above
-        300 free DOFs).
+        (:func:`flutter_mode`; with the model's damping where it has any, Rayleigh or
+        dampers, since small damping can lower the flutter load (Ziegler's paradox); above
+        300 free DOFs every flutter growing by more than 1e-3 of its frequency per radian
+        is searched, the rest with a StabilityWarning where that search is incomplete).
     times : sequence of float, optional
         A quasi-static load history (method 'newton' only): after the load steps have
         brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
@@ -909,7 +911,8 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         # (also where the factorisation proved the symmetric part positive definite: that
         # excludes divergence, not flutter)
         fscale = float(np.abs(K[s.diag_pos]).max())
-        flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale)
+        flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale,
+                               damping_matrix(s, q))
     result.record(when, q, load_factor=load, model_time=float(eq.t), reactions=eq.reactions(r),
                   iterations=it, lam=lam, stability=lowest, **_contacts_accepted(s, q))
     if flutter is not None:
@@ -937,16 +940,25 @@ def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict) -> None:
     w = mode["omega2"]
     result.stats.setdefault("flutter", []).append(dict(
         state=k, load_factor=float(load), omega2=(w.real, w.imag),
-        frequency=mode["frequency"], growth=mode["growth"], where=mode["where"]))
+        frequency=mode["frequency"], growth=mode["growth"], where=mode["where"],
+        damped=bool(mode.get("damped", False))))
     result.stats.setdefault("unstable", []).append(float(load))
     result.stats.setdefault("unstable_states", []).append(k)
+    if mode.get("damped"):
+        pair = (f"the tangent K, damping C and mass matrix M have the root lambda = "
+                f"{mode['growth']:.6g} +- {2 * math.pi * mode['frequency']:.6g}i 1/s of "
+                "det(lambda^2 M + lambda C + K) = 0")
+        judged = "judged with the model's damping"
+    else:
+        pair = (f"the tangent K and the mass matrix M have the complex pair omega^2 = "
+                f"{w.real:.6g} +- {abs(w.imag):.6g}i 1/s^2")
+        judged = ("judged undamped: the model has no damping; damping can lower the flutter "
+                  "load, Ziegler's paradox")
     msg = (f"static: the equilibrium at load step {k + 1} (load factor {load:.6g}) is unstable "
-           f"by flutter: the tangent K and the mass matrix M have the complex pair omega^2 = "
-           f"{w.real:.6g} +- {abs(w.imag):.6g}i 1/s^2, a vibration at {mode['frequency']:.4g} "
+           f"by flutter: {pair}, a vibration at {mode['frequency']:.4g} "
            f"Hz whose amplitude grows at {mode['growth']:.4g} 1/s, largest at "
            f"{mode['where']}. The non-conservative forces (slipping friction, follower "
-           "loads) feed it: the static state exists, but a disturbance grows (judged "
-           "undamped; damping can lower the flutter load, Ziegler's paradox)")
+           f"loads) feed it: the static state exists, but a disturbance grows ({judged})")
     if eq.unstable == "accept":
         log.info(msg)
         return

@@ -35,17 +35,18 @@ P_FLUTTER = (3.5 - math.sqrt(2.0)) * C / L        # Ziegler's critical follower 
 J_BAR = 1e-9 * MASS * L * L                        # the bodies' own inertia: point masses
 
 
-def _ziegler(P):
+def _ziegler(P, b=0.0):
     """Ziegler's pendulum standing along +y: rigid bodies at the middle hinge (2m) and the
     tip (m), pinned to the ground at the origin and to each other at (0, l), rotational
-    springs c, the tip pushed by a follower force P along the upper bar."""
+    springs c (with dampers ``b`` [N m s/rad] on both hinges' rotations), the tip pushed by
+    a follower force P along the upper bar."""
     m = fb.Model()
     b1 = m.add_rigid_body((0.0, L), 2 * MASS, J_BAR)
     b2 = m.add_rigid_body((0.0, 2 * L), MASS, J_BAR)
     m.add_joint(fb.Pin(m.ground, b1, at=(0.0, 0.0)))
     m.add_joint(fb.Pin(b1, b2, at=(0.0, L)))
-    m.add_rotational_spring(b1, None, k=C)
-    m.add_rotational_spring(b1, b2, k=C)
+    m.add_rotational_spring(b1, None, k=C, c=b)
+    m.add_rotational_spring(b1, b2, k=C, c=b)
     m.add_force(b2, (0.0, -P), follower=True)
     return m
 
@@ -287,3 +288,358 @@ def test_becks_column_divergence_measure_is_the_pencils():
     assert np.all(np.isfinite(w))
     real = w.real[np.abs(w.imag) <= 1e-6 * np.abs(w)]
     assert res.stability[-1] == pytest.approx(M.diagonal().max() * real.min(), rel=1e-8)
+
+
+# ---------------------------------------------------------------- damping: Ziegler's paradox
+def _ziegler_damped_polynomial(P, b):
+    """The coefficients a0..a4 of det(s^2 M + s D + K) in the hinge angles (M, K as
+    :func:`_ziegler_pencil`, equal dampers b at both hinges: D = b [[2, -1], [-1, 1]]),
+    expanded by hand: 2 mu^2 s^4 + 7 mu b s^3 + ((7c - 2Pl) mu + b^2) s^2 + 2bc s + c^2,
+    mu = m l^2."""
+    mu = MASS * L * L
+    return np.array([2 * mu * mu, 7 * mu * b, (7 * C - 2 * P * L) * mu + b * b, 2 * b * C,
+                     C * C])
+
+
+def _ziegler_damped_load(b):
+    """The damped flutter load [N] from the Routh-Hurwitz condition on that quartic:
+    a1 a2 a3 - a0 a3^2 - a1^2 a4 = b^2 c mu (41 c mu - 28 P l mu + 14 b^2) changes sign at
+    P l = 41 c / 28 + b^2 / (2 mu) (Ziegler 1952: 41/28 c/l as b -> 0, against the undamped
+    (7/2 - sqrt 2) c/l; O. N. Kirillov and A. P. Seyranian, J. Appl. Math. Mech. 69 (2005))."""
+    return (41.0 * C / 28.0 + b * b / (2 * MASS * L * L)) / L
+
+
+def test_ziegler_damped_closed_form_checks_out_numerically():
+    """The hand-expanded quartic equals det(s^2 M + s D + K) of the 2x2 matrices at random
+    complex s (1e-12), and its roots cross the imaginary axis at the Routh-Hurwitz load:
+    the largest real part is negative at 1 - 1e-6 of it and positive at 1 + 1e-6 (for the
+    two dampers used below), so the closed form the static check is tested against holds."""
+    rng = np.random.default_rng(7)
+    mu = MASS * L * L
+    for b in (0.1, 0.05):
+        P = _ziegler_damped_load(b)
+        K = np.array([[2 * C - P * L, P * L - C], [-C, C]])
+        M = mu * np.array([[3.0, 1.0], [1.0, 1.0]])
+        D = b * np.array([[2.0, -1.0], [-1.0, 1.0]])
+        for s in rng.normal(size=3) + 1j * rng.normal(size=3) * 10.0:
+            det = np.linalg.det(s * s * M + s * D + K)
+            assert abs(np.polyval(_ziegler_damped_polynomial(P, b), s) - det) < 1e-12 * abs(det)
+        below = np.roots(_ziegler_damped_polynomial((1 - 1e-6) * P, b)).real.max()
+        above = np.roots(_ziegler_damped_polynomial((1 + 1e-6) * P, b)).real.max()
+        assert below < 0.0 < above
+
+
+def test_ziegler_damped_is_refused_where_undamped_is_accepted():
+    """Ziegler's paradox: at 0.8 of the undamped flutter load (1.14 times the damped one)
+    the undamped pendulum is accepted, the one with dampers b = 0.1 N m s/rad (1.4e-2 of the
+    critical damping sqrt(c m l^2)) at both hinges is refused naming flutter, with the
+    growing root of the closed-form quartic (growth rate [1/s] and frequency [Hz] to 1e-6)
+    and stats['flutter'] marked damped. Before (4d22bdb), accepted: flutter was judged on
+    the undamped pencil."""
+    P = 0.8 * P_FLUTTER
+    assert P > 1.1 * _ziegler_damped_load(0.1)
+    res = fb.static(_ziegler(P), steps=1)
+    assert all(res.stable) and "flutter" not in res.stats
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(_ziegler(P, 0.1), steps=1)
+    assert "damping" in str(err.value)
+    (mode,) = err.value.result.stats["flutter"]
+    roots = np.roots(_ziegler_damped_polynomial(P, 0.1))
+    ref = roots[np.argmax(roots.real + 1e-3 * roots.imag)]     # (the one with Im > 0)
+    assert ref.real > 0.0
+    assert mode["damped"]
+    assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+    assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
+    # (the mode is largest on a rotation: the bodies' own inertia J is 1e-9 of m l^2)
+    assert mode["where"].endswith("rz")
+
+
+def _ziegler_flutters(P, b) -> bool:
+    try:
+        fb.static(_ziegler(P, b), steps=1)
+    except fb.StabilityError as err:
+        assert "flutter" in str(err), str(err)     # det K = c^2 > 0: never a divergence
+        return True
+    return False
+
+
+def test_ziegler_damped_flutter_load_and_its_vanishing_damping_limit():
+    """Bisection on fb.static's verdict (to 1e-8) for dampers b = 0.1 and 0.05 N m s/rad
+    finds the Routh-Hurwitz load 41 c / (28 l) + b^2 / (2 m l^3) to 1e-6 (measured 9e-9,
+    2e-8), and the extrapolation of the two to b -> 0 (the load is exactly quadratic in b:
+    (4 P(b/2) - P(b)) / 3) gives Ziegler's 41/28 c/l to 1e-6: 0.702 of the undamped load
+    (7/2 - sqrt 2) c/l, which the undamped check finds (tested above). Before (4d22bdb),
+    no flutter was found below the undamped load: every bisection ended at its top."""
+    crit = []
+    for b in (0.1, 0.05):
+        ref = _ziegler_damped_load(b)
+        lo, hi = 0.9 * ref, 1.1 * ref
+        while hi - lo > 1e-8 * ref:
+            mid = 0.5 * (lo + hi)
+            if _ziegler_flutters(mid, b):
+                hi = mid
+            else:
+                lo = mid
+        crit.append(0.5 * (lo + hi))
+        assert crit[-1] == pytest.approx(ref, rel=1e-6)
+    limit = (4.0 * crit[1] - crit[0]) / 3.0
+    assert limit == pytest.approx(41.0 * C / (28.0 * L), rel=1e-6)
+    assert limit / P_FLUTTER == pytest.approx(0.702, abs=1e-3)
+
+
+# ------------------------------------------- above the dense limit: flutter beyond six modes
+def _ziegler_beside_a_soft_beam(P):
+    """Ziegler's pendulum (as :func:`_ziegler`, undamped) beside a separate soft cantilever
+    (1 m, 110 elements: 333 free DOFs with the pendulum's 6 and 4 pin rows; E = 5e4 Pa,
+    rho = 1000 kg/m^3, A = 1e-2 m^2, I = 1e-7 m^4), whose eight lowest bending modes
+    (omega_k = (beta_k L)^2 sqrt(EI / rho A) / L^2: 0.08 ... 12.4 rad/s) lie below the
+    pendulum's pair (omega^2 about 246 1/s^2 at P_cr, 15.7 rad/s)."""
+    m = _ziegler(P)
+    soft = fb.Material(E=5e4, rho=1000.0, nu=0.3)
+    beam = m.add_beam((2.0, 0.0), (3.0, 0.0), n=110, material=soft,
+                      section=fb.Section(A=1e-2, I=1e-7))
+    m.fix(beam.first)
+    return m
+
+
+@pytest.mark.parametrize("factor, flutters", [(0.99, False), (1.01, True)])
+def test_flutter_beyond_the_six_lowest_modes_is_found(factor, flutters):
+    """Above the dense limit the pendulum's pair is not among the six omega^2 nearest zero
+    (the soft beam's bending modes are, checked here against the closed-form cantilever
+    frequencies): at 1.01 P_cr the sparse check still refuses it naming flutter, with
+    omega^2 of the closed-form 2x2 pencil to 1e-6 and the mode largest on the pendulum;
+    0.99 P_cr is accepted with no StabilityWarning (the disks cover the band where a
+    flutter growing by 1e-3 of its frequency per radian can lie). Before (4d22bdb), 1.01
+    P_cr was accepted: only the six lowest modes were judged."""
+    import warnings
+    from fembody.linalg.linalg import DENSE_MAX
+    P = factor * P_FLUTTER
+    beta_l = np.array([1.8751, 4.6941, 7.8548, 10.9955, 14.1372, 17.2788])
+    omega_beam = beta_l ** 2 * math.sqrt(5e4 * 1e-7 / (1000.0 * 1e-2))
+    assert np.all(omega_beam ** 2 < 0.5 * _ziegler_pencil(P).real.min())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        if not flutters:
+            res = fb.static(_ziegler_beside_a_soft_beam(P), steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+        else:
+            with pytest.raises(fb.StabilityError, match="flutter") as err:
+                fb.static(_ziegler_beside_a_soft_beam(P), steps=1)
+            res = err.value.result
+    s = res.system
+    assert s.n_free > DENSE_MAX
+    if flutters:
+        (mode,) = res.stats["flutter"]
+        w = _ziegler_pencil(P)
+        ref = w[np.argmax(w.imag)]
+        got = complex(*mode["omega2"])
+        assert abs(got.real - ref.real) < 1e-6 * abs(ref)
+        assert abs(abs(got.imag) - ref.imag) < 1e-6 * abs(ref)
+        assert mode["where"].startswith("node 2") or mode["where"].startswith("node 1")
+
+
+def test_damped_flutter_beyond_the_lowest_roots_is_found():
+    """The damped pendulum (dampers b = 0.1 N m s/rad at both hinges) beside the soft
+    undamped beam (333 free DOFs: the sparse damped check): at 0.8 of the undamped flutter
+    load (1.14 times the damped one) refused naming flutter, with the growing root of the
+    closed-form quartic (growth and frequency to 1e-6), although the beam's 8 lowest modes
+    give 16 roots nearer zero; at 0.95 of the damped load accepted with no
+    StabilityWarning. Before (4d22bdb), the first was accepted (undamped pencil)."""
+    import warnings
+    P = 0.8 * P_FLUTTER
+
+    def model(P):
+        m = _ziegler_beside_a_soft_beam(P)
+        for spring in m.rotational_springs:
+            spring["c"] = 0.1
+        return m
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        res = fb.static(model(0.95 * _ziegler_damped_load(0.1)), steps=1)
+        assert all(res.stable) and "flutter" not in res.stats
+        with pytest.raises(fb.StabilityError, match="flutter") as err:
+            fb.static(model(P), steps=1)
+    (mode,) = err.value.result.stats["flutter"]
+    roots = np.roots(_ziegler_damped_polynomial(P, 0.1))
+    ref = roots[np.argmax(roots.real + 1e-3 * roots.imag)]
+    assert mode["damped"]
+    assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+    assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
+
+
+def test_the_damping_matrix_is_rayleighs_and_the_dampers():
+    """stability.damping_matrix on a planar cantilever (4 elements) with Rayleigh alpha =
+    0.3 1/s and beta = 2e-4 s is alpha M + beta K of the System's own mass and stiffness
+    matrices at the unloaded state (1e-12 of its size); a damper c between two bodies'
+    rotations adds c to their rotational entries; an undamped model gives None (nothing
+    evaluated), so its flutter is judged on the undamped pencil."""
+    from fembody.statics.stability import damping_matrix
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    m = fb.Model()
+    b = m.add_beam((0.0, 0.0), (1.0, 0.0), n=4, material=steel,
+                   section=fb.Section.rectangle(b=0.02, h=0.02))
+    m.fix(b.first)
+    res = fb.static(m, steps=1)
+    s, q = res.system, res.q[-1]
+    assert damping_matrix(s, q) is None
+    m.set_damping(alpha=0.3, beta=2e-4)
+    res = fb.static(m, steps=1)
+    s, q = res.system, res.q[-1]
+    Cd = damping_matrix(s, q).toarray()
+    ref = 0.3 * s.mass_matrix(q).toarray() + 2e-4 * s.stiffness_matrix(q).toarray()
+    assert np.abs(Cd - ref).max() < 1e-12 * np.abs(ref).max()
+    res = fb.static(_ziegler(0.5 * P_FLUTTER, 0.25), steps=1)
+    s, q = res.system, res.q[-1]
+    Cd = damping_matrix(s, q).toarray()
+    rz = [i for i in range(s.n_free) if s.dof_label(int(s.free[i])).endswith("rz")]
+    # hinge 1 to the ground (c) and hinge 2 between the bodies (c): [[2c, -c], [-c, c]]
+    assert Cd[np.ix_(rz, rz)] == pytest.approx(0.25 * np.array([[2.0, -1.0], [-1.0, 1.0]]))
+    others = np.delete(np.delete(Cd, rz, 0), rz, 1)
+    assert not np.any(others)
+
+
+BECK_VOIGT = 10.94     # Beck's column with vanishing Kelvin-Voigt damping: P L^2 / EI
+
+
+def test_becks_column_with_vanishing_internal_damping_flutters_near_10_94():
+    """Ziegler's paradox in the continuum: Beck's column with Kelvin-Voigt (strain-rate)
+    damping loses stability, as the damping vanishes, at 10.94 EI/L^2, about 0.55 of
+    Beck's undamped 20.05 (V. V. Bolotin and N. I. Zhinzher, Int. J. Solids Struct. 5
+    (1969) 965-989; O. N. Kirillov and A. P. Seyranian, J. Appl. Math. Mech. 69 (2005)).
+    Rayleigh beta = 1e-5 s (damping ratio about 5e-5 in the first mode; 1e-4 gives the
+    same loads to 1e-5) is that damping for the beam elements. Bisection on fb.static's
+    verdict (to 1e-5 of Beck's load) at 8, 16 and 32 elements: errors fall with the square
+    of the element length (log2 of the ratios within 0.15 of 2; measured 2.02, 2.00) and
+    the Richardson extrapolation lies within 5e-3 of the published 10.94 (measured
+    10.9386; 64 elements give 10.9436 unextrapolated). Before (4d22bdb), no flutter was
+    found below Beck's undamped load."""
+    crit = []
+    for n in (8, 16, 32):
+        lo, hi = 0.4, 0.7
+        while hi - lo > 1e-5:
+            mid = 0.5 * (lo + hi)
+            m = _beck(mid, n)
+            m.set_damping(beta=1e-5)
+            try:
+                fb.static(m, steps=1)
+                lo = mid
+            except fb.StabilityError as err:
+                assert "flutter" in str(err) and "damping" in str(err), str(err)
+                hi = mid
+        crit.append(0.5 * (lo + hi) * BECK)
+    d = np.diff(crit)
+    rates = np.log2(d[:-1] / d[1:])
+    assert np.all(np.abs(rates - 2.0) < 0.15), (crit, rates)
+    assert abs(crit[2] + d[1] / 3.0 - BECK_VOIGT) < 5e-3, crit
+
+
+def test_an_incomplete_flutter_search_warns_naming_the_band(monkeypatch):
+    """Where the disks cannot cover the band (here limited to one shift-invert run of 4
+    eigenvalues), the sparse check judges on what it found and says so: a
+    StabilityWarning naming the band's top omega^2 and what was covered, never a silent
+    pass. (With the limits as shipped the same state passes without a warning: see
+    test_flutter_beyond_the_six_lowest_modes_is_found.)"""
+    import fembody.statics.stability as stability
+    monkeypatch.setattr(stability, "FLUTTER_SHIFTS", 1)
+    monkeypatch.setattr(stability, "FLUTTER_DISK_START", 4)
+    monkeypatch.setattr(stability, "FLUTTER_DISK_MAX", 4)
+    with pytest.warns(fb.StabilityWarning, match="did not cover the band"):
+        res = fb.static(_ziegler_beside_a_soft_beam(0.99 * P_FLUTTER), steps=1)
+    assert all(res.stable)
+
+
+def test_mass_proportional_damping_can_stabilise_a_slipping_point():
+    """Damping is judged, not only feared: the slipping point at mu = 0.35 (flutter
+    undamped, see above; one load step, so the only state judged is the last) with
+    Rayleigh C = alpha M. With M = m I every mode keeps its omega^2 (closed form at the
+    converged state, which alpha does not move) and its roots are lambda = -alpha/2 +-
+    sqrt(alpha^2/4 - omega^2), whose real part crosses zero at alpha* = |Im omega^2| /
+    sqrt(Re omega^2) (8.25 1/s here). At 0.8 alpha* refused naming flutter, with that
+    root's growth rate and frequency to 1e-6; at 0.9999 alpha* still refused, at 1.0001
+    alpha* accepted. Before (4d22bdb), all refused: the undamped pencil judged."""
+    m, p = _slider(0.35, 200.0)
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(m, steps=1)
+    pos = np.asarray(err.value.result.position(p)[-1])
+    w, _ = _slider_pencil(pos, 0.35)
+    w2 = w[np.argmax(np.abs(w.imag))]
+    alpha_star = abs(w2.imag) / math.sqrt(w2.real)
+    for factor, refused in ((0.8, True), (0.9999, True), (1.0001, False)):
+        alpha = factor * alpha_star
+        m, p = _slider(0.35, 200.0)
+        m.set_damping(alpha=alpha)
+        if not refused:
+            res = fb.static(m, steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+            assert res.contacts["stick"][-1, 0] == 0.0          # still slipping
+            assert np.allclose(res.position(p)[-1], pos, rtol=0.0, atol=1e-12)
+            continue
+        with pytest.raises(fb.StabilityError, match="flutter") as err:
+            fb.static(m, steps=1)
+        (mode,) = err.value.result.stats["flutter"]
+        roots = np.concatenate([-alpha / 2 + s * np.sqrt(alpha * alpha / 4 - w.astype(complex))
+                                for s in (1.0, -1.0)])
+        ref = roots[np.argmax(roots.real)]
+        assert mode["damped"] and ref.real > 0.0
+        if factor < 0.9:
+            assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+            assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
+
+
+@pytest.mark.parametrize("factor, flutters", [(0.999, False), (1.001, True)])
+def test_becks_damped_column_above_the_dense_limit(factor, flutters):
+    """The sparse damped check on Beck's column with Kelvin-Voigt damping (110 elements,
+    330 free DOFs; beta = 1e-5 s). Its flutter load from the dense runs' second-order
+    convergence, P(n) = P_inf + c / n^2 fitted to 32 and 64 elements (10.95894, 10.94364:
+    P_inf = 10.93854, c = 20.89), is 10.9403 EI/L^2 at 110 elements, and the sparse check
+    brackets it to 1e-3: accepted at 0.999 of it without a StabilityWarning (the disks
+    cover their band), refused at 1.001 naming flutter with the model's damping (growth
+    1.9e-6 1/s). Before (4d22bdb), 1.001 was accepted (the undamped pencil: no flutter
+    below 20.05)."""
+    import warnings
+    from fembody.linalg.linalg import DENSE_MAX
+    m = _beck(factor * 10.9403 / BECK, 110)
+    m.set_damping(beta=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        if not flutters:
+            res = fb.static(m, steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+        else:
+            with pytest.raises(fb.StabilityError, match="model's damping") as err:
+                fb.static(m, steps=1)
+            res = err.value.result
+            assert res.stats["flutter"][-1]["damped"]
+    assert res.system.n_free > DENSE_MAX
+
+
+@pytest.mark.parametrize("factor, flutters", [(1.0 - 1e-8, False), (1.0 + 1e-6, True)])
+def test_damping_that_misses_the_pair_leaves_the_undamped_threshold(factor, flutters):
+    """The undamped pendulum beside a separate damped oscillator (1 kg on two springs of
+    1e3 N/m with dampers 5 N s/m): the model has damping, so its roots are judged (dense
+    QZ of the linearisation), but none reaches the pendulum, whose threshold stays
+    (7/2 - sqrt 2) c/l. Just below it the pair is within 1e-4 of a double root, where
+    round-off splits a defective pair by sqrt(eps): accepted at 1 - 1e-8 (DAMPED_TOL is not
+    fooled), refused at 1 + 1e-6 with the closed-form growth rate |Im sqrt(omega^2)| of the
+    pencil to 1e-3 (it grows like sqrt(P - P_cr): the bodies' own inertia, 1e-9 of m l^2,
+    moves P_cr by about 1e-9 and so the growth 1e-6 above it by about 5e-4; measured
+    2.3e-4) and its frequency to 1e-6. Before (4d22bdb), the same verdicts by the undamped pencil: this guards
+    the damped path's tolerance, it is not a fix."""
+    m = _ziegler(factor * P_FLUTTER)
+    p = m.add_node((3.0, 0.0))
+    m.add_mass(p, 1.0)
+    m.add_spring(p, (4.0, 0.0), k=1e3, c=5.0)
+    m.add_spring(p, (3.0, 1.0), k=1e3, c=5.0)
+    if not flutters:
+        res = fb.static(m, steps=1)
+        assert all(res.stable) and "flutter" not in res.stats
+        return
+    with pytest.raises(fb.StabilityError, match="model's damping") as err:
+        fb.static(m, steps=1)
+    (mode,) = err.value.result.stats["flutter"]
+    w = _ziegler_pencil(factor * P_FLUTTER)
+    ref = np.sqrt(w[np.argmax(w.imag)])
+    assert mode["damped"]
+    assert mode["growth"] == pytest.approx(abs(ref.imag), rel=1e-3)
+    assert mode["frequency"] == pytest.approx(abs(ref.real) / (2 * math.pi), rel=1e-6)
