@@ -126,9 +126,11 @@ below ``W_point``), or any other). Conservative, continuous, the one contact at 
 overlap's start and line contact past the ramp: those four hold here, and with them a pull
 cannot be avoided (tests/contact/test_ends_meet.py records "no pull" as a strict xfail).
 With the quintic the pull is ``(W_point / l_r) (phi'(u) (1 - l u) - l phi(u))`` on parallel
-chords, at most ``c(l) g / (2 l_r)`` of the normal force ``k g``, ``c = 1.230`` at ``l =
-1/2`` (1.598 at ``l = 1/5``); it vanishes with the penetration ``g`` as the penalty grows.
-In the tests' case (2000 N before the overlap): 98 N at 10.5 mm of overlap (normal force
+chords, at most ``c(l) g / (2 l_r)`` times ``k g``, the normal force where the overlap
+starts (``c = 1.230`` at ``l = 1/2``, 1.598 at ``l = 1/5``): it vanishes with the
+penetration ``g`` as the penalty grows. (Another shape could bring ``c`` nearer the
+average ``1 - l``: a C2 step whose slope is flat-topped gains 10-18 % at ``l = 1/2``, the
+more the steeper its sides, and so its tangent; not worth a second step function.) In the tests' case (2000 N before the overlap): 98 N at 10.5 mm of overlap (normal force
 1450 N), up to 115 N at 3 degrees; with ``l_r = r_A + r_B`` (before) 320-360 N at 4.75-5.25
 mm (normal force 1160-1250 N). What would remove it: holding the ramp until ``W_line``
 reaches ``W_point``, which for a uniform gap is ``L = 1``, where the overlap passes onto A's
@@ -136,7 +138,8 @@ next element: a blend across the element pairs (this pair, the next one and the 
 or end caps in the line model itself; neither is built. The blend is conservative: the
 force is the energy's gradient (tests/contact/test_ends_meet.py: along the slide, the pull
 against its closed form, the tangents by central differences, and one-element beams
-sliding end first into overlap, or drawn into it from rest, keeping their energy). The
+sliding end first into overlap keeping their energy, with the kinetic energy the ramp gives
+them against the closed form). The
 pair's point and line friction take the same weights, ``1 - Lam`` and ``Lam``.
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
