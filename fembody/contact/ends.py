@@ -146,8 +146,8 @@ of the other, or at a node of each; the half-open zones below give each of these
   lam phi(L / l)`` the element pairs' line weight ramped in over the overlap's first ``l_r
   = min(l_A, l_B) / 2`` (:func:`fembody.contact.line.weight`, with the clipped interval's
   derivatives; why that length, and why any such hand-over draws the ends into overlap a
-  little, in :mod:`fembody.contact.line`), the same weight the element pair gives its line part:
-  ``1 - Lam`` is 1 with zero slope where the overlap starts, so energy and force are
+  little, in :mod:`fembody.contact.line`), the same weight the element pair gives its line
+  part: ``1 - Lam`` is 1 with zero slope where the overlap starts, so energy and force are
   continuous (C1) through it, and it is ``1 - lam`` as before once the overlap is longer
   than ``l_r`` (and wherever the ramp does not apply, so a node pair side by side pointing
   the same way keeps ``1 - lam``; pointing at each other it keeps 1, the overlap being

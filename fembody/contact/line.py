@@ -78,10 +78,10 @@ overlap:
 
 ``phi = 0`` for ``u <= 0`` and 1 for ``u >= 1``, with ``phi' = phi'' = 0`` at both ends;
 ``l = l_r / l_A`` the ramp's length in A's parameter, ``l_r = min(l_A, l_B) / 2`` [m]
-(reference lengths; half the shorter element: "The length" below). The pair's energy is ``Lam W_line + (1 - Lam) W_point``
-and the end rows and node pairs of the same two elements take ``1 - Lam``
-(:mod:`fembody.contact.ends`), so the two models of the one contact share it (weights
-summing to one: nothing counted twice). The ramp applies where exactly one free end of B
+(reference lengths; half the shorter element: "The length" below). The pair's energy is
+``Lam W_line + (1 - Lam) W_point`` and the end rows and node pairs of the same two
+elements take ``1 - Lam`` (:mod:`fembody.contact.ends`), so the two models of the one
+contact share it (weights summing to one: nothing counted twice). The ramp applies where exactly one free end of B
 bounds A's interval and the end of A at the interval's other side is a free end too (the
 two ends facing each other across the overlap; ``ramp`` per end of A, 0 where it is not
 free, :func:`ramp_lengths`); ``Lam = lam`` elsewhere, bit for bit as before. Why:
@@ -130,17 +130,18 @@ chords, at most ``c(l) g / (2 l_r)`` times ``k g``, the normal force where the o
 starts (``c = 1.230`` at ``l = 1/2``, 1.598 at ``l = 1/5``): it vanishes with the
 penetration ``g`` as the penalty grows. (Another shape could bring ``c`` nearer the
 average ``1 - l``: a C2 step whose slope is flat-topped gains 10-18 % at ``l = 1/2``, the
-more the steeper its sides, and so its tangent; not worth a second step function.) In the tests' case (2000 N before the overlap): 98 N at 10.5 mm of overlap (normal force
-1450 N), up to 115 N at 3 degrees; with ``l_r = r_A + r_B`` (before) 320-360 N at 4.75-5.25
-mm (normal force 1160-1250 N). What would remove it: holding the ramp until ``W_line``
+more the steeper its sides, and so its tangent; not worth a second step function.) In the
+tests' case (2000 N before the overlap): 98 N at 10.5 mm of overlap (normal force 1450 N),
+up to 115 N at 3 degrees; with ``l_r = r_A + r_B`` (before) 320-360 N at 4.75-5.25 mm
+(normal force 1160-1250 N). What would remove it: holding the ramp until ``W_line``
 reaches ``W_point``, which for a uniform gap is ``L = 1``, where the overlap passes onto A's
 next element: a blend across the element pairs (this pair, the next one and the end rows),
 or end caps in the line model itself; neither is built. The blend is conservative: the
 force is the energy's gradient (tests/contact/test_ends_meet.py: along the slide, the pull
 against its closed form, the tangents by central differences, and one-element beams
 sliding end first into overlap keeping their energy, with the kinetic energy the ramp gives
-them against the closed form). The
-pair's point and line friction take the same weights, ``1 - Lam`` and ``Lam``.
+them against the closed form). The pair's point and line friction take the same weights,
+``1 - Lam`` and ``Lam``.
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.

@@ -1109,8 +1109,9 @@ def test_line_contact_of_overlapping_ends_is_the_penetration_over_the_overlap(de
     (fembody.contact.line, "Where free ends meet": ``l_r = min(l_A, l_B) / 2 = 25 mm``
     here, 10 mm before the ramp was lengthened; the 5 and 15 mm cases) the line part takes
     ``phi`` of it and the tip's end row on B's element ``1 - phi``, ``phi = u^3 (10 - 15 u
-    + 6 u^2)``, ``u`` the overlap measured along A over ``l_r``: ``F_z = phi k int (...) + (1 - phi) k (2 r - 0.008)`` on A (the
-    weight depends on A's x alone, so it adds no z force on A)."""
+    + 6 u^2)``, ``u`` the overlap measured along A over ``l_r``: ``F_z = phi k int (...) +
+    (1 - phi) k (2 r - 0.008)`` on A (the weight depends on A's x alone, so it adds no z
+    force on A)."""
     a = math.radians(deg)
     m, A, _ = _tip_over(1.0, force=(0.0, 0.0, 0.0), direction=(math.cos(a), 0.0, math.sin(a)),
                         dx=0.01, dz=0.008)
