@@ -144,9 +144,10 @@ of the other, or at a node of each; the half-open zones below give each of these
   :func:`spatial_end_blocks` take ``1 - Lam`` of the element pair they belong to (the end's
   element and the other; for a node pair of two free ends, their two elements), ``Lam =
   lam phi(L / l)`` the element pairs' line weight ramped in over the overlap's first ``l_r
-  = min(r_A + r_B, l_A / 2, l_B / 2)`` (:func:`fembody.contact.line.weight`, with the
-  clipped interval's derivatives), the same weight the element pair gives its line part:
-  ``1 - Lam`` is 1 with zero slope where the overlap starts, so energy and force are
+  = min(l_A, l_B) / 2`` (:func:`fembody.contact.line.weight`, with the clipped interval's
+  derivatives; why that length, and why any such hand-over draws the ends into overlap a
+  little, in :mod:`fembody.contact.line`), the same weight the element pair gives its line
+  part: ``1 - Lam`` is 1 with zero slope where the overlap starts, so energy and force are
   continuous (C1) through it, and it is ``1 - lam`` as before once the overlap is longer
   than ``l_r`` (and wherever the ramp does not apply, so a node pair side by side pointing
   the same way keeps ``1 - lam``; pointing at each other it keeps 1, the overlap being

@@ -77,11 +77,11 @@ overlap:
     Lam = lam phi(u),   u = L / l,   phi(u) = u^3 (10 - 15 u + 6 u^2)  (0 <= u <= 1),
 
 ``phi = 0`` for ``u <= 0`` and 1 for ``u >= 1``, with ``phi' = phi'' = 0`` at both ends;
-``l = l_r / l_A`` the ramp's length in A's parameter, ``l_r = min(r_A + r_B, l_A / 2, l_B
-/ 2)`` [m] (reference lengths). The pair's energy is ``Lam W_line + (1 - Lam) W_point``
-and the end rows and node pairs of the same two elements take ``1 - Lam``
-(:mod:`fembody.contact.ends`), so the two models of the one contact share it (weights
-summing to one: nothing counted twice). The ramp applies where exactly one free end of B
+``l = l_r / l_A`` the ramp's length in A's parameter, ``l_r = min(l_A, l_B) / 2`` [m]
+(reference lengths; half the shorter element: "The length" below). The pair's energy is
+``Lam W_line + (1 - Lam) W_point`` and the end rows and node pairs of the same two
+elements take ``1 - Lam`` (:mod:`fembody.contact.ends`), so the two models of the one
+contact share it (weights summing to one: nothing counted twice). The ramp applies where exactly one free end of B
 bounds A's interval and the end of A at the interval's other side is a free end too (the
 two ends facing each other across the overlap; ``ramp`` per end of A, 0 where it is not
 free, :func:`ramp_lengths`); ``Lam = lam`` elsewhere, bit for bit as before. Why:
@@ -103,21 +103,45 @@ free, :func:`ramp_lengths`); ``Lam = lam`` elsewhere, bit for bit as before. Why
   continues on A's next element, whose pair is unramped: an end row handing over there would
   jump from ``1 - lam phi`` to ``1 - lam``; so no ramp there (and two free ends side by side
   pointing the same way keep ``1 - lam`` as before).
-- The length: over an overlap shorter than the radii the two rounded ends touch by their
-  caps (a point contact); over a longer one the cylinders' sides touch along it (line
-  contact). ``l_r`` is capped at half of each element so that the ramp ends inside the two
-  last elements.
+- The length: ``l_r = min(l_A, l_B) / 2``, the longest ramp that still ends inside the two
+  last elements (the argument at ``u = 1`` above and the junction rows' below need ``l_r
+  <= l / 2``). The ramp draws the ends into overlap (below), by the least where it is
+  longest. It also keeps the one contact of the rounded ends (``k (2 r - d_min)``, sampled)
+  over the first millimetres of overlap, where the caps touch: ends 8 mm apart, radii
+  summing to 10 mm, ``l_A = 50`` mm, at 1 / 2 / 4 mm of overlap 0.06 / 0.4 / 2.9 % below
+  it, where ``l_r = r_A + r_B`` (before) was 0.8 / 5.3 / 28 % below.
 
-The price of blending two models of one contact is an axial force ``(W_point - W_line)
-dLam/ds`` along the slide: over the ramp the point energy ``k g^2 / 2`` exceeds the line
-energy (``L`` times it for a uniform gap), so the ends are drawn into overlap by up to
-``15/8 (W_point - W_line) / l_r``: in the tests' case (8 mm apart, 2000 N before the
-overlap) up to 330 N at 4.75 mm of overlap, where the normal force is 1170 N. It is
-conservative: the force is the energy's gradient (tests/contact/test_ends_meet.py: along
-the slide, the tangents by central differences, and a beam sliding end first into
-overlap keeps its energy to 1e-3 of its kinetic energy, set by the integrator at first
-contact). The pair's point and line friction take the same weights, ``1 - Lam`` and
-``Lam``.
+**The ramp pulls, and no ramp of these two models can avoid it.** Along a slide ``s`` into
+the overlap the axial force on A is ``-dE/ds``, so a contact that never pulls the ends into
+each other has ``dE/ds >= 0`` all along. At the overlap's start ``E`` is the one contact of
+the rounded ends, ``W_point = k g^2 / 2`` (continuity; the end rows at full weight), and
+past the ramp it is line contact, ``W_line = L W_point`` for a uniform gap ``g`` (``k_line
+l_A = k``): ``l W_point < W_point`` at the ramp's end. So any energy continuous along the
+slide with these end values falls by ``(1 - l) W_point`` over the ramp and its slope is
+negative somewhere (the mean value theorem): it pulls by ``(1 - l) W_point / l_r`` on
+average over the ramp, whatever the rule between the two (these weights ``Lam`` and ``1 -
+Lam``, forces blended by a monotone rule derived from one potential such as ``W_point +
+Psi(W_line - W_point)`` with ``0 <= Psi' <= 1`` (which cannot reach ``W_line`` while it is
+below ``W_point``), or any other). Conservative, continuous, the one contact at the
+overlap's start and line contact past the ramp: those four hold here, and with them a pull
+cannot be avoided (tests/contact/test_ends_meet.py records "no pull" as a strict xfail).
+With the quintic the pull is ``(W_point / l_r) (phi'(u) (1 - l u) - l phi(u))`` on parallel
+chords, at most ``c(l) g / (2 l_r)`` times ``k g``, the normal force where the overlap
+starts (``c = 1.230`` at ``l = 1/2``, 1.598 at ``l = 1/5``): it vanishes with the
+penetration ``g`` as the penalty grows. (Another shape could bring ``c`` nearer the
+average ``1 - l``: a C2 step whose slope is flat-topped gains 10-18 % at ``l = 1/2``, the
+more the steeper its sides, and so its tangent; not worth a second step function.) In the
+tests' case (2000 N before the overlap): 98 N at 10.5 mm of overlap (normal force 1450 N),
+up to 115 N at 3 degrees; with ``l_r = r_A + r_B`` (before) 320-360 N at 4.75-5.25 mm
+(normal force 1160-1250 N). What would remove it: holding the ramp until ``W_line``
+reaches ``W_point``, which for a uniform gap is ``L = 1``, where the overlap passes onto A's
+next element: a blend across the element pairs (this pair, the next one and the end rows),
+or end caps in the line model itself; neither is built. The blend is conservative: the
+force is the energy's gradient (tests/contact/test_ends_meet.py: along the slide, the pull
+against its closed form, the tangents by central differences, and one-element beams
+sliding end first into overlap keeping their energy, with the kinetic energy the ramp gives
+them against the closed form). The pair's point and line friction take the same weights,
+``1 - Lam`` and ``Lam``.
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.
@@ -310,12 +334,18 @@ def ramp_lengths(XA: np.ndarray, XB: np.ndarray, radius: np.ndarray,
                  free_a: np.ndarray) -> np.ndarray:
     """The ramp ``(n, 2)`` of the pairs with A's nodes ``XA (n, 2, d)`` and B's ``XB`` in the
     reference configuration [m] (compile time): per node of A that is a free end of its
-    polyline (``free_a (n, 2)``), the ramp's length ``l_r = min(r, l_A / 2, l_B / 2)`` in A's
-    parameter, ``l_r / l_A`` (``r`` the sum of the radii); 0 elsewhere ("Where free ends
-    meet")."""
+    polyline (``free_a (n, 2)``), the ramp's length ``l_r = min(l_A, l_B) / 2`` in A's
+    parameter, ``l_r / l_A``; 0 elsewhere ("Where free ends meet": the longest ramp that
+    ends inside both elements, since the ramp's pull is least where it is longest).
+    ``radius (n,)``, the sum of the radii [m], no longer sets the length (it was ``min(r,
+    l_A / 2, l_B / 2)``); it is only checked for shape, kept so that the callers need no
+    change."""
     la = np.linalg.norm(XA[:, 1] - XA[:, 0], axis=1)
     lb = np.linalg.norm(XB[:, 1] - XB[:, 0], axis=1)
-    lr = np.minimum(np.asarray(radius, float), 0.5 * np.minimum(la, lb)) / la
+    if np.shape(radius) not in ((), la.shape):
+        raise ValueError(f"ramp_lengths: radius of shape {np.shape(radius)} for "
+                         f"{la.size} pairs; give one sum of radii per pair")
+    lr = 0.5 * np.minimum(la, lb) / la
     return np.where(np.asarray(free_a, bool), lr[:, None], 0.0)
 
 

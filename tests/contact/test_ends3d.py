@@ -1106,11 +1106,12 @@ def test_line_contact_of_overlapping_ends_is_the_penetration_over_the_overlap(de
     far from B's end). Before line contact was clipped at free ends: the Gauss points of the
     whole element that fall in the overlap, a step function of it, 15-19 % above (222.39 N
     against 187.15 N at 3 degrees, 5 mm). Over an overlap shorter than the ramp
-    (fembody.contact.line, "Where free ends meet": ``l_r = min(r_A + r_B, l_A / 2, l_B / 2) =
-    10 mm`` here; the 5 mm cases) the line part takes ``phi`` of it and the tip's end row on
-    B's element ``1 - phi``, ``phi = u^3 (10 - 15 u + 6 u^2)``, ``u`` the overlap measured
-    along A over ``l_r``: ``F_z = phi k int (...) + (1 - phi) k (2 r - 0.008)`` on A (the
-    weight depends on A's x alone, so it adds no z force on A)."""
+    (fembody.contact.line, "Where free ends meet": ``l_r = min(l_A, l_B) / 2 = 25 mm``
+    here, 10 mm before the ramp was lengthened; the 5 and 15 mm cases) the line part takes
+    ``phi`` of it and the tip's end row on B's element ``1 - phi``, ``phi = u^3 (10 - 15 u
+    + 6 u^2)``, ``u`` the overlap measured along A over ``l_r``: ``F_z = phi k int (...) +
+    (1 - phi) k (2 r - 0.008)`` on A (the weight depends on A's x alone, so it adds no z
+    force on A)."""
     a = math.radians(deg)
     m, A, _ = _tip_over(1.0, force=(0.0, 0.0, 0.0), direction=(math.cos(a), 0.0, math.sin(a)),
                         dx=0.01, dz=0.008)
@@ -1129,7 +1130,7 @@ def test_line_contact_of_overlapping_ends_is_the_penetration_over_the_overlap(de
     xi0 = 1.0 - overlap / (l_a * math.cos(a))
     pen = lambda xi: 2 * R - (0.008 + (1.0 - xi) * l_a * math.sin(a))
     ref = K * 0.5 * (pen(xi0) + pen(1.0)) * (1.0 - xi0)
-    u = min((1.0 - xi0) * l_a / min(2 * R, 0.5 * l_a), 1.0)
+    u = min((1.0 - xi0) * l_a / (0.5 * l_a), 1.0)           # l_r = min(l_A, l_B) / 2
     phi = u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u)
     ref = phi * ref + (1.0 - phi) * K * (2 * R - 0.008)
     assert pen(xi0) > 0.0

@@ -17,7 +17,8 @@ from .geometries import moved
 from .test_ends3d import ALL, K, R, SEC, STEEL, _rigid_beam, _tip, _tip_over
 
 DZ = 0.008          # A's tip above B's end [m]: 2 mm into it (2 R = 10 mm), 2000 N
-L_R = 2 * R         # the ramp's length min(r_A + r_B, l_A / 2, l_B / 2) here [m]
+L_A = 0.05          # A's elements [m] (B's: 0.1 m)
+L_R = 0.5 * L_A     # the ramp's length min(l_A, l_B) / 2 here [m]
 
 
 def _meeting(deg, plan=0.0, reverse=False):
@@ -75,8 +76,8 @@ def test_total_force_where_free_ends_meet_is_k_times_the_overlap_of_the_rounded_
     (negative: short of it). Just short of and at the start of the overlap the contact is
     one: the two rounded ends touching where their chords are nearest, ``|F| = k (2 R -
     d_min)`` with ``d_min`` the sampled distance of the two last elements (to 1e-5: at
-    ``ov = 1e-5`` m the ramp has given line contact ``phi = 1e-8`` of the contact and its
-    slope adds an axial force of ``W phi' / l_r``, 3e-6 of the force). Before: on the
+    ``ov = 1e-5`` m the ramp has given line contact ``phi = 6e-10`` of the contact and its
+    slope adds an axial force of ``W phi' / l_r``, 2e-7 of the force). Before: on the
     overlap side the end rows were weighted out (line switch ``1 - lam = 0``) and line
     contact, clipped, started from nothing (40 N of 2000 N); and with A's element leaning
     down towards its tip (``deg < 0``) B's end projects inside it short of the overlap, where
@@ -113,7 +114,7 @@ def test_force_and_energy_are_continuous_through_the_ramp(deg, plan):
 
 @pytest.mark.parametrize("deg", [3.0, 0.0, -0.5])
 def test_axial_force_is_the_slope_of_the_energy_along_the_slide(deg):
-    """A's last element slid along x from 2 mm short of B's end to 14 mm into overlap (past
+    """A's last element slid along x from 2 mm short of B's end to 28 mm into overlap (past
     the ramp) in 0.25 mm steps: the axial contact force on A is minus the derivative of the
     total contact energy along the slide (central differences, h = 1e-7 m, to 1e-5 of the
     largest force) at every step, inside the ramp (where the weight's slope carries the
@@ -124,7 +125,7 @@ def test_axial_force_is_the_slope_of_the_energy_along_the_slide(deg):
     e = np.array([1.0, 0.0, 0.0])
     h = 1e-7
     worst, big = 0.0, 0.0
-    for ov in np.arange(-2e-3, 14e-3, 2.5e-4):
+    for ov in np.arange(-2e-3, 28e-3, 2.5e-4):
         s = np.array([-0.01 - ov, 0.0, 0.0])
         F, _ = _on_a(sys, A, {tip: s, prev: s})
         Ep = _on_a(sys, A, {tip: s + h * e, prev: s + h * e})[1]
@@ -193,7 +194,7 @@ def test_parallel_ends_overlapping_count_once(rev_a, rev_b):
         assert len(blk.live(x)) == 1, (ov, blk.live(x))
         u = ov / L_R
         phi = u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u)
-        ref = K * (2 * R - DZ) * (1.0 - phi + phi * ov / 0.05)
+        ref = K * (2 * R - DZ) * (1.0 - phi + phi * ov / L_A)
         assert abs(F[2] / ref - 1.0) < 1e-9, (ov, F, ref)
 
 
@@ -206,7 +207,8 @@ def test_a_beam_sliding_end_first_into_overlap_keeps_its_energy(deg):
     ramp from the end row to line contact) and A slides on along B. Frictionless and
     conservative: the energy balance (kinetic + strain + contact) closes to 1e-3 of the
     kinetic energy over the run, and A gets past the barrier of the ends meeting (the point
-    contact's 0.125 J) 12 mm into overlap. Measured 5.0e-4 at both slopes, all of it in the
+    contact's 0.125 J) 10 mm into overlap (12 mm with the 10 mm ramp, which drew it in
+    harder). Measured 5.0e-4 at both slopes, all of it in the
     step where the node pair first touches (the integrator's: 2.1e-4 at half the step);
     before the ramp 0.45 (the node pair's ``k g^2 / 2`` lost where the overlap started)."""
     v0, d, l = 3.0, 2 * R - 5e-4, 0.1
@@ -228,6 +230,109 @@ def test_a_beam_sliding_end_first_into_overlap_keeps_its_energy(deg):
     e = res.energy
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
 
+
+SWEEP = [(3.0, 0.0), (0.5, 0.0), (0.0, 0.0), (-0.5, 0.0), (-3.0, 0.0), (0.5, 2.0), (-2.0, 1.0)]
+
+
+def _axial_sweep(deg, plan, ovs):
+    """The contact force on A (3,) [N] at each overlap of ``ovs`` [m] (A's last element moved
+    rigidly along x, :func:`_meeting`)."""
+    sys, A, B, tip, prev = _meeting(deg, plan)
+    out = []
+    for ov in ovs:
+        s = np.array([-0.01 - ov, 0.0, 0.0])
+        out.append(_on_a(sys, A, {tip: s, prev: s})[0])
+    return np.array(out)
+
+
+def test_the_ramp_draws_parallel_ends_in_by_its_closed_form_and_no_more():
+    """The axial force on A while its last element, parallel to B's and 8 mm above it, slides
+    from the overlap's start to past the ramp (0.25 mm steps). The one contact of the rounded
+    ends (the end row, at full weight where the overlap starts) holds ``W = k (2 R - d)^2 / 2 =
+    2 J`` whatever the overlap and line contact ``L W`` (``L = ov / l_A``, ``k_line l_A =
+    k``), so with ``Lam = phi(u)``, ``u = ov / l_r``, ``l = l_r / l_A``: ``E = W (1 + phi(u)
+    (l u - 1))`` and the axial force on A ``F_x = dE/d ov = (W / l_r) (phi'(u) (l u - 1) + l
+    phi(u))`` (+x pushes A out of the overlap), to 1e-6 of the 2000 N contact. Negative
+    (a pull) over the ramp: by line.py's docstring no conservative hand-over from the one
+    contact to line contact avoids it; its peak is ``c(1/2) g / (2 l_r) k g = 98.4 N``
+    (``c(1/2) = 1.2302``). The tilted and turned chords of the sweep pull at most 17 % more
+    (measured 115.4 N at 3 degrees, where the gap is not uniform): bounded by 1.25x the
+    parallel peak (the sweep from 8 to 16 mm, 0.5 mm steps). Before (``l_r = r_A + r_B =
+    10 mm``): 319.6 N of pull parallel at 4.75 mm (321-360 N over the sweep at 4.75-5.25
+    mm): the closed form failed by 272 N."""
+    ovs = np.arange(2.5e-4, 28e-3, 2.5e-4)
+    W, l = K * (2 * R - DZ) ** 2 / 2, L_R / L_A
+    u = np.clip(ovs / L_R, 0.0, 1.0)
+    phi = u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u)
+    dphi = 30.0 * (u * (1.0 - u)) ** 2
+    ref = W / L_R * (dphi * (l * u - 1.0) + l * phi)
+    ref = np.where(ovs >= L_R, W / L_A, ref)          # past the ramp: line contact's push
+    F = _axial_sweep(0.0, 0.0, ovs)
+    assert np.abs(F[:, 0] - ref).max() < 1e-6 * K * (2 * R - DZ), np.abs(F[:, 0] - ref).max()
+    peak = -ref.min()
+    assert abs(peak - 98.4) < 0.05, peak
+    near = np.arange(8e-3, 16e-3, 5e-4)               # (the peaks lie at 10.5-13.75 mm)
+    worst = max(-_axial_sweep(deg, plan, near)[:, 0].min() for deg, plan in SWEEP)
+    assert worst < 1.25 * peak, worst
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "no pull cannot hold with a conservative, continuous hand-over from the one contact of "
+    "the rounded ends (k g^2 / 2) to line contact (L k g^2 / 2) past the ramp: the energy "
+    "falls by (1 - l_r / l_A) k g^2 / 2 over the ramp (fembody.contact.line, 'Where free "
+    "ends meet'); the pull is 98-115 N here"))
+@pytest.mark.parametrize("deg, plan", SWEEP)
+def test_the_contact_never_pulls_the_ends_into_overlap(deg, plan):
+    """What a penalty contact should meet: over the sweep of overlaps (from the start to 30
+    mm, past the ramp, 0.5 mm steps) and angles the axial force on A pushes it out of the
+    overlap (+x) or is zero (to 1e-9 of the force). It cannot here (the reason above): 98.4
+    to 115.4 N of pull (before the ramp was lengthened 320 to 360 N at 4.75-5.25 mm, the
+    normal force 1160-1250 N there)."""
+    F = _axial_sweep(deg, plan, np.arange(0.0, 30e-3, 5e-4))
+    pull = -F[:, 0]
+    assert pull.max() <= 1e-9 * np.linalg.norm(F, axis=1).max(), pull.max()
+
+
+def test_a_beam_sliding_end_first_into_overlap_is_drawn_in_by_the_energy_it_loses():
+    """A (one element of ``l_A = 50`` mm, parallel to B and 9.5 mm above its axis, held in
+    y, z and its rotations, free along x) slides end first at ``v0`` towards B's free end
+    (rigid along x, elements of 0.1 m), starting 3.5 mm short of it (0.12 mm clear), with
+    1.5x the energy of the barrier where the ends meet. The energy of the ends along the
+    overlap (the closed form of the test above, ``l_r = 25 mm``, ``l = 1/2``) is ``E = W (1
+    + phi(u) (u / 2 - 1))``, ``W = k g^2 / 2 = 0.125 J`` at its top where the overlap starts
+    and ``E_min = 0.4347 W`` at ``u = 0.798`` (19.9 mm), then rising to line contact's ``W
+    ov / l_A``. So with the energy conserved A's kinetic energy falls to ``K0 - W`` (the
+    barrier) and rises to ``K0 - E_min`` inside the ramp (the ramp drawing A in): both to
+    1e-3 of ``W`` against the closed form, and the balance (kinetic + strain + contact) to
+    1e-3 of ``W`` over the run (measured 2.6e-4, 2.6e-4 and 3.7e-4 W, set by the step where
+    the ends first touch). Before (``l_r = r_A + r_B = 10 mm``, ``l = 1/5``) the well was
+    deeper (``E_min = 0.187 W``): the largest kinetic energy in the overlap 0.031 J (0.25
+    W) above the closed form."""
+    d, l = 2 * R - 5e-4, L_A
+    m = fb.Model(dim=3)
+    _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    A = m.add_beam((1.0035, 0.0, d), (1.0035 + l, 0.0, d), n=1, material=STEEL,
+                   section=SEC, orientation=(0, 1, 0))
+    for nd in A.nodes:
+        m.fix(nd, "y", "z", "rx", "ry", "rz")
+    mass = STEEL.rho * SEC.A * l
+    v0 = math.sqrt(2.0 * 1.5 * K * (2 * R - d) ** 2 / 2 / mass)
+    for nd in A.nodes:
+        m.set_velocity(nd, (-v0, 0.0, 0.0))
+    m.add_beam_contact(A, m.bodies[0], radius=R, stiffness=K, max_penetration=1e-3)
+    res = fb.simulate(m, t_end=0.0105, dt=2.5e-5)
+    assert res.stats["status"] == "finished"
+    W = K * (2 * R - d) ** 2 / 2
+    u = np.linspace(0.0, 1.0, 100001)
+    E_min = W * (1.0 + u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u) * (0.5 * u - 1.0)).min()
+    e = res.energy
+    K0 = e.kinetic[0]
+    x_tip = res.displacement(A.first)[:, 0] + 1.0035
+    over = x_tip < 1.0 - 1e-3                       # in the overlap
+    assert x_tip.min() < 1.0 - 0.0215               # past the well's bottom (19.9 mm)
+    assert abs(e.kinetic.min() - (K0 - W)) < 1e-3 * W
+    assert abs(e.kinetic[over].max() - (K0 - E_min)) < 1e-3 * W
+    assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * W
 
 @pytest.mark.parametrize("deg", [0.0, 3.0])
 def test_planar_ends_meeting_hand_over_continuously(deg):

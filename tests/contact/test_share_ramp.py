@@ -57,12 +57,14 @@ def test_share_takes_back_its_part_of_the_ramped_point_part(plan):
     """In a 40-degree V the share of A's tip element against B's last element is below one
     at the pair's point (w = 0.68 here: the V is sharper than the projection test's 70
     degrees, fembody.contact.share "What the blend does not cover"), while the two free ends
-    overlap by half the ramp (Lam = lam phi(1/2) = lam / 2). The element pairs' block
+    overlap by a fifth of the ramp (5 mm of ``l_r = min(l_A, l_B) / 2 = 25 mm``: Lam = lam
+    phi(1/5) = 0.058 lam; half of it before the ramp was lengthened). The element pairs' block
     carries ``(1 - Lam) W_point`` of the pair's point energy ``W_point = k/2 (2r - D)^2``
     (``Lam`` from the pair block's own free ends and ramp); the share row must take back
     ``(1 - w)`` of that, to 1e-12. Before, it took ``(1 - w)(1 - lam)``: 0.241 J of the
-    0.437 J at 7.5 degrees (lam = 0.62, Lam = 0.31), nothing at 3 degrees (lam = 1, where
-    the pair still carries ``(1 - Lam) = 1/2`` of its point part), the row not even live."""
+    0.437 J at 7.5 degrees (lam = 0.62, Lam = 0.31 with the 10 mm ramp), nothing at 3
+    degrees (lam = 1, where the pair still carries ``1 - Lam`` of its point part, 1/2 with
+    the 10 mm ramp, 0.94 now), the row not even live."""
     sys, xs = _facing_ends_in_a_v(plan)
     pair, share = _the(xs, BeamContactBlock), _the(xs, CrossingShareBlock)
     pp = pair.positions(xs[pair])
