@@ -212,3 +212,52 @@ def test_points_two_elements_apart_are_not_held_together(gamma):
     ref, minima = _sampled_fine(move, a_x, walls)
     assert minima == 2
     assert _total(sys, on_a, move)[0] == pytest.approx(ref, rel=1e-9)
+
+
+@pytest.mark.parametrize("gamma, phi, dx", [(45, 10, 2e-4), (45, 30, 0.0), (30, 30, 0.0)])
+def test_the_energy_does_not_change_as_the_rod_slides_along_itself(gamma, phi, dx):
+    """A straight rod slid along its own line over one element length (41 positions, its
+    contact points, less than an element apart, passing a node of the rod on the way: both
+    on one element and on two):
+    the contact energy is invariant under the slide (the distance from the rod's line to
+    the V does not change while the points stay inside the rod), so it stays equal to its
+    first value to 1e-9 and the force along the rod is zero to 1e-6 of the force. Inside
+    the band (the first case) as outside it. Before, the energy stepped where a point
+    passed a node (the shares alone on two elements, the blend on one)."""
+    sys, on_a, d, walls, a_x, base, _, _ = _rod_across(gamma, phi, dx)
+    E0 = None
+    for t in np.linspace(0.0, LE, 41):
+        E, F = _total(sys, on_a, base + t * d)
+        E0 = E if E0 is None else E0
+        assert abs(E - E0) < 1e-9 * E0, (t, E0, E)
+        assert abs(F @ d) < 1e-6 * np.linalg.norm(F), (t, F)
+
+
+def test_the_distance_to_a_segment_has_exact_derivatives():
+    """:func:`fembody.contact.share._segment_distance` (the neighbour's distance in the
+    blend's test of "nearer"): points projecting inside, before and beyond random
+    segments, against the distance sampled on the segment (1e6 points, to 1e-9 m), and its
+    gradient and Hessian against central differences (step 1e-7 m, to 1e-6 of the largest
+    entry)."""
+    from fembody.contact.share import _segment_distance
+    rng = np.random.default_rng(3)
+    kinds = set()
+    for _ in range(9):
+        p, c, f = rng.normal(size=(3, 1, 3)) * 0.01
+        D, g, h = _segment_distance(p, c, f, True)
+        tau = float((p - c)[0] @ (f - c)[0] / ((f - c)[0] @ (f - c)[0]))
+        kinds.add(0 if tau <= 0 else 2 if tau >= 1 else 1)
+        seg = c + np.linspace(0.0, 1.0, 1000001)[:, None] * (f - c)
+        assert abs(D[0] - np.linalg.norm(seg - p, axis=1).min()) < 1e-9
+        y = np.concatenate([p, c, f]).ravel()
+        gfd, hfd = np.zeros(9), np.zeros((9, 9))
+        for j in range(9):
+            e = np.zeros(9)
+            e[j] = 1e-7
+            (Dp, gp, _), (Dm, gm, _) = (_segment_distance(*(v.reshape(3, 1, 3)), False)
+                                        for v in (y + e, y - e))
+            gfd[j] = (Dp[0] - Dm[0]) / 2e-7
+            hfd[:, j] = (gp[0] - gm[0]) / 2e-7
+        assert np.abs(g[0] - gfd).max() < 1e-6 * np.abs(g).max()
+        assert np.abs(h[0] - hfd).max() < 1e-6 * np.abs(h).max()
+    assert kinds == {0, 1, 2}, kinds
