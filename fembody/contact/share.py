@@ -368,11 +368,11 @@ class CrossingShareBlock(ContactRows):
         of the point's element (module docstring, "Across a node of A"): the neighbour's
         pair's closest point on the element's line lies beyond its node ``p`` (inside the
         neighbour's chord), ``p`` joins the element to the next one of its beam, and that
-        element's pair with the neighbour pushes (its closest points inside both chords, off
-        the axis, a point weight ``1 - lam > 0``); and whether the row's pair is there the
+        element's pair with the neighbour has a point part (its closest points inside both
+        chords, off the axis, a point weight ``1 - lam > 0``; a pair that does not press has
+        no energy and is never the larger); and whether the row's pair is there the
         smaller of the two point energies (a tie goes to the pair whose node ``p`` is its
         element's second, so that exactly one of the two rows takes back)."""
-        n = len(pos)
         across = np.zeros(alone.shape, dtype=bool)
         smaller = np.zeros(alone.shape, dtype=bool)
         for j, (sl, _) in enumerate(_JUNCTION):
