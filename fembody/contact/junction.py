@@ -62,10 +62,13 @@ pair is taken back, once, where a pair sharing a row with it has the larger ener
 pairs kept are those no neighbour outweighs (the nearest of the four there). Each removal is
 weighted by the row's ``b`` (:func:`fembody.contact.share.junction_blend`: 1 wherever one of
 the two pairs' points is nearer the other element, where the ``min`` rule is exact; 0 where
-both points are their own local minima of the distance, two contacts, as a rod lying across
-a V has; 0 near a free end of the element, where the end rows hand over with the shares),
-and :class:`fembody.contact.share.CrossingShareBlock` takes back ``1 - b`` of the shares
-(:mod:`fembody.contact.share`, "Both pairs in their zones"). The
+both points are their own local minima of the distance by a tenth of the radii's sum, in
+distances, two contacts, as a rod lying across a V has; 0 near a free end of the element,
+where the end rows hand over with the shares), and :class:`fembody.contact.share.
+CrossingShareBlock` blends the shares out away from free ends of the element; where the two
+pairs' points lie on two elements of this beam, across a node, no row here holds both and
+the share rows take the smaller pair back with the same ``b`` (:mod:`fembody.contact.share`,
+"Both pairs in their zones", "Across a node of A"). The
 correction is continuous (a pair leaving its zone on the concave side is the farther one,
 with the smaller energy); the force turns by the kink angle across the bisector, as the
 distance to a polyline does. It needs both pairs in the element pairs' block
@@ -492,7 +495,8 @@ class JunctionContactBlock(ContactRows):
         m = len(rows)
         pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
         slots = np.array([1, 2, 3, 0, 4])              # (a0, a1, Q1, P, Q2): c = P at b1
-        b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows], tangent)
+        b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows],
+                                    self.radius[rows], tangent)
         idx = (slots[:, None] * d + np.arange(d)).ravel()
         g = np.zeros_like(g5)
         g[:, idx] = g5

@@ -93,10 +93,13 @@ where the two points are one contact: tests/contact/test_junction.py) and wrong 
 second (a rod across a V touching both walls away from the junction: two contacts, of
 which the ``min`` rule kept one, 500 N of 1000 N). The sharp rule jumps where a point
 crosses to the neighbour's side (a local minimum of the distance to a polyline vanishes
-there), so it is smoothed: with ``eta_i`` the share's measure at ``x_i`` (``eta > 0``:
-nearer its own element, the projection test of "nearer" for a point inside its chord),
-``U_i = U(eta_i)`` rises from 0 at ``eta = 0`` to 1 at ``eta = 1``, the band's edge
-(:func:`_own_step`), and the junction rows take back ``b min(E_1, E_2)`` with
+there), so it is smoothed. The test of "nearer" is made in distances: with ``rho_i =
+f_i(x_i)`` the pair's own axis distance and ``D_i = f_j(x_i)`` the distance of its point
+to the neighbour's element (the segment ``c -> f``, :func:`_segment_distance`), ``eta_i =
+(D_i - rho_i) / (OWN_BAND (r_A + r_B))`` and ``U_i = U(eta_i)`` rises from 0 at ``eta =
+0`` (as near the neighbour's element as its own) to 1 at ``eta = 1``, the point nearer
+its own element by :data:`OWN_BAND` of the radii's sum (:func:`_own_distance`,
+:func:`_own_step`); the junction rows take back ``b min(E_1, E_2)`` with
 
     b = zeta_1 zeta_2 (1 - U_1 U_2)        (:func:`junction_blend`)
 
@@ -106,51 +109,66 @@ value), ``b = 0`` where both are their own by the band's margin. ``zeta_i = zeta
 where a pair's point reaches the free end the end rows hand over with the shares (module
 docstring above, "The hand-over at a free end"), so there the rule is the shares' alone,
 and the neighbour's pair entering its zone at the free end changes neither energy nor
-force (before, the ``min`` rule took over whole: 94 N on 1250 N). This block takes back
-the rest: ``w_j = S_j + b (1 - S_j)`` at such a junction, i.e. ``(1 - b)`` of the
-share's take-back, so a pair keeps ``(1 - b) S E + b E [kept by the min rule]``, a
-blend of the two rules with the same ``b``. ``b`` is symmetric in the two pairs and both blocks
-compute it from the same five nodes ``(a0, a1, b0, b1, f)`` (the junction rows from
-``(a0, a1, Q1, P, Q2)``); its gradient and Hessian enter both blocks' forces and
-tangents, and the junction rows' friction take-back is weighted by ``b`` as their energy.
+force (before, the ``min`` rule took over whole: 94 N on 1250 N). This block blends the
+shares out by the same end steps: ``w_j = S_j + zeta_1 zeta_2 (1 - S_j)`` at such a
+junction, so away from free ends of A a pair is whole here and the junction rows' ``b
+min(E_1, E_2)`` is the whole rule (``E_1 + E_2`` where both points are their own, ``max(E_1,
+E_2)`` where one is not), and at a free end the shares alone hold. (Before, ``w_j = S_j +
+b (1 - S_j)``: where both points were their own, ``b = 0``, the shares alone weighted the
+two contacts, and the projection test's share is below one on a wall of a V sharper than
+70 degrees, ``eta = 2 tan^2(gamma/2)`` at a point on it: a rod across a 45-degree V kept
+4.94 of the two contacts' 8.65 J.) Where the neighbour's pair enters its zone at ``c`` its
+point is on the neighbour's side (its own distance is ``|x - c|`` there and the other
+element, which holds ``c``, is no farther: ``D <= rho``), ``U = 0`` and ``b = zeta_1
+zeta_2``: the weights there are the old rule's. ``b`` is symmetric in the two pairs and both blocks compute it
+from the same five nodes ``(a0, a1, b0, b1, f)`` (the junction rows from ``(a0, a1, Q1, P,
+Q2)``); its gradient and Hessian enter both blocks' forces and tangents, and the junction
+rows' friction take-back is weighted by ``b`` as their energy.
 
-What the blend does not cover: ``eta`` is the projection test, so a V sharper than 90
-degrees puts a rod's two contacts inside ``0 < eta < 1`` (``eta = 2 tan^2(gamma/2)`` at
-a point on a wall of a V of opening ``gamma``): below about 70 degrees ``U < 1`` and the
-rows keep part of the ``min`` rule's single contact; near ``eta = 0`` any continuous rule
-misses part of the local minimum that vanishes there (the 50-degree row of
-test_junction's concave-side test: 14.76 J carried against the two minima's 25.89 J, the
-second minimum at ``eta`` just above 0). A pair entering its zone at an edge other than a
-free end of A (a node of A inside a beam, B's far end) while ``b > 0`` changes the rule
-there with a jump. The junction rows hold the two pairs of one element of A: where the two
-points lie on two elements of A (a node ``p`` of A between them) no row holds both, and the
-shares alone weight them, ``S_1 E_1 + S_2 E_2``; once a point passes ``p`` onto the other's
-element the blend holds, ``(1 - b)(S_1 E_1 + S_2 E_2) + b max(E_1, E_2)``: a jump of ``b
-(max(E_1, E_2) - S_1 E_1 - S_2 E_2)``, zero only where the two rules agree (both shares 0
-or 1 outside their band). A rod of 1 cm elements across a 45-degree V, 2 mm into each wall,
-one wall's point passing a node of the rod: ``b = 0.99998``, ``S = 0.571``, ``E = 4.326``
-J each, 4.940 -> 4.326 J and (0, 0, 1134) -> (2398, -1384, 993) N, where the sampled
-distance has two minima, 8.652 J: neither side is right, both points lying inside the
-projection test's band (``eta = 0.076``) though each is 3.3 mm (a third of the radii's
-sum) nearer its own wall than the other's (tests/contact/test_blend_entry.py, a strict
-xfail). No ``b`` of the element's two points is exact and continuous at once. Continuity
-needs ``b = 0`` wherever a point sits at an inner node of A with ``S_1 E_1 + S_2 E_2 !=
-max(E_1, E_2)``; exactness needs ``b = 1`` wherever a point is on the neighbour's side,
-also at a node of A: at a crossing at nodes of both beams the two points lie at A's node,
-and ``zeta`` at every end of A's element (tried) kept the shares alone there (1542 N
-against the polyline distance's 1778 N, tests/contact/test_junction.py's node on the
-concave side of a junction); while ``b = 1`` at a node where the entering point lies on
-the neighbour's side inside the share's band (``-1 < eta_2 < 0``, ``0 < S_2 < 1/2``) jumps
-by ``S_2 E_2``. The fix is a take-back that does not depend on which elements of A hold
-the two points: rows of two elements of A against the two elements at ``c`` (``(e_A,
-e_B)`` with ``(e_A', e_B')``; A's two elements at ``p`` for the xfail, farther apart where
-the points can lie more than an element apart), blended by the same ``b`` of their two
-points (on one line where A is straight, so a point passing ``p`` changes nothing: exact
-for a straight A and continuous there), taken back by the junction rows' removal graph
-(each pair once) and blended out of the shares by the share rows (whose slots ``f_a0``,
-``f_a1`` already hold A's neighbours' far nodes). Both points inside the band (the xfail's
-V) is the sharp V's limit above, which needs the share's measure of "nearer" in
-distances, not projections, in the end rows (:mod:`fembody.contact.ends`) as here.
+Why distances: the projection measure ``(s_i - s_j) / (BAND (s_i + s_j))`` has the same
+zero (the bisector plane) but scales with the point's distance from ``c`` and with the V's
+opening: a rod across a sharp V has both contacts inside its band although each point is
+several millimetres nearer its own wall (3.3 mm, a third of the radii's sum, in
+tests/contact/test_blend_entry.py: ``eta = 0.076``). The local minimum the band smooths
+appears where ``D_i - rho_i`` passes zero, so its width is a length; a tenth of the radii's
+sum keeps the rule exact outside 1 mm for 5 mm rods and the blend's gradient (about ``E /
+(OWN_BAND (r_A + r_B))``) of the order of the contact force.
+
+**Across a node of A.** The junction rows hold the two pairs of one element of A. Where
+the neighbour's pair has its closest point on A's line beyond a node ``p`` of A's element
+(so it has no point part of its own) and the next element of A at ``p`` pushes against the
+neighbour's element, the two contacts lie on two elements of A and no junction row holds
+both: each pair's share row then holds the ``min`` rule itself (:meth:`CrossingShareBlock.
+_across`): ``w_j = S_j + zeta_1 zeta_2 (1 - S_j) - [E_own < E_other] b``, ``b`` of
+:func:`junction_blend` on the row's own element's line (where A is straight at ``p`` the
+same line, the same ``b``, as the junction row holding both pairs once a point passes
+``p``), the comparison of the two pairs' point energies made from one canonical node order
+so that exactly one of the two rows takes back (a tie goes to the pair whose ``p`` is its
+element's second node). A point passing ``p`` changes nothing on a straight A: energy
+continuous to 1e-9 and force to 1e-6, also inside the band (tests/contact/test_sharp_v.py;
+before, a jump of ``b (max(E_1, E_2) - S_1 E_1 - S_2 E_2)``, 0.14 to 0.38 J on 2.3 J and
+-0.614 J in tests/contact/test_blend_entry.py). The indicator is constant between ties,
+where the two energies are equal and the take-back is continuous (the force turns there
+by the kink of ``min``, as the distance to a polyline does).
+
+What the blend does not cover:
+
+- Points more than one element of A apart (no row holds the two pairs; the shares alone,
+  projection-based, weight them): a rod at 60 degrees across 30- to 60-degree V's with its
+  points 14.5 mm apart on 1 cm elements carries 0.60 to 0.88 of the two contacts
+  (tests/contact/test_sharp_v.py, a strict xfail).
+- A kinked at ``p``: the two rows compute ``b`` on their own elements' lines, which differ
+  by the kink, so a point passing ``p`` jumps by the difference (not measured).
+- Across a node the rows decide pair by pair, without the junction rows' removal graph: a
+  four-pair crossing whose pairs lie across a node of each beam may take a pair back twice
+  (not met in the tests).
+- Inside the band (``0 < U_1 U_2 < 1``, points within 1 mm of the bisector for 5 mm rods)
+  the energy lies between ``max(E_1, E_2)`` and ``E_1 + E_2``, where the sampled distance
+  has two minima the moment ``D - rho`` passes zero: any continuous rule misses part of
+  the local minimum that appears there (a rod at 10 degrees across a V: about half).
+- Where the neighbour's pair has no point part the share alone weights the pair, with
+  the end rows' projection test (:mod:`fembody.contact.ends`, which the hand-over at a
+  free end must match); a free end of A in a V sharper than 70 degrees is weighted by it.
 
 **Where free ends meet.** Where near-parallel free ends meet end to end the element pairs'
 block weights the pair's point part ``1 - Lam``, ``Lam = lam phi(L / l)`` ramped in with the
@@ -184,7 +202,7 @@ it takes back counts against the pair's (``stored`` negative). Before, the pair'
 was ``mu`` times its unweighted normal force, ``1 / w`` times too much (403.96 N against
 349.24 N at ``w = 0.86`` in tests/contact/test_share.py).
 
-**Left.** The limits of the blend listed under "Both pairs in their zones".
+**Left.** The limits of the blend listed under "What the blend does not cover".
 """
 from __future__ import annotations
 
@@ -344,19 +362,100 @@ class CrossingShareBlock(ContactRows):
             has[r, j] = okn & (rn > 0.0) & (Lam < 1.0)
         return has
 
+    def _across(self, pos: np.ndarray, alone: np.ndarray):
+        """Per row and junction ``(n, 4)``: whether the junction ``alone`` (its neighbour's
+        pair on the same element has no point part) has the neighbour's point across a node
+        of the point's element (module docstring, "Across a node of A"): the neighbour's
+        pair's closest point on the element's line lies beyond its node ``p`` (inside the
+        neighbour's chord), ``p`` joins the element to the next one of its beam, and that
+        element's pair with the neighbour has a point part (its closest points inside both
+        chords, off the axis, a point weight ``1 - lam > 0``; a pair that does not press has
+        no energy and is never the larger); and whether the row's pair is there the
+        smaller of the two point energies (a tie goes to the pair whose node ``p`` is its
+        element's second, so that exactly one of the two rows takes back)."""
+        across = np.zeros(alone.shape, dtype=bool)
+        smaller = np.zeros(alone.shape, dtype=bool)
+        for j, (sl, _) in enumerate(_JUNCTION):
+            r = np.flatnonzero(alone[:, j])
+            if not r.size:
+                continue
+            c = sl[2 + (j % 2)]
+            nb = pos[r][:, [sl[0], sl[1], c, sl[4]]]
+            d1 = nb[:, 1] - nb[:, 0]
+            d2 = nb[:, 3] - nb[:, 2]
+            w0 = nb[:, 0] - nb[:, 2]
+            a11, a22 = (d1 * d1).sum(1), (d2 * d2).sum(1)
+            a12 = (d1 * d2).sum(1)
+            det = a11 * a22 - a12 * a12
+            ok = det > 1e-12 * a11 * a22
+            sd = np.where(ok, det, 1.0)
+            s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
+            t = (a11 * (d2 * w0).sum(1) - a12 * (d1 * w0).sum(1)) / sd
+            for side, out in ((1, s > 1.0), (0, s < 0.0)):
+                node = sl[side]
+                k = np.flatnonzero(ok & out & (t >= 0.0) & (t <= 1.0)
+                                   & self.junction[r, node])
+                if not k.size:
+                    continue
+                rk = r[k]
+                # the next element of the point's beam at ``node`` against the neighbour
+                nxt = pos[rk][:, [node, 4 + node, c, sl[4]]]
+                zn, okn = closest_crossing(nxt)
+                rn = distance("crossing", nxt, zn, False)[0]
+                ab = nxt if j >= 2 else nxt[:, [2, 3, 0, 1]]
+                Lam = weight(ab, None, None, False)[0]
+                hit = okn & (rn > 0.0) & (Lam < 1.0)
+                if not hit.any():
+                    continue
+                rk = rk[hit]
+                # both energies from the same canonical node order (A's element first, each
+                # chord from its smaller node id), so that the two rows of one pair of pairs
+                # compare the same two numbers bit for bit
+                nxt_slots = [node, 4 + node, c, sl[4]] if j >= 2 else [c, sl[4], node, 4 + node]
+                E_nb = self._canonical_energy(pos[rk], rk, nxt_slots)
+                E_own = self._canonical_energy(pos[rk], rk, [0, 1, 2, 3])
+                across[rk, j] = True
+                smaller[rk, j] = (E_own < E_nb) | ((E_own == E_nb) & (side == 1))
+        return across, smaller
+
+    def _canonical_energy(self, pos: np.ndarray, rows: np.ndarray, slots) -> np.ndarray:
+        """The point energy shape ``(1 - lam) max(r - rho, 0)^2`` ``(m,)`` (the pair's
+        point part over ``k / 2``, unramped) of the pair in the row slots ``slots`` (A's
+        element, then B's) of the rows ``rows`` at ``pos (m, 8, d)``, each chord taken from
+        its smaller node id (:meth:`_across`'s comparison)."""
+        sl = np.asarray(slots)
+        ids = self.nodes[rows][:, sl]
+        m = len(rows)
+        order = np.empty((m, 4), dtype=np.int64)
+        for e in (0, 2):
+            swap = ids[:, e] > ids[:, e + 1]
+            order[:, e] = np.where(swap, sl[e + 1], sl[e])
+            order[:, e + 1] = np.where(swap, sl[e], sl[e + 1])
+        x4 = np.take_along_axis(pos, order[:, :, None], axis=1)
+        z, _ = closest_crossing(x4)
+        rho = distance("crossing", x4, z, False)[0]
+        lam = weight(x4, None, None, False)[0]
+        return (1.0 - lam) * np.maximum(self.radius[rows] - rho, 0.0) ** 2
+
     def share(self, pos: np.ndarray, tangent: bool = True, active: np.ndarray | None = None):
         """The pair's share ``w = prod_j w_j`` ``(n,)`` over its junctions ``j``, its
         gradient ``(n, 8 d)`` and (``tangent``) Hessian, from the node positions ``pos (n,
         8, d)`` [m]: ``w_j`` of :func:`crossing_share` at the pair's point on the other
         element where the junction weights the pair alone (:meth:`_active`, or ``active (n,
-        4)``); where the neighbour's pair has a point part too, ``w_j = 1 - (1 - b_j)(1 -
-        S_j)``, the share ``S_j`` blended out by the junction rows' weight ``b_j`` of
-        :func:`junction_blend` (those rows take back ``b_j`` of the ``min`` rule's pair)."""
+        4)``); where the neighbour's pair has a point part too, ``w_j = S_j + zeta_1 zeta_2
+        (1 - S_j)``, the share ``S_j`` blended out away from A's free ends (the junction
+        rows take back ``b_j`` of the ``min`` rule's pair, :func:`junction_blend`); where
+        the neighbour's point lies across a node of the element (:meth:`_across`), the same
+        less ``b_j`` where this pair is the smaller (module docstring, "Across a node of
+        A")."""
         n, m, d = pos.shape
         md = m * d
         both = self._neighbour_point(pos) & self.junction
         act = (self.junction & ~both) if active is None else np.asarray(active, bool)
-        if active is not None:
+        across, smaller = np.zeros_like(act), np.zeros_like(act)
+        if active is None:
+            across, smaller = self._across(pos, act)
+        else:
             both = np.zeros_like(act)
         w, G = np.ones(n), np.zeros((n, md))
         H = np.zeros((n, md, md)) if tangent else None
@@ -366,19 +465,26 @@ class CrossingShareBlock(ContactRows):
                 continue
             wj, gj, hj = crossing_share(pos[r][:, sl], np.full(r.size, at_end), tangent,
                                         free=self.free[r][:, sl[:2]])
-            bl = np.flatnonzero(both[r, j])
+            bl = np.flatnonzero(both[r, j] | across[r, j])
             if bl.size:
-                # w_j = 1 - (1 - b)(1 - S) = S + b (1 - S)
-                bj, gb, hb = junction_blend(pos[r[bl]][:, sl], np.full(bl.size, at_end),
-                                            self.free[r[bl]][:, sl[:2]], tangent)
+                # w_j = S + zeta_1 zeta_2 (1 - S): (1 - S) is blended out by the end steps,
+                # not by b, so that where both points are their own (b = 0) the two contacts
+                # are whole; the junction rows take back b min(E_1, E_2) (module docstring,
+                # "Both pairs in their zones"); across a node of A (``across``) no junction
+                # row holds the two pairs and the smaller one's row takes back its b E here
+                (bb, gbb, hbb), (zz, gz, hz) = junction_blend(
+                    pos[r[bl]][:, sl], np.full(bl.size, at_end), self.free[r[bl]][:, sl[:2]],
+                    self.radius[r[bl]], tangent, ends=True)
+                ind = (across[r[bl], j] & smaller[r[bl], j]).astype(float)
                 S, gS = wj[bl], gj[bl]
                 if tangent:
-                    hj[bl] = ((1.0 - bj)[:, None, None] * hj[bl]
-                              + (1.0 - S)[:, None, None] * hb
-                              - gS[:, :, None] * gb[:, None, :]
-                              - gb[:, :, None] * gS[:, None, :])
-                gj[bl] = (1.0 - bj)[:, None] * gS + (1.0 - S)[:, None] * gb
-                wj[bl] = S + bj * (1.0 - S)
+                    hj[bl] = ((1.0 - zz)[:, None, None] * hj[bl]
+                              + (1.0 - S)[:, None, None] * hz
+                              - gS[:, :, None] * gz[:, None, :]
+                              - gz[:, :, None] * gS[:, None, :]
+                              - ind[:, None, None] * hbb)
+                gj[bl] = (1.0 - zz)[:, None] * gS + (1.0 - S)[:, None] * gz - ind[:, None] * gbb
+                wj[bl] = S + zz * (1.0 - S) - ind * bb
             idx = (sl[:, None] * d + np.arange(d)).ravel()
             g = np.zeros((r.size, md))
             g[:, idx] += gj     # (a far node repeating its own node adds into it)
@@ -830,25 +936,29 @@ def _product(parts, tangent: bool):
     return v, g, h
 
 
-def junction_blend(x: np.ndarray, at_b1: np.ndarray, free: np.ndarray, tangent: bool = True):
+def junction_blend(x: np.ndarray, at_b1: np.ndarray, free: np.ndarray, radius: np.ndarray,
+                   tangent: bool = True, ends: bool = False):
     """The junction rows' weight ``b`` ``(n,)`` (module docstring, "Both pairs in their
     zones"), its gradient ``(n, 5 d)`` and (``tangent``) Hessian, for the two pairs of an
     element A ``(a0, a1)`` with the two elements at a junction ``c`` of B: ``x (n, 5, d) =
     (a0, a1, b0, b1, f)`` as :func:`crossing_share` (``c = b1`` where ``at_b1 (n,)``, else
     ``b0``; ``f`` the far node of B's element next to ``(b0, b1)`` at ``c``), ``free (n,
-    2)`` whether ``a0``, ``a1`` are free ends. ``b = zeta_1 zeta_2 (1 - U_1 U_2)``: ``U_i =
-    U(eta_i)`` (:func:`_own_step`) whether pair ``i``'s point is clearly its own local
-    minimum of the distance (``eta_i`` the share's, :func:`crossing_share`, at that pair's
-    point against its own neighbour) and ``zeta_i = zeta(s*_i)`` (:func:`_end_step`) of its
-    closest point on A: 0 near a free end of A, where the end rows hand over with the share.
-    Symmetric in the two pairs, so the share block (row by pair) and the junction rows (row
-    by junction and element) compute the same ``b`` from the same five nodes."""
+    2)`` whether ``a0``, ``a1`` are free ends, ``radius (n,)`` the pairs' radii sum [m].
+    ``b = zeta_1 zeta_2 (1 - U_1 U_2)``: ``U_i`` (:func:`_own_distance`) whether pair
+    ``i``'s point is clearly its own local minimum of the distance (its own element nearer
+    than the neighbour's by :data:`OWN_BAND` of the radii sum) and ``zeta_i = zeta(s*_i)``
+    (:func:`_end_step`) of its closest point on A: 0 near a free end of A, where the end
+    rows hand over with the share. Symmetric in the two pairs, so the share block (row by
+    pair) and the junction rows (row by junction and element) compute the same ``b`` from
+    the same five nodes. ``ends`` (default False): return also the factor ``zeta_1
+    zeta_2`` with its gradient and Hessian (the share block's blend, :meth:`CrossingShareBlock.
+    share`), as a second triple."""
     n, m, d = x.shape
     md = m * d
     at_b1 = np.asarray(at_b1, bool)
-    b = np.zeros(n)
-    G = np.zeros((n, md))
-    H = np.zeros((n, md, md)) if tangent else None
+    radius = np.broadcast_to(np.asarray(radius, float), (n,))
+    out = [(np.zeros(n), np.zeros((n, md)), np.zeros((n, md, md)) if tangent else None)
+           for _ in range(2)]
     for flag in (False, True):
         rows = np.flatnonzero(at_b1 == flag)
         if not rows.size:
@@ -861,7 +971,7 @@ def junction_blend(x: np.ndarray, at_b1: np.ndarray, free: np.ndarray, tangent: 
         parts_u, parts_z = [], []
         for k, (xp, at) in enumerate(((xr, np.full(rows.size, flag)),
                                       (xr[:, perm], np.zeros(rows.size, bool)))):
-            u, gu, hu = crossing_share(xp, at, tangent, step=_own_step)
+            u, gu, hu = _own_distance(xp, at, radius[rows], tangent)
             z, zX, zXX = _closest_derivatives(xp, tangent)
             e, e1, e2 = _end_step(z[:, 0], fr)
             ge = e1[:, None] * zX[:, 0]
@@ -882,10 +992,12 @@ def junction_blend(x: np.ndarray, at_b1: np.ndarray, free: np.ndarray, tangent: 
             parts_z.append((e, ge, he))
         uu, gU, hU = _product(parts_u, tangent)
         one = (1.0 - uu, -gU, -hU if tangent else None)
-        b[rows], G[rows], h = _product(parts_z + [one], tangent)
-        if tangent:
-            H[rows] = h
-    return b, G, H
+        for o, parts in zip(out, (parts_z + [one], parts_z)):
+            v, g, h = _product(parts, tangent)
+            o[0][rows], o[1][rows] = v, g
+            if tangent:
+                o[2][rows] = h
+    return (out[0], out[1]) if ends else out[0]
 
 
 def _closest_derivatives(x: np.ndarray, tangent: bool):
@@ -944,3 +1056,138 @@ def _lag(s: np.ndarray, free: np.ndarray):
         q1 = np.where(on, 1.0 - dh, q1)
         q2 = np.where(on, -sign * d2h / LAG, q2)
     return q, q1, q2
+
+
+#: the width of the junction blend's "own" band in the distances (:func:`_own_distance`), as a
+#: fraction of the pair's radii sum: a pair's point is its own local minimum of the distance
+#: to B's polyline by the band's margin where its own element is nearer than the neighbour's
+#: by ``OWN_BAND (r_A + r_B)``
+OWN_BAND = 0.1
+
+
+def _point_on_chord(x: np.ndarray, k: int, z: np.ndarray, zX: np.ndarray,
+                    zXX: np.ndarray | None):
+    """The point ``p = x_k0 + z (x_k1 - x_k0)`` ``(n, d)`` of the chord in slots ``(2 k, 2 k
+    + 1)`` of ``x (n, m, d)`` at its closest-point parameter ``z (n,)`` (``zX (n, m d)``,
+    ``zXX (n, m d, m d)`` its derivatives in the slots), with ``dp/dX (n, d, m d)`` and
+    (``zXX`` given) ``d2p/dX2 (n, d, m d, m d)``."""
+    n, m, d = x.shape
+    md = m * d
+    a, b = 2 * k, 2 * k + 1
+    e = x[:, b] - x[:, a]
+    p = x[:, a] + z[:, None] * e
+    I = np.eye(d)
+    pX = np.einsum("ni,na->nia", e, zX)
+    pX[:, :, a * d:(a + 1) * d] += (1.0 - z)[:, None, None] * I
+    pX[:, :, b * d:(b + 1) * d] += z[:, None, None] * I
+    pXX = None
+    if zXX is not None:
+        pXX = np.einsum("ni,nab->niab", e, zXX)
+        for sl, sign in ((a, -1.0), (b, 1.0)):
+            for i in range(d):
+                pXX[:, i, sl * d + i, :] += sign * zX
+                pXX[:, i, :, sl * d + i] += sign * zX
+    return p, pX, pXX
+
+
+def _segment_distance(p: np.ndarray, c: np.ndarray, f: np.ndarray, tangent: bool):
+    """The distance ``D (n,)`` [m] of points ``p (n, d)`` to the segments ``c -> f``, its
+    gradient ``(n, 3 d)`` in ``(p, c, f)`` and (``tangent``) Hessian ``(n, 3 d, 3 d)``: to
+    the line where ``p`` projects inside, to the nearer end elsewhere (C1 across the end's
+    normal plane, the Hessian one side's there). ``D > 0`` assumed (a pair's point off the
+    neighbour's axis: its distance there is at least its own gap's)."""
+    n, d = p.shape
+    I = np.eye(d)
+    w, u = p - c, f - c
+    a = np.einsum("ni,ni->n", w, u)
+    b = np.einsum("ni,ni->n", u, u)
+    tau = a / b
+    inner = (tau > 0.0) & (tau < 1.0)
+    wf = p - f
+    # Q = D^2 as a function of (w, u): w.w - (w.u)^2 / u.u inside, |w|^2 or |p - f|^2 outside
+    Q = np.where(inner, np.einsum("ni,ni->n", w, w) - a * tau,
+                 np.where(tau <= 0.0, np.einsum("ni,ni->n", w, w),
+                          np.einsum("ni,ni->n", wf, wf)))
+    Qw = np.where(inner[:, None], 2.0 * w - 2.0 * tau[:, None] * u,
+                  np.where((tau <= 0.0)[:, None], 2.0 * w, 2.0 * wf))
+    Qu = np.where(inner[:, None], -2.0 * tau[:, None] * w + 2.0 * (tau ** 2)[:, None] * u,
+                  np.where((tau <= 0.0)[:, None], 0.0, 2.0 * wf))
+    # (w, u) -> (p, c, f): w = p - c, u = f - c (outside past f: |p - f|^2 = |w - u|^2, its
+    # u-gradient written above as 2 (p - f) = -(d/dw) on u: d/du |w - u|^2 = -2 (w - u))
+    Qu = np.where((tau >= 1.0)[:, None], -2.0 * wf, Qu)
+    Wm = np.concatenate([I, -I, 0 * I], axis=1)          # dw/d(p, c, f)
+    Um = np.concatenate([0 * I, -I, I], axis=1)          # du/d(p, c, f)
+    gQ = Qw @ Wm + Qu @ Um
+    D = np.sqrt(Q)
+    g = gQ / (2.0 * D)[:, None]
+    h = None
+    if tangent:
+        uu = np.einsum("ni,nj->nij", u, u)
+        Qww = np.where(inner[:, None, None], 2.0 * I - 2.0 * uu / b[:, None, None], 2.0 * I)
+        Qwu = np.where(inner[:, None, None],
+                       -2.0 * (np.einsum("ni,nj->nij", u, w) + a[:, None, None] * I)
+                       / b[:, None, None] + 4.0 * a[:, None, None] * uu / b[:, None, None] ** 2,
+                       np.where((tau <= 0.0)[:, None, None], 0.0, -2.0 * I))
+        Quu = np.where(inner[:, None, None],
+                       -2.0 * np.einsum("ni,nj->nij", w, w) / b[:, None, None]
+                       + 4.0 * a[:, None, None] * (np.einsum("ni,nj->nij", w, u)
+                                                   + np.einsum("ni,nj->nij", u, w))
+                       / b[:, None, None] ** 2
+                       + 2.0 * (a ** 2)[:, None, None] * I / b[:, None, None] ** 2
+                       - 8.0 * (a ** 2)[:, None, None] * uu / b[:, None, None] ** 3,
+                       np.where((tau <= 0.0)[:, None, None], 0.0, 2.0 * I))
+        # (Qwu[i, j] = d(Q_w)_i / du_j)
+        hQ = (np.einsum("ia,nij,jb->nab", Wm, Qww, Wm) + np.einsum("ia,nij,jb->nab", Wm, Qwu, Um)
+              + np.einsum("ia,nji,jb->nab", Um, Qwu, Wm) + np.einsum("ia,nij,jb->nab", Um, Quu, Um))
+        h = (hQ / (2.0 * D)[:, None, None]
+             - np.einsum("na,nb->nab", gQ, gQ) / (4.0 * D ** 3)[:, None, None])
+    return D, g, h
+
+
+def _own_distance(x: np.ndarray, at_b1: np.ndarray, radius: np.ndarray, tangent: bool = True):
+    """``U`` ``(n,)`` of :func:`junction_blend` for the pair ``(a0, a1)`` against ``(b0,
+    b1)`` of ``x (n, 5, d) = (a0, a1, b0, b1, f)`` (as :func:`crossing_share`; ``c = b1``
+    where ``at_b1``, else ``b0``): whether the pair's point ``x_A = x_A(s*)`` is its own
+    local minimum of the distance to B's polyline, by distances: ``eta = (D_f - rho) /
+    (OWN_BAND radius)``, ``rho = |x_A - x_B|`` the pair's own axis distance, ``D_f`` that of
+    ``x_A`` to the neighbour's element ``c -> f`` (:func:`_segment_distance`), ``radius
+    (n,)`` the radii sum [m]; ``U = U(eta)`` of :func:`_own_step` (0 where the neighbour is
+    at least as near, 1 where it is farther by ``OWN_BAND radius``). With its gradient ``(n,
+    5 d)`` and (``tangent``) Hessian (through the closest points' derivatives)."""
+    n, m, d = x.shape
+    md = m * d
+    z, zX, zXX = _closest_derivatives(x, tangent)
+    pa, paX, paXX = _point_on_chord(x, 0, z[:, 0], zX[:, 0], None if zXX is None else zXX[:, 0])
+    pb, pbX, pbXX = _point_on_chord(x, 1, z[:, 1], zX[:, 1], None if zXX is None else zXX[:, 1])
+    r = pa - pb
+    rho = np.linalg.norm(r, axis=1)
+    nr = r / rho[:, None]
+    rX = paX - pbX
+    g_rho = np.einsum("ni,nia->na", nr, rX)
+    at = np.asarray(at_b1, bool)
+    ci = np.where(at, 3, 2)
+    c = x[np.arange(n), ci]
+    f = x[:, 4]
+    D, gD3, hD3 = _segment_distance(pa, c, f, tangent)
+    # (p, c, f) -> the slots: p = x_A; c, f nodes
+    Y = np.zeros((n, 3 * d, md))
+    Y[:, :d] = paX
+    for i in range(d):
+        Y[np.arange(n), d + i, ci * d + i] = 1.0
+        Y[:, 2 * d + i, 4 * d + i] = 1.0
+    g_D = np.einsum("nk,nka->na", gD3, Y)
+    scale = OWN_BAND * np.asarray(radius, float)
+    eta = (D - rho) / scale
+    U, dU, d2U = _own_step(eta)
+    ge = (g_D - g_rho) / scale[:, None]
+    G = dU[:, None] * ge
+    H = None
+    if tangent:
+        P = (np.eye(d) - np.einsum("ni,nj->nij", nr, nr)) / rho[:, None, None]
+        h_rho = (np.einsum("nia,nij,njb->nab", rX, P, rX)
+                 + np.einsum("ni,niab->nab", nr, paXX - pbXX))
+        h_D = (np.einsum("nka,nkl,nlb->nab", Y, hD3, Y)
+               + np.einsum("ni,niab->nab", gD3[:, :d], paXX))
+        he = (h_D - h_rho) / scale[:, None, None]
+        H = d2U[:, None, None] * np.einsum("na,nb->nab", ge, ge) + dU[:, None, None] * he
+    return U, G, H

@@ -75,19 +75,6 @@ def _sampled(move, on_a_x, walls):
     return float((0.5 * K * pen ** 2).sum()), len(i)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the junction rows hold the two pairs of ONE element of A: where a pair's point passes an "
-    "inner node of A the rule changes from the shares alone (points on two elements: "
-    "S1 E1 + S2 E2) to the blend ((1 - b)(S1 E1 + S2 E2) + b max(E1, E2)), a jump of "
-    "b (max(E1, E2) - S1 E1 - S2 E2): here b = 0.99998, S = 0.571, E = 4.326 J each, "
-    "4.940 -> 4.326 J (-0.614 J) and (0, 0, 1134) -> (2398, -1384, 993) N, while the sampled "
-    "distance has two minima, 8.652 J (the projection test puts both points in its band, "
-    "eta = 0.076, though each is 3.3 mm nearer its own wall: the sharp V's limit). No b of "
-    "the element's two points is exact and continuous at once: b = 0 at the node (the fade "
-    "tried: 1542 against 1778 N at a crossing at nodes of both beams) loses the min rule "
-    "there, b = 1 jumps by S2 E2 where the entering point is on the neighbour's side inside "
-    "the share's band; a take-back across A's node (pairs of A's two elements there) is "
-    "needed (fembody.contact.share, 'What the blend does not cover')"))
 def test_energy_and_force_are_continuous_where_a_pair_enters_at_an_inner_node_of_a():
     """The rod slid along itself by ``t``: the wall-2 pair's closest point on the rod's
     line lies at ``s2`` from its centre, so it passes the node at ``s = 0`` at ``t = s2``
@@ -99,8 +86,14 @@ def test_energy_and_force_are_continuous_where_a_pair_enters_at_an_inner_node_of
     force's x-y part turns over the kink of ``max(E1, E2)``, as the distance to a polyline
     does: differences across it give the mean), and the energy equal to the
     sampled distance's reference (:func:`_sampled`: two local minima here, 8.652 J, each
-    2.94 mm deep) to 1e-6. Measured: the first and last hold neither (4.940 -> 4.326 J,
-    against 8.652 J), the central differences hold on both sides."""
+    2.94 mm deep) to 1e-6. Each point is 3.3 mm nearer its own wall than the other's, more
+    than the blend's band (``OWN_BAND (r_A + r_B) = 1 mm``, fembody.contact.share): the
+    junction blend ``b`` is 0 on both sides and each pair is whole. Before (a strict xfail
+    on 4d22bdb), with the projection test of "nearer" both points lay inside its band
+    (``eta = 0.076``, ``b = 0.99998``, ``S = 0.571``) and no row held two pairs on two
+    elements of A: 4.940 -> 4.326 J (-0.614 J) and (0, 0, 1134) -> (2398, -1384, 993) N
+    across the node, against 8.652 J. Where ``0 < b < 1`` at such a node:
+    tests/contact/test_sharp_v.py."""
     sys, on_a, d, (u1, u2), z0 = _rod_across_a_v()
     # the closest points of the rod's line (0, 0, z0) + s d and wall 2's, s u2
     c = np.array([0.0, 0.0, z0])

@@ -68,9 +68,11 @@ def _junction_block():
 def _share_block():
     """Crossing pairs' take-back rows (tests/contact/test_share.py's one-junction rows): B's
     element runs along ``tb`` from the junction at the origin (its neighbour's far node
-    along ``tf``), A's element (5 cm) crosses it 2 mm from the junction, 8 mm off its axis
-    (penetrating: radius sum 10 mm) at 0.5 to 12.5 degrees to it; A turns about the normal
-    of the two chords through its midpoint."""
+    along ``tf``), A's element (5 cm, starting 1 mm before the crossing, so that the
+    neighbour's pair has its closest point beyond A's first node: the share weights the
+    pair alone) crosses it 2 mm from the junction, 8 mm off its axis (penetrating: radius
+    sum 10 mm) at 0.5 to 12.5 degrees to it; A turns about the normal of the two chords
+    through the crossing."""
     from .test_share import _one_row
     th = math.radians(20.0)
     tb = np.array([math.cos(th), 0.0, math.sin(th)])
@@ -82,7 +84,7 @@ def _share_block():
         ax /= np.linalg.norm(ax)
         dA = math.cos(ang) * tb + math.sin(ang) * np.cross(ax, tb)
         mid = 0.002 * tb + 0.008 * ax
-        rows.append([mid - 0.025 * dA, mid + 0.025 * dA, np.zeros(3), 0.1 * tb, 0.1 * tf])
+        rows.append([mid - 0.001 * dA, mid + 0.049 * dA, np.zeros(3), 0.1 * tb, 0.1 * tf])
         centre.append(mid)
         axes.append(ax)
     blk = _one_row(np.array(rows))

@@ -699,7 +699,7 @@ def test_the_junction_weight_is_the_same_from_either_pair():
         X = np.array([[mid - sc * 0.05 * dA, mid + (1 - sc) * 0.05 * dA, 0.1 * tb,
                        np.zeros(3), 0.1 * tf]])
         free = np.array([[rng.random() < 0.5, rng.random() < 0.5]])
-        b = junction_blend(X, np.array([True]), free, False)[0][0]
+        b = junction_blend(X, np.array([True]), free, 2 * R, False)[0][0]
         kinds.add(0 if b == 0.0 else 1 if b == 1.0 else 2)
         if 0.02 < b < 0.98:
             rows.append((X, free))
@@ -707,8 +707,8 @@ def test_the_junction_weight_is_the_same_from_either_pair():
     perm = np.array([0, 1, 3, 4, 2])             # (a0, a1, c, f, B's other node)
     idx = (perm[:, None] * 3 + np.arange(3)).ravel()
     for X, free in rows:
-        b, G, H = junction_blend(X, np.array([True]), free, True)
-        b2, G2, _ = junction_blend(X[:, perm], np.array([False]), free, False)
+        b, G, H = junction_blend(X, np.array([True]), free, 2 * R, True)
+        b2, G2, _ = junction_blend(X[:, perm], np.array([False]), free, 2 * R, False)
         assert abs(b[0] - b2[0]) < 1e-14
         assert np.abs(G[0, idx] - G2[0]).max() < 1e-12 * np.abs(G).max()
         h = 1e-8
@@ -717,8 +717,10 @@ def test_the_junction_weight_is_the_same_from_either_pair():
         for j in range(15):
             e = np.zeros(15)
             e[j] = h
-            bp, gp, _ = junction_blend((x + e).reshape(1, 5, 3), np.array([True]), free, False)
-            bm, gm, _ = junction_blend((x - e).reshape(1, 5, 3), np.array([True]), free, False)
+            bp, gp, _ = junction_blend((x + e).reshape(1, 5, 3), np.array([True]), free, 2 * R,
+                                       False)
+            bm, gm, _ = junction_blend((x - e).reshape(1, 5, 3), np.array([True]), free, 2 * R,
+                                       False)
             Gfd[0, j] = (bp[0] - bm[0]) / (2 * h)
             Hfd[0, :, j] = (gp[0] - gm[0]) / (2 * h)
         assert np.abs(G - Gfd).max() < 1e-6 * np.abs(G).max()
