@@ -290,12 +290,17 @@ class LinearSolver:
         iterations' nonzeros and, on the 1e4-DOF tower, a fill ratio of 182 against their
         103: measured once, it kept the whole run on SuperLU)."""
         part = self._near_part(A)
-        nnz = int(np.count_nonzero(A.data))
         over = getattr(part, "over", None)         # (fill, nonzeros) of the last refusal
+        # (the nonzeros are counted only where a refusal is held or made: the path's own
+        # analysis, kept per pattern, is read at no cost)
+        nnz = int(np.count_nonzero(A.data)) if over is not None else 0
         if over is not None and 0.9 * over[1] <= nnz <= over[1] / 0.9:
             return over[0]
         fill = part.fill_ratio(A)
-        part.over = (fill, nnz) if fill > near_symmetric_fill() else None
+        if fill > near_symmetric_fill():
+            part.over = (fill, nnz or int(np.count_nonzero(A.data)))
+        else:
+            part.over = None
         return fill
 
     def _near_open(self) -> bool:
@@ -410,7 +415,10 @@ class LinearSolver:
         """The near-symmetric path (:mod:`.near_symmetric`), which ``auto`` chose for ``A``:
         True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
         self._fac = None                        # (one factor alive, as for the LUs)
-        fac = self._near_part(A).factorize(A, self._lu)
+        kept = getattr(self, "factorized", None)
+        # (the checkpoint's copy of A, when there is one, serves as the factor's matrix)
+        owned = kept if _is_sparse(kept) and kept.shape == A.shape else None
+        fac = self._near_part(A).factorize(A, self._lu, owned)
         if fac is None:
             if not getattr(self, "lu_on_refusal", True):
                 raise Refused("the symmetric part is not positive definite")
