@@ -85,7 +85,7 @@ import numpy as np
 
 from ..lazy import lazy_module
 from . import _kernels, cholmod_spd, skew_krylov
-from .factorization import Singular
+from .factorization import PATTERN_SLACK, Singular
 
 cholmod = lazy_module("sksparse.cholmod")
 sp = lazy_module("scipy.sparse")
@@ -103,12 +103,8 @@ ROUNDOFF_TOL = 64 * np.finfo(float).eps
 # symbolic analysis (and a slower first factorisation) at every iteration, which cost more
 # than the path saved; contact candidates, mostly zeros, still take their nonzeros alone
 STORED_SHARE = 0.9
-# the analysed lower pattern is kept for a matrix whose nonzeros it holds while it has at most
-# this share more entries than the matrix has nonzeros (module docstring, rule 1): contact
-# entries drift by a few entries between Newton iterations, and an analysis of each pattern
-# cost more than the numeric factorisation; a pattern kept from a much denser matrix would
-# fill a sparser one's factor with the stored zeros of pairs gone apart
-PATTERN_SLACK = 0.02
+# (PATTERN_SLACK, from .factorization: how much larger than a matrix's nonzeros a kept
+# analysed pattern may be; module docstring, rule 1)
 # corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
 # a pair of triangular solves and a product with S, far less than a factorisation
 MAX_REFINE = 8

@@ -162,3 +162,43 @@ def test_auto_measures_the_fill_again_when_the_pattern_changes(monkeypatch, coun
     # full one's: analysed again), the other grid
     assert len(counted) - before == 4
 
+
+
+def test_superlu_keeps_its_ordering_while_the_sub_pattern_holds_the_nonzeros(monkeypatch):
+    """SuperLU's kept ordering (:mod:`fembody.linalg.sparse_lu`, "Kept sub-patterns") on the
+    same drifting pairs as above, the matrix asymmetric by 1e-2 of its largest entry (as a
+    frictional contact's, which the near-symmetric path refuses): orderings counted (1, 1,
+    2, 2, 3, 4: kept for fewer pairs and for the first matrix within the union; made for
+    new entries and for a much sparser matrix), every solve equal to SciPy's own ``spsolve``
+    to 1e-12."""
+    orderings = []
+    orig = sparse_lu._symmetric_lu
+
+    def counted(A, fill_ratio=None, permc_spec="MMD_AT_PLUS_A"):
+        if permc_spec != "NATURAL":
+            orderings.append(A.nnz)
+        return orig(A, fill_ratio, permc_spec)
+    monkeypatch.setattr(sparse_lu, "_symmetric_lu", counted)
+    A = grid_matrix(k=11, skew=1e-2)
+    p = Pairs(A)
+    rng = np.random.default_rng(5)
+    npair = p.lower.size
+    perm = rng.permutation(npair)
+    zero0 = perm[: int(0.4 * npair)]
+    live = perm[int(0.4 * npair):]
+    lu = sparse_lu.OrderedSuperLU(min_size=1000)     # (the grid is below SYM_MIN)
+    b = rng.standard_normal(A.shape[0])
+    for name, zero, made in [
+        ("first", zero0, 1),
+        ("40 pairs fewer", np.concatenate([zero0, live[:40]]), 1),
+        ("20 pairs more", zero0[20:], 2),
+        ("the first again", zero0, 2),
+        ("20 pairs moved", np.concatenate([zero0[:20], zero0[40:], live[:20]]), 3),
+        ("30 % fewer", np.concatenate([zero0, live[: int(0.3 * live.size)]]), 4),
+    ]:
+        M = p.matrix(zero)
+        fac = lu.factorize(M)
+        assert lu.keep_zeros is False, name
+        assert len(orderings) == made, name
+        x_ref = spla.spsolve(M, b)
+        assert np.abs(fac.solve(b) - x_ref).max() <= 1e-12 * np.abs(x_ref).max(), name
