@@ -416,8 +416,9 @@ class LinearSolver:
         True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
         self._fac = None                        # (one factor alive, as for the LUs)
         kept = getattr(self, "factorized", None)
-        # (the checkpoint's copy of A, when there is one, serves as the factor's matrix)
-        owned = kept if _is_sparse(kept) and kept.shape == A.shape else None
+        # (the checkpoint's copy of A, when there is one, serves as the factor's matrix: as
+        # SciPy's matrix, the same arrays, which its products and the LU read)
+        owned = kept.tocsc() if _is_sparse(kept) and kept.shape == A.shape else None
         fac = self._near_part(A).factorize(A, self._lu, owned)
         if fac is None:
             if not getattr(self, "lu_on_refusal", True):
