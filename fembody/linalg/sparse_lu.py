@@ -90,7 +90,7 @@ Kept sub-patterns. Where a pattern's stored zeros are dropped, the nonzero patte
 change at every matrix: a contact model's candidate pairs open and close a few at a time
 (the bundle of beams with friction: a few entries in and out per Newton iteration), and
 each new nonzero pattern was ordered anew, its kept ordering never used. So the sub-pattern
-of the stored pattern a matrix was ordered on is kept (:class:`_Held`) and a later matrix
+of the stored pattern a matrix was ordered on is kept (:class:`.factorization.HeldPattern`) and a later matrix
 whose nonzeros it holds is factorised on it, its stored zeros inside it factorised as
 entries, with the kept ordering, while the sub-pattern has at most ``1 + PATTERN_SLACK``
 times as many entries as the matrix has nonzeros (:data:`.factorization.PATTERN_SLACK`); a
@@ -116,8 +116,8 @@ import os
 import numpy as np
 
 from ..lazy import lazy_module
-from .factorization import (OPTIONAL, PATTERN_SLACK, Factorization, MumpsLU, PardisoLU,
-                            SuperLUFactor, UmfpackLU, require)
+from .factorization import (OPTIONAL, Factorization, HeldPattern, MumpsLU, PardisoLU,
+                            SuperLUFactor, UmfpackLU, held_pattern, require)
 from .envelope import same_pattern
 
 sp = lazy_module("scipy.sparse")          # imported when a model is compiled, not with fembody
@@ -171,7 +171,7 @@ class OrderedSuperLU:
         # the symmetric mode's ordering of the last pattern factorised, see _Ordering
         self._order: _Ordering | None = None
         # the sub-pattern of A's stored pattern the stored zeros are dropped to, see _Held
-        self._held: _Held | None = None
+        self._held: HeldPattern | None = None
         self.analyses = 0            # orderings made (a diagnostic)
 
     def _same_pattern(self, A) -> bool:
@@ -220,21 +220,10 @@ class OrderedSuperLU:
         return SuperLUFactor(lu)
 
     def _on_held(self, A):
-        """``A`` (with stored zeros) on the kept sub-pattern of its stored pattern when that
-        holds A's nonzeros and has at most ``1 + PATTERN_SLACK`` times as many entries; on the
-        union of both when A has a few new entries, within that share; else on A's nonzeros
-        (module docstring, "Kept sub-patterns")."""
-        nz = A.data != 0.0
-        nnz = int(np.count_nonzero(nz))
-        held = self._held
-        if held is not None:
-            outside = int(np.count_nonzero(nz > held.keep))
-            if outside == 0 and held.count <= (1.0 + PATTERN_SLACK) * nnz:
-                return held.matrix(A)
-            if held.count + outside <= (1.0 + PATTERN_SLACK) * nnz:
-                nz |= held.keep
-        held = self._held = _Held(A, nz)
-        return held.matrix(A)
+        """``A`` (with stored zeros) on the kept sub-pattern of its stored pattern
+        (:func:`.factorization.held_pattern`; module docstring, "Kept sub-patterns")."""
+        self._held = held_pattern(self._held, A)
+        return self._held.matrix(A)
 
     def _fill_ratio(self, A) -> float:
         """The predicted entries of L + U over the stored entries of ``A`` (for the bounded
@@ -247,26 +236,6 @@ class OrderedSuperLU:
             ratio = ILU_FILL_DEFAULT if chol is None else (2.0 * chol - A.shape[0]) / A.nnz
             self._fill = (key, ratio)
         return self._fill[1]
-
-
-class _Held:
-    """A sub-pattern of a stored pattern (``keep``: which stored entries it holds, ``pos``
-    their places in ``A.data``) and its own CSC arrays, the same objects for every matrix put
-    on it (so that a kept ordering knows it at once)."""
-
-    def __init__(self, A, keep: np.ndarray) -> None:
-        self.keep = keep
-        self.pos = np.flatnonzero(keep)
-        self.count = int(self.pos.shape[0])
-        self.indices = A.indices[self.pos]
-        # (the kept entries before each column's first: its start in the sub-pattern)
-        before = np.zeros(A.nnz + 1, dtype=A.indptr.dtype)
-        np.cumsum(keep, out=before[1:])
-        self.indptr = before[A.indptr]
-
-    def matrix(self, A):
-        """``A``'s values on this sub-pattern (its stored zeros inside it kept)."""
-        return sp.csc_matrix((A.data[self.pos], self.indices, self.indptr), shape=A.shape)
 
 
 class _Ordering:
