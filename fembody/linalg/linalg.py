@@ -278,8 +278,9 @@ class LinearSolver:
 
     def _near_fill(self, A) -> float:
         """auto's ``fill`` for ``A``: the symmetric part's fill ratio
-        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, a symbolic analysis whenever the
-        nonzero pattern changed). A pattern whose last measured matrix was over
+        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, read from the path's symbolic
+        analysis, which is kept while its pattern holds the matrix's nonzeros: module
+        docstring of :mod:`.near_symmetric`, rule 1). A pattern whose last measured matrix was over
         near_symmetric_fill() is not measured again while its matrices keep within 10 % of
         that one's nonzeros: on a 3D grid the nonzero pattern changes at nearly every Newton
         iteration, and an analysis each time was a noticeable part of SuperLU's

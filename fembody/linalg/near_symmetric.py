@@ -247,7 +247,7 @@ class SymmetricPart:
 
     def _prepared(self, A) -> tuple[float, object]:
         """(asymmetry, lower triangle) of ``A``'s symmetric part, with CHOLMOD's analysis
-        made for that lower pattern (redone only when it changed), kept for the
+        made for the lower pattern it is factorised on (module docstring, rule 1), kept for the
         :meth:`factorize` of the same ``A.data`` that may follow a :meth:`fill_ratio`."""
         data = A.data
         pend = self._pending
