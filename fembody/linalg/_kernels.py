@@ -120,40 +120,29 @@ def _saddle_fill_nb(S, B, S_diag, pos_S, pos_B, pos_BT, pos_D, comp, with_comp, 
 saddle_fill = _saddle_fill_nb
 
 
-@njit(cache=True, aot="Tuple((f8, i8))(f8[:], i8[:], i8[:], i4[:], i8[:], f8[:], i4[:], i4[:])")
-def symmetric_lower(data, low, mirror, rows, cols, vals, out_rows,
-                    indptr):  # pragma: no cover - jitted
+@njit(cache=True, aot="Tuple((f8, f8, i8, i8))(f8[:], i8[:], i8[:], i4[:], f8[:])")
+def symmetric_values(data, low, mirror, keep, vals):  # pragma: no cover - jitted
     """The lower triangle of the symmetric part ``(A + A^T) / 2`` of a matrix with CSC values
-    ``data`` on a structurally symmetric pattern, its zeros left out, as CSC arrays: for
-    each lower entry ``low[e]`` (in column order; its row ``rows[e]``, column ``cols[e]``)
-    and its mirror ``mirror[e]``, the mean goes to ``vals`` and its row to ``out_rows`` if
-    not zero, and ``indptr (n + 1)`` counts them by column. Returns ``(max |A_ij - A_ji| /
-    max |A_ij|, entries kept)`` (inf for a zero matrix): one pass of
-    :class:`fembody.linalg.near_symmetric.SymmetricPart` in place of a dozen numpy ones."""
-    n = indptr.shape[0] - 1
+    ``data`` on a structurally symmetric pattern, on the stored lower pattern: for each lower
+    entry ``low[e]`` and its mirror ``mirror[e]``, their mean goes to ``vals[e]`` (zeros
+    included). Returns ``(max |A_ij|, max |A_ij - A_ji|, nonzero means, nonzero means where
+    keep[e] is 0)``: one pass of
+    :class:`fembody.linalg.near_symmetric.SymmetricPart` in place of a dozen numpy ones,
+    which also tells whether the matrix's nonzeros lie within the analysed pattern ``keep``
+    (0 or 1 per stored lower entry)."""
     top = 0.0
     diff = 0.0
-    k = 0
-    c = 0
-    indptr[0] = 0
+    nonzero = 0
+    outside = 0
     for e in range(low.shape[0]):
-        j = cols[e]
-        while c < j:
-            c += 1
-            indptr[c] = k
         a = data[low[e]]
         b = data[mirror[e]]
         top = max(top, abs(a), abs(b))
         diff = max(diff, abs(a - b))
         v = 0.5 * (a + b)
+        vals[e] = v
         if v != 0.0:
-            vals[k] = v
-            out_rows[k] = rows[e]
-            k += 1
-    while c < n:
-        c += 1
-        indptr[c] = k
-    asym = math.inf
-    if top > 0.0:
-        asym = diff / top
-    return asym, k
+            nonzero += 1
+            if keep[e] == 0:
+                outside += 1
+    return top, diff, nonzero, outside

@@ -278,8 +278,9 @@ class LinearSolver:
 
     def _near_fill(self, A) -> float:
         """auto's ``fill`` for ``A``: the symmetric part's fill ratio
-        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, a symbolic analysis whenever the
-        nonzero pattern changed). A pattern whose last measured matrix was over
+        (:meth:`.near_symmetric.SymmetricPart.fill_ratio`, read from the path's symbolic
+        analysis, which is kept while its pattern holds the matrix's nonzeros: module
+        docstring of :mod:`.near_symmetric`, rule 1). A pattern whose last measured matrix was over
         near_symmetric_fill() is not measured again while its matrices keep within 10 % of
         that one's nonzeros: on a 3D grid the nonzero pattern changes at nearly every Newton
         iteration, and an analysis each time was a noticeable part of SuperLU's
@@ -290,12 +291,17 @@ class LinearSolver:
         iterations' nonzeros and, on the 1e4-DOF tower, a fill ratio of 182 against their
         103: measured once, it kept the whole run on SuperLU)."""
         part = self._near_part(A)
-        nnz = int(np.count_nonzero(A.data))
         over = getattr(part, "over", None)         # (fill, nonzeros) of the last refusal
+        # (the nonzeros are counted only where a refusal is held or made: the path's own
+        # analysis, kept per pattern, is read at no cost)
+        nnz = int(np.count_nonzero(A.data)) if over is not None else 0
         if over is not None and 0.9 * over[1] <= nnz <= over[1] / 0.9:
             return over[0]
         fill = part.fill_ratio(A)
-        part.over = (fill, nnz) if fill > near_symmetric_fill() else None
+        if fill > near_symmetric_fill():
+            part.over = (fill, nnz or int(np.count_nonzero(A.data)))
+        else:
+            part.over = None
         return fill
 
     def _near_open(self) -> bool:
@@ -410,7 +416,11 @@ class LinearSolver:
         """The near-symmetric path (:mod:`.near_symmetric`), which ``auto`` chose for ``A``:
         True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
         self._fac = None                        # (one factor alive, as for the LUs)
-        fac = self._near_part(A).factorize(A, self._lu)
+        kept = getattr(self, "factorized", None)
+        # (the checkpoint's copy of A, when there is one, serves as the factor's matrix: as
+        # SciPy's matrix, the same arrays, which its products and the LU read)
+        owned = kept.tocsc() if _is_sparse(kept) and kept.shape == A.shape else None
+        fac = self._near_part(A).factorize(A, self._lu, owned)
         if fac is None:
             if not getattr(self, "lu_on_refusal", True):
                 raise Refused("the symmetric part is not positive definite")

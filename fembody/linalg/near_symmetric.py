@@ -23,7 +23,19 @@ The rule, checked on every matrix (nothing is assumed of a model):
    :func:`.sparse_lu.nonzeros` does for SuperLU), formed by one compiled pass over the lower
    entries and their mirrors (a map made once per pattern), which also measures the
    asymmetry (kept as a diagnostic, :attr:`RefinedCholesky.asymmetry`; it decides nothing).
-   Its symbolic analysis is redone only when that pattern changed since the last matrix. A
+   Its symbolic analysis (and the fill ratio ``auto`` reads from it) is made once per
+   analysed pattern and kept for every later matrix whose nonzeros that pattern holds,
+   their stored zeros inside it factorised as entries, while it has at most
+   ``1 + PATTERN_SLACK`` times as many entries as the matrix has nonzeros: a matrix that
+   only lost a few entries (contact pairs that opened) is factorised on the kept analysis;
+   one with a few new entries (at most that slack beyond the kept pattern) is analysed on
+   the union of both, so that the next matrices, whose contact entries drift by a few about
+   the same set, fall within it; any other is analysed on its own nonzeros. (On the bundle
+   of beams in line contact the nonzero pattern changed at every Newton iteration, a few
+   entries in and out; the whole run's union doubled the factor.) The factor is the same
+   matrix's whatever pattern it is made on: the analysis decides only the ordering and
+   which zeros are stored. Where at least ``STORED_SHARE`` of the stored lower entries are
+   nonzero, the whole stored pattern is analysed and kept while that holds. A
    pivot that is not positive (``F`` is not positive definite): the caller's LU.
 2. Each solve refines ``x_k = x_(k-1) + dx_k``, ``dx_k = F^-1 (b - S x_(k-1))``, from
    ``x_0 = F^-1 b``, and returns ``x_k`` once both hold:
@@ -73,7 +85,7 @@ import numpy as np
 
 from ..lazy import lazy_module
 from . import _kernels, cholmod_spd, skew_krylov
-from .factorization import Singular
+from .factorization import PATTERN_SLACK, Singular
 
 cholmod = lazy_module("sksparse.cholmod")
 sp = lazy_module("scipy.sparse")
@@ -91,6 +103,8 @@ ROUNDOFF_TOL = 64 * np.finfo(float).eps
 # symbolic analysis (and a slower first factorisation) at every iteration, which cost more
 # than the path saved; contact candidates, mostly zeros, still take their nonzeros alone
 STORED_SHARE = 0.9
+# (PATTERN_SLACK, from .factorization: how much larger than a matrix's nonzeros a kept
+# analysed pattern may be; module docstring, rule 1)
 # corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
 # a pair of triangular solves and a product with S, far less than a factorisation
 MAX_REFINE = 8
@@ -101,6 +115,27 @@ class Refused(Exception):
     the refinement gave up) and its caller asked to be told instead of having the LU made
     (``LinearSolver.lu_on_refusal = False``: a static analysis cuts its load step first, see
     :func:`fembody.statics.statics._load_stepping`)."""
+
+
+class _Held:
+    """One analysed lower pattern of a :class:`SymmetricPart`: the stored lower entries it
+    holds (``sel``, positions in the part's lower entries; None: all of them), as ``keep``
+    (0 or 1 per stored lower entry) for the compiled test of a matrix's nonzeros against it,
+    and as CSC ``rows`` and ``indptr`` (int32, for CHOLMOD)."""
+
+    def __init__(self, part: "SymmetricPart", sel: np.ndarray | None) -> None:
+        m = part.low.shape[0]
+        self.sel = sel
+        if sel is None:
+            self.keep = np.ones(m, dtype=np.int32)
+            self.rows, cols = part.low_rows, part.low_cols
+        else:
+            self.keep = np.zeros(m, dtype=np.int32)
+            self.keep[sel] = 1
+            self.rows, cols = np.ascontiguousarray(part.low_rows[sel]), part.low_cols[sel]
+        self.count = m if sel is None else int(sel.shape[0])
+        self.indptr = np.zeros(part.n + 1, dtype=np.int32)
+        np.cumsum(np.bincount(cols, minlength=part.n), out=self.indptr[1:])
 
 
 class SymmetricPart:
@@ -139,8 +174,9 @@ class SymmetricPart:
         self.fill = np.inf                   # fill_ratio of the analysed lower pattern
         self._f_mode: str | None = None      # the mode _f's analysis was made in
         self._pending: tuple | None = None   # (A.data, asymmetry, lower) of _prepared
-        self._lpat: tuple | None = None      # the lower pattern it was analysed on
-        self._stored_indptr: np.ndarray | None = None   # the stored lower pattern's columns
+        self._held: _Held | None = None      # the lower pattern _f was analysed on
+        self._zeros: np.ndarray | None = None
+        self.analyses = 0                    # symbolic analyses made (a diagnostic)
         # shared with this pattern's factors: the last factor's first solve needed the Krylov
         # solve (:mod:`.skew_krylov`), so the next factor's solves start there, not with a
         # refinement that would give up after its first corrections (a frictional run)
@@ -156,71 +192,93 @@ class SymmetricPart:
         matrix)."""
         return self._lower(data)[0]
 
-    def _lower(self, data: np.ndarray) -> tuple[float, object]:
-        """(:meth:`asymmetry`, the lower triangle of the symmetric part as a CSC matrix, or
-        None when the asymmetry is inf), by one compiled pass
-        (:func:`fembody.linalg._kernels.symmetric_lower`): its nonzeros, or all its stored
-        entries (zeros kept) where at least STORED_SHARE of them are nonzero."""
+    def _lower(self, data: np.ndarray) -> tuple[float, object, float]:
+        """(:meth:`asymmetry`, the lower triangle of the symmetric part as a CSC matrix on the
+        analysed pattern (:meth:`_pattern_for`), or None when the asymmetry is inf, and the
+        largest ``|A_ij|``), by one compiled pass
+        (:func:`fembody.linalg._kernels.symmetric_values`)."""
         data = np.ascontiguousarray(data, dtype=float)
         if not self.symmetric_pattern or data.shape != self.mirror.shape:
-            return np.inf, None
-        m = self.low.shape[0]
-        vals, rows = np.empty(m), np.empty(m, dtype=np.int32)
-        indptr = np.empty(self.n + 1, dtype=np.int32)
-        asym, k = _kernels.symmetric_lower(data, self.low, self.low_mirror, self.low_rows,
-                                           self.low_cols, vals, rows, indptr)
+            return np.inf, None, np.nan
+        vals = np.empty(self.low.shape[0])
+        held = self._held
+        keep = held.keep if held is not None else self._no_keep()
+        top, diff, nonzero, outside = _kernels.symmetric_values(
+            data, self.low, self.low_mirror, keep, vals)
+        asym = diff / top if top > 0.0 else np.inf
         if not asym < np.inf:
-            return np.inf, None
+            return np.inf, None, top
+        held = self._pattern_for(vals, nonzero, outside)
         L = sp.csc_matrix((self.n, self.n))
-        if k < m and k >= STORED_SHARE * m:
-            # the stored pattern, the same arrays each time (one analysis per run)
-            if self._stored_indptr is None:
-                ptr = np.zeros(self.n + 1, dtype=np.int32)
-                np.cumsum(np.bincount(self.low_cols, minlength=self.n), out=ptr[1:])
-                self._stored_indptr = ptr
-            vals = 0.5 * (data[self.low] + data[self.low_mirror])
-            rows, indptr, k = self.low_rows, self._stored_indptr, m
         # (the arrays are this pass's own, well formed: no check or copy by the constructor)
-        L.data, L.indices, L.indptr = vals[:k], rows[:k], indptr
-        return float(asym), L
+        L.data = vals if held.sel is None else vals[held.sel]
+        L.indices, L.indptr = held.rows, held.indptr
+        return float(asym), L, float(top)
+
+    def _no_keep(self) -> np.ndarray:
+        """An all-zero ``keep`` (no pattern analysed yet), made once."""
+        if self._zeros is None:
+            self._zeros = np.zeros(self.low.shape[0], dtype=np.int32)
+        return self._zeros
+
+    def _pattern_for(self, vals: np.ndarray, nonzero: int, outside: int) -> "_Held":
+        """The lower pattern CHOLMOD factorises this matrix on (``vals``: its symmetric part on
+        every stored lower entry, ``nonzero`` of them nonzero, ``outside`` of those outside
+        the analysed pattern): the analysed one while it holds every nonzero and at most
+        ``1 + PATTERN_SLACK`` times as many entries (its stored zeros are factorised as
+        entries); else a new one, analysed (module docstring, rule 1)."""
+        m = self.low.shape[0]
+        held = self._held
+        whole = nonzero >= STORED_SHARE * m
+        if held is not None and outside == 0 and (
+                held.count <= (1.0 + PATTERN_SLACK) * nonzero or (held.sel is None and whole)):
+            return held                                    # the analysis is kept
+        if whole:
+            sel = None                                     # the stored pattern, zeros kept
+        elif held is not None and held.count + outside <= (1.0 + PATTERN_SLACK) * nonzero:
+            # a few new entries: the union, so that the next matrices, which gain and lose
+            # a few entries about the same set, fall within it
+            sel = np.flatnonzero((vals != 0.0) | (held.keep != 0))
+        else:
+            sel = np.flatnonzero(vals != 0.0)
+        held = self._held = _Held(self, sel)
+        self._f = None                                     # a new pattern: a new analysis
+        return held
 
     def _prepared(self, A) -> tuple[float, object]:
         """(asymmetry, lower triangle) of ``A``'s symmetric part, with CHOLMOD's analysis
-        made for that lower pattern (redone only when it changed), kept for the
+        made for the lower pattern it is factorised on (module docstring, rule 1), kept for the
         :meth:`factorize` of the same ``A.data`` that may follow a :meth:`fill_ratio`."""
         data = A.data
         pend = self._pending
         if pend is not None and pend[0] is data:
             return pend[1], pend[2]
-        asym, L = self._lower(np.asarray(data, dtype=float))
-        if L is not None:
-            indptr, r = L.indptr, L.indices
-            lpat = self._lpat
-            if lpat is not None and lpat[0] is indptr and lpat[1] is r:
-                pass                                          # the stored pattern again
-            elif (lpat is None or lpat[0].shape != indptr.shape or lpat[1].shape != r.shape
-                    or not np.array_equal(lpat[0], indptr) or not np.array_equal(lpat[1], r)):
-                self._f, self._lpat = None, (indptr, r)      # a new pattern: a new analysis
-            if self._f is None:
-                self._f, self.active_mode, self.fill = self._analyze(L)
-                self._f_mode = self.mode or "simplicial"      # the mode _f was analysed in
-        self._pending = (data, asym, L)
+        asym, L, top = self._lower(np.asarray(data, dtype=float))
+        if L is not None and self._f is None:
+            self._f, self.active_mode, self.fill = self._analyze(L)
+            self._f_mode = self.mode or "simplicial"          # the mode _f was analysed in
+            self.analyses += 1
+        self._pending = (data, asym, L, top)
         return asym, L
 
     def fill_ratio(self, A) -> float:
-        """flops / entries of the Cholesky factor of ``A``'s symmetric part (its nonzero
-        lower pattern, CHOLMOD's ordering): what :func:`fembody.linalg.linalg.auto` compares
+        """flops / entries of the Cholesky factor of ``A``'s symmetric part (on the lower
+        pattern it is factorised on, module docstring rule 1; CHOLMOD's ordering), measured
+        once per analysed pattern: what :func:`fembody.linalg.linalg.auto` compares
         with ``NEAR_SYMMETRIC_FILL``; inf on a pattern that is not structurally symmetric."""
         _, L = self._prepared(A)
         return self.fill if L is not None else np.inf
 
-    def factorize(self, A, lu) -> "RefinedCholesky | None":
+    def factorize(self, A, lu, owned=None) -> "RefinedCholesky | None":
         """The refined Cholesky of ``A`` (CSC on this pattern), or None (module docstring,
         rule 1). ``lu``: the caller's LU backend (a
         :class:`~fembody.linalg.factorization.Factorization`), asked for the factor of ``A``
-        only if a solve's refinement fails (rule 3)."""
+        only if a solve's refinement fails (rule 3). ``owned``: a copy of ``A`` (CSC) that
+        the caller keeps unchanged, taken as the factor's matrix (else ``A``'s values are
+        copied)."""
         data = np.asarray(A.data, dtype=float)
         asym, L = self._prepared(A)
+        top = self._pending[3]
         self._pending = None
         if L is None:                # not structurally symmetric (or all zero)
             return None
@@ -237,10 +295,10 @@ class SymmetricPart:
         D = self._f.D()
         if not (D.size and D.min() > 0.0 and np.all(np.isfinite(D))):
             return None
-        return RefinedCholesky(self._f, D,
-                               sp.csc_matrix((data.copy(), A.indices, A.indptr), shape=A.shape),
-                               lu, asym, getattr(self, "hint", None),
-                               getattr(self, "krylov", False))
+        if owned is None:
+            owned = sp.csc_matrix((data.copy(), A.indices, A.indptr), shape=A.shape)
+        return RefinedCholesky(self._f, D, owned, lu, asym, getattr(self, "hint", None),
+                               getattr(self, "krylov", False), norm=top)
 
     def _analyze(self, L) -> tuple[object, str, float]:
         """CHOLMOD's symbolic analysis of the lower triangle ``L``, its mode and the factor's
@@ -285,7 +343,8 @@ class RefinedCholesky:
     negative = None          # A itself is not symmetric: its inertia is not proven
 
     def __init__(self, f, D: np.ndarray, A, lu, asymmetry: float = np.nan,
-                 hint: dict | None = None, krylov: bool = True) -> None:
+                 hint: dict | None = None, krylov: bool = True,
+                 norm: float | None = None) -> None:
         self.f, self.D, self.A, self._backend = f, D, A, lu
         self.use_krylov = krylov             # the Krylov solve before the LU
         self.hint = {"skewed": False} if hint is None else hint
@@ -297,8 +356,10 @@ class RefinedCholesky:
         self.solved = 0
         self.refinements = 0
         self.contraction = 0.0
-        # the largest |A_ij|, for the residual test (module docstring, rule 2)
-        self._norm = float(max(A.data.max(initial=0.0), -A.data.min(initial=0.0)))
+        # the largest |A_ij|, for the residual test (module docstring, rule 2); ``norm``: the
+        # same, measured by the caller's pass over A
+        self._norm = (float(max(A.data.max(initial=0.0), -A.data.min(initial=0.0)))
+                      if norm is None else norm)
 
     @property
     def symmetric_negative(self) -> int:

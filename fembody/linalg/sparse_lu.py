@@ -86,6 +86,18 @@ driver (under an address-space limit, above) orders every matrix itself, as befo
 stopped with SuperLU's "invalid arguments" (at that size the ordering's cost is small
 against that driver's factorisation).
 
+Kept sub-patterns. Where a pattern's stored zeros are dropped, the nonzero pattern left can
+change at every matrix: a contact model's candidate pairs open and close a few at a time
+(the bundle of beams with friction: a few entries in and out per Newton iteration), and
+each new nonzero pattern was ordered anew, its kept ordering never used. So the sub-pattern
+of the stored pattern a matrix was ordered on is kept (:class:`.factorization.HeldPattern`) and a later matrix
+whose nonzeros it holds is factorised on it, its stored zeros inside it factorised as
+entries, with the kept ordering, while the sub-pattern has at most ``1 + PATTERN_SLACK``
+times as many entries as the matrix has nonzeros (:data:`.factorization.PATTERN_SLACK`); a
+matrix with a few new entries, within that share, is ordered on the union of both, so that
+the next ones fall within it; any other on its own nonzeros. The factor is that of the same
+matrix; only the ordering and the zeros stored differ.
+
 "Invalid arguments". SciPy raises ``SystemError: gstrf was called with invalid arguments``
 when SuperLU's factorisation returns a negative ``info``. Its argument checks cannot fail on
 the square CSC matrices given here. The other source of a negative ``info`` is a failed
@@ -104,8 +116,8 @@ import os
 import numpy as np
 
 from ..lazy import lazy_module
-from .factorization import (OPTIONAL, Factorization, MumpsLU, PardisoLU, SuperLUFactor,
-                            UmfpackLU, require)
+from .factorization import (OPTIONAL, Factorization, HeldPattern, MumpsLU, PardisoLU,
+                            SuperLUFactor, UmfpackLU, held_pattern, require)
 from .envelope import same_pattern
 
 sp = lazy_module("scipy.sparse")          # imported when a model is compiled, not with fembody
@@ -145,7 +157,9 @@ class OrderedSuperLU:
     From ``min_size`` unknowns, whether the ordering sees the matrix's stored zeros is decided
     on the first matrix of a pattern that has some, by the predicted fill of each pattern
     (module docstring, "Stored zeros"), and later matrices of the same pattern follow that
-    choice. ``keep_zeros`` holds it (None before it is decided)."""
+    choice. ``keep_zeros`` holds it (None before it is decided). Where they are dropped, the
+    sub-pattern a matrix is factorised on is kept for later ones whose nonzeros it holds
+    (module docstring, "Kept sub-patterns"); ``analyses`` counts the orderings made."""
 
     def __init__(self, min_size: int | None = None, spd: bool = False) -> None:
         self.min_size = min_size
@@ -156,6 +170,9 @@ class OrderedSuperLU:
         self._fill: tuple | None = None       # ((n, nnz), predicted fill ratio), see _fill_ratio
         # the symmetric mode's ordering of the last pattern factorised, see _Ordering
         self._order: _Ordering | None = None
+        # the sub-pattern of A's stored pattern the stored zeros are dropped to, see _Held
+        self._held: HeldPattern | None = None
+        self.analyses = 0            # orderings made (a diagnostic)
 
     def _same_pattern(self, A) -> bool:
         if self._pattern is None:
@@ -179,12 +196,14 @@ class OrderedSuperLU:
             return SuperLUFactor(spla.splu(A, permc_spec="COLAMD"))
         self.ordering = "mmd_at_plus_a"
         if not self._same_pattern(A):
-            self._pattern, self.keep_zeros = (A.indptr, A.indices), None
-        Anz = A if self.keep_zeros else nonzeros(A)
-        if Anz is not A and self.keep_zeros is None:
-            whole, nz = _predicted_fill(A), _predicted_fill(Anz)
+            self._pattern, self.keep_zeros, self._held = (A.indptr, A.indices), None, None
+        zeros = bool(A.nnz) and not self.keep_zeros and not np.all(A.data)
+        if zeros and self.keep_zeros is None:
+            whole, nz = _predicted_fill(A), _predicted_fill(nonzeros(A))
             self.keep_zeros = whole is not None and whole < nz
-            Anz = A if self.keep_zeros else Anz
+        # the stored zeros dropped: the matrix on a kept sub-pattern that holds its nonzeros,
+        # whose ordering is kept too ("Kept sub-patterns")
+        Anz = self._on_held(A) if zeros and not self.keep_zeros else A
         # (Anz is A: no stored zeros, or their choice is to keep them)
         order = self._order
         # (not for the bounded driver: the 1e6-DOF grid's third iterate failed there with
@@ -195,9 +214,16 @@ class OrderedSuperLU:
             return PermutedSuperLUFactor(
                 _symmetric_lu(B, self._fill_ratio, permc_spec="NATURAL"), order.p)
         self._order = None                  # (the old map let go before the factor is made)
+        self.analyses += 1
         lu = _symmetric_lu(Anz, self._fill_ratio)
         self._order = _Ordering(Anz, lu.perm_c)
         return SuperLUFactor(lu)
+
+    def _on_held(self, A):
+        """``A`` (with stored zeros) on the kept sub-pattern of its stored pattern
+        (:func:`.factorization.held_pattern`; module docstring, "Kept sub-patterns")."""
+        self._held = held_pattern(self._held, A)
+        return self._held.matrix(A)
 
     def _fill_ratio(self, A) -> float:
         """The predicted entries of L + U over the stored entries of ``A`` (for the bounded
