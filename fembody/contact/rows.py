@@ -147,6 +147,7 @@ class ChordScreen:
         self._cos_skin = math.cos(self.SKIN)
         self._chords = None                 # the chords, made at the first screening
         self._memo = None
+        self._at = None                     # (at, its entries at the chords' ends)
 
     def _made(self) -> tuple:
         """The chords, each once: its DOF indices in the gathered displacements (from one row
@@ -194,7 +195,29 @@ class ChordScreen:
         if not len(D0):
             return None
         flat = x.reshape(-1)
-        D = D0 + (flat[i1] - flat[i0]).reshape(D0.shape)
+        return self._masks((flat[i1] - flat[i0]).reshape(D0.shape))
+
+    def candidates_at(self, block, q: np.ndarray, at: np.ndarray) -> list | None:
+        """:meth:`candidates` read straight from the configuration ``q`` (n_dof,), ``at (n,
+        m d)`` the index of each of the block's gathered displacements in ``q`` (its
+        gather, where it is a plain selection: ``x = q[at]``): the same masks from the same
+        numbers, without gathering every row's nodes (what the System asks a screened block
+        before it gathers anything: :meth:`fembody.system.System._internal`)."""
+        if block.X is not self._X:
+            return None
+        i0, i1, D0, pairs = self._made()
+        if not len(D0):
+            return None
+        memo = self._at
+        if memo is None or memo[0] is not at:
+            flat = at.reshape(-1)
+            memo = self._at = (at, flat[i0], flat[i1])
+        return self._masks((q[memo[2]] - q[memo[1]]).reshape(D0.shape))
+
+    def _masks(self, dD: np.ndarray) -> list | None:
+        """The masks of :meth:`candidates` from the chords' displacements ``dD (c, d)``."""
+        i0, i1, D0, pairs = self._chords
+        D = D0 + dD
         L = np.sqrt(np.einsum("ci,ci->c", D, D))
         if not np.all(L > 0.0):
             return None

@@ -393,6 +393,17 @@ class CrossingShareBlock(ContactRows):
             w[r] = w[r] * wj
         return w, G, H
 
+    def idle_at(self, q: np.ndarray, at: np.ndarray) -> bool:
+        """True where :meth:`live` has no row at the configuration ``q`` by its chord screen
+        alone (``at``: the block's gathered displacements' indices in ``q``,
+        :meth:`fembody.contact.rows.ChordScreen.candidates_at`): the System then adds
+        nothing of the block and gathers none of its rows (every row's take-back is an exact
+        zero there). The test is :meth:`live`'s first return, on the same numbers."""
+        if not len(self):
+            return True
+        screen = self._screen.candidates_at(self, q, at)
+        return screen is not None and not (screen[0] | self._ramped).any()
+
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: the pair's chords not
         near-parallel (a compiled screen of their cosines: a superset of the point weight
