@@ -141,10 +141,10 @@ def _assert_equal_to_the_reference(sys, q):
 @pytest.mark.parametrize("mu", [0.0, 0.3])
 def test_a_bundle_skips_its_idle_screened_blocks_and_equals_the_reference(mu):
     """Three beams of 10 elements in line contact (tests/contact/geometries.py's bundle),
-    the upper ones sunk 20 um with 1 um of noise: the junction block is idle by its chord
-    screen read from q (``idle_at``; the share block has rows tested at any angle), and the
-    System, which then adds nothing of it, equals the reference assembly (every block's
-    whole ``forces``) to 1e-12. Then a middle node of a beam moved 20 mm sideways in y (its two elements turned by
+    the upper ones sunk 20 um with 1 um of noise: the junction and share blocks are idle by
+    their screens read from q (``idle_at``; the share block's ramped end rows tested as
+    ``live`` tests them), and the System, which then adds nothing of them, equals the
+    reference assembly (every block's whole ``forces``) to 1e-12. Then a middle node of a beam moved 20 mm sideways in y (its two elements turned by
     11 degrees, beyond the screen's skin and threshold): the junction block is no
     longer proved idle, and the System still equals the reference."""
     from .geometries import bundle
@@ -162,12 +162,8 @@ def test_a_bundle_skips_its_idle_screened_blocks_and_equals_the_reference(mu):
                 if isinstance(b, (CrossingShareBlock, JunctionContactBlock))]
     assert len(screened) == 2
     for b in screened:
-        # (idle only where live finds no row; the share rows of the beams' end elements,
-        # whose line weight may be ramped, are tested at any angle, so that block is not)
         at = sys._gather_at[id(b)]
-        assert at[0] is b
-        idle = b.idle_at(q, at[1])
-        assert idle == isinstance(b, JunctionContactBlock)
+        assert at[0] is b and b.idle_at(q, at[1])
         assert not b.live(sys.pose(b, q)).size
     pair = next(b for b in sys.beam_contact_blocks if isinstance(b, BeamContactBlock))
     assert pair.live_forces(sys.pose(pair, q), False, None)[1].size
