@@ -393,13 +393,10 @@ class System:
         if not len(rows):
             return
         pos = self.scatter[id(block)].pos
-        if (pos.dtype == np.int32 and Ke.dtype == np.float64 and Ke.flags.c_contiguous
-                and data.dtype == np.float64 and data.flags.c_contiguous
-                and Ke.shape[1:] == (pos.shape[1] // Ke.shape[1],) * 2):
-            # the live rows' entries straight into the data by their positions, in the
-            # order below (the same sums, bit for bit: tests/contact/test_live_pairs.py)
-            from ..contact._kernels import scatter_rows
-            scatter_rows(data, pos, np.ascontiguousarray(rows, dtype=np.int64), Ke)
+        # the live rows' entries straight into the data by their positions, in the order
+        # below (the same sums, bit for bit: tests/contact/test_live_pairs.py)
+        from ..contact.rows import add_live_rows
+        if add_live_rows(data, pos, rows, Ke):
             return
         p = pos[rows].reshape(-1)
         sel = np.flatnonzero(p >= 0)
