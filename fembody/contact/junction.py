@@ -753,6 +753,20 @@ class JunctionContactBlock(ContactRows):
             f[live] = fl
         return f, live, Kl
 
+    def idle_at(self, q: np.ndarray, at: np.ndarray) -> bool:
+        """True where :meth:`live` has no row at the configuration ``q`` by its chord screen
+        alone (``at``: the block's gathered displacements' indices in ``q``,
+        :meth:`fembody.contact.rows.ChordScreen.candidates_at`): the System then adds
+        nothing of the block and gathers none of its rows (every row's force and tangent
+        are exact zeros there). The test is :meth:`live`'s first return, on the same
+        numbers."""
+        screen = self._screen.candidates_at(self, q, at)
+        if screen is None:
+            return False
+        ramped = self._pair_ramped
+        return not (screen[0].any()
+                    or ((screen[1] | ramped[:, 0]) & (screen[2] | ramped[:, 1])).any())
+
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` whose force and tangent at ``x`` may be nonzero: the node in its
         zone and penetrating (the node contact and its friction: a row out of it has no

@@ -1,8 +1,8 @@
 """The bookkeeping shared by the contact blocks of rows (element pairs, junction, free-end,
 wedge and share rows, surface contacts): :class:`ContactRows`, and the beam elements at each
-node of a model that the row builders read (:func:`beam_neighbours`); and :class:`ChordScreen`,
+node of a model that the row builders read (:func:`beam_neighbours`); :class:`ChordScreen`,
 the screen by chord angles that lets the blocks of mostly idle rows skip them between Newton
-iterations."""
+iterations; and :func:`add_live_rows`, the compiled scatter of the live rows' stiffness."""
 from __future__ import annotations
 
 import math
@@ -19,7 +19,17 @@ class ContactRows:
     in its constructor, ``dofs (n, k)`` the rows' DOFs, ``X (n, m, d)`` the reference
     positions of their nodes [m] (``k = m d``) and ``_labels`` (a sequence of ``n`` names),
     and implements the evaluations of the block contract
-    (:class:`fembody.elements.base.Block`: ``gaps``, ``forces`` and the rest)."""
+    (:class:`fembody.elements.base.Block`: ``gaps``, ``forces`` and the rest).
+
+    A block whose rows are mostly idle may also give ``idle_at(q, at) -> bool``: True only
+    where its ``live_forces`` at the gathered displacements ``q[at]`` would find no live row
+    (``at (n, k)`` the index of each gathered displacement in the configuration ``q``, where
+    the System's gather is a plain selection), read from ``q`` without gathering every row
+    (the junction and share rows: their chord screen,
+    :meth:`ChordScreen.candidates_at`). The System then skips the block in that evaluation:
+    its forces and stiffness are exact zeros there, and the matrix pattern (the candidate
+    rows' entries, stored zeros included) stays the one compiled
+    (:meth:`fembody.system.System._internal`)."""
 
     dofs: np.ndarray
     X: np.ndarray
@@ -75,6 +85,25 @@ class ContactRows:
             K = np.zeros((f.shape[0], f.shape[1], f.shape[1]))
             K[live] = Kl
         return f, K, None
+
+
+def add_live_rows(data: np.ndarray, pos: np.ndarray, rows: np.ndarray, Ke: np.ndarray
+                  ) -> bool:
+    """Add the stiffness ``Ke (m, k, k)`` of a block's live ``rows (m,)`` into the CSC data
+    ``data`` of the System's pattern by the block's positions ``pos (n, k k)`` (-1 where a
+    DOF is fixed), row by row and entry by entry in order, by one compiled pass
+    (:func:`fembody.contact._kernels.scatter_rows`): what
+    :meth:`fembody.system.System.add_matrix_rows` adds of a contact block's ``live_forces``.
+    False (nothing added) where the arrays are not the kernel's (int64 positions of a
+    pattern of 2^31 entries or more, other dtypes or layouts): the caller adds them itself."""
+    if not (pos.dtype == np.int32 and Ke.dtype == np.float64 and Ke.flags.c_contiguous
+            and data.dtype == np.float64 and data.flags.c_contiguous and Ke.ndim == 3
+            and Ke.shape[0] == len(rows) and Ke.shape[1] == Ke.shape[2]
+            and Ke.shape[1] * Ke.shape[2] == pos.shape[1]):
+        return False
+    from ._kernels import scatter_rows
+    scatter_rows(data, pos, np.ascontiguousarray(rows, dtype=np.int64), Ke)
+    return True
 
 
 def beam_neighbours(model) -> dict[int, list[tuple[int, bool]]]:
@@ -147,6 +176,7 @@ class ChordScreen:
         self._cos_skin = math.cos(self.SKIN)
         self._chords = None                 # the chords, made at the first screening
         self._memo = None
+        self._at = None                     # (at, its entries at the chords' ends)
 
     def _made(self) -> tuple:
         """The chords, each once: its DOF indices in the gathered displacements (from one row
@@ -194,7 +224,29 @@ class ChordScreen:
         if not len(D0):
             return None
         flat = x.reshape(-1)
-        D = D0 + (flat[i1] - flat[i0]).reshape(D0.shape)
+        return self._masks((flat[i1] - flat[i0]).reshape(D0.shape))
+
+    def candidates_at(self, block, q: np.ndarray, at: np.ndarray) -> list | None:
+        """:meth:`candidates` read straight from the configuration ``q`` (n_dof,), ``at (n,
+        m d)`` the index of each of the block's gathered displacements in ``q`` (its
+        gather, where it is a plain selection: ``x = q[at]``): the same masks from the same
+        numbers, without gathering every row's nodes (what the System asks a screened block
+        before it gathers anything: :meth:`fembody.system.System._internal`)."""
+        if block.X is not self._X:
+            return None
+        i0, i1, D0, pairs = self._made()
+        if not len(D0):
+            return None
+        memo = self._at
+        if memo is None or memo[0] is not at:
+            flat = at.reshape(-1)
+            memo = self._at = (at, flat[i0], flat[i1])
+        return self._masks((q[memo[2]] - q[memo[1]]).reshape(D0.shape))
+
+    def _masks(self, dD: np.ndarray) -> list | None:
+        """The masks of :meth:`candidates` from the chords' displacements ``dD (c, d)``."""
+        i0, i1, D0, pairs = self._chords
+        D = D0 + dD
         L = np.sqrt(np.einsum("ci,ci->c", D, D))
         if not np.all(L > 0.0):
             return None

@@ -499,6 +499,23 @@ class CrossingShareBlock(ContactRows):
             w[r] = w[r] * wj
         return w, G, H
 
+    def idle_at(self, q: np.ndarray, at: np.ndarray) -> bool:
+        """True where :meth:`live` has no row at the configuration ``q`` (``at``: the block's
+        gathered displacements' indices in ``q``), read from ``q`` itself: the chord screen
+        (:meth:`fembody.contact.rows.ChordScreen.candidates_at`), then :meth:`live`'s tests
+        on the few rows it keeps (a ramped end pair's, at any angle). The System then adds
+        nothing of the block and gathers none of its rows (every row's take-back is an exact
+        zero there). The same tests on the same numbers as :meth:`live`."""
+        if not len(self):
+            return True
+        screen = self._screen.candidates_at(self, q, at)
+        if screen is None:
+            return False
+        rows = np.flatnonzero(screen[0] | self._ramped)
+        # (the rows the screen keeps, a ramped end pair's at any angle, tested as live
+        # tests them, read from q: x[rows] is q[at[rows]])
+        return not rows.size or not self._live_of(rows, q[at[rows]]).size
+
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: the pair's chords not
         near-parallel (a compiled screen of their cosines: a superset of the point weight
@@ -506,7 +523,6 @@ class CrossingShareBlock(ContactRows):
         point weight ``1 - Lam`` may be positive at any angle), its closest points inside
         both chords and penetrating, and the share ``w < 1`` (:meth:`share`). Every other row's energy, force and tangent are
         exactly zero."""
-        from ._kernels import chord_cosines
         if not len(self):
             return np.zeros(0, dtype=np.int64)
         # (rows whose chords stayed near-parallel since the last screening cannot pass the
@@ -516,7 +532,13 @@ class CrossingShareBlock(ContactRows):
                 else np.flatnonzero(screen[0] | self._ramped))
         if not rows.size:
             return rows
-        p = self.X[rows] + x[rows].reshape((len(rows),) + self.X.shape[1:])
+        return self._live_of(rows, x[rows])
+
+    def _live_of(self, rows: np.ndarray, xr: np.ndarray) -> np.ndarray:
+        """Of the ``rows`` that passed :meth:`live`'s screen, at their gathered
+        displacements ``xr``, the live ones (the rest of :meth:`live`'s tests)."""
+        from ._kernels import chord_cosines
+        p = self.X[rows] + xr.reshape((len(rows),) + self.X.shape[1:])
         # (a ramped pair keeps a point part 1 - lam phi > 0 also where lam = 1: the screen
         # lets its rows through, those of an end element of A against one of B)
         keep = ((chord_cosines(np.ascontiguousarray(p[:, :4]),

@@ -392,7 +392,13 @@ class System:
         ``rows (m,)`` alone (the others zero): the same sums in the same order."""
         if not len(rows):
             return
-        p = self.scatter[id(block)].pos[rows].reshape(-1)
+        pos = self.scatter[id(block)].pos
+        # the live rows' entries straight into the data by their positions, in the order
+        # below (the same sums, bit for bit: tests/contact/test_live_pairs.py)
+        from ..contact.rows import add_live_rows
+        if add_live_rows(data, pos, rows, Ke):
+            return
+        p = pos[rows].reshape(-1)
         sel = np.flatnonzero(p >= 0)
         sparse_kernels.scatter_add(data, p[sel].astype(np.int64), np.ascontiguousarray(
             Ke, dtype=np.float64).reshape(-1), sel.astype(np.int64), 1.0)
@@ -473,6 +479,14 @@ class System:
                 continue
             if hasattr(b, "assemble") and self._assemble(b, q, f, Kd, None, tpos):
                 continue
+            idle = getattr(b, "idle_at", None)
+            if idle is not None:
+                # a block of rows screened from q itself (chord angles: junction and share
+                # rows along a bundle): where its screen proves every row idle it adds
+                # exact zeros, so nothing is gathered, evaluated or scattered
+                at = self._gather_at.get(id(b))
+                if at is not None and at[0] is b and idle(q, at[1]):
+                    continue
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
             if hasattr(b, "live_forces") and (Kd is K or not tangent):
