@@ -199,9 +199,16 @@ inside it q's weight may go below zero (``S1 + S2`` up to 2), the three gaps dif
 by at most ``l sin a`` (``l`` the element's length), and the force stays within the
 band's own bound ``k l SINE_BAND`` of the one contact's (tests/contact/test_ends_meet.py:
 exact off the band; inside it measured within 0.13 %, the bound 2.5 %). Once ``q`` leaves the element past ``p2`` (or never entered it) both ends
-push at full weight, the nodal quadrature of an element lying on another. The blocks are numpy (a few rows, one per pair of free ends that
-the broad phase put side by side); inside the band its forward jets cost a few numpy calls
-per evaluation.
+push at full weight, the nodal quadrature of an element lying on another.
+
+**Compiled.** In a Newton iteration :class:`EndOverlapBlock` evaluates its live rows'
+frictionless take-back (energy, force, tangent and the shares friction reuses) in one
+compiled pass, :func:`fembody.contact._meet_kernels.overlap_take`, the formulas of this
+module in its order of operations (tests/contact/test_planar_kernels.py: equal to the
+numpy functions here to 1e-12). The numpy functions remain the reference and serve the
+once-per-step bookkeeping (energy, friction, history, reports). :class:`EntryRampBlock` is
+still numpy (its jets over ten coordinates; a compiled form written the same way took g++
+beyond 4 GB).
 """
 from __future__ import annotations
 
@@ -209,6 +216,7 @@ import math
 
 import numpy as np
 
+from ._meet_kernels import overlap_take
 from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
 from ..elements.base import Labels
@@ -557,10 +565,12 @@ class EndOverlapBlock(_PlanarTakeBack):
             out.append((ok & (rho != 0.0), E, G, H))
         return out
 
-    def _sigma(self, pos: np.ndarray, side: np.ndarray) -> np.ndarray:
+    def _sigma(self, pos: np.ndarray, side: np.ndarray, tri: np.ndarray | None = None
+               ) -> np.ndarray:
         """The side of B's chord ``w -> q`` that ``p`` lies on: the run's side of ``p``'s
-        row (oriented ``b0 -> b1``; the geometric one where it is 0)."""
-        q_is_b1 = self.tri[:, 0, 2] == Q
+        row (oriented ``b0 -> b1``; the geometric one where it is 0); ``tri`` the rows'
+        slots (default None: the block's, for all its rows)."""
+        q_is_b1 = (self.tri if tri is None else tri)[:, 0, 2] == Q
         s = np.where(q_is_b1, side[:, 0], -side[:, 0])
         eB = pos[:, Q] - pos[:, W]
         r = pos[:, P] - pos[:, Q]
@@ -635,11 +645,15 @@ class EndOverlapBlock(_PlanarTakeBack):
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
         """The live rows' forces ``(r, 8)`` [N] and stiffness taken back without friction,
-        and their shares (which :meth:`_friction` reuses)."""
-        sub = self._take(live)
-        share = sub.shares(x[live], sd[live], tangent)
-        _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
-        return fl, Kl, (share,)
+        and their shares (which :meth:`_friction` reuses): one compiled pass
+        (:func:`fembody.contact._meet_kernels.overlap_take`, equal to :meth:`_energy` and
+        :meth:`shares` to round-off, tests/contact/test_planar_kernels.py)."""
+        pos = self.X[live] + x[live].reshape(self.X[live].shape)
+        side = np.ascontiguousarray(sd[live], dtype=float)
+        tri = self.tri[live]
+        _, fl, Kl, a, ga = overlap_take(pos, tri, side, self.radius[live], self.k[live],
+                                        self._fade[live], self._sigma(pos, side, tri))
+        return fl, (Kl if tangent else None), ((a, ga, None),)
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:
@@ -899,6 +913,11 @@ def _exit_parts(pos: np.ndarray, free: np.ndarray, ends: np.ndarray, ramp: np.nd
     P = one
     H = {}
     for j in (0, 1):
+        if not free[:, j].any():
+            # (no row with that free end: its parts are 0 and V_j = 0, as computed)
+            for c in (0, 1):
+                H[(j, c)] = _jet_const(np.zeros(n), m)
+            continue
         f, g = 1 + j, 2 - j
         eB = _unit([_sub(x[f][i], x[g][i]) for i in range(d)])
         rf = [_sub(x[f][i], x[0][i]) for i in range(d)]         # f - p
@@ -1137,6 +1156,8 @@ class EntryRampBlock(_PlanarTakeBack):
         n = len(pos)
         keep = np.zeros(n, dtype=bool)
         for c in range(5):
+            if not self._on[:, c].any():
+                continue
             tri = self._triplet(pos, c)
             z, ok = closest_node(tri)
             t = z[:, 0]
