@@ -17,6 +17,7 @@ KERNEL_SRC := fembody/elements/kernels.py fembody/elements/beam/compiled.py \
 	fembody/joints/assembly.py fembody/statics/_kernels.py fembody/run/_kernels.py \
 	fembody/linalg/_kernels.py fembody/elements/modal/modal3d_numba.py \
 	fembody/dynamics/_step_kernels.py fembody/contact/_kernels.py \
+	fembody/contact/_meet_kernels.py \
 	tools/build_kernels.py
 
 .PHONY: setup kernels test test-all test-optional demo wheel-check bench bench-quick docs clean

@@ -187,6 +187,15 @@ def _beam_contact_pairs():
     ts.test_the_systems_contact_assembly_equals_the_reference(0.0)
 
 
+def _planar_overlap():
+    """The compiled take-back of two overlapping planar free ends (overlap_take), inside
+    the share's band and off it, signed and unsigned: the calls of
+    tests/contact/test_planar_kernels.py."""
+    from tests.contact import test_planar_kernels as tp
+    tp.test_compiled_overlap_take_is_the_numpy_one(0.02, True)
+    tp.test_compiled_overlap_take_is_the_numpy_one(3.0, False)
+
+
 def _andrews():
     from tests.dynamics.test_compiled_planar import MODELS
     return MODELS["andrews"]()
@@ -221,6 +230,7 @@ def _runs():
                                                             t_end=0.003)),
         ("spacecraft, compiled", lambda: _simulate(tcs.spacecraft, True, t_end=0.003)),
         ("beam contact pairs", _beam_contact_pairs),
+        ("planar free ends overlapping", _planar_overlap),
         # the planar families in the compiled step (unit complex space, planar joints of
         # every kind, springs, drivers)
         ("Andrews' mechanism, compiled", lambda: _simulate(_andrews, True, t_end=3e-4,

@@ -51,7 +51,8 @@ MODULES = ("fembody.elements.beam.compiled", "fembody.sparse_kernels",
            "fembody.elements.spring.spring", "fembody.joints.assembly",
            "fembody.statics._kernels", "fembody.run._kernels",
            "fembody.linalg._kernels", "fembody.elements.modal.modal3d_numba",
-           "fembody.dynamics._step_kernels", "fembody.contact._kernels")
+           "fembody.dynamics._step_kernels", "fembody.contact._kernels",
+           "fembody.contact._meet_kernels")
 # modules left to numba's JIT, with the reason (none: the compiled step builds with
 # NO_RANGE_PASSES and CXX20 below)
 PENDING: tuple[str, ...] = ()
@@ -64,7 +65,8 @@ PENDING: tuple[str, ...] = ()
 LEAN_TYPING = ("fembody.elements.beam.beam3d_numba", "fembody.elements.mass.rigid3d",
                "fembody.space.quat_numba", "fembody.joints.kernels.spatial",
                "fembody.elements.spring.spring", "fembody.elements.modal.modal3d_numba",
-               "fembody.dynamics._step_kernels", "fembody.contact._kernels")
+               "fembody.dynamics._step_kernels", "fembody.contact._kernels",
+               "fembody.contact._meet_kernels")
 
 # modules compiled without pythran's value-range optimisations (RANGE_PASSES): each of them
 # reruns the interval analysis of every function, and pythran repeats its optimisation chain

@@ -128,6 +128,48 @@ length of the spatial ramp (:mod:`fembody.contact.line`, "Where free ends meet")
   neighbours for that test). Rows of a branch node (more than two elements) are not
   ramped.
 
+**Leaving a convex kink's wedge** (tests/contact/test_planar_exit.py). Where ``f`` leaves
+the wedge, its row against the element ``c`` of ``n`` (to ``u_c``) enters its zone at
+``n``, and ``n``'s row dropped from full weight to ``R`` at once: a jump of 95 N (a
+3-degree kink) and 392 N (20 degrees) on 2000 N, since ``f``'s row entered at full weight.
+So the block also weights the free end's rows against ``n``'s two elements (the rows carry
+their nodes already): per free end ``f = b_j`` and element ``c`` the part
+
+    H_jc = S_jc T_jc,    T_jc = 1 - phi(a / l_r),
+    S_jc = S(F lean / SINE_BAND + (s - a) / (BAND (s + a)))  where s > 0, else 0,
+
+``a = (f - n) . (u_c - n) / |u_c - n|`` how far ``f`` projects into ``c`` from ``n``, ``s``
+how far ``n`` projects into ``f``'s element from ``f``, ``S`` the quintic step of
+:func:`overlap_share` and its lean term of the pair ``(n, u_c, f, g)`` (``g`` the element's
+other node), here times a facing factor ``F`` (the step of ``-e_A . e_B`` from 0 to
+``FACE_BAND``: the lean decides between ``n`` and ``f`` only where ``c`` leaves ``n`` away
+from ``f``'s element's body, the end-to-end geometry it was argued for). Per free end
+``V_j = prod H_jc`` over the elements whose zone at ``n`` holds ``f`` (1 in the wedge); the
+block takes back
+
+    (1 - R) prod_j (1 - V_j) W_n + sum_jc H_jc W_jc,
+
+``W_jc`` the energy of ``f``'s row against ``c`` where that row is one of the element
+pairs' (:func:`_exit_parts`). Why:
+
+- In the wedge ``V = 1``: ``n``'s row at full weight, as before. Where ``f`` enters ``c``'s
+  zone at ``n`` (``a = 0``) the band term is ``+2`` (with the lean, positive there: ``f``
+  projects at ``n``, at least as far from ``c`` as ``n`` from ``f``'s element), so ``S = T
+  = 1`` with zero derivatives: ``f``'s row enters at weight 0 and ``n``'s stays at 1,
+  continuous with the wedge (C2 in the weights). Where ``f`` moves on past ``u_c`` ``T =
+  0`` (``l_r <= |c| / 2``).
+- A straight (or concave) ``n``: ``f`` passes from one element's zone to the next's at
+  ``n``, both parts 1 there: ``f``'s rows fade out towards ``n`` and in after it over
+  ``l_r`` while ``n``'s row carries the contact; nothing jumps.
+- Where ``n`` enters its zone with ``f`` in ``c``'s (``s = 0``, ``a > 0``) the band term
+  is ``-2`` (the lean negative there for the same reason), so ``S = 0``: ``n``'s row enters
+  at its ramp's weight ``R = 0`` and ``f``'s keeps its full weight, as before.
+- From ``l_r`` on the parts are those of the entry ramp alone (``T = 0``).
+
+Just past the wedge's edge the kink's row holds the one contact (``S = 1``: the lean
+of a convex kink), exact to 1e-5 against the sampled distance; farther on ``f``'s row
+fades in as a second quadrature point over ``l_r`` (the limit below).
+
 Friction is taken back with the same weights on a copy of the rows (their own return
 mapping on anchors of the block's own, as above), so slip friction stays ``mu`` times the
 weighted normal force.
@@ -138,11 +180,15 @@ as before: the nodal quadrature's own count of a near-parallel contact. Where th
 holds one contact (a tip pressed on the other beam, its chord rising at 3 degrees) B's node
 passing under the tip adds 6 % at 2 mm, 44 % at 5 mm and 73 % at 10 mm (before: 99 % from
 its entry on). An exact answer there needs the point/line switch of the spatial pairs (a
-planar line quadrature in the overlap), not a ramp. (2) At a convex kink the free end's
-row enters at full weight where it leaves the wedge while ``n``'s row drops to ``R``: a
-jump of 95 N (3-degree kink) and 392 N (20 degrees) on 2000 N (before: 1989 N and 1487 N,
-both rows at full weight); a share between the two rows as above (weight 0 at each entry,
-the lean deciding between) would remove it.
+planar line quadrature in the overlap), not a ramp. The same holds past a convex kink's
+wedge once ``f``'s row has faded in: the kink's one contact counted again by ``f``'s row
+(3 degrees: +2 % at 3 mm, +40 % at 6 mm past the edge, +68 % from ``l_r`` on, as before).
+(2) The exit's share assumes a free end's rows are weighted by one block at a time: where
+``c`` is the last element of a beam whose free end also overlaps ``f``'s element (the
+overlap share of :class:`EndOverlapBlock` weights ``f``'s row against ``c`` too) the two
+take-backs add. Where both use the same ``l_r`` (the share's fade is ``phi(a / l_r)``, the
+exit's ``T = 1 - phi(a / l_r)``) the two parts sum to at most one, so the row's weight
+stays in [0, 1]; with different lengths that is not proven.
 
 **A beam of one element** whose two free ends ``p1``, ``p2`` both lie over the other's
 last element, with its end ``q`` inside this element, has two rows here, ``(p1, q)`` and
@@ -153,9 +199,16 @@ inside it q's weight may go below zero (``S1 + S2`` up to 2), the three gaps dif
 by at most ``l sin a`` (``l`` the element's length), and the force stays within the
 band's own bound ``k l SINE_BAND`` of the one contact's (tests/contact/test_ends_meet.py:
 exact off the band; inside it measured within 0.13 %, the bound 2.5 %). Once ``q`` leaves the element past ``p2`` (or never entered it) both ends
-push at full weight, the nodal quadrature of an element lying on another. The blocks are numpy (a few rows, one per pair of free ends that
-the broad phase put side by side); inside the band its forward jets cost a few numpy calls
-per evaluation.
+push at full weight, the nodal quadrature of an element lying on another.
+
+**Compiled.** In a Newton iteration :class:`EndOverlapBlock` evaluates its live rows'
+frictionless take-back (energy, force, tangent and the shares friction reuses) in one
+compiled pass, :func:`fembody.contact._meet_kernels.overlap_take`, the formulas of this
+module in its order of operations (tests/contact/test_planar_kernels.py: equal to the
+numpy functions here to 1e-12). The numpy functions remain the reference and serve the
+once-per-step bookkeeping (energy, friction, history, reports). :class:`EntryRampBlock` is
+still numpy (its jets over ten coordinates; a compiled form written the same way took g++
+beyond 4 GB).
 """
 from __future__ import annotations
 
@@ -163,6 +216,7 @@ import math
 
 import numpy as np
 
+from ._meet_kernels import overlap_take
 from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
 from ..elements.base import Labels
@@ -511,10 +565,12 @@ class EndOverlapBlock(_PlanarTakeBack):
             out.append((ok & (rho != 0.0), E, G, H))
         return out
 
-    def _sigma(self, pos: np.ndarray, side: np.ndarray) -> np.ndarray:
+    def _sigma(self, pos: np.ndarray, side: np.ndarray, tri: np.ndarray | None = None
+               ) -> np.ndarray:
         """The side of B's chord ``w -> q`` that ``p`` lies on: the run's side of ``p``'s
-        row (oriented ``b0 -> b1``; the geometric one where it is 0)."""
-        q_is_b1 = self.tri[:, 0, 2] == Q
+        row (oriented ``b0 -> b1``; the geometric one where it is 0); ``tri`` the rows'
+        slots (default None: the block's, for all its rows)."""
+        q_is_b1 = (self.tri if tri is None else tri)[:, 0, 2] == Q
         s = np.where(q_is_b1, side[:, 0], -side[:, 0])
         eB = pos[:, Q] - pos[:, W]
         r = pos[:, P] - pos[:, Q]
@@ -589,11 +645,15 @@ class EndOverlapBlock(_PlanarTakeBack):
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
         """The live rows' forces ``(r, 8)`` [N] and stiffness taken back without friction,
-        and their shares (which :meth:`_friction` reuses)."""
-        sub = self._take(live)
-        share = sub.shares(x[live], sd[live], tangent)
-        _, fl, Kl = sub._energy(x[live], sd[live], tangent, share)
-        return fl, Kl, (share,)
+        and their shares (which :meth:`_friction` reuses): one compiled pass
+        (:func:`fembody.contact._meet_kernels.overlap_take`, equal to :meth:`_energy` and
+        :meth:`shares` to round-off, tests/contact/test_planar_kernels.py)."""
+        pos = self.X[live] + x[live].reshape(self.X[live].shape)
+        side = np.ascontiguousarray(sd[live], dtype=float)
+        tri = self.tri[live]
+        _, fl, Kl, a, ga = overlap_take(pos, tri, side, self.radius[live], self.k[live],
+                                        self._fade[live], self._sigma(pos, side, tri))
+        return fl, (Kl if tangent else None), ((a, ga, None),)
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:
@@ -801,32 +861,138 @@ def entry_weight(pos: np.ndarray, free: np.ndarray, ramp: np.ndarray, tangent: b
     return R, G, H
 
 
+FACE_BAND = 0.1     # [-] the lean term's facing factor rises over this cosine (exit share)
+
+
+def _exit_tri(ends: np.ndarray) -> np.ndarray:
+    """The node slots ``(n, 5, 3)`` of the five rows an entry row weights: ``p``'s own
+    ``(p, b0, b1)``, then per free end ``f = b_j`` (``j`` = 0, 1) and per element ``c`` of
+    ``p`` (to ``u_c``, ``c`` = 0, 1) ``f``'s row against it, ``(f, ...)`` in the element's
+    own node order (``ends[:, c]``: it ends at ``p``)."""
+    n = len(ends)
+    tri = np.zeros((n, 5, 3), dtype=np.int64)
+    tri[:, 0] = (0, 1, 2)
+    for j in (0, 1):
+        for c in (0, 1):
+            r = 1 + 2 * j + c
+            tri[:, r, 0] = 1 + j
+            tri[:, r, 1] = np.where(ends[:, c], 3 + c, 0)
+            tri[:, r, 2] = np.where(ends[:, c], 0, 3 + c)
+    return tri
+
+
+def _jet_const(v: np.ndarray, m: int):
+    n = len(v)
+    return np.asarray(v, float).copy(), np.zeros((n, m)), np.zeros((n, m, m))
+
+
+def _sub(a, b):
+    return _add(a, b, -1.0)
+
+
+def _exit_parts(pos: np.ndarray, free: np.ndarray, ends: np.ndarray, ramp: np.ndarray,
+                lr: np.ndarray, sigma: np.ndarray, tangent: bool):
+    """The parts taken back ``A (n, 5)`` of the five rows of :func:`_exit_tri` (module
+    docstring, "Leaving a convex kink's wedge"), their gradients ``(n, 5, 10)`` and
+    (``tangent``) Hessians ``(n, 5, 10, 10)`` (else None), exact, at the node positions
+    ``pos (n, 5, 2) = (p, b0, b1, u_0, u_1)``; ``free (n, 2)``, ``ends (n, 2)``, ``ramp
+    (n,)`` as :class:`EntryRampBlock`'s, ``lr (n,)`` [m] the ramp's length and ``sigma (n,
+    2)`` the side of ``p`` on the chord ``b_(1-j) -> b_j`` per end ``j``. Only the
+    zone tests of the rows (where a jump of the test meets a part that is 0 or 1 with zero
+    derivatives) are not differentiated."""
+    from .ends import BAND, _smoothstep
+    n, m5, d = pos.shape
+    m = m5 * d
+    x = [[_var(pos, s, i) for i in range(d)] for s in range(m5)]
+    R, gR, hR = entry_weight(pos[:, :3], free, ramp, tangent)
+    Rj = (R, np.zeros((n, m)), np.zeros((n, m, m)))
+    Rj[1][:, :6] = gR
+    if tangent:
+        Rj[2][:, :6, :6] = hR
+    one = _jet_const(np.ones(n), m)
+    P = one
+    H = {}
+    for j in (0, 1):
+        if not free[:, j].any():
+            # (no row with that free end: its parts are 0 and V_j = 0, as computed)
+            for c in (0, 1):
+                H[(j, c)] = _jet_const(np.zeros(n), m)
+            continue
+        f, g = 1 + j, 2 - j
+        eB = _unit([_sub(x[f][i], x[g][i]) for i in range(d)])
+        rf = [_sub(x[f][i], x[0][i]) for i in range(d)]         # f - p
+        s = _dot(rf, eB)                    # how far p projects into b's element from f
+        Vj = one
+        for c in (0, 1):
+            u = 3 + c
+            eA = _unit([_sub(x[0][i], x[u][i]) for i in range(d)])
+            a = _scale(_dot(rf, eA), -1.0)  # how far f projects into p's element c from p
+            # (the zone at p, the rows' half-open convention: f not beyond element c)
+            dot = np.einsum("ni,ni->n", pos[:, f] - pos[:, 0], pos[:, 0] - pos[:, u])
+            near = ~np.where(ends[:, c], dot >= 0.0, dot > 0.0) & free[:, j]
+            ok = near & (s[0] > 0.0) & (a[0] >= 0.0)
+            face = _scale(_dot(eA, eB), -1.0)
+            fe = _scale(face, 2.0 / FACE_BAND)
+            fe = (fe[0] - 1.0, fe[1], fe[2])
+            Ff = _apply(fe, *_smoothstep(fe[0]))
+            cross = _sub(_mul(eA[0], eB[1]), _mul(eA[1], eB[0]))
+            lean = _scale(_mul(cross, Ff), sigma[:, j] / SINE_BAND)
+            tot = _add(s, a)
+            safe = np.where(ok, tot[0], 1.0)
+            ratio = _scale(_mul(_sub(s, a), _recip((safe, tot[1], tot[2]))), 1.0 / BAND)
+            eta = _add(lean, ratio)
+            e0 = np.where(ok, eta[0], -2.0)
+            Sv, dS, d2S = _smoothstep(e0)
+            S = _apply(eta, np.where(ok, Sv, 0.0), np.where(ok, dS, 0.0),
+                       np.where(ok, d2S, 0.0))
+            ph, dph, d2ph = _phi(a[0] / lr)
+            T = _apply(_scale(a, 1.0 / lr), 1.0 - ph, -dph, -d2ph)
+            Hc = _mul(S, T)
+            H[(j, c)] = Hc
+            # (f's zone at p: V_j multiplies the parts of the zones f is in, 1 outside)
+            Vj = _mul(Vj, tuple(np.where(near.reshape((n,) + (1,) * k), h, 1.0 if k == 0
+                                         else 0.0) for k, h in enumerate(Hc)))
+        keep = free[:, j]
+        Vj = tuple(np.where(keep.reshape((n,) + (1,) * k), v, 0.0 if k else 0.0)
+                   for k, v in enumerate(Vj))
+        P = _mul(P, _add(one, Vj, -1.0))
+    A0 = _mul(_add(one, Rj, -1.0), P)
+    parts = [A0] + [H[(j, c)] for j in (0, 1) for c in (0, 1)]
+    A = np.stack([p[0] for p in parts], axis=1)
+    gA = np.stack([p[1] for p in parts], axis=1)
+    hA = np.stack([p[2] for p in parts], axis=1) if tangent else None
+    return A, gA, hA
+
+
 class EntryRampBlock(_PlanarTakeBack):
-    """The take-back ``-(1 - R) W`` of the planar node-on-element rows of an inner node
-    ``p`` against an element ending in the other beam's free end (module docstring,
-    "Entering the overlap"), a force block of the System (the contract of
+    """The take-back of the planar node-on-element rows of an inner node ``p`` against an
+    element ending in the other beam's free end and of that free end's rows against
+    ``p``'s two elements (module docstring, "Entering the overlap" and "Leaving a convex
+    kink's wedge"), a force block of the System (the contract of
     :class:`fembody.elements.base.Block`) on the translation DOFs of five nodes per row
-    ``(p, b0, b1, u1, u2)``: the row's own three and ``p``'s two neighbours along its beam
-    (for the wedge test: no take-back while the free end lies beyond both elements at
-    ``p``, where no row of the free end holds the contact).
+    ``(p, b0, b1, u_0, u_1)``: the row's own three and ``p``'s two neighbours along its
+    beam. Per row it takes back ``A_0 W_p + sum A_jc W_jc`` (:func:`_exit_parts`), ``W_p``
+    the energy of ``p``'s row and ``W_jc`` that of the free end ``b_j``'s row against
+    ``p``'s element to ``u_c`` where that row is one of the element pairs' block.
 
     ``nodes (n, 5)`` the node ids; ``dofs (n, 10)``; ``X (n, 5, 2)`` the reference
     positions [m]; ``free (n, 2)`` whether ``b0``, ``b1`` is a free end; ``ends (n, 2)``
-    whether the element ``u_i - p`` ends at ``p`` (the half-open zone conventions of
-    :mod:`fembody.contact.ends`); ``ramp (n,)`` the ramp's
-    length in the element's parameter (``l_r / l_B``); ``radius (n,)`` the sum of the radii
-    [m] and ``k (n,)`` the penalty [N/m], the rows' own; ``labels`` the rows' names;
-    ``side (n,)`` the rows' reference sides (default None: from ``X``, the rows' rule). Its
-    sides are a run's state like the rows' (:meth:`sides_after`). ``friction`` (optional)
-    ``(mu_s, mu_k, k_t)`` per row and ``rows_class`` the planar rows' class, as
-    :class:`EndOverlapBlock`'s: the block runs the rows' own return mapping on a copy of
-    them and takes back ``(1 - R)`` of their friction."""
-
+    whether the element ``u_c - p`` ends at ``p`` (the rows' half-open zone conventions);
+    ``ramp (n,)`` the ramp's length in the element's parameter (``l_r / l_B``); ``radius
+    (n,)`` the sum of the radii [m] and ``k (n,)`` the penalty [N/m], the rows' own;
+    ``labels`` the rows' names; ``side (n, 5)`` the five weighted rows' reference sides
+    (default None: from ``X``, the rows' rule; an ``(n,)`` array: ``p``'s rows', the free
+    ends' from ``X``). Its sides are a run's state like the rows' (:meth:`sides_after`).
+    ``has (n, 2, 2)`` whether the free end ``b_j``'s row against ``p``'s element ``c`` is
+    one of the element pairs' rows (default None: none, only ``p``'s row is taken back).
+    ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row and ``rows_class`` the planar
+    rows' class, as :class:`EndOverlapBlock`'s: the block runs the rows' own return
+    mapping on a copy of the five rows and takes back the same parts of their friction."""
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, free: np.ndarray,
                  ends: np.ndarray, ramp: np.ndarray, radius: np.ndarray, k: np.ndarray,
                  labels, side: np.ndarray | None = None, friction: tuple | None = None,
-                 rows_class: type | None = None) -> None:
+                 rows_class: type | None = None, has: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 5)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -838,153 +1004,229 @@ class EntryRampBlock(_PlanarTakeBack):
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
-        self.side = (side_now(self.X[:, :3], np.zeros(len(self.X))) if side is None
-                     else side)
-        self._unsigned = np.zeros(len(self.X))
+        n, d = len(self.X), self.dim
+        self.has = (np.zeros((n, 2, 2), dtype=bool) if has is None
+                    else np.asarray(has, dtype=bool).reshape(-1, 2, 2))
+        # the weighted rows: which exist, their slots and DOF columns
+        self._on = np.column_stack([np.ones(n, dtype=bool),
+                                    (self.has & self.free[:, :, None]).reshape(n, 4)])
+        self.tri = _exit_tri(self.ends)
+        self._cols = (self.tri[:, :, :, None] * d + np.arange(d)).reshape(n, 5, 3 * d)
+        self.lr = self.ramp * np.linalg.norm(self.X[:, 2] - self.X[:, 1], axis=1)
+        side0 = np.stack([side_now(self._triplet(self.X, c), np.zeros(n)) for c in range(5)],
+                         axis=1)
+        if side is not None:
+            side = np.asarray(side, float)
+            if side.ndim == 1:
+                side0[:, 0] = side
+                side = side0
+        self.side = side0 if side is None else side
+        self._unsigned = np.zeros((n, 5))
+        self._friction_args, self._rows_class = friction, rows_class
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             if rows_class is None:
                 raise ValueError("EntryRampBlock: a frictional block needs rows_class, the "
                                  "planar rows' class whose return mapping it runs")
-            self._mirror = rows_class("node", self.nodes[:, :3], self.dofs[:, :6],
-                                      self.X[:, :3], self.radius, self.k, labels,
-                                      friction=friction)
+            # its own copy of the five weighted rows (history rows 5 i + r)
+            r = np.arange(n)[:, None, None]
+            rep = lambda a: np.repeat(np.asarray(a, dtype=float), 5)
+            self._mirror = rows_class(
+                "node", self.nodes[r, self.tri].reshape(5 * n, 3),
+                self.dofs[r, self._cols].reshape(5 * n, 3 * d),
+                self.X[r, self.tri].reshape(5 * n, 3, d), rep(self.radius), rep(self.k),
+                [labels[i // 5] for i in range(5 * n)],
+                friction=tuple(rep(a) for a in friction))
             self.history0 = self._mirror.history0
 
     def _take(self, rows: np.ndarray) -> "EntryRampBlock":
         """The rows ``rows`` as a frictionless block."""
         return EntryRampBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                               self.free[rows], self.ends[rows], self.ramp[rows],
-                              self.radius[rows], self.k[rows], self._labels, self.side[rows])
+                              self.radius[rows], self.k[rows], self._labels, self.side[rows],
+                              has=self.has[rows])
 
     def positions(self, x: np.ndarray) -> np.ndarray:
         return self.X + x.reshape(self.X.shape)
 
-    def _wedge(self, pos: np.ndarray) -> np.ndarray:
-        """Whether the free end the row's ramp measures from (the nearer one, for an
-        element with two) lies beyond both elements at ``p`` ``(n,)``: there no row of the
-        free end is in its zone against ``p``'s elements, and the row (after the node pair
-        of :mod:`fembody.contact.ends` at its entry) holds the contact alone. The
-        conditions are the node pairs' (half-open as the rows' zones)."""
-        n = len(pos)
-        z, _ = closest_node(pos[:, :3])
-        at1 = self.free[:, 1] & (~self.free[:, 0] | (z[:, 0] >= 0.5))
-        f = pos[np.arange(n), np.where(at1, 2, 1)]
-        out = np.ones(n, dtype=bool)
-        for c in (0, 1):
-            dot = np.einsum("ni,ni->n", f - pos[:, 0], pos[:, 0] - pos[:, 3 + c])
-            out &= np.where(self.ends[:, c], dot >= 0.0, dot > 0.0)
-        return out
+    def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
+        """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
+        return pos[np.arange(len(pos))[:, None], self.tri[:, c]]
 
     def _sides(self, side):
-        return self._unsigned if side is None else np.asarray(side, float).reshape(-1)
+        if side is None:
+            return self._unsigned
+        side = np.asarray(side, float)
+        return side.reshape(-1, 5)
 
     def sides_after(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
-        """The rows' sides ``(n,)`` after an accepted step that ended at ``x``, by the rule
-        of :meth:`fembody.contact.beams.BeamContactBlock.sides_after` (the same rows, so
-        the same sides)."""
-        pos = self.positions(x)[:, :3]
-        side = self._sides(side)
-        z, ok = closest_node(pos)
-        rho = distance("node", pos, z, False)[0]
-        clear = ~ok | (rho > self.radius)
-        return np.where(clear, side_now(pos, side), side)
-
-    def _row(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
-        """The rows' own: in the zone ``(n,)``, the penalty energy ``W (n,)`` [J], its
-        gradient ``(n, 6)`` and (``tangent``) Hessian, signed by ``side``."""
-        z, ok = closest_node(pos)
-        rho, G, H = signed(pos, side, self.radius, *distance("node", pos, z, tangent))
-        g = rho - self.radius
-        on = ok & (rho != 0.0) & (g < 0.0)
-        kg = np.where(on, self.k * g, 0.0)
-        Hw = None
-        if tangent:
-            kon = np.where(on, self.k, 0.0)
-            Hw = kon[:, None, None] * G[:, :, None] * G[:, None, :] + kg[:, None, None] * H
-        return ok & (rho != 0.0), 0.5 * kg * g, kg[:, None] * G, Hw
-
-    def _energy(self, x: np.ndarray, side, tangent: bool):
-        """Per row the energy taken back ``-(1 - R) W`` [J] ``(n,)`` (0 where the free end
-        lies in the wedge at ``p``, :meth:`_wedge`), its gradient ``(n, 10)`` and
-        (``tangent``) Hessian."""
+        """The five weighted rows' sides ``(n, 5)`` after an accepted step that ended at
+        ``x``, by the rule of :meth:`fembody.contact.beams.BeamContactBlock.sides_after`
+        (the same rows, so the same sides)."""
         pos = self.positions(x)
         side = self._sides(side)
-        _, W, Gw, Hw = self._row(pos[:, :3], side, tangent)
-        R, gR, hR = entry_weight(pos[:, :3], self.free, self.ramp, tangent)
-        on = ~self._wedge(pos)
-        a = np.where(on, 1.0 - R, 0.0)
-        W = np.where(on, W, 0.0)
-        n, m = x.shape
-        E = -a * W
-        f = np.zeros((n, m))
-        f[:, :6] = -(a[:, None] * Gw - W[:, None] * gR)
-        if not tangent:
-            return E, f, None
-        outer = gR[:, :, None] * Gw[:, None, :]
-        K = np.zeros((n, m, m))
-        K[:, :6, :6] = -(a[:, None, None] * Hw - outer - np.transpose(outer, (0, 2, 1))
-                         - W[:, None, None] * hR)
+        out = np.empty_like(side)
+        for c in range(5):
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            rho = distance("node", tri, z, False)[0]
+            clear = ~ok | (rho > self.radius)
+            out[:, c] = np.where(clear, side_now(tri, side[:, c]), side[:, c])
+        return out
+
+    def _sigma(self, pos: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """The side ``(n, 2)`` of ``p`` on the chord ``b_(1-j) -> b_j`` per free end ``j``:
+        the run's side of ``p``'s row (oriented ``b0 -> b1``; the geometric one where it is
+        0)."""
+        e = pos[:, 2] - pos[:, 1]
+        r = pos[:, 0] - pos[:, 1]
+        geo = np.sign(e[:, 0] * r[:, 1] - e[:, 1] * r[:, 0])
+        s = np.where(side[:, 0] != 0.0, side[:, 0], np.where(geo != 0.0, geo, 1.0))
+        return np.column_stack([-s, s])
+
+    def parts(self, x: np.ndarray, side, tangent: bool = True):
+        """The parts taken back ``A (n, 5)`` of the five weighted rows, their gradients
+        ``(n, 5, 10)`` and (``tangent``) Hessians (:func:`_exit_parts`), zero for a row
+        that is not one of the element pairs', at the gathered displacements ``x`` with the
+        run's ``side`` ``(n, 5)``."""
+        pos = self.positions(x)
+        sd = self._sides(side)
+        A, gA, hA = _exit_parts(pos, self.free, self.ends, self.ramp, self.lr,
+                                self._sigma(pos, sd), tangent)
+        on = self._on.astype(float)
+        return (A * on, gA * on[:, :, None],
+                None if hA is None else hA * on[:, :, None, None])
+
+    def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
+        """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
+        ``(n, 10)`` and (``tangent``) Hessian over the row's five nodes."""
+        n, m, d = pos.shape
+        out = []
+        for c in range(5):
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            rho, G3, H3 = signed(tri, side[:, c], self.radius, *distance("node", tri, z,
+                                                                          tangent))
+            g = rho - self.radius
+            on = ok & (rho != 0.0) & (g < 0.0) & self._on[:, c]
+            kg = np.where(on, self.k * g, 0.0)
+            E = 0.5 * kg * g
+            G = np.zeros((n, m * d))
+            cols = self._cols[:, c]
+            G[np.arange(n)[:, None], cols] = kg[:, None] * G3
+            H = None
+            if tangent:
+                H = np.zeros((n, m * d, m * d))
+                kon = np.where(on, self.k, 0.0)
+                H3 = (kon[:, None, None] * G3[:, :, None] * G3[:, None, :]
+                      + kg[:, None, None] * H3)
+                H[np.arange(n)[:, None, None], cols[:, :, None], cols[:, None, :]] = H3
+            out.append((ok & (rho != 0.0), E, G, H))
+        return out
+
+    def _energy(self, x: np.ndarray, side, tangent: bool, parts: tuple | None = None):
+        """Per row the energy taken back ``-sum_r A_r W_r`` [J] ``(n,)``, its gradient
+        ``(n, 10)`` and (``tangent``) Hessian; ``parts`` (default None: computed)
+        :meth:`parts` at ``x``."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        rows = self._rows(pos, side, tangent)
+        a, ga, ha = self.parts(x, side, tangent) if parts is None else parts
+        E = np.zeros(len(x))
+        f = np.zeros(x.shape)
+        K = np.zeros((len(x), x.shape[1], x.shape[1])) if tangent else None
+        for c, (_, Ec, Gc, Hc) in enumerate(rows):
+            E -= a[:, c] * Ec
+            f -= a[:, c, None] * Gc + Ec[:, None] * ga[:, c]
+            if tangent:
+                outer = ga[:, c, :, None] * Gc[:, None, :]
+                K -= (a[:, c, None, None] * Hc + outer + np.transpose(outer, (0, 2, 1))
+                      + Ec[:, None, None] * ha[:, c])
         return E, f, K
 
     def live(self, x: np.ndarray, side=None) -> np.ndarray:
-        """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: in the zone, inside
-        the ramp (``R < 1``) and penetrating."""
+        """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: ``p``'s row in its
+        zone, inside the ramp (``R < 1``) and penetrating, or a free end's weighted row in
+        its zone, within ``l_r`` of ``p`` with ``p`` projecting inside the free end's
+        element, and penetrating."""
         if not len(self):
             return np.zeros(0, dtype=np.int64)
-        pos5 = self.positions(x)
-        z, ok = closest_node(pos5[:, :3])
-        t = z[:, 0]
-        # (inside the ramp: R < 1; the rest only for those, mostly none)
-        sel = np.flatnonzero(ok & ((self.free[:, 0] & (t < self.ramp))
-                                   | (self.free[:, 1] & (1.0 - t < self.ramp))))
-        if not sel.size:
-            return sel
-        pos = pos5[sel, :3]
-        rho = distance("node", pos, z[sel], False)[0]
-        pen = signed(pos, self._sides(side)[sel], self.radius[sel], rho,
-                     np.zeros((len(rho), 1)), None)[0]
-        keep = (rho != 0.0) & (pen < self.radius[sel]) & ~self._take(sel)._wedge(pos5[sel])
-        return sel[keep]
+        pos = self.positions(x)
+        sd = self._sides(side)
+        n = len(pos)
+        keep = np.zeros(n, dtype=bool)
+        for c in range(5):
+            if not self._on[:, c].any():
+                continue
+            tri = self._triplet(pos, c)
+            z, ok = closest_node(tri)
+            t = z[:, 0]
+            if c == 0:
+                near = (self.free[:, 0] & (t < self.ramp)) | (self.free[:, 1]
+                                                              & (1.0 - t < self.ramp))
+            else:
+                j, cc = divmod(c - 1, 2)
+                f, g, u = pos[:, 1 + j], pos[:, 2 - j], pos[:, 3 + cc]
+                eu = u - pos[:, 0]
+                a = np.einsum("ni,ni->n", f - pos[:, 0], eu) / np.linalg.norm(eu, axis=1)
+                eg = g - f
+                s = np.einsum("ni,ni->n", pos[:, 0] - f, eg) / np.linalg.norm(eg, axis=1)
+                near = (a < self.lr) & (s > 0.0) & self._on[:, c]
+            sel = ok & near & ~keep
+            if not sel.any():
+                continue
+            rho = distance("node", tri[sel], z[sel], False)[0]
+            pen = signed(tri[sel], sd[sel, c], self.radius[sel], rho,
+                         np.zeros((len(rho), 1)), None)[0]
+            keep[np.flatnonzero(sel)[(rho != 0.0) & (pen < self.radius[sel])]] = True
+        return np.flatnonzero(keep)
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
         """The live rows' forces ``(r, 10)`` [N] and stiffness taken back without
-        friction."""
-        _, fl, Kl = self._take(live)._energy(x[live], sd[live], tangent)
-        return fl, Kl, ()
+        friction, and their parts (which :meth:`_friction` reuses)."""
+        sub = self._take(live)
+        parts = sub.parts(x[live], sd[live], tangent)
+        _, fl, Kl = sub._energy(x[live], sd[live], tangent, parts)
+        return fl, Kl, (parts,)
+
+    # ------------------------------------------------------------------------- friction
+    def _gathered(self, x: np.ndarray) -> np.ndarray:
+        """The five weighted rows' gathered displacements ``(5 n, 6)`` from ``x (n, 10)``."""
+        return x[np.arange(len(x))[:, None, None], self._cols].reshape(5 * len(x), -1)
 
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
-                  rows: np.ndarray | None = None):
-        """The friction the ``rows`` (default None: all) take back ``-(1 - R) F`` ``(r,
-        6)`` [N], ``F`` the rows' Coulomb force from their own return mapping on this
-        block's anchors (``history``; None: :attr:`history0`), and (``tangent``) its
-        stiffness, exact; also the mapping and the parts ``1 - R`` ``(r,)``."""
+                  rows: np.ndarray | None = None, parts: tuple | None = None):
+        """The friction the ``rows`` (default None: all) take back ``-sum_r A_r F_r`` ``(r,
+        10)`` [N], ``F_r`` the weighted rows' Coulomb forces from their own return mapping
+        on this block's anchors (``history``; None: :attr:`history0`) and the run's
+        ``side``, and (``tangent``) its stiffness, exact (the rows' tangents weighted and
+        the parts' gradients times ``F_r``); also the mapping and the parts ``(r, 5)``."""
         h = self.history0 if history is None else history
         sd = self._sides(side)
-        F1, K1, c = self._mirror._friction(np.ascontiguousarray(x[:, :6]), h, tangent,
-                                           rows=rows, side=sd)[:3]
+        pts = None if rows is None else (5 * rows[:, None] + np.arange(5)).ravel()
+        F5, K5, c = self._mirror._friction(self._gathered(x), h, tangent, rows=pts,
+                                           side=sd.reshape(-1))[:3]
         sel = slice(None) if rows is None else rows
-        a, gR = self._parts(x[sel], sel)
+        blk = self if rows is None else self._take(rows)
+        if parts is None:
+            parts = blk.parts(x[sel], sd[sel], False)
+        a, ga = parts[:2]
+        cols_all = self._cols[sel]
         n, m = len(a), x.shape[1]
-        F = np.zeros((n, m))
-        F[:, :6] = -a[:, None] * F1
+        r = np.arange(n)[:, None]
+        part = np.zeros((n, 5, m))          # each weighted row's force on the block's DOFs
+        for cc in range(5):
+            part[r, cc, cols_all[:, cc]] = F5[cc::5]
+        F = -np.einsum("nc,ncm->nm", a, part)
         K = None
         if tangent:
             K = np.zeros((n, m, m))
-            K[:, :6, :6] = -a[:, None, None] * K1 + F1[:, :, None] * gR[:, None, :]
+            for cc in range(5):
+                cols = cols_all[:, cc]
+                K[r[:, :, None], cols[:, :, None], cols[:, None, :]] -= (
+                    a[:, cc, None, None] * K5[cc::5])
+            K -= np.einsum("nci,ncj->nij", part, ga)
         return F, K, c, a
-
-    def _parts(self, x: np.ndarray, sel=slice(None)):
-        """The parts taken back ``1 - R`` ``(r,)`` of the rows ``sel`` at their gathered
-        displacements ``x (r, 10)`` (0 in the wedge) and the gradient of ``R`` over the
-        row's three nodes ``(r, 6)`` (0 in the wedge)."""
-        pos = self.X[sel] + x.reshape(self.X[sel].shape)
-        R, gR = entry_weight(pos[:, :3], self.free[sel], self.ramp[sel], False)[:2]
-        on = ~self._take_sel(sel)._wedge(pos)
-        return np.where(on, 1.0 - R, 0.0), np.where(on[:, None], gR, 0.0)
-
-    def _take_sel(self, sel):
-        return self if isinstance(sel, slice) else self._take(sel)
 
     def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
                 ) -> tuple[History, float, float]:
@@ -992,20 +1234,21 @@ class EntryRampBlock(_PlanarTakeBack):
         anchors the rows' own update on this block's copy of them, the forces and springs'
         energy recorded the parts taken back."""
         sd = self._sides(side)
-        x3 = np.ascontiguousarray(x[:, :6])
-        rows, _, _ = self._mirror.advance(x3, history, sd)
-        a = self._parts(x)[0]
+        x5 = self._gathered(x)
+        rows, _, _ = self._mirror.advance(x5, history, sd.reshape(-1))
+        a = self.parts(x, sd, False)[0].reshape(-1)
         F = -a[:, None] * rows.force
         stored = -a * rows.stored
-        work = 0.5 * float(np.sum((F + history.force) * (x3 - history.x)))
-        new = History(rows.anchor, rows.sliding, rows.slip, x3.copy(), F, stored)
+        work = 0.5 * float(np.sum((F + history.force) * (x5 - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, x5.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def friction_report(self, x: np.ndarray, history: History, side=None
                         ) -> dict[str, np.ndarray]:
         """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
-        of the friction taken back on the element's nodes, ``slip`` [m] the row's and
-        ``stick`` (taking back, not sliding)."""
+        of the friction taken back on the free end's element (``b0``, ``b1``), ``slip``
+        [m] the largest of the weighted rows' and ``stick`` (taking back, no weighted row
+        sliding)."""
         n = len(self)
         T = np.zeros(n)
         live = self.live(x, self._sides(side))
@@ -1014,32 +1257,36 @@ class EntryRampBlock(_PlanarTakeBack):
             T[live] = np.linalg.norm(Ff[:, 2:4] + Ff[:, 4:6], axis=1)
         taking = np.zeros(n, dtype=bool)
         taking[live] = True
-        return dict(tangential_force=T, slip=history.slip.copy(),
-                    stick=taking & ~history.sliding.astype(bool))
+        return dict(tangential_force=T, slip=history.slip.reshape(n, 5).max(axis=1),
+                    stick=taking & ~history.sliding.reshape(n, 5).any(axis=1))
 
     def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
-        """Per row (normal force [N]: minus the part taken back, ``-(1 - R) k max(-g,
-        0)``, the row's gap [m], whether the row is live 1/0)."""
+        """Per row (normal force [N]: minus the parts of the weighted rows' forces taken
+        back, ``-sum_r A_r k max(-g_r, 0)``, ``p``'s row's gap [m], whether the row is live
+        1/0)."""
         n = len(self)
-        pos = self.positions(x)[:, :3]
+        pos = self.positions(x)
         sd = self._sides(side)
-        z, _ = closest_node(pos)
-        rho = signed(pos, sd, self.radius, *distance("node", pos, z, False))[0]
-        g = rho - self.radius
+        tri = self._triplet(pos, 0)
+        z, _ = closest_node(tri)
+        g = signed(tri, sd[:, 0], self.radius, *distance("node", tri, z, False))[0] \
+            - self.radius
         F = np.zeros(n)
         live = self.live(x, sd)
         if live.size:
-            R = entry_weight(pos[live], self.free[live], self.ramp[live], False)[0]
-            F[live] = -(1.0 - R) * self.k[live] * np.maximum(-g[live], 0.0)
+            a = self._take(live).parts(x[live], sd[live], False)[0]
+            rows = self._take(live)._rows(pos[live], sd[live], False)
+            N = np.stack([np.sqrt(2.0 * self.k[live] * r[1]) for r in rows], axis=1)
+            F[live] = -np.sum(a * N, axis=1)
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
 
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
-        back, <= 0), ``point`` midway between the node and its projection [m] and
-        ``normal`` (unit, from the projection to the node); with a run's ``history`` a
-        frictional block also the keys of :meth:`friction_report`."""
+        back, <= 0), ``point`` midway between ``p`` and its projection [m] and ``normal``
+        (unit, from the projection to ``p``); with a run's ``history`` a frictional block
+        also the keys of :meth:`friction_report`."""
         F, g = self.resultants(x, side)[:, :2].T
         pos = self.positions(x)[:, :3]
         z, _ = closest_node(pos)
@@ -1057,8 +1304,10 @@ def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
     time): an inner node ``p`` of two beam elements (``around`` of
     :func:`fembody.contact.rows.beam_neighbours`; a branch of more is left as it was)
     against an element with a free end. Per row: ``((p, b0, b1, u1, u2), free (2,),
-    radius sum, ends (2,))``, ``u`` ``p``'s neighbours and ``ends`` whether their elements
-    end at ``p``."""
+    radius sum, ends (2,), has (2, 2))``, ``u`` ``p``'s neighbours, ``ends`` whether their
+    elements end at ``p`` and ``has[j, c]`` whether the free end ``b_j``'s row against
+    ``p``'s element to ``u_c`` is one of ``rows``."""
+    index = {frozenset(map(int, e)): i for i, e in enumerate(nodes.tolist())}
     out = []
     for (p, o), rsum in rows.items():
         nb = around.get(p, ())
@@ -1066,16 +1315,20 @@ def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
             continue
         free = tuple(len(around.get(int(v), ())) == 1 for v in nodes[o])
         if any(free):
+            has = tuple(tuple(bool(fj) and (int(b), index.get(frozenset((p, u)), -1)) in rows
+                              for u, _ in nb)
+                        for b, fj in zip(nodes[o].tolist(), free))
             out.append(((p, int(nodes[o][0]), int(nodes[o][1]), nb[0][0], nb[1][0]), free,
-                        rsum, (nb[0][1], nb[1][1])))
+                        rsum, (nb[0][1], nb[1][1]), has))
     return out
 
 
 def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: type) -> list:
     """The entry ramps' take-back (:class:`EntryRampBlock`) of the ``rows`` ``[(contact,
-    (p, b0, b1), free, radius sum), ...]`` of :func:`entry_rows` as one block, or none. The
-    ramp's length ``l_r = min(r_A + r_B, l_B / 2, l_A / 2)`` [m] (reference lengths: ``l_B``
-    the element's, ``l_A`` the shortest beam element at ``p``), as the spatial ramp's."""
+    (p, b0, b1), free, radius sum, ends, has), ...]`` of :func:`entry_rows` as one block,
+    or none. The ramp's length ``l_r = min(r_A + r_B, l_B / 2, l_A / 2)`` [m] (reference
+    lengths: ``l_B`` the element's, ``l_A`` the shortest beam element at ``p``), as the
+    spatial ramp's."""
     if not rows:
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
@@ -1095,4 +1348,5 @@ def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
                            np.array([r[4] for r in rows], dtype=bool), ramp, rsum,
                            np.array([r[0].stiffness for r in rows], dtype=float), labels,
                            friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
-                           rows_class=rows_class)]
+                           rows_class=rows_class,
+                           has=np.array([r[5] for r in rows], dtype=bool))]
