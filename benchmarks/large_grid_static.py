@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import resource
 import subprocess
@@ -68,52 +69,13 @@ def blas() -> dict:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--size", type=float, default=1e6)
-    ap.add_argument("--steps", type=int, default=1)
-    ap.add_argument("--tol", type=float, default=1e-4)
-    ap.add_argument("--linear-solver", default="auto")
-    ap.add_argument("--out", default="large_grid_static")
-    args = ap.parse_args()
-    row: dict = {"model": "sgrid", "target_dofs": args.size, "steps": args.steps,
-                 "tol": args.tol, "linear_solver": args.linear_solver,
-                 "limit_as": resource.getrlimit(resource.RLIMIT_AS)[0], "blas": blas(),
-                 "load": [os.getloadavg()[0]]}
-
-    def keep(**kw) -> None:
-        row.update(kw)
-        row["load"].append(os.getloadavg()[0])
-        row["peak_rss_mib"] = peak_mib()
-        save(args.out, {"machine": machine(), "row": row})
-        if "factorizations" not in kw:        # (printed one by one below)
-            print(json.dumps(kw), flush=True)
-
-    c = time.process_time()
-    s = large.sgrid(args.size).compile()
-    keep(dofs=s.n_free, nnz=int(s.nnz), build_compile_cpu_s=time.process_time() - c)
-
-    # the reference matrix: the tangent at the first iterate of the first load step
-    q = s.q0
-    _, K0, _ = s.internal_forces(q, None, True)
-    r = (s.external_forces(q, 0.0, False)[0] / args.steps
-         - s.internal_forces(q, None, False)[0])[s.free]
-    A0 = s.csc(K0).tocsc()
-    if args.linear_solver == "cholmod-refined":
-        # (K_0 of the straight grid is symmetric: CHOLMOD, not a 1e6-DOF SuperLU, gives it)
-        from fembody.linalg.near_symmetric import SymmetricPart
-        lu = SymmetricPart(A0.indptr, A0.indices, A0.shape[0]).factorize(
-            A0, sparse_lu.OrderedSuperLU())
-    else:
-        lu = sparse_lu.OrderedSuperLU().factorize(A0)
-    q1 = s.update(q, lu.solve(r))          # (a free-DOF increment)
-    del A0
-    del lu, K0
+def bare_reference(s, q1: np.ndarray, refined: bool, keep) -> None:
+    """The bare factorisation + one solve of the tangent at ``q1`` by the Newton solver's
+    backend (the path's SymmetricPart with ``refined``, else OrderedSuperLU), recorded."""
     _, K1, _ = s.internal_forces(q1, None, True)
     A = s.csc(K1).tocsc()
     del K1
     b = np.random.default_rng(0).standard_normal(A.shape[0])
-    refined = args.linear_solver == "cholmod-refined"
     c = time.process_time()
     if refined:
         from fembody.linalg.near_symmetric import SymmetricPart
@@ -137,6 +99,70 @@ def main() -> None:
     keep(bare={"what": what, "factor_cpu_s": cf, "solve_cpu_s": cs, **info,
                "zeros_in_matrix": int(np.count_nonzero(A.data == 0.0))})
     del fac, A
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--size", type=float, default=1e6)
+    ap.add_argument("--steps", type=int, default=1)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--linear-solver", default="auto")
+    ap.add_argument("--out", default="large_grid_static")
+    ap.add_argument("--bare", action=argparse.BooleanOptionalAction, default=True,
+                    help="time the bare factorise + solve of the first iterate's tangent "
+                         "first (--no-bare: the run's own factorisations stand in)")
+    args = ap.parse_args()
+    # the static's own messages (refusals, cuts of the load step) with the time of each
+    logging.basicConfig(stream=sys.stdout, format="%(asctime)s %(message)s")
+    logging.getLogger("fembody").setLevel(logging.INFO)
+    row: dict = {"model": "sgrid", "target_dofs": args.size, "steps": args.steps,
+                 "tol": args.tol, "linear_solver": args.linear_solver,
+                 "limit_as": resource.getrlimit(resource.RLIMIT_AS)[0], "blas": blas(),
+                 "load": [os.getloadavg()[0]]}
+
+    def keep(**kw) -> None:
+        row.update(kw)
+        row["load"].append(os.getloadavg()[0])
+        row["peak_rss_mib"] = peak_mib()
+        save(args.out, {"machine": machine(), "row": row})
+        if not {"factorizations", "load_steps"} & set(kw):     # (printed one by one below)
+            print(json.dumps(kw), flush=True)
+
+    c = time.process_time()
+    model = large.sgrid(args.size)
+    s = model.compile()
+    keep(dofs=s.n_free, nnz=int(s.nnz), build_compile_cpu_s=time.process_time() - c)
+    # the loaded centre node (spatial_grid's point force), whose deflection is the sanity
+    # check of the state against the smaller grids' and the linear solution
+    k = int(round(np.sqrt(len(model.nodes)))) - 1
+    centre = s.node_dofs[(k // 2) * (k + 1) + k // 2, 2]
+
+    def deflection(q: np.ndarray) -> float:
+        return float(s.space.coordinates(q)[centre] - s.space.coordinates(s.q0)[centre])
+
+    # the reference matrix: the tangent at the first iterate of the first load step
+    q = s.q0
+    _, K0, _ = s.internal_forces(q, None, True)
+    r = (s.external_forces(q, 0.0, False)[0] / args.steps
+         - s.internal_forces(q, None, False)[0])[s.free]
+    A0 = s.csc(K0).tocsc()
+    if args.linear_solver == "cholmod-refined":
+        # (K_0 of the straight grid is symmetric: CHOLMOD, not a 1e6-DOF SuperLU, gives it)
+        from fembody.linalg.near_symmetric import SymmetricPart
+        lu = SymmetricPart(A0.indptr, A0.indices, A0.shape[0]).factorize(
+            A0, sparse_lu.OrderedSuperLU())
+    else:
+        lu = sparse_lu.OrderedSuperLU().factorize(A0)
+    u = lu.solve(r)
+    q1 = s.update(q, u)          # (a free-DOF increment)
+    keep(linear_centre_deflection_m=float(s.expand(u)[centre]) * args.steps)
+    del A0
+    del lu, K0
+    if not args.bare:
+        del q1
+    refined = args.linear_solver == "cholmod-refined"
+    if args.bare:
+        bare_reference(s, q1, refined, keep)
 
     from fembody.linalg import near_symmetric
     refusals: list = []
@@ -173,16 +199,36 @@ def main() -> None:
         events.append(("solve", c0, time.process_time() - c0))
         return out
     SaddlePointSolver.factorize, SaddlePointSolver.solve = factorize, solve
+    from fembody.statics import statics
+    orig_accept = statics._accept
+    steps: list = []
+
+    def accept(eq, result, q_prev, q, load, lam, r, it, *a, **k):
+        out = orig_accept(eq, result, q_prev, q, load, lam, r, it, *a, **k)
+        steps.append(dict(load=float(load), iterations=int(it), cpu_s=time.process_time() - c0,
+                          wall_s=time.perf_counter() - w0, n_refused=int(eq.refused),
+                          n_factor=int(eq.solver.n_factor),
+                          centre_deflection_m=deflection(q)))
+        print(f"load step {len(steps)}: {steps[-1]}, load {os.getloadavg()[0]:.1f}",
+              flush=True)
+        keep(load_steps=steps)
+        return out
+    statics._accept = accept
     c0, w0 = time.process_time(), time.perf_counter()
     try:
         res = fb.static(s, steps=args.steps, tol=args.tol, linear_solver=args.linear_solver)
     finally:
         SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
         near_symmetric.RefinedCholesky.refine = orig_refine
+        statics._accept = orig_accept
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     starts = [e[1] for e in events if e[0] == "factor"]
     per_iter = list(np.diff(starts))
-    bare = row["bare"]["factor_cpu_s"] + row["bare"]["solve_cpu_s"]
+    # the bare reference, or else the run's own median factorisation + median solve
+    fcpu = [e[2] for e in events if e[0] == "factor"]
+    scpu = [e[2] for e in events if e[0] == "solve"]
+    bare = (row["bare"]["factor_cpu_s"] + row["bare"]["solve_cpu_s"] if "bare" in row
+            else float(np.median(fcpu) + np.median(scpu)))
     keep(static={"cpu_s": cpu, "wall_s": wall, "n_newton": res.stats["n_newton"],
                  "n_factor": res.stats["n_factor"], "n_tangent": res.stats["n_tangent"],
                  "linear_solver": res.stats["linear_solver"]},
@@ -190,6 +236,9 @@ def main() -> None:
          whole_cpu_per_iteration_s=cpu / max(res.stats["n_newton"], 1),
          whole_over_bare=cpu / max(res.stats["n_newton"], 1) / bare,
          iteration_over_bare=[x / bare for x in per_iter], refusals=refusals,
+         own_factor_median_cpu_s=float(np.median(fcpu)),
+         own_solve_median_cpu_s=float(np.median(scpu)),
+         centre_deflection_m=deflection(res.q[-1]), n_refused=res.stats["n_refused"],
          peak_rss_bytes_per_dof=peak_mib() * 2**20 / s.n_free)
 
 

@@ -1,4 +1,5 @@
-"""One BLAS thread while a small system runs.
+"""One BLAS thread while a small system runs; CHOLMOD's threads fitted to the load in a
+large one.
 
 Why: OpenBLAS hands every LAPACK call (an LU, a triangular solve, a matrix product) to its
 worker threads, and on matrices of a few hundred rows the hand-offs cost more than the
@@ -6,15 +7,25 @@ arithmetic; on a machine whose cores are busy with other processes a worker that
 a core turns a dense LU of a few hundred unknowns from a fraction of a millisecond into tens
 of milliseconds (a mechanism's consistent start, its index-1 solves). The test suite sets
 ``OPENBLAS_NUM_THREADS=1`` before numpy loads (tests/conftest.py); a user's process does not,
-so the driver asks the OpenBLAS libraries of the process (numpy's and SciPy's own builds) for
-one thread while it integrates a system of at most :data:`SMALL` unknowns, and gives back
-what was set before when the run ends. A library loaded during the run (SciPy's LAPACK is
+so the drivers (``simulate``, ``static``) ask the OpenBLAS libraries of the process (numpy's
+and SciPy's own builds) for one thread while they solve a system of at most :data:`SMALL`
+unknowns, and give back what was set before when the run ends. A library loaded during the run (SciPy's LAPACK is
 imported at its first use, :mod:`fembody.lazy`) is set when it loads. CHOLMOD's BLAS is the
 system's ``libblas.so.3`` (:func:`cholmod_blas`); where that is OpenBLAS (``make setup``
 installs Debian's ``libopenblas0-pthread``) it is one more library found and set here, and
-``OPENBLAS_NUM_THREADS`` set before it loads (tests/conftest.py) governs it too. Large
-systems keep the libraries' own count (the cores): CHOLMOD's supernodal factorisation is
-BLAS-3 work on dense fronts, where threads pay.
+``OPENBLAS_NUM_THREADS`` set before it loads (tests/conftest.py) governs it too.
+
+Large systems keep numpy's and SciPy's own counts, and CHOLMOD's OpenBLAS keeps its own (a
+thread per core) only while the machine has a core free for each thread beyond the run's
+own: for a run of a large system whose user named no thread count
+(``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS`` or ``OMP_NUM_THREADS`` unset), CHOLMOD's
+OpenBLAS gets :func:`cholmod_threads` of the one-minute load average when the run starts
+(or when CHOLMOD loads during it), and its own count back when the run ends. Why: its
+supernodal factorisation is BLAS-3 work on dense fronts, where a second thread shortens the
+wall time a little on an idle core, while a worker thread that waits for a core busy with
+another process stalls every BLAS call and multiplies the wall time (the measured
+asymmetry, benchmarks/large_blas_threads.py); so one thread wherever the load says a core
+is taken, the rounding down leaning to one thread.
 
 How: the libraries are found in the process's memory map (``/proc/self/maps``, Linux) and
 called through ctypes by the names OpenBLAS exports (``openblas_set_num_threads``; SciPy's
@@ -26,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import math
 import os
 import sys
 from typing import Iterator
@@ -40,6 +52,10 @@ _NAMES = (("openblas_set_num_threads", "openblas_get_num_threads"),
           ("scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads"),
           ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"),
           ("openblas_set_num_threads64_", "openblas_get_num_threads64_"))
+
+#: environment variables through which a user names OpenBLAS's thread count (it reads them
+#: when it loads): with any of them set, the large runs leave CHOLMOD's OpenBLAS alone
+USER_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 _seen: dict[str, tuple | None] = {}      # library path -> its (set, get), None: no OpenBLAS
 _depth = 0                               # small runs under way
@@ -111,14 +127,87 @@ def _limit(name: str = "") -> None:
 lazy.AFTER_IMPORT.append(_limit)
 
 
+def cholmod_threads(own: int, load: float, cores: int) -> int:
+    """Threads for CHOLMOD's OpenBLAS in a large run: its ``own`` count, capped by the cores
+    the machine's ``load`` (one-minute average, the run's own process included) leaves to
+    the run, ``floor(cores + 1 - load)``, and at least one.
+
+    Parameters
+    ----------
+    own : int
+        The library's thread count before the run (OpenBLAS's default: the cores).
+    load : float
+        The one-minute load average (``os.getloadavg()[0]``), which counts this process.
+    cores : int
+        The machine's cores (``os.cpu_count()``).
+
+    Returns
+    -------
+    int
+        On two cores: ``own`` up to a load of 1 (the run alone), one thread above it
+        (another process is running).
+    """
+    return max(1, min(int(own), math.floor(cores + 1.0 - load)))
+
+
+_large = 0                               # large runs under way
+_large_before: dict[str, int] = {}       # CHOLMOD's OpenBLAS path -> its count before
+_cholmod_lib: list = []                  # [(path, set, get) or None] once CHOLMOD is loaded
+
+
+def _cholmod_openblas() -> tuple | None:
+    """(path, set, get) of CHOLMOD's OpenBLAS once scikit-sparse is loaded (it is not
+    loaded here), else None (not loaded yet, or CHOLMOD's BLAS is not OpenBLAS)."""
+    if _cholmod_lib:
+        return _cholmod_lib[0]
+    if "sksparse.cholmod" not in sys.modules:
+        return None
+    info = cholmod_blas()
+    found = None
+    if info is not None and "threads" in info:
+        lib = ctypes.CDLL(info["path"])
+        setter, getter = lib.openblas_set_num_threads, lib.openblas_get_num_threads
+        setter.argtypes, setter.restype = [ctypes.c_int], None
+        getter.argtypes, getter.restype = [], ctypes.c_int
+        found = (info["path"], setter, getter)
+    _cholmod_lib.append(found)
+    return found
+
+
+def _fit(name: str = "") -> None:
+    """CHOLMOD's OpenBLAS on :func:`cholmod_threads` of the load while a large run is under
+    way, unless the user named a thread count (:data:`USER_THREADS`)."""
+    if _large <= 0 or any(os.environ.get(k) for k in USER_THREADS):
+        return
+    lib = _cholmod_openblas()
+    if lib is None or lib[0] in _large_before:
+        return
+    path, setter, getter = lib
+    _large_before[path] = own = getter()
+    setter(cholmod_threads(own, os.getloadavg()[0], os.cpu_count() or 1))
+
+
+lazy.AFTER_IMPORT.append(_fit)
+
+
 @contextlib.contextmanager
 def one_blas_thread(n_unknowns: int) -> Iterator[None]:
     """Within the block, OpenBLAS runs on one thread when ``n_unknowns`` (the saddle-point
-    system's size) is at most :data:`SMALL`; the thread counts from before are restored when
-    the last such block ends."""
-    global _depth
+    system's size) is at most :data:`SMALL`; above it, CHOLMOD's OpenBLAS runs on
+    :func:`cholmod_threads` of the load (unless the user set a count, :data:`USER_THREADS`).
+    The thread counts from before are restored when the last such block ends."""
+    global _depth, _large
     if n_unknowns > SMALL:
-        yield
+        _large += 1
+        try:
+            _fit()
+            yield
+        finally:
+            _large -= 1
+            if _large == 0:
+                for path, n in _large_before.items():
+                    _cholmod_lib[0][1](n)
+                _large_before.clear()
         return
     _depth += 1
     try:

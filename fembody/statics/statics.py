@@ -30,6 +30,7 @@ from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation
                         _sparse_real_stability, circulatory_stability, constrained_resolvent,
                         damping_matrix, flutter_mode,
                         frictional_stability, lowest_eigenvalue, pattern_data)
+from ..linalg.blas_threads import one_blas_thread
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
 from ..linalg.near_symmetric import Refused
@@ -539,28 +540,30 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
             bad = sorted({sys.outline.joint_label(int(sys.row_joint[i]))
                           for i in np.flatnonzero(np.abs(ce.phi) > 1e-9 * sys.length)})
             raise ModelError(f"the reference configuration violates {', '.join(bad)}")
-    start = (sys.q0.copy(), np.zeros(sys.n_con))
-    eq.check_supported(*start)
-    result = Result(sys, "static")
-    result.stats["redundant_rows"] = list(eq.rows.names)
-    t0 = _time.perf_counter()
-    try:
-        if opts.method == "newton":
-            end = _load_stepping(eq, result, opts.steps, opts.max_iter, opts.max_cuts, start,
-                                 opts.load_max)
-            if opts.times is not None:
-                _time_path(eq, result, opts.times, opts.max_iter, opts.max_cuts, end,
-                           opts.load_max)
-        else:
-            _arc_length(eq, result, 1.0 / opts.steps, opts.arc_length, opts.max_iter,
-                        opts.max_cuts, opts.max_steps, opts.load_max, opts.stop, start)
-    finally:
-        result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
-                            n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
-                            n_refused=eq.refused,
-                            wall_time=_time.perf_counter() - t0,
-                            linear_solver=eq.solver.active or eq.solver.method)
-        result.stats.update(plain(result.stats))   # numbers print as numbers
+    # (large systems: CHOLMOD's OpenBLAS on the threads the load leaves, see blas_threads)
+    with one_blas_thread(sys.n_free + sys.n_con):
+        start = (sys.q0.copy(), np.zeros(sys.n_con))
+        eq.check_supported(*start)
+        result = Result(sys, "static")
+        result.stats["redundant_rows"] = list(eq.rows.names)
+        t0 = _time.perf_counter()
+        try:
+            if opts.method == "newton":
+                end = _load_stepping(eq, result, opts.steps, opts.max_iter, opts.max_cuts, start,
+                                     opts.load_max)
+                if opts.times is not None:
+                    _time_path(eq, result, opts.times, opts.max_iter, opts.max_cuts, end,
+                               opts.load_max)
+            else:
+                _arc_length(eq, result, 1.0 / opts.steps, opts.arc_length, opts.max_iter,
+                            opts.max_cuts, opts.max_steps, opts.load_max, opts.stop, start)
+        finally:
+            result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
+                                n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
+                                n_refused=eq.refused,
+                                wall_time=_time.perf_counter() - t0,
+                                linear_solver=eq.solver.active or eq.solver.method)
+            result.stats.update(plain(result.stats))   # numbers print as numbers
     return result
 
 

@@ -166,3 +166,80 @@ def test_cholmod_blas_names_the_library_the_loader_resolves(where):
         # pytest-xdist workers do not start two threads each on a 2-core machine
         if "OPENBLAS_NUM_THREADS" in os.environ and got["threading"] != "openmp":
             assert got["threads"] == int(os.environ["OPENBLAS_NUM_THREADS"])
+
+
+def test_cholmod_threads_leave_a_core_taken_by_the_load():
+    """The rule of large runs: CHOLMOD's OpenBLAS keeps its own count while the one-minute
+    load (which counts the run itself) leaves a core per thread, one thread otherwise. On
+    two cores: the run alone (load up to 1) keeps two threads; another process running
+    (load above 1) leaves one, where a second thread measured 1.5-7x the wall time of one
+    (benchmarks/large_blas_threads.py)."""
+    assert bt.cholmod_threads(2, 0.3, 2) == 2
+    assert bt.cholmod_threads(2, 1.0, 2) == 2
+    assert bt.cholmod_threads(2, 1.2, 2) == 1
+    assert bt.cholmod_threads(2, 20.0, 2) == 1
+    assert bt.cholmod_threads(8, 3.5, 8) == 5       # floor(8 + 1 - 3.5)
+    assert bt.cholmod_threads(1, 0.0, 8) == 1       # never above its own count
+
+
+def _cholmod_openblas():
+    pytest.importorskip("sksparse.cholmod")
+    lib = bt._cholmod_openblas()
+    if lib is None:
+        pytest.skip("CHOLMOD's BLAS is not OpenBLAS here")
+    return lib
+
+
+@pytest.mark.parametrize("load, user, expected", [(9.0, None, 1), (0.5, None, 2),
+                                                  (9.0, "2", 2)])
+def test_a_large_block_fits_cholmod_threads_to_the_load(monkeypatch, load, user, expected):
+    """Inside a large block CHOLMOD's OpenBLAS reports (its own getter) the rule's count for
+    the load; a count the user named in the environment is left alone; the count from
+    before comes back after the block."""
+    _, setter, getter = _cholmod_openblas()
+    for k in bt.USER_THREADS:
+        monkeypatch.delenv(k, raising=False)
+    if user is not None:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", user)
+    monkeypatch.setattr(bt.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(bt.os, "cpu_count", lambda: 2)
+    setter(2)
+    try:
+        with bt.one_blas_thread(bt.SMALL + 1):
+            assert getter() == expected
+        assert getter() == 2
+    finally:
+        setter(1)                                       # the suite's setting (conftest)
+
+
+def test_static_of_a_large_grid_runs_cholmod_on_the_threads_the_load_leaves(monkeypatch):
+    """fb.static of a 3D grid above SMALL unknowns on the near-symmetric path (CHOLMOD's
+    supernodal or simplicial LDL^T of the symmetric part) under a load that takes every core:
+    each factorisation runs with CHOLMOD's OpenBLAS on one thread, its two from before
+    return after the run."""
+    from fembody.linalg.linalg import SaddlePointSolver
+    from .frames import clamped_grid
+    _, setter, getter = _cholmod_openblas()
+    for k in bt.USER_THREADS:
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setattr(bt.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
+    monkeypatch.setattr(bt.os, "cpu_count", lambda: 2)
+    seen = []
+    orig = SaddlePointSolver.factorize
+
+    def factorize(self, *a, **k):
+        seen.append(getter())
+        return orig(self, *a, **k)
+    monkeypatch.setattr(SaddlePointSolver, "factorize", factorize)
+    m, nodes = clamped_grid(9, 0.02)
+    m.add_force(nodes[4][4], (0.0, 0.0, -100.0))
+    s = m.compile()
+    assert s.n_free > bt.SMALL                          # (384: a large run)
+    setter(2)
+    try:
+        res = fb.static(s, steps=1, linear_solver="cholmod-refined")
+        assert res.stats["linear_solver"] == "cholmod-refined"
+        assert seen and set(seen) == {1}
+        assert getter() == 2
+    finally:
+        setter(1)
