@@ -61,13 +61,15 @@ def _entry_cases():
     :func:`_pair` with A's first inner node inside its ramp on B's last element, and the
     convex kink of :func:`_kinked` inside the wedge, at its edge and past it (the free end's
     rows fading in). Per case the System, the block's node shifts and a label."""
-    from .test_planar_entry import _events, _kink_at, _kinked
+    from .test_planar_entry import LA, _events, _kink_at, _kinked
     from .test_planar_exit import _edge
     out = []
     for deg in (0.0, 3.0, 10.0):
         sys, A, B = _pair(deg)
-        ev = sorted(e for e in _events(deg) if e > 0.0)
-        for ov in (ev[0] + 1e-3, ev[0] + 4e-3, ev[0] + 8e-3):
+        # (parallel: A's first inner node entering over B's end; rising: B's node w
+        # entering under A's tip)
+        ev = LA if deg == 0.0 else _events(deg)[-1]
+        for ov in (ev + 1e-3, ev + 4e-3, ev + 8e-3):
             out.append((sys, _at(A, deg, ov), f"straight {deg} deg, ov {ov:.4f}"))
     for deg in (3.0, 20.0):
         sys, A = _kinked(deg)
