@@ -1,6 +1,8 @@
 """Compiled take-back of two overlapping planar free ends' rows
 (:class:`fembody.contact.meet.EndOverlapBlock`): the energy ``-F ((1 - S) W_p + S W_q)``, its
-gradient and Hessian for the live rows in one pass.
+gradient and Hessian for the live rows in one pass (:func:`overlap_take`); and that of the
+entry ramp and a convex kink's wedge exit (:class:`fembody.contact.meet.EntryRampBlock`,
+``-sum_r A_r W_r`` over five weighted rows: :func:`exit_take`).
 
 Why compiled: the block's numpy evaluation builds second-order forward jets (value, gradient,
 Hessian over the row's eight coordinates) with a few dozen array calls per evaluation, each

@@ -205,10 +205,10 @@ push at full weight, the nodal quadrature of an element lying on another.
 frictionless take-back (energy, force, tangent and the shares friction reuses) in one
 compiled pass, :func:`fembody.contact._meet_kernels.overlap_take`, the formulas of this
 module in its order of operations (tests/contact/test_planar_kernels.py: equal to the
-numpy functions here to 1e-12). The numpy functions remain the reference and serve the
-once-per-step bookkeeping (energy, friction, history, reports). :class:`EntryRampBlock` is
-still numpy (its jets over ten coordinates; a compiled form written the same way took g++
-beyond 4 GB).
+numpy functions here to 1e-12). :class:`EntryRampBlock` does the same with
+:func:`~fembody.contact._meet_kernels.exit_take` (the ramp and the five rows' parts of
+:func:`_exit_parts` over ten coordinates, same test). The numpy functions remain the
+reference and serve the once-per-step bookkeeping (energy, friction, history, reports).
 """
 from __future__ import annotations
 
