@@ -189,11 +189,13 @@ def _beam_contact_pairs():
 
 def _planar_overlap():
     """The compiled take-back of two overlapping planar free ends (overlap_take), inside
-    the share's band and off it, signed and unsigned: the calls of
-    tests/contact/test_planar_kernels.py."""
+    the share's band and off it, signed and unsigned, and of the entry ramp (exit_take):
+    the calls of tests/contact/test_planar_kernels.py."""
     from tests.contact import test_planar_kernels as tp
     tp.test_compiled_overlap_take_is_the_numpy_one(0.02, True)
     tp.test_compiled_overlap_take_is_the_numpy_one(3.0, False)
+    # (and the entry ramp's, exit_take: straight entries and a convex kink's exit)
+    tp.test_compiled_exit_take_is_the_numpy_one(True)
 
 
 def _andrews():

@@ -1,6 +1,8 @@
 """Compiled take-back of two overlapping planar free ends' rows
 (:class:`fembody.contact.meet.EndOverlapBlock`): the energy ``-F ((1 - S) W_p + S W_q)``, its
-gradient and Hessian for the live rows in one pass.
+gradient and Hessian for the live rows in one pass (:func:`overlap_take`); and that of the
+entry ramp and a convex kink's wedge exit (:class:`fembody.contact.meet.EntryRampBlock`,
+``-sum_r A_r W_r`` over five weighted rows: :func:`exit_take`).
 
 Why compiled: the block's numpy evaluation builds second-order forward jets (value, gradient,
 Hessian over the row's eight coordinates) with a few dozen array calls per evaluation, each
@@ -261,3 +263,264 @@ def overlap_take(pos, tri, side, radius, k, fade, sigma):  # pragma: no cover - 
                                    + w[0] * a[2][i, j])
     return E, G, H, A, GA
 
+
+
+# ------------------------------------------------------------ the entry ramp's take-back
+FACE_BAND = 0.1             # fembody.contact.meet.FACE_BAND
+#
+# The jets below return fresh arrays filled by loops (never an array expression): pythran
+# types a returned ``a[1] * b[0] + a[0] * b[1]`` as a lazy expression, and jets composed of
+# such jets nest those types, what took g++ past 4 GB on this block's first compiled form.
+# Each operation sums in the order of its numpy twin in fembody.contact.meet (_add, _mul,
+# _scale, _apply), so both round alike.
+
+
+@njit(cache=True)
+def _xconst(v, m):  # pragma: no cover - jitted
+    return v, np.zeros(m), np.zeros((m, m))
+
+
+@njit(cache=True)
+def _xvar(pos, s, i, m):  # pragma: no cover - jitted
+    """The coordinate ``i`` of the node in slot ``s`` as a jet (meet._var)."""
+    g = np.zeros(m)
+    g[s * pos.shape[1] + i] = 1.0
+    return pos[s, i], g, np.zeros((m, m))
+
+
+@njit(cache=True)
+def _xadd(a, b, s):  # pragma: no cover - jitted
+    """``a + s b`` (meet._add)."""
+    m = a[1].shape[0]
+    g = np.empty(m)
+    H = np.empty((m, m))
+    for i in range(m):
+        g[i] = a[1][i] + s * b[1][i]
+        for j in range(m):
+            H[i, j] = a[2][i, j] + s * b[2][i, j]
+    return a[0] + s * b[0], g, H
+
+
+@njit(cache=True)
+def _xscale(a, c):  # pragma: no cover - jitted
+    """``c a`` (meet._scale)."""
+    m = a[1].shape[0]
+    g = np.empty(m)
+    H = np.empty((m, m))
+    for i in range(m):
+        g[i] = a[1][i] * c
+        for j in range(m):
+            H[i, j] = a[2][i, j] * c
+    return a[0] * c, g, H
+
+
+@njit(cache=True)
+def _xshift(a, c):  # pragma: no cover - jitted
+    """``a + c`` for a constant ``c``."""
+    return a[0] + c, a[1].copy(), a[2].copy()
+
+
+@njit(cache=True)
+def _xmul(a, b):  # pragma: no cover - jitted
+    """``a b`` (meet._mul: ``a'' b + a b'' + a' b'^T + b' a'^T``, in that order)."""
+    m = a[1].shape[0]
+    g = np.empty(m)
+    H = np.empty((m, m))
+    for i in range(m):
+        g[i] = a[1][i] * b[0] + a[0] * b[1][i]
+        for j in range(m):
+            H[i, j] = ((a[2][i, j] * b[0] + a[0] * b[2][i, j]) + a[1][i] * b[1][j]) \
+                + a[1][j] * b[1][i]
+    return a[0] * b[0], g, H
+
+
+@njit(cache=True)
+def _xapply(a, f, df, d2f):  # pragma: no cover - jitted
+    """``f(a)`` given ``f``, ``f'`` and ``f''`` at ``a``'s value (meet._apply)."""
+    m = a[1].shape[0]
+    g = np.empty(m)
+    H = np.empty((m, m))
+    for i in range(m):
+        g[i] = df * a[1][i]
+        for j in range(m):
+            H[i, j] = df * a[2][i, j] + d2f * a[1][i] * a[1][j]
+    return f, g, H
+
+
+@njit(cache=True)
+def _xrecip(a):  # pragma: no cover - jitted
+    v = a[0]
+    return _xapply(a, 1.0 / v, -1.0 / v ** 2, 2.0 / v ** 3)
+
+
+@njit(cache=True)
+def _xdot(ax, ay, bx, by):  # pragma: no cover - jitted
+    return _xadd(_xmul(ax, bx), _xmul(ay, by), 1.0)
+
+
+@njit(cache=True)
+def _xunit(vx, vy):  # pragma: no cover - jitted
+    """The unit vector of the jet vector ``(vx, vy)`` (meet._unit)."""
+    n2 = _xdot(vx, vy, vx, vy)
+    r = math.sqrt(n2[0])
+    inv = _xapply(n2, 1.0 / r, -0.5 / r ** 3, 0.75 / r ** 5)
+    return _xmul(vx, inv), _xmul(vy, inv)
+
+
+@njit(cache=True)
+def _xsub(pos, a, b, i, m):  # pragma: no cover - jitted
+    """The jet of ``pos[a, i] - pos[b, i]``, as meet subtracts two _var jets."""
+    return _xadd(_xvar(pos, a, i, m), _xvar(pos, b, i, m), -1.0)
+
+
+@njit(cache=True)
+def _exit_ramp(x, free, ramp, m):  # pragma: no cover - jitted
+    """The entry ramp ``R`` of the row ``(p, b0, b1)`` in slots 0-2 of ``x (5, 2)`` as a jet
+    over its ``m`` coordinates (:func:`fembody.contact.meet.entry_weight`: the value from
+    ``t``, the derivatives through the jets where ``0 < R < 1``, zero elsewhere)."""
+    ex = (x[2, 0] - x[1, 0])
+    ey = (x[2, 1] - x[1, 1])
+    t = ((x[0, 0] - x[1, 0]) * ex + (x[0, 1] - x[1, 1]) * ey) / (ex * ex + ey * ey)
+    Rv = 1.0
+    if free[0] > 0.0:
+        Rv *= _phi(t / ramp)[0]
+    if free[1] > 0.0:
+        Rv *= _phi((1.0 - t) / ramp)[0]
+    if not (Rv > 0.0 and Rv < 1.0):
+        return _xconst(Rv, m)
+    jx = _xsub(x, 2, 1, 0, m)
+    jy = _xsub(x, 2, 1, 1, m)
+    tj = _xmul(_xdot(_xsub(x, 0, 1, 0, m), _xsub(x, 0, 1, 1, m), jx, jy),
+               _xrecip(_xdot(jx, jy, jx, jy)))
+    t0 = _xscale(tj, 1.0 / ramp)
+    t1 = _xshift(_xscale(tj, -1.0 / ramp), 1.0 / ramp)
+    f0, df0, d2f0 = _phi(t0[0])
+    f1, df1, d2f1 = _phi(t1[0])
+    if free[0] <= 0.0:
+        f0, df0, d2f0 = 1.0, 0.0, 0.0
+    if free[1] <= 0.0:
+        f1, df1, d2f1 = 1.0, 0.0, 0.0
+    out = _xmul(_xapply(t0, f0, df0, d2f0), _xapply(t1, f1, df1, d2f1))
+    return Rv, out[1], out[2]
+
+
+@njit(cache=True)
+def _exit_part(x, j, c, near, lr, sigma, m):  # pragma: no cover - jitted
+    """The part ``H_jc = S_jc T_jc`` of the free end ``b_j``'s row against ``p``'s element
+    to ``u_c`` (:func:`fembody.contact.meet._exit_parts`), a jet over ``x (5, 2)``'s ``m``
+    coordinates; ``near`` whether ``f``'s zone at ``p`` holds it (the rows' half-open
+    test, not differentiated)."""
+    f = 1 + j
+    g = 2 - j
+    u = 3 + c
+    eB = _xunit(_xsub(x, f, g, 0, m), _xsub(x, f, g, 1, m))
+    rfx = _xsub(x, f, 0, 0, m)
+    rfy = _xsub(x, f, 0, 1, m)
+    s = _xdot(rfx, rfy, eB[0], eB[1])
+    eA = _xunit(_xsub(x, 0, u, 0, m), _xsub(x, 0, u, 1, m))
+    a = _xscale(_xdot(rfx, rfy, eA[0], eA[1]), -1.0)
+    ok = False
+    if near:
+        if s[0] > 0.0:
+            ok = a[0] >= 0.0
+    face = _xscale(_xdot(eA[0], eA[1], eB[0], eB[1]), -1.0)
+    fe = _xshift(_xscale(face, 2.0 / FACE_BAND), -1.0)
+    q0, q1, q2 = _smooth(fe[0])
+    Ff = _xapply(fe, q0, q1, q2)
+    cross = _xadd(_xmul(eA[0], eB[1]), _xmul(eA[1], eB[0]), -1.0)
+    lean = _xscale(_xmul(cross, Ff), sigma / SINE_BAND)
+    tot = _xadd(s, a, 1.0)
+    safe = 1.0
+    if ok:
+        safe = tot[0]
+    ratio = _xscale(_xmul(_xadd(s, a, -1.0), _xrecip((safe, tot[1], tot[2]))), 1.0 / BAND)
+    eta = _xadd(lean, ratio, 1.0)
+    e0 = -2.0
+    if ok:
+        e0 = eta[0]
+    Sv, dS, d2S = _smooth(e0)
+    if not ok:
+        Sv, dS, d2S = 0.0, 0.0, 0.0
+    S = _xapply(eta, Sv, dS, d2S)
+    p0, p1, p2 = _phi(a[0] / lr)
+    T = _xapply(_xscale(a, 1.0 / lr), 1.0 - p0, -p1, -p2)
+    return _xmul(S, T)
+
+
+@njit(cache=True, aot="Tuple((f8[:], f8[:, :], f8[:, :, :], f8[:, :], f8[:, :, :]))("
+     "f8[:, :, :], i8[:, :, :], f8[:, :], f8[:, :], f8[:], f8[:], f8[:, :], f8[:, :], f8[:], "
+     "f8[:], f8[:, :])")
+def exit_take(pos, tri, on, side, radius, k, free, ends, ramp, lr, sigma):
+    # pragma: no cover - jitted
+    """The take-back of :class:`fembody.contact.meet.EntryRampBlock` per row at the node
+    positions ``pos (n, 5, 2) = (p, b0, b1, u_0, u_1)`` [m]: ``tri (n, 5, 3)`` the slots of
+    the five weighted rows, ``on (n, 5)`` 1 where a weighted row is one of the element pairs'
+    (else 0), ``side (n, 5)`` their run's sides (0: unsigned), ``radius (n,)`` [m], ``k
+    (n,)`` [N/m], ``free (n, 2)`` and ``ends (n, 2)`` 1/0 as the block's, ``ramp (n,)`` the
+    ramp's length in the element's parameter, ``lr (n,)`` [m] in metres and ``sigma (n, 2)``
+    the side of ``p`` per free end. Returns the energy taken back ``(n,)`` [J] (``-sum_r A_r
+    W_r``), its gradient ``(n, 10)`` [N] and Hessian ``(n, 10, 10)``, and the parts ``A (n,
+    5)`` with their gradients ``(n, 5, 10)`` (as
+    :meth:`~fembody.contact.meet.EntryRampBlock.parts`): the formulas of
+    :func:`fembody.contact.meet._exit_parts` and :func:`~fembody.contact.meet.entry_weight`
+    in their order of operations."""
+    n = pos.shape[0]
+    m = pos.shape[1] * pos.shape[2]
+    E = np.zeros(n)
+    G = np.zeros((n, m))
+    H = np.zeros((n, m, m))
+    A = np.zeros((n, 5))
+    GA = np.zeros((n, 5, m))
+    HA = np.zeros((5, m, m))
+    for r in range(n):
+        x = pos[r]
+        one = _xconst(1.0, m)
+        P = _xconst(1.0, m)
+        for j in range(2):
+            if free[r, j] <= 0.0:
+                # (no part: V_j = 0, P unchanged; the parts stay zero)
+                for c in range(2):
+                    A[r, 1 + 2 * j + c] = 0.0
+                    HA[1 + 2 * j + c] = 0.0
+                continue
+            Vj = _xconst(1.0, m)
+            for c in range(2):
+                u = 3 + c
+                dv = ((x[1 + j, 0] - x[0, 0]) * (x[0, 0] - x[u, 0])
+                      + (x[1 + j, 1] - x[0, 1]) * (x[0, 1] - x[u, 1]))
+                # (f's zone at p, the rows' half-open convention, spelled out: no name is
+                # bound to an ``and``)
+                near = dv <= 0.0
+                if ends[r, c] > 0.0:
+                    near = dv < 0.0
+                Hc = _exit_part(x, j, c, near, lr[r], sigma[r, j], m)
+                A[r, 1 + 2 * j + c] = Hc[0]
+                GA[r, 1 + 2 * j + c] = Hc[1]
+                HA[1 + 2 * j + c] = Hc[2]
+                if near:
+                    Vj = _xmul(Vj, Hc)
+                else:
+                    Vj = _xmul(Vj, one)
+            P = _xmul(P, _xadd(one, Vj, -1.0))
+        Rj = _exit_ramp(x, free[r], ramp[r], m)
+        A0 = _xmul(_xadd(one, Rj, -1.0), P)
+        A[r, 0] = A0[0]
+        GA[r, 0] = A0[1]
+        HA[0] = A0[2]
+        for c in range(5):
+            w = on[r, c]
+            A[r, c] = A[r, c] * w
+            for i in range(m):
+                GA[r, c, i] = GA[r, c, i] * w
+            if w == 0.0:
+                continue
+            z, Ew, Gw, Hw = _row(x, tri[r, c], side[r, c], radius[r], k[r], m)
+            # (summed as EntryRampBlock._energy sums)
+            ac = A[r, c]
+            E[r] -= ac * Ew
+            for i in range(m):
+                G[r, i] -= ac * Gw[i] + Ew * GA[r, c, i]
+                for jj in range(m):
+                    H[r, i, jj] -= ((ac * Hw[i, jj] + GA[r, c, i] * Gw[jj])
+                                    + GA[r, c, jj] * Gw[i] + Ew * (HA[c, i, jj] * w))
+    return E, G, H, A, GA

@@ -205,10 +205,10 @@ push at full weight, the nodal quadrature of an element lying on another.
 frictionless take-back (energy, force, tangent and the shares friction reuses) in one
 compiled pass, :func:`fembody.contact._meet_kernels.overlap_take`, the formulas of this
 module in its order of operations (tests/contact/test_planar_kernels.py: equal to the
-numpy functions here to 1e-12). The numpy functions remain the reference and serve the
-once-per-step bookkeeping (energy, friction, history, reports). :class:`EntryRampBlock` is
-still numpy (its jets over ten coordinates; a compiled form written the same way took g++
-beyond 4 GB).
+numpy functions here to 1e-12). :class:`EntryRampBlock` does the same with
+:func:`~fembody.contact._meet_kernels.exit_take` (the ramp and the five rows' parts of
+:func:`_exit_parts` over ten coordinates, same test). The numpy functions remain the
+reference and serve the once-per-step bookkeeping (energy, friction, history, reports).
 """
 from __future__ import annotations
 
@@ -216,7 +216,7 @@ import math
 
 import numpy as np
 
-from ._meet_kernels import overlap_take
+from ._meet_kernels import exit_take, overlap_take
 from .friction import History
 from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
 from ..elements.base import Labels
@@ -1011,6 +1011,10 @@ class EntryRampBlock(_PlanarTakeBack):
         self._on = np.column_stack([np.ones(n, dtype=bool),
                                     (self.has & self.free[:, :, None]).reshape(n, 4)])
         self.tri = _exit_tri(self.ends)
+        # (the compiled take-back's 1/0 forms)
+        self._onf = self._on.astype(float)
+        self._freef = self.free.astype(float)
+        self._endsf = self.ends.astype(float)
         self._cols = (self.tri[:, :, :, None] * d + np.arange(d)).reshape(n, 5, 3 * d)
         self.lr = self.ramp * np.linalg.norm(self.X[:, 2] - self.X[:, 1], axis=1)
         side0 = np.stack([side_now(self._triplet(self.X, c), np.zeros(n)) for c in range(5)],
@@ -1183,11 +1187,16 @@ class EntryRampBlock(_PlanarTakeBack):
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
         """The live rows' forces ``(r, 10)`` [N] and stiffness taken back without
-        friction, and their parts (which :meth:`_friction` reuses)."""
-        sub = self._take(live)
-        parts = sub.parts(x[live], sd[live], tangent)
-        _, fl, Kl = sub._energy(x[live], sd[live], tangent, parts)
-        return fl, Kl, (parts,)
+        friction, and their parts (which :meth:`_friction` reuses): one compiled pass
+        (:func:`fembody.contact._meet_kernels.exit_take`, equal to :meth:`_energy` and
+        :meth:`parts` to round-off, tests/contact/test_planar_kernels.py)."""
+        pos = self.X[live] + x[live].reshape(self.X[live].shape)
+        side = np.ascontiguousarray(sd[live], dtype=float)
+        _, fl, Kl, a, ga = exit_take(pos, self.tri[live], self._onf[live], side,
+                                     self.radius[live], self.k[live], self._freef[live],
+                                     self._endsf[live], self.ramp[live], self.lr[live],
+                                     self._sigma(pos, side))
+        return fl, (Kl if tangent else None), ((a, ga, None),)
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:
