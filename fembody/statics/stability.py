@@ -641,6 +641,7 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     top = math.sqrt(nu / (2.0 * FLUTTER_RATIO)) if np.isfinite(nu) else math.inf
     width = math.sqrt(0.5 * nu) if np.isfinite(nu) else 0.0
     Kc, Cc, Mc = K.tocsc().astype(complex), C.tocsc().astype(complex), M.tocsc().astype(complex)
+    Cr, Mr = C.tocsr(), M.tocsr()
     k = min(FLUTTER_DISK_START, 2 * n - 2)
     kmax = min(2 * FLUTTER_DISK_MAX, 2 * n - 2)
     y = 0.0
@@ -650,19 +651,24 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     while runs < FLUTTER_SHIFTS:
         runs += 1
         sigma = 1j * y
-        Q = (Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
-        A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(complex)
+        # (the first shift, sigma = 0, is real: real arithmetic there, a fraction of ARPACK's
+        # complex work, with the same roots; complex ones come back as conjugate pairs)
+        kind = float if y == 0.0 else complex
+        Q = (K + sigma.real * C).tocsc() if y == 0.0 else (
+            Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
+        A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(kind)
         lu = spla.splu(sp.csc_matrix(A))
-        m_con = 0 if Bc is None else Bc.shape[0]
+        pad = np.zeros(0 if Bc is None else Bc.shape[0], dtype=kind)
 
-        def matvec(z, lu=lu, sigma=sigma, m_con=m_con):
+        def matvec(z, lu=lu, sigma=(0.0 if y == 0.0 else sigma), pad=pad):
             z = np.ravel(z)
             x, v = z[:n], z[n:]
-            rhs = -(Mc @ v) - (Cc @ x) - sigma * (Mc @ x)
-            u = lu.solve(np.concatenate([rhs, np.zeros(m_con, dtype=complex)]))[:n]
+            # (-M v - C x - sigma M x, with one product by M)
+            rhs = -(Mr @ (v + sigma * x)) - (Cr @ x)
+            u = lu.solve(np.concatenate([rhs, pad]))[:n]
             return np.concatenate([u, x + sigma * u])
 
-        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=complex)
+        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=kind)
         try:
             theta, V = spla.eigs(op, k=k, which="LM")
         except spla.ArpackNoConvergence as err:
