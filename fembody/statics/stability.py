@@ -654,8 +654,7 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
         # (the first shift, sigma = 0, is real: real arithmetic there, a fraction of ARPACK's
         # complex work, with the same roots; complex ones come back as conjugate pairs)
         kind = float if y == 0.0 else complex
-        Q = (K + sigma.real * C).tocsc() if y == 0.0 else (
-            Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
+        Q = K.tocsc() if y == 0.0 else (Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
         A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(kind)
         lu = spla.splu(sp.csc_matrix(A))
         pad = np.zeros(0 if Bc is None else Bc.shape[0], dtype=kind)
