@@ -33,11 +33,40 @@ def constrained_resolvent(sys: System, A, Bdata: np.ndarray,
     null space of B; without constraints A^-1), factorised once with the saddle-point
     solver's backend of ``linear_solver='auto'`` (``symmetric``: A is symmetric, so the
     symmetric factorisations may be taken; default: as the System's tangent)."""
+    solve = _resolvent_solve(sys, A, Bdata, symmetric)
+    return spla.LinearOperator(A.shape, matvec=lambda x: solve(np.ravel(x)), dtype=float)
+
+
+def _resolvent_solve(sys: System, A, Bdata: np.ndarray, symmetric: bool | None = None):
+    """:func:`constrained_resolvent`'s map as a plain function of a 1-D array (no
+    LinearOperator around it: the flutter search calls it a few hundred times per run)."""
     solver = saddle_solver(sys, symmetric=symmetric)
     solver.factorize(pattern_data(sys, A), Bdata if sys.n_con else np.zeros(0))
     zeros = np.zeros(sys.n_con)
-    return spla.LinearOperator(A.shape, matvec=lambda x: solver.solve(np.ravel(x), zeros)[0],
-                               dtype=float)
+    return lambda x: solver.solve(x, zeros)[0]
+
+
+def _pencil_nearest(sys: System, K, M, Bdata: np.ndarray, shift: float, k: int):
+    """The ``k`` eigenvalues ``omega^2`` of the pencil ``(K, M)`` on the joints' motions
+    nearest the real ``shift``, with their modes, and whether ARPACK converged (else the
+    ones it did). ARPACK in its standard mode on ``T = (K - shift M)^-1 M`` (bordered by
+    the joints' rows), whose eigenvalues ``theta = 1 / (omega^2 - shift)`` are largest
+    nearest the shift: the same eigenvalues as its generalized shift-invert mode (``eigs(K,
+    M=M, sigma=shift)``), which also asks for ``M x`` in separate calls for the M inner
+    product a non-symmetric problem does not need (twice the reverse-communication calls
+    per step: most of the search's cost on a few hundred DOFs). ``theta = 0`` (motions
+    without mass, the joints' directions) is left out."""
+    n = K.shape[0]
+    solve = _resolvent_solve(sys, (K - shift * M).tocsc(), Bdata, symmetric=False)
+    Mc = M.tocsr()
+    op = spla.LinearOperator((n, n), matvec=lambda x: solve(Mc @ np.ravel(x)), dtype=float)
+    converged = True
+    try:
+        theta, V = spla.eigs(op, k=k, which="LM")
+    except spla.ArpackNoConvergence as err:
+        theta, V, converged = np.asarray(err.eigenvalues), err.eigenvectors, False
+    keep = np.abs(theta) > 0.0
+    return shift + 1.0 / theta[keep], V[:, keep], converged
 
 
 def pattern_data(sys: System, A) -> np.ndarray:
@@ -612,6 +641,7 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     top = math.sqrt(nu / (2.0 * FLUTTER_RATIO)) if np.isfinite(nu) else math.inf
     width = math.sqrt(0.5 * nu) if np.isfinite(nu) else 0.0
     Kc, Cc, Mc = K.tocsc().astype(complex), C.tocsc().astype(complex), M.tocsc().astype(complex)
+    Cr, Mr = C.tocsr(), M.tocsr()
     k = min(FLUTTER_DISK_START, 2 * n - 2)
     kmax = min(2 * FLUTTER_DISK_MAX, 2 * n - 2)
     y = 0.0
@@ -621,19 +651,23 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     while runs < FLUTTER_SHIFTS:
         runs += 1
         sigma = 1j * y
-        Q = (Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
-        A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(complex)
+        # (the first shift, sigma = 0, is real: real arithmetic there, a fraction of ARPACK's
+        # complex work, with the same roots; complex ones come back as conjugate pairs)
+        kind = float if y == 0.0 else complex
+        Q = K.tocsc() if y == 0.0 else (Kc + sigma * Cc + sigma * sigma * Mc).tocsc()
+        A = Q if Bc is None else sp.bmat([[Q, Bc.T], [Bc, None]], format="csc").astype(kind)
         lu = spla.splu(sp.csc_matrix(A))
-        m_con = 0 if Bc is None else Bc.shape[0]
+        pad = np.zeros(0 if Bc is None else Bc.shape[0], dtype=kind)
 
-        def matvec(z, lu=lu, sigma=sigma, m_con=m_con):
+        def matvec(z, lu=lu, sigma=(0.0 if y == 0.0 else sigma), pad=pad):
             z = np.ravel(z)
             x, v = z[:n], z[n:]
-            rhs = -(Mc @ v) - (Cc @ x) - sigma * (Mc @ x)
-            u = lu.solve(np.concatenate([rhs, np.zeros(m_con, dtype=complex)]))[:n]
+            # (-M v - C x - sigma M x, with one product by M)
+            rhs = -(Mr @ (v + sigma * x)) - (Cr @ x)
+            u = lu.solve(np.concatenate([rhs, pad]))[:n]
             return np.concatenate([u, x + sigma * u])
 
-        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=complex)
+        op = spla.LinearOperator((2 * n, 2 * n), matvec=matvec, dtype=kind)
         try:
             theta, V = spla.eigs(op, k=k, which="LM")
         except spla.ArpackNoConvergence as err:
@@ -769,11 +803,8 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     runs = 0
     while runs < FLUTTER_SHIFTS:
         runs += 1
-        OPinv = constrained_resolvent(sys, (K - shift * M).tocsc(), Bz, symmetric=False)
-        try:
-            w, V = spla.eigs(K, k=k, M=M, sigma=shift, which="LM", OPinv=OPinv)
-        except spla.ArpackNoConvergence as err:
-            w, V = err.eigenvalues, err.eigenvectors
+        w, V, converged = _pencil_nearest(sys, K, M, Bz, shift, k)
+        if not converged:
             if w.size:
                 ws.append(w)
                 Vs.append(V)

@@ -643,3 +643,88 @@ def test_damping_that_misses_the_pair_leaves_the_undamped_threshold(factor, flut
     assert mode["damped"]
     assert mode["growth"] == pytest.approx(abs(ref.imag), rel=1e-3)
     assert mode["frequency"] == pytest.approx(abs(ref.real) / (2 * math.pi), rel=1e-6)
+
+
+@pytest.mark.parametrize("case, shift, k", [("ziegler-beside-beam", 250.0, 8),
+                                           ("beck-110", 4e9, 16), ("beck-110", -1e3, 8)])
+def test_the_flutter_disks_solve_returns_the_pencils_nearest_eigenvalues(case, shift, k):
+    """The solve behind every disk of the sparse flutter search
+    (``stability._pencil_nearest``: ARPACK in its standard mode on ``(K - s M)^-1 M``,
+    bordered by the joints' rows) returns the eigenvalues omega^2 of the pencil (K, M) on
+    the joints' motions nearest the shift s, and no eigenvalue lies nearer than the second
+    farthest returned (the disk the search takes as proved empty of others). Reference:
+    scipy's dense QZ of (Z^T K Z, Z^T M Z), Z an orthonormal basis of the null space of B,
+    matched to 1e-8 of the spectrum's scale there (plus 1e-12 of the largest omega^2, the
+    dense reference's own round-off); each returned mode solves the pencil to 1e-7. K is the System's stiffness at the state (without the joints' geometric term:
+    any K tests the solve). Cases: Ziegler's pendulum beside the soft beam at 1.01 P_cr
+    (336 DOFs, 4 pin rows) near the pendulum's modes; Beck's column at 1.02 (110 elements,
+    no joints) at 4e9 1/s^2, in the band the search marches through, and just below zero,
+    where its complex pair (the flutter) must come back complex. A solve that dropped M
+    (``(K - s I)^-1``), the joints' rows or the shift fails it."""
+    from fembody.statics import stability
+    if case == "ziegler-beside-beam":
+        model = _ziegler_beside_a_soft_beam(1.01 * P_FLUTTER)
+    else:
+        model = _beck(1.02, 110)
+    res = fb.static(model, steps=1, unstable="accept")
+    s, q = res.system, res.q[-1]
+    K, M = s.stiffness_matrix(q), s.mass_matrix(q)
+    Bdata = s.constraints(q).Bdata if s.n_con else np.zeros(0)
+    w, V, converged = stability._pencil_nearest(s, K, M, Bdata, shift, k)
+    assert converged and len(w) >= k
+    Kd, Md = K.toarray(), M.toarray()
+    if s.n_con:
+        Z = sla.null_space(s.B_matrix(Bdata).toarray())
+        Kd, Md = Z.T @ Kd @ Z, Z.T @ Md @ Z
+    dense = sla.eigvals(Kd, Md)
+    dense = dense[np.isfinite(dense)]
+    # (plus the dense reference's own error, of order n eps max|omega^2|: the beam's
+    # rotational modes reach 3.9e12 1/s^2, so QZ moves eigenvalues by up to ~0.3 1/s^2)
+    tol = (1e-8 * max(abs(shift), float(np.abs(w).max()))
+           + 1e-12 * float(np.abs(dense).max()))
+    for wj in w:
+        assert np.min(np.abs(dense - wj)) < tol, (wj, dense[np.argmin(np.abs(dense - wj))])
+    R = float(np.sort(np.abs(w - shift))[-2])
+    inside = dense[np.abs(dense - shift) < R * (1.0 - 1e-9)]
+    assert len(inside) >= k - 2           # (all but the two farthest returned)
+    for d in inside:
+        assert np.min(np.abs(w - d)) < tol, d
+    # each mode solves the pencil: K v = omega^2 M v on the free DOFs, up to B^T mu
+    Bd = s.B_matrix(Bdata).toarray() if s.n_con else None
+    for j in range(len(w)):
+        r = K @ V[:, j] - w[j] * (M @ V[:, j])
+        if Bd is not None:
+            r = r - Bd.T @ np.linalg.lstsq(Bd.T, r, rcond=None)[0]
+        assert np.linalg.norm(r) < 1e-7 * abs(w[j]) * np.linalg.norm(M @ V[:, j])
+    pair = dense[np.abs(dense.imag) > stability.FLUTTER_TOL * np.abs(dense)]
+    if shift < 0.0:
+        assert pair.size and np.any(np.abs(w.imag) > stability.FLUTTER_TOL * np.abs(w))
+
+
+def test_the_damped_disks_return_roots_of_the_damped_quadratic():
+    """Every root lambda that the sparse damped search returns (``_damped_sparse_roots``,
+    from the real first run at sigma = 0 and the complex runs up the imaginary axis) is a
+    root of det(lambda^2 M + lambda C + K) = 0 on the joints' motions: checked against
+    scipy's dense QZ of the linearisation [[0, I], [-K, -C]] z = lambda [[I, 0], [0, M]] z
+    on Z (an orthonormal basis of the null space of B), to 1e-7 of max(|lambda|, 1 1/s).
+    Model: the damped pendulum beside the soft beam at 0.8 of the undamped flutter load
+    (333 free DOFs; K the System's stiffness at the state without the pins' geometric
+    term, C its dampers, M its mass: any such triple tests the search). A first run that left C out of its operator
+    (the undamped roots at sigma = 0) or the shift's M term fails it."""
+    from fembody.statics import stability
+    m = _ziegler_beside_a_soft_beam(0.8 * P_FLUTTER)
+    for spring in m.rotational_springs:
+        spring["c"] = 0.1
+    res = fb.static(m, steps=1, unstable="accept")
+    s, q = res.system, res.q[-1]
+    K, M, Cm = s.stiffness_matrix(q), s.mass_matrix(q), stability.damping_matrix(s, q)
+    Bdata = s.constraints(q).Bdata
+    lam, X = stability._damped_sparse_roots(s, K, Cm, M, Bdata)
+    Z = sla.null_space(s.B_matrix(Bdata).toarray())
+    Kd, Cd, Md = (Z.T @ A.toarray() @ Z for A in (K, Cm, M))
+    n = Kd.shape[0]
+    I, O = np.eye(n), np.zeros((n, n))
+    dense = sla.eigvals(np.block([[O, I], [-Kd, -Cd]]), np.block([[I, O], [O, Md]]))
+    dense = dense[np.isfinite(dense)]
+    err = np.array([np.min(np.abs(dense - lj)) / max(abs(lj), 1.0) for lj in lam])
+    assert lam.size >= stability.FLUTTER_DISK_START and np.all(err < 1e-7), err.max()
