@@ -1063,3 +1063,88 @@ def scatter_rows(data, pos, rows, Ke):  # pragma: no cover - jitted
                 p = pos[row, i * k + j]
                 if p >= 0:
                     data[p] += Ke[r, i, j]
+
+
+@njit(cache=True, aot="i8[:](f8[:], i8[:, :], f8[:, :, :], f8[:], i8[:, :], i8[:, :], f8[:, :])")
+def end_candidates(q, at, X, radius, order, free, ramp):  # pragma: no cover - jitted
+    """The rows ``(m,)`` of free-end rows (:class:`fembody.contact.ends.EndElementBlock`,
+    node slots ``(p, u, a0, a1, ...)``, reference positions ``X (n, s, d)``, the nodes at
+    ``X[r, j] + q[at[r, j d + i]]``) that may carry a force: a superset of its ``live``
+    rows, each test with a margin well above the round-off of the array version's.
+
+    A row is dropped only where (1) the end ``p`` is farther from the element's segment
+    ``a0 a1`` than ``radius (1 + 1e-6)`` (the gap test: in the zone the gap's distance is
+    the distance to the segment), or (2) its point weight ``1 - Lam`` is exactly zero:
+    the element pair's chords (``order (n, 4)``, the slots of ``(a0, a1, b0, b1)``) have
+    a squared cosine above ``cos(ALPHA_LINE)^2 + 1e-12`` (so :func:`fembody.contact.line
+    .switch` gives ``lam = 1`` exactly), and either no ramp applies (``ramp (n, 2)`` zero
+    or no free end of B, ``free (n, 2)``) or the interval of
+    :func:`fembody.contact.line.clipped` is longer than the longest ramp by a margin
+    (then the ramp's ``phi = 1`` exactly, whichever side it is on)."""
+    n = at.shape[0]
+    s = X.shape[1]
+    d = X.shape[2]
+    out = np.zeros(n, dtype=np.int64)
+    pos = np.empty((s, d))
+    m = 0
+    for r in range(n):
+        for j in range(s):
+            for i in range(d):
+                pos[j, i] = X[r, j, i] + q[at[r, j * d + i]]
+        ee = 0.0
+        we = 0.0
+        for i in range(d):
+            e = pos[3, i] - pos[2, i]
+            ee += e * e
+            we += (pos[0, i] - pos[2, i]) * e
+        t = 0.0
+        if ee > 0.0:
+            t = min(max(we / ee, 0.0), 1.0)
+        dd = 0.0
+        for i in range(d):
+            v = pos[0, i] - pos[2, i] - t * (pos[3, i] - pos[2, i])
+            dd += v * v
+        lim = radius[r] * (1.0 + 1e-6)
+        if not dd < lim * lim:
+            continue
+        o0 = order[r, 0]
+        o1 = order[r, 1]
+        o2 = order[r, 2]
+        o3 = order[r, 3]
+        p = 0.0
+        q1 = 0.0
+        q2 = 0.0
+        t0 = 0.0
+        t1 = 0.0
+        for i in range(d):
+            d1 = pos[o1, i] - pos[o0, i]
+            d2 = pos[o3, i] - pos[o2, i]
+            p += d1 * d2
+            q1 += d1 * d1
+            q2 += d2 * d2
+            t0 += (pos[o0, i] - pos[o2, i]) * d2
+            t1 += (pos[o1, i] - pos[o2, i]) * d2
+        c = p * p / (q1 * q2)
+        if not c >= _C1 + 1e-12:
+            out[m] = r
+            m += 1
+            continue
+        rmax = max(ramp[r, 0], ramp[r, 1])
+        if not (rmax > 0.0 and (free[r, 0] != 0 or free[r, 1] != 0)):
+            continue
+        t0 = t0 / q2
+        dt = t1 / q2 - t0
+        lo = 0.0
+        hi = 1.0
+        sure = abs(dt) > 1e-9
+        for tau in range(2):
+            if free[r, tau] != 0 and sure:
+                xb = (tau - t0) / dt
+                if (dt > 0.0) == (tau == 0):
+                    lo = max(lo, xb + 1e-9)
+                else:
+                    hi = min(hi, xb - 1e-9)
+        if not (sure and hi - lo >= rmax * (1.0 + 1e-9) + 1e-12):
+            out[m] = r
+            m += 1
+    return out[:m]

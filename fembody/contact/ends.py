@@ -192,6 +192,7 @@ import math
 
 import numpy as np
 
+from ._kernels import end_candidates
 from .friction import History, coulomb
 from .geometry import PARALLEL_SINE, closest_node, distance
 from .line import ramp_lengths, switch, weight
@@ -668,6 +669,10 @@ class EndElementBlock(ContactRows):
     family = "beam contact"
     Dd = None               # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
+    # advance reads the history on the live rows alone (an idle row opens at its end's
+    # projection), so a run may defer it where idle_at holds (ContactState.advance)
+    advance_screened = True
+    _screen_args = None     # (order, free, ramp) as the compiled screen takes them
 
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
@@ -856,10 +861,47 @@ class EndElementBlock(ContactRows):
             ho[i[bm]] = d2S[mid, None, None] * outer(ge, ge) + dS[mid, None, None] * he
         return om, go, ho
 
+    def candidates(self, q: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The rows ``(m,)`` that may be live (:meth:`live`) at the configuration ``q``, ``at
+        (n, 6 d)`` the index of each gathered displacement in ``q`` (``x = q[at]``): a
+        superset by one compiled pass over the rows
+        (:func:`fembody.contact._kernels.end_candidates`: the end farther from the element
+        than the radii, or a point weight ``1 - Lam`` that is exactly zero, as along a
+        bundle's parallel free ends, drop a row)."""
+        args = self._screen_args
+        if args is None:
+            n = len(self.dofs)
+            if self.pair is None:       # 1 - lam of the switch on (u, p, a0, a1)
+                order = np.tile(np.array([UE, PE, A0, A1], dtype=np.int64), (n, 1))
+                free, ramp = np.zeros((n, 2), dtype=np.int64), np.zeros((n, 2))
+            else:
+                order, free, ramp = self.pair
+            args = self._screen_args = (
+                np.ascontiguousarray(order, dtype=np.int64),
+                np.ascontiguousarray(np.asarray(free) != 0, dtype=np.int64),
+                np.ascontiguousarray(np.broadcast_to(np.asarray(ramp, dtype=float),
+                                                     (n, 2))),
+                np.ascontiguousarray(self.X, dtype=float), np.ascontiguousarray(self.radius))
+        order, free, ramp, X, radius = args
+        return end_candidates(np.ascontiguousarray(q, dtype=float),
+                              np.ascontiguousarray(at, dtype=np.int64), X, radius, order,
+                              free, ramp)
+
+    def idle_at(self, q: np.ndarray, at: np.ndarray) -> bool:
+        """True where :meth:`candidates` proves every row idle at the configuration ``q``
+        (``at``: the gathered displacements' indices in ``q``): the System then adds
+        nothing of the block (every row's force and tangent are exact zeros there), and a
+        run defers its after-step update (:meth:`fembody.contact.ContactState.advance`)."""
+        return not self.candidates(q, at).size
+
     def live(self, x: np.ndarray) -> np.ndarray:
         """The rows ``(m,)`` that carry a force at ``x``: in the zone, penetrating, with a
         weight (:meth:`_weight`: the point weight and the shares against the partners across
-        a concave junction) above zero."""
+        a concave junction) above zero. Where the compiled screen (:meth:`candidates`)
+        keeps no row, none (the tests below are not run)."""
+        flat = np.ascontiguousarray(x, dtype=float).reshape(-1)
+        if not self.candidates(flat, np.arange(flat.size).reshape(x.shape)).size:
+            return np.zeros(0, dtype=np.int64)
         g, ok, _, _ = self.gaps(x)
         sel = np.flatnonzero(ok & (g < 0.0))
         if sel.size and self.pair is not None:

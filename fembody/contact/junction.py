@@ -177,6 +177,9 @@ class JunctionContactBlock(ContactRows):
     family = "beam contact"
     Dd = None
     friction_slot = None    # set by the System for a frictional block
+    # advance reads the history on the live rows alone (an idle row opens at its closest
+    # point), so a run may defer it where idle_at holds (fembody.contact.ContactState.advance)
+    advance_screened = True
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,

@@ -509,7 +509,7 @@ class ContactState:
     rejected step changes nothing here (histories and sides move only when a step is
     accepted). Its speed arrays are changed in place, its histories and sides replaced."""
 
-    __slots__ = ("v_minus", "friction", "sides")
+    __slots__ = ("v_minus", "_friction", "sides")
 
     def __init__(self, blocks: list, friction_blocks: Sequence = (),
                  side_blocks: Sequence = ()) -> None:
@@ -528,20 +528,59 @@ class ContactState:
         for b, vm in zip(system.penalty_blocks, self.v_minus):
             vm[:] = b.approach(system.gather(q, b.dofs), v, vm)
 
+    @property
+    def friction(self) -> "_Histories":
+        """The frictional blocks' histories, by ``friction_slot`` (see the class docstring)."""
+        return self._friction
+
+    @friction.setter
+    def friction(self, histories) -> None:
+        self._friction = _Histories(histories)
+
     def advance(self, system, q: np.ndarray) -> tuple[float, float]:
         """Move the frictional blocks' anchors to the accepted state ``q`` of ``system``'s
         run; returns the energy the step's slip dissipated [J] and the energy held by the
-        tangential springs at ``q`` [J]."""
+        tangential springs at ``q`` [J].
+
+        A block whose chord screen proves every row idle at ``q`` (``idle_at``: the junction
+        rows of a bundle of beams at nearly every step) and whose history carries no
+        friction force is not evaluated: its new history (every point open, anchored at its
+        closest point at ``q``, sliding, no force or stored energy, the slip unchanged) is
+        made by the block's own ``advance`` when first read (:class:`_Histories`), and a
+        record reads its report from the slip alone (:meth:`open_slip`). The step's energy
+        is known without it: no work (no force at either end of the step) and the springs'
+        energy released, the dissipation ``advance`` returns, bit for bit."""
         dissipated = stored = 0.0
+        hist = self._friction
+        gathered = getattr(system, "_gather_at", {})
         for b in system.friction_blocks:
+            slot = b.friction_slot
             side = self.side_of(b)
-            h, d, e = (b.advance(system.pose(b, q), self.friction[b.friction_slot])
-                       if side is None else
-                       b.advance(system.pose(b, q), self.friction[b.friction_slot], side))
-            self.friction[b.friction_slot] = h
+            # (only a block whose advance reads the history on its live rows alone)
+            idle = getattr(b, "idle_at", None) if getattr(b, "advance_screened", False) else None
+            at = gathered.get(id(b)) if idle is not None and side is None else None
+            if at is not None and at[0] is b:
+                deferred = hist.open_slip(slot) is not None
+                base = hist.base(slot)
+                if (deferred or not base.force.any()) and idle(q, at[1]):
+                    # the block's advance returns work - (0 - S), S the springs' energy
+                    # before the step (zero after an idle step), the work 0.0 here
+                    before = 0.0 if deferred else base.stored.sum()
+                    dissipated += 0.0 - float(0.0 - before)
+                    hist.defer(slot, system, b, q, base)
+                    continue
+            h, d, e = (b.advance(system.pose(b, q), hist[slot]) if side is None else
+                       b.advance(system.pose(b, q), hist[slot], side))
+            hist[slot] = h
             dissipated += d
             stored += e
         return dissipated, stored
+
+    def open_slip(self, block) -> np.ndarray | None:
+        """The slip ``(p,)`` [m] of a frictional ``block`` whose history after the last
+        :meth:`advance` is one of idle rows not yet made (every point open: no friction force,
+        no stick), or None (its history is made; read :attr:`friction`)."""
+        return self._friction.open_slip(block.friction_slot)
 
     def advance_sides(self, system, q: np.ndarray) -> None:
         """Move the planar beam pairs' sides to the accepted state ``q`` of ``system``'s run
@@ -573,6 +612,57 @@ class ContactState:
             vm[:] = a
         self.friction = [h.copy() for h in hs]
         self.sides = [np.array(a, dtype=float) for a in sides]
+
+
+class _Histories(list):
+    """The frictional blocks' histories of a :class:`ContactState`, a list by
+    ``friction_slot`` whose entries may be deferred: the history after an accepted step of a
+    block proved idle there (:meth:`ContactState.advance`), made by the block's ``advance``
+    from the step's configuration and the last history made, on the first read of that entry
+    (indexing or iterating). The result is the history ``advance`` would have made at that
+    step: with no live row its anchors, sliding flags, forces and stored energies depend on
+    the configuration alone, and its slip, the earlier slip plus zeros, on the slip alone,
+    which an idle step does not change."""
+
+    __slots__ = ("_later",)
+
+    def __init__(self, histories=()) -> None:
+        super().__init__(histories)
+        self._later: dict = {}
+
+    def _made(self, slot: int):
+        later = self._later.pop(slot, None)
+        if later is not None:
+            system, block, q, base = later
+            list.__setitem__(self, slot, block.advance(system.pose(block, q), base)[0])
+        return list.__getitem__(self, slot)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._made(k) for k in range(len(self))[i]]
+        return self._made(range(len(self))[i])
+
+    def __setitem__(self, i, h) -> None:
+        self._later.pop(range(len(self))[i], None)
+        list.__setitem__(self, i, h)
+
+    def __iter__(self):
+        return (self._made(k) for k in range(len(self)))
+
+    def base(self, slot: int):
+        """The last history made for ``slot`` (a deferred entry's base: its slip is the
+        entry's, and it carries a friction force only if the entry was never deferred)."""
+        later = self._later.get(slot)
+        return list.__getitem__(self, slot) if later is None else later[3]
+
+    def defer(self, slot: int, system, block, q: np.ndarray, base) -> None:
+        """Make ``slot``'s entry the history ``block.advance`` gives at ``q`` from ``base``,
+        when first read."""
+        self._later[slot] = (system, block, np.array(q, dtype=float, copy=True), base)
+
+    def open_slip(self, slot: int) -> np.ndarray | None:
+        later = self._later.get(slot)
+        return None if later is None else later[3].slip
 
 
 def run_state(system) -> "ContactState | None":

@@ -55,6 +55,11 @@ def friction_rows(sys, q: np.ndarray, state) -> np.ndarray:
     out = []
     for b in sys.friction_blocks:
         side = state.side_of(b)
+        slip = state.open_slip(b) if hasattr(state, "open_slip") else None
+        if slip is not None:
+            # a block proved idle at the step (ContactState.advance): every point open
+            out.append(np.column_stack([np.zeros(len(b)), slip, np.zeros(len(b))]))
+            continue
         x, h = sys.pose(b, q), state.friction[b.friction_slot]
         if _idle(b, x, h):
             out.append(np.column_stack([np.zeros(len(b)), h.slip, np.zeros(len(b))]))
