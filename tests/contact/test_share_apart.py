@@ -147,3 +147,77 @@ def test_forces_apart_against_the_closed_form(gamma, phi, slide, dx):
     for e in np.eye(3):
         fd = -(_total(sys, on_a, at + 1e-9 * e)[0] - _total(sys, on_a, at - 1e-9 * e)[0]) / 2e-9
         assert abs(F @ e - fd) < 1e-6 * np.linalg.norm(F), (F, e, fd)
+
+
+def _minima_along(X, Y, n=200001, span=0.05):
+    """The local minima [m] of the distance from the polyline ``X`` (three nodes), sampled
+    every 0.5 um within ``span`` [m] of its middle node, to the polyline ``Y`` (exact
+    segment distances): the contacts as the share rows count them (module docstring of
+    fembody.contact.share, "Why")."""
+    u = np.linspace(-span, span, n)
+    e0, e1 = ((X[k] - X[1]) / np.linalg.norm(X[k] - X[1]) for k in (0, 2))
+    p = np.where(u[:, None] < 0, X[1] - u[:, None] * e0, X[1] + u[:, None] * e1)
+    D = np.full(n, np.inf)
+    for q0, q1 in ((Y[0], Y[1]), (Y[1], Y[2])):
+        e = q1 - q0
+        t = np.clip((p - q0) @ e / (e @ e), 0.0, 1.0)
+        D = np.minimum(D, np.linalg.norm(p - q0 - t[:, None] * e, axis=1))
+    idx = np.flatnonzero((D[1:-1] < D[:-2]) & (D[1:-1] <= D[2:])) + 1
+    return D[idx]
+
+
+@pytest.mark.parametrize("move", [(-6e-3, -6e-3, -5e-3), (-6e-3, 6e-3, -5e-3),
+                                  (6e-3, -6e-3, -5e-3), (6e-3, 6e-3, -5e-3)])
+def test_a_four_pair_crossing_across_nodes_of_both_beams_takes_a_pair_back_once(move):
+    """Two beams bent concave towards each other crossing at a node of each
+    (tests/contact/test_junction.py's ``_ridges`` (20, -20): A's bend over B's valley),
+    A pressed 5 mm down and moved 6 mm along both beams: the contact (one local minimum of
+    the distance along either beam, :func:`_minima_along`) is held by one element pair, and
+    a second pair, 0.3 mm from both nodes, presses too (0.158 J) with its point on the
+    neighbours' side at both junctions. Its share row takes it back across a node of A
+    and across a node of B (the pair-by-pair decision of
+    :meth:`fembody.contact.share.CrossingShareBlock._across`, without the junction rows'
+    removal graph): the product of the two junctions' weights removes it once, exactly
+    (the row's energy minus the pair's, to 1e-12), not twice; the total is ``k/2 (2R -
+    D)^2`` of the one contact (D the polylines' exact distance) to 1e-9 and the force on A
+    the energy's central differences (1e-9 m, to 1e-6). It held before too (a guard of
+    the doubt recorded in fembody.contact.share, "What the blend does not cover")."""
+    from fembody.contact.beams import BeamContactBlock
+    from fembody.contact.share import CrossingShareBlock
+    from .test_junction import K as KJ, R as RJ, _a_moved, _ridges
+    m, a_ids, dist = _ridges(math.radians(20), math.radians(-20))
+    system = m.compile()
+    P = {nd.id: np.asarray(nd.position, float) for nd in m.nodes}
+    A = np.array([P[i] for i in sorted(a_ids)]) + move
+    B = np.array([P[i] for i in sorted(set(P) - set(a_ids) - {0})])
+    D = dist(np.array(move))
+    for X, Y in ((A, B), (B, A)):
+        found = _minima_along(X, Y)
+        assert len(found) == 1 and abs(found[0] - D) < 1e-9, (found, D)
+
+    def total(mv):
+        E, F, pairs, rows = 0.0, np.zeros(3), {}, []
+        for blk in system.beam_contact_blocks:
+            n, k, on_a, x = _a_moved(blk, a_ids, mv)
+            e = blk.strain_energy(x)
+            E += float(e.sum())
+            F -= blk.forces(x, None, False)[0].reshape(n, k, 3)[on_a].sum(axis=0)
+            key = lambda i: tuple(sorted(blk.nodes[i][:4].tolist()))
+            if isinstance(blk, BeamContactBlock):
+                pairs.update({key(i): e[i] for i in np.flatnonzero(e)})
+            if isinstance(blk, CrossingShareBlock):
+                pos = blk.X + x.reshape(blk.X.shape)
+                alone = blk.junction & ~blk._neighbour_point(pos)
+                across, smaller = blk._across(pos, alone)
+                both = (across & smaller)[:, :2].any(1) & (across & smaller)[:, 2:].any(1)
+                rows += [(key(i), e[i]) for i in np.flatnonzero(both)]
+        return E, F, pairs, rows
+    E, F, pairs, rows = total(np.array(move))
+    pressed = [(p, e) for p, e in rows if pairs.get(p, 0.0) > 0.0]
+    assert len(pairs) == 2 and len(pressed) == 1, (pairs, rows)
+    p, e = pressed[0]
+    assert pairs[p] > 0.1 and abs(e + pairs[p]) < 1e-12 * pairs[p], (pairs[p], e)
+    assert E == pytest.approx(0.5 * KJ * (2 * RJ - D) ** 2, rel=1e-9)
+    for ax in np.eye(3):
+        fd = -(total(np.array(move) + 1e-9 * ax)[0] - total(np.array(move) - 1e-9 * ax)[0]) / 2e-9
+        assert abs(F @ ax - fd) < 1e-6 * np.linalg.norm(F), (F, ax, fd)
