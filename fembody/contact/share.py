@@ -151,17 +151,49 @@ before, a jump of ``b (max(E_1, E_2) - S_1 E_1 - S_2 E_2)``, 0.14 to 0.38 J on 2
 where the two energies are equal and the take-back is continuous (the force turns there
 by the kink of ``min``, as the distance to a polyline does).
 
+**Points farther along the beam.** Where the next element of A at ``p`` has no point part
+against the neighbour either, its closest point lying beyond that element too (the two
+points two or more elements of A apart), the row measures the neighbour's pair on its own
+element's line: the closest points ``(s, t)`` of that line and the neighbour's chord
+(``t`` inside the chord, ``s`` beyond ``p``), its energy ``(1 - lam) max(r - rho, 0)^2``
+there, and the same take-back ``[E_own < E_other] b``. On a straight A that is the pair
+that holds the neighbour's point, wherever along A it lies, so the rule is the same
+formula at one, two or more elements apart, and continuous where the points' element
+distance changes (before, the shares alone weighted the pairs beyond one node: a rod at
+60 degrees across 30- to 60-degree V's with its points 14.5 mm apart on 1 cm elements
+carried 0.60 to 0.88 of the two contacts, and the energy stepped by 9.22 J on 33.18 J in
+the 45-degree V where a point passed a node and the points' element distance went from 1
+to 2: tests/contact/test_share_apart.py). The measure needs no slot beyond the row's eight
+nodes (``b``, of :func:`junction_blend`, is already on the row's element's line), and no
+test that the neighbour's point lies on A: ``b`` is 0 where both points are their own by
+the band, and where one is not it is the smaller pair's whole energy that goes, whether
+the other contact is held by a pair, an end row of A or nothing (the sharp rule, pair by
+pair). Where the neighbour's point lies beyond a free end of the row's own element, the
+end step ``zeta`` is 0 there and the shares alone weight the pair as before.
+
 What the blend does not cover:
 
-- Points more than one element of A apart (no row holds the two pairs; the shares alone,
-  projection-based, weight them): a rod at 60 degrees across 30- to 60-degree V's with its
-  points 14.5 mm apart on 1 cm elements carries 0.60 to 0.88 of the two contacts
-  (tests/contact/test_sharp_v.py, a strict xfail).
+- A bent between the two points (a curved rod, or a kink of A between them): the
+  neighbour's pair is measured on the row's element's straight line, not on the element
+  that holds the point, so the energies compared and ``b`` are off by the bend (not
+  measured; at one element apart the next element's own pair decides the comparison, as
+  before, but ``b`` is still the line's). Two rows measuring the same pair of pairs from
+  two elements compare two energies computed from different nodes: equal only to
+  rounding at a tie, where inside the band both or neither may take back (a measure-zero
+  set on a straight A; the tie rule of one node apart covers only the next element).
 - A kinked at ``p``: the two rows compute ``b`` on their own elements' lines, which differ
   by the kink, so a point passing ``p`` jumps by the difference (not measured).
-- Across a node the rows decide pair by pair, without the junction rows' removal graph: a
-  four-pair crossing whose pairs lie across a node of each beam may take a pair back twice
-  (not met in the tests).
+- Across a node the rows decide pair by pair, without the junction rows' removal graph.
+  Where one row takes its pair back across a node of each beam (a four-pair crossing of two
+  bends, A moved off both nodes) its weight is the product ``prod_j (w_j)``, so with ``b =
+  1`` at both the pair is removed once, not twice (tests/contact/test_share_apart.py: 0.158
+  J removed exactly, the total the one contact's to 1e-9). Inside both bands (``0 < b_j <
+  1`` at both) the product takes back ``1 - (1 - b_A)(1 - b_B)`` where one comparison
+  would take back ``b`` (not met: not measured).
+- A node of one beam in the notch of the other's bend, touching both of its elements (two
+  local minima along the notched beam): the junction rows of the node keep the nearer
+  element alone (the ``min`` rule; their node rows have no distance-based blend): 18.40
+  against 23.95 J (tests/contact/test_junction_notch.py, a strict xfail).
 - Inside the band (``0 < U_1 U_2 < 1``, points within 1 mm of the bisector for 5 mm rods)
   the energy lies between ``max(E_1, E_2)`` and ``E_1 + E_2``, where the sampled distance
   has two minima the moment ``D - rho`` passes zero: any continuous rule misses part of
@@ -405,15 +437,29 @@ class CrossingShareBlock(ContactRows):
                 ab = nxt if j >= 2 else nxt[:, [2, 3, 0, 1]]
                 Lam = weight(ab, None, None, False)[0]
                 hit = okn & (rn > 0.0) & (Lam < 1.0)
-                if not hit.any():
+                # farther along the beam (the next element's closest point beyond it too:
+                # module docstring, "Points farther along the beam"): the neighbour's pair
+                # measured on the point's element's own line, (s, t) above, inside the
+                # neighbour's chord, off its axis, with a point weight
+                far = ~okn & (zn[:, 0] >= 1.0)         # (the next chord runs from ``node`` out)
+                vx = pos[rk][:, [sl[0], sl[1], c, sl[4]]]
+                zv = np.column_stack([s[k], t[k]])
+                rv = distance("crossing", vx, zv, False)[0]
+                Lv = weight(vx if j >= 2 else vx[:, [2, 3, 0, 1]], None, None, False)[0]
+                far &= (rv > 0.0) & (Lv < 1.0)
+                if not (hit | far).any():
                     continue
-                rk = rk[hit]
-                # both energies from the same canonical node order (A's element first, each
-                # chord from its smaller node id), so that the two rows of one pair of pairs
-                # compare the same two numbers bit for bit
-                nxt_slots = [node, 4 + node, c, sl[4]] if j >= 2 else [c, sl[4], node, 4 + node]
-                E_nb = self._canonical_energy(pos[rk], rk, nxt_slots)
                 E_own = self._canonical_energy(pos[rk], rk, [0, 1, 2, 3])
+                E_nb = (1.0 - Lv) * np.maximum(self.radius[rk] - rv, 0.0) ** 2
+                if hit.any():
+                    # both energies from the same canonical node order (A's element first,
+                    # each chord from its smaller node id), so that the two rows of one pair
+                    # of pairs compare the same two numbers bit for bit
+                    nxt_slots = ([node, 4 + node, c, sl[4]] if j >= 2
+                                 else [c, sl[4], node, 4 + node])
+                    E_nb[hit] = self._canonical_energy(pos[rk[hit]], rk[hit], nxt_slots)
+                use = hit | far
+                rk, E_own, E_nb = rk[use], E_own[use], E_nb[use]
                 across[rk, j] = True
                 smaller[rk, j] = (E_own < E_nb) | ((E_own == E_nb) & (side == 1))
         return across, smaller

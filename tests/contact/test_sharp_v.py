@@ -196,17 +196,16 @@ def test_share_rows_across_a_node_have_exact_forces_and_tangents(gamma, dx, swap
     assert found == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the two contact points more than one element of the rod apart (rod at 60 degrees, "
-    "slid 3.7 mm: points at -10.8 to -11.1 and +3.4 to +3.7 mm from its middle node, on "
-    "elements 4 and 6 of 10, the 5th between them): no row holds "
-    "the two pairs, the shares alone weight them by the projection test of 'nearer' "
-    "(S < 1 in a V sharper than 70 degrees): 20.80 against 34.76 J (30 degrees), 23.96 "
-    "against 33.18 J (45), 25.10 against 32.51 J (50), 27.08 against 30.94 J (60)"))
 @pytest.mark.parametrize("gamma", [30, 45, 50, 60])
 def test_points_two_elements_apart_are_not_held_together(gamma):
-    """The record of what the take-back across one node does not reach: the total against
-    the sampled two minima, as :func:`test_a_rod_across_a_sharp_v_carries_both_contacts`."""
+    """The two contact points more than one element of the rod apart (rod at 60 degrees,
+    slid 3.7 mm: points at -10.8 to -11.1 and +3.4 to +3.7 mm from its middle node, on
+    elements 4 and 6 of 10, the 5th between them): the total against the sampled two
+    minima to 1e-9, as :func:`test_a_rod_across_a_sharp_v_carries_both_contacts`. Before
+    (no row held the two pairs, the shares alone weighted them by the projection test of
+    "nearer", S < 1 in a V sharper than 70 degrees) 20.80 against 34.76 J (30 degrees),
+    23.96 against 33.18 J (45), 25.10 against 32.51 J (50), 27.08 against 30.94 J (60);
+    tests/contact/test_share_apart.py for more."""
     sys, on_a, d, walls, a_x, base, _, _ = _rod_across(gamma, 60.0)
     move = base + 0.0037 * d
     ref, minima = _sampled_fine(move, a_x, walls)
