@@ -33,7 +33,7 @@ from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation
 from ..linalg.blas_threads import one_blas_thread
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
-from ..linalg.near_symmetric import Refused
+from ..linalg.near_symmetric import RefinedCholesky, Refused
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..system.constraint_rank import MODES as REDUNDANT_MODES
 from ..system.constraint_rank import check_redundant, describe_motion
@@ -81,6 +81,58 @@ REFUSAL_CUTS = 4
 REFUSAL_HOLD = 2
 
 
+class _KeptFactor:
+    """A copy of the near-symmetric path's factorisation of one tangent, kept across a cut of
+    the load step (REFUSAL_CUTS): a refusal ends a Newton attempt and the cut one starts
+    again from the same converged state, whose tangent (at the reference state under
+    gravity, or any load that does not turn with the structure) is the same matrix; at 1e6
+    DOFs its factorisation was a fifth of the first load step's time, made again at each of
+    four cuts.
+
+    The key is the matrix itself: the factor is taken back only for a tangent equal to the
+    factorised one entry for entry (a pass over the values, against a factorisation), so a
+    factor of another state or load is never used. The CHOLMOD factor is copied (the path
+    refactorises its own in place at the next tangent); the factor's matrix is the path's
+    own copy, which nothing changes."""
+
+    __slots__ = ("fac", "B")
+
+    def __init__(self, fac: RefinedCholesky, B: np.ndarray) -> None:
+        self.fac, self.B = fac, B
+
+    @classmethod
+    def of(cls, solver) -> "_KeptFactor | None":
+        """The copy of ``solver``'s current factorisation when the near-symmetric path made
+        it (a saddle-point solver without constraint rows, the only one on the path), else
+        None."""
+        plain = getattr(solver, "_plain", None)
+        fac = getattr(plain, "factor", None)
+        if not isinstance(fac, RefinedCholesky) or fac.lu is not None:
+            return None
+        copy = RefinedCholesky(fac.f.copy(), fac.D, fac.A, fac._backend, fac.asymmetry,
+                               None, fac.use_krylov, norm=fac._norm)
+        return cls(copy, solver.factorized[1])
+
+    def restore(self, solver, K: np.ndarray, Bdata: np.ndarray) -> bool:
+        """Make the kept factor ``solver``'s current one if ``K`` is its matrix (and
+        ``Bdata`` its B): True; else False and nothing changed. The factor is handed back
+        as a new :class:`RefinedCholesky` on the same CHOLMOD copy (its solve counters and
+        refusal fresh, as a factorisation would leave them)."""
+        k = self.fac
+        A = np.asarray(K.csc_data() if isinstance(K, AssemblyTarget) else K)
+        if (A.shape != k.A.data.shape or not np.array_equal(A, k.A.data)
+                or not np.array_equal(np.asarray(Bdata, dtype=float), self.B)):
+            return False
+        plain = solver._plain
+        # (the hint a factorisation of the path would pass: its pattern's, else a fresh one)
+        hint = getattr(getattr(plain, "_near", None), "hint", None)
+        plain._fac = RefinedCholesky(k.f, k.D, k.A, k._backend, k.asymmetry, hint,
+                                     k.use_krylov, norm=k._norm)
+        plain.active = solver.active = "cholmod-refined"
+        solver.factorized = (K, self.B)
+        return True
+
+
 class _Equilibrium:
     """Residual and tangent of the static problem with joints, and counters.
 
@@ -119,6 +171,10 @@ class _Equilibrium:
         self.n_tangent = 0
         self.n_iter = 0
         self.refused = 0      # Newton attempts ended by a refusal of the near-symmetric path
+        # the factor of the last Newton attempt's first tangent while a refusal may cut the
+        # load step (see factor), and how often it served instead of a factorisation
+        self.kept: _KeptFactor | None = None
+        self.n_reused = 0
         # increments below this (in m or rad) are at the round-off level of the coordinates
         self.dq_floor = 1e-12 * max(system.length, 1.0)
         # the residual's round-off floor [N] at the last tangent (the residual test's least
@@ -229,9 +285,22 @@ class _Equilibrium:
         return phi_ok and bool(norm <= lim or (
             norm <= lim + self.floor and beyond_floor(rf, self._floor_rows) <= lim))
 
-    def factor(self, K: np.ndarray, ce) -> None:
+    def factor(self, K: np.ndarray, ce, start: bool = False) -> None:
+        """Factorise the tangent ``K`` (CSC data on the K pattern). ``start``: the tangent of
+        a Newton attempt's first state, the state a cut of the load step returns to: while a
+        refusal of the near-symmetric path may cut the step (``solver.lu_on_refusal``
+        False), its factor is kept (:class:`_KeptFactor`), and a later start whose tangent
+        equals it entry for entry takes that factor back instead of factorising again."""
+        kept = self.kept
+        if start and kept is not None and self.solver.lu_on_refusal:
+            self.kept = kept = None        # no cut can follow: the copy's memory let go
+        if start and kept is not None and kept.restore(self.solver, K, ce.Bdata):
+            self.n_reused += 1
+            return
         # K is this iteration's own array (residual() builds it), never changed afterwards
         self.solver.factorize(K, ce.Bdata, owned=True)
+        if start and not self.solver.lu_on_refusal:
+            self.kept = _KeptFactor.of(self.solver)
 
     def solve(self, rhs: np.ndarray, c: np.ndarray):
         return self.solver.solve(rhs, c)
@@ -560,7 +629,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         finally:
             result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
                                 n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
-                                n_refused=eq.refused,
+                                n_refused=eq.refused, n_reused_factor=eq.n_reused,
                                 wall_time=_time.perf_counter() - t0,
                                 linear_solver=eq.solver.active or eq.solver.method)
             result.stats.update(plain(result.stats))   # numbers print as numbers
@@ -590,7 +659,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
             return None
         try:
             if not held:
-                eq.factor(K, ce)
+                eq.factor(K, ce, start=it == 0)
                 factored = K
             held = False
             dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
