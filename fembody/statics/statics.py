@@ -285,12 +285,13 @@ class _Equilibrium:
         return phi_ok and bool(norm <= lim or (
             norm <= lim + self.floor and beyond_floor(rf, self._floor_rows) <= lim))
 
-    def factor(self, K: np.ndarray, ce, start: bool = False) -> None:
+    def factor(self, K: np.ndarray, ce, start: bool = False, keep: bool = False) -> None:
         """Factorise the tangent ``K`` (CSC data on the K pattern). ``start``: the tangent of
-        a Newton attempt's first state, the state a cut of the load step returns to: while a
-        refusal of the near-symmetric path may cut the step (``solver.lu_on_refusal``
-        False), its factor is kept (:class:`_KeptFactor`), and a later start whose tangent
-        equals it entry for entry takes that factor back instead of factorising again."""
+        a Newton attempt's first state, which takes back the kept factor
+        (:class:`_KeptFactor`) if ``K`` equals its matrix entry for entry, instead of
+        factorising again. ``keep``: that first state is the one a cut of the load step
+        returns to (the last converged state): while a refusal of the near-symmetric path
+        may cut the step (``solver.lu_on_refusal`` False) its factor is kept."""
         kept = self.kept
         if start and kept is not None and self.solver.lu_on_refusal:
             self.kept = kept = None        # no cut can follow: the copy's memory let go
@@ -299,7 +300,7 @@ class _Equilibrium:
             return
         # K is this iteration's own array (residual() builds it), never changed afterwards
         self.solver.factorize(K, ce.Bdata, owned=True)
-        if start and not self.solver.lu_on_refusal:
+        if start and keep and not self.solver.lu_on_refusal:
             self.kept = _KeptFactor.of(self.solver)
 
     def solve(self, rhs: np.ndarray, c: np.ndarray):
@@ -636,8 +637,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
     return result
 
 
-def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_iter: int):
-    """Newton at fixed load factor; returns (q, lam, iterations, residual) or None on failure."""
+def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_iter: int,
+            keep: bool = False):
+    """Newton at fixed load factor; returns (q, lam, iterations, residual) or None on failure.
+    ``keep``: q is the state a cut of the load step starts from again (its tangent's factor
+    is kept while a refusal may cut, see _Equilibrium.factor)."""
     s = eq.sys
     eq.stable_at = None
     # the stability check of q factorised its tangent: the first iteration is a Newton step
@@ -659,7 +663,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
             return None
         try:
             if not held:
-                eq.factor(K, ce, start=it == 0)
+                eq.factor(K, ce, start=it == 0, keep=keep)
                 factored = K
             held = False
             dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
@@ -689,12 +693,12 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
 
 
 def _newton_or_cut(eq: _Equilibrium, may_cut: bool, q: np.ndarray, lam: np.ndarray,
-                   load: float, max_iter: int):
+                   load: float, max_iter: int, keep: bool = False):
     """:func:`_newton`; with ``may_cut``, a tangent the near-symmetric path refuses ends it
     (None, ``eq.refused`` counted) instead of being solved by the LU (REFUSAL_CUTS)."""
     eq.solver.lu_on_refusal = not may_cut
     try:
-        return _newton(eq, q, lam, load, max_iter)
+        return _newton(eq, q, lam, load, max_iter, keep)
     finally:
         eq.solver.lu_on_refusal = True       # (the stability check's factorisation: the LU)
 
@@ -724,9 +728,11 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         # predictor) costs no factorisation of its own
         guess = q if q_prev is None or eq.factored_at is q else s.space.update(
             q, (dl / dl_prev) * s.difference(q, q_prev))
-        out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter)
+        # (a cut starts again from q only where this attempt starts there: the predictor
+        # of a cut step is another state, whose tangent no kept factor serves)
+        out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter, guess is q)
         if out is None and guess is not q and eq.refused == refused:
-            out = _newton_or_cut(eq, may_cut, q, lam, load + dl, max_iter)
+            out = _newton_or_cut(eq, may_cut, q, lam, load + dl, max_iter, True)
         if out is None:
             dl *= 0.5
             if eq.refused != refused:

@@ -123,7 +123,7 @@ def test_a_kept_factor_serves_only_its_own_matrix():
     eq.solver.lu_on_refusal = False
     q, lam = np.asarray(s.q0, dtype=float).copy(), np.zeros(s.n_con)
     _, ce, _, _, K = eq.residual(q, lam, 1.0, True)
-    eq.factor(K, ce, start=True)
+    eq.factor(K, ce, start=True, keep=True)
     kept = eq.kept
     assert isinstance(kept, statics._KeptFactor)
     n = eq.solver.n_factor
@@ -145,11 +145,11 @@ def test_a_kept_factor_serves_only_its_own_matrix():
     eq.factor(K_other, ce, start=False)
     assert eq.solver.n_factor == n + 1
     eq.kept = kept
-    eq.factor(np.array(K, dtype=float), ce, start=True)
+    eq.factor(np.array(K, dtype=float), ce, start=True, keep=True)
     assert eq.n_reused == 1 and eq.solver.n_factor == n + 1
     x1 = eq.solve(rhs, np.zeros(0))[0]
     assert np.abs(x1 - x0).max() <= 1e-14 * np.abs(x0).max()
-    eq.factor(K_other, ce, start=True)
+    eq.factor(K_other, ce, start=True, keep=True)
     assert eq.n_reused == 1 and eq.solver.n_factor == n + 2
     x2 = eq.solve(rhs, np.zeros(0))[0]
     dense2 = np.linalg.solve(s.csc(K_other).toarray(), rhs)
