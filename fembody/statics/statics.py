@@ -476,7 +476,9 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         symmetric part, refined against the tangent (:mod:`fembody.linalg.near_symmetric`);
         asked for by name, a tangent it refuses halves the load step, at most
         ``REFUSAL_CUTS`` (4) times, before SuperLU factorises it, so the recorded load
-        factors can be more than ``steps``.
+        factors can be more than ``steps`` (``stats['n_refused']``: the refusals); a cut
+        that starts again from the last converged state takes back that state's factor
+        instead of factorising its tangent again (``stats['n_reused_factor']``).
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
         ``max_steps`` (default 500) and ``load_max`` end the continuation, as does
