@@ -748,6 +748,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                     "(try method='arc-length')", time=load, result=result)
             continue
         q_new, lam, it, r = out
+        eq.kept = None        # (no cut returns to q now: its factor's copy let go)
         _accept(eq, result, q, q_new, load + dl, lam, r, it)
         q_prev, q, dl_prev = q, q_new, dl
         load += dl
