@@ -115,8 +115,10 @@ def test_a_cut_takes_back_the_start_factor_and_changes_no_state(monkeypatch):
 def test_a_kept_factor_serves_only_its_own_matrix():
     """The kept factor is keyed on the matrix: a tangent of another state (one entry
     changed by 1e-6 of its size, or the whole matrix scaled by 1 + 1e-12) is refused and the
-    solver left as it was; the same matrix is taken back, and its solve equals a fresh
-    factorisation's to round-off, against a dense solve to 1e-10."""
+    solver left as it was; the same matrix is taken back after the path has factorised the
+    other one in place, its CHOLMOD factor's own (unrefined) solve bitwise the first
+    factor's, its refined solve equal to the fresh one to round-off and to a dense solve to
+    1e-10."""
     m, _ = heavy_grid()
     s = m.compile()
     eq = statics._Equilibrium(s, 0.0, "cholmod-refined", 1e-9)
@@ -129,6 +131,7 @@ def test_a_kept_factor_serves_only_its_own_matrix():
     n = eq.solver.n_factor
     rhs = np.linspace(-1.0, 1.0, s.n_free)
     x0 = eq.solve(rhs, np.zeros(0))[0]
+    raw0 = kept.fac.f(rhs)          # the kept CHOLMOD factor's own solve, unrefined
     dense = np.linalg.solve(s.csc(K).toarray(), rhs)
     assert np.abs(x0 - dense).max() <= 1e-10 * np.abs(dense).max()
     # another state's tangent: a different matrix, never served by this factor
@@ -147,6 +150,9 @@ def test_a_kept_factor_serves_only_its_own_matrix():
     eq.kept = kept
     eq.factor(np.array(K, dtype=float), ce, start=True, keep=True)
     assert eq.n_reused == 1 and eq.solver.n_factor == n + 1
+    # the kept copy is the first factor still (refinement would hide a factor of the
+    # other matrix in x1: its own solve does not)
+    assert np.array_equal(eq.solver._plain.factor.f(rhs), raw0)
     x1 = eq.solve(rhs, np.zeros(0))[0]
     assert np.abs(x1 - x0).max() <= 1e-14 * np.abs(x0).max()
     eq.factor(K_other, ce, start=True, keep=True)
