@@ -207,7 +207,7 @@ def main() -> None:
         out = orig_accept(eq, result, q_prev, q, load, lam, r, it, *a, **k)
         steps.append(dict(load=float(load), iterations=int(it), cpu_s=time.process_time() - c0,
                           wall_s=time.perf_counter() - w0, n_refused=int(eq.refused),
-                          n_factor=int(eq.solver.n_factor),
+                          n_factor=int(eq.solver.n_factor), n_reused_factor=int(eq.n_reused),
                           centre_deflection_m=deflection(q)))
         print(f"load step {len(steps)}: {steps[-1]}, load {os.getloadavg()[0]:.1f}",
               flush=True)
@@ -239,6 +239,7 @@ def main() -> None:
          own_factor_median_cpu_s=float(np.median(fcpu)),
          own_solve_median_cpu_s=float(np.median(scpu)),
          centre_deflection_m=deflection(res.q[-1]), n_refused=res.stats["n_refused"],
+         n_reused_factor=res.stats.get("n_reused_factor", 0),
          peak_rss_bytes_per_dof=peak_mib() * 2**20 / s.n_free)
 
 

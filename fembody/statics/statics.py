@@ -33,7 +33,7 @@ from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation
 from ..linalg.blas_threads import one_blas_thread
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
-from ..linalg.near_symmetric import Refused
+from ..linalg.near_symmetric import RefinedCholesky, Refused
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..system.constraint_rank import MODES as REDUNDANT_MODES
 from ..system.constraint_rank import check_redundant, describe_motion
@@ -81,6 +81,58 @@ REFUSAL_CUTS = 4
 REFUSAL_HOLD = 2
 
 
+class _KeptFactor:
+    """A copy of the near-symmetric path's factorisation of one tangent, kept across a cut of
+    the load step (REFUSAL_CUTS): a refusal ends a Newton attempt and the cut one starts
+    again from the same converged state, whose tangent (at the reference state under
+    gravity, or any load that does not turn with the structure) is the same matrix; at 1e6
+    DOFs its factorisation was a fifth of the first load step's time, made again at each of
+    four cuts.
+
+    The key is the matrix itself: the factor is taken back only for a tangent equal to the
+    factorised one entry for entry (a pass over the values, against a factorisation), so a
+    factor of another state or load is never used. The CHOLMOD factor is copied (the path
+    refactorises its own in place at the next tangent); the factor's matrix is the path's
+    own copy, which nothing changes."""
+
+    __slots__ = ("fac", "B")
+
+    def __init__(self, fac: RefinedCholesky, B: np.ndarray) -> None:
+        self.fac, self.B = fac, B
+
+    @classmethod
+    def of(cls, solver) -> "_KeptFactor | None":
+        """The copy of ``solver``'s current factorisation when the near-symmetric path made
+        it (a saddle-point solver without constraint rows, the only one on the path), else
+        None."""
+        plain = getattr(solver, "_plain", None)
+        fac = getattr(plain, "factor", None)
+        if not isinstance(fac, RefinedCholesky) or fac.lu is not None:
+            return None
+        copy = RefinedCholesky(fac.f.copy(), fac.D, fac.A, fac._backend, fac.asymmetry,
+                               None, fac.use_krylov, norm=fac._norm)
+        return cls(copy, solver.factorized[1])
+
+    def restore(self, solver, K: np.ndarray, Bdata: np.ndarray) -> bool:
+        """Make the kept factor ``solver``'s current one if ``K`` is its matrix (and
+        ``Bdata`` its B): True; else False and nothing changed. The factor is handed back
+        as a new :class:`RefinedCholesky` on the same CHOLMOD copy (its solve counters and
+        refusal fresh, as a factorisation would leave them)."""
+        k = self.fac
+        A = np.asarray(K.csc_data() if isinstance(K, AssemblyTarget) else K)
+        if (A.shape != k.A.data.shape or not np.array_equal(A, k.A.data)
+                or not np.array_equal(np.asarray(Bdata, dtype=float), self.B)):
+            return False
+        plain = solver._plain
+        # (the hint a factorisation of the path would pass: its pattern's, else a fresh one)
+        hint = getattr(getattr(plain, "_near", None), "hint", None)
+        plain._fac = RefinedCholesky(k.f, k.D, k.A, k._backend, k.asymmetry, hint,
+                                     k.use_krylov, norm=k._norm)
+        plain.active = solver.active = "cholmod-refined"
+        solver.factorized = (K, self.B)
+        return True
+
+
 class _Equilibrium:
     """Residual and tangent of the static problem with joints, and counters.
 
@@ -119,6 +171,10 @@ class _Equilibrium:
         self.n_tangent = 0
         self.n_iter = 0
         self.refused = 0      # Newton attempts ended by a refusal of the near-symmetric path
+        # the factor of the last Newton attempt's first tangent while a refusal may cut the
+        # load step (see factor), and how often it served instead of a factorisation
+        self.kept: _KeptFactor | None = None
+        self.n_reused = 0
         # increments below this (in m or rad) are at the round-off level of the coordinates
         self.dq_floor = 1e-12 * max(system.length, 1.0)
         # the residual's round-off floor [N] at the last tangent (the residual test's least
@@ -229,9 +285,23 @@ class _Equilibrium:
         return phi_ok and bool(norm <= lim or (
             norm <= lim + self.floor and beyond_floor(rf, self._floor_rows) <= lim))
 
-    def factor(self, K: np.ndarray, ce) -> None:
+    def factor(self, K: np.ndarray, ce, start: bool = False, keep: bool = False) -> None:
+        """Factorise the tangent ``K`` (CSC data on the K pattern). ``start``: the tangent of
+        a Newton attempt's first state, which takes back the kept factor
+        (:class:`_KeptFactor`) if ``K`` equals its matrix entry for entry, instead of
+        factorising again. ``keep``: that first state is the one a cut of the load step
+        returns to (the last converged state): while a refusal of the near-symmetric path
+        may cut the step (``solver.lu_on_refusal`` False) its factor is kept."""
+        kept = self.kept
+        if start and kept is not None and self.solver.lu_on_refusal:
+            self.kept = kept = None        # no cut can follow: the copy's memory let go
+        if start and kept is not None and kept.restore(self.solver, K, ce.Bdata):
+            self.n_reused += 1
+            return
         # K is this iteration's own array (residual() builds it), never changed afterwards
         self.solver.factorize(K, ce.Bdata, owned=True)
+        if start and keep and not self.solver.lu_on_refusal:
+            self.kept = _KeptFactor.of(self.solver)
 
     def solve(self, rhs: np.ndarray, c: np.ndarray):
         return self.solver.solve(rhs, c)
@@ -406,7 +476,9 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         symmetric part, refined against the tangent (:mod:`fembody.linalg.near_symmetric`);
         asked for by name, a tangent it refuses halves the load step, at most
         ``REFUSAL_CUTS`` (4) times, before SuperLU factorises it, so the recorded load
-        factors can be more than ``steps``.
+        factors can be more than ``steps`` (``stats['n_refused']``: the refusals); a cut
+        that starts again from the last converged state takes back that state's factor
+        instead of factorising its tangent again (``stats['n_reused_factor']``).
     arc_length : float, optional
         Arc-length radius in DOF units (default: the length of the first linear increment);
         ``max_steps`` (default 500) and ``load_max`` end the continuation, as does
@@ -560,15 +632,18 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         finally:
             result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
                                 n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
-                                n_refused=eq.refused,
+                                n_refused=eq.refused, n_reused_factor=eq.n_reused,
                                 wall_time=_time.perf_counter() - t0,
                                 linear_solver=eq.solver.active or eq.solver.method)
             result.stats.update(plain(result.stats))   # numbers print as numbers
     return result
 
 
-def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_iter: int):
-    """Newton at fixed load factor; returns (q, lam, iterations, residual) or None on failure."""
+def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_iter: int,
+            keep: bool = False):
+    """Newton at fixed load factor; returns (q, lam, iterations, residual) or None on failure.
+    ``keep``: q is the state a cut of the load step starts from again (its tangent's factor
+    is kept while a refusal may cut, see _Equilibrium.factor)."""
     s = eq.sys
     eq.stable_at = None
     # the stability check of q factorised its tangent: the first iteration is a Newton step
@@ -590,7 +665,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
             return None
         try:
             if not held:
-                eq.factor(K, ce)
+                eq.factor(K, ce, start=it == 0, keep=keep)
                 factored = K
             held = False
             dq, dlam = eq.solve(eq.free_part(r), -ce.phi)
@@ -620,12 +695,12 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
 
 
 def _newton_or_cut(eq: _Equilibrium, may_cut: bool, q: np.ndarray, lam: np.ndarray,
-                   load: float, max_iter: int):
+                   load: float, max_iter: int, keep: bool = False):
     """:func:`_newton`; with ``may_cut``, a tangent the near-symmetric path refuses ends it
     (None, ``eq.refused`` counted) instead of being solved by the LU (REFUSAL_CUTS)."""
     eq.solver.lu_on_refusal = not may_cut
     try:
-        return _newton(eq, q, lam, load, max_iter)
+        return _newton(eq, q, lam, load, max_iter, keep)
     finally:
         eq.solver.lu_on_refusal = True       # (the stability check's factorisation: the LU)
 
@@ -655,9 +730,11 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
         # predictor) costs no factorisation of its own
         guess = q if q_prev is None or eq.factored_at is q else s.space.update(
             q, (dl / dl_prev) * s.difference(q, q_prev))
-        out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter)
+        # (a cut starts again from q only where this attempt starts there: the predictor
+        # of a cut step is another state, whose tangent no kept factor serves)
+        out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter, guess is q)
         if out is None and guess is not q and eq.refused == refused:
-            out = _newton_or_cut(eq, may_cut, q, lam, load + dl, max_iter)
+            out = _newton_or_cut(eq, may_cut, q, lam, load + dl, max_iter, True)
         if out is None:
             dl *= 0.5
             if eq.refused != refused:
@@ -671,6 +748,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                     "(try method='arc-length')", time=load, result=result)
             continue
         q_new, lam, it, r = out
+        eq.kept = None        # (no cut returns to q now: its factor's copy let go)
         _accept(eq, result, q, q_new, load + dl, lam, r, it)
         q_prev, q, dl_prev = q, q_new, dl
         load += dl

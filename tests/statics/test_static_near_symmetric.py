@@ -8,6 +8,7 @@ import pytest
 import fembody as fb
 from fembody.linalg import near_symmetric
 from fembody.linalg.linalg import LinearSolver
+from fembody.statics import statics
 from tests.linalg.frames import clamped_grid
 
 pytest.importorskip("sksparse")
@@ -81,3 +82,81 @@ def test_auto_offers_the_path_to_a_spatial_static_as_to_a_dynamic_run():
     motion = np.abs(q_ref - np.asarray(s.q0)).max()
     assert motion > 1e-4
     assert np.abs(q - q_ref).max() <= 1e-10 * motion
+
+
+def _no_reuse(monkeypatch):
+    """Statics without the kept start factor (every cut factorises its start again)."""
+    monkeypatch.setattr(statics._KeptFactor, "restore", lambda self, *a: False)
+
+
+def test_a_cut_takes_back_the_start_factor_and_changes_no_state(monkeypatch):
+    """One load step on the 294-DOF heavy grid refuses and cuts; the cut Newton attempt
+    starts again from the unloaded grid, whose tangent was factorised by the refused one:
+    it takes that factor back (one factorisation less per reuse, counted), and every state
+    equals the same analysis that factorises again, to 1e-12 of the motion (bitwise
+    equal, measured), with the same iterations and refusals."""
+    m, _ = heavy_grid()
+    s = m.compile()
+    run = fb.static(s, steps=1, linear_solver="cholmod-refined")
+    _no_reuse(monkeypatch)
+    ref = fb.static(s, steps=1, linear_solver="cholmod-refined")
+    assert run.stats["n_refused"] >= 1 and run.stats["n_reused_factor"] >= 1
+    assert ref.stats["n_reused_factor"] == 0
+    assert run.stats["n_factor"] == ref.stats["n_factor"] - run.stats["n_reused_factor"]
+    assert run.stats["n_newton"] == ref.stats["n_newton"]
+    assert run.stats["n_refused"] == ref.stats["n_refused"]
+    assert np.allclose(run.load_factor, ref.load_factor, rtol=0, atol=1e-15)
+    motion = np.abs(np.asarray(ref.q[-1]) - np.asarray(s.q0)).max()
+    assert motion > 1e-2
+    for q, q_ref in zip(run.q, ref.q):
+        assert np.abs(np.asarray(q) - np.asarray(q_ref)).max() <= 1e-12 * motion
+
+
+def test_a_kept_factor_serves_only_its_own_matrix():
+    """The kept factor is keyed on the matrix: a tangent of another state (one entry
+    changed by 1e-6 of its size, or the whole matrix scaled by 1 + 1e-12) is refused and the
+    solver left as it was; the same matrix is taken back after the path has factorised the
+    other one in place, its CHOLMOD factor's own (unrefined) solve bitwise the first
+    factor's, its refined solve equal to the fresh one to round-off and to a dense solve to
+    1e-10."""
+    m, _ = heavy_grid()
+    s = m.compile()
+    eq = statics._Equilibrium(s, 0.0, "cholmod-refined", 1e-9)
+    eq.solver.lu_on_refusal = False
+    q, lam = np.asarray(s.q0, dtype=float).copy(), np.zeros(s.n_con)
+    _, ce, _, _, K = eq.residual(q, lam, 1.0, True)
+    eq.factor(K, ce, start=True, keep=True)
+    kept = eq.kept
+    assert isinstance(kept, statics._KeptFactor)
+    n = eq.solver.n_factor
+    rhs = np.linspace(-1.0, 1.0, s.n_free)
+    x0 = eq.solve(rhs, np.zeros(0))[0]
+    raw0 = kept.fac.f(rhs)          # the kept CHOLMOD factor's own solve, unrefined
+    dense = np.linalg.solve(s.csc(K).toarray(), rhs)
+    assert np.abs(x0 - dense).max() <= 1e-10 * np.abs(dense).max()
+    # another state's tangent: a different matrix, never served by this factor
+    K_other = np.array(K, dtype=float)
+    big = int(np.argmax(np.abs(K_other)))
+    K_other[big] *= 1.0 + 1e-6
+    K_scaled = np.array(K, dtype=float) * (1.0 + 1e-12)
+    fac = eq.solver._plain.factor
+    for other in (K_other, K_scaled):
+        assert not kept.restore(eq.solver, other, ce.Bdata)
+        assert eq.solver._plain.factor is fac
+    # (a factorisation of the other matrix in between: the path's own CHOLMOD factor is
+    # refactorised in place, the kept copy is not)
+    eq.factor(K_other, ce, start=False)
+    assert eq.solver.n_factor == n + 1
+    eq.kept = kept
+    eq.factor(np.array(K, dtype=float), ce, start=True, keep=True)
+    assert eq.n_reused == 1 and eq.solver.n_factor == n + 1
+    # the kept copy is the first factor still (refinement would hide a factor of the
+    # other matrix in x1: its own solve does not)
+    assert np.array_equal(eq.solver._plain.factor.f(rhs), raw0)
+    x1 = eq.solve(rhs, np.zeros(0))[0]
+    assert np.abs(x1 - x0).max() <= 1e-14 * np.abs(x0).max()
+    eq.factor(K_other, ce, start=True, keep=True)
+    assert eq.n_reused == 1 and eq.solver.n_factor == n + 2
+    x2 = eq.solve(rhs, np.zeros(0))[0]
+    dense2 = np.linalg.solve(s.csc(K_other).toarray(), rhs)
+    assert np.abs(x2 - dense2).max() <= 1e-10 * np.abs(dense2).max()
