@@ -81,6 +81,8 @@ than the Newton tests it feeds.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..lazy import lazy_module
@@ -150,27 +152,37 @@ class _Analyses:
     (``_Held.sel``: the stored lower entries it holds, None for all) and on what was asked
     (``kind``: 'auto', the mode decided by the fill ratio, or a forced or re-analysed
     mode); a kept one is an unfactorised template whose copy each part factorises (a
-    CHOLMOD factor holds its numbers: parts alive at once must not share one). On the 3D
+    CHOLMOD factor holds its numbers: parts alive at once must not share one). A copy
+    shares its template's ``cholmod_common`` (CHOLMOD's workspace, one per thread by its
+    rules), so an analysis is reused only in the thread that made it: runs of one System
+    in two threads at once each analyse for themselves. On the 3D
     grid's dynamics the first iterate from rest, whose rotational couplings are still zero,
     has a lower pattern whose analyses cost more than two Newton iterations of the later
     ones, made again by every run before."""
 
     def __init__(self) -> None:
-        self.kept: list[tuple] = []          # (kind, sel, template, mode, fill), newest last
+        # (thread, kind, sel, template, mode, fill), newest last
+        self.kept: list[tuple] = []
+        self._lock = threading.Lock()
 
     def get(self, kind: str, sel: np.ndarray | None) -> tuple | None:
-        """(a copy of the kept factor, mode, fill) for this lower pattern and kind, or None."""
-        for i, (k, s, template, mode, fill) in enumerate(self.kept):
-            if k == kind and (s is None if sel is None else
-                              s is not None and np.array_equal(s, sel)):
-                self.kept.append(self.kept.pop(i))
-                return template.copy(), mode, fill
+        """(a copy of the kept factor, mode, fill) for this lower pattern and kind made in
+        this thread, or None."""
+        me = threading.get_ident()
+        with self._lock:
+            for i, entry in enumerate(self.kept):
+                t, k, s, template, mode, fill = entry
+                if t == me and k == kind and (s is None if sel is None else
+                                              s is not None and np.array_equal(s, sel)):
+                    self.kept.append(self.kept.pop(i))
+                    return template.copy(), mode, fill
         return None
 
     def put(self, kind: str, sel: np.ndarray | None, f, mode: str, fill: float) -> None:
         """Keep the just analysed (not yet factorised) ``f``'s copy for this lower pattern."""
-        self.kept.append((kind, sel, f.copy(), mode, fill))
-        del self.kept[:-KEPT_ANALYSES]
+        with self._lock:
+            self.kept.append((threading.get_ident(), kind, sel, f.copy(), mode, fill))
+            del self.kept[:-KEPT_ANALYSES]
 
 
 class SymmetricPart:

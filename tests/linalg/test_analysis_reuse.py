@@ -7,6 +7,8 @@ pattern to the cache, so analysed afresh) and with SciPy's sparse solve of the m
 A cache keyed on the stored pattern alone would hand a sparser lower pattern's analysis to a
 denser one (a wrong fill ratio, and a factor missing entries), one that ignored the forced
 mode the simplicial analysis to a supernodal part."""
+import threading
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -131,3 +133,52 @@ def test_a_second_run_on_a_system_reuses_the_analyses_and_equals_the_first(monke
     q0, q1 = np.asarray(runs[0].q), np.asarray(runs[1].q)
     assert np.abs(q0 - q0[0]).max() > 1e-6
     assert np.array_equal(q0, q1)
+
+
+def test_an_analysis_is_not_reused_in_another_thread():
+    """A kept analysis's copies share its CHOLMOD workspace (``cholmod_common``, one per thread
+    by CHOLMOD's rules): a part in another thread analyses for itself, and solves right."""
+    A = grid_matrix(9, skew=0.02, seed=5)
+    b = np.random.default_rng(4).standard_normal(A.shape[0])
+    first = SymmetricPart(A.indptr, A.indices, A.shape[0])
+    check(first, A, b)
+    out = {}
+
+    def other():
+        part = SymmetricPart(A.indptr, A.indices, A.shape[0])
+        out["x"] = solved(part, A, b)
+        out["counts"] = (part.analyses, part.reused)
+    th = threading.Thread(target=other)
+    th.start()
+    th.join()
+    assert out["counts"] == (1, 0)
+    ref = spla.spsolve(A.tocsc(), b)
+    assert np.abs(out["x"] - ref).max() <= 1e-10 * np.abs(ref).max()
+    # while this thread's later part still reuses its own
+    again = SymmetricPart(A.indptr, A.indices, A.shape[0])
+    check(again, A, b)
+    assert (again.analyses, again.reused) == (0, 1)
+
+
+def test_two_threads_running_one_system_on_the_path_give_the_fresh_results():
+    """Runs of one System in two threads at once (after a first run kept its analyses): each
+    equals the same run on a System compiled for it alone, bit for bit."""
+    def build():
+        return clamped_grid(4, 0.02, gravity=(0.0, 0.0, -9.81))[0].compile()
+    s = build()
+    kw = dict(t_end=3e-3, dt=1e-3, rho_inf=0.9, newton="full", linear_solver="cholmod-refined")
+    fb.simulate(s, **kw)
+    dts = [1e-3, 5e-4]
+    out = [None, None]
+
+    def run(k):
+        out[k] = fb.simulate(s, **dict(kw, dt=dts[k]))
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for k in range(2):
+        ref = fb.simulate(build(), **dict(kw, dt=dts[k]))
+        assert out[k].stats["linear_solver"] == "cholmod-refined"
+        assert np.array_equal(np.asarray(out[k].q), np.asarray(ref.q))
