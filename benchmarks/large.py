@@ -12,7 +12,10 @@ For each: symbolic analysis (once), numeric factorisation, one solve (best of 3)
 factor's memory. For the model: build and compile time, the System's memory per DOF (RSS
 growth), one assembly of residual and tangent, and the cost of a whole Newton iteration of
 ``fb.static`` / ``fb.simulate`` (full Newton) against one refactorisation plus solve of the
-backend ``auto`` chose. Prints tables, saves benchmarks/results/large.json (merged with the
+backend ``auto`` chose. In dynamics that reference is measured on the symmetric part of the
+run's own last iteration matrix (``dynamics_iteration``; the matrix at rest, ``dynamics``,
+holds the rotational couplings of a spatial model as stored zeros, which a backend that
+drops them factorised at about half the cost). Prints tables, saves benchmarks/results/large.json (merged with the
 sizes of earlier runs, so that the 1e6 runs can be made separately).
 
     python benchmarks/large.py [--sizes 1e4,1e5] [--models chain,grid] [--skip-newton]
@@ -287,6 +290,24 @@ def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True)
         w2, c2, i2 = dyn(n2)
         out["load_dynamic"].append(load())
         out["dynamic_in_run_factor_solve_cpu_ms"] = 1e3 * inner[0] / max(inner[1], 1)
+        # the reference matrix: the last iteration matrix of a one-step run (untimed), not
+        # K + M / (beta h^2) at rest, whose rotational couplings are still zero (stored
+        # zeros: about 0.4 of the entries on the 3D grid), so that a backend that drops
+        # stored zeros factorised a much sparser matrix than the run does
+        last = {}
+        orig_lf = linalg.LinearSolver.factorize
+
+        def keep_last(self, A, *a, **k):
+            if getattr(A, "format", None) == "csc" and A.shape[0] == A.shape[1]:
+                last["S"] = (A.data.copy(), A.indices, A.indptr, A.shape)
+            return orig_lf(self, A, *a, **k)
+        linalg.LinearSolver.factorize = keep_last
+        try:
+            fb.simulate(s, t_end=H, dt=H, rho_inf=0.9, newton="full")
+        finally:
+            linalg.LinearSolver.factorize = orig_lf
+        if "S" in last:
+            out["_iteration_matrix"] = last["S"]
     except _Skip:
         pass
     finally:
@@ -392,7 +413,19 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
         on_row(dict(row, newton="not finished"))
     if not skip_newton:
         row.update(newton_cost(s, statics and s.n_free <= STATIC_MAX, steps, dynamics))
-        for what, pre in (("statics", "static"), ("dynamics", "dynamic")):
+        held = row.pop("_iteration_matrix", None)
+        if held is not None:
+            import scipy.sparse as sps
+            S = sps.csc_matrix(held[:3], shape=held[3])
+            # its symmetric part: what a Cholesky backend (and the run's near-symmetric
+            # path) factorises; SuperLU's LU of it costs as much as of S
+            F = ((S + S.T) * 0.5).tocsc()
+            F.sort_indices()
+            row["dynamics_iteration"] = backends(F, b, names)
+            row["dynamics_iteration_nnz"] = [int(S.nnz), int(np.count_nonzero(S.data))]
+            del S, F, held
+        dyn_ref = "dynamics_iteration" if "dynamics_iteration" in row else "dynamics"
+        for what, pre in (("statics", "static"), (dyn_ref, "dynamic")):
             timed = [x for x in row.get(what, ()) if "factor_cpu_ms" in x]
             # the reference: auto's factor + solve, else (not measured) the fastest backend's
             auto = [x for x in timed if x["backend"] == "auto"] or sorted(
@@ -460,7 +493,7 @@ def show(rows: list[dict]) -> None:
                       f"{r['static_loop_without_check_cpu_ms']:.1f} ms; the check "
                       f"{r['stability_check_ms_per_step']:.1f} / "
                       f"{r['stability_check_cpu_ms_per_step']:.1f} ms per load step")
-        for what in ("statics", "dynamics"):
+        for what in ("statics", "dynamics", "dynamics_iteration"):
             if what not in r:
                 continue
             print(f"  {what:9s} {'backend':>28s} {'analyse ms':>11s} {'factor ms':>20s} "

@@ -81,10 +81,13 @@ than the Newton tests it feeds.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..lazy import lazy_module
 from . import _kernels, cholmod_spd, skew_krylov
+from .envelope import pattern_plan
 from .factorization import PATTERN_SLACK, Singular
 
 cholmod = lazy_module("sksparse.cholmod")
@@ -108,6 +111,9 @@ STORED_SHARE = 0.9
 # corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
 # a pair of triangular solves and a product with S, far less than a factorisation
 MAX_REFINE = 8
+# symbolic analyses kept per stored pattern for later SymmetricParts of it (_Analyses): a
+# run's first iterate from rest and its later iterates take two lower patterns
+KEPT_ANALYSES = 4
 
 
 class Refused(Exception):
@@ -138,6 +144,47 @@ class _Held:
         np.cumsum(np.bincount(cols, minlength=part.n), out=self.indptr[1:])
 
 
+class _Analyses:
+    """CHOLMOD's symbolic analyses of the lower patterns of one stored pattern, kept in its
+    :func:`~fembody.linalg.envelope.pattern_plan` for every :class:`SymmetricPart` of it
+    (each run makes its own LinearSolver, and so its own SymmetricPart): the design's
+    "symbolic analysis once per pattern". An analysis depends on the lower pattern alone
+    (``_Held.sel``: the stored lower entries it holds, None for all) and on what was asked
+    (``kind``: 'auto', the mode decided by the fill ratio, or a forced or re-analysed
+    mode); a kept one is an unfactorised template whose copy each part factorises (a
+    CHOLMOD factor holds its numbers: parts alive at once must not share one). A copy
+    shares its template's ``cholmod_common`` (CHOLMOD's workspace, one per thread by its
+    rules), so an analysis is reused only in the thread that made it: runs of one System
+    in two threads at once each analyse for themselves. On the 3D
+    grid's dynamics the first iterate from rest, whose rotational couplings are still zero,
+    has a lower pattern whose analyses cost more than two Newton iterations of the later
+    ones, made again by every run before."""
+
+    def __init__(self) -> None:
+        # (thread, kind, sel, template, mode, fill), newest last
+        self.kept: list[tuple] = []
+        self._lock = threading.Lock()
+
+    def get(self, kind: str, sel: np.ndarray | None) -> tuple | None:
+        """(a copy of the kept factor, mode, fill) for this lower pattern and kind made in
+        this thread, or None."""
+        me = threading.get_ident()
+        with self._lock:
+            for i, entry in enumerate(self.kept):
+                t, k, s, template, mode, fill = entry
+                if t == me and k == kind and (s is None if sel is None else
+                                              s is not None and np.array_equal(s, sel)):
+                    self.kept.append(self.kept.pop(i))
+                    return template.copy(), mode, fill
+        return None
+
+    def put(self, kind: str, sel: np.ndarray | None, f, mode: str, fill: float) -> None:
+        """Keep the just analysed (not yet factorised) ``f``'s copy for this lower pattern."""
+        with self._lock:
+            self.kept.append((threading.get_ident(), kind, sel, f.copy(), mode, fill))
+            del self.kept[:-KEPT_ANALYSES]
+
+
 class SymmetricPart:
     """The near-symmetric path for one CSC pattern ``(indptr, indices)`` (n x n, a
     structurally symmetric pattern): :meth:`factorize` returns a :class:`RefinedCholesky`, or
@@ -153,23 +200,15 @@ class SymmetricPart:
         self.mode = mode
         self.active_mode: str | None = None      # the mode of the current analysis
         self.pattern = (indptr, indices)
-        cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-        rows = np.asarray(indices, dtype=np.int64)
-        key = rows * n + cols
-        order = np.argsort(key, kind="stable")
-        where = np.searchsorted(key[order], cols * n + rows)
-        where = np.minimum(where, len(key) - 1)
-        mirror = order[where]
-        # a pattern that is not structurally symmetric has no mirror for some entry: the
-        # path is never taken for it
-        self.symmetric_pattern = bool(np.array_equal(key[mirror], cols * n + rows))
-        self.mirror = mirror
-        low = np.flatnonzero(rows >= cols)
-        self.low, self.low_mirror = low, mirror[low]
-        self.low_rows = rows[low].astype(np.int32)
-        self.low_cols = np.ascontiguousarray(cols[low])
-        self.low, self.low_mirror = (np.ascontiguousarray(a, dtype=np.int64)
-                                     for a in (self.low, self.low_mirror))
+        plan = pattern_plan(indptr, indices, n)
+        # the analyses (kept for every part of this pattern) and the maps below, which
+        # depend on the pattern alone (made once per pattern, read only)
+        self._analyses = plan.setdefault("near_symmetric_analyses", _Analyses())
+        maps = plan.get("near_symmetric_maps")
+        if maps is None:
+            maps = plan["near_symmetric_maps"] = self._maps(indptr, indices, n)
+        (self.symmetric_pattern, self.mirror, self.low, self.low_mirror, self.low_rows,
+         self.low_cols) = maps
         self._f = None                       # CHOLMOD's factor (its analysis)
         self.fill = np.inf                   # fill_ratio of the analysed lower pattern
         self._f_mode: str | None = None      # the mode _f's analysis was made in
@@ -177,6 +216,7 @@ class SymmetricPart:
         self._held: _Held | None = None      # the lower pattern _f was analysed on
         self._zeros: np.ndarray | None = None
         self.analyses = 0                    # symbolic analyses made (a diagnostic)
+        self.reused = 0                      # ... and taken from _Analyses instead
         # shared with this pattern's factors: the last factor's first solve needed the Krylov
         # solve (:mod:`.skew_krylov`), so the next factor's solves start there, not with a
         # refinement that would give up after its first corrections (a frictional run)
@@ -186,6 +226,29 @@ class SymmetricPart:
         # reused by the several solves of a Newton step, each of which costs the Krylov
         # solve 8-10 steps)
         self.krylov = False
+
+    @staticmethod
+    def _maps(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple:
+        """(structurally symmetric, mirror, low, low_mirror, low_rows, low_cols) of a CSC
+        pattern: each entry's mirror entry, the lower entries and their mirrors, rows and
+        columns."""
+        cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        rows = np.asarray(indices, dtype=np.int64)
+        key = rows * n + cols
+        order = np.argsort(key, kind="stable")
+        where = np.searchsorted(key[order], cols * n + rows)
+        where = np.minimum(where, len(key) - 1)
+        mirror = order[where]
+        # a pattern that is not structurally symmetric has no mirror for some entry: the
+        # path is never taken for it
+        symmetric = bool(np.array_equal(key[mirror], cols * n + rows))
+        low = np.flatnonzero(rows >= cols)
+        low_rows = rows[low].astype(np.int32)
+        low_cols = np.ascontiguousarray(cols[low])
+        low_mirror = np.ascontiguousarray(mirror[low], dtype=np.int64)
+        low = np.ascontiguousarray(low, dtype=np.int64)
+        # (shared by every part of the pattern: read only)
+        return symmetric, mirror, low, low_mirror, low_rows, low_cols
 
     def asymmetry(self, data: np.ndarray) -> float:
         """max |S_ij - S_ji| / max |S_ij| (inf on a pattern that is not symmetric or a zero
@@ -257,7 +320,6 @@ class SymmetricPart:
         if L is not None and self._f is None:
             self._f, self.active_mode, self.fill = self._analyze(L)
             self._f_mode = self.mode or "simplicial"          # the mode _f was analysed in
-            self.analyses += 1
         self._pending = (data, asym, L, top)
         return asym, L
 
@@ -283,7 +345,8 @@ class SymmetricPart:
         if L is None:                # not structurally symmetric (or all zero)
             return None
         if self.active_mode == "supernodal" and self._f_mode != "supernodal":
-            self._f = cholmod_spd.analyze(L, mode="supernodal")
+            self._f = self._kept_or("supernodal", lambda: (
+                cholmod_spd.analyze(L, mode="supernodal"), "supernodal", self.fill))[0]
         self._f_mode = self.active_mode
         try:
             self._f.cholesky_inplace(L)
@@ -306,15 +369,35 @@ class SymmetricPart:
         and the analysis's ordering): simplicial (AMD) unless that ratio exceeds
         :func:`.cholmod_spd.supernodal_ratio`, where the supernodal LL^T with nested dissection
         is taken, as :class:`.cholmod_spd.CholmodSPD` does (a forced ``mode`` is analysed in
-        that mode)."""
+        that mode). Kept for later parts of the pattern (:class:`_Analyses`)."""
         if self.mode is not None:
-            f = cholmod_spd.analyze(L, mode=self.mode)
-            return f, self.mode, cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P()))
-        f = cholmod.analyze(L, mode="simplicial")
-        fill = cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P()))
-        # (the supernodal analysis is made by factorize, if this matrix gets there: auto
-        # reads the fill first and, above NEAR_SYMMETRIC_FILL, never factorises it here)
-        return f, "simplicial" if fill <= cholmod_spd.supernodal_ratio() else "supernodal", fill
+            def made():
+                f = cholmod_spd.analyze(L, mode=self.mode)
+                return (f, self.mode,
+                        cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P())))
+            return self._kept_or("forced " + self.mode, made)
+
+        def made():
+            f = cholmod.analyze(L, mode="simplicial")
+            fill = cholmod_spd.fill_ratio(cholmod_spd.column_counts(L, f.P()))
+            # (the supernodal analysis is made by factorize, if this matrix gets there: auto
+            # reads the fill first and, above NEAR_SYMMETRIC_FILL, never factorises it here)
+            return (f, "simplicial" if fill <= cholmod_spd.supernodal_ratio()
+                    else "supernodal", fill)
+        return self._kept_or("auto", made)
+
+    def _kept_or(self, kind: str, made) -> tuple[object, str, float]:
+        """(factor, mode, fill) of the current lower pattern (``self._held``) for ``kind``:
+        a copy of the kept analysis (:class:`_Analyses`), else ``made()``'s, then kept."""
+        sel = self._held.sel
+        hit = self._analyses.get(kind, sel)
+        if hit is not None:
+            self.reused += 1
+            return hit
+        f, mode, fill = made()
+        self.analyses += 1
+        self._analyses.put(kind, sel, f, mode, fill)
+        return f, mode, fill
 
 
 class RefinedCholesky:
