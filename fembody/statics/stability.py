@@ -686,21 +686,9 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
         modes.append(X)
         if np.any(lam.real > DAMPED_TOL * np.abs(lam)) or not np.isfinite(top):
             break
-        d = np.sort(np.abs(lam - sigma))
-        R = float(d[-2]) if d.size >= 2 else 0.0
-        if R <= width:
-            if k >= kmax:
-                break
-            k = min(2 * k, kmax)
-            continue
-        h = math.sqrt(R * R - width * width)
-        if edge is not None and y - h > edge:
-            y = edge + 0.5 * h                 # a gap: nearer the part covered
-            continue
-        edge = y + h
-        if edge >= top:
+        y, edge, k, done = _next_disk(np.abs(lam - sigma), y, width, edge, top, k, kmax)
+        if done:
             break
-        y = edge + h
     lam = np.concatenate(roots) if roots else np.zeros(0, dtype=complex)
     V = np.concatenate(modes, axis=1) if modes else np.zeros((n, 0), dtype=complex)
     if not np.any(lam.real > DAMPED_TOL * np.abs(lam)) and (edge is None or edge < top):
@@ -712,6 +700,28 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
                       f"per radian can lie (|Im lambda| up to {top:.4g} 1/s; {why}); the "
                       "state is judged on the roots found", StabilityWarning, stacklevel=4)
     return lam, V
+
+
+def _next_disk(dist: np.ndarray, centre: float, half: float, edge, top: float, k: int,
+               kmax: int) -> tuple[float, "float | None", int, bool]:
+    """One step of the disk march of :func:`_damped_sparse_roots` and
+    :func:`_sparse_undamped_flutter`: from the distances ``dist`` of one shift-invert run's
+    eigenvalues to its centre, the run sees the band's whole width ``2 half`` between
+    ``centre - h`` and ``centre + h``, ``h = sqrt(R^2 - half^2)``, ``R`` the second farthest
+    distance (the farthest may lack its conjugate). Returns the next centre, the right end
+    ``edge`` of the part covered (None before the first disk), the next eigenvalue count and
+    whether the march is done: ``R <= half`` doubles ``k`` (done at ``kmax``), a disk that
+    leaves a gap pulls the centre back nearer the part covered, and the march is done where
+    the cover reaches ``top``."""
+    d = np.sort(dist)
+    R = float(d[-2]) if d.size >= 2 else 0.0
+    if R <= half:
+        return centre, edge, min(2 * k, kmax), k >= kmax
+    h = math.sqrt(R * R - half * half)
+    if edge is not None and centre - h > edge:
+        return edge + 0.5 * h, edge, k, False       # a gap: nearer the part covered
+    edge = centre + h
+    return edge + h, edge, k, edge >= top
 
 
 def _refined_root(K, C, M, Bc, lam: complex, x: np.ndarray) -> tuple[complex, np.ndarray]:
@@ -814,23 +824,10 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
         Vs.append(V)
         if np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w)) or not np.isfinite(nu):
             break
-        d = np.sort(np.abs(w - shift))
-        R = float(d[-2]) if d.size >= 2 else 0.0
-        if R <= nu:
-            if k >= min(FLUTTER_DISK_MAX, n - 2):
-                break
-            k = min(2 * k, FLUTTER_DISK_MAX, n - 2)
-            continue
-        h = math.sqrt(R * R - nu * nu)
-        if edge is not None and shift - h > edge:
-            shift = edge + 0.5 * h            # a gap: nearer the part covered
-            continue
-        edge = shift + h
-        if edge >= top:
+        shift, edge, k, done = _next_disk(np.abs(w - shift), shift, nu, edge, top, k,
+                                          min(FLUTTER_DISK_MAX, n - 2))
+        if done:
             break
-        shift = edge + h
-    else:
-        pass
     w = np.concatenate(ws) if ws else np.zeros(0, dtype=complex)
     V = np.concatenate(Vs, axis=1) if Vs else np.zeros((n, 0))
     found = np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w))
