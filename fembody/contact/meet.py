@@ -441,6 +441,40 @@ class _PlanarTakeBack(ContactRows):
         return [self.label(i) for i in range(len(self))]
 
 
+def _node_rows(block, pos: np.ndarray, side: np.ndarray, tangent: bool, count: int,
+               held: np.ndarray | None = None) -> list:
+    """The node-on-element rows ``c < count`` a planar take-back block weights (its
+    ``_triplet``, ``_cols``, ``radius``, ``k``): per row, in its zone ``(n,)``, the penalty
+    energy ``(n,)`` [J], its gradient ``(n, m d)`` and (``tangent``) Hessian on the block's
+    ``m`` nodes, on the run's ``side`` ``(n, count)``; ``held`` ``(n, count)`` (default
+    None: every row) switches rows off (zero energy, still reported in their zone)."""
+    n, m, d = pos.shape
+    out = []
+    for c in range(count):
+        tri = block._triplet(pos, c)
+        z, ok = closest_node(tri)
+        rho, G3, H3 = signed(tri, side[:, c], block.radius, *distance("node", tri, z,
+                                                                       tangent))
+        g = rho - block.radius
+        on = ok & (rho != 0.0) & (g < 0.0)
+        if held is not None:
+            on = on & held[:, c]
+        kg = np.where(on, block.k * g, 0.0)
+        E = 0.5 * kg * g
+        G = np.zeros((n, m * d))
+        cols = block._cols[:, c]
+        G[np.arange(n)[:, None], cols] = kg[:, None] * G3
+        H = None
+        if tangent:
+            H = np.zeros((n, m * d, m * d))
+            kon = np.where(on, block.k, 0.0)
+            H3 = (kon[:, None, None] * G3[:, :, None] * G3[:, None, :]
+                  + kg[:, None, None] * H3)
+            H[np.arange(n)[:, None, None], cols[:, :, None], cols[:, None, :]] = H3
+        out.append((ok & (rho != 0.0), E, G, H))
+    return out
+
+
 class EndOverlapBlock(_PlanarTakeBack):
     """The take-back of two overlapping planar free ends' rows (module docstring), a force
     block of the System (the contract of :class:`fembody.elements.base.Block`) on the
@@ -540,30 +574,9 @@ class EndOverlapBlock(_PlanarTakeBack):
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
         """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
-        ``(n, 8)`` and (``tangent``) Hessian over the row's four nodes."""
-        n, m, d = pos.shape
-        out = []
-        for c in (0, 1):
-            tri = self._triplet(pos, c)
-            z, ok = closest_node(tri)
-            rho, G3, H3 = signed(tri, side[:, c], self.radius, *distance("node", tri, z,
-                                                                          tangent))
-            g = rho - self.radius
-            on = ok & (rho != 0.0) & (g < 0.0)
-            kg = np.where(on, self.k * g, 0.0)
-            E = 0.5 * kg * g
-            G = np.zeros((n, m * d))
-            cols = self._cols[:, c]
-            G[np.arange(n)[:, None], cols] = kg[:, None] * G3
-            H = None
-            if tangent:
-                H = np.zeros((n, m * d, m * d))
-                kon = np.where(on, self.k, 0.0)
-                H3 = kon[:, None, None] * G3[:, :, None] * G3[:, None, :] + kg[:, None,
-                                                                                None] * H3
-                H[np.arange(n)[:, None, None], cols[:, :, None], cols[:, None, :]] = H3
-            out.append((ok & (rho != 0.0), E, G, H))
-        return out
+        ``(n, 8)`` and (``tangent``) Hessian over the row's four nodes
+        (:func:`_node_rows`)."""
+        return _node_rows(self, pos, side, tangent, 2)
 
     def _sigma(self, pos: np.ndarray, side: np.ndarray, tri: np.ndarray | None = None
                ) -> np.ndarray:
@@ -1103,30 +1116,9 @@ class EntryRampBlock(_PlanarTakeBack):
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
         """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
-        ``(n, 10)`` and (``tangent``) Hessian over the row's five nodes."""
-        n, m, d = pos.shape
-        out = []
-        for c in range(5):
-            tri = self._triplet(pos, c)
-            z, ok = closest_node(tri)
-            rho, G3, H3 = signed(tri, side[:, c], self.radius, *distance("node", tri, z,
-                                                                          tangent))
-            g = rho - self.radius
-            on = ok & (rho != 0.0) & (g < 0.0) & self._on[:, c]
-            kg = np.where(on, self.k * g, 0.0)
-            E = 0.5 * kg * g
-            G = np.zeros((n, m * d))
-            cols = self._cols[:, c]
-            G[np.arange(n)[:, None], cols] = kg[:, None] * G3
-            H = None
-            if tangent:
-                H = np.zeros((n, m * d, m * d))
-                kon = np.where(on, self.k, 0.0)
-                H3 = (kon[:, None, None] * G3[:, :, None] * G3[:, None, :]
-                      + kg[:, None, None] * H3)
-                H[np.arange(n)[:, None, None], cols[:, :, None], cols[:, None, :]] = H3
-            out.append((ok & (rho != 0.0), E, G, H))
-        return out
+        ``(n, 10)`` and (``tangent``) Hessian over the row's five nodes (:func:`_node_rows`;
+        a row only where ``_on`` holds it)."""
+        return _node_rows(self, pos, side, tangent, 5, self._on)
 
     def _energy(self, x: np.ndarray, side, tangent: bool, parts: tuple | None = None):
         """Per row the energy taken back ``-sum_r A_r W_r`` [J] ``(n,)``, its gradient
