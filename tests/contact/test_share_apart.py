@@ -7,13 +7,10 @@ import math
 import numpy as np
 import pytest
 
-import fembody as fb
-
 from .test_blend_entry import _total
-from .test_ends3d import ALL, K, R, SEC, STEEL
-from .test_sharp_v import DEPTH, _points, _sampled_fine
+from .test_ends3d import K, R
+from .test_sharp_v import DEPTH, _points, _rod_across, _sampled_fine
 
-LIFT = 0.15         # the rod built this far above its place [m] (clear of the walls)
 
 
 def _rod(gamma_deg: float, phi_deg: float, le: float, dx: float = 0.0, swap: bool = False):
@@ -23,28 +20,7 @@ def _rod(gamma_deg: float, phi_deg: float, le: float, dx: float = 0.0, swap: boo
     each wall on the V's plane of symmetry), built LIFT higher. Returns the System, the
     rod's node ids, ``d``, the walls, the rod's nodes as built, the move that puts it in
     place, the walls' directions and ``z0``."""
-    m = fb.Model(dim=3)
-    g = math.radians(gamma_deg) / 2
-    u1 = np.array([-math.sin(g), 0.0, math.cos(g)])
-    u2 = np.array([math.sin(g), 0.0, math.cos(g)])
-    b1 = m.add_beam(tuple(0.2 * u1), (0.0, 0.0, 0.0), n=1, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(0.2 * u2), n=1, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
-    z0 = (2 * R - DEPTH) / math.sin(g)
-    phi = math.radians(phi_deg)
-    d = np.array([math.sin(phi), math.cos(phi), 0.0])
-    c = np.array([dx, 0.0, z0 + LIFT])
-    A = m.add_beam(tuple(c - 5 * le * d), tuple(c + 5 * le * d), n=10, material=STEEL,
-                   section=SEC, orientation=(0, 0, 1))
-    for b in (b1, b2):
-        m.add_beam_contact(*((b, A) if swap else (A, b)), radius=R, stiffness=K)
-    walls = [(0.2 * u1, np.zeros(3)), (np.zeros(3), 0.2 * u2)]
-    a_x = c + np.outer(np.arange(-5, 6) * le, d)
-    return (m.compile(), [nd.id for nd in A.nodes], d, walls, a_x,
-            np.array([0.0, 0.0, -LIFT]), (u1, u2), z0)
+    return _rod_across(gamma_deg, phi_deg, dx, swap, le)
 
 
 def _apart(d, walls_u, z0, dx, le, slide):

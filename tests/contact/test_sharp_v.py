@@ -18,10 +18,11 @@ LIFT = 0.15         # the rod built this far above its place [m] (clear of the w
 DEPTH = 0.002       # the rod 2 mm into each wall at the V's plane of symmetry [m]
 
 
-def _rod_across(gamma_deg: float, phi_deg: float, dx: float = 0.0, swap: bool = False):
+def _rod_across(gamma_deg: float, phi_deg: float, dx: float = 0.0, swap: bool = False,
+               le: float = LE):
     """B: a V of two fixed one-element walls (0.2 m) rising from the origin at
-    ``+-gamma/2`` from z in the x-z plane; A: a rod of ten LE elements along ``d = (sin
-    phi, cos phi, 0)`` through ``(0, 0, z0)``, DEPTH into each wall there (``z0
+    ``+-gamma/2`` from z in the x-z plane; A: a rod of ten elements of length ``le`` [m]
+    (default LE) along ``d = (sin phi, cos phi, 0)`` through ``(0, 0, z0)``, DEPTH into each wall there (``z0
     sin(gamma/2) = 2 R - DEPTH``), built LIFT higher, its middle node on the V's plane of
     symmetry (or ``dx`` [m] off it along x, nearer wall 2: the two pairs' energies differ,
     so the ``min`` rule's choice is not a tie decided by rounding); ``swap``: the contacts
@@ -42,12 +43,12 @@ def _rod_across(gamma_deg: float, phi_deg: float, dx: float = 0.0, swap: bool = 
     phi = math.radians(phi_deg)
     d = np.array([math.sin(phi), math.cos(phi), 0.0])
     c = np.array([dx, 0.0, z0 + LIFT])
-    A = m.add_beam(tuple(c - 5 * LE * d), tuple(c + 5 * LE * d), n=10, material=STEEL,
+    A = m.add_beam(tuple(c - 5 * le * d), tuple(c + 5 * le * d), n=10, material=STEEL,
                    section=SEC, orientation=(0, 0, 1))
     for b in (b1, b2):
         m.add_beam_contact(*((b, A) if swap else (A, b)), radius=R, stiffness=K)
     walls = [(0.2 * u1, np.zeros(3)), (np.zeros(3), 0.2 * u2)]
-    a_x = c + np.outer(np.arange(-5, 6) * LE, d)
+    a_x = c + np.outer(np.arange(-5, 6) * le, d)
     return (m.compile(), [nd.id for nd in A.nodes], d, walls, a_x,
             np.array([0.0, 0.0, -LIFT]), (u1, u2), z0)
 
