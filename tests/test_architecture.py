@@ -422,3 +422,122 @@ def test_no_solver_writes_to_a_compiled_block():
             bad += [f"{name}:{line}: {text}"
                     for line, text in _block_writes(ast.parse(path.read_text()))]
     assert not bad, "writes to a compiled block:\n" + "\n".join(bad)
+
+
+# ------------------------------------------- no reads of another package's private state
+# the classes whose underscored attributes (their private state and helpers) other packages
+# must not read: a solver that reached into a linear solver's factor, or a contact update
+# into the System's maps, breaks when the owner changes them. Each offers a public method
+# for what others need (LinearSolver.hold/take_back, System.gather_index)
+GUARDED = {"fembody.linalg.linalg": ("LinearSolver", "SaddlePointSolver"),
+           "fembody.linalg.near_symmetric": ("RefinedCholesky",),
+           "fembody.system.system": ("System",)}
+# reads known and left, by module: (names, why). TurningLoads (fembody/turning.py) is a part
+# of the compiled System (System.turning_loads, built by its constructor) and keeps its
+# per-t load values in the System's memo; it belongs with the System's parts
+PRIVATE_READS_LEFT = {"fembody.turning": ({"_memo"}, "a part of the System, outside it")}
+
+
+def _package(name: str) -> str:
+    return name if _is_package(name) else name.rsplit(".", 1)[0]
+
+
+def _top_package(name: str) -> str:
+    """fembody's sub-package a module belongs to (``fembody.linalg`` for
+    ``fembody.linalg.near_symmetric``)."""
+    return ".".join(name.split(".")[:2])
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.endswith("__")
+
+
+def _own_private_names(tree: ast.AST, classes: tuple | None = None) -> set[str]:
+    """The underscored names a module's classes (``classes``; None: all of them) define as
+    their own: methods, class attributes, and attributes stored on ``self`` (directly or by
+    ``object.__setattr__(self, ...)``/``setattr(self, ...)``)."""
+    out = set()
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef) or (classes is not None and cls.name not in
+                                                 classes):
+            continue
+        for node in ast.walk(cls):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    _private(node.name):
+                out.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
+                    isinstance(node.value, ast.Name) and node.value.id == "self" and \
+                    _private(node.attr):
+                out.add(node.attr)
+            elif isinstance(node, ast.Call) and len(node.args) >= 2 and \
+                    isinstance(node.args[1], ast.Constant) and \
+                    isinstance(node.args[1].value, str) and _private(node.args[1].value):
+                f = node.func
+                fname = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+                if fname in ("setattr", "__setattr__"):
+                    out.add(node.args[1].value)
+        for node in cls.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(t, ast.Name) and _private(t.id):
+                        out.add(t.id)
+    return out
+
+
+def _private_reads(tree: ast.AST, names: set[str]) -> list[tuple[int, str]]:
+    """(line, text) of every access ``x._name`` (``x`` not ``self`` or ``cls``) and every
+    ``getattr``/``hasattr``/``setattr``/``delattr(x, "_name", ...)`` with ``_name`` in
+    ``names``."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in names and not (
+                isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            out.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in ("getattr", "hasattr", "setattr", "delattr") and \
+                len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and \
+                node.args[1].value in names and not (
+                    isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")):
+            out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_the_private_read_scan_sees_every_form():
+    src = ("class A:\n    _k = 1\n    def __init__(self):\n        self._a = 1\n"
+           "        object.__setattr__(self, '_b', 2)\n    def _c(self):\n"
+           "        return self._a\n    def d(self):\n        self.e = 1\n")
+    assert _own_private_names(ast.parse(src)) == {"_k", "_a", "_b", "_c"}
+    src = ("x = solver._plain._fac\ny = getattr(system, '_gather_at', {})\n"
+           "z = hasattr(s, '_a')\nself._fac = 1\nw = cls._a\nv = other._x\n"
+           "u = getattr(self, '_a')\n")
+    found = sorted(text for _, text in _private_reads(ast.parse(src),
+                                                      {"_plain", "_fac", "_gather_at", "_a"}))
+    assert found == sorted(["solver._plain._fac", "solver._plain",
+                            "getattr(system, '_gather_at', {})", "hasattr(s, '_a')"])
+
+
+def test_no_module_reads_another_packages_private_solver_or_system_state():
+    """No module outside a guarded class's package reads that class's underscored attributes
+    (:data:`GUARDED`: the linear solvers and their near-symmetric factor, the compiled
+    System). Matched by name: a read of ``x._name`` counts where ``_name`` is a private
+    attribute of a guarded class and not one the reading module's own package defines on
+    its own classes (those names are its own, whatever ``x`` is)."""
+    guarded: dict[str, set[str]] = {}         # package -> its guarded private names
+    for mod, classes in GUARDED.items():
+        names = _own_private_names(ast.parse(MODULES[mod].read_text()), classes)
+        assert names, f"{mod}: no private names found in {classes}"
+        guarded.setdefault(_top_package(mod), set()).update(names)
+    own: dict[str, set[str]] = {}             # package -> the private names it defines
+    trees = {name: ast.parse(path.read_text()) for name, path in MODULES.items()}
+    for name, tree in trees.items():
+        own.setdefault(_top_package(name), set()).update(_own_private_names(tree))
+    bad = []
+    for name, tree in sorted(trees.items()):
+        pkg = _top_package(name)
+        for owner, names in guarded.items():
+            if owner == pkg:
+                continue
+            left = PRIVATE_READS_LEFT.get(name, (set(), ""))[0]
+            for line, text in _private_reads(tree, names - own.get(pkg, set()) - left):
+                bad.append(f"{name}:{line}: {text}")
+    assert not bad, "reads of another package's private state:\n" + "\n".join(bad)

@@ -552,17 +552,16 @@ class ContactState:
         energy released, the dissipation ``advance`` returns, bit for bit."""
         dissipated = stored = 0.0
         hist = self._friction
-        gathered = getattr(system, "_gather_at", {})
         for b in system.friction_blocks:
             slot = b.friction_slot
             side = self.side_of(b)
             # (only a block whose advance reads the history on its live rows alone)
             idle = getattr(b, "idle_at", None) if getattr(b, "advance_screened", False) else None
-            at = gathered.get(id(b)) if idle is not None and side is None else None
-            if at is not None and at[0] is b:
+            at = system.gather_index(b) if idle is not None and side is None else None
+            if at is not None:
                 deferred = hist.open_slip(slot) is not None
                 base = hist.base(slot)
-                if (deferred or not base.force.any()) and idle(q, at[1]):
+                if (deferred or not base.force.any()) and idle(q, at):
                     # the block's advance returns work - (0 - S), S the springs' energy
                     # before the step (zero after an idle step), the work 0.0 here
                     before = 0.0 if deferred else base.stored.sum()

@@ -51,7 +51,7 @@ from .cholmod_spd import CholmodSPD, NotPositiveDefinite
 from .cholmod_spd import analyze as _cholmod_analyze
 from .cholmod_spd import not_positive_definite as _not_positive_definite
 from .cholmod_spd import openblas as _cholmod_openblas
-from .near_symmetric import RefinedCholesky, Refused, SymmetricPart
+from .near_symmetric import HeldFactor, RefinedCholesky, Refused, SymmetricPart
 
 # refusals in a row (a symmetric part not definite, a refinement giving up: .near_symmetric
 # rules 1 and 3) after which a solver stops trying the near-symmetric path and stays on
@@ -429,6 +429,58 @@ class LinearSolver:
         self._fac, self.active = fac, "cholmod-refined"
         return True
 
+    def hold(self) -> HeldFactor | None:
+        """A copy of the current factorisation and of the matrix it factorises, to be taken
+        back by :meth:`take_back` after other matrices were factorised (a static analysis
+        that cuts its load step returns to a state whose tangent it factorised before).
+
+        Returns
+        -------
+        HeldFactor or None
+            The copy when the near-symmetric path made the current factorisation and no
+            solve of it has refused (``active`` 'cholmod-refined', no LU made): the
+            CHOLMOD factor copied, the matrix shared (the factor's own copy, which nothing
+            changes). None for any other factorisation (the LUs and Cholesky factors are
+            not copied) or before the first :meth:`factorize`.
+        """
+        fac = self._fac
+        if not isinstance(fac, RefinedCholesky) or fac.lu is not None:
+            return None
+        return HeldFactor(fac.copy())
+
+    def take_back(self, held: HeldFactor, A) -> bool:
+        """Make ``held`` (from :meth:`hold`) the current factorisation if ``A`` is its
+        matrix, instead of factorising ``A`` again.
+
+        Parameters
+        ----------
+        held : HeldFactor
+            A factorisation :meth:`hold` handed out (of this solver or one on the same
+            pattern).
+        A : scipy.sparse matrix, CSC or AssemblyTarget
+            The matrix :meth:`factorize` would be given.
+
+        Returns
+        -------
+        bool
+            True when ``A`` equals the held matrix entry for entry (the same pattern,
+            bitwise the same values): the solver is then as a factorisation of ``A`` on
+            the near-symmetric path leaves it (``active`` 'cholmod-refined', a new factor
+            on the held CHOLMOD copy with fresh solve counters; ``n_factor`` unchanged).
+            False, and nothing changed, for any other matrix.
+        """
+        if isinstance(A, AssemblyTarget):
+            A = A.csc()
+        if not _is_sparse(A) or not held.holds(A):
+            return False
+        # (the hint a factorisation of the path would pass: its pattern's, else a fresh one)
+        self._fac = held.factor.renewed(getattr(getattr(self, "_near", None), "hint", None))
+        self.active = "cholmod-refined"
+        if getattr(self, "keep_factorized", True):
+            M = held.matrix
+            self.factorized = CSC(M.data.copy(), M.indices, M.indptr, M.shape)
+        return True
+
     @property
     def envelope_ldl(self) -> EnvelopeLDL | None:
         """The envelope of the current factorisation when it is auto's LDL^T (which can
@@ -802,6 +854,43 @@ class SaddlePointSolver:
         counters keep their saved values)."""
         return restorable.restored(cls, state, cls._derived(),
                                    lambda solver, inputs: solver.factorize(*inputs))
+
+    def hold(self) -> HeldFactor | None:
+        """Without constraint rows: :meth:`LinearSolver.hold` of the solver of S, with the
+        B data of the current factorisation; None with constraint rows (the near-symmetric
+        path, the only factorisation held, does not serve them) or before the first
+        :meth:`factorize`."""
+        if self._plain is None or self.factorized is None:
+            return None
+        held = self._plain.hold()
+        return None if held is None else HeldFactor(held.factor, self.factorized[1])
+
+    def take_back(self, held: HeldFactor, Sdata, Bdata: np.ndarray) -> bool:
+        """Make ``held`` (from :meth:`hold`) the current factorisation if ``Sdata`` and
+        ``Bdata`` are its S and B entry for entry (:meth:`LinearSolver.take_back`): True,
+        and :attr:`factorized` is ``(Sdata, held.B)`` as after :meth:`factorize` with
+        ``owned`` (``Sdata`` kept, not copied: the caller never changes it); else False and
+        nothing changed.
+
+        Parameters
+        ----------
+        held : HeldFactor
+            What :meth:`hold` handed out.
+        Sdata : numpy.ndarray or AssemblyTarget
+            S's CSC data on the K pattern (as for :meth:`factorize`).
+        Bdata : numpy.ndarray
+            B's CSR data (empty without constraint rows).
+        """
+        if self._plain is None or held.B is None or not np.array_equal(
+                np.asarray(Bdata, dtype=float), held.B):
+            return False
+        S = Sdata if isinstance(Sdata, AssemblyTarget) else CSC(
+            np.asarray(Sdata), *self.S_pat, (self.nf, self.nf))
+        if not self._plain.take_back(held, S):
+            return False
+        self.active = self._plain.active
+        self.factorized = (Sdata, held.B)
+        return True
 
     def pivot_ratio(self) -> float:
         """Without constraints: :meth:`LinearSolver.pivot_ratio` of the factorisation of S."""

@@ -82,12 +82,13 @@ than the Newton tests it feeds.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..lazy import lazy_module
 from . import _kernels, cholmod_spd, skew_krylov
-from .envelope import pattern_plan
+from .envelope import pattern_plan, same_pattern
 from .factorization import PATTERN_SLACK, Singular
 
 cholmod = lazy_module("sksparse.cholmod")
@@ -444,6 +445,24 @@ class RefinedCholesky:
         self._norm = (float(max(A.data.max(initial=0.0), -A.data.min(initial=0.0)))
                       if norm is None else norm)
 
+    def copy(self) -> "RefinedCholesky":
+        """A copy on a copy of the CHOLMOD factor (which the path refactorises in place at
+        its next matrix, :meth:`SymmetricPart.factorize`; the copy it never touches), with
+        the same matrix ``A`` (shared: its owner keeps it unchanged), pivots, LU backend and
+        Krylov choice, and fresh solve counters, refusal and hint (as a factorisation
+        leaves them). Made before any solve refused: a copy of a refused factor would not
+        carry its LU."""
+        return RefinedCholesky(self.f.copy(), self.D, self.A, self._backend, self.asymmetry,
+                               None, self.use_krylov, norm=self._norm)
+
+    def renewed(self, hint: dict | None = None) -> "RefinedCholesky":
+        """A new factor on this one's CHOLMOD factor and matrix (shared, not copied), its
+        solve counters and refusal fresh, as a factorisation of the same matrix would leave
+        them. ``hint``: the ``{'skewed': bool}`` dict the pattern's factors share (what
+        :meth:`SymmetricPart.factorize` passes; default None, a fresh one)."""
+        return RefinedCholesky(self.f, self.D, self.A, self._backend, self.asymmetry, hint,
+                               self.use_krylov, norm=self._norm)
+
     @property
     def symmetric_negative(self) -> int:
         """0: the symmetric part's LDL^T has positive pivots only (for a symmetric ``A``,
@@ -520,3 +539,37 @@ class RefinedCholesky:
                 return None
             prev = step
         return None
+
+
+@dataclass(frozen=True)
+class HeldFactor:
+    """A factorisation a solver handed out to be taken back later (``LinearSolver.hold`` and
+    ``take_back``, the same pair on ``SaddlePointSolver``): the near-symmetric path's factor,
+    copied, and the matrix it factorises, which is the key it is taken back by.
+
+    Attributes
+    ----------
+    factor : RefinedCholesky
+        The copy (:meth:`RefinedCholesky.copy`): its CHOLMOD factor is the holder's alone
+        (no solver refactorises it), so it may be taken back any number of times.
+    B : numpy.ndarray or None
+        A saddle-point solver's constraint data at the factorisation (empty without
+        constraint rows, the only case the path serves); None from a plain solver.
+    """
+
+    factor: RefinedCholesky
+    B: np.ndarray | None = None
+
+    @property
+    def matrix(self):
+        """The factorised matrix (CSC; shared with the factor, never changed)."""
+        return self.factor.A
+
+    def holds(self, A) -> bool:
+        """Whether ``A`` (a CSC matrix: SciPy's or fembody's) is :attr:`matrix` entry for
+        entry: the same pattern and bitwise the same values (a pass over them)."""
+        M = self.factor.A
+        data = np.asarray(A.data)
+        return (tuple(A.shape) == tuple(M.shape) and data.shape == M.data.shape
+                and np.array_equal(data, M.data)
+                and same_pattern((A.indptr, A.indices), (M.indptr, M.indices)))

@@ -33,7 +33,7 @@ from .stability import (_dense_on_motions, _det_sign, _lowest_real, _permutation
 from ..linalg.blas_threads import one_blas_thread
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, LinearSolver, saddle_solver
-from ..linalg.near_symmetric import RefinedCholesky, Refused
+from ..linalg.near_symmetric import HeldFactor, Refused
 from ..linalg.nullspace import null_space_dofs, null_vectors, with_constraint_penalty
 from ..system.constraint_rank import MODES as REDUNDANT_MODES
 from ..system.constraint_rank import check_redundant, describe_motion
@@ -95,42 +95,25 @@ class _KeptFactor:
     refactorises its own in place at the next tangent); the factor's matrix is the path's
     own copy, which nothing changes."""
 
-    __slots__ = ("fac", "B")
+    __slots__ = ("held",)
 
-    def __init__(self, fac: RefinedCholesky, B: np.ndarray) -> None:
-        self.fac, self.B = fac, B
+    def __init__(self, held: HeldFactor) -> None:
+        self.held = held
 
     @classmethod
     def of(cls, solver) -> "_KeptFactor | None":
         """The copy of ``solver``'s current factorisation when the near-symmetric path made
         it (a saddle-point solver without constraint rows, the only one on the path), else
-        None."""
-        plain = getattr(solver, "_plain", None)
-        fac = getattr(plain, "factor", None)
-        if not isinstance(fac, RefinedCholesky) or fac.lu is not None:
-            return None
-        copy = RefinedCholesky(fac.f.copy(), fac.D, fac.A, fac._backend, fac.asymmetry,
-                               None, fac.use_krylov, norm=fac._norm)
-        return cls(copy, solver.factorized[1])
+        None (:meth:`~fembody.linalg.linalg.SaddlePointSolver.hold`)."""
+        held = solver.hold()
+        return None if held is None else cls(held)
 
     def restore(self, solver, K: np.ndarray, Bdata: np.ndarray) -> bool:
         """Make the kept factor ``solver``'s current one if ``K`` is its matrix (and
-        ``Bdata`` its B): True; else False and nothing changed. The factor is handed back
-        as a new :class:`RefinedCholesky` on the same CHOLMOD copy (its solve counters and
-        refusal fresh, as a factorisation would leave them)."""
-        k = self.fac
-        A = np.asarray(K.csc_data() if isinstance(K, AssemblyTarget) else K)
-        if (A.shape != k.A.data.shape or not np.array_equal(A, k.A.data)
-                or not np.array_equal(np.asarray(Bdata, dtype=float), self.B)):
-            return False
-        plain = solver._plain
-        # (the hint a factorisation of the path would pass: its pattern's, else a fresh one)
-        hint = getattr(getattr(plain, "_near", None), "hint", None)
-        plain._fac = RefinedCholesky(k.f, k.D, k.A, k._backend, k.asymmetry, hint,
-                                     k.use_krylov, norm=k._norm)
-        plain.active = solver.active = "cholmod-refined"
-        solver.factorized = (K, self.B)
-        return True
+        ``Bdata`` its B): True; else False and nothing changed (the factor handed back with
+        its solve counters and refusal fresh, as a factorisation would leave them:
+        :meth:`~fembody.linalg.linalg.SaddlePointSolver.take_back`)."""
+        return solver.take_back(self.held, K, Bdata)
 
 
 class _Equilibrium:

@@ -729,6 +729,14 @@ class System:
             return q[at[1]] if q.ndim == 1 else q[..., at[1]]
         return self.gather(q, block.dofs)
 
+    def gather_index(self, block) -> np.ndarray | None:
+        """The index array ``(n, k)`` into ``q`` by which :meth:`pose` reads ``block``'s
+        coordinates (``q[index]``: a block without rotation DOFs, on a space whose gather is
+        a plain selection of ``q``), or None for a block read otherwise (spatial blocks,
+        rotation DOFs) or not of this System. Read-only (the System's own array)."""
+        at = self._gather_at.get(id(block))
+        return at[1] if at is not None and at[0] is block else None
+
     def _gather_indices(self) -> dict:
         """Per block whose gathered coordinates are entries of ``q`` as they stand (no
         rotation DOF: the contact blocks, trusses, springs), by ``id``: (the block, the index

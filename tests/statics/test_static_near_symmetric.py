@@ -131,7 +131,7 @@ def test_a_kept_factor_serves_only_its_own_matrix():
     n = eq.solver.n_factor
     rhs = np.linspace(-1.0, 1.0, s.n_free)
     x0 = eq.solve(rhs, np.zeros(0))[0]
-    raw0 = kept.fac.f(rhs)          # the kept CHOLMOD factor's own solve, unrefined
+    raw0 = kept.held.factor.f(rhs)      # the kept CHOLMOD factor's own solve, unrefined
     dense = np.linalg.solve(s.csc(K).toarray(), rhs)
     assert np.abs(x0 - dense).max() <= 1e-10 * np.abs(dense).max()
     # another state's tangent: a different matrix, never served by this factor
