@@ -39,9 +39,27 @@ def machine() -> dict:
 
 
 def save(name: str, payload: dict) -> Path:
+    """Write a benchmark's ``payload`` into ``results/<name>.json``: its keys replace the
+    file's, every other key stays (sections recorded by hand or by earlier runs: the result
+    files are the project's measured history, and a quick re-run must not erase it). The
+    file is written to a temporary name and renamed, so it is written whole or not at all;
+    an existing file that is not a JSON object is an error naming it."""
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(payload, indent=2))
+    merged = dict(payload)
+    if path.exists():
+        try:
+            old = json.loads(path.read_text())
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path} is not valid JSON ({err}); fix or remove it before "
+                             "writing this benchmark's results") from err
+        if not isinstance(old, dict):
+            raise ValueError(f"{path} holds a {type(old).__name__}, not a JSON object; fix "
+                             "or remove it before writing this benchmark's results")
+        merged = {**old, **payload}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(merged, indent=2))
+    os.replace(tmp, path)
     return path
 
 
