@@ -441,6 +441,23 @@ class _PlanarTakeBack(ContactRows):
         return [self.label(i) for i in range(len(self))]
 
 
+def _mirror_rows(block, rows_class, count: int, labels, friction):
+    """A frictional take-back block's own copy of its ``count`` weighted node-on-element
+    rows per row (history rows ``count i + c``), of ``rows_class`` (the planar rows' class
+    whose return mapping it runs), from the block's ``nodes``, ``dofs``, ``X``, ``tri``,
+    ``_cols``, ``radius`` and ``k``; each copy labelled by its row and carrying its
+    ``friction`` coefficients."""
+    n, d = len(block.X), block.X.shape[-1]
+    r = np.arange(n)[:, None, None]
+    rep = lambda a: np.repeat(np.asarray(a, dtype=float), count)
+    return rows_class(
+        "node", block.nodes[r, block.tri].reshape(count * n, 3),
+        block.dofs[r, block._cols].reshape(count * n, 3 * d),
+        block.X[r, block.tri].reshape(count * n, 3, d), rep(block.radius), rep(block.k),
+        [labels[i // count] for i in range(count * n)],
+        friction=tuple(rep(a) for a in friction))
+
+
 def _node_rows(block, pos: np.ndarray, side: np.ndarray, tangent: bool, count: int,
                held: np.ndarray | None = None) -> list:
     """The node-on-element rows ``c < count`` a planar take-back block weights (its
@@ -532,14 +549,7 @@ class EndOverlapBlock(_PlanarTakeBack):
             # its own copy of the two weighted rows, per row p's then q's (history rows 2 i
             # and 2 i + 1): their mapping, their reference anchors (module docstring,
             # "Friction")
-            n, r = len(self.X), np.arange(len(self.X))[:, None, None]
-            rep = lambda a: np.repeat(np.asarray(a, dtype=float), 2)
-            self._mirror = rows_class(
-                "node", self.nodes[r, self.tri].reshape(2 * n, 3),
-                self.dofs[r, self._cols].reshape(2 * n, 3 * d),
-                self.X[r, self.tri].reshape(2 * n, 3, d), rep(self.radius), rep(self.k),
-                [labels[i // 2] for i in range(2 * n)],
-                friction=tuple(rep(a) for a in friction))
+            self._mirror = _mirror_rows(self, rows_class, 2, labels, friction)
             self.history0 = self._mirror.history0
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
@@ -1046,14 +1056,7 @@ class EntryRampBlock(_PlanarTakeBack):
                 raise ValueError("EntryRampBlock: a frictional block needs rows_class, the "
                                  "planar rows' class whose return mapping it runs")
             # its own copy of the five weighted rows (history rows 5 i + r)
-            r = np.arange(n)[:, None, None]
-            rep = lambda a: np.repeat(np.asarray(a, dtype=float), 5)
-            self._mirror = rows_class(
-                "node", self.nodes[r, self.tri].reshape(5 * n, 3),
-                self.dofs[r, self._cols].reshape(5 * n, 3 * d),
-                self.X[r, self.tri].reshape(5 * n, 3, d), rep(self.radius), rep(self.k),
-                [labels[i // 5] for i in range(5 * n)],
-                friction=tuple(rep(a) for a in friction))
+            self._mirror = _mirror_rows(self, rows_class, 5, labels, friction)
             self.history0 = self._mirror.history0
 
     def _take(self, rows: np.ndarray) -> "EntryRampBlock":
