@@ -692,14 +692,23 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     lam = np.concatenate(roots) if roots else np.zeros(0, dtype=complex)
     V = np.concatenate(modes, axis=1) if modes else np.zeros((n, 0), dtype=complex)
     if not np.any(lam.real > DAMPED_TOL * np.abs(lam)) and (edge is None or edge < top):
-        reach = "nothing" if edge is None else f"|Im lambda| up to {edge:.4g} 1/s"
-        why = ("M is singular on the joints' motions: no bound" if not np.isfinite(nu)
-               else f"{runs} shift-invert runs covered {reach}")
-        warnings.warn(f"static: the damped flutter check of {n} free DOFs did not cover the "
-                      f"band where a flutter growing by {FLUTTER_RATIO:g} of its frequency "
-                      f"per radian can lie (|Im lambda| up to {top:.4g} 1/s; {why}); the "
-                      "state is judged on the roots found", StabilityWarning, stacklevel=4)
+        _warn_uncovered("damped flutter check", n, "|Im lambda|", "1/s", edge, top, nu, runs,
+                        "roots", 4)
     return lam, V
+
+
+def _warn_uncovered(check: str, n: int, what: str, unit: str, edge, top: float, nu: float,
+                    runs: int, found: str, stacklevel: int) -> None:
+    """The StabilityWarning of a sparse flutter search whose disks did not reach the band's
+    ``top`` (``what`` up to ``top`` [``unit``]): how far they got (``edge``, None: nothing)
+    in ``runs`` shift-invert runs, or that M leaves no bound (``nu`` not finite)."""
+    reach = "nothing" if edge is None else f"{what} up to {edge:.4g} {unit}"
+    why = ("M is singular on the joints' motions: no bound" if not np.isfinite(nu)
+           else f"{runs} shift-invert runs covered {reach}")
+    warnings.warn(f"static: the {check} of {n} free DOFs did not cover the band where a "
+                  f"flutter growing by {FLUTTER_RATIO:g} of its frequency per radian can lie "
+                  f"({what} up to {top:.4g} {unit}; {why}); the state is judged on the "
+                  f"{found} found", StabilityWarning, stacklevel=stacklevel + 1)
 
 
 def _next_disk(dist: np.ndarray, centre: float, half: float, edge, top: float, k: int,
@@ -832,13 +841,8 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     V = np.concatenate(Vs, axis=1) if Vs else np.zeros((n, 0))
     found = np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w))
     if not found and (edge is None or edge < top):
-        reach = "nothing" if edge is None else f"omega^2 up to {edge:.4g} 1/s^2"
-        why = ("M is singular on the joints' motions: no bound" if not np.isfinite(nu)
-               else f"{runs} shift-invert runs covered {reach}")
-        warnings.warn(f"static: the flutter check of {n} free DOFs did not cover the band "
-                      f"where a flutter growing by {FLUTTER_RATIO:g} of its frequency per "
-                      f"radian can lie (omega^2 up to {top:.4g} 1/s^2; {why}); the state is "
-                      "judged on the eigenvalues found", StabilityWarning, stacklevel=3)
+        _warn_uncovered("flutter check", n, "omega^2", "1/s^2", edge, top, nu, runs,
+                        "eigenvalues", 3)
     return w, V
 
 
