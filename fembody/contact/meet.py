@@ -441,21 +441,30 @@ class _PlanarTakeBack(ContactRows):
         return [self.label(i) for i in range(len(self))]
 
 
-def _mirror_rows(block, rows_class, count: int, labels, friction):
-    """A frictional take-back block's own copy of its ``count`` weighted node-on-element
-    rows per row (history rows ``count i + c``), of ``rows_class`` (the planar rows' class
-    whose return mapping it runs), from the block's ``nodes``, ``dofs``, ``X``, ``tri``,
-    ``_cols``, ``radius`` and ``k``; each copy labelled by its row and carrying its
-    ``friction`` coefficients."""
+def _set_friction(block, friction, rows_class, count: int, labels) -> None:
+    """A planar take-back block's friction: ``friction`` (None: frictionless) kept with
+    ``rows_class`` (the planar rows' class whose return mapping it runs; needed where a
+    coefficient is positive), ``frictional``, and then the block's own copy of its
+    ``count`` weighted node-on-element rows per row (history rows ``count i + c``) from its
+    ``nodes``, ``dofs``, ``X``, ``tri``, ``_cols``, ``radius`` and ``k``, each labelled by
+    its row, with the copy's ``history0``."""
+    block._friction_args, block._rows_class = friction, rows_class
+    block.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
+    if not block.frictional:
+        return
+    if rows_class is None:
+        raise ValueError(f"{type(block).__name__}: a frictional block needs rows_class, the "
+                         "planar rows' class whose return mapping it runs")
     n, d = len(block.X), block.X.shape[-1]
     r = np.arange(n)[:, None, None]
     rep = lambda a: np.repeat(np.asarray(a, dtype=float), count)
-    return rows_class(
+    block._mirror = rows_class(
         "node", block.nodes[r, block.tri].reshape(count * n, 3),
         block.dofs[r, block._cols].reshape(count * n, 3 * d),
         block.X[r, block.tri].reshape(count * n, 3, d), rep(block.radius), rep(block.k),
         [labels[i // count] for i in range(count * n)],
         friction=tuple(rep(a) for a in friction))
+    block.history0 = block._mirror.history0
 
 
 def _node_rows(block, pos: np.ndarray, side: np.ndarray, tangent: bool, count: int,
@@ -540,17 +549,10 @@ class EndOverlapBlock(_PlanarTakeBack):
         self.inner = (np.ones((len(self.X), 2), dtype=bool) if inner is None
                       else np.asarray(inner, dtype=bool).reshape(-1, 2))
         self._fade = np.where(self.inner, np.column_stack([lr / lb, lr / la]), 0.0)
-        self._friction_args, self._rows_class = friction, rows_class
-        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
-        if self.frictional:
-            if rows_class is None:
-                raise ValueError("EndOverlapBlock: a frictional block needs rows_class, the "
-                                 "planar rows' class whose return mapping it runs")
-            # its own copy of the two weighted rows, per row p's then q's (history rows 2 i
-            # and 2 i + 1): their mapping, their reference anchors (module docstring,
-            # "Friction")
-            self._mirror = _mirror_rows(self, rows_class, 2, labels, friction)
-            self.history0 = self._mirror.history0
+        # (friction: its own copy of the two weighted rows, per row p's then q's, history rows
+        # 2 i and 2 i + 1: their mapping, their reference anchors; module docstring,
+        # "Friction")
+        _set_friction(self, friction, rows_class, 2, labels)
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
         """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
@@ -1049,15 +1051,8 @@ class EntryRampBlock(_PlanarTakeBack):
                 side = side0
         self.side = side0 if side is None else side
         self._unsigned = np.zeros((n, 5))
-        self._friction_args, self._rows_class = friction, rows_class
-        self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
-        if self.frictional:
-            if rows_class is None:
-                raise ValueError("EntryRampBlock: a frictional block needs rows_class, the "
-                                 "planar rows' class whose return mapping it runs")
-            # its own copy of the five weighted rows (history rows 5 i + r)
-            self._mirror = _mirror_rows(self, rows_class, 5, labels, friction)
-            self.history0 = self._mirror.history0
+        # (friction: its own copy of the five weighted rows, history rows 5 i + r)
+        _set_friction(self, friction, rows_class, 5, labels)
 
     def _take(self, rows: np.ndarray) -> "EntryRampBlock":
         """The rows ``rows`` as a frictionless block."""
