@@ -41,6 +41,26 @@ def _rod_across_a_v():
     return m.compile(), [nd.id for nd in A.nodes], d, (u1, u2), z0
 
 
+def _assert_continuous_at(sys, on_a, base, tc, d):
+    """Where A, moved by ``base + s d``, passes ``s = tc`` (a point passing a node of A):
+    the energy continuous to 1e-9 and the force to 1e-6 across +-1e-9 m, and on each side
+    the force along ``d`` and along z equal to -dE/dx by central differences to 1e-6.
+    Returns the energy just past the node [J]."""
+    E0, F0 = _total(sys, on_a, base + (tc - 1e-9) * d)
+    E1, F1 = _total(sys, on_a, base + (tc + 1e-9) * d)
+    assert E0 > 1.0
+    assert abs(E1 - E0) < 1e-9 * E0, (E0, E1)
+    assert np.linalg.norm(F1 - F0) < 1e-6 * np.linalg.norm(F0), (F0, F1)
+    for side in (-1.0, 1.0):
+        at = base + (tc + side * 2e-9) * d
+        Fs = _total(sys, on_a, at)[1]
+        for e in (d, np.array([0.0, 0.0, 1.0])):
+            fd = -(_total(sys, on_a, at + 1e-9 * e)[0]
+                   - _total(sys, on_a, at - 1e-9 * e)[0]) / 2e-9
+            assert abs(Fs @ e - fd) < 1e-6 * np.linalg.norm(Fs), (Fs, e, fd)
+    return E1
+
+
 def _total(sys, on_a, move):
     """The total contact energy [J] and force on A [N] (3,) with A moved by ``move``."""
     E, F = 0.0, np.zeros(3)
@@ -101,18 +121,7 @@ def test_energy_and_force_are_continuous_where_a_pair_enters_at_an_inner_node_of
     s2 = np.linalg.solve(M, [-(c @ d), -(c @ u2)])[0]
     tc = s2 % LE
     base = np.array([0.0, 0.0, -LIFT])
-    E0, F0 = _total(sys, on_a, base + (tc - 1e-9) * d)
-    E1, F1 = _total(sys, on_a, base + (tc + 1e-9) * d)
-    assert E0 > 1.0
-    assert abs(E1 - E0) < 1e-9 * E0, (E0, E1)
-    assert np.linalg.norm(F1 - F0) < 1e-6 * np.linalg.norm(F0), (F0, F1)
-    for side in (-1.0, 1.0):
-        at = base + (tc + side * 2e-9) * d
-        Fs = _total(sys, on_a, at)[1]
-        for e in (d, np.array([0.0, 0.0, 1.0])):
-            fd = -(_total(sys, on_a, at + 1e-9 * e)[0]
-                   - _total(sys, on_a, at - 1e-9 * e)[0]) / 2e-9
-            assert abs(Fs @ e - fd) < 1e-6 * np.linalg.norm(Fs), (Fs, e, fd)
+    E1 = _assert_continuous_at(sys, on_a, base, tc, d)
     walls = [(0.2 * u1, np.zeros(3)), (np.zeros(3), 0.2 * u2)]
     a_x = c + LIFT * np.array([0.0, 0.0, 1.0]) + np.outer(np.arange(-5, 6) * LE, d)
     ref, minima = _sampled(base + tc * d, a_x, walls)

@@ -10,7 +10,7 @@ import pytest
 import fembody as fb
 
 from .fd import assert_force_and_tangent
-from .test_blend_entry import _sampled, _total
+from .test_blend_entry import _assert_continuous_at, _sampled, _total
 from .test_ends3d import ALL, K, R, SEC, STEEL
 
 LE = 0.01           # the rod's elements [m]
@@ -150,18 +150,7 @@ def test_continuous_where_a_point_passes_a_node_of_the_rod_inside_the_band(gamma
     sys, on_a, d, walls, a_x, base, walls_u, z0 = _rod_across(gamma, phi, dx, swap)
     s2 = _points(d, walls_u, z0, dx)[1]
     tc = s2 % LE
-    E0, F0 = _total(sys, on_a, base + (tc - 1e-9) * d)
-    E1, F1 = _total(sys, on_a, base + (tc + 1e-9) * d)
-    assert E0 > 1.0
-    assert abs(E1 - E0) < 1e-9 * E0, (E0, E1)
-    assert np.linalg.norm(F1 - F0) < 1e-6 * np.linalg.norm(F0), (F0, F1)
-    for side in (-1.0, 1.0):
-        at = base + (tc + side * 2e-9) * d
-        Fs = _total(sys, on_a, at)[1]
-        for e in (d, np.array([0.0, 0.0, 1.0])):
-            fd = -(_total(sys, on_a, at + 1e-9 * e)[0]
-                   - _total(sys, on_a, at - 1e-9 * e)[0]) / 2e-9
-            assert abs(Fs @ e - fd) < 1e-6 * np.linalg.norm(Fs), (Fs, e, fd)
+    E1 = _assert_continuous_at(sys, on_a, base, tc, d)
     ref, minima, each = _sampled_fine(base + tc * d, a_x, walls, each=True)
     assert minima == 2
     assert max(each) < E1 < ref
