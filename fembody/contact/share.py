@@ -737,23 +737,31 @@ class CrossingShareBlock(ContactRows):
         row) the current closest points with none."""
         n, m = x.shape
         d = self.dim
-        pos = self.positions(x)[:, :4]
+        # the pair's four nodes alone (the same sums as positions(x)[:, :4])
+        pos = self.X[:, :4] + x[:, :4 * d].reshape(n, 4, d)
         z, ok = closest_crossing(pos)
         press = np.flatnonzero(ok)          # (the distance of those alone: row by row)
         rho = distance("crossing", pos[press], z[press], False)[0]
         press = press[(rho != 0.0) & (rho < self.radius[press])]
-        F, T = np.zeros((n, m)), np.zeros((n, d))
+        F = np.zeros((n, m))
         on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         ds, stored = np.zeros(n), np.zeros(n)
+        # the anchors: the closest points, and the offset -T / k_t, which is -0.0 where no
+        # row presses (T = 0 there), formed at the pressing rows alone; the sticking rows
+        # (all pressing) keep theirs: entry for entry the whole-array form
+        # ``where(keep, history.anchor, [z, -T / k_t])``
+        anchor = np.empty((n, 2 + d))
+        anchor[:, :2] = z
+        anchor[:, 2:] = -0.0
         if press.size:
             sub = self._take(press)
             hp = History(*(a[press] for a in history))
             Fp, _, c, a, N = sub._friction(x[press], hp, False)
-            F[press], T[press], on[press] = Fp, c.f, N > 0.0
+            F[press], on[press] = Fp, N > 0.0
             slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
-        fresh = np.column_stack([z, -T / self.kt[:, None]])
-        keep = on & ~slipping
-        anchor = np.where(keep[:, None], history.anchor, fresh)
+            anchor[press, 2:] = -c.f / self.kt[press, None]
+        stick = np.flatnonzero(on & ~slipping)
+        anchor[stick] = history.anchor[stick]
         work = history.work(F, x, press)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())

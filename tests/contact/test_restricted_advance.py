@@ -1,5 +1,6 @@
 """The after-step friction update restricted to the points that press
-(:meth:`fembody.contact.beams.BeamContactBlock.advance`): an open point's new anchor is its
+(:meth:`fembody.contact.beams.BeamContactBlock.advance`,
+:meth:`fembody.contact.share.CrossingShareBlock.advance`): an open point's new anchor is its
 closest points with no offset whatever its history, so only the pressing points' offsets and
 the sticking points' kept anchors are read. Checked bit for bit (the bytes, so the sign of a
 zero too) against the whole-array form the update had before, over the accepted steps of
@@ -11,9 +12,12 @@ import pytest
 
 import fembody as fb
 from fembody.contact.beams import BeamContactBlock
+from fembody.contact.friction import History
+from fembody.contact.geometry import closest_crossing, distance
 from fembody.contact.nodes import run_state
+from fembody.contact.share import CrossingShareBlock
 
-from .test_after_step_paths import _bundle
+from .test_after_step_paths import R, _bundle
 
 
 def _whole_array_anchor(b: BeamContactBlock, x, h, side) -> np.ndarray:
@@ -56,3 +60,78 @@ def test_the_restricted_update_equals_the_whole_array_one_bit_for_bit(dim):
             hist[b.friction_slot] = new[0]
         st.advance_sides(sysr, q)
     assert seen[0] > 0 and seen[1] > 0 and seen[2] > seen[0] + seen[1]
+
+
+def _whole_array_share(b: CrossingShareBlock, x, history):
+    """The share rows' update as it was formed over every row (before the restriction)."""
+    n, m = x.shape
+    d = b.dim
+    pos = b.positions(x)[:, :4]
+    z, ok = closest_crossing(pos)
+    press = np.flatnonzero(ok)
+    rho = distance("crossing", pos[press], z[press], False)[0]
+    press = press[(rho != 0.0) & (rho < b.radius[press])]
+    F, T = np.zeros((n, m)), np.zeros((n, d))
+    on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    ds, stored = np.zeros(n), np.zeros(n)
+    if press.size:
+        sub = b._take(press)
+        hp = History(*(a[press] for a in history))
+        Fp, _, c, a, N = sub._friction(x[press], hp, False)
+        F[press], T[press], on[press] = Fp, c.f, N > 0.0
+        slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
+    fresh = np.column_stack([z, -T / b.kt[:, None]])
+    keep = on & ~slipping
+    anchor = np.where(keep[:, None], history.anchor, fresh)
+    work = history.work(F, x, press)
+    new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+    return (new, work - float(stored.sum() - history.stored.sum()), float(stored.sum()),
+            on, keep)
+
+
+def _crossing() -> fb.Model:
+    """A beam lying across a clamped one at 30 degrees (6 elements each, 1000 g), pushed
+    along x at both ends by a force growing with time (1.5e5 N/s each): the crossing sticks
+    for the first steps (mu 0.3), then slides over the lower beam's inner nodes, where the
+    share rows take part of the pair's point contact back."""
+    steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81e2))
+    a = m.add_beam((0.0, 0.0, 0.0), (0.3, 0.0, 0.0), n=6, material=steel, section=sec,
+                   orientation=(0, 0, 1))
+    for end in (a.first, a.last):
+        m.fix(end, "x", "y", "z", "rx", "ry", "rz")
+    mid, d = np.array([0.16, 0.0, 2 * R]), 0.15 * np.array([np.cos(np.pi / 6), 0.5, 0.0])
+    b = m.add_beam(tuple(mid - d), tuple(mid + d), n=6, material=steel, section=sec,
+                   orientation=(0, 0, 1))
+    for end in (b.first, b.last):
+        m.fix(end, "y", "rx", "ry", "rz")
+        m.add_force(end, lambda t: (3e4 * t, 0.0, 0.0))
+    m.add_beam_contact(a, b, radius=R, stiffness=1e6, friction=0.3, margin=0.02,
+                       max_penetration=float("inf"))
+    return m
+
+
+def test_the_share_rows_restricted_update_equals_the_whole_array_one_bit_for_bit():
+    """The share rows (the pairs' take-back next to junctions) of a crossing that sticks,
+    then slides, over a three-step run: every field of the new history and both energies
+    equal the whole-array form's byte for byte, chained from step to step; the states hold
+    sticking, pressing-and-slipping and open rows."""
+    model = _crossing()
+    res = fb.simulate(model, t_end=3e-3, dt=1e-3)
+    sysr = model.compile()
+    blocks = [b for b in sysr.friction_blocks if isinstance(b, CrossingShareBlock)]
+    assert len(blocks) == 1
+    b = blocks[0]
+    h = b.history0.copy()
+    seen = np.zeros(3, dtype=int)
+    for q in res.q[1:]:
+        x = sysr.pose(b, np.asarray(q, dtype=float))
+        got = b.advance(x, h)
+        want = _whole_array_share(b, x, h)
+        for g, w in zip(got[0], want[0]):
+            assert g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
+        assert got[1:] == want[1:3]
+        on, keep = want[3], want[4]
+        seen += [keep.sum(), (on & ~keep).sum(), (~on).sum()]
+        h = got[0]
+    assert seen[0] > 0 and seen[1] > 0 and seen[2] > 0
