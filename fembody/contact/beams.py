@@ -465,9 +465,14 @@ class BeamContactBlock(ContactRows):
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
         """The anchors ``(p, 2 + d)`` and sliding flags (int64) of the history ``h`` as the
-        kernel takes them (copies: a block's reference history is read-only)."""
-        return (np.array(h.anchor, dtype=float, order="C"),
-                np.array(h.sliding, dtype=np.int64, order="C"))
+        kernel takes them. The kernel only reads them: a run's anchors (writeable, C-ordered
+        float64, as :meth:`advance` makes them) are passed as they are, not copied at every
+        evaluation; a block's reference history (read-only) and any other layout are
+        copied."""
+        a = h.anchor
+        if not (a.flags.writeable and a.flags.c_contiguous and a.dtype == np.float64):
+            a = np.array(a, dtype=float, order="C")
+        return a, np.array(h.sliding, dtype=np.int64, order="C")
 
     def _penalty_state(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Of the spatial pairs at the gathered displacements ``x``: the penalty's force

@@ -135,3 +135,30 @@ def test_the_share_rows_restricted_update_equals_the_whole_array_one_bit_for_bit
         seen += [keep.sum(), (on & ~keep).sum(), (~on).sum()]
         h = got[0]
     assert seen[0] > 0 and seen[1] > 0 and seen[2] > 0
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_the_kernel_reads_a_runs_anchors_in_place_and_leaves_them(dim):
+    """The element-pair kernel is handed a run's anchors without a copy (they are read at
+    every Newton evaluation) and the reference history's read-only ones as a copy; an
+    evaluation with the tangent, one without and an after-step update leave the run's
+    anchors byte for byte as they were."""
+    model = _bundle(dim, 0.3)
+    res = fb.simulate(model, t_end=3e-3, dt=1e-3)
+    sysr = model.compile()
+    st = run_state(sysr)
+    b = next(b for b in sysr.friction_blocks if isinstance(b, BeamContactBlock))
+    side = st.side_of(b)
+    q1, q2 = (np.asarray(q, dtype=float) for q in res.q[1:3])
+    x1 = sysr.pose(b, q1)
+    h = (b.advance(x1, b.history0) if side is None else b.advance(x1, b.history0, side))[0]
+    assert b._kernel_history(h)[0] is h.anchor
+    ref = b._kernel_history(b.history0)[0]
+    assert ref is not b.history0.anchor and ref.flags.writeable
+    before = h.anchor.tobytes()
+    x2 = sysr.pose(b, q2)
+    extra = () if side is None else (side,)
+    b.live_forces(x2, True, h, *extra)
+    b.live_forces(x2, False, h, *extra)
+    b.advance(x2, h, *extra)
+    assert h.anchor.tobytes() == before
