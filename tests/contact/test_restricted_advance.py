@@ -91,9 +91,9 @@ def _whole_array_share(b: CrossingShareBlock, x, history):
 
 def _crossing() -> fb.Model:
     """A beam lying across a clamped one at 30 degrees (6 elements each, 1000 g), pushed
-    along x at both ends by a force growing with time (1.5e5 N/s each): the crossing sticks
-    for the first steps (mu 0.3), then slides over the lower beam's inner nodes, where the
-    share rows take part of the pair's point contact back."""
+    along x at both ends by a force growing with time (3e4 N/s each, 100 g): the crossing
+    sticks at first (mu 0.3), then slips; the pairs next to the lower beam's inner nodes are
+    share rows."""
     steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81e2))
     a = m.add_beam((0.0, 0.0, 0.0), (0.3, 0.0, 0.0), n=6, material=steel, section=sec,
