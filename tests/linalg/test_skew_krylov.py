@@ -72,6 +72,35 @@ def test_a_matrix_beyond_the_krylov_budget_goes_to_superlu(rho):
     assert np.abs(x - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
 
 
+
+def test_auto_keeps_superlu_for_a_matrix_skewed_as_the_friction_bundles():
+    """Spectral radius 0.08, the friction bundle's (0.047-0.085 on its iteration matrices,
+    benchmarks/friction_solvers.py, where the Krylov solve cost 1.1-1.4 times SuperLU's
+    whole sequence): ``auto`` tries the path, its refinement gives up (ten corrections at
+    that rate, over MAX_REFINE) and SuperLU solves the matrix, not the Krylov steps; after
+    NEAR_SYMMETRIC_TRIES such matrices SuperLU alone; every answer the dense LU's to 1e-10.
+    Asked for by name, the same matrix is solved by the Krylov steps."""
+    from fembody.linalg import linalg
+    A, _ = skewed(0.08)
+    b = np.random.default_rng(11).normal(size=A.shape[0])
+    x_ref = _dense(A, b)
+    s = LinearSolver("auto", spd=False, refine_symmetric=True)
+    for _ in range(linalg.NEAR_SYMMETRIC_TRIES):
+        s.factorize(A)
+        assert s.active == "cholmod-refined"
+        x = s.solve(b)
+        assert s.factor.refused and s.factor.krylov == 0
+        assert np.abs(x - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
+    s.factorize(A)
+    assert s.active == "superlu"
+    x = s.solve(b)
+    assert np.abs(x - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
+    named = LinearSolver("cholmod-refined", spd=False)
+    named.factorize(A)
+    x = named.solve(b)
+    assert named.factor.krylov == 1 and not named.factor.refused
+    assert np.abs(x - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
+
 def test_the_energy_norm_error_is_bounded_by_the_residual():
     """The module's lemma, checked densely: for any x, |x - S^-1 b|_F <= |b - S x|_(F^-1)
     (F the symmetric part; T = F^-1 N skew-adjoint in the F inner product), on random x
