@@ -141,7 +141,7 @@ from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import _POINT_SCREEN, junction_blend
+from .share import _POINT_SCREEN, _own_step, _product, junction_blend
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -149,6 +149,12 @@ from .share import _POINT_SCREEN, junction_blend
 #: bisector differs by about 1e-11), and so small that the normal force kept is within
 #: 5e-9 of the larger one's.
 TIE = 1e-8
+
+#: the band [-, of the radii's sum] over which a junction row that yields to its partner
+#: (the node in the notch of the other beam's bend, touching both of its elements) is kept
+#: whole beyond it: the node's foot on the row's element at least ``NOTCH_BAND (r_P + r_A)``
+#: from the shared node (module docstring, "A node in a notch").
+NOTCH_BAND = 0.05
 
 
 class JunctionContactBlock(ContactRows):
@@ -283,7 +289,7 @@ class JunctionContactBlock(ContactRows):
                  & ((c2 > 0.0) | (self.closed[:, 1] & (c2 == 0.0))))
         g = rho - self.radius
         on = ok & wedge & (rho > 0.0)
-        return g, on & ~self._farther(pos, g, on), G, H
+        return g, on, G, H
 
     def _closest(self, pos: np.ndarray):
         """The closest-point parameter ``z (n, 1)`` of each row's node on its element, whether
@@ -326,12 +332,14 @@ class JunctionContactBlock(ContactRows):
         return z, ok | vtx, vtx
 
     def _farther(self, pos: np.ndarray, g: np.ndarray, on: np.ndarray) -> np.ndarray:
-        """Whether each row ``(n,)`` yields to a partner (module docstring, "One node against
-        the concave side"): a row of the same node against an element next to its own whose
+        """Per row and partner column ``(n, 2)`` whether the row yields to that partner
+        (module docstring, "One node against the concave side"): the row of the same node
+        against the element next to its own at ``a0`` (column 0) or ``a1`` (column 1), whose
         weighted energy ``(1 - lam) k/2 max(-g, 0)^2`` is larger (on a tie: the row listed
         first keeps it). Both rows push only where the node is on the concave side of the
-        other beam's junction, where they are one contact."""
-        far = np.zeros(len(g), dtype=bool)
+        other beam's junction; how much of the yielding row is taken back is
+        :meth:`_notch`'s."""
+        far = np.zeros((len(g), 2), dtype=bool)
         if not (self.partner >= 0).any():
             return far
         pen = np.where(on & (g < 0.0), -g, 0.0)
@@ -344,12 +352,64 @@ class JunctionContactBlock(ContactRows):
         for c in (0, 1):
             p = self.partner[:, c]
             Ep = np.where(p >= 0, E[np.maximum(p, 0)], 0.0)
-            far |= (E > 0.0) & ((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
+            far[:, c] = (E > 0.0) & ((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
         return far
 
-    def _weight(self, x: np.ndarray, tangent: bool):
-        """The point weight ``1 - lam`` ``(n,)`` of the rows (module docstring), its gradient
-        ``(n, 5 d)`` and (``tangent``) Hessian with respect to the rows' nodes."""
+    def _notch(self, pos: np.ndarray, far: np.ndarray, tangent: bool):
+        """The factor ``u`` ``(n,)`` that keeps a row yielding to its partner (``far (n,
+        2)``, :meth:`_farther`), its gradient ``(n, 5 d)`` and (``tangent``) Hessian (module
+        docstring, "A node in a notch"): ``u = prod_c U(v_c / (NOTCH_BAND radius))`` over
+        the partner columns ``c`` the row yields to, ``v_c = (P - e_c) . t_c`` the node's
+        foot on the row's element measured from the shared end ``e_c`` (``a0`` for column
+        0, ``a1`` for column 1) along the element's unit direction ``t_c`` away from it,
+        ``U`` of :func:`fembody.contact.share._own_step` (0 at the shared end, 1 from
+        :data:`NOTCH_BAND` of the radii's sum on, C2); 1 where the row yields to no
+        partner."""
+        n, m, d = pos.shape
+        k = m * d
+        parts = []
+        for c in (0, 1):
+            sel = np.flatnonzero(far[:, c])
+            v = np.ones(n)
+            gv, hv = np.zeros((n, k)), (np.zeros((n, k, k)) if tangent else None)
+            if sel.size:
+                e0, e1 = pos[sel, 1 + c], pos[sel, 2 - c]
+                r, dd = pos[sel, 0] - e0, e1 - e0
+                L = np.linalg.norm(dd, axis=1)
+                t = dd / L[:, None]
+                band = NOTCH_BAND * self.radius[sel]
+                eta = np.einsum("ni,ni->n", r, t) / band
+                U, U1, U2 = _own_step(eta)
+                # eta's gradient in (r, d), then in the slots (P, e_c, e_other)
+                vv = eta * band
+                q = (r - vv[:, None] * t) / L[:, None]                 # dv/dd
+                grd = np.concatenate([t, q], axis=1) / band[:, None]   # (s, 2 d)
+                C = np.zeros((m, 2))                                   # slot <- (r, d)
+                C[0], C[1 + c], C[2 - c] = (1.0, 0.0), (-1.0, -1.0), (0.0, 1.0)
+                Cx = np.kron(C, np.eye(d))                             # (m d, 2 d)
+                ge = grd @ Cx.T
+                v[sel] = U
+                gv[sel] = U1[:, None] * ge
+                if tangent:
+                    I = np.eye(d)[None]
+                    Pp = I - t[:, :, None] * t[:, None, :]
+                    Hrd = np.zeros((sel.size, 2 * d, 2 * d))
+                    Hrd[:, :d, d:] = Pp / L[:, None, None]
+                    Hrd[:, d:, :d] = Pp / L[:, None, None]
+                    Hrd[:, d:, d:] = -(t[:, :, None] * q[:, None, :]
+                                       + q[:, :, None] * t[:, None, :]
+                                       + vv[:, None, None] * Pp / L[:, None, None]) / L[:, None, None]
+                    He = Cx[None] @ (Hrd / band[:, None, None]) @ Cx.T[None]
+                    hv[sel] = U2[:, None, None] * ge[:, :, None] * ge[:, None, :] \
+                        + U1[:, None, None] * He
+            parts.append((v, gv, hv))
+        return _product(parts, tangent)
+
+    def _weight(self, x: np.ndarray, tangent: bool, gap: tuple | None = None):
+        """The point weight ``(1 - lam) u`` ``(n,)`` of the rows (module docstring; ``u`` of
+        :meth:`_notch`, 1 on a row that yields to no partner), its gradient ``(n, 5 d)`` and
+        (``tangent``) Hessian with respect to the rows' nodes. ``gap``: :meth:`gaps`'s
+        ``(g, on)`` at ``x`` where the caller has them (default None: computed)."""
         pos = self.positions(x)
         d = self.dim
         lam, gl, hl = switch(pos[:, [3, 4, 1, 2]], tangent)     # (Q1, Q2, a0, a1)
@@ -362,7 +422,15 @@ class JunctionContactBlock(ContactRows):
         if tangent:
             H = np.zeros((n, 5 * d, 5 * d))
             H[:, perm[:, None], perm[None, :]] = -hl
-        return 1.0 - lam, G, H
+        w = (1.0 - lam, G, H)
+        if not (self.partner >= 0).any():
+            return w
+        if gap is None:
+            gap = self.gaps(x)[:2]
+        far = self._farther(pos, *gap)
+        if not far.any():
+            return w
+        return _product([w, self._notch(pos, far, tangent)], tangent)
 
     def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """The correction for the concave side (module docstring): per row the energy [J]
@@ -522,7 +590,7 @@ class JunctionContactBlock(ContactRows):
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)
         kon = np.where(on, self.k, 0.0)
-        w, gw, hw = self._weight(x, tangent)
+        w, gw, hw = self._weight(x, tangent, (g, ok))
         N = -w * kon * g
         params = np.column_stack([np.zeros(n), z[:, 0]])
         nrm = G[:, :d]
@@ -857,7 +925,7 @@ class JunctionContactBlock(ContactRows):
         m3 = G.shape[1]
         fj = np.zeros((n, k))
         fj[:, :m3] = -F[:, None] * G
-        w, gw, hw = self._weight(x, tangent)
+        w, gw, hw = self._weight(x, tangent, (g, ok))
         f = w[:, None] * fj + W[:, None] * gw
         prev = None
         if self.frictional:         # (the pair removed at the last step holds a tie)
@@ -890,7 +958,7 @@ class JunctionContactBlock(ContactRows):
             return E
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
-        return (self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
+        return (self._weight(x, False, (g, ok))[0] * 0.5 * self.k * pen ** 2
                 + self._duplicate(x, False)[0])
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -909,7 +977,7 @@ class JunctionContactBlock(ContactRows):
             if live.size:
                 F[live] = self._take(live).resultants(x[live])[:, 0]
         else:
-            F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+            F = (self._weight(x, False, (g, ok))[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
                  - self._duplicate(x, False)[3])
         return np.column_stack([F, g, ok.astype(float)])
 

@@ -1,6 +1,7 @@
-"""A node of one beam in the notch of another beam's bend, touching both of its elements:
-the record of what the junction rows' ``min`` rule still loses there (fembody.contact.share,
-"What the blend does not cover")."""
+"""A node of one beam in the notch of another beam's bend, touching both of its elements
+(fembody.contact.junction, "A node in a notch"): two local minima of the distance along the
+notched beam, two contacts, with the hand-over where one of them leaves its element
+continuous, its force the energy's derivative, and a straight beam counted once."""
 import math
 
 import numpy as np
@@ -10,12 +11,6 @@ from .test_junction import K, R, _a_moved, _ridges
 from .test_share_apart import _minima_along
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a node of B (a ridge's apex) pressed into the notch of A's bend touches both of A's "
-    "elements (two local minima of the distance along A, 13.93 and 16.67 mm apart from "
-    "B's polyline, 2R = 20 mm); the junction rows of B's node against A's two elements keep "
-    "the nearer alone (the min rule, no distance-based blend for node rows): 18.40 "
-    "against 23.95 J at A moved 4 mm along itself and 5 mm down (ridges 20/20 degrees)"))
 @pytest.mark.parametrize("move", [(0.0, 4e-3, -5e-3)])
 def test_a_node_in_a_notch_touching_both_walls_carries_both_contacts(move):
     """``_ridges`` (20, 20): B's apex under A's bend, A moved 4 mm along itself and 5 mm
@@ -23,7 +18,8 @@ def test_a_node_in_a_notch_touching_both_walls_carries_both_contacts(move):
     the local minima of the distance along A to B's polyline (:func:`tests.contact.
     test_share_apart._minima_along`, exact segment distances) summed, ``k/2 (2R - D_i)^2``,
     to 1e-9. (Along B the distance has one minimum, at its apex: a node's two contacts are
-    seen along the beam whose elements hold them.)"""
+    seen along the beam whose elements hold them.) Before, the junction rows of B's apex
+    kept the nearer element alone (the ``min`` rule): 18.40 against 23.95 J."""
     m, a_ids, _ = _ridges(math.radians(20), math.radians(20))
     system = m.compile()
     P = {nd.id: np.asarray(nd.position, float) for nd in m.nodes}

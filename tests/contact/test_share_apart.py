@@ -125,21 +125,54 @@ def test_forces_apart_against_the_closed_form(gamma, phi, slide, dx):
         assert abs(F @ e - fd) < 1e-6 * np.linalg.norm(F), (F, e, fd)
 
 
-def _minima_along(X, Y, n=200001, span=0.05):
+def _minima_along(X, Y, n=200001, span=0.05, vectors=False):
     """The local minima [m] of the distance from the polyline ``X`` (three nodes), sampled
     every 0.5 um within ``span`` [m] of its middle node, to the polyline ``Y`` (exact
     segment distances): the contacts as the share rows count them (module docstring of
-    fembody.contact.share, "Why")."""
+    fembody.contact.share, "Why"). ``vectors``: also each minimum's unit vector ``(m, 3)``
+    from its nearest point on ``Y`` to its point on ``X`` (the direction of the force on
+    ``X``)."""
     u = np.linspace(-span, span, n)
     e0, e1 = ((X[k] - X[1]) / np.linalg.norm(X[k] - X[1]) for k in (0, 2))
     p = np.where(u[:, None] < 0, X[1] - u[:, None] * e0, X[1] + u[:, None] * e1)
     D = np.full(n, np.inf)
+    near = np.zeros_like(p)
     for q0, q1 in ((Y[0], Y[1]), (Y[1], Y[2])):
         e = q1 - q0
         t = np.clip((p - q0) @ e / (e @ e), 0.0, 1.0)
-        D = np.minimum(D, np.linalg.norm(p - q0 - t[:, None] * e, axis=1))
+        y = q0 + t[:, None] * e
+        Dq = np.linalg.norm(p - y, axis=1)
+        near = np.where((Dq < D)[:, None], y, near)
+        D = np.minimum(D, Dq)
     idx = np.flatnonzero((D[1:-1] < D[:-2]) & (D[1:-1] <= D[2:])) + 1
-    return D[idx]
+    if not vectors:
+        return D[idx]
+    # (each minimum's points exactly: the closest points of its two segments, the sampled
+    # direction is off by the 0.5 um step over the distance)
+    out = []
+    for i in idx:
+        a0, a1 = (X[1], X[0]) if u[i] < 0 else (X[1], X[2])
+        best = None
+        for q0, q1 in ((Y[0], Y[1]), (Y[1], Y[2])):
+            xa, yb = _segment_points(a0, a1, q0, q1)
+            if best is None or np.linalg.norm(xa - yb) < np.linalg.norm(best[0] - best[1]):
+                best = (xa, yb)
+        out.append((best[0] - best[1]) / np.linalg.norm(best[0] - best[1]))
+    return D[idx], np.array(out)
+
+
+def _segment_points(p0, p1, q0, q1):
+    """The closest points of the segments ``p0 -> p1`` and ``q0 -> q1`` (non-parallel):
+    the lines' closest points, each clamped to its segment and the other projected on its
+    own segment again."""
+    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
+    a, e, b, c, f = d1 @ d1, d2 @ d2, d1 @ d2, d1 @ r, d2 @ r
+    s = np.clip((b * f - c * e) / (a * e - b * b), 0.0, 1.0)
+    t = (b * s + f) / e
+    if t < 0.0 or t > 1.0:
+        t = np.clip(t, 0.0, 1.0)
+        s = np.clip((t * b - c) / a, 0.0, 1.0)
+    return p0 + s * d1, q0 + t * d2
 
 
 @pytest.mark.parametrize("move", [(-6e-3, -6e-3, -5e-3), (-6e-3, 6e-3, -5e-3),
