@@ -77,14 +77,46 @@ distance to a polyline does. It needs both pairs in the element pairs' block
 **One node against the concave side.** The same holds for the junction rows themselves: a
 node ``P`` of one beam against the concave side of the other beam's junction (two kinked beams
 crossing at a node of each, or a beam's kink pressed into another's bend) projects inside both
-elements at that junction, and both rows of ``P`` against them push: the contact was counted
-twice (on the centre line of two crossing 20-degree kinks, 2 cos(20 deg) = 1.88 times the force
-of the distance to the polyline). A row therefore yields to its partner, the row of the same
-node against the element next to its own, where the partner's weighted energy ``(1 - lam) k/2
-max(-g, 0)^2`` is larger (a tie goes to the row listed first): the energy is the larger one,
-the distance to the polyline the smaller, continuous across the bisector where the two are
-equal, with the force turning there by the kink angle. The gate does not depend on the nodes
-elsewhere, so the tangent is the kept row's.
+elements at that junction, and both rows of ``P`` against them push. A row therefore yields to
+its partner, the row of the same node against the element next to its own, where the
+partner's weighted energy ``(1 - lam) k/2 max(-g, 0)^2`` is larger (a tie goes to the row
+listed first); how much of it yields is the next section's.
+
+**A node in a notch.** Along the notched beam A the distance to the other beam near ``P`` is
+the distance to ``P`` itself, and it has a local minimum on each element whose foot of ``P``
+lies inside it: where both feet do, the node touches both walls of the notch and there are two
+contacts (the local minima, as :mod:`fembody.contact.share` counts them; along the other beam
+the two lie under one another, at ``P``). They merge where a foot reaches the shared node
+``c``: as the bend opens under ``P`` (both feet near ``c``, a straight A the limit, where one
+foot only lies on its element) or as ``P`` slides towards one element. There the farther
+minimum vanishes with the energy of ``P`` against ``c``, so a sampled sum jumps, and a
+continuous rule hands over in a band: the yielding row is weighted by
+
+    u = U(v / (NOTCH_BAND (r_P + r_A))),     v = (P - c) . t,
+
+``v`` the foot's distance from ``c`` along the row's element (``t`` its unit direction away
+from ``c``), ``U`` the C2 step of :func:`fembody.contact.share._own_step` (0 at ``c``, 1 from
+:data:`NOTCH_BAND` of the radii's sum on; a row yielding to partners at both of its nodes takes
+the product). So the energy is ``E_near + u E_far``: both contacts where the far foot is clearly
+on its element (before, the nearer alone: 18.40 against the sampled 23.95 J in
+tests/contact/test_junction_notch.py), the nearer alone where the far foot reaches ``c``, with
+zero slope (the row's zone ends there too: energy and force continuous), and between the two
+inside the band (up to 3.63 J below the sampled sum of 22.5 J in that file's slide: the part of
+the vanishing minimum a continuous rule gives up, as the share rows' ``OWN_BAND``). At a tie of
+the two energies the feet are equally far from ``c`` (equal distances to the two lines of one
+point ``P``), so ``u`` is the same whichever row yields and the energy is continuous, the force
+turning by the kink of ``max`` (where the two line weights ``lam`` differ, near-parallel
+chords, the tie is off that by the weights). ``u`` enters the row's point weight, so its force,
+tangent and friction (its normal force) follow. The band is half the share rows' ``OWN_BAND``
+because the foot's distance is a first-order measure of how far the minimum is from vanishing
+(its depth, ``|P - c| - rho``, is second order, about ``v^2 / (2 rho)``), and a node pressed
+into a 20-degree notch 4 mm from its bisector has its far foot 1.8 mm from ``c`` with 20 mm of
+radii: counted whole at 1 mm, not at 2 mm. The hand-over pushes along A inside the band
+(``E_far dU/dv``, up to about ``1.9 E_far / (NOTCH_BAND (r_P + r_A))``, ``pen / band`` times
+the far contact's normal force: in that file's slide, with the far contact 3.5 mm deep, the
+force along A swings from +1.1 kN to -5.5 kN and back to +2.3 kN on 6.3-8.8 kN across A),
+as the share rows' blend does over theirs; a run's penetrations, far below the radii, make
+it smaller.
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,

@@ -191,9 +191,9 @@ What the blend does not cover:
   1`` at both) the product takes back ``1 - (1 - b_A)(1 - b_B)`` where one comparison
   would take back ``b`` (not met: not measured).
 - A node of one beam in the notch of the other's bend, touching both of its elements (two
-  local minima along the notched beam): the junction rows of the node keep the nearer
-  element alone (the ``min`` rule; their node rows have no distance-based blend): 18.40
-  against 23.95 J (tests/contact/test_junction_notch.py, a strict xfail).
+  local minima along the notched beam) is the junction rows' (:mod:`fembody.contact.
+  junction`, "A node in a notch"): both contacts beyond a band in the foot's distance from
+  the node, the nearer alone where the far foot reaches it.
 - Inside the band (``0 < U_1 U_2 < 1``, points within 1 mm of the bisector for 5 mm rods)
   the energy lies between ``max(E_1, E_2)`` and ``E_1 + E_2``, where the sampled distance
   has two minima the moment ``D - rho`` passes zero: any continuous rule misses part of

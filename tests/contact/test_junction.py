@@ -447,12 +447,12 @@ def test_system_adds_the_live_rows_as_the_whole_block(lift):
     assert (len(rows) > 0 and np.abs(whole).max() > 0.0) == (lift < 0.0)
 
 
-def _ridges(ta: float, tb: float, lift: float = 1e-9):
+def _ridges(ta: float, tb: float, lift: float = 1e-9, friction: float = 0.0):
     """Two kinked two-element beams crossing at right angles, each kinked at its middle node:
     B in the x-z plane with its node at the origin, its ends ``tb`` [rad] below it (a ridge;
     negative: a valley), A in the y-z plane above, its ends ``ta`` below its node, lifted
     until the polylines touch (2 R (1 + ``lift``) apart, by bisection on the exact segment
-    distances).
+    distances); ``friction`` the contacts' Coulomb coefficient [-] (default 0).
     Returns the model, A's node ids, and the polylines' distance as a function of A's
     shift."""
     def polys(h):
@@ -476,7 +476,7 @@ def _ridges(ta: float, tb: float, lift: float = 1e-9):
     a2 = m.add_beam(a1.last, A[2], n=1, material=MAT, section=SEC, orientation=(1, 0, 0))
     for a in (a1, a2):
         for b in (b1, b2):
-            m.add_beam_contact(a, b, radius=R, stiffness=K, margin=0.1)
+            m.add_beam_contact(a, b, radius=R, stiffness=K, margin=0.1, friction=friction)
     ids = {n.id for a in (a1, a2) for n in a.nodes}
     return m, ids, lambda move: dmin(A + move, B)
 

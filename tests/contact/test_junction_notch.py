@@ -151,3 +151,50 @@ def test_the_bend_opening_under_a_node_counts_one_contact_at_straight():
     # at 0.05 degrees the feet are about 16 um from the node, 0.016 of the band: the far
     # row's weight is U(0.016), below 1e-4, so the energy is the larger minimum's
     assert abs(prev[0] - prev[1]) <= 1e-4 * prev[1]
+
+
+@pytest.mark.parametrize("y", [2e-3, 5.2e-3, 5.6e-3])
+def test_the_notch_rows_friction_follows_their_normal_forces(y):
+    """The notch with friction (mu = 0.3), A slid ``y`` along itself (5 mm down), every
+    junction row anchored 1 m away along A (sliding): each row's tangential force is mu
+    times its normal force (the weighted one of :meth:`resultants`, the far row's share
+    included); beyond the band (2 mm) the two rows' normal forces are ``k (2R - D_i)`` of
+    the two sampled minima (to 1e-9; before, the far row carried none, so no friction
+    either); inside the band (5.2, 5.6 mm) the far row's between 0 and its whole; the
+    frictional rows' tangent against central differences of their forces at that history
+    (1e-9 m, to 1e-6)."""
+    from .test_junction import _ridges as ridges
+    from fembody.contact.junction import JunctionContactBlock
+    mu = 0.3
+    m, a_ids, _ = ridges(math.radians(20), math.radians(20), friction=mu)
+    system = m.compile()
+    blk = next(b for b in system.beam_contact_blocks if isinstance(b, JunctionContactBlock))
+    assert blk.frictional
+    move = np.array([0.0, y, -5e-3])
+    n, k, on_a, x = _a_moved(blk, a_ids, move)
+    h = blk.history0.copy()
+    h.anchor[:, 2:] = (0.0, 1.0, 0.0)
+    h.sliding[:] = True
+    rep = blk.report(x, h)
+    N, T = rep["normal_force"], rep["tangential_force"]
+    rows = np.flatnonzero(N > 0.0)
+    assert len(rows) == 2
+    np.testing.assert_allclose(T[rows], mu * N[rows], rtol=1e-9)
+    P = {nd.id: np.asarray(nd.position, float) for nd in m.nodes}
+    A = np.array([P[i] for i in sorted(a_ids)]) + move
+    B = np.array([P[i] for i in sorted(set(P) - set(a_ids) - {0})])
+    D = np.sort(_minima_along(A, B, vectors=True)[0])
+    whole = K * (2 * R - D)
+    if y < 4e-3:
+        np.testing.assert_allclose(np.sort(N[rows])[::-1], whole, rtol=1e-9)
+    else:
+        lo = np.sort(N[rows])
+        assert lo[1] == pytest.approx(whole[0], rel=1e-9) and 0.0 < lo[0] < whole[1]
+    f, Kt, _ = blk.forces(x, None, True, h)
+    Kfd = np.zeros_like(Kt)
+    for j in range(k * 3):
+        e = np.zeros(k * 3)
+        e[j] = 1e-9
+        Kfd[:, :, j] = (blk.forces(x + e, None, False, h)[0]
+                        - blk.forces(x - e, None, False, h)[0]) / 2e-9
+    assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
