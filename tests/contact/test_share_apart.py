@@ -232,3 +232,61 @@ def test_a_four_pair_crossing_across_nodes_of_both_beams_takes_a_pair_back_once(
     for ax in np.eye(3):
         fd = -(total(np.array(move) + 1e-9 * ax)[0] - total(np.array(move) - 1e-9 * ax)[0]) / 2e-9
         assert abs(F @ ax - fd) < 1e-6 * np.linalg.norm(F), (F, ax, fd)
+
+
+def _kinked_rod(gamma_deg: float, phi_deg: float, le: float, kink_deg: float):
+    """:func:`tests.contact.test_sharp_v._rod_across`'s V and rod (``le`` [m] elements,
+    along ``d`` at ``phi``) with the rod kinked at its middle node by ``kink_deg`` about z
+    (its second half, five elements, turned in the horizontal plane; two beams joined
+    there, a junction of the rod). Returns the System, the rod's node ids, ``d``, the
+    walls, the rod's nodes as built, the move that puts it in place, the walls' directions
+    and ``z0``."""
+    import fembody as fb
+    from .test_ends3d import ALL, SEC, STEEL
+    from .test_sharp_v import LIFT
+    m = fb.Model(dim=3)
+    g = math.radians(gamma_deg) / 2
+    u1 = np.array([-math.sin(g), 0.0, math.cos(g)])
+    u2 = np.array([math.sin(g), 0.0, math.cos(g)])
+    b1 = m.add_beam(tuple(0.2 * u1), (0.0, 0.0, 0.0), n=1, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    b2 = m.add_beam(b1.last, tuple(0.2 * u2), n=1, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    for nd in list(b1.nodes) + list(b2.nodes):
+        m.fix(nd, *ALL)
+    z0 = (2 * R - DEPTH) / math.sin(g)
+    phi, k = math.radians(phi_deg), math.radians(kink_deg)
+    d = np.array([math.sin(phi), math.cos(phi), 0.0])
+    d2 = np.array([math.cos(k) * d[0] - math.sin(k) * d[1],
+                   math.sin(k) * d[0] + math.cos(k) * d[1], 0.0])
+    c = np.array([0.0, 0.0, z0 + LIFT])
+    a1 = m.add_beam(tuple(c - 5 * le * d), tuple(c), n=5, material=STEEL, section=SEC,
+                    orientation=(0, 0, 1))
+    a2 = m.add_beam(a1.last, tuple(c + 5 * le * d2), n=5, material=STEEL, section=SEC,
+                    orientation=(0, 0, 1))
+    for a in (a1, a2):
+        for b in (b1, b2):
+            m.add_beam_contact(a, b, radius=R, stiffness=K)
+    nodes = list(a1.nodes) + list(a2.nodes)[1:]
+    a_x = np.array([nd.position for nd in nodes], float)
+    return (m.compile(), [nd.id for nd in nodes], d, [(0.2 * u1, np.zeros(3)),
+            (np.zeros(3), 0.2 * u2)], a_x, np.array([0.0, 0.0, -LIFT]), (u1, u2), z0)
+
+
+@pytest.mark.parametrize("kink", [3.0, 10.0, -10.0])
+def test_a_rod_kinked_between_its_points_carries_both_contacts(kink):
+    """The rod of 1 cm elements across the 45-degree V at 60 degrees, kinked by ``kink``
+    (about z) at its middle node, between its two contact points (about 7.2 mm either
+    side), slid -6 to 6 mm along its first half so that the points sit on the two
+    elements at the kink (the share rows' "Across a node of A", each computing ``b`` on its
+    own element's line, the lines differing by the kink) or one of them farther along:
+    the total energy equals the sampled two minima of the kinked polyline's distance
+    (:func:`tests.contact.test_sharp_v._sampled_fine`) to 1e-9 at 13 positions (measured:
+    1.1e-12). A guard of the doubt in fembody.contact.share, "What the blend does not
+    cover" (a bend between the points): outside the band both lines give ``b = 0``; it
+    passes on f741132 too."""
+    sys, on_a, d, walls, a_x, base, _, _ = _kinked_rod(45, 60, 0.01, kink)
+    for t in np.linspace(-6e-3, 6e-3, 13):
+        ref, minima = _sampled_fine(base + t * d, a_x, walls)
+        assert minima == 2
+        assert _total(sys, on_a, base + t * d)[0] == pytest.approx(ref, rel=1e-9)
