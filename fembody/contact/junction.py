@@ -116,7 +116,13 @@ radii: counted whole at 1 mm, not at 2 mm. The hand-over pushes along A inside t
 the far contact's normal force: in that file's slide, with the far contact 3.5 mm deep, the
 force along A swings from +1.1 kN to -5.5 kN and back to +2.3 kN on 6.3-8.8 kN across A),
 as the share rows' blend does over theirs; a run's penetrations, far below the radii, make
-it smaller.
+it smaller. Not covered: where the node leaves its own wedge sideways while it touches both
+walls, its row hands over to an element pair of its beam's element and the wall's, which
+the rows of that element at the notch's node take back by the ``min`` rule (both pairs'
+points at the node): the energy jumps there (-1.98 J on 6.8 J in tests/
+contact/test_junction_notch.py, a strict xfail; before this rule by +3.98 J in the same
+slide). The element pairs count the two walls along the node's beam, the node rows along
+the notched one.
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
