@@ -434,9 +434,10 @@ class JunctionContactBlock(ContactRows):
                     Hrd = np.zeros((sel.size, 2 * d, 2 * d))
                     Hrd[:, :d, d:] = Pp / L[:, None, None]
                     Hrd[:, d:, :d] = Pp / L[:, None, None]
+                    Li = 1.0 / L[:, None, None]
                     Hrd[:, d:, d:] = -(t[:, :, None] * q[:, None, :]
                                        + q[:, :, None] * t[:, None, :]
-                                       + vv[:, None, None] * Pp / L[:, None, None]) / L[:, None, None]
+                                       + vv[:, None, None] * Pp * Li) * Li
                     He = Cx[None] @ (Hrd / band[:, None, None]) @ Cx.T[None]
                     hv[sel] = U2[:, None, None] * ge[:, :, None] * ge[:, None, :] \
                         + U1[:, None, None] * He

@@ -36,10 +36,10 @@ def test_a_node_in_a_notch_touching_both_walls_carries_both_contacts(move):
 
 
 def _notch(ta=20.0, tb=20.0):
-    """``_ridges`` (``ta``, ``tb`` [deg]) compiled: the model's System, A's node ids, and functions of A's move [m] giving A's
-    and B's polylines and the contact energy of all the System's beam contact blocks [J]."""
-    from .test_junction import _ridges as ridges
-    m, a_ids, _ = ridges(math.radians(ta), math.radians(tb))
+    """``_ridges`` (``ta``, ``tb`` [deg]) compiled: the model's System, A's node ids, and
+    functions of A's move [m] giving A's and B's polylines and the contact energy of all
+    the System's beam contact blocks [J]."""
+    m, a_ids, _ = _ridges(math.radians(ta), math.radians(tb))
     system = m.compile()
     P = {nd.id: np.asarray(nd.position, float) for nd in m.nodes}
     A0 = np.array([P[i] for i in sorted(a_ids)])
@@ -163,10 +163,9 @@ def test_the_notch_rows_friction_follows_their_normal_forces(y):
     either); inside the band (5.2, 5.6 mm) the far row's between 0 and its whole; the
     frictional rows' tangent against central differences of their forces at that history
     (1e-9 m, to 1e-6)."""
-    from .test_junction import _ridges as ridges
     from fembody.contact.junction import JunctionContactBlock
     mu = 0.3
-    m, a_ids, _ = ridges(math.radians(20), math.radians(20), friction=mu)
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(20), friction=mu)
     system = m.compile()
     blk = next(b for b in system.beam_contact_blocks if isinstance(b, JunctionContactBlock))
     assert blk.frictional
