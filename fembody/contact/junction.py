@@ -77,14 +77,52 @@ distance to a polyline does. It needs both pairs in the element pairs' block
 **One node against the concave side.** The same holds for the junction rows themselves: a
 node ``P`` of one beam against the concave side of the other beam's junction (two kinked beams
 crossing at a node of each, or a beam's kink pressed into another's bend) projects inside both
-elements at that junction, and both rows of ``P`` against them push: the contact was counted
-twice (on the centre line of two crossing 20-degree kinks, 2 cos(20 deg) = 1.88 times the force
-of the distance to the polyline). A row therefore yields to its partner, the row of the same
-node against the element next to its own, where the partner's weighted energy ``(1 - lam) k/2
-max(-g, 0)^2`` is larger (a tie goes to the row listed first): the energy is the larger one,
-the distance to the polyline the smaller, continuous across the bisector where the two are
-equal, with the force turning there by the kink angle. The gate does not depend on the nodes
-elsewhere, so the tangent is the kept row's.
+elements at that junction, and both rows of ``P`` against them push. A row therefore yields to
+its partner, the row of the same node against the element next to its own, where the
+partner's weighted energy ``(1 - lam) k/2 max(-g, 0)^2`` is larger (a tie goes to the row
+listed first); how much of it yields is the next section's.
+
+**A node in a notch.** Along the notched beam A the distance to the other beam near ``P`` is
+the distance to ``P`` itself, and it has a local minimum on each element whose foot of ``P``
+lies inside it: where both feet do, the node touches both walls of the notch and there are two
+contacts (the local minima, as :mod:`fembody.contact.share` counts them; along the other beam
+the two lie under one another, at ``P``). They merge where a foot reaches the shared node
+``c``: as the bend opens under ``P`` (both feet near ``c``, a straight A the limit, where one
+foot only lies on its element) or as ``P`` slides towards one element. There the farther
+minimum vanishes with the energy of ``P`` against ``c``, so a sampled sum jumps, and a
+continuous rule hands over in a band: the yielding row is weighted by
+
+    u = U(v / (NOTCH_BAND (r_P + r_A))),     v = (P - c) . t,
+
+``v`` the foot's distance from ``c`` along the row's element (``t`` its unit direction away
+from ``c``), ``U`` the C2 step of :func:`fembody.contact.share._own_step` (0 at ``c``, 1 from
+:data:`NOTCH_BAND` of the radii's sum on; a row yielding to partners at both of its nodes takes
+the product). So the energy is ``E_near + u E_far``: both contacts where the far foot is clearly
+on its element (before, the nearer alone: 18.40 against the sampled 23.95 J in
+tests/contact/test_junction_notch.py), the nearer alone where the far foot reaches ``c``, with
+zero slope (the row's zone ends there too: energy and force continuous), and between the two
+inside the band (up to 3.63 J below the sampled sum of 22.5 J in that file's slide: the part of
+the vanishing minimum a continuous rule gives up, as the share rows' ``OWN_BAND``). At a tie of
+the two energies the feet are equally far from ``c`` (equal distances to the two lines of one
+point ``P``), so ``u`` is the same whichever row yields and the energy is continuous, the force
+turning by the kink of ``max`` (where the two line weights ``lam`` differ, near-parallel
+chords, the tie is off that by the weights). ``u`` enters the row's point weight, so its force,
+tangent and friction (its normal force) follow. The band is half the share rows' ``OWN_BAND``
+because the foot's distance is a first-order measure of how far the minimum is from vanishing
+(its depth, ``|P - c| - rho``, is second order, about ``v^2 / (2 rho)``), and a node pressed
+into a 20-degree notch 4 mm from its bisector has its far foot 1.8 mm from ``c`` with 20 mm of
+radii: counted whole at 1 mm, not at 2 mm. The hand-over pushes along A inside the band
+(``E_far dU/dv``, up to about ``1.9 E_far / (NOTCH_BAND (r_P + r_A))``, ``pen / band`` times
+the far contact's normal force: in that file's slide, with the far contact 3.5 mm deep, the
+force along A swings from +1.1 kN to -5.5 kN and back to +2.3 kN on 6.3-8.8 kN across A),
+as the share rows' blend does over theirs; a run's penetrations, far below the radii, make
+it smaller. Not covered: where the node leaves its own wedge sideways while it touches both
+walls, its row hands over to an element pair of its beam's element and the wall's, which
+the rows of that element at the notch's node take back by the ``min`` rule (both pairs'
+points at the node): the energy jumps there (-1.98 J on 6.8 J in tests/
+contact/test_junction_notch.py, a strict xfail; before this rule by +3.98 J in the same
+slide). The element pairs count the two walls along the node's beam, the node rows along
+the notched one.
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
@@ -141,7 +179,7 @@ from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import _POINT_SCREEN, junction_blend
+from .share import _POINT_SCREEN, _own_step, _product, junction_blend
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -149,6 +187,12 @@ from .share import _POINT_SCREEN, junction_blend
 #: bisector differs by about 1e-11), and so small that the normal force kept is within
 #: 5e-9 of the larger one's.
 TIE = 1e-8
+
+#: the band [-, of the radii's sum] over which a junction row that yields to its partner
+#: (the node in the notch of the other beam's bend, touching both of its elements) is kept
+#: whole beyond it: the node's foot on the row's element at least ``NOTCH_BAND (r_P + r_A)``
+#: from the shared node (module docstring, "A node in a notch").
+NOTCH_BAND = 0.05
 
 
 class JunctionContactBlock(ContactRows):
@@ -283,7 +327,7 @@ class JunctionContactBlock(ContactRows):
                  & ((c2 > 0.0) | (self.closed[:, 1] & (c2 == 0.0))))
         g = rho - self.radius
         on = ok & wedge & (rho > 0.0)
-        return g, on & ~self._farther(pos, g, on), G, H
+        return g, on, G, H
 
     def _closest(self, pos: np.ndarray):
         """The closest-point parameter ``z (n, 1)`` of each row's node on its element, whether
@@ -326,12 +370,14 @@ class JunctionContactBlock(ContactRows):
         return z, ok | vtx, vtx
 
     def _farther(self, pos: np.ndarray, g: np.ndarray, on: np.ndarray) -> np.ndarray:
-        """Whether each row ``(n,)`` yields to a partner (module docstring, "One node against
-        the concave side"): a row of the same node against an element next to its own whose
+        """Per row and partner column ``(n, 2)`` whether the row yields to that partner
+        (module docstring, "One node against the concave side"): the row of the same node
+        against the element next to its own at ``a0`` (column 0) or ``a1`` (column 1), whose
         weighted energy ``(1 - lam) k/2 max(-g, 0)^2`` is larger (on a tie: the row listed
         first keeps it). Both rows push only where the node is on the concave side of the
-        other beam's junction, where they are one contact."""
-        far = np.zeros(len(g), dtype=bool)
+        other beam's junction; how much of the yielding row is taken back is
+        :meth:`_notch`'s."""
+        far = np.zeros((len(g), 2), dtype=bool)
         if not (self.partner >= 0).any():
             return far
         pen = np.where(on & (g < 0.0), -g, 0.0)
@@ -344,12 +390,65 @@ class JunctionContactBlock(ContactRows):
         for c in (0, 1):
             p = self.partner[:, c]
             Ep = np.where(p >= 0, E[np.maximum(p, 0)], 0.0)
-            far |= (E > 0.0) & ((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
+            far[:, c] = (E > 0.0) & ((Ep > E) | ((Ep == E) & (p >= 0) & (p < idx)))
         return far
 
-    def _weight(self, x: np.ndarray, tangent: bool):
-        """The point weight ``1 - lam`` ``(n,)`` of the rows (module docstring), its gradient
-        ``(n, 5 d)`` and (``tangent``) Hessian with respect to the rows' nodes."""
+    def _notch(self, pos: np.ndarray, far: np.ndarray, tangent: bool):
+        """The factor ``u`` ``(n,)`` that keeps a row yielding to its partner (``far (n,
+        2)``, :meth:`_farther`), its gradient ``(n, 5 d)`` and (``tangent``) Hessian (module
+        docstring, "A node in a notch"): ``u = prod_c U(v_c / (NOTCH_BAND radius))`` over
+        the partner columns ``c`` the row yields to, ``v_c = (P - e_c) . t_c`` the node's
+        foot on the row's element measured from the shared end ``e_c`` (``a0`` for column
+        0, ``a1`` for column 1) along the element's unit direction ``t_c`` away from it,
+        ``U`` of :func:`fembody.contact.share._own_step` (0 at the shared end, 1 from
+        :data:`NOTCH_BAND` of the radii's sum on, C2); 1 where the row yields to no
+        partner."""
+        n, m, d = pos.shape
+        k = m * d
+        parts = []
+        for c in (0, 1):
+            sel = np.flatnonzero(far[:, c])
+            v = np.ones(n)
+            gv, hv = np.zeros((n, k)), (np.zeros((n, k, k)) if tangent else None)
+            if sel.size:
+                e0, e1 = pos[sel, 1 + c], pos[sel, 2 - c]
+                r, dd = pos[sel, 0] - e0, e1 - e0
+                L = np.linalg.norm(dd, axis=1)
+                t = dd / L[:, None]
+                band = NOTCH_BAND * self.radius[sel]
+                eta = np.einsum("ni,ni->n", r, t) / band
+                U, U1, U2 = _own_step(eta)
+                # eta's gradient in (r, d), then in the slots (P, e_c, e_other)
+                vv = eta * band
+                q = (r - vv[:, None] * t) / L[:, None]                 # dv/dd
+                grd = np.concatenate([t, q], axis=1) / band[:, None]   # (s, 2 d)
+                C = np.zeros((m, 2))                                   # slot <- (r, d)
+                C[0], C[1 + c], C[2 - c] = (1.0, 0.0), (-1.0, -1.0), (0.0, 1.0)
+                Cx = np.kron(C, np.eye(d))                             # (m d, 2 d)
+                ge = grd @ Cx.T
+                v[sel] = U
+                gv[sel] = U1[:, None] * ge
+                if tangent:
+                    I = np.eye(d)[None]
+                    Pp = I - t[:, :, None] * t[:, None, :]
+                    Hrd = np.zeros((sel.size, 2 * d, 2 * d))
+                    Hrd[:, :d, d:] = Pp / L[:, None, None]
+                    Hrd[:, d:, :d] = Pp / L[:, None, None]
+                    Li = 1.0 / L[:, None, None]
+                    Hrd[:, d:, d:] = -(t[:, :, None] * q[:, None, :]
+                                       + q[:, :, None] * t[:, None, :]
+                                       + vv[:, None, None] * Pp * Li) * Li
+                    He = Cx[None] @ (Hrd / band[:, None, None]) @ Cx.T[None]
+                    hv[sel] = U2[:, None, None] * ge[:, :, None] * ge[:, None, :] \
+                        + U1[:, None, None] * He
+            parts.append((v, gv, hv))
+        return _product(parts, tangent)
+
+    def _weight(self, x: np.ndarray, tangent: bool, gap: tuple | None = None):
+        """The point weight ``(1 - lam) u`` ``(n,)`` of the rows (module docstring; ``u`` of
+        :meth:`_notch`, 1 on a row that yields to no partner), its gradient ``(n, 5 d)`` and
+        (``tangent``) Hessian with respect to the rows' nodes. ``gap``: :meth:`gaps`'s
+        ``(g, on)`` at ``x`` where the caller has them (default None: computed)."""
         pos = self.positions(x)
         d = self.dim
         lam, gl, hl = switch(pos[:, [3, 4, 1, 2]], tangent)     # (Q1, Q2, a0, a1)
@@ -362,7 +461,15 @@ class JunctionContactBlock(ContactRows):
         if tangent:
             H = np.zeros((n, 5 * d, 5 * d))
             H[:, perm[:, None], perm[None, :]] = -hl
-        return 1.0 - lam, G, H
+        w = (1.0 - lam, G, H)
+        if not (self.partner >= 0).any():
+            return w
+        if gap is None:
+            gap = self.gaps(x)[:2]
+        far = self._farther(pos, *gap)
+        if not far.any():
+            return w
+        return _product([w, self._notch(pos, far, tangent)], tangent)
 
     def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """The correction for the concave side (module docstring): per row the energy [J]
@@ -522,7 +629,7 @@ class JunctionContactBlock(ContactRows):
         g, ok, G, H = self.gaps(x, hessian=tangent)
         on = ok & (g < 0.0)
         kon = np.where(on, self.k, 0.0)
-        w, gw, hw = self._weight(x, tangent)
+        w, gw, hw = self._weight(x, tangent, (g, ok))
         N = -w * kon * g
         params = np.column_stack([np.zeros(n), z[:, 0]])
         nrm = G[:, :d]
@@ -857,7 +964,7 @@ class JunctionContactBlock(ContactRows):
         m3 = G.shape[1]
         fj = np.zeros((n, k))
         fj[:, :m3] = -F[:, None] * G
-        w, gw, hw = self._weight(x, tangent)
+        w, gw, hw = self._weight(x, tangent, (g, ok))
         f = w[:, None] * fj + W[:, None] * gw
         prev = None
         if self.frictional:         # (the pair removed at the last step holds a tie)
@@ -890,7 +997,7 @@ class JunctionContactBlock(ContactRows):
             return E
         g, ok, _, _ = self.gaps(x)
         pen = np.where(ok & (g < 0.0), -g, 0.0)
-        return (self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
+        return (self._weight(x, False, (g, ok))[0] * 0.5 * self.k * pen ** 2
                 + self._duplicate(x, False)[0])
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -909,7 +1016,7 @@ class JunctionContactBlock(ContactRows):
             if live.size:
                 F[live] = self._take(live).resultants(x[live])[:, 0]
         else:
-            F = (self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+            F = (self._weight(x, False, (g, ok))[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
                  - self._duplicate(x, False)[3])
         return np.column_stack([F, g, ok.astype(float)])
 
