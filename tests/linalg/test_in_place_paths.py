@@ -387,8 +387,8 @@ def test_auto_factorises_a_narrow_matrix_once_definite_or_not(monkeypatch, shift
 def test_the_run_monitors_strain_state_is_the_systems_energy_and_beam_strains(dim):
     """RunMonitor._strain_state evaluates a beam's strains once for its energy and its strain
     check: the energy is System.strain_energy to round-off and the strains the blocks' own,
-    for planar beams (energy from the strains, BeamBlock.strain_energy_of) with a bar, and for
-    spatial beams (their own energy)."""
+    for planar beams with a bar and for spatial beams (energy from the strains,
+    ``strain_energy_of``); the spatial strains are those of the whole kinematics."""
     from fembody.run.monitor import RunMonitor
     m = _mixed() if dim == 2 else _pendulum(8, dim=3)
     s = m.compile()
@@ -402,10 +402,17 @@ def test_the_run_monitors_strain_state_is_the_systems_energy_and_beam_strains(di
     assert [b for b, _ in beams] == [b for b in s.stiffness_blocks if b.family == "beam"]
     for b, eps in beams:
         assert np.array_equal(eps, b.strains(s.pose(b, q)))
-    if dim == 2:
-        b, eps = beams[0]
-        assert b.strain_energy_of(eps) == pytest.approx(b.strain_energy(s.pose(b, q)).sum(),
-                                                        rel=1e-14)
+    b, eps = beams[0]
+    # (spatial beams: strain_energy_of too, so the monitor evaluates their strains once)
+    assert b.strain_energy_of(eps) == pytest.approx(b.strain_energy(s.pose(b, q)).sum(),
+                                                    rel=1e-14)
+    if dim == 3:
+        # the strains without the increment maps: those of the whole kinematics to round-off
+        from fembody.elements.beam import beam3d
+        x, L = b._triads(s.pose(b, q))
+        G, K = beam3d._kinematics(x, L, b.L0, b.G0, b.K0)[:2]
+        assert np.allclose(eps, np.concatenate([G, K], -1), rtol=0.0, atol=1e-14)
+        assert np.abs(eps).max() > 1e-3          # (a deformed state, not the reference)
 
 
 @pytest.mark.parametrize("dim", [2, 3])

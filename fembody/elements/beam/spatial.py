@@ -99,6 +99,17 @@ class Beam3DBlock(Block3D):
         x, L = self._triads(poses)
         return beam3d.strain_energy(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm)
 
+    def strain_energy_of(self, eps: np.ndarray) -> float:
+        """The block's strain energy [J] from its strains ``eps`` (n, 6) (:meth:`strains`):
+        the sum of :meth:`strain_energy` without evaluating the strains again (the run
+        monitor reads both at a check)."""
+        LD = self.__dict__.get("_LD")
+        if LD is None:
+            LD = self._LD = np.ascontiguousarray(
+                self.L0[:, None] * np.concatenate([self.Cn, self.Cm], -1))
+        # (numpy's own loop: BLAS's dot would wake its thread pool, which then spins)
+        return 0.5 * float(np.einsum("ij,ij->", LD, eps * eps))
+
     def resultants(self, poses) -> np.ndarray:
         """(N, Vy, Vz [N], T, My, Mz [N m]) per element in its section frame at mid-length."""
         x, L = self._triads(poses)
