@@ -502,13 +502,16 @@ class LinearSolver:
         its inertia for any matrix it read: :attr:`proves_definite`.)"""
         return getattr(self._fac, "symmetric_negative", None)
 
-    def solve(self, b: np.ndarray) -> np.ndarray:
+    def solve(self, b: np.ndarray, atol: float = 0.0) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN. Raises
         :class:`.near_symmetric.Refused` where the near-symmetric path's refinement gives up
-        and :attr:`lu_on_refusal` is False."""
+        and :attr:`lu_on_refusal` is False. ``atol`` (default 0: none): the residual
+        ``|b - A x|`` (2-norm) the caller accepts, read by the near-symmetric path's
+        refinement only (:mod:`.near_symmetric`, rule 4); the other factorisations solve
+        directly and ignore it."""
         self.n_solve += 1
-        if isinstance(self._fac, RefinedCholesky) and not getattr(self, "lu_on_refusal", True):
-            return self._fac.solve(b, lu=False)
+        if isinstance(self._fac, RefinedCholesky):
+            return self._fac.solve(b, lu=getattr(self, "lu_on_refusal", True), atol=atol)
         return self._fac.solve(b)
 
     def checkpoint_state(self) -> dict:
@@ -928,16 +931,18 @@ class SaddlePointSolver:
         factorisation tells it); None with constraint rows."""
         return self._plain.symmetric_negative if self._plain is not None else None
 
-    def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
+    def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False, atol: float = 0.0
               ) -> tuple[np.ndarray, np.ndarray]:
         """(dq, dlam) with ``S dq + B^T dlam = r`` and ``B dq = c``; NaN if singular.
 
         The ``"ldl"`` factorisation is of the regularised matrix and, unpivoted, loses accuracy
         on ill-conditioned problems: it is always followed by iterative refinement against the
-        exact matrix (up to ``3`` steps, or 8 with ``refine``)."""
+        exact matrix (up to ``3`` steps, or 8 with ``refine``). ``atol`` (default 0: none):
+        without constraint rows, the residual ``|r - S dq|`` (2-norm) the caller accepts
+        (:meth:`LinearSolver.solve`)."""
         self.n_solve += 1
         if self._plain is not None:
-            return self._plain.solve(r), np.zeros(0)
+            return self._plain.solve(r, atol), np.zeros(0)
         fac = self._fac
         if isinstance(fac, Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)
