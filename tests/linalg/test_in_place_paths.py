@@ -448,3 +448,31 @@ def test_kinetic_energy_by_elements_is_half_v_m_v(monkeypatch, mass):
     ref = 0.5 * float(vf @ (s.M_csc @ vf))
     assert s.kinetic_energy(q, v) == pytest.approx(ref, rel=1e-14)
     assert len(calls) == (1 if s.space.additive else 0)     # the element pass ran (planar)
+
+
+def test_the_hot_inertial_pass_makes_no_stiffness_of_zeros():
+    """System.inertial_forces_free (the Newton iteration's call) leaves the inertial
+    stiffness None where no block has one (spatial beams' gyroscopic moments, material
+    form), while the public inertial_forces keeps its zeros; forces, masses and the
+    gyroscopic damping C_in are the same arrays' values, and C_in is the finite-difference
+    derivative of the moments in v (an independent check that nothing was dropped)."""
+    s = _pendulum(6, dim=3).compile()
+    rng = np.random.default_rng(21)
+    q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
+    v = s.expand(rng.standard_normal(s.n_free))
+    a = s.expand(rng.standard_normal(s.n_free))
+    f0, M0, K0, C0 = s.inertial_forces(q, v, a, True)
+    f1, M1, K1, C1 = s.inertial_forces_free(q, v, a, True)
+    assert K1 is None and K0 is not None and not np.any(K0)
+    free = s.free
+    assert np.allclose(f1[free], f0[free], rtol=0.0, atol=1e-12 * np.abs(f0).max())
+    assert np.array_equal(M1, M0) and np.array_equal(C1, C0)
+    C = s.csc(C1).toarray()
+    dv = np.zeros(s.n_dof)
+    k = free[np.argmax(np.abs(C).sum(axis=0))]
+    dv[k] = 1e-6
+    fd = (s.inertial_forces_free(q, v + dv, a, False)[0]
+          - s.inertial_forces_free(q, v - dv, a, False)[0])[free] / 2e-6
+    col = C[:, int(np.flatnonzero(free == k)[0])]
+    assert np.abs(col).max() > 0.0
+    assert np.allclose(fd, col, rtol=0.0, atol=1e-6 * np.abs(col).max())
