@@ -411,6 +411,9 @@ class System:
         pos = self.scatter[id(block)].pos if pos is None else pos
         if inertia is not None:
             return block.assemble(q, f, K, pos, inertia=inertia)
+        if getattr(block, "spatial", False):
+            # (spatial beams: their kernels read node poses, not gathered coordinates)
+            return block.assemble(self.pose(block, q), f, K, pos)
         if self.space.additive:
             return block.assemble(q, f, K, pos)
         x = self.gather(q, block.dofs)
