@@ -339,7 +339,12 @@ class LinearSolver:
 
     def factorize(self, A: sp.spmatrix) -> None:
         """Numeric factorisation of ``A`` (CSC, or an AssemblyTarget of its envelope); raises
-        NotPositiveDefinite only when ``method='cholmod'`` was asked for and A is not SPD."""
+        NotPositiveDefinite only when ``method='cholmod'`` was asked for and A is not SPD.
+        A :class:`fembody.patterns.CSC` whose ``handed_over`` is True is kept as it is (for
+        a checkpoint, and by the near-symmetric path as its factor's matrix, which
+        refinement and the LU of a refusal read) rather than copied: its maker never changes
+        its values afterwards (:meth:`SaddlePointSolver.factorize`'s ``owned``)."""
+        owned = getattr(A, "handed_over", False)
         if isinstance(A, AssemblyTarget):
             env = self.envelope_ldl
             if env is not None and A.owner is env:
@@ -351,8 +356,10 @@ class LinearSolver:
             A = A.csc()       # another layout, or refused pivots: the matrix on the K pattern
         n = A.shape[0]
         A = A.tocsc() if _is_sparse(A) and not isinstance(A, CSC) else A
-        # for a checkpoint (the pattern shared); a saddle-point solver keeps its own inputs
+        # for a checkpoint (the pattern shared; a matrix handed over, itself); a saddle-point
+        # solver keeps its own inputs
         self.factorized = None if not getattr(self, "keep_factorized", True) else (
+            A if owned and _is_sparse(A) else
             A.copy() if not _is_sparse(A) or isinstance(A, CSC) else
             sp.csc_matrix((A.data.copy(), A.indices, A.indptr), shape=A.shape))
         kind = self._choose(n, A)
@@ -400,7 +407,7 @@ class LinearSolver:
         lu_kind = kind if kind in LU_METHODS else "superlu"
         if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
             self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
-        if kind == "cholmod-refined" and self._try_near_symmetric(A):
+        if kind == "cholmod-refined" and self._try_near_symmetric(A, owned):
             return
         try:
             # the old factor is let go before the new one is made: an LU returns a new factor
@@ -412,14 +419,22 @@ class LinearSolver:
             self._fac = Singular(n)
         self.active = lu_kind
 
-    def _try_near_symmetric(self, A) -> bool:
+    def _try_near_symmetric(self, A, owned: bool = False) -> bool:
         """The near-symmetric path (:mod:`.near_symmetric`), which ``auto`` chose for ``A``:
-        True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
+        True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU.
+        ``owned``: :meth:`factorize`'s."""
         self._fac = None                        # (one factor alive, as for the LUs)
         kept = getattr(self, "factorized", None)
         # (the checkpoint's copy of A, when there is one, serves as the factor's matrix: as
-        # SciPy's matrix, the same arrays, which its products and the LU read)
-        owned = kept.tocsc() if _is_sparse(kept) and kept.shape == A.shape else None
+        # SciPy's matrix, the same arrays, which its products and the LU read; else A itself
+        # where the caller handed it over)
+        if _is_sparse(kept) and kept.shape == A.shape:
+            owned = kept.tocsc()
+        elif (owned and getattr(A, "format", None) == "csc"
+              and np.asarray(A.data).dtype == np.float64):
+            owned = sp.csc_matrix((A.data, A.indices, A.indptr), shape=A.shape)
+        else:
+            owned = None
         fac = self._near_part(A).factorize(A, self._lu, owned)
         if fac is None:
             if not getattr(self, "lu_on_refusal", True):
@@ -688,8 +703,12 @@ class SaddlePointSolver:
             return
         self.n_factor += 1
         if self._plain is not None:
-            self._plain.factorize(Sdata if isinstance(Sdata, AssemblyTarget) else
-                                  CSC(Sdata, *self.S_pat, (self.nf, self.nf)))
+            if isinstance(Sdata, AssemblyTarget):
+                self._plain.factorize(Sdata)
+            else:
+                S = CSC(Sdata, *self.S_pat, (self.nf, self.nf))
+                S.handed_over = bool(owned)       # (kept by the factor without a copy)
+                self._plain.factorize(S)
             self.active = self._plain.active
             return
         p = self.p

@@ -124,3 +124,31 @@ def test_the_supernodal_analysis_takes_the_ordering_of_fewer_flops(k, fewer):
                                                       ordering_method=fewer).P())
     x = chosen.cholesky(L)(np.ones(s.n_free))          # a factor of A that solves it
     assert np.abs(A @ x - 1.0).max() <= 1e-12
+
+
+@pytest.mark.one_space
+def test_a_matrix_handed_over_is_kept_and_one_lent_is_copied():
+    """LinearSolver.factorize of a CSC ``handed_over`` (SaddlePointSolver.factorize's
+    ``owned``: a Newton iteration's fresh matrix): the near-symmetric factor keeps A's
+    values array itself; a matrix lent (not handed over) it copies, so that changing A afterwards leaves the
+    solve that of the factorised matrix (against a dense solve of it), and the owned
+    factor's solve is the copied one's bit for bit."""
+    from fembody.patterns import CSC
+    A = grid_matrix(k=9, skew=1e-9)
+    Ad = A.toarray()
+    b = np.random.default_rng(8).normal(size=A.shape[0])
+    lent = A.copy()
+    s = _factorised(lent)
+    assert not np.shares_memory(s.factor.A.data, lent.data)
+    x_lent = s.solve(b)
+    lent.data *= 2.0
+    assert np.array_equal(s.solve(b), x_lent)
+    x_ref = np.linalg.solve(Ad, b)
+    assert np.abs(x_lent - x_ref).max() <= 1e-11 * np.abs(x_ref).max()
+    given = CSC(A.data.copy(), A.indices, A.indptr, A.shape)
+    given.handed_over = True
+    t = LinearSolver("auto", spd=False, refine_symmetric=True)
+    t.factorize(given)
+    assert t.active == "cholmod-refined"
+    assert np.shares_memory(t.factor.A.data, given.data)
+    assert np.array_equal(t.solve(b), x_lent)
