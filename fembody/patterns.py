@@ -64,6 +64,9 @@ class CSC:
     start-up, issue 17). :meth:`tocsc` gives SciPy's matrix."""
 
     format = "csc"
+    # True where the matrix's maker hands it over and never changes its values afterwards:
+    # a solver may keep it without a copy (LinearSolver.factorize)
+    handed_over = False
 
     def __init__(self, data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
                  shape: tuple[int, int]) -> None:

@@ -62,6 +62,10 @@ from .newton import newton
 # an increment at most this fraction of the previous one is in Newton's quadratic range: the
 # next (expected at round-off) reuses the held factorisation in contact models
 CLOSE_RATE = 0.01
+# the share of the residual tolerance (tol times the force scale) a Newton increment's linear
+# solve may leave as its residual (fembody.dynamics.newton, "Inexact solves"): the
+# near-symmetric path's refinement stops there rather than at its own finer accuracy
+SOLVE_SHARE = 0.1
 from ..system.constraint_rank import check_redundant
 
 log = logging.getLogger("fembody")
@@ -449,6 +453,11 @@ class GeneralizedAlpha(Integrator):
             out["n_compiled_fallbacks"] = self._compiled.n_fallbacks
         return out
 
+    def _solve_atol(self, scale: float) -> float:
+        """The residual [N] a Newton increment's linear solve may leave: ``SOLVE_SHARE`` of
+        the residual test's tolerance ``tol * scale`` (:meth:`converged`)."""
+        return SOLVE_SHARE * self.tol * scale
+
     def _newton_step(self, h: float, predictor: str) -> tuple[bool, str]:
         s = self.sys
         am, af, g, b = self.alpha_m, self.alpha_f, self.gamma, self.beta
@@ -576,7 +585,7 @@ class GeneralizedAlpha(Integrator):
 
         ok, msg, it = newton(self, self.solver, evaluate, assemble, apply, self.converged, fail,
                              not reuse, self.max_iter, self.newton, self.reuse_rate, self.ptol, 3,
-                             close=self._close)
+                             close=self._close, solve_atol=self._solve_atol)
         if not ok:
             self._fac_h = None
             return False, msg

@@ -83,6 +83,15 @@ force scale, so only a round-off increment could close the step: with a fresh ta
 that third increment cost a tangent and a factorisation. The residual and increment tests
 are unchanged; the converged state differs from full Newton's by the closing increment's
 error, ``(L / (1 - L)) |dx_k|``, inside the same bound.
+
+**Inexact solves** (``solve_atol``). An increment solved to a residual ``e = r - S dq``
+moves the iterate to a residual of ``e`` plus Newton's quadratic term: with ``|e|`` a small
+share of the residual test's own tolerance, the linear solve adds that share to the
+residual the test reads, and, where the step ends on the contraction test instead, leaves
+the state where a residual of that share would (the residual test accepts states with a
+residual up to its whole tolerance). A solver whose solve is iterative (the near-symmetric
+path's refinement, :mod:`fembody.linalg.near_symmetric` rule 4) stops there instead of at
+its own finer accuracy; a direct solve ignores it.
 """
 from __future__ import annotations
 
@@ -102,7 +111,8 @@ _isfinite = math.isfinite
 def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callable,
            converged: Callable | None, fail: Callable, tangent: bool, max_iter: int,
            mode: str = FULL, rate: float = 0.3, ptol: float = 0.0, settle: int = 1,
-           plain: bool = False, close: float = 0.0) -> tuple[bool, str, int]:
+           plain: bool = False, close: float = 0.0,
+           solve_atol: Callable[[float], float] | None = None) -> tuple[bool, str, int]:
     """Run Newton from the integrator's current iterate until it converges or fails.
 
     Parameters
@@ -125,6 +135,9 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
     close : full Newton: after an increment that contracted by at most ``close``, the next
         reuses the held factorisation (module docstring, **Closing increments**); 0 (the
         default): never.
+    solve_atol : ``solve_atol(scale)`` is the residual ``|r - S dq|`` (2-norm) the linear
+        solve may leave, passed to ``solver.solve`` as ``atol`` (**Inexact solves**); None
+        (the default): the solver's own accuracy.
 
     Returns ``(converged, message, increments)``.
     """
@@ -152,7 +165,10 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
             S = assemble(mats)
             factorize(S, Bdata, owned=True)     # ``assemble`` returns a fresh S
             fresh = True
-        dq, dlam = solve(r, -c)
+        if solve_atol is None:
+            dq, dlam = solve(r, -c)
+        else:
+            dq, dlam = solve(r, -c, atol=solve_atol(scale))
         owner.n_newton += 1
         it += 1
         norm, bound = apply(dq, dlam)

@@ -339,7 +339,12 @@ class LinearSolver:
 
     def factorize(self, A: sp.spmatrix) -> None:
         """Numeric factorisation of ``A`` (CSC, or an AssemblyTarget of its envelope); raises
-        NotPositiveDefinite only when ``method='cholmod'`` was asked for and A is not SPD."""
+        NotPositiveDefinite only when ``method='cholmod'`` was asked for and A is not SPD.
+        A :class:`fembody.patterns.CSC` whose ``handed_over`` is True is kept as it is (for
+        a checkpoint, and by the near-symmetric path as its factor's matrix, which
+        refinement and the LU of a refusal read) rather than copied: its maker never changes
+        its values afterwards (:meth:`SaddlePointSolver.factorize`'s ``owned``)."""
+        owned = getattr(A, "handed_over", False)
         if isinstance(A, AssemblyTarget):
             env = self.envelope_ldl
             if env is not None and A.owner is env:
@@ -351,8 +356,10 @@ class LinearSolver:
             A = A.csc()       # another layout, or refused pivots: the matrix on the K pattern
         n = A.shape[0]
         A = A.tocsc() if _is_sparse(A) and not isinstance(A, CSC) else A
-        # for a checkpoint (the pattern shared); a saddle-point solver keeps its own inputs
+        # for a checkpoint (the pattern shared; a matrix handed over, itself); a saddle-point
+        # solver keeps its own inputs
         self.factorized = None if not getattr(self, "keep_factorized", True) else (
+            A if owned and _is_sparse(A) else
             A.copy() if not _is_sparse(A) or isinstance(A, CSC) else
             sp.csc_matrix((A.data.copy(), A.indices, A.indptr), shape=A.shape))
         kind = self._choose(n, A)
@@ -400,7 +407,7 @@ class LinearSolver:
         lu_kind = kind if kind in LU_METHODS else "superlu"
         if getattr(self, "_lu", None) is None or getattr(self, "_lu_kind", None) != lu_kind:
             self._lu, self._lu_kind = lu_backend(lu_kind, spd=self.spd), lu_kind
-        if kind == "cholmod-refined" and self._try_near_symmetric(A):
+        if kind == "cholmod-refined" and self._try_near_symmetric(A, owned):
             return
         try:
             # the old factor is let go before the new one is made: an LU returns a new factor
@@ -412,14 +419,22 @@ class LinearSolver:
             self._fac = Singular(n)
         self.active = lu_kind
 
-    def _try_near_symmetric(self, A) -> bool:
+    def _try_near_symmetric(self, A, owned: bool = False) -> bool:
         """The near-symmetric path (:mod:`.near_symmetric`), which ``auto`` chose for ``A``:
-        True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU."""
+        True when it factorised ``A`` (``active`` 'cholmod-refined'), False for SuperLU.
+        ``owned``: :meth:`factorize`'s."""
         self._fac = None                        # (one factor alive, as for the LUs)
         kept = getattr(self, "factorized", None)
         # (the checkpoint's copy of A, when there is one, serves as the factor's matrix: as
-        # SciPy's matrix, the same arrays, which its products and the LU read)
-        owned = kept.tocsc() if _is_sparse(kept) and kept.shape == A.shape else None
+        # SciPy's matrix, the same arrays, which its products and the LU read; else A itself
+        # where the caller handed it over)
+        if _is_sparse(kept) and kept.shape == A.shape:
+            owned = kept.tocsc()
+        elif (owned and getattr(A, "format", None) == "csc"
+              and np.asarray(A.data).dtype == np.float64):
+            owned = sp.csc_matrix((A.data, A.indices, A.indptr), shape=A.shape)
+        else:
+            owned = None
         fac = self._near_part(A).factorize(A, self._lu, owned)
         if fac is None:
             if not getattr(self, "lu_on_refusal", True):
@@ -502,13 +517,16 @@ class LinearSolver:
         its inertia for any matrix it read: :attr:`proves_definite`.)"""
         return getattr(self._fac, "symmetric_negative", None)
 
-    def solve(self, b: np.ndarray) -> np.ndarray:
+    def solve(self, b: np.ndarray, atol: float = 0.0) -> np.ndarray:
         """Solve with the current factorisation; a singular one gives NaN. Raises
         :class:`.near_symmetric.Refused` where the near-symmetric path's refinement gives up
-        and :attr:`lu_on_refusal` is False."""
+        and :attr:`lu_on_refusal` is False. ``atol`` (default 0: none): the residual
+        ``|b - A x|`` (2-norm) the caller accepts, read by the near-symmetric path's
+        refinement only (:mod:`.near_symmetric`, rule 4); the other factorisations solve
+        directly and ignore it."""
         self.n_solve += 1
-        if isinstance(self._fac, RefinedCholesky) and not getattr(self, "lu_on_refusal", True):
-            return self._fac.solve(b, lu=False)
+        if isinstance(self._fac, RefinedCholesky):
+            return self._fac.solve(b, lu=getattr(self, "lu_on_refusal", True), atol=atol)
         return self._fac.solve(b)
 
     def checkpoint_state(self) -> dict:
@@ -685,8 +703,12 @@ class SaddlePointSolver:
             return
         self.n_factor += 1
         if self._plain is not None:
-            self._plain.factorize(Sdata if isinstance(Sdata, AssemblyTarget) else
-                                  CSC(Sdata, *self.S_pat, (self.nf, self.nf)))
+            if isinstance(Sdata, AssemblyTarget):
+                self._plain.factorize(Sdata)
+            else:
+                S = CSC(Sdata, *self.S_pat, (self.nf, self.nf))
+                S.handed_over = bool(owned)       # (kept by the factor without a copy)
+                self._plain.factorize(S)
             self.active = self._plain.active
             return
         p = self.p
@@ -928,16 +950,18 @@ class SaddlePointSolver:
         factorisation tells it); None with constraint rows."""
         return self._plain.symmetric_negative if self._plain is not None else None
 
-    def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False
+    def solve(self, r: np.ndarray, c: np.ndarray, refine: bool = False, atol: float = 0.0
               ) -> tuple[np.ndarray, np.ndarray]:
         """(dq, dlam) with ``S dq + B^T dlam = r`` and ``B dq = c``; NaN if singular.
 
         The ``"ldl"`` factorisation is of the regularised matrix and, unpivoted, loses accuracy
         on ill-conditioned problems: it is always followed by iterative refinement against the
-        exact matrix (up to ``3`` steps, or 8 with ``refine``)."""
+        exact matrix (up to ``3`` steps, or 8 with ``refine``). ``atol`` (default 0: none):
+        without constraint rows, the residual ``|r - S dq|`` (2-norm) the caller accepts
+        (:meth:`LinearSolver.solve`)."""
         self.n_solve += 1
         if self._plain is not None:
-            return self._plain.solve(r), np.zeros(0)
+            return self._plain.solve(r, atol), np.zeros(0)
         fac = self._fac
         if isinstance(fac, Singular):
             return np.full(self.nf, np.nan), np.full(self.m, np.nan)

@@ -411,6 +411,9 @@ class System:
         pos = self.scatter[id(block)].pos if pos is None else pos
         if inertia is not None:
             return block.assemble(q, f, K, pos, inertia=inertia)
+        if getattr(block, "spatial", False):
+            # (spatial beams: their kernels read node poses, not gathered coordinates)
+            return block.assemble(self.pose(block, q), f, K, pos)
         if self.space.additive:
             return block.assemble(q, f, K, pos)
         x = self.gather(q, block.dofs)
@@ -639,11 +642,13 @@ class System:
     def inertial_forces_free(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
                              tangent: bool = True):
         """As :meth:`inertial_forces` but exact on the free DOFs only (the hot path: one sparse
-        product for the constant mass); the entries of fixed DOFs are not meaningful."""
+        product for the constant mass); the entries of fixed DOFs are not meaningful, and
+        the stiffness part ``d/dq`` is None (not zeros) where no block has one (the beams'
+        gyroscopic moments in their material form)."""
         f = np.zeros(self.n_dof)
         if self.M_csc.data.size:         # (none: every mass moves with the configuration)
             f[self.free] = matvec(self.n_free, self.M_csc, a[self.free])
-        return self._nonlinear_inertia(f, q, v, a, tangent)
+        return self._nonlinear_inertia(f, q, v, a, tangent, lazy=True)
 
     def dynamic_forces(self, q: np.ndarray, v: np.ndarray, a: np.ndarray, t: float,
                        tangent: bool = True) -> tuple:
@@ -692,13 +697,16 @@ class System:
         return self._nonlinear_inertia(np.zeros(self.n_dof), q, v, np.zeros(self.n_dof),
                                        False)[:2]
 
-    def _nonlinear_inertia(self, f, q, v, a, tangent):
+    def _nonlinear_inertia(self, f, q, v, a, tangent, lazy: bool = False):
+        """``(f + h(q, v) [+ M(q) a of varying masses], M, K_in, C_in)``; ``lazy``: K_in None
+        unless a block has a stiffness part (else zeros: the public calls' contract), so
+        that a Newton iteration neither makes nor adds a matrix of zeros."""
         M, Kin, Cin = self.M_const, None, None
         if self.nonlinear_inertia:
             poses: dict | None = {} if self.varying_mass else None
             M = self._mass_data(q, poses)
             if tangent:
-                Kin, Cin = np.zeros(self.nnz), np.zeros(self.nnz)
+                Kin, Cin = None if lazy else np.zeros(self.nnz), np.zeros(self.nnz)
             for b in self.nonlinear_inertia:
                 d = b.dofs
                 x = None
@@ -709,6 +717,8 @@ class System:
                 self.add_vector(f, b, fe)
                 if tangent:
                     if Ke is not None:
+                        if Kin is None:
+                            Kin = np.zeros(self.nnz)
                         self.add_matrix(Kin, b, Ke)
                     self.add_matrix(Cin, b, Ce)
         return f, M, Kin, Cin

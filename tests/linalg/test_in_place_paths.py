@@ -387,8 +387,8 @@ def test_auto_factorises_a_narrow_matrix_once_definite_or_not(monkeypatch, shift
 def test_the_run_monitors_strain_state_is_the_systems_energy_and_beam_strains(dim):
     """RunMonitor._strain_state evaluates a beam's strains once for its energy and its strain
     check: the energy is System.strain_energy to round-off and the strains the blocks' own,
-    for planar beams (energy from the strains, BeamBlock.strain_energy_of) with a bar, and for
-    spatial beams (their own energy)."""
+    for planar beams with a bar and for spatial beams (energy from the strains,
+    ``strain_energy_of``); the spatial strains are those of the whole kinematics."""
     from fembody.run.monitor import RunMonitor
     m = _mixed() if dim == 2 else _pendulum(8, dim=3)
     s = m.compile()
@@ -402,10 +402,17 @@ def test_the_run_monitors_strain_state_is_the_systems_energy_and_beam_strains(di
     assert [b for b, _ in beams] == [b for b in s.stiffness_blocks if b.family == "beam"]
     for b, eps in beams:
         assert np.array_equal(eps, b.strains(s.pose(b, q)))
-    if dim == 2:
-        b, eps = beams[0]
-        assert b.strain_energy_of(eps) == pytest.approx(b.strain_energy(s.pose(b, q)).sum(),
-                                                        rel=1e-14)
+    b, eps = beams[0]
+    # (spatial beams: strain_energy_of too, so the monitor evaluates their strains once)
+    assert b.strain_energy_of(eps) == pytest.approx(b.strain_energy(s.pose(b, q)).sum(),
+                                                    rel=1e-14)
+    if dim == 3:
+        # the strains without the increment maps: those of the whole kinematics to round-off
+        from fembody.elements.beam import beam3d
+        x, L = b._triads(s.pose(b, q))
+        G, K = beam3d._kinematics(x, L, b.L0, b.G0, b.K0)[:2]
+        assert np.allclose(eps, np.concatenate([G, K], -1), rtol=0.0, atol=1e-14)
+        assert np.abs(eps).max() > 1e-3          # (a deformed state, not the reference)
 
 
 @pytest.mark.parametrize("dim", [2, 3])
@@ -441,3 +448,75 @@ def test_kinetic_energy_by_elements_is_half_v_m_v(monkeypatch, mass):
     ref = 0.5 * float(vf @ (s.M_csc @ vf))
     assert s.kinetic_energy(q, v) == pytest.approx(ref, rel=1e-14)
     assert len(calls) == (1 if s.space.additive else 0)     # the element pass ran (planar)
+
+
+def test_the_hot_inertial_pass_makes_no_stiffness_of_zeros():
+    """System.inertial_forces_free (the Newton iteration's call) leaves the inertial
+    stiffness None where no block has one (spatial beams' gyroscopic moments, material
+    form), while the public inertial_forces keeps its zeros; forces, masses and the
+    gyroscopic damping C_in are the same arrays' values, and C_in is the finite-difference
+    derivative of the moments in v (an independent check that nothing was dropped)."""
+    s = _pendulum(6, dim=3).compile()
+    rng = np.random.default_rng(21)
+    q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
+    v = s.expand(rng.standard_normal(s.n_free))
+    a = s.expand(rng.standard_normal(s.n_free))
+    f0, M0, K0, C0 = s.inertial_forces(q, v, a, True)
+    f1, M1, K1, C1 = s.inertial_forces_free(q, v, a, True)
+    assert K1 is None and K0 is not None and not np.any(K0)
+    free = s.free
+    assert np.allclose(f1[free], f0[free], rtol=0.0, atol=1e-12 * np.abs(f0).max())
+    assert np.array_equal(M1, M0) and np.array_equal(C1, C0)
+    C = s.csc(C1).toarray()
+    dv = np.zeros(s.n_dof)
+    k = free[np.argmax(np.abs(C).sum(axis=0))]
+    dv[k] = 1e-6
+    fd = (s.inertial_forces_free(q, v + dv, a, False)[0]
+          - s.inertial_forces_free(q, v - dv, a, False)[0])[free] / 2e-6
+    col = C[:, int(np.flatnonzero(free == k)[0])]
+    assert np.abs(col).max() > 0.0
+    assert np.allclose(fd, col, rtol=0.0, atol=1e-6 * np.abs(col).max())
+
+
+@pytest.mark.parametrize("which", ["along x", "grid"])
+def test_spatial_beams_fused_pass_equals_forces_and_scatter(which, monkeypatch):
+    """Beam3DBlock.assemble (forces, node-axes map and scatter in one compiled pass) gives
+    the force vector and tangent data of the element arrays scattered by the System, bit for
+    bit: beams along their reference triads (no map) and the clamped grid (members along y:
+    mapped; edge nodes fixed: entries skipped), at a deformed state, with and without the
+    tangent; and the tangent is the finite-difference derivative of the forces (an
+    independent check of the pair)."""
+    from fembody.elements.beam.spatial import Beam3DBlock
+    from .frames import clamped_grid
+    if which == "along x":
+        m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+        c = m.add_beam((0, 0, 0), (1, 0, 0), n=6, material=MAT, section=SEC,
+                       orientation=(0, 1, 0))
+        m.fix(c.first)
+        s = m.compile()
+    else:
+        s = clamped_grid(3)[0].compile()
+    b = next(b for b in s.stiffness_blocks if isinstance(b, Beam3DBlock))
+    assert (b.C is None) == (which == "along x")
+    rng = np.random.default_rng(17)
+    q = s.update(s.q0, 0.05 * rng.standard_normal(s.n_free))
+    calls = []
+    fused = Beam3DBlock.assemble
+
+    def counted(self, *a, **k):
+        calls.append(fused(self, *a, **k))
+        return calls[-1]
+    monkeypatch.setattr(Beam3DBlock, "assemble", counted)
+    f1, K1, _ = s.internal_forces(q, None, True)
+    g1, _, _ = s.internal_forces(q, None, False)
+    assert calls == [True, True]
+    monkeypatch.setattr(Beam3DBlock, "assemble", lambda self, *a, **k: False)
+    f0, K0, _ = s.internal_forces(q, None, True)
+    assert np.array_equal(f1, f0) and np.array_equal(g1, f0) and np.array_equal(K1, K0)
+    assert np.abs(K0).max() > 0.0 and np.abs(f0[s.free]).max() > 0.0
+    # K = d f_int / dq along one increment (central differences in the update)
+    dq = 1e-7 * rng.standard_normal(s.n_free)
+    fd = (s.internal_forces(s.update(q, dq), None, False)[0]
+          - s.internal_forces(s.update(q, -dq), None, False)[0])[s.free] / 2.0
+    Kq = s.csc(K1) @ dq
+    assert np.abs(fd - Kq).max() <= 1e-5 * np.abs(Kq).max()

@@ -106,9 +106,14 @@ def _kinematics(x, L, L0, Gamma0, K0):
 def strains(x: np.ndarray, L: np.ndarray, L0: np.ndarray, Gamma0: np.ndarray,
             K0: np.ndarray) -> np.ndarray:
     """Strains ``(n, 6)``: ``Gamma`` (axial, shear y, shear z) [-] and ``K`` (twist, bending
-    about y, bending about z) [1/m] at mid-length. ``x (n, 2, 3)`` [m], ``L (n, 2, 3, 3)``."""
-    G, K = _kinematics(x, L, L0, Gamma0, K0)[:2]
-    return np.concatenate([G, K], -1)
+    about y, bending about z) [1/m] at mid-length. ``x (n, 2, 3)`` [m], ``L (n, 2, 3, 3)``.
+    The strains of :func:`_kinematics` without its increment maps (the run monitor reads
+    them at its checks: the maps were most of their cost)."""
+    E = np.swapaxes(L[:, 0], -1, -2) @ L[:, 1]
+    Phi = rot.log(E)
+    Lr = L[:, 0] @ rot.exp(0.5 * Phi)
+    a = np.einsum("nji,nj->ni", Lr, x[:, 1] - x[:, 0]) / L0[:, None]
+    return np.concatenate([a - Gamma0, Phi / L0[:, None] - K0], -1)
 
 
 def resultants(x, L, L0, Gamma0, K0, Cn: np.ndarray, Cm: np.ndarray) -> np.ndarray:

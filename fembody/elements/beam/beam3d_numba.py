@@ -350,33 +350,109 @@ def forces(x, L, L0, Gamma0, K0, Cn, Cm, tangent):  # pragma: no cover - jitted
     for e in range(n):
         _element_to(x[e, 0], x[e, 1], L[e, 0], L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e], Cm[e],
                     f[e], Wm, Wv)
-        if not tangent:
-            continue
-        nres, a, Lr, A2, A1 = Wv[2], Wv[1], Wm[2], Wm[6], Wm[7]
-        cn = Cn[e]
-        for i in range(3):
-            for j in range(3):
-                T3[i, j] = Lr[i, j] * cn[j] / L0[e]
-        _mmt_to(T3, Lr, kxx)
-        # Gm = (hat(n) - hat(a) Cn) Lr^T
-        T3[0, 0] = T3[1, 1] = T3[2, 2] = 0.0
-        T3[0, 1], T3[0, 2] = -nres[2] + a[2] * cn[1], nres[1] - a[1] * cn[2]
-        T3[1, 0], T3[1, 2] = nres[2] - a[2] * cn[0], -nres[0] + a[0] * cn[2]
-        T3[2, 0], T3[2, 1] = -nres[1] + a[1] * cn[0], nres[0] - a[0] * cn[1]
-        _mmt_to(T3, Lr, Gm)
-        _mtm_to(A1, Gm, K1)
-        _mtm_to(A2, Gm, K2)
-        for i in range(3):
-            for j in range(3):
-                K[e, i, 6 + j] = -kxx[i, j]
-                K[e, 3 + i, 6 + j] = K1[i, j]
-                K[e, 6 + i, 6 + j] = kxx[i, j]
-                K[e, 9 + i, 6 + j] = K2[i, j]
-        for i in range(12):
-            for j in range(3):
-                K[e, i, j] = -K[e, i, 6 + j]
-        _rotation_columns_to(Wm, Wv, Cn[e], Cm[e], L0[e], P3, K[e])
+        if tangent:
+            _tangent_to(Wm, Wv, Cn[e], Cm[e], L0[e], P3, kxx, Gm, T3, K1, K2, K[e])
     return f, K
+
+
+@njit(cache=True)
+def _tangent_to(Wm, Wv, cn, cm, L0, P3, kxx, Gm, T3, K1, K2, Ke):  # pragma: no cover - jitted
+    """One element's tangent ``Ke (12, 12)`` from the work space of :func:`_element_to`
+    (``cn``, ``cm`` its stiffness rows, ``L0`` its length; ``P3 (16, 3, 3)`` and the 3x3
+    arrays scratch): the translation columns here, the rotation columns by
+    :func:`_rotation_columns_to`."""
+    nres, a, Lr, A2, A1 = Wv[2], Wv[1], Wm[2], Wm[6], Wm[7]
+    for i in range(3):
+        for j in range(3):
+            T3[i, j] = Lr[i, j] * cn[j] / L0
+    _mmt_to(T3, Lr, kxx)
+    # Gm = (hat(n) - hat(a) Cn) Lr^T
+    T3[0, 0] = T3[1, 1] = T3[2, 2] = 0.0
+    T3[0, 1], T3[0, 2] = -nres[2] + a[2] * cn[1], nres[1] - a[1] * cn[2]
+    T3[1, 0], T3[1, 2] = nres[2] - a[2] * cn[0], -nres[0] + a[0] * cn[2]
+    T3[2, 0], T3[2, 1] = -nres[1] + a[1] * cn[0], nres[0] - a[0] * cn[1]
+    _mmt_to(T3, Lr, Gm)
+    _mtm_to(A1, Gm, K1)
+    _mtm_to(A2, Gm, K2)
+    for i in range(3):
+        for j in range(3):
+            Ke[i, 6 + j] = -kxx[i, j]
+            Ke[3 + i, 6 + j] = K1[i, j]
+            Ke[6 + i, 6 + j] = kxx[i, j]
+            Ke[9 + i, 6 + j] = K2[i, j]
+    for i in range(12):
+        for j in range(3):
+            Ke[i, j] = -Ke[i, 6 + j]
+    _rotation_columns_to(Wm, Wv, cn, cm, L0, P3, Ke)
+
+
+@njit(cache=True)
+def _node_axes_to(c, fe, Ke, tangent, a):  # pragma: no cover - jitted
+    """:func:`to_node_axes` of one element, in place, in its order of operations: ``fe
+    (12,)`` and (``tangent``) ``Ke (12, 12)`` with the reference section triad ``c (3,
+    3)``; ``a (3,)`` scratch."""
+    for b in (3, 9):
+        for i in range(3):
+            a[i] = fe[b + i]
+        for i in range(3):
+            fe[b + i] = c[i, 0] * a[0] + c[i, 1] * a[1] + c[i, 2] * a[2]
+    if not tangent:
+        return
+    for b in (3, 9):
+        for j in range(12):
+            for i in range(3):
+                a[i] = Ke[b + i, j]
+            for i in range(3):
+                Ke[b + i, j] = c[i, 0] * a[0] + c[i, 1] * a[1] + c[i, 2] * a[2]
+    for i in range(12):
+        for b in (3, 9):
+            for j in range(3):
+                a[j] = Ke[i, b + j]
+            for j in range(3):
+                Ke[i, b + j] = a[0] * c[j, 0] + a[1] * c[j, 1] + a[2] * c[j, 2]
+
+
+@njit(cache=True, aot="void(f8[:, :, :], f8[:, :, :, :], f8[:], f8[:, :], f8[:, :], f8[:, :], "
+                      "f8[:, :], f8[:, :, :], b1, i8[:, :], i4[:, :], f8[:], f8[:], b1)")
+def assemble_into(x, L, L0, Gamma0, K0, Cn, Cm, C, rotated, dofs, pos, f, Kd,
+                  tangent):  # pragma: no cover - jitted
+    """:func:`forces`, :func:`to_node_axes` (``rotated``: with the reference section triads
+    ``C (n, 3, 3)``; else C is not read) and the System's scatter in one pass, with no
+    element array: each element's force is added into ``f`` (all DOFs) at ``dofs (n,
+    12)``, summed per DOF from zero first and then added, as ``System.add_vector`` does;
+    its tangent (``tangent``) into the CSC data ``Kd`` at ``pos (n, 144)`` (row-major
+    entries, -1: a fixed DOF's, skipped), in the order of ``System.add_matrix``'s scatter.
+    The same numbers as those three calls, bit for bit."""
+    n = x.shape[0]
+    Wm = np.empty((9, 3, 3))
+    Wv = np.empty((6, 3))
+    P3 = np.empty((16, 3, 3))
+    kxx = np.empty((3, 3))
+    Gm = np.empty((3, 3))
+    T3 = np.empty((3, 3))
+    K1 = np.empty((3, 3))
+    K2 = np.empty((3, 3))
+    fe = np.empty(12)
+    Ke = np.empty((12, 12))
+    a = np.empty(3)
+    tmp = np.zeros(f.shape[0])
+    for e in range(n):
+        _element_to(x[e, 0], x[e, 1], L[e, 0], L[e, 1], L0[e], Gamma0[e], K0[e], Cn[e], Cm[e],
+                    fe, Wm, Wv)
+        if tangent:
+            _tangent_to(Wm, Wv, Cn[e], Cm[e], L0[e], P3, kxx, Gm, T3, K1, K2, Ke)
+        if rotated:
+            _node_axes_to(C[e], fe, Ke, tangent, a)
+        for i in range(12):
+            tmp[dofs[e, i]] += fe[i]
+        if tangent:
+            for i in range(12):
+                for j in range(12):
+                    p = pos[e, 12 * i + j]
+                    if p >= 0:
+                        Kd[p] += Ke[i, j]
+    for i in range(f.shape[0]):
+        f[i] += tmp[i]
 
 
 @njit(cache=True, aot="void(f8[:, :, :], f8[:, :], f8[:, :, :])")

@@ -15,6 +15,11 @@ from ..base import Block3D, node_pairs
 from . import beam3d, beam3d_numba
 
 
+# the arguments assemble_into does not read (no section triads; no tangent)
+_NO_TRIADS = np.empty((0, 3, 3))
+_NO_DATA = np.empty(0)
+
+
 def _c64(a) -> bool:
     """A C-contiguous float64 array (what a trusted compiled call may take)."""
     return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
@@ -91,6 +96,30 @@ class Beam3DBlock(Block3D):
             return f, K, None
         return (*_to_node_axes(self.C, f, K), None)
 
+    def assemble(self, poses, f: np.ndarray, Kdata: np.ndarray | None,
+                 pos: np.ndarray) -> bool:
+        """Compiled fast path: add the forces into ``f`` (all DOFs) and (``Kdata`` not
+        None) the tangent into the CSC data ``Kdata`` at ``pos`` (the block's scatter map,
+        ``(n, 144)``) in one pass, without the element arrays :meth:`forces` returns
+        (:func:`beam3d_numba.assemble_into`: the same numbers as forces, the node-axes map
+        and the System's scatter). Returns False where it does not apply (a complex step,
+        a map of int64 positions, arrays of other layouts): the caller then takes
+        :meth:`forces`."""
+        x, L = self._triads(poses)
+        tangent = Kdata is not None
+        if not (_c64(x) and _c64(L) and _c64(f) and (not tangent or _c64(Kdata))
+                and type(pos) is np.ndarray and pos.dtype == np.int32
+                and pos.flags.c_contiguous and pos.shape == (len(self.L0), 144)):
+            return False
+        dofs = self.__dict__.get("_dofs64")
+        if dofs is None:
+            dofs = self._dofs64 = np.ascontiguousarray(self.dofs, dtype=np.int64)
+        # trusted: the block's own constants, the checked C float64 arrays above
+        beam3d_numba.assemble_into.trusted(
+            x, L, *self._consts, _NO_TRIADS if self.C is None else self.C, self.C is not None,
+            dofs, pos, f, Kdata if tangent else _NO_DATA, tangent)
+        return True
+
     def strains(self, poses) -> np.ndarray:
         x, L = self._triads(poses)
         return beam3d.strains(x, L, self.L0, self.G0, self.K0)
@@ -98,6 +127,17 @@ class Beam3DBlock(Block3D):
     def strain_energy(self, poses) -> np.ndarray:
         x, L = self._triads(poses)
         return beam3d.strain_energy(x, L, self.L0, self.G0, self.K0, self.Cn, self.Cm)
+
+    def strain_energy_of(self, eps: np.ndarray) -> float:
+        """The block's strain energy [J] from its strains ``eps`` (n, 6) (:meth:`strains`):
+        the sum of :meth:`strain_energy` without evaluating the strains again (the run
+        monitor reads both at a check)."""
+        LD = self.__dict__.get("_LD")
+        if LD is None:
+            LD = self._LD = np.ascontiguousarray(
+                self.L0[:, None] * np.concatenate([self.Cn, self.Cm], -1))
+        # (numpy's own loop: BLAS's dot would wake its thread pool, which then spins)
+        return 0.5 * float(np.einsum("ij,ij->", LD, eps * eps))
 
     def resultants(self, poses) -> np.ndarray:
         """(N, Vy, Vz [N], T, My, Mz [N m]) per element in its section frame at mid-length."""
