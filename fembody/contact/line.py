@@ -160,14 +160,19 @@ A's last element slid from 0 to 30 mm into overlap at the seven angles of the st
 xfail, the axial force by central differences of the energy):
 
 - **A cap at each free end that projects inside the other element** (weight ``Lam`` of
-  the pair, as the line part): continuous (an element turning through parallel: 3.026252
-  against 3.026248 J at +-1 nm of its tip), but it pulls where the other beam's end ``q``
+  the pair, as the line part): continuous in rotation (an element turning through
+  parallel: 3.026252 against 3.026248 J at +-1 nm of its tip) and, where free ends meet,
+  at the overlap's start (the pair's ramp, ``Lam = 0`` there); an end leaving the other
+  element through that element's free end outside such a ramp (free ends side by side)
+  would drop its cap at once and need a fade of its own (not measured). It pulls where
+  the other beam's end ``q``
   lies under an element rising away from it: the cap at ``q`` loses ``k (-g_q) sin a``
   per metre of slide (``a`` the angle) while line contact gains ``k g_b^2 / (2 l_A cos
   a)`` (``g_b`` the gap at the overlap's bound): a pull wherever the penetration there is
   below about ``l_A sin 2a`` (5.2 mm at 3 degrees, 0.87 mm at 0.5). In the sweep 32.7 N
   at 24.5 mm at 3 degrees (against the closed form ``Lam' (W_line + W_q) + Lam
-  (W_line' + W_q')`` to 1e-6 N), none at the six other angles up to 30 mm. The cause: a
+  (W_line' + W_q')`` to 1e-6 of the 2000 N contact), none at the six other angles up to
+  30 mm. The cause: a
   point cap has the stiffness ``k = k_line l_A`` of a whole element at one point.
 - **The one contact's cap alone** (the end row in its zone keeps its full weight, the
   ``W_zone`` above): ``d_min`` of two straight elements does not grow along a slide
@@ -180,11 +185,24 @@ xfail, the axial force by central differences of the energy):
 - **The deeper of the two ends bounding the overlap** (the larger of the two caps): no
   pull in the sweep, but it needs each end's row to know the other end's row across
   element pairs; kept per element pair it jumps by the other cap where that end passes onto
-  the next element (there its cap stands alone).
+  the next element (there its cap stands alone; by construction, not measured).
+
+Keeping instead the pair's whole point part at full weight (its one contact ``W(d_min)``,
+whichever row holds it: end row, junction row or crossing pair) is continuous in energy,
+since ``d_min`` of two segments is; but its force moves from the end to the inner node as
+the element turns through parallel (the whole ``k (-g)``, 1950 N in the case above, from one
+node to the other), which is where parallel bundles sit, and a pair that holds it only
+while a free end lies inside must hand it back where the end leaves (p passing B's inner
+node with q already under A's next element): a fade, and the energy falls there.
 
 So a cap that removes the pull has to be the one contact's, and that needs a continuous
 rule for which row holds it at parallel chords across element pairs (or the pairing of the
-two ends bounding an overlap); neither is built, and the pull stands as measured above.
+two ends bounding an overlap, each end's row knowing the other's whichever elements they
+lie on); neither is built, and the pull stands as measured above. Where the measurements
+put the choice: "each end" is the cap the long overlaps would measure (``k_line l g`` plus
+``k g`` per end inside) and the only one found continuous in rotation; its pull is
+confined to the other end's cap under an element rising away from it, below the
+penetration ``l_A sin 2a``.
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.
