@@ -164,7 +164,11 @@ xfail, the axial force by central differences of the energy):
   parallel: 3.026252 against 3.026248 J at +-1 nm of its tip) and, where free ends meet,
   at the overlap's start (the pair's ramp, ``Lam = 0`` there); an end leaving the other
   element through that element's free end outside such a ramp (free ends side by side)
-  would drop its cap at once and need a fade of its own (not measured). It pulls where
+  drops its cap at once (A's tip sliding out past B's, 8 mm above its axis, at +-0.5
+  degrees: the whole 2.000 J; at 0 degrees B's end takes it over at the same point, off
+  parallel it enters A's element through A's free end elsewhere, its cap coming in at
+  once there too), so it would need a fade of its own, and a fade is an energy that
+  falls. It pulls where
   the other beam's end ``q``
   lies under an element rising away from it: the cap at ``q`` loses ``k (-g_q) sin a``
   per metre of slide (``a`` the angle) while line contact gains ``k g_b^2 / (2 l_A cos

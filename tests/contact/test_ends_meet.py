@@ -415,6 +415,43 @@ def test_the_one_contacts_cap_jumps_where_an_element_turns_through_parallel():
     assert abs(ed - eu) < 1e-5 and abs(bd - bu) < 1e-5, (ed - eu, bd - bu)
 
 
+@pytest.mark.parametrize("deg", [0.5, -0.5, 0.0])
+def test_caps_at_each_free_end_drop_where_ends_side_by_side_part(deg):
+    """The each-end rule where free ends lie side by side (both beams' bodies on the same
+    side, so no ramp): A (10 elements, tip pointing +x 8 mm above B's axis at ``deg``
+    degrees) with its tip slid out past B's free end (x = 1), +-1 nm: at +-0.5 degrees the
+    tip's cap ``k (2 R - d)^2 / 2`` (2 J) is gone at once (to 1e-7 J), while the blend's
+    energy is continuous (to 1e-7 J: the 2 nm move it by its axial force times them). At
+    +0.5 degrees B's end already lies inside A's element (its cap came in at once where it
+    entered through A's free end: two caps between), at -0.5 it enters later (none
+    between); on parallel chords B's end enters A's element at the same point and takes
+    the cap over (continuous)."""
+    a = math.radians(deg)
+    m = fb.Model(dim=3)
+    _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    lift = 0.01
+    tip = np.array([0.99, 0.0, DZ + lift])
+    A = m.add_beam(tuple(tip - 0.5 * np.array([math.cos(a), 0.0, math.sin(a)])), tuple(tip),
+                   n=10, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, m.bodies[0], radius=R, stiffness=K)
+    sys = m.compile()            # (built apart: the System refuses beams inside each other)
+    out = []
+    for e in (-1e-9, 1e-9):
+        shift = {nd.id: np.array([0.0, 0.0, -lift]) for nd in A.nodes}
+        for nd in (A.last, A.nodes[-2]):
+            shift[nd.id] = shift[nd.id] + np.array([0.01 + e, 0.0, 0.0])
+        out.append((_capped(sys, shift, "each"), _on_a(sys, A, shift)[1]))
+    (c0, b0), (c1, b1) = out
+    cap = 0.5 * K * (2 * R - DZ) ** 2
+    # (the 2 nm move the blend by its axial force, about 20 N, times them: 4e-8 J)
+    assert abs(b1 - b0) < 1e-7, b1 - b0
+    drop = 0.0 if deg == 0.0 else cap
+    # (at +0.5 degrees B's end is inside A's element on both sides, its cap moving by its
+    # axial force times the 2 nm: 3.5e-8 J)
+    assert abs((c0 - b0) - (c1 - b1) - drop) < 1e-7, ((c0 - b0) - (c1 - b1), drop)
+
+
 def test_a_beam_sliding_end_first_into_overlap_is_drawn_in_by_the_energy_it_loses():
     """A (one element of ``l_A = 50`` mm, parallel to B and 9.5 mm above its axis, held in
     y, z and its rotations, free along x) slides end first at ``v0`` towards B's free end
