@@ -317,8 +317,45 @@ def _capped(sys, shift, rule):
         t = closest_node(pos[:, [0, 2, 3]])[0][:, 0]
         on = zone if rule == "zone" else (t >= 0.0) & (t < 1.0)
         lam = 1.0 - _pair_weight(pos, b.pair, False)[0]
+        if rule == "lean":
+            lam = lam * _lean_fade(b, pos, t)
         E += float(np.sum(np.where(on, lam * 0.5 * b.k * np.minimum(g, 0.0) ** 2, 0.0)))
     return E
+
+
+LEAN_BAND = math.sin(math.radians(0.25))
+
+
+def _lean_fade(b, pos, t):
+    """The "lean" rule's factors of a cap (line.py, "End caps"): ``kappa = S((rho_u -
+    rho_p) / (LEAN_BAND |p - u|))``, ``rho`` the distances of the end ``p`` and its
+    neighbour ``u`` to the other element's line (1 where the end is the nearer, 0 where
+    it is the farther, off a band of 0.25 degrees; ``S`` the C2 step of
+    fembody.contact.ends), times ``psi = phi(s_f / l_r)`` where the other element has a
+    free end ``f`` pointing the same way as ``p`` (``s_f`` the end's projection from
+    ``f`` along that element, ``l_r`` half the shorter element), 1 elsewhere."""
+    from fembody.contact.ends import A0, A1, PE, UE, _smoothstep
+    order, free, ramp = b.pair
+    mine = (order[:, 0] == PE) | (order[:, 0] == UE)
+    other_free = np.where(mine[:, None], np.asarray(free) != 0, np.asarray(ramp) > 0.0)
+    e = pos[:, A1] - pos[:, A0]
+    le = np.linalg.norm(e, axis=1)
+
+    def rho(j):
+        tj = np.einsum("ni,ni->n", pos[:, j] - pos[:, A0], e) / le ** 2
+        return np.linalg.norm(pos[:, j] - pos[:, A0] - tj[:, None] * e, axis=1)
+
+    lp = np.linalg.norm(pos[:, PE] - pos[:, UE], axis=1)
+    kappa = _smoothstep((rho(UE) - rho(PE)) / (LEAN_BAND * lp))[0]
+    psi = np.ones(len(pos))
+    lr = 0.5 * np.minimum(lp, le)
+    for cc in (0, 1):
+        f, nb = A0 + cc, A1 - cc
+        same = np.einsum("ni,ni->n", pos[:, PE] - pos[:, UE], pos[:, f] - pos[:, nb]) > 0.0
+        u = np.clip(np.abs(t - cc) * le / lr, 0.0, 1.0)
+        phi = u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u)
+        psi = np.where(other_free[:, cc] & same, psi * phi, psi)
+    return kappa * psi
 
 
 def _capped_axial(deg, plan, rule, ovs, h=1e-7):
@@ -367,17 +404,21 @@ def test_caps_at_each_free_end_pull_by_their_closed_form_at_three_degrees():
     assert abs(-fine.min() - 32.7) < 0.05, -fine.min()
 
 
-@pytest.mark.parametrize("deg, plan", [(3.0, 0.0), (-3.0, 0.0), (0.5, 2.0), (-2.0, 1.0)])
-def test_the_one_contacts_cap_does_not_pull_along_the_slide(deg, plan):
-    """The second cap rule of line.py's "End caps": the end row holding the one contact
-    keeps its full weight (``(1 - Lam) + Lam``). ``d_min`` of the two last elements does
-    not grow as A slides along B's axis (every point of A keeps its distance to B's axis
-    once over it and nears B's end before), and ``Lam`` and line contact grow, so the
-    capped energy never falls: over the slide from the start to 30 mm (1 mm steps) the
-    axial force on A pushes it out or is zero, to 1e-9 of the largest force, at the
-    angles where the blend pulls most (105-115 N) and the caps of each end pull (3
-    degrees)."""
-    F = _capped_axial(deg, plan, "zone", np.arange(0.0, 30e-3, 1e-3))
+@pytest.mark.parametrize("rule", ["zone", "lean"])
+@pytest.mark.parametrize("deg, plan", [(3.0, 0.0), (-3.0, 0.0), (0.5, 2.0), (-2.0, 1.0),
+                                       (0.1, 0.0)])
+def test_the_one_contacts_cap_does_not_pull_along_the_slide(deg, plan, rule):
+    """Two cap rules of line.py's "End caps" that hold the one contact: "zone", the end
+    row holding it keeps its full weight (``(1 - Lam) + Lam``), and "lean", a cap at each
+    end inside the other element weighted by whether its end is the nearer node of its
+    element (:func:`_lean_fade`). ``d_min`` of the two last elements does not grow as A
+    slides along B's axis (every point of A keeps its distance to B's axis once over it
+    and nears B's end before), and ``Lam`` and line contact grow, so the capped energy
+    never falls: over the slide from the start to 30 mm (1 mm steps) the axial force on A
+    pushes it out or is zero, to 1e-9 of the largest force, at the angles where the blend
+    pulls most (105-115 N), where the caps of each end pull (3 degrees) and inside the
+    lean rule's band (0.1 degrees: both caps in part)."""
+    F = _capped_axial(deg, plan, rule, np.arange(0.0, 30e-3, 1e-3))
     assert F.min() >= -1e-9 * np.abs(F).max(), F.min()
 
 
@@ -389,7 +430,8 @@ def test_the_one_contacts_cap_jumps_where_an_element_turns_through_parallel():
     1e-9); tip up, the element's other node does, an inner node whose rows carry no cap
     (none, to 1e-12): the capped energy jumps by the whole cap, while the blend's energy
     and the caps of each end are continuous (within 1e-5 J: the 2 nm change them by
-    about ``k g`` times it, 2e-6 J)."""
+    about ``k g`` times it, 2e-6 J), and so is the lean rule's (within 1e-4 J: its
+    weight turns by 1/2 over the band, 0.25 degrees of the element; measured 1.8e-5 J)."""
     m = fb.Model(dim=3)
     B = _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
     a, lift = 1e-3, 0.01
@@ -404,15 +446,16 @@ def test_the_one_contacts_cap_jumps_where_an_element_turns_through_parallel():
     for e in (-1e-9, 1e-9):
         shift = {nd.id: np.array([0.0, 0.0, -lift]) for nd in A.nodes}
         shift[A.last.id] = shift[A.last.id] + np.array([0.0, 0.0, up + e])
-        out[e] = [_capped(sys, shift, r) for r in ("zone", "each")] + [
+        out[e] = [_capped(sys, shift, r) for r in ("zone", "each", "lean")] + [
             _on_a(sys, A, shift)[1]]
-    (zd, ed, bd), (zu, eu, bu) = out[-1e-9], out[1e-9]
+    (zd, ed, ld, bd), (zu, eu, lu, bu) = out[-1e-9], out[1e-9]
     cap = 0.5 * K * (2 * R - (DZ + up - 1e-9)) ** 2
     assert abs(cap - 1.901) < 1e-3
     # the caps alone (the rule's energy less the blend's): the whole cap, then none
     assert abs((zd - bd) / cap - 1.0) < 1e-9, (zd - bd, cap)
     assert abs(zu - bu) < 1e-12 * cap, zu - bu
     assert abs(ed - eu) < 1e-5 and abs(bd - bu) < 1e-5, (ed - eu, bd - bu)
+    assert abs(ld - lu) < 1e-4, ld - lu
 
 
 @pytest.mark.parametrize("deg", [0.5, -0.5, 0.0])
@@ -450,6 +493,40 @@ def test_caps_at_each_free_end_drop_where_ends_side_by_side_part(deg):
     # (at +0.5 degrees B's end is inside A's element on both sides, its cap moving by its
     # axial force times the 2 nm: 3.5e-8 J)
     assert abs((c0 - b0) - (c1 - b1) - drop) < 1e-7, ((c0 - b0) - (c1 - b1), drop)
+
+
+@pytest.mark.parametrize("deg, pull", [(0.0, 35.0), (-0.5, 90.69)])
+def test_the_lean_rule_pulls_free_ends_side_by_side_into_overlap(deg, pull):
+    """The lean rule where free ends lie side by side (the set-up of the test above): its
+    fade ``psi`` takes the tip's cap out before the tip passes B's end and brings B's end's
+    cap in after it, so the energy is continuous there, but past B's end, as A slides out
+    and the overlap shortens, B's end's cap grows: the axial force on A (central
+    differences, 0.5 mm steps from 20 mm inside to 40 mm out) pulls it back into the
+    overlap by at most 35.0 N on parallel chords and 90.69 N at -0.5 degrees (to 0.01 N),
+    where the blend alone only pushes (its axial force at least -1e-9 of the largest,
+    measured 40 N at most)."""
+    a = math.radians(deg)
+    m = fb.Model(dim=3)
+    _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    lift = 0.01
+    tip = np.array([0.99, 0.0, DZ + lift])
+    A = m.add_beam(tuple(tip - 0.5 * np.array([math.cos(a), 0.0, math.sin(a)])), tuple(tip),
+                   n=10, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, m.bodies[0], radius=R, stiffness=K)
+    sys = m.compile()            # (built apart: the System refuses beams inside each other)
+
+    def energy(sx, rule):
+        shift = {nd.id: np.array([0.0, 0.0, -lift]) for nd in A.nodes}
+        for nd in (A.last, A.nodes[-2]):
+            shift[nd.id] = shift[nd.id] + np.array([sx, 0.0, 0.0])
+        return _capped(sys, shift, rule) if rule else _on_a(sys, A, shift)[1]
+
+    h = 1e-7
+    F = {r: np.array([-(energy(sx + h, r) - energy(sx - h, r)) / (2 * h)
+                      for sx in 0.01 + np.arange(-0.02, 0.04, 5e-4)]) for r in (None, "lean")}
+    assert F[None].min() >= -1e-9 * np.abs(F[None]).max(), F[None].min()
+    assert abs(-F["lean"].min() - pull) < 0.01, -F["lean"].min()
 
 
 def test_a_beam_sliding_end_first_into_overlap_is_drawn_in_by_the_energy_it_loses():
