@@ -204,7 +204,8 @@ xfail, the axial force by central differences of the energy):
   35.0 N on parallel chords and 90.7 N at -0.5 degrees (the blend alone only pushes, 40
   N at most). Not measured: an end passing over a convex kink of the other beam (every
   node of a bent beam), where it projects into neither element and its cap drops unless
-  the node pair carries it across the wedge.
+  the node pair carries it across the wedge, as it now carries the end rows' weights
+  (:mod:`fembody.contact.ends`, "Across a kink's wedge").
 
 Keeping instead the pair's whole point part at full weight (its one contact ``W(d_min)``,
 whichever row holds it: end row, junction row or crossing pair) is continuous in energy,
