@@ -552,8 +552,11 @@ class EndContactBlock(ContactRows):
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``w k/2 max(-g, 0)^2`` per row [J] (``w`` the point weight)."""
         g, ok, _, _ = self.gaps(x)
-        pen = np.where(ok & (g < 0.0), -g, 0.0)
-        return self._weight(x, False)[0] * 0.5 * self.k * pen ** 2
+        on = np.flatnonzero(ok & (g < 0.0))
+        out = np.zeros(len(g))
+        if on.size:     # (the weight of the touching rows alone: the others carry nothing)
+            out[on] = self._take(on)._weight(x[on], False)[0] * 0.5 * self.k[on] * g[on] ** 2
+        return out
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per row the gap [m] and whether it is in its zone."""
@@ -563,7 +566,10 @@ class EndContactBlock(ContactRows):
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per row (normal force [N], gap [m], in the zone 1/0)."""
         g, ok, _, _ = self.gaps(x)
-        F = self._weight(x, False)[0] * np.where(ok & (g < 0.0), -self.k * g, 0.0)
+        on = np.flatnonzero(ok & (g < 0.0))
+        F = np.zeros(len(g))
+        if on.size:
+            F[on] = -self._take(on)._weight(x[on], False)[0] * self.k[on] * g[on]
         return np.column_stack([F, g, ok.astype(float)])
 
     def report_labels(self) -> list[str]:
