@@ -1195,13 +1195,14 @@ def test_shared_concave_rows_with_friction_have_an_exact_tangent():
 BUMP = 1e-3         # B's node at x = 0.5 raised [m]: a convex kink of 0.02 rad
 
 
-def _over_a_kink(yaw, pitch):
+def _over_a_kink(yaw, pitch, **contact):
     """B rigid along x (0 to 1, 10 elements) with its node at x = 0.5 raised by ``BUMP``
     (a convex kink towards A, by the shift); A (10 elements, clamped at its root) pointing
     +x at the kink, yawed by ``yaw`` and rising towards its root by ``pitch`` degrees, its
     tip 8 mm above the kink node (built 10 mm higher: the System refuses beams that start
-    inside each other). The System, A, and the shift that puts A down and raises the kink
-    node, given the tip's x ``xt`` [m]."""
+    inside each other); ``contact`` more arguments of the contact (friction). The System,
+    A, and the shift that puts A down and raises the kink node, given the tip's x ``xt``
+    [m]."""
     a, b = math.radians(yaw), math.radians(pitch)
     m = fb.Model(dim=3)
     B = _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
@@ -1211,7 +1212,7 @@ def _over_a_kink(yaw, pitch):
     A = m.add_beam(tuple(tip - 0.5 * d * np.array([1.0, 1.0, -1.0])), tuple(tip), n=10,
                    material=STEEL, section=SEC, orientation=(0, 0, 1))
     m.fix(A.first, *ALL)
-    m.add_beam_contact(A, B, radius=R, stiffness=K)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, **contact)
     sys = m.compile()
     kink = [nd for nd in B.nodes if abs(nd.position[0] - 0.5) < 1e-9][0].id
 
@@ -1276,3 +1277,42 @@ def test_the_node_pair_across_a_kinks_wedge_has_exact_tangents(yaw, pitch, xt):
     w = blk._weight(x, False)[0][blk.live(x)]
     assert ((w > 0.0) & (w < 1.0)).all(), w
     assert_force_and_tangent(blk, x, f, Kt, 1e-9)
+
+
+def test_friction_across_a_kinks_wedge_is_mu_times_the_weighted_normal_force():
+    """Inside the wedge at 7 degrees (weight ``w`` between 0 and 1), mu = 0.3, the anchors
+    of the reference state (the tip slid 10 mm since: slipping): the node pair's friction
+    on the free end (its frictional forces less the frictionless ones) is ``mu`` times its
+    normal force ``w k (-g)`` (the record's), to 1e-9, perpendicular to the normal; and
+    the frictional block's tangent matches central differences of its forces (h = 1e-9
+    m, 1e-6), the weight's derivatives in the normal force's."""
+    sys, A, shift = _over_a_kink(7.0, 2.0, friction=0.3)
+    sys0 = _over_a_kink(7.0, 2.0)[0]
+    sh = shift(0.49996)
+    blk, blk0 = (next(b for b in s_.beam_contact_blocks if isinstance(b, EndContactBlock))
+                 for s_ in (sys, sys0))
+    x, ids = moved(sys, blk, sh)
+    live = blk.live(x)
+    assert live.size == 1
+    r = live[0]
+    w = blk._weight(x, False)[0][r]
+    assert 0.0 < w < 1.0, w
+    N = blk.resultants(x)[r, 0]
+    g = blk.gaps(x)[0][r]
+    assert abs(N / (w * K * -g) - 1.0) < 1e-12
+    d = 3
+    T = (blk.forces(x, None, False)[0] - blk0.forces(x, None, False)[0])[r, :d]
+    assert abs(np.linalg.norm(T) / (0.3 * N) - 1.0) < 1e-9, (np.linalg.norm(T), N)
+    nrm = blk.gaps(x, False)[2][r, :d]
+    assert abs(T @ nrm) < 1e-9 * np.linalg.norm(T)
+    rng = np.random.default_rng(11)
+    xj = x + 1e-8 * rng.normal(size=x.shape)
+    f, Kt, _ = blk.forces(xj, None, True)
+    Kfd = np.zeros_like(Kt)
+    h = 1e-9
+    for j in range(x.shape[1]):
+        e = np.zeros(x.shape[1])
+        e[j] = h
+        Kfd[:, :, j] = (blk.forces(xj + e, None, False)[0]
+                        - blk.forces(xj - e, None, False)[0]) / (2 * h)
+    assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6, np.abs(Kt - Kfd).max()
