@@ -1189,3 +1189,130 @@ def test_shared_concave_rows_with_friction_have_an_exact_tangent():
             Kfd[:, :, j] = (blk.forces(x + e, None, False, h)[0]
                             - blk.forces(x - e, None, False, h)[0]) / 2e-8
         assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
+
+
+# ------------------------------------------- a free end across a kink's wedge (ends.py)
+BUMP = 1e-3         # B's node at x = 0.5 raised [m]: a convex kink of 0.02 rad
+
+
+def _over_a_kink(yaw, pitch, **contact):
+    """B rigid along x (0 to 1, 10 elements) with its node at x = 0.5 raised by ``BUMP``
+    (a convex kink towards A, by the shift); A (10 elements, clamped at its root) pointing
+    +x at the kink, yawed by ``yaw`` and rising towards its root by ``pitch`` degrees, its
+    tip 8 mm above the kink node (built 10 mm higher: the System refuses beams that start
+    inside each other); ``contact`` more arguments of the contact (friction). The System,
+    A, and the shift that puts A down and raises the kink node, given the tip's x ``xt``
+    [m]."""
+    a, b = math.radians(yaw), math.radians(pitch)
+    m = fb.Model(dim=3)
+    B = _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    lift = 0.01
+    tip = np.array([0.49, 0.0, 0.008 + BUMP + lift])
+    d = np.array([math.cos(a) * math.cos(b), math.sin(a) * math.cos(b), math.sin(b)])
+    A = m.add_beam(tuple(tip - 0.5 * d * np.array([1.0, 1.0, -1.0])), tuple(tip), n=10,
+                   material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, **contact)
+    sys = m.compile()
+    kink = [nd for nd in B.nodes if abs(nd.position[0] - 0.5) < 1e-9][0].id
+
+    def shift(xt):
+        out = {nd.id: np.array([0.0, 0.0, -lift]) for nd in A.nodes}
+        for nd in (A.last, A.nodes[-2]):
+            out[nd.id] = out[nd.id] + np.array([xt - 0.49, 0.0, 0.0])
+        out[kink] = np.array([0.0, 0.0, BUMP])
+        return out
+    return sys, A, shift
+
+
+def _all_forces(sys, shift):
+    """The contact forces of all blocks on every DOF [N] and their total energy [J]."""
+    n = 1 + max(int(b.dofs.max()) for b in sys.beam_contact_blocks)
+    total, E = np.zeros(n), 0.0
+    for b in sys.beam_contact_blocks:
+        x = moved(sys, b, shift)[0]
+        np.add.at(total, b.dofs, b.forces(x, None, False)[0])
+        E += float(np.sum(b.strain_energy(x)))
+    return total, E
+
+
+@pytest.mark.parametrize("yaw, pitch", [(0.0, 0.0), (7.0, 2.0), (7.0, 0.0), (20.0, 2.0)])
+def test_a_free_end_over_a_convex_kink_hands_over_continuously(yaw, pitch):
+    """A's tip slid along x over B's convex kink: it leaves the end row against the
+    kink's first element where its projection reaches the kink node (``(p - c) . (c -
+    n_1) = 0``, at x = 0.5 - 8 mm BUMP / 0.1 m) and enters the row against the second
+    where it leaves the node pair's zone (``(p - c) . (c - n_2) = 0``, 0.5 + the same):
+    the contact force on every DOF and the energy the same on either side (+-1e-12 m) of
+    both edges, to 1e-9 of the force and the energy. The node pair there took full weight
+    while the end rows take ``1 - Lam``: near-parallel (0 degrees, ``lam = 1``) it added
+    the whole contact in the wedge, 2000 N and 2 J, at both edges; at 7 degrees
+    (``lam`` between 0 and 1, and unequal for the two elements where A is pitched) a part
+    of it; at 20 degrees (``lam = 0``) nothing (a guard)."""
+    sys, A, shift = _over_a_kink(yaw, pitch)
+    # (the tip's height above the kink node sets the edges: 8 mm for every angle here)
+    for edge in (0.5 - 0.008 * BUMP / 0.1, 0.5 + 0.008 * BUMP / 0.1):
+        (f0, E0), (f1, E1) = (_all_forces(sys, shift(edge + e)) for e in (-1e-12, 1e-12))
+        assert np.abs(f0).max() > 500.0
+        assert np.abs(f1 - f0).max() < 1e-9 * np.abs(f0).max(), (edge, np.abs(f1 - f0).max())
+        assert abs(E1 - E0) < 1e-9 * E0, (edge, E1 - E0)
+
+
+@pytest.mark.parametrize("yaw, pitch, xt", [(7.0, 2.0, 0.49996), (7.0, 2.0, 0.5),
+                                            (8.0, 2.0, 0.50003)])
+def test_the_node_pair_across_a_kinks_wedge_has_exact_tangents(yaw, pitch, xt):
+    """Inside the wedge (the node pair's zone) at 7-8 degrees, where the two end rows'
+    weights ``1 - Lam_i`` differ and the blend ``phi(theta)`` is between 0 and 1: the
+    node-pair block's forces are the gradient of its energy and its tangent the
+    derivative of its forces (central differences, h = 1e-9 m, to 1e-6); every node
+    jiggled by 10 nm so that no derivative vanishes by symmetry (the wedge is 0.16 mm
+    wide)."""
+    sys, A, shift = _over_a_kink(yaw, pitch)
+    sh = shift(xt)
+    rng = np.random.default_rng(5)
+    blk = [b for b in sys.beam_contact_blocks if isinstance(b, EndContactBlock)][0]
+    x, ids = moved(sys, blk, sh)
+    x = x + 1e-8 * rng.normal(size=x.shape)
+    f, Kt, _ = blk.forces(x, None, True)
+    assert np.abs(f).max() > 100.0
+    w = blk._weight(x, False)[0][blk.live(x)]
+    assert ((w > 0.0) & (w < 1.0)).all(), w
+    assert_force_and_tangent(blk, x, f, Kt, 1e-9)
+
+
+def test_friction_across_a_kinks_wedge_is_mu_times_the_weighted_normal_force():
+    """Inside the wedge at 7 degrees (weight ``w`` between 0 and 1), mu = 0.3, the anchors
+    of the reference state (the tip slid 10 mm since: slipping): the node pair's friction
+    on the free end (its frictional forces less the frictionless ones) is ``mu`` times its
+    normal force ``w k (-g)`` (the record's), to 1e-9, perpendicular to the normal; and
+    the frictional block's tangent matches central differences of its forces (h = 1e-9
+    m, 1e-6), the weight's derivatives in the normal force's."""
+    sys, A, shift = _over_a_kink(7.0, 2.0, friction=0.3)
+    sys0 = _over_a_kink(7.0, 2.0)[0]
+    sh = shift(0.49996)
+    blk, blk0 = (next(b for b in s_.beam_contact_blocks if isinstance(b, EndContactBlock))
+                 for s_ in (sys, sys0))
+    x, ids = moved(sys, blk, sh)
+    live = blk.live(x)
+    assert live.size == 1
+    r = live[0]
+    w = blk._weight(x, False)[0][r]
+    assert 0.0 < w < 1.0, w
+    N = blk.resultants(x)[r, 0]
+    g = blk.gaps(x)[0][r]
+    assert abs(N / (w * K * -g) - 1.0) < 1e-12
+    d = 3
+    T = (blk.forces(x, None, False)[0] - blk0.forces(x, None, False)[0])[r, :d]
+    assert abs(np.linalg.norm(T) / (0.3 * N) - 1.0) < 1e-9, (np.linalg.norm(T), N)
+    nrm = blk.gaps(x, False)[2][r, :d]
+    assert abs(T @ nrm) < 1e-9 * np.linalg.norm(T)
+    rng = np.random.default_rng(11)
+    xj = x + 1e-8 * rng.normal(size=x.shape)
+    f, Kt, _ = blk.forces(xj, None, True)
+    Kfd = np.zeros_like(Kt)
+    h = 1e-9
+    for j in range(x.shape[1]):
+        e = np.zeros(x.shape[1])
+        e[j] = h
+        Kfd[:, :, j] = (blk.forces(xj + e, None, False)[0]
+                        - blk.forces(xj - e, None, False)[0]) / (2 * h)
+    assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6, np.abs(Kt - Kfd).max()

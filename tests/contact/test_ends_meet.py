@@ -280,7 +280,9 @@ def test_the_ramp_draws_parallel_ends_in_by_its_closed_form_and_no_more():
     "no pull cannot hold with a conservative, continuous hand-over from the one contact of "
     "the rounded ends (k g^2 / 2) to line contact (L k g^2 / 2) past the ramp: the energy "
     "falls by (1 - l_r / l_A) k g^2 / 2 over the ramp (fembody.contact.line, 'Where free "
-    "ends meet'); the pull is 98-115 N here"))
+    "ends meet'); the pull is 98-115 N here. End caps in the line model (measured below, "
+    "not built): a cap at each free end still pulls (32.7 N at 3 degrees), the one "
+    "contact's cap alone jumps by the cap where an element turns through parallel"))
 @pytest.mark.parametrize("deg, plan", SWEEP)
 def test_the_contact_never_pulls_the_ends_into_overlap(deg, plan):
     """What a penalty contact should meet: over the sweep of overlaps (from the start to 30
@@ -291,6 +293,240 @@ def test_the_contact_never_pulls_the_ends_into_overlap(deg, plan):
     F = _axial_sweep(deg, plan, np.arange(0.0, 30e-3, 5e-4))
     pull = -F[:, 0]
     assert pull.max() <= 1e-9 * np.linalg.norm(F, axis=1).max(), pull.max()
+
+
+# ------------------------------------------------------- end caps (line.py, measured)
+def _capped(sys, shift, rule):
+    """The caps of a cap rule (fembody.contact.line, "End caps") added to the blocks' total
+    contact energy [J] with the nodes ``shift`` moved: per free-end row of the element pairs
+    (:class:`EndElementBlock`, its gap ``g``, its pair's line weight ``Lam``) the energy
+    ``Lam k/2 max(-g, 0)^2`` where ``rule`` is "each" and the end projects inside the
+    element (``0 <= t < 1``), or where ``rule`` is "zone" and the row holds the one contact
+    (its zone: the end row keeping its full weight). Built from the rows' own parts, so
+    what is measured is the rule, not a second geometry."""
+    from fembody.contact.ends import _pair_weight
+    from fembody.contact.geometry import closest_node
+    E = 0.0
+    for b in sys.beam_contact_blocks:
+        x = moved(sys, b, shift)[0]
+        E += float(np.sum(b.strain_energy(x)))
+        if type(b) is not EndElementBlock:
+            continue
+        g, zone, _, _ = b.gaps(x)
+        pos = b.positions(x)
+        t = closest_node(pos[:, [0, 2, 3]])[0][:, 0]
+        on = zone if rule == "zone" else (t >= 0.0) & (t < 1.0)
+        lam = 1.0 - _pair_weight(pos, b.pair, False)[0]
+        if rule == "lean":
+            lam = lam * _lean_fade(b, pos, t)
+        E += float(np.sum(np.where(on, lam * 0.5 * b.k * np.minimum(g, 0.0) ** 2, 0.0)))
+    return E
+
+
+LEAN_BAND = math.sin(math.radians(0.25))
+
+
+def _lean_fade(b, pos, t):
+    """The "lean" rule's factors of a cap (line.py, "End caps"): ``kappa = S((rho_u -
+    rho_p) / (LEAN_BAND |p - u|))``, ``rho`` the distances of the end ``p`` and its
+    neighbour ``u`` to the other element's line (1 where the end is the nearer, 0 where
+    it is the farther, off a band of 0.25 degrees; ``S`` the C2 step of
+    fembody.contact.ends), times ``psi = phi(s_f / l_r)`` where the other element has a
+    free end ``f`` pointing the same way as ``p`` (``s_f`` the end's projection from
+    ``f`` along that element, ``l_r`` half the shorter element), 1 elsewhere."""
+    from fembody.contact.ends import A0, A1, PE, UE, _smoothstep
+    order, free, ramp = b.pair
+    mine = (order[:, 0] == PE) | (order[:, 0] == UE)
+    other_free = np.where(mine[:, None], np.asarray(free) != 0, np.asarray(ramp) > 0.0)
+    e = pos[:, A1] - pos[:, A0]
+    le = np.linalg.norm(e, axis=1)
+
+    def rho(j):
+        tj = np.einsum("ni,ni->n", pos[:, j] - pos[:, A0], e) / le ** 2
+        return np.linalg.norm(pos[:, j] - pos[:, A0] - tj[:, None] * e, axis=1)
+
+    lp = np.linalg.norm(pos[:, PE] - pos[:, UE], axis=1)
+    kappa = _smoothstep((rho(UE) - rho(PE)) / (LEAN_BAND * lp))[0]
+    psi = np.ones(len(pos))
+    lr = 0.5 * np.minimum(lp, le)
+    for cc in (0, 1):
+        f, nb = A0 + cc, A1 - cc
+        same = np.einsum("ni,ni->n", pos[:, PE] - pos[:, UE], pos[:, f] - pos[:, nb]) > 0.0
+        u = np.clip(np.abs(t - cc) * le / lr, 0.0, 1.0)
+        phi = u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u)
+        psi = np.where(other_free[:, cc] & same, psi * phi, psi)
+    return kappa * psi
+
+
+def _capped_axial(deg, plan, rule, ovs, h=1e-7):
+    """The axial force on A [N] (+x out of the overlap) of the capped energy at each overlap
+    of ``ovs`` [m], A's last element moved rigidly along x (:func:`_meeting`): central
+    differences of :func:`_capped` (``h`` [m])."""
+    sys, A, B, tip, prev = _meeting(deg, plan)
+    e = np.array([h, 0.0, 0.0])
+    out = []
+    for ov in ovs:
+        s = np.array([-0.01 - ov, 0.0, 0.0])
+        Ep = _capped(sys, {tip: s + e, prev: s + e}, rule)
+        Em = _capped(sys, {tip: s - e, prev: s - e}, rule)
+        out.append(-(Ep - Em) / (2 * h))
+    return np.array(out)
+
+
+def test_caps_at_each_free_end_pull_by_their_closed_form_at_three_degrees():
+    """The first cap rule of line.py's "End caps": a cap ``Lam k/2 max(-g, 0)^2`` at each
+    free end inside the other element. At 3 degrees (A's element rising away from its tip
+    ``p``, 8 mm above B's axis) the caps are ``p``'s, ``W_p = k (2 R - d)^2 / 2``
+    constant, and ``q``'s (B's end under A's element, at ``d_q = ov sin a + d cos a`` from
+    its line), line contact covers A from its tip to the bound over ``q`` (``ov / cos a``
+    long, the gap ``d + sigma sin a`` at ``sigma`` along A: ``W_line = k / (2 l_A) int (2 R
+    - d - sigma sin a)^2``), and ``E = W_p + Lam (W_line + W_q)``, ``Lam = phi(ov / (l_r
+    cos a))``: the axial force ``dE/d ov = Lam' (W_line + W_q) + Lam (W_line' + W_q')``, to
+    1e-6 of the 2000 N contact from 5 to 27.5 mm (measured to round-off). Negative past
+    about 19 mm: ``q``'s cap loses ``k (-g_q) sin a`` per metre while line contact gains
+    ``k g_b^2 / (2 l_A cos a)``; the peak pull (0.5 mm steps) 32.7 N at 24.5 mm, where the
+    unfinished ramp pulls 115 N at 12 mm."""
+    a = math.radians(3.0)
+    ovs = np.arange(5e-3, 28e-3, 2.5e-3)
+    F = _capped_axial(3.0, 0.0, "each", ovs)
+    pen = lambda s: 2 * R - DZ - s * math.sin(a)
+    sb = ovs / math.cos(a)
+    Wl = K / (2 * L_A) * (pen(0.0) ** 3 - pen(sb) ** 3) / (3 * math.sin(a))
+    dWl = K / (2 * L_A * math.cos(a)) * pen(sb) ** 2
+    pq = np.maximum(2 * R - (ovs * math.sin(a) + DZ * math.cos(a)), 0.0)
+    Wq, dWq = 0.5 * K * pq ** 2, -K * pq * math.sin(a)
+    u = np.minimum(sb / L_R, 1.0)
+    phi = u ** 3 * (10.0 - 15.0 * u + 6.0 * u * u)
+    dphi = 30.0 * (u * (1.0 - u)) ** 2 / (L_R * math.cos(a))
+    ref = dphi * (Wl + Wq) + phi * (dWl + dWq)
+    assert np.abs(F - ref).max() < 1e-6 * K * (2 * R - DZ), np.abs(F - ref).max()
+    fine = _capped_axial(3.0, 0.0, "each", np.arange(22e-3, 27e-3, 5e-4))
+    assert abs(-fine.min() - 32.7) < 0.05, -fine.min()
+
+
+@pytest.mark.parametrize("rule", ["zone", "lean"])
+@pytest.mark.parametrize("deg, plan", [(3.0, 0.0), (-3.0, 0.0), (0.5, 2.0), (-2.0, 1.0),
+                                       (0.1, 0.0)])
+def test_the_one_contacts_cap_does_not_pull_along_the_slide(deg, plan, rule):
+    """Two cap rules of line.py's "End caps" that hold the one contact: "zone", the end
+    row holding it keeps its full weight (``(1 - Lam) + Lam``), and "lean", a cap at each
+    end inside the other element weighted by whether its end is the nearer node of its
+    element (:func:`_lean_fade`). ``d_min`` of the two last elements does not grow as A
+    slides along B's axis (every point of A keeps its distance to B's axis once over it
+    and nears B's end before), and ``Lam`` and line contact grow, so the capped energy
+    never falls: over the slide from the start to 30 mm (1 mm steps) the axial force on A
+    pushes it out or is zero, to 1e-9 of the largest force, at the angles where the blend
+    pulls most (105-115 N), where the caps of each end pull (3 degrees) and inside the
+    lean rule's band (0.1 degrees: both caps in part)."""
+    F = _capped_axial(deg, plan, rule, np.arange(0.0, 30e-3, 1e-3))
+    assert F.min() >= -1e-9 * np.abs(F).max(), F.min()
+
+
+def test_the_one_contacts_cap_jumps_where_an_element_turns_through_parallel():
+    """Why that rule is not built: A (10 elements) lying along B's body, 8 mm above its
+    axis at its free tip and rising away by 1 mrad, its last element turned back to
+    parallel with B and then 1 nm either way at its tip. Tip down, the tip's row holds the
+    one contact and its cap ``k (2 R - d)^2 / 2`` (1.901 J, ``d`` the tip's height, to
+    1e-9); tip up, the element's other node does, an inner node whose rows carry no cap
+    (none, to 1e-12): the capped energy jumps by the whole cap, while the blend's energy
+    and the caps of each end are continuous (within 1e-5 J: the 2 nm change them by
+    about ``k g`` times it, 2e-6 J), and so is the lean rule's (within 1e-4 J: its
+    weight turns by 1/2 over the band, 0.25 degrees of the element; measured 1.8e-5 J)."""
+    m = fb.Model(dim=3)
+    B = _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    a, lift = 1e-3, 0.01
+    tip = np.array([0.33, 0.0, DZ + lift])
+    A = m.add_beam(tuple(tip + 0.5 * np.array([math.cos(a), 0.0, math.sin(a)])), tuple(tip),
+                   n=10, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, B, radius=R, stiffness=K)
+    sys = m.compile()            # (built apart: the System refuses beams inside each other)
+    up = 0.05 * math.sin(a)      # the tip raised to its neighbour's height: parallel
+    out = {}
+    for e in (-1e-9, 1e-9):
+        shift = {nd.id: np.array([0.0, 0.0, -lift]) for nd in A.nodes}
+        shift[A.last.id] = shift[A.last.id] + np.array([0.0, 0.0, up + e])
+        out[e] = [_capped(sys, shift, r) for r in ("zone", "each", "lean")] + [
+            _on_a(sys, A, shift)[1]]
+    (zd, ed, ld, bd), (zu, eu, lu, bu) = out[-1e-9], out[1e-9]
+    cap = 0.5 * K * (2 * R - (DZ + up - 1e-9)) ** 2
+    assert abs(cap - 1.901) < 1e-3
+    # the caps alone (the rule's energy less the blend's): the whole cap, then none
+    assert abs((zd - bd) / cap - 1.0) < 1e-9, (zd - bd, cap)
+    assert abs(zu - bu) < 1e-12 * cap, zu - bu
+    assert abs(ed - eu) < 1e-5 and abs(bd - bu) < 1e-5, (ed - eu, bd - bu)
+    assert abs(ld - lu) < 1e-4, ld - lu
+
+
+@pytest.mark.parametrize("deg", [0.5, -0.5, 0.0])
+def test_caps_at_each_free_end_drop_where_ends_side_by_side_part(deg):
+    """The each-end rule where free ends lie side by side (both beams' bodies on the same
+    side, so no ramp): A (10 elements, tip pointing +x 8 mm above B's axis at ``deg``
+    degrees) with its tip slid out past B's free end (x = 1), +-1 nm: at +-0.5 degrees the
+    tip's cap ``k (2 R - d)^2 / 2`` (2 J) is gone at once (to 1e-7 J), while the blend's
+    energy is continuous (to 1e-7 J: the 2 nm move it by its axial force times them). At
+    +0.5 degrees B's end already lies inside A's element (its cap came in at once where it
+    entered through A's free end: two caps between), at -0.5 it enters later (none
+    between); on parallel chords B's end enters A's element at the same point and takes
+    the cap over (continuous)."""
+    a = math.radians(deg)
+    m = fb.Model(dim=3)
+    _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    lift = 0.01
+    tip = np.array([0.99, 0.0, DZ + lift])
+    A = m.add_beam(tuple(tip - 0.5 * np.array([math.cos(a), 0.0, math.sin(a)])), tuple(tip),
+                   n=10, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, m.bodies[0], radius=R, stiffness=K)
+    sys = m.compile()            # (built apart: the System refuses beams inside each other)
+    out = []
+    for e in (-1e-9, 1e-9):
+        shift = {nd.id: np.array([0.0, 0.0, -lift]) for nd in A.nodes}
+        for nd in (A.last, A.nodes[-2]):
+            shift[nd.id] = shift[nd.id] + np.array([0.01 + e, 0.0, 0.0])
+        out.append((_capped(sys, shift, "each"), _on_a(sys, A, shift)[1]))
+    (c0, b0), (c1, b1) = out
+    cap = 0.5 * K * (2 * R - DZ) ** 2
+    # (the 2 nm move the blend by its axial force, about 20 N, times them: 4e-8 J)
+    assert abs(b1 - b0) < 1e-7, b1 - b0
+    drop = 0.0 if deg == 0.0 else cap
+    # (at +0.5 degrees B's end is inside A's element on both sides, its cap moving by its
+    # axial force times the 2 nm: 3.5e-8 J)
+    assert abs((c0 - b0) - (c1 - b1) - drop) < 1e-7, ((c0 - b0) - (c1 - b1), drop)
+
+
+@pytest.mark.parametrize("deg, pull", [(0.0, 35.0), (-0.5, 90.69)])
+def test_the_lean_rule_pulls_free_ends_side_by_side_into_overlap(deg, pull):
+    """The lean rule where free ends lie side by side (the set-up of the test above): its
+    fade ``psi`` takes the tip's cap out before the tip passes B's end and brings B's end's
+    cap in after it, so the energy is continuous there, but past B's end, as A slides out
+    and the overlap shortens, B's end's cap grows: the axial force on A (central
+    differences, 0.5 mm steps from 20 mm inside to 40 mm out) pulls it back into the
+    overlap by at most 35.0 N on parallel chords and 90.69 N at -0.5 degrees (to 0.01 N),
+    where the blend alone only pushes (its axial force at least -1e-9 of the largest,
+    measured 40 N at most)."""
+    a = math.radians(deg)
+    m = fb.Model(dim=3)
+    _rigid_beam(m, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0))
+    lift = 0.01
+    tip = np.array([0.99, 0.0, DZ + lift])
+    A = m.add_beam(tuple(tip - 0.5 * np.array([math.cos(a), 0.0, math.sin(a)])), tuple(tip),
+                   n=10, material=STEEL, section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    m.add_beam_contact(A, m.bodies[0], radius=R, stiffness=K)
+    sys = m.compile()            # (built apart: the System refuses beams inside each other)
+
+    def energy(sx, rule):
+        shift = {nd.id: np.array([0.0, 0.0, -lift]) for nd in A.nodes}
+        for nd in (A.last, A.nodes[-2]):
+            shift[nd.id] = shift[nd.id] + np.array([sx, 0.0, 0.0])
+        return _capped(sys, shift, rule) if rule else _on_a(sys, A, shift)[1]
+
+    h = 1e-7
+    F = {r: np.array([-(energy(sx + h, r) - energy(sx - h, r)) / (2 * h)
+                      for sx in 0.01 + np.arange(-0.02, 0.04, 5e-4)]) for r in (None, "lean")}
+    assert F[None].min() >= -1e-9 * np.abs(F[None]).max(), F[None].min()
+    assert abs(-F["lean"].min() - pull) < 0.01, -F["lean"].min()
 
 
 def test_a_beam_sliding_end_first_into_overlap_is_drawn_in_by_the_energy_it_loses():
