@@ -141,7 +141,9 @@ class GeneralizedAlpha(Integrator):
         'full': a new tangent every iteration (in a model with contacts, once an increment
         has contracted to 1 % of the one before, the step's closing increments reuse the
         factorisation while they contract by ``reuse_rate``:
-        :mod:`fembody.dynamics.newton`, "Closing increments"); 'modified': reuse the
+        :mod:`fembody.dynamics.newton`, "Closing increments"; with penalty contacts each
+        step's first increment is solved on the factorisation held from the step before,
+        the next on a fresh tangent: "First increment"); 'modified': reuse the
         factorisation while the iterations contract by at least a factor ``reuse_rate``
         (default 0.3), refactorise otherwise.
     reuse_rate : float, default 0.3

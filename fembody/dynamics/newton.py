@@ -102,8 +102,9 @@ and otherwise on the residual test after one more evaluation. Measured: the bund
 then equal the tight run's bit for bit over 15 steps (tests/dynamics/test_contact_newton.py
 checks a small bundle against its tight run).
 
-**First increment** (``tangent=False`` with ``close > 0``: the integrator starts a contact
-model's step on the factorisation it holds from the step before, at the same step size).
+**First increment** (``tangent=False`` with ``close > 0``: the integrator starts a step of
+a model with penalty contacts on the factorisation it holds from the step before, at the
+same step size).
 No ratio exists yet, so neither contraction test can pass after it, and the next increment
 gets a fresh tangent (``prev`` is None): the first increment is modified Newton's, all
 later ones are as above, and every test that closes the step is unchanged.
