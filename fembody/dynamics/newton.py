@@ -93,14 +93,16 @@ error of the order of the jump's share of the stiffness times the increment, not
 1e-9 m of their kink: the stacked beams fall together at zero gap) a step's second
 increment of 1.7e-8 m after one of 1.7e-4 m (ratio 1e-4) was accepted with an estimated
 error of 1.7e-12 m against the bound 2e-12 m, and the accepted state lay 2.3e-10 m from the
-converged one (the same run with ``xtol`` 100 times smaller), 100 times the bound; the
-increments that follow a stale contact set contract by 0.07-0.14 there. So in contact
-models a fresh tangent's contraction test takes ``theta = max(ratio, rate)``, the same
-upper estimate as the closing increments (``rate`` 0.3 bounds the measured 0.07-0.14): a
-step closes on the increment only where it is within ``(1 - rate) / rate`` of the bound,
-and otherwise on the residual test after one more evaluation. Measured: the bundle's states
-then equal the tight run's bit for bit over 15 steps (tests/dynamics/test_contact_newton.py
-checks a small bundle against its tight run).
+converged one (the same run with ``xtol`` 100 times smaller), 100 times the bound; where
+the contact set keeps changing (the first step from rest, the held matrix's increments
+after a set change) the increments there contract by 0.004-0.14 per increment. So in
+contact models a fresh tangent's contraction test takes ``theta = max(ratio, rate)``, the
+same upper estimate as the closing increments (``rate`` 0.3 bounds those ratios): a step
+closes on the increment only where it is within ``(1 - rate) / rate`` of the bound, and
+otherwise on the residual test after one more evaluation. Measured: the bundle's 15 steps
+then equal the tight run's bit for bit (tests/dynamics/test_contact_newton.py: a
+two-unknown problem with a kink, in closed form; tests/contact/test_bundle_first_reuse.py:
+a small bundle against its tight run).
 
 **First increment** (``tangent=False`` with ``close > 0``: the integrator starts a step of
 a model with penalty contacts on the factorisation it holds from the step before, at the
