@@ -80,17 +80,19 @@ def main() -> None:
           f"h = 1 ms, fastest of {args.repeat} (CPU time; load {load:.1f}) - "
           f"{machine()['cpu']}")
     print(f"{'contact':>13} {'ms/step':>9} {'x none':>7} {'newton/step':>12} "
-          f"{'factor/step':>12} {'linear solver':>14}")
+          f"{'factor/step':>12} {'resid/step':>11} {'tangent/step':>13} {'linear solver':>14}")
     rows = []
     for v in variants:
         st = stats[v]
-        nps = st["n_newton"] / max(st["n_steps"], 1)
-        fps = st["n_factor"] / max(st["n_steps"], 1)
+        n = max(st["n_steps"], 1)
+        nps, fps = st["n_newton"] / n, st["n_factor"] / n
+        # evaluations: with the tangent (each followed by a factorisation) and all of them
+        rps, tps = st["n_residual"] / n, st["n_tangent"] / n
         print(f"{v:>13} {1e3 * best[v]:>9.2f} {best[v] / best['none']:>7.2f} {nps:>12.2f} "
-              f"{fps:>12.2f} {st['linear_solver']:>14}")
+              f"{fps:>12.2f} {rps:>11.2f} {tps:>13.2f} {st['linear_solver']:>14}")
         rows.append(dict(contact=v, ms_per_step=1e3 * best[v], ratio=best[v] / best["none"],
-                         newton_per_step=nps, factor_per_step=fps,
-                         linear_solver=st["linear_solver"]))
+                         newton_per_step=nps, factor_per_step=fps, residual_per_step=rps,
+                         tangent_per_step=tps, linear_solver=st["linear_solver"]))
     name = "beam_bundle" + ("" if args.linear_solver == "auto" else f"_{args.linear_solver}")
     path = save(name, dict(machine=machine(), load_average=load, beams=args.beams,
                                     elements=args.elements, steps=args.steps, rows=rows))

@@ -145,7 +145,9 @@ class GeneralizedAlpha(Integrator):
         'full': a new tangent every iteration (in a model with contacts, once an increment
         has contracted to 1 % of the one before, the step's closing increments reuse the
         factorisation while they contract by ``reuse_rate``:
-        :mod:`fembody.dynamics.newton`, "Closing increments"); 'modified': reuse the
+        :mod:`fembody.dynamics.newton`, "Closing increments"; with penalty contacts each
+        step's first increment is solved on the factorisation held from the step before,
+        the next on a fresh tangent: "First increment"); 'modified': reuse the
         factorisation while the iterations contract by at least a factor ``reuse_rate``
         (default 0.3), refactorise otherwise.
     reuse_rate : float, default 0.3
@@ -177,6 +179,10 @@ class GeneralizedAlpha(Integrator):
     name = "generalized-alpha"
     # gamma = 1/2 without projection lets index-3 multipliers grow (refused unless asked for)
     weakly_unstable_on_index3 = True
+    # (class defaults: an integrator pickled before the first increment's reuse reads them)
+    _first_reuse = False
+    _reused_first = False
+    n_reuse_fallbacks = 0
 
     def __init__(self, system: System, rho_inf: float = 0.9, *, alpha_m: float | None = None,
                  alpha_f: float | None = None, gamma: float | None = None,
@@ -220,6 +226,19 @@ class GeneralizedAlpha(Integrator):
         # increment contracts by CLOSE_RATE (fembody.dynamics.newton, "Closing increments");
         # models the compiled step runs keep plain full Newton, which its loop mirrors
         self._close = CLOSE_RATE if compiled_step.has_contacts(system) else 0.0
+        # and, with penalty contacts (beams or surfaces: stiff blocks whose factorisation is
+        # what a step pays most for), starts each step on the factorisation held from the
+        # step before (newton.py, "First increment"). Not for impulse-only contacts: their
+        # flights are linear and cheap, and their runs are pinned to round-off of the
+        # analytic motion (tests/run/test_impact.py's bouncing ball: starting on the held
+        # factor put the impact times 7.5e-11 s off, inside the Newton tolerance but not
+        # at the 2.4e-13 s of a fresh first tangent)
+        self._first_reuse = self._close > 0.0 and bool(
+            getattr(system, "beam_contact_blocks", None)
+            or getattr(system, "surface_contact_blocks", None)
+            or getattr(system, "penalty_blocks", None))
+        self._reused_first = False
+        self.n_reuse_fallbacks = 0
         self.tol = tol
         self.xtol = xtol
         self.length = system.length
@@ -408,6 +427,17 @@ class GeneralizedAlpha(Integrator):
                 compiled.owns_factors = False
             compiled.fac_h = None    # and the compiled ones will be older than this step's
         ok, msg = self._newton_step(h, self.predictor)
+        if not ok and self._reused_first and self.newton != "modified":
+            # a contact step started on the held factorisation: retry it on a fresh one
+            # (the failure set _fac_h to None) before the predictor's fallback or a cut
+            ok, msg2 = self._newton_step(h, self.predictor)
+            if ok:
+                self.n_reuse_fallbacks += 1
+                self.failed_end = None
+                log.info("t = %.6g s: Newton converged on a fresh tangent after failing from "
+                         "the held factorisation (%s)", self.t, msg)
+            else:
+                msg = f"{msg}; on a fresh tangent: {msg2}"
         if not ok and self.predictor == "acceleration":
             # extrapolated accelerations of unresolved modes (an unbalanced initial state, an
             # impulse) can start Newton out of reach: retry the same step from q1 = q before
@@ -447,6 +477,7 @@ class GeneralizedAlpha(Integrator):
     @property
     def counters(self) -> dict:
         out = {**super().counters, "n_predictor_fallbacks": self.n_predictor_fallbacks,
+               "n_reuse_fallbacks": self.n_reuse_fallbacks,
                "n_index1": self.n_index1}
         if self._compiled is not None:
             out["n_compiled_steps"] = self._compiled.n_steps
@@ -498,7 +529,16 @@ class GeneralizedAlpha(Integrator):
         lam1 = self.lam.copy()
         bp = (1.0 - am) / ((1.0 - af) * b * h * h)
         gp = g / (b * h)
-        reuse = self.newton == "modified" and self._fac_h == h
+        # modified Newton reuses the held factorisation; so does a contact model's first
+        # increment (fembody.dynamics.newton, "First increment"): its tangent and
+        # factorisation at q_n were about one per step of the contact bundle's two. The step
+        # size may differ by round-off of the time grid (t_target - t), which changes the
+        # matrix by that relative amount, nothing a reused matrix is not allowed
+        fac_h = self._fac_h
+        reuse = fac_h is not None and (
+            (self.newton == "modified" and fac_h == h)
+            or (self._close > 0.0 and self._first_reuse and abs(fac_h - h) <= 1e-9 * h))
+        self._reused_first = reuse
         # the callbacks of the one Newton loop, closures over this step's own arrays (q1, v1,
         # qdd1, lam1, D are corrected in place); the bound methods are fetched once per step
         ev, correct, update_free = self.evaluate, _kernels.correct, s.space.update_free
