@@ -514,8 +514,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         growth rate, the DOF where the mode is largest) and kept in ``stats['flutter']``
         (:func:`flutter_mode`; with the model's damping where it has any, Rayleigh or
         dampers, since small damping can lower the flutter load (Ziegler's paradox); above
-        300 free DOFs every flutter growing by more than 1e-3 of its frequency per radian
-        is searched, the rest with a StabilityWarning where that search is incomplete).
+        300 free DOFs every undamped flutter is searched (disks over the band of those
+        growing by more than 1e-3 of their frequency per radian, a cluster screen above
+        it), damped flutter growing by more than 1e-3 per radian, with a StabilityWarning
+        where a search is incomplete).
     times : sequence of float, optional
         A quasi-static load history (method 'newton' only): after the load steps have
         brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
