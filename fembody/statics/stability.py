@@ -155,7 +155,13 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     "Stability of the three-dimensional Coulomb friction law", Proc. R. Soc. A, find
     quasi-static slip that the dynamics leaves for some slip directions and damping). The
     real eigenvalues of an unsymmetric K away from zero depend on the coordinates (see
-    :func:`circulatory_stability`); their parity, the sign of det K, does not. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
+    :func:`circulatory_stability`); their parity, the sign of det K, does not. So
+    :func:`fembody.statics.static` judges a slipping (unsymmetric) tangent by
+    :func:`circulatory_stability`, the pencil's real eigenvalues (a 2-DOF tangent whose own
+    eigenvalues are a complex pair while the pencil with M = diag(1, 10) has two negative
+    real ``omega^2``, a divergence, passed here), which falls back to this measure above
+    :data:`DENSE_MAX` free DOFs (there an even count of negative real eigenvalues is still
+    K's own, a limit) or where M is singular on the joints' motions. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
     eigenvalue, the check of models without friction. Limits: the check reads the tangent
     of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
     ``p`` slipping points whose common orientation (all determinants of one sign) is the

@@ -817,3 +817,85 @@ def test_slow_flutter_above_the_old_band_is_found(path, monkeypatch):
     assert abs(got.real - ref.real) < 1e-6 * abs(ref)
     assert abs(abs(got.imag) - ref.imag) < 1e-6 * abs(ref)
     assert mode["growth"] == pytest.approx(abs(root.imag), rel=1e-6)
+
+
+# ------------------------------------------- friction's divergence: K's eigenvalues or the pencil's
+def test_a_slipping_tangent_diverges_by_the_pencil_not_by_its_own_eigenvalues():
+    """The divergence of an unsymmetric (slipping) tangent is decided by the real eigenvalues
+    of the pencil (K, M), not by K's own: these depend on the coordinates (only their
+    parity, the sign of det K, does not). Closed form, 2 DOFs: K = [[-1, 3], [-1, 2]] kN/m
+    (symmetric part indefinite: Hill's condition fails), M = diag(1, 10) kg. K's eigenvalues
+    are 500 +- 1323i (det 1e6, trace 1e3: no real one, so judged by K the state passes),
+    while M^-1 K has trace -800 and det 1e5: omega^2 = (-800 +- sqrt(2.4e5)) / 2 = -155.05
+    and -644.95 1/s^2, both real and negative, so det(s^2 M + K) has the real roots s =
+    sqrt(155.05) and sqrt(644.95) 1/s: the motion grows without oscillating (divergence).
+    The measure fb.static now takes for a slipping tangent (circulatory_stability: Hill,
+    then m_max times the lowest real omega^2) gives 10 x -644.95 to 1e-9; the friction
+    measure it took before (frictional_stability, K's real eigenvalues) gives inf, and
+    flutter_mode None (no complex pair), so the state was accepted. The System is the
+    slipping point's (2 free DOFs); K and M are handed in (the measure is a function of
+    them). Also: a symmetric part that is positive definite proves every real part
+    positive (Re(y^* K y) = y^* Ks y), so the converse case cannot occur (checked:
+    the measure is Hill's positive eigenvalue)."""
+    import scipy.sparse as sps
+    from fembody.statics import stability
+    m, _ = _slider(0.35, 200.0)
+    res = fb.static(m, steps=1, unstable="accept")
+    s = res.system
+    assert s.n_free == 2 and s.n_con == 0
+    K = sps.csc_matrix(np.array([[-1.0, 3.0], [-1.0, 2.0]]) * 1e3)
+    M = sps.csc_matrix(np.diag([1.0, 10.0]))
+    tr, det = -800.0, 1e5
+    low = 0.5 * (tr - math.sqrt(tr * tr - 4.0 * det))
+    assert low == pytest.approx(-644.9489742783178, rel=1e-12)
+    got = stability.circulatory_stability(s, K, M, None, "eigenvalue", 3e3)
+    assert got == pytest.approx(10.0 * low, rel=1e-9)
+    assert stability.frictional_stability(s, K, None, "eigenvalue", 3e3) == math.inf
+    assert stability.flutter_mode(s, K, M, None, 3e3) is None
+    # the converse: a positive definite symmetric part (diag(2, 1) kN/m), any skew part:
+    # Hill decides, with the symmetric part's lowest eigenvalue
+    Kpd = sps.csc_matrix(np.array([[2.0, 5.0], [-5.0, 1.0]]) * 1e3)
+    assert stability.circulatory_stability(s, Kpd, M, None, "eigenvalue", 3e3) == \
+        pytest.approx(1e3, rel=1e-9)
+
+
+def test_fb_static_judges_a_slipping_state_by_the_pencil(monkeypatch):
+    """fb.static hands a slipping state's tangent (unsymmetric beyond round-off) to the
+    pencil's measure (circulatory_stability, with the mass matrix) and a sticking one's
+    (symmetric) to the friction measure, as the previous test requires. Before (f741132)
+    both went to frictional_stability."""
+    from fembody.statics import statics
+    calls = []
+    for name in ("frictional_stability", "circulatory_stability"):
+        real = getattr(statics, name)
+
+        def spy(*a, _real=real, _name=name, **k):
+            calls.append(_name)
+            return _real(*a, **k)
+        monkeypatch.setattr(statics, name, spy)
+    for Ft, want in ((200.0, "circulatory_stability"), (10.0, "frictional_stability")):
+        calls.clear()
+        m, _ = _slider(0.25, Ft)
+        res = fb.static(m, steps=1, stability="eigenvalue")
+        assert all(res.stable) and calls == [want], (Ft, calls)
+        assert (res.contacts["stick"][-1, 0] == 0.0) == (want == "circulatory_stability")
+
+
+def test_a_frictional_refusal_names_the_stick_slip_set_it_judged():
+    """The check reads only the current stick/slip set's tangent (a point sticking at the
+    edge of its cone is judged sticking), so a refusal says which set it judged: the
+    slipping point at mu = 0.35 (flutter, see above) is refused with "1 of the 1 touching
+    friction points slipping, 0 sticking" (the recorded stick flag agrees); a model without
+    friction (Ziegler's pendulum) gets no such sentence. Before (f741132), no message named
+    the set."""
+    m, _ = _slider(0.35, 200.0)
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(m, steps=1)
+    msg = str(err.value)
+    assert "current stick/slip set: 1 of the 1 touching friction points slipping, " \
+           "0 sticking" in msg, msg
+    assert "edge of its friction cone is judged sticking" in msg
+    assert err.value.result.contacts["stick"][-1, 0] == 0.0
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(_ziegler(1.1 * P_FLUTTER), steps=1)
+    assert "stick/slip" not in str(err.value)
