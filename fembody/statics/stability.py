@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import StabilityWarning
 from ..lazy import lazy_module
+from ..linalg.blas_threads import one_blas_thread
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, NotPositiveDefinite, saddle_solver
 from ..system import System
@@ -281,8 +282,8 @@ FLUTTER_RATIO = 1e-3
 #: about m^3 / 3 flops, against QZ's 10-20 times more)
 FLUTTER_SCREEN_MAX = 3000
 #: up to this many free DOFs a cluster screen that finds parts to check takes every
-#: eigenvalue by dense QZ instead of shift-invert runs (on the 366-DOF slipping cantilever,
-#: one thread: QZ 0.2 s against 18 runs covering its 3D beam's paired bending modes)
+#: eigenvalue of the screen's dense ``D + E`` instead of shift-invert runs (the 360-DOF
+#: slipping cantilever's 3D beam has 98 parts, mostly its paired bending modes: 18 runs)
 FLUTTER_QZ_MAX = 600
 
 
@@ -822,6 +823,14 @@ def _rayleigh_top(A, M) -> float:
 
 
 def _cluster_screen(sys: System, K, M, Bdata, edge: float, k0: int):
+    """:func:`_screen_parts` on one OpenBLAS thread: its dense LAPACK calls on a few hundred
+    DOFs gain little from a second thread and lose up to 10x on a loaded machine (a 360-DOF
+    slipping cantilever's 8-step static at load 10: 9.0 s against 0.70 s on one thread)."""
+    with one_blas_thread(0):
+        return _screen_parts(sys, K, M, Bdata, edge, k0)
+
+
+def _screen_parts(sys: System, K, M, Bdata, edge: float, k0: int):
     """The complex ``omega^2`` of the pencil ``(K, M)`` on the joints' motions above ``edge``
     (the part of the spectrum the disk march did not cover), found or proved absent, for up
     to :data:`FLUTTER_SCREEN_MAX` free DOFs. Returns the eigenvalues and modes found by the
@@ -840,8 +849,8 @@ def _cluster_screen(sys: System, K, M, Bdata, edge: float, k0: int):
     than the coupling between them.
 
     **The check.** Up to :data:`FLUTTER_QZ_MAX` free DOFs, where any part above ``edge``
-    is found, dense QZ of the pencil gives every eigenvalue. Above, each such part is
-    covered by a shift-invert run
+    is found, the dense eigenvalues of ``D + E`` (one Hessenberg QR, a fraction of QZ on
+    the pencil) inside the parts. Above, each such part is covered by a shift-invert run
     (:func:`_pencil_nearest`) centred on it whose disk (the second farthest eigenvalue
     returned, as the march) holds its whole rectangle ``[lo, hi] x [-r, r]``; one run covers
     every part inside its disk, ``k`` doubled (to :data:`FLUTTER_DISK_MAX`) while it does
@@ -878,10 +887,22 @@ def _cluster_screen(sys: System, K, M, Bdata, edge: float, k0: int):
             parts.append((a, b, rm))
         j += c
     if parts and n <= FLUTTER_QZ_MAX:
-        # (every eigenvalue by dense QZ: cheaper here than one shift-invert run per few parts)
-        w, V = _dense_pencil(sys, K, M, Bdata)
-        keep = np.isfinite(w)
-        return [w[keep]], [V[:, keep]], []
+        # (every eigenvalue of D + E, similar to the pencil: one dense Hessenberg QR, cheaper
+        # here than a shift-invert run per few parts; judged only inside the parts, where
+        # its round-off, eps |D + E|, is far below FLUTTER_TOL of the eigenvalues)
+        A = np.diag(sigma) + E
+        lam = sla.eigvals(A)
+        inside = np.zeros(lam.shape, dtype=bool)
+        for a, b, rm in parts:
+            inside |= (lam.real >= a) & (lam.real <= b) & (np.abs(lam.imag) <= rm)
+        lam = lam[inside]
+        V = np.zeros((n, lam.size), dtype=complex)
+        if np.any(np.abs(lam.imag) > FLUTTER_TOL * np.abs(lam)):
+            lv, Y = sla.eig(A)
+            for j, lj in enumerate(lam):
+                y = X @ Y[:, int(np.argmin(np.abs(lv - lj)))]
+                V[:, j] = y if Z is None else Z @ y
+        return [lam], [V], []
     Bz = Bdata if sys.n_con else np.zeros(0)
     kmax = min(FLUTTER_DISK_MAX, n - 2)
     ws, Vs, left = [], [], []
