@@ -284,7 +284,7 @@ FLUTTER_SCREEN_MAX = 3000
 #: up to this many free DOFs a cluster screen that finds parts to check takes every
 #: eigenvalue of the screen's dense ``D + E`` instead of shift-invert runs (the 360-DOF
 #: slipping cantilever's 3D beam has 98 parts, mostly its paired bending modes: 18 runs)
-FLUTTER_QZ_MAX = 600
+FLUTTER_DENSE_PARTS_MAX = 600
 
 
 def _proved_lower_bound(Ks, B, scale: float) -> float:
@@ -848,9 +848,9 @@ def _screen_parts(sys: System, K, M, Bdata, edge: float, k0: int):
     lie only in a part of two or more discs: two frequencies of the symmetric part closer
     than the coupling between them.
 
-    **The check.** Up to :data:`FLUTTER_QZ_MAX` free DOFs, where any part above ``edge``
-    is found, the dense eigenvalues of ``D + E`` (one Hessenberg QR, a fraction of QZ on
-    the pencil) inside the parts. Above, each such part is covered by a shift-invert run
+    **The check.** Up to :data:`FLUTTER_DENSE_PARTS_MAX` free DOFs, where any part above
+    ``edge`` is found, the dense eigenvalues of ``D + E`` (one Hessenberg QR, a fraction of
+    QZ on the pencil) inside the parts. Above, each such part is covered by a shift-invert run
     (:func:`_pencil_nearest`) centred on it whose disk (the second farthest eigenvalue
     returned, as the march) holds its whole rectangle ``[lo, hi] x [-r, r]``; one run covers
     every part inside its disk, ``k`` doubled (to :data:`FLUTTER_DISK_MAX`) while it does
@@ -886,7 +886,7 @@ def _screen_parts(sys: System, K, M, Bdata, edge: float, k0: int):
         if c >= 2 and b > edge:
             parts.append((a, b, rm))
         j += c
-    if parts and n <= FLUTTER_QZ_MAX:
+    if parts and n <= FLUTTER_DENSE_PARTS_MAX:
         # (every eigenvalue of D + E, similar to the pencil: one dense Hessenberg QR, cheaper
         # here than a shift-invert run per few parts; judged only inside the parts, where
         # its round-off, eps |D + E|, is far below FLUTTER_TOL of the eigenvalues)

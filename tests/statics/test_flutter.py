@@ -774,7 +774,7 @@ def _weak_pencil(pos):
     return np.linalg.eigvals(K / M_PT), K
 
 
-@pytest.mark.parametrize("path", ["qz", "cluster-runs", "march"])
+@pytest.mark.parametrize("path", ["dense-parts", "cluster-runs", "march"])
 def test_slow_flutter_above_the_old_band_is_found(path, monkeypatch):
     """A slipping point whose pair grows by 8.7e-5 of its frequency per radian (closed form
     at the converged state: omega^2 = 5.0e6 +- 866i 1/s^2, checked here) beside the soft
@@ -784,15 +784,15 @@ def test_slow_flutter_above_the_old_band_is_found(path, monkeypatch):
     silently (f741132: accepted, no warning). Now refused naming flutter with the closed
     form's omega^2 (1e-6 of |omega^2|) and growth |Im sqrt(omega^2)| (1e-6), and the same
     point alone (dense QZ) gives the same verdict. Each path of the search past the old
-    band: ``qz`` (the cluster screen finds the slider's two close frequencies and, at 332
-    DOFs, takes every eigenvalue by QZ), ``cluster-runs`` (the screen's shift-invert runs,
-    as above FLUTTER_QZ_MAX) and ``march`` (no screen, as above FLUTTER_SCREEN_MAX: the disks
-    go on to the judge's resolution)."""
+    band: ``dense-parts`` (the cluster screen finds the slider's two close frequencies and,
+    at 332 DOFs, takes the eigenvalues of its dense D + E there), ``cluster-runs`` (the
+    screen's shift-invert runs, as above FLUTTER_DENSE_PARTS_MAX) and ``march`` (no screen,
+    as above FLUTTER_SCREEN_MAX: the disks go on to the judge's resolution)."""
     import warnings
     from fembody.linalg.linalg import DENSE_MAX
     from fembody.statics import stability
     if path == "cluster-runs":
-        monkeypatch.setattr(stability, "FLUTTER_QZ_MAX", 0)
+        monkeypatch.setattr(stability, "FLUTTER_DENSE_PARTS_MAX", 0)
     elif path == "march":
         monkeypatch.setattr(stability, "FLUTTER_SCREEN_MAX", 0)
     alone, p = _weak_slider(beside=False)
