@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import StabilityWarning
 from ..lazy import lazy_module
+from ..linalg.blas_threads import one_blas_thread
 from ..linalg.inertia import UNSTABLE, InertiaCheck
 from ..linalg.linalg import DENSE_MAX, NotPositiveDefinite, saddle_solver
 from ..system import System
@@ -155,7 +156,13 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     "Stability of the three-dimensional Coulomb friction law", Proc. R. Soc. A, find
     quasi-static slip that the dynamics leaves for some slip directions and damping). The
     real eigenvalues of an unsymmetric K away from zero depend on the coordinates (see
-    :func:`circulatory_stability`); their parity, the sign of det K, does not. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
+    :func:`circulatory_stability`); their parity, the sign of det K, does not. So
+    :func:`fembody.statics.static` judges a slipping (unsymmetric) tangent by
+    :func:`circulatory_stability`, the pencil's real eigenvalues (a 2-DOF tangent whose own
+    eigenvalues are a complex pair while the pencil with M = diag(1, 10) has two negative
+    real ``omega^2``, a divergence, passed here), which falls back to this measure above
+    :data:`DENSE_MAX` free DOFs (there an even count of negative real eigenvalues is still
+    K's own, a limit) or where M is singular on the joints' motions. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
     eigenvalue, the check of models without friction. Limits: the check reads the tangent
     of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
     ``p`` slipping points whose common orientation (all determinants of one sign) is the
@@ -260,14 +267,24 @@ FLUTTER_TOL = 1e-6
 #: with damping that does not reach it (an exceptional point) can be split by sqrt(eps)
 #: ~ 1.5e-8 of its size: such a state, with a damping ratio below that, may be refused.
 DAMPED_TOL = 1e-10
-#: the growth per radian above which the sparse flutter check proves every complex pair
-#: found (:func:`_sparse_undamped_flutter`): a complex ``omega^2 = b^2 - a^2 - 2iab`` (growth
-#: ``a`` [1/s], frequency ``b`` [rad/s]) has ``|Im omega^2| = 2ab <= nu`` (``nu`` the
-#: circulatory part's norm in the mass metric), so one growing by ``a >= FLUTTER_RATIO b``
-#: has ``Re omega^2 <= b^2 <= nu / (2 FLUTTER_RATIO)``: the band the disks cover. A flutter
-#: above it grows by less than 1e-3 of its frequency per radian (an amplitude gain under
-#: 0.7 % per cycle), which a modal damping ratio of 1e-3 already removes.
+#: the growth per radian above which the sparse flutter check's disk march proves every
+#: complex pair found (:func:`_sparse_undamped_flutter`): a complex ``omega^2 = b^2 - a^2 -
+#: 2iab`` (growth ``a`` [1/s], frequency ``b`` [rad/s]) has ``|Im omega^2| = 2ab <= nu``
+#: (``nu`` the circulatory part's norm in the mass metric), so one growing by ``a >=
+#: FLUTTER_RATIO b`` has ``Re omega^2 <= b^2 <= nu / (2 FLUTTER_RATIO)``: the band the disks
+#: cover. Above it (slower flutter, e.g. two nearly equal frequencies coupled by a weak
+#: slip) the cluster screen (:func:`_cluster_screen`) takes over up to
+#: :data:`FLUTTER_SCREEN_MAX` free DOFs; beyond that the march goes on up to the judge's
+#: resolution (``FLUTTER_TOL / 2`` per radian) or the spectrum's top, or warns.
 FLUTTER_RATIO = 1e-3
+#: the most free DOFs for which the undamped sparse flutter check screens the spectrum above
+#: its disk march densely (:func:`_cluster_screen`: one symmetric-definite eigenproblem,
+#: about m^3 / 3 flops, against QZ's 10-20 times more)
+FLUTTER_SCREEN_MAX = 3000
+#: up to this many free DOFs a cluster screen that finds parts to check takes every
+#: eigenvalue of the screen's dense ``D + E`` instead of shift-invert runs (the 360-DOF
+#: slipping cantilever's 3D beam has 98 parts, mostly its paired bending modes: 18 runs)
+FLUTTER_DENSE_PARTS_MAX = 600
 
 
 def _proved_lower_bound(Ks, B, scale: float) -> float:
@@ -487,8 +504,12 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
     computed (dense QZ on a null-space basis of B: the pencil, or the damped model's
     linearisation of twice the size). Above, undamped: the complex ``omega^2`` with growth
     per radian above :data:`FLUTTER_RATIO` are all found by shift-invert disks over the band
-    where they can lie (:func:`_sparse_undamped_flutter`); damped, the same for the roots
-    ``lambda`` by disks on the imaginary axis (:func:`_damped_sparse_roots`). A model whose
+    where they can lie, slower ones by a cluster screen above it (up to
+    :data:`FLUTTER_SCREEN_MAX` free DOFs; beyond, the disks go on to the judge's resolution)
+    (:func:`_sparse_undamped_flutter`); damped, the roots growing by more than
+    :data:`FLUTTER_RATIO` per radian ``lambda`` by disks on the imaginary axis
+    (:func:`_damped_sparse_roots`; slower damped flutter above that band is not searched, a
+    limit). A model whose
     mass matrix is singular on the joints' motions has no such bound: the roots found are
     judged, with a StabilityWarning.
 
@@ -698,7 +719,8 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
 
 
 def _warn_uncovered(check: str, n: int, what: str, unit: str, edge, top: float, nu: float,
-                    runs: int, found: str, stacklevel: int) -> None:
+                    runs: int, found: str, stacklevel: int,
+                    ratio: float = FLUTTER_RATIO) -> None:
     """The StabilityWarning of a sparse flutter search whose disks did not reach the band's
     ``top`` (``what`` up to ``top`` [``unit``]): how far they got (``edge``, None: nothing)
     in ``runs`` shift-invert runs, or that M leaves no bound (``nu`` not finite)."""
@@ -706,7 +728,7 @@ def _warn_uncovered(check: str, n: int, what: str, unit: str, edge, top: float, 
     why = ("M is singular on the joints' motions: no bound" if not np.isfinite(nu)
            else f"{runs} shift-invert runs covered {reach}")
     warnings.warn(f"static: the {check} of {n} free DOFs did not cover the band where a "
-                  f"flutter growing by {FLUTTER_RATIO:g} of its frequency per radian can lie "
+                  f"flutter growing by {ratio:g} of its frequency per radian can lie "
                   f"({what} up to {top:.4g} {unit}; {why}); the state is judged on the "
                   f"{found} found", StabilityWarning, stacklevel=stacklevel + 1)
 
@@ -781,6 +803,136 @@ def _circulatory_norm(sys: System, K, M, Bdata) -> float:
     return nu if np.isfinite(nu) else math.nan      # (a dense LU of a singular M: NaN)
 
 
+def _rayleigh_top(A, M) -> float:
+    """An upper bound [1/s^2] of ``Re omega^2`` over the pencil ``(A, M)``: ``Re(y^* A y) /
+    y^* M y`` is the Rayleigh quotient of the symmetric part, below the largest eigenvalue
+    of ``((A + A^T)/2, M)`` on every motion (the joints' motions are a subspace). That one
+    by Lanczos (ARPACK, M factorised by SuperLU; the Ritz value converges from below, asked
+    to 1e-8, so a margin of 1e-3). inf where M is singular or Lanczos does not converge."""
+    As = (0.5 * (A + A.T)).tocsc()
+    try:
+        lu = spla.splu(sp.csc_matrix(M))
+        n = M.shape[0]
+        Minv = spla.LinearOperator((n, n), matvec=lambda x: lu.solve(np.ravel(x)), dtype=float)
+        top = spla.eigsh(As, k=1, M=M.tocsc(), Minv=Minv, which="LA", tol=1e-8,
+                         return_eigenvectors=False)
+    except (RuntimeError, ValueError, ArithmeticError):
+        return math.inf
+    t = float(top[0])
+    return t + 1e-3 * abs(t) if np.isfinite(t) else math.inf
+
+
+def _cluster_screen(sys: System, K, M, Bdata, edge: float, k0: int):
+    """:func:`_screen_parts` on one OpenBLAS thread: its dense LAPACK calls on a few hundred
+    DOFs gain little from a second thread and lose up to 10x on a loaded machine (a 360-DOF
+    slipping cantilever's 8-step static at load 10: 9.0 s against 0.70 s on one thread)."""
+    with one_blas_thread(0):
+        return _screen_parts(sys, K, M, Bdata, edge, k0)
+
+
+def _screen_parts(sys: System, K, M, Bdata, edge: float, k0: int):
+    """The complex ``omega^2`` of the pencil ``(K, M)`` on the joints' motions above ``edge``
+    (the part of the spectrum the disk march did not cover), found or proved absent, for up
+    to :data:`FLUTTER_SCREEN_MAX` free DOFs. Returns the eigenvalues and modes found by the
+    shift-invert runs it made and the components it could not check ([lo, hi] pairs).
+
+    **Why clusters.** With ``X`` the M-orthonormal eigenvectors of the symmetric part (dense
+    ``eigh(Z^T Ks Z, Z^T M Z)``, eigenvalues ``sigma_j``), the pencil is similar to ``D + E``,
+    ``D = diag(sigma)``, ``E = X^T Z^T N Z X`` real and skew (``N`` the circulatory part, of
+    low rank: only the rows of the slipping points' or loaded nodes' DOFs). By Gershgorin,
+    every eigenvalue lies in a disc about ``sigma_j`` of radius ``r_j = sum_k |E_jk|``, and
+    a connected part of the union made of ``c`` discs holds exactly ``c`` eigenvalues (the
+    discs of ``D + t E`` grow continuously from the points ``sigma_j``). A part of one disc
+    holds one eigenvalue, which is real: the discs are symmetric about the real axis and
+    eigenvalues come in conjugate pairs. So a complex pair (flutter at any growth rate) can
+    lie only in a part of two or more discs: two frequencies of the symmetric part closer
+    than the coupling between them.
+
+    **The check.** Up to :data:`FLUTTER_DENSE_PARTS_MAX` free DOFs, where any part above
+    ``edge`` is found, the dense eigenvalues of ``D + E`` (one Hessenberg QR, a fraction of
+    QZ on the pencil) inside the parts. Above, each such part is covered by a shift-invert run
+    (:func:`_pencil_nearest`) centred on it whose disk (the second farthest eigenvalue
+    returned, as the march) holds its whole rectangle ``[lo, hi] x [-r, r]``; one run covers
+    every part inside its disk, ``k`` doubled (to :data:`FLUTTER_DISK_MAX`) while it does
+    not. The stop is at the first complex pair found. What it rests on: the dense symmetric
+    eigensolver (its round-off added to every radius: 1e-12 of the largest ``|sigma|``) and
+    ARPACK's convergence to the nearest eigenvalues. Returns None where ``Z^T M Z`` is not
+    positive definite (no such basis: the caller warns)."""
+    n = sys.n_free
+    Kd, Md = K.toarray(), M.toarray()
+    Z = None
+    if sys.n_con:
+        Z = sla.null_space(sys.B_matrix(Bdata).toarray())
+        Kd, Md = Z.T @ Kd @ Z, Z.T @ Md @ Z
+    try:
+        sigma, X = sla.eigh(0.5 * (Kd + Kd.T), Md)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    N = (0.5 * (K - K.T)).tocsr()
+    N.eliminate_zeros()
+    rows = np.unique(N.nonzero()[0])
+    # (E = W^T N_RR W, W the modes' rows at the DOFs N touches: |R| m^2 flops, not m^3)
+    W = (X[rows] if Z is None else Z[rows] @ X)
+    E = W.T @ (N[rows][:, rows] @ W)
+    r = np.abs(E).sum(axis=1) + 1e-12 * float(np.abs(sigma).max(initial=0.0))
+    lo, hi = sigma - r, sigma + r
+    parts = []                              # (lo, hi, largest radius, number of discs)
+    j = 0
+    while j < len(sigma):
+        a, b, rm, c = lo[j], hi[j], r[j], 1
+        while j + c < len(sigma) and lo[j + c] <= b:
+            b, rm = max(b, hi[j + c]), max(rm, r[j + c])
+            c += 1
+        if c >= 2 and b > edge:
+            parts.append((a, b, rm))
+        j += c
+    if parts and n <= FLUTTER_DENSE_PARTS_MAX:
+        # (every eigenvalue of D + E, similar to the pencil: one dense Hessenberg QR, cheaper
+        # here than a shift-invert run per few parts; judged only inside the parts, where
+        # its round-off, eps |D + E|, is far below FLUTTER_TOL of the eigenvalues)
+        A = np.diag(sigma) + E
+        lam = sla.eigvals(A)
+        inside = np.zeros(lam.shape, dtype=bool)
+        for a, b, rm in parts:
+            inside |= (lam.real >= a) & (lam.real <= b) & (np.abs(lam.imag) <= rm)
+        lam = lam[inside]
+        V = np.zeros((n, lam.size), dtype=complex)
+        if np.any(np.abs(lam.imag) > FLUTTER_TOL * np.abs(lam)):
+            lv, Y = sla.eig(A)
+            for j, lj in enumerate(lam):
+                y = X @ Y[:, int(np.argmin(np.abs(lv - lj)))]
+                V[:, j] = y if Z is None else Z @ y
+        return [lam], [V], []
+    Bz = Bdata if sys.n_con else np.zeros(0)
+    kmax = min(FLUTTER_DISK_MAX, n - 2)
+    ws, Vs, left = [], [], []
+    k = min(k0, kmax)
+    runs = 0
+    while parts and runs < FLUTTER_SHIFTS:
+        runs += 1
+        a, b, rm = parts[0]
+        shift = 0.5 * (a + b)
+        w, V, converged = _pencil_nearest(sys, K, M, Bz, shift, k)
+        if w.size:
+            ws.append(w)
+            Vs.append(V)
+        if np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w)):
+            return ws, Vs, []
+        d = np.sort(np.abs(w - shift))
+        R = float(d[-2]) if converged and d.size >= 2 else 0.0
+        inside = [max(abs(pa - shift), abs(pb - shift)) ** 2 + pr * pr < R * R
+                  for pa, pb, pr in parts]
+        if not inside[0]:
+            if k >= kmax:
+                left.append((a, b))
+                parts.pop(0)
+            k = min(2 * k, kmax)
+            continue
+        parts = [pt for pt, got in zip(parts, inside) if not got]
+    left.extend((a, b) for a, b, _ in parts)
+    return ws, Vs, left
+
+
 def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     """The eigenvalues ``omega^2`` [1/s^2] of the pencil ``(K, M)`` found above
     :data:`DENSE_MAX` free DOFs and their modes, every complex one growing by more than
@@ -801,8 +953,19 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     k doubled (to :data:`FLUTTER_DISK_MAX`) while ``R <= nu``, the shift pulled back where a
     disk leaves a gap. The check stops at the first complex pair found, or where the cover
     reaches ``Lambda``: then no flutter grows faster than ``FLUTTER_RATIO`` times its
-    frequency (one growing slower would be removed by a modal damping ratio of that size,
-    not proved for other damping; real ``omega^2 < 0`` are the divergence measure's). What it rests on: ARPACK's convergence
+    frequency (real ``omega^2 < 0`` are the divergence measure's).
+
+    **Slower flutter, above the band.** A pair growing by less than ``FLUTTER_RATIO`` per
+    radian (two nearly equal frequencies coupled by a weak slip or a small follower load:
+    on a point slipping with mu k_n of 4e-4 of its springs, 8.7e-5 per radian at omega^2 =
+    5e6 1/s^2, ten times above the band) is still flutter: an undamped model is judged
+    undamped. Up to :data:`FLUTTER_SCREEN_MAX` free DOFs :func:`_cluster_screen` proves
+    the spectrum above ``Lambda`` free of complex pairs, or finds them, from one dense
+    symmetric eigenproblem (complex pairs lie only where two frequencies of the symmetric
+    part are closer than their coupling). Above, the march goes on to the judge's
+    resolution (``FLUTTER_TOL / 2`` per radian: slower pairs are round-off to
+    :func:`flutter_mode` too) or to the spectrum's top (:func:`_rayleigh_top`), whichever
+    is lower, within :data:`FLUTTER_SHIFTS` runs. What it rests on: ARPACK's convergence
     to the eigenvalues nearest each shift (as :func:`_real_by_disks`); the box left of the
     first disk's edge is not searched (a complex ``omega^2`` with ``Re omega^2 < 0`` needs a
     symmetric part that is not positive on its mode, Hill's condition failing: a limit,
@@ -815,6 +978,13 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     m_max = float(M.diagonal().max())
     nu = _circulatory_norm(sys, K, M, Bdata)
     top = nu / (2.0 * FLUTTER_RATIO) if np.isfinite(nu) else math.inf
+    screen = n <= FLUTTER_SCREEN_MAX
+    ratio = FLUTTER_RATIO
+    if not screen and np.isfinite(nu):
+        # (no dense screen: the march goes on to the judge's resolution, capped where the
+        # spectrum ends)
+        ratio = 0.5 * FLUTTER_TOL
+        top = min(nu / (2.0 * ratio), _rayleigh_top(K, M))
     shift = -1e-6 * scale / m_max
     k = min(FLUTTER_DISK_START, n - 2)
     ws, Vs = [], []
@@ -842,8 +1012,31 @@ def _sparse_undamped_flutter(sys: System, K, M, Bdata, scale):
     found = np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w))
     if not found and (edge is None or edge < top):
         _warn_uncovered("flutter check", n, "omega^2", "1/s^2", edge, top, nu, runs,
-                        "eigenvalues", 3)
+                        "eigenvalues", 3, ratio)
+    elif not found and screen and nu > 0.0:
+        got = _cluster_screen(sys, K, M, Bdata, edge, FLUTTER_DISK_START)
+        if got is None:
+            _warn_screen(n, edge, "the mass matrix is not positive definite on the joints' "
+                         "motions", 2)
+        else:
+            ws2, Vs2, left = got
+            if ws2:
+                w = np.concatenate([w] + ws2)
+                V = np.concatenate([V] + Vs2, axis=1)
+            if left and not np.any(np.abs(w.imag) > FLUTTER_TOL * np.abs(w)):
+                gaps = ", ".join(f"[{a:.4g}, {b:.4g}]" for a, b in left[:5])
+                _warn_screen(n, edge, f"clusters of the symmetric part's eigenvalues at "
+                             f"omega^2 in {gaps} 1/s^2 were not checked", 2)
     return w, V
+
+
+def _warn_screen(n: int, edge: float, why: str, stacklevel: int) -> None:
+    """The StabilityWarning of a cluster screen (:func:`_cluster_screen`) that could not
+    prove the spectrum above the disk march's ``edge`` free of flutter: ``why``."""
+    warnings.warn(f"static: the flutter check of {n} free DOFs proved no flutter growing by "
+                  f"more than {FLUTTER_RATIO:g} of its frequency per radian (omega^2 up to "
+                  f"{edge:.4g} 1/s^2), but above that {why}; the state is judged on the "
+                  f"eigenvalues found", StabilityWarning, stacklevel=stacklevel + 1)
 
 
 def _dense_pencil(sys: System, K, M, Bdata: np.ndarray | None):

@@ -514,8 +514,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         growth rate, the DOF where the mode is largest) and kept in ``stats['flutter']``
         (:func:`flutter_mode`; with the model's damping where it has any, Rayleigh or
         dampers, since small damping can lower the flutter load (Ziegler's paradox); above
-        300 free DOFs every flutter growing by more than 1e-3 of its frequency per radian
-        is searched, the rest with a StabilityWarning where that search is incomplete).
+        300 free DOFs every undamped flutter is searched (disks over the band of those
+        growing by more than 1e-3 of their frequency per radian, a cluster screen above
+        it), damped flutter growing by more than 1e-3 per radian, with a StabilityWarning
+        where a search is incomplete).
     times : sequence of float, optional
         A quasi-static load history (method 'newton' only): after the load steps have
         brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
@@ -959,9 +961,11 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             tpos = eq._transpose_map()
             # (the symmetric part on the System's pattern: the check's analysis serves it)
             Ks = None if tpos is None else s.csc(0.5 * (K + K[tpos]))
-            if getattr(s, "friction_blocks", None):
+            if getattr(s, "friction_blocks", None) and not circulatory:
                 lowest = frictional_stability(s, Kc, Bdata, check, scale, Ks)
             else:
+                # (a slip's unsymmetric tangent as a follower load's: K's own real
+                # eigenvalues depend on the coordinates, the pencil's do not)
                 lowest = circulatory_stability(s, Kc, s.mass_matrix(q), Bdata, check, scale,
                                                Ks)
         elif isinstance(check, str):
@@ -977,14 +981,16 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         fscale = float(np.abs(K[s.diag_pos]).max())
         flutter = flutter_mode(s, s.csc(K), s.mass_matrix(q), Bdata, fscale,
                                damping_matrix(s, q))
+    extra = _contacts_accepted(s, q)
     result.record(when, q, load_factor=load, model_time=float(eq.t), reactions=eq.reactions(r),
-                  iterations=it, lam=lam, stability=lowest, **_contacts_accepted(s, q))
+                  iterations=it, lam=lam, stability=lowest, **extra)
+    judged = _judged_set(extra.get("contact_friction"))
     if flutter is not None:
-        _flutter(eq, result, load, flutter)
+        _flutter(eq, result, load, flutter, judged)
     if lowest < -UNSTABLE * scale:
         result.stats.setdefault("unstable", []).append(float(load))
         result.stats.setdefault("unstable_states", []).append(len(result) - 1)
-        msg = _unstable_message(result, load, lowest)
+        msg = _unstable_message(result, load, lowest) + judged
         if eq.unstable == "accept":
             log.info(msg)
             return
@@ -994,12 +1000,31 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
                              "(flagged in result.stable)", time=load, result=result)
 
 
-def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict) -> None:
+def _judged_set(rows: "np.ndarray | None") -> str:
+    """The sentence naming the stick/slip set a frictional state was judged on (its tangent
+    is that set's), from the friction rows just recorded (:func:`friction_rows`: tangential
+    force, slip, stick); empty without friction. Why: the check reads only the current
+    set's tangent, so a point sticking at the edge of its cone, which a disturbance makes
+    slip, is judged sticking; the user is told which points were held."""
+    if rows is None or not len(rows):
+        return ""
+    ft, stick = np.abs(rows[:, 0]), rows[:, 2] > 0.5
+    n_stick = int(np.count_nonzero(stick))
+    n_slip = int(np.count_nonzero(~stick & (ft > 0.0)))
+    return (f". Judged on the contacts' current stick/slip set: {n_slip} of the "
+            f"{n_stick + n_slip} touching friction points slipping, {n_stick} sticking (a "
+            f"point sticking at the edge of its friction cone is judged sticking: the "
+            f"tangent it would have in slip is not checked)")
+
+
+def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict,
+             stick_slip: str = "") -> None:
     """A flutter mode (:func:`flutter_mode`) at the state just recorded: kept in
     ``stats['flutter']`` (one dict per such state: its index, load factor, ``omega2`` as
     (real, imaginary) [1/s^2], frequency [Hz], growth rate [1/s] and the DOF where the mode
     is largest) and flagged unstable like a divergence (``stats['unstable']``,
-    ``result.stable`` False); StabilityError naming the mode unless ``unstable='accept'``."""
+    ``result.stable`` False); StabilityError naming the mode unless ``unstable='accept'``.
+    ``stick_slip``: :func:`_judged_set`'s sentence, appended to the message."""
     k = len(result) - 1
     w = mode["omega2"]
     result.stats.setdefault("flutter", []).append(dict(
@@ -1022,7 +1047,8 @@ def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict) -> None:
            f"by flutter: {pair}, a vibration at {mode['frequency']:.4g} "
            f"Hz whose amplitude grows at {mode['growth']:.4g} 1/s, largest at "
            f"{mode['where']}. The non-conservative forces (slipping friction, follower "
-           f"loads) feed it: the static state exists, but a disturbance grows ({judged})")
+           f"loads) feed it: the static state exists, but a disturbance grows ({judged})"
+           f"{stick_slip}")
     if eq.unstable == "accept":
         log.info(msg)
         return

@@ -728,3 +728,174 @@ def test_the_damped_disks_return_roots_of_the_damped_quadratic():
     dense = dense[np.isfinite(dense)]
     err = np.array([np.min(np.abs(dense - lj)) / max(abs(lj), 1.0) for lj in lam])
     assert lam.size >= stability.FLUTTER_DISK_START and np.all(err < 1e-7), err.max()
+
+
+# ----------------------------------------- slow flutter: growth far below 1e-3 per radian
+KN_HI, KS_LO, MU_LO, FN_LO = 1e7, 4e3, 4e-4, 1e3
+#: the x spring that makes K_xx = K_yy at the converged slipping state (a fixed point of
+#: the closed form :func:`_weak_pencil` on the model alone: 3 rounds, then unchanged to 1e-8)
+KX_EQ = 10000000.23389361
+
+
+def _weak_slider(kx=KX_EQ, beside=True):
+    """A 2 kg point slipping on y = 0 (penalty 1e7 N/m, mu = 4e-4, stick stiffness 1e9 N/m,
+    pressed by 1e3 N, pulled along +x by twice its friction limit) between a spring along x
+    (``kx``) and a weak one at 45 degrees (4e3 N/m): K_xx = K_yy = 1e7 N/m, so the slip's
+    coupling mu k_n = 4e3 N/m, as small as the spring's K_xy = 2e3, makes a pair omega^2 =
+    5.0e6 +- 866i 1/s^2 (growth 8.7e-5 of its frequency per radian); ``beside``: with the
+    soft cantilever of :func:`_ziegler_beside_a_soft_beam` (332 free DOFs, its modes filling
+    the band below the pair)."""
+    m = fb.Model()
+    p = m.add_node((0.0, 0.0))
+    m.add_mass(p, M_PT)
+    m.add_spring(p, (-1.0, 0.0), k=kx)
+    m.add_spring(p, (-1.0 / math.sqrt(2.0), -1.0 / math.sqrt(2.0)), k=KS_LO)
+    m.add_force(p, (2.0 * MU_LO * FN_LO, -FN_LO))
+    m.add_surface_contact(p, fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=KN_HI,
+                          friction=MU_LO, tangential_stiffness=1e9)
+    if beside:
+        soft = fb.Material(E=5e4, rho=1000.0, nu=0.3)
+        beam = m.add_beam((2.0, 0.0), (3.0, 0.0), n=110, material=soft,
+                          section=fb.Section(A=1e-2, I=1e-7))
+        m.fix(beam.first)
+    return m, p
+
+
+def _weak_pencil(pos):
+    """omega^2 [1/s^2] of :func:`_weak_slider`'s point slipping along +x at ``pos`` (closed
+    form as :func:`_slider_pencil`) and its K."""
+    K = np.zeros((2, 2))
+    for x, y, k in ((-1.0, 0.0, KX_EQ), (-1.0 / math.sqrt(2.0), -1.0 / math.sqrt(2.0), KS_LO)):
+        d = pos - np.array([x, y])
+        l = float(np.linalg.norm(d))
+        e = d / l
+        K += k * np.outer(e, e) + k * (l - 1.0) / l * (np.eye(2) - np.outer(e, e))
+    K += np.array([[0.0, -MU_LO * KN_HI], [0.0, KN_HI]])
+    return np.linalg.eigvals(K / M_PT), K
+
+
+@pytest.mark.parametrize("path", ["dense-parts", "cluster-runs", "march"])
+def test_slow_flutter_above_the_old_band_is_found(path, monkeypatch):
+    """A slipping point whose pair grows by 8.7e-5 of its frequency per radian (closed form
+    at the converged state: omega^2 = 5.0e6 +- 866i 1/s^2, checked here) beside the soft
+    cantilever (332 free DOFs: the sparse search). The circulatory part's norm is nu =
+    mu k_n / (2m) = 1e3 1/s^2, so the old band (flutter faster than 1e-3 per radian: Re
+    omega^2 <= nu / 2e-3 = 5e5) stopped ten times below the pair and the state passed
+    silently (f741132: accepted, no warning). Now refused naming flutter with the closed
+    form's omega^2 (1e-6 of |omega^2|) and growth |Im sqrt(omega^2)| (1e-6), and the same
+    point alone (dense QZ) gives the same verdict. Each path of the search past the old
+    band: ``dense-parts`` (the cluster screen finds the slider's two close frequencies and,
+    at 332 DOFs, takes the eigenvalues of its dense D + E there), ``cluster-runs`` (the
+    screen's shift-invert runs, as above FLUTTER_DENSE_PARTS_MAX) and ``march`` (no screen,
+    as above FLUTTER_SCREEN_MAX: the disks go on to the judge's resolution)."""
+    import warnings
+    from fembody.linalg.linalg import DENSE_MAX
+    from fembody.statics import stability
+    if path == "cluster-runs":
+        monkeypatch.setattr(stability, "FLUTTER_DENSE_PARTS_MAX", 0)
+    elif path == "march":
+        monkeypatch.setattr(stability, "FLUTTER_SCREEN_MAX", 0)
+    alone, p = _weak_slider(beside=False)
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(alone, steps=1)
+    pos = np.asarray(err.value.result.position(p)[-1])
+    w, K = _weak_pencil(pos)
+    ref = w[np.argmax(w.imag)]
+    assert abs(K[0, 0] - K[1, 1]) < 1e-6 * K[0, 0]
+    root = np.sqrt(ref)
+    assert 1e-5 < abs(root.imag) / abs(root.real) < 1e-4
+    m, p = _weak_slider()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        with pytest.raises(fb.StabilityError, match="flutter") as err:
+            fb.static(m, steps=1)
+    res = err.value.result
+    assert res.system.n_free > DENSE_MAX and res.contacts["stick"][-1, 0] == 0.0
+    assert np.allclose(res.position(p)[-1], pos, rtol=0.0, atol=1e-12)
+    (mode,) = res.stats["flutter"]
+    got = complex(*mode["omega2"])
+    assert abs(got.real - ref.real) < 1e-6 * abs(ref)
+    assert abs(abs(got.imag) - ref.imag) < 1e-6 * abs(ref)
+    assert mode["growth"] == pytest.approx(abs(root.imag), rel=1e-6)
+
+
+# ------------------------------------------- friction's divergence: K's eigenvalues or the pencil's
+def test_a_slipping_tangent_diverges_by_the_pencil_not_by_its_own_eigenvalues():
+    """The divergence of an unsymmetric (slipping) tangent is decided by the real eigenvalues
+    of the pencil (K, M), not by K's own: these depend on the coordinates (only their
+    parity, the sign of det K, does not). Closed form, 2 DOFs: K = [[-1, 3], [-1, 2]] kN/m
+    (symmetric part indefinite: Hill's condition fails), M = diag(1, 10) kg. K's eigenvalues
+    are 500 +- 1323i (det 1e6, trace 1e3: no real one, so judged by K the state passes),
+    while M^-1 K has trace -800 and det 1e5: omega^2 = (-800 +- sqrt(2.4e5)) / 2 = -155.05
+    and -644.95 1/s^2, both real and negative, so det(s^2 M + K) has the real roots s =
+    sqrt(155.05) and sqrt(644.95) 1/s: the motion grows without oscillating (divergence).
+    The measure fb.static now takes for a slipping tangent (circulatory_stability: Hill,
+    then m_max times the lowest real omega^2) gives 10 x -644.95 to 1e-9; the friction
+    measure it took before (frictional_stability, K's real eigenvalues) gives inf, and
+    flutter_mode None (no complex pair), so the state was accepted. The System is the
+    slipping point's (2 free DOFs); K and M are handed in (the measure is a function of
+    them). Also: a symmetric part that is positive definite proves every real part
+    positive (Re(y^* K y) = y^* Ks y), so the converse case cannot occur (checked:
+    the measure is Hill's positive eigenvalue)."""
+    import scipy.sparse as sps
+    from fembody.statics import stability
+    m, _ = _slider(0.35, 200.0)
+    res = fb.static(m, steps=1, unstable="accept")
+    s = res.system
+    assert s.n_free == 2 and s.n_con == 0
+    K = sps.csc_matrix(np.array([[-1.0, 3.0], [-1.0, 2.0]]) * 1e3)
+    M = sps.csc_matrix(np.diag([1.0, 10.0]))
+    tr, det = -800.0, 1e5
+    low = 0.5 * (tr - math.sqrt(tr * tr - 4.0 * det))
+    assert low == pytest.approx(-644.9489742783178, rel=1e-12)
+    got = stability.circulatory_stability(s, K, M, None, "eigenvalue", 3e3)
+    assert got == pytest.approx(10.0 * low, rel=1e-9)
+    assert stability.frictional_stability(s, K, None, "eigenvalue", 3e3) == math.inf
+    assert stability.flutter_mode(s, K, M, None, 3e3) is None
+    # the converse: a positive definite symmetric part (diag(2, 1) kN/m), any skew part:
+    # Hill decides, with the symmetric part's lowest eigenvalue
+    Kpd = sps.csc_matrix(np.array([[2.0, 5.0], [-5.0, 1.0]]) * 1e3)
+    assert stability.circulatory_stability(s, Kpd, M, None, "eigenvalue", 3e3) == \
+        pytest.approx(1e3, rel=1e-9)
+
+
+def test_fb_static_judges_a_slipping_state_by_the_pencil(monkeypatch):
+    """fb.static hands a slipping state's tangent (unsymmetric beyond round-off) to the
+    pencil's measure (circulatory_stability, with the mass matrix) and a sticking one's
+    (symmetric) to the friction measure, as the previous test requires. Before (f741132)
+    both went to frictional_stability."""
+    from fembody.statics import statics
+    calls = []
+    for name in ("frictional_stability", "circulatory_stability"):
+        real = getattr(statics, name)
+
+        def spy(*a, _real=real, _name=name, **k):
+            calls.append(_name)
+            return _real(*a, **k)
+        monkeypatch.setattr(statics, name, spy)
+    for Ft, want in ((200.0, "circulatory_stability"), (10.0, "frictional_stability")):
+        calls.clear()
+        m, _ = _slider(0.25, Ft)
+        res = fb.static(m, steps=1, stability="eigenvalue")
+        assert all(res.stable) and calls == [want], (Ft, calls)
+        assert (res.contacts["stick"][-1, 0] == 0.0) == (want == "circulatory_stability")
+
+
+def test_a_frictional_refusal_names_the_stick_slip_set_it_judged():
+    """The check reads only the current stick/slip set's tangent (a point sticking at the
+    edge of its cone is judged sticking), so a refusal says which set it judged: the
+    slipping point at mu = 0.35 (flutter, see above) is refused with "1 of the 1 touching
+    friction points slipping, 0 sticking" (the recorded stick flag agrees); a model without
+    friction (Ziegler's pendulum) gets no such sentence. Before (f741132), no message named
+    the set."""
+    m, _ = _slider(0.35, 200.0)
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(m, steps=1)
+    msg = str(err.value)
+    assert "current stick/slip set: 1 of the 1 touching friction points slipping, " \
+           "0 sticking" in msg, msg
+    assert "edge of its friction cone is judged sticking" in msg
+    assert err.value.result.contacts["stick"][-1, 0] == 0.0
+    with pytest.raises(fb.StabilityError, match="flutter") as err:
+        fb.static(_ziegler(1.1 * P_FLUTTER), steps=1)
+    assert "stick/slip" not in str(err.value)
