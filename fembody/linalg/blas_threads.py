@@ -1,5 +1,5 @@
-"""One BLAS thread while a small system runs; CHOLMOD's threads fitted to the load in a
-large one.
+"""One BLAS thread while a small system runs; every OpenBLAS's threads fitted to the load in
+a large one.
 
 Why: OpenBLAS hands every LAPACK call (an LU, a triangular solve, a matrix product) to its
 worker threads, and on matrices of a few hundred rows the hand-offs cost more than the
@@ -15,17 +15,19 @@ system's ``libblas.so.3`` (:func:`cholmod_blas`); where that is OpenBLAS (``make
 installs Debian's ``libopenblas0-pthread``) it is one more library found and set here, and
 ``OPENBLAS_NUM_THREADS`` set before it loads (tests/conftest.py) governs it too.
 
-Large systems keep numpy's and SciPy's own counts, and CHOLMOD's OpenBLAS keeps its own (a
-thread per core) only while the machine has a core free for each thread beyond the run's
-own: for a run of a large system whose user named no thread count
-(``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS`` or ``OMP_NUM_THREADS`` unset), CHOLMOD's
-OpenBLAS gets :func:`cholmod_threads` of the one-minute load average when the run starts
-(or when CHOLMOD loads during it), and its own count back when the run ends. Why: its
+Large systems keep each OpenBLAS library's own count (a thread per core) only while the
+machine has a core free for each thread beyond the run's own: for a run of a large system
+whose user named no thread count (``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS`` or
+``OMP_NUM_THREADS`` unset), every OpenBLAS of the process (CHOLMOD's, numpy's and SciPy's)
+gets :func:`cholmod_threads` of the one-minute load average when the run starts (or when the
+library loads during it), and its own count back when the run ends. Why: CHOLMOD's
 supernodal factorisation is BLAS-3 work on dense fronts, where a second thread shortens the
 wall time a little on an idle core, while a worker thread that waits for a core busy with
 another process stalls every BLAS call and multiplies the wall time (the measured
-asymmetry, benchmarks/large_blas_threads.py); so one thread wherever the load says a core
-is taken, the rounding down leaning to one thread.
+asymmetry, benchmarks/large_blas_threads.py); numpy's and SciPy's LAPACK in a large run
+(the stability checks' dense eigenvalue solves of a few hundred to a few thousand
+unknowns) stall the same way; so one thread wherever the load says a core is taken, the
+rounding down leaning to one thread.
 
 How: the libraries are found in the process's memory map (``/proc/self/maps``, Linux) and
 called through ctypes by the names OpenBLAS exports (``openblas_set_num_threads``; SciPy's
@@ -151,7 +153,7 @@ def cholmod_threads(own: int, load: float, cores: int) -> int:
 
 
 _large = 0                               # large runs under way
-_large_before: dict[str, int] = {}       # CHOLMOD's OpenBLAS path -> its count before
+_large_before: dict[str, tuple] = {}     # OpenBLAS path -> (its setter, its count before)
 _cholmod_lib: list = []                  # [(path, set, get) or None] once CHOLMOD is loaded
 
 
@@ -175,16 +177,22 @@ def _cholmod_openblas() -> tuple | None:
 
 
 def _fit(name: str = "") -> None:
-    """CHOLMOD's OpenBLAS on :func:`cholmod_threads` of the load while a large run is under
-    way, unless the user named a thread count (:data:`USER_THREADS`)."""
+    """Every OpenBLAS of the process (CHOLMOD's, numpy's, SciPy's) on :func:`cholmod_threads`
+    of the load while a large run is under way, unless the user named a thread count
+    (:data:`USER_THREADS`); a library is set once per run, when the run starts or it loads."""
     if _large <= 0 or any(os.environ.get(k) for k in USER_THREADS):
         return
+    libs = dict(_loaded_openblas())
     lib = _cholmod_openblas()
-    if lib is None or lib[0] in _large_before:
-        return
-    path, setter, getter = lib
-    _large_before[path] = own = getter()
-    setter(cholmod_threads(own, os.getloadavg()[0], os.cpu_count() or 1))
+    if lib is not None:
+        libs.setdefault(lib[0], lib[1:])
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    for path, (setter, getter) in libs.items():
+        if path in _large_before:
+            continue
+        own = getter()
+        _large_before[path] = (setter, own)
+        setter(cholmod_threads(own, load, cores))
 
 
 lazy.AFTER_IMPORT.append(_fit)
@@ -193,7 +201,7 @@ lazy.AFTER_IMPORT.append(_fit)
 @contextlib.contextmanager
 def one_blas_thread(n_unknowns: int) -> Iterator[None]:
     """Within the block, OpenBLAS runs on one thread when ``n_unknowns`` (the saddle-point
-    system's size) is at most :data:`SMALL`; above it, CHOLMOD's OpenBLAS runs on
+    system's size) is at most :data:`SMALL`; above it, every OpenBLAS of the process runs on
     :func:`cholmod_threads` of the load (unless the user set a count, :data:`USER_THREADS`).
     The thread counts from before are restored when the last such block ends."""
     global _depth, _large
@@ -205,8 +213,8 @@ def one_blas_thread(n_unknowns: int) -> Iterator[None]:
         finally:
             _large -= 1
             if _large == 0:
-                for path, n in _large_before.items():
-                    _cholmod_lib[0][1](n)
+                for setter, n in _large_before.values():
+                    setter(n)
                 _large_before.clear()
         return
     _depth += 1

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 
 import numpy as np
+
 import pytest
 
 import fembody as fb
@@ -197,6 +199,36 @@ def test_a_large_block_fits_cholmod_threads_to_the_load(monkeypatch, load, user,
     the load; a count the user named in the environment is left alone; the count from
     before comes back after the block."""
     _, setter, getter = _cholmod_openblas()
+    for k in bt.USER_THREADS:
+        monkeypatch.delenv(k, raising=False)
+    if user is not None:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", user)
+    monkeypatch.setattr(bt.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(bt.os, "cpu_count", lambda: 2)
+    setter(2)
+    try:
+        with bt.one_blas_thread(bt.SMALL + 1):
+            assert getter() == expected
+        assert getter() == 2
+    finally:
+        setter(1)                                       # the suite's setting (conftest)
+
+
+@pytest.mark.parametrize("load, user, expected", [(9.0, None, 1), (0.5, None, 2),
+                                                  (9.0, "2", 2)])
+def test_a_large_block_fits_numpys_openblas_to_the_load(monkeypatch, load, user, expected):
+    """numpy's own OpenBLAS (the dense LAPACK of the stability checks) follows the same rule
+    as CHOLMOD's inside a large block: the rule's count for the load (read with its own
+    getter), a count the user named left alone, its count from before back after the block.
+    Before, a large block left it on its own count whatever the load."""
+    import numpy as np
+    np.linalg.eigvalsh(np.eye(2))                      # (numpy's LAPACK mapped)
+    cholmod = bt._cholmod_openblas() if "sksparse.cholmod" in sys.modules else None
+    libs = {p: sg for p, sg in bt._loaded_openblas().items()
+            if "numpy" in p and (cholmod is None or p != cholmod[0])}
+    if not libs:
+        pytest.skip("numpy's BLAS is not a separate OpenBLAS here")
+    setter, getter = next(iter(libs.values()))
     for k in bt.USER_THREADS:
         monkeypatch.delenv(k, raising=False)
     if user is not None:
