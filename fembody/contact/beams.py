@@ -78,6 +78,7 @@ from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
 from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows
+from .planar_switch import point_blocks, point_rows
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -823,6 +824,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
     parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
+    points = []                 # planar rows the point/line switch weighs (planar_switch)
     around = None               # beam elements at each node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
@@ -868,6 +870,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             overlaps += [(bc, *r) for r in overlap_rows(rows, nodes, around)]
             # an inner node entering past the other's free end: ramped in (meet.py)
             entries += [(bc, *r) for r in entry_rows(rows, nodes, around)]
+            # the point/line switch: a row counts as point contact where its node is a
+            # local minimum of the distance (fembody.contact.planar_switch)
+            points += [(bc, *r) for r in point_rows(rows, nodes, around)]
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
@@ -894,7 +899,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
         from .ends import end_blocks
         blocks = (end_blocks(model, junctions, node_dofs, nd)
                   + _overlap_blocks(model, overlaps, node_dofs, nd)
-                  + entry_blocks(model, entries, node_dofs, nd, BeamContactBlock))
+                  + entry_blocks(model, entries, node_dofs, nd, BeamContactBlock)
+                  + point_blocks(model, points, node_dofs, nd, BeamContactBlock))
     if not parts:
         return blocks, CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])

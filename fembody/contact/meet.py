@@ -384,6 +384,71 @@ def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
     return S, G, H, eta
 
 
+# ----------------------------------------------------------------- the point/line switch
+def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
+               tangent: bool = True):
+    """The point/line switch of planar node-on-element rows (module docstring, "The
+    point/line switch") at the block's node positions ``pos (n, m, 2)``: ``tri (n, 3)`` the
+    slots of each row's node and element ``(p, b0, b1)``, ``nb (n, 2)`` the slots of ``p``'s
+    neighbours along its beam (-1: none), ``side (n,)`` the run's side of the row (0: the
+    geometric one). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian ``(n,
+    m 2, m 2)``; zeros without ``tangent``) of ``Lam = prod_c lam_c`` and ``M = prod_c (lam_c
+    + (1 - lam_c) [lean_c >= 0])``, ``lam_c`` the line weight of
+    :func:`fembody.contact.line.switch` of ``p``'s element to ``u_c`` against the row's
+    element and ``lean_c`` the sign of ``(u_c - p)`` along the normal of the row's chord on
+    ``p``'s side (``u_c`` farther from that line than ``p``: ``p`` is no nearer than its
+    neighbour there). Both are 1 with zero derivatives wherever every element at ``p`` lies
+    within ``ALPHA_LINE`` of the row's chord (the rows as before, bit for bit)."""
+    from .line import switch
+    n, m, d = pos.shape
+    one = _jet_const(np.ones(n), m * d)
+    Lam, M = one, one
+    r = np.arange(n)
+    node, b0, b1 = (pos[r, tri[:, i]] for i in range(3))
+    eb = b1 - b0
+    rp = node - b0
+    cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
+    s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
+    for c in range(nb.shape[1]):
+        has = np.flatnonzero(nb[:, c] >= 0)
+        if not has.size:
+            continue
+        slots = np.stack([tri[has, 0], nb[has, c], tri[has, 1], tri[has, 2]], axis=1)
+        x4 = pos[has[:, None], slots]
+        lam = np.ones(n)
+        lam[has] = switch(x4, False)[0]
+        if np.all(lam == 1.0):
+            continue
+        on = has[lam[has] < 1.0]            # (the rows whose factor is not 1)
+        sub = np.flatnonzero(lam[has] < 1.0)
+        lv, g4, h4 = switch(x4[sub], tangent)
+        cols = (slots[sub][:, :, None] * d + np.arange(d)).reshape(len(on), 4 * d)
+        G = np.zeros((n, m * d))
+        H = np.zeros((n, m * d, m * d))
+        G[on[:, None], cols] = g4
+        if tangent:
+            H[on[:, None, None], cols[:, :, None], cols[:, None, :]] = h4
+        lj = (lam, G, H)
+        du = pos[r, np.maximum(nb[:, c], 0)] - node
+        away = (s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | (nb[:, c] < 0)
+        mj = tuple(np.where(away.reshape((n,) + (1,) * k), o, v)
+                   for k, (o, v) in enumerate(zip(one, lj)))
+        Lam, M = _mul(Lam, lj), _mul(M, mj)
+    return Lam, M
+
+
+def _line_scaled(a, ga, ha, Lam):
+    """The parts ``a (n,)`` with gradient ``ga`` and Hessian ``ha`` (or None) times the
+    line weight ``Lam`` (a jet of :func:`point_line`): the product rule."""
+    L, gL, hL = Lam
+    out = (L * a, L[:, None] * ga + a[:, None] * gL)
+    if ha is None:
+        return out + (None,)
+    cross = gL[:, :, None] * ga[:, None, :]
+    return out + (L[:, None, None] * ha + cross + np.transpose(cross, (0, 2, 1))
+                  + a[:, None, None] * hL,)
+
+
 class _PlanarTakeBack(ContactRows):
     """What the two planar take-back blocks (:class:`EndOverlapBlock`,
     :class:`EntryRampBlock`) share: blocks of the System on planar node-on-element rows
@@ -602,14 +667,22 @@ class EndOverlapBlock(_PlanarTakeBack):
         geo = np.sign(eB[:, 0] * r[:, 1] - eB[:, 1] * r[:, 0])
         return np.where(s != 0.0, s, np.where(geo != 0.0, geo, 1.0))
 
-    def shares(self, x: np.ndarray, side, tangent: bool = True):
+    def shares(self, x: np.ndarray, side, tangent: bool = True, switch: bool = True):
         """The parts of the two rows taken back where both are in their zones, ``a (n, 2)
         = (F (1 - S), F S)`` (``S`` of :func:`overlap_share`, ``F`` of
         :func:`overlap_fade`), their gradients ``(n, 2, 8)`` and (``tangent``) Hessians
         ``(n, 2, 8, 8)`` (else None), exact, at the gathered displacements ``x`` with the
-        run's ``side`` ``(n, 2)`` (zeros: unsigned)."""
+        run's ``side`` ``(n, 2)`` (zeros: unsigned); each times its row's line weight
+        ``Lam`` of :func:`point_line` (``switch``, default True; False: without it, the
+        formulas of the compiled pass, which serves only where every ``Lam`` is 1)."""
         pos = self.positions(x)
-        S, gS, hS = overlap_share(pos, self._sigma(pos, self._sides(side)), tangent)[:3]
+        sd = self._sides(side)
+        parts = self._shares(pos, sd, tangent)
+        return self._switched(pos, sd, parts, tangent) if switch else parts
+
+    def _shares(self, pos: np.ndarray, sd: np.ndarray, tangent: bool):
+        """:meth:`shares` before the point/line switch."""
+        S, gS, hS = overlap_share(pos, self._sigma(pos, sd), tangent)[:3]
         F, gF, hF = overlap_fade(pos, self._fade, tangent)
         if np.all(F == 1.0):                # (no fade: the share alone, fewer arrays)
             return (np.column_stack([1.0 - S, S]), np.stack([-gS, gS], axis=1),
@@ -624,6 +697,25 @@ class EndOverlapBlock(_PlanarTakeBack):
         ha = np.stack([(1.0 - S)[:, None, None] * hF - cross - F[:, None, None] * hS,
                        S[:, None, None] * hF + cross + F[:, None, None] * hS], axis=1)
         return a, ga, ha
+
+    def _lines(self, pos: np.ndarray, sd: np.ndarray, tangent: bool) -> list:
+        """Per weighted row (p's, q's) its line weight ``Lam`` (a jet of
+        :func:`point_line`: the free end against the other's element)."""
+        n = len(pos)
+        return [point_line(pos, self.tri[:, c], np.column_stack(
+            [np.full(n, (U, W)[c]), np.full(n, -1)]), sd[:, c], tangent)[0] for c in (0, 1)]
+
+    def _switched(self, pos: np.ndarray, sd: np.ndarray, parts: tuple, tangent: bool):
+        """The ``parts`` ``(a, ga, ha)`` of the two weighted rows times their line weights
+        (module docstring, "The point/line switch"); the same arrays where both are 1."""
+        lines = self._lines(pos, sd, tangent)
+        if all(np.all(L[0] == 1.0) for L in lines):
+            return parts
+        a, ga, ha = parts
+        out = [_line_scaled(a[:, c], ga[:, c], None if ha is None else ha[:, c], L)
+               for c, L in enumerate(lines)]
+        return (np.stack([o[0] for o in out], axis=1), np.stack([o[1] for o in out], axis=1),
+                None if ha is None else np.stack([o[2] for o in out], axis=1))
 
     def _energy(self, x: np.ndarray, side, tangent: bool, share: tuple | None = None):
         """Per row the energy taken back ``-F ((1 - S) W_p + S W_q)`` [J] ``(n,)`` where
@@ -675,6 +767,12 @@ class EndOverlapBlock(_PlanarTakeBack):
         :meth:`shares` to round-off, tests/contact/test_planar_kernels.py)."""
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
+        if any(np.any(L[0] < 1.0) for L in self._take(live)._lines(pos, side, False)):
+            # (the point/line switch acts: the numpy take-back, which carries it)
+            sub = self._take(live)
+            share = sub.shares(x[live], side, tangent)
+            _, fl, Kl = sub._energy(x[live], side, tangent, share)
+            return fl, Kl, ((share[0], share[1], None),)
         tri = self.tri[live]
         _, fl, Kl, a, ga = overlap_take(pos, tri, side, self.radius[live], self.k[live],
                                         self._fade[live], self._sigma(pos, side, tri))
@@ -1099,18 +1197,37 @@ class EntryRampBlock(_PlanarTakeBack):
         s = np.where(side[:, 0] != 0.0, side[:, 0], np.where(geo != 0.0, geo, 1.0))
         return np.column_stack([-s, s])
 
-    def parts(self, x: np.ndarray, side, tangent: bool = True):
+    def parts(self, x: np.ndarray, side, tangent: bool = True, switch: bool = True):
         """The parts taken back ``A (n, 5)`` of the five weighted rows, their gradients
         ``(n, 5, 10)`` and (``tangent``) Hessians (:func:`_exit_parts`), zero for a row
         that is not one of the element pairs', at the gathered displacements ``x`` with the
-        run's ``side`` ``(n, 5)``."""
+        run's ``side`` ``(n, 5)``; each times its row's line weight ``Lam`` of
+        :func:`point_line` (``switch``, default True; False: without it, the formulas of
+        the compiled pass, which serves only where every ``Lam`` is 1)."""
         pos = self.positions(x)
         sd = self._sides(side)
         A, gA, hA = _exit_parts(pos, self.free, self.ends, self.ramp, self.lr,
                                 self._sigma(pos, sd), tangent)
         on = self._on.astype(float)
-        return (A * on, gA * on[:, :, None],
-                None if hA is None else hA * on[:, :, None, None])
+        A, gA, hA = (A * on, gA * on[:, :, None],
+                     None if hA is None else hA * on[:, :, None, None])
+        if not switch:
+            return A, gA, hA
+        lines = self._lines(pos, sd, tangent)
+        if all(np.all(L[0] == 1.0) for L in lines):
+            return A, gA, hA
+        out = [_line_scaled(A[:, c], gA[:, c], None if hA is None else hA[:, c], L)
+               for c, L in enumerate(lines)]
+        return (np.stack([o[0] for o in out], axis=1), np.stack([o[1] for o in out], axis=1),
+                None if hA is None else np.stack([o[2] for o in out], axis=1))
+
+    def _lines(self, pos: np.ndarray, sd: np.ndarray, tangent: bool) -> list:
+        """Per weighted row its line weight ``Lam`` (a jet of :func:`point_line`): ``p``'s
+        row with ``p``'s two neighbours, a free end ``b_j``'s with its one, ``b_(1-j)``."""
+        n = len(pos)
+        nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
+        return [point_line(pos, self.tri[:, c], np.tile(np.array(nbs[c]), (n, 1)), sd[:, c],
+                           tangent)[0] for c in range(5)]
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
         """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
@@ -1182,6 +1299,12 @@ class EntryRampBlock(_PlanarTakeBack):
         :meth:`parts` to round-off, tests/contact/test_planar_kernels.py)."""
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
+        if any(np.any(L[0] < 1.0) for L in self._take(live)._lines(pos, side, False)):
+            # (the point/line switch acts: the numpy take-back, which carries it)
+            sub = self._take(live)
+            parts = sub.parts(x[live], side, tangent)
+            _, fl, Kl = sub._energy(x[live], side, tangent, parts)
+            return fl, Kl, ((parts[0], parts[1], None),)
         _, fl, Kl, a, ga = exit_take(pos, self.tri[live], self._onf[live], side,
                                      self.radius[live], self.k[live], self._freef[live],
                                      self._endsf[live], self.ramp[live], self.lr[live],
