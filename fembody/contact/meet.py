@@ -392,49 +392,56 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     slots of each row's node and element ``(p, b0, b1)``, ``nb (n, 2)`` the slots of ``p``'s
     neighbours along its beam (-1: none), ``side (n,)`` the run's side of the row (0: the
     geometric one). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian ``(n,
-    m 2, m 2)``; zeros without ``tangent``) of ``Lam = prod_c lam_c`` and ``M = prod_c (lam_c
-    + (1 - lam_c) [lean_c >= 0])``, ``lam_c`` the line weight of
-    :func:`fembody.contact.line.switch` of ``p``'s element to ``u_c`` against the row's
-    element and ``lean_c`` the sign of ``(u_c - p)`` along the normal of the row's chord on
-    ``p``'s side (``u_c`` farther from that line than ``p``: ``p`` is no nearer than its
-    neighbour there). Both are 1 with zero derivatives wherever every element at ``p`` lies
-    within ``ALPHA_LINE`` of the row's chord (the rows as before, bit for bit)."""
+    m 2, m 2)``; zeros without ``tangent``) of the row's line weight ``Lam = 1 - prod_c (1 -
+    lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]`` (constant: zero
+    derivatives), ``lam_c`` the line weight of :func:`fembody.contact.line.switch` of
+    ``p``'s element to ``u_c`` against the row's element and ``lean_c`` the sign of ``(u_c -
+    p)`` along the normal of the row's chord on ``p``'s side (``u_c`` no nearer that line
+    than ``p``). ``Lam`` is 1 with zero derivatives wherever some element at ``p`` lies
+    within ``ALPHA_LINE`` of the row's chord (the rows as before, bit for bit), which is
+    where a ``lean_c`` can change its sign."""
     from .line import switch
     n, m, d = pos.shape
     one = _jet_const(np.ones(n), m * d)
-    Lam, M = one, one
+    Off = one                               # prod_c (1 - lam_c)
+    M = np.ones(n)
     r = np.arange(n)
     node, b0, b1 = (pos[r, tri[:, i]] for i in range(3))
     eb = b1 - b0
     rp = node - b0
     cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
     s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
+    line = np.zeros(n, dtype=bool)          # (some element within ALPHA_LINE: Lam = 1)
     for c in range(nb.shape[1]):
         has = np.flatnonzero(nb[:, c] >= 0)
         if not has.size:
             continue
+        du = pos[r, np.maximum(nb[:, c], 0)] - node
+        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0)
+              | (nb[:, c] < 0)).astype(float)
         slots = np.stack([tri[has, 0], nb[has, c], tri[has, 1], tri[has, 2]], axis=1)
         x4 = pos[has[:, None], slots]
-        lam = np.ones(n)
+        lam = np.zeros(n)
         lam[has] = switch(x4, False)[0]
-        if np.all(lam == 1.0):
+        line[has[lam[has] == 1.0]] = True
+        sub = np.flatnonzero(lam[has] > 0.0)
+        if not sub.size:                    # (1 - lam_c = 1 on every row)
             continue
-        on = has[lam[has] < 1.0]            # (the rows whose factor is not 1)
-        sub = np.flatnonzero(lam[has] < 1.0)
+        on = has[sub]
         lv, g4, h4 = switch(x4[sub], tangent)
         cols = (slots[sub][:, :, None] * d + np.arange(d)).reshape(len(on), 4 * d)
         G = np.zeros((n, m * d))
         H = np.zeros((n, m * d, m * d))
-        G[on[:, None], cols] = g4
+        G[on[:, None], cols] = -g4
         if tangent:
-            H[on[:, None, None], cols[:, :, None], cols[:, None, :]] = h4
-        lj = (lam, G, H)
-        du = pos[r, np.maximum(nb[:, c], 0)] - node
-        away = (s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | (nb[:, c] < 0)
-        mj = tuple(np.where(away.reshape((n,) + (1,) * k), o, v)
-                   for k, (o, v) in enumerate(zip(one, lj)))
-        Lam, M = _mul(Lam, lj), _mul(M, mj)
-    return Lam, M
+            H[on[:, None, None], cols[:, :, None], cols[:, None, :]] = -h4
+        Off = _mul(Off, (1.0 - lam, G, H))
+    if np.all(line):
+        return one, _jet_const(M, m * d)
+    Lam = _add(one, Off, -1.0)
+    Lam = tuple(np.where(line.reshape((n,) + (1,) * k), o, v)
+                for k, (o, v) in enumerate(zip(one, Lam)))
+    return Lam, _jet_const(M, m * d)
 
 
 def _line_scaled(a, ga, ha, Lam):

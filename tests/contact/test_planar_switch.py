@@ -75,3 +75,109 @@ def test_planar_convex_kink_past_its_fade_is_the_one_contact(deg):
         assert ref > 1000.0
         worst = max(worst, abs(np.linalg.norm(F) / ref - 1.0))
     assert worst < 1e-5, worst
+
+
+def _handovers(deg):
+    """The overlaps [m] of :func:`_slide_overlaps`' entries (without the 20 um offsets)."""
+    a = math.radians(deg)
+    ev = list(_events(deg))
+    for j in range(1, 4):
+        ev += [j * LB, j * LB + DZ * math.tan(a)]
+        ev += [j * LB + i * LA / math.cos(a) + DZ * math.tan(a) for i in (1, 2)]
+    return ev
+
+
+@pytest.mark.parametrize("deg", [7.0, 10.0])
+def test_planar_switch_hand_overs_are_continuous_and_conservative(deg):
+    """At every entry of :func:`_handovers` along :func:`_pair`'s slide (7 degrees: inside
+    the switch's blend, 10: point contact) the contact force on every DOF and the energy are
+    the same on either side (A moved by +-1e-12 m along x) to 1e-9 of the largest force and
+    of the energy; and 0.1 mm on either side of it the total force on A along the slide is
+    -dE/dx by central differences (h = 1e-7 m) to 1e-6 of the force."""
+    sys, A, B = _pair(deg)
+    for ov in _handovers(deg):
+        (f0, E0), (f1, E1) = (_total(sys, _at(A, deg, ov + e)) for e in (-1e-12, 1e-12))
+        assert np.abs(f0).max() > 1000.0, ov
+        assert np.abs(f1 - f0).max() < 1e-9 * np.abs(f0).max(), (ov, np.abs(f1 - f0).max())
+        assert abs(E1 - E0) < 1e-9 * E0, (ov, E0, E1)
+        for d in (-1e-4, 1e-4):
+            h = 1e-7
+            # (A moved by -ov along x: dE/dx_A = -dE/dov)
+            dE = (_total(sys, _at(A, deg, ov + d + h))[1]
+                  - _total(sys, _at(A, deg, ov + d - h))[1]) / (2 * h)
+            Fx = _on(sys, A, _at(A, deg, ov + d))[0]
+            assert abs(Fx - dE) < 1e-6 * np.linalg.norm(_on(sys, A, _at(A, deg, ov + d))), \
+                (ov, d, Fx, dE)
+
+
+def _switch_blocks(sys):
+    from fembody.contact.planar_switch import PointRowBlock
+    return [b for b in sys.beam_contact_blocks if isinstance(b, PointRowBlock)]
+
+
+@pytest.mark.parametrize("case", ["straight", "kink"])
+def test_planar_switch_blocks_have_exact_tangents(case):
+    """Inside the switch's blend (7 degrees: ``0 < Lam < 1``, asserted on some live row of
+    the switch's blocks), B's node w under A's tip inside its entry ramp (straight, 4 mm
+    past its entry) and the kink 2 mm past its wedge's edge (q's rows fading in), every node
+    jiggled by 1 um: each block's forces are the gradient of its energy and its tangent the
+    derivative of its forces (central differences, h = 1e-8 m, to 1e-6)."""
+    from fembody.contact.meet import point_line
+    deg = 7.0
+    if case == "straight":
+        sys, A, B = _pair(deg)
+        shift = _at(A, deg, _events(deg)[-1] + 4e-3)
+    else:
+        sys, A = _kinked(deg)
+        shift = _kink_at(A, deg, _edge(deg) + 2e-3)
+    rng = np.random.default_rng(13)
+    for b in sys.beam_contact_blocks:
+        for nid in np.unique(b.nodes):
+            shift[int(nid)] = shift.get(int(nid), 0.0) + 1e-6 * rng.normal(size=2)
+    blended = False
+    for b in sys.beam_contact_blocks:
+        x = moved(sys, b, shift)[0]
+        f, Kt, _ = b.forces(x, None, True)
+        if np.abs(f).max() == 0.0:
+            continue
+        assert_force_and_tangent(b, x, f, Kt, 1e-8)
+        if b in _switch_blocks(sys):
+            live = b.live(x)
+            Lam = point_line(b.positions(x)[live], b.tri[live, 0], b.nb[live],
+                             np.zeros(len(live)), False)[0][0]
+            blended |= bool(np.any((Lam > 0.0) & (Lam < 1.0)))
+    assert blended
+
+
+def test_planar_switch_friction_slips_at_mu_times_the_one_contact():
+    """:func:`_pair` at 10 degrees with mu = 0.3, A slid from the reference anchors
+    (sliding) to overlaps past B's inner nodes' entries under A's tip (where their rows
+    penetrate and the switch takes them back whole): the friction on A (the frictional
+    System's force less the frictionless one's) is ``mu`` times the frictionless force
+    (the one contact), at right angles to it, to 1e-9. Without the switch's friction the
+    rows it weighs out would still rub (``mu`` times their unweighted normal force)."""
+    from .test_ends_meet import _on_a_with
+    deg = 10.0
+    sys = _pair(deg, friction=0.3)[0]
+    sys0, A, B = _pair(deg)
+    a = math.radians(deg)
+    for ov in (LB + DZ * math.tan(a) + 3e-3, 2 * LB + DZ * math.tan(a) + 5e-3):
+        shift = _at(A, deg, ov)
+        Fn = _on(sys0, A, shift)
+        Ft = _on_a_with(sys, A, shift) - Fn
+        assert np.linalg.norm(Fn) > 1000.0
+        assert abs(np.linalg.norm(Ft) / (0.3 * np.linalg.norm(Fn)) - 1.0) < 1e-9, (Ft, Fn)
+        assert abs(Ft @ Fn) < 1e-9 * np.linalg.norm(Fn) ** 2
+
+
+@pytest.mark.parametrize("deg", [7.0, 10.0])
+def test_planar_slide_through_the_switch_keeps_its_energy(deg):
+    """tests/contact/test_planar_entry.py's dynamic slide (A, 4 elements of 25 mm, launched
+    at 5 m/s along B past its free end, its tip 0.5 mm into B's section height) at ``deg``
+    (the switch's blend and its point contact): frictionless, the energy balance closes to
+    1e-3 of the kinetic energy over the run (the bound of the parallel slide there)."""
+    from .test_planar_entry import _slide
+    A, res = _slide(deg)
+    e = res.energy
+    err = np.abs(e.balance - e.balance[0]).max() / e.kinetic[0]
+    assert err < 1e-3, err
