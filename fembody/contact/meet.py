@@ -174,15 +174,56 @@ Friction is taken back with the same weights on a copy of the rows (their own re
 mapping on anchors of the block's own, as above), so slip friction stays ``mu`` times the
 weighted normal force.
 
-**Left.** (1) Past its entry an inner node's row measures the free end's contact a second
-time wherever it still penetrates, at the ramp's weight and at full weight from ``l_r`` on,
-as before: the nodal quadrature's own count of a near-parallel contact. Where the geometry
-holds one contact (a tip pressed on the other beam, its chord rising at 3 degrees) B's node
-passing under the tip adds 6 % at 2 mm, 44 % at 5 mm and 73 % at 10 mm (before: 99 % from
-its entry on). An exact answer there needs the point/line switch of the spatial pairs (a
-planar line quadrature in the overlap), not a ramp. The same holds past a convex kink's
-wedge once ``f``'s row has faded in: the kink's one contact counted again by ``f``'s row
-(3 degrees: +2 % at 3 mm, +40 % at 6 mm past the edge, +68 % from ``l_r`` on, as before).
+**The point/line switch** (tests/contact/test_planar_switch.py; the block is
+:class:`fembody.contact.planar_switch.PointRowBlock`). The rows above are a nodal
+quadrature of line contact: past its entry an inner node's row measures a near-parallel
+contact a second time wherever it still penetrates. Where the geometry holds one contact (a
+tip pressed on the other beam, its chord rising at 3 degrees) B's node passing under the tip
+added 6 % at 2 mm, 44 % at 5 mm and 73 % at 10 mm, and every inner node of B entering under
+A's elements the same again (1.74x at 3 degrees, 1.28x at 10); past a convex kink's wedge
+``f``'s row counted the kink's one contact again (1.75x at 3 degrees, 1.25x at 10). The
+spatial pairs switch between line and point contact by the angle of the two chords
+(:mod:`fembody.contact.line`: line below ``ALPHA_LINE``, point above ``ALPHA_POINT``, the
+C1 weight ``lam`` between); point contact measures each local minimum of the distance once.
+The planar rows now do the same. For a row of node ``p`` (elements to ``u_c``, one or two)
+against element ``b``, with ``lam_c`` the line weight of ``p``'s element ``c`` against
+``b`` and ``lean_c`` the sign of ``(u_c - p)`` along ``b``'s normal on ``p``'s side:
+
+    Lam = 1 - prod_c (1 - lam_c),    M = prod_c [lean_c >= 0],
+
+``M = 1`` where ``p`` is a local minimum of the distance to ``b``'s line along its own beam
+(both neighbours no nearer), and the row carries ``Lam (1 - sum a) + (1 - Lam) M`` of its
+energy, ``a`` the parts the share and the ramps above take back: the blocks here scale their
+parts of each weighted row by its ``Lam`` (:func:`point_line`; the compiled passes serve
+where every ``Lam`` is 1, numpy where the switch acts), and the switch's block takes back
+``(1 - Lam) (1 - M) W``. Why:
+
+- Below ``ALPHA_LINE`` on some element at ``p`` ``Lam = 1`` with zero derivatives: the rows
+  as before, bit for bit (parallel overlaps keep their node-by-node count, the share, the
+  fade and the ramps). ``lean_c`` changes its sign only where element ``c`` turns parallel
+  to ``b``, inside that band, so ``M``'s steps never show and the weights are C1 (``lam``'s
+  own order; the tangent is exact where ``lam`` is twice differentiable).
+- From ``ALPHA_POINT`` on every element at ``p`` (``Lam = 0``) the row is point contact:
+  weight 1 at a local minimum along ``p``'s beam, 0 elsewhere. In the plane two chords that
+  do not cross are nearest at an end of one of them, so the one contact is the row of that
+  end where it is a local minimum of the distance (a free end leaning away, a convex kink)
+  and the node pair of :mod:`fembody.contact.ends` where it lies beyond the element: measured
+  once, ``k (2 R - d_min)`` to 1e-5 against the sampled distance along a 0.4 m slide at 10
+  degrees and past a convex kink's wedge at 10 and 20 degrees. Its hand-overs are the
+  rows' own: a minimum row moving on to the next element of a straight beam (the same
+  distance), or taking over from the node pair at the zone's edge (the same distance); a
+  row that is not a minimum enters at weight 0.
+- Between the two, the blend of the two counts, continuous with its force the energy's
+  gradient (7 degrees, tested); its gradient terms pull as the spatial blend's do.
+- Friction is taken back with the same weights on a copy of the rows (the switch's block)
+  and the scaled parts (the others), so slip friction stays ``mu`` times the weighted normal
+  force.
+
+**Left.** (1) Below ``ALPHA_LINE`` the rows are the nodal quadrature of line contact by
+design, as the spatial pairs are line contact there: at 3 degrees the total is the
+quadrature's (1.74x the one contact of the tip on the slide, 1.75x past the kink's wedge),
+not ``k (2 R - d_min)`` (a strict xfail records it). A quadrature nearer the line integral
+of the penetration (Gauss points per element, as in space) is not built for the plane.
 (2) The exit's share assumes a free end's rows are weighted by one block at a time: where
 ``c`` is the last element of a beam whose free end also overlaps ``f``'s element (the
 overlap share of :class:`EndOverlapBlock` weights ``f``'s row against ``c`` too) the two
