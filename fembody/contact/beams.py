@@ -36,6 +36,10 @@ Two kinds of pairs, decided by the dimension:
   chord (:mod:`fembody.contact.meet`, where the argument is; before, both pushed: twice the
   force), faded out before an end moves on to the next element; a fourth ramps in the row
   of an inner node entering past the other's free end (meet.py, "Entering the overlap").
+  The nodal quadrature holds below the line angle of the spatial pairs; from their point
+  angle on a row counts only where its node is a local minimum of the distance along its
+  own beam (point contact, the one contact measured once), with the spatial pairs' blend
+  between (:mod:`fembody.contact.planar_switch`; meet.py, "The point/line switch").
 
 Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
 element pairs miss the convex side of a kink between two elements, where the closest point
