@@ -432,17 +432,19 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     point/line switch") at the block's node positions ``pos (n, m, 2)``: ``tri (n, 3)`` the
     slots of each row's node and element ``(p, b0, b1)``, ``nb (n, 2)`` the slots of ``p``'s
     neighbours along its beam (-1: none), ``side (n,)`` the run's side of the row (0: the
-    geometric one; the blocks pass their reference sides where the run's is 0). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian ``(n,
-    m 2, m 2)``; zeros without ``tangent``) of the row's line weight ``Lam = 1 - prod_c (1 -
-    lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]`` (constant: zero
+    geometric one). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian
+    ``(n, m 2, m 2)``; zeros without ``tangent``) of the row's line weight ``Lam = 1 -
+    prod_c (1 - lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]`` (constant: zero
     derivatives), ``lam_c`` the line weight of :func:`fembody.contact.line.switch` of
     ``p``'s element to ``u_c`` against the row's element and ``lean_c`` the sign of ``(u_c -
     p)`` along the normal of the row's chord on ``p``'s side (``u_c`` no nearer that line
     than ``p``). ``Lam`` is 1 with zero derivatives wherever some element at ``p`` lies
     within ``ALPHA_LINE`` of the row's chord (the rows as before, bit for bit), which is
-    where a ``lean_c`` can change its sign. ``M = 1`` where ``p`` lies across the chord's
-    line from ``side`` (the axes cross: a Newton iterate or a state beyond any penetration
-    limit, penetrating by more than the radii; the rows' nodal count holds it there)."""
+    where a ``lean_c`` can change its sign. Where ``p``'s element ``c`` crosses the chord
+    (the axes cross: a Newton iterate or a state penetrating by more than the radii, beyond
+    any penetration limit) no local minimum of the distance holds the contact, so there
+    that element's factor of ``M`` is 1: the rows' nodal count holds it, as before the
+    switch."""
     from .line import switch
     n, m, d = pos.shape
     one = _jet_const(np.ones(n), m * d)
@@ -460,7 +462,12 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
         if not has.size:
             continue
         du = pos[r, np.maximum(nb[:, c], 0)] - node
-        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0)
+        cu = eb[:, 0] * (rp + du)[:, 1] - eb[:, 1] * (rp + du)[:, 0]
+        # (the element p -> u_c crossing the chord b0 -> b1: the axes cross)
+        c0 = du[:, 0] * (b0 - node)[:, 1] - du[:, 1] * (b0 - node)[:, 0]
+        c1 = du[:, 0] * (b1 - node)[:, 1] - du[:, 1] * (b1 - node)[:, 0]
+        cross_ = (cr * cu < 0.0) & (c0 * c1 < 0.0)
+        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | cross_
               | (nb[:, c] < 0)).astype(float)
         slots = np.stack([tri[has, 0], nb[has, c], tri[has, 1], tri[has, 2]], axis=1)
         x4 = pos[has[:, None], slots]
@@ -479,9 +486,6 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
         if tangent:
             H[on[:, None, None], cols[:, :, None], cols[:, None, :]] = -h4
         Off = _mul(Off, (1.0 - lam, G, H))
-    # (a node carried across its chord's line, against the run's side: the axes cross, no
-    # local minimum of the signed distance holds the contact, the nodal quadrature does)
-    M = np.where(s * cr < 0.0, 1.0, M)
     if np.all(line):
         return one, _jet_const(M, m * d)
     Lam = _add(one, Off, -1.0)
@@ -755,7 +759,6 @@ class EndOverlapBlock(_PlanarTakeBack):
         """Per weighted row (p's, q's) its line weight ``Lam`` (a jet of
         :func:`point_line`: the free end against the other's element)."""
         n = len(pos)
-        sd = np.where(sd != 0.0, sd, self.side)     # (unsigned: the reference sides)
         return [point_line(pos, self.tri[:, c], np.column_stack(
             [np.full(n, (U, W)[c]), np.full(n, -1)]), sd[:, c], tangent)[0] for c in (0, 1)]
 
@@ -1280,7 +1283,6 @@ class EntryRampBlock(_PlanarTakeBack):
         row with ``p``'s two neighbours, a free end ``b_j``'s with its one, ``b_(1-j)``."""
         n = len(pos)
         nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
-        sd = np.where(sd != 0.0, sd, self.side)     # (unsigned: the reference sides)
         return [point_line(pos, self.tri[:, c], np.tile(np.array(nbs[c]), (n, 1)), sd[:, c],
                            tangent)[0] for c in range(5)]
 

@@ -95,7 +95,6 @@ class PointRowBlock(_PlanarTakeBack):
         point_line`), at the gathered displacements ``x`` with the run's ``side``."""
         pos = self.positions(x)
         sd = self._sides(side)
-        sd = np.where(sd != 0.0, sd, self.side)     # (unsigned: the reference sides)
         Lam, M = point_line(pos, self.tri[:, 0], self.nb, sd, tangent)
         one = _jet_const(np.ones(len(pos)), pos.shape[1] * pos.shape[2])
         a = _mul(_add(one, Lam, -1.0), _add(one, M, -1.0))
@@ -142,8 +141,7 @@ class PointRowBlock(_PlanarTakeBack):
         sel = sel[(rho != 0.0) & (pen < self.radius[sel])]
         if not sel.size:
             return sel
-        ref = np.where(sd[sel] != 0.0, sd[sel], self.side[sel])
-        Lam, M = point_line(pos[sel], self.tri[sel, 0], self.nb[sel], ref, False)
+        Lam, M = point_line(pos[sel], self.tri[sel, 0], self.nb[sel], sd[sel], False)
         return sel[(Lam[0] < 1.0) & (M[0] < 1.0)]
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
