@@ -434,8 +434,8 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     neighbours along its beam (-1: none), ``side (n,)`` the run's side of the row (0: the
     geometric one). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian
     ``(n, m 2, m 2)``; zeros without ``tangent``) of the row's line weight ``Lam = 1 -
-    prod_c (1 - lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]`` (constant: zero
-    derivatives), ``lam_c`` the line weight of :func:`fembody.contact.line.switch` of
+    prod_c (1 - lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]``
+    (constant: zero derivatives), ``lam_c`` the line weight of :func:`fembody.contact.line.switch` of
     ``p``'s element to ``u_c`` against the row's element and ``lean_c`` the sign of ``(u_c -
     p)`` along the normal of the row's chord on ``p``'s side (``u_c`` no nearer that line
     than ``p``). ``Lam`` is 1 with zero derivatives wherever some element at ``p`` lies
