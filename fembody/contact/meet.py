@@ -426,6 +426,25 @@ def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
 
 
 # ----------------------------------------------------------------- the point/line switch
+def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray) -> np.ndarray:
+    """Per row ``(n,)`` whether some element at its node lies within ``ALPHA_LINE`` of the
+    row's chord (arguments as :func:`point_line`'s), where ``Lam`` is exactly 1 and the
+    switch does nothing: a cheap screen (the cosine test of
+    :func:`fembody.contact.line.switch`, so never True where ``lam_c < 1``)."""
+    from .line import ALPHA_LINE
+    r = np.arange(len(pos))
+    eb = pos[r, tri[:, 2]] - pos[r, tri[:, 1]]
+    node = pos[r, tri[:, 0]]
+    held = np.zeros(len(pos), dtype=bool)
+    c1 = np.cos(ALPHA_LINE) ** 2
+    for c in range(nb.shape[1]):
+        du = pos[r, np.maximum(nb[:, c], 0)] - node
+        p_ = np.einsum("ni,ni->n", du, eb)
+        q_ = np.einsum("ni,ni->n", du, du) * np.einsum("ni,ni->n", eb, eb)
+        held |= (nb[:, c] >= 0) & (p_ * p_ / np.where(q_ > 0.0, q_, 1.0) >= c1)
+    return held
+
+
 def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
                tangent: bool = True):
     """The point/line switch of planar node-on-element rows (module docstring, "The
@@ -433,12 +452,12 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     slots of each row's node and element ``(p, b0, b1)``, ``nb (n, 2)`` the slots of ``p``'s
     neighbours along its beam (-1: none), ``side (n,)`` the run's side of the row (0: the
     geometric one). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian
-    ``(n, m 2, m 2)``; zeros without ``tangent``) of the row's line weight ``Lam = 1 -
+    ``(n, m 2, m 2)``; None without ``tangent``) of the row's line weight ``Lam = 1 -
     prod_c (1 - lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]``
-    (constant: zero derivatives), ``lam_c`` the line weight of :func:`fembody.contact.line.switch` of
-    ``p``'s element to ``u_c`` against the row's element and ``lean_c`` the sign of ``(u_c -
-    p)`` along the normal of the row's chord on ``p``'s side (``u_c`` no nearer that line
-    than ``p``). ``Lam`` is 1 with zero derivatives wherever some element at ``p`` lies
+    (constant: zero derivatives), ``lam_c`` the line weight of
+    :func:`fembody.contact.line.switch` of ``p``'s element to ``u_c`` against the row's
+    element and ``lean_c`` the sign of ``(u_c - p)`` along the normal of the row's chord on
+    ``p``'s side (``u_c`` no nearer that line than ``p``). ``Lam`` is 1 with zero derivatives wherever some element at ``p`` lies
     within ``ALPHA_LINE`` of the row's chord (the rows as before, bit for bit), which is
     where a ``lean_c`` can change its sign. Where ``p``'s element ``c`` crosses the chord
     (the axes cross: a Newton iterate or a state penetrating by more than the radii, beyond
@@ -447,7 +466,28 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     switch."""
     from .line import switch
     n, m, d = pos.shape
-    one = _jet_const(np.ones(n), m * d)
+
+    def const(v):                           # (a constant jet; no Hessian without tangent)
+        return (np.asarray(v, float).copy(), np.zeros((n, m * d)),
+                np.zeros((n, m * d, m * d)) if tangent else None)
+
+    def mul(a, b):
+        if tangent:
+            return _mul(a, b)
+        return a[0] * b[0], a[1] * b[0][:, None] + a[0][:, None] * b[1], None
+
+    held = line_held(pos, tri, nb)
+    if np.all(held):                        # (Lam = 1: M does not count)
+        return const(np.ones(n)), const(np.ones(n))
+    sel = np.flatnonzero(~held)             # (the rows where the switch may act)
+    if sel.size < n:
+        L, Mj = point_line(pos[sel], tri[sel], nb[sel], side[sel], tangent)
+        Lam, M = const(np.ones(n)), const(np.ones(n))
+        for full, part in ((Lam, L), (M, Mj)):
+            for k in range(3 if tangent else 2):
+                full[k][sel] = part[k]
+        return Lam, M
+    one = const(np.ones(n))
     Off = one                               # prod_c (1 - lam_c)
     M = np.ones(n)
     r = np.arange(n)
@@ -481,17 +521,17 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
         lv, g4, h4 = switch(x4[sub], tangent)
         cols = (slots[sub][:, :, None] * d + np.arange(d)).reshape(len(on), 4 * d)
         G = np.zeros((n, m * d))
-        H = np.zeros((n, m * d, m * d))
+        H = np.zeros((n, m * d, m * d)) if tangent else None
         G[on[:, None], cols] = -g4
         if tangent:
             H[on[:, None, None], cols[:, :, None], cols[:, None, :]] = -h4
-        Off = _mul(Off, (1.0 - lam, G, H))
+        Off = mul(Off, (1.0 - lam, G, H))
     if np.all(line):
-        return one, _jet_const(M, m * d)
-    Lam = _add(one, Off, -1.0)
-    Lam = tuple(np.where(line.reshape((n,) + (1,) * k), o, v)
+        return one, const(M)
+    Lam = (1.0 - Off[0], -Off[1], None if Off[2] is None else -Off[2])
+    Lam = tuple(None if v is None else np.where(line.reshape((n,) + (1,) * k), o, v)
                 for k, (o, v) in enumerate(zip(one, Lam)))
-    return Lam, _jet_const(M, m * d)
+    return Lam, const(M)
 
 
 def _line_scaled(a, ga, ha, Lam):
@@ -824,8 +864,9 @@ class EndOverlapBlock(_PlanarTakeBack):
         :meth:`shares` to round-off, tests/contact/test_planar_kernels.py)."""
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
-        if any(np.any(L[0] < 1.0) for L in self._take(live)._lines(pos, side, False)):
-            # (the point/line switch acts: the numpy take-back, which carries it)
+        if not all(np.all(line_held(pos, self.tri[live, c], np.column_stack(
+                [np.full(len(live), (U, W)[c]), np.full(len(live), -1)]))) for c in (0, 1)):
+            # (the point/line switch may act: the numpy take-back, which carries it)
             sub = self._take(live)
             share = sub.shares(x[live], side, tangent)
             _, fl, Kl = sub._energy(x[live], side, tangent, share)
@@ -1356,8 +1397,12 @@ class EntryRampBlock(_PlanarTakeBack):
         :meth:`parts` to round-off, tests/contact/test_planar_kernels.py)."""
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
-        if any(np.any(L[0] < 1.0) for L in self._take(live)._lines(pos, side, False)):
-            # (the point/line switch acts: the numpy take-back, which carries it)
+        nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
+        on = self._on[live]
+        if not all(np.all(line_held(pos, self.tri[live, c], np.tile(np.array(nbs[c]),
+                                                                    (len(live), 1)))
+                          | ~on[:, c]) for c in range(5)):
+            # (the point/line switch may act: the numpy take-back, which carries it)
             sub = self._take(live)
             parts = sub.parts(x[live], side, tangent)
             _, fl, Kl = sub._energy(x[live], side, tangent, parts)

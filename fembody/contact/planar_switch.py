@@ -22,8 +22,7 @@ import numpy as np
 from ..elements.base import Labels
 from .friction import History
 from .geometry import closest_node, distance, side_now, signed
-from .meet import _PlanarTakeBack, _add, _jet_const, _mul, _node_rows, _set_friction, \
-    point_line
+from .meet import _PlanarTakeBack, _node_rows, _set_friction, line_held, point_line
 from .rows import pair_report
 
 
@@ -96,9 +95,12 @@ class PointRowBlock(_PlanarTakeBack):
         pos = self.positions(x)
         sd = self._sides(side)
         Lam, M = point_line(pos, self.tri[:, 0], self.nb, sd, tangent)
-        one = _jet_const(np.ones(len(pos)), pos.shape[1] * pos.shape[2])
-        a = _mul(_add(one, Lam, -1.0), _add(one, M, -1.0))
-        return a[0][:, None], a[1][:, None], (a[2][:, None] if tangent else None)
+        # ((1 - Lam) (1 - M), M constant)
+        off = 1.0 - M[0]
+        a = (1.0 - Lam[0]) * off
+        ga = -off[:, None] * Lam[1]
+        ha = -off[:, None, None] * Lam[2] if tangent else None
+        return a[:, None], ga[:, None], (ha[:, None] if tangent else None)
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
         """The row's in-zone flag, energy, its gradient and (``tangent``) Hessian over the
@@ -130,14 +132,17 @@ class PointRowBlock(_PlanarTakeBack):
             return np.zeros(0, dtype=np.int64)
         pos = self.positions(x)
         sd = self._sides(side)
-        tri = pos[:, :3]
-        z, ok = closest_node(tri)
-        sel = np.flatnonzero(ok)
+        # (a row with an element at its node within ALPHA_LINE of its chord: Lam = 1)
+        sel = np.flatnonzero(~line_held(pos, self.tri[:, 0], self.nb))
         if not sel.size:
             return sel
-        rho = distance("node", tri[sel], z[sel], False)[0]
-        pen = signed(tri[sel], sd[sel], self.radius[sel], rho, np.zeros((len(rho), 1)),
-                     None)[0]
+        tri = pos[sel, :3]
+        z, ok = closest_node(tri)
+        sel, tri, z = sel[ok], tri[ok], z[ok]
+        if not sel.size:
+            return sel
+        rho = distance("node", tri, z, False)[0]
+        pen = signed(tri, sd[sel], self.radius[sel], rho, np.zeros((len(rho), 1)), None)[0]
         sel = sel[(rho != 0.0) & (pen < self.radius[sel])]
         if not sel.size:
             return sel
