@@ -457,9 +457,10 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     (constant: zero derivatives), ``lam_c`` the line weight of
     :func:`fembody.contact.line.switch` of ``p``'s element to ``u_c`` against the row's
     element and ``lean_c`` the sign of ``(u_c - p)`` along the normal of the row's chord on
-    ``p``'s side (``u_c`` no nearer that line than ``p``). ``Lam`` is 1 with zero derivatives wherever some element at ``p`` lies
-    within ``ALPHA_LINE`` of the row's chord (the rows as before, bit for bit), which is
-    where a ``lean_c`` can change its sign. Where ``p``'s element ``c`` crosses the chord
+    ``p``'s side (``u_c`` no nearer that line than ``p``). ``Lam`` is 1 with zero
+    derivatives wherever some element at ``p`` lies within ``ALPHA_LINE`` of the row's
+    chord (the rows as before, bit for bit), which is where a ``lean_c`` can change its
+    sign. Where ``p``'s element ``c`` crosses the chord
     (the axes cross: a Newton iterate or a state penetrating by more than the radii, beyond
     any penetration limit) no local minimum of the distance holds the contact, so there
     that element's factor of ``M`` is 1: the rows' nodal count holds it, as before the
