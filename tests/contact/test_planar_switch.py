@@ -181,3 +181,48 @@ def test_planar_slide_through_the_switch_keeps_its_energy(deg):
     e = res.energy
     err = np.abs(e.balance - e.balance[0]).max() / e.kinetic[0]
     assert err < 1e-3, err
+
+
+def test_the_line_screen_never_hides_a_switch():
+    """:func:`fembody.contact.meet.line_held` (the screen that keeps the compiled passes
+    and skips the switch's rows) on 4000 random rows whose node's two elements lie 4.5-5.5
+    degrees (either way) from the row's chord, at random lengths and orientations, against
+    ``Lam = 1 - prod_c (1 - lam_c)`` from :func:`fembody.contact.line.switch` itself: where
+    the screen holds, that ``Lam`` is exactly 1; where it does not, ``point_line``'s ``Lam``
+    is it (to 1e-15) and below 1, or some element is on the line angle by round-off
+    (``|cos^2 - c1| < 1e-15``). A screen at 1.01 or 0.99 times the line angle fails."""
+    from fembody.contact.line import ALPHA_LINE
+    from fembody.contact.meet import line_held, point_line
+    rng = np.random.default_rng(17)
+    n = 4000
+    pos = np.zeros((n, 5, 2))
+    th = rng.uniform(0.0, 2 * np.pi, n)
+    eb = np.column_stack([np.cos(th), np.sin(th)])
+    pos[:, 1] = rng.normal(size=(n, 2))
+    pos[:, 2] = pos[:, 1] + rng.uniform(0.05, 0.2, n)[:, None] * eb
+    pos[:, 0] = 0.5 * (pos[:, 1] + pos[:, 2]) + 0.008 * np.column_stack([-eb[:, 1], eb[:, 0]])
+    c1 = math.cos(ALPHA_LINE) ** 2
+    cos2 = np.zeros((n, 2))
+    for k, sgn in ((3, -1.0), (4, 1.0)):
+        a = th + np.radians(rng.uniform(4.5, 5.5, n) * rng.choice([-1.0, 1.0], n))
+        pos[:, k] = pos[:, 0] + sgn * rng.uniform(0.02, 0.1, n)[:, None] * np.column_stack(
+            [np.cos(a), np.sin(a)])
+        du, e = pos[:, k] - pos[:, 0], pos[:, 2] - pos[:, 1]
+        cos2[:, k - 3] = (np.einsum("ni,ni->n", du, e) ** 2
+                          / (np.einsum("ni,ni->n", du, du) * np.einsum("ni,ni->n", e, e)))
+    tri = np.tile([0, 1, 2], (n, 1))
+    nb = np.tile([3, 4], (n, 1))
+    from fembody.contact.line import switch
+    off = np.ones(n)
+    for k in (3, 4):
+        off *= 1.0 - switch(pos[:, [0, k, 1, 2]], False)[0]
+    ref = 1.0 - off
+    held = line_held(pos, tri, nb)
+    Lam = point_line(pos, tri, nb, np.zeros(n), True)[0]
+    assert 0 < held.sum() < n
+    assert np.all(ref[held] == 1.0)
+    assert np.all(Lam[0][held] == 1.0)
+    assert np.all(Lam[1][held] == 0.0) and np.all(Lam[2][held] == 0.0)
+    assert np.abs(Lam[0][~held] - ref[~held]).max() < 1e-15
+    edge = np.any(np.abs(cos2 - c1) < 1e-15, axis=1)
+    assert np.all((ref[~held] < 1.0) | edge[~held])
