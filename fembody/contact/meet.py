@@ -445,6 +445,32 @@ def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray) -> np.ndarray:
     return held
 
 
+def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray
+                    ) -> np.ndarray:
+    """The point indicator ``M (n,)`` of :func:`point_line` (its arguments): 1 where the
+    row's node is a local minimum of the distance to the row's chord along its own beam
+    (every neighbour no nearer the chord's line), or where one of its elements crosses the
+    chord (that element's factor)."""
+    n = len(pos)
+    r = np.arange(n)
+    node, b0, b1 = (pos[r, tri[:, i]] for i in range(3))
+    eb = b1 - b0
+    rp = node - b0
+    cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
+    s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
+    M = np.ones(n)
+    for c in range(nb.shape[1]):
+        du = pos[r, np.maximum(nb[:, c], 0)] - node
+        cu = eb[:, 0] * (rp + du)[:, 1] - eb[:, 1] * (rp + du)[:, 0]
+        # (the element p -> u_c crossing the chord b0 -> b1: the axes cross)
+        c0 = du[:, 0] * (b0 - node)[:, 1] - du[:, 1] * (b0 - node)[:, 0]
+        c1 = du[:, 0] * (b1 - node)[:, 1] - du[:, 1] * (b1 - node)[:, 0]
+        cross_ = (cr * cu < 0.0) & (c0 * c1 < 0.0)
+        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | cross_
+              | (nb[:, c] < 0)).astype(float)
+    return M
+
+
 def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
                tangent: bool = True):
     """The point/line switch of planar node-on-element rows (module docstring, "The
@@ -490,26 +516,14 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
         return Lam, M
     one = const(np.ones(n))
     Off = one                               # prod_c (1 - lam_c)
-    M = np.ones(n)
+    M = point_indicator(pos, tri, nb, side)
     r = np.arange(n)
-    node, b0, b1 = (pos[r, tri[:, i]] for i in range(3))
-    eb = b1 - b0
-    rp = node - b0
-    cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
-    s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
+    node = pos[r, tri[:, 0]]
     line = np.zeros(n, dtype=bool)          # (some element within ALPHA_LINE: Lam = 1)
     for c in range(nb.shape[1]):
         has = np.flatnonzero(nb[:, c] >= 0)
         if not has.size:
             continue
-        du = pos[r, np.maximum(nb[:, c], 0)] - node
-        cu = eb[:, 0] * (rp + du)[:, 1] - eb[:, 1] * (rp + du)[:, 0]
-        # (the element p -> u_c crossing the chord b0 -> b1: the axes cross)
-        c0 = du[:, 0] * (b0 - node)[:, 1] - du[:, 1] * (b0 - node)[:, 0]
-        c1 = du[:, 0] * (b1 - node)[:, 1] - du[:, 1] * (b1 - node)[:, 0]
-        cross_ = (cr * cu < 0.0) & (c0 * c1 < 0.0)
-        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | cross_
-              | (nb[:, c] < 0)).astype(float)
         slots = np.stack([tri[has, 0], nb[has, c], tri[has, 1], tri[has, 2]], axis=1)
         x4 = pos[has[:, None], slots]
         lam = np.zeros(n)
@@ -533,6 +547,14 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     Lam = tuple(None if v is None else np.where(line.reshape((n,) + (1,) * k), o, v)
                 for k, (o, v) in enumerate(zip(one, Lam)))
     return Lam, const(M)
+
+
+def _nothing(live: np.ndarray, m: int, count: int, tangent: bool):
+    """A take-back block's ``_parts_live`` triple where it takes back nothing: zero forces
+    ``(r, m)``, stiffness and parts of its ``count`` weighted rows."""
+    r = len(live)
+    return (np.zeros((r, m)), np.zeros((r, m, m)) if tangent else None,
+            ((np.zeros((r, count)), np.zeros((r, count, m)), None),))
 
 
 def _line_scaled(a, ga, ha, Lam):
@@ -867,8 +889,11 @@ class EndOverlapBlock(_PlanarTakeBack):
         side = np.ascontiguousarray(sd[live], dtype=float)
         if not all(np.all(line_held(pos, self.tri[live, c], np.column_stack(
                 [np.full(len(live), (U, W)[c]), np.full(len(live), -1)]))) for c in (0, 1)):
-            # (the point/line switch may act: the numpy take-back, which carries it)
+            # (the point/line switch may act: the numpy take-back, which carries it; none
+            # where it makes every weighted row point contact, Lam = 0)
             sub = self._take(live)
+            if all(np.all(L[0] == 0.0) for L in sub._lines(pos, side, False)):
+                return _nothing(live, x.shape[1], 2, tangent)
             share = sub.shares(x[live], side, tangent)
             _, fl, Kl = sub._energy(x[live], side, tangent, share)
             return fl, Kl, ((share[0], share[1], None),)
@@ -1403,8 +1428,12 @@ class EntryRampBlock(_PlanarTakeBack):
         if not all(np.all(line_held(pos, self.tri[live, c], np.tile(np.array(nbs[c]),
                                                                     (len(live), 1)))
                           | ~on[:, c]) for c in range(5)):
-            # (the point/line switch may act: the numpy take-back, which carries it)
+            # (the point/line switch may act: the numpy take-back, which carries it; none
+            # where it makes every weighted row point contact, Lam = 0)
             sub = self._take(live)
+            if all(np.all((L[0] == 0.0) | ~on[:, c])
+                   for c, L in enumerate(sub._lines(pos, side, False))):
+                return _nothing(live, x.shape[1], 5, tangent)
             parts = sub.parts(x[live], side, tangent)
             _, fl, Kl = sub._energy(x[live], side, tangent, parts)
             return fl, Kl, ((parts[0], parts[1], None),)

@@ -22,7 +22,8 @@ import numpy as np
 from ..elements.base import Labels
 from .friction import History
 from .geometry import closest_node, distance, side_now, signed
-from .meet import _PlanarTakeBack, _node_rows, _set_friction, line_held, point_line
+from .meet import _PlanarTakeBack, _node_rows, _set_friction, line_held, point_indicator, \
+    point_line
 from .rows import pair_report
 
 
@@ -146,8 +147,9 @@ class PointRowBlock(_PlanarTakeBack):
         sel = sel[(rho != 0.0) & (pen < self.radius[sel])]
         if not sel.size:
             return sel
-        Lam, M = point_line(pos[sel], self.tri[sel, 0], self.nb[sel], sd[sel], False)
-        return sel[(Lam[0] < 1.0) & (M[0] < 1.0)]
+        # (not screened: every element beyond ALPHA_LINE, Lam < 1 but for round-off, where a
+        # live row takes back 0)
+        return sel[point_indicator(pos[sel], self.tri[sel, 0], self.nb[sel], sd[sel]) < 1.0]
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
         """The live rows' forces ``(r, 2 m)`` [N] and stiffness taken back without friction,
