@@ -180,8 +180,8 @@ quadrature of line contact: past its entry an inner node's row measures a near-p
 contact a second time wherever it still penetrates. Where the geometry holds one contact (a
 tip pressed on the other beam, its chord rising at 3 degrees) B's node passing under the tip
 added 6 % at 2 mm, 44 % at 5 mm and 73 % at 10 mm, and every inner node of B entering under
-A's elements the same again (1.74x at 3 degrees, 1.28x at 10); past a convex kink's wedge
-``f``'s row counted the kink's one contact again (1.75x at 3 degrees, 1.25x at 10). The
+A's elements the same again (1.75x at 3 degrees, 1.28x at 10); past a convex kink's wedge
+``f``'s row counted the kink's one contact again (1.75x at 3 degrees, 1.24x at 10). The
 spatial pairs switch between line and point contact by the angle of the two chords
 (:mod:`fembody.contact.line`: line below ``ALPHA_LINE``, point above ``ALPHA_POINT``, the
 C1 weight ``lam`` between); point contact measures each local minimum of the distance once.
@@ -221,7 +221,7 @@ where every ``Lam`` is 1, numpy where the switch acts), and the switch's block t
 
 **Left.** (1) Below ``ALPHA_LINE`` the rows are the nodal quadrature of line contact by
 design, as the spatial pairs are line contact there: at 3 degrees the total is the
-quadrature's (1.74x the one contact of the tip on the slide, 1.75x past the kink's wedge),
+quadrature's (1.75x the one contact of the tip on the slide, 1.75x past the kink's wedge),
 not ``k (2 R - d_min)`` (a strict xfail records it). A quadrature nearer the line integral
 of the penetration (Gauss points per element, as in space) is not built for the plane.
 (2) The exit's share assumes a free end's rows are weighted by one block at a time: where
