@@ -36,6 +36,10 @@ Two kinds of pairs, decided by the dimension:
   chord (:mod:`fembody.contact.meet`, where the argument is; before, both pushed: twice the
   force), faded out before an end moves on to the next element; a fourth ramps in the row
   of an inner node entering past the other's free end (meet.py, "Entering the overlap").
+  The nodal quadrature holds below the line angle of the spatial pairs; from their point
+  angle on a row counts only where its node is a local minimum of the distance along its
+  own beam (point contact, the one contact measured once), with the spatial pairs' blend
+  between (:mod:`fembody.contact.planar_switch`; meet.py, "The point/line switch").
 
 Pairs whose axes meet (distance 0: no normal) are dropped. With chords (C0 polylines) the
 element pairs miss the convex side of a kink between two elements, where the closest point
@@ -78,6 +82,7 @@ from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
 from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows
+from .planar_switch import point_blocks, point_rows
 
 if TYPE_CHECKING:
     from ..model.bodies import Body
@@ -836,6 +841,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     nd = dim.n_translations
     kind = dim.pick("node", "crossing")
     parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
+    points = []                 # planar rows the point/line switch weighs (planar_switch)
     around = None               # beam elements at each node (spatial: free ends), made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
@@ -881,6 +887,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             overlaps += [(bc, *r) for r in overlap_rows(rows, nodes, around)]
             # an inner node entering past the other's free end: ramped in (meet.py)
             entries += [(bc, *r) for r in entry_rows(rows, nodes, around)]
+            # the point/line switch: a row counts as point contact where its node is a
+            # local minimum of the distance (fembody.contact.planar_switch)
+            points += [(bc, *r) for r in point_rows(rows, nodes, around)]
             names = [(bc, f"node {p}", els[o]) for p, o in rows]
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
@@ -907,7 +916,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
         from .ends import end_blocks
         blocks = (end_blocks(model, junctions, node_dofs, nd)
                   + _overlap_blocks(model, overlaps, node_dofs, nd)
-                  + entry_blocks(model, entries, node_dofs, nd, BeamContactBlock))
+                  + entry_blocks(model, entries, node_dofs, nd, BeamContactBlock)
+                  + point_blocks(model, points, node_dofs, nd, BeamContactBlock))
     if not parts:
         return blocks, CandidateWatch(watch)
     ids = np.concatenate([p[0] for p in parts])

@@ -174,15 +174,56 @@ Friction is taken back with the same weights on a copy of the rows (their own re
 mapping on anchors of the block's own, as above), so slip friction stays ``mu`` times the
 weighted normal force.
 
-**Left.** (1) Past its entry an inner node's row measures the free end's contact a second
-time wherever it still penetrates, at the ramp's weight and at full weight from ``l_r`` on,
-as before: the nodal quadrature's own count of a near-parallel contact. Where the geometry
-holds one contact (a tip pressed on the other beam, its chord rising at 3 degrees) B's node
-passing under the tip adds 6 % at 2 mm, 44 % at 5 mm and 73 % at 10 mm (before: 99 % from
-its entry on). An exact answer there needs the point/line switch of the spatial pairs (a
-planar line quadrature in the overlap), not a ramp. The same holds past a convex kink's
-wedge once ``f``'s row has faded in: the kink's one contact counted again by ``f``'s row
-(3 degrees: +2 % at 3 mm, +40 % at 6 mm past the edge, +68 % from ``l_r`` on, as before).
+**The point/line switch** (tests/contact/test_planar_switch.py; the block is
+:class:`fembody.contact.planar_switch.PointRowBlock`). The rows above are a nodal
+quadrature of line contact: past its entry an inner node's row measures a near-parallel
+contact a second time wherever it still penetrates. Where the geometry holds one contact (a
+tip pressed on the other beam, its chord rising at 3 degrees) B's node passing under the tip
+added 6 % at 2 mm, 44 % at 5 mm and 73 % at 10 mm, and every inner node of B entering under
+A's elements the same again (1.75x at 3 degrees, 1.28x at 10); past a convex kink's wedge
+``f``'s row counted the kink's one contact again (1.75x at 3 degrees, 1.24x at 10). The
+spatial pairs switch between line and point contact by the angle of the two chords
+(:mod:`fembody.contact.line`: line below ``ALPHA_LINE``, point above ``ALPHA_POINT``, the
+C1 weight ``lam`` between); point contact measures each local minimum of the distance once.
+The planar rows now do the same. For a row of node ``p`` (elements to ``u_c``, one or two)
+against element ``b``, with ``lam_c`` the line weight of ``p``'s element ``c`` against
+``b`` and ``lean_c`` the sign of ``(u_c - p)`` along ``b``'s normal on ``p``'s side:
+
+    Lam = 1 - prod_c (1 - lam_c),    M = prod_c [lean_c >= 0],
+
+``M = 1`` where ``p`` is a local minimum of the distance to ``b``'s line along its own beam
+(both neighbours no nearer), and the row carries ``Lam (1 - sum a) + (1 - Lam) M`` of its
+energy, ``a`` the parts the share and the ramps above take back: the blocks here scale their
+parts of each weighted row by its ``Lam`` (:func:`point_line`; the compiled passes serve
+where every ``Lam`` is 1, numpy where the switch acts), and the switch's block takes back
+``(1 - Lam) (1 - M) W``. Why:
+
+- Below ``ALPHA_LINE`` on some element at ``p`` ``Lam = 1`` with zero derivatives: the rows
+  as before, bit for bit (parallel overlaps keep their node-by-node count, the share, the
+  fade and the ramps). ``lean_c`` changes its sign only where element ``c`` turns parallel
+  to ``b``, inside that band, so ``M``'s steps never show and the weights are C1 (``lam``'s
+  own order; the tangent is exact where ``lam`` is twice differentiable).
+- From ``ALPHA_POINT`` on every element at ``p`` (``Lam = 0``) the row is point contact:
+  weight 1 at a local minimum along ``p``'s beam, 0 elsewhere. In the plane two chords that
+  do not cross are nearest at an end of one of them, so the one contact is the row of that
+  end where it is a local minimum of the distance (a free end leaning away, a convex kink)
+  and the node pair of :mod:`fembody.contact.ends` where it lies beyond the element: measured
+  once, ``k (2 R - d_min)`` to 1e-5 against the sampled distance along a 0.4 m slide at 10
+  degrees and past a convex kink's wedge at 10 and 20 degrees. Its hand-overs are the
+  rows' own: a minimum row moving on to the next element of a straight beam (the same
+  distance), or taking over from the node pair at the zone's edge (the same distance); a
+  row that is not a minimum enters at weight 0.
+- Between the two, the blend of the two counts, continuous with its force the energy's
+  gradient (7 degrees, tested); its gradient terms pull as the spatial blend's do.
+- Friction is taken back with the same weights on a copy of the rows (the switch's block)
+  and the scaled parts (the others), so slip friction stays ``mu`` times the weighted normal
+  force.
+
+**Left.** (1) Below ``ALPHA_LINE`` the rows are the nodal quadrature of line contact by
+design, as the spatial pairs are line contact there: at 3 degrees the total is the
+quadrature's (1.75x the one contact of the tip on the slide, 1.75x past the kink's wedge),
+not ``k (2 R - d_min)`` (a strict xfail records it). A quadrature nearer the line integral
+of the penetration (Gauss points per element, as in space) is not built for the plane.
 (2) The exit's share assumes a free end's rows are weighted by one block at a time: where
 ``c`` is the last element of a beam whose free end also overlaps ``f``'s element (the
 overlap share of :class:`EndOverlapBlock` weights ``f``'s row against ``c`` too) the two
@@ -382,6 +423,150 @@ def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
     if tangent:
         H[mid] = w[2]
     return S, G, H, eta
+
+
+# ----------------------------------------------------------------- the point/line switch
+def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray) -> np.ndarray:
+    """Per row ``(n,)`` whether some element at its node lies within ``ALPHA_LINE`` of the
+    row's chord (arguments as :func:`point_line`'s), where ``Lam`` is exactly 1 and the
+    switch does nothing: a cheap screen (the cosine test of
+    :func:`fembody.contact.line.switch`, so never True where ``lam_c < 1``)."""
+    from .line import ALPHA_LINE
+    r = np.arange(len(pos))
+    eb = pos[r, tri[:, 2]] - pos[r, tri[:, 1]]
+    node = pos[r, tri[:, 0]]
+    held = np.zeros(len(pos), dtype=bool)
+    c1 = np.cos(ALPHA_LINE) ** 2
+    for c in range(nb.shape[1]):
+        du = pos[r, np.maximum(nb[:, c], 0)] - node
+        p_ = np.einsum("ni,ni->n", du, eb)
+        q_ = np.einsum("ni,ni->n", du, du) * np.einsum("ni,ni->n", eb, eb)
+        held |= (nb[:, c] >= 0) & (p_ * p_ / np.where(q_ > 0.0, q_, 1.0) >= c1)
+    return held
+
+
+def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray
+                    ) -> np.ndarray:
+    """The point indicator ``M (n,)`` of :func:`point_line` (its arguments): 1 where the
+    row's node is a local minimum of the distance to the row's chord along its own beam
+    (every neighbour no nearer the chord's line), or where one of its elements crosses the
+    chord (that element's factor)."""
+    n = len(pos)
+    r = np.arange(n)
+    node, b0, b1 = (pos[r, tri[:, i]] for i in range(3))
+    eb = b1 - b0
+    rp = node - b0
+    cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
+    s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
+    M = np.ones(n)
+    for c in range(nb.shape[1]):
+        du = pos[r, np.maximum(nb[:, c], 0)] - node
+        cu = eb[:, 0] * (rp + du)[:, 1] - eb[:, 1] * (rp + du)[:, 0]
+        # (the element p -> u_c crossing the chord b0 -> b1: the axes cross)
+        c0 = du[:, 0] * (b0 - node)[:, 1] - du[:, 1] * (b0 - node)[:, 0]
+        c1 = du[:, 0] * (b1 - node)[:, 1] - du[:, 1] * (b1 - node)[:, 0]
+        cross_ = (cr * cu < 0.0) & (c0 * c1 < 0.0)
+        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | cross_
+              | (nb[:, c] < 0)).astype(float)
+    return M
+
+
+def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
+               tangent: bool = True):
+    """The point/line switch of planar node-on-element rows (module docstring, "The
+    point/line switch") at the block's node positions ``pos (n, m, 2)``: ``tri (n, 3)`` the
+    slots of each row's node and element ``(p, b0, b1)``, ``nb (n, 2)`` the slots of ``p``'s
+    neighbours along its beam (-1: none), ``side (n,)`` the run's side of the row (0: the
+    geometric one). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian
+    ``(n, m 2, m 2)``; None without ``tangent``) of the row's line weight ``Lam = 1 -
+    prod_c (1 - lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]``
+    (constant: zero derivatives), ``lam_c`` the line weight of
+    :func:`fembody.contact.line.switch` of ``p``'s element to ``u_c`` against the row's
+    element and ``lean_c`` the sign of ``(u_c - p)`` along the normal of the row's chord on
+    ``p``'s side (``u_c`` no nearer that line than ``p``). ``Lam`` is 1 with zero
+    derivatives wherever some element at ``p`` lies within ``ALPHA_LINE`` of the row's
+    chord (the rows as before, bit for bit), which is where a ``lean_c`` can change its
+    sign. Where ``p``'s element ``c`` crosses the chord
+    (the axes cross: a Newton iterate or a state penetrating by more than the radii, beyond
+    any penetration limit) no local minimum of the distance holds the contact, so there
+    that element's factor of ``M`` is 1: the rows' nodal count holds it, as before the
+    switch."""
+    from .line import switch
+    n, m, d = pos.shape
+
+    def const(v):                           # (a constant jet; no Hessian without tangent)
+        return (np.asarray(v, float).copy(), np.zeros((n, m * d)),
+                np.zeros((n, m * d, m * d)) if tangent else None)
+
+    def mul(a, b):
+        if tangent:
+            return _mul(a, b)
+        return a[0] * b[0], a[1] * b[0][:, None] + a[0][:, None] * b[1], None
+
+    held = line_held(pos, tri, nb)
+    if np.all(held):                        # (Lam = 1: M does not count)
+        return const(np.ones(n)), const(np.ones(n))
+    sel = np.flatnonzero(~held)             # (the rows where the switch may act)
+    if sel.size < n:
+        L, Mj = point_line(pos[sel], tri[sel], nb[sel], side[sel], tangent)
+        Lam, M = const(np.ones(n)), const(np.ones(n))
+        for full, part in ((Lam, L), (M, Mj)):
+            for k in range(3 if tangent else 2):
+                full[k][sel] = part[k]
+        return Lam, M
+    one = const(np.ones(n))
+    Off = one                               # prod_c (1 - lam_c)
+    M = point_indicator(pos, tri, nb, side)
+    r = np.arange(n)
+    node = pos[r, tri[:, 0]]
+    line = np.zeros(n, dtype=bool)          # (some element within ALPHA_LINE: Lam = 1)
+    for c in range(nb.shape[1]):
+        has = np.flatnonzero(nb[:, c] >= 0)
+        if not has.size:
+            continue
+        slots = np.stack([tri[has, 0], nb[has, c], tri[has, 1], tri[has, 2]], axis=1)
+        x4 = pos[has[:, None], slots]
+        lam = np.zeros(n)
+        lam[has] = switch(x4, False)[0]
+        line[has[lam[has] == 1.0]] = True
+        sub = np.flatnonzero(lam[has] > 0.0)
+        if not sub.size:                    # (1 - lam_c = 1 on every row)
+            continue
+        on = has[sub]
+        lv, g4, h4 = switch(x4[sub], tangent)
+        cols = (slots[sub][:, :, None] * d + np.arange(d)).reshape(len(on), 4 * d)
+        G = np.zeros((n, m * d))
+        H = np.zeros((n, m * d, m * d)) if tangent else None
+        G[on[:, None], cols] = -g4
+        if tangent:
+            H[on[:, None, None], cols[:, :, None], cols[:, None, :]] = -h4
+        Off = mul(Off, (1.0 - lam, G, H))
+    if np.all(line):
+        return one, const(M)
+    Lam = (1.0 - Off[0], -Off[1], None if Off[2] is None else -Off[2])
+    Lam = tuple(None if v is None else np.where(line.reshape((n,) + (1,) * k), o, v)
+                for k, (o, v) in enumerate(zip(one, Lam)))
+    return Lam, const(M)
+
+
+def _nothing(live: np.ndarray, m: int, count: int, tangent: bool):
+    """A take-back block's ``_parts_live`` triple where it takes back nothing: zero forces
+    ``(r, m)``, stiffness and parts of its ``count`` weighted rows."""
+    r = len(live)
+    return (np.zeros((r, m)), np.zeros((r, m, m)) if tangent else None,
+            ((np.zeros((r, count)), np.zeros((r, count, m)), None),))
+
+
+def _line_scaled(a, ga, ha, Lam):
+    """The parts ``a (n,)`` with gradient ``ga`` and Hessian ``ha`` (or None) times the
+    line weight ``Lam`` (a jet of :func:`point_line`): the product rule."""
+    L, gL, hL = Lam
+    out = (L * a, L[:, None] * ga + a[:, None] * gL)
+    if ha is None:
+        return out + (None,)
+    cross = gL[:, :, None] * ga[:, None, :]
+    return out + (L[:, None, None] * ha + cross + np.transpose(cross, (0, 2, 1))
+                  + a[:, None, None] * hL,)
 
 
 class _PlanarTakeBack(ContactRows):
@@ -602,14 +787,22 @@ class EndOverlapBlock(_PlanarTakeBack):
         geo = np.sign(eB[:, 0] * r[:, 1] - eB[:, 1] * r[:, 0])
         return np.where(s != 0.0, s, np.where(geo != 0.0, geo, 1.0))
 
-    def shares(self, x: np.ndarray, side, tangent: bool = True):
+    def shares(self, x: np.ndarray, side, tangent: bool = True, switch: bool = True):
         """The parts of the two rows taken back where both are in their zones, ``a (n, 2)
         = (F (1 - S), F S)`` (``S`` of :func:`overlap_share`, ``F`` of
         :func:`overlap_fade`), their gradients ``(n, 2, 8)`` and (``tangent``) Hessians
         ``(n, 2, 8, 8)`` (else None), exact, at the gathered displacements ``x`` with the
-        run's ``side`` ``(n, 2)`` (zeros: unsigned)."""
+        run's ``side`` ``(n, 2)`` (zeros: unsigned); each times its row's line weight
+        ``Lam`` of :func:`point_line` (``switch``, default True; False: without it, the
+        formulas of the compiled pass, which serves only where every ``Lam`` is 1)."""
         pos = self.positions(x)
-        S, gS, hS = overlap_share(pos, self._sigma(pos, self._sides(side)), tangent)[:3]
+        sd = self._sides(side)
+        parts = self._shares(pos, sd, tangent)
+        return self._switched(pos, sd, parts, tangent) if switch else parts
+
+    def _shares(self, pos: np.ndarray, sd: np.ndarray, tangent: bool):
+        """:meth:`shares` before the point/line switch."""
+        S, gS, hS = overlap_share(pos, self._sigma(pos, sd), tangent)[:3]
         F, gF, hF = overlap_fade(pos, self._fade, tangent)
         if np.all(F == 1.0):                # (no fade: the share alone, fewer arrays)
             return (np.column_stack([1.0 - S, S]), np.stack([-gS, gS], axis=1),
@@ -624,6 +817,25 @@ class EndOverlapBlock(_PlanarTakeBack):
         ha = np.stack([(1.0 - S)[:, None, None] * hF - cross - F[:, None, None] * hS,
                        S[:, None, None] * hF + cross + F[:, None, None] * hS], axis=1)
         return a, ga, ha
+
+    def _lines(self, pos: np.ndarray, sd: np.ndarray, tangent: bool) -> list:
+        """Per weighted row (p's, q's) its line weight ``Lam`` (a jet of
+        :func:`point_line`: the free end against the other's element)."""
+        n = len(pos)
+        return [point_line(pos, self.tri[:, c], np.column_stack(
+            [np.full(n, (U, W)[c]), np.full(n, -1)]), sd[:, c], tangent)[0] for c in (0, 1)]
+
+    def _switched(self, pos: np.ndarray, sd: np.ndarray, parts: tuple, tangent: bool):
+        """The ``parts`` ``(a, ga, ha)`` of the two weighted rows times their line weights
+        (module docstring, "The point/line switch"); the same arrays where both are 1."""
+        lines = self._lines(pos, sd, tangent)
+        if all(np.all(L[0] == 1.0) for L in lines):
+            return parts
+        a, ga, ha = parts
+        out = [_line_scaled(a[:, c], ga[:, c], None if ha is None else ha[:, c], L)
+               for c, L in enumerate(lines)]
+        return (np.stack([o[0] for o in out], axis=1), np.stack([o[1] for o in out], axis=1),
+                None if ha is None else np.stack([o[2] for o in out], axis=1))
 
     def _energy(self, x: np.ndarray, side, tangent: bool, share: tuple | None = None):
         """Per row the energy taken back ``-F ((1 - S) W_p + S W_q)`` [J] ``(n,)`` where
@@ -675,6 +887,16 @@ class EndOverlapBlock(_PlanarTakeBack):
         :meth:`shares` to round-off, tests/contact/test_planar_kernels.py)."""
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
+        if not all(np.all(line_held(pos, self.tri[live, c], np.column_stack(
+                [np.full(len(live), (U, W)[c]), np.full(len(live), -1)]))) for c in (0, 1)):
+            # (the point/line switch may act: the numpy take-back, which carries it; none
+            # where it makes every weighted row point contact, Lam = 0)
+            sub = self._take(live)
+            if all(np.all(L[0] == 0.0) for L in sub._lines(pos, side, False)):
+                return _nothing(live, x.shape[1], 2, tangent)
+            share = sub.shares(x[live], side, tangent)
+            _, fl, Kl = sub._energy(x[live], side, tangent, share)
+            return fl, Kl, ((share[0], share[1], None),)
         tri = self.tri[live]
         _, fl, Kl, a, ga = overlap_take(pos, tri, side, self.radius[live], self.k[live],
                                         self._fade[live], self._sigma(pos, side, tri))
@@ -1099,18 +1321,37 @@ class EntryRampBlock(_PlanarTakeBack):
         s = np.where(side[:, 0] != 0.0, side[:, 0], np.where(geo != 0.0, geo, 1.0))
         return np.column_stack([-s, s])
 
-    def parts(self, x: np.ndarray, side, tangent: bool = True):
+    def parts(self, x: np.ndarray, side, tangent: bool = True, switch: bool = True):
         """The parts taken back ``A (n, 5)`` of the five weighted rows, their gradients
         ``(n, 5, 10)`` and (``tangent``) Hessians (:func:`_exit_parts`), zero for a row
         that is not one of the element pairs', at the gathered displacements ``x`` with the
-        run's ``side`` ``(n, 5)``."""
+        run's ``side`` ``(n, 5)``; each times its row's line weight ``Lam`` of
+        :func:`point_line` (``switch``, default True; False: without it, the formulas of
+        the compiled pass, which serves only where every ``Lam`` is 1)."""
         pos = self.positions(x)
         sd = self._sides(side)
         A, gA, hA = _exit_parts(pos, self.free, self.ends, self.ramp, self.lr,
                                 self._sigma(pos, sd), tangent)
         on = self._on.astype(float)
-        return (A * on, gA * on[:, :, None],
-                None if hA is None else hA * on[:, :, None, None])
+        A, gA, hA = (A * on, gA * on[:, :, None],
+                     None if hA is None else hA * on[:, :, None, None])
+        if not switch:
+            return A, gA, hA
+        lines = self._lines(pos, sd, tangent)
+        if all(np.all(L[0] == 1.0) for L in lines):
+            return A, gA, hA
+        out = [_line_scaled(A[:, c], gA[:, c], None if hA is None else hA[:, c], L)
+               for c, L in enumerate(lines)]
+        return (np.stack([o[0] for o in out], axis=1), np.stack([o[1] for o in out], axis=1),
+                None if hA is None else np.stack([o[2] for o in out], axis=1))
+
+    def _lines(self, pos: np.ndarray, sd: np.ndarray, tangent: bool) -> list:
+        """Per weighted row its line weight ``Lam`` (a jet of :func:`point_line`): ``p``'s
+        row with ``p``'s two neighbours, a free end ``b_j``'s with its one, ``b_(1-j)``."""
+        n = len(pos)
+        nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
+        return [point_line(pos, self.tri[:, c], np.tile(np.array(nbs[c]), (n, 1)), sd[:, c],
+                           tangent)[0] for c in range(5)]
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
         """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
@@ -1182,6 +1423,20 @@ class EntryRampBlock(_PlanarTakeBack):
         :meth:`parts` to round-off, tests/contact/test_planar_kernels.py)."""
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
+        nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
+        on = self._on[live]
+        if not all(np.all(line_held(pos, self.tri[live, c], np.tile(np.array(nbs[c]),
+                                                                    (len(live), 1)))
+                          | ~on[:, c]) for c in range(5)):
+            # (the point/line switch may act: the numpy take-back, which carries it; none
+            # where it makes every weighted row point contact, Lam = 0)
+            sub = self._take(live)
+            if all(np.all((L[0] == 0.0) | ~on[:, c])
+                   for c, L in enumerate(sub._lines(pos, side, False))):
+                return _nothing(live, x.shape[1], 5, tangent)
+            parts = sub.parts(x[live], side, tangent)
+            _, fl, Kl = sub._energy(x[live], side, tangent, parts)
+            return fl, Kl, ((parts[0], parts[1], None),)
         _, fl, Kl, a, ga = exit_take(pos, self.tri[live], self._onf[live], side,
                                      self.radius[live], self.k[live], self._freef[live],
                                      self._endsf[live], self.ramp[live], self.lr[live],

@@ -9,6 +9,7 @@ import fembody as fb
 from fembody.contact.beams import BeamContactBlock
 from fembody.contact.ends import EndContactBlock
 from fembody.contact.meet import EndOverlapBlock, EntryRampBlock
+from fembody.contact.planar_switch import PointRowBlock
 
 R = 0.005
 STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
@@ -34,9 +35,10 @@ def test_blocks_of_a_family_and_the_refusal_to_pick_one():
     sys = m.compile()
     found = sys.blocks_of("beam contact")
     # (the element pairs' rows, the node pairs, the two free ends' overlap share, the
-    # entry ramps of the inner nodes next to the free ends)
+    # entry ramps of the inner nodes next to the free ends, the point/line switch's rows
+    # of free ends and of inner nodes)
     assert [type(b) for b in found] == [BeamContactBlock, EndContactBlock, EndOverlapBlock,
-                                        EntryRampBlock]
+                                        EntryRampBlock, PointRowBlock, PointRowBlock]
     assert all(any(b is c for c in sys.blocks) for b in found)
     with pytest.raises(fb.ModelError) as err:
         sys.block("beam contact")

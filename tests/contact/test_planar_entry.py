@@ -194,7 +194,9 @@ def test_planar_total_force_past_the_last_elements_is_the_one_contact(deg):
     twice (1.99x at 3 degrees, 1.93x at 10, 20 um past w's entry). The limit (stated in
     fembody.contact.meet): farther in, w's row measures the tip's contact again, at the
     ramp's weight (3 degrees: 1.06x at 2 mm, 1.44x at 5 mm, 1.73x at 10 mm where the ramp
-    ends, the rows' count as before from there)."""
+    ends, the rows' count as before from there): below the line angle the rows are the
+    nodal quadrature of line contact by design; from the point angle on the point/line
+    switch makes the whole slide the one contact (tests/contact/test_planar_switch.py)."""
     sys, A, B = _pair(deg)
     # (the entries past w's own come inside its ramp: the limit below)
     ev = _events(deg)

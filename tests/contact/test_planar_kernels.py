@@ -14,10 +14,12 @@ from .test_planar_entry import _at, _pair
 
 
 def _numpy_take(b, x, side):
-    """The numpy version: energy, gradient, Hessian and the parts with their gradients."""
-    a, ga, _ = b.shares(x, side, True)
-    E, f, K = b._energy(x, side, True)
-    return E, f, K, a, ga
+    """The numpy version: energy, gradient, Hessian and the parts with their gradients
+    (without the point/line switch, which the compiled pass leaves to numpy: where it acts
+    the block evaluates in numpy, tests/contact/test_planar_switch.py)."""
+    share = b.shares(x, side, True, switch=False)
+    E, f, K = b._energy(x, side, True, share)
+    return E, f, K, share[0], share[1]
 
 
 @pytest.mark.parametrize("deg", [0.0, 0.02, -0.03, 0.5, 3.0])
@@ -99,7 +101,8 @@ def test_compiled_exit_take_is_the_numpy_one(signed):
             shift[int(nid)] = shift.get(int(nid), 0.0) + 1e-6 * rng.normal(size=2)
         x = moved(sys, b, shift)[0]
         side = b.side if signed else np.zeros_like(b.side)
-        parts = b.parts(x, side, True)
+        # (without the point/line switch: where it acts the block evaluates in numpy)
+        parts = b.parts(x, side, True, switch=False)
         E, f, K = b._energy(x, side, True, parts)
         ref = (E, f, K, parts[0], parts[1])
         pos = b.positions(x)

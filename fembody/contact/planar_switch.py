@@ -1,0 +1,301 @@
+"""The planar point/line switch: the point contact of a planar node-on-element row counted
+where its node is a local minimum of the distance, as the spatial pairs' point contact
+(issue 33; the weights are :func:`fembody.contact.meet.point_line`, the argument is
+:mod:`fembody.contact.meet`'s docstring, "The point/line switch").
+
+:class:`PointRowBlock` takes back ``(1 - Lam) (1 - M) W`` of every planar node-on-element
+row ``(p, b0, b1)`` whose node has one or two beam elements (a branch of more is left as
+it was), ``W`` the row's penalty energy, on the translation DOFs of the row's three nodes
+and ``p``'s neighbours ``u_c``; the take-back blocks of :mod:`fembody.contact.meet` scale
+their parts of a row by ``Lam``. A row then carries ``Lam (1 - sum a) + (1 - Lam) M`` of
+its energy (``a`` the parts the share and the ramps take back): the blocks as before where
+every element at ``p`` lies within ``ALPHA_LINE`` of the row's chord (``Lam = M = 1``,
+nothing live here), and the row's point contact, 1 where ``p`` is a local minimum along its
+beam and 0 where it is not, from ``ALPHA_POINT`` on.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..elements.base import Labels
+from .friction import History
+from .geometry import closest_node, distance, side_now, signed
+from .meet import _PlanarTakeBack, _node_rows, _set_friction, line_held, point_indicator, \
+    point_line
+from .rows import pair_report
+
+
+class PointRowBlock(_PlanarTakeBack):
+    """The point/line switch's take-back of planar node-on-element rows (module docstring),
+    a force block of the System (the contract of :class:`fembody.elements.base.Block`) on
+    the translation DOFs of ``m`` nodes per row ``(p, b0, b1, u_0[, u_1])``: the row's node,
+    the element's two nodes and ``p``'s neighbours along its beam (one for a free end, two
+    for an inner node: one block per count).
+
+    ``nodes (n, m)`` the node ids; ``dofs (n, 2 m)``; ``X (n, m, 2)`` the reference positions
+    [m]; ``radius (n,)`` the sum of the radii [m] and ``k (n,)`` the penalty [N/m], the
+    rows' own; ``labels`` the rows' names; ``side (n,)`` the rows' reference sides (default
+    None: from ``X``, the rows' rule); its sides are a run's state like the rows'
+    (:meth:`sides_after`). ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row and
+    ``rows_class`` the planar rows' class, as :class:`fembody.contact.meet.EndOverlapBlock`'s:
+    the block runs the rows' own return mapping on a copy of the rows and takes back the same
+    part of their friction."""
+
+    def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
+                 friction: tuple | None = None, rows_class: type | None = None) -> None:
+        self.X = np.asarray(X, dtype=float)
+        n, m, d = self.X.shape
+        if m not in (4, 5):
+            raise ValueError(f"PointRowBlock: rows of 4 or 5 nodes, not {m}")
+        self.nodes = np.asarray(nodes, dtype=np.int64).reshape(n, m)
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.radius = np.asarray(radius, dtype=float)
+        self.k = np.asarray(k, dtype=float)
+        self.dim = d
+        self.tol = np.full(n, math.inf)
+        self._labels = labels
+        self.tri = np.tile(np.array([[[0, 1, 2]]], dtype=np.int64), (n, 1, 1))
+        self.nb = np.tile(np.array([[3, 4 if m == 5 else -1]], dtype=np.int64), (n, 1))
+        self._cols = (self.tri[:, :, :, None] * d + np.arange(d)).reshape(n, 1, 3 * d)
+        self.side = (side_now(self._triplet(self.X, 0), np.zeros(n)) if side is None
+                     else np.asarray(side, float).reshape(n))
+        self._unsigned = np.zeros(n)
+        _set_friction(self, friction, rows_class, 1, labels)
+
+    def _take(self, rows: np.ndarray) -> "PointRowBlock":
+        """The rows ``rows`` as a frictionless block."""
+        return PointRowBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
+                             self.radius[rows], self.k[rows], self._labels, self.side[rows])
+
+    def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
+        """The node positions ``(n, 3, d)`` of each row's weighted row (``c`` = 0)."""
+        return pos[:, :3]
+
+    def _sides(self, side):
+        return self._unsigned if side is None else np.asarray(side, float).reshape(-1)
+
+    def sides_after(self, x: np.ndarray, side: np.ndarray) -> np.ndarray:
+        """The rows' sides ``(n,)`` after an accepted step that ended at ``x``, by the rule
+        of :meth:`fembody.contact.beams.BeamContactBlock.sides_after` (the same rows, so the
+        same sides)."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        tri = pos[:, :3]
+        z, ok = closest_node(tri)
+        rho = distance("node", tri, z, False)[0]
+        clear = ~ok | (rho > self.radius)
+        return np.where(clear, side_now(tri, side), side)
+
+    def parts(self, x: np.ndarray, side, tangent: bool = True):
+        """The part taken back ``(1 - Lam) (1 - M)`` ``(n, 1)``, its gradient ``(n, 1, 2 m)``
+        and (``tangent``) Hessian (else None), exact (:func:`fembody.contact.meet.
+        point_line`), at the gathered displacements ``x`` with the run's ``side``."""
+        pos = self.positions(x)
+        sd = self._sides(side)
+        Lam, M = point_line(pos, self.tri[:, 0], self.nb, sd, tangent)
+        # ((1 - Lam) (1 - M), M constant)
+        off = 1.0 - M[0]
+        a = (1.0 - Lam[0]) * off
+        ga = -off[:, None] * Lam[1]
+        ha = -off[:, None, None] * Lam[2] if tangent else None
+        return a[:, None], ga[:, None], (ha[:, None] if tangent else None)
+
+    def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
+        """The row's in-zone flag, energy, its gradient and (``tangent``) Hessian over the
+        block's nodes (:func:`fembody.contact.meet._node_rows`)."""
+        return _node_rows(self, pos, side.reshape(-1, 1), tangent, 1)
+
+    def _energy(self, x: np.ndarray, side, tangent: bool, parts: tuple | None = None):
+        """Per row the energy taken back ``-(1 - Lam) (1 - M) W`` [J] ``(n,)``, its gradient
+        and (``tangent``) Hessian; ``parts`` (default None: computed) :meth:`parts` at
+        ``x``."""
+        pos = self.positions(x)
+        side = self._sides(side)
+        (_, Ec, Gc, Hc), = self._rows(pos, side, tangent)
+        a, ga, ha = self.parts(x, side, tangent) if parts is None else parts
+        a, ga = a[:, 0], ga[:, 0]
+        E = -a * Ec
+        f = -(a[:, None] * Gc + Ec[:, None] * ga)
+        K = None
+        if tangent:
+            outer = ga[:, :, None] * Gc[:, None, :]
+            K = -(a[:, None, None] * Hc + outer + np.transpose(outer, (0, 2, 1))
+                  + Ec[:, None, None] * ha[:, 0])
+        return E, f, K
+
+    def live(self, x: np.ndarray, side=None) -> np.ndarray:
+        """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: in their zone,
+        penetrating, with ``(1 - Lam) (1 - M) > 0``."""
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        pos = self.positions(x)
+        sd = self._sides(side)
+        # (a row with an element at its node within ALPHA_LINE of its chord: Lam = 1)
+        sel = np.flatnonzero(~line_held(pos, self.tri[:, 0], self.nb))
+        if not sel.size:
+            return sel
+        tri = pos[sel, :3]
+        z, ok = closest_node(tri)
+        sel, tri, z = sel[ok], tri[ok], z[ok]
+        if not sel.size:
+            return sel
+        rho = distance("node", tri, z, False)[0]
+        pen = signed(tri, sd[sel], self.radius[sel], rho, np.zeros((len(rho), 1)), None)[0]
+        sel = sel[(rho != 0.0) & (pen < self.radius[sel])]
+        if not sel.size:
+            return sel
+        # (not screened: every element beyond ALPHA_LINE, Lam < 1 but for round-off, where a
+        # live row takes back 0)
+        return sel[point_indicator(pos[sel], self.tri[sel, 0], self.nb[sel], sd[sel]) < 1.0]
+
+    def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
+        """The live rows' forces ``(r, 2 m)`` [N] and stiffness taken back without friction,
+        and their parts (which :meth:`_friction` reuses)."""
+        sub = self._take(live)
+        parts = sub.parts(x[live], sd[live], tangent)
+        _, fl, Kl = sub._energy(x[live], sd[live], tangent, parts)
+        return fl, Kl, ((parts[0], parts[1], None),)
+
+    # ------------------------------------------------------------------------- friction
+    def _gathered(self, x: np.ndarray) -> np.ndarray:
+        """The rows' gathered displacements ``(n, 6)`` from ``x (n, 2 m)``."""
+        return x[:, :3 * self.dim]
+
+    def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
+                  rows: np.ndarray | None = None, parts: tuple | None = None):
+        """The friction the ``rows`` (default None: all) take back ``-(1 - Lam) (1 - M) F``
+        ``(r, 2 m)`` [N], ``F`` the rows' Coulomb force from their own return mapping on this
+        block's anchors (``history``; None: :attr:`history0`) and the run's ``side``, and
+        (``tangent``) its stiffness, exact (the rows' tangent weighted and the part's
+        gradient times ``F``); also the mapping and the parts ``(r, 1)``."""
+        h = self.history0 if history is None else history
+        sd = self._sides(side)
+        F1, K1, c = self._mirror._friction(self._gathered(x), h, tangent, rows=rows,
+                                           side=sd)[:3]
+        sel = slice(None) if rows is None else rows
+        if parts is None:
+            blk = self if rows is None else self._take(rows)
+            parts = blk.parts(x[sel], sd[sel], False)
+        a, ga = parts[:2]
+        n, m = len(a), x.shape[1]
+        k3 = 3 * self.dim
+        part = np.zeros((n, m))
+        part[:, :k3] = F1
+        F = -a[:, 0, None] * part
+        K = None
+        if tangent:
+            K = np.zeros((n, m, m))
+            K[:, :k3, :k3] = -a[:, 0, None, None] * K1
+            K -= part[:, :, None] * ga[:, 0, None, :]
+        return F, K, c, a
+
+    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
+                ) -> tuple[History, float, float]:
+        """The history after an accepted step, as
+        :meth:`fembody.contact.meet.EndOverlapBlock.advance`: the anchors the rows' own
+        update on this block's copy of them, the forces and springs' energy recorded the
+        part taken back."""
+        sd = self._sides(side)
+        x1 = self._gathered(x)
+        rows, _, _ = self._mirror.advance(x1, history, sd)
+        a = self.parts(x, sd, False)[0].reshape(-1)
+        F = -a[:, None] * rows.force
+        stored = -a * rows.stored
+        work = 0.5 * float(np.sum((F + history.force) * (x1 - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, x1.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def friction_report(self, x: np.ndarray, history: History, side=None
+                        ) -> dict[str, np.ndarray]:
+        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
+        of the friction taken back on the element (``b0``, ``b1``), ``slip`` [m] the row's
+        and ``stick`` (taking back, the row not sliding)."""
+        n = len(self)
+        T = np.zeros(n)
+        live = self.live(x, self._sides(side))
+        if live.size:
+            Ff = self._friction(x, history, False, side, live)[0]
+            T[live] = np.linalg.norm(Ff[:, 2:4] + Ff[:, 4:6], axis=1)
+        taking = np.zeros(n, dtype=bool)
+        taking[live] = True
+        return dict(tangential_force=T, slip=history.slip.reshape(n), stick=taking
+                    & ~history.sliding.reshape(n))
+
+    def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
+        """Per row (normal force [N]: minus the part of the row's force taken back,
+        ``-(1 - Lam) (1 - M) k max(-g, 0)``, the row's gap [m], whether the row is live
+        1/0)."""
+        n = len(self)
+        pos = self.positions(x)
+        sd = self._sides(side)
+        tri = pos[:, :3]
+        z, _ = closest_node(tri)
+        g = signed(tri, sd, self.radius, *distance("node", tri, z, False))[0] - self.radius
+        F = np.zeros(n)
+        live = self.live(x, sd)
+        if live.size:
+            sub = self._take(live)
+            a = sub.parts(x[live], sd[live], False)[0][:, 0]
+            (_, Ec, _, _), = sub._rows(pos[live], sd[live], False)
+            F[live] = -a * np.sqrt(2.0 * self.k[live] * Ec)
+        on = np.zeros(n)
+        on[live] = 1.0
+        return np.column_stack([F, g, on])
+
+    def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
+        """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
+        back, <= 0), ``point`` midway between ``p`` and its projection [m] and ``normal``
+        (unit, from the projection to ``p``); with a run's ``history`` a frictional block
+        also the keys of :meth:`friction_report`."""
+        F, g = self.resultants(x, side)[:, :2].T
+        pos = self.positions(x)[:, :3]
+        z, _ = closest_node(pos)
+        t = np.clip(z[:, 0], 0.0, 1.0)
+        foot = pos[:, 1] + t[:, None] * (pos[:, 2] - pos[:, 1])
+        out = pair_report(pos[:, 0], foot, F, g)
+        if self.frictional and history is not None:
+            out.update(self.friction_report(x, history, side))
+        return out
+
+
+def point_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
+    """The planar node-on-element ``rows`` (``{(node, element index): radius sum}``, one
+    contact's; ``nodes (e, 2)`` the elements' node ids) the switch weighs (compile time):
+    every row whose node ``p`` has one or two beam elements (``around`` of
+    :func:`fembody.contact.rows.beam_neighbours`) none of whose other nodes is one of the
+    element's. Per row: ``((p, b0, b1, u_0[, u_1]), radius sum)``."""
+    out = []
+    for (p, o), rsum in rows.items():
+        nb = [int(u) for u, _ in around.get(p, ())]
+        el = [int(v) for v in nodes[o]]
+        if len(nb) in (1, 2) and not set(nb) & set(el):
+            out.append(((p, *el, *nb), rsum))
+    return out
+
+
+def point_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: type) -> list:
+    """The switch's take-back (:class:`PointRowBlock`) of the ``rows`` ``[(contact, nodes,
+    radius sum), ...]`` of :func:`point_rows`: one block for the free ends' rows (4 nodes)
+    and one for the inner nodes' (5), or none."""
+    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    out = []
+    for m in (4, 5):
+        sel = [r for r in rows if len(r[1]) == m]
+        if not sel:
+            continue
+        ids = np.array([r[1] for r in sel], dtype=np.int64)
+        X = np.array([[pos[i] for i in row] for row in ids.tolist()])
+        labels = Labels(lambda i, sel=sel: f"{sel[i][0].label}: node {sel[i][1][0]} / "
+                        f"element ({sel[i][1][1]}, {sel[i][1][2]}) (point/line switch)",
+                        len(ids))
+        fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
+                       for r in sel], dtype=float)
+        out.append(PointRowBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+                                 np.array([r[2] for r in sel], dtype=float),
+                                 np.array([r[0].stiffness for r in sel], dtype=float),
+                                 labels, friction=tuple(fr.T) if (fr[:, 0] > 0.0).any()
+                                 else None, rows_class=rows_class))
+    return out
