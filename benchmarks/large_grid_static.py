@@ -108,6 +108,13 @@ def main() -> None:
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--linear-solver", default="auto")
     ap.add_argument("--out", default="large_grid_static")
+    ap.add_argument("--refusal-cuts", type=int, default=None,
+                    help="statics.REFUSAL_CUTS for this run (default: the module's): how "
+                         "many halvings a refusal of the near-symmetric path may make")
+    ap.add_argument("--lu-limit", type=int, default=None,
+                    help="end the run (recorded, not raised) where SuperLU would factorise "
+                         "a matrix above this many rows: at 1e6 DOFs one LU costs 221-503 s "
+                         "and 4-5 GB, so a run that falls back to it cannot finish in time")
     ap.add_argument("--bare", action=argparse.BooleanOptionalAction, default=True,
                     help="time the bare factorise + solve of the first iterate's tangent "
                          "first (--no-bare: the run's own factorisations stand in)")
@@ -115,8 +122,12 @@ def main() -> None:
     # the static's own messages (refusals, cuts of the load step) with the time of each
     logging.basicConfig(stream=sys.stdout, format="%(asctime)s %(message)s")
     logging.getLogger("fembody").setLevel(logging.INFO)
+    from fembody.statics import statics
+    if args.refusal_cuts is not None:
+        statics.REFUSAL_CUTS = args.refusal_cuts
     row: dict = {"model": "sgrid", "target_dofs": args.size, "steps": args.steps,
                  "tol": args.tol, "linear_solver": args.linear_solver,
+                 "refusal_cuts": statics.REFUSAL_CUTS, "lu_limit": args.lu_limit,
                  "limit_as": resource.getrlimit(resource.RLIMIT_AS)[0], "blas": blas(),
                  "load": [os.getloadavg()[0]]}
 
@@ -199,7 +210,16 @@ def main() -> None:
         events.append(("solve", c0, time.process_time() - c0))
         return out
     SaddlePointSolver.factorize, SaddlePointSolver.solve = factorize, solve
-    from fembody.statics import statics
+    orig_lu = sparse_lu.OrderedSuperLU.factorize
+
+    class LUBarred(RuntimeError):
+        """SuperLU asked for a matrix above --lu-limit rows (not its 'singular' error)."""
+
+    def lu_factorize(self, A):
+        if args.lu_limit is not None and A.shape[0] > args.lu_limit:
+            raise LUBarred(f"SuperLU asked to factorise {A.shape[0]} rows (> --lu-limit)")
+        return orig_lu(self, A)
+    sparse_lu.OrderedSuperLU.factorize = lu_factorize
     orig_accept = statics._accept
     steps: list = []
 
@@ -217,10 +237,17 @@ def main() -> None:
     c0, w0 = time.process_time(), time.perf_counter()
     try:
         res = fb.static(s, steps=args.steps, tol=args.tol, linear_solver=args.linear_solver)
+    except (LUBarred, fb.ConvergenceError) as exc:
+        # the run's end as the user would meet it, with what was reached kept
+        keep(ended={"error": type(exc).__name__, "message": str(exc),
+                    "cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - w0,
+                    "load_reached": steps[-1]["load"] if steps else 0.0})
+        return
     finally:
         SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
         near_symmetric.RefinedCholesky.refine = orig_refine
         statics._accept = orig_accept
+        sparse_lu.OrderedSuperLU.factorize = orig_lu
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     starts = [e[1] for e in events if e[0] == "factor"]
     per_iter = list(np.diff(starts))
