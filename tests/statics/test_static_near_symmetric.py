@@ -160,3 +160,52 @@ def test_a_kept_factor_serves_only_its_own_matrix():
     x2 = eq.solve(rhs, np.zeros(0))[0]
     dense2 = np.linalg.solve(s.csc(K_other).toarray(), rhs)
     assert np.abs(x2 - dense2).max() <= 1e-10 * np.abs(dense2).max()
+
+
+def test_refusals_past_the_first_tangent_cut_as_far_as_max_cuts_allows(monkeypatch):
+    """One load step on the 1350-DOF heavy grid (16 x 16 cells, 1e6 m/s^2): the first Newton
+    increment from the flat grid overshoots the state by far, and every refusal is of a later
+    iterate's tangent. Before, REFUSAL_CUTS = 4 halvings were all it had: SuperLU then took
+    the load step 1/16 from the flat grid, its Newton iterates inverted elements and the run
+    ended with 'the load crushes it' at load 0.0625. Each cut halves the overshoot, so such
+    refusals now cut down to the smallest step max_cuts allows: eight cuts (the step 1/256),
+    every matrix on the path, load 1 reached, and the centre deflection is SuperLU's in 256
+    load steps (-0.250044282260 m, measured: its states agree with this run's to 5e-12 of
+    the motion; SuperLU in 1, 16 or 64 steps meets inverted elements too)."""
+    m, centre = heavy_grid(16, 1e6)
+    s = m.compile()
+    seen = []
+    factorize = LinearSolver.factorize
+
+    def record(self, A):
+        factorize(self, A)
+        if self.method == "cholmod-refined":     # (not the support check's own probe)
+            seen.append(self.active)
+    monkeypatch.setattr(LinearSolver, "factorize", record)
+    run = fb.static(s, steps=1, linear_solver="cholmod-refined")
+    assert set(seen) == {"cholmod-refined"}
+    assert run.stats["n_refused"] == 8 > statics.REFUSAL_CUTS
+    assert run.load_factor[0] == pytest.approx(1.0 / 256.0, rel=1e-12)
+    assert run.load_factor[-1] == pytest.approx(1.0, rel=1e-12)
+    assert run.displacement(centre)[-1, 2] == pytest.approx(-0.250044282260, rel=1e-10)
+
+
+def test_refusals_of_the_first_tangent_cut_at_most_refusal_cuts_times(monkeypatch):
+    """A refusal of an attempt's first tangent (the state it starts from) is not helped by a
+    halved step the way an overshooting iterate is: with the path made to refuse every
+    matrix, the 294-DOF heavy grid in one load step cuts REFUSAL_CUTS times (load steps of
+    1/16), then SuperLU factorises the refused tangents, and the state is SuperLU's own run
+    to 1e-10 of the motion (with the first-tangent count left out, the cuts would go on to
+    max_cuts, 12)."""
+    m, centre = heavy_grid()
+    s = m.compile()
+    monkeypatch.setattr(near_symmetric.SymmetricPart, "factorize", lambda self, *a, **k: None)
+    run = fb.static(s, steps=1, linear_solver="cholmod-refined")
+    assert run.stats["n_refused"] == statics.REFUSAL_CUTS == 4
+    assert run.load_factor[0] == pytest.approx(1.0 / 16.0, rel=1e-12)
+    monkeypatch.undo()
+    ref = fb.static(s, steps=1, linear_solver="superlu")
+    q, q_ref = np.asarray(run.q[-1]), np.asarray(ref.q[-1])
+    motion = np.abs(q_ref - np.asarray(s.q0)).max()
+    assert motion > 1e-2
+    assert np.abs(q - q_ref).max() <= 1e-10 * motion
