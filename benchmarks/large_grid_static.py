@@ -19,6 +19,12 @@ Run alone, under an address-space limit, late (other sessions share the machine)
 
     prlimit --as=15000000000 python benchmarks/large_grid_static.py [--size 1e6]
         [--steps 1] [--tol 1e-4] [--linear-solver auto] [--out large_grid_static]
+        [--refusal-cuts N] [--lu-limit ROWS]
+
+``--refusal-cuts`` sets ``statics.REFUSAL_CUTS`` for the run; ``--lu-limit`` ends the run
+where SuperLU would factorise a matrix of more rows (at 1e6 DOFs one LU costs minutes and
+gigabytes): that end, or a ``ConvergenceError``, is recorded under ``ended`` with the load
+reached, beside the load steps accepted before it.
 
 With ``--linear-solver cholmod-refined`` the bare reference is that path's own factorisation
 (CHOLMOD's LDL^T of the symmetric part, its symbolic analysis included) and one refined
