@@ -927,10 +927,18 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
     bad = s.inverted_elements(q, q_prev)
     if bad:
         shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        # (Newton from an equilibrium far from this load's, e.g. an LU's step after the
+        # refusal cuts ran out, can converge to an inverted state the structure never
+        # reaches in smaller steps: the load reached and the step taken say which)
+        done = result.load_factor
+        reached = float(done[-1]) if done is not None and len(done) else 0.0
         raise ConvergenceError(
-            f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
-            "the load crushes it: reduce the load, or check supports and section", time=when,
-            result=result)
+            f"static: at load factor {load:.6g} {shown} passed through zero length (inverted), "
+            f"a step of {load - reached:.3g} from the last equilibrium (load factor "
+            f"{reached:.6g}, the states up to it kept in the error's result); the load crushes "
+            "it, or the step is too large for Newton to stay on the structure's path: take "
+            "more load steps (steps=, max_cuts=), reduce the load, or check supports and "
+            "section", time=when, result=result)
     # non-conservative forces (Coulomb friction, follower loads) may make the state flutter
     # however its stiffness is proved: their tangent is wanted for flutter_mode
     nonconservative = bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)
