@@ -80,8 +80,8 @@ SYMMETRIZE = 1.0
 #: first Newton increment, the linear solution of the step, overshoots the state) cuts down
 #: to the smallest step ``max_cuts`` allows, since each halving halves that increment; the
 #: number it takes is the model's (a 1350-DOF grid under 1e6 m/s^2 in one load step: 8,
-#: where the LU after a fourth cut diverged into inverted elements; the 1e6-DOF grid under
-#: its weight: see docs/linear_solvers.rst). A refusal of an attempt's
+#: where the LU after a fourth cut converged to inverted elements; the 1e6-DOF grid under
+#: its weight: 7, docs/linear_solvers.rst). A refusal of an attempt's
 #: first tangent, the state it starts from, is another case: a cut changes that matrix only
 #: through the load, so such refusals cut at most REFUSAL_CUTS times between accepted steps
 #: before the LU factorises the refused matrix. The LU also takes the smallest step's
