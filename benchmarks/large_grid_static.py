@@ -19,6 +19,12 @@ Run alone, under an address-space limit, late (other sessions share the machine)
 
     prlimit --as=15000000000 python benchmarks/large_grid_static.py [--size 1e6]
         [--steps 1] [--tol 1e-4] [--linear-solver auto] [--out large_grid_static]
+        [--refusal-cuts N] [--lu-limit ROWS]
+
+``--refusal-cuts`` sets ``statics.REFUSAL_CUTS`` for the run; ``--lu-limit`` ends the run
+where SuperLU would factorise a matrix of more rows (at 1e6 DOFs one LU costs minutes and
+gigabytes): that end, or a ``ConvergenceError``, is recorded under ``ended`` with the load
+reached, beside the load steps accepted before it.
 
 With ``--linear-solver cholmod-refined`` the bare reference is that path's own factorisation
 (CHOLMOD's LDL^T of the symmetric part, its symbolic analysis included) and one refined
@@ -108,6 +114,13 @@ def main() -> None:
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--linear-solver", default="auto")
     ap.add_argument("--out", default="large_grid_static")
+    ap.add_argument("--refusal-cuts", type=int, default=None,
+                    help="statics.REFUSAL_CUTS for this run (default: the module's): how "
+                         "many halvings a refusal of the near-symmetric path may make")
+    ap.add_argument("--lu-limit", type=int, default=None,
+                    help="end the run (recorded, not raised) where SuperLU would factorise "
+                         "a matrix above this many rows: at 1e6 DOFs one LU costs 221-503 s "
+                         "and 4-5 GB, so a run that falls back to it cannot finish in time")
     ap.add_argument("--bare", action=argparse.BooleanOptionalAction, default=True,
                     help="time the bare factorise + solve of the first iterate's tangent "
                          "first (--no-bare: the run's own factorisations stand in)")
@@ -115,8 +128,12 @@ def main() -> None:
     # the static's own messages (refusals, cuts of the load step) with the time of each
     logging.basicConfig(stream=sys.stdout, format="%(asctime)s %(message)s")
     logging.getLogger("fembody").setLevel(logging.INFO)
+    from fembody.statics import statics
+    if args.refusal_cuts is not None:
+        statics.REFUSAL_CUTS = args.refusal_cuts
     row: dict = {"model": "sgrid", "target_dofs": args.size, "steps": args.steps,
                  "tol": args.tol, "linear_solver": args.linear_solver,
+                 "refusal_cuts": statics.REFUSAL_CUTS, "lu_limit": args.lu_limit,
                  "limit_as": resource.getrlimit(resource.RLIMIT_AS)[0], "blas": blas(),
                  "load": [os.getloadavg()[0]]}
 
@@ -199,7 +216,16 @@ def main() -> None:
         events.append(("solve", c0, time.process_time() - c0))
         return out
     SaddlePointSolver.factorize, SaddlePointSolver.solve = factorize, solve
-    from fembody.statics import statics
+    orig_lu = sparse_lu.OrderedSuperLU.factorize
+
+    class LUBarred(RuntimeError):
+        """SuperLU asked for a matrix above --lu-limit rows (not its 'singular' error)."""
+
+    def lu_factorize(self, A):
+        if args.lu_limit is not None and A.shape[0] > args.lu_limit:
+            raise LUBarred(f"SuperLU asked to factorise {A.shape[0]} rows (> --lu-limit)")
+        return orig_lu(self, A)
+    sparse_lu.OrderedSuperLU.factorize = lu_factorize
     orig_accept = statics._accept
     steps: list = []
 
@@ -217,10 +243,17 @@ def main() -> None:
     c0, w0 = time.process_time(), time.perf_counter()
     try:
         res = fb.static(s, steps=args.steps, tol=args.tol, linear_solver=args.linear_solver)
+    except (LUBarred, fb.ConvergenceError) as exc:
+        # the run's end as the user would meet it, with what was reached kept
+        keep(ended={"error": type(exc).__name__, "message": str(exc),
+                    "cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - w0,
+                    "load_reached": steps[-1]["load"] if steps else 0.0})
+        return
     finally:
         SaddlePointSolver.factorize, SaddlePointSolver.solve = orig_f, orig_s
         near_symmetric.RefinedCholesky.refine = orig_refine
         statics._accept = orig_accept
+        sparse_lu.OrderedSuperLU.factorize = orig_lu
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     starts = [e[1] for e in events if e[0] == "factor"]
     per_iter = list(np.diff(starts))

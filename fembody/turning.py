@@ -66,17 +66,15 @@ class TurningLoads:
         return K
 
     def values(self, t: float) -> np.ndarray:
-        """The loads' values at time ``t`` [s] in their own frames, (n, width) read-only: each
-        load (a user's function of t) is evaluated once per ``t``, not at every Newton
-        iteration of a step (the System's memo keeps the last ``t``)."""
-        memo = self.sys._memo
-        cached = memo.turning
-        if cached is not None and cached[0] == t:
-            return cached[1]
-        val = np.array([ld.evaluate(t) for ld in self.loads])
-        val.flags.writeable = False
-        memo.turning = (t, val)
-        return val
+        """The loads' values at time ``t`` [s] in their own frames, (n, width) read-only,
+        evaluated once per ``t``, not at every Newton iteration of a step (the System's
+        cache: :meth:`fembody.system.system.System.turning_values`)."""
+        return self.sys.turning_values(t)
+
+    def evaluate(self, t: float) -> np.ndarray:
+        """Each load's function of ``t`` [s] called now, (n, width) in the loads' own frames
+        (uncached: :meth:`values` is the cached read)."""
+        return np.array([ld.evaluate(t) for ld in self.loads])
 
     def _spatial(self, R: np.ndarray, val: np.ndarray):
         """Nodal loads (n, 6) and their -df/dq (n, 6, 6) at the node rotations ``R`` for the

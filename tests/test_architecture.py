@@ -428,14 +428,14 @@ def test_no_solver_writes_to_a_compiled_block():
 # the classes whose underscored attributes (their private state and helpers) other packages
 # must not read: a solver that reached into a linear solver's factor, or a contact update
 # into the System's maps, breaks when the owner changes them. Each offers a public method
-# for what others need (LinearSolver.hold/take_back, System.gather_index)
+# for what others need (LinearSolver.hold/take_back, System.gather_index,
+# System.turning_values)
 GUARDED = {"fembody.linalg.linalg": ("LinearSolver", "SaddlePointSolver"),
            "fembody.linalg.near_symmetric": ("RefinedCholesky",),
            "fembody.system.system": ("System",)}
-# reads known and left, by module: (names, why). TurningLoads (fembody/turning.py) is a part
-# of the compiled System (System.turning_loads, built by its constructor) and keeps its
-# per-t load values in the System's memo; it belongs with the System's parts
-PRIVATE_READS_LEFT = {"fembody.turning": ({"_memo"}, "a part of the System, outside it")}
+# reads known and left, by module: (names, why). None now: TurningLoads (fembody/turning.py)
+# reads its per-t values through System.turning_values, not the System's memo
+PRIVATE_READS_LEFT: dict[str, tuple[set[str], str]] = {}
 
 
 def _package(name: str) -> str:

@@ -188,3 +188,45 @@ def test_turning_load_functions_are_evaluated_once_per_time(dim):
     assert res.stats["n_newton"] >= 2 * res.stats["n_steps"]
     assert len(seen) == loads * len(set(seen))
     assert len(set(seen)) <= res.stats["n_steps"] + 2      # the steps' times, t = 0
+
+
+def test_turning_values_are_the_load_functions_at_t_read_only_once_per_time():
+    """System.turning_values (the public read TurningLoads makes instead of the System's
+    memo): at each t the rows are the user's functions' values at t in the order of
+    ``turning_loads.loads`` (computed here by calling the functions), read-only, and a second
+    read at the same t calls no function and returns the same array; the System stays
+    frozen (no attribute written onto it)."""
+    calls = []
+
+    def force(t):
+        calls.append(t)
+        return (0.0, 40.0 * math.sin(20.0 * t), 10.0)
+
+    def moment(t):
+        calls.append(t)
+        return (3.0 * t, -2.0, 1.0)
+
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, 0.0))
+    b = m.add_beam((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), n=2,
+                   material=fb.Material(E=2e9, rho=1000.0, nu=0.3),
+                   section=fb.Section.rectangle(0.02, 0.02), orientation=(0.0, 0.0, 1.0))
+    m.fix(b.first)
+    m.add_force(b.last, force, follower=True)
+    m.add_torque(b.nodes[1], moment)
+    sys = m.compile()
+    funcs = {id(ld): ld for ld in sys.turning_loads.loads}
+    assert len(funcs) == 2
+    before = dict(vars(sys))
+    prev = None
+    for t in (0.0, 0.125, 0.125, 0.3):
+        calls.clear()
+        val = sys.turning_values(t)
+        again = sys.turning_values(t)
+        assert again is val and not val.flags.writeable
+        want = np.array([(0.0, 40.0 * math.sin(20.0 * t), 10.0) if ld.kind == "force"
+                         else (3.0 * t, -2.0, 1.0) for ld in sys.turning_loads.loads])
+        np.testing.assert_array_equal(val, want)
+        assert len(calls) == (0 if t == prev else 2)        # once per function and new t
+        prev = t
+    assert vars(sys).keys() == before.keys()
+    assert all(vars(sys)[k] is v for k, v in before.items())

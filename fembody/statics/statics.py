@@ -65,16 +65,27 @@ ASYMMETRY_SLICE = 1 << 20
 #: (a 1e6-DOF frame tower: 3.6e-14 max|diag K|), where the LU of K itself proved nothing and
 #: the check made a Cholesky factorisation of its own
 SYMMETRIZE = 1.0
-#: halvings of the load step, at most, that a refusal of the near-symmetric path
-#: (``linear_solver='cholmod-refined'``, :mod:`fembody.linalg.near_symmetric`) makes before
-#: the LU solves a refused matrix ('auto', which offers the path by the fill of its factor,
-#: keeps the load steps asked for: a refused tangent goes to SuperLU as in dynamics). Why
-#: cut: the path refuses a Newton iterate's tangent whose skew part, which grows with the
-#: out-of-balance forces, no longer contracts the refinement (a spatial grid in one load
-#: step: contraction above one per correction at the first iterates, a symmetric part not
-#: definite); a smaller load step starts Newton nearer the equilibrium, whose tangent is
-#: symmetric, and keeps every iterate on the Cholesky, where the LU of a large 3D model
-#: costs many Cholesky factorisations and several times the memory
+#: a refusal of the near-symmetric path (``linear_solver='cholmod-refined'``,
+#: :mod:`fembody.linalg.near_symmetric`) halves the load step instead of letting the LU solve
+#: the refused matrix ('auto', which offers the path by the fill of its factor, keeps the
+#: load steps asked for: a refused tangent goes to SuperLU as in dynamics). Why cut: the path
+#: refuses a Newton iterate's tangent whose skew part, which grows with the out-of-balance
+#: forces, no longer contracts the refinement (a spatial grid in one load step: contraction
+#: above one per correction at the first iterates, a symmetric part not definite); a smaller
+#: load step starts Newton nearer the equilibrium, whose tangent is symmetric, and keeps every
+#: iterate on the Cholesky, where the LU of a large 3D model costs many Cholesky
+#: factorisations and several times the memory.
+#:
+#: How far: a refusal at a later iterate of an attempt (every grid refusal on record: the
+#: first Newton increment, the linear solution of the step, overshoots the state) cuts down
+#: to the smallest step ``max_cuts`` allows, since each halving halves that increment; the
+#: number it takes is the model's (a 1350-DOF grid under 1e6 m/s^2 in one load step: 8,
+#: where the LU after a fourth cut converged to inverted elements; the 1e6-DOF grid under
+#: its weight: 7, docs/linear_solvers.rst). A refusal of an attempt's
+#: first tangent, the state it starts from, is another case: a cut changes that matrix only
+#: through the load, so such refusals cut at most REFUSAL_CUTS times between accepted steps
+#: before the LU factorises the refused matrix. The LU also takes the smallest step's
+#: refused tangent, and a step that fails there ends the run with the load reached
 REFUSAL_CUTS = 4
 #: accepted load steps in a row at the size a refusal cut the step to, each in at most four
 #: Newton iterations, after which the steps may double again (see _load_stepping)
@@ -154,6 +165,8 @@ class _Equilibrium:
         self.n_tangent = 0
         self.n_iter = 0
         self.refused = 0      # Newton attempts ended by a refusal of the near-symmetric path
+        # whether the last refusal was of its attempt's first tangent (see REFUSAL_CUTS)
+        self.refused_first = False
         # the factor of the last Newton attempt's first tangent while a refusal may cut the
         # load step (see factor), and how often it served instead of a factorisation
         self.kept: _KeptFactor | None = None
@@ -457,9 +470,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         :func:`fembody.linalg.linalg.auto` does, by the fill of the factor, and then lets
         SuperLU factorise a tangent it refuses): CHOLMOD's Cholesky of the tangent's
         symmetric part, refined against the tangent (:mod:`fembody.linalg.near_symmetric`);
-        asked for by name, a tangent it refuses halves the load step, at most
-        ``REFUSAL_CUTS`` (4) times, before SuperLU factorises it, so the recorded load
-        factors can be more than ``steps`` (``stats['n_refused']``: the refusals); a cut
+        asked for by name, a tangent it refuses halves the load step (down to the smallest
+        step ``max_cuts`` allows; a refused first tangent of an attempt at most
+        ``REFUSAL_CUTS`` (4) times between accepted steps) before SuperLU factorises it, so
+        the recorded load factors can be more than ``steps`` (``stats['n_refused']``: the
+        refusals); a cut
         that starts again from the last converged state takes back that state's factor
         instead of factorising its tangent again (``stats['n_reused_factor']``).
     arc_length : float, optional
@@ -658,6 +673,7 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
             log.info("static: the near-symmetric path refused a tangent at load factor "
                      "%.6g (%s)", load, exc)
             eq.refused += 1
+            eq.refused_first = it == 0
             return None
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
@@ -701,14 +717,16 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
     # to, which the steps grow back to and past only after REFUSAL_HOLD easy steps in a row
     # at it (not to meet the refusal at every other step; nor to stay at a step cut far
     # from equilibrium, as from the unloaded state); a refusal cuts the step while it may
-    # be halved down to refusal_dl (REFUSAL_CUTS), and the LU solves a refused tangent after
-    dl_max, refusal_dl = dl0, dl0 / 2.0**min(REFUSAL_CUTS, max_cuts)
-    at_max = 0
+    # be halved down to min_dl and, for refusals of an attempt's first tangent, at most
+    # REFUSAL_CUTS times since the last accepted step; the LU solves a refused tangent after
+    dl_max = dl0
+    at_max = first_refusals = 0
     while load < target * (1.0 - 1e-12):
         dl = min(dl, target - load)
         if target - (load + dl) <= 1e-12 * target:
             dl = target - load            # the last step lands on the target exactly
-        may_cut = eq.method == "cholmod-refined" and 0.5 * dl >= refusal_dl * (1.0 - 1e-12)
+        may_cut = (eq.method == "cholmod-refined" and 0.5 * dl >= min_dl * (1.0 - 1e-12)
+                   and first_refusals < REFUSAL_CUTS)
         refused = eq.refused
         # predictor: extrapolate the last increment (helps large load steps), unless the
         # stability check left q's tangent factorised: then Newton from q (the tangent
@@ -724,6 +742,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
             dl *= 0.5
             if eq.refused != refused:
                 dl_max, at_max = dl, 0
+                first_refusals += eq.refused_first
             log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
                      load + 2 * dl, dl)
             if dl < min_dl:
@@ -734,6 +753,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
             continue
         q_new, lam, it, r = out
         eq.kept = None        # (no cut returns to q now: its factor's copy let go)
+        first_refusals = 0
         _accept(eq, result, q, q_new, load + dl, lam, r, it)
         q_prev, q, dl_prev = q, q_new, dl
         load += dl
@@ -909,10 +929,18 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
     bad = s.inverted_elements(q, q_prev)
     if bad:
         shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        # (Newton from an equilibrium far from this load's, e.g. an LU's step after the
+        # refusal cuts ran out, can converge to an inverted state the structure never
+        # reaches in smaller steps: the load reached and the step taken say which)
+        done = result.load_factor
+        reached = float(done[-1]) if done is not None and len(done) else 0.0
         raise ConvergenceError(
-            f"static: at load factor {load:.6g} {shown} passed through zero length (inverted); "
-            "the load crushes it: reduce the load, or check supports and section", time=when,
-            result=result)
+            f"static: at load factor {load:.6g} {shown} passed through zero length (inverted), "
+            f"a step of {load - reached:.3g} from the last equilibrium (load factor "
+            f"{reached:.6g}, the states up to it kept in the error's result); the load crushes "
+            "it, or the step is too large for Newton to stay on the structure's path: take "
+            "more load steps (steps=, max_cuts=), reduce the load, or check supports and "
+            "section", time=when, result=result)
     # non-conservative forces (Coulomb friction, follower loads) may make the state flutter
     # however its stiffness is proved: their tangent is wanted for flutter_mode
     nonconservative = bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)

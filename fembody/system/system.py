@@ -559,6 +559,26 @@ class System:
         self._memo.loads = (t, f)
         return f
 
+    def turning_values(self, t: float) -> np.ndarray:
+        """The values at time ``t`` [s] of the loads that turn with the configuration
+        (``turning_loads``: follower forces, spatial global moments), each in its own frame
+        (n, width): what each load's function of ``t`` returns, in the order of
+        ``turning_loads.loads``.
+
+        Evaluated once per ``t`` (the last ``t`` asked for is cached, as for
+        :meth:`nodal_loads`): a step's Newton iterations and its energy bookkeeping share one
+        call of each user function. The array is read-only (shared by the calls at this
+        ``t``); the cache is the System's own, a pure function of the compiled model and
+        ``t``, so runs sharing the System read the same values.
+        """
+        cached = self._memo.turning
+        if cached is not None and cached[0] == t:
+            return cached[1]
+        val = self.turning_loads.evaluate(t)
+        val.flags.writeable = False
+        self._memo.turning = (t, val)
+        return val
+
     def external_forces(self, q: np.ndarray, t: float = 0.0, tangent: bool = True):
         """External force ``f_ext`` (nodal loads + gravity) and, with ``tangent``, the CSC data of
         the load stiffness ``-df_ext/dq`` (non-zero only for offset rigid bodies under gravity),
