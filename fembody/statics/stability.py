@@ -121,7 +121,8 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
 
 
 def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
-                         check: "str | InertiaCheck", scale: float, Ks=None) -> float:
+                         check: "str | InertiaCheck", scale: float, Ks=None,
+                         mass=None) -> float:
     """The stability measure of a converged state of a model with Coulomb friction [N/m, N
     m/rad mixed]: negative where the quasi-static path is unstable; NaN where Hill's
     condition proved it stable without an eigenvalue (the factorisation check).
@@ -160,9 +161,10 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     :func:`fembody.statics.static` judges a slipping (unsymmetric) tangent by
     :func:`circulatory_stability`, the pencil's real eigenvalues (a 2-DOF tangent whose own
     eigenvalues are a complex pair while the pencil with M = diag(1, 10) has two negative
-    real ``omega^2``, a divergence, passed here), which falls back to this measure above
-    :data:`DENSE_MAX` free DOFs (there an even count of negative real eigenvalues is still
-    K's own, a limit) or where M is singular on the joints' motions. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
+    real ``omega^2``, a divergence, passed here), dense up to :data:`DENSE_MAX` free DOFs
+    and by this function's sparse search with ``mass`` above; it falls back to K's own
+    real eigenvalues only where M has a zero diagonal entry or the pencil's bound is not
+    proved (there an even count of negative real eigenvalues is still K's own, a limit). For a symmetric ``K`` (every point sticking or open) the measure is the lowest
     eigenvalue, the check of models without friction. Limits: the check reads the tangent
     of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
     ``p`` slipping points whose common orientation (all determinants of one sign) is the
@@ -179,7 +181,10 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     together) is searched by shift-invert disks covering the interval down to that bound
     (what they prove and what they cannot is stated there). ``Ks``:
     K's symmetric part on the System's pattern (then ``check`` factorises it with its own
-    analysis of the pattern), None: made here."""
+    analysis of the pattern), None: made here. ``mass``: the mass matrix (free DOFs, sparse,
+    positive definite); given, the real eigenvalues above :data:`DENSE_MAX` free DOFs are
+    the pencil ``(K, M)``'s, ``m_max omega^2`` (``m_max`` = max diag M) in place of K's
+    own (:func:`circulatory_stability` hands it in); default None: K's own."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -202,6 +207,9 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
         if Kd is None:
             return math.inf
         ev = sla.eigvals(Kd)
+    elif mass is not None:
+        return _sparse_real_stability(sys, K, Ks, Bdata, scale,
+                                      mass / float(mass.diagonal().max()))
     else:
         return _sparse_real_stability(sys, K, Ks, Bdata, scale)
     return _lowest_real(ev, scale)
@@ -287,7 +295,7 @@ FLUTTER_SCREEN_MAX = 3000
 FLUTTER_DENSE_PARTS_MAX = 600
 
 
-def _proved_lower_bound(Ks, B, scale: float) -> float:
+def _proved_lower_bound(Ks, B, scale: float, mass=None) -> float | None:
     """A number below the real part of every eigenvalue of ``K`` on the joints' motions
     (null space of ``B``), proved by a factorisation: the real part of an eigenvalue
     ``Z^T K Z y = lambda y`` is ``Re(y^* Z^T Ks Z y) / |y|^2 >= lambda_min(Z^T Ks Z)`` (``Ks``
@@ -295,25 +303,39 @@ def _proved_lower_bound(Ks, B, scale: float) -> float:
     (:class:`fembody.linalg.inertia.InertiaCheck`) proves ``lambda_min(Z^T Ks Z) > -s``. The
     smallest ``s`` among ``10^j 1e-9 max|diag K|`` that passes, refined by three halvings of
     its decade on a log scale (within a factor 1.34 of the sharp bound). Without a Cholesky
-    backend, a Gershgorin bound of ``Ks`` (sound as well, often far lower)."""
-    dk = Ks.diagonal()
-    radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
-    gersh = float(np.min(dk - radius))
+    backend, a Gershgorin bound of ``Ks`` (sound as well, often far lower).
+
+    ``mass``: a symmetric positive definite metric ``M`` (the mass matrix scaled to a largest
+    diagonal of one): then the bound is of the pencil ``(K, M)``'s eigenvalues, ``Re
+    lambda = y^* Ks y / y^* M y`` for ``K y = lambda M y``, proved by a Cholesky of ``Ks + s
+    M + c B^T B``; None where no ``s`` is proved (no Cholesky backend, or ``M`` singular on
+    a motion along which ``Ks`` is negative): no Gershgorin bound is taken for a pencil."""
+    gersh = -math.inf
+    if mass is None:
+        dk = Ks.diagonal()
+        radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
+        gersh = float(np.min(dk - radius))
     chk = InertiaCheck()
+
+    def proved(s: float) -> bool | None:
+        if mass is None:
+            return chk.positive_definite(Ks, B, s)
+        return chk.positive_definite((Ks + s * mass).tocsc(), B, 0.0)
+
     s = 1e-9 * scale
     for _ in range(20):
-        ok = chk.positive_definite(Ks, B, s)
+        ok = proved(s)
         if ok is None:
-            return min(gersh, 0.0)
+            return None if mass is not None else min(gersh, 0.0)
         if ok:
             break
         s *= 10.0
     else:
-        return min(gersh, 0.0)
+        return None if mass is not None else min(gersh, 0.0)
     lo, hi = s / 10.0, s            # (fails at lo unless lo is the first try, passes at hi)
     for _ in range(3):
         mid = math.sqrt(lo * hi)
-        if chk.positive_definite(Ks, B, mid):
+        if proved(mid):
             hi = mid
         else:
             lo = mid
@@ -321,7 +343,7 @@ def _proved_lower_bound(Ks, B, scale: float) -> float:
 
 
 def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
-                           scale: float) -> float:
+                           scale: float, mass=None) -> float:
     """:func:`frictional_stability`'s measure above :data:`DENSE_MAX` free DOFs: a negative
     real eigenvalue of ``K`` on the joints' motions (null space of B) where there is one,
     else the lowest real eigenvalue found [N/m, N m/rad mixed].
@@ -361,17 +383,33 @@ def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
     part of ``[b, 0]`` not covered. Complex eigenvalues of ``K`` are not divergence (see
     :func:`flutter_mode` for the pencil ``(K, M)``). A singular bordered matrix (redundant
     joint rows, an eigenvalue exactly at a shift) leaves the parity undecided: the disks
-    decide."""
+    decide.
+
+    **The pencil's real eigenvalues** (``mass``: the mass matrix scaled to a largest diagonal
+    of one, ``M / m_max``): the same search on ``(K, M)`` in place of ``(K, I)``, returning
+    ``m_max omega^2``, coordinate-free (see :func:`circulatory_stability`). Every step
+    carries over with ``I -> M`` (M symmetric positive definite on the joints' motions):
+    the bound holds for ``Re omega^2 = y^* Ks y / y^* M y`` and is proved by a Cholesky of
+    ``Ks + s M``; ``det Z^T (K - s M) Z = det(Z^T M Z) prod(omega_i^2 - s)`` changes sign
+    once per real ``omega^2`` passed (complex pairs give ``|omega^2 - s|^2``); the disks are
+    shift-invert runs on the pencil (:func:`_pencil_nearest`, the flutter search's). Where
+    no bound is proved for the pencil (M singular on a motion along which Ks is negative,
+    or no Cholesky backend) K's own real eigenvalues decide, as without ``mass`` (then an
+    even number of negative real ``omega^2`` that K's own eigenvalues miss passes: a
+    limit)."""
     n = sys.n_free
     I = sp.identity(n, format="csc")
     B = sys.B_matrix(Bdata) if sys.n_con else None
     Ks = sp.csc_matrix(Ks)
     tol = UNSTABLE * scale
-    bound = _proved_lower_bound(Ks, B, scale)
+    metric = I if mass is None else sp.csc_matrix(mass)
+    bound = _proved_lower_bound(Ks, B, scale, None if mass is None else metric)
+    if bound is None:
+        return _sparse_real_stability(sys, K, Ks, Bdata, scale)
     low = bound - 1e-3 * max(abs(bound), tol) - tol        # strictly below the spectrum
 
     def sign(shift: float) -> int:
-        A = (K - shift * I).tocsc()
+        A = (K - shift * metric).tocsc()
         if B is not None:
             A = sp.bmat([[A, B.T], [B, None]], format="csc")
         return _det_sign(A)
@@ -392,16 +430,33 @@ def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
             else:
                 hi = mid
         return 0.5 * (lo + hi)
-    return _real_by_disks(sys, K, Bdata, low, scale)
+    return _real_by_disks(sys, K, Bdata, low, scale, mass)
 
 
 def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
-                   scale: float) -> float:
+                   scale: float, mass=None) -> float:
     """The disks of :func:`_sparse_real_stability` over ``[low, 0]``: the lowest real
-    eigenvalue found (negative: the first negative one's run), inf without any."""
+    eigenvalue found (negative: the first negative one's run), inf without any; of the
+    pencil ``(K, mass)`` where ``mass`` is given."""
     n = sys.n_free
     I = sp.identity(n, format="csc")
     tol = UNSTABLE * scale
+
+    def nearest(shift: float, k: int) -> tuple[np.ndarray, bool]:
+        """The ``k`` eigenvalues nearest ``shift`` and whether ARPACK converged (else the
+        ones it did)."""
+        if mass is not None:
+            w, _, ok = _pencil_nearest(sys, K, mass, Bdata if sys.n_con else np.zeros(0),
+                                       shift, k)
+            return w, ok
+        OPinv = constrained_resolvent(sys, K - shift * I,
+                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
+        try:
+            return spla.eigs(K, k=k, sigma=shift, which="LM", OPinv=OPinv,
+                             return_eigenvectors=False), True
+        except spla.ArpackNoConvergence as err:
+            return np.asarray(err.eigenvalues), False
+
     k = min(DISK_EIGENVALUES, n - 2)
     todo = [(low, 0.0)]                # parts of [low, 0] not proved free of real eigenvalues
     best = math.inf
@@ -414,13 +469,8 @@ def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
             shift = -1e-6 * scale      # just below zero: where a path's next eigenvalue crosses
         else:
             shift = max(b - radius, 0.5 * (a + b))
-        OPinv = constrained_resolvent(sys, K - shift * I,
-                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
-        try:
-            w = spla.eigs(K, k=k, sigma=shift, which="LM", OPinv=OPinv,
-                          return_eigenvectors=False)
-        except spla.ArpackNoConvergence as err:
-            w = np.asarray(err.eigenvalues)
+        w, converged = nearest(shift, k)
+        if not converged:
             if w.size:
                 best = min(best, _lowest_real(w, scale))
                 if best < -tol:
@@ -1080,9 +1130,13 @@ def circulatory_stability(sys: System, K, M, Bdata: np.ndarray | None, check, sc
     is ``m_max`` times the lowest real ``omega^2`` (``m_max`` = max diag M: a stiffness,
     negative at divergence; inf without a real one), after Hill's condition (a positive
     definite symmetric part proves every real ``omega^2`` positive: its value is returned,
-    as :func:`frictional_stability` does). Otherwise :func:`frictional_stability`'s
-    measure (det K's sign between the spectrum's bound and zero, which no congruence
-    changes, then the real eigenvalues of ``K``)."""
+    as :func:`frictional_stability` does). Above :data:`DENSE_MAX` free DOFs, with every
+    diagonal entry of M positive, the same measure by the sparse search on the pencil
+    (:func:`_sparse_real_stability` with the mass metric: the pencil's bound proved by a
+    Cholesky of ``Ks + s M``, the sign of ``det(K - s M)`` between it and zero, shift-invert
+    disks on the pencil for an even count). Otherwise :func:`frictional_stability`'s measure
+    (det K's sign between the spectrum's bound and zero, which no congruence changes, then
+    the real eigenvalues of ``K``)."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -1106,4 +1160,8 @@ def circulatory_stability(sys: System, K, M, Bdata: np.ndarray | None, check, sc
             low = float(real.min())
             # (a zero eigenvalue's round-off: at the relative level of the largest one)
             return m_max * (0.0 if abs(low) <= 1e-13 * big else low)
+    if n > DENSE_MAX and M is not None and M.nnz and float(M.diagonal().min()) > 0.0:
+        # the sparse search on the pencil (every DOF with mass on its diagonal; a singular M
+        # with positive diagonal leaves the pencil's bound unproved: K's own decide there)
+        return frictional_stability(sys, K, Bdata, check, scale, Ks, mass=M)
     return frictional_stability(sys, K, Bdata, check, scale, Ks)

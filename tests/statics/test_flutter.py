@@ -825,7 +825,7 @@ def test_a_slipping_tangent_diverges_by_the_pencil_not_by_its_own_eigenvalues():
     of the pencil (K, M), not by K's own: these depend on the coordinates (only their
     parity, the sign of det K, does not). Closed form, 2 DOFs: K = [[-1, 3], [-1, 2]] kN/m
     (symmetric part indefinite: Hill's condition fails), M = diag(1, 10) kg. K's eigenvalues
-    are 500 +- 1323i (det 1e6, trace 1e3: no real one, so judged by K the state passes),
+    are 500 +- 866i (det 1e6, trace 1e3: no real one, so judged by K the state passes),
     while M^-1 K has trace -800 and det 1e5: omega^2 = (-800 +- sqrt(2.4e5)) / 2 = -155.05
     and -644.95 1/s^2, both real and negative, so det(s^2 M + K) has the real roots s =
     sqrt(155.05) and sqrt(644.95) 1/s: the motion grows without oscillating (divergence).
@@ -899,3 +899,53 @@ def test_a_frictional_refusal_names_the_stick_slip_set_it_judged():
     with pytest.raises(fb.StabilityError, match="flutter") as err:
         fb.static(_ziegler(1.1 * P_FLUTTER), steps=1)
     assert "stick/slip" not in str(err.value)
+
+
+def _slider_beside_a_soft_beam(mu, Ft):
+    """:func:`_slider` beside the soft cantilever of :func:`_ziegler_beside_a_soft_beam`
+    (332 free DOFs: above the dense limit)."""
+    m, p = _slider(mu, Ft)
+    soft = fb.Material(E=5e4, rho=1000.0, nu=0.3)
+    beam = m.add_beam((2.0, 0.0), (3.0, 0.0), n=110, material=soft,
+                      section=fb.Section(A=1e-2, I=1e-7))
+    m.fix(beam.first)
+    return m, p
+
+
+def test_a_large_slipping_tangent_diverges_by_the_sparse_pencil():
+    """Above the dense limit the divergence of an unsymmetric tangent is judged by the
+    pencil's real eigenvalues too, not K's own. The 2-DOF closed form of
+    :func:`test_a_slipping_tangent_diverges_by_the_pencil_not_by_its_own_eigenvalues` (K =
+    [[-1, 3], [-1, 2]] kN/m, M = diag(1, 10) kg: K's own eigenvalues 500 +- 866i, the
+    pencil's omega^2 = -155.05 and -644.95 1/s^2) put in the slipping point's rows of the
+    System of the slider beside the soft cantilever (332 free DOFs; the beam's own K and M
+    at the converged state, positive definite, so every other omega^2 is positive). An
+    even count of negative real omega^2: det K's sign does not see it, and K's own
+    eigenvalues have none. The measure (circulatory_stability, m_max = 10 kg) must be 10
+    times one of the two closed-form values to 1e-9 (the sparse search stops at the first
+    shift-invert run holding a negative one and returns that run's lowest); before, above
+    DENSE_MAX it was K's own real eigenvalues' (positive, 9.4e-5: the state passed)."""
+    import scipy.sparse as sps
+    from fembody.linalg.linalg import DENSE_MAX
+    from fembody.statics import stability
+    m, _ = _slider_beside_a_soft_beam(0.35, 200.0)
+    res = fb.static(m, steps=1, unstable="accept")
+    s, q = res.system, res.q[-1]
+    assert s.n_free > DENSE_MAX and s.n_con == 0
+    K, M = s.stiffness_matrix(q).tolil(), s.mass_matrix(q).tolil()
+    ix, iy = np.flatnonzero(M.diagonal() == M_PT)            # the slipping point's x, y
+    K[ix, ix], K[ix, iy], K[iy, ix], K[iy, iy] = -1e3, 3e3, -1e3, 2e3
+    M[ix, ix], M[iy, iy] = 1.0, 10.0
+    K, M = sps.csc_matrix(K), sps.csc_matrix(M)
+    assert float(M.diagonal().max()) == 10.0 and float(M.diagonal().min()) > 0.0
+    tr, det = -800.0, 1e5
+    roots = 0.5 * (tr + np.array([-1.0, 1.0]) * math.sqrt(tr * tr - 4.0 * det))
+    scale = float(np.abs(K.diagonal()).max())
+    got = stability.circulatory_stability(s, K, M, None, "eigenvalue", scale)
+    assert np.min(np.abs(got - 10.0 * roots)) < 1e-9 * 10.0 * abs(roots[0]), (got, roots)
+    # K's own eigenvalues in those rows are a complex pair: no real one for K's measure to
+    # see (that search, frictional_stability here, takes 1-10 s of 40 runs and warns)
+    # (trace 1e3, det 1e6: 500 +- sqrt(7.5e5) i = 500 +- 866.03i)
+    own = np.sort_complex(np.linalg.eigvals(K[np.ix_([ix, iy], [ix, iy])].toarray()))
+    assert np.allclose(own, 500.0 + np.array([-1.0, 1.0]) * math.sqrt(7.5e5) * 1j,
+                       rtol=1e-12, atol=0.0)
