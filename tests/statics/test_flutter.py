@@ -949,3 +949,60 @@ def test_a_large_slipping_tangent_diverges_by_the_sparse_pencil():
     own = np.sort_complex(np.linalg.eigvals(K[np.ix_([ix, iy], [ix, iy])].toarray()))
     assert np.allclose(own, 500.0 + np.array([-1.0, 1.0]) * math.sqrt(7.5e5) * 1j,
                        rtol=1e-12, atol=0.0)
+
+
+# ------------------------------------------------- a point sticking at the edge of its cone
+CONE_ANCHORS = ((-1.0, 0.0), (0.0, 1.0))
+K_WEAK = 1e-3          # [N/m] the two springs' stiffness: only to support the open start
+
+
+def _point_at_the_cone(fraction, mu=0.3, Fn=100.0):
+    """A 2 kg point on the plane y = 0 (penalty 1e4 N/m, stick stiffness 5e3 N/m, Coulomb
+    mu), held only by two weak springs (1e-3 N/m, along x and y, unstretched at the start),
+    pressed by Fn and pulled along +x by ``fraction`` mu Fn: it sticks with |f_t| / (mu N)
+    just below ``fraction`` (the springs take about 1e-7 of the load)."""
+    m = fb.Model()
+    p = m.add_node((0.0, 0.0))
+    m.add_mass(p, M_PT)
+    for a in CONE_ANCHORS:
+        m.add_spring(p, a, k=K_WEAK)
+    F = np.array([fraction * mu * Fn, -Fn])
+    m.add_force(p, tuple(F))
+    m.add_surface_contact(p, fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=1e4, friction=mu,
+                          tangential_stiffness=5e3)
+    return m, p, F
+
+
+@pytest.mark.parametrize("fraction, warns", [(1.0 - 1e-9, True), (1.0 - 1e-7, True),
+                                             (1.0 - 1e-5, False), (0.999, False)])
+def test_a_point_sticking_at_the_edge_of_its_cone_is_named(fraction, warns):
+    """A sticking point whose friction force is within CONE_EDGE = 1e-6 of mu_s N is judged
+    sticking (the current set's tangent), though a disturbance of a millionth of the load
+    makes it slip: fb.static warns (StabilityWarning) naming the point and its ratio
+    |f_t| / (mu_s N). Reference for the ratio: the contact force at the converged position
+    by statics of the point, -(applied load + the two springs' forces k (l - 1) e), its x
+    over mu times its y, to 1e-9 (the warning prints nine decimals). 1 - 1e-5 and 0.999 of
+    the limit: no warning. Before, no state warned (the edge passed without comment)."""
+    import re
+    import warnings
+    m, p, F = _point_at_the_cone(fraction)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        res = fb.static(m, steps=1)
+    assert res.contacts["stick"][-1, 0] == 1.0 and all(res.stable)
+    x = np.asarray(res.position(p)[-1])
+    force = F.copy()
+    for a in CONE_ANCHORS:
+        d = x - np.array(a)
+        l = float(np.linalg.norm(d))
+        force -= K_WEAK * (l - 1.0) * d / l
+    ref = abs(force[0]) / (0.3 * abs(force[1]))
+    edge = [str(w.message) for w in got if issubclass(w.category, fb.StabilityWarning)
+            and "edge of the friction cone" in str(w.message)]
+    if not warns:
+        assert not edge and ref < 1.0 - 1e-6
+        return
+    assert len(edge) == 1 and 1.0 - 1e-6 < ref < 1.0
+    assert "node 1 at (0, 0)" in edge[0] and "load factor 1 " in edge[0], edge[0]
+    ratio = float(re.search(r"\|f_t\| / \(mu_s N\) = ([0-9.]+)", edge[0]).group(1))
+    assert abs(ratio - ref) < 1e-9, (ratio, ref)
