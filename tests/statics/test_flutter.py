@@ -1006,3 +1006,47 @@ def test_a_point_sticking_at_the_edge_of_its_cone_is_named(fraction, warns):
     assert "node 1 at (0, 0)" in edge[0] and "load factor 1 " in edge[0], edge[0]
     ratio = float(re.search(r"\|f_t\| / \(mu_s N\) = ([0-9.]+)", edge[0]).group(1))
     assert abs(ratio - ref) < 1e-9, (ratio, ref)
+
+
+# ------------------------------------- slow damped flutter: the damping's floor bounds the band
+@pytest.mark.parametrize("alpha, flutters", [(0.2, True), (0.5, False)])
+def test_slow_damped_flutter_above_the_band_is_found_by_the_damping_floor(alpha, flutters):
+    """The slow-flutter slider beside the soft cantilever (332 free DOFs, the sparse damped
+    search) with mass-proportional damping C = alpha M. With M = m I on the point and C
+    proportional to M every mode keeps its undamped omega^2 and its roots are lambda =
+    -alpha/2 +- sqrt(alpha^2/4 - omega^2) (closed form from :func:`_weak_pencil` at the
+    converged state): the pair omega^2 = 5.0e6 +- 866i 1/s^2 grows undamped at 0.1936 1/s,
+    so it still grows at alpha = 0.2 (Re lambda = 0.0936 1/s, 4.2e-5 of its frequency per
+    radian) and decays at 0.5. The damped search's band (growth above 1e-3 per radian: |Im
+    lambda| <= sqrt(nu / 2e-3) = 707 1/s, nu = 1e3) stops below the pair at 2236 1/s; the
+    damping's floor (C >= c_min M, c_min proved by a Cholesky: about alpha) bounds every
+    growing root by |Im lambda| <= nu / c_min = 5000 1/s at alpha = 0.2, within
+    DAMPED_REACH of the band, so the search goes on to it. alpha = 0.2: refused naming
+    damped flutter with the closed-form root's growth and frequency to 1e-6 (before,
+    235e21a: accepted without a warning); 0.5: accepted (the floor's top, 2000 1/s, lies
+    below the pair, which decays), no StabilityWarning either way."""
+    import warnings
+    from fembody.linalg.linalg import DENSE_MAX
+    m, p = _weak_slider()
+    m.set_damping(alpha=alpha)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        if not flutters:
+            res = fb.static(m, steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+        else:
+            with pytest.raises(fb.StabilityError, match="flutter") as err:
+                fb.static(m, steps=1)
+            res = err.value.result
+    assert res.system.n_free > DENSE_MAX and res.contacts["stick"][-1, 0] == 0.0
+    w, _ = _weak_pencil(np.asarray(res.position(p)[-1]))
+    roots = np.concatenate([-alpha / 2 + s * np.sqrt(alpha * alpha / 4 - w.astype(complex))
+                            for s in (1.0, -1.0)])
+    ref = roots[np.argmax(roots.real)]
+    assert (ref.real > 0.0) == flutters
+    assert abs(ref.real) < 1e-3 * abs(ref.imag)             # slow: outside the old band
+    if flutters:
+        (mode,) = res.stats["flutter"]
+        assert mode["damped"]
+        assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+        assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
