@@ -121,7 +121,8 @@ def lowest_eigenvalue(sys: System, K, Bdata: np.ndarray | None,
 
 
 def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
-                         check: "str | InertiaCheck", scale: float, Ks=None) -> float:
+                         check: "str | InertiaCheck", scale: float, Ks=None,
+                         mass=None) -> float:
     """The stability measure of a converged state of a model with Coulomb friction [N/m, N
     m/rad mixed]: negative where the quasi-static path is unstable; NaN where Hill's
     condition proved it stable without an eigenvalue (the factorisation check).
@@ -160,9 +161,10 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     :func:`fembody.statics.static` judges a slipping (unsymmetric) tangent by
     :func:`circulatory_stability`, the pencil's real eigenvalues (a 2-DOF tangent whose own
     eigenvalues are a complex pair while the pencil with M = diag(1, 10) has two negative
-    real ``omega^2``, a divergence, passed here), which falls back to this measure above
-    :data:`DENSE_MAX` free DOFs (there an even count of negative real eigenvalues is still
-    K's own, a limit) or where M is singular on the joints' motions. For a symmetric ``K`` (every point sticking or open) the measure is the lowest
+    real ``omega^2``, a divergence, passed here), dense up to :data:`DENSE_MAX` free DOFs
+    and by this function's sparse search with ``mass`` above; it falls back to K's own
+    real eigenvalues only where M has a zero diagonal entry or the pencil's bound is not
+    proved (there an even count of negative real eigenvalues is still K's own, a limit). For a symmetric ``K`` (every point sticking or open) the measure is the lowest
     eigenvalue, the check of models without friction. Limits: the check reads the tangent
     of the current stick/slip set, the branch the path follows, not the ``2^p`` branches of
     ``p`` slipping points whose common orientation (all determinants of one sign) is the
@@ -179,7 +181,10 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
     together) is searched by shift-invert disks covering the interval down to that bound
     (what they prove and what they cannot is stated there). ``Ks``:
     K's symmetric part on the System's pattern (then ``check`` factorises it with its own
-    analysis of the pattern), None: made here."""
+    analysis of the pattern), None: made here. ``mass``: the mass matrix (free DOFs, sparse,
+    positive definite); given, the real eigenvalues above :data:`DENSE_MAX` free DOFs are
+    the pencil ``(K, M)``'s, ``m_max omega^2`` (``m_max`` = max diag M) in place of K's
+    own (:func:`circulatory_stability` hands it in); default None: K's own."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -202,6 +207,9 @@ def frictional_stability(sys: System, K, Bdata: np.ndarray | None,
         if Kd is None:
             return math.inf
         ev = sla.eigvals(Kd)
+    elif mass is not None:
+        return _sparse_real_stability(sys, K, Ks, Bdata, scale,
+                                      mass / float(mass.diagonal().max()))
     else:
         return _sparse_real_stability(sys, K, Ks, Bdata, scale)
     return _lowest_real(ev, scale)
@@ -287,7 +295,7 @@ FLUTTER_SCREEN_MAX = 3000
 FLUTTER_DENSE_PARTS_MAX = 600
 
 
-def _proved_lower_bound(Ks, B, scale: float) -> float:
+def _proved_lower_bound(Ks, B, scale: float, mass=None) -> float | None:
     """A number below the real part of every eigenvalue of ``K`` on the joints' motions
     (null space of ``B``), proved by a factorisation: the real part of an eigenvalue
     ``Z^T K Z y = lambda y`` is ``Re(y^* Z^T Ks Z y) / |y|^2 >= lambda_min(Z^T Ks Z)`` (``Ks``
@@ -295,25 +303,39 @@ def _proved_lower_bound(Ks, B, scale: float) -> float:
     (:class:`fembody.linalg.inertia.InertiaCheck`) proves ``lambda_min(Z^T Ks Z) > -s``. The
     smallest ``s`` among ``10^j 1e-9 max|diag K|`` that passes, refined by three halvings of
     its decade on a log scale (within a factor 1.34 of the sharp bound). Without a Cholesky
-    backend, a Gershgorin bound of ``Ks`` (sound as well, often far lower)."""
-    dk = Ks.diagonal()
-    radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
-    gersh = float(np.min(dk - radius))
+    backend, a Gershgorin bound of ``Ks`` (sound as well, often far lower).
+
+    ``mass``: a symmetric positive definite metric ``M`` (the mass matrix scaled to a largest
+    diagonal of one): then the bound is of the pencil ``(K, M)``'s eigenvalues, ``Re
+    lambda = y^* Ks y / y^* M y`` for ``K y = lambda M y``, proved by a Cholesky of ``Ks + s
+    M + c B^T B``; None where no ``s`` is proved (no Cholesky backend, or ``M`` singular on
+    a motion along which ``Ks`` is negative): no Gershgorin bound is taken for a pencil."""
+    gersh = -math.inf
+    if mass is None:
+        dk = Ks.diagonal()
+        radius = np.asarray(abs(Ks).sum(axis=1)).ravel() - np.abs(dk)
+        gersh = float(np.min(dk - radius))
     chk = InertiaCheck()
+
+    def proved(s: float) -> bool | None:
+        if mass is None:
+            return chk.positive_definite(Ks, B, s)
+        return chk.positive_definite((Ks + s * mass).tocsc(), B, 0.0)
+
     s = 1e-9 * scale
     for _ in range(20):
-        ok = chk.positive_definite(Ks, B, s)
+        ok = proved(s)
         if ok is None:
-            return min(gersh, 0.0)
+            return None if mass is not None else min(gersh, 0.0)
         if ok:
             break
         s *= 10.0
     else:
-        return min(gersh, 0.0)
+        return None if mass is not None else min(gersh, 0.0)
     lo, hi = s / 10.0, s            # (fails at lo unless lo is the first try, passes at hi)
     for _ in range(3):
         mid = math.sqrt(lo * hi)
-        if chk.positive_definite(Ks, B, mid):
+        if proved(mid):
             hi = mid
         else:
             lo = mid
@@ -321,7 +343,7 @@ def _proved_lower_bound(Ks, B, scale: float) -> float:
 
 
 def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
-                           scale: float) -> float:
+                           scale: float, mass=None) -> float:
     """:func:`frictional_stability`'s measure above :data:`DENSE_MAX` free DOFs: a negative
     real eigenvalue of ``K`` on the joints' motions (null space of B) where there is one,
     else the lowest real eigenvalue found [N/m, N m/rad mixed].
@@ -361,17 +383,33 @@ def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
     part of ``[b, 0]`` not covered. Complex eigenvalues of ``K`` are not divergence (see
     :func:`flutter_mode` for the pencil ``(K, M)``). A singular bordered matrix (redundant
     joint rows, an eigenvalue exactly at a shift) leaves the parity undecided: the disks
-    decide."""
+    decide.
+
+    **The pencil's real eigenvalues** (``mass``: the mass matrix scaled to a largest diagonal
+    of one, ``M / m_max``): the same search on ``(K, M)`` in place of ``(K, I)``, returning
+    ``m_max omega^2``, coordinate-free (see :func:`circulatory_stability`). Every step
+    carries over with ``I -> M`` (M symmetric positive definite on the joints' motions):
+    the bound holds for ``Re omega^2 = y^* Ks y / y^* M y`` and is proved by a Cholesky of
+    ``Ks + s M``; ``det Z^T (K - s M) Z = det(Z^T M Z) prod(omega_i^2 - s)`` changes sign
+    once per real ``omega^2`` passed (complex pairs give ``|omega^2 - s|^2``); the disks are
+    shift-invert runs on the pencil (:func:`_pencil_nearest`, the flutter search's). Where
+    no bound is proved for the pencil (M singular on a motion along which Ks is negative,
+    or no Cholesky backend) K's own real eigenvalues decide, as without ``mass`` (then an
+    even number of negative real ``omega^2`` that K's own eigenvalues miss passes: a
+    limit)."""
     n = sys.n_free
     I = sp.identity(n, format="csc")
     B = sys.B_matrix(Bdata) if sys.n_con else None
     Ks = sp.csc_matrix(Ks)
     tol = UNSTABLE * scale
-    bound = _proved_lower_bound(Ks, B, scale)
+    metric = I if mass is None else sp.csc_matrix(mass)
+    bound = _proved_lower_bound(Ks, B, scale, None if mass is None else metric)
+    if bound is None:
+        return _sparse_real_stability(sys, K, Ks, Bdata, scale)
     low = bound - 1e-3 * max(abs(bound), tol) - tol        # strictly below the spectrum
 
     def sign(shift: float) -> int:
-        A = (K - shift * I).tocsc()
+        A = (K - shift * metric).tocsc()
         if B is not None:
             A = sp.bmat([[A, B.T], [B, None]], format="csc")
         return _det_sign(A)
@@ -392,16 +430,33 @@ def _sparse_real_stability(sys: System, K, Ks, Bdata: np.ndarray | None,
             else:
                 hi = mid
         return 0.5 * (lo + hi)
-    return _real_by_disks(sys, K, Bdata, low, scale)
+    return _real_by_disks(sys, K, Bdata, low, scale, mass)
 
 
 def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
-                   scale: float) -> float:
+                   scale: float, mass=None) -> float:
     """The disks of :func:`_sparse_real_stability` over ``[low, 0]``: the lowest real
-    eigenvalue found (negative: the first negative one's run), inf without any."""
+    eigenvalue found (negative: the first negative one's run), inf without any; of the
+    pencil ``(K, mass)`` where ``mass`` is given."""
     n = sys.n_free
     I = sp.identity(n, format="csc")
     tol = UNSTABLE * scale
+
+    def nearest(shift: float, k: int) -> tuple[np.ndarray, bool]:
+        """The ``k`` eigenvalues nearest ``shift`` and whether ARPACK converged (else the
+        ones it did)."""
+        if mass is not None:
+            w, _, ok = _pencil_nearest(sys, K, mass, Bdata if sys.n_con else np.zeros(0),
+                                       shift, k)
+            return w, ok
+        OPinv = constrained_resolvent(sys, K - shift * I,
+                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
+        try:
+            return spla.eigs(K, k=k, sigma=shift, which="LM", OPinv=OPinv,
+                             return_eigenvectors=False), True
+        except spla.ArpackNoConvergence as err:
+            return np.asarray(err.eigenvalues), False
+
     k = min(DISK_EIGENVALUES, n - 2)
     todo = [(low, 0.0)]                # parts of [low, 0] not proved free of real eigenvalues
     best = math.inf
@@ -414,13 +469,8 @@ def _real_by_disks(sys: System, K, Bdata: np.ndarray | None, low: float,
             shift = -1e-6 * scale      # just below zero: where a path's next eigenvalue crosses
         else:
             shift = max(b - radius, 0.5 * (a + b))
-        OPinv = constrained_resolvent(sys, K - shift * I,
-                                      Bdata if sys.n_con else np.zeros(0), symmetric=False)
-        try:
-            w = spla.eigs(K, k=k, sigma=shift, which="LM", OPinv=OPinv,
-                          return_eigenvectors=False)
-        except spla.ArpackNoConvergence as err:
-            w = np.asarray(err.eigenvalues)
+        w, converged = nearest(shift, k)
+        if not converged:
             if w.size:
                 best = min(best, _lowest_real(w, scale))
                 if best < -tol:
@@ -508,8 +558,9 @@ def flutter_mode(sys: System, K, M, Bdata: np.ndarray | None, scale: float,
     :data:`FLUTTER_SCREEN_MAX` free DOFs; beyond, the disks go on to the judge's resolution)
     (:func:`_sparse_undamped_flutter`); damped, the roots growing by more than
     :data:`FLUTTER_RATIO` per radian ``lambda`` by disks on the imaginary axis
-    (:func:`_damped_sparse_roots`; slower damped flutter above that band is not searched, a
-    limit). A model whose
+    (:func:`_damped_sparse_roots`; slower damped flutter above that band is searched where
+    the damping's proved floor bounds every growing root within :data:`DAMPED_REACH` times
+    the band, else not searched, a limit). A model whose
     mass matrix is singular on the joints' motions has no such bound: the roots found are
     judged, with a StabilityWarning.
 
@@ -619,6 +670,52 @@ def _damped_mode(sys: System, K, C, M, Bdata: np.ndarray | None) -> dict | None:
                 dof=dof, where=sys.dof_label(int(sys.free[dof])), damped=True)
 
 
+#: how far past its FLUTTER_RATIO band (in ``|Im lambda|``) the sparse damped search marches
+#: where the damping proves a finite top for every growing root (``nu / c_min``,
+#: :func:`_damping_floor`): up to this many times the band's height; a proved top farther up
+#: leaves the slower flutter above the band unsearched, as without the proof (a cost choice:
+#: whole-spectrum marches made damped checks 5-13 times dearer)
+DAMPED_REACH = 10.0
+
+
+def _damping_floor(C, M, B) -> float:
+    """A number ``c >= 0`` with ``x^* C x >= c x^* M x`` for every motion the joints allow
+    (null space of ``B``) [1/s], proved by a Cholesky of ``C - c M`` (+ the joints' penalty,
+    :class:`fembody.linalg.inertia.InertiaCheck`); 0 where none is proved (a motion without
+    damping, or no Cholesky backend). Tried: the smallest ``C_ii / M_ii`` (an upper bound of
+    the pencil ``(C, M)``'s lowest eigenvalue: the Rayleigh quotient at a unit vector) halved
+    until proved, at most 12 times, then three bisections of the last factor two on a log
+    scale (within 1.09 of the sharp value where the first halving passes: mass-proportional
+    damping ``alpha M`` gives about ``alpha``)."""
+    dm, dc = M.diagonal(), C.diagonal()
+    has = dm > 0.0
+    if not np.any(has):
+        return 0.0
+    est = float(np.min(dc[has] / dm[has]))
+    if not est > 0.0:
+        return 0.0
+    chk = InertiaCheck()
+
+    def proved(c: float) -> bool:
+        return bool(chk.positive_definite((C - c * M).tocsc(), B, 0.0))
+
+    hi = est
+    for _ in range(12):
+        lo = 0.5 * hi
+        if proved(lo):
+            break
+        hi = lo
+    else:
+        return 0.0
+    for _ in range(3):                 # lo proved, hi not (or the unproved estimate)
+        mid = math.sqrt(lo * hi)
+        if proved(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 #: the largest number of eigenvalues one shift-invert run of the sparse flutter check asks for
 #: (:func:`_sparse_undamped_flutter` doubles it from :data:`FLUTTER_DISK_START` while a disk
 #: is not taller than the band)
@@ -655,12 +752,26 @@ def _damped_sparse_roots(sys: System, K, C, M, Bdata) -> tuple[np.ndarray, np.nd
     so where ``R > W`` the run sees every root of the strip with ``|b - y| <= sqrt(R^2 -
     W^2)``. The shifts march from ``y = 0`` up to ``B`` as the undamped disks
     do (roots come in conjugate pairs: the upper half suffices), k doubled while a disk is
-    too small, at most :data:`FLUTTER_SHIFTS` runs; an incomplete cover warns naming it."""
+    too small, at most :data:`FLUTTER_SHIFTS` runs; an incomplete cover warns naming it.
+
+    **Slower flutter: the damping's floor.** The imaginary part above gives, for any root
+    with ``a >= 0`` however slowly it grows, ``c |b| <= |b| (2a + c) = |Im k| <= nu``. Where
+    the damping is proved to reach every motion, ``c = x^* C x >= c_min`` for M-unit x
+    (:func:`_damping_floor`; ``alpha`` for mass-proportional damping ``alpha M``), so every
+    growing root has ``|b| <= nu / c_min``: where that lies below ``B`` the march stops
+    there (a cheaper, complete search), and up to :data:`DAMPED_REACH` times ``B`` it
+    marches on to it (complete: no slow-flutter limit). Where the floor is zero (dampers on
+    some motions only, stiffness-proportional damping's weak floor) or farther up, slower
+    flutter above ``B`` is not searched (a limit)."""
     n = sys.n_free
     Bc = sys.B_matrix(Bdata) if sys.n_con else None
     nu = _circulatory_norm(sys, K, M, Bdata)
     top = math.sqrt(nu / (2.0 * FLUTTER_RATIO)) if np.isfinite(nu) else math.inf
     width = math.sqrt(0.5 * nu) if np.isfinite(nu) else 0.0
+    if np.isfinite(top) and nu > 0.0:
+        floor = _damping_floor(C, M, Bc)
+        if floor > 0.0 and nu / floor <= DAMPED_REACH * top:
+            top = nu / floor            # every growing root, however slow, lies below it
     Kc, Cc, Mc = K.tocsc().astype(complex), C.tocsc().astype(complex), M.tocsc().astype(complex)
     Cr, Mr = C.tocsr(), M.tocsr()
     k = min(FLUTTER_DISK_START, 2 * n - 2)
@@ -1080,9 +1191,13 @@ def circulatory_stability(sys: System, K, M, Bdata: np.ndarray | None, check, sc
     is ``m_max`` times the lowest real ``omega^2`` (``m_max`` = max diag M: a stiffness,
     negative at divergence; inf without a real one), after Hill's condition (a positive
     definite symmetric part proves every real ``omega^2`` positive: its value is returned,
-    as :func:`frictional_stability` does). Otherwise :func:`frictional_stability`'s
-    measure (det K's sign between the spectrum's bound and zero, which no congruence
-    changes, then the real eigenvalues of ``K``)."""
+    as :func:`frictional_stability` does). Above :data:`DENSE_MAX` free DOFs, with every
+    diagonal entry of M positive, the same measure by the sparse search on the pencil
+    (:func:`_sparse_real_stability` with the mass metric: the pencil's bound proved by a
+    Cholesky of ``Ks + s M``, the sign of ``det(K - s M)`` between it and zero, shift-invert
+    disks on the pencil for an even count). Otherwise :func:`frictional_stability`'s measure
+    (det K's sign between the spectrum's bound and zero, which no congruence changes, then
+    the real eigenvalues of ``K``)."""
     n = sys.n_free
     if n == 0:
         return math.inf
@@ -1106,4 +1221,8 @@ def circulatory_stability(sys: System, K, M, Bdata: np.ndarray | None, check, sc
             low = float(real.min())
             # (a zero eigenvalue's round-off: at the relative level of the largest one)
             return m_max * (0.0 if abs(low) <= 1e-13 * big else low)
+    if n > DENSE_MAX and M is not None and M.nnz and float(M.diagonal().min()) > 0.0:
+        # the sparse search on the pencil (every DOF with mass on its diagonal; a singular M
+        # with positive diagonal leaves the pencil's bound unproved: K's own decide there)
+        return frictional_stability(sys, K, Bdata, check, scale, Ks, mass=M)
     return frictional_stability(sys, K, Bdata, check, scale, Ks)

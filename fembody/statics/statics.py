@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import logging
 import math
+import warnings
 import time as _time
 
 import numpy as np
@@ -1013,6 +1014,8 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
     result.record(when, q, load_factor=load, model_time=float(eq.t), reactions=eq.reactions(r),
                   iterations=it, lam=lam, stability=lowest, **extra)
     judged = _judged_set(extra.get("contact_friction"))
+    if extra.get("contact_friction") is not None:
+        _warn_cone_edge(s, q, load)
     if flutter is not None:
         _flutter(eq, result, load, flutter, judged)
     if lowest < -UNSTABLE * scale:
@@ -1043,6 +1046,76 @@ def _judged_set(rows: "np.ndarray | None") -> str:
             f"{n_stick + n_slip} touching friction points slipping, {n_stick} sticking (a "
             f"point sticking at the edge of its friction cone is judged sticking: the "
             f"tangent it would have in slip is not checked)")
+
+
+#: a sticking friction point whose tangential force is at least (1 - CONE_EDGE) of its static
+#: limit mu_s N is at the edge of its cone (:func:`_warn_cone_edge`): 1e-6, a thousand times
+#: Newton's relative force tolerance's reach on such a ratio, so round-off does not warn, and
+#: a disturbance of a millionth of the load makes the point slip
+CONE_EDGE = 1e-6
+
+
+def _cone_edge_points(s: System, q: np.ndarray) -> list[tuple[str, float]]:
+    """The sticking friction points at the edge of their cone at the accepted state ``q``
+    (after :func:`_contacts_accepted`: the anchors moved to ``q``), each as (its report
+    label, ``|f_t| / (mu_s N)``): those with the ratio at or above ``1 - CONE_EDGE``. The
+    static coefficient is the limit a sticking point slips at next (``coulomb``). Read from
+    each frictional block's :meth:`report` (``normal_force``, ``tangential_force``,
+    ``stick``) where its ``mu_s`` has one entry per report row and no sticking row reads
+    above its limit (checked on surface contacts of nodes; a block whose reported forces
+    are not the cone's own, a resultant or a weighted part, reads so: a free end's rows
+    read 3.4); blocks whose rows gather several points or weighted parts (crossings' line
+    points, junctions, shares, the planar meet blocks, free ends) are not checked (a
+    limit)."""
+    cs = s.contact_state
+    out: list[tuple[str, float]] = []
+    if cs is None:
+        return out
+    for b in s.friction_blocks:
+        mu = getattr(b, "mu_s", None)
+        if mu is None or (hasattr(cs, "open_slip") and cs.open_slip(b) is not None):
+            continue
+        side = cs.side_of(b)
+        x, h = s.pose(b, q), cs.friction[b.friction_slot]
+        rep = b.report(x, h) if side is None else b.report(x, h, side)
+        if not {"normal_force", "tangential_force", "stick"} <= rep.keys():
+            continue
+        N, ft = np.asarray(rep["normal_force"], float), np.asarray(rep["tangential_force"], float)
+        stick = np.asarray(rep["stick"], bool)
+        mu = np.broadcast_to(np.asarray(mu, float), N.shape) if np.ndim(mu) == 0 else \
+            np.asarray(mu, float)
+        if mu.shape != N.shape:
+            continue
+        limit = mu * N
+        held = stick & (limit > 0.0)
+        ratio = np.where(held, ft / np.where(held, limit, 1.0), 0.0)
+        if np.any(ratio > 1.0 + CONE_EDGE):
+            # a sticking row above its limit: this block's reported forces are not the
+            # cone's own (a resultant or a weighted part, e.g. a free end's rows: 3.4 on
+            # test_ends3d's tip); its rows are not judged
+            continue
+        edge = np.flatnonzero(held & (ratio >= 1.0 - CONE_EDGE))
+        if edge.size:
+            labels = b.report_labels()
+            out.extend((labels[i], float(ratio[i])) for i in edge)
+    return out
+
+
+def _warn_cone_edge(s: System, q: np.ndarray, load: float) -> None:
+    """A StabilityWarning naming the sticking friction points at the edge of their cone at
+    the state just accepted (:func:`_cone_edge_points`): the stability check judges them
+    sticking (the current set's tangent, see :func:`_judged_set`), though any disturbance
+    makes them slip, and the slipping tangent is not checked."""
+    edge = _cone_edge_points(s, q)
+    if not edge:
+        return
+    shown = ", ".join(f"{name} (|f_t| / (mu_s N) = {r:.9f})" for name, r in edge[:5])
+    more = f" and {len(edge) - 5} more" if len(edge) > 5 else ""
+    warnings.warn(f"static: at load factor {load:.6g} {len(edge)} friction point(s) stick at "
+                  f"the edge of the friction cone (within {CONE_EDGE:g} of the limit): "
+                  f"{shown}{more}. The stability check judged them sticking; a disturbance "
+                  "makes them slip, and the tangent in slip was not checked",
+                  StabilityWarning, stacklevel=4)
 
 
 def _flutter(eq: _Equilibrium, result: Result, load: float, mode: dict,

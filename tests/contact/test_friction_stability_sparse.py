@@ -59,11 +59,36 @@ def _dense_real_spectrum(res, k=-1):
     return np.sort(ev.real[np.abs(ev.imag) < 1e-9 * scale]), scale
 
 
+def _dense_pencil_measure(res, k=-1):
+    """The measure a slipping state's check records since flutter4-33: ``m_max`` (max diag M)
+    times the real eigenvalues ``omega^2`` of the pencil (K, M) on the joints' motions
+    (dense QZ, sorted; real where |Im| <= 1e-9 |omega^2|), the coordinate-free counterpart
+    of K's own real eigenvalues (statics.stability.circulatory_stability), as the dense
+    check below DENSE_MAX records it."""
+    from fembody.contact import run_state
+    s = res.system
+    q = res.q[k]
+    _, K, _ = s.with_contact_state(run_state(s)).internal_forces(q, None, True)
+    Kd, M = s.csc(K).toarray(), s.mass_matrix(q)
+    Md = M.toarray()
+    if s.n_con:
+        ce = s.constraints(q, 0.0, np.asarray(res.lam[k]), hessian=True)
+        if ce.G is not None:
+            Kd = s.csc(K + ce.G).toarray()
+        Z = sla.null_space(s.B_matrix(ce.Bdata).toarray())
+        Kd, Md = Z.T @ Kd @ Z, Z.T @ Md @ Z
+    w = sla.eigvals(Kd, Md)
+    real = w.real[np.isfinite(w) & (np.abs(w.imag) <= 1e-9 * np.abs(w))]
+    return float(M.diagonal().max()) * np.sort(real)
+
+
 @pytest.mark.parametrize("weld", [False, True])
 def test_a_strongly_negative_real_eigenvalue_is_refused(weld):
     """The column at twice its Euler load (one load step: the straight, unstable branch):
-    static refuses the state (StabilityError) with the tangent's negative real eigenvalue
-    (dense reference on the joints' motions, to 1e-6). The six real eigenvalues nearest the
+    static refuses the state (StabilityError); the tangent has one negative real eigenvalue
+    (dense reference on the joints' motions) and so has the pencil (K, M), whose ``m_max
+    omega^2`` is the recorded measure (dense QZ, to 1e-6; K's own eigenvalue until
+    flutter4-33, which judges slipping tangents by the pencil above DENSE_MAX too). The six real eigenvalues nearest the
     old shift (-1e-6 max|diag K|) are all the cantilever's small positive ones (checked
     here): the old check accepted this state."""
     m = _slipping_with_a_column(2.0, weld=weld)
@@ -75,17 +100,22 @@ def test_a_strongly_negative_real_eigenvalue_is_refused(weld):
     assert real[0] < -1e-6 * scale and real[1] > 0.0       # one negative, far from zero
     near = real[np.argsort(np.abs(real + 1e-6 * scale))[:6]]
     assert np.all(near > 0.0), near
-    assert res.stability[-1] == pytest.approx(real[0], rel=1e-6)
+    pencil = _dense_pencil_measure(res)
+    assert pencil[0] < 0.0 and pencil[1] > 0.0         # the pencil's count: one as well
+    assert res.stability[-1] == pytest.approx(pencil[0], rel=1e-6)
 
 
 def test_the_column_below_its_euler_load_passes():
     """At half its Euler load every real eigenvalue is positive: the slipping state is
-    accepted, its recorded measure the lowest real eigenvalue (dense, to 1e-6)."""
+    accepted, its recorded measure the pencil's lowest real ``m_max omega^2`` (dense QZ, to
+    1e-6; K's own lowest real eigenvalue until flutter4-33)."""
     res = fb.static(_slipping_with_a_column(0.5), steps=1)
     assert "unstable" not in res.stats and all(res.stable)
     real, _ = _dense_real_spectrum(res)
     assert real[0] > 0.0
-    assert res.stability[-1] == pytest.approx(real[0], rel=1e-6)
+    pencil = _dense_pencil_measure(res)
+    assert pencil[0] > 0.0
+    assert res.stability[-1] == pytest.approx(pencil[0], rel=1e-6)
 
 
 def test_permutation_parity_and_determinant_sign():
@@ -124,8 +154,9 @@ def test_two_strongly_negative_real_eigenvalues_are_refused():
     (408 free DOFs): the tangent has exactly two negative real eigenvalues (dense
     reference), far from zero, so det K has the sign it has below the spectrum and the
     parity test sees nothing; the six real eigenvalues nearest the old shift are all
-    positive (checked). static refuses the state, and the eigenvalue it reports is one of
-    the two (dense, to 1e-6). Before, the state was accepted as stable (issue 33: an even
+    positive (checked). static refuses the state, and the measure it reports is one of
+    the pencil's two negative real ``m_max omega^2`` (dense QZ, to 1e-6; K's own until
+    flutter4-33). Before, the state was accepted as stable (issue 33: an even
     number of negative real eigenvalues far from zero was missed)."""
     m = _slipping_with_two_columns(2.0, 2.5)
     with pytest.raises(fb.StabilityError) as err:
@@ -136,16 +167,21 @@ def test_two_strongly_negative_real_eigenvalues_are_refused():
     assert real[0] < -1e-6 * scale and real[1] < -1e-6 * scale and real[2] > 0.0
     near = real[np.argsort(np.abs(real + 1e-6 * scale))[:6]]
     assert np.all(near > 0.0), near
+    pencil = _dense_pencil_measure(res)
+    assert pencil[0] < 0.0 and pencil[1] < 0.0 and pencil[2] > 0.0
     got = res.stability[-1]
-    assert min(abs(got / real[0] - 1.0), abs(got / real[1] - 1.0)) < 1e-6, (got, real[:2])
+    assert min(abs(got / pencil[0] - 1.0), abs(got / pencil[1] - 1.0)) < 1e-6, \
+        (got, pencil[:2])
 
 
 def test_two_columns_below_their_euler_loads_pass():
     """The same model with both columns at half their Euler loads: no negative real
-    eigenvalue (dense), the state is accepted and its measure is the lowest real eigenvalue
-    (the first disk's, just below zero: dense to 1e-6)."""
+    eigenvalue (dense), the state is accepted and its measure is the pencil's lowest real
+    ``m_max omega^2`` (the first disk's, just below zero: dense QZ to 1e-6)."""
     res = fb.static(_slipping_with_two_columns(0.5, 0.5), steps=1)
     assert "unstable" not in res.stats and all(res.stable)
     real, _ = _dense_real_spectrum(res)
     assert real[0] > 0.0
-    assert res.stability[-1] == pytest.approx(real[0], rel=1e-6)
+    pencil = _dense_pencil_measure(res)
+    assert pencil[0] > 0.0
+    assert res.stability[-1] == pytest.approx(pencil[0], rel=1e-6)

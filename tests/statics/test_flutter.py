@@ -825,7 +825,7 @@ def test_a_slipping_tangent_diverges_by_the_pencil_not_by_its_own_eigenvalues():
     of the pencil (K, M), not by K's own: these depend on the coordinates (only their
     parity, the sign of det K, does not). Closed form, 2 DOFs: K = [[-1, 3], [-1, 2]] kN/m
     (symmetric part indefinite: Hill's condition fails), M = diag(1, 10) kg. K's eigenvalues
-    are 500 +- 1323i (det 1e6, trace 1e3: no real one, so judged by K the state passes),
+    are 500 +- 866i (det 1e6, trace 1e3: no real one, so judged by K the state passes),
     while M^-1 K has trace -800 and det 1e5: omega^2 = (-800 +- sqrt(2.4e5)) / 2 = -155.05
     and -644.95 1/s^2, both real and negative, so det(s^2 M + K) has the real roots s =
     sqrt(155.05) and sqrt(644.95) 1/s: the motion grows without oscillating (divergence).
@@ -899,3 +899,154 @@ def test_a_frictional_refusal_names_the_stick_slip_set_it_judged():
     with pytest.raises(fb.StabilityError, match="flutter") as err:
         fb.static(_ziegler(1.1 * P_FLUTTER), steps=1)
     assert "stick/slip" not in str(err.value)
+
+
+def _slider_beside_a_soft_beam(mu, Ft):
+    """:func:`_slider` beside the soft cantilever of :func:`_ziegler_beside_a_soft_beam`
+    (332 free DOFs: above the dense limit)."""
+    m, p = _slider(mu, Ft)
+    soft = fb.Material(E=5e4, rho=1000.0, nu=0.3)
+    beam = m.add_beam((2.0, 0.0), (3.0, 0.0), n=110, material=soft,
+                      section=fb.Section(A=1e-2, I=1e-7))
+    m.fix(beam.first)
+    return m, p
+
+
+def test_a_large_slipping_tangent_diverges_by_the_sparse_pencil():
+    """Above the dense limit the divergence of an unsymmetric tangent is judged by the
+    pencil's real eigenvalues too, not K's own. The 2-DOF closed form of
+    :func:`test_a_slipping_tangent_diverges_by_the_pencil_not_by_its_own_eigenvalues` (K =
+    [[-1, 3], [-1, 2]] kN/m, M = diag(1, 10) kg: K's own eigenvalues 500 +- 866i, the
+    pencil's omega^2 = -155.05 and -644.95 1/s^2) put in the slipping point's rows of the
+    System of the slider beside the soft cantilever (332 free DOFs; the beam's own K and M
+    at the converged state, positive definite, so every other omega^2 is positive). An
+    even count of negative real omega^2: det K's sign does not see it, and K's own
+    eigenvalues have none. The measure (circulatory_stability, m_max = 10 kg) must be 10
+    times one of the two closed-form values to 1e-9 (the sparse search stops at the first
+    shift-invert run holding a negative one and returns that run's lowest); before, above
+    DENSE_MAX it was K's own real eigenvalues' (positive, 9.4e-5: the state passed)."""
+    import scipy.sparse as sps
+    from fembody.linalg.linalg import DENSE_MAX
+    from fembody.statics import stability
+    m, _ = _slider_beside_a_soft_beam(0.35, 200.0)
+    res = fb.static(m, steps=1, unstable="accept")
+    s, q = res.system, res.q[-1]
+    assert s.n_free > DENSE_MAX and s.n_con == 0
+    K, M = s.stiffness_matrix(q).tolil(), s.mass_matrix(q).tolil()
+    ix, iy = np.flatnonzero(M.diagonal() == M_PT)            # the slipping point's x, y
+    K[ix, ix], K[ix, iy], K[iy, ix], K[iy, iy] = -1e3, 3e3, -1e3, 2e3
+    M[ix, ix], M[iy, iy] = 1.0, 10.0
+    K, M = sps.csc_matrix(K), sps.csc_matrix(M)
+    assert float(M.diagonal().max()) == 10.0 and float(M.diagonal().min()) > 0.0
+    tr, det = -800.0, 1e5
+    roots = 0.5 * (tr + np.array([-1.0, 1.0]) * math.sqrt(tr * tr - 4.0 * det))
+    scale = float(np.abs(K.diagonal()).max())
+    got = stability.circulatory_stability(s, K, M, None, "eigenvalue", scale)
+    assert np.min(np.abs(got - 10.0 * roots)) < 1e-9 * 10.0 * abs(roots[0]), (got, roots)
+    # K's own eigenvalues in those rows are a complex pair: no real one for K's measure to
+    # see (that search, frictional_stability here, takes 1-10 s of 40 runs and warns)
+    # (trace 1e3, det 1e6: 500 +- sqrt(7.5e5) i = 500 +- 866.03i)
+    own = np.sort_complex(np.linalg.eigvals(K[np.ix_([ix, iy], [ix, iy])].toarray()))
+    assert np.allclose(own, 500.0 + np.array([-1.0, 1.0]) * math.sqrt(7.5e5) * 1j,
+                       rtol=1e-12, atol=0.0)
+
+
+# ------------------------------------------------- a point sticking at the edge of its cone
+CONE_ANCHORS = ((-1.0, 0.0), (0.0, 1.0))
+K_WEAK = 1e-3          # [N/m] the two springs' stiffness: only to support the open start
+
+
+def _point_at_the_cone(fraction, mu=0.3, Fn=100.0):
+    """A 2 kg point on the plane y = 0 (penalty 1e4 N/m, stick stiffness 5e3 N/m, Coulomb
+    mu), held only by two weak springs (1e-3 N/m, along x and y, unstretched at the start),
+    pressed by Fn and pulled along +x by ``fraction`` mu Fn: it sticks with |f_t| / (mu N)
+    just below ``fraction`` (the springs take about 1e-7 of the load)."""
+    m = fb.Model()
+    p = m.add_node((0.0, 0.0))
+    m.add_mass(p, M_PT)
+    for a in CONE_ANCHORS:
+        m.add_spring(p, a, k=K_WEAK)
+    F = np.array([fraction * mu * Fn, -Fn])
+    m.add_force(p, tuple(F))
+    m.add_surface_contact(p, fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=1e4, friction=mu,
+                          tangential_stiffness=5e3)
+    return m, p, F
+
+
+@pytest.mark.parametrize("fraction, warns", [(1.0 - 1e-9, True), (1.0 - 1e-7, True),
+                                             (1.0 - 1e-5, False), (0.999, False)])
+def test_a_point_sticking_at_the_edge_of_its_cone_is_named(fraction, warns):
+    """A sticking point whose friction force is within CONE_EDGE = 1e-6 of mu_s N is judged
+    sticking (the current set's tangent), though a disturbance of a millionth of the load
+    makes it slip: fb.static warns (StabilityWarning) naming the point and its ratio
+    |f_t| / (mu_s N). Reference for the ratio: the contact force at the converged position
+    by statics of the point, -(applied load + the two springs' forces k (l - 1) e), its x
+    over mu times its y, to 1e-9 (the warning prints nine decimals). 1 - 1e-5 and 0.999 of
+    the limit: no warning. Before, no state warned (the edge passed without comment)."""
+    import re
+    import warnings
+    m, p, F = _point_at_the_cone(fraction)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        res = fb.static(m, steps=1)
+    assert res.contacts["stick"][-1, 0] == 1.0 and all(res.stable)
+    x = np.asarray(res.position(p)[-1])
+    force = F.copy()
+    for a in CONE_ANCHORS:
+        d = x - np.array(a)
+        l = float(np.linalg.norm(d))
+        force -= K_WEAK * (l - 1.0) * d / l
+    ref = abs(force[0]) / (0.3 * abs(force[1]))
+    edge = [str(w.message) for w in got if issubclass(w.category, fb.StabilityWarning)
+            and "edge of the friction cone" in str(w.message)]
+    if not warns:
+        assert not edge and ref < 1.0 - 1e-6
+        return
+    assert len(edge) == 1 and 1.0 - 1e-6 < ref < 1.0
+    assert "node 1 at (0, 0)" in edge[0] and "load factor 1 " in edge[0], edge[0]
+    ratio = float(re.search(r"\|f_t\| / \(mu_s N\) = ([0-9.]+)", edge[0]).group(1))
+    assert abs(ratio - ref) < 1e-9, (ratio, ref)
+
+
+# ------------------------------------- slow damped flutter: the damping's floor bounds the band
+@pytest.mark.parametrize("alpha, flutters", [(0.2, True), (0.5, False)])
+def test_slow_damped_flutter_above_the_band_is_found_by_the_damping_floor(alpha, flutters):
+    """The slow-flutter slider beside the soft cantilever (332 free DOFs, the sparse damped
+    search) with mass-proportional damping C = alpha M. With M = m I on the point and C
+    proportional to M every mode keeps its undamped omega^2 and its roots are lambda =
+    -alpha/2 +- sqrt(alpha^2/4 - omega^2) (closed form from :func:`_weak_pencil` at the
+    converged state): the pair omega^2 = 5.0e6 +- 866i 1/s^2 grows undamped at 0.1936 1/s,
+    so it still grows at alpha = 0.2 (Re lambda = 0.0936 1/s, 4.2e-5 of its frequency per
+    radian) and decays at 0.5. The damped search's band (growth above 1e-3 per radian: |Im
+    lambda| <= sqrt(nu / 2e-3) = 707 1/s, nu = 1e3) stops below the pair at 2236 1/s; the
+    damping's floor (C >= c_min M, c_min proved by a Cholesky: about alpha) bounds every
+    growing root by |Im lambda| <= nu / c_min = 5000 1/s at alpha = 0.2, within
+    DAMPED_REACH of the band, so the search goes on to it. alpha = 0.2: refused naming
+    damped flutter with the closed-form root's growth and frequency to 1e-6 (before,
+    235e21a: accepted without a warning); 0.5: accepted (the floor's top, 2000 1/s, lies
+    below the pair, which decays), no StabilityWarning either way."""
+    import warnings
+    from fembody.linalg.linalg import DENSE_MAX
+    m, p = _weak_slider()
+    m.set_damping(alpha=alpha)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fb.StabilityWarning)
+        if not flutters:
+            res = fb.static(m, steps=1)
+            assert all(res.stable) and "flutter" not in res.stats
+        else:
+            with pytest.raises(fb.StabilityError, match="flutter") as err:
+                fb.static(m, steps=1)
+            res = err.value.result
+    assert res.system.n_free > DENSE_MAX and res.contacts["stick"][-1, 0] == 0.0
+    w, _ = _weak_pencil(np.asarray(res.position(p)[-1]))
+    roots = np.concatenate([-alpha / 2 + s * np.sqrt(alpha * alpha / 4 - w.astype(complex))
+                            for s in (1.0, -1.0)])
+    ref = roots[np.argmax(roots.real)]
+    assert (ref.real > 0.0) == flutters
+    assert abs(ref.real) < 1e-3 * abs(ref.imag)             # slow: outside the old band
+    if flutters:
+        (mode,) = res.stats["flutter"]
+        assert mode["damped"]
+        assert mode["growth"] == pytest.approx(ref.real, rel=1e-6)
+        assert mode["frequency"] == pytest.approx(abs(ref.imag) / (2 * math.pi), rel=1e-6)
