@@ -532,8 +532,12 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         dampers, since small damping can lower the flutter load (Ziegler's paradox); above
         300 free DOFs every undamped flutter is searched (disks over the band of those
         growing by more than 1e-3 of their frequency per radian, a cluster screen above
-        it), damped flutter growing by more than 1e-3 per radian, with a StabilityWarning
-        where a search is incomplete).
+        it), damped flutter growing by more than 1e-3 per radian and, where the damping
+        has a proved floor bounding every growing root's frequency within ten times that
+        band, every damped flutter; a slipping tangent's divergence is judged by the
+        pencil's real omega^2 (where M's diagonal is positive); a StabilityWarning where a
+        search is incomplete and for a point sticking within 1e-6 of its friction cone's
+        edge).
     times : sequence of float, optional
         A quasi-static load history (method 'newton' only): after the load steps have
         brought the loads to ``load_max`` at time ``t``, the loads and drivers follow these
