@@ -282,3 +282,23 @@ def test_a_second_run_takes_the_mass_matrix_analysis_and_starts_as_the_first(mon
     assert np.abs(a0[0]).max() > 1.0                # gravity: the start is not at rest
     assert np.array_equal(a0, a1)
     assert np.array_equal(np.asarray(runs[0][0].q), np.asarray(runs[1][0].q))
+
+
+def test_the_half_bandwidth_is_kept_per_pattern(monkeypatch):
+    """auto's band test (banded.half_bandwidth, RCM) is made once per pattern and kept in its
+    plan: a second call on the same arrays orders nothing and returns the first result,
+    which equals a fresh one's on copies of the arrays; another pattern gets its own band
+    (a chain's 1 against a 3D grid's k^2), not the kept one."""
+    from fembody.linalg import banded
+    ordered = []
+    real = banded.rcm
+    monkeypatch.setattr(banded, "rcm", lambda *a: ordered.append(1) or real(*a))
+    A = grid_matrix(k=7)
+    n = A.shape[0]
+    first = banded.half_bandwidth(A.indptr, A.indices, n)
+    again = banded.half_bandwidth(A.indptr, A.indices, n)
+    assert len(ordered) == 1 and again[0] == first[0] and again[1] is first[1]
+    fresh = banded.half_bandwidth(A.indptr.copy(), A.indices.copy(), n)
+    assert len(ordered) == 2 and fresh[0] == first[0] >= 7
+    chain = sp.diags([np.ones(n - 1), 2.0 * np.ones(n), np.ones(n - 1)], [-1, 0, 1]).tocsc()
+    assert banded.half_bandwidth(chain.indptr, chain.indices, n)[0] == 1
