@@ -112,6 +112,23 @@ def _correct_nb(S, M, C, with_c, gp, bp, pos, owner, Tinv):  # pragma: no cover 
 
 _inverse_tangents, _increment, _correct = _inverse_tangents_nb, _increment_nb, _correct_nb
 
+def kept_map(system) -> "LieIncrement":
+    """``system``'s :class:`LieIncrement`, kept in its K pattern's plan
+    (:func:`fembody.linalg.envelope.pattern_plan`, the System's own ``indptr`` and
+    ``indices`` arrays) for every later integrator of it: each run builds an integrator, and
+    the map's checks and positions depend only on that pattern and on the free rotation
+    triples, which a kept map is compared with (entry by entry) before it is handed out. Its
+    arrays are read only."""
+    from ..linalg.envelope import pattern_plan
+    groups = np.asarray(system.space.free_rotation_groups(system.free), dtype=np.int64)
+    plan = pattern_plan(np.asarray(system.indptr), np.asarray(system.indices), system.n_free)
+    kept = plan.get("lie_increment")
+    if kept is not None and np.array_equal(kept.asked, groups):
+        return kept
+    kept = plan["lie_increment"] = LieIncrement(system, groups)
+    return kept
+
+
 class LieIncrement:
     """The map from Newton's increments to the Lie-group step's increment of one System, and
     the matching correction of the iteration matrix (module docstring).
@@ -123,8 +140,12 @@ class LieIncrement:
     block couples whole nodes), ``owner (e,)`` the triple of each row of ``pos``.
     """
 
-    def __init__(self, system) -> None:
-        groups = np.asarray(system.space.free_rotation_groups(system.free), dtype=np.int64)
+    def __init__(self, system, groups: np.ndarray | None = None) -> None:
+        # (groups: the System's free rotation triples, when the caller has them already)
+        if groups is None:
+            groups = np.asarray(system.space.free_rotation_groups(system.free),
+                                dtype=np.int64)
+        self.asked = groups
         indptr, indices = np.asarray(system.indptr), np.asarray(system.indices)
         self._set(groups, indptr)
         if self.owner.size:

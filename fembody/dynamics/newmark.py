@@ -54,7 +54,7 @@ from . import _kernels, compiled_step
 from .base import Integrator, initial_state
 from .dae import AugmentedODE
 from .dae import project_velocity as dae_project_velocity
-from .lie import LieIncrement
+from .lie import kept_map
 from ..linalg.blas_threads import one_blas_thread
 from ..linalg.linalg import saddle_solver
 from .newton import newton
@@ -259,7 +259,7 @@ class GeneralizedAlpha(Integrator):
         # refinement: fembody.linalg.near_symmetric)
         self.solver = saddle_solver(system, linear_solver, rows=self.rows, refine_symmetric=True)
         # Newton's increments composed at the iterate, mapped to the step's (None: additive)
-        self._lie = None if system.space.commutative else LieIncrement(system) or None
+        self._lie = None if system.space.commutative else kept_map(system) or None
         self._linear_solver = linear_solver
         # the index-1 equations of the recorded multipliers (built at their first use), the
         # start transient's length in steps (computed at its first use) and its start

@@ -33,6 +33,7 @@ frame grid of 84 ties), as the tower would lose 4-80 % at a threshold below 92.
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 
@@ -57,6 +58,9 @@ SUPERNODAL_RATIO_OPENBLAS = 96.0
 # the fill-reducing ordering of the supernodal factorisation: CHOLMOD's nested dissection
 # (METIS on the separators' subgraphs), measured fastest on frame grids (the docstring)
 SUPERNODAL_ORDERING = "nesdis"
+# symbolic analyses kept per stored pattern for later solvers of it (:class:`_Kept`): a run's
+# mass matrix (on its nonzeros) and the iteration matrices of other solvers of the pattern
+KEPT_ANALYSES = 4
 
 
 class NotPositiveDefinite(Exception):
@@ -111,6 +115,60 @@ def not_positive_definite() -> type:
     return cholmod.CholmodNotPositiveDefiniteError
 
 
+class _Kept:
+    """What the solvers of one stored pattern decided and analysed, kept in its
+    :func:`~.envelope.pattern_plan` for later solvers of it (every run makes its own
+    LinearSolver, and so its own CholmodSPD: at the start of each dynamic run the mass
+    matrix was analysed again, three symbolic analyses on a 3D beam grid, more than half of
+    the initial accelerations' cost).
+
+    - ``decided``: the stored-zeros choice (class docstring of :class:`CholmodSPD`) for the
+      nonzero pattern of the first matrix with stored zeros that made it (``nz``, one bool
+      per stored entry), with the sub-pattern then taken (the same
+      :class:`~.factorization.HeldPattern` object for every solver: read only). The choice
+      is a function of that nonzero pattern alone, so a later solver whose first such matrix
+      has the same nonzeros takes it without the two trial analyses.
+    - ``analyses``: unfactorised analyses (templates) of the pattern factorised, keyed by
+      what was analysed (None: the whole stored pattern, else the sub-pattern's ``keep``,
+      compared entry by entry) and by the thread: a copy shares its template's CHOLMOD
+      workspace (``cholmod_common``, one per thread by CHOLMOD's rules), as the near-symmetric
+      path's kept analyses (:class:`.near_symmetric._Analyses`)."""
+
+    def __init__(self) -> None:
+        self.decided: list[tuple] = []          # (nz, keep_zeros, HeldPattern | None)
+        self.analyses: list[tuple] = []         # (thread, keep | None, mode, template)
+        self._lock = threading.Lock()
+
+    def decision(self, nz: np.ndarray) -> tuple | None:
+        with self._lock:
+            for seen, keep_zeros, held in self.decided:
+                if np.array_equal(seen, nz):
+                    return keep_zeros, held
+        return None
+
+    def decide(self, nz: np.ndarray, keep_zeros: bool, held) -> None:
+        with self._lock:
+            self.decided.append((nz, keep_zeros, held))
+            del self.decided[:-KEPT_ANALYSES]
+
+    def analysis(self, keep: np.ndarray | None) -> tuple | None:
+        """(a copy of the kept analysis, its mode) of this sub-pattern made in this thread."""
+        me = threading.get_ident()
+        with self._lock:
+            for i, (t, k, mode, template) in enumerate(self.analyses):
+                if t == me and (k is None if keep is None else
+                                k is not None and np.array_equal(k, keep)):
+                    self.analyses.append(self.analyses.pop(i))
+                    return template.copy(), mode
+        return None
+
+    def put(self, keep: np.ndarray | None, f, mode: str) -> None:
+        """Keep a copy of the just analysed (not yet factorised) ``f``."""
+        with self._lock:
+            self.analyses.append((threading.get_ident(), keep, mode, f.copy()))
+            del self.analyses[:-KEPT_ANALYSES]
+
+
 class CholmodSPD:
     """CHOLMOD Cholesky of SPD matrices with one pattern; the symbolic analysis is done once.
 
@@ -130,7 +188,8 @@ class CholmodSPD:
     sub-pattern analysed is kept for later matrices whose nonzeros it holds
     (:func:`.factorization.held_pattern`), a new one analysed otherwise; ``keep_zeros``
     holds the choice (None before a matrix with stored zeros), ``analyses`` counts the
-    symbolic analyses made."""
+    symbolic analyses this solver needed, ``reused`` those of them it took from the ones kept
+    for the pattern (:class:`_Kept`) instead of making them."""
 
     negative = 0
 
@@ -139,6 +198,8 @@ class CholmodSPD:
         self.mode = "simplicial"
         self.keep_zeros: bool | None = None
         self.analyses = 0
+        self.reused = 0
+        self._kept: _Kept | None = None       # the stored pattern's, with self._stored
         self._stored = None                 # the stored pattern (indptr, indices) decided for
         self._held: HeldPattern | None = None
         self._on = None                     # what f was analysed on: "whole" or a HeldPattern
@@ -150,7 +211,7 @@ class CholmodSPD:
             if self.f is None or self._on is not on:
                 self._on = on
                 self.analyses += 1
-                self._first(B)
+                self._first(B, None if on == "whole" else on.keep)
             else:
                 self.f.cholesky_inplace(B)
         except not_positive_definite():
@@ -164,20 +225,35 @@ class CholmodSPD:
             if self._stored is not None:
                 self.f = None                            # another pattern: analysed anew
             self._stored, self.keep_zeros, self._held = (A.indptr, A.indices), None, None
+            plan = pattern_plan(A.indptr, A.indices, A.shape[0])
+            self._kept = plan.setdefault("cholmod_spd_kept", _Kept())
         if self.keep_zeros or (self.keep_zeros is None and np.all(A.data)):
             return A
         if self.keep_zeros is None:
-            nz = HeldPattern(A, A.data != 0.0)
-            self.keep_zeros = bool(_factor_entries(A) <= _factor_entries(nz.matrix(A)))
+            mask = A.data != 0.0
+            hit = self._kept.decision(mask)
+            if hit is None:
+                nz = HeldPattern(A, mask)
+                keep = bool(_factor_entries(A) <= _factor_entries(nz.matrix(A)))
+                hit = (keep, None if keep else nz)
+                self._kept.decide(mask, *hit)
+            self.keep_zeros, held = hit
             if self.keep_zeros:
                 return A
-            self._held = nz
+            self._held = held
         self._held = held_pattern(self._held, A)
         return self._held.matrix(A)
 
-    def _first(self, A) -> None:
-        """Analyse A's pattern in the mode kept with it (decided here for a new pattern) and
-        factorise."""
+    def _first(self, A, keep: np.ndarray | None) -> None:
+        """Analyse A's pattern (``keep``: the stored pattern's sub-pattern it is, None: all of
+        it) in the mode kept with it (decided here for a new pattern), or take the analysis
+        kept for it (:class:`_Kept`), and factorise."""
+        hit = self._kept.analysis(keep)
+        if hit is not None:
+            self.reused += 1
+            self.f, self.mode = hit
+            self.f.cholesky_inplace(A)
+            return
         plan = pattern_plan(A.indptr, A.indices, A.shape[0])
         if "cholmod_mode" not in plan:
             self.f = analyze(A, mode="simplicial")
@@ -185,10 +261,12 @@ class CholmodSPD:
             plan["cholmod_mode"] = mode
             if mode == "simplicial":
                 self.mode = mode
+                self._kept.put(keep, self.f, mode)
                 self.f.cholesky_inplace(A)
                 return
         self.mode = plan["cholmod_mode"]
         self.f = analyze(A, mode=self.mode)
+        self._kept.put(keep, self.f, self.mode)
         self.f.cholesky_inplace(A)
 
     def _check(self) -> None:

@@ -728,6 +728,10 @@ class System:
             if tangent:
                 Kin, Cin = None if lazy else np.zeros(self.nnz), np.zeros(self.nnz)
             for b in self.nonlinear_inertia:
+                # (spatial beams' gyroscopic moments: read v, add into f and C_in in one pass)
+                into = getattr(b, "inertial_into", None)
+                if into is not None and into(v, tangent, self.scatter[id(b)].pos, f, Cin):
+                    continue
                 d = b.dofs
                 x = None
                 if getattr(b, "reads_pose", True):

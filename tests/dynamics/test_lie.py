@@ -102,3 +102,42 @@ def test_correction_is_the_dense_product_on_a_model():
     dense = lambda x: s.csc(x).toarray()       # noqa: E731
     expect = dense(K) + (0.5 * dense(C) + 4.0 * dense(M)) @ Tfull
     np.testing.assert_allclose(dense(S), expect, rtol=1e-13, atol=1e-12)
+
+
+def test_the_map_is_kept_per_system_pattern_and_rotation_triples(monkeypatch):
+    """lie.kept_map hands every integrator of a System the map built for its K pattern and
+    free rotation triples (a second run builds none), equal to a fresh LieIncrement's arrays;
+    asked with other free rotation triples on the same pattern arrays it builds that map
+    (one triple fewer), not the kept one; and the second run moves as the first, bit for
+    bit."""
+    import types
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    b = m.add_beam((0, 0, 0), (1, 0.3, 0), n=4, material=fb.Material(E=1e9, rho=1e3, nu=0.3),
+                   section=fb.Section.rectangle(b=0.02, h=0.01))
+    m.fix(b.first)
+    s = m.compile()
+    built = []
+    init = lie.LieIncrement.__init__
+    monkeypatch.setattr(lie.LieIncrement, "__init__",
+                        lambda self, *a, **k: built.append(1) or init(self, *a, **k))
+    runs = []
+    for _ in range(2):
+        built.clear()
+        runs.append(fb.simulate(s, t_end=3e-3, dt=1e-3, rho_inf=0.9))
+        runs[-1].built = len(built)
+    assert (runs[0].built, runs[1].built) == (1, 0)
+    assert np.array_equal(np.asarray(runs[0].q), np.asarray(runs[1].q))
+    assert np.abs(np.asarray(runs[0].q)[-1] - np.asarray(runs[0].q)[0]).max() > 1e-6
+    kept = lie.kept_map(s)
+    fresh = lie.LieIncrement(s)
+    assert kept is lie.kept_map(s) and len(kept.groups) == 4
+    for name in ("groups", "pos", "owner"):
+        assert np.array_equal(getattr(kept, name), getattr(fresh, name)), name
+    # the same pattern arrays, one node's third rotation DOF no longer free: its triple is
+    # not mapped
+    last_rz = int(kept.groups[-1, 2])
+    other = types.SimpleNamespace(space=s.space, free=np.delete(s.free, last_rz),
+                                  indptr=s.indptr, indices=s.indices, n_free=s.n_free)
+    mapped = lie.kept_map(other)
+    assert mapped is not kept and len(mapped.groups) == 3
+    assert np.array_equal(mapped.groups, lie.LieIncrement(other).groups)

@@ -182,3 +182,123 @@ def test_two_threads_running_one_system_on_the_path_give_the_fresh_results():
         ref = fb.simulate(build(), **dict(kw, dt=dts[k]))
         assert out[k].stats["linear_solver"] == "cholmod-refined"
         assert np.array_equal(np.asarray(out[k].q), np.asarray(ref.q))
+
+
+def _spd_solved(c, M, b: np.ndarray) -> None:
+    """``c`` factorises M and solves it as SciPy's sparse solve of M does (1e-12)."""
+    c.factorize(M)
+    ref = spla.spsolve(M.tocsc(), b)
+    assert np.abs(c(b) - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+def _fresh_spd(M):
+    """A CholmodSPD of M on copies of its pattern arrays: nothing kept for that pattern."""
+    from fembody.linalg.cholmod_spd import CholmodSPD
+    c = CholmodSPD()
+    c.factorize(sp.csc_matrix((M.data.copy(), M.indices.copy(), M.indptr.copy()),
+                              shape=M.shape))
+    return c
+
+
+def test_cholmod_spd_keeps_the_stored_zeros_choice_and_analysis_per_nonzero_pattern(
+        monkeypatch):
+    """Each run's mass matrix is factorised by a CholmodSPD of its own (a run's LinearSolver):
+    a later solver of the stored pattern takes the stored-zeros choice and the analysis kept
+    for the same nonzero pattern (no trial analyses, no analysis), and only for it. Matrices
+    of one 3D grid pattern (1000 unknowns): D (every off-diagonal pair a stored zero: the
+    factor on its nonzeros, n entries) and K (1 % of the pairs zeros: a fresh solver keeps
+    the stored pattern). Each solver's choice and factor size are a fresh solver's (on
+    copies of the pattern arrays) and it solves its matrix to 1e-12. A choice kept per stored
+    pattern alone hands K D's choice (its nonzeros: keep_zeros False); an analysis kept
+    without its sub-pattern hands K (or D) the other's analysis (a wrong factor)."""
+    from fembody.linalg import cholmod_spd
+    A = grid_matrix(k=10)
+    p = Pairs(A)
+    D = p.matrix(np.arange(p.lower.size))
+    K = p.matrix(np.random.default_rng(0).permutation(p.lower.size)[: p.lower.size // 100])
+    b = np.random.default_rng(2).standard_normal(A.shape[0])
+    trials = []
+    entries = cholmod_spd._factor_entries
+    monkeypatch.setattr(cholmod_spd, "_factor_entries", lambda M: trials.append(1) or entries(M))
+    want = {id(M): _fresh_spd(M) for M in (D, K)}
+    assert want[id(D)].keep_zeros is False and want[id(K)].keep_zeros is True
+    assert want[id(D)].f.L().nnz == A.shape[0]
+    for name, M, of, counts, tried in (("first D", D, D, (1, 0), 2),
+                                       ("later D", D, D, (1, 1), 0),
+                                       ("D scaled", 1.5 * D, D, (1, 1), 0),
+                                       ("K", K, K, (1, 0), 2), ("later K", K, K, (1, 1), 0),
+                                       ("D after K", D, D, (1, 1), 0)):
+        M = sp.csc_matrix((M.data, A.indices, A.indptr), shape=A.shape)   # the one pattern
+        trials.clear()
+        c = cholmod_spd.CholmodSPD()
+        _spd_solved(c, M, b)
+        ref = want[id(of)]
+        assert c.keep_zeros is ref.keep_zeros, name
+        assert c.f.L().nnz == ref.f.L().nnz, name
+        assert (c.analyses, c.reused) == counts, name
+        assert len(trials) == tried, name
+
+
+def test_cholmod_spd_analysis_is_not_reused_in_another_thread():
+    """A kept CholmodSPD analysis shares its CHOLMOD workspace: another thread analyses for
+    itself (and solves right), this thread's next solver still reuses."""
+    from fembody.linalg.cholmod_spd import CholmodSPD
+    A = grid_matrix(k=9, seed=3)
+    b = np.random.default_rng(5).standard_normal(A.shape[0])
+    first = CholmodSPD()
+    _spd_solved(first, A, b)
+    out = {}
+
+    def other():
+        c = CholmodSPD()
+        _spd_solved(c, A, b)
+        out["counts"] = (c.analyses, c.reused)
+    th = threading.Thread(target=other)
+    th.start()
+    th.join()
+    assert out["counts"] == (1, 0)
+    again = CholmodSPD()
+    _spd_solved(again, A, b)
+    assert (again.analyses, again.reused) == (1, 1)
+
+
+def test_a_second_run_takes_the_mass_matrix_analysis_and_starts_as_the_first(monkeypatch):
+    """The initial accelerations of a second dynamic run on one 3D grid (1017 DOFs, mass
+    matrix on CHOLMOD) make no symbolic analysis of the mass matrix and equal the first
+    run's bit for bit, as does the motion."""
+    from fembody.linalg import cholmod_spd
+    s = clamped_grid(12, 0.02, gravity=(0.0, 0.0, -9.81))[0].compile()
+    made = []
+    real = cholmod_spd.analyze
+    monkeypatch.setattr(cholmod_spd, "analyze", lambda M, mode: made.append(mode) or
+                        real(M, mode))
+    runs = []
+    for _ in range(2):
+        made.clear()
+        r = fb.simulate(s, t_end=2e-3, dt=1e-3, rho_inf=0.9, newton="full")
+        runs.append((r, list(made)))
+    assert len(runs[0][1]) >= 1 and runs[1][1] == []
+    a0, a1 = (np.asarray(r.a) for r, _ in runs)
+    assert np.abs(a0[0]).max() > 1.0                # gravity: the start is not at rest
+    assert np.array_equal(a0, a1)
+    assert np.array_equal(np.asarray(runs[0][0].q), np.asarray(runs[1][0].q))
+
+
+def test_the_half_bandwidth_is_kept_per_pattern(monkeypatch):
+    """auto's band test (banded.half_bandwidth, RCM) is made once per pattern and kept in its
+    plan: a second call on the same arrays orders nothing and returns the first result,
+    which equals a fresh one's on copies of the arrays; another pattern gets its own band
+    (a chain's 1 against a 3D grid's k^2), not the kept one."""
+    from fembody.linalg import banded
+    ordered = []
+    real = banded.rcm
+    monkeypatch.setattr(banded, "rcm", lambda *a: ordered.append(1) or real(*a))
+    A = grid_matrix(k=7)
+    n = A.shape[0]
+    first = banded.half_bandwidth(A.indptr, A.indices, n)
+    again = banded.half_bandwidth(A.indptr, A.indices, n)
+    assert len(ordered) == 1 and again[0] == first[0] and again[1] is first[1]
+    fresh = banded.half_bandwidth(A.indptr.copy(), A.indices.copy(), n)
+    assert len(ordered) == 2 and fresh[0] == first[0] >= 7
+    chain = sp.diags([np.ones(n - 1), 2.0 * np.ones(n), np.ones(n - 1)], [-1, 0, 1]).tocsc()
+    assert banded.half_bandwidth(chain.indptr, chain.indices, n)[0] == 1

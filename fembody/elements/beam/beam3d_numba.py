@@ -488,6 +488,59 @@ def to_node_axes(C, f, K):  # pragma: no cover - jitted
                     K[e, i, b + j] = a[0] * c[j, 0] + a[1] * c[j, 1] + a[2] * c[j, 2]
 
 
+@njit(cache=True)
+def _gyro_to(w, lumped, J, We, tangent, ge, Ce, Wp, JW, N, D):  # pragma: no cover - jitted
+    """One element's gyroscopic moments ``ge (6,)`` and (``tangent``) their derivative in the
+    nodal angular velocities ``Ce (6, 6)``, both overwritten (summed over the two points from
+    zero), for half its length ``w``, ``lumped`` (1.0 / 0.0), its rotary inertia ``J (3, 3)``
+    in node axes and its nodal angular velocities ``We (6,)``; ``Wp``, ``JW`` (3,), ``N``
+    (2,) and ``D (3, 3)`` are scratch."""
+    gs = 0.5 - 0.5 / np.sqrt(3.0)
+    for i in range(6):
+        ge[i] = 0.0
+        if tangent:
+            for j in range(6):
+                Ce[i, j] = 0.0
+    for p in range(2):
+        if lumped != 0.0:
+            N[0] = 1.0 - p
+            N[1] = 1.0 * p
+        else:
+            N[0] = 1.0 - gs if p == 0 else gs
+            N[1] = 1.0 - N[0]
+        for k in range(3):
+            Wp[k] = N[0] * We[k] + N[1] * We[3 + k]
+        for k in range(3):
+            JW[k] = J[k, 0] * Wp[0] + J[k, 1] * Wp[1] + J[k, 2] * Wp[2]
+        c0 = Wp[1] * JW[2] - Wp[2] * JW[1]
+        c1 = Wp[2] * JW[0] - Wp[0] * JW[2]
+        c2 = Wp[0] * JW[1] - Wp[1] * JW[0]
+        for i in range(2):
+            wi = w * N[i]
+            ge[3 * i] += wi * c0
+            ge[3 * i + 1] += wi * c1
+            ge[3 * i + 2] += wi * c2
+        if not tangent:
+            continue
+        # D = hat(Wp) J - hat(J Wp)
+        for b in range(3):
+            D[0, b] = Wp[1] * J[2, b] - Wp[2] * J[1, b]
+            D[1, b] = Wp[2] * J[0, b] - Wp[0] * J[2, b]
+            D[2, b] = Wp[0] * J[1, b] - Wp[1] * J[0, b]
+        D[0, 1] += JW[2]
+        D[0, 2] -= JW[1]
+        D[1, 0] -= JW[2]
+        D[1, 2] += JW[0]
+        D[2, 0] += JW[1]
+        D[2, 1] -= JW[0]
+        for i in range(2):
+            for j in range(2):
+                nn = w * N[i] * N[j]
+                for a in range(3):
+                    for b in range(3):
+                        Ce[3 * i + a, 3 * j + b] += nn * D[a, b]
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :]))(f8[:], f8[:, :, :], f8[:, :], f8[:], b1)")
 def gyroscopic(L0, J, W, lumped, tangent):  # pragma: no cover - jitted
     """Same contract as beam3d.gyroscopic (``lumped`` as 1.0 / 0.0 per element); returns
@@ -495,49 +548,54 @@ def gyroscopic(L0, J, W, lumped, tangent):  # pragma: no cover - jitted
     n = L0.shape[0]
     g = np.zeros((n, 6))
     C = np.zeros((n if tangent else 0, 6, 6))
-    gs = 0.5 - 0.5 / np.sqrt(3.0)
+    We = np.empty(6)
+    ge = np.empty(6)
+    Ce = np.empty((6, 6))
     Wp = np.empty(3)
     JW = np.empty(3)
     N = np.empty(2)
+    D = np.empty((3, 3))
     for e in range(n):
-        w = 0.5 * L0[e]
-        for p in range(2):
-            if lumped[e] != 0.0:
-                N[0] = 1.0 - p
-                N[1] = 1.0 * p
-            else:
-                N[0] = 1.0 - gs if p == 0 else gs
-                N[1] = 1.0 - N[0]
-            for k in range(3):
-                Wp[k] = N[0] * W[e, k] + N[1] * W[e, 3 + k]
-            for k in range(3):
-                JW[k] = J[e, k, 0] * Wp[0] + J[e, k, 1] * Wp[1] + J[e, k, 2] * Wp[2]
-            c0 = Wp[1] * JW[2] - Wp[2] * JW[1]
-            c1 = Wp[2] * JW[0] - Wp[0] * JW[2]
-            c2 = Wp[0] * JW[1] - Wp[1] * JW[0]
-            for i in range(2):
-                wi = w * N[i]
-                g[e, 3 * i] += wi * c0
-                g[e, 3 * i + 1] += wi * c1
-                g[e, 3 * i + 2] += wi * c2
-            if not tangent:
-                continue
-            # D = hat(Wp) J - hat(J Wp)
-            D = np.empty((3, 3))
-            for b in range(3):
-                D[0, b] = Wp[1] * J[e, 2, b] - Wp[2] * J[e, 1, b]
-                D[1, b] = Wp[2] * J[e, 0, b] - Wp[0] * J[e, 2, b]
-                D[2, b] = Wp[0] * J[e, 1, b] - Wp[1] * J[e, 0, b]
-            D[0, 1] += JW[2]
-            D[0, 2] -= JW[1]
-            D[1, 0] -= JW[2]
-            D[1, 2] += JW[0]
-            D[2, 0] += JW[1]
-            D[2, 1] -= JW[0]
-            for i in range(2):
-                for j in range(2):
-                    nn = w * N[i] * N[j]
-                    for a in range(3):
-                        for b in range(3):
-                            C[e, 3 * i + a, 3 * j + b] += nn * D[a, b]
+        for k in range(6):
+            We[k] = W[e, k]
+        _gyro_to(0.5 * L0[e], lumped[e], J[e], We, tangent, ge, Ce, Wp, JW, N, D)
+        for i in range(6):
+            g[e, i] = ge[i]
+            if tangent:
+                for j in range(6):
+                    C[e, i, j] = Ce[i, j]
     return g, C
+
+
+@njit(cache=True, aot="void(f8[:], f8[:, :, :], f8[:], i8[:, :], f8[:], b1, i4[:, :], f8[:], "
+                      "f8[:])")
+def gyroscopic_into(L0, J, v, dofs, lumped, tangent, pos, f, Cd):  # pragma: no cover - jitted
+    """:func:`gyroscopic` and the System's scatter in one pass, with no element array: the
+    nodal angular velocities read from ``v`` (all DOFs) at ``dofs (n, 6)``, each element's
+    moments added into ``f`` (all DOFs) at ``dofs``, summed per DOF from zero first and then
+    added, as ``System.add_vector`` does; their derivative (``tangent``) into the CSC data
+    ``Cd`` at ``pos (n, 36)`` (row-major entries, -1: a fixed DOF's, skipped), in the order
+    of ``System.add_matrix``'s scatter. The same numbers as those calls, bit for bit."""
+    n = L0.shape[0]
+    We = np.empty(6)
+    ge = np.empty(6)
+    Ce = np.empty((6, 6))
+    Wp = np.empty(3)
+    JW = np.empty(3)
+    N = np.empty(2)
+    D = np.empty((3, 3))
+    tmp = np.zeros(f.shape[0])
+    for e in range(n):
+        for k in range(6):
+            We[k] = v[dofs[e, k]]
+        _gyro_to(0.5 * L0[e], lumped[e], J[e], We, tangent, ge, Ce, Wp, JW, N, D)
+        for i in range(6):
+            tmp[dofs[e, i]] += ge[i]
+        if tangent:
+            for i in range(6):
+                for j in range(6):
+                    p = pos[e, 6 * i + j]
+                    if p >= 0:
+                        Cd[p] += Ce[i, j]
+    for i in range(f.shape[0]):
+        f[i] += tmp[i]

@@ -180,6 +180,27 @@ class BeamGyroBlock(Block3D):
     def mass_at(self, poses) -> np.ndarray:
         return self._zeros
 
+    def inertial_into(self, v: np.ndarray, tangent: bool, pos: np.ndarray, f: np.ndarray,
+                      Cdata: np.ndarray | None) -> bool:
+        """Compiled fast path of :meth:`inertial` and the System's scatter: the angular
+        velocities read from ``v`` (all DOFs), the moments added into ``f`` (all DOFs) and
+        (``tangent``) their derivative into the CSC data ``Cdata`` at ``pos`` (the block's
+        scatter map, ``(n, 36)``) in one pass, without the element arrays
+        (:func:`beam3d_numba.gyroscopic_into`: the same numbers bit for bit). Returns False
+        where it does not apply (a complex step, a map of int64 positions, arrays of other
+        layouts): the caller then takes :meth:`inertial`."""
+        if not (_c64(v) and v.ndim == 1 and _c64(f) and (not tangent or _c64(Cdata))
+                and type(pos) is np.ndarray and pos.dtype == np.int32
+                and pos.flags.c_contiguous and pos.shape == (len(self.L0), 36)):
+            return False
+        dofs = self.__dict__.get("_dofs64")
+        if dofs is None:
+            dofs = self._dofs64 = np.ascontiguousarray(self.dofs, dtype=np.int64)
+        L0, J, lumped = self._consts              # trusted: the block's own constants
+        beam3d_numba.gyroscopic_into.trusted(L0, J, v, dofs, lumped, bool(tangent), pos, f,
+                                             Cdata if tangent else _NO_DATA)
+        return True
+
     def inertial(self, poses, v, a, tangent):
         if _c64(v) and v.ndim == 2:
             L0, J, lumped = self._consts          # trusted: the block's own constants
