@@ -117,13 +117,14 @@ radii: counted whole at 1 mm, not at 2 mm. The hand-over pushes along A inside t
 the far contact's normal force: in that file's slide, with the far contact 3.5 mm deep, the
 force along A swings from +1.1 kN to -5.5 kN and back to +2.3 kN on 6.3-8.8 kN across A),
 as the share rows' blend does over theirs; a run's penetrations, far below the radii, make
-it smaller. Not covered: where the node leaves its own wedge sideways while it touches both
-walls, its row hands over to an element pair of its beam's element and the wall's, which
-the rows of that element at the notch's node take back by the ``min`` rule (both pairs'
-points at the node): the energy jumps there (-1.98 J on 6.8 J in tests/
-contact/test_junction_notch.py, a strict xfail; before this rule by +3.98 J in the same
-slide). The element pairs count the two walls along the node's beam, the node rows along
-the notched one.
+it smaller. Where the node leaves its own wedge sideways while it touches both walls, its
+row hands over to an element pair of its beam's element and the wall's, with the same
+energy at the wedge's face; the rows of that element at the notch's node, which would take
+it back by the ``min`` rule (both pairs' points at the node, counting along the node's
+beam), and the notch's share junction stand aside there ("One view per crossing": a
+ridge's apex in a notch is counted along the notched beam, as the node rows count it).
+Before, the energy jumped there (-1.98 J on 6.8 J in tests/contact/test_junction_notch.py;
+before this rule by +3.98 J in the same slide).
 
 **One view per crossing.** Where both beams are bent concave towards each other at a node
 of each (each node in the other's notch), all four element pairs of the two junctions can
@@ -139,8 +140,13 @@ decides: the rows of the node of the sharper bend (``kappa = e . (u1 + u2)``, ``
 vector towards the other node, ``u_i`` along the node's elements, at the reference) stay out
 of the removal graph (:func:`_aside`, compile time, so the rows left decide as before and
 each removal still enters at zero energy: continuous); on a tie (to 1e-9: two equal bends)
-the node with the larger id stands aside. Where either junction is straight or bent away
-from the other node (``kappa <=`` :data:`BENT`) both views stay, as before: a straight rod
+the node with the larger id stands aside. A notch (``kappa > BENT``) against a ridge's apex
+(``kappa < -BENT``) is counted along the notched beam: the notch's node's rows stand aside,
+as the node rows of the apex count it ("A node in a notch"). The share rows' junction at a
+node whose view is aside weighs nothing either (:func:`fembody.contact.share.view_aside`,
+one rule for both blocks). Where either junction is straight, or both are bent away from
+each other (``kappa`` within :data:`fembody.contact.share.BENT` of zero, or both below it)
+both views stay, as before: a straight rod
 across a bend, the rod's node's rows decide nothing (one pair each) and the bend's node's
 rows count along the rod (one contact where the rod lies square across a notch, as
 tests/contact/test_sharp_v.py has it). The choice is a convention where the two views
@@ -206,7 +212,7 @@ from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import _POINT_SCREEN, _own_step, _product, junction_blend
+from .share import _POINT_SCREEN, _own_step, _product, junction_blend, view_aside
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -220,12 +226,6 @@ TIE = 1e-8
 #: whole beyond it: the node's foot on the row's element at least ``NOTCH_BAND (r_P + r_A)``
 #: from the shared node (module docstring, "A node in a notch").
 NOTCH_BAND = 0.05
-
-#: a junction is bent towards the other beam's node, for the choice of one view at a
-#: crossing of two bends (:func:`_aside`), where the unit vectors along its two elements sum
-#: to more than this along the direction to that node (about 0.06 degrees of kink): a
-#: straight junction (sum zero) keeps both views.
-BENT = 1e-3
 
 
 class JunctionContactBlock(ContactRows):
@@ -1143,24 +1143,13 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
     with its pairs' keys ``(n, 2)`` (:func:`_pair_keys`) and reference node positions ``X
     (n, 5, d)`` [m], whether it stays out of the removal graph (compile time; module
     docstring, "One view per crossing"): where both of its pairs are also held by rows of
-    one end ``P'`` of its element ``a0 -> a1``, both junctions are bent towards each other
-    (``kappa = e . (u1 + u2) > BENT`` at each, ``e`` the unit vector to the other node,
-    ``u_i`` the unit vectors along the node's two elements: each node in the other's
-    notch), and this row's bend is the sharper (``kappa`` larger by more than 1e-9; on a
-    tie the node with the larger id stands aside): the rows of ``P'`` then count along
-    this row's beam alone."""
+    one end ``P'`` of its element ``a0 -> a1`` (a junction of the other beam, whose rows
+    compare the same pairs along this row's beam) and :func:`fembody.contact.share.
+    view_aside` puts this node's view aside."""
     holders: dict = {}
     for r, row in enumerate(nodes):
         for i in (0, 1):
             holders.setdefault(int(keys[r, i]), set()).add(r)
-
-    def bend(q, toward):
-        e = toward - X[q, 0]
-        if not np.linalg.norm(e) > 0.0:
-            return 0.0                      # (the nodes coincide: no side, both views)
-        e = e / np.linalg.norm(e)
-        return float(sum(e @ ((X[q, j] - X[q, 0]) / np.linalg.norm(X[q, j] - X[q, 0]))
-                         for j in (3, 4)))
     out = np.zeros(len(nodes), dtype=bool)
     for r, row in enumerate(nodes):
         h0, h1 = holders[int(keys[r, 0])], holders[int(keys[r, 1])]
@@ -1169,11 +1158,7 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
             if not other or not any(int(nodes[q, 0]) == int(row[e]) for q in h1):
                 continue
             q = other[0]
-            mine, theirs = bend(r, X[q, 0]), bend(q, X[r, 0])
-            if min(mine, theirs) <= BENT:
-                continue
-            out[r] = mine > theirs + 1e-9 or (abs(mine - theirs) <= 1e-9
-                                              and int(row[0]) > int(row[e]))
+            out[r] = view_aside(X[r, [0, 3, 4]], X[q, [0, 3, 4]], int(row[0]), int(row[e]))
     return out
 
 
