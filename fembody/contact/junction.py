@@ -212,7 +212,7 @@ from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import _POINT_SCREEN, _own_step, _product, junction_blend, view_aside
+from .share import BENT, _POINT_SCREEN, _own_step, _product, junction_blend, view_aside
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -1146,12 +1146,20 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
     one end ``P'`` of its element ``a0 -> a1`` (a junction of the other beam, whose rows
     compare the same pairs along this row's beam) and :func:`fembody.contact.share.
     view_aside` puts this node's view aside."""
-    holders: dict = {}
-    for r, row in enumerate(nodes):
-        for i in (0, 1):
-            holders.setdefault(int(keys[r, i]), set()).add(r)
     out = np.zeros(len(nodes), dtype=bool)
-    for r, row in enumerate(nodes):
+    # (a straight junction, |u1 + u2| <= BENT, never stands aside nor puts another aside:
+    # most of a bundle's; only rows whose node is bent are looked at)
+    u = X[:, 3:] - X[:, :1]
+    u = u / np.linalg.norm(u, axis=2, keepdims=True)
+    bent = np.linalg.norm(u.sum(axis=1), axis=1) > BENT
+    if not bent.any():
+        return out
+    holders: dict = {}
+    for r in np.flatnonzero(bent):
+        for i in (0, 1):
+            holders.setdefault(int(keys[r, i]), set()).add(int(r))
+    for r in np.flatnonzero(bent):
+        row = nodes[r]
         h0, h1 = holders[int(keys[r, 0])], holders[int(keys[r, 1])]
         for e in (1, 2):
             other = [q for q in h0 if int(nodes[q, 0]) == int(row[e])]

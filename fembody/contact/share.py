@@ -888,9 +888,10 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
                           & (c != oth[:, 0]) & (c != oth[:, 1]))
             # (a junction whose view is put aside at its crossing weights nothing here, as
             # its junction rows remove nothing: one view per crossing)
-            juns[:, j] &= ~np.array([(int(a), frozenset((int(b0), int(b1)))) in aside
-                                     for a, b0, b1 in zip(c, oth[:, 0], oth[:, 1])],
-                                    dtype=bool).reshape(-1)
+            if aside:
+                juns[:, j] &= ~np.array([(int(a), frozenset((int(b0), int(b1)))) in aside
+                                         for a, b0, b1 in zip(c, oth[:, 0], oth[:, 1])],
+                                        dtype=bool).reshape(-1)
             fars[:, j] = np.where(juns[:, j], f, c)
         k = np.flatnonzero(juns.any(axis=1))
         if not k.size:
@@ -954,20 +955,32 @@ def _views_aside(model, contacts: list, far: np.ndarray) -> set:
     element pairs of ``c``'s and ``c'``'s elements are all candidates of the contacts'
     broad phase (so the junction rows of both nodes hold them,
     :func:`fembody.contact.junction._aside` decides alike)."""
-    cand = {frozenset((frozenset(int(a) for a in nodes[i]), frozenset(int(a) for a in nodes[j])))
-            for _, _, nodes, pairs, _ in contacts for i, j in pairs}
     pos = {n.id: np.asarray(n.position, dtype=float) for n in model.nodes}
+    # (a straight junction, |u1 + u2| <= BENT, never takes part: most of a bundle's)
+    bent = set()
+    for c in np.flatnonzero(far[:, 0] >= 0):
+        u = [pos[int(f)] - pos[int(c)] for f in far[c]]
+        if np.linalg.norm(sum(v / np.linalg.norm(v) for v in u)) > BENT:
+            bent.add(int(c))
+    if not bent:
+        return set()
+    cand = set()
+    for _, _, nodes, pairs, _ in contacts:
+        for i, j in pairs:
+            a, b = (frozenset(int(v) for v in nodes[k]) for k in (i, j))
+            if a & bent and b & bent:
+                cand.add(frozenset((a, b)))
 
     def elements(c):
         return [frozenset((c, int(f))) for f in far[c]]
     out = set()
     for pair in cand:
         for e, o in (tuple(pair), tuple(pair)[::-1]) if len(pair) == 2 else ():
-            for c in e:
-                if far[c, 0] < 0 or c in o:
+            for c in e & bent:
+                if c in o:
                     continue
-                for c_ in o:
-                    if far[c_, 0] < 0 or c_ in e:
+                for c_ in o & bent:
+                    if c_ in e:
                         continue
                     if not all(frozenset((x, y)) in cand for x in elements(c)
                                for y in elements(c_)):
