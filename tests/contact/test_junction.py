@@ -858,6 +858,36 @@ def test_the_view_at_a_crossing_does_not_follow_the_node_numbering(ta, tb):
     assert E[0] == pytest.approx(ref, rel=1e-9)
 
 
+@pytest.mark.parametrize("ta, tb", [(20, -20), (20, -30), (20, 20), (-20, -20), (20, 0),
+                                    (0, 0)])
+def test_the_junction_rows_and_the_share_rows_put_the_same_views_aside(ta, tb):
+    """``_ridges`` (``ta``, ``tb``), both build orders: the junction rows that stay out of
+    the removal graph (node ``P`` against element ``o``, :attr:`JunctionContactBlock.
+    _aside`) are exactly the share rows' junctions at ``P`` that weigh nothing for the
+    pairs against ``o`` (every share row here holds junctions at the two crossing nodes
+    only, so any other flag off is a difference): the two blocks count each crossing in
+    one view (fembody.contact.share.view_aside). Expected: one node's two rows at (20,
+    -20), (20, -30), (20, 20), (-20, -20); none at (20, 0) and (0, 0) (a straight
+    junction). It fails where one block's rule changes alone."""
+    from fembody.contact.share import CrossingShareBlock
+    for a_first in (False, True):
+        m, a_ids, _ = _ridges(math.radians(ta), math.radians(tb), a_first=a_first)
+        system = m.compile()
+        jb = next(b for b in system.beam_contact_blocks if isinstance(b, JunctionContactBlock))
+        sb = next(b for b in system.beam_contact_blocks if isinstance(b, CrossingShareBlock))
+        rows = jb.nodes[jb._both][jb._aside]
+        aside = {(int(r[0]), frozenset(int(v) for v in r[1:3])) for r in rows}
+        assert len(aside) == (0 if 0 in (ta, tb) else 2)
+        junctions = {int(n) for r in jb.nodes for n in r[:1]}
+        off = set()
+        for r, flags in zip(sb.nodes, sb.junction):
+            for j in range(4):
+                c, o = int(r[j]), frozenset(int(v) for v in (r[2:4] if j < 2 else r[:2]))
+                if c in junctions and not flags[j]:
+                    off.add((c, o))
+        assert off == aside
+
+
 def _crossing_energy(system, a_ids, d, depth=5e-3):
     """The contact energy [J] of all the System's beam contact blocks with A moved ``d``
     [m] along both beams (x and y) and ``depth`` [m] down."""
