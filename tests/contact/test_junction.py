@@ -969,7 +969,7 @@ def test_a_four_pair_crossing_moved_off_both_nodes_carries_the_sampled_minima(d,
     graph, which compared pairs along both beams and so removed the second contact too:
     12.97 against 22.85 J at 1 mm, 16.47 / 26.36 at 2 mm, 24.74 / 34.62 at 4 mm); now one
     view decides (fembody.contact.junction, "One view per crossing"): the rows of B's node,
-    counting along A (measured: equal to 1e-15 relative)."""
+    counting along A (measured: within 1.6e-15 relative)."""
     from .test_share_apart import _minima_along
     m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
     system = m.compile()
