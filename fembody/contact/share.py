@@ -190,17 +190,19 @@ What the blend does not cover:
   concave towards a wall the distance along the rod has two minima 0.3 to 0.8 mm apart,
   inside the band, and the junction row of the wall's element keeps the larger alone.
 - Across a node the rows decide pair by pair, without the junction rows' removal graph.
-  Where one row takes its pair back across a node of each beam (a four-pair crossing of two
-  bends, A moved off both nodes) its weight is the product ``prod_j (w_j)``, so with ``b =
-  1`` at both the pair is removed once, not twice (tests/contact/test_share_apart.py: 0.158
-  J removed exactly, the total the one contact's to 1e-9). Inside both bands (``0 < b_j <
-  1`` at both) the product takes back ``1 - (1 - b_A)(1 - b_B)`` where one comparison
-  would take back ``b`` (not met: not measured). The junction rows' removal graph itself
-  takes back too much there: with A moved 1 to 4 mm along both beams (5 mm deep) the
-  distance along either beam has two minima, one of them a pair outweighed in a row of
-  the other beam's element, and the graph removes it: 12.97 to 24.74 J against 22.85 to
-  34.62 J (tests/contact/test_junction.py, a strict xfail). The rows compare pairs along
-  both beams where the sampled reference counts along one.
+  Where one row takes its pair back across a node of each beam its weight is the product
+  ``prod_j (w_j)``, so with ``b = 1`` at both the pair is removed once, not twice. Inside
+  both bands (``0 < b_j < 1`` at both) the product takes back ``1 - (1 - b_A)(1 - b_B)``
+  where one comparison would take back ``b`` (not met: not measured). At a crossing of two
+  junctions where one view decides (:func:`view_aside`: two bends concave towards each
+  other, or a ridge's apex in a notch) the junction whose view is aside weights nothing
+  here (:func:`share_rows`), as its junction rows remove nothing (:mod:`fembody.contact.
+  junction`, "One view per crossing"): the four-pair crossing moved 6 mm off both nodes
+  has its 0.158 J pair taken back by B's junction alone (tests/contact/test_share_apart.py,
+  the total the one contact's to 1e-9); and where a ridge's apex leaves its wedge
+  sideways in a notch, the notch's junction no longer takes back the element pair its
+  node row hands over to (the energy jumped by -1.98 J there; with the junction rows'
+  take-back gone and this one kept, by -1.15 J, the share taking 1.13 J at once).
 - A node of one beam in the notch of the other's bend, touching both of its elements (two
   local minima along the notched beam) is the junction rows' (:mod:`fembody.contact.
   junction`, "A node in a notch"): both contacts beyond a band in the foot's distance from
@@ -871,6 +873,7 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
             far[c] = (nb[0][0], nb[1][0])
         free[c] = len(nb) == 1
     junction = far[:, 0] >= 0
+    aside = _views_aside(model, contacts, far)
     parts, names = [], []
     for bc, els, nodes, pairs, rad in contacts:
         if not len(pairs):
@@ -883,6 +886,12 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
             f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
             juns[:, j] = (junction[c] & (f != oth[:, 0]) & (f != oth[:, 1])
                           & (c != oth[:, 0]) & (c != oth[:, 1]))
+            # (a junction whose view is put aside at its crossing weights nothing here, as
+            # its junction rows remove nothing: one view per crossing)
+            if aside:
+                juns[:, j] &= ~np.array([(int(a), frozenset((int(b0), int(b1)))) in aside
+                                         for a, b0, b1 in zip(c, oth[:, 0], oth[:, 1])],
+                                        dtype=bool).reshape(-1)
             fars[:, j] = np.where(juns[:, j], f, c)
         k = np.flatnonzero(juns.any(axis=1))
         if not k.size:
@@ -900,6 +909,87 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
         return (np.zeros((0, 8), dtype=np.int64), np.zeros((0, 4), bool),
                 np.zeros((0, 4), bool), np.zeros(0), np.zeros(0), np.zeros((0, 3))), []
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(6)), names
+
+
+#: a junction is bent towards the other beam's node, for the choice of one view at a
+#: crossing of two junctions (:func:`view_aside`), where the unit vectors along its two
+#: elements sum to more than this along the direction to that node (about 0.06 degrees of
+#: kink): a straight junction (sum zero) keeps both views.
+BENT = 1e-3
+
+
+def _bend(X: np.ndarray, toward: np.ndarray) -> float:
+    """``kappa = e . (u1 + u2)`` [-] of a junction ``X (3, d)`` = (P, Q1, Q2) [m]: ``e`` the
+    unit vector from ``P`` to ``toward``, ``u_i`` from ``P`` along its elements (positive:
+    ``toward`` on the concave side of the bend; 0 where straight or ``toward = P``)."""
+    e = toward - X[0]
+    if not np.linalg.norm(e) > 0.0:
+        return 0.0
+    e = e / np.linalg.norm(e)
+    return float(sum(e @ ((X[j] - X[0]) / np.linalg.norm(X[j] - X[0])) for j in (1, 2)))
+
+
+def view_aside(X: np.ndarray, X_: np.ndarray, p: int, p_: int) -> bool:
+    """Whether the view of junction ``p`` (node id; ``X (3, d)`` its node and its two
+    elements' far nodes at the reference [m]) is put aside at its crossing with junction
+    ``p_`` of the other beam (``X_``): the rows there that compare element pairs at ``p``
+    (which of ``p``'s elements is nearer to a point of the other beam's element) count
+    along that other beam, and ``p_``'s along ``p``'s beam; one view decides
+    (:mod:`fembody.contact.junction`, "One view per crossing"). Put aside where ``p``'s
+    beam is bent towards ``p_`` (``kappa > BENT``, :func:`_bend`) and ``p_``'s away from
+    ``p`` (``kappa_ < -BENT``: a ridge's apex in ``p``'s notch, counted along the notched
+    beam, as the junction rows' node contacts count it), or both towards each other and
+    ``p``'s the sharper (by more than 1e-9; on a tie the larger node id). Compile time,
+    on the reference configuration."""
+    k, k_ = _bend(X, X_[0]), _bend(X_, X[0])
+    if k > BENT and k_ < -BENT:
+        return True
+    if min(k, k_) <= BENT:
+        return False
+    return k > k_ + 1e-9 or (abs(k - k_) <= 1e-9 and p > p_)
+
+
+def _views_aside(model, contacts: list, far: np.ndarray) -> set:
+    """The (junction node ``c``, element ``{o0, o1}`` of the other beam) whose view is put
+    aside (:func:`view_aside`, compile time): ``o`` ends at a junction ``c'`` and the four
+    element pairs of ``c``'s and ``c'``'s elements are all candidates of the contacts'
+    broad phase (so the junction rows of both nodes hold them,
+    :func:`fembody.contact.junction._aside` decides alike)."""
+    pos = {n.id: np.asarray(n.position, dtype=float) for n in model.nodes}
+    # (a straight junction, |u1 + u2| <= BENT, never takes part: most of a bundle's)
+    bent = set()
+    for c in np.flatnonzero(far[:, 0] >= 0):
+        u = [pos[int(f)] - pos[int(c)] for f in far[c]]
+        if np.linalg.norm(sum(v / np.linalg.norm(v) for v in u)) > BENT:
+            bent.add(int(c))
+    if not bent:
+        return set()
+    cand = set()
+    for _, _, nodes, pairs, _ in contacts:
+        for i, j in pairs:
+            a, b = (frozenset(int(v) for v in nodes[k]) for k in (i, j))
+            if a & bent and b & bent:
+                cand.add(frozenset((a, b)))
+
+    def elements(c):
+        return [frozenset((c, int(f))) for f in far[c]]
+    out = set()
+    for pair in cand:
+        for e, o in (tuple(pair), tuple(pair)[::-1]) if len(pair) == 2 else ():
+            for c in e & bent:
+                if c in o:
+                    continue
+                for c_ in o & bent:
+                    if c_ in e:
+                        continue
+                    if not all(frozenset((x, y)) in cand for x in elements(c)
+                               for y in elements(c_)):
+                        continue
+                    X = np.array([pos[c], pos[int(far[c, 0])], pos[int(far[c, 1])]])
+                    X_ = np.array([pos[c_], pos[int(far[c_, 0])], pos[int(far[c_, 1])]])
+                    if view_aside(X, X_, c, c_):
+                        out.add((c, o))
+    return out
 
 
 def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
