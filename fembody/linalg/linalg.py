@@ -435,7 +435,10 @@ class LinearSolver:
             owned = sp.csc_matrix((A.data, A.indices, A.indptr), shape=A.shape)
         else:
             owned = None
-        fac = self._near_part(A).factorize(A, self._lu, owned)
+        # (rule 5 of .near_symmetric only where the LU is the answer to a refusal: a caller
+        # told of refusals, statics, cuts its step on the Cholesky's own verdict as before)
+        fac = self._near_part(A).factorize(A, self._lu, owned,
+                                           skip_hopeless=getattr(self, "lu_on_refusal", True))
         if fac is None:
             if not getattr(self, "lu_on_refusal", True):
                 raise Refused("the symmetric part is not positive definite")

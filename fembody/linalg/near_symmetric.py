@@ -69,6 +69,23 @@ The rule, checked on every matrix (nothing is assumed of a model):
    (The generalized-alpha integrators pass ``SOLVE_SHARE`` of their residual tolerance,
    :mod:`fembody.dynamics.newmark`.)
 
+5. A refusal by rule 3 whose refinement measured a contraction ``rho_r`` (the matrix's LU
+   made by its solve, not a caller told instead) is remembered for the pattern with the
+   matrix's asymmetry ``a_r`` (max |S_ij - S_ji| over max |S_ij|, measured by the pass of
+   rule 1 before any Cholesky). A later matrix of the pattern, asymmetry ``a``, whose
+   predicted contraction ``rho_r a / a_r`` is at least :data:`RHO_HOPELESS` goes to the
+   caller's LU without its Cholesky (when the caller allows it, ``skip_hopeless``). Why the
+   ratio: ``rho(F^-1 N) = |F^-1/2 N F^-1/2|_2`` (``F^-1/2 N F^-1/2`` is skew, hence normal),
+   linear in ``N``; from one Newton iteration to the next of a step ``F`` (its ``bp M`` and
+   stiffness) barely moves while friction's ``N`` grows or shrinks with the slip. A
+   bound from the entries alone (``|N_ij| / sqrt(F_ii F_jj)`` is a lower bound of that
+   norm) was tried: on the frictional bundle of beams it read 2e-4 where the refinement
+   measured 0.3-3.5, so it decides nothing. A wrong prediction costs time only: a matrix
+   sent to the LU is solved by it (the answer the refused path would have given, bitwise:
+   the same LU of the same matrix), and one predicted below the threshold is tried as
+   before. The memory is kept in the pattern's plan, so later runs of the same System
+   start from it; a matrix whose asymmetry fell (slip stopped) is tried again.
+
 Why this is safe. The error ``e_k = x_k - S^-1 b`` obeys ``e_k = G e_(k-1)`` with ``G = I -
 F^-1 S = -F^-1 N``, ``N = (S - S^T) / 2`` the skew part: the iteration converges for every
 ``b`` iff the spectral radius of ``F^-1 N`` is below 1, and then ``dx_k = (G - I) e_(k-1)``
@@ -122,6 +139,12 @@ STORED_SHARE = 0.9
 # corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
 # a pair of triangular solves and a product with S, far less than a factorisation
 MAX_REFINE = 8
+# the contraction predicted for a matrix (rule 5) at or above which its Cholesky is not made:
+# refinement from x_0 reaches at best RHO_HOPELESS ** (MAX_REFINE + 1) = 1e-9 of the error
+# after MAX_REFINE corrections, short of REFINE_TOL, so rule 2 would give up (after the
+# Cholesky and MAX_REFINE products) unless a caller's atol took an early iterate, which the
+# remembered refusal's own solve did not
+RHO_HOPELESS = 0.1
 # symbolic analyses kept per stored pattern for later SymmetricParts of it (_Analyses): a
 # run's first iterate from rest and its later iterates take two lower patterns
 KEPT_ANALYSES = 4
@@ -215,6 +238,10 @@ class SymmetricPart:
         # the analyses (kept for every part of this pattern) and the maps below, which
         # depend on the pattern alone (made once per pattern, read only)
         self._analyses = plan.setdefault("near_symmetric_analyses", _Analyses())
+        # rule 5: the last refusal by rule 3 on this pattern, {'refused': (rho_r, a_r)}, kept
+        # in the plan for every part of the pattern (written by its factors' solves)
+        self.memo: dict = plan.setdefault("near_symmetric_refusal", {})
+        self.skipped = 0                     # matrices sent to the LU by rule 5 (diagnostic)
         maps = plan.get("near_symmetric_maps")
         if maps is None:
             maps = plan["near_symmetric_maps"] = self._maps(indptr, indices, n)
@@ -342,18 +369,32 @@ class SymmetricPart:
         _, L = self._prepared(A)
         return self.fill if L is not None else np.inf
 
-    def factorize(self, A, lu, owned=None) -> "RefinedCholesky | None":
+    def hopeless(self, asym: float) -> bool:
+        """Rule 5 of the module docstring: a matrix of asymmetry ``asym`` whose contraction,
+        predicted from the pattern's remembered refusal, is at least :data:`RHO_HOPELESS`."""
+        last = self.memo.get("refused")
+        if last is None or getattr(self, "krylov", False):
+            return False          # (the Krylov solve, asked for by name, serves skewed ones)
+        rho, a_r = last
+        return a_r > 0.0 and rho * (asym / a_r) >= RHO_HOPELESS
+
+    def factorize(self, A, lu, owned=None,
+                  skip_hopeless: bool = False) -> "RefinedCholesky | None":
         """The refined Cholesky of ``A`` (CSC on this pattern), or None (module docstring,
         rule 1). ``lu``: the caller's LU backend (a
         :class:`~fembody.linalg.factorization.Factorization`), asked for the factor of ``A``
         only if a solve's refinement fails (rule 3). ``owned``: a copy of ``A`` (CSC) that
         the caller keeps unchanged, taken as the factor's matrix (else ``A``'s values are
-        copied)."""
+        copied). ``skip_hopeless`` (default False): None also for a matrix rule 5 sends to
+        the LU (no Cholesky made)."""
         data = np.asarray(A.data, dtype=float)
         asym, L = self._prepared(A)
         top = self._pending[3]
         self._pending = None
         if L is None:                # not structurally symmetric (or all zero)
+            return None
+        if skip_hopeless and self.hopeless(asym):
+            self.skipped += 1
             return None
         if self.active_mode == "supernodal" and self._f_mode != "supernodal":
             self._f = self._kept_or("supernodal", lambda: (
@@ -372,7 +413,8 @@ class SymmetricPart:
         if owned is None:
             owned = sp.csc_matrix((data.copy(), A.indices, A.indptr), shape=A.shape)
         return RefinedCholesky(self._f, D, owned, lu, asym, getattr(self, "hint", None),
-                               getattr(self, "krylov", False), norm=top)
+                               getattr(self, "krylov", False), norm=top,
+                               memo=getattr(self, "memo", None))
 
     def _analyze(self, L) -> tuple[object, str, float]:
         """CHOLMOD's symbolic analysis of the lower triangle ``L``, its mode and the factor's
@@ -466,8 +508,11 @@ class RefinedCholesky:
 
     def __init__(self, f, D: np.ndarray, A, lu, asymmetry: float = np.nan,
                  hint: dict | None = None, krylov: bool = True,
-                 norm: float | None = None) -> None:
+                 norm: float | None = None, memo: dict | None = None) -> None:
         self.f, self.D, self.A, self._backend = f, D, A, lu
+        # rule 5: the pattern's memory of its last refusal (SymmetricPart.memo), written when
+        # a solve gives up and makes the LU; None: nothing remembered
+        self.memo = memo
         self.use_krylov = krylov             # the Krylov solve before the LU
         self.hint = {"skewed": False} if hint is None else hint
         self.krylov = self.krylov_steps = 0
@@ -532,6 +577,8 @@ class RefinedCholesky:
             raise Refused(f"the refinement gave up (contraction {self.contraction:.3g} per "
                           f"correction, asymmetry {self.asymmetry:.3g})")
         self.refused = True
+        if self.memo is not None and self.contraction > 0.0 and self.asymmetry > 0.0:
+            self.memo["refused"] = (self.contraction, float(self.asymmetry))
         try:
             self.lu = self._backend.factorize(self.A)
         except RuntimeError:                 # "Factor is exactly singular"
