@@ -273,8 +273,20 @@ class LinearSolver:
         return auto(n, symmetric=self.spd, definite=not self._indefinite,
                     width=lambda: -1.0 if self._envelope(A) is not None else math.inf,
                     band=lambda: 0 if self._band(A) else BAND_MAX + 1,
-                    near_symmetric=self._near_open(),
+                    near_symmetric=self._near_open() and not self._near_skips(A),
                     fill=lambda: self._near_fill(A))
+
+    def _near_skips(self, A) -> bool:
+        """Rule 5 of :mod:`.near_symmetric` for ``A``: its pattern's last refusal by the
+        refinement predicts this matrix's refinement hopeless, so ``auto`` takes the LU
+        without the symbolic analysis its fill read would make or the Cholesky (only where
+        a refusal is answered by the LU, :attr:`lu_on_refusal`: a caller told of refusals
+        keeps the Cholesky's own verdict). Counted as a refusal: NEAR_SYMMETRIC_TRIES in a
+        row close the path, as before."""
+        if not getattr(self, "lu_on_refusal", True) or not self._near_part(A).skips(A):
+            return False
+        self._near_refusals = getattr(self, "_near_refusals", 0) + 1
+        return True
 
     def _near_fill(self, A) -> float:
         """auto's ``fill`` for ``A``: the symmetric part's fill ratio
@@ -435,10 +447,7 @@ class LinearSolver:
             owned = sp.csc_matrix((A.data, A.indices, A.indptr), shape=A.shape)
         else:
             owned = None
-        # (rule 5 of .near_symmetric only where the LU is the answer to a refusal: a caller
-        # told of refusals, statics, cuts its step on the Cholesky's own verdict as before)
-        fac = self._near_part(A).factorize(A, self._lu, owned,
-                                           skip_hopeless=getattr(self, "lu_on_refusal", True))
+        fac = self._near_part(A).factorize(A, self._lu, owned)
         if fac is None:
             if not getattr(self, "lu_on_refusal", True):
                 raise Refused("the symmetric part is not positive definite")

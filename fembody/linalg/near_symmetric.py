@@ -74,7 +74,8 @@ The rule, checked on every matrix (nothing is assumed of a model):
    matrix's asymmetry ``a_r`` (max |S_ij - S_ji| over max |S_ij|, measured by the pass of
    rule 1 before any Cholesky). A later matrix of the pattern, asymmetry ``a``, whose
    predicted contraction ``rho_r a / a_r`` is at least :data:`RHO_HOPELESS` goes to the
-   caller's LU without its Cholesky (when the caller allows it, ``skip_hopeless``). Why the
+   caller's LU without its symbolic analysis or Cholesky (:meth:`SymmetricPart.skips`,
+   asked by ``LinearSolver``'s ``auto`` where a refusal is answered by the LU). Why the
    ratio: ``rho(F^-1 N) = |F^-1/2 N F^-1/2|_2`` (``F^-1/2 N F^-1/2`` is skew, hence normal),
    linear in ``N``; from one Newton iteration to the next of a step ``F`` (its ``bp M`` and
    stiffness) barely moves while friction's ``N`` grows or shrinks with the slip. A
@@ -350,16 +351,39 @@ class SymmetricPart:
         """(asymmetry, lower triangle) of ``A``'s symmetric part, with CHOLMOD's analysis
         made for the lower pattern it is factorised on (module docstring, rule 1), kept for the
         :meth:`factorize` of the same ``A.data`` that may follow a :meth:`fill_ratio`."""
+        asym, L = self._measured(A)
+        if L is not None and self._f is None:
+            self._f, self.active_mode, self.fill = self._analyze(L)
+            self._f_mode = self.mode or "simplicial"          # the mode _f was analysed in
+        return asym, L
+
+    def _measured(self, A) -> tuple[float, object]:
+        """(asymmetry, lower triangle) of ``A`` by :meth:`_lower`'s pass, kept (``_pending``)
+        for the :meth:`_prepared` and :meth:`factorize` of the same ``A.data`` that follow;
+        no analysis made."""
         data = A.data
         pend = self._pending
         if pend is not None and pend[0] is data:
             return pend[1], pend[2]
         asym, L, top = self._lower(np.asarray(data, dtype=float))
-        if L is not None and self._f is None:
-            self._f, self.active_mode, self.fill = self._analyze(L)
-            self._f_mode = self.mode or "simplicial"          # the mode _f was analysed in
         self._pending = (data, asym, L, top)
         return asym, L
+
+    def skips(self, A) -> bool:
+        """Rule 5 for ``A`` (CSC on this pattern), decided before its symbolic analysis or
+        Cholesky: True (counted in ``skipped``) where the pattern's remembered refusal
+        predicts a hopeless contraction. One pass of :meth:`_lower` where a refusal is
+        remembered (none otherwise); a matrix then tried makes it again."""
+        if "refused" not in self.memo or getattr(self, "krylov", False):
+            return False
+        asym, L = self._measured(A)
+        # (dropped either way: auto may take a backend that never reads it, and a later
+        # matrix written into the same data array must not find this one's numbers)
+        self._pending = None
+        if L is None or not self.hopeless(asym):
+            return False
+        self.skipped += 1
+        return True
 
     def fill_ratio(self, A) -> float:
         """flops / entries of the Cholesky factor of ``A``'s symmetric part (on the lower
@@ -378,23 +402,18 @@ class SymmetricPart:
         rho, a_r = last
         return a_r > 0.0 and rho * (asym / a_r) >= RHO_HOPELESS
 
-    def factorize(self, A, lu, owned=None,
-                  skip_hopeless: bool = False) -> "RefinedCholesky | None":
+    def factorize(self, A, lu, owned=None) -> "RefinedCholesky | None":
         """The refined Cholesky of ``A`` (CSC on this pattern), or None (module docstring,
         rule 1). ``lu``: the caller's LU backend (a
         :class:`~fembody.linalg.factorization.Factorization`), asked for the factor of ``A``
         only if a solve's refinement fails (rule 3). ``owned``: a copy of ``A`` (CSC) that
         the caller keeps unchanged, taken as the factor's matrix (else ``A``'s values are
-        copied). ``skip_hopeless`` (default False): None also for a matrix rule 5 sends to
-        the LU (no Cholesky made)."""
+        copied). Rule 5 is decided before, by :meth:`skips`."""
         data = np.asarray(A.data, dtype=float)
         asym, L = self._prepared(A)
         top = self._pending[3]
         self._pending = None
         if L is None:                # not structurally symmetric (or all zero)
-            return None
-        if skip_hopeless and self.hopeless(asym):
-            self.skipped += 1
             return None
         if self.active_mode == "supernodal" and self._f_mode != "supernodal":
             self._f = self._kept_or("supernodal", lambda: (
