@@ -95,7 +95,7 @@ def main() -> None:
     from _common import machine, save
     path = save("beam_bundle", {args.key: dict(
         machine=machine(), openblas_threads=os.environ.get("OPENBLAS_NUM_THREADS"),
-        before=codes["before"], rounds=args.rounds, **summary)})
+        before_checkout=codes["before"], rounds=args.rounds, **summary)})
     print(f"written {path}")
 
 
