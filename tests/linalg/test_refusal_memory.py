@@ -52,10 +52,21 @@ def test_a_refused_pattern_makes_one_cholesky_not_three(monkeypatch):
     then SuperLU without any (before rule 5: three refused Choleskys, the
     NEAR_SYMMETRIC_TRIES count, then SuperLU). Every solution is SuperLU's own solution of
     the same matrix, bitwise (the same LU backend factorises the same values either way),
-    and the dense LU's to 1e-10 of |x|."""
+    and the dense LU's to 1e-10 of |x|. The skipped matrices' fill (auto's symbolic analysis)
+    is not read either."""
     seq = [skewed(r)[0] for r in (0.5, 0.6, 0.8, 0.7, 0.5)]
+    fills = []
+    fill_ratio = near_symmetric.SymmetricPart.fill_ratio
+
+    def counted(self, A):
+        fills.append(1)
+        return fill_ratio(self, A)
+    monkeypatch.setattr(near_symmetric.SymmetricPart, "fill_ratio", counted)
     made, active, xs, b = _run(seq, monkeypatch)
     assert len(made) == 1 and made[0].refused
+    # auto read the fill (the symbolic analysis of the matrix's lower pattern) of the first
+    # matrix only: the skipped ones are decided before it
+    assert len(fills) == 1
     assert active == ["cholmod-refined"] + ["superlu"] * 4
     for A, x in zip(seq, xs):
         lu = LinearSolver("superlu", spd=False)
