@@ -209,8 +209,10 @@ class LinearSolver:
         iterative refinement against the matrix (:mod:`.near_symmetric`; dynamic iteration
         matrices of spatial models, nearly symmetric and mass-dominated), which it takes
         where that factor is thin (:func:`auto`, :func:`near_symmetric_fill`); SuperLU when the path
-        refuses a matrix. ``active`` is then 'cholmod-refined'. After NEAR_SYMMETRIC_TRIES
-        refusals in a row the solver stays on SuperLU.
+        refuses a matrix. ``active`` is then 'cholmod-refined'. A matrix whose pattern's
+        last refusal by the refinement predicts a hopeless contraction goes to SuperLU
+        without the Cholesky (rule 5 of :mod:`.near_symmetric`; counted as a refusal).
+        After NEAR_SYMMETRIC_TRIES refusals in a row the solver stays on SuperLU.
 
     The factorisation of the last :meth:`factorize` is a
     :class:`~fembody.linalg.factorization.Factor` whichever backend made it (its pivots, and
