@@ -212,7 +212,8 @@ from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import BENT, _POINT_SCREEN, _own_step, _product, junction_blend, view_aside
+from .share import (BENT, _POINT_SCREEN, _bend, _closest_derivatives, _own_step, _product,
+                    junction_blend, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -303,8 +304,11 @@ class JunctionContactBlock(ContactRows):
                                     self.pairs[self._both])
         # the rows of _both that leave the removal to another node's rows (one beam's view
         # per crossing, :meth:`_duplicate`)
-        self._aside = _aside(self.nodes[self._both], self._pair_key,
-                             self.X[self._both].reshape(len(self._both), 5, self.dim))
+        # and the rows that fade their kept pair towards the end of their element where
+        # the aside node sits (-1: none; 0: a0; 1: a1; :meth:`_fade`)
+        self._aside, self._fade_end = _aside(
+            self.nodes[self._both], self._pair_key,
+            self.X[self._both].reshape(len(self._both), 5, self.dim))
         d = self.dim
         take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
         self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
@@ -622,6 +626,34 @@ class JunctionContactBlock(ContactRows):
                 np.add.at(K, at, -(b[:, None, None] * HEi + gEi[:, :, None] * gb[:, None, :]
                                    + gb[:, :, None] * gEi[:, None, :]
                                    + E[i][sel][:, None, None] * bh[sel]))
+        # the kept pairs of a crossing counted along this row's element hand over towards
+        # the aside view's node (module docstring, "One view per crossing"): the row takes
+        # back (1 - u) of each, u of :meth:`_fade`
+        fading = np.flatnonzero(self._fade_end >= 0)
+        if fading.size:
+            kept = ~beaten[inv].reshape(-1, 2)
+            for i in (0, 1):
+                sel = fading[kept[fading, i] & (E[i][fading] > 0.0)]
+                if not sel.size:
+                    continue
+                at, cols = rows[sel], self._pair_dofs[sel, i]
+                x4 = flat[sel[:, None], cols].reshape(sel.size, 4, d)
+                chord = (self.pairs[at, i] != 1).astype(np.int64)
+                u, gu, hu = _fade(x4, chord, self._fade_end[sel], self.radius[at], tangent)
+                Ei, gi = E[i][sel], gE[i][sel]
+                c = 1.0 - u
+                W[at] -= c * Ei
+                Fd[at] += c * F[i][sel]
+                gT = np.zeros((sel.size, k))
+                gT[np.arange(sel.size)[:, None], cols] = c[:, None] * gi - Ei[:, None] * gu
+                np.add.at(f, at, -gT)
+                if tangent:
+                    HT = (c[:, None, None] * HE[i][sel] - gu[:, :, None] * gi[:, None, :]
+                          - gi[:, :, None] * gu[:, None, :] - Ei[:, None, None] * hu)
+                    full = np.zeros((sel.size, k, k))
+                    r3 = np.arange(sel.size)[:, None, None]
+                    full[r3, cols[:, :, None], cols[:, None, :]] = HT
+                    np.add.at(K, at, -full)
         return W, f, K, Fd, both, removed
 
     def _pair_weight(self, x4: np.ndarray, at: np.ndarray, i, tangent: bool):
@@ -982,6 +1014,7 @@ class JunctionContactBlock(ContactRows):
         sub._pair_ramped = self._pair_ramped[at[sub._both]]
         sub._pair_key = self._pair_key[at[sub._both]]
         sub._aside = self._aside[at[sub._both]]
+        sub._fade_end = self._fade_end[at[sub._both]]
         # a partner outside ``rows`` is idle there (no energy): it cannot take a row's place
         pos = np.full(len(self), -1)
         pos[rows] = np.arange(len(rows))
@@ -1124,6 +1157,54 @@ def _anchor_mode(s: np.ndarray) -> np.ndarray:
     return np.where(s < 50.0, 0, np.where(s < 150.0, 1, 2))
 
 
+def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray,
+          tangent: bool):
+    """The weight ``u = U(v / (NOTCH_BAND radius))`` ``(m,)`` of element pairs ``x4 (m, 4,
+    d)`` [m] (two chords, the element pairs' block's order) kept by a row whose element is
+    chord ``chord (m,)`` (0, 1), its gradient ``(m, 4 d)`` and (``tangent``) Hessian: ``v``
+    [m] the distance of the pair's closest point on that chord from its end ``end (m,)``
+    (0: the chord's first node, 1: its second), where the node of the crossing's aside view
+    sits; ``U`` of :func:`fembody.contact.share._own_step` (0 at the node, where the pair's
+    point leaves its element and its local minimum vanishes; 1 from :data:`NOTCH_BAND` of
+    the radii sum ``radius (m,)`` on, C2: the node rows' hand-over, module docstring "A
+    node in a notch")."""
+    m, _, d = x4.shape
+    md = 4 * d
+    z, zX, zXX = _closest_derivatives(x4, tangent)
+    r = np.arange(m)
+    sgn = np.where(end == 0, 1.0, -1.0)
+    vs = np.where(end == 0, z[r, chord], 1.0 - z[r, chord])        # from the node, in s
+    gs = sgn[:, None] * zX[r, chord]
+    a0, a1 = x4[r, 2 * chord], x4[r, 2 * chord + 1]
+    dd = a1 - a0
+    L = np.linalg.norm(dd, axis=1)
+    t = dd / L[:, None]
+    # the chord's slots in the pair's (4 d) DOFs
+    i0 = (2 * chord)[:, None] * d + np.arange(d)[None, :]
+    i1 = i0 + d
+    gL = np.zeros((m, md))
+    gL[r[:, None], i0], gL[r[:, None], i1] = -t, t
+    v = vs * L
+    gv = L[:, None] * gs + vs[:, None] * gL
+    band = NOTCH_BAND * radius
+    U, U1, U2 = _own_step(v / band)
+    gu = (U1 / band)[:, None] * gv
+    hu = None
+    if tangent:
+        Pp = (np.eye(d)[None] - t[:, :, None] * t[:, None, :]) / L[:, None, None]
+        hL = np.zeros((m, md, md))
+        rr = r[:, None, None]
+        for ia, sa in ((i0, -1.0), (i1, 1.0)):
+            for ib, sb in ((i0, -1.0), (i1, 1.0)):
+                hL[rr, ia[:, :, None], ib[:, None, :]] = sa * sb * Pp
+        hv = (L[:, None, None] * sgn[:, None, None] * zXX[r, chord]
+              + gs[:, :, None] * gL[:, None, :] + gL[:, :, None] * gs[:, None, :]
+              + vs[:, None, None] * hL)
+        hu = ((U2 / band ** 2)[:, None, None] * gv[:, :, None] * gv[:, None, :]
+              + (U1 / band)[:, None, None] * hv)
+    return U, gu, hu
+
+
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """Per row ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` a key ``(n, 2)`` naming each of its two
     element pairs (element ``a0``-``a1`` against the element ``Q_i``-``P``): the same key in
@@ -1145,15 +1226,19 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
     docstring, "One view per crossing"): where both of its pairs are also held by rows of
     one end ``P'`` of its element ``a0 -> a1`` (a junction of the other beam, whose rows
     compare the same pairs along this row's beam) and :func:`fembody.contact.share.
-    view_aside` puts this node's view aside."""
+    view_aside` puts this node's view aside. Also per row the end (0: ``a0``, 1: ``a1``;
+    -1: none) of its element at which the node of a crossing's aside view sits, where both
+    beams are bent towards each other there (``kappa > BENT`` at both nodes): the row's
+    kept pair fades towards that end (:meth:`JunctionContactBlock._fade`)."""
     out = np.zeros(len(nodes), dtype=bool)
+    fade = np.full(len(nodes), -1, dtype=np.int64)
     # (a straight junction, |u1 + u2| <= BENT, never stands aside nor puts another aside:
     # most of a bundle's; only rows whose node is bent are looked at)
     u = X[:, 3:] - X[:, :1]
     u = u / np.linalg.norm(u, axis=2, keepdims=True)
     bent = np.linalg.norm(u.sum(axis=1), axis=1) > BENT
     if not bent.any():
-        return out
+        return out, fade
     holders: dict = {}
     for r in np.flatnonzero(bent):
         for i in (0, 1):
@@ -1167,7 +1252,14 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
                 continue
             q = other[0]
             out[r] = view_aside(X[r, [0, 3, 4]], X[q, [0, 3, 4]], int(row[0]), int(row[e]))
-    return out
+            if out[r] and min(_bend(X[r, [0, 3, 4]], X[q, 0]),
+                              _bend(X[q, [0, 3, 4]], X[r, 0])) > BENT:
+                # (the other node's rows holding this row's pairs count along this beam:
+                # their pairs' points on this node's elements leave at this node)
+                for q in h0 | h1:
+                    if int(nodes[q, 0]) == int(row[e]):
+                        fade[q] = 0 if int(nodes[q, 1]) == int(row[0]) else 1
+    return out, fade
 
 
 def _partners(nodes: np.ndarray) -> np.ndarray:
