@@ -152,10 +152,30 @@ rows count along the rod (one contact where the rod lies square across a notch, 
 tests/contact/test_sharp_v.py has it). The choice is a convention where the two views
 differ: off the diagonal (0.7 mm, 1 mm sideways, 2 mm deep at 20/20 degrees) the minima
 along A sum to 4.124 J and along B to 4.469 J; the sharper bend's notch is the one counted.
-Not covered: where the kept second minimum's point reaches the other beam's node it leaves
-its zone with its energy (-9.87 J at 5.03 mm on the diagonal slide, 5 mm deep; the sampled
-minimum vanishes there too): a hand-over in a band from that node, as ``NOTCH_BAND`` for the
-node rows, is not built (strict xfail in tests/contact/test_junction.py).
+Where a kept pair's point on the counted beam's element reaches the aside node (the other
+beam's junction), the pair leaves its zone and its local minimum vanishes there, so a kept
+pair at full weight jumps (-9.87 J at 5.03 mm on the diagonal slide, 5 mm deep, in
+tests/contact/test_junction.py). Where both bends face each other (``kappa > BENT`` at both
+nodes; ``_aside`` marks the deciding rows' end at the aside node, compile time) the row
+that keeps the pair hands it over in a band from that node, as the node rows do in a notch:
+
+    u = U(v / (NOTCH_BAND (r_A + r_B))),
+
+``v`` the pair's closest point's distance from the aside node along the row's element, ``U``
+the C2 step of :func:`fembody.contact.share._own_step`; the row takes back ``(1 - u) U_own``
+of the kept pair's energy (:func:`_fade`, exact gradient and Hessian through the closest
+points' derivatives; ``U_own`` of :func:`fembody.contact.share._own_distance`, 0 where the
+pair's point lies across the row's node, where the share rows take the pair back already and
+it is no local minimum: :meth:`JunctionContactBlock._own`), so the energy is continuous, the
+force turning smoothly, and the sampled minima hold exactly where the point is a band's
+width or more from the node. Inside
+the band the energy falls short of the sampled sum by up to the vanishing minimum's whole
+energy at the node (on that slide: 29.65 against 39.54 J at 5.03 mm; the sampled sum itself
+drops by 9.88 J there), and the hand-over pushes along the slide by about ``E_far / band``
+(``dE/dd`` from +4.6 to -14.9 kN and back over 4.09-5.03 mm, on about 12 kN of normal
+force: the vanishing contact is 4.4 mm deep there, four bands), as the notch rows' band
+does. The pair's friction is not faded with it (the row mirrors the friction of the pair
+it removes only).
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
@@ -212,8 +232,8 @@ from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import (BENT, _POINT_SCREEN, _bend, _closest_derivatives, _own_step, _product,
-                    junction_blend, view_aside)
+from .share import (BENT, _POINT_SCREEN, _bend, _closest_derivatives, _own_distance, _own_step,
+                    _product, junction_blend, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -305,7 +325,7 @@ class JunctionContactBlock(ContactRows):
         # the rows of _both that leave the removal to another node's rows (one beam's view
         # per crossing, :meth:`_duplicate`)
         # and the rows that fade their kept pair towards the end of their element where
-        # the aside node sits (-1: none; 0: a0; 1: a1; :meth:`_fade`)
+        # the aside node sits (-1: none; 0: a0; 1: a1; :func:`_fade`)
         self._aside, self._fade_end = _aside(
             self.nodes[self._both], self._pair_key,
             self.X[self._both].reshape(len(self._both), 5, self.dim))
@@ -518,7 +538,7 @@ class JunctionContactBlock(ContactRows):
         Lam_i) W_point,i``, each as the element pairs' block has it, :meth:`_pair_weight`),
         its gradient ``(n, 5 d)``, (``tangent``) Hessian, the normal force [N] of the pairs
         it takes back ``(n,)``, whether both of the row's element pairs push ``(n,)`` (the
-        rows whose pairs decide), and the pair ``(n,)`` (0, 1; -1: none) whose friction the
+        rows whose pairs decide; also true where the row fades a pair it keeps, below), and the pair ``(n,)`` (0, 1; -1: none) whose friction the
         row takes back (the one it removes, :meth:`_mirror`).
 
         A pair is removed where another pair sharing a row with it (the same element of one
@@ -540,7 +560,12 @@ class JunctionContactBlock(ContactRows):
         rounding decides) keep that choice: the pair removed does not flip from step to step
         with the rounding, which opened the row's friction anew at each flip where the pair's
         own went on (the friction then no longer cancelled: a momentum error 6 times that
-        off the bisector). The energy kept is then within TIE of the larger one."""
+        off the bisector). The energy kept is then within TIE of the larger one.
+
+        Where the row counts a crossing whose other node's view is aside (both bends facing
+        each other), it also takes back ``(1 - u) U_own`` of each pair it keeps, ``u`` of
+        :func:`_fade`, ``U_own`` of :meth:`_own` (module docstring, "One view per
+        crossing"), and that pair's normal force in the same share."""
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
         both = np.zeros(n, dtype=bool)
@@ -628,7 +653,8 @@ class JunctionContactBlock(ContactRows):
                                    + E[i][sel][:, None, None] * bh[sel]))
         # the kept pairs of a crossing counted along this row's element hand over towards
         # the aside view's node (module docstring, "One view per crossing"): the row takes
-        # back (1 - u) of each, u of :meth:`_fade`
+        # back (1 - u) U_own of each, u of _fade, U_own of _own (a pair the share rows take
+        # back, its point across P, is no minimum to hand over)
         fading = np.flatnonzero(self._fade_end >= 0)
         if fading.size:
             kept = ~beaten[inv].reshape(-1, 2)
@@ -640,20 +666,27 @@ class JunctionContactBlock(ContactRows):
                 x4 = flat[sel[:, None], cols].reshape(sel.size, 4, d)
                 chord = (self.pairs[at, i] != 1).astype(np.int64)
                 u, gu, hu = _fade(x4, chord, self._fade_end[sel], self.radius[at], tangent)
-                Ei, gi = E[i][sel], gE[i][sel]
-                c = 1.0 - u
-                W[at] -= c * Ei
-                Fd[at] += c * F[i][sel]
-                gT = np.zeros((sel.size, k))
-                gT[np.arange(sel.size)[:, None], cols] = c[:, None] * gi - Ei[:, None] * gu
+                # (in the rows' slots: the pair's four, and its own-minimum step's five)
+                r2 = np.arange(sel.size)[:, None]
+                r3 = r2[:, :, None]
+                parts = []
+                for v, g, h in ((1.0 - u, -gu, -hu if tangent else None),
+                                (E[i][sel], gE[i][sel], HE[i][sel] if tangent else None)):
+                    G = np.zeros((sel.size, k))
+                    G[r2, cols] = g
+                    H = None
+                    if tangent:
+                        H = np.zeros((sel.size, k, k))
+                        H[r3, cols[:, :, None], cols[:, None, :]] = h
+                    parts.append((v, G, H))
+                parts.append(self._own(x[at], at, i, tangent))
+                T, gT, HT = _product(parts, tangent)
+                W[at] -= T
+                Fd[at] += (1.0 - u) * parts[2][0] * F[i][sel]
+                both[at] |= T > 0.0         # (live: the row's take-back is not zero)
                 np.add.at(f, at, -gT)
                 if tangent:
-                    HT = (c[:, None, None] * HE[i][sel] - gu[:, :, None] * gi[:, None, :]
-                          - gi[:, :, None] * gu[:, None, :] - Ei[:, None, None] * hu)
-                    full = np.zeros((sel.size, k, k))
-                    r3 = np.arange(sel.size)[:, None, None]
-                    full[r3, cols[:, :, None], cols[:, None, :]] = HT
-                    np.add.at(K, at, -full)
+                    np.add.at(K, at, -HT)
         return W, f, K, Fd, both, removed
 
     def _pair_weight(self, x4: np.ndarray, at: np.ndarray, i, tangent: bool):
@@ -686,6 +719,27 @@ class JunctionContactBlock(ContactRows):
             h = np.zeros_like(h5)
             h[:, idx[:, None], idx[None, :]] = h5
         return b, g, h
+
+    def _own(self, x: np.ndarray, rows: np.ndarray, i: int, tangent: bool):
+        """Whether pair ``i`` (0, 1: against ``P -> Q1``, ``P -> Q2``) of the rows ``rows``
+        at their gathered displacements ``x (m, 5 d)`` is its own local minimum of the
+        distance to the other beam's polyline by the share rows' measure (``U`` of
+        :func:`fembody.contact.share._own_distance`, 0 where its point lies across ``P``,
+        where the share rows take the pair back), its gradient ``(m, 5 d)`` and
+        (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
+        d = self.dim
+        m = len(rows)
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
+        slots = np.array([1, 2, 3 + i, 0, 4 - i])     # (a0, a1, Q_i, P, the other Q)
+        U, g5, h5 = _own_distance(pos[:, slots], np.ones(m, bool), self.radius[rows], tangent)
+        idx = (slots[:, None] * d + np.arange(d)).ravel()
+        g = np.zeros_like(g5)
+        g[:, idx] = g5
+        h = None
+        if tangent:
+            h = np.zeros_like(h5)
+            h[:, idx[:, None], idx[None, :]] = h5
+        return U, g, h
 
     # ------------------------------------------------------------------------- friction
     def _points(self, x: np.ndarray, tangent: bool):
@@ -962,12 +1016,18 @@ class JunctionContactBlock(ContactRows):
         screen = self._screen.candidates(self, x)
         rows, both = np.arange(len(self)), self._both
         ramped = self._pair_ramped          # (per row of _both and pair: see below)
+        # (a row fading the pair it keeps, :func:`_fade`, takes back part of that pair alone,
+        # so one of its pairs suffices)
+        fades = self._fade_end >= 0
         if screen is not None:
             # (a pair whose line weight may be ramped passes the cosine screens at any angle)
-            keep = np.flatnonzero((screen[1] | ramped[:, 0]) & (screen[2] | ramped[:, 1]))
+            one = [screen[1 + i] | ramped[:, i] for i in (0, 1)]
+            keep = np.flatnonzero(one[0] & one[1])
+            fades = fades & (one[0] | one[1])
             rows, both, ramped = np.flatnonzero(screen[0]), self._both[keep], ramped[keep]
-            if not rows.size and not both.size:
+            if not rows.size and not both.size and not fades.any():
                 return rows
+        fading = self._both[fades]
         pos = self.positions(x)
         point = _point_weighted(pos, rows, (3, 4, 1, 2))
         live = np.zeros(len(self), dtype=bool)
@@ -990,6 +1050,10 @@ class JunctionContactBlock(ContactRows):
             keep = _point_weighted(pos, rows, (1, 2, 3, 0), True) | ramped[:, 0]
             cand, ramped = rows[keep], ramped[keep, 1]
             cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True) | ramped]
+        else:
+            cand = rows
+        if rows.size or fading.size:
+            cand = np.union1d(cand, fading)
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)
                 dup = self._take(cand)._duplicate(x[cand], False)[4]
@@ -1229,7 +1293,7 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
     view_aside` puts this node's view aside. Also per row the end (0: ``a0``, 1: ``a1``;
     -1: none) of its element at which the node of a crossing's aside view sits, where both
     beams are bent towards each other there (``kappa > BENT`` at both nodes): the row's
-    kept pair fades towards that end (:meth:`JunctionContactBlock._fade`)."""
+    kept pair fades towards that end (:func:`_fade`)."""
     out = np.zeros(len(nodes), dtype=bool)
     fade = np.full(len(nodes), -1, dtype=np.int64)
     # (a straight junction, |u1 + u2| <= BENT, never stands aside nor puts another aside:
