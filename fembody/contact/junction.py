@@ -1053,7 +1053,8 @@ class JunctionContactBlock(ContactRows):
         else:
             cand = rows
         if rows.size or fading.size:
-            cand = np.union1d(cand, fading)
+            if fading.size:
+                cand = np.union1d(cand, fading)
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)
                 dup = self._take(cand)._duplicate(x[cand], False)[4]

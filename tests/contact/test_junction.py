@@ -941,10 +941,12 @@ def test_a_four_pair_crossing_is_continuous_where_its_second_minimum_leaves(dept
       and tangent against central differences (1e-9 m), and its live rows' forces (what
       the System adds) equal to its forces.
 
-    Recorded by cross4-33 as a strict xfail: -9.87 J at d = 5.0336 mm (the kept pair left
-    with its energy). Now the row of B's node keeping that pair weighs it by ``U(v /
-    (NOTCH_BAND (r_A + r_B)))``, ``v`` the pair's point's distance from A's node
-    (fembody.contact.junction, "One view per crossing")."""
+    Recorded by cross4-33 as a strict xfail (5 mm): -9.87 J at d = 5.0336 mm (the kept pair
+    left with its energy; at 1 mm -0.392 J near 6.15 mm). Now the row of B's node keeping
+    that pair weighs it by ``U(v / (NOTCH_BAND (r_A + r_B)))``, ``v`` the pair's point's
+    distance from A's node, where the pair is its own minimum (fembody.contact.junction,
+    "One view per crossing"); without that last condition the row faded a pair the share
+    rows take back whole, 3.3e-5 J off the sampled minimum past the node."""
     from .fd import assert_force_and_tangent
     from .test_share_apart import _minima_along
     m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
