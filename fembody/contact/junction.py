@@ -152,10 +152,30 @@ rows count along the rod (one contact where the rod lies square across a notch, 
 tests/contact/test_sharp_v.py has it). The choice is a convention where the two views
 differ: off the diagonal (0.7 mm, 1 mm sideways, 2 mm deep at 20/20 degrees) the minima
 along A sum to 4.124 J and along B to 4.469 J; the sharper bend's notch is the one counted.
-Not covered: where the kept second minimum's point reaches the other beam's node it leaves
-its zone with its energy (-9.87 J at 5.03 mm on the diagonal slide, 5 mm deep; the sampled
-minimum vanishes there too): a hand-over in a band from that node, as ``NOTCH_BAND`` for the
-node rows, is not built (strict xfail in tests/contact/test_junction.py).
+Where a kept pair's point on the counted beam's element reaches the aside node (the other
+beam's junction), the pair leaves its zone and its local minimum vanishes there, so a kept
+pair at full weight jumps (-9.87 J at 5.03 mm on the diagonal slide, 5 mm deep, in
+tests/contact/test_junction.py). Where both bends face each other (``kappa > BENT`` at both
+nodes; ``_aside`` marks the deciding rows' end at the aside node, compile time) the row
+that keeps the pair hands it over in a band from that node, as the node rows do in a notch:
+
+    u = U(v / (NOTCH_BAND (r_A + r_B))),
+
+``v`` the pair's closest point's distance from the aside node along the row's element, ``U``
+the C2 step of :func:`fembody.contact.share._own_step`; the row takes back ``(1 - u) U_own``
+of the kept pair's energy (:func:`_fade`, exact gradient and Hessian through the closest
+points' derivatives; ``U_own`` of :func:`fembody.contact.share._own_distance`, 0 where the
+pair's point lies across the row's node, where the share rows take the pair back already and
+it is no local minimum: :meth:`JunctionContactBlock._own`), so the energy is continuous, the
+force turning smoothly, and the sampled minima hold exactly where the point is a band's
+width or more from the node. Inside
+the band the energy falls short of the sampled sum by up to the vanishing minimum's whole
+energy at the node (on that slide: 29.65 against 39.54 J at 5.03 mm; the sampled sum itself
+drops by 9.88 J there), and the hand-over pushes along the slide by about ``E_far / band``
+(``dE/dd`` from +4.6 to -14.9 kN and back over 4.09-5.03 mm, on about 12 kN of normal
+force: the vanishing contact is 4.4 mm deep there, four bands), as the notch rows' band
+does. The pair's friction is not faded with it (the row mirrors the friction of the pair
+it removes only).
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
@@ -212,7 +232,8 @@ from .friction import Coulomb, History, coulomb
 from .geometry import closest_crossing, closest_node, distance
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import BENT, _POINT_SCREEN, _own_step, _product, junction_blend, view_aside
+from .share import (BENT, _POINT_SCREEN, _bend, _closest_derivatives, _own_distance, _own_step,
+                    _product, junction_blend, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -303,8 +324,11 @@ class JunctionContactBlock(ContactRows):
                                     self.pairs[self._both])
         # the rows of _both that leave the removal to another node's rows (one beam's view
         # per crossing, :meth:`_duplicate`)
-        self._aside = _aside(self.nodes[self._both], self._pair_key,
-                             self.X[self._both].reshape(len(self._both), 5, self.dim))
+        # and the rows that fade their kept pair towards the end of their element where
+        # the aside node sits (-1: none; 0: a0; 1: a1; :func:`_fade`)
+        self._aside, self._fade_end = _aside(
+            self.nodes[self._both], self._pair_key,
+            self.X[self._both].reshape(len(self._both), 5, self.dim))
         d = self.dim
         take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
         self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
@@ -514,7 +538,7 @@ class JunctionContactBlock(ContactRows):
         Lam_i) W_point,i``, each as the element pairs' block has it, :meth:`_pair_weight`),
         its gradient ``(n, 5 d)``, (``tangent``) Hessian, the normal force [N] of the pairs
         it takes back ``(n,)``, whether both of the row's element pairs push ``(n,)`` (the
-        rows whose pairs decide), and the pair ``(n,)`` (0, 1; -1: none) whose friction the
+        rows whose pairs decide; also true where the row fades a pair it keeps, below), and the pair ``(n,)`` (0, 1; -1: none) whose friction the
         row takes back (the one it removes, :meth:`_mirror`).
 
         A pair is removed where another pair sharing a row with it (the same element of one
@@ -536,7 +560,12 @@ class JunctionContactBlock(ContactRows):
         rounding decides) keep that choice: the pair removed does not flip from step to step
         with the rounding, which opened the row's friction anew at each flip where the pair's
         own went on (the friction then no longer cancelled: a momentum error 6 times that
-        off the bisector). The energy kept is then within TIE of the larger one."""
+        off the bisector). The energy kept is then within TIE of the larger one.
+
+        Where the row counts a crossing whose other node's view is aside (both bends facing
+        each other), it also takes back ``(1 - u) U_own`` of each pair it keeps, ``u`` of
+        :func:`_fade`, ``U_own`` of :meth:`_own` (module docstring, "One view per
+        crossing"), and that pair's normal force in the same share."""
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
         both = np.zeros(n, dtype=bool)
@@ -622,6 +651,42 @@ class JunctionContactBlock(ContactRows):
                 np.add.at(K, at, -(b[:, None, None] * HEi + gEi[:, :, None] * gb[:, None, :]
                                    + gb[:, :, None] * gEi[:, None, :]
                                    + E[i][sel][:, None, None] * bh[sel]))
+        # the kept pairs of a crossing counted along this row's element hand over towards
+        # the aside view's node (module docstring, "One view per crossing"): the row takes
+        # back (1 - u) U_own of each, u of _fade, U_own of _own (a pair the share rows take
+        # back, its point across P, is no minimum to hand over)
+        fading = np.flatnonzero(self._fade_end >= 0)
+        if fading.size:
+            kept = ~beaten[inv].reshape(-1, 2)
+            for i in (0, 1):
+                sel = fading[kept[fading, i] & (E[i][fading] > 0.0)]
+                if not sel.size:
+                    continue
+                at, cols = rows[sel], self._pair_dofs[sel, i]
+                x4 = flat[sel[:, None], cols].reshape(sel.size, 4, d)
+                chord = (self.pairs[at, i] != 1).astype(np.int64)
+                u, gu, hu = _fade(x4, chord, self._fade_end[sel], self.radius[at], tangent)
+                # (in the rows' slots: the pair's four, and its own-minimum step's five)
+                r2 = np.arange(sel.size)[:, None]
+                r3 = r2[:, :, None]
+                parts = []
+                for v, g, h in ((1.0 - u, -gu, -hu if tangent else None),
+                                (E[i][sel], gE[i][sel], HE[i][sel] if tangent else None)):
+                    G = np.zeros((sel.size, k))
+                    G[r2, cols] = g
+                    H = None
+                    if tangent:
+                        H = np.zeros((sel.size, k, k))
+                        H[r3, cols[:, :, None], cols[:, None, :]] = h
+                    parts.append((v, G, H))
+                parts.append(self._own(x[at], at, i, tangent))
+                T, gT, HT = _product(parts, tangent)
+                W[at] -= T
+                Fd[at] += (1.0 - u) * parts[2][0] * F[i][sel]
+                both[at] |= T > 0.0         # (live: the row's take-back is not zero)
+                np.add.at(f, at, -gT)
+                if tangent:
+                    np.add.at(K, at, -HT)
         return W, f, K, Fd, both, removed
 
     def _pair_weight(self, x4: np.ndarray, at: np.ndarray, i, tangent: bool):
@@ -654,6 +719,27 @@ class JunctionContactBlock(ContactRows):
             h = np.zeros_like(h5)
             h[:, idx[:, None], idx[None, :]] = h5
         return b, g, h
+
+    def _own(self, x: np.ndarray, rows: np.ndarray, i: int, tangent: bool):
+        """Whether pair ``i`` (0, 1: against ``P -> Q1``, ``P -> Q2``) of the rows ``rows``
+        at their gathered displacements ``x (m, 5 d)`` is its own local minimum of the
+        distance to the other beam's polyline by the share rows' measure (``U`` of
+        :func:`fembody.contact.share._own_distance`, 0 where its point lies across ``P``,
+        where the share rows take the pair back), its gradient ``(m, 5 d)`` and
+        (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
+        d = self.dim
+        m = len(rows)
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
+        slots = np.array([1, 2, 3 + i, 0, 4 - i])     # (a0, a1, Q_i, P, the other Q)
+        U, g5, h5 = _own_distance(pos[:, slots], np.ones(m, bool), self.radius[rows], tangent)
+        idx = (slots[:, None] * d + np.arange(d)).ravel()
+        g = np.zeros_like(g5)
+        g[:, idx] = g5
+        h = None
+        if tangent:
+            h = np.zeros_like(h5)
+            h[:, idx[:, None], idx[None, :]] = h5
+        return U, g, h
 
     # ------------------------------------------------------------------------- friction
     def _points(self, x: np.ndarray, tangent: bool):
@@ -930,12 +1016,18 @@ class JunctionContactBlock(ContactRows):
         screen = self._screen.candidates(self, x)
         rows, both = np.arange(len(self)), self._both
         ramped = self._pair_ramped          # (per row of _both and pair: see below)
+        # (a row fading the pair it keeps, :func:`_fade`, takes back part of that pair alone,
+        # so one of its pairs suffices)
+        fades = self._fade_end >= 0
         if screen is not None:
             # (a pair whose line weight may be ramped passes the cosine screens at any angle)
-            keep = np.flatnonzero((screen[1] | ramped[:, 0]) & (screen[2] | ramped[:, 1]))
+            one = [screen[1 + i] | ramped[:, i] for i in (0, 1)]
+            keep = np.flatnonzero(one[0] & one[1])
+            fades = fades & (one[0] | one[1])
             rows, both, ramped = np.flatnonzero(screen[0]), self._both[keep], ramped[keep]
-            if not rows.size and not both.size:
+            if not rows.size and not both.size and not fades.any():
                 return rows
+        fading = self._both[fades]
         pos = self.positions(x)
         point = _point_weighted(pos, rows, (3, 4, 1, 2))
         live = np.zeros(len(self), dtype=bool)
@@ -958,6 +1050,11 @@ class JunctionContactBlock(ContactRows):
             keep = _point_weighted(pos, rows, (1, 2, 3, 0), True) | ramped[:, 0]
             cand, ramped = rows[keep], ramped[keep, 1]
             cand = cand[_point_weighted(pos, cand, (1, 2, 4, 0), True) | ramped]
+        else:
+            cand = rows
+        if rows.size or fading.size:
+            if fading.size:
+                cand = np.union1d(cand, fading)
             if cand.size:
                 # (every row whose two pairs push: the others' removals depend on them)
                 dup = self._take(cand)._duplicate(x[cand], False)[4]
@@ -982,6 +1079,7 @@ class JunctionContactBlock(ContactRows):
         sub._pair_ramped = self._pair_ramped[at[sub._both]]
         sub._pair_key = self._pair_key[at[sub._both]]
         sub._aside = self._aside[at[sub._both]]
+        sub._fade_end = self._fade_end[at[sub._both]]
         # a partner outside ``rows`` is idle there (no energy): it cannot take a row's place
         pos = np.full(len(self), -1)
         pos[rows] = np.arange(len(rows))
@@ -1124,6 +1222,54 @@ def _anchor_mode(s: np.ndarray) -> np.ndarray:
     return np.where(s < 50.0, 0, np.where(s < 150.0, 1, 2))
 
 
+def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray,
+          tangent: bool):
+    """The weight ``u = U(v / (NOTCH_BAND radius))`` ``(m,)`` of element pairs ``x4 (m, 4,
+    d)`` [m] (two chords, the element pairs' block's order) kept by a row whose element is
+    chord ``chord (m,)`` (0, 1), its gradient ``(m, 4 d)`` and (``tangent``) Hessian: ``v``
+    [m] the distance of the pair's closest point on that chord from its end ``end (m,)``
+    (0: the chord's first node, 1: its second), where the node of the crossing's aside view
+    sits; ``U`` of :func:`fembody.contact.share._own_step` (0 at the node, where the pair's
+    point leaves its element and its local minimum vanishes; 1 from :data:`NOTCH_BAND` of
+    the radii sum ``radius (m,)`` on, C2: the node rows' hand-over, module docstring "A
+    node in a notch")."""
+    m, _, d = x4.shape
+    md = 4 * d
+    z, zX, zXX = _closest_derivatives(x4, tangent)
+    r = np.arange(m)
+    sgn = np.where(end == 0, 1.0, -1.0)
+    vs = np.where(end == 0, z[r, chord], 1.0 - z[r, chord])        # from the node, in s
+    gs = sgn[:, None] * zX[r, chord]
+    a0, a1 = x4[r, 2 * chord], x4[r, 2 * chord + 1]
+    dd = a1 - a0
+    L = np.linalg.norm(dd, axis=1)
+    t = dd / L[:, None]
+    # the chord's slots in the pair's (4 d) DOFs
+    i0 = (2 * chord)[:, None] * d + np.arange(d)[None, :]
+    i1 = i0 + d
+    gL = np.zeros((m, md))
+    gL[r[:, None], i0], gL[r[:, None], i1] = -t, t
+    v = vs * L
+    gv = L[:, None] * gs + vs[:, None] * gL
+    band = NOTCH_BAND * radius
+    U, U1, U2 = _own_step(v / band)
+    gu = (U1 / band)[:, None] * gv
+    hu = None
+    if tangent:
+        Pp = (np.eye(d)[None] - t[:, :, None] * t[:, None, :]) / L[:, None, None]
+        hL = np.zeros((m, md, md))
+        rr = r[:, None, None]
+        for ia, sa in ((i0, -1.0), (i1, 1.0)):
+            for ib, sb in ((i0, -1.0), (i1, 1.0)):
+                hL[rr, ia[:, :, None], ib[:, None, :]] = sa * sb * Pp
+        hv = (L[:, None, None] * sgn[:, None, None] * zXX[r, chord]
+              + gs[:, :, None] * gL[:, None, :] + gL[:, :, None] * gs[:, None, :]
+              + vs[:, None, None] * hL)
+        hu = ((U2 / band ** 2)[:, None, None] * gv[:, :, None] * gv[:, None, :]
+              + (U1 / band)[:, None, None] * hv)
+    return U, gu, hu
+
+
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """Per row ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` a key ``(n, 2)`` naming each of its two
     element pairs (element ``a0``-``a1`` against the element ``Q_i``-``P``): the same key in
@@ -1145,15 +1291,19 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
     docstring, "One view per crossing"): where both of its pairs are also held by rows of
     one end ``P'`` of its element ``a0 -> a1`` (a junction of the other beam, whose rows
     compare the same pairs along this row's beam) and :func:`fembody.contact.share.
-    view_aside` puts this node's view aside."""
+    view_aside` puts this node's view aside. Also per row the end (0: ``a0``, 1: ``a1``;
+    -1: none) of its element at which the node of a crossing's aside view sits, where both
+    beams are bent towards each other there (``kappa > BENT`` at both nodes): the row's
+    kept pair fades towards that end (:func:`_fade`)."""
     out = np.zeros(len(nodes), dtype=bool)
+    fade = np.full(len(nodes), -1, dtype=np.int64)
     # (a straight junction, |u1 + u2| <= BENT, never stands aside nor puts another aside:
     # most of a bundle's; only rows whose node is bent are looked at)
     u = X[:, 3:] - X[:, :1]
     u = u / np.linalg.norm(u, axis=2, keepdims=True)
     bent = np.linalg.norm(u.sum(axis=1), axis=1) > BENT
     if not bent.any():
-        return out
+        return out, fade
     holders: dict = {}
     for r in np.flatnonzero(bent):
         for i in (0, 1):
@@ -1167,7 +1317,14 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
                 continue
             q = other[0]
             out[r] = view_aside(X[r, [0, 3, 4]], X[q, [0, 3, 4]], int(row[0]), int(row[e]))
-    return out
+            if out[r] and min(_bend(X[r, [0, 3, 4]], X[q, 0]),
+                              _bend(X[q, [0, 3, 4]], X[r, 0])) > BENT:
+                # (the other node's rows holding this row's pairs count along this beam:
+                # their pairs' points on this node's elements leave at this node)
+                for q in h0 | h1:
+                    if int(nodes[q, 0]) == int(row[e]):
+                        fade[q] = 0 if int(nodes[q, 1]) == int(row[0]) else 1
+    return out, fade
 
 
 def _partners(nodes: np.ndarray) -> np.ndarray:

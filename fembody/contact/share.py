@@ -207,6 +207,12 @@ What the blend does not cover:
   local minima along the notched beam) is the junction rows' (:mod:`fembody.contact.
   junction`, "A node in a notch"): both contacts beyond a band in the foot's distance from
   the node, the nearer alone where the far foot reaches it.
+- At a four-pair crossing (two bends concave towards each other) the minimum along the
+  counted beam whose point reaches the aside node vanishes there: the junction row keeping
+  its pair hands it over in a band from that node, as the notch rows do, where the pair is
+  its own minimum by this module's measure (``U`` of :func:`_own_distance`; a pair whose
+  point lies across the junction's node is taken back here already): :mod:`fembody.
+  contact.junction`, "One view per crossing".
 - Inside the band (``0 < U_1 U_2 < 1``, points within 1 mm of the bisector for 5 mm rods)
   the energy lies between ``max(E_1, E_2)`` and ``E_1 + E_2``, where the sampled distance
   has two minima the moment ``D - rho`` passes zero: any continuous rule misses part of
