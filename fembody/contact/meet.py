@@ -575,7 +575,8 @@ class _PlanarTakeBack(ContactRows):
     that take back a weighted part of those rows' energy and friction, with no gap of their
     own and sides that are a run's state. A subclass gives :meth:`live`, ``_sides``,
     ``_take``, ``_parts_live`` (the frictionless part of its live rows and what its
-    ``_friction`` needs besides) and ``_friction``."""
+    ``_friction`` needs besides), ``_friction`` and ``resultants``; :meth:`report` reads
+    node-on-element rows (:class:`EndOverlapBlock`'s free-end rows give their own)."""
 
     family = "beam contact"
     Dd = None
@@ -624,6 +625,22 @@ class _PlanarTakeBack(ContactRows):
 
     def report_labels(self) -> list[str]:
         return [self.label(i) for i in range(len(self))]
+
+    def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
+        """Per node-on-element row (``p`` the node, then the element's two nodes; a block of
+        other rows gives its own) ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
+        back, <= 0), ``point`` midway between ``p`` and its projection [m] and ``normal``
+        (unit, from the projection to ``p``); with a run's ``history`` a frictional block
+        also the keys of :meth:`friction_report`."""
+        F, g = self.resultants(x, side)[:, :2].T
+        pos = self.positions(x)[:, :3]
+        z, _ = closest_node(pos)
+        t = np.clip(z[:, 0], 0.0, 1.0)
+        foot = pos[:, 1] + t[:, None] * (pos[:, 2] - pos[:, 1])
+        out = pair_report(pos[:, 0], foot, F, g)
+        if self.frictional and history is not None:
+            out.update(self.friction_report(x, history, side))
+        return out
 
 
 def _set_friction(block, friction, rows_class, count: int, labels) -> None:
@@ -1535,21 +1552,6 @@ class EntryRampBlock(_PlanarTakeBack):
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
-
-    def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
-        """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
-        back, <= 0), ``point`` midway between ``p`` and its projection [m] and ``normal``
-        (unit, from the projection to ``p``); with a run's ``history`` a frictional block
-        also the keys of :meth:`friction_report`."""
-        F, g = self.resultants(x, side)[:, :2].T
-        pos = self.positions(x)[:, :3]
-        z, _ = closest_node(pos)
-        t = np.clip(z[:, 0], 0.0, 1.0)
-        foot = pos[:, 1] + t[:, None] * (pos[:, 2] - pos[:, 1])
-        out = pair_report(pos[:, 0], foot, F, g)
-        if self.frictional and history is not None:
-            out.update(self.friction_report(x, history, side))
-        return out
 
 
 def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:

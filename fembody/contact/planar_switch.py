@@ -24,7 +24,6 @@ from .friction import History
 from .geometry import closest_node, distance, side_now, signed
 from .meet import _PlanarTakeBack, _node_rows, _set_friction, line_held, point_indicator, \
     point_line
-from .rows import pair_report
 
 
 class PointRowBlock(_PlanarTakeBack):
@@ -244,21 +243,6 @@ class PointRowBlock(_PlanarTakeBack):
         on = np.zeros(n)
         on[live] = 1.0
         return np.column_stack([F, g, on])
-
-    def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
-        """Per row ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
-        back, <= 0), ``point`` midway between ``p`` and its projection [m] and ``normal``
-        (unit, from the projection to ``p``); with a run's ``history`` a frictional block
-        also the keys of :meth:`friction_report`."""
-        F, g = self.resultants(x, side)[:, :2].T
-        pos = self.positions(x)[:, :3]
-        z, _ = closest_node(pos)
-        t = np.clip(z[:, 0], 0.0, 1.0)
-        foot = pos[:, 1] + t[:, None] * (pos[:, 2] - pos[:, 1])
-        out = pair_report(pos[:, 0], foot, F, g)
-        if self.frictional and history is not None:
-            out.update(self.friction_report(x, history, side))
-        return out
 
 
 def point_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
