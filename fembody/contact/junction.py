@@ -249,6 +249,19 @@ TIE = 1e-8
 NOTCH_BAND = 0.05
 
 
+def _on_slots(g5: np.ndarray, h5, slots: np.ndarray, d: int, tangent: bool):
+    """A gradient ``(m, 5 d)`` and (``tangent``) Hessian computed on the rows' slots taken
+    in the order ``slots`` put back in the rows' own slot order."""
+    idx = (slots[:, None] * d + np.arange(d)).ravel()
+    g = np.zeros_like(g5)
+    g[:, idx] = g5
+    h = None
+    if tangent:
+        h = np.zeros_like(h5)
+        h[:, idx[:, None], idx[None, :]] = h5
+    return g, h
+
+
 class JunctionContactBlock(ContactRows):
     """Node-against-element penalty contacts at beam junction nodes, gated by the wedge of the
     module docstring: a force block of the System on the translation DOFs of five nodes per
@@ -711,13 +724,7 @@ class JunctionContactBlock(ContactRows):
         slots = np.array([1, 2, 3, 0, 4])              # (a0, a1, Q1, P, Q2): c = P at b1
         b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows],
                                     self.radius[rows], tangent)
-        idx = (slots[:, None] * d + np.arange(d)).ravel()
-        g = np.zeros_like(g5)
-        g[:, idx] = g5
-        h = None
-        if tangent:
-            h = np.zeros_like(h5)
-            h[:, idx[:, None], idx[None, :]] = h5
+        g, h = _on_slots(g5, h5, slots, d, tangent)
         return b, g, h
 
     def _own(self, x: np.ndarray, rows: np.ndarray, i: int, tangent: bool):
@@ -732,13 +739,7 @@ class JunctionContactBlock(ContactRows):
         pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
         slots = np.array([1, 2, 3 + i, 0, 4 - i])     # (a0, a1, Q_i, P, the other Q)
         U, g5, h5 = _own_distance(pos[:, slots], np.ones(m, bool), self.radius[rows], tangent)
-        idx = (slots[:, None] * d + np.arange(d)).ravel()
-        g = np.zeros_like(g5)
-        g[:, idx] = g5
-        h = None
-        if tangent:
-            h = np.zeros_like(h5)
-            h[:, idx[:, None], idx[None, :]] = h5
+        g, h = _on_slots(g5, h5, slots, d, tangent)
         return U, g, h
 
     # ------------------------------------------------------------------------- friction
