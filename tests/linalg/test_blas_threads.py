@@ -192,35 +192,8 @@ def _cholmod_openblas():
     return lib
 
 
-@pytest.mark.parametrize("load, user, expected", [(9.0, None, 1), (0.5, None, 2),
-                                                  (9.0, "2", 2)])
-def test_a_large_block_fits_cholmod_threads_to_the_load(monkeypatch, load, user, expected):
-    """Inside a large block CHOLMOD's OpenBLAS reports (its own getter) the rule's count for
-    the load; a count the user named in the environment is left alone; the count from
-    before comes back after the block."""
-    _, setter, getter = _cholmod_openblas()
-    for k in bt.USER_THREADS:
-        monkeypatch.delenv(k, raising=False)
-    if user is not None:
-        monkeypatch.setenv("OPENBLAS_NUM_THREADS", user)
-    monkeypatch.setattr(bt.os, "getloadavg", lambda: (load, load, load))
-    monkeypatch.setattr(bt.os, "cpu_count", lambda: 2)
-    setter(2)
-    try:
-        with bt.one_blas_thread(bt.SMALL + 1):
-            assert getter() == expected
-        assert getter() == 2
-    finally:
-        setter(1)                                       # the suite's setting (conftest)
-
-
-@pytest.mark.parametrize("load, user, expected", [(9.0, None, 1), (0.5, None, 2),
-                                                  (9.0, "2", 2)])
-def test_a_large_block_fits_numpys_openblas_to_the_load(monkeypatch, load, user, expected):
-    """numpy's own OpenBLAS (the dense LAPACK of the stability checks) follows the same rule
-    as CHOLMOD's inside a large block: the rule's count for the load (read with its own
-    getter), a count the user named left alone, its count from before back after the block.
-    Before, a large block left it on its own count whatever the load."""
+def _numpys_openblas():
+    """(set, get) of numpy's own OpenBLAS, where it is a library apart from CHOLMOD's."""
     import numpy as np
     np.linalg.eigvalsh(np.eye(2))                      # (numpy's LAPACK mapped)
     cholmod = bt._cholmod_openblas() if "sksparse.cholmod" in sys.modules else None
@@ -228,7 +201,18 @@ def test_a_large_block_fits_numpys_openblas_to_the_load(monkeypatch, load, user,
             if "numpy" in p and (cholmod is None or p != cholmod[0])}
     if not libs:
         pytest.skip("numpy's BLAS is not a separate OpenBLAS here")
-    setter, getter = next(iter(libs.values()))
+    return next(iter(libs.values()))
+
+
+@pytest.mark.parametrize("lib", ["cholmod", "numpy"])
+@pytest.mark.parametrize("load, user, expected", [(9.0, None, 1), (0.5, None, 2),
+                                                  (9.0, "2", 2)])
+def test_a_large_block_fits_each_openblas_to_the_load(monkeypatch, lib, load, user, expected):
+    """Inside a large block CHOLMOD's OpenBLAS and numpy's own (the dense LAPACK of the
+    stability checks) report (each its own getter) the rule's count for the load; a count
+    the user named in the environment is left alone; the count from before comes back after
+    the block. Before 090563f numpy's kept its own count whatever the load."""
+    setter, getter = _cholmod_openblas()[1:] if lib == "cholmod" else _numpys_openblas()
     for k in bt.USER_THREADS:
         monkeypatch.delenv(k, raising=False)
     if user is not None:
