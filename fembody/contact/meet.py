@@ -575,7 +575,8 @@ class _PlanarTakeBack(ContactRows):
     that take back a weighted part of those rows' energy and friction, with no gap of their
     own and sides that are a run's state. A subclass gives :meth:`live`, ``_sides``,
     ``_take``, ``_parts_live`` (the frictionless part of its live rows and what its
-    ``_friction`` needs besides), ``_friction`` and ``resultants``; :meth:`report` reads
+    ``_friction`` needs besides), ``_friction``, ``_gathered``, ``_mirror`` (a frictional
+    block's copy of the weighted rows) and ``resultants``; :meth:`report` reads
     node-on-element rows (:class:`EndOverlapBlock`'s free-end rows give their own)."""
 
     family = "beam contact"
@@ -625,6 +626,30 @@ class _PlanarTakeBack(ContactRows):
 
     def report_labels(self) -> list[str]:
         return [self.label(i) for i in range(len(self))]
+
+    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
+                ) -> tuple[History, float, float]:
+        """The history after an accepted step that ended at ``x`` (the run's ``side``), the
+        energy [J] the step's slip dissipated and the energy of the tangential springs the
+        block holds (negative: the part of the rows' springs it takes back) [J], as
+        :meth:`fembody.contact.beams.BeamContactBlock.advance`. The anchors, sliding flags
+        and slip are the weighted rows' own update (their block's :meth:`advance` on this
+        block's copy of them, every row whatever its share), so they stay the rows'; the
+        forces and springs' energy recorded are the parts taken back (:meth:`_taken`)."""
+        xg = self._gathered(x)
+        sd = self._sides(side)
+        rows, _, _ = self._mirror.advance(xg, history, sd.reshape(-1))
+        a = self._taken(x, sd).reshape(-1)
+        F = -a[:, None] * rows.force
+        stored = -a * rows.stored
+        work = 0.5 * float(np.sum((F + history.force) * (xg - history.x)))
+        new = History(rows.anchor, rows.sliding, rows.slip, xg.copy(), F, stored)
+        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def _taken(self, x: np.ndarray, sd: np.ndarray) -> np.ndarray:
+        """The parts of the weighted rows this block takes back at ``x`` (its sides
+        ``sd``), one per row of its friction copy."""
+        return self.parts(x, sd, False)[0]
 
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per node-on-element row (``p`` the node, then the element's two nodes; a block of
@@ -976,24 +1001,9 @@ class EndOverlapBlock(_PlanarTakeBack):
             K -= np.einsum("nci,ncj->nij", part, ga)
         return F, K, c, a
 
-    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
-                ) -> tuple[History, float, float]:
-        """The history after an accepted step that ended at ``x`` (the run's ``side``), the
-        energy [J] the step's slip dissipated and the energy of the tangential springs the
-        block holds (negative: the part of the rows' springs it takes back) [J], as
-        :meth:`fembody.contact.beams.BeamContactBlock.advance`. The anchors, sliding flags
-        and slip are the weighted rows' own update (their block's :meth:`advance` on this
-        block's copy of them, every row whatever its share), so they stay the rows'; the
-        forces and springs' energy recorded are the parts taken back."""
-        x2 = self._gathered(x)
-        sd = self._sides(side)
-        rows, _, _ = self._mirror.advance(x2, history, sd.reshape(-1))
-        a = self._weights(x, sd)[0].reshape(-1)
-        F = -a[:, None] * rows.force
-        stored = -a * rows.stored
-        work = 0.5 * float(np.sum((F + history.force) * (x2 - history.x)))
-        new = History(rows.anchor, rows.sliding, rows.slip, x2.copy(), F, stored)
-        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+    def _taken(self, x: np.ndarray, sd: np.ndarray) -> np.ndarray:
+        """The shares of the two rows taken back (:meth:`_PlanarTakeBack.advance`)."""
+        return self._weights(x, sd)[0]
 
     def friction_report(self, x: np.ndarray, history: History, side=None
                         ) -> dict[str, np.ndarray]:
@@ -1499,20 +1509,6 @@ class EntryRampBlock(_PlanarTakeBack):
             K -= np.einsum("nci,ncj->nij", part, ga)
         return F, K, c, a
 
-    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
-                ) -> tuple[History, float, float]:
-        """The history after an accepted step, as :meth:`EndOverlapBlock.advance`: the
-        anchors the rows' own update on this block's copy of them, the forces and springs'
-        energy recorded the parts taken back."""
-        sd = self._sides(side)
-        x5 = self._gathered(x)
-        rows, _, _ = self._mirror.advance(x5, history, sd.reshape(-1))
-        a = self.parts(x, sd, False)[0].reshape(-1)
-        F = -a[:, None] * rows.force
-        stored = -a * rows.stored
-        work = 0.5 * float(np.sum((F + history.force) * (x5 - history.x)))
-        new = History(rows.anchor, rows.sliding, rows.slip, x5.copy(), F, stored)
-        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def friction_report(self, x: np.ndarray, history: History, side=None
                         ) -> dict[str, np.ndarray]:

@@ -191,22 +191,6 @@ class PointRowBlock(_PlanarTakeBack):
             K -= part[:, :, None] * ga[:, 0, None, :]
         return F, K, c, a
 
-    def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
-                ) -> tuple[History, float, float]:
-        """The history after an accepted step, as
-        :meth:`fembody.contact.meet.EndOverlapBlock.advance`: the anchors the rows' own
-        update on this block's copy of them, the forces and springs' energy recorded the
-        part taken back."""
-        sd = self._sides(side)
-        x1 = self._gathered(x)
-        rows, _, _ = self._mirror.advance(x1, history, sd)
-        a = self.parts(x, sd, False)[0].reshape(-1)
-        F = -a[:, None] * rows.force
-        stored = -a * rows.stored
-        work = 0.5 * float(np.sum((F + history.force) * (x1 - history.x)))
-        new = History(rows.anchor, rows.sliding, rows.slip, x1.copy(), F, stored)
-        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
-
     def friction_report(self, x: np.ndarray, history: History, side=None
                         ) -> dict[str, np.ndarray]:
         """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
