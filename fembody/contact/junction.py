@@ -180,6 +180,23 @@ removed pair's mirror does ("Friction" below), so the kept pair's friction is mu
 weighted normal force in slip (before, mu times its whole normal force: the friction of the
 vanishing contact stayed whole to the node).
 
+**The view is the reference's.** :func:`_aside` and the fade's end are decided at compile
+time, and a run whose beams bend through straight keeps them. It must not (a limit, not a
+convention): the fade presumes a minimum that vanishes at the aside node, which holds only
+while that node's beam is bent towards the other; on a straightened beam the contact passes
+the node whole and the fade takes most of it back (``_ridges`` (20, -20) compiled, A
+straightened with its elements' lengths kept, 2-3 mm deep and its point 0.3-0.5 mm from
+A's node: 0.2549 against 1.5629 J and 1.6577 against 2.7982 J, the sampled minimum along
+the straight A and what a System compiled on it gives; a strict xfail in
+tests/contact/test_junction.py). Where both beams stay bent towards each other and only
+which bend is the sharper changes, the compile-time view gives the other view's sum, a
+convention (at 10 degrees against 20: 18.22 J along A against 22.72 J along B, 4.5 mm off
+both nodes, 5 mm deep). A continuous hand-over by the current bends is not built: its
+weight reads the aside node's bend (the far nodes of both of that node's elements, which no
+deciding row holds) and the fade's own-minimum measure reads the deciding node's two far
+nodes (which no aside row holds), so it needs a row holding both junctions' three nodes
+(six), not a weight inside the five slots of this block.
+
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
 each (node, element) once in the whole model (a node shared by two bodies in two contacts with
