@@ -611,7 +611,9 @@ class JunctionContactBlock(ContactRows):
         row would fade two, which a crossing does not need: a deciding row whose two pairs
         push removes one), that share ``s = (1 - u) U_own`` ``(n,)`` and its gradient ``(n,
         5 d)`` (exact with or without ``tangent``): the row takes back ``s`` of that pair's
-        friction as well (:meth:`_friction`)."""
+        friction as well (:meth:`_friction`). A fading row names the pair it keeps wherever
+        that pair pushes, ``s = 0`` included, and is live there (fifth return), so that its
+        friction's anchor follows the pair's from the step the pair starts to push."""
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
         both = np.zeros(n, dtype=bool)
@@ -731,12 +733,15 @@ class JunctionContactBlock(ContactRows):
                 W[at] -= T
                 share = (1.0 - u) * parts[2][0]
                 Fd[at] += share * F[i][sel]
-                both[at] |= T > 0.0         # (live: the row's take-back is not zero)
+                # (live wherever the kept pair pushes, its share zero or not: the row maps
+                # that pair's friction at every step, so its second anchor is the pair's
+                # when the share rises above zero, also in stick)
+                both[at] = True
                 np.add.at(f, at, -gT)
                 if tangent:
                     np.add.at(K, at, -HT)
                 # (the share of the pair's friction the row takes back: (1 - u) U_own)
-                new = (faded[0][at] < 0) & (T > 0.0)
+                new = faded[0][at] < 0
                 at, sel = at[new], np.flatnonzero(new)
                 faded[0][at] = i
                 faded[1][at] = share[sel]
@@ -837,9 +842,14 @@ class JunctionContactBlock(ContactRows):
         A row that fades a pair it keeps (module docstring, "One view per crossing") takes
         back the share ``s = (1 - u) U_own`` of that pair's energy and so the same share of
         its friction: the pair's friction then follows its weighted normal force (mu times
-        it in slip), as the notch rows' does. That is a second point of the row, on a
-        second anchor of its own (:func:`_anchor_layout`), run and updated as the first
-        one's mirror is, with the share's gradient in the tangent."""
+        it in slip, the weighted spring's force in stick), as the notch rows' does. That is
+        a second point of the row, on a second anchor of its own (:func:`_anchor_layout`),
+        run and updated as the first one's mirror is, with the share's gradient in the
+        tangent. It is run wherever the kept pair pushes, ``s = 0`` included (outside the
+        band), so its anchor takes the pair's updates from the step the pair starts to
+        push (both open there at its closest points, as the share rows' anchors follow
+        their pairs): the take-back is ``s`` of the pair's friction also where ``s`` rises
+        while the pair sticks. It opens anew where the kept pair changes."""
         h = self.history0 if history is None else history
         n, k = x.shape
         d = self.dim

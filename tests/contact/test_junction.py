@@ -1083,6 +1083,35 @@ def test_a_faded_pair_at_a_four_pair_crossing_keeps_mu_times_its_normal_force(d)
     assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
 
 
+def test_a_pair_sticking_as_it_enters_the_fade_keeps_mu_times_its_normal_force():
+    """The frictional crossing of the test above: one accepted step at 4.5 mm (inside the
+    band, every pair slipping from the reference), one at 3.9 mm (outside it: the kept pair
+    whole, sticking with its spring loaded), then 4.2 mm (back inside, still sticking):
+    there the friction of all blocks is the pairs' friction weighted as their energies
+    (the least squares of the test above: residual below 1e-9, the weights summing the
+    pairs' energies to the total to 1e-9), the faded pair's stick force taken back by its
+    share. The row maps the kept pair at every step where it pushes, its share zero or
+    not, so its anchor is the pair's when the share rises; had it opened then (unloaded,
+    anchored at its last closest points) the take-back missed the pair's spring."""
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
+    for bc in m.beam_contacts:
+        bc.tangential_stiffness = K
+    system = m.compile()
+    blocks = [b for b in system.beam_contact_blocks if getattr(b, "frictional", False)]
+    hist = {id(b): b.history0 for b in blocks}
+    for d in (4.5e-3, 3.9e-3):
+        for b in blocks:
+            hist[id(b)] = b.advance(_a_moved(b, a_ids, np.array([d, d, -5e-3]))[3],
+                                    hist[id(b)])[0]
+    F, pb, xb, E, total = _friction_by_node(system, a_ids, [4.2e-3, 4.2e-3, -5e-3], hist)
+    c = pb._friction(xb, hist[id(pb)], False)[2]
+    assert not c.slipping[:len(pb)].any() and np.abs(c.f[:len(pb)]).max() > 100.0
+    push, w, res = _pair_weights(pb, xb, F, E, hist[id(pb)])
+    assert len(push) == 4 and res < 1e-9
+    assert 1e-3 < np.sort(w)[2] < 1.0 - 1e-3
+    assert float(w @ E[push]) == pytest.approx(total, rel=1e-9)
+
+
 def _bent_a(system, a_ids, P, bend, move):
     """The contact energy [J] of ``system`` (built by ``_ridges`` with A bent 20 degrees)
     with A's ends lifted so that A is bent ``bend`` [rad] (its elements' lengths kept; 0:
