@@ -4,52 +4,12 @@ band, a kinked rod with its points elements apart), each against the sampled dis
 the rod's axis to the V's polyline (tests.contact.test_sharp_v._sampled_fine) or against the
 energy a nanometre either side. What holds is a guard; what does not is a strict xfail with
 its numbers."""
-import math
-
 import numpy as np
 import pytest
 
-import fembody as fb
-
 from .test_blend_entry import _total
-from .test_ends3d import ALL, SEC, STEEL, K, R
-from .test_sharp_v import DEPTH, LE, LIFT, _points, _rod_across, _sampled_fine
-
-
-def _kinked(gamma_deg: float, phi_deg: float, le: float, kink_deg: float, dx: float):
-    """The V of ``_rod_across`` (45-degree walls of 0.2 m) and a rod of two beams of five
-    ``le`` [m] elements each, the first along ``d`` at ``phi_deg`` ending at ``(dx, 0,
-    z0)`` (DEPTH into each wall on the V's plane of symmetry), the second turned there by
-    ``kink_deg`` about z: a junction of the rod at its middle node. Built LIFT higher.
-    Returns the System, the rod's node ids, ``d``, the walls, the rod's nodes as built,
-    the move that puts it in place, the walls' directions and ``z0``."""
-    m = fb.Model(dim=3)
-    g = math.radians(gamma_deg) / 2
-    u1 = np.array([-math.sin(g), 0.0, math.cos(g)])
-    u2 = np.array([math.sin(g), 0.0, math.cos(g)])
-    b1 = m.add_beam(tuple(0.2 * u1), (0.0, 0.0, 0.0), n=1, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    b2 = m.add_beam(b1.last, tuple(0.2 * u2), n=1, material=STEEL, section=SEC,
-                    orientation=(0, 1, 0))
-    for nd in list(b1.nodes) + list(b2.nodes):
-        m.fix(nd, *ALL)
-    z0 = (2 * R - DEPTH) / math.sin(g)
-    phi, k = math.radians(phi_deg), math.radians(kink_deg)
-    d = np.array([math.sin(phi), math.cos(phi), 0.0])
-    d2 = np.array([math.cos(k) * d[0] - math.sin(k) * d[1],
-                   math.sin(k) * d[0] + math.cos(k) * d[1], 0.0])
-    c = np.array([dx, 0.0, z0 + LIFT])
-    a1 = m.add_beam(tuple(c - 5 * le * d), tuple(c), n=5, material=STEEL, section=SEC,
-                    orientation=(0, 0, 1))
-    a2 = m.add_beam(a1.last, tuple(c + 5 * le * d2), n=5, material=STEEL, section=SEC,
-                    orientation=(0, 0, 1))
-    for a in (a1, a2):
-        for b in (b1, b2):
-            m.add_beam_contact(a, b, radius=R, stiffness=K)
-    nodes = list(a1.nodes) + list(a2.nodes)[1:]
-    a_x = np.array([nd.position for nd in nodes], float)
-    return (m.compile(), [nd.id for nd in nodes], d, [(0.2 * u1, np.zeros(3)),
-            (np.zeros(3), 0.2 * u2)], a_x, np.array([0.0, 0.0, -LIFT]), (u1, u2), z0)
+from .test_share_apart import _kinked_rod
+from .test_sharp_v import LE, _points, _rod_across, _sampled_fine
 
 
 _KINK_JUMPS = {(3.0, 0): "-1.84 J on 2.36 J (one sampled minimum): the entering pair is "
@@ -77,7 +37,7 @@ def test_a_rod_kinked_at_a_node_inside_the_band_is_continuous(kink, point):
     minimum: the pair entering on the far element is taken back by a junction row and by
     its share row both), the second point's by 0.92 J on 3.54 J; at -3 / -10 degrees the
     first point's by 0.45 / 0.063 J."""
-    sys, on_a, d, walls, a_x, base, wu, z0 = _kinked(45, 10, 0.01, kink, 2e-4)
+    sys, on_a, d, walls, a_x, base, wu, z0 = _kinked_rod(45, 10, 0.01, kink, 2e-4)
     s = _points(d, wu, z0, 2e-4)[point]
     E = [_total(sys, on_a, base + (s + e) * d)[0] for e in (-2e-9, -1e-9, 1e-9, 2e-9)]
     slope = max(abs(E[1] - E[0]), abs(E[3] - E[2])) / 1e-9
@@ -155,7 +115,7 @@ def test_a_rod_kinked_between_points_elements_apart_carries_both_contacts(gamma,
     are within one element of each other here (elements at least the 5 mm radius), the
     case of ``test_a_rod_kinked_at_a_node_inside_the_band_is_continuous``. Measured: to
     1e-11 relative."""
-    sys, on_a, d, walls, a_x, base, _, _ = _kinked(gamma, phi, 5.2e-3, kink, dx)
+    sys, on_a, d, walls, a_x, base, _, _ = _kinked_rod(gamma, phi, 5.2e-3, kink, dx)
     for t in np.linspace(-3e-3, 3e-3, 7) + 1.234e-6:
         ref, minima = _sampled_fine(base + t * d, a_x, walls)
         assert minima == 2
