@@ -174,8 +174,28 @@ energy at the node (on that slide: 29.65 against 39.54 J at 5.03 mm; the sampled
 drops by 9.88 J there), and the hand-over pushes along the slide by about ``E_far / band``
 (``dE/dd`` from +4.6 to -14.9 kN and back over 4.09-5.03 mm, on about 12 kN of normal
 force: the vanishing contact is 4.4 mm deep there, four bands), as the notch rows' band
-does. The pair's friction is not faded with it (the row mirrors the friction of the pair
-it removes only).
+does. The pair's friction is faded with it: the row takes back the same share ``(1 - u)
+U_own`` of the pair's friction, on a second anchor of its own that follows the pair's as the
+removed pair's mirror does ("Friction" below), so the kept pair's friction is mu times its
+weighted normal force in slip (before, mu times its whole normal force: the friction of the
+vanishing contact stayed whole to the node).
+
+**The view is the reference's.** :func:`_aside` and the fade's end are decided at compile
+time, and a run whose beams bend through straight keeps them. It must not (a limit, not a
+convention): the fade presumes a minimum that vanishes at the aside node, which holds only
+while that node's beam is bent towards the other; on a straightened beam the contact passes
+the node whole and the fade takes most of it back (``_ridges`` (20, -20) compiled, A
+straightened with its elements' lengths kept, 2-3 mm deep and its point 0.3-0.5 mm from
+A's node: 0.2549 against 1.5629 J and 1.6577 against 2.7982 J, the sampled minimum along
+the straight A and what a System compiled on it gives; a strict xfail in
+tests/contact/test_junction.py). Where both beams stay bent towards each other and only
+which bend is the sharper changes, the compile-time view gives the other view's sum, a
+convention (at 10 degrees against 20: 18.22 J along A against 22.72 J along B, 4.5 mm off
+both nodes, 5 mm deep). A continuous hand-over by the current bends is not built: its
+weight reads the aside node's bend (the far nodes of both of that node's elements, which no
+deciding row holds) and the fade's own-minimum measure reads the deciding node's two far
+nodes (which no aside row holds), so it needs a row holding both junctions' three nodes
+(six), not a weight inside the five slots of this block.
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
@@ -204,9 +224,11 @@ bisector) or the pair pushed before it was removed, the row opens anew and cance
 pair's friction only once both slip. On the bisector of a symmetric valley, where rounding
 decides which pair is the nearer, a run keeps the pair it removed at the last step while the
 two energies are equal to :data:`TIE`, so that the pair does not change from step to step.
-At the four-pair crossing the three pairs removed go to three rows, one each, so each is
-taken back with its friction (a row that would still remove two, which that crossing does
-not need, takes back the first one's friction alone).
+At the four-pair crossing the two pairs removed go to the two deciding rows, one each, so
+each is taken back with its friction (a row that would still remove two, which that crossing
+does not need, takes back the first one's friction alone); a deciding row that also fades
+the pair it keeps takes back that share of the kept pair's friction on its second anchor
+(:func:`_anchor_layout`: the anchor holds two points, the second's sliding flag last).
 
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two
@@ -224,6 +246,7 @@ keeps the partner of a live node-on-node row, so a subset of rows decides alike.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -546,13 +569,18 @@ class JunctionContactBlock(ContactRows):
         return _product([w, self._notch(pos, far, tangent)], tangent)
 
     def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
+        """:meth:`_corrections` without the faded pairs (its first six returns)."""
+        return self._corrections(x, tangent, prev)[:6]
+
+    def _corrections(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """The correction for the concave side (module docstring): per row the energy [J]
         ``(n,)`` it takes back, ``-E_i`` of each element pair it removes (``E_i = (1 -
         Lam_i) W_point,i``, each as the element pairs' block has it, :meth:`_pair_weight`),
         its gradient ``(n, 5 d)``, (``tangent``) Hessian, the normal force [N] of the pairs
         it takes back ``(n,)``, whether both of the row's element pairs push ``(n,)`` (the
-        rows whose pairs decide; also true where the row fades a pair it keeps, below), and the pair ``(n,)`` (0, 1; -1: none) whose friction the
-        row takes back (the one it removes, :meth:`_mirror`).
+        rows whose pairs decide; also true where the row fades a pair it keeps, below), and
+        the pair ``(n,)`` (0, 1; -1: none) whose friction the row takes back (the one it
+        removes, :meth:`_mirror`).
 
         A pair is removed where another pair sharing a row with it (the same element of one
         beam, the element next to it across a junction of the other) has a larger energy (a
@@ -578,15 +606,23 @@ class JunctionContactBlock(ContactRows):
         Where the row counts a crossing whose other node's view is aside (both bends facing
         each other), it also takes back ``(1 - u) U_own`` of each pair it keeps, ``u`` of
         :func:`_fade`, ``U_own`` of :meth:`_own` (module docstring, "One view per
-        crossing"), and that pair's normal force in the same share."""
+        crossing"), and that pair's normal force in the same share. The seventh return
+        says per row which kept pair it fades ``(n,)`` (0, 1; -1: none; the first where a
+        row would fade two, which a crossing does not need: a deciding row whose two pairs
+        push removes one), that share ``s = (1 - u) U_own`` ``(n,)`` and its gradient ``(n,
+        5 d)`` (exact with or without ``tangent``): the row takes back ``s`` of that pair's
+        friction as well (:meth:`_friction`). A fading row names the pair it keeps wherever
+        that pair pushes, ``s = 0`` included, and is live there (fifth return), so that its
+        friction's anchor follows the pair's from the step the pair starts to push."""
         n, k = x.shape
         W, f, Fd = np.zeros(n), np.zeros((n, k)), np.zeros(n)
         both = np.zeros(n, dtype=bool)
         removed = np.full(n, -1)
         K = np.zeros((n, k, k)) if tangent else None
+        faded = (np.full(n, -1), np.zeros(n), np.zeros((n, k)))
         rows = self._both
         if not rows.size:
-            return W, f, K, Fd, both, removed
+            return W, f, K, Fd, both, removed, faded
         flat = (self.X[rows].reshape(len(rows), -1) + x[rows])
         d = self.dim
         r_ = np.arange(len(rows))[:, None]
@@ -695,12 +731,23 @@ class JunctionContactBlock(ContactRows):
                 parts.append(self._own(x[at], at, i, tangent))
                 T, gT, HT = _product(parts, tangent)
                 W[at] -= T
-                Fd[at] += (1.0 - u) * parts[2][0] * F[i][sel]
-                both[at] |= T > 0.0         # (live: the row's take-back is not zero)
+                share = (1.0 - u) * parts[2][0]
+                Fd[at] += share * F[i][sel]
+                # (live wherever the kept pair pushes, its share zero or not: the row maps
+                # that pair's friction at every step, so its second anchor is the pair's
+                # when the share rises above zero, also in stick)
+                both[at] = True
                 np.add.at(f, at, -gT)
                 if tangent:
                     np.add.at(K, at, -HT)
-        return W, f, K, Fd, both, removed
+                # (the share of the pair's friction the row takes back: (1 - u) U_own)
+                new = faded[0][at] < 0
+                at, sel = at[new], np.flatnonzero(new)
+                faded[0][at] = i
+                faded[1][at] = share[sel]
+                faded[2][at] = (parts[2][0][sel, None] * parts[0][1][sel]
+                                + parts[0][0][sel, None] * parts[2][1][sel])
+        return W, f, K, Fd, both, removed, faded
 
     def _pair_weight(self, x4: np.ndarray, at: np.ndarray, i, tangent: bool):
         """The line weight ``Lam`` ``(m,)`` of element pair ``i`` (0, 1; or ``(m,)``) of the
@@ -777,22 +824,44 @@ class JunctionContactBlock(ContactRows):
         """The friction part of the internal forces ``(n, 5 d)``, (``tangent``) its
         stiffness, the return mapping (:class:`fembody.contact.friction.Coulomb`), the
         points' current parameters and normal forces, at ``x`` with the anchors of
-        ``history`` (None: :attr:`history0`).
+        ``history`` (None: :attr:`history0`): :meth:`_frictions` without its second
+        points."""
+        return self._frictions(x, history, tangent)[:5]
+
+    def _frictions(self, x: np.ndarray, history: History | None, tangent: bool):
+        """:meth:`_friction` and, sixth, the rows' second points (:class:`_Second`): the
+        friction a row takes back of the kept pair it fades.
 
         A row that takes back an element pair on the concave side (:meth:`_duplicate`) takes
         back that pair's friction too (:meth:`_mirror`) instead of its node contact's (the two
         do not meet: the node contact lives on the convex side). Its anchor's first parameter
         says which point it holds (:func:`_anchor_mode`); a row whose point changed kind since
         the last step opens anew, anchored where the new point was at that step, as a pair's
-        own history is when the pair starts to push."""
+        own history is when the pair starts to push.
+
+        A row that fades a pair it keeps (module docstring, "One view per crossing") takes
+        back the share ``s = (1 - u) U_own`` of that pair's energy and so the same share of
+        its friction: the pair's friction then follows its weighted normal force (mu times
+        it in slip, the weighted spring's force in stick), as the notch rows' does. That is
+        a second point of the row, on a second anchor of its own (:func:`_anchor_layout`),
+        run and updated as the first one's mirror is, with the share's gradient in the
+        tangent. It is run wherever the kept pair pushes, ``s = 0`` included (outside the
+        band), so its anchor takes the pair's updates from the step the pair starts to
+        push (both open there at its closest points, as the share rows' anchors follow
+        their pairs): the take-back is ``s`` of the pair's friction also where ``s`` rises
+        while the pair sticks. It opens anew where the kept pair changes."""
         h = self.history0 if history is None else history
         n, k = x.shape
         d = self.dim
         params, N, nrm, dN, dn = self._points(x, tangent)
         mode = np.zeros(n, dtype=np.int64)
+        fpair, share, gshare = np.full(n, -1), np.zeros(n), None
         if self._both.size:                                 # 0: node contact, 1 + i: pair i
-            mode = self._duplicate(x, False, _removed_before(h))[5] + 1
-        anchor, sliding = h.anchor, h.sliding
+            dup = self._corrections(x, False, _removed_before(h))
+            mode = dup[5] + 1
+            fpair, share, gshare = dup[6]
+        first, second, sliding2 = _anchor_layout(h.anchor, d)
+        anchor, sliding = first, h.sliding
         stale = np.flatnonzero(_anchor_mode(anchor[:, 0]) != mode)
         if stale.size:
             anchor, sliding = anchor.copy(), sliding.copy()
@@ -833,7 +902,28 @@ class JunctionContactBlock(ContactRows):
             # (the springs the row takes back: their energy counts against the pair's)
             parts[4][mir] = -bm * wm * cm.stored
             c = Coulomb(*parts)
-        return F, K, c, params, N
+        # the second points: the share s of the faded pair's friction (its own anchor)
+        two = _Second.none(n, d, second)
+        fr = np.flatnonzero(fpair >= 0)
+        if fr.size:
+            a2, sl2 = second[fr].copy(), sliding2[fr].copy()
+            old = np.flatnonzero(_anchor_mode(a2[:, 0]) != fpair[fr] + 1)
+            if old.size:
+                at = fr[old]
+                a2[old, :2] = self._take(at)._params(h.x[at], fpair[at] + 1)
+                a2[old, 2:] = 0.0
+                sl2[old] = True
+            F2, K2, c2, p2, N2, w2 = self._take(fr)._mirror(x[fr], a2, sl2, fpair[fr],
+                                                            tangent)
+            s = share[fr]
+            F[fr] += s[:, None] * F2
+            if tangent:
+                K[fr] += s[:, None, None] * K2 + F2[:, :, None] * gshare[fr][:, None, :]
+            two.f[fr], two.slipping[fr], two.ds[fr] = c2.f, c2.slipping, c2.ds
+            two.stored[fr] = -s * w2 * c2.stored
+            two.params[fr], two.N[fr] = p2, N2
+            two.anchor[fr] = a2
+        return F, K, c, params, N, two
 
     def _mirror(self, x: np.ndarray, anchor: np.ndarray, sliding: np.ndarray,
                 pair: np.ndarray, tangent: bool):
@@ -895,62 +985,79 @@ class JunctionContactBlock(ContactRows):
 
     def _open_history(self, x: np.ndarray) -> History:
         """The history of rows that are all open at ``x``: each anchored at the node's
-        current closest point, no offset."""
+        current closest point, no offset, and no second point (:func:`_anchor_layout`)."""
         params = self._points(x, False)[0]
-        return History.open(np.concatenate([params, np.zeros((len(params), self.dim))],
-                                           axis=1), x)
+        n, d = len(params), self.dim
+        first = np.concatenate([params, np.zeros((n, d))], axis=1)
+        return History.open(_anchor_pack(first, np.zeros((n, 2 + d)), np.ones(n, bool)), x)
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """The history after an accepted step that ended at ``x``, the energy [J] the
         step's slip dissipated and the energy held by the tangential springs [J] (as
         :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
-        F, f, slipping, ds, stored, params, N, live = self._friction_state(x, history)
+        F, f, slipping, ds, stored, params, N, live, two = self._friction_state(x, history)
+        return self._after(x, history, F, f, slipping, ds, stored, params, N, two,
+                           history.work(F, x, live))
+
+    def _after(self, x: np.ndarray, history: History, F, f, slipping, ds, stored, params, N,
+               two: "_Second", work: float) -> tuple[History, float, float]:
+        """:meth:`advance` from the return mapping at ``x`` (the rows' friction forces ``F``,
+        their first points' tangential forces ``f``, slip flags, slips ``ds``, springs'
+        energies ``stored``, parameters and normal forces ``N``; their second points
+        ``two``) and the step's friction ``work`` [J]: a sticking point keeps its anchor, a
+        slipping one moves to its elastic slip, an open one follows its closest point."""
+        d = self.dim
         on = N > 0.0
         keep = on & ~slipping                       # sticking points keep their anchors
         fresh = np.concatenate([params, -f / self.kt[:, None]], axis=1)
         fresh[~on, 2:] = 0.0
-        anchor = np.where(keep[:, None], history.anchor, fresh)
-        stored = stored.copy()
-        work = history.work(F, x, live)
-        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        first = np.where(keep[:, None], _anchor_layout(history.anchor, d)[0], fresh)
+        on2 = two.N > 0.0
+        fresh = np.concatenate([two.params, -two.f / self.kt[:, None]], axis=1)
+        fresh[~on2, 2:] = 0.0
+        second = np.where((on2 & ~two.slipping)[:, None], two.anchor, fresh)
+        anchor = _anchor_pack(first, second, two.slipping | ~on2)
+        stored = stored + two.stored
+        new = History(anchor, slipping | ~on, history.slip + ds + two.ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def _friction_state(self, x: np.ndarray, history: History):
-        """What :meth:`advance` reads of :meth:`_friction` at ``x`` for every row: the
+        """What :meth:`advance` reads of :meth:`_frictions` at ``x`` for every row: the
         friction forces ``(n, 5 d)`` [N], the tangential force ``(n, d)`` [N], whether each
         point slips, its slip ``(n,)`` [m] and spring energy ``(n,)`` [J], the closest-point
-        parameters ``(n, 2)``, the normal forces ``(n,)`` [N] and the live rows ``(m,)``. The
-        return mapping runs on the live rows alone (:meth:`live`): an idle row has no normal
-        force, hence no friction force, slip or stored energy; its parameters are its
-        closest point's."""
+        parameters ``(n, 2)``, the normal forces ``(n,)`` [N], the live rows ``(m,)`` and the
+        second points (:class:`_Second`). The return mapping runs on the live rows alone
+        (:meth:`live`): an idle row has no normal force, hence no friction force, slip or
+        stored energy; its parameters are its closest point's, and it has no second
+        point."""
         live = self.live(x)
         if live.size == len(self):
-            F, _, c, params, N = self._friction(x, history, False)
-            return F, c.f, c.slipping, c.ds, c.stored, params, N, live
-        n = len(self)
-        F, f = np.zeros(x.shape), np.zeros((n, self.dim))
+            F, _, c, params, N, two = self._frictions(x, history, False)
+            return F, c.f, c.slipping, c.ds, c.stored, params, N, live, two
+        n, d = len(self), self.dim
+        F, f = np.zeros(x.shape), np.zeros((n, d))
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
         z = self._closest(self.positions(x))[0]
         params = np.column_stack([np.zeros(n), z[:, 0]])
+        two = _Second.none(n, d)
         if live.size:
             h = History(*(a[live] for a in history))
-            Fl, _, c, _, N[live] = self._take(live)._friction(x[live], h, False)
+            # (the live rows' parameters are their points' own: a row taking back a pair
+            # keeps that pair's coded parameters, so its anchor stays the pair's)
+            Fl, _, c, params[live], N[live], tl = self._take(live)._frictions(x[live], h,
+                                                                            False)
             F[live], f[live], slipping[live], ds[live], stored[live] = (
                 Fl, c.f, c.slipping, c.ds, c.stored)
-        return F, f, slipping, ds, stored, params, N, live
+            for a, b in zip(two, tl):
+                a[live] = b
+        return F, f, slipping, ds, stored, params, N, live, two
 
     def _advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """:meth:`advance` with the return mapping on every row (the reference of the tests)."""
-        F, _, c, params, N = self._friction(x, history, False)
-        on = N > 0.0
-        keep = on & ~c.slipping
-        fresh = np.concatenate([params, -c.f / self.kt[:, None]], axis=1)
-        fresh[~on, 2:] = 0.0
-        anchor = np.where(keep[:, None], history.anchor, fresh)
-        stored = c.stored.copy()
+        F, _, c, params, N, two = self._frictions(x, history, False)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
-        new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, stored)
-        return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+        return self._after(x, history, F, c.f, c.slipping, c.ds, c.stored, params, N, two,
+                           work)
 
     def forces(self, x: np.ndarray, v, tangent: bool, history: History | None = None):
         """Internal forces ``(n, 5 d)`` [N] and (``tangent``) stiffness at the gathered
@@ -1221,6 +1328,48 @@ def _anchor_mode(s: np.ndarray) -> np.ndarray:
     ``s``: 0 the node contact's (``s = 0``), 1 + i element pair i's (``s = 100 (1 + i) + s_a``,
     a parameter near [0, 1]; :meth:`JunctionContactBlock._mirror`)."""
     return np.where(s < 50.0, 0, np.where(s < 150.0, 1, 2))
+
+
+def _anchor_layout(anchor: np.ndarray, d: int):
+    """A junction row's anchor ``(n, 2 (2 + d) + 1)`` split into its first point's ``(n, 2 +
+    d)`` (the node contact's or the removed pair's, :func:`_anchor_mode`), its second
+    point's ``(n, 2 + d)`` (the faded pair's, :meth:`JunctionContactBlock._frictions`; the
+    same coding, ``s = 0``: none) and whether the second point slid or was open at the last
+    accepted step ``(n,)``. An ``(n, 2 + d)`` anchor (a history made by hand) has no second
+    point."""
+    w = 2 + d
+    if anchor.shape[1] == w:
+        return anchor, np.zeros((len(anchor), w)), np.ones(len(anchor), dtype=bool)
+    return anchor[:, :w], anchor[:, w:2 * w], anchor[:, 2 * w] > 0.5
+
+
+def _anchor_pack(first: np.ndarray, second: np.ndarray, sliding: np.ndarray) -> np.ndarray:
+    """The anchor of :func:`_anchor_layout` from its three parts."""
+    return np.concatenate([first, second, sliding.astype(float)[:, None]], axis=1)
+
+
+class _Second(NamedTuple):
+    """Per row its second friction point, the share of the faded pair's friction it takes
+    back (:meth:`JunctionContactBlock._frictions`): the return mapping's tangential force
+    ``f (n, d)`` [N] (unweighted, for the anchor's update), ``slipping``, slip ``ds`` [m],
+    the springs' energy the row takes back ``stored`` [J] (negative), the pair's
+    parameters ``(n, 2)`` (coded as the anchor's), its normal force ``N`` [N] (0: no
+    second point) and the anchor it was run on ``(n, 2 + d)``."""
+
+    f: np.ndarray
+    slipping: np.ndarray
+    ds: np.ndarray
+    stored: np.ndarray
+    params: np.ndarray
+    N: np.ndarray
+    anchor: np.ndarray
+
+    @classmethod
+    def none(cls, n: int, d: int, anchor: np.ndarray | None = None) -> "_Second":
+        """No second point on ``n`` rows (``anchor``: the one to keep; default zeros)."""
+        return cls(np.zeros((n, d)), np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n),
+                   np.zeros((n, 2)), np.zeros(n),
+                   np.zeros((n, 2 + d)) if anchor is None else anchor.copy())
 
 
 def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray,

@@ -240,7 +240,7 @@ def test_junction_friction_return_mapping_and_its_tangent(slip):
     nrm0 = G0[:, :3]
     if slip:
         o = np.cross(nrm0, rng.normal(size=(n, 3)))
-        h.anchor[:, 2:] = 3e-3 * o / np.linalg.norm(o, axis=1)[:, None]
+        h.anchor[:, 2:5] = 3e-3 * o / np.linalg.norm(o, axis=1)[:, None]
     h.sliding[:] = False
     x = 1e-5 * rng.normal(size=(n, 15))
     f, Kt, _ = blk.forces(x, None, True, h)
@@ -387,7 +387,7 @@ def test_idle_rows_are_skipped_with_the_same_forces_and_tangents():
                                X, np.full(n, 2 * R), np.full(n, K), list(range(n)),
                                closed=closed, pairs=pairs, friction=(mu, mu, np.full(n, K)))
     h = blk.history0.copy()
-    h.anchor[:3, 2:] = 3e-3 * rng.normal(size=(3, 3))     # slipping rows
+    h.anchor[:3, 2:5] = 3e-3 * rng.normal(size=(3, 3))    # slipping rows
     h.sliding[:] = False
     x = 1e-6 * rng.normal(size=(n, 15))
     live = blk.live(x)
@@ -987,6 +987,180 @@ def test_a_four_pair_crossing_is_continuous_where_its_second_minimum_leaves(dept
             np.testing.assert_allclose(blk.live_forces(xx, False)[0], f, rtol=1e-12, atol=0)
             if f.any():
                 assert_force_and_tangent(blk, xx, f, Kt, 1e-9)
+
+
+def _pair_weights(pb, x, F, E, history=None):
+    """The weights ``c (4,)`` that make the friction forces ``F (n, k)`` of all blocks (on
+    every node, gathered by node id) the weighted sum of the four pushing element pairs'
+    friction in the element pairs' block ``pb`` at its gathered displacements ``x``, by
+    least squares, and the relative residual; ``E`` the pairs' energies [J] (to pick the
+    four), ``history`` the element pairs' block's (default None: the reference's)."""
+    push = np.flatnonzero(E > 0.0)
+    ff = pb._friction(x, history, False)[0]
+    cols = []
+    for r in push:
+        col = {}
+        for nd, v in zip(pb.nodes[r], ff[r].reshape(-1, 3)):
+            col[int(nd)] = col.get(int(nd), 0.0) + v
+        cols.append(col)
+    ids = sorted(set(F) | {i for c in cols for i in c})
+    A = np.array([np.concatenate([c.get(i, np.zeros(3)) for i in ids]) for c in cols]).T
+    b = np.concatenate([F.get(i, np.zeros(3)) for i in ids])
+    c = np.linalg.lstsq(A, b, rcond=None)[0]
+    return push, c, np.abs(A @ c - b).max() / np.abs(b).max()
+
+
+def _friction_by_node(system, a_ids, move, histories=None):
+    """The friction forces of all frictional blocks [N] summed per node id, the element
+    pairs' block, its gathered displacements and per-pair energies [J], and the total
+    contact energy [J], with A moved by ``move`` [m] (``histories``: per block, default
+    the reference's)."""
+    F, total = {}, 0.0
+    for blk in system.beam_contact_blocks:
+        n, k, on_a, x = _a_moved(blk, a_ids, np.array(move))
+        total += float(blk.strain_energy(x).sum())
+        if isinstance(blk, BeamContactBlock):
+            pb, xb, E = blk, x, blk.strain_energy(x)
+        if not isinstance(blk, (BeamContactBlock, JunctionContactBlock)):
+            # (the free-end and share rows: the beams' ends are far from the crossing, and
+            # no pair's point lies across a node of the other beam)
+            assert not blk.forces(x, None, False)[0].any(), type(blk).__name__
+            continue
+        h = None if histories is None else histories[id(blk)]
+        ff = blk._friction(x, h, False)[0]
+        for nodes, v in zip(blk.nodes, ff.reshape(n, -1, 3)):
+            for nd, vv in zip(nodes, v):
+                F[int(nd)] = F.get(int(nd), 0.0) + vv
+    return F, pb, xb, E, total
+
+
+@pytest.mark.parametrize("d", [4.5e-3, 4.9e-3])
+def test_a_faded_pair_at_a_four_pair_crossing_keeps_mu_times_its_normal_force(d):
+    """``_ridges`` (20, -20) made frictional (mu 0.3, k_t = k), A pressed 5 mm and moved
+    ``d`` along both beams from the anchors of the reference (every pair slips), inside the
+    band where the kept pair (A's second element against B's second) fades towards A's node
+    (fembody.contact.junction, "One view per crossing"): the friction of all blocks, node by
+    node, is a weighted sum of the four pushing pairs' friction as the element pairs' block
+    computes it (least squares on 18 components, residual below 1e-9): two pairs weighted 0
+    (removed), one 1 and the faded one ``c`` strictly between, and the same weights sum the
+    pairs' energies to the total contact energy (to 1e-9): each pair's friction is mu times
+    its weighted normal force. After one accepted step (``advance``) and 0.1 um back
+    (stick), the same. The junction block's friction tangent against central differences
+    (1e-9 m). Before, the friction kept the faded pair whole: weights (0, 0, 1, 1), the
+    energy check off by (1 - c) of that pair's energy."""
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
+    for bc in m.beam_contacts:
+        bc.tangential_stiffness = K
+    system = m.compile()
+    move = np.array([d, d, -5e-3])
+    F, pb, xb, E, total = _friction_by_node(system, a_ids, move)
+    push, c, res = _pair_weights(pb, xb, F, E)
+    assert len(push) == 4 and res < 1e-9
+    cs = np.sort(c)
+    np.testing.assert_allclose(cs[[0, 1, 3]], [0.0, 0.0, 1.0], atol=1e-9)
+    assert 1e-3 < cs[2] < 1.0 - 1e-3, cs
+    assert float(c @ E[push]) == pytest.approx(total, rel=1e-9)
+    # one accepted step there, then 0.1 um back along the slide: the points stick
+    hist = {}
+    for blk in system.beam_contact_blocks:
+        if getattr(blk, "frictional", False):
+            hist[id(blk)] = blk.advance(_a_moved(blk, a_ids, move)[3], blk.history0)[0]
+    move2 = move - [1e-7, 1e-7, 0.0]
+    F, pb, xb, E, total = _friction_by_node(system, a_ids, move2, hist)
+    assert not pb._friction(xb, hist[id(pb)], False)[2].slipping.any()
+    push, c2, res = _pair_weights(pb, xb, F, E, hist[id(pb)])
+    assert res < 1e-9
+    assert float(c2 @ E[push]) == pytest.approx(total, rel=1e-9)
+    jb = next(b for b in system.beam_contact_blocks if isinstance(b, JunctionContactBlock))
+    x = _a_moved(jb, a_ids, move)[3]
+    f, Kt, _ = jb.forces(x, None, True)
+    Kfd = np.zeros_like(Kt)
+    for j in range(x.shape[1]):
+        e = np.zeros(x.shape[1])
+        e[j] = 1e-9
+        Kfd[:, :, j] = (jb.forces(x + e, None, False)[0]
+                        - jb.forces(x - e, None, False)[0]) / 2e-9
+    assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
+
+
+def test_a_pair_sticking_as_it_enters_the_fade_keeps_mu_times_its_normal_force():
+    """The frictional crossing of the test above: one accepted step at 4.5 mm (inside the
+    band, every pair slipping from the reference), one at 3.9 mm (outside it: the kept pair
+    whole, sticking with its spring loaded), then 4.2 mm (back inside, still sticking):
+    there the friction of all blocks is the pairs' friction weighted as their energies
+    (the least squares of the test above: residual below 1e-9, the weights summing the
+    pairs' energies to the total to 1e-9), the faded pair's stick force taken back by its
+    share. The row maps the kept pair at every step where it pushes, its share zero or
+    not, so its anchor is the pair's when the share rises; had it opened then (unloaded,
+    anchored at its last closest points) the take-back missed the pair's spring."""
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
+    for bc in m.beam_contacts:
+        bc.tangential_stiffness = K
+    system = m.compile()
+    blocks = [b for b in system.beam_contact_blocks if getattr(b, "frictional", False)]
+    hist = {id(b): b.history0 for b in blocks}
+    for d in (4.5e-3, 3.9e-3):
+        for b in blocks:
+            hist[id(b)] = b.advance(_a_moved(b, a_ids, np.array([d, d, -5e-3]))[3],
+                                    hist[id(b)])[0]
+    F, pb, xb, E, total = _friction_by_node(system, a_ids, [4.2e-3, 4.2e-3, -5e-3], hist)
+    c = pb._friction(xb, hist[id(pb)], False)[2]
+    assert not c.slipping[:len(pb)].any() and np.abs(c.f[:len(pb)]).max() > 100.0
+    push, w, res = _pair_weights(pb, xb, F, E, hist[id(pb)])
+    assert len(push) == 4 and res < 1e-9
+    assert 1e-3 < np.sort(w)[2] < 1.0 - 1e-3
+    assert float(w @ E[push]) == pytest.approx(total, rel=1e-9)
+
+
+def _bent_a(system, a_ids, P, bend, move):
+    """The contact energy [J] of ``system`` (built by ``_ridges`` with A bent 20 degrees)
+    with A's ends lifted so that A is bent ``bend`` [rad] (its elements' lengths kept; 0:
+    straight) and A moved ``move`` [m], and A's and B's nodes there."""
+    ta = math.radians(20)
+    ai = sorted(a_ids)
+    up = 0.2 * (math.sin(ta) - math.sin(bend))
+    out = 0.2 * (math.cos(bend) - math.cos(ta))
+    disp = {i: np.asarray(move, float) + [0.0, s * out, up if s else 0.0]
+            for i, s in zip(ai, (-1, 0, 1))}
+    E = 0.0
+    for blk in system.beam_contact_blocks:
+        ids = getattr(blk, "slots", blk.nodes)
+        dd = np.array([[disp.get(int(i), np.zeros(3)) for i in row] for row in ids])
+        E += float(blk.strain_energy(dd.reshape(len(ids), -1)).sum())
+    A = np.array([P[i] + disp[i] for i in ai])
+    B = np.array([P[i] for i in sorted(set(P) - set(a_ids) - {0})])
+    return E, A, B
+
+
+@pytest.mark.xfail(strict=True, reason="the crossing's view and fade are fixed at compile "
+                   "time: A straightened during a run keeps the fade towards its node "
+                   "(0.2549 / 1.6577 J against 1.5629 / 2.7982 J)")
+@pytest.mark.parametrize("move", [(3.0e-3, 0.3e-3, -2e-3), (2.0e-3, 0.5e-3, -3e-3)])
+def test_a_crossing_whose_bend_straightens_in_a_run_keeps_its_contact(move):
+    """``_ridges`` (20, -20) compiled (B's node's rows decide, counting along A, and fade
+    the pair they keep towards A's node: fembody.contact.junction, "One view per
+    crossing"), then A straightened during a run (its ends lifted, its elements' lengths
+    kept) and moved ``move``: the one contact of the straight A is no vanishing minimum
+    at A's node, and the energy should be the sampled minimum along the straight rod A
+    (one minimum; what a System compiled on the straight A gives, to 1e-9: its view
+    counts along the rod, "One view per crossing"). Measured: 0.2549 against
+    1.5629 J at (3, 0.3, -2) mm and 1.6577 against 2.7982 J at (2, 0.5, -3) mm: the fade
+    takes back most of the contact (its point 0.3 / 0.5 mm from A's node, inside the 1 mm
+    band). A hand-over of the view and fade by the current bends needs both junctions'
+    three nodes in one row (the aside node's bend reads the far nodes of both of its
+    elements, which no deciding row holds; the own-minimum measure the deciding node's
+    far nodes, which no aside row holds): left for a six-node crossing row. At 10 and
+    -10 degrees the compile-time view gives the other view's sum (18.22 against 22.72 J,
+    10.42 against 11.59 J at (4.5, 4.5, -5) mm), a convention where both views count."""
+    from .test_share_apart import _minima_along
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
+    system = m.compile()
+    P = {nd.id: np.asarray(nd.position, float) for nd in m.nodes}
+    E, A, B = _bent_a(system, a_ids, P, 0.0, move)
+    D = _minima_along(A, B)
+    assert len(D) == 1
+    ref = float((0.5 * K * (2 * R - D) ** 2).sum())
+    assert E == pytest.approx(ref, rel=1e-9)
 
 
 def test_a_valley_pressed_onto_a_ridge_node_on_node_carries_the_load():

@@ -172,7 +172,7 @@ def test_the_notch_rows_friction_follows_their_normal_forces(y):
     move = np.array([0.0, y, -5e-3])
     n, k, on_a, x = _a_moved(blk, a_ids, move)
     h = blk.history0.copy()
-    h.anchor[:, 2:] = (0.0, 1.0, 0.0)
+    h.anchor[:, 2:5] = (0.0, 1.0, 0.0)
     h.sliding[:] = True
     rep = blk.report(x, h)
     N, T = rep["normal_force"], rep["tangential_force"]

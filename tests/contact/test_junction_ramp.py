@@ -138,7 +138,7 @@ def test_junction_row_takes_back_the_ramped_pairs_sliding_friction():
     assert 0.5 < b <= 1.0
     tB = pp[i, 3] - pp[i, 2]
     h = History(*(np.array(a)[[r]] for a in jb.history0))
-    h.anchor[0] = np.concatenate([[100.0 + z[0], z[1]], 1e-3 * tB / np.linalg.norm(tB)])
+    h.anchor[0, :5] = np.concatenate([[100.0 + z[0], z[1]], 1e-3 * tB / np.linalg.norm(tB)])
     h.sliding[0] = False
     F, _, c = sub._friction(x, h, False)[:3]
     assert bool(c.slipping[0])

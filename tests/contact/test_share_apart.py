@@ -234,9 +234,11 @@ def test_a_four_pair_crossing_across_nodes_of_both_beams_takes_a_pair_back_once(
         assert abs(F @ ax - fd) < 1e-6 * np.linalg.norm(F), (F, ax, fd)
 
 
-def _kinked_rod(gamma_deg: float, phi_deg: float, le: float, kink_deg: float):
+def _kinked_rod(gamma_deg: float, phi_deg: float, le: float, kink_deg: float,
+                dx: float = 0.0):
     """:func:`tests.contact.test_sharp_v._rod_across`'s V and rod (``le`` [m] elements,
-    along ``d`` at ``phi``) with the rod kinked at its middle node by ``kink_deg`` about z
+    along ``d`` at ``phi``, its middle node ``dx`` [m] off the V's plane of symmetry along
+    x, default 0) with the rod kinked at its middle node by ``kink_deg`` about z
     (its second half, five elements, turned in the horizontal plane; two beams joined
     there, a junction of the rod). Returns the System, the rod's node ids, ``d``, the
     walls, the rod's nodes as built, the move that puts it in place, the walls' directions
@@ -259,7 +261,7 @@ def _kinked_rod(gamma_deg: float, phi_deg: float, le: float, kink_deg: float):
     d = np.array([math.sin(phi), math.cos(phi), 0.0])
     d2 = np.array([math.cos(k) * d[0] - math.sin(k) * d[1],
                    math.sin(k) * d[0] + math.cos(k) * d[1], 0.0])
-    c = np.array([0.0, 0.0, z0 + LIFT])
+    c = np.array([dx, 0.0, z0 + LIFT])
     a1 = m.add_beam(tuple(c - 5 * le * d), tuple(c), n=5, material=STEEL, section=SEC,
                     orientation=(0, 0, 1))
     a2 = m.add_beam(a1.last, tuple(c + 5 * le * d2), n=5, material=STEEL, section=SEC,

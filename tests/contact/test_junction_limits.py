@@ -1,0 +1,122 @@
+"""The limits of the junction and share rows listed as not measured (issue 33: a rod kinked
+at a node between its two contact points inside the blend's band, exact ties inside the
+band, a kinked rod with its points elements apart), each against the sampled distance from
+the rod's axis to the V's polyline (tests.contact.test_sharp_v._sampled_fine) or against the
+energy a nanometre either side. What holds is a guard; what does not is a strict xfail with
+its numbers."""
+import numpy as np
+import pytest
+
+from .test_blend_entry import _total
+from .test_share_apart import _kinked_rod
+from .test_sharp_v import LE, _points, _rod_across, _sampled_fine
+
+
+_KINK_JUMPS = {(3.0, 0): "-1.84 J on 2.36 J (one sampled minimum): the entering pair is "
+                         "taken back by a junction row and by its share row",
+               (3.0, 1): "-0.92 J on 3.54 J", (10.0, 0): "-1.84 J on 2.05 J",
+               (10.0, 1): "-0.92 J on 3.54 J", (-3.0, 0): "-0.45 J on 3.38 J",
+               (-10.0, 0): "-0.063 J on 4.00 J"}
+
+
+@pytest.mark.parametrize("kink, point", [
+    pytest.param(k, p, marks=pytest.mark.xfail(strict=True, reason=_KINK_JUMPS[(k, p)])
+                 if (k, p) in _KINK_JUMPS else ())
+    for k in (0.0, 3.0, -3.0, 10.0, -10.0) for p in (0, 1)])
+def test_a_rod_kinked_at_a_node_inside_the_band_is_continuous(kink, point):
+    """A rod of 1 cm elements at 10 degrees across the 45-degree V, 0.2 mm off its plane of
+    symmetry (both points within the 1 mm band: ``0 < b < 1``), kinked by ``kink`` degrees
+    at its middle node (two beams joined there), slid along its first half so that contact
+    point ``point`` passes the kink node: the energy 1 nm either side of the passage
+    differs by no more than its slope allows (2 nm times the larger one-sided slope, and
+    1e-9 of itself), and lies between the larger sampled minimum and the minima's sum (the
+    band's range). The straight rod (0) and the point on the far side of a -3 / -10
+    degree kink hold (a guard). Measured (fembody.contact.share, "What the blend does not
+    cover": each row computes ``b`` on its own element's line): at 3 and 10 degrees the
+    first point's passage drops the energy by 1.84 J (on 2.36 / 2.05 J, one sampled
+    minimum: the pair entering on the far element is taken back by a junction row and by
+    its share row both), the second point's by 0.92 J on 3.54 J; at -3 / -10 degrees the
+    first point's by 0.45 / 0.063 J."""
+    sys, on_a, d, walls, a_x, base, wu, z0 = _kinked_rod(45, 10, 0.01, kink, 2e-4)
+    s = _points(d, wu, z0, 2e-4)[point]
+    E = [_total(sys, on_a, base + (s + e) * d)[0] for e in (-2e-9, -1e-9, 1e-9, 2e-9)]
+    slope = max(abs(E[1] - E[0]), abs(E[3] - E[2])) / 1e-9
+    for e, En in ((-1e-9, E[1]), (1e-9, E[2])):
+        ref, minima, each = _sampled_fine(base + (s + e) * d, a_x, walls, each=True)
+        assert max(each) * (1 - 1e-9) <= En <= ref * (1 + 1e-9), (e, En, each)
+    assert abs(E[2] - E[1]) <= 2e-9 * slope * (1 + 1e-3) + 1e-9 * E[1], (E, slope)
+
+
+_AT_NODE = {(45, 30, 0): "4.8187 J at the node against 8.6783 J 1 nm either side: the "
+                         "two pairs' points round to t = 1 and t = -4.4e-16, both out of "
+                         "their zones",
+            (45, 10, 1): "0.9252 against 2.6162 J", (50, 10, 1): "3.4197 against 2.4906 J"}
+
+
+@pytest.mark.parametrize("gamma, phi, dx, point", [
+    pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=_AT_NODE[(c[0], c[1], c[3])])
+                 if (c[0], c[1], c[3]) in _AT_NODE else ())
+    for c in ((45, 30, 2e-4, 0), (45, 30, 2e-4, 1), (45, 10, 2e-4, 0), (45, 10, 2e-4, 1),
+              (50, 10, 1e-4, 1), (30, 10, 2e-4, 0), (60, 10, 2e-4, 1))])
+def test_a_contact_point_exactly_at_a_node_of_the_rod_counts_as_beside_it(gamma, phi, dx,
+                                                                          point):
+    """``_rod_across`` (one straight rod of 1 cm elements), slid so that a node of the rod
+    lies exactly at contact point ``point`` (a geometric tie of the two pairs' zones,
+    ``0 <= t < 1`` each: which one holds the point is the rounding's): the energy there
+    equals the energy 1 nm either side (to 1e-9 of it; those two equal, the point passing
+    the node is continuous: tests/contact/test_sharp_v.py). Measured: at 45/30 degrees
+    (outside the band) 4.8187 J at the node against 8.6783 J beside it (one contact lost:
+    the two element pairs' closest points round to t = 1 and t = -4.4e-16, both out of
+    their zones, in the element pairs' block's zone test); inside the band at 45/10 degrees
+    0.9252 against 2.6162 J (a pair lost, and the share row's take-back where the junction
+    row's was) and at 50/10 degrees 3.4197 against 2.4906 J (the share row taking back
+    0.999 J where the junction row took back 1.928 J). A tie a run meets where a model is
+    built with a node at the contact, as symmetric models are."""
+    sys, on_a, d, walls, a_x, base, wu, z0 = _rod_across(gamma, phi, dx)
+    tc = _points(d, wu, z0, dx)[point] % LE
+    E = [_total(sys, on_a, base + (tc + e) * d)[0] for e in (-1e-9, 0.0, 1e-9)]
+    assert E[0] == pytest.approx(E[2], rel=1e-9)
+    assert E[1] == pytest.approx(E[0], rel=1e-9)
+
+
+@pytest.mark.parametrize("gamma, slide", [(45, 0.0), (45, 1.3e-3), (60, 2.5e-3),
+                                          (30, -1.2e-3)])
+def test_an_energy_tie_inside_the_band_is_continuous(gamma, slide):
+    """The rod at 10 degrees across the V on its plane of symmetry (``dx = 0``: the two
+    pairs' energies tie, rounding decides which row's comparison wins; both points 1.2-1.3
+    mm from the middle node, inside the band), slid ``slide`` along itself (both points on
+    one element, or on two across a node): the energy moved ``h`` = 1e-9 m off the plane
+    either way changes by the force times ``h`` (a kink, the force turning, 1707 N at 45
+    degrees), to 1e-3 of it, and lies between the larger sampled minimum and their sum. A
+    guard of the doubt in fembody.contact.share ("equal only to rounding at a tie, where
+    inside the band both or neither may take back"): not met here (measured: 1.7068e-6
+    J at 1 nm, 1.7068e-7 J at 0.1 nm)."""
+    sys, on_a, d, walls, a_x, base, _, _ = _rod_across(gamma, 10, 0.0)
+    at = base + (slide + 1.234e-7) * d
+    E0 = _total(sys, on_a, at)[0]
+    ref, minima, each = _sampled_fine(at, a_x, walls, each=True)
+    assert minima == 2 and max(each) < E0 < ref
+    for s in (-1.0, 1.0):
+        e = np.array([s * 1e-9, 0.0, 0.0])
+        E, F = _total(sys, on_a, at + e)
+        assert E - E0 == pytest.approx(-F @ e, rel=1e-3)
+
+
+@pytest.mark.parametrize("gamma, phi, dx", [(45, 60, 0.0), (30, 45, 0.0), (60, 80, 3e-4)])
+@pytest.mark.parametrize("kink", [3.0, -10.0])
+def test_a_rod_kinked_between_points_elements_apart_carries_both_contacts(gamma, phi, dx,
+                                                                        kink):
+    """The kinked rod of 5.2 mm elements (its points 2-4 elements apart, each clear of the
+    band), kinked ``kink`` degrees at its middle node between them, slid -3 to 3 mm along
+    its first half: the energy equals the sampled two minima of the kinked polyline to
+    1e-9 at 7 positions (the far rule measures the neighbour's pair on the row's straight
+    line: outside the band ``b = 0`` on any line). A guard of the doubt in
+    fembody.contact.share ("A bent between the two points"); inside the band the points
+    are within one element of each other here (elements at least the 5 mm radius), the
+    case of ``test_a_rod_kinked_at_a_node_inside_the_band_is_continuous``. Measured: to
+    1e-11 relative."""
+    sys, on_a, d, walls, a_x, base, _, _ = _kinked_rod(gamma, phi, 5.2e-3, kink, dx)
+    for t in np.linspace(-3e-3, 3e-3, 7) + 1.234e-6:
+        ref, minima = _sampled_fine(base + t * d, a_x, walls)
+        assert minima == 2
+        assert _total(sys, on_a, base + t * d)[0] == pytest.approx(ref, rel=1e-9)
