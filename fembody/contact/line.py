@@ -206,6 +206,61 @@ xfail, the axial force by central differences of the energy):
   node of a bent beam), where it projects into neither element and its cap drops unless
   the node pair carries it across the wedge, as it now carries the end rows' weights
   (:mod:`fembody.contact.ends`, "Across a kink's wedge").
+- **A cap at each free bound of the clipped interval, weighted by A's lean** (the
+  "bound" rule; the candidate for a build): the caps sit not at the end nodes but at
+  the bounds ``lo``, ``hi`` of the interval over which the pair integrates ("Clipped at
+  free ends"), where a bound is a free end: one from a free end of B (``xi_tau``), or a
+  free node of A projecting inside B's chord (``0 <= t < 1``; ``t <= 1`` at a free end
+  of B). Its gap ``g_b`` is the line integrand's own at the bound (``x_A(xi_b)`` against
+  its projection on B's chord), its weight ``kappa_hi = S((rho_0 - rho_1) / (beta
+  l_A))`` at ``hi`` and ``1 - kappa_hi`` at ``lo`` (``rho_i`` the distances of A's nodes
+  to B's line, ``S`` and ``beta`` as above), all times the pair's ``Lam``: ``C = Lam
+  sum_b kappa_b k/2 max(-g_b, 0)^2``. Where the two lines are not nearest inside the
+  overlap (chords in a plane that do not cross, and the sweep's skew ones), the gap along
+  it is monotone and ``kappa`` gives its deeper end the cap (outside the band), so
+  where free ends meet ``C = Lam W_zone`` and ``E = W_zone + Lam W_line``: no pull. Where
+  free ends lie side by side the upper bound is ``min(1, xi_q)``, A's tip until B's end
+  passes under it and B's end after, the same point at the hand-over: the cap moves on
+  with no fade (the lean rule's fade is what pulled there). At an inner node the bound
+  passes to the next pair at the same point with the same gap (straight polylines).
+  Measured (tests/contact/test_ends_meet.py, "End caps"): no pull over the strict xfail's
+  sweep at its seven angles nor at +-0.1 degrees (the smallest force a push of 6.3 mN
+  where the overlap starts); none where free ends side by side part at 0 and +-0.5
+  degrees (pushes of 40-57 N; the lean rule pulled 35.0 and 90.7 N there), the energy
+  across that hand-over within the blocks' force times the +-1 nm (4-6e-8 J); along a
+  130 mm slide the hand-overs at A's first inner node and B's node (straight) within
+  1.8e-6 J across +-1 nm (a cap kept per pair alone drops 2-10 J there) and the caps'
+  own axial force never a pull (-4.4e-9 N at worst, round-off; pushes up to 150-460 N);
+  an element turning through parallel 2.0e-5 J across +-1 nm (the lean band). The
+  pulls left along that slide are the line part's own (0.14 N at 41-46 mm at 3 degrees,
+  the five-point quadrature of the penetration that ends inside A's element). Inside the
+  band the shallower end keeps ``1 - kappa`` of a cap: see "No continuous weight is
+  pull-free" below. Not measured: the bounds across a kink (the wedge, as above).
+
+**No continuous weight is pull-free.** Where free ends meet at ``0 < a`` (``p`` the
+deeper end, ``W_p`` constant along the slide, ``q``'s gap growing by ``sin a`` per metre),
+any cap weights ``kappa W_p + (1 - kappa) W_q`` (``kappa`` fixed along a rigid slide) give,
+past the ramp, ``dE/ds = W_line' + (1 - kappa) W_q'``, and with a shallow contact (``g``
+small) line contact's gain ``k g^2 / (2 l_A)`` is below the loss ``(1 - kappa) k g sin a``:
+a pull unless ``kappa = 1`` for every ``a > 0``; with the ends' roles exchanged ``kappa =
+0`` for every ``a < 0``, so a pull-free weight is a step at parallel (its energy
+continuous, the two ends' gaps being equal there, but the force jumping from one end to
+the other, where parallel bundles sit). With the C2 step over ``beta`` the pull is at
+most ``(1 - kappa) k g sin a (phi + u phi')`` (inside the ramp the weight's slope adds
+``Lam' (1 - kappa)(W_p - W_q)``, ``W_p - W_q = k g u l_r sin a``), below ``16/9 max_s s
+(1 - S(s)) k g beta = 16/9 0.0706 k g beta = 0.125 k g beta`` (``s = sin a / beta``,
+``(u phi)' <= 16/9`` at ``u = 2/3``), and none where ``g >= 2 l_A (1 - kappa) sin a``
+past the ramp: measured 9.3e-4 N on 10 N (0.021 k g beta) at 0.05 degrees and 10 um of
+penetration, none at 2 mm. The planar share of :mod:`fembody.contact.meet` ("Near
+parallel") is the same case with no line part to gain from (its rows are nodal): ``E = S
+W_p + (1 - S) W_q`` with ``1 - S = 0`` where ``q``'s row enters (its gap is the larger
+there) and ``(1 - S)`` may not grow while ``W_q`` falls, so ``1 - S = 0`` all along for
+``a > 0``, the same step. Its pull is at most ``k g sin a (1 - S(s))``, ``s = sin a /
+SINE_BAND`` (the share's entry term only lowers it), so at most ``0.0706 k g
+SINE_BAND``: 0.1411 N on the 2000 N of tests/contact/test_planar_pull.py, whose share
+reaches 0.14108 N (0.0172 degrees, ``s = 0.30``, 0.55 mm of overlap; 0.139 N on that
+file's sweep): the planar share is as pull-free as a continuous share can be, and what
+is left is the band's width.
 
 Keeping instead the pair's whole point part at full weight (its one contact ``W(d_min)``,
 whichever row holds it: end row, junction row or crossing pair) is continuous in energy,
@@ -217,11 +272,19 @@ node with q already under A's next element): a fade, and the energy falls there.
 
 So a cap that removes the pull has to hold the one contact: the zone row (which jumps as
 an element turns through parallel), the lean-weighted cap (continuous, but its side-by-side
-fade pulls and kinks drop it), or the pairing of the two ends bounding an overlap (each
-end's row knowing the other's whichever elements they lie on). None is built, and the
-pull stands as measured above. A long parallel overlap would carry ``k_line l g`` plus the
-caps: ``k g`` per end inside with the each-end rule, ``k g`` once (half at each end) with
-the lean rule.
+fade pulls and kinks drop it), the pairing of the two ends bounding an overlap (each
+end's row knowing the other's whichever elements they lie on), or the bound rule (caps
+at the interval's free bounds, which carry themselves across the side-by-side hand-over
+and straight inner nodes; continuous, pull-free off the band and bounded inside it).
+None is built, and the pull stands as measured above. A build of the bound rule needs:
+its energy, force and tangent compiled with the line part (the bounds' derivatives are
+:func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s the node-to-line
+distances'), its friction (a Coulomb point at each capped bound with the normal force
+``Lam kappa k (-g_b)``), the bounds carried across a kink's wedge, and new references
+where free ends lie on the other beam (the bundle's aligned ends, the parallel-overlap and
+ramp closed forms of tests/contact/test_ends_meet.py): a long parallel overlap would carry
+``k_line l g`` plus the caps, ``k g`` per end inside with the each-end rule, ``k g`` once
+(half at each end) with the lean and bound rules.
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.
