@@ -179,3 +179,144 @@ def normal_forces(self, x: np.ndarray, tangent: bool):
     K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
     return f, K, None
 
+
+
+# ------------------------------------------------ the bound rule's caps (line.py, measured)
+BOUND_BAND = np.sin(np.deg2rad(0.25))   # the caps' lean band, as the end rows' lean rule
+
+
+def _jmul(a, b):
+    """The product of two jets ``(value (n,), gradient (n, N), Hessian (n, N, N))``."""
+    v, ga, ha = a
+    w, gb, hb = b
+    cross = ga[:, :, None] * gb[:, None, :]
+    return (v * w, v[:, None] * gb + w[:, None] * ga,
+            v[:, None, None] * hb + w[:, None, None] * ha + cross
+            + np.transpose(cross, (0, 2, 1)))
+
+
+def _jfun(a, f, df, d2f):
+    """``f`` of the jet ``a`` with its first and second derivatives ``df``, ``d2f`` (values
+    at ``a``'s value, ``(n,)``)."""
+    v, g, h = a
+    return (f, df[:, None] * g,
+            df[:, None, None] * h + d2f[:, None, None] * g[:, :, None] * g[:, None, :])
+
+
+def _jlin(*terms):
+    """The sum of ``c a`` over the (constant, jet) pairs ``terms``; a constant ``c`` may be
+    ``(n,)``."""
+    out = None
+    for c, (v, g, h) in terms:
+        c = np.asarray(c, float)
+        cg, ch = (c[..., None], c[..., None, None]) if c.ndim else (c, c)
+        t = (c * v, cg * g, ch * h)
+        out = t if out is None else tuple(o + p for o, p in zip(out, t))
+    return out
+
+
+def _jdot(u, v):
+    """The dot product of two vectors of jets (lists of coordinate jets)."""
+    out = None
+    for a, b in zip(u, v):
+        p = _jmul(a, b)
+        out = p if out is None else tuple(o + q for o, q in zip(out, p))
+    return out
+
+
+def _jsqrt(a):
+    s = np.sqrt(a[0])
+    return _jfun(a, s, 0.5 / s, -0.25 / s ** 3)
+
+
+def _jinv(a):
+    v = a[0]
+    return _jfun(a, 1.0 / v, -1.0 / v ** 2, 2.0 / v ** 3)
+
+
+def bound_caps(x: np.ndarray, free, ramp, k: np.ndarray, radius: np.ndarray):
+    """The bound rule's caps (fembody.contact.line, "End caps"; measured, not built) of the
+    spatial pairs ``x (n, 4, 3)`` (nodes ``a0, a1, b0, b1``): energy ``(n,)`` [J], its
+    gradient ``(n, 12)`` [N] and Hessian ``(n, 12, 12)`` [N/m] with respect to the nodes,
+    ``C = Lam sum_b kappa_b k/2 max(-g_b, 0)^2`` over the free bounds ``b`` of the clipped
+    interval (a bound from a free end of B, ``free (n, 2)``, or a free node of A, ``ramp
+    (n, 2) > 0``, that projects inside B's chord), ``g_b`` the gap of ``x_A(xi_b)`` to its
+    projection on B's chord less ``radius (n,)``, ``kappa_hi = S((rho_0 - rho_1) / (beta
+    l_A))`` and ``kappa_lo = 1 - kappa_hi`` (``rho_i`` A's nodes' distances to B's line),
+    ``Lam`` the pair's line weight (fembody.contact.line.weight). Exact derivatives by
+    second-order forward jets of every step (the bounds ``xi_tau = (tau - t_0) / (t_1 -
+    t_0)`` of the nodes, the projections, the distances, ``S``): what a compiled build
+    would be checked against."""
+    from fembody.contact.ends import _smoothstep
+    n, m, d = x.shape
+    N = m * d
+    free = np.zeros((n, 2), bool) if free is None else np.asarray(free) != 0
+    ramp = np.zeros((n, 2)) if ramp is None else np.asarray(ramp, float)
+    lam = weight(x, free, ramp, True)
+    zero = lambda: (np.zeros(n), np.zeros((n, N)), np.zeros((n, N, N)))
+    const = lambda v: (np.asarray(v, float) * np.ones(n), np.zeros((n, N)),
+                       np.zeros((n, N, N)))
+    X = []
+    for a in range(m):
+        node = []
+        for i in range(d):
+            g = np.zeros((n, N))
+            g[:, a * d + i] = 1.0
+            node.append((x[:, a, i].copy(), g, np.zeros((n, N, N))))
+        X.append(node)
+    a0, a1, b0, b1 = X
+    sub = lambda u, v: [_jlin((1.0, p), (-1.0, q)) for p, q in zip(u, v)]
+    dv = sub(b1, b0)
+    inv_dd = _jinv(_jdot(dv, dv))
+    t_of = lambda P: _jmul(_jdot(sub(P, b0), dv), inv_dd)
+    t0, t1 = t_of(a0), t_of(a1)
+    dt = _jlin((1.0, t1), (-1.0, t0))
+    # which bounds are free ends (as fembody.contact.line.clipped)
+    lo, hi = const(0.0), const(1.0)
+    lo_b, hi_b = np.zeros(n, bool), np.zeros(n, bool)
+    for tau in (0, 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xb = (float(tau) - t0[0]) / dt[0]
+        low = (dt[0] > 0.0) == (tau == 0)
+        use_lo = free[:, tau] & (dt[0] != 0.0) & low & (xb > 0.0)
+        use_hi = free[:, tau] & (dt[0] != 0.0) & ~low & (xb < 1.0)
+        if (use_lo | use_hi).any():
+            safe = (np.where(dt[0] != 0.0, dt[0], 1.0),) + dt[1:]
+            xj = _jmul(_jlin((1.0, const(float(tau))), (-1.0, t0)), _jinv(safe))
+            for use, cur in ((use_lo, lo), (use_hi, hi)):
+                for c, v in zip(cur, xj):
+                    c[use] = v[use]
+        lo_b |= use_lo
+        hi_b |= use_hi
+    inside = lambda tt: (tt >= 0.0) & ((tt < 1.0) | ((tt <= 1.0) & free[:, 1]))
+    cap_lo = (lo_b | ((ramp[:, 0] > 0.0) & inside(t0[0]))) & (hi[0] - lo[0] > 0.0)
+    cap_hi = (hi_b | ((ramp[:, 1] > 0.0) & inside(t1[0]))) & (hi[0] - lo[0] > 0.0)
+    # the lean weight
+    def rho(P):
+        # (the perpendicular itself, not |r|^2 - (r.d)^2 / d.d: near parallel the lean is
+        # a difference of two such distances, which that cancellation would make noisy)
+        r = sub(P, b0)
+        s_ = _jmul(_jdot(r, dv), inv_dd)
+        perp = [_jlin((1.0, p), (-1.0, _jmul(s_, q))) for p, q in zip(r, dv)]
+        return _jsqrt(_jdot(perp, perp))
+    la = _jsqrt(_jdot(sub(a1, a0), sub(a1, a0)))
+    arg = _jmul(_jlin((1.0, rho(a0)), (-1.0, rho(a1))), _jinv(_jlin((BOUND_BAND, la))))
+    S, dS, d2S = _smoothstep(arg[0])
+    k_hi = _jfun(arg, S, dS, d2S)
+    E = zero()
+    for xi, cap, kappa in ((lo, cap_lo, _jlin((1.0, const(1.0)), (-1.0, k_hi))),
+                           (hi, cap_hi, k_hi)):
+        if not cap.any():
+            continue
+        one_xi = _jlin((1.0, const(1.0)), (-1.0, xi))
+        P = [_jlin((1.0, _jmul(one_xi, p)), (1.0, _jmul(xi, q))) for p, q in zip(a0, a1)]
+        # (inside B's chord at a capped bound: B's end itself at a bound from it, where
+        # the projection's jet is that end's constant to round-off)
+        t = t_of(P)
+        Q = [_jlin((1.0, p), (1.0, _jmul(t, q))) for p, q in zip(b0, dv)]
+        r = sub(P, Q)
+        g = _jlin((1.0, _jsqrt(_jdot(r, r))), (-1.0, const(radius)))
+        pen = cap & (g[0] < 0.0)
+        W = _jlin((0.5 * np.where(pen, k, 0.0), _jmul(g, g)))
+        E = tuple(e + v for e, v in zip(E, _jmul(kappa, W)))
+    return _jmul(lam, E)

@@ -14,6 +14,7 @@ from fembody.contact.ends import EndContactBlock, EndElementBlock
 
 from .fd import assert_force_and_tangent
 from .geometries import moved
+from .reference import BOUND_BAND, bound_caps
 from .test_ends3d import ALL, K, R, SEC, STEEL, _rigid_beam, _tip, _tip_over
 
 DZ = 0.008          # A's tip above B's end [m]: 2 mm into it (2 R = 10 mm), 2000 N
@@ -362,9 +363,6 @@ def _lean_fade(b, pos, t):
     return kappa * psi
 
 
-BOUND_BAND = math.sin(math.radians(0.25))
-
-
 def _bound_caps(b, pos):
     """The "bound" rule's caps ``(n,)`` [J] of the element pairs ``pos (n, 4, 3)`` of a
     spatial :class:`BeamContactBlock` ``b`` (line.py, "End caps"): a cap ``kappa k/2
@@ -378,48 +376,9 @@ def _bound_caps(b, pos):
     line (the deeper end of the overlap where the chords do not cross), 1/2 each on
     parallel chords; all times the pair's line weight ``Lam``. The bound moves
     continuously from A's free node to B's free end where the two pass each other (the
-    min of the two), so no fade."""
-    from fembody.contact.ends import _smoothstep
-    from fembody.contact.line import weight
-    n = len(pos)
-    free, ramp = np.asarray(b.free) != 0, np.asarray(b.ramp) > 0.0
-    lam = weight(pos, b.free, b.ramp, False)[0]
-    a0, a1, b0, b1 = (pos[:, i] for i in range(4))
-    d = b1 - b0
-    dd = np.einsum("ni,ni->n", d, d)
-    t = lambda xi: np.einsum("ni,ni->n", (1.0 - xi)[:, None] * a0 + xi[:, None] * a1 - b0,
-                             d) / dd
-    zero, one = np.zeros(n), np.ones(n)
-    t0, t1 = t(zero), t(one)
-    dt = t1 - t0
-    lo, hi = zero.copy(), one.copy()
-    lo_b, hi_b = np.zeros(n, bool), np.zeros(n, bool)
-    for tau in (0, 1):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xb = (float(tau) - t0) / dt
-        low = (dt > 0.0) == (tau == 0)
-        use_lo = free[:, tau] & (dt != 0.0) & low & (xb > 0.0)
-        use_hi = free[:, tau] & (dt != 0.0) & ~low & (xb < 1.0)
-        lo, hi = np.where(use_lo, xb, lo), np.where(use_hi, xb, hi)
-        lo_b |= use_lo
-        hi_b |= use_hi
-    # A's free node is a bound where it projects inside B's chord (half-open where B goes
-    # on: its next element's pair holds t = 1; closed at B's free end)
-    inside = lambda tt: (tt >= 0.0) & ((tt < 1.0) | ((tt <= 1.0) & free[:, 1]))
-    cap_lo = lo_b | (ramp[:, 0] & inside(t0))
-    cap_hi = hi_b | (ramp[:, 1] & inside(t1))
-    some = hi - lo > 0.0
-    la = np.linalg.norm(a1 - a0, axis=1)
-    rho = lambda p: np.linalg.norm(p - b0 - (np.einsum("ni,ni->n", p - b0, d) / dd)[:, None]
-                                   * d, axis=1)
-    k_hi = _smoothstep((rho(a0) - rho(a1)) / (BOUND_BAND * la))[0]
-    E = np.zeros(n)
-    for xi, cap, kappa in ((lo, cap_lo, 1.0 - k_hi), (hi, cap_hi, k_hi)):
-        P = (1.0 - xi)[:, None] * a0 + xi[:, None] * a1
-        Q = b0 + np.clip(t(xi), 0.0, 1.0)[:, None] * d
-        g = np.linalg.norm(P - Q, axis=1) - b.radius
-        E += np.where(cap & some, kappa * 0.5 * b.k * np.minimum(g, 0.0) ** 2, 0.0)
-    return lam * E
+    min of the two), so no fade. (tests/contact/reference.py's :func:`bound_caps`, which
+    also gives the exact derivatives.)"""
+    return bound_caps(pos, b.free, b.ramp, b.k, b.radius)[0]
 
 
 def _capped_axial(deg, plan, rule, ovs, h=1e-7):
@@ -679,6 +638,43 @@ def test_caps_at_the_overlaps_free_bounds_hand_over_at_straight_inner_nodes(deg)
     F = np.array([(caps(ov + h) - caps(ov - h)) / (2 * h) for ov in np.arange(0.0, 0.13, 1e-3)])
     assert F.max() > 100.0
     assert F.min() > -1e-8, F.min()
+
+
+@pytest.mark.parametrize("deg, plan, ov", [(3.0, 0.0, 3e-3), (0.5, 0.0, 6e-3),
+                                           (-0.5, 0.0, 1e-3), (0.5, 2.0, 4e-3),
+                                           (0.1, 0.0, 5e-3), (-3.0, 0.0, 20e-3)])
+def test_the_bound_caps_reference_has_exact_derivatives(deg, plan, ov):
+    """What a build of the bound rule needs besides its energy: its force and tangent.
+    :func:`tests.contact.reference.bound_caps` composes them by second-order jets (the
+    pair's ramped weight ``Lam`` with its own, the bounds ``xi_tau`` of the nodes, the
+    projection on B's chord, the distances and the lean's step): against central
+    differences of its energy and gradient (every pair's node coordinate moved at once,
+    h = 1e-8 m) within 1e-6 of the largest entry, on the element pairs of the free ends
+    meeting (inside the ramp, in the lean band at 0.1 degrees, and past the ramp at -3
+    degrees where B's end holds the cap), every node jiggled by 1 um."""
+    sys, A, B, tip, prev = _meeting(deg, plan)
+    s = np.array([-0.01 - ov, 0.0, 0.0])
+    rng = np.random.default_rng(5)
+    shift = {nd.id: 1e-6 * rng.normal(size=3) for nd in list(A.nodes) + list(B.nodes)}
+    shift[tip] = shift[tip] + s
+    shift[prev] = shift[prev] + s
+    b, = [b for b in sys.beam_contact_blocks
+          if type(b) is BeamContactBlock and b.kind == "crossing"]
+    pos = b.X + moved(sys, b, shift)[0].reshape(b.X.shape)
+    E, G, H = bound_caps(pos, b.free, b.ramp, b.k, b.radius)
+    assert E.max() > 5e-4
+    h = 1e-8
+    Gfd, Hfd = np.zeros_like(G), np.zeros_like(H)
+    for j in range(12):
+        e = np.zeros(12)
+        e[j] = h
+        e = e.reshape(4, 3)
+        Ep, Gp, _ = bound_caps(pos + e, b.free, b.ramp, b.k, b.radius)
+        Em, Gm, _ = bound_caps(pos - e, b.free, b.ramp, b.k, b.radius)
+        Gfd[:, j] = (Ep - Em) / (2 * h)
+        Hfd[:, :, j] = (Gp - Gm) / (2 * h)
+    assert np.abs(G - Gfd).max() < 1e-6 * np.abs(G).max(), np.abs(G - Gfd).max()
+    assert np.abs(H - Hfd).max() < 1e-6 * np.abs(H).max(), np.abs(H - Hfd).max()
 
 
 def test_inside_the_lean_band_a_shallow_contact_is_pulled_less_than_the_bound():
