@@ -235,7 +235,17 @@ xfail, the axial force by central differences of the energy):
   pulls left along that slide are the line part's own (0.14 N at 41-46 mm at 3 degrees,
   the five-point quadrature of the penetration that ends inside A's element). Inside the
   band the shallower end keeps ``1 - kappa`` of a cap: see "No continuous weight is
-  pull-free" below. Not measured: the bounds across a kink (the wedge, as above).
+  pull-free" below. Kinks break it (tests/contact/test_ends_meet.py, on
+  tests/contact/test_ends3d.py's free end over B's node raised by 1 mm, A pitched 2
+  degrees): over a convex kink the tip's cap is gone where its projection leaves the
+  first element (1.9992 J at once) and back where it enters the second, and carrying it
+  across the wedge as the end rows are (the node pair) would not save it: past the kink
+  ``kappa`` against the second element's line is 0 (A's inner node the nearer), since the
+  overlap's deepest point is now B's kink node, an inner node of B under A, where no free
+  bound lies, so the cap must fall over the wedge's 0.16 mm (a force of the order of
+  ``W_p / 0.16 mm``, 12 kN here). Under a concave one the tip projects inside both
+  elements and both pairs cap it (4.0016 J against 2.0024 J), which a share across the
+  junction (the end rows', :mod:`fembody.contact.share`) would halve back.
 
 **No continuous weight is pull-free.** Where free ends meet at ``0 < a`` (``p`` the
 deeper end, ``W_p`` constant along the slide, ``q``'s gap growing by ``sin a`` per metre),
@@ -275,12 +285,17 @@ an element turns through parallel), the lean-weighted cap (continuous, but its s
 fade pulls and kinks drop it), the pairing of the two ends bounding an overlap (each
 end's row knowing the other's whichever elements they lie on), or the bound rule (caps
 at the interval's free bounds, which carry themselves across the side-by-side hand-over
-and straight inner nodes; continuous, pull-free off the band and bounded inside it).
-None is built, and the pull stands as measured above. A build of the bound rule needs:
-its energy, force and tangent compiled with the line part (the bounds' derivatives are
-:func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s the node-to-line
-distances'), its friction (a Coulomb point at each capped bound with the normal force
-``Lam kappa k (-g_b)``), the bounds carried across a kink's wedge, and new references
+and straight inner nodes; continuous there, pull-free off the band and bounded inside
+it, but dropped over a convex kink and doubled under a concave one).
+None is built, and the pull stands as measured above. A build of the bound rule needs
+first an answer at a convex kink, where the overlap's deepest point leaves the free end
+for an inner node of B and its cap has to go somewhere (a cap at B's convex kink nodes
+under A, weighted so that it takes over what the free end's loses, is the next rule to
+measure); then its energy, force and tangent compiled with the line part (the bounds'
+derivatives are :func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s
+the node-to-line distances': tests/contact/reference.py's ``bound_caps`` composes them
+exactly), its friction (a Coulomb point at each capped bound with the normal force ``Lam
+kappa k (-g_b)``), a share under a concave kink, and new references
 where free ends lie on the other beam (the bundle's aligned ends, the parallel-overlap and
 ramp closed forms of tests/contact/test_ends_meet.py): a long parallel overlap would carry
 ``k_line l g`` plus the caps, ``k g`` per end inside with the each-end rule, ``k g`` once
