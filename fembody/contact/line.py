@@ -291,7 +291,9 @@ None is built, and the pull stands as measured above. A build of the bound rule 
 first an answer at a convex kink, where the overlap's deepest point leaves the free end
 for an inner node of B and its cap has to go somewhere (a cap at B's convex kink nodes
 under A, weighted so that it takes over what the free end's loses, is the next rule to
-measure); then its energy, force and tangent compiled with the line part (the bounds'
+measure; weighting it by the two elements' leans at the node, as ``kappa``, is not
+enough: on a straight B under a parallel A that gives 1/4 of a cap at every node, so the
+weight needs the kink's angle too, and nodes of a loaded beam all kink a little); then its energy, force and tangent compiled with the line part (the bounds'
 derivatives are :func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s
 the node-to-line distances': tests/contact/reference.py's ``bound_caps`` composes them
 exactly), its friction (a Coulomb point at each capped bound with the normal force ``Lam

@@ -137,6 +137,19 @@ def test_axial_force_is_the_slope_of_the_energy_along_the_slide(deg):
     assert worst < 1e-5 * big, (worst, big)
 
 
+def _jiggled(deg, plan, ov, seed):
+    """:func:`_meeting`'s System and the shift (dict) that slides A's last element ``ov``
+    [m] into overlap with every node of both beams jiggled by 1 um (random, ``seed``), so
+    that no derivative vanishes by symmetry."""
+    sys, A, B, tip, prev = _meeting(deg, plan)
+    s = np.array([-0.01 - ov, 0.0, 0.0])
+    rng = np.random.default_rng(seed)
+    shift = {nd.id: 1e-6 * rng.normal(size=3) for nd in list(A.nodes) + list(B.nodes)}
+    shift[tip] = shift[tip] + s
+    shift[prev] = shift[prev] + s
+    return sys, shift
+
+
 @pytest.mark.parametrize("deg, plan, ov", [(3.0, 0.0, 3e-3), (0.5, 0.0, 6e-3),
                                            (-0.5, 0.0, 1e-3), (0.5, 2.0, 4e-3),
                                            (0.0, 0.0, 2e-3)])
@@ -147,12 +160,7 @@ def test_blocks_inside_the_ramp_have_exact_tangents(deg, plan, ov):
     element pair's ramped weight ``lam phi(L / l)`` (compiled) and the end rows' ``1 -
     lam phi``, both with the clipped bounds' first and second derivatives. Every node
     jiggled by 1 um so that no derivative vanishes by symmetry."""
-    sys, A, B, tip, prev = _meeting(deg, plan)
-    s = np.array([-0.01 - ov, 0.0, 0.0])
-    rng = np.random.default_rng(3)
-    shift = {nd.id: 1e-6 * rng.normal(size=3) for nd in list(A.nodes) + list(B.nodes)}
-    shift[tip] = shift[tip] + s
-    shift[prev] = shift[prev] + s
+    sys, shift = _jiggled(deg, plan, ov, 3)
     seen = set()
     for b, x, _ in _state(sys, shift):
         f, Kt, _ = b.forces(x, None, True)
@@ -652,12 +660,7 @@ def test_the_bound_caps_reference_has_exact_derivatives(deg, plan, ov):
     h = 1e-8 m) within 1e-6 of the largest entry, on the element pairs of the free ends
     meeting (inside the ramp, in the lean band at 0.1 degrees, and past the ramp at -3
     degrees where B's end holds the cap), every node jiggled by 1 um."""
-    sys, A, B, tip, prev = _meeting(deg, plan)
-    s = np.array([-0.01 - ov, 0.0, 0.0])
-    rng = np.random.default_rng(5)
-    shift = {nd.id: 1e-6 * rng.normal(size=3) for nd in list(A.nodes) + list(B.nodes)}
-    shift[tip] = shift[tip] + s
-    shift[prev] = shift[prev] + s
+    sys, shift = _jiggled(deg, plan, ov, 5)
     b, = [b for b in sys.beam_contact_blocks
           if type(b) is BeamContactBlock and b.kind == "crossing"]
     pos = b.X + moved(sys, b, shift)[0].reshape(b.X.shape)
