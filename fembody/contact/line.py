@@ -236,16 +236,17 @@ xfail, the axial force by central differences of the energy):
   the five-point quadrature of the penetration that ends inside A's element). Inside the
   band the shallower end keeps ``1 - kappa`` of a cap: see "No continuous weight is
   pull-free" below. Kinks break it (tests/contact/test_ends_meet.py, on
-  tests/contact/test_ends3d.py's free end over B's node raised by 1 mm, A pitched 2
-  degrees): over a convex kink the tip's cap is gone where its projection leaves the
-  first element (1.9992 J at once) and back where it enters the second, and carrying it
-  across the wedge as the end rows are (the node pair) would not save it: past the kink
-  ``kappa`` against the second element's line is 0 (A's inner node the nearer), since the
-  overlap's deepest point is now B's kink node, an inner node of B under A, where no free
-  bound lies, so the cap must fall over the wedge's 0.16 mm (a force of the order of
-  ``W_p / 0.16 mm``, 12 kN here). Under a concave one the tip projects inside both
-  elements and both pairs cap it (4.0016 J against 2.0024 J), which a share across the
-  junction (the end rows', :mod:`fembody.contact.share`) would halve back.
+  tests/contact/test_ends3d.py's free end over B's node raised by 1 mm): over a convex
+  kink the tip's cap is gone where its projection leaves the first element (1.9992 J at
+  once). With A pitched 2 degrees the same cap is back where the tip enters the second
+  element, so carrying it across the wedge as the end rows are (the node pair) would
+  do; with A level it does not come back: against the second element's line ``kappa``
+  is 0 (A's inner node the nearer), the overlap's deepest point being now B's kink node,
+  an inner node of B under A where no free bound lies, so the cap would have to fall
+  over the wedge's 0.16 mm (of the order of ``W_p / 0.16 mm``, 12 kN here). Under a
+  concave kink the tip projects inside both elements and both pairs cap it (4.0016 J
+  against 2.0024 J), which a share across the junction (the end rows',
+  :mod:`fembody.contact.share`) would halve back.
 
 **No continuous weight is pull-free.** Where free ends meet at ``0 < a`` (``p`` the
 deeper end, ``W_p`` constant along the slide, ``q``'s gap growing by ``sin a`` per metre),
@@ -293,15 +294,16 @@ for an inner node of B and its cap has to go somewhere (a cap at B's convex kink
 under A, weighted so that it takes over what the free end's loses, is the next rule to
 measure; weighting it by the two elements' leans at the node, as ``kappa``, is not
 enough: on a straight B under a parallel A that gives 1/4 of a cap at every node, so the
-weight needs the kink's angle too, and nodes of a loaded beam all kink a little); then its energy, force and tangent compiled with the line part (the bounds'
-derivatives are :func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s
-the node-to-line distances': tests/contact/reference.py's ``bound_caps`` composes them
+weight needs the kink's angle too, and the nodes of a loaded beam all kink a little);
+then its energy, force and tangent compiled with the line part (the bounds' derivatives
+are :func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s the
+node-to-line distances': tests/contact/reference.py's ``bound_caps`` composes them
 exactly), its friction (a Coulomb point at each capped bound with the normal force ``Lam
-kappa k (-g_b)``), a share under a concave kink, and new references
-where free ends lie on the other beam (the bundle's aligned ends, the parallel-overlap and
-ramp closed forms of tests/contact/test_ends_meet.py): a long parallel overlap would carry
-``k_line l g`` plus the caps, ``k g`` per end inside with the each-end rule, ``k g`` once
-(half at each end) with the lean and bound rules.
+kappa k (-g_b)``), the wedge's hand-over and a share under a concave kink, and new
+references where free ends lie on the other beam (the bundle's aligned ends, the
+parallel-overlap and ramp closed forms of tests/contact/test_ends_meet.py): a long
+parallel overlap would carry ``k_line l g`` plus the caps, ``k g`` per end inside with
+the each-end rule, ``k g`` once (half at each end) with the lean and bound rules.
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.
