@@ -246,7 +246,8 @@ xfail, the axial force by central differences of the energy):
   over the wedge's 0.16 mm (of the order of ``W_p / 0.16 mm``, 12 kN here). Under a
   concave kink the tip projects inside both elements and both pairs cap it (4.0016 J
   against 2.0024 J), which a share across the junction (the end rows',
-  :mod:`fembody.contact.share`) would halve back.
+  :mod:`fembody.contact.share`) would halve back; "End caps at kinks" below measures
+  both.
 
 **No continuous weight is pull-free.** Where free ends meet at ``0 < a`` (``p`` the
 deeper end, ``W_p`` constant along the slide, ``q``'s gap growing by ``sin a`` per metre),
@@ -288,14 +289,9 @@ end's row knowing the other's whichever elements they lie on), or the bound rule
 at the interval's free bounds, which carry themselves across the side-by-side hand-over
 and straight inner nodes; continuous there, pull-free off the band and bounded inside
 it, but dropped over a convex kink and doubled under a concave one).
-None is built, and the pull stands as measured above. A build of the bound rule needs
-first an answer at a convex kink, where the overlap's deepest point leaves the free end
-for an inner node of B and its cap has to go somewhere (a cap at B's convex kink nodes
-under A, weighted so that it takes over what the free end's loses, is the next rule to
-measure; weighting it by the two elements' leans at the node, as ``kappa``, is not
-enough: on a straight B under a parallel A that gives 1/4 of a cap at every node, so the
-weight needs the kink's angle too, and the nodes of a loaded beam all kink a little);
-then its energy, force and tangent compiled with the line part (the bounds' derivatives
+None is built, and the pull stands as measured above: the bound rule's kinks are not
+closed ("End caps at kinks" below), and a build of it needs an answer there first; then
+its energy, force and tangent compiled with the line part (the bounds' derivatives
 are :func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s the
 node-to-line distances': tests/contact/reference.py's ``bound_caps`` composes them
 exactly), its friction (a Coulomb point at each capped bound with the normal force ``Lam
@@ -304,6 +300,51 @@ references where free ends lie on the other beam (the bundle's aligned ends, the
 parallel-overlap and ramp closed forms of tests/contact/test_ends_meet.py): a long
 parallel overlap would carry ``k_line l g`` plus the caps, ``k g`` per end inside with
 the each-end rule, ``k g`` once (half at each end) with the lean and bound rules.
+
+**End caps at kinks (measured, not closed).** A free end ``p`` of A (its element ``u ->
+p``) passing over B's node ``c`` (elements ``n_1 -> c``, ``c -> n_2``), with the tip's
+weights ``w_j = Lam_j kappa_j`` against the two elements (A's lean towards ``p``) and
+``D_i = (p - c) . (c - n_i)``, ``theta = D_1 / (D_1 + D_2)`` as the end rows' wedge
+(:mod:`fembody.contact.ends`); tests/contact/test_ends_meet.py, "the bound caps at
+kinks", on tests/contact/test_ends3d.py's kink (8 mm above ``c``, ``W`` = 2 J):
+
+- Convex: over the wedge (``D_1, D_2 > 0``, ``p`` inside neither element, the gaps of
+  ``p`` to both lines and to ``c`` one at its edges) the node pair ``(p, c)`` caps with
+  ``(1 - phi(theta)) w_1 + phi(theta) w_2``, and B's kink node caps against A's element
+  (its clamped distance, ``|p - c|`` until ``c`` passes under A) with ``phi(theta) m``,
+  ``m = max(w_1 - w_2, 0)`` the weight the tip loses (``theta`` 1 past the wedge): the
+  weights sum to ``w_1`` wherever the gaps are one, so the caps are continuous at the
+  wedge's entry, the node and its exit (4e-11 J across +-1e-12 m) and their slope is a
+  cap's own on B's incline (``k (-g) sin a``, 20 N; with A level the least -0.92 N, the
+  tip rolling off the node while ``c`` takes over). The hand-over has to be in the wedge:
+  spread over +-``l_r`` along B the node cap gains weight where its gap is the larger
+  (a 48.8 N pull at 0.02 rad). What is not closed: (1) the
+  node cap's end. A level, ``c`` leaves A's free element 50 mm on and its cap (``m W``)
+  drops at once (2 J), or fades over the element and pulls by ``(15/8) m W / l_A`` (75
+  N): caps held only near free ends must fall from ``W`` at the wedge to 0 when the tip
+  is past (its own cap ``w_2 = 0``), a mean pull ``W / L`` over their reach ``L``, the
+  trade the rule was to avoid; the way out, a node cap at every convex kink under every
+  element, changes contacts with no free end. (2) ``m`` needs the exact positive part
+  (the hand-over needs the whole loss), so its derivative has a corner where B's node
+  passes through straight under a free end's element: ``(15/16)(2 / l_B) W / beta``, 8.6
+  kN on the node, to 1e-3.
+- Concave: ``p`` projects inside both elements (``D_1, D_2 <= 0``); the share
+  ``phi(theta)`` to the first's cap and ``1 - phi(theta)`` to the second's counts it once
+  (A pitched 2 degrees: 2.0008 J at the node, the bound rule 4.0016 J; continuous, the
+  slope 27 N against the incline's 20 N). Where A's lean differs against the two
+  elements (A level: ``kappa`` 0 then 1) the cap grows by ``Delta`` across the region's
+  ``2 d tan(a / 2)``: a push of ``(15/8) Delta / width``, 23.4 kN at ``a`` = 0.02 rad and
+  97 kN at 0.002 (``Delta`` and the width both go as ``a`` inside the lean band, so a
+  wall at every slight kink). Spread over +-``l_r`` along B (the caps against the lines
+  extended; identical on a straight B) it pushes by 87.5 / 31.6 N and pulls by no more
+  than the tip's own (0 / 0.59 N). So the concave share has to be wide and the convex
+  hand-over narrow: a rule needs the kink's side towards A, which flips where A passes
+  across the kink's plane (not measured).
+
+The lean band ``beta`` is the common cause: across a kink of ``a`` the tip's weight
+changes by ``(15/16) a / beta`` within ``d a`` of the node, so every rule that moves it
+there exerts forces of order ``W / (beta d)`` whatever the kink, and a build needs a
+weight for the cap that varies on the scale of the elements, not of the kink's wedge.
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.
