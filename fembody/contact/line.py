@@ -306,45 +306,45 @@ p``) passing over B's node ``c`` (elements ``n_1 -> c``, ``c -> n_2``), with the
 weights ``w_j = Lam_j kappa_j`` against the two elements (A's lean towards ``p``) and
 ``D_i = (p - c) . (c - n_i)``, ``theta = D_1 / (D_1 + D_2)`` as the end rows' wedge
 (:mod:`fembody.contact.ends`); tests/contact/test_ends_meet.py, "the bound caps at
-kinks", on tests/contact/test_ends3d.py's kink (8 mm above ``c``, ``W`` = 2 J):
+kinks", on tests/contact/test_ends3d.py's kink (8 mm above ``c``, ``W`` = 2 J, kinks of
+0.02 and 0.002 rad). The lean band is what makes kinks hard: across a kink of ``a`` the
+tip's weight changes by up to ``(15/16) a / beta`` within ``d a`` of the node (``d`` the
+tip's distance), so any rule that lets the caps' total weight change there exerts
+forces of order ``W / (beta d)`` whatever the kink. The rule measured keeps it:
 
-- Convex: over the wedge (``D_1, D_2 > 0``, ``p`` inside neither element, the gaps of
-  ``p`` to both lines and to ``c`` one at its edges) the node pair ``(p, c)`` caps with
-  ``(1 - phi(theta)) w_1 + phi(theta) w_2``, and B's kink node caps against A's element
-  (its clamped distance, ``|p - c|`` until ``c`` passes under A) with ``phi(theta) m``,
-  ``m = max(w_1 - w_2, 0)`` the weight the tip loses (``theta`` 1 past the wedge): the
-  weights sum to ``w_1`` wherever the gaps are one, so the caps are continuous at the
-  wedge's entry, the node and its exit (4e-11 J across +-1e-12 m) and their slope is a
-  cap's own on B's incline (``k (-g) sin a``, 20 N; with A level the least -0.92 N, the
-  tip rolling off the node while ``c`` takes over). The hand-over has to be in the wedge:
-  spread over +-``l_r`` along B the node cap gains weight where its gap is the larger
-  (a 48.8 N pull at 0.02 rad). What is not closed: (1) the
-  node cap's end. A level, ``c`` leaves A's free element 50 mm on and its cap (``m W``)
-  drops at once (2 J), or fades over the element and pulls by ``(15/8) m W / l_A`` (75
-  N): caps held only near free ends must fall from ``W`` at the wedge to 0 when the tip
-  is past (its own cap ``w_2 = 0``), a mean pull ``W / L`` over their reach ``L``, the
-  trade the rule was to avoid; the way out, a node cap at every convex kink under every
-  element, changes contacts with no free end. (2) ``m`` needs the exact positive part
-  (the hand-over needs the whole loss), so its derivative has a corner where B's node
-  passes through straight under a free end's element: ``(15/16)(2 / l_B) W / beta``, 8.6
-  kN on the node, to 1e-3.
-- Concave: ``p`` projects inside both elements (``D_1, D_2 <= 0``); the share
-  ``phi(theta)`` to the first's cap and ``1 - phi(theta)`` to the second's counts it once
-  (A pitched 2 degrees: 2.0008 J at the node, the bound rule 4.0016 J; continuous, the
-  slope 27 N against the incline's 20 N). Where A's lean differs against the two
-  elements (A level: ``kappa`` 0 then 1) the cap grows by ``Delta`` across the region's
-  ``2 d tan(a / 2)``: a push of ``(15/8) Delta / width``, 23.4 kN at ``a`` = 0.02 rad and
-  97 kN at 0.002 (``Delta`` and the width both go as ``a`` inside the lean band, so a
-  wall at every slight kink). Spread over +-``l_r`` along B (the caps against the lines
-  extended; identical on a straight B) it pushes by 87.5 / 31.6 N and pulls by no more
-  than the tip's own (0 / 0.59 N). So the concave share has to be wide and the convex
-  hand-over narrow: a rule needs the kink's side towards A, which flips where A passes
-  across the kink's plane (not measured).
+- Convex side: over the wedge (``D_1, D_2 > 0``, ``p`` inside neither element, its gaps
+  to both lines and to ``c`` one at the edges) the node pair ``(p, c)`` caps with ``(1 -
+  phi(theta)) w_1 + phi(theta) w_2``, and B's node caps against A's element (its clamped
+  distance: ``|p - c|`` until ``c`` passes under A) with ``phi(theta) m``, ``m = w_1 -
+  w_2`` the weight the tip loses (``theta`` 1 past the wedge). The weights sum to ``w_1``
+  where the gaps are one, so the caps are continuous at the wedge's entry, the node and
+  its exit (4e-11 J across +-1e-12 m) and their slope is a cap's own on B's incline
+  (``k (-g) sin a``, 20 N; A level: the least -0.92 N, the tip rolling off the node as
+  ``c`` takes over). It has to happen in the wedge: spread over +-``l_r`` along B the
+  node cap gains weight where its gap is the larger (a 48.8 N pull).
+- Concave side: ``p`` projects inside both elements (``D_1, D_2 <= 0``, ``theta`` from 1
+  to 0); the share ``phi(theta)`` to the first's cap and ``1 - phi(theta)`` to the
+  second's counts it once (A pitched 2 degrees: 2.0008 J at the node, the bound rule
+  4.0016 J; slope 27 N), and the node cap with ``(1 - phi(theta)) m``, ``m = w_1 - w_2 <
+  0`` where the tip gains (A level: ``kappa`` 0 then 1). Without it (``m`` clipped at 0)
+  the cap grows by ``Delta`` across the region's ``2 d tan(a / 2)``: a wall of ``(15/8)
+  Delta / width``, 23.4 kN at 0.02 rad and 97 kN at 0.002 (it does not vanish with the
+  kink), and the clipped weight has a corner where B's node passes through straight
+  (``(15/16)(2 / l_B) W / beta``, 8.6 kN on the node); a wide share over +-``l_r`` (the
+  lines extended) bounds the wall to 87.5 / 31.6 N of push. With the signed ``m`` the
+  weights sum to ``w_1`` again: 28.7 / 1.95 N, smooth, no corner.
 
-The lean band ``beta`` is the common cause: across a kink of ``a`` the tip's weight
-changes by ``(15/16) a / beta`` within ``d a`` of the node, so every rule that moves it
-there exerts forces of order ``W / (beta d)`` whatever the kink, and a build needs a
-weight for the cap that varies on the scale of the elements, not of the kink's wedge.
+What is not closed: the node cap's end. ``c`` leaves A's free element (``l_A`` on with A
+level) and its cap ``m W`` ends: at once (-2 J convex, +2 J concave), or faded over the
+element, which pulls by ``(15/8) m W / l_A`` (75 N) on the convex side. Caps held near
+free ends only must go from ``w_1 W`` at the wedge to the tip's own cap far past (0 for
+A level over B falling away, where the tip lifts off): a mean pull ``m W / L`` over their
+reach ``L`` along A, whatever the rule, which is the trade the bound rule was to avoid.
+The way out is a node cap at B's kinks under every element of A (``m`` a property of the
+element and the kink, the same for either direction of A), which adds point contacts,
+negative ones at concave kinks, to contacts with no free end (the bundle's): not
+measured. A rule also needs the kink's side towards A, which flips where A passes across
+the kink's plane (not measured), and a yawed A (not measured).
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.

@@ -712,7 +712,8 @@ def test_the_bound_caps_drop_at_a_convex_kink_and_double_at_a_concave_one(
 
 
 # ----------------------------------------------- the bound caps at kinks (line.py, measured)
-def _kink_caps(u, p, n1, c, n2, share="narrow", node=True, fade=False, lh=L_R):
+def _kink_caps(u, p, n1, c, n2, share="narrow", node=True, fade=False, lh=L_R,
+               signed=False):
     """The bound rule's caps [J] of a free end ``p`` of A (its element ``u -> p``) over B's
     node ``c`` (elements ``n1 -> c``, ``c -> n2``), with the kink rules of line.py ("End
     caps at kinks"): the tip's cap per element ``j`` is ``w_j k/2 max(-g_j, 0)^2``, ``w_j =
@@ -728,9 +729,10 @@ def _kink_caps(u, p, n1, c, n2, share="narrow", node=True, fade=False, lh=L_R):
     the convex side's wedge (``D_1, D_2 > 0``, ``p``
     inside neither) the node pair ``(p, c)`` caps with ``(1 - phi(theta)) w_1 + phi(theta)
     w_2``, and (``node``) ``c`` caps against A's element (its clamped distance) with
-    ``phi(theta) max(w_1 - w_2, 0)`` (``theta`` 1 past the wedge), while ``c`` projects
-    on A's element (times ``phi(t_c)``, ``t_c`` c's parameter on it from ``u``, where
-    ``fade``)."""
+    ``phi(theta) m``, ``m = max(w_1 - w_2, 0)`` (``w_1 - w_2`` where ``signed``; ``theta``
+    1 past the wedge, and ``1 - phi(theta)`` of ``m`` across the concave double region),
+    while ``c`` projects on A's element (times ``phi(t_c)``, ``t_c`` c's parameter on it
+    from ``u``, where ``fade``)."""
     from fembody.contact.ends import _smoothstep
     from fembody.contact.line import _quintic, weight
     cap = lambda g: 0.5 * K * min(g - 2 * R, 0.0) ** 2
@@ -765,11 +767,14 @@ def _kink_caps(u, p, n1, c, n2, share="narrow", node=True, fade=False, lh=L_R):
         ps = phi(th)
         if D1 > 0.0 and D2 > 0.0:
             C += ((1 - ps) * w[0] + ps * w[1]) * cap(np.linalg.norm(p - c))
+        if D1 <= 0.0 and D2 <= 0.0:
+            ps = 1.0 - ps
     a = p - u
     tc = (c - u) @ a / (a @ a)
     if node and tc >= 0.0:
         r = c - u - min(tc, 1.0) * a
-        C += (ps * max(w[0] - w[1], 0.0) * (phi(tc) if fade else 1.0)
+        m = w[0] - w[1] if signed else max(w[0] - w[1], 0.0)
+        C += (ps * m * (phi(tc) if fade else 1.0)
               * cap(np.sqrt(r @ r)))
     return C
 
@@ -783,7 +788,8 @@ def _over_the_kink(bump, pitch, monkeypatch):
     monkeypatch.setattr(e3, "BUMP", bump)
     sys, A, shift = e3._over_a_kink(0.0, pitch)
     home = {nd.id: np.asarray(nd.position, float) for nd in A.nodes[-2:]}
-    n1, c, n2 = np.array([0.4, 0.0, 0.0]), np.array([0.5, 0.0, bump]), np.array([0.6, 0.0, 0.0])
+    n1, c, n2 = (np.array([0.4, 0.0, 0.0]), np.array([0.5, 0.0, bump]),
+                 np.array([0.6, 0.0, 0.0]))
 
     def nodes(xt):
         s = shift(xt)
@@ -792,8 +798,8 @@ def _over_the_kink(bump, pitch, monkeypatch):
     def reference(xt):
         u, p = nodes(xt)
         x = np.array([[u, p, n1, c], [u, p, c, n2]])
-        return float(bound_caps(x, np.zeros((2, 2)), np.array([[0.0, 0.5]] * 2), np.full(2, K),
-                                np.full(2, 2 * R))[0].sum())
+        free, ramp = np.zeros((2, 2)), np.array([[0.0, 0.5]] * 2)
+        return float(bound_caps(x, free, ramp, np.full(2, K), np.full(2, 2 * R))[0].sum())
 
     return (lambda xt, **rules: _kink_caps(*nodes(xt), n1, c, n2, **rules)), reference
 
@@ -810,18 +816,19 @@ def test_a_node_cap_carries_the_tip_cap_across_a_convex_kinks_wedge(pitch, monke
     weights blended by the end rows' ``phi(theta)``, and B's kink node ``c`` caps against
     A's element with ``phi(theta) max(w_1 - w_2, 0)``, the lean weight the tip loses
     (none on a straight B: ``w_1 = w_2``). Off the kink (+-30 mm) the caps are the bound
-    rule's (tests/contact/reference.py, to 1e-12 J; the node cap aside); across the wedge's entry, the node
-    and its exit (+-1e-12 m) continuous within 1e-9 J (measured 4e-11 J, the slope times
-    2e-12 m); and the caps' slope over +-1 mm never beyond ``k (2 R - d) sin a``, a cap's
-    own on B's incline ``a = 0.01`` (20 N; measured 19.99 N), so the hand-over adds none
-    (with A level, A's pitch 0, its least -0.92 N: the tip's cap rolling off the node
-    while ``c``'s takes over). Spread over +-``l_r`` ("wide", as the concave test's) the
-    node cap gains weight before ``c`` is under A, where its gap ``|p - c|`` is the larger:
-    a pull beyond twice the incline's (measured 48.8 N). What it leaves (A level): ``c``'s cap ends where ``c``
-    leaves A's free element (``xt = 0.55``), at once (2.000 J), or faded by ``phi(t_c)``
-    over the element, which pulls by ``(15/8) m W / l_A`` = 75.0 N (``m = 1``, ``W`` = 2
-    J): the trade the bound rule was to avoid (the kink rules are new: on 43665bf the
-    test stops at the import of tests/contact/reference.py's ``bound_caps``)."""
+    rule's (tests/contact/reference.py, to 1e-12 J; the node cap aside); across the
+    wedge's entry, the node and its exit (+-1e-12 m) continuous within 1e-9 J (measured
+    4e-11 J, the slope times 2e-12 m); and the caps' slope over +-1 mm never beyond ``k (2
+    R - d) sin a``, a cap's own on B's incline ``a = 0.01`` (20 N; measured 19.99 N), so
+    the hand-over adds none (with A level, A's pitch 0, its least -0.92 N: the tip's cap
+    rolling off the node while ``c``'s takes over). Spread over +-``l_r`` ("wide", as the
+    concave test's) the node cap gains weight before ``c`` is under A, where its gap ``|p
+    - c|`` is the larger: a pull beyond twice the incline's (measured 48.8 N). What it
+    leaves (A level): ``c``'s cap ends where ``c`` leaves A's free element (``xt =
+    0.55``), at once (2.000 J), or faded by ``phi(t_c)`` over the element, which pulls by
+    ``(15/8) m W / l_A`` = 75.0 N (``m = 1``, ``W`` = 2 J): the trade the bound rule was
+    to avoid (the kink rules are new: on 43665bf the test stops at the import of
+    tests/contact/reference.py's ``bound_caps``)."""
     caps, reference = _over_the_kink(1e-3, pitch, monkeypatch)
     for xt in (0.47, 0.53):
         tip = caps(xt, node=False)
@@ -856,8 +863,9 @@ def test_a_share_across_a_concave_kink_counts_the_tip_cap_once(bump, pitch, wall
     (A pitched 2 degrees: 2.0008 J at the node, where the bound rule has 4.0016 J),
     continuous at the region's edges and the node (+-1e-12 m, within 1e-9 J), its slope
     below 1.5 times a cap's own on the incline ``k (2 R - d) sin(a / 2)`` (measured 26.95
-    N against 20 N: the share blends two caps whose gaps differ inside the region). But where A's lean against the two elements differs
-    (A level: ``kappa`` 0 against the first, 1 against the second) the cap grows by
+    N against 20 N: the share blends two caps whose gaps differ inside the region). But
+    where A's lean against the two elements differs (A level: ``kappa`` 0 against the
+    first, 1 against the second) the cap grows by
     ``Delta = w_2 W_2 - w_1 W_1`` across the region's width ``2 d tan(a / 2)`` (``d`` =
     8 mm, ``a`` the kink), a wall of ``(15/8) Delta / width`` (23.4 kN at ``a`` = 0.02 rad,
     to 1e-3) that does not vanish with the kink (97 kN at 0.002 rad: ``Delta`` and the
@@ -865,8 +873,8 @@ def test_a_share_across_a_concave_kink_counts_the_tip_cap_once(bump, pitch, wall
     the caps against the elements' lines extended) the same growth pushes by at most
     ``(15/8) Delta / (2 l_r)`` plus the incline's (measured 87.5 and 31.6 N) and pulls by
     less than a cap on the incline (measured 0 and 0.59 N, the tip's own: the same with
-    the narrow share) (the kink rules are new: on 43665bf the test stops at the
-    import)."""
+    the narrow share); the signed node cap removes the wall (the next test but one) (the
+    kink rules are new: on 43665bf the test stops at the import)."""
     caps, reference = _over_the_kink(bump, pitch, monkeypatch)
     a = 2 * abs(bump) / 0.1
     d = 0.008 * abs(bump) / 0.1
@@ -904,8 +912,9 @@ def test_the_node_caps_weight_has_a_corner_at_a_straight_node():
     20 nm, 0.13 N, within 1e-4 of the jump): a force
     that jumps whenever a node of a loaded beam under a free end's element straightens.
     A smooth positive part would leave ``x - f(x)`` of the loss to fall over the wedge's
-    ``d a``: the wall of the concave test again (the kink rules are new: on 43665bf the
-    test stops at the import)."""
+    ``d a``: the wall of the concave test again. The signed weight ``w_1 - w_2`` (the
+    next test) is smooth: its change over the 20 nm as small as without the node cap
+    (the kink rules are new: on 43665bf the test stops at the import)."""
     u, p = np.array([0.47, 0.0, 0.008]), np.array([0.52, 0.0, 0.008])
     n1, n2 = np.array([0.4, 0.0, 0.0]), np.array([0.6, 0.0, 0.0])
     h = 1e-10
@@ -920,6 +929,40 @@ def test_the_node_caps_weight_has_a_corner_at_a_straight_node():
     smooth = slope(1e-8, node=False) - slope(-1e-8, node=False)
     assert abs(smooth) < 1e-4 * corner, smooth
     assert abs(jump - smooth - corner) < 1e-3 * corner, (jump, smooth, corner)
+    signed = slope(1e-8, signed=True) - slope(-1e-8, signed=True)
+    assert abs(signed) < 1e-4 * corner, signed
+
+
+@pytest.mark.parametrize("bump, pitch", [(1e-3, 0.0), (1e-3, 2.0), (-1e-3, 0.0),
+                                         (-1e-3, 2.0), (-1e-4, 0.0)])
+def test_a_signed_node_cap_keeps_the_tip_weight_across_either_kink(bump, pitch, monkeypatch):
+    """The node cap with the signed weight ``m = w_1 - w_2`` (negative at a concave kink,
+    where the tip gains weight; line.py, "End caps at kinks"), handed over by ``phi(theta)``
+    across the convex wedge and ``1 - phi(theta)`` across the concave double region (with
+    the narrow share): the tip's and the node's weights sum to ``w_1`` all along, so
+    where the tip's lean differs against the two elements nothing is left to grow across
+    the narrow region. Continuous at the region's edges and the node (+-1e-12 m, within
+    1e-9 J); the caps' slope over +-3 region widths within 1.5 times a cap's own on the
+    incline ``k (2 R - d) sin(a / 2)`` either way (the narrow share's 27 N at 2 degrees
+    of pitch under the concave kink the largest): with A level under the
+    concave kink 28.7 N at 0.02 rad and 1.95 N at 0.002 rad, where the unsigned rule's
+    wall is 23.4 and 97 kN; the convex kink as the unsigned rule (``m >= 0`` there).
+    Left open: the node cap ends where ``c`` leaves A's free element (``xt`` = 0.55),
+    a jump of ``-m W`` (A level: -2.000 J convex, +2.000 J concave at 0.02 rad, to 1e-3)
+    (the kink rules are new: on 43665bf the test stops at the import)."""
+    caps, reference = _over_the_kink(bump, pitch, monkeypatch)
+    signed = lambda xt: caps(xt, signed=True)
+    a = 2 * abs(bump) / 0.1
+    d = 0.008 * abs(bump) / 0.1
+    for edge in (0.5 - d, 0.5, 0.5 + d):
+        c = [signed(edge + e) for e in (-1e-12, 1e-12)]
+        assert abs(c[1] - c[0]) < 1e-9, (edge, c)
+    F = _slope(signed, np.linspace(0.5 - 3 * d, 0.5 + 3 * d, 601))
+    incline = K * 2e-3 * math.sin(a / 2)
+    assert np.abs(F).max() < 1.5 * incline, (F.min(), F.max(), incline)
+    if pitch == 0.0 and abs(bump) == 1e-3:
+        c = [signed(0.55 + e) for e in (-1e-12, 1e-12)]
+        assert abs(c[1] - c[0] - math.copysign(2.0, -bump)) < 1e-3, c
 
 
 def test_inside_the_lean_band_a_shallow_contact_is_pulled_less_than_the_bound():
