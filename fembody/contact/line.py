@@ -343,8 +343,10 @@ reach ``L`` along A, whatever the rule, which is the trade the bound rule was to
 The way out is a node cap at B's kinks under every element of A (``m`` a property of the
 element and the kink, the same for either direction of A), which adds point contacts,
 negative ones at concave kinks, to contacts with no free end (the bundle's): not
-measured. A rule also needs the kink's side towards A, which flips where A passes across
-the kink's plane (not measured), and a yawed A (not measured).
+measured. The signed rule needs no side of the kink: where the tip passes ``c`` off the
+kink's plane (beside B the wedge and the double region shrink to ``D_1 = D_2 = 0``) the
+weights still sum to ``w_1`` where the gaps are one (continuous, slopes of a cap on the
+incline, at 30, 60 and 90 degrees about B and with A yawed 2 and 5 degrees).
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.
