@@ -781,9 +781,9 @@ def _kink_caps(u, p, n1, c, n2, share="narrow", node=True, fade=False, lh=L_R,
 
 def _over_the_kink(bump, pitch, monkeypatch, yaw=0.0):
     """tests/contact/test_ends3d.py's free end over a kink (B's node at x = 0.5 raised by
-    ``bump``, A pitched by ``pitch`` and yawed by ``yaw`` degrees): ``caps(xt, **rules)``, :func:`_kink_caps` with
-    A's tip at x = ``xt``, and the bound rule's caps of its two element pairs with B's
-    (tests/contact/reference.py)."""
+    ``bump``, A pitched by ``pitch`` and yawed by ``yaw`` degrees): ``caps(xt,
+    **rules)``, :func:`_kink_caps` with A's tip at x = ``xt``, and the bound rule's caps of
+    its two element pairs with B's (tests/contact/reference.py)."""
     from . import test_ends3d as e3
     monkeypatch.setattr(e3, "BUMP", bump)
     sys, A, shift = e3._over_a_kink(yaw, pitch)
