@@ -334,6 +334,10 @@ forces of order ``W / (beta d)`` whatever the kink. The rule measured keeps it:
   lines extended) bounds the wall to 87.5 / 31.6 N of push. With the signed ``m`` the
   weights sum to ``w_1`` again: 28.7 / 1.95 N, smooth, no corner.
 
+tests/contact/reference.py's ``kink_caps`` composes the signed rule's gradient and
+Hessian exactly by jets (the branch taken at the value), as ``bound_caps`` does the
+bound rule's: what a build would be checked against.
+
 What is not closed: the node cap's end. ``c`` leaves A's free element (``l_A`` on with A
 level) and its cap ``m W`` ends: at once (-2 J convex, +2 J concave), or faded over the
 element, which pulls by ``(15/8) m W / l_A`` (75 N) on the convex side. Caps held near

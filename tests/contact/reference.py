@@ -320,3 +320,98 @@ def bound_caps(x: np.ndarray, free, ramp, k: np.ndarray, radius: np.ndarray):
         W = _jlin((0.5 * np.where(pen, k, 0.0), _jmul(g, g)))
         E = tuple(e + v for e, v in zip(E, _jmul(kappa, W)))
     return _jmul(lam, E)
+
+
+def _jconst(v, n, N):
+    return (np.asarray(v, float) * np.ones(n), np.zeros((n, N)), np.zeros((n, N, N)))
+
+
+def _jembed(val, grad, hess, idx, N):
+    """A jet of a function of some of the nodes (``idx`` their coordinates' indices among
+    ``N``), from its value, gradient and Hessian in those."""
+    n = len(val)
+    G = np.zeros((n, N))
+    H = np.zeros((n, N, N))
+    G[:, idx] = grad
+    H[:, idx[:, None], idx[None, :]] = hess
+    return (val, G, H)
+
+
+def kink_caps(x: np.ndarray, k: float, radius: float):
+    """The bound rule's caps of a free end over B's node with the signed kink rule
+    (fembody.contact.line, "End caps at kinks"; measured, not built), for the states ``x
+    (n, 5, 3)`` (nodes ``u, p`` of A's free element, ``p`` the free end, and B's ``n_1, c,
+    n_2``): energy ``(n,)`` [J], gradient ``(n, 15)`` [N] and Hessian ``(n, 15, 15)``
+    [N/m] by second-order jets: the tip's caps ``s_j w_j k/2 max(-g_j, 0)^2`` against the
+    two elements where it projects inside (``w_j = Lam_j kappa_j`` as :func:`bound_caps`,
+    ``g_j`` its gap to B_j's line, the share ``s_1 = phi(theta)``, ``s_2 = 1 - s_1`` where
+    it projects inside both, 1 elsewhere), the node pair's ``((1 - phi) w_1 + phi w_2)
+    k/2 max(-g_pc, 0)^2`` over the wedge (``D_1, D_2 > 0``), and the node's ``psi (w_1 -
+    w_2) k/2 max(-g_c, 0)^2`` against A's element (its clamped distance, where ``c``
+    projects at ``t_c >= 0``), ``psi`` ``phi(theta)`` over the wedge, ``1 - phi(theta)``
+    over the double region, 0 before and 1 after; ``theta = D_1 / (D_1 + D_2)``, ``D_i =
+    (p - c) . (c - n_i)``, ``radius`` the sum of the radii [m], ``k`` [N/m]. The branch
+    (which region) is taken at the value, as tests/contact/test_ends_meet.py's
+    ``_kink_caps`` does."""
+    from fembody.contact.ends import _smoothstep
+    from fembody.contact.line import _quintic
+    n, m, d = x.shape
+    N = m * d
+    X = []
+    for a in range(m):
+        node = []
+        for i in range(d):
+            g = np.zeros((n, N))
+            g[:, a * d + i] = 1.0
+            node.append((x[:, a, i].copy(), g, np.zeros((n, N, N))))
+        X.append(node)
+    u, p, n1, c, n2 = X
+    one = _jconst(1.0, n, N)
+    sub = lambda a, b: [_jlin((1.0, q), (-1.0, r)) for q, r in zip(a, b)]
+    norm = lambda v: _jsqrt(_jdot(v, v))
+
+    def to_line(P, b0, b1):
+        dv, r = sub(b1, b0), sub(P, b0)
+        s_ = _jmul(_jdot(r, dv), _jinv(_jdot(dv, dv)))
+        return norm([_jlin((1.0, q), (-1.0, _jmul(s_, e))) for q, e in zip(r, dv)])
+
+    def cap(g):
+        g = _jlin((1.0, g), (-radius, one))
+        on = (g[0] < 0.0).astype(float)
+        return _jlin((0.5 * k * on, _jmul(g, g)))
+
+    coords = lambda nodes: np.concatenate([np.arange(j * d, (j + 1) * d) for j in nodes])
+    la = norm(sub(p, u))
+    w, gap = [], []
+    for b0, b1, nodes in ((n1, c, (0, 1, 2, 3)), (c, n2, (0, 1, 3, 4))):
+        lam = _jembed(*weight(x[:, list(nodes)], None, None, True), coords(nodes), N)
+        arg = _jmul(_jlin((1.0, to_line(u, b0, b1)), (-1.0, to_line(p, b0, b1))),
+                    _jinv(_jlin((BOUND_BAND, la))))
+        w.append(_jmul(lam, _jfun(arg, *_smoothstep(arg[0]))))
+        gap.append(to_line(p, b0, b1))
+    pc = sub(p, c)
+    D1, D2 = _jdot(pc, sub(c, n1)), _jdot(pc, sub(c, n2))
+    S = _jlin((1.0, D1), (1.0, D2))
+    safe = (np.where(S[0] != 0.0, S[0], 1.0),) + S[1:]
+    th = _jmul(D1, _jinv(safe))
+    th = tuple(np.where(np.reshape(S[0] != 0.0, (n,) + (1,) * (t.ndim - 1)), t, h)
+               for t, h in zip(th, _jconst(0.5, n, N)))
+    phi = _jfun(th, *_quintic(th[0]))
+    wedge = (D1[0] > 0.0) & (D2[0] > 0.0)
+    double = (D1[0] <= 0.0) & (D2[0] <= 0.0)
+    f = lambda mask: mask.astype(float)
+    s1 = _jlin((f(double), phi), (f(~double), one))
+    s2 = _jlin((f(double), one), (-f(double), phi), (f(~double), one))
+    E = _jlin((f(D1[0] < 0.0), _jmul(_jmul(s1, w[0]), cap(gap[0]))),
+              (f(D2[0] <= 0.0), _jmul(_jmul(s2, w[1]), cap(gap[1]))))
+    wp = _jlin((1.0, w[0]), (1.0, _jmul(phi, _jlin((1.0, w[1]), (-1.0, w[0])))))
+    E = _jlin((1.0, E), (f(wedge), _jmul(wp, cap(norm(pc)))))
+    after = ~wedge & ~double & (D1[0] > 0.0)
+    psi = _jlin((f(wedge), phi), (f(double), one), (-f(double), phi), (f(after), one))
+    pu, cu = sub(p, u), sub(c, u)
+    tc = _jmul(_jdot(cu, pu), _jinv(_jdot(pu, pu)))
+    perp = norm([_jlin((1.0, q), (-1.0, _jmul(tc, e))) for q, e in zip(cu, pu)])
+    beyond = tc[0] > 1.0
+    dist = _jlin((f(~beyond), perp), (f(beyond), norm(pc)))
+    node = _jmul(_jmul(psi, _jlin((1.0, w[0]), (-1.0, w[1]))), cap(dist))
+    return _jlin((1.0, E), (f(tc[0] >= 0.0), node))

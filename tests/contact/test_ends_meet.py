@@ -14,7 +14,7 @@ from fembody.contact.ends import EndContactBlock, EndElementBlock
 
 from .fd import assert_force_and_tangent
 from .geometries import moved
-from .reference import BOUND_BAND, bound_caps
+from .reference import BOUND_BAND, bound_caps, kink_caps
 from .test_ends3d import ALL, K, R, SEC, STEEL, _rigid_beam, _tip, _tip_over
 
 DZ = 0.008          # A's tip above B's end [m]: 2 mm into it (2 R = 10 mm), 2000 N
@@ -994,6 +994,44 @@ def test_a_signed_node_cap_hands_over_with_the_tip_beside_the_kink(bump, around)
     F = _slope(caps, np.linspace(0.4998, 0.5002, 401))
     incline = K * 2e-3 * math.sin(abs(bump) / 0.1)
     assert np.abs(F).max() < 1.5 * incline, (F.min(), F.max())
+
+
+@pytest.mark.parametrize("bump, xt, pitch, around", [
+    (1e-3, 0.49, 0.0, 0.0), (1e-3, 0.49996, 0.0, 0.0), (1e-3, 0.50004, 0.0, 0.0),
+    (1e-3, 0.52, 0.0, 0.0), (1e-3, 0.50004, 2.0, 0.0), (-1e-3, 0.49996, 0.0, 0.0),
+    (-1e-3, 0.50004, 2.0, 0.0), (-1e-3, 0.52, 0.0, 0.0), (1e-3, 0.5001, 0.0, 90.0)])
+def test_the_signed_kink_rules_reference_has_exact_derivatives(bump, xt, pitch, around):
+    """What a build of the signed kink rule would be checked against:
+    tests/contact/reference.py's :func:`kink_caps` (jets of every step: the tip's weights
+    and gaps against both elements, ``theta`` and its step, the node's clamped distance)
+    gives :func:`_kink_caps`'s energy (to 1e-12 of it) and its gradient and Hessian
+    against central differences (h = 1e-8 m) within 1e-6 of the largest entry, at the
+    tip over the first element, inside the convex wedge on either side of the node, past
+    it with the node cap, pitched in the wedge, in the concave double region, past the
+    concave node, and beside B past the node (``around`` degrees about B), every node
+    jiggled by 1 um (the reference is new: on 43665bf the test stops at its import)."""
+    n1, n2 = np.array([0.4, 0.0, 0.0]), np.array([0.6, 0.0, 0.0])
+    c = np.array([0.5, 0.0, bump])
+    b, a = math.radians(pitch), math.radians(around)
+    p = c + np.array([xt - 0.5, 0.0, 0.0]) + 0.008 * np.array([0.0, math.sin(a), math.cos(a)])
+    u = p - L_A * np.array([math.cos(b), 0.0, -math.sin(b)])
+    x = np.array([[u, p, n1, c, n2]])
+    x = x + 1e-6 * np.random.default_rng(7).standard_normal(x.shape)
+    E, G, H = kink_caps(x, K, 2 * R)
+    assert E[0] > 1e-5
+    assert abs(E[0] - _kink_caps(*x[0], signed=True)) < 1e-12 * E[0]
+    h = 1e-8
+    Gfd, Hfd = np.zeros_like(G), np.zeros_like(H)
+    for j in range(15):
+        e = np.zeros(15)
+        e[j] = h
+        e = e.reshape(1, 5, 3)
+        Ep, Gp, _ = kink_caps(x + e, K, 2 * R)
+        Em, Gm, _ = kink_caps(x - e, K, 2 * R)
+        Gfd[:, j] = (Ep - Em) / (2 * h)
+        Hfd[:, :, j] = (Gp - Gm) / (2 * h)
+    assert np.abs(G - Gfd).max() < 1e-6 * np.abs(G).max(), np.abs(G - Gfd).max()
+    assert np.abs(H - Hfd).max() < 1e-6 * np.abs(H).max(), np.abs(H - Hfd).max()
 
 def test_inside_the_lean_band_a_shallow_contact_is_pulled_less_than_the_bound():
     """Why no weight of the caps that is continuous through parallel removes every pull
