@@ -234,6 +234,22 @@ def _jinv(a):
     return _jfun(a, 1.0 / v, -1.0 / v ** 2, 2.0 / v ** 3)
 
 
+def _jnodes(x: np.ndarray) -> list:
+    """The nodes ``x (n, m, d)`` as jets: per node its ``d`` coordinates, each the
+    identity's jet in the ``m d`` coordinates."""
+    n, m, d = x.shape
+    N = m * d
+    X = []
+    for a in range(m):
+        node = []
+        for i in range(d):
+            g = np.zeros((n, N))
+            g[:, a * d + i] = 1.0
+            node.append((x[:, a, i].copy(), g, np.zeros((n, N, N))))
+        X.append(node)
+    return X
+
+
 def bound_caps(x: np.ndarray, free, ramp, k: np.ndarray, radius: np.ndarray):
     """The bound rule's caps (fembody.contact.line, "End caps"; measured, not built) of the
     spatial pairs ``x (n, 4, 3)`` (nodes ``a0, a1, b0, b1``): energy ``(n,)`` [J], its
@@ -256,14 +272,7 @@ def bound_caps(x: np.ndarray, free, ramp, k: np.ndarray, radius: np.ndarray):
     zero = lambda: (np.zeros(n), np.zeros((n, N)), np.zeros((n, N, N)))
     const = lambda v: (np.asarray(v, float) * np.ones(n), np.zeros((n, N)),
                        np.zeros((n, N, N)))
-    X = []
-    for a in range(m):
-        node = []
-        for i in range(d):
-            g = np.zeros((n, N))
-            g[:, a * d + i] = 1.0
-            node.append((x[:, a, i].copy(), g, np.zeros((n, N, N))))
-        X.append(node)
+    X = _jnodes(x)
     a0, a1, b0, b1 = X
     sub = lambda u, v: [_jlin((1.0, p), (-1.0, q)) for p, q in zip(u, v)]
     dv = sub(b1, b0)
@@ -357,14 +366,7 @@ def kink_caps(x: np.ndarray, k: float, radius: float):
     from fembody.contact.line import _quintic
     n, m, d = x.shape
     N = m * d
-    X = []
-    for a in range(m):
-        node = []
-        for i in range(d):
-            g = np.zeros((n, N))
-            g[:, a * d + i] = 1.0
-            node.append((x[:, a, i].copy(), g, np.zeros((n, N, N))))
-        X.append(node)
+    X = _jnodes(x)
     u, p, n1, c, n2 = X
     one = _jconst(1.0, n, N)
     sub = lambda a, b: [_jlin((1.0, q), (-1.0, r)) for q, r in zip(a, b)]
