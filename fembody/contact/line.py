@@ -345,9 +345,9 @@ free ends only must go from ``w_1 W`` at the wedge to the tip's own cap far past
 A level over B falling away, where the tip lifts off): a mean pull ``m W / L`` over their
 reach ``L`` along A, whatever the rule, which is the trade the bound rule was to avoid.
 The way out is a node cap at B's kinks under every element of A (``m`` a property of the
-element and the kink, the same for either direction of A), which adds point contacts,
-negative ones at concave kinks, to contacts with no free end (the bundle's): not
-measured. The signed rule needs no side of the kink: where the tip passes ``c`` off the
+element and the kink, the same for either direction of A), which adds point contacts
+to contacts with no free end (the bundle's), and negative ones at concave kinks (a
+negative stiffness ``-k`` where A presses into one): not measured. The signed rule needs no side of the kink: where the tip passes ``c`` off the
 kink's plane (beside B the wedge and the double region shrink to ``D_1 = D_2 = 0``) the
 weights still sum to ``w_1`` where the gaps are one (continuous, slopes of a cap on the
 incline, at 30, 60 and 90 degrees about B and with A yawed 2 and 5 degrees).
