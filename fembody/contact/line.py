@@ -206,6 +206,73 @@ xfail, the axial force by central differences of the energy):
   node of a bent beam), where it projects into neither element and its cap drops unless
   the node pair carries it across the wedge, as it now carries the end rows' weights
   (:mod:`fembody.contact.ends`, "Across a kink's wedge").
+- **A cap at each free bound of the clipped interval, weighted by A's lean** (the
+  "bound" rule; the candidate for a build): the caps sit not at the end nodes but at
+  the bounds ``lo``, ``hi`` of the interval over which the pair integrates ("Clipped at
+  free ends"), where a bound is a free end: one from a free end of B (``xi_tau``), or a
+  free node of A projecting inside B's chord (``0 <= t < 1``; ``t <= 1`` at a free end
+  of B). Its gap ``g_b`` is the line integrand's own at the bound (``x_A(xi_b)`` against
+  its projection on B's chord), its weight ``kappa_hi = S((rho_0 - rho_1) / (beta
+  l_A))`` at ``hi`` and ``1 - kappa_hi`` at ``lo`` (``rho_i`` the distances of A's nodes
+  to B's line, ``S`` and ``beta`` as above), all times the pair's ``Lam``: ``C = Lam
+  sum_b kappa_b k/2 max(-g_b, 0)^2``. Where the two lines are not nearest inside the
+  overlap (chords in a plane that do not cross, and the sweep's skew ones), the gap along
+  it is monotone and ``kappa`` gives its deeper end the cap (outside the band), so
+  where free ends meet ``C = Lam W_zone`` and ``E = W_zone + Lam W_line``: no pull. Where
+  free ends lie side by side the upper bound is ``min(1, xi_q)``, A's tip until B's end
+  passes under it and B's end after, the same point at the hand-over: the cap moves on
+  with no fade (the lean rule's fade is what pulled there). At an inner node the bound
+  passes to the next pair at the same point with the same gap (straight polylines).
+  Measured (tests/contact/test_ends_meet.py, "End caps"): no pull over the strict xfail's
+  sweep at its seven angles nor at +-0.1 degrees (the smallest force a push of 6.3 mN
+  where the overlap starts); none where free ends side by side part at 0 and +-0.5
+  degrees (pushes of 40-57 N; the lean rule pulled 35.0 and 90.7 N there), the energy
+  across that hand-over within the blocks' force times the +-1 nm (4-6e-8 J); along a
+  130 mm slide the hand-overs at A's first inner node and B's node (straight) within
+  1.8e-6 J across +-1 nm (a cap kept per pair alone drops 2-10 J there) and the caps'
+  own axial force never a pull (-4.4e-9 N at worst, round-off; pushes up to 150-460 N);
+  an element turning through parallel 2.0e-5 J across +-1 nm (the lean band). The
+  pulls left along that slide are the line part's own (0.14 N at 41-46 mm at 3 degrees,
+  the five-point quadrature of the penetration that ends inside A's element). Inside the
+  band the shallower end keeps ``1 - kappa`` of a cap: see "No continuous weight is
+  pull-free" below. Kinks break it (tests/contact/test_ends_meet.py, on
+  tests/contact/test_ends3d.py's free end over B's node raised by 1 mm): over a convex
+  kink the tip's cap is gone where its projection leaves the first element (1.9992 J at
+  once). With A pitched 2 degrees the same cap is back where the tip enters the second
+  element, so carrying it across the wedge as the end rows are (the node pair) would
+  do; with A level it does not come back: against the second element's line ``kappa``
+  is 0 (A's inner node the nearer), the overlap's deepest point being now B's kink node,
+  an inner node of B under A where no free bound lies, so the cap would have to fall
+  over the wedge's 0.16 mm (of the order of ``W_p / 0.16 mm``, 12 kN here). Under a
+  concave kink the tip projects inside both elements and both pairs cap it (4.0016 J
+  against 2.0024 J), which a share across the junction (the end rows',
+  :mod:`fembody.contact.share`) would halve back; "End caps at kinks" below measures
+  both.
+
+**No continuous weight is pull-free.** Where free ends meet at ``0 < a`` (``p`` the
+deeper end, ``W_p`` constant along the slide, ``q``'s gap growing by ``sin a`` per metre),
+any cap weights ``kappa W_p + (1 - kappa) W_q`` (``kappa`` fixed along a rigid slide) give,
+past the ramp, ``dE/ds = W_line' + (1 - kappa) W_q'``, and with a shallow contact (``g``
+small) line contact's gain ``k g^2 / (2 l_A)`` is below the loss ``(1 - kappa) k g sin a``:
+a pull unless ``kappa = 1`` for every ``a > 0``; with the ends' roles exchanged ``kappa =
+0`` for every ``a < 0``, so a pull-free weight is a step at parallel (its energy
+continuous, the two ends' gaps being equal there, but the force jumping from one end to
+the other, where parallel bundles sit). With the C2 step over ``beta`` the pull is at
+most ``(1 - kappa) k g sin a (phi + u phi')`` (inside the ramp the weight's slope adds
+``Lam' (1 - kappa)(W_p - W_q)``, ``W_p - W_q = k g u l_r sin a``), below ``16/9 max_s s
+(1 - S(s)) k g beta = 16/9 0.0706 k g beta = 0.125 k g beta`` (``s = sin a / beta``,
+``(u phi)' <= 16/9`` at ``u = 2/3``), and none where ``g >= 2 l_A (1 - kappa) sin a``
+past the ramp: measured 9.3e-4 N on 10 N (0.021 k g beta) at 0.05 degrees and 10 um of
+penetration, none at 2 mm. The planar share of :mod:`fembody.contact.meet` ("Near
+parallel") is the same case with no line part to gain from (its rows are nodal): ``E = S
+W_p + (1 - S) W_q`` with ``1 - S = 0`` where ``q``'s row enters (its gap is the larger
+there) and ``(1 - S)`` may not grow while ``W_q`` falls, so ``1 - S = 0`` all along for
+``a > 0``, the same step. Its pull is at most ``k g sin a (1 - S(s))``, ``s = sin a /
+SINE_BAND`` (the share's entry term only lowers it), so at most ``0.0706 k g
+SINE_BAND``: 0.1411 N on the 2000 N of tests/contact/test_planar_pull.py, whose share
+reaches 0.14108 N (0.0172 degrees, ``s = 0.30``, 0.55 mm of overlap; 0.139 N on that
+file's sweep): the planar share is as pull-free as a continuous share can be, and what
+is left is the band's width.
 
 Keeping instead the pair's whole point part at full weight (its one contact ``W(d_min)``,
 whichever row holds it: end row, junction row or crossing pair) is continuous in energy,
@@ -217,11 +284,73 @@ node with q already under A's next element): a fade, and the energy falls there.
 
 So a cap that removes the pull has to hold the one contact: the zone row (which jumps as
 an element turns through parallel), the lean-weighted cap (continuous, but its side-by-side
-fade pulls and kinks drop it), or the pairing of the two ends bounding an overlap (each
-end's row knowing the other's whichever elements they lie on). None is built, and the
-pull stands as measured above. A long parallel overlap would carry ``k_line l g`` plus the
-caps: ``k g`` per end inside with the each-end rule, ``k g`` once (half at each end) with
-the lean rule.
+fade pulls and kinks drop it), the pairing of the two ends bounding an overlap (each
+end's row knowing the other's whichever elements they lie on), or the bound rule (caps
+at the interval's free bounds, which carry themselves across the side-by-side hand-over
+and straight inner nodes; continuous there, pull-free off the band and bounded inside
+it, but dropped over a convex kink and doubled under a concave one).
+None is built, and the pull stands as measured above: the bound rule's kinks are not
+closed ("End caps at kinks" below), and a build of it needs an answer there first; then
+its energy, force and tangent compiled with the line part (the bounds' derivatives
+are :func:`bound`'s, the gap's those of "Clipped at free ends", ``kappa``'s the
+node-to-line distances': tests/contact/reference.py's ``bound_caps`` composes them
+exactly), its friction (a Coulomb point at each capped bound with the normal force ``Lam
+kappa k (-g_b)``), the wedge's hand-over and a share under a concave kink, and new
+references where free ends lie on the other beam (the bundle's aligned ends, the
+parallel-overlap and ramp closed forms of tests/contact/test_ends_meet.py): a long
+parallel overlap would carry ``k_line l g`` plus the caps, ``k g`` per end inside with
+the each-end rule, ``k g`` once (half at each end) with the lean and bound rules.
+
+**End caps at kinks (measured, not closed).** A free end ``p`` of A (its element ``u ->
+p``) passing over B's node ``c`` (elements ``n_1 -> c``, ``c -> n_2``), with the tip's
+weights ``w_j = Lam_j kappa_j`` against the two elements (A's lean towards ``p``) and
+``D_i = (p - c) . (c - n_i)``, ``theta = D_1 / (D_1 + D_2)`` as the end rows' wedge
+(:mod:`fembody.contact.ends`); tests/contact/test_ends_meet.py, "the bound caps at
+kinks", on tests/contact/test_ends3d.py's kink (8 mm above ``c``, ``W`` = 2 J, kinks of
+0.02 and 0.002 rad). The lean band is what makes kinks hard: across a kink of ``a`` the
+tip's weight changes by up to ``(15/16) a / beta`` within ``d a`` of the node (``d`` the
+tip's distance), so any rule that lets the caps' total weight change there exerts
+forces of order ``W / (beta d)`` whatever the kink. The rule measured keeps it:
+
+- Convex side: over the wedge (``D_1, D_2 > 0``, ``p`` inside neither element, its gaps
+  to both lines and to ``c`` one at the edges) the node pair ``(p, c)`` caps with ``(1 -
+  phi(theta)) w_1 + phi(theta) w_2``, and B's node caps against A's element (its clamped
+  distance: ``|p - c|`` until ``c`` passes under A) with ``phi(theta) m``, ``m = w_1 -
+  w_2`` the weight the tip loses (``theta`` 1 past the wedge). The weights sum to ``w_1``
+  where the gaps are one, so the caps are continuous at the wedge's entry, the node and
+  its exit (4e-11 J across +-1e-12 m) and their slope is a cap's own on B's incline
+  (``k (-g) sin a``, 20 N; A level: the least -0.92 N, the tip rolling off the node as
+  ``c`` takes over). It has to happen in the wedge: spread over +-``l_r`` along B the
+  node cap gains weight where its gap is the larger (a 48.8 N pull).
+- Concave side: ``p`` projects inside both elements (``D_1, D_2 <= 0``, ``theta`` from 1
+  to 0); the share ``phi(theta)`` to the first's cap and ``1 - phi(theta)`` to the
+  second's counts it once (A pitched 2 degrees: 2.0008 J at the node, the bound rule
+  4.0016 J; slope 27 N), and the node cap with ``(1 - phi(theta)) m``, ``m = w_1 - w_2 <
+  0`` where the tip gains (A level: ``kappa`` 0 then 1). Without it (``m`` clipped at 0)
+  the cap grows by ``Delta`` across the region's ``2 d tan(a / 2)``: a wall of ``(15/8)
+  Delta / width``, 23.4 kN at 0.02 rad and 97 kN at 0.002 (it does not vanish with the
+  kink), and the clipped weight has a corner where B's node passes through straight
+  (``(15/16)(2 / l_B) W / beta``, 8.6 kN on the node); a wide share over +-``l_r`` (the
+  lines extended) bounds the wall to 87.5 / 31.6 N of push. With the signed ``m`` the
+  weights sum to ``w_1`` again: 28.7 / 1.95 N, smooth, no corner.
+
+tests/contact/reference.py's ``kink_caps`` composes the signed rule's gradient and
+Hessian exactly by jets (the branch taken at the value), as ``bound_caps`` does the
+bound rule's: what a build would be checked against.
+
+What is not closed: the node cap's end. ``c`` leaves A's free element (``l_A`` on with A
+level) and its cap ``m W`` ends: at once (-2 J convex, +2 J concave), or faded over the
+element, which pulls by ``(15/8) m W / l_A`` (75 N) on the convex side. Caps held near
+free ends only must go from ``w_1 W`` at the wedge to the tip's own cap far past (0 for
+A level over B falling away, where the tip lifts off): a mean pull ``m W / L`` over their
+reach ``L`` along A, whatever the rule, which is the trade the bound rule was to avoid.
+The way out is a node cap at B's kinks under every element of A (``m`` a property of the
+element and the kink, the same for either direction of A), which adds point contacts
+to contacts with no free end (the bundle's), and negative ones at concave kinks (a
+negative stiffness ``-k`` where A presses into one): not measured. The signed rule needs no side of the kink: where the tip passes ``c`` off the
+kink's plane (beside B the wedge and the double region shrink to ``D_1 = D_2 = 0``) the
+weights still sum to ``w_1`` where the gaps are one (continuous, slopes of a cap on the
+incline, at 30, 60 and 90 degrees about B and with A yawed 2 and 5 degrees).
 
 The rows at junctions. A ramped pair's overlap lies at B's free end and A's, at most ``l_r
 <= l / 2`` long, so its point is ``l / 2`` to ``l`` from the other node of either element.

@@ -179,3 +179,241 @@ def normal_forces(self, x: np.ndarray, tangent: bool):
     K = kon[:, None, None] * G[:, :, None] * G[:, None, :] - F[:, None, None] * H
     return f, K, None
 
+
+
+# ------------------------------------------------ the bound rule's caps (line.py, measured)
+BOUND_BAND = np.sin(np.deg2rad(0.25))   # the caps' lean band, as the end rows' lean rule
+
+
+def _jmul(a, b):
+    """The product of two jets ``(value (n,), gradient (n, N), Hessian (n, N, N))``."""
+    v, ga, ha = a
+    w, gb, hb = b
+    cross = ga[:, :, None] * gb[:, None, :]
+    return (v * w, v[:, None] * gb + w[:, None] * ga,
+            v[:, None, None] * hb + w[:, None, None] * ha + cross
+            + np.transpose(cross, (0, 2, 1)))
+
+
+def _jfun(a, f, df, d2f):
+    """``f`` of the jet ``a`` with its first and second derivatives ``df``, ``d2f`` (values
+    at ``a``'s value, ``(n,)``)."""
+    v, g, h = a
+    return (f, df[:, None] * g,
+            df[:, None, None] * h + d2f[:, None, None] * g[:, :, None] * g[:, None, :])
+
+
+def _jlin(*terms):
+    """The sum of ``c a`` over the (constant, jet) pairs ``terms``; a constant ``c`` may be
+    ``(n,)``."""
+    out = None
+    for c, (v, g, h) in terms:
+        c = np.asarray(c, float)
+        cg, ch = (c[..., None], c[..., None, None]) if c.ndim else (c, c)
+        t = (c * v, cg * g, ch * h)
+        out = t if out is None else tuple(o + p for o, p in zip(out, t))
+    return out
+
+
+def _jdot(u, v):
+    """The dot product of two vectors of jets (lists of coordinate jets)."""
+    out = None
+    for a, b in zip(u, v):
+        p = _jmul(a, b)
+        out = p if out is None else tuple(o + q for o, q in zip(out, p))
+    return out
+
+
+def _jsqrt(a):
+    s = np.sqrt(a[0])
+    return _jfun(a, s, 0.5 / s, -0.25 / s ** 3)
+
+
+def _jinv(a):
+    v = a[0]
+    return _jfun(a, 1.0 / v, -1.0 / v ** 2, 2.0 / v ** 3)
+
+
+def _jnodes(x: np.ndarray) -> list:
+    """The nodes ``x (n, m, d)`` as jets: per node its ``d`` coordinates, each the
+    identity's jet in the ``m d`` coordinates."""
+    n, m, d = x.shape
+    N = m * d
+    X = []
+    for a in range(m):
+        node = []
+        for i in range(d):
+            g = np.zeros((n, N))
+            g[:, a * d + i] = 1.0
+            node.append((x[:, a, i].copy(), g, np.zeros((n, N, N))))
+        X.append(node)
+    return X
+
+
+def bound_caps(x: np.ndarray, free, ramp, k: np.ndarray, radius: np.ndarray):
+    """The bound rule's caps (fembody.contact.line, "End caps"; measured, not built) of the
+    spatial pairs ``x (n, 4, 3)`` (nodes ``a0, a1, b0, b1``): energy ``(n,)`` [J], its
+    gradient ``(n, 12)`` [N] and Hessian ``(n, 12, 12)`` [N/m] with respect to the nodes,
+    ``C = Lam sum_b kappa_b k/2 max(-g_b, 0)^2`` over the free bounds ``b`` of the clipped
+    interval (a bound from a free end of B, ``free (n, 2)``, or a free node of A, ``ramp
+    (n, 2) > 0``, that projects inside B's chord), ``g_b`` the gap of ``x_A(xi_b)`` to its
+    projection on B's chord less ``radius (n,)``, ``kappa_hi = S((rho_0 - rho_1) / (beta
+    l_A))`` and ``kappa_lo = 1 - kappa_hi`` (``rho_i`` A's nodes' distances to B's line),
+    ``Lam`` the pair's line weight (fembody.contact.line.weight). Exact derivatives by
+    second-order forward jets of every step (the bounds ``xi_tau = (tau - t_0) / (t_1 -
+    t_0)`` of the nodes, the projections, the distances, ``S``): what a compiled build
+    would be checked against."""
+    from fembody.contact.ends import _smoothstep
+    n, m, d = x.shape
+    N = m * d
+    free = np.zeros((n, 2), bool) if free is None else np.asarray(free) != 0
+    ramp = np.zeros((n, 2)) if ramp is None else np.asarray(ramp, float)
+    lam = weight(x, free, ramp, True)
+    zero = lambda: (np.zeros(n), np.zeros((n, N)), np.zeros((n, N, N)))
+    const = lambda v: (np.asarray(v, float) * np.ones(n), np.zeros((n, N)),
+                       np.zeros((n, N, N)))
+    X = _jnodes(x)
+    a0, a1, b0, b1 = X
+    sub = lambda u, v: [_jlin((1.0, p), (-1.0, q)) for p, q in zip(u, v)]
+    dv = sub(b1, b0)
+    inv_dd = _jinv(_jdot(dv, dv))
+    t_of = lambda P: _jmul(_jdot(sub(P, b0), dv), inv_dd)
+    t0, t1 = t_of(a0), t_of(a1)
+    dt = _jlin((1.0, t1), (-1.0, t0))
+    # which bounds are free ends (as fembody.contact.line.clipped)
+    lo, hi = const(0.0), const(1.0)
+    lo_b, hi_b = np.zeros(n, bool), np.zeros(n, bool)
+    for tau in (0, 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xb = (float(tau) - t0[0]) / dt[0]
+        low = (dt[0] > 0.0) == (tau == 0)
+        use_lo = free[:, tau] & (dt[0] != 0.0) & low & (xb > 0.0)
+        use_hi = free[:, tau] & (dt[0] != 0.0) & ~low & (xb < 1.0)
+        if (use_lo | use_hi).any():
+            safe = (np.where(dt[0] != 0.0, dt[0], 1.0),) + dt[1:]
+            xj = _jmul(_jlin((1.0, const(float(tau))), (-1.0, t0)), _jinv(safe))
+            for use, cur in ((use_lo, lo), (use_hi, hi)):
+                for c, v in zip(cur, xj):
+                    c[use] = v[use]
+        lo_b |= use_lo
+        hi_b |= use_hi
+    inside = lambda tt: (tt >= 0.0) & ((tt < 1.0) | ((tt <= 1.0) & free[:, 1]))
+    cap_lo = (lo_b | ((ramp[:, 0] > 0.0) & inside(t0[0]))) & (hi[0] - lo[0] > 0.0)
+    cap_hi = (hi_b | ((ramp[:, 1] > 0.0) & inside(t1[0]))) & (hi[0] - lo[0] > 0.0)
+    # the lean weight
+    def rho(P):
+        # (the perpendicular itself, not |r|^2 - (r.d)^2 / d.d: near parallel the lean is
+        # a difference of two such distances, which that cancellation would make noisy)
+        r = sub(P, b0)
+        s_ = _jmul(_jdot(r, dv), inv_dd)
+        perp = [_jlin((1.0, p), (-1.0, _jmul(s_, q))) for p, q in zip(r, dv)]
+        return _jsqrt(_jdot(perp, perp))
+    la = _jsqrt(_jdot(sub(a1, a0), sub(a1, a0)))
+    arg = _jmul(_jlin((1.0, rho(a0)), (-1.0, rho(a1))), _jinv(_jlin((BOUND_BAND, la))))
+    S, dS, d2S = _smoothstep(arg[0])
+    k_hi = _jfun(arg, S, dS, d2S)
+    E = zero()
+    for xi, cap, kappa in ((lo, cap_lo, _jlin((1.0, const(1.0)), (-1.0, k_hi))),
+                           (hi, cap_hi, k_hi)):
+        if not cap.any():
+            continue
+        one_xi = _jlin((1.0, const(1.0)), (-1.0, xi))
+        P = [_jlin((1.0, _jmul(one_xi, p)), (1.0, _jmul(xi, q))) for p, q in zip(a0, a1)]
+        # (inside B's chord at a capped bound: B's end itself at a bound from it, where
+        # the projection's jet is that end's constant to round-off)
+        t = t_of(P)
+        Q = [_jlin((1.0, p), (1.0, _jmul(t, q))) for p, q in zip(b0, dv)]
+        r = sub(P, Q)
+        g = _jlin((1.0, _jsqrt(_jdot(r, r))), (-1.0, const(radius)))
+        pen = cap & (g[0] < 0.0)
+        W = _jlin((0.5 * np.where(pen, k, 0.0), _jmul(g, g)))
+        E = tuple(e + v for e, v in zip(E, _jmul(kappa, W)))
+    return _jmul(lam, E)
+
+
+def _jconst(v, n, N):
+    return (np.asarray(v, float) * np.ones(n), np.zeros((n, N)), np.zeros((n, N, N)))
+
+
+def _jembed(val, grad, hess, idx, N):
+    """A jet of a function of some of the nodes (``idx`` their coordinates' indices among
+    ``N``), from its value, gradient and Hessian in those."""
+    n = len(val)
+    G = np.zeros((n, N))
+    H = np.zeros((n, N, N))
+    G[:, idx] = grad
+    H[:, idx[:, None], idx[None, :]] = hess
+    return (val, G, H)
+
+
+def kink_caps(x: np.ndarray, k: float, radius: float):
+    """The bound rule's caps of a free end over B's node with the signed kink rule
+    (fembody.contact.line, "End caps at kinks"; measured, not built), for the states ``x
+    (n, 5, 3)`` (nodes ``u, p`` of A's free element, ``p`` the free end, and B's ``n_1, c,
+    n_2``): energy ``(n,)`` [J], gradient ``(n, 15)`` [N] and Hessian ``(n, 15, 15)``
+    [N/m] by second-order jets: the tip's caps ``s_j w_j k/2 max(-g_j, 0)^2`` against the
+    two elements where it projects inside (``w_j = Lam_j kappa_j`` as :func:`bound_caps`,
+    ``g_j`` its gap to B_j's line, the share ``s_1 = phi(theta)``, ``s_2 = 1 - s_1`` where
+    it projects inside both, 1 elsewhere), the node pair's ``((1 - phi) w_1 + phi w_2)
+    k/2 max(-g_pc, 0)^2`` over the wedge (``D_1, D_2 > 0``), and the node's ``psi (w_1 -
+    w_2) k/2 max(-g_c, 0)^2`` against A's element (its clamped distance, where ``c``
+    projects at ``t_c >= 0``), ``psi`` ``phi(theta)`` over the wedge, ``1 - phi(theta)``
+    over the double region, 0 before and 1 after; ``theta = D_1 / (D_1 + D_2)``, ``D_i =
+    (p - c) . (c - n_i)``, ``radius`` the sum of the radii [m], ``k`` [N/m]. The branch
+    (which region) is taken at the value, as tests/contact/test_ends_meet.py's
+    ``_kink_caps`` does."""
+    from fembody.contact.ends import _smoothstep
+    from fembody.contact.line import _quintic
+    n, m, d = x.shape
+    N = m * d
+    X = _jnodes(x)
+    u, p, n1, c, n2 = X
+    one = _jconst(1.0, n, N)
+    sub = lambda a, b: [_jlin((1.0, q), (-1.0, r)) for q, r in zip(a, b)]
+    norm = lambda v: _jsqrt(_jdot(v, v))
+
+    def to_line(P, b0, b1):
+        dv, r = sub(b1, b0), sub(P, b0)
+        s_ = _jmul(_jdot(r, dv), _jinv(_jdot(dv, dv)))
+        return norm([_jlin((1.0, q), (-1.0, _jmul(s_, e))) for q, e in zip(r, dv)])
+
+    def cap(g):
+        g = _jlin((1.0, g), (-radius, one))
+        on = (g[0] < 0.0).astype(float)
+        return _jlin((0.5 * k * on, _jmul(g, g)))
+
+    coords = lambda nodes: np.concatenate([np.arange(j * d, (j + 1) * d) for j in nodes])
+    la = norm(sub(p, u))
+    w, gap = [], []
+    for b0, b1, nodes in ((n1, c, (0, 1, 2, 3)), (c, n2, (0, 1, 3, 4))):
+        lam = _jembed(*weight(x[:, list(nodes)], None, None, True), coords(nodes), N)
+        arg = _jmul(_jlin((1.0, to_line(u, b0, b1)), (-1.0, to_line(p, b0, b1))),
+                    _jinv(_jlin((BOUND_BAND, la))))
+        w.append(_jmul(lam, _jfun(arg, *_smoothstep(arg[0]))))
+        gap.append(to_line(p, b0, b1))
+    pc = sub(p, c)
+    D1, D2 = _jdot(pc, sub(c, n1)), _jdot(pc, sub(c, n2))
+    S = _jlin((1.0, D1), (1.0, D2))
+    safe = (np.where(S[0] != 0.0, S[0], 1.0),) + S[1:]
+    th = _jmul(D1, _jinv(safe))
+    th = tuple(np.where(np.reshape(S[0] != 0.0, (n,) + (1,) * (t.ndim - 1)), t, h)
+               for t, h in zip(th, _jconst(0.5, n, N)))
+    phi = _jfun(th, *_quintic(th[0]))
+    wedge = (D1[0] > 0.0) & (D2[0] > 0.0)
+    double = (D1[0] <= 0.0) & (D2[0] <= 0.0)
+    f = lambda mask: mask.astype(float)
+    s1 = _jlin((f(double), phi), (f(~double), one))
+    s2 = _jlin((f(double), one), (-f(double), phi), (f(~double), one))
+    E = _jlin((f(D1[0] < 0.0), _jmul(_jmul(s1, w[0]), cap(gap[0]))),
+              (f(D2[0] <= 0.0), _jmul(_jmul(s2, w[1]), cap(gap[1]))))
+    wp = _jlin((1.0, w[0]), (1.0, _jmul(phi, _jlin((1.0, w[1]), (-1.0, w[0])))))
+    E = _jlin((1.0, E), (f(wedge), _jmul(wp, cap(norm(pc)))))
+    after = ~wedge & ~double & (D1[0] > 0.0)
+    psi = _jlin((f(wedge), phi), (f(double), one), (-f(double), phi), (f(after), one))
+    pu, cu = sub(p, u), sub(c, u)
+    tc = _jmul(_jdot(cu, pu), _jinv(_jdot(pu, pu)))
+    perp = norm([_jlin((1.0, q), (-1.0, _jmul(tc, e))) for q, e in zip(cu, pu)])
+    beyond = tc[0] > 1.0
+    dist = _jlin((f(~beyond), perp), (f(beyond), norm(pc)))
+    node = _jmul(_jmul(psi, _jlin((1.0, w[0]), (-1.0, w[1]))), cap(dist))
+    return _jlin((1.0, E), (f(tc[0] >= 0.0), node))
