@@ -52,8 +52,8 @@ def capture(steps: int) -> tuple[list, dict]:
                        []))
         return factorize(self, A)
 
-    def sol(self, b):
-        x = solve(self, b)
+    def sol(self, b, *args, **kw):
+        x = solve(self, b, *args, **kw)
         groups[-1][1].append((np.array(b, dtype=float), np.array(x, dtype=float)))
         return x
 

@@ -769,12 +769,16 @@ class BeamContactBlock(ContactRows):
         normals it does not keep. A frictional block only."""
         Ff, _, c, _, N, _ = self._friction(x, history, False, side=self._sides(side))
         n, d = len(self), self.dim
-        Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)          # on B's two nodes
+        m = Ff.shape[1] // d
+        # on B's two nodes (its last two: the sum of their two forces, as a sum over them)
+        Fb = Ff[:, (m - 2) * d:(m - 1) * d] + Ff[:, (m - 1) * d:]
         slip, sliding, touch = history.slip, history.sliding, N > 0.0
         if self.kind == "crossing":
-            per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)
-            slip, sliding, touch = per(slip, np.max), per(sliding, np.any), \
-                per(touch, np.any)
+            # per pair over its point and its NG line points: the largest slip, whether any
+            # point slid or touches (max, or, and: exact, in any order; once per saved state)
+            slip = np.maximum(slip[:n], slip[n:].reshape(n, NG).max(axis=1))
+            sliding = sliding[:n] | sliding[n:].reshape(n, NG).any(axis=1)
+            touch = touch[:n] | touch[n:].reshape(n, NG).any(axis=1)
         return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=slip,
                     stick=touch & ~sliding)
 

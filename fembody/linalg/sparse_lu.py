@@ -98,6 +98,21 @@ matrix with a few new entries, within that share, is ordered on the union of bot
 the next ones fall within it; any other on its own nonzeros. The factor is that of the same
 matrix; only the ordering and the zeros stored differ.
 
+Panel size. SuperLU factorises ``panel_size`` adjacent columns together (a symbolic search
+and a dense update of each supernode against the whole panel at once; SciPy's default is
+SuperLU's, ``sp_ienv(1)``). The matrices factorised here, past the kept ordering, have
+small supernodes (beam models: a node's few unknowns, the contact couplings) and a diagonal
+pivot in nearly every column. Below ``PANEL_MAX`` unknowns a panel buys little dense work
+and its bookkeeping, per panel proportional to its width, was the larger part:
+``PANEL_SIZE`` columns per panel factorised the bundle of beams with friction's iteration
+matrices (benchmarks/beam_bundle.py, about 6000 unknowns) and a 3D beam grid's and a 3D frame
+tower's tangents at 1e4 unknowns faster than the default width, with the same factor (the
+same permutations and pivots; the updates' order differs, so the values agree to
+round-off). From 3e4 unknowns the factors' supernodes are wide enough for the panels' dense
+updates to pay: there the default was as fast (3e4) or faster (1e5), and it is kept. The
+figures: the key ``fric_33`` of benchmarks/results/beam_bundle.json and the commit that made
+this rule.
+
 "Invalid arguments". SciPy raises ``SystemError: gstrf was called with invalid arguments``
 when SuperLU's factorisation returns a negative ``info``. Its argument checks cannot fail on
 the square CSC matrices given here. The other source of a negative ``info`` is a failed
@@ -130,6 +145,8 @@ DIAG_PIVOT = 1e-6    # SuperLU's diag_pivot_thresh in symmetric mode (module doc
 RESERVE_PER_ENTRY = 800
 ILU_FILL_MARGIN = 1.25   # the predicted fill ratio times this is the bounded driver's guess
 ILU_FILL_DEFAULT = 10.0  # its guess without a prediction (no scikit-sparse)
+PANEL_SIZE = 1           # SuperLU's panel_size in symmetric mode below PANEL_MAX unknowns
+PANEL_MAX = 20000        # (from there SuperLU's own; module docstring, "Panel size")
 
 
 def nonzeros(A):
@@ -323,6 +340,13 @@ def _plain_driver_fits(A) -> bool:
     return left is None or RESERVE_PER_ENTRY * A.nnz <= 0.5 * left
 
 
+def panel_size(n: int) -> int | None:
+    """SuperLU's ``panel_size`` for an ``n``-unknown matrix in symmetric mode: ``PANEL_SIZE``
+    below ``PANEL_MAX`` unknowns, else None (SuperLU's default; module docstring, "Panel
+    size")."""
+    return PANEL_SIZE if n < PANEL_MAX else None
+
+
 def _symmetric_lu(A, fill_ratio=None, permc_spec: str = "MMD_AT_PLUS_A"):
     """SuperLU of ``A`` after ``MMD_AT_PLUS_A`` in symmetric mode (module docstring), or
     after ``permc_spec`` ('NATURAL': ``A`` was permuted by a kept ordering, "One ordering
@@ -332,6 +356,7 @@ def _symmetric_lu(A, fill_ratio=None, permc_spec: str = "MMD_AT_PLUS_A"):
     try:
         if _plain_driver_fits(A):
             return spla.splu(A, permc_spec=permc_spec, diag_pivot_thresh=DIAG_PIVOT,
+                             panel_size=panel_size(A.shape[0]),
                              options={"SymmetricMode": True})
         ratio = fill_ratio(A) if fill_ratio is not None else ILU_FILL_DEFAULT
         # drop_tol 0 and the basic rule: nothing is dropped, the factor is the complete LU.

@@ -7,6 +7,8 @@ zero too) against the whole-array form the update had before, over the accepted 
 sliding and sticking bundles, planar and spatial."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -30,19 +32,29 @@ def _whole_array_anchor(b: BeamContactBlock, x, h, side) -> np.ndarray:
     return np.where(keep[:, None], h.anchor, fresh)
 
 
+@functools.lru_cache(maxsize=None)
+def _pairs_result(dim: int):
+    """A five-step run of three beams pressed together at 1000 g (mu 0.3): its Result."""
+    return fb.simulate(_bundle(dim, 0.3), t_end=5e-3, dt=1e-3)
+
+
+def _pairs_run(dim: int):
+    """That run's Result, a fresh System with a fresh run state, the state, and the
+    System's element-pair blocks."""
+    sys0 = _bundle(dim, 0.3).compile()
+    sysr = sys0.with_contact_state(run_state(sys0))
+    blocks = [b for b in sysr.friction_blocks if isinstance(b, BeamContactBlock)]
+    assert blocks
+    return _pairs_result(dim), sysr, sysr.contact_state, blocks
+
+
 @pytest.mark.parametrize("dim", [2, 3])
 def test_the_restricted_update_equals_the_whole_array_one_bit_for_bit(dim):
     """Every accepted state of a five-step run of three beams pressed together at 1000 g
     (mu 0.3): each element-pair block's new anchors equal the whole-array form's byte for
     byte, its history chained from step to step; the states hold sticking, slipping and
     open points (so each branch is compared), and most points are open."""
-    model = _bundle(dim, 0.3)
-    res = fb.simulate(model, t_end=5e-3, dt=1e-3)
-    sys0 = model.compile()
-    sysr = sys0.with_contact_state(run_state(sys0))
-    st = sysr.contact_state
-    blocks = [b for b in sysr.friction_blocks if isinstance(b, BeamContactBlock)]
-    assert blocks
+    res, sysr, st, blocks = _pairs_run(dim)
     hist = {b.friction_slot: b.history0.copy() for b in blocks}
     seen = np.zeros(3, dtype=int)              # (sticking, slipping and pressing, open)
     for q in res.q[1:]:
@@ -162,3 +174,44 @@ def test_the_kernel_reads_a_runs_anchors_in_place_and_leaves_them(dim):
     b.live_forces(x2, False, h, *extra)
     b.advance(x2, h, *extra)
     assert h.anchor.tobytes() == before
+
+
+def _old_friction_report(b: BeamContactBlock, x, h, side) -> dict:
+    """The element pairs' friction report as it was formed before fric-33: B's force as a sum
+    over its two nodes' slice, the per-pair slip, sliding and touch over a stacked copy."""
+    Ff, _, c, _, N, _ = b._friction(x, h, False, side=b._sides(side))
+    n, d = len(b), b.dim
+    Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)
+    slip, sliding, touch = h.slip, h.sliding, N > 0.0
+    if b.kind == "crossing":
+        from fembody.contact.beams import NG
+        per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)
+        slip, sliding, touch = per(slip, np.max), per(sliding, np.any), per(touch, np.any)
+    return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=slip,
+                stick=touch & ~sliding)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_the_pairs_friction_report_equals_the_stacked_form_bit_for_bit(dim):
+    """Guard (fric-33; passes on the base commit, whose report is the stacked form): what a
+    run records of the element pairs' friction at each accepted state of a five-step run of
+    three beams pressed together (pairs loaded and slipping), byte for byte the
+    form it had before (B's force summed over a slice, per-pair max / any over a stacked
+    copy of the point and line rows)."""
+    res, sysr, st, blocks = _pairs_run(dim)
+    loaded = slipped = 0
+    for q in res.q[1:]:
+        q = np.asarray(q, dtype=float)
+        st.advance(sysr, q)
+        for b in blocks:
+            x, h, side = sysr.pose(b, q), st.friction[b.friction_slot], st.side_of(b)
+            got = b.friction_report(x, h, side)
+            want = _old_friction_report(b, x, h, side)
+            assert got.keys() == want.keys()
+            for k in want:
+                assert got[k].dtype == want[k].dtype and got[k].shape == want[k].shape
+                assert got[k].tobytes() == want[k].tobytes(), k
+            loaded += int(np.count_nonzero(got["tangential_force"]))
+            slipped += int(np.count_nonzero(got["slip"]))
+        st.advance_sides(sysr, q)
+    assert loaded > 0 and slipped > 0
