@@ -40,9 +40,9 @@ The rule, checked on every matrix (nothing is assumed of a model):
    kept in the pattern's plan by :func:`fembody.linalg.linalg.saddle_solver`: every element
    entry, contact candidates not) count as nonzeros in these rules from the first matrix on,
    so that a run analyses its iteration matrices once: a spatial model's first iterate from
-   rest holds its rotational couplings as stored zeros (on the 3D beam grid a third of the
-   entries nonzero), and was analysed on its nonzeros, then again on the stored pattern at
-   the next iterate (with the supernodal orderings, three analyses per pattern). A
+   rest holds its rotational couplings as stored zeros, and was analysed on its nonzeros,
+   then again on the stored pattern at the next iterate (each analysis, supernodal, being
+   three: the fill ratio's and the two orderings of :func:`fewest_flops`). A
    pivot that is not positive (``F`` is not positive definite): the caller's LU.
 2. Each solve refines ``x_k = x_(k-1) + dx_k``, ``dx_k = F^-1 (b - S x_(k-1))``, from
    ``x_0 = F^-1 b``, and returns ``x_k`` once both hold:
