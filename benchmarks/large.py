@@ -204,13 +204,41 @@ def _candidates(A, names: set[str] | None) -> list:
     return out
 
 
-def backends(A, b: np.ndarray, names: set[str] | None = None) -> list[dict]:
+def own_path(S) -> _Timed:
+    """The Newton solver's own factorise + solve of a dynamic iteration matrix ``S`` (not
+    symmetrised), as ``fb.simulate`` makes it: ``LinearSolver('auto', spd=False,
+    refine_symmetric=True)`` on S handed over (no copy for checkpoints, as the run's
+    saddle-point solver), i.e. the near-symmetric path: the symmetric part's lower triangle
+    formed, CHOLMOD's Cholesky on the path's own ordering, a solve refined against S to the
+    path's own tolerances (no Newton ``atol``: the strictest solve). The first call (its
+    analysis) is untimed, as the other backends' analyses."""
+    from fembody.patterns import CSC
+    a = linalg.LinearSolver("auto", spd=False, refine_symmetric=True)
+    a.keep_factorized = False
+
+    def handed():
+        M = CSC(S.data.copy(), S.indices, S.indptr, S.shape)
+        M.handed_over = True
+        return M
+    w, c = time.perf_counter(), time.process_time()
+    a.factorize(handed())
+
+    def factor():
+        # (a fresh copy of S's values per factorisation, made before the clock in the run:
+        # here inside it, a pass over nnz values, ~1 % of the factorisation)
+        a.factorize(handed())
+    return _Timed("own", factor, lambda b: a.solve(b),
+                  analyse_ms=1e3 * (time.perf_counter() - w),
+                  analyse_cpu_ms=1e3 * (time.process_time() - c), picked=a.active)
+
+
+def backends(A, b: np.ndarray, names: set[str] | None = None, own=None) -> list[dict]:
     """Analysis, factorisation and solve times [ms] and factor size of every backend on A.
 
     Repetitions are interleaved (round r factorises with every backend in turn, the order
     rotated each round) so that a change of the machine's load hits all backends alike; both
     wall and CPU time are kept, and the median and the fastest reported."""
-    cands = _candidates(A, names)
+    cands = _candidates(A, names) + ([own_path(own)] if own is not None else [])
     timed = [c for c in cands if isinstance(c, _Timed)]
     loads = [load()]
     for r in range(REPEAT):
@@ -234,6 +262,33 @@ def backends(A, b: np.ndarray, names: set[str] | None = None) -> list[dict]:
                     "solve_min_ms": 1e3 * min(c.sw), "solve_cpu_ms": med(c.sc),
                     "load": [min(loads), max(loads)]})
     return out
+
+
+class _analyses_counted:
+    """CHOLMOD's symbolic analyses made inside the block, as a list of [mode, ordering,
+    entries analysed, CPU s] (the fembody modules' lazy ``sksparse.cholmod`` wrapped)."""
+
+    def __enter__(self) -> list:
+        from fembody.linalg import cholmod_spd, near_symmetric
+        self.made, self.undo = [], []
+        for mod in (cholmod_spd, near_symmetric):
+            real = mod.cholmod.analyze
+
+            def counted(A, *a, real=real, **k):
+                c = time.process_time()
+                try:
+                    return real(A, *a, **k)
+                finally:
+                    self.made.append([k.get("mode", a[0] if a else "?"),
+                                      k.get("ordering_method", "default"), int(A.nnz),
+                                      round(time.process_time() - c, 3)])
+            self.undo.append((mod.cholmod, real))
+            mod.cholmod.analyze = counted
+        return self.made
+
+    def __exit__(self, *exc) -> None:
+        for obj, real in self.undo:
+            obj.analyze = real
 
 
 def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True) -> dict:
@@ -287,7 +342,9 @@ def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True)
         out["load_dynamic"] = [load()]
         w1, c1, i1 = dyn(n1)
         inner[:] = [0.0, 0]
-        w2, c2, i2 = dyn(n2)
+        with _analyses_counted() as made:
+            w2, c2, i2 = dyn(n2)
+        out["dynamic_analyses"] = made
         out["load_dynamic"].append(load())
         out["dynamic_in_run_factor_solve_cpu_ms"] = 1e3 * inner[0] / max(inner[1], 1)
         # the reference matrix: the last iteration matrix of a one-step run (untimed), not
@@ -421,12 +478,13 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
             # path) factorises; SuperLU's LU of it costs as much as of S
             F = ((S + S.T) * 0.5).tocsc()
             F.sort_indices()
-            row["dynamics_iteration"] = backends(F, b, names)
+            # with the run's own solver on S itself, interleaved with the bare backends on F
+            row["dynamics_iteration"] = backends(F, b, names, own=S)
             row["dynamics_iteration_nnz"] = [int(S.nnz), int(np.count_nonzero(S.data))]
             del S, F, held
         dyn_ref = "dynamics_iteration" if "dynamics_iteration" in row else "dynamics"
         for what, pre in (("statics", "static"), (dyn_ref, "dynamic")):
-            timed = [x for x in row.get(what, ()) if "factor_cpu_ms" in x]
+            timed = [x for x in row.get(what, ()) if "factor_cpu_ms" in x and x["backend"] != "own"]
             # the reference: auto's factor + solve, else (not measured) the fastest backend's
             auto = [x for x in timed if x["backend"] == "auto"] or sorted(
                 timed, key=lambda x: x["factor_cpu_ms"] + x["solve_cpu_ms"])[:1]
@@ -437,7 +495,7 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
             row[f"{pre}_reference_ms"] = [ref, ref_cpu]
             # the strictest reading: the fastest backend's bare factor + solve (auto's adds the
             # LinearSolver's own work, e.g. a copy of the matrix for checkpoints)
-            timed = [x for x in row[what] if "factor_cpu_ms" in x]
+            timed = [x for x in row[what] if "factor_cpu_ms" in x and x["backend"] != "own"]
             fast = min(timed, key=lambda x: x["factor_cpu_ms"] + x["solve_cpu_ms"])
             row[f"{pre}_fastest_reference"] = dict(
                 backend=fast["backend"], ms=fast["factor_ms"] + fast["solve_ms"],

@@ -103,10 +103,13 @@ def choose_mode(A, f) -> str:
     return "supernodal" if fill_ratio(counts) > supernodal_ratio() else "simplicial"
 
 
-def _factor_entries(A) -> int:
-    """Entries of the Cholesky factor of ``A``'s pattern after CHOLMOD's simplicial ordering
-    (its symbolic analysis and :func:`column_counts`; no numeric factorisation)."""
-    return int(column_counts(A, cholmod.analyze(A, mode="simplicial").P()).sum())
+def _least_entries(A) -> int:
+    """A lower bound of the entries of the Cholesky factor of ``A``'s pattern (CSC, its
+    lower triangle read, as CHOLMOD and :func:`column_counts` read it) under any ordering:
+    the diagonal and every stored strictly lower entry, which the factor holds wherever the
+    ordering puts them."""
+    cols = np.repeat(np.arange(A.shape[1], dtype=A.indices.dtype), np.diff(A.indptr))
+    return int(np.count_nonzero(A.indices > cols)) + A.shape[0]
 
 
 def not_positive_definite() -> type:
@@ -184,7 +187,10 @@ class CholmodSPD:
     pattern's factor (symbolic, :func:`column_counts`): the mass matrix of the bundle of
     beams in ``benchmarks/beam_bundle.py``, factorised at the start of every run, holds
     17754 nonzeros of 314000 entries, and its factor 11856 entries on the nonzeros against
-    645562 on the stored pattern (supernodal there). Where the nonzeros are taken, the
+    645562 on the stored pattern (supernodal there). The stored pattern is analysed for
+    the choice only where the nonzeros' factor has at least its lower triangle's entries (a
+    bound of its factor's), and the analysis of the pattern taken is the one the
+    factorisation starts from. Where the nonzeros are taken, the
     sub-pattern analysed is kept for later matrices whose nonzeros it holds
     (:func:`.factorization.held_pattern`), a new one analysed otherwise; ``keep_zeros``
     holds the choice (None before a matrix with stored zeros), ``analyses`` counts the
@@ -202,6 +208,7 @@ class CholmodSPD:
         self._kept: _Kept | None = None       # the stored pattern's, with self._stored
         self._stored = None                 # the stored pattern (indptr, indices) decided for
         self._held: HeldPattern | None = None
+        self._fresh: tuple | None = None    # (HeldPattern, its unused analysis) of _pattern
         self._on = None                     # what f was analysed on: "whole" or a HeldPattern
 
     def factorize(self, A) -> None:
@@ -234,7 +241,18 @@ class CholmodSPD:
             hit = self._kept.decision(mask)
             if hit is None:
                 nz = HeldPattern(A, mask)
-                keep = bool(_factor_entries(A) <= _factor_entries(nz.matrix(A)))
+                sub = nz.matrix(A)
+                f = cholmod.analyze(sub, mode="simplicial")
+                entries = int(column_counts(sub, f.P()).sum())
+                self._fresh = (nz, f)
+                # the stored pattern's factor holds at least its lower triangle: a sub-pattern
+                # whose factor has no more entries than that wins without the stored
+                # pattern's analysis (a bound, so the choice is the comparison's)
+                if entries >= _least_entries(A):
+                    whole = cholmod.analyze(A, mode="simplicial")
+                    if int(column_counts(A, whole.P()).sum()) <= entries:
+                        self._fresh = ("whole", whole)
+                keep = self._fresh[0] == "whole"
                 hit = (keep, None if keep else nz)
                 self._kept.decide(mask, *hit)
             self.keep_zeros, held = hit
@@ -255,8 +273,16 @@ class CholmodSPD:
             self.f.cholesky_inplace(A)
             return
         plan = pattern_plan(A.indptr, A.indices, A.shape[0])
+        # (the analysis _pattern just made of this (sub-)pattern to decide the stored zeros:
+        # CHOLMOD's default simplicial one, as made here for the mode)
+        fresh, self._fresh = self._fresh, None
+        if fresh is not None and (fresh[0] == "whole" if keep is None else
+                                  fresh[0] != "whole" and keep is fresh[0].keep):
+            fresh = fresh[1]
+        else:
+            fresh = None
         if "cholmod_mode" not in plan:
-            self.f = analyze(A, mode="simplicial")
+            self.f = fresh if fresh is not None else analyze(A, mode="simplicial")
             mode = choose_mode(A, self.f)
             plan["cholmod_mode"] = mode
             if mode == "simplicial":

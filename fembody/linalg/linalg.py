@@ -37,7 +37,7 @@ from ..lazy import lazy_module
 from ..patterns import CSC, AssemblyTarget
 from ..patterns import is_sparse as _is_sparse   # (scipy.sparse: CHOLMOD, SuperLU only)
 sp = lazy_module("scipy.sparse")
-from .envelope import EnvelopeLDL, ordering, same_pattern
+from .envelope import EnvelopeLDL, ordering, pattern_plan, same_pattern
 from .envelope_target import assembly_target
 from .banded import BAND_MAX, BandedLU, half_bandwidth
 from .sparse_lu import lu_backend
@@ -1019,6 +1019,12 @@ def saddle_solver(system, method: str = "auto", symmetric: bool | None = None,
                                s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric,
                                refine_symmetric=refine_symmetric)
     solver.compliance = NoCompliance() if rows is None else RowCompliance(rows)
+    if refine_symmetric and not s.n_con and hasattr(s, "filled_entries"):
+        # the entries the path's analysis holds from the first matrix on (near_symmetric,
+        # rule 1), kept with the pattern once for every solver of it
+        plan = pattern_plan(s.indptr, s.indices, s.n_free)
+        if "filled_entries" not in plan:
+            plan["filled_entries"] = s.filled_entries()
     return solver
 
 

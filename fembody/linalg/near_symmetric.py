@@ -35,7 +35,14 @@ The rule, checked on every matrix (nothing is assumed of a model):
    entries in and out; the whole run's union doubled the factor.) The factor is the same
    matrix's whatever pattern it is made on: the analysis decides only the ordering and
    which zeros are stored. Where at least ``STORED_SHARE`` of the stored lower entries are
-   nonzero, the whole stored pattern is analysed and kept while that holds. A
+   nonzero, the whole stored pattern is analysed and kept while that holds. The entries the
+   pattern's System fills as its model deforms (:meth:`fembody.system.System.filled_entries`,
+   kept in the pattern's plan by :func:`fembody.linalg.linalg.saddle_solver`: every element
+   entry, contact candidates not) count as nonzeros in these rules from the first matrix on,
+   so that a run analyses its iteration matrices once: a spatial model's first iterate from
+   rest holds its rotational couplings as stored zeros, and was analysed on its nonzeros,
+   then again on the stored pattern at the next iterate (each analysis, supernodal, being
+   three: the fill ratio's and the two orderings of :func:`fewest_flops`). A
    pivot that is not positive (``F`` is not positive definite): the caller's LU.
 2. Each solve refines ``x_k = x_(k-1) + dx_k``, ``dx_k = F^-1 (b - S x_(k-1))``, from
    ``x_0 = F^-1 b``, and returns ``x_k`` once both hold:
@@ -248,6 +255,12 @@ class SymmetricPart:
             maps = plan["near_symmetric_maps"] = self._maps(indptr, indices, n)
         (self.symmetric_pattern, self.mirror, self.low, self.low_mirror, self.low_rows,
          self.low_cols) = maps
+        # the lower entries the pattern's owner expects filled (rule 1; None: not known), and
+        # whether that is every one of them
+        self._filled = plan.get("near_symmetric_filled")
+        if self._filled is None and plan.get("filled_entries") is not None:
+            low = plan["filled_entries"][self.low]
+            self._filled = plan["near_symmetric_filled"] = (bool(low.all()), low)
         self._f = None                       # CHOLMOD's factor (its analysis)
         self.fill = np.inf                   # fill_ratio of the analysed lower pattern
         self._f_mode: str | None = None      # the mode _f's analysis was made in
@@ -331,6 +344,15 @@ class SymmetricPart:
         entries); else a new one, analysed (module docstring, rule 1)."""
         m = self.low.shape[0]
         held = self._held
+        filled = self._filled
+        if filled is not None and filled[0]:
+            nonzero = m                   # every entry filled: the stored pattern (rule 1)
+        elif filled is not None:
+            # the entries the model fills count as nonzeros from the first matrix on (rule 1)
+            entries = (vals != 0.0) | filled[1]
+            nonzero = int(np.count_nonzero(entries))
+        else:
+            entries = vals != 0.0
         whole = nonzero >= STORED_SHARE * m
         if held is not None and outside == 0 and (
                 held.count <= (1.0 + PATTERN_SLACK) * nonzero or (held.sel is None and whole)):
@@ -340,9 +362,9 @@ class SymmetricPart:
         elif held is not None and held.count + outside <= (1.0 + PATTERN_SLACK) * nonzero:
             # a few new entries: the union, so that the next matrices, which gain and lose
             # a few entries about the same set, fall within it
-            sel = np.flatnonzero((vals != 0.0) | (held.keep != 0))
+            sel = np.flatnonzero(entries | (held.keep != 0))
         else:
-            sel = np.flatnonzero(vals != 0.0)
+            sel = np.flatnonzero(entries)
         held = self._held = _Held(self, sel)
         self._f = None                                     # a new pattern: a new analysis
         return held

@@ -726,48 +726,72 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
     # REFUSAL_CUTS times since the last accepted step; the LU solves a refused tangent after
     dl_max = dl0
     at_max = first_refusals = 0
-    while load < target * (1.0 - 1e-12):
-        dl = min(dl, target - load)
-        if target - (load + dl) <= 1e-12 * target:
-            dl = target - load            # the last step lands on the target exactly
-        may_cut = (eq.method == "cholmod-refined" and 0.5 * dl >= min_dl * (1.0 - 1e-12)
-                   and first_refusals < REFUSAL_CUTS)
-        refused = eq.refused
-        # predictor: extrapolate the last increment (helps large load steps), unless the
-        # stability check left q's tangent factorised: then Newton from q (the tangent
-        # predictor) costs no factorisation of its own
-        guess = q if q_prev is None or eq.factored_at is q else s.space.update(
-            q, (dl / dl_prev) * s.difference(q, q_prev))
-        # (a cut starts again from q only where this attempt starts there: the predictor
-        # of a cut step is another state, whose tangent no kept factor serves)
-        out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter, guess is q)
-        if out is None and guess is not q and eq.refused == refused:
-            out = _newton_or_cut(eq, may_cut, q, lam, load + dl, max_iter, True)
-        if out is None:
-            dl *= 0.5
-            if eq.refused != refused:
-                dl_max, at_max = dl, 0
-                first_refusals += eq.refused_first
-            log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
-                     load + 2 * dl, dl)
-            if dl < min_dl:
-                raise ConvergenceError(
-                    f"static: no equilibrium found beyond load factor {load:.6g} even with load "
-                    f"increments of {2 * dl:.3g}; the structure may buckle or collapse there "
-                    "(try method='arc-length')", time=load, result=result)
-            continue
-        q_new, lam, it, r = out
-        eq.kept = None        # (no cut returns to q now: its factor's copy let go)
-        first_refusals = 0
-        _accept(eq, result, q, q_new, load + dl, lam, r, it)
-        q_prev, q, dl_prev = q, q_new, dl
-        load += dl
-        at_max = at_max + 1 if it <= 4 and dl >= dl_max * (1.0 - 1e-12) else 0
-        if at_max >= REFUSAL_HOLD and dl_max < dl0:
-            dl_max, at_max = min(2.0 * dl_max, dl0), 0
-        if it <= 4 and dl < dl_max:
-            dl = min(2.0 * dl, dl_max)
-    return q, lam
+    crushed: ConvergenceError | None = None     # a converged inverted state's, step cut
+    try:
+        while load < target * (1.0 - 1e-12):
+            dl = min(dl, target - load)
+            if target - (load + dl) <= 1e-12 * target:
+                dl = target - load            # the last step lands on the target exactly
+            may_cut = (eq.method == "cholmod-refined" and 0.5 * dl >= min_dl * (1.0 - 1e-12)
+                       and first_refusals < REFUSAL_CUTS)
+            refused = eq.refused
+            # predictor: extrapolate the last increment (helps large load steps), unless the
+            # stability check left q's tangent factorised: then Newton from q (the tangent
+            # predictor) costs no factorisation of its own
+            guess = q if q_prev is None or eq.factored_at is q else s.space.update(
+                q, (dl / dl_prev) * s.difference(q, q_prev))
+            # (a cut starts again from q only where this attempt starts there: the predictor
+            # of a cut step is another state, whose tangent no kept factor serves)
+            out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter, guess is q)
+            if out is None and guess is not q and eq.refused == refused:
+                out = _newton_or_cut(eq, may_cut, q, lam, load + dl, max_iter, True)
+            if out is None:
+                dl *= 0.5
+                if eq.refused != refused:
+                    dl_max, at_max = dl, 0
+                    first_refusals += eq.refused_first
+                log.info("static: Newton failed at load factor %.6g; cutting the step to %.3g",
+                         load + 2 * dl, dl)
+                if dl < min_dl:
+                    raise ConvergenceError(
+                        f"static: no equilibrium found beyond load factor {load:.6g} even with "
+                        f"load increments of {2 * dl:.3g}; the structure may buckle or collapse "
+                        "there (try method='arc-length')", time=load, result=result)
+                continue
+            q_new, lam, it, r = out
+            bad = (s.inverted_elements(q_new, q) if 0.5 * dl >= min_dl * (1.0 - 1e-12)
+                   else None)
+            if bad:
+                # Newton from far away (a large step, an LU's first increments) can converge
+                # to a state with elements passed through zero length that smaller steps
+                # never reach: a refused attempt, the step cut. Where the cut steps end in an
+                # error short of that load, or the smallest step still inverts (_accept), the
+                # inversion is what is reported: the load crushes it
+                crushed = crushed or _crushed(bad, load + dl, result, load + dl)
+                dl *= 0.5
+                log.info("static: Newton converged at load factor %.6g to a state with "
+                         "inverted elements; cutting the step to %.3g", load + 2 * dl, dl)
+                continue
+            if crushed is not None and load + dl >= crushed.time * (1.0 - 1e-12):
+                crushed = None                 # (past the inverted state's load on the path)
+            eq.kept = None        # (no cut returns to q now: its factor's copy let go)
+            first_refusals = 0
+            _accept(eq, result, q, q_new, load + dl, lam, r, it)
+            q_prev, q, dl_prev = q, q_new, dl
+            load += dl
+            at_max = at_max + 1 if it <= 4 and dl >= dl_max * (1.0 - 1e-12) else 0
+            if at_max >= REFUSAL_HOLD and dl_max < dl0:
+                dl_max, at_max = min(2.0 * dl_max, dl0), 0
+            if it <= 4 and dl < dl_max:
+                dl = min(2.0 * dl, dl_max)
+        return q, lam
+    except (ConvergenceError, StabilityError) as err:
+        # (the cut steps after an inverted state met an error short of its load: the
+        # inversion is the diagnosis, as without the cuts)
+        when = getattr(err, "time", None)
+        if crushed is None or err is crushed or when is None or not when < crushed.time:
+            raise
+        raise crushed from None
 
 
 def _time_path(eq: _Equilibrium, result: Result, times, max_iter: int, max_cuts: int,
@@ -912,6 +936,24 @@ def _contacts_accepted(s: System, q: np.ndarray) -> dict:
     return extra
 
 
+def _crushed(bad: list[str], load: float, result: Result, when: float) -> ConvergenceError:
+    """The error of a converged state at load factor ``load`` (time ``when``) in which the
+    elements ``bad`` passed through zero length."""
+    shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+    # (Newton from an equilibrium far from this load's, e.g. an LU's step after the
+    # refusal cuts ran out, can converge to an inverted state the structure never
+    # reaches in smaller steps: the load reached and the step taken say which)
+    done = result.load_factor
+    reached = float(done[-1]) if done is not None and len(done) else 0.0
+    return ConvergenceError(
+        f"static: at load factor {load:.6g} {shown} passed through zero length (inverted), "
+        f"a step of {load - reached:.3g} from the last equilibrium (load factor "
+        f"{reached:.6g}, the states up to it kept in the error's result); the load crushes "
+        "it, or the step is too large for Newton to stay on the structure's path: take "
+        "more load steps (steps=, max_cuts=), reduce the load, or check supports and "
+        "section", time=when, result=result)
+
+
 def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray, load: float,
             lam: np.ndarray, r: np.ndarray, it: int, time: float | None = None) -> None:
     """Record a converged load step after checking it: an element passed through zero length
@@ -933,19 +975,7 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
         s.contact_state.advance_sides(s, q)
     bad = s.inverted_elements(q, q_prev)
     if bad:
-        shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
-        # (Newton from an equilibrium far from this load's, e.g. an LU's step after the
-        # refusal cuts ran out, can converge to an inverted state the structure never
-        # reaches in smaller steps: the load reached and the step taken say which)
-        done = result.load_factor
-        reached = float(done[-1]) if done is not None and len(done) else 0.0
-        raise ConvergenceError(
-            f"static: at load factor {load:.6g} {shown} passed through zero length (inverted), "
-            f"a step of {load - reached:.3g} from the last equilibrium (load factor "
-            f"{reached:.6g}, the states up to it kept in the error's result); the load crushes "
-            "it, or the step is too large for Newton to stay on the structure's path: take "
-            "more load steps (steps=, max_cuts=), reduce the load, or check supports and "
-            "section", time=when, result=result)
+        raise _crushed(bad, load, result, when)
     # non-conservative forces (Coulomb friction, follower loads) may make the state flutter
     # however its stiffness is proved: their tangent is wanted for flutter_mode
     nonconservative = bool(getattr(s, "friction_blocks", None)) or bool(s.turning_loads)

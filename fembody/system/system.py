@@ -428,6 +428,24 @@ class System:
         """The free-DOF matrix with values ``data`` on the fixed pattern."""
         return sp.csc_matrix((data, self.indices, self.indptr), shape=(self.n_free, self.n_free))
 
+    def filled_entries(self) -> np.ndarray:
+        """Which stored entries of the free-DOF pattern a tangent or iteration matrix of a
+        deforming model fills (bool, ``nnz``): the diagonal and every entry of an element,
+        joint or load block, many of them zeros at the reference state (the rotational
+        couplings of a straight spatial beam); False only where contact blocks alone write
+        (candidate pairs, zero while apart). A solver that analyses these entries with the
+        matrix's other nonzeros once keeps that analysis while the model deforms
+        (:mod:`fembody.linalg.near_symmetric`, rule 1). A new array at each call."""
+        mask = np.zeros(self.nnz, dtype=bool)
+        mask[self.diag_pos] = True
+        contact = {id(b) for b in (self.contact_groups + self.penalty_blocks
+                                   + getattr(self, "beam_contact_blocks", [])
+                                   + getattr(self, "surface_contact_blocks", []))}
+        for key, sc in self.scatter.items():
+            if key not in contact:
+                mask[sc.mpos] = True
+        return mask
+
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None, tangent: bool = True,
                         out: np.ndarray | None = None):
         """Internal (elastic + damping) force ``f_int`` (n_dof,) [N, N m]; with ``tangent`` also

@@ -233,3 +233,25 @@ def test_cuts_run_out_the_error_names_the_load_reached_and_the_step():
     assert err.value.result.load_factor is None           # nothing accepted before it
     run = fb.static(s, steps=1, linear_solver="cholmod-refined")
     assert run.stats["n_refused"] == 11 and run.load_factor[-1] == pytest.approx(1.0)
+
+
+# (SuperLU's Newton from the flat grid passes through iterates whose norm overflows in the
+# round-off measure before it settles, as above)
+@pytest.mark.filterwarnings("ignore:overflow encountered in matmul:RuntimeWarning")
+def test_a_converged_inverted_state_cuts_the_step_and_the_lu_finds_the_path():
+    """The 1350-DOF heavy grid (16 x 16 cells, 1e6 m/s^2) on SuperLU alone in 1 and 16 load
+    steps: Newton from the flat grid converges to a state with elements passed through zero
+    length, which smaller steps never reach. Before, that state ended the run ('the load
+    crushes it', at load 1 and 1/16); now a converged state that inverts an element is a
+    refused attempt whose step is cut, and both runs reach the whole load with the centre
+    deflection of SuperLU in 256 load steps (-0.250044282260 m, the near-symmetric path's
+    run of test_refusals_past_the_first_tangent_cut_as_far_as_max_cuts_allows to 5e-12 of
+    the motion), to 1e-10."""
+    m, centre = heavy_grid(16, 1e6)
+    s = m.compile()
+    for steps in (1, 16):
+        run = fb.static(s, steps=steps, linear_solver="superlu")
+        assert run.load_factor[-1] == pytest.approx(1.0, rel=1e-12)
+        assert run.load_factor[0] < 1.0 / steps               # the first step was cut
+        assert not s.inverted_elements(np.asarray(run.q[-1]), np.asarray(s.q0))
+        assert run.displacement(centre)[-1, 2] == pytest.approx(-0.250044282260, rel=1e-10)
