@@ -191,7 +191,8 @@ the spread of the penetration along the beam, not by the angle alone (the deriva
 ``u_c``, one or two) against element ``b``, with ``lam_c`` the line weight of ``p``'s
 element ``c`` against ``b``, ``psi_c`` its spread weight (:func:`spread_weight`: 1 where
 the contact's spread length ``L`` times ``|sin|`` of their angle is at most ``delta_p / 4``,
-``delta_p`` ``p``'s penetration, 0 from ``delta_p / 2`` on), ``x_c = lam_c psi_c`` and
+``delta_p`` ``p``'s penetration, 0 from ``delta_p / 2`` on; 1 within 1 degree, the spread
+deciding fully from 2), ``x_c = lam_c psi_c`` and
 ``lean_c`` the sign of ``(u_c - p)`` along ``b``'s normal on ``p``'s side:
 
     Lam = 1 - H_c (1 - x_c),    M = prod_c [lean_c >= 0],
@@ -229,10 +230,11 @@ where every ``Lam`` is 1, numpy where the switch acts), and the switch's block t
   and the scaled parts (the others), so slip friction stays ``mu`` times the weighted normal
   force.
 
-**Left.** (1) Where the spread is below ``1/2`` (a wedge of penetration longer than about
-two elements: small angles, deep penetration, short elements) the rows are the nodal
-quadrature of line contact, or the blend, by design: the count there is the quadrature's,
-not ``k (2 R - d_min)``. A quadrature nearer the line integral of the penetration (Gauss
+**Left.** (1) Below 2 degrees, or where the spread is below ``1/2`` (a wedge of penetration
+longer than about two spread lengths: deep penetration, short elements), the rows are the
+nodal quadrature of line contact, or the blend, by design: the count there is the
+quadrature's, not ``k (2 R - d_min)`` (why not below 1 degree:
+:mod:`fembody.contact.planar_switch`, "The floor"). A quadrature nearer the line integral of the penetration (Gauss
 points per element, as in space) is not built for the plane. (2) The exit's share assumes a free end's rows are weighted by one block at a time: where
 ``c`` is the last element of a beam whose free end also overlaps ``f``'s element (the
 overlap share of :class:`EndOverlapBlock` weights ``f``'s row against ``c`` too) the two
@@ -275,6 +277,16 @@ from .rows import ContactRows, beam_neighbours, pair_report
 SINE_BAND = PARALLEL_SINE       # the lean term's band (module docstring)
 SPREAD_LINE = 0.25              # the point/line switch's spread band (module docstring)
 SPREAD_POINT = 0.5
+SPREAD_FROM = math.radians(1.0)     # [rad] the spread acts from this angle on ...
+SPREAD_FULL = math.radians(2.0)     # [rad] ... fully from this one
+
+
+def _cos2(x4: np.ndarray) -> np.ndarray:
+    """``cos^2`` of the angle between the elements ``x4[:, 0] -> x4[:, 1]`` and ``x4[:, 2]
+    -> x4[:, 3]`` ``(n,)``."""
+    d1, d2 = x4[:, 1] - x4[:, 0], x4[:, 3] - x4[:, 2]
+    p = np.einsum("ni,ni->n", d1, d2)
+    return p * p / (np.einsum("ni,ni->n", d1, d1) * np.einsum("ni,ni->n", d2, d2))
 P, U, Q, W = range(4)           # the row's node slots: p, the node behind it, q, behind q
 
 
@@ -474,16 +486,21 @@ def _spread(x4: np.ndarray, radius: np.ndarray, side: np.ndarray, length: np.nda
 
 def spread_weight(x4: np.ndarray, radius: np.ndarray, side: np.ndarray, length: np.ndarray,
                   tangent: bool = True):
-    """The spread weight ``psi = 1 - phi((u - SPREAD_LINE) / (SPREAD_POINT - SPREAD_LINE))``
-    ``(n,)`` of the rows ``x4 (n, 4, 2) = (p, u_c, b0, b1)`` (``u`` of :func:`_spread`, its
-    arguments; ``phi`` the quintic step of :func:`_phi`): 1 where ``p``'s penetration is
-    flat along its element ``c`` (line contact), 0 where it falls off (a point contact's
-    flank); its gradient ``(n, 8)`` and (``tangent``) Hessian ``(n, 8, 8)``, exact (zero
-    outside the band)."""
+    """The spread weight ``psi = 1 - s (1 - phi_u)`` ``(n,)`` of the rows ``x4 (n, 4, 2) =
+    (p, u_c, b0, b1)`` (:mod:`fembody.contact.planar_switch`): ``phi_u = 1 - phi((u -
+    SPREAD_LINE) / (SPREAD_POINT - SPREAD_LINE))``, 1 where ``p``'s penetration is flat
+    along its element ``c`` (line contact) and 0 where it falls off (a point contact's
+    flank), ``u`` of :func:`_spread` (its arguments); ``s = phi((c0 - cos^2 a_c) / (c0 -
+    c1))`` the angle's floor, 0 up to ``SPREAD_FROM`` and 1 from ``SPREAD_FULL`` (``c0``,
+    ``c1`` their ``cos^2``); ``phi`` the quintic step of :func:`_phi`. Its gradient ``(n,
+    8)`` and (``tangent``) Hessian ``(n, 8, 8)``, exact (zero outside the bands)."""
     n = len(x4)
     u = _spread(x4, radius, side, length)
     band = SPREAD_POINT - SPREAD_LINE
-    psi = 1.0 - _phi((u - SPREAD_LINE) / band)[0]
+    c0, c1 = math.cos(SPREAD_FROM) ** 2, math.cos(SPREAD_FULL) ** 2
+    flat = 1.0 - _phi((u - SPREAD_LINE) / band)[0]
+    floor = _phi((c0 - _cos2(x4)) / (c0 - c1))[0]
+    psi = 1.0 - floor * (1.0 - flat)
     G = np.zeros((n, 8))
     H = np.zeros((n, 8, 8)) if tangent else None
     mid = np.flatnonzero((psi > 0.0) & (psi < 1.0))
@@ -497,18 +514,39 @@ def spread_weight(x4: np.ndarray, radius: np.ndarray, side: np.ndarray, length: 
     cr = _add(_mul(eb[0], rp[1]), _mul(eb[1], rp[0]), -1.0)
     cu = _add(_mul(eb[0], du[1]), _mul(eb[1], du[0]), -1.0)
     sd = side[mid]
-    s = np.where(sd != 0.0, sd, np.where(cr[0] != 0.0, np.sign(cr[0]), 1.0))
+    sg = np.where(sd != 0.0, sd, np.where(cr[0] != 0.0, np.sign(cr[0]), 1.0))
 
     def norm(v):
         q = _dot(v, v)
         r = np.sqrt(q[0])
         return _apply(q, r, 0.5 / r, -0.25 / r ** 3)
 
-    D = _mul(_add(_scale(norm(eb), radius[mid]), _scale(cr, s), -1.0), norm(du))
-    # (in the band u > SPREAD_LINE > 0: cu != 0, D > 0)
-    t = _scale(_mul(cu, _recip(D)), np.sign(cu[0]) * length[mid] / band)
-    t = (t[0] - SPREAD_LINE / band, t[1], t[2])
-    w = _apply(t, *_phi(t[0]))
+    def const(v):
+        return (v, np.zeros((len(mid), 8)), np.zeros((len(mid), 8, 8)))
+
+    # the flat part: where 0 < flat < 1, u > SPREAD_LINE > 0 (cu != 0, D > 0)
+    fm = (flat[mid] > 0.0) & (flat[mid] < 1.0)
+    F = const(flat[mid])
+    if fm.any():
+        D = _mul(_add(_scale(norm(eb), radius[mid]), _scale(cr, sg), -1.0), norm(du))
+        safe = (np.where(fm, D[0], 1.0), D[1], D[2])
+        t = _scale(_mul(cu, _recip(safe)), np.sign(cu[0]) * length[mid] / band)
+        t = (t[0] - SPREAD_LINE / band, t[1], t[2])
+        w = _apply(t, *_phi(t[0]))
+        F = tuple(np.where(fm.reshape((-1,) + (1,) * j), 1.0 - w[0] if j == 0 else -w[j], f)
+                  for j, f in enumerate(F))
+    # the floor: cos^2 = (du . eb)^2 / (|du|^2 |eb|^2)
+    fl = (floor[mid] > 0.0) & (floor[mid] < 1.0)
+    S = const(floor[mid])
+    if fl.any():
+        pe = _dot(du, eb)
+        c = _mul(_mul(pe, pe), _recip(_mul(_dot(du, du), _dot(eb, eb))))
+        t = _scale(_add(const(np.full(len(mid), c0)), c, -1.0), 1.0 / (c0 - c1))
+        w = _apply(t, *_phi(t[0]))
+        S = tuple(np.where(fl.reshape((-1,) + (1,) * j), w[j], f) for j, f in enumerate(S))
+    # psi = 1 - S (1 - F)
+    one_f = (1.0 - F[0], -F[1], -F[2])
+    w = _mul(S, one_f)
     G[mid] = -w[1]
     if tangent:
         H[mid] = -w[2]
@@ -518,8 +556,8 @@ def spread_weight(x4: np.ndarray, radius: np.ndarray, side: np.ndarray, length: 
 def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, radius: np.ndarray,
               side: np.ndarray, length: np.ndarray) -> np.ndarray:
     """Per row ``(n,)`` whether some element at its node lies within ``ALPHA_LINE`` of the
-    row's chord and has a spread of at most ``SPREAD_LINE`` (arguments as
-    :func:`point_line`'s), where ``Lam`` is exactly 1 and the switch does
+    row's chord and within ``SPREAD_FROM`` of it or has a spread of at most ``SPREAD_LINE``
+    (arguments as :func:`point_line`'s), where ``Lam`` is exactly 1 and the switch does
     nothing: a cheap screen (the cosine test of :func:`fembody.contact.line.switch` and
     :func:`_spread` itself, so never True where ``Lam < 1``)."""
     from .line import ALPHA_LINE
@@ -535,10 +573,13 @@ def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, radius: np.ndarr
         p_ = np.einsum("ni,ni->n", du, eb)
         q_ = np.einsum("ni,ni->n", du, du) * np.einsum("ni,ni->n", eb, eb)
         ok = (nb[:, c] >= 0) & (p_ * p_ / np.where(q_ > 0.0, q_, 1.0) >= c1)
-        if ok.any():
-            x4 = pos[r[:, None], np.stack([tri[:, 0], np.maximum(nb[:, c], 0), tri[:, 1],
-                                           tri[:, 2]], axis=1)]
-            ok &= _spread(x4, np.asarray(radius, float), sd, length) <= SPREAD_LINE
+        on = np.flatnonzero(ok)
+        if on.size:
+            x4 = pos[on[:, None], np.stack([tri[on, 0], nb[on, c], tri[on, 1], tri[on, 2]],
+                                           axis=1)]
+            ok[on] = ((_cos2(x4) >= math.cos(SPREAD_FROM) ** 2)
+                      | (_spread(x4, np.asarray(radius, float)[on], sd[on], length[on])
+                         <= SPREAD_LINE))
         held |= ok
     return held
 

@@ -43,9 +43,11 @@ the chord's unit direction, ``r`` the sum of the radii, ``s`` the run's side of 
 0``: :func:`fembody.contact.meet._spread`), ``L`` the contact's spread length, the
 harmonic mean of its two beams' mean element lengths (:func:`fembody.contact.meet.
 spread_length`: both beams' nodes sample the wedge, ``1 / l_A + 1 / l_B`` of them per
-metre); its weight ``psi_c = 1 - phi((u_c - SPREAD_LINE) / (SPREAD_POINT -
+metre); its weight ``psi_c = 1 - s_c phi((u_c - SPREAD_LINE) / (SPREAD_POINT -
 SPREAD_LINE))`` (``phi`` the quintic step, C2; ``SPREAD_LINE = 1/4``, ``SPREAD_POINT =
-1/2``); with ``lam_c`` the spatial pairs' line weight of the angle
+1/2``; ``s_c`` the angle's floor, the quintic step of ``cos^2 a_c`` from 0 at
+``SPREAD_FROM`` = 1 degree to 1 at ``SPREAD_FULL`` = 2 degrees); with ``lam_c`` the
+spatial pairs' line weight of the angle
 (:func:`fembody.contact.line.switch`, 1 below ``ALPHA_LINE``, 0 above ``ALPHA_POINT``)
 ``x_c = lam_c psi_c``, and
 
@@ -71,25 +73,36 @@ one minus the harmonic mean of the ``1 - x_c``. Why these choices:
   pulled 1700 N over 2 um at 0.2 degrees, 25 mm elements against 100 mm, and the slide's
   energy balance missed by 2.9e-2 of its kinetic energy), and C1 (the ``1 - x_c`` reach 0
   with zero slope).
+- **The floor of 1 to 2 degrees.** A local rule sees a row's penetration and its
+  neighbour's, not whether the contact is a wedge or a line: two beams bending side by
+  side under a load (tests/contact/test_after_step_paths.py's planar bundle, three beams
+  of 50 mm elements pressed at 1000 g) meet at 0.5 to 1 degree with 0.3 mm of
+  penetration varying by about as much along an element, spreads of 1 to 3, and the rule
+  without the floor counted only the local minima there: the penetration grew to 2.1 mm
+  and the run rejected 7 of its steps (none before). Below 1 degree the rows are line
+  contact by design, as before bit for bit (``psi = 1``); the spread decides fully from
+  2 degrees.
 - **The signed penetration**: a node the run's side says has passed through the chord's
   line is deep (``delta_p > r``), its spread small, its row line contact and its nodal
   count holds it, as the rows do wherever a local minimum does not.
 
 What it gives:
 
-- **Point contact, exact.** Where every penetrating row has ``u_c >= 1/2`` on every element
-  at its node (``Lam = 0``; for straight chords ``L sin a >= delta_min / 2``: the wedge
-  at most about two elements long) a row carries ``M``: the local minimum once, every
-  other row nothing, ``k (2 R - d_min)`` to round-off against the sampled distance
-  (tests/contact/test_planar_switch.py: the slide and past a convex kink's wedge at 1, 3,
-  5, 7 and 10 degrees, 20 for the kink). From ``ALPHA_POINT`` on ``Lam = 0`` whatever the
+- **Point contact, exact.** Where every penetrating row's elements lie 2 degrees or more
+  from its chord with ``u_c >= 1/2`` (``Lam = 0``; for straight chords ``L sin a >=
+  delta_min / 2``: the wedge at most about two spread lengths long) a row carries ``M``:
+  the local minimum once, every other row nothing, ``k (2 R - d_min)`` to round-off
+  against the sampled distance (tests/contact/test_planar_switch.py: the slide and past a
+  convex kink's wedge at 2, 3, 5, 7 and 10 degrees, 20 for the kink). From ``ALPHA_POINT`` on ``Lam = 0`` whatever the
   spread, as before.
 - **Line contact, unchanged.** Where some element at ``p`` lies within ``ALPHA_LINE`` of the
-  chord with ``u_c <= 1/4`` ``Lam = 1`` with zero derivatives: the rows as before, bit for
+  chord and within 1 degree of it or with ``u_c <= 1/4`` ``Lam = 1`` with zero
+  derivatives: the rows as before, bit for
   bit, the share, the fade and the ramps with them (the compiled passes serve). Parallel
-  chords have ``a = 0``: every row of a parallel overlap is line contact. A near-parallel
-  overlap keeps every row at least ``4 L sin a`` deep; only its flank, the rows within
-  that depth, is weighed towards point contact (each at most ``k (4 L sin a)^2 / 2``).
+  chords have ``a = 0``: every row of a parallel overlap, and of any overlap within 1
+  degree, is line contact. Between 1 and 5 degrees an overlap keeps every row at least
+  ``4 L sin a`` deep; only its flank, the rows within that depth, is weighed towards
+  point contact (each at most ``k (4 L sin a)^2 / 2``).
 - **Continuous, conservative, exact tangent.** ``Lam`` is C1 in the nodes (``lam``'s own
   order; ``psi`` is C2) and its jet is exact (:func:`fembody.contact.meet.spread_weight`,
   the product and quotient rules). ``M``'s factor ``c`` steps only where element ``c``
@@ -101,20 +114,42 @@ What it gives:
   force are continuous where a row leaves contact (its tangent jumps there by a bounded
   amount, as the penalty's own ``k`` does). The spread depends on ``p``'s elements, the
   chord's line and the contact, so a row handing over to the next element of a straight
-  beam keeps its weight.
-- **Between** (``1/4 < u_c < 1/2`` below ``ALPHA_LINE``, or the angle's band) the blend
-  of the two counts, and ``psi``'s gradient times the row's energy: a row's force there
-  is its own times up to about 2.5 (the weight rises with the penetration over a factor
-  two of it), still pushing the beams apart (``Lam W`` grows with the penetration).
+  beam keeps its weight. The floor's step hides nothing new: ``psi = 1`` below 1 degree.
+- **Between** (1 to 2 degrees, ``1/4 < u_c < 1/2``, or the angle's band) the blend of
+  the two counts, and the weights' gradients times the rows' energies: a row's force
+  there is its own times up to about 2.5 where the spread's band holds it (the weight
+  rises with the penetration over a factor two of it), still pushing the beams apart.
   Measured on the slide (tip 2 mm deep, elements 50 and 100 mm, ``L`` = 66.7 mm): the
-  total is the one contact from 1 degree up; at 0.5 degrees, partly in the band, at most
-  4.07x it (the nodal count before: 4.38x); at 0.25 degrees, mostly line contact, 7.66x
-  (7.30x). The band's ends are a choice: ``1/2`` makes every wedge up to about two
-  spread lengths long a point contact, ``1/4`` keeps the node-by-node count where the
-  penetration falls by at most a quarter over ``L``.
+  one contact from 2 degrees on; 1.80x it at 1.5 degrees (the floor's band); at 1 degree
+  and below the nodal count as before (2.65x at 1, 4.38x at 0.5). The band's ends are a
+  choice: ``1/2`` makes every wedge up to about two spread lengths long a point contact,
+  ``1/4`` keeps the node-by-node count where the penetration falls by at most a quarter
+  over ``L``; the floor is the angle below which bending line contacts were seen.
 - **Friction** is taken back with the same weights (the switch's block runs the rows' own
   return mapping on a copy of them), so slip friction stays ``mu`` times the weighted
   normal force.
+
+**Left.** (1) Inside the bands ``Lam`` depends on the direction of the row's chord, which is
+a different function of the nodes on either side of a node the row hands over across (the
+chord's two nodes pivot on different ends). Energy and the total force on each beam stay
+continuous there, but a row that penetrates while it hands over moves a force couple
+between the chord's nodes: on the slide at 0.5 degrees (B's node under A passing A's inner
+nodes, 1.56 mm deep) one DOF of A's node jumps by 15.6 kN against a largest force of 13.8
+kN, the force on A continuous to 5e-8 N and the energy to 2e-11 of itself (measured
+without the angle's floor, which now keeps 0.5 degrees line contact; the same holds in the
+floor's band; tests/contact/test_planar_switch.py checks the hand-overs at 7 and 10
+degrees, where no row in a band penetrates at them). The angle's band (5-10 degrees) had the same, untested
+where a row penetrates there. A direction smoothed across the chord's node (it needs the
+chord's neighbours in the rows) would remove it. (2) The spread's band is narrow in the
+angle, ``sin a`` from ``delta / 4 L`` to ``delta / 2 L``, and the two counts it blends
+differ by up to the number of nodes in the wedge, so ``Lam W`` varies steeply with the
+beams' relative rotation there: couples of the order of the normal force times ``2 L``
+(the same 15.6 kN above is such a couple). Near-parallel contact with small penetration
+(``delta / L`` below about ``4 sin a``) from 2 degrees is point contact, its line count
+only where the beams lie within that angle; below 1 degree every contact is the line
+count, a tip pressed on a beam too (2.65x the one contact at 1 degree on the slide): a
+rule that knows a wedge from a bending line contact needs more than a row's
+neighbourhood (the penetration along the whole overlap).
 """
 from __future__ import annotations
 
