@@ -206,9 +206,10 @@ parts of each weighted row by its ``Lam`` (:func:`point_line`; the compiled pass
 where every ``Lam`` is 1, numpy where the switch acts), and the switch's block takes back
 ``(1 - Lam) (1 - M) W``. Why:
 
-- Below ``ALPHA_LINE`` and within the spread ``1/4`` on some element at ``p`` ``Lam = 1``
-  with zero derivatives: the rows as before, bit for bit (parallel overlaps keep their
-  node-by-node count, the share, the fade and the ramps). ``lean_c`` changes its sign only
+- Below ``ALPHA_LINE`` and within 1 degree or the spread ``1/4`` on some element at ``p``
+  ``Lam = 1`` with zero derivatives: the rows as before, bit for bit (parallel overlaps
+  keep their node-by-node count, the share, the fade and the ramps). ``lean_c`` changes
+  its sign only
   where element ``c`` turns parallel to ``b``, where its spread is 0, so ``M``'s steps
   never show and the weights are C1 (``lam``'s own order; the tangent is exact where
   ``lam`` is twice differentiable).
@@ -219,7 +220,7 @@ where every ``Lam`` is 1, numpy where the switch acts), and the switch's block t
   end where it is a local minimum of the distance (a free end leaning away, a convex kink)
   and the node pair of :mod:`fembody.contact.ends` where it lies beyond the element: measured
   once, ``k (2 R - d_min)`` to 1e-5 against the sampled distance along a 0.4 m slide and
-  past a convex kink's wedge at 1 to 10 degrees (20 for the kink). Its hand-overs are the
+  past a convex kink's wedge at 2 to 10 degrees (20 for the kink). Its hand-overs are the
   rows' own: a minimum row moving on to the next element of a straight beam (the same
   distance), or taking over from the node pair at the zone's edge (the same distance); a
   row that is not a minimum enters at weight 0.
@@ -234,8 +235,9 @@ where every ``Lam`` is 1, numpy where the switch acts), and the switch's block t
 longer than about two spread lengths: deep penetration, short elements), the rows are the
 nodal quadrature of line contact, or the blend, by design: the count there is the
 quadrature's, not ``k (2 R - d_min)`` (why not below 1 degree:
-:mod:`fembody.contact.planar_switch`, "The floor"). A quadrature nearer the line integral of the penetration (Gauss
-points per element, as in space) is not built for the plane. (2) The exit's share assumes a free end's rows are weighted by one block at a time: where
+:mod:`fembody.contact.planar_switch`, "The floor"). A quadrature nearer the line integral
+of the penetration (Gauss points per element, as in space) is not built for the plane.
+(2) The exit's share assumes a free end's rows are weighted by one block at a time: where
 ``c`` is the last element of a beam whose free end also overlaps ``f``'s element (the
 overlap share of :class:`EndOverlapBlock` weights ``f``'s row against ``c`` too) the two
 take-backs add. Where both use the same ``l_r`` (the share's fade is ``phi(a / l_r)``, the
@@ -572,14 +574,15 @@ def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, radius: np.ndarr
         du = pos[r, np.maximum(nb[:, c], 0)] - node
         p_ = np.einsum("ni,ni->n", du, eb)
         q_ = np.einsum("ni,ni->n", du, du) * np.einsum("ni,ni->n", eb, eb)
-        ok = (nb[:, c] >= 0) & (p_ * p_ / np.where(q_ > 0.0, q_, 1.0) >= c1)
-        on = np.flatnonzero(ok)
+        cos2 = p_ * p_ / np.where(q_ > 0.0, q_, 1.0)     # (as _cos2, bit for bit)
+        ok = (nb[:, c] >= 0) & (cos2 >= c1)
+        # (beyond the spread's floor the spread decides)
+        on = np.flatnonzero(ok & (cos2 < math.cos(SPREAD_FROM) ** 2))
         if on.size:
             x4 = pos[on[:, None], np.stack([tri[on, 0], nb[on, c], tri[on, 1], tri[on, 2]],
                                            axis=1)]
-            ok[on] = ((_cos2(x4) >= math.cos(SPREAD_FROM) ** 2)
-                      | (_spread(x4, np.asarray(radius, float)[on], sd[on], length[on])
-                         <= SPREAD_LINE))
+            ok[on] = _spread(x4, np.asarray(radius, float)[on], sd[on],
+                             length[on]) <= SPREAD_LINE
         held |= ok
     return held
 
