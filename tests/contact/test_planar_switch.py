@@ -140,6 +140,32 @@ def test_planar_switch_hand_overs_are_continuous_and_conservative(deg):
                 (ov, d, Fx, dE)
 
 
+def test_planar_switch_band_hand_overs_keep_energy_and_the_force_on_each_beam():
+    """Guard (passes before the spread too, where 1.5 degrees was line contact): at every
+    entry of :func:`_handovers` along :func:`_pair`'s slide at 1.5 degrees, inside the
+    spread's angle floor (B's nodes under A hand over between A's elements while they
+    penetrate, weighted between the two counts), the energy is the same on either side (A
+    moved by +-1e-12 m) to 1e-9 of itself and the total contact force on A to 1e-9 of its
+    size; 0.1 mm on either side the force on A along the slide is -dE/dx (central
+    differences, h = 1e-7 m) to 1e-6. Not the force on every DOF: the weights depend on the
+    direction of the chord a row hands over across, a couple on that node jumps
+    (fembody.contact.planar_switch, "Left")."""
+    deg = 1.5
+    sys, A, B = _pair(deg)
+    for ov in _handovers(deg):
+        F0, F1 = (_on(sys, A, _at(A, deg, ov + e)) for e in (-1e-12, 1e-12))
+        E0, E1 = (_total(sys, _at(A, deg, ov + e))[1] for e in (-1e-12, 1e-12))
+        assert np.linalg.norm(F0) > 1000.0, ov
+        assert np.abs(F1 - F0).max() < 1e-9 * np.linalg.norm(F0), (ov, F0, F1)
+        assert abs(E1 - E0) < 1e-9 * E0, (ov, E0, E1)
+        for d in (-1e-4, 1e-4):
+            h = 1e-7
+            dE = (_total(sys, _at(A, deg, ov + d + h))[1]
+                  - _total(sys, _at(A, deg, ov + d - h))[1]) / (2 * h)
+            F = _on(sys, A, _at(A, deg, ov + d))
+            assert abs(F[0] - dE) < 1e-6 * np.linalg.norm(F), (ov, d, F[0], dE)
+
+
 def _switch_blocks(sys):
     from fembody.contact.planar_switch import PointRowBlock
     return [b for b in sys.beam_contact_blocks if isinstance(b, PointRowBlock)]
