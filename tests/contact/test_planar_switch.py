@@ -73,7 +73,7 @@ def test_planar_total_force_along_the_whole_slide_is_the_one_contact(deg):
     on every penetrating row), and from 2 degrees the spread acts fully: a point contact.
     Before the switch: 1.277x at 10 degrees (B's nodes under A: from 101 mm on); before
     the spread (the angle alone): 1.43x at 7 degrees (the angle's blend) and the nodal
-    count below 5 degrees, 1.59x at 5, 1.746x at 3, 2.65x at 2."""
+    count below 5 degrees, 1.59x at 5, 1.746x at 3, 1.96x at 2."""
     sys, A, B = _pair(deg)
     worst = 0.0
     for ov in _slide_overlaps(deg):
@@ -93,8 +93,8 @@ def test_planar_convex_kink_past_its_fade_is_the_one_contact(deg):
     contact ``k (2 R - d_min)`` by the sampled distance of A's polyline, to 1e-5 (measured
     within 2.2e-16). Before: 1.244x at 10 degrees (7 mm past the edge), 0.953x at 20
     degrees (4 mm: the exit's take-back of the kink's row for q's, which measures a larger
-    distance); before the spread (the angle alone) 1.33x at 7 degrees, 1.59x at 5 and
-    1.750x at 3."""
+    distance); before the spread (the angle alone) 1.33x at 7 degrees, 1.59x at 5,
+    1.750x at 3 and 1.96x at 2."""
     sys, A, at = _v(deg)
     worst = 0.0
     for d in np.linspace(1e-5, 0.045, 91):
