@@ -121,8 +121,8 @@ What it gives:
   rises with the penetration over a factor two of it), still pushing the beams apart.
   Measured on the slide (tip 2 mm deep, elements 50 and 100 mm, ``L`` = 66.7 mm): the
   one contact from 2 degrees on; 1.80x it at 1.5 degrees (the floor's band; 2.22x on
-  43665bf); at 1 degree
-  and below the nodal count as before (2.65x at 1, 4.38x at 0.5). The band's ends are a
+  43665bf); at 1 degree and below the nodal count as before (2.65x at 1, 4.38x at 0.5).
+  The band's ends are a
   choice: ``1/2`` makes every wedge up to about two spread lengths long a point contact,
   ``1/4`` keeps the node-by-node count where the penetration falls by at most a quarter
   over ``L``; the floor is the angle below which bending line contacts were seen.
