@@ -122,10 +122,10 @@ What it gives:
   Measured on the slide (tip 2 mm deep, elements 50 and 100 mm, ``L`` = 66.7 mm): the
   one contact from 2 degrees on; 1.80x it at 1.5 degrees (the floor's band; 2.22x on
   43665bf); at 1 degree and below the nodal count as before (2.65x at 1, 4.38x at 0.5).
-  The band's ends are a
-  choice: ``1/2`` makes every wedge up to about two spread lengths long a point contact,
-  ``1/4`` keeps the node-by-node count where the penetration falls by at most a quarter
-  over ``L``; the floor is the angle below which bending line contacts were seen.
+  The band's ends are a choice: ``1/2`` makes every wedge up to about two spread lengths
+  long a point contact, ``1/4`` keeps the node-by-node count where the penetration falls
+  by at most a quarter over ``L``; the floor is the angle below which bending line
+  contacts were seen.
 - **Friction** is taken back with the same weights (the switch's block runs the rows' own
   return mapping on a copy of them), so slip friction stays ``mu`` times the weighted
   normal force.
