@@ -81,7 +81,7 @@ from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
-from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows
+from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows, spread_length
 from .planar_switch import point_blocks, point_rows
 
 if TYPE_CHECKING:
@@ -965,7 +965,8 @@ def _overlap_blocks(model: "Model", rows: list, node_dofs: np.ndarray, nd: int) 
                             np.array([r[0].stiffness for r in rows], dtype=float), labels,
                             friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
                             rows_class=BeamContactBlock,
-                            inner=np.array([r[4] for r in rows], dtype=bool))]
+                            inner=np.array([r[4] for r in rows], dtype=bool),
+                            length=np.array([spread_length(r[0]) for r in rows]))]
 
 
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:

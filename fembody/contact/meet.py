@@ -185,11 +185,19 @@ A's elements the same again (1.75x at 3 degrees, 1.28x at 10); past a convex kin
 spatial pairs switch between line and point contact by the angle of the two chords
 (:mod:`fembody.contact.line`: line below ``ALPHA_LINE``, point above ``ALPHA_POINT``, the
 C1 weight ``lam`` between); point contact measures each local minimum of the distance once.
-The planar rows now do the same. For a row of node ``p`` (elements to ``u_c``, one or two)
-against element ``b``, with ``lam_c`` the line weight of ``p``'s element ``c`` against
-``b`` and ``lean_c`` the sign of ``(u_c - p)`` along ``b``'s normal on ``p``'s side:
+The planar rows now do the same, and below ``ALPHA_LINE`` they tell a line from a point by
+the spread of the penetration along the beam, not by the angle alone (the derivation is
+:mod:`fembody.contact.planar_switch`'s docstring). For a row of node ``p`` (elements to
+``u_c``, one or two) against element ``b``, with ``lam_c`` the line weight of ``p``'s
+element ``c`` against ``b``, ``psi_c`` its spread weight (:func:`spread_weight`: 1 where
+the contact's spread length ``L`` times ``|sin|`` of their angle is at most ``delta_p / 4``,
+``delta_p`` ``p``'s penetration, 0 from ``delta_p / 2`` on; 1 within 1 degree, the spread
+deciding fully from 2), ``x_c = lam_c psi_c`` and
+``lean_c`` the sign of ``(u_c - p)`` along ``b``'s normal on ``p``'s side:
 
-    Lam = 1 - prod_c (1 - lam_c),    M = prod_c [lean_c >= 0],
+    Lam = 1 - H_c (1 - x_c),    M = prod_c [lean_c >= 0],
+
+``H_c`` the harmonic mean over ``p``'s elements (one: the value itself),
 
 ``M = 1`` where ``p`` is a local minimum of the distance to ``b``'s line along its own beam
 (both neighbours no nearer), and the row carries ``Lam (1 - sum a) + (1 - Lam) M`` of its
@@ -198,31 +206,36 @@ parts of each weighted row by its ``Lam`` (:func:`point_line`; the compiled pass
 where every ``Lam`` is 1, numpy where the switch acts), and the switch's block takes back
 ``(1 - Lam) (1 - M) W``. Why:
 
-- Below ``ALPHA_LINE`` on some element at ``p`` ``Lam = 1`` with zero derivatives: the rows
-  as before, bit for bit (parallel overlaps keep their node-by-node count, the share, the
-  fade and the ramps). ``lean_c`` changes its sign only where element ``c`` turns parallel
-  to ``b``, inside that band, so ``M``'s steps never show and the weights are C1 (``lam``'s
-  own order; the tangent is exact where ``lam`` is twice differentiable).
-- From ``ALPHA_POINT`` on every element at ``p`` (``Lam = 0``) the row is point contact:
+- Below ``ALPHA_LINE`` and within 1 degree or the spread ``1/4`` on some element at ``p``
+  ``Lam = 1`` with zero derivatives: the rows as before, bit for bit (parallel overlaps
+  keep their node-by-node count, the share, the fade and the ramps). ``lean_c`` changes
+  its sign only
+  where element ``c`` turns parallel to ``b``, where its spread is 0, so ``M``'s steps
+  never show and the weights are C1 (``lam``'s own order; the tangent is exact where
+  ``lam`` is twice differentiable).
+- From ``ALPHA_POINT`` on every element at ``p``, or from the spread ``1/2`` (``Lam =
+  0``), the row is point contact:
   weight 1 at a local minimum along ``p``'s beam, 0 elsewhere. In the plane two chords that
   do not cross are nearest at an end of one of them, so the one contact is the row of that
   end where it is a local minimum of the distance (a free end leaning away, a convex kink)
   and the node pair of :mod:`fembody.contact.ends` where it lies beyond the element: measured
-  once, ``k (2 R - d_min)`` to 1e-5 against the sampled distance along a 0.4 m slide at 10
-  degrees and past a convex kink's wedge at 10 and 20 degrees. Its hand-overs are the
+  once, ``k (2 R - d_min)`` to 1e-5 against the sampled distance along a 0.4 m slide and
+  past a convex kink's wedge at 2 to 10 degrees (20 for the kink). Its hand-overs are the
   rows' own: a minimum row moving on to the next element of a straight beam (the same
   distance), or taking over from the node pair at the zone's edge (the same distance); a
   row that is not a minimum enters at weight 0.
 - Between the two, the blend of the two counts, continuous with its force the energy's
-  gradient (7 degrees, tested); its gradient terms pull as the spatial blend's do.
+  gradient (tested inside the spread's band); its gradient terms pull as the spatial
+  blend's do.
 - Friction is taken back with the same weights on a copy of the rows (the switch's block)
   and the scaled parts (the others), so slip friction stays ``mu`` times the weighted normal
   force.
 
-**Left.** (1) Below ``ALPHA_LINE`` the rows are the nodal quadrature of line contact by
-design, as the spatial pairs are line contact there: at 3 degrees the total is the
-quadrature's (1.75x the one contact of the tip on the slide, 1.75x past the kink's wedge),
-not ``k (2 R - d_min)`` (a strict xfail records it). A quadrature nearer the line integral
+**Left.** (1) Below 2 degrees, or where the spread is below ``1/2`` (a wedge of penetration
+longer than about two spread lengths: deep penetration, short elements), the rows are the
+nodal quadrature of line contact, or the blend, by design: the count there is the
+quadrature's, not ``k (2 R - d_min)`` (why not below 1 degree:
+:mod:`fembody.contact.planar_switch`, "The floor"). A quadrature nearer the line integral
 of the penetration (Gauss points per element, as in space) is not built for the plane.
 (2) The exit's share assumes a free end's rows are weighted by one block at a time: where
 ``c`` is the last element of a beam whose free end also overlaps ``f``'s element (the
@@ -264,6 +277,18 @@ from ..elements.base import Labels
 from .rows import ContactRows, beam_neighbours, pair_report
 
 SINE_BAND = PARALLEL_SINE       # the lean term's band (module docstring)
+SPREAD_LINE = 0.25              # the point/line switch's spread band (module docstring)
+SPREAD_POINT = 0.5
+SPREAD_FROM = math.radians(1.0)     # [rad] the spread acts from this angle on ...
+SPREAD_FULL = math.radians(2.0)     # [rad] ... fully from this one
+
+
+def _cos2(x4: np.ndarray) -> np.ndarray:
+    """``cos^2`` of the angle between the elements ``x4[:, 0] -> x4[:, 1]`` and ``x4[:, 2]
+    -> x4[:, 3]`` ``(n,)``."""
+    d1, d2 = x4[:, 1] - x4[:, 0], x4[:, 3] - x4[:, 2]
+    p = np.einsum("ni,ni->n", d1, d2)
+    return p * p / (np.einsum("ni,ni->n", d1, d1) * np.einsum("ni,ni->n", d2, d2))
 P, U, Q, W = range(4)           # the row's node slots: p, the node behind it, q, behind q
 
 
@@ -426,22 +451,139 @@ def overlap_share(pos: np.ndarray, sigma: np.ndarray, tangent: bool = True):
 
 
 # ----------------------------------------------------------------- the point/line switch
-def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray) -> np.ndarray:
+def spread_length(contact) -> float:
+    """The length ``L`` [m] of a planar beam contact's spread (module docstring, "The
+    point/line switch"; compile time): the harmonic mean of its two sides' mean beam element
+    lengths in the reference configuration (one side's for self-contact), the node spacing
+    at which the two beams' rows sample a contact between them."""
+    means = []
+    for els in (contact.elements_a, contact.elements_b):
+        if els:
+            means.append(float(np.mean([np.linalg.norm(
+                np.subtract(*(np.asarray(nd.position, float) for nd in e.nodes)))
+                for e in els])))
+    return len(means) / sum(1.0 / m for m in means)
+
+
+def _spread(x4: np.ndarray, radius: np.ndarray, side: np.ndarray, length: np.ndarray
+            ) -> np.ndarray:
+    """The spread ``u (n,)`` of the rows ``x4 (n, 4, 2) = (p, u_c, b0, b1)``
+    (:mod:`fembody.contact.planar_switch`): ``L |sin a_c| / delta_p``, ``a_c`` the angle of
+    ``p``'s element to ``u_c`` against the chord ``b0 -> b1``, ``L`` the contact's
+    ``length`` ``(n,)`` [m] (:func:`spread_length`) and ``delta_p = r - s (p - b0) x e_b``
+    ``p``'s penetration of the chord's line, ``e_b`` the chord's unit direction, ``r`` the
+    ``radius`` ``(n,)`` [m] and ``s`` the run's ``side`` ``(n,)`` (0: the side ``p`` lies
+    on); inf where ``p`` does not penetrate the chord's line."""
+    eb = x4[:, 3] - x4[:, 2]
+    rp = x4[:, 0] - x4[:, 2]
+    du = x4[:, 1] - x4[:, 0]
+    cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
+    cu = eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]
+    s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
+    # (u = L |cu| / (|du| D), D = |e_b| delta_p)
+    D = (radius * np.sqrt(np.einsum("ni,ni->n", eb, eb)) - s * cr) * np.sqrt(
+        np.einsum("ni,ni->n", du, du))
+    return np.where(D > 0.0, length * np.abs(cu) / np.where(D > 0.0, D, 1.0), np.inf)
+
+
+def spread_weight(x4: np.ndarray, radius: np.ndarray, side: np.ndarray, length: np.ndarray,
+                  tangent: bool = True):
+    """The spread weight ``psi = 1 - s (1 - phi_u)`` ``(n,)`` of the rows ``x4 (n, 4, 2) =
+    (p, u_c, b0, b1)`` (:mod:`fembody.contact.planar_switch`): ``phi_u = 1 - phi((u -
+    SPREAD_LINE) / (SPREAD_POINT - SPREAD_LINE))``, 1 where ``p``'s penetration is flat
+    along its element ``c`` (line contact) and 0 where it falls off (a point contact's
+    flank), ``u`` of :func:`_spread` (its arguments); ``s = phi((c0 - cos^2 a_c) / (c0 -
+    c1))`` the angle's floor, 0 up to ``SPREAD_FROM`` and 1 from ``SPREAD_FULL`` (``c0``,
+    ``c1`` their ``cos^2``); ``phi`` the quintic step of :func:`_phi`. Its gradient ``(n,
+    8)`` and (``tangent``) Hessian ``(n, 8, 8)``, exact (zero outside the bands)."""
+    n = len(x4)
+    u = _spread(x4, radius, side, length)
+    band = SPREAD_POINT - SPREAD_LINE
+    c0, c1 = math.cos(SPREAD_FROM) ** 2, math.cos(SPREAD_FULL) ** 2
+    flat = 1.0 - _phi((u - SPREAD_LINE) / band)[0]
+    floor = _phi((c0 - _cos2(x4)) / (c0 - c1))[0]
+    psi = 1.0 - floor * (1.0 - flat)
+    G = np.zeros((n, 8))
+    H = np.zeros((n, 8, 8)) if tangent else None
+    mid = np.flatnonzero((psi > 0.0) & (psi < 1.0))
+    if not mid.size:
+        return psi, G, H
+    sub = x4[mid]
+    x = [[_var(sub, k, i) for i in range(2)] for k in range(4)]
+    eb = [_add(x[3][i], x[2][i], -1.0) for i in range(2)]
+    rp = [_add(x[0][i], x[2][i], -1.0) for i in range(2)]
+    du = [_add(x[1][i], x[0][i], -1.0) for i in range(2)]
+    cr = _add(_mul(eb[0], rp[1]), _mul(eb[1], rp[0]), -1.0)
+    cu = _add(_mul(eb[0], du[1]), _mul(eb[1], du[0]), -1.0)
+    sd = side[mid]
+    sg = np.where(sd != 0.0, sd, np.where(cr[0] != 0.0, np.sign(cr[0]), 1.0))
+
+    def norm(v):
+        q = _dot(v, v)
+        r = np.sqrt(q[0])
+        return _apply(q, r, 0.5 / r, -0.25 / r ** 3)
+
+    def const(v):
+        return (v, np.zeros((len(mid), 8)), np.zeros((len(mid), 8, 8)))
+
+    # the flat part: where 0 < flat < 1, u > SPREAD_LINE > 0 (cu != 0, D > 0)
+    fm = (flat[mid] > 0.0) & (flat[mid] < 1.0)
+    F = const(flat[mid])
+    if fm.any():
+        D = _mul(_add(_scale(norm(eb), radius[mid]), _scale(cr, sg), -1.0), norm(du))
+        safe = (np.where(fm, D[0], 1.0), D[1], D[2])
+        t = _scale(_mul(cu, _recip(safe)), np.sign(cu[0]) * length[mid] / band)
+        t = (t[0] - SPREAD_LINE / band, t[1], t[2])
+        w = _apply(t, *_phi(t[0]))
+        F = tuple(np.where(fm.reshape((-1,) + (1,) * j), 1.0 - w[0] if j == 0 else -w[j], f)
+                  for j, f in enumerate(F))
+    # the floor: cos^2 = (du . eb)^2 / (|du|^2 |eb|^2)
+    fl = (floor[mid] > 0.0) & (floor[mid] < 1.0)
+    S = const(floor[mid])
+    if fl.any():
+        pe = _dot(du, eb)
+        c = _mul(_mul(pe, pe), _recip(_mul(_dot(du, du), _dot(eb, eb))))
+        t = _scale(_add(const(np.full(len(mid), c0)), c, -1.0), 1.0 / (c0 - c1))
+        w = _apply(t, *_phi(t[0]))
+        S = tuple(np.where(fl.reshape((-1,) + (1,) * j), w[j], f) for j, f in enumerate(S))
+    # psi = 1 - S (1 - F)
+    one_f = (1.0 - F[0], -F[1], -F[2])
+    w = _mul(S, one_f)
+    G[mid] = -w[1]
+    if tangent:
+        H[mid] = -w[2]
+    return psi, G, H
+
+
+def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, radius: np.ndarray,
+              side: np.ndarray, length: np.ndarray) -> np.ndarray:
     """Per row ``(n,)`` whether some element at its node lies within ``ALPHA_LINE`` of the
-    row's chord (arguments as :func:`point_line`'s), where ``Lam`` is exactly 1 and the
-    switch does nothing: a cheap screen (the cosine test of
-    :func:`fembody.contact.line.switch`, so never True where ``lam_c < 1``)."""
+    row's chord and within ``SPREAD_FROM`` of it or has a spread of at most ``SPREAD_LINE``
+    (arguments as :func:`point_line`'s), where ``Lam`` is exactly 1 and the switch does
+    nothing: a cheap screen (the cosine test of :func:`fembody.contact.line.switch` and
+    :func:`_spread` itself, so never True where ``Lam < 1``)."""
     from .line import ALPHA_LINE
-    r = np.arange(len(pos))
+    n = len(pos)
+    r = np.arange(n)
     eb = pos[r, tri[:, 2]] - pos[r, tri[:, 1]]
     node = pos[r, tri[:, 0]]
-    held = np.zeros(len(pos), dtype=bool)
+    held = np.zeros(n, dtype=bool)
     c1 = np.cos(ALPHA_LINE) ** 2
+    sd = np.asarray(side, float).reshape(n)
     for c in range(nb.shape[1]):
         du = pos[r, np.maximum(nb[:, c], 0)] - node
         p_ = np.einsum("ni,ni->n", du, eb)
         q_ = np.einsum("ni,ni->n", du, du) * np.einsum("ni,ni->n", eb, eb)
-        held |= (nb[:, c] >= 0) & (p_ * p_ / np.where(q_ > 0.0, q_, 1.0) >= c1)
+        cos2 = p_ * p_ / np.where(q_ > 0.0, q_, 1.0)     # (as _cos2, bit for bit)
+        ok = (nb[:, c] >= 0) & (cos2 >= c1)
+        # (beyond the spread's floor the spread decides)
+        on = np.flatnonzero(ok & (cos2 < math.cos(SPREAD_FROM) ** 2))
+        if on.size:
+            x4 = pos[on[:, None], np.stack([tri[on, 0], nb[on, c], tri[on, 1], tri[on, 2]],
+                                           axis=1)]
+            ok[on] = _spread(x4, np.asarray(radius, float)[on], sd[on],
+                             length[on]) <= SPREAD_LINE
+        held |= ok
     return held
 
 
@@ -472,80 +614,98 @@ def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.n
 
 
 def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
-               tangent: bool = True):
+               radius: np.ndarray, length: np.ndarray, tangent: bool = True):
     """The point/line switch of planar node-on-element rows (module docstring, "The
-    point/line switch") at the block's node positions ``pos (n, m, 2)``: ``tri (n, 3)`` the
-    slots of each row's node and element ``(p, b0, b1)``, ``nb (n, 2)`` the slots of ``p``'s
-    neighbours along its beam (-1: none), ``side (n,)`` the run's side of the row (0: the
-    geometric one). Returns the jets (value ``(n,)``, gradient ``(n, m 2)``, Hessian
-    ``(n, m 2, m 2)``; None without ``tangent``) of the row's line weight ``Lam = 1 -
-    prod_c (1 - lam_c)`` and of its point indicator ``M = prod_c [lean_c >= 0]``
-    (constant: zero derivatives), ``lam_c`` the line weight of
+    point/line switch"; the derivation is :mod:`fembody.contact.planar_switch`'s docstring)
+    at the block's node positions ``pos (n, m, 2)``: ``tri (n, 3)`` the slots of each row's
+    node and element ``(p, b0, b1)``, ``nb (n, 2)`` the slots of ``p``'s neighbours along
+    its beam (-1: none), ``side (n,)`` the run's side of the row (0: the geometric one),
+    ``radius (n,)`` the rows' sums of the radii [m] and ``length (n,)`` their contact's
+    :func:`spread_length` [m]. Returns the jets (value ``(n,)``, gradient ``(n, m 2)``,
+    Hessian ``(n, m 2, m 2)``; None without ``tangent``) of the row's line weight ``Lam``
+    and of its point indicator ``M = prod_c [lean_c >= 0]`` (constant: zero derivatives).
+    With ``x_c = lam_c psi_c`` per element ``c`` at ``p`` (``lam_c`` the line weight of
     :func:`fembody.contact.line.switch` of ``p``'s element to ``u_c`` against the row's
-    element and ``lean_c`` the sign of ``(u_c - p)`` along the normal of the row's chord on
-    ``p``'s side (``u_c`` no nearer that line than ``p``). ``Lam`` is 1 with zero
-    derivatives wherever some element at ``p`` lies within ``ALPHA_LINE`` of the row's
-    chord (the rows as before, bit for bit), which is where a ``lean_c`` can change its
-    sign. Where ``p``'s element ``c`` crosses the chord
-    (the axes cross: a Newton iterate or a state penetrating by more than the radii, beyond
-    any penetration limit) no local minimum of the distance holds the contact, so there
-    that element's factor of ``M`` is 1: the rows' nodal count holds it, as before the
-    switch."""
+    element, ``psi_c`` its spread weight, :func:`spread_weight`), ``Lam = x_0`` for one
+    element and ``Lam = 1 - 2 (1 - x_0) (1 - x_1) / (2 - x_0 - x_1)`` (one minus the
+    harmonic mean of the ``1 - x_c``) for two: 1 where some ``x_c`` is 1, and ``x`` where
+    both are ``x`` (a straight beam's inner node weighs as its free end would). ``lean_c``
+    is the sign of ``(u_c - p)`` along the normal of the row's chord on ``p``'s side
+    (``u_c`` no nearer that line than ``p``). ``Lam`` is 1 with zero derivatives wherever
+    some element at ``p`` lies within ``ALPHA_LINE`` of the row's chord and within the
+    spread ``SPREAD_LINE`` (the rows as before, bit for bit), which is where a ``lean_c``
+    can change its sign. Where ``p``'s element ``c`` crosses the chord (the axes cross: a
+    Newton iterate or a state penetrating by more than the radii, beyond any penetration
+    limit) no local minimum of the distance holds the contact, so there that element's
+    factor of ``M`` is 1: the rows' nodal count holds it, as before the switch."""
     from .line import switch
     n, m, d = pos.shape
+    k = m * d
 
     def const(v):                           # (a constant jet; no Hessian without tangent)
-        return (np.asarray(v, float).copy(), np.zeros((n, m * d)),
-                np.zeros((n, m * d, m * d)) if tangent else None)
+        return (np.asarray(v, float).copy(), np.zeros((n, k)),
+                np.zeros((n, k, k)) if tangent else None)
 
-    def mul(a, b):
-        if tangent:
-            return _mul(a, b)
-        return a[0] * b[0], a[1] * b[0][:, None] + a[0][:, None] * b[1], None
-
-    held = line_held(pos, tri, nb)
+    held = line_held(pos, tri, nb, radius, side, length)
     if np.all(held):                        # (Lam = 1: M does not count)
         return const(np.ones(n)), const(np.ones(n))
     sel = np.flatnonzero(~held)             # (the rows where the switch may act)
     if sel.size < n:
-        L, Mj = point_line(pos[sel], tri[sel], nb[sel], side[sel], tangent)
+        L, Mj = point_line(pos[sel], tri[sel], nb[sel], side[sel], radius[sel], length[sel],
+                           tangent)
         Lam, M = const(np.ones(n)), const(np.ones(n))
         for full, part in ((Lam, L), (M, Mj)):
-            for k in range(3 if tangent else 2):
-                full[k][sel] = part[k]
+            for j in range(3 if tangent else 2):
+                full[j][sel] = part[j]
         return Lam, M
-    one = const(np.ones(n))
-    Off = one                               # prod_c (1 - lam_c)
     M = point_indicator(pos, tri, nb, side)
-    r = np.arange(n)
-    node = pos[r, tri[:, 0]]
-    line = np.zeros(n, dtype=bool)          # (some element within ALPHA_LINE: Lam = 1)
+    line = np.zeros(n, dtype=bool)          # (some x_c = 1: Lam = 1)
+    off = []                                # per element the jet of 1 - x_c (1: none)
     for c in range(nb.shape[1]):
+        a = (np.ones(n), np.zeros((n, k)), np.zeros((n, k, k)))
+        off.append(a)
         has = np.flatnonzero(nb[:, c] >= 0)
         if not has.size:
             continue
         slots = np.stack([tri[has, 0], nb[has, c], tri[has, 1], tri[has, 2]], axis=1)
         x4 = pos[has[:, None], slots]
-        lam = np.zeros(n)
-        lam[has] = switch(x4, False)[0]
-        line[has[lam[has] == 1.0]] = True
-        sub = np.flatnonzero(lam[has] > 0.0)
-        if not sub.size:                    # (1 - lam_c = 1 on every row)
+        x = switch(x4, False)[0] * spread_weight(x4, radius[has], side[has], length[has],
+                                                 False)[0]
+        line[has[x == 1.0]] = True
+        sub = np.flatnonzero(x > 0.0)
+        a[0][has] = 1.0 - x
+        if not sub.size:                    # (1 - x_c = 1 on every row)
             continue
         on = has[sub]
         lv, g4, h4 = switch(x4[sub], tangent)
-        cols = (slots[sub][:, :, None] * d + np.arange(d)).reshape(len(on), 4 * d)
-        G = np.zeros((n, m * d))
-        H = np.zeros((n, m * d, m * d)) if tangent else None
-        G[on[:, None], cols] = -g4
+        ps, gp, hp = spread_weight(x4[sub], radius[on], side[on], length[on], tangent)
+        # (x_c = lam_c psi_c, the product rule)
         if tangent:
-            H[on[:, None, None], cols[:, :, None], cols[:, None, :]] = -h4
-        Off = mul(Off, (1.0 - lam, G, H))
+            cross = g4[:, :, None] * gp[:, None, :]
+            h4 = (ps[:, None, None] * h4 + lv[:, None, None] * hp + cross
+                  + np.transpose(cross, (0, 2, 1)))
+        g4 = ps[:, None] * g4 + lv[:, None] * gp
+        cols = (slots[sub][:, :, None] * d + np.arange(d)).reshape(len(on), 4 * d)
+        a[1][on[:, None], cols] = -g4
+        if tangent:
+            a[2][on[:, None, None], cols[:, :, None], cols[:, None, :]] = -h4
     if np.all(line):
-        return one, const(M)
-    Lam = (1.0 - Off[0], -Off[1], None if Off[2] is None else -Off[2])
-    Lam = tuple(None if v is None else np.where(line.reshape((n,) + (1,) * k), o, v)
-                for k, (o, v) in enumerate(zip(one, Lam)))
+        return const(np.ones(n)), const(M)
+    # (1 - Lam: the product where one element (the other's factor 1), the harmonic mean
+    # 2 a b / (a + b) where two; a + b > 0 off the line rows, which are set to 1 below)
+    prod = _mul(off[0], off[1]) if len(off) == 2 else off[0]
+    Off = prod
+    two = np.all(nb >= 0, axis=1) if nb.shape[1] == 2 else np.zeros(n, dtype=bool)
+    if two.any():
+        tot = _add(off[0], off[1])
+        tot = (np.where(tot[0] > 0.0, tot[0], 1.0), tot[1], tot[2])
+        hm = _scale(_mul(prod, _recip(tot)), 2.0)
+        Off = tuple(np.where(two.reshape((n,) + (1,) * j), h, p_)
+                    for j, (h, p_) in enumerate(zip(hm, prod)))
+    one = const(np.ones(n))
+    Lam = (1.0 - Off[0], -Off[1], -Off[2] if tangent else None)
+    Lam = tuple(None if v is None else np.where(line.reshape((n,) + (1,) * j), o, v)
+                for j, (o, v) in enumerate(zip(one, Lam)))
     return Lam, const(M)
 
 
@@ -747,19 +907,21 @@ class EndOverlapBlock(_PlanarTakeBack):
     [-] and tangential penalty [N/m] (default None: frictionless), and then ``rows_class``
     the planar rows' class, :class:`fembody.contact.beams.BeamContactBlock`, whose kind
     'node' rows the block builds for its copy of the two weighted rows (module docstring,
-    "Friction"; default None: only for a frictionless block)."""
+    "Friction"; default None: only for a frictionless block). ``length (n,)`` the rows'
+    contacts' spread lengths [m] (:func:`spread_length`, the point/line switch's)."""
 
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
                  friction: tuple | None = None, rows_class: type | None = None,
-                 inner: np.ndarray | None = None) -> None:
+                 inner: np.ndarray | None = None, *, length: np.ndarray) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         self.tri = np.asarray(tri, dtype=np.int64).reshape(-1, 2, 3)
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
+        self.length = np.asarray(length, float).reshape(-1)
         self.dim = self.X.shape[2]
         self.tol = np.full(len(self.dofs), math.inf)
         self._labels = labels
@@ -791,7 +953,8 @@ class EndOverlapBlock(_PlanarTakeBack):
         :meth:`_friction`)."""
         return EndOverlapBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                                self.tri[rows], self.radius[rows], self.k[rows], self._labels,
-                               self.side[rows], inner=self.inner[rows])
+                               self.side[rows], inner=self.inner[rows],
+                               length=self.length[rows])
 
     def _sides(self, side):
         return self._unsigned if side is None else np.asarray(side, float).reshape(-1, 2)
@@ -865,7 +1028,8 @@ class EndOverlapBlock(_PlanarTakeBack):
         :func:`point_line`: the free end against the other's element)."""
         n = len(pos)
         return [point_line(pos, self.tri[:, c], np.column_stack(
-            [np.full(n, (U, W)[c]), np.full(n, -1)]), sd[:, c], tangent)[0] for c in (0, 1)]
+            [np.full(n, (U, W)[c]), np.full(n, -1)]), sd[:, c], self.radius, self.length,
+            tangent)[0] for c in (0, 1)]
 
     def _switched(self, pos: np.ndarray, sd: np.ndarray, parts: tuple, tangent: bool):
         """The ``parts`` ``(a, ga, ha)`` of the two weighted rows times their line weights
@@ -930,7 +1094,8 @@ class EndOverlapBlock(_PlanarTakeBack):
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
         if not all(np.all(line_held(pos, self.tri[live, c], np.column_stack(
-                [np.full(len(live), (U, W)[c]), np.full(len(live), -1)]))) for c in (0, 1)):
+                [np.full(len(live), (U, W)[c]), np.full(len(live), -1)]), self.radius[live],
+                side[:, c], self.length[live])) for c in (0, 1)):
             # (the point/line switch may act: the numpy take-back, which carries it; none
             # where it makes every weighted row point contact, Lam = 0)
             sub = self._take(live)
@@ -1261,13 +1426,16 @@ class EntryRampBlock(_PlanarTakeBack):
     one of the element pairs' rows (default None: none, only ``p``'s row is taken back).
     ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row and ``rows_class`` the planar
     rows' class, as :class:`EndOverlapBlock`'s: the block runs the rows' own return
-    mapping on a copy of the five rows and takes back the same parts of their friction."""
+    mapping on a copy of the five rows and takes back the same parts of their friction.
+    ``length (n,)`` the rows' contacts' spread lengths [m] (:func:`spread_length`)."""
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, free: np.ndarray,
                  ends: np.ndarray, ramp: np.ndarray, radius: np.ndarray, k: np.ndarray,
                  labels, side: np.ndarray | None = None, friction: tuple | None = None,
-                 rows_class: type | None = None, has: np.ndarray | None = None) -> None:
+                 rows_class: type | None = None, has: np.ndarray | None = None, *,
+                 length: np.ndarray) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 5)
+        self.length = np.asarray(length, float).reshape(-1)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         self.free = np.asarray(free, dtype=bool).reshape(-1, 2)
@@ -1308,7 +1476,7 @@ class EntryRampBlock(_PlanarTakeBack):
         return EntryRampBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                               self.free[rows], self.ends[rows], self.ramp[rows],
                               self.radius[rows], self.k[rows], self._labels, self.side[rows],
-                              has=self.has[rows])
+                              has=self.has[rows], length=self.length[rows])
 
     def positions(self, x: np.ndarray) -> np.ndarray:
         return self.X + x.reshape(self.X.shape)
@@ -1378,7 +1546,7 @@ class EntryRampBlock(_PlanarTakeBack):
         n = len(pos)
         nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
         return [point_line(pos, self.tri[:, c], np.tile(np.array(nbs[c]), (n, 1)), sd[:, c],
-                           tangent)[0] for c in range(5)]
+                           self.radius, self.length, tangent)[0] for c in range(5)]
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
         """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
@@ -1453,7 +1621,9 @@ class EntryRampBlock(_PlanarTakeBack):
         nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
         on = self._on[live]
         if not all(np.all(line_held(pos, self.tri[live, c], np.tile(np.array(nbs[c]),
-                                                                    (len(live), 1)))
+                                                                    (len(live), 1)),
+                                    self.radius[live], side[:, c],
+                                    self.length[live])
                           | ~on[:, c]) for c in range(5)):
             # (the point/line switch may act: the numpy take-back, which carries it; none
             # where it makes every weighted row point contact, Lam = 0)
@@ -1601,4 +1771,5 @@ def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
                            np.array([r[0].stiffness for r in rows], dtype=float), labels,
                            friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
                            rows_class=rows_class,
-                           has=np.array([r[5] for r in rows], dtype=bool))]
+                           has=np.array([r[5] for r in rows], dtype=bool),
+                           length=np.array([spread_length(r[0]) for r in rows]))]
