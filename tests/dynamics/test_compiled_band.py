@@ -404,9 +404,9 @@ def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch)
     the last Newton increment times gamma/(beta h) and the mass scale: the compiled step
     with its dense LU differs from the Python path there by up to 4.8e-12 on the chain
     (measured; the assembly's order of summation), so the banded step is held to what the
-    banded LU changes: within 1e-12, or twice the Python path's own change under its dense
-    LU, of the compiled step with the dense LU, and no further from the Python path than
-    that step plus 1e-12."""
+    banded LU changes: within 1e-12 (3e-12 for v and lam, measured on two CPUs), or twice the
+    Python path's own change under its dense LU, of the compiled step with the dense LU,
+    and no further from the Python path than that step plus the same floor."""
     fn = {"chain-20": lambda: mm.chain()[0], "branched": lambda: branched(4, 2, 6),
           "hub": lambda: star(14)}[name]
     s = fn().compile()
@@ -427,9 +427,15 @@ def test_banded_compiled_step_matches_the_python_path(name, newton, monkeypatch)
         np.testing.assert_array_equal(py.iterations, r.iterations)
     for f in ("v", "lam", "a"):
         own = rel(getattr(py, f), getattr(dense, f))
-        assert rel(getattr(cd, f), getattr(cc, f)) <= max(1e-12, 2.0 * own), f
         dense_step = rel(getattr(py, f), getattr(cd, f))
-        assert rel(getattr(py, f), getattr(cc, f)) <= dense_step + 1e-12, f
+        # (v and lam carry the last Newton increment times gamma/(beta h) and the mass
+        # scale, so the LU's rounding shows there first: the banded LU moved them 1.0e-12-
+        # 2.6e-12 from the dense one on an AMD EPYC, within 1e-12 on the Intel Xeon this
+        # bound was first measured on (OpenBLAS picks its LAPACK kernels by CPU); q, held to
+        # 1e-12 above, and the accelerations stay within 1e-12 on both)
+        floor = 3e-12 if f in ("v", "lam") else 1e-12
+        assert rel(getattr(cd, f), getattr(cc, f)) <= max(floor, 2.0 * own), f
+        assert rel(getattr(py, f), getattr(cc, f)) <= dense_step + floor, f
 
 
 @pytest.mark.one_space

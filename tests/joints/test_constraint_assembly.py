@@ -1,6 +1,7 @@
 """Whole runs of five mechanisms after the constraint assembly was compiled (issue 28): the
 final q, v, lam equal the values saved from main before the merge of the compiled assembly (per-block pose fetch, bincount
-scatters, numpy H.lam contraction), to 1e-12 of each vector's size.
+scatters, numpy H.lam contraction), to 1e-12 of each vector's size or twice the run's own
+round-off spread, whichever is larger.
 
 Why this is an independent check: the saved values come from the older, separately written
 assembly; the arithmetic of the new one was chosen to add the same numbers in the same order,
@@ -10,6 +11,15 @@ so any change in scatter maps, row numbering, pose gathering or contraction show
 Regenerate the file (only when the arithmetic is meant to change, and say so in the commit):
 ``OPENBLAS_NUM_THREADS=1 python -m tests.joints.test_constraint_assembly`` (one BLAS thread, as
 tests/conftest.py sets: the chain's dense LAPACK factorisations round differently with more).
+
+The file was written on an Intel Xeon; OpenBLAS picks its kernels by CPU, so on another CPU
+(an AMD EPYC, measured) the same arithmetic rounds differently in the LAPACK factorisations:
+v of the chain and the four-bar 1.7e-12 and 5.0e-12 of its size from the file, lam of the
+four-bar 3.3e-10. Those are the run's own round-off, amplified by its conditioning: the same
+run with the dense linear solver moves v by 1.2e-12-7.0e-12 and lam by 2.8e-10-4.1e-10 on the
+same machine. So each vector is held to ``max(1e-12, 2 s)`` of its size, ``s`` the distance
+between this run and its dense-solver twin: a change in the assembly's scatter maps, row
+numbering or pose gathering moves the state by far more (the residual itself changes).
 """
 from __future__ import annotations
 
@@ -63,8 +73,9 @@ CASES = {"slider-crank": _slider_crank, "heavy-top": _heavy_top, "chain": _chain
          "andrews": _andrews, "four-bar": _four_bar}
 
 
-def run(name: str, newton: str = "full") -> dict[str, np.ndarray]:
+def run(name: str, newton: str = "full", **more) -> dict[str, np.ndarray]:
     model, h, opts = CASES[name]()
+    opts = {**opts, **more}
     # the Python path, whose constraint assembly this checks (small spatial mechanisms
     # otherwise run whole steps in one compiled call, checked against this path in
     # tests/dynamics/test_compiled_step.py)
@@ -81,10 +92,13 @@ KEYS = [(name, newton) for name in CASES for newton in ("full", "modified")]
 def test_run_equals_main(name, newton):
     saved = np.load(DATA)
     now = run(name, newton)
+    twin = run(name, newton, linear_solver="dense")       # the run's own round-off spread
     for k, x in now.items():
         ref = saved[f"{name}/{newton}/{k}"]
         size = max(np.max(np.abs(ref)), 1e-300)
-        assert np.max(np.abs(x - ref)) <= 1e-12 * size, (name, newton, k)
+        spread = np.max(np.abs(x - twin[k])) / size
+        assert np.max(np.abs(x - ref)) <= max(1e-12, 2.0 * spread) * size, (name, newton, k,
+                                                                            spread)
 
 
 if __name__ == "__main__":
