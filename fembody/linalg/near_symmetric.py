@@ -281,17 +281,29 @@ class SymmetricPart:
     def _maps(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple:
         """(structurally symmetric, mirror, low, low_mirror, low_rows, low_cols) of a CSC
         pattern: each entry's mirror entry, the lower entries and their mirrors, rows and
-        columns."""
+        columns.
+
+        The mirrors by SciPy's transpose of the entries' positions (a counting sort, O(nnz)):
+        on a structurally symmetric pattern with sorted columns the transpose has the
+        pattern's own layout, so each place holds the position of its mirror entry. Any
+        other pattern (unsorted columns, or not symmetric) takes the sort by keys. (The
+        sort was most of the path's set-up per compiled System: a fresh compile's first
+        factorisation paid it.)"""
         cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
         rows = np.asarray(indices, dtype=np.int64)
-        key = rows * n + cols
-        order = np.argsort(key, kind="stable")
-        where = np.searchsorted(key[order], cols * n + rows)
-        where = np.minimum(where, len(key) - 1)
-        mirror = order[where]
-        # a pattern that is not structurally symmetric has no mirror for some entry: the
-        # path is never taken for it
-        symmetric = bool(np.array_equal(key[mirror], cols * n + rows))
+        T = sp.csc_matrix((np.arange(rows.shape[0], dtype=np.int64), indices, indptr),
+                          shape=(n, n)).T.tocsc()
+        if np.array_equal(T.indptr, indptr) and np.array_equal(T.indices, indices):
+            symmetric, mirror = True, np.asarray(T.data, dtype=np.int64)
+        else:
+            key = rows * n + cols
+            order = np.argsort(key, kind="stable")
+            where = np.searchsorted(key[order], cols * n + rows)
+            where = np.minimum(where, len(key) - 1)
+            mirror = order[where]
+            # a pattern that is not structurally symmetric has no mirror for some entry:
+            # the path is never taken for it
+            symmetric = bool(np.array_equal(key[mirror], cols * n + rows))
         low = np.flatnonzero(rows >= cols)
         low_rows = rows[low].astype(np.int32)
         low_cols = np.ascontiguousarray(cols[low])
