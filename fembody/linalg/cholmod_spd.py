@@ -109,6 +109,14 @@ def _factor_entries(A) -> int:
     return int(column_counts(A, cholmod.analyze(A, mode="simplicial").P()).sum())
 
 
+def _lower_entries(A) -> int:
+    """Entries of the lower triangle (with the diagonal) of ``A``'s symmetric pattern as
+    CHOLMOD reads it (the strict lower entries and every column's diagonal): the fewest a
+    Cholesky factor of it holds, whatever the ordering."""
+    cols = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    return A.shape[0] + int(np.count_nonzero(A.indices > cols))
+
+
 def not_positive_definite() -> type:
     """CHOLMOD's exception for a matrix that is not positive definite (read only when an
     exception is being handled, i.e. after sksparse was imported)."""
@@ -234,7 +242,10 @@ class CholmodSPD:
             hit = self._kept.decision(mask)
             if hit is None:
                 nz = HeldPattern(A, mask)
-                keep = bool(_factor_entries(A) <= _factor_entries(nz.matrix(A)))
+                held = _factor_entries(nz.matrix(A))
+                # a factor holds its matrix's lower triangle under any ordering: a nonzeros'
+                # factor smaller than that wins without the stored pattern's analysis
+                keep = bool(held >= _lower_entries(A) and _factor_entries(A) <= held)
                 hit = (keep, None if keep else nz)
                 self._kept.decide(mask, *hit)
             self.keep_zeros, held = hit
