@@ -182,6 +182,9 @@ class _Held:
             self.keep[sel] = 1
             self.rows, cols = np.ascontiguousarray(part.low_rows[sel]), part.low_cols[sel]
         self.count = m if sel is None else int(sel.shape[0])
+        # a supernodal factorisation was made on it, and on the ordering of fewer flops
+        # (SymmetricPart._supernodal)
+        self.factorised = self.decided = False
         self.indptr = np.zeros(part.n + 1, dtype=np.int32)
         np.cumsum(np.bincount(cols, minlength=part.n), out=self.indptr[1:])
 
@@ -219,6 +222,14 @@ class _Analyses:
                     self.kept.append(self.kept.pop(i))
                     return template.copy(), mode, fill
         return None
+
+    def drop(self, kind: str, sel: np.ndarray | None) -> None:
+        """Forget this thread's kept analysis of this lower pattern and kind (if any)."""
+        me = threading.get_ident()
+        with self._lock:
+            self.kept = [e for e in self.kept if not (
+                e[0] == me and e[1] == kind and (e[2] is None if sel is None else
+                                                 e[2] is not None and np.array_equal(e[2], sel)))]
 
     def put(self, kind: str, sel: np.ndarray | None, f, mode: str, fill: float) -> None:
         """Keep the just analysed (not yet factorised) ``f``'s copy for this lower pattern."""
@@ -283,17 +294,29 @@ class SymmetricPart:
     def _maps(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple:
         """(structurally symmetric, mirror, low, low_mirror, low_rows, low_cols) of a CSC
         pattern: each entry's mirror entry, the lower entries and their mirrors, rows and
-        columns."""
+        columns.
+
+        The mirrors by SciPy's transpose of the entries' positions (a counting sort, O(nnz)):
+        on a structurally symmetric pattern with sorted columns the transpose has the
+        pattern's own layout, so each place holds the position of its mirror entry. Any
+        other pattern (unsorted columns, or not symmetric) takes the sort by keys. (The
+        sort was most of the path's set-up per compiled System: a fresh compile's first
+        factorisation paid it.)"""
         cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
         rows = np.asarray(indices, dtype=np.int64)
-        key = rows * n + cols
-        order = np.argsort(key, kind="stable")
-        where = np.searchsorted(key[order], cols * n + rows)
-        where = np.minimum(where, len(key) - 1)
-        mirror = order[where]
-        # a pattern that is not structurally symmetric has no mirror for some entry: the
-        # path is never taken for it
-        symmetric = bool(np.array_equal(key[mirror], cols * n + rows))
+        T = sp.csc_matrix((np.arange(rows.shape[0], dtype=np.int64), indices, indptr),
+                          shape=(n, n)).T.tocsc()
+        if np.array_equal(T.indptr, indptr) and np.array_equal(T.indices, indices):
+            symmetric, mirror = True, np.asarray(T.data, dtype=np.int64)
+        else:
+            key = rows * n + cols
+            order = np.argsort(key, kind="stable")
+            where = np.searchsorted(key[order], cols * n + rows)
+            where = np.minimum(where, len(key) - 1)
+            mirror = order[where]
+            # a pattern that is not structurally symmetric has no mirror for some entry:
+            # the path is never taken for it
+            symmetric = bool(np.array_equal(key[mirror], cols * n + rows))
         low = np.flatnonzero(rows >= cols)
         low_rows = rows[low].astype(np.int32)
         low_cols = np.ascontiguousarray(cols[low])
@@ -437,9 +460,8 @@ class SymmetricPart:
         self._pending = None
         if L is None:                # not structurally symmetric (or all zero)
             return None
-        if self.active_mode == "supernodal" and self._f_mode != "supernodal":
-            self._f = self._kept_or("supernodal", lambda: (
-                fewest_flops(L), "supernodal", self.fill))[0]
+        if self.active_mode == "supernodal" and self.mode is None:
+            self._supernodal(L)          # (a forced mode's analysis is _analyze's)
         self._f_mode = self.active_mode
         try:
             self._f.cholesky_inplace(L)
@@ -456,6 +478,42 @@ class SymmetricPart:
         return RefinedCholesky(self._f, D, owned, lu, asym, getattr(self, "hint", None),
                                getattr(self, "krylov", False), norm=top,
                                memo=getattr(self, "memo", None))
+
+    def _supernodal(self, L) -> None:
+        """The supernodal analysis this factorisation of the current lower pattern (``L``)
+        is made on (``self._f``): the ordering of fewer flops (:func:`fewest_flops`) where
+        the pattern has had a supernodal factorisation before (in this part) or a kept
+        decided analysis (:class:`_Analyses`, kind 'supernodal'); else AMD's alone (kind
+        'supernodal amd'), the cheapest analysis.
+
+        Why the comparison waits for a pattern's second factorisation: its nested
+        dissection analysis costs about as much as the factorisation it may save
+        (``benchmarks/results/beam_bundle.json``, key ``fresh_33``), so it pays only on a
+        pattern factorised again, and a run's first iterate from rest, whose lower pattern
+        (rotational couplings still zero) is factorised once, paid it for nothing. A
+        pattern factorised more than once loses at most one factorisation's difference
+        between the orderings: the one made on AMD's."""
+        held = self._held
+        if self._f_mode == "supernodal" and held.decided:
+            return                                    # refactorised on its analysis
+        if self._f_mode != "supernodal":              # this pattern's first here
+            hit = self._analyses.get("supernodal", held.sel)
+            if hit is not None:
+                self.reused += 1
+                self._f, held.decided = hit[0], True
+                return
+            if not held.factorised:
+                held.factorised = True
+                self._f = self._kept_or("supernodal amd", lambda: (
+                    cholmod.analyze(L, mode="supernodal", ordering_method="amd"),
+                    "supernodal", self.fill))[0]
+                return
+        # factorised before: the ordering of fewer flops, AMD's candidate the kept analysis
+        amd = self._analyses.get("supernodal amd", held.sel)
+        self._f = self._kept_or("supernodal", lambda: (
+            fewest_flops(L, None if amd is None else amd[0]), "supernodal", self.fill))[0]
+        self._analyses.drop("supernodal amd", held.sel)
+        held.decided = held.factorised = True
 
     def _analyze(self, L) -> tuple[object, str, float]:
         """CHOLMOD's symbolic analysis of the lower triangle ``L``, its mode and the factor's
@@ -495,12 +553,15 @@ class SymmetricPart:
         return f, mode, fill
 
 
-def fewest_flops(L):
+def fewest_flops(L, amd=None):
     """CHOLMOD's supernodal analysis of the lower triangle ``L`` with the fill-reducing
     ordering whose factor takes the fewer flops: nested dissection
     (:data:`.cholmod_spd.SUPERNODAL_ORDERING`) or AMD, compared by ``sum c_j^2`` over the
     factor's column counts (:func:`.cholmod_spd.column_counts`, from the pattern alone); a
-    tie keeps nested dissection. Made once per kept pattern (:class:`_Analyses`).
+    tie keeps nested dissection. ``amd``: CHOLMOD's unfactorised supernodal AMD analysis of
+    ``L`` when one was made already (taken as AMD's candidate instead of another; default
+    None). Made at a kept pattern's second factorisation
+    (:meth:`SymmetricPart._supernodal`, :class:`_Analyses`).
 
     Why both: neither wins everywhere. On the 3D beam grid's iteration matrices AMD's
     factor takes 20 % fewer flops at 1e4 DOFs and nested dissection's 6 % fewer at 1e5, and
@@ -510,7 +571,8 @@ def fewest_flops(L):
     best = None
     for order in (cholmod_spd.SUPERNODAL_ORDERING, "amd"):
         try:
-            f = cholmod.analyze(L, mode="supernodal", ordering_method=order)
+            f = (amd if order == "amd" and amd is not None else
+                 cholmod.analyze(L, mode="supernodal", ordering_method=order))
         except cholmod.CholmodError:             # (no METIS in this CHOLMOD: nesdis)
             continue
         c = cholmod_spd.column_counts(L, f.P()).astype(float)

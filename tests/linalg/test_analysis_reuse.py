@@ -210,7 +210,9 @@ def test_cholmod_spd_keeps_the_stored_zeros_choice_and_analysis_per_nonzero_patt
     the stored pattern). Each solver's choice and factor size are a fresh solver's (on
     copies of the pattern arrays) and it solves its matrix to 1e-12. A choice kept per stored
     pattern alone hands K D's choice (its nonzeros: keep_zeros False); an analysis kept
-    without its sub-pattern hands K (or D) the other's analysis (a wrong factor)."""
+    without its sub-pattern hands K (or D) the other's analysis (a wrong factor). The first
+    D decides on one trial analysis, its nonzeros' (n entries, fewer than the stored
+    pattern's lower triangle, which every factor of it holds); the first K needs both."""
     from fembody.linalg import cholmod_spd
     A = grid_matrix(k=10)
     p = Pairs(A)
