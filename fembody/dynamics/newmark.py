@@ -573,6 +573,10 @@ class GeneralizedAlpha(Integrator):
                 return K
             Cx = C if with_c else M
             if iteration_matrix is not None and K.shape == M.shape == Cx.shape:
+                if lie_map is not None:
+                    # the sum and the rotation columns' correction below in one pass over
+                    # the data (the same numbers, fembody.dynamics.lie)
+                    return lie_map.form(K, M, C, gp, bp, inverse_tangents())
                 # (the kernel's own guard sends arrays of other types to numba)
                 iteration_matrix(K, Cx, M, gp, bp, with_c)
                 S = K
