@@ -343,11 +343,11 @@ def size_reason(s) -> str:
     return ""
 
 
-def plan(integ) -> "CompiledStep | None":
+def plan(integ, why: str | None = None) -> "CompiledStep | None":
     """The compiled step of the generalized-alpha integrator ``integ`` or None (see the
-    module docstring)."""
+    module docstring); ``why``: :func:`why_not` of its System when the caller has it."""
     s = integ.sys
-    if integ.projection or why_not(s):
+    if integ.projection or (why_not(s) if why is None else why):
         return None
     if integ.rows.mode != "error":
         # redundant='drop' / 'regularize': the run passes states where B loses rank, whose

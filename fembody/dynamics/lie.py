@@ -110,7 +110,53 @@ def _correct_nb(S, M, C, with_c, gp, bp, pos, owner, Tinv):  # pragma: no cover 
                              + x2 * (Tinv[g, 2, j] - (1.0 if j == 2 else 0.0)))
 
 
+@njit(cache=True, aot="void(f8[:], f8[:], f8[:], b1, f8, f8, i8[:], i8[:, :], i8[:], "
+                      "f8[:, :, :])")
+def _form_nb(K, M, C, with_c, gp, bp, indptr, groups, col, Tinv):  # pragma: no cover - jitted
+    """``K <- K + gp C + bp M`` (summed in numpy's order, as
+    :func:`fembody.dynamics._kernels.iteration_matrix`) and then ``+= (gp C + bp M) (Tinv -
+    I)`` on the rotation columns (as :func:`_correct_nb`), in one pass over the CSC data of
+    the K pattern ``indptr``: column ``j`` is plain where ``col[j] == -1``, the first of
+    triple ``col[j]`` (its three columns, ``groups[col[j]]``, taken together at the same
+    offsets: they list the same rows) where ``col[j] >= 0``, and skipped (done with its
+    triple) where ``col[j] == -2``. The same numbers as those two kernels, bit for bit: every
+    entry gets the same sum, then the same correction."""
+    for j in range(col.shape[0]):
+        g = col[j]
+        if g == -2:
+            continue
+        if g == -1:
+            if with_c:
+                for p in range(indptr[j], indptr[j + 1]):
+                    K[p] = (K[p] + gp * C[p]) + bp * M[p]
+            else:
+                for p in range(indptr[j], indptr[j + 1]):
+                    K[p] = K[p] + bp * M[p]
+            continue
+        a0, a1, a2 = indptr[groups[g, 0]], indptr[groups[g, 1]], indptr[groups[g, 2]]
+        for o in range(indptr[j + 1] - indptr[j]):
+            p0, p1, p2 = a0 + o, a1 + o, a2 + o
+            x0, x1, x2 = bp * M[p0], bp * M[p1], bp * M[p2]
+            if with_c:
+                K[p0] = (K[p0] + gp * C[p0]) + bp * M[p0]
+                K[p1] = (K[p1] + gp * C[p1]) + bp * M[p1]
+                K[p2] = (K[p2] + gp * C[p2]) + bp * M[p2]
+                x0 += gp * C[p0]
+                x1 += gp * C[p1]
+                x2 += gp * C[p2]
+            else:
+                K[p0] = K[p0] + bp * M[p0]
+                K[p1] = K[p1] + bp * M[p1]
+                K[p2] = K[p2] + bp * M[p2]
+            for i in range(3):
+                p = p0 if i == 0 else (p1 if i == 1 else p2)
+                K[p] += (x0 * (Tinv[g, 0, i] - (1.0 if i == 0 else 0.0))
+                         + x1 * (Tinv[g, 1, i] - (1.0 if i == 1 else 0.0))
+                         + x2 * (Tinv[g, 2, i] - (1.0 if i == 2 else 0.0)))
+
+
 _inverse_tangents, _increment, _correct = _inverse_tangents_nb, _increment_nb, _correct_nb
+_form = _form_nb
 
 def kept_map(system) -> "LieIncrement":
     """``system``'s :class:`LieIncrement`, kept in its K pattern's plan
@@ -165,6 +211,12 @@ class LieIncrement:
         self.groups, self.owner = np.ascontiguousarray(groups, dtype=np.int64), owner
         self.pos = np.ascontiguousarray(indptr[groups][owner] + offset[:, None],
                                         dtype=np.int64)                        # (e, 3)
+        # what :meth:`form` reads: the pattern's column pointers and each column's role
+        # (-1 plain, g >= 0 the first column of triple g, -2 one of its other two)
+        self.indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        self.col = np.full(len(indptr) - 1, -1, dtype=np.int64)
+        self.col[self.groups[:, 1:]] = -2
+        self.col[self.groups[:, 0]] = np.arange(len(self.groups), dtype=np.int64)
 
     def __bool__(self) -> bool:
         return bool(self.groups.size)
@@ -186,6 +238,19 @@ class LieIncrement:
         out = np.empty(len(y))
         _increment(y, self.groups, Tinv, out)
         return out
+
+    def form(self, K: np.ndarray, M: np.ndarray, C: np.ndarray | None, gp: float, bp: float,
+             Tinv: np.ndarray) -> np.ndarray:
+        """The iteration matrix ``K + gp C + bp M`` with :meth:`correct`'s rotation columns,
+        formed in place in ``K`` (returned) by one pass over the data: the numbers of
+        :func:`fembody.dynamics._kernels.iteration_matrix` followed by :meth:`correct`, bit
+        for bit, without the second pass over the rotation columns (and their ``pos`` map).
+        ``K``, ``M``, ``C`` (None: no damping): CSC data of the K pattern, ``K`` neither of
+        the others (the kernel's own guard sends arrays of other types to numba)."""
+        C2 = M if C is None else C
+        _form(K, M, C2, C is not None, float(gp), float(bp), self.indptr, self.groups,
+              self.col, Tinv)
+        return K
 
     def correct(self, S: np.ndarray, M: np.ndarray, C: np.ndarray | None, gp: float,
                 bp: float, Tinv: np.ndarray) -> None:

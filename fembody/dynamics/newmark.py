@@ -142,9 +142,10 @@ class GeneralizedAlpha(Integrator):
     max_iter : int, default 15
         Newton iterations per step before the step is rejected.
     newton : {'full', 'modified'}, default 'full'
-        'full': a new tangent every iteration (in a model with contacts, once an increment
-        has contracted to 1 % of the one before, the step's closing increments reuse the
-        factorisation while they contract by ``reuse_rate``:
+        'full': a new tangent every iteration (in a model the compiled step cannot run,
+        which :func:`fembody.dynamics.compiled_step.why_not` names: contacts, beams, large
+        models, once an increment has contracted to 1 % of the one before, the step's
+        closing increments reuse the factorisation while they contract by ``reuse_rate``:
         :mod:`fembody.dynamics.newton`, "Closing increments"; with penalty contacts each
         step's first increment is solved on the factorisation held from the step before,
         the next on a fresh tangent: "First increment"); 'modified': reuse the
@@ -222,10 +223,15 @@ class GeneralizedAlpha(Integrator):
             raise ModelError(f"newton must be 'full' or 'modified', got {newton!r}")
         self.newton = newton
         self.reuse_rate = reuse_rate
-        # full Newton closes a contact model's steps with the held factorisation once an
-        # increment contracts by CLOSE_RATE (fembody.dynamics.newton, "Closing increments");
-        # models the compiled step runs keep plain full Newton, which its loop mirrors
-        self._close = CLOSE_RATE if compiled_step.has_contacts(system) else 0.0
+        # full Newton closes a step with the held factorisation once an increment contracts
+        # by CLOSE_RATE (fembody.dynamics.newton, "Closing increments") in every model the
+        # compiled step cannot run (contacts, beams, large models: compiled_step.why_not);
+        # models it can run keep plain full Newton, which its loop mirrors, also on the
+        # Python path (compiled=False, a fallback). On the 3D beam grid each step's last
+        # increment, a correction at the round-off of the motion, cost a fresh tangent and
+        # its factorisation
+        why = compiled_step.why_not(system)
+        self._close = CLOSE_RATE if why else 0.0
         # and, with penalty contacts (beams or surfaces: stiff blocks whose factorisation is
         # what a step pays most for), starts each step on the factorisation held from the
         # step before (newton.py, "First increment"). Not for impulse-only contacts: their
@@ -233,7 +239,7 @@ class GeneralizedAlpha(Integrator):
         # analytic motion (tests/run/test_impact.py's bouncing ball: starting on the held
         # factor put the impact times 7.5e-11 s off, inside the Newton tolerance but not
         # at the 2.4e-13 s of a fresh first tangent)
-        self._first_reuse = self._close > 0.0 and bool(
+        self._first_reuse = compiled_step.has_contacts(system) and bool(
             getattr(system, "beam_contact_blocks", None)
             or getattr(system, "surface_contact_blocks", None)
             or getattr(system, "penalty_blocks", None))
@@ -276,7 +282,7 @@ class GeneralizedAlpha(Integrator):
         # saddle matrix is small (fembody.dynamics.compiled_step); None: the Python path
         own = (type(self)._step_impl is GeneralizedAlpha._step_impl
                and type(self)._newton_step is GeneralizedAlpha._newton_step)
-        self._compiled = compiled_step.plan(self) if compiled and own else None
+        self._compiled = compiled_step.plan(self, why) if compiled and own else None
 
     # ---------------------------------------------------------------- set-up
     @property
@@ -573,6 +579,10 @@ class GeneralizedAlpha(Integrator):
                 return K
             Cx = C if with_c else M
             if iteration_matrix is not None and K.shape == M.shape == Cx.shape:
+                if lie_map is not None:
+                    # the sum and the rotation columns' correction below in one pass over
+                    # the data (the same numbers, fembody.dynamics.lie)
+                    return lie_map.form(K, M, C, gp, bp, inverse_tangents())
                 # (the kernel's own guard sends arrays of other types to numba)
                 iteration_matrix(K, Cx, M, gp, bp, with_c)
                 S = K

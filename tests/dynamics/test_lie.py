@@ -78,17 +78,30 @@ def test_compiled_kernels_equal_the_numpy_references():
         np.testing.assert_allclose(S1, S2, rtol=1e-14, atol=1e-14)
 
 
-def test_correction_is_the_dense_product_on_a_model():
-    """On a compiled spatial model (a beam carrying a rigid body, one end fixed): S +
-    (gp C + bp M)(T^-1 - I) from the map equals the dense K + (gp C + bp M) T^-1 with T^-1
-    block-diagonal on every node's rotation DOFs (the fixed node has none free)."""
+def beam_with_body():
+    """A compiled spatial model (a beam carrying a rigid body, one end fixed) and its map."""
     m = fb.Model(dim=3)
     b = m.add_beam((0, 0, 0), (1, 0.3, 0), n=3, material=fb.Material(E=1e9, rho=1e3, nu=0.3),
                    section=fb.Section.rectangle(b=0.02, h=0.01))
     m.add_rigid_body(b.last, 2.0, (0.1, 0.2, 0.3), offset=(0.1, 0.0, 0.2))
     m.fix(b.first)
     s = m.compile()
-    lm = lie.LieIncrement(s)
+    return s, lie.LieIncrement(s)
+
+
+def block_diagonal(s, lm, Tinv):
+    """The dense T^-1 on the free DOFs: Tinv on every mapped rotation triple, I elsewhere."""
+    Tfull = np.eye(s.n_free)
+    for g, idx in enumerate(lm.groups):
+        Tfull[np.ix_(idx, idx)] = Tinv[g]
+    return Tfull
+
+
+def test_correction_is_the_dense_product_on_a_model():
+    """On a compiled spatial model (a beam carrying a rigid body, one end fixed): S +
+    (gp C + bp M)(T^-1 - I) from the map equals the dense K + (gp C + bp M) T^-1 with T^-1
+    block-diagonal on every node's rotation DOFs (the fixed node has none free)."""
+    s, lm = beam_with_body()
     assert len(lm.groups) == 3                     # the three free nodes
     rng = np.random.default_rng(1)
     K, C, M = (rng.normal(size=s.nnz) for _ in range(3))
@@ -96,9 +109,7 @@ def test_correction_is_the_dense_product_on_a_model():
     Tinv = lm.inverse_tangents(D)
     S = K + 0.5 * C + 4.0 * M
     lm.correct(S, M, C, 0.5, 4.0, Tinv)
-    Tfull = np.eye(s.n_free)
-    for g, idx in enumerate(lm.groups):
-        Tfull[np.ix_(idx, idx)] = Tinv[g]
+    Tfull = block_diagonal(s, lm, Tinv)
     dense = lambda x: s.csc(x).toarray()       # noqa: E731
     expect = dense(K) + (0.5 * dense(C) + 4.0 * dense(M)) @ Tfull
     np.testing.assert_allclose(dense(S), expect, rtol=1e-13, atol=1e-12)
@@ -141,3 +152,67 @@ def test_the_map_is_kept_per_system_pattern_and_rotation_triples(monkeypatch):
     mapped = lie.kept_map(other)
     assert mapped is not kept and len(mapped.groups) == 3
     assert np.array_equal(mapped.groups, lie.LieIncrement(other).groups)
+
+
+@pytest.mark.parametrize("with_c", [True, False], ids=["damped", "undamped"])
+def test_formed_iteration_matrix_is_the_sum_then_the_correction_bit_for_bit(with_c):
+    """LieIncrement.form (one pass) gives K + gp C + bp M with the rotation columns'
+    correction bit for bit as the iteration-matrix kernel followed by LieIncrement.correct
+    (two passes), on a spatial model's K pattern whose columns are plain (translations, the
+    rigid body's), mapped triples and a fixed node's (none); and it is the dense product."""
+    from fembody.dynamics import _kernels
+    s, lm = beam_with_body()
+    assert len(lm.groups) == 3
+    rng = np.random.default_rng(5)
+    K, C, M = (rng.normal(size=s.nnz) for _ in range(3))
+    Tinv = lm.inverse_tangents(rng.normal(size=s.n_free))
+    gp, bp = 1.7e3, 4.4e6
+    two = K.copy()
+    _kernels.iteration_matrix(two, C if with_c else M, M, gp, bp, with_c)
+    lm.correct(two, M, C if with_c else None, gp, bp, Tinv)
+    one = K.copy()
+    out = lm.form(one, M, C if with_c else None, gp, bp, Tinv)
+    assert out is one
+    assert np.array_equal(one, two)
+    assert not np.array_equal(one, K + bp * M)          # the correction is there
+    Tfull = block_diagonal(s, lm, Tinv)
+    dense = lambda x: s.csc(x).toarray()       # noqa: E731
+    X = bp * dense(M) + (gp * dense(C) if with_c else 0.0)
+    np.testing.assert_allclose(dense(one), dense(K) + X @ Tfull, rtol=1e-12,
+                               atol=1e-12 * np.abs(X).max())
+
+
+def test_a_spinning_run_forms_its_matrices_in_one_pass_and_moves_as_two_passes(monkeypatch):
+    """A spinning spatial beam (gyroscopic damping-like matrix, rotation increments far from
+    zero) under generalized-alpha: every iteration matrix is formed by LieIncrement.form,
+    and the run moves bit for bit as the same run whose matrices are formed by the
+    iteration-matrix kernel and LieIncrement.correct."""
+    from fembody.dynamics import _kernels
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    b = m.add_beam((0, 0, 0), (1, 0.3, 0), n=4, material=fb.Material(E=1e9, rho=1e3, nu=0.3),
+                   section=fb.Section.rectangle(b=0.02, h=0.01))
+    m.fix(b.first)
+    s = m.compile()
+    # the beam swung about the clamp's z axis at 40 rad/s (the clamp holds it back)
+    W = np.array([0.0, 0.0, 40.0])
+    v0 = np.zeros(s.n_dof)
+    for node in b.nodes[1:]:
+        v0[s.node_dofs[node.id]] = np.r_[np.cross(W, node.position), W]
+    calls = []
+    form = lie.LieIncrement.form
+
+    def counted(self, *a):
+        calls.append(1)
+        return form(self, *a)
+
+    def two_passes(self, K, M, C, gp, bp, Tinv):
+        _kernels.iteration_matrix(K, M if C is None else C, M, gp, bp, C is not None)
+        self.correct(K, M, C, gp, bp, Tinv)
+        return K
+    runs = []
+    for impl in (counted, two_passes):
+        monkeypatch.setattr(lie.LieIncrement, "form", impl)
+        runs.append(fb.simulate(s, t_end=4e-3, dt=1e-3, rho_inf=0.9, v0=v0, compiled=False))
+    assert len(calls) >= 4
+    assert np.array_equal(np.asarray(runs[0].q), np.asarray(runs[1].q))
+    assert np.abs(np.asarray(runs[0].q)[-1] - np.asarray(runs[0].q)[0]).max() > 1e-3

@@ -66,18 +66,25 @@ def test_simulation_with_the_in_place_iteration_matrix_is_unchanged(monkeypatch,
                                                                    rayleigh, dim):
     """Whole runs (damped: the C term; spatial: nonlinear inertia) against the old allocating
     expression (the kernel taken away): the same states, bit for bit, and the in-place path
-    was taken."""
+    was taken (spatial: the Lie map's one pass, LieIncrement.form, in place of the kernel
+    and the correction)."""
+    from fembody.dynamics import lie
     calls = [0]
-    kernel = _kernels.iteration_matrix
+    kernel, form = _kernels.iteration_matrix, lie.LieIncrement.form
 
     def counting(*a):
         calls[0] += 1
         return kernel(*a)
+
+    def counting_form(self, *a):
+        calls[0] += 1
+        return form(self, *a)
     runs = []
     for old in (False, True):
         with monkeypatch.context() as mp:
-            # the old path: no in-place kernel
+            # the old path: no in-place kernel (and so no one-pass form)
             mp.setattr(_kernels, "iteration_matrix", None if old else counting)
+            mp.setattr(lie.LieIncrement, "form", counting_form)
             s = _pendulum(rayleigh=rayleigh, dim=dim).compile()
             _switch(s, "fused_mass", set())   # (the element pass's own masses: tested below)
             runs.append(fb.simulate(s, t_end=0.02, dt=1e-3, newton=newton))
