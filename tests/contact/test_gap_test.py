@@ -3,8 +3,10 @@ pairs it finds apart: a Gauss point's projection ``t = num / den`` on B's chord 
 outside ``[0, 1)`` from ``num`` and ``den`` where it can be (the division made only where
 ``t`` is read), and a parallel pair's point part is made only where the pair touches or
 every pair's gaps are asked for (``report``; ``points``). Labelled guard: both change no
-number, so the base commit passes them too; they fail if either screen drops or keeps a
-pair the full evaluation does not (checked by breaking each screen in turn).
+number (the numbers checked here are the base commit's; its pass has no ``report``
+argument to compare with); they fail if either screen drops or keeps a pair the full
+evaluation does not (checked by breaking each screen in turn: a division skip that also
+drops ``t`` one ulp below 1, and a point part made for touching pairs alone).
 
 The states are the ones where a screen could be wrong: a Gauss point projecting exactly on
 B's end (t = 1: outside) and one rounding below it (inside), one on B's start (t = 0:
@@ -131,6 +133,12 @@ def _tilted(sine: float, h: float) -> np.ndarray:
                      [1.0, 0.0, 0.0]])
 
 
+def _crossing(h: float) -> np.ndarray:
+    """A across B at a right angle, at height ``h``, over B's middle at A's ``s = 0.4``:
+    between A's Gauss points, so that only the point part can touch."""
+    return np.array([[0.5, -0.4, h], [0.5, 0.6, h], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+
+
 def _assert_same(blk: BeamContactBlock, pos: np.ndarray) -> None:
     """The Newton iteration's pass (no ``report``) gives the full pass's forces, stiffness,
     touching rows and, on those rows, gaps, bit for bit."""
@@ -147,11 +155,14 @@ def test_pairs_either_side_of_the_parallel_sine_equal_the_full_pass():
     X = np.array([_tilted(s, h) for s in (0.0, 0.999 * PARALLEL_SINE, 1.001 * PARALLEL_SINE,
                                           0.05, 1.0)
                   for h in (RAD - 1e-4, RAD + 0.5 * GAP_MARGIN * RAD, RAD + 1e-3)])
-    X = np.concatenate([X, _edge_pairs()[0]])
+    heights = (RAD - 1e-4, RAD + 0.5 * GAP_MARGIN * RAD, RAD + 1e-3)
+    X = np.concatenate([X, _edge_pairs()[0], [_crossing(h) for h in heights]])
     blk = _block(X)
     _assert_same(blk, X)
-    # (and the crossing pairs do touch: the point part of non-parallel chords is made)
-    assert len(_pass(blk, X, False, False, False)[2]) > len(X) // 3
+    # the right-angle crossings touch by their point part alone, within the gap margin
+    touching = _pass(blk, X, False, False, False)[2]
+    np.testing.assert_array_equal(touching[-2:], [len(X) - 3, len(X) - 2])
+    assert len(touching) > len(X) // 3
 
 
 @pytest.fixture(scope="module")
