@@ -39,6 +39,13 @@ _W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
 # it counts as touching (its rows are live). The tangent band of crossing_forces (``band``)
 # lies inside it, so that every pair with a point in the band has live rows.
 GAP_MARGIN = 1e-6
+# The gap test of crossing_forces on the pairs apart (most candidates: a bundle's element
+# faces five of the other beam, one or two of them touching) was mostly divisions: a Gauss
+# point's projection t = num / den (den > 0) on B's chord lies outside it where num >= den
+# (the division is correctly rounded: t >= 1) or num < -_TINY den (t < 0, no underflow to
+# -0.0, which would pass t >= 0); the division is then made only where t is read (a pair
+# that touches, or ``points``): the same t, bit for bit.
+_TINY = 1e-290
 
 
 @njit(cache=True)
@@ -51,15 +58,7 @@ def _distance(x, c, ck, nk, ws, hessian, grad, H):  # pragma: no cover - jitted
     d = x.shape[1]
     m = x.shape[0]
     r, nv, P, rk, Prk, DXz, Dzz, S = ws
-    for i in range(d):
-        r[i] = 0.0
-    for a in range(m):
-        for i in range(d):
-            r[i] += c[a] * x[a, i]
-    rr = 0.0
-    for i in range(d):
-        rr += r[i] * r[i]
-    rho = math.sqrt(rr)
+    rho = _length(x, c, r)
     safe = rho if rho > 0.0 else 1.0
     for i in range(d):
         nv[i] = r[i] / safe
@@ -128,6 +127,24 @@ def _distance(x, c, ck, nk, ws, hessian, grad, H):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
+def _length(x, c, r):  # pragma: no cover - jitted
+    """``rho = |r|`` of ``r = sum_m c_m x_m`` (``x (m, d)``, ``c (m,)``), ``r`` filled in
+    place: the distance of :func:`_distance` alone, by its terms (the gap test of
+    :func:`crossing_forces` reads no gradient)."""
+    d = x.shape[1]
+    m = x.shape[0]
+    for i in range(d):
+        r[i] = 0.0
+    for a in range(m):
+        for i in range(d):
+            r[i] += c[a] * x[a, i]
+    rr = 0.0
+    for i in range(d):
+        rr += r[i] * r[i]
+    return math.sqrt(rr)
+
+
+@njit(cache=True)
 def _workspace(d):  # pragma: no cover - jitted
     """Scratch arrays of :func:`_distance` for chords in ``d`` dimensions."""
     md = 4 * d
@@ -138,6 +155,14 @@ def _workspace(d):  # pragma: no cover - jitted
 @njit(cache=True)
 def _closest(x):  # pragma: no cover - jitted
     """``(s, t, ok)`` of :func:`fembody.contact.geometry.closest_crossing` for one pair."""
+    a11, a22, a12, r1, r2 = _closest_terms(x)
+    return _closest_of(a11, a22, a12, r1, r2)
+
+
+@njit(cache=True)
+def _closest_terms(x):  # pragma: no cover - jitted
+    """The products :func:`_closest` solves with, ``(d1.d1, d2.d2, d1.d2, -d1.w, d2.w)``
+    (``d1 = a1 - a0``, ``d2 = b1 - b0``, ``w = a0 - b0``)."""
     d = x.shape[1]
     a11 = a22 = a12 = r1 = r2 = 0.0
     for i in range(d):
@@ -149,8 +174,21 @@ def _closest(x):  # pragma: no cover - jitted
         a12 += d1 * d2
         r1 -= d1 * w
         r2 += d2 * w
+    return a11, a22, a12, r1, r2
+
+
+@njit(cache=True)
+def _not_parallel(a11, a22, a12):  # pragma: no cover - jitted
+    """Whether the chords of :func:`_closest_terms`' products are not parallel (the sine of
+    their angle above ``PARALLEL_SINE``): the first condition of ``ok``."""
+    return a11 * a22 - a12 * a12 > _PS2 * a11 * a22
+
+
+@njit(cache=True)
+def _closest_of(a11, a22, a12, r1, r2):  # pragma: no cover - jitted
+    """:func:`_closest` from its products (:func:`_closest_terms`)."""
     det = a11 * a22 - a12 * a12
-    ok = det > _PS2 * a11 * a22
+    ok = _not_parallel(a11, a22, a12)
     safe = det if ok else 1.0
     s = (a22 * r1 + a12 * r2) / safe
     t = (a12 * r1 + a11 * r2) / safe
@@ -162,6 +200,13 @@ def _closest(x):  # pragma: no cover - jitted
 def _project(x, xi):  # pragma: no cover - jitted
     """Parameter ``t`` on B's chord of A's point at ``xi`` (as the line part of
     :mod:`fembody.contact.line`)."""
+    num, den = _project_terms(x, xi)
+    return num / den
+
+
+@njit(cache=True)
+def _project_terms(x, xi):  # pragma: no cover - jitted
+    """The numerator and denominator of :func:`_project`'s ``t = num / den``."""
     d = x.shape[1]
     num = den = 0.0
     for i in range(d):
@@ -169,7 +214,7 @@ def _project(x, xi):  # pragma: no cover - jitted
         d2 = x[3, i] - x[2, i]
         num += (p - x[2, i]) * d2
         den += d2 * d2
-    return num / den
+    return num, den
 
 
 @njit(cache=True)
@@ -588,9 +633,9 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
                       "f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
                       "i8[:], "
-                      "f8[:], f8[:], f8[:], b1, b1, f8)")
+                      "f8[:], f8[:], f8[:], b1, b1, b1, f8)")
 def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
-                    mu_s, mu_k, kt, tangent, points, band):  # pragma: no cover - jitted
+                    mu_s, mu_k, kt, tangent, points, report, band):  # pragma: no cover - jitted
     """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (t, 4 d, 4 d)`` of the
     ``t`` pairs that touch, in the order of those rows (else ``(0, 4 d, 4 d)``; every other
     pair's stiffness is zero) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
@@ -621,7 +666,9 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     line Gauss-point gap where both count, else the one that counts; the point gap where
     none does) and whether the pair is in its contact zone (1/0): what
     :meth:`~fembody.contact.beams.BeamContactBlock.contact_gaps`, ``resultants`` and
-    ``strain_energy`` report.
+    ``strain_energy`` report: of every pair with ``report`` (or ``points``), else of the
+    pairs that touch alone, zero for the others (what a Newton iteration reads of none:
+    the parallel pairs apart, most of a bundle's, then skip the point part's divisions).
 
     **The tangent band** (``band``, a fraction of the radii sum, at most ``GAP_MARGIN``; 0:
     none). A point part or line Gauss point with a gap in ``[0, band radius)`` keeps the
@@ -672,6 +719,10 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     Kpt = np.zeros((md, md))
     Kln = np.empty((md, md))
     tlin = np.empty(NG)
+    tnum = np.empty(NG)                     # the projections' terms, divided where read
+    tden = np.empty(NG)
+    lazy = np.zeros(NG, dtype=np.bool_)
+    rv = np.empty(d)
     fw = np.empty((8 + 3 * md) * d + 4)
     out = np.empty(5 + d)
     lon = np.zeros(NG, dtype=np.bool_)
@@ -693,9 +744,17 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         # the gap test of the array version's ``touching`` (a margin of round-off)
         eps = GAP_MARGIN * rad
         bnd = min(band, GAP_MARGIN) * rad
-        s, t, okp = _closest(x)
-        c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
-        rho_p = _distance(x, c, ckp, 2, ws, False, gp, Hp)
+        a11, a22, a12, r1, r2 = _closest_terms(x)
+        # the point part: made below where it is read (a pair that touches, and every pair
+        # with ``report`` or ``points``) if the chords are parallel, as along a bundle
+        # (``okp`` is then False: the gap test needs neither its divisions nor its distance)
+        have_p = report or points or _not_parallel(a11, a22, a12)
+        s = t = rho_p = 0.0
+        okp = False
+        if have_p:
+            s, t, okp = _closest_of(a11, a22, a12, r1, r2)
+            c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
+            rho_p = _length(x, c, rv)
         # A's parameter interval [lo, lo + L] projecting inside B's chord where an end of B
         # is free (line.py's docstring); [0, 1] elsewhere (then the points are XI exactly)
         lo = 0.0
@@ -732,9 +791,18 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     none = not L > 0.0
         gl = np.inf                         # the smallest Gauss-point gap (line_gaps)
         okl = False
+        late = False
         for g_ in range(NG):
             xi = lo + L * _XI_T[g_]
-            tg = _project(x, xi)
+            num, den = _project_terms(x, xi)
+            if den > 0.0 and (num >= den or num < -_TINY * den):
+                # the projection t = num / den lies outside B's chord, told without the
+                # division (most candidate pairs are apart: _TINY's comment); made below
+                # where it is read
+                tnum[g_], tden[g_], lazy[g_], late = num, den, True, True
+                continue
+            lazy[g_] = False
+            tg = num / den
             tlin[g_] = tg
             if tg >= 0.0 and tg < 1.0 and not none:
                 okl = True
@@ -745,10 +813,20 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     rr += ri * ri
                 gl = min(gl, math.sqrt(rr) - rad)
         hit = (okp and rho_p - rad < eps) or (okl and gl < eps)
-        okg = okp and rho_p > 0.0
-        gpq = rho_p - rad
-        gaps[q, 1] = (min(gpq, gl) if okg and okl else (gl if okl else gpq))
-        gaps[q, 2] = 1.0 if (okg or okl) else 0.0
+        if hit and not have_p:
+            s, t, okp = _closest_of(a11, a22, a12, r1, r2)
+            c[0], c[1], c[2], c[3] = 1.0 - s, s, t - 1.0, -t
+            rho_p = _length(x, c, rv)
+            have_p = True
+        if have_p:
+            okg = okp and rho_p > 0.0
+            gpq = rho_p - rad
+            gaps[q, 1] = (min(gpq, gl) if okg and okl else (gl if okl else gpq))
+            gaps[q, 2] = 1.0 if (okg or okl) else 0.0
+        if late and (hit or points):
+            for g_ in range(NG):
+                if lazy[g_]:
+                    tlin[g_] = tnum[g_] / tden[g_]
         if points:
             params[q, 0], params[q, 1] = s, t
             for g_ in range(NG):

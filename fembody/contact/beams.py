@@ -465,7 +465,7 @@ class BeamContactBlock(ContactRows):
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.free, self.ramp, self.frictional, anchor, sliding,
                                        mu_s,
-                                       mu_k, kt, tangent, points, TANGENT_BAND)
+                                       mu_k, kt, tangent, points, False, TANGENT_BAND)
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -490,7 +490,7 @@ class BeamContactBlock(ContactRows):
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                       self.free, self.ramp, False, _NO_ANCHOR, _NO_SLIDING,
                                       _NO_VALUES,
-                                      _NO_VALUES, _NO_VALUES, False, False, 0.0)
+                                      _NO_VALUES, _NO_VALUES, False, False, True, 0.0)
         return out[0], out[-1]
 
     # ------------------------------------------------------------------------- friction
@@ -623,7 +623,7 @@ class BeamContactBlock(ContactRows):
             params = crossing_forces.trusted(pos, self.k, self.k_line, self.length,
                                              self.radius, self.free, self.ramp, False,
                                              _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
-                                             _NO_VALUES, False, True, 0.0)[3]
+                                             _NO_VALUES, False, True, False, 0.0)[3]
         else:
             _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
