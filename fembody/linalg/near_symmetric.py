@@ -156,6 +156,10 @@ RHO_HOPELESS = 0.1
 # symbolic analyses kept per stored pattern for later SymmetricParts of it (_Analyses): a
 # run's first iterate from rest and its later iterates take two lower patterns
 KEPT_ANALYSES = 4
+# the pattern's mirror map (SymmetricPart._maps): by the sort of its entries' keys up to this
+# many entries (a small run keeps free of scipy.sparse's import, which costs more than the
+# sort there), by SciPy's transpose above
+SORT_MAX = 20000
 
 
 class Refused(Exception):
@@ -296,17 +300,21 @@ class SymmetricPart:
         pattern: each entry's mirror entry, the lower entries and their mirrors, rows and
         columns.
 
-        The mirrors by SciPy's transpose of the entries' positions (a counting sort, O(nnz)):
-        on a structurally symmetric pattern with sorted columns the transpose has the
-        pattern's own layout, so each place holds the position of its mirror entry. Any
-        other pattern (unsorted columns, or not symmetric) takes the sort by keys. (The
-        sort was most of the path's set-up per compiled System: a fresh compile's first
+        Above :data:`SORT_MAX` entries the mirrors by SciPy's transpose of the entries'
+        positions (a counting sort, O(nnz)): on a structurally symmetric pattern with sorted
+        columns the transpose has the pattern's own layout, so each place holds the position
+        of its mirror entry. Any other pattern (unsorted columns, or not symmetric), and a
+        small one, takes the sort by keys: a small run (a spatial cantilever on the banded
+        LU) would otherwise import scipy.sparse for it (tests/test_startup.py), and there
+        the sort costs less than that import. (The sort was most of the path's set-up per
+        compiled System at the bundle's 314,000 entries: a fresh compile's first
         factorisation paid it.)"""
         cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
         rows = np.asarray(indices, dtype=np.int64)
-        T = sp.csc_matrix((np.arange(rows.shape[0], dtype=np.int64), indices, indptr),
-                          shape=(n, n)).T.tocsc()
-        if np.array_equal(T.indptr, indptr) and np.array_equal(T.indices, indices):
+        T = (sp.csc_matrix((np.arange(rows.shape[0], dtype=np.int64), indices, indptr),
+                           shape=(n, n)).T.tocsc() if rows.shape[0] > SORT_MAX else None)
+        if (T is not None and np.array_equal(T.indptr, indptr)
+                and np.array_equal(T.indices, indices)):
             symmetric, mirror = True, np.asarray(T.data, dtype=np.int64)
         else:
             key = rows * n + cols

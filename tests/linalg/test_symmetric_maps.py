@@ -1,14 +1,17 @@
 """Guard (passes on 43665bf too: the maps were right, and are now made by SciPy's transpose
-instead of a sort): :meth:`fembody.linalg.near_symmetric.SymmetricPart._maps`, each stored
-entry's mirror ``(j, i)`` and the structural symmetry of a CSC pattern, against a dictionary
-of the entries built entry by entry; on a sorted symmetric pattern (the transpose), the same
-pattern with its columns unsorted and one that is not symmetric (the sort by keys)."""
+above SORT_MAX entries instead of a sort): :meth:`fembody.linalg.near_symmetric.SymmetricPart._maps`,
+each stored entry's mirror ``(j, i)`` and the structural symmetry of a CSC pattern, against a
+dictionary of the entries built entry by entry; on a sorted symmetric pattern, the same
+pattern with its columns unsorted and one that is not symmetric (the sort by keys), with
+``SORT_MAX`` at 0 (the transpose wherever it applies) and at its default (the sort: these
+patterns are small)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from fembody.linalg import near_symmetric
 from fembody.linalg.near_symmetric import SymmetricPart
 
 from .test_near_symmetric import grid_matrix
@@ -41,8 +44,11 @@ def _check(indptr, indices, n) -> bool:
     return symmetric
 
 
-def test_the_mirrors_of_sorted_unsorted_and_unsymmetric_patterns():
+@pytest.mark.parametrize("sort_max", [0, near_symmetric.SORT_MAX])
+def test_the_mirrors_of_sorted_unsorted_and_unsymmetric_patterns(sort_max, monkeypatch):
+    monkeypatch.setattr(near_symmetric, "SORT_MAX", sort_max)
     A = grid_matrix(5, skew=0.1)
+    assert (A.nnz > sort_max) == (sort_max == 0)
     n = A.shape[0]
     assert _check(A.indptr, A.indices, n)
     # the same pattern, each column's rows reversed
