@@ -1,0 +1,93 @@
+"""Zone ties at a node (issue 33): a contact point lying exactly at the node two elements
+share, where the two element pairs compute their closest-point parameters from different
+nodes and round differently (1 + 2e-16 on one element, -4e-16 on the next: the contact lost;
+or both inside: counted twice). Every zone test reads the parameter with its node snapped
+(fembody.contact.geometry.in_zone, ZONE_TIE), so the point at the node is counted once, as
+1 nm either side. Checked here against central differences of the energy across the node
+(the force) and of the force (the tangent), the independent references of
+tests/contact/fd.py, on the rod across a V of tests/contact/test_sharp_v.py, and on the
+planar node rows (a node of one beam projecting exactly onto a node of the other)."""
+import numpy as np
+import pytest
+
+import fembody as fb
+
+from .test_blend_entry import _total
+from .test_sharp_v import LE, _points, _rod_across
+
+
+def _stiffness(sys, on_a, move, e):
+    """The derivative of :func:`_total`'s force on A [N/m] along A's rigid move ``e`` (3,),
+    from the blocks' tangents (the sum over A's slots of ``-K v``)."""
+    out = np.zeros(3)
+    for b in sys.beam_contact_blocks:
+        x = sys.pose(b, sys.q0).copy()
+        ids = getattr(b, "slots", b.nodes)
+        on = np.isin(ids, on_a)
+        dd = np.zeros(ids.shape + (3,))
+        dd[on] = move
+        K = b.forces(x + dd.reshape(x.shape), None, True)[1]
+        v = np.zeros(ids.shape + (3,))
+        v[on] = e
+        Kv = np.einsum("nij,nj->ni", K, v.reshape(len(ids), -1)).reshape(ids.shape + (3,))
+        out -= Kv[on].sum(axis=0)
+    return out
+
+
+@pytest.mark.parametrize("gamma, phi, dx, point", [(45, 30, 2e-4, 0), (45, 10, 2e-4, 1),
+                                                   (50, 10, 1e-4, 1)])
+def test_force_and_tangent_at_a_node_tie_are_the_energy_s_derivatives(gamma, phi, dx,
+                                                                       point):
+    """The rod slid so that a node lies exactly at contact point ``point`` (the cases the
+    energy of tests/contact/test_junction_limits.py measured wrong there): the force on the
+    rod equals ``-dE/dx`` by central differences of 1e-9 m across the node, along the slide
+    and along z, to 1e-6 of the force, and its derivative along x and z (from the blocks'
+    tangents) the central difference of the force, to 1e-5 of its largest entry. Fails on
+    the base commit: at 45/30 degrees one contact is lost at the node (the force is one
+    wall's alone, its difference quotient both walls')."""
+    sys, on_a, d, walls, a_x, base, wu, z0 = _rod_across(gamma, phi, dx)
+    at = base + (_points(d, wu, z0, dx)[point] % LE) * d
+    E0, F = _total(sys, on_a, at)
+    assert np.linalg.norm(F) > 100.0
+    h = 1e-9
+    for e in (d, np.array([0.0, 0.0, 1.0])):
+        fd = -(_total(sys, on_a, at + h * e)[0] - _total(sys, on_a, at - h * e)[0]) / (2 * h)
+        assert fd == pytest.approx(F @ e, abs=1e-6 * np.linalg.norm(F)), (e, F)
+    # the tangent across the rod (along it a rigid slide: its stiffness is zero to noise)
+    K, dF = [], []
+    for e in (np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])):
+        dF.append((_total(sys, on_a, at + h * e)[1] - _total(sys, on_a, at - h * e)[1])
+                  / (2 * h))
+        K.append(_stiffness(sys, on_a, at, e))
+    K, dF = np.array(K), np.array(dF)
+    assert np.abs(K - dF).max() <= 1e-5 * np.abs(dF).max(), (K, dF)
+
+
+@pytest.mark.parametrize("deg, k", [(7.0, 1), (7.0, 3), (7.0, 4), (13.0, 1), (31.0, 1)])
+def test_a_planar_node_over_a_node_of_the_other_beam_counts_once(deg, k):
+    """Planar: B fixed along ``u`` at ``deg`` degrees (ten elements of 0.1 m), A (two
+    elements) along B's normal with its free tip over B's node ``k``, 2 mm into it (built
+    apart, moved in): the tip's rows against the two elements at that node tie (its
+    projection on each rounds to 1 or 0 from different nodes). The energy equals the
+    analytic ``K/2 (2 mm)^2`` at the node and 1 nm either side along B, to 1e-9. Fails on
+    the base commit: all five lose the contact at the node (0 J; measured: 10 of 32 angles
+    and nodes tried)."""
+    from .geometries import moved
+    from .test_ends3d import K, R, SEC, STEEL
+    bt = np.radians(deg)
+    u = np.array([np.cos(bt), np.sin(bt)])
+    nrm = np.array([-u[1], u[0]])
+    m = fb.Model()
+    B = m.add_beam((0.0, 0.0), tuple(u), n=10, material=STEEL, section=SEC)
+    for nd in B.nodes:
+        m.fix(nd, "x", "y", "rz")
+    tip = np.array(B.nodes[k].position, float) + (2 * R + 0.01) * nrm
+    A = m.add_beam(tuple(tip), tuple(tip + 0.1 * nrm), n=2, material=STEEL, section=SEC)
+    m.add_beam_contact(A, B, radius=R, stiffness=K)
+    sys = m.compile()
+    ref = 0.5 * K * 0.002 ** 2
+    for e in (-1e-9, 0.0, 1e-9):
+        shift = {nd.id: e * u - 0.012 * nrm for nd in A.nodes}
+        E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
+                for b in sys.beam_contact_blocks)
+        assert E == pytest.approx(ref, rel=1e-9), e
