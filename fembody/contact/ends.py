@@ -214,7 +214,7 @@ import numpy as np
 
 from ._kernels import end_candidates
 from .friction import History, coulomb
-from .geometry import PARALLEL_SINE, beyond_node, closest_node, distance, in_zone
+from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, pair_report
 
@@ -938,8 +938,10 @@ class EndElementBlock(ContactRows):
         rj = np.linalg.norm(sub[:, PE] - xj, axis=1)
         # (not the partner's test that its point lies beyond the end's element: where that
         # fails the crossing pair of the end's element holds the partner's contact, and the
-        # end, nearer to the partner's element, is no local minimum of the distance)
-        inz = (sj > 0.0) & (sj < lj) & (rj > 0.0)
+        # end, nearer to the partner's element, is no local minimum of the distance); within
+        # ZONE_TIE of the junction the partner counts as out (geometry.in_zone): at a straight
+        # junction the end over ``c`` is then one row's, whole, whichever way rounding goes
+        inz = (sj > ZONE_TIE * lj) & (sj < lj) & (rj > 0.0)
         sig = si + sj
         om[i[inz & (sig <= 0.0)]] = 0.5             # (both at the junction: halves)
         both = inz & (sig > 0.0)

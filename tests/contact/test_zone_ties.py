@@ -91,3 +91,57 @@ def test_a_planar_node_over_a_node_of_the_other_beam_counts_once(deg, k):
         E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
                 for b in sys.beam_contact_blocks)
         assert E == pytest.approx(ref, rel=1e-9), e
+
+
+@pytest.mark.parametrize("gamma, phi, dx, point", [(45, 10, 2e-4, 0), (45, 10, 2e-4, 1),
+                                                   (50, 10, 1e-4, 1)])
+def test_a_contact_point_at_the_junction_of_two_beams_counts_once(gamma, phi, dx, point):
+    """The straight rod of tests/contact/test_share_apart.py's ``_kinked_rod`` (two beams of
+    five 1 cm elements joined in line, kink 0: a junction node, with the junction rows'
+    partner and wedge tests there and the share rows' across-a-node tests) slid so that
+    the junction node lies exactly at contact point ``point``, inside the blend band: the
+    energy equals the energy 1 nm either side, to 1e-9. Fails on the base commit: 0.770 /
+    0.925 / 3.420 J at the node against 2.616 / 2.616 / 2.491 J beside it."""
+    from .test_share_apart import _kinked_rod
+    sys, on_a, d, walls, a_x, base, wu, z0 = _kinked_rod(gamma, phi, 0.01, 0.0, dx)
+    s = _points(d, wu, z0, dx)[point]
+    E = [_total(sys, on_a, base + (s + e) * d)[0] for e in (-1e-9, 0.0, 1e-9)]
+    assert E[0] == pytest.approx(E[2], rel=1e-9)
+    assert E[1] == pytest.approx(E[0], rel=1e-9)
+
+
+@pytest.mark.parametrize("deg, k", [(13.0, 3), (13.0, 7), (22.0, 1), (31.0, 3), (31.0, 4),
+                                    (37.0, 1)])
+def test_a_free_end_over_a_node_of_the_other_beam_counts_once(deg, k):
+    """Spatial: B fixed along ``u`` (``deg`` degrees in x-y, rising 0.3 along z; ten
+    elements of 0.1 m), A (two elements) along a normal of B with its free tip over B's
+    node ``k``, 2 mm into it (built apart, moved in): the end rows of the tip against the
+    two elements at that node (fembody.contact.ends) tie, their zones and their share of
+    a contact at a junction (``s_i + s_j`` is zero to round-off on a straight beam). The
+    energy equals the analytic ``K/2 (2 mm)^2`` at the node and 1 nm either side along B,
+    to 1e-9. Fails on the base commit: 0 J at the node (9 of 32 angles and nodes tried;
+    with the zone snapped but the share's partner test ``s_j > 0`` left, 17 of 32 had 0
+    or half the energy there)."""
+    from .geometries import moved
+    from .test_ends3d import ALL, K, R, SEC, STEEL
+    bt = np.radians(deg)
+    u = np.array([np.cos(bt), np.sin(bt), 0.3])
+    u /= np.linalg.norm(u)
+    nrm = np.cross(u, [0.0, 0.0, 1.0])
+    nrm /= np.linalg.norm(nrm)
+    m = fb.Model(dim=3)
+    B = m.add_beam((0.0, 0.0, 0.0), tuple(u), n=10, material=STEEL, section=SEC,
+                   orientation=(0, 0, 1))
+    for nd in B.nodes:
+        m.fix(nd, *ALL)
+    tip = np.array(B.nodes[k].position, float) + (2 * R + 0.01) * nrm
+    A = m.add_beam(tuple(tip), tuple(tip + 0.1 * nrm), n=2, material=STEEL, section=SEC,
+                   orientation=(0, 0, 1))
+    m.add_beam_contact(A, B, radius=R, stiffness=K)
+    sys = m.compile()
+    ref = 0.5 * K * 0.002 ** 2
+    for e in (-1e-9, 0.0, 1e-9):
+        shift = {nd.id: e * u - 0.012 * nrm for nd in A.nodes}
+        E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
+                for b in sys.beam_contact_blocks)
+        assert E == pytest.approx(ref, rel=1e-9), e
