@@ -19,12 +19,15 @@ PARALLEL_SINE = 1e-3     # [-] below this sine of the angle between chords a pai
 # + 2e-16 on the first and -4e-16 on the second lost the contact (both out), 1 - 2e-16 and
 # +2e-16 count it twice. So the zone test reads the parameter with its node snapped: within
 # ZONE_TIE of 0 or 1 it is that node's (in_zone), the tie decided on the node, identically
-# in both pairs whenever their round-off is below ZONE_TIE (about eps |a0 - b0| / (|a1 - a0|
-# sin^2) of the chords' angle: 1e-14 on 1 cm elements 20 cm from the other element's first
-# node at 10 degrees). The edges move by ZONE_TIE of the element (1e-14 m on 1 cm), far
-# below any model's tolerance; every zone test of a chord parameter goes through in_zone or
-# beyond (the element pairs', the compiled pass's, the planar node rows', the junction and
-# share rows'), so they agree on which element holds a point at a node.
+# in both pairs whenever their round-off is below ZONE_TIE (about eps |a0 - b0| / (|a1 -
+# a0| sin^2) of the chords' angle: 1.5e-13 for 1 cm elements 20 cm from the other
+# element's first node at 10 degrees, 6e-13 at the 5 degrees below which point contact is
+# off). The edges move by ZONE_TIE of the element (1e-14 m on 1 cm), far below any model's
+# tolerance. The zone tests of the beam contact rows read a chord parameter through
+# in_zone or its complements past_end / beyond_node (the element pairs', the compiled
+# pass's point and line points, the planar node rows', the junction rows' partners and
+# wedge, the share rows' across-a-node tests, the end rows' zones and their share's
+# partner), so they agree on which element holds a point at a node.
 ZONE_TIE = 1e-12
 
 
@@ -51,6 +54,7 @@ def beyond_node(dot, uu, ends):
     The rows that hold what lies beyond an element's end (the junction rows' wedge, the end
     rows' zones) test this, so that they start where the element pairs' zones stop."""
     return np.where(ends, dot >= -ZONE_TIE * uu, dot > ZONE_TIE * uu)
+
 
 # the distance vector r = sum_m c_m x_m with c = C0 + sum_k z_k CK[k] (m: the pair's nodes)
 _C0 = {"crossing": np.array([1.0, 0.0, -1.0, 0.0]), "node": np.array([1.0, -1.0, 0.0])}
