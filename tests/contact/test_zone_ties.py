@@ -145,3 +145,47 @@ def test_a_free_end_over_a_node_of_the_other_beam_counts_once(deg, k):
         E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
                 for b in sys.beam_contact_blocks)
         assert E == pytest.approx(ref, rel=1e-9), e
+
+
+@pytest.mark.parametrize("deg, kink, n", [(7.0, 40.0, 3), (22.0, 25.0, 3), (53.0, 10.0, 3),
+                                          (13.0, 10.0, 4), (37.0, 25.0, 4)])
+def test_a_rod_on_the_face_of_a_junction_wedge_counts_once(deg, kink, n):
+    """Spatial: B two fixed one-element beams of 0.1 m joined at ``P``, the first along
+    ``u`` (``deg`` degrees in x-y, rising 0.3 along z), the second kinked ``kink`` degrees
+    towards ``w`` (normal to ``u``); A a rod of ``n`` elements along ``u x w`` through ``P -
+    (2R - 2 mm) w`` (built apart, moved in): on the convex side, exactly on the face ``r .
+    u1 = 0`` of the junction's wedge, where the first element's pair reaches ``t = 1`` and
+    the junction row (node ``P`` against A) takes over (``n = 4``: a node of A there too,
+    a tie of A's element pairs as well). The energy equals the analytic ``K/2 (2 mm)^2``
+    at the face and 1 nm either side along ``u``, to 1e-9. Fails on the base commit: 0 J
+    at the face (12 of 24 angle/kink cases tried with ``n = 3``, 18 of 24 with ``n =
+    4``)."""
+    from .geometries import moved
+    from .test_ends3d import ALL, K, R, SEC, STEEL
+    bt, ka = np.radians(deg), np.radians(kink)
+    u = np.array([np.cos(bt), np.sin(bt), 0.3])
+    u /= np.linalg.norm(u)
+    w = np.cross(u, [np.sin(bt), -np.cos(bt), 0.0])
+    w -= (w @ u) * u
+    w /= np.linalg.norm(w)
+    a = np.cross(u, w)
+    P = 0.1 * u
+    m = fb.Model(dim=3)
+    b1 = m.add_beam((0.0, 0.0, 0.0), tuple(P), n=1, material=STEEL, section=SEC,
+                    orientation=tuple(w))
+    b2 = m.add_beam(b1.last, tuple(P + 0.1 * (np.cos(ka) * u + np.sin(ka) * w)), n=1,
+                    material=STEEL, section=SEC, orientation=tuple(w))
+    for nd in list(b1.nodes) + list(b2.nodes):
+        m.fix(nd, *ALL)
+    c = np.array(b1.last.position, float) - (2 * R + 0.01) * w
+    A = m.add_beam(tuple(c - 0.05 * a), tuple(c + 0.05 * a), n=n, material=STEEL,
+                   section=SEC, orientation=tuple(u))
+    m.add_beam_contact(A, b1, radius=R, stiffness=K)
+    m.add_beam_contact(A, b2, radius=R, stiffness=K)
+    sys = m.compile()
+    ref = 0.5 * K * 0.002 ** 2
+    for e in (-1e-9, 0.0, 1e-9):
+        shift = {nd.id: e * u + 0.012 * w for nd in A.nodes}
+        E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
+                for b in sys.beam_contact_blocks)
+        assert E == pytest.approx(ref, rel=1e-9), e
