@@ -34,6 +34,17 @@ def _stiffness(sys, on_a, move, e):
     return out
 
 
+def _assert_energy_at_and_beside(sys, nodes, along, into, ref):
+    """The total contact energy with ``nodes`` moved by ``into`` (d,) [m] and by 1 nm
+    either way along ``along`` (unit) equals ``ref`` [J] to 1e-9 at all three."""
+    from .geometries import moved
+    for e in (-1e-9, 0.0, 1e-9):
+        shift = {nd.id: e * along + into for nd in nodes}
+        E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
+                for b in sys.beam_contact_blocks)
+        assert E == pytest.approx(ref, rel=1e-9), e
+
+
 @pytest.mark.parametrize("gamma, phi, dx, point", [(45, 30, 2e-4, 0), (45, 10, 2e-4, 1),
                                                    (50, 10, 1e-4, 1)])
 def test_force_and_tangent_at_a_node_tie_are_the_energy_s_derivatives(gamma, phi, dx,
@@ -72,7 +83,6 @@ def test_a_planar_node_over_a_node_of_the_other_beam_counts_once(deg, k):
     analytic ``K/2 (2 mm)^2`` at the node and 1 nm either side along B, to 1e-9. Fails on
     the base commit: all five lose the contact at the node (0 J; measured: 10 of 32 angles
     and nodes tried)."""
-    from .geometries import moved
     from .test_ends3d import K, R, SEC, STEEL
     bt = np.radians(deg)
     u = np.array([np.cos(bt), np.sin(bt)])
@@ -85,12 +95,7 @@ def test_a_planar_node_over_a_node_of_the_other_beam_counts_once(deg, k):
     A = m.add_beam(tuple(tip), tuple(tip + 0.1 * nrm), n=2, material=STEEL, section=SEC)
     m.add_beam_contact(A, B, radius=R, stiffness=K)
     sys = m.compile()
-    ref = 0.5 * K * 0.002 ** 2
-    for e in (-1e-9, 0.0, 1e-9):
-        shift = {nd.id: e * u - 0.012 * nrm for nd in A.nodes}
-        E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
-                for b in sys.beam_contact_blocks)
-        assert E == pytest.approx(ref, rel=1e-9), e
+    _assert_energy_at_and_beside(sys, A.nodes, u, -0.012 * nrm, 0.5 * K * 0.002 ** 2)
 
 
 @pytest.mark.parametrize("gamma, phi, dx, point", [(45, 10, 2e-4, 0), (45, 10, 2e-4, 1),
@@ -122,7 +127,6 @@ def test_a_free_end_over_a_node_of_the_other_beam_counts_once(deg, k):
     to 1e-9. Fails on the base commit: 0 J at the node (9 of 32 angles and nodes tried;
     with the zone snapped but the share's partner test ``s_j > 0`` left, 17 of 32 had 0
     or half the energy there)."""
-    from .geometries import moved
     from .test_ends3d import ALL, K, R, SEC, STEEL
     bt = np.radians(deg)
     u = np.array([np.cos(bt), np.sin(bt), 0.3])
@@ -139,12 +143,7 @@ def test_a_free_end_over_a_node_of_the_other_beam_counts_once(deg, k):
                    orientation=(0, 0, 1))
     m.add_beam_contact(A, B, radius=R, stiffness=K)
     sys = m.compile()
-    ref = 0.5 * K * 0.002 ** 2
-    for e in (-1e-9, 0.0, 1e-9):
-        shift = {nd.id: e * u - 0.012 * nrm for nd in A.nodes}
-        E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
-                for b in sys.beam_contact_blocks)
-        assert E == pytest.approx(ref, rel=1e-9), e
+    _assert_energy_at_and_beside(sys, A.nodes, u, -0.012 * nrm, 0.5 * K * 0.002 ** 2)
 
 
 @pytest.mark.parametrize("deg, kink, n", [(7.0, 40.0, 3), (22.0, 25.0, 3), (53.0, 10.0, 3),
@@ -160,7 +159,6 @@ def test_a_rod_on_the_face_of_a_junction_wedge_counts_once(deg, kink, n):
     at the face and 1 nm either side along ``u``, to 1e-9. Fails on the base commit: 0 J
     at the face (12 of 24 angle/kink cases tried with ``n = 3``, 18 of 24 with ``n =
     4``)."""
-    from .geometries import moved
     from .test_ends3d import ALL, K, R, SEC, STEEL
     bt, ka = np.radians(deg), np.radians(kink)
     u = np.array([np.cos(bt), np.sin(bt), 0.3])
@@ -183,9 +181,4 @@ def test_a_rod_on_the_face_of_a_junction_wedge_counts_once(deg, kink, n):
     m.add_beam_contact(A, b1, radius=R, stiffness=K)
     m.add_beam_contact(A, b2, radius=R, stiffness=K)
     sys = m.compile()
-    ref = 0.5 * K * 0.002 ** 2
-    for e in (-1e-9, 0.0, 1e-9):
-        shift = {nd.id: e * u + 0.012 * w for nd in A.nodes}
-        E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
-                for b in sys.beam_contact_blocks)
-        assert E == pytest.approx(ref, rel=1e-9), e
+    _assert_energy_at_and_beside(sys, A.nodes, u, 0.012 * w, 0.5 * K * 0.002 ** 2)
