@@ -42,11 +42,13 @@ _W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
 GAP_MARGIN = 1e-6
 # The gap test of crossing_forces on the pairs apart (most candidates: a bundle's element
 # faces five of the other beam, one or two of them touching) was mostly divisions: a Gauss
-# point's projection t = num / den (den > 0) on B's chord lies outside it where num >= den
-# (the division is correctly rounded: t >= 1) or num < -_TINY den (t < 0, no underflow to
-# -0.0, which would pass t >= 0); the division is then made only where t is read (a pair
-# that touches, or ``points``): the same t, bit for bit.
-_TINY = 1e-290
+# point's projection t = num / den (den > 0) on B's chord lies outside its zone (the
+# half-open [-ZONE_TIE, 1 - ZONE_TIE) of geometry.in_zone) where num >= den (the division is
+# correctly rounded: t >= 1) or num < -_SCREEN den (t below -2 ZONE_TIE up to a few
+# roundings: below the zone's snapped edge; a bare t < 0 would skip the points within
+# ZONE_TIE before the node, which the zone counts as the node's); the division is then made
+# only where t is read (a pair that touches, or ``points``): the same t, bit for bit.
+_SCREEN = 2.0 * ZONE_TIE
 
 
 @njit(cache=True)
@@ -798,9 +800,9 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         for g_ in range(NG):
             xi = lo + L * _XI_T[g_]
             num, den = _project_terms(x, xi)
-            if den > 0.0 and (num >= den or num < -_TINY * den):
+            if den > 0.0 and (num >= den or num < -_SCREEN * den):
                 # the projection t = num / den lies outside B's chord, told without the
-                # division (most candidate pairs are apart: _TINY's comment); made below
+                # division (most candidate pairs are apart: _SCREEN's comment); made below
                 # where it is read
                 tnum[g_], tden[g_], lazy[g_], late = num, den, True, True
                 continue
