@@ -27,10 +27,11 @@ import math
 import numpy as np
 
 from ..elements.kernels import njit
-from .geometry import PARALLEL_SINE
+from .geometry import PARALLEL_SINE, ZONE_TIE
 from .line import ALPHA_LINE, ALPHA_POINT, NG
 
 _PS2 = PARALLEL_SINE ** 2
+_TIE = ZONE_TIE
 _C1 = math.cos(ALPHA_LINE) ** 2
 _C2 = math.cos(ALPHA_POINT) ** 2
 _XI_T = tuple(float(v) for v in 0.5 * (np.polynomial.legendre.leggauss(NG)[0] + 1.0))
@@ -41,11 +42,13 @@ _W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
 GAP_MARGIN = 1e-6
 # The gap test of crossing_forces on the pairs apart (most candidates: a bundle's element
 # faces five of the other beam, one or two of them touching) was mostly divisions: a Gauss
-# point's projection t = num / den (den > 0) on B's chord lies outside it where num >= den
-# (the division is correctly rounded: t >= 1) or num < -_TINY den (t < 0, no underflow to
-# -0.0, which would pass t >= 0); the division is then made only where t is read (a pair
-# that touches, or ``points``): the same t, bit for bit.
-_TINY = 1e-290
+# point's projection t = num / den (den > 0) on B's chord lies outside its zone (the
+# half-open [-ZONE_TIE, 1 - ZONE_TIE) of geometry.in_zone) where num >= den (the division is
+# correctly rounded: t >= 1) or num < -_SCREEN den (t below -2 ZONE_TIE up to a few
+# roundings: below the zone's snapped edge; a bare t < 0 would skip the points within
+# ZONE_TIE before the node, which the zone counts as the node's); the division is then made
+# only where t is read (a pair that touches, or ``points``): the same t, bit for bit.
+_SCREEN = 2.0 * ZONE_TIE
 
 
 @njit(cache=True)
@@ -192,7 +195,9 @@ def _closest_of(a11, a22, a12, r1, r2):  # pragma: no cover - jitted
     safe = det if ok else 1.0
     s = (a22 * r1 + a12 * r2) / safe
     t = (a12 * r1 + a11 * r2) / safe
-    ok = ok and s >= 0.0 and s < 1.0 and t >= 0.0 and t < 1.0
+    # the zone test of geometry.in_zone (a parameter within ZONE_TIE of a node is the node's)
+    ok = (ok and s >= -_TIE and s < 1.0 - _TIE and t >= -_TIE
+          and t < 1.0 - _TIE)
     return s, t, ok
 
 
@@ -597,7 +602,7 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
                   - (x[2, 1] - x[1, 1]) * (x[0, 0] - x[1, 0]))
             sgn = side[q] if cr >= 0.0 else -side[q]
         g = sgn * rho - radius[q]
-        on = t >= 0.0 and t < 1.0 and rho > 0.0 and g < 0.0
+        on = t >= -_TIE and t < 1.0 - _TIE and rho > 0.0 and g < 0.0
         if not on:
             continue
         if tangent:
@@ -795,16 +800,16 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         for g_ in range(NG):
             xi = lo + L * _XI_T[g_]
             num, den = _project_terms(x, xi)
-            if den > 0.0 and (num >= den or num < -_TINY * den):
+            if den > 0.0 and (num >= den or num < -_SCREEN * den):
                 # the projection t = num / den lies outside B's chord, told without the
-                # division (most candidate pairs are apart: _TINY's comment); made below
+                # division (most candidate pairs are apart: _SCREEN's comment); made below
                 # where it is read
                 tnum[g_], tden[g_], lazy[g_], late = num, den, True, True
                 continue
             lazy[g_] = False
             tg = num / den
             tlin[g_] = tg
-            if tg >= 0.0 and tg < 1.0 and not none:
+            if tg >= -_TIE and tg < 1.0 - _TIE and not none:
                 okl = True
                 rr = 0.0
                 for i in range(d):
@@ -880,9 +885,9 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 rho = _distance(x, c, ckl, 1, ws, tangent, GL[g_], HL[g_])
                 rhoL[g_] = rho
                 gg = rho - rad
-                lon[g_] = tg >= 0.0 and tg < 1.0 and rho > 0.0 and gg < 0.0 and not none
-                lband[g_] = (tangent and tg >= 0.0 and tg < 1.0 and rho > 0.0
-                             and gg >= 0.0 and gg < bnd and not none)
+                inz = tg >= -_TIE and tg < 1.0 - _TIE and rho > 0.0 and not none
+                lon[g_] = inz and gg < 0.0
+                lband[g_] = tangent and inz and gg >= 0.0 and gg < bnd
                 if not lon[g_]:
                     continue
                 wk = (_W_T[g_] * L) * (length[q] * k_line[q])

@@ -29,9 +29,10 @@ import math
 import numpy as np
 
 from ..elements.kernels import njit
-from .geometry import PARALLEL_SINE
+from .geometry import PARALLEL_SINE, ZONE_TIE
 
 SINE_BAND = PARALLEL_SINE
+_TIE = ZONE_TIE              # geometry.in_zone
 BAND = 0.5                  # fembody.contact.ends.BAND (the module docstring of meet)
 
 
@@ -126,7 +127,7 @@ def _row(pos, tri, side, radius, k, m):  # pragma: no cover - jitted
     e = pos[b1] - pos[b0]
     t = ((pos[a, 0] - pos[b0, 0]) * e[0] + (pos[a, 1] - pos[b0, 1]) * e[1]) / (
         e[0] * e[0] + e[1] * e[1])
-    if not (t >= 0.0 and t < 1.0):
+    if not (t >= -_TIE and t < 1.0 - _TIE):    # (geometry.in_zone)
         return 0.0, 0.0, G, H
     c = np.zeros(3)
     c[0], c[1], c[2] = 1.0, t - 1.0, -t

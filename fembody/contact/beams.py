@@ -75,7 +75,7 @@ from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
 from .broad import segment_pairs
-from .geometry import (closest_crossing, closest_node, distance, point_distance,
+from .geometry import (closest_crossing, closest_node, distance, in_zone, point_distance,
                        segment_distance, side_now as _side_now, signed)
 from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
@@ -534,7 +534,7 @@ class BeamContactBlock(ContactRows):
             d2 = xg[:, 3] - xg[:, 2]
             t = np.einsum("ni,ni->n", pt - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
             rho_l, G_l, H_l = point_distance(xg, C0, _CK_LINE, t[:, None], tangent)
-            okl = (t >= 0.0) & (t < 1.0)
+            okl = in_zone(t)
             pos = np.concatenate([pos, xg])
             params = np.concatenate([z, np.column_stack([xi, t])])
             ok = np.concatenate([okp, okl])

@@ -24,8 +24,10 @@ at ``p``, and the same for ``p`` and the elements at ``q``. The conditions are t
 node-on-element rows leaving their zone, with the same half-open ends: an element ``u -> p``
 (``p`` its ``t = 1`` end) holds ``t < 1``, so ``q`` is beyond it when ``(q - p) . (p - u) >=
 0``; an element ``p -> u`` (``t = 0``) holds ``t >= 0``, so beyond is ``(q - p) . (p - u) >
-0``. So where a node-on-element row leaves its zone this one enters it, and at the edge its
-gap is that row's (the element's end point is the node): the force is continuous, and no
+0`` (both read with round-off at the node snapped as the rows' parameter is:
+:func:`fembody.contact.geometry.beyond_node`). So where a node-on-element row leaves its
+zone this one enters it, and at the edge its gap is that row's (the element's end point is
+the node): the force is continuous, and no
 contact is counted by both. For a straight run of elements at ``p`` the two conditions
 exclude each other and the row never acts. The zone test does not depend on the gap, so the
 tangent is the disc contact's where the row is on and zero elsewhere.
@@ -212,7 +214,7 @@ import numpy as np
 
 from ._kernels import end_candidates
 from .friction import History, coulomb
-from .geometry import PARALLEL_SINE, closest_node, distance
+from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, pair_report
 
@@ -408,8 +410,10 @@ class EndContactBlock(ContactRows):
         (the module docstring's half-open conditions)."""
         out = np.ones(len(pos), dtype=bool)
         for c, (me, other, nb) in enumerate(((P, Q, U1), (P, Q, U2), (Q, P, W1), (Q, P, W2))):
-            dot = np.einsum("ni,ni->n", pos[:, other] - pos[:, me], pos[:, me] - pos[:, nb])
-            out &= self.absent[:, c] | np.where(self.ends[:, c], dot >= 0.0, dot > 0.0)
+            e = pos[:, me] - pos[:, nb]
+            dot = np.einsum("ni,ni->n", pos[:, other] - pos[:, me], e)
+            out &= self.absent[:, c] | beyond_node(dot, np.einsum("ni,ni->n", e, e),
+                                                   self.ends[:, c])
         return out
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
@@ -826,8 +830,9 @@ class EndElementBlock(ContactRows):
         z, ok = closest_node(tri)
         rho, G3, H3 = distance("node", tri, z, hessian)
         xa = pos[:, A0] + z * (pos[:, A1] - pos[:, A0])
-        dot = np.einsum("ni,ni->n", xa - pos[:, PE], pos[:, PE] - pos[:, UE])
-        beyond = np.where(self.ends, dot >= 0.0, dot > 0.0)
+        e = pos[:, PE] - pos[:, UE]
+        dot = np.einsum("ni,ni->n", xa - pos[:, PE], e)
+        beyond = beyond_node(dot, np.einsum("ni,ni->n", e, e), self.ends)
         if self.pair is not None:
             # (rows apart or outside the chord carry nothing whatever the rule says)
             beyond = self._mirrored(pos, beyond, ok & (rho < self.radius))
@@ -874,7 +879,7 @@ class EndElementBlock(ContactRows):
             sel = i[j]
             tq, am = _lean(pos[sel, A0 + cc], pos[sel, A1 - cc], pos[sel, n0[j]],
                            pos[sel, n1[j]])
-            inside = (tq >= 0.0) & (tq < 1.0)
+            inside = in_zone(tq)
             s_, ar, am = sel[inside], own[j][inside], am[inside]
             first = self.slots[s_, PE] < self.slots[s_, A0 + cc]
             out[s_] = (ar > am) | ((ar == am) & first)
@@ -933,8 +938,10 @@ class EndElementBlock(ContactRows):
         rj = np.linalg.norm(sub[:, PE] - xj, axis=1)
         # (not the partner's test that its point lies beyond the end's element: where that
         # fails the crossing pair of the end's element holds the partner's contact, and the
-        # end, nearer to the partner's element, is no local minimum of the distance)
-        inz = (sj > 0.0) & (sj < lj) & (rj > 0.0)
+        # end, nearer to the partner's element, is no local minimum of the distance); within
+        # ZONE_TIE of the junction the partner counts as out (geometry.in_zone): at a straight
+        # junction the end over ``c`` is then one row's, whole, whichever way rounding goes
+        inz = (sj > ZONE_TIE * lj) & (sj < lj) & (rj > 0.0)
         sig = si + sj
         om[i[inz & (sig <= 0.0)]] = 0.5             # (both at the junction: halves)
         both = inz & (sig > 0.0)

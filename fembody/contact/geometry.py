@@ -12,6 +12,50 @@ import numpy as np
 
 PARALLEL_SINE = 1e-3     # [-] below this sine of the angle between chords a pair is not checked
 
+# The zone of an element is its parameter interval [0, 1), half-open so that a point at the
+# node two elements share counts once, on the element that starts there. A point exactly at
+# that node (a model built with a node at the contact, as symmetric models are) is where the
+# two elements' pairs compute their parameters from different nodes and round differently: 1
+# + 2e-16 on the first and -4e-16 on the second lost the contact (both out), 1 - 2e-16 and
+# +2e-16 count it twice. So the zone test reads the parameter with its node snapped: within
+# ZONE_TIE of 0 or 1 it is that node's (in_zone), the tie decided on the node, identically
+# in both pairs whenever their round-off is below ZONE_TIE (about eps |a0 - b0| / (|a1 -
+# a0| sin^2) of the chords' angle: 1.5e-13 for 1 cm elements 20 cm from the other
+# element's first node at 10 degrees, 6e-13 at the 5 degrees below which point contact is
+# off). The edges move by ZONE_TIE of the element (1e-14 m on 1 cm), far below any model's
+# tolerance. The zone tests of the beam contact rows read a chord parameter through
+# in_zone or its complements past_end / beyond_node (the element pairs', the compiled
+# pass's point and line points, the planar node rows', the junction rows' partners and
+# wedge, the share rows' across-a-node tests, the end rows' zones and their share's
+# partner), so they agree on which element holds a point at a node.
+ZONE_TIE = 1e-12
+
+
+def in_zone(t):
+    """Whether the chord parameters ``t`` (array or float) lie in the element's zone, ``0 <=
+    t < 1`` with ``t`` within :data:`ZONE_TIE` of a node read as that node (``-ZONE_TIE <= t
+    < 1 - ZONE_TIE``)."""
+    return (t >= -ZONE_TIE) & (t < 1.0 - ZONE_TIE)
+
+
+def past_end(t, end: int):
+    """Whether the chord parameters ``t`` lie beyond the element's node ``end`` (0: ``t = 0``,
+    1: ``t = 1``), out of its zone on that side: the complement of :func:`in_zone` there, so
+    that a point at a node is the next element's exactly when it is not this one's."""
+    return t < -ZONE_TIE if end == 0 else t >= 1.0 - ZONE_TIE
+
+
+def beyond_node(dot, uu, ends):
+    """Whether a point lies beyond an element's end at its node ``p``, from ``dot = (y - p)
+    . (p - u)`` (``y`` the point's foot on the element's line, ``u`` the element's other
+    node) and ``uu = |p - u|^2``: :func:`past_end` on the element's parameter, which is ``1 +
+    dot / uu`` where ``p`` is its ``t = 1`` end (``ends`` True: beyond ``dot >= -ZONE_TIE
+    uu``) and ``-dot / uu`` where it is its ``t = 0`` end (beyond ``dot > ZONE_TIE uu``).
+    The rows that hold what lies beyond an element's end (the junction rows' wedge, the end
+    rows' zones) test this, so that they start where the element pairs' zones stop."""
+    return np.where(ends, dot >= -ZONE_TIE * uu, dot > ZONE_TIE * uu)
+
+
 # the distance vector r = sum_m c_m x_m with c = C0 + sum_k z_k CK[k] (m: the pair's nodes)
 _C0 = {"crossing": np.array([1.0, 0.0, -1.0, 0.0]), "node": np.array([1.0, -1.0, 0.0])}
 _CK = {"crossing": np.array([[-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0]]),
@@ -35,7 +79,7 @@ def closest_crossing(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     safe = np.where(ok, det, 1.0)
     s = (a22 * r1 + a12 * r2) / safe
     t = (a12 * r1 + a11 * r2) / safe
-    ok &= (s >= 0.0) & (s < 1.0) & (t >= 0.0) & (t < 1.0)
+    ok &= in_zone(s) & in_zone(t)
     return np.column_stack([s, t]), ok
 
 
@@ -44,7 +88,7 @@ def closest_node(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``x[:, 1] -> x[:, 2]`` (``x (n, 3, d)``) and whether it lies inside ``(n,)``."""
     d2 = x[:, 2] - x[:, 1]
     t = np.einsum("ni,ni->n", x[:, 0] - x[:, 1], d2) / np.einsum("ni,ni->n", d2, d2)
-    return t[:, None], (t >= 0.0) & (t < 1.0)
+    return t[:, None], in_zone(t)
 
 
 def distance(kind: str, x: np.ndarray, z: np.ndarray, hessian: bool = True):

@@ -252,7 +252,7 @@ import numpy as np
 
 from ._kernels import chord_cosines
 from .friction import Coulomb, History, coulomb
-from .geometry import closest_crossing, closest_node, distance
+from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 from .share import (BENT, _POINT_SCREEN, _bend, _closest_derivatives, _own_distance, _own_step,
@@ -420,8 +420,10 @@ class JunctionContactBlock(ContactRows):
         r = pos[:, 1] + z * (pos[:, 2] - pos[:, 1]) - pos[:, 0]
         u1, u2 = pos[:, 0] - pos[:, 3], pos[:, 0] - pos[:, 4]
         c1, c2 = np.einsum("ni,ni->n", r, u1), np.einsum("ni,ni->n", r, u2)
-        wedge = (((c1 > 0.0) | (self.closed[:, 0] & (c1 == 0.0)))
-                 & ((c2 > 0.0) | (self.closed[:, 1] & (c2 == 0.0))))
+        # the faces where the element pairs' zones end, snapped as theirs (geometry.in_zone)
+        uu1, uu2 = np.einsum("ni,ni->n", u1, u1), np.einsum("ni,ni->n", u2, u2)
+        wedge = (beyond_node(c1, uu1, self.closed[:, 0])
+                 & beyond_node(c2, uu2, self.closed[:, 1]))
         g = rho - self.radius
         on = ok & wedge & (rho > 0.0)
         return g, on, G, H
@@ -447,9 +449,9 @@ class JunctionContactBlock(ContactRows):
         for c in (0, 1):
             p = self.partner[:, c]
             q = np.maximum(p, 0)
-            out = t < 0.0 if c == 0 else t >= 1.0
+            out = past_end(t, c)
             tp = t[q]
-            out_p = np.where(self._partner_end[:, c] == 0, tp < 0.0, tp >= 1.0)
+            out_p = np.where(self._partner_end[:, c] == 0, past_end(tp, 0), past_end(tp, 1))
             cand.append((p >= 0) & out & out_p & (idx < p) & self._hold_vertex[:, c])
             part.append(q)
         need = np.flatnonzero(cand[0] | cand[1])

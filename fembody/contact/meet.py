@@ -272,7 +272,7 @@ import numpy as np
 
 from ._meet_kernels import exit_take, overlap_take
 from .friction import History
-from .geometry import PARALLEL_SINE, closest_node, distance, side_now, signed
+from .geometry import PARALLEL_SINE, beyond_node, closest_node, distance, side_now, signed
 from ..elements.base import Labels
 from .rows import ContactRows, beam_neighbours, pair_report
 
@@ -1367,8 +1367,9 @@ def _exit_parts(pos: np.ndarray, free: np.ndarray, ends: np.ndarray, ramp: np.nd
             eA = _unit([_sub(x[0][i], x[u][i]) for i in range(d)])
             a = _scale(_dot(rf, eA), -1.0)  # how far f projects into p's element c from p
             # (the zone at p, the rows' half-open convention: f not beyond element c)
-            dot = np.einsum("ni,ni->n", pos[:, f] - pos[:, 0], pos[:, 0] - pos[:, u])
-            near = ~np.where(ends[:, c], dot >= 0.0, dot > 0.0) & free[:, j]
+            e = pos[:, 0] - pos[:, u]
+            dot = np.einsum("ni,ni->n", pos[:, f] - pos[:, 0], e)
+            near = ~beyond_node(dot, np.einsum("ni,ni->n", e, e), ends[:, c]) & free[:, j]
             ok = near & (s[0] > 0.0) & (a[0] >= 0.0)
             face = _scale(_dot(eA, eB), -1.0)
             fe = _scale(face, 2.0 / FACE_BAND)

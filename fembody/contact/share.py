@@ -283,7 +283,7 @@ import math
 import numpy as np
 
 from .friction import History, coulomb
-from .geometry import closest_crossing, distance
+from .geometry import closest_crossing, distance, past_end
 from .line import ALPHA_LINE, point_part, ramp_lengths, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 
@@ -463,7 +463,7 @@ class CrossingShareBlock(ContactRows):
             sd = np.where(ok, det, 1.0)
             s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
             t = (a11 * (d2 * w0).sum(1) - a12 * (d1 * w0).sum(1)) / sd
-            for side, out in ((1, s > 1.0), (0, s < 0.0)):
+            for side, out in ((1, past_end(s, 1)), (0, past_end(s, 0))):
                 node = sl[side]
                 k = np.flatnonzero(ok & out & (t >= 0.0) & (t <= 1.0)
                                    & self.junction[r, node])
@@ -481,7 +481,7 @@ class CrossingShareBlock(ContactRows):
                 # module docstring, "Points farther along the beam"): the neighbour's pair
                 # measured on the point's element's own line, (s, t) above, inside the
                 # neighbour's chord, off its axis, with a point weight
-                far = ~okn & (zn[:, 0] >= 1.0)         # (the next chord runs from ``node`` out)
+                far = ~okn & past_end(zn[:, 0], 1)     # (the next chord runs from ``node`` out)
                 vx = pos[rk][:, [sl[0], sl[1], c, sl[4]]]
                 zv = np.column_stack([s[k], t[k]])
                 rv = distance("crossing", vx, zv, False)[0]

@@ -9,7 +9,7 @@ junction (fembody.contact.share, numpy in production) is checked against central
 and the end rows' own share in test_ends3d.py and test_share.py."""
 import numpy as np
 
-from fembody.contact.geometry import closest_crossing, distance, point_distance
+from fembody.contact.geometry import closest_crossing, distance, in_zone, point_distance
 from fembody.contact.line import NG, W, XI, _penalty, point_part, weight
 from fembody.contact.line import clipped as _clipped
 
@@ -64,7 +64,7 @@ def line_part(x: np.ndarray, length: np.ndarray, k_line: np.ndarray, radius: np.
     d2 = xg[:, 3] - xg[:, 2]
     t = np.einsum("ni,ni->n", p - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
     rho, G, H = point_distance(xg, C0, _CK, t[:, None], tangent)
-    ok = (t >= 0.0) & (t < 1.0) & (rho > 0.0) & ~np.repeat(none, NG)
+    ok = in_zone(t) & (rho > 0.0) & ~np.repeat(none, NG)
     kp = np.repeat(length * k_line, NG)
     wk = (np.tile(W, n) * np.repeat(L, NG)) * kp
     Wg, fg, Kg = _penalty(rho - np.repeat(radius, NG), ok, wk, G, H)
@@ -119,7 +119,7 @@ def line_gaps(x: np.ndarray, radius: np.ndarray, free=None
     t = np.einsum("ngi,ni->ng", p - x[:, None, 2], d2) / np.einsum("ni,ni->n", d2, d2)[:, None]
     r = p - x[:, None, 2] - t[:, :, None] * d2[:, None]
     g = np.sqrt(np.einsum("ngi,ngi->ng", r, r)) - radius[:, None]
-    ok = (t >= 0.0) & (t < 1.0) & ~none[:, None]
+    ok = in_zone(t) & ~none[:, None]
     gmin = np.where(ok, g, np.inf).min(axis=1)
     return np.where(ok.any(axis=1), gmin, np.inf), ok.any(axis=1)
 

@@ -1,6 +1,7 @@
 """The gap test of the compiled crossing pass (fembody.contact._kernels.crossing_forces) on the
 pairs it finds apart: a Gauss point's projection ``t = num / den`` on B's chord is told
-outside ``[0, 1)`` from ``num`` and ``den`` where it can be (the division made only where
+outside its zone (``geometry.in_zone``: ``[0, 1)`` with a parameter within ``ZONE_TIE`` of a
+node read as the node's) from ``num`` and ``den`` where it can be (the division made only where
 ``t`` is read), and a parallel pair's point part is made only where the pair touches or
 every pair's gaps are asked for (``report``; ``points``). Labelled guard: both change no
 number (the numbers checked here are the base commit's; its pass has no ``report``
@@ -9,8 +10,11 @@ evaluation does not (checked by breaking each screen in turn: a division skip th
 drops ``t`` one ulp below 1, and a point part made for touching pairs alone).
 
 The states are the ones where a screen could be wrong: a Gauss point projecting exactly on
-B's end (t = 1: outside) and one rounding below it (inside), one on B's start (t = 0:
-inside) and just before it, gaps just below and above the gap test's margin, chords just
+B's end (t = 1: outside), one rounding below it and at the snapped edge 1 - ZONE_TIE
+(outside, the node's), one rounding below that (inside); on B's start (t = 0: inside), one
+rounding before it and at -ZONE_TIE (inside), one rounding before that (outside, by the
+division: the screen skips only below -2 ZONE_TIE) and one below -2 ZONE_TIE (the screen's
+side); gaps just below and above the gap test's margin, chords just
 below and above the parallel sine, and the Newton iterates of a small bundle settling into
 line contact, where pairs start touching, touch and leave.
 """
@@ -22,7 +26,7 @@ import pytest
 import fembody as fb
 from fembody.contact._kernels import GAP_MARGIN, _XI_T, crossing_forces
 from fembody.contact.beams import TANGENT_BAND, BeamContactBlock
-from fembody.contact.geometry import PARALLEL_SINE
+from fembody.contact.geometry import PARALLEL_SINE, ZONE_TIE, in_zone
 
 RAD = 0.01          # the pairs' radii sum [m]
 _NONE = (np.zeros((0, 5)), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
@@ -61,12 +65,29 @@ def _shift_to(g: int, target: float) -> float:
     raise AssertionError(f"no shift puts Gauss point {g} at {target!r}")
 
 
-def _shift_below_zero(g: int) -> float:
-    """An ``x0`` whose Gauss point ``g`` projects on B just before its start: the first
-    below ``t = 0`` stepping A back from there (one ulp of the products' scale)."""
+def _shift_at(g: int, target: float) -> float:
+    """An ``x0`` whose Gauss point ``g`` projects on B at the first value at or above
+    ``target`` the kernel's arithmetic reaches (``target`` itself where it can: the snapped
+    edges ``+-ZONE_TIE`` lie between the products' roundings near 0 and 1)."""
     xi = _XI_T[g]
-    x0 = _shift_to(g, 0.0)
-    while (1.0 - xi) * x0 + xi * (x0 + 1.0) >= 0.0:
+    x0 = target - xi
+    p = (1.0 - xi) * x0 + xi * (x0 + 1.0)
+    while p < target:
+        x0 = math.nextafter(x0, math.inf)
+        p = (1.0 - xi) * x0 + xi * (x0 + 1.0)
+    while True:
+        down = math.nextafter(x0, -math.inf)
+        if (1.0 - xi) * down + xi * (down + 1.0) < target:
+            return x0
+        x0 = down
+
+
+def _shift_below(g: int, target: float) -> float:
+    """An ``x0`` whose Gauss point ``g`` projects on B just below ``target``: the first
+    below it stepping A back from :func:`_shift_at` (one ulp of the products' scale)."""
+    xi = _XI_T[g]
+    x0 = _shift_at(g, target)
+    while (1.0 - xi) * x0 + xi * (x0 + 1.0) >= target:
         x0 = math.nextafter(x0, -math.inf)
     return x0
 
@@ -85,7 +106,7 @@ def _expected(pos: np.ndarray) -> tuple[bool, list]:
             den += d2 * d2
         t = num / den
         ts.append(t)
-        if 0.0 <= t < 1.0:
+        if in_zone(t):
             rr = 0.0
             for i in range(3):
                 ri = ((1.0 - xi) * a0[i] + xi * a1[i]) - b0[i] - t * (b1[i] - b0[i])
@@ -98,14 +119,18 @@ def _edge_pairs() -> tuple[np.ndarray, list]:
     """Parallel pairs touching through one Gauss point at an end of B, just inside and just
     outside, and gaps either side of the gap test's margin; with what each should give."""
     first, last = 0, len(_XI_T) - 1          # (the others project farther outside)
-    below = math.nextafter(1.0, 0.0)
-    eps = GAP_MARGIN * RAD
+    edge = 1.0 - ZONE_TIE
     cases = [(_shift_to(first, 1.0), RAD - 1e-4),          # on B's end b1: outside
-             (_shift_to(first, below), RAD - 1e-4),        # one ulp inside
+             (_shift_below(first, 1.0), RAD - 1e-4),       # one rounding below: the node's
+             (_shift_at(first, edge), RAD - 1e-4),         # the snapped edge: the node's
+             (_shift_below(first, edge), RAD - 1e-4),      # one rounding below it: inside
              (_shift_to(last, 0.0), RAD - 1e-4),           # on B's start b0: inside
-             (_shift_below_zero(last), RAD - 1e-4),       # just before it
-             (_shift_to(first, 0.5), RAD + 0.5 * eps),     # inside the margin: touching
-             (_shift_to(first, 0.5), RAD + 2.0 * eps),     # beyond it: apart
+             (_shift_below(last, 0.0), RAD - 1e-4),        # just before it: the node's
+             (_shift_at(last, -ZONE_TIE), RAD - 1e-4),     # the snapped edge: inside
+             (_shift_below(last, -ZONE_TIE), RAD - 1e-4),  # below it: outside (divided)
+             (_shift_below(last, -3.0 * ZONE_TIE), RAD - 1e-4),   # the screen's side
+             (_shift_to(first, 0.5), RAD + 0.5 * GAP_MARGIN * RAD),  # inside the margin
+             (_shift_to(first, 0.5), RAD + 2.0 * GAP_MARGIN * RAD),  # beyond it: apart
              (_shift_to(first, 1.5), RAD - 1e-4)]          # all past B's end
     X = np.array([_parallel(x0, h) for x0, h in cases])
     return X, [_expected(p) for p in X]
@@ -113,7 +138,8 @@ def _edge_pairs() -> tuple[np.ndarray, list]:
 
 def test_edge_pairs_touch_exactly_where_their_gauss_points_project_inside():
     X, expected = _edge_pairs()
-    assert [e[0] for e in expected] == [False, True, True, False, True, False, False]
+    assert [e[0] for e in expected] == [False, False, False, True, True, True, True, False,
+                                        False, True, False, False]
     blk = _block(X)
     for tangent in (False, True):
         out = _pass(blk, X, tangent, False, False)
