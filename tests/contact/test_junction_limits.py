@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from .fd import assert_force_and_tangent
-from .test_blend_entry import _total
+from .test_blend_entry import _moved, _total
 from .test_share_apart import _kinked_rod
 from .test_sharp_v import LE, _points, _rod_across, _sampled_fine
 
@@ -78,11 +78,7 @@ def test_a_pair_entering_at_a_kink_is_taken_back_once(kink):
         assert max(each) * (1 - 1e-9) <= E <= ref * (1 + 1e-9), (t, E, each)
     move = base + (s + 1e-5) * d
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[np.isin(ids, on_a)] = move
-        x = x + dd.reshape(x.shape)
+        x = _moved(sys, b, on_a, move)[0]
         f, K = b.forces(x, None, True)[:2]
         if np.abs(f).max() > 0.0:
             assert_force_and_tangent(b, x, f, K, 1e-9, tol=1e-5)
