@@ -4,8 +4,12 @@ band, a kinked rod with its points elements apart), each against the sampled dis
 the rod's axis to the V's polyline (tests.contact.test_sharp_v._sampled_fine) or against the
 energy a nanometre either side. What holds is a guard; what does not is a strict xfail with
 its numbers."""
+import math
+
 import numpy as np
 import pytest
+
+from fembody.contact.share import CrossingShareBlock
 
 from .fd import assert_force_and_tangent
 from .test_blend_entry import _moved, _total
@@ -82,6 +86,31 @@ def test_a_pair_entering_at_a_kink_is_taken_back_once(kink):
         f, K = b.forces(x, None, True)[:2]
         if np.abs(f).max() > 0.0:
             assert_force_and_tangent(b, x, f, K, 1e-9, tol=1e-5)
+
+
+@pytest.mark.parametrize("kink", [3.0, 10.0])
+def test_a_pair_entering_at_a_kink_takes_its_friction_back_once(kink):
+    """The rod of ``test_a_pair_entering_at_a_kink_is_taken_back_once`` with Coulomb friction
+    (mu 0.3), 1 um past the first point's passage (one sampled minimum): the normal forces
+    of all blocks (the pairs', less what the junction and share rows take back,
+    ``resultants``) sum to the sampled contact's ``k (2 R - D)`` to 1e-9, and the share rows
+    take back no friction (their friction is ``(1 - w)(1 - lam)`` of the pair's, the weight
+    of their normal force: the entering pair's friction goes with its normal force, once,
+    by the junction row). On 0d70f27 it fails: 251.5 N against 2170.8 N at 3 degrees
+    (107.3 against 2026.7 N at 10), the share row taking back 1919.3 N and 563.4 N of
+    friction."""
+    from .test_ends3d import K
+    sys, on_a, d, walls, a_x, base, wu, z0 = _kinked_rod(45, 10, 0.01, kink, 2e-4, mu=0.3)
+    move = base + (_points(d, wu, z0, 2e-4)[0] + 1e-6) * d
+    ref, minima = _sampled_fine(move, a_x, walls)
+    assert minima == 1
+    N = 0.0
+    for b in sys.beam_contact_blocks:
+        x = _moved(sys, b, on_a, move)[0]
+        N += float(b.resultants(x)[:, 0].sum())
+        if isinstance(b, CrossingShareBlock):
+            assert b.frictional and np.abs(b._friction(x, None, False)[0]).max() == 0.0
+    assert N == pytest.approx(math.sqrt(2.0 * K * ref), rel=1e-9)
 
 
 @pytest.mark.xfail(strict=True, reason="+2.30e-3 J on 2.38 / 2.16 J: the pair's removal "
