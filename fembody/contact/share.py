@@ -211,9 +211,16 @@ What the blend does not cover:
   passes from that row (its ``b`` 1, counting along the wall) to its share row (``b``
   0.99875, counting along the rod, the neighbour measured across the kink): +2.30e-3 J on
   2.38 / 2.16 J. The two ``b`` measure two views; a per-pair rule on them (the first
-  removal's, the largest, ``1 - prod (1 - b)``) jumps at that tie by the difference, so a
-  continuous one needs one ``b`` per pair of pairs, computed alike by every row holding
-  them (a row holding both of the kink's elements and the V's three nodes: six nodes).
+  removal's, the largest, ``1 - prod (1 - b)``) jumps at that tie by the difference. ``b``
+  from the two pairs' real points (each pair's ``U`` of :func:`_own_distance` on its own
+  element, not the neighbour on this element's line) is 0.99943 there: smaller, not
+  zero. The crossing has two views because :func:`_bend` reads the kink towards the V's
+  node, square to the kink's plane here (``kappa`` about 0): the kink node's rows count
+  along the wall (one contact) while the V's rows and the reference count along the rod,
+  which has two minima once the entering pair's point is a band from the kink node (the
+  sampled 4.20 against 2.36 J 10 um past it). One view along the rod would need the kink
+  node's rows aside and the entering pair faded in from the kink node as
+  :func:`fembody.contact.junction._fade` does at a four-pair crossing (not built).
   The second point's passage drops 0.92 J on 3.54 J (the share row took back 0.92 J, its
   ``b`` 0.50 with the neighbour measured on its element's line, where the kink node's own
   row holds that contact; then the V node's junction row takes back 1.84 J, ``b`` 0.999);
