@@ -61,15 +61,21 @@ def _assert_continuous_at(sys, on_a, base, tc, d):
     return E1
 
 
+def _moved(sys, b, on_a, move):
+    """Block ``b``'s gathered displacements with A (node ids ``on_a``) moved by ``move``
+    and its node ids per slot."""
+    x = sys.pose(b, sys.q0).copy()
+    ids = getattr(b, "slots", b.nodes)
+    dd = np.zeros(ids.shape + (3,))
+    dd[np.isin(ids, on_a)] = move
+    return x + dd.reshape(x.shape), ids
+
+
 def _total(sys, on_a, move):
     """The total contact energy [J] and force on A [N] (3,) with A moved by ``move``."""
     E, F = 0.0, np.zeros(3)
     for b in sys.beam_contact_blocks:
-        x = sys.pose(b, sys.q0).copy()
-        ids = getattr(b, "slots", b.nodes)
-        dd = np.zeros(ids.shape + (3,))
-        dd[np.isin(ids, on_a)] = move
-        x = x + dd.reshape(x.shape)
+        x, ids = _moved(sys, b, on_a, move)
         E += float(b.strain_energy(x).sum())
         f = b.forces(x, None, False)[0].reshape(ids.shape + (3,))
         F -= f[np.isin(ids, on_a)].sum(axis=0)

@@ -235,10 +235,11 @@ def test_a_four_pair_crossing_across_nodes_of_both_beams_takes_a_pair_back_once(
 
 
 def _kinked_rod(gamma_deg: float, phi_deg: float, le: float, kink_deg: float,
-                dx: float = 0.0):
+                dx: float = 0.0, mu: float = 0.0):
     """:func:`tests.contact.test_sharp_v._rod_across`'s V and rod (``le`` [m] elements,
     along ``d`` at ``phi``, its middle node ``dx`` [m] off the V's plane of symmetry along
-    x, default 0) with the rod kinked at its middle node by ``kink_deg`` about z
+    x, default 0; ``mu`` the contacts' friction coefficient, default 0) with the rod
+    kinked at its middle node by ``kink_deg`` about z
     (its second half, five elements, turned in the horizontal plane; two beams joined
     there, a junction of the rod). Returns the System, the rod's node ids, ``d``, the
     walls, the rod's nodes as built, the move that puts it in place, the walls' directions
@@ -268,7 +269,7 @@ def _kinked_rod(gamma_deg: float, phi_deg: float, le: float, kink_deg: float,
                     orientation=(0, 0, 1))
     for a in (a1, a2):
         for b in (b1, b2):
-            m.add_beam_contact(a, b, radius=R, stiffness=K)
+            m.add_beam_contact(a, b, radius=R, stiffness=K, friction=mu)
     nodes = list(a1.nodes) + list(a2.nodes)[1:]
     a_x = np.array([nd.position for nd in nodes], float)
     return (m.compile(), [nd.id for nd in nodes], d, [(0.2 * u1, np.zeros(3)),
