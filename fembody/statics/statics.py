@@ -776,7 +776,7 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
                 crushed = None                 # (past the inverted state's load on the path)
             eq.kept = None        # (no cut returns to q now: its factor's copy let go)
             first_refusals = 0
-            _accept(eq, result, q, q_new, load + dl, lam, r, it)
+            _accept(eq, result, q, q_new, load + dl, lam, r, it, inverted=bad)
             q_prev, q, dl_prev = q, q_new, dl
             load += dl
             at_max = at_max + 1 if it <= 4 and dl >= dl_max * (1.0 - 1e-12) else 0
@@ -955,14 +955,17 @@ def _crushed(bad: list[str], load: float, result: Result, when: float) -> Conver
 
 
 def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray, load: float,
-            lam: np.ndarray, r: np.ndarray, it: int, time: float | None = None) -> None:
+            lam: np.ndarray, r: np.ndarray, it: int, time: float | None = None,
+            inverted: list | None = None) -> None:
     """Record a converged load step after checking it: an element passed through zero length
     is an error naming it; an unstable equilibrium (negative lowest eigenvalue of the
     constrained tangent) is recorded in ``result.stability``, ``stats['unstable']`` (its load
     factor) and ``stats['unstable_states']`` (its index), then raises StabilityError unless
     ``eq.unstable == 'accept'``. The contacts' state (planar sides, friction anchors) moves
     to ``q`` here and only here. ``time``: the state's time [s] on a load history
-    (``static(times=...)``; default None: the load factor)."""
+    (``static(times=...)``; default None: the load factor). ``inverted``: the inverted
+    elements of ``q`` against ``q_prev`` where the caller has checked them already (an empty
+    list: none; default None: checked here)."""
     s = eq.sys
     when = load if time is None else time
     if eq.touches:
@@ -973,7 +976,7 @@ def _accept(eq: _Equilibrium, result: Result, q_prev: np.ndarray, q: np.ndarray,
             raise
     if getattr(s, "side_blocks", None) and s.contact_state is not None:
         s.contact_state.advance_sides(s, q)
-    bad = s.inverted_elements(q, q_prev)
+    bad = s.inverted_elements(q, q_prev) if inverted is None else inverted
     if bad:
         raise _crushed(bad, load, result, when)
     # non-conservative forces (Coulomb friction, follower loads) may make the state flutter
