@@ -15,7 +15,8 @@ growth), one assembly of residual and tangent, and the cost of a whole Newton it
 backend ``auto`` chose. In dynamics that reference is measured on the symmetric part of the
 run's own last iteration matrix (``dynamics_iteration``; the matrix at rest, ``dynamics``,
 holds the rotational couplings of a spatial model as stored zeros, which a backend that
-drops them factorised at about half the cost). Prints tables, saves benchmarks/results/large.json (merged with the
+drops them factorised at about half the cost); in statics likewise on the last tangent of
+a one-step run (``statics_tangent``; ``statics`` is K at rest). Prints tables, saves benchmarks/results/large.json (merged with the
 sizes of earlier runs, so that the 1e6 runs can be made separately).
 
     python benchmarks/large.py [--sizes 1e4,1e5] [--models chain,grid] [--skip-newton]
@@ -291,6 +292,24 @@ class _analyses_counted:
             obj.analyze = real
 
 
+def _last_matrix(call) -> tuple | None:
+    """The last square CSC matrix a ``LinearSolver`` factorised during ``call()`` (untimed):
+    (data copy, indices, indptr, shape), or None."""
+    last = {}
+    orig_lf = linalg.LinearSolver.factorize
+
+    def keep_last(self, A, *a, **k):
+        if getattr(A, "format", None) == "csc" and A.shape[0] == A.shape[1]:
+            last["S"] = (A.data.copy(), A.indices, A.indptr, A.shape)
+        return orig_lf(self, A, *a, **k)
+    linalg.LinearSolver.factorize = keep_last
+    try:
+        call()
+    finally:
+        linalg.LinearSolver.factorize = orig_lf
+    return last.get("S")
+
+
 def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True) -> dict:
     """What one Newton iteration of ``fb.static`` and ``fb.simulate`` (full Newton, auto
     solver) costs on the compiled System ``s``, counted two ways, wall and CPU:
@@ -351,20 +370,10 @@ def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True)
         # K + M / (beta h^2) at rest, whose rotational couplings are still zero (stored
         # zeros: about 0.4 of the entries on the 3D grid), so that a backend that drops
         # stored zeros factorised a much sparser matrix than the run does
-        last = {}
-        orig_lf = linalg.LinearSolver.factorize
-
-        def keep_last(self, A, *a, **k):
-            if getattr(A, "format", None) == "csc" and A.shape[0] == A.shape[1]:
-                last["S"] = (A.data.copy(), A.indices, A.indptr, A.shape)
-            return orig_lf(self, A, *a, **k)
-        linalg.LinearSolver.factorize = keep_last
-        try:
-            fb.simulate(s, t_end=H, dt=H, rho_inf=0.9, newton="full")
-        finally:
-            linalg.LinearSolver.factorize = orig_lf
-        if "S" in last:
-            out["_iteration_matrix"] = last["S"]
+        last = _last_matrix(lambda: fb.simulate(s, t_end=H, dt=H, rho_inf=0.9,
+                                                newton="full"))
+        if last is not None:
+            out["_iteration_matrix"] = last
     except _Skip:
         pass
     finally:
@@ -410,6 +419,13 @@ def newton_cost(s, statics: bool, steps: tuple[int, int], dynamics: bool = True)
         w2, c2, e2, ec2, i2 = sta(n2)
         out["load_static"].append(load())
         out["static_in_run_factor_solve_cpu_ms"] = 1e3 * inner[0] / max(inner[1], 1)
+        # the reference matrix: the last tangent of a one-step run (untimed), as for the
+        # dynamics, not K at rest: its rotational couplings are stored zeros there, so the
+        # rest matrix factorised in 9-11 ms where the run's tangents take 25-30 ms on the
+        # 9126-DOF grid (verify-29: the ratio read 3.3-3.8x for a true 1.2-1.4x)
+        s_iter = _last_matrix(lambda: fb.static(s, steps=1, tol=STATIC_TOL))
+        if s_iter is not None:
+            out["_static_tangent"] = s_iter
     finally:
         st_mod.lowest_eigenvalue = orig_low
         InertiaCheck.positive_definite = orig_pd
@@ -470,8 +486,11 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
         on_row(dict(row, newton="not finished"))
     if not skip_newton:
         row.update(newton_cost(s, statics and s.n_free <= STATIC_MAX, steps, dynamics))
-        held = row.pop("_iteration_matrix", None)
-        if held is not None:
+        for key, name in (("_iteration_matrix", "dynamics_iteration"),
+                          ("_static_tangent", "statics_tangent")):
+            held = row.pop(key, None)
+            if held is None:
+                continue
             import scipy.sparse as sps
             S = sps.csc_matrix(held[:3], shape=held[3])
             # its symmetric part: what a Cholesky backend (and the run's near-symmetric
@@ -479,11 +498,12 @@ def measure(kind: str, ndof: float, skip_newton: bool, names: set[str] | None = 
             F = ((S + S.T) * 0.5).tocsc()
             F.sort_indices()
             # with the run's own solver on S itself, interleaved with the bare backends on F
-            row["dynamics_iteration"] = backends(F, b, names, own=S)
-            row["dynamics_iteration_nnz"] = [int(S.nnz), int(np.count_nonzero(S.data))]
+            row[name] = backends(F, b, names, own=S)
+            row[name + "_nnz"] = [int(S.nnz), int(np.count_nonzero(S.data))]
             del S, F, held
         dyn_ref = "dynamics_iteration" if "dynamics_iteration" in row else "dynamics"
-        for what, pre in (("statics", "static"), (dyn_ref, "dynamic")):
+        sta_ref = "statics_tangent" if "statics_tangent" in row else "statics"
+        for what, pre in ((sta_ref, "static"), (dyn_ref, "dynamic")):
             timed = [x for x in row.get(what, ()) if "factor_cpu_ms" in x and x["backend"] != "own"]
             # the reference: auto's factor + solve, else (not measured) the fastest backend's
             auto = [x for x in timed if x["backend"] == "auto"] or sorted(
