@@ -232,6 +232,9 @@ class GeneralizedAlpha(Integrator):
         # its factorisation
         why = compiled_step.why_not(system)
         self._close = CLOSE_RATE if why else 0.0
+        # (the contraction test's upper estimate for penalty kinks, newton.py "Contact's
+        # kinks", in contact models only: a smooth model keeps the measured ratio)
+        self._kinks = compiled_step.has_contacts(system)
         # and, with penalty contacts (beams or surfaces: stiff blocks whose factorisation is
         # what a step pays most for), starts each step on the factorisation held from the
         # step before (newton.py, "First increment"). Not for impulse-only contacts: their
@@ -635,7 +638,8 @@ class GeneralizedAlpha(Integrator):
 
         ok, msg, it = newton(self, self.solver, evaluate, assemble, apply, self.converged, fail,
                              not reuse, self.max_iter, self.newton, self.reuse_rate, self.ptol, 3,
-                             close=self._close, solve_atol=self._solve_atol)
+                             close=self._close, solve_atol=self._solve_atol,
+                             kinks=self._kinks)
         if not ok:
             self._fac_h = None
             return False, msg
