@@ -378,12 +378,17 @@ class SymmetricPart:
         filled = self._filled
         if filled is not None and filled[0]:
             nonzero = m                   # every entry filled: the stored pattern (rule 1)
-        elif filled is not None:
-            # the entries the model fills count as nonzeros from the first matrix on (rule 1)
-            entries = (vals != 0.0) | filled[1]
-            nonzero = int(np.count_nonzero(entries))
         else:
             entries = vals != 0.0
+        if filled is not None and not filled[0]:
+            # the entries the model fills count as nonzeros from the first matrix on (rule 1)
+            # where that makes the stored pattern whole; else the matrix's own nonzeros (a
+            # contact model's candidates are not filled: the bundle of beams falling flat
+            # never fills its beams' rotational couplings, which only grew its factor)
+            with_filled = entries | filled[1]
+            if np.count_nonzero(with_filled) >= STORED_SHARE * m:
+                entries = with_filled
+                nonzero = int(np.count_nonzero(entries))
         whole = nonzero >= STORED_SHARE * m
         if held is not None and outside == 0 and (
                 held.count <= (1.0 + PATTERN_SLACK) * nonzero or (held.sel is None and whole)):
