@@ -38,11 +38,15 @@ The rule, checked on every matrix (nothing is assumed of a model):
    nonzero, the whole stored pattern is analysed and kept while that holds. The entries the
    pattern's System fills as its model deforms (:meth:`fembody.system.System.filled_entries`,
    kept in the pattern's plan by :func:`fembody.linalg.linalg.saddle_solver`: every element
-   entry, contact candidates not) count as nonzeros in these rules from the first matrix on,
+   entry, contact candidates not) count as nonzeros in these rules from the first matrix on
+   where, with the matrix's nonzeros, they make the stored pattern whole (``STORED_SHARE``),
    so that a run analyses its iteration matrices once: a spatial model's first iterate from
    rest holds its rotational couplings as stored zeros, and was analysed on its nonzeros,
    then again on the stored pattern at the next iterate (each analysis, supernodal, being
-   three: the fill ratio's and the two orderings of :func:`fewest_flops`). A
+   three: the fill ratio's and the two orderings of :func:`fewest_flops`). Where they do not
+   (a contact model, whose candidates are not filled), the matrix's own nonzeros are held:
+   the bundle of beams falling flat never fills its rotational couplings, and holding them
+   only grew its factor. A
    pivot that is not positive (``F`` is not positive definite): the caller's LU.
 2. Each solve refines ``x_k = x_(k-1) + dx_k``, ``dx_k = F^-1 (b - S x_(k-1))``, from
    ``x_0 = F^-1 b``, and returns ``x_k`` once both hold:
