@@ -745,6 +745,9 @@ class _PlanarTakeBack(ContactRows):
     frictional = False
     side_slot = None            # set by the System: its sides are a run's
     sided = True
+    # the two node slots whose friction taken back friction_report sums: the element's
+    # (b0, b1) of a node-on-element row (EndOverlapBlock: B's q and w)
+    friction_slots = (1, 2)
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None, side=None):
         """Internal forces ``(n, m)`` [N] (``dE/dX``, and a frictional block's friction
@@ -811,6 +814,27 @@ class _PlanarTakeBack(ContactRows):
         ``sd``), one per row of its friction copy."""
         return self.parts(x, sd, False)[0]
 
+    def friction_report(self, x: np.ndarray, history: History, side=None
+                        ) -> dict[str, np.ndarray]:
+        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size of
+        the friction force taken back on the node slots ``friction_slots`` (the weighted
+        element's two nodes), ``slip`` [m] the largest of the row's weighted rows' (which
+        the anchors follow) and ``stick`` (taking back, none of its weighted rows sliding).
+        What a run records (:func:`fembody.results.contacts.friction_rows`)."""
+        n = len(self)
+        T = np.zeros(n)
+        live = self.live(x, self._sides(side))
+        if live.size:
+            Ff = self._friction(x, history, False, side, live)[0]
+            d = self.X.shape[-1]
+            a, b = self.friction_slots
+            T[live] = np.linalg.norm(Ff[:, d * a:d * a + d] + Ff[:, d * b:d * b + d], axis=1)
+        taking = np.zeros(n, dtype=bool)
+        taking[live] = True
+        w = self._weighted_rows                 # rows of the friction copy per row
+        return dict(tangential_force=T, slip=history.slip.reshape(n, w).max(axis=1),
+                    stick=taking & ~history.sliding.reshape(n, w).any(axis=1))
+
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per node-on-element row (``p`` the node, then the element's two nodes; a block of
         other rows gives its own) ``gap`` [m] and ``normal_force`` [N] (:meth:`resultants`: the force taken
@@ -836,6 +860,7 @@ def _set_friction(block, friction, rows_class, count: int, labels) -> None:
     ``nodes``, ``dofs``, ``X``, ``tri``, ``_cols``, ``radius`` and ``k``, each labelled by
     its row, with the copy's ``history0``."""
     block._friction_args, block._rows_class = friction, rows_class
+    block._weighted_rows = count
     block.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
     if not block.frictional:
         return
@@ -910,6 +935,7 @@ class EndOverlapBlock(_PlanarTakeBack):
     "Friction"; default None: only for a frictionless block). ``length (n,)`` the rows'
     contacts' spread lengths [m] (:func:`spread_length`, the point/line switch's)."""
 
+    friction_slots = (Q, W)      # friction_report: B's two nodes
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
@@ -1169,23 +1195,6 @@ class EndOverlapBlock(_PlanarTakeBack):
     def _taken(self, x: np.ndarray, sd: np.ndarray) -> np.ndarray:
         """The shares of the two rows taken back (:meth:`_PlanarTakeBack.advance`)."""
         return self._weights(x, sd)[0]
-
-    def friction_report(self, x: np.ndarray, history: History, side=None
-                        ) -> dict[str, np.ndarray]:
-        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
-        of the friction force taken back on B's two nodes (q, w), ``slip`` [m] the larger of
-        the two rows' (which the anchors follow) and ``stick`` (taking back, neither row
-        sliding). What a run records (:func:`fembody.results.contacts.friction_rows`)."""
-        n = len(self)
-        T = np.zeros(n)
-        live = self.live(x, self._sides(side))
-        if live.size:
-            Ff = self._friction(x, history, False, side, live)[0]
-            T[live] = np.linalg.norm(Ff[:, 2 * Q:2 * Q + 2] + Ff[:, 2 * W:2 * W + 2], axis=1)
-        taking = np.zeros(n, dtype=bool)
-        taking[live] = True
-        return dict(tangential_force=T, slip=history.slip.reshape(n, 2).max(axis=1),
-                    stick=taking & ~history.sliding.reshape(n, 2).any(axis=1))
 
     def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
         """Per row (normal force [N]: minus the part of the two rows' forces taken back,
@@ -1679,24 +1688,6 @@ class EntryRampBlock(_PlanarTakeBack):
                     a[:, cc, None, None] * K5[cc::5])
             K -= np.einsum("nci,ncj->nij", part, ga)
         return F, K, c, a
-
-
-    def friction_report(self, x: np.ndarray, history: History, side=None
-                        ) -> dict[str, np.ndarray]:
-        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
-        of the friction taken back on the free end's element (``b0``, ``b1``), ``slip``
-        [m] the largest of the weighted rows' and ``stick`` (taking back, no weighted row
-        sliding)."""
-        n = len(self)
-        T = np.zeros(n)
-        live = self.live(x, self._sides(side))
-        if live.size:
-            Ff = self._friction(x, history, False, side, live)[0]
-            T[live] = np.linalg.norm(Ff[:, 2:4] + Ff[:, 4:6], axis=1)
-        taking = np.zeros(n, dtype=bool)
-        taking[live] = True
-        return dict(tangential_force=T, slip=history.slip.reshape(n, 5).max(axis=1),
-                    stick=taking & ~history.sliding.reshape(n, 5).any(axis=1))
 
     def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
         """Per row (normal force [N]: minus the parts of the weighted rows' forces taken

@@ -338,22 +338,6 @@ class PointRowBlock(_PlanarTakeBack):
             K -= part[:, :, None] * ga[:, 0, None, :]
         return F, K, c, a
 
-    def friction_report(self, x: np.ndarray, history: History, side=None
-                        ) -> dict[str, np.ndarray]:
-        """Per row with the run's ``history`` at ``x``: ``tangential_force`` [N] the size
-        of the friction taken back on the element (``b0``, ``b1``), ``slip`` [m] the row's
-        and ``stick`` (taking back, the row not sliding)."""
-        n = len(self)
-        T = np.zeros(n)
-        live = self.live(x, self._sides(side))
-        if live.size:
-            Ff = self._friction(x, history, False, side, live)[0]
-            T[live] = np.linalg.norm(Ff[:, 2:4] + Ff[:, 4:6], axis=1)
-        taking = np.zeros(n, dtype=bool)
-        taking[live] = True
-        return dict(tangential_force=T, slip=history.slip.reshape(n), stick=taking
-                    & ~history.sliding.reshape(n))
-
     def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
         """Per row (normal force [N]: minus the part of the row's force taken back,
         ``-(1 - Lam) (1 - M) k max(-g, 0)``, the row's gap [m], whether the row is live
