@@ -26,7 +26,7 @@ The rule, checked on every matrix (nothing is assumed of a model):
    Its symbolic analysis (and the fill ratio ``auto`` reads from it) is made once per
    analysed pattern and kept for every later matrix whose nonzeros that pattern holds,
    their stored zeros inside it factorised as entries, while it has at most
-   ``1 + PATTERN_SLACK`` times as many entries as the matrix has nonzeros: a matrix that
+   ``1 + NEAR_PATTERN_SLACK`` times as many entries as the matrix has nonzeros: a matrix that
    only lost a few entries (contact pairs that opened) is factorised on the kept analysis;
    one with a few new entries (at most that slack beyond the kept pattern) is analysed on
    the union of both, so that the next matrices, whose contact entries drift by a few about
@@ -147,8 +147,13 @@ ROUNDOFF_TOL = 64 * np.finfo(float).eps
 # than the path saved; contact candidates, mostly zeros, still take their nonzeros alone
 STORED_SHARE = 0.9
 # how much larger than a matrix's nonzeros a kept analysed pattern may be (module docstring,
-# rule 1)
-NEAR_PATTERN_SLACK = PATTERN_SLACK
+# rule 1). Larger than SuperLU's (factorization.PATTERN_SLACK): here a new pattern costs
+# CHOLMOD's AMD analysis, about a numeric factorisation, and a stored zero kept only some
+# flops of a simplicial factor; on the bundle of beams in line contact the kept patterns
+# then serve the entries that flicker between Newton iterates, fewer analyses for slightly
+# larger factors, where a larger slack grew the factors faster than it saved analyses
+# (benchmarks/results/beam_bundle.json, key pat_33)
+NEAR_PATTERN_SLACK = 0.05
 # corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
 # a pair of triangular solves and a product with S, far less than a factorisation
 MAX_REFINE = 8
@@ -383,7 +388,7 @@ class SymmetricPart:
         """The lower pattern CHOLMOD factorises this matrix on (``vals``: its symmetric part on
         every stored lower entry, ``nonzero`` of them nonzero, ``outside`` of those outside
         the analysed pattern): the analysed one while it holds every nonzero and at most
-        ``1 + PATTERN_SLACK`` times as many entries (its stored zeros are factorised as
+        ``1 + NEAR_PATTERN_SLACK`` times as many entries (its stored zeros are factorised as
         entries); else a new one, analysed (module docstring, rule 1)."""
         m = self.low.shape[0]
         held = self._held
