@@ -68,6 +68,18 @@ def _check_factor(fac, M, b):
     assert not fac.refused
 
 
+def _apart(seed: int):
+    """The grid matrix (1331 unknowns, asymmetric by 1e-6) with 40 % of its off-diagonal
+    pairs apart: (A, its Pairs, the generator, the pairs' permutation, the pairs apart, the
+    others)."""
+    A = grid_matrix(k=11, skew=1e-6)
+    p = Pairs(A)
+    rng = np.random.default_rng(seed)
+    npair = p.lower.size
+    perm = rng.permutation(npair)
+    return A, p, rng, perm, perm[: int(0.4 * npair)], perm[int(0.4 * npair):]
+
+
 def test_the_analysis_is_kept_while_the_pattern_holds_the_nonzeros(counted):
     """A 1331-unknown grid matrix (asymmetric by 1e-6 of its largest entry) with 40 % of its
     off-diagonal pairs stored as zeros, as a contact model's apart candidates are, then:
@@ -78,13 +90,8 @@ def test_the_analysis_is_kept_while_the_pattern_holds_the_nonzeros(counted):
     fresh analysis's), all pairs nonzero (the whole stored pattern analysed) and 5 % fewer
     (over STORED_SHARE: the stored pattern kept). Each factor solves as a fresh one to
     1e-12 (module docstring)."""
-    A = grid_matrix(k=11, skew=1e-6)
-    p = Pairs(A)
-    rng = np.random.default_rng(3)
+    A, p, rng, perm, zero0, live = _apart(3)
     npair = p.lower.size
-    perm = rng.permutation(npair)
-    zero0 = perm[: int(0.4 * npair)]                   # the pairs apart
-    live = perm[int(0.4 * npair):]
     gained = zero0[:20]
     moved_in = zero0[20:40]
     part = SymmetricPart(A.indptr, A.indices, A.shape[0])
@@ -142,13 +149,7 @@ def test_the_analysis_is_kept_for_a_drift_of_a_few_percent(counted):
     ``NEAR_PATTERN_SLACK``). On 87378c5 (a slack of 2 %) the matrix with 4 % fewer and the
     first matrix after the union were analysed again. Each factor solves as a fresh one to
     1e-12."""
-    A = grid_matrix(k=11, skew=1e-6)
-    p = Pairs(A)
-    rng = np.random.default_rng(7)
-    npair = p.lower.size
-    perm = rng.permutation(npair)
-    zero0 = perm[: int(0.4 * npair)]                   # the pairs apart
-    live = perm[int(0.4 * npair):]
+    A, p, rng, _, zero0, live = _apart(7)
     first = A.shape[0] + live.size                     # lower nonzeros of the first matrix
 
     def pairs(share):
