@@ -26,7 +26,7 @@ The rule, checked on every matrix (nothing is assumed of a model):
    Its symbolic analysis (and the fill ratio ``auto`` reads from it) is made once per
    analysed pattern and kept for every later matrix whose nonzeros that pattern holds,
    their stored zeros inside it factorised as entries, while it has at most
-   ``1 + PATTERN_SLACK`` times as many entries as the matrix has nonzeros: a matrix that
+   ``1 + NEAR_PATTERN_SLACK`` times as many entries as the matrix has nonzeros: a matrix that
    only lost a few entries (contact pairs that opened) is factorised on the kept analysis;
    one with a few new entries (at most that slack beyond the kept pattern) is analysed on
    the union of both, so that the next matrices, whose contact entries drift by a few about
@@ -146,8 +146,14 @@ ROUNDOFF_TOL = 64 * np.finfo(float).eps
 # symbolic analysis (and a slower first factorisation) at every iteration, which cost more
 # than the path saved; contact candidates, mostly zeros, still take their nonzeros alone
 STORED_SHARE = 0.9
-# (PATTERN_SLACK, from .factorization: how much larger than a matrix's nonzeros a kept
-# analysed pattern may be; module docstring, rule 1)
+# how much larger than a matrix's nonzeros a kept analysed pattern may be (module docstring,
+# rule 1). Larger than SuperLU's (factorization.PATTERN_SLACK): here a new pattern costs
+# CHOLMOD's AMD analysis, about a numeric factorisation, and a stored zero kept only some
+# flops of a simplicial factor; on the bundle of beams in line contact the kept patterns
+# then serve the entries that flicker between Newton iterates, fewer analyses for slightly
+# larger factors, where a larger slack grew the factors faster than it saved analyses
+# (benchmarks/results/beam_bundle.json, key pat_33)
+NEAR_PATTERN_SLACK = 0.05
 # corrections per solve, at most: a solve needing more goes to the LU (rule 3). Each costs
 # a pair of triangular solves and a product with S, far less than a factorisation
 MAX_REFINE = 8
@@ -371,35 +377,47 @@ class SymmetricPart:
             self._zeros = np.zeros(self.low.shape[0], dtype=np.int32)
         return self._zeros
 
+    def _filled_count(self) -> int:
+        """How many stored lower entries the pattern's owner fills (``_filled``), counted
+        once."""
+        if getattr(self, "_n_filled", None) is None:
+            self._n_filled = int(np.count_nonzero(self._filled[1]))
+        return self._n_filled
+
     def _pattern_for(self, vals: np.ndarray, nonzero: int, outside: int) -> "_Held":
         """The lower pattern CHOLMOD factorises this matrix on (``vals``: its symmetric part on
         every stored lower entry, ``nonzero`` of them nonzero, ``outside`` of those outside
         the analysed pattern): the analysed one while it holds every nonzero and at most
-        ``1 + PATTERN_SLACK`` times as many entries (its stored zeros are factorised as
+        ``1 + NEAR_PATTERN_SLACK`` times as many entries (its stored zeros are factorised as
         entries); else a new one, analysed (module docstring, rule 1)."""
         m = self.low.shape[0]
         held = self._held
         filled = self._filled
+        entries = None                    # the entries counted nonzero (made where needed)
         if filled is not None and filled[0]:
             nonzero = m                   # every entry filled: the stored pattern (rule 1)
-        else:
-            entries = vals != 0.0
-        if filled is not None and not filled[0]:
+        elif filled is not None and nonzero + self._filled_count() >= STORED_SHARE * m:
             # the entries the model fills count as nonzeros from the first matrix on (rule 1)
             # where that makes the stored pattern whole; else the matrix's own nonzeros (a
             # contact model's candidates are not filled: the bundle of beams falling flat
-            # never fills its beams' rotational couplings, which only grew its factor)
-            with_filled = entries | filled[1]
+            # never fills its beams' rotational couplings, which only grew its factor). (Not
+            # formed where the count cannot reach that share: two passes over every stored
+            # lower entry at each matrix of the bundle, for nothing)
+            with_filled = (vals != 0.0) | filled[1]
             if np.count_nonzero(with_filled) >= STORED_SHARE * m:
                 entries = with_filled
                 nonzero = int(np.count_nonzero(entries))
         whole = nonzero >= STORED_SHARE * m
         if held is not None and outside == 0 and (
-                held.count <= (1.0 + PATTERN_SLACK) * nonzero or (held.sel is None and whole)):
+                held.count <= (1.0 + NEAR_PATTERN_SLACK) * nonzero
+                or (held.sel is None and whole)):
             return held                                    # the analysis is kept
+        if entries is None and not whole:
+            entries = vals != 0.0
         if whole:
             sel = None                                     # the stored pattern, zeros kept
-        elif held is not None and held.count + outside <= (1.0 + PATTERN_SLACK) * nonzero:
+        elif (held is not None
+              and held.count + outside <= (1.0 + NEAR_PATTERN_SLACK) * nonzero):
             # a few new entries: the union, so that the next matrices, which gain and lose
             # a few entries about the same set, fall within it
             sel = np.flatnonzero(entries | (held.keep != 0))
