@@ -400,6 +400,10 @@ along ``B_2``): whichever way A is numbered, and on A's free element the signed 
   node pair of neighbouring beams is such a node-node crossing, and its aligned free ends
   carry the bound caps (``k g`` per pair): its results would change.
 
+tests/contact/reference.py's ``node_caps`` composes a node cap's gradient and Hessian under
+any element of A by jets (the sides taken at the value), against central differences in and
+out of the lean band and the blend.
+
 So the pull cannot be removed by caps without adding one point contact per contact patch
 to line contact everywhere (the count of every line-contact reference with a deepest
 point, the bundle's), and the rule that keeps the caps continuous over both beams' kinks
