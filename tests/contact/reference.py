@@ -456,7 +456,8 @@ def node_caps(x: np.ndarray, k: float, radius: float):
     side = (np.where(np.einsum("ni,ni->n", ev, x[:, 3] - x[:, 2]) > 0.0, 1.0, -1.0),
             np.where(np.einsum("ni,ni->n", ev, x[:, 4] - x[:, 3]) > 0.0, -1.0, 1.0))
     lam, kap = [], []
-    for b0, b1, nodes, s in ((n1, c, (0, 1, 2, 3), side[0]), (c, n2, (0, 1, 3, 4), side[1])):
+    for b0, b1, nodes, s in ((n1, c, (0, 1, 2, 3), side[0]),
+                             (c, n2, (0, 1, 3, 4), side[1])):
         lam.append(_jembed(*weight(x[:, list(nodes)], None, None, True), coords(nodes), N))
         lean = _jmul(_jlin((1.0, to_line(a0, b0, b1)), (-1.0, to_line(a1, b0, b1))),
                      _jinv(_jlin((BOUND_BAND, la))))
