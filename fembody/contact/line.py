@@ -395,12 +395,14 @@ along ``B_2``): whichever way A is numbered, and on A's free element the signed 
   the nearer end), ``+1`` at a deepest kink and ``-1`` at a kink where the gap is largest,
   their weights summing to one over each chain of element pairs between free ends (derived
   with ``Lam = 1``: each pair's two bounds weigh one, each hand-over between pairs less
-  one). So a contact whose deepest point is a kink gains ``k g^2 / 2`` there, the
-  stiffness of a whole element (``k = k_line l_A``) at one point: B bent 3 degrees under a
-  level A (three elements, its ends lifted off) 1 mm deep, 0.5 J and 1000 N on top of the
-  line part's 384 N (sampled). The bundle's beams sag with their nodes aligned, so every
-  node pair of neighbouring beams is such a node-node crossing, and its aligned free ends
-  carry the bound caps (``k g`` per pair): its results would change.
+  one; one element over a kink, its free ends' bound caps and the node cap: ``Lam_1``, to
+  1e-12 over 200 random elements). So a contact whose deepest point is a kink gains ``k
+  g^2 / 2`` there, the stiffness of a whole element (``k = k_line l_A``) at one point: B
+  bent 3 degrees under a level A (three elements, its ends lifted off) 1 mm deep, 0.5 J
+  and 1000 N on top of the line part's 384 N (sampled). The bundle's beams sag with their
+  nodes aligned, so every node pair of neighbouring beams is such a node-node crossing,
+  and its aligned free ends carry the bound caps (``k g`` per pair): its results would
+  change.
 
 tests/contact/reference.py's ``node_caps`` composes a node cap's gradient and Hessian under
 any element of A by jets (the sides taken at the value), against central differences in and

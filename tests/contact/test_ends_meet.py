@@ -1413,6 +1413,42 @@ def test_the_node_caps_reference_has_exact_derivatives(bump, tilt, around, kink)
         assert abs(E[0]) > 1e-3 and abs(E[0] - mine) < 1e-12 * abs(E[0]), (E, mine)
 
 
+@CAP_STUDY
+def test_the_caps_of_one_element_over_a_kink_weigh_one_line_weight():
+    """The count behind "one point contact per contact patch" (line.py, "Node caps under
+    every element"): one element of A, both ends free, over B's kink ``c`` (each end
+    projecting inside one of B's elements). Its caps are the bound rule's at its two free
+    ends (``Lam_1 kappa_lo`` against ``B_1``, ``Lam_2 kappa_hi`` against ``B_2``, the
+    leans of tests/contact/reference.py's ``bound_caps``) and the node cap ``m``
+    (:func:`_node_weight`); their weights sum to ``Lam_1`` (to 1e-12), one in pure line
+    contact, whatever the kink's side and the element's lean: over 200 elements (B's kink
+    -6 to 6 degrees, A tilted -4 to 4 degrees off B's first element, yawed up to 4, 4 to
+    9 mm away, its ends 20 to 30 mm either side of ``c``; ``Lam_2`` down to 0.06, ``Lam_1``
+    to 0.98) (the helper is new: on 87378c5 the study stops at its
+    name)."""
+    from fembody.contact.line import weight
+    rng = np.random.default_rng(11)
+    worst, least = 0.0, np.ones(2)
+    for _ in range(200):
+        kink = math.radians(rng.uniform(-6.0, 6.0))
+        c = np.array([0.5, 0.0, 0.0])
+        n1 = np.array([0.4, 0.0, 0.0])
+        n2 = c + 0.1 * np.array([math.cos(kink), 0.0, math.sin(kink)])
+        tilt, yaw = math.radians(rng.uniform(-4.0, 4.0)), math.radians(rng.uniform(-4, 4))
+        e = np.array([math.cos(tilt) * math.cos(yaw), math.sin(yaw), math.sin(tilt)])
+        above = np.array([0.0, 0.0, rng.uniform(0.004, 0.009)])
+        a0 = c + above - rng.uniform(0.02, 0.03) * e
+        a1 = a0 + (rng.uniform(0.02, 0.03) + (c - a0) @ e) * e
+        lam = [float(weight(np.array([[a0, a1, b0, b1]]), None, None, False)[0][0])
+               for b0, b1 in ((n1, c), (c, n2))]
+        ends = lam[0] * _lean_to(a0, a1, n1, c) + lam[1] * _lean_to(a1, a0, c, n2)
+        total = ends + _node_weight(a0, a1, n1, c, n2)
+        worst = max(worst, abs(total - lam[0]))
+        least = np.minimum(least, lam)
+    assert worst < 1e-12, worst
+    assert least[1] < 0.5, least
+
+
 def test_a_beam_sliding_end_first_into_overlap_is_drawn_in_by_the_energy_it_loses():
     """A (one element of ``l_A = 50`` mm, parallel to B and 9.5 mm above its axis, held in
     y, z and its rotations, free along x) slides end first at ``v0`` towards B's free end
