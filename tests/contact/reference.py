@@ -346,6 +346,24 @@ def _jembed(val, grad, hess, idx, N):
     return (val, G, H)
 
 
+def _jsub(a, b):
+    """The difference of two vectors of jets."""
+    return [_jlin((1.0, q), (-1.0, r)) for q, r in zip(a, b)]
+
+
+def _jnorm(v):
+    """The length of a vector of jets."""
+    return _jsqrt(_jdot(v, v))
+
+
+def _jto_line(P, b0, b1):
+    """The distance of the point ``P`` from the line through ``b0``, ``b1`` (vectors of
+    jets), as the perpendicular itself (see :func:`bound_caps`' ``rho``)."""
+    dv, r = _jsub(b1, b0), _jsub(P, b0)
+    s_ = _jmul(_jdot(r, dv), _jinv(_jdot(dv, dv)))
+    return _jnorm([_jlin((1.0, q), (-1.0, _jmul(s_, e))) for q, e in zip(r, dv)])
+
+
 def kink_caps(x: np.ndarray, k: float, radius: float):
     """The bound rule's caps of a free end over B's node with the signed kink rule
     (fembody.contact.line, "End caps at kinks"; measured, not built), for the states ``x
@@ -369,13 +387,7 @@ def kink_caps(x: np.ndarray, k: float, radius: float):
     X = _jnodes(x)
     u, p, n1, c, n2 = X
     one = _jconst(1.0, n, N)
-    sub = lambda a, b: [_jlin((1.0, q), (-1.0, r)) for q, r in zip(a, b)]
-    norm = lambda v: _jsqrt(_jdot(v, v))
-
-    def to_line(P, b0, b1):
-        dv, r = sub(b1, b0), sub(P, b0)
-        s_ = _jmul(_jdot(r, dv), _jinv(_jdot(dv, dv)))
-        return norm([_jlin((1.0, q), (-1.0, _jmul(s_, e))) for q, e in zip(r, dv)])
+    sub, norm, to_line = _jsub, _jnorm, _jto_line
 
     def cap(g):
         g = _jlin((1.0, g), (-radius, one))
@@ -417,3 +429,44 @@ def kink_caps(x: np.ndarray, k: float, radius: float):
     dist = _jlin((f(~beyond), perp), (f(beyond), norm(pc)))
     node = _jmul(_jmul(psi, _jlin((1.0, w[0]), (-1.0, w[1]))), cap(dist))
     return _jlin((1.0, E), (f(tc[0] >= 0.0), node))
+
+
+def node_caps(x: np.ndarray, k: float, radius: float):
+    """The node cap of B's node ``c`` under an element of A with the weight of
+    fembody.contact.line's "Node caps under every element" (measured, not built), for the
+    states ``x (n, 5, 3)`` (A's element ``a0 -> a1``, B's ``n_1, c, n_2``): energy
+    ``(n,)`` [J], gradient ``(n, 15)`` [N] and Hessian ``(n, 15, 15)`` [N/m] by
+    second-order jets of ``m k/2 max(-g_c, 0)^2`` where ``c`` projects inside the element
+    (``0 <= t_c < 1``), ``g_c`` its distance to A's line less ``radius`` [m], ``m = Lam_1
+    kappa_1 + Lam_2 kappa_2 - Lam_2``: ``Lam_j`` the pairs' line weights with ``B_1 = n_1
+    -> c``, ``B_2 = c -> n_2`` (fembody.contact.line.weight), ``kappa_j`` the element's
+    lean towards its end on ``c``'s side of ``B_j`` (the end projecting further along
+    ``B_1``, less far along ``B_2``; the side taken at the value) against ``B_j``'s line,
+    as :func:`bound_caps`' ``kappa``; ``k`` [N/m]."""
+    from fembody.contact.ends import _smoothstep
+    n, d = x.shape[0], x.shape[2]
+    N = x.shape[1] * d
+    a0, a1, n1, c, n2 = _jnodes(x)
+    sub, norm, to_line = _jsub, _jnorm, _jto_line
+    coords = lambda nodes: np.concatenate([np.arange(j * d, (j + 1) * d) for j in nodes])
+    e = sub(a1, a0)
+    la = norm(e)
+    # the end of the element on c's side of each of B's elements (+1: a1, -1: a0)
+    ev = x[:, 1] - x[:, 0]
+    side = (np.where(np.einsum("ni,ni->n", ev, x[:, 3] - x[:, 2]) > 0.0, 1.0, -1.0),
+            np.where(np.einsum("ni,ni->n", ev, x[:, 4] - x[:, 3]) > 0.0, -1.0, 1.0))
+    lam, kap = [], []
+    for b0, b1, nodes, s in ((n1, c, (0, 1, 2, 3), side[0]),
+                             (c, n2, (0, 1, 3, 4), side[1])):
+        lam.append(_jembed(*weight(x[:, list(nodes)], None, None, True), coords(nodes), N))
+        lean = _jmul(_jlin((1.0, to_line(a0, b0, b1)), (-1.0, to_line(a1, b0, b1))),
+                     _jinv(_jlin((BOUND_BAND, la))))
+        lean = _jlin((s, lean))
+        kap.append(_jfun(lean, *_smoothstep(lean[0])))
+    w = _jlin((1.0, _jmul(lam[0], kap[0])), (1.0, _jmul(lam[1], kap[1])), (-1.0, lam[1]))
+    ca = sub(c, a0)
+    tc = _jmul(_jdot(ca, e), _jinv(_jdot(e, e)))
+    g = _jlin((1.0, norm([_jlin((1.0, q), (-1.0, _jmul(tc, v))) for q, v in zip(ca, e)])),
+              (-radius, _jconst(1.0, n, N)))
+    on = ((tc[0] >= 0.0) & (tc[0] < 1.0) & (g[0] < 0.0)).astype(float)
+    return _jmul(w, _jlin((0.5 * k * on, _jmul(g, g))))
