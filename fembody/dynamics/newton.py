@@ -129,9 +129,24 @@ same step size).
 No ratio exists yet, so neither contraction test can pass after it, and the next increment
 gets a fresh tangent (``prev`` is None): the first increment is modified Newton's, all
 later ones are as above, and every test that closes the step is unchanged.
+
+**Trace** (issue 33: why a contact step takes the increments it takes). With the logger
+``fembody.newton`` at DEBUG level the loop reports each evaluation, each increment and
+what ended the call, one record each, whose ``newton`` attribute is a dict: ``{"event":
+"evaluation", "it": increments so far, "tangent": a fresh tangent asked, "res": the
+residual over its force scale, "viol": the constraint violation [m]}``, ``{"event":
+"increment", "it", "norm": its size, "ratio": over the previous one (None for the call's
+first), "fresh": solved on a factorisation of this evaluation, "bound": the contraction
+test's tolerance}`` and ``{"event": "end", "it", "ok", "by": the test that closed the step
+or the failure}``, ``by`` one of ``"residual"`` (the residual test after an evaluation),
+``"contraction"`` (a fresh tangent's, or from the ``settle``-th increment),
+``"closing"`` (a closing increment's), ``"modified"`` (before ``settle``, ``theta =
+rate``), ``"plain"`` (the increment alone), or the failure's kind (``fail``'s). Off (the
+default), the loop pays one level check per call. benchmarks/bundle_newton.py reads it.
 """
 from __future__ import annotations
 
+import logging
 import math
 from typing import Callable
 
@@ -143,6 +158,14 @@ MODES = (FULL, MODIFIED, SIMPLIFIED)
 DIVERGENCE = 1e3
 
 _isfinite = math.isfinite
+# the loop's trace (module docstring, "Trace"): records at DEBUG level only
+log = logging.getLogger("fembody.newton")
+
+
+def _record(event: str, **fields) -> None:
+    """One record of the trace: ``fields`` with the ``event`` as the record's ``newton``."""
+    fields["event"] = event
+    log.debug("newton %s %s", event, fields, extra={"newton": fields})
 
 
 def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callable,
@@ -194,15 +217,21 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
     norm = math.inf
     fresh = False          # a factorisation made in this call
     S = None
+    trace = log.isEnabledFor(logging.DEBUG)
     while True:
         r, c, Bdata, mats, res, scale, viol, motion = evaluate(tangent)
+        if trace:
+            _record("evaluation", it=it, tangent=bool(tangent),
+                    res=res / scale if scale else res, viol=viol)
         if not (_isfinite(res) and _isfinite(viol)):
-            return False, fail("residual", res, scale, viol, None), it
+            return _end(trace, False, fail("residual", res, scale, viol, None), it,
+                        "residual-not-finite")
         if converged is not None:
             if it > 0 and converged(res, scale, norm, motion, viol):
-                return True, "ok", it
+                return _end(trace, True, "ok", it, "residual")
             if it == max_iter:
-                return False, fail("iterations", res, scale, viol, None), it
+                return _end(trace, False, fail("iterations", res, scale, viol, None), it,
+                            "iterations")
         if tangent:
             S = assemble(mats)
             factorize(S, Bdata, owned=True)     # ``assemble`` returns a fresh S
@@ -214,8 +243,13 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
         owner.n_newton += 1
         it += 1
         norm, bound = apply(dq, dlam)
+        if trace:
+            _record("increment", it=it, norm=norm, ratio=norm / prev if prev else None,
+                    fresh=bool(tangent), bound=bound)
         if not _isfinite(norm):
-            return False, fail("increment", res, scale, viol, S if tangent else None), it
+            return _end(trace, False,
+                        fail("increment", res, scale, viol, S if tangent else None), it,
+                        "increment")
         # contraction test
         if bound is not None and viol <= ptol:
             if closing and not tangent:
@@ -224,7 +258,7 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
                 # increment" in the docstring)
                 if (prev is not None and norm < rate * prev
                         and rate / (1.0 - rate) * norm <= bound):
-                    return True, "ok", it
+                    return _end(trace, True, "ok", it, "closing")
             elif tangent or it >= settle:
                 if prev is not None and norm < prev:
                     theta = norm / prev
@@ -233,18 +267,19 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
                         # the measured ratio bounds nothing (docstring, "Contact's kinks")
                         theta = rate
                     if theta / (1.0 - theta) * norm <= bound:
-                        return True, "ok", it
+                        return _end(trace, True, "ok", it, "contraction")
                 elif plain and norm <= bound:
-                    return True, "ok", it
+                    return _end(trace, True, "ok", it, "plain")
             elif modified and rate < 1.0 and prev is not None and norm < rate * prev:
                 # before ``settle`` with a reused matrix: the rate the matrix is kept for
                 # stands in for the ratio, which underestimates it (module docstring)
                 if rate / (1.0 - rate) * norm <= bound:
-                    return True, "ok", it
+                    return _end(trace, True, "ok", it, "modified")
         if simplified:
             theta = norm / prev if prev else 0.0
             if theta > 1.0 and fresh:
-                return False, fail("diverged", res, scale, viol, None), it
+                return _end(trace, False, fail("diverged", res, scale, viol, None), it,
+                            "diverged")
             if theta > rate:         # slow: a fresh tangent at the current iterate
                 tangent, prev = True, None
             else:
@@ -253,7 +288,8 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
             if (prev is not None and norm > DIVERGENCE * prev and norm > ptol
                     and (tangent or not closing)):
                 # (a closing increment that grows gets a fresh tangent instead)
-                return False, fail("diverged", res, scale, viol, None), it
+                return _end(trace, False, fail("diverged", res, scale, viol, None), it,
+                            "diverged")
             if modified:
                 tangent = not (prev is None or norm <= rate * prev)
             else:
@@ -263,4 +299,13 @@ def newton(owner, solver, evaluate: Callable, assemble: Callable, apply: Callabl
                 tangent = not (closing and prev is not None and norm <= keep * prev)
             prev = norm
         if converged is None and it == max_iter:      # no residual test: no last evaluation
-            return False, fail("iterations", res, scale, viol, None), it
+            return _end(trace, False, fail("iterations", res, scale, viol, None), it,
+                        "iterations")
+
+
+def _end(trace: bool, ok: bool, message: str, it: int, by: str) -> tuple[bool, str, int]:
+    """The loop's result ``(ok, message, it)``, with the trace's last record (``by``: the
+    test that closed the step or the failure) when ``trace``."""
+    if trace:
+        _record("end", it=it, ok=ok, by=by)
+    return ok, message, it
