@@ -275,8 +275,9 @@ What the blend does not cover:
   element, not the neighbour on this element's line) is 0.99943 there: smaller, not
   zero (built and measured: the tie's jump +1.06e-3 / +7.6e-5 J at 3 / 10 degrees, and
   the second point's passage at -3 / -10 degrees, continuous with the line measure, then
-  jumps: not kept, "Across a kink node"). The crossing has two views because :func:`_bend` reads the kink towards the V's
-  node, square to the kink's plane here (``kappa`` about 0): the kink node's rows count
+  jumps: not kept, "Across a kink node"). The crossing has two views because
+  :func:`_bend` reads the kink towards the V's node, square to the kink's plane here
+  (``kappa`` about 0): the kink node's rows count
   along the wall (one contact) while the V's rows and the reference count along the rod,
   which has two minima once the entering pair's point is a band from the kink node (the
   sampled 4.20 against 2.36 J 10 um past it). One view along the rod would need the kink

@@ -35,7 +35,8 @@ def _assert_continuous_in_range(kink: float, point: int, offset: float) -> None:
 
 _KINK_JUMPS = {(-3.0, 0): "-0.45 J on 3.38 J: before, the far pair's share row took back "
                           "1.40 J (the share alone); after, the entering pair's 1.84 J (b = "
-                          "0.999): the kink node's contact, the smaller, is taken back by no row",
+                          "0.999): the kink node's contact, the smaller, is taken back by "
+                          "no row",
                (-10.0, 0): "-0.063 J on 4.00 J"}
 
 
