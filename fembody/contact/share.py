@@ -198,7 +198,8 @@ met in 10 um steps over +-4 mm around both points at +-3 and +-10 degrees, where
 jumps left are the base's). The same energies also jump, as on the base, where the pair
 of the next element and the first wall enters at ``p`` (the wedge's other face, 0.39 /
 1.33 mm before the first point's passage at -3 / -10 degrees: +0.337 / -1.074 J, found
-by a scan of the slide; untested). What it needs (measured with the take-back computed
+by a scan of the slide; strict xfails in tests/contact/test_junction_limits.py). What it
+needs (measured with the take-back computed
 outside the blocks, energies only): a share row term ``-b_p k/2 (1 - lam_p) max(-g_p,
 0)^2`` where the node's contact is the smaller (the row of the pair on the next element,
 which holds ``p``, ``c``, ``f``, ``Q1`` and ``Q2``), with ``b_p`` continuous at both

@@ -131,6 +131,31 @@ def test_the_kink_nodes_wedge_face_is_continuous(kink):
     _assert_continuous_in_range(kink, 1, _KINK_FACE[kink])
 
 
+# the other face of the kink node's wedge against the first wall on a rod kinked -3 / -10
+# degrees (convex towards that wall): where the pair of the element past the kink node and
+# the first wall enters at the kink node, before the first point's passage (measured by
+# bisection, to 1e-13 m) [m from the passage]
+_KINK_FACE_FIRST = {-3.0: -3.942633160904e-4, -10.0: -1.330659884788e-3}
+
+
+@pytest.mark.xfail(strict=True, reason="+0.337 / -1.074 J on 3.05 / 5.25 J: the kink node's "
+                   "contact, the smaller, is taken back by no row inside its wedge")
+@pytest.mark.parametrize("kink", [-3.0, -10.0])
+def test_the_kink_nodes_wedge_face_against_the_first_wall_is_continuous(kink):
+    """``test_the_kink_nodes_wedge_face_is_continuous`` for the first wall on the rod kinked
+    -3 / -10 degrees: the energy 1 nm either side of the wedge's face where the next
+    element's pair against the first wall enters at the kink node differs by no more
+    than its slope allows and lies between the larger sampled minimum and the minima's
+    sum. Measured (the same on 87378c5): +0.337 J on 3.05 J and -1.074 J on 5.25 J (inside
+    the wedge 4.18 J, below the larger sampled minimum, 4.56 J, at -10 degrees): outside
+    the wedge the V node's junction row takes back the smaller of the two pairs of the next
+    element, inside it the kink node's contact is the smaller and no row takes it back,
+    the share alone weighting the other pair (fembody.contact.share, "Across a kink node", **Left**: the
+    measured design that closes this face and the passage needs ``b_p`` blended across
+    the wedge and the node's friction on a second anchor)."""
+    _assert_continuous_in_range(kink, 0, _KINK_FACE_FIRST[kink])
+
+
 # where the two pairs of the kink node's junction row against the first wall tie after the
 # first point's passage (measured by bisection, to 1e-13 m), per kink [m from the passage]
 _KINK_TIE = {3.0: 1.964967654e-4, 10.0: 6.551358353e-4}
