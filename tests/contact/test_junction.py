@@ -1287,6 +1287,32 @@ def test_friction_of_a_crossing_bent_through_straight_and_back_is_mu_times_its_f
             hist[id(b)] = b.advance(_gathered(b, disp), hist[id(b)])[0]
 
 
+@pytest.mark.xfail(strict=True, reason="the view is the reference's: A bent away from B "
+                   "through straight keeps B's node's rows deciding along A, and a pair "
+                   "they remove hands over at A's node to its node contact, which no row "
+                   "removes (0.2145 / 0.2081 J at -0.5 / -2 degrees)")
+@pytest.mark.parametrize("bend", [-0.5, -2.0])
+def test_a_crossing_bent_away_through_straight_is_continuous(bend):
+    """``_ridges`` (20, -20) compiled, then A's ends lifted past straight until A is bent
+    ``bend`` [degrees] away from B (its node an apex towards B's valley) and A moved 3 mm
+    along B, 3 mm down, sliding along A over +-1 mm: the energy's largest step, narrowed by
+    bisection, should be below 1e-9 J. Measured: 0.2145 J at -0.5 degrees (0.2081 J at -2)
+    where the pair of A's second element and B's first (0.2145 J, removed by B's node's
+    row, which keeps the pair against B's second) leaves its zone at A's node: its
+    contact passes whole to the junction row of A's node against B's first element, the
+    same 0.2145 J, which no row takes back. Before the band followed the bends the fade
+    stepped there too (3.66 J over the same slide). The view
+    that should decide here is B's notch's node aside, counted along A's apex (module
+    docstring of fembody.contact.junction, "The band follows the bends": not built)."""
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
+    system = m.compile()
+    P = {nd.id: np.asarray(nd.position, float) for nd in m.nodes}
+    th = math.radians(bend)
+    step, _ = _largest_step(lambda y: _bent_a(system, a_ids, P, th, (3e-3, y, -3e-3))[0],
+                            -1e-3, 1e-3)
+    assert step < 1e-9
+
+
 def test_a_valley_pressed_onto_a_ridge_node_on_node_carries_the_load():
     """``_ridges`` (-20, 20), touching, B held, A free in z alone and pushed down by F = 10 N
     at its node: the static contact force is F (the node-on-node row's), and A sinks by F /
