@@ -162,7 +162,8 @@ that keeps the pair hands it over in a band from that node, as the node rows do 
     u = U(v / (NOTCH_BAND (r_A + r_B))),
 
 ``v`` the pair's closest point's distance from the aside node along the row's element, ``U``
-the C2 step of :func:`fembody.contact.share._own_step`; the row takes back ``(1 - u) U_own``
+the C2 step of :func:`fembody.contact.share._own_step` (the band narrower where the aside
+node's beam is nearly straight: "The band follows the bends" below); the row takes back ``(1 - u) U_own``
 of the kept pair's energy (:func:`_fade`, exact gradient and Hessian through the closest
 points' derivatives; ``U_own`` of :func:`fembody.contact.share._own_distance`, 0 where the
 pair's point lies across the row's node, where the share rows take the pair back already and
@@ -180,22 +181,53 @@ removed pair's mirror does ("Friction" below), so the kept pair's friction is mu
 weighted normal force in slip (before, mu times its whole normal force: the friction of the
 vanishing contact stayed whole to the node).
 
-**The view is the reference's.** :func:`_aside` and the fade's end are decided at compile
-time, and a run whose beams bend through straight keeps them. It must not (a limit, not a
-convention): the fade presumes a minimum that vanishes at the aside node, which holds only
-while that node's beam is bent towards the other; on a straightened beam the contact passes
-the node whole and the fade takes most of it back (``_ridges`` (20, -20) compiled, A
-straightened with its elements' lengths kept, 2-3 mm deep and its point 0.3-0.5 mm from
-A's node: 0.2549 against 1.5629 J and 1.6577 against 2.7982 J, the sampled minimum along
-the straight A and what a System compiled on it gives; a strict xfail in
-tests/contact/test_junction.py). Where both beams stay bent towards each other and only
-which bend is the sharper changes, the compile-time view gives the other view's sum, a
-convention (at 10 degrees against 20: 18.22 J along A against 22.72 J along B, 4.5 mm off
-both nodes, 5 mm deep). A continuous hand-over by the current bends is not built: its
-weight reads the aside node's bend (the far nodes of both of that node's elements, which no
-deciding row holds) and the fade's own-minimum measure reads the deciding node's two far
-nodes (which no aside row holds), so it needs a row holding both junctions' three nodes
-(six), not a weight inside the five slots of this block.
+**The band follows the bends.** :func:`_aside` and the fade's end are decided at compile
+time; the fade's band is not. The fade presumes a minimum that vanishes at the aside node,
+which holds while that node's beam is bent towards the other: there the closest points of
+the lines of the aside node's two elements to the kept pair's other element lie on their
+own elements, ``w = v + v'`` apart across the node (``v`` the kept pair's distance of
+:func:`_fade`, ``v'`` the same of the other element's line, from the node into its
+element), and both pairs push where both points are inside. As that beam straightens
+``w`` falls to 0 (the two lines become one: one point, one minimum, passing the node
+whole, each pair leaving its zone where the other enters it at the same energy), and
+below 0 where it bends away (neither point inside near the node: the node contact of
+the wedge takes the pair over at the same energy). So the band is
+
+    band = NOTCH_BAND (r_A + r_B) Phi(w / (NOTCH_BAND (r_A + r_B))),
+
+``Phi`` of :func:`_band_shape` (``w`` itself up to half the band, the whole band from
+``w`` = the band on, C2 between; no fade where ``w <= 0``): the kept pair is counted whole
+from ``v = band`` on, and on a straight beam it is not faded at all. Where ``w`` is below
+half the band the two pairs' weights ``U(v / w)`` and ``U(v' / w)`` sum to 1 (``U(eta) +
+U(1 - eta) = 1``; where the rows of both elements keep their pairs against the same
+element, as off the other node, and both pairs are their own minima, ``U_own = 1``): between the two points, where both pairs push as one contact, their
+energies are shared out, so the energy stays continuous as ``w`` goes to 0 with both
+points at the node. ``v'`` needs the far node of the aside node's other element, which
+no deciding row holds: a block with a fading row gives every row a sixth slot (that far
+node on the fading rows, read for the band only, no force on it where the band is the
+whole; ``P`` repeated on the others: no new coupling), and a block without one (a bundle
+of straight beams) keeps five. The band's gradient and Hessian enter the fade's (exact,
+through the closest points of both lines). Measured on ``_ridges`` (20, -20) compiled,
+A straightened with its elements' lengths kept (tests/contact/test_junction.py): the
+sampled minimum along the straight A to 1e-15 (before: 0.2549 against 1.5629 J and
+1.6577 against 2.7982 J at 2-3 mm deep, the point 0.3-0.5 mm from A's node; ``w`` was
+not read); ``w`` is about 10 mm at 20 degrees (the band whole: the four-pair crossing's
+results are unchanged bit for bit) and 0.3 mm at 0.5 degrees. Not built: the view
+itself (:func:`_aside`, the share rows' aside junction) still follows the reference,
+which is a convention where both beams stay bent towards each other and only which bend
+is the sharper changes (at 10 degrees against 20: 18.22 J along A against 22.72 J along
+B, 4.5 mm off both nodes, 5 mm deep), and a limit where the aside beam bends away from
+the other through straight (a ridge's apex in a notch, counted along the notched beam
+at compile time: the view then should pass to the other beam; measured with A bent
+-0.5 and -2 degrees, 3 mm deep, sliding along A within 0.7 mm of A's node, the energy
+steps by 0.21 J 3 mm from B's node along B, where a pair B's node's row removes hands
+its contact over to A's node row, which no row removes, and by 1.7 J 0.5 mm from it;
+before, with the 1 mm band there, by 3.66 and 1.72 J; the first is a strict xfail in
+tests/contact/test_junction.py) or where a straight crossing is bent during a run (no
+row fades there, and the vanishing minimum jumps as before the fade). Nearer B's node
+(0.5 mm off it) a bent A's crossing steps by about 1.2 J where A's pair against B's
+other element enters at B's node, on the base as with the band (a hand-over at B's node,
+not the fade's).
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
@@ -272,15 +304,15 @@ TIE = 1e-8
 NOTCH_BAND = 0.05
 
 
-def _on_slots(g5: np.ndarray, h5, slots: np.ndarray, d: int, tangent: bool):
+def _on_slots(g5: np.ndarray, h5, slots: np.ndarray, d: int, tangent: bool, k: int):
     """A gradient ``(m, 5 d)`` and (``tangent``) Hessian computed on the rows' slots taken
-    in the order ``slots`` put back in the rows' own slot order."""
+    in the order ``slots`` put back in the rows' own slot order (``k`` DOFs a row)."""
     idx = (slots[:, None] * d + np.arange(d)).ravel()
-    g = np.zeros_like(g5)
+    g = np.zeros((len(g5), k))
     g[:, idx] = g5
     h = None
     if tangent:
-        h = np.zeros_like(h5)
+        h = np.zeros((len(g5), k, k))
         h[:, idx[:, None], idx[None, :]] = h5
     return g, h
 
@@ -290,7 +322,10 @@ class JunctionContactBlock(ContactRows):
     module docstring: a force block of the System on the translation DOFs of five nodes per
     row, ``(P, a0, a1, Q1, Q2)`` (``dofs (n, 5 d)``): the junction node, the element it
     touches, and the junction's two neighbour nodes (read for the wedge only: no force on
-    them).
+    them). Where a row fades the pair it keeps at a four-pair crossing, every row gets a
+    sixth slot (``dofs (n, 6 d)``, made here: the far node of the aside node's other
+    element on the fading rows, ``P`` again on the others; module docstring, "The band
+    follows the bends").
 
     ``nodes (n, 5)`` node ids, ``X (n, 5, d)`` reference positions [m], ``radius (n,)`` the sum
     of the radii [m], ``k (n,)`` penalty stiffness [N/m], ``labels`` the rows' names, ``tol
@@ -353,19 +388,33 @@ class JunctionContactBlock(ContactRows):
         self._hold_vertex = np.array(
             [[int(a[0]) < int(a[1 + c]) or (int(a[1 + c]), int(a[0])) not in rows_of
               for c in (0, 1)] for a in self.nodes], dtype=bool).reshape(-1, 2)
-        self._screen = ChordScreen(self.X, self.nodes, [
-            (np.arange(len(self.dofs)), (3, 4, 1, 2)), (self._both, (1, 2, 3, 0)),
-            (self._both, (1, 2, 4, 0))], _POINT_SCREEN)
         self._pair_key = _pair_keys(self.nodes[self._both], self.closed[self._both],
                                     self.pairs[self._both])
         # the rows of _both that leave the removal to another node's rows (one beam's view
         # per crossing, :meth:`_duplicate`)
         # and the rows that fade their kept pair towards the end of their element where
         # the aside node sits (-1: none; 0: a0; 1: a1; :func:`_fade`)
-        self._aside, self._fade_end = _aside(
+        self._aside, self._fade_end, far = _aside(
             self.nodes[self._both], self._pair_key,
             self.X[self._both].reshape(len(self._both), 5, self.dim))
         d = self.dim
+        if (self._fade_end >= 0).any():
+            # a sixth slot: a fading row's band reads the aside node's other element (its
+            # far node, held by a row of that node; :func:`_fade`). The other rows repeat
+            # P there (no force on it): a block without a fading row keeps five slots
+            six = np.arange(len(self.dofs))
+            slot = np.zeros(len(self.dofs), dtype=np.int64)
+            on = np.flatnonzero(far[:, 0] >= 0)
+            six[self._both[on]] = self._both[far[on, 0]]
+            slot[self._both[on]] = far[on, 1]
+            n5 = len(self.dofs)
+            self.nodes = np.concatenate([self.nodes, self.nodes[six, slot][:, None]], axis=1)
+            self.dofs = np.concatenate(
+                [self.dofs, self.dofs.reshape(n5, 5, d)[six, slot]], axis=1)
+            self.X = np.concatenate([self.X, self.X[six, slot][:, None]], axis=1)
+        self._screen = ChordScreen(self.X, self.nodes, [
+            (np.arange(len(self.dofs)), (3, 4, 1, 2)), (self._both, (1, 2, 3, 0)),
+            (self._both, (1, 2, 4, 0))], _POINT_SCREEN)
         take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
         self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
         slots = []                          # and its four slots of (P, a0, a1, Q1, Q2)
@@ -553,12 +602,12 @@ class JunctionContactBlock(ContactRows):
         lam, gl, hl = switch(pos[:, [3, 4, 1, 2]], tangent)     # (Q1, Q2, a0, a1)
         # the switch's node order (Q1, Q2, a0, a1) -> the rows' (P, a0, a1, Q1, Q2)
         perm = np.concatenate([np.arange(d) + d * j for j in (3, 4, 1, 2)])
-        n = len(pos)
-        G = np.zeros((n, 5 * d))
+        n, k = len(pos), x.shape[1]
+        G = np.zeros((n, k))
         G[:, perm] = -gl
         H = None
         if tangent:
-            H = np.zeros((n, 5 * d, 5 * d))
+            H = np.zeros((n, k, k))
             H[:, perm[:, None], perm[None, :]] = -hl
         w = (1.0 - lam, G, H)
         if not (self.partner >= 0).any():
@@ -716,19 +765,24 @@ class JunctionContactBlock(ContactRows):
                 at, cols = rows[sel], self._pair_dofs[sel, i]
                 x4 = flat[sel[:, None], cols].reshape(sel.size, 4, d)
                 chord = (self.pairs[at, i] != 1).astype(np.int64)
-                u, gu, hu = _fade(x4, chord, self._fade_end[sel], self.radius[at], tangent)
-                # (in the rows' slots: the pair's four, and its own-minimum step's five)
+                u, gu, hu = _fade(x4, chord, self._fade_end[sel], self.radius[at], tangent,
+                                  flat[sel, 5 * d:6 * d])
+                # (in the rows' slots: the pair's four and the sixth, the pair's four, and
+                # its own-minimum step's five)
                 r2 = np.arange(sel.size)[:, None]
                 r3 = r2[:, :, None]
                 parts = []
-                for v, g, h in ((1.0 - u, -gu, -hu if tangent else None),
-                                (E[i][sel], gE[i][sel], HE[i][sel] if tangent else None)):
+                six = np.concatenate([cols, np.broadcast_to(5 * d + np.arange(d),
+                                                            (sel.size, d))], axis=1)
+                for v, g, h, c in ((1.0 - u, -gu, -hu if tangent else None, six),
+                                   (E[i][sel], gE[i][sel], HE[i][sel] if tangent else None,
+                                    cols)):
                     G = np.zeros((sel.size, k))
-                    G[r2, cols] = g
+                    G[r2, c] = g
                     H = None
                     if tangent:
                         H = np.zeros((sel.size, k, k))
-                        H[r3, cols[:, :, None], cols[:, None, :]] = h
+                        H[r3, c[:, :, None], c[:, None, :]] = h
                     parts.append((v, G, H))
                 parts.append(self._own(x[at], at, i, tangent))
                 T, gT, HT = _product(parts, tangent)
@@ -769,11 +823,11 @@ class JunctionContactBlock(ContactRows):
         (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
         d = self.dim
         m = len(rows)
-        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, -1, d)
         slots = np.array([1, 2, 3, 0, 4])              # (a0, a1, Q1, P, Q2): c = P at b1
         b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows],
                                     self.radius[rows], tangent)
-        g, h = _on_slots(g5, h5, slots, d, tangent)
+        g, h = _on_slots(g5, h5, slots, d, tangent, x.shape[1])
         return b, g, h
 
     def _own(self, x: np.ndarray, rows: np.ndarray, i: int, tangent: bool):
@@ -785,10 +839,10 @@ class JunctionContactBlock(ContactRows):
         (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
         d = self.dim
         m = len(rows)
-        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, 5, d)
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, -1, d)
         slots = np.array([1, 2, 3 + i, 0, 4 - i])     # (a0, a1, Q_i, P, the other Q)
         U, g5, h5 = _own_distance(pos[:, slots], np.ones(m, bool), self.radius[rows], tangent)
-        g, h = _on_slots(g5, h5, slots, d, tangent)
+        g, h = _on_slots(g5, h5, slots, d, tangent, x.shape[1])
         return U, g, h
 
     # ------------------------------------------------------------------------- friction
@@ -1374,17 +1428,27 @@ class _Second(NamedTuple):
                    np.zeros((n, 2 + d)) if anchor is None else anchor.copy())
 
 
-def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray,
-          tangent: bool):
-    """The weight ``u = U(v / (NOTCH_BAND radius))`` ``(m,)`` of element pairs ``x4 (m, 4,
-    d)`` [m] (two chords, the element pairs' block's order) kept by a row whose element is
-    chord ``chord (m,)`` (0, 1), its gradient ``(m, 4 d)`` and (``tangent``) Hessian: ``v``
-    [m] the distance of the pair's closest point on that chord from its end ``end (m,)``
-    (0: the chord's first node, 1: its second), where the node of the crossing's aside view
-    sits; ``U`` of :func:`fembody.contact.share._own_step` (0 at the node, where the pair's
-    point leaves its element and its local minimum vanishes; 1 from :data:`NOTCH_BAND` of
-    the radii sum ``radius (m,)`` on, C2: the node rows' hand-over, module docstring "A
-    node in a notch")."""
+def _band_shape(t: np.ndarray):
+    """``Phi(t)`` ``(m,)`` of the fade's band ``NOTCH_BAND radius Phi(w / (NOTCH_BAND
+    radius))`` and its first two derivatives: 0 up to ``t = 0``, ``t`` up to 1/2, rising to
+    1 at ``t = 1`` (C2 at 1/2 and at 1, monotone) and 1 beyond."""
+    t = np.asarray(t, dtype=float)
+    tau = np.clip(2.0 * t - 1.0, 0.0, 1.0)
+    q = tau + 4.0 * tau ** 3 - 7.0 * tau ** 4 + 3.0 * tau ** 5
+    q1 = 1.0 + 12.0 * tau ** 2 - 28.0 * tau ** 3 + 15.0 * tau ** 4
+    q2 = 24.0 * tau - 84.0 * tau ** 2 + 60.0 * tau ** 3
+    low = t <= 0.5
+    P = np.where(low, np.maximum(t, 0.0), 0.5 + 0.5 * q)
+    P1 = np.where(low, (t > 0.0).astype(float), q1)
+    P2 = np.where(low, 0.0, 2.0 * q2)
+    return P, P1, P2
+
+
+def _chord_distance(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, tangent: bool):
+    """The distance ``v`` ``(m,)`` [m] of the closest point of the lines through the
+    chords of ``x4 (m, 4, d)`` on chord ``chord (m,)`` (0, 1) from its end ``end (m,)`` (0:
+    its first node, 1: its second), signed (positive towards the chord's other end), its
+    gradient ``(m, 4 d)`` and (``tangent``) Hessian."""
     m, _, d = x4.shape
     md = 4 * d
     z, zX, zXX = _closest_derivatives(x4, tangent)
@@ -1403,10 +1467,7 @@ def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray
     gL[r[:, None], i0], gL[r[:, None], i1] = -t, t
     v = vs * L
     gv = L[:, None] * gs + vs[:, None] * gL
-    band = NOTCH_BAND * radius
-    U, U1, U2 = _own_step(v / band)
-    gu = (U1 / band)[:, None] * gv
-    hu = None
+    hv = None
     if tangent:
         Pp = (np.eye(d)[None] - t[:, :, None] * t[:, None, :]) / L[:, None, None]
         hL = np.zeros((m, md, md))
@@ -1417,8 +1478,81 @@ def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray
         hv = (L[:, None, None] * sgn[:, None, None] * zXX[r, chord]
               + gs[:, :, None] * gL[:, None, :] + gL[:, :, None] * gs[:, None, :]
               + vs[:, None, None] * hL)
-        hu = ((U2 / band ** 2)[:, None, None] * gv[:, :, None] * gv[:, None, :]
-              + (U1 / band)[:, None, None] * hv)
+    return v, gv, hv
+
+
+def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray,
+          tangent: bool, far: np.ndarray):
+    """The weight ``u = U(v / band)`` ``(m,)`` of element pairs ``x4 (m, 4, d)`` [m] (two
+    chords, the element pairs' block's order) kept by a row whose element is chord ``chord
+    (m,)`` (0, 1), its gradient ``(m, 5 d)`` and (``tangent``) Hessian on the pair's four
+    nodes and ``far (m, d)`` [m]: ``v`` [m] the distance of the pair's closest point on
+    that chord from its end ``end (m,)`` (0: the chord's first node, 1: its second), where
+    the node of the crossing's aside view sits; ``U`` of :func:`fembody.contact.share.
+    _own_step` (0 at the node, where the pair's point leaves its element and its local
+    minimum vanishes; 1 from the band on, C2: the node rows' hand-over, module docstring
+    "A node in a notch"). ``far`` is the far node of the aside node's other element: the
+    band is ``NOTCH_BAND radius Phi(w / (NOTCH_BAND radius))`` (:func:`_band_shape`), ``w
+    = v + v'`` the two minima's separation across the node, ``v'`` the same distance of
+    the closest point of that other element's line to the pair's other chord, measured
+    from the node into that element (module docstring, "The band follows the bends"); no
+    fade (``u = 1``) where ``w <= 0``; ``radius (m,)`` the radii sum [m]."""
+    m, _, d = x4.shape
+    r = np.arange(m)
+    v, gv4, hv4 = _chord_distance(x4, chord, end, tangent)
+    # the five nodes: the pair's four, then far; the other element's pair (node, far,
+    # the other chord) in those
+    node = 2 * chord + end
+    idx = np.column_stack([node, np.full(m, 4), 2 * (1 - chord), 2 * (1 - chord) + 1])
+    x5 = np.concatenate([x4, far[:, None]], axis=1)
+    vo, gvo4, hvo4 = _chord_distance(x5[r[:, None], idx], np.zeros(m, np.int64),
+                                     np.zeros(m, np.int64), tangent)
+    cols = (idx[:, :, None] * d + np.arange(d)).reshape(m, 4 * d)
+    gv = np.zeros((m, 5 * d))
+    gv[:, :4 * d] = gv4
+    gw = gv.copy()
+    gw[r[:, None], cols] += gvo4
+    hv = hw = None
+    if tangent:
+        hv = np.zeros((m, 5 * d, 5 * d))
+        hv[:, :4 * d, :4 * d] = hv4
+        hw = hv.copy()
+        hw[r[:, None, None], cols[:, :, None], cols[:, None, :]] += hvo4
+    cap = NOTCH_BAND * radius
+    B, B1, B2 = _band_shape((v + vo) / cap)
+    band = cap * B
+    U, gu, hu = np.ones(m), np.zeros((m, 5 * d)), (np.zeros((m, 5 * d, 5 * d)) if tangent
+                                                    else None)
+    # (the whole band, the two minima a band or more apart: the band a constant)
+    whole = B == 1.0
+    if whole.any():
+        bw = band[whole]
+        U[whole], U1, U2 = _own_step(v[whole] / bw)
+        gu[whole] = (U1 / bw)[:, None] * gv[whole]
+        if tangent:
+            hu[whole] = ((U2 / bw ** 2)[:, None, None] * gv[whole][:, :, None]
+                         * gv[whole][:, None, :] + (U1 / bw)[:, None, None] * hv[whole])
+    part = (B < 1.0) & (B > 0.0)
+    if part.any():
+        p = part
+        bp, vp = band[p], v[p]
+        gb = B1[p, None] * gw[p]
+        eta = vp / bp
+        U[p], U1, U2 = _own_step(eta)
+        ge = gv[p] / bp[:, None] - (vp / bp ** 2)[:, None] * gb
+        gu[p] = U1[:, None] * ge
+        if tangent:
+            gwp = gw[p]
+            hb = (B2[p] / cap[p])[:, None, None] * gwp[:, :, None] * gwp[:, None, :] \
+                + B1[p, None, None] * hw[p]
+            gvp = gv[p]
+            he = (hv[p] / bp[:, None, None]
+                  - (gvp[:, :, None] * gb[:, None, :] + gb[:, :, None] * gvp[:, None, :])
+                  / (bp ** 2)[:, None, None]
+                  - (vp / bp ** 2)[:, None, None] * hb
+                  + (2.0 * vp / bp ** 3)[:, None, None] * gb[:, :, None] * gb[:, None, :])
+            hu[p] = U2[:, None, None] * ge[:, :, None] * ge[:, None, :] \
+                + U1[:, None, None] * he
     return U, gu, hu
 
 
@@ -1436,7 +1570,8 @@ def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.n
     return keys
 
 
-def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
+def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` of :attr:`JunctionContactBlock._both`,
     with its pairs' keys ``(n, 2)`` (:func:`_pair_keys`) and reference node positions ``X
     (n, 5, d)`` [m], whether it stays out of the removal graph (compile time; module
@@ -1446,16 +1581,19 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
     view_aside` puts this node's view aside. Also per row the end (0: ``a0``, 1: ``a1``;
     -1: none) of its element at which the node of a crossing's aside view sits, where both
     beams are bent towards each other there (``kappa > BENT`` at both nodes): the row's
-    kept pair fades towards that end (:func:`_fade`)."""
+    kept pair fades towards that end (:func:`_fade`); and per row ``(n, 2)`` where the far
+    node of the aside node's other element is held (a row of the aside node and its slot,
+    3 or 4; -1 where the row does not fade): the fade's band reads it."""
     out = np.zeros(len(nodes), dtype=bool)
     fade = np.full(len(nodes), -1, dtype=np.int64)
+    far = np.full((len(nodes), 2), -1, dtype=np.int64)
     # (a straight junction, |u1 + u2| <= BENT, never stands aside nor puts another aside:
     # most of a bundle's; only rows whose node is bent are looked at)
     u = X[:, 3:] - X[:, :1]
     u = u / np.linalg.norm(u, axis=2, keepdims=True)
     bent = np.linalg.norm(u.sum(axis=1), axis=1) > BENT
     if not bent.any():
-        return out, fade
+        return out, fade, far
     holders: dict = {}
     for r in np.flatnonzero(bent):
         for i in (0, 1):
@@ -1476,7 +1614,10 @@ def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray) -> np.ndarray:
                 for q in h0 | h1:
                     if int(nodes[q, 0]) == int(row[e]):
                         fade[q] = 0 if int(nodes[q, 1]) == int(row[0]) else 1
-    return out, fade
+                        # (this row's Q1 or Q2: the one not on q's element)
+                        far[q] = (r, 4 if int(row[3]) in (int(nodes[q, 1]),
+                                                          int(nodes[q, 2])) else 3)
+    return out, fade, far
 
 
 def _partners(nodes: np.ndarray) -> np.ndarray:
