@@ -6,7 +6,7 @@ for the pairs where a point slipped in the step alone, the others' forces are th
 was formed before, every pair evaluated), byte for byte, with static and kinetic
 coefficients apart (mu_s 0.3, mu_k 0.2: a point that stuck is tested with mu_s again, one
 that slipped with mu_k) and equal, over the accepted steps of three beams pressed together
-and pushed along their length, which stick, slip and open."""
+and pushed along their length, whose points stick, slip and open."""
 from __future__ import annotations
 
 import functools
@@ -24,8 +24,9 @@ R = 0.005
 
 def _model(mu_k: float | None) -> fb.Model:
     """Three stacked beams of 6 elements in line contact, the upper ones pressed onto the
-    lower by 1000 g and the top one pushed along x at its ends by a force growing with time
-    (so that pairs stick first, then slip); mu_s 0.3, ``mu_k``."""
+    lower by 1000 g, the top one pushed along +x and the middle one along -x at their ends
+    by forces growing with time (in each step some points stick, others slip, most are
+    open); mu_s 0.3, ``mu_k``."""
     steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81e3))
     body = []
