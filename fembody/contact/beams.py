@@ -766,21 +766,102 @@ class BeamContactBlock(ContactRows):
         """The friction keys of :meth:`report` alone (``tangential_force`` [N], ``slip``
         [m], ``stick``) with the run's ``history`` at ``x``: what a run records at each saved
         state (:func:`fembody.results.contacts.friction_rows`), without the gaps, points and
-        normals it does not keep. A frictional block only."""
-        Ff, _, c, _, N, _ = self._friction(x, history, False, side=self._sides(side))
+        normals it does not keep. A frictional block only.
+
+        A spatial block's report with the history its :meth:`advance` made at ``x`` itself
+        (the run's record after each accepted step) evaluates the pairs where a point slipped
+        in that step alone (:meth:`_advanced_friction`): the same numbers, bit for bit."""
         n, d = len(self), self.dim
-        m = Ff.shape[1] // d
-        # on B's two nodes (its last two: the sum of their two forces, as a sum over them)
-        Fb = Ff[:, (m - 2) * d:(m - 1) * d] + Ff[:, (m - 1) * d:]
-        slip, sliding, touch = history.slip, history.sliding, N > 0.0
+        slip, sliding = history.slip, history.sliding
         if self.kind == "crossing":
             # per pair over its point and its NG line points: the largest slip, whether any
-            # point slid or touches (max, or, and: exact, in any order; once per saved state)
-            slip = np.maximum(slip[:n], slip[n:].reshape(n, NG).max(axis=1))
-            sliding = sliding[:n] | sliding[n:].reshape(n, NG).any(axis=1)
+            # point slid (max, or: exact, in any order; once per saved state)
+            slip, sliding = _per_pair(np.maximum, slip, n), _per_pair(np.logical_or, sliding, n)
+        if self.kind == "crossing" and _advanced_at(history, x):
+            # a pair none of whose points is sliding touches (advance marks a point open at
+            # the step's end sliding): its stick is ~sliding alone
+            return dict(tangential_force=self._advanced_friction(x, history), slip=slip,
+                        stick=~sliding)
+        Ff, _, c, _, N, _ = self._friction(x, history, False, side=self._sides(side))
+        touch = N > 0.0
+        if self.kind == "crossing":
             touch = touch[:n] | touch[n:].reshape(n, NG).any(axis=1)
-        return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=slip,
+        return dict(tangential_force=np.linalg.norm(_on_b(Ff, d), axis=1), slip=slip,
                     stick=touch & ~sliding)
+
+    def _advanced_friction(self, x: np.ndarray, history: History) -> np.ndarray:
+        """The magnitude of the friction force on B's nodes ``(n,)`` [N] of every spatial
+        pair at ``x`` with the anchors of ``history``, one :meth:`advance` made at ``x``
+        itself (:func:`_advanced_at`), evaluating the pairs where a point slipped in that
+        step alone: what the return mapping of every pair gives, bit for bit.
+
+        Why the others need no evaluation: at ``x`` the geometry, and so each point's normal
+        force, is the step's end's. A point that stuck keeps its anchor and is not sliding,
+        so its coefficient is ``mu_s``, at least the step's: its trial force, the same
+        number, is within the limit again and its force is the step's (the kernel's terms
+        in the same order). An open point carries no force in either. So a pair whose
+        points all stuck or were open carries the force ``advance`` kept,
+        ``history.force``. A point that slipped was moved to its anchor's new place (an
+        offset ``-f / k_t`` from its closest points) and is sliding (``mu_k``): its force is
+        measured again, with its pair's. Those points are the sliding ones with a nonzero
+        offset (an open point's is zero; a slipping one's ``-f / k_t`` is nonzero unless
+        every component of ``mu N e / k_t`` underflows: a force below about ``5e-324
+        k_t`` [N]). The magnitudes are taken of the pairs whose force on B is not zero
+        alone (the others' are zeros, whatever the sign of a zero in their force)."""
+        n, d = len(self), self.dim
+        F, a = history.force, history.anchor
+        m = F.shape[1] // d
+        offset = a[:, 2] != 0.0                  # (column by column: any(axis=1) is slow)
+        for i in range(3, 2 + d):
+            offset |= a[:, i] != 0.0
+        moved = history.sliding & offset
+        rows = np.flatnonzero(_per_pair(np.logical_or, moved, n))
+        Fb = _on_b(F, d)
+        carry = Fb[:, 0] != 0.0                  # (column by column, as above)
+        for i in range(1, d):
+            carry |= Fb[:, i] != 0.0
+        carry[rows] = True
+        live = np.flatnonzero(carry)
+        Fb = Fb[live]
+        if rows.size:
+            pr = self._point_rows(rows)
+            pos = np.ascontiguousarray(self.X[rows] + x[rows].reshape((-1, m, d)))
+            # (each pair's terms are its own: the rows' pass gives the whole pass's rows)
+            out = crossing_forces.trusted(
+                pos, self.k[rows], self.k_line[rows], self.length[rows], self.radius[rows],
+                self.free[rows], self.ramp[rows], True, a[pr],
+                np.array(history.sliding[pr], dtype=np.int64), self.mu_s[pr], self.mu_k[pr],
+                self.kt[pr], False, True, False, TANGENT_BAND)
+            Fb[np.searchsorted(live, rows)] = _on_b(out[5][:, 1:], d)
+        T = np.zeros(n)
+        T[live] = np.linalg.norm(Fb, axis=1)
+        return T
+
+
+def _on_b(F: np.ndarray, d: int) -> np.ndarray:
+    """The force on B's two nodes (a pair's last two) of the pairs' forces ``F (n, m d)``:
+    the sum of their two forces (as a sum over them)."""
+    m = F.shape[1] // d
+    return F[:, (m - 2) * d:(m - 1) * d] + F[:, (m - 1) * d:]
+
+
+def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:
+    """``op`` (np.maximum, np.logical_or: exact in any order) of each spatial pair's point
+    and its NG line points ``a (n (1 + NG),)``, per pair ``(n,)``; column by column (a
+    reduction over the rows of an (n, NG) array cost several times more)."""
+    line = a[n:].reshape(n, NG)
+    out = op(a[:n], line[:, 0])
+    for g in range(1, NG):
+        op(out, line[:, g], out=out)
+    return out
+
+
+def _advanced_at(history: History, x: np.ndarray) -> bool:
+    """Whether ``history`` is one :meth:`BeamContactBlock.advance` made at the displacements
+    ``x`` themselves: made at ``x`` (``history.x``), and not an open history (every point
+    sliding and no force: a block's reference history, or one an idle step left)."""
+    return (history.x.shape == x.shape and np.array_equal(history.x, x)
+            and not (bool(history.sliding.all()) and not history.force.any()))
 
 
 class CandidateWatch:
