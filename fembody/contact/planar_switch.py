@@ -187,6 +187,35 @@ order of the normal force times ``2 L``. (2) Near-parallel contact with small pe
 where the beams lie within that angle; below 1 degree every contact is the line count, a
 tip pressed on a beam too (2.65x the one contact at 1 degree on the slide, 4.38x at 0.5):
 "Below the floor" says why no rule is built there.
+
+**Below the floor** (why no rule is built there). A row sees ``p``, its neighbours and
+the element's chord, so it can tell how fast the penetration falls along ``p``'s beam
+(the spread) but not whether the two beams are straight over the whole overlap, which is
+what makes a wedge one contact: for straight chords the count ``k (2 R - d_min)`` is exact
+whatever the spread, and nothing else is. Measured on the planar bundle of
+tests/contact/test_after_step_paths.py (three beams of 50 mm elements side by side at
+1000 g, the state after 4 ms): 22 penetrating rows, every one a node over a node, its
+elements 0.04 to 1.03 degrees from the chord, 0.04 to 0.59 mm deep, spreads 0.05 to 14.9;
+the beams bend, kinked 0.13 to 0.83 degrees at the rows' nodes, the order of the angles
+(kink / angle 0.5 to 4 where the angle is above 0.1 degree), where a straight wedge has no
+kink at all. A weight on the ratio of the kink to the angle would tell these two apart,
+but it is not sound as a rule:
+
+- a wedge is held by an end of one chord, often a free end (the slide's tip, the bundle's
+  own free ends at 0.05 to 0.17 degrees), where ``p`` has no kink to measure;
+- the other beam's bending under the foot needs its nodes two elements on (rows of 9
+  nodes, and a blend across those too to keep the hand-overs continuous);
+- straightness at one node does not make the overlap straight: a pressed beam bends under
+  the contact's own load, so the kinks inside a long wedge (at 1 and 0.5 degrees the
+  slide's is 115 and 229 mm long, 2 to 5 of A's elements) grow with the load, and the
+  count would follow the beams' stiffness, not their geometry (not measured here: the
+  slide's beams are moved rigidly).
+
+A sound rule needs the penetration along the whole overlap (the connected run of
+penetrating rows of one contact, and how far it departs from a straight wedge), a per
+contact pass over the rows that the blocks, row by row, do not have. Below 1 degree the
+rows therefore keep the nodal count of line contact, which holds the bundle (without the
+floor its penetration grew to 2.1 mm and 7 steps were rejected).
 """
 from __future__ import annotations
 
