@@ -188,11 +188,25 @@ def test_planar_switch_blocks_have_exact_tangents(case):
     else:
         sys, A, at = _v(deg)
         shift = at(_edge(deg) + 2e-3)
-    rng = np.random.default_rng(13)
+
+    def blended(b, pos, live):
+        Lam = point_line(pos, b.tri[live, 0], b.nb[live], np.zeros(len(live)),
+                         b.radius[live], b.length[live], False)[0][0]
+        return np.any((Lam > 0.0) & (Lam < 1.0))
+
+    assert _jiggled_blocks_exact(sys, shift, 13, blended)
+
+
+def _jiggled_blocks_exact(sys, shift, seed, probe):
+    """Every node of ``sys``'s contact blocks moved by 1 um more than ``shift`` (random,
+    ``seed``): each block's forces are the gradient of its energy and its tangent the
+    derivative of its forces (central differences, h = 1e-8 m, to 1e-6). Whether
+    ``probe(block, positions, live)`` holds on the live rows of some switch block."""
+    rng = np.random.default_rng(seed)
     for b in sys.beam_contact_blocks:
         for nid in np.unique(b.nodes):
             shift[int(nid)] = shift.get(int(nid), 0.0) + 1e-6 * rng.normal(size=2)
-    blended = False
+    seen = False
     for b in sys.beam_contact_blocks:
         x = moved(sys, b, shift)[0]
         f, Kt, _ = b.forces(x, None, True)
@@ -201,10 +215,8 @@ def test_planar_switch_blocks_have_exact_tangents(case):
         assert_force_and_tangent(b, x, f, Kt, 1e-8)
         if b in _switch_blocks(sys):
             live = b.live(x)
-            Lam = point_line(b.positions(x)[live], b.tri[live, 0], b.nb[live],
-                             np.zeros(len(live)), b.radius[live], b.length[live], False)[0][0]
-            blended |= bool(np.any((Lam > 0.0) & (Lam < 1.0)))
-    assert blended
+            seen |= bool(probe(b, b.positions(x)[live], live))
+    return seen
 
 
 @pytest.mark.parametrize("deg", [2.0, 10.0])
@@ -635,26 +647,17 @@ def test_planar_switch_blend_across_a_bent_node_has_exact_tangents():
     deg = 1.5
     sys, A, B = _pair(deg)
     shift = _at(A, deg, LB + LA / math.cos(math.radians(deg)) + 0.01)
-    rng = np.random.default_rng(19)
     a = math.radians(deg)
     for i, nd in enumerate(A.nodes):
         shift[nd.id] = shift[nd.id] + 3e-4 * (-1) ** i * np.array([-math.sin(a), math.cos(a)])
-    for b in sys.beam_contact_blocks:
-        for nid in np.unique(b.nodes):
-            shift[int(nid)] = shift.get(int(nid), 0.0) + 1e-6 * rng.normal(size=2)
-    inside = False
-    for b in sys.beam_contact_blocks:
-        x = moved(sys, b, shift)[0]
-        f, Kt, _ = b.forces(x, None, True)
-        if np.abs(f).max() == 0.0:
-            continue
-        assert_force_and_tangent(b, x, f, Kt, 1e-8)
-        if b in _switch_blocks(sys):
-            live = b.live(x)
-            pos = b.positions(x)[live]
-            for j in (0, 1):
-                has = b.cn[live, j] >= 0
-                w = across_weight(pos[has], b.tri[live, 0][has], b.cn[live, j][has], j,
-                                  False)[0]
-                inside |= bool(np.any((w > 0.0) & (w < 0.5)))
-    assert inside
+
+    def inside(b, pos, live):
+        for j in (0, 1):
+            has = b.cn[live, j] >= 0
+            w = across_weight(pos[has], b.tri[live, 0][has], b.cn[live, j][has], j,
+                              False)[0]
+            if np.any((w > 0.0) & (w < 0.5)):
+                return True
+        return False
+
+    assert _jiggled_blocks_exact(sys, shift, 19, inside)
