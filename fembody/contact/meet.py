@@ -286,8 +286,8 @@ SPREAD_POINT = 0.5
 SPREAD_FROM = math.radians(1.0)     # [rad] the spread acts from this angle on ...
 SPREAD_FULL = math.radians(2.0)     # [rad] ... fully from this one
 BLEND = 0.5                     # the part of a chord, from a node, blended across it ...
-KINK_FROM = math.radians(1.0)   # [rad] ... at a node whose chords meet within this angle,
-KINK_FULL = math.radians(2.0)   # [rad] ... none from this one (planar_switch, "Across")
+KINK_FROM = math.radians(0.5)   # [rad] ... at a node whose chords meet within this angle,
+KINK_FULL = math.radians(1.0)   # [rad] ... none from this one (planar_switch, "Across")
 
 
 def _cos2(x4: np.ndarray) -> np.ndarray:
@@ -1776,7 +1776,7 @@ class EntryRampBlock(_PlanarTakeBack):
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
         on = self._on[live]
-        if not all(np.all(self._held(pos, live, side, c) | ~on[:, c]) for c in range(5)):
+        if not self._all_held(pos, live, side):
             # (the point/line switch may act: the numpy take-back, which carries it; none
             # where it makes every weighted row point contact, Lam = 0)
             sub = self._take(live)
@@ -1792,27 +1792,46 @@ class EntryRampBlock(_PlanarTakeBack):
                                      self._sigma(pos, side))
         return fl, (Kl if tangent else None), ((a, ga, None),)
 
-    def _held(self, pos: np.ndarray, live: np.ndarray, side: np.ndarray, c: int
-              ) -> np.ndarray:
-        """Whether weighted row ``c``'s line weight is 1 at the ``live`` rows' positions
-        ``pos`` (:func:`line_held`: against its element and, for a free end's row, against
-        the next element across ``p``, which :meth:`_lines` blends in)."""
+    def _all_held(self, pos: np.ndarray, live: np.ndarray, side: np.ndarray) -> bool:
+        """Whether every weighted row's line weight is 1 at the ``live`` rows' positions
+        ``pos`` (:func:`line_held`, in one call over the rows that exist: against their
+        elements and, for a free end's row blended across ``p``, against the next element,
+        which :meth:`_lines` blends in)."""
         r = len(live)
-        if c == 0:
-            return line_held(pos, self.tri[live, 0], np.tile(np.array([3, 4]), (r, 1)),
-                             self.radius[live], side[:, 0], self.length[live])
-        nb, cn = (a[live] for a in self._across(c))
-        held = line_held(pos, self.tri[live, c], nb, self.radius[live], side[:, c],
-                         self.length[live])
-        tk = self.tri[live, c].copy()
-        e = self.ends[live, (c - 1) % 2]
-        # (the next element across p, in the beam's order: c_0 -> b0 or b1 -> c_1; rows
-        # not blended: their own element again)
-        tk[e, 1], tk[e, 2] = self.tri[live, c][e, 2], np.maximum(cn[e, 1], 0)
-        tk[~e, 1], tk[~e, 2] = np.maximum(cn[~e, 0], 0), self.tri[live, c][~e, 1]
-        none = (cn < 0).all(axis=1)
-        tk[none] = self.tri[live, c][none]
-        return held & line_held(pos, tk, nb, self.radius[live], side[:, c], self.length[live])
+        on = self._on[live]
+        idx, tri, nb, col = [], [], [], []
+        for c in range(5):
+            rows = np.flatnonzero(on[:, c])
+            if not rows.size:
+                continue
+            tc = self.tri[live[rows], c]
+            if c == 0:
+                nbc = np.tile(np.array([3, 4]), (len(rows), 1))
+            else:
+                nbc, cn = (a[live[rows]] for a in self._across(c))
+                # (the next element across p, in the beam's order: c_0 -> b0, b1 -> c_1)
+                for j in (0, 1):
+                    k = np.flatnonzero(cn[:, j] >= 0)
+                    tk = tc[k].copy()
+                    if j:
+                        tk[:, 1], tk[:, 2] = tc[k, 2], cn[k, 1]
+                    else:
+                        tk[:, 1], tk[:, 2] = cn[k, 0], tc[k, 1]
+                    idx.append(rows[k])
+                    tri.append(tk)
+                    nb.append(nbc[k])
+                    col.append(np.full(len(k), c))
+            idx.append(rows)
+            tri.append(tc)
+            nb.append(nbc)
+            col.append(np.full(len(rows), c))
+        if not idx:
+            return True
+        idx = np.concatenate(idx)
+        col = np.concatenate(col)
+        return bool(np.all(line_held(pos[idx], np.concatenate(tri), np.concatenate(nb),
+                                     self.radius[live][idx], side[idx, col],
+                                     self.length[live][idx]))) if r else True
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:
