@@ -716,7 +716,6 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     return Lam, const(M)
 
 
-
 def across_weight(pos: np.ndarray, tri: np.ndarray, other: np.ndarray, end: int,
                   tangent: bool = True):
     """The weight ``w = h g / 2`` ``(n,)`` of the chord next to a row's chord across its
