@@ -731,15 +731,8 @@ def across_weight(pos: np.ndarray, tri: np.ndarray, other: np.ndarray, end: int,
     Hessian, exact."""
     n, m, d = pos.shape
     k = m * d
-    r = np.arange(n)
-    slots = np.column_stack([tri, other])
-    x4 = pos[r[:, None], slots]
-    e = x4[:, 2] - x4[:, 1]
-    t = np.einsum("ni,ni->n", x4[:, 0] - x4[:, 1], e) / np.einsum("ni,ni->n", e, e)
-    v = (t - 1.0 + BLEND) / BLEND if end else (BLEND - t) / BLEND
-    chords = x4[:, [1, 2, 2, 3]] if end else x4[:, [1, 2, 3, 1]]
+    w, x4, slots = _across_value(pos, tri, other, end)
     q0, q1 = math.cos(KINK_FROM) ** 2, math.cos(KINK_FULL) ** 2
-    w = 0.5 * _phi(v)[0] * _phi((_cos2(chords) - q1) / (q0 - q1))[0]
     G = np.zeros((n, k))
     H = np.zeros((n, k, k)) if tangent else None
     mid = np.flatnonzero(w > 0.0)
@@ -770,6 +763,20 @@ def across_weight(pos: np.ndarray, tri: np.ndarray, other: np.ndarray, end: int,
                        cols[:, None, :]), wj[2])
         H[mid] = Hm
     return w, G, H
+
+
+def _across_value(pos: np.ndarray, tri: np.ndarray, other: np.ndarray, end: int):
+    """The value of :func:`across_weight` (its arguments) ``(n,)``, the row's four nodes
+    ``(p, b0, b1, other)`` ``(n, 4, 2)`` and their slots ``(n, 4)``."""
+    r = np.arange(len(pos))
+    slots = np.column_stack([tri, other])
+    x4 = pos[r[:, None], slots]
+    e = x4[:, 2] - x4[:, 1]
+    t = np.einsum("ni,ni->n", x4[:, 0] - x4[:, 1], e) / np.einsum("ni,ni->n", e, e)
+    v = (t - 1.0 + BLEND) / BLEND if end else (BLEND - t) / BLEND
+    chords = x4[:, [1, 2, 2, 3]] if end else x4[:, [1, 2, 3, 1]]
+    q0, q1 = math.cos(KINK_FROM) ** 2, math.cos(KINK_FULL) ** 2
+    return 0.5 * _phi(v)[0] * _phi((_cos2(chords) - q1) / (q0 - q1))[0], x4, slots
 
 
 def _mix(a, w, b, tangent: bool):
@@ -805,22 +812,38 @@ def across_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, cn: np.ndarray
         has = np.flatnonzero(cn[:, end] >= 0)
         if not has.size:
             continue
-        w = across_weight(pos[has], tri[has], cn[has, end], end, tangent)
-        on = np.flatnonzero(w[0] > 0.0)
-        if not on.size:
+        rows = has[_across_value(pos[has], tri[has], cn[has, end], end)[0] > 0.0]
+        if not rows.size:
             continue
-        rows = has[on]
         tk = tri[rows].copy()
         if end:
             tk[:, 1], tk[:, 2] = tri[rows, 2], cn[rows, 1]
         else:
             tk[:, 1], tk[:, 2] = cn[rows, 0], tri[rows, 1]
+        # (Lam = 1 against both elements, with zero derivatives: the blend changes nothing)
+        same = line_held(pos[rows], tri[rows], nb[rows], radius[rows], side[rows],
+                         length[rows]) & line_held(pos[rows], tk, nb[rows], radius[rows],
+                                                   side[rows], length[rows])
+        rows, tk = rows[~same], tk[~same]
+        if not rows.size:
+            continue
         Lk, Mk = point_line(pos[rows], tk, nb[rows], side[rows], radius[rows], length[rows],
                             tangent)
+        # (the same constant weights against both elements, point contact of both say: the
+        # blend changes nothing either)
+        flat = ((Lk[0] == L[0][rows]) & (Mk[0] == M[0][rows]) & ~Lk[1].any(axis=1)
+                & ~L[1][rows].any(axis=1))
+        if flat.all():
+            continue
+        if flat.any():
+            keep = ~flat
+            rows, tk = rows[keep], tk[keep]
+            Lk = tuple(None if v is None else v[keep] for v in Lk)
+            Mk = tuple(None if v is None else v[keep] for v in Mk)
+        wj = across_weight(pos[rows], tri[rows], cn[rows, end], end, tangent)
         ok = 1.0 - Mk[0]
         Pk = (ok * (1.0 - Lk[0]), -ok[:, None] * Lk[1],
               -ok[:, None, None] * Lk[2] if tangent else None)
-        wj = tuple(None if v is None else v[on] for v in w)
         for X, Xk in ((L, Lk), (P, Pk)):
             sub = tuple(None if v is None else v[rows] for v in X)
             mixed = _mix(sub, wj, Xk, tangent)
@@ -1796,19 +1819,35 @@ class EntryRampBlock(_PlanarTakeBack):
         ``pos`` (:func:`line_held`, in one call over the rows that exist: against their
         elements and, for a free end's row blended across ``p``, against the next element,
         which :meth:`_lines` blends in)."""
-        r = len(live)
-        on = self._on[live]
+        if not len(live):
+            return True
+        idx, tri, nb, col = self._chords()
+        at = np.full(len(self), -1)
+        at[live] = np.arange(len(live))
+        k = at[idx]
+        keep = k >= 0
+        k = k[keep]
+        return bool(np.all(line_held(pos[k], tri[keep], nb[keep], self.radius[live][k],
+                                     side[k, col[keep]], self.length[live][k])))
+
+    def _chords(self):
+        """The weighted rows that exist against their elements and, for a free end's row
+        blended across ``p``, against the next element there (the beam's order, ``c_0 ->
+        b0`` or ``b1 -> c_1``): per such the block's row ``(k,)``, its slots ``(k, 3)``,
+        its node's neighbours' ``(k, 2)`` and the weighted row ``(k,)`` (compile-time
+        arrays, kept)."""
+        if getattr(self, "_chord_rows", None) is not None:
+            return self._chord_rows
         idx, tri, nb, col = [], [], [], []
         for c in range(5):
-            rows = np.flatnonzero(on[:, c])
+            rows = np.flatnonzero(self._on[:, c])
             if not rows.size:
                 continue
-            tc = self.tri[live[rows], c]
+            tc = self.tri[rows, c]
             if c == 0:
                 nbc = np.tile(np.array([3, 4]), (len(rows), 1))
             else:
-                nbc, cn = (a[live[rows]] for a in self._across(c))
-                # (the next element across p, in the beam's order: c_0 -> b0, b1 -> c_1)
+                nbc, cn = (a[rows] for a in self._across(c))
                 for j in (0, 1):
                     k = np.flatnonzero(cn[:, j] >= 0)
                     tk = tc[k].copy()
@@ -1824,13 +1863,11 @@ class EntryRampBlock(_PlanarTakeBack):
             tri.append(tc)
             nb.append(nbc)
             col.append(np.full(len(rows), c))
-        if not idx:
-            return True
-        idx = np.concatenate(idx)
-        col = np.concatenate(col)
-        return bool(np.all(line_held(pos[idx], np.concatenate(tri), np.concatenate(nb),
-                                     self.radius[live][idx], side[idx, col],
-                                     self.length[live][idx]))) if r else True
+        z = np.zeros(0, dtype=np.int64)
+        self._chord_rows = ((np.concatenate(idx), np.concatenate(tri), np.concatenate(nb),
+                             np.concatenate(col)) if idx
+                            else (z, np.zeros((0, 3), np.int64), np.zeros((0, 2), np.int64), z))
+        return self._chord_rows
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:

@@ -353,7 +353,7 @@ class PointRowBlock(_PlanarTakeBack):
         tri0 = self.tri[:, 0]
         # (a row with an element at its node within ALPHA_LINE of a chord and within the
         # spread SPREAD_LINE: Lam = 1 against it; the neighbours' where blended; one call)
-        idx, tk = self._chords(np.arange(len(self)))
+        idx, tk = self._chords()
         free = np.zeros(len(self), dtype=bool)
         np.logical_or.at(free, idx, ~line_held(pos[idx], tk, self.nb[idx], self.radius[idx],
                                                sd[idx], self.length[idx]))
@@ -372,17 +372,23 @@ class PointRowBlock(_PlanarTakeBack):
             return sel
         # (not screened: every element beyond ALPHA_LINE, Lam < 1 but for round-off, where a
         # live row takes back 0)
-        idx, tk = self._chords(sel)
+        on = np.zeros(len(self), dtype=bool)
+        on[sel] = True
+        keep = on[idx]
+        idx, tk = idx[keep], tk[keep]
         point = np.zeros(len(self), dtype=bool)
         np.logical_or.at(point, idx, point_indicator(pos[idx], tk, self.nb[idx], sd[idx])
                          < 1.0)
         return sel[point[sel]]
 
-    def _chords(self, rows: np.ndarray):
-        """The ``rows`` against their elements and, where blended across a node, against
-        the next element there: per such row of a row the row ``(k,)`` and the slots ``(k,
-        3)`` (:func:`fembody.contact.meet.across_line`; the beam's order, ``c_0 -> b0``,
-        ``b1 -> c_1``)."""
+    def _chords(self):
+        """The rows against their elements and, where blended across a node, against the
+        next element there: per such the row ``(k,)`` and the slots ``(k, 3)``
+        (:func:`fembody.contact.meet.across_line`; the beam's order, ``c_0 -> b0``, ``b1 ->
+        c_1``; compile-time arrays, kept)."""
+        if getattr(self, "_chord_rows", None) is not None:
+            return self._chord_rows
+        rows = np.arange(len(self))
         t0 = self.tri[rows, 0]
         idx, tri = [rows], [t0]
         for j in (0, 1):
@@ -395,7 +401,8 @@ class PointRowBlock(_PlanarTakeBack):
                     tk[:, 1], tk[:, 2] = self.cn[rows[k], 0], t0[k, 1]
                 idx.append(rows[k])
                 tri.append(tk)
-        return np.concatenate(idx), np.concatenate(tri)
+        self._chord_rows = np.concatenate(idx), np.concatenate(tri)
+        return self._chord_rows
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
         """The live rows' forces ``(r, 2 m)`` [N] and stiffness taken back without friction,
