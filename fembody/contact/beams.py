@@ -795,7 +795,7 @@ class BeamContactBlock(ContactRows):
         _, _, c, params, N, lam = self._friction(x, history, False, side=self._sides(side))
         n = len(self)
         if self.kind == "node":
-            return cone_points(self.label, c, N, history.sliding, self.mu_s)
+            return cone_points(self.label, c.f, c.slipping, N, history.sliding, self.mu_s)
         keep = np.concatenate([lam < 1.0, np.repeat(lam > 0.0, NG)])
 
         def name(i: int) -> str:
@@ -804,7 +804,7 @@ class BeamContactBlock(ContactRows):
             r, g = divmod(i - n, NG)
             return (f"{self.label(r)}, line point {g + 1} of {NG} at s = "
                     f"{params[i, 0]:.4g} on A")
-        return cone_points(name, c, N, history.sliding, self.mu_s, keep)
+        return cone_points(name, c.f, c.slipping, N, history.sliding, self.mu_s, keep)
 
 
 class CandidateWatch:

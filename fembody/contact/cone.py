@@ -39,19 +39,30 @@ class ConePoints(NamedTuple):
     mu_s: np.ndarray
 
 
-def cone_points(name: Callable[[int], str], c, N: np.ndarray, sliding: np.ndarray,
-                mu_s: np.ndarray, keep: np.ndarray | None = None) -> ConePoints:
-    """The :class:`ConePoints` of a return mapping ``c``
-    (:class:`fembody.contact.friction.Coulomb`, ``c.f (p, d)``) with its normal forces ``N
+def cone_points(name: Callable[[int], str], f: np.ndarray, slipping: np.ndarray,
+                N: np.ndarray, sliding: np.ndarray, mu_s: np.ndarray,
+                keep: np.ndarray | None = None) -> ConePoints:
+    """The :class:`ConePoints` of a return mapping (:func:`fembody.contact.friction.coulomb`:
+    its forces ``f (p, d)`` [N] and ``slipping (p,)`` flags) run with the normal forces ``N
     (p,)`` [N], the history's ``sliding (p,)`` flags (a point that slid at the last
     accepted step holds ``mu_k N``, not ``mu_s N``: not sticking in the cone's sense), the
     static coefficients ``mu_s`` (scalar or ``(p,)``) and the points to list ``keep`` (a
     boolean ``(p,)``; default None: all); ``name`` as in :class:`ConePoints`."""
     N = np.asarray(N, dtype=float)
     p = len(N)
-    f = np.asarray(c.f, dtype=float).reshape(p, -1)
-    stick = (N > 0.0) & ~np.asarray(sliding, dtype=bool) & ~np.asarray(c.slipping, bool)
+    f = np.asarray(f, dtype=float).reshape(p, -1)
+    stick = (N > 0.0) & ~np.asarray(sliding, dtype=bool) & ~np.asarray(slipping, bool)
     mu = np.broadcast_to(np.asarray(mu_s, dtype=float), (p,))
     sel = np.arange(p) if keep is None else np.flatnonzero(keep)
     return ConePoints(sel, name, N[sel].copy(),
                       np.linalg.norm(f[sel], axis=1), stick[sel], mu[sel].copy())
+
+
+def no_points(name: Callable[[int], str]) -> ConePoints:
+    """No Coulomb point: what a block that only takes back a weighted part of other rows'
+    friction gives (a crossing's share rows, the planar take-back blocks). Such a part
+    scales the taken rows' normal and friction forces alike, so each taken point's ratio
+    ``|f_t| / (mu_s N)`` is the one its own block lists."""
+    empty = np.zeros(0)
+    return ConePoints(np.zeros(0, dtype=np.int64), name, empty, empty.copy(),
+                      np.zeros(0, dtype=bool), empty.copy())

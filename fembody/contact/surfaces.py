@@ -825,8 +825,8 @@ class SurfaceContactBlock(ContactRows):
         (:class:`fembody.contact.cone.ConePoints`), named as :meth:`report_labels`."""
         g, kon, _, _, c = self._coulomb(x, history, False)
         labels = self.report_labels()
-        return cone_points(labels.__getitem__, c, -(kon * g).ravel(), history.sliding,
-                           self.mu_s)
+        return cone_points(labels.__getitem__, c.f, c.slipping, -(kon * g).ravel(),
+                           history.sliding, self.mu_s)
 
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:

@@ -1101,15 +1101,13 @@ def _cone_edge_points(s: System, q: np.ndarray) -> list[tuple[str, float]]:
     (``cone_points``, :class:`fembody.contact.cone.ConePoints`: per point the normal force
     its cone uses, the tangential force it holds, whether it sticks, ``mu_s``), not its
     report rows, which may gather several points (a crossing pair's point and line points)
-    or weighted parts (free ends, junctions, shares, the planar meet blocks). A block
-    without ``cone_points`` is not checked."""
+    or weighted parts (free ends, junctions, shares, the planar meet blocks)."""
     cs = s.contact_state
     out: list[tuple[str, float]] = []
     if cs is None:
         return out
     for b in s.friction_blocks:
-        if not hasattr(b, "cone_points") or (hasattr(cs, "open_slip")
-                                              and cs.open_slip(b) is not None):
+        if hasattr(cs, "open_slip") and cs.open_slip(b) is not None:
             continue
         side = cs.side_of(b)
         x, h = s.pose(b, q), cs.friction[b.friction_slot]

@@ -1,12 +1,17 @@
 """A beam-contact friction point sticking at the edge of its cone is named by fb.static's
 StabilityWarning (fembody.statics.statics._cone_edge_points reading every frictional block's
 ``cone_points``, fembody.contact.cone): a cantilever pressed on a crossing beam (a crossing
-pair's closest point) and a beam lying along another (its line points), each pulled until
-|f_t| / (mu_s N) is 1 - 1e-9 and 1 - 1e-7 (warned, the ratio as the reference to 2e-8) or
-1 - 1e-5 and 0.999 (no warning). The reference ratio is independent of the contact code:
-the contact force on the pressed beam by its equilibrium (applied loads, clamp reactions and
-springs), split along the chords' normal taken from the converged node positions. Before
-(87378c5) beam contact blocks were skipped: no state warned."""
+pair's closest point), a beam lying along another (its line points), a free end pressed on
+a beam's middle, a free end on a free end (the ends' sphere row) and a planar node pressed
+on a beam, each pulled until the model's |f_t| / (mu_s N) is 1 - 1e-9 and 1 - 1e-7 (warned,
+the ratio as the reference to 2e-8) or 1 - 1e-5 and 0.999 (no warning). The reference ratio
+is independent of the contact code: the contact force on the pressed beam by its
+equilibrium (applied loads, clamp reactions and springs), split along the normal taken from
+the converged node positions.
+
+Before (87378c5) the crossing, line and end-on-end cases did not warn (their blocks'
+report rows are not the cones' own: skipped); the free end on a middle and the planar node
+(one report row per Coulomb point) warned already: guards of the rule's reach."""
 import re
 import warnings
 
@@ -120,12 +125,122 @@ def _lying(Q: float):
     return m, reference, {"times": [0.5, 1.0], "tol": 1e-13}
 
 
+# -------------------------------------------------------- a free end pressed on a beam
+def _free_end(Q: float):
+    """Cantilever A along y (0.5 m, 10 elements, clamped at y = 0.5) whose free end (its
+    tip) presses on the middle of B (rigid, along x, 10 elements) at x = 0.53, loaded at the
+    tip by 10 N down and pulled along B by ``Q`` (the set-up of test_ends3d's
+    ``test_friction_holds_a_tip_on_a_beams_middle_up_to_mu_n_then_slips``): a free end's
+    row, one Coulomb point."""
+    m = fb.Model(dim=3)
+    B = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
+                   orientation=(0, 0, 1))
+    for nd in B.nodes:
+        m.fix(nd, *ALL)
+    A = m.add_beam((0.53, 0.5, 2 * R), (0.53, 0.0, 2 * R), n=10, material=STEEL,
+                   section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    F = np.array([Q, 0.0, -10.0])
+    m.add_force(A.last, tuple(F))
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+
+    def reference(res) -> float:
+        C = -(F + np.asarray(res.reaction(A.first)[-1][:3]))
+        p = np.asarray(res.position(A.last)[-1])
+        v = p - (p[0], 0.0, 0.0)
+        return _ratio(C, v / np.linalg.norm(v))
+    return m, reference, {"tol": 1e-13}
+
+
+def _end_on_end(Q: float):
+    """As :func:`_free_end` with A's tip on B's free end (x = 1): the two ends' row (a
+    sphere contact, its normal from B's end node to A's tip; the set-up of test_ends3d's
+    ``test_friction_holds_the_tip_on_a_free_end_up_to_mu_n_then_slips``). Its report row
+    is not the cone's own (it read |f_t| / (mu_s N) = 3.4 there), so 87378c5 skipped it."""
+    m = fb.Model(dim=3)
+    B = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
+                   orientation=(0, 0, 1))
+    for nd in B.nodes:
+        m.fix(nd, *ALL)
+    A = m.add_beam((1.0, 0.5, 2 * R), (1.0, 0.0, 2 * R), n=10, material=STEEL,
+                   section=SEC, orientation=(0, 0, 1))
+    m.fix(A.first, *ALL)
+    F = np.array([Q, 0.0, -10.0])
+    m.add_force(A.last, tuple(F))
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+
+    def reference(res) -> float:
+        C = -(F + np.asarray(res.reaction(A.first)[-1][:3]))
+        v = np.asarray(res.position(A.last)[-1]) - (1.0, 0.0, 0.0)
+        return _ratio(C, v / np.linalg.norm(v))
+    return m, reference, {"tol": 1e-13}
+
+
+# -------------------------------------------------------- a planar node pressed on a beam
+def _planar_node(Q: float):
+    """Planar: a post A (one element, 0.1 m, rotations held) standing on B (rigid, along x,
+    10 elements) at x = 0.55, B's sixth element's middle: its foot node against that
+    element (a planar node pair, one Coulomb point). A's top pressed by 1 N and, from t = 0
+    to 1, pulled along x by ``Q``; springs at both nodes (y: 400 N/m each, the open start's
+    first Newton step must not carry A through B; x: 1e-3 N/m, its support)."""
+    m = fb.Model()
+    B = m.add_beam((0, 0), (1.0, 0), n=10, material=STEEL, section=SEC)
+    for nd in B.nodes:
+        m.fix(nd, "x", "y", "rz")
+    A = m.add_beam((0.55, 2 * R), (0.55, 2 * R + 0.1), n=1, material=STEEL, section=SEC)
+    springs = []
+    for nd, X in ((A.first, (0.55, 2 * R)), (A.last, (0.55, 2 * R + 0.1))):
+        m.fix(nd, "rz")
+        X = np.array(X)
+        for k, d in ((1e-3, 0), (400.0, 1)):
+            a = X.copy()
+            a[d] += -1.0 if d == 0 else 1.0
+            m.add_spring(nd, tuple(a), k=k)
+            springs.append((nd, a, k))
+    m.add_force(A.last, (0.0, -1.0))
+    m.add_force(A.last, fb.functions.Ramp(0.0, 1.0) * (Q, 0.0))
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+    F = np.array([Q, -1.0])
+
+    def reference(res) -> float:
+        C = -F.copy()
+        for nd, a, k in springs:
+            v = np.asarray(res.position(nd)[-1]) - a
+            l = np.linalg.norm(v)
+            C += k * (l - 1.0) * v / l
+        # (the foot's projection on B's chord, the x axis, is straight below it)
+        return _ratio(C, np.array([0.0, 1.0]))
+    return m, reference, {"times": [0.5, 1.0], "tol": 1e-13}
+
+
+#: the two pulls [N] the secant starts from, below the slip load
+_START = {_crossing: (30.0, 50.0), _lying: (0.5 * MU, 0.9 * MU),
+          _free_end: (0.5 * MU * 10.0, 0.9 * MU * 10.0),
+          _end_on_end: (2.0, 2.9), _planar_node: (0.5 * MU, 0.9 * MU)}
+
+
 def _solve(make, Q: float):
+    """fb.static of ``make(Q)``: the Result, the reference ratio, the cone-edge warnings and
+    the largest |f_t| / (mu_s N) of the model's touching Coulomb points as the run's
+    contact state holds them (what decides stick or slip: :func:`_pull` aims at it; with
+    ``times`` the System's contact state after the run is not the last state's, and the
+    reference, from springs alone, is its own to 1e-12: the reference)."""
     m, reference, opts = make(Q)
     with warnings.catch_warnings(record=True) as got:
         warnings.simplefilter("always")
         res = fb.static(m, steps=1, **opts)
-    return res, reference(res), _edge_warnings(got)
+    s, cs, q = res.system, res.system.contact_state, res.q[-1]
+    if "times" in opts:
+        return res, reference(res), _edge_warnings(got), reference(res)
+    own = 0.0
+    for b in s.friction_blocks:
+        side = cs.side_of(b)
+        args = (s.pose(b, q), cs.friction[b.friction_slot]) + (() if side is None else (side,))
+        p = b.cone_points(*args)
+        on = p.normal_force > 0.0
+        if on.any():
+            own = max(own, float(np.max(p.tangential_force[on] / (p.mu_s * p.normal_force)[on])))
+    return res, reference(res), _edge_warnings(got), own
 
 
 _CALIBRATED: dict = {}
@@ -138,24 +253,26 @@ def _pull(make, fraction: float) -> float:
     (from there to 1 - 1e-9 the curvature's part is below 1e-12)."""
     if make not in _CALIBRATED:
         target = 1.0 - 1e-4
-        q0, q1 = 0.5 * MU, 0.9 * MU
-        if make is _crossing:
-            # (A's clamp takes the most of a pull along A: its axial stiffness against k_t)
-            q0, q1 = 30.0, 50.0
-        r0, r1 = _solve(make, q0)[1], _solve(make, q1)[1]
+        # (the crossing's: A's clamp takes the most of a pull along A, its axial stiffness
+        # against k_t)
+        q0, q1 = _START[make]
+        r0, r1 = _solve(make, q0)[3], _solve(make, q1)[3]
         for _ in range(3):
             q0, r0, q1 = q1, r1, q1 + (target - r1) * (q1 - q0) / (r1 - r0)
-            r1 = _solve(make, q1)[1]
+            r1 = _solve(make, q1)[3]
         # the slope over a step of 1e-4 of the pull (the last secant steps are too short:
         # the round-off of the measured ratio, about 1e-11 with the tolerance 1e-13)
         dq = 1e-4 * q1
-        _CALIBRATED[make] = (q1, r1, (r1 - _solve(make, q1 - dq)[1]) / dq)
+        _CALIBRATED[make] = (q1, r1, (r1 - _solve(make, q1 - dq)[3]) / dq)
     q, r, slope = _CALIBRATED[make]
     return q + (fraction - r) / slope
 
 
 @pytest.mark.parametrize("make, where", [(_crossing, "closest point"),
-                                         (_lying, "line point")])
+                                         (_lying, "line point"),
+                                         (_free_end, "free end node"),
+                                         (_end_on_end, "node 22 / node 11"),
+                                         (_planar_node, "beam contact")])
 @pytest.mark.parametrize("fraction, warns", [(1.0 - 1e-9, True), (1.0 - 1e-7, True),
                                              (1.0 - 1e-5, False), (0.999, False)])
 def test_a_beam_contact_point_at_the_edge_of_its_cone_is_named(make, where, fraction, warns):
@@ -165,14 +282,14 @@ def test_a_beam_contact_point_at_the_edge_of_its_cone_is_named(make, where, frac
     at the same ratio) with |f_t| / (mu_s N) the reference ratio to 2e-8 (the warning
     prints nine decimals; the reference within 1e-6 below 1); 1 - 1e-5 and 0.999: no
     warning. Before (87378c5) a beam contact block was not checked: no warning."""
-    res, ref, edge = _solve(make, _pull(make, fraction))
+    res, ref, edge, _ = _solve(make, _pull(make, fraction))
     assert all(res.stable)
     if not warns:
         assert not edge and ref < 1.0 - 1e-6, (edge, ref)
         return
-    assert 1.0 - 1e-6 < ref < 1.0, ref
+    assert 1.0 - 1e-6 < ref < 1.0 + 2e-8, ref
     assert len(edge) == 1, edge
-    assert where in edge[0] and "beam element" in edge[0], edge[0]
+    assert where in edge[0] and "beam contact 0" in edge[0], edge[0]
     ratios = [float(r) for r in RATIO.findall(edge[0])]
     # (the reference, from the clamp's reactions or the springs, carries the equilibrium's
     # residual: 8e-9 of the ratio at most on the crossing, 1e-12 on the lying beam)
