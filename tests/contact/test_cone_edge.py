@@ -52,6 +52,18 @@ def _ratio(C: np.ndarray, n: np.ndarray) -> float:
     return float(np.linalg.norm(C - N * n) / (MU * N))
 
 
+def _held_by_springs(res, F: np.ndarray, springs) -> np.ndarray:
+    """The contact force on a beam held by the applied load ``F`` [N] (its total) and
+    ``springs`` (node, anchor, stiffness; each 1 m long unstretched) alone, at the last
+    state of ``res``: ``-(F + the springs' forces)``."""
+    C = -F.copy()
+    for nd, a, k in springs:
+        v = np.asarray(res.position(nd)[-1]) - a
+        l = np.linalg.norm(v)
+        C += k * (l - 1.0) * v / l
+    return C
+
+
 # -------------------------------------------------------- a cantilever pressed on a crossing
 def _crossing(Q: float):
     """Cantilever A along x (1 m, 10 elements, clamped at x = 0) across B along y (fixed, 9
@@ -115,29 +127,24 @@ def _lying(Q: float):
     F = np.array([Q, 0.0, -1.0])
 
     def reference(res) -> float:
-        C = -F.copy()
-        for nd, a, k in springs:
-            v = np.asarray(res.position(nd)[-1]) - a
-            l = np.linalg.norm(v)
-            C += k * (l - 1.0) * v / l
+        C = _held_by_springs(res, F, springs)
         p = np.asarray(res.position(A.nodes[0])[-1])
         return _ratio(C, (p - (p[0], 0.0, 0.0)) / np.linalg.norm(p - (p[0], 0.0, 0.0)))
     return m, reference, {"times": [0.5, 1.0], "tol": 1e-13}
 
 
 # -------------------------------------------------------- a free end pressed on a beam
-def _free_end(Q: float):
+def _tip_on_b(Q: float, x_tip: float):
     """Cantilever A along y (0.5 m, 10 elements, clamped at y = 0.5) whose free end (its
-    tip) presses on the middle of B (rigid, along x, 10 elements) at x = 0.53, loaded at the
-    tip by 10 N down and pulled along B by ``Q`` (the set-up of test_ends3d's
-    ``test_friction_holds_a_tip_on_a_beams_middle_up_to_mu_n_then_slips``): a free end's
-    row, one Coulomb point."""
+    tip) presses on B (rigid, along x from 0 to 1, 10 elements) at x = ``x_tip``, loaded at
+    the tip by 10 N down and pulled along B by ``Q``; the normal from B's point below the
+    tip (its end node past x = 1) to the tip."""
     m = fb.Model(dim=3)
     B = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
                    orientation=(0, 0, 1))
     for nd in B.nodes:
         m.fix(nd, *ALL)
-    A = m.add_beam((0.53, 0.5, 2 * R), (0.53, 0.0, 2 * R), n=10, material=STEEL,
+    A = m.add_beam((x_tip, 0.5, 2 * R), (x_tip, 0.0, 2 * R), n=10, material=STEEL,
                    section=SEC, orientation=(0, 0, 1))
     m.fix(A.first, *ALL)
     F = np.array([Q, 0.0, -10.0])
@@ -147,33 +154,24 @@ def _free_end(Q: float):
     def reference(res) -> float:
         C = -(F + np.asarray(res.reaction(A.first)[-1][:3]))
         p = np.asarray(res.position(A.last)[-1])
-        v = p - (p[0], 0.0, 0.0)
+        v = p - (min(p[0], 1.0), 0.0, 0.0)
         return _ratio(C, v / np.linalg.norm(v))
     return m, reference, {"tol": 1e-13}
+
+
+def _free_end(Q: float):
+    """:func:`_tip_on_b` on B's middle, x = 0.53 (the set-up of test_ends3d's
+    ``test_friction_holds_a_tip_on_a_beams_middle_up_to_mu_n_then_slips``): a free end's
+    row against an element, one Coulomb point."""
+    return _tip_on_b(Q, 0.53)
 
 
 def _end_on_end(Q: float):
-    """As :func:`_free_end` with A's tip on B's free end (x = 1): the two ends' row (a
-    sphere contact, its normal from B's end node to A's tip; the set-up of test_ends3d's
-    ``test_friction_holds_the_tip_on_a_free_end_up_to_mu_n_then_slips``). Its report row
-    is not the cone's own (it read |f_t| / (mu_s N) = 3.4 there), so 87378c5 skipped it."""
-    m = fb.Model(dim=3)
-    B = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
-                   orientation=(0, 0, 1))
-    for nd in B.nodes:
-        m.fix(nd, *ALL)
-    A = m.add_beam((1.0, 0.5, 2 * R), (1.0, 0.0, 2 * R), n=10, material=STEEL,
-                   section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
-    F = np.array([Q, 0.0, -10.0])
-    m.add_force(A.last, tuple(F))
-    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
-
-    def reference(res) -> float:
-        C = -(F + np.asarray(res.reaction(A.first)[-1][:3]))
-        v = np.asarray(res.position(A.last)[-1]) - (1.0, 0.0, 0.0)
-        return _ratio(C, v / np.linalg.norm(v))
-    return m, reference, {"tol": 1e-13}
+    """:func:`_tip_on_b` on B's free end, x = 1: the two ends' row (a sphere contact; the
+    set-up of test_ends3d's ``test_friction_holds_the_tip_on_a_free_end_up_to_mu_n_then
+    _slips``). Its report row is not the cone's own (it read |f_t| / (mu_s N) = 3.4
+    there), so 87378c5 skipped it."""
+    return _tip_on_b(Q, 1.0)
 
 
 # -------------------------------------------------------- a planar node pressed on a beam
@@ -203,11 +201,7 @@ def _planar_node(Q: float):
     F = np.array([Q, -1.0])
 
     def reference(res) -> float:
-        C = -F.copy()
-        for nd, a, k in springs:
-            v = np.asarray(res.position(nd)[-1]) - a
-            l = np.linalg.norm(v)
-            C += k * (l - 1.0) * v / l
+        C = _held_by_springs(res, F, springs)
         # (the foot's projection on B's chord, the x axis, is straight below it)
         return _ratio(C, np.array([0.0, 1.0]))
     return m, reference, {"times": [0.5, 1.0], "tol": 1e-13}
