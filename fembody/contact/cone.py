@@ -22,8 +22,7 @@ class ConePoints(NamedTuple):
     among the block's points, ``name`` the name of a point from its index (the block's
     report label of its row, then which point of it; called only for the points a check
     names, so a bundle's thousands of points are not named at every state),
-    ``normal_force (p,)``
-    [N] the normal force the point's cone uses (its ``N`` in
+    ``normal_force (p,)`` [N] the normal force the point's cone uses (its ``N`` in
     :func:`fembody.contact.friction.coulomb`), ``tangential_force (p,)`` [N] the magnitude
     of the tangential force it holds (stick: the trial force), ``stick (p,)`` whether it
     touches and sticks with its static coefficient (it did not slide at the last accepted
