@@ -188,35 +188,39 @@ central differences. The line measure is not incidental: ``b`` with the neighbou
 real point (the next element's pair's own point on its element, or ``p``) is continuous at
 face (2) but not where the neighbour is the pair entering on the concave side of a kink,
 whose point the V node's junction row measures at ``p`` (-2.1e-4 / -2.25e-4 J at the
-second point's passage at -3 / -10 degrees, tried and not kept). **Left:** where the
-node's contact is the smaller, the exact take-back is ``b`` of the junction row's energy,
-which a share row cannot express (its energy is a factor on its own pair's point part);
-there the share alone weights the pair, as before (:meth:`CrossingShareBlock._across`), so
-the first point's passage at -3 / -10 degrees still drops 0.45 / 0.063 J, and where the two
-energies tie inside the wedge the take-back steps from ``b`` to ``1 - S`` of the pair (not
-met in 10 um steps over +-4 mm around both points at +-3 and +-10 degrees, where the
-jumps left are the base's). The same energies also jump, as on the base, where the pair
-of the next element and the first wall enters at ``p`` (the wedge's other face, 0.39 /
-1.33 mm before the first point's passage at -3 / -10 degrees: +0.337 / -1.074 J, found
-by a scan of the slide; strict xfails in tests/contact/test_junction_limits.py). What it
-needs (measured with the take-back computed
-outside the blocks, energies only): a share row term ``-b_p k/2 (1 - lam_p) max(-g_p,
-0)^2`` where the node's contact is the smaller (the row of the pair on the next element,
-which holds ``p``, ``c``, ``f``, ``Q1`` and ``Q2``), with ``b_p`` continuous at both
-faces: at face (1) it must be the entering pair's row's ``b`` (its element's line), at
-face (2) the junction row's of ``c`` on the next element's line, and the two lines differ
-by the kink (``b`` 0.99875 against 0.95870 / 0.58045 at -3 / -10 degrees). Either
-alone jumps at the other face (-0.073 / -0.688 J at face (2), -0.124 / -1.792 J at face
-(1)); blended across the wedge, ``b_p = (1 - alpha) b_1 + alpha b_2`` with ``alpha =
-c_1 / (c_1 + c_2)``, ``c_i = (y - p) . u_i / |u_i|`` the foot ``y`` of ``p`` on the
-element against the wedge's faces (``u_i`` from ``Q_i`` to ``p``), the energy is
-continuous at both faces (5.5e-7 / 2.3e-6 J across +-1 nm of the passage, the slope's
-share; smooth over the wedge) and within the tests' range. Not built: its gradient and
-Hessian (two :func:`junction_blend` on the row's slots, ``alpha`` and the node's gap)
-are routine, but the junction row's friction must be taken back with it, mirrored on a
-second anchor of the share row that follows the junction row's (as the junction rows'
-fade does, :func:`fembody.contact.junction._anchor_layout`), which changes the share
-rows' history layout.
+second point's passage at -3 / -10 degrees, tried and not kept).
+
+Where the node's contact is the smaller, the row keeps its own pair whole (``w_j = S_j +
+zeta_1 zeta_2 (1 - S_j)``, as a row whose pair is the larger across a node) and takes back
+``b_p`` of the node's contact as the junction row of ``p`` has it, a term of its own
+(:meth:`CrossingShareBlock._node_take_back`): ``-b_p k/2 (1 - lam_p) max(-g_p, 0)^2``,
+``g_p = rho_p - r``. ``b_p`` must be continuous at both faces: at face (1) the entering
+pair's row's ``b`` (its element's line), at face (2) the junction row's of ``c`` on the
+next element's line; the two lines differ by the kink (``b`` 0.99875 against 0.95870 /
+0.58045 at -3 / -10 degrees), and either alone jumps at the other face (-0.073 / -0.688
+J at face (2), -0.124 / -1.792 J at face (1), measured by kink2-33). So ``b_p = (1 -
+alpha) b_1 + alpha b_2``, ``b_1`` and ``b_2`` of :func:`junction_blend` on the row's
+element and on the next element (``Q2`` for ``Q1``), ``alpha = c_1 / (c_1 + c_2)``,
+``c_i = (y - p) . u_i / |u_i|`` for the foot ``y`` of ``p`` on the neighbour's element
+and ``u_i`` from ``Q_i`` to ``p`` (:func:`_wedge_alpha`; 0 at face (1), where ``y - p``
+is square to the row's element, 1 at face (2)). Its gradient and Hessian are exact
+(``alpha``'s by second-order forward derivatives, :class:`_Jet`). Before, no row took
+that contact back there and the share alone weighted the pair: the first point's passage
+at -3 / -10 degrees dropped 0.45 / 0.063 J and face (2) against the first wall jumped
++0.337 / -1.074 J (inside the wedge 4.18 J at -10 degrees, below the larger sampled
+minimum, 4.56 J); now 5.5e-7 / 2.3e-6 J and 2.0e-7 / 5.4e-7 J across 2 nm (the slope's
+share) and the total normal force continuous at the passage (tests/contact/
+test_junction_limits.py). The node's friction goes with it: the row runs the node
+contact's return mapping (at ``p``'s foot on the element, normal force ``k max(-g_p,
+0)``) on a second anchor of its own (:func:`fembody.contact.friction.anchor_layout`, the
+junction rows' layout: the share rows' anchors are ``(n, 2 (2 + d) + 1)``), wherever the
+node's contact is in its wedge, and takes back ``a_p = b_p (1 - lam_p)`` of it where it
+takes back the energy: mu times the normal force taken back in slip
+(:meth:`CrossingShareBlock._frictions`). **Left:** where the two energies tie inside the
+wedge the take-back steps from ``b_1`` of the pair to ``b_p`` of the node's contact, a
+jump of ``(b_1 - b_p) E`` where ``alpha > 0`` (not met in 10 um steps over +-4 mm around
+both points at +-3 and +-10 degrees); a row with kink nodes in their wedges at two of its
+junctions at once runs the friction of the first alone.
 
 **Points farther along the beam.** Where the next element of A at ``p`` has no point part
 against the neighbour either, its closest point lying beyond that element too (the two
@@ -286,8 +290,9 @@ What the blend does not cover:
   :func:`fembody.contact.junction._fade` does at a four-pair crossing (not built).
   The second point's passage at 3 and 10 degrees, where the kink node's own contact is
   the neighbour, is continuous ("Across a kink node"); kinked -3 / -10 degrees the first
-  point's drops 0.45 / 0.063 J (the kink node's contact is the smaller there, taken back
-  by no row: "Across a kink node", **Left**). Straight, continuous (test_sharp_v.py).
+  point's passage, where the kink node's contact is the smaller, is continuous too (the
+  share row takes that contact back, "Across a kink node"). Straight, continuous
+  (test_sharp_v.py).
 - A contact point exactly at a node of A (a node placed at the contact, as symmetric models
   have it): the two element pairs' zones ``0 <= t < 1`` meet there and the rounding of
   their closest points decides, so both can lose the point (45-degree V, rod at 30
