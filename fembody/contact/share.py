@@ -553,17 +553,7 @@ class CrossingShareBlock(ContactRows):
             if not r.size:
                 continue
             c = sl[2 + (j % 2)]
-            nb = pos[r][:, [sl[0], sl[1], c, sl[4]]]
-            d1 = nb[:, 1] - nb[:, 0]
-            d2 = nb[:, 3] - nb[:, 2]
-            w0 = nb[:, 0] - nb[:, 2]
-            a11, a22 = (d1 * d1).sum(1), (d2 * d2).sum(1)
-            a12 = (d1 * d2).sum(1)
-            det = a11 * a22 - a12 * a12
-            ok = det > 1e-12 * a11 * a22
-            sd = np.where(ok, det, 1.0)
-            s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
-            t = (a11 * (d2 * w0).sum(1) - a12 * (d1 * w0).sum(1)) / sd
+            s, t, ok = _line_points(pos[r][:, [sl[0], sl[1], c, sl[4]]])
             for side, out in ((1, past_end(s, 1)), (0, past_end(s, 0))):
                 node = sl[side]
                 k = np.flatnonzero(ok & out & (t >= 0.0) & (t <= 1.0)
@@ -850,16 +840,7 @@ class CrossingShareBlock(ContactRows):
         """Whether the closest point on the element ``sl[0] -> sl[1]``'s line to the
         neighbour's chord ``c -> sl[4]`` lies beyond its node ``sl[side]`` (:meth:`_across`'s
         test, at ``pos (m, 8, d)``)."""
-        nb = pos[:, [sl[0], sl[1], c, sl[4]]]
-        d1 = nb[:, 1] - nb[:, 0]
-        d2 = nb[:, 3] - nb[:, 2]
-        w0 = nb[:, 0] - nb[:, 2]
-        a11, a22 = (d1 * d1).sum(1), (d2 * d2).sum(1)
-        a12 = (d1 * d2).sum(1)
-        det = a11 * a22 - a12 * a12
-        sd = np.where(det > 1e-12 * a11 * a22, det, 1.0)
-        s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
-        return past_end(s, side)
+        return past_end(_line_points(pos[:, [sl[0], sl[1], c, sl[4]]])[0], side)
 
     def idle_at(self, q: np.ndarray, at: np.ndarray) -> bool:
         """True where :meth:`live` has no row at the configuration ``q`` (``at``: the block's
@@ -1468,6 +1449,23 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
                    + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
             H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
     return w, G, H
+
+
+def _line_points(nb: np.ndarray):
+    """The closest points ``s``, ``t`` ``(n,)`` of the lines through the chords ``nb[:, 0] ->
+    nb[:, 1]`` and ``nb[:, 2] -> nb[:, 3]`` (``nb (n, 4, d)``, unclamped) and whether the
+    lines are not near-parallel ``(n,)`` (elsewhere ``s``, ``t`` are not meaningful)."""
+    d1 = nb[:, 1] - nb[:, 0]
+    d2 = nb[:, 3] - nb[:, 2]
+    w0 = nb[:, 0] - nb[:, 2]
+    a11, a22 = (d1 * d1).sum(1), (d2 * d2).sum(1)
+    a12 = (d1 * d2).sum(1)
+    det = a11 * a22 - a12 * a12
+    ok = det > 1e-12 * a11 * a22
+    sd = np.where(ok, det, 1.0)
+    s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
+    t = (a11 * (d2 * w0).sum(1) - a12 * (d1 * w0).sum(1)) / sd
+    return s, t, ok
 
 
 class _NodePoint(NamedTuple):
