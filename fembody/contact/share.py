@@ -1144,8 +1144,11 @@ class CrossingShareBlock(ContactRows):
             fresh[~on2, 2:] = 0.0
             second[press] = np.where(keep2[:, None], two.anchor, fresh)
             open2[press] = two.slipping | ~on2
-            ds[press] += two.ds
-            stored[press] += two.stored
+            # (added where a node point presses alone: elsewhere the sums stay bit for bit
+            # the first point's, a -0.0 included)
+            k2 = press[on2]
+            ds[k2] += two.ds[on2]
+            stored[k2] += two.stored[on2]
         stick = np.flatnonzero(on & ~slipping)
         anchor[stick] = first[stick]
         work = history.work(F, x, press)
