@@ -362,7 +362,10 @@ the same updates) and the take-back is exactly ``(1 - w)(1 - lam)`` of the pair'
 friction, also where the share drops below one while the pair sticks. The springs' energy
 it takes back counts against the pair's (``stored`` negative). Before, the pair's friction
 was ``mu`` times its unweighted normal force, ``1 / w`` times too much (403.96 N against
-349.24 N at ``w = 0.86`` in tests/contact/test_share.py).
+349.24 N at ``w = 0.86`` in tests/contact/test_share.py). A row's anchor holds two points
+(:func:`fembody.contact.friction.anchor_layout`): the pair's, and the kink node's contact
+where the row takes that back ("Across a kink node"), run on its own anchor and weighted
+as its energy is.
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
