@@ -1165,8 +1165,9 @@ class CrossingShareBlock(ContactRows):
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per row (normal force [N]: minus the part of the pair's point force taken back,
-        ``-(1 - w) (1 - lam) k max(-g, 0)``, the pair's point gap [m], whether the row is
-        live 1/0)."""
+        ``-(1 - w) (1 - lam) k max(-g, 0)``, and where the row takes back the kink node's
+        contact ``-a_p k max(-g_p, 0)`` of it ("Across a kink node"), the pair's point gap
+        [m], whether the row is live 1/0)."""
         n = len(self)
         F = np.zeros(n)
         pos = self.positions(x)
