@@ -318,3 +318,22 @@ def coefficients(friction, kinetic_friction, tangential_stiffness, stiffness: fl
             raise ModelError(f"{where}: tangential_stiffness is used by friction only; give "
                              "friction > 0 or leave it out")
     return mu_s, mu_k, kt
+
+
+def anchor_layout(anchor: np.ndarray, d: int):
+    """A two-point row's anchor ``(n, 2 (2 + d) + 1)`` split into its first point's ``(n, 2 +
+    d)``, its second point's ``(n, 2 + d)`` (each ``(s, t, o)``: two parameters, the
+    offset) and whether the second point slid or was open at the last accepted step
+    ``(n,)``: the junction rows' (:mod:`fembody.contact.junction`: the first the node
+    contact's or the removed pair's, the second the faded pair's, ``s = 0``: none) and the
+    share rows' (:mod:`fembody.contact.share`: the pair's, the kink node's contact's). An
+    ``(n, 2 + d)`` anchor (a history made by hand) has no second point."""
+    w = 2 + d
+    if anchor.shape[1] == w:
+        return anchor, np.zeros((len(anchor), w)), np.ones(len(anchor), dtype=bool)
+    return anchor[:, :w], anchor[:, w:2 * w], anchor[:, 2 * w] > 0.5
+
+
+def anchor_pack(first: np.ndarray, second: np.ndarray, sliding: np.ndarray) -> np.ndarray:
+    """The anchor of :func:`anchor_layout` from its three parts."""
+    return np.concatenate([first, second, sliding.astype(float)[:, None]], axis=1)

@@ -285,6 +285,7 @@ import numpy as np
 from ._kernels import chord_cosines
 from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coulomb
+from .friction import anchor_layout as _anchor_layout, anchor_pack as _anchor_pack
 from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
@@ -1404,24 +1405,6 @@ def _anchor_mode(s: np.ndarray) -> np.ndarray:
     ``s``: 0 the node contact's (``s = 0``), 1 + i element pair i's (``s = 100 (1 + i) + s_a``,
     a parameter near [0, 1]; :meth:`JunctionContactBlock._mirror`)."""
     return np.where(s < 50.0, 0, np.where(s < 150.0, 1, 2))
-
-
-def _anchor_layout(anchor: np.ndarray, d: int):
-    """A junction row's anchor ``(n, 2 (2 + d) + 1)`` split into its first point's ``(n, 2 +
-    d)`` (the node contact's or the removed pair's, :func:`_anchor_mode`), its second
-    point's ``(n, 2 + d)`` (the faded pair's, :meth:`JunctionContactBlock._frictions`; the
-    same coding, ``s = 0``: none) and whether the second point slid or was open at the last
-    accepted step ``(n,)``. An ``(n, 2 + d)`` anchor (a history made by hand) has no second
-    point."""
-    w = 2 + d
-    if anchor.shape[1] == w:
-        return anchor, np.zeros((len(anchor), w)), np.ones(len(anchor), dtype=bool)
-    return anchor[:, :w], anchor[:, w:2 * w], anchor[:, 2 * w] > 0.5
-
-
-def _anchor_pack(first: np.ndarray, second: np.ndarray, sliding: np.ndarray) -> np.ndarray:
-    """The anchor of :func:`_anchor_layout` from its three parts."""
-    return np.concatenate([first, second, sliding.astype(float)[:, None]], axis=1)
 
 
 class _Second(NamedTuple):

@@ -188,35 +188,39 @@ central differences. The line measure is not incidental: ``b`` with the neighbou
 real point (the next element's pair's own point on its element, or ``p``) is continuous at
 face (2) but not where the neighbour is the pair entering on the concave side of a kink,
 whose point the V node's junction row measures at ``p`` (-2.1e-4 / -2.25e-4 J at the
-second point's passage at -3 / -10 degrees, tried and not kept). **Left:** where the
-node's contact is the smaller, the exact take-back is ``b`` of the junction row's energy,
-which a share row cannot express (its energy is a factor on its own pair's point part);
-there the share alone weights the pair, as before (:meth:`CrossingShareBlock._across`), so
-the first point's passage at -3 / -10 degrees still drops 0.45 / 0.063 J, and where the two
-energies tie inside the wedge the take-back steps from ``b`` to ``1 - S`` of the pair (not
-met in 10 um steps over +-4 mm around both points at +-3 and +-10 degrees, where the
-jumps left are the base's). The same energies also jump, as on the base, where the pair
-of the next element and the first wall enters at ``p`` (the wedge's other face, 0.39 /
-1.33 mm before the first point's passage at -3 / -10 degrees: +0.337 / -1.074 J, found
-by a scan of the slide; strict xfails in tests/contact/test_junction_limits.py). What it
-needs (measured with the take-back computed
-outside the blocks, energies only): a share row term ``-b_p k/2 (1 - lam_p) max(-g_p,
-0)^2`` where the node's contact is the smaller (the row of the pair on the next element,
-which holds ``p``, ``c``, ``f``, ``Q1`` and ``Q2``), with ``b_p`` continuous at both
-faces: at face (1) it must be the entering pair's row's ``b`` (its element's line), at
-face (2) the junction row's of ``c`` on the next element's line, and the two lines differ
-by the kink (``b`` 0.99875 against 0.95870 / 0.58045 at -3 / -10 degrees). Either
-alone jumps at the other face (-0.073 / -0.688 J at face (2), -0.124 / -1.792 J at face
-(1)); blended across the wedge, ``b_p = (1 - alpha) b_1 + alpha b_2`` with ``alpha =
-c_1 / (c_1 + c_2)``, ``c_i = (y - p) . u_i / |u_i|`` the foot ``y`` of ``p`` on the
-element against the wedge's faces (``u_i`` from ``Q_i`` to ``p``), the energy is
-continuous at both faces (5.5e-7 / 2.3e-6 J across +-1 nm of the passage, the slope's
-share; smooth over the wedge) and within the tests' range. Not built: its gradient and
-Hessian (two :func:`junction_blend` on the row's slots, ``alpha`` and the node's gap)
-are routine, but the junction row's friction must be taken back with it, mirrored on a
-second anchor of the share row that follows the junction row's (as the junction rows'
-fade does, :func:`fembody.contact.junction._anchor_layout`), which changes the share
-rows' history layout.
+second point's passage at -3 / -10 degrees, tried and not kept).
+
+Where the node's contact is the smaller, the row keeps its own pair whole (``w_j = S_j +
+zeta_1 zeta_2 (1 - S_j)``, as a row whose pair is the larger across a node) and takes back
+``b_p`` of the node's contact as the junction row of ``p`` has it, a term of its own
+(:meth:`CrossingShareBlock._node_take_back`): ``-b_p k/2 (1 - lam_p) max(-g_p, 0)^2``,
+``g_p = rho_p - r``. ``b_p`` must be continuous at both faces: at face (1) the entering
+pair's row's ``b`` (its element's line), at face (2) the junction row's of ``c`` on the
+next element's line; the two lines differ by the kink (``b`` 0.99875 against 0.95870 /
+0.58045 at -3 / -10 degrees), and either alone jumps at the other face (-0.073 / -0.688
+J at face (2), -0.124 / -1.792 J at face (1), measured by kink2-33). So ``b_p = (1 -
+alpha) b_1 + alpha b_2``, ``b_1`` and ``b_2`` of :func:`junction_blend` on the row's
+element and on the next element (``Q2`` for ``Q1``), ``alpha = c_1 / (c_1 + c_2)``,
+``c_i = (y - p) . u_i / |u_i|`` for the foot ``y`` of ``p`` on the neighbour's element
+and ``u_i`` from ``Q_i`` to ``p`` (:func:`_wedge_alpha`; 0 at face (1), where ``y - p``
+is square to the row's element, 1 at face (2)). Its gradient and Hessian are exact
+(``alpha``'s by second-order forward derivatives, :class:`_Jet`). Before, no row took
+that contact back there and the share alone weighted the pair: the first point's passage
+at -3 / -10 degrees dropped 0.45 / 0.063 J and face (2) against the first wall jumped
++0.337 / -1.074 J (inside the wedge 4.18 J at -10 degrees, below the larger sampled
+minimum, 4.56 J); now 5.5e-7 / 2.3e-6 J and 2.0e-7 / 5.4e-7 J across 2 nm (the slope's
+share) and the total normal force continuous at the passage (tests/contact/
+test_junction_limits.py). The node's friction goes with it: the row runs the node
+contact's return mapping (at ``p``'s foot on the element, normal force ``k max(-g_p,
+0)``) on a second anchor of its own (:func:`fembody.contact.friction.anchor_layout`, the
+junction rows' layout: the share rows' anchors are ``(n, 2 (2 + d) + 1)``), wherever the
+node's contact is in its wedge, and takes back ``a_p = b_p (1 - lam_p)`` of it where it
+takes back the energy: mu times the normal force taken back in slip
+(:meth:`CrossingShareBlock._frictions`). **Left:** where the two energies tie inside the
+wedge the take-back steps from ``b_1`` of the pair to ``b_p`` of the node's contact, a
+jump of ``(b_1 - b_p) E`` where ``alpha > 0`` (not met in 10 um steps over +-4 mm around
+both points at +-3 and +-10 degrees); a row with kink nodes in their wedges at two of its
+junctions at once runs the friction of the first alone.
 
 **Points farther along the beam.** Where the next element of A at ``p`` has no point part
 against the neighbour either, its closest point lying beyond that element too (the two
@@ -286,8 +290,9 @@ What the blend does not cover:
   :func:`fembody.contact.junction._fade` does at a four-pair crossing (not built).
   The second point's passage at 3 and 10 degrees, where the kink node's own contact is
   the neighbour, is continuous ("Across a kink node"); kinked -3 / -10 degrees the first
-  point's drops 0.45 / 0.063 J (the kink node's contact is the smaller there, taken back
-  by no row: "Across a kink node", **Left**). Straight, continuous (test_sharp_v.py).
+  point's passage, where the kink node's contact is the smaller, is continuous too (the
+  share row takes that contact back, "Across a kink node"). Straight, continuous
+  (test_sharp_v.py).
 - A contact point exactly at a node of A (a node placed at the contact, as symmetric models
   have it): the two element pairs' zones ``0 <= t < 1`` meet there and the rounding of
   their closest points decides, so both can lose the point (45-degree V, rod at 30
@@ -357,18 +362,22 @@ the same updates) and the take-back is exactly ``(1 - w)(1 - lam)`` of the pair'
 friction, also where the share drops below one while the pair sticks. The springs' energy
 it takes back counts against the pair's (``stored`` negative). Before, the pair's friction
 was ``mu`` times its unweighted normal force, ``1 / w`` times too much (403.96 N against
-349.24 N at ``w = 0.86`` in tests/contact/test_share.py).
+349.24 N at ``w = 0.86`` in tests/contact/test_share.py). A row's anchor holds two points
+(:func:`fembody.contact.friction.anchor_layout`): the pair's, and the kink node's contact
+where the row takes that back ("Across a kink node"), run on its own anchor and weighted
+as its energy is.
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .cone import ConePoints, no_points
-from .friction import History, coulomb
+from .friction import History, anchor_layout, anchor_pack, coulomb
 from .geometry import closest_crossing, closest_node, distance, past_end
 from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
@@ -477,8 +486,12 @@ class CrossingShareBlock(ContactRows):
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
             # open at the pair's reference closest points, as the pair's own point starts
             z = closest_crossing(self.X[:, :4])[0]
-            self.history0 = History.open(np.column_stack([z, np.zeros((len(z), self.dim))]),
-                                         np.zeros(self.dofs.shape)).frozen()
+            # (and no kink node's point yet: module docstring, "Across a kink node")
+            n0 = len(z)
+            first = np.column_stack([z, np.zeros((n0, self.dim))])
+            self.history0 = History.open(
+                anchor_pack(first, np.zeros_like(first), np.ones(n0, dtype=bool)),
+                np.zeros(self.dofs.shape)).frozen()
 
     def _take(self, rows: np.ndarray) -> "CrossingShareBlock":
         fr = self._friction_args
@@ -537,22 +550,14 @@ class CrossingShareBlock(ContactRows):
         row holding it removes it already (:meth:`_removed_by_junction`: taken back once)."""
         across = np.zeros(alone.shape, dtype=bool)
         smaller = np.zeros(alone.shape, dtype=bool)
+        node_back = np.zeros(alone.shape, dtype=bool)
+        node_at = np.zeros(alone.shape, dtype=bool)
         for j, (sl, _) in enumerate(_JUNCTION):
             r = np.flatnonzero(alone[:, j])
             if not r.size:
                 continue
             c = sl[2 + (j % 2)]
-            nb = pos[r][:, [sl[0], sl[1], c, sl[4]]]
-            d1 = nb[:, 1] - nb[:, 0]
-            d2 = nb[:, 3] - nb[:, 2]
-            w0 = nb[:, 0] - nb[:, 2]
-            a11, a22 = (d1 * d1).sum(1), (d2 * d2).sum(1)
-            a12 = (d1 * d2).sum(1)
-            det = a11 * a22 - a12 * a12
-            ok = det > 1e-12 * a11 * a22
-            sd = np.where(ok, det, 1.0)
-            s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
-            t = (a11 * (d2 * w0).sum(1) - a12 * (d1 * w0).sum(1)) / sd
+            s, t, ok = _line_points(pos[r][:, [sl[0], sl[1], c, sl[4]]])
             for side, out in ((1, past_end(s, 1)), (0, past_end(s, 0))):
                 node = sl[side]
                 k = np.flatnonzero(ok & out & (t >= 0.0) & (t <= 1.0)
@@ -601,11 +606,13 @@ class CrossingShareBlock(ContactRows):
                                  else [c, sl[4], node, 4 + node])
                     E_nb[hit] = self._canonical_energy(pos[rk[hit]], rk[hit], nxt_slots)
                 sm = (E_own < E_nb) | ((E_own == E_nb) & (side == 1))
-                # (where the node's contact is the smaller, the take-back is the junction
-                # row's energy, which this row cannot express: the share alone weights the
-                # pair there, as before; module docstring, "Across a kink node")
-                at_node &= sm
+                # where the node's contact is the smaller, the row takes back b_p of it
+                # (:meth:`_node_take_back`) and its own pair stays whole (module docstring,
+                # "Across a kink node")
+                back = at_node & ~sm
                 use = hit | far | at_node
+                node_back[rk[back], j] = True
+                node_at[rk[at_node], j] = True
                 rk, E_own, E_nb = rk[use], E_own[use], E_nb[use]
                 across[rk, j] = True
                 smaller[rk, j] = sm[use]
@@ -615,7 +622,7 @@ class CrossingShareBlock(ContactRows):
         if smaller.any():
             r = np.flatnonzero(smaller.any(axis=1))
             smaller[r] &= ~self._removed_by_junction(pos[r], r)[:, None]
-        return across, smaller
+        return across, smaller, (node_at, node_back)
 
     def _node_contact(self, pos: np.ndarray, rows: np.ndarray, p: int, q: int, c: int,
                       f: int):
@@ -683,6 +690,12 @@ class CrossingShareBlock(ContactRows):
         return (1.0 - lam) * np.maximum(self.radius[rows] - rho, 0.0) ** 2
 
     def share(self, pos: np.ndarray, tangent: bool = True, active: np.ndarray | None = None):
+        """The pair's share ``w`` ``(n,)``, its gradient ``(n, 8 d)`` and (``tangent``)
+        Hessian (:meth:`_shared`)."""
+        return self._shared(pos, tangent, active)[:3]
+
+    def _shared(self, pos: np.ndarray, tangent: bool = True,
+                active: np.ndarray | None = None):
         """The pair's share ``w = prod_j w_j`` ``(n,)`` over its junctions ``j``, its
         gradient ``(n, 8 d)`` and (``tangent``) Hessian, from the node positions ``pos (n,
         8, d)`` [m]: ``w_j`` of :func:`crossing_share` at the pair's point on the other
@@ -692,14 +705,17 @@ class CrossingShareBlock(ContactRows):
         rows take back ``b_j`` of the ``min`` rule's pair, :func:`junction_blend`); where
         the neighbour's point lies across a node of the element (:meth:`_across`), the same
         less ``b_j`` where this pair is the smaller (module docstring, "Across a node of
-        A")."""
+        A"); and per row and junction ``(n, 4)`` where the kink node's contact is in its
+        wedge (the row runs its friction, :meth:`_node_friction`) and where the row takes it
+        back instead of its own pair (:meth:`_node_take_back`), two flags."""
         n, m, d = pos.shape
         md = m * d
         both = self._neighbour_point(pos) & self.junction
         act = (self.junction & ~both) if active is None else np.asarray(active, bool)
         across, smaller = np.zeros_like(act), np.zeros_like(act)
+        node = (np.zeros_like(act), np.zeros_like(act))
         if active is None:
-            across, smaller = self._across(pos, act)
+            across, smaller, node = self._across(pos, act)
         else:
             both = np.zeros_like(act)
         w, G = np.ones(n), np.zeros((n, md))
@@ -742,7 +758,93 @@ class CrossingShareBlock(ContactRows):
                         + g[:, :, None] * G[r][:, None, :] + w[r][:, None, None] * h)
             G[r] = wj[:, None] * G[r] + w[r][:, None] * g
             w[r] = w[r] * wj
-        return w, G, H
+        return w, G, H, node
+
+    def _node_take_back(self, pos: np.ndarray, node_back: np.ndarray, tangent: bool):
+        """The kink node's contact the rows take back where it is the smaller (module
+        docstring, "Across a kink node"): per row the sum over the junctions flagged in
+        ``node_back (n, 4)`` (:meth:`_shared`) of ``-b_p k/2 (1 - lam_p) max(r - rho_p,
+        0)^2`` [J] ``(n,)`` (:meth:`_node_points`), its gradient ``(n, 8 d)`` and
+        (``tangent``) Hessian, from the node positions ``pos (n, 8, d)`` [m]."""
+        n, m, d = pos.shape
+        md = m * d
+        E, G = np.zeros(n), np.zeros((n, md))
+        H = np.zeros((n, md, md)) if tangent else None
+        for rr, _, sp, rho, gr, hr, _, ap in self._node_points(pos, node_back, tangent):
+            h = np.maximum(self.radius[rr] - rho, 0.0)
+            hh = _lift((h * h, -2.0 * h[:, None] * gr,
+                        (2.0 * gr[:, :, None] * gr[:, None, :] - 2.0 * h[:, None, None] * hr)
+                        if tangent else None), sp, m, d)
+            v, g, hv = _product([hh, ap], tangent)
+            kk = -0.5 * self.k[rr]
+            E[rr] += kk * v
+            G[rr] += kk[:, None] * g
+            if tangent:
+                H[rr] += kk[:, None, None] * hv
+        return E, G, H
+
+    def _node_points(self, pos: np.ndarray, flags: np.ndarray, tangent: bool):
+        """Per junction ``j`` and side of the rows flagged in ``flags (n, 4)`` (the kink node
+        ``p`` in its wedge against the neighbour's element ``c -> f``, :meth:`_across`),
+        the node's contact as the junction row of ``p`` has it and the weight the row takes
+        back of it: yields the rows ``(g,)``, ``j``, the slots ``(p, c, f)``, the node's
+        distance ``rho_p`` to the element, its gradient ``(g, 3 d)`` and (``tangent``)
+        Hessian, the node's parameter ``t`` on ``c -> f`` ``(g,)`` and the weight ``a_p =
+        b_p (1 - lam_p)`` with its gradient ``(g, 8 d)`` and Hessian, ``lam_p`` the line
+        weight of the chord ``Q1 -> Q2`` across ``p`` against the element, ``b_p = (1 -
+        alpha) b_1 + alpha b_2`` (:func:`junction_blend` on the row's element and on the
+        next element at ``p``, ``alpha`` of :func:`_wedge_alpha`: module docstring,
+        "Across a kink node"), at ``pos (n, 8, d)`` [m]."""
+        n, m, d = pos.shape
+        for j, (sl, at_end) in enumerate(_JUNCTION):
+            r = np.flatnonzero(flags[:, j])
+            if not r.size:
+                continue
+            pr = pos[r]
+            c = sl[2 + (j % 2)]
+            # the neighbour's closest point on the row's element's line lies beyond ``p``
+            # (:meth:`_across`): ``p`` is the element's node on that side
+            for side in (0, 1):
+                node, q = sl[side], sl[1 - side]
+                rs = self._beyond(pr, sl, c, side)
+                if not rs.any():
+                    continue
+                rr, ps = r[rs], pr[rs]
+                ns = rr.size
+                sp = [node, c, sl[4]]
+                x3 = ps[:, sp]
+                t = closest_node(x3)[0]
+                rho, gr, hr = distance("node", x3, t, tangent)
+                sq = [q, 4 + node, c, sl[4]]
+                lam, gl, hl = switch(ps[:, sq], tangent)
+                one = _lift((1.0 - lam, -gl, -hl if tangent else None), sq, m, d)
+                # b_1 on the row's element, b_2 on the next one (``Q2`` for ``Q1``)
+                fr = self.free[rr][:, sl[:2]]
+                sl2 = sl.copy()
+                sl2[1 - side] = 4 + node
+                fr2 = fr.copy()
+                fr2[:, 1 - side] = self.free_far[rr, node]
+                at = np.full(ns, at_end)
+                v1, g1, h1 = _lift(junction_blend(ps[:, sl], at, fr, self.radius[rr],
+                                                  tangent), sl, m, d)
+                v2, g2, h2 = _lift(junction_blend(ps[:, sl2], at, fr2, self.radius[rr],
+                                                  tangent), sl2, m, d)
+                s5 = [node, c, sl[4], q, 4 + node]
+                va, ga, ha = _lift(_wedge_alpha(ps[:, s5], tangent), s5, m, d)
+                dv, dg = v2 - v1, g2 - g1
+                hb = None
+                if tangent:
+                    hb = (h1 + va[:, None, None] * (h2 - h1) + ga[:, :, None] * dg[:, None, :]
+                          + dg[:, :, None] * ga[:, None, :] + dv[:, None, None] * ha)
+                bp = (v1 + va * dv, g1 + va[:, None] * dg + dv[:, None] * ga, hb)
+                yield rr, j, sp, rho, gr, hr, t[:, 0], _product([one, bp], tangent)
+
+    @staticmethod
+    def _beyond(pos: np.ndarray, sl: np.ndarray, c: int, side: int) -> np.ndarray:
+        """Whether the closest point on the element ``sl[0] -> sl[1]``'s line to the
+        neighbour's chord ``c -> sl[4]`` lies beyond its node ``sl[side]`` (:meth:`_across`'s
+        test, at ``pos (m, 8, d)``)."""
+        return past_end(_line_points(pos[:, [sl[0], sl[1], c, sl[4]]])[0], side)
 
     def idle_at(self, q: np.ndarray, at: np.ndarray) -> bool:
         """True where :meth:`live` has no row at the configuration ``q`` (``at``: the block's
@@ -798,7 +900,8 @@ class CrossingShareBlock(ContactRows):
         rows, p = rows[keep], p[keep]
         if not rows.size:
             return rows
-        return rows[self._take(rows).share(p, tangent=False)[0] < 1.0]
+        w, _, _, (_, node_back) = self._take(rows)._shared(p, tangent=False)
+        return rows[(w < 1.0) | node_back.any(axis=1)]
 
     def _line_weight(self, pos: np.ndarray, tangent: bool):
         """The pair's line weight ``Lam`` ``(n,)``, its gradient ``(n, 4 d)`` and
@@ -816,7 +919,7 @@ class CrossingShareBlock(ContactRows):
         n, m, d = pos.shape
         md, pd = m * d, 4 * d
         lam, gl4, hl4 = self._line_weight(pos, tangent)
-        w, gw, hw = self.share(pos, tangent)
+        w, gw, hw, node = self._shared(pos, tangent)
         gl = np.zeros((n, md))
         gl[:, :pd] = gl4
         a = (1.0 - w) * (1.0 - lam)
@@ -827,7 +930,7 @@ class CrossingShareBlock(ContactRows):
             hl[:, :pd, :pd] = hl4
             ha = (-(1.0 - lam)[:, None, None] * hw - (1.0 - w)[:, None, None] * hl
                   + gw[:, :, None] * gl[:, None, :] + gl[:, :, None] * gw[:, None, :])
-        return a, da, ha
+        return a, da, ha, node
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Per row the energy taken back ``E = -(1 - w) (1 - lam) W_point`` [J] ``(n,)``, its
@@ -836,17 +939,26 @@ class CrossingShareBlock(ContactRows):
         n, m, d = pos.shape
         md, pd = m * d, 4 * d
         Wp, fp4, Kp4 = point_part(pos[:, :4], self.k, self.radius, tangent)
-        a, da, ha = self._factor(pos, tangent)
+        a, da, ha, (_, node_back) = self._factor(pos, tangent)
         fp = np.zeros((n, md))
         fp[:, :pd] = fp4
         E = -a * Wp
         f = -(a[:, None] * fp + Wp[:, None] * da)
-        if not tangent:
-            return E, f, None
-        Kp = np.zeros((n, md, md))
-        Kp[:, :pd, :pd] = Kp4
-        K = -(a[:, None, None] * Kp + da[:, :, None] * fp[:, None, :]
-              + fp[:, :, None] * da[:, None, :] + Wp[:, None, None] * ha)
+        K = None
+        if tangent:
+            Kp = np.zeros((n, md, md))
+            Kp[:, :pd, :pd] = Kp4
+            K = -(a[:, None, None] * Kp + da[:, :, None] * fp[:, None, :]
+                  + fp[:, :, None] * da[:, None, :] + Wp[:, None, None] * ha)
+        if node_back.any():
+            # the kink node's contact, where it is the smaller (module docstring, "Across a
+            # kink node")
+            r = np.flatnonzero(node_back.any(axis=1))
+            En, fn, Kn = self._node_take_back(pos[r], node_back[r], tangent)
+            E[r] += En
+            f[r] += fn
+            if tangent:
+                K[r] += Kn
         return E, f, K
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
@@ -889,9 +1001,10 @@ class CrossingShareBlock(ContactRows):
         kon = np.where(ok & (rho != 0.0) & (g < 0.0), self.k, 0.0)
         N = -kon * g
         nrm = G[:, :d] + G[:, d:2 * d]
-        s_a, t_a = history.anchor[:, 0], history.anchor[:, 1]
+        first = anchor_layout(history.anchor, d)[0]
+        s_a, t_a = first[:, 0], first[:, 1]
         ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
-        w = np.einsum("pm,pmi->pi", ca, pos) - history.anchor[:, 2:]
+        w = np.einsum("pm,pmi->pi", ca, pos) - first[:, 2:]
         dw = dn = dN = None
         if tangent:
             dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(n, d, 4 * d)
@@ -910,12 +1023,29 @@ class CrossingShareBlock(ContactRows):
         pair's point normal force [N], at ``x`` with the anchors of ``history``
         (None: :attr:`history0`): ``-(1 - w) (1 - lam) F_point``, the share of the pair's
         point friction ``(1 - lam) F_point`` the share removes (module docstring,
-        "Friction"), with the factor's gradient in the tangent."""
+        "Friction"), with the factor's gradient in the tangent; and the kink node's contact's
+        friction where the row takes that contact back (:meth:`_frictions`)."""
+        return self._frictions(x, history, tangent)[:5]
+
+    def _frictions(self, x: np.ndarray, history: History | None, tangent: bool):
+        """:meth:`_friction` and, sixth, the rows' second points (:class:`_NodePoint`): where
+        the kink node's contact is in its wedge (module docstring, "Across a kink node") the
+        row runs that contact's return mapping as the junction row of the node does (at the
+        node's foot on the neighbour's element, its normal force ``k max(-g_p, 0)``, on a
+        second anchor of its own, :func:`fembody.contact.friction.anchor_layout`, coded ``(1
+        + j, t)``, ``j`` the junction) and takes back ``a_p = b_p (1 - lam_p)`` of it where it
+        takes back the node's energy (:meth:`_node_points`), none elsewhere: the friction
+        then follows the normal force taken back, and the anchor follows the contact's
+        updates from the step it presses (as the junction rows' faded pairs' do). A row
+        whose node point changed since the last step opens anew, anchored where the new
+        point was at that step."""
         h = self.history0 if history is None else history
         n, m = x.shape
-        pd = 4 * self.dim
+        d = self.dim
+        pd = 4 * d
         F4, K4, c, _, N = self._mirror(x, h, tangent)
-        a, da, _ = self._factor(self.positions(x), False)
+        pos = self.positions(x)
+        a, da, _, (node_at, node_back) = self._factor(pos, False)
         F = np.zeros((n, m))
         F[:, :pd] = -a[:, None] * F4
         K = None
@@ -923,7 +1053,55 @@ class CrossingShareBlock(ContactRows):
             K = np.zeros((n, m, m))
             K[:, :pd, :pd] = -a[:, None, None] * K4
             K[:, :pd, :] -= F4[:, :, None] * da[:, None, :]
-        return F, K, c, a, N
+        _, second, sliding2 = anchor_layout(h.anchor, d)
+        two = _NodePoint.none(n, d)
+        if node_at.any():
+            # one node point per row (a row has a kink node in its wedge at one junction)
+            one = np.zeros_like(node_at)
+            r = np.flatnonzero(node_at.any(axis=1))
+            one[r, np.argmax(node_at[r], axis=1)] = True
+            for rr, j, sp, rho, gr, hr, t, ap in self._node_points(pos, one, tangent):
+                ns = rr.size
+                mark = 1.0 + j
+                a2, sl2 = second[rr].copy(), sliding2[rr].copy()
+                old = np.flatnonzero(a2[:, 0] != mark)
+                if old.size:
+                    at = rr[old]
+                    p0 = self.X[at] + h.x[at].reshape((old.size,) + self.X.shape[1:])
+                    a2[old, 0] = mark
+                    a2[old, 1] = closest_node(p0[:, sp])[0][:, 0]
+                    a2[old, 2:] = 0.0
+                    sl2[old] = True
+                g = rho - self.radius[rr]
+                kon = np.where(g < 0.0, self.k[rr], 0.0)
+                t_a = a2[:, 1]
+                ca = np.column_stack([np.ones(ns), t_a - 1.0, -t_a])
+                wv = np.einsum("pm,pmi->pi", ca, pos[rr][:, sp]) - a2[:, 2:]
+                dw = dn = dN = None
+                if tangent:
+                    dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
+                        ns, d, 3 * d)
+                    dn = hr[:, :d, :]
+                    dN = -kon[:, None] * gr
+                c2 = coulomb(wv, gr[:, :d], -kon * g, self.kt[rr], self.mu_s[rr],
+                             self.mu_k[rr], sl2, dw, dn, dN)
+                # taken back where the row takes back the node's energy, else run alone
+                on = node_back[rr, j]
+                wt = np.where(on, ap[0], 0.0)
+                F3 = (ca[:, :, None] * c2.f[:, None, :]).reshape(ns, 3 * d)
+                K3 = None
+                if tangent:
+                    K3 = (ca[:, :, None, None] * c2.K[:, None]).reshape(ns, 3 * d, 3 * d)
+                _, Fl, Kl = _lift((wt, F3, K3), sp, m // d, d)
+                F[rr] -= wt[:, None] * Fl
+                if tangent:
+                    K[rr] -= (wt[:, None, None] * Kl
+                              + Fl[:, :, None] * (on[:, None] * ap[1])[:, None, :])
+                two.f[rr], two.slipping[rr], two.ds[rr] = c2.f, c2.slipping, c2.ds
+                two.stored[rr] = -wt * c2.stored
+                two.params[rr] = np.column_stack([np.full(ns, mark), t])
+                two.N[rr], two.weight[rr], two.anchor[rr] = -kon * g, wt, a2
+        return F, K, c, a, N, two
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """The history after an accepted step that ended at ``x``, the energy [J] the
@@ -933,7 +1111,9 @@ class CrossingShareBlock(ContactRows):
         presses runs the pair's own mapping on its anchors, whatever its share, so that
         they stay the pair's: a sticking point keeps its anchor; a slipping one takes the
         current closest points with the offset ``-T / k_t``, an open one (every other
-        row) the current closest points with none."""
+        row) the current closest points with none. The kink node's point of such a row
+        (:meth:`_frictions`) is updated the same way on its second anchor; a row without
+        one has none (``s = 0``, open)."""
         n, m = x.shape
         d = self.dim
         # the pair's four nodes alone (the same sums as positions(x)[:, :4])
@@ -952,17 +1132,32 @@ class CrossingShareBlock(ContactRows):
         anchor = np.empty((n, 2 + d))
         anchor[:, :2] = z
         anchor[:, 2:] = -0.0
+        second = np.zeros((n, 2 + d))
+        open2 = np.ones(n, dtype=bool)
+        first = anchor_layout(history.anchor, d)[0]
         if press.size:
             sub = self._take(press)
             hp = History(*(a[press] for a in history))
-            Fp, _, c, a, N = sub._friction(x[press], hp, False)
+            Fp, _, c, a, N, two = sub._frictions(x[press], hp, False)
             F[press], on[press] = Fp, N > 0.0
             slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
             anchor[press, 2:] = -c.f / self.kt[press, None]
+            on2 = two.N > 0.0
+            keep2 = on2 & ~two.slipping
+            fresh = np.concatenate([two.params, -two.f / self.kt[press, None]], axis=1)
+            fresh[~on2, 2:] = 0.0
+            second[press] = np.where(keep2[:, None], two.anchor, fresh)
+            open2[press] = two.slipping | ~on2
+            # (added where a node point presses alone: elsewhere the sums stay bit for bit
+            # the first point's, a -0.0 included)
+            k2 = press[on2]
+            ds[k2] += two.ds[on2]
+            stored[k2] += two.stored[on2]
         stick = np.flatnonzero(on & ~slipping)
-        anchor[stick] = history.anchor[stick]
+        anchor[stick] = first[stick]
         work = history.work(F, x, press)
-        new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
+        new = History(anchor_pack(anchor, second, open2), slipping | ~on, history.slip + ds,
+                      x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
     def contact_gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -971,8 +1166,9 @@ class CrossingShareBlock(ContactRows):
 
     def resultants(self, x: np.ndarray) -> np.ndarray:
         """Per row (normal force [N]: minus the part of the pair's point force taken back,
-        ``-(1 - w) (1 - lam) k max(-g, 0)``, the pair's point gap [m], whether the row is
-        live 1/0)."""
+        ``-(1 - w) (1 - lam) k max(-g, 0)``, and where the row takes back the kink node's
+        contact ``-a_p k max(-g_p, 0)`` of it ("Across a kink node"), the pair's point gap
+        [m], whether the row is live 1/0)."""
         n = len(self)
         F = np.zeros(n)
         pos = self.positions(x)
@@ -991,8 +1187,12 @@ class CrossingShareBlock(ContactRows):
         (row by row: the same numbers on any subset of rows)."""
         sub = self._take(rows)
         lam = sub._line_weight(p, False)[0]      # Lam where the pair's free ends meet
-        w = sub.share(p, tangent=False)[0]
-        return -(1.0 - w) * (1.0 - lam) * self.k[rows] * np.maximum(-g, 0.0)
+        w, _, _, (_, node_back) = sub._shared(p, tangent=False)
+        F = -(1.0 - w) * (1.0 - lam) * self.k[rows] * np.maximum(-g, 0.0)
+        # and the kink node's contact where the row takes it back ("Across a kink node")
+        for rr, _, _, rho, _, _, _, ap in sub._node_points(p, node_back, False):
+            F[rr] -= ap[0] * self.k[rows[rr]] * np.maximum(self.radius[rows[rr]] - rho, 0.0)
+        return F
 
     def report_labels(self) -> list[str]:
         return [self.label(i) for i in range(len(self))]
@@ -1029,9 +1229,11 @@ class CrossingShareBlock(ContactRows):
             z, _ = closest_crossing(p[:, :4])
             g = distance("crossing", p[:, :4], z, False)[0] - self.radius[live]
             F[live] = self._taken_back(p, g, live)
-            _, _, c, a, _ = self._take(live)._friction(
+            _, _, c, a, _, two = self._take(live)._frictions(
                 x[live], History(*(h[live] for h in history)), False)
-            T[live] = a * np.linalg.norm(c.f, axis=1)
+            # (with the kink node's point where the row takes it back: the two sizes)
+            T[live] = (a * np.linalg.norm(c.f, axis=1)
+                       + two.weight * np.linalg.norm(two.f, axis=1))
         return dict(tangential_force=T, slip=history.slip,
                     stick=(F < 0.0) & ~history.sliding)
 
@@ -1260,6 +1462,135 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
                    + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
             H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
     return w, G, H
+
+
+def _line_points(nb: np.ndarray):
+    """The closest points ``s``, ``t`` ``(n,)`` of the lines through the chords ``nb[:, 0] ->
+    nb[:, 1]`` and ``nb[:, 2] -> nb[:, 3]`` (``nb (n, 4, d)``, unclamped) and whether the
+    lines are not near-parallel ``(n,)`` (elsewhere ``s``, ``t`` are not meaningful)."""
+    d1 = nb[:, 1] - nb[:, 0]
+    d2 = nb[:, 3] - nb[:, 2]
+    w0 = nb[:, 0] - nb[:, 2]
+    a11, a22 = (d1 * d1).sum(1), (d2 * d2).sum(1)
+    a12 = (d1 * d2).sum(1)
+    det = a11 * a22 - a12 * a12
+    ok = det > 1e-12 * a11 * a22
+    sd = np.where(ok, det, 1.0)
+    s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
+    t = (a11 * (d2 * w0).sum(1) - a12 * (d1 * w0).sum(1)) / sd
+    return s, t, ok
+
+
+class _NodePoint(NamedTuple):
+    """Per row its kink node's friction point (:meth:`CrossingShareBlock._frictions`): the
+    return mapping's tangential force ``f (n, d)`` [N] (unweighted, for the anchor's
+    update), ``slipping``, slip ``ds`` [m], the springs' energy the row takes back
+    ``stored`` [J] (<= 0), the parameters ``(n, 2)`` (coded as the anchor's: ``(1 + j,
+    t)``), the node's normal force ``N`` [N] (0: none), the weight taken back ``a_p``
+    and the anchor it was run on ``(n, 2 + d)``."""
+
+    f: np.ndarray
+    slipping: np.ndarray
+    ds: np.ndarray
+    stored: np.ndarray
+    params: np.ndarray
+    N: np.ndarray
+    weight: np.ndarray
+    anchor: np.ndarray
+
+    @classmethod
+    def none(cls, n: int, d: int) -> "_NodePoint":
+        return cls(np.zeros((n, d)), np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n),
+                   np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.zeros((n, 2 + d)))
+
+
+def _lift(part, slots, m: int, d: int):
+    """A triple ``(value (n,), gradient (n, k d), Hessian or None)`` on the row slots
+    ``slots`` (k of them) as one on all ``m`` slots (``(n, m d)``, a repeated slot adding
+    into itself)."""
+    v, g, h = part
+    idx = (np.asarray(slots)[:, None] * d + np.arange(d)).ravel()
+    n = len(v)
+    G = np.zeros((n, m * d))
+    np.add.at(G, (slice(None), idx), g)
+    H = None
+    if h is not None:
+        H5 = np.zeros((n, m * d, idx.size))
+        np.add.at(H5, (slice(None), idx), h)
+        H = np.zeros((n, m * d, m * d))
+        np.add.at(H, (slice(None), slice(None), idx), H5)
+    return v, G, H
+
+
+class _Jet:
+    """A scalar field ``(n,)`` with its gradient ``(n, k)`` and (optional) Hessian ``(n, k,
+    k)``: second-order forward derivatives for :func:`_wedge_alpha`."""
+
+    def __init__(self, v, g, h):
+        self.v, self.g, self.h = v, g, h
+
+    def __add__(self, o):
+        return _Jet(self.v + o.v, self.g + o.g, None if self.h is None else self.h + o.h)
+
+    def __sub__(self, o):
+        return _Jet(self.v - o.v, self.g - o.g, None if self.h is None else self.h - o.h)
+
+    def __mul__(self, o):
+        h = None
+        if self.h is not None:
+            h = (self.v[:, None, None] * o.h + o.v[:, None, None] * self.h
+                 + self.g[:, :, None] * o.g[:, None, :] + o.g[:, :, None] * self.g[:, None, :])
+        return _Jet(self.v * o.v, self.v[:, None] * o.g + o.v[:, None] * self.g, h)
+
+    def inv(self):
+        v = 1.0 / self.v
+        h = None
+        if self.h is not None:
+            h = (-self.h * (v * v)[:, None, None]
+                 + 2.0 * (v ** 3)[:, None, None] * self.g[:, :, None] * self.g[:, None, :])
+        return _Jet(v, -self.g * (v * v)[:, None], h)
+
+    def sqrt(self):
+        v = np.sqrt(self.v)
+        h = None
+        if self.h is not None:
+            h = (self.h / (2.0 * v)[:, None, None]
+                 - self.g[:, :, None] * self.g[:, None, :] / (4.0 * v ** 3)[:, None, None])
+        return _Jet(v, self.g / (2.0 * v)[:, None], h)
+
+
+def _wedge_alpha(x: np.ndarray, tangent: bool):
+    """``alpha = c_1 / (c_1 + c_2)`` ``(n,)`` across the wedge of a kink node ``p`` (module
+    docstring, "Across a kink node"), its gradient ``(n, 5 d)`` and (``tangent``) Hessian,
+    for ``x (n, 5, d) = (p, c, f, Q1, Q2)``: ``c_i = (y - p) . u_i / |u_i|``, ``y`` the foot
+    of ``p`` on the line ``c -> f`` and ``u_i = p - Q_i``. 0 on the face where the row's
+    element's line is square to ``y - p`` (``c_1 = 0``), 1 on the next element's face."""
+    n, m, d = x.shape
+    k = m * d
+    eye = np.eye(k)
+    zero = np.zeros((n, k, k)) if tangent else None
+    X = [[_Jet(x[:, a, i], np.broadcast_to(eye[a * d + i], (n, k)).copy(), zero)
+          for i in range(d)] for a in range(m)]
+
+    def sub(a, b):
+        return [u - v for u, v in zip(a, b)]
+
+    def dot(a, b):
+        out = a[0] * b[0]
+        for u, v in zip(a[1:], b[1:]):
+            out = out + u * v
+        return out
+
+    p, c, f, q1, q2 = X
+    e, a = sub(f, c), sub(p, c)
+    z = dot(a, e) * dot(e, e).inv()
+    v = sub([z * ei for ei in e], a)            # y - p
+    cs = []
+    for q in (q1, q2):
+        u = sub(p, q)
+        cs.append(dot(v, u) * dot(u, u).sqrt().inv())
+    al = cs[0] * (cs[0] + cs[1]).inv()
+    return al.v, al.g, al.h
 
 
 def _own_step(eta: np.ndarray):

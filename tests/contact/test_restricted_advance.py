@@ -14,7 +14,7 @@ import pytest
 
 import fembody as fb
 from fembody.contact.beams import BeamContactBlock
-from fembody.contact.friction import History
+from fembody.contact.friction import History, anchor_layout, anchor_pack
 from fembody.contact.geometry import closest_crossing, distance
 from fembody.contact.nodes import run_state
 from fembody.contact.share import CrossingShareBlock
@@ -94,7 +94,10 @@ def _whole_array_share(b: CrossingShareBlock, x, history):
         slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
     fresh = np.column_stack([z, -T / b.kt[:, None]])
     keep = on & ~slipping
-    anchor = np.where(keep[:, None], history.anchor, fresh)
+    # (no kink node's point in this model: the second anchor none and open,
+    # fembody.contact.friction.anchor_layout)
+    first = np.where(keep[:, None], anchor_layout(history.anchor, d)[0], fresh)
+    anchor = anchor_pack(first, np.zeros_like(first), np.ones(n, dtype=bool))
     work = history.work(F, x, press)
     new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
     return (new, work - float(stored.sum() - history.stored.sum()), float(stored.sum()),

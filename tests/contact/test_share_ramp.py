@@ -123,7 +123,8 @@ def test_ramped_share_takes_back_its_part_of_the_sliding_point_friction():
     z = closest_crossing(pos[:, :4])[0][0]
     tB = pos[0, 3] - pos[0, 2]
     h = History(*(np.array(a)[[r]] for a in share.history0))
-    h.anchor[0] = np.concatenate([z, 1e-3 * tB / np.linalg.norm(tB)])
+    a = np.concatenate([z, 1e-3 * tB / np.linalg.norm(tB)])
+    h.anchor[0, :a.size] = a        # (the first point: friction.anchor_layout)
     h.sliding[0] = False
     F, _, c = sub._friction(x, h, False)[:3]
     assert bool(c.slipping[0])
