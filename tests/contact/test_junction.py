@@ -1087,6 +1087,17 @@ def test_a_faded_pair_at_a_four_pair_crossing_keeps_mu_times_its_normal_force(d)
     assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
 
 
+def _frictional_ridges():
+    """``_ridges`` (20, -20) made frictional (mu 0.3, k_t = k) and compiled: the System,
+    A's node ids, its frictional blocks and their reference histories (by ``id``)."""
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
+    for bc in m.beam_contacts:
+        bc.tangential_stiffness = K
+    system = m.compile()
+    blocks = [b for b in system.beam_contact_blocks if getattr(b, "frictional", False)]
+    return system, a_ids, blocks, {id(b): b.history0 for b in blocks}
+
+
 def test_a_pair_sticking_as_it_enters_the_fade_keeps_mu_times_its_normal_force():
     """The frictional crossing of the test above: one accepted step at 4.5 mm (inside the
     band, every pair slipping from the reference), one at 3.9 mm (outside it: the kept pair
@@ -1097,12 +1108,7 @@ def test_a_pair_sticking_as_it_enters_the_fade_keeps_mu_times_its_normal_force()
     share. The row maps the kept pair at every step where it pushes, its share zero or
     not, so its anchor is the pair's when the share rises; had it opened then (unloaded,
     anchored at its last closest points) the take-back missed the pair's spring."""
-    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
-    for bc in m.beam_contacts:
-        bc.tangential_stiffness = K
-    system = m.compile()
-    blocks = [b for b in system.beam_contact_blocks if getattr(b, "frictional", False)]
-    hist = {id(b): b.history0 for b in blocks}
+    system, a_ids, blocks, hist = _frictional_ridges()
     for d in (4.5e-3, 3.9e-3):
         for b in blocks:
             hist[id(b)] = b.advance(_a_moved(b, a_ids, np.array([d, d, -5e-3]))[3],
@@ -1174,6 +1180,18 @@ def test_a_crossing_whose_bend_straightens_in_a_run_keeps_its_contact(move):
     assert len(D) == 1
     ref = float((0.5 * K * (2 * R - D) ** 2).sum())
     assert E == pytest.approx(ref, rel=1e-9)
+
+
+def _assert_exact_blocks(system, disp):
+    """Every beam contact block of ``system`` at the nodes' ``disp`` (node id ->
+    displacement [m]): its force and tangent against central differences (1e-9 m), and its
+    live rows' forces (what the System adds) equal to its forces."""
+    for blk in system.beam_contact_blocks:
+        xx = _gathered(blk, disp)
+        f, Kt, _ = blk.forces(xx, None, True)
+        np.testing.assert_allclose(blk.live_forces(xx, False)[0], f, rtol=1e-12, atol=0)
+        if f.any():
+            assert_force_and_tangent(blk, xx, f, Kt, 1e-9)
 
 
 def _largest_step(f, lo, hi, n=201, halvings=45):
@@ -1280,16 +1298,10 @@ def test_a_bent_crossing_near_b_s_node_has_exact_tangents_at_the_hand_over(dy):
     whole at A's node. Every block's force and tangent against central differences (1e-9
     m) and its live rows' forces equal to its forces. A labelled guard (the base's forces
     and tangents there are the derivatives of its own energy too)."""
-    from .fd import assert_force_and_tangent
     m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
     system = m.compile()
     disp = _bent_disp(a_ids, math.radians(0.5), (0.5e-3, ENTRY + dy, -3e-3))
-    for blk in system.beam_contact_blocks:
-        xx = _gathered(blk, disp)
-        f, Kt, _ = blk.forces(xx, None, True)
-        np.testing.assert_allclose(blk.live_forces(xx, False)[0], f, rtol=1e-12, atol=0)
-        if f.any():
-            assert_force_and_tangent(blk, xx, f, Kt, 1e-9)
+    _assert_exact_blocks(system, disp)
 
 
 def test_friction_of_a_bent_crossing_through_the_hand_over_at_b_s_node():
@@ -1297,22 +1309,18 @@ def test_friction_of_a_bent_crossing_through_the_hand_over_at_b_s_node():
     along B and 3 mm down, a run of accepted steps (``advance``) sliding A along itself
     through :data:`ENTRY` (-0.2 to -0.13 mm): the total energy changes by less than 1e-3 J
     from step to step (10-40 um moves on about 1.9 kN of normal force; the base steps by
-    0.421 J at -0.15 mm, to 2.1410 J, and by 1.228 J at -0.14 mm), and up to -0.15 mm, where the share row of A's first
-    element and B's first takes that pair back across A's node, the friction of all blocks
-    node by node is the pushing pairs' friction as the element pairs' block computes it,
-    weighted by the weights that sum their energies to the total (least squares: residual
-    below 1e-9, the energy to 1e-9): the pair taken back whole with its friction (the
-    base took back 0.63 of it by its share, friction and energy alike). Not asserted: at
+    0.421 J at -0.15 mm, to 2.1410 J, and by 1.228 J at -0.14 mm), and up to -0.15 mm,
+    where the share row of A's first element and B's first takes that pair back across
+    A's node, the friction of all blocks node by node is the pushing pairs' friction as
+    the element pairs' block computes it, weighted by the weights that sum their energies
+    to the total (least squares: residual below 1e-9, the energy to 1e-9): the pair taken
+    back whole with its friction (the base took back 0.63 of it by its share, friction and
+    energy alike). Not asserted: at
     -0.14 mm, where B's node's row takes that pair over (its two pairs now push), the
     row's mirror anchor opens anew while the pair sticks (module docstring of
     fembody.contact.junction, "Friction"), so 13.9 of the pair's 27.9 N stay (residual
     8.8e-7); on the base too (the row's 14.5 N against the pair's 27.9 N)."""
-    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
-    for bc in m.beam_contacts:
-        bc.tangential_stiffness = K
-    system = m.compile()
-    blocks = [b for b in system.beam_contact_blocks if getattr(b, "frictional", False)]
-    hist = {id(b): b.history0 for b in blocks}
+    system, a_ids, blocks, hist = _frictional_ridges()
     last = None
     for y in (-0.2e-3, -0.16e-3, -0.15e-3, -0.14e-3, -0.13e-3):
         disp = _bent_disp(a_ids, math.radians(0.5), (0.5e-3, y, -3e-3))
@@ -1337,18 +1345,12 @@ def test_a_crossing_faded_in_a_band_that_follows_the_bends_has_exact_tangents(be
     forces (what the System adds) equal to its forces. A labelled guard of the band's
     derivatives through the sixth slot (the base's band, constant, had exact tangents
     too; the base fails only the check of the sixth slot)."""
-    from .fd import assert_force_and_tangent
     m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
     system = m.compile()
     disp = _bent_disp(a_ids, math.radians(bend), (3e-3, y, -2e-3))
     jb = next(b for b in system.beam_contact_blocks if isinstance(b, JunctionContactBlock))
     assert jb.dofs.shape[1] == 18            # the sixth slot: A's other far node
-    for blk in system.beam_contact_blocks:
-        xx = _gathered(blk, disp)
-        f, Kt, _ = blk.forces(xx, None, True)
-        np.testing.assert_allclose(blk.live_forces(xx, False)[0], f, rtol=1e-12, atol=0)
-        if f.any():
-            assert_force_and_tangent(blk, xx, f, Kt, 1e-9)
+    _assert_exact_blocks(system, disp)
 
 
 def test_friction_of_a_crossing_bent_through_straight_and_back_is_mu_times_its_force():
