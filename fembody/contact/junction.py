@@ -167,7 +167,10 @@ node's beam is nearly straight: "The band follows the bends" below); the row tak
 of the kept pair's energy (:func:`_fade`, exact gradient and Hessian through the closest
 points' derivatives; ``U_own`` of :func:`fembody.contact.share._own_distance`, 0 where the
 pair's point lies across the row's node, where the share rows take the pair back already and
-it is no local minimum: :meth:`JunctionContactBlock._own`), so the energy is continuous, the
+it is no local minimum: :meth:`JunctionContactBlock._own`; 1 where the row's two pairs both
+push and it keeps the larger, which is its own minimum along the row's element, nearer its
+own element than the other, and which no share row takes back: "The hand-over at the
+deciding node" below), so the energy is continuous, the
 force turning smoothly, and the sampled minima hold exactly where the point is a band's
 width or more from the node. Inside
 the band the energy falls short of the sampled sum by up to the vanishing minimum's whole
@@ -224,10 +227,35 @@ steps by 0.21 J 3 mm from B's node along B, where a pair B's node's row removes 
 its contact over to A's node row, which no row removes, and by 1.7 J 0.5 mm from it;
 before, with the 1 mm band there, by 3.66 and 1.72 J; the first is a strict xfail in
 tests/contact/test_junction.py) or where a straight crossing is bent during a run (no
-row fades there, and the vanishing minimum jumps as before the fade). Nearer B's node
-(0.5 mm off it) a bent A's crossing steps by about 1.2 J where A's pair against B's
-other element enters at B's node, on the base as with the band (a hand-over at B's node,
-not the fade's).
+row fades there, and the vanishing minimum jumps as before the fade).
+
+**The hand-over at the deciding node.** Near the deciding node (``_ridges`` (20, -20), A
+bent 0.5 to 1 degree, 0.5 mm along B from B's node, 2-3 mm down: all four pairs push) the
+pair of A's element and B's element under the contact enters its zone at A's node, where
+its point is no minimum along A (the other element of A holds it, nearer). Before, the
+energy stepped there by 1.2284 J (0.5 degrees, 3 mm; 1.2261 J at 1 degree, 0.3392 J 2 mm
+down, 8.8e-4 J 3 mm along B), neither side the sampled minimum along A (2.1409 and 3.3693
+J against 1.7196 J): before the entry the pair of the same element of A against B's other
+element (its point at A's node, nearer B's element under the contact) was taken back by
+its share row's projection share alone (0.63 of it), because the share row's comparison
+across a node of A (:mod:`fembody.contact.share`, "Across a node of A") read only
+junctions whose view it weighs, and A's node's is aside; after it, B's node's row faded
+the entering pair by ``(1 - u) U_own`` with ``u = 0`` but ``U_own = 0.038`` (its point at
+A's node is nearer B's element under the contact by 0.34 mm, inside the share rows'
+band), so the pair entered nearly whole. Now a share row compares across a node of A
+whose view is aside too (:attr:`fembody.contact.share.CrossingShareBlock.joined`: the far
+node is held there), and a deciding row (both its pairs push) fades the pair it keeps by
+``1 - u`` alone: the kept pair is then the nearer of the two, its point nearer its own
+element of B (module docstring of :mod:`fembody.contact.share`, "Both pairs in their
+zones"), a local minimum along the row's element that only the fade hands over (the
+share rows weigh it whole there, ``w = 1``); ``U_own`` stays where the row's other pair
+does not push (the row holds the kept pair alone, whose point may lie across the row's
+node, where the share rows take it back). The energy is then the sampled minimum along A
+on both sides of the entry and continuous across it (tests/contact/test_junction.py;
+``U_own`` is a step, so the rule's gradient and Hessian are exact on either side). Left:
+the removed pair's friction, taken back by the share row before the entry and by B's
+node's row after it, loses its anchor there in stick (the row's mirror opens anew, as on
+the base: 13.9 of the pair's 27.9 N stay one step after the entry in that test's run).
 
 Rows are built once, on the reference configuration, for each junction node of a contact's
 beams against the other side's elements that the broad phase pairs with the node's elements,
@@ -658,8 +686,9 @@ class JunctionContactBlock(ContactRows):
 
         Where the row counts a crossing whose other node's view is aside (both bends facing
         each other), it also takes back ``(1 - u) U_own`` of each pair it keeps, ``u`` of
-        :func:`_fade`, ``U_own`` of :meth:`_own` (module docstring, "One view per
-        crossing"), and that pair's normal force in the same share. The seventh return
+        :func:`_fade`, ``U_own`` of :meth:`_own` (1 where both of the row's pairs push:
+        module docstring, "One view per crossing", "The hand-over at the deciding node"),
+        and that pair's normal force in the same share. The seventh return
         says per row which kept pair it fades ``(n,)`` (0, 1; -1: none; the first where a
         row would fade two, which a crossing does not need: a deciding row whose two pairs
         push removes one), that share ``s = (1 - u) U_own`` ``(n,)`` and its gradient ``(n,
@@ -756,7 +785,9 @@ class JunctionContactBlock(ContactRows):
         # the kept pairs of a crossing counted along this row's element hand over towards
         # the aside view's node (module docstring, "One view per crossing"): the row takes
         # back (1 - u) U_own of each, u of _fade, U_own of _own (a pair the share rows take
-        # back, its point across P, is no minimum to hand over)
+        # back, its point across P, is no minimum to hand over; where both pairs push the
+        # kept one is the nearer, its own minimum, and no share row takes it back: U_own
+        # = 1, module docstring "The hand-over at the deciding node")
         fading = np.flatnonzero(self._fade_end >= 0)
         if fading.size:
             kept = ~beaten[inv].reshape(-1, 2)
@@ -786,7 +817,15 @@ class JunctionContactBlock(ContactRows):
                         H = np.zeros((sel.size, k, k))
                         H[r3, c[:, :, None], c[:, None, :]] = h
                     parts.append((v, G, H))
-                parts.append(self._own(x[at], at, i, tangent))
+                own = self._own(x[at], at, i, tangent)
+                # (a deciding row keeps the nearer pair: its own minimum, U_own = 1)
+                dec = push[sel]
+                if dec.any():
+                    own[0][dec] = 1.0
+                    own[1][dec] = 0.0
+                    if tangent:
+                        own[2][dec] = 0.0
+                parts.append(own)
                 T, gT, HT = _product(parts, tangent)
                 W[at] -= T
                 share = (1.0 - u) * parts[2][0]

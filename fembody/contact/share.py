@@ -144,7 +144,13 @@ _across`): ``w_j = S_j + zeta_1 zeta_2 (1 - S_j) - [E_own < E_other] b``, ``b`` 
 same line, the same ``b``, as the junction row holding both pairs once a point passes
 ``p``), the comparison of the two pairs' point energies made from one canonical node order
 so that exactly one of the two rows takes back (a tie goes to the pair whose ``p`` is its
-element's second node). The row takes back nothing here where a junction row holding its
+element's second node). ``p`` needs no junction the row weighs: where ``p``'s view is put
+aside at a four-pair crossing (:func:`view_aside`) the row still holds its far node and
+compares across it (:attr:`CrossingShareBlock.joined`), as the deciding junction's rows
+would once the point passes ``p`` (before, the share alone weighted the pair there: 0.63
+of a 1.14 J pair at A's node, and the energy stepped by 1.23 J where the neighbour's
+pair entered at ``p``: :mod:`fembody.contact.junction`, "The hand-over at the deciding
+node"). The row takes back nothing here where a junction row holding its
 pair removes it already (at another junction of the pair, the neighbour's pair there
 pushing with the larger energy: :meth:`CrossingShareBlock._removed_by_junction`), so the
 pair goes once: on A kinked at ``p`` concave towards B's element the pair entering on the
@@ -407,7 +413,8 @@ class CrossingShareBlock(ContactRows):
     the System (the contract of :class:`fembody.elements.base.Block`) on the translation DOFs
     of eight nodes per row ``(a0, a1, b0, b1, f_a0, f_a1, f_b0, f_b1)``: the element pair's
     nodes and, per node, the far node of the element next to the pair's at that node where
-    the node is a junction (else the node itself, repeated).
+    the node is a junction, weighed here or with its view aside (:attr:`joined`; else the
+    node itself, repeated).
 
     ``nodes (n, 8)`` the node ids; ``dofs (n, 8 d)``; ``X (n, 8, d)`` the reference
     positions [m]; ``junction (n, 4)`` whether each of ``a0, a1, b0, b1`` is a junction the
@@ -439,6 +446,11 @@ class CrossingShareBlock(ContactRows):
                              "f_a0, f_a1, f_b0, f_b1), a node repeating itself where it is "
                              f"no junction; got nodes {self.nodes.shape}, X {self.X.shape}")
         self.junction = np.asarray(junction, dtype=bool).reshape(-1, 4)
+        # whether each of (a0, a1, b0, b1) joins its element to the next one of its beam,
+        # whose far node the row holds: a junction the row weights across, or one whose
+        # view is aside at a crossing (:func:`share_rows`), where the other beam's
+        # junction still compares across it (:meth:`_across`)
+        self.joined = self.junction | (self.nodes[:, 4:] != self.nodes[:, :4])
         fr = np.asarray(free, dtype=bool).reshape(len(self.X), -1)
         if fr.shape[1] not in (4, 8):
             raise ValueError("CrossingShareBlock: free needs (n, 4) flags for (a0, a1, b0, b1) "
@@ -561,7 +573,7 @@ class CrossingShareBlock(ContactRows):
             for side, out in ((1, past_end(s, 1)), (0, past_end(s, 0))):
                 node = sl[side]
                 k = np.flatnonzero(ok & out & (t >= 0.0) & (t <= 1.0)
-                                   & self.junction[r, node])
+                                   & self.joined[r, node])
                 if not k.size:
                     continue
                 rk = r[k]
@@ -1279,13 +1291,16 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
             f = np.where(far[c, 0] == o, far[c, 1], far[c, 0])
             juns[:, j] = (junction[c] & (f != oth[:, 0]) & (f != oth[:, 1])
                           & (c != oth[:, 0]) & (c != oth[:, 1]))
+            # (the far node is held where the node joins its element to the next, also
+            # where its view is aside: the other junction's "across" case reads that next
+            # element, CrossingShareBlock._across)
+            fars[:, j] = np.where(juns[:, j], f, c)
             # (a junction whose view is put aside at its crossing weights nothing here, as
             # its junction rows remove nothing: one view per crossing)
             if aside:
                 juns[:, j] &= ~np.array([(int(a), frozenset((int(b0), int(b1)))) in aside
                                          for a, b0, b1 in zip(c, oth[:, 0], oth[:, 1])],
                                         dtype=bool).reshape(-1)
-            fars[:, j] = np.where(juns[:, j], f, c)
         k = np.flatnonzero(juns.any(axis=1))
         if not k.size:
             continue
