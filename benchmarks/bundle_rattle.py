@@ -105,6 +105,10 @@ def run(beams: int, elements: int, h: float, rho_inf: float, t_end: float) -> di
                   for s in range(n_states)])                    # (states, iface, el, 5)
     on = G < 0.0
     changes = (on[1:] != on[:-1]).reshape(n_states - 1, -1).sum(axis=1)
+    # the changes whose gaps before and after both lie within +-b of the kink (those a C1
+    # law with a band of about b would see as smooth), per band b [m]
+    big = np.maximum(np.abs(G[1:]), np.abs(G[:-1])).reshape(n_states - 1, -1)
+    flip = (on[1:] != on[:-1]).reshape(n_states - 1, -1)
     e = res.energy
     t = np.asarray(res.time)
     half = t >= 0.5 * t_end                                     # the late half: the rattle
@@ -123,6 +127,10 @@ def run(beams: int, elements: int, h: float, rho_inf: float, t_end: float) -> di
         counts_per_step=cnt, counts_per_step_late_half=cnt_late,
         changes_per_step_late_half=float(changes[half[1:]].mean()),
         changes_max=int(changes.max()),
+        changes_within_band_late_half={
+            f"{1e6 * b:g} um": float((flip & (big < b))[half[1:]].sum(axis=1).mean())
+            for b in (2e-6, 1e-5, 5e-5)},
+        energy_drift_J=float(e.total[-1] - e.total[0]),
         # per interface (bottom first): deepest penetration and mean gap over the late half
         min_gap_um_late=(1e6 * G[half].min(axis=(0, 2, 3))).round(2).tolist(),
         mean_gap_um_late=(1e6 * G[half].mean(axis=(0, 2, 3))).round(2).tolist(),
