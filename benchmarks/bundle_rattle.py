@@ -119,8 +119,10 @@ def run(beams: int, elements: int, h: float, rho_inf: float, t_end: float) -> di
     late = steps[len(steps) // 2:]
     cnt_late = {k: float(np.mean([s.get(k, 0) for s in late])) for k in
                 ("increments", "evaluations", "tangents")}
-    # the static penetration of each interface: the weight of the beams above over k_line
-    static = np.array([(beams - 1 - i) * M_PER_M * 9.81 / 1e6 for i in range(beams - 1)])
+    # the static penetration of each interface: the weight of the beams above over the
+    # penalty per length, k_line = k / l_A (BeamContactBlock: k per element, 1e6 N/m)
+    k_line = 1e6 * elements
+    static = np.array([(beams - 1 - i) * M_PER_M * 9.81 / k_line for i in range(beams - 1)])
     return dict(
         h=h, rho_inf=rho_inf, t_end=t_end, n_steps=st["n_steps"], n_rejected=st["n_rejected"],
         cpu_s=cpu, cpu_ms_per_sim_ms=cpu / (1e3 * t_end), ms_per_step=1e3 * cpu / n,
@@ -129,13 +131,13 @@ def run(beams: int, elements: int, h: float, rho_inf: float, t_end: float) -> di
         changes_max=int(changes.max()),
         changes_within_band_late_half={
             f"{1e6 * b:g} um": float((flip & (big < b))[half[1:]].sum(axis=1).mean())
-            for b in (2e-6, 1e-5, 5e-5)},
+            for b in (1e-8, 1e-7, 1e-6, 2e-6, 1e-5, 5e-5)},
         energy_drift_J=float(e.total[-1] - e.total[0]),
         # per interface (bottom first): deepest penetration and mean gap over the late half
         min_gap_um_late=(1e6 * G[half].min(axis=(0, 2, 3))).round(2).tolist(),
         mean_gap_um_late=(1e6 * G[half].mean(axis=(0, 2, 3))).round(2).tolist(),
         mean_gap_um_end=(1e6 * G[-1].mean(axis=(1, 2))).round(2).tolist(),
-        static_penetration_um=(1e6 * static).round(2).tolist(),
+        static_penetration_um=(1e6 * static).round(4).tolist(),
         in_contact_fraction_late=float(on[half].mean()),
         kinetic_J_late_max=float(e.kinetic[half].max()),
         kinetic_J_end=float(e.kinetic[-1]),

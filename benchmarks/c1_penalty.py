@@ -9,7 +9,9 @@ contact of beams, CMAME 2016/2017) in place of ``k/2 max(-g, 0)^2``. Per unit le
 
 C1 at 0 and g0 (p and dp/dg continuous); its energy density is ``phi(g) = int_g^g0 p``,
 ``phi' = -p``, ``phi'' = e`` below 0, ``e (g0 - g) / g0`` in the band. (At rest the same
-load is carried at a gap ``g0 / 2`` larger than with the plain law.)
+load is carried at a gap ``g0 / 2`` larger than with the plain law; a stack started at zero gap
+starts pre-loaded by ``e g0 / 2`` per length: the bundle's ``e = k / l_A`` is 1e8 N/m^2, so a band
+of micrometres pushes its beams apart with hundreds of N/m, against a weight of 6 N/m.)
 
 :func:`install` reads the source of :mod:`fembody.contact._kernels`, rewrites the line
 Gauss points' law in ``crossing_forces`` (energy, force, the exact tangent, and the moving
