@@ -31,20 +31,10 @@ import fembody as fb
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import machine, save  # noqa: E402
 from beam_bundle import R, build  # noqa: E402
+from bundle_newton import _Trace  # noqa: E402
 
 XI = 0.5 * (np.polynomial.legendre.leggauss(5)[0] + 1.0)
 M_PER_M = 7850.0 * np.pi * R * R          # beam mass per metre [kg/m]
-
-
-class _Trace(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[dict] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        rec = getattr(record, "newton", None)
-        if rec is not None:
-            self.records.append(rec)
 
 
 def per_step(records: list[dict]) -> list[dict]:
