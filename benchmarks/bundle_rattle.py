@@ -1,5 +1,5 @@
 """Is the beam bundle's rattle physical or numerical (issue 33, study rattle-33)? The
-frictionless bundle of benchmarks/beam_bundle.py run to ``--t-end`` with steps ``h`` and
+bundle of benchmarks/beam_bundle.py (``--contact``, default frictionless) run to ``--t-end`` with steps ``h`` and
 generalized-alpha spectral radii ``rho_inf`` (the grid of ``--grid``), one process, one run
 each: CPU per simulated ms, the Newton trace's counts per step (:mod:`fembody.newton` at
 DEBUG, as benchmarks/bundle_newton.py reads it), and from the saved states the energies
@@ -71,8 +71,9 @@ def line_gaps(PA: np.ndarray, PB: np.ndarray) -> np.ndarray:
     return (dist - 2.0 * R).reshape(len(a0), 5)
 
 
-def run(beams: int, elements: int, h: float, rho_inf: float, t_end: float) -> dict:
-    model = build(beams, elements, "frictionless")
+def run(beams: int, elements: int, h: float, rho_inf: float, t_end: float,
+        contact: str = "frictionless") -> dict:
+    model = build(beams, elements, contact)
     lines = polylines(model)
     sys_ = model.compile()
     logger = logging.getLogger("fembody.newton")
@@ -146,6 +147,7 @@ def main() -> None:
     ap.add_argument("--t-end", type=float, default=0.04)
     ap.add_argument("--law", default="quadratic")
     ap.add_argument("--name", default="scan")
+    ap.add_argument("--contact", default="frictionless", choices=("none", "frictionless", "friction"))
     args = ap.parse_args()
     if args.law.startswith("c1:"):
         import c1_penalty
@@ -153,8 +155,8 @@ def main() -> None:
     rows = []
     for item in args.grid.split(","):
         hm, rho = (float(v) for v in item.split(":"))
-        row = run(args.beams, args.elements, 1e-3 * hm, rho, args.t_end)
-        row["law"] = args.law
+        row = run(args.beams, args.elements, 1e-3 * hm, rho, args.t_end, args.contact)
+        row["law"], row["contact"] = args.law, args.contact
         rows.append(row)
         print(f"h {hm:5.2f} ms rho_inf {rho:4.2f}: {row['ms_per_step']:7.2f} ms/step "
               f"{row['cpu_ms_per_sim_ms']:7.3f} s CPU/sim-s; per step (late half) "
