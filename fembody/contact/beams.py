@@ -77,6 +77,7 @@ from ..elements.base import Labels
 from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, in_zone, point_distance,
                        segment_distance, side_now as _side_now, signed)
+from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coefficients, coulomb
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
@@ -862,6 +863,29 @@ def _advanced_at(history: History, x: np.ndarray) -> bool:
     sliding and no force: a block's reference history, or one an idle step left)."""
     return (history.x.shape == x.shape and np.array_equal(history.x, x)
             and not (bool(history.sliding.all()) and not history.force.any()))
+
+
+    def cone_points(self, x: np.ndarray, history: History,
+                    side: np.ndarray | None = None) -> ConePoints:
+        """The Coulomb points as the return mapping sees them at ``x`` with the run's
+        ``history`` (:class:`fembody.contact.cone.ConePoints`, from the friction evaluation
+        :meth:`friction_report` reads): a planar pair's point; a spatial pair's closest
+        point and its ``NG`` line points, those the line switch gives weight (the point
+        where ``lam < 1``, the line points where ``lam > 0``). Named by the pair's label and
+        "closest point" or "line point g of NG at s = ..." (A's parameter)."""
+        _, _, c, params, N, lam = self._friction(x, history, False, side=self._sides(side))
+        n = len(self)
+        if self.kind == "node":
+            return cone_points(self.label, c.f, c.slipping, N, history.sliding, self.mu_s)
+        keep = np.concatenate([lam < 1.0, np.repeat(lam > 0.0, NG)])
+
+        def name(i: int) -> str:
+            if i < n:
+                return f"{self.label(i)}, closest point"
+            r, g = divmod(i - n, NG)
+            return (f"{self.label(r)}, line point {g + 1} of {NG} at s = "
+                    f"{params[i, 0]:.4g} on A")
+        return cone_points(name, c.f, c.slipping, N, history.sliding, self.mu_s, keep)
 
 
 class CandidateWatch:

@@ -213,6 +213,7 @@ import math
 import numpy as np
 
 from ._kernels import end_candidates
+from .cone import ConePoints, cone_points
 from .friction import History, coulomb
 from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
@@ -597,6 +598,31 @@ class EndContactBlock(ContactRows):
             T = np.linalg.norm(Ff[:, Q * d:(Q + 1) * d], axis=1)
             out.update(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
         return out
+
+    def cone_points(self, x: np.ndarray, history: History) -> ConePoints:
+        """The Coulomb points (one per row: the spring between the two ends) as the return
+        mapping sees them at ``x`` with the run's ``history``
+        (:class:`fembody.contact.cone.ConePoints`): the live rows' normal force the cone
+        uses (the point-weighted ``w k max(-g, 0)``), the tangential force, stick;
+        named by the row's label."""
+        return _end_cone_points(self, x, history,
+                                lambda sub, xl: sub._normal(xl, False)[2:4])
+
+
+def _end_cone_points(block, x: np.ndarray, history: History, normal) -> ConePoints:
+    """The :class:`fembody.contact.cone.ConePoints` of an end block's rows (one Coulomb point
+    each) from its live rows' return mapping, as its ``friction_report`` runs it;
+    ``normal(sub, x_live)`` gives the live rows' normal forces and normals."""
+    n, d = len(block), block.dim
+    f, N, slipping = np.zeros((n, d)), np.zeros(n), np.zeros(n, dtype=bool)
+    live = block.live(x)
+    if live.size:
+        sub = block._take(live)
+        Nl, nrm = normal(sub, x[live])
+        c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm, None, None,
+                          False)[2]
+        f[live], N[live], slipping[live] = c.f, Nl, c.slipping
+    return cone_points(block.label, f, slipping, N, history.sliding, block.mu_s)
 
 
 def _live_forces(block, x: np.ndarray, tangent: bool, history: History | None, normal):
@@ -1177,6 +1203,14 @@ class EndElementBlock(ContactRows):
                               None, None, False)[2]
             T[live] = np.linalg.norm(c.f, axis=1)
         return dict(tangential_force=T, slip=history.slip, stick=(F > 0.0) & ~history.sliding)
+
+    def cone_points(self, x: np.ndarray, history: History) -> ConePoints:
+        """The Coulomb points (one per row: the free end tied to its point on the element)
+        as the return mapping sees them at ``x`` with the run's ``history``
+        (:class:`fembody.contact.cone.ConePoints`), as :meth:`friction_report` runs it;
+        named by the row's label."""
+        return _end_cone_points(self, x, history,
+                                lambda sub, xl: sub._energy(xl, False)[3:5])
 
 
 def end_element_rows(model, contacts) -> tuple[list, list]:

@@ -283,6 +283,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._kernels import chord_cosines
+from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coulomb
 from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
@@ -1357,6 +1358,25 @@ class JunctionContactBlock(ContactRows):
             T[live] = np.linalg.norm(Ff[:, d:3 * d].reshape(len(live), 2, d).sum(axis=1),
                                      axis=1)
         return dict(tangential_force=T, slip=history.slip, stick=(N > 0.0) & ~history.sliding)
+
+    def cone_points(self, x: np.ndarray, history: History) -> ConePoints:
+        """The Coulomb points as the return mapping sees them at ``x`` with the run's
+        ``history`` (:class:`fembody.contact.cone.ConePoints`): each live row's node contact
+        (its point-weighted normal force, as :meth:`friction_report` runs it), named by the
+        row's label. A row's take-backs (of a duplicated pair's point, of a faded pair's
+        share: :meth:`_frictions`) are no points of their own: they scale that pair's
+        point's normal and friction forces alike, and the element pairs' block lists it."""
+        n, d = len(self), self.dim
+        f, N, slipping = np.zeros((n, d)), np.zeros(n), np.zeros(n, dtype=bool)
+        own = np.zeros(n, dtype=bool)
+        live = self.live(x)
+        if live.size:
+            h = History(*(a[live] for a in history))
+            _, _, c, params, N[live] = self._take(live)._friction(x[live], h, False)
+            f[live], slipping[live] = c.f, c.slipping
+            own[live] = _anchor_mode(params[:, 0]) == 0
+        return cone_points(lambda i: f"{self.label(i)}, node contact", f, slipping, N,
+                           history.sliding, self.mu_s, own)
 
 
 

@@ -271,6 +271,7 @@ import math
 import numpy as np
 
 from ._meet_kernels import exit_take, overlap_take
+from .cone import ConePoints, no_points
 from .friction import History
 from .geometry import PARALLEL_SINE, beyond_node, closest_node, distance, side_now, signed
 from ..elements.base import Labels
@@ -834,6 +835,12 @@ class _PlanarTakeBack(ContactRows):
         w = self._weighted_rows                 # rows of the friction copy per row
         return dict(tangential_force=T, slip=history.slip.reshape(n, w).max(axis=1),
                     stick=taking & ~history.sliding.reshape(n, w).any(axis=1))
+
+    def cone_points(self, x: np.ndarray, history: History, side=None) -> ConePoints:
+        """No Coulomb point of its own (:func:`fembody.contact.cone.no_points`): the block
+        takes back weighted parts of planar rows' friction, whose points the element pairs'
+        block lists."""
+        return no_points(self.label)
 
     def report(self, x: np.ndarray, history=None, side=None) -> dict[str, np.ndarray]:
         """Per node-on-element row (``p`` the node, then the element's two nodes; a block of

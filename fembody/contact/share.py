@@ -367,6 +367,7 @@ import math
 
 import numpy as np
 
+from .cone import ConePoints, no_points
 from .friction import History, coulomb
 from .geometry import closest_crossing, closest_node, distance, past_end
 from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
@@ -1033,6 +1034,11 @@ class CrossingShareBlock(ContactRows):
             T[live] = a * np.linalg.norm(c.f, axis=1)
         return dict(tangential_force=T, slip=history.slip,
                     stick=(F < 0.0) & ~history.sliding)
+
+    def cone_points(self, x: np.ndarray, history: History) -> ConePoints:
+        """No Coulomb point of its own (:func:`fembody.contact.cone.no_points`): a row takes
+        back a part of its pair's point friction, which the element pairs' block lists."""
+        return no_points(self.label)
 
 
 def share_rows(model, contacts: list) -> tuple[tuple, list]:

@@ -77,6 +77,7 @@ from ..errors import ModelError
 from ..elements.base import Labels
 from ..rotations import hat
 from .beams import penetration_tolerance
+from .cone import ConePoints, cone_points
 from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
 from .rows import ContactRows
@@ -816,6 +817,16 @@ class SurfaceContactBlock(ContactRows):
             out.update(tangential_force=np.linalg.norm(c.f, axis=1), slip=history.slip.copy(),
                        stick=(kon > 0.0).ravel() & ~history.sliding)
         return out
+
+
+    def cone_points(self, x: np.ndarray, history: History) -> ConePoints:
+        """The Coulomb points (one per sample point, the rows of :meth:`report`) as the
+        return mapping sees them at ``x`` with the run's ``history``
+        (:class:`fembody.contact.cone.ConePoints`), named as :meth:`report_labels`."""
+        g, kon, _, _, c = self._coulomb(x, history, False)
+        labels = self.report_labels()
+        return cone_points(labels.__getitem__, c.f, c.slipping, -(kon * g).ravel(),
+                           history.sliding, self.mu_s)
 
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:

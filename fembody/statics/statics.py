@@ -1094,47 +1094,29 @@ CONE_EDGE = 1e-6
 
 def _cone_edge_points(s: System, q: np.ndarray) -> list[tuple[str, float]]:
     """The sticking friction points at the edge of their cone at the accepted state ``q``
-    (after :func:`_contacts_accepted`: the anchors moved to ``q``), each as (its report
-    label, ``|f_t| / (mu_s N)``): those with the ratio at or above ``1 - CONE_EDGE``. The
-    static coefficient is the limit a sticking point slips at next (``coulomb``). Read from
-    each frictional block's :meth:`report` (``normal_force``, ``tangential_force``,
-    ``stick``) where its ``mu_s`` has one entry per report row and no sticking row reads
-    above its limit (checked on surface contacts of nodes; a block whose reported forces
-    are not the cone's own, a resultant or a weighted part, reads so: a free end's rows
-    read 3.4); blocks whose rows gather several points or weighted parts (crossings' line
-    points, junctions, shares, the planar meet blocks, free ends) are not checked (a
-    limit)."""
+    (after :func:`_contacts_accepted`: the anchors moved to ``q``), each as (its name,
+    ``|f_t| / (mu_s N)``): those with the ratio at or above ``1 - CONE_EDGE``. The static
+    coefficient is the limit a sticking point slips at next (``coulomb``). One rule for
+    every frictional block: its Coulomb points as its return mapping sees them
+    (``cone_points``, :class:`fembody.contact.cone.ConePoints`: per point the normal force
+    its cone uses, the tangential force it holds, whether it sticks, ``mu_s``), not its
+    report rows, which may gather several points (a crossing pair's point and line points)
+    or weighted parts (free ends, junctions, shares, the planar meet blocks)."""
     cs = s.contact_state
     out: list[tuple[str, float]] = []
     if cs is None:
         return out
     for b in s.friction_blocks:
-        mu = getattr(b, "mu_s", None)
-        if mu is None or (hasattr(cs, "open_slip") and cs.open_slip(b) is not None):
+        if hasattr(cs, "open_slip") and cs.open_slip(b) is not None:
             continue
         side = cs.side_of(b)
         x, h = s.pose(b, q), cs.friction[b.friction_slot]
-        rep = b.report(x, h) if side is None else b.report(x, h, side)
-        if not {"normal_force", "tangential_force", "stick"} <= rep.keys():
-            continue
-        N, ft = np.asarray(rep["normal_force"], float), np.asarray(rep["tangential_force"], float)
-        stick = np.asarray(rep["stick"], bool)
-        mu = np.broadcast_to(np.asarray(mu, float), N.shape) if np.ndim(mu) == 0 else \
-            np.asarray(mu, float)
-        if mu.shape != N.shape:
-            continue
-        limit = mu * N
-        held = stick & (limit > 0.0)
-        ratio = np.where(held, ft / np.where(held, limit, 1.0), 0.0)
-        if np.any(ratio > 1.0 + CONE_EDGE):
-            # a sticking row above its limit: this block's reported forces are not the
-            # cone's own (a resultant or a weighted part, e.g. a free end's rows: 3.4 on
-            # test_ends3d's tip); its rows are not judged
-            continue
+        pts = b.cone_points(x, h) if side is None else b.cone_points(x, h, side)
+        limit = pts.mu_s * pts.normal_force
+        held = pts.stick & (limit > 0.0)
+        ratio = np.where(held, pts.tangential_force / np.where(held, limit, 1.0), 0.0)
         edge = np.flatnonzero(held & (ratio >= 1.0 - CONE_EDGE))
-        if edge.size:
-            labels = b.report_labels()
-            out.extend((labels[i], float(ratio[i])) for i in edge)
+        out.extend((pts.name(int(pts.point[i])), float(ratio[i])) for i in edge)
     return out
 
 
