@@ -838,6 +838,28 @@ class BeamContactBlock(ContactRows):
         T[live] = np.linalg.norm(Fb, axis=1)
         return T
 
+    def cone_points(self, x: np.ndarray, history: History,
+                    side: np.ndarray | None = None) -> ConePoints:
+        """The Coulomb points as the return mapping sees them at ``x`` with the run's
+        ``history`` (:class:`fembody.contact.cone.ConePoints`, from the friction evaluation
+        :meth:`friction_report` reads): a planar pair's point; a spatial pair's closest
+        point and its ``NG`` line points, those the line switch gives weight (the point
+        where ``lam < 1``, the line points where ``lam > 0``). Named by the pair's label and
+        "closest point" or "line point g of NG at s = ..." (A's parameter)."""
+        _, _, c, params, N, lam = self._friction(x, history, False, side=self._sides(side))
+        n = len(self)
+        if self.kind == "node":
+            return cone_points(self.label, c.f, c.slipping, N, history.sliding, self.mu_s)
+        keep = np.concatenate([lam < 1.0, np.repeat(lam > 0.0, NG)])
+
+        def name(i: int) -> str:
+            if i < n:
+                return f"{self.label(i)}, closest point"
+            r, g = divmod(i - n, NG)
+            return (f"{self.label(r)}, line point {g + 1} of {NG} at s = "
+                    f"{params[i, 0]:.4g} on A")
+        return cone_points(name, c.f, c.slipping, N, history.sliding, self.mu_s, keep)
+
 
 def _on_b(F: np.ndarray, d: int) -> np.ndarray:
     """The force on B's two nodes (a pair's last two) of the pairs' forces ``F (n, m d)``:
@@ -863,29 +885,6 @@ def _advanced_at(history: History, x: np.ndarray) -> bool:
     sliding and no force: a block's reference history, or one an idle step left)."""
     return (history.x.shape == x.shape and np.array_equal(history.x, x)
             and not (bool(history.sliding.all()) and not history.force.any()))
-
-
-    def cone_points(self, x: np.ndarray, history: History,
-                    side: np.ndarray | None = None) -> ConePoints:
-        """The Coulomb points as the return mapping sees them at ``x`` with the run's
-        ``history`` (:class:`fembody.contact.cone.ConePoints`, from the friction evaluation
-        :meth:`friction_report` reads): a planar pair's point; a spatial pair's closest
-        point and its ``NG`` line points, those the line switch gives weight (the point
-        where ``lam < 1``, the line points where ``lam > 0``). Named by the pair's label and
-        "closest point" or "line point g of NG at s = ..." (A's parameter)."""
-        _, _, c, params, N, lam = self._friction(x, history, False, side=self._sides(side))
-        n = len(self)
-        if self.kind == "node":
-            return cone_points(self.label, c.f, c.slipping, N, history.sliding, self.mu_s)
-        keep = np.concatenate([lam < 1.0, np.repeat(lam > 0.0, NG)])
-
-        def name(i: int) -> str:
-            if i < n:
-                return f"{self.label(i)}, closest point"
-            r, g = divmod(i - n, NG)
-            return (f"{self.label(r)}, line point {g + 1} of {NG} at s = "
-                    f"{params[i, 0]:.4g} on A")
-        return cone_points(name, c.f, c.slipping, N, history.sliding, self.mu_s, keep)
 
 
 class CandidateWatch:
