@@ -303,6 +303,17 @@ class BeamContactBlock(ContactRows):
     regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
     penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
 
+    **What the slip misses** (issue 33, tests/contact/test_surface_slip.py, strict xfails).
+    The tied points are on the axes, not the surfaces, and the block sees no rotation: the
+    force acts at the axes and puts no moment on the sections. Where the normal turns
+    with the motion this is not the slip of the surfaces: a beam lying on another and
+    moved across both axes keeps the axes' difference along the turned normal, so it
+    slides sideways with no friction (the surface points slip about ``2R dtheta``); a beam
+    twisted about its own axis on a crossing one feels no friction (slip ``R dphi``) and
+    a pull along the crossing beam does not twist it. Pure rolling of equal sections
+    (no surface slip) is measured right, and so are translations that keep the normal
+    (a pull along A, a crossing A moved along B).
+
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
     past the chord's line is pushed back. That side is a run's state, like the friction
@@ -736,9 +747,10 @@ class BeamContactBlock(ContactRows):
         friction force on B [N], ``"slip"``, the largest slip distance its points accumulated
         [m], and ``"stick"``, whether it touches with none of its points having slid in that
         step (of a spatial pair the points that touch: its point and line points that are
-        open, e.g. a crossing's line points, do not count). Without a history (default None: a state measured after the run) the friction
-        keys are left out: the anchors of that state are not known. Planar pairs are signed
-        by the run's ``side`` (None: unsigned, **Sides**)."""
+        open, e.g. a crossing's line points, do not count). Without a history (default
+        None: a state measured after the run) the friction keys are left out: the anchors
+        of that state are not known. Planar pairs are signed by the run's ``side`` (None:
+        unsigned, **Sides**)."""
         F, g = self.resultants(x, side)[:, :2].T
         pos = self.positions(x)
         z, _ = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
