@@ -65,11 +65,12 @@ def _held_by_springs(res, F: np.ndarray, springs) -> np.ndarray:
 
 
 # -------------------------------------------------------- a cantilever pressed on a crossing
-def _crossing(Q: float):
+def _crossing(Q: float, along: int = 0):
     """Cantilever A along x (1 m, 10 elements, clamped at x = 0) across B along y (fixed, 9
     elements) at x = 0.95, the middle of A's last element and of B's fifth (a crossing
     pair's closest point, lam = 0 at right angles); A's last element pressed by 1 N and
-    pulled along A (across B) by ``Q``, each half on its two nodes."""
+    pulled along A (across B; ``along`` 0, the default; 1: along B) by ``Q``, each half on
+    its two nodes."""
     m = fb.Model(dim=3)
     A = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
                    orientation=(0, 0, 1))
@@ -78,7 +79,7 @@ def _crossing(Q: float):
     m.fix(A.first, *ALL)
     for nd in B.nodes:
         m.fix(nd, *ALL)
-    F = np.array([Q, 0.0, -1.0])
+    F = Q * np.eye(3)[along] - (0.0, 0.0, 1.0)
     for nd in A.nodes[-2:]:
         m.add_force(nd, tuple(0.5 * F))
     m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT,

@@ -49,7 +49,7 @@ import pytest
 
 import fembody as fb
 
-from .test_cone_edge import ALL, K, KT, MU, R, SEC, STEEL, _lying
+from .test_cone_edge import K, KT, MU, R, _crossing, _lying
 
 DELTA = 1e-5        # [m] penetration: N = K DELTA per unit of line weight
 DY = 1e-6           # [m] the sideways move (stick: KT DY << MU K DELTA)
@@ -123,19 +123,10 @@ def test_rolling_measures_no_slip_with_equal_radii():
 
 # ------------------------------------------------- a crossing pair: A twisted about its axis
 def _crossing_system():
-    """Cantilever A along x (1 m, 10 elements, clamped at x = 0) across B along y (fixed) at
-    x = 0.95 (cone-33's crossing, unloaded), compiled."""
-    m = fb.Model(dim=3)
-    A = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
-                   orientation=(0, 0, 1))
-    B = m.add_beam((0.95, -0.5, -2 * R), (0.95, 0.5, -2 * R), n=9, material=STEEL,
-                   section=SEC, orientation=(0, 0, 1))
-    m.fix(A.first, *ALL)
-    for nd in B.nodes:
-        m.fix(nd, *ALL)
-    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT,
-                       margin=R)
-    return m, A, B
+    """cone-33's crossing (cantilever A along x, clamped at x = 0, across B along y, fixed,
+    at x = 0.95), compiled (its loads are not read here), and A."""
+    m, _, _ = _crossing(0.0)
+    return m.compile(), m.bodies[0]
 
 
 def _contact_forces_on_a_moved_rigidly(sys, A, move, phi):
@@ -164,8 +155,7 @@ def test_a_crossing_beam_moved_along_b_is_held_by_friction():
     """Guard (both measures agree): A pressed by DELTA and moved along B's axis by DY: the
     force along B over the normal one is KT DY / (K DELTA); no moment on A's section in
     the model (the surface measure puts R times the force about A's axis)."""
-    m, A, B = _crossing_system()
-    sys = m.compile()
+    sys, A = _crossing_system()
     F, _ = _contact_forces_on_a_moved_rigidly(sys, A, (0.0, DY, -DELTA), 0.0)
     assert abs((F[1] / -F[2]) / (KT * DY / (K * DELTA)) - 1.0) < 1e-9, F
 
@@ -182,8 +172,7 @@ def test_a_crossing_beam_twisted_about_its_axis_is_held_by_friction():
     and on its rotation about x ``dE/dphi = KT u* . (e_x x (p - x_A)) = KT R^2 sin phi cos
     phi`` (every node of A moved alike: the sums over its nodes). On b2465cc both are 0
     (the block sees translations alone; the force along y is exactly 0)."""
-    m, A, B = _crossing_system()
-    sys = m.compile()
+    sys, A = _crossing_system()
     phi = 1e-4
     F, M = _contact_forces_on_a_moved_rigidly(sys, A, (0.0, 0.0, -DELTA), phi)
     slip = R * np.sin(phi)
@@ -192,14 +181,6 @@ def test_a_crossing_beam_twisted_about_its_axis_is_held_by_friction():
 
 
 # ------------------------------------------------- finding 2: pulled along B from gap 0
-def _pulled_along_b(Q: float):
-    m, A, B = _crossing_system()
-    F = np.array([0.0, Q, -1.0])
-    for nd in A.nodes[-2:]:
-        m.add_force(nd, tuple(0.5 * F))
-    return m, A
-
-
 @pytest.mark.xfail(strict=True, raises=fb.ConvergenceError,
                    reason="issue 33: from gap 0 the first Newton step has no friction "
                    "stiffness and throws the tip 50 stick zones sideways; slip steps then "
@@ -209,7 +190,8 @@ def test_a_cantilever_pressed_on_a_crossing_beam_and_pulled_along_it_sticks():
     finds the equilibrium, the tip held sideways within the stick zone MU N / KT (its
     elastic slip, Q / KT, 5e-7 m, plus A's bending between the contact and the tip). On
     b2465cc: no equilibrium beyond load factor 0 (cut to 2.4e-4)."""
-    m, A = _pulled_along_b(0.05)
+    m, _, _ = _crossing(0.05, along=1)
+    A = m.bodies[0]
     res = fb.static(m, steps=1, tol=1e-10)
     y = float(np.asarray(res.position(A.nodes[-2])[-1])[1])     # the node near B
     assert 0.0 < y < MU * 1.0 / KT, y
