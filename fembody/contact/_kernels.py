@@ -436,7 +436,7 @@ def _ramp(lam, L, rl, gLo, gHi, hLo, hHi, hessian, grad, hess):  # pragma: no co
 
 @njit(cache=True)
 def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw,
-                    Fo, Ko, out):  # pragma: no cover - jitted
+                    Fo, Ko, out, kband, nband):  # pragma: no cover - jitted
     """Friction of one contact point (:func:`fembody.contact.friction.coulomb` with the
     block's anchor coefficients): the pair's nodes ``x (m, d)`` (m = 4: a0, a1, b0, b1; m =
     3: a planar pair's node p, b0, b1), the gap's gradient ``grad`` and (``tangent``)
@@ -447,7 +447,12 @@ def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tan
     penalty where it touches (else 0), ``g`` its gap, ``anchor (2 + d,)``; writes
     the force on the nodes ``Fo (m d)``, (``tangent``) its derivative ``Ko (m d, m d)``, and
     ``out`` = (N, |f|, slipping 1/0, ds, stored, f (d)), the return mapping's state. ``fw``
-    scratch of (8 + 3 md) d entries."""
+    scratch of (8 + 3 md) d entries. ``kband`` (0: none) the penalty of a point in
+    the tangent band (crossing_forces' docstring), open, and ``nband`` the normal force it
+    would have pressed by the band's width: no force, and the return mapping's tangent as
+    if pressed so (a configuration less than the band away, as the penalty's band): the
+    stick tangent ``k_t du`` where ``k_t |u| <= mu nband`` (at the anchor: a point just
+    closed), else the slip's with ``N = nband`` and ``dN = -kband dN``."""
     d = x.shape[1]
     m = x.shape[0]
     md = m * d
@@ -500,9 +505,15 @@ def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tan
     out[4] = 0.5 * mag * mag / kt
     if not tangent:
         return
-    if not on:
+    if not on and kband == 0.0:
         Ko[:] = 0.0
         return
+    kpen = kon
+    stick = on and not slip
+    if not on:                              # the band: the tangent as if pressed by it
+        kpen = kband
+        limit = mu * nband
+        stick = trial <= limit
     # du = P dw - (n.w) dn - n (w^T dn); dw = ca_m I, dn = A's rows of H summed
     o = 4 * d + 4
     du = fw[o:o + d * md].reshape((d, md))
@@ -527,7 +538,7 @@ def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tan
                 du[i, b * d + k] = pik * ca[b]
         for j in range(md):
             du[i, j] -= nw * dn[i, j] + nrm[i] * wdn[j]
-    if not slip:
+    if stick:
         for i in range(d):
             for j in range(md):
                 Kp[i, j] = kt * du[i, j]
@@ -541,7 +552,7 @@ def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tan
                 Kp[i, j] = fac * acc
         for i in range(d):
             for j in range(md):
-                Kp[i, j] += mu * e[i] * (-kon * dN[j])
+                Kp[i, j] += mu * e[i] * (-kpen * dN[j])
     for a in range(m):
         for i in range(d):
             for j in range(md):
@@ -622,7 +633,7 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
         if not frictional:
             continue
         _friction_point(x, G, H, G, kon, g, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
-                        kt[q], tangent, fw, Fo, Ko, out)
+                        kt[q], tangent, fw, Fo, Ko, out, 0.0, 0.0)
         if points:
             state[q, :] = out
         for i in range(md):
@@ -686,7 +697,14 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     increment pushed it in, where it then had. With the stiffness kept on both sides of the
     kink the iterate sees one tangent there. The residual, and so the converged state within
     the Newton tolerance, the energy and the forces are the law's; only the tangent of the
-    points in the band is inexact (the friction points' tangents are not banded)."""
+    points in the band is inexact. A frictional point in the band has the friction's
+    tangent too, as if pressed by the band's width (``_friction_point``'s ``kband``,
+    ``nband``): at its anchor the stick stiffness ``k_t``. Why: a beam laid on another at
+    gap 0 and pulled along it had the band's normal stiffness and no tangential one in its
+    first Newton step, which carried it sideways by the pull over its bending stiffness,
+    far past the stick zone ``mu N / k_t`` (the same factor at every load cut); from there
+    the slip tangent, with no stiffness along the slip, threw it across its anchor at each
+    step: Newton cycled (tests/contact/test_surface_slip.py)."""
     n = pos.shape[0]
     d = pos.shape[2]
     m = 4
@@ -974,7 +992,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         # friction: the pair's point (row q), then its line points (n + q NG + g)
         if use_p or points:
             _friction_point(x, gp, Hp, gp, kp, gpt, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
-                            kt[q], tangent and use_p, fw, Fpt, Kpt, out)
+                            kt[q], tangent and use_p, fw, Fpt, Kpt, out, kb, kb * bnd)
             if points:
                 state[q, :] = out
         Fln[:] = 0.0
@@ -985,11 +1003,13 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 # the line points of the penalty's quadrature (clipped at a free end of B:
                 # there at xi_g = lo + L XI_g, weight L W_g, moving with the bounds)
                 kg = _W_T[g_] * L * k[q] if lon[g_] else 0.0
+                kgb = _W_T[g_] * L * k[q] if lband[g_] else 0.0     # (the tangent band)
                 row = n + q * NG + g_
                 if not clip or not lon[g_]:
                     _friction_point(x, GL[g_], HL[g_], GL[g_], kg, rhoL[g_] - rad,
                                     anchor[row], sliding[row] != 0, mu_s[row], mu_k[row],
-                                    kt[row], tangent and use_l, fw, Fo, Ko, out)
+                                    kt[row], tangent and use_l, fw, Fo, Ko, out, kgb,
+                                    kgb * bnd)
                 else:
                     # N = -L W_g k g(xi_g(X), X): dN = -kg (g_X + g_xi xi_X + g L_X / L);
                     # the normal n (A's rows of g_X) turns with xi too: dn = A's rows of
@@ -1006,7 +1026,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                                 HF[i, j] = HL[g_, i, j] + GXI[g_, i] * gxg[j]
                     _friction_point(x, GL[g_], HF, dNF, kg, gg, anchor[row],
                                     sliding[row] != 0, mu_s[row], mu_k[row], kt[row],
-                                    tangent and use_l, fw, Fo, Ko, out)
+                                    tangent and use_l, fw, Fo, Ko, out, kgb, kgb * bnd)
                 if points:
                     state[row, :] = out
                 for i in range(md):

@@ -303,6 +303,17 @@ class BeamContactBlock(ContactRows):
     regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
     penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
 
+    **What the slip misses** (issue 33, tests/contact/test_surface_slip.py, strict xfails).
+    The tied points are on the axes, not the surfaces, and the block sees no rotation: the
+    force acts at the axes and puts no moment on the sections. Where the normal turns
+    with the motion this is not the slip of the surfaces: a beam lying on another and
+    moved across both axes keeps the axes' difference along the turned normal, so it
+    slides sideways with no friction (the surface points slip about ``2R dtheta``); a beam
+    twisted about its own axis on a crossing one feels no friction (slip ``R dphi``) and
+    a pull along the crossing beam does not twist it. Pure rolling of equal sections
+    (no surface slip) is measured right, and so are translations that keep the normal
+    (a pull along A, a crossing A moved along B).
+
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
     past the chord's line is pushed back. That side is a run's state, like the friction
@@ -735,9 +746,11 @@ class BeamContactBlock(ContactRows):
         ``x``) a frictional block also gives ``"tangential_force"``, the magnitude of the
         friction force on B [N], ``"slip"``, the largest slip distance its points accumulated
         [m], and ``"stick"``, whether it touches with none of its points having slid in that
-        step. Without a history (default None: a state measured after the run) the friction
-        keys are left out: the anchors of that state are not known. Planar pairs are signed
-        by the run's ``side`` (None: unsigned, **Sides**)."""
+        step (of a spatial pair the points that touch: its point and line points that are
+        open, e.g. a crossing's line points, do not count). Without a history (default
+        None: a state measured after the run) the friction keys are left out: the anchors
+        of that state are not known. Planar pairs are signed by the run's ``side`` (None:
+        unsigned, **Sides**)."""
         F, g = self.resultants(x, side)[:, :2].T
         pos = self.positions(x)
         z, _ = (closest_crossing if self.kind == "crossing" else closest_node)(pos)
@@ -775,22 +788,30 @@ class BeamContactBlock(ContactRows):
         n, d = len(self), self.dim
         slip, sliding = history.slip, history.sliding
         if self.kind == "crossing":
-            # per pair over its point and its NG line points: the largest slip, whether any
-            # point slid (max, or: exact, in any order; once per saved state)
-            slip, sliding = _per_pair(np.maximum, slip, n), _per_pair(np.logical_or, sliding, n)
+            # per pair over its point and its NG line points: the largest slip (max: exact,
+            # in any order; once per saved state)
+            slip = _per_pair(np.maximum, slip, n)
         if self.kind == "crossing" and _advanced_at(history, x):
-            # a pair none of whose points is sliding touches (advance marks a point open at
-            # the step's end sliding): its stick is ~sliding alone
-            return dict(tangential_force=self._advanced_friction(x, history), slip=slip,
-                        stick=~sliding)
+            # advance marks a point sliding when it slid or is open at the step's end: a
+            # point that is not sliding touches and stuck, one that slid is sliding with a
+            # nonzero offset (_slipped); a pair sticks when one of its points stuck and none
+            # slid (its open points, e.g. the line points of a crossing at right angles,
+            # left out)
+            slid = _per_pair(np.logical_or, _slipped(history), n)
+            held = _per_pair(np.logical_or, ~sliding, n)
+            return dict(tangential_force=self._advanced_friction(x, history, slid), slip=slip,
+                        stick=held & ~slid)
         Ff, _, c, _, N, _ = self._friction(x, history, False, side=self._sides(side))
         touch = N > 0.0
+        slid = sliding & touch                  # (an open point's sliding flag says nothing)
         if self.kind == "crossing":
-            touch = touch[:n] | touch[n:].reshape(n, NG).any(axis=1)
+            touch = _per_pair(np.logical_or, touch, n)
+            slid = _per_pair(np.logical_or, slid, n)
         return dict(tangential_force=np.linalg.norm(_on_b(Ff, d), axis=1), slip=slip,
-                    stick=touch & ~sliding)
+                    stick=touch & ~slid)
 
-    def _advanced_friction(self, x: np.ndarray, history: History) -> np.ndarray:
+    def _advanced_friction(self, x: np.ndarray, history: History,
+                           slid: np.ndarray | None = None) -> np.ndarray:
         """The magnitude of the friction force on B's nodes ``(n,)`` [N] of every spatial
         pair at ``x`` with the anchors of ``history``, one :meth:`advance` made at ``x``
         itself (:func:`_advanced_at`), evaluating the pairs where a point slipped in that
@@ -807,16 +828,15 @@ class BeamContactBlock(ContactRows):
         measured again, with its pair's. Those points are the sliding ones with a nonzero
         offset (an open point's is zero; a slipping one's ``-f / k_t`` is nonzero unless
         every component of ``mu N e / k_t`` underflows: a force below about ``5e-324
-        k_t`` [N]). The magnitudes are taken of the pairs whose force on B is not zero
-        alone (the others' are zeros, whatever the sign of a zero in their force)."""
+        k_t`` [N]; :func:`_slipped`), per pair ``slid (n,)`` (default None: found here).
+        The magnitudes are taken of the pairs whose force on B is not zero alone (the
+        others' are zeros, whatever the sign of a zero in their force)."""
         n, d = len(self), self.dim
         F, a = history.force, history.anchor
         m = F.shape[1] // d
-        offset = a[:, 2] != 0.0                  # (column by column: any(axis=1) is slow)
-        for i in range(3, 2 + d):
-            offset |= a[:, i] != 0.0
-        moved = history.sliding & offset
-        rows = np.flatnonzero(_per_pair(np.logical_or, moved, n))
+        if slid is None:
+            slid = _per_pair(np.logical_or, _slipped(history), n)
+        rows = np.flatnonzero(slid)
         Fb = _on_b(F, d)
         carry = Fb[:, 0] != 0.0                  # (column by column, as above)
         for i in range(1, d):
@@ -877,6 +897,19 @@ def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:
     for g in range(1, NG):
         op(out, line[:, g], out=out)
     return out
+
+
+def _slipped(history: History) -> np.ndarray:
+    """The points ``(p,)`` that slipped in the step whose :meth:`BeamContactBlock.advance`
+    made ``history``: the sliding ones with a nonzero offset (an open point's is zero; a
+    slipping one's, ``-f / k_t``, is nonzero unless its force is: below about ``5e-324
+    k_t`` [N], or ``mu_k = 0`` after the step it broke away, where it counts as open;
+    :meth:`BeamContactBlock._advanced_friction` says more)."""
+    a = history.anchor
+    offset = a[:, 2] != 0.0                      # (column by column: any(axis=1) is slow)
+    for i in range(3, a.shape[1]):
+        offset |= a[:, i] != 0.0
+    return history.sliding & offset
 
 
 def _advanced_at(history: History, x: np.ndarray) -> bool:

@@ -65,11 +65,12 @@ def _held_by_springs(res, F: np.ndarray, springs) -> np.ndarray:
 
 
 # -------------------------------------------------------- a cantilever pressed on a crossing
-def _crossing(Q: float):
+def _crossing(Q: float, along: int = 0):
     """Cantilever A along x (1 m, 10 elements, clamped at x = 0) across B along y (fixed, 9
     elements) at x = 0.95, the middle of A's last element and of B's fifth (a crossing
     pair's closest point, lam = 0 at right angles); A's last element pressed by 1 N and
-    pulled along A (across B) by ``Q``, each half on its two nodes."""
+    pulled along A (across B; ``along`` 0, the default; 1: along B) by ``Q``, each half on
+    its two nodes."""
     m = fb.Model(dim=3)
     A = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
                    orientation=(0, 0, 1))
@@ -78,7 +79,7 @@ def _crossing(Q: float):
     m.fix(A.first, *ALL)
     for nd in B.nodes:
         m.fix(nd, *ALL)
-    F = np.array([Q, 0.0, -1.0])
+    F = Q * np.eye(3)[along] - (0.0, 0.0, 1.0)
     for nd in A.nodes[-2:]:
         m.add_force(nd, tuple(0.5 * F))
     m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT,
@@ -93,15 +94,15 @@ def _crossing(Q: float):
 
 
 # -------------------------------------------------------- a beam lying along another
-def _lying(Q: float):
+def _lying(Q: float, along: int = 0):
     """Beam A (0.8 m, 8 elements, rotations held, translations free) lying on B (1 m, 10
     elements, fixed) along x, its nodes over the middles of B's elements and its ends over
     B's inside (line contact, lam = 1): pressed by 1 N and, from t = 0 to 1, pulled along x
-    by ``Q``, both spread as a uniform line load (the end nodes half), held by springs in
-    the same proportion (y and z: 800 N/m in all, the top of a cylinder is unstable
-    sideways without them, and the open start's first Newton step must not carry A
-    through B; x: 1e-3 N/m, the open start's support). A
-    moves as a whole: every line point has the same |f_t| / (mu N)."""
+    (``along`` 0, the default; 1: across the axes, along y) by ``Q``, both spread as a
+    uniform line load (the end nodes half), held by springs in the same proportion (y and
+    z: 800 N/m in all, the top of a cylinder is unstable sideways without them, and the
+    open start's first Newton step must not carry A through B; x: 1e-3 N/m, the open
+    start's support). A moves as a whole: every line point has the same |f_t| / (mu N)."""
     n, x0, L = 8, 0.15, 0.8
     m = fb.Model(dim=3)
     B = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10, material=STEEL, section=SEC,
@@ -115,7 +116,7 @@ def _lying(Q: float):
         m.fix(nd, "rx", "ry", "rz")
         w = (0.5 if i in (0, n) else 1.0) / n
         m.add_force(nd, (0.0, 0.0, -w))
-        m.add_force(nd, fb.functions.Ramp(0.0, 1.0) * (w * Q, 0.0, 0.0))
+        m.add_force(nd, fb.functions.Ramp(0.0, 1.0) * tuple(w * Q * np.eye(3)[along]))
         X = np.array([x0 + L * i / n, 0.0, 2 * R])
         for k, d in ((1e-3, 0), (800.0, 1), (800.0, 2)):
             a = X.copy()
@@ -124,7 +125,7 @@ def _lying(Q: float):
             springs.append((nd, a, k * w))
     m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT,
                        margin=R)
-    F = np.array([Q, 0.0, -1.0])
+    F = Q * np.eye(3)[along] - (0.0, 0.0, 1.0)
 
     def reference(res) -> float:
         C = _held_by_springs(res, F, springs)

@@ -54,14 +54,16 @@ def _result(mu_k):
 
 
 def _whole(b: BeamContactBlock, x, h) -> dict:
-    """The report with every pair's return mapping at ``x`` (the form before)."""
+    """The report with every pair's return mapping at ``x`` (the form before; a pair sticks
+    when it touches and none of its touching points slid, tied-33)."""
     Ff, _, c, _, N, _ = b._friction(x, h, False)
     n, d = len(b), b.dim
     Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)
     per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)
-    slip, sliding, touch = per(h.slip, np.max), per(h.sliding, np.any), per(N > 0.0, np.any)
+    slip, touch = per(h.slip, np.max), per(N > 0.0, np.any)
+    slid = per(h.sliding & (N > 0.0), np.any)       # (open points' flags left out)
     return dict(tangential_force=np.linalg.norm(Fb, axis=1), slip=slip,
-                stick=touch & ~sliding)
+                stick=touch & ~slid)
 
 
 class _Rows:
@@ -141,3 +143,23 @@ def test_a_history_made_elsewhere_is_measured_whole(monkeypatch):
         monkeypatch.setattr(beams_mod, "crossing_forces", spy)
         for k in want:
             assert got[k].tobytes() == want[k].tobytes(), k
+
+
+@pytest.mark.parametrize("make, pull", [("_crossing", 30.0), ("_lying", 0.1)])
+def test_a_pair_whose_touching_points_stick_reports_stick(make, pull):
+    """cone-33's crossing (pulled along A by 30 N: |f_t| / (mu N) = 0.55) and lying beam
+    (pulled by 0.1 N: 0.33), below the slip load: every pressed pair of the static result's
+    record sticks, with no slip and a tangential force. On b2465cc ``stick`` read 0 on each:
+    a pair's flag was combined over its point and all its line points, and an open point
+    is marked sliding (the crossing's line points, the lying pairs' closest point and the
+    line points outside B's element)."""
+    from . import test_cone_edge
+    m, ratio, opts = getattr(test_cone_edge, make)(pull)
+    res = fb.static(m, steps=1, **opts)
+    assert ratio(res) < 0.6
+    c = res.contacts
+    N = c["normal_force"][-1]
+    on = N > 0.0
+    assert on.any()
+    assert (c["stick"][-1][on] == 1.0).all(), c["stick"][-1][on]
+    assert (c["slip"][-1][on] == 0.0).all() and (c["tangential_force"][-1][on] > 0.0).all()

@@ -181,11 +181,13 @@ def test_the_kernel_reads_a_runs_anchors_in_place_and_leaves_them(dim):
 
 def _old_friction_report(b: BeamContactBlock, x, h, side) -> dict:
     """The element pairs' friction report as it was formed before fric-33: B's force as a sum
-    over its two nodes' slice, the per-pair slip, sliding and touch over a stacked copy."""
+    over its two nodes' slice, the per-pair slip, sliding and touch over a stacked copy
+    (sliding of the touching points alone: a pair sticks when it touches and none of its
+    touching points slid, tied-33; before, an open point's sliding flag counted too)."""
     Ff, _, c, _, N, _ = b._friction(x, h, False, side=b._sides(side))
     n, d = len(b), b.dim
     Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)
-    slip, sliding, touch = h.slip, h.sliding, N > 0.0
+    slip, sliding, touch = h.slip, h.sliding & (N > 0.0), N > 0.0
     if b.kind == "crossing":
         from fembody.contact.beams import NG
         per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)

@@ -17,6 +17,7 @@ import pytest
 
 import fembody as fb
 from fembody.contact import beams
+from fembody.contact.beams import BeamContactBlock
 
 from .geometries import bundle
 from .test_compiled import _block
@@ -97,3 +98,57 @@ def test_banded_runs_equal_plain_newton_within_the_tolerance(monkeypatch):
     assert motion > 0.0
     assert not np.array_equal(qb, qp)
     assert np.abs(qb - qp).max() <= 1e-8 * motion
+
+
+KT_BAND = 1e3               # tangential penalty [N/m] of the frictional pair below
+MU_BAND = 0.3
+
+
+def _frictional(X: np.ndarray, offset: float = 0.0):
+    """:func:`_block` with Coulomb friction (MU_BAND, KT_BAND) and its reference history
+    (every point anchored at its closest points) with the offset ``o = offset e_y`` [m]
+    (0: each point at its anchor, u = 0; else the tangential ``u = -offset e_y``), and
+    ``forces`` evaluated with it."""
+    n = len(X)
+    blk = BeamContactBlock("crossing", np.arange(4 * n).reshape(n, 4),
+                           np.arange(12 * n).reshape(n, -1), X, np.full(n, RAD),
+                           np.full(n, K_PEN), [f"pair {i}" for i in range(n)],
+                           friction=(np.full(n, MU_BAND), np.full(n, MU_BAND),
+                                     np.full(n, KT_BAND)))
+    h = blk.history0.copy()
+    h.anchor[:, 3] = offset
+    return lambda x, tangent: blk.forces(x, None, tangent, history=h)
+
+
+def _fd_history(forces, x, h):
+    f0 = forces(x, False)[0]
+    K = np.zeros((1, f0.shape[1], x.shape[1]))
+    for j in range(x.shape[1]):
+        e = np.zeros_like(x)
+        e[0, j] = h
+        K[0, :, j] = (forces(x + e, False)[0] - forces(x - e, False)[0]) / (2.0 * h)
+    return K
+
+
+@pytest.mark.parametrize("angle", [0.0, 40.0])     # line contact, point contact
+@pytest.mark.parametrize("offset, tol", [(0.0, 5e-5), (1e-3, 1e-5)])
+def test_band_keeps_the_friction_tangent_from_below(angle, offset, tol):
+    """A frictional pair at 0.3 of the band: no force; the tangent (the penalty's and the
+    friction's) is the one just below the kink (gap -3e-9 m): the kernel's exact tangent
+    there to 1e-6 of its largest entry (measured 1e-8), and its central differences (steps
+    of 1e-11 m) to ``tol``. At the anchor (u = 0) that is the stick stiffness, its zone mu
+    N / k_t = 9e-10 m holding the steps; the differences' round-off, k_t 1e-16 m / 2e-11 m
+    = 5e-3 N/m against entries of 250, sets tol (measured 1.7e-5). Off it (|u| = 1e-3 m)
+    the slip's, whose dropped part, mu N / |u| = 9e-7 N/m against mu k = 300, leaves 1e-5.
+    Before tied-33 the band had no friction tangent: at the anchor the stick stiffness k_t
+    (of the tangent's size) was missing; off it the slip's mu e dN^T."""
+    band = beams.TANGENT_BAND * RAD
+    x = np.zeros((1, 12))
+    f, K, _ = _frictional(_pair(angle, 0.3 * band), offset)(x, True)
+    assert np.all(f == 0.0)
+    below = _frictional(_pair(angle, -3e-9), offset)
+    Kb = below(x, True)[1]
+    assert np.abs(K - Kb).max() <= 1e-6 * np.abs(Kb).max()
+    Kfd = _fd_history(below, x, 1e-11)
+    assert np.abs(K - Kfd).max() <= tol * np.abs(Kfd).max(), np.abs(K - Kfd).max() / np.abs(
+        Kfd).max()
