@@ -595,12 +595,15 @@ def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, radius: np.ndarr
     return held
 
 
-def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray
-                    ) -> np.ndarray:
+def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
+                    run: np.ndarray | None = None) -> np.ndarray:
     """The point indicator ``M (n,)`` of :func:`point_line` (its arguments): 1 where the
     row's node is a local minimum of the distance to the row's chord along its own beam
     (every neighbour no nearer the chord's line), or where one of its elements crosses the
-    chord (that element's factor)."""
+    other beam's axis (that element's factor): the row's chord, or (``run (n, 4)``, the
+    slots of the chord's run ``c_0, b0, b1, c_1`` along its beam, a slot repeating its
+    neighbour where there is none; default None: the chord alone) any of the run's three
+    chords."""
     n = len(pos)
     r = np.arange(n)
     node, b0, b1 = (pos[r, tri[:, i]] for i in range(3))
@@ -608,21 +611,28 @@ def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.n
     rp = node - b0
     cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
     s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
+    ends = [pos[r, k] for k in (tri[:, 1:] if run is None else run).T]
     M = np.ones(n)
     for c in range(nb.shape[1]):
         du = pos[r, np.maximum(nb[:, c], 0)] - node
-        cu = eb[:, 0] * (rp + du)[:, 1] - eb[:, 1] * (rp + du)[:, 0]
-        # (the element p -> u_c crossing the chord b0 -> b1: the axes cross)
-        c0 = du[:, 0] * (b0 - node)[:, 1] - du[:, 1] * (b0 - node)[:, 0]
-        c1 = du[:, 0] * (b1 - node)[:, 1] - du[:, 1] * (b1 - node)[:, 0]
-        cross_ = (cr * cu < 0.0) & (c0 * c1 < 0.0)
+        # (the element p -> u_c crossing a chord a -> b of the run: the axes cross; a
+        # repeated slot's chord has no length and crosses nothing)
+        cross_ = np.zeros(n, dtype=bool)
+        for a, b in zip(ends[:-1], ends[1:]):
+            e = b - a
+            ca = e[:, 0] * (node - a)[:, 1] - e[:, 1] * (node - a)[:, 0]
+            cu = e[:, 0] * (node + du - a)[:, 1] - e[:, 1] * (node + du - a)[:, 0]
+            c0 = du[:, 0] * (a - node)[:, 1] - du[:, 1] * (a - node)[:, 0]
+            c1 = du[:, 0] * (b - node)[:, 1] - du[:, 1] * (b - node)[:, 0]
+            cross_ |= (ca * cu < 0.0) & (c0 * c1 < 0.0)
         M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | cross_
               | (nb[:, c] < 0)).astype(float)
     return M
 
 
 def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
-               radius: np.ndarray, length: np.ndarray, tangent: bool = True):
+               radius: np.ndarray, length: np.ndarray, tangent: bool = True,
+               run: np.ndarray | None = None):
     """The point/line switch of planar node-on-element rows (module docstring, "The
     point/line switch"; the derivation is :mod:`fembody.contact.planar_switch`'s docstring)
     at the block's node positions ``pos (n, m, 2)``: ``tri (n, 3)`` the slots of each row's
@@ -645,7 +655,9 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     can change its sign. Where ``p``'s element ``c`` crosses the chord (the axes cross: a
     Newton iterate or a state penetrating by more than the radii, beyond any penetration
     limit) no local minimum of the distance holds the contact, so there that element's
-    factor of ``M`` is 1: the rows' nodal count holds it, as before the switch."""
+    factor of ``M`` is 1: the rows' nodal count holds it, as before the switch; ``run``
+    (default None: the row's chord) the chords whose crossing counts
+    (:func:`point_indicator`)."""
     from .line import switch
     n, m, d = pos.shape
     k = m * d
@@ -660,13 +672,13 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     sel = np.flatnonzero(~held)             # (the rows where the switch may act)
     if sel.size < n:
         L, Mj = point_line(pos[sel], tri[sel], nb[sel], side[sel], radius[sel], length[sel],
-                           tangent)
+                           tangent, None if run is None else run[sel])
         Lam, M = const(np.ones(n)), const(np.ones(n))
         for full, part in ((Lam, L), (M, Mj)):
             for j in range(3 if tangent else 2):
                 full[j][sel] = part[j]
         return Lam, M
-    M = point_indicator(pos, tri, nb, side)
+    M = point_indicator(pos, tri, nb, side, run)
     line = np.zeros(n, dtype=bool)          # (some x_c = 1: Lam = 1)
     off = []                                # per element the jet of 1 - x_c (1: none)
     for c in range(nb.shape[1]):
@@ -791,6 +803,15 @@ def _mix(a, w, b, tangent: bool):
                   + w[0][:, None, None] * (b[2] - a[2]),)
 
 
+def chord_run(tri: np.ndarray, cn: np.ndarray) -> np.ndarray:
+    """The slots ``(n, 4)`` of each row's chord run ``c_0, b0, b1, c_1`` (``tri (n, 3)``
+    the rows' ``(p, b0, b1)``, ``cn (n, 2)`` the chord's neighbours it is blended across,
+    -1: none, where the run repeats ``b_j``): the chords whose crossing
+    :func:`point_indicator` counts."""
+    return np.column_stack([np.where(cn[:, 0] >= 0, cn[:, 0], tri[:, 1]), tri[:, 1:],
+                            np.where(cn[:, 1] >= 0, cn[:, 1], tri[:, 2])])
+
+
 def across_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, cn: np.ndarray,
                 side: np.ndarray, radius: np.ndarray, length: np.ndarray,
                 tangent: bool = True):
@@ -802,9 +823,13 @@ def across_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, cn: np.ndarray
     same node, its elements, side, radius and length), ``B(X) = X + sum_j w_j (X_j - X)``;
     returns the jets (value, gradient, Hessian or None) of ``B(Lam)`` (what the row's
     other parts are scaled by) and ``B((1 - Lam) (1 - M))`` (the part the switch takes
-    back)."""
+    back). Against either chord ``M`` counts a crossing of any chord of the row's run
+    ``c_0 -> b0 -> b1 -> c_1`` (:func:`point_indicator`'s ``run``): the switch against the
+    next chord is the same function of the same crossing, so a crossing does not make the
+    two differ (:mod:`fembody.contact.planar_switch`, "Across a node")."""
     n, m, d = pos.shape
-    L, M = point_line(pos, tri, nb, side, radius, length, tangent)
+    run = chord_run(tri, cn)
+    L, M = point_line(pos, tri, nb, side, radius, length, tangent, run)
     off = 1.0 - M[0]
     P = (off * (1.0 - L[0]), -off[:, None] * L[1],
          -off[:, None, None] * L[2] if tangent else None)
@@ -829,7 +854,7 @@ def across_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, cn: np.ndarray
         if not rows.size:
             continue
         Lk, Mk = point_line(pos[rows], tk, nb[rows], side[rows], radius[rows], length[rows],
-                            tangent)
+                            tangent, run[rows])
         # (the same constant weights against both elements, point contact of both say: the
         # blend changes nothing either)
         flat = ((Lk[0] == L[0][rows]) & (Mk[0] == M[0][rows]) & ~Lk[1].any(axis=1)

@@ -661,3 +661,61 @@ def test_planar_switch_blend_across_a_bent_node_has_exact_tangents():
         return False
 
     assert _jiggled_blocks_exact(sys, shift, 19, inside)
+
+
+def _through(x0: float, deg: float, lean: int):
+    """:func:`tests.contact.geometries.through_the_chord`'s pair (B 4 elements of 0.25 m
+    along y = -0.05, nodes at x = -0.45 + 0.25 j, fixed; r = 10 mm, k = 1e5 N/m) with A's
+    0.2 m beam (2 elements) rising from p = (``x0``, 0) at ``deg`` degrees to B, towards +x
+    (``lean`` 1) or -x (-1): the compiled System and A."""
+    m = fb.Model()
+    steel = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+    sec = fb.Section.circle(0.02)
+    B = m.add_beam((-0.45, -0.05), (0.55, -0.05), n=4, material=steel, section=sec)
+    for nd in B.nodes:
+        m.fix(nd, "x", "y", "rz")
+    a = math.radians(deg)
+    A = m.add_beam((x0, 0.0), (x0 + lean * 0.2 * math.cos(a), 0.2 * math.sin(a)), n=2,
+                   material=steel, section=sec)
+    m.add_beam_contact(A, B, radius=0.01, stiffness=1e5, margin=1.0, max_penetration=0.1)
+    return m.compile(), A
+
+
+@pytest.mark.parametrize("deg", [90.0, 60.0, 30.0])
+@pytest.mark.parametrize("x0, lean", [(0.0, 1), (0.0, -1), (0.045, 1), (0.045, -1),
+                                      (0.055, 1), (0.055, -1)])
+def test_a_pair_driven_through_the_chord_is_taken_back_nowhere(deg, x0, lean):
+    """A's tip p moved rigidly 5 mm past B's centre line (the unsigned measure of a
+    compiled System: ``test_direct_integrator``'s pair, p's row 2 r - 5 mm = 15 mm deep on
+    the far side), at 90, 60 and 30 degrees, under B's element middle (x = 0) and 5 mm on
+    either side of B's node at x = 0.05 (the row blended across it), A leaning either way
+    (at 30 degrees A's element crosses B's axis 8.7 mm from p, across the node for 0.045
+    leaning +x and 0.055 leaning -x): the switch takes back nothing (every penetrating
+    row's element crosses B's axis: no local minimum of the distance holds the contact;
+    energy and forces of its blocks 0) and under the middle the contact's force on p is
+    k (2 r - 5 mm) = 1500 N normal to B, the one row's (to 1e-9). Before, the blend across
+    the node took back w (1 - M_j) of the row (M_j = 0 against the next chord, which p's
+    element crossed only on the row's own chord): 3.84 J of 11.25 J at x = 0 and 5.6 J
+    at the node's sides (force 988 N at 90 degrees)."""
+    from fembody.contact.planar_switch import PointRowBlock
+    sys, A = _through(x0, deg, lean)
+    shift = {nd.id: np.array([0.0, -0.055]) for nd in A.nodes}
+    n_switch = 0
+    for b in sys.beam_contact_blocks:
+        if isinstance(b, PointRowBlock):
+            n_switch += 1
+            x = moved(sys, b, shift)[0]
+            assert not b.strain_energy(x).any(), (b.strain_energy(x), b.nodes)
+            assert not b.forces(x, None, False)[0].any()
+    assert n_switch
+    if x0 == 0.0:
+        q = sys.q0.copy()
+        for nd in A.nodes:
+            q[sys.node_dofs[nd.id][1]] -= 0.055
+        f = sys.internal_forces(q, None, False)[0]
+        ix, iy = sys.node_dofs[A.first.id][:2]
+        assert abs(f[iy] / (1e5 * (0.02 - 0.005)) - 1.0) < 1e-9, f[iy]
+        # (on A nothing else: its elements are moved rigidly; on B the reaction)
+        on_a = np.concatenate([sys.node_dofs[nd.id] for nd in A.nodes])
+        assert np.abs(f[np.setdiff1d(on_a, [iy])]).max() < 1e-9 * f[iy]
+        assert abs(np.delete(f, on_a).sum() + f[iy]) < 1e-9 * f[iy]
