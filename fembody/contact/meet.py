@@ -1978,14 +1978,17 @@ def blended_across(p: int, el: list, around: dict, shared: set) -> list:
     :func:`fembody.contact.rows.beam_neighbours`, ``shared`` of :func:`shared_rows`):
     ``c_j`` ``b_j``'s other neighbour where ``b_j`` has two beam elements and neither
     this row nor ``p``'s row against the next element is one of :class:`EndOverlapBlock`'s
-    (whose share is scaled by the row's own ``Lam``: blended, the two would not agree);
-    -1 where not."""
+    (whose share is scaled by the row's own ``Lam``: blended, the two would not agree),
+    and the next element has neither ``p`` nor a neighbour of ``p`` (a self-contact's:
+    ``p`` has no row against an element next to its own, nothing to hand over to); -1
+    where not."""
     cn = [-1, -1]
     if (p, frozenset(el)) in shared:
         return cn
+    near = {p} | {int(u) for u, _ in around.get(p, ())}
     for j in (0, 1):
         nxt = [int(u) for u, _ in around.get(el[j], ()) if int(u) != el[1 - j]]
-        if (len(around.get(el[j], ())) == 2 and len(nxt) == 1 and nxt[0] != p
+        if (len(around.get(el[j], ())) == 2 and len(nxt) == 1 and nxt[0] not in near
                 and (p, frozenset((el[j], nxt[0]))) not in shared):
             cn[j] = nxt[0]
     return cn
