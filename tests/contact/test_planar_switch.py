@@ -719,3 +719,36 @@ def test_a_pair_driven_through_the_chord_is_taken_back_nowhere(deg, x0, lean):
         on_a = np.concatenate([sys.node_dofs[nd.id] for nd in A.nodes])
         assert np.abs(f[np.setdiff1d(on_a, [iy])]).max() < 1e-9 * f[iy]
         assert abs(np.delete(f, on_a).sum() + f[iy]) < 1e-9 * f[iy]
+
+
+@pytest.mark.parametrize("deg", [3.0, 20.0])
+def test_the_blend_takes_back_no_more_than_the_row_where_both_say_point(deg):
+    """:func:`_pair`'s slide (unsigned sides), A's tip 2 to 400 mm into B's end, 1 mm
+    and 25 mm below the reference (the latter past B's centre line: A's elements cross
+    B's axis): on every PointRowBlock row whose line weight is 0 both blended and
+    unblended (``Lam = Lam_j = 0``: both switches say point) the blended take-back
+    ``B((1 - Lam) (1 - M))`` is at most the row's own ``(1 - Lam) (1 - M)`` (the blend
+    run with no neighbours, ``cn = -1``). Before, M_j read the crossing against the next
+    chord alone: 0.5 more (the whole ``w_j`` at B's nodes) where A's element crossed the
+    row's own chord."""
+    from fembody.contact.meet import across_line
+    from fembody.contact.planar_switch import PointRowBlock
+    sys, A, _ = _pair(deg)
+    seen, worst = 0, -math.inf
+    for ov in np.linspace(0.002, 0.4, 60):
+        for dy in (-0.001, -0.025):
+            shift = _at(A, deg, ov, dy)
+            for b in sys.beam_contact_blocks:
+                if not isinstance(b, PointRowBlock):
+                    continue
+                pos = b.positions(moved(sys, b, shift)[0])
+                sd = np.zeros(len(b))
+                args = (b.radius, b.length, False)
+                L, P = across_line(pos, b.tri[:, 0], b.nb, b.cn, sd, *args)
+                L0, P0 = across_line(pos, b.tri[:, 0], b.nb, np.full_like(b.cn, -1), sd,
+                                     *args)
+                both = (L[0] == 0.0) & (L0[0] == 0.0) & (P0[0] < 1.0)
+                seen += int(both.sum())
+                if both.any():
+                    worst = max(worst, float((P[0] - P0[0])[both].max()))
+    assert seen > 100 and worst <= 0.0, (seen, worst)
