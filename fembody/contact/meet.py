@@ -611,23 +611,35 @@ def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.n
     rp = node - b0
     cr = eb[:, 0] * rp[:, 1] - eb[:, 1] * rp[:, 0]
     s = np.where(side != 0.0, side, np.where(cr != 0.0, np.sign(cr), 1.0))
-    ends = [pos[r, k] for k in (tri[:, 1:] if run is None else run).T]
     M = np.ones(n)
     for c in range(nb.shape[1]):
         du = pos[r, np.maximum(nb[:, c], 0)] - node
-        # (the element p -> u_c crossing a chord a -> b of the run: the axes cross; a
-        # repeated slot's chord has no length and crosses nothing)
-        cross_ = np.zeros(n, dtype=bool)
-        for a, b in zip(ends[:-1], ends[1:]):
-            e = b - a
-            ca = e[:, 0] * (node - a)[:, 1] - e[:, 1] * (node - a)[:, 0]
-            cu = e[:, 0] * (node + du - a)[:, 1] - e[:, 1] * (node + du - a)[:, 0]
-            c0 = du[:, 0] * (a - node)[:, 1] - du[:, 1] * (a - node)[:, 0]
-            c1 = du[:, 0] * (b - node)[:, 1] - du[:, 1] * (b - node)[:, 0]
-            cross_ |= (ca * cu < 0.0) & (c0 * c1 < 0.0)
-        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | cross_
-              | (nb[:, c] < 0)).astype(float)
+        ok = (s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | (nb[:, c] < 0)
+        lean = np.flatnonzero(~ok)
+        if lean.size:
+            ok[lean] = _crosses(pos[lean], node[lean], du[lean],
+                                tri[lean, 1:] if run is None else run[lean])
+        M *= ok.astype(float)
     return M
+
+
+def _crosses(pos: np.ndarray, node: np.ndarray, du: np.ndarray, run: np.ndarray
+             ) -> np.ndarray:
+    """Per row ``(n,)`` whether the element ``node -> node + du`` crosses a chord of the
+    run ``run (n, k)`` (slots in ``pos (n, m, 2)``; consecutive slots make its chords): the
+    axes cross (each chord's ends on either side of the element's line and the element's
+    ends on either side of the chord's); a repeated slot's chord has no length and crosses
+    nothing."""
+    ends = pos[np.arange(len(pos))[:, None], run]
+    a, e = ends[:, :-1], ends[:, 1:] - ends[:, :-1]
+    rel = node[:, None] - a
+
+    def cross(u, v):
+        return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+    d = du[:, None]
+    return ((cross(e, rel) * cross(e, rel + d) < 0.0)
+            & (cross(d, -rel) * cross(d, e - rel) < 0.0)).any(axis=1)
 
 
 def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
