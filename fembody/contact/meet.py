@@ -230,6 +230,10 @@ where every ``Lam`` is 1, numpy where the switch acts), and the switch's block t
 - Friction is taken back with the same weights on a copy of the rows (the switch's block)
   and the scaled parts (the others), so slip friction stays ``mu`` times the weighted normal
   force.
+- Across a node of the element's beam (where ``p``'s row hands over to the next element's)
+  the weights are blended with the next element's over the half element nearest the node
+  (:func:`across_line`; :mod:`fembody.contact.planar_switch`, "Across a node"), so every
+  nodal force hands over continuously, not only the energy and each beam's total.
 
 **Left.** (1) Below 2 degrees, or where the spread is below ``1/2`` (a wedge of penetration
 longer than about two spread lengths: deep penetration, short elements), the rows are the
@@ -282,6 +286,9 @@ SPREAD_LINE = 0.25              # the point/line switch's spread band (module do
 SPREAD_POINT = 0.5
 SPREAD_FROM = math.radians(1.0)     # [rad] the spread acts from this angle on ...
 SPREAD_FULL = math.radians(2.0)     # [rad] ... fully from this one
+BLEND = 0.5                     # the part of a chord, from a node, blended across it ...
+KINK_FROM = math.radians(0.5)   # [rad] ... at a node whose chords meet within this angle,
+KINK_FULL = math.radians(1.0)   # [rad] ... none from this one (planar_switch, "Across")
 
 
 def _cos2(x4: np.ndarray) -> np.ndarray:
@@ -588,12 +595,15 @@ def line_held(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, radius: np.ndarr
     return held
 
 
-def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray
-                    ) -> np.ndarray:
+def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
+                    run: np.ndarray | None = None) -> np.ndarray:
     """The point indicator ``M (n,)`` of :func:`point_line` (its arguments): 1 where the
     row's node is a local minimum of the distance to the row's chord along its own beam
     (every neighbour no nearer the chord's line), or where one of its elements crosses the
-    chord (that element's factor)."""
+    other beam's axis (that element's factor): the row's chord, or (``run (n, 4)``, the
+    slots of the chord's run ``c_0, b0, b1, c_1`` along its beam, a slot repeating its
+    neighbour where there is none; default None: the chord alone) any of the run's three
+    chords."""
     n = len(pos)
     r = np.arange(n)
     node, b0, b1 = (pos[r, tri[:, i]] for i in range(3))
@@ -604,18 +614,37 @@ def point_indicator(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.n
     M = np.ones(n)
     for c in range(nb.shape[1]):
         du = pos[r, np.maximum(nb[:, c], 0)] - node
-        cu = eb[:, 0] * (rp + du)[:, 1] - eb[:, 1] * (rp + du)[:, 0]
-        # (the element p -> u_c crossing the chord b0 -> b1: the axes cross)
-        c0 = du[:, 0] * (b0 - node)[:, 1] - du[:, 1] * (b0 - node)[:, 0]
-        c1 = du[:, 0] * (b1 - node)[:, 1] - du[:, 1] * (b1 - node)[:, 0]
-        cross_ = (cr * cu < 0.0) & (c0 * c1 < 0.0)
-        M *= ((s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | cross_
-              | (nb[:, c] < 0)).astype(float)
+        ok = (s * (eb[:, 0] * du[:, 1] - eb[:, 1] * du[:, 0]) >= 0.0) | (nb[:, c] < 0)
+        lean = np.flatnonzero(~ok)
+        if lean.size:
+            ok[lean] = _crosses(pos[lean], node[lean], du[lean],
+                                tri[lean, 1:] if run is None else run[lean])
+        M *= ok.astype(float)
     return M
 
 
+def _crosses(pos: np.ndarray, node: np.ndarray, du: np.ndarray, run: np.ndarray
+             ) -> np.ndarray:
+    """Per row ``(n,)`` whether the element ``node -> node + du`` crosses a chord of the
+    run ``run (n, k)`` (slots in ``pos (n, m, 2)``; consecutive slots make its chords): the
+    axes cross (each chord's ends on either side of the element's line and the element's
+    ends on either side of the chord's); a repeated slot's chord has no length and crosses
+    nothing."""
+    ends = pos[np.arange(len(pos))[:, None], run]
+    a, e = ends[:, :-1], ends[:, 1:] - ends[:, :-1]
+    rel = node[:, None] - a
+
+    def cross(u, v):
+        return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+    d = du[:, None]
+    return ((cross(e, rel) * cross(e, rel + d) < 0.0)
+            & (cross(d, -rel) * cross(d, e - rel) < 0.0)).any(axis=1)
+
+
 def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarray,
-               radius: np.ndarray, length: np.ndarray, tangent: bool = True):
+               radius: np.ndarray, length: np.ndarray, tangent: bool = True,
+               run: np.ndarray | None = None):
     """The point/line switch of planar node-on-element rows (module docstring, "The
     point/line switch"; the derivation is :mod:`fembody.contact.planar_switch`'s docstring)
     at the block's node positions ``pos (n, m, 2)``: ``tri (n, 3)`` the slots of each row's
@@ -638,7 +667,9 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     can change its sign. Where ``p``'s element ``c`` crosses the chord (the axes cross: a
     Newton iterate or a state penetrating by more than the radii, beyond any penetration
     limit) no local minimum of the distance holds the contact, so there that element's
-    factor of ``M`` is 1: the rows' nodal count holds it, as before the switch."""
+    factor of ``M`` is 1: the rows' nodal count holds it, as before the switch; ``run``
+    (default None: the row's chord) the chords whose crossing counts
+    (:func:`point_indicator`)."""
     from .line import switch
     n, m, d = pos.shape
     k = m * d
@@ -653,13 +684,13 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     sel = np.flatnonzero(~held)             # (the rows where the switch may act)
     if sel.size < n:
         L, Mj = point_line(pos[sel], tri[sel], nb[sel], side[sel], radius[sel], length[sel],
-                           tangent)
+                           tangent, None if run is None else run[sel])
         Lam, M = const(np.ones(n)), const(np.ones(n))
         for full, part in ((Lam, L), (M, Mj)):
             for j in range(3 if tangent else 2):
                 full[j][sel] = part[j]
         return Lam, M
-    M = point_indicator(pos, tri, nb, side)
+    M = point_indicator(pos, tri, nb, side, run)
     line = np.zeros(n, dtype=bool)          # (some x_c = 1: Lam = 1)
     off = []                                # per element the jet of 1 - x_c (1: none)
     for c in range(nb.shape[1]):
@@ -708,6 +739,155 @@ def point_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, side: np.ndarra
     Lam = tuple(None if v is None else np.where(line.reshape((n,) + (1,) * j), o, v)
                 for j, (o, v) in enumerate(zip(one, Lam)))
     return Lam, const(M)
+
+
+def across_weight(pos: np.ndarray, tri: np.ndarray, other: np.ndarray, end: int,
+                  tangent: bool = True):
+    """The weight ``w = h g / 2`` ``(n,)`` of the chord next to a row's chord across its
+    node ``b_end`` (:mod:`fembody.contact.planar_switch`, "Across a node") at the node
+    positions ``pos (n, m, 2)``: ``tri (n, 3)`` the slots of the row's node and chord ``(p,
+    b0, b1)``, ``other (n,)`` the slot of the next chord's far node (its chord ``other ->
+    b0`` for ``end`` 0, ``b1 -> other`` for ``end`` 1: the beam's own order). ``h =
+    phi((t - 1 + BLEND) / BLEND)`` (``end`` 1) or ``phi((BLEND - t) / BLEND)`` (``end`` 0),
+    ``t`` the parameter of ``p``'s projection on the chord, 1 at the node and 0 from
+    ``BLEND`` of the chord away from it; ``g`` the quintic step of ``cos^2`` of the two
+    chords' angle, 1 up to ``KINK_FROM`` and 0 from ``KINK_FULL`` (a straight beam's node,
+    not a kink); ``phi`` of :func:`_phi`. Its gradient ``(n, 2 m)`` and (``tangent``)
+    Hessian, exact."""
+    n, m, d = pos.shape
+    k = m * d
+    w, x4, slots = _across_value(pos, tri, other, end)
+    q0, q1 = math.cos(KINK_FROM) ** 2, math.cos(KINK_FULL) ** 2
+    G = np.zeros((n, k))
+    H = np.zeros((n, k, k)) if tangent else None
+    mid = np.flatnonzero(w > 0.0)
+    if not mid.size:
+        return w, G, H
+    sub = x4[mid]
+    x = [[_var(sub, s, i) for i in range(d)] for s in range(4)]
+    tj = _along(x, 0, 1, 2)
+    vj = _scale(tj, (1.0 if end else -1.0) / BLEND)
+    vj = (vj[0] + ((BLEND - 1.0) / BLEND if end else 1.0), vj[1], vj[2])
+    h = _apply(vj, *_phi(vj[0]))
+    hi, lo = (3, 2) if end else (1, 3)      # (the next chord: b1 -> other, other -> b0)
+    d1 = [_add(x[2][i], x[1][i], -1.0) for i in range(d)]
+    d2 = [_add(x[hi][i], x[lo][i], -1.0) for i in range(d)]
+    pe = _dot(d1, d2)
+    cj = _mul(_mul(pe, pe), _recip(_mul(_dot(d1, d1), _dot(d2, d2))))
+    cj = _scale((cj[0] - q1, cj[1], cj[2]), 1.0 / (q0 - q1))
+    g = _apply(cj, *_phi(cj[0]))
+    wj = _scale(_mul(h, g), 0.5)
+    cols = (slots[mid][:, :, None] * d + np.arange(d)).reshape(len(mid), 4 * d)
+    # (a slot may repeat: add, not assign)
+    Gm = np.zeros((len(mid), k))
+    np.add.at(Gm, (np.arange(len(mid))[:, None], cols), wj[1])
+    G[mid] = Gm
+    if tangent:
+        Hm = np.zeros((len(mid), k, k))
+        np.add.at(Hm, (np.arange(len(mid))[:, None, None], cols[:, :, None],
+                       cols[:, None, :]), wj[2])
+        H[mid] = Hm
+    return w, G, H
+
+
+def _across_value(pos: np.ndarray, tri: np.ndarray, other: np.ndarray, end: int):
+    """The value of :func:`across_weight` (its arguments) ``(n,)``, the row's four nodes
+    ``(p, b0, b1, other)`` ``(n, 4, 2)`` and their slots ``(n, 4)``."""
+    r = np.arange(len(pos))
+    slots = np.column_stack([tri, other])
+    x4 = pos[r[:, None], slots]
+    e = x4[:, 2] - x4[:, 1]
+    t = np.einsum("ni,ni->n", x4[:, 0] - x4[:, 1], e) / np.einsum("ni,ni->n", e, e)
+    v = (t - 1.0 + BLEND) / BLEND if end else (BLEND - t) / BLEND
+    chords = x4[:, [1, 2, 2, 3]] if end else x4[:, [1, 2, 3, 1]]
+    q0, q1 = math.cos(KINK_FROM) ** 2, math.cos(KINK_FULL) ** 2
+    return 0.5 * _phi(v)[0] * _phi((_cos2(chords) - q1) / (q0 - q1))[0], x4, slots
+
+
+def _mix(a, w, b, tangent: bool):
+    """The jet of ``a + w (b - a)`` (jets; Hessians None without ``tangent``)."""
+    dv, dg = b[0] - a[0], b[1] - a[1]
+    out = (a[0] + w[0] * dv, a[1] + w[1] * dv[:, None] + w[0][:, None] * dg)
+    if not tangent:
+        return out + (None,)
+    cross = w[1][:, :, None] * dg[:, None, :]
+    return out + (a[2] + w[2] * dv[:, None, None] + cross + np.transpose(cross, (0, 2, 1))
+                  + w[0][:, None, None] * (b[2] - a[2]),)
+
+
+def chord_run(tri: np.ndarray, cn: np.ndarray) -> np.ndarray:
+    """The slots ``(n, 4)`` of each row's chord run ``c_0, b0, b1, c_1`` (``tri (n, 3)``
+    the rows' ``(p, b0, b1)``, ``cn (n, 2)`` the chord's neighbours it is blended across,
+    -1: none, where the run repeats ``b_j``): the chords whose crossing
+    :func:`point_indicator` counts."""
+    return np.column_stack([np.where(cn[:, 0] >= 0, cn[:, 0], tri[:, 1]), tri[:, 1:],
+                            np.where(cn[:, 1] >= 0, cn[:, 1], tri[:, 2])])
+
+
+def across_line(pos: np.ndarray, tri: np.ndarray, nb: np.ndarray, cn: np.ndarray,
+                side: np.ndarray, radius: np.ndarray, length: np.ndarray,
+                tangent: bool = True):
+    """The point/line switch of :func:`point_line` (its arguments) blended across the
+    row's chord's nodes (:mod:`fembody.contact.planar_switch`, "Across a node"): ``cn (n,
+    2)`` the slots of the chord's neighbours along its beam, ``b0``'s other and ``b1``'s
+    other (-1: none, no blend on that side). With ``w_j`` of :func:`across_weight` and
+    ``Lam_j``, ``M_j`` the switch against the chord next to the row's across ``b_j`` (the
+    same node, its elements, side, radius and length), ``B(X) = X + sum_j w_j (X_j - X)``;
+    returns the jets (value, gradient, Hessian or None) of ``B(Lam)`` (what the row's
+    other parts are scaled by) and ``B((1 - Lam) (1 - M))`` (the part the switch takes
+    back). Against either chord ``M`` counts a crossing of any chord of the row's run
+    ``c_0 -> b0 -> b1 -> c_1`` (:func:`point_indicator`'s ``run``): the switch against the
+    next chord is the same function of the same crossing, so a crossing does not make the
+    two differ (:mod:`fembody.contact.planar_switch`, "Across a node")."""
+    n, m, d = pos.shape
+    run = chord_run(tri, cn)
+    L, M = point_line(pos, tri, nb, side, radius, length, tangent, run)
+    off = 1.0 - M[0]
+    P = (off * (1.0 - L[0]), -off[:, None] * L[1],
+         -off[:, None, None] * L[2] if tangent else None)
+    # (BLEND <= 1/2: no row is blended across both nodes at once)
+    for end in (0, 1):
+        has = np.flatnonzero(cn[:, end] >= 0)
+        if not has.size:
+            continue
+        rows = has[_across_value(pos[has], tri[has], cn[has, end], end)[0] > 0.0]
+        if not rows.size:
+            continue
+        tk = tri[rows].copy()
+        if end:
+            tk[:, 1], tk[:, 2] = tri[rows, 2], cn[rows, 1]
+        else:
+            tk[:, 1], tk[:, 2] = cn[rows, 0], tri[rows, 1]
+        # (Lam = 1 against both elements, with zero derivatives: the blend changes nothing)
+        same = line_held(pos[rows], tri[rows], nb[rows], radius[rows], side[rows],
+                         length[rows]) & line_held(pos[rows], tk, nb[rows], radius[rows],
+                                                   side[rows], length[rows])
+        rows, tk = rows[~same], tk[~same]
+        if not rows.size:
+            continue
+        Lk, Mk = point_line(pos[rows], tk, nb[rows], side[rows], radius[rows], length[rows],
+                            tangent, run[rows])
+        # (the same constant weights against both elements, point contact of both say: the
+        # blend changes nothing either)
+        flat = ((Lk[0] == L[0][rows]) & (Mk[0] == M[0][rows]) & ~Lk[1].any(axis=1)
+                & ~L[1][rows].any(axis=1))
+        if flat.all():
+            continue
+        if flat.any():
+            keep = ~flat
+            rows, tk = rows[keep], tk[keep]
+            Lk = tuple(None if v is None else v[keep] for v in Lk)
+            Mk = tuple(None if v is None else v[keep] for v in Mk)
+        wj = across_weight(pos[rows], tri[rows], cn[rows, end], end, tangent)
+        ok = 1.0 - Mk[0]
+        Pk = (ok * (1.0 - Lk[0]), -ok[:, None] * Lk[1],
+              -ok[:, None, None] * Lk[2] if tangent else None)
+        for X, Xk in ((L, Lk), (P, Pk)):
+            sub = tuple(None if v is None else v[rows] for v in X)
+            mixed = _mix(sub, wj, Xk, tangent)
+            for j in range(3 if tangent else 2):
+                X[j][rows] = mixed[j]
+    return L, P
 
 
 def _nothing(live: np.ndarray, m: int, count: int, tangent: bool):
@@ -1444,13 +1624,15 @@ class EntryRampBlock(_PlanarTakeBack):
     ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per row and ``rows_class`` the planar
     rows' class, as :class:`EndOverlapBlock`'s: the block runs the rows' own return
     mapping on a copy of the five rows and takes back the same parts of their friction.
-    ``length (n,)`` the rows' contacts' spread lengths [m] (:func:`spread_length`)."""
+    ``length (n,)`` the rows' contacts' spread lengths [m] (:func:`spread_length`);
+    ``across (n, 2, 2)`` whether the free end ``b_j``'s row against ``p``'s element ``c``
+    is blended across ``p`` (:func:`blended_across`; default None: none)."""
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, free: np.ndarray,
                  ends: np.ndarray, ramp: np.ndarray, radius: np.ndarray, k: np.ndarray,
                  labels, side: np.ndarray | None = None, friction: tuple | None = None,
                  rows_class: type | None = None, has: np.ndarray | None = None, *,
-                 length: np.ndarray) -> None:
+                 length: np.ndarray, across: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 5)
         self.length = np.asarray(length, float).reshape(-1)
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -1466,6 +1648,8 @@ class EntryRampBlock(_PlanarTakeBack):
         n, d = len(self.X), self.dim
         self.has = (np.zeros((n, 2, 2), dtype=bool) if has is None
                     else np.asarray(has, dtype=bool).reshape(-1, 2, 2))
+        self.across = (np.zeros((n, 2, 2), dtype=bool) if across is None
+                       else np.asarray(across, dtype=bool).reshape(-1, 2, 2))
         # the weighted rows: which exist, their slots and DOF columns
         self._on = np.column_stack([np.ones(n, dtype=bool),
                                     (self.has & self.free[:, :, None]).reshape(n, 4)])
@@ -1493,7 +1677,8 @@ class EntryRampBlock(_PlanarTakeBack):
         return EntryRampBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                               self.free[rows], self.ends[rows], self.ramp[rows],
                               self.radius[rows], self.k[rows], self._labels, self.side[rows],
-                              has=self.has[rows], length=self.length[rows])
+                              has=self.has[rows], length=self.length[rows],
+                              across=self.across[rows])
 
     def positions(self, x: np.ndarray) -> np.ndarray:
         return self.X + x.reshape(self.X.shape)
@@ -1559,11 +1744,32 @@ class EntryRampBlock(_PlanarTakeBack):
 
     def _lines(self, pos: np.ndarray, sd: np.ndarray, tangent: bool) -> list:
         """Per weighted row its line weight ``Lam`` (a jet of :func:`point_line`): ``p``'s
-        row with ``p``'s two neighbours, a free end ``b_j``'s with its one, ``b_(1-j)``."""
+        row with ``p``'s two neighbours, a free end ``b_j``'s with its one, ``b_(1-j)``,
+        blended across ``p`` as the switch's block blends it (:func:`across_line`; across
+        the element's other node its part here is 0)."""
         n = len(pos)
-        nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
-        return [point_line(pos, self.tri[:, c], np.tile(np.array(nbs[c]), (n, 1)), sd[:, c],
-                           self.radius, self.length, tangent)[0] for c in range(5)]
+        out = [point_line(pos, self.tri[:, 0], np.tile(np.array([3, 4]), (n, 1)), sd[:, 0],
+                          self.radius, self.length, tangent)[0]]
+        for c in range(1, 5):
+            nb, cn = self._across(c)
+            out.append(across_line(pos, self.tri[:, c], nb, cn, sd[:, c], self.radius,
+                                   self.length, tangent)[0])
+        return out
+
+    def _across(self, c: int):
+        """The slots of a free end's weighted row ``c`` (1-4) ``nb (n, 2)`` (its one
+        neighbour) and ``cn (n, 2)`` (the element's neighbour across ``p``, ``p``'s other
+        element's far node: ``cn[:, 1]`` where the element ends at ``p``, else ``cn[:,
+        0]``; -1 on the other side), as :func:`across_line` reads them."""
+        n = len(self.tri)
+        j, cc = divmod(c - 1, 2)
+        nb = np.tile(np.array([2 - j, -1]), (n, 1))
+        cn = np.full((n, 2), -1, dtype=np.int64)
+        e = self.ends[:, cc]
+        on = self.across[:, j, cc]
+        cn[e & on, 1] = 4 - cc
+        cn[~e & on, 0] = 4 - cc
+        return nb, cn
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
         """Per weighted row ``c``: in its zone ``(n,)``, the energy ``(n,)``, its gradient
@@ -1635,13 +1841,8 @@ class EntryRampBlock(_PlanarTakeBack):
         :meth:`parts` to round-off, tests/contact/test_planar_kernels.py)."""
         pos = self.X[live] + x[live].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
-        nbs = [(3, 4)] + [(2 - j, -1) for j in (0, 1) for _ in (0, 1)]
         on = self._on[live]
-        if not all(np.all(line_held(pos, self.tri[live, c], np.tile(np.array(nbs[c]),
-                                                                    (len(live), 1)),
-                                    self.radius[live], side[:, c],
-                                    self.length[live])
-                          | ~on[:, c]) for c in range(5)):
+        if not self._all_held(pos, live, side):
             # (the point/line switch may act: the numpy take-back, which carries it; none
             # where it makes every weighted row point contact, Lam = 0)
             sub = self._take(live)
@@ -1656,6 +1857,61 @@ class EntryRampBlock(_PlanarTakeBack):
                                      self._endsf[live], self.ramp[live], self.lr[live],
                                      self._sigma(pos, side))
         return fl, (Kl if tangent else None), ((a, ga, None),)
+
+    def _all_held(self, pos: np.ndarray, live: np.ndarray, side: np.ndarray) -> bool:
+        """Whether every weighted row's line weight is 1 at the ``live`` rows' positions
+        ``pos`` (:func:`line_held`, in one call over the rows that exist: against their
+        elements and, for a free end's row blended across ``p``, against the next element,
+        which :meth:`_lines` blends in)."""
+        if not len(live):
+            return True
+        idx, tri, nb, col = self._chords()
+        at = np.full(len(self), -1)
+        at[live] = np.arange(len(live))
+        k = at[idx]
+        keep = k >= 0
+        k = k[keep]
+        return bool(np.all(line_held(pos[k], tri[keep], nb[keep], self.radius[live][k],
+                                     side[k, col[keep]], self.length[live][k])))
+
+    def _chords(self):
+        """The weighted rows that exist against their elements and, for a free end's row
+        blended across ``p``, against the next element there (the beam's order, ``c_0 ->
+        b0`` or ``b1 -> c_1``): per such the block's row ``(k,)``, its slots ``(k, 3)``,
+        its node's neighbours' ``(k, 2)`` and the weighted row ``(k,)`` (compile-time
+        arrays, kept)."""
+        if getattr(self, "_chord_rows", None) is not None:
+            return self._chord_rows
+        idx, tri, nb, col = [], [], [], []
+        for c in range(5):
+            rows = np.flatnonzero(self._on[:, c])
+            if not rows.size:
+                continue
+            tc = self.tri[rows, c]
+            if c == 0:
+                nbc = np.tile(np.array([3, 4]), (len(rows), 1))
+            else:
+                nbc, cn = (a[rows] for a in self._across(c))
+                for j in (0, 1):
+                    k = np.flatnonzero(cn[:, j] >= 0)
+                    tk = tc[k].copy()
+                    if j:
+                        tk[:, 1], tk[:, 2] = tc[k, 2], cn[k, 1]
+                    else:
+                        tk[:, 1], tk[:, 2] = cn[k, 0], tc[k, 1]
+                    idx.append(rows[k])
+                    tri.append(tk)
+                    nb.append(nbc[k])
+                    col.append(np.full(len(k), c))
+            idx.append(rows)
+            tri.append(tc)
+            nb.append(nbc)
+            col.append(np.full(len(rows), c))
+        z = np.zeros(0, dtype=np.int64)
+        self._chord_rows = ((np.concatenate(idx), np.concatenate(tri), np.concatenate(nb),
+                             np.concatenate(col)) if idx
+                            else (z, np.zeros((0, 3), np.int64), np.zeros((0, 2), np.int64), z))
+        return self._chord_rows
 
     # ------------------------------------------------------------------------- friction
     def _gathered(self, x: np.ndarray) -> np.ndarray:
@@ -1719,6 +1975,37 @@ class EntryRampBlock(_PlanarTakeBack):
         return np.column_stack([F, g, on])
 
 
+def shared_rows(rows: dict, nodes: np.ndarray, around: dict) -> set:
+    """The rows :class:`EndOverlapBlock` weights (:func:`overlap_rows`, its arguments):
+    ``{(node, frozenset(element's nodes))}``."""
+    out = set()
+    for (p, u, q, w), *_ in overlap_rows(rows, nodes, around):
+        out |= {(p, frozenset((q, w))), (q, frozenset((p, u)))}
+    return out
+
+
+def blended_across(p: int, el: list, around: dict, shared: set) -> list:
+    """The nodes ``[c_0, c_1]`` the row of node ``p`` against the element ``el = (b0,
+    b1)`` is blended across (:func:`across_line`; compile time, ``around`` of
+    :func:`fembody.contact.rows.beam_neighbours`, ``shared`` of :func:`shared_rows`):
+    ``c_j`` ``b_j``'s other neighbour where ``b_j`` has two beam elements and neither
+    this row nor ``p``'s row against the next element is one of :class:`EndOverlapBlock`'s
+    (whose share is scaled by the row's own ``Lam``: blended, the two would not agree),
+    and the next element has neither ``p`` nor a neighbour of ``p`` (a self-contact's:
+    ``p`` has no row against an element next to its own, nothing to hand over to); -1
+    where not."""
+    cn = [-1, -1]
+    if (p, frozenset(el)) in shared:
+        return cn
+    near = {p} | {int(u) for u, _ in around.get(p, ())}
+    for j in (0, 1):
+        nxt = [int(u) for u, _ in around.get(el[j], ()) if int(u) != el[1 - j]]
+        if (len(around.get(el[j], ())) == 2 and len(nxt) == 1 and nxt[0] not in near
+                and (p, frozenset((el[j], nxt[0]))) not in shared):
+            cn[j] = nxt[0]
+    return cn
+
+
 def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
     """The planar node-on-element ``rows`` (``{(node, element index): radius sum}``, one
     contact's; ``nodes (e, 2)`` the elements' node ids) whose entry is ramped (compile
@@ -1727,8 +2014,10 @@ def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
     against an element with a free end. Per row: ``((p, b0, b1, u1, u2), free (2,),
     radius sum, ends (2,), has (2, 2))``, ``u`` ``p``'s neighbours, ``ends`` whether their
     elements end at ``p`` and ``has[j, c]`` whether the free end ``b_j``'s row against
-    ``p``'s element to ``u_c`` is one of ``rows``."""
+    ``p``'s element to ``u_c`` is one of ``rows``; then ``across (2, 2)`` whether that row
+    is blended across ``p`` (:func:`blended_across`)."""
     index = {frozenset(map(int, e)): i for i, e in enumerate(nodes.tolist())}
+    shared = shared_rows(rows, nodes, around)
     out = []
     for (p, o), rsum in rows.items():
         nb = around.get(p, ())
@@ -1739,8 +2028,10 @@ def entry_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
             has = tuple(tuple(bool(fj) and (int(b), index.get(frozenset((p, u)), -1)) in rows
                               for u, _ in nb)
                         for b, fj in zip(nodes[o].tolist(), free))
+            across = tuple(tuple(blended_across(int(b), [int(p), int(u)], around, shared)[0]
+                                 >= 0 for u, _ in nb) for b in nodes[o].tolist())
             out.append(((p, int(nodes[o][0]), int(nodes[o][1]), nb[0][0], nb[1][0]), free,
-                        rsum, (nb[0][1], nb[1][1]), has))
+                        rsum, (nb[0][1], nb[1][1]), has, across))
     return out
 
 
@@ -1771,4 +2062,5 @@ def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
                            friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
                            rows_class=rows_class,
                            has=np.array([r[5] for r in rows], dtype=bool),
-                           length=np.array([spread_length(r[0]) for r in rows]))]
+                           length=np.array([spread_length(r[0]) for r in rows]),
+                           across=np.array([r[6] for r in rows], dtype=bool))]

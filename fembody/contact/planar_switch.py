@@ -130,28 +130,114 @@ What it gives:
   return mapping on a copy of them), so slip friction stays ``mu`` times the weighted
   normal force.
 
-**Left.** (1) Inside the bands ``Lam`` depends on the direction of the row's chord, which is
-a different function of the nodes on either side of a node the row hands over across (the
-chord's two nodes pivot on different ends). Energy and the total force on each beam stay
-continuous there, but a row that penetrates while it hands over moves a force couple
-between the chord's nodes: on the slide at 0.5 degrees (B's node under A passing A's inner
-nodes, 1.56 mm deep) one DOF of A's node jumps by 15.6 kN against a largest force of 13.8
-kN, the force on A continuous to 5e-8 N and the energy to 2e-11 of itself (measured
-without the angle's floor, which now keeps 0.5 degrees line contact; at 1.5 degrees, in
-the floor's band, 961 N against 2138 N, B's node 0.69 mm deep;
-tests/contact/test_planar_switch.py checks the hand-overs at 7 and 10 degrees, where no
-row in a band penetrates at them). The angle's band (5-10 degrees) had the same, untested
-where a row penetrates there. A direction smoothed across the chord's node (it needs the
-chord's neighbours in the rows) would remove it. (2) The spread's band is narrow in the
-angle, ``sin a`` from ``delta / 4 L`` to ``delta / 2 L``, and the two counts it blends
-differ by up to the number of nodes in the wedge, so ``Lam W`` varies steeply with the
-beams' relative rotation there: couples of the order of the normal force times ``2 L``
-(the same 15.6 kN above is such a couple). Near-parallel contact with small penetration
-(``delta / L`` below about ``4 sin a``) from 2 degrees is point contact, its line count
-only where the beams lie within that angle; below 1 degree every contact is the line
-count, a tip pressed on a beam too (2.65x the one contact at 1 degree on the slide): a
-rule that knows a wedge from a bending line contact needs more than a row's
-neighbourhood (the penetration along the whole overlap).
+**Across a node.** ``Lam`` and ``M`` read the direction of the row's own element ``b0 ->
+b1``. Where ``p``'s projection passes a node of that beam its row hands over to the next
+element's row; on a straight beam the two rows' energies and forces are equal there and
+so are their weights, but not the weights' gradients: each pivots on its own element's
+nodes, so inside the bands a penetrating row moved a force couple from one element's nodes
+to the next's at the node (on the slide at 1.5 degrees, B's node 0.69 mm deep under A's
+inner node: 961 N against 2138 N; contacts deep for their elements at 3 and 7 degrees: up
+to 1.2 times the largest nodal force), the energy and each beam's total force continuous.
+So the switch's block weighs a row with
+
+    B(X) = X + sum_j w_j (X_j - X),    w_j = h_j g_j / 2,
+
+``X_j`` the same function (of ``p``, its elements, its side, radius and length) against
+the next element across ``b_j``, ``c_0 -> b0`` or ``b1 -> c_1`` in the beam's order;
+``h_1 = phi((t - 1/2) / (1/2))``, ``h_0 = phi((1/2 - t) / (1/2))``, ``t`` the parameter of
+``p``'s projection on the element (1 at the node, 0 from the element's middle); ``g_j`` the
+quintic step of ``cos^2`` of the angle between the two elements, 1 up to ``KINK_FROM`` (0.5
+degree) and 0 from ``KINK_FULL`` (1 degree). It takes back ``B((1 - Lam) (1 - M)) W``,
+and the other blocks scale their parts of the row by ``B(Lam)``
+(:func:`fembody.contact.meet.across_line`, :func:`~fembody.contact.meet.across_weight`).
+Why:
+
+- At the node (``t = 1`` on one element, ``t = 0`` on the next) both rows weigh ``(X_c +
+  X_(c+1)) / 2``, the same function of the same nodes, with ``h = 1`` and zero slope: where
+  the rows' energies and forces hand over (a straight beam) every nodal force does, in
+  every band (tests/contact/test_planar_switch.py: the slide at 1.2 and 1.5 degrees, 1.5
+  deeper, 3 and 7 degrees deep for their elements, to 1e-9 of the largest nodal force).
+- On a straight beam ``X_j = X`` in value (the same line, the same angles): energies and
+  totals are as before, the one contact to round-off from 2 degrees, parallel overlaps bit
+  for bit (``Lam = 1`` against every element, ``B(1) = 1``).
+- The gate keeps a kink's rows as they were. At a convex kink the rows do not hand over
+  (the node pair holds the wedge) and the two elements' point indicators differ (a node
+  leaning away from one element's line leans towards the other's): blended there, the
+  kink's one contact would be counted again (the kinks of the tests are from 4 degrees).
+  Between 0.5 and 1 degree of kink the blend is partial, still continuous and
+  conservative. Why so narrow: a blend reaches the next element's weights, so on a bending
+  beam it carries the angle floor's band (1 to 2 degrees) to rows below it. Measured on
+  the planar bundle of tests/contact/test_after_step_paths.py (kinks of 0.13 to 0.83
+  degree, mu = 0.3, 4 steps): with the gate from 1 to 2 degrees its run took 53 Newton
+  iterations and rejected a step (30 and none before); from 0.5 to 1, 34 and none. On a
+  beam kinked by more at a node a penetrating row in a band still moves its couple there
+  (where, with the rows' zones apart at a kink, the rows and node pairs hand over).
+- One weight per row in every block: the exit's parts of a free end's rows against an
+  inner node's elements (:class:`fembody.contact.meet.EntryRampBlock`) are scaled by the
+  same ``B(Lam)`` across that node (across the element's far node those parts are 0: ``l_r
+  <= l / 2``). The two free ends' rows of :class:`~fembody.contact.meet.EndOverlapBlock`
+  and the rows next to them across a node are not blended (``c_j`` -1: their share is
+  scaled by the row's own ``Lam``, and its fade acts over the blend's half element), so a
+  hand-over between a last element and the next keeps the couple where a free end's row in
+  a band is no local minimum, as before.
+- Friction is taken back with the same parts: slip friction is ``mu`` times the weighted
+  normal force in the three bands (tests/contact/test_planar_switch.py).
+- A crossing counts alike against both chords. ``M``'s factor of an element of ``p``
+  that crosses the other beam's axis is 1 (no local minimum of the distance holds a
+  crossing; the states of the unsigned measure past the chord's line), and which chord it
+  crosses is read from the chords' extents: against the row's chord alone a node driven
+  through a straight beam's middle, its element crossing the row's chord, had ``M = 1``
+  but ``M_j = 0`` against the next (the same line, not crossed there), and the blend took
+  back ``w_j W``: 3.84 J of 11.25 J at 90 degrees, 988 N of the row's 1500 N. So in
+  every block ``M`` (and ``M_j``) counts a crossing of any chord of the row's run ``c_0
+  -> b0 -> b1 -> c_1`` (:func:`fembody.contact.meet.chord_run`): both see the same
+  crossing, the blend moves nothing where only the crossing differed, and the run's
+  ``M`` is never below the row's own chord's (a take-back never larger than before the
+  blend where both switches say point). It changes nothing where no element crosses the
+  axis (the penetration within the radii), and it also reaches a crossing just past the
+  row's node (a node 5 mm from B's node with its element at 30 degrees,
+  tests/contact/test_planar_switch.py).
+
+The rows carry the element's two neighbours (6 nodes for a free end, 7 for an inner node;
+a neighbour not blended across repeats ``b_j``'s slot, with zero force there).
+
+**Left.** (1) The spread's band is narrow in the angle, ``sin a`` from ``delta / 4 L`` to
+``delta / 2 L``, and the two counts it blends differ by up to the number of nodes in the
+wedge, so ``Lam W`` varies steeply with the beams' relative rotation there: couples of the
+order of the normal force times ``2 L``. (2) Near-parallel contact with small penetration
+(``delta / L`` below about ``4 sin a``) from 2 degrees is point contact, its line count only
+where the beams lie within that angle; below 1 degree every contact is the line count, a
+tip pressed on a beam too (2.65x the one contact at 1 degree on the slide, 4.38x at 0.5):
+"Below the floor" says why no rule is built there.
+
+**Below the floor** (why no rule is built there). A row sees ``p``, its neighbours and
+the element's chord, so it can tell how fast the penetration falls along ``p``'s beam
+(the spread) but not whether the two beams are straight over the whole overlap, which is
+what makes a wedge one contact: for straight chords the count ``k (2 R - d_min)`` is exact
+whatever the spread, and nothing else is. Measured on the planar bundle of
+tests/contact/test_after_step_paths.py (three beams of 50 mm elements side by side at
+1000 g, the state after 4 ms): 22 penetrating rows, every one a node over a node, its
+elements 0.04 to 1.03 degrees from the chord, 0.04 to 0.59 mm deep, spreads 0.05 to 14.9;
+the beams bend, kinked 0.13 to 0.83 degrees at the rows' nodes, the order of the angles
+(kink / angle 0.5 to 4 where the angle is above 0.1 degree), where a straight wedge has no
+kink at all. A weight on the ratio of the kink to the angle would tell these two apart,
+but it is not sound as a rule:
+
+- a wedge is held by an end of one chord, often a free end (the slide's tip, the bundle's
+  own free ends at 0.05 to 0.17 degrees), where ``p`` has no kink to measure;
+- the other beam's bending under the foot needs its nodes two elements on (rows of 9
+  nodes, and a blend across those too to keep the hand-overs continuous);
+- straightness at one node does not make the overlap straight: a pressed beam bends under
+  the contact's own load, so the kinks inside a long wedge (at 1 and 0.5 degrees the
+  slide's is 115 and 229 mm long, 2 to 5 of A's elements) grow with the load, and the
+  count would follow the beams' stiffness, not their geometry (not measured here: the
+  slide's beams are moved rigidly).
+
+A sound rule needs the penetration along the whole overlap (the connected run of
+penetrating rows of one contact, and how far it departs from a straight wedge), a per
+contact pass over the rows that the blocks, row by row, do not have. Below 1 degree the
+rows therefore keep the nodal count of line contact, which holds the bundle (without the
+floor its penetration grew to 2.1 mm and 7 steps were rejected).
 """
 from __future__ import annotations
 
@@ -162,16 +248,18 @@ import numpy as np
 from ..elements.base import Labels
 from .friction import History
 from .geometry import closest_node, distance, side_now, signed
-from .meet import _PlanarTakeBack, _node_rows, _set_friction, line_held, \
-    point_indicator, point_line, spread_length
+from .meet import _PlanarTakeBack, _node_rows, _set_friction, across_line, \
+    blended_across, chord_run, line_held, point_indicator, shared_rows, spread_length
 
 
 class PointRowBlock(_PlanarTakeBack):
     """The point/line switch's take-back of planar node-on-element rows (module docstring),
     a force block of the System (the contract of :class:`fembody.elements.base.Block`) on
-    the translation DOFs of ``m`` nodes per row ``(p, b0, b1, u_0[, u_1])``: the row's node,
-    the element's two nodes and ``p``'s neighbours along its beam (one for a free end, two
-    for an inner node: one block per count).
+    the translation DOFs of ``m`` nodes per row ``(p, b0, b1, u_0[, u_1], c_0, c_1)``: the
+    row's node, the element's two nodes, ``p``'s neighbours along its beam (one for a free
+    end, two for an inner node: one block per count) and the element's neighbours along
+    its beam, ``b0``'s other and ``b1``'s other (where one has none, or the row is not
+    blended across it, its slot repeats ``b0`` or ``b1`` and ``cn`` says -1).
 
     ``nodes (n, m)`` the node ids; ``dofs (n, 2 m)``; ``X (n, m, 2)`` the reference positions
     [m]; ``radius (n,)`` the sum of the radii [m] and ``k (n,)`` the penalty [N/m], the
@@ -181,16 +269,17 @@ class PointRowBlock(_PlanarTakeBack):
     ``rows_class`` the planar rows' class, as :class:`fembody.contact.meet.EndOverlapBlock`'s:
     the block runs the rows' own return mapping on a copy of the rows and takes back the same
     part of their friction. ``length (n,)`` the rows' contacts' spread lengths [m]
-    (:func:`fembody.contact.meet.spread_length`)."""
+    (:func:`fembody.contact.meet.spread_length`); ``cn (n, 2)`` the slots of the
+    element's neighbours a row is blended across (-1: none; default None: none)."""
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
                  friction: tuple | None = None, rows_class: type | None = None, *,
-                 length: np.ndarray) -> None:
+                 length: np.ndarray, cn: np.ndarray | None = None) -> None:
         self.X = np.asarray(X, dtype=float)
         n, m, d = self.X.shape
-        if m not in (4, 5):
-            raise ValueError(f"PointRowBlock: rows of 4 or 5 nodes, not {m}")
+        if m not in (6, 7):
+            raise ValueError(f"PointRowBlock: rows of 6 or 7 nodes, not {m}")
         self.nodes = np.asarray(nodes, dtype=np.int64).reshape(n, m)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.radius = np.asarray(radius, dtype=float)
@@ -200,7 +289,9 @@ class PointRowBlock(_PlanarTakeBack):
         self.tol = np.full(n, math.inf)
         self._labels = labels
         self.tri = np.tile(np.array([[[0, 1, 2]]], dtype=np.int64), (n, 1, 1))
-        self.nb = np.tile(np.array([[3, 4 if m == 5 else -1]], dtype=np.int64), (n, 1))
+        self.nb = np.tile(np.array([[3, 4 if m == 7 else -1]], dtype=np.int64), (n, 1))
+        self.cn = (np.full((n, 2), -1, dtype=np.int64) if cn is None
+                   else np.asarray(cn, dtype=np.int64).reshape(n, 2))
         self._cols = (self.tri[:, :, :, None] * d + np.arange(d)).reshape(n, 1, 3 * d)
         self.side = (side_now(self._triplet(self.X, 0), np.zeros(n)) if side is None
                      else np.asarray(side, float).reshape(n))
@@ -211,7 +302,7 @@ class PointRowBlock(_PlanarTakeBack):
         """The rows ``rows`` as a frictionless block."""
         return PointRowBlock(self.nodes[rows], self.dofs[rows], self.X[rows],
                              self.radius[rows], self.k[rows], self._labels, self.side[rows],
-                             length=self.length[rows])
+                             length=self.length[rows], cn=self.cn[rows])
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
         """The node positions ``(n, 3, d)`` of each row's weighted row (``c`` = 0)."""
@@ -233,18 +324,14 @@ class PointRowBlock(_PlanarTakeBack):
         return np.where(clear, side_now(tri, side), side)
 
     def parts(self, x: np.ndarray, side, tangent: bool = True):
-        """The part taken back ``(1 - Lam) (1 - M)`` ``(n, 1)``, its gradient ``(n, 1, 2 m)``
-        and (``tangent``) Hessian (else None), exact (:func:`fembody.contact.meet.
-        point_line`), at the gathered displacements ``x`` with the run's ``side``."""
+        """The part taken back ``(1 - Lam) (1 - M)`` blended across the element's nodes
+        ``(n, 1)``, its gradient ``(n, 1, 2 m)`` and (``tangent``) Hessian (else None),
+        exact (:func:`fembody.contact.meet.across_line`), at the gathered displacements
+        ``x`` with the run's ``side``."""
         pos = self.positions(x)
         sd = self._sides(side)
-        Lam, M = point_line(pos, self.tri[:, 0], self.nb, sd, self.radius, self.length,
-                            tangent)
-        # ((1 - Lam) (1 - M), M constant)
-        off = 1.0 - M[0]
-        a = (1.0 - Lam[0]) * off
-        ga = -off[:, None] * Lam[1]
-        ha = -off[:, None, None] * Lam[2] if tangent else None
+        a, ga, ha = across_line(pos, self.tri[:, 0], self.nb, self.cn, sd, self.radius,
+                                self.length, tangent)[1]
         return a[:, None], ga[:, None], (ha[:, None] if tangent else None)
 
     def _rows(self, pos: np.ndarray, side: np.ndarray, tangent: bool):
@@ -272,15 +359,20 @@ class PointRowBlock(_PlanarTakeBack):
 
     def live(self, x: np.ndarray, side=None) -> np.ndarray:
         """The rows ``(m,)`` whose take-back at ``x`` may be nonzero: in their zone,
-        penetrating, with ``(1 - Lam) (1 - M) > 0``."""
+        penetrating, with ``(1 - Lam) (1 - M) > 0`` against the element or against a
+        neighbour of it the row is blended across (:attr:`cn`)."""
         if not len(self):
             return np.zeros(0, dtype=np.int64)
         pos = self.positions(x)
         sd = self._sides(side)
-        # (a row with an element at its node within ALPHA_LINE of its chord and within the
-        # spread SPREAD_LINE: Lam = 1)
-        sel = np.flatnonzero(~line_held(pos, self.tri[:, 0], self.nb, self.radius, sd,
-                                        self.length))
+        tri0 = self.tri[:, 0]
+        # (a row with an element at its node within ALPHA_LINE of a chord and within the
+        # spread SPREAD_LINE: Lam = 1 against it; the neighbours' where blended; one call)
+        idx, tk = self._chords()
+        free = np.zeros(len(self), dtype=bool)
+        np.logical_or.at(free, idx, ~line_held(pos[idx], tk, self.nb[idx], self.radius[idx],
+                                               sd[idx], self.length[idx]))
+        sel = np.flatnonzero(free)
         if not sel.size:
             return sel
         tri = pos[sel, :3]
@@ -295,7 +387,38 @@ class PointRowBlock(_PlanarTakeBack):
             return sel
         # (not screened: every element beyond ALPHA_LINE, Lam < 1 but for round-off, where a
         # live row takes back 0)
-        return sel[point_indicator(pos[sel], self.tri[sel, 0], self.nb[sel], sd[sel]) < 1.0]
+        on = np.zeros(len(self), dtype=bool)
+        on[sel] = True
+        keep = on[idx]
+        idx, tk = idx[keep], tk[keep]
+        point = np.zeros(len(self), dtype=bool)
+        run = chord_run(self.tri[:, 0], self.cn)
+        np.logical_or.at(point, idx, point_indicator(pos[idx], tk, self.nb[idx], sd[idx],
+                                                     run[idx]) < 1.0)
+        return sel[point[sel]]
+
+    def _chords(self):
+        """The rows against their elements and, where blended across a node, against the
+        next element there: per such the row ``(k,)`` and the slots ``(k, 3)``
+        (:func:`fembody.contact.meet.across_line`; the beam's order, ``c_0 -> b0``, ``b1 ->
+        c_1``; compile-time arrays, kept)."""
+        if getattr(self, "_chord_rows", None) is not None:
+            return self._chord_rows
+        rows = np.arange(len(self))
+        t0 = self.tri[rows, 0]
+        idx, tri = [rows], [t0]
+        for j in (0, 1):
+            k = np.flatnonzero(self.cn[rows, j] >= 0)
+            if k.size:
+                tk = t0[k].copy()
+                if j:
+                    tk[:, 1], tk[:, 2] = t0[k, 2], self.cn[rows[k], 1]
+                else:
+                    tk[:, 1], tk[:, 2] = self.cn[rows[k], 0], t0[k, 1]
+                idx.append(rows[k])
+                tri.append(tk)
+        self._chord_rows = np.concatenate(idx), np.concatenate(tri)
+        return self._chord_rows
 
     def _parts_live(self, x: np.ndarray, sd: np.ndarray, live: np.ndarray, tangent: bool):
         """The live rows' forces ``(r, 2 m)`` [N] and stiffness taken back without friction,
@@ -365,27 +488,35 @@ def point_rows(rows: dict, nodes: np.ndarray, around: dict) -> list:
     contact's; ``nodes (e, 2)`` the elements' node ids) the switch weighs (compile time):
     every row whose node ``p`` has one or two beam elements (``around`` of
     :func:`fembody.contact.rows.beam_neighbours`) none of whose other nodes is one of the
-    element's. Per row: ``((p, b0, b1, u_0[, u_1]), radius sum)``."""
+    element's. Per row: ``((p, b0, b1, u_0[, u_1], c_0, c_1), radius sum)``, ``c_j`` the
+    node next to ``b_j`` along its beam where the row is blended across ``b_j`` (module
+    docstring, "Across a node"; -1: not; :func:`fembody.contact.meet.blended_across`)."""
+    shared = shared_rows(rows, nodes, around)
     out = []
     for (p, o), rsum in rows.items():
         nb = [int(u) for u, _ in around.get(p, ())]
         el = [int(v) for v in nodes[o]]
         if len(nb) in (1, 2) and not set(nb) & set(el):
-            out.append(((p, *el, *nb), rsum))
+            cn = blended_across(int(p), el, around, shared)
+            out.append(((p, *el, *nb, *cn), rsum))
     return out
 
 
 def point_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: type) -> list:
     """The switch's take-back (:class:`PointRowBlock`) of the ``rows`` ``[(contact, nodes,
-    radius sum), ...]`` of :func:`point_rows`: one block for the free ends' rows (4 nodes)
-    and one for the inner nodes' (5), or none."""
+    radius sum), ...]`` of :func:`point_rows`: one block for the free ends' rows (6 nodes)
+    and one for the inner nodes' (7), or none."""
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
     out = []
-    for m in (4, 5):
+    for m in (6, 7):
         sel = [r for r in rows if len(r[1]) == m]
         if not sel:
             continue
-        ids = np.array([r[1] for r in sel], dtype=np.int64)
+        raw = np.array([r[1] for r in sel], dtype=np.int64)
+        # (an element's neighbour the row is not blended across: the slot repeats b_j)
+        cn = np.where(raw[:, m - 2:] >= 0, np.arange(m - 2, m), -1)
+        ids = raw.copy()
+        ids[:, m - 2:] = np.where(cn >= 0, raw[:, m - 2:], raw[:, 1:3])
         X = np.array([[pos[i] for i in row] for row in ids.tolist()])
         labels = Labels(lambda i, sel=sel: f"{sel[i][0].label}: node {sel[i][1][0]} / "
                         f"element ({sel[i][1][1]}, {sel[i][1][2]}) (point/line switch)",
@@ -397,5 +528,6 @@ def point_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
                                  np.array([r[0].stiffness for r in sel], dtype=float),
                                  labels, friction=tuple(fr.T) if (fr[:, 0] > 0.0).any()
                                  else None, rows_class=rows_class,
-                                 length=np.array([spread_length(r[0]) for r in sel])))
+                                 length=np.array([spread_length(r[0]) for r in sel]),
+                                 cn=cn))
     return out
