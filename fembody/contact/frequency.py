@@ -54,7 +54,7 @@ stayed on the converged run and 6.4 (0.25 ms) and above gained 11-14 mJ at ``rho
 while 0.5 and 0 at ``omega h`` 25 did not.
 A run is warned where ``omega h > OMEGA_H`` and the integrator's spectral radius at infinite
 ``omega h`` exceeds ``RHO`` (the Newmark family's
-:func:`fembody.dynamics.newmark.spectral_radius`: generalized-alpha's ``rho_inf``, HHT's
+:attr:`fembody.GeneralizedAlpha.rho_infinity`: generalized-alpha's ``rho_inf``, HHT's
 ``(1 - alpha) / (1 + alpha)``, Newmark's from ``gamma`` and ``beta``, 1 for the trapezoidal
 rule). Not the radius at the contact's own ``omega h``: it approaches ``rho_inf`` slowly
 (0.60-0.67 at ``omega h`` 12-25 for ``rho_inf`` 0.5, which kept the bundle on the converged
@@ -73,8 +73,8 @@ from ..errors import ContactWarning
 #: ``omega h`` above which a penalty contact counts as not resolved by the step (the basis:
 #: the module docstring; the advice names ``h < OMEGA_H / omega``)
 OMEGA_H = 3.5
-#: the spectral radius at that ``omega h`` above which the integrator keeps the contact's
-#: chatter (``rho_inf <= RHO`` is the advice)
+#: the scheme's ``rho_inf`` (spectral radius at infinite ``omega h``) above which it keeps
+#: the contact's chatter (``rho_inf <= RHO`` is the advice)
 RHO = 0.5
 
 
@@ -163,29 +163,23 @@ def contact_frequencies(system) -> list[tuple[str, float]]:
     return out
 
 
-def unresolved(system, integrator, h: float) -> list[tuple[str, float, float]]:
-    """The contacts a run of ``integrator`` (the Newmark family) with steps ``h`` [s] does
-    not resolve: ``(label, omega [rad/s], omega h, rho_inf)`` where ``omega h > OMEGA_H``
-    and the scheme's spectral radius at infinite ``omega h`` (``rho_inf``) exceeds ``RHO``,
-    largest ``omega h`` first."""
-    from ..dynamics.newmark import spectral_radius
-    with np.errstate(all="ignore"):     # the scheme's radius at infinite omega h: rho_inf
-        rho = float(spectral_radius(integrator.alpha_m, integrator.alpha_f, integrator.gamma,
-                                    integrator.beta, np.array([1e8]))[0])
-    if rho <= RHO + 1e-3:           # (the radius at 1e8 is rho_inf to round-off)
+def unresolved(system, rho_inf: float, h: float) -> list[tuple[str, float, float, float]]:
+    """The contacts a run with steps ``h`` [s] of a Newmark-family scheme whose spectral
+    radius at infinite ``omega h`` is ``rho_inf`` (:attr:`fembody.GeneralizedAlpha.rho_infinity`)
+    does not resolve: ``(label, omega [rad/s], omega h, rho_inf)`` where ``omega h >
+    OMEGA_H`` and ``rho_inf > RHO``, largest ``omega h`` first."""
+    if rho_inf <= RHO + 1e-3:           # (the radius at w h = 1e8 lies 4e-6 above rho_inf)
         return []
-    found = []
-    for label, omega in contact_frequencies(system):
-        if omega * h > OMEGA_H:
-            found.append((label, omega, omega * h, rho))
+    found = [(label, omega, omega * h, rho_inf) for label, omega in contact_frequencies(system)
+             if omega * h > OMEGA_H]
     found.sort(key=lambda r: -r[2])
     return found
 
 
-def warn_unresolved(system, integrator, h: float, stacklevel: int = 2) -> list:
+def warn_unresolved(system, rho_inf: float, h: float, stacklevel: int = 2) -> list:
     """Warn once (:class:`fembody.errors.ContactWarning`) naming the contacts
     :func:`unresolved` finds, with their ``omega h`` and the cures; returns them."""
-    found = unresolved(system, integrator, h)
+    found = unresolved(system, rho_inf, h)
     if not found:
         return found
     named = "; ".join(f"{lab} (omega = {w:.3g} rad/s, omega h = {wh:.3g})"

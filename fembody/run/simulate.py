@@ -260,7 +260,7 @@ def _start(sys: System, cls: type, method, method_opts: MethodOptions, opts: Run
         # penalty contacts far above 1/h that the scheme keeps undamped chatter and gain
         # energy (issue 33, rattle-33): said once, before the run (fembody.contact.frequency)
         from ..contact.frequency import warn_unresolved
-        warn_unresolved(sys, integ, opts.dt, stacklevel=3)
+        warn_unresolved(sys, integ.rho_infinity, opts.dt, stacklevel=3)
     result = Result(sys, "dynamic")
     result.stats["redundant_rows"] = list(rows.names)
     if projection:
