@@ -16,7 +16,7 @@ stay on it. :func:`unresolved` finds such contacts before a run starts and ``sim
 warns once (:class:`fembody.errors.ContactWarning`) naming them.
 
 **The estimate** (:func:`contact_frequencies`, once per run: a loop over the contacts'
-nodes and the mass matrix's diagonal). Each contact puts on each of its nodes at most the
+nodes and row sums of the mass matrix). Each contact puts on each of its nodes at most the
 stiffness ``s k``, with ``s`` the node's share: a node of a contact's beam or surface element
 carries half the penalty of each such element touching it (an element's line contact has
 the total stiffness ``k`` shared by its two nodes), a node checked as a point (a surface
@@ -27,12 +27,12 @@ by, for each node ``i``,
 
     omega_i^2 = sum over the contacts at i of (s k) (2 where the other side moves, else 1) / m_i
 
-with ``m_i`` the node's lumped mass, the largest over its free translations of the mass
-matrix's row sum over the free translation columns (a row next to a fixed DOF loses that
-column's share) (the elements' shares, point masses, a rigid
-body's mass; a consistent mass's row lumped: its diagonal alone would raise the estimate by
-sqrt(3/2) on linear beam elements, whose line penalty is integrated as consistently as
-their mass, so that the lumped value gives the line contact's own ``k / (l m')``). A
+with ``m_i`` the node's lumped mass: the elements' shares, point masses, a rigid body's
+mass, read as the largest over the node's free translations of the mass matrix's row sum
+over the free translation columns (the largest: a row next to a fixed DOF loses that
+column's share). A consistent mass is lumped so: its diagonal alone would raise the
+estimate by sqrt(3/2) on linear beam elements, whose line penalty is integrated as
+consistently as their mass, while the row sum gives the line contact's own ``k / (l m')``. A
 contact's frequency is the largest ``omega_i`` over its nodes. It is exact for a point mass
 on a penalty spring against a fixed surface (``sqrt(k / m)``), gives ``sqrt(k / (l m'))``
 for a beam lying on a plane, and for a stack of beams each lying on the next along its length
