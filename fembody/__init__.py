@@ -12,7 +12,8 @@ Quick start::
     print(fb.static(m, steps=10).displacement(beam.last)[-1])
 """
 from .errors import (ConvergenceError, FembodyError, InstabilityError, ModelError, RunError,
-                     SingularSystemError, StabilityError, StabilityWarning)
+                     SingularSystemError, StabilityError, StabilityWarning,
+                     ContactWarning)
 from .model.loads import ramp
 from .model.materials import Material, Section
 from .model.model import Body, ElementRef, Model, Node, RigidBody
@@ -32,7 +33,7 @@ from .dynamics.structure import Trajectory, integrate_hamiltonian
 from .version import __version__  # noqa: E402
 
 __all__ = ["ConvergenceError", "FembodyError", "InstabilityError", "ModelError", "RunError", "SingularSystemError",
-           "StabilityError", "StabilityWarning", "ramp",
+           "StabilityError", "StabilityWarning", "ContactWarning", "ramp",
            "Buckling", "buckling",
            "Material", "Section", "Body", "ElementRef", "Model", "Node", "RigidBody", "Result",
            "Modes", "modes", "static", "System", "__version__", "Distance", "Driver", "Pin",

@@ -74,6 +74,13 @@ class StabilityWarning(UserWarning):
     has a negative eigenvalue): the structure has passed a limit point or a bifurcation."""
 
 
+class ContactWarning(UserWarning):
+    """A dynamic run's step does not resolve a penalty contact's frequency while its
+    integrator keeps such frequencies undamped (:mod:`fembody.contact.frequency`): the contact
+    chatters and the run can gain energy. Warned once when ``simulate`` starts, naming the
+    contacts and the cures."""
+
+
 class StabilityError(RunError):
     """A static analysis reached an unstable equilibrium (the constrained tangent stiffness
     lost its definiteness: a limit point or a bifurcation such as buckling was passed) and was

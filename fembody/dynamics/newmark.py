@@ -356,15 +356,22 @@ class GeneralizedAlpha(Integrator):
         self.a = self.qdd.copy()
         self._restarted_at = self.n_steps
 
+    @property
+    def rho_infinity(self) -> float:
+        """The scheme's spectral radius at infinite ``w h`` (generalized-alpha's ``rho_inf``,
+        HHT's ``(1 - alpha) / (1 + alpha)``, 1 for the trapezoidal rule), from
+        :func:`spectral_radius` at ``w h = 1e8``."""
+        with np.errstate(all="ignore"):
+            return float(spectral_radius(self.alpha_m, self.alpha_f, self.gamma, self.beta,
+                                         np.array([1e8]))[0])
+
     def _transient_steps(self) -> float:
         """Steps after a start or restart until the spurious roots' transient (a double root
         of modulus rho = the spectral radius at infinite w h: amplitude ~ n rho^n) is below
         1e-6 of its start; inf when rho is 1 (no numerical damping)."""
         n = self._n_transient
         if n is None:
-            with np.errstate(all="ignore"):
-                rho = float(spectral_radius(self.alpha_m, self.alpha_f, self.gamma, self.beta,
-                                            np.array([1e8]))[0])
+            rho = self.rho_infinity
             n = math.inf
             if rho < 1.0 - 1e-9:
                 n, k = 1, 1

@@ -103,7 +103,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     (:mod:`fembody.contact.watch`): two beam elements that touch without being a candidate
     pair of their contact (``margin`` of ``add_beam_contact`` too small), or a pair penetrating
     deeper than its contact's ``max_penetration``, are a ModelError naming the pair, with the
-    time and the results so far (``err.time``, ``err.result``).
+    time and the results so far (``err.time``, ``err.result``). Before a run of the Newmark
+    family, a beam or surface contact whose estimated penalty frequency ``omega`` gives
+    ``omega dt`` above 3.5 while the scheme's ``rho_inf`` is above 0.5 is warned of, once
+    (:class:`fembody.ContactWarning`, :mod:`fembody.contact.frequency`): such a contact
+    chatters and the run can gain energy.
 
     The recorded accelerations and joint multipliers (reactions, driving forces and torques)
     of the Newmark family are those of the index-1 equations at each saved (q, q', t), not
@@ -256,6 +260,11 @@ def _start(sys: System, cls: type, method, method_opts: MethodOptions, opts: Run
         # every flip costs a Newton iteration; the converged step is the same to the Newton
         # tolerance (the figures: the commit that made this choice)
         integ.predictor = "displacement"
+    if isinstance(integ, GeneralizedAlpha) and getattr(sys, "contact_springs", None):
+        # penalty contacts far above 1/h that the scheme keeps undamped chatter and gain
+        # energy (issue 33, rattle-33): said once, before the run (fembody.contact.frequency)
+        from ..contact.frequency import warn_unresolved
+        warn_unresolved(sys, integ.rho_infinity, opts.dt, stacklevel=3)
     result = Result(sys, "dynamic")
     result.stats["redundant_rows"] = list(rows.names)
     if projection:

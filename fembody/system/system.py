@@ -252,6 +252,12 @@ class System:
             self.surface_contact_blocks = build_surface_blocks(model, self.node_dofs)
             self.blocks += self.surface_contact_blocks
             self.stiffness_blocks += self.surface_contact_blocks
+        # each beam and surface contact's penalty on its nodes, whose frequency a dynamic run
+        # checks against its step (fembody.contact.frequency)
+        self.contact_springs = ()
+        if self.beam_contact_blocks or self.surface_contact_blocks:
+            from ..contact.frequency import springs_of
+            self.contact_springs = springs_of(model)
         # the contact blocks' labels name the Model's contacts and bodies: formatted now
         for b in self.beam_contact_blocks + self.surface_contact_blocks:
             if isinstance(getattr(b, "_labels", None), Labels):

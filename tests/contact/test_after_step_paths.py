@@ -11,6 +11,12 @@ import fembody as fb
 from fembody.contact.nodes import run_state
 from fembody.results.contacts import FRICTION_KEYS, friction_rows
 
+# (omega-33) these bundles run the penalty contact unresolved on purpose (omega h >> 1 at the
+# default rho_inf 0.9, what a user of the bundle gets): the tests compare two paths of the
+# same run or count its work, not its trajectory against physics, so simulate's
+# ContactWarning (fembody.contact.frequency) is expected and not the subject here
+pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
+
 R = 0.005
 
 

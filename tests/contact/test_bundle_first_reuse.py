@@ -4,10 +4,17 @@ small bundle of beams in contact: fewer factorisations, and the states equal the
 motion within the Newton tolerance (the loop itself: tests/dynamics/test_contact_newton.py).
 """
 import numpy as np
+import pytest
 
 import fembody as fb
 
 from .geometries import bundle
+
+# (omega-33) these bundles run the penalty contact unresolved on purpose (omega h >> 1 at the
+# default rho_inf 0.9, what a user of the bundle gets): the tests compare two paths of the
+# same run or count its work, not its trajectory against physics, so simulate's
+# ContactWarning (fembody.contact.frequency) is expected and not the subject here
+pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
 
 
 def test_a_contact_bundle_takes_fewer_factorisations_and_the_same_states():

@@ -2,10 +2,17 @@
 iterations than the extrapolated start on a small bundle of beams resting on each other, and
 the same motion to the Newton tolerance."""
 import numpy as np
+import pytest
 
 import fembody as fb
 
 from .geometries import bundle
+
+# (omega-33) these bundles run the penalty contact unresolved on purpose (omega h >> 1 at the
+# default rho_inf 0.9, what a user of the bundle gets): the tests compare two paths of the
+# same run or count its work, not its trajectory against physics, so simulate's
+# ContactWarning (fembody.contact.frequency) is expected and not the subject here
+pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
 
 
 def test_beam_contact_runs_start_newton_from_the_last_state():

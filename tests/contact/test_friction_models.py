@@ -16,6 +16,13 @@ from fembody.errors import ModelError
 
 from .test_surfaces import SURFACES_2D, SURFACES_3D, _near
 
+# (omega-33) the contacts here are pressed and loaded slowly (a tip held on a plane, a rope on
+# a capstan) and the tests meet their analytic references at omega h 28-89 with rho_inf 0.9:
+# a pressed penalty is a linear spring, which the scheme integrates stably however far above
+# 1/h it lies (the chatter and energy gain of fembody.contact.frequency need points opening
+# and closing), so simulate's ContactWarning is expected here
+pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
+
 
 def _block(surface, d, kind, n, rng, slip, mu_s=0.4, mu_k=0.3):
     """A frictional block of ``n`` items near ``surface``, pressed in, with anchors offset

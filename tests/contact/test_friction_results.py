@@ -12,6 +12,13 @@ from fembody.io import io as fio
 
 from .test_friction_models import _sliding_block
 
+# (omega-33) the contacts here are pressed and loaded slowly (a tip held on a plane, a rope on
+# a capstan) and the tests meet their analytic references at omega h 28-89 with rho_inf 0.9:
+# a pressed penalty is a linear spring, which the scheme integrates stably however far above
+# 1/h it lies (the chatter and energy gain of fembody.contact.frequency need points opening
+# and closing), so simulate's ContactWarning is expected here
+pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
+
 G = 9.81
 
 

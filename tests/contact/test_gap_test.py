@@ -28,6 +28,12 @@ from fembody.contact._kernels import GAP_MARGIN, _XI_T, crossing_forces
 from fembody.contact.beams import TANGENT_BAND, BeamContactBlock
 from fembody.contact.geometry import PARALLEL_SINE, ZONE_TIE, in_zone
 
+# (omega-33) these bundles run the penalty contact unresolved on purpose (omega h >> 1 at the
+# default rho_inf 0.9, what a user of the bundle gets): the tests compare two paths of the
+# same run or count its work, not its trajectory against physics, so simulate's
+# ContactWarning (fembody.contact.frequency) is expected and not the subject here
+pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
+
 RAD = 0.01          # the pairs' radii sum [m]
 _NONE = (np.zeros((0, 5)), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
 

@@ -22,6 +22,12 @@ from fembody.contact.beams import BeamContactBlock
 from .geometries import bundle
 from .test_compiled import _block
 
+# (omega-33) these bundles run the penalty contact unresolved on purpose (omega h >> 1 at the
+# default rho_inf 0.9, what a user of the bundle gets): the tests compare two paths of the
+# same run or count its work, not its trajectory against physics, so simulate's
+# ContactWarning (fembody.contact.frequency) is expected and not the subject here
+pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
+
 RAD = 0.01                  # the pair's radii sum [m]
 K_PEN = 1e3                 # penalty [N/m]
 

@@ -146,6 +146,9 @@ def test_a_wrong_factor_is_caught_by_the_true_residual(monkeypatch):
     assert np.abs(x - x_ref).max() <= 1e-10 * np.abs(x_ref).max()
 
 
+# (omega-33) the bundle runs its contacts unresolved at the default step on purpose: the test
+# compares two linear solvers on the same run, not the run against physics
+@pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
 def test_a_frictional_bundle_on_the_krylov_path_moves_as_on_superlu(monkeypatch):
     """Three beams of 12 elements with Coulomb friction (mu = 0.3), five generalized-alpha
     steps: the iteration matrices are asymmetric by the friction rows (some 1e-4 of the
