@@ -62,10 +62,12 @@ _CK = {"crossing": np.array([[-1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0]]),
        "node": np.array([[0.0, 1.0, -1.0]])}
 
 
-def closest_crossing(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Closest-point parameters ``z = (s, t)`` ``(n, 2)`` of the lines through the chords ``x
-    (n, 4, d) = (a0, a1, b0, b1)`` and whether they count ``(n,)``: both inside their chords
-    and the chords not near-parallel."""
+def line_points(x: np.ndarray, sine: float = PARALLEL_SINE
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Closest-point parameters ``s``, ``t`` ``(n,)`` of the lines through the chords ``x
+    (n, 4, d) = (a0, a1, b0, b1)``, unclamped, and whether the lines are not near-parallel
+    ``(n,)``: the sine of their angle above ``sine`` (default :data:`PARALLEL_SINE`;
+    elsewhere ``s``, ``t`` mean nothing)."""
     d1 = x[:, 1] - x[:, 0]
     d2 = x[:, 3] - x[:, 2]
     w = x[:, 0] - x[:, 2]
@@ -75,10 +77,18 @@ def closest_crossing(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r1 = -np.einsum("ni,ni->n", d1, w)
     r2 = np.einsum("ni,ni->n", d2, w)
     det = a11 * a22 - a12 * a12
-    ok = det > PARALLEL_SINE ** 2 * a11 * a22
+    ok = det > sine ** 2 * a11 * a22
     safe = np.where(ok, det, 1.0)
     s = (a22 * r1 + a12 * r2) / safe
     t = (a12 * r1 + a11 * r2) / safe
+    return s, t, ok
+
+
+def closest_crossing(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Closest-point parameters ``z = (s, t)`` ``(n, 2)`` of the lines through the chords ``x
+    (n, 4, d) = (a0, a1, b0, b1)`` and whether they count ``(n,)``: both inside their chords
+    and the chords not near-parallel (:func:`line_points`)."""
+    s, t, ok = line_points(x)
     ok &= in_zone(s) & in_zone(t)
     return np.column_stack([s, t]), ok
 

@@ -384,7 +384,7 @@ import numpy as np
 
 from .cone import ConePoints, no_points
 from .friction import History, anchor_layout, anchor_pack, coulomb
-from .geometry import closest_crossing, closest_node, distance, past_end
+from .geometry import closest_crossing, closest_node, distance, line_points, past_end
 from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 
@@ -395,6 +395,10 @@ _AT = np.array([0, 1, 2, 3], dtype=np.int64)     # the pair's chords, for the co
 # from switch's in its last bits, and a row kept by the margin alone is evaluated with a
 # zero point weight, so it adds exactly nothing (this block's and the junction rows' screen)
 _POINT_SCREEN = math.cos(ALPHA_LINE) ** 2 * (1.0 + 1e-12)
+# the sine of the angle between two element lines below which the across rules take them
+# as parallel and read no closest points on them (geometry.line_points): the threshold
+# they were built and tested with, finer than the element pairs' PARALLEL_SINE
+_LINE_SINE = 1e-6
 #: the part of a crossing pair's element, next to a free end of it, over which the point its
 #: share is measured at lags its closest point so that the share is stationary at the end
 #: (module docstring, "The hand-over at a free end"; :func:`_lag`)
@@ -569,7 +573,7 @@ class CrossingShareBlock(ContactRows):
             if not r.size:
                 continue
             c = sl[2 + (j % 2)]
-            s, t, ok = _line_points(pos[r][:, [sl[0], sl[1], c, sl[4]]])
+            s, t, ok = line_points(pos[r][:, [sl[0], sl[1], c, sl[4]]], _LINE_SINE)
             for side, out in ((1, past_end(s, 1)), (0, past_end(s, 0))):
                 node = sl[side]
                 k = np.flatnonzero(ok & out & (t >= 0.0) & (t <= 1.0)
@@ -856,7 +860,7 @@ class CrossingShareBlock(ContactRows):
         """Whether the closest point on the element ``sl[0] -> sl[1]``'s line to the
         neighbour's chord ``c -> sl[4]`` lies beyond its node ``sl[side]`` (:meth:`_across`'s
         test, at ``pos (m, 8, d)``)."""
-        return past_end(_line_points(pos[:, [sl[0], sl[1], c, sl[4]]])[0], side)
+        return past_end(line_points(pos[:, [sl[0], sl[1], c, sl[4]]], _LINE_SINE)[0], side)
 
     def idle_at(self, q: np.ndarray, at: np.ndarray) -> bool:
         """True where :meth:`live` has no row at the configuration ``q`` (``at``: the block's
@@ -1477,23 +1481,6 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
                    + np.einsum("ni,nicd->ncd", ge[:, :d], xXX))
             H[rows] = d2S[:, None, None] * outer(geX, geX) + dS[:, None, None] * heX
     return w, G, H
-
-
-def _line_points(nb: np.ndarray):
-    """The closest points ``s``, ``t`` ``(n,)`` of the lines through the chords ``nb[:, 0] ->
-    nb[:, 1]`` and ``nb[:, 2] -> nb[:, 3]`` (``nb (n, 4, d)``, unclamped) and whether the
-    lines are not near-parallel ``(n,)`` (elsewhere ``s``, ``t`` are not meaningful)."""
-    d1 = nb[:, 1] - nb[:, 0]
-    d2 = nb[:, 3] - nb[:, 2]
-    w0 = nb[:, 0] - nb[:, 2]
-    a11, a22 = (d1 * d1).sum(1), (d2 * d2).sum(1)
-    a12 = (d1 * d2).sum(1)
-    det = a11 * a22 - a12 * a12
-    ok = det > 1e-12 * a11 * a22
-    sd = np.where(ok, det, 1.0)
-    s = (a12 * (d2 * w0).sum(1) - a22 * (d1 * w0).sum(1)) / sd
-    t = (a11 * (d2 * w0).sum(1) - a12 * (d1 * w0).sum(1)) / sd
-    return s, t, ok
 
 
 class _NodePoint(NamedTuple):
