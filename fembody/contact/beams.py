@@ -838,9 +838,7 @@ class BeamContactBlock(ContactRows):
             slid = _per_pair(np.logical_or, _slipped(history), n)
         rows = np.flatnonzero(slid)
         Fb = _on_b(F, d)
-        carry = Fb[:, 0] != 0.0                  # (column by column, as above)
-        for i in range(1, d):
-            carry |= Fb[:, i] != 0.0
+        carry = _nonzero_rows(Fb)
         carry[rows] = True
         live = np.flatnonzero(carry)
         Fb = Fb[live]
@@ -905,11 +903,16 @@ def _slipped(history: History) -> np.ndarray:
     slipping one's, ``-f / k_t``, is nonzero unless its force is: below about ``5e-324
     k_t`` [N], or ``mu_k = 0`` after the step it broke away, where it counts as open;
     :meth:`BeamContactBlock._advanced_friction` says more)."""
-    a = history.anchor
-    offset = a[:, 2] != 0.0                      # (column by column: any(axis=1) is slow)
-    for i in range(3, a.shape[1]):
-        offset |= a[:, i] != 0.0
-    return history.sliding & offset
+    return history.sliding & _nonzero_rows(history.anchor[:, 2:])
+
+
+def _nonzero_rows(a: np.ndarray) -> np.ndarray:
+    """Whether each row of ``a (n, c)`` has an entry that is not zero ``(n,)``; column by
+    column (``any(axis=1)`` over the rows was slow)."""
+    out = a[:, 0] != 0.0
+    for i in range(1, a.shape[1]):
+        out |= a[:, i] != 0.0
+    return out
 
 
 def _advanced_at(history: History, x: np.ndarray) -> bool:
