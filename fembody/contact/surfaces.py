@@ -909,6 +909,9 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         for j in range(m):                                 # (2 nodes at most)
             self.Ct[:, :, nc * j:nc * j + d] = self.C[:, j, None, None] * np.eye(d)
         self._rot = np.concatenate([np.arange(nc * j + d, nc * (j + 1)) for j in range(m)])
+        self._tra = np.concatenate([np.arange(nc * j, nc * j + d) for j in range(m)])
+        self._Ctp = np.tile(self.Ct, (len(self), 1, 1))   # per point (item-major)
+        self._Cp = np.tile(self.C, (len(self), 1))
         self._init_friction(friction)
 
     def reference_state(self):
@@ -951,7 +954,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         c, s_ = np.cos(sec), np.sin(sec)
         v = np.stack([c * a[:, 0] - s_ * a[:, 1], s_ * a[:, 0] + c * a[:, 1]], -1)
         Jv = np.stack([-v[:, 1], v[:, 0]], -1)                      # dv / dtheta
-        Dv[:, :, self._rot] = Jv[:, :, None] * np.tile(self.C, (len(self), 1))[:, None, :]
+        Dv[:, :, self._rot] = Jv[:, :, None] * self._Cp[:, None, :]
         return v, Dv
 
     def _carry_tangent(self, sec, a: np.ndarray, v: np.ndarray, f: np.ndarray) -> np.ndarray:
@@ -964,7 +967,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
             K[:, r[:, None], r[None, :]] = carried_moment_tangent(sec[0], sec[1], a, f)[
                 :, :3 * m, :3 * m]
             return K
-        Cp = np.tile(self.C, (len(self), 1))                         # (p, m)
+        Cp = self._Cp
         vf = np.einsum("pi,pi->p", v, f)
         K[:, r[:, None], r[None, :]] = -vf[:, None, None] * Cp[:, :, None] * Cp[:, None, :]
         return K
@@ -1027,11 +1030,11 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         a = h.anchor[:, d:]
         v, dw = self._carry(sec, a)
         w = self.points(x) + v - h.anchor[:, :d]
-        Ct = np.tile(self.Ct, (len(self), 1, 1))
+        Ct = self._Ctp
         dw += Ct
         if tangent:
             dn = H.reshape(-1, d, d) @ Ct
-            dN = -kon.ravel()[:, None] * np.einsum("pi,pim->pm", Gp, Ct)
+            dN = -kon.ravel()[:, None] * (Gp[:, None, :] @ Ct)[:, 0]
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
         else:
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
@@ -1042,19 +1045,22 @@ class RollingSurfaceBlock(SurfaceContactBlock):
 
     def _friction_forces(self, x, tangent: bool, history):
         g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, tangent)
-        n, ns, d = len(self), self.C.shape[0], self.dim
-        Ct = np.tile(self.Ct, (n, 1, 1))
-        a_n = (kon * g).ravel()
-        Gp = G.reshape(-1, d)
-        fp = np.einsum("pim,pi->pm", Ct, a_n[:, None] * Gp) + np.einsum("pim,pi->pm", dw, c.f)
-        f = fp.reshape(n, ns, -1).sum(axis=1)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        a_n = kon * g
+        # the normal part on the translations as SurfaceContactBlock's, the friction's through
+        # dw (translations and rotations)
+        f = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
+        f[:, self._tra] += np.einsum("ng,gm,ngi->nmi", a_n, self.C, G).reshape(n, m * d)
         if not tangent:
             return f, None, None
-        Kn = kon.ravel()[:, None, None] * (Gp[:, :, None] * Gp[:, None, :]) \
-            + a_n[:, None, None] * H.reshape(-1, d, d)
-        Kp = np.einsum("pia,pij,pjb->pab", Ct, Kn, Ct) + np.einsum("pia,pib->pab", dw, c.K) \
-            + self._carry_tangent(sec, a, v, c.f)
-        return f, Kp.reshape(n, ns, *Kp.shape[1:]).sum(axis=1), None
+        Kn = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + a_n[:, :, None, None] * H
+        Kp = np.swapaxes(dw, 1, 2) @ c.K + self._carry_tangent(sec, a, v, c.f)
+        K = Kp.reshape(n, ns, *Kp.shape[1:]).sum(axis=1)
+        t = self._tra
+        K[:, t[:, None], t[None, :]] += np.einsum("gm,gl,ngij->nmilj", self.C, self.C,
+                                                  Kn).reshape(n, m * d, m * d)
+        return f, K, None
 
     def advance(self, x, history: History) -> tuple[History, float, float]:
         """As :meth:`SurfaceContactBlock.advance`; a touching point is tied anew to the
@@ -1069,7 +1075,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         touch = np.concatenate([self.points(x) - rr * Gp - (c.u - c.ds[:, None] * e), kept],
                                axis=1)
         anchor = np.where(on[:, None], touch, self._open_history(x).anchor)
-        F = np.einsum("pim,pi->pm", dw, c.f).reshape(n, ns, -1).sum(axis=1)
+        F = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
         work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
         new = History(anchor, c.slipping | ~on, history.slip + c.ds, self._flat(x), F,
                       c.stored)
