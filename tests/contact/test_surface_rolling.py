@@ -31,8 +31,14 @@ the stick force is ``k_t w_g u*`` (``w_g`` the Gauss weight) and its moment on t
   r``): ``u* = dx - r sin(dx / r)``; its sections turned by ``theta`` at fixed axes: ``u* =
   r sin theta`` along x, moment ``k_t r^2 sin theta cos theta`` (the section's angle is
   its rotation; the same rule).
-- the capstan (slip along the rope's axis) and a point mass (no rotation: the point itself
-  is measured) are unchanged.
+- a point mass (no rotation) is measured at the point itself, as before. A rope sliding
+  over a pulley (the capstan) still slips at mu N everywhere, but the friction acts at the
+  pulley's radius R and the tension at the rope's axis (R + r): T2 / T1 = exp(mu theta R /
+  (R + r)) (tests/contact/test_friction_models.py derives and checks it).
+
+Also here: the block's tangent against central differences on every surface kind, planar
+and spatial; bodies launched sliding that end rolling (v0 / (1 + I / (m r^2)), the energy
+balance with the friction); statics holding a twist below mu N r and finding none above.
 """
 import math
 
@@ -381,3 +387,47 @@ def test_a_body_launched_sliding_ends_rolling(body):
     k0 = e.kinetic[0]
     assert abs(e.friction[-1] - k0 * j / (1.0 + j)) < 1e-3 * k0
     assert np.abs(e.balance - e.balance[0]).max() < 1e-8 * k0
+
+
+def _twisted(ratio: float):
+    """The beam of 4 elements on z = 0, its nodes held in x and y, pressed by P = 10 N and
+    twisted about its axis by a torque ``ratio`` mu P r, both spread as line loads (end nodes
+    half); k_t = 1e5 N/m."""
+    m = fb.Model(dim=3)
+    b = m.add_beam((0, 0, R), (0.4, 0, R), n=NE, material=STEEL, section=SEC,
+                   orientation=(0, 1, 0))
+    P = 10.0
+    for i, nd in enumerate(b.nodes):
+        w = (0.5 if i in (0, NE) else 1.0) / NE
+        m.fix(nd, "x", "y")
+        m.add_force(nd, (0, 0, -P * w))
+        m.add_torque(nd, (ratio * MU * P * R * w, 0, 0))
+    m.add_surface_contact(b, fb.Plane((0, 0, 0), (0, 0, 1)), radius=R, stiffness=K,
+                          friction=MU, tangential_stiffness=1e5)
+    return m, b, ratio * MU * P * R
+
+
+@pytest.mark.parametrize("ratio", [0.5, 0.9])
+def test_statics_holds_a_twist_below_mu_n_r(ratio):
+    """Statics: a torque M below mu P r about the axis of a beam pressed on a plane is held
+    by the friction at its surface (stick): every section turns by phi with NE k_t r^2 sin
+    phi cos phi = M (the sticking springs, k_t r sin phi each along y, at the lever r cos
+    phi; the element's Gauss weights sum to 1), within 1e-5 (the anchors are tied anew at
+    each of the 4 load steps, so the slip adds the steps' r sin(dphi): measured 2.4e-7 and
+    7.9e-7 from the total), and no other rotation. At 63ab941 the twist is not resisted:
+    SingularSystemError (the sections' rx, a zero-stiffness motion)."""
+    m, b, M = _twisted(ratio)
+    res = fb.static(m, steps=4)
+    ref = 0.5 * math.asin(2.0 * M / (NE * 1e5 * R * R))
+    for nd in b.nodes:
+        phi = res.rotation(nd, as_="vector")[-1]
+        assert abs(phi[0] - ref) < 1e-5 * ref and np.abs(phi[1:]).max() < 1e-9 * ref
+
+
+def test_statics_finds_no_equilibrium_beyond_mu_n_r():
+    """Statics: a torque 1.2 mu P r turns the pressed beam past what its friction can hold:
+    no equilibrium (ConvergenceError); at 63ab941 the twist was unresisted at any torque
+    (SingularSystemError)."""
+    m, _, _ = _twisted(1.2)
+    with pytest.raises(fb.ConvergenceError):
+        fb.static(m, steps=4)
