@@ -431,3 +431,20 @@ def test_statics_finds_no_equilibrium_beyond_mu_n_r():
     m, _, _ = _twisted(1.2)
     with pytest.raises(fb.ConvergenceError):
         fb.static(m, steps=4)
+
+
+@pytest.mark.parametrize("body", ["ball", "beam"])
+def test_a_resumed_rolling_run_equals_the_uninterrupted_one(body, tmp_path):
+    """A run of the launched ball or beam (spatial rolling blocks: the anchors hold the
+    material vectors, the history the poses) stopped while it slides and resumed from its
+    checkpoint equals the uninterrupted run bit for bit (states, energies, the friction's
+    dissipation, Newton counts). A guard: at 63ab941 these are point blocks, resumed alike."""
+    from ..run.test_checkpoint import same, stopped
+    kw = dict(t_end=0.04, dt=5e-4, rho_inf=1.0)
+    build = lambda: _launched(body)[0]
+    full = fb.simulate(build(), **kw)
+    path = tmp_path / "run.ckpt"
+    stopped(build, path, 0.02, checkpoint_every=7, **kw)
+    res = fb.resume(path, build)
+    assert res.stats["status"] == "finished"
+    same(full, res)
