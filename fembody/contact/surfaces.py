@@ -59,6 +59,18 @@ concentrated at a beam's free end (give that node as a node contact too) and a p
 the spacing of the Gauss points (hence the check that an element is no longer than four times
 the sum of the radii of a sphere or cylinder).
 
+**Friction** (``friction > 0``, fixed surfaces): each sample point is held by a tangential
+penalty spring with a Coulomb return mapping (:func:`fembody.contact.friction.coulomb`). A
+point without rotations (a point mass, or a radius of 0) slips as the point itself moves
+(:class:`SurfaceContactBlock`). A beam's sample point, or a node with rotations given with a
+radius (a beam node, a rigid ball), slips as the material point of its SURFACE that touches:
+the point at ``-r n`` from the axis, carried by the section's rotation
+(:class:`RollingSurfaceBlock`): a beam rolling on a surface, or around a pulley, does not slip
+and is not held; a section twisted at a fixed axis slips by ``r sin(phi)`` and feels the
+moment of the force; a ball launched sliding ends rolling at 5/7 of its speed. (So a rope
+sliding over a pulley pulls with ``T2 / T1 = exp(mu theta R / (R + r))`` at its axis: the
+friction acts at radius ``R``, the tension at ``R + r``.)
+
 Which sample points are checked: all of them, at every evaluation (one surface against many
 elements needs no broad phase: the work is linear in the number of elements). A triangle mesh
 is many surfaces: its block finds each point's nearby triangles by a broad phase and measures
@@ -75,12 +87,13 @@ import numpy as np
 from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
-from ..rotations import hat
+from ..rotations import hat, log as rot_log
 from .beams import penetration_tolerance
 from .cone import ConePoints, cone_points
 from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
 from .rows import ContactRows
+from .sections import carried, carried_moment_tangent, tie
 from .trimesh import TriangleMesh
 
 if TYPE_CHECKING:
@@ -508,7 +521,10 @@ class SurfaceContactBlock(ContactRows):
     (a Gauss point carries its share of the element, as for the normal penalty). An open
     point's anchor is its projection on the surface, so a contact closes without tangential
     force. Without a run's history (a System evaluated on its own, statics) the anchors are
-    those of the reference configuration.
+    those of the reference configuration. This block measures the slip of the point itself:
+    nodes without rotations (point masses) and sections of radius 0; the items of a section
+    radius on nodes with rotations (beams, rigid bodies) measure the slip of the material
+    point of their surface that touches (:class:`RollingSurfaceBlock`).
     """
 
     Dd = None       # no velocity-dependent force
@@ -559,28 +575,39 @@ class SurfaceContactBlock(ContactRows):
             for j in range(m):                         # (2 nodes at most, compile time)
                 self.E[:, d * j:d * j + d, 0:d] = self.C[:, j, None, None] * np.eye(d)
             self.E[:, md:, d:] = np.eye(nb)
+        self._init_friction(friction)
+
+    def _init_friction(self, friction: tuple | None) -> None:
+        """Set the Coulomb coefficients ``(mu_s, mu_k, k_t)`` per item (None: frictionless)
+        and the reference history :attr:`history0`."""
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
             if self.body_X is not None:
                 raise ModelError(f"{self.family}: friction on moving surfaces is not available")
+            ns = self.C.shape[0]
             mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
-            self.mu_s, self.mu_k = rep(mu_s), rep(mu_k)
+            self.mu_s, self.mu_k = np.repeat(mu_s, ns), np.repeat(mu_k, ns)
             self.kt = (kt[:, None] * self.w[None, :]).ravel()
-            self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
+            self.history0 = self._open_history(self.reference_state()).frozen()
+
+    def _node_positions(self, x) -> np.ndarray:
+        """The items' node positions ``(n, m, d)`` [m] at the state ``x`` (gathered
+        displacements, or the poses of a spatial block)."""
+        m = self.C.shape[1]
+        if self.spatial:
+            return x[0][:, :m]
+        return self.X + x[:, :m * self.dim].reshape(self.X.shape)
 
     def points(self, x: np.ndarray) -> np.ndarray:
-        """Sample points ``(n ns, d)`` [m] at the gathered displacements ``x``."""
-        pos = self.X + x.reshape(self.X.shape)
-        return np.einsum("gm,nmd->ngd", self.C, pos).reshape(-1, self.dim)
+        """Sample points ``(n ns, d)`` [m] at the state ``x`` (a fixed surface's block)."""
+        return np.einsum("gm,nmd->ngd", self.C, self._node_positions(x)).reshape(-1, self.dim)
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
         ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point (a moving surface:
         with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
-        if self.spatial:
-            return self._moving_gaps_3d(x, hessian)
         if self.body_X is not None:
-            return self._moving_gaps(x, hessian)
+            return (self._moving_gaps_3d if self.spatial else self._moving_gaps)(x, hessian)
         s, G, H, ok = self._measure(self.points(x), hessian)
         n, ns = len(self), self.C.shape[0]
         g = s - np.repeat(self.radius, ns)
@@ -803,12 +830,8 @@ class SurfaceContactBlock(ContactRows):
         (default None: a state measured after the run) the friction keys are left out: the
         anchors of that state are not known."""
         g, kon, G, _ = self._active(x, False)
-        d, (ns, m) = self.dim, self.C.shape
-        if self.spatial:
-            pos = x[0][:, :m]
-        else:
-            pos = self.X + x[:, :m * d].reshape(self.X.shape)
-        pts = np.einsum("gm,nmd->ngd", self.C, pos).reshape(-1, d)
+        d = self.dim
+        pts = self.points(x)
         nrm = G[..., :d].reshape(-1, d)
         out = {"gap": g.ravel(), "normal_force": (-kon * g).ravel(), "point": pts,
                "normal": nrm}
@@ -829,6 +852,236 @@ class SurfaceContactBlock(ContactRows):
                            history.sliding, self.mu_s)
 
 
+class RollingSurfaceBlock(SurfaceContactBlock):
+    """Frictional contacts of beams (elements, or beam nodes given as node contacts) of
+    section radius ``r > 0`` against fixed surfaces, whose Coulomb points are the material
+    points of the beams' SURFACES that touch, not the points of their axes: a beam that rolls
+    on a surface does not slip, a section twisted at a fixed axis does
+    (``tests/contact/test_surface_rolling.py`` derives the reference).
+
+    The arguments are :class:`SurfaceContactBlock`'s, with ``dofs (n, m (d + nr))`` the
+    items' node DOFs, translations then rotations per node (``nr`` 1 planar: the angle; 3
+    spatial: the material rotation increments), ``nodes (n, m)`` the items' nodes (a spatial
+    block reads their poses: a :class:`fembody.elements.base.SpatialBlock`) and ``friction``
+    required.
+
+    **The slip.** Each sample point (a Gauss point ``x_g`` of the element's chord at ``s =
+    xi_g``, or a node) keeps in its anchor the point ``A`` in space and the material vector
+    ``a`` of its section that touched there: ``w = x_g + v - A``, ``v`` the vector ``a``
+    carried by the section at ``s`` (spatial: :func:`fembody.contact.sections.carried`, the
+    blend ``((1 - s) R_1 + s R_2) a`` of the nodes' rotations; planar: the section's angle
+    interpolated as the chord's points, ``v = Q((1 - s) theta_1 + s theta_2) a``), and
+    :func:`fembody.contact.friction.coulomb` returns the force on ``u = (I - n n^T) w`` with
+    the gap's normal ``n`` at the axis point (as :class:`SurfaceContactBlock`). The force
+    acts at the carried point, so it puts the moment ``v x f`` on the section, shared by the
+    nodes as ``v``'s derivative on their rotations says; the tangent is exact: the chain rule
+    through ``w``, ``n`` and ``N`` and the derivative of the moments at fixed force
+    (:func:`fembody.contact.sections.carried_moment_tangent`; planar ``-C_gj C_gk v . f``).
+
+    **Anchors** ``(p, 2 d)``: ``(A, a)``. An open point is tied to the material point of its
+    section facing the surface, ``v = -r n`` (``a`` by :func:`fembody.contact.sections.tie`),
+    and to its projection on the surface. After each accepted step a touching point is
+    tied anew to the material point that faces the surface then, ``v' = -r n`` at ``A' = x_g
+    - r n - u_e`` (``u_e`` the elastic slip the step kept: ``u`` in stick, ``mu N / k_t``
+    along it in slip): its force is unchanged, and the slip accumulates step by step (the
+    incremental form, exact for rolling: a beam rolled over many turns in stick is measured
+    at the point touching now, not at a point tied turns ago).
+
+    **Energy**: the step's work is the trapezoidal rule on the block's DOFs, the rotations'
+    increments included (``log(R_0^T R_1)`` spatial, the wrapped angle planar)."""
+
+    def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
+                 tol: np.ndarray | None = None, mesh: TriangleMesh | None = None,
+                 friction: tuple | None = None) -> None:
+        super().__init__(kind, nodes, dofs, X, origin, P, R, plane, radius, k, labels, half,
+                         None, tol, mesh, None)
+        d = self.dim
+        (ns, m), nc = self.C.shape, d + (1 if d == 2 else 3)
+        self.nc = nc                                  # DOFs per node: (x, y, theta) or 6
+        if self.dofs.shape[1] != m * nc or friction is None:
+            raise ModelError(f"{self.family}: a rolling block needs {m * nc} DOFs per item "
+                             "(translations and rotations of its nodes) and friction")
+        self.spatial = d == 3
+        # per sample point: its translation columns among the item's DOFs, C_gj I
+        self.Ct = np.zeros((ns, d, m * nc))
+        for j in range(m):                                 # (2 nodes at most)
+            self.Ct[:, :, nc * j:nc * j + d] = self.C[:, j, None, None] * np.eye(d)
+        self._rot = np.concatenate([np.arange(nc * j + d, nc * (j + 1)) for j in range(m)])
+        self._tra = np.concatenate([np.arange(nc * j, nc * j + d) for j in range(m)])
+        self._Ctp = np.tile(self.Ct, (len(self), 1, 1))   # per point (item-major)
+        self._Cp = np.tile(self.C, (len(self), 1))
+        self._init_friction(friction)
+
+    def reference_state(self):
+        """The reference configuration as :meth:`gaps` reads it: zero displacements and
+        angles (planar), the nodes' reference positions and identity rotations (spatial)."""
+        if not self.spatial:
+            return np.zeros(self.dofs.shape)
+        return self.X.copy(), np.broadcast_to(np.eye(3), self.X.shape + (3,)).copy()
+
+    def _node_positions(self, x) -> np.ndarray:
+        if self.spatial:
+            return x[0]
+        return self.X + x.reshape(len(self), -1, self.nc)[..., :self.dim]
+
+    # ------------------------------------------------------------ the carried vectors
+    def _sections(self, x):
+        """Per sample point what carries its section's vectors: spatial ``(R (p, 2, 3, 3),
+        s (p,))`` (the element's two node rotations, a node's twice) for
+        :mod:`fembody.contact.sections`; planar the section angle ``(p,)``."""
+        n, (ns, m) = len(self), self.C.shape
+        if not self.spatial:
+            th = x.reshape(n, m, self.nc)[..., self.dim]
+            return (th @ self.C.T).ravel()
+        Rs = x[1]
+        if m == 1:
+            R2 = np.repeat(Rs, 2, axis=1)
+            return np.repeat(R2, ns, axis=0), np.zeros(n * ns)
+        R2 = np.broadcast_to(Rs[:, None], (n, ns, 2, 3, 3)).reshape(n * ns, 2, 3, 3)
+        return R2, np.tile(self.C[:, 1], n)
+
+    def _carry(self, sec, a: np.ndarray):
+        """The carried vectors ``v (p, d)`` [m] of the material vectors ``a`` and their
+        derivatives ``(p, d, m nc)`` on the item's DOFs (rotation columns only)."""
+        p, d, (ns, m) = len(a), self.dim, self.C.shape
+        Dv = np.zeros((p, d, m * self.nc))
+        if self.spatial:
+            v, Gr = carried(sec[0], sec[1], a)
+            Dv[:, :, self._rot] = Gr[:, :, :3 * m]
+            return v, Dv
+        c, s_ = np.cos(sec), np.sin(sec)
+        v = np.stack([c * a[:, 0] - s_ * a[:, 1], s_ * a[:, 0] + c * a[:, 1]], -1)
+        Jv = np.stack([-v[:, 1], v[:, 0]], -1)                      # dv / dtheta
+        Dv[:, :, self._rot] = Jv[:, :, None] * self._Cp[:, None, :]
+        return v, Dv
+
+    def _carry_tangent(self, sec, a: np.ndarray, v: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """The derivative ``(p, m nc, m nc)`` of the moments ``Dv^T f`` at fixed forces ``f``
+        on the carried points."""
+        p, (ns, m) = len(a), self.C.shape
+        K = np.zeros((p, m * self.nc, m * self.nc))
+        r = self._rot
+        if self.spatial:
+            K[:, r[:, None], r[None, :]] = carried_moment_tangent(sec[0], sec[1], a, f)[
+                :, :3 * m, :3 * m]
+            return K
+        Cp = self._Cp
+        vf = np.einsum("pi,pi->p", v, f)
+        K[:, r[:, None], r[None, :]] = -vf[:, None, None] * Cp[:, :, None] * Cp[:, None, :]
+        return K
+
+    def _tie(self, sec, v: np.ndarray) -> np.ndarray:
+        """The material vectors ``a (p, d)`` that the sections carry to ``v`` now."""
+        if self.spatial:
+            return tie(sec[0], sec[1], v)
+        c, s_ = np.cos(sec), np.sin(sec)
+        return np.stack([c * v[:, 0] + s_ * v[:, 1], -s_ * v[:, 0] + c * v[:, 1]], -1)
+
+    # -------------------------------------------------------------------- friction
+    def _flat(self, x) -> np.ndarray:
+        """The state ``x`` as one array per item (a history keeps it): spatial the positions
+        and rotation matrices ``(n, 12 m)``."""
+        if not self.spatial:
+            return np.array(x, dtype=float, copy=True)
+        n = len(self)
+        return np.concatenate([x[0].reshape(n, -1), x[1].reshape(n, -1)], axis=1)
+
+    def _increment(self, x, flat0: np.ndarray) -> np.ndarray:
+        """The DOF increments ``(n, m nc)`` from the state kept as ``flat0`` to ``x``
+        (rotations: the material increment ``log(R_0^T R)``, the angle wrapped to (-pi,
+        pi])."""
+        n, m = len(self), self.C.shape[1]
+        if not self.spatial:
+            dx = x - flat0
+            dx[:, self._rot] = np.angle(np.exp(1j * dx[:, self._rot]))
+            return dx
+        x0 = flat0[:, :3 * m].reshape(n, m, 3)
+        R0 = flat0[:, 3 * m:].reshape(n, m, 3, 3)
+        th = rot_log(np.swapaxes(R0, -1, -2) @ x[1])
+        return np.concatenate([x[0] - x0, th], axis=2).reshape(n, -1)
+
+    def _open_history(self, x) -> History:
+        """The history of points all open at ``x``: each anchored at its projection on its
+        surface and tied to its section's material point facing the surface (without a
+        normal: the axis point and no vector)."""
+        g, ok, G, _ = self.gaps(x)
+        d, okf = self.dim, ok.ravel()
+        Gp = G.reshape(-1, d)
+        rr = np.repeat(self.radius, self.C.shape[0])
+        s = g.ravel() + rr
+        anchor = self.points(x) - np.where(okf, s, 0.0)[:, None] * Gp
+        a = self._tie(self._sections(x), -np.where(okf, rr, 0.0)[:, None] * Gp)
+        p = len(anchor)
+        return History(np.concatenate([anchor, a], axis=1), np.ones(p, dtype=bool),
+                       np.zeros(p), self._flat(x), np.zeros(self.dofs.shape), np.zeros(p))
+
+    def _slip(self, x, history: "History | None", tangent: bool):
+        """The normal part ``(g, kon, G, H)``, the return mapping of every point (with its
+        tangent on the item's DOFs if ``tangent``), and ``(sec, a, v, dw)``: the sections,
+        the tied vectors, the carried ones and ``dw / d(item DOFs) (p, d, m nc)``."""
+        h = self.history0 if history is None else history
+        g, kon, G, H = self._active(x, True)
+        d = self.dim
+        Gp = G.reshape(-1, d)
+        N = -(kon * g).ravel()
+        sec = self._sections(x)
+        a = h.anchor[:, d:]
+        v, dw = self._carry(sec, a)
+        w = self.points(x) + v - h.anchor[:, :d]
+        Ct = self._Ctp
+        dw += Ct
+        if tangent:
+            dn = H.reshape(-1, d, d) @ Ct
+            dN = -kon.ravel()[:, None] * (Gp[:, None, :] @ Ct)[:, 0]
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+        else:
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+        return g, kon, G, H, c, (sec, a, v, dw)
+
+    def _coulomb(self, x, history, tangent: bool):
+        return self._slip(x, history, tangent)[:5]
+
+    def _friction_forces(self, x, tangent: bool, history):
+        g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, tangent)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        a_n = kon * g
+        # the normal part on the translations as SurfaceContactBlock's, the friction's through
+        # dw (translations and rotations)
+        f = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
+        f[:, self._tra] += np.einsum("ng,gm,ngi->nmi", a_n, self.C, G).reshape(n, m * d)
+        if not tangent:
+            return f, None, None
+        Kn = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + a_n[:, :, None, None] * H
+        Kp = np.swapaxes(dw, 1, 2) @ c.K + self._carry_tangent(sec, a, v, c.f)
+        K = Kp.reshape(n, ns, *Kp.shape[1:]).sum(axis=1)
+        t = self._tra
+        K[:, t[:, None], t[None, :]] += np.einsum("gm,gl,ngij->nmilj", self.C, self.C,
+                                                  Kn).reshape(n, m * d, m * d)
+        return f, K, None
+
+    def advance(self, x, history: History) -> tuple[History, float, float]:
+        """As :meth:`SurfaceContactBlock.advance`; a touching point is tied anew to the
+        material point facing the surface, keeping its elastic slip (the class docstring)."""
+        g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, False)
+        n, ns, d = len(self), self.C.shape[0], self.dim
+        on = -(kon * g).ravel() > 0.0
+        Gp = G.reshape(-1, d)
+        e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
+        rr = np.repeat(self.radius, ns)[:, None]
+        kept = self._tie(sec, -rr * Gp)
+        touch = np.concatenate([self.points(x) - rr * Gp - (c.u - c.ds[:, None] * e), kept],
+                               axis=1)
+        anchor = np.where(on[:, None], touch, self._open_history(x).anchor)
+        F = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
+        work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, self._flat(x), F,
+                      c.stored)
+        return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+
+
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     """The model's surface contacts as force blocks: the beam elements sampled at Gauss points
     and the nodes, against fixed and against moving surfaces, and each triangle mesh's
@@ -839,9 +1092,13 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     # the analytic surfaces share blocks; a triangle mesh measures the points of its own
     meshes = list({id(sc.surface): sc.surface for sc in model.surface_contacts
                    if isinstance(sc.surface, TriangleMesh)}.values())
-    groups = [(kind, moving, mesh) for mesh in [None] + meshes for moving in (False, True)
+    # frictional items of a section radius on nodes with rotations measure the slip at the
+    # beam's surface (RollingSurfaceBlock); the others at the point
+    nc = nd + (1 if nd == 2 else 3)
+    groups = [(kind, moving, mesh, rolls) for mesh in [None] + meshes
+              for moving in (False, True) for rolls in ((False,) if moving else (False, True))
               for kind in ("element", "node")]
-    for kind, moving, mesh in groups:
+    for kind, moving, mesh, rolls in groups:
         rows = []                                        # (compile time only)
         for sc in model.surface_contacts:
             if (sc.body is not None) != moving:
@@ -850,15 +1107,18 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                 continue
             o, P, R, plane, half = _geometry(sc.surface, nd)
             items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
+            turns = sc.friction > 0.0 and sc.radius > 0.0 and not moving
             for it in items:
                 ids = [n.id for n in (it.nodes if kind == "element" else it)]
+                if (turns and bool((node_dofs[ids][:, nd:nc] >= 0).all())) != rolls:
+                    continue
                 rows.append((sc, it, ids, o, P, R, plane, half))
         if not rows:
             continue
         ids = np.array([r[2] for r in rows], dtype=np.int64)
         pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
         X = np.array([[pos[i] for i in row] for row in ids])
-        dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+        dofs = node_dofs[ids][:, :, :nc if rolls else nd].reshape(len(ids), -1)
         body_X, nodes = None, ids
         if moving:
             bid = np.array([r[0].body.id for r in rows])
@@ -877,17 +1137,18 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         labels = Labels(lambda i, rows=rows, el=kind == "element":
                         f"{rows[i][0].label}: {rows[i][1] if el else rows[i][1][0]}",
                         len(rows))
-        blk = SurfaceContactBlock(kind, nodes, dofs, X, np.array([r[3] for r in rows]),
-                                  np.array([r[4] for r in rows]),
-                                  np.array([r[5] for r in rows], dtype=float),
-                                  np.array([r[6] for r in rows]),
-                                  np.array([r[0].radius for r in rows]),
-                                  np.array([r[0].stiffness for r in rows]), labels,
-                                  np.array([r[7] for r in rows]), body_X,
-                                  np.array([r[0].max_penetration for r in rows]), mesh,
-                                  tuple(np.array([getattr(r[0], a) for r in rows]) for a in
-                                        ("friction", "kinetic_friction",
-                                         "tangential_stiffness")))
+        args = (kind, nodes, dofs, X, np.array([r[3] for r in rows]),
+                np.array([r[4] for r in rows]), np.array([r[5] for r in rows], dtype=float),
+                np.array([r[6] for r in rows]), np.array([r[0].radius for r in rows]),
+                np.array([r[0].stiffness for r in rows]), labels,
+                np.array([r[7] for r in rows]))
+        tol = np.array([r[0].max_penetration for r in rows])
+        friction = tuple(np.array([getattr(r[0], a) for r in rows]) for a in
+                         ("friction", "kinetic_friction", "tangential_stiffness"))
+        if rolls:
+            blk = RollingSurfaceBlock(*args, tol, mesh, friction)
+        else:
+            blk = SurfaceContactBlock(*args, body_X, tol, mesh, friction)
         g, ok, _, _ = blk.gaps(blk.reference_state())
         scale = np.array([max(r[0].radius + _curvature(r[0].surface),
                               float(np.abs(X[i]).max()), 1e-3) for i, r in enumerate(rows)])

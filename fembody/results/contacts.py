@@ -84,8 +84,9 @@ def _idle(block, x: np.ndarray, h) -> bool:
     gives zero force and no stick whatever the anchors. (A bundle of beams in line contact:
     four of its five frictional blocks, the end, junction and share rows, are idle at every
     saved state, and their reports were about half the record's cost.)"""
+    # (a spatial block's state is its poses, which its history keeps in its own form)
     return (len(h.slip) == len(block) and bool(h.sliding.all()) and not h.force.any()
-            and h.x.shape == x.shape and np.array_equal(h.x, x))
+            and isinstance(x, np.ndarray) and h.x.shape == x.shape and np.array_equal(h.x, x))
 
 
 def side_record(sys, state) -> np.ndarray:
