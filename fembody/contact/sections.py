@@ -1,0 +1,97 @@
+"""The frame of a beam element's section at a chord parameter, and the material vectors it
+carries (a point of the section's surface relative to the axis), with their derivatives on
+the nodes' material rotation increments: what a contact measured at the surface of a beam
+reads of the element's rotations (issue 33: friction at the surface points that touched).
+
+**The frame.** An element of nodes 1, 2 with rotations ``R_1``, ``R_2`` (the configuration
+space's, gathered as a spatial block's poses) carries a vector ``a`` of its section at the
+chord parameter ``s`` in [0, 1] by the blend of the nodes' frames,
+
+    v = M(s) a,    M(s) = (1 - s) R_1 + s R_2,
+
+the linear interpolation the element's chord uses for its points. ``a`` is tied once, where
+the contact was anchored, by :func:`tie` (``M a = v``), and carried from there. Why the blend
+and not the geodesic ``R_1 exp(s log(R_1^T R_2))``:
+
+- a rigid motion ``R_i <- Q R_i`` turns ``v`` by ``Q`` exactly (``M <- Q M``), so a rigid
+  motion of a contact pair changes no slip; with ``R_1 = R_2 = R`` ``M`` is ``R`` itself;
+- ``v`` is linear in each node's rotation matrix, so its derivatives on the material
+  increments ``R_i <- R_i exp(hat(Theta_i))`` are closed-form and short (below), and the
+  friction's tangent is exact with no derivative of ``exp``/``log``;
+- ``M`` is not orthogonal where the nodes' frames differ: ``|v|`` departs from ``|a|`` by a
+  relative ``O(dphi^2 / 8)`` in the change ``dphi`` of the element's relative rotation since
+  the tie (the element's bend over one element: small where the mesh resolves the
+  curvature; the tie is renewed at every slip and re-anchoring). ``M`` is singular only at
+  a relative rotation of pi within one element (:func:`tie` refuses it).
+
+**Derivatives** (material increments ``Theta = (Theta_1, Theta_2)``, as
+:meth:`fembody.contact.surfaces.SurfaceContactBlock._moving_gaps_3d` reads the poses):
+``d(R_i a) = R_i hat(Theta_i) a = -R_i hat(a) Theta_i``, so ``dv/dTheta = G = (-(1 - s) R_1
+hat(a), -s R_2 hat(a))`` (3 x 6). A force ``T`` [N] on the carried point puts the moments
+``G^T T = ((1 - s) a x R_1^T T, s a x R_2^T T)`` [N m] on the nodes' rotation DOFs (the
+material components of ``(R_i a) x T`` weighted by the node's share), and their derivative
+at fixed ``T`` is ``blockdiag((1 - s) hat(a) hat(R_1^T T), s hat(a) hat(R_2^T T))`` (from
+``d(R^T T) = hat(R^T T) Theta``: not symmetric, the rotations are not additive).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..rotations import hat
+
+__all__ = ["section_frame", "carried", "carried_moment_tangent", "tie"]
+
+
+def _weights(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(s, dtype=float)
+    return 1.0 - s, s
+
+
+def section_frame(R: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The section's frame ``M (n, 3, 3)`` at the chord parameters ``s (n,)`` of elements whose
+    two nodes have the rotations ``R (n, 2, 3, 3)``: ``(1 - s) R_1 + s R_2`` (the module
+    docstring)."""
+    c0, c1 = _weights(s)
+    return c0[:, None, None] * R[:, 0] + c1[:, None, None] * R[:, 1]
+
+
+def carried(R: np.ndarray, s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors ``v = M(s) a (n, 3)`` [m] carried by the sections at ``s (n,)`` from their
+    material vectors ``a (n, 3)`` [m] (tied by :func:`tie`), and ``G = dv/dTheta (n, 3, 6)``,
+    their derivative on the two nodes' material rotation increments ``(Theta_1, Theta_2)``
+    [rad] (``R (n, 2, 3, 3)`` the nodes' rotations)."""
+    c0, c1 = _weights(s)
+    v = section_frame(R, s) @ a[:, :, None]
+    ha = hat(a)
+    G = np.concatenate([-c0[:, None, None] * (R[:, 0] @ ha), -c1[:, None, None] * (R[:, 1] @ ha)],
+                       axis=2)
+    return v[:, :, 0], G
+
+
+def carried_moment_tangent(R: np.ndarray, s: np.ndarray, a: np.ndarray, T: np.ndarray
+                           ) -> np.ndarray:
+    """The derivative ``(n, 6, 6)`` of the moments ``G^T T`` (:func:`carried`) on the nodes'
+    material rotation increments at a fixed force ``T (n, 3)`` [N] on the carried points:
+    ``blockdiag((1 - s) hat(a) hat(R_1^T T), s hat(a) hat(R_2^T T))`` [N m]."""
+    c0, c1 = _weights(s)
+    ha = hat(a)
+    out = np.zeros((len(a), 6, 6))
+    for i, c in enumerate((c0, c1)):
+        RT = np.einsum("nji,nj->ni", R[:, i], T)                   # R_i^T T
+        out[:, 3 * i:3 * i + 3, 3 * i:3 * i + 3] = c[:, None, None] * (ha @ hat(RT))
+    return out
+
+
+def tie(R: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The material vectors ``a (n, 3)`` that the sections at ``s (n,)`` carry to the spatial
+    vectors ``v (n, 3)`` [m] now: ``M(s) a = v`` (``R (n, 2, 3, 3)`` the nodes' rotations).
+    ValueError where an element's two nodes are turned by pi against each other (``M``
+    singular: the element does not resolve its section's rotation)."""
+    M = section_frame(R, s)
+    det = np.linalg.det(M)
+    bad = ~(np.abs(det) > 1e-12)
+    if bad.any():
+        raise ValueError(f"sections.tie: the section frame at s = {np.asarray(s)[bad][0]:g} is "
+                         "singular (the element's two nodes are turned by pi against each "
+                         "other); refine the mesh so that an element bends by much less")
+    return np.linalg.solve(M, v[:, :, None])[:, :, 0]
