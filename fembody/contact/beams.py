@@ -79,6 +79,8 @@ from .geometry import (closest_crossing, closest_node, distance, in_zone, point_
                        segment_distance, side_now as _side_now, signed)
 from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coefficients, coulomb
+from .sections import carried, carried_moment_tangent, tie
+from ..rotations import exp as _rot_exp
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
@@ -334,12 +336,14 @@ class BeamContactBlock(ContactRows):
     family = "beam contact"
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
+    surface = False         # friction measured at the surfaces (spatial, frictional)
     side_slot = None        # set by the System for a planar block (its sides are a run's)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
                  tol: np.ndarray | None = None, friction: tuple | None = None,
-                 free: np.ndarray | None = None, ramp: np.ndarray | None = None) -> None:
+                 free: np.ndarray | None = None, ramp: np.ndarray | None = None,
+                 radii: np.ndarray | None = None) -> None:
         self.kind = kind
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.nodes = np.asarray(nodes, dtype=np.int64)
@@ -378,7 +382,23 @@ class BeamContactBlock(ContactRows):
                 self.mu_s, self.mu_k, self.kt = mu_s, mu_k, kt
             self.mu_s, self.mu_k, self.kt = (np.ascontiguousarray(a, dtype=float)
                                              for a in (self.mu_s, self.mu_k, self.kt))
+            # friction at the surfaces (**Friction**): the pairs' DOFs end with their nodes'
+            # rotations, and the anchors carry the tied section vectors
+            self.surface = (kind == "crossing" and radii is not None
+                            and self.dofs.shape[1] == 2 * self.X.shape[1] * self.dim)
+            if self.surface:
+                self.radii = np.asarray(radii, dtype=float).reshape(-1, 2)
+                n = len(self.X)
+                self._pair_of = np.concatenate([np.arange(n), np.repeat(np.arange(n), NG)])
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, m, d)`` [m] of the pairs from their gathered
+        displacements ``x (n, m d)`` [m] (a block measuring friction at the surfaces: ``x (n,
+        2 m d)``, the nodes' rotation vectors after their displacements, read here up to the
+        displacements)."""
+        n, m, d = self.X.shape
+        return self.X + x[:, :m * d].reshape(self.X.shape)
 
     def _sides(self, side: "np.ndarray | None") -> np.ndarray | None:
         """The sides a planar evaluation signs its gaps with: the run's ``side``, or without
@@ -418,8 +438,10 @@ class BeamContactBlock(ContactRows):
         ``history`` (a run's; default None: :attr:`history0`, the reference
         configuration's); planar pairs signed by the run's ``side`` (default None:
         unsigned, **Sides**)."""
-        out = self._kernel(x, history, tangent, False, side)
+        out = self._kernel(x, history, tangent, self.surface, side)
         f, K = out[0], out[1]
+        if self.surface:
+            f, K = self._with_rotations(x, history, tangent, out, side)
         if tangent and self.kind == "crossing":
             # (the compiled pass gives the touching pairs' stiffness alone, out[2] its rows)
             K = np.zeros((len(self),) + out[1].shape[1:])
@@ -440,8 +462,10 @@ class BeamContactBlock(ContactRows):
         (with or without ``tangent``: a residual-only evaluation scatters those pairs'
         forces alone); a planar one when its stiffness has a nonzero entry (without
         ``tangent``: every pair); ``side`` as in :meth:`forces`."""
-        out = self._kernel(x, history, tangent, False, side)
+        out = self._kernel(x, history, tangent, self.surface, side)
         f, K = out[0], out[1]
+        if self.surface:
+            f, K = self._with_rotations(x, history, tangent, out, side)
         if self.kind == "crossing":
             # (the compiled pass gives the touching pairs' stiffness alone, in their order)
             return f, np.asarray(out[2], dtype=np.int64), (K if tangent else None)
@@ -465,6 +489,8 @@ class BeamContactBlock(ContactRows):
         if self.frictional:
             h = self.history0 if history is None else history
             anchor, sliding = self._kernel_history(h)
+            if self.surface:
+                anchor = self._kernel_anchor(x, anchor)
             mu_s, mu_k, kt = self.mu_s, self.mu_k, self.kt
         else:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
@@ -576,6 +602,87 @@ class BeamContactBlock(ContactRows):
             return np.column_stack([np.ones_like(t), t - 1.0, -t])
         return np.column_stack([1.0 - s, s, t - 1.0, -t])
 
+    # ------------------------------------------------ friction at the surfaces (issue 33)
+    def _rotations(self, x: np.ndarray) -> np.ndarray:
+        """The pairs' node rotations ``(n, m, 3, 3)`` from the rotation vectors that follow
+        the displacements in ``x`` (the identity where ``x (n, m d)`` holds the displacements
+        alone: the reference rotations)."""
+        n, m, d = self.X.shape
+        if x.shape[1] == m * d:
+            return np.broadcast_to(np.eye(3), (n, m, 3, 3))
+        return _rot_exp(x[:, m * d:].reshape(n, m, 3))
+
+    def _carried(self, R: np.ndarray, anchor: np.ndarray, pairs: np.ndarray):
+        """The section vectors the contact points tied at their anchors ``(p, 2 + d + 6)``
+        (``(s_a, t_a, o, a_A, a_B)``), carried to the current rotations ``R (., 4, 3, 3)`` of
+        their pairs ``pairs (p,)`` (indices into ``R``): ``v_A``, ``dv_A/dTheta_A`` (on a0,
+        a1), ``v_B``, ``dv_B/dTheta_B`` (on b0, b1) (:func:`fembody.contact.sections
+        .carried`)."""
+        Rp = R[pairs]
+        vA, GA = carried(Rp[:, :2], anchor[:, 0], anchor[:, 5:8])
+        vB, GB = carried(Rp[:, 2:], anchor[:, 1], anchor[:, 8:11])
+        return vA, GA, vB, GB
+
+    def _kernel_anchor(self, x: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+        """The anchors ``(p, 2 + d)`` the compiled pass reads for friction at the surfaces:
+        the parameters and the offset ``o - v_A + v_B``, so that its ``w = x_A(s_a) -
+        x_B(t_a) - o'`` is the surface points' ``x_A + v_A - x_B - v_B - o`` (``v`` depends on
+        the rotations alone: the pass's forces and tangent on the translations are exact)."""
+        R = self._rotations(x)
+        vA, _, vB, _ = self._carried(R, anchor, self._pair_of)
+        eff = np.empty((len(anchor), 2 + self.dim))
+        eff[:, :2] = anchor[:, :2]
+        eff[:, 2:] = anchor[:, 2:2 + self.dim] - vA + vB
+        return eff
+
+    def _moments(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray
+                 ) -> np.ndarray:
+        """The friction's moments ``(n, 4 * 3)`` [N m] on the pairs' nodes' rotations (a0,
+        a1, b0, b1) from the points' friction forces ``f (p, d)`` (the return mapping's, on
+        the tied points' difference) and the line weights ``lam (n,)``: ``(dv_A/dTheta)^T f``
+        and ``-(dv_B/dTheta)^T f`` per point, blended as the forces are."""
+        n = len(self)
+        _, GA, _, GB = self._carried(self._rotations(x), anchor, self._pair_of)
+        mp = np.concatenate([np.einsum("pik,pi->pk", GA, f), -np.einsum("pik,pi->pk", GB, f)],
+                            axis=1)
+        return (lam[:, None] * mp[n:].reshape(n, NG, -1).sum(axis=1)
+                + (1.0 - lam)[:, None] * mp[:n])
+
+    def _with_rotations(self, x: np.ndarray, history, tangent: bool, out, side):
+        """The compiled pass's ``out`` (asked with the points' states) completed with the
+        rotations' part: forces ``(n, 2 m d)`` and the touching pairs' stiffness, whose
+        translations' block is the pass's and whose rotations' rows and columns are the
+        array evaluation's (:meth:`_friction` on those pairs). ``x (n, m d)`` (the
+        displacements alone): the pass's forces and stiffness on the translations."""
+        f, K = out[0], out[1]
+        if x.shape[1] == f.shape[1]:
+            return f, K
+        h = self.history0 if history is None else history
+        f = np.concatenate([f, self._moments(x, h.anchor, out[4][:, 5:5 + self.dim],
+                                             out[5][:, 0])], axis=1)
+        if tangent:
+            rows = np.asarray(out[2], dtype=np.int64)
+            Kr = self._friction(x, h, True, rows=rows, side=side)[1]
+            md = K.shape[1]
+            Kr[:, :md, :md] = K
+            K = Kr
+        return f, K
+
+    def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point ties at ``x``
+        with its current parameters ``params (p, 2)``: those the sections carry to ``-r_A n``
+        and ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
+        that touch."""
+        pos = self.positions(x)[self._pair_of]
+        dv = np.einsum("pm,pmi->pi", self._anchor_coefficients(params), pos)
+        nn = np.linalg.norm(dv, axis=1)
+        nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
+                       np.array([0.0, 0.0, 1.0]))
+        R = self._rotations(x)[self._pair_of]
+        rA, rB = self.radii[self._pair_of].T
+        return np.concatenate([tie(R[:, :2], params[:, 0], -rA[:, None] * nrm),
+                               tie(R[:, 2:], params[:, 1], rB[:, None] * nrm)], axis=1)
+
     def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
                   rows: np.ndarray | None = None, side: np.ndarray | None = None):
         """The friction part of the internal forces of the pairs ``rows`` (default None: all)
@@ -596,21 +703,51 @@ class BeamContactBlock(ContactRows):
                 F = (c.f[:, None, :] * self._anchor_coefficients(h.anchor[:, :2])[:, :, None])
                 return F.reshape(len(self), -1), None, c, params, st[:, 0], None
             extra = out[5]
-            return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
+            F = extra[:, 1:]
+            if self.surface and x.shape[1] > F.shape[1]:
+                F = np.concatenate([F, self._moments(x, h.anchor, c.f, extra[:, 0])], axis=1)
+            return F, None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows, side)
         p, m, d = pos.shape
         anchor = h.anchor[pr]
         ca = self._anchor_coefficients(anchor[:, :2])
-        w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:]
+        rot = self.surface and x.shape[1] > m * d       # the rotations' columns too
+        if self.surface:
+            sel = slice(None) if rows is None else rows
+            nr = len(self) if rows is None else len(rows)
+            local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
+            R = self._rotations(x)[sel]
+            vA, GA, vB, GB = self._carried(R, anchor, local)
+            w = np.einsum("pm,pmi->pi", ca, pos) - (anchor[:, 2:2 + d] - vA + vB)
+        else:
+            w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:]
         dw = None
+        k = 2 * m * d if rot else m * d
         if tangent:
-            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(p, d, m * d)
+            dw = np.zeros((p, d, k))
+            dw[:, :, :m * d] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
+                p, d, m * d)
+            if rot:
+                dw[:, :, m * d:m * d + 6], dw[:, :, m * d + 6:] = GA, -GB
+                dn = np.concatenate([dn, np.zeros((p, d, m * d))], axis=2)
+                dN = np.concatenate([dN, np.zeros((p, m * d))], axis=1)
         c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dw,
                     dn, dN)
         Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
-        Kp = None if not tangent else (ca[:, :, None, None] * c.K[:, None]).reshape(
-            p, m * d, m * d)
+        Kp = None
+        if rot:
+            Fp = np.concatenate([Fp, np.einsum("pik,pi->pk", GA, c.f),
+                                 -np.einsum("pik,pi->pk", GB, c.f)], axis=1)
+            if tangent:
+                # (dw/dX)^T dT/dX, and the moments' own derivative at fixed T (sections)
+                Kp = np.einsum("pim,pin->pmn", dw, c.K)
+                Kp[:, m * d:m * d + 6, m * d:m * d + 6] += carried_moment_tangent(
+                    R[local, :2], anchor[:, 0], anchor[:, 5:8], c.f)
+                Kp[:, m * d + 6:, m * d + 6:] -= carried_moment_tangent(
+                    R[local, 2:], anchor[:, 1], anchor[:, 8:11], c.f)
+        elif tangent:
+            Kp = (ca[:, :, None, None] * c.K[:, None]).reshape(p, m * d, m * d)
         if self.kind == "node":
             return Fp, Kp, c, params, N, None
         n = len(self) if rows is None else len(rows)
@@ -621,8 +758,9 @@ class BeamContactBlock(ContactRows):
         K = None
         if tangent:
             dF = F_ln - F_pt
-            K = (lam[:, None, None] * Kp[n:].reshape(n, NG, m * d, m * d).sum(axis=1)
-                 + (1.0 - lam)[:, None, None] * Kp[:n] + dF[:, :, None] * glam[:, None, :])
+            K = (lam[:, None, None] * Kp[n:].reshape(n, NG, k, k).sum(axis=1)
+                 + (1.0 - lam)[:, None, None] * Kp[:n])
+            K[:, :, :m * d] += dF[:, :, None] * glam[:, None, :]
         return F, K, c, params, N, lam
 
     def _open_history(self, x: np.ndarray) -> History:
@@ -639,6 +777,8 @@ class BeamContactBlock(ContactRows):
         else:
             _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
+        if self.surface:
+            anchor = np.concatenate([anchor, self._tied(x, params)], axis=1)
         return History.open(anchor, x)
 
     def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
@@ -656,10 +796,12 @@ class BeamContactBlock(ContactRows):
         # (a bundle of beams presses at a few per cent of its points: the whole-array form,
         # ``where(keep, history.anchor, [params, -T / k_t] with open offsets 0)``, spent
         # most of this update on the open ones); the same numbers, entry for entry
-        anchor = np.zeros((len(N), 2 + self.dim))
+        anchor = np.zeros((len(N), history.anchor.shape[1]))
         anchor[:, :2] = params
         press = np.flatnonzero(on)
-        anchor[press, 2:] = -c.f[press] / self.kt[press, None]
+        anchor[press, 2:2 + self.dim] = -c.f[press] / self.kt[press, None]
+        if self.surface:
+            anchor[:, 2 + self.dim:] = self._tied(x, params)
         stick = np.flatnonzero(keep)
         anchor[stick] = history.anchor[stick]
         stored = c.stored.copy()
@@ -708,10 +850,11 @@ class BeamContactBlock(ContactRows):
         g, on = st[:, 1].copy(), st[:, 2] > 0.0
         r = np.flatnonzero(on)
         if r.size:
-            pos = self.X[r] + x[r].reshape(self.X[r].shape)
+            md = self.X[0].size
+            pos = self.X[r] + x[r, :md].reshape(self.X[r].shape)
             pt = r[weight(pos, self.free[r], self.ramp[r], False)[0] == 0.0]
             if pt.size:
-                pos = self.X[pt] + x[pt].reshape(self.X[pt].shape)
+                pos = self.X[pt] + x[pt, :md].reshape(self.X[pt].shape)
                 z, ok = closest_crossing(pos)
                 rho = distance("crossing", pos, z, False)[0]
                 g[pt], on[pt] = rho - self.radius[pt], ok & (rho > 0.0)
@@ -797,7 +940,7 @@ class BeamContactBlock(ContactRows):
             # nonzero offset (_slipped); a pair sticks when one of its points stuck and none
             # slid (its open points, e.g. the line points of a crossing at right angles,
             # left out)
-            slid = _per_pair(np.logical_or, _slipped(history), n)
+            slid = _per_pair(np.logical_or, _slipped(history, d), n)
             held = _per_pair(np.logical_or, ~sliding, n)
             return dict(tangential_force=self._advanced_friction(x, history, slid), slip=slip,
                         stick=held & ~slid)
@@ -807,7 +950,8 @@ class BeamContactBlock(ContactRows):
         if self.kind == "crossing":
             touch = _per_pair(np.logical_or, touch, n)
             slid = _per_pair(np.logical_or, slid, n)
-        return dict(tangential_force=np.linalg.norm(_on_b(Ff, d), axis=1), slip=slip,
+        return dict(tangential_force=np.linalg.norm(_on_b(Ff[:, :self.X.shape[1] * d], d),
+                                                    axis=1), slip=slip,
                     stick=touch & ~slid)
 
     def _advanced_friction(self, x: np.ndarray, history: History,
@@ -832,10 +976,12 @@ class BeamContactBlock(ContactRows):
         The magnitudes are taken of the pairs whose force on B is not zero alone (the
         others' are zeros, whatever the sign of a zero in their force)."""
         n, d = len(self), self.dim
-        F, a = history.force, history.anchor
-        m = F.shape[1] // d
+        m = self.X.shape[1]
+        F, a = history.force[:, :m * d], history.anchor
+        if self.surface:
+            a = self._kernel_anchor(x, a)
         if slid is None:
-            slid = _per_pair(np.logical_or, _slipped(history), n)
+            slid = _per_pair(np.logical_or, _slipped(history, d), n)
         rows = np.flatnonzero(slid)
         Fb = _on_b(F, d)
         carry = _nonzero_rows(Fb)
@@ -844,7 +990,7 @@ class BeamContactBlock(ContactRows):
         Fb = Fb[live]
         if rows.size:
             pr = self._point_rows(rows)
-            pos = np.ascontiguousarray(self.X[rows] + x[rows].reshape((-1, m, d)))
+            pos = np.ascontiguousarray(self.positions(x)[rows])
             # (each pair's terms are its own: the rows' pass gives the whole pass's rows)
             out = crossing_forces.trusted(
                 pos, self.k[rows], self.k_line[rows], self.length[rows], self.radius[rows],
@@ -897,13 +1043,13 @@ def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _slipped(history: History) -> np.ndarray:
+def _slipped(history: History, d: int) -> np.ndarray:
     """The points ``(p,)`` that slipped in the step whose :meth:`BeamContactBlock.advance`
     made ``history``: the sliding ones with a nonzero offset (an open point's is zero; a
     slipping one's, ``-f / k_t``, is nonzero unless its force is: below about ``5e-324
     k_t`` [N], or ``mu_k = 0`` after the step it broke away, where it counts as open;
     :meth:`BeamContactBlock._advanced_friction` says more)."""
-    return history.sliding & _nonzero_rows(history.anchor[:, 2:])
+    return history.sliding & _nonzero_rows(history.anchor[:, 2:2 + d])
 
 
 def _nonzero_rows(a: np.ndarray) -> np.ndarray:
@@ -1014,6 +1160,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                                for row in nodes[pairs[:, 0]]], dtype=bool).reshape(-1, 2)
             XP = np.array([[pos[i] for i in row] for row in ids]).reshape(len(ids), 4, nd)
             ramp = ramp_lengths(XP[:, :2], XP[:, 2:], rsum, free_a)
+            radii = np.column_stack([rad[pairs[:, 0]], rad[pairs[:, 1]]])
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
@@ -1038,6 +1185,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
             ramp = np.zeros((len(ids), 2))
+            radii = np.zeros((len(ids), 2))
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         # spatial: the junction rows; planar: pairs of nodes (free ends, convex kinks), the
         # one case the node-on-element rows leave out (fembody.contact.ends)
@@ -1048,7 +1196,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
                           * len(ids))
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr,
-                          free, ramp))
+                          free, ramp, radii))
     if kind == "crossing":
         # and the rounded free ends (fembody.contact.ends): a free end against another's,
         # against a kink's convex side, or against the inside of an element
@@ -1067,14 +1215,22 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     ids = np.concatenate([p[0] for p in parts])
     names = [nm for p in parts for nm in p[4]]
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    friction = tuple(np.concatenate([p[6] for p in parts]).T)
+    radii = None
+    if kind == "crossing" and (friction[0] > 0.0).any():
+        # friction measured at the surfaces: the nodes' rotations too (BeamContactBlock,
+        # **Friction**), after the translations
+        rdofs = node_dofs[ids][:, :, nd:2 * nd]
+        if rdofs.shape[2] == nd and (rdofs >= 0).all():
+            dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
+            radii = np.concatenate([p[9] for p in parts])
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
     block = BeamContactBlock(kind, ids, dofs, np.concatenate([p[1] for p in parts]),
                              np.concatenate([p[2] for p in parts]),
                              np.concatenate([p[3] for p in parts]), labels,
-                             np.concatenate([p[5] for p in parts]),
-                             tuple(np.concatenate([p[6] for p in parts]).T),
+                             np.concatenate([p[5] for p in parts]), friction,
                              np.concatenate([p[7] for p in parts]),
-                             np.concatenate([p[8] for p in parts]))
+                             np.concatenate([p[8] for p in parts]), radii)
     for b in [block] + blocks:
         rs = b.resultants(np.zeros(b.dofs.shape))
         g, ok = rs[:, 1], rs[:, 2] > 0.0

@@ -65,18 +65,25 @@ def _block(sys):
     return blk
 
 
-def _lying_forces(move: np.ndarray):
+def _lying_forces(move: np.ndarray, turn: np.ndarray | None = None):
     """The crossing block of cone-33's lying beam (A on B along x, line contact) with A's
     nodes moved by ``move`` [m] from the reference (anchored there, the System's history
-    without a run): the total force (the block's internal force) on A's nodes."""
+    without a run) and (``turn``, a rotation vector [rad]; default None: the displacements
+    alone are passed, the sections at their reference rotations) their sections turned:
+    the total force (the block's internal force) on A's nodes."""
     m, _, _ = _lying(0.0)
     sys = m.compile()
     blk = _block(sys)
     onA = np.isclose(blk.X[:, :, 2], 2 * R)        # A's nodes lie at z = 2R, B's at 0
     x = np.zeros(blk.X.shape)
     x[onA] = move
-    f, _, _ = blk.forces(x.reshape(len(x), -1), None, False)
-    f = f.reshape(blk.X.shape)
+    x = x.reshape(len(x), -1)
+    if turn is not None:                # (the nodes' rotation vectors follow)
+        rv = np.zeros(blk.X.shape)
+        rv[onA] = turn
+        x = np.concatenate([x, rv.reshape(len(x), -1)], axis=1)
+    f, _, _ = blk.forces(x, None, False)
+    f = f[:, :blk.X[0].size].reshape(blk.X.shape)
     return f[onA].sum(axis=0), f[~onA].sum(axis=0)
 
 
@@ -90,11 +97,6 @@ def test_a_lying_beam_moved_along_its_axis_is_held_by_friction():
     assert abs(ratio / (KT * DY / (K * DELTA)) - 1.0) < 1e-9, ratio
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 33: the slip is measured between the chords, "
-                   "whose difference turns with the normal: a lying beam moved across the "
-                   "axes has |f_t| ~ 1e-14 N (the surface points slip DY cos theta + DELTA "
-                   "sin theta)")
 def test_a_lying_beam_moved_across_the_axes_is_held_by_friction():
     """A lying on B, pressed by DELTA and moved across both axes (along y) by DY: the
     surface points slip ``DY cos theta + DELTA sin theta`` along ``t = (0, cos theta, -sin
@@ -114,13 +116,15 @@ def test_a_lying_beam_moved_across_the_axes_is_held_by_friction():
 
 
 def test_rolling_measures_no_slip_with_equal_radii():
-    """Guard (pure rolling, equal radii): A's chord turned by theta about B's axis (its
-    section by 2 theta, which the block does not see) keeps the tied chords' difference
-    along the normal: no tangential force, only the normal one, pressed by DELTA. (The
-    surface measure gives the same: w* = 2R (1 - cos theta) n.)"""
+    """Guard (pure rolling, equal radii): A's chord turned by theta about B's axis and its
+    section by 2 theta (about -x, the coin paradox) keeps the tied surface points'
+    difference along the normal, w* = 2R (1 - cos theta) n: no tangential force, only the
+    normal one, pressed by DELTA. (Until the block read the sections' rotations, the
+    chord's turn alone gave the same: the tied chords' difference along the normal.)"""
     th = 1e-3
     c = 2 * R - DELTA
-    fA, _ = _lying_forces(np.array([0.0, c * np.sin(th), c * np.cos(th) - 2 * R]))
+    fA, _ = _lying_forces(np.array([0.0, c * np.sin(th), c * np.cos(th) - 2 * R]),
+                          np.array([-2.0 * th, 0.0, 0.0]))
     n = np.array([0.0, np.sin(th), np.cos(th)])
     assert np.linalg.norm(fA - (fA @ n) * n) < 1e-9 * abs(fA @ n)
 
@@ -164,10 +168,6 @@ def test_a_crossing_beam_moved_along_b_is_held_by_friction():
     assert abs((F[1] / -F[2]) / (KT * DY / (K * DELTA)) - 1.0) < 1e-9, F
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 33: the block sees translations alone: a twist of A about "
-                   "its axis under B slips A's surface by R sin(phi) but the model's force "
-                   "and moment are 0")
 def test_a_crossing_beam_twisted_about_its_axis_is_held_by_friction():
     """A pressed by DELTA on B and turned rigidly about its own axis (+x) by phi: A's tied
     surface point ``-R e_z`` goes to ``(0, R sin phi, -R cos phi)``, B's stays, the normal
@@ -207,9 +207,6 @@ def test_a_cantilever_pressed_on_a_crossing_beam_and_pulled_along_it_sticks(pull
     assert 0.0 < y < MU * 1.0 / KT, y
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 33: no friction across the axes of a lying beam: it moves "
-                   "Q / (800 - N / 2R) = 1.43e-4 m, held by the springs alone")
 def test_a_lying_beam_pulled_across_the_axes_below_the_slip_load_sticks():
     """cone-33's lying beam (rotations held) pressed by 1 N and pulled across the axes (along
     y) by 0.1 N, a third of mu N: every line point sticks, so A moves by its elastic slip
