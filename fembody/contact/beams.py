@@ -444,8 +444,9 @@ class BeamContactBlock(ContactRows):
             f, K = self._with_rotations(x, history, tangent, out, side)
         if tangent and self.kind == "crossing":
             # (the compiled pass gives the touching pairs' stiffness alone, out[2] its rows)
-            K = np.zeros((len(self),) + out[1].shape[1:])
-            K[out[2]] = out[1]
+            Kt = K
+            K = np.zeros((len(self),) + Kt.shape[1:])
+            K[out[2]] = Kt
         return f, (K if tangent else None), None
 
     def live_forces(self, x: np.ndarray, tangent: bool, history: "History | None" = None,
@@ -662,8 +663,10 @@ class BeamContactBlock(ContactRows):
                                              out[5][:, 0])], axis=1)
         if tangent:
             rows = np.asarray(out[2], dtype=np.int64)
-            Kr = self._friction(x, h, True, rows=rows, side=side)[1]
             md = K.shape[1]
+            if not rows.size:
+                return f, np.zeros((0, 2 * md, 2 * md))
+            Kr = self._friction(x, h, True, rows=rows, side=side)[1]
             Kr[:, :md, :md] = K
             K = Kr
         return f, K

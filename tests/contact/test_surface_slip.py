@@ -220,3 +220,97 @@ def test_a_lying_beam_pulled_across_the_axes_below_the_slip_load_sticks():
     A = m.bodies[-1]
     dy = [float(np.asarray(res.displacement(nd)[-1])[1]) for nd in A.nodes]
     assert max(abs(v) for v in dy) < MU * 1.0 / (8 * KT), dy
+
+
+# ------------------------------------------------- the surface measure's own checks (slip-33)
+from fembody.rotations import exp as _exp, log as _log        # noqa: E402
+
+
+def _turned(psi: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """The rotation vectors of the rotations ``exp(psi) exp(hat(theta))`` (a material
+    increment ``theta`` [rad], as the configuration space applies one)."""
+    return _log(_exp(psi) @ _exp(theta))
+
+
+def _crossing_state(move, phi, turn_b=0.0):
+    """The crossing system's block and its gathered coordinates ``(n, 24)`` (displacements,
+    then the nodes' rotation vectors) with A's free nodes moved by ``move`` and turned by
+    ``phi`` about A's axis and B's nodes turned by ``turn_b`` about B's axis (y)."""
+    sys, A = _crossing_system()
+    blk = _block(sys)
+    dq = np.zeros(sys.n_free)
+    for nd in A.nodes[1:]:
+        for c, v in zip(("x", "y", "z", "rx"), (*move, phi)):
+            dq[sys.free_index[sys.dof(nd, c)]] = v
+    x = np.array(sys.pose(blk, sys.update(sys.q0, dq)))
+    onB = np.isclose(blk.X[:, :, 2], -2 * R)
+    rv = x[:, 12:].reshape(blk.X.shape)
+    rv[onB, 1] += turn_b
+    return blk, x
+
+
+def test_the_block_reads_its_nodes_rotations():
+    """The frictional spatial block's DOFs are its four nodes' translations and then their
+    rotations (what the surface measure needs); on 63ab941 the translations alone."""
+    sys, _ = _crossing_system()
+    blk = _block(sys)
+    assert blk.dofs.shape[1] == 24 and blk.history0.anchor.shape[1] == 11
+
+
+def test_a_rigid_motion_of_the_pair_changes_no_slip():
+    """Guard (invariance): a pressed, twisted and sideways-moved crossing (friction force
+    nonzero, reference anchors) moved rigidly as a whole, translated by c and turned by Q
+    (a finite rotation, 0.7 rad): the friction forces on the nodes turn by Q, the moments
+    in the sections' material axes stay (the slip u* turns with the pair: its length and
+    its direction in the pair's frame do not change). (On 63ab941 the block reads no
+    rotations: the state does not fit its DOFs.)"""
+    blk, x = _crossing_state((0.0, DY, -DELTA), 2e-4, 1e-4)
+    n = len(x)
+    Q = _exp(np.array([0.3, -0.5, 0.4]))
+    c = np.array([0.01, -0.02, 0.03])
+    pos = blk.positions(x)
+    y = x.copy()
+    y[:, :12] = (np.einsum("ij,nmj->nmi", Q, pos) + c - blk.X).reshape(n, 12)
+    rv = x[:, 12:].reshape(n, 4, 3)
+    y[:, 12:] = _log(Q @ _exp(rv)).reshape(n, 12)
+    f0, _, _ = blk.forces(x, None, False)
+    f1, _, _ = blk.forces(y, None, False)
+    assert np.abs(f0).max() > 0.0
+    F0, F1 = f0[:, :12].reshape(n, 4, 3), f1[:, :12].reshape(n, 4, 3)
+    scale = np.abs(f0).max()
+    assert np.abs(F1 - np.einsum("ij,nmj->nmi", Q, F0)).max() < 1e-9 * scale
+    assert np.abs(f1[:, 12:] - f0[:, 12:]).max() < 1e-9 * scale
+
+
+@pytest.mark.parametrize("move, phi", [((0.0, DY, -DELTA), 1e-4),          # stick
+                                       ((3e-5, 2e-5, -DELTA), -3e-3)])     # slip
+def test_the_tangent_on_translations_and_rotations_matches_central_differences(move, phi):
+    """The crossing pressed by DELTA, moved and twisted (A) and B's sections turned, in
+    stick and in slip (reference anchors): the block's stiffness ``(n, 24, 24)`` against
+    central differences of its forces, the rotations perturbed by material increments
+    (``R exp(hat(h e))``, the configuration space's update). (On 63ab941 the block has no
+    rotation DOFs.)"""
+    blk, x = _crossing_state(move, phi, 2e-4)
+    f, K, _ = blk.forces(x, None, True)
+    assert K.shape[1:] == (24, 24)
+    h = 1e-9
+    Kfd = np.zeros_like(K)
+    for j in range(24):
+        xp, xm = x.copy(), x.copy()
+        if j < 12:
+            xp[:, j] += h
+            xm[:, j] -= h
+        else:
+            k = (j - 12) // 3
+            e = np.zeros(3)
+            e[(j - 12) % 3] = h
+            sl = slice(12 + 3 * k, 15 + 3 * k)
+            xp[:, sl], xm[:, sl] = _turned(x[:, sl], e), _turned(x[:, sl], -e)
+        Kfd[:, :, j] = (blk.forces(xp, None, False)[0] - blk.forces(xm, None, False)[0]) / (
+            2 * h)
+    on = np.abs(K).reshape(len(K), -1).max(axis=1) > 0.0
+    assert on.any()
+    rot = np.abs(K[:, :, 12:]).max()
+    assert rot > 0.0
+    assert np.abs(K - Kfd).max() < 1e-6 * np.abs(K).max()
+    assert np.abs(K[:, :, 12:] - Kfd[:, :, 12:]).max() < 1e-6 * rot
