@@ -283,7 +283,7 @@ def test_a_rigid_motion_of_the_pair_changes_no_slip():
 
 
 @pytest.mark.parametrize("move, phi", [((0.0, DY, -DELTA), 1e-4),          # stick
-                                       ((3e-5, 2e-5, -DELTA), -3e-3)])     # slip
+                                       ((1e-4, 6e-5, -DELTA), -3e-3)])     # slip
 def test_the_tangent_on_translations_and_rotations_matches_central_differences(move, phi):
     """The crossing pressed by DELTA, moved and twisted (A) and B's sections turned, in
     stick and in slip (reference anchors): the block's stiffness ``(n, 24, 24)`` against
@@ -291,7 +291,42 @@ def test_the_tangent_on_translations_and_rotations_matches_central_differences(m
     (``R exp(hat(h e))``, the configuration space's update). (On 63ab941 the block has no
     rotation DOFs.)"""
     blk, x = _crossing_state(move, phi, 2e-4)
-    f, K, _ = blk.forces(x, None, True)
+    _assert_tangent(blk, x)
+
+
+@pytest.mark.parametrize("dy", [DY, 1e-4])                                 # stick, slip
+def test_the_line_contact_tangent_on_rotations_matches_central_differences(dy):
+    """The lying beam (line contact: the NG line points weighted by the switch), shifted
+    along the axes by 3.7 mm (so that no line point projects on a node of B, where the
+    projection changes elements), pressed by DELTA, its sections turned (A about its axis
+    by 1e-3 rad, B by -5e-4 rad about its own and 2e-4 about z) and anchored there, then
+    moved across by ``dy`` and A turned by 1e-4 more: the stiffness against central
+    differences, in stick and in slip."""
+    m, _, _ = _lying(0.0)
+    blk = _block(m.compile())
+    onA = np.isclose(blk.X[:, :, 2], 2 * R)
+
+    def state(y, phi):
+        x = np.zeros(blk.X.shape)
+        x[onA] = (3.7e-3, y, -DELTA)
+        rv = np.zeros(blk.X.shape)
+        rv[onA] = (phi, 0.0, 0.0)
+        rv[~onA] = (-5e-4, 0.0, 2e-4)
+        return np.concatenate([x.reshape(len(x), -1), rv.reshape(len(x), -1)], axis=1)
+
+    h = blk._open_history(state(0.0, 1e-3))
+    x = state(dy, 1.1e-3)
+    _, _, c, _, N, lam = blk._friction(x, h, False)
+    assert (lam > 0.0).any() and (N > 0.0).any()
+    assert (c.slipping[N > 0.0]).all() == (dy > DY)
+    _assert_tangent(blk, x, h)
+
+
+def _assert_tangent(blk, x, history=None):
+    """The block's stiffness at ``x`` against central differences of its forces (the
+    rotations perturbed by material increments), within 1e-6 of the largest entry, and
+    its rotations' columns within 1e-6 of theirs."""
+    f, K, _ = blk.forces(x, None, True, history)
     assert K.shape[1:] == (24, 24)
     h = 1e-9
     Kfd = np.zeros_like(K)
@@ -306,8 +341,8 @@ def test_the_tangent_on_translations_and_rotations_matches_central_differences(m
             e[(j - 12) % 3] = h
             sl = slice(12 + 3 * k, 15 + 3 * k)
             xp[:, sl], xm[:, sl] = _turned(x[:, sl], e), _turned(x[:, sl], -e)
-        Kfd[:, :, j] = (blk.forces(xp, None, False)[0] - blk.forces(xm, None, False)[0]) / (
-            2 * h)
+        Kfd[:, :, j] = (blk.forces(xp, None, False, history)[0]
+                        - blk.forces(xm, None, False, history)[0]) / (2 * h)
     on = np.abs(K).reshape(len(K), -1).max(axis=1) > 0.0
     assert on.any()
     rot = np.abs(K[:, :, 12:]).max()
