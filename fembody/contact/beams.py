@@ -337,6 +337,7 @@ class BeamContactBlock(ContactRows):
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
     surface = False         # friction measured at the surfaces (spatial, frictional)
+    _last_rotations = None  # (rotation vectors, rotations) last read (_rotations)
     side_slot = None        # set by the System for a planar block (its sides are a run's)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
@@ -605,13 +606,22 @@ class BeamContactBlock(ContactRows):
 
     # ------------------------------------------------ friction at the surfaces (issue 33)
     def _rotations(self, x: np.ndarray) -> np.ndarray:
-        """The pairs' node rotations ``(n, m, 3, 3)`` from the rotation vectors that follow
-        the displacements in ``x`` (the identity where ``x (n, m d)`` holds the displacements
-        alone: the reference rotations)."""
-        n, m, d = self.X.shape
+        """The node rotations ``(k, m, 3, 3)`` of the ``k`` pairs whose gathered coordinates
+        are ``x``, from the rotation vectors that follow the displacements (the identity
+        where ``x (k, m d)`` holds the displacements alone: the reference rotations)."""
+        k, (_, m, d) = len(x), self.X.shape
         if x.shape[1] == m * d:
-            return np.broadcast_to(np.eye(3), (n, m, 3, 3))
-        return _rot_exp(x[:, m * d:].reshape(n, m, 3))
+            return np.broadcast_to(np.eye(3), (k, m, 3, 3))
+        rv = x[:, m * d:]
+        # one evaluation reads them up to three times (the offsets, the moments, the
+        # tangent's rotations): the last ones are kept, by value
+        last = self._last_rotations
+        if last is not None and last[0].shape == rv.shape and np.array_equal(last[0], rv):
+            return last[1]
+        R = _rot_exp(rv.reshape(k, m, 3))
+        R.flags.writeable = False
+        self._last_rotations = (rv.copy(), R)
+        return R
 
     def _carried(self, R: np.ndarray, anchor: np.ndarray, pairs: np.ndarray):
         """The section vectors the contact points tied at their anchors ``(p, 2 + d + 6)``
@@ -630,24 +640,50 @@ class BeamContactBlock(ContactRows):
         x_B(t_a) - o'`` is the surface points' ``x_A + v_A - x_B - v_B - o`` (``v`` depends on
         the rotations alone: the pass's forces and tangent on the translations are exact)."""
         R = self._rotations(x)
-        vA, _, vB, _ = self._carried(R, anchor, self._pair_of)
         eff = np.empty((len(anchor), 2 + self.dim))
         eff[:, :2] = anchor[:, :2]
-        eff[:, 2:] = anchor[:, 2:2 + self.dim] - vA + vB
+        eff[:, 2:] = anchor[:, 2:2 + self.dim]
+        n = len(self)
+        # per part (the pairs' points, their line points): each pair's rotations broadcast
+        # over its points, not gathered per point
+        for sl, g in ((slice(0, n), 1), (slice(n, None), NG)):
+            a = anchor[sl].reshape(n, g, -1)
+            for i, (c, col) in enumerate(((a[..., 0], 5), (a[..., 1], 8))):
+                # (R a per point as a R^T: batched matmul, several times einsum's speed)
+                Ra = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i], 1, 2)
+                Rb = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i + 1], 1, 2)
+                v = (1.0 - c)[..., None] * Ra + c[..., None] * Rb
+                eff[sl, 2:] += (v if i else -v).reshape(-1, 3)
         return eff
 
-    def _moments(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray
-                 ) -> np.ndarray:
+    def _moments(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray,
+                 rows: np.ndarray | None = None) -> np.ndarray:
         """The friction's moments ``(n, 4 * 3)`` [N m] on the pairs' nodes' rotations (a0,
         a1, b0, b1) from the points' friction forces ``f (p, d)`` (the return mapping's, on
         the tied points' difference) and the line weights ``lam (n,)``: ``(dv_A/dTheta)^T f``
-        and ``-(dv_B/dTheta)^T f`` per point, blended as the forces are."""
-        n = len(self)
-        _, GA, _, GB = self._carried(self._rotations(x), anchor, self._pair_of)
-        mp = np.concatenate([np.einsum("pik,pi->pk", GA, f), -np.einsum("pik,pi->pk", GB, f)],
-                            axis=1)
-        return (lam[:, None] * mp[n:].reshape(n, NG, -1).sum(axis=1)
-                + (1.0 - lam)[:, None] * mp[:n])
+        and ``-(dv_B/dTheta)^T f`` per point (:func:`fembody.contact.sections.carried`: the
+        node's share of ``a x R^T f``), blended as the forces are; of the pairs ``rows``
+        alone (default None: those where a point carries a force; the others' are zero).
+        """
+        n, md = len(self), self.X[0].size
+        if rows is None:
+            rows = np.flatnonzero(_per_pair(np.logical_or, _nonzero_rows(f), n))
+        M = np.zeros((n, md))
+        nr = len(rows)
+        if not nr:
+            return M
+        pr = self._point_rows(rows)
+        a, fp = anchor[pr], f[pr]
+        R = self._rotations(x)[rows]
+        for sl, g, wt in ((slice(0, nr), 1, 1.0 - lam[rows]), (slice(nr, None), NG, lam[rows])):
+            ap, fg = a[sl].reshape(nr, g, -1), fp[sl].reshape(nr, g, -1)
+            parts = []
+            for i, (c, col, sign) in enumerate(((ap[..., 0], 5, 1.0), (ap[..., 1], 8, -1.0))):
+                for j, cj in enumerate((1.0 - c, c)):
+                    RtF = fg @ R[:, 2 * i + j]                  # R^T f per point
+                    parts.append(sign * cj[..., None] * np.cross(ap[..., col:col + 3], RtF))
+            M[rows] += wt[:, None] * np.concatenate(parts, axis=2).sum(axis=1)
+        return M
 
     def _with_rotations(self, x: np.ndarray, history, tangent: bool, out, side):
         """The compiled pass's ``out`` (asked with the points' states) completed with the
@@ -660,7 +696,8 @@ class BeamContactBlock(ContactRows):
             return f, K
         h = self.history0 if history is None else history
         f = np.concatenate([f, self._moments(x, h.anchor, out[4][:, 5:5 + self.dim],
-                                             out[5][:, 0])], axis=1)
+                                             out[5][:, 0],
+                                             np.asarray(out[2], dtype=np.int64))], axis=1)
         if tangent:
             rows = np.asarray(out[2], dtype=np.int64)
             md = K.shape[1]
@@ -740,11 +777,11 @@ class BeamContactBlock(ContactRows):
         Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
         Kp = None
         if rot:
-            Fp = np.concatenate([Fp, np.einsum("pik,pi->pk", GA, c.f),
-                                 -np.einsum("pik,pi->pk", GB, c.f)], axis=1)
+            Fp = np.concatenate([Fp, (c.f[:, None, :] @ GA)[:, 0],
+                                 -(c.f[:, None, :] @ GB)[:, 0]], axis=1)
             if tangent:
                 # (dw/dX)^T dT/dX, and the moments' own derivative at fixed T (sections)
-                Kp = np.einsum("pim,pin->pmn", dw, c.K)
+                Kp = np.swapaxes(dw, 1, 2) @ c.K
                 Kp[:, m * d:m * d + 6, m * d:m * d + 6] += carried_moment_tangent(
                     R[local, :2], anchor[:, 0], anchor[:, 5:8], c.f)
                 Kp[:, m * d + 6:, m * d + 6:] -= carried_moment_tangent(
