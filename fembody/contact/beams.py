@@ -305,16 +305,28 @@ class BeamContactBlock(ContactRows):
     regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
     penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
 
-    **What the slip misses** (issue 33, tests/contact/test_surface_slip.py, strict xfails).
-    The tied points are on the axes, not the surfaces, and the block sees no rotation: the
-    force acts at the axes and puts no moment on the sections. Where the normal turns
-    with the motion this is not the slip of the surfaces: a beam lying on another and
-    moved across both axes keeps the axes' difference along the turned normal, so it
-    slides sideways with no friction (the surface points slip about ``2R dtheta``); a beam
-    twisted about its own axis on a crossing one feels no friction (slip ``R dphi``) and
-    a pull along the crossing beam does not twist it. Pure rolling of equal sections
-    (no surface slip) is measured right, and so are translations that keep the normal
-    (a pull along A, a crossing A moved along B).
+    **At the surfaces** (spatial pairs, issue 33; tests/contact/test_surface_slip.py). A
+    frictional spatial block ties the surface points that touched, not the axes' points:
+    ``w* = x_A(s_a) + M_A a_A - x_B(t_a) - M_B a_B - o``, with ``a_A``, ``a_B`` the section
+    vectors tied at the anchor (the anchor row is ``(s_a, t_a, o, a_A, a_B)``, ``2 + d + 6``
+    entries) so that the sections carry them to ``-r_A n`` and ``r_B n`` there, and ``M`` the
+    section's frame at the chord parameter (:mod:`fembody.contact.sections`: the blend ``(1
+    - s) R_1 + s R_2`` of the element's node rotations). Its DOFs are then the four nodes'
+    translations and, after them, their rotations (``dofs (n, 2 m d)``; the gathered
+    coordinates hold the rotation vectors, read back as matrices; the stiffness is on the
+    material rotation increments). The force on the translations is as above (``c_a (x)
+    T``); on the rotations the moments ``(dv_A/dTheta)^T T`` and ``-(dv_B/dTheta)^T T``, the
+    nodes' shares of ``(R a) x T`` (so a twist of a beam under a crossing one is resisted
+    and a pull along the crossing beam twists it), and a beam lying on another and moved
+    across both axes is held (the surface points slip about ``2R dtheta`` while the axes'
+    difference stays along the turned normal). Pure rolling of equal sections slips nothing,
+    and a rigid motion of a pair changes no slip. How it is evaluated: ``v = M a`` depends
+    on the rotations alone, so the compiled pass runs on the offset ``o - v_A + v_B``: its
+    forces and stiffness on the translations are exact as before; the moments come from its
+    points' forces, and the stiffness's rotation rows and columns from the array evaluation
+    (:meth:`_friction` on the touching pairs; its line points are not clipped at B's free
+    ends, so there alone those rows are approximate). A planar pair's friction (its A side
+    a node) and the junction, share and end rows still tie the axes' points.
 
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
@@ -634,6 +646,15 @@ class BeamContactBlock(ContactRows):
         vB, GB = carried(Rp[:, 2:], anchor[:, 1], anchor[:, 8:11])
         return vA, GA, vB, GB
 
+    def _with_rotation_vectors(self, x: np.ndarray) -> np.ndarray:
+        """``x`` with the rotation vectors a block measuring at the surfaces reads: where ``x
+        (n, m d)`` holds the displacements alone, zeros appended (the reference
+        rotations)."""
+        md = self.X[0].size
+        if not self.surface or x.shape[1] != md:
+            return x
+        return np.concatenate([x, np.zeros(x.shape)], axis=1)
+
     def _kernel_anchor(self, x: np.ndarray, anchor: np.ndarray) -> np.ndarray:
         """The anchors ``(p, 2 + d)`` the compiled pass reads for friction at the surfaces:
         the parameters and the offset ``o - v_A + v_B``, so that its ``w = x_A(s_a) -
@@ -732,8 +753,11 @@ class BeamContactBlock(ContactRows):
         without tangent (what the once-per-step history update and report read): the
         compiled kernel; given ``rows``: the array (numpy) evaluation, the kernel's
         reference in tests/contact/test_compiled.py. Planar pairs signed by the run's
-        ``side`` (None: unsigned)."""
+        ``side`` (None: unsigned). (Pairs measured at the surfaces: forces on the
+        translations and then the rotations, ``x (n, m d)`` read at the reference
+        rotations.)"""
         h = self.history0 if history is None else history
+        x = self._with_rotation_vectors(x)
         if rows is None and not tangent:        # (once per step: compiled)
             out = self._kernel(x, h, False, True, side)
             d = self.dim
@@ -828,6 +852,7 @@ class BeamContactBlock(ContactRows):
         (see :class:`fembody.contact.friction.History`) and the energy held by the
         tangential springs at ``x`` [J]; planar pairs signed by the run's ``side`` (the
         step's; None: unsigned)."""
+        x = self._with_rotation_vectors(x)
         F, _, c, params, N, lam = self._friction(x, history, False, side=side)
         on = N > 0.0
         keep = on & ~c.slipping                     # sticking points keep their anchors

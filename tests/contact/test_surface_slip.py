@@ -1,7 +1,7 @@
 """The slip a beam pair's friction measures, against the slip of the material surface points
 at the contact (issue 33, item 3; cone-33's findings 1 and 2).
 
-**The model's measure** (fembody.contact.beams.BeamContactBlock, "Friction";
+**The model's measure until slip-33** (fembody.contact.beams.BeamContactBlock, "Friction";
 _kernels._friction_point; friction.coulomb): each Coulomb point ties two points of the two
 *chords* (the beams' axes), ``w = x_A(s_a) - x_B(t_a) - o``, and the tangential spring
 pulls on ``u = (I - n n^T) w``. The block sees the nodes' translations alone: the force
@@ -45,8 +45,9 @@ the other side: Newton cycles. Pulled along A, A's axial stiffness keeps the fir
 inside the stick zone. Started 1e-9 m apart it converged (the first step, with no contact,
 sinks the tip deep: a stick zone wider than its sideways move). Fixed by the friction's
 tangent in the penalty's tangent band (fembody.contact._kernels.crossing_forces, "The
-tangent band"); findings 1 and the twist stay strict xfails: their fix needs the
-sections' rotations in the block.
+tangent band"); findings 1 and the twist were strict xfails until the block read the
+sections' rotations and measured the reference itself (slip-33: BeamContactBlock, "At the
+surfaces"; its tangent, a rigid motion and line contact are checked at the end).
 """
 import numpy as np
 import pytest
