@@ -724,7 +724,7 @@ class BeamContactBlock(ContactRows):
             md = K.shape[1]
             if not rows.size:
                 return f, np.zeros((0, 2 * md, 2 * md))
-            Kr = self._friction(x, h, True, rows=rows, side=side)[1]
+            Kr = self._friction_of(x, h, True, rows=rows, side=side)[1]
             Kr[:, :md, :md] = K
             K = Kr
         return f, K
@@ -746,6 +746,17 @@ class BeamContactBlock(ContactRows):
 
     def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
                   rows: np.ndarray | None = None, side: np.ndarray | None = None):
+        """:meth:`_friction_of` (below); for pairs measured at the surfaces given ``x (n, m
+        d)``, the displacements alone: read at the reference rotations, and the forces (and
+        stiffness) on the translations returned, as :meth:`forces` does."""
+        md = self.X[0].size
+        if not (self.surface and x.shape[1] == md):
+            return self._friction_of(x, history, tangent, rows, side)
+        F, K, *rest = self._friction_of(x, history, tangent, rows, side)
+        return (F[:, :md], None if K is None else K[:, :md, :md], *rest)
+
+    def _friction_of(self, x: np.ndarray, history: "History | None", tangent: bool,
+                     rows: np.ndarray | None = None, side: np.ndarray | None = None):
         """The friction part of the internal forces of the pairs ``rows`` (default None: all)
         ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
         (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
@@ -853,7 +864,7 @@ class BeamContactBlock(ContactRows):
         tangential springs at ``x`` [J]; planar pairs signed by the run's ``side`` (the
         step's; None: unsigned)."""
         x = self._with_rotation_vectors(x)
-        F, _, c, params, N, lam = self._friction(x, history, False, side=side)
+        F, _, c, params, N, lam = self._friction_of(x, history, False, side=side)
         on = N > 0.0
         keep = on & ~c.slipping                     # sticking points keep their anchors
         # an open point takes its closest points with no offset, whatever its history, so
@@ -1097,6 +1108,22 @@ def _on_b(F: np.ndarray, d: int) -> np.ndarray:
     return F[:, (m - 2) * d:(m - 1) * d] + F[:, (m - 1) * d:]
 
 
+def _kink_nodes(around: dict, pos: dict) -> set:
+    """The nodes where a beam has a kink in the reference configuration (two elements not in
+    line, to round-off) or branches (three or more), from :func:`fembody.contact.rows
+    .beam_neighbours`'s ``around`` and the nodes' reference positions ``pos``."""
+    out = set()
+    for c, nb in around.items():
+        if len(nb) > 2:
+            out.add(c)
+        elif len(nb) == 2 and c in pos and nb[0][0] in pos and nb[1][0] in pos:
+            d1, d2 = pos[nb[0][0]] - pos[c], pos[nb[1][0]] - pos[c]
+            cos = float(d1 @ d2) / float(np.linalg.norm(d1) * np.linalg.norm(d2))
+            if cos > -1.0 + 1e-12:
+                out.add(c)
+    return out
+
+
 def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:
     """``op`` (np.maximum, np.logical_or: exact in any order) of each spatial pair's point
     and its NG line points ``a (n (1 + NG),)``, per pair ``(n,)``; column by column (a
@@ -1198,6 +1225,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
     points = []                 # planar rows the point/line switch weighs (planar_switch)
     around = None               # beam elements at each node (spatial: free ends), made once
+    kinked = None               # (spatial) the nodes at a kink, made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -1225,7 +1253,15 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                                for row in nodes[pairs[:, 0]]], dtype=bool).reshape(-1, 2)
             XP = np.array([[pos[i] for i in row] for row in ids]).reshape(len(ids), 4, nd)
             ramp = ramp_lengths(XP[:, :2], XP[:, 2:], rsum, free_a)
-            radii = np.column_stack([rad[pairs[:, 0]], rad[pairs[:, 1]]])
+            # the radii the surface friction ties its section vectors at; 0 (the axes'
+            # points) for a pair at a kink, whose friction junction and share rows take
+            # back on the axes (BeamContactBlock, "At the surfaces")
+            if kinked is None:
+                kinked = _kink_nodes(around, {v.id: np.asarray(v.position, float)[:nd]
+                                              for v in model.nodes})
+            at_kink = np.isin(ids, list(kinked)).any(axis=1)[:, None]
+            radii = np.where(at_kink, 0.0,
+                             np.column_stack([rad[pairs[:, 0]], rad[pairs[:, 1]]]))
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
