@@ -284,7 +284,10 @@ class BeamContactBlock(ContactRows):
     "Clipped at free ends"; default None: none); ``ramp (n, 2)`` (spatial pairs) per node
     of A the ramp's length in A's parameter where that node is a free end, else 0 (the line
     weight ramped in where free ends meet end to end: :mod:`fembody.contact.line`, "Where
-    free ends meet", :func:`fembody.contact.line.ramp_lengths`; default None: none).
+    free ends meet", :func:`fembody.contact.line.ramp_lengths`; default None: none);
+    ``radii (n, 2)`` (frictional spatial pairs whose ``dofs (n, 2 m d)`` end with the nodes'
+    rotations) the radii ``r_A``, ``r_B`` [m] the friction ties its surface points at (0: the
+    axes' points; **At the surfaces**; default None: the axes' points, no rotations).
 
     **Friction.** Each contact point (a pair's closest points; in a spatial pair also the
     ``NG`` Gauss points of its line part, each projected on B) has a tangential spring
@@ -326,7 +329,12 @@ class BeamContactBlock(ContactRows):
     points' forces, and the stiffness's rotation rows and columns from the array evaluation
     (:meth:`_friction` on the touching pairs; its line points are not clipped at B's free
     ends, so there alone those rows are approximate). A planar pair's friction (its A side
-    a node) and the junction, share and end rows still tie the axes' points.
+    a node) and the junction, share and end rows still tie the axes' points; so that the
+    junction and share rows take back exactly the friction a pair adds, a pair with a node
+    at a kink of the reference configuration (or a branch) ties zero section vectors
+    (``radii`` 0: the axes' points, as before). Left: a kink that forms in a run (the rows'
+    take-back inside their band misses the two measures' difference there) and beams
+    curved in the reference (every pair on the axes).
 
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
