@@ -79,6 +79,8 @@ from .geometry import (closest_crossing, closest_node, distance, in_zone, point_
                        segment_distance, side_now as _side_now, signed)
 from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coefficients, coulomb
+from .sections import carried, carried_moment_tangent, tie
+from ..rotations import exp as _rot_exp
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
 from .rows import ContactRows, beam_neighbours
@@ -282,7 +284,10 @@ class BeamContactBlock(ContactRows):
     "Clipped at free ends"; default None: none); ``ramp (n, 2)`` (spatial pairs) per node
     of A the ramp's length in A's parameter where that node is a free end, else 0 (the line
     weight ramped in where free ends meet end to end: :mod:`fembody.contact.line`, "Where
-    free ends meet", :func:`fembody.contact.line.ramp_lengths`; default None: none).
+    free ends meet", :func:`fembody.contact.line.ramp_lengths`; default None: none);
+    ``radii (n, 2)`` (frictional spatial pairs whose ``dofs (n, 2 m d)`` end with the nodes'
+    rotations) the radii ``r_A``, ``r_B`` [m] the friction ties its surface points at (0: the
+    axes' points; **At the surfaces**; default None: the axes' points, no rotations).
 
     **Friction.** Each contact point (a pair's closest points; in a spatial pair also the
     ``NG`` Gauss points of its line part, each projected on B) has a tangential spring
@@ -303,16 +308,33 @@ class BeamContactBlock(ContactRows):
     regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
     penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
 
-    **What the slip misses** (issue 33, tests/contact/test_surface_slip.py, strict xfails).
-    The tied points are on the axes, not the surfaces, and the block sees no rotation: the
-    force acts at the axes and puts no moment on the sections. Where the normal turns
-    with the motion this is not the slip of the surfaces: a beam lying on another and
-    moved across both axes keeps the axes' difference along the turned normal, so it
-    slides sideways with no friction (the surface points slip about ``2R dtheta``); a beam
-    twisted about its own axis on a crossing one feels no friction (slip ``R dphi``) and
-    a pull along the crossing beam does not twist it. Pure rolling of equal sections
-    (no surface slip) is measured right, and so are translations that keep the normal
-    (a pull along A, a crossing A moved along B).
+    **At the surfaces** (spatial pairs, issue 33; tests/contact/test_surface_slip.py). A
+    frictional spatial block ties the surface points that touched, not the axes' points:
+    ``w* = x_A(s_a) + M_A a_A - x_B(t_a) - M_B a_B - o``, with ``a_A``, ``a_B`` the section
+    vectors tied at the anchor (the anchor row is ``(s_a, t_a, o, a_A, a_B)``, ``2 + d + 6``
+    entries) so that the sections carry them to ``-r_A n`` and ``r_B n`` there, and ``M`` the
+    section's frame at the chord parameter (:mod:`fembody.contact.sections`: the blend ``(1
+    - s) R_1 + s R_2`` of the element's node rotations). Its DOFs are then the four nodes'
+    translations and, after them, their rotations (``dofs (n, 2 m d)``; the gathered
+    coordinates hold the rotation vectors, read back as matrices; the stiffness is on the
+    material rotation increments). The force on the translations is as above (``c_a (x)
+    T``); on the rotations the moments ``(dv_A/dTheta)^T T`` and ``-(dv_B/dTheta)^T T``, the
+    nodes' shares of ``(R a) x T`` (so a twist of a beam under a crossing one is resisted
+    and a pull along the crossing beam twists it), and a beam lying on another and moved
+    across both axes is held (the surface points slip about ``2R dtheta`` while the axes'
+    difference stays along the turned normal). Pure rolling of equal sections slips nothing,
+    and a rigid motion of a pair changes no slip. How it is evaluated: ``v = M a`` depends
+    on the rotations alone, so the compiled pass runs on the offset ``o - v_A + v_B``: its
+    forces and stiffness on the translations are exact as before; the moments come from its
+    points' forces, and the stiffness's rotation rows and columns from the array evaluation
+    (:meth:`_friction` on the touching pairs; its line points are not clipped at B's free
+    ends, so there alone those rows are approximate). A planar pair's friction (its A side
+    a node) and the junction, share and end rows still tie the axes' points; so that the
+    junction and share rows take back exactly the friction a pair adds, a pair with a node
+    at a kink of the reference configuration (or a branch) ties zero section vectors
+    (``radii`` 0: the axes' points, as before). Left: a kink that forms in a run (the rows'
+    take-back inside their band misses the two measures' difference there) and beams
+    curved in the reference (every pair on the axes).
 
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
@@ -334,12 +356,15 @@ class BeamContactBlock(ContactRows):
     family = "beam contact"
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
+    surface = False         # friction measured at the surfaces (spatial, frictional)
+    _last_rotations = None  # (rotation vectors, rotations) last read (_rotations)
     side_slot = None        # set by the System for a planar block (its sides are a run's)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
                  tol: np.ndarray | None = None, friction: tuple | None = None,
-                 free: np.ndarray | None = None, ramp: np.ndarray | None = None) -> None:
+                 free: np.ndarray | None = None, ramp: np.ndarray | None = None,
+                 radii: np.ndarray | None = None) -> None:
         self.kind = kind
         self.tol = np.full(len(dofs), math.inf) if tol is None else np.asarray(tol, float)
         self.nodes = np.asarray(nodes, dtype=np.int64)
@@ -378,7 +403,23 @@ class BeamContactBlock(ContactRows):
                 self.mu_s, self.mu_k, self.kt = mu_s, mu_k, kt
             self.mu_s, self.mu_k, self.kt = (np.ascontiguousarray(a, dtype=float)
                                              for a in (self.mu_s, self.mu_k, self.kt))
+            # friction at the surfaces (**Friction**): the pairs' DOFs end with their nodes'
+            # rotations, and the anchors carry the tied section vectors
+            self.surface = (kind == "crossing" and radii is not None
+                            and self.dofs.shape[1] == 2 * self.X.shape[1] * self.dim)
+            if self.surface:
+                self.radii = np.asarray(radii, dtype=float).reshape(-1, 2)
+                n = len(self.X)
+                self._pair_of = np.concatenate([np.arange(n), np.repeat(np.arange(n), NG)])
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, m, d)`` [m] of the pairs from their gathered
+        displacements ``x (n, m d)`` [m] (a block measuring friction at the surfaces: ``x (n,
+        2 m d)``, the nodes' rotation vectors after their displacements, read here up to the
+        displacements)."""
+        n, m, d = self.X.shape
+        return self.X + x[:, :m * d].reshape(self.X.shape)
 
     def _sides(self, side: "np.ndarray | None") -> np.ndarray | None:
         """The sides a planar evaluation signs its gaps with: the run's ``side``, or without
@@ -418,12 +459,15 @@ class BeamContactBlock(ContactRows):
         ``history`` (a run's; default None: :attr:`history0`, the reference
         configuration's); planar pairs signed by the run's ``side`` (default None:
         unsigned, **Sides**)."""
-        out = self._kernel(x, history, tangent, False, side)
+        out = self._kernel(x, history, tangent, self.surface, side)
         f, K = out[0], out[1]
+        if self.surface:
+            f, K = self._with_rotations(x, history, tangent, out, side)
         if tangent and self.kind == "crossing":
             # (the compiled pass gives the touching pairs' stiffness alone, out[2] its rows)
-            K = np.zeros((len(self),) + out[1].shape[1:])
-            K[out[2]] = out[1]
+            Kt = K
+            K = np.zeros((len(self),) + Kt.shape[1:])
+            K[out[2]] = Kt
         return f, (K if tangent else None), None
 
     def live_forces(self, x: np.ndarray, tangent: bool, history: "History | None" = None,
@@ -440,8 +484,10 @@ class BeamContactBlock(ContactRows):
         (with or without ``tangent``: a residual-only evaluation scatters those pairs'
         forces alone); a planar one when its stiffness has a nonzero entry (without
         ``tangent``: every pair); ``side`` as in :meth:`forces`."""
-        out = self._kernel(x, history, tangent, False, side)
+        out = self._kernel(x, history, tangent, self.surface, side)
         f, K = out[0], out[1]
+        if self.surface:
+            f, K = self._with_rotations(x, history, tangent, out, side)
         if self.kind == "crossing":
             # (the compiled pass gives the touching pairs' stiffness alone, in their order)
             return f, np.asarray(out[2], dtype=np.int64), (K if tangent else None)
@@ -465,6 +511,8 @@ class BeamContactBlock(ContactRows):
         if self.frictional:
             h = self.history0 if history is None else history
             anchor, sliding = self._kernel_history(h)
+            if self.surface:
+                anchor = self._kernel_anchor(x, anchor)
             mu_s, mu_k, kt = self.mu_s, self.mu_k, self.kt
         else:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
@@ -576,8 +624,147 @@ class BeamContactBlock(ContactRows):
             return np.column_stack([np.ones_like(t), t - 1.0, -t])
         return np.column_stack([1.0 - s, s, t - 1.0, -t])
 
+    # ------------------------------------------------ friction at the surfaces (issue 33)
+    def _rotations(self, x: np.ndarray) -> np.ndarray:
+        """The node rotations ``(k, m, 3, 3)`` of the ``k`` pairs whose gathered coordinates
+        are ``x``, from the rotation vectors that follow the displacements (the identity
+        where ``x (k, m d)`` holds the displacements alone: the reference rotations)."""
+        k, (_, m, d) = len(x), self.X.shape
+        if x.shape[1] == m * d:
+            return np.broadcast_to(np.eye(3), (k, m, 3, 3))
+        rv = x[:, m * d:]
+        # one evaluation reads them up to three times (the offsets, the moments, the
+        # tangent's rotations): the last ones are kept, by value
+        last = self._last_rotations
+        if last is not None and last[0].shape == rv.shape and np.array_equal(last[0], rv):
+            return last[1]
+        R = _rot_exp(rv.reshape(k, m, 3))
+        R.flags.writeable = False
+        self._last_rotations = (rv.copy(), R)
+        return R
+
+    def _carried(self, R: np.ndarray, anchor: np.ndarray, pairs: np.ndarray):
+        """The section vectors the contact points tied at their anchors ``(p, 2 + d + 6)``
+        (``(s_a, t_a, o, a_A, a_B)``), carried to the current rotations ``R (., 4, 3, 3)`` of
+        their pairs ``pairs (p,)`` (indices into ``R``): ``v_A``, ``dv_A/dTheta_A`` (on a0,
+        a1), ``v_B``, ``dv_B/dTheta_B`` (on b0, b1) (:func:`fembody.contact.sections
+        .carried`)."""
+        Rp = R[pairs]
+        vA, GA = carried(Rp[:, :2], anchor[:, 0], anchor[:, 5:8])
+        vB, GB = carried(Rp[:, 2:], anchor[:, 1], anchor[:, 8:11])
+        return vA, GA, vB, GB
+
+    def _with_rotation_vectors(self, x: np.ndarray) -> np.ndarray:
+        """``x`` with the rotation vectors a block measuring at the surfaces reads: where ``x
+        (n, m d)`` holds the displacements alone, zeros appended (the reference
+        rotations)."""
+        md = self.X[0].size
+        if not self.surface or x.shape[1] != md:
+            return x
+        return np.concatenate([x, np.zeros(x.shape)], axis=1)
+
+    def _kernel_anchor(self, x: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+        """The anchors ``(p, 2 + d)`` the compiled pass reads for friction at the surfaces:
+        the parameters and the offset ``o - v_A + v_B``, so that its ``w = x_A(s_a) -
+        x_B(t_a) - o'`` is the surface points' ``x_A + v_A - x_B - v_B - o`` (``v`` depends on
+        the rotations alone: the pass's forces and tangent on the translations are exact)."""
+        R = self._rotations(x)
+        eff = np.empty((len(anchor), 2 + self.dim))
+        eff[:, :2] = anchor[:, :2]
+        eff[:, 2:] = anchor[:, 2:2 + self.dim]
+        n = len(self)
+        # per part (the pairs' points, their line points): each pair's rotations broadcast
+        # over its points, not gathered per point
+        for sl, g in ((slice(0, n), 1), (slice(n, None), NG)):
+            a = anchor[sl].reshape(n, g, -1)
+            for i, (c, col) in enumerate(((a[..., 0], 5), (a[..., 1], 8))):
+                # (R a per point as a R^T: batched matmul, several times einsum's speed)
+                Ra = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i], 1, 2)
+                Rb = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i + 1], 1, 2)
+                v = (1.0 - c)[..., None] * Ra + c[..., None] * Rb
+                eff[sl, 2:] += (v if i else -v).reshape(-1, 3)
+        return eff
+
+    def _moments(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray,
+                 rows: np.ndarray | None = None) -> np.ndarray:
+        """The friction's moments ``(n, 4 * 3)`` [N m] on the pairs' nodes' rotations (a0,
+        a1, b0, b1) from the points' friction forces ``f (p, d)`` (the return mapping's, on
+        the tied points' difference) and the line weights ``lam (n,)``: ``(dv_A/dTheta)^T f``
+        and ``-(dv_B/dTheta)^T f`` per point (:func:`fembody.contact.sections.carried`: the
+        node's share of ``a x R^T f``), blended as the forces are; of the pairs ``rows``
+        alone (default None: those where a point carries a force; the others' are zero).
+        """
+        n, md = len(self), self.X[0].size
+        if rows is None:
+            rows = np.flatnonzero(_per_pair(np.logical_or, _nonzero_rows(f), n))
+        M = np.zeros((n, md))
+        nr = len(rows)
+        if not nr:
+            return M
+        pr = self._point_rows(rows)
+        a, fp = anchor[pr], f[pr]
+        R = self._rotations(x)[rows]
+        for sl, g, wt in ((slice(0, nr), 1, 1.0 - lam[rows]), (slice(nr, None), NG, lam[rows])):
+            ap, fg = a[sl].reshape(nr, g, -1), fp[sl].reshape(nr, g, -1)
+            parts = []
+            for i, (c, col, sign) in enumerate(((ap[..., 0], 5, 1.0), (ap[..., 1], 8, -1.0))):
+                for j, cj in enumerate((1.0 - c, c)):
+                    RtF = fg @ R[:, 2 * i + j]                  # R^T f per point
+                    parts.append(sign * cj[..., None] * np.cross(ap[..., col:col + 3], RtF))
+            M[rows] += wt[:, None] * np.concatenate(parts, axis=2).sum(axis=1)
+        return M
+
+    def _with_rotations(self, x: np.ndarray, history, tangent: bool, out, side):
+        """The compiled pass's ``out`` (asked with the points' states) completed with the
+        rotations' part: forces ``(n, 2 m d)`` and the touching pairs' stiffness, whose
+        translations' block is the pass's and whose rotations' rows and columns are the
+        array evaluation's (:meth:`_friction` on those pairs). ``x (n, m d)`` (the
+        displacements alone): the pass's forces and stiffness on the translations."""
+        f, K = out[0], out[1]
+        if x.shape[1] == f.shape[1]:
+            return f, K
+        h = self.history0 if history is None else history
+        f = np.concatenate([f, self._moments(x, h.anchor, out[4][:, 5:5 + self.dim],
+                                             out[5][:, 0],
+                                             np.asarray(out[2], dtype=np.int64))], axis=1)
+        if tangent:
+            rows = np.asarray(out[2], dtype=np.int64)
+            md = K.shape[1]
+            if not rows.size:
+                return f, np.zeros((0, 2 * md, 2 * md))
+            Kr = self._friction_of(x, h, True, rows=rows, side=side)[1]
+            Kr[:, :md, :md] = K
+            K = Kr
+        return f, K
+
+    def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point ties at ``x``
+        with its current parameters ``params (p, 2)``: those the sections carry to ``-r_A n``
+        and ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
+        that touch."""
+        pos = self.positions(x)[self._pair_of]
+        dv = np.einsum("pm,pmi->pi", self._anchor_coefficients(params), pos)
+        nn = np.linalg.norm(dv, axis=1)
+        nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
+                       np.array([0.0, 0.0, 1.0]))
+        R = self._rotations(x)[self._pair_of]
+        rA, rB = self.radii[self._pair_of].T
+        return np.concatenate([tie(R[:, :2], params[:, 0], -rA[:, None] * nrm),
+                               tie(R[:, 2:], params[:, 1], rB[:, None] * nrm)], axis=1)
+
     def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
                   rows: np.ndarray | None = None, side: np.ndarray | None = None):
+        """:meth:`_friction_of` (below); for pairs measured at the surfaces given ``x (n, m
+        d)``, the displacements alone: read at the reference rotations, and the forces (and
+        stiffness) on the translations returned, as :meth:`forces` does."""
+        md = self.X[0].size
+        if not (self.surface and x.shape[1] == md):
+            return self._friction_of(x, history, tangent, rows, side)
+        F, K, *rest = self._friction_of(x, history, tangent, rows, side)
+        return (F[:, :md], None if K is None else K[:, :md, :md], *rest)
+
+    def _friction_of(self, x: np.ndarray, history: "History | None", tangent: bool,
+                     rows: np.ndarray | None = None, side: np.ndarray | None = None):
         """The friction part of the internal forces of the pairs ``rows`` (default None: all)
         ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
         (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
@@ -585,8 +772,11 @@ class BeamContactBlock(ContactRows):
         without tangent (what the once-per-step history update and report read): the
         compiled kernel; given ``rows``: the array (numpy) evaluation, the kernel's
         reference in tests/contact/test_compiled.py. Planar pairs signed by the run's
-        ``side`` (None: unsigned)."""
+        ``side`` (None: unsigned). (Pairs measured at the surfaces: forces on the
+        translations and then the rotations, ``x (n, m d)`` read at the reference
+        rotations.)"""
         h = self.history0 if history is None else history
+        x = self._with_rotation_vectors(x)
         if rows is None and not tangent:        # (once per step: compiled)
             out = self._kernel(x, h, False, True, side)
             d = self.dim
@@ -596,21 +786,51 @@ class BeamContactBlock(ContactRows):
                 F = (c.f[:, None, :] * self._anchor_coefficients(h.anchor[:, :2])[:, :, None])
                 return F.reshape(len(self), -1), None, c, params, st[:, 0], None
             extra = out[5]
-            return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
+            F = extra[:, 1:]
+            if self.surface and x.shape[1] > F.shape[1]:
+                F = np.concatenate([F, self._moments(x, h.anchor, c.f, extra[:, 0])], axis=1)
+            return F, None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows, side)
         p, m, d = pos.shape
         anchor = h.anchor[pr]
         ca = self._anchor_coefficients(anchor[:, :2])
-        w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:]
+        rot = self.surface and x.shape[1] > m * d       # the rotations' columns too
+        if self.surface:
+            sel = slice(None) if rows is None else rows
+            nr = len(self) if rows is None else len(rows)
+            local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
+            R = self._rotations(x)[sel]
+            vA, GA, vB, GB = self._carried(R, anchor, local)
+            w = np.einsum("pm,pmi->pi", ca, pos) - (anchor[:, 2:2 + d] - vA + vB)
+        else:
+            w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:]
         dw = None
+        k = 2 * m * d if rot else m * d
         if tangent:
-            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(p, d, m * d)
+            dw = np.zeros((p, d, k))
+            dw[:, :, :m * d] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
+                p, d, m * d)
+            if rot:
+                dw[:, :, m * d:m * d + 6], dw[:, :, m * d + 6:] = GA, -GB
+                dn = np.concatenate([dn, np.zeros((p, d, m * d))], axis=2)
+                dN = np.concatenate([dN, np.zeros((p, m * d))], axis=1)
         c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dw,
                     dn, dN)
         Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
-        Kp = None if not tangent else (ca[:, :, None, None] * c.K[:, None]).reshape(
-            p, m * d, m * d)
+        Kp = None
+        if rot:
+            Fp = np.concatenate([Fp, (c.f[:, None, :] @ GA)[:, 0],
+                                 -(c.f[:, None, :] @ GB)[:, 0]], axis=1)
+            if tangent:
+                # (dw/dX)^T dT/dX, and the moments' own derivative at fixed T (sections)
+                Kp = np.swapaxes(dw, 1, 2) @ c.K
+                Kp[:, m * d:m * d + 6, m * d:m * d + 6] += carried_moment_tangent(
+                    R[local, :2], anchor[:, 0], anchor[:, 5:8], c.f)
+                Kp[:, m * d + 6:, m * d + 6:] -= carried_moment_tangent(
+                    R[local, 2:], anchor[:, 1], anchor[:, 8:11], c.f)
+        elif tangent:
+            Kp = (ca[:, :, None, None] * c.K[:, None]).reshape(p, m * d, m * d)
         if self.kind == "node":
             return Fp, Kp, c, params, N, None
         n = len(self) if rows is None else len(rows)
@@ -621,8 +841,9 @@ class BeamContactBlock(ContactRows):
         K = None
         if tangent:
             dF = F_ln - F_pt
-            K = (lam[:, None, None] * Kp[n:].reshape(n, NG, m * d, m * d).sum(axis=1)
-                 + (1.0 - lam)[:, None, None] * Kp[:n] + dF[:, :, None] * glam[:, None, :])
+            K = (lam[:, None, None] * Kp[n:].reshape(n, NG, k, k).sum(axis=1)
+                 + (1.0 - lam)[:, None, None] * Kp[:n])
+            K[:, :, :m * d] += dF[:, :, None] * glam[:, None, :]
         return F, K, c, params, N, lam
 
     def _open_history(self, x: np.ndarray) -> History:
@@ -639,6 +860,8 @@ class BeamContactBlock(ContactRows):
         else:
             _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
+        if self.surface:
+            anchor = np.concatenate([anchor, self._tied(x, params)], axis=1)
         return History.open(anchor, x)
 
     def advance(self, x: np.ndarray, history: History, side: np.ndarray | None = None
@@ -648,7 +871,8 @@ class BeamContactBlock(ContactRows):
         (see :class:`fembody.contact.friction.History`) and the energy held by the
         tangential springs at ``x`` [J]; planar pairs signed by the run's ``side`` (the
         step's; None: unsigned)."""
-        F, _, c, params, N, lam = self._friction(x, history, False, side=side)
+        x = self._with_rotation_vectors(x)
+        F, _, c, params, N, lam = self._friction_of(x, history, False, side=side)
         on = N > 0.0
         keep = on & ~c.slipping                     # sticking points keep their anchors
         # an open point takes its closest points with no offset, whatever its history, so
@@ -656,10 +880,12 @@ class BeamContactBlock(ContactRows):
         # (a bundle of beams presses at a few per cent of its points: the whole-array form,
         # ``where(keep, history.anchor, [params, -T / k_t] with open offsets 0)``, spent
         # most of this update on the open ones); the same numbers, entry for entry
-        anchor = np.zeros((len(N), 2 + self.dim))
+        anchor = np.zeros((len(N), history.anchor.shape[1]))
         anchor[:, :2] = params
         press = np.flatnonzero(on)
-        anchor[press, 2:] = -c.f[press] / self.kt[press, None]
+        anchor[press, 2:2 + self.dim] = -c.f[press] / self.kt[press, None]
+        if self.surface:
+            anchor[:, 2 + self.dim:] = self._tied(x, params)
         stick = np.flatnonzero(keep)
         anchor[stick] = history.anchor[stick]
         stored = c.stored.copy()
@@ -708,10 +934,11 @@ class BeamContactBlock(ContactRows):
         g, on = st[:, 1].copy(), st[:, 2] > 0.0
         r = np.flatnonzero(on)
         if r.size:
-            pos = self.X[r] + x[r].reshape(self.X[r].shape)
+            md = self.X[0].size
+            pos = self.X[r] + x[r, :md].reshape(self.X[r].shape)
             pt = r[weight(pos, self.free[r], self.ramp[r], False)[0] == 0.0]
             if pt.size:
-                pos = self.X[pt] + x[pt].reshape(self.X[pt].shape)
+                pos = self.X[pt] + x[pt, :md].reshape(self.X[pt].shape)
                 z, ok = closest_crossing(pos)
                 rho = distance("crossing", pos, z, False)[0]
                 g[pt], on[pt] = rho - self.radius[pt], ok & (rho > 0.0)
@@ -797,7 +1024,7 @@ class BeamContactBlock(ContactRows):
             # nonzero offset (_slipped); a pair sticks when one of its points stuck and none
             # slid (its open points, e.g. the line points of a crossing at right angles,
             # left out)
-            slid = _per_pair(np.logical_or, _slipped(history), n)
+            slid = _per_pair(np.logical_or, _slipped(history, d), n)
             held = _per_pair(np.logical_or, ~sliding, n)
             return dict(tangential_force=self._advanced_friction(x, history, slid), slip=slip,
                         stick=held & ~slid)
@@ -807,7 +1034,8 @@ class BeamContactBlock(ContactRows):
         if self.kind == "crossing":
             touch = _per_pair(np.logical_or, touch, n)
             slid = _per_pair(np.logical_or, slid, n)
-        return dict(tangential_force=np.linalg.norm(_on_b(Ff, d), axis=1), slip=slip,
+        return dict(tangential_force=np.linalg.norm(_on_b(Ff[:, :self.X.shape[1] * d], d),
+                                                    axis=1), slip=slip,
                     stick=touch & ~slid)
 
     def _advanced_friction(self, x: np.ndarray, history: History,
@@ -832,10 +1060,12 @@ class BeamContactBlock(ContactRows):
         The magnitudes are taken of the pairs whose force on B is not zero alone (the
         others' are zeros, whatever the sign of a zero in their force)."""
         n, d = len(self), self.dim
-        F, a = history.force, history.anchor
-        m = F.shape[1] // d
+        m = self.X.shape[1]
+        F, a = history.force[:, :m * d], history.anchor
+        if self.surface:
+            a = self._kernel_anchor(x, a)
         if slid is None:
-            slid = _per_pair(np.logical_or, _slipped(history), n)
+            slid = _per_pair(np.logical_or, _slipped(history, d), n)
         rows = np.flatnonzero(slid)
         Fb = _on_b(F, d)
         carry = _nonzero_rows(Fb)
@@ -844,7 +1074,7 @@ class BeamContactBlock(ContactRows):
         Fb = Fb[live]
         if rows.size:
             pr = self._point_rows(rows)
-            pos = np.ascontiguousarray(self.X[rows] + x[rows].reshape((-1, m, d)))
+            pos = np.ascontiguousarray(self.positions(x)[rows])
             # (each pair's terms are its own: the rows' pass gives the whole pass's rows)
             out = crossing_forces.trusted(
                 pos, self.k[rows], self.k_line[rows], self.length[rows], self.radius[rows],
@@ -886,6 +1116,22 @@ def _on_b(F: np.ndarray, d: int) -> np.ndarray:
     return F[:, (m - 2) * d:(m - 1) * d] + F[:, (m - 1) * d:]
 
 
+def _kink_nodes(around: dict, pos: dict) -> set:
+    """The nodes where a beam has a kink in the reference configuration (two elements not in
+    line, to round-off) or branches (three or more), from :func:`fembody.contact.rows
+    .beam_neighbours`'s ``around`` and the nodes' reference positions ``pos``."""
+    out = set()
+    for c, nb in around.items():
+        if len(nb) > 2:
+            out.add(c)
+        elif len(nb) == 2 and c in pos and nb[0][0] in pos and nb[1][0] in pos:
+            d1, d2 = pos[nb[0][0]] - pos[c], pos[nb[1][0]] - pos[c]
+            cos = float(d1 @ d2) / float(np.linalg.norm(d1) * np.linalg.norm(d2))
+            if cos > -1.0 + 1e-12:
+                out.add(c)
+    return out
+
+
 def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:
     """``op`` (np.maximum, np.logical_or: exact in any order) of each spatial pair's point
     and its NG line points ``a (n (1 + NG),)``, per pair ``(n,)``; column by column (a
@@ -897,13 +1143,13 @@ def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _slipped(history: History) -> np.ndarray:
+def _slipped(history: History, d: int) -> np.ndarray:
     """The points ``(p,)`` that slipped in the step whose :meth:`BeamContactBlock.advance`
     made ``history``: the sliding ones with a nonzero offset (an open point's is zero; a
     slipping one's, ``-f / k_t``, is nonzero unless its force is: below about ``5e-324
     k_t`` [N], or ``mu_k = 0`` after the step it broke away, where it counts as open;
     :meth:`BeamContactBlock._advanced_friction` says more)."""
-    return history.sliding & _nonzero_rows(history.anchor[:, 2:])
+    return history.sliding & _nonzero_rows(history.anchor[:, 2:2 + d])
 
 
 def _nonzero_rows(a: np.ndarray) -> np.ndarray:
@@ -987,6 +1233,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
     points = []                 # planar rows the point/line switch weighs (planar_switch)
     around = None               # beam elements at each node (spatial: free ends), made once
+    kinked = None               # (spatial) the nodes at a kink, made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -1014,6 +1261,15 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                                for row in nodes[pairs[:, 0]]], dtype=bool).reshape(-1, 2)
             XP = np.array([[pos[i] for i in row] for row in ids]).reshape(len(ids), 4, nd)
             ramp = ramp_lengths(XP[:, :2], XP[:, 2:], rsum, free_a)
+            # the radii the surface friction ties its section vectors at; 0 (the axes'
+            # points) for a pair at a kink, whose friction junction and share rows take
+            # back on the axes (BeamContactBlock, "At the surfaces")
+            if kinked is None:
+                kinked = _kink_nodes(around, {v.id: np.asarray(v.position, float)[:nd]
+                                              for v in model.nodes})
+            at_kink = np.isin(ids, list(kinked)).any(axis=1)[:, None]
+            radii = np.where(at_kink, 0.0,
+                             np.column_stack([rad[pairs[:, 0]], rad[pairs[:, 1]]]))
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
@@ -1038,6 +1294,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
             ramp = np.zeros((len(ids), 2))
+            radii = np.zeros((len(ids), 2))
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         # spatial: the junction rows; planar: pairs of nodes (free ends, convex kinks), the
         # one case the node-on-element rows leave out (fembody.contact.ends)
@@ -1048,7 +1305,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
                           * len(ids))
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr,
-                          free, ramp))
+                          free, ramp, radii))
     if kind == "crossing":
         # and the rounded free ends (fembody.contact.ends): a free end against another's,
         # against a kink's convex side, or against the inside of an element
@@ -1067,14 +1324,22 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     ids = np.concatenate([p[0] for p in parts])
     names = [nm for p in parts for nm in p[4]]
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    friction = tuple(np.concatenate([p[6] for p in parts]).T)
+    radii = None
+    if kind == "crossing" and (friction[0] > 0.0).any():
+        # friction measured at the surfaces: the nodes' rotations too (BeamContactBlock,
+        # **Friction**), after the translations
+        rdofs = node_dofs[ids][:, :, nd:2 * nd]
+        if rdofs.shape[2] == nd and (rdofs >= 0).all():
+            dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
+            radii = np.concatenate([p[9] for p in parts])
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
     block = BeamContactBlock(kind, ids, dofs, np.concatenate([p[1] for p in parts]),
                              np.concatenate([p[2] for p in parts]),
                              np.concatenate([p[3] for p in parts]), labels,
-                             np.concatenate([p[5] for p in parts]),
-                             tuple(np.concatenate([p[6] for p in parts]).T),
+                             np.concatenate([p[5] for p in parts]), friction,
                              np.concatenate([p[7] for p in parts]),
-                             np.concatenate([p[8] for p in parts]))
+                             np.concatenate([p[8] for p in parts]), radii)
     for b in [block] + blocks:
         rs = b.resultants(np.zeros(b.dofs.shape))
         g, ok = rs[:, 1], rs[:, 2] > 0.0

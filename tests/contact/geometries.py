@@ -89,16 +89,27 @@ def v_walls(m: fb.Model, theta: float, material: fb.Material, section: fb.Sectio
     return b1, b2
 
 
+def widen(d: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Displacements of a block's nodes ``d (n, k, dim)`` laid out as its gathered
+    coordinates ``x (n, c)``: a frictional spatial element pairs' block reads its nodes'
+    rotation vectors after the displacements (issue 33: friction at the surfaces), which
+    ``d`` leaves alone (zeros appended)."""
+    d = d.reshape(len(x), -1)
+    if d.shape[1] == x.shape[1]:
+        return d
+    return np.concatenate([d, np.zeros((len(x), x.shape[1] - d.shape[1]))], axis=1)
+
+
 def moved(sys, block, shift: dict):
     """``block``'s gathered displacements at the System's reference state with each node
     ``id`` of ``shift`` moved by ``shift[id]`` [m] (planar or spatial vectors), and the
     block's node ids (its ``slots`` where it has them, else its ``nodes``): ``(x, ids)``."""
     x = sys.pose(block, sys.q0).copy()
     ids = getattr(block, "slots", block.nodes)
-    d = np.zeros(ids.shape + (x.shape[1] // ids.shape[1],))
+    d = np.zeros(ids.shape + (len(next(iter(shift.values()))),))
     for nid, s in shift.items():
         d[ids == nid] = s
-    return x + d.reshape(x.shape), ids
+    return x + widen(d, x), ids
 
 
 def all_moved(sys, nodes, shift) -> dict:

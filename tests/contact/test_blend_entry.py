@@ -8,6 +8,8 @@ import pytest
 
 import fembody as fb
 
+from .geometries import widen
+
 from .test_ends3d import ALL, K, R, SEC, STEEL
 
 GAMMA = math.radians(45.0)      # the V's opening
@@ -68,7 +70,7 @@ def _moved(sys, b, on_a, move):
     ids = getattr(b, "slots", b.nodes)
     dd = np.zeros(ids.shape + (3,))
     dd[np.isin(ids, on_a)] = move
-    return x + dd.reshape(x.shape), ids
+    return x + widen(dd, x), ids
 
 
 def _total(sys, on_a, move):

@@ -13,7 +13,7 @@ from fembody.contact.beams import BeamContactBlock
 from fembody.contact.ends import EndContactBlock, EndElementBlock
 
 from .fd import assert_force_and_tangent
-from .geometries import moved
+from .geometries import moved, widen
 from .reference import BOUND_BAND, bound_caps, kink_caps
 from .test_ends3d import ALL, K, R, SEC, STEEL, _rigid_beam, _tip, _tip_over
 
@@ -1671,7 +1671,7 @@ def test_planar_overlap_share_has_exact_tangents(deg, ov):
         dd = np.zeros(b.nodes.shape + (2,))
         for nid, v in shift.items():
             dd[b.nodes == nid] = v
-        xb = xb + dd.reshape(xb.shape)
+        xb = xb + widen(dd, xb)
         fb_, Kb, _ = b.forces(xb, None, True)
         if np.abs(fb_).max() > 0.0:
             assert_force_and_tangent(b, xb, fb_, Kb, 1e-8)

@@ -39,14 +39,19 @@ def m_all(dim):
 
 def _pressed(blk, rng, depth):
     """Displacements ``(n, m d)`` of the block's pairs: the upper beam of each pair pushed
-    ``depth`` [m] into the lower one where its node's z (y) is above, some round-off noise."""
+    ``depth`` [m] into the lower one where its node's z (y) is above, some round-off noise
+    (a block of frictional spatial pairs: then the nodes' rotation vectors, 1e-6 rad
+    noise, issue 33)."""
     d = blk.dim
-    m = blk.dofs.shape[1] // d
+    m = blk.X.shape[1]
     x = 1e-9 * rng.normal(size=(len(blk), m, d))
     X = blk.X
     upper = X[:, :, -1] > X[:, :, -1].min(axis=1, keepdims=True) + 0.5 * R
     x[..., -1] -= np.where(upper, depth * (1.0 + rng.uniform(size=upper.shape)), 0.0)
-    return x.reshape(len(blk), -1)
+    x = x.reshape(len(blk), -1)
+    if getattr(blk, "surface", False):
+        x = np.concatenate([x, 1e-6 * rng.normal(size=x.shape)], axis=1)
+    return x
 
 
 @pytest.mark.parametrize("dim, mu", [(3, 0.0), (3, 0.3), (2, 0.0)])
@@ -63,7 +68,8 @@ def test_live_pairs_add_the_whole_block(dim, mu):
     far = np.arange(len(blk)) % 3 == 0          # a third of the pairs: the upper beam lifted
     z = blk.X[:, :, -1]
     upper = z > z.min(axis=1, keepdims=True) + 0.5 * R
-    x.reshape(len(blk), -1, dim)[..., -1] += np.where(far[:, None] & upper, 0.01, 0.0)
+    x[:, :blk.X[0].size].reshape(len(blk), -1, dim)[..., -1] += np.where(
+        far[:, None] & upper, 0.01, 0.0)
     history = None
     if blk.frictional:                  # slipping anchors: a friction force and tangent
         history = blk.history0.copy()

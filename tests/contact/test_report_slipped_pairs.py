@@ -64,7 +64,7 @@ def _whole(b: BeamContactBlock, x, h) -> dict:
     when it touches and none of its touching points slid, tied-33)."""
     Ff, _, c, _, N, _ = b._friction(x, h, False)
     n, d = len(b), b.dim
-    Fb = Ff.reshape(n, -1, d)[:, -2:].sum(axis=1)
+    Fb = Ff[:, :b.X[0].size].reshape(n, -1, d)[:, -2:].sum(axis=1)
     per = lambda a, f: f(np.column_stack([a[:n], a[n:].reshape(n, NG)]), axis=1)
     slip, touch = per(h.slip, np.max), per(N > 0.0, np.any)
     slid = per(h.sliding & (N > 0.0), np.any)       # (open points' flags left out)

@@ -9,6 +9,8 @@ import pytest
 
 import fembody as fb
 
+from .geometries import widen
+
 from .fd import assert_force_and_tangent
 from .test_blend_entry import _assert_continuous_at, _sampled, _total
 from .test_ends3d import ALL, K, R, SEC, STEEL
@@ -173,7 +175,7 @@ def test_share_rows_across_a_node_have_exact_forces_and_tangents(gamma, dx, swap
         x = sys.pose(blk, sys.q0).copy()
         dd = np.zeros(blk.nodes.shape + (3,))
         dd[np.isin(blk.nodes, on_a)] = base + slide * d
-        x = x + dd.reshape(x.shape)
+        x = x + widen(dd, x)
         rows = blk.live(x)
         if not rows.size:
             continue        # (the side with both points on one element: the junction rows')

@@ -1,7 +1,7 @@
 """The slip a beam pair's friction measures, against the slip of the material surface points
 at the contact (issue 33, item 3; cone-33's findings 1 and 2).
 
-**The model's measure** (fembody.contact.beams.BeamContactBlock, "Friction";
+**The model's measure until slip-33** (fembody.contact.beams.BeamContactBlock, "Friction";
 _kernels._friction_point; friction.coulomb): each Coulomb point ties two points of the two
 *chords* (the beams' axes), ``w = x_A(s_a) - x_B(t_a) - o``, and the tangential spring
 pulls on ``u = (I - n n^T) w``. The block sees the nodes' translations alone: the force
@@ -45,8 +45,9 @@ the other side: Newton cycles. Pulled along A, A's axial stiffness keeps the fir
 inside the stick zone. Started 1e-9 m apart it converged (the first step, with no contact,
 sinks the tip deep: a stick zone wider than its sideways move). Fixed by the friction's
 tangent in the penalty's tangent band (fembody.contact._kernels.crossing_forces, "The
-tangent band"); findings 1 and the twist stay strict xfails: their fix needs the
-sections' rotations in the block.
+tangent band"); findings 1 and the twist were strict xfails until the block read the
+sections' rotations and measured the reference itself (slip-33: BeamContactBlock, "At the
+surfaces"; its tangent, a rigid motion and line contact are checked at the end).
 """
 import numpy as np
 import pytest
@@ -65,18 +66,25 @@ def _block(sys):
     return blk
 
 
-def _lying_forces(move: np.ndarray):
+def _lying_forces(move: np.ndarray, turn: np.ndarray | None = None):
     """The crossing block of cone-33's lying beam (A on B along x, line contact) with A's
     nodes moved by ``move`` [m] from the reference (anchored there, the System's history
-    without a run): the total force (the block's internal force) on A's nodes."""
+    without a run) and (``turn``, a rotation vector [rad]; default None: the displacements
+    alone are passed, the sections at their reference rotations) their sections turned:
+    the total force (the block's internal force) on A's nodes."""
     m, _, _ = _lying(0.0)
     sys = m.compile()
     blk = _block(sys)
     onA = np.isclose(blk.X[:, :, 2], 2 * R)        # A's nodes lie at z = 2R, B's at 0
     x = np.zeros(blk.X.shape)
     x[onA] = move
-    f, _, _ = blk.forces(x.reshape(len(x), -1), None, False)
-    f = f.reshape(blk.X.shape)
+    x = x.reshape(len(x), -1)
+    if turn is not None:                # (the nodes' rotation vectors follow)
+        rv = np.zeros(blk.X.shape)
+        rv[onA] = turn
+        x = np.concatenate([x, rv.reshape(len(x), -1)], axis=1)
+    f, _, _ = blk.forces(x, None, False)
+    f = f[:, :blk.X[0].size].reshape(blk.X.shape)
     return f[onA].sum(axis=0), f[~onA].sum(axis=0)
 
 
@@ -90,11 +98,6 @@ def test_a_lying_beam_moved_along_its_axis_is_held_by_friction():
     assert abs(ratio / (KT * DY / (K * DELTA)) - 1.0) < 1e-9, ratio
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 33: the slip is measured between the chords, "
-                   "whose difference turns with the normal: a lying beam moved across the "
-                   "axes has |f_t| ~ 1e-14 N (the surface points slip DY cos theta + DELTA "
-                   "sin theta)")
 def test_a_lying_beam_moved_across_the_axes_is_held_by_friction():
     """A lying on B, pressed by DELTA and moved across both axes (along y) by DY: the
     surface points slip ``DY cos theta + DELTA sin theta`` along ``t = (0, cos theta, -sin
@@ -114,13 +117,15 @@ def test_a_lying_beam_moved_across_the_axes_is_held_by_friction():
 
 
 def test_rolling_measures_no_slip_with_equal_radii():
-    """Guard (pure rolling, equal radii): A's chord turned by theta about B's axis (its
-    section by 2 theta, which the block does not see) keeps the tied chords' difference
-    along the normal: no tangential force, only the normal one, pressed by DELTA. (The
-    surface measure gives the same: w* = 2R (1 - cos theta) n.)"""
+    """Guard (pure rolling, equal radii): A's chord turned by theta about B's axis and its
+    section by 2 theta (about -x, the coin paradox) keeps the tied surface points'
+    difference along the normal, w* = 2R (1 - cos theta) n: no tangential force, only the
+    normal one, pressed by DELTA. (Until the block read the sections' rotations, the
+    chord's turn alone gave the same: the tied chords' difference along the normal.)"""
     th = 1e-3
     c = 2 * R - DELTA
-    fA, _ = _lying_forces(np.array([0.0, c * np.sin(th), c * np.cos(th) - 2 * R]))
+    fA, _ = _lying_forces(np.array([0.0, c * np.sin(th), c * np.cos(th) - 2 * R]),
+                          np.array([-2.0 * th, 0.0, 0.0]))
     n = np.array([0.0, np.sin(th), np.cos(th)])
     assert np.linalg.norm(fA - (fA @ n) * n) < 1e-9 * abs(fA @ n)
 
@@ -164,10 +169,6 @@ def test_a_crossing_beam_moved_along_b_is_held_by_friction():
     assert abs((F[1] / -F[2]) / (KT * DY / (K * DELTA)) - 1.0) < 1e-9, F
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 33: the block sees translations alone: a twist of A about "
-                   "its axis under B slips A's surface by R sin(phi) but the model's force "
-                   "and moment are 0")
 def test_a_crossing_beam_twisted_about_its_axis_is_held_by_friction():
     """A pressed by DELTA on B and turned rigidly about its own axis (+x) by phi: A's tied
     surface point ``-R e_z`` goes to ``(0, R sin phi, -R cos phi)``, B's stays, the normal
@@ -207,9 +208,6 @@ def test_a_cantilever_pressed_on_a_crossing_beam_and_pulled_along_it_sticks(pull
     assert 0.0 < y < MU * 1.0 / KT, y
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 33: no friction across the axes of a lying beam: it moves "
-                   "Q / (800 - N / 2R) = 1.43e-4 m, held by the springs alone")
 def test_a_lying_beam_pulled_across_the_axes_below_the_slip_load_sticks():
     """cone-33's lying beam (rotations held) pressed by 1 N and pulled across the axes (along
     y) by 0.1 N, a third of mu N: every line point sticks, so A moves by its elastic slip
@@ -223,3 +221,132 @@ def test_a_lying_beam_pulled_across_the_axes_below_the_slip_load_sticks():
     A = m.bodies[-1]
     dy = [float(np.asarray(res.displacement(nd)[-1])[1]) for nd in A.nodes]
     assert max(abs(v) for v in dy) < MU * 1.0 / (8 * KT), dy
+
+
+# ------------------------------------------------- the surface measure's own checks (slip-33)
+from fembody.rotations import exp as _exp, log as _log        # noqa: E402
+
+
+def _turned(psi: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """The rotation vectors of the rotations ``exp(psi) exp(hat(theta))`` (a material
+    increment ``theta`` [rad], as the configuration space applies one)."""
+    return _log(_exp(psi) @ _exp(theta))
+
+
+def _crossing_state(move, phi, turn_b=0.0):
+    """The crossing system's block and its gathered coordinates ``(n, 24)`` (displacements,
+    then the nodes' rotation vectors) with A's free nodes moved by ``move`` and turned by
+    ``phi`` about A's axis and B's nodes turned by ``turn_b`` about B's axis (y)."""
+    sys, A = _crossing_system()
+    blk = _block(sys)
+    dq = np.zeros(sys.n_free)
+    for nd in A.nodes[1:]:
+        for c, v in zip(("x", "y", "z", "rx"), (*move, phi)):
+            dq[sys.free_index[sys.dof(nd, c)]] = v
+    x = np.array(sys.pose(blk, sys.update(sys.q0, dq)))
+    onB = np.isclose(blk.X[:, :, 2], -2 * R)
+    rv = x[:, 12:].reshape(blk.X.shape)
+    rv[onB, 1] += turn_b
+    return blk, x
+
+
+def test_the_block_reads_its_nodes_rotations():
+    """The frictional spatial block's DOFs are its four nodes' translations and then their
+    rotations (what the surface measure needs); on 63ab941 the translations alone."""
+    sys, _ = _crossing_system()
+    blk = _block(sys)
+    assert blk.dofs.shape[1] == 24 and blk.history0.anchor.shape[1] == 11
+
+
+def test_a_rigid_motion_of_the_pair_changes_no_slip():
+    """Guard (invariance): a pressed, twisted and sideways-moved crossing (friction force
+    nonzero, reference anchors) moved rigidly as a whole, translated by c and turned by Q
+    (a finite rotation, 0.7 rad): the friction forces on the nodes turn by Q, the moments
+    in the sections' material axes stay (the slip u* turns with the pair: its length and
+    its direction in the pair's frame do not change). (On 63ab941 the block reads no
+    rotations: the state does not fit its DOFs.)"""
+    blk, x = _crossing_state((0.0, DY, -DELTA), 2e-4, 1e-4)
+    n = len(x)
+    Q = _exp(np.array([0.3, -0.5, 0.4]))
+    c = np.array([0.01, -0.02, 0.03])
+    pos = blk.positions(x)
+    y = x.copy()
+    y[:, :12] = (np.einsum("ij,nmj->nmi", Q, pos) + c - blk.X).reshape(n, 12)
+    rv = x[:, 12:].reshape(n, 4, 3)
+    y[:, 12:] = _log(Q @ _exp(rv)).reshape(n, 12)
+    f0, _, _ = blk.forces(x, None, False)
+    f1, _, _ = blk.forces(y, None, False)
+    assert np.abs(f0).max() > 0.0
+    F0, F1 = f0[:, :12].reshape(n, 4, 3), f1[:, :12].reshape(n, 4, 3)
+    scale = np.abs(f0).max()
+    assert np.abs(F1 - np.einsum("ij,nmj->nmi", Q, F0)).max() < 1e-9 * scale
+    assert np.abs(f1[:, 12:] - f0[:, 12:]).max() < 1e-9 * scale
+
+
+@pytest.mark.parametrize("move, phi", [((0.0, DY, -DELTA), 1e-4),          # stick
+                                       ((1e-4, 6e-5, -DELTA), -3e-3)])     # slip
+def test_the_tangent_on_translations_and_rotations_matches_central_differences(move, phi):
+    """The crossing pressed by DELTA, moved and twisted (A) and B's sections turned, in
+    stick and in slip (reference anchors): the block's stiffness ``(n, 24, 24)`` against
+    central differences of its forces, the rotations perturbed by material increments
+    (``R exp(hat(h e))``, the configuration space's update). (On 63ab941 the block has no
+    rotation DOFs.)"""
+    blk, x = _crossing_state(move, phi, 2e-4)
+    _assert_tangent(blk, x)
+
+
+@pytest.mark.parametrize("dy", [DY, 1e-4])                                 # stick, slip
+def test_the_line_contact_tangent_on_rotations_matches_central_differences(dy):
+    """The lying beam (line contact: the NG line points weighted by the switch), shifted
+    along the axes by 3.7 mm (so that no line point projects on a node of B, where the
+    projection changes elements), pressed by DELTA, its sections turned (A about its axis
+    by 1e-3 rad, B by -5e-4 rad about its own and 2e-4 about z) and anchored there, then
+    moved across by ``dy`` and A turned by 1e-4 more: the stiffness against central
+    differences, in stick and in slip."""
+    m, _, _ = _lying(0.0)
+    blk = _block(m.compile())
+    onA = np.isclose(blk.X[:, :, 2], 2 * R)
+
+    def state(y, phi):
+        x = np.zeros(blk.X.shape)
+        x[onA] = (3.7e-3, y, -DELTA)
+        rv = np.zeros(blk.X.shape)
+        rv[onA] = (phi, 0.0, 0.0)
+        rv[~onA] = (-5e-4, 0.0, 2e-4)
+        return np.concatenate([x.reshape(len(x), -1), rv.reshape(len(x), -1)], axis=1)
+
+    h = blk._open_history(state(0.0, 1e-3))
+    x = state(dy, 1.1e-3)
+    _, _, c, _, N, lam = blk._friction(x, h, False)
+    assert (lam > 0.0).any() and (N > 0.0).any()
+    assert (c.slipping[N > 0.0]).all() == (dy > DY)
+    _assert_tangent(blk, x, h)
+
+
+def _assert_tangent(blk, x, history=None):
+    """The block's stiffness at ``x`` against central differences of its forces (the
+    rotations perturbed by material increments), within 1e-6 of the largest entry, and
+    its rotations' columns within 1e-6 of theirs."""
+    f, K, _ = blk.forces(x, None, True, history)
+    assert K.shape[1:] == (24, 24)
+    h = 1e-9
+    Kfd = np.zeros_like(K)
+    for j in range(24):
+        xp, xm = x.copy(), x.copy()
+        if j < 12:
+            xp[:, j] += h
+            xm[:, j] -= h
+        else:
+            k = (j - 12) // 3
+            e = np.zeros(3)
+            e[(j - 12) % 3] = h
+            sl = slice(12 + 3 * k, 15 + 3 * k)
+            xp[:, sl], xm[:, sl] = _turned(x[:, sl], e), _turned(x[:, sl], -e)
+        Kfd[:, :, j] = (blk.forces(xp, None, False, history)[0]
+                        - blk.forces(xm, None, False, history)[0]) / (2 * h)
+    on = np.abs(K).reshape(len(K), -1).max(axis=1) > 0.0
+    assert on.any()
+    rot = np.abs(K[:, :, 12:]).max()
+    assert rot > 0.0
+    assert np.abs(K - Kfd).max() < 1e-6 * np.abs(K).max()
+    assert np.abs(K[:, :, 12:] - Kfd[:, :, 12:]).max() < 1e-6 * rot

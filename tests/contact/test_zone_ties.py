@@ -12,6 +12,8 @@ import pytest
 
 import fembody as fb
 
+from .geometries import widen
+
 from .test_blend_entry import _total
 from .test_sharp_v import LE, _points, _rod_across
 
@@ -26,7 +28,7 @@ def _stiffness(sys, on_a, move, e):
         on = np.isin(ids, on_a)
         dd = np.zeros(ids.shape + (3,))
         dd[on] = move
-        K = b.forces(x + dd.reshape(x.shape), None, True)[1]
+        K = b.forces(x + widen(dd, x), None, True)[1]
         v = np.zeros(ids.shape + (3,))
         v[on] = e
         Kv = np.einsum("nij,nj->ni", K, v.reshape(len(ids), -1)).reshape(ids.shape + (3,))
@@ -37,7 +39,7 @@ def _stiffness(sys, on_a, move, e):
 def _assert_energy_at_and_beside(sys, nodes, along, into, ref):
     """The total contact energy with ``nodes`` moved by ``into`` (d,) [m] and by 1 nm
     either way along ``along`` (unit) equals ``ref`` [J] to 1e-9 at all three."""
-    from .geometries import moved
+    from .geometries import moved, widen
     for e in (-1e-9, 0.0, 1e-9):
         shift = {nd.id: e * along + into for nd in nodes}
         E = sum(float(np.sum(b.strain_energy(moved(sys, b, shift)[0])))
