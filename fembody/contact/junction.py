@@ -234,11 +234,19 @@ B, 4.5 mm off both nodes, 5 mm deep), and a limit where the aside beam bends awa
 the other through straight (a ridge's apex in a notch, counted along the notched beam
 at compile time: the view then should pass to the other beam; measured with A bent
 -0.5 and -2 degrees, 3 mm deep, sliding along A within 0.7 mm of A's node, the energy
-steps by 0.21 J 3 mm from B's node along B, where a pair B's node's row removes hands
-its contact over to A's node row, which no row removes, and by 1.7 J 0.5 mm from it;
-before, with the 1 mm band there, by 3.66 and 1.72 J; the first is a strict xfail in
+steps by 0.21 J 3 mm from B's node along B, and by 1.7 J 0.5 mm from it; before, with
+the 1 mm band there, by 3.66 and 1.72 J; the first is a strict xfail in
 tests/contact/test_junction.py) or where a straight crossing is bent during a run (no
-row fades there, and the vanishing minimum jumps as before the fade).
+row fades there, and the vanishing minimum jumps as before the fade). The 0.21 J step,
+row by row: a pair of A's element and B's element pushes, and its share row takes back
+A's node's contact against B's other element (:mod:`fembody.contact.share`, "Across a
+kink node": counting along A, whose apex has one minimum); where the pair's point
+reaches A's node its contact passes to A's node row at the same energy, and the share
+row's take-back ends with it, while the node rows keep both of the node's contacts
+(the notch rule, counting along B). The current bend would put B's view aside (nothing
+taken back on either side), but switching the view where A's ``kappa`` passes ``-BENT`` steps
+by whole take-backs: a run-time view needs both views evaluated and blended across that
+band (energy, force, tangent and both views' friction anchors), not built.
 
 **The hand-over at the deciding node.** Near the deciding node (``_ridges`` (20, -20), A
 bent 0.5 to 1 degree, 0.5 mm along B from B's node, 2-3 mm down: all four pairs push) the

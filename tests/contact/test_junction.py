@@ -1403,9 +1403,19 @@ def test_a_crossing_bent_away_through_straight_is_continuous(bend):
     row, which keeps the pair against B's second) leaves its zone at A's node: its
     contact passes whole to the junction row of A's node against B's first element, the
     same 0.2145 J, which no row takes back. Before the band followed the bends the fade
-    stepped there too (3.66 J over the same slide). The view
-    that should decide here is B's notch's node aside, counted along A's apex (module
-    docstring of fembody.contact.junction, "The band follows the bends": not built)."""
+    stepped there too (3.66 J over the same slide). Measured by junc-33 (row by row, 1e-12
+    m either side of y = -0.1418 mm at -0.5 degrees): before, the pair (A's element 5-6,
+    B's 2-3) 3.6643 J, A's node 5 against B's 1-2 0.2146 J and the pair's share row taking
+    that node contact back across A's kink node (fembody.contact.share, "Across a kink
+    node", b_p = 1: counting along A, the apex's one minimum), 3.6643 J in all; after,
+    node 5 against B's 2-3 3.6643 J (the pair's hand-over, continuous) and against B's 1-2
+    0.2146 J, which no row takes back (the node rows' notch rule keeps both, the feet 3
+    mm from B's node: counting along the notched B), 3.8788 J. At the current bend
+    (kappa -0.017 / -0.069 at A's node, 0.676 at B's) view_aside would put B's view aside
+    (B's share junction then takes nothing back: 3.8788 J on both sides), but the view is
+    the reference's (A's aside); switching it where A's kappa passes -BENT steps by whole
+    take-backs unless both views are evaluated and blended there (not built: module
+    docstring of fembody.contact.junction, "The band follows the bends")."""
     m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
     system = m.compile()
     P = {nd.id: np.asarray(nd.position, float) for nd in m.nodes}
