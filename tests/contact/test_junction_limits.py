@@ -33,6 +33,20 @@ def _assert_continuous_in_range(kink: float, point: int, offset: float) -> None:
     assert abs(E[2] - E[1]) <= 2e-9 * slope * (1 + 1e-3) + 1e-9 * E[1], (E, slope)
 
 
+def _assert_friction_tangent(sub, x: np.ndarray) -> None:
+    """The friction tangent of share rows ``sub`` (both their points, from the reference
+    anchors) at their gathered displacements ``x`` against central differences (step 1
+    nm) of their friction forces, to 1e-5 of its largest entry."""
+    K = sub._frictions(x, None, True)[1]
+    Kfd = np.zeros_like(K)
+    for j in range(x.shape[1]):
+        dx = np.zeros(x.shape[1])
+        dx[j] = 1e-9
+        Kfd[:, :, j] = (sub._frictions(x + dx, None, False)[0]
+                        - sub._frictions(x - dx, None, False)[0]) / 2e-9
+    assert np.abs(K - Kfd).max() <= 1e-5 * np.abs(K).max()
+
+
 @pytest.mark.parametrize("kink, point", [(k, p) for k in (0.0, 3.0, -3.0, 10.0, -10.0)
                                           for p in (0, 1)])
 def test_a_rod_kinked_at_a_node_inside_the_band_is_continuous(kink, point):
@@ -189,15 +203,7 @@ def test_the_kink_nodes_contact_is_taken_back_with_its_friction(kink):
             h1 = b.advance(x, b.history0)[0]
             check(b, _moved(sys, b, on_a, base + (inside + 2e-5) * d)[0], h1)
             live = b.live(x)
-            sub = b._take(live)
-            K = sub._frictions(x[live], None, True)[1]
-            Kfd = np.zeros_like(K)
-            for j in range(x.shape[1]):
-                dx = np.zeros(x.shape[1])
-                dx[j] = 1e-9
-                Kfd[:, :, j] = (sub._frictions(x[live] + dx, None, False)[0]
-                                - sub._frictions(x[live] - dx, None, False)[0]) / 2e-9
-            assert np.abs(K - Kfd).max() <= 1e-5 * np.abs(K).max()
+            _assert_friction_tangent(b._take(live), x[live])
     sys, on_a, d, walls, a_x, base, wu, z0 = _kinked_rod(45, 10, 0.01, kink, 2e-4)
     move = base + inside * d
     for b in sys.beam_contact_blocks:
@@ -335,15 +341,7 @@ def test_the_kink_nodes_tie_keeps_the_normal_force_and_its_friction(kink):
             x = _moved(sys, b, on_a, move)[0]
             live = b.live(x)
             assert live.size
-            sub = b._take(live)
-            K = sub._friction(x[live], None, True)[1]
-            Kfd = np.zeros_like(K)
-            for j in range(x.shape[1]):
-                dx = np.zeros(x.shape[1])
-                dx[j] = 1e-9
-                Kfd[:, :, j] = (sub._friction(x[live] + dx, None, False)[0]
-                                - sub._friction(x[live] - dx, None, False)[0]) / 2e-9
-            assert np.abs(K - Kfd).max() <= 1e-5 * np.abs(K).max()
+            _assert_friction_tangent(b._take(live), x[live])
     sys, on_a, d, walls, a_x, base, wu, z0 = _kinked_rod(45, 10, 0.01, kink, 2e-4)
     for b in sys.beam_contact_blocks:
         x = _moved(sys, b, on_a, move)[0]
