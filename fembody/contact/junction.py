@@ -226,27 +226,35 @@ A straightened with its elements' lengths kept (tests/contact/test_junction.py):
 sampled minimum along the straight A to 1e-15 (before: 0.2549 against 1.5629 J and
 1.6577 against 2.7982 J at 2-3 mm deep, the point 0.3-0.5 mm from A's node; ``w`` was
 not read); ``w`` is about 10 mm at 20 degrees (the band whole: the four-pair crossing's
-results are unchanged bit for bit) and 0.3 mm at 0.5 degrees. Not built: the view
-itself (:func:`_aside`, the share rows' aside junction) still follows the reference,
-which is a convention where both beams stay bent towards each other and only which bend
-is the sharper changes (at 10 degrees against 20: 18.22 J along A against 22.72 J along
-B, 4.5 mm off both nodes, 5 mm deep), and a limit where the aside beam bends away from
-the other through straight (a ridge's apex in a notch, counted along the notched beam
-at compile time: the view then should pass to the other beam; measured with A bent
--0.5 and -2 degrees, 3 mm deep, sliding along A within 0.7 mm of A's node, the energy
-steps by 0.21 J 3 mm from B's node along B, and by 1.7 J 0.5 mm from it; before, with
-the 1 mm band there, by 3.66 and 1.72 J; the first is a strict xfail in
-tests/contact/test_junction.py) or where a straight crossing is bent during a run (no
-row fades there, and the vanishing minimum jumps as before the fade). The 0.21 J step,
-row by row: a pair of A's element and B's element pushes, and its share row takes back
-A's node's contact against B's other element (:mod:`fembody.contact.share`, "Across a
-kink node": counting along A, whose apex has one minimum); where the pair's point
-reaches A's node its contact passes to A's node row at the same energy, and the share
-row's take-back ends with it, while the node rows keep both of the node's contacts
-(the notch rule, counting along B). The current bend would put B's view aside (nothing
-taken back on either side), but switching the view where A's ``kappa`` passes ``-BENT`` steps
-by whole take-backs: a run-time view needs both views evaluated and blended across that
-band (energy, force, tangent and both views' friction anchors), not built.
+results are unchanged bit for bit) and 0.3 mm at 0.5 degrees.
+
+**A crossing bent away.** The view itself (:func:`_aside`, the share rows' aside
+junction) follows the reference. Where both beams stay bent towards each other and only
+which bend is the sharper changes that is a convention (at 10 degrees against 20: 18.22
+J along A against 22.72 J along B, 4.5 mm off both nodes, 5 mm deep). Where the aside
+beam bends away from the other through straight, its node becomes an apex in the other
+node's notch, which :func:`fembody.contact.share.view_aside` counts along the notched
+beam, as the node rows' notch rule does ("A node in a notch": both of the apex's
+contacts, the feet a band or more from the notch's node). The deciding rows counted along
+the apex's beam, so where a pair they remove left its zone at the apex its contact passed
+to the apex's node row, which no row removes, and where a pair whose share row takes the
+apex's node contact back ("Across a kink node" of :mod:`fembody.contact.share`, along the
+apex's beam) left its zone at the apex the take-back ended with it: the energy stepped
+by 0.2145 / 0.2081 J at -0.5 / -2 degrees (``_ridges`` (20, -20), 3 mm along B, 3 mm
+deep; tests/contact/test_junction.py). Now both removals turn into the notch rule's as
+the apex forms: a row that fades towards the aside node ``p`` removes its pair with
+``(1 - s) b + s (1 - u)`` (:meth:`JunctionContactBlock._removal`) and the share row takes
+``p``'s contact back with ``(1 - s) b_p + s (1 - u)``, ``u`` the notch rule's weight of
+``p``'s contact against the pair's element (its foot's distance from this row's node),
+``s`` of :func:`fembody.contact.share._apex_notch`: 0 while ``p``'s current bend
+towards this node is ``-BENT`` or more, 1 from ``-2 BENT`` on (C2 between), exact
+gradient and Hessian. At each exit the removal then equals the node rows' take-back:
+continuous (2e-14 J by bisection over the slide). Left: inside that band of bends
+(``kappa`` between -BENT and -2 BENT: 0.03 to 0.06 degree in that test) an exit still
+steps by ``(1 - s)`` of the node's smaller contact (the node rows know no ``s``), and the
+band is narrow, so the energy changes by that contact (0.21 J) over 0.03 degree of bend:
+continuous, but a stiff moment on the bend while it passes. A straight crossing bent
+during a run still fades nothing (the vanishing minimum jumps as before the fade).
 
 **The hand-over at the deciding node.** Near the deciding node (``_ridges`` (20, -20), A
 bent 0.5 to 1 degree, 0.5 mm along B from B's node, 2-3 mm down: all four pairs push) the
@@ -336,8 +344,8 @@ from .friction import anchor_layout as _anchor_layout, anchor_pack as _anchor_pa
 from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, _bend, _fade, _own_distance, _own_step,
-                    _product, junction_blend, view_aside)
+from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, _apex_notch, _bend, _fade, _own_distance,
+                    _own_step, _product, junction_blend, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -783,6 +791,16 @@ class JunctionContactBlock(ContactRows):
             at = rows[sel]
             cols = self._pair_dofs[sel, i]
             b, gb = bv[sel], bg[sel]
+            apex = np.flatnonzero(self._fade_end[sel] >= 0)
+            if apex.size:
+                # (a row fading towards an aside node: its removal turns to the notch
+                # rule's where that node is an apex pointing at this row's node)
+                b, gb = b.copy(), gb.copy()
+                ra = sel[apex]
+                b[apex], gb[apex], ha = self._removal(x[rows[ra]], rows[ra], i, tangent)
+                if tangent:
+                    bh = bh.copy()
+                    bh[ra] = ha
             removed[at] = np.where(removed[at] < 0, i, removed[at])
             W[at] -= b * E[i][sel]
             Fd[at] += b * F[i][sel]
@@ -883,6 +901,49 @@ class JunctionContactBlock(ContactRows):
         b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows],
                                     self.radius[rows], tangent)
         g, h = _on_slots(g5, h5, slots, d, tangent, x.shape[1])
+        return b, g, h
+
+    def _removal(self, x: np.ndarray, rows: np.ndarray, i, tangent: bool):
+        """The weight ``(m,)`` with which the rows ``rows`` at their gathered displacements
+        ``x (m, k)`` take back their pair ``i`` (0, 1; or ``(m,)``), its gradient ``(m, k)``
+        and (``tangent``) Hessian: ``b`` of :meth:`_blend`; on a row that fades towards
+        the aside node ``p`` of a four-pair crossing (:func:`_aside`), ``(1 - s) b + s (1 -
+        u)``, ``s`` and ``u`` of :func:`fembody.contact.share._apex_notch` for ``p`` against
+        the pair's element of this row's beam (``s`` 0 while ``p``'s beam is bent towards
+        this row's node, 1 where it is bent away by ``2 BENT``: ``p`` an apex in this
+        node's notch, counted along this beam as the node rows count it, ``1 - u`` the
+        take-back of their notch rule; module docstring, "A crossing bent away")."""
+        b, g, h = self._blend(x, rows, tangent)
+        at = np.full(len(self), -1)
+        at[self._both] = np.arange(len(self._both))
+        fe = np.full(len(rows), -1)
+        a = at[rows]
+        fe[a >= 0] = self._fade_end[a[a >= 0]]
+        ii = np.broadcast_to(np.asarray(i), (len(rows),))
+        d, m, k = self.dim, len(rows), x.shape[1]
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, -1, d)
+        for e in (0, 1):
+            for j in (0, 1):
+                r = np.flatnonzero((fe == e) & (ii == j))
+                if not r.size:
+                    continue
+                # (p, its element's other node, p's far node, this row's node, the pair's
+                # element's other node)
+                slots = np.array([1 + e, 2 - e, 5, 0, 3 + j])
+                (sv, sg, sh), (uv, ug, uh) = _apex_notch(pos[r][:, slots],
+                                                         self.radius[rows[r]], tangent)
+                if not (sv > 0.0).any():
+                    continue
+                gs, hs = _on_slots(sg, sh, slots, d, tangent, k)
+                gu, hu = _on_slots(ug, uh, slots, d, tangent, k)
+                diff = (1.0 - uv) - b[r]
+                gd = -gu - g[r]
+                if tangent:
+                    h[r] = ((1.0 - sv)[:, None, None] * h[r] - sv[:, None, None] * hu
+                            + gs[:, :, None] * gd[:, None, :] + gd[:, :, None] * gs[:, None, :]
+                            + diff[:, None, None] * hs)
+                g[r] = (1.0 - sv)[:, None] * g[r] - sv[:, None] * gu + diff[:, None] * gs
+                b[r] = b[r] + sv * diff
         return b, g, h
 
     def _own(self, x: np.ndarray, rows: np.ndarray, i: int, tangent: bool):
@@ -1001,7 +1062,7 @@ class JunctionContactBlock(ContactRows):
             Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
                 x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent)
             # weighted by the row's b as its energy is (:meth:`_duplicate`)
-            bm, gbm, _ = self._blend(x[mir], mir, False)     # (the gradient is exact)
+            bm, gbm, _ = self._removal(x[mir], mir, mode[mir] - 1, False)  # (exact gradient)
             F[mir], params[mir], N[mir] = bm[:, None] * Fm, pm, Nm
             if tangent:
                 K[mir] = bm[:, None, None] * Km + Fm[:, :, None] * gbm[:, None, :]

@@ -222,7 +222,12 @@ contact's return mapping (at ``p``'s foot on the element, normal force ``k max(-
 junction rows' layout: the share rows' anchors are ``(n, 2 (2 + d) + 1)``), wherever the
 node's contact is in its wedge, and takes back ``a_p = b_p (1 - lam_p)`` of it where it
 takes back the energy: mu times the normal force taken back in slip
-(:meth:`CrossingShareBlock._frictions`). **Left:** where the two energies tie inside the
+(:meth:`CrossingShareBlock._frictions`). Where ``p``'s view is aside at a four-pair
+crossing of the reference (not seen edge-on) and ``p`` has since become an apex pointing
+at ``c`` (its beam bent away through straight), the contact is counted along the notched
+beam, as the node rows count it: ``b_p`` turns into their notch rule's ``1 - u`` by ``s``
+of :func:`_apex_notch` (:mod:`fembody.contact.junction`, "A crossing bent away").
+**Left:** where the two energies tie inside the
 wedge the take-back steps from ``b_1`` of the pair to ``b_p`` of the node's contact, a
 jump of ``(b_1 - b_p) E`` where ``alpha > 0`` (not met in 10 um steps over +-4 mm around
 both points at +-3 and +-10 degrees); a row with kink nodes in their wedges at two of its
@@ -902,6 +907,30 @@ class CrossingShareBlock(ContactRows):
                     hb = (h1 + va[:, None, None] * (h2 - h1) + ga[:, :, None] * dg[:, None, :]
                           + dg[:, :, None] * ga[:, None, :] + dv[:, None, None] * ha)
                 bp = (v1 + va * dv, g1 + va[:, None] * dg + dv[:, None] * ga, hb)
+                # where ``p`` is an apex into the notch of ``c`` (bent away from it while
+                # ``c`` is bent towards it) the contact is counted along the notched beam,
+                # as the node rows' notch rule counts it: b_p blended into (1 - u) of that
+                # rule by s (module docstring, "Across a kink node")
+                # (only where p's view is aside at a four-pair crossing of the reference,
+                # whose rows count along this beam: not seen edge-on, where the view counts
+                # along p's beam)
+                ap = np.flatnonzero(self.joined[rr, node] & ~self.junction[rr, node]
+                                    & ~self.fade[rr, node])
+                if ap.size:
+                    s6 = [node, q, 4 + node, c, sl[4]]
+                    (sv, sg, sh), (uv, ug, uh) = (_lift(a, s6, m, d) for a in _apex_notch(
+                        ps[ap][:, s6], self.radius[rr[ap]], tangent))
+                    b0, g0 = bp[0][ap], bp[1][ap]
+                    diff = (1.0 - uv) - b0
+                    gd = -ug - g0
+                    if tangent:
+                        bp[2][ap] = ((1.0 - sv)[:, None, None] * bp[2][ap]
+                                     - sv[:, None, None] * uh + sg[:, :, None] * gd[:, None, :]
+                                     + gd[:, :, None] * sg[:, None, :]
+                                     + diff[:, None, None] * sh)
+                    bp[1][ap] = (1.0 - sv)[:, None] * g0 - sv[:, None] * ug \
+                        + diff[:, None] * sg
+                    bp[0][ap] = b0 + sv * diff
                 yield rr, j, sp, rho, gr, hr, t[:, 0], _product([one, bp], tangent)
 
     @staticmethod
@@ -1672,6 +1701,59 @@ def _wedge_alpha(x: np.ndarray, tangent: bool):
         cs.append(dot(v, u) * dot(u, u).sqrt().inv())
     al = cs[0] * (cs[0] + cs[1]).inv()
     return al.v, al.g, al.h
+
+
+def _apex_notch(x: np.ndarray, radius: np.ndarray, tangent: bool):
+    """For a kink node ``p`` in its wedge against an element ``c -> f`` at a junction ``c``
+    of the other beam, ``x (n, 5, d) = (p, Q1, Q2, c, f)`` [m] (``Q1``, ``Q2`` ``p``'s
+    neighbours): ``s`` ``(n,)``, how far ``p`` is an apex pointing at ``c`` (0 where its
+    bend towards ``c``, ``kappa`` of :func:`_bend` at the current positions, is ``-BENT``
+    or more, 1 from ``-2 BENT`` on, C2 between: :func:`_own_step`), and ``u`` ``(n,)``, the
+    node rows' notch weight of ``p``'s contact against the element (``U(v / (NOTCH_BAND
+    radius))``, ``v = (p - c) . t`` the foot's distance from ``c`` along the element:
+    :meth:`fembody.contact.junction.JunctionContactBlock._notch`), each as ``(value,
+    gradient (n, 5 d), Hessian or None)`` (exact, by :class:`_Jet`); ``radius (n,)`` the
+    radii sum [m]."""
+    n, m, d = x.shape
+    k = m * d
+    eye = np.eye(k)
+    zero = np.zeros((n, k, k)) if tangent else None
+    X = [[_Jet(x[:, a, i], np.broadcast_to(eye[a * d + i], (n, k)).copy(), zero)
+          for i in range(d)] for a in range(m)]
+
+    def sub(a, b):
+        return [u - v for u, v in zip(a, b)]
+
+    def dot(a, b):
+        out = a[0] * b[0]
+        for u, v in zip(a[1:], b[1:]):
+            out = out + u * v
+        return out
+
+    def stepped(j: _Jet, scale) -> tuple:
+        eta = _Jet(j.v / scale, j.g / scale[:, None],
+                   None if j.h is None else j.h / scale[:, None, None])
+        U, U1, U2 = _own_step(eta.v)
+        h = None
+        if tangent:
+            h = U2[:, None, None] * eta.g[:, :, None] * eta.g[:, None, :] \
+                + U1[:, None, None] * eta.h
+        return U, U1[:, None] * eta.g, h
+
+    p, q1, q2, c, f = X
+    e = sub(c, p)
+    ie = dot(e, e).sqrt().inv()
+    kap = None
+    for q in (q1, q2):
+        u = sub(q, p)
+        term = dot(e, u) * ie * dot(u, u).sqrt().inv()
+        kap = term if kap is None else kap + term
+    # (-kappa - BENT) / BENT
+    bent = _Jet(-kap.v - BENT, -kap.g, None if kap.h is None else -kap.h)
+    t = sub(f, c)
+    v = dot(sub(p, c), t) * dot(t, t).sqrt().inv()
+    return (stepped(bent, np.full(n, BENT)),
+            stepped(v, NOTCH_BAND * np.asarray(radius, dtype=float)))
 
 
 def _own_step(eta: np.ndarray):
