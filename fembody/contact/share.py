@@ -1669,36 +1669,44 @@ class _Jet:
         return _Jet(v, self.g / (2.0 * v)[:, None], h)
 
 
+def _jet_points(x: np.ndarray, tangent: bool) -> list:
+    """The points ``x (n, m, d)`` as :class:`_Jet` coordinates ``[point][axis]``, each its
+    own variable (gradients on the ``m d`` coordinates, Hessians zero or None)."""
+    n, m, d = x.shape
+    k = m * d
+    eye = np.eye(k)
+    zero = np.zeros((n, k, k)) if tangent else None
+    return [[_Jet(x[:, a, i], np.broadcast_to(eye[a * d + i], (n, k)).copy(), zero)
+             for i in range(d)] for a in range(m)]
+
+
+def _jsub(a: list, b: list) -> list:
+    """``a - b`` of two :class:`_Jet` vectors."""
+    return [u - v for u, v in zip(a, b)]
+
+
+def _jdot(a: list, b: list) -> "_Jet":
+    """``a . b`` of two :class:`_Jet` vectors."""
+    out = a[0] * b[0]
+    for u, v in zip(a[1:], b[1:]):
+        out = out + u * v
+    return out
+
+
 def _wedge_alpha(x: np.ndarray, tangent: bool):
     """``alpha = c_1 / (c_1 + c_2)`` ``(n,)`` across the wedge of a kink node ``p`` (module
     docstring, "Across a kink node"), its gradient ``(n, 5 d)`` and (``tangent``) Hessian,
     for ``x (n, 5, d) = (p, c, f, Q1, Q2)``: ``c_i = (y - p) . u_i / |u_i|``, ``y`` the foot
     of ``p`` on the line ``c -> f`` and ``u_i = p - Q_i``. 0 on the face where the row's
     element's line is square to ``y - p`` (``c_1 = 0``), 1 on the next element's face."""
-    n, m, d = x.shape
-    k = m * d
-    eye = np.eye(k)
-    zero = np.zeros((n, k, k)) if tangent else None
-    X = [[_Jet(x[:, a, i], np.broadcast_to(eye[a * d + i], (n, k)).copy(), zero)
-          for i in range(d)] for a in range(m)]
-
-    def sub(a, b):
-        return [u - v for u, v in zip(a, b)]
-
-    def dot(a, b):
-        out = a[0] * b[0]
-        for u, v in zip(a[1:], b[1:]):
-            out = out + u * v
-        return out
-
-    p, c, f, q1, q2 = X
-    e, a = sub(f, c), sub(p, c)
-    z = dot(a, e) * dot(e, e).inv()
-    v = sub([z * ei for ei in e], a)            # y - p
+    p, c, f, q1, q2 = _jet_points(x, tangent)
+    e, a = _jsub(f, c), _jsub(p, c)
+    z = _jdot(a, e) * _jdot(e, e).inv()
+    v = _jsub([z * ei for ei in e], a)            # y - p
     cs = []
     for q in (q1, q2):
-        u = sub(p, q)
-        cs.append(dot(v, u) * dot(u, u).sqrt().inv())
+        u = _jsub(p, q)
+        cs.append(_jdot(v, u) * _jdot(u, u).sqrt().inv())
     al = cs[0] * (cs[0] + cs[1]).inv()
     return al.v, al.g, al.h
 
@@ -1714,21 +1722,8 @@ def _apex_notch(x: np.ndarray, radius: np.ndarray, tangent: bool):
     :meth:`fembody.contact.junction.JunctionContactBlock._notch`), each as ``(value,
     gradient (n, 5 d), Hessian or None)`` (exact, by :class:`_Jet`); ``radius (n,)`` the
     radii sum [m]."""
-    n, m, d = x.shape
-    k = m * d
-    eye = np.eye(k)
-    zero = np.zeros((n, k, k)) if tangent else None
-    X = [[_Jet(x[:, a, i], np.broadcast_to(eye[a * d + i], (n, k)).copy(), zero)
-          for i in range(d)] for a in range(m)]
-
-    def sub(a, b):
-        return [u - v for u, v in zip(a, b)]
-
-    def dot(a, b):
-        out = a[0] * b[0]
-        for u, v in zip(a[1:], b[1:]):
-            out = out + u * v
-        return out
+    n = len(x)
+    X = _jet_points(x, tangent)
 
     def stepped(j: _Jet, scale) -> tuple:
         eta = _Jet(j.v / scale, j.g / scale[:, None],
@@ -1741,17 +1736,17 @@ def _apex_notch(x: np.ndarray, radius: np.ndarray, tangent: bool):
         return U, U1[:, None] * eta.g, h
 
     p, q1, q2, c, f = X
-    e = sub(c, p)
-    ie = dot(e, e).sqrt().inv()
+    e = _jsub(c, p)
+    ie = _jdot(e, e).sqrt().inv()
     kap = None
     for q in (q1, q2):
-        u = sub(q, p)
-        term = dot(e, u) * ie * dot(u, u).sqrt().inv()
+        u = _jsub(q, p)
+        term = _jdot(e, u) * ie * _jdot(u, u).sqrt().inv()
         kap = term if kap is None else kap + term
     # (-kappa - BENT) / BENT
     bent = _Jet(-kap.v - BENT, -kap.g, None if kap.h is None else -kap.h)
-    t = sub(f, c)
-    v = dot(sub(p, c), t) * dot(t, t).sqrt().inv()
+    t = _jsub(f, c)
+    v = _jdot(_jsub(p, c), t) * _jdot(t, t).sqrt().inv()
     return (stepped(bent, np.full(n, BENT)),
             stepped(v, NOTCH_BAND * np.asarray(radius, dtype=float)))
 
