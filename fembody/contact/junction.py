@@ -146,12 +146,17 @@ as the node rows of the apex count it ("A node in a notch"). The share rows' jun
 node whose view is aside weighs nothing either (:func:`fembody.contact.share.view_aside`,
 one rule for both blocks). Where either junction is straight, or both are bent away from
 each other (``kappa`` within :data:`fembody.contact.share.BENT` of zero, or both below it)
-both views stay, as before: a straight rod
+both views stay, as before (but for a kink seen edge-on, below): a straight rod
 across a bend, the rod's node's rows decide nothing (one pair each) and the bend's node's
 rows count along the rod (one contact where the rod lies square across a notch, as
 tests/contact/test_sharp_v.py has it). The choice is a convention where the two views
 differ: off the diagonal (0.7 mm, 1 mm sideways, 2 mm deep at 20/20 degrees) the minima
 along A sum to 4.124 J and along B to 4.469 J; the sharper bend's notch is the one counted.
+A kink seen edge-on (its ``kappa`` within ``BENT`` of zero though the node is bent: the
+kink's plane holds the direction to the other node) against a bend towards it is put
+aside too: its rows compare along the other beam, the bend's rows along the kinked one,
+and the two views' weights met at the kink's ties (:mod:`fembody.contact.share`, "A kink
+seen edge-on", where the pairs at the kink node fade in instead).
 Where a kept pair's point on the counted beam's element reaches the aside node (the other
 beam's junction), the pair leaves its zone and its local minimum vanishes there, so a kept
 pair at full weight jumps (-9.87 J at 5.03 mm on the diagonal slide, 5 mm deep, in
@@ -198,9 +203,15 @@ the wedge takes the pair over at the same energy). So the band is
 
     band = NOTCH_BAND (r_A + r_B) Phi(w / (NOTCH_BAND (r_A + r_B))),
 
-``Phi`` of :func:`_band_shape` (``w`` itself up to half the band, the whole band from
-``w`` = the band on, C2 between; no fade where ``w <= 0``): the kept pair is counted whole
-from ``v = band`` on, and on a straight beam it is not faded at all. Where ``w`` is below
+``Phi`` of :func:`fembody.contact.share._band_shape` (``w`` itself up to half the band,
+the whole band from ``w`` = 3/2 of it on, C2 between and never above ``w``; no fade where
+``w <= 0``): the kept pair is counted whole from ``v = band`` on, and on a straight beam
+it is not faded at all. Since the band is never wider than ``w``, the two pairs' weights
+sum to at least 1 (``v / band + v' / band >= 1``, and ``U(a) + U(b) >= 1`` where ``a + b
+>= 1``), and the pair that stays is whole where the other's point enters at the node
+(before, up to 3/2 of ``w``: the staying pair was faded to 0.9925 where the other entered
+on the rod of tests/contact/test_junction_limits.py kinked -3 degrees, below the larger
+sampled minimum). Where ``w`` is below
 half the band the two pairs' weights ``U(v / w)`` and ``U(v' / w)`` sum to 1 (``U(eta) +
 U(1 - eta) = 1``; where the rows of both elements keep their pairs against the same
 element, as off the other node, and both pairs are their own minima, ``U_own = 1``): between the two points, where both pairs push as one contact, their
@@ -215,19 +226,35 @@ A straightened with its elements' lengths kept (tests/contact/test_junction.py):
 sampled minimum along the straight A to 1e-15 (before: 0.2549 against 1.5629 J and
 1.6577 against 2.7982 J at 2-3 mm deep, the point 0.3-0.5 mm from A's node; ``w`` was
 not read); ``w`` is about 10 mm at 20 degrees (the band whole: the four-pair crossing's
-results are unchanged bit for bit) and 0.3 mm at 0.5 degrees. Not built: the view
-itself (:func:`_aside`, the share rows' aside junction) still follows the reference,
-which is a convention where both beams stay bent towards each other and only which bend
-is the sharper changes (at 10 degrees against 20: 18.22 J along A against 22.72 J along
-B, 4.5 mm off both nodes, 5 mm deep), and a limit where the aside beam bends away from
-the other through straight (a ridge's apex in a notch, counted along the notched beam
-at compile time: the view then should pass to the other beam; measured with A bent
--0.5 and -2 degrees, 3 mm deep, sliding along A within 0.7 mm of A's node, the energy
-steps by 0.21 J 3 mm from B's node along B, where a pair B's node's row removes hands
-its contact over to A's node row, which no row removes, and by 1.7 J 0.5 mm from it;
-before, with the 1 mm band there, by 3.66 and 1.72 J; the first is a strict xfail in
-tests/contact/test_junction.py) or where a straight crossing is bent during a run (no
-row fades there, and the vanishing minimum jumps as before the fade).
+results are unchanged bit for bit) and 0.3 mm at 0.5 degrees.
+
+**A crossing bent away.** The view itself (:func:`_aside`, the share rows' aside
+junction) follows the reference. Where both beams stay bent towards each other and only
+which bend is the sharper changes that is a convention (at 10 degrees against 20: 18.22
+J along A against 22.72 J along B, 4.5 mm off both nodes, 5 mm deep). Where the aside
+beam bends away from the other through straight, its node becomes an apex in the other
+node's notch, which :func:`fembody.contact.share.view_aside` counts along the notched
+beam, as the node rows' notch rule does ("A node in a notch": both of the apex's
+contacts, the feet a band or more from the notch's node). The deciding rows counted along
+the apex's beam, so where a pair they remove left its zone at the apex its contact passed
+to the apex's node row, which no row removes, and where a pair whose share row takes the
+apex's node contact back ("Across a kink node" of :mod:`fembody.contact.share`, along the
+apex's beam) left its zone at the apex the take-back ended with it: the energy stepped
+by 0.2145 / 0.2081 J at -0.5 / -2 degrees (``_ridges`` (20, -20), 3 mm along B, 3 mm
+deep; tests/contact/test_junction.py). Now both removals turn into the notch rule's as
+the apex forms: a row that fades towards the aside node ``p`` removes its pair with
+``(1 - s) b + s (1 - u)`` (:meth:`JunctionContactBlock._removal`) and the share row takes
+``p``'s contact back with ``(1 - s) b_p + s (1 - u)``, ``u`` the notch rule's weight of
+``p``'s contact against the pair's element (its foot's distance from this row's node),
+``s`` of :func:`fembody.contact.share._apex_notch`: 0 while ``p``'s current bend
+towards this node is ``-BENT`` or more, 1 from ``-2 BENT`` on (C2 between), exact
+gradient and Hessian. At each exit the removal then equals the node rows' take-back:
+continuous (2e-14 J by bisection over the slide). Left: inside that band of bends
+(``kappa`` between -BENT and -2 BENT: 0.03 to 0.06 degree in that test) an exit still
+steps by ``(1 - s)`` of the node's smaller contact (the node rows know no ``s``), and the
+band is narrow, so the energy changes by that contact (0.21 J) over 0.03 degree of bend:
+continuous, but a stiff moment on the bend while it passes. A straight crossing bent
+during a run still fades nothing (the vanishing minimum jumps as before the fade).
 
 **The hand-over at the deciding node.** Near the deciding node (``_ridges`` (20, -20), A
 bent 0.5 to 1 degree, 0.5 mm along B from B's node, 2-3 mm down: all four pairs push) the
@@ -317,8 +344,8 @@ from .friction import anchor_layout as _anchor_layout, anchor_pack as _anchor_pa
 from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import (BENT, _POINT_SCREEN, _bend, _closest_derivatives, _own_distance, _own_step,
-                    _product, junction_blend, view_aside)
+from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, _apex_notch, _bend, _fade, _own_distance,
+                    _own_step, _product, junction_blend, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -327,11 +354,6 @@ from .share import (BENT, _POINT_SCREEN, _bend, _closest_derivatives, _own_dista
 #: 5e-9 of the larger one's.
 TIE = 1e-8
 
-#: the band [-, of the radii's sum] over which a junction row that yields to its partner
-#: (the node in the notch of the other beam's bend, touching both of its elements) is kept
-#: whole beyond it: the node's foot on the row's element at least ``NOTCH_BAND (r_P + r_A)``
-#: from the shared node (module docstring, "A node in a notch").
-NOTCH_BAND = 0.05
 
 
 def _on_slots(g5: np.ndarray, h5, slots: np.ndarray, d: int, tangent: bool, k: int):
@@ -769,6 +791,16 @@ class JunctionContactBlock(ContactRows):
             at = rows[sel]
             cols = self._pair_dofs[sel, i]
             b, gb = bv[sel], bg[sel]
+            apex = np.flatnonzero(self._fade_end[sel] >= 0)
+            if apex.size:
+                # (a row fading towards an aside node: its removal turns to the notch
+                # rule's where that node is an apex pointing at this row's node)
+                b, gb = b.copy(), gb.copy()
+                ra = sel[apex]
+                b[apex], gb[apex], ha = self._removal(x[rows[ra]], rows[ra], i, tangent)
+                if tangent:
+                    bh = bh.copy()
+                    bh[ra] = ha
             removed[at] = np.where(removed[at] < 0, i, removed[at])
             W[at] -= b * E[i][sel]
             Fd[at] += b * F[i][sel]
@@ -869,6 +901,49 @@ class JunctionContactBlock(ContactRows):
         b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows],
                                     self.radius[rows], tangent)
         g, h = _on_slots(g5, h5, slots, d, tangent, x.shape[1])
+        return b, g, h
+
+    def _removal(self, x: np.ndarray, rows: np.ndarray, i, tangent: bool):
+        """The weight ``(m,)`` with which the rows ``rows`` at their gathered displacements
+        ``x (m, k)`` take back their pair ``i`` (0, 1; or ``(m,)``), its gradient ``(m, k)``
+        and (``tangent``) Hessian: ``b`` of :meth:`_blend`; on a row that fades towards
+        the aside node ``p`` of a four-pair crossing (:func:`_aside`), ``(1 - s) b + s (1 -
+        u)``, ``s`` and ``u`` of :func:`fembody.contact.share._apex_notch` for ``p`` against
+        the pair's element of this row's beam (``s`` 0 while ``p``'s beam is bent towards
+        this row's node, 1 where it is bent away by ``2 BENT``: ``p`` an apex in this
+        node's notch, counted along this beam as the node rows count it, ``1 - u`` the
+        take-back of their notch rule; module docstring, "A crossing bent away")."""
+        b, g, h = self._blend(x, rows, tangent)
+        at = np.full(len(self), -1)
+        at[self._both] = np.arange(len(self._both))
+        fe = np.full(len(rows), -1)
+        a = at[rows]
+        fe[a >= 0] = self._fade_end[a[a >= 0]]
+        ii = np.broadcast_to(np.asarray(i), (len(rows),))
+        d, m, k = self.dim, len(rows), x.shape[1]
+        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, -1, d)
+        for e in (0, 1):
+            for j in (0, 1):
+                r = np.flatnonzero((fe == e) & (ii == j))
+                if not r.size:
+                    continue
+                # (p, its element's other node, p's far node, this row's node, the pair's
+                # element's other node)
+                slots = np.array([1 + e, 2 - e, 5, 0, 3 + j])
+                (sv, sg, sh), (uv, ug, uh) = _apex_notch(pos[r][:, slots],
+                                                         self.radius[rows[r]], tangent)
+                if not (sv > 0.0).any():
+                    continue
+                gs, hs = _on_slots(sg, sh, slots, d, tangent, k)
+                gu, hu = _on_slots(ug, uh, slots, d, tangent, k)
+                diff = (1.0 - uv) - b[r]
+                gd = -gu - g[r]
+                if tangent:
+                    h[r] = ((1.0 - sv)[:, None, None] * h[r] - sv[:, None, None] * hu
+                            + gs[:, :, None] * gd[:, None, :] + gd[:, :, None] * gs[:, None, :]
+                            + diff[:, None, None] * hs)
+                g[r] = (1.0 - sv)[:, None] * g[r] - sv[:, None] * gu + diff[:, None] * gs
+                b[r] = b[r] + sv * diff
         return b, g, h
 
     def _own(self, x: np.ndarray, rows: np.ndarray, i: int, tangent: bool):
@@ -987,7 +1062,7 @@ class JunctionContactBlock(ContactRows):
             Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
                 x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent)
             # weighted by the row's b as its energy is (:meth:`_duplicate`)
-            bm, gbm, _ = self._blend(x[mir], mir, False)     # (the gradient is exact)
+            bm, gbm, _ = self._removal(x[mir], mir, mode[mir] - 1, False)  # (exact gradient)
             F[mir], params[mir], N[mir] = bm[:, None] * Fm, pm, Nm
             if tangent:
                 K[mir] = bm[:, None, None] * Km + Fm[:, :, None] * gbm[:, None, :]
@@ -1468,134 +1543,6 @@ class _Second(NamedTuple):
         return cls(np.zeros((n, d)), np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n),
                    np.zeros((n, 2)), np.zeros(n),
                    np.zeros((n, 2 + d)) if anchor is None else anchor.copy())
-
-
-def _band_shape(t: np.ndarray):
-    """``Phi(t)`` ``(m,)`` of the fade's band ``NOTCH_BAND radius Phi(w / (NOTCH_BAND
-    radius))`` and its first two derivatives: 0 up to ``t = 0``, ``t`` up to 1/2, rising to
-    1 at ``t = 1`` (C2 at 1/2 and at 1, monotone) and 1 beyond."""
-    t = np.asarray(t, dtype=float)
-    tau = np.clip(2.0 * t - 1.0, 0.0, 1.0)
-    q = tau + 4.0 * tau ** 3 - 7.0 * tau ** 4 + 3.0 * tau ** 5
-    q1 = 1.0 + 12.0 * tau ** 2 - 28.0 * tau ** 3 + 15.0 * tau ** 4
-    q2 = 24.0 * tau - 84.0 * tau ** 2 + 60.0 * tau ** 3
-    low = t <= 0.5
-    P = np.where(low, np.maximum(t, 0.0), 0.5 + 0.5 * q)
-    P1 = np.where(low, (t > 0.0).astype(float), q1)
-    P2 = np.where(low, 0.0, 2.0 * q2)
-    return P, P1, P2
-
-
-def _chord_distance(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, tangent: bool):
-    """The distance ``v`` ``(m,)`` [m] of the closest point of the lines through the
-    chords of ``x4 (m, 4, d)`` on chord ``chord (m,)`` (0, 1) from its end ``end (m,)`` (0:
-    its first node, 1: its second), signed (positive towards the chord's other end), its
-    gradient ``(m, 4 d)`` and (``tangent``) Hessian."""
-    m, _, d = x4.shape
-    md = 4 * d
-    z, zX, zXX = _closest_derivatives(x4, tangent)
-    r = np.arange(m)
-    sgn = np.where(end == 0, 1.0, -1.0)
-    vs = np.where(end == 0, z[r, chord], 1.0 - z[r, chord])        # from the node, in s
-    gs = sgn[:, None] * zX[r, chord]
-    a0, a1 = x4[r, 2 * chord], x4[r, 2 * chord + 1]
-    dd = a1 - a0
-    L = np.linalg.norm(dd, axis=1)
-    t = dd / L[:, None]
-    # the chord's slots in the pair's (4 d) DOFs
-    i0 = (2 * chord)[:, None] * d + np.arange(d)[None, :]
-    i1 = i0 + d
-    gL = np.zeros((m, md))
-    gL[r[:, None], i0], gL[r[:, None], i1] = -t, t
-    v = vs * L
-    gv = L[:, None] * gs + vs[:, None] * gL
-    hv = None
-    if tangent:
-        Pp = (np.eye(d)[None] - t[:, :, None] * t[:, None, :]) / L[:, None, None]
-        hL = np.zeros((m, md, md))
-        rr = r[:, None, None]
-        for ia, sa in ((i0, -1.0), (i1, 1.0)):
-            for ib, sb in ((i0, -1.0), (i1, 1.0)):
-                hL[rr, ia[:, :, None], ib[:, None, :]] = sa * sb * Pp
-        hv = (L[:, None, None] * sgn[:, None, None] * zXX[r, chord]
-              + gs[:, :, None] * gL[:, None, :] + gL[:, :, None] * gs[:, None, :]
-              + vs[:, None, None] * hL)
-    return v, gv, hv
-
-
-def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray,
-          tangent: bool, far: np.ndarray):
-    """The weight ``u = U(v / band)`` ``(m,)`` of element pairs ``x4 (m, 4, d)`` [m] (two
-    chords, the element pairs' block's order) kept by a row whose element is chord ``chord
-    (m,)`` (0, 1), its gradient ``(m, 5 d)`` and (``tangent``) Hessian on the pair's four
-    nodes and ``far (m, d)`` [m]: ``v`` [m] the distance of the pair's closest point on
-    that chord from its end ``end (m,)`` (0: the chord's first node, 1: its second), where
-    the node of the crossing's aside view sits; ``U`` of :func:`fembody.contact.share.
-    _own_step` (0 at the node, where the pair's point leaves its element and its local
-    minimum vanishes; 1 from the band on, C2: the node rows' hand-over, module docstring
-    "A node in a notch"). ``far`` is the far node of the aside node's other element: the
-    band is ``NOTCH_BAND radius Phi(w / (NOTCH_BAND radius))`` (:func:`_band_shape`), ``w
-    = v + v'`` the two minima's separation across the node, ``v'`` the same distance of
-    the closest point of that other element's line to the pair's other chord, measured
-    from the node into that element (module docstring, "The band follows the bends"); no
-    fade (``u = 1``) where ``w <= 0``; ``radius (m,)`` the radii sum [m]."""
-    m, _, d = x4.shape
-    r = np.arange(m)
-    v, gv4, hv4 = _chord_distance(x4, chord, end, tangent)
-    # the five nodes: the pair's four, then far; the other element's pair (node, far,
-    # the other chord) in those
-    node = 2 * chord + end
-    idx = np.column_stack([node, np.full(m, 4), 2 * (1 - chord), 2 * (1 - chord) + 1])
-    x5 = np.concatenate([x4, far[:, None]], axis=1)
-    vo, gvo4, hvo4 = _chord_distance(x5[r[:, None], idx], np.zeros(m, np.int64),
-                                     np.zeros(m, np.int64), tangent)
-    cols = (idx[:, :, None] * d + np.arange(d)).reshape(m, 4 * d)
-    gv = np.zeros((m, 5 * d))
-    gv[:, :4 * d] = gv4
-    gw = gv.copy()
-    gw[r[:, None], cols] += gvo4
-    hv = hw = None
-    if tangent:
-        hv = np.zeros((m, 5 * d, 5 * d))
-        hv[:, :4 * d, :4 * d] = hv4
-        hw = hv.copy()
-        hw[r[:, None, None], cols[:, :, None], cols[:, None, :]] += hvo4
-    cap = NOTCH_BAND * radius
-    B, B1, B2 = _band_shape((v + vo) / cap)
-    band = cap * B
-    U, gu, hu = np.ones(m), np.zeros((m, 5 * d)), (np.zeros((m, 5 * d, 5 * d)) if tangent
-                                                    else None)
-    # (the whole band, the two minima a band or more apart: the band a constant)
-    whole = B == 1.0
-    if whole.any():
-        bw = band[whole]
-        U[whole], U1, U2 = _own_step(v[whole] / bw)
-        gu[whole] = (U1 / bw)[:, None] * gv[whole]
-        if tangent:
-            hu[whole] = ((U2 / bw ** 2)[:, None, None] * gv[whole][:, :, None]
-                         * gv[whole][:, None, :] + (U1 / bw)[:, None, None] * hv[whole])
-    part = (B < 1.0) & (B > 0.0)
-    if part.any():
-        p = part
-        bp, vp = band[p], v[p]
-        gb = B1[p, None] * gw[p]
-        eta = vp / bp
-        U[p], U1, U2 = _own_step(eta)
-        ge = gv[p] / bp[:, None] - (vp / bp ** 2)[:, None] * gb
-        gu[p] = U1[:, None] * ge
-        if tangent:
-            gwp = gw[p]
-            hb = (B2[p] / cap[p])[:, None, None] * gwp[:, :, None] * gwp[:, None, :] \
-                + B1[p, None, None] * hw[p]
-            gvp = gv[p]
-            he = (hv[p] / bp[:, None, None]
-                  - (gvp[:, :, None] * gb[:, None, :] + gb[:, :, None] * gvp[:, None, :])
-                  / (bp ** 2)[:, None, None]
-                  - (vp / bp ** 2)[:, None, None] * hb
-                  + (2.0 * vp / bp ** 3)[:, None, None] * gb[:, :, None] * gb[:, None, :])
-            hu[p] = U2[:, None, None] * ge[:, :, None] * ge[:, None, :] \
-                + U1[:, None, None] * he
-    return U, gu, hu
 
 
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:

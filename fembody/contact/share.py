@@ -222,11 +222,43 @@ contact's return mapping (at ``p``'s foot on the element, normal force ``k max(-
 junction rows' layout: the share rows' anchors are ``(n, 2 (2 + d) + 1)``), wherever the
 node's contact is in its wedge, and takes back ``a_p = b_p (1 - lam_p)`` of it where it
 takes back the energy: mu times the normal force taken back in slip
-(:meth:`CrossingShareBlock._frictions`). **Left:** where the two energies tie inside the
+(:meth:`CrossingShareBlock._frictions`). Where ``p``'s view is aside at a four-pair
+crossing of the reference (not seen edge-on) and ``p`` has since become an apex pointing
+at ``c`` (its beam bent away through straight), the contact is counted along the notched
+beam, as the node rows count it: ``b_p`` turns into their notch rule's ``1 - u`` by ``s``
+of :func:`_apex_notch` (:mod:`fembody.contact.junction`, "A crossing bent away").
+**Left:** where the two energies tie inside the
 wedge the take-back steps from ``b_1`` of the pair to ``b_p`` of the node's contact, a
 jump of ``(b_1 - b_p) E`` where ``alpha > 0`` (not met in 10 um steps over +-4 mm around
 both points at +-3 and +-10 degrees); a row with kink nodes in their wedges at two of its
 junctions at once runs the friction of the first alone.
+
+**A kink seen edge-on.** A kink of A at ``p`` whose plane holds the direction to a
+junction ``c`` of B bent towards it (``|kappa_p| <= BENT < kappa_c``, :func:`_bend`: the
+rod kinked in the horizontal plane across a V of walls) was not put aside: both views
+decided, ``p``'s rows comparing its two elements' pairs along B's element (one contact
+where both push on the kink's concave side) and ``c``'s rows and the share rows along A.
+Where the pair entering on the element past ``p`` is taken back by ``p``'s row (``b = 1``,
+along the wall) until the two pairs of that row tie, and after the tie by its share row
+across ``p`` (``b = 0.99875``, along the rod), the energy stepped by the difference
+(+2.30e-3 J on 2.38 / 2.16 J at 3 / 10 degrees: tests/contact/test_junction_limits.py).
+Now such a ``p`` is put aside (:func:`view_aside`, :func:`_seen_edge_on`): ``p``'s
+junction rows leave the removal graph and its junction weighs nothing here, so A is
+counted along A as the sampled reference counts it, and nothing changes at that tie.
+Along A the pair whose point enters its element at ``p`` is a local minimum that appears
+there with the energy of ``p``: a row whose pair no junction row removes
+(:meth:`CrossingShareBlock._removed_by_junction`) and whose node is such a ``p``
+(:attr:`CrossingShareBlock.fade`, compile time) multiplies its weight by ``u`` of
+:func:`_fade` (0 where the pair's point is at ``p``, 1 a band from it, the band following
+the two minima's separation across ``p``, as at a four-pair crossing: :mod:`fembody.
+contact.junction`, "The band follows the bends"), so the pair enters with zero weight and
+the energy is continuous through the passage, the tie and the pair's fade (forces and
+tangents exact: ``u``'s gradient and Hessian through the closest points; the friction
+follows the weight, mu times the normal force taken back). A pair a junction row removes
+is not faded here (its rest ``1 - b`` goes whole past ``p``, as a removed pair's at a
+four-pair crossing). Measured on that rod: the tie 2.3e-7 / 6.7e-7 J across 2 nm (the
+slope's share), the passages and the wedge faces as before, and the energy between the
+larger sampled minimum and the minima's sum at each position the tests sample.
 
 **Points farther along the beam.** Where the next element of A at ``p`` has no point part
 against the neighbour either, its closest point lying beyond that element too (the two
@@ -273,27 +305,20 @@ What the blend does not cover:
   (the slope along the slide from -384 to +585 N at 10 degrees). Near ``p`` on the side
   concave towards a wall the distance along the rod has two minima 0.3 to 0.8 mm apart,
   inside the band, and the junction row of the wall's element keeps the larger alone.
-  Inside the band the two rules disagree where a point passes ``p`` (a rod of 1 cm
-  elements at 10 degrees across the 45-degree V, 0.2 mm off its plane of symmetry; strict
-  xfails in tests/contact/test_junction_limits.py). Kinked 3 or 10 degrees the first
-  point's passage is continuous (the pair taken back once, "Across a node of A"), but
-  where the kink node's junction row then ties its two pairs the entering pair's removal
-  passes from that row (its ``b`` 1, counting along the wall) to its share row (``b``
-  0.99875, counting along the rod, the neighbour measured across the kink): +2.30e-3 J on
-  2.38 / 2.16 J. The two ``b`` measure two views; a per-pair rule on them (the first
-  removal's, the largest, ``1 - prod (1 - b)``) jumps at that tie by the difference. ``b``
-  from the two pairs' real points (each pair's ``U`` of :func:`_own_distance` on its own
-  element, not the neighbour on this element's line) is 0.99943 there: smaller, not
-  zero (built and measured: the tie's jump +1.06e-3 / +7.6e-5 J at 3 / 10 degrees, and
-  the second point's passage at -3 / -10 degrees, continuous with the line measure, then
-  jumps: not kept, "Across a kink node"). The crossing has two views because
+  Inside the band the two rules disagreed where a point passes ``p`` (a rod of 1 cm
+  elements at 10 degrees across the 45-degree V, 0.2 mm off its plane of symmetry:
+  tests/contact/test_junction_limits.py). Kinked 3 or 10 degrees the first point's
+  passage is continuous (the pair taken back once, "Across a node of A"), but where the
+  kink node's junction row then tied its two pairs the entering pair's removal passed
+  from that row (its ``b`` 1, counting along the wall) to its share row (``b`` 0.99875,
+  counting along the rod, the neighbour measured across the kink): +2.30e-3 J on 2.38 /
+  2.16 J. The two ``b`` measure two views; a per-pair rule on them (the first removal's,
+  the largest, ``1 - prod (1 - b)``) jumps at that tie by the difference, and so does
+  ``b`` from the two pairs' real points (0.99943 there; built and measured by kink2-33:
+  the tie's jump +1.06e-3 / +7.6e-5 J). The crossing had two views because
   :func:`_bend` reads the kink towards the V's node, square to the kink's plane here
-  (``kappa`` about 0): the kink node's rows count
-  along the wall (one contact) while the V's rows and the reference count along the rod,
-  which has two minima once the entering pair's point is a band from the kink node (the
-  sampled 4.20 against 2.36 J 10 um past it). One view along the rod would need the kink
-  node's rows aside and the entering pair faded in from the kink node as
-  :func:`fembody.contact.junction._fade` does at a four-pair crossing (not built).
+  (``kappa`` 6e-5 / 2e-4, within ``BENT``): now the kink is seen edge-on and its view is
+  put aside, the entering pair fading in from the kink node ("A kink seen edge-on").
   The second point's passage at 3 and 10 degrees, where the kink node's own contact is
   the neighbour, is continuous ("Across a kink node"); kinked -3 / -10 degrees the first
   point's passage, where the kink node's contact is the smaller, is continuous too (the
@@ -455,6 +480,10 @@ class CrossingShareBlock(ContactRows):
         # view is aside at a crossing (:func:`share_rows`), where the other beam's
         # junction still compares across it (:meth:`_across`)
         self.joined = self.junction | (self.nodes[:, 4:] != self.nodes[:, :4])
+        # the nodes of the pair whose view is aside edge-on (a kink seen edge-on from the
+        # other beam's bent junction, :func:`view_aside`): the pair fades in towards them
+        # (module docstring, "A kink seen edge-on"; :meth:`_shared`)
+        self.fade = _edge_on(self.X, self.junction, self.joined)
         fr = np.asarray(free, dtype=bool).reshape(len(self.X), -1)
         if fr.shape[1] not in (4, 8):
             raise ValueError("CrossingShareBlock: free needs (n, 4) flags for (a0, a1, b0, b1) "
@@ -723,7 +752,9 @@ class CrossingShareBlock(ContactRows):
         less ``b_j`` where this pair is the smaller (module docstring, "Across a node of
         A"); and per row and junction ``(n, 4)`` where the kink node's contact is in its
         wedge (the row runs its friction, :meth:`_node_friction`) and where the row takes it
-        back instead of its own pair (:meth:`_node_take_back`), two flags."""
+        back instead of its own pair (:meth:`_node_take_back`), two flags. A pair no
+        junction row removes is faded in from a node of it seen edge-on (:attr:`fade`):
+        ``w`` times ``u`` of :func:`_fade` (module docstring, "A kink seen edge-on")."""
         n, m, d = pos.shape
         md = m * d
         both = self._neighbour_point(pos) & self.junction
@@ -774,6 +805,29 @@ class CrossingShareBlock(ContactRows):
                         + g[:, :, None] * G[r][:, None, :] + w[r][:, None, None] * h)
             G[r] = wj[:, None] * G[r] + w[r][:, None] * g
             w[r] = w[r] * wj
+        fr = np.flatnonzero(self.fade.any(axis=1))
+        if fr.size:
+            # a pair no junction row removes fades in from a node whose view is aside
+            # edge-on, where its local minimum along the beam appears (module docstring, "A
+            # kink seen edge-on"): its weight times u of _fade
+            fr = fr[~self._removed_by_junction(pos[fr], fr)]
+        for j in range(4):
+            r = fr[self.fade[fr, j]]
+            if not r.size:
+                continue
+            sl = np.array([0, 1, 2, 3, 4 + j])
+            u, gu, hu = _fade(pos[r][:, :4], np.full(r.size, j // 2), np.full(r.size, j % 2),
+                              self.radius[r], tangent, pos[r][:, 4 + j])
+            idx = (sl[:, None] * d + np.arange(d)).ravel()
+            g = np.zeros((r.size, md))
+            g[:, idx] = gu
+            if tangent:
+                h = np.zeros((r.size, md, md))
+                h[:, idx[:, None], idx[None, :]] = hu
+                H[r] = (u[:, None, None] * H[r] + G[r][:, :, None] * g[:, None, :]
+                        + g[:, :, None] * G[r][:, None, :] + w[r][:, None, None] * h)
+            G[r] = u[:, None] * G[r] + w[r][:, None] * g
+            w[r] = w[r] * u
         return w, G, H, node
 
     def _node_take_back(self, pos: np.ndarray, node_back: np.ndarray, tangent: bool):
@@ -853,6 +907,30 @@ class CrossingShareBlock(ContactRows):
                     hb = (h1 + va[:, None, None] * (h2 - h1) + ga[:, :, None] * dg[:, None, :]
                           + dg[:, :, None] * ga[:, None, :] + dv[:, None, None] * ha)
                 bp = (v1 + va * dv, g1 + va[:, None] * dg + dv[:, None] * ga, hb)
+                # where ``p`` is an apex into the notch of ``c`` (bent away from it while
+                # ``c`` is bent towards it) the contact is counted along the notched beam,
+                # as the node rows' notch rule counts it: b_p blended into (1 - u) of that
+                # rule by s (module docstring, "Across a kink node")
+                # (only where p's view is aside at a four-pair crossing of the reference,
+                # whose rows count along this beam: not seen edge-on, where the view counts
+                # along p's beam)
+                ap = np.flatnonzero(self.joined[rr, node] & ~self.junction[rr, node]
+                                    & ~self.fade[rr, node])
+                if ap.size:
+                    s6 = [node, q, 4 + node, c, sl[4]]
+                    (sv, sg, sh), (uv, ug, uh) = (_lift(a, s6, m, d) for a in _apex_notch(
+                        ps[ap][:, s6], self.radius[rr[ap]], tangent))
+                    b0, g0 = bp[0][ap], bp[1][ap]
+                    diff = (1.0 - uv) - b0
+                    gd = -ug - g0
+                    if tangent:
+                        bp[2][ap] = ((1.0 - sv)[:, None, None] * bp[2][ap]
+                                     - sv[:, None, None] * uh + sg[:, :, None] * gd[:, None, :]
+                                     + gd[:, :, None] * sg[:, None, :]
+                                     + diff[:, None, None] * sh)
+                    bp[1][ap] = (1.0 - sv)[:, None] * g0 - sv[:, None] * ug \
+                        + diff[:, None] * sg
+                    bp[0][ap] = b0 + sv * diff
                 yield rr, j, sp, rho, gr, hr, t[:, 0], _product([one, bp], tangent)
 
     @staticmethod
@@ -1351,14 +1429,44 @@ def view_aside(X: np.ndarray, X_: np.ndarray, p: int, p_: int) -> bool:
     beam is bent towards ``p_`` (``kappa > BENT``, :func:`_bend`) and ``p_``'s away from
     ``p`` (``kappa_ < -BENT``: a ridge's apex in ``p``'s notch, counted along the notched
     beam, as the junction rows' node contacts count it), or both towards each other and
-    ``p``'s the sharper (by more than 1e-9; on a tie the larger node id). Compile time,
-    on the reference configuration."""
+    ``p``'s the sharper (by more than 1e-9; on a tie the larger node id), or ``p`` seen
+    edge-on from ``p_`` bent towards it (:func:`_seen_edge_on`: module docstring, "A kink
+    seen edge-on"). Compile time, on the reference configuration."""
     k, k_ = _bend(X, X_[0]), _bend(X_, X[0])
     if k > BENT and k_ < -BENT:
+        return True
+    if _seen_edge_on(k, k_):
         return True
     if min(k, k_) <= BENT:
         return False
     return k > k_ + 1e-9 or (abs(k - k_) <= 1e-9 and p > p_)
+
+
+def _seen_edge_on(k: float, k_: float) -> bool:
+    """Whether a junction bent ``k`` (:func:`_bend`, towards the other junction) is seen
+    edge-on from the other junction bent ``k_`` towards it: a kink whose plane holds the
+    direction to the other node (``|k| <= BENT``, though the junction itself is bent) with
+    the other beam's junction bent towards it. Its view is put aside (:func:`view_aside`)
+    and the pairs at it fade in (module docstring, "A kink seen edge-on")."""
+    return abs(k) <= BENT and k_ > BENT
+
+
+def _edge_on(X: np.ndarray, junction: np.ndarray, joined: np.ndarray) -> np.ndarray:
+    """Per row ``X (n, 8, d)`` (reference positions [m] of :class:`CrossingShareBlock`'s
+    slots) and node ``(a0, a1, b0, b1)`` ``(n, 4)`` whether the node is a junction whose
+    view is aside (``joined`` and not ``junction``) seen edge-on
+    (:func:`_seen_edge_on`) from a junction the row weighs at a node of the pair's other
+    element (compile time, as :func:`view_aside` decides on the reference)."""
+    out = np.zeros(junction.shape, dtype=bool)
+    aside = joined & ~junction
+    for j in np.flatnonzero(aside.any(axis=0)):
+        for q in np.flatnonzero(aside[:, j]):
+            for c in ((2, 3) if j < 2 else (0, 1)):
+                if junction[q, c] and _seen_edge_on(
+                        _bend(X[q, [j, j ^ 1, 4 + j]], X[q, c]),
+                        _bend(X[q, [c, c ^ 1, 4 + c]], X[q, j])):
+                    out[q, j] = True
+    return out
 
 
 def _views_aside(model, contacts: list, far: np.ndarray) -> set:
@@ -1561,38 +1669,86 @@ class _Jet:
         return _Jet(v, self.g / (2.0 * v)[:, None], h)
 
 
+def _jet_points(x: np.ndarray, tangent: bool) -> list:
+    """The points ``x (n, m, d)`` as :class:`_Jet` coordinates ``[point][axis]``, each its
+    own variable (gradients on the ``m d`` coordinates, Hessians zero or None)."""
+    n, m, d = x.shape
+    k = m * d
+    eye = np.eye(k)
+    zero = np.zeros((n, k, k)) if tangent else None
+    return [[_Jet(x[:, a, i], np.broadcast_to(eye[a * d + i], (n, k)).copy(), zero)
+             for i in range(d)] for a in range(m)]
+
+
+def _jsub(a: list, b: list) -> list:
+    """``a - b`` of two :class:`_Jet` vectors."""
+    return [u - v for u, v in zip(a, b)]
+
+
+def _jdot(a: list, b: list) -> "_Jet":
+    """``a . b`` of two :class:`_Jet` vectors."""
+    out = a[0] * b[0]
+    for u, v in zip(a[1:], b[1:]):
+        out = out + u * v
+    return out
+
+
 def _wedge_alpha(x: np.ndarray, tangent: bool):
     """``alpha = c_1 / (c_1 + c_2)`` ``(n,)`` across the wedge of a kink node ``p`` (module
     docstring, "Across a kink node"), its gradient ``(n, 5 d)`` and (``tangent``) Hessian,
     for ``x (n, 5, d) = (p, c, f, Q1, Q2)``: ``c_i = (y - p) . u_i / |u_i|``, ``y`` the foot
     of ``p`` on the line ``c -> f`` and ``u_i = p - Q_i``. 0 on the face where the row's
     element's line is square to ``y - p`` (``c_1 = 0``), 1 on the next element's face."""
-    n, m, d = x.shape
-    k = m * d
-    eye = np.eye(k)
-    zero = np.zeros((n, k, k)) if tangent else None
-    X = [[_Jet(x[:, a, i], np.broadcast_to(eye[a * d + i], (n, k)).copy(), zero)
-          for i in range(d)] for a in range(m)]
-
-    def sub(a, b):
-        return [u - v for u, v in zip(a, b)]
-
-    def dot(a, b):
-        out = a[0] * b[0]
-        for u, v in zip(a[1:], b[1:]):
-            out = out + u * v
-        return out
-
-    p, c, f, q1, q2 = X
-    e, a = sub(f, c), sub(p, c)
-    z = dot(a, e) * dot(e, e).inv()
-    v = sub([z * ei for ei in e], a)            # y - p
+    p, c, f, q1, q2 = _jet_points(x, tangent)
+    e, a = _jsub(f, c), _jsub(p, c)
+    z = _jdot(a, e) * _jdot(e, e).inv()
+    v = _jsub([z * ei for ei in e], a)            # y - p
     cs = []
     for q in (q1, q2):
-        u = sub(p, q)
-        cs.append(dot(v, u) * dot(u, u).sqrt().inv())
+        u = _jsub(p, q)
+        cs.append(_jdot(v, u) * _jdot(u, u).sqrt().inv())
     al = cs[0] * (cs[0] + cs[1]).inv()
     return al.v, al.g, al.h
+
+
+def _apex_notch(x: np.ndarray, radius: np.ndarray, tangent: bool):
+    """For a kink node ``p`` in its wedge against an element ``c -> f`` at a junction ``c``
+    of the other beam, ``x (n, 5, d) = (p, Q1, Q2, c, f)`` [m] (``Q1``, ``Q2`` ``p``'s
+    neighbours): ``s`` ``(n,)``, how far ``p`` is an apex pointing at ``c`` (0 where its
+    bend towards ``c``, ``kappa`` of :func:`_bend` at the current positions, is ``-BENT``
+    or more, 1 from ``-2 BENT`` on, C2 between: :func:`_own_step`), and ``u`` ``(n,)``, the
+    node rows' notch weight of ``p``'s contact against the element (``U(v / (NOTCH_BAND
+    radius))``, ``v = (p - c) . t`` the foot's distance from ``c`` along the element:
+    :meth:`fembody.contact.junction.JunctionContactBlock._notch`), each as ``(value,
+    gradient (n, 5 d), Hessian or None)`` (exact, by :class:`_Jet`); ``radius (n,)`` the
+    radii sum [m]."""
+    n = len(x)
+    X = _jet_points(x, tangent)
+
+    def stepped(j: _Jet, scale) -> tuple:
+        eta = _Jet(j.v / scale, j.g / scale[:, None],
+                   None if j.h is None else j.h / scale[:, None, None])
+        U, U1, U2 = _own_step(eta.v)
+        h = None
+        if tangent:
+            h = U2[:, None, None] * eta.g[:, :, None] * eta.g[:, None, :] \
+                + U1[:, None, None] * eta.h
+        return U, U1[:, None] * eta.g, h
+
+    p, q1, q2, c, f = X
+    e = _jsub(c, p)
+    ie = _jdot(e, e).sqrt().inv()
+    kap = None
+    for q in (q1, q2):
+        u = _jsub(q, p)
+        term = _jdot(e, u) * ie * _jdot(u, u).sqrt().inv()
+        kap = term if kap is None else kap + term
+    # (-kappa - BENT) / BENT
+    bent = _Jet(-kap.v - BENT, -kap.g, None if kap.h is None else -kap.h)
+    t = _jsub(f, c)
+    v = _jdot(_jsub(p, c), t) * _jdot(t, t).sqrt().inv()
+    return (stepped(bent, np.full(n, BENT)),
+            stepped(v, NOTCH_BAND * np.asarray(radius, dtype=float)))
 
 
 def _own_step(eta: np.ndarray):
@@ -1892,3 +2048,141 @@ def _own_distance(x: np.ndarray, at_b1: np.ndarray, radius: np.ndarray, tangent:
         he = (h_D - h_rho) / scale[:, None, None]
         H = d2U[:, None, None] * np.einsum("na,nb->nab", ge, ge) + dU[:, None, None] * he
     return U, G, H
+
+
+#: the band [-, of the radii's sum] over which a junction row that yields to its partner
+#: (the node in the notch of the other beam's bend, touching both of its elements) is kept
+#: whole beyond it: the node's foot on the row's element at least ``NOTCH_BAND (r_P + r_A)``
+#: from the shared node (:mod:`fembody.contact.junction`, "A node in a notch"; also the
+#: fade's band at a crossing, :func:`_fade`).
+NOTCH_BAND = 0.05
+
+
+def _band_shape(t: np.ndarray):
+    """``Phi(t)`` ``(m,)`` of the fade's band ``NOTCH_BAND radius Phi(w / (NOTCH_BAND
+    radius))`` and its first two derivatives: 0 up to ``t = 0``, ``t`` up to 1/2, then
+    ``Phi' = 1 - S(t - 1/2)`` (``S`` the C1 smoothstep ``3 s^2 - 2 s^3``) up to ``t = 3/2``,
+    where ``Phi`` reaches 1 (C2 at 1/2 and at 3/2, monotone), and 1 beyond. Never above
+    ``t``: the band is never wider than the two minima's separation ``w``, so the pair
+    that stays is whole where the other's point enters at the node (:func:`_fade`)."""
+    t = np.asarray(t, dtype=float)
+    s = np.clip(t - 0.5, 0.0, 1.0)
+    low = t <= 0.5
+    P = np.where(low, np.maximum(t, 0.0), 0.5 + s - s ** 3 + 0.5 * s ** 4)
+    P1 = np.where(low, (t > 0.0).astype(float), 1.0 - 3.0 * s ** 2 + 2.0 * s ** 3)
+    P2 = np.where(low, 0.0, -6.0 * s + 6.0 * s ** 2)
+    return P, P1, P2
+
+
+def _chord_distance(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, tangent: bool):
+    """The distance ``v`` ``(m,)`` [m] of the closest point of the lines through the
+    chords of ``x4 (m, 4, d)`` on chord ``chord (m,)`` (0, 1) from its end ``end (m,)`` (0:
+    its first node, 1: its second), signed (positive towards the chord's other end), its
+    gradient ``(m, 4 d)`` and (``tangent``) Hessian."""
+    m, _, d = x4.shape
+    md = 4 * d
+    z, zX, zXX = _closest_derivatives(x4, tangent)
+    r = np.arange(m)
+    sgn = np.where(end == 0, 1.0, -1.0)
+    vs = np.where(end == 0, z[r, chord], 1.0 - z[r, chord])        # from the node, in s
+    gs = sgn[:, None] * zX[r, chord]
+    a0, a1 = x4[r, 2 * chord], x4[r, 2 * chord + 1]
+    dd = a1 - a0
+    L = np.linalg.norm(dd, axis=1)
+    t = dd / L[:, None]
+    # the chord's slots in the pair's (4 d) DOFs
+    i0 = (2 * chord)[:, None] * d + np.arange(d)[None, :]
+    i1 = i0 + d
+    gL = np.zeros((m, md))
+    gL[r[:, None], i0], gL[r[:, None], i1] = -t, t
+    v = vs * L
+    gv = L[:, None] * gs + vs[:, None] * gL
+    hv = None
+    if tangent:
+        Pp = (np.eye(d)[None] - t[:, :, None] * t[:, None, :]) / L[:, None, None]
+        hL = np.zeros((m, md, md))
+        rr = r[:, None, None]
+        for ia, sa in ((i0, -1.0), (i1, 1.0)):
+            for ib, sb in ((i0, -1.0), (i1, 1.0)):
+                hL[rr, ia[:, :, None], ib[:, None, :]] = sa * sb * Pp
+        hv = (L[:, None, None] * sgn[:, None, None] * zXX[r, chord]
+              + gs[:, :, None] * gL[:, None, :] + gL[:, :, None] * gs[:, None, :]
+              + vs[:, None, None] * hL)
+    return v, gv, hv
+
+
+def _fade(x4: np.ndarray, chord: np.ndarray, end: np.ndarray, radius: np.ndarray,
+          tangent: bool, far: np.ndarray):
+    """The weight ``u = U(v / band)`` ``(m,)`` of element pairs ``x4 (m, 4, d)`` [m] (two
+    chords, the element pairs' block's order) faded towards a node of chord ``chord (m,)``
+    (0, 1), its gradient ``(m, 5 d)`` and (``tangent``) Hessian on the pair's four nodes
+    and ``far (m, d)`` [m]: ``v`` [m] the distance of the pair's closest point on that
+    chord from its end ``end (m,)`` (0: the chord's first node, 1: its second), where the
+    node of the crossing's aside view sits; ``U`` of :func:`_own_step` (0 at the node,
+    where the pair's point leaves its element and its local minimum vanishes; 1 from the
+    band on, C2: the node rows' hand-over, :mod:`fembody.contact.junction`, "A node in a
+    notch"). ``far`` is the far node of the aside node's other element: the band is
+    ``NOTCH_BAND radius Phi(w / (NOTCH_BAND radius))`` (:func:`_band_shape`), ``w = v +
+    v'`` the two minima's separation across the node, ``v'`` the same distance of the
+    closest point of that other element's line to the pair's other chord, measured from
+    the node into that element (:mod:`fembody.contact.junction`, "The band follows the
+    bends"); no fade (``u = 1``) where ``w <= 0``; ``radius (m,)`` the radii sum [m]. The
+    junction rows fade the pair they keep at a four-pair crossing by it, the share rows a
+    pair at a kink seen edge-on (module docstring, "A kink seen edge-on")."""
+    m, _, d = x4.shape
+    r = np.arange(m)
+    v, gv4, hv4 = _chord_distance(x4, chord, end, tangent)
+    # the five nodes: the pair's four, then far; the other element's pair (node, far,
+    # the other chord) in those
+    node = 2 * chord + end
+    idx = np.column_stack([node, np.full(m, 4), 2 * (1 - chord), 2 * (1 - chord) + 1])
+    x5 = np.concatenate([x4, far[:, None]], axis=1)
+    vo, gvo4, hvo4 = _chord_distance(x5[r[:, None], idx], np.zeros(m, np.int64),
+                                     np.zeros(m, np.int64), tangent)
+    cols = (idx[:, :, None] * d + np.arange(d)).reshape(m, 4 * d)
+    gv = np.zeros((m, 5 * d))
+    gv[:, :4 * d] = gv4
+    gw = gv.copy()
+    gw[r[:, None], cols] += gvo4
+    hv = hw = None
+    if tangent:
+        hv = np.zeros((m, 5 * d, 5 * d))
+        hv[:, :4 * d, :4 * d] = hv4
+        hw = hv.copy()
+        hw[r[:, None, None], cols[:, :, None], cols[:, None, :]] += hvo4
+    cap = NOTCH_BAND * radius
+    B, B1, B2 = _band_shape((v + vo) / cap)
+    band = cap * B
+    U, gu, hu = np.ones(m), np.zeros((m, 5 * d)), (np.zeros((m, 5 * d, 5 * d)) if tangent
+                                                    else None)
+    # (the whole band, the two minima a band or more apart: the band a constant)
+    whole = B == 1.0
+    if whole.any():
+        bw = band[whole]
+        U[whole], U1, U2 = _own_step(v[whole] / bw)
+        gu[whole] = (U1 / bw)[:, None] * gv[whole]
+        if tangent:
+            hu[whole] = ((U2 / bw ** 2)[:, None, None] * gv[whole][:, :, None]
+                         * gv[whole][:, None, :] + (U1 / bw)[:, None, None] * hv[whole])
+    part = (B < 1.0) & (B > 0.0)
+    if part.any():
+        p = part
+        bp, vp = band[p], v[p]
+        gb = B1[p, None] * gw[p]
+        eta = vp / bp
+        U[p], U1, U2 = _own_step(eta)
+        ge = gv[p] / bp[:, None] - (vp / bp ** 2)[:, None] * gb
+        gu[p] = U1[:, None] * ge
+        if tangent:
+            gwp = gw[p]
+            hb = (B2[p] / cap[p])[:, None, None] * gwp[:, :, None] * gwp[:, None, :] \
+                + B1[p, None, None] * hw[p]
+            gvp = gv[p]
+            he = (hv[p] / bp[:, None, None]
+                  - (gvp[:, :, None] * gb[:, None, :] + gb[:, :, None] * gvp[:, None, :])
+                  / (bp ** 2)[:, None, None]
+                  - (vp / bp ** 2)[:, None, None] * hb
+                  + (2.0 * vp / bp ** 3)[:, None, None] * gb[:, :, None] * gb[:, None, :])
+            hu[p] = U2[:, None, None] * ge[:, :, None] * ge[:, None, :] \
+                + U1[:, None, None] * he
+    return U, gu, hu
